@@ -1,0 +1,155 @@
+"""The `p2pnimmt` command: argument parsing and wiring of the layers below."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .bots import BOTS
+from .engine import DEFAULT_POINT_LIMIT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Settings
+
+
+def players_arg(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number {MIN_PLAYERS}..{MAX_PLAYERS}, got {text!r}") from None
+    if not MIN_PLAYERS <= value <= MAX_PLAYERS:
+        raise argparse.ArgumentTypeError(f"must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {value}")
+    return value
+
+
+def positive_arg(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {value}")
+    return value
+
+
+def bot_arg(text: str) -> str:
+    if text not in BOTS:
+        raise argparse.ArgumentTypeError(f"unknown bot {text!r}; known bots: {', '.join(sorted(BOTS))}")
+    return text
+
+
+def bots_arg(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",")]
+    for name in names:
+        bot_arg(name)
+    return names
+
+
+def seed_arg(text: str) -> bytes:
+    try:
+        seed = bytes.fromhex(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 64 hex digits, got {text!r}") from None
+    if len(seed) != 32:
+        raise argparse.ArgumentTypeError(f"must be 64 hex digits (32 bytes), got {len(seed)} bytes")
+    return seed
+
+
+def add_end_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--variant", choices=VARIANTS, default="standard", help="deck and deal (default: standard)")
+    parser.add_argument(
+        "--points", type=positive_arg, default=DEFAULT_POINT_LIMIT, metavar="P",
+        help=f"the game ends after the round in which someone reaches P bull heads (default {DEFAULT_POINT_LIMIT})",
+    )
+    parser.add_argument(
+        "--rounds", type=positive_arg, default=None, metavar="R",
+        help="the game also ends after R rounds (default: no round limit)",
+    )
+    parser.add_argument("--no-points", action="store_true", help="no point limit: play exactly --rounds rounds")
+
+
+def settings_from(args: argparse.Namespace, players: int, parser: argparse.ArgumentParser) -> Settings:
+    point_limit = None if args.no_points else args.points
+    if point_limit is None and args.rounds is None:
+        parser.error("--no-points needs --rounds R: a game needs an end")
+    return Settings(players=players, variant=args.variant, point_limit=point_limit, max_rounds=args.rounds)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="p2pnimmt", description="6 nimmt! on a local network, with no server.")
+    parser.add_argument("--version", action="version", version=f"p2pnimmt {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = sub.add_parser("play", help="play alone against bots in this terminal (no network)")
+    play.add_argument("--bots", type=positive_arg, default=3, metavar="K", help="number of bots, 1..9 (default 3)")
+    play.add_argument("--bot", type=bot_arg, default="heuristic", help="kind of bot (default heuristic)")
+    play.add_argument("--name", default="you", help="your name at the table")
+    play.add_argument("--seed", type=seed_arg, default=None, help="64 hex digits: replay a game (default: fresh)")
+    add_end_options(play)
+    play.set_defaults(handler=cmd_play, parser=play)
+
+    sim = sub.add_parser("simulate", help="bots play many games; statistics per bot")
+    sim.add_argument("--players", type=players_arg, required=True, metavar="N", help="seats, 2..10")
+    sim.add_argument("--games", type=positive_arg, default=1000, metavar="G", help="games to play (default 1000)")
+    sim.add_argument(
+        "--bots", type=bots_arg, required=True, metavar="B1,B2,...",
+        help=f"one bot per seat, or one bot for all seats; known: {', '.join(sorted(BOTS))}",
+    )
+    sim.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the deals and the bots (default 0)")
+    sim.add_argument("--json", action="store_true", help="print the figures as JSON")
+    progress = sim.add_mutually_exclusive_group()
+    progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
+    progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+    add_end_options(sim)
+    sim.set_defaults(handler=cmd_simulate, parser=sim)
+    return parser
+
+
+def progress_bar(stream) -> callable:
+    """A callback drawing `[#####.....]  40%  800/2000 games` on `stream`, redrawn about 100 times."""
+
+    def draw(done: int, total: int) -> None:
+        if done != total and done % max(1, total // 100):
+            return
+        filled = 30 * done // total
+        end = "\n" if done == total else ""
+        stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {100 * done // total:3d}%  {done}/{total} games{end}")
+        stream.flush()
+
+    return draw
+
+
+def cmd_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .simulate import simulate
+
+    bots = args.bots
+    if len(bots) == 1:
+        bots = bots * args.players
+    if len(bots) != args.players:
+        parser.error(f"--bots names {len(bots)} bots ({','.join(bots)}) but --players is {args.players}")
+    settings = settings_from(args, args.players, parser)
+    show = args.progress if args.progress is not None else (sys.stderr.isatty() and args.games >= 500)
+    result = simulate(settings, bots, args.games, args.seed, progress_bar(sys.stderr) if show else None)
+    print(json.dumps(result.as_dict(), indent=2) if args.json else result.table())
+    return 0
+
+
+def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .ui.console import run
+
+    if not 1 <= args.bots <= MAX_PLAYERS - 1:
+        parser.error(f"--bots must be 1..{MAX_PLAYERS - 1}, got {args.bots}")
+    settings = settings_from(args, args.bots + 1, parser)
+    return run(settings, args.bot, args.seed, args.name, input, sys.stdout)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["play", *(argv or [])])
+    return args.handler(args, args.parser)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

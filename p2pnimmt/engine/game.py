@@ -1,0 +1,107 @@
+"""A whole game: settings, rounds, scores, the end condition and the winners."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import VARIANTS, check_players, deck
+from .draft import Draft
+from .round import Round
+
+DEFAULT_POINT_LIMIT = 66
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How a game is played: seats, variant, and when it ends (point limit and/or number of rounds)."""
+
+    players: int
+    variant: str = "standard"
+    point_limit: int | None = DEFAULT_POINT_LIMIT
+    max_rounds: int | None = None
+
+    def __post_init__(self) -> None:
+        check_players(self.players)
+        if self.variant not in VARIANTS:
+            raise ValueError(f"unknown variant {self.variant!r}; expected one of {', '.join(VARIANTS)}")
+        for name in ("point_limit", "max_rounds"):
+            value = getattr(self, name)
+            if value is not None and (type(value) is not int or value < 1):
+                raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+        if self.point_limit is None and self.max_rounds is None:
+            raise ValueError("a game needs an end: set point_limit, max_rounds or both")
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        """The cards in play, ascending."""
+        return deck(self.variant, self.players)
+
+
+class Game:
+    """Scores across rounds; starts and finishes rounds; knows when the game is over and who won."""
+
+    __slots__ = ("settings", "deck", "scores", "history", "round", "draft", "_cards")
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.scores = [0] * settings.players
+        self.history: list[tuple[int, ...]] = []  # bull heads taken per seat, one entry per finished round
+        self.round: Round | None = None
+        self.draft: Draft | None = None
+        self.deck = settings.deck  # the cards in play, ascending
+        self._cards = frozenset(self.deck)
+
+    @property
+    def rounds_played(self) -> int:
+        return len(self.history)
+
+    @property
+    def over(self) -> bool:
+        """True once a finished round met the end condition (point limit reached, or the last round played)."""
+        s = self.settings
+        if s.max_rounds is not None and self.rounds_played >= s.max_rounds:
+            return True
+        return s.point_limit is not None and bool(self.history) and max(self.scores) >= s.point_limit
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """The seats with the fewest bull heads (ties share the win)."""
+        low = min(self.scores)
+        return tuple(s for s, score in enumerate(self.scores) if score == low)
+
+    def start_round(self, order: Sequence[int] | None = None) -> Round | Draft:
+        """Begin the next round: deal from `order` (a deck order), or open the draft in the draft variant."""
+        if self.over:
+            raise ValueError("the game is over")
+        if self.round is not None or self.draft is not None:
+            raise ValueError("a round is in progress")
+        n = self.settings.players
+        if self.settings.variant == "draft":
+            if order is not None:
+                raise ValueError("the draft variant deals no deck order: the cards lie open")
+            self.draft = Draft(n, self.rounds_played)
+            return self.draft
+        if order is None:
+            raise ValueError("a deck order is needed to deal")
+        self.round = Round.deal(order, n, self._cards)
+        return self.round
+
+    def finish_draft(self) -> Round:
+        """Turn the finished draft into the round it dealt."""
+        if self.draft is None:
+            raise ValueError("no draft in progress")
+        self.round = self.draft.deal()
+        self.draft = None
+        return self.round
+
+    def finish_round(self) -> tuple[int, ...]:
+        """Score the finished round; return the bull heads each seat took in it."""
+        if self.round is None or not self.round.over:
+            raise ValueError("no finished round to score")
+        taken = tuple(self.round.penalties)
+        for seat, points in enumerate(taken):
+            self.scores[seat] += points
+        self.history.append(taken)
+        self.round = None
+        return taken

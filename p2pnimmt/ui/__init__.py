@@ -1,0 +1,1 @@
+"""User interfaces: they read engine and session state and send intents; they never change game state themselves."""
