@@ -39,7 +39,10 @@ class Sample:
             return math.inf
         return 1.96 * math.sqrt(self._m2 / (self.n - 1) / self.n)
 
-    def as_dict(self) -> dict[str, float]:
+    def as_dict(self) -> dict[str, float | list[float] | None]:
+        """The mean and its 95% interval; the interval is null (unknown) with fewer than 2 samples."""
+        if self.n < 2:
+            return {"mean": self.mean, "ci95": None}
         return {"mean": self.mean, "ci95": [self.mean - self.half_width, self.mean + self.half_width]}
 
 

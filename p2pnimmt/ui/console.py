@@ -71,7 +71,7 @@ class ConsoleGame:
 
     def ask_card(self, hand: Sequence[int]) -> int:
         def valid(text: str) -> int | None:
-            return int(text) if text.isdigit() and int(text) in hand else None
+            return int(text) if text.isascii() and text.isdigit() and int(text) in hand else None
 
         return self.ask(
             "your card> ",
@@ -125,7 +125,7 @@ class ConsoleGame:
                 self.say("  open: " + " ".join(card_text(c) for c in cards))
 
                 def valid(text: str) -> int | None:
-                    return int(text) if text.isdigit() and int(text) in cards else None
+                    return int(text) if text.isascii() and text.isdigit() and int(text) in cards else None
 
                 card = self.ask("pick> ", valid, lambda text: f"'{text}' is not an open card")
             else:

@@ -1,0 +1,83 @@
+"""msgpack for bytes that came from the network: hard caps, str keys only, no ext types, no duplicate keys.
+
+msgpack is not canonical: callers sign and hash the exact bytes they
+received or sent, never a re-encoding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+MAX_FRAME = 64 * 1024  # bytes in one message on the wire
+MAX_ARRAY = 256
+MAX_MAP = 32
+MAX_STR = 1024
+MAX_DEPTH = 6
+
+
+class DecodeError(ValueError):
+    """Bytes that are not an acceptable msgpack value; the message says what was wrong."""
+
+
+def _reject_ext(code: int, data: bytes) -> Any:
+    raise DecodeError(f"msgpack ext type {code} is not allowed")
+
+
+def _unique_pairs(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        keys = [k for k, _ in pairs]
+        dup = next(k for k in keys if keys.count(k) > 1)
+        raise DecodeError(f"duplicate map key {dup!r}")
+    return result
+
+
+def _check_depth(value: Any) -> None:
+    """Raise DecodeError if containers nest deeper than MAX_DEPTH."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        for child in children:
+            if isinstance(child, (list, dict)):
+                if depth + 1 >= MAX_DEPTH:
+                    raise DecodeError(f"nested deeper than {MAX_DEPTH} levels")
+                stack.append((child, depth + 1))
+
+
+def decode(data: bytes) -> Any:
+    """Decode one untrusted msgpack value; DecodeError naming the problem if it breaks any rule."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise DecodeError(f"expected bytes, got {type(data).__name__}")
+    if len(data) > MAX_FRAME:
+        raise DecodeError(f"{len(data)} bytes is over the {MAX_FRAME}-byte limit")
+    try:
+        value = msgpack.unpackb(
+            bytes(data),
+            raw=False,
+            strict_map_key=True,
+            use_list=True,
+            max_str_len=MAX_STR,
+            max_bin_len=MAX_FRAME,
+            max_array_len=MAX_ARRAY,
+            max_map_len=MAX_MAP,
+            max_ext_len=0,
+            ext_hook=_reject_ext,
+            object_pairs_hook=_unique_pairs,
+        )
+    except DecodeError:
+        raise
+    except msgpack.ExtraData:
+        raise DecodeError("trailing bytes after the msgpack value") from None
+    except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
+        raise DecodeError(f"not valid msgpack: {exc or type(exc).__name__}") from None
+    if isinstance(value, (list, dict)):
+        _check_depth(value)
+    return value
+
+
+def encode(value: Any) -> bytes:
+    """msgpack bytes of `value` (bin for bytes, str for text, no ext types)."""
+    return msgpack.packb(value, use_bin_type=True, strict_types=False)

@@ -1,0 +1,92 @@
+"""The deal step of a round, as a component the session plugs in (protocol.md, "Deal").
+
+A deal component starts a round (sending what it must), consumes the
+messages of its kinds, and reports the engine Round once every hand is
+dealt. `OpenDeal`: every seat commits to 32 random bytes, then reveals
+them; the seed of the round hashes them all and the specified shuffle
+deals. `DraftDeal`: the draft variant; the seats pick open cards in the
+specified order. A sealed (mental-poker) deal will be a third component.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..engine import Round, shuffle
+from .commitments import NONCE_SIZE, commitment, round_seed
+from .events import PickNeeded
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+class OpenDeal:
+    """Shared shuffle seed by commit-reveal. Protects the deck order from any one peer, not the hands."""
+
+    kinds = ("SEED_COMMIT", "SEED_REVEAL")
+
+    def begin(self, session: Session, round_index: int) -> None:
+        if session.seat is None:
+            return
+        contribution = session.entropy(32)
+        nonce = session.entropy(NONCE_SIZE)
+        session.journal.secret({"kind": "seed", "round": round_index, "contribution": contribution, "nonce": nonce})
+        session._secrets[("seed", round_index)] = (contribution, nonce)
+        value = commitment("seed", session.game_id, round_index, 0, session.seat, contribution, nonce)
+        session._send("SEED_COMMIT", {"round": round_index, "commit": value})
+
+    def advance(self, session: Session, round_index: int) -> Round | None:
+        commits = session.slot("SEED_COMMIT", round_index)
+        if len(commits) < session.players:
+            return None
+        if session.seat is not None and session.seat not in session.slot("SEED_REVEAL", round_index):
+            contribution, nonce = session._secrets[("seed", round_index)]
+            session._send("SEED_REVEAL", {"round": round_index, "contribution": contribution, "nonce": nonce})
+        reveals = session.slot("SEED_REVEAL", round_index)
+        if len(reveals) < session.players:
+            return None
+        contributions = []
+        for seat in range(session.players):
+            body = reveals[seat].body
+            expected = commits[seat].body["commit"]
+            got = commitment("seed", session.game_id, round_index, 0, seat, body["contribution"], body["nonce"])
+            if got != expected:
+                session._fatal(session.roster[seat], "seed-mismatch",
+                               f"seat {seat}'s seed reveal for round {round_index} does not match its commitment",
+                               (commits[seat].wire, reveals[seat].wire))
+                return None
+            contributions.append(body["contribution"])
+        seed = round_seed(session.game_id, round_index, contributions)
+        return session.game.start_round(shuffle(seed, session.game.deck))
+
+
+class DraftDeal:
+    """The draft variant: seats pick the open cards in the specified snake order; no secrets involved."""
+
+    kinds = ("DRAFT_PICK",)
+
+    def begin(self, session: Session, round_index: int) -> None:
+        session.game.start_round()
+
+    def advance(self, session: Session, round_index: int) -> Round | None:
+        draft = session.game.draft
+        while not draft.done:
+            seat = draft.to_move
+            picks = session.slot("DRAFT_PICK", round_index, draft.picks)
+            stray = [s for s in picks if s != seat]
+            if stray:
+                session._fatal(session.roster[stray[0]], "out-of-turn",
+                               f"seat {stray[0]} sent pick {draft.picks} of round {round_index}, which is seat {seat}'s",
+                               (picks[stray[0]].wire,))
+                return None
+            if seat not in picks:
+                if seat == session.seat:
+                    session._once(("pick", round_index, draft.picks), PickNeeded(round_index, draft.picks))
+                return None
+            card = picks[seat].body["card"]
+            try:
+                draft.pick(seat, card)
+            except ValueError as exc:
+                session._fatal(session.roster[seat], "bad-pick", str(exc), (picks[seat].wire,))
+                return None
+        return session.game.finish_draft()

@@ -1,0 +1,86 @@
+"""Signed messages (protocol.md, "Envelope").
+
+wire   = msgpack [signed: bin, signature: bin 64]
+signed = msgpack [version, game id: bin 16, sender: bin 16, seq: int, prev: bin 32, kind: str, body: map]
+signature = Ed25519(sender key, SIGN_TAG || signed); hash = SHA-256(signed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from .codec import DecodeError, decode, encode
+from .identity import PEER_ID_SIZE, SIGNATURE_SIZE, Identity, verify
+
+VERSION = 1
+SIGN_TAG = b"p2pnimmt/message/v1"
+GAME_ID_SIZE = 16
+HASH_SIZE = 32
+NO_PREVIOUS = bytes(HASH_SIZE)
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """One signed message: its fields, the exact signed bytes and wire bytes, and its hash."""
+
+    version: int
+    game_id: bytes
+    sender: bytes
+    seq: int
+    prev: bytes
+    kind: str
+    body: dict[str, Any]
+    signed: bytes
+    signature: bytes
+    wire: bytes
+    hash: bytes
+
+    def check_signature(self, public_key: bytes) -> bool:
+        """True if the sender's key signed these exact bytes."""
+        return verify(public_key, self.signature, SIGN_TAG + self.signed)
+
+
+def seal(identity: Identity, game_id: bytes, seq: int, prev: bytes, kind: str, body: dict[str, Any]) -> Envelope:
+    """Sign a new message from `identity`."""
+    signed = encode([VERSION, game_id, identity.peer, seq, prev, kind, body])
+    signature = identity.sign(SIGN_TAG + signed)
+    wire = encode([signed, signature])
+    return Envelope(VERSION, game_id, identity.peer, seq, prev, kind, body, signed, signature, wire,
+                    hashlib.sha256(signed).digest())
+
+
+def split(wire: bytes) -> tuple[bytes, bytes]:
+    """The signed bytes and the signature of a wire message; DecodeError if it is not that shape."""
+    outer = decode(wire)
+    if not (isinstance(outer, list) and len(outer) == 2 and isinstance(outer[0], bytes) and isinstance(outer[1], bytes)):
+        raise DecodeError("a message must be [signed bytes, signature]")
+    if len(outer[1]) != SIGNATURE_SIZE:
+        raise DecodeError(f"signature must be {SIGNATURE_SIZE} bytes, got {len(outer[1])}")
+    return outer[0], outer[1]
+
+
+def open_envelope(wire: bytes) -> Envelope:
+    """Parse a wire message (signature NOT yet checked); DecodeError naming the first problem."""
+    signed, signature = split(wire)
+    fields = decode(signed)
+    if not (isinstance(fields, list) and len(fields) == 7):
+        raise DecodeError("signed part must be [version, game, sender, seq, prev, kind, body]")
+    version, game_id, sender, seq, prev, kind, body = fields
+    if version != VERSION:
+        raise DecodeError(f"protocol version {version!r}, this peer speaks {VERSION}")
+    if not (isinstance(game_id, bytes) and len(game_id) == GAME_ID_SIZE):
+        raise DecodeError(f"game id must be {GAME_ID_SIZE} bytes")
+    if not (isinstance(sender, bytes) and len(sender) == PEER_ID_SIZE):
+        raise DecodeError(f"sender must be a {PEER_ID_SIZE}-byte peer id")
+    if type(seq) is not int or not 0 <= seq < 2**32:
+        raise DecodeError(f"sequence number must be 0..2^32-1, got {seq!r}")
+    if not (isinstance(prev, bytes) and len(prev) == HASH_SIZE):
+        raise DecodeError(f"previous hash must be {HASH_SIZE} bytes")
+    if not isinstance(kind, str):
+        raise DecodeError("kind must be a string")
+    if not isinstance(body, dict):
+        raise DecodeError("body must be a map")
+    return Envelope(version, game_id, sender, seq, prev, kind, body, signed, signature, bytes(wire),
+                    hashlib.sha256(signed).digest())

@@ -1,0 +1,116 @@
+"""What a Session tells its caller: bytes to send, and events (frozen dataclasses)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """Send `wire` to peer `to`, or to every peer when `to` is None, except the peers in `skip`."""
+
+    wire: bytes
+    to: bytes | None = None
+    skip: tuple[bytes, ...] = ()
+
+
+class Event:
+    """Base of everything a session reports."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fault(Event):
+    """A detected fault: who is at fault, a code from protocol.md "Faults", and what exactly happened.
+
+    `fatal` faults (a signed message that breaks the rules) abort the game;
+    the others (bytes nobody signed, replays) only drop the offending bytes.
+    """
+
+    peer: bytes | None
+    code: str
+    detail: str
+    fatal: bool
+    evidence: tuple[bytes, ...] = ()
+
+    def describe(self, names: dict[bytes, str] | None = None) -> str:
+        who = (names or {}).get(self.peer, self.peer.hex() if self.peer else "unknown peer")
+        return f"{self.code}: {self.detail} (peer at fault: {who})"
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted(Event):
+    names: tuple[str, ...]
+    seat: int | None  # this peer's seat; None for a spectator
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted(Event):
+    round: int
+    rows: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PickNeeded(Event):
+    """Draft variant: this peer's seat picks an open card now (call Session.pick)."""
+
+    round: int
+    pick: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayNeeded(Event):
+    """This peer's seat chooses a card for the turn now (call Session.play)."""
+
+    round: int
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class Committed(Event):
+    seat: int
+    round: int
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class Revealed(Event):
+    round: int
+    turn: int
+    cards: tuple[int, ...]  # by seat
+
+
+@dataclass(frozen=True, slots=True)
+class RowChoiceNeeded(Event):
+    """`seat` played `card`, below every row end, and chooses a row (Session.choose_row if it is ours)."""
+
+    round: int
+    turn: int
+    seat: int
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResolved(Event):
+    round: int
+    turn: int
+    placements: tuple[tuple, ...]  # (seat, card, row, taken) in placing order
+    rows: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded(Event):
+    round: int
+    penalties: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Event):
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    rounds: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameAborted(Event):
+    fault: Fault

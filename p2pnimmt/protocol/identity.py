@@ -1,0 +1,74 @@
+"""Who a peer is: an Ed25519 key pair; peer id = hash of the public key; a short fingerprint for people."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
+
+PEER_ID_TAG = b"p2pnimmt/peer/v1"
+PEER_ID_SIZE = 16
+KEY_SIZE = 32
+SIGNATURE_SIZE = 64
+
+
+def peer_id(public_key: bytes) -> bytes:
+    """The 16-byte peer id: SHA-256(PEER_ID_TAG || public key), first 16 bytes."""
+    return hashlib.sha256(PEER_ID_TAG + public_key).digest()[:PEER_ID_SIZE]
+
+
+def fingerprint(pid: bytes) -> str:
+    """A short name people can compare: base32 of the first 5 bytes of the peer id, as XXXX-XXXX."""
+    text = base64.b32encode(pid[:5]).decode()
+    return f"{text[:4]}-{text[4:]}"
+
+
+@lru_cache(maxsize=4096)
+def verify(public_key: bytes, signature: bytes, data: bytes) -> bool:
+    """True if `signature` is the Ed25519 signature of `data` by `public_key`.
+
+    A pure function, so it is memoized: peers in one process (bots, the
+    in-memory harness, verify) check each message's signature once.
+    """
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, data)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A peer's key pair. `secret` is the 32-byte Ed25519 private key: keep it private."""
+
+    secret: bytes
+
+    def __post_init__(self) -> None:
+        if len(self.secret) != KEY_SIZE:
+            raise ValueError(f"an Ed25519 private key is {KEY_SIZE} bytes, got {len(self.secret)}")
+        key = Ed25519PrivateKey.from_private_bytes(self.secret)
+        object.__setattr__(self, "_key", key)
+        public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        object.__setattr__(self, "public_key", public)
+        object.__setattr__(self, "peer", peer_id(public))
+
+    @classmethod
+    def generate(cls) -> Identity:
+        """A fresh key pair from the operating system's randomness."""
+        key = Ed25519PrivateKey.generate()
+        return cls(key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption()))
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.peer)
+
+    def sign(self, data: bytes) -> bytes:
+        return self._key.sign(data)
+
+    def __repr__(self) -> str:
+        return f"Identity({self.fingerprint})"

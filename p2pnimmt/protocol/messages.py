@@ -1,0 +1,104 @@
+"""Message kinds and the exact fields of their bodies (protocol.md, "Messages")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..engine import MAX_PLAYERS, VARIANTS, Settings
+from .identity import KEY_SIZE
+
+HASH = 32
+
+
+class BodyError(ValueError):
+    """A message body that does not have the fields its kind requires."""
+
+
+def _count(v: Any) -> bool:
+    return type(v) is int and 0 <= v < 2**32
+
+
+def _hash(v: Any) -> bool:
+    return isinstance(v, bytes) and len(v) == HASH
+
+
+def _counts(v: Any) -> bool:
+    return isinstance(v, list) and len(v) <= MAX_PLAYERS and all(_count(x) for x in v)
+
+
+def _opt_count(v: Any) -> bool:
+    return v is None or (_count(v) and v > 0)
+
+
+def _text(v: Any) -> bool:
+    return isinstance(v, str) and 0 < len(v) <= 40 and v.isprintable()
+
+
+def _settings(v: Any) -> bool:
+    return (
+        isinstance(v, dict)
+        and set(v) == {"variant", "point_limit", "max_rounds", "deal"}
+        and v["variant"] in VARIANTS
+        and _opt_count(v["point_limit"])
+        and _opt_count(v["max_rounds"])
+        and (v["point_limit"] is not None or v["max_rounds"] is not None)
+        and v["deal"] in ("open",)
+    )
+
+
+def _seat(v: Any) -> bool:
+    return (
+        isinstance(v, dict)
+        and set(v) == {"key", "name", "bot"}
+        and isinstance(v["key"], bytes)
+        and len(v["key"]) == KEY_SIZE
+        and _text(v["name"])
+        and isinstance(v["bot"], bool)
+    )
+
+
+def _roster(v: Any) -> bool:
+    return isinstance(v, list) and 2 <= len(v) <= MAX_PLAYERS and all(_seat(s) for s in v)
+
+
+FIELDS: dict[str, dict[str, Callable[[Any], bool]]] = {
+    "START": {"settings": _settings, "roster": _roster},
+    "START_ACK": {"start": _hash},
+    "SEED_COMMIT": {"round": _count, "commit": _hash},
+    "SEED_REVEAL": {"round": _count, "contribution": _hash, "nonce": _hash},
+    "DRAFT_PICK": {"round": _count, "pick": _count, "card": _count},
+    "PLAY_COMMIT": {"round": _count, "turn": _count, "commit": _hash, "state": _hash},
+    "PLAY_REVEAL": {"round": _count, "turn": _count, "card": _count, "nonce": _hash, "commits": _hash},
+    "ROW_CHOICE": {"round": _count, "turn": _count, "row": _count},
+    "ROUND_END": {"round": _count, "penalties": _counts, "scores": _counts, "state": _hash},
+    "GAME_END": {"rounds": _count, "scores": _counts, "winners": _counts, "state": _hash},
+}
+
+
+def check_body(kind: str, body: dict[str, Any]) -> None:
+    """Raise BodyError naming the first field that is missing, extra or of the wrong type."""
+    fields = FIELDS[kind]
+    extra = set(body) - set(fields)
+    if extra:
+        raise BodyError(f"{kind} has unknown fields {sorted(extra)}")
+    for name, ok in fields.items():
+        if name not in body:
+            raise BodyError(f"{kind} lacks field {name!r}")
+        if not ok(body[name]):
+            raise BodyError(f"{kind} field {name!r} is invalid: {body[name]!r:.80}")
+
+
+def settings_body(settings: Settings, deal: str = "open") -> dict[str, Any]:
+    return {
+        "variant": settings.variant,
+        "point_limit": settings.point_limit,
+        "max_rounds": settings.max_rounds,
+        "deal": deal,
+    }
+
+
+def settings_from_body(body: dict[str, Any], players: int) -> Settings:
+    return Settings(
+        players=players, variant=body["variant"], point_limit=body["point_limit"], max_rounds=body["max_rounds"]
+    )

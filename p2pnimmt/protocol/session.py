@@ -1,0 +1,628 @@
+"""One peer's view of one game: a sans-I/O state machine (protocol.md, "Session").
+
+Theory of operation. A Session is fed wire bytes (`receive`) and local
+intents (`play`, `choose_row`, `pick`); it returns what to send
+(`Outgoing`) and what happened (events). It never touches a socket or a
+clock, and its randomness comes from the `entropy` callable, so N sessions
+can be linked in memory and a transcript can be replayed exactly.
+
+Every message passes three gates before it counts:
+1. shape: it decodes under the caps, for this game, from a known sender;
+2. signature: the sender's key signed these exact bytes;
+3. chain: it is the sender's next sequence number and names the hash of
+   the sender's previous message. Messages ahead of their chain wait in a
+   buffer; a second, different message for a sequence number already
+   taken is a signed proof of equivocation.
+A message that passes is *accepted*: appended to the journal (the
+transcript), relayed to the other peers, and stored in its slot
+(kind, round, turn-or-pick) by seat. Nothing acts on a message directly:
+after every acceptance `_advance` moves the game forward as far as the
+slots allow (all commits in -> reveal; all reveals in and agreeing ->
+resolve; ...). So the order in which peers' messages arrive never
+changes the outcome, and early messages (a reveal before the last
+commit) simply wait in their slots.
+
+A signed message that breaks a rule is a fatal fault: it is recorded,
+the game is aborted, and the fault names the signer. Bytes nobody can be
+held to (bad signatures, garbage, wrong game) are dropped with a
+non-fatal fault naming the peer they came from.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..engine import Game, PlayerView, Settings
+from .codec import DecodeError
+from .commitments import NONCE_SIZE, card_value, commit_set_digest, commitment, state_hash
+from .deal import DraftDeal, OpenDeal
+from .envelope import NO_PREVIOUS, Envelope, open_envelope, seal
+from .events import (
+    Committed,
+    Event,
+    Fault,
+    GameAborted,
+    GameOver,
+    GameStarted,
+    Outgoing,
+    PlayNeeded,
+    Revealed,
+    RoundEnded,
+    RoundStarted,
+    RowChoiceNeeded,
+    TurnResolved,
+)
+from .identity import Identity, peer_id
+from .messages import FIELDS, BodyError, check_body, settings_body, settings_from_body
+
+MAX_EARLY = 1024  # messages held before START is known
+MAX_AHEAD = 512  # messages held per sender ahead of its chain
+
+
+class LocalError(ValueError):
+    """This peer asked for something the rules do not allow now (a card not in hand, not its turn...)."""
+
+
+class Journal:
+    """Where a session writes what it accepts (in order), the faults it sees, and its own secrets."""
+
+    def __init__(self) -> None:
+        self.messages: list[bytes] = []
+        self.faults: list[Fault] = []
+        self.secrets: list[dict[str, Any]] = []
+
+    def message(self, wire: bytes) -> None:
+        self.messages.append(wire)
+
+    def fault(self, fault: Fault) -> None:
+        self.faults.append(fault)
+
+    def secret(self, record: dict[str, Any]) -> None:
+        self.secrets.append(record)
+
+
+class Session:
+    """The protocol state of one peer (a seat, or a spectator when it has no seat)."""
+
+    def __init__(
+        self,
+        identity: Identity | None,
+        *,
+        game_id: bytes | None = None,
+        entropy: Callable[[int], bytes] = secrets.token_bytes,
+        journal: Journal | None = None,
+        relay: bool = True,
+    ) -> None:
+        self.identity = identity
+        self.me = identity.peer if identity else None
+        self.game_id = game_id
+        self.entropy = entropy
+        self.journal = journal if journal is not None else Journal()
+        self.relay = relay
+        self.phase = "lobby"  # lobby, starting, deal, turn, round-end, game-end, over, aborted
+        self.start: Envelope | None = None
+        self.roster: list[bytes] = []  # peer id by seat
+        self.names: list[str] = []
+        self.bots: list[bool] = []
+        self.keys: dict[bytes, bytes] = {}  # peer id -> public key
+        self.seat: int | None = None
+        self.game: Game | None = None
+        self.deal: OpenDeal | DraftDeal | None = None
+        self.round = 0
+        self.turn = 0
+        self.result: GameOver | None = None
+        self.fault: Fault | None = None  # the fatal fault, once there is one
+        self._heads: dict[bytes, tuple[int, bytes]] = {}  # sender -> (next seq, hash of last accepted)
+        self._seen: dict[tuple[bytes, int], Envelope] = {}  # (sender, seq) -> accepted message
+        self._ahead: dict[bytes, dict[int, Envelope]] = {}
+        self._early: list[tuple[bytes, bytes | None]] = []
+        self._direct: set[tuple[bytes, int]] = set()  # (sender, seq) received from the sender itself
+        self._wires: dict[bytes, Envelope] = {}  # exact wire bytes of every signed message held
+        self._slots: dict[tuple, dict[int, Envelope]] = {}
+        self._secrets: dict[tuple, Any] = {}
+        self._marks: dict[tuple, Any] = {}  # one-shot steps already taken, with what they found
+        self._out: list[Outgoing | Event] = []
+        self._advancing = False
+        self._again = False
+        self._turn_state: bytes | None = None
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def players(self) -> int:
+        return len(self.roster)
+
+    def slot(self, kind: str, round_index: int, step: int = 0) -> dict[int, Envelope]:
+        """The accepted messages of one kind for one round and turn (or pick), by seat."""
+        return self._slots.setdefault((kind, round_index, step), {})
+
+    def view(self) -> PlayerView:
+        """What this peer's seat may know now (for a bot or a UI)."""
+        if self.seat is None or self.game is None:
+            raise LocalError("a spectator has no hand")
+        return PlayerView(self.game, self.seat)
+
+    def waiting_for(self) -> tuple[int, ...]:
+        """Seats whose message the game waits for now."""
+        kind = {"starting": "START_ACK", "turn": "PLAY_COMMIT", "round-end": "ROUND_END", "game-end": "GAME_END"}
+        if self.phase not in kind:
+            return ()
+        step = self.turn if self.phase == "turn" else 0
+        have = self.slot(kind[self.phase], self.round if self.phase != "starting" else 0, step)
+        if self.phase == "turn" and len(have) == self.players:
+            have = self.slot("PLAY_REVEAL", self.round, self.turn)
+        return tuple(s for s in range(self.players) if s not in have and not (
+            self.phase == "starting" and self.roster[s] == self.start.sender))
+
+    # ----------------------------------------------------------------- inputs
+
+    def host(self, game_id: bytes, settings: Settings, roster: Sequence[tuple[bytes, str, bool]]) -> list:
+        """Start a game as its host: sign START with the settings and the ordered roster (key, name, bot)."""
+        if self.identity is None or self.phase != "lobby":
+            raise LocalError("only a peer with an identity, in the lobby, can host")
+        if self.identity.public_key not in [key for key, _, _ in roster]:
+            raise LocalError("the host must sit at the table")
+        if len(roster) != settings.players:
+            raise LocalError(f"{settings.players} seats need a roster of {settings.players}, got {len(roster)}")
+        self.game_id = game_id
+        body = {
+            "settings": settings_body(settings),
+            "roster": [{"key": key, "name": name, "bot": bot} for key, name, bot in roster],
+        }
+        return self._run(lambda: self._send("START", body))
+
+    def receive(self, wire: bytes, via: bytes | None = None) -> list:
+        """Feed bytes that arrived from peer `via`; return what to send and what happened."""
+        return self._run(lambda: self._ingest(wire, via))
+
+    def play(self, card: int) -> list:
+        """This seat commits to `card` for the current turn."""
+
+        def act() -> None:
+            self._check_seated("turn")
+            if self.seat in self.slot("PLAY_COMMIT", self.round, self.turn):
+                raise LocalError(f"already committed a card for turn {self.turn + 1}")
+            if card not in self.game.round.hands[self.seat]:
+                raise LocalError(f"{card!r} is not in your hand")
+            nonce = self.entropy(NONCE_SIZE)
+            key = ("play", self.round, self.turn)
+            self._secrets[key] = (card, nonce)
+            self.journal.secret({"kind": "play", "round": self.round, "turn": self.turn, "card": card, "nonce": nonce})
+            value = commitment("play", self.game_id, self.round, self.turn, self.seat, card_value(card), nonce)
+            self._send("PLAY_COMMIT", {"round": self.round, "turn": self.turn, "commit": value,
+                                       "state": self._state_now()})
+
+        return self._run(act)
+
+    def choose_row(self, row: int) -> list:
+        """This seat, whose card is below every row end, takes row `row` (0..3)."""
+
+        def act() -> None:
+            self._check_seated("turn")
+            need = self._mark(("chooser", self.round, self.turn))
+            if need != self.seat:
+                raise LocalError("you have no row to choose now")
+            if type(row) is not int or not 0 <= row <= 3:
+                raise LocalError(f"row must be 0..3, got {row!r}")
+            self._send("ROW_CHOICE", {"round": self.round, "turn": self.turn, "row": row})
+
+        return self._run(act)
+
+    def pick(self, card: int) -> list:
+        """Draft variant: this seat takes `card` from the open cards."""
+
+        def act() -> None:
+            self._check_seated("deal")
+            draft = self.game.draft
+            if draft is None or draft.to_move != self.seat:
+                raise LocalError("it is not your pick")
+            if card not in draft.open_cards:
+                raise LocalError(f"{card!r} is not an open card")
+            self._send("DRAFT_PICK", {"round": self.round, "pick": draft.picks, "card": card})
+
+        return self._run(act)
+
+    # ----------------------------------------------------------------- machinery
+
+    def _run(self, action: Callable[[], None]) -> list:
+        self._out = []
+        action()
+        out, self._out = self._out, []
+        return out
+
+    def _check_seated(self, phase: str) -> None:
+        if self.seat is None:
+            raise LocalError("a spectator does not play")
+        if self.phase != phase:
+            raise LocalError(f"not now: the game is in phase {self.phase}")
+
+    def _emit(self, item: Outgoing | Event) -> None:
+        self._out.append(item)
+
+    def _once(self, key: tuple, event: Event | None = None, value: Any = True) -> bool:
+        """Mark a one-shot step as taken (emitting `event`); False if it was taken before."""
+        if key in self._marks:
+            return False
+        self._marks[key] = value
+        if event is not None:
+            self._emit(event)
+        return True
+
+    def _mark(self, key: tuple) -> Any:
+        return self._marks.get(key)
+
+    def _send(self, kind: str, body: dict[str, Any]) -> None:
+        """Sign a message of ours, accept it locally, and send it to everyone."""
+        seq, prev = self._heads.get(self.me, (0, NO_PREVIOUS))
+        env = seal(self.identity, self.game_id, seq, prev, kind, body)
+        self._emit(Outgoing(env.wire))
+        if kind == "START":
+            self._take_start(env)
+        self._accept(env, self.me)
+
+    def _fault(self, peer: bytes | None, code: str, detail: str, evidence: tuple[bytes, ...] = ()) -> None:
+        fault = Fault(peer, code, detail, False, evidence)
+        self.journal.fault(fault)
+        self._emit(fault)
+
+    def _fatal(self, peer: bytes | None, code: str, detail: str, evidence: tuple[bytes, ...] = ()) -> None:
+        if self.phase == "aborted":
+            return
+        fault = Fault(peer, code, detail, True, evidence)
+        self.fault = fault
+        self.phase = "aborted"
+        self.journal.fault(fault)
+        # Spread the proof so every honest peer reaches the same verdict.
+        for wire in evidence:
+            self._emit(Outgoing(wire))
+        self._emit(fault)
+        self._emit(GameAborted(fault))
+
+    def _who(self, peer: bytes | None) -> str:
+        if peer in self.keys:
+            seat = self.roster.index(peer)
+            return f"seat {seat} ({self.names[seat]})"
+        return peer.hex() if peer else "an unknown peer"
+
+    # ----------------------------------------------------------------- the three gates
+
+    def _ingest(self, wire: bytes, via: bytes | None) -> None:
+        if self.phase == "aborted":
+            return
+        copy = self._wires.get(wire)
+        if copy is not None:  # exactly a message we hold already: nothing to decode again
+            self._duplicate(copy, via)
+            return
+        try:
+            env = open_envelope(wire)
+        except DecodeError as exc:
+            self._fault(via, "malformed", f"bytes from {self._who(via)}: {exc}")
+            return
+        if self.game_id is not None and env.game_id != self.game_id:
+            self._fault(via, "wrong-game", f"message from {self._who(via)} is for game {env.game_id.hex()}")
+            return
+        if self.start is None:
+            if env.kind == "START" and env.seq == 0 and self._start_candidate(env):
+                self._take_start(env)
+                self._accept(env, via)
+                self._drain(env.sender)
+                early, self._early = self._early, []
+                for held, held_via in early:
+                    self._ingest(held, held_via)
+            elif len(self._early) < MAX_EARLY:
+                self._early.append((bytes(wire), via))
+            return
+        key = self.keys.get(env.sender)
+        if key is None:
+            self._fault(via, "unknown-sender", f"message from {self._who(via)} signed by {env.sender.hex()}, "
+                                               "who is not at this table")
+            return
+        known = self._seen.get((env.sender, env.seq)) or self._ahead.get(env.sender, {}).get(env.seq)
+        if known is not None and known.hash == env.hash:
+            self._duplicate(known, via)
+            return
+        if not env.check_signature(key):
+            self._fault(via, "bad-signature", f"{env.kind} #{env.seq} claiming to be from {self._who(env.sender)}, "
+                                              f"delivered by {self._who(via)}, has a signature that does not verify")
+            return
+        if known is not None:
+            self._fatal(env.sender, "equivocation",
+                        f"{self._who(env.sender)} signed two different messages #{env.seq} "
+                        f"({known.kind} and {env.kind})", (known.wire, env.wire))
+            return
+        if via == env.sender:
+            self._direct.add((env.sender, env.seq))
+        self._wires[env.wire] = env
+        next_seq, _ = self._heads.get(env.sender, (0, NO_PREVIOUS))
+        if env.seq > next_seq:
+            ahead = self._ahead.setdefault(env.sender, {})
+            if len(ahead) < MAX_AHEAD:
+                ahead[env.seq] = env
+            return
+        self._accept(env, via)
+        self._drain(env.sender)
+
+    def _duplicate(self, env: Envelope, via: bytes | None) -> None:
+        """A copy of a message we hold. Copies relayed by others are normal; the sender sending it twice is a replay."""
+        if via != env.sender:
+            return
+        if (env.sender, env.seq) in self._direct:
+            self._fault(via, "replay", f"{self._who(via)} sent its message #{env.seq} ({env.kind}) again")
+        self._direct.add((env.sender, env.seq))
+
+    def _drain(self, sender: bytes) -> None:
+        ahead = self._ahead.get(sender)
+        while ahead and self.phase != "aborted":
+            next_seq, _ = self._heads.get(sender, (0, NO_PREVIOUS))
+            env = ahead.pop(next_seq, None)
+            if env is None:
+                return
+            self._accept(env, None)
+
+    def _accept(self, env: Envelope, via: bytes | None) -> None:
+        next_seq, last = self._heads.get(env.sender, (0, NO_PREVIOUS))
+        if env.prev != last:
+            self._fatal(env.sender, "chain-broken",
+                        f"{self._who(env.sender)}'s message #{env.seq} does not follow its message #{env.seq - 1}",
+                        (env.wire,))
+            return
+        self.journal.message(env.wire)
+        self._wires[env.wire] = env
+        self._heads[env.sender] = (next_seq + 1, env.hash)
+        self._seen[(env.sender, env.seq)] = env
+        if self.relay and env.sender != self.me:
+            self._emit(Outgoing(env.wire, skip=tuple(p for p in (env.sender, via) if p is not None)))
+        self._store(env)
+        self._advance()
+
+    # ----------------------------------------------------------------- START
+
+    def _start_candidate(self, env: Envelope) -> bool:
+        """A START whose signer sits in its own roster, with a valid signature (and us in it, if we play)."""
+        try:
+            check_body("START", env.body)
+        except BodyError:
+            return False
+        keys = [s["key"] for s in env.body["roster"]]
+        signer = next((k for k in keys if peer_id(k) == env.sender), None)
+        if signer is None or len(set(keys)) != len(keys) or not env.check_signature(signer):
+            return False
+        return True
+
+    def _take_start(self, env: Envelope) -> None:
+        body = env.body
+        self.start = env
+        self.game_id = env.game_id
+        roster = body["roster"]
+        self.roster = [peer_id(s["key"]) for s in roster]
+        self.names = [s["name"] for s in roster]
+        self.bots = [s["bot"] for s in roster]
+        self.keys = {peer_id(s["key"]): s["key"] for s in roster}
+        self.seat = self.roster.index(self.me) if self.me in self.keys else None
+        self.game = Game(settings_from_body(body["settings"], len(roster)))
+        self.deal = DraftDeal() if self.game.settings.variant == "draft" else OpenDeal()
+        self.phase = "starting"
+        self._emit(GameStarted(tuple(self.names), self.seat))
+
+    # ----------------------------------------------------------------- slots
+
+    def _store(self, env: Envelope) -> None:
+        seat = self.roster.index(env.sender)
+        kind, body = env.kind, env.body
+        if kind not in FIELDS:
+            self._fatal(env.sender, "unknown-kind", f"{self._who(env.sender)} sent a message of unknown kind {kind!r}",
+                        (env.wire,))
+            return
+        try:
+            check_body(kind, body)
+        except BodyError as exc:
+            self._fatal(env.sender, "bad-body", f"{self._who(env.sender)}: {exc}", (env.wire,))
+            return
+        if kind == "START":
+            if env is not self.start:
+                self._fatal(env.sender, "unexpected", f"{self._who(env.sender)} sent a second START", (env.wire,))
+            return
+        if kind == "START_ACK":
+            if body["start"] != self.start.hash:
+                self._fatal(env.sender, "start-mismatch",
+                            f"{self._who(env.sender)} acknowledged a different START", (env.wire,))
+                return
+            key = (kind, 0, 0)
+        else:
+            round_index = body.get("round", self.round)
+            if round_index > self.round + 1 or round_index < 0:
+                self._fatal(env.sender, "unexpected",
+                            f"{self._who(env.sender)} sent {kind} for round {round_index} during round {self.round}",
+                            (env.wire,))
+                return
+            step = body.get("turn", body.get("pick", 0))
+            key = (kind, round_index if kind != "GAME_END" else 0, step)
+            if kind == "ROW_CHOICE" and (round_index, step) < (self.round, self.turn):
+                self._fatal(env.sender, "wrong-chooser",
+                            f"{self._who(env.sender)} chose a row for turn {step + 1} of round {round_index + 1}, "
+                            "which is over", (env.wire,))
+                return
+        slot = self._slots.setdefault(key, {})
+        if seat in slot:
+            self._fatal(env.sender, "duplicate",
+                        f"{self._who(env.sender)} sent two {kind} messages for the same step", (slot[seat].wire, env.wire))
+            return
+        slot[seat] = env
+        if kind == "PLAY_COMMIT":
+            self._emit(Committed(seat, key[1], key[2]))
+
+    # ----------------------------------------------------------------- moving on
+
+    def _advance(self) -> None:
+        if self._advancing:
+            self._again = True
+            return
+        self._advancing = True
+        try:
+            self._again = True
+            while self._again and self.phase not in ("aborted", "over"):
+                self._again = False
+                step = getattr(self, "_step_" + self.phase.replace("-", "_"), None)
+                if step is not None:
+                    step()
+        finally:
+            self._advancing = False
+
+    def _step_starting(self) -> None:
+        acks = self.slot("START_ACK", 0)
+        if self.seat is not None and self.roster[self.seat] != self.start.sender and self.seat not in acks:
+            self._send("START_ACK", {"start": self.start.hash})
+            return
+        if len(acks) + 1 < self.players:
+            return
+        self._begin_round(0)
+
+    def _begin_round(self, round_index: int) -> None:
+        self.round = round_index
+        self.turn = 0
+        self.phase = "deal"
+        self.deal.begin(self, round_index)
+        self._again = True
+
+    def _step_deal(self) -> None:
+        rnd = self.deal.advance(self, self.round)
+        if rnd is None:
+            return
+        self.phase = "turn"
+        self._emit(RoundStarted(self.round, tuple(tuple(r) for r in rnd.rows)))
+        self._again = True
+
+    def _state_now(self) -> bytes:
+        if self._turn_state is None:
+            self._turn_state = state_hash(self.game, self.round)
+        return self._turn_state
+
+    def _step_turn(self) -> None:
+        r, t, n = self.round, self.turn, self.players
+        commits = self.slot("PLAY_COMMIT", r, t)
+        if self.seat is not None and self.seat not in commits:
+            self._once(("play", r, t), PlayNeeded(r, t))
+        if len(commits) < n:
+            return
+        if self._once(("state-checked", r, t)):
+            here = self._state_now()
+            for seat in range(n):
+                if commits[seat].body["state"] != here:
+                    self._fatal(self.roster[seat], "state-mismatch",
+                                f"{self._who(self.roster[seat])} committed on a different game state "
+                                f"(round {r + 1}, turn {t + 1})", (commits[seat].wire,))
+                    return
+        digest = commit_set_digest([commits[s].hash for s in range(n)])
+        reveals = self.slot("PLAY_REVEAL", r, t)
+        if self.seat is not None and self.seat not in reveals:
+            card, nonce = self._secrets[("play", r, t)]
+            self._send("PLAY_REVEAL", {"round": r, "turn": t, "card": card, "nonce": nonce, "commits": digest})
+            return
+        if len(reveals) < n:
+            return
+        for seat in range(n):
+            if reveals[seat].body["commits"] != digest and self._once(("digest", r, t, seat)):
+                # Either this seat lies, or someone showed it other commits; relayed copies will tell.
+                self._fault(self.roster[seat], "digest-mismatch",
+                            f"{self._who(self.roster[seat])} saw a different set of commitments in turn {t + 1}",
+                            (reveals[seat].wire,))
+        if any(reveals[s].body["commits"] != digest for s in range(n)):
+            return
+        rnd = self.game.round
+        cards = []
+        for seat in range(n):
+            body = reveals[seat].body
+            card = body["card"]
+            if card > 255:  # not even a byte: it cannot be a card, nor what was committed
+                self._fatal(self.roster[seat], "not-in-hand",
+                            f"{self._who(self.roster[seat])} played {card}, which is not a card", (reveals[seat].wire,))
+                return
+            value = commitment("play", self.game_id, r, t, seat, card_value(card), body["nonce"])
+            if value != commits[seat].body["commit"]:
+                self._fatal(self.roster[seat], "bad-reveal",
+                            f"{self._who(self.roster[seat])} revealed {card}, which does not match its commitment",
+                            (commits[seat].wire, reveals[seat].wire))
+                return
+            if card not in rnd.hands[seat]:
+                self._fatal(self.roster[seat], "not-in-hand",
+                            f"{self._who(self.roster[seat])} played {card}, which is not in its hand",
+                            (reveals[seat].wire,))
+                return
+            cards.append(card)
+        self._once(("revealed", r, t), Revealed(r, t, tuple(cards)))
+        chooser = rnd.chooser(cards)
+        choices = self.slot("ROW_CHOICE", r, t)
+        stray = [s for s in choices if s != chooser]
+        if stray:
+            self._fatal(self.roster[stray[0]], "wrong-chooser",
+                        f"{self._who(self.roster[stray[0]])} chose a row in turn {t + 1}, but "
+                        + ("nobody chooses" if chooser is None else f"it is seat {chooser}'s choice"),
+                        (choices[stray[0]].wire,))
+            return
+        row = None
+        if chooser is not None:
+            self._once(("chooser", r, t), RowChoiceNeeded(r, t, chooser, min(cards)), value=chooser)
+            if chooser not in choices:
+                return
+            row = choices[chooser].body["row"]
+            if row > 3:
+                self._fatal(self.roster[chooser], "bad-row",
+                            f"{self._who(self.roster[chooser])} chose row {row}; rows are 0..3",
+                            (choices[chooser].wire,))
+                return
+        placed = rnd.play_turn(cards, row)
+        self._emit(TurnResolved(r, t, tuple(placed), tuple(tuple(x) for x in rnd.rows)))
+        self.turn += 1
+        self._turn_state = None
+        if rnd.over:
+            self._finish_round()
+        self._again = True
+
+    def _finish_round(self) -> None:
+        penalties = self.game.finish_round()
+        self.phase = "round-end"
+        if self.seat is not None:
+            self._send("ROUND_END", {"round": self.round, "penalties": list(penalties),
+                                     "scores": list(self.game.scores), "state": self._state_now()})
+
+    def _agree(self, kind: str, fields: Sequence[str], mine: dict[str, Any]) -> bool:
+        """True when every seat's `kind` message is in and matches ours; a fatal fault for one that differs."""
+        have = self.slot(kind, self.round if kind != "GAME_END" else 0)
+        for seat, env in sorted(have.items()):
+            for name in fields:
+                if env.body[name] != mine[name]:
+                    self._fatal(self.roster[seat], "result-mismatch",
+                                f"{self._who(self.roster[seat])} signed {kind} with {name} {env.body[name]!r}, "
+                                f"but the game gives {mine[name]!r}", (env.wire,))
+                    return False
+        return len(have) == self.players
+
+    def _step_round_end(self) -> None:
+        penalties = self.game.history[-1]
+        mine = {"round": self.round, "penalties": list(penalties), "scores": list(self.game.scores),
+                "state": self._state_now()}
+        if not self._agree("ROUND_END", ("penalties", "scores", "state"), mine):
+            return
+        self._emit(RoundEnded(self.round, tuple(penalties), tuple(self.game.scores)))
+        if not self.game.over:
+            self._turn_state = None
+            self._begin_round(self.round + 1)
+            return
+        self.phase = "game-end"
+        if self.seat is not None:
+            self._send("GAME_END", self._game_end_body())
+        self._again = True
+
+    def _game_end_body(self) -> dict[str, Any]:
+        return {"rounds": self.game.rounds_played, "scores": list(self.game.scores),
+                "winners": list(self.game.winners), "state": self._state_now()}
+
+    def _step_game_end(self) -> None:
+        if not self._agree("GAME_END", ("rounds", "scores", "winners", "state"), self._game_end_body()):
+            return
+        self.phase = "over"
+        self.result = GameOver(tuple(self.game.scores), tuple(self.game.winners), self.game.rounds_played)
+        self._emit(self.result)
+

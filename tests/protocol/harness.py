@@ -1,0 +1,111 @@
+"""An in-memory network of Sessions: the workhorse of the protocol tests.
+
+Peers are linked by a queue of (to, from, wire) deliveries. Bots drive
+seated sessions through their events. Entropy is pinned per peer, so
+commitments and signatures are reproducible. A peer may be wrapped to
+misbehave: `tamper(peer, outgoing) -> list of (to, wire)` decides what it
+really sends to whom.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import deque
+from collections.abc import Callable
+
+from p2pnimmt.bots import make_bot
+from p2pnimmt.engine import Settings
+from p2pnimmt.protocol.events import Fault, Outgoing, PlayNeeded, PickNeeded, RowChoiceNeeded
+from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.protocol.session import Session
+
+
+def pinned_entropy(label: str) -> Callable[[int], bytes]:
+    counter = 0
+
+    def entropy(n: int) -> bytes:
+        nonlocal counter
+        counter += 1
+        return hashlib.sha256(f"{label}/{counter}".encode()).digest()[:n]
+
+    return entropy
+
+
+class Net:
+    """N seated sessions (plus spectators) joined in memory; `run()` delivers until quiet."""
+
+    def __init__(self, players: int, *, settings: Settings | None = None, bots: str | list[str] = "random",
+                 seed: int = 0, spectators: int = 1, shuffle_delivery: bool = True, relay: bool = True) -> None:
+        self.settings = settings or Settings(players=players)
+        self.rng = random.Random(seed)
+        self.shuffle_delivery = shuffle_delivery
+        self.identities = [Identity(hashlib.sha256(f"key/{seed}/{i}".encode()).digest()) for i in range(players)]
+        self.watchers = [Identity(hashlib.sha256(f"watch/{seed}/{i}".encode()).digest()) for i in range(spectators)]
+        game_id = hashlib.sha256(f"game/{seed}".encode()).digest()[:16]
+        self.sessions: dict[bytes, Session] = {}
+        for i, ident in enumerate(self.identities + self.watchers):
+            self.sessions[ident.peer] = Session(ident, game_id=game_id, entropy=pinned_entropy(f"{seed}/{i}"),
+                                                relay=relay)
+        names = bots if isinstance(bots, list) else [bots] * players
+        self.bots = {ident.peer: make_bot(names[i], f"bot/{seed}/{i}") for i, ident in enumerate(self.identities)}
+        self.queue: deque[tuple[bytes, bytes, bytes]] = deque()
+        self.events: dict[bytes, list] = {p: [] for p in self.sessions}
+        self.tamper: dict[bytes, Callable[[bytes, Outgoing], list[tuple[bytes, bytes]]]] = {}
+        self.game_id = game_id
+        self.delivered = 0
+
+    @property
+    def peers(self) -> list[bytes]:
+        return list(self.sessions)
+
+    def start(self) -> None:
+        host = self.identities[0]
+        roster = [(i.public_key, f"p{n}", True) for n, i in enumerate(self.identities)]
+        self.handle(host.peer, self.sessions[host.peer].host(self.game_id, self.settings, roster))
+
+    def handle(self, peer: bytes, outputs: list) -> None:
+        for item in outputs:
+            if isinstance(item, Outgoing):
+                self.send(peer, item)
+            else:
+                self.events[peer].append(item)
+                self.react(peer, item)
+
+    def send(self, peer: bytes, out: Outgoing) -> None:
+        if peer in self.tamper:
+            for to, wire in self.tamper[peer](peer, out):
+                self.queue.append((to, peer, wire))
+            return
+        for to in self.peers:
+            if to != peer and (out.to is None or out.to == to) and to not in out.skip:
+                self.queue.append((to, peer, out.wire))
+
+    def react(self, peer: bytes, event) -> None:
+        session = self.sessions[peer]
+        bot = self.bots.get(peer)
+        if bot is None:
+            return
+        if isinstance(event, PlayNeeded):
+            self.handle(peer, session.play(bot.choose_card(session.view())))
+        elif isinstance(event, PickNeeded):
+            self.handle(peer, session.pick(bot.choose_pick(session.view())))
+        elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:
+            cards = [session.slot("PLAY_REVEAL", event.round, event.turn)[s].body["card"] for s in range(session.players)]
+            self.handle(peer, session.choose_row(bot.choose_row(session.view(), cards)))
+
+    def run(self, limit: int = 10_000_000) -> None:
+        while self.queue and limit:
+            limit -= 1
+            if self.shuffle_delivery and len(self.queue) > 1:
+                i = self.rng.randrange(len(self.queue))
+                self.queue.rotate(-i)
+                to, frm, wire = self.queue.popleft()
+                self.queue.rotate(i)
+            else:
+                to, frm, wire = self.queue.popleft()
+            self.delivered += 1
+            self.handle(to, self.sessions[to].receive(wire, via=frm))
+
+    def faults(self, peer: bytes) -> list[Fault]:
+        return [e for e in self.events[peer] if isinstance(e, Fault)]
