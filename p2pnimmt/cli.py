@@ -102,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
     add_end_options(sim)
     sim.set_defaults(handler=cmd_simulate, parser=sim)
+
+    check = sub.add_parser("verify", help="check a game transcript: signatures, commitments, shuffles, every turn")
+    check.add_argument("file", metavar="FILE", help="a transcript written by p2pnimmt")
+    check.set_defaults(handler=cmd_verify, parser=check)
     return parser
 
 
@@ -141,6 +145,23 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(f"--bots must be 1..{MAX_PLAYERS - 1}, got {args.bots}")
     settings = settings_from(args, args.bots + 1, parser)
     return run(settings, args.bot, args.seed, args.name, input, sys.stdout)
+
+
+def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .protocol.verify import verify_transcript
+
+    try:
+        with open(args.file, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        print(f"p2pnimmt verify: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    verdict = verify_transcript(data)
+    if verdict.ok:
+        print(verdict.report())
+        return 0
+    print(f"p2pnimmt verify: {args.file}: {verdict.report()}", file=sys.stderr)
+    return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -47,12 +47,12 @@ def _check_depth(value: Any) -> None:
                 stack.append((child, depth + 1))
 
 
-def decode(data: bytes) -> Any:
-    """Decode one untrusted msgpack value; DecodeError naming the problem if it breaks any rule."""
+def decode(data: bytes, limit: int = MAX_FRAME) -> Any:
+    """Decode one untrusted msgpack value of at most `limit` bytes; DecodeError naming the problem if it breaks any rule."""
     if not isinstance(data, (bytes, bytearray)):
         raise DecodeError(f"expected bytes, got {type(data).__name__}")
-    if len(data) > MAX_FRAME:
-        raise DecodeError(f"{len(data)} bytes is over the {MAX_FRAME}-byte limit")
+    if len(data) > limit:
+        raise DecodeError(f"{len(data)} bytes is over the {limit}-byte limit")
     try:
         value = msgpack.unpackb(
             bytes(data),
@@ -60,7 +60,7 @@ def decode(data: bytes) -> Any:
             strict_map_key=True,
             use_list=True,
             max_str_len=MAX_STR,
-            max_bin_len=MAX_FRAME,
+            max_bin_len=limit,
             max_array_len=MAX_ARRAY,
             max_map_len=MAX_MAP,
             max_ext_len=0,

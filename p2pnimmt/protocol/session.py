@@ -82,6 +82,9 @@ class Journal:
     def secret(self, record: dict[str, Any]) -> None:
         self.secrets.append(record)
 
+    def seal(self) -> None:
+        """The game is over or aborted: nothing more will be recorded."""
+
 
 class Session:
     """The protocol state of one peer (a seat, or a spectator when it has no seat)."""
@@ -279,6 +282,7 @@ class Session:
             self._emit(Outgoing(wire))
         self._emit(fault)
         self._emit(GameAborted(fault))
+        self.journal.seal()
 
     def _who(self, peer: bytes | None) -> str:
         if peer in self.keys:
@@ -624,5 +628,6 @@ class Session:
             return
         self.phase = "over"
         self.result = GameOver(tuple(self.game.scores), tuple(self.game.winners), self.game.rounds_played)
+        self.journal.seal()
         self._emit(self.result)
 

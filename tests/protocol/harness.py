@@ -19,6 +19,7 @@ from p2pnimmt.engine import Settings
 from p2pnimmt.protocol.events import Fault, Outgoing, PlayNeeded, PickNeeded, RowChoiceNeeded
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.protocol.session import Session
+from p2pnimmt.protocol.transcript import TranscriptJournal
 
 
 def pinned_entropy(label: str) -> Callable[[int], bytes]:
@@ -44,9 +45,12 @@ class Net:
         self.watchers = [Identity(hashlib.sha256(f"watch/{seed}/{i}".encode()).digest()) for i in range(spectators)]
         game_id = hashlib.sha256(f"game/{seed}".encode()).digest()[:16]
         self.sessions: dict[bytes, Session] = {}
+        self.transcripts: dict[bytes, bytearray] = {}
         for i, ident in enumerate(self.identities + self.watchers):
+            data = self.transcripts[ident.peer] = bytearray()
+            journal = TranscriptJournal(data.extend, ident)
             self.sessions[ident.peer] = Session(ident, game_id=game_id, entropy=pinned_entropy(f"{seed}/{i}"),
-                                                relay=relay)
+                                                relay=relay, journal=journal)
         names = bots if isinstance(bots, list) else [bots] * players
         self.bots = {ident.peer: make_bot(names[i], f"bot/{seed}/{i}") for i, ident in enumerate(self.identities)}
         self.queue: deque[tuple[bytes, bytes, bytes]] = deque()

@@ -1,0 +1,102 @@
+"""The transcript file format (protocol.md, "Transcript"): bytes in, bytes out; no file I/O here.
+
+A transcript is a sequence of frames: 4-byte big-endian length, then a
+msgpack record. Record 0 is the header ["p2pnimmt-transcript", 1,
+recorder key or nil]. Every later record is [index, link of the previous
+record, type, payload] with type "msg" (the exact wire bytes of an accepted
+message), "fault" (a fault this peer saw) or "seal" (last: the recorder's
+signature over SEAL_TAG || link of the record before it).
+link(record) = SHA-256(LINK_TAG || the record's msgpack bytes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .codec import MAX_FRAME, DecodeError, encode
+from .events import Fault
+from .identity import Identity
+from .session import Journal
+
+MAGIC = "p2pnimmt-transcript"
+FORMAT = 1
+LINK_TAG = b"p2pnimmt/transcript-link/v1"
+SEAL_TAG = b"p2pnimmt/transcript-seal/v1"
+MAX_RECORD = MAX_FRAME + 1024
+
+
+def link(record: bytes) -> bytes:
+    return hashlib.sha256(LINK_TAG + record).digest()
+
+
+def frame(record: bytes) -> bytes:
+    return len(record).to_bytes(4, "big") + record
+
+
+def fault_payload(fault: Fault) -> dict[str, Any]:
+    return {"peer": fault.peer, "code": fault.code, "detail": fault.detail, "fatal": fault.fatal}
+
+
+class TranscriptJournal(Journal):
+    """A Journal that also turns every record into transcript bytes handed to `sink` (append them to a file).
+
+    Secrets go to `secret_sink` (a separate, private file), never into the transcript.
+    """
+
+    def __init__(self, sink: Callable[[bytes], None], recorder: Identity | None = None,
+                 secret_sink: Callable[[bytes], None] | None = None) -> None:
+        super().__init__()
+        self.sink = sink
+        self.recorder = recorder
+        self.secret_sink = secret_sink
+        header = encode([MAGIC, FORMAT, recorder.public_key if recorder else None])
+        self.index = 0
+        self.last = link(header)
+        self.sealed = False
+        sink(frame(header))
+
+    def _write(self, kind: str, payload: Any) -> None:
+        if self.sealed:
+            return
+        self.index += 1
+        record = encode([self.index, self.last, kind, payload])
+        self.last = link(record)
+        self.sink(frame(record))
+
+    def message(self, wire: bytes) -> None:
+        super().message(wire)
+        self._write("msg", wire)
+
+    def fault(self, fault: Fault) -> None:
+        super().fault(fault)
+        self._write("fault", fault_payload(fault))
+
+    def secret(self, record: dict[str, Any]) -> None:
+        super().secret(record)
+        if self.secret_sink is not None:
+            self.secret_sink(frame(encode(record)))
+
+    def seal(self) -> None:
+        """Sign the transcript as it stands; nothing is written after the seal."""
+        if self.recorder is None or self.sealed:
+            return
+        self._write("seal", self.recorder.sign(SEAL_TAG + self.last))
+        self.sealed = True
+
+
+def frames(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """(offset, record bytes) for each frame; DecodeError at a frame that is cut short or too long."""
+    offset = 0
+    while offset < len(data):
+        if offset + 4 > len(data):
+            raise DecodeError(f"frame at byte {offset} is cut short")
+        size = int.from_bytes(data[offset : offset + 4], "big")
+        if size > MAX_RECORD:
+            raise DecodeError(f"frame at byte {offset} claims {size} bytes, over the {MAX_RECORD}-byte limit")
+        if offset + 4 + size > len(data):
+            raise DecodeError(f"frame at byte {offset} is cut short ({size} bytes announced)")
+        yield offset, data[offset + 4 : offset + 4 + size]
+        offset += 4 + size
+
