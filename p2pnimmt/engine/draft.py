@@ -50,7 +50,7 @@ class Draft:
             raise ValueError("the draft is over: every hand is full")
         if seat != self.order[self.picks]:
             raise ValueError(f"seat {seat} picked out of turn: seat {self.order[self.picks]} picks now")
-        if card not in self.open_cards:
+        if type(card) is not int or card not in self.open_cards:
             raise ValueError(f"seat {seat} picked {card!r}, which is not among the open cards")
         self.open_cards.remove(card)
         self.hands[seat].append(card)

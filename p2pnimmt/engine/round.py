@@ -25,6 +25,7 @@ class RoundState:
 
 
 SEATS = range(MAX_PLAYERS)
+INT_ONLY = {int}  # cards are ints: True == 1 and 5.0 == 5 must not pass for cards
 
 
 class Round:
@@ -57,6 +58,8 @@ class Round:
         needed = HAND_SIZE * players + ROW_COUNT
         dealt = order[:needed]
         cards = set(dealt)
+        if set(map(type, dealt)) != INT_ONLY:
+            raise ValueError(f"a deck order holds whole-number cards only, got {list(order)!r}")
         if len(cards) != needed:
             raise ValueError(f"a deal for {players} players needs {needed} distinct cards, got {list(order)!r}")
         if deck is not None and not cards <= deck:
@@ -110,8 +113,8 @@ class Round:
         hands = self.hands
         if len(cards) != len(hands):
             raise ValueError(f"expected one card for each of {len(hands)} seats, got {list(cards)!r}")
-        if not all(map(list.__contains__, hands, cards)):
-            seat = next(s for s, card in enumerate(cards) if card not in hands[s])
+        if set(map(type, cards)) != INT_ONLY or not all(map(list.__contains__, hands, cards)):
+            seat = next(s for s, card in enumerate(cards) if type(card) is not int or card not in hands[s])
             raise ValueError(f"seat {seat} played {cards[seat]!r}, which is not in its hand")
         order = sorted(zip(cards, SEATS))
         placed = place_turn(self.rows, order, row_choice, self.taken)  # raises before changing anything
