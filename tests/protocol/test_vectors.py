@@ -1,0 +1,75 @@
+"""protocol.md section 15: the identity, commitment, seed, commit-set, state and signed-message vectors."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from p2pnimmt.engine import Game, Settings, shuffle
+from p2pnimmt.protocol.codec import encode
+from p2pnimmt.protocol.commitments import card_value, commit_set_digest, commitment, round_seed, state_hash
+from p2pnimmt.protocol.envelope import NO_PREVIOUS, open_envelope, seal
+from p2pnimmt.protocol.identity import Identity, fingerprint, peer_id, verify
+
+DOC = (Path(__file__).resolve().parents[2] / "protocol.md").read_text()
+V = json.loads(re.search(r"```json protocol-vectors\n(.*?)```", DOC, re.S).group(1))
+h = bytes.fromhex
+
+
+def test_identity() -> None:
+    v = V["identity"]
+    ident = Identity(h(v["secret"]))
+    assert ident.public_key.hex() == v["public_key"]
+    assert peer_id(ident.public_key).hex() == v["peer_id"] == ident.peer.hex()
+    assert fingerprint(ident.peer) == v["fingerprint"] == ident.fingerprint
+
+
+def test_play_commitment_and_its_context_bytes() -> None:
+    v = V["play_commitment"]
+    got = commitment("play", h(v["game_id"]), v["round"], v["turn"], v["seat"], card_value(v["card"]), h(v["nonce"]))
+    assert got.hex() == v["commitment"]
+    assert "95a4706c6179c410000102030405060708090a0b0c0d0e0f000301" in DOC
+    assert encode(["play", h(v["game_id"]), v["round"], v["turn"], v["seat"]]).hex() == (
+        "95a4706c6179c410000102030405060708090a0b0c0d0e0f000301")
+    # Any other card, seat, turn or nonce gives another commitment.
+    assert commitment("play", h(v["game_id"]), 0, 3, 1, card_value(54), h(v["nonce"])).hex() != v["commitment"]
+    assert commitment("play", h(v["game_id"]), 0, 3, 2, card_value(55), h(v["nonce"])).hex() != v["commitment"]
+
+
+def test_seed_commitment_and_round_seed() -> None:
+    v = V["seed_commitment"]
+    got = commitment("seed", h(v["game_id"]), v["round"], 0, v["seat"], h(v["contribution"]), h(v["nonce"]))
+    assert got.hex() == v["commitment"]
+    s = V["round_seed"]
+    assert round_seed(h(s["game_id"]), s["round"], [h(c) for c in s["contributions"]]).hex() == s["seed"]
+    assert round_seed(h(s["game_id"]), s["round"], [h(c) for c in reversed(s["contributions"])]).hex() != s["seed"]
+
+
+def test_commit_set_digest() -> None:
+    v = V["commit_set"]
+    assert commit_set_digest([h(x) for x in v["message_hashes"]]).hex() == v["digest"]
+
+
+def test_state_hash_of_a_fresh_deal() -> None:
+    v = V["state_hash"]
+    game = Game(Settings(players=v["players"]))
+    game.start_round(shuffle(h(v["deal_seed"]), game.deck))
+    assert [list(r) for r in game.round.rows] == v["rows"]
+    assert state_hash(game, v["round"]).hex() == v["state"]
+
+
+def test_signed_message_bytes_signature_and_hash() -> None:
+    v = V["signed_message"]
+    ident = Identity(h(v["signer_secret"]))
+    body = {k: (h(x) if isinstance(x, str) else x) for k, x in v["body"].items()}
+    env = seal(ident, h(v["game_id"]), v["seq"], NO_PREVIOUS, v["kind"], body)
+    assert env.signed.hex() == v["signed"]
+    assert env.signature.hex() == v["signature"]  # Ed25519 is deterministic
+    assert env.wire.hex() == v["wire"]
+    assert env.hash.hex() == v["hash"]
+    opened = open_envelope(h(v["wire"]))
+    assert opened.check_signature(ident.public_key)
+    assert opened.kind == "PLAY_COMMIT" and opened.body == body and opened.seq == 0
+    assert verify(ident.public_key, h(v["signature"]), b"p2pnimmt/message/v1" + h(v["signed"]))
+    assert not verify(ident.public_key, h(v["signature"]), b"p2pnimmt/message/v1" + h(v["signed"])[:-1] + b"\x00")
