@@ -1,0 +1,85 @@
+"""Protocol cost in memory: per-turn overhead (sign, verify, hash) and whole 10-player games per second.
+
+    python benchmarks/protocol_bench.py [--games N]
+
+Sessions are linked in memory (no sockets): what is measured is the
+protocol's own work. Relayed copies are delivered too, as on a real mesh.
+Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "protocol"))
+
+from harness import Net  # noqa: E402
+
+from p2pnimmt.engine import Settings  # noqa: E402
+from p2pnimmt.protocol.envelope import NO_PREVIOUS, open_envelope, seal  # noqa: E402
+from p2pnimmt.protocol.identity import Identity, verify  # noqa: E402
+
+
+def per_operation() -> None:
+    ident = Identity(bytes(32))
+    env = seal(ident, bytes(16), 0, NO_PREVIOUS, "PLAY_COMMIT",
+               {"round": 0, "turn": 0, "commit": bytes(32), "state": bytes(32)})
+    n = 2000
+    t = time.perf_counter()
+    for i in range(n):
+        seal(ident, bytes(16), i, NO_PREVIOUS, "PLAY_COMMIT", {"round": 0, "turn": 0, "commit": bytes(32), "state": bytes(32)})
+    sign_us = (time.perf_counter() - t) / n * 1e6
+    t = time.perf_counter()
+    for _ in range(n):
+        verify.__wrapped__(ident.public_key, env.signature, b"p2pnimmt/message/v1" + env.signed)
+    verify_us = (time.perf_counter() - t) / n * 1e6
+    t = time.perf_counter()
+    for _ in range(n):
+        open_envelope(env.wire)
+    open_us = (time.perf_counter() - t) / n * 1e6
+    t = time.perf_counter()
+    for _ in range(n):
+        hashlib.sha256(env.signed).digest()
+    hash_us = (time.perf_counter() - t) / n * 1e6
+    print(f"one message ({len(env.wire)} bytes): seal+sign {sign_us:.0f} us, verify {verify_us:.0f} us, "
+          f"decode {open_us:.1f} us, hash {hash_us:.1f} us")
+    for players in (2, 5, 10):
+        # Per turn each peer signs 2 messages (commit, reveal) and verifies the other 2(n-1).
+        cost = 2 * sign_us + 2 * (players - 1) * (verify_us + open_us + hash_us)
+        print(f"{players:>2} players: protocol work per peer per turn (sign 2, verify {2 * (players - 1)}): "
+              f"{cost / 1000:.2f} ms")
+
+
+def games(players: int, count: int) -> None:
+    turns = messages = deliveries = 0
+    start = time.perf_counter()
+    for seed in range(count):
+        net = Net(players, seed=seed, spectators=0)
+        net.start()
+        net.run()
+        session = next(iter(net.sessions.values()))
+        assert session.phase == "over", session.phase
+        turns += session.game.rounds_played * 10
+        messages += len(session.journal.messages)
+        deliveries += net.delivered
+    seconds = time.perf_counter() - start
+    print(f"{players:>2} players: {count / seconds:6.2f} games/s, {seconds / turns * 1e3:6.2f} ms per turn "
+          f"(every peer's work in one process), {messages / count:.0f} messages and {deliveries / count:.0f} "
+          f"deliveries per game")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=5, help="games per player count (default 5)")
+    args = parser.parse_args()
+    per_operation()
+    for players in (2, 5, 10):
+        games(players, args.games)
+
+
+if __name__ == "__main__":
+    main()
