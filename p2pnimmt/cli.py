@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import __version__
 from .bots import BOTS
@@ -75,6 +76,35 @@ def settings_from(args: argparse.Namespace, players: int, parser: argparse.Argum
     return Settings(players=players, variant=args.variant, point_limit=point_limit, max_rounds=args.rounds)
 
 
+def peer_arg(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"must be HOST:PORT, got {text!r}")
+    return host, int(port)
+
+
+def interface_arg(text: str) -> str:
+    import ipaddress
+
+    try:
+        return str(ipaddress.IPv4Address(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an IPv4 address of this machine, got {text!r}") from None
+
+
+def add_network_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--headless", action="store_true", help="no interaction: a bot plays your seat, "
+                        "progress and final scores are printed")
+    parser.add_argument("--interface", type=interface_arg, default=None, metavar="IP",
+                        help="use only the network interface with this address (default: all)")
+    parser.add_argument("--peer", type=peer_arg, default=None, metavar="HOST:PORT",
+                        help="join directly at this address, where multicast does not reach")
+    parser.add_argument("--port", type=int, default=0, help="TCP port to listen on (default: any free port)")
+    parser.add_argument("--transcript", type=Path, default=None, metavar="PATH",
+                        help="where to write the transcript (default: in the user data directory)")
+    parser.add_argument("--name", default=None, help="your name at the table")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="p2pnimmt", description="6 nimmt! on a local network, with no server.")
     parser.add_argument("--version", action="version", version=f"p2pnimmt {__version__}")
@@ -102,6 +132,37 @@ def build_parser() -> argparse.ArgumentParser:
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
     add_end_options(sim)
     sim.set_defaults(handler=cmd_simulate, parser=sim)
+
+    host = sub.add_parser("host", help="host a new game on the LAN (prints its code)")
+    host.add_argument("--seats", type=players_arg, default=4, metavar="N", help="players in all, 2..10 (default 4)")
+    host.add_argument("--bots", type=int, default=0, metavar="K", help="bots the host adds (default 0)")
+    host.add_argument("--bot", type=bot_arg, default="heuristic", help="kind of the added bots, and of your "
+                      "own seat with --headless (default heuristic)")
+    add_network_options(host)
+    add_end_options(host)
+    host.set_defaults(handler=cmd_host, parser=host)
+
+    join = sub.add_parser("join", help="join the game with this code")
+    join.add_argument("code", metavar="CODE", help="the game's 4-letter code")
+    join.add_argument("--bot", type=bot_arg, default=None, help="let a bot play your seat (default with --headless: heuristic)")
+    add_network_options(join)
+    join.set_defaults(handler=cmd_join, parser=join, role="player")
+
+    watch = sub.add_parser("watch", help="watch the game with this code as a spectator (no cards)")
+    watch.add_argument("code", metavar="CODE")
+    add_network_options(watch)
+    watch.set_defaults(handler=cmd_join, parser=watch, role="spectator", bot=None)
+
+    bot = sub.add_parser("bot", help="a bot process that joins the game with this code")
+    bot.add_argument("code", metavar="CODE")
+    bot.add_argument("--bot", type=bot_arg, default="heuristic", help="kind of bot (default heuristic)")
+    add_network_options(bot)
+    bot.set_defaults(handler=cmd_join, parser=bot, role="player", headless=True)
+
+    games = sub.add_parser("games", help="list the games on the LAN")
+    games.add_argument("--interface", default=None, metavar="IP", help="look only on this interface address")
+    games.add_argument("--seconds", type=float, default=2.0, help="how long to listen (default 2)")
+    games.set_defaults(handler=cmd_games, parser=games)
 
     check = sub.add_parser("verify", help="check a game transcript: signatures, commitments, shuffles, every turn")
     check.add_argument("file", metavar="FILE", help="a transcript written by p2pnimmt")
@@ -145,6 +206,46 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(f"--bots must be 1..{MAX_PLAYERS - 1}, got {args.bots}")
     settings = settings_from(args, args.bots + 1, parser)
     return run(settings, args.bot, args.seed, args.name, input, sys.stdout)
+
+
+def network_options(args: argparse.Namespace, default_name: str):
+    from .net.roles import Options
+
+    name = args.name or default_name
+    if not (0 < len(name) <= 40 and name.isprintable()):
+        args.parser.error(f"--name must be 1..40 printable characters, got {name!r}")
+    return Options(interface=args.interface, transcript=args.transcript, name=name,
+                   bot=getattr(args, "bot", None), peer=args.peer, port=args.port)
+
+
+def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .net.roles import run, run_host
+
+    if not 0 <= args.bots <= args.seats - 1:
+        parser.error(f"--bots must be 0..{args.seats - 1} with --seats {args.seats}, got {args.bots}")
+    if not args.headless:
+        parser.error("interactive hosting needs the terminal UI; use --headless (a bot plays your seat)")
+    settings = settings_from(args, args.seats, parser)
+    return run(run_host(settings, args.bots, args.bot, network_options(args, "host"), args.headless))
+
+
+def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .net.roles import run, run_join
+
+    if args.role == "player" and args.bot is None:
+        if not args.headless:
+            parser.error("interactive play needs the terminal UI; use --headless (a bot plays your seat)")
+        args.bot = "heuristic"
+    if len(args.code) != 4 or not args.code.isalnum():
+        parser.error(f"a game code is 4 letters and digits, got {args.code!r}")
+    default = "spectator" if args.role == "spectator" else ("bot" if args.bot else "player")
+    return run(run_join(args.code, args.role, network_options(args, default)))
+
+
+def cmd_games(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .net.roles import Options, list_games, run
+
+    return run(list_games(Options(interface=args.interface), args.seconds))
 
 
 def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -123,6 +123,7 @@ class Session:
         self._early: list[tuple[bytes, bytes | None]] = []
         self._direct: set[tuple[bytes, int]] = set()  # (sender, seq) received from the sender itself
         self._wires: dict[bytes, Envelope] = {}  # exact wire bytes of every signed message held
+        self._accepted: list[Envelope] = []  # in the order accepted
         self._slots: dict[tuple, dict[int, Envelope]] = {}
         self._secrets: dict[tuple, Any] = {}
         self._marks: dict[tuple, Any] = {}  # one-shot steps already taken, with what they found
@@ -140,6 +141,19 @@ class Session:
     def slot(self, kind: str, round_index: int, step: int = 0) -> dict[int, Envelope]:
         """The accepted messages of one kind for one round and turn (or pick), by seat."""
         return self._slots.setdefault((kind, round_index, step), {})
+
+    def heads(self) -> list[list]:
+        """[[sender, number of its messages accepted], ...]: what to tell a peer on (re)connect."""
+        return [[sender, seq] for sender, (seq, _last) in self._heads.items()]
+
+    def missing_for(self, heads: Any) -> list[bytes]:
+        """Wire bytes of the messages a peer with these `heads` lacks, in an order it can accept them."""
+        have: dict[bytes, int] = {}
+        if isinstance(heads, list):
+            for item in heads:
+                if isinstance(item, list) and len(item) == 2 and isinstance(item[0], bytes) and type(item[1]) is int:
+                    have[item[0]] = item[1]
+        return [env.wire for env in self._accepted if env.seq >= have.get(env.sender, 0)]
 
     def view(self) -> PlayerView:
         """What this peer's seat may know now (for a bot or a UI)."""
@@ -374,6 +388,7 @@ class Session:
             return
         self.journal.message(env.wire)
         self._wires[env.wire] = env
+        self._accepted.append(env)
         self._heads[env.sender] = (next_seq + 1, env.hash)
         self._seen[(env.sender, env.seq)] = env
         if self.relay and env.sender != self.me:

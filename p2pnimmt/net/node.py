@@ -1,0 +1,365 @@
+"""A peer on the network: one identity, one Session, a listener, and an authenticated link to each other peer.
+
+Lobby (before START), over the same authenticated links: a joiner dials
+the host and sends ["join", {name, role, bot, port}]; the host answers
+["lobby", {...}] to every member on each change, or ["refuse", reason].
+When the seats are full the host signs START and sends ["peers", [...]]
+(keys and addresses); players then complete the full mesh, the lower peer
+id dialling. Spectators keep their link to the host, which relays every
+message to them. During the game frames are ["msg", wire] (session
+messages), ["heads", [[sender, count], ...]] on every (re)connect so each
+side resends what the other lacks, ["ping", nil], and ["bye", nil] when a
+peer's game is over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..bots import Bot
+from ..engine import Settings
+from ..protocol.events import Event, Fault, GameAborted, GameOver, Outgoing, PickNeeded, PlayNeeded, RowChoiceNeeded
+from ..protocol.identity import Identity, fingerprint, peer_id
+from ..protocol.session import Journal, LocalError, Session
+from .connection import PING_EVERY, Connection, ConnectionFailed
+
+log = logging.getLogger("p2pnimmt.net")
+
+REDIAL_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0)
+BYE_WAIT = 5.0  # after game over, how long to wait for the other peers' bye before leaving
+
+
+@dataclass
+class Member:
+    """Someone in the lobby: a player (human or bot) or a spectator."""
+
+    key: bytes
+    name: str
+    role: str
+    bot: bool
+    host: str
+    port: int
+
+    @property
+    def peer(self) -> bytes:
+        return peer_id(self.key)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "name": self.name, "role": self.role, "bot": self.bot, "host": self.host,
+                "port": self.port}
+
+
+def member_from(value: Any) -> Member | None:
+    if not isinstance(value, dict):
+        return None
+    try:
+        member = Member(value["key"], value["name"], value["role"], value["bot"], value["host"], value["port"])
+    except KeyError:
+        return None
+    ok = (isinstance(member.key, bytes) and len(member.key) == 32 and isinstance(member.name, str)
+          and 0 < len(member.name) <= 40 and member.name.isprintable() and member.role in ("player", "spectator")
+          and isinstance(member.bot, bool) and isinstance(member.host, str) and type(member.port) is int)
+    return member if ok else None
+
+
+class Node:
+    """One peer: runs its session over TCP links; a host also runs the lobby and starts the game."""
+
+    def __init__(self, identity: Identity, *, name: str, role: str = "player", bot: Bot | None = None,
+                 interface: str | None = None, journal_for: Callable[[bytes], Journal] | None = None,
+                 on_event: Callable[[Node, Event], None] | None = None) -> None:
+        self.identity = identity
+        self.name = name
+        self.role = role
+        self.bot = bot
+        self.interface = interface
+        self.journal_for = journal_for  # game id -> where to record the transcript
+        self.on_event = on_event
+        self.session: Session | None = None
+        self.game_id: bytes | None = None
+        self.port = 0
+        self.server: asyncio.AbstractServer | None = None
+        self.links: dict[bytes, Connection] = {}
+        self.members: dict[bytes, Member] = {}  # lobby, by peer id (the host's view, mirrored to all)
+        self.settings: Settings | None = None
+        self.seats = 0
+        self.is_host = False
+        self.lobby_state = "lobby"
+        self.done = asyncio.Event()
+        self.byes: set[bytes] = set()
+        self.tasks: set[asyncio.Task] = set()
+        self.dialing: set[bytes] = set()
+        self.refused: str | None = None
+        self.lobby_changed: Callable[[Node], None] | None = None
+
+    # ----------------------------------------------------------------- setup
+
+    def _spawn(self, coro) -> asyncio.Task:
+        task = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    async def listen(self, port: int = 0) -> None:
+        self.server = await asyncio.start_server(self._accepted, host=self.interface or "0.0.0.0", port=port)
+        self.port = self.server.sockets[0].getsockname()[1]
+
+    def _new_session(self, game_id: bytes) -> None:
+        self.game_id = game_id
+        journal = self.journal_for(game_id) if self.journal_for is not None else None
+        self.session = Session(self.identity, game_id=game_id, journal=journal)
+
+    async def host(self, settings: Settings, game_id: bytes | None = None) -> None:
+        """Open a lobby for a new game with this node in seat 0."""
+        self.is_host = True
+        self.settings = settings
+        self.seats = settings.players
+        self._new_session(game_id or secrets.token_bytes(16))
+        me = Member(self.identity.public_key, self.name, "player", self.bot is not None, self.interface or "", self.port)
+        self.members[self.identity.peer] = me
+
+    async def join(self, host: str, port: int, game_id: bytes | None = None) -> None:
+        """Dial the host of a game and ask for a seat (or to watch)."""
+        self.game_id = game_id
+        conn = await self._dial(host, port)
+        self._new_session(conn.game_id)
+        self._spawn(self._serve(conn, redial=(host, port)))
+        conn.send_nowait("join", {"name": self.name, "role": self.role, "bot": self.bot is not None,
+                                  "port": self.port})
+
+    async def close(self) -> None:
+        for conn in list(self.links.values()):
+            conn.close()
+        if self.server is not None:
+            self.server.close()
+        for task in list(self.tasks):
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    # ----------------------------------------------------------------- links
+
+    async def _dial(self, host: str, port: int) -> Connection:
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5.0)
+        except (OSError, asyncio.TimeoutError, TimeoutError) as exc:
+            raise ConnectionFailed(f"cannot reach {host}:{port}: {exc}") from None
+        return await Connection.open(reader, writer, self.identity, self.game_id, dialer=True)
+
+    async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        address = writer.get_extra_info("peername")
+        if self.game_id is None:
+            writer.close()
+            return
+        try:
+            conn = await Connection.open(reader, writer, self.identity, self.game_id, dialer=False)
+        except ConnectionFailed as exc:
+            log.warning("refused a connection from %s: %s", address, exc)
+            return
+        await self._serve(conn)
+
+    def _link(self, conn: Connection) -> None:
+        old = self.links.get(conn.peer)
+        if old is not None and old is not conn:
+            old.close()
+        self.links[conn.peer] = conn
+        conn.send_nowait("heads", self.session.heads())
+
+    async def _serve(self, conn: Connection, redial: tuple[str, int] | None = None) -> None:
+        """Read frames from one link until it breaks; the dialling side then redials."""
+        while True:
+            self._link(conn)
+            pinger = self._spawn(self._ping(conn))
+            try:
+                while True:
+                    kind, payload = await conn.receive()
+                    self._frame(conn, kind, payload)
+            except ConnectionFailed as exc:
+                if not self.done.is_set():
+                    log.info("link to %s (%s) ended: %s", fingerprint(conn.peer), conn.address, exc)
+            finally:
+                pinger.cancel()
+                conn.close()
+                if self.links.get(conn.peer) is conn:
+                    del self.links[conn.peer]
+            if redial is None or self.done.is_set():
+                return
+            conn = await self._redial(conn.peer, *redial)
+            if conn is None:
+                return
+
+    async def _redial(self, peer: bytes, host: str, port: int) -> Connection | None:
+        for attempt in range(10_000):
+            if self.done.is_set():
+                return None
+            if peer in self.links:  # the other side got through first
+                return None
+            await asyncio.sleep(REDIAL_DELAYS[min(attempt, len(REDIAL_DELAYS) - 1)])
+            try:
+                conn = await self._dial(host, port)
+            except ConnectionFailed as exc:
+                log.info("redial %s:%d failed: %s", host, port, exc)
+                continue
+            if conn.peer != peer:
+                log.warning("%s:%d now answers as %s, not %s", host, port, fingerprint(conn.peer), fingerprint(peer))
+                conn.close()
+                continue
+            return conn
+        return None
+
+    async def _ping(self, conn: Connection) -> None:
+        while not conn.closed:
+            await asyncio.sleep(PING_EVERY)
+            conn.send_nowait("ping", None)
+
+    def _dial_mesh(self) -> None:
+        """Players dial every player with a higher peer id they are not linked to yet."""
+        if self.role != "player":
+            return
+        me = self.identity.peer
+        for peer, member in self.members.items():
+            if member.role == "player" and peer > me and peer not in self.links and peer not in self.dialing:
+                self.dialing.add(peer)
+                self._spawn(self._mesh_link(peer, member))
+
+    async def _mesh_link(self, peer: bytes, member: Member) -> None:
+        conn = await self._redial(peer, member.host, member.port)
+        self.dialing.discard(peer)
+        if conn is not None:
+            await self._serve(conn, redial=(member.host, member.port))
+
+    # ----------------------------------------------------------------- frames
+
+    def _frame(self, conn: Connection, kind: str, payload: Any) -> None:
+        if kind == "msg":
+            if isinstance(payload, bytes):
+                self._feed(self.session.receive(payload, via=conn.peer))
+            else:
+                log.warning("%s sent a msg frame without bytes", fingerprint(conn.peer))
+        elif kind == "heads":
+            for wire in self.session.missing_for(payload):
+                conn.send_nowait("msg", wire)
+        elif kind == "join" and self.is_host:
+            self._join(conn, payload)
+        elif kind == "lobby" and not self.is_host:
+            self._lobby(payload)
+        elif kind == "refuse" and not self.is_host:
+            self.refused = str(payload)[:200]
+            self.done.set()
+        elif kind == "bye":
+            self.byes.add(conn.peer)
+        elif kind != "ping":
+            log.warning("%s sent an unknown frame kind %r", fingerprint(conn.peer), kind[:40])
+
+    def _join(self, conn: Connection, payload: Any) -> None:
+        if not isinstance(payload, dict):
+            conn.send_nowait("refuse", "a join must be a map")
+            return
+        host = conn.address[0] if conn.address else ""
+        member = member_from({"key": conn.key, "host": host, **{k: payload.get(k) for k in ("name", "role", "bot", "port")}})
+        if member is None:
+            conn.send_nowait("refuse", "malformed join: name, role (player|spectator), bot, port")
+            return
+        players = sum(1 for m in self.members.values() if m.role == "player")
+        if member.role == "player" and conn.peer not in self.members and (
+                players >= self.seats or self.lobby_state != "lobby"):
+            conn.send_nowait("refuse", "the table is full" if self.lobby_state == "lobby" else "the game has started")
+            return
+        self.members[conn.peer] = member
+        self._announce()
+        if self.lobby_state == "lobby" and sum(1 for m in self.members.values() if m.role == "player") == self.seats:
+            self._start()
+
+    def kick(self, peer: bytes) -> None:
+        """Host: remove someone from the lobby."""
+        if self.is_host and self.lobby_state == "lobby" and peer in self.members and peer != self.identity.peer:
+            del self.members[peer]
+            conn = self.links.get(peer)
+            if conn is not None:
+                conn.send_nowait("refuse", "removed by the host")
+            self._announce()
+
+    def _lobby_body(self) -> dict[str, Any]:
+        return {"state": self.lobby_state, "seats": self.seats, "members": [m.as_dict() for m in self.members.values()]}
+
+    def _announce(self) -> None:
+        body = self._lobby_body()
+        for conn in self.links.values():
+            conn.send_nowait("lobby", body)
+        if self.lobby_changed is not None:
+            self.lobby_changed(self)
+
+    def _lobby(self, payload: Any) -> None:
+        if not isinstance(payload, dict) or not isinstance(payload.get("members"), list):
+            return
+        members = [member_from(m) for m in payload["members"]]
+        self.members = {m.peer: m for m in members if m is not None}
+        self.seats = payload.get("seats") if type(payload.get("seats")) is int else self.seats
+        self.lobby_state = payload.get("state") if payload.get("state") in ("lobby", "playing") else self.lobby_state
+        if self.lobby_changed is not None:
+            self.lobby_changed(self)
+        if self.lobby_state == "playing":
+            self._dial_mesh()
+
+    def _start(self) -> None:
+        self.lobby_state = "playing"
+        players = [m for m in self.members.values() if m.role == "player"]
+        roster = [(m.key, m.name, m.bot) for m in players]
+        self._announce()
+        self._feed(self.session.host(self.game_id, self.settings, roster))
+
+    # ----------------------------------------------------------------- the session
+
+    def _feed(self, outputs: list) -> None:
+        for item in outputs:
+            if isinstance(item, Outgoing):
+                for peer, conn in list(self.links.items()):
+                    if (item.to is None or item.to == peer) and peer not in item.skip:
+                        conn.send_nowait("msg", item.wire)
+            else:
+                self._event(item)
+
+    def _event(self, event: Event) -> None:
+        if self.on_event is not None:
+            self.on_event(self, event)
+        session = self.session
+        if self.bot is not None and session.seat is not None:
+            try:
+                if isinstance(event, PlayNeeded):
+                    self._feed(session.play(self.bot.choose_card(session.view())))
+                elif isinstance(event, PickNeeded):
+                    self._feed(session.pick(self.bot.choose_pick(session.view())))
+                elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:
+                    reveals = session.slot("PLAY_REVEAL", event.round, event.turn)
+                    cards = [reveals[s].body["card"] for s in range(session.players)]
+                    self._feed(session.choose_row(self.bot.choose_row(session.view(), cards)))
+            except LocalError as exc:
+                log.error("the bot's move was refused: %s", exc)
+        if isinstance(event, (GameOver, GameAborted)):
+            self.done.set()
+            for conn in self.links.values():
+                conn.send_nowait("bye", None)
+        elif isinstance(event, Fault):
+            log.warning("fault: %s", event.detail)
+
+    def act(self, outputs: list) -> None:
+        """Carry out what a local intent (session.play, choose_row, pick) returned."""
+        self._feed(outputs)
+
+    async def linger(self) -> None:
+        """After the game: give the other peers our last messages and wait (briefly) for their bye."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + BYE_WAIT
+        while loop.time() < deadline:
+            if all(peer in self.byes for peer in self.links):
+                break
+            await asyncio.sleep(0.05)
+        for conn in list(self.links.values()):
+            try:
+                await asyncio.wait_for(conn.writer.drain(), 1.0)
+            except (OSError, asyncio.TimeoutError, TimeoutError):
+                pass

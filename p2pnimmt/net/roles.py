@@ -1,0 +1,202 @@
+"""What `p2pnimmt host`, `join`, `watch`, `bot` and `games` do: wire nodes, discovery and files together."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..bots import make_bot
+from ..engine import Settings
+from ..protocol.events import Event, GameAborted, GameOver, GameStarted, RoundEnded
+from ..protocol.identity import Identity
+from .connection import ConnectionFailed
+from .discovery import Advertiser, GameAd, browse, game_code, local_addresses, open_zeroconf
+from .files import data_dir, transcript_journal
+from .node import Node
+
+FIND_SECONDS = 10.0
+
+
+class RoleFailed(Exception):
+    """The role cannot go on; the message says why, for the user."""
+
+
+@dataclass
+class Options:
+    interface: str | None = None
+    transcript: Path | None = None
+    name: str = "player"
+    bot: str | None = None
+    peer: tuple[str, int] | None = None
+    port: int = 0
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+def reporter() -> Callable[[Node, Event], None]:
+    """Prints game progress for headless roles."""
+
+    def report(node: Node, event: Event) -> None:
+        if isinstance(event, GameStarted):
+            seat = f"seat {event.seat + 1}" if event.seat is not None else "spectator"
+            say(f"game started: {', '.join(event.names)} (you: {seat})")
+        elif isinstance(event, RoundEnded):
+            n = node.session.names
+            say(f"round {event.round + 1}: " + ", ".join(f"{n[i]} +{p}" for i, p in enumerate(event.penalties))
+                + " | scores: " + ", ".join(f"{n[i]} {p}" for i, p in enumerate(event.scores)))
+        elif isinstance(event, GameOver):
+            n = node.session.names
+            say("final scores: " + ", ".join(f"{n[i]} {p}" for i, p in enumerate(event.scores)))
+            say(("winners: " if len(event.winners) > 1 else "winner: ") + ", ".join(n[i] for i in event.winners))
+        elif isinstance(event, GameAborted):
+            say(f"game aborted: {event.fault.describe(dict(zip(node.session.roster, node.session.names)))}")
+
+    return report
+
+
+def default_transcript(game_id: bytes, identity: Identity) -> Path:
+    return data_dir() / "transcripts" / f"{game_code(game_id)}-{game_id.hex()[:8]}-{identity.fingerprint}.p2pt"
+
+
+def journal_opener(identity: Identity, options: Options, files: list):
+    """A node's journal_for: opens the transcript (and secrets) file once the game id is known."""
+
+    def open_journal(game_id: bytes):
+        path = options.transcript or default_transcript(game_id, identity)
+        try:
+            journal, opened = transcript_journal(path, identity)
+        except (OSError, FileExistsError) as exc:
+            raise RoleFailed(f"cannot write the transcript: {exc}") from None
+        files.extend(opened)
+        say(f"transcript: {path}")
+        return journal
+
+    return open_journal
+
+
+async def finish(node: Node, files) -> int:
+    await node.done.wait()
+    if node.refused:
+        say(f"refused by the host: {node.refused}")
+        return 1
+    await node.linger()
+    for f in files:
+        f.close()
+    session = node.session
+    if session.phase == "over":
+        return 0
+    say(f"game did not finish: phase {session.phase}")
+    return 1
+
+
+async def run_host(settings: Settings, bots: int, bot_kind: str, options: Options, headless: bool) -> int:
+    identity = Identity.generate()
+    files: list = []
+    node = Node(identity, name=options.name, bot=make_bot(bot_kind, identity.secret) if headless else None,
+                interface=options.interface, on_event=reporter(),
+                journal_for=journal_opener(identity, options, files))
+    await node.listen(options.port)
+    await node.host(settings)
+    code = game_code(node.game_id)
+    say(f"code: {code}")
+    say(f"listening on {options.interface or '0.0.0.0'}:{node.port}")
+    zc = open_zeroconf(options.interface)
+    advertiser = Advertiser(zc, node.game_id, identity.fingerprint, node.port, local_addresses(options.interface))
+    await advertiser.start(1, settings.players, "lobby")
+
+    def lobby_changed(n: Node) -> None:
+        taken = sum(1 for m in n.members.values() if m.role == "player")
+        say(f"lobby: {taken}/{n.seats} seats: " + ", ".join(m.name for m in n.members.values() if m.role == "player"))
+        asyncio.ensure_future(advertiser.update(taken, n.seats, n.lobby_state))
+
+    node.lobby_changed = lobby_changed
+    helpers = []
+    try:
+        for k in range(bots):
+            bot_identity = Identity.generate()
+            helper = Node(bot_identity, name=f"bot{k + 1}", bot=make_bot(bot_kind, bot_identity.secret),
+                          interface=options.interface)
+            await helper.listen()
+            helpers.append(helper)
+            await helper.join(options.interface or "127.0.0.1", node.port, node.game_id)
+        if bots:
+            say(f"added {bots} {bot_kind} bot{'s' if bots > 1 else ''}")
+        return await finish(node, files)
+    finally:
+        await advertiser.stop()
+        await zc.async_close()
+        for helper in helpers:
+            await helper.close()
+        await node.close()
+
+
+async def locate(code: str, options: Options) -> tuple[str, int, bytes | None]:
+    """The address of the game with this code: --peer if given, else found by mDNS."""
+    if options.peer is not None:
+        return options.peer[0], options.peer[1], None
+    zc = open_zeroconf(options.interface)
+    try:
+        ads = await browse(zc, FIND_SECONDS, code=code)
+    finally:
+        await zc.async_close()
+    match = [ad for ad in ads if ad.code == code.upper()]
+    if not match:
+        where = f" on interface {options.interface}" if options.interface else ""
+        raise RoleFailed(f"no game with code {code.upper()} found on the LAN{where} within {FIND_SECONDS:.0f} s")
+    ad: GameAd = match[0]
+    return ad.addresses[0], ad.port, ad.game_id
+
+
+async def run_join(code: str, role: str, options: Options) -> int:
+    identity = Identity.generate()
+    bot = make_bot(options.bot, identity.secret) if options.bot else None
+    files: list = []
+    node = Node(identity, name=options.name, role=role, bot=bot, interface=options.interface,
+                on_event=reporter(), journal_for=journal_opener(identity, options, files))
+    await node.listen(options.port)
+    host, port, game_id = await locate(code, options)
+    try:
+        await node.join(host, port, game_id)
+    except ConnectionFailed as exc:
+        await node.close()
+        raise RoleFailed(f"cannot join {code.upper()} at {host}:{port}: {exc}") from None
+    if options.peer is None and game_code(node.game_id) != code.upper():
+        await node.close()
+        raise RoleFailed(f"the game at {host}:{port} has code {game_code(node.game_id)}, not {code.upper()}")
+    say(f"joined {game_code(node.game_id)} at {host}:{port} as {role}")
+    try:
+        return await finish(node, files)
+    finally:
+        await node.close()
+
+
+async def list_games(options: Options, seconds: float) -> int:
+    zc = open_zeroconf(options.interface)
+    try:
+        ads = await browse(zc, seconds)
+    finally:
+        await zc.async_close()
+    if not ads:
+        say(f"no games found within {seconds:g} s")
+        return 0
+    for ad in ads:
+        say(ad.line())
+    return 0
+
+
+def run(coro) -> int:
+    logging.basicConfig(level=getattr(logging, __import__('os').environ.get('P2PNIMMT_LOG', 'WARNING')), format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        return asyncio.run(coro)
+    except RoleFailed as exc:
+        print(f"p2pnimmt: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("p2pnimmt: interrupted", file=sys.stderr)
+        return 130
