@@ -223,8 +223,6 @@ def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     if not 0 <= args.bots <= args.seats - 1:
         parser.error(f"--bots must be 0..{args.seats - 1} with --seats {args.seats}, got {args.bots}")
-    if not args.headless:
-        parser.error("interactive hosting needs the terminal UI; use --headless (a bot plays your seat)")
     settings = settings_from(args, args.seats, parser)
     return run(run_host(settings, args.bots, args.bot, network_options(args, "host"), args.headless))
 
@@ -232,14 +230,12 @@ def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .net.roles import run, run_join
 
-    if args.role == "player" and args.bot is None:
-        if not args.headless:
-            parser.error("interactive play needs the terminal UI; use --headless (a bot plays your seat)")
+    if args.role == "player" and args.bot is None and args.headless:
         args.bot = "heuristic"
     if len(args.code) != 4 or not args.code.isalnum():
         parser.error(f"a game code is 4 letters and digits, got {args.code!r}")
     default = "spectator" if args.role == "spectator" else ("bot" if args.bot else "player")
-    return run(run_join(args.code, args.role, network_options(args, default)))
+    return run(run_join(args.code, args.role, network_options(args, default), args.headless))
 
 
 def cmd_games(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

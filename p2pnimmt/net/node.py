@@ -325,7 +325,10 @@ class Node:
 
     def _event(self, event: Event) -> None:
         if self.on_event is not None:
-            self.on_event(self, event)
+            try:
+                self.on_event(self, event)
+            except Exception:  # a display problem must not break the link or the game
+                log.exception("event handler failed on %r", event)
         session = self.session
         if self.bot is not None and session.seat is not None:
             try:

@@ -39,10 +39,17 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
-def reporter() -> Callable[[Node, Event], None]:
-    """Prints game progress for headless roles."""
+def reporter(interactive: bool = False) -> Callable[[Node, Event], None]:
+    """Prints game progress; with `interactive`, also the table and prompts for a person (ui.lines)."""
+    person = None
+    if interactive:
+        from ..ui.lines import LineSeat, read_stdin
+
+        person = LineSeat(read_stdin, lambda *lines: [say(line) for line in lines])
 
     def report(node: Node, event: Event) -> None:
+        if person is not None:
+            person.on_event(node, event)
         if isinstance(event, GameStarted):
             seat = f"seat {event.seat + 1}" if event.seat is not None else "spectator"
             say(f"game started: {', '.join(event.names)} (you: {seat})")
@@ -99,7 +106,7 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
     identity = Identity.generate()
     files: list = []
     node = Node(identity, name=options.name, bot=make_bot(bot_kind, identity.secret) if headless else None,
-                interface=options.interface, on_event=reporter(),
+                interface=options.interface, on_event=reporter(interactive=not headless),
                 journal_for=journal_opener(identity, options, files))
     await node.listen(options.port)
     await node.host(settings)
@@ -153,12 +160,12 @@ async def locate(code: str, options: Options) -> tuple[str, int, bytes | None]:
     return ad.addresses[0], ad.port, ad.game_id
 
 
-async def run_join(code: str, role: str, options: Options) -> int:
+async def run_join(code: str, role: str, options: Options, headless: bool = True) -> int:
     identity = Identity.generate()
     bot = make_bot(options.bot, identity.secret) if options.bot else None
     files: list = []
     node = Node(identity, name=options.name, role=role, bot=bot, interface=options.interface,
-                on_event=reporter(), journal_for=journal_opener(identity, options, files))
+                on_event=reporter(interactive=not headless), journal_for=journal_opener(identity, options, files))
     await node.listen(options.port)
     host, port, game_id = await locate(code, options)
     try:

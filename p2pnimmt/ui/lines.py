@@ -1,0 +1,114 @@
+"""A line-by-line terminal for network games: shows the table and every turn, asks for cards and rows.
+
+Used by `p2pnimmt host`, `join` and `watch` without --headless until the
+full-screen UI arrives. It reads session state and sends intents; it never
+changes the game itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from ..engine import BULL_HEADS
+from ..protocol.events import Event, PickNeeded, PlayNeeded, Revealed, RoundStarted, RowChoiceNeeded, TurnResolved
+from ..protocol.session import LocalError
+from .console import card_text, table_text
+
+
+class LineSeat:
+    """Shows a node's game as lines of text; when the node has a seat and no bot, asks its person to play."""
+
+    def __init__(self, read: Callable[[str], Awaitable[str | None]], say: Callable[..., None]) -> None:
+        self.read = read
+        self.say = say
+        self.tasks: set[asyncio.Task] = set()
+
+    def on_event(self, node, event: Event) -> None:
+        session = node.session
+        names = session.names
+        if isinstance(event, RoundStarted):
+            self.say(f"round {event.round + 1} begins")
+        elif isinstance(event, Revealed):
+            order = sorted(range(len(event.cards)), key=event.cards.__getitem__)
+            self.say("  revealed: " + ", ".join(f"{names[s]} {event.cards[s]}" for s in order))
+        elif isinstance(event, TurnResolved):
+            for seat, card, row, taken in event.placements:
+                if taken:
+                    heads = sum(BULL_HEADS[c] for c in taken)
+                    self.say(f"  {names[seat]} takes row {row + 1} with {card}: {heads} bull heads")
+            if session.seat is None:
+                for line in table_text(event.rows):
+                    self.say(line)
+        if node.bot is not None or session.seat is None:
+            return
+        if isinstance(event, PlayNeeded):
+            self._spawn(self._ask_card(node))
+        elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:
+            self._spawn(self._ask_row(node, event.card))
+        elif isinstance(event, PickNeeded):
+            self._spawn(self._ask_pick(node))
+
+    def _spawn(self, coro) -> None:
+        task = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _ask(self, node, prompt: str, valid: Callable[[str], int | None], hint: Callable[[str], str]) -> int | None:
+        while not node.done.is_set():
+            text = await self.read(prompt)
+            if text is None:
+                self.say("input closed: leaving the game")
+                node.done.set()
+                return None
+            value = valid(text.strip())
+            if value is not None:
+                return value
+            self.say(hint(text.strip()))
+        return None
+
+    async def _ask_card(self, node) -> None:
+        session = node.session
+        rnd = session.game.round
+        self.say("", f"round {session.round + 1}, turn {session.turn + 1}/10", *table_text(rnd.rows))
+        hand = list(rnd.hands[session.seat])
+        self.say("  your hand: " + " ".join(card_text(c) for c in hand))
+        card = await self._ask(node, "your card> ",
+                               lambda t: int(t) if t.isascii() and t.isdigit() and int(t) in hand else None,
+                               lambda t: f"'{t}' is not a card in your hand; type one of: {' '.join(map(str, hand))}")
+        if card is not None:
+            self._act(node, lambda: session.play(card))
+            self.say(f"  committed {card}; waiting for the others")
+
+    async def _ask_row(self, node, card: int) -> None:
+        rows = node.session.game.round.rows
+        heads = [sum(BULL_HEADS[c] for c in row) for row in rows]
+        self.say(f"Your {card} is below every row: you take a row of your choice.",
+                 "  " + "  ".join(f"row {i + 1}: {h} bull heads" for i, h in enumerate(heads)))
+        row = await self._ask(node, "take row (1-4)> ", lambda t: int(t) - 1 if t in ("1", "2", "3", "4") else None,
+                              lambda t: f"'{t}' is not a row; type 1, 2, 3 or 4")
+        if row is not None:
+            self._act(node, lambda: node.session.choose_row(row))
+
+    async def _ask_pick(self, node) -> None:
+        cards = list(node.session.game.draft.open_cards)
+        self.say("  open: " + " ".join(card_text(c) for c in cards))
+        card = await self._ask(node, "pick> ", lambda t: int(t) if t.isascii() and t.isdigit() and int(t) in cards else None,
+                               lambda t: f"'{t}' is not an open card")
+        if card is not None:
+            self._act(node, lambda: node.session.pick(card))
+
+    def _act(self, node, intent: Callable[[], list]) -> None:
+        try:
+            node.act(intent())
+        except LocalError as exc:
+            self.say(f"not accepted: {exc}")
+
+
+async def read_stdin(prompt: str) -> str | None:
+    """One line from standard input without blocking the event loop; None at end of input."""
+    loop = asyncio.get_running_loop()
+    try:
+        return await loop.run_in_executor(None, input, prompt)
+    except EOFError:
+        return None
