@@ -93,6 +93,8 @@ async def finish(node: Node, files) -> int:
         say(f"refused by the host: {node.refused}")
         return 1
     await node.linger()
+    if node.session is not None:
+        node.session.journal.seal()
     for f in files:
         f.close()
     session = node.session

@@ -26,6 +26,9 @@ def _reject_ext(code: int, data: bytes) -> Any:
 
 
 def _unique_pairs(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    for key, _value in pairs:
+        if type(key) is not str:
+            raise DecodeError(f"map key {key!r:.40} is not a string")
     result = dict(pairs)
     if len(result) != len(pairs):
         keys = [k for k, _ in pairs]

@@ -26,17 +26,24 @@ class OpenDeal:
     kinds = ("SEED_COMMIT", "SEED_REVEAL")
 
     def begin(self, session: Session, round_index: int) -> None:
-        if session.seat is None:
-            return
-        contribution = session.entropy(32)
-        nonce = session.entropy(NONCE_SIZE)
-        session.journal.secret({"kind": "seed", "round": round_index, "contribution": contribution, "nonce": nonce})
-        session._secrets[("seed", round_index)] = (contribution, nonce)
-        value = commitment("seed", session.game_id, round_index, 0, session.seat, contribution, nonce)
+        """Nothing to set up: `advance` commits this seat's contribution."""
+
+    def _commit(self, session: Session, round_index: int) -> None:
+        secret = session._secrets.get(("seed", round_index))
+        if secret is None:
+            if session._replaying:
+                return  # we had not committed before the restart; we will once the replay is over
+            secret = (session.entropy(32), session.entropy(NONCE_SIZE))
+            session._secrets[("seed", round_index)] = secret
+            session.journal.secret({"kind": "seed", "round": round_index, "contribution": secret[0],
+                                    "nonce": secret[1]})
+        value = commitment("seed", session.game_id, round_index, 0, session.seat, secret[0], secret[1])
         session._send("SEED_COMMIT", {"round": round_index, "commit": value})
 
     def advance(self, session: Session, round_index: int) -> Round | None:
         commits = session.slot("SEED_COMMIT", round_index)
+        if session.seat is not None and session.seat not in commits:
+            self._commit(session, round_index)
         if len(commits) < session.players:
             return None
         if session.seat is not None and session.seat not in session.slot("SEED_REVEAL", round_index):

@@ -34,7 +34,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..engine import Game, PlayerView, Settings
+from ..engine import HAND_SIZE, Game, PlayerView, Settings
 from .codec import DecodeError
 from .commitments import NONCE_SIZE, card_value, commit_set_digest, commitment, state_hash
 from .deal import DraftDeal, OpenDeal
@@ -47,6 +47,7 @@ from .events import (
     GameOver,
     GameStarted,
     Outgoing,
+    PickNeeded,
     PlayNeeded,
     Revealed,
     RoundEnded,
@@ -131,6 +132,8 @@ class Session:
         self._advancing = False
         self._again = False
         self._turn_state: bytes | None = None
+        self._replaying = False
+        self._progress: dict[bytes, tuple[int, int]] = {}  # sender -> (round, turn) of its latest message
 
     # ----------------------------------------------------------------- queries
 
@@ -241,6 +244,44 @@ class Session:
 
         return self._run(act)
 
+    def replay(self, wires: Sequence[bytes], secrets: Sequence[dict[str, Any]] = ()) -> list:
+        """Rebuild this peer's state after a restart from its own transcript and secrets; return what to do now.
+
+        Nothing is signed, sent or recorded during the replay (our own
+        messages are in the transcript); afterwards the session sends what
+        it still owes and asks again for any move it still has to make.
+        """
+        for record in secrets:
+            self._restore(record)
+        self._replaying = True
+        try:
+            for wire in wires:
+                self._run(lambda wire=wire: self._ingest(wire, None))
+        finally:
+            self._replaying = False
+        return self._run(self._resume)
+
+    def _restore(self, record: dict[str, Any]) -> None:
+        kind = record.get("kind")
+        if kind == "seed":
+            self._secrets[("seed", record["round"])] = (record["contribution"], record["nonce"])
+        elif kind == "play":
+            self._secrets[("play", record["round"], record["turn"])] = (record["card"], record["nonce"])
+
+    def _resume(self) -> None:
+        self._advance()
+        if self.seat is None or self.phase != "turn" and self.phase != "deal":
+            return
+        if self.phase == "turn" and self.seat not in self.slot("PLAY_COMMIT", self.round, self.turn):
+            self._emit(PlayNeeded(self.round, self.turn))
+        elif self.phase == "turn" and self._mark(("chooser", self.round, self.turn)) == self.seat:
+            if self.seat not in self.slot("ROW_CHOICE", self.round, self.turn):
+                reveals = self.slot("PLAY_REVEAL", self.round, self.turn)
+                self._emit(RowChoiceNeeded(self.round, self.turn, self.seat,
+                                           min(env.body["card"] for env in reveals.values())))
+        elif self.phase == "deal" and self.game.draft is not None and self.game.draft.to_move == self.seat:
+            self._emit(PickNeeded(self.round, self.game.draft.picks))
+
     # ----------------------------------------------------------------- machinery
 
     def _run(self, action: Callable[[], None]) -> list:
@@ -272,6 +313,8 @@ class Session:
 
     def _send(self, kind: str, body: dict[str, Any]) -> None:
         """Sign a message of ours, accept it locally, and send it to everyone."""
+        if self._replaying:
+            return  # what we sent before the restart is in the transcript and is being replayed
         seq, prev = self._heads.get(self.me, (0, NO_PREVIOUS))
         env = seal(self.identity, self.game_id, seq, prev, kind, body)
         self._emit(Outgoing(env.wire))
@@ -281,7 +324,8 @@ class Session:
 
     def _fault(self, peer: bytes | None, code: str, detail: str, evidence: tuple[bytes, ...] = ()) -> None:
         fault = Fault(peer, code, detail, False, evidence)
-        self.journal.fault(fault)
+        if not self._replaying:
+            self.journal.fault(fault)
         self._emit(fault)
 
     def _fatal(self, peer: bytes | None, code: str, detail: str, evidence: tuple[bytes, ...] = ()) -> None:
@@ -290,13 +334,13 @@ class Session:
         fault = Fault(peer, code, detail, True, evidence)
         self.fault = fault
         self.phase = "aborted"
-        self.journal.fault(fault)
+        if not self._replaying:
+            self.journal.fault(fault)
         # Spread the proof so every honest peer reaches the same verdict.
         for wire in evidence:
             self._emit(Outgoing(wire))
         self._emit(fault)
-        self._emit(GameAborted(fault))
-        self.journal.seal()
+        self._emit(GameAborted(fault))  # the journal is sealed by whoever closes it: a sharper verdict may follow
 
     def _who(self, peer: bytes | None) -> str:
         if peer in self.keys:
@@ -309,6 +353,11 @@ class Session:
     def _ingest(self, wire: bytes, via: bytes | None) -> None:
         if self.phase == "aborted":
             return
+        if not isinstance(wire, bytes):
+            if not isinstance(wire, (bytearray, memoryview)):
+                self._fault(via, "malformed", f"{type(wire).__name__} from {self._who(via)} is not bytes")
+                return
+            wire = bytes(wire)
         copy = self._wires.get(wire)
         if copy is not None:  # exactly a message we hold already: nothing to decode again
             self._duplicate(copy, via)
@@ -322,7 +371,11 @@ class Session:
             self._fault(via, "wrong-game", f"message from {self._who(via)} is for game {env.game_id.hex()}")
             return
         if self.start is None:
-            if env.kind == "START" and env.seq == 0 and self._start_candidate(env):
+            if env.kind == "START" and env.seq == 0 and self._start_problem(env):
+                self._fault(via, "bad-signature" if "signature" in self._start_problem(env) else "malformed",
+                            f"START delivered by {self._who(via)}: {self._start_problem(env)}")
+                return
+            if env.kind == "START" and env.seq == 0:
                 self._take_start(env)
                 self._accept(env, via)
                 self._drain(env.sender)
@@ -382,11 +435,18 @@ class Session:
     def _accept(self, env: Envelope, via: bytes | None) -> None:
         next_seq, last = self._heads.get(env.sender, (0, NO_PREVIOUS))
         if env.prev != last:
-            self._fatal(env.sender, "chain-broken",
-                        f"{self._who(env.sender)}'s message #{env.seq} does not follow its message #{env.seq - 1}",
-                        (env.wire,))
+            if env.seq == 0:
+                self._fatal(env.sender, "chain-broken",
+                            f"{self._who(env.sender)}'s first message names a previous one", (env.wire,))
+            else:
+                # It signed #k+1 on top of a #k other than the one we hold: a fork, provable with both.
+                held = self._seen[(env.sender, env.seq - 1)]
+                self._fatal(env.sender, "equivocation",
+                            f"{self._who(env.sender)} signed message #{env.seq} ({env.kind}) following a message "
+                            f"#{env.seq - 1} other than its {held.kind} #{env.seq - 1}", (held.wire, env.wire))
             return
-        self.journal.message(env.wire)
+        if not self._replaying:
+            self.journal.message(env.wire)
         self._wires[env.wire] = env
         self._accepted.append(env)
         self._heads[env.sender] = (next_seq + 1, env.hash)
@@ -398,17 +458,21 @@ class Session:
 
     # ----------------------------------------------------------------- START
 
-    def _start_candidate(self, env: Envelope) -> bool:
-        """A START whose signer sits in its own roster, with a valid signature (and us in it, if we play)."""
+    def _start_problem(self, env: Envelope) -> str:
+        """What is wrong with a START (its signer must sit in its own roster and have signed it); '' if nothing."""
         try:
             check_body("START", env.body)
-        except BodyError:
-            return False
+        except BodyError as exc:
+            return str(exc)
         keys = [s["key"] for s in env.body["roster"]]
         signer = next((k for k in keys if peer_id(k) == env.sender), None)
-        if signer is None or len(set(keys)) != len(keys) or not env.check_signature(signer):
-            return False
-        return True
+        if signer is None:
+            return "its sender is not in its roster"
+        if len(set(keys)) != len(keys):
+            return "its roster names a key twice"
+        if not env.check_signature(signer):
+            return "its signature does not verify"
+        return ""
 
     def _take_start(self, env: Envelope) -> None:
         body = env.body
@@ -451,13 +515,12 @@ class Session:
             key = (kind, 0, 0)
         else:
             round_index = body.get("round", self.round)
-            if round_index > self.round + 1 or round_index < 0:
-                self._fatal(env.sender, "unexpected",
-                            f"{self._who(env.sender)} sent {kind} for round {round_index} during round {self.round}",
-                            (env.wire,))
-                return
             step = body.get("turn", body.get("pick", 0))
             key = (kind, round_index if kind != "GAME_END" else 0, step)
+            problem = self._out_of_place(env.sender, kind, round_index, step)
+            if problem:
+                self._fatal(env.sender, "unexpected", f"{self._who(env.sender)} sent {kind} {problem}", (env.wire,))
+                return
             if kind == "ROW_CHOICE" and (round_index, step) < (self.round, self.turn):
                 self._fatal(env.sender, "wrong-chooser",
                             f"{self._who(env.sender)} chose a row for turn {step + 1} of round {round_index + 1}, "
@@ -471,6 +534,35 @@ class Session:
         slot[seat] = env
         if kind == "PLAY_COMMIT":
             self._emit(Committed(seat, key[1], key[2]))
+
+    def _out_of_place(self, sender: bytes, kind: str, round_index: int, step: int) -> str:
+        """Why a message for (round, turn or pick) cannot belong to this game; '' if it can.
+
+        Besides the bounds of the game, each sender's own messages must move
+        forward one step at a time: its (round, turn) never goes back, and
+        goes forward by at most one turn, or to turn 0 of the next round.
+        That is a property of the sender's chain alone, so every receiver,
+        however far behind, reaches the same verdict.
+        """
+        draft = self.game.settings.variant == "draft"
+        if kind in ("SEED_COMMIT", "SEED_REVEAL") and draft or kind == "DRAFT_PICK" and not draft:
+            return f"in a game of the {self.game.settings.variant} variant"
+        if kind in ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE") and step >= HAND_SIZE:
+            return f"for turn {step + 1}: a round has {HAND_SIZE} turns"
+        if kind == "DRAFT_PICK" and step >= HAND_SIZE * self.players:
+            return f"for pick {step + 1}: a draft has {HAND_SIZE * self.players} picks"
+        if kind == "GAME_END":
+            return ""
+        turn = step if kind in ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE") else (HAND_SIZE - 1 if kind == "ROUND_END" else 0)
+        last_round, last_turn = self._progress.get(sender, (0, 0))
+        if (round_index, turn) < (last_round, last_turn):
+            return f"for round {round_index + 1}, turn {turn + 1}, after its message for round {last_round + 1}, turn {last_turn + 1}"
+        if round_index == last_round and turn > last_turn + 1 or round_index == last_round + 1 and turn > 0 \
+                or round_index > last_round + 1:
+            return (f"for round {round_index + 1}, turn {turn + 1}, skipping ahead of its message for round "
+                    f"{last_round + 1}, turn {last_turn + 1}")
+        self._progress[sender] = (round_index, turn)
+        return ""
 
     # ----------------------------------------------------------------- moving on
 

@@ -15,7 +15,7 @@ import hashlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .codec import MAX_FRAME, DecodeError, encode
+from .codec import MAX_FRAME, DecodeError, decode, encode
 from .events import Fault
 from .identity import Identity
 from .session import Journal
@@ -36,7 +36,8 @@ def frame(record: bytes) -> bytes:
 
 
 def fault_payload(fault: Fault) -> dict[str, Any]:
-    return {"peer": fault.peer, "code": fault.code, "detail": fault.detail, "fatal": fault.fatal}
+    return {"peer": fault.peer, "code": fault.code, "detail": fault.detail, "fatal": fault.fatal,
+            "evidence": list(fault.evidence)}
 
 
 class TranscriptJournal(Journal):
@@ -56,6 +57,22 @@ class TranscriptJournal(Journal):
         self.last = link(header)
         self.sealed = False
         sink(frame(header))
+
+    @classmethod
+    def continuing(cls, data: bytes, sink: Callable[[bytes], None], recorder: Identity,
+                   secret_sink: Callable[[bytes], None] | None = None) -> TranscriptJournal:
+        """A journal that appends to an existing transcript (after a restart), keeping its index and links."""
+        journal = cls.__new__(cls)
+        Journal.__init__(journal)
+        journal.sink, journal.recorder, journal.secret_sink = sink, recorder, secret_sink
+        journal.index, journal.last, journal.sealed = 0, b"", False
+        for _offset, record in frames(data):
+            journal.last = link(record)
+            fields = decode(record, MAX_RECORD)
+            if isinstance(fields, list) and len(fields) == 4:
+                journal.index = fields[0]
+                journal.sealed = fields[2] == "seal"
+        return journal
 
     def _write(self, kind: str, payload: Any) -> None:
         if self.sealed:
@@ -100,3 +117,16 @@ def frames(data: bytes) -> Iterator[tuple[int, bytes]]:
         yield offset, data[offset + 4 : offset + 4 + size]
         offset += 4 + size
 
+
+
+def records(data: bytes) -> Iterator[tuple[str, Any]]:
+    """(type, payload) of every record after the header, for a peer reading back its own transcript."""
+    for position, (_offset, record) in enumerate(frames(data)):
+        fields = decode(record, MAX_RECORD)
+        if position and isinstance(fields, list) and len(fields) == 4:
+            yield fields[2], fields[3]
+
+
+def secret_records(data: bytes) -> list[dict[str, Any]]:
+    """The records of a secrets file."""
+    return [decode(record, MAX_RECORD) for _offset, record in frames(data)]

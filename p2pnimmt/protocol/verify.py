@@ -107,16 +107,34 @@ def verify_transcript(data: bytes) -> Verdict:
                 return Verdict(False, fault="msg record without message bytes", record=position)
             outputs = session.receive(payload)
             faults = [e for e in outputs if isinstance(e, Fault)]
-            if faults:
-                f = faults[0]
+            taken = len(session.journal.messages) == accepted + 1
+            # A suspicion raised by an accepted message (digest-mismatch) is part of the story; anything
+            # fatal, or bytes that were not accepted, end the verification.
+            blocking = [f for f in faults if f.fatal] or ([] if taken else faults)
+            if blocking:
+                f = blocking[0]
                 return Verdict(False, fault=f"{f.code}: {f.detail}; peer at fault: {_name(session, f.peer)}",
                                record=position, peer=f.peer, messages=accepted)
-            if len(session.journal.messages) != accepted + 1:
+            if not taken:
                 return Verdict(False, fault="message is not the next in its sender's chain "
                                             "(a message is missing or out of order)", record=position)
             accepted += 1
         elif kind == "fault":
-            recorded_faults.append(payload if isinstance(payload, dict) else {"detail": repr(payload)})
+            if not isinstance(payload, dict):
+                return Verdict(False, fault="fault record is not a map", record=position)
+            recorded_faults.append(payload)
+            if payload.get("fatal") and session.phase != "aborted":
+                # Take nobody's word for it: the evidence must make the replay reach the same verdict.
+                evidence = payload.get("evidence")
+                for wire in evidence if isinstance(evidence, list) else []:
+                    if isinstance(wire, bytes):
+                        session.receive(wire)
+                if session.fault is None or (session.fault.code, session.fault.peer) != (
+                        payload.get("code"), payload.get("peer")):
+                    return Verdict(False, fault=f"the recorded fault {payload.get('code')!r} against "
+                                                f"{_name(session, payload.get('peer') if isinstance(payload.get('peer'), bytes) else None)} "
+                                                "is not supported by its evidence", record=position,
+                                   peer=peer_id(recorder) if recorder else None)
         elif kind == "seal":
             if recorder is None:
                 return Verdict(False, fault="seal without a recorder key in the header", record=position)
@@ -126,12 +144,10 @@ def verify_transcript(data: bytes) -> Verdict:
             sealed = True
         else:
             return Verdict(False, fault=f"unknown record type {kind!r}", record=position)
-    fatal = [f for f in recorded_faults if f.get("fatal")]
-    if fatal:
-        f = fatal[0]
-        peer = f.get("peer") if isinstance(f.get("peer"), bytes) else None
-        return Verdict(False, fault=f"the game was aborted: {f.get('code')}: {f.get('detail')}; "
-                                    f"peer at fault: {_name(session, peer)}", peer=peer, messages=accepted,
+    if session.fault is not None:
+        f = session.fault
+        return Verdict(False, fault=f"the game was aborted: {f.code}: {f.detail}; "
+                                    f"peer at fault: {_name(session, f.peer)}", peer=f.peer, messages=accepted,
                        faults_recorded=recorded_faults)
     if session.phase != "over":
         return Verdict(False, fault=f"the transcript ends before the game does (phase {session.phase}, "

@@ -88,7 +88,7 @@ class Net:
     def react(self, peer: bytes, event) -> None:
         session = self.sessions[peer]
         bot = self.bots.get(peer)
-        if bot is None:
+        if bot is None or session.phase == "aborted":
             return
         if isinstance(event, PlayNeeded):
             self.handle(peer, session.play(bot.choose_card(session.view())))
@@ -113,3 +113,16 @@ class Net:
 
     def faults(self, peer: bytes) -> list[Fault]:
         return [e for e in self.events[peer] if isinstance(e, Fault)]
+
+
+def restart(net: Net, peer: bytes) -> list:
+    """Replace `peer`'s session with a fresh one rebuilt from its transcript and secrets; return its first outputs."""
+    from p2pnimmt.protocol.transcript import records
+
+    old = net.sessions[peer]
+    data = bytes(net.transcripts[peer])
+    wires = [payload for kind, payload in records(data) if kind == "msg"]
+    journal = TranscriptJournal.continuing(data, net.transcripts[peer].extend, old.identity)
+    fresh = Session(old.identity, game_id=old.game_id, entropy=old.entropy, relay=old.relay, journal=journal)
+    net.sessions[peer] = fresh
+    return fresh.replay(wires, old.journal.secrets)
