@@ -24,7 +24,7 @@ from typing import Any
 from ..bots import Bot
 from ..engine import Settings
 from ..protocol.events import Event, Fault, GameAborted, GameOver, Outgoing, PickNeeded, PlayNeeded, RowChoiceNeeded
-from ..protocol.identity import Identity, fingerprint, peer_id
+from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for, peer_id
 from ..protocol.session import Journal, LocalError, Session
 from .connection import PING_EVERY, Connection, ConnectionFailed
 
@@ -114,12 +114,13 @@ class Node:
         journal = self.journal_for(game_id) if self.journal_for is not None else None
         self.session = Session(self.identity, game_id=game_id, journal=journal)
 
-    async def host(self, settings: Settings, game_id: bytes | None = None) -> None:
+    async def host(self, settings: Settings) -> None:
         """Open a lobby for a new game with this node in seat 0."""
         self.is_host = True
         self.settings = settings
         self.seats = settings.players
-        self._new_session(game_id or secrets.token_bytes(16))
+        self.salt = secrets.token_bytes(SALT_SIZE)
+        self._new_session(game_id_for(self.identity.public_key, self.salt))
         me = Member(self.identity.public_key, self.name, "player", self.bot is not None, self.interface or "", self.port)
         self.members[self.identity.peer] = me
 
@@ -310,7 +311,7 @@ class Node:
         players = [m for m in self.members.values() if m.role == "player"]
         roster = [(m.key, m.name, m.bot) for m in players]
         self._announce()
-        self._feed(self.session.host(self.game_id, self.settings, roster))
+        self._feed(self.session.host(self.salt, self.settings, roster))
 
     # ----------------------------------------------------------------- the session
 

@@ -22,6 +22,15 @@ def peer_id(public_key: bytes) -> bytes:
     return hashlib.sha256(PEER_ID_TAG + public_key).digest()[:PEER_ID_SIZE]
 
 
+GAME_ID_TAG = b"p2pnimmt/game/v1"
+SALT_SIZE = 16
+
+
+def game_id_for(host_key: bytes, salt: bytes) -> bytes:
+    """The 16-byte game id: SHA-256(GAME_ID_TAG || host public key || salt), first 16 bytes."""
+    return hashlib.sha256(GAME_ID_TAG + host_key + salt).digest()[:16]
+
+
 def fingerprint(pid: bytes) -> str:
     """A short name people can compare: base32 of the first 5 bytes of the peer id, as XXXX-XXXX."""
     text = base64.b32encode(pid[:5]).decode()

@@ -63,7 +63,7 @@ def _roster(v: Any) -> bool:
 
 
 FIELDS: dict[str, dict[str, Callable[[Any], bool]]] = {
-    "START": {"settings": _settings, "roster": _roster},
+    "START": {"salt": lambda v: isinstance(v, bytes) and len(v) == 16, "settings": _settings, "roster": _roster},
     "START_ACK": {"start": _hash},
     "SEED_COMMIT": {"round": _count, "commit": _hash},
     "SEED_REVEAL": {"round": _count, "contribution": _hash, "nonce": _hash},

@@ -55,10 +55,11 @@ from .events import (
     RowChoiceNeeded,
     TurnResolved,
 )
-from .identity import Identity, peer_id
+from .identity import Identity, game_id_for, peer_id
 from .messages import FIELDS, BodyError, check_body, settings_body, settings_from_body
 
-MAX_EARLY = 1024  # messages held before START is known
+MAX_EARLY = 256  # messages held per delivering peer before START is known (signatures cannot be checked yet)
+MAX_EARLY_PEERS = 64
 MAX_AHEAD = 512  # messages held per sender ahead of its chain
 
 
@@ -121,7 +122,7 @@ class Session:
         self._heads: dict[bytes, tuple[int, bytes]] = {}  # sender -> (next seq, hash of last accepted)
         self._seen: dict[tuple[bytes, int], Envelope] = {}  # (sender, seq) -> accepted message
         self._ahead: dict[bytes, dict[int, Envelope]] = {}
-        self._early: list[tuple[bytes, bytes | None]] = []
+        self._early: dict[bytes | None, list[bytes]] = {}  # via -> held messages, before START
         self._direct: set[tuple[bytes, int]] = set()  # (sender, seq) received from the sender itself
         self._wires: dict[bytes, Envelope] = {}  # exact wire bytes of every signed message held
         self._accepted: list[Envelope] = []  # in the order accepted
@@ -178,16 +179,23 @@ class Session:
 
     # ----------------------------------------------------------------- inputs
 
-    def host(self, game_id: bytes, settings: Settings, roster: Sequence[tuple[bytes, str, bool]]) -> list:
-        """Start a game as its host: sign START with the settings and the ordered roster (key, name, bot)."""
+    def host(self, salt: bytes, settings: Settings, roster: Sequence[tuple[bytes, str, bool]]) -> list:
+        """Start a game as its host: sign START with the settings and the ordered roster (key, name, bot).
+
+        The game id is `game_id_for(our key, salt)`: bound to the host, so no one else can sign a START for it.
+        """
         if self.identity is None or self.phase != "lobby":
             raise LocalError("only a peer with an identity, in the lobby, can host")
         if self.identity.public_key not in [key for key, _, _ in roster]:
             raise LocalError("the host must sit at the table")
         if len(roster) != settings.players:
             raise LocalError(f"{settings.players} seats need a roster of {settings.players}, got {len(roster)}")
+        game_id = game_id_for(self.identity.public_key, salt)
+        if self.game_id is not None and self.game_id != game_id:
+            raise LocalError("this salt does not give the game id this session was made for")
         self.game_id = game_id
         body = {
+            "salt": salt,
             "settings": settings_body(settings),
             "roster": [{"key": key, "name": name, "bot": bot} for key, name, bot in roster],
         }
@@ -379,11 +387,17 @@ class Session:
                 self._take_start(env)
                 self._accept(env, via)
                 self._drain(env.sender)
-                early, self._early = self._early, []
-                for held, held_via in early:
-                    self._ingest(held, held_via)
-            elif len(self._early) < MAX_EARLY:
-                self._early.append((bytes(wire), via))
+                early, self._early = self._early, {}
+                for held_via, held in early.items():
+                    for wire in held:
+                        self._ingest(wire, held_via)
+            else:
+                # A quota per delivering peer: a flood from one peer cannot crowd out what others deliver.
+                held = self._early.get(via)
+                if held is None and len(self._early) < MAX_EARLY_PEERS:
+                    held = self._early[via] = []
+                if held is not None and len(held) < MAX_EARLY:
+                    held.append(wire)
             return
         key = self.keys.get(env.sender)
         if key is None:
@@ -472,6 +486,8 @@ class Session:
             return "its roster names a key twice"
         if not env.check_signature(signer):
             return "its signature does not verify"
+        if env.game_id != game_id_for(signer, env.body["salt"]):
+            return "its game id is not bound to its signer's key (only the host can start this game)"
         return ""
 
     def _take_start(self, env: Envelope) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from p2pnimmt.bots import make_bot
 from p2pnimmt.engine import Settings
 from p2pnimmt.protocol.events import Fault, Outgoing, PlayNeeded, PickNeeded, RowChoiceNeeded
-from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.protocol.identity import Identity, game_id_for
 from p2pnimmt.protocol.session import Session
 from p2pnimmt.protocol.transcript import TranscriptJournal
 
@@ -43,7 +43,8 @@ class Net:
         self.shuffle_delivery = shuffle_delivery
         self.identities = [Identity(hashlib.sha256(f"key/{seed}/{i}".encode()).digest()) for i in range(players)]
         self.watchers = [Identity(hashlib.sha256(f"watch/{seed}/{i}".encode()).digest()) for i in range(spectators)]
-        game_id = hashlib.sha256(f"game/{seed}".encode()).digest()[:16]
+        self.salt = hashlib.sha256(f"game/{seed}".encode()).digest()[:16]
+        game_id = game_id_for(self.identities[0].public_key, self.salt)
         self.sessions: dict[bytes, Session] = {}
         self.transcripts: dict[bytes, bytearray] = {}
         for i, ident in enumerate(self.identities + self.watchers):
@@ -66,7 +67,7 @@ class Net:
     def start(self) -> None:
         host = self.identities[0]
         roster = [(i.public_key, f"p{n}", True) for n, i in enumerate(self.identities)]
-        self.handle(host.peer, self.sessions[host.peer].host(self.game_id, self.settings, roster))
+        self.handle(host.peer, self.sessions[host.peer].host(self.salt, self.settings, roster))
 
     def handle(self, peer: bytes, outputs: list) -> None:
         for item in outputs:

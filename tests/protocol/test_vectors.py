@@ -10,7 +10,7 @@ from p2pnimmt.engine import Game, Settings, shuffle
 from p2pnimmt.protocol.codec import encode
 from p2pnimmt.protocol.commitments import card_value, commit_set_digest, commitment, round_seed, state_hash
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, open_envelope, seal
-from p2pnimmt.protocol.identity import Identity, fingerprint, peer_id, verify
+from p2pnimmt.protocol.identity import Identity, fingerprint, game_id_for, peer_id, verify
 
 DOC = (Path(__file__).resolve().parents[2] / "protocol.md").read_text()
 V = json.loads(re.search(r"```json protocol-vectors\n(.*?)```", DOC, re.S).group(1))
@@ -23,6 +23,12 @@ def test_identity() -> None:
     assert ident.public_key.hex() == v["public_key"]
     assert peer_id(ident.public_key).hex() == v["peer_id"] == ident.peer.hex()
     assert fingerprint(ident.peer) == v["fingerprint"] == ident.fingerprint
+
+
+def test_game_id_is_bound_to_the_host() -> None:
+    v = V["game_id"]
+    assert game_id_for(h(v["host_public_key"]), h(v["salt"])).hex() == v["game_id"]
+    assert game_id_for(h(v["host_public_key"]), bytes(16)).hex() != v["game_id"]
 
 
 def test_play_commitment_and_its_context_bytes() -> None:
