@@ -338,9 +338,7 @@ class Node:
                 elif isinstance(event, PickNeeded):
                     self._feed(session.pick(self.bot.choose_pick(session.view())))
                 elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:
-                    reveals = session.slot("PLAY_REVEAL", event.round, event.turn)
-                    cards = [reveals[s].body["card"] for s in range(session.players)]
-                    self._feed(session.choose_row(self.bot.choose_row(session.view(), cards)))
+                    self._feed(session.choose_row(self.bot.choose_row(session.view(), event.cards)))
             except LocalError as exc:
                 log.error("the bot's move was refused: %s", exc)
         if isinstance(event, (GameOver, GameAborted)):

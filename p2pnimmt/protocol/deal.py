@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from ..engine import Round, shuffle
 from .commitments import NONCE_SIZE, commitment, round_seed
 from .events import PickNeeded
+from .standin import stand_in_pick
+from .steps import SEED_COMMIT_STEP, SEED_REVEAL_STEP
 
 if TYPE_CHECKING:
     from .session import Session
@@ -41,19 +43,21 @@ class OpenDeal:
         session._send("SEED_COMMIT", {"round": round_index, "commit": value})
 
     def advance(self, session: Session, round_index: int) -> Round | None:
+        committers = session.active_at(round_index, SEED_COMMIT_STEP)
         commits = session.slot("SEED_COMMIT", round_index)
-        if session.seat is not None and session.seat not in commits:
+        if session.seat in committers and session.seat not in commits:
             self._commit(session, round_index)
-        if len(commits) < session.players:
+        if session._held_back(SEED_COMMIT_STEP) or any(s not in commits for s in committers):
             return None
-        if session.seat is not None and session.seat not in session.slot("SEED_REVEAL", round_index):
+        revealers = session.active_at(round_index, SEED_REVEAL_STEP)
+        if session.seat in revealers and session.seat not in session.slot("SEED_REVEAL", round_index):
             contribution, nonce = session._secrets[("seed", round_index)]
             session._send("SEED_REVEAL", {"round": round_index, "contribution": contribution, "nonce": nonce})
         reveals = session.slot("SEED_REVEAL", round_index)
-        if len(reveals) < session.players:
+        if session._held_back(SEED_REVEAL_STEP) or any(s not in reveals for s in revealers):
             return None
         contributions = []
-        for seat in range(session.players):
+        for seat in revealers:  # a dropped seat's contribution is left out
             body = reveals[seat].body
             expected = commits[seat].body["commit"]
             got = commitment("seed", session.game_id, round_index, 0, seat, body["contribution"], body["nonce"])
@@ -79,6 +83,9 @@ class DraftDeal:
         draft = session.game.draft
         while not draft.done:
             seat = draft.to_move
+            if seat not in session.active_at(round_index, SEED_COMMIT_STEP):
+                draft.pick(seat, stand_in_pick(draft.open_cards))
+                continue
             picks = session.slot("DRAFT_PICK", round_index, draft.picks)
             stray = [s for s in picks if s != seat]
             if stray:
@@ -86,8 +93,8 @@ class DraftDeal:
                                f"seat {stray[0]} sent pick {draft.picks} of round {round_index}, which is seat {seat}'s",
                                (picks[stray[0]].wire,))
                 return None
-            if seat not in picks:
-                if seat == session.seat:
+            if seat not in picks or session._held_back(SEED_COMMIT_STEP):
+                if seat == session.seat and seat not in picks:
                     session._once(("pick", round_index, draft.picks), PickNeeded(round_index, draft.picks))
                 return None
             card = picks[seat].body["card"]

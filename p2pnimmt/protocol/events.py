@@ -87,6 +87,7 @@ class RowChoiceNeeded(Event):
     turn: int
     seat: int
     card: int
+    cards: tuple[int, ...] = ()  # the turn's cards by seat (a bot's choose_row wants them)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,3 +115,12 @@ class GameOver(Event):
 @dataclass(frozen=True, slots=True)
 class GameAborted(Event):
     fault: Fault
+
+
+@dataclass(frozen=True, slots=True)
+class SeatDropped(Event):
+    """Every other player voted: `seat` is dropped from (round, step) on; the stand-in plays its hand."""
+
+    seat: int
+    round: int
+    step: int

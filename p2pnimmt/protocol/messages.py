@@ -72,6 +72,7 @@ FIELDS: dict[str, dict[str, Callable[[Any], bool]]] = {
     "PLAY_REVEAL": {"round": _count, "turn": _count, "card": _count, "nonce": _hash, "commits": _hash},
     "ROW_CHOICE": {"round": _count, "turn": _count, "row": _count},
     "ROUND_END": {"round": _count, "penalties": _counts, "scores": _counts, "state": _hash},
+    "DROP": {"round": _count, "step": _count, "seat": _count},
     "GAME_END": {"rounds": _count, "scores": _counts, "winners": _counts, "state": _hash},
 }
 

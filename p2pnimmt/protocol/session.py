@@ -38,6 +38,7 @@ from ..engine import HAND_SIZE, Game, PlayerView, Settings
 from .codec import DecodeError
 from .commitments import NONCE_SIZE, card_value, commit_set_digest, commitment, state_hash
 from .deal import DraftDeal, OpenDeal
+from .steps import GAME_END_STEP, GameSteps, message_step
 from .envelope import NO_PREVIOUS, Envelope, open_envelope, seal
 from .events import (
     Committed,
@@ -88,7 +89,7 @@ class Journal:
         """The game is over or aborted: nothing more will be recorded."""
 
 
-class Session:
+class Session(GameSteps):
     """The protocol state of one peer (a seat, or a spectator when it has no seat)."""
 
     def __init__(
@@ -135,6 +136,9 @@ class Session:
         self._turn_state: bytes | None = None
         self._replaying = False
         self._progress: dict[bytes, tuple[int, int]] = {}  # sender -> (round, turn) of its latest message
+        self.dropped: dict[int, tuple[int, int]] = {}  # seat -> (round, step) from which the stand-in plays it
+        self._my_votes: dict[tuple[int, int], int] = {}  # (round, step) -> the seat we voted to drop there
+        self._furthest: dict[int, tuple[int, int]] = {}  # seat -> furthest (round, step) it sent a message for
 
     # ----------------------------------------------------------------- queries
 
@@ -164,18 +168,6 @@ class Session:
         if self.seat is None or self.game is None:
             raise LocalError("a spectator has no hand")
         return PlayerView(self.game, self.seat)
-
-    def waiting_for(self) -> tuple[int, ...]:
-        """Seats whose message the game waits for now."""
-        kind = {"starting": "START_ACK", "turn": "PLAY_COMMIT", "round-end": "ROUND_END", "game-end": "GAME_END"}
-        if self.phase not in kind:
-            return ()
-        step = self.turn if self.phase == "turn" else 0
-        have = self.slot(kind[self.phase], self.round if self.phase != "starting" else 0, step)
-        if self.phase == "turn" and len(have) == self.players:
-            have = self.slot("PLAY_REVEAL", self.round, self.turn)
-        return tuple(s for s in range(self.players) if s not in have and not (
-            self.phase == "starting" and self.roster[s] == self.start.sender))
 
     # ----------------------------------------------------------------- inputs
 
@@ -238,6 +230,22 @@ class Session:
 
         return self._run(act)
 
+    def drop(self, seat: int) -> list:
+        """Vote to drop `seat`, whose message the game has waited for too long (the stand-in then plays it)."""
+
+        def act() -> None:
+            if self.seat is None or self.seat not in self.active_at(self.round, self.step_now() or 0):
+                raise LocalError("only a player still in the game can vote")
+            if seat == self.seat or seat not in self.waiting_for() or self.phase == "starting":
+                raise LocalError(f"the game is not waiting for seat {seat}")
+            step = self.step_now()
+            if (self.round, step) in self._my_votes:
+                raise LocalError("already voted at this step")
+            self._vote(seat, step)
+            self._advance()
+
+        return self._run(act)
+
     def pick(self, card: int) -> list:
         """Draft variant: this seat takes `card` from the open cards."""
 
@@ -284,9 +292,8 @@ class Session:
             self._emit(PlayNeeded(self.round, self.turn))
         elif self.phase == "turn" and self._mark(("chooser", self.round, self.turn)) == self.seat:
             if self.seat not in self.slot("ROW_CHOICE", self.round, self.turn):
-                reveals = self.slot("PLAY_REVEAL", self.round, self.turn)
-                self._emit(RowChoiceNeeded(self.round, self.turn, self.seat,
-                                           min(env.body["card"] for env in reveals.values())))
+                cards = self._mark(("revealed", self.round, self.turn))
+                self._emit(RowChoiceNeeded(self.round, self.turn, self.seat, min(cards), cards))
         elif self.phase == "deal" and self.game.draft is not None and self.game.draft.to_move == self.seat:
             self._emit(PickNeeded(self.round, self.game.draft.picks))
 
@@ -301,6 +308,8 @@ class Session:
     def _check_seated(self, phase: str) -> None:
         if self.seat is None:
             raise LocalError("a spectator does not play")
+        if self.seat in self.dropped:
+            raise LocalError("you were dropped from this game: a stand-in plays your hand")
         if self.phase != phase:
             raise LocalError(f"not now: the game is in phase {self.phase}")
 
@@ -510,6 +519,8 @@ class Session:
     def _store(self, env: Envelope) -> None:
         seat = self.roster.index(env.sender)
         kind, body = env.kind, env.body
+        if seat in self.dropped:
+            return  # a dropped seat's client may still talk; the stand-in plays for it and nothing it says counts
         if kind not in FIELDS:
             self._fatal(env.sender, "unknown-kind", f"{self._who(env.sender)} sent a message of unknown kind {kind!r}",
                         (env.wire,))
@@ -531,9 +542,11 @@ class Session:
             key = (kind, 0, 0)
         else:
             round_index = body.get("round", self.round)
-            step = body.get("turn", body.get("pick", 0))
+            step = body.get("turn", body.get("pick", body.get("step", 0)))
             key = (kind, round_index if kind != "GAME_END" else 0, step)
             problem = self._out_of_place(env.sender, kind, round_index, step)
+            if kind == "DROP" and not problem and not (body["seat"] < self.players and body["seat"] != seat):
+                problem = f"to drop seat {body['seat']}, which is itself or no seat"
             if problem:
                 self._fatal(env.sender, "unexpected", f"{self._who(env.sender)} sent {kind} {problem}", (env.wire,))
                 return
@@ -550,6 +563,8 @@ class Session:
         slot[seat] = env
         if kind == "PLAY_COMMIT":
             self._emit(Committed(seat, key[1], key[2]))
+        if kind != "START_ACK":
+            self._note_progress(seat, key[1] if kind != "GAME_END" else self.round, message_step(kind, body))
 
     def _out_of_place(self, sender: bytes, kind: str, round_index: int, step: int) -> str:
         """Why a message for (round, turn or pick) cannot belong to this game; '' if it can.
@@ -569,7 +584,14 @@ class Session:
             return f"for pick {step + 1}: a draft has {HAND_SIZE * self.players} picks"
         if kind == "GAME_END":
             return ""
-        turn = step if kind in ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE") else (HAND_SIZE - 1 if kind == "ROUND_END" else 0)
+        if kind == "DROP":
+            if step > GAME_END_STEP:
+                return f"for step {step}: a round has steps 0..{GAME_END_STEP}"
+            turn = min(max(step - 2, 0) // 3, HAND_SIZE - 1)
+        elif kind in ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE"):
+            turn = step
+        else:
+            turn = HAND_SIZE - 1 if kind == "ROUND_END" else 0
         last_round, last_turn = self._progress.get(sender, (0, 0))
         if (round_index, turn) < (last_round, last_turn):
             return f"for round {round_index + 1}, turn {turn + 1}, after its message for round {last_round + 1}, turn {last_turn + 1}"
@@ -579,178 +601,3 @@ class Session:
                     f"{last_round + 1}, turn {last_turn + 1}")
         self._progress[sender] = (round_index, turn)
         return ""
-
-    # ----------------------------------------------------------------- moving on
-
-    def _advance(self) -> None:
-        if self._advancing:
-            self._again = True
-            return
-        self._advancing = True
-        try:
-            self._again = True
-            while self._again and self.phase not in ("aborted", "over"):
-                self._again = False
-                step = getattr(self, "_step_" + self.phase.replace("-", "_"), None)
-                if step is not None:
-                    step()
-        finally:
-            self._advancing = False
-
-    def _step_starting(self) -> None:
-        acks = self.slot("START_ACK", 0)
-        if self.seat is not None and self.roster[self.seat] != self.start.sender and self.seat not in acks:
-            self._send("START_ACK", {"start": self.start.hash})
-            return
-        if len(acks) + 1 < self.players:
-            return
-        self._begin_round(0)
-
-    def _begin_round(self, round_index: int) -> None:
-        self.round = round_index
-        self.turn = 0
-        self.phase = "deal"
-        self.deal.begin(self, round_index)
-        self._again = True
-
-    def _step_deal(self) -> None:
-        rnd = self.deal.advance(self, self.round)
-        if rnd is None:
-            return
-        self.phase = "turn"
-        self._emit(RoundStarted(self.round, tuple(tuple(r) for r in rnd.rows)))
-        self._again = True
-
-    def _state_now(self) -> bytes:
-        if self._turn_state is None:
-            self._turn_state = state_hash(self.game, self.round)
-        return self._turn_state
-
-    def _step_turn(self) -> None:
-        r, t, n = self.round, self.turn, self.players
-        commits = self.slot("PLAY_COMMIT", r, t)
-        if self.seat is not None and self.seat not in commits:
-            self._once(("play", r, t), PlayNeeded(r, t))
-        if len(commits) < n:
-            return
-        if self._once(("state-checked", r, t)):
-            here = self._state_now()
-            for seat in range(n):
-                if commits[seat].body["state"] != here:
-                    self._fatal(self.roster[seat], "state-mismatch",
-                                f"{self._who(self.roster[seat])} committed on a different game state "
-                                f"(round {r + 1}, turn {t + 1})", (commits[seat].wire,))
-                    return
-        digest = commit_set_digest([commits[s].hash for s in range(n)])
-        reveals = self.slot("PLAY_REVEAL", r, t)
-        if self.seat is not None and self.seat not in reveals:
-            card, nonce = self._secrets[("play", r, t)]
-            self._send("PLAY_REVEAL", {"round": r, "turn": t, "card": card, "nonce": nonce, "commits": digest})
-            return
-        if len(reveals) < n:
-            return
-        for seat in range(n):
-            if reveals[seat].body["commits"] != digest and self._once(("digest", r, t, seat)):
-                # Either this seat lies, or someone showed it other commits; relayed copies will tell.
-                self._fault(self.roster[seat], "digest-mismatch",
-                            f"{self._who(self.roster[seat])} saw a different set of commitments in turn {t + 1}",
-                            (reveals[seat].wire,))
-        if any(reveals[s].body["commits"] != digest for s in range(n)):
-            return
-        rnd = self.game.round
-        cards = []
-        for seat in range(n):
-            body = reveals[seat].body
-            card = body["card"]
-            if card > 255:  # not even a byte: it cannot be a card, nor what was committed
-                self._fatal(self.roster[seat], "not-in-hand",
-                            f"{self._who(self.roster[seat])} played {card}, which is not a card", (reveals[seat].wire,))
-                return
-            value = commitment("play", self.game_id, r, t, seat, card_value(card), body["nonce"])
-            if value != commits[seat].body["commit"]:
-                self._fatal(self.roster[seat], "bad-reveal",
-                            f"{self._who(self.roster[seat])} revealed {card}, which does not match its commitment",
-                            (commits[seat].wire, reveals[seat].wire))
-                return
-            if card not in rnd.hands[seat]:
-                self._fatal(self.roster[seat], "not-in-hand",
-                            f"{self._who(self.roster[seat])} played {card}, which is not in its hand",
-                            (reveals[seat].wire,))
-                return
-            cards.append(card)
-        self._once(("revealed", r, t), Revealed(r, t, tuple(cards)))
-        chooser = rnd.chooser(cards)
-        choices = self.slot("ROW_CHOICE", r, t)
-        stray = [s for s in choices if s != chooser]
-        if stray:
-            self._fatal(self.roster[stray[0]], "wrong-chooser",
-                        f"{self._who(self.roster[stray[0]])} chose a row in turn {t + 1}, but "
-                        + ("nobody chooses" if chooser is None else f"it is seat {chooser}'s choice"),
-                        (choices[stray[0]].wire,))
-            return
-        row = None
-        if chooser is not None:
-            self._once(("chooser", r, t), RowChoiceNeeded(r, t, chooser, min(cards)), value=chooser)
-            if chooser not in choices:
-                return
-            row = choices[chooser].body["row"]
-            if row > 3:
-                self._fatal(self.roster[chooser], "bad-row",
-                            f"{self._who(self.roster[chooser])} chose row {row}; rows are 0..3",
-                            (choices[chooser].wire,))
-                return
-        placed = rnd.play_turn(cards, row)
-        self._emit(TurnResolved(r, t, tuple(placed), tuple(tuple(x) for x in rnd.rows)))
-        self.turn += 1
-        self._turn_state = None
-        if rnd.over:
-            self._finish_round()
-        self._again = True
-
-    def _finish_round(self) -> None:
-        penalties = self.game.finish_round()
-        self.phase = "round-end"
-        if self.seat is not None:
-            self._send("ROUND_END", {"round": self.round, "penalties": list(penalties),
-                                     "scores": list(self.game.scores), "state": self._state_now()})
-
-    def _agree(self, kind: str, fields: Sequence[str], mine: dict[str, Any]) -> bool:
-        """True when every seat's `kind` message is in and matches ours; a fatal fault for one that differs."""
-        have = self.slot(kind, self.round if kind != "GAME_END" else 0)
-        for seat, env in sorted(have.items()):
-            for name in fields:
-                if env.body[name] != mine[name]:
-                    self._fatal(self.roster[seat], "result-mismatch",
-                                f"{self._who(self.roster[seat])} signed {kind} with {name} {env.body[name]!r}, "
-                                f"but the game gives {mine[name]!r}", (env.wire,))
-                    return False
-        return len(have) == self.players
-
-    def _step_round_end(self) -> None:
-        penalties = self.game.history[-1]
-        mine = {"round": self.round, "penalties": list(penalties), "scores": list(self.game.scores),
-                "state": self._state_now()}
-        if not self._agree("ROUND_END", ("penalties", "scores", "state"), mine):
-            return
-        self._emit(RoundEnded(self.round, tuple(penalties), tuple(self.game.scores)))
-        if not self.game.over:
-            self._turn_state = None
-            self._begin_round(self.round + 1)
-            return
-        self.phase = "game-end"
-        if self.seat is not None:
-            self._send("GAME_END", self._game_end_body())
-        self._again = True
-
-    def _game_end_body(self) -> dict[str, Any]:
-        return {"rounds": self.game.rounds_played, "scores": list(self.game.scores),
-                "winners": list(self.game.winners), "state": self._state_now()}
-
-    def _step_game_end(self) -> None:
-        if not self._agree("GAME_END", ("rounds", "scores", "winners", "state"), self._game_end_body()):
-            return
-        self.phase = "over"
-        self.result = GameOver(tuple(self.game.scores), tuple(self.game.winners), self.game.rounds_played)
-        self.journal.seal()
-        self._emit(self.result)
-

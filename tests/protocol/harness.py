@@ -89,15 +89,14 @@ class Net:
     def react(self, peer: bytes, event) -> None:
         session = self.sessions[peer]
         bot = self.bots.get(peer)
-        if bot is None or session.phase == "aborted":
+        if bot is None or session.phase == "aborted" or session.seat in session.dropped:
             return
         if isinstance(event, PlayNeeded):
             self.handle(peer, session.play(bot.choose_card(session.view())))
         elif isinstance(event, PickNeeded):
             self.handle(peer, session.pick(bot.choose_pick(session.view())))
         elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:
-            cards = [session.slot("PLAY_REVEAL", event.round, event.turn)[s].body["card"] for s in range(session.players)]
-            self.handle(peer, session.choose_row(bot.choose_row(session.view(), cards)))
+            self.handle(peer, session.choose_row(bot.choose_row(session.view(), event.cards)))
 
     def run(self, limit: int = 10_000_000) -> None:
         while self.queue and limit:
