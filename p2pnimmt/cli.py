@@ -103,6 +103,10 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transcript", type=Path, default=None, metavar="PATH",
                         help="where to write the transcript (default: in the user data directory)")
     parser.add_argument("--name", default=None, help="your name at the table")
+    parser.add_argument("--drop-after", type=float, default=60.0, metavar="SECONDS",
+                        help="vote to drop a player the game has waited on this long (default 60; 0: never)")
+    parser.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
+                        help="bots wait this long before each move, so people can follow (default 0)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -127,6 +131,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the deals and the bots (default 0)")
     sim.add_argument("--json", action="store_true", help="print the figures as JSON")
+    sim.add_argument("--jobs", type=positive_arg, default=1, metavar="J",
+                     help="worker processes; the figures do not depend on it (default 1)")
+    sim.add_argument("--rollouts", type=positive_arg, default=None, metavar="N",
+                     help="search bots (mcs, hard): N sampled deals per decision; play depends only on the seed")
+    sim.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                     help="search bots (mcs, hard): a time budget per decision instead (hard: 0.6 s by default)")
+    sim.add_argument("--times", action="store_true", help="measure and show each entry's move times")
     progress = sim.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
@@ -158,6 +169,12 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--bot", type=bot_arg, default="heuristic", help="kind of bot (default heuristic)")
     add_network_options(bot)
     bot.set_defaults(handler=cmd_join, parser=bot, role="player", headless=True)
+
+    resume = sub.add_parser("resume", help="take a game up again after this peer's process died")
+    resume.add_argument("transcript", type=Path, metavar="TRANSCRIPT", help="the transcript this peer was writing")
+    resume.add_argument("--bot", type=bot_arg, default=None, help="with --headless: the bot that plays on")
+    add_network_options(resume)
+    resume.set_defaults(handler=cmd_resume, parser=resume)
 
     games = sub.add_parser("games", help="list the games on the LAN")
     games.add_argument("--interface", default=None, metavar="IP", help="look only on this interface address")
@@ -192,9 +209,14 @@ def cmd_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         bots = bots * args.players
     if len(bots) != args.players:
         parser.error(f"--bots names {len(bots)} bots ({','.join(bots)}) but --players is {args.players}")
+    if args.budget is not None and not 0 < args.budget < float("inf"):
+        parser.error(f"--budget must be a positive number of seconds, got {args.budget}")
+    if args.budget is not None and args.rollouts is not None:
+        parser.error("--rollouts and --budget exclude each other")
     settings = settings_from(args, args.players, parser)
     show = args.progress if args.progress is not None else (sys.stderr.isatty() and args.games >= 500)
-    result = simulate(settings, bots, args.games, args.seed, progress_bar(sys.stderr) if show else None)
+    result = simulate(settings, bots, args.games, args.seed, progress_bar(sys.stderr) if show else None,
+                      jobs=args.jobs, rollouts=args.rollouts, budget=args.budget, times=args.times)
     print(json.dumps(result.as_dict(), indent=2) if args.json else result.table())
     return 0
 
@@ -215,7 +237,8 @@ def network_options(args: argparse.Namespace, default_name: str):
     if not (0 < len(name) <= 40 and name.isprintable()):
         args.parser.error(f"--name must be 1..40 printable characters, got {name!r}")
     return Options(interface=args.interface, transcript=args.transcript, name=name,
-                   bot=getattr(args, "bot", None), peer=args.peer, port=args.port)
+                   bot=getattr(args, "bot", None), peer=args.peer, port=args.port, drop_after=args.drop_after,
+                   bot_delay=args.bot_delay)
 
 
 def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -236,6 +259,12 @@ def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(f"a game code is 4 letters and digits, got {args.code!r}")
     default = "spectator" if args.role == "spectator" else ("bot" if args.bot else "player")
     return run(run_join(args.code, args.role, network_options(args, default), args.headless))
+
+
+def cmd_resume(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .net.roles import run, run_resume
+
+    return run(run_resume(args.transcript, network_options(args, "player"), args.headless))
 
 
 def cmd_games(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

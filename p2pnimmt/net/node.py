@@ -72,7 +72,8 @@ class Node:
 
     def __init__(self, identity: Identity, *, name: str, role: str = "player", bot: Bot | None = None,
                  interface: str | None = None, journal_for: Callable[[bytes], Journal] | None = None,
-                 on_event: Callable[[Node, Event], None] | None = None) -> None:
+                 on_event: Callable[[Node, Event], None] | None = None, drop_after: float = 60.0,
+                 bot_delay: float = 0.0) -> None:
         self.identity = identity
         self.name = name
         self.role = role
@@ -96,6 +97,8 @@ class Node:
         self.dialing: set[bytes] = set()
         self.refused: str | None = None
         self.lobby_changed: Callable[[Node], None] | None = None
+        self.drop_after = drop_after  # seconds waited on one player before voting to drop it (0: never)
+        self.bot_delay = bot_delay  # seconds a bot waits before each move (so people can follow)
 
     # ----------------------------------------------------------------- setup
 
@@ -113,6 +116,29 @@ class Node:
         self.game_id = game_id
         journal = self.journal_for(game_id) if self.journal_for is not None else None
         self.session = Session(self.identity, game_id=game_id, journal=journal)
+        if self.drop_after > 0:
+            self._spawn(self._watch_absent())
+
+    async def _watch_absent(self) -> None:
+        """Vote to drop a player the game has waited on for `drop_after` seconds (the others do the same)."""
+        loop = asyncio.get_running_loop()
+        since: dict[tuple, float] = {}
+        while not self.done.is_set():
+            await asyncio.sleep(min(1.0, self.drop_after / 4))
+            session = self.session
+            if session.start is None or session.phase in ("starting", "over", "aborted"):
+                continue
+            now = loop.time()
+            waiting = {(session.round, session.step_now(), seat) for seat in session.waiting_for() if seat != session.seat}
+            since = {key: since.get(key, now) for key in waiting}
+            for key, start in since.items():
+                if now - start >= self.drop_after:
+                    try:
+                        self._feed(session.drop(key[2]))
+                        log.warning("voted to drop seat %d (%s): silent for %.0f s", key[2], session.names[key[2]],
+                                    now - start)
+                    except LocalError:
+                        pass
 
     async def host(self, settings: Settings) -> None:
         """Open a lobby for a new game with this node in seat 0."""
@@ -126,12 +152,22 @@ class Node:
 
     async def join(self, host: str, port: int, game_id: bytes | None = None) -> None:
         """Dial the host of a game and ask for a seat (or to watch)."""
-        self.game_id = game_id
+        self.game_id = game_id if self.session is None else self.session.game_id
         conn = await self._dial(host, port)
-        self._new_session(conn.game_id)
+        if self.session is None:
+            self._new_session(conn.game_id)
         self._spawn(self._serve(conn, redial=(host, port)))
         conn.send_nowait("join", {"name": self.name, "role": self.role, "bot": self.bot is not None,
                                   "port": self.port})
+
+    def resume(self, session: Session, wires: list[bytes], secrets: list[dict]) -> None:
+        """Take up a game after a restart: rebuild the session from our transcript, then do what is owed."""
+        self.session = session
+        self.game_id = session.game_id
+        outputs = session.replay(wires, secrets)
+        self._feed(outputs)
+        if self.drop_after > 0:
+            self._spawn(self._watch_absent())
 
     async def close(self) -> None:
         for conn in list(self.links.values()):
@@ -330,23 +366,31 @@ class Node:
                 self.on_event(self, event)
             except Exception:  # a display problem must not break the link or the game
                 log.exception("event handler failed on %r", event)
-        session = self.session
-        if self.bot is not None and session.seat is not None:
-            try:
-                if isinstance(event, PlayNeeded):
-                    self._feed(session.play(self.bot.choose_card(session.view())))
-                elif isinstance(event, PickNeeded):
-                    self._feed(session.pick(self.bot.choose_pick(session.view())))
-                elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:
-                    self._feed(session.choose_row(self.bot.choose_row(session.view(), event.cards)))
-            except LocalError as exc:
-                log.error("the bot's move was refused: %s", exc)
+        if self.bot is not None and self.session.seat is not None and isinstance(
+                event, (PlayNeeded, PickNeeded, RowChoiceNeeded)):
+            if self.bot_delay > 0:
+                asyncio.get_running_loop().call_later(self.bot_delay, self._bot_move, event)
+            else:
+                self._bot_move(event)
         if isinstance(event, (GameOver, GameAborted)):
             self.done.set()
             for conn in self.links.values():
                 conn.send_nowait("bye", None)
         elif isinstance(event, Fault):
             log.warning("fault: %s", event.detail)
+
+    def _bot_move(self, event: Event) -> None:
+        """Let this node's bot answer what the game asks of its seat."""
+        session = self.session
+        try:
+            if isinstance(event, PlayNeeded):
+                self._feed(session.play(self.bot.choose_card(session.view())))
+            elif isinstance(event, PickNeeded):
+                self._feed(session.pick(self.bot.choose_pick(session.view())))
+            elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:
+                self._feed(session.choose_row(self.bot.choose_row(session.view(), event.cards)))
+        except LocalError as exc:
+            log.info("the bot's move was refused: %s", exc)
 
     def act(self, outputs: list) -> None:
         """Carry out what a local intent (session.play, choose_row, pick) returned."""

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..bots import make_bot
 from ..engine import Settings
-from ..protocol.events import Event, GameAborted, GameOver, GameStarted, RoundEnded
+from ..protocol.events import Event, GameAborted, GameOver, GameStarted, RoundEnded, SeatDropped
 from ..protocol.identity import Identity
 from .connection import ConnectionFailed
 from .discovery import Advertiser, GameAd, browse, game_code, local_addresses, open_zeroconf
@@ -33,6 +33,12 @@ class Options:
     bot: str | None = None
     peer: tuple[str, int] | None = None
     port: int = 0
+    drop_after: float = 60.0
+    bot_delay: float = 0.0
+
+
+def timing(options: Options) -> dict[str, float]:
+    return {"drop_after": options.drop_after, "bot_delay": options.bot_delay}
 
 
 def say(text: str) -> None:
@@ -61,6 +67,8 @@ def reporter(interactive: bool = False) -> Callable[[Node, Event], None]:
             n = node.session.names
             say("final scores: " + ", ".join(f"{n[i]} {p}" for i, p in enumerate(event.scores)))
             say(("winners: " if len(event.winners) > 1 else "winner: ") + ", ".join(n[i] for i in event.winners))
+        elif isinstance(event, SeatDropped):
+            say(f"{node.session.names[event.seat]} was dropped by the others' vote: a stand-in plays that hand")
         elif isinstance(event, GameAborted):
             say(f"game aborted: {event.fault.describe(dict(zip(node.session.roster, node.session.names)))}")
 
@@ -109,10 +117,13 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
     files: list = []
     node = Node(identity, name=options.name, bot=make_bot(bot_kind, identity.secret) if headless else None,
                 interface=options.interface, on_event=reporter(interactive=not headless),
-                journal_for=journal_opener(identity, options, files))
+                journal_for=journal_opener(identity, options, files), **timing(options))
     await node.listen(options.port)
     await node.host(settings)
     code = game_code(node.game_id)
+    node.session.journal.secret({"kind": "node", "role": "player", "name": options.name, "bot": bot_kind if headless else None,
+                                 "listen": node.port, "host": options.interface or "", "host_port": node.port,
+                                 "is_host": True})
     say(f"code: {code}")
     say(f"listening on {options.interface or '0.0.0.0'}:{node.port}")
     zc = open_zeroconf(options.interface)
@@ -130,7 +141,7 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
         for k in range(bots):
             bot_identity = Identity.generate()
             helper = Node(bot_identity, name=f"bot{k + 1}", bot=make_bot(bot_kind, bot_identity.secret),
-                          interface=options.interface)
+                          interface=options.interface, **timing(options))
             await helper.listen()
             helpers.append(helper)
             await helper.join(options.interface or "127.0.0.1", node.port, node.game_id)
@@ -167,7 +178,8 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
     bot = make_bot(options.bot, identity.secret) if options.bot else None
     files: list = []
     node = Node(identity, name=options.name, role=role, bot=bot, interface=options.interface,
-                on_event=reporter(interactive=not headless), journal_for=journal_opener(identity, options, files))
+                on_event=reporter(interactive=not headless), journal_for=journal_opener(identity, options, files),
+                **timing(options))
     await node.listen(options.port)
     host, port, game_id = await locate(code, options)
     try:
@@ -178,8 +190,51 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
     if options.peer is None and game_code(node.game_id) != code.upper():
         await node.close()
         raise RoleFailed(f"the game at {host}:{port} has code {game_code(node.game_id)}, not {code.upper()}")
+    node.session.journal.secret({"kind": "node", "role": role, "name": options.name, "bot": options.bot,
+                                 "listen": node.port, "host": host, "host_port": port, "is_host": False})
     say(f"joined {game_code(node.game_id)} at {host}:{port} as {role}")
     try:
+        return await finish(node, files)
+    finally:
+        await node.close()
+
+
+async def run_resume(path: Path, options: Options, headless: bool) -> int:
+    """Take a game up again after this peer's process died, from its transcript, secrets and key files."""
+    from ..protocol.session import Session
+    from .files import continue_journal
+
+    try:
+        identity, journal, wires, secrets, files = continue_journal(path)
+    except (OSError, ValueError) as exc:
+        raise RoleFailed(f"cannot resume from {path}: {exc}") from None
+    if journal.sealed:
+        raise RoleFailed(f"the game in {path} is over (its transcript is sealed)")
+    info = next((r for r in reversed(secrets) if r.get("kind") == "node"), None)
+    if info is None:
+        raise RoleFailed(f"{path} has no record of where this peer was (no 'node' secret)")
+    bot_kind = options.bot or info.get("bot") or ("heuristic" if headless else None)
+    bot = make_bot(bot_kind, identity.secret) if bot_kind and info["role"] == "player" else None
+    node = Node(identity, name=info["name"], role=info["role"], bot=bot, interface=options.interface,
+                on_event=reporter(interactive=bot is None), **timing(options))
+    try:
+        await node.listen(info["listen"])
+    except OSError:
+        await node.listen(0)
+    session = Session(identity, journal=journal)
+    node.resume(session, wires, secrets)
+    say(f"resumed {game_code(session.game_id)} from {path}: {len(wires)} messages replayed, "
+        f"phase {session.phase}, round {session.round + 1}")
+    try:
+        if not info.get("is_host"):
+            host, port = options.peer or (info["host"], info["host_port"])
+            try:
+                await node.join(host, port, session.game_id)
+            except ConnectionFailed as exc:
+                raise RoleFailed(f"cannot reach the host at {host}:{port}: {exc}") from None
+        else:
+            node.is_host = True
+            node.lobby_state = "playing"
         return await finish(node, files)
     finally:
         await node.close()
