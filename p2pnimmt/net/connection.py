@@ -78,6 +78,8 @@ class Connection:
         self.peer = peer_id(key)
         self.address = writer.get_extra_info("peername")
         self.closed = False
+        self.sent: set[bytes] = set()  # session messages already sent on this link (never twice)
+        self.faults = 0  # bad messages that came over this link
 
     @classmethod
     async def open(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: Identity,
@@ -137,6 +139,12 @@ class Connection:
         except (ConnectionError, OSError) as exc:
             log.info("send to %s failed: %s", fingerprint(self.peer), exc)
             self.close()
+
+    def send_message(self, wire: bytes) -> None:
+        """Send a session message on this link, unless it was sent on it before."""
+        if wire not in self.sent:
+            self.sent.add(wire)
+            self.send_nowait("msg", wire)
 
     def send_nowait(self, kind: str, payload: Any) -> None:
         """Queue a frame without waiting for the socket (order is kept)."""

@@ -16,14 +16,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..bots import Bot
 from ..engine import Settings
-from ..protocol.events import Event, Fault, GameAborted, GameOver, Outgoing, PickNeeded, PlayNeeded, RowChoiceNeeded
+from ..protocol.events import (
+    Committed,
+    Event,
+    Fault,
+    GameAborted,
+    GameOver,
+    Outgoing,
+    PickNeeded,
+    PlayNeeded,
+    RowChoiceNeeded,
+    TurnResolved,
+)
 from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for, peer_id
 from ..protocol.session import Journal, LocalError, Session
 from .connection import PING_EVERY, Connection, ConnectionFailed
@@ -31,6 +44,9 @@ from .connection import PING_EVERY, Connection, ConnectionFailed
 log = logging.getLogger("p2pnimmt.net")
 
 REDIAL_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0)
+MAX_LINK_FAULTS = 20  # bad messages over one link before we hang up on it
+PULL_EVERY = 0.5  # while waiting, ask peers for missing messages this often
+TIMING = bool(os.environ.get("P2PNIMMT_TIMING"))  # benchmarks: print when commits leave and turns resolve
 BYE_WAIT = 5.0  # after game over, how long to wait for the other peers' bye before leaving
 
 
@@ -116,21 +132,27 @@ class Node:
         self.game_id = game_id
         journal = self.journal_for(game_id) if self.journal_for is not None else None
         self.session = Session(self.identity, game_id=game_id, journal=journal)
-        if self.drop_after > 0:
-            self._spawn(self._watch_absent())
+        self._spawn(self._watch_waiting())
 
-    async def _watch_absent(self) -> None:
-        """Vote to drop a player the game has waited on for `drop_after` seconds (the others do the same)."""
+    async def _watch_waiting(self) -> None:
+        """While the game waits on someone: ask the peers for what we lack (each relays only part of the
+        traffic, so a broken link can leave a gap), and after `drop_after` seconds vote to drop the absent."""
         loop = asyncio.get_running_loop()
         since: dict[tuple, float] = {}
         while not self.done.is_set():
-            await asyncio.sleep(min(1.0, self.drop_after / 4))
+            await asyncio.sleep(PULL_EVERY)
             session = self.session
-            if session.start is None or session.phase in ("starting", "over", "aborted"):
+            if session.start is None or session.phase in ("over", "aborted"):
                 continue
             now = loop.time()
             waiting = {(session.round, session.step_now(), seat) for seat in session.waiting_for() if seat != session.seat}
             since = {key: since.get(key, now) for key in waiting}
+            if any(now - start >= PULL_EVERY for start in since.values()):
+                heads = session.heads()
+                for conn in list(self.links.values()):
+                    conn.send_nowait("heads", heads)
+            if self.drop_after <= 0 or session.phase == "starting":
+                continue
             for key, start in since.items():
                 if now - start >= self.drop_after:
                     try:
@@ -166,10 +188,10 @@ class Node:
         self.game_id = session.game_id
         outputs = session.replay(wires, secrets)
         self._feed(outputs)
-        if self.drop_after > 0:
-            self._spawn(self._watch_absent())
+        self._spawn(self._watch_waiting())
 
     async def close(self) -> None:
+        self.done.set()
         for conn in list(self.links.values()):
             conn.close()
         if self.server is not None:
@@ -188,6 +210,9 @@ class Node:
         return await Connection.open(reader, writer, self.identity, self.game_id, dialer=True)
 
     async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        self.tasks.add(task)  # so that close() ends it too
+        task.add_done_callback(self.tasks.discard)
         address = writer.get_extra_info("peername")
         if self.game_id is None:
             writer.close()
@@ -274,12 +299,19 @@ class Node:
     def _frame(self, conn: Connection, kind: str, payload: Any) -> None:
         if kind == "msg":
             if isinstance(payload, bytes):
-                self._feed(self.session.receive(payload, via=conn.peer))
+                conn.sent.add(payload)  # it has this one: never send it back on this link
+                outputs = self.session.receive(payload, via=conn.peer)
+                conn.faults += sum(1 for item in outputs if isinstance(item, Fault) and item.peer == conn.peer)
+                self._feed(outputs)
             else:
+                conn.faults += 1
                 log.warning("%s sent a msg frame without bytes", fingerprint(conn.peer))
+            if conn.faults > MAX_LINK_FAULTS:
+                log.warning("closing the link to %s: %d bad messages", fingerprint(conn.peer), conn.faults)
+                conn.close()
         elif kind == "heads":
             for wire in self.session.missing_for(payload):
-                conn.send_nowait("msg", wire)
+                conn.send_message(wire)
         elif kind == "join" and self.is_host:
             self._join(conn, payload)
         elif kind == "lobby" and not self.is_host:
@@ -294,22 +326,29 @@ class Node:
 
     def _join(self, conn: Connection, payload: Any) -> None:
         if not isinstance(payload, dict):
-            conn.send_nowait("refuse", "a join must be a map")
+            self._refuse(conn, "a join must be a map")
             return
         host = conn.address[0] if conn.address else ""
         member = member_from({"key": conn.key, "host": host, **{k: payload.get(k) for k in ("name", "role", "bot", "port")}})
         if member is None:
-            conn.send_nowait("refuse", "malformed join: name, role (player|spectator), bot, port")
+            self._refuse(conn, "malformed join: name, role (player|spectator), bot, port")
             return
         players = sum(1 for m in self.members.values() if m.role == "player")
         if member.role == "player" and conn.peer not in self.members and (
                 players >= self.seats or self.lobby_state != "lobby"):
-            conn.send_nowait("refuse", "the table is full" if self.lobby_state == "lobby" else "the game has started")
+            self._refuse(conn, "the table is full" if self.lobby_state == "lobby" else "the game has started")
             return
         self.members[conn.peer] = member
         self._announce()
         if self.lobby_state == "lobby" and sum(1 for m in self.members.values() if m.role == "player") == self.seats:
             self._start()
+
+    def _refuse(self, conn: Connection, reason: str) -> None:
+        """Tell a would-be member why not, and hang up (it gets nothing of the game)."""
+        conn.send_nowait("refuse", reason)
+        if self.links.get(conn.peer) is conn:
+            del self.links[conn.peer]
+        conn.close()
 
     def kick(self, peer: bytes) -> None:
         """Host: remove someone from the lobby."""
@@ -317,7 +356,7 @@ class Node:
             del self.members[peer]
             conn = self.links.get(peer)
             if conn is not None:
-                conn.send_nowait("refuse", "removed by the host")
+                self._refuse(conn, "removed by the host")
             self._announce()
 
     def _lobby_body(self) -> dict[str, Any]:
@@ -353,10 +392,14 @@ class Node:
 
     def _feed(self, outputs: list) -> None:
         for item in outputs:
+            if TIMING and isinstance(item, (Committed, TurnResolved)):
+                self._stamp(item)
             if isinstance(item, Outgoing):
+                seated = self.session.keys if self.session is not None else {}
                 for peer, conn in list(self.links.items()):
-                    if (item.to is None or item.to == peer) and peer not in item.skip:
-                        conn.send_nowait("msg", item.wire)
+                    if (item.to is None or item.to == peer) and peer not in item.skip and not (
+                            item.watchers_only and peer in seated):
+                        conn.send_message(item.wire)
             else:
                 self._event(item)
 
@@ -391,6 +434,13 @@ class Node:
                 self._feed(session.choose_row(self.bot.choose_row(session.view(), event.cards)))
         except LocalError as exc:
             log.info("the bot's move was refused: %s", exc)
+
+    def _stamp(self, event: Event) -> None:
+        """For benchmarks/net_bench.py: when our own commit went out, and when a turn was resolved here."""
+        if isinstance(event, Committed) and event.seat == self.session.seat:
+            print(f"timing commit {event.round} {event.turn} {time.monotonic():.6f}", flush=True)
+        elif isinstance(event, TurnResolved):
+            print(f"timing resolved {event.round} {event.turn} {time.monotonic():.6f}", flush=True)
 
     def act(self, outputs: list) -> None:
         """Carry out what a local intent (session.play, choose_row, pick) returned."""

@@ -56,6 +56,8 @@ def decode(data: bytes, limit: int = MAX_FRAME) -> Any:
         raise DecodeError(f"expected bytes, got {type(data).__name__}")
     if len(data) > limit:
         raise DecodeError(f"{len(data)} bytes is over the {limit}-byte limit")
+    if not data:
+        raise DecodeError("no bytes at all")
     try:
         value = msgpack.unpackb(
             bytes(data),

@@ -7,11 +7,15 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Outgoing:
-    """Send `wire` to peer `to`, or to every peer when `to` is None, except the peers in `skip`."""
+    """Send `wire` to peer `to`, or to every peer when `to` is None, except the peers in `skip`.
+
+    With `watchers_only`, send it only to peers that have no seat (spectators).
+    """
 
     wire: bytes
     to: bytes | None = None
     skip: tuple[bytes, ...] = ()
+    watchers_only: bool = False
 
 
 class Event:

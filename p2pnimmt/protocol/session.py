@@ -475,7 +475,12 @@ class Session(GameSteps):
         self._heads[env.sender] = (next_seq + 1, env.hash)
         self._seen[(env.sender, env.seq)] = env
         if self.relay and env.sender != self.me:
-            self._emit(Outgoing(env.wire, skip=tuple(p for p in (env.sender, via) if p is not None)))
+            # One seat relays each sender's messages to the other seats: the next seat after the sender.
+            # A message shown differently to different peers thus reaches everyone in both versions.
+            # Every peer relays to spectators (who may be linked to it alone).
+            skip = tuple(p for p in (env.sender, via) if p is not None)
+            relayer = self.roster[(self.roster.index(env.sender) + 1) % self.players] if env.sender in self.keys else None
+            self._emit(Outgoing(env.wire, skip=skip, watchers_only=relayer != self.me or relayer is None))
         self._store(env)
         self._advance()
 

@@ -151,8 +151,7 @@ class Adversary:
         except DecodeError:
             env = None
         if env is None or env.sender != self.peer:  # a relay (or evidence) of someone else's message
-            return [(p, out.wire) for p in self.net.peers
-                    if p != peer and (out.to is None or out.to == p) and p not in out.skip]
+            return [(p, out.wire) for p in self.net.targets(peer, out)]
         if out.wire in self._handled:  # the session spreading its own message again as evidence
             return []
         self._handled.add(out.wire)

@@ -77,14 +77,19 @@ class Net:
                 self.events[peer].append(item)
                 self.react(peer, item)
 
+    def targets(self, peer: bytes, out: Outgoing) -> list[bytes]:
+        """The peers an Outgoing from `peer` is meant for."""
+        seated = {i.peer for i in self.identities}
+        return [to for to in self.peers if to != peer and (out.to is None or out.to == to) and to not in out.skip
+                and not (out.watchers_only and to in seated)]
+
     def send(self, peer: bytes, out: Outgoing) -> None:
         if peer in self.tamper:
             for to, wire in self.tamper[peer](peer, out):
                 self.queue.append((to, peer, wire))
             return
-        for to in self.peers:
-            if to != peer and (out.to is None or out.to == to) and to not in out.skip:
-                self.queue.append((to, peer, out.wire))
+        for to in self.targets(peer, out):
+            self.queue.append((to, peer, out.wire))
 
     def react(self, peer: bytes, event) -> None:
         session = self.sessions[peer]

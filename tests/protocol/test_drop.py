@@ -24,8 +24,7 @@ def silence_after(net: Net, seat: int, messages: int) -> None:
             sent += 1
             if sent > messages:
                 return []
-        return [(to, out.wire) for to in net.peers
-                if to != peer and (out.to is None or out.to == to) and to not in out.skip]
+        return [(to, out.wire) for to in net.targets(peer, out)]
 
     net.tamper[peer] = tamper
 

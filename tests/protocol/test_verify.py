@@ -145,7 +145,7 @@ def test_an_aborted_game_names_the_cheater() -> None:
 
     def equivocate(peer, out: Outgoing):
         env = open_envelope(out.wire)
-        targets = [to for to in net.peers if to != peer and (out.to is None or out.to == to) and to not in out.skip]
+        targets = net.targets(peer, out)
         if env.sender != peer or env.kind != "PLAY_COMMIT" or env.body["turn"] != 2:
             return [(to, out.wire) for to in targets]
         other = seal(cheater, env.game_id, env.seq, env.prev, env.kind, {**env.body, "commit": bytes(32)})

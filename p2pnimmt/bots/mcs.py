@@ -1,0 +1,418 @@
+"""The `mcs` bot: determinized Monte-Carlo search over the rest of the round.
+
+For a decision it repeatedly samples a *deal* (a determinization): the
+unseen cards (the deck of the variant, less its own hand, the rows and
+every card taken this round) dealt at random to the other seats, as many
+as each of them holds. On that deal every candidate (each card of the
+hand, or each row when it must take one) is played out to the end of the
+round through the engine's placement (`place_turn`), every seat following
+a fast policy: the heuristic bot's rule (the expected bull heads of this
+turn, from the unseen cards between a row's end and the card), each seat
+reasoning only from its own sampled hand and the table. Every candidate
+meets the same deals (common random numbers); the one with the fewest
+bull heads over the rest of the round, summed over the deals, is chosen.
+Candidates clearly worse than the best (paired difference over 3 standard
+errors) are dropped along the way, and the search stops once one is left
+or the rest are as good as the best.
+
+How many deals: a fixed number (`rollouts`: deterministic given the seed)
+or as many as fit in a time budget per decision (`budget` seconds: play
+then depends on the speed of the machine). The environment variables
+P2PNIMMT_BOT_ROLLOUTS and P2PNIMMT_BOT_BUDGET set these for every search
+bot built without explicit arguments (the tests set a small fixed count).
+
+It sees only its PlayerView: the rounds it plays out are its own, built
+from its own hand, the public table and sampled hands for the others.
+The draft variant's picks are the heuristic bot's.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate
+
+from ..engine import BULL_HEADS, HIGHEST_CARD, MAX_PLAYERS, ROW_LIMIT, PlayerView
+from ..engine.table import place_turn
+from .base import SeededBot
+from .heuristic import HeuristicBot
+
+ROLLOUTS_ENV = "P2PNIMMT_BOT_ROLLOUTS"
+BUDGET_ENV = "P2PNIMMT_BOT_BUDGET"
+
+# Poisson tails P(X >= k) for k = 1..5, on a grid of means 0, 1/STEPS, 2/STEPS, ... up to MAX_MEAN.
+STEPS = 50
+MAX_MEAN = 10
+
+
+def _tail(k: int, mean: float) -> float:
+    term = math.exp(-mean)
+    below = term
+    for i in range(1, k):
+        term *= mean / i
+        below += term
+    return max(0.0, 1.0 - below)
+
+
+TAILS: tuple[tuple[float, ...], ...] = tuple(
+    tuple(_tail(k, i / STEPS) for i in range(MAX_MEAN * STEPS + 1)) if k else () for k in range(ROW_LIMIT + 1)
+)
+
+SEATS = range(MAX_PLAYERS)
+FILLER_HEADS = 1.3  # the bull heads of an average filler card (as the heuristic bot assumes)
+
+
+def row_heads(row: Sequence[int]) -> int:
+    return sum(map(BULL_HEADS.__getitem__, row))
+
+
+def cheapest_row(rows: Sequence[Sequence[int]]) -> int:
+    """The row with the fewest bull heads; on ties the longer, then the first (the heuristic bot's choice)."""
+    return min(range(len(rows)), key=lambda i: (row_heads(rows[i]), -len(rows[i]), i))
+
+
+def policy_plays(
+    rows: list[list[int]], hands: list[list[int]], prefix: list[int], alive: int
+) -> tuple[list[int], int | None]:
+    """One card per seat by the heuristic rule, each seat seeing only its own (sorted) hand, and the row choice.
+
+    `prefix[x]` counts the cards <= x that nobody has seen yet (in some hand
+    or not dealt); `alive` is prefix[-1]. Returns the cards by seat and the
+    row the lowest card takes if it is below every row end (else None).
+    """
+    r0, r1, r2, r3 = rows
+    rowinfo = sorted(
+        (
+            (r0[-1], len(r0), sum(map(BULL_HEADS.__getitem__, r0))),
+            (r1[-1], len(r1), sum(map(BULL_HEADS.__getitem__, r1))),
+            (r2[-1], len(r2), sum(map(BULL_HEADS.__getitem__, r2))),
+            (r3[-1], len(r3), sum(map(BULL_HEADS.__getitem__, r3))),
+        )
+    )
+    e0, e1, e2, e3 = (r[0] for r in rowinfo)
+    cheapest = min(r[2] for r in rowinfo)
+    opponents = len(hands) - 1
+    tails = TAILS
+    plays = []
+    for hand in hands:
+        k = len(hand)
+        unseen = alive - k
+        share = opponents / unseen if unseen else 0.0
+        eps = 0.01 / unseen if unseen else 0.0
+        best = hand[0]
+        best_cost = 1e9
+        for i, c in enumerate(hand):
+            if c < e0:
+                cost = cheapest
+            else:
+                end, length, heads = rowinfo[3 if c > e3 else 2 if c > e2 else 1 if c > e1 else 0]
+                # unseen cards between the row end and c, from this seat: not seen, not in its own hand
+                gap = prefix[c - 1] - prefix[end] - (i - bisect_right(hand, end))
+                slots = ROW_LIMIT - length
+                mean = gap * share
+                if mean > opponents:
+                    mean = opponents
+                if slots:
+                    filler = FILLER_HEADS * (slots if slots < mean else mean)
+                    cost = tails[slots][int(mean * STEPS)] * (heads + filler) + eps * gap
+                else:
+                    cost = heads + eps * gap
+            if cost < best_cost:
+                best_cost = cost
+                best = c
+        plays.append(best)
+    low = min(plays)
+    if low < e0:
+        return plays, min(range(4), key=lambda j: (row_heads(rows[j]), -len(rows[j]), j))
+    return plays, None
+
+
+def play_out(rows: list[list[int]], hands: list[list[int]], taken: list[list[int]], flags: list[int]) -> None:
+    """Play a round to its end with every seat on the policy (the heuristic rule, as in `policy_plays`).
+
+    Changes `rows`, `hands` (sorted), `taken` and `flags` (`flags[c]` is 1
+    while card c is unseen) in place; each turn goes through the engine's
+    `place_turn`. This is the hot loop of the search. The cost of a card
+    grows with the unseen cards between its row's end and it, so of the
+    cards a hand would lay on the same row only the lowest can be best:
+    each seat weighs at most five cards (the lowest below every row, and
+    the lowest above each row end), found by bisection.
+    """
+    opponents = len(hands) - 1
+    tails = TAILS
+    heads_of = BULL_HEADS.__getitem__
+    seats = SEATS
+    while hands[0]:
+        prefix = list(accumulate(flags))
+        unseen = prefix[-1] - len(hands[0])
+        share = opponents / unseen if unseen else 0.0
+        eps = 0.01 / unseen if unseen else 0.0
+        r0, r1, r2, r3 = rows
+        info = sorted(
+            (
+                (r0[-1], ROW_LIMIT - len(r0), sum(map(heads_of, r0))),
+                (r1[-1], ROW_LIMIT - len(r1), sum(map(heads_of, r1))),
+                (r2[-1], ROW_LIMIT - len(r2), sum(map(heads_of, r2))),
+                (r3[-1], ROW_LIMIT - len(r3), sum(map(heads_of, r3))),
+            )
+        )
+        e0 = info[0][0]
+        cheapest = min(info[0][2], info[1][2], info[2][2], info[3][2])
+        # per row (ascending ends): its end, the next end, and the cost of a card laid on it as a function of the gap
+        segments = []
+        for t in range(4):
+            end, slots, heads = info[t]
+            upper = info[t + 1][0] if t < 3 else HIGHEST_CARD + 1
+            segments.append((end, upper, prefix[end], slots, heads, tails[slots]))
+        plays = []
+        for hand in hands:
+            if hand[0] < e0:
+                best_i = 0
+                best_cost = cheapest
+            else:
+                best_i = -1
+                best_cost = 1e9
+            for end, upper, base, slots, heads, tail in segments:
+                i = bisect_right(hand, end)
+                if i == len(hand):
+                    break
+                c = hand[i]
+                if c > upper:
+                    continue
+                gap = prefix[c - 1] - base
+                if slots:
+                    mean = gap * share
+                    if mean > opponents:
+                        mean = opponents
+                    filler = FILLER_HEADS * (slots if slots < mean else mean)
+                    cost = tail[int(mean * STEPS)] * (heads + filler) + eps * gap
+                else:
+                    cost = heads + eps * gap
+                if cost < best_cost or (cost == best_cost and c < hand[best_i]):
+                    best_cost = cost
+                    best_i = i
+            plays.append(hand.pop(best_i))
+        for c in plays:
+            flags[c] = 0
+        order = sorted(zip(plays, seats))
+        place_turn(rows, order, cheapest_row(rows) if order[0][0] < e0 else None, taken)
+
+
+class MCSBot(SeededBot):
+    """Determinized Monte-Carlo search: the card (or row) with the fewest bull heads over sampled rest-of-rounds.
+
+    rollouts: sampled deals per decision (deterministic play); budget:
+    seconds per decision instead (stop when spent; at least `min_rollouts`
+    deals, at most `max_rollouts`). Explicit arguments win over the
+    environment (P2PNIMMT_BOT_ROLLOUTS, P2PNIMMT_BOT_BUDGET), which wins
+    over the class defaults.
+    """
+
+    name = "mcs"
+    default_rollouts: int | None = 100
+    default_budget: float | None = None
+    min_rollouts = 8
+    max_rollouts = 2000
+    check_every = 8  # deals between readings of the clock (and the least between prunings)
+    z_drop = 3.0  # a candidate whose paired difference to the best exceeds z_drop standard errors is dropped
+    indifference = 0.05  # bull heads: closer than this to the best (with z_drop standard errors) is as good
+
+    def __init__(
+        self,
+        seed: int | str | bytes = 0,
+        *,
+        rollouts: int | None = None,
+        budget: float | None = None,
+    ) -> None:
+        super().__init__(seed)
+        if rollouts is None and budget is None:
+            env_rollouts = os.environ.get(ROLLOUTS_ENV)
+            env_budget = os.environ.get(BUDGET_ENV)
+            try:
+                if env_rollouts:
+                    rollouts = int(env_rollouts)
+                elif env_budget:
+                    budget = float(env_budget)
+            except ValueError:
+                raise ValueError(
+                    f"{ROLLOUTS_ENV}={env_rollouts!r} / {BUDGET_ENV}={env_budget!r}: not a number"
+                ) from None
+            if rollouts is None and budget is None:
+                rollouts, budget = self.default_rollouts, self.default_budget
+        if rollouts is not None:
+            if type(rollouts) is not int or rollouts < 1:
+                raise ValueError(f"rollouts must be a positive whole number, got {rollouts!r}")
+            budget = None
+        elif budget is None or not budget > 0:
+            raise ValueError(f"budget must be a positive number of seconds, got {budget!r}")
+        self.rollouts = rollouts
+        self.budget = budget
+        self.fallback = HeuristicBot(seed)
+        self.last_deals = 0  # deals sampled for the last decision (for benchmarks)
+
+    # --- sampling ---------------------------------------------------------------------------------
+
+    def deal_others(self, pool: list[int], players: int, seat: int, size: int) -> list[list[int] | None]:
+        """Random hands of `size` cards from `pool` for every seat but `seat` (None there)."""
+        rr = self.random
+        deck = pool[:]
+        top = len(deck) - 1
+        need = (players - 1) * size
+        for i in range(top, top - need, -1):
+            j = int(rr() * (i + 1))
+            deck[i], deck[j] = deck[j], deck[i]
+        hands: list[list[int] | None] = []
+        at = len(deck) - need
+        for s in range(players):
+            if s == seat:
+                hands.append(None)
+            else:
+                hands.append(sorted(deck[at : at + size]))
+                at += size
+        return hands
+
+    # --- the search -------------------------------------------------------------------------------
+
+    def search(self, candidates: list, evaluate, tie_order) -> object:
+        """Sample deals until the count or the time is spent or one candidate is left; return the best.
+
+        evaluate(alive) -> the bull heads of each candidate in `alive` on one fresh deal.
+        Every CHECK_EVERY deals the clock is read; at growing intervals the
+        candidates clearly worse than the best are dropped, and the search
+        ends early once the rest are within `indifference` bull heads of it.
+        """
+        start = time.perf_counter()
+        values: dict[object, list[int]] = {c: [] for c in candidates}
+        alive = list(candidates)
+        deals = 0
+        limit = self.rollouts if self.rollouts is not None else self.max_rollouts
+        next_prune = 2 * self.check_every
+        while deals < limit and len(alive) > 1:
+            for c, v in zip(alive, evaluate(alive)):
+                values[c].append(v)
+            deals += 1
+            if deals >= next_prune:
+                next_prune = deals + max(self.check_every, deals // 4)
+                alive, settled = self.prune(alive, values, deals)
+                if settled:
+                    break
+            if self.budget is not None and deals % self.check_every == 0 and deals >= self.min_rollouts:
+                if time.perf_counter() - start >= self.budget:
+                    break
+        self.last_deals = deals
+        return min(alive, key=lambda c: (sum(values[c]), tie_order(c)))
+
+    def prune(self, alive: list, values: dict, deals: int) -> tuple[list, bool]:
+        """The candidates not clearly worse than the best (paired differences on the same deals), and
+        whether the search is settled: every one left is within `indifference` bull heads of the best."""
+        best = min(alive, key=lambda c: sum(values[c]))
+        b = values[best]
+        keep = []
+        settled = True
+        for c in alive:
+            if c == best:
+                keep.append(c)
+                continue
+            diffs = [x - y for x, y in zip(values[c], b)]
+            mean = sum(diffs) / deals
+            se = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (deals - 1) / deals)
+            if mean > self.z_drop * se:
+                continue
+            keep.append(c)
+            if mean + self.z_drop * se > self.indifference:
+                settled = False
+        return keep, settled
+
+    # --- decisions --------------------------------------------------------------------------------
+
+    def choose_card(self, view: PlayerView) -> int:
+        hand = list(view.hand)
+        if len(hand) == 1:
+            self.last_deals = 0
+            return hand[0]
+        seat, players = view.seat, view.players
+        rows = [list(r) for r in view.rows]
+        pool = sorted(view.unseen)
+        flags0 = [0] * (HIGHEST_CARD + 1)
+        for c in pool:
+            flags0[c] = 1
+        for c in hand:
+            flags0[c] = 1
+        size = len(hand)
+        costs = self.fallback.card_costs(view)
+        if (players - 1) * size > len(pool):  # not a state of a real game: no deal fits it
+            self.last_deals = 0
+            return min(hand, key=lambda c: (costs[c], c))
+        prefix0 = list(accumulate(flags0))
+
+        low_end = min(r[-1] for r in rows)
+        take = cheapest_row(rows)
+        mine = {card: [c for c in hand if c != card] for card in hand}
+
+        def evaluate(alive: list[int]) -> list[int]:
+            others = self.deal_others(pool, players, seat, size)
+            hands = [h if h is not None else hand for h in others]
+            plays, _ = policy_plays(rows, hands, prefix0, prefix0[-1])  # the others' cards of this turn
+            later = [[c for c in h if c != p] for h, p in zip(hands, plays)]
+            out = []
+            for card in alive:
+                plays[seat] = card
+                rws = [r[:] for r in rows]
+                hs = [h[:] for h in later]
+                hs[seat] = mine[card][:]
+                taken: list[list[int]] = [[] for _ in hands]
+                order = sorted(zip(plays, SEATS))
+                place_turn(rws, order, take if order[0][0] < low_end else None, taken)
+                flags = flags0[:]
+                for c in plays:
+                    flags[c] = 0
+                play_out(rws, hs, taken, flags)
+                out.append(sum(map(BULL_HEADS.__getitem__, taken[seat])))
+            return out
+
+        return self.search(hand, evaluate, lambda c: (costs[c], c))
+
+    def choose_row(self, view: PlayerView, plays: Sequence[int]) -> int:
+        seat, players = view.seat, view.players
+        rows = [list(r) for r in view.rows]
+        plays = list(plays)
+        mine = plays[seat]
+        hand = list(view.hand)
+        rest = [c for c in hand if c != mine]
+        if not rest:  # the last turn: only this turn's bull heads count
+            self.last_deals = 0
+            return cheapest_row(rows)
+        played = set(plays)
+        pool = sorted(set(view.unseen) - played)
+        size = len(rest)
+        if (players - 1) * size > len(pool):  # not a state of a real game: no deal fits it
+            self.last_deals = 0
+            return cheapest_row(rows)
+        flags0 = [0] * (HIGHEST_CARD + 1)
+        for c in pool:
+            flags0[c] = 1
+        for c in rest:
+            flags0[c] = 1
+        tie = {r: (row_heads(rows[r]), -len(rows[r]), r) for r in range(len(rows))}
+        order = sorted(zip(plays, SEATS))
+
+        def evaluate(alive: list[int]) -> list[int]:
+            others = self.deal_others(pool, players, seat, size)  # their hands after this turn
+            later = [h if h is not None else rest for h in others]
+            out = []
+            for row in alive:
+                rws = [r[:] for r in rows]
+                hs = [h[:] for h in later]
+                taken: list[list[int]] = [[] for _ in later]
+                place_turn(rws, order, row, taken)
+                play_out(rws, hs, taken, flags0[:])
+                out.append(sum(map(BULL_HEADS.__getitem__, taken[seat])))
+            return out
+
+        return self.search(list(range(len(rows))), evaluate, tie.__getitem__)
+
+    def choose_pick(self, view: PlayerView) -> int:
+        return self.fallback.choose_pick(view)

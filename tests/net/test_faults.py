@@ -1,0 +1,302 @@
+"""Faults at the network edge, over loopback only (127.0.0.1): strangers on the host's TCP port, a full table.
+
+Every case runs a real `p2pnimmt host` process; a stranger (this test, with
+plain sockets) connects to the port it prints and misbehaves. The host must
+refuse the stranger with a logged reason (warnings go to stderr, merged into
+the .out file), keep running, and still play a whole game with a real joiner
+afterwards.
+
+Not tested here: a joiner killed mid-game (SIGKILL). That is a stall of its
+seat, handled by `p2pnimmt resume` and by the others' vote to drop a silent
+player; see tests/net/test_resume_drop.py.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import socket
+from pathlib import Path
+
+import pytest
+
+from p2pnimmt.net.connection import ANY_GAME, FRAME_LIMIT, HANDSHAKE_TIMEOUT, HELLO, frame, transcript_of
+from p2pnimmt.protocol.codec import decode
+from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.protocol.verify import verify_transcript
+
+LOOPBACK = "127.0.0.1"
+LO = ["--interface", LOOPBACK]
+SHORT = ["--rounds", "1", "--no-points"]
+
+
+def final_scores(text: str) -> str:
+    match = re.search(r"final scores: (.*)", text)
+    assert match, f"no final scores in:\n{text}"
+    return match.group(1)
+
+
+class Stranger:
+    """A raw TCP client of the host's port (loopback only)."""
+
+    def __init__(self, port: int) -> None:
+        self.sock = socket.create_connection((LOOPBACK, port), timeout=10)
+        self.buffer = b""
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def _read(self, n: int) -> bytes:
+        while len(self.buffer) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("closed")
+            self.buffer += chunk
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+    def read_frame(self):
+        size = int.from_bytes(self._read(4), "big")
+        assert size <= FRAME_LIMIT
+        return decode(self._read(size), FRAME_LIMIT)
+
+    def hello(self) -> list:
+        """The host speaks first: its hello [HELLO, 1, game id, key, nonce]."""
+        hello = self.read_frame()
+        assert isinstance(hello, list) and hello[0] == HELLO, hello
+        return hello
+
+    def closed_by_host(self, timeout: float = HANDSHAKE_TIMEOUT + 5) -> bool:
+        """True once the host has closed the connection (EOF after whatever it still had to say)."""
+        self.sock.settimeout(timeout)
+        try:
+            while self.sock.recv(65536):
+                pass
+        except (ConnectionResetError, BrokenPipeError):
+            pass
+        except TimeoutError:
+            return False
+        return True
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def authenticated(port: int) -> Stranger:
+    """A stranger that passes the handshake with a fresh key, as any program on the LAN can."""
+    me = Identity.generate()
+    s = Stranger(port)
+    _, _, game_id, host_key, host_nonce = s.hello()
+    nonce = secrets.token_bytes(16)
+    s.send(frame([HELLO, 1, game_id, me.public_key, nonce]))
+    s.send(frame(["auth", me.sign(transcript_of(game_id, nonce, host_nonce, me.public_key, host_key))]))
+    assert s.read_frame()[0] == "auth"
+    return s
+
+
+def wrong_auth_by_swapping_roles(s: Stranger) -> None:
+    """A real key, a real signature, but over the transcript of the listener's side, not the dialer's."""
+    me = Identity.generate()
+    _, _, game_id, host_key, host_nonce = s.hello()
+    nonce = secrets.token_bytes(16)
+    s.send(frame([HELLO, 1, game_id, me.public_key, nonce]))
+    s.send(frame(["auth", me.sign(transcript_of(game_id, host_nonce, nonce, host_key, me.public_key))]))
+
+
+def auth_signed_by_another_key(s: Stranger) -> None:
+    """Claims one key in the hello and signs with another (impersonation)."""
+    claimed, signer = Identity.generate(), Identity.generate()
+    _, _, game_id, host_key, host_nonce = s.hello()
+    nonce = secrets.token_bytes(16)
+    s.send(frame([HELLO, 1, ANY_GAME, claimed.public_key, nonce]))
+    s.send(frame(["auth", signer.sign(transcript_of(game_id, nonce, host_nonce, claimed.public_key, host_key))]))
+
+
+def zero_signature(s: Stranger) -> None:
+    me = Identity.generate()
+    s.hello()
+    s.send(frame([HELLO, 1, ANY_GAME, me.public_key, secrets.token_bytes(16)]))
+    s.send(frame(["auth", bytes(64)]))
+
+
+# name -> (what the stranger does, the reason the host must log)
+ATTACKS = {
+    "garbage-msgpack": (lambda s: s.send(b"\x00\x00\x00\x05" + b"\xc1" * 5), r"bad frame: not valid msgpack"),
+    "http-request": (lambda s: s.send(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+                     r"frame of \d+ bytes is over the \d+-byte limit"),
+    "oversized-frame": (lambda s: s.send((2**31).to_bytes(4, "big") + b"\x00" * 64),
+                        r"frame of 2147483648 bytes is over the \d+-byte limit"),
+    "bad-hello": (lambda s: s.send(frame(["hello", 1])), r"the peer did not say hello"),
+    "hello-wrong-version": (lambda s: s.send(frame([HELLO, 2, ANY_GAME, Identity.generate().public_key,
+                                                    secrets.token_bytes(16)])),
+                            r"the peer speaks handshake version 2, not 1"),
+    "hello-other-game": (lambda s: s.send(frame([HELLO, 1, secrets.token_bytes(16), Identity.generate().public_key,
+                                                 secrets.token_bytes(16)])), r"the peer is in another game"),
+    "hello-malformed-key": (lambda s: s.send(frame([HELLO, 1, ANY_GAME, b"short", secrets.token_bytes(16)])),
+                            r"malformed key or nonce"),
+    "auth-zero-signature": (zero_signature, r"handshake signature does not verify"),
+    "auth-roles-swapped": (wrong_auth_by_swapping_roles, r"handshake signature does not verify"),
+    "auth-other-key": (auth_signed_by_another_key, r"handshake signature does not verify"),
+    "half-frame-then-close": (lambda s: (s.send(b"\x00\x00\x01\x00" + b"\x90" * 10), s.sock.shutdown(socket.SHUT_WR)),
+                              r"connection closed"),
+    "silent": (lambda s: None, rf"nothing received for {HANDSHAKE_TIMEOUT:.0f} s"),
+}
+
+
+def start_host(procs, tmp_path: Path, seats: int = 2, extra: list[str] = SHORT):
+    host = procs(["host", "--headless", "--seats", str(seats), *LO, "--name", "ann", *extra,
+                  "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    return host, code, port
+
+
+def joiner(procs, tmp_path: Path, port: int, name: str):
+    return procs(["join", "XXXX", "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", name,
+                  "--transcript", str(tmp_path / f"{name}.p2pt")], tmp_path / f"{name}.out")
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS))
+def test_host_refuses_a_misbehaving_stranger_and_plays_on(tmp_path: Path, procs, attack: str) -> None:
+    act, reason = ATTACKS[attack]
+    host, _, port = start_host(procs, tmp_path)
+    stranger = Stranger(port)
+    try:
+        act(stranger)
+        assert stranger.closed_by_host(), "the host kept the stranger's connection open"
+    finally:
+        stranger.close()
+    line = host.wait_for(rf"WARNING p2pnimmt\.net: refused a connection from \('127\.0\.0\.1', \d+\): .*{reason}",
+                         timeout=HANDSHAKE_TIMEOUT + 5)
+    assert line
+    assert host.popen.poll() is None, host.text()
+    assert "lobby:" not in host.text()  # the stranger took no seat
+    # The host still plays a whole game with a real joiner.
+    player = joiner(procs, tmp_path, port, "j1")
+    assert player.finish(60) == 0, player.text()
+    assert host.finish(60) == 0, host.text()
+    assert final_scores(player.text()) == final_scores(host.text())
+    for name in ("host", "j1"):
+        verdict = verify_transcript((tmp_path / f"{name}.p2pt").read_bytes())
+        assert verdict.ok, (name, verdict.report())
+    assert "Traceback" not in host.text(), host.text()
+
+
+def test_many_strangers_at_once_do_not_block_the_lobby(tmp_path: Path, procs) -> None:
+    """Silent and garbage connections held open during the handshake window do not keep a joiner out."""
+    host, _, port = start_host(procs, tmp_path)
+    strangers = [Stranger(port) for _ in range(20)]
+    try:
+        for k, s in enumerate(strangers):
+            if k % 2:
+                s.send(b"\x00\x00\x00\x10" + b"\xc1")  # a frame that never completes
+        player = joiner(procs, tmp_path, port, "j1")
+        player.wait_for("game started", timeout=HANDSHAKE_TIMEOUT - 1)  # before the strangers time out
+        assert player.finish(60) == 0, player.text()
+    finally:
+        for s in strangers:
+            s.close()
+    assert host.finish(60) == 0, host.text()
+    assert final_scores(player.text()) == final_scores(host.text())
+
+
+def test_authenticated_stranger_sending_junk_frames_is_harmless(tmp_path: Path, procs) -> None:
+    """Someone who passes the handshake (anyone on the LAN can) but sends frames of the wrong shape, a join
+    that is not a map, a msg without bytes, bytes that are no message, odd heads and unknown kinds: the host
+    logs what it can, keeps running, and the game with a real joiner completes."""
+    host, _, port = start_host(procs, tmp_path)
+    s = authenticated(port)
+    try:
+        for junk in (["join", "not a map"], ["join", {"name": 5}], ["msg", "not bytes"], ["msg", b"\xc1\xc1"],
+                     ["msg", b""], ["heads", "x"], ["heads", [[b"x" * 16, -1], [1, 2], "z"]],
+                     ["lobby", {"members": [1]}], ["refuse", "ha"], ["nonsense", None], ["bye", None]):
+            s.send(frame(junk))
+        host.wait_for(r"a msg frame without bytes")
+        host.wait_for(r"unknown frame kind 'nonsense'")
+        assert host.popen.poll() is None, host.text()
+        player = joiner(procs, tmp_path, port, "j1")
+        assert player.finish(60) == 0, player.text()
+        assert host.finish(60) == 0, host.text()
+    finally:
+        s.close()
+    assert final_scores(player.text()) == final_scores(host.text())
+    assert "Traceback" not in host.text(), host.text()
+    for name in ("host", "j1"):
+        verdict = verify_transcript((tmp_path / f"{name}.p2pt").read_bytes())
+        assert verdict.ok, (name, verdict.report())
+
+
+def test_spectator_joining_mid_game_catches_up_without_accusations(tmp_path: Path, procs) -> None:
+    """`watch` joins a game that is already running (by address): it catches up through heads resync, ends
+    with the players' result and a verifying transcript, and accuses nobody.
+
+    KNOWN BUG (fails in most runs): on every new link Node._link sends "heads" and then the host at once
+    sends live messages on it; when the spectator's heads (sent before those live messages arrived)
+    reach the host, missing_for() resends them, so the spectator holds two direct copies from their
+    sender and records fault `replay` ("seat 0 (ann) sent its message #K (...) again") against an honest
+    player (WARNING in its log, a fault record in its transcript).
+    """
+    host, _, port = start_host(procs, tmp_path, extra=["--rounds", "20", "--no-points"])
+    player = joiner(procs, tmp_path, port, "j1")
+    host.wait_for(r"round 2: ")
+    watcher = procs(["watch", "XXXX", "--headless", "--peer", f"{LOOPBACK}:{port}", *LO,
+                     "--transcript", str(tmp_path / "watch.p2pt")], tmp_path / "watch.out")
+    for proc in (host, player, watcher):
+        assert proc.finish(60) == 0, proc.text()
+    assert final_scores(watcher.text()) == final_scores(host.text()) == final_scores(player.text())
+    verdict = verify_transcript((tmp_path / "watch.p2pt").read_bytes())
+    assert verdict.ok, verdict.report()
+    assert not verdict.faults_recorded and "fault:" not in watcher.text(), (verdict.faults_recorded, watcher.text())
+
+
+def test_lobby_refuses_a_player_when_the_table_is_full(tmp_path: Path, procs) -> None:
+    """--seats 2: the first joiner fills the table (the game starts at once); a second is refused and exits 1."""
+    host, _, port = start_host(procs, tmp_path, extra=["--rounds", "20", "--no-points"])
+    first = joiner(procs, tmp_path, port, "j1")
+    first.wait_for("game started")
+    second = joiner(procs, tmp_path, port, "j2")
+    assert second.finish(30) == 1, second.text()
+    assert re.search(r"refused by the host: the (table is full|game has started)", second.text()), second.text()
+    assert "the game has started" in second.text()  # the table fills and the game starts in the same step
+    assert host.popen.poll() is None or host.popen.returncode == 0
+    assert first.finish(60) == 0, first.text()
+    assert host.finish(60) == 0, host.text()
+    assert final_scores(first.text()) == final_scores(host.text())
+    assert "j2" not in final_scores(host.text())
+
+
+def test_refused_joiner_is_disconnected_and_not_fed_the_game(tmp_path: Path, procs) -> None:
+    """A player the host refused has no seat and did not ask to watch: after ["refuse", reason] the host
+    closes the link and sends it no game messages.
+
+    KNOWN BUG: Node._join only queues ["refuse", ...] and leaves the connection in `links`, so the host
+    goes on broadcasting every game message to the refused peer and keeps the link open (its linger then
+    also waits for that peer's bye). Visible with the real CLI too: a refused `join` prints "refused by
+    the host: the game has started", then "game started: ... (you: spectator)", writes the game into
+    its transcript and may log spurious `replay` faults before it exits 1.
+    """
+    host, _, port = start_host(procs, tmp_path, extra=["--rounds", "20", "--no-points"])
+    first = joiner(procs, tmp_path, port, "j1")
+    first.wait_for("game started")
+    s = authenticated(port)
+    try:
+        s.send(frame(["join", {"name": "late", "role": "player", "bot": True, "port": 1}]))
+        s.sock.settimeout(10)
+        while s.read_frame()[0] != "refuse":  # "heads", "lobby" and live game messages may come first
+            pass
+        after: list[str] = []
+        s.sock.settimeout(2.0)
+        try:
+            while len(after) < 1000:
+                after.append(s.read_frame()[0])
+            closed = False
+        except EOFError:
+            closed = True
+        except TimeoutError:
+            closed = False
+    finally:
+        s.close()
+    assert first.finish(60) == 0 and host.finish(60) == 0
+    assert closed and "msg" not in after, (
+        f"after refusing, the host {'closed' if closed else 'kept'} the link and sent {len(after)} more frames "
+        f"({after.count('msg')} game messages)")
