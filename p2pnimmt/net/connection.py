@@ -39,11 +39,12 @@ class ConnectionFailed(Exception):
 async def read_frame(reader: asyncio.StreamReader, timeout: float) -> Any:
     """One decoded frame; ConnectionFailed on a bad or oversized frame, EOF, or silence longer than `timeout`."""
     try:
-        header = await asyncio.wait_for(reader.readexactly(4), timeout)
-        size = int.from_bytes(header, "big")
-        if size > FRAME_LIMIT:
-            raise ConnectionFailed(f"frame of {size} bytes is over the {FRAME_LIMIT}-byte limit")
-        data = await asyncio.wait_for(reader.readexactly(size), timeout)
+        async with asyncio.timeout(timeout):
+            header = await reader.readexactly(4)
+            size = int.from_bytes(header, "big")
+            if size > FRAME_LIMIT:
+                raise ConnectionFailed(f"frame of {size} bytes is over the {FRAME_LIMIT}-byte limit")
+            data = await reader.readexactly(size)
     except asyncio.IncompleteReadError:
         raise ConnectionFailed("connection closed") from None
     except (asyncio.TimeoutError, TimeoutError):
@@ -79,6 +80,7 @@ class Connection:
         self.address = writer.get_extra_info("peername")
         self.closed = False
         self.sent: set[bytes] = set()  # session messages already sent on this link (never twice)
+        self._pending: list[bytes] = []  # frames queued this turn of the event loop, written together
         self.faults = 0  # bad messages that came over this link
 
     @classmethod
@@ -134,6 +136,7 @@ class Connection:
         if self.closed:
             return
         try:
+            self._flush()
             self.writer.write(frame([kind, payload]))
             await self.writer.drain()
         except (ConnectionError, OSError) as exc:
@@ -147,11 +150,19 @@ class Connection:
             self.send_nowait("msg", wire)
 
     def send_nowait(self, kind: str, payload: Any) -> None:
-        """Queue a frame without waiting for the socket (order is kept)."""
+        """Queue a frame without waiting for the socket (order is kept; frames queued together go in one write)."""
         if self.closed:
             return
+        if not self._pending:
+            asyncio.get_running_loop().call_soon(self._flush)
+        self._pending.append(frame([kind, payload]))
+
+    def _flush(self) -> None:
+        data, self._pending = b"".join(self._pending), []
+        if self.closed or not data:
+            return
         try:
-            self.writer.write(frame([kind, payload]))
+            self.writer.write(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
             log.info("send to %s failed: %s", fingerprint(self.peer), exc)
             self.close()
@@ -165,5 +176,6 @@ class Connection:
 
     def close(self) -> None:
         if not self.closed:
+            self._flush()
             self.closed = True
             self.writer.close()
