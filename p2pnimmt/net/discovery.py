@@ -14,7 +14,7 @@ import socket
 from dataclasses import dataclass
 
 import ifaddr
-from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange
+from zeroconf import DNSQuestionType, InterfaceChoice, IPVersion, ServiceStateChange
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 SERVICE = "_p2pnimmt._tcp.local."
@@ -133,7 +133,7 @@ async def browse(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> 
         elif state_change is ServiceStateChange.Removed:
             found.pop(name, None)
 
-    browser = AsyncServiceBrowser(zc.zeroconf, SERVICE, handlers=[on_change])
+    browser = AsyncServiceBrowser(zc.zeroconf, SERVICE, handlers=[on_change], question_type=DNSQuestionType.QM)
     try:
         try:
             await asyncio.wait_for(done.wait(), seconds)

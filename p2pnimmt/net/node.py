@@ -218,11 +218,14 @@ class Node:
             writer.close()
             return
         try:
-            conn = await Connection.open(reader, writer, self.identity, self.game_id, dialer=False)
-        except ConnectionFailed as exc:
-            log.warning("refused a connection from %s: %s", address, exc)
-            return
-        await self._serve(conn)
+            try:
+                conn = await Connection.open(reader, writer, self.identity, self.game_id, dialer=False)
+            except ConnectionFailed as exc:
+                log.warning("refused a connection from %s: %s", address, exc)
+                return
+            await self._serve(conn)
+        except asyncio.CancelledError:
+            writer.close()  # the node is closing; asyncio would log a server callback that ends cancelled
 
     def _link(self, conn: Connection) -> None:
         old = self.links.get(conn.peer)
