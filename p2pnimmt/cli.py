@@ -136,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--rollouts", type=positive_arg, default=None, metavar="N",
                      help="search bots (mcs, hard): N sampled deals per decision; play depends only on the seed")
     sim.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                     help="search bots (mcs, hard): a time budget per decision instead (hard: 0.6 s by default)")
+                     help="search bots (mcs, hard): seconds of CPU time per decision instead "
+                     f"(hard: {BOTS['hard'].default_budget} by default)")
     sim.add_argument("--times", action="store_true", help="measure and show each entry's move times")
     progress = sim.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")

@@ -4,9 +4,10 @@
   other half a uniformly random card of its hand; it takes the cheapest
   row and picks like the heuristic in a draft.
 - medium: the heuristic bot (the expected bull heads of this turn).
-- hard: the `mcs` search with a time budget per decision (default
-  HARD_BUDGET seconds on top of the deal it always samples); as many deals
-  as fit, so its play depends on the speed of the machine. Give it
+- hard: the `mcs` search with a time budget per decision (HARD_BUDGET
+  seconds of CPU time, at most 1.5 times that of wall-clock time on a busy
+  machine); as many deals as fit, so its play depends on the speed of the
+  machine. Give it
   `rollouts=N` (or set P2PNIMMT_BOT_ROLLOUTS) for play that depends only
   on its seed.
 """
@@ -18,7 +19,7 @@ from .heuristic import HeuristicBot
 from .mcs import MCSBot
 
 EASY_RANDOM_SHARE = 0.5
-HARD_BUDGET = 0.6  # seconds per decision
+HARD_BUDGET = 0.8  # seconds of CPU time per decision (at most 1.5 times that of wall-clock time)
 
 
 class EasyBot(HeuristicBot):

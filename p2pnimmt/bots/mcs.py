@@ -16,8 +16,9 @@ errors) are dropped along the way, and the search stops once one is left
 or the rest are as good as the best.
 
 How many deals: a fixed number (`rollouts`: deterministic given the seed)
-or as many as fit in a time budget per decision (`budget` seconds: play
-then depends on the speed of the machine). The environment variables
+or as many as fit in a time budget per decision (`budget` seconds of CPU
+time, capped in wall-clock time: play then depends on the speed of the
+machine). The environment variables
 P2PNIMMT_BOT_ROLLOUTS and P2PNIMMT_BOT_BUDGET set these for every search
 bot built without explicit arguments (the tests set a small fixed count).
 
@@ -145,7 +146,7 @@ def play_out(rows: list[list[int]], hands: list[list[int]], taken: list[list[int
     tails = TAILS
     heads_of = BULL_HEADS.__getitem__
     seats = SEATS
-    while hands[0]:
+    while len(hands[0]) > 1:
         prefix = list(accumulate(flags))
         unseen = prefix[-1] - len(hands[0])
         share = opponents / unseen if unseen else 0.0
@@ -199,16 +200,24 @@ def play_out(rows: list[list[int]], hands: list[list[int]], taken: list[list[int
             flags[c] = 0
         order = sorted(zip(plays, seats))
         place_turn(rows, order, cheapest_row(rows) if order[0][0] < e0 else None, taken)
+    if hands[0]:  # the last turn: every seat plays its last card
+        order = sorted(zip((hand.pop() for hand in hands), seats))
+        low_end = min(rows[0][-1], rows[1][-1], rows[2][-1], rows[3][-1])
+        place_turn(rows, order, cheapest_row(rows) if order[0][0] < low_end else None, taken)
+        for c, _ in order:
+            flags[c] = 0
 
 
 class MCSBot(SeededBot):
     """Determinized Monte-Carlo search: the card (or row) with the fewest bull heads over sampled rest-of-rounds.
 
-    rollouts: sampled deals per decision (deterministic play); budget:
-    seconds per decision instead (stop when spent; at least `min_rollouts`
-    deals, at most `max_rollouts`). Explicit arguments win over the
-    environment (P2PNIMMT_BOT_ROLLOUTS, P2PNIMMT_BOT_BUDGET), which wins
-    over the class defaults.
+    rollouts: sampled deals per decision (deterministic play). budget:
+    seconds of this thread's CPU time per decision instead (on an idle core
+    the same as wall-clock time; a busy machine stretches a decision to at
+    most `wall_factor` budgets of wall-clock time, then it stops anyway); at
+    least `min_rollouts` deals, at most `max_rollouts`. Explicit arguments
+    win over the environment (P2PNIMMT_BOT_ROLLOUTS, P2PNIMMT_BOT_BUDGET),
+    which wins over the class defaults.
     """
 
     name = "mcs"
@@ -216,7 +225,8 @@ class MCSBot(SeededBot):
     default_budget: float | None = None
     min_rollouts = 8
     max_rollouts = 2000
-    check_every = 8  # deals between readings of the clock (and the least between prunings)
+    wall_factor = 1.5  # a busy machine may stretch a decision to this many budgets of wall-clock time, no more
+    check_every = 8  # deals between readings of the clocks (and the least between prunings)
     z_drop = 3.0  # a candidate whose paired difference to the best exceeds z_drop standard errors is dropped
     indifference = 0.05  # bull heads: closer than this to the best (with z_drop standard errors) is as good
 
@@ -280,11 +290,12 @@ class MCSBot(SeededBot):
         """Sample deals until the count or the time is spent or one candidate is left; return the best.
 
         evaluate(alive) -> the bull heads of each candidate in `alive` on one fresh deal.
-        Every CHECK_EVERY deals the clock is read; at growing intervals the
-        candidates clearly worse than the best are dropped, and the search
-        ends early once the rest are within `indifference` bull heads of it.
+        Every `check_every` deals the clocks are read; at growing intervals
+        the candidates clearly worse than the best are dropped, and the
+        search ends early once the rest are within `indifference` bull heads of it.
         """
-        start = time.perf_counter()
+        start_cpu = time.thread_time()
+        start_wall = time.perf_counter()
         values: dict[object, list[int]] = {c: [] for c in candidates}
         alive = list(candidates)
         deals = 0
@@ -300,7 +311,10 @@ class MCSBot(SeededBot):
                 if settled:
                     break
             if self.budget is not None and deals % self.check_every == 0 and deals >= self.min_rollouts:
-                if time.perf_counter() - start >= self.budget:
+                if (
+                    time.thread_time() - start_cpu >= self.budget
+                    or time.perf_counter() - start_wall >= self.wall_factor * self.budget
+                ):
                     break
         self.last_deals = deals
         return min(alive, key=lambda c: (sum(values[c]), tie_order(c)))

@@ -188,7 +188,8 @@ def test_mixed_tables_play_legally_and_row_choices_happen(variant: str) -> None:
 
 
 def test_round_limit_without_point_limit_plays_exactly_that_many_rounds() -> None:
-    game, referee = checked_game(Settings(4, "standard", point_limit=None, max_rounds=3), BOT_NAMES * 2, 3)
+    names = [BOT_NAMES[s % len(BOT_NAMES)] for s in range(4)]
+    game, referee = checked_game(Settings(4, "standard", point_limit=None, max_rounds=3), names, 3)
     check_finished(game, referee)
     assert game.rounds_played == 3
 
