@@ -1,0 +1,346 @@
+"""The sealed deal of one round as pure functions over lists of points (protocol.md, "Sealed deal").
+
+The group, keys and card encodings are in sealed_group.py. Notation:
+N = cards in the round's deck, M = 10 * players + 4 dealt positions, the
+shuffling seats s_1 < s_2 < ... < s_n (every seat, unless a seat was
+dropped before the deal), each holding a key pair (e, d) and a 32-byte
+permutation seed drawn by `new_secrets` (key draws first, then the seed)
+and committed to before the deal.
+
+1. Shuffle, in seat order. D_0 = [C_k for k in the deck, ascending].
+   Seat s_i publishes D_i with D_i[j] = X25519(e_i, D_{i-1}[pi_i[j]]),
+   where pi_i = engine.shuffle(seed_i, [0, 1, ..., N-1]) (the specified
+   Fisher-Yates, applied to the indices).
+2. Layout of D_n: position p holds the card dealt there. Seat s holds
+   positions 10s..10s+9, the rows 10*players..10*players+3; positions M..N-1
+   are undealt and never unlocked.
+3. Unlock, in seat order. U_0 = D_n[0:M]. Seat s_i publishes, for every
+   dealt position p not in its own hand, in ascending order,
+   X25519(d_i, U_{i-1}[p]); U_i is U_{i-1} with those values. After the
+   last unlock a row position holds C_k, public; a hand position of a
+   shuffling seat s holds X25519(e_s, C_k), which s opens with d_s; a seat
+   that did not shuffle has no layer, so its hand is public like the rows.
+4. Play: a reveal names the card and the position it came from.
+5. Round end: every seat reveals e and its seed; `audit` recomputes every
+   step from D_0 and checks every play, naming the first seat at fault.
+
+Every received list goes through `check_shuffle` / `after_unlock` first
+(length, points, distinct): a ValueError there is the sender's fault at
+once. Everything else (a substituted card, a wrong unlock) shows only in
+the round-end audit: there are no zero-knowledge proofs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..engine.cards import HAND_SIZE, HIGHEST_CARD, ROW_COUNT, check_players
+from ..engine.shuffle import shuffle
+from .sealed_group import (
+    SIZE,
+    KeyPair,
+    apply_all,
+    card_table,
+    check_points,
+    encode_deck,
+    key_pair_from,
+    new_key_pair,
+)
+
+SEED_SIZE = 32
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSecrets:
+    """One seat's secrets for one round: its key pair and its permutation seed."""
+
+    key: KeyPair
+    seed: bytes
+
+    def __repr__(self) -> str:
+        return "RoundSecrets(...)"
+
+
+def new_secrets(entropy: Callable[[int], bytes]) -> RoundSecrets:
+    """A fresh key pair (rejection method), then a fresh 32-byte permutation seed, from `entropy`."""
+    key = new_key_pair(entropy)
+    seed = entropy(SEED_SIZE)
+    if not isinstance(seed, (bytes, bytearray)) or len(seed) != SEED_SIZE:
+        raise ValueError(f"entropy({SEED_SIZE}) returned {seed!r}")
+    return RoundSecrets(key, bytes(seed))
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Which deck position belongs to whom, for `players` seats and a deck of `deck_size` cards."""
+
+    players: int
+    deck_size: int
+
+    def __post_init__(self) -> None:
+        check_players(self.players)
+        if type(self.deck_size) is not int or not self.dealt <= self.deck_size <= HIGHEST_CARD:
+            raise ValueError(f"a deck for {self.players} players holds {self.dealt}..{HIGHEST_CARD} cards, "
+                             f"got {self.deck_size!r}")
+
+    @property
+    def dealt(self) -> int:
+        return HAND_SIZE * self.players + ROW_COUNT
+
+    @property
+    def rows(self) -> range:
+        return range(HAND_SIZE * self.players, self.dealt)
+
+    def hand(self, seat: int) -> range:
+        self.check_seat(seat)
+        return range(HAND_SIZE * seat, HAND_SIZE * seat + HAND_SIZE)
+
+    def owner(self, position: int) -> int | None:
+        """The seat whose hand holds `position`, or None for a row position; ValueError if not dealt."""
+        if type(position) is not int or not 0 <= position < self.dealt:
+            raise ValueError(f"position {position!r} is not a dealt position (0..{self.dealt - 1})")
+        return position // HAND_SIZE if position < HAND_SIZE * self.players else None
+
+    def unlocked_by(self, seat: int) -> tuple[int, ...]:
+        """The positions `seat` unlocks, ascending: every dealt position not in its hand."""
+        own = self.hand(seat)
+        return tuple(p for p in range(self.dealt) if p not in own)
+
+    def public(self, seats: Sequence[int]) -> tuple[int, ...]:
+        """Positions everyone can open after the last unlock: the hands of seats not shuffling, then the rows."""
+        return tuple(p for s in range(self.players) if s not in seats for p in self.hand(s)) + tuple(self.rows)
+
+    def check_seat(self, seat: int) -> None:
+        if type(seat) is not int or not 0 <= seat < self.players:
+            raise ValueError(f"seat {seat!r} is not a seat (0..{self.players - 1})")
+
+    def check_seats(self, seats: Sequence[int]) -> tuple[int, ...]:
+        """The shuffling seats, which must be increasing seats of this table."""
+        seats = tuple(seats)
+        for s in seats:
+            self.check_seat(s)
+        if not seats or any(a >= b for a, b in zip(seats, seats[1:])):
+            raise ValueError(f"the shuffling seats must be increasing and not empty, got {seats!r}")
+        return seats
+
+
+def initial_deck(cards: Sequence[int]) -> list[bytes]:
+    """D_0: [C_k for k in cards]; ValueError unless the cards are increasing cards (the round's deck)."""
+    cards = list(cards)
+    if any(a >= b for a, b in zip(cards, cards[1:])):
+        raise ValueError(f"the round's deck is listed in increasing order, got {cards!r}")
+    return encode_deck(cards)
+
+
+def permutation(seed: bytes, size: int) -> tuple[int, ...]:
+    """pi = engine.shuffle(seed, [0..size-1]): the step's output j takes input pi[j]."""
+    return shuffle(seed, range(size))
+
+
+def shuffle_step(e: bytes, seed: bytes, previous: Sequence[bytes]) -> list[bytes]:
+    """D_i from D_{i-1}: [X25519(e, previous[pi[j]]) for j], pi = permutation(seed, len(previous))."""
+    layered = apply_all(e, previous)
+    return [layered[j] for j in permutation(seed, len(layered))]
+
+
+def check_shuffle(previous: Sequence[bytes], output: object) -> list[bytes]:
+    """A received shuffle output as a list; ValueError unless it is len(previous) distinct points."""
+    return check_points(output, len(previous), "shuffle output")
+
+
+def unlock_start(layout: Layout, last_shuffle: Sequence[bytes]) -> list[bytes]:
+    """U_0: the dealt positions of the last shuffle output."""
+    if len(last_shuffle) != layout.deck_size:
+        raise ValueError(f"the last shuffle has {len(last_shuffle)} values, expected {layout.deck_size}")
+    return list(last_shuffle[: layout.dealt])
+
+
+def unlock_step(layout: Layout, seat: int, d: bytes, current: Sequence[bytes]) -> list[bytes]:
+    """What `seat` publishes: X25519(d, current[p]) for p in layout.unlocked_by(seat)."""
+    if len(current) != layout.dealt:
+        raise ValueError(f"the dealt positions are {layout.dealt} values, got {len(current)}")
+    return apply_all(d, [current[p] for p in layout.unlocked_by(seat)])
+
+
+def after_unlock(layout: Layout, seat: int, current: Sequence[bytes], published: object) -> list[bytes]:
+    """U_i from U_{i-1} and seat's published unlock; ValueError unless it has the right points and stays distinct."""
+    positions = layout.unlocked_by(seat)
+    values = check_points(published, len(positions), f"seat {seat}'s unlock", distinct=False)
+    new = list(current)
+    for p, v in zip(positions, values):
+        new[p] = v
+    seen: dict[bytes, int] = {}
+    for p, v in enumerate(new):
+        if v in seen:
+            raise ValueError(f"seat {seat}'s unlock: positions {seen[v]} and {p} now hold the same value")
+        seen[v] = p
+    return new
+
+
+def open_values(d: bytes, values: Sequence[bytes]) -> list[int | None]:
+    """The card each value opens to with d (X25519(d, value) = C_k), None where it opens to no card."""
+    table = card_table()
+    return [table.get(v) for v in apply_all(d, values)]
+
+
+def open_hand(layout: Layout, seat: int, d: bytes, current: Sequence[bytes]) -> list[int | None]:
+    """The owner's cards at its positions 10s..10s+9 after the last unlock (None: someone cheated)."""
+    return open_values(d, [current[p] for p in layout.hand(seat)])
+
+
+def open_public(layout: Layout, seats: Sequence[int], current: Sequence[bytes]) -> dict[int, int | None]:
+    """Position -> card for the public positions after the last unlock (None: someone cheated)."""
+    table = card_table()
+    return {p: table.get(current[p]) for p in layout.public(seats)}
+
+
+def deck_order(cards: Sequence[int], seeds: Iterable[bytes]) -> tuple[int, ...]:
+    """The card at each position of D_n: the deck (ascending) permuted by each seat's seed in seat order."""
+    order = tuple(cards)
+    for seed in seeds:
+        order = tuple(order[j] for j in permutation(seed, len(order)))
+    return order
+
+
+@dataclass(frozen=True, slots=True)
+class DealRecord:
+    """What one round's deal published: shuffle outputs and unlocks by seat, and the dealt positions at the end."""
+
+    seats: tuple[int, ...]
+    shuffles: dict[int, list[bytes]]
+    unlocks: dict[int, list[bytes]]
+    final: list[bytes]
+
+
+def simulate_deal(cards: Sequence[int], players: int, secrets: Mapping[int, RoundSecrets]) -> DealRecord:
+    """Every shuffling seat's steps in one process, each output checked once as on receipt (tests, benchmarks)."""
+    layout = Layout(players, len(cards))
+    seats = layout.check_seats(sorted(secrets))
+    shuffles, unlocks = {}, {}
+    previous = initial_deck(cards)
+    for s in seats:
+        previous = shuffles[s] = check_shuffle(previous, shuffle_step(secrets[s].key.e, secrets[s].seed, previous))
+    current = unlock_start(layout, previous)
+    for s in seats:
+        unlocks[s] = unlock_step(layout, s, secrets[s].key.d, current)
+        current = after_unlock(layout, s, current, unlocks[s])
+    return DealRecord(seats, shuffles, unlocks, current)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditFault:
+    """The first thing the round-end audit found wrong, and the seat at fault.
+
+    step: "key" (revealed key or seed unusable), "shuffle", "unlock" or "play".
+    index: for "shuffle" the index in that seat's output, for "unlock" and
+    "play" the deck position; None when the whole message is at fault.
+    """
+
+    seat: int
+    step: str
+    index: int | None
+    reason: str
+
+
+def _shape(values: object, count: int) -> tuple[int | None, str] | None:
+    if not isinstance(values, (list, tuple)):
+        return None, f"is a {type(values).__name__}, not a list"
+    if len(values) != count:
+        return None, f"has {len(values)} values, expected {count}"
+    for i, v in enumerate(values):
+        if not isinstance(v, bytes) or len(v) != SIZE:
+            return i, f"value {i} is not {SIZE} bytes"
+    return None
+
+
+def _revealed(seat: int, revealed: object) -> tuple[KeyPair, bytes] | AuditFault:
+    if revealed is None:
+        return AuditFault(seat, "key", None, "revealed no key")
+    if not isinstance(revealed, (tuple, list)) or len(revealed) != 2:
+        return AuditFault(seat, "key", None, "the reveal is not (e, seed)")
+    e, seed = revealed
+    try:
+        pair = key_pair_from(e)
+    except ValueError as exc:
+        return AuditFault(seat, "key", None, str(exc))
+    if not isinstance(seed, bytes) or len(seed) != SEED_SIZE:
+        return AuditFault(seat, "key", None, f"the permutation seed is not {SEED_SIZE} bytes")
+    return pair, seed
+
+
+def audit(
+    cards: Sequence[int],
+    players: int,
+    seats: Sequence[int],
+    shuffles: Mapping[int, object],
+    unlocks: Mapping[int, object],
+    keys: Mapping[int, object],
+    plays: Iterable[tuple[int, int, int]],
+) -> AuditFault | None:
+    """Recompute the round's deal from D_0 and check every play; the first fault, or None if all is right.
+
+    cards: the round's deck, ascending; seats: the shuffling seats in seat
+    order; shuffles / unlocks: what each seat published; keys: seat ->
+    (e, seed) as revealed; plays: (seat, card, position) for every card
+    played, in play order. Checks, in protocol order: each seat's key and
+    seed, then its shuffle output against the recomputation from the
+    (already checked) previous one; then each unlock likewise; then each
+    play: a dealt position of the player's own hand, not played before,
+    that opens to the card played. ValueError only for bad local
+    arguments (cards, players, seats); everything a peer sent gives a fault.
+    """
+    layout = Layout(players, len(cards))
+    seats = layout.check_seats(seats)
+    previous = initial_deck(cards)
+    order = tuple(cards)
+    pairs: dict[int, KeyPair] = {}
+    for s in seats:
+        got = _revealed(s, keys.get(s))
+        if isinstance(got, AuditFault):
+            return got
+        pairs[s], seed = got
+        output = shuffles.get(s)
+        if output is None:
+            return AuditFault(s, "shuffle", None, "published no shuffle")
+        bad = _shape(output, len(previous))
+        if bad:
+            return AuditFault(s, "shuffle", bad[0], f"the shuffle output {bad[1]}")
+        expected = shuffle_step(pairs[s].e, seed, previous)
+        for j, (have, want) in enumerate(zip(output, expected)):
+            if have != want:
+                return AuditFault(s, "shuffle", j, f"value {j} of the shuffle output is not the shuffle of the "
+                                  f"previous output under the revealed key and seed")
+        previous = expected
+        order = tuple(order[j] for j in permutation(seed, len(order)))
+    current = unlock_start(layout, previous)
+    for s in seats:
+        positions = layout.unlocked_by(s)
+        published = unlocks.get(s)
+        if published is None:
+            return AuditFault(s, "unlock", None, "published no unlock")
+        bad = _shape(published, len(positions))
+        if bad:
+            return AuditFault(s, "unlock", None if bad[0] is None else positions[bad[0]], f"the unlock {bad[1]}")
+        expected = unlock_step(layout, s, pairs[s].d, current)
+        for p, have, want in zip(positions, published, expected):
+            if have != want:
+                return AuditFault(s, "unlock", p, f"position {p} is not the previous value with the revealed key's "
+                                  f"layer removed")
+            current[p] = want
+    played: dict[int, int] = {}
+    for seat, card, position in plays:
+        layout.check_seat(seat)
+        if type(position) is not int or not 0 <= position < layout.dealt:
+            return AuditFault(seat, "play", None, f"position {position!r} is not a dealt position")
+        owner = layout.owner(position)
+        if owner != seat:
+            whose = "a row" if owner is None else f"seat {owner}'s"
+            return AuditFault(seat, "play", position, f"played position {position}, which is {whose}")
+        if position in played:
+            return AuditFault(seat, "play", position, f"played position {position} twice")
+        played[position] = card
+        if card != order[position]:
+            return AuditFault(seat, "play", position, f"played {card!r} from position {position}, "
+                              f"which opens to {order[position]}")
+    return None

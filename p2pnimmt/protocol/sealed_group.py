@@ -1,0 +1,259 @@
+"""The sealed deal's group: Curve25519 u-coordinates, clamped key pairs, card encodings (protocol.md, "Sealed deal").
+
+Pure: no I/O, no clock, no global random. Randomness comes from an
+`entropy(n) -> bytes` callable, as in the session.
+
+Byte orders. A *point* is the 32-byte little-endian u-coordinate of a
+point of Curve25519 (RFC 7748), canonical: u < p = 2^255 - 19 (so the top
+bit is clear), u not a low-order point, and u^3 + 486662 u^2 + u a
+non-zero square mod p (on the curve, not on its twist). A *scalar* is 32
+bytes little-endian and clamped as X25519 clamps: bits 0, 1, 2 and 255
+clear, bit 254 set, i.e. the integer 2^254 + 8t with 0 <= t < 2^251.
+`apply(s, X)` is X25519(s, X): scalar multiplication, which commutes, and
+which `d` undoes when d*e = 1 mod l (l = 2^252 + 277423...493, the order
+of the prime-order subgroup). Every X25519 output is a point of that
+subgroup (clamped scalars are multiples of the cofactor 8).
+
+Key pair (e, d). Draw 32 bytes b from entropy; e = clamp(b); if the
+inverse of e mod l has a clamped representative d (the unique clamped
+scalar with d = e^-1 mod l, which exists for about half the draws), the
+pair is (e, d); otherwise draw again. d is a function of e, so revealing
+e reveals the pair; `key_pair_from(e)` refuses an e that is not clamped
+or has no clamped inverse.
+
+Card encodings. S0 = clamp(SHA-256(b"p2pnimmt/sealed/s0/v1")), public.
+For card k in 1..104 and counter = 0, 1, 2, ...:
+  h = SHA-512(b"p2pnimmt/sealed/card/v1" || k as 2 bytes big-endian ||
+              counter as 4 bytes big-endian),
+  u = (h read as a 512-bit little-endian integer) mod p;
+the first counter for which u^3 + 486662 u^2 + u is a non-zero square mod
+p (and u is not one of the low-order u-coordinates, which no card reaches)
+gives C_k = X25519(S0, u) (32 bytes little-endian), a point of the
+prime-order subgroup. The C_k are distinct, and nobody knows the discrete log of
+one to another (unlike k*G, which would let anyone test C_j = (j/i) C_i
+against the ciphertexts and read the whole deck).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+
+from ..engine.cards import HIGHEST_CARD
+
+P = 2**255 - 19
+A = 486662
+L = 2**252 + 27742317777372353535851937790883648493  # order of the prime-order subgroup
+SIZE = 32  # bytes of a point and of a scalar
+CARD_TAG = b"p2pnimmt/sealed/card/v1"
+S0_TAG = b"p2pnimmt/sealed/s0/v1"
+MAX_KEY_DRAWS = 256  # about half the draws succeed: 256 failures in a row means the entropy is broken
+
+_LOW = 2**254
+_T_LIMIT = 2**251
+_INV8 = pow(8, -1, L)
+# Canonical u-coordinates of the low-order points of the curve (orders 1, 2, 4, 8) and of its twist (p - 1,
+# order 4): X25519 maps them to all-zero.
+LOW_ORDER = frozenset({
+    0,
+    1,
+    P - 1,
+    325606250916557431795983626356110631294008115727848805560023387167927233504,
+    39382357235489614581723060781553021112529911719440698176882885853963445705823,
+})
+
+
+def clamp(data: bytes) -> bytes:
+    """The 32 bytes with bits 0, 1, 2 and 255 cleared and bit 254 set (RFC 7748 decodeScalar25519)."""
+    if not isinstance(data, (bytes, bytearray)) or len(data) != SIZE:
+        raise ValueError(f"a scalar is {SIZE} bytes, got {data!r}")
+    b = bytearray(data)
+    b[0] &= 248
+    b[31] &= 127
+    b[31] |= 64
+    return bytes(b)
+
+
+def is_clamped(data: object) -> bool:
+    """True for 32 bytes that X25519 would use unchanged."""
+    return (isinstance(data, bytes) and len(data) == SIZE and data[0] & 7 == 0 and data[31] & 0xC0 == 0x40)
+
+
+def clamped_representative(n: int) -> bytes | None:
+    """The clamped scalar congruent to n mod l, if there is one (there is at most one)."""
+    t = (n - _LOW) * _INV8 % L
+    if t >= _T_LIMIT:
+        return None
+    return (_LOW + 8 * t).to_bytes(SIZE, "little")
+
+
+@dataclass(frozen=True, slots=True)
+class KeyPair:
+    """A clamped scalar e and its clamped inverse d: apply(d, apply(e, X)) == X for every point X."""
+
+    e: bytes
+    d: bytes
+
+    def __repr__(self) -> str:  # keys are secrets until round end
+        return "KeyPair(...)"
+
+
+def key_pair_from(e: bytes) -> KeyPair:
+    """The pair of a revealed e; ValueError if e is not a clamped scalar or its inverse is not clamped."""
+    if not is_clamped(e):
+        raise ValueError(f"key {e.hex() if isinstance(e, bytes) else e!r} is not a clamped 32-byte scalar")
+    d = clamped_representative(pow(int.from_bytes(e, "little"), -1, L))
+    if d is None:
+        raise ValueError(f"key {e.hex()} has no clamped inverse")
+    return KeyPair(e, d)
+
+
+def new_key_pair(entropy: Callable[[int], bytes]) -> KeyPair:
+    """Draw e = clamp(entropy(32)) until its inverse is clamped (the rejection method)."""
+    for _ in range(MAX_KEY_DRAWS):
+        draw = entropy(SIZE)
+        if not isinstance(draw, (bytes, bytearray)) or len(draw) != SIZE:
+            raise ValueError(f"entropy({SIZE}) returned {draw!r}")
+        try:
+            return key_pair_from(clamp(draw))
+        except ValueError:
+            continue
+    raise ValueError(f"entropy gave {MAX_KEY_DRAWS} draws in a row with no clamped inverse")
+
+
+def _jacobi(a: int, n: int) -> int:
+    """The Jacobi symbol (a/n) for odd n > 0 (here the Legendre symbol mod p): 1, -1 or 0."""
+    a %= n
+    result = 1
+    while a:
+        twos = (a & -a).bit_length() - 1
+        a >>= twos
+        if twos & 1 and n & 7 in (3, 5):
+            result = -result
+        if a & n & 2:
+            result = -result
+        a, n = n % a, a
+    return result if n == 1 else 0
+
+
+def on_curve(u: int) -> bool:
+    """u^3 + A u^2 + u is a non-zero square mod p: u is a point of Curve25519, not of its twist."""
+    return _jacobi(u * (u * u + A * u + 1), P) == 1
+
+
+def point_error(value: object) -> str | None:
+    """Why `value` is not a point (see the module docstring), or None if it is one."""
+    if not isinstance(value, bytes):
+        return f"is a {type(value).__name__}, not bytes"
+    if len(value) != SIZE:
+        return f"is {len(value)} bytes, not {SIZE}"
+    u = int.from_bytes(value, "little")
+    if u >= P:
+        return "is not a canonical u-coordinate (not below 2^255 - 19)"
+    if u in LOW_ORDER:
+        return "is a low-order point"
+    if not on_curve(u):
+        return "is not on Curve25519 (twist or no point)"
+    return None
+
+
+def check_points(values: object, count: int, what: str, distinct: bool = True) -> list[bytes]:
+    """`values` as a list of `count` (distinct) points; ValueError naming the first bad one otherwise."""
+    if not isinstance(values, (list, tuple)):
+        raise ValueError(f"{what} is a {type(values).__name__}, not a list of points")
+    if len(values) != count:
+        raise ValueError(f"{what} has {len(values)} values, expected {count}")
+    seen: dict[bytes, int] = {}
+    for i, value in enumerate(values):
+        problem = point_error(value)
+        if problem:
+            raise ValueError(f"{what}: value {i} {problem}")
+        if distinct and value in seen:
+            raise ValueError(f"{what}: values {seen[value]} and {i} are equal")
+        seen[value] = i
+    return list(values)
+
+
+def _private(scalar: bytes) -> X25519PrivateKey:
+    if not is_clamped(scalar):
+        raise ValueError("a scalar must be 32 clamped bytes")
+    return X25519PrivateKey.from_private_bytes(scalar)
+
+
+def apply(scalar: bytes, point: bytes) -> bytes:
+    """X25519(scalar, point); ValueError for a bad scalar, a value that is not 32 bytes, or a low-order point."""
+    return apply_all(scalar, (point,))[0]
+
+
+def apply_all(scalar: bytes, points: Iterable[bytes]) -> list[bytes]:
+    """[X25519(scalar, x) for x in points], with the errors of `apply` naming the index."""
+    key = _private(scalar)
+    load = X25519PublicKey.from_public_bytes
+    out = []
+    for i, x in enumerate(points):
+        if not isinstance(x, bytes) or len(x) != SIZE:
+            raise ValueError(f"value {i} is not {SIZE} bytes: {x!r}")
+        try:
+            out.append(key.exchange(load(x)))
+        except ValueError:
+            raise ValueError(f"value {i} ({x.hex()}) is a low-order point") from None
+    return out
+
+
+S0 = clamp(hashlib.sha256(S0_TAG).digest())
+
+
+def hash_to_curve(card: int) -> tuple[int, bytes]:
+    """(counter, u) for `card`: the first u = SHA-512(tag, card, counter) mod p on the curve (see module doc)."""
+    if type(card) is not int or not 1 <= card <= HIGHEST_CARD:
+        raise ValueError(f"card {card!r} is not a card (1..{HIGHEST_CARD})")
+    counter = 0
+    while True:
+        digest = hashlib.sha512(CARD_TAG + card.to_bytes(2, "big") + counter.to_bytes(4, "big")).digest()
+        u = int.from_bytes(digest, "little") % P
+        if u not in LOW_ORDER and on_curve(u):
+            return counter, u.to_bytes(SIZE, "little")
+        counter += 1
+
+
+@cache
+def encodings() -> tuple[bytes, ...]:
+    """C_k at index k for k in 1..104 (index 0 is unused and empty)."""
+    key = X25519PrivateKey.from_private_bytes(S0)
+    table = [b""]
+    for card in range(1, HIGHEST_CARD + 1):
+        _, u = hash_to_curve(card)  # on the curve and not low-order, so X25519(S0, u) is not all-zero
+        table.append(key.exchange(X25519PublicKey.from_public_bytes(u)))
+    if len(set(table)) != len(table) or bytes(SIZE) in table:
+        raise AssertionError("card encodings collide")  # never: checked by the tests
+    return tuple(table)
+
+
+@cache
+def card_table() -> dict[bytes, int]:
+    """C_k -> k."""
+    return {c: k for k, c in enumerate(encodings()) if k}
+
+
+def encoding(card: int) -> bytes:
+    """C_card."""
+    if type(card) is not int or not 1 <= card <= HIGHEST_CARD:
+        raise ValueError(f"card {card!r} is not a card (1..{HIGHEST_CARD})")
+    return encodings()[card]
+
+
+def card_of(point: object) -> int | None:
+    """k if point is C_k, else None."""
+    return card_table().get(point) if isinstance(point, bytes) else None
+
+
+def encode_deck(cards: Sequence[int]) -> list[bytes]:
+    """[C_k for k in cards]; ValueError unless the cards are distinct cards."""
+    cards = list(cards)
+    if len(set(cards)) != len(cards):
+        raise ValueError(f"a deck holds distinct cards, got {cards!r}")
+    return [encoding(k) for k in cards]
