@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from procs import Proc
 
 
 def _base36(number: int) -> str:
@@ -78,48 +79,6 @@ def require_netns() -> None:
     if os.environ.get("P2PNIMMT_REQUIRE_NETNS") == "1":
         pytest.fail(f"P2PNIMMT_REQUIRE_NETNS=1 but {problem}", pytrace=False)
     pytest.skip(problem)
-
-
-class Proc:
-    """A p2pnimmt process inside one namespace; stdout and stderr (log warnings) go to one file."""
-
-    def __init__(self, args: list[str], out: Path, prefix: list[str], env: dict | None = None) -> None:
-        self.out = out
-        self.file = open(out, "wb")
-        self.popen = subprocess.Popen(prefix + [sys.executable, "-m", "p2pnimmt", *args],
-                                      stdout=self.file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                      env={**os.environ, **(env or {})})
-
-    def text(self) -> str:
-        return self.out.read_text(errors="replace")
-
-    def wait_for(self, pattern: str, timeout: float = 20.0) -> re.Match:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            match = re.search(pattern, self.text())
-            if match:
-                return match
-            if self.popen.poll() is not None:
-                match = re.search(pattern, self.text())
-                if match:
-                    return match
-                raise AssertionError(f"process exited ({self.popen.returncode}) before {pattern!r}:\n{self.text()}")
-            time.sleep(0.02)
-        raise AssertionError(f"no {pattern!r} within {timeout} s:\n{self.text()}")
-
-    def finish(self, timeout: float = 60.0) -> int:
-        try:
-            return self.popen.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.popen.kill()
-            self.popen.wait()
-            raise AssertionError(f"process did not finish within {timeout} s:\n{self.text()}") from None
-
-    def stop(self) -> None:
-        if self.popen.poll() is None:
-            self.popen.kill()  # by pid: `ip netns exec` execs the command, so this pid is the p2pnimmt process
-            self.popen.wait()
-        self.file.close()
 
 
 class Lan:
