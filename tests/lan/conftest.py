@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 import shutil
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
