@@ -19,7 +19,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "proto
 
 from harness import Net  # noqa: E402
 
-from p2pnimmt.engine import Settings  # noqa: E402
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, open_envelope, seal  # noqa: E402
 from p2pnimmt.protocol.identity import Identity, verify  # noqa: E402
 

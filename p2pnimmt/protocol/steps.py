@@ -194,7 +194,7 @@ class GameSteps:
         return seat is not None and seat in self.active_at(round_index, step)
 
     def _step_turn(self) -> None:
-        r, t, n = self.round, self.turn, self.players
+        r, t = self.round, self.turn
         committers = self.active_at(r, turn_step(t, 0))
         commits = self.slot("PLAY_COMMIT", r, t)
         if self._playing(self.seat, r, turn_step(t, 0)) and self.seat not in commits:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 from functools import cache
 
-import pytest
 from harness import Net
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
