@@ -1,0 +1,114 @@
+"""A game against bots in one process: real Sessions linked in memory, nothing written to the network.
+
+Seat 0 is the person; the other seats are bots that answer their own
+sessions' events at once. Optionally a spectator session watches too (for
+a TV view in the same process, and for tests).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable
+
+from ..bots import make_bot
+from ..engine import Settings
+from ..protocol.events import Event, Outgoing, PickNeeded, PlayNeeded, RowChoiceNeeded
+from ..protocol.identity import Identity, game_id_for
+from ..protocol.session import LocalError, Session
+
+
+class LocalTable:
+    """N seated sessions (seat 0 for the person, bots elsewhere) and optional spectators, joined in memory."""
+
+    def __init__(self, settings: Settings, *, bot: str = "heuristic", name: str = "you",
+                 seed: bytes | None = None, spectators: int = 0,
+                 on_event: Callable[[Session, Event], None] | None = None,
+                 on_watch: Callable[[Session, Event], None] | None = None) -> None:
+        self.settings = settings
+        seed = seed if seed is not None else os.urandom(32)
+        self.identities = [Identity.generate() for _ in range(settings.players)]
+        self.watchers = [Identity.generate() for _ in range(spectators)]
+        self.salt = seed[:16]
+        game_id = game_id_for(self.identities[0].public_key, self.salt)
+        self.sessions: dict[bytes, Session] = {i.peer: Session(i, game_id=game_id)
+                                               for i in self.identities + self.watchers}
+        self.names = [name] + [f"bot{s}" for s in range(1, settings.players)]
+        self.bots = {ident.peer: make_bot(bot, seed + bytes([s])) for s, ident in enumerate(self.identities) if s}
+        self.queue: deque[tuple[bytes, bytes, bytes]] = deque()
+        self.on_event = on_event
+        self.on_watch = on_watch
+        self.me = self.identities[0].peer
+
+    @property
+    def session(self) -> Session:
+        """The person's session (seat 0)."""
+        return self.sessions[self.me]
+
+    @property
+    def spectator(self) -> Session | None:
+        return self.sessions[self.watchers[0].peer] if self.watchers else None
+
+    def start(self) -> None:
+        roster = [(ident.public_key, self.names[s], s > 0) for s, ident in enumerate(self.identities)]
+        self.act(self.me, self.session.host(self.salt, self.settings, roster))
+
+    def act(self, peer: bytes, outputs: list) -> None:
+        """Carry out what a session returned, then deliver messages until the table is quiet."""
+        self._handle(peer, outputs)
+        while self.queue:
+            to, frm, wire = self.queue.popleft()
+            self._handle(to, self.sessions[to].receive(wire, via=frm))
+
+    def _handle(self, peer: bytes, outputs: list) -> None:
+        seated = {i.peer for i in self.identities}
+        for item in outputs:
+            if isinstance(item, Outgoing):
+                for to in self.sessions:
+                    if to != peer and (item.to is None or item.to == to) and to not in item.skip and not (
+                            item.watchers_only and to in seated):
+                        self.queue.append((to, peer, item.wire))
+            else:
+                self._event(peer, item)
+
+    def _event(self, peer: bytes, event: Event) -> None:
+        session = self.sessions[peer]
+        if peer == self.me and self.on_event is not None:
+            self.on_event(session, event)
+        elif self.watchers and peer == self.watchers[0].peer and self.on_watch is not None:
+            self.on_watch(session, event)
+        bot = self.bots.get(peer)
+        if bot is None or session.phase == "aborted":
+            return
+        if isinstance(event, PlayNeeded):
+            self._handle(peer, session.play(bot.choose_card(session.view())))
+        elif isinstance(event, PickNeeded):
+            self._handle(peer, session.pick(bot.choose_pick(session.view())))
+        elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:
+            self._handle(peer, session.choose_row(bot.choose_row(session.view(), event.cards)))
+
+
+class LocalSeat:
+    """The person's intents at a LocalTable; returns an error text instead of raising."""
+
+    def __init__(self, table: LocalTable) -> None:
+        self.table = table
+
+    def _do(self, intent: Callable[[], list]) -> str | None:
+        try:
+            self.table.act(self.table.me, intent())
+        except LocalError as exc:
+            return str(exc)
+        return None
+
+    def play(self, card: int) -> str | None:
+        return self._do(lambda: self.table.session.play(card))
+
+    def choose_row(self, row: int) -> str | None:
+        return self._do(lambda: self.table.session.choose_row(row))
+
+    def pick(self, card: int) -> str | None:
+        return self._do(lambda: self.table.session.pick(card))
+
+    def leave(self) -> None:
+        """Nothing to close: the table lives in memory."""

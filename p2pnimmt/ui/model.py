@@ -1,0 +1,207 @@
+"""What the full-screen UI shows, kept up to date from a session's events (no prompt_toolkit here).
+
+The model is fed `(session, event)` pairs; it copies what it needs from the
+session (rows, my hand, scores, who the game waits for) and turns events
+into statuses and log lines. The UI reads it; intents go back to the
+session through a `Seat` (see `ui.app`), never through the model.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..engine import BULL_HEADS
+from ..protocol.events import (Committed, Event, Fault, GameAborted, GameOver, GameStarted, PickNeeded, PlayNeeded,
+                               Revealed, RoundEnded, RoundStarted, RowChoiceNeeded, SeatDropped, TurnResolved)
+
+CHOOSING, COMMITTED, REVEALED, ROW, DROPPED, WAITING = (
+    "choosing", "committed", "revealed", "choosing a row", "disconnected", "waiting")
+
+
+def heads(cards) -> int:
+    """The bull heads of some cards."""
+    return sum(BULL_HEADS[c] for c in cards)
+
+
+@dataclass
+class Player:
+    name: str
+    bot: bool = False
+    status: str = WAITING
+    score: int = 0
+    card: int | None = None  # the card revealed this turn
+
+
+class TableModel:
+    """The state of the table as one peer (a seat or a spectator) sees it."""
+
+    def __init__(self, log_size: int = 200) -> None:
+        self.players: list[Player] = []
+        self.seat: int | None = None
+        self.rows: tuple[tuple[int, ...], ...] = ((), (), (), ())
+        self.hand: tuple[int, ...] = ()
+        self.open_cards: tuple[int, ...] = ()  # draft variant
+        self.round = 0
+        self.turn = 0
+        # what is asked of me: None, "card", "row", "pick"; and what I committed this turn
+        self.asked: str | None = None
+        self.committed: int | None = None
+        self.my_row_card: int | None = None
+        self.chooser: int | None = None  # the seat choosing a row this turn
+        self.takes: list[str] = []  # who took which row in the last turn
+        self.log: deque[str] = deque(maxlen=log_size)
+        self.sheet: list[tuple[int, ...]] = []  # penalties by round
+        self.round_over: tuple[int, tuple[int, ...], tuple[int, ...]] | None = None  # (round, penalties, scores)
+        self.over: GameOver | None = None
+        self.aborted: str | None = None
+        self.message: str | None = None  # the latest warning or refusal, for the status line
+        self.listeners: list[Callable[[], None]] = []
+
+    # ------------------------------------------------------------- queries
+
+    @property
+    def spectator(self) -> bool:
+        return self.seat is None
+
+    @property
+    def names(self) -> list[str]:
+        return [p.name for p in self.players]
+
+    def waiting_names(self) -> list[str]:
+        return [p.name for i, p in enumerate(self.players) if i != self.seat and p.status in (CHOOSING, ROW)]
+
+    def winners(self) -> list[str]:
+        return [self.players[s].name for s in self.over.winners] if self.over else []
+
+    # ------------------------------------------------------------- updates
+
+    def say(self, line: str) -> None:
+        self.log.append(line)
+
+    def warn(self, text: str) -> None:
+        self.message = text
+        self.say(f"! {text}")
+        self.changed()
+
+    def changed(self) -> None:
+        for listener in list(self.listeners):
+            listener()
+
+    def update(self, session, event: Event) -> None:
+        """Take in one event of `session` (the session has already applied it)."""
+        handler = getattr(self, "_on_" + type(event).__name__, None)
+        if handler is not None:
+            handler(session, event)
+        self._copy(session)
+        self.changed()
+
+    def _copy(self, session) -> None:
+        game = session.game
+        if game is None:
+            return
+        for player, score in zip(self.players, game.scores):
+            player.score = score
+        rnd = getattr(game, "round", None)
+        if rnd is not None:
+            self.rows = tuple(tuple(r) for r in rnd.rows)
+            if self.seat is not None:
+                self.hand = tuple(sorted(rnd.hands[self.seat]))
+        draft = getattr(game, "draft", None)
+        self.open_cards = tuple(draft.open_cards) if draft is not None and not draft.done else ()
+
+    def _on_GameStarted(self, session, event: GameStarted) -> None:
+        bots = list(getattr(session, "bots", [])) or [False] * len(event.names)
+        self.players = [Player(name, bool(bot)) for name, bot in zip(event.names, bots)]
+        self.seat = event.seat
+        who = "you watch" if event.seat is None else f"you are {event.names[event.seat]}"
+        self.say(f"Game started: {', '.join(event.names)} ({who})")
+
+    def _on_RoundStarted(self, session, event: RoundStarted) -> None:
+        self.round, self.turn = event.round, 0
+        self.takes = []
+        self._all(CHOOSING)
+        for player in self.players:
+            player.card = None
+        self.say(f"Round {event.round + 1} begins")
+
+    def _on_PlayNeeded(self, session, event: PlayNeeded) -> None:
+        self.round, self.turn = event.round, event.turn
+        self.asked, self.committed, self.message = "card", None, None
+
+    def _on_PickNeeded(self, session, event: PickNeeded) -> None:
+        self.asked, self.message = "pick", None
+
+    def _on_Committed(self, session, event: Committed) -> None:
+        if event.seat < len(self.players) and self.players[event.seat].status != DROPPED:
+            self.players[event.seat].status = COMMITTED
+
+    def _on_Revealed(self, session, event: Revealed) -> None:
+        for seat, card in enumerate(event.cards):
+            player = self.players[seat]
+            player.card = card
+            if player.status != DROPPED:
+                player.status = REVEALED
+        order = sorted(range(len(event.cards)), key=event.cards.__getitem__)
+        self.say(f"Turn {event.turn + 1}: " + ", ".join(f"{self.players[s].name} {event.cards[s]}" for s in order))
+
+    def _on_RowChoiceNeeded(self, session, event: RowChoiceNeeded) -> None:
+        self.chooser = event.seat
+        if self.players[event.seat].status != DROPPED:
+            self.players[event.seat].status = ROW
+        if event.seat == self.seat:
+            self.asked, self.my_row_card = "row", event.card
+            self.say(f"Your {event.card} is below every row: choose the row you take")
+        else:
+            self.say(f"{self.players[event.seat].name}'s {event.card} is below every row: they choose a row")
+
+    def _on_TurnResolved(self, session, event: TurnResolved) -> None:
+        self.takes = []
+        for seat, card, row, taken in event.placements:
+            if taken:
+                how = "chooses" if seat == self.chooser else "places the 6th card in"
+                line = (f"{self.players[seat].name} {how} row {row + 1} with {card}: "
+                        f"takes {len(taken)} card{'s' if len(taken) > 1 else ''}, {heads(taken)} bull heads")
+                self.takes.append(line)
+                self.say(line)
+        self.chooser = None
+        if self.asked in ("card", "row"):
+            self.asked = None
+        self.my_row_card = None
+        self.committed = None
+        self.turn = event.turn + 1
+        self._all(CHOOSING)
+
+    def _on_RoundEnded(self, session, event: RoundEnded) -> None:
+        self.sheet.append(tuple(event.penalties))
+        self.round_over = (event.round, tuple(event.penalties), tuple(event.scores))
+        self.hand = ()
+        self._all(WAITING)
+        self.say(f"Round {event.round + 1} over: "
+                 + ", ".join(f"{p.name} +{n}" for p, n in zip(self.players, event.penalties)))
+
+    def _on_GameOver(self, session, event: GameOver) -> None:
+        self.over = event
+        self.asked = None
+        names = ", ".join(self.players[s].name for s in event.winners)
+        self.say(f"Game over after {event.rounds} rounds. Winner{'s' if len(event.winners) > 1 else ''}: {names}")
+
+    def _on_GameAborted(self, session, event: GameAborted) -> None:
+        self.asked = None
+        self.aborted = event.fault.describe(dict(zip(session.roster, session.names)))
+        self.say(f"Game aborted: {self.aborted}")
+
+    def _on_Fault(self, session, event: Fault) -> None:
+        if not event.fatal:
+            self.message = f"ignored bad data: {event.describe(dict(zip(session.roster, session.names)))}"
+            self.say(self.message)
+
+    def _on_SeatDropped(self, session, event: SeatDropped) -> None:
+        self.players[event.seat].status = DROPPED
+        self.say(f"{self.players[event.seat].name} was dropped by the others' vote: a stand-in plays that hand")
+
+    def _all(self, status: str) -> None:
+        for player in self.players:
+            if player.status != DROPPED:
+                player.status = status

@@ -1,0 +1,60 @@
+"""The UI model, fed by real sessions at an in-memory table (ui.local): statuses, log, round and game end."""
+
+from p2pnimmt.engine import Settings
+from p2pnimmt.ui.local import LocalSeat, LocalTable
+from p2pnimmt.ui.model import CHOOSING, COMMITTED, ROW, TableModel, heads
+
+
+def play_through(model: TableModel, seat: LocalSeat, table: LocalTable, prefer_row: bool = False) -> dict:
+    seen = {"row": 0, "card": 0}
+    while model.over is None:
+        assert model.aborted is None
+        if model.asked == "card":
+            seen["card"] += 1
+            card = model.hand[0] if prefer_row else model.hand[-1]
+            assert seat.play(card) is None
+        elif model.asked == "row":
+            seen["row"] += 1
+            assert seat.choose_row(3) is None
+        else:
+            raise AssertionError(f"stuck: asked {model.asked}, phase {table.session.phase}")
+    return seen
+
+
+def test_a_whole_game_updates_the_model():
+    model, tv = TableModel(), TableModel()
+    table = LocalTable(Settings(players=4, point_limit=30), seed=bytes(32), spectators=1,
+                       on_event=model.update, on_watch=tv.update)
+    seat = LocalSeat(table)
+    table.start()
+    assert model.seat == 0 and model.names == ["you", "bot1", "bot2", "bot3"]
+    assert model.asked == "card" and len(model.hand) == 10 and list(model.hand) == sorted(model.hand)
+    assert all(len(r) == 1 for r in model.rows)
+    assert [p.status for p in model.players] == [CHOOSING, COMMITTED, COMMITTED, COMMITTED]
+    assert model.waiting_names() == []
+    assert tv.spectator and tv.hand == () and tv.rows == model.rows
+    seen = play_through(model, seat, table, prefer_row=True)
+    assert seen["row"] >= 1  # the lowest card every turn forces row choices
+    assert model.over.winners and model.winners()
+    assert [p.score for p in model.players] == list(model.over.scores)
+    assert len(model.sheet) == model.over.rounds
+    assert [sum(col) for col in zip(*model.sheet)] == list(model.over.scores)
+    assert any("chooses row 4" in line for line in model.log)
+    assert any(line.startswith("Game over") for line in model.log)
+    assert tv.over == model.over and tv.sheet == model.sheet
+
+
+def test_refused_intent_is_a_message_not_an_exception():
+    model = TableModel()
+    table = LocalTable(Settings(players=2), seed=bytes(32), on_event=model.update)
+    seat = LocalSeat(table)
+    table.start()
+    missing = next(c for c in range(1, 105) if c not in model.hand)
+    assert "not in your hand" in seat.play(missing)
+    assert "no row" in seat.choose_row(0)
+    assert seat.play(model.hand[0]) is None
+    assert model.players[0].status in (CHOOSING, ROW)  # resolved (a new turn), or my row to choose
+
+
+def test_heads():
+    assert heads([55, 10, 11, 1]) == 7 + 3 + 5 + 1
