@@ -93,9 +93,23 @@ def turn_latencies(peers: int, rounds: int, workdir: Path) -> list[float]:
                            workdir / f"j{peers}-{i}.out", env))
     for proc in procs:
         proc.wait(300)
+    return stamps([host_out] + [workdir / f"j{peers}-{i}.out" for i in range(peers - 1)])
+
+
+def in_process_latencies(peers: int, rounds: int, workdir: Path) -> list[float]:
+    """The host with peers-1 bots in its own process (one event loop, real loopback TCP between the nodes)."""
+    out = workdir / f"inproc{peers}.out"
+    proc = start(p2p("host", "--headless", "--seats", str(peers), "--bots", str(peers - 1), *LO, "--rounds",
+                     str(rounds), "--no-points", "--transcript", str(workdir / f"inproc{peers}.p2pt")), out,
+                 {"P2PNIMMT_TIMING": "1"})
+    proc.wait(300)
+    return stamps([out])
+
+
+def stamps(outs: list[Path]) -> list[float]:
+    """Per turn: the last commit sent -> the last node resolved, from the timing lines of these outputs."""
     sent: dict[tuple[int, int], float] = {}
     resolved: dict[tuple[int, int], float] = {}
-    outs = [host_out] + [workdir / f"j{peers}-{i}.out" for i in range(peers - 1)]
     for out in outs:
         for kind, r, t, stamp in re.findall(r"timing (commit|resolved) (\d+) (\d+) ([\d.]+)", out.read_text()):
             key = (int(r), int(t))
@@ -145,6 +159,11 @@ def main() -> None:
             p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
             print(f"{peers:>2} peers (separate processes): turn latency median {statistics.median(lat) * 1000:.1f} ms, "
                   f"p99 {p99 * 1000:.1f} ms over {len(lat)} turns")
+        for peers in (2, 5, 10):
+            lat = sorted(in_process_latencies(peers, args.rounds, workdir))
+            p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+            print(f"{peers:>2} peers (host + bots, one process): turn latency median "
+                  f"{statistics.median(lat) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms over {len(lat)} turns")
         wall, rss = memory_and_wall(workdir)
         print(f"10-player game to 66 (host + 9 bots in one process): {wall:.2f} s wall, process start included")
         if rss:

@@ -362,6 +362,17 @@ class Node:
                 self._refuse(conn, "removed by the host")
             self._announce()
 
+    def start_now(self) -> None:
+        """Host: start with the players in the lobby now (the seats not taken are dropped from the table)."""
+        from dataclasses import replace
+
+        players = sum(1 for m in self.members.values() if m.role == "player")
+        if not self.is_host or self.lobby_state != "lobby" or players < 2:
+            raise ValueError("only the host can start, in the lobby, with at least 2 players")
+        self.settings = replace(self.settings, players=players)
+        self.seats = players
+        self._start()
+
     def _lobby_body(self) -> dict[str, Any]:
         return {"state": self.lobby_state, "seats": self.seats, "members": [m.as_dict() for m in self.members.values()]}
 

@@ -37,6 +37,19 @@ class Options:
     bot_delay: float = 0.0
 
 
+_stdin = None
+
+
+def stdin_lines():
+    """The one reader of standard input for this process."""
+    global _stdin
+    if _stdin is None:
+        from ..ui.lines import StdinLines
+
+        _stdin = StdinLines()
+    return _stdin
+
+
 def timing(options: Options) -> dict[str, float]:
     return {"drop_after": options.drop_after, "bot_delay": options.bot_delay}
 
@@ -45,13 +58,13 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
-def reporter(interactive: bool = False) -> Callable[[Node, Event], None]:
-    """Prints game progress; with `interactive`, also the table and prompts for a person (ui.lines)."""
+def reporter(lines=None) -> Callable[[Node, Event], None]:
+    """Prints game progress; given `lines` (ui.lines.StdinLines), also the table and prompts for a person."""
     person = None
-    if interactive:
-        from ..ui.lines import LineSeat, read_stdin
+    if lines is not None:
+        from ..ui.lines import LineSeat
 
-        person = LineSeat(read_stdin, lambda *lines: [say(line) for line in lines])
+        person = LineSeat(lines.read, lambda *text: [say(line) for line in text])
 
     def report(node: Node, event: Event) -> None:
         if person is not None:
@@ -116,7 +129,7 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
     identity = Identity.generate()
     files: list = []
     node = Node(identity, name=options.name, bot=make_bot(bot_kind, identity.secret) if headless else None,
-                interface=options.interface, on_event=reporter(interactive=not headless),
+                interface=options.interface, on_event=reporter(None if headless else stdin_lines()),
                 journal_for=journal_opener(identity, options, files), **timing(options))
     await node.listen(options.port)
     await node.host(settings)
@@ -136,17 +149,23 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
         asyncio.ensure_future(advertiser.update(taken, n.seats, n.lobby_state))
 
     node.lobby_changed = lobby_changed
-    helpers = []
+    helpers: list[Node] = []
+
+    async def add_bot(kind: str) -> None:
+        bot_identity = Identity.generate()
+        helper = Node(bot_identity, name=f"bot{len(helpers) + 1}", bot=make_bot(kind, bot_identity.secret),
+                      interface=options.interface, **timing(options))
+        await helper.listen()
+        helpers.append(helper)
+        await helper.join(options.interface or "127.0.0.1", node.port, node.game_id)
+
     try:
-        for k in range(bots):
-            bot_identity = Identity.generate()
-            helper = Node(bot_identity, name=f"bot{k + 1}", bot=make_bot(bot_kind, bot_identity.secret),
-                          interface=options.interface, **timing(options))
-            await helper.listen()
-            helpers.append(helper)
-            await helper.join(options.interface or "127.0.0.1", node.port, node.game_id)
+        for _ in range(bots):
+            await add_bot(bot_kind)
         if bots:
             say(f"added {bots} {bot_kind} bot{'s' if bots > 1 else ''}")
+        if not headless:
+            node._spawn(lobby_console(node, helpers, add_bot, stdin_lines()))
         return await finish(node, files)
     finally:
         await advertiser.stop()
@@ -154,6 +173,75 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
         for helper in helpers:
             await helper.close()
         await node.close()
+
+
+LOBBY_HELP = """lobby commands: bot [random|heuristic|...]  remove NAME  kick NAME  variant standard|tactical|draft
+                points P|none  rounds R|none  start (with the players here now)  help"""
+
+
+async def lobby_console(node: Node, helpers: list[Node], add_bot, lines) -> None:
+    """The host's lobby controls, typed: add and remove bots, kick, variant and end condition, start."""
+    say(LOBBY_HELP)
+    while node.lobby_state == "lobby" and not node.done.is_set():
+        text = await lines.read("lobby> ")
+        if text is None or node.lobby_state != "lobby":
+            return
+        words = text.split()
+        if not words:
+            continue
+        try:
+            say(await lobby_command(node, helpers, add_bot, words))
+        except ValueError as exc:
+            say(f"not done: {exc}")
+
+
+async def lobby_command(node: Node, helpers: list[Node], add_bot, words: list[str]) -> str:
+    from dataclasses import replace
+
+    from ..bots import BOTS
+
+    command, args = words[0].lower(), words[1:]
+    players = [m for m in node.members.values() if m.role == "player"]
+    if command == "help":
+        return LOBBY_HELP
+    if command == "bot":
+        kind = args[0] if args else "heuristic"
+        if kind not in BOTS:
+            raise ValueError(f"unknown bot {kind!r}; known: {', '.join(sorted(BOTS))}")
+        if len(players) >= node.seats:
+            raise ValueError(f"all {node.seats} seats are taken")
+        await add_bot(kind)
+        return f"added a {kind} bot"
+    if command in ("remove", "kick"):
+        name = " ".join(args)
+        match = [m for m in players + [m for m in node.members.values() if m.role != "player"]
+                 if m.name == name and m.peer != node.identity.peer]
+        if not match:
+            raise ValueError(f"nobody called {name!r} in the lobby (you cannot remove yourself)")
+        peer = match[0].peer
+        node.kick(peer)
+        for helper in [h for h in helpers if h.identity.peer == peer]:
+            helpers.remove(helper)
+            await helper.close()
+        return f"removed {name}"
+    if command in ("variant", "points", "rounds"):
+        value = args[0] if args else ""
+        settings = node.settings
+        if command == "variant":
+            settings = replace(settings, variant=value)
+        else:
+            number = None if value == "none" else int(value) if value.isdigit() and int(value) > 0 else -1
+            if number == -1:
+                raise ValueError(f"{command} takes a positive number or 'none', got {value!r}")
+            settings = replace(settings, **{"point_limit" if command == "points" else "max_rounds": number})
+        node.settings = settings  # Settings checks itself: a bad variant or no end at all raises ValueError
+        return f"settings: variant {settings.variant}, points {settings.point_limit}, rounds {settings.max_rounds}"
+    if command == "start":
+        if len(players) < 2:
+            raise ValueError("a game needs at least 2 players")
+        node.start_now()
+        return f"starting with {len(players)} players"
+    raise ValueError(f"unknown command {command!r}; type help")
 
 
 async def locate(code: str, options: Options) -> tuple[str, int, bytes | None]:
@@ -178,7 +266,7 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
     bot = make_bot(options.bot, identity.secret) if options.bot else None
     files: list = []
     node = Node(identity, name=options.name, role=role, bot=bot, interface=options.interface,
-                on_event=reporter(interactive=not headless), journal_for=journal_opener(identity, options, files),
+                on_event=reporter(None if headless else stdin_lines()), journal_for=journal_opener(identity, options, files),
                 **timing(options))
     await node.listen(options.port)
     host, port, game_id = await locate(code, options)
@@ -216,7 +304,7 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
     bot_kind = options.bot or info.get("bot") or ("heuristic" if headless else None)
     bot = make_bot(bot_kind, identity.secret) if bot_kind and info["role"] == "player" else None
     node = Node(identity, name=info["name"], role=info["role"], bot=bot, interface=options.interface,
-                on_event=reporter(interactive=bot is None), **timing(options))
+                on_event=reporter(stdin_lines() if bot is None else None), **timing(options))
     try:
         await node.listen(info["listen"])
     except OSError:

@@ -8,6 +8,8 @@ changes the game itself.
 from __future__ import annotations
 
 import asyncio
+import sys
+import threading
 from collections.abc import Awaitable, Callable
 
 from ..engine import BULL_HEADS
@@ -105,10 +107,32 @@ class LineSeat:
             self.say(f"not accepted: {exc}")
 
 
-async def read_stdin(prompt: str) -> str | None:
-    """One line from standard input without blocking the event loop; None at end of input."""
-    loop = asyncio.get_running_loop()
-    try:
-        return await loop.run_in_executor(None, input, prompt)
-    except EOFError:
-        return None
+class StdinLines:
+    """Lines of standard input for whoever asks next (the lobby, then the game), without blocking the loop.
+
+    One thread reads standard input; a line typed goes to the one prompt
+    waiting for it, so the lobby's last read cannot swallow a card.
+    """
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[str | None] | None = None
+
+    def _start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.queue = asyncio.Queue()
+
+        def pump() -> None:
+            while True:
+                line = sys.stdin.readline()
+                loop.call_soon_threadsafe(self.queue.put_nowait, line.rstrip("\n") if line else None)
+                if not line:
+                    return
+
+        threading.Thread(target=pump, name="stdin", daemon=True).start()
+
+    async def read(self, prompt: str) -> str | None:
+        """The next line (after showing `prompt`); None at the end of input."""
+        if self.queue is None:
+            self._start()
+        print(prompt, end="", flush=True)
+        return await self.queue.get()
