@@ -78,7 +78,7 @@ def test_honest_game_records_no_faults(make_lan) -> None:
     """In a game of honest peers nobody may be accused of anything: no transcript records a fault and no node
     logs one.
 
-    KNOWN BUG (fails in most runs, it is a race): when a link comes up while the game is running (the
+    Was a bug (a race; fixed: a message is never sent twice on one link): when a link comes up while the game is running (the
     mesh links form after START; a spectator joins a game under way; any redial), Node._link sends
     "heads" and from then on also sends live messages on the link; the other side answers the heads it
     sent when the link came up with missing_for(...), which includes messages already sent live on the

@@ -230,7 +230,7 @@ def test_spectator_joining_mid_game_catches_up_without_accusations(tmp_path: Pat
     """`watch` joins a game that is already running (by address): it catches up through heads resync, ends
     with the players' result and a verifying transcript, and accuses nobody.
 
-    KNOWN BUG (fails in most runs): on every new link Node._link sends "heads" and then the host at once
+    Was a bug (fixed: a message is never sent twice on one link): on every new link Node._link sends "heads" and then the host at once
     sends live messages on it; when the spectator's heads (sent before those live messages arrived)
     reach the host, missing_for() resends them, so the spectator holds two direct copies from their
     sender and records fault `replay` ("seat 0 (ann) sent its message #K (...) again") against an honest
@@ -269,7 +269,7 @@ def test_refused_joiner_is_disconnected_and_not_fed_the_game(tmp_path: Path, pro
     """A player the host refused has no seat and did not ask to watch: after ["refuse", reason] the host
     closes the link and sends it no game messages.
 
-    KNOWN BUG: Node._join only queues ["refuse", ...] and leaves the connection in `links`, so the host
+    Was a bug (fixed: a refusal closes the link): Node._join only queued ["refuse", ...] and leaves the connection in `links`, so the host
     goes on broadcasting every game message to the refused peer and keeps the link open (its linger then
     also waits for that peer's bye). Visible with the real CLI too: a refused `join` prints "refused by
     the host: the game has started", then "game started: ... (you: spectator)", writes the game into
