@@ -7,6 +7,7 @@ a TV view in the same process, and for tests).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections import deque
 from collections.abc import Callable
@@ -18,6 +19,25 @@ from ..protocol.identity import Identity, game_id_for
 from ..protocol.session import LocalError, Session
 
 
+def derive(seed: bytes, label: str, n: int) -> bytes:
+    return hashlib.sha256(seed + label.encode()).digest()[:n]
+
+
+def seeded_entropy(seed: bytes, label: str) -> Callable[[int], bytes]:
+    """Entropy for one session, from the game's seed: the same seed replays the same game."""
+    counter = 0
+
+    def entropy(n: int) -> bytes:
+        nonlocal counter
+        out = b""
+        while len(out) < n:
+            counter += 1
+            out += derive(seed, f"{label}/{counter}", 32)
+        return out[:n]
+
+    return entropy
+
+
 class LocalTable:
     """N seated sessions (seat 0 for the person, bots elsewhere) and optional spectators, joined in memory."""
 
@@ -27,12 +47,14 @@ class LocalTable:
                  on_watch: Callable[[Session, Event], None] | None = None) -> None:
         self.settings = settings
         seed = seed if seed is not None else os.urandom(32)
-        self.identities = [Identity.generate() for _ in range(settings.players)]
-        self.watchers = [Identity.generate() for _ in range(spectators)]
-        self.salt = seed[:16]
+        keys = [derive(seed, f"key/{i}", 32) for i in range(settings.players + spectators)]
+        self.identities = [Identity(k) for k in keys[:settings.players]]
+        self.watchers = [Identity(k) for k in keys[settings.players:]]
+        self.salt = derive(seed, "salt", 16)
         game_id = game_id_for(self.identities[0].public_key, self.salt)
-        self.sessions: dict[bytes, Session] = {i.peer: Session(i, game_id=game_id)
-                                               for i in self.identities + self.watchers}
+        self.sessions: dict[bytes, Session] = {
+            ident.peer: Session(ident, game_id=game_id, entropy=seeded_entropy(seed, f"entropy/{i}"))
+            for i, ident in enumerate(self.identities + self.watchers)}
         self.names = [name] + [f"bot{s}" for s in range(1, settings.players)]
         self.bots = {ident.peer: make_bot(bot, seed + bytes([s])) for s, ident in enumerate(self.identities) if s}
         self.queue: deque[tuple[bytes, bytes, bytes]] = deque()

@@ -1,4 +1,4 @@
-"""protocol.md section 15: the identity, commitment, seed, commit-set, state and signed-message vectors."""
+"""protocol.md section 16: the identity, commitment, seed, commit-set, state and signed-message vectors."""
 
 from __future__ import annotations
 
