@@ -1,0 +1,346 @@
+"""The full-screen table: a prompt_toolkit Application that reads a TableModel and sends intents to a Seat.
+
+A Seat has `play(card)`, `choose_row(row)`, `pick(card)` (each returns an
+error text or None) and `leave()`. A spectator has no Seat. Input and
+output are injectable, so tests run the app on a pipe and a DummyOutput.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Protocol
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.application.current import set_app
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.layout import (ConditionalContainer, DynamicContainer, Float, FloatContainer, HSplit, Layout,
+                                   VSplit, Window)
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.layout.dimension import Dimension as D
+from prompt_toolkit.layout.mouse_handlers import MouseHandlers
+from prompt_toolkit.layout.screen import Screen, WritePosition
+from prompt_toolkit.output.color_depth import ColorDepth
+from prompt_toolkit.widgets import Frame
+
+from . import widgets
+from .keys import make_bindings
+from .model import TableModel, heads
+
+MIN_WIDTH, MIN_HEIGHT = 78, 20
+
+
+class Seat(Protocol):
+    def play(self, card: int) -> str | None: ...
+    def choose_row(self, row: int) -> str | None: ...
+    def pick(self, card: int) -> str | None: ...
+    def leave(self) -> None: ...
+
+
+class TableApp:
+    """The screen state (selection, typed digits, overlays) and the actions the keys call."""
+
+    def __init__(self, model: TableModel, seat: Seat | None, *, input=None, output=None, title: str = "p2pnimmt") -> None:
+        self.model = model
+        self.seat = seat
+        self.title = title
+        self.selected = 0
+        self.typed = ""
+        self.row_mark: int | None = None
+        self.help = False
+        self.confirm_quit = False
+        self.results = False  # the game-over screen is up
+        self.round_seen = -1  # the last round whose end screen was dismissed
+        self.app = Application(layout=Layout(self._root()), key_bindings=make_bindings(self), style=widgets.STYLE,
+                               full_screen=True, mouse_support=True, input=input, output=output,
+                               color_depth=ColorDepth.DEPTH_1_BIT if os.environ.get("NO_COLOR") else None)
+        model.listeners.append(self.app.invalidate)
+
+    # ------------------------------------------------------------ state queries
+
+    @property
+    def round_screen(self) -> bool:
+        over = self.model.round_over
+        return over is not None and over[0] > self.round_seen and self.model.over is None
+
+    def too_small(self) -> bool:
+        if getattr(self, "app", None) is None:
+            return False
+        size = self.app.output.get_size()
+        return size.columns < MIN_WIDTH or size.rows < MIN_HEIGHT
+
+    # ------------------------------------------------------------ actions (called by keys and clicks)
+
+    def move(self, step: int) -> None:
+        hand = self.model.hand
+        if self.model.asked == "row":
+            self.row_mark = ((self.row_mark if self.row_mark is not None else -step) + step) % 4
+        elif hand:
+            self.selected = (self.selected + step) % len(hand)
+            self.typed = ""
+
+    def digit(self, d: str) -> None:
+        if self.model.asked == "row":
+            if d in "1234":
+                self.take_row(int(d) - 1)
+            return
+        if self.model.asked not in ("card", "pick"):
+            return
+        self.typed = (self.typed + d)[-3:]
+        if self.typed.isdigit() and int(self.typed) in self.model.hand:
+            self.selected = self.model.hand.index(int(self.typed))
+
+    def backspace(self) -> None:
+        self.typed = self.typed[:-1]
+
+    def enter(self) -> None:
+        model = self.model
+        if self.results or model.aborted and not self.confirm_quit:
+            self.leave()
+        elif model.over is not None:
+            self.results = True
+        elif self.round_screen:
+            self.round_seen = model.round_over[0]
+        elif model.asked == "row" and self.row_mark is not None:
+            self.take_row(self.row_mark)
+        elif model.asked == "card":
+            if self.typed:
+                card = int(self.typed) if self.typed.isdigit() else -1
+                if card not in model.hand:
+                    self.typed = ""
+                    return model.warn(f"{card if card >= 0 else self.typed} is not in your hand")
+                self.selected = model.hand.index(card)
+            self.play(model.hand[min(self.selected, len(model.hand) - 1)])
+        elif model.asked == "pick" and self.typed.isdigit():
+            self._intent(lambda: self.seat.pick(int(self.typed)))
+            self.typed = ""
+
+    def play(self, card: int) -> None:
+        self.typed = ""
+        self.model.committed = card
+        self.model.asked = None
+        self.model.say(f"You commit {card}")
+        if not self._intent(lambda: self.seat.play(card)):
+            self.model.committed, self.model.asked = None, "card"
+        self.selected = min(self.selected, max(len(self.model.hand) - 1, 0))
+
+    def take_row(self, row: int) -> None:
+        heads_now = heads(self.model.rows[row])
+        self.row_mark = None
+        if self._intent(lambda: self.seat.choose_row(row)):
+            self.model.say(f"You take row {row + 1} ({heads_now} bull heads)")
+
+    def click_card(self, index: int):
+        def click() -> None:
+            if self.model.asked != "card":
+                return
+            if index == self.selected and not self.typed:
+                self.play(self.model.hand[index])
+            else:
+                self.selected, self.typed = index, ""
+        return click
+
+    def click_row(self, row: int):
+        def click() -> None:
+            if self.model.asked == "row":
+                self.take_row(row)
+        return click
+
+    def _intent(self, intent) -> bool:
+        if self.seat is None:
+            return False
+        try:
+            error = intent()
+        except Exception as exc:  # a network or protocol problem: a message, never a traceback
+            error = f"{type(exc).__name__}: {exc}"
+        if error:
+            self.model.warn(f"not accepted: {error}")
+            return False
+        self.model.message = None
+        return True
+
+    def ask_quit(self) -> None:
+        if self.model.over is not None or self.model.aborted:
+            self.leave()
+        elif self.confirm_quit:
+            self.leave()  # Ctrl-C twice
+        else:
+            self.confirm_quit = True
+
+    def leave(self) -> None:
+        if self.seat is not None and self.model.over is None:
+            self.seat.leave()
+        if self.app.is_running and not self.app.future.done():
+            self.app.exit(result="over" if self.model.over is not None else "left")
+
+    # ------------------------------------------------------------ layout
+
+    def _text(self, get, **kw) -> Window:
+        return Window(FormattedTextControl(get, focusable=False), **kw)
+
+    def _root(self):
+        model = self.model
+        title = self._text(self._title, height=1, style="class:title")
+        players = self._text(lambda: widgets.player_lines(model), width=D.exact(30))
+        rows = self._text(lambda: widgets.row_lines(model, self.click_row, self.row_mark), width=D(min=49))
+        hand = HSplit([
+            self._text(lambda: [("class:dim", "Your hand")], height=1),
+            self._text(lambda: widgets.hand_line(model, self.selected, self.click_card), height=1),
+        ])
+        table_height = lambda: D.exact(max(5, len(model.players) + 1))  # noqa: E731
+        prompt = self._text(lambda: widgets.prompt_lines(model, self.typed, self.row_mark), height=2, wrap_lines=True)
+        message = self._text(self._message, height=1, wrap_lines=True)
+        log = Window(FormattedTextControl(self._log, get_cursor_position=self._log_end), wrap_lines=False)
+        rule = Window(height=1, char="─", style="class:dim")
+        footer = self._text(lambda: [("class:dim", " ?: help   q: leave   ←/→ digits Enter: play   1-4: row")],
+                            height=1)
+        seated = HSplit([title, VSplit([rows, Window(width=1), players], height=table_height), rule, hand,
+                         prompt, message, Frame(log, title="log"), footer])
+        big = self._text(lambda: widgets.big_row_lines(model), height=D(min=12, max=12))
+        tv = HSplit([title, big, rule, VSplit([HSplit([message, Frame(log, title="log")]), Window(width=1), players]),
+                     self._text(lambda: widgets.prompt_lines(model, "", None), height=1),
+                     self._text(lambda: [("class:dim", " ?: help   q: leave")], height=1)])
+        small = self._text(self._too_small_text)
+
+        def body():
+            if self.too_small():
+                return small
+            return tv if model.spectator or self.seat is None else seated
+
+        body = DynamicContainer(body)
+        return FloatContainer(body, floats=[
+            self._overlay(Condition(lambda: self.round_screen and not self.help), self._round_text),
+            self._overlay(Condition(lambda: (self.results or bool(model.aborted)) and not self.help), self._over_text),
+            self._overlay(Condition(lambda: self.help), lambda: widgets.HELP),
+            self._overlay(Condition(lambda: self.confirm_quit), lambda: "Leave the game? (y / n)"),
+        ])
+
+    def _overlay(self, when, text) -> Float:
+        body = Frame(Window(FormattedTextControl(text), style="class:overlay"), style="class:overlay")
+        return Float(ConditionalContainer(body, filter=when & ~Condition(self.too_small)))
+
+    def _title(self):
+        model = self.model
+        who = "spectator" if model.spectator else f"you: {model.players[model.seat].name}" if model.players else ""
+        where = f"round {model.round + 1}  turn {min(model.turn, 9) + 1}/10" if model.players else "waiting for the game"
+        return f" {self.title}   {where}   {who}"
+
+    def _message(self):
+        model = self.model
+        if model.message:
+            return [("class:warn", model.message)]
+        return [("class:status", "  ".join(model.takes))] if model.takes else ""
+
+    def _log(self):
+        text = "\n".join(self.model.log) or "(nothing yet)"
+        self._log_last = text.count("\n")
+        return text
+
+    def _log_end(self):
+        return Point(0, getattr(self, "_log_last", 0))
+
+    def _too_small_text(self):
+        size = self.app.output.get_size()
+        return (f"The terminal is too small: {size.columns}x{size.rows}.\n"
+                f"p2pnimmt needs at least {MIN_WIDTH}x{MIN_HEIGHT}. Enlarge the window (q leaves).")
+
+    def _round_text(self):
+        rnd, penalties, scores = self.model.round_over
+        lines = [f"End of round {rnd + 1}", ""]
+        lines += [f"  {p.name:<12} +{n:<4} total {s}" for p, n, s in zip(self.model.players, penalties, scores)]
+        lines += ["", *widgets.scoresheet(self.model), "", "Press Enter for the next round."]
+        return "\n".join(lines)
+
+    def _over_text(self):
+        model = self.model
+        if model.aborted:
+            return f"The game was aborted.\n\n{model.aborted}\n\nPress Enter to leave."
+        winners = model.winners()
+        lines = ["GAME OVER", "", ("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners), ""]
+        lines += widgets.scoresheet(model)
+        return "\n".join(lines + ["", "Press Enter or q to leave."])
+
+
+def screen_text(ui: TableApp, width: int = 80, height: int = 24) -> str:
+    """What the app draws at this size, as plain text (for tests and screenshots)."""
+    screen = Screen(default_char=None, initial_width=width, initial_height=height)
+    ui.app.render_counter += 1  # controls cache their text per render
+    with set_app(ui.app):
+        ui.app.layout.container.write_to_screen(screen, MouseHandlers(), WritePosition(0, 0, width, height),
+                                                "", False, None)
+        screen.draw_all_floats()
+    return "\n".join("".join(screen.data_buffer[y][x].char for x in range(width)).rstrip() for y in range(height))
+
+
+async def run_local(settings, *, bot: str = "heuristic", name: str = "you", seed: bytes | None = None,
+                    input=None, output=None) -> int:
+    """A game against bots in this terminal, full screen; the exit status."""
+    from .local import LocalSeat, LocalTable
+
+    model = TableModel()
+    table = LocalTable(settings, bot=bot, name=name, seed=seed, on_event=model.update)
+    ui = TableApp(model, LocalSeat(table), input=input, output=output, title="p2pnimmt (vs bots)")
+    table.start()
+    result = await ui.app.run_async()
+    return 0 if result == "over" else 1
+
+
+class NodeSeat:
+    """A seated Node's intents, for the full-screen app."""
+
+    def __init__(self, node) -> None:
+        self.node = node
+
+    def _do(self, intent) -> str | None:
+        from ..protocol.session import LocalError
+
+        try:
+            self.node.act(intent())
+        except LocalError as exc:
+            return str(exc)
+        return None
+
+    def play(self, card: int) -> str | None:
+        return self._do(lambda: self.node.session.play(card))
+
+    def choose_row(self, row: int) -> str | None:
+        return self._do(lambda: self.node.session.choose_row(row))
+
+    def pick(self, card: int) -> str | None:
+        return self._do(lambda: self.node.session.pick(card))
+
+    def leave(self) -> None:
+        self.node.done.set()
+
+
+OPEN: set[asyncio.Task] = set()  # full-screen apps still showing, for the caller to await (wait_closed)
+
+
+class FullScreenFront:
+    """The full-screen front end of a network node: starts the app at GameStarted, then feeds it events."""
+
+    def __init__(self) -> None:
+        self.model = TableModel()
+        self.ui: TableApp | None = None
+
+    def on_event(self, node, event) -> None:
+        self.model.update(node.session, event)
+        if self.ui is None and self.model.players:
+            seat = NodeSeat(node) if node.session.seat is not None and node.bot is None else None
+            self.ui = TableApp(self.model, seat)
+            task = asyncio.ensure_future(self._run(node))
+            OPEN.add(task)
+            task.add_done_callback(OPEN.discard)
+
+    async def _run(self, node) -> None:
+        try:
+            await self.ui.app.run_async()
+        finally:
+            node.done.set()
+
+
+async def wait_closed() -> None:
+    """Wait until every full-screen app has been closed by its user (after the game, the results stay up)."""
+    while OPEN:
+        await asyncio.gather(*list(OPEN), return_exceptions=True)

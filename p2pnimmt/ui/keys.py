@@ -1,0 +1,62 @@
+"""The key bindings of the full-screen table, from a factory over the screen's actions (ui.app.TableApp)."""
+
+from __future__ import annotations
+
+from prompt_toolkit.key_binding import KeyBindings
+
+
+def make_bindings(ui) -> KeyBindings:
+    """Keys for `ui`; help and the quit question take any key first, so nothing is played by accident."""
+    kb = KeyBindings()
+
+    def guarded(action):
+        def handler(event) -> None:
+            if ui.help:
+                ui.help = False
+            elif ui.confirm_quit:
+                ui.confirm_quit = False
+            else:
+                action()
+        return handler
+
+    kb.add("left")(guarded(lambda: ui.move(-1)))
+    kb.add("right")(guarded(lambda: ui.move(1)))
+    kb.add("up")(guarded(lambda: ui.move(-1)))
+    kb.add("down")(guarded(lambda: ui.move(1)))
+    kb.add("enter")(guarded(ui.enter))
+    kb.add("space")(guarded(ui.enter))
+    kb.add("backspace")(guarded(ui.backspace))
+    kb.add("escape", eager=True)(guarded(lambda: None))
+    for d in "0123456789":
+        kb.add(d)(guarded(lambda d=d: ui.digit(d)))
+
+    @kb.add("?")
+    def _help(event) -> None:
+        ui.help = not ui.help
+
+    @kb.add("q")
+    @kb.add("c-c")
+    @kb.add("c-q")
+    def _quit(event) -> None:
+        ui.help = False
+        ui.ask_quit()
+
+    @kb.add("y")
+    def _yes(event) -> None:
+        if ui.confirm_quit:
+            ui.confirm_quit = False
+            ui.leave()
+        elif ui.help:
+            ui.help = False
+
+    @kb.add("n")
+    def _no(event) -> None:
+        ui.confirm_quit = False
+        ui.help = False
+
+    @kb.add("<any>")
+    def _other(event) -> None:
+        ui.help = False
+        ui.confirm_quit = False
+
+    return kb

@@ -1,0 +1,175 @@
+"""Formatted text for the full-screen UI: cards, rows, hand, players, overlays (pure functions of the model)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prompt_toolkit.mouse_events import MouseEventType
+from prompt_toolkit.styles import Style
+
+from ..engine import BULL_HEADS
+from .model import COMMITTED, DROPPED, REVEALED, ROW, TableModel, heads
+
+STYLE = Style.from_dict({
+    "title": "reverse bold",
+    "h1": "bg:ansiwhite ansiblack",
+    "h2": "bg:ansicyan ansiblack",
+    "h3": "bg:ansiyellow ansiblack",
+    "h5": "bg:ansired ansiwhite bold",
+    "h7": "bg:ansimagenta ansiwhite bold",
+    "selected": "reverse bold underline",
+    "empty": "ansibrightblack",
+    "danger": "ansired bold",
+    "me": "bold",
+    "status": "bold",
+    "committed": "ansigreen bold",
+    "warn": "ansired bold",
+    "dim": "ansibrightblack",
+    "overlay": "bg:ansiblack ansiwhite",
+    "overlay.title": "bold underline",
+    "frame.border": "ansibrightblack",
+})
+
+Fragments = list[tuple]
+Click = Callable[[], None]
+
+
+def card_style(card: int) -> str:
+    return f"class:h{BULL_HEADS[card]}"
+
+
+def clickable(action: Click | None):
+    """A mouse handler running `action` on a click (None: no handler)."""
+    if action is None:
+        return None
+
+    def handler(event) -> None:
+        if event.event_type == MouseEventType.MOUSE_UP:
+            action()
+        else:
+            return NotImplemented
+
+    return handler
+
+
+def card_cell(card: int, selected: bool = False, action: Click | None = None) -> Fragments:
+    """One card, 7 columns: '[ 55*7]' when selected, ' 55*7 ' coloured by its bull heads otherwise."""
+    left, right = ("[", "]") if selected else (" ", " ")
+    style = card_style(card) + (" class:selected" if selected else "")
+    frag = (style, f"{left}{card:>3}*{BULL_HEADS[card]}{right}")
+    return [frag + (clickable(action),)] if action else [frag]
+
+
+def row_lines(model: TableModel, choose: Callable[[int], Click] | None = None, marked: int | None = None) -> Fragments:
+    """The four rows: up to five cards, the sixth slot marked '!6!', the bull-head total."""
+    out: Fragments = [("class:dim", "row      1      2      3      4      5   6th bh\n")]
+    for i, row in enumerate(model.rows):
+        action = choose(i) if choose else None
+        head_style = "class:selected" if marked == i else "class:status"
+        out.append((head_style, f"row {i + 1} ") + ((clickable(action),) if action else ()))
+        for card in row:
+            out += card_cell(card, action=action)
+        for _ in range(len(row), 5):
+            out.append(("class:empty", "   .   "))
+        out.append(("class:danger", " !6! "))
+        out.append(("", f"{heads(row):>3}\n"))
+    return out
+
+
+def big_row_lines(model: TableModel) -> Fragments:
+    """The rows for a TV: cards two lines high, a blank line between rows."""
+    out: Fragments = []
+    for i, row in enumerate(model.rows):
+        for line in range(2):
+            out.append(("class:status", f"row {i + 1}  " if line == 0 else "       "))
+            for card in row:
+                text = f"  {card:>3}  " if line == 0 else f"  {'*' * BULL_HEADS[card]:<5}"[:7]
+                out += [(card_style(card), text), ("", " ")]
+            for _ in range(len(row), 5):
+                out.append(("class:empty", "   .    " if line == 0 else "        "))
+            out.append(("class:danger", "  !6!  " if line == 0 else "       "))
+            out.append(("", f"{heads(row):>3} bull heads\n" if line == 0 else "\n"))
+        out.append(("", "\n"))
+    return out
+
+
+def hand_line(model: TableModel, selected: int, select: Callable[[int], Click]) -> Fragments:
+    out: Fragments = []
+    for i, card in enumerate(model.hand):
+        if i:
+            out.append(("", " "))
+        committed = model.committed == card
+        out += card_cell(card, selected=(i == selected and model.asked == "card") or committed,
+                         action=select(i))
+    return out or [("class:dim", "(no cards)")]
+
+
+SHORT = {ROW: "takes row", DROPPED: "dropped"}
+STATUS_STYLE = {COMMITTED: "class:committed", REVEALED: "class:status", ROW: "class:warn", DROPPED: "class:warn"}
+
+
+def player_lines(model: TableModel) -> Fragments:
+    out: Fragments = [("class:dim", f"{'player':<9} {'status':<9} {'card':<5} {'pts':>4}\n")]
+    for seat, p in enumerate(model.players):
+        me = seat == model.seat
+        name = ("*" if me else "") + p.name
+        out.append(("class:me" if me else "", f"{name[:9]:<9} "))
+        out.append((STATUS_STYLE.get(p.status, ""), f"{SHORT.get(p.status, p.status)[:9]:<9} "))
+        out += [(card_style(p.card), f"{p.card:>3}*{BULL_HEADS[p.card]}"), ("", " ")] if p.card else [("", "      ")]
+        out.append(("", f"{p.score:>4}\n"))
+    return out
+
+
+def prompt_lines(model: TableModel, typed: str, row_mark: int | None) -> Fragments:
+    """What the game wants from me now, in one or two lines."""
+    if model.over is not None or model.aborted:
+        return [("class:status", "The game is over: press Enter to see the results, q to leave.")]
+    if model.spectator:
+        waiting = model.waiting_names()
+        return [("", "Watching. " + (f"Waiting for: {', '.join(waiting)}" if waiting else ""))]
+    if model.asked == "row":
+        out: Fragments = [("class:warn", f"Your {model.my_row_card} is below every row: take a row  ")]
+        for i, row in enumerate(model.rows):
+            style = "class:selected" if row_mark == i else "class:status"
+            out.append((style, f"[{i + 1}] {heads(row)} bull heads"))
+            out.append(("", "  "))
+        return out + [("class:dim", "\n(1-4, or arrows and Enter)")]
+    if model.asked == "card":
+        out = [("class:status", "Your turn: choose a card ")]
+        out.append(("class:dim", "(←/→ or click, or type its number) and press Enter"))
+        if typed:
+            out.append(("class:selected", f"  typed: {typed}"))
+        return out
+    if model.asked == "pick":
+        return [("class:status", "Draft: type the number of an open card and press Enter: "
+                 + " ".join(map(str, model.open_cards)))]
+    waiting = model.waiting_names()
+    if model.committed is not None:
+        out = [("class:committed", f"Committed {model.committed}. ")]
+    else:
+        out = []
+    return out + [("", "Waiting for: " + ", ".join(waiting) if waiting else "Waiting for the next turn")]
+
+
+def scoresheet(model: TableModel) -> list[str]:
+    names = [p.name[:8] for p in model.players]
+    lines = ["round " + "".join(f"{n:>9}" for n in names)]
+    for r, penalties in enumerate(model.sheet):
+        lines.append(f"{r + 1:>5} " + "".join(f"{'+' + str(p):>9}" for p in penalties))
+    lines.append("total " + "".join(f"{p.score:>9}" for p in model.players))
+    return lines
+
+
+HELP = """Keys
+  Left / Right     choose a card in your hand (or click it)
+  0-9              type a card's number
+  Enter            commit the chosen or typed card (click a chosen card too)
+  1-4              when you take a row: that row (Up/Down + Enter too)
+  Backspace        clear what you typed
+  ?                this help
+  q / Ctrl-C       leave the game (asks first)
+
+Cards show number*bull heads, coloured by bull heads (1, 2, 3, 5, 7).
+A row takes at most 5 cards: the 6th card placed takes the row (!6!).
+A card below every row end takes a row of its player's choice.
+Press any key to close this help."""

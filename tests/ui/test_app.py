@@ -1,0 +1,167 @@
+"""The full-screen app without a terminal: a pipe for keys, DummyOutput, the screen rendered to text."""
+
+import asyncio
+
+import pytest
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from p2pnimmt.engine import Settings
+from p2pnimmt.ui.app import TableApp, screen_text
+from p2pnimmt.ui.local import LocalSeat, LocalTable
+from p2pnimmt.ui.model import TableModel
+
+RIGHT, LEFT, ENTER = "\x1b[C", "\x1b[D", "\r"
+
+
+class SizedOutput(DummyOutput):
+    def __init__(self, columns: int = 80, rows: int = 24) -> None:
+        self.size = Size(rows=rows, columns=columns)
+
+    def get_size(self) -> Size:
+        return self.size
+
+
+async def until(check, what: str, timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+def table(players=4, **kw):
+    model, tv = TableModel(), TableModel()
+    t = LocalTable(Settings(players=players, **kw), seed=bytes(32), spectators=1, on_event=model.update,
+                   on_watch=tv.update)
+    return model, tv, t
+
+
+def test_a_whole_game_by_keys_with_row_choices_to_game_over():
+    async def main():
+        model, tv, t = table(point_limit=25)
+        with create_pipe_input() as inp:
+            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput())
+            watch = TableApp(tv, None, input=inp, output=SizedOutput())
+            t.start()
+            task = asyncio.create_task(ui.app.run_async())
+            await until(lambda: ui.app.is_running, "the app")
+            screen = screen_text(ui)
+            assert "Your hand" in screen and "row 4" in screen and "!6!" in screen and "Your turn" in screen
+            assert f"[{model.hand[0]:>3}*" in screen  # the first card is chosen
+            rows_chosen = typed = 0
+            while model.over is None:
+                if ui.round_screen:
+                    assert "End of round" in screen_text(ui)
+                    inp.send_text(ENTER)
+                    await until(lambda: not ui.round_screen, "the round screen to close")
+                elif model.asked == "row":
+                    screen = screen_text(ui)
+                    assert "below every row" in screen and "[1]" in screen and "bull heads" in screen
+                    rows_chosen += 1
+                    before = len(model.log)
+                    inp.send_text("2")
+                    await until(lambda: len(model.log) > before and model.asked != "row", "the row taken")
+                    assert any("You take row 2" in line for line in model.log)
+                elif model.asked == "card":
+                    turn, rnd, hand = model.turn, model.round, model.hand
+                    if typed % 2 == 0:  # lowest card by number keys: row choices come often
+                        inp.send_text(str(hand[0]) + ENTER)
+                    else:
+                        inp.send_text(RIGHT + LEFT + ENTER)  # arrows: the chosen card
+                    typed += 1
+                    await until(lambda: (model.turn, model.round, model.hand) != (turn, rnd, hand)
+                                or model.asked == "row" or model.over is not None, "the turn to move on")
+                else:
+                    await asyncio.sleep(0.01)
+            assert rows_chosen >= 1
+            inp.send_text(ENTER)
+            await until(lambda: ui.results, "the results screen")
+            screen = screen_text(ui)
+            assert "GAME OVER" in screen and "Winner" in screen and "total" in screen
+            for name in model.winners():
+                assert name in screen
+            tv_screen = screen_text(watch)
+            assert "Your hand" not in tv_screen and "bull heads" in tv_screen and "bot3" in tv_screen
+            inp.send_text(ENTER)
+            assert await asyncio.wait_for(task, 2) == "over"
+    asyncio.run(main())
+
+
+def test_spectator_view_shows_table_and_players_but_no_hand():
+    model, tv, t = table()
+    t.start()
+    watch = TableApp(tv, None, output=SizedOutput(), input=None)
+    screen = screen_text(watch)
+    assert "spectator" in screen and "Your hand" not in screen and "Your turn" not in screen
+    assert all(f"row {i}" in screen for i in range(1, 5)) and "committed" in screen
+    for card in (r[0] for r in tv.rows):
+        assert str(card) in screen
+
+
+def test_too_small_terminal_says_so():
+    model, tv, t = table()
+    t.start()
+    ui = TableApp(model, LocalSeat(t), output=SizedOutput(60, 15), input=None)
+    screen = screen_text(ui, 60, 15)
+    assert "too small: 60x15" in screen and "Your hand" not in screen
+
+
+def test_help_and_quit_asks_first():
+    async def main():
+        model, tv, t = table()
+        with create_pipe_input() as inp:
+            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput())
+            t.start()
+            task = asyncio.create_task(ui.app.run_async())
+            inp.send_text("?")
+            await until(lambda: ui.help, "help")
+            assert "Keys" in screen_text(ui)
+            inp.send_text("x")
+            await until(lambda: not ui.help, "help closed")
+            inp.send_text("q")
+            await until(lambda: ui.confirm_quit, "the question")
+            assert "Leave the game?" in screen_text(ui)
+            inp.send_text("n")
+            await until(lambda: not ui.confirm_quit, "no")
+            assert not task.done() and model.asked == "card"  # nothing was played
+            inp.send_text("q")
+            await until(lambda: ui.confirm_quit, "the question again")
+            inp.send_text("y")
+            assert await asyncio.wait_for(task, 2) == "left"
+    asyncio.run(main())
+
+
+def test_wrong_number_is_a_message(monkeypatch):
+    async def main():
+        model, tv, t = table()
+        with create_pipe_input() as inp:
+            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput())
+            t.start()
+            task = asyncio.create_task(ui.app.run_async())
+            missing = next(c for c in range(1, 105) if c not in model.hand)
+            inp.send_text(f"{missing}{ENTER}")
+            await until(lambda: model.message, "the message")
+            assert f"{missing} is not in your hand" in screen_text(ui)
+            assert model.asked == "card"
+            ui.leave()
+            await asyncio.wait_for(task, 2)
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("no_color", [True, False])
+def test_no_color(monkeypatch, no_color):
+    from prompt_toolkit.output.color_depth import ColorDepth
+
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    else:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    model, tv, t = table()
+    ui = TableApp(model, LocalSeat(t), output=SizedOutput(), input=None)
+    if no_color:
+        assert ui.app.color_depth == ColorDepth.DEPTH_1_BIT
+    else:
+        assert ui.app._color_depth is None  # the terminal's own depth
