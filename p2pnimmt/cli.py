@@ -119,6 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--bot", type=bot_arg, default="heuristic", help="kind of bot (default heuristic)")
     play.add_argument("--name", default="you", help="your name at the table")
     play.add_argument("--seed", type=seed_arg, default=None, help="64 hex digits: replay a game (default: fresh)")
+    play.add_argument("--lines", action="store_true", help="line-by-line instead of the full-screen table")
+    play.add_argument("--full-screen", action="store_true",
+                      help="the full-screen table even when standard input/output is not a terminal")
     add_end_options(play)
     play.set_defaults(handler=cmd_play, parser=play)
 
@@ -228,6 +231,12 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if not 1 <= args.bots <= MAX_PLAYERS - 1:
         parser.error(f"--bots must be 1..{MAX_PLAYERS - 1}, got {args.bots}")
     settings = settings_from(args, args.bots + 1, parser)
+    if args.full_screen or (not args.lines and sys.stdin.isatty() and sys.stdout.isatty()):
+        import asyncio
+
+        from .ui.app import run_local
+
+        return asyncio.run(run_local(settings, bot=args.bot, name=args.name, seed=args.seed))
     return run(settings, args.bot, args.seed, args.name, input, sys.stdout)
 
 
