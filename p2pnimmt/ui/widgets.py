@@ -128,12 +128,12 @@ def prompt_lines(model: TableModel, typed: str, row_mark: int | None) -> Fragmen
         waiting = model.waiting_names()
         return [("", "Watching. " + (f"Waiting for: {', '.join(waiting)}" if waiting else ""))]
     if model.asked == "row":
-        out: Fragments = [("class:warn", f"Your {model.my_row_card} is below every row: take a row  ")]
+        out: Fragments = [("class:warn", f"Your {model.my_row_card} is below every row: take a row (1-4)\n")]
         for i, row in enumerate(model.rows):
             style = "class:selected" if row_mark == i else "class:status"
             out.append((style, f"[{i + 1}] {heads(row)} bull heads"))
-            out.append(("", "  "))
-        return out + [("class:dim", "\n(1-4, or arrows and Enter)")]
+            out.append(("", "   "))
+        return out
     if model.asked == "card":
         out = [("class:status", "Your turn: choose a card ")]
         out.append(("class:dim", "(←/→ or click, or type its number) and press Enter"))
