@@ -105,6 +105,8 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default=None, help="your name at the table")
     parser.add_argument("--drop-after", type=float, default=60.0, metavar="SECONDS",
                         help="vote to drop a player the game has waited on this long (default 60; 0: never)")
+    parser.add_argument("--lines", action="store_true",
+                        help="join/watch: the line terminal instead of the full-screen table")
     parser.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
                         help="bots wait this long before each move, so people can follow (default 0)")
 
@@ -248,7 +250,7 @@ def network_options(args: argparse.Namespace, default_name: str):
         args.parser.error(f"--name must be 1..40 printable characters, got {name!r}")
     return Options(interface=args.interface, transcript=args.transcript, name=name,
                    bot=getattr(args, "bot", None), peer=args.peer, port=args.port, drop_after=args.drop_after,
-                   bot_delay=args.bot_delay)
+                   bot_delay=args.bot_delay, lines=args.lines)
 
 
 def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

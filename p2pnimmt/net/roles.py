@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ class Options:
     port: int = 0
     drop_after: float = 60.0
     bot_delay: float = 0.0
+    lines: bool = False  # the line terminal even on a terminal (join and watch; the host always uses it)
 
 
 _stdin = None
@@ -265,9 +267,16 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
     identity = Identity.generate()
     bot = make_bot(options.bot, identity.secret) if options.bot else None
     files: list = []
+    full_screen = not headless and not options.lines and sys.stdin.isatty() and sys.stdout.isatty()
+    if full_screen:
+        from ..ui.app import FullScreenFront
+
+        logging.getLogger("p2pnimmt").setLevel(logging.ERROR)  # warnings would be drawn over the table
+        on_event = FullScreenFront().on_event
+    else:
+        on_event = reporter(None if headless else stdin_lines())
     node = Node(identity, name=options.name, role=role, bot=bot, interface=options.interface,
-                on_event=reporter(None if headless else stdin_lines()), journal_for=journal_opener(identity, options, files),
-                **timing(options))
+                on_event=on_event, journal_for=journal_opener(identity, options, files), **timing(options))
     await node.listen(options.port)
     host, port, game_id = await locate(code, options)
     try:
@@ -282,7 +291,12 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
                                  "listen": node.port, "host": host, "host_port": port, "is_host": False})
     say(f"joined {game_code(node.game_id)} at {host}:{port} as {role}")
     try:
-        return await finish(node, files)
+        status = await finish(node, files)
+        if full_screen:
+            from ..ui.app import wait_closed
+
+            await wait_closed()  # the results stay on screen until the person closes them
+        return status
     finally:
         await node.close()
 
@@ -343,7 +357,8 @@ async def list_games(options: Options, seconds: float) -> int:
 
 
 def run(coro) -> int:
-    logging.basicConfig(level=getattr(logging, __import__('os').environ.get('P2PNIMMT_LOG', 'WARNING')), format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    level = getattr(logging, os.environ.get("P2PNIMMT_LOG", "WARNING").upper(), logging.WARNING)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
         return asyncio.run(coro)
     except RoleFailed as exc:

@@ -1,0 +1,97 @@
+"""`p2pnimmt join` and `watch` on a real terminal (tmux, 80x24) show the full-screen table for a network game."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from procs import Proc
+
+from p2pnimmt.protocol.verify import verify_transcript
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+LO = ["--interface", "127.0.0.1"]
+
+
+class Pane:
+    """A tmux session of its own running one command; always killed at the end."""
+
+    def __init__(self, command: str) -> None:
+        self.name = f"p2pnimmt-net-{uuid.uuid4().hex[:8]}"
+        env = {k: v for k, v in os.environ.items() if k != "TMUX"}
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "80", "-y", "24", command],
+                       check=True, env=env)
+
+    def screen(self) -> str:
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True).stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+
+    def kill(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+def start_host(tmp_path: Path, procs) -> tuple[Proc, str]:
+    host = procs(["host", "--headless", "--seats", "2", "--rounds", "1", "--no-points", "--bot-delay", "0.05", *LO,
+                  "--name", "ann", "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
+    return host, host.wait_for(r"code: (\w{4})").group(1)
+
+
+def test_join_plays_a_network_game_on_the_full_screen_table(tmp_path: Path, procs) -> None:
+    host, code = start_host(tmp_path, procs)
+    pane = Pane(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} --name bob "
+                f"--transcript {tmp_path / 'j.p2pt'}; sleep 30")
+    try:
+        deadline = time.monotonic() + 60
+        commits = 0
+        while time.monotonic() < deadline:
+            shown = pane.screen()
+            if "GAME OVER" in shown:
+                break
+            if "Game over after" in shown or "Press Enter for the next round" in shown:
+                pane.keys("Enter")  # the results screen comes up on Enter
+            elif "below every row: take a row" in shown:
+                pane.keys("1")
+            elif "Your turn" in shown and f"turn {commits + 1}/10" in shown:
+                pane.keys("Enter")  # commit the card the cursor is on
+                commits += 1
+            time.sleep(0.1)
+        shown = pane.screen()
+        assert "GAME OVER" in shown, shown
+        assert re.search(r"Winners?: ", shown)
+        assert commits == 10
+        pane.keys("Enter")  # leave the results screen
+        assert host.finish(30) == 0, host.text()
+    finally:
+        pane.kill()
+    verdict = verify_transcript((tmp_path / "j.p2pt").read_bytes())
+    assert verdict.ok, verdict.report()
+    assert "bob" in verdict.summary and "ann" in verdict.summary
+
+
+def test_watch_shows_the_table_without_a_hand(tmp_path: Path, procs) -> None:
+    host = procs(["host", "--headless", "--seats", "3", "--bots", "2", "--rounds", "2", "--no-points",
+                  "--bot-delay", "0.2", *LO, "--name", "ann", "--transcript", str(tmp_path / "h.p2pt")],
+                 tmp_path / "host.out")
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    pane = Pane(f"{sys.executable} -m p2pnimmt watch {code} {' '.join(LO)} --transcript {tmp_path / 'w.p2pt'}; "
+                "sleep 30")
+    try:
+        deadline = time.monotonic() + 30
+        shown = ""
+        while time.monotonic() < deadline and "row 4" not in shown:
+            shown = pane.screen()
+            time.sleep(0.1)
+        assert "row 4" in shown and "ann" in shown and "bot1" in shown, shown
+        assert "Your hand" not in shown
+        assert host.finish(60) == 0
+    finally:
+        pane.kill()
