@@ -306,7 +306,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        args = parser.parse_args(["play", *(argv or [])])
+        if not argv and sys.stdin.isatty() and sys.stdout.isatty():
+            from .ui.menu import choose, lan_games
+
+            chosen = choose(lan_games)
+            if chosen is None:
+                return 0
+            args = parser.parse_args(chosen)
+        else:
+            args = parser.parse_args(["play", *(argv or [])])
     return args.handler(args, args.parser)
 
 
