@@ -49,14 +49,22 @@ class TranscriptJournal(Journal):
     def __init__(self, sink: Callable[[bytes], None], recorder: Identity | None = None,
                  secret_sink: Callable[[bytes], None] | None = None) -> None:
         super().__init__()
-        self.sink = sink
+        self.data = bytearray()  # everything written so far: the transcript as it stands
+        self.sink = self._keep(sink)
         self.recorder = recorder
         self.secret_sink = secret_sink
         header = encode([MAGIC, FORMAT, recorder.public_key if recorder else None])
         self.index = 0
         self.last = link(header)
         self.sealed = False
-        sink(frame(header))
+        self.sink(frame(header))
+
+    def _keep(self, sink: Callable[[bytes], None]) -> Callable[[bytes], None]:
+        def write(data: bytes) -> None:
+            self.data.extend(data)
+            sink(data)
+
+        return write
 
     @classmethod
     def continuing(cls, data: bytes, sink: Callable[[bytes], None], recorder: Identity,
@@ -64,7 +72,8 @@ class TranscriptJournal(Journal):
         """A journal that appends to an existing transcript (after a restart), keeping its index and links."""
         journal = cls.__new__(cls)
         Journal.__init__(journal)
-        journal.sink, journal.recorder, journal.secret_sink = sink, recorder, secret_sink
+        journal.data = bytearray(data)
+        journal.sink, journal.recorder, journal.secret_sink = journal._keep(sink), recorder, secret_sink
         journal.index, journal.last, journal.sealed = 0, b"", False
         for _offset, record in frames(data):
             journal.last = link(record)

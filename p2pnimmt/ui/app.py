@@ -259,6 +259,8 @@ class TableApp:
         winners = model.winners()
         lines = ["GAME OVER", "", ("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners), ""]
         lines += widgets.scoresheet(model)
+        if model.verified:
+            lines += ["", model.verified]
         return "\n".join(lines + ["", "Press Enter or q to leave."])
 
 

@@ -17,6 +17,7 @@ from ..engine import Settings
 from ..protocol.events import Event, Outgoing, PickNeeded, PlayNeeded, RowChoiceNeeded
 from ..protocol.identity import Identity, game_id_for
 from ..protocol.session import LocalError, Session
+from ..protocol.transcript import TranscriptJournal
 
 
 def derive(seed: bytes, label: str, n: int) -> bytes:
@@ -52,8 +53,10 @@ class LocalTable:
         self.watchers = [Identity(k) for k in keys[settings.players:]]
         self.salt = derive(seed, "salt", 16)
         game_id = game_id_for(self.identities[0].public_key, self.salt)
+        # Your session keeps its transcript (in memory), checked at game over as `p2pnimmt verify` would.
         self.sessions: dict[bytes, Session] = {
-            ident.peer: Session(ident, game_id=game_id, entropy=seeded_entropy(seed, f"entropy/{i}"))
+            ident.peer: Session(ident, game_id=game_id, entropy=seeded_entropy(seed, f"entropy/{i}"),
+                                journal=TranscriptJournal(lambda data: None, ident) if i == 0 else None)
             for i, ident in enumerate(self.identities + self.watchers)}
         self.names = [name] + [f"bot{s}" for s in range(1, settings.players)]
         self.bots = {ident.peer: make_bot(bot, seed + bytes([s])) for s, ident in enumerate(self.identities) if s}

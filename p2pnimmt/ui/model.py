@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ..engine import BULL_HEADS
 from ..protocol.events import (Committed, Event, Fault, GameAborted, GameOver, GameStarted, PickNeeded, PlayNeeded,
                                Revealed, RoundEnded, RoundStarted, RowChoiceNeeded, SeatDropped, TurnResolved)
+from ..protocol.verify import verify_transcript
 
 CHOOSING, COMMITTED, REVEALED, ROW, DROPPED, WAITING = (
     "choosing", "committed", "revealed", "choosing a row", "disconnected", "waiting")
@@ -55,6 +56,7 @@ class TableModel:
         self.sheet: list[tuple[int, ...]] = []  # penalties by round
         self.round_over: tuple[int, tuple[int, ...], tuple[int, ...]] | None = None  # (round, penalties, scores)
         self.over: GameOver | None = None
+        self.verified = ""  # the result of checking our transcript at game over
         self.aborted: str | None = None
         self.message: str | None = None  # the latest warning or refusal, for the status line
         self.listeners: list[Callable[[], None]] = []
@@ -186,6 +188,12 @@ class TableModel:
         self.asked = None
         names = ", ".join(self.players[s].name for s in event.winners)
         self.say(f"Game over after {event.rounds} rounds. Winner{'s' if len(event.winners) > 1 else ''}: {names}")
+        data = getattr(session.journal, "data", None)
+        if data is not None:  # check our own transcript exactly as `p2pnimmt verify` would
+            verdict = verify_transcript(bytes(data))
+            self.verified = (f"Transcript verified: {verdict.messages} signed messages, every card and turn"
+                             if verdict.ok else f"Transcript check FAILED: {verdict.report()}")
+            self.say(self.verified)
 
     def _on_GameAborted(self, session, event: GameAborted) -> None:
         self.asked = None

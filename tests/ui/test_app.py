@@ -81,6 +81,7 @@ def test_a_whole_game_by_keys_with_row_choices_to_game_over():
             await until(lambda: ui.results, "the results screen")
             screen = screen_text(ui)
             assert "GAME OVER" in screen and "Winner" in screen and "total" in screen
+            assert "Transcript verified: " in screen  # our own transcript, checked as `p2pnimmt verify` does
             for name in model.winners():
                 assert name in screen
             tv_screen = screen_text(watch)

@@ -67,6 +67,7 @@ def test_join_plays_a_network_game_on_the_full_screen_table(tmp_path: Path, proc
         shown = pane.screen()
         assert "GAME OVER" in shown, shown
         assert re.search(r"Winners?: ", shown)
+        assert "Transcript verified: " in shown
         assert commits == 10
         pane.keys("Enter")  # leave the results screen
         assert host.finish(30) == 0, host.text()
