@@ -38,6 +38,9 @@ class Seat(Protocol):
     def leave(self) -> None: ...
 
 
+PLACE_DELAY = 0.4  # seconds between the cards of a turn as they are placed (P2PNIMMT_PLACE_DELAY overrides)
+
+
 class TableApp:
     """The screen state (selection, typed digits, overlays) and the actions the keys call."""
 
@@ -56,6 +59,28 @@ class TableApp:
                                full_screen=True, mouse_support=True, input=input, output=output,
                                color_depth=ColorDepth.DEPTH_1_BIT if os.environ.get("NO_COLOR") else None)
         model.listeners.append(self.app.invalidate)
+        model.listeners.append(self._animate)
+        self.place_delay = float(os.environ.get("P2PNIMMT_PLACE_DELAY", PLACE_DELAY))
+        self._placing: asyncio.Task | None = None
+
+    def _animate(self) -> None:
+        """After a turn, place its cards one by one, with a short pause, so people can follow."""
+        if self.model.placed >= len(self.model.placing) or self._placing is not None:
+            return
+        if self.place_delay <= 0 or not self.app.is_running:
+            self.model.placed = len(self.model.placing)
+            return
+
+        async def step() -> None:
+            try:
+                while True:
+                    await asyncio.sleep(self.place_delay)
+                    if not self.model.step_placing():
+                        return
+            finally:
+                self._placing = None
+
+        self._placing = asyncio.ensure_future(step())
 
     # ------------------------------------------------------------ state queries
 

@@ -42,6 +42,9 @@ class TableModel:
         self.players: list[Player] = []
         self.seat: int | None = None
         self.rows: tuple[tuple[int, ...], ...] = ((), (), (), ())
+        self.rows_before = self.rows  # the rows when the last turn began
+        self.placing: tuple[tuple, ...] = ()  # the last turn's placements, in order (seat, card, row, taken)
+        self.placed = 0  # how many of them the screen shows so far
         self.hand: tuple[int, ...] = ()
         self.open_cards: tuple[int, ...] = ()  # draft variant
         self.round = 0
@@ -99,6 +102,23 @@ class TableModel:
         self._copy(session)
         self.changed()
 
+    def shown_rows(self) -> tuple[tuple[int, ...], ...]:
+        """The rows as the screen shows them: the turn's placements up to `placed`, then the rows as they are."""
+        if self.placed >= len(self.placing):
+            return self.rows
+        rows = [list(r) for r in self.rows_before]
+        for _seat, card, row, taken in self.placing[: self.placed]:
+            rows[row] = [card] if taken else rows[row] + [card]
+        return tuple(tuple(r) for r in rows)
+
+    def step_placing(self) -> bool:
+        """Show one more placement of the last turn; False when all are shown."""
+        if self.placed >= len(self.placing):
+            return False
+        self.placed += 1
+        self.changed()
+        return True
+
     def _copy(self, session) -> None:
         game = session.game
         if game is None:
@@ -121,6 +141,7 @@ class TableModel:
         self.say(f"Game started: {', '.join(event.names)} ({who})")
 
     def _on_RoundStarted(self, session, event: RoundStarted) -> None:
+        self.placing, self.placed = (), 0
         self.round, self.turn = event.round, 0
         self.takes = []
         self._all(CHOOSING)
@@ -159,6 +180,11 @@ class TableModel:
             self.say(f"{self.players[event.seat].name}'s {event.card} is below every row: they choose a row")
 
     def _on_TurnResolved(self, session, event: TurnResolved) -> None:
+        # For the screen to place the cards one by one: the rows before the turn, and each placement.
+        self.rows_before = self.rows
+        self.rows = event.rows  # after the last turn of a round the session has no round left to copy them from
+        self.placing = tuple(event.placements)
+        self.placed = 0
         self.takes = []
         for seat, card, row, taken in event.placements:
             if taken:

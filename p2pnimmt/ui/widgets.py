@@ -63,7 +63,7 @@ def card_cell(card: int, selected: bool = False, action: Click | None = None) ->
 def row_lines(model: TableModel, choose: Callable[[int], Click] | None = None, marked: int | None = None) -> Fragments:
     """The four rows: up to five cards, the sixth slot marked '!6!', the bull-head total."""
     out: Fragments = [("class:dim", "row      1      2      3      4      5   6th bh\n")]
-    for i, row in enumerate(model.rows):
+    for i, row in enumerate(model.shown_rows()):
         action = choose(i) if choose else None
         head_style = "class:selected" if marked == i else "class:status"
         out.append((head_style, f"row {i + 1} ") + ((clickable(action),) if action else ()))
@@ -79,7 +79,7 @@ def row_lines(model: TableModel, choose: Callable[[int], Click] | None = None, m
 def big_row_lines(model: TableModel) -> Fragments:
     """The rows for a TV: cards two lines high, a blank line between rows."""
     out: Fragments = []
-    for i, row in enumerate(model.rows):
+    for i, row in enumerate(model.shown_rows()):
         for line in range(2):
             out.append(("class:status", f"row {i + 1}  " if line == 0 else "       "))
             for card in row:

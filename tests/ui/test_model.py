@@ -58,3 +58,42 @@ def test_refused_intent_is_a_message_not_an_exception():
 
 def test_heads():
     assert heads([55, 10, 11, 1]) == 7 + 3 + 5 + 1
+
+
+def test_the_cards_of_a_turn_are_shown_placed_one_by_one() -> None:
+    """shown_rows() walks from the rows before the turn to the rows after it, one placement at a time."""
+    from p2pnimmt.engine import Settings
+    from p2pnimmt.protocol.events import TurnResolved
+    from p2pnimmt.ui.local import LocalTable
+    from p2pnimmt.ui.model import TableModel
+
+    model = TableModel()
+    turns: list[tuple] = []
+
+    def watch(session, event) -> None:
+        model.update(session, event)
+        if isinstance(event, TurnResolved):
+            turns.append((model.rows_before, model.placing, model.rows))
+
+    table = LocalTable(Settings(players=3, max_rounds=1, point_limit=None), bot="heuristic", seed=bytes(32),
+                       on_event=watch)
+    table.start()
+    while table.session.phase == "turn" or table.session.phase == "deal":
+        session = table.session
+        if session.seat in session.waiting_for():
+            if session.step_now() % 3 == 1:  # a row choice: the cheapest row
+                table.act(table.me, session.choose_row(0))
+            else:
+                table.act(table.me, session.play(min(session.game.round.hands[session.seat])))
+        else:
+            break
+    assert len(turns) == 10
+    for before, placing, after in turns:
+        model.rows_before, model.placing, model.rows, model.placed = before, placing, after, 0
+        assert model.shown_rows() == before
+        steps = [model.shown_rows()]
+        while model.step_placing():
+            steps.append(model.shown_rows())
+        assert steps[-1] == after and len(steps) == len(placing) + 1
+        for (_seat, card, row, _taken), shown in zip(placing, steps[1:]):
+            assert shown[row][-1] == card  # each step puts one more card at the end of its row
