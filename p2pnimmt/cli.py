@@ -106,7 +106,7 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--drop-after", type=float, default=60.0, metavar="SECONDS",
                         help="vote to drop a player the game has waited on this long (default 60; 0: never)")
     parser.add_argument("--lines", action="store_true",
-                        help="join/watch: the line terminal instead of the full-screen table")
+                        help="the line terminal instead of the full-screen lobby and table")
     parser.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
                         help="bots wait this long before each move, so people can follow (default 0)")
 

@@ -374,7 +374,9 @@ class Node:
         self._start()
 
     def _lobby_body(self) -> dict[str, Any]:
-        return {"state": self.lobby_state, "seats": self.seats, "members": [m.as_dict() for m in self.members.values()]}
+        s = self.settings
+        return {"state": self.lobby_state, "seats": self.seats, "members": [m.as_dict() for m in self.members.values()],
+                "settings": {"variant": s.variant, "point_limit": s.point_limit, "max_rounds": s.max_rounds}}
 
     def _announce(self) -> None:
         body = self._lobby_body()
@@ -390,6 +392,13 @@ class Node:
         self.members = {m.peer: m for m in members if m is not None}
         self.seats = payload.get("seats") if type(payload.get("seats")) is int else self.seats
         self.lobby_state = payload.get("state") if payload.get("state") in ("lobby", "playing") else self.lobby_state
+        settings = payload.get("settings")
+        if isinstance(settings, dict):  # shown to people only: the signed START is what counts
+            try:
+                self.settings = Settings(players=max(2, min(10, self.seats)), variant=settings.get("variant"),
+                                         point_limit=settings.get("point_limit"), max_rounds=settings.get("max_rounds"))
+            except (ValueError, TypeError):
+                pass
         if self.lobby_changed is not None:
             self.lobby_changed(self)
         if self.lobby_state == "playing":

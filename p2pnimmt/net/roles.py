@@ -36,7 +36,7 @@ class Options:
     port: int = 0
     drop_after: float = 60.0
     bot_delay: float = 0.0
-    lines: bool = False  # the line terminal even on a terminal (join and watch; the host always uses it)
+    lines: bool = False  # the line terminal even on a terminal
 
 
 _stdin = None
@@ -127,11 +127,53 @@ async def finish(node: Node, files) -> int:
     return 1
 
 
+class Front:
+    """How a person sees a network game: the full-screen lobby and table on a terminal, else lines of text."""
+
+    def __init__(self, options: Options, headless: bool) -> None:
+        self.full_screen = not headless and not options.lines and sys.stdin.isatty() and sys.stdout.isatty()
+        self.lobby_closed: asyncio.Future | None = None
+        if self.full_screen:
+            from ..ui.app import FullScreenFront
+
+            logging.getLogger("p2pnimmt").setLevel(logging.ERROR)  # warnings would be drawn over the screen
+            self.lobby_closed = asyncio.get_running_loop().create_future()
+            self.on_event = FullScreenFront(after=self.lobby_closed).on_event
+        else:
+            self.on_event = reporter(None if headless else stdin_lines())
+
+    def say(self, text: str) -> None:
+        if not self.full_screen:
+            say(text)
+
+    def show_lobby(self, node: Node, command=None) -> None:
+        """Full screen: the lobby until the game starts (the table follows); leaving it leaves the game."""
+        if not self.full_screen:
+            return
+        from ..ui.lobby import LobbyScreen
+
+        async def lobby() -> None:
+            stayed = await LobbyScreen(node, game_code(node.game_id), command).run()
+            self.lobby_closed.set_result(stayed)
+            if not stayed:
+                node.done.set()
+
+        node._spawn(lobby())
+
+    async def results(self) -> None:
+        """Full screen: the results stay up until the person closes them."""
+        if self.full_screen:
+            from ..ui.app import wait_closed
+
+            await wait_closed()
+
+
 async def run_host(settings: Settings, bots: int, bot_kind: str, options: Options, headless: bool) -> int:
     identity = Identity.generate()
     files: list = []
+    front = Front(options, headless)
     node = Node(identity, name=options.name, bot=make_bot(bot_kind, identity.secret) if headless else None,
-                interface=options.interface, on_event=reporter(None if headless else stdin_lines()),
+                interface=options.interface, on_event=front.on_event,
                 journal_for=journal_opener(identity, options, files), **timing(options))
     await node.listen(options.port)
     await node.host(settings)
@@ -147,7 +189,8 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
 
     def lobby_changed(n: Node) -> None:
         taken = sum(1 for m in n.members.values() if m.role == "player")
-        say(f"lobby: {taken}/{n.seats} seats: " + ", ".join(m.name for m in n.members.values() if m.role == "player"))
+        front.say(f"lobby: {taken}/{n.seats} seats: "
+                  + ", ".join(m.name for m in n.members.values() if m.role == "player"))
         asyncio.ensure_future(advertiser.update(taken, n.seats, n.lobby_state))
 
     node.lobby_changed = lobby_changed
@@ -165,10 +208,14 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
         for _ in range(bots):
             await add_bot(bot_kind)
         if bots:
-            say(f"added {bots} {bot_kind} bot{'s' if bots > 1 else ''}")
-        if not headless:
+            front.say(f"added {bots} {bot_kind} bot{'s' if bots > 1 else ''}")
+        if front.full_screen:
+            front.show_lobby(node, lambda words: lobby_command(node, helpers, add_bot, words))
+        elif not headless:
             node._spawn(lobby_console(node, helpers, add_bot, stdin_lines()))
-        return await finish(node, files)
+        status = await finish(node, files)
+        await front.results()
+        return status
     finally:
         await advertiser.stop()
         await zc.async_close()
@@ -267,16 +314,9 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
     identity = Identity.generate()
     bot = make_bot(options.bot, identity.secret) if options.bot else None
     files: list = []
-    full_screen = not headless and not options.lines and sys.stdin.isatty() and sys.stdout.isatty()
-    if full_screen:
-        from ..ui.app import FullScreenFront
-
-        logging.getLogger("p2pnimmt").setLevel(logging.ERROR)  # warnings would be drawn over the table
-        on_event = FullScreenFront().on_event
-    else:
-        on_event = reporter(None if headless else stdin_lines())
+    front = Front(options, headless)
     node = Node(identity, name=options.name, role=role, bot=bot, interface=options.interface,
-                on_event=on_event, journal_for=journal_opener(identity, options, files), **timing(options))
+                on_event=front.on_event, journal_for=journal_opener(identity, options, files), **timing(options))
     await node.listen(options.port)
     host, port, game_id = await locate(code, options)
     try:
@@ -289,13 +329,11 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
         raise RoleFailed(f"the game at {host}:{port} has code {game_code(node.game_id)}, not {code.upper()}")
     node.session.journal.secret({"kind": "node", "role": role, "name": options.name, "bot": options.bot,
                                  "listen": node.port, "host": host, "host_port": port, "is_host": False})
-    say(f"joined {game_code(node.game_id)} at {host}:{port} as {role}")
+    front.say(f"joined {game_code(node.game_id)} at {host}:{port} as {role}")
+    front.show_lobby(node)
     try:
         status = await finish(node, files)
-        if full_screen:
-            from ..ui.app import wait_closed
-
-            await wait_closed()  # the results stay on screen until the person closes them
+        await front.results()
         return status
     finally:
         await node.close()

@@ -347,9 +347,10 @@ OPEN: set[asyncio.Task] = set()  # full-screen apps still showing, for the calle
 class FullScreenFront:
     """The full-screen front end of a network node: starts the app at GameStarted, then feeds it events."""
 
-    def __init__(self) -> None:
+    def __init__(self, after: asyncio.Future | None = None) -> None:
         self.model = TableModel()
         self.ui: TableApp | None = None
+        self.after = after  # the lobby screen: the table opens once it has closed
 
     def on_event(self, node, event) -> None:
         self.model.update(node.session, event)
@@ -362,6 +363,8 @@ class FullScreenFront:
 
     async def _run(self, node) -> None:
         try:
+            if self.after is not None:
+                await asyncio.wait([self.after])
             await self.ui.app.run_async()
         finally:
             node.done.set()

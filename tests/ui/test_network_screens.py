@@ -96,3 +96,50 @@ def test_watch_shows_the_table_without_a_hand(tmp_path: Path, procs) -> None:
         assert host.finish(60) == 0
     finally:
         pane.kill()
+
+
+def wait_screen(pane: Pane, text: str, timeout: float = 20.0) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        shown = pane.screen()
+        if text in shown:
+            return shown
+        time.sleep(0.05)
+    raise AssertionError(f"{text!r} not on screen within {timeout} s:\n{pane.screen()}")
+
+
+def test_host_lobby_screen_adds_bots_by_keys_and_the_table_follows(tmp_path: Path) -> None:
+    pane = Pane(f"{sys.executable} -m p2pnimmt host --seats 4 {' '.join(LO)} --name ann --rounds 1 --no-points "
+                f"--transcript {tmp_path / 'h.p2pt'}; echo exited-$?; sleep 30")
+    try:
+        shown = wait_screen(pane, "p2pnimmt lobby")
+        assert "Seats 1/4" in shown and "ann" in shown and "s: start now" in shown
+        pane.keys("b")
+        wait_screen(pane, "Seats 2/4")
+        pane.keys("v")
+        wait_screen(pane, "Variant tactical")
+        pane.keys("s")  # start now, with the 2 players present
+        shown = wait_screen(pane, "Your turn")
+        assert "row 4" in shown and "bot1" in shown
+        pane.keys("q")
+        wait_screen(pane, "Leave the game?")
+        pane.keys("y")
+        wait_screen(pane, "exited-")
+    finally:
+        pane.kill()
+
+
+def test_join_shows_the_lobby_until_the_table_is_full(tmp_path: Path, procs) -> None:
+    host = procs(["host", "--headless", "--seats", "3", "--rounds", "1", "--no-points", *LO, "--name", "ann",
+                  "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    pane = Pane(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} --name bob "
+                f"--transcript {tmp_path / 'j.p2pt'}; sleep 30")
+    try:
+        shown = wait_screen(pane, "Seats 2/3")
+        assert "   ".join(code) in shown  # the code, large
+        assert "ann" in shown and "bob" in shown and "The host starts the game" in shown
+        procs(["join", code, "--headless", *LO, "--transcript", str(tmp_path / "k.p2pt")], tmp_path / "k.out")
+        wait_screen(pane, "Your turn")
+    finally:
+        pane.kill()

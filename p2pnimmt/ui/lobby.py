@@ -1,0 +1,168 @@
+"""The lobby, full screen: the game's code in large letters, the seats and spectators, live; the host's controls.
+
+The host's keys call the same lobby commands it can type in the line
+terminal (net.roles.lobby_command), so there is one implementation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.output.color_depth import ColorDepth
+from prompt_toolkit.widgets import Frame
+
+from ..protocol.identity import fingerprint
+from . import widgets
+
+HOST_KEYS = ("b: add a heuristic bot   r: add a random bot   ↑/↓: choose   x: remove the chosen one\n"
+             "v: variant   p: point limit   n: number of rounds   s: start now   q: leave")
+GUEST_KEYS = "The host starts the game when the seats are taken.   q: leave"
+VARIANTS = ("standard", "tactical", "draft")
+POINTS = ("66", "100", "33", "none")
+ROUNDS = ("none", "1", "3", "5", "10")
+
+Command = Callable[[list[str]], Awaitable[str]]
+
+
+def big(code: str) -> str:
+    """The code spaced out and framed, to be read from across the room."""
+    letters = "   ".join(code)
+    return f"+{'-' * (len(letters) + 6)}+\n|   {letters}   |\n+{'-' * (len(letters) + 6)}+"
+
+
+class LobbyScreen:
+    """Shows `node`'s lobby until the game starts (or the person leaves); `command` is the host's, or None."""
+
+    def __init__(self, node, code: str, command: Command | None = None, *, input=None, output=None) -> None:
+        self.node = node
+        self.code = code
+        self.command = command
+        self.chosen = 0
+        self.message = ""
+        self.left = False
+        self.app = Application(layout=Layout(self._root()), key_bindings=self._keys(), style=widgets.STYLE,
+                               full_screen=True, input=input, output=output,
+                               color_depth=ColorDepth.DEPTH_1_BIT if os.environ.get("NO_COLOR") else None)
+        self._previous = node.lobby_changed
+        node.lobby_changed = self._changed
+
+    def _changed(self, node) -> None:
+        if self._previous is not None:
+            self._previous(node)
+        if node.lobby_state != "lobby" and self.app.is_running:
+            self.app.exit()
+        self.app.invalidate()
+
+    def members(self) -> list:
+        return list(self.node.members.values())
+
+    def _text(self):
+        node = self.node
+        players = [m for m in self.members() if m.role == "player"]
+        watchers = [m for m in self.members() if m.role != "player"]
+        lines = [("class:status", "p2pnimmt lobby   game code:\n"), ("class:selected", big(self.code) + "\n\n"),
+                 ("", f"Seats {len(players)}/{node.seats}\n")]
+        for i, m in enumerate(self.members()):
+            if m.role != "player":
+                continue
+            here = m.peer == node.identity.peer or m.peer in node.links or node.is_host is False
+            mark = "> " if self.command is not None and i == self.chosen else "  "
+            lines.append(("class:selected" if mark == "> " else "",
+                          f"{mark}{m.name:<14} {fingerprint(m.peer)}  {'bot' if m.bot else 'human':<5}  "
+                          f"{'connected' if here else 'not connected'}\n"))
+        lines.append(("", f"\nSpectators: {len(watchers)}\n"))
+        s = node.settings
+        if s is not None:
+            end = " or ".join(x for x in (f"{s.point_limit} points" if s.point_limit else "",
+                                          f"{s.max_rounds} rounds" if s.max_rounds else "") if x)
+            lines.append(("", f"Variant {s.variant}, the game ends at {end}\n"))
+        if self.message:
+            lines.append(("class:warn", f"\n{self.message}\n"))
+        lines.append(("class:dim", "\n" + (HOST_KEYS if self.command is not None else GUEST_KEYS)))
+        return lines
+
+    def _root(self):
+        return HSplit([Frame(Window(FormattedTextControl(self._text), wrap_lines=True))])
+
+    def _do(self, words: list[str]) -> None:
+        async def run() -> None:
+            try:
+                self.message = await self.command(words)
+            except ValueError as exc:
+                self.message = f"not done: {exc}"
+            self.app.invalidate()
+
+        asyncio.ensure_future(run())
+
+    def _cycle(self, name: str, values: tuple[str, ...], current: str) -> None:
+        following = values[(values.index(current) + 1) % len(values)] if current in values else values[0]
+        self._do([name, following])
+
+    def _keys(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        @kb.add("q")
+        @kb.add("c-c")
+        def _(event) -> None:
+            self.left = True
+            event.app.exit()
+
+        if self.command is None:
+            return kb
+
+        @kb.add("b")
+        def _(event) -> None:
+            self._do(["bot", "heuristic"])
+
+        @kb.add("r")
+        def _(event) -> None:
+            self._do(["bot", "random"])
+
+        @kb.add("up")
+        def _(event) -> None:
+            self.chosen = max(0, self.chosen - 1)
+
+        @kb.add("down")
+        def _(event) -> None:
+            self.chosen = min(len(self.members()) - 1, self.chosen + 1)
+
+        @kb.add("x")
+        @kb.add("delete")
+        def _(event) -> None:
+            members = self.members()
+            if 0 <= self.chosen < len(members):
+                self._do(["remove", members[self.chosen].name])
+                self.chosen = max(0, self.chosen - 1)
+
+        @kb.add("v")
+        def _(event) -> None:
+            self._cycle("variant", VARIANTS, self.node.settings.variant)
+
+        @kb.add("p")
+        def _(event) -> None:
+            limit = self.node.settings.point_limit
+            self._cycle("points", POINTS, "none" if limit is None else str(limit))
+
+        @kb.add("n")
+        def _(event) -> None:
+            rounds = self.node.settings.max_rounds
+            self._cycle("rounds", ROUNDS, "none" if rounds is None else str(rounds))
+
+        @kb.add("s")
+        def _(event) -> None:
+            self._do(["start"])
+
+        return kb
+
+    async def run(self) -> bool:
+        """Show the lobby until the game starts; False if the person left."""
+        if self.node.lobby_state == "lobby":
+            await self.app.run_async()
+        self.node.lobby_changed = self._previous
+        return not self.left
