@@ -92,11 +92,20 @@ def interface_arg(text: str) -> str:
         raise argparse.ArgumentTypeError(f"must be an IPv4 address of this machine, got {text!r}") from None
 
 
+def default_interface() -> str | None:
+    """$P2PNIMMT_INTERFACE, if set: the interface every network command uses unless told otherwise."""
+    import os
+
+    value = os.environ.get("P2PNIMMT_INTERFACE") or None
+    return interface_arg(value) if value else None
+
+
 def add_network_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--headless", action="store_true", help="no interaction: a bot plays your seat, "
                         "progress and final scores are printed")
-    parser.add_argument("--interface", type=interface_arg, default=None, metavar="IP",
-                        help="use only the network interface with this address (default: all)")
+    parser.add_argument("--interface", type=interface_arg, default=default_interface(), metavar="IP",
+                        help="use only the network interface with this address "
+                             "(default: $P2PNIMMT_INTERFACE, else all)")
     parser.add_argument("--peer", type=peer_arg, default=None, metavar="HOST:PORT",
                         help="join directly at this address, where multicast does not reach")
     parser.add_argument("--port", type=int, default=0, help="TCP port to listen on (default: any free port)")
@@ -183,7 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     resume.set_defaults(handler=cmd_resume, parser=resume)
 
     games = sub.add_parser("games", help="list the games on the LAN")
-    games.add_argument("--interface", default=None, metavar="IP", help="look only on this interface address")
+    games.add_argument("--interface", type=interface_arg, default=default_interface(), metavar="IP",
+                       help="look only on this interface address (default: $P2PNIMMT_INTERFACE, else all)")
     games.add_argument("--seconds", type=float, default=2.0, help="how long to listen (default 2)")
     games.set_defaults(handler=cmd_games, parser=games)
 

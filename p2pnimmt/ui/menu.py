@@ -108,7 +108,7 @@ def lan_games(seconds: float = 1.5) -> list[tuple[str, str]]:
     from ..net.discovery import browse, open_zeroconf
 
     async def look() -> list:
-        zc = open_zeroconf(None)
+        zc = open_zeroconf(os.environ.get("P2PNIMMT_INTERFACE") or None)
         try:
             return await browse(zc, seconds)
         finally:

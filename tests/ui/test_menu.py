@@ -102,3 +102,79 @@ def test_bare_command_on_a_terminal_opens_the_menu_and_quits() -> None:
         wait_for("exited-0")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def test_from_the_menu_host_with_three_bots_play_to_game_over_while_a_second_terminal_watches(tmp_path) -> None:
+    """The issue's walk-through, under tmux: bare `p2pnimmt` -> host -> name -> seats -> three bots by keys;
+    the game starts, a second terminal watches it live, and the keyboard alone plays it to game over.
+    P2PNIMMT_INTERFACE keeps every process on 127.0.0.1 (TCP and mDNS)."""
+    import os
+    import re
+    import shutil
+    import subprocess
+    import sys
+    import time
+    import uuid
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    env = {k: v for k, v in os.environ.items() if k != "TMUX"}
+    env.update(P2PNIMMT_INTERFACE="127.0.0.1", XDG_CONFIG_HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path),
+               P2PNIMMT_PLACE_DELAY="0")
+    names = [f"p2pnimmt-walk-{uuid.uuid4().hex[:8]}", f"p2pnimmt-tv-{uuid.uuid4().hex[:8]}"]
+
+    def screen(name: str) -> str:
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
+
+    def keys(name: str, *k: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", name, *k], check=True)
+
+    def wait_for(name: str, text: str, timeout: float = 20) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in (shown := screen(name)):
+                return shown
+            time.sleep(0.05)
+        raise AssertionError(f"{text!r} not on screen:\n{screen(name)}")
+
+    subprocess.run(["tmux", "new-session", "-d", "-s", names[0], "-x", "80", "-y", "24",
+                    f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 30"],
+                   check=False, env=env)
+    try:
+        wait_for(names[0], "What would you like to do?")
+        keys(names[0], "Down", "Enter", "Tab", "Enter")  # Host a game on the LAN
+        wait_for(names[0], "Your name")
+        keys(names[0], "ann", "Enter", "Enter")
+        wait_for(names[0], "How many seats")
+        keys(names[0], "Enter", "Tab", "Enter")  # 4 seats (the default)
+        shown = wait_for(names[0], "p2pnimmt lobby")
+        code = "".join(re.search(r"\|\s+(\w)   (\w)   (\w)   (\w)\s+\|", shown).groups())
+        subprocess.run(["tmux", "new-session", "-d", "-s", names[1], "-x", "80", "-y", "24",
+                        f"{sys.executable} -m p2pnimmt watch {code}; sleep 30"], check=True, env=env)
+        wait_for(names[1], "p2pnimmt lobby")
+        keys(names[0], "b")
+        wait_for(names[0], "Seats 2/4")
+        keys(names[0], "b")
+        wait_for(names[0], "Seats 3/4")
+        keys(names[0], "b")  # the fourth seat: the game starts
+        wait_for(names[0], "Your turn")
+        wait_for(names[1], "row 4")  # the TV shows the table
+        deadline = time.monotonic() + 150
+        while time.monotonic() < deadline:
+            shown = screen(names[0])
+            if "GAME OVER" in shown:
+                break
+            if "below every row: take a row" in shown:
+                keys(names[0], "1")
+            elif "Your turn" in shown or "Game over after" in shown or "Press Enter" in shown:
+                keys(names[0], "Enter")
+            time.sleep(0.15)
+        shown = screen(names[0])
+        assert "GAME OVER" in shown and "Transcript verified" in shown, shown
+        tv = wait_for(names[1], "Game over after", 30)  # the TV followed the whole game live
+        assert "Your hand" not in tv and "Transcript verified" in tv
+        keys(names[0], "Enter")
+        wait_for(names[0], "exited-0")
+    finally:
+        for name in names:
+            subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
