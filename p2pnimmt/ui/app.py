@@ -87,6 +87,8 @@ class TableApp:
     @property
     def round_screen(self) -> bool:
         over = self.model.round_over
+        if self.seat is None and over is not None and (self.model.round, self.model.turn) > (over[0], 9):
+            return False  # a TV needs nobody to press Enter: the next round's first turn closes it
         return over is not None and over[0] > self.round_seen and self.model.over is None
 
     def too_small(self) -> bool:
@@ -236,7 +238,8 @@ class TableApp:
         body = DynamicContainer(body)
         return FloatContainer(body, floats=[
             self._overlay(Condition(lambda: self.round_screen and not self.help), self._round_text),
-            self._overlay(Condition(lambda: (self.results or bool(model.aborted)) and not self.help), self._over_text),
+            self._overlay(Condition(lambda: (self.results or bool(model.aborted) or (
+                self.seat is None and model.over is not None)) and not self.help), self._over_text),
             self._overlay(Condition(lambda: self.help), lambda: widgets.HELP),
             self._overlay(Condition(lambda: self.confirm_quit), lambda: "Leave the game? (y / n)"),
         ])

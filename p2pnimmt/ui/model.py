@@ -127,7 +127,8 @@ class TableModel:
             player.score = score
         rnd = getattr(game, "round", None)
         if rnd is not None:
-            self.rows = tuple(tuple(r) for r in rnd.rows)
+            # The rows come from RoundStarted and TurnResolved only: when several events arrive together the
+            # session is already past them all, and the screen places each turn's cards from the rows before it.
             if self.seat is not None:
                 self.hand = tuple(sorted(rnd.hands[self.seat]))
         draft = getattr(game, "draft", None)
@@ -142,6 +143,7 @@ class TableModel:
 
     def _on_RoundStarted(self, session, event: RoundStarted) -> None:
         self.placing, self.placed = (), 0
+        self.rows = self.rows_before = event.rows
         self.round, self.turn = event.round, 0
         self.takes = []
         self._all(CHOOSING)
