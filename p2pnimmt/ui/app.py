@@ -316,32 +316,11 @@ async def run_local(settings, *, bot: str = "heuristic", name: str = "you", seed
     return 0 if result == "over" else 1
 
 
-class NodeSeat:
-    """A seated Node's intents, for the full-screen app."""
+def NodeSeat(node) -> Seat:  # noqa: N802 - reads as the seat it makes
+    """A seated Node's intents, for the full-screen app; leaving ends the node's game."""
+    from .local import SessionSeat
 
-    def __init__(self, node) -> None:
-        self.node = node
-
-    def _do(self, intent) -> str | None:
-        from ..protocol.session import LocalError
-
-        try:
-            self.node.act(intent())
-        except LocalError as exc:
-            return str(exc)
-        return None
-
-    def play(self, card: int) -> str | None:
-        return self._do(lambda: self.node.session.play(card))
-
-    def choose_row(self, row: int) -> str | None:
-        return self._do(lambda: self.node.session.choose_row(row))
-
-    def pick(self, card: int) -> str | None:
-        return self._do(lambda: self.node.session.pick(card))
-
-    def leave(self) -> None:
-        self.node.done.set()
+    return SessionSeat(lambda: node.session, node.act, node.done.set)
 
 
 OPEN: set[asyncio.Task] = set()  # full-screen apps still showing, for the caller to await (wait_closed)

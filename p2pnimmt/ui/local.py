@@ -113,27 +113,38 @@ class LocalTable:
             self._handle(peer, session.choose_row(bot.choose_row(session.view(), event.cards)))
 
 
-class LocalSeat:
-    """The person's intents at a LocalTable; returns an error text instead of raising."""
+class SessionSeat:
+    """A person's intents at a session (local or on the network): returns an error text instead of raising.
 
-    def __init__(self, table: LocalTable) -> None:
-        self.table = table
+    `session` gives the session, `act` carries out what it returns, `on_leave` runs when the person leaves.
+    """
 
-    def _do(self, intent: Callable[[], list]) -> str | None:
+    def __init__(self, session: Callable[[], Session], act: Callable[[list], None],
+                 on_leave: Callable[[], None] = lambda: None) -> None:
+        self.session = session
+        self.act = act
+        self.on_leave = on_leave
+
+    def _do(self, intent: Callable[[Session], list]) -> str | None:
         try:
-            self.table.act(self.table.me, intent())
+            self.act(intent(self.session()))
         except LocalError as exc:
             return str(exc)
         return None
 
     def play(self, card: int) -> str | None:
-        return self._do(lambda: self.table.session.play(card))
+        return self._do(lambda session: session.play(card))
 
     def choose_row(self, row: int) -> str | None:
-        return self._do(lambda: self.table.session.choose_row(row))
+        return self._do(lambda session: session.choose_row(row))
 
     def pick(self, card: int) -> str | None:
-        return self._do(lambda: self.table.session.pick(card))
+        return self._do(lambda session: session.pick(card))
 
     def leave(self) -> None:
-        """Nothing to close: the table lives in memory."""
+        self.on_leave()
+
+
+def LocalSeat(table: LocalTable) -> SessionSeat:  # noqa: N802 - reads as the seat it makes
+    """The person's seat at a LocalTable (nothing to close when leaving: the table lives in memory)."""
+    return SessionSeat(lambda: table.session, lambda outputs: table.act(table.me, outputs))
