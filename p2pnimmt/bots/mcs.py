@@ -32,9 +32,8 @@ from __future__ import annotations
 import math
 import os
 import time
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from itertools import accumulate
 
 from ..engine import BULL_HEADS, HIGHEST_CARD, MAX_PLAYERS, ROW_LIMIT, PlayerView
 from ..engine.table import place_turn
@@ -75,67 +74,52 @@ def cheapest_row(rows: Sequence[Sequence[int]]) -> int:
     return min(range(len(rows)), key=lambda i: (row_heads(rows[i]), -len(rows[i]), i))
 
 
-def policy_plays(
-    rows: list[list[int]], hands: list[list[int]], prefix: list[int], alive: int
-) -> tuple[list[int], int | None]:
+def policy_plays(rows: list[list[int]], hands: list[list[int]], alive: list[int]) -> tuple[list[int], int | None]:
     """One card per seat by the heuristic rule, each seat seeing only its own (sorted) hand, and the row choice.
 
-    `prefix[x]` counts the cards <= x that nobody has seen yet (in some hand
-    or not dealt); `alive` is prefix[-1]. Returns the cards by seat and the
-    row the lowest card takes if it is below every row end (else None).
+    `alive` holds the cards nobody has seen yet (in some hand or not dealt),
+    ascending. Returns the cards by seat and the row the lowest card takes
+    if it is below every row end (else None). The plain form of the rule;
+    `play_out` runs the same rule fast.
     """
-    r0, r1, r2, r3 = rows
-    rowinfo = sorted(
-        (
-            (r0[-1], len(r0), sum(map(BULL_HEADS.__getitem__, r0))),
-            (r1[-1], len(r1), sum(map(BULL_HEADS.__getitem__, r1))),
-            (r2[-1], len(r2), sum(map(BULL_HEADS.__getitem__, r2))),
-            (r3[-1], len(r3), sum(map(BULL_HEADS.__getitem__, r3))),
-        )
-    )
+    rowinfo = sorted((r[-1], len(r), row_heads(r)) for r in rows)
     e0, e1, e2, e3 = (r[0] for r in rowinfo)
     cheapest = min(r[2] for r in rowinfo)
     opponents = len(hands) - 1
-    tails = TAILS
     plays = []
     for hand in hands:
-        k = len(hand)
-        unseen = alive - k
+        unseen = len(alive) - len(hand)
         share = opponents / unseen if unseen else 0.0
         eps = 0.01 / unseen if unseen else 0.0
         best = hand[0]
-        best_cost = 1e9
+        best_cost = math.inf
         for i, c in enumerate(hand):
             if c < e0:
                 cost = cheapest
             else:
                 end, length, heads = rowinfo[3 if c > e3 else 2 if c > e2 else 1 if c > e1 else 0]
                 # unseen cards between the row end and c, from this seat: not seen, not in its own hand
-                gap = prefix[c - 1] - prefix[end] - (i - bisect_right(hand, end))
+                gap = bisect_left(alive, c) - bisect_right(alive, end) - (i - bisect_right(hand, end))
                 slots = ROW_LIMIT - length
-                mean = gap * share
-                if mean > opponents:
-                    mean = opponents
+                mean = min(gap * share, opponents)
                 if slots:
-                    filler = FILLER_HEADS * (slots if slots < mean else mean)
-                    cost = tails[slots][int(mean * STEPS)] * (heads + filler) + eps * gap
+                    cost = TAILS[slots][int(mean * STEPS)] * (heads + FILLER_HEADS * min(slots, mean)) + eps * gap
                 else:
                     cost = heads + eps * gap
             if cost < best_cost:
                 best_cost = cost
                 best = c
         plays.append(best)
-    low = min(plays)
-    if low < e0:
-        return plays, min(range(4), key=lambda j: (row_heads(rows[j]), -len(rows[j]), j))
+    if min(plays) < e0:
+        return plays, cheapest_row(rows)
     return plays, None
 
 
-def play_out(rows: list[list[int]], hands: list[list[int]], taken: list[list[int]], flags: list[int]) -> None:
+def play_out(rows: list[list[int]], hands: list[list[int]], taken: list[list[int]], alive: list[int]) -> None:
     """Play a round to its end with every seat on the policy (the heuristic rule, as in `policy_plays`).
 
-    Changes `rows`, `hands` (sorted), `taken` and `flags` (`flags[c]` is 1
-    while card c is unseen) in place; each turn goes through the engine's
+    Changes `rows`, `hands` (sorted), `taken` and `alive` (the cards nobody
+    has seen yet, ascending) in place; each turn goes through the engine's
     `place_turn`. This is the hot loop of the search. The cost of a card
     grows with the unseen cards between its row's end and it, so of the
     cards a hand would lay on the same row only the lowest can be best:
@@ -146,28 +130,24 @@ def play_out(rows: list[list[int]], hands: list[list[int]], taken: list[list[int
     tails = TAILS
     heads_of = BULL_HEADS.__getitem__
     seats = SEATS
+    r0, r1, r2, r3 = rows
+    row_heads_now = [sum(map(heads_of, r0)), sum(map(heads_of, r1)), sum(map(heads_of, r2)), sum(map(heads_of, r3))]
     while len(hands[0]) > 1:
-        prefix = list(accumulate(flags))
-        unseen = prefix[-1] - len(hands[0])
+        unseen = len(alive) - len(hands[0])
         share = opponents / unseen if unseen else 0.0
         eps = 0.01 / unseen if unseen else 0.0
         r0, r1, r2, r3 = rows
-        info = sorted(
-            (
-                (r0[-1], ROW_LIMIT - len(r0), sum(map(heads_of, r0))),
-                (r1[-1], ROW_LIMIT - len(r1), sum(map(heads_of, r1))),
-                (r2[-1], ROW_LIMIT - len(r2), sum(map(heads_of, r2))),
-                (r3[-1], ROW_LIMIT - len(r3), sum(map(heads_of, r3))),
-            )
-        )
+        h0, h1, h2, h3 = row_heads_now
+        info = sorted(((r0[-1], len(r0), h0), (r1[-1], len(r1), h1), (r2[-1], len(r2), h2), (r3[-1], len(r3), h3)))
         e0 = info[0][0]
-        cheapest = min(info[0][2], info[1][2], info[2][2], info[3][2])
-        # per row (ascending ends): its end, the next end, and the cost of a card laid on it as a function of the gap
+        cheapest = min(h0, h1, h2, h3)
+        # per row (ascending ends): its end, the next end, the unseen cards up to its end, slots left, bull heads
         segments = []
         for t in range(4):
-            end, slots, heads = info[t]
+            end, length, heads = info[t]
+            slots = ROW_LIMIT - length
             upper = info[t + 1][0] if t < 3 else HIGHEST_CARD + 1
-            segments.append((end, upper, prefix[end], slots, heads, tails[slots]))
+            segments.append((end, upper, bisect_right(alive, end), slots, heads, tails[slots]))
         plays = []
         for hand in hands:
             if hand[0] < e0:
@@ -176,14 +156,15 @@ def play_out(rows: list[list[int]], hands: list[list[int]], taken: list[list[int
             else:
                 best_i = -1
                 best_cost = 1e9
+            k = len(hand)
             for end, upper, base, slots, heads, tail in segments:
                 i = bisect_right(hand, end)
-                if i == len(hand):
+                if i == k:
                     break
                 c = hand[i]
                 if c > upper:
                     continue
-                gap = prefix[c - 1] - base
+                gap = bisect_left(alive, c) - base
                 if slots:
                     mean = gap * share
                     if mean > opponents:
@@ -192,20 +173,30 @@ def play_out(rows: list[list[int]], hands: list[list[int]], taken: list[list[int
                     cost = tail[int(mean * STEPS)] * (heads + filler) + eps * gap
                 else:
                     cost = heads + eps * gap
-                if cost < best_cost or (cost == best_cost and c < hand[best_i]):
+                if cost < best_cost:
                     best_cost = cost
                     best_i = i
             plays.append(hand.pop(best_i))
         for c in plays:
-            flags[c] = 0
+            del alive[bisect_left(alive, c)]
         order = sorted(zip(plays, seats))
-        place_turn(rows, order, cheapest_row(rows) if order[0][0] < e0 else None, taken)
+        choice = None
+        if order[0][0] < e0:
+            choice = min(range(4), key=lambda j: (row_heads_now[j], -len(rows[j]), j))
+        for _, card, row, took in place_turn(rows, order, choice, taken):
+            if took:
+                row_heads_now[row] = heads_of(card)
+            else:
+                row_heads_now[row] += heads_of(card)
     if hands[0]:  # the last turn: every seat plays its last card
         order = sorted(zip((hand.pop() for hand in hands), seats))
         low_end = min(rows[0][-1], rows[1][-1], rows[2][-1], rows[3][-1])
-        place_turn(rows, order, cheapest_row(rows) if order[0][0] < low_end else None, taken)
+        choice = None
+        if order[0][0] < low_end:
+            choice = min(range(4), key=lambda j: (row_heads_now[j], -len(rows[j]), j))
+        place_turn(rows, order, choice, taken)
         for c, _ in order:
-            flags[c] = 0
+            del alive[bisect_left(alive, c)]
 
 
 class MCSBot(SeededBot):
@@ -350,29 +341,26 @@ class MCSBot(SeededBot):
         seat, players = view.seat, view.players
         rows = [list(r) for r in view.rows]
         pool = sorted(view.unseen)
-        flags0 = [0] * (HIGHEST_CARD + 1)
-        for c in pool:
-            flags0[c] = 1
-        for c in hand:
-            flags0[c] = 1
+        alive0 = sorted(pool + hand)
         size = len(hand)
         costs = self.fallback.card_costs(view)
         if (players - 1) * size > len(pool):  # not a state of a real game: no deal fits it
             self.last_deals = 0
             return min(hand, key=lambda c: (costs[c], c))
-        prefix0 = list(accumulate(flags0))
 
         low_end = min(r[-1] for r in rows)
         take = cheapest_row(rows)
         mine = {card: [c for c in hand if c != card] for card in hand}
 
-        def evaluate(alive: list[int]) -> list[int]:
+        def evaluate(candidates: list[int]) -> list[int]:
             others = self.deal_others(pool, players, seat, size)
             hands = [h if h is not None else hand for h in others]
-            plays, _ = policy_plays(rows, hands, prefix0, prefix0[-1])  # the others' cards of this turn
+            plays, _ = policy_plays(rows, hands, alive0)  # the others' cards of this turn
             later = [[c for c in h if c != p] for h, p in zip(hands, plays)]
+            theirs = {p for s, p in enumerate(plays) if s != seat}
+            unseen_after = [c for c in alive0 if c not in theirs]
             out = []
-            for card in alive:
+            for card in candidates:
                 plays[seat] = card
                 rws = [r[:] for r in rows]
                 hs = [h[:] for h in later]
@@ -380,10 +368,9 @@ class MCSBot(SeededBot):
                 taken: list[list[int]] = [[] for _ in hands]
                 order = sorted(zip(plays, SEATS))
                 place_turn(rws, order, take if order[0][0] < low_end else None, taken)
-                flags = flags0[:]
-                for c in plays:
-                    flags[c] = 0
-                play_out(rws, hs, taken, flags)
+                alive = unseen_after[:]
+                alive.remove(card)
+                play_out(rws, hs, taken, alive)
                 out.append(sum(map(BULL_HEADS.__getitem__, taken[seat])))
             return out
 
@@ -405,24 +392,20 @@ class MCSBot(SeededBot):
         if (players - 1) * size > len(pool):  # not a state of a real game: no deal fits it
             self.last_deals = 0
             return cheapest_row(rows)
-        flags0 = [0] * (HIGHEST_CARD + 1)
-        for c in pool:
-            flags0[c] = 1
-        for c in rest:
-            flags0[c] = 1
+        alive0 = sorted(pool + rest)
         tie = {r: (row_heads(rows[r]), -len(rows[r]), r) for r in range(len(rows))}
         order = sorted(zip(plays, SEATS))
 
-        def evaluate(alive: list[int]) -> list[int]:
+        def evaluate(candidates: list[int]) -> list[int]:
             others = self.deal_others(pool, players, seat, size)  # their hands after this turn
             later = [h if h is not None else rest for h in others]
             out = []
-            for row in alive:
+            for row in candidates:
                 rws = [r[:] for r in rows]
                 hs = [h[:] for h in later]
                 taken: list[list[int]] = [[] for _ in later]
                 place_turn(rws, order, row, taken)
-                play_out(rws, hs, taken, flags0[:])
+                play_out(rws, hs, taken, alive0[:])
                 out.append(sum(map(BULL_HEADS.__getitem__, taken[seat])))
             return out
 

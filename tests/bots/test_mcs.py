@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import time
-from itertools import accumulate
 
 import pytest
 
@@ -15,7 +14,7 @@ from p2pnimmt.bots import BOTS, LEVELS, EasyBot, HardBot, HeuristicBot, MCSBot, 
 from p2pnimmt.bots.levels import HARD_BUDGET
 from p2pnimmt.bots.match import deal_order, play_game
 from p2pnimmt.bots.mcs import BUDGET_ENV, ROLLOUTS_ENV, play_out, policy_plays
-from p2pnimmt.engine import BULL_HEADS, HAND_SIZE, HIGHEST_CARD, ROW_COUNT, Game, PlayerView, Round, Settings
+from p2pnimmt.engine import BULL_HEADS, HAND_SIZE, ROW_COUNT, Game, PlayerView, Round, Settings
 
 
 def dealt_game(players: int, seed: int, variant: str = "standard", turns: int = 0) -> Game:
@@ -50,11 +49,9 @@ class PublicOnly:
         return getattr(self._view, name)
 
 
-def unseen_flags(rnd: Round, deck) -> list[int]:
-    flags = [0] * (HIGHEST_CARD + 1)
-    for c in set(deck) - rnd.seen:
-        flags[c] = 1
-    return flags
+def unseen_by_all(rnd: Round, deck) -> list[int]:
+    """The cards nobody has seen yet: in some hand or not dealt, ascending."""
+    return sorted(set(deck) - rnd.seen)
 
 
 # --- the rollout policy ------------------------------------------------------------------------------
@@ -70,8 +67,7 @@ def test_rollout_policy_is_the_heuristic_rule() -> None:
         rnd = game.round
         views = [PlayerView(game, s) for s in range(players)]
         while not rnd.over:
-            prefix = list(accumulate(unseen_flags(rnd, game.deck)))
-            plays, choice = policy_plays(rnd.rows, rnd.hands, prefix, prefix[-1])
+            plays, choice = policy_plays(rnd.rows, rnd.hands, unseen_by_all(rnd, game.deck))
             expected = [heuristic.choose_card(v) for v in views]
             agree += sum(a == b for a, b in zip(plays, expected))
             total += players
@@ -88,15 +84,13 @@ def test_fast_rollout_plays_exactly_the_policy() -> None:
         game = dealt_game(players, seed, variant, turns=rng.randint(0, 9))
         rnd = game.round
         slow = rnd.copy()
-        flags = unseen_flags(rnd, game.deck)
         while not slow.over:
-            prefix = list(accumulate(flags))
-            plays, choice = policy_plays(slow.rows, slow.hands, prefix, prefix[-1])
+            plays, choice = policy_plays(slow.rows, slow.hands, unseen_by_all(slow, game.deck))
             slow.play_turn(plays, choice)
-            for c in plays:
-                flags[c] = 0
         fast = rnd.copy()
-        play_out(fast.rows, fast.hands, fast.taken, unseen_flags(rnd, game.deck))
+        alive = unseen_by_all(rnd, game.deck)
+        play_out(fast.rows, fast.hands, fast.taken, alive)
+        assert alive == unseen_by_all(fast, game.deck) == sorted(set(game.deck) - set(game.deck[:0]) - fast.seen)
         assert fast.rows == slow.rows and fast.taken == slow.taken and fast.hands == slow.hands
         assert sum(fast.penalties) == sum(slow.penalties)
 
