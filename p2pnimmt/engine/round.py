@@ -25,7 +25,7 @@ class RoundState:
 
 
 SEATS = range(MAX_PLAYERS)
-INT_ONLY = {int}  # cards are ints: True == 1 and 5.0 == 5 must not pass for cards
+INT_ONLY = {int}  # a deal holds ints only: True == 1 and 5.0 == 5 must not pass for cards
 
 
 class Round:
@@ -113,7 +113,12 @@ class Round:
         hands = self.hands
         if len(cards) != len(hands):
             raise ValueError(f"expected one card for each of {len(hands)} seats, got {list(cards)!r}")
-        if set(map(type, cards)) != INT_ONLY or not all(map(list.__contains__, hands, cards)):
+        for card in cards:  # cards are ints: True == 1 and 5.0 == 5 must not pass for cards
+            if type(card) is not int:
+                break
+        else:
+            card = None
+        if card is not None or not all(map(list.__contains__, hands, cards)):
             seat = next(s for s, card in enumerate(cards) if type(card) is not int or card not in hands[s])
             raise ValueError(f"seat {seat} played {cards[seat]!r}, which is not in its hand")
         order = sorted(zip(cards, SEATS))
