@@ -5,11 +5,10 @@
   row and picks like the heuristic in a draft.
 - medium: the heuristic bot (the expected bull heads of this turn).
 - hard: the `mcs` search with a time budget per decision (HARD_BUDGET
-  seconds of CPU time, at most 1.5 times that of wall-clock time on a busy
-  machine); as many deals as fit, so its play depends on the speed of the
-  machine. Give it
-  `rollouts=N` (or set P2PNIMMT_BOT_ROLLOUTS) for play that depends only
-  on its seed.
+  seconds of CPU time, and never more than twice that of wall-clock time
+  on a busy machine); as many deals as fit, so its play depends on the
+  speed of the machine. Give it `rollouts=N` (or set
+  P2PNIMMT_BOT_ROLLOUTS) for play that depends only on its seed.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from .heuristic import HeuristicBot
 from .mcs import MCSBot
 
 EASY_RANDOM_SHARE = 0.5
-HARD_BUDGET = 0.8  # seconds of CPU time per decision (at most 1.5 times that of wall-clock time)
+HARD_BUDGET = 0.9  # seconds of CPU time per decision (at most twice that of wall-clock time)
 
 
 class EasyBot(HeuristicBot):

@@ -216,7 +216,7 @@ class MCSBot(SeededBot):
     default_budget: float | None = None
     min_rollouts = 8
     max_rollouts = 2000
-    wall_factor = 1.5  # a busy machine may stretch a decision to this many budgets of wall-clock time, no more
+    wall_factor = 2.0  # a busy machine may stretch a decision to this many budgets of wall-clock time, no more
     check_every = 8  # deals between readings of the clocks (and the least between prunings)
     z_drop = 3.0  # a candidate whose paired difference to the best exceeds z_drop standard errors is dropped
     indifference = 0.05  # bull heads: closer than this to the best (with z_drop standard errors) is as good
