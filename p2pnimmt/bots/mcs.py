@@ -38,27 +38,18 @@ from collections.abc import Sequence
 from ..engine import BULL_HEADS, HIGHEST_CARD, MAX_PLAYERS, ROW_LIMIT, PlayerView
 from ..engine.table import place_turn
 from .base import SeededBot
-from .heuristic import HeuristicBot
+from .heuristic import HeuristicBot, poisson_at_least
 
 ROLLOUTS_ENV = "P2PNIMMT_BOT_ROLLOUTS"
 BUDGET_ENV = "P2PNIMMT_BOT_BUDGET"
 
-# Poisson tails P(X >= k) for k = 1..5, on a grid of means 0, 1/STEPS, 2/STEPS, ... up to MAX_MEAN.
+# Poisson tails P(X >= k) (the heuristic's chance that k fillers come first) for k = 1..5 on a grid of means
+# 0, 1/STEPS, 2/STEPS, ... MAX_MEAN (a mean never exceeds the 9 opponents of a full table).
 STEPS = 50
 MAX_MEAN = 10
-
-
-def _tail(k: int, mean: float) -> float:
-    term = math.exp(-mean)
-    below = term
-    for i in range(1, k):
-        term *= mean / i
-        below += term
-    return max(0.0, 1.0 - below)
-
-
 TAILS: tuple[tuple[float, ...], ...] = tuple(
-    tuple(_tail(k, i / STEPS) for i in range(MAX_MEAN * STEPS + 1)) if k else () for k in range(ROW_LIMIT + 1)
+    tuple(poisson_at_least(k, i / STEPS) for i in range(MAX_MEAN * STEPS + 1)) if k else ()
+    for k in range(ROW_LIMIT + 1)
 )
 
 SEATS = range(MAX_PLAYERS)
