@@ -7,6 +7,7 @@ Library use::
 
 from .cards import (
     BULL_HEADS,
+    DEALS,
     HAND_SIZE,
     HIGHEST_CARD,
     MAX_PLAYERS,
@@ -26,6 +27,7 @@ from .view import PlayerView
 
 __all__ = [
     "BULL_HEADS",
+    "DEALS",
     "DEFAULT_POINT_LIMIT",
     "HAND_SIZE",
     "HIGHEST_CARD",

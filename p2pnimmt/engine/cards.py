@@ -12,6 +12,7 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 10
 
 VARIANTS = ("standard", "tactical", "draft")
+DEALS = ("sealed", "open")  # how a networked game deals (protocol.md): hidden hands, or a shared seed
 
 
 def bull_heads(card: int) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cards import VARIANTS, check_players, deck
+from .cards import DEALS, VARIANTS, check_players, deck
 from .draft import Draft
 from .round import Round
 
@@ -14,12 +14,19 @@ DEFAULT_POINT_LIMIT = 66
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """How a game is played: seats, variant, and when it ends (point limit and/or number of rounds)."""
+    """How a game is played: seats, variant, when it ends (point limit and/or number of rounds), and the deal.
+
+    `deal` says how a networked game deals (protocol.md): "sealed" (no one
+    sees another hand; the default) or "open" (a shared seed). The rules
+    do not depend on it. The draft variant deals open cards, so its deal
+    is always "open".
+    """
 
     players: int
     variant: str = "standard"
     point_limit: int | None = DEFAULT_POINT_LIMIT
     max_rounds: int | None = None
+    deal: str = "sealed"
 
     def __post_init__(self) -> None:
         check_players(self.players)
@@ -31,6 +38,10 @@ class Settings:
                 raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
         if self.point_limit is None and self.max_rounds is None:
             raise ValueError("a game needs an end: set point_limit, max_rounds or both")
+        if self.deal not in DEALS:
+            raise ValueError(f"unknown deal {self.deal!r}; expected one of {', '.join(DEALS)}")
+        if self.variant == "draft":
+            object.__setattr__(self, "deal", "open")  # the draft's cards lie open: there is nothing to seal
 
     @property
     def deck(self) -> tuple[int, ...]:
@@ -86,6 +97,27 @@ class Game:
             raise ValueError("a deck order is needed to deal")
         self.round = Round.deal(order, n, self._cards)
         return self.round
+
+    def start_dealt(self, rnd: Round) -> Round:
+        """Begin the next round with a round dealt elsewhere (the sealed deal: hands this node cannot see are hidden)."""
+        if self.over:
+            raise ValueError("the game is over")
+        if self.round is not None or self.draft is not None:
+            raise ValueError("a round is in progress")
+        if rnd.players != self.settings.players or rnd.turn != 0:
+            raise ValueError("the dealt round does not fit this game")
+        self.round = rnd
+        return rnd
+
+    def void_round(self) -> tuple[int, ...]:
+        """End the round in progress without scoring it: it counts as played, with no bull heads for anyone."""
+        if self.round is None and self.draft is None:
+            raise ValueError("no round in progress")
+        taken = (0,) * self.settings.players
+        self.history.append(taken)
+        self.round = None
+        self.draft = None
+        return taken
 
     def finish_draft(self) -> Round:
         """Turn the finished draft into the round it dealt."""

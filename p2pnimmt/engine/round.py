@@ -25,6 +25,7 @@ class RoundState:
 
 
 SEATS = range(MAX_PLAYERS)
+HIDDEN = 0  # a card in a hand this node cannot see (the sealed deal); it becomes a card when revealed
 INT_ONLY = {int}  # a deal holds ints only: True == 1 and 5.0 == 5 must not pass for cards
 
 
@@ -69,6 +70,36 @@ class Round:
         rnd.rows = [[c] for c in sorted(dealt[HAND_SIZE * players :])]
         rnd.taken = [[] for _ in range(players)]
         return rnd
+
+    @classmethod
+    def sealed(cls, hands: Sequence[Sequence[int] | None], rows: Sequence[int]) -> Round:
+        """A freshly dealt round where some hands are hidden (None): they hold HIDDEN until cards are revealed.
+
+        `rows` are the four row cards (laid out sorted). ValueError for cards that are not cards or dealt twice.
+        """
+        check_players(len(hands))
+        known = [c for hand in hands if hand is not None for c in hand] + list(rows)
+        for card in known:
+            check_card(card, "deal")
+        if len(set(known)) != len(known) or len(rows) != ROW_COUNT:
+            raise ValueError("a card is dealt twice, or there are not four row cards")
+        if any(hand is not None and len(hand) != HAND_SIZE for hand in hands):
+            raise ValueError(f"every hand holds {HAND_SIZE} cards")
+        rnd = cls.__new__(cls)
+        rnd.hands = [sorted(hand) if hand is not None else [HIDDEN] * HAND_SIZE for hand in hands]
+        rnd.rows = [[c] for c in sorted(rows)]
+        rnd.taken = [[] for _ in hands]
+        return rnd
+
+    def reveal(self, seat: int, card: int) -> None:
+        """A hidden card of `seat` turns out to be `card` (it is about to be played); ValueError if impossible."""
+        check_card(card, "revealed card")
+        hand = self.hands[seat]
+        if HIDDEN not in hand:
+            raise ValueError(f"seat {seat} has no hidden card left")
+        if card in self.seen or any(card in h for h in self.hands):
+            raise ValueError(f"{card} is on the table, in a pile or in a known hand")
+        hand[hand.index(HIDDEN)] = card
 
     @property
     def players(self) -> int:

@@ -5,7 +5,8 @@ messages of its kinds, and reports the engine Round once every hand is
 dealt. `OpenDeal`: every seat commits to 32 random bytes, then reveals
 them; the seed of the round hashes them all and the specified shuffle
 deals. `DraftDeal`: the draft variant; the seats pick open cards in the
-specified order. A sealed (mental-poker) deal will be a third component.
+specified order. `SealedDeal` (sealed_deal.py): hidden hands by
+commutative encryption, audited at round end.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..engine import Round, shuffle
-from .commitments import NONCE_SIZE, commitment, round_seed
+from .commitments import NONCE_SIZE, card_value, commitment, round_seed
 from .events import PickNeeded
 from .standin import stand_in_pick
 from .steps import SEED_COMMIT_STEP, SEED_REVEAL_STEP
@@ -22,7 +23,56 @@ if TYPE_CHECKING:
     from .session import Session
 
 
-class OpenDeal:
+class Deal:
+    """What every deal component does the same way: cards committed as one byte, no audit at round end."""
+
+    kinds: tuple[str, ...] = ()
+
+    def begin(self, session: Session, round_index: int) -> None:
+        """Set up the round's deal (called once per round)."""
+
+    def advance(self, session: Session, round_index: int) -> Round | None:
+        raise NotImplementedError
+
+    def deal_waiting(self, session: Session) -> tuple[int, tuple[int, ...]] | None:
+        """(step, seats) the deal waits for, or None to use the seed steps' slots."""
+        return None
+
+    def committed_value(self, session: Session, seat: int, card: int, body: dict | None = None) -> bytes | None:
+        """The bytes a play commitment binds: the card (one byte). None if the reveal is malformed for this deal."""
+        return None if body is not None and "position" in body else card_value(card)
+
+    def reveal_fields(self, session: Session, card: int) -> dict:
+        """Fields a reveal carries besides card, nonce and commits."""
+        return {}
+
+    def check_play(self, session: Session, seat: int, card: int, body: dict) -> str | None:
+        """Deal-specific checks of a revealed card ('' / None when fine, else why it is refused)."""
+        if card not in session.game.round.hands[seat]:
+            return f"played {card}, which is not in its hand"
+        return None
+
+    def settle(self, session: Session, round_index: int) -> bool:
+        """True once the finished round may be scored (a sealed deal audits it first)."""
+        return True
+
+    def keys_waiting(self, session: Session) -> tuple[int, ...] | None:
+        """Seats whose round-end keys the game waits for (None: no keys in this deal)."""
+        return None
+
+    def void(self, session: Session) -> str | None:
+        """Why the round in progress cannot be finished (it is void), or None."""
+        return None
+
+    def audit_now(self, session: Session) -> bool:
+        """True when the round must stop for an audit before it ends."""
+        return False
+
+    def turn_resolved(self, session: Session) -> None:
+        """The turn's revealed cards were placed."""
+
+
+class OpenDeal(Deal):
     """Shared shuffle seed by commit-reveal. Protects the deck order from any one peer, not the hands."""
 
     kinds = ("SEED_COMMIT", "SEED_REVEAL")
@@ -71,7 +121,7 @@ class OpenDeal:
         return session.game.start_round(shuffle(seed, session.game.deck))
 
 
-class DraftDeal:
+class DraftDeal(Deal):
     """The draft variant: seats pick the open cards in the specified snake order; no secrets involved."""
 
     kinds = ("DRAFT_PICK",)

@@ -128,3 +128,11 @@ class SeatDropped(Event):
     seat: int
     round: int
     step: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundVoided(Event):
+    """The round cannot be finished (a sealed deal lost a seat that shuffled): it scores nothing."""
+
+    round: int
+    reason: str

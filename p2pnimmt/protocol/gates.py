@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..engine import Game, HAND_SIZE
 from .codec import DecodeError
 from .deal import DraftDeal, OpenDeal
+from .sealed_deal import SealedDeal
 from .envelope import NO_PREVIOUS, Envelope, open_envelope
 from .events import Committed, GameStarted, Outgoing
 from .identity import game_id_for, peer_id
@@ -175,7 +176,9 @@ class Gates:
         self.keys = {peer_id(s["key"]): s["key"] for s in roster}
         self.seat = self.roster.index(self.me) if self.me in self.keys else None
         self.game = Game(settings_from_body(body["settings"], len(roster)))
-        self.deal = DraftDeal() if self.game.settings.variant == "draft" else OpenDeal()
+        settings = self.game.settings
+        self.deal = DraftDeal() if settings.variant == "draft" else SealedDeal() if settings.deal == "sealed" \
+            else OpenDeal()
         self.phase = "starting"
         self._emit(GameStarted(tuple(self.names), self.seat))
 
@@ -226,6 +229,10 @@ class Gates:
                         f"{self._who(env.sender)} sent two {kind} messages for the same step", (slot[seat].wire, env.wire))
             return
         slot[seat] = env
+        if kind == "SEALED_KEYS" and body["alarm"] and seat in self.slot("PLAY_COMMIT", key[1], 0):
+            self._fatal(env.sender, "unexpected", f"{self._who(env.sender)} raised a sealed-deal alarm after "
+                        f"playing in round {key[1] + 1}: an alarm comes before the first play", (env.wire,))
+            return
         if kind == "PLAY_COMMIT":
             self._emit(Committed(seat, key[1], key[2]))
         if kind != "START_ACK":
@@ -243,6 +250,9 @@ class Gates:
         draft = self.game.settings.variant == "draft"
         if kind in ("SEED_COMMIT", "SEED_REVEAL") and draft or kind == "DRAFT_PICK" and not draft:
             return f"in a game of the {self.game.settings.variant} variant"
+        if kind.startswith("SEALED_") or kind.startswith("SEED_"):
+            if kind not in self.deal.kinds:
+                return f"in a game with the {self.game.settings.deal} deal"
         if kind in ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE") and step >= HAND_SIZE:
             return f"for turn {step + 1}: a round has {HAND_SIZE} turns"
         if kind == "DRAFT_PICK" and step >= HAND_SIZE * self.players:
@@ -256,8 +266,10 @@ class Gates:
         elif kind in ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE"):
             turn = step
         else:
-            turn = HAND_SIZE - 1 if kind == "ROUND_END" else 0
+            turn = 0
         last_round, last_turn = self._progress.get(sender, (0, 0))
+        if kind in ("ROUND_END", "SEALED_KEYS") and round_index == last_round:
+            turn = last_turn  # a round can end early (an audit, a void round): no turn is skipped by ending it
         if (round_index, turn) < (last_round, last_turn):
             return f"for round {round_index + 1}, turn {turn + 1}, after its message for round {last_round + 1}, turn {last_turn + 1}"
         if round_index == last_round and turn > last_turn + 1 or round_index == last_round + 1 and turn > 0 \

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..engine import MAX_PLAYERS, VARIANTS, Settings
+from ..engine import DEALS, MAX_PLAYERS, VARIANTS, Settings
 from .identity import KEY_SIZE
 
 HASH = 32
+POINT = 32  # a Curve25519 point (u-coordinate) or scalar, 32 bytes little-endian
+MAX_POINTS = 104  # the largest deck
 
 
 class BodyError(ValueError):
@@ -43,7 +45,8 @@ def _settings(v: Any) -> bool:
         and _opt_count(v["point_limit"])
         and _opt_count(v["max_rounds"])
         and (v["point_limit"] is not None or v["max_rounds"] is not None)
-        and v["deal"] in ("open",)
+        and v["deal"] in DEALS
+        and (v["deal"] == "open" or v["variant"] != "draft")
     )
 
 
@@ -58,6 +61,10 @@ def _seat(v: Any) -> bool:
     )
 
 
+def _points(v: Any) -> bool:
+    return isinstance(v, list) and 0 < len(v) <= MAX_POINTS and all(isinstance(x, bytes) and len(x) == POINT for x in v)
+
+
 def _roster(v: Any) -> bool:
     return isinstance(v, list) and 2 <= len(v) <= MAX_PLAYERS and all(_seat(s) for s in v)
 
@@ -70,6 +77,9 @@ FIELDS: dict[str, dict[str, Callable[[Any], bool]]] = {
     "DRAFT_PICK": {"round": _count, "pick": _count, "card": _count},
     "PLAY_COMMIT": {"round": _count, "turn": _count, "commit": _hash, "state": _hash},
     "PLAY_REVEAL": {"round": _count, "turn": _count, "card": _count, "nonce": _hash, "commits": _hash},
+    "SEALED_SHUFFLE": {"round": _count, "deck": _points, "commit": _hash},
+    "SEALED_UNLOCK": {"round": _count, "values": _points},
+    "SEALED_KEYS": {"round": _count, "key": _hash, "seed": _hash, "nonce": _hash, "alarm": lambda v: isinstance(v, bool)},
     "ROW_CHOICE": {"round": _count, "turn": _count, "row": _count},
     "ROUND_END": {"round": _count, "penalties": _counts, "scores": _counts, "state": _hash},
     "DROP": {"round": _count, "step": _count, "seat": _count},
@@ -77,10 +87,20 @@ FIELDS: dict[str, dict[str, Callable[[Any], bool]]] = {
 }
 
 
+# Fields a kind may carry: PLAY_REVEAL names the deck position of its card in a sealed deal (and only there).
+OPTIONAL: dict[str, dict[str, Callable[[Any], bool]]] = {
+    "PLAY_REVEAL": {"position": lambda v: type(v) is int and 0 <= v < MAX_POINTS},
+}
+
+
 def check_body(kind: str, body: dict[str, Any]) -> None:
     """Raise BodyError naming the first field that is missing, extra or of the wrong type."""
     fields = FIELDS[kind]
-    extra = set(body) - set(fields)
+    optional = OPTIONAL.get(kind, {})
+    for name, ok in optional.items():
+        if name in body and not ok(body[name]):
+            raise BodyError(f"{kind} field {name!r} is invalid: {body[name]!r:.80}")
+    extra = set(body) - set(fields) - set(optional)
     if extra:
         raise BodyError(f"{kind} has unknown fields {sorted(extra)}")
     for name, ok in fields.items():
@@ -90,16 +110,17 @@ def check_body(kind: str, body: dict[str, Any]) -> None:
             raise BodyError(f"{kind} field {name!r} is invalid: {body[name]!r:.80}")
 
 
-def settings_body(settings: Settings, deal: str = "open") -> dict[str, Any]:
+def settings_body(settings: Settings) -> dict[str, Any]:
     return {
         "variant": settings.variant,
         "point_limit": settings.point_limit,
         "max_rounds": settings.max_rounds,
-        "deal": deal,
+        "deal": settings.deal,
     }
 
 
 def settings_from_body(body: dict[str, Any], players: int) -> Settings:
     return Settings(
-        players=players, variant=body["variant"], point_limit=body["point_limit"], max_rounds=body["max_rounds"]
+        players=players, variant=body["variant"], point_limit=body["point_limit"], max_rounds=body["max_rounds"],
+        deal=body["deal"],
     )

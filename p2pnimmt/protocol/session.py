@@ -35,8 +35,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..engine import Game, PlayerView, Settings
-from .commitments import NONCE_SIZE, card_value, commitment
-from .deal import DraftDeal, OpenDeal
+from .commitments import NONCE_SIZE, commitment
+from .deal import Deal
+from .sealed_deal import SealedDeal
 from .envelope import NO_PREVIOUS, Envelope, seal
 from .events import Event, Fault, GameAborted, GameOver, Outgoing, PickNeeded, PlayNeeded, RowChoiceNeeded
 from .gates import MAX_EARLY, Gates
@@ -100,7 +101,7 @@ class Session(Gates, GameSteps):
         self.keys: dict[bytes, bytes] = {}  # peer id -> public key
         self.seat: int | None = None
         self.game: Game | None = None
-        self.deal: OpenDeal | DraftDeal | None = None
+        self.deal: Deal | None = None
         self.round = 0
         self.turn = 0
         self.result: GameOver | None = None
@@ -195,7 +196,8 @@ class Session(Gates, GameSteps):
             key = ("play", self.round, self.turn)
             self._secrets[key] = (card, nonce)
             self.journal.secret({"kind": "play", "round": self.round, "turn": self.turn, "card": card, "nonce": nonce})
-            value = commitment("play", self.game_id, self.round, self.turn, self.seat, card_value(card), nonce)
+            value = commitment("play", self.game_id, self.round, self.turn, self.seat,
+                               self.deal.committed_value(self, self.seat, card), nonce)
             self._send("PLAY_COMMIT", {"round": self.round, "turn": self.turn, "commit": value,
                                        "state": self._state_now()})
 
@@ -266,6 +268,8 @@ class Session(Gates, GameSteps):
         kind = record.get("kind")
         if kind == "seed":
             self._secrets[("seed", record["round"])] = (record["contribution"], record["nonce"])
+        elif kind == "sealed":
+            SealedDeal.restore(self, record)
         elif kind == "play":
             self._secrets[("play", record["round"], record["turn"])] = (record["card"], record["nonce"])
 

@@ -20,8 +20,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..engine import HAND_SIZE
-from .commitments import card_value, commit_set_digest, commitment, state_hash
-from .events import GameOver, PlayNeeded, Revealed, RoundEnded, RoundStarted, RowChoiceNeeded, SeatDropped, TurnResolved
+from .commitments import commit_set_digest, commitment, state_hash
+from .events import (
+    GameOver,
+    PlayNeeded,
+    Revealed,
+    RoundEnded,
+    RoundStarted,
+    RoundVoided,
+    RowChoiceNeeded,
+    SeatDropped,
+    TurnResolved,
+)
 from .standin import stand_in_card, stand_in_row
 
 SEED_COMMIT_STEP, SEED_REVEAL_STEP = 0, 1
@@ -38,7 +48,8 @@ def message_step(kind: str, body: dict[str, Any]) -> int:
     part = {"PLAY_COMMIT": 0, "PLAY_REVEAL": 1, "ROW_CHOICE": 2}.get(kind)
     if part is not None:
         return turn_step(body["turn"], part)
-    return {"SEED_REVEAL": SEED_REVEAL_STEP, "ROUND_END": ROUND_END_STEP, "GAME_END": GAME_END_STEP,
+    return {"SEED_REVEAL": SEED_REVEAL_STEP, "SEALED_UNLOCK": SEED_REVEAL_STEP, "ROUND_END": ROUND_END_STEP,
+            "SEALED_KEYS": ROUND_END_STEP, "GAME_END": GAME_END_STEP,
             "DROP": body.get("step", 0)}.get(kind, SEED_COMMIT_STEP)
 
 
@@ -57,6 +68,9 @@ class GameSteps:
         if self.phase == "deal":
             if self.game.settings.variant == "draft":
                 return SEED_COMMIT_STEP
+            sequential = self.deal.deal_waiting(self)
+            if sequential is not None:
+                return sequential[0]
             commits = self.slot("SEED_COMMIT", r)
             return SEED_COMMIT_STEP if any(s not in commits for s in self.active_at(r, 0)) else SEED_REVEAL_STEP
         if self.phase == "turn":
@@ -82,6 +96,12 @@ class GameSteps:
         if self.phase == "deal" and self.game.draft is not None:
             seat = self.game.draft.to_move
             return (seat,) if seat in active and seat not in self.slot("DRAFT_PICK", r, self.game.draft.picks) else ()
+        if self.phase == "deal" and (sequential := self.deal.deal_waiting(self)) is not None:
+            return sequential[1]
+        if self.phase == "round-end" and not self._mark(("scored", r)):
+            keys = self.deal.keys_waiting(self)
+            if keys:
+                return keys
         kind, have = {
             SEED_COMMIT_STEP: ("SEED_COMMIT", self.slot("SEED_COMMIT", r)),
             SEED_REVEAL_STEP: ("SEED_REVEAL", self.slot("SEED_REVEAL", r)),
@@ -177,7 +197,17 @@ class GameSteps:
         self.deal.begin(self, round_index)
         self._again = True
 
+    def _interrupted(self) -> bool:
+        """The round stops before its end: void (a sealed deal lost a seat) or audited at once; go to round end."""
+        if self.deal.void(self) is None and not self.deal.audit_now(self):
+            return False
+        self.phase = "round-end"
+        self._again = True
+        return True
+
     def _step_deal(self) -> None:
+        if self._interrupted():
+            return
         rnd = self.deal.advance(self, self.round)
         if rnd is None:
             return
@@ -194,6 +224,8 @@ class GameSteps:
         return seat is not None and seat in self.active_at(round_index, step)
 
     def _step_turn(self) -> None:
+        if self._interrupted():
+            return
         r, t = self.round, self.turn
         committers = self.active_at(r, turn_step(t, 0))
         commits = self.slot("PLAY_COMMIT", r, t)
@@ -214,7 +246,8 @@ class GameSteps:
         reveals = self.slot("PLAY_REVEAL", r, t)
         if self.seat in revealers and self.seat not in reveals:
             card, nonce = self._secrets[("play", r, t)]
-            self._send("PLAY_REVEAL", {"round": r, "turn": t, "card": card, "nonce": nonce, "commits": digest})
+            self._send("PLAY_REVEAL", {"round": r, "turn": t, "card": card, "nonce": nonce, "commits": digest,
+                                       **self.deal.reveal_fields(self, card)})
             return
         if self._held_back(turn_step(t, 1)) or any(s not in reveals for s in revealers):
             return
@@ -226,8 +259,13 @@ class GameSteps:
                             (reveals[seat].wire,))
         if any(reveals[s].body["commits"] != digest for s in revealers):
             return
-        cards = self._turn_cards(r, t, commits, reveals, revealers)
-        if cards is None:
+        cards = self._mark(("turn-cards", r, t))
+        if cards is None:  # checked once: a sealed deal learns hidden cards from the reveals
+            cards = self._turn_cards(r, t, commits, reveals, revealers)
+            if cards is None:
+                return  # refused: a fatal fault
+            self._marks[("turn-cards", r, t)] = cards
+        if self._interrupted():
             return
         self._once(("revealed", r, t), Revealed(r, t, tuple(cards)), value=tuple(cards))
         rnd = self.game.round
@@ -255,6 +293,7 @@ class GameSteps:
                                 (choices[chooser].wire,))
                     return
         placed = rnd.play_turn(cards, row)
+        self.deal.turn_resolved(self)
         self._emit(TurnResolved(r, t, tuple(placed), tuple(tuple(x) for x in rnd.rows)))
         self.turn += 1
         self._turn_state = None
@@ -276,26 +315,49 @@ class GameSteps:
                 self._fatal(self.roster[seat], "not-in-hand",
                             f"{self._who(self.roster[seat])} played {card}, which is not a card", (reveals[seat].wire,))
                 return None
-            value = commitment("play", self.game_id, r, t, seat, card_value(card), body["nonce"])
+            committed = self.deal.committed_value(self, seat, card, body)
+            if committed is None:
+                self._fatal(self.roster[seat], "bad-reveal",
+                            f"{self._who(self.roster[seat])}'s reveal in turn {t + 1} lacks the deck position the "
+                            f"{self.game.settings.deal} deal requires, or has one it does not", (reveals[seat].wire,))
+                return None
+            value = commitment("play", self.game_id, r, t, seat, committed, body["nonce"])
             if value != commits[seat].body["commit"]:
                 self._fatal(self.roster[seat], "bad-reveal",
                             f"{self._who(self.roster[seat])} revealed {card}, which does not match its commitment",
                             (commits[seat].wire, reveals[seat].wire))
                 return None
-            if card not in rnd.hands[seat]:
-                self._fatal(self.roster[seat], "not-in-hand",
-                            f"{self._who(self.roster[seat])} played {card}, which is not in its hand",
+            problem = self.deal.check_play(self, seat, card, body)
+            if problem:
+                self._fatal(self.roster[seat], "not-in-hand", f"{self._who(self.roster[seat])} {problem}",
                             (reveals[seat].wire,))
                 return None
             cards.append(card)
         return cards
 
     def _finish_round(self) -> None:
-        penalties = self.game.finish_round()
         self.phase = "round-end"
-        if self._playing(self.seat, self.round, ROUND_END_STEP):
-            self._send("ROUND_END", {"round": self.round, "penalties": list(penalties),
+        self._score_round()
+
+    def _score_round(self) -> bool:
+        """Score the round once the deal allows (a sealed deal audits first), or void it; then sign ROUND_END."""
+        r = self.round
+        if self._mark(("scored", r)):
+            return True
+        reason = self.deal.void(self)
+        if reason is not None:
+            penalties = self.game.void_round()
+            self._emit(RoundVoided(r, reason))
+        elif self.deal.settle(self, r):
+            penalties = self.game.finish_round()
+        else:
+            return False
+        self._once(("scored", r))
+        self._turn_state = None
+        if self._playing(self.seat, r, ROUND_END_STEP):
+            self._send("ROUND_END", {"round": r, "penalties": list(penalties),
                                      "scores": list(self.game.scores), "state": self._state_now()})
+        return True
 
     def _agree(self, kind: str, step: int, fields: Sequence[str], mine: dict[str, Any]) -> bool:
         """True when every active seat's `kind` message is in and matches ours; a fatal fault for one that differs."""
@@ -313,6 +375,8 @@ class GameSteps:
         return not self._held_back(step) and all(s in have for s in active)
 
     def _step_round_end(self) -> None:
+        if not self._score_round():
+            return
         penalties = self.game.history[-1]
         mine = {"round": self.round, "penalties": list(penalties), "scores": list(self.game.scores),
                 "state": self._state_now()}

@@ -1,0 +1,353 @@
+"""The sealed deal as a session component: hidden hands, no dealer, audited at round end (protocol.md 17).
+
+Per round, in seat order among the seats still playing:
+1. SEALED_SHUFFLE {round, deck, commit}: each seat layers its key on the
+   previous deck and permutes it (sealed.shuffle_step); `commit` binds its
+   key and permutation seed. Received decks are checked at once for shape
+   (sealed.check_shuffle).
+2. SEALED_UNLOCK {round, values}: each seat removes its layer from every
+   dealt position but its own hand (sealed.unlock_step).
+3. Each seat opens its own hand; everyone opens the rows (and the hands of
+   seats dropped before the deal, which added no layer and play open).
+4. Reveals name the deck position of the card, committed with it; a
+   position not owned, reused, or a card already public is refused at once.
+5. SEALED_KEYS {round, key, seed, nonce, alarm}: at round end every seat
+   reveals its key and seed; `sealed.audit` recomputes the deal and every
+   play and names the first seat at fault. A seat whose own hand does not
+   open reveals its keys at once instead (alarm) before its first play of
+   the round: everyone then reveals and the audit names the cheat, or the
+   alarm was false and its sender is at fault.
+
+A seat dropped after it shuffled can no longer remove its layer or reveal
+its key: the round is void (scored as nothing) and the next round is dealt
+without it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..engine import Round
+from .commitments import NONCE_SIZE, commitment
+from .deal import Deal
+from .sealed import (
+    Layout,
+    RoundSecrets,
+    after_unlock,
+    audit,
+    check_shuffle,
+    initial_deck,
+    new_secrets,
+    open_hand,
+    open_public,
+    shuffle_step,
+    unlock_start,
+    unlock_step,
+)
+from .sealed_group import key_pair_from
+from .steps import ROUND_END_STEP, SEED_COMMIT_STEP, SEED_REVEAL_STEP
+
+if TYPE_CHECKING:
+    from .session import Session
+
+SHUFFLE_STEP, UNLOCK_STEP = SEED_COMMIT_STEP, SEED_REVEAL_STEP
+
+
+def sealed_value(card: int, position: int) -> bytes:
+    """What a sealed play commits to: the card, then its deck position, one byte each."""
+    return bytes([card, position])
+
+
+def key_value(secrets: RoundSecrets) -> bytes:
+    """What SEALED_SHUFFLE's commit binds: e || seed (64 bytes)."""
+    return secrets.key.e + secrets.seed
+
+
+@dataclass
+class SealedRound:
+    """What one node knows of one round's sealed deal."""
+
+    layout: Layout
+    cards: tuple[int, ...]
+    previous: list[bytes]
+    shufflers: list[int] = field(default_factory=list)
+    seats: tuple[int, ...] | None = None  # the shuffling seats, once every shuffle is in
+    current: list[bytes] | None = None
+    unlocked: list[int] = field(default_factory=list)
+    dealt: bool = False
+    broken: str = ""  # why everyone audits now (public cards that do not open, a card revealed twice)
+    known: dict[int, dict[int, int]] = field(default_factory=dict)  # seat -> card -> position, hands we can see
+    used: dict[int, set[int]] = field(default_factory=dict)  # seat -> positions played
+    plays: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, card, position), in play order
+    pending: list[tuple[int, int, int]] = field(default_factory=list)  # this turn's plays, until it resolves
+    settled: bool = False
+
+
+class SealedDeal(Deal):
+    """Mental-poker deal: no peer learns another's hand or the undealt cards during the round."""
+
+    kinds = ("SEALED_SHUFFLE", "SEALED_UNLOCK", "SEALED_KEYS")
+
+    def __init__(self) -> None:
+        self.rounds: dict[int, SealedRound] = {}
+
+    # ----------------------------------------------------------------- secrets
+
+    def _secrets(self, session: Session, r: int) -> tuple[RoundSecrets, bytes] | None:
+        got = session._secrets.get(("sealed", r))
+        if got is None:
+            if session._replaying:
+                return None  # we had not shuffled before the restart; we will once the replay is over
+            secrets = new_secrets(session.entropy)
+            nonce = session.entropy(NONCE_SIZE)
+            got = session._secrets[("sealed", r)] = (secrets, nonce)
+            session.journal.secret({"kind": "sealed", "round": r, "key": secrets.key.e, "seed": secrets.seed,
+                                    "nonce": nonce})
+        return got
+
+    @staticmethod
+    def restore(session: Session, record: dict) -> None:
+        """Put back a `sealed` secrets record (resume)."""
+        pair = key_pair_from(record["key"])
+        session._secrets[("sealed", record["round"])] = (RoundSecrets(pair, record["seed"]), record["nonce"])
+
+    # ----------------------------------------------------------------- the deal
+
+    def begin(self, session: Session, round_index: int) -> None:
+        cards = tuple(session.game.deck)
+        self.rounds[round_index] = SealedRound(Layout(session.players, len(cards)), cards, initial_deck(cards))
+
+    def _held(self, session: Session, step: int, later: list[int]) -> bool:
+        """Our vote to drop the seat we wait for here is open, and no later seat went on with its message."""
+        target = session._my_votes.get((session.round, step))
+        if target is None or any(s > target for s in later):
+            return False
+        return session._held_back(step)
+
+    def _fault(self, session: Session, seat: int, code: str, detail: str, wire: bytes) -> None:
+        session._fatal(session.roster[seat], code, f"{session._who(session.roster[seat])}: {detail}", (wire,))
+
+    def advance(self, session: Session, r: int) -> Round | None:
+        st = self.rounds[r]
+        if st.seats is None and not self._shuffle(session, r, st):
+            return None
+        if st.current is None or len(st.unlocked) < len(st.seats):
+            if not self._unlock(session, r, st):
+                return None
+        if st.broken:
+            return None
+        return self._open(session, r, st)
+
+    def _shuffle(self, session: Session, r: int, st: SealedRound) -> bool:
+        shuffles = session.slot("SEALED_SHUFFLE", r)
+        active = session.active_at(r, SHUFFLE_STEP)
+        for seat in active:
+            if seat in st.shufflers:
+                continue
+            if seat not in shuffles:
+                if seat == session.seat:
+                    got = self._secrets(session, r)
+                    if got is not None:
+                        secrets, nonce = got
+                        deck = shuffle_step(secrets.key.e, secrets.seed, st.previous)
+                        commit = commitment("sealed", session.game_id, r, 0, seat, key_value(secrets), nonce)
+                        session._send("SEALED_SHUFFLE", {"round": r, "deck": deck, "commit": commit})
+                return False
+            if self._held(session, SHUFFLE_STEP, [s for s in shuffles if s in active]):
+                return False
+            env = shuffles[seat]
+            try:
+                st.previous = check_shuffle(st.previous, env.body["deck"])
+            except ValueError as exc:
+                self._fault(session, seat, "sealed-shuffle", f"its shuffle for round {r + 1}: {exc}", env.wire)
+                return False
+            st.shufflers.append(seat)
+        st.seats = tuple(st.shufflers)
+        st.current = unlock_start(st.layout, st.previous)
+        return True
+
+    def _unlock(self, session: Session, r: int, st: SealedRound) -> bool:
+        unlocks = session.slot("SEALED_UNLOCK", r)
+        for seat in st.seats:
+            if seat in st.unlocked:
+                continue
+            if seat not in unlocks:
+                if seat == session.seat:
+                    got = self._secrets(session, r)
+                    if got is not None:
+                        values = unlock_step(st.layout, seat, got[0].key.d, st.current)
+                        session._send("SEALED_UNLOCK", {"round": r, "values": values})
+                return False
+            if self._held(session, UNLOCK_STEP, list(unlocks)):
+                return False
+            env = unlocks[seat]
+            try:
+                st.current = after_unlock(st.layout, seat, st.current, env.body["values"])
+            except ValueError as exc:
+                self._fault(session, seat, "sealed-unlock", f"its unlock for round {r + 1}: {exc}", env.wire)
+                return False
+            st.unlocked.append(seat)
+        return True
+
+    def _open(self, session: Session, r: int, st: SealedRound) -> Round | None:
+        layout = st.layout
+        public = open_public(layout, st.seats, st.current)
+        if None in public.values():
+            st.broken = "a public card of the deal opens to no card"
+            return None
+        hands: list[list[int] | None] = [None] * session.players
+        for seat in range(session.players):
+            if seat not in st.seats:
+                hands[seat] = [public[p] for p in layout.hand(seat)]
+                st.known[seat] = {public[p]: p for p in layout.hand(seat)}
+        me = session.seat
+        if me in st.seats and (got := self._secrets(session, r)) is not None:
+            mine = open_hand(layout, me, got[0].key.d, st.current)
+            if None not in mine and len(set(mine)) == len(mine) and not set(mine) & set(public.values()):
+                hands[me] = mine
+                st.known[me] = {card: p for card, p in zip(mine, layout.hand(me))}
+            elif not self._alarmed(session, r):
+                self._send_keys(session, r, alarm=True)  # our hand does not open: make everyone reveal now
+        st.dealt = True
+        rows = [public[p] for p in layout.rows]
+        return session.game.start_dealt(Round.sealed(hands, rows))
+
+    # ----------------------------------------------------------------- waiting
+
+    def deal_waiting(self, session: Session) -> tuple[int, tuple[int, ...]]:
+        r = session.round
+        st = self.rounds[r]
+        if st.seats is None:
+            shuffles = session.slot("SEALED_SHUFFLE", r)
+            for seat in session.active_at(r, SHUFFLE_STEP):
+                if seat not in shuffles:
+                    return SHUFFLE_STEP, (seat,)
+            return SHUFFLE_STEP, ()
+        unlocks = session.slot("SEALED_UNLOCK", r)
+        for seat in st.seats:
+            if seat not in unlocks and seat in session.active_at(r, UNLOCK_STEP):
+                return UNLOCK_STEP, (seat,)
+        return UNLOCK_STEP, ()
+
+    # ----------------------------------------------------------------- plays
+
+    def committed_value(self, session: Session, seat: int, card: int, body: dict | None = None) -> bytes | None:
+        if body is None:
+            return sealed_value(card, self.rounds[session.round].known[seat][card])
+        position = body.get("position")
+        return None if position is None or card > 255 else sealed_value(card, position)
+
+    def reveal_fields(self, session: Session, card: int) -> dict:
+        return {"position": self.rounds[session.round].known[session.seat][card]}
+
+    def check_play(self, session: Session, seat: int, card: int, body: dict) -> str | None:
+        st = self.rounds[session.round]
+        rnd = session.game.round
+        position = body["position"]
+        if position >= st.layout.dealt:
+            return f"played from position {position}, which was not dealt (0..{st.layout.dealt - 1})"
+        owner = st.layout.owner(position)
+        if owner != seat:
+            return f"played from position {position}, which is " + ("a row's" if owner is None else f"seat {owner}'s")
+        if position in st.used.get(seat, ()) or any(p == position for _s, _c, p in st.pending):
+            return f"played from position {position} a second time"
+        known = st.known.get(seat)
+        if known is not None:
+            if known.get(card) != position:
+                return f"played {card} from position {position}, which does not hold it"
+        else:
+            try:
+                rnd.reveal(seat, card)
+            except ValueError as exc:
+                if any(c == card for _s, c, _p in st.pending):
+                    st.broken = f"card {card} was revealed twice in one turn"  # the audit tells whose it is
+                else:
+                    return f"played {card}: {exc}"
+        st.pending.append((seat, card, position))
+        return None
+
+    def turn_resolved(self, session: Session) -> None:
+        st = self.rounds[session.round]
+        for seat, card, position in st.pending:
+            st.used.setdefault(seat, set()).add(position)
+            st.plays.append((seat, card, position))
+        st.pending = []
+
+    # ----------------------------------------------------------------- round end
+
+    def _alarmed(self, session: Session, r: int) -> bool:
+        keys = session.slot("SEALED_KEYS", r)
+        return any(env.body["alarm"] for env in keys.values())
+
+    def audit_now(self, session: Session) -> bool:
+        """True when the round must stop for an audit before it ends (a broken deal, or an alarm)."""
+        st = self.rounds.get(session.round)
+        return st is not None and not st.settled and (bool(st.broken) or self._alarmed(session, session.round))
+
+    def _send_keys(self, session: Session, r: int, alarm: bool = False) -> None:
+        got = self._secrets(session, r)
+        if got is None:
+            return
+        secrets, nonce = got
+        session._send("SEALED_KEYS", {"round": r, "key": secrets.key.e, "seed": secrets.seed, "nonce": nonce,
+                                      "alarm": alarm})
+
+    def keys_waiting(self, session: Session) -> tuple[int, ...] | None:
+        st = self.rounds.get(session.round)
+        if st is None or st.settled or st.seats is None:
+            return None
+        keys = session.slot("SEALED_KEYS", session.round)
+        return tuple(s for s in st.seats if s not in keys and s in session.active_at(session.round, ROUND_END_STEP))
+
+    def settle(self, session: Session, r: int) -> bool:
+        st = self.rounds[r]
+        if st.settled:
+            return True
+        keys = session.slot("SEALED_KEYS", r)
+        if session._playing(session.seat, r, ROUND_END_STEP) and session.seat in st.seats \
+                and session.seat not in keys:
+            self._send_keys(session, r)
+        if session._held_back(ROUND_END_STEP) or any(s not in keys for s in st.seats):
+            return False
+        shuffles = session.slot("SEALED_SHUFFLE", r)
+        revealed = {}
+        for seat in st.seats:
+            body = keys[seat].body
+            value = body["key"] + body["seed"]
+            if commitment("sealed", session.game_id, r, 0, seat, value, body["nonce"]) != shuffles[seat].body["commit"]:
+                self._fault(session, seat, "sealed-key",
+                            f"revealed a key for round {r + 1} that does not match its commitment", keys[seat].wire)
+                return False
+            revealed[seat] = (body["key"], body["seed"])
+        unlocks = session.slot("SEALED_UNLOCK", r)
+        plays = st.plays + st.pending
+        fault = audit(st.cards, session.players, st.seats, {s: shuffles[s].body["deck"] for s in st.seats},
+                      {s: unlocks[s].body["values"] for s in st.seats if s in unlocks}, revealed, plays)
+        if fault is not None:
+            evidence = {"shuffle": shuffles, "unlock": unlocks}.get(fault.step, keys).get(fault.seat)
+            self._fault(session, fault.seat, f"sealed-{fault.step}",
+                        f"the audit of round {r + 1}: {fault.reason}", evidence.wire if evidence else keys[fault.seat].wire)
+            return False
+        alarms = [s for s in st.seats if keys[s].body["alarm"]]
+        if alarms:
+            self._fault(session, alarms[0], "sealed-false-alarm",
+                        f"said its hand in round {r + 1} did not open, but the audit finds every step right",
+                        keys[alarms[0]].wire)
+            return False
+        if st.broken:
+            self._fault(session, st.seats[0], "sealed-audit",
+                        f"{st.broken}, yet the audit finds every step right", keys[st.seats[0]].wire)
+            return False
+        st.settled = True
+        return True
+
+    def void(self, session: Session) -> str | None:
+        st = self.rounds.get(session.round)
+        if st is None or st.settled or st.seats is None:
+            return None
+        gone = [s for s in st.seats if s in session.dropped and session.dropped[s][0] == session.round]
+        if gone:
+            return (f"seat {gone[0]} ({session.names[gone[0]]}) left after it shuffled: its layer cannot be "
+                    f"removed nor its key revealed")
+        return None
