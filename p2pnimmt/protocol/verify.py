@@ -166,7 +166,7 @@ def summary(session: Session, recorder: bytes | None, messages: int) -> str:
     end = " or ".join(x for x in (f"{s.point_limit} points" if s.point_limit else "",
                                   f"{s.max_rounds} rounds" if s.max_rounds else "") if x)
     lines = [
-        f"game {session.game_id.hex()}: {s.players} players, variant {s.variant}, open deal, ends at {end}",
+        f"game {session.game_id.hex()}: {s.players} players, variant {s.variant}, {s.deal} deal, ends at {end}",
         "players: " + ", ".join(names),
     ]
     for r, taken in enumerate(game.history):
@@ -175,6 +175,6 @@ def summary(session: Session, recorder: bytes | None, messages: int) -> str:
     winners = [session.names[i] for i in game.winners]
     lines.append(("winners: " if len(winners) > 1 else "winner: ") + ", ".join(winners))
     who = _name(session, peer_id(recorder)) if recorder else "nobody"
-    lines.append(f"verified: {messages} signed messages (signatures, chains, commitments, seeds, shuffles, "
-                 f"every turn, the signed results); sealed by {who}")
+    lines.append(f"verified: {messages} signed messages (signatures, chains, commitments, "
+                 f"{'the sealed deal audited' if s.deal == 'sealed' else 'seeds, shuffles'}, every turn, the signed results); sealed by {who}")
     return "\n".join(lines)

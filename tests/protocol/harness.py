@@ -38,7 +38,7 @@ class Net:
 
     def __init__(self, players: int, *, settings: Settings | None = None, bots: str | list[str] = "random",
                  seed: int = 0, spectators: int = 1, shuffle_delivery: bool = True, relay: bool = True) -> None:
-        self.settings = settings or Settings(players=players)
+        self.settings = settings or Settings(players=players, deal="open")
         self.rng = random.Random(seed)
         self.shuffle_delivery = shuffle_delivery
         self.identities = [Identity(hashlib.sha256(f"key/{seed}/{i}".encode()).digest()) for i in range(players)]

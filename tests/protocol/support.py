@@ -27,9 +27,9 @@ BOT_KINDS = ("random", "heuristic")
 # ----------------------------------------------------------------- games
 
 
-def short(players: int, variant: str = "standard", rounds: int = 1) -> Settings:
+def short(players: int, variant: str = "standard", rounds: int = 1, deal: str = "open") -> Settings:
     """A game of exactly `rounds` rounds (no point limit)."""
-    return Settings(players=players, variant=variant, max_rounds=rounds, point_limit=None)
+    return Settings(players=players, variant=variant, max_rounds=rounds, point_limit=None, deal=deal)
 
 
 def mixed_bots(seed: object, players: int) -> list[str]:

@@ -56,7 +56,7 @@ def h(text: str) -> bytes:
 
 
 def play(players: int, seat: int, rule, *, seed: int = SEED, rounds: int = 1) -> tuple[Net, Adversary]:
-    net = AttackNet(players, seed=seed, settings=Settings(players=players, max_rounds=rounds))
+    net = AttackNet(players, seed=seed, settings=Settings(players=players, max_rounds=rounds, deal="open"))
     adv = Adversary(net, seat, rule)
     net.start()
     net.run()
@@ -340,7 +340,7 @@ def test_replay_own_message_verbatim(players, seat):
 @pytest.mark.parametrize("players, seat", TABLES)
 def test_replay_from_another_game(players, seat):
     """Messages of another game (another table's START; this seat's own commit signed for that game)."""
-    other = Net(players, seed=SEED + 100, settings=Settings(players=players, max_rounds=1))
+    other = Net(players, seed=SEED + 100, settings=Settings(players=players, max_rounds=1, deal="open"))
     other.start()
     other_start = other.sessions[other.identities[0].peer].journal.messages[0]
 
@@ -392,7 +392,7 @@ def test_reordered_messages_are_tolerated(players, seat):
         half = adv.others[::2]
         return [s for s in sends if s[0] in half] + held + [s for s in sends if s[0] not in half]
 
-    net = AttackNet(players, seed=SEED, settings=Settings(players=players, max_rounds=1))
+    net = AttackNet(players, seed=SEED, settings=Settings(players=players, max_rounds=1, deal="open"))
     adv = Adversary(net, seat, rule)
     arrivals: dict[bytes, list[int]] = {p: [] for p in honest(net, adv)}
     for p in arrivals:

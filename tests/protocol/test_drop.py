@@ -44,7 +44,7 @@ def vote_out(net: Net, seat: int) -> None:
 @pytest.mark.parametrize("players, variant, after", [(3, "standard", 2), (4, "standard", 9), (4, "standard", 14),
                                                     (5, "tactical", 30), (4, "draft", 5), (4, "draft", 40)])
 def test_a_silent_player_is_dropped_and_the_game_completes(players: int, variant: str, after: int) -> None:
-    net = Net(players, settings=Settings(players=players, variant=variant, max_rounds=2, point_limit=None), seed=after)
+    net = Net(players, settings=Settings(players=players, variant=variant, max_rounds=2, point_limit=None, deal="open"), seed=after)
     gone = players - 1
     silence_after(net, gone, after)
     net.start()
@@ -67,7 +67,7 @@ def test_a_silent_player_is_dropped_and_the_game_completes(players: int, variant
 
 def test_a_vote_is_withdrawn_when_the_late_message_was_used_by_someone() -> None:
     """One seat votes while another already holds the missing message: the vote never completes, nobody diverges."""
-    net = Net(3, settings=Settings(players=3, max_rounds=1, point_limit=None), seed=5, shuffle_delivery=False)
+    net = Net(3, settings=Settings(players=3, max_rounds=1, point_limit=None, deal="open"), seed=5, shuffle_delivery=False)
     late = net.identities[2].peer
     held: list[tuple[bytes, bytes, bytes]] = []
     original = net.send
@@ -115,7 +115,7 @@ def test_a_vote_is_withdrawn_when_the_late_message_was_used_by_someone() -> None
 
 
 def test_a_spectator_cannot_vote_and_nobody_votes_for_a_seat_it_is_not_waiting_for() -> None:
-    net = Net(3, settings=Settings(players=3, max_rounds=1, point_limit=None), seed=1)
+    net = Net(3, settings=Settings(players=3, max_rounds=1, point_limit=None, deal="open"), seed=1)
     net.start()
     net.run(limit=30)
     spectator = net.sessions[net.watchers[0].peer]

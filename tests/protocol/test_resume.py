@@ -9,9 +9,11 @@ from p2pnimmt.engine import Settings
 from p2pnimmt.protocol.verify import verify_transcript
 
 
+@pytest.mark.parametrize("deal", ["open", "sealed"])
 @pytest.mark.parametrize("stop_after", [3, 40, 150, 260])
-def test_restarted_peer_resumes_and_everyone_agrees(stop_after: int) -> None:
-    net = Net(4, settings=Settings(players=4, max_rounds=2, point_limit=None), seed=7, shuffle_delivery=False)
+def test_restarted_peer_resumes_and_everyone_agrees(stop_after: int, deal: str) -> None:
+    net = Net(4, settings=Settings(players=4, max_rounds=2, point_limit=None, deal=deal), seed=7,
+              shuffle_delivery=False)
     victim = net.identities[2].peer
     net.start()
     net.run(limit=stop_after)  # the game is in progress
