@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import __version__
 from .bots import BOTS
-from .engine import DEFAULT_POINT_LIMIT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Settings
+from .engine import DEALS, DEFAULT_POINT_LIMIT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Settings
 
 
 def players_arg(text: str) -> int:
@@ -56,8 +56,14 @@ def seed_arg(text: str) -> bytes:
     return seed
 
 
-def add_end_options(parser: argparse.ArgumentParser) -> None:
+def add_end_options(parser: argparse.ArgumentParser, deal: bool = False) -> None:
     parser.add_argument("--variant", choices=VARIANTS, default="standard", help="deck and deal (default: standard)")
+    if deal:
+        parser.add_argument(
+            "--deal", choices=DEALS, default="sealed",
+            help="sealed: no one, not even a modified client, sees another hand (default); open: a shared seed "
+                 "deals, faster, but a modified client could compute every hand (the draft variant is always open)",
+        )
     parser.add_argument(
         "--points", type=positive_arg, default=DEFAULT_POINT_LIMIT, metavar="P",
         help=f"the game ends after the round in which someone reaches P bull heads (default {DEFAULT_POINT_LIMIT})",
@@ -73,7 +79,9 @@ def settings_from(args: argparse.Namespace, players: int, parser: argparse.Argum
     point_limit = None if args.no_points else args.points
     if point_limit is None and args.rounds is None:
         parser.error("--no-points needs --rounds R: a game needs an end")
-    return Settings(players=players, variant=args.variant, point_limit=point_limit, max_rounds=args.rounds)
+    # Without a network there is no one to hide the hands from: local play and simulations deal open.
+    return Settings(players=players, variant=args.variant, point_limit=point_limit, max_rounds=args.rounds,
+                    deal=getattr(args, "deal", "open"))
 
 
 def peer_arg(text: str) -> tuple[str, int]:
@@ -165,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--bot", type=bot_arg, default="heuristic", help="kind of the added bots, and of your "
                       "own seat with --headless (default heuristic)")
     add_network_options(host)
-    add_end_options(host)
+    add_end_options(host, deal=True)
     host.set_defaults(handler=cmd_host, parser=host)
 
     join = sub.add_parser("join", help="join the game with this code")

@@ -376,7 +376,8 @@ class Node:
     def _lobby_body(self) -> dict[str, Any]:
         s = self.settings
         return {"state": self.lobby_state, "seats": self.seats, "members": [m.as_dict() for m in self.members.values()],
-                "settings": {"variant": s.variant, "point_limit": s.point_limit, "max_rounds": s.max_rounds}}
+                "settings": {"variant": s.variant, "point_limit": s.point_limit, "max_rounds": s.max_rounds,
+                             "deal": s.deal}}
 
     def _announce(self) -> None:
         body = self._lobby_body()
@@ -396,7 +397,8 @@ class Node:
         if isinstance(settings, dict):  # shown to people only: the signed START is what counts
             try:
                 self.settings = Settings(players=max(2, min(10, self.seats)), variant=settings.get("variant"),
-                                         point_limit=settings.get("point_limit"), max_rounds=settings.get("max_rounds"))
+                                         point_limit=settings.get("point_limit"), max_rounds=settings.get("max_rounds"),
+                                         deal=settings.get("deal", "sealed"))
             except (ValueError, TypeError):
                 pass
         if self.lobby_changed is not None:

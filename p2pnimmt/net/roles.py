@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..bots import make_bot
 from ..engine import Settings
-from ..protocol.events import Event, GameAborted, GameOver, GameStarted, RoundEnded, SeatDropped
+from ..protocol.events import Event, GameAborted, GameOver, GameStarted, RoundEnded, RoundVoided, SeatDropped
 from ..protocol.identity import Identity
 from .connection import ConnectionFailed
 from .discovery import Advertiser, GameAd, browse, game_code, local_addresses, open_zeroconf
@@ -82,6 +82,8 @@ def reporter(lines=None) -> Callable[[Node, Event], None]:
             n = node.session.names
             say("final scores: " + ", ".join(f"{n[i]} {p}" for i, p in enumerate(event.scores)))
             say(("winners: " if len(event.winners) > 1 else "winner: ") + ", ".join(n[i] for i in event.winners))
+        elif isinstance(event, RoundVoided):
+            say(f"round {event.round + 1} is void (nobody scores it): {event.reason}")
         elif isinstance(event, SeatDropped):
             say(f"{node.session.names[event.seat]} was dropped by the others' vote: a stand-in plays that hand")
         elif isinstance(event, GameAborted):
@@ -225,7 +227,7 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
 
 
 LOBBY_HELP = """lobby commands: bot [random|heuristic|...]  remove NAME  kick NAME  variant standard|tactical|draft
-                points P|none  rounds R|none  start (with the players here now)  help"""
+                deal sealed|open  points P|none  rounds R|none  start (with the players here now)  help"""
 
 
 async def lobby_console(node: Node, helpers: list[Node], add_bot, lines) -> None:
@@ -273,18 +275,19 @@ async def lobby_command(node: Node, helpers: list[Node], add_bot, words: list[st
             helpers.remove(helper)
             await helper.close()
         return f"removed {name}"
-    if command in ("variant", "points", "rounds"):
+    if command in ("variant", "deal", "points", "rounds"):
         value = args[0] if args else ""
         settings = node.settings
-        if command == "variant":
-            settings = replace(settings, variant=value)
+        if command in ("variant", "deal"):
+            settings = replace(settings, **{command: value})
         else:
             number = None if value == "none" else int(value) if value.isdigit() and int(value) > 0 else -1
             if number == -1:
                 raise ValueError(f"{command} takes a positive number or 'none', got {value!r}")
             settings = replace(settings, **{"point_limit" if command == "points" else "max_rounds": number})
         node.settings = settings  # Settings checks itself: a bad variant or no end at all raises ValueError
-        return f"settings: variant {settings.variant}, points {settings.point_limit}, rounds {settings.max_rounds}"
+        return (f"settings: variant {settings.variant}, {settings.deal} deal, points {settings.point_limit}, "
+                f"rounds {settings.max_rounds}")
     if command == "start":
         if len(players) < 2:
             raise ValueError("a game needs at least 2 players")

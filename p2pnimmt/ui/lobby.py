@@ -21,9 +21,12 @@ from ..protocol.identity import fingerprint
 from . import widgets
 
 HOST_KEYS = ("b: add a heuristic bot   r: add a random bot   ↑/↓: choose   x: remove the chosen one\n"
-             "v: variant   p: point limit   n: number of rounds   s: start now   q: leave")
+             "v: variant   d: deal   p: point limit   n: number of rounds   s: start now   q: leave")
 GUEST_KEYS = "The host starts the game when the seats are taken.   q: leave"
 VARIANTS = ("standard", "tactical", "draft")
+DEALS = ("sealed", "open")
+DEAL_TEXT = {"sealed": "sealed (no one can see another's hand, audited at round end)",
+             "open": "open (a shared seed: fast, but a modified client could compute every hand)"}
 POINTS = ("66", "100", "33", "none")
 ROUNDS = ("none", "1", "3", "5", "10")
 
@@ -82,6 +85,7 @@ class LobbyScreen:
             end = " or ".join(x for x in (f"{s.point_limit} points" if s.point_limit else "",
                                           f"{s.max_rounds} rounds" if s.max_rounds else "") if x)
             lines.append(("", f"Variant {s.variant}, the game ends at {end}\n"))
+            lines.append(("", f"Deal: {DEAL_TEXT[s.deal]}\n"))
         if self.message:
             lines.append(("class:warn", f"\n{self.message}\n"))
         lines.append(("class:dim", "\n" + (HOST_KEYS if self.command is not None else GUEST_KEYS)))
@@ -143,6 +147,10 @@ class LobbyScreen:
         @kb.add("v")
         def _(event) -> None:
             self._cycle("variant", VARIANTS, self.node.settings.variant)
+
+        @kb.add("d")
+        def _(event) -> None:
+            self._cycle("deal", DEALS, self.node.settings.deal)
 
         @kb.add("p")
         def _(event) -> None:
