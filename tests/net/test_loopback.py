@@ -18,9 +18,13 @@ def final_scores(text: str) -> str:
     return re.search(r"final scores: (.*)", text).group(1)
 
 
-@pytest.mark.parametrize("seats,bots,joiners", [(2, 0, 1), (4, 1, 2)])
-def test_host_join_watch_play_a_whole_game(tmp_path: Path, procs, seats: int, bots: int, joiners: int) -> None:
-    host = procs(["host", "--headless", "--seats", str(seats), "--bots", str(bots), *LO,
+@pytest.mark.parametrize("seats,bots,joiners,deal", [(2, 0, 1, "sealed"), (4, 1, 2, "sealed"), (4, 1, 2, "open"),
+                                                   (10, 6, 3, "sealed")])
+def test_host_join_watch_play_a_whole_game(tmp_path: Path, procs, seats: int, bots: int, joiners: int,
+                                           deal: str) -> None:
+    """Sealed is the default deal: without --deal the game is sealed, and every transcript says so."""
+    deal_option = ["--deal", "open"] if deal == "open" else []
+    host = procs(["host", "--headless", "--seats", str(seats), "--bots", str(bots), *LO, *deal_option,
                   "--transcript", str(tmp_path / "host.p2pt"), "--name", "ann"], tmp_path / "host.out")
     code = host.wait_for(r"code: (\w{4})").group(1)
     watcher = procs(["watch", code, "--headless", *LO, "--transcript", str(tmp_path / "watch.p2pt")],
@@ -36,6 +40,7 @@ def test_host_join_watch_play_a_whole_game(tmp_path: Path, procs, seats: int, bo
         verdict = verify_transcript((tmp_path / name).read_bytes())
         assert verdict.ok, (name, verdict.report())
         assert "scores: " + next(iter(scores)) in verdict.summary
+        assert f"{seats} players, variant standard, {deal} deal" in verdict.summary
     # The CLI verifier agrees.
     result = subprocess.run([sys.executable, "-m", "p2pnimmt", "verify", str(tmp_path / "watch.p2pt")],
                             capture_output=True, text=True, timeout=60)
