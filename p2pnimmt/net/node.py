@@ -34,6 +34,8 @@ from ..protocol.events import (
     Outgoing,
     PickNeeded,
     PlayNeeded,
+    RoundEnded,
+    RoundStarted,
     RowChoiceNeeded,
     TurnResolved,
 )
@@ -417,7 +419,7 @@ class Node:
 
     def _feed(self, outputs: list) -> None:
         for item in outputs:
-            if TIMING and isinstance(item, (Committed, TurnResolved)):
+            if TIMING and isinstance(item, (Committed, TurnResolved, RoundStarted, RoundEnded)):
                 self._stamp(item)
             if isinstance(item, Outgoing):
                 seated = self.session.keys if self.session is not None else {}
@@ -466,6 +468,10 @@ class Node:
             print(f"timing commit {event.round} {event.turn} {time.monotonic():.6f}", flush=True)
         elif isinstance(event, TurnResolved):
             print(f"timing resolved {event.round} {event.turn} {time.monotonic():.6f}", flush=True)
+        elif isinstance(event, RoundStarted):
+            print(f"timing dealt {event.round} 0 {time.monotonic():.6f}", flush=True)
+        elif isinstance(event, RoundEnded):
+            print(f"timing ended {event.round} 0 {time.monotonic():.6f}", flush=True)
 
     def act(self, outputs: list) -> None:
         """Carry out what a local intent (session.play, choose_row, pick) returned."""
