@@ -1,6 +1,7 @@
 """Sealed deal cost: the deal (every shuffle and unlock step) and the round-end audit for 2, 5 and 10 players.
 
     python benchmarks/sealed_bench.py [--repeat N] [--vectors]
+    python benchmarks/sealed_bench.py --loopback [--rounds R] [--players 2,5,10] [--repeat N]
 
 All seats' work runs in this one process, each published list checked once
 as its receivers would (no network): on a LAN the steps are sequential, so
@@ -8,6 +9,25 @@ this is the deal's computing time on its critical path, plus one receipt
 check per step. Targets: a 10-player deal under 0.5 s, audit under 0.5 s.
 `--vectors` prints the test vectors (JSON) for protocol.md; they must equal
 VECTORS in tests/protocol/test_sealed.py. Prints figures; asserts nothing.
+
+`--loopback` prints the in-process figures above, then plays real games,
+every player a separate `p2pnimmt` process on 127.0.0.1 (host --headless
+--seats N --rounds R --no-points, joiners --peer 127.0.0.1:PORT, bots play),
+once with --deal sealed and once with --deal open, and reads the
+P2PNIMMT_TIMING stamps (CLOCK_MONOTONIC, shared by all processes) per round:
+
+  deal      the last node's `ended R-1` -> the last node's `dealt R`; for
+            round 0 from the last node's "game started" line, stamped by this
+            process as it reads the line from the pipe (a little late, so
+            round 0 reads a little short; the lag is printed). Round 0 also
+            pays the mesh dialing and the card encodings' first computation.
+  round end the last node's `resolved R <last turn>` -> the last node's
+            `ended R`: key reveal, audit and the signed result.
+
+On loopback every node's receipt checks and its own round-end audit share
+this machine's cores (each node audits the whole deal), where a LAN gives
+each node its own: expect loopback well above the in-process figures on a
+2-core machine. Everything binds 127.0.0.1; every process started is ended.
 """
 
 from __future__ import annotations
@@ -15,8 +35,15 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import re
 import statistics
+import subprocess
+import sys
+import tempfile
+import threading
 import time
+from pathlib import Path
 
 from p2pnimmt.engine import deck
 from p2pnimmt.protocol.sealed import Layout, audit, deck_order, new_secrets, permutation, shuffle_step, simulate_deal
@@ -107,14 +134,164 @@ def bench(players: int, repeat: int) -> tuple[float, float, int]:
     return statistics.median(deal_times), statistics.median(audit_times), ops
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--vectors", action="store_true", help="print the protocol.md test vectors and stop")
-    args = parser.parse_args()
-    if args.vectors:
-        print(json.dumps(vectors(), indent=2))
-        return
+LO = ["--interface", "127.0.0.1"]
+
+
+class Reader:
+    """One started process: its output lines, each with the monotonic moment this process read it."""
+
+    def __init__(self, args: list[str], log: Path, env: dict) -> None:
+        self.lines: list[tuple[float, str]] = []
+        self.log = log
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     env=env)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        with open(self.log, "w") as log:
+            for raw in self.proc.stdout:
+                now = time.monotonic()
+                line = raw.decode(errors="replace").rstrip("\n")
+                self.lines.append((now, line))
+                log.write(line + "\n")
+
+    def find(self, pattern: str, timeout: float) -> re.Match:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for _, line in list(self.lines):
+                m = re.search(pattern, line)
+                if m:
+                    return m
+            if self.proc.poll() is not None and not self.thread.is_alive():
+                break
+            time.sleep(0.01)
+        raise RuntimeError(f"no {pattern!r} from {self.proc.args[3:5]} within {timeout} s:\n"
+                           + "\n".join(line for _, line in self.lines))
+
+
+def loopback_game(players: int, deal: str, rounds: int, workdir: Path, timeout: float) -> dict:
+    """One game of `players` separate processes on 127.0.0.1; per round the deal and round-end times (s)."""
+    env = {**os.environ, "P2PNIMMT_TIMING": "1", "XDG_DATA_HOME": str(workdir / "data")}
+    p2p = [sys.executable, "-m", "p2pnimmt"]
+    tag = f"{deal}{players}"
+    nodes: list[Reader] = []
+    try:
+        host = Reader([*p2p, "host", "--headless", "--seats", str(players), *LO, "--rounds", str(rounds),
+                       "--no-points", "--deal", deal, "--transcript", str(workdir / f"{tag}-h.p2pt")],
+                      workdir / f"{tag}-h.out", env)
+        nodes.append(host)
+        code = host.find(r"code: (\w{4})", 60).group(1)
+        port = host.find(r"listening on 127\.0\.0\.1:(\d+)", 60).group(1)
+        for i in range(players - 1):
+            nodes.append(Reader([*p2p, "join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}",
+                                 "--transcript", str(workdir / f"{tag}-j{i}.p2pt")], workdir / f"{tag}-j{i}.out", env))
+        deadline = time.monotonic() + timeout
+        for node in nodes:
+            node.proc.wait(max(0.1, deadline - time.monotonic()))
+            node.thread.join(10)
+        failed = [n.log.name for n in nodes if n.proc.returncode != 0]
+        if failed:
+            raise RuntimeError(f"{tag}: exit status not 0 for {failed}:\n" + nodes[0].log.read_text(errors="replace"))
+    finally:
+        for node in nodes:  # only the processes started here, by their Popen handles
+            if node.proc.poll() is None:
+                node.proc.terminate()
+                try:
+                    node.proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    node.proc.kill()
+                    node.proc.wait(5)
+    return stamps(nodes, rounds)
+
+
+def stamps(nodes: list[Reader], rounds: int) -> dict:
+    """The last node's moment of each event, then the deal and round-end time of every round."""
+    last: dict[tuple, float] = {}
+    seen: dict[tuple, int] = {}
+    lags = []
+    for node in nodes:
+        for read_at, line in node.lines:
+            m = re.fullmatch(r"timing (\w+) (\d+) (\d+) ([\d.]+)", line)
+            if m:
+                key, stamp = (m.group(1), int(m.group(2)), int(m.group(3))), float(m.group(4))
+                lags.append(read_at - stamp)
+            elif line.startswith("game started:"):
+                key, stamp = ("started", 0, 0), read_at
+            else:
+                continue
+            last[key] = max(last.get(key, stamp), stamp)
+            seen[key] = seen.get(key, 0) + 1
+    everyone = len(nodes)
+
+    def at(kind: str, r: int, t: int = 0) -> float | None:
+        return last.get((kind, r, t)) if seen.get((kind, r, t)) == everyone else None
+
+    deals, ends, problems = {}, {}, []
+    for r in range(rounds):
+        begin = at("started", 0) if r == 0 else at("ended", r - 1)
+        dealt, ended = at("dealt", r), at("ended", r)
+        turns = [t for (kind, rr, t) in last if kind == "resolved" and rr == r]
+        resolved = at("resolved", r, max(turns)) if turns else None
+        if begin is not None and dealt is not None:
+            deals[r] = dealt - begin
+        else:
+            problems.append(f"round {r}: no deal time (a node lacks its stamp)")
+        if resolved is not None and ended is not None:
+            ends[r] = ended - resolved
+        else:
+            problems.append(f"round {r}: no round-end time (a node lacks its stamp; void round?)")
+    return {"deal": deals, "end": ends, "lag": lags, "problems": problems}
+
+
+def loopback(player_counts: list[int], rounds: int, repeat: int, timeout: float) -> None:
+    print(f"\nloopback: every player a separate process on 127.0.0.1, {rounds} rounds per game, "
+          f"{repeat} game(s) per row, bots play; times from the last node to the last node")
+    results: dict[tuple[int, str], dict] = {}
+    with tempfile.TemporaryDirectory(prefix="sealed-bench-") as tmp:
+        workdir = Path(tmp)
+        for players in player_counts:
+            for deal in ("sealed", "open"):
+                merged = {"deal": [], "end": [], "round0": [], "later": [], "lag": [], "problems": []}
+                for g in range(repeat):
+                    gamedir = workdir / f"g{players}-{deal}-{g}"
+                    gamedir.mkdir()
+                    got = loopback_game(players, deal, rounds, gamedir, timeout)
+                    merged["deal"] += list(got["deal"].values())
+                    merged["end"] += list(got["end"].values())
+                    merged["round0"] += [v for r, v in got["deal"].items() if r == 0]
+                    merged["later"] += [v for r, v in got["deal"].items() if r > 0]
+                    merged["lag"] += got["lag"]
+                    merged["problems"] += got["problems"]
+                results[(players, deal)] = merged
+                print(f"  {players:>2} players, {deal:<6}: deals " + " ".join(f"{v * 1000:.0f}" for v in merged["deal"])
+                      + " ms; round ends " + " ".join(f"{v * 1000:.0f}" for v in merged["end"]) + " ms"
+                      + ("; " + "; ".join(merged["problems"]) if merged["problems"] else ""), flush=True)
+
+    def ms(values: list[float], how) -> str:
+        return f"{how(values) * 1000:7.0f}" if values else "      -"
+
+    print("\n                   deal (ms)                               round end (ms)")
+    print("players  deal     median     max  round 0  rounds>=1 med     median     max")
+    for (players, deal), m in results.items():
+        print(f"{players:>7}  {deal:<6} {ms(m['deal'], statistics.median)} {ms(m['deal'], max)}  "
+              f"{ms(m['round0'], statistics.median)}        {ms(m['later'], statistics.median)}    "
+              f"{ms(m['end'], statistics.median)} {ms(m['end'], max)}")
+    lags = sorted(v for m in results.values() for v in m["lag"])
+    if lags:
+        print(f"pipe lag (a line's own stamp -> read here): median {statistics.median(lags) * 1000:.1f} ms, "
+              f"max {lags[-1] * 1000:.1f} ms: round 0 deals read short by about this much")
+    for deal in ("sealed",):
+        m = results.get((10, deal))
+        if m and m["deal"] and m["end"]:
+            print(f"targets, 10 players sealed on loopback: deal < 500 ms: "
+                  f"{'met' if max(m['deal']) < 0.5 else 'NOT met'} (max {max(m['deal']) * 1000:.0f} ms, median "
+                  f"{statistics.median(m['deal']) * 1000:.0f} ms); round end (audit) < 500 ms: "
+                  f"{'met' if max(m['end']) < 0.5 else 'NOT met'} (max {max(m['end']) * 1000:.0f} ms)")
+
+
+def core(repeat: int) -> None:
+    """The in-process figures: per-value costs, then deal and audit for 2, 5 and 10 players."""
     t = time.perf_counter()
     encodings()
     print(f"card encodings (104 hash-to-curve, once per process): {(time.perf_counter() - t) * 1000:.1f} ms")
@@ -129,9 +306,30 @@ def main() -> None:
     check_us = (time.perf_counter() - t) / len(points) * 1e6
     print(f"per value: X25519 {apply_us:.0f} us, receipt check (canonical, on the curve) {check_us:.0f} us")
     for players in (2, 5, 10):
-        deal_s, audit_s, ops = bench(players, args.repeat)
+        deal_s, audit_s, ops = bench(players, repeat)
         print(f"{players:>2} players, standard deck: deal {deal_s * 1000:6.1f} ms, audit {audit_s * 1000:6.1f} ms "
-              f"({ops} X25519 each; median of {args.repeat})")
+              f"({ops} X25519 each; median of {repeat})", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="in-process runs per figure (default 5); with --loopback, games per row (default 1)")
+    parser.add_argument("--vectors", action="store_true", help="print the protocol.md test vectors and stop")
+    parser.add_argument("--loopback", action="store_true",
+                        help="also play real games, one process per player on 127.0.0.1, sealed and open deal")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds per loopback game (default 2)")
+    parser.add_argument("--players", default="2,5,10", help="loopback player counts (default 2,5,10)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds a loopback game may take")
+    args = parser.parse_args()
+    if args.vectors:
+        print(json.dumps(vectors(), indent=2))
+        return
+    if args.loopback:
+        core(5)
+        loopback([int(n) for n in args.players.split(",")], args.rounds, args.repeat or 1, args.timeout)
+        return
+    core(args.repeat or 5)
     print("vectors for protocol.md (python benchmarks/sealed_bench.py --vectors):")
     print(json.dumps(vectors(), indent=2))
 
