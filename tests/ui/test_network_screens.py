@@ -114,6 +114,11 @@ def test_host_lobby_screen_adds_bots_by_keys_and_the_table_follows(tmp_path: Pat
     try:
         shown = wait_screen(pane, "p2pnimmt lobby")
         assert "Seats 1/4" in shown and "ann" in shown and "s: start now" in shown
+        assert "Deal: sealed (no one can see another's hand" in shown  # sealed is the default
+        pane.keys("d")
+        wait_screen(pane, "Deal: open (a shared seed")
+        pane.keys("d")
+        wait_screen(pane, "Deal: sealed")
         pane.keys("b")
         wait_screen(pane, "Seats 2/4")
         pane.keys("v")
