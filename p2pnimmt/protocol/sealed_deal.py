@@ -323,7 +323,8 @@ class SealedDeal(Deal):
         unlocks = session.slot("SEALED_UNLOCK", r)
         plays = st.plays + st.pending
         fault = audit(st.cards, session.players, st.seats, {s: shuffles[s].body["deck"] for s in st.seats},
-                      {s: unlocks[s].body["values"] for s in st.seats if s in unlocks}, revealed, plays)
+                      {s: unlocks[s].body["values"] for s in st.seats if s in unlocks}, revealed, plays,
+                      trusted=session.seat)
         if fault is not None:
             evidence = {"shuffle": shuffles, "unlock": unlocks}.get(fault.step, keys).get(fault.seat)
             self._fault(session, fault.seat, f"sealed-{fault.step}",

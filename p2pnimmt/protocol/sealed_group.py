@@ -145,8 +145,13 @@ def on_curve(u: int) -> bool:
     return _jacobi(u * (u * u + A * u + 1), P) == 1
 
 
-def point_error(value: object) -> str | None:
-    """Why `value` is not a point (see the module docstring), or None if it is one."""
+def point_error(value: object, curve: bool = True) -> str | None:
+    """Why `value` is not a point (see the module docstring), or None if it is one.
+
+    curve=False skips the on-curve test (a Jacobi symbol, ~25 us): what a receiver checks at once. A value
+    on the twist cannot hurt anyone's key (Curve25519 is twist-secure and clamped keys clear the cofactor);
+    it only makes the deal wrong, which the round-end audit names.
+    """
     if not isinstance(value, bytes):
         return f"is a {type(value).__name__}, not bytes"
     if len(value) != SIZE:
@@ -156,20 +161,21 @@ def point_error(value: object) -> str | None:
         return "is not a canonical u-coordinate (not below 2^255 - 19)"
     if u in LOW_ORDER:
         return "is a low-order point"
-    if not on_curve(u):
+    if curve and not on_curve(u):
         return "is not on Curve25519 (twist or no point)"
     return None
 
 
-def check_points(values: object, count: int, what: str, distinct: bool = True) -> list[bytes]:
-    """`values` as a list of `count` (distinct) points; ValueError naming the first bad one otherwise."""
+def check_points(values: object, count: int, what: str, distinct: bool = True, curve: bool = False) -> list[bytes]:
+    """`values` as a list of `count` (distinct) values that pass `point_error(value, curve)`; ValueError naming
+    the first bad one otherwise. Receivers skip the on-curve test (see point_error)."""
     if not isinstance(values, (list, tuple)):
         raise ValueError(f"{what} is a {type(values).__name__}, not a list of points")
     if len(values) != count:
         raise ValueError(f"{what} has {len(values)} values, expected {count}")
     seen: dict[bytes, int] = {}
     for i, value in enumerate(values):
-        problem = point_error(value)
+        problem = point_error(value, curve)
         if problem:
             raise ValueError(f"{what}: value {i} {problem}")
         if distinct and value in seen:
