@@ -283,7 +283,9 @@ class SealedDeal(Deal):
     def audit_now(self, session: Session) -> bool:
         """True when the round must stop for an audit before it ends (a broken deal, or an alarm)."""
         st = self.rounds.get(session.round)
-        return st is not None and not st.settled and (bool(st.broken) or self._alarmed(session, session.round))
+        if st is None or st.settled or st.seats is None or len(st.unlocked) < len(st.seats):
+            return False  # nothing to audit before the whole deal is in (an alarm that early waits for it)
+        return bool(st.broken) or self._alarmed(session, session.round)
 
     def _send_keys(self, session: Session, r: int, alarm: bool = False) -> None:
         got = self._secrets(session, r)

@@ -210,6 +210,7 @@ class GameSteps:
             return
         rnd = self.deal.advance(self, self.round)
         if rnd is None:
+            self._interrupted()
             return
         self.phase = "turn"
         self._emit(RoundStarted(self.round, tuple(tuple(r) for r in rnd.rows)))
