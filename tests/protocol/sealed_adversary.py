@@ -1,0 +1,292 @@
+"""Helpers for test_sealed_game.py: sealed games in memory, cheats on the sealed deal, silent seats.
+
+Three kinds of cheating seat:
+- `Cheat`: a modified client. The seat's own Session signs an altered
+  (or an extra) message in place of what the honest code would send, and
+  accepts it itself, so its view of the game is exactly the others' view
+  and it keeps playing on top of its lie. Used for the deal messages
+  (SEALED_SHUFFLE, SEALED_UNLOCK, SEALED_KEYS), whose cheats show only
+  later (at the owner's hand, or at the round-end audit).
+- `swap_into_hand`: a modified client that plays a card it was not dealt
+  from one of its own deck positions, consistently (commit and reveal).
+- `adversary.Adversary` (through `attack` and `play_instead`): the seat's
+  session plays honestly and a rule rewrites and re-signs what really goes
+  out. Fine for cheats that are refused at once: the session never sees
+  its own rewritten messages, so it would not get much further anyway.
+
+`assert_caught` is the verdict every cheat must get: each honest peer
+(the other seats and the spectator) ends "aborted" on one fatal fault
+with the expected code naming the cheat, nobody honest is blamed, and
+each honest transcript fails verify_transcript with that code and culprit.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from adversary import Adversary, AttackNet
+from harness import Net
+
+from p2pnimmt.engine import Settings
+from p2pnimmt.protocol.commitments import NONCE_SIZE, commitment
+from p2pnimmt.protocol.envelope import Envelope, open_envelope
+from p2pnimmt.protocol.events import Fault, GameAborted, GameOver, Outgoing, TurnResolved
+from p2pnimmt.protocol.sealed import RoundSecrets
+from p2pnimmt.protocol.sealed_deal import SealedDeal, SealedRound, sealed_value
+from p2pnimmt.protocol.session import LocalError, Session
+from p2pnimmt.protocol.verify import verify_transcript
+
+
+def sealed(players: int, rounds: int = 1, variant: str = "standard") -> Settings:
+    """A sealed-deal game of exactly `rounds` rounds."""
+    return Settings(players=players, variant=variant, max_rounds=rounds, point_limit=None, deal="sealed")
+
+
+class SealedNet(AttackNet):
+    """AttackNet, which also lets a bot's move be refused because an alarm or an audit just ended the round.
+
+    One `receive` can emit PlayNeeded and then accept an alarm that sends the round to its audit; the bot's
+    play() is then refused (phase round-end). The real driver (net/node.py, _bot_move) ignores that too.
+    """
+
+    def react(self, peer: bytes, event) -> None:
+        try:
+            super().react(peer, event)
+        except LocalError:
+            if self.sessions[peer].phase != "round-end":
+                raise
+
+
+# ----------------------------------------------------------------- what sessions know
+
+
+def secrets_of(session: Session, r: int = 0) -> tuple[RoundSecrets, bytes]:
+    """This session's sealed-deal secrets for round r: (key pair and permutation seed, commitment nonce)."""
+    return session._secrets[("sealed", r)]
+
+
+def deal_state(session: Session, r: int = 0) -> SealedRound:
+    """What this session's sealed deal knows of round r."""
+    deal = session.deal
+    assert isinstance(deal, SealedDeal), f"not a sealed deal: {type(deal).__name__}"
+    return deal.rounds[r]
+
+
+def keys_body(session: Session, r: int = 0, *, alarm: bool = False) -> dict[str, Any]:
+    """The SEALED_KEYS body this session would send for round r (true key, seed and nonce)."""
+    secrets, nonce = secrets_of(session, r)
+    return {"round": r, "key": secrets.key.e, "seed": secrets.seed, "nonce": nonce, "alarm": alarm}
+
+
+def label(net: Net, peer: bytes | None) -> str:
+    ids = [i.peer for i in net.identities]
+    return f"seat {ids.index(peer)}" if peer in ids else "spectator" if peer in net.sessions else repr(peer)
+
+
+def accepted(net: Net, peer: bytes) -> list[Envelope]:
+    """The messages `peer` accepted, in order."""
+    return [open_envelope(w) for w in net.sessions[peer].journal.messages]
+
+
+def turns_resolved(net: Net, peer: bytes, r: int = 0) -> int:
+    return sum(1 for e in net.events[peer] if isinstance(e, TurnResolved) and e.round == r)
+
+
+# ----------------------------------------------------------------- the verdict
+
+
+def assert_caught(net: Net, seat: int, code: str | tuple[str, ...]) -> list[Fault]:
+    """Every peer but seat `seat` aborted on one fatal fault naming that seat, with the same code (`code`, or
+    one of the codes given); nobody honest is blamed; every honest transcript fails verify the same way."""
+    culprit = net.identities[seat].peer
+    codes = (code,) if isinstance(code, str) else code
+    fatal: list[Fault] = []
+    for p in net.peers:
+        if p == culprit:
+            continue
+        who = label(net, p)
+        s = net.sessions[p]
+        faults = net.faults(p)
+        assert s.phase == "aborted", (f"{who} is in phase {s.phase} (round {s.round + 1}, turn {s.turn + 1}), "
+                                      f"faults {[f.describe() for f in faults]}")
+        assert s.fault is not None and s.fault.fatal
+        assert s.fault.peer == culprit and s.fault.code in codes, \
+            f"{who} blames {label(net, s.fault.peer)}: {s.fault.describe()}"
+        code = s.fault.code
+        assert all(f.code == code for f in fatal), f"{who}: {code}, others: {[f.code for f in fatal]}"
+        assert [f for f in faults if f.fatal] == [s.fault], f"{who}: more than one fatal fault: {faults}"
+        assert all(f.peer == culprit for f in faults), f"{who}: an honest peer blamed: {faults}"
+        assert [e.fault for e in net.events[p] if isinstance(e, GameAborted)] == [s.fault], who
+        assert not any(isinstance(e, GameOver) for e in net.events[p]), who
+        verdict = verify_transcript(bytes(net.transcripts[p]))
+        assert not verdict.ok, f"{who}'s transcript verifies: {verdict.summary}"
+        assert code + ":" in verdict.fault, f"{who}: {verdict.fault}"
+        assert verdict.peer == culprit, f"{who}: {verdict.fault}"
+        fatal.append(s.fault)
+    assert fatal
+    return fatal
+
+
+# ----------------------------------------------------------------- modified clients
+
+
+class Cheat:
+    """Seat `seat` of `net` whose own Session signs what `change` makes of each message it sends.
+
+    change(cheat, kind, body) gets a copy of the body the honest code was
+    about to sign and returns None (sign it unchanged) or the list of
+    (kind, body) to sign instead, in order (to alter, drop or add
+    messages). The session signs and accepts them itself, so its view is
+    the others' view and the chain stays intact. `change` sets
+    `cheat.fired` once the cheat is made.
+    """
+
+    def __init__(self, net: Net, seat: int, change: Callable[[Cheat, str, dict], list | None]) -> None:
+        self.net = net
+        self.seat = seat
+        self.peer = net.identities[seat].peer
+        self.session = net.sessions[self.peer]
+        self.fired = False
+        self.state: dict[str, Any] = {}
+        honest_send = self.session._send
+
+        def send(kind: str, body: dict) -> None:
+            instead = change(self, kind, copy.deepcopy(body))
+            for k, b in ([(kind, body)] if instead is None else instead):
+                honest_send(k, b)
+
+        self.session._send = send  # type: ignore[method-assign]
+
+
+def cheat(players: int, seat: int, change, *, seed: int = 1, rounds: int = 1,
+          variant: str = "standard") -> tuple[Net, Cheat]:
+    """A sealed game with seat `seat`'s session cheating as `change` says, run to quiet."""
+    net = SealedNet(players, seed=seed, settings=sealed(players, rounds, variant))
+    c = Cheat(net, seat, change)
+    net.start()
+    net.run()
+    return net, c
+
+
+def change_field(kind: str, name: str, fn: Callable[[Cheat, Any], Any], r: int = 0):
+    """A Cheat change replacing field `name` of its `kind` message of round r by fn(cheat, value)."""
+
+    def change(c: Cheat, k: str, body: dict) -> list | None:
+        if k != kind or body.get("round") != r:
+            return None
+        body[name] = fn(c, body[name])
+        c.fired = True
+        return [(k, body)]
+
+    return change
+
+
+def swap_into_hand(net: Net, seat: int, turn: int, choose: Callable[[Session], int]) -> dict[str, Any]:
+    """A modified client: at `turn` of round 0, seat `seat` plays choose(session) instead of its bot's card,
+    claiming it lay at that card's deck position (its hand and its record of positions are rewritten first).
+
+    Its session commits to and reveals (card, position) itself, so its view of the game is everyone else's:
+    it plays the round out on top of the lie. Returns {"fired", "card", "position", "instead"}.
+    """
+    session = net.sessions[net.identities[seat].peer]
+    honest_play = session.play
+    record: dict[str, Any] = {"fired": False}
+
+    def play(card: int) -> list:
+        if record["fired"] or session.round != 0 or session.turn != turn:
+            return honest_play(card)
+        fake = choose(session)
+        st = deal_state(session)
+        position = st.known[seat].pop(card)
+        st.known[seat][fake] = position
+        hand = session.game.round.hands[seat]
+        hand.remove(card)
+        hand.append(fake)
+        hand.sort()
+        record.update(fired=True, card=fake, position=position, instead=card)
+        return honest_play(fake)
+
+    session.play = play  # type: ignore[method-assign]
+    return record
+
+
+# ----------------------------------------------------------------- re-signing adversary (refused at once)
+
+
+def attack(players: int, seat: int, rule, *, seed: int = 1, rounds: int = 1,
+           variant: str = "standard") -> tuple[Net, Adversary]:
+    """A sealed game with seat `seat` sending what the adversary `rule` decides, run to quiet."""
+    net = SealedNet(players, seed=seed, settings=sealed(players, rounds, variant))
+    adv = Adversary(net, seat, rule)
+    net.start()
+    net.run()
+    return net, adv
+
+
+def play_instead(turn: int, choose: Callable[[Adversary], tuple[int, int]]):
+    """An adversary rule committing to, and revealing, (card, position) = choose(adv) at `turn` of round 0.
+
+    The commitment is honest (it binds exactly what is revealed): only the play itself is a lie.
+    """
+
+    def rule(adv: Adversary, env: Envelope, body: dict) -> None:
+        if env.kind == "PLAY_COMMIT" and (env.body["round"], env.body["turn"]) == (0, turn):
+            card, position = choose(adv)
+            nonce = bytes([turn + 1]) * NONCE_SIZE
+            adv.state["play"] = (card, position, nonce)
+            body["commit"] = commitment("play", adv.net.game_id, 0, turn, adv.seat, sealed_value(card, position),
+                                        nonce)
+        elif env.kind == "PLAY_REVEAL" and (env.body["round"], env.body["turn"]) == (0, turn):
+            body["card"], body["position"], body["nonce"] = adv.state["play"]
+            adv.fired = True
+
+    return rule
+
+
+# ----------------------------------------------------------------- silent seats and votes
+
+
+def silence(net: Net, seat: int, stop: Callable[[Envelope], bool], *, deaf: bool = True) -> dict[str, bool]:
+    """From the first message of its own for which stop(env) holds, seat `seat` sends nothing at all (it crashed).
+
+    With `deaf`, its session also takes in nothing from then on (a crashed process hears nothing either).
+    """
+    peer = net.identities[seat].peer
+    session = net.sessions[peer]
+    state = {"stopped": False}
+    hear = session.receive
+
+    def receive(wire: bytes, via: bytes | None = None) -> list:
+        return [] if deaf and state["stopped"] else hear(wire, via)
+
+    def tamper(_peer: bytes, out: Outgoing) -> list[tuple[bytes, bytes]]:
+        env = open_envelope(out.wire)
+        if not state["stopped"] and env.sender == peer and stop(env):
+            state["stopped"] = True
+        if state["stopped"]:
+            return []
+        return [(to, out.wire) for to in net.targets(peer, out)]
+
+    session.receive = receive  # type: ignore[method-assign]
+    net.tamper[peer] = tamper
+    return state
+
+
+def vote_out(net: Net, seat: int) -> None:
+    """Every other seat waiting for `seat` votes to drop it (what the timer does on a real network); run to quiet."""
+    for voter, ident in enumerate(net.identities):
+        session = net.sessions[ident.peer]
+        if voter != seat and seat in session.waiting_for():
+            try:
+                net.handle(ident.peer, session.drop(seat))
+            except LocalError:
+                pass  # it joined the vote already
+    net.run()
+
+
+__all__ = [
+    "Cheat", "SealedNet", "accepted", "assert_caught", "attack", "change_field", "cheat", "deal_state", "keys_body",
+    "label", "play_instead", "sealed", "secrets_of", "silence", "swap_into_hand", "turns_resolved", "vote_out",
+]
