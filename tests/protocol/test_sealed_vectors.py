@@ -1,0 +1,465 @@
+"""protocol.md section 17: the sealed deal's vectors, checked against the code and against a re-implementation.
+
+The vectors are read from the fenced blocks labelled ```json sealed-…``` in
+protocol.md (found the way tests/engine/test_protocol_vectors.py finds
+its blocks). Each is checked twice: against p2pnimmt (sealed_group.py,
+sealed.py, sealed_deal.py, commitments.py), and against the `ref_*`
+functions below, written from the prose of protocol.md alone: the
+hash-to-curve, the on-curve test (Euler's criterion), clamping, the key
+pair's rejection method, the section 3.1 shuffle, a Montgomery-ladder
+X25519 (RFC 7748) in Python integers, the layout, the unlock and the
+commitments with a hand-built msgpack context. Where the ladder would be
+slow (whole decks) the X25519 comes from `cryptography`, itself checked
+against the ladder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+
+from p2pnimmt.engine import deck
+from p2pnimmt.protocol import sealed_group as g
+from p2pnimmt.protocol.codec import encode
+from p2pnimmt.protocol.commitments import commitment
+from p2pnimmt.protocol.messages import FIELDS, OPTIONAL, BodyError, check_body
+from p2pnimmt.protocol.sealed import (
+    Layout,
+    RoundSecrets,
+    audit,
+    deck_order,
+    initial_deck,
+    open_hand,
+    open_public,
+    open_values,
+    permutation,
+    shuffle_step,
+    simulate_deal,
+)
+from p2pnimmt.protocol.sealed_deal import key_value, sealed_value
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = (ROOT / "protocol.md").read_text(encoding="utf-8")
+FENCE = re.compile(r"^```json ([\w-]+)[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
+
+
+def load_blocks() -> dict[str, object]:
+    blocks: dict[str, object] = {}
+    for match in FENCE.finditer(DOC):
+        name = match.group(1)
+        assert name not in blocks, f"protocol.md has two ```json {name} blocks"
+        blocks[name] = json.loads(match.group(2))
+    return blocks
+
+
+BLOCKS = load_blocks()
+ENC = BLOCKS["sealed-encodings"]
+KEY = BLOCKS["sealed-key-pair"]
+STEP = BLOCKS["sealed-shuffle-step"]
+DEAL = BLOCKS["sealed-deal"]
+COMMITS = BLOCKS["sealed-commitments"]
+h = bytes.fromhex
+
+
+def digest(values) -> str:
+    return hashlib.sha256(b"".join(values)).hexdigest()
+
+
+# --------------------------------------------------------------------------- the reference, from the prose of 17
+
+REF_P = 2**255 - 19
+REF_A = 486662
+REF_L = 2**252 + 27742317777372353535851937790883648493
+REF_LOW_ORDER = {
+    0,
+    1,
+    REF_P - 1,
+    325606250916557431795983626356110631294008115727848805560023387167927233504,
+    39382357235489614581723060781553021112529911719440698176882885853963445705823,
+}
+
+
+def ref_clamp(b: bytes) -> bytes:
+    """Byte 0: bits 0, 1, 2 clear; byte 31: bit 7 clear, bit 6 set."""
+    assert len(b) == 32
+    out = bytearray(b)
+    out[0] &= 0b11111000
+    out[31] &= 0b01111111
+    out[31] |= 0b01000000
+    return bytes(out)
+
+
+def ref_on_curve(u: int) -> bool:
+    """u^3 + A u^2 + u is a non-zero square mod p (Euler's criterion)."""
+    f = (u * u * u + REF_A * u * u + u) % REF_P
+    return f != 0 and pow(f, (REF_P - 1) // 2, REF_P) == 1
+
+
+def ref_valid_point(b: bytes) -> bool:
+    if len(b) != 32:
+        return False
+    u = int.from_bytes(b, "little")
+    return u < REF_P and u not in REF_LOW_ORDER and ref_on_curve(u)
+
+
+def ref_x25519(k: bytes, u: bytes) -> bytes:
+    """RFC 7748 section 5: decodeScalar25519, decodeUCoordinate, the Montgomery ladder, encodeUCoordinate."""
+    scalar = int.from_bytes(ref_clamp(k), "little")
+    x1 = int.from_bytes(u, "little") & ((1 << 255) - 1)
+    x2, z2, x3, z3, swap = 1, 0, x1, 1, 0
+    for t in reversed(range(255)):
+        bit = (scalar >> t) & 1
+        swap ^= bit
+        if swap:
+            x2, x3, z2, z3 = x3, x2, z3, z2
+        swap = bit
+        a, b = x2 + z2, x2 - z2
+        aa, bb = a * a % REF_P, b * b % REF_P
+        e = (aa - bb) % REF_P
+        c, d = x3 + z3, x3 - z3
+        da, cb = d * a % REF_P, c * b % REF_P
+        x3, z3 = (da + cb) ** 2 % REF_P, x1 * (da - cb) ** 2 % REF_P
+        x2, z2 = aa * bb % REF_P, e * (aa + 121665 * e) % REF_P
+    if swap:
+        x2, z2 = x3, z3
+    return (x2 * pow(z2, REF_P - 2, REF_P) % REF_P).to_bytes(32, "little")
+
+
+def lib_x25519(k: bytes, u: bytes) -> bytes:
+    return X25519PrivateKey.from_private_bytes(k).exchange(X25519PublicKey.from_public_bytes(u))
+
+
+REF_S0 = ref_clamp(hashlib.sha256("p2pnimmt/sealed/s0/v1".encode("ascii")).digest())
+
+
+def ref_candidates(card: int):
+    """(counter, u) for counter = 0, 1, 2, ...: u = SHA-512(tag || u16(card) || u32(counter)) as LE int mod p."""
+    counter = 0
+    while True:
+        digest_ = hashlib.sha512("p2pnimmt/sealed/card/v1".encode("ascii") + card.to_bytes(2, "big")
+                                 + counter.to_bytes(4, "big")).digest()
+        yield counter, int.from_bytes(digest_, "little") % REF_P
+        counter += 1
+
+
+def ref_hash_to_curve(card: int) -> tuple[int, bytes]:
+    for counter, u in ref_candidates(card):
+        if ref_on_curve(u) and u not in REF_LOW_ORDER:
+            return counter, u.to_bytes(32, "little")
+    raise AssertionError("unreachable")
+
+
+def ref_encoding(card: int, x25519=lib_x25519) -> bytes:
+    return x25519(REF_S0, ref_hash_to_curve(card)[1])
+
+
+def ref_inverse(e: bytes) -> bytes | None:
+    """Steps 2-4 of 17.3: the clamped d with d*e = 1 mod l, or None (draw again)."""
+    x = pow(int.from_bytes(e, "little"), -1, REF_L)
+    t = (x - 2**254) * pow(8, -1, REF_L) % REF_L
+    return (2**254 + 8 * t).to_bytes(32, "little") if t < 2**251 else None
+
+
+def ref_key_pair(draws):
+    for b in draws:
+        e = ref_clamp(b)
+        d = ref_inverse(e)
+        if d is not None:
+            return e, d
+    raise AssertionError("no usable draw")
+
+
+def ref_shuffle(seed: bytes, items: list) -> list:
+    """Section 3.1: SHA-256(TAG || seed || u64 counter) words, rejection sampling, Fisher-Yates from the top."""
+    def words():
+        counter = 0
+        while True:
+            block = hashlib.sha256(b"p2pnimmt/shuffle/v1" + seed + counter.to_bytes(8, "big")).digest()
+            for k in range(0, 32, 4):
+                yield int.from_bytes(block[k:k + 4], "big")
+            counter += 1
+
+    stream = words()
+    items = list(items)
+    for i in range(len(items) - 1, 0, -1):
+        m = i + 1
+        limit = 2**32 - 2**32 % m
+        while (x := next(stream)) >= limit:
+            pass
+        j = x % m
+        items[i], items[j] = items[j], items[i]
+    return items
+
+
+def ref_shuffle_step(e: bytes, seed: bytes, previous: list[bytes], x25519=lib_x25519) -> list[bytes]:
+    pi = ref_shuffle(seed, list(range(len(previous))))
+    return [x25519(e, previous[pi[j]]) for j in range(len(previous))]
+
+
+def ref_hand(players: int, seat: int) -> list[int]:
+    return list(range(10 * seat, 10 * seat + 10))
+
+
+def ref_unlock_positions(players: int, seat: int) -> list[int]:
+    return [p for p in range(10 * players + 4) if p not in ref_hand(players, seat)]
+
+
+def ref_msgpack_context(purpose: str, game: bytes, round_: int, turn: int, seat: int) -> bytes:
+    """msgpack [str, bin(16), int, int, int] for small values: fixarray, fixstr, bin 8, positive fixints."""
+    assert len(purpose) < 32 and len(game) == 16 and all(0 <= x < 128 for x in (round_, turn, seat))
+    return (bytes([0x95, 0xA0 | len(purpose)]) + purpose.encode() + bytes([0xC4, len(game)]) + game
+            + bytes([round_, turn, seat]))
+
+
+def ref_commitment(purpose: str, game: bytes, round_: int, turn: int, seat: int, value: bytes, nonce: bytes) -> bytes:
+    context = ref_msgpack_context(purpose, game, round_, turn, seat)
+    return hashlib.sha256(b"p2pnimmt/commit/v1" + len(context).to_bytes(2, "big") + context
+                          + len(value).to_bytes(2, "big") + value + nonce).digest()
+
+
+# --------------------------------------------------------------------------- the blocks and the prose
+
+
+def test_the_blocks_are_there_and_named_once() -> None:
+    assert {"sealed-encodings", "sealed-key-pair", "sealed-shuffle-step", "sealed-deal",
+            "sealed-commitments"} <= set(BLOCKS)
+    assert "## 17. Sealed deal" in DOC
+
+
+def test_the_prose_names_the_constants_of_the_code() -> None:
+    assert g.P == REF_P and g.A == REF_A and g.L == REF_L and g.LOW_ORDER == REF_LOW_ORDER
+    for n in REF_LOW_ORDER - {0, 1, REF_P - 1}:
+        assert str(n) in DOC
+    assert "2^252 + 27742317777372353535851937790883648493" in DOC
+    assert "486662" in DOC and "2^255 − 19" in DOC
+    for tag, size, words in ((g.S0_TAG, 21, "the 21 ASCII bytes"), (g.CARD_TAG, 23, "the 23-byte ASCII")):
+        assert f'"{tag.decode()}"' in DOC and len(tag) == size and words in " ".join(DOC.split())
+    for code in ("sealed-shuffle", "sealed-unlock", "sealed-key", "sealed-play", "sealed-false-alarm",
+                 "sealed-audit"):
+        assert f"| `{code}` |" in DOC, code
+
+
+def test_the_message_fields_are_those_of_the_table() -> None:
+    assert set(FIELDS["SEALED_SHUFFLE"]) == {"round", "deck", "commit"}
+    assert set(FIELDS["SEALED_UNLOCK"]) == {"round", "values"}
+    assert set(FIELDS["SEALED_KEYS"]) == {"round", "key", "seed", "nonce", "alarm"}
+    assert set(OPTIONAL["PLAY_REVEAL"]) == {"position"}
+    for kind in ("SEALED_SHUFFLE", "SEALED_UNLOCK", "SEALED_KEYS"):
+        assert f"| `{kind}` |" in DOC
+    point = bytes(32)
+    check_body("SEALED_UNLOCK", {"round": 0, "values": [point] * 104})
+    for bad in ([], [point] * 105, [point[:31]]):
+        with pytest.raises(BodyError):
+            check_body("SEALED_UNLOCK", {"round": 0, "values": bad})
+    reveal = {"round": 0, "turn": 0, "card": 5, "nonce": bytes(32), "commits": bytes(32)}
+    check_body("PLAY_REVEAL", reveal)
+    check_body("PLAY_REVEAL", {**reveal, "position": 103})
+    with pytest.raises(BodyError):
+        check_body("PLAY_REVEAL", {**reveal, "position": 104})
+
+
+# --------------------------------------------------------------------------- 17.1, 17.2: group and encodings
+
+
+def test_the_reference_ladder_is_x25519() -> None:
+    for k in (1, 2, 55, 104):
+        u = ref_hash_to_curve(k)[1]
+        assert ref_x25519(g.S0, u) == lib_x25519(g.S0, u) == g.apply(g.S0, u)
+    assert ref_x25519(h(KEY["e"]), h(STEP["output"][0])) == lib_x25519(h(KEY["e"]), h(STEP["output"][0]))
+
+
+def test_s0_and_clamping() -> None:
+    assert ENC["s0_tag"].encode() == g.S0_TAG and ENC["card_tag"].encode() == g.CARD_TAG
+    assert REF_S0.hex() == g.S0.hex() == ENC["s0"]
+    n = int.from_bytes(REF_S0, "little")
+    assert n % 8 == 0 and 2**254 <= n < 2**255
+    for b in (bytes(32), b"\xff" * 32, bytes(range(32))):
+        assert ref_clamp(b) == g.clamp(b) and g.is_clamped(ref_clamp(b))
+
+
+@pytest.mark.parametrize("card", sorted(ENC["cards"], key=int))
+def test_card_encoding(card: str) -> None:
+    v = ENC["cards"][card]
+    k = int(card)
+    counter, u = g.hash_to_curve(k)
+    assert (counter, u.hex()) == (v["counter"], v["u"])
+    assert g.encoding(k).hex() == v["encoding"]
+    # From the prose: every earlier counter gives a u off the curve (or low-order), this one a u on it.
+    ref_counter, ref_u = ref_hash_to_curve(k)
+    assert (ref_counter, ref_u.hex()) == (v["counter"], v["u"])
+    for c, cand in ref_candidates(k):
+        if c == ref_counter:
+            assert cand == int.from_bytes(ref_u, "little") and ref_on_curve(cand)
+            break
+        assert not ref_on_curve(cand) or cand in REF_LOW_ORDER
+        assert not g.on_curve(cand) or cand in g.LOW_ORDER
+    assert ref_x25519(REF_S0, ref_u).hex() == v["encoding"]
+    assert ref_valid_point(h(v["encoding"])) and g.point_error(h(v["encoding"])) is None
+    assert g.card_of(h(v["encoding"])) == k
+
+
+def test_all_encodings() -> None:
+    assert digest(g.encodings()[1:]) == ENC["all_digest"]
+    ref = [ref_encoding(k) for k in range(1, 105)]
+    assert digest(ref) == ENC["all_digest"]
+    assert len(set(ref)) == 104 and bytes(32) not in ref and all(ref_valid_point(c) for c in ref)
+
+
+def test_on_curve_agrees_with_euler() -> None:
+    for k in range(1, 30):
+        for _c, u in zip(range(6), ref_candidates(k)):
+            assert g.on_curve(u[1]) == ref_on_curve(u[1])
+    assert not any(ref_valid_point(x.to_bytes(32, "little")) for x in REF_LOW_ORDER)
+    assert not ref_valid_point(REF_P.to_bytes(32, "little"))
+
+
+# --------------------------------------------------------------------------- 17.3: key pairs
+
+
+def test_key_pair_by_the_rejection_method() -> None:
+    draws = [h(x) for x in KEY["draws"]]
+    assert ref_inverse(ref_clamp(draws[0])) is None  # the first draw is rejected
+    e, d = ref_key_pair(draws)
+    assert (e.hex(), d.hex()) == (KEY["e"], KEY["d"])
+    queue = list(draws)
+    pair = g.new_key_pair(lambda n: queue.pop(0))
+    assert (pair.e.hex(), pair.d.hex()) == (KEY["e"], KEY["d"]) and not queue
+    assert g.key_pair_from(h(KEY["e"])).d.hex() == KEY["d"]
+    with pytest.raises(ValueError, match="no clamped inverse"):
+        g.key_pair_from(ref_clamp(draws[0]))
+    ei, di = int.from_bytes(e, "little"), int.from_bytes(d, "little")
+    assert ei * di % REF_L == 1 and g.is_clamped(e) and g.is_clamped(d)
+    c = h(ENC["cards"]["55"]["encoding"])
+    assert ref_x25519(d, ref_x25519(e, c)) == c == g.apply(pair.d, g.apply(pair.e, c))
+
+
+# --------------------------------------------------------------------------- 17.4: one shuffle step
+
+
+def test_shuffle_step() -> None:
+    e, seed = h(STEP["e"]), h(STEP["seed"])
+    d0 = [h(ENC["cards"][str(k)]["encoding"]) for k in STEP["cards"]]
+    assert d0 == initial_deck(STEP["cards"])
+    assert list(permutation(seed, len(d0))) == STEP["permutation"] == ref_shuffle(seed, list(range(len(d0))))
+    assert [x.hex() for x in shuffle_step(e, seed, d0)] == STEP["output"]
+    assert [x.hex() for x in ref_shuffle_step(e, seed, d0, ref_x25519)] == STEP["output"]
+    # The key's inverse opens the output to the cards, moved as the permutation says.
+    assert open_values(h(KEY["d"]), [h(x) for x in STEP["output"]]) == [STEP["cards"][j] for j in STEP["permutation"]]
+
+
+# --------------------------------------------------------------------------- 17.5: a whole deal
+
+
+def test_the_deal_vector_with_the_code() -> None:
+    v = DEAL
+    cards = list(deck(v["variant"], v["players"]))
+    assert cards == v["cards"]
+    layout = Layout(v["players"], len(cards))
+    secrets = {i: RoundSecrets(g.key_pair_from(h(s["e"])), h(s["seed"])) for i, s in enumerate(v["seats"])}
+    assert [secrets[i].key.d.hex() for i in secrets] == [s["d"] for s in v["seats"]]
+    assert digest(initial_deck(cards)) == v["d0_digest"]
+    record = simulate_deal(cards, v["players"], secrets)
+    for i, want in enumerate(v["shuffles"]):
+        assert list(permutation(secrets[i].seed, len(cards))) == want["permutation"]
+        assert (record.shuffles[i][0].hex(), digest(record.shuffles[i])) == (want["first"], want["digest"])
+    for i, want in enumerate(v["unlocks"]):
+        assert list(layout.unlocked_by(i)) == want["positions"]
+        assert (record.unlocks[i][0].hex(), digest(record.unlocks[i])) == (want["first"], want["digest"])
+    assert digest(record.final) == v["final_digest"]
+    assert list(deck_order(cards, [secrets[i].seed for i in sorted(secrets)])) == v["order"]
+    assert [open_hand(layout, i, secrets[i].key.d, record.final) for i in sorted(secrets)] == v["hands"]
+    public = open_public(layout, tuple(sorted(secrets)), record.final)
+    assert [public[p] for p in layout.rows] == v["rows"]
+    plays = [(s, v["order"][p], p) for t in range(10) for s in (0, 1) for p in (10 * s + t,)]
+    keys = {i: (secrets[i].key.e, secrets[i].seed) for i in secrets}
+    assert audit(cards, v["players"], (0, 1), record.shuffles, record.unlocks, keys, plays) is None
+
+
+def test_the_deal_vector_from_the_prose() -> None:
+    v = DEAL
+    n, cards = v["players"], v["cards"]
+    m = 10 * n + 4
+    previous = [ref_encoding(k) for k in cards]
+    assert digest(previous) == v["d0_digest"]
+    order = list(cards)
+    for s, want in zip(v["seats"], v["shuffles"]):
+        e, seed = h(s["e"]), h(s["seed"])
+        assert ref_inverse(e).hex() == s["d"]
+        pi = ref_shuffle(seed, list(range(len(previous))))
+        assert pi == want["permutation"]
+        previous = ref_shuffle_step(e, seed, previous)
+        assert all(ref_valid_point(x) for x in previous) and len(set(previous)) == len(previous)
+        assert (previous[0].hex(), digest(previous)) == (want["first"], want["digest"])
+        order = [order[j] for j in pi]
+    assert order == v["order"]
+    current = previous[:m]
+    for seat, (s, want) in enumerate(zip(v["seats"], v["unlocks"])):
+        positions = ref_unlock_positions(n, seat)
+        assert positions == want["positions"] and len(positions) == m - 10
+        values = [lib_x25519(h(s["d"]), current[p]) for p in positions]
+        assert (values[0].hex(), digest(values)) == (want["first"], want["digest"])
+        for p, x in zip(positions, values):
+            current[p] = x
+        assert len(set(current)) == m
+    assert digest(current) == v["final_digest"]
+    table = {ref_encoding(k): k for k in cards}
+    rows = [table[current[p]] for p in range(10 * n, m)]  # row positions hold public encodings
+    assert rows == v["rows"] == order[10 * n:m]
+    for seat, s in enumerate(v["seats"]):
+        hand = [current[p] for p in ref_hand(n, seat)]
+        assert not any(x in table for x in hand)  # still under the owner's layer
+        assert [table[lib_x25519(h(s["d"]), x)] for x in hand] == v["hands"][seat] == order[10 * seat:10 * seat + 10]
+    # The tables of 3.2: the rows start sorted; hands are sets.
+    assert sorted(v["rows"]) == [5, 6, 9, 10]
+
+
+def test_the_vectors_agree_with_each_other_and_with_the_benchmark() -> None:
+    assert DEAL["seats"][0]["e"] == KEY["e"] == STEP["e"] and DEAL["seats"][0]["seed"] == STEP["seed"]
+    # Seat 0's hand position 0 holds card 2 under seat 0's key alone: the same value as in the small step.
+    assert DEAL["order"][0] == 2 and DEAL["unlocks"][1]["first"] == STEP["output"][0]
+    path = ROOT / "benchmarks" / "sealed_bench.py"
+    spec = importlib.util.spec_from_file_location("sealed_bench", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    printed = bench.vectors()
+    assert printed["s0"] == ENC["s0"] and printed["key_pair"]["draws"] == KEY["draws"]
+    assert (printed["key_pair"]["e"], printed["key_pair"]["d"]) == (KEY["e"], KEY["d"])
+    assert printed["shuffle_step"]["output"] == STEP["output"]
+    assert printed["shuffle_step"]["permutation"] == STEP["permutation"]
+    for k, v in printed["card_encodings"].items():
+        assert ENC["cards"].get(k, v) == v
+
+
+# --------------------------------------------------------------------------- 17.6: commitments
+
+
+def test_sealed_commitment() -> None:
+    v = COMMITS["sealed"]
+    game, nonce, key, seed = h(v["game_id"]), h(v["nonce"]), h(v["key"]), h(v["seed"])
+    assert encode(["sealed", game, v["round"], 0, v["seat"]]).hex() == v["context"]
+    assert ref_msgpack_context("sealed", game, v["round"], 0, v["seat"]).hex() == v["context"]
+    assert key_value(RoundSecrets(g.key_pair_from(key), seed)).hex() == v["value"] == (key + seed).hex()
+    got = commitment("sealed", game, v["round"], 0, v["seat"], key + seed, nonce)
+    assert got.hex() == v["commitment"]
+    assert ref_commitment("sealed", game, v["round"], 0, v["seat"], key + seed, nonce).hex() == v["commitment"]
+
+
+def test_sealed_play_commitment() -> None:
+    v = COMMITS["play"]
+    game, nonce = h(v["game_id"]), h(v["nonce"])
+    value = sealed_value(v["card"], v["position"])
+    assert value.hex() == v["value"] == bytes([v["card"], v["position"]]).hex()
+    assert encode(["play", game, v["round"], v["turn"], v["seat"]]).hex() == v["context"]
+    assert ref_msgpack_context("play", game, v["round"], v["turn"], v["seat"]).hex() == v["context"]
+    got = commitment("play", game, v["round"], v["turn"], v["seat"], value, nonce)
+    assert got.hex() == v["commitment"]
+    assert ref_commitment("play", game, v["round"], v["turn"], v["seat"], value, nonce).hex() == v["commitment"]
+    # The open deal's commitment of the same card (section 16) differs: the position is bound too.
+    assert got != commitment("play", game, v["round"], v["turn"], v["seat"], bytes([v["card"]]), nonce)
+    assert got != commitment("play", game, v["round"], v["turn"], v["seat"], sealed_value(v["card"], 18), nonce)
