@@ -110,9 +110,9 @@ class Game:
         return rnd
 
     def void_round(self) -> tuple[int, ...]:
-        """End the round in progress without scoring it: it counts as played, with no bull heads for anyone."""
-        if self.round is None and self.draft is None:
-            raise ValueError("no round in progress")
+        """End the round in progress (or its deal) unscored: it counts as played, with no bull heads for anyone."""
+        if self.over:
+            raise ValueError("the game is over")
         taken = (0,) * self.settings.players
         self.history.append(taken)
         self.round = None

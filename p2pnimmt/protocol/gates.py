@@ -229,10 +229,11 @@ class Gates:
                         f"{self._who(env.sender)} sent two {kind} messages for the same step", (slot[seat].wire, env.wire))
             return
         slot[seat] = env
-        if kind == "SEALED_KEYS" and body["alarm"] and seat in self.slot("PLAY_COMMIT", key[1], 0):
-            self._fatal(env.sender, "unexpected", f"{self._who(env.sender)} raised a sealed-deal alarm after "
-                        f"playing in round {key[1] + 1}: an alarm comes before the first play", (env.wire,))
-            return
+        if kind == "SEALED_KEYS" and body["alarm"]:
+            # The round stops before the first turn the alarm's sender has not revealed: its chain fixes that
+            # turn identically for every receiver, whenever the alarm arrives.
+            self._marks[("alarm-turn", key[1], seat)] = sum(
+                seat in self.slot("PLAY_REVEAL", key[1], t) for t in range(HAND_SIZE))
         if kind == "PLAY_COMMIT":
             self._emit(Committed(seat, key[1], key[2]))
         if kind != "START_ACK":

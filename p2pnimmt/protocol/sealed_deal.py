@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..engine import Round
+from ..engine import HAND_SIZE, Round
 from .commitments import NONCE_SIZE, commitment
 from .deal import Deal
 from .sealed import (
@@ -77,6 +77,7 @@ class SealedRound:
     unlocked: list[int] = field(default_factory=list)
     dealt: bool = False
     broken: str = ""  # why everyone audits now (public cards that do not open, a card revealed twice)
+    broken_turn: int = HAND_SIZE  # the audit covers the plays of the turns before this one
     known: dict[int, dict[int, int]] = field(default_factory=dict)  # seat -> card -> position, hands we can see
     used: dict[int, set[int]] = field(default_factory=dict)  # seat -> positions played
     plays: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, card, position), in play order
@@ -142,6 +143,9 @@ class SealedDeal(Deal):
     def _shuffle(self, session: Session, r: int, st: SealedRound) -> bool:
         shuffles = session.slot("SEALED_SHUFFLE", r)
         active = session.active_at(r, SHUFFLE_STEP)
+        if any(s not in active for s in st.shufflers):
+            # Dropped after we took its shuffle (our own, if the others dropped us): the deal goes on without it.
+            st.shufflers, st.previous = [], initial_deck(st.cards)
         for seat in active:
             if seat in st.shufflers:
                 continue
@@ -194,7 +198,7 @@ class SealedDeal(Deal):
         layout = st.layout
         public = open_public(layout, st.seats, st.current)
         if None in public.values():
-            st.broken = "a public card of the deal opens to no card"
+            st.broken, st.broken_turn = "a public card of the deal opens to no card", 0
             return None
         hands: list[list[int] | None] = [None] * session.players
         for seat in range(session.players):
@@ -252,6 +256,13 @@ class SealedDeal(Deal):
             return f"played from position {position}, which is " + ("a row's" if owner is None else f"seat {owner}'s")
         if position in st.used.get(seat, ()) or any(p == position for _s, _c, p in st.pending):
             return f"played from position {position} a second time"
+        mine = rnd.hands[session.seat] if session.seat is not None and session.seat in st.known else ()
+        if seat != session.seat and card in mine:
+            # Only we can see that this card is ours: make everyone reveal keys, and the audit names the cheat.
+            if session.seat not in session.slot("SEALED_KEYS", session.round):
+                self._send_keys(session, session.round, alarm=True)
+            st.pending.append((seat, card, position))
+            return None
         known = st.known.get(seat)
         if known is not None:
             if known.get(card) != position:
@@ -262,6 +273,7 @@ class SealedDeal(Deal):
             except ValueError as exc:
                 if any(c == card for _s, c, _p in st.pending):
                     st.broken = f"card {card} was revealed twice in one turn"  # the audit tells whose it is
+                    st.broken_turn = session.turn + 1
                 else:
                     return f"played {card}: {exc}"
         st.pending.append((seat, card, position))
@@ -323,7 +335,16 @@ class SealedDeal(Deal):
                 return False
             revealed[seat] = (body["key"], body["seed"])
         unlocks = session.slot("SEALED_UNLOCK", r)
-        plays = st.plays + st.pending
+        alarms = [s for s in st.seats if keys[s].body["alarm"]]
+        stop = min([session._mark(("alarm-turn", r, s)) for s in alarms] + [st.broken_turn])
+        plays = []  # every seat's reveals of the turns before the stop, from the slots: the same on every node
+        for t in range(stop):
+            reveals = session.slot("PLAY_REVEAL", r, t)
+            for seat in st.seats:
+                if seat not in reveals:
+                    return False  # the turn is not complete here yet; it will be
+                body = reveals[seat].body
+                plays.append((seat, body["card"], body.get("position")))
         fault = audit(st.cards, session.players, st.seats, {s: shuffles[s].body["deck"] for s in st.seats},
                       {s: unlocks[s].body["values"] for s in st.seats if s in unlocks}, revealed, plays,
                       trusted=session.seat)
@@ -332,7 +353,6 @@ class SealedDeal(Deal):
             self._fault(session, fault.seat, f"sealed-{fault.step}",
                         f"the audit of round {r + 1}: {fault.reason}", evidence.wire if evidence else keys[fault.seat].wire)
             return False
-        alarms = [s for s in st.seats if keys[s].body["alarm"]]
         if alarms:
             self._fault(session, alarms[0], "sealed-false-alarm",
                         f"said its hand in round {r + 1} did not open, but the audit finds every step right",

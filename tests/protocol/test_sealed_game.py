@@ -16,9 +16,6 @@
 4. Seats that stop during the deal, or before revealing their keys, are
    dropped by vote, and the game goes on without them.
 
-Tests marked xfail(strict=True) expose bugs in p2pnimmt (see their
-reasons): they fail until the bug is fixed, then the marker must go.
-
 Deterministic: pinned entropy and seeded delivery (harness.Net), no clock.
 Cheats run at 4 players, one round (3 for the curious peer's table).
 """
@@ -471,11 +468,6 @@ def test_undealt_card_played_from_its_own_position_is_caught_by_the_round_end_au
     played_out(net, 1)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: only the owner sees it. SealedDeal.check_play (sealed_deal.py) refuses a card that is in a hand "
-    "this node knows, so the seat holding the card aborts alone with 'not-in-hand' while every other peer "
-    "accepts the play and goes on, then waits forever for the seat that aborted; dropping that seat voids "
-    "the round and the cheat is never audited. The owner should make everyone audit (as an alarm does)."))
 def test_card_from_another_players_hand_is_caught_by_everyone() -> None:
     """A modified client plays, at turn 1, the highest card of seat 2's hand from one of its own positions."""
     net = SealedNet(4, settings=sealed(4), seed=1, bots="random")
@@ -657,11 +649,6 @@ def test_seat_that_withholds_its_keys_is_dropped_and_the_round_is_void() -> None
     check_voided_then_dealt_without(net, gone, ROUND_END_STEP)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: voiding a round during the deal crashes. A seat that shuffled and is dropped before the last "
-    "unlock makes SealedDeal.void() return a reason while no Round was dealt yet (Game.start_dealt is only "
-    "called by SealedDeal._open); Session._score_round then calls Game.void_round(), which raises "
-    "ValueError('no round in progress') out of Session.receive at every remaining peer."))
 def test_seat_that_stops_at_its_unlock_is_dropped_and_the_round_is_void() -> None:
     """Seat 2 shuffles, then crashes instead of sending its SEALED_UNLOCK: its layer can never come off, so once
     it is voted out the round is void and round 2 is dealt without it."""
@@ -676,11 +663,6 @@ def test_seat_that_stops_at_its_unlock_is_dropped_and_the_round_is_void() -> Non
     check_voided_then_dealt_without(net, gone, UNLOCK_STEP)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (same cause as the unlock case): the dropped seat's own session, still connected, accepts its own "
-    "SEALED_SHUFFLE and the next seat's, so in its view it shuffled; the votes dropping it make "
-    "SealedDeal.void() return a reason before any Round exists and Game.void_round() raises ValueError "
-    "out of Session.receive."))
 def test_a_seat_dropped_before_its_shuffle_arrived_does_not_crash() -> None:
     """As in the never-shuffles case, but seat 2 is only cut off from sending (it still hears everything):
     being dropped must not crash its session, and the others still finish."""
