@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from ..engine import HAND_SIZE, Round
 from .commitments import NONCE_SIZE, commitment
 from .deal import Deal
+from .events import SeatDropped
 from .sealed import (
     Layout,
     RoundSecrets,
@@ -83,6 +84,7 @@ class SealedRound:
     plays: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, card, position), in play order
     pending: list[tuple[int, int, int]] = field(default_factory=list)  # this turn's plays, until it resolves
     settled: bool = False
+    caught: str = ""  # the audit's verdict against a seat (the round is void)
 
 
 class SealedDeal(Deal):
@@ -249,6 +251,8 @@ class SealedDeal(Deal):
         st = self.rounds[session.round]
         rnd = session.game.round
         position = body["position"]
+        if card not in st.cards:
+            return f"played {card}, which is not in this game's deck"
         if position >= st.layout.dealt:
             return f"played from position {position}, which was not dealt (0..{st.layout.dealt - 1})"
         owner = st.layout.owner(position)
@@ -330,14 +334,13 @@ class SealedDeal(Deal):
             body = keys[seat].body
             value = body["key"] + body["seed"]
             if commitment("sealed", session.game_id, r, 0, seat, value, body["nonce"]) != shuffles[seat].body["commit"]:
-                self._fault(session, seat, "sealed-key",
-                            f"revealed a key for round {r + 1} that does not match its commitment", keys[seat].wire)
-                return False
+                return self._caught(session, st, seat, "sealed-key",
+                                    "revealed a key that does not match its commitment", keys[seat].wire)
             revealed[seat] = (body["key"], body["seed"])
         unlocks = session.slot("SEALED_UNLOCK", r)
         alarms = [s for s in st.seats if keys[s].body["alarm"]]
         stop = min([session._mark(("alarm-turn", r, s)) for s in alarms] + [st.broken_turn])
-        plays = []  # every seat's reveals of the turns before the stop, from the slots: the same on every node
+        plays, wires = [], {}  # every seat's reveals of the turns before the stop, from the slots: alike everywhere
         for t in range(stop):
             reveals = session.slot("PLAY_REVEAL", r, t)
             for seat in st.seats:
@@ -345,28 +348,46 @@ class SealedDeal(Deal):
                     return False  # the turn is not complete here yet; it will be
                 body = reveals[seat].body
                 plays.append((seat, body["card"], body.get("position")))
+                wires.setdefault((seat, body.get("position")), reveals[seat].wire)
         fault = audit(st.cards, session.players, st.seats, {s: shuffles[s].body["deck"] for s in st.seats},
                       {s: unlocks[s].body["values"] for s in st.seats if s in unlocks}, revealed, plays,
                       trusted=session.seat)
         if fault is not None:
-            evidence = {"shuffle": shuffles, "unlock": unlocks}.get(fault.step, keys).get(fault.seat)
-            self._fault(session, fault.seat, f"sealed-{fault.step}",
-                        f"the audit of round {r + 1}: {fault.reason}", evidence.wire if evidence else keys[fault.seat].wire)
-            return False
+            if fault.step == "play":
+                evidence = wires.get((fault.seat, fault.index)) or keys[fault.seat].wire
+            else:
+                evidence = {"shuffle": shuffles, "unlock": unlocks}.get(fault.step, keys).get(fault.seat)
+                evidence = evidence.wire if evidence else keys[fault.seat].wire
+            return self._caught(session, st, fault.seat, f"sealed-{fault.step}", fault.reason, evidence)
         if alarms:
-            self._fault(session, alarms[0], "sealed-false-alarm",
-                        f"said its hand in round {r + 1} did not open, but the audit finds every step right",
-                        keys[alarms[0]].wire)
-            return False
-        if st.broken:
-            self._fault(session, st.seats[0], "sealed-audit",
-                        f"{st.broken}, yet the audit finds every step right", keys[st.seats[0]].wire)
-            return False
+            return self._caught(session, st, alarms[0], "sealed-false-alarm",
+                                "said its hand did not open, but the audit finds every step right",
+                                keys[alarms[0]].wire)
+        if st.broken:  # not reachable: a broken deal always has a wrong step
+            return self._caught(session, st, st.seats[0], "sealed-audit",
+                                f"{st.broken}, yet the audit finds every step right", keys[st.seats[0]].wire)
         st.settled = True
         return True
 
+    def _caught(self, session: Session, st: SealedRound, seat: int, code: str, detail: str, wire: bytes) -> bool:
+        """The audit names `seat`: the round is void, and the seat is dropped (the stand-in plays it from now on).
+
+        Every node runs the same audit on the same signed messages, so every node drops the same seat at the
+        same step; the fault (with the message that proves it) goes in the transcript.
+        """
+        r = session.round
+        who = session._who(session.roster[seat])
+        st.caught = f"the audit of round {r + 1} found {who} at fault: {detail}"
+        session._fault(session.roster[seat], code, st.caught, (wire,))
+        session.dropped[seat] = (r, ROUND_END_STEP)
+        session._emit(SeatDropped(seat, r, ROUND_END_STEP))
+        session._again = True
+        return False
+
     def void(self, session: Session) -> str | None:
         st = self.rounds.get(session.round)
+        if st is not None and st.caught:
+            return st.caught
         if st is None or st.settled or st.seats is None:
             return None
         gone = [s for s in st.seats if s in session.dropped and session.dropped[s][0] == session.round]

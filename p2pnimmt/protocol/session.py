@@ -122,6 +122,7 @@ class Session(Gates, GameSteps):
         self._turn_state: bytes | None = None
         self._replaying = False
         self._progress: dict[bytes, tuple[int, int]] = {}  # sender -> (round, turn) of its latest message
+        self.voided: dict[int, str] = {}  # round -> why it was void (scored as nothing)
         self.dropped: dict[int, tuple[int, int]] = {}  # seat -> (round, step) from which the stand-in plays it
         self._my_votes: dict[tuple[int, int], int] = {}  # (round, step) -> the seat we voted to drop there
         self._furthest: dict[int, tuple[int, int]] = {}  # seat -> furthest (round, step) it sent a message for

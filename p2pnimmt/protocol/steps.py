@@ -348,6 +348,7 @@ class GameSteps:
         reason = self.deal.void(self)
         if reason is not None:
             penalties = self.game.void_round()
+            self.voided[r] = reason
             self._emit(RoundVoided(r, reason))
         elif self.deal.settle(self, r):
             penalties = self.game.finish_round()

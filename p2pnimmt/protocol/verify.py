@@ -170,6 +170,9 @@ def summary(session: Session, recorder: bytes | None, messages: int) -> str:
         "players: " + ", ".join(names),
     ]
     for r, taken in enumerate(game.history):
+        if r in session.voided:
+            lines.append(f"round {r + 1}: void, nobody scores it: {session.voided[r]}")
+            continue
         lines.append(f"round {r + 1}: " + ", ".join(f"{session.names[i]} {p}" for i, p in enumerate(taken)))
     lines.append("scores: " + ", ".join(f"{session.names[i]} {p}" for i, p in enumerate(game.scores)))
     winners = [session.names[i] for i in game.winners]
