@@ -391,7 +391,12 @@ class SealedDeal(Deal):
         if st is None or st.settled or st.seats is None:
             return None
         gone = [s for s in st.seats if s in session.dropped and session.dropped[s][0] == session.round]
-        if gone:
-            return (f"seat {gone[0]} ({session.names[gone[0]]}) left after it shuffled: its layer cannot be "
-                    f"removed nor its key revealed")
-        return None
+        if not gone:
+            return None
+        seat, step = gone[0], session.dropped[gone[0]][1]
+        what = {SHUFFLE_STEP: "its shuffle", UNLOCK_STEP: "its unlock", ROUND_END_STEP: "its keys"}.get(step, "its card")
+        reason = (f"{session._who(session.roster[seat])} stopped before sending {what} after it shuffled: its "
+                  f"layer cannot be removed nor its key revealed")
+        if session._once(("absent", session.round, seat)):
+            session._fault(session.roster[seat], "absent", reason)  # at fault: it left the deal half done
+        return reason
