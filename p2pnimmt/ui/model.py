@@ -231,7 +231,11 @@ class TableModel:
 
     def _on_Fault(self, session, event: Fault) -> None:
         if not event.fatal:
-            self.message = f"ignored bad data: {event.describe(dict(zip(session.roster, session.names)))}"
+            names = dict(zip(session.roster, session.names))
+            if event.code.startswith("sealed-") or event.code == "absent":  # a verdict on the sealed deal
+                self.message = f"{names.get(event.peer, 'a peer')} is at fault: {event.detail}"
+            else:
+                self.message = f"ignored bad data: {event.describe(names)}"
             self.say(self.message)
 
     def _on_RoundVoided(self, session, event: RoundVoided) -> None:

@@ -97,3 +97,25 @@ def test_the_cards_of_a_turn_are_shown_placed_one_by_one() -> None:
         assert steps[-1] == after and len(steps) == len(placing) + 1
         for (_seat, card, row, _taken), shown in zip(placing, steps[1:]):
             assert shown[row][-1] == card  # each step puts one more card at the end of its row
+
+
+def test_sealed_deal_verdicts_and_void_rounds_are_told_in_words():
+    """The audit's verdict (a non-fatal fault naming the cheat) and a void round reach the log as such, not as
+    'ignored bad data'."""
+    from p2pnimmt.protocol.events import Fault, RoundVoided
+
+    model = TableModel()
+    table = LocalTable(Settings(players=3, max_rounds=1, point_limit=None, deal="sealed"), seed=bytes(32),
+                       on_event=model.update)
+    LocalSeat(table)
+    table.start()
+    session = table.session
+    assert type(session.deal).__name__ == "SealedDeal" and model.asked == "card" and len(model.hand) == 10
+    cheat = session.roster[2]
+    model.update(session, Fault(cheat, "sealed-play", "the audit of round 1 found seat 2 (bot2) at fault: "
+                                "played 7 from position 23, which opens to 9", False))
+    model.update(session, RoundVoided(0, "the audit of round 1 found seat 2 (bot2) at fault"))
+    assert model.log[-2].startswith("bot2 is at fault: the audit of round 1 found seat 2")
+    assert model.log[-1].startswith("Round 1 is void (nobody scores it)")
+    model.update(session, Fault(None, "malformed", "bytes from an unknown peer: junk", False))
+    assert model.log[-1].startswith("ignored bad data")
