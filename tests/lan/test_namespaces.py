@@ -35,6 +35,7 @@ def check_game(procs: dict, transcripts: list[Path], timeout: float = 90) -> tup
         verdict = verdicts[path.name] = verify_transcript(path.read_bytes())
         assert verdict.ok, (path.name, verdict.report())
         assert "scores: " + result in verdict.summary, (path.name, verdict.summary)
+        assert "sealed deal" in verdict.summary, "the LAN games run the default deal, sealed"
     return result, verdicts
 
 
