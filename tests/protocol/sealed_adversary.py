@@ -14,10 +14,17 @@ Three kinds of cheating seat:
   out. Fine for cheats that are refused at once: the session never sees
   its own rewritten messages, so it would not get much further anyway.
 
-`assert_caught` is the verdict every cheat must get: each honest peer
-(the other seats and the spectator) ends "aborted" on one fatal fault
-with the expected code naming the cheat, nobody honest is blamed, and
-each honest transcript fails verify_transcript with that code and culprit.
+Two verdicts, at each honest peer (the other seats and the spectator):
+- `assert_caught`, for a cheat refused at once on receipt: the game ends
+  "aborted" on one fatal fault with the expected code naming the cheat,
+  nobody honest is blamed, and each honest transcript fails
+  verify_transcript with that code and culprit.
+- `assert_audited`, for a cheat found by an audit (at round end, or early
+  after an alarm or a broken deal): one non-fatal fault naming the cheat,
+  the round void (scored as nothing), the cheat dropped at its round end
+  (step 32), and the game goes on to finish "over" without it; each honest
+  transcript verifies and its summary shows the void round and whose fault
+  it was.
 """
 
 from __future__ import annotations
@@ -28,14 +35,17 @@ from typing import Any
 
 from adversary import Adversary, AttackNet
 from harness import Net
+from support import outcome
+from test_drop import vote_out
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.protocol.commitments import NONCE_SIZE, commitment
 from p2pnimmt.protocol.envelope import Envelope, open_envelope
-from p2pnimmt.protocol.events import Fault, GameAborted, GameOver, Outgoing, TurnResolved
+from p2pnimmt.protocol.events import Fault, GameAborted, GameOver, Outgoing, RoundVoided, SeatDropped, TurnResolved
 from p2pnimmt.protocol.sealed import RoundSecrets
 from p2pnimmt.protocol.sealed_deal import SealedDeal, SealedRound, sealed_value
 from p2pnimmt.protocol.session import LocalError, Session
+from p2pnimmt.protocol.steps import ROUND_END_STEP
 from p2pnimmt.protocol.verify import verify_transcript
 
 
@@ -45,18 +55,26 @@ def sealed(players: int, rounds: int = 1, variant: str = "standard") -> Settings
 
 
 class SealedNet(AttackNet):
-    """AttackNet, which also lets a bot's move be refused because an alarm or an audit just ended the round.
+    """AttackNet, which also lets a bot's move be refused because an alarm or an audit just stopped the round.
 
-    One `receive` can emit PlayNeeded and then accept an alarm that sends the round to its audit; the bot's
-    play() is then refused (phase round-end). The real driver (net/node.py, _bot_move) ignores that too.
+    One `receive` can emit PlayNeeded and then accept an alarm that sends the round to its audit (and the audit
+    may void it at once): the bot's move then comes too late (phase round-end) and is refused. The real driver
+    (net/node.py, _bot_move) ignores a LocalError there. Each such refusal is kept in `stale` as (peer, event,
+    exception): the session should refuse with LocalError, but once the round is void session.view() raises
+    the engine's ValueError instead (test_a_bot_move_after_a_void_is_refused_as_a_local_error).
     """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.stale: list[tuple[bytes, object, Exception]] = []
 
     def react(self, peer: bytes, event) -> None:
         try:
             super().react(peer, event)
-        except LocalError:
+        except (LocalError, ValueError) as exc:
             if self.sessions[peer].phase != "round-end":
                 raise
+            self.stale.append((peer, event, exc))
 
 
 # ----------------------------------------------------------------- what sessions know
@@ -97,18 +115,21 @@ def turns_resolved(net: Net, peer: bytes, r: int = 0) -> int:
 # ----------------------------------------------------------------- the verdict
 
 
+def honest_peers(net: Net, seat: int):
+    """(peer, its label, its session, its Fault events) for every peer but seat `seat`: the others and the spectator."""
+    culprit = net.identities[seat].peer
+    for p in net.peers:
+        if p != culprit:
+            yield p, label(net, p), net.sessions[p], net.faults(p)
+
+
 def assert_caught(net: Net, seat: int, code: str | tuple[str, ...]) -> list[Fault]:
     """Every peer but seat `seat` aborted on one fatal fault naming that seat, with the same code (`code`, or
     one of the codes given); nobody honest is blamed; every honest transcript fails verify the same way."""
     culprit = net.identities[seat].peer
     codes = (code,) if isinstance(code, str) else code
     fatal: list[Fault] = []
-    for p in net.peers:
-        if p == culprit:
-            continue
-        who = label(net, p)
-        s = net.sessions[p]
-        faults = net.faults(p)
+    for p, who, s, faults in honest_peers(net, seat):
         assert s.phase == "aborted", (f"{who} is in phase {s.phase} (round {s.round + 1}, turn {s.turn + 1}), "
                                       f"faults {[f.describe() for f in faults]}")
         assert s.fault is not None and s.fault.fatal
@@ -127,6 +148,51 @@ def assert_caught(net: Net, seat: int, code: str | tuple[str, ...]) -> list[Faul
         fatal.append(s.fault)
     assert fatal
     return fatal
+
+
+def assert_audited(net: Net, seat: int, code: str, r: int = 0) -> list[Fault]:
+    """An audit of round r named seat `seat` with `code`: the round is void and the seat dropped, the game went on.
+
+    At every peer but that seat: the game is "over" (no fatal fault, no abort); exactly one fault, non-fatal,
+    with `code`, naming the seat, and no other fault; one RoundVoided for round r whose reason names the seat,
+    and session.voided says the same; the seat dropped at (r, 32) by one SeatDropped; round r scored nothing;
+    a later round was dealt without it (its hand public) and scored; one and the same outcome everywhere; and
+    every transcript verifies, its summary showing round r+1 void through that seat's fault.
+    Returns the faults (one per honest peer).
+    """
+    culprit = net.identities[seat].peer
+    found: list[Fault] = []
+    outcomes = set()
+    for p, who, s, faults in honest_peers(net, seat):
+        described = [f.describe() for f in faults]
+        assert s.phase == "over", f"{who} is in phase {s.phase} (round {s.round + 1}, turn {s.turn + 1}), {described}"
+        assert s.fault is None and not any(isinstance(e, GameAborted) for e in net.events[p]), (who, described)
+        assert len(faults) == 1, f"{who}: {described}"
+        fault = faults[0]
+        assert not fault.fatal and fault.code == code and fault.peer == culprit, f"{who}: {described}"
+        assert list(s.journal.faults) == [fault], who
+        name = f"seat {seat} ({s.names[seat]})"
+        assert fault.detail.startswith(f"the audit of round {r + 1} found {name} at fault: "), fault.detail
+        voided = [e for e in net.events[p] if isinstance(e, RoundVoided)]
+        assert [e.round for e in voided] == [r] and voided[0].reason == fault.detail, (who, voided)
+        assert s.voided == {r: fault.detail}, who
+        assert s.dropped == {seat: (r, ROUND_END_STEP)}, (who, s.dropped)
+        assert [(e.seat, e.round, e.step) for e in net.events[p] if isinstance(e, SeatDropped)] == \
+            [(seat, r, ROUND_END_STEP)], who
+        history = s.game.history
+        assert history[r] == (0,) * s.players and len(history) > r + 1, (who, history)
+        assert all(sum(history[later]) > 0 for later in range(r + 1, len(history))), (who, history)
+        after = deal_state(s, r + 1)  # dealt without the culprit: its hand is public, the stand-in plays it
+        assert seat not in after.seats and after.settled and len(after.known[seat]) == 10, who
+        assert [e for e in net.events[p] if isinstance(e, GameOver)] == [s.result], who
+        outcomes.add(outcome(s))
+        verdict = verify_transcript(bytes(net.transcripts[p]))
+        assert verdict.ok, f"{who}: {verdict.report()}"
+        line = f"round {r + 1}: void, nobody scores it: {fault.detail}"
+        assert line in verdict.summary.splitlines(), verdict.summary  # names the culprit (checked above)
+        found.append(fault)
+    assert len(outcomes) == 1, outcomes
+    return found
 
 
 # ----------------------------------------------------------------- modified clients
@@ -160,14 +226,22 @@ class Cheat:
         self.session._send = send  # type: ignore[method-assign]
 
 
-def cheat(players: int, seat: int, change, *, seed: int = 1, rounds: int = 1,
-          variant: str = "standard") -> tuple[Net, Cheat]:
-    """A sealed game with seat `seat`'s session cheating as `change` says, run to quiet."""
-    net = SealedNet(players, seed=seed, settings=sealed(players, rounds, variant))
-    c = Cheat(net, seat, change)
+def run_with(players: int, make: Callable[[Net], Any], *, seed: int = 1, rounds: int = 2,
+             variant: str = "standard", bots: str = "random") -> tuple[SealedNet, Any]:
+    """A sealed game of `rounds` rounds, with make(net) run on it before it starts (to wrap a seat), run to quiet.
+
+    Two rounds by default: after an audit voids a round, the next one is played without the cheat.
+    """
+    net = SealedNet(players, seed=seed, settings=sealed(players, rounds, variant), bots=bots)
+    made = make(net)
     net.start()
     net.run()
-    return net, c
+    return net, made
+
+
+def cheat(players: int, seat: int, change, **game) -> tuple[Net, Cheat]:
+    """A sealed game with seat `seat`'s session cheating as `change` says, run to quiet."""
+    return run_with(players, lambda net: Cheat(net, seat, change), **game)
 
 
 def change_field(kind: str, name: str, fn: Callable[[Cheat, Any], Any], r: int = 0):
@@ -215,14 +289,9 @@ def swap_into_hand(net: Net, seat: int, turn: int, choose: Callable[[Session], i
 # ----------------------------------------------------------------- re-signing adversary (refused at once)
 
 
-def attack(players: int, seat: int, rule, *, seed: int = 1, rounds: int = 1,
-           variant: str = "standard") -> tuple[Net, Adversary]:
+def attack(players: int, seat: int, rule, **game) -> tuple[Net, Adversary]:
     """A sealed game with seat `seat` sending what the adversary `rule` decides, run to quiet."""
-    net = SealedNet(players, seed=seed, settings=sealed(players, rounds, variant))
-    adv = Adversary(net, seat, rule)
-    net.start()
-    net.run()
-    return net, adv
+    return run_with(players, lambda net: Adversary(net, seat, rule), **game)
 
 
 def play_instead(turn: int, choose: Callable[[Adversary], tuple[int, int]]):
@@ -245,7 +314,7 @@ def play_instead(turn: int, choose: Callable[[Adversary], tuple[int, int]]):
     return rule
 
 
-# ----------------------------------------------------------------- silent seats and votes
+# ----------------------------------------------------------------- silent seats (votes: test_drop.vote_out)
 
 
 def silence(net: Net, seat: int, stop: Callable[[Envelope], bool], *, deaf: bool = True) -> dict[str, bool]:
@@ -274,19 +343,8 @@ def silence(net: Net, seat: int, stop: Callable[[Envelope], bool], *, deaf: bool
     return state
 
 
-def vote_out(net: Net, seat: int) -> None:
-    """Every other seat waiting for `seat` votes to drop it (what the timer does on a real network); run to quiet."""
-    for voter, ident in enumerate(net.identities):
-        session = net.sessions[ident.peer]
-        if voter != seat and seat in session.waiting_for():
-            try:
-                net.handle(ident.peer, session.drop(seat))
-            except LocalError:
-                pass  # it joined the vote already
-    net.run()
-
-
 __all__ = [
-    "Cheat", "SealedNet", "accepted", "assert_caught", "attack", "change_field", "cheat", "deal_state", "keys_body",
-    "label", "play_instead", "sealed", "secrets_of", "silence", "swap_into_hand", "turns_resolved", "vote_out",
+    "Cheat", "SealedNet", "accepted", "assert_audited", "assert_caught", "attack", "change_field", "cheat",
+    "deal_state", "honest_peers", "keys_body", "label", "play_instead", "run_with", "sealed", "secrets_of",
+    "silence", "swap_into_hand", "turns_resolved", "vote_out",
 ]

@@ -7,17 +7,26 @@
    accepted before the round-end key reveal and cannot read a card it was
    not dealt; its session holds HIDDEN for every card of another hand until
    that card is played.
-3. Cheating seats, each caught and attributed: every honest peer aborts on
-   the same fault code naming the cheat, and verify_transcript on every
-   honest transcript fails naming it too. Some cheats are refused at once;
-   the others show only at the round-end audit (the documented limit of the
-   sealed deal), or before any play when the victim's hand does not open
-   and it raises an alarm.
+3. Cheating seats, each caught and attributed. A cheat refused at once on
+   receipt (a malformed shuffle or unlock, a play from a position not its
+   own, a public card, a card outside the deck) is fatal: every honest
+   peer aborts on the same fault code naming the cheat, and
+   verify_transcript on every honest transcript fails naming it too
+   (`assert_caught`). The others show only at an audit -- at round end
+   (the documented limit of the sealed deal), or at once when a public
+   card does not open, or after an alarm (a victim's hand does not open, or
+   a seat sees a card of its own hand played by another): the audit's
+   verdict is a non-fatal fault naming the cheat, the round is void, the
+   cheat is dropped, and the game goes on without it to its end; every
+   honest transcript verifies and shows the void round and whose fault it
+   was (`assert_audited`, two-round games).
 4. Seats that stop during the deal, or before revealing their keys, are
-   dropped by vote, and the game goes on without them.
+   dropped by vote, and the game goes on without them (a seat that left
+   the deal half done voids the round and is reported "absent").
 
 Deterministic: pinned entropy and seeded delivery (harness.Net), no clock.
-Cheats run at 4 players, one round (3 for the curious peer's table).
+Cheats run at 4 players, two rounds (3 players and one round for the curious peer's table). Two
+tests expose bugs in p2pnimmt: they call pytest.xfail while the bug shows, and pass once it is fixed.
 """
 
 from __future__ import annotations
@@ -27,8 +36,8 @@ from collections import Counter
 import pytest
 from harness import Net, pinned_entropy
 from sealed_adversary import (
-    SealedNet,
     accepted,
+    assert_audited,
     assert_caught,
     attack,
     change_field,
@@ -37,6 +46,7 @@ from sealed_adversary import (
     keys_body,
     label,
     play_instead,
+    run_with,
     sealed,
     secrets_of,
     silence,
@@ -50,9 +60,10 @@ from p2pnimmt.engine import Settings
 from p2pnimmt.engine.round import HIDDEN
 from p2pnimmt.protocol import sealed_group as g
 from p2pnimmt.protocol.commitments import commitment
-from p2pnimmt.protocol.events import Revealed, RoundStarted, RoundVoided, SeatDropped
+from p2pnimmt.protocol.events import Revealed, RoundVoided, SeatDropped
 from p2pnimmt.protocol.sealed import Layout, deck_order, open_hand
 from p2pnimmt.protocol.sealed_deal import SealedDeal
+from p2pnimmt.protocol.session import LocalError
 from p2pnimmt.protocol.steps import ROUND_END_STEP, SEED_COMMIT_STEP, SEED_REVEAL_STEP
 from p2pnimmt.protocol.verify import verify_transcript
 
@@ -248,9 +259,26 @@ def no_audit_needed(net: Net, seat: int) -> None:
 
 
 def played_out(net: Net, seat: int) -> None:
-    """Shown only at the round-end audit: every honest peer played all ten turns first."""
+    """Shown only at the round-end audit: every honest peer played all ten turns of round 1 first."""
     for p in others(net, seat):
         assert turns_resolved(net, p) == 10, label(net, p)
+
+
+def stopped_before_a_turn(net: Net, seat: int) -> None:
+    """Audited before any play: no honest peer resolved a turn of round 1, nor accepted a reveal in it."""
+    for p in others(net, seat):
+        assert turns_resolved(net, p) == 0, label(net, p)
+        assert not any(e.kind == "PLAY_REVEAL" and e.body["round"] == 0 for e in accepted(net, p)), label(net, p)
+
+
+def alarms(net: Net, peer: bytes, r: int = 0) -> list[bytes]:
+    """The senders of the alarms `peer` accepted in round r."""
+    return [e.sender for e in accepted(net, peer) if e.kind == "SEALED_KEYS" and e.body["round"] == r
+            and e.body["alarm"]]
+
+
+def details(faults, text: str) -> None:
+    assert all(text in f.detail for f in faults), [f.detail for f in faults]
 
 
 # ----------------------------------------------------------------- shuffle
@@ -265,21 +293,21 @@ SHUFFLE_AT_ONCE = {
 
 @pytest.mark.parametrize("how", list(SHUFFLE_AT_ONCE))
 def test_shuffle_that_duplicates_or_drops_a_value_is_refused_at_once(how: str) -> None:
-    """A shuffle output with a value twice, one value short, or a value that is no point: "sealed-shuffle"
+    """A shuffle output with a value twice, one value short, or a value that is no point: fatal "sealed-shuffle"
     at once, before anyone unlocks."""
     net, c = cheat(4, 1, change_field("SEALED_SHUFFLE", "deck", SHUFFLE_AT_ONCE[how]))
     assert c.fired
-    faults = assert_caught(net, 1, "sealed-shuffle")
-    assert all("its shuffle for round 1" in f.detail for f in faults)
+    details(assert_caught(net, 1, "sealed-shuffle"), "its shuffle for round 1")
     no_audit_needed(net, 1)
     for p in others(net, 1):
         assert not any(env.kind == "SEALED_UNLOCK" for env in accepted(net, p))
 
 
-def test_substituted_card_is_dealt_and_caught_by_the_round_end_audit() -> None:
+def test_substituted_card_dealt_to_an_honest_seat_is_blamed_on_the_shuffler() -> None:
     """The first shuffler swaps one card of the deck for a card that is not in it (tactical: 1..44; it puts
-    in C_104 under its own layer). The substitute opens for its owner like any card, is dealt and played;
-    the round-end audit finds the shuffle does not match the revealed key and seed: "sealed-shuffle"."""
+    in C_104 under its own layer). Every later layer goes on and comes off it like any card's, so it opens
+    for the honest seat it is dealt to (seat 2). Whatever that seat does with it, the audit must name the
+    shuffle ("sealed-shuffle"): the round is void, seat 0 dropped, and nobody honest blamed."""
 
     def substitute(c, deck):
         deck[5] = own_layer(c, g.encoding(104))
@@ -287,18 +315,22 @@ def test_substituted_card_is_dealt_and_caught_by_the_round_end_audit() -> None:
 
     net, c = cheat(4, 0, change_field("SEALED_SHUFFLE", "deck", substitute), variant="tactical")
     assert c.fired
-    spectator = net.peers[-1]
-    dealt = [card for e in net.events[spectator] if isinstance(e, Revealed) for card in e.cards]
-    dealt += [card for e in net.events[spectator] if isinstance(e, RoundStarted) for row in e.rows for card in row]
-    assert 104 in dealt  # the substitute really was in the game
-    faults = assert_caught(net, 0, "sealed-shuffle")
-    assert all("value 5 of the shuffle output" in f.detail for f in faults)
-    played_out(net, 0)
+    owner = net.sessions[peer_of(net, 2)]
+    st = deal_state(owner)
+    assert 104 in open_hand(st.layout, 2, secrets_of(owner)[0].key.d, st.current)  # it is in an honest hand
+    blamed = [f for p in others(net, 0) for f in net.faults(p)
+              if f.fatal and f.peer == peer_of(net, 2) and "not in this game's deck" in f.detail]
+    if blamed:
+        pytest.xfail("BUG: the owner of a substituted card outside the deck is blamed: SealedDeal._open accepts "
+                     "an own hand holding a card not in st.cards (it raises no alarm), and check_play then refuses "
+                     f"the owner's honest play of it as fatal not-in-hand: {blamed[0].describe()}")
+    details(assert_audited(net, 0, "sealed-shuffle"), "value 5 of the shuffle output")
 
 
 def test_substituted_value_in_the_undealt_cards_is_caught_by_the_round_end_audit() -> None:
     """The last shuffler replaces an undealt position's value by another point (C_55 under its layer only):
-    nobody opens it during the round; the audit names the shuffle at that index."""
+    nobody opens it during the round; the round-end audit names the shuffle at that index, the round is void
+    and round 2 is played without the cheat."""
 
     def substitute(c, deck):
         deck[80] = own_layer(c, g.encoding(55))
@@ -306,8 +338,7 @@ def test_substituted_value_in_the_undealt_cards_is_caught_by_the_round_end_audit
 
     net, c = cheat(4, 3, change_field("SEALED_SHUFFLE", "deck", substitute))
     assert c.fired
-    faults = assert_caught(net, 3, "sealed-shuffle")
-    assert all("value 80 of the shuffle output" in f.detail for f in faults)
+    details(assert_audited(net, 3, "sealed-shuffle"), "value 80 of the shuffle output")
     played_out(net, 3)
 
 
@@ -335,17 +366,13 @@ def keep_layer_on_victims_hand(c, values):
 def test_victim_whose_hand_does_not_open_raises_an_alarm(cheater, kind, field, change, victim, code) -> None:
     """A cheat in the shuffle or the unlock aimed at one position of a victim's hand: the victim's hand does not
     open, it reveals its keys at once with alarm=True, everyone reveals, and the audit names the cheat before
-    a single turn is played."""
+    a single turn is played; the round is void and the next one is played without the cheat."""
     net, c = cheat(4, cheater, change_field(kind, field, change))
     assert c.fired
-    victim_peer = peer_of(net, victim)
-    faults = assert_caught(net, cheater, code)
-    assert all("the audit of round 1" in f.detail for f in faults)
+    assert_audited(net, cheater, code)
+    stopped_before_a_turn(net, cheater)
     for p in others(net, cheater):
-        envs = accepted(net, p)
-        alarms = [e for e in envs if e.kind == "SEALED_KEYS" and e.body["alarm"]]
-        assert [e.sender for e in alarms] == [victim_peer], label(net, p)
-        assert not any(e.kind == "PLAY_REVEAL" for e in envs) and turns_resolved(net, p) == 0, label(net, p)
+        assert alarms(net, p) == [peer_of(net, victim)], label(net, p)
 
 
 # ----------------------------------------------------------------- unlock
@@ -366,8 +393,7 @@ UNLOCK_AT_ONCE = {"duplicate": copy_a_row_onto_a_hand, "short": lambda c, values
 def test_unlock_with_a_duplicate_or_missing_value_is_refused_at_once(how: str) -> None:
     net, c = cheat(4, 1, change_field("SEALED_UNLOCK", "values", UNLOCK_AT_ONCE[how]))
     assert c.fired
-    faults = assert_caught(net, 1, "sealed-unlock")
-    assert all("its unlock for round 1" in f.detail for f in faults)
+    details(assert_caught(net, 1, "sealed-unlock"), "its unlock for round 1")
     no_audit_needed(net, 1)
 
 
@@ -383,8 +409,7 @@ def test_wrong_unlock_is_caught_by_the_round_end_audit() -> None:
 
     net, c = cheat(4, 1, change_field("SEALED_UNLOCK", "values", swap))
     assert c.fired
-    faults = assert_caught(net, 1, "sealed-unlock")
-    assert all("position 30 is not the previous value" in f.detail for f in faults)
+    details(assert_audited(net, 1, "sealed-unlock"), "position 30 is not the previous value")
     played_out(net, 1)
 
 
@@ -406,12 +431,15 @@ def substitute_in_a_row(c, deck):
 ])
 def test_cheat_on_a_row_card_is_audited_at_once(cheater, kind, field, change, code) -> None:
     """A row position that opens to no card (an unlock that kept its layer there, or a substituted point):
-    everyone sees it after the last unlock, so everyone reveals keys at once and the audit names the cheat."""
+    everyone sees it after the last unlock, so everyone reveals keys at once (no alarm needed) and the audit
+    names the cheat before any turn; the round is void and the next one is played without the cheat."""
     net, c = cheat(4, cheater, change_field(kind, field, change))
     assert c.fired
-    assert_caught(net, cheater, code)
+    assert_audited(net, cheater, code)
+    stopped_before_a_turn(net, cheater)
     for p in others(net, cheater):
-        assert turns_resolved(net, p) == 0
+        assert alarms(net, p) == [], label(net, p)
+        assert deal_state(net.sessions[p]).broken == "a public card of the deal opens to no card", label(net, p)
 
 
 # ----------------------------------------------------------------- plays
@@ -432,51 +460,79 @@ NOT_OWNED = {
                                   "a second time"),
     "a-row-card": (lambda adv: (adv.session.game.round.rows[0][0], first_unplayed(adv)[1]),
                    "is on the table"),
+    "a-card-outside-the-deck": (lambda adv: (105, first_unplayed(adv)[1]), "105, which is not in this game's deck"),
 }
 
 
 @pytest.mark.parametrize("what", list(NOT_OWNED))
 def test_play_from_a_position_not_owned_is_refused_at_once(what: str) -> None:
     """At turn 4, seat 1 commits to and reveals a card from a position that is not its own unplayed one (or a
-    card everyone can see is not in any hand): "not-in-hand" at once, at every honest peer."""
+    card everyone can see is not in any hand, or no card of the deck): fatal "not-in-hand" at once, at every
+    honest peer."""
     choose, detail = NOT_OWNED[what]
     net, adv = attack(4, 1, play_instead(3, choose))
     assert adv.fired
-    faults = assert_caught(net, 1, "not-in-hand")
-    assert all(detail in f.detail for f in faults), [f.detail for f in faults]
+    details(assert_caught(net, 1, "not-in-hand"), detail)
     for p in others(net, 1):
         assert turns_resolved(net, p) == 3
 
 
 def test_undealt_card_played_from_its_own_position_is_caught_by_the_round_end_audit() -> None:
     """A modified client plays, at turn 1, a card that was dealt to nobody, from one of its own positions.
-    Nobody can tell at once (the card is in no hand anyone can see); the audit finds the position opens to
-    another card: "sealed-play"."""
-    net = SealedNet(4, settings=sealed(4), seed=1, bots="random")
+    Nobody can tell at once (the card is in no hand anyone can see); the round-end audit finds the position
+    opens to another card: "sealed-play", the round is void and round 2 is played without the cheat."""
 
-    def choose(session) -> int:
-        st = deal_state(session)
-        return min(set(st.cards) - set(true_order(net)[: st.layout.dealt]))
+    def make(net: Net):
+        def choose(session) -> int:
+            st = deal_state(session)
+            return min(set(st.cards) - set(true_order(net)[: st.layout.dealt]))
 
-    record = swap_into_hand(net, 1, 0, choose)
-    net.start()
-    net.run()
+        return swap_into_hand(net, 1, 0, choose)
+
+    net, record = run_with(4, make)
     assert record["fired"]
-    faults = assert_caught(net, 1, "sealed-play")
-    assert all(f"played {record['card']} from position {record['position']}, which opens to {record['instead']}"
-               in f.detail for f in faults), [f.detail for f in faults]
+    details(assert_audited(net, 1, "sealed-play"),
+            f"played {record['card']} from position {record['position']}, which opens to {record['instead']}")
     played_out(net, 1)
 
 
-def test_card_from_another_players_hand_is_caught_by_everyone() -> None:
-    """A modified client plays, at turn 1, the highest card of seat 2's hand from one of its own positions."""
-    net = SealedNet(4, settings=sealed(4), seed=1, bots="random")
-    victim = net.sessions[peer_of(net, 2)]
-    record = swap_into_hand(net, 1, 0, lambda session: max(deal_state(victim).known[2]))
-    net.start()
-    net.run()
+def unplayed(net: Net, session, seat: int) -> list[int]:
+    """The cards of `seat`'s hand not yet revealed, as far as `session` knows (from the true deck order)."""
+    st = deal_state(session)
+    gone = {card for _s, card, _p in st.plays + st.pending}
+    return [card for card in (true_order(net)[p] for p in st.layout.hand(seat)) if card not in gone]
+
+
+@pytest.mark.parametrize("turn", [0, 5, 9])
+def test_card_from_another_players_hand_makes_its_owner_raise_an_alarm(turn: int) -> None:
+    """A modified client (seat 1) plays, at turn `turn`, the highest unplayed card of seat 2's hand, from one
+    of its own positions. Only seat 2 can see the card is its own: it raises an alarm, everyone reveals its
+    keys, and the audit of the plays up to that turn names seat 1 ("sealed-play"); the round is void, seat 1
+    dropped, and round 2 is played without it."""
+    net, record = run_with(4, lambda net: swap_into_hand(net, 1, turn, lambda s: max(unplayed(net, s, 2))))
     assert record["fired"]
-    assert_caught(net, 1, ("not-in-hand", "sealed-play"))
+    details(assert_audited(net, 1, "sealed-play"),
+            f"played {record['card']} from position {record['position']}, which opens to {record['instead']}")
+    victim = peer_of(net, 2)
+    assert turns_resolved(net, victim) == turn  # it stopped at the turn of the theft
+    for p in others(net, 1):
+        assert alarms(net, p) == [victim], label(net, p)
+        assert turns_resolved(net, p) in (turn, turn + 1), label(net, p)  # a turn complete before the alarm
+
+
+def test_a_bot_move_after_a_void_is_refused_as_a_local_error() -> None:
+    """One `receive` resolves a turn (PlayNeeded for the next) and then accepts the alarm whose audit voids the
+    round: the bot's move comes after the void. The session must refuse it with LocalError -- the only
+    refusal a driver expects (net/node.py, _bot_move, lets anything else out of the link's reader)."""
+    net, record = run_with(4, lambda net: swap_into_hand(net, 1, 0, lambda s: min(unplayed(net, s, 2))), seed=10)
+    assert record["fired"]
+    assert_audited(net, 1, "sealed-play")
+    assert net.stale, "no bot move came after the void: the case is not exercised"
+    wrong = [(label(net, p), e, repr(exc)) for p, e, exc in net.stale if not isinstance(exc, LocalError)]
+    if wrong:
+        pytest.xfail("BUG: Session.view() raises the engine's ValueError('no round in progress') once the round "
+                     "is void (game.round is None), not LocalError; node._bot_move catches only LocalError, so "
+                     f"the error escapes _feed/_frame and ends the link's reader: {wrong[0]}")
 
 
 # ----------------------------------------------------------------- keys
@@ -490,6 +546,8 @@ def recommit(e: bytes):
     and reveals e at round end: the revealed key matches the commitment but not the shuffle."""
 
     def change(c, kind, body):
+        if body.get("round") != 0:
+            return None
         if kind == "SEALED_SHUFFLE":
             secrets, nonce = secrets_of(c.session)
             body["commit"] = commitment("sealed", c.session.game_id, 0, 0, c.seat, e + secrets.seed, nonce)
@@ -518,12 +576,12 @@ WRONG_KEYS = {
 @pytest.mark.parametrize("what", list(WRONG_KEYS))
 def test_wrong_key_revealed_at_round_end(what: str) -> None:
     """At round end seat 1 reveals a key, seed or nonce other than the committed ones ("sealed-key"), or the
-    committed key is not the one it shuffled with ("sealed-shuffle") or no key at all ("sealed-key")."""
+    committed key is not the one it shuffled with ("sealed-shuffle") or no key at all ("sealed-key"): the
+    round is void, seat 1 dropped, and round 2 is played without it."""
     change, code, detail = WRONG_KEYS[what]
     net, c = cheat(4, 1, change)
     assert c.fired
-    faults = assert_caught(net, 1, code)
-    assert all(detail in f.detail for f in faults), [f.detail for f in faults]
+    details(assert_audited(net, 1, code), detail)
     played_out(net, 1)
 
 
@@ -532,7 +590,8 @@ def test_wrong_key_revealed_at_round_end(what: str) -> None:
 
 def test_false_alarm_is_the_alarm_senders_fault() -> None:
     """Seat 1's hand opened, yet instead of its first commitment it reveals its keys with alarm=True:
-    everyone reveals, the audit finds every step right, and the alarm is seat 1's fault."""
+    everyone reveals, the audit finds every step right, and the alarm is seat 1's fault (the round is void,
+    seat 1 dropped, round 2 played without it)."""
 
     def alarm(c, kind, body):
         if kind == "PLAY_COMMIT" and (body["round"], body["turn"]) == (0, 0):
@@ -542,9 +601,8 @@ def test_false_alarm_is_the_alarm_senders_fault() -> None:
 
     net, c = cheat(4, 1, alarm)
     assert c.fired
-    assert_caught(net, 1, "sealed-false-alarm")
-    for p in others(net, 1):
-        assert turns_resolved(net, p) == 0
+    details(assert_audited(net, 1, "sealed-false-alarm"), "said its hand did not open")
+    stopped_before_a_turn(net, 1)
 
 
 def alarm_after(kind: str):
@@ -557,18 +615,18 @@ def alarm_after(kind: str):
     return change
 
 
-def test_alarm_before_the_unlocks_are_in_is_the_alarm_senders_fault() -> None:
-    """Seat 1 raises an alarm right after its own unlock, before seats 2 and 3 have unlocked."""
-    net, c = cheat(4, 1, alarm_after("SEALED_UNLOCK"))
+@pytest.mark.parametrize("seat, kind", [
+    pytest.param(0, "SEALED_SHUFFLE", id="before-the-shuffles"),
+    pytest.param(1, "SEALED_UNLOCK", id="before-the-unlocks"),
+])
+def test_alarm_before_the_deal_is_in_is_the_alarm_senders_fault(seat: int, kind: str) -> None:
+    """Seat 0 raises an alarm right after its own shuffle, before the others have shuffled; or seat 1 right
+    after its own unlock, before seats 2 and 3 have unlocked. The alarm waits for the whole deal, the audit
+    finds every step right: the alarm is its sender's fault."""
+    net, c = cheat(4, seat, alarm_after(kind))
     assert c.fired
-    assert_caught(net, 1, "sealed-false-alarm")
-
-
-def test_alarm_before_the_shuffles_are_in_is_the_alarm_senders_fault() -> None:
-    """Seat 0 raises an alarm right after its own shuffle, before the others have shuffled."""
-    net, c = cheat(4, 0, alarm_after("SEALED_SHUFFLE"))
-    assert c.fired
-    assert_caught(net, 0, "sealed-false-alarm")
+    details(assert_audited(net, seat, "sealed-false-alarm"), "said its hand did not open")
+    stopped_before_a_turn(net, seat)
 
 
 # =============================================================================== 4. dropping
@@ -578,14 +636,25 @@ def remaining(net: Net, gone: int) -> list[bytes]:
     return others(net, gone)
 
 
-def check_finished_without(net: Net, gone: int, step: int) -> None:
-    """Every remaining peer dropped `gone` at (0, step) by vote, finished the game with one result and no fault,
-    and its transcript verifies."""
+def check_finished_without(net: Net, gone: int, step: int, absent: str = "") -> None:
+    """Every remaining peer dropped `gone` at (0, step) by vote, finished the game with one result, and its
+    transcript verifies. No fault, unless `gone` left the deal half done (`absent` is then what it did not
+    send): one non-fatal "absent" fault naming it, whose detail is the reason round 1 is void."""
     outcomes = set()
     for p in remaining(net, gone):
         s = net.sessions[p]
-        assert s.phase == "over", f"{label(net, p)}: phase {s.phase}, {[describe(f) for f in all_faults(net)[p]]}"
-        assert not all_faults(net)[p], [describe(f) for f in all_faults(net)[p]]
+        faults = all_faults(net)[p]
+        assert s.phase == "over", f"{label(net, p)}: phase {s.phase}, {[describe(f) for f in faults]}"
+        if absent:
+            reason = (f"seat {gone} ({s.names[gone]}) stopped before sending {absent} after it shuffled: its layer "
+                      "cannot be removed nor its key revealed")
+            assert [(f.code, f.fatal, f.peer, f.detail) for f in net.faults(p)] == \
+                [("absent", False, peer_of(net, gone), reason)], [describe(f) for f in faults]
+            assert list(s.journal.faults) == net.faults(p)
+            assert s.voided == {0: reason}
+        else:
+            assert not faults, [describe(f) for f in faults]
+            assert s.voided == {}
         assert s.dropped == {gone: (0, step)}
         assert [(e.seat, e.round, e.step) for e in net.events[p] if isinstance(e, SeatDropped)] == [(gone, 0, step)]
         outcomes.add((s.result, tuple(s.game.history)))
@@ -622,12 +691,16 @@ def test_seat_that_never_shuffles_is_dropped_and_plays_open() -> None:
         assert sum(s.game.history[0]) > 0 and sum(s.game.history[1]) > 0
 
 
-def check_voided_then_dealt_without(net: Net, gone: int, step: int) -> None:
-    check_finished_without(net, gone, step)
+def check_voided_then_dealt_without(net: Net, gone: int, step: int, absent: str) -> None:
+    """As check_finished_without, with round 1 void (its reason in the transcript's summary) and round 2 dealt
+    without `gone`."""
+    check_finished_without(net, gone, step, absent)
     for p in remaining(net, gone):
         s = net.sessions[p]
         voided = [e for e in net.events[p] if isinstance(e, RoundVoided)]
-        assert [e.round for e in voided] == [0] and f"seat {gone}" in voided[0].reason
+        assert [(e.round, e.reason) for e in voided] == [(0, s.voided[0])]
+        assert f"round 1: void, nobody scores it: {s.voided[0]}" in verify_transcript(
+            bytes(net.transcripts[p])).summary.splitlines()
         assert s.game.history[0] == (0,) * 4  # the void round scores nothing
         assert sum(s.game.history[1]) > 0 and s.game.rounds_played == 2
         st = deal_state(s, 1)
@@ -636,8 +709,8 @@ def check_voided_then_dealt_without(net: Net, gone: int, step: int) -> None:
 
 def test_seat_that_withholds_its_keys_is_dropped_and_the_round_is_void() -> None:
     """Seat 2 plays the round, then crashes instead of sending its SEALED_KEYS. The others vote it out at the
-    round end: the round cannot be audited, so it is void (no bull heads for anyone); round 2 is dealt
-    without seat 2 and the game finishes."""
+    round end: the round cannot be audited, so it is void (no bull heads for anyone) and seat 2 is reported
+    "absent" (non-fatal); round 2 is dealt without seat 2 and the game finishes."""
     players, gone = 4, 2
     net = Net(players, settings=sealed(players, rounds=2), seed=3, bots="random")
     silence(net, gone, lambda env: env.kind == "SEALED_KEYS")
@@ -646,12 +719,12 @@ def test_seat_that_withholds_its_keys_is_dropped_and_the_round_is_void() -> None
     first = net.sessions[peer_of(net, 0)]
     assert (first.phase, first.waiting_for()) == ("round-end", (gone,)) and turns_resolved(net, peer_of(net, 0)) == 10
     vote_out(net, gone)
-    check_voided_then_dealt_without(net, gone, ROUND_END_STEP)
+    check_voided_then_dealt_without(net, gone, ROUND_END_STEP, "its keys")
 
 
 def test_seat_that_stops_at_its_unlock_is_dropped_and_the_round_is_void() -> None:
     """Seat 2 shuffles, then crashes instead of sending its SEALED_UNLOCK: its layer can never come off, so once
-    it is voted out the round is void and round 2 is dealt without it."""
+    it is voted out the round is void, seat 2 is reported "absent" (non-fatal), and round 2 is dealt without it."""
     players, gone = 4, 2
     net = Net(players, settings=sealed(players, rounds=2), seed=3, bots="random")
     silence(net, gone, lambda env: env.kind == "SEALED_UNLOCK")
@@ -660,7 +733,7 @@ def test_seat_that_stops_at_its_unlock_is_dropped_and_the_round_is_void() -> Non
     first = net.sessions[peer_of(net, 0)]
     assert (first.phase, first.step_now(), first.waiting_for()) == ("deal", UNLOCK_STEP, (gone,))
     vote_out(net, gone)
-    check_voided_then_dealt_without(net, gone, UNLOCK_STEP)
+    check_voided_then_dealt_without(net, gone, UNLOCK_STEP, "its unlock")
 
 
 def test_a_seat_dropped_before_its_shuffle_arrived_does_not_crash() -> None:
