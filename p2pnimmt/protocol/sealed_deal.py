@@ -210,7 +210,8 @@ class SealedDeal(Deal):
         me = session.seat
         if me in st.seats and (got := self._secrets(session, r)) is not None:
             mine = open_hand(layout, me, got[0].key.d, st.current)
-            if None not in mine and len(set(mine)) == len(mine) and not set(mine) & set(public.values()):
+            if None not in mine and len(set(mine)) == len(mine) and set(mine) <= set(st.cards) \
+                    and not set(mine) & set(public.values()):
                 hands[me] = mine
                 st.known[me] = {card: p for card, p in zip(mine, layout.hand(me))}
             elif not self._alarmed(session, r):

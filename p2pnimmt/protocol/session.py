@@ -154,6 +154,8 @@ class Session(Gates, GameSteps):
         """What this peer's seat may know now (for a bot or a UI)."""
         if self.seat is None or self.game is None:
             raise LocalError("a spectator has no hand")
+        if self.game.round is None and self.game.draft is None:
+            raise LocalError("no round in progress")
         return PlayerView(self.game, self.seat)
 
     # ----------------------------------------------------------------- inputs
