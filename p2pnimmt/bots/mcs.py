@@ -190,6 +190,62 @@ def play_out(rows: list[list[int]], hands: list[list[int]], taken: list[list[int
             del alive[bisect_left(alive, c)]
 
 
+def turn_costs(rows: Sequence[Sequence[int]], alive: list[int], hand_size: int, opponents: int) -> dict[int, float]:
+    """The heuristic's expected bull heads of each card of `alive` on this table, as a seat holding
+    `hand_size` of them would reckon it (the own-hand correction to the gap left out: a table, not a hand)."""
+    ends = sorted((r[-1], len(r), row_heads(r)) for r in rows)
+    cheapest = min(h for _, _, h in ends)
+    unseen = len(alive) - hand_size
+    scale = unseen / len(alive) if alive else 0.0
+    share = opponents / unseen if unseen > 0 else 0.0
+    costs = {}
+    for c in alive:
+        target = None
+        for row in ends:
+            if row[0] < c:
+                target = row
+        if target is None:
+            costs[c] = float(cheapest)
+            continue
+        end, length, heads = target
+        slots = ROW_LIMIT - length
+        gap = (bisect_left(alive, c) - bisect_right(alive, end)) * scale
+        mean = min(gap * share, opponents)
+        cost = (poisson_at_least(slots, mean) * (heads + FILLER_HEADS * min(slots, mean)) if slots else heads)
+        costs[c] = cost + 0.01 * gap / max(unseen, 1)
+    return costs
+
+
+class HandPrior:
+    """How well sampled hands explain what each opponent played this round, if it played like the heuristic.
+
+    For every earlier turn t it holds the heuristic's cost of each card on the table of turn t; a seat's
+    hand at turn t is its sampled hand plus the cards it played from turn t on, and the weight of a sample
+    is exp(-beta * (cost of the card it played - cost of its best card)) over seats and turns.
+    """
+
+    def __init__(self, tables: list[dict[int, float]], played: Sequence[Sequence[int]], seat: int, beta: float):
+        self.tables = tables
+        self.played = played
+        self.seat = seat
+        self.beta = beta
+
+    def log_weight(self, hands: Sequence[Sequence[int] | None]) -> float:
+        total = 0.0
+        turns = len(self.tables)
+        for s, hand in enumerate(hands):
+            if s == self.seat or hand is None:
+                continue
+            held = list(hand)
+            for t in range(turns - 1, -1, -1):
+                card = self.played[t][s]
+                held.append(card)
+                table = self.tables[t]
+                best = min(table.get(c, 0.0) for c in held)
+                total += table.get(card, 0.0) - best
+        return -self.beta * total
+
+
 class MCSBot(SeededBot):
     """Determinized Monte-Carlo search: the card (or row) with the fewest bull heads over sampled rest-of-rounds.
 
@@ -211,6 +267,8 @@ class MCSBot(SeededBot):
     check_every = 8  # deals between readings of the clocks (and the least between prunings)
     z_drop = 3.0  # a candidate whose paired difference to the best exceeds z_drop standard errors is dropped
     indifference = 0.05  # bull heads: closer than this to the best (with z_drop standard errors) is as good
+    proposals = 32  # hands sampled per deal, one kept by its weight under the HandPrior (1: uniform deals)
+    beta = 8.0  # how sure the prior is that opponents play like the heuristic (per bull head of cost)
 
     def __init__(
         self,
@@ -244,10 +302,29 @@ class MCSBot(SeededBot):
         self.budget = budget
         self.fallback = HeuristicBot(seed)
         self.last_deals = 0  # deals sampled for the last decision (for benchmarks)
+        self.prior: HandPrior | None = None
+        self._tables: list[tuple[tuple[tuple[int, ...], ...], list[int]]] = []  # rows seen at each turn of the round
 
     # --- sampling ---------------------------------------------------------------------------------
 
     def deal_others(self, pool: list[int], players: int, seat: int, size: int) -> list[list[int] | None]:
+        """Hands of `size` cards from `pool` for every seat but `seat` (None there): uniform, or with a prior,
+        the best explained of `proposals` uniform ones (drawn in proportion to their weights)."""
+        prior = self.prior
+        if prior is None or self.proposals <= 1:
+            return self.uniform_hands(pool, players, seat, size)
+        samples = [self.uniform_hands(pool, players, seat, size) for _ in range(self.proposals)]
+        logs = [prior.log_weight(h) for h in samples]
+        top = max(logs)
+        weights = [math.exp(x - top) for x in logs]
+        pick = self.random() * sum(weights)
+        for hands, w in zip(samples, weights):
+            pick -= w
+            if pick <= 0:
+                return hands
+        return samples[-1]
+
+    def uniform_hands(self, pool: list[int], players: int, seat: int, size: int) -> list[list[int] | None]:
         """Random hands of `size` cards from `pool` for every seat but `seat` (None there)."""
         rr = self.random
         deck = pool[:]
@@ -342,6 +419,7 @@ class MCSBot(SeededBot):
         low_end = min(r[-1] for r in rows)
         take = cheapest_row(rows)
         mine = {card: [c for c in hand if c != card] for card in hand}
+        self.prior = self.hand_prior(view, rows, alive0)
 
         def evaluate(candidates: list[int]) -> list[int]:
             others = self.deal_others(pool, players, seat, size)
@@ -367,7 +445,23 @@ class MCSBot(SeededBot):
 
         return self.search(hand, evaluate, lambda c: (costs[c], c))
 
+    def hand_prior(self, view: PlayerView, rows: list[list[int]], alive: list[int]) -> HandPrior | None:
+        """Remember this turn's table; the prior over hands from the turns before, if this bot saw them all."""
+        turn = view.turn
+        if turn == 0:
+            self._tables = []
+        if len(self._tables) != turn or self.beta <= 0:
+            self._tables = []
+            return None
+        self._tables.append((tuple(map(tuple, rows)), alive))
+        played = view.played
+        if turn == 0 or len(played) != turn:
+            return None
+        tables = [turn_costs(r, a, 10 - t, view.players - 1) for t, (r, a) in enumerate(self._tables[:turn])]
+        return HandPrior(tables, played, view.seat, self.beta)
+
     def choose_row(self, view: PlayerView, plays: Sequence[int]) -> int:
+        self.prior = None
         seat, players = view.seat, view.players
         rows = [list(r) for r in view.rows]
         plays = list(plays)

@@ -32,7 +32,7 @@ INT_ONLY = {int}  # a deal holds ints only: True == 1 and 5.0 == 5 must not pass
 class Round:
     """The table, the hands and the bull-head piles of one round."""
 
-    __slots__ = ("rows", "hands", "taken")
+    __slots__ = ("rows", "hands", "taken", "played")
 
     def __init__(self, hands: Sequence[Sequence[int]], rows: Sequence[Sequence[int]]) -> None:
         check_players(len(hands))
@@ -48,6 +48,7 @@ class Round:
         self.hands = list(map(sorted, hands))
         self.rows = list(map(list, rows))
         self.taken: list[list[int]] = [[] for _ in hands]
+        self.played: list[tuple[int, ...]] = []  # each resolved turn's cards, by seat (public)
 
     @classmethod
     def deal(cls, order: Sequence[int], players: int, deck: AbstractSet[int] | None = None) -> Round:
@@ -69,6 +70,7 @@ class Round:
         rnd.hands = [sorted(dealt[s : s + HAND_SIZE]) for s in range(0, HAND_SIZE * players, HAND_SIZE)]
         rnd.rows = [[c] for c in sorted(dealt[HAND_SIZE * players :])]
         rnd.taken = [[] for _ in range(players)]
+        rnd.played = []
         return rnd
 
     @classmethod
@@ -89,6 +91,7 @@ class Round:
         rnd.hands = [sorted(hand) if hand is not None else [HIDDEN] * HAND_SIZE for hand in hands]
         rnd.rows = [[c] for c in sorted(rows)]
         rnd.taken = [[] for _ in hands]
+        rnd.played = []
         return rnd
 
     def reveal(self, seat: int, card: int) -> None:
@@ -156,6 +159,7 @@ class Round:
         placed = place_turn(self.rows, order, row_choice, self.taken)  # raises before changing anything
         for _ in map(list.remove, hands, cards):
             pass
+        self.played.append(tuple(cards))
         return placed
 
     def copy(self) -> Round:
@@ -164,6 +168,7 @@ class Round:
         other.rows = [list(r) for r in self.rows]
         other.hands = [list(h) for h in self.hands]
         other.taken = [list(t) for t in self.taken]
+        other.played = list(self.played)
         return other
 
     def snapshot(self) -> RoundState:

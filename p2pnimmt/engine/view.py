@@ -13,7 +13,7 @@ class PlayerView:
     new round starts (`Game.round` changes).
     """
 
-    __slots__ = ("seat", "players", "variant", "deck", "scores", "_hand", "_rows", "_taken", "_open")
+    __slots__ = ("seat", "players", "variant", "deck", "scores", "_hand", "_rows", "_taken", "_open", "_played")
 
     def __init__(self, game: Game, seat: int) -> None:
         self.seat = seat
@@ -26,6 +26,7 @@ class PlayerView:
             self._open = game.draft.open_cards
             self._rows: list[list[int]] = []
             self._taken: list[list[int]] = [[] for _ in range(self.players)]
+            self._played: list[tuple[int, ...]] = []
         else:
             rnd = game.round
             if rnd is None:
@@ -34,6 +35,7 @@ class PlayerView:
             self._open = None
             self._rows = rnd.rows
             self._taken = rnd.taken
+            self._played = rnd.played
 
     @property
     def hand(self) -> tuple[int, ...]:
@@ -43,6 +45,11 @@ class PlayerView:
     @property
     def rows(self) -> tuple[tuple[int, ...], ...]:
         return tuple(tuple(r) for r in self._rows)
+
+    @property
+    def played(self) -> tuple[tuple[int, ...], ...]:
+        """The cards of each turn played so far this round, by seat (everyone saw them revealed)."""
+        return tuple(self._played)
 
     @property
     def turn(self) -> int:
