@@ -274,3 +274,47 @@ def test_easy_mixes_random_and_heuristic_cards() -> None:
     share = cards.count(heuristic_card) / len(cards)
     assert 0.4 < share < 0.9, share  # half the time the heuristic's card, otherwise random (which may hit it too)
     assert len(set(cards)) > 2
+
+
+# --- the prior over the opponents' hands -------------------------------------------------------------------
+
+
+def test_the_prior_prefers_hands_that_explain_the_opponents_plays() -> None:
+    """After turns of heuristic play, the true hands explain the plays better than random hands do, and a bot
+    that saw every turn builds its prior from public attributes only (each turn's cards, the tables)."""
+    from p2pnimmt.bots.mcs import HandPrior
+
+    wins = trials = 0
+    for seed in range(12):
+        game = dealt_game(5, 100 + seed)
+        rnd = game.round
+        heuristic = HeuristicBot(seed)
+        searcher = MCSBot(seed, rollouts=8)
+        views = [PlayerView(game, s) for s in range(5)]
+        for _ in range(6):
+            searcher.choose_card(PublicOnly(views[0]))  # it records each turn's table
+            plays = [heuristic.choose_card(v) for v in views]
+            rnd.play_turn(plays, lambda s: heuristic.choose_row(views[s], plays))
+        view = PublicOnly(views[0])
+        searcher.choose_card(view)
+        assert "played" in view.read and len(view.played) == 6
+        prior = searcher.prior
+        assert isinstance(prior, HandPrior) and len(prior.tables) == 6
+        truth = [None] + [list(h) for h in rnd.hands[1:]]
+        pool = sorted(view.unseen)
+        rng = random.Random(seed)
+        for _ in range(20):
+            rng.shuffle(pool)
+            fake = [None] + [sorted(pool[i * 4 : i * 4 + 4]) for i in range(4)]
+            wins += prior.log_weight(truth) > prior.log_weight(fake)
+            trials += 1
+        assert prior.log_weight(truth) >= -prior.beta * 5 * 4 * 6  # not absurd: about the heuristic's own choices
+    assert wins >= 0.9 * trials, (wins, trials)
+
+
+def test_a_bot_that_missed_turns_deals_uniformly() -> None:
+    """No prior unless the bot saw the table of every earlier turn of this round (e.g. it joined mid-round)."""
+    game = dealt_game(4, 5, turns=3)
+    bot = MCSBot(1, rollouts=8)
+    bot.choose_card(PlayerView(game, 0))
+    assert bot.prior is None
