@@ -2,8 +2,13 @@
 
 For a decision it repeatedly samples a *deal* (a determinization): the
 unseen cards (the deck of the variant, less its own hand, the rows and
-every card taken this round) dealt at random to the other seats, as many
-as each of them holds. On that deal every candidate (each card of the
+every card taken this round) dealt to the other seats, as many as each of
+them holds. Deals are weighted by how well they explain what each
+opponent played in the earlier turns of the round (`HandPrior`): of
+`proposals` uniform deals, one is kept with probability proportional to
+exp(-beta x the bull heads its hands would have given up, by the
+heuristic's reckoning, to play the cards that were played). A seat that
+never plays a cheap card while it could is thus unlikely to hold one. On that deal every candidate (each card of the
 hand, or each row when it must take one) is played out to the end of the
 round through the engine's placement (`place_turn`), every seat following
 a fast policy: the heuristic bot's rule (the expected bull heads of this
