@@ -308,7 +308,7 @@ class MCSBot(SeededBot):
         self.fallback = HeuristicBot(seed)
         self.last_deals = 0  # deals sampled for the last decision (for benchmarks)
         self.prior: HandPrior | None = None
-        self._tables: list[tuple[tuple[tuple[int, ...], ...], list[int]]] = []  # rows seen at each turn of the round
+        self._tables: list[dict[int, float]] = []  # the heuristic's cost table of each turn of the round seen
 
     # --- sampling ---------------------------------------------------------------------------------
 
@@ -458,11 +458,11 @@ class MCSBot(SeededBot):
         if len(self._tables) != turn or self.beta <= 0:
             self._tables = []
             return None
-        self._tables.append((tuple(map(tuple, rows)), alive))
+        self._tables.append(turn_costs(rows, alive, len(view.hand), view.players - 1))  # once per turn
         played = view.played
         if turn == 0 or len(played) != turn:
             return None
-        tables = [turn_costs(r, a, 10 - t, view.players - 1) for t, (r, a) in enumerate(self._tables[:turn])]
+        tables = self._tables[:turn]
         return HandPrior(tables, played, view.seat, self.beta)
 
     def choose_row(self, view: PlayerView, plays: Sequence[int]) -> int:
