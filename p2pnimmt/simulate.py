@@ -182,14 +182,7 @@ class Simulation:
 
     def table(self) -> str:
         s = self.settings
-        end = " or ".join(
-            part
-            for part in (
-                f"{s.point_limit} points" if s.point_limit else "",
-                f"{s.max_rounds} rounds" if s.max_rounds else "",
-            )
-            if part
-        )
+        end = s.end_text
         options = "".join(f", {k} {v}" for k, v in self.options.items())
         rate = self.games / max(self.seconds, 1e-9)
         lines = [

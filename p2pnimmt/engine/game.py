@@ -48,6 +48,13 @@ class Settings:
         """The cards in play, ascending."""
         return deck(self.variant, self.players)
 
+    @property
+    def end_text(self) -> str:
+        """When the game ends, in words: "66 points", "3 rounds" or "66 points or 3 rounds"."""
+        parts = (f"{self.point_limit} points" if self.point_limit else "",
+                 f"{self.max_rounds} rounds" if self.max_rounds else "")
+        return " or ".join(part for part in parts if part)
+
 
 class Game:
     """Scores across rounds; starts and finishes rounds; knows when the game is over and who won."""

@@ -163,10 +163,8 @@ def summary(session: Session, recorder: bytes | None, messages: int) -> str:
     s = game.settings
     names = [f"{name} ({fingerprint(p)}{', bot' if bot else ''})"
              for name, p, bot in zip(session.names, session.roster, session.bots)]
-    end = " or ".join(x for x in (f"{s.point_limit} points" if s.point_limit else "",
-                                  f"{s.max_rounds} rounds" if s.max_rounds else "") if x)
     lines = [
-        f"game {session.game_id.hex()}: {s.players} players, variant {s.variant}, {s.deal} deal, ends at {end}",
+        f"game {session.game_id.hex()}: {s.players} players, variant {s.variant}, {s.deal} deal, ends at {s.end_text}",
         "players: " + ", ".join(names),
     ]
     for r, taken in enumerate(game.history):

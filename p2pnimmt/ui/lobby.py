@@ -82,9 +82,7 @@ class LobbyScreen:
         lines.append(("", f"\nSpectators: {len(watchers)}\n"))
         s = node.settings
         if s is not None:
-            end = " or ".join(x for x in (f"{s.point_limit} points" if s.point_limit else "",
-                                          f"{s.max_rounds} rounds" if s.max_rounds else "") if x)
-            lines.append(("", f"Variant {s.variant}, the game ends at {end}\n"))
+            lines.append(("", f"Variant {s.variant}, the game ends at {s.end_text}\n"))
             lines.append(("", f"Deal: {DEAL_TEXT[s.deal]}\n"))
         if self.message:
             lines.append(("class:warn", f"\n{self.message}\n"))
