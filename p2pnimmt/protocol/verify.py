@@ -9,6 +9,7 @@ engine, the signed round and game results, and the recorder's seal.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .codec import DecodeError, decode
 from .events import Fault
@@ -27,7 +28,7 @@ class Verdict:
     record: int | None = None
     peer: bytes | None = None
     messages: int = 0
-    faults_recorded: list[dict] = field(default_factory=list)
+    faults_recorded: list[dict[str, Any]] = field(default_factory=list)
 
     def report(self) -> str:
         if self.ok:
@@ -45,9 +46,54 @@ def _name(session: Session, peer: bytes | None) -> str:
     return fingerprint(peer)
 
 
+class TranscriptError(ValueError):
+    """Why the transcript fails: the reason, the record it fails at (None: the transcript as a whole),
+    and, where one is to blame, the peer at fault.
+
+    `messages` and `faults_recorded` are what the verdict reports along with the failure.
+    """
+
+    def __init__(self, reason: str, record: int | None = None, peer: bytes | None = None, messages: int = 0,
+                 faults_recorded: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.record = record
+        self.peer = peer
+        self.messages = messages
+        self.faults_recorded = faults_recorded if faults_recorded is not None else []
+
+    def verdict(self) -> Verdict:
+        return Verdict(False, fault=self.reason, record=self.record, peer=self.peer, messages=self.messages,
+                       faults_recorded=self.faults_recorded)
+
+
+def read_frames(data: bytes) -> list[tuple[int, bytes]]:
+    """The transcript's frames (offset, record bytes), at least one."""
+    try:
+        records = list(frames(data))
+    except DecodeError as exc:
+        raise TranscriptError(f"malformed transcript: {exc}") from exc
+    if not records:
+        raise TranscriptError("empty transcript")
+    return records
+
+
+def read_header(raw: bytes) -> bytes | None:
+    """Record 0: [MAGIC, FORMAT, recorder key or nil]; the recorder's key."""
+    try:
+        header = decode(raw, MAX_RECORD)
+    except DecodeError as exc:
+        raise TranscriptError(f"malformed header: {exc}", 0) from exc
+    if not (isinstance(header, list) and len(header) == 3 and header[0] == MAGIC and header[1] == FORMAT
+            and (header[2] is None or (isinstance(header[2], bytes) and len(header[2]) == KEY_SIZE))):
+        raise TranscriptError("not a p2pnimmt transcript (bad header)", 0)
+    recorder: bytes | None = header[2]
+    return recorder
+
+
 def _later_indexes(records: list[tuple[int, bytes]]) -> set[int]:
     """The index of every later record that decodes (to tell a moved record from a missing one)."""
-    found = set()
+    found: set[int] = set()
     for _offset, raw in records:
         try:
             record = decode(raw, MAX_RECORD)
@@ -58,108 +104,147 @@ def _later_indexes(records: list[tuple[int, bytes]]) -> set[int]:
     return found
 
 
+def read_record(records: list[tuple[int, bytes]], position: int, last: bytes) -> tuple[str, object]:
+    """Record `position` of `records`, [index, link, type, payload], at its place and chained to `last`
+    (the link of the record before it): its type and payload."""
+    raw = records[position][1]
+    try:
+        record = decode(raw, MAX_RECORD)
+    except DecodeError as exc:
+        raise TranscriptError(f"malformed record: {exc}", position) from exc
+    if not (isinstance(record, list) and len(record) == 4 and type(record[0]) is int
+            and isinstance(record[1], bytes) and isinstance(record[2], str)):
+        raise TranscriptError("record is not [index, link, type, payload]", position)
+    index: int = record[0]
+    prev: bytes = record[1]
+    kind: str = record[2]
+    moved = f"records out of order: #{index} stands where #{position} belongs"
+    if index > position:
+        if position in _later_indexes(records[position + 1 :]):
+            raise TranscriptError(moved, position)
+        raise TranscriptError(f"record #{position} is missing (the next record is #{index})", position)
+    if index < position:
+        raise TranscriptError(moved, position)
+    if prev != last:
+        raise TranscriptError(f"record #{position} does not chain to record #{position - 1} "
+                              "(a record was altered, removed or moved)", position)
+    return kind, record[3]
+
+
+class Replay:
+    """The transcript's records fed, one reader per record type, to a spectator Session."""
+
+    def __init__(self, recorder: bytes | None) -> None:
+        self.session = Session(None, relay=False)
+        self.recorder = recorder
+        self.accepted = 0  # messages the session took
+        self.sealed = False
+        self.faults_recorded: list[dict[str, Any]] = []
+
+    def read(self, position: int, kind: str, payload: object, link_before: bytes) -> None:
+        """Record `position`, of type `kind`; `link_before` is the link of the record before it."""
+        if kind == "msg":
+            self.read_msg(position, payload)
+        elif kind == "fault":
+            self.read_fault(position, payload)
+        elif kind == "seal":
+            self.read_seal(position, payload, link_before)
+        else:
+            raise TranscriptError(f"unknown record type {kind!r}", position)
+
+    def read_msg(self, position: int, payload: object) -> None:
+        """A message the recorder accepted: the session must take it as the next in its sender's chain."""
+        session = self.session
+        if not isinstance(payload, bytes):
+            raise TranscriptError("msg record without message bytes", position)
+        outputs = session.receive(payload)
+        faults = [e for e in outputs if isinstance(e, Fault)]
+        taken = len(session.journal.messages) == self.accepted + 1
+        # A suspicion raised by an accepted message (digest-mismatch) is part of the story; anything
+        # fatal, or bytes that were not accepted, end the verification.
+        blocking = [f for f in faults if f.fatal] or ([] if taken else faults)
+        if blocking:
+            f = blocking[0]
+            raise TranscriptError(f"{f.code}: {f.detail}; peer at fault: {_name(session, f.peer)}", position,
+                                  peer=f.peer, messages=self.accepted)
+        if not taken:
+            raise TranscriptError("message is not the next in its sender's chain "
+                                  "(a message is missing or out of order)", position)
+        self.accepted += 1
+
+    def read_fault(self, position: int, payload: object) -> None:
+        """A fault the recorder saw; a fatal one must be what its evidence makes the replay find."""
+        session = self.session
+        if not isinstance(payload, dict):
+            raise TranscriptError("fault record is not a map", position)
+        self.faults_recorded.append(payload)
+        if not payload.get("fatal") or session.phase == "aborted":
+            return
+        # Take nobody's word for it: the evidence must make the replay reach the same verdict.
+        evidence = payload.get("evidence")
+        for wire in evidence if isinstance(evidence, list) else []:
+            if isinstance(wire, bytes):
+                session.receive(wire)
+        if session.fault is None or (session.fault.code, session.fault.peer) != (
+                payload.get("code"), payload.get("peer")):
+            peer = payload.get("peer")
+            raise TranscriptError(f"the recorded fault {payload.get('code')!r} against "
+                                  f"{_name(session, peer if isinstance(peer, bytes) else None)} "
+                                  "is not supported by its evidence", position,
+                                  peer=peer_id(self.recorder) if self.recorder else None)
+
+    def read_seal(self, position: int, payload: object, link_before: bytes) -> None:
+        """The recorder's signature over SEAL_TAG || the link of the record before it."""
+        if self.recorder is None:
+            raise TranscriptError("seal without a recorder key in the header", position)
+        if not (isinstance(payload, bytes) and verify(self.recorder, payload, SEAL_TAG + link_before)):
+            raise TranscriptError("the seal's signature does not verify: the transcript was altered", position,
+                                  peer=peer_id(self.recorder))
+        self.sealed = True
+
+    def finish(self) -> None:
+        """After the last record: the game must be over, not aborted, and the transcript sealed."""
+        session = self.session
+        if session.fault is not None:
+            f = session.fault
+            raise TranscriptError(f"the game was aborted: {f.code}: {f.detail}; "
+                                  f"peer at fault: {_name(session, f.peer)}", peer=f.peer, messages=self.accepted,
+                                  faults_recorded=self.faults_recorded)
+        if session.phase != "over":
+            raise TranscriptError(f"the transcript ends before the game does (phase {session.phase}, "
+                                  f"round {session.round + 1}, turn {session.turn + 1})", messages=self.accepted)
+        if not self.sealed:
+            raise TranscriptError("the transcript has no seal (cut short, or never closed)", messages=self.accepted)
+
+
+def replay(data: bytes) -> Replay:
+    """Read the whole transcript into a Replay; TranscriptError at the first thing wrong."""
+    records = read_frames(data)
+    state = Replay(read_header(records[0][1]))
+    last = link(records[0][1])
+    for position in range(1, len(records)):
+        if state.sealed:
+            raise TranscriptError("records after the seal", position)
+        kind, payload = read_record(records, position, last)
+        last_before, last = last, link(records[position][1])
+        state.read(position, kind, payload, last_before)
+    state.finish()
+    return state
+
+
 def verify_transcript(data: bytes) -> Verdict:
     """Judge transcript bytes; never raises on bad input."""
-    session = Session(None, relay=False)
     try:
-        records = list(frames(data))
-    except DecodeError as exc:
-        return Verdict(False, fault=f"malformed transcript: {exc}")
-    if not records:
-        return Verdict(False, fault="empty transcript")
-    try:
-        header = decode(records[0][1], MAX_RECORD)
-    except DecodeError as exc:
-        return Verdict(False, fault=f"malformed header: {exc}", record=0)
-    if not (isinstance(header, list) and len(header) == 3 and header[0] == MAGIC and header[1] == FORMAT
-            and (header[2] is None or (isinstance(header[2], bytes) and len(header[2]) == KEY_SIZE))):
-        return Verdict(False, fault="not a p2pnimmt transcript (bad header)", record=0)
-    recorder = header[2]
-    last = link(records[0][1])
-    accepted = 0
-    sealed = False
-    recorded_faults: list[dict] = []
-    for position, (_offset, raw) in enumerate(records[1:], start=1):
-        if sealed:
-            return Verdict(False, fault="records after the seal", record=position)
-        try:
-            record = decode(raw, MAX_RECORD)
-        except DecodeError as exc:
-            return Verdict(False, fault=f"malformed record: {exc}", record=position)
-        if not (isinstance(record, list) and len(record) == 4 and type(record[0]) is int
-                and isinstance(record[1], bytes) and isinstance(record[2], str)):
-            return Verdict(False, fault="record is not [index, link, type, payload]", record=position)
-        index, prev, kind, payload = record
-        if index > position:
-            if position in _later_indexes(records[position + 1 :]):
-                return Verdict(False, fault=f"records out of order: #{index} stands where #{position} belongs",
-                               record=position)
-            return Verdict(False, fault=f"record #{position} is missing (the next record is #{index})", record=position)
-        if index < position:
-            return Verdict(False, fault=f"records out of order: #{index} stands where #{position} belongs",
-                           record=position)
-        if prev != last:
-            return Verdict(False, fault=f"record #{position} does not chain to record #{position - 1} "
-                                        "(a record was altered, removed or moved)", record=position)
-        last_before, last = last, link(raw)
-        if kind == "msg":
-            if not isinstance(payload, bytes):
-                return Verdict(False, fault="msg record without message bytes", record=position)
-            outputs = session.receive(payload)
-            faults = [e for e in outputs if isinstance(e, Fault)]
-            taken = len(session.journal.messages) == accepted + 1
-            # A suspicion raised by an accepted message (digest-mismatch) is part of the story; anything
-            # fatal, or bytes that were not accepted, end the verification.
-            blocking = [f for f in faults if f.fatal] or ([] if taken else faults)
-            if blocking:
-                f = blocking[0]
-                return Verdict(False, fault=f"{f.code}: {f.detail}; peer at fault: {_name(session, f.peer)}",
-                               record=position, peer=f.peer, messages=accepted)
-            if not taken:
-                return Verdict(False, fault="message is not the next in its sender's chain "
-                                            "(a message is missing or out of order)", record=position)
-            accepted += 1
-        elif kind == "fault":
-            if not isinstance(payload, dict):
-                return Verdict(False, fault="fault record is not a map", record=position)
-            recorded_faults.append(payload)
-            if payload.get("fatal") and session.phase != "aborted":
-                # Take nobody's word for it: the evidence must make the replay reach the same verdict.
-                evidence = payload.get("evidence")
-                for wire in evidence if isinstance(evidence, list) else []:
-                    if isinstance(wire, bytes):
-                        session.receive(wire)
-                if session.fault is None or (session.fault.code, session.fault.peer) != (
-                        payload.get("code"), payload.get("peer")):
-                    return Verdict(False, fault=f"the recorded fault {payload.get('code')!r} against "
-                                                f"{_name(session, payload.get('peer') if isinstance(payload.get('peer'), bytes) else None)} "
-                                                "is not supported by its evidence", record=position,
-                                   peer=peer_id(recorder) if recorder else None)
-        elif kind == "seal":
-            if recorder is None:
-                return Verdict(False, fault="seal without a recorder key in the header", record=position)
-            if not (isinstance(payload, bytes) and verify(recorder, payload, SEAL_TAG + last_before)):
-                return Verdict(False, fault="the seal's signature does not verify: the transcript was altered",
-                               record=position, peer=peer_id(recorder))
-            sealed = True
-        else:
-            return Verdict(False, fault=f"unknown record type {kind!r}", record=position)
-    if session.fault is not None:
-        f = session.fault
-        return Verdict(False, fault=f"the game was aborted: {f.code}: {f.detail}; "
-                                    f"peer at fault: {_name(session, f.peer)}", peer=f.peer, messages=accepted,
-                       faults_recorded=recorded_faults)
-    if session.phase != "over":
-        return Verdict(False, fault=f"the transcript ends before the game does (phase {session.phase}, "
-                                    f"round {session.round + 1}, turn {session.turn + 1})", messages=accepted)
-    if not sealed:
-        return Verdict(False, fault="the transcript has no seal (cut short, or never closed)", messages=accepted)
-    return Verdict(True, summary=summary(session, recorder, accepted), messages=accepted,
-                   faults_recorded=recorded_faults)
+        state = replay(data)
+    except TranscriptError as exc:
+        return exc.verdict()
+    return Verdict(True, summary=summary(state.session, state.recorder, state.accepted), messages=state.accepted,
+                   faults_recorded=state.faults_recorded)
 
 
 def summary(session: Session, recorder: bytes | None, messages: int) -> str:
     game = session.game
+    assert game is not None  # the replay reached phase "over": there is a game
     s = game.settings
     names = [f"{name} ({fingerprint(p)}{', bot' if bot else ''})"
              for name, p, bot in zip(session.names, session.roster, session.bots)]
@@ -176,6 +261,7 @@ def summary(session: Session, recorder: bytes | None, messages: int) -> str:
     winners = [session.names[i] for i in game.winners]
     lines.append(("winners: " if len(winners) > 1 else "winner: ") + ", ".join(winners))
     who = _name(session, peer_id(recorder)) if recorder else "nobody"
+    deal = "the sealed deal audited" if s.deal == "sealed" else "seeds, shuffles"
     lines.append(f"verified: {messages} signed messages (signatures, chains, commitments, "
-                 f"{'the sealed deal audited' if s.deal == 'sealed' else 'seeds, shuffles'}, every turn, the signed results); sealed by {who}")
+                 f"{deal}, every turn, the signed results); sealed by {who}")
     return "\n".join(lines)

@@ -15,14 +15,14 @@ from functools import cache
 
 import pytest
 from harness import Net
+from support import build, check_honest, flip, messages, play, records, rewrite, short, winner_line
 
 from p2pnimmt.protocol.codec import encode
 from p2pnimmt.protocol.envelope import open_envelope, seal
 from p2pnimmt.protocol.events import Outgoing
 from p2pnimmt.protocol.identity import Identity, fingerprint
 from p2pnimmt.protocol.transcript import TranscriptJournal, frame
-from p2pnimmt.protocol.verify import verify_transcript
-from support import build, check_honest, flip, messages, play, records, rewrite, short, winner_line
+from p2pnimmt.protocol.verify import TranscriptError, replay, verify_transcript
 
 MSG_KINDS = ("START_ACK", "SEED_COMMIT", "SEED_REVEAL", "PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE", "ROUND_END",
              "GAME_END")
@@ -55,6 +55,10 @@ def check(tampered: bytes, reason: str, record: int | None) -> None:
     assert reason in v.fault, v.report()
     assert v.record == record, v.report()
     assert v.report().startswith("FAILED at " + (f"record {record}: " if record is not None else ""))
+    # The readers raise the one error type, carrying the record and the reason, that the verdict reports.
+    with pytest.raises(TranscriptError) as caught:
+        replay(tampered)
+    assert (caught.value.record, caught.value.reason, caught.value.peer) == (v.record, v.fault, v.peer)
 
 
 # ----------------------------------------------------------------- honest
