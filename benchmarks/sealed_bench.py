@@ -46,7 +46,7 @@ import time
 from pathlib import Path
 
 from p2pnimmt.engine import deck
-from p2pnimmt.protocol.sealed import Layout, audit, deck_order, new_secrets, permutation, shuffle_step, simulate_deal
+from p2pnimmt.protocol.sealed import Layout, audit, new_secrets, permutation, shuffle_step
 from p2pnimmt.protocol.sealed_group import (
     CARD_TAG,
     S0,
@@ -60,6 +60,10 @@ from p2pnimmt.protocol.sealed_group import (
     new_key_pair,
     point_error,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "protocol"))
+
+from sealed_support import deck_order, simulate_deal  # noqa: E402  (test helpers, kept out of p2pnimmt)
 
 
 def stream(label: bytes):

@@ -204,31 +204,6 @@ def deck_order(cards: Sequence[int], seeds: Iterable[bytes]) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class DealRecord:
-    """What one round's deal published: shuffle outputs and unlocks by seat, and the dealt positions at the end."""
-
-    seats: tuple[int, ...]
-    shuffles: dict[int, list[bytes]]
-    unlocks: dict[int, list[bytes]]
-    final: list[bytes]
-
-
-def simulate_deal(cards: Sequence[int], players: int, secrets: Mapping[int, RoundSecrets]) -> DealRecord:
-    """Every shuffling seat's steps in one process, each output checked once as on receipt (tests, benchmarks)."""
-    layout = Layout(players, len(cards))
-    seats = layout.check_seats(sorted(secrets))
-    shuffles, unlocks = {}, {}
-    previous = initial_deck(cards)
-    for s in seats:
-        previous = shuffles[s] = check_shuffle(previous, shuffle_step(secrets[s].key.e, secrets[s].seed, previous))
-    current = unlock_start(layout, previous)
-    for s in seats:
-        unlocks[s] = unlock_step(layout, s, secrets[s].key.d, current)
-        current = after_unlock(layout, s, current, unlocks[s])
-    return DealRecord(seats, shuffles, unlocks, current)
-
-
-@dataclass(frozen=True, slots=True)
 class AuditFault:
     """The first thing the round-end audit found wrong, and the seat at fault.
 

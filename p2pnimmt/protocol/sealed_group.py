@@ -252,11 +252,6 @@ def encoding(card: int) -> bytes:
     return encodings()[card]
 
 
-def card_of(point: object) -> int | None:
-    """k if point is C_k, else None."""
-    return card_table().get(point) if isinstance(point, bytes) else None
-
-
 def encode_deck(cards: Sequence[int]) -> list[bytes]:
     """[C_k for k in cards]; ValueError unless the cards are distinct cards."""
     cards = list(cards)

@@ -18,6 +18,7 @@ import itertools
 from pathlib import Path
 
 import pytest
+from sealed_support import card_of, deck_order, simulate_deal
 
 from p2pnimmt.engine import Round, deck
 from p2pnimmt.protocol import sealed_group as g
@@ -28,7 +29,6 @@ from p2pnimmt.protocol.sealed import (
     after_unlock,
     audit,
     check_shuffle,
-    deck_order,
     initial_deck,
     new_secrets,
     open_hand,
@@ -36,7 +36,6 @@ from p2pnimmt.protocol.sealed import (
     open_values,
     permutation,
     shuffle_step,
-    simulate_deal,
     unlock_start,
     unlock_step,
 )
@@ -267,7 +266,7 @@ def test_card_encodings() -> None:
     pair = g.new_key_pair(stream("encodings"))
     for k, c in enumerate(cards, 1):
         assert g.point_error(c) is None
-        assert g.card_table()[c] == k == g.card_of(c)
+        assert g.card_table()[c] == k == card_of(c)
         # Recomputed from the definition, with Euler's criterion instead of the Jacobi symbol.
         for counter in itertools.count():
             digest = hashlib.sha512(b"p2pnimmt/sealed/card/v1" + k.to_bytes(2, "big") + counter.to_bytes(4, "big"))
@@ -278,7 +277,7 @@ def test_card_encodings() -> None:
         assert c == g.apply(g.S0, u.to_bytes(32, "little"))
         # In the prime-order subgroup: d undoes e exactly (a torsion component would be lost).
         assert g.apply(pair.d, g.apply(pair.e, c)) == c
-    assert g.card_of(BASE) is None and g.card_of("x") is None
+    assert card_of(BASE) is None and card_of("x") is None
     for bad in (0, 105, True, 1.0, "1"):
         with pytest.raises(ValueError, match="not a card"):
             g.encoding(bad)
@@ -367,7 +366,7 @@ def test_full_deal(players: int, variant: str) -> None:
     last = record.shuffles[players - 1]
     for s in range(players):
         last = g.apply_all(secrets[s].key.d, last)
-    assert [g.card_of(x) for x in last] == list(order)
+    assert [card_of(x) for x in last] == list(order)
     assert audit(cards, players, range(players), record.shuffles, record.unlocks, keys_of(secrets),
                  honest_plays(lay, range(players), order)) is None
 
@@ -461,7 +460,7 @@ def ratio_attack(values: list[bytes], logs: dict[int, int]) -> dict[bytes, int] 
     """
     present = set(values)
     best: dict[bytes, int] = {}
-    for a, log_a in logs.items():
+    for _a, log_a in logs.items():
         inv = pow(log_a, -1, L)
         reading = {}
         for b, log_b in logs.items():
