@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 HIGHEST_CARD = 104
 HAND_SIZE = 10
@@ -40,7 +40,7 @@ def check_players(players: int) -> None:
         raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {players!r}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def deck(variant: str, players: int) -> tuple[int, ...]:
     """The cards in play for `variant` with `players` seats, ascending.
 

@@ -106,7 +106,7 @@ class Game:
         return self.round
 
     def start_dealt(self, rnd: Round) -> Round:
-        """Begin the next round with a round dealt elsewhere (the sealed deal: hands this node cannot see are hidden)."""
+        """Begin the next round with one dealt elsewhere (the sealed deal: hands this node cannot see are hidden)."""
         if self.over:
             raise ValueError("the game is over")
         if self.round is not None or self.draft is not None:

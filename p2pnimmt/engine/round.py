@@ -11,7 +11,7 @@ from collections.abc import Sequence, Set as AbstractSet
 from dataclasses import dataclass
 
 from .cards import BULL_HEADS, HAND_SIZE, MAX_PLAYERS, ROW_COUNT, check_players
-from .table import RowChoice, check_card, check_rows, chooser, place_turn
+from .table import Placed, RowChoice, check_card, check_rows, chooser, place_turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +135,7 @@ class Round:
         """The seat that must choose a row if `cards` (by seat) are played now; None if nobody."""
         return chooser(self.rows, min(cards), cards.index(min(cards)))
 
-    def play_turn(self, cards: Sequence[int], row_choice: RowChoice = None) -> list[tuple]:
+    def play_turn(self, cards: Sequence[int], row_choice: RowChoice[int] = None) -> list[Placed[int]]:
         """Play one card per seat (cards[s] from seat s); return (seat, card, row, taken) per placement.
 
         `row_choice` is the row the chooser takes (rule 4), or a callable

@@ -11,13 +11,21 @@ from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Union
+from typing import Protocol, TypeAlias, TypeVar
 
 from .cards import BULL_HEADS, HIGHEST_CARD, ROW_COUNT, ROW_LIMIT
 
-
 ROW_INDEXES = tuple(range(ROW_COUNT))
-RowChoice = Union[int, Callable[[Hashable], int], None]  # a row 0..3, or who-chooses -> row
+P = TypeVar("P", bound=Hashable)  # who plays a card: a seat in a Round, any hashable in resolve_turn
+_P_contra = TypeVar("_P_contra", contravariant=True)
+RowChoice: TypeAlias = int | Callable[[P], int] | None  # a row 0..3, or who-chooses -> row
+Placed: TypeAlias = tuple[P, int, int, tuple[int, ...]]  # (player, card, row, cards taken)
+
+
+class Piles(Protocol[_P_contra]):
+    """Each player's pile of taken cards: a list by seat, or a mapping by player."""
+
+    def __getitem__(self, player: _P_contra, /) -> list[int]: ...
 
 
 class RowChoiceRequired(Exception):
@@ -58,13 +66,16 @@ class TurnResult:
         return {p: sum(BULL_HEADS[c] for c in cards) for p, cards in self.taken.items()}
 
 
-def chooser(rows: Sequence[Sequence[int]], low_card: int, player: Hashable) -> Hashable | None:
+def chooser(rows: Sequence[Sequence[int]], low_card: int, player: P) -> P | None:
     """`player` if its `low_card`, the lowest of the turn, is below every row end (rule 4); else None."""
     return player if all(low_card < row[-1] for row in rows) else None
 
 
-def place_turn(rows: list[list[int]], order: Sequence[tuple[int, Hashable]], row_choice: RowChoice, piles) -> list[tuple]:
-    """Place `order` ((card, player), ascending, checked) onto `rows` in place; return (player, card, row, taken) per card.
+def place_turn(rows: list[list[int]], order: Sequence[tuple[int, P]], row_choice: RowChoice[P],
+               piles: Piles[P]) -> list[Placed[P]]:
+    """Place `order` ((card, player), ascending, checked) onto `rows` in place.
+
+    Returns (player, card, row, taken) per card.
 
     Cards a player takes are added to `piles[player]` (a list).
     `row_choice` is the row the lowest card takes when it is below every row
@@ -74,7 +85,7 @@ def place_turn(rows: list[list[int]], order: Sequence[tuple[int, Hashable]], row
     """
     ends = [rows[0][-1], rows[1][-1], rows[2][-1], rows[3][-1]]  # ROW_COUNT == 4, unrolled: the hot path
     low_card, low_player = order[0]
-    placed = []
+    placed: list[Placed[P]] = []
     rest = order
     if low_card < min(ends):  # rule 4: the lowest card takes the row its player chooses
         if row_choice is None:

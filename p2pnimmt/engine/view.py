@@ -23,7 +23,7 @@ class PlayerView:
         self.scores = tuple(game.scores)  # totals of the finished rounds
         if game.draft is not None:
             self._hand = game.draft.hands[seat]
-            self._open = game.draft.open_cards
+            self._open: list[int] | None = game.draft.open_cards
             self._rows: list[list[int]] = []
             self._taken: list[list[int]] = [[] for _ in range(self.players)]
             self._played: list[tuple[int, ...]] = []

@@ -51,7 +51,10 @@ def _check_depth(value: Any) -> None:
 
 
 def decode(data: bytes, limit: int = MAX_FRAME) -> Any:
-    """Decode one untrusted msgpack value of at most `limit` bytes; DecodeError naming the problem if it breaks any rule."""
+    """Decode one untrusted msgpack value of at most `limit` bytes.
+
+    DecodeError, naming the problem, if it breaks any rule.
+    """
     if not isinstance(data, (bytes, bytearray)):
         raise DecodeError(f"expected bytes, got {type(data).__name__}")
     if len(data) > limit:

@@ -19,8 +19,12 @@ def _lp(data: bytes) -> bytes:
     return len(data).to_bytes(2, "big") + data
 
 
-def commitment(purpose: str, game_id: bytes, round_index: int, turn: int, seat: int, value: bytes, nonce: bytes) -> bytes:
-    """SHA-256(COMMIT_TAG || lp(context) || lp(value) || nonce); context = msgpack [purpose, game, round, turn, seat]."""
+def commitment(purpose: str, game_id: bytes, round_index: int, turn: int, seat: int, value: bytes,
+               nonce: bytes) -> bytes:
+    """SHA-256(COMMIT_TAG || lp(context) || lp(value) || nonce).
+
+    context = msgpack [purpose, game, round, turn, seat].
+    """
     if len(nonce) != NONCE_SIZE:
         raise ValueError(f"a commitment nonce is {NONCE_SIZE} bytes, got {len(nonce)}")
     context = encode([purpose, game_id, round_index, turn, seat])

@@ -54,7 +54,8 @@ def seal(identity: Identity, game_id: bytes, seq: int, prev: bytes, kind: str, b
 def split(wire: bytes) -> tuple[bytes, bytes]:
     """The signed bytes and the signature of a wire message; DecodeError if it is not that shape."""
     outer = decode(wire)
-    if not (isinstance(outer, list) and len(outer) == 2 and isinstance(outer[0], bytes) and isinstance(outer[1], bytes)):
+    if not (isinstance(outer, list) and len(outer) == 2
+            and isinstance(outer[0], bytes) and isinstance(outer[1], bytes)):
         raise DecodeError("a message must be [signed bytes, signature]")
     if len(outer[1]) != SIGNATURE_SIZE:
         raise DecodeError(f"signature must be {SIGNATURE_SIZE} bytes, got {len(outer[1])}")

@@ -145,7 +145,7 @@ def play_round(game: Game, rnd: Round, universe: set[int], rng: random.Random, t
             choice = rng.randrange(4) if needs_choice else None
         else:
 
-            def choice(seat, _row=rng.randrange(4)):
+            def choice(seat, _row=rng.randrange(4)):  # noqa: B008  (the row is drawn once, here, on purpose)
                 asked.append(seat)
                 return _row
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import copy
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from p2pnimmt.engine import BULL_HEADS, Round, RowChoiceRequired, resolve_turn
 

@@ -17,8 +17,8 @@ import hashlib
 from functools import cache
 
 from harness import Net
-from hypothesis import HealthCheck, assume, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
+from support import VARIANTS, check_honest, messages, mixed_bots, outcome, play, run_ordered, short
 
 from p2pnimmt.protocol.codec import MAX_ARRAY, MAX_DEPTH, MAX_MAP, MAX_STR, DecodeError, decode, encode
 from p2pnimmt.protocol.envelope import GAME_ID_SIZE, HASH_SIZE, Envelope, open_envelope, seal
@@ -26,7 +26,7 @@ from p2pnimmt.protocol.events import Fault, GameAborted, Outgoing
 from p2pnimmt.protocol.identity import PEER_ID_SIZE, SIGNATURE_SIZE, Identity
 from p2pnimmt.protocol.messages import FIELDS
 from p2pnimmt.protocol.session import MAX_EARLY, Session
-from support import VARIANTS, check_honest, messages, mixed_bots, outcome, play, run_ordered, short
+
 
 def budget(examples: int) -> settings:
     return settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck))
@@ -459,7 +459,7 @@ def test_a_seated_signer_cannot_crash_a_peer(data) -> None:
     session = Session(None, relay=False)
     for wire in wires[:at]:
         session.receive(wire)
-    seq, prev = session._heads.get(signer.peer, (0, bytes(32)))
+    seq, prev = session.inbox.head(signer.peer)
     try:
         forged = seal(signer, net.game_id, seq, prev, kind, body)
     except (ValueError, TypeError, OverflowError):
