@@ -9,6 +9,7 @@ of deals is set).
 from __future__ import annotations
 
 from .base import Bot, SeededBot
+from .drive import NEEDED, bot_move
 from .heuristic import HeuristicBot
 from .levels import EasyBot, HardBot, MediumBot
 from .mcs import MCSBot
@@ -48,6 +49,7 @@ def make_bot(name: str, seed: int | str | bytes = 0, **options) -> Bot:
 __all__ = [
     "BOTS",
     "LEVELS",
+    "NEEDED",
     "Bot",
     "EasyBot",
     "HardBot",
@@ -56,6 +58,7 @@ __all__ = [
     "MediumBot",
     "RandomBot",
     "SeededBot",
+    "bot_move",
     "make_bot",
     "searches",
 ]

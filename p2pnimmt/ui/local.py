@@ -12,9 +12,10 @@ import os
 from collections import deque
 from collections.abc import Callable
 
-from ..bots import make_bot
+from ..bots import bot_move, make_bot
 from ..engine import Settings
-from ..protocol.events import Event, Outgoing, PickNeeded, PlayNeeded, RowChoiceNeeded
+from ..protocol.delivery import recipients
+from ..protocol.events import Event, Outgoing
 from ..protocol.identity import Identity, game_id_for
 from ..protocol.session import LocalError, Session
 from ..protocol.transcript import TranscriptJournal
@@ -89,10 +90,7 @@ class LocalTable:
         seated = {i.peer for i in self.identities}
         for item in outputs:
             if isinstance(item, Outgoing):
-                for to in self.sessions:
-                    if to != peer and (item.to is None or item.to == to) and to not in item.skip and not (
-                            item.watchers_only and to in seated):
-                        self.queue.append((to, peer, item.wire))
+                self.queue.extend((to, peer, item.wire) for to in recipients(item, peer, self.sessions, seated))
             else:
                 self._event(peer, item)
 
@@ -103,14 +101,8 @@ class LocalTable:
         elif self.watchers and peer == self.watchers[0].peer and self.on_watch is not None:
             self.on_watch(session, event)
         bot = self.bots.get(peer)
-        if bot is None or session.phase == "aborted":
-            return
-        if isinstance(event, PlayNeeded):
-            self._handle(peer, session.play(bot.choose_card(session.view())))
-        elif isinstance(event, PickNeeded):
-            self._handle(peer, session.pick(bot.choose_pick(session.view())))
-        elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:
-            self._handle(peer, session.choose_row(bot.choose_row(session.view(), event.cards)))
+        if bot is not None:
+            self._handle(peer, bot_move(session, bot, event))
 
 
 class SessionSeat:

@@ -14,9 +14,10 @@ import random
 from collections import deque
 from collections.abc import Callable
 
-from p2pnimmt.bots import make_bot
+from p2pnimmt.bots import bot_move, make_bot
 from p2pnimmt.engine import Settings
-from p2pnimmt.protocol.events import Fault, Outgoing, PlayNeeded, PickNeeded, RowChoiceNeeded
+from p2pnimmt.protocol.delivery import recipients
+from p2pnimmt.protocol.events import Fault, Outgoing
 from p2pnimmt.protocol.identity import Identity, game_id_for
 from p2pnimmt.protocol.session import Session
 from p2pnimmt.protocol.transcript import TranscriptJournal
@@ -79,9 +80,7 @@ class Net:
 
     def targets(self, peer: bytes, out: Outgoing) -> list[bytes]:
         """The peers an Outgoing from `peer` is meant for."""
-        seated = {i.peer for i in self.identities}
-        return [to for to in self.peers if to != peer and (out.to is None or out.to == to) and to not in out.skip
-                and not (out.watchers_only and to in seated)]
+        return recipients(out, peer, self.peers, {i.peer for i in self.identities})
 
     def send(self, peer: bytes, out: Outgoing) -> None:
         if peer in self.tamper:
@@ -92,16 +91,9 @@ class Net:
             self.queue.append((to, peer, out.wire))
 
     def react(self, peer: bytes, event) -> None:
-        session = self.sessions[peer]
         bot = self.bots.get(peer)
-        if bot is None or session.phase == "aborted" or session.seat in session.dropped:
-            return
-        if isinstance(event, PlayNeeded):
-            self.handle(peer, session.play(bot.choose_card(session.view())))
-        elif isinstance(event, PickNeeded):
-            self.handle(peer, session.pick(bot.choose_pick(session.view())))
-        elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:
-            self.handle(peer, session.choose_row(bot.choose_row(session.view(), event.cards)))
+        if bot is not None:
+            self.handle(peer, bot_move(self.sessions[peer], bot, event))
 
     def run(self, limit: int = 10_000_000) -> None:
         while self.queue and limit:
