@@ -1,9 +1,12 @@
-"""The `p2pnimmt` command: argument parsing and wiring of the layers below."""
+"""The `p2pnimmt` command: argument parsing; the use cases are in app/, run here (the one asyncio.run)."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -102,8 +105,6 @@ def interface_arg(text: str) -> str:
 
 def default_interface() -> str | None:
     """$P2PNIMMT_INTERFACE, if set: the interface every network command uses unless told otherwise."""
-    import os
-
     value = os.environ.get("P2PNIMMT_INTERFACE") or None
     return interface_arg(value) if value else None
 
@@ -178,7 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     join = sub.add_parser("join", help="join the game with this code")
     join.add_argument("code", metavar="CODE", help="the game's 4-letter code")
-    join.add_argument("--bot", type=bot_arg, default=None, help="let a bot play your seat (default with --headless: heuristic)")
+    join.add_argument("--bot", type=bot_arg, default=None,
+                      help="let a bot play your seat (default with --headless: heuristic)")
     add_network_options(join)
     join.set_defaults(handler=cmd_join, parser=join, role="player")
 
@@ -245,23 +247,35 @@ def cmd_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     return 0
 
 
+def run(coro) -> int:
+    """Run a use case to its end; its exit status (a RoleFailed or Ctrl-C is told on stderr)."""
+    from .app.options import RoleFailed
+
+    level = getattr(logging, os.environ.get("P2PNIMMT_LOG", "WARNING").upper(), logging.WARNING)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        return asyncio.run(coro)
+    except RoleFailed as exc:
+        print(f"p2pnimmt: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("p2pnimmt: interrupted", file=sys.stderr)
+        return 130
+
+
 def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from .ui.console import run
+    from .app.play import run_full_screen, run_lines
 
     if not 1 <= args.bots <= MAX_PLAYERS - 1:
         parser.error(f"--bots must be 1..{MAX_PLAYERS - 1}, got {args.bots}")
     settings = settings_from(args, args.bots + 1, parser)
     if args.full_screen or (not args.lines and sys.stdin.isatty() and sys.stdout.isatty()):
-        import asyncio
-
-        from .ui.app import run_local
-
-        return asyncio.run(run_local(settings, bot=args.bot, name=args.name, seed=args.seed))
-    return run(settings, args.bot, args.seed, args.name, input, sys.stdout)
+        return asyncio.run(run_full_screen(settings, bot=args.bot, name=args.name, seed=args.seed))
+    return run_lines(settings, args.bot, args.seed, args.name, input, sys.stdout)
 
 
 def network_options(args: argparse.Namespace, default_name: str):
-    from .net.roles import Options
+    from .app.options import Options
 
     name = args.name or default_name
     if not (0 < len(name) <= 40 and name.isprintable()):
@@ -272,7 +286,7 @@ def network_options(args: argparse.Namespace, default_name: str):
 
 
 def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from .net.roles import run, run_host
+    from .app.host import run_host
 
     if not 0 <= args.bots <= args.seats - 1:
         parser.error(f"--bots must be 0..{args.seats - 1} with --seats {args.seats}, got {args.bots}")
@@ -281,7 +295,7 @@ def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from .net.roles import run, run_join
+    from .app.join import run_join
 
     if args.role == "player" and args.bot is None and args.headless:
         args.bot = "heuristic"
@@ -292,13 +306,14 @@ def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def cmd_resume(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from .net.roles import run, run_resume
+    from .app.resume import run_resume
 
     return run(run_resume(args.transcript, network_options(args, "player"), args.headless))
 
 
 def cmd_games(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from .net.roles import Options, list_games, run
+    from .app.games import list_games
+    from .app.options import Options
 
     return run(list_games(Options(interface=args.interface), args.seconds))
 
@@ -325,9 +340,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         if not argv and sys.stdin.isatty() and sys.stdout.isatty():
-            from .ui.menu import choose, lan_games
+            from .app.games import menu_games
+            from .ui.menu import choose
 
-            chosen = choose(lan_games)
+            chosen = choose(lambda: asyncio.run(menu_games(os.environ.get("P2PNIMMT_INTERFACE") or None)))
             if chosen is None:
                 return 0
             args = parser.parse_args(chosen)

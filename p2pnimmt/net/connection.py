@@ -47,7 +47,7 @@ async def read_frame(reader: asyncio.StreamReader, timeout: float) -> Any:
             data = await reader.readexactly(size)
     except asyncio.IncompleteReadError:
         raise ConnectionFailed("connection closed") from None
-    except (asyncio.TimeoutError, TimeoutError):
+    except TimeoutError:
         raise ConnectionFailed(f"nothing received for {timeout:.0f} s") from None
     except (ConnectionError, OSError) as exc:
         raise ConnectionFailed(f"connection lost: {exc}") from None
@@ -123,7 +123,8 @@ class Connection:
                     and len(auth[1]) == SIGNATURE_SIZE):
                 raise ConnectionFailed("the peer did not authenticate")
             if not verify(their_key, auth[1], signed):
-                raise ConnectionFailed(f"the peer's handshake signature does not verify (claims {fingerprint(peer_id(their_key))})")
+                claimed = fingerprint(peer_id(their_key))
+                raise ConnectionFailed(f"the peer's handshake signature does not verify (claims {claimed})")
         except ConnectionFailed:
             writer.close()
             raise

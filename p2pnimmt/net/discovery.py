@@ -137,7 +137,7 @@ async def browse(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> 
     try:
         try:
             await asyncio.wait_for(done.wait(), seconds)
-        except (asyncio.TimeoutError, TimeoutError):
+        except TimeoutError:
             pass
     finally:
         await browser.async_cancel()

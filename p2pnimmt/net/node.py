@@ -16,81 +16,44 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import secrets
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
-from ..bots import Bot
+from ..bots import NEEDED, Bot, bot_move
 from ..engine import Settings
-from ..protocol.events import (
-    Committed,
-    Event,
-    Fault,
-    GameAborted,
-    GameOver,
-    Outgoing,
-    PickNeeded,
-    PlayNeeded,
-    RoundEnded,
-    RoundStarted,
-    RowChoiceNeeded,
-    TurnResolved,
-)
-from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for, peer_id
+from ..protocol.delivery import meant_for
+from ..protocol.events import Event, Fault, GameAborted, GameOver, Outgoing
+from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
 from ..protocol.session import Journal, LocalError, Session
 from .connection import PING_EVERY, Connection, ConnectionFailed
+from .members import Member, member_from
 
 log = logging.getLogger("p2pnimmt.net")
 
 REDIAL_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0)
 MAX_LINK_FAULTS = 20  # bad messages over one link before we hang up on it
 PULL_EVERY = 0.5  # while waiting, ask peers for missing messages this often
-TIMING = bool(os.environ.get("P2PNIMMT_TIMING"))  # benchmarks: print when commits leave and turns resolve
 BYE_WAIT = 5.0  # after game over, how long to wait for the other peers' bye before leaving
 
 
-@dataclass
-class Member:
-    """Someone in the lobby: a player (human or bot) or a spectator."""
-
-    key: bytes
-    name: str
-    role: str
-    bot: bool
-    host: str
-    port: int
-
-    @property
-    def peer(self) -> bytes:
-        return peer_id(self.key)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "name": self.name, "role": self.role, "bot": self.bot, "host": self.host,
-                "port": self.port}
-
-
-def member_from(value: Any) -> Member | None:
-    if not isinstance(value, dict):
-        return None
-    try:
-        member = Member(value["key"], value["name"], value["role"], value["bot"], value["host"], value["port"])
-    except KeyError:
-        return None
-    ok = (isinstance(member.key, bytes) and len(member.key) == 32 and isinstance(member.name, str)
-          and 0 < len(member.name) <= 40 and member.name.isprintable() and member.role in ("player", "spectator")
-          and isinstance(member.bot, bool) and isinstance(member.host, str) and type(member.port) is int)
-    return member if ok else None
+EventListener = Callable[["Node", Event], None]
+LobbyListener = Callable[["Node"], None]
 
 
 class Node:
-    """One peer: runs its session over TCP links; a host also runs the lobby and starts the game."""
+    """One peer: runs its session over TCP links; a host also runs the lobby and starts the game.
+
+    A front drives it through public methods (host, join, resume, act, kick,
+    start_now, change_settings, spawn, close, linger) and listens with
+    watch_events and watch_lobby; it reads session, members, players(),
+    linked, settings, seats, lobby_state, done and refused.
+    """
 
     def __init__(self, identity: Identity, *, name: str, role: str = "player", bot: Bot | None = None,
                  interface: str | None = None, journal_for: Callable[[bytes], Journal] | None = None,
-                 on_event: Callable[[Node, Event], None] | None = None, drop_after: float = 60.0,
+                 on_event: EventListener | None = None, drop_after: float = 60.0,
                  bot_delay: float = 0.0) -> None:
         self.identity = identity
         self.name = name
@@ -98,7 +61,8 @@ class Node:
         self.bot = bot
         self.interface = interface
         self.journal_for = journal_for  # game id -> where to record the transcript
-        self.on_event = on_event
+        self._event_listeners: list[EventListener] = [on_event] if on_event is not None else []
+        self._lobby_listeners: list[LobbyListener] = []
         self.session: Session | None = None
         self.game_id: bytes | None = None
         self.port = 0
@@ -114,17 +78,42 @@ class Node:
         self.tasks: set[asyncio.Task] = set()
         self.dialing: set[bytes] = set()
         self.refused: str | None = None
-        self.lobby_changed: Callable[[Node], None] | None = None
         self.drop_after = drop_after  # seconds waited on one player before voting to drop it (0: never)
         self.bot_delay = bot_delay  # seconds a bot waits before each move (so people can follow)
 
-    # ----------------------------------------------------------------- setup
+    # ----------------------------------------------------------------- for fronts
 
-    def _spawn(self, coro) -> asyncio.Task:
+    def spawn(self, coro) -> asyncio.Task:
+        """Run `coro` as a task of this node: kept referenced, and cancelled by close()."""
         task = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return task
+
+    def watch_events(self, listener: EventListener) -> Callable[[], None]:
+        """Call `listener(node, event)` on every event of the game; returns what stops it."""
+        self._event_listeners.append(listener)
+        return lambda: self._event_listeners.remove(listener) if listener in self._event_listeners else None
+
+    def watch_lobby(self, listener: LobbyListener) -> Callable[[], None]:
+        """Call `listener(node)` whenever the lobby changes (members, settings, state); returns what stops it."""
+        self._lobby_listeners.append(listener)
+        return lambda: self._lobby_listeners.remove(listener) if listener in self._lobby_listeners else None
+
+    @property
+    def linked(self) -> frozenset[bytes]:
+        """The peers this node has a live link to now."""
+        return frozenset(self.links)
+
+    def players(self) -> list[Member]:
+        """The lobby's members that take a seat, in the order they joined."""
+        return [m for m in self.members.values() if m.role == "player"]
+
+    def change_settings(self, settings: Settings) -> None:
+        """Host, in the lobby: the settings the game will start with."""
+        self.settings = settings
+
+    # ----------------------------------------------------------------- setup
 
     async def listen(self, port: int = 0) -> None:
         self.server = await asyncio.start_server(self._accepted, host=self.interface or "0.0.0.0", port=port)
@@ -134,7 +123,7 @@ class Node:
         self.game_id = game_id
         journal = self.journal_for(game_id) if self.journal_for is not None else None
         self.session = Session(self.identity, game_id=game_id, journal=journal)
-        self._spawn(self._watch_waiting())
+        self.spawn(self._watch_waiting())
 
     async def _watch_waiting(self) -> None:
         """While the game waits on someone: ask the peers for what we lack (each relays only part of the
@@ -147,7 +136,8 @@ class Node:
             if session.start is None or session.phase in ("over", "aborted"):
                 continue
             now = loop.time()
-            waiting = {(session.round, session.step_now(), seat) for seat in session.waiting_for() if seat != session.seat}
+            waiting = {(session.round, session.step_now(), seat)
+                       for seat in session.waiting_for() if seat != session.seat}
             since = {key: since.get(key, now) for key in waiting}
             if any(now - start >= PULL_EVERY for start in since.values()):
                 heads = session.heads()
@@ -171,8 +161,8 @@ class Node:
         self.seats = settings.players
         self.salt = secrets.token_bytes(SALT_SIZE)
         self._new_session(game_id_for(self.identity.public_key, self.salt))
-        me = Member(self.identity.public_key, self.name, "player", self.bot is not None, self.interface or "", self.port)
-        self.members[self.identity.peer] = me
+        self.members[self.identity.peer] = Member(self.identity.public_key, self.name, "player", self.bot is not None,
+                                                  self.interface or "", self.port)
 
     async def join(self, host: str, port: int, game_id: bytes | None = None) -> None:
         """Dial the host of a game and ask for a seat (or to watch)."""
@@ -180,17 +170,23 @@ class Node:
         conn = await self._dial(host, port)
         if self.session is None:
             self._new_session(conn.game_id)
-        self._spawn(self._serve(conn, redial=(host, port)))
+        self.spawn(self._serve(conn, redial=(host, port)))
         conn.send_nowait("join", {"name": self.name, "role": self.role, "bot": self.bot is not None,
                                   "port": self.port})
 
-    def resume(self, session: Session, wires: list[bytes], secrets: list[dict]) -> None:
-        """Take up a game after a restart: rebuild the session from our transcript, then do what is owed."""
+    def resume(self, session: Session, wires: list[bytes], secrets: list[dict], *, as_host: bool = False) -> None:
+        """Take up a game after a restart: rebuild the session from our transcript, then do what is owed.
+
+        `as_host`: this node hosted the game (it answers joins again; the lobby is over).
+        """
         self.session = session
         self.game_id = session.game_id
         outputs = session.replay(wires, secrets)
         self._feed(outputs)
-        self._spawn(self._watch_waiting())
+        self.spawn(self._watch_waiting())
+        if as_host:
+            self.is_host = True
+            self.lobby_state = "playing"
 
     async def close(self) -> None:
         self.done.set()
@@ -207,7 +203,7 @@ class Node:
     async def _dial(self, host: str, port: int) -> Connection:
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5.0)
-        except (OSError, asyncio.TimeoutError, TimeoutError) as exc:
+        except (OSError, TimeoutError) as exc:
             raise ConnectionFailed(f"cannot reach {host}:{port}: {exc}") from None
         return await Connection.open(reader, writer, self.identity, self.game_id, dialer=True)
 
@@ -240,7 +236,7 @@ class Node:
         """Read frames from one link until it breaks; the dialling side then redials."""
         while True:
             self._link(conn)
-            pinger = self._spawn(self._ping(conn))
+            pinger = self.spawn(self._ping(conn))
             try:
                 while True:
                     kind, payload = await conn.receive()
@@ -291,7 +287,7 @@ class Node:
         for peer, member in self.members.items():
             if member.role == "player" and peer > me and peer not in self.links and peer not in self.dialing:
                 self.dialing.add(peer)
-                self._spawn(self._mesh_link(peer, member))
+                self.spawn(self._mesh_link(peer, member))
 
     async def _mesh_link(self, peer: bytes, member: Member) -> None:
         conn = await self._redial(peer, member.host, member.port)
@@ -334,18 +330,18 @@ class Node:
             self._refuse(conn, "a join must be a map")
             return
         host = conn.address[0] if conn.address else ""
-        member = member_from({"key": conn.key, "host": host, **{k: payload.get(k) for k in ("name", "role", "bot", "port")}})
+        fields = {k: payload.get(k) for k in ("name", "role", "bot", "port")}
+        member = member_from({"key": conn.key, "host": host, **fields})
         if member is None:
             self._refuse(conn, "malformed join: name, role (player|spectator), bot, port")
             return
-        players = sum(1 for m in self.members.values() if m.role == "player")
         if member.role == "player" and conn.peer not in self.members and (
-                players >= self.seats or self.lobby_state != "lobby"):
+                len(self.players()) >= self.seats or self.lobby_state != "lobby"):
             self._refuse(conn, "the table is full" if self.lobby_state == "lobby" else "the game has started")
             return
         self.members[conn.peer] = member
         self._announce()
-        if self.lobby_state == "lobby" and sum(1 for m in self.members.values() if m.role == "player") == self.seats:
+        if self.lobby_state == "lobby" and len(self.players()) == self.seats:
             self._start()
 
     def _refuse(self, conn: Connection, reason: str) -> None:
@@ -366,9 +362,7 @@ class Node:
 
     def start_now(self) -> None:
         """Host: start with the players in the lobby now (the seats not taken are dropped from the table)."""
-        from dataclasses import replace
-
-        players = sum(1 for m in self.members.values() if m.role == "player")
+        players = len(self.players())
         if not self.is_host or self.lobby_state != "lobby" or players < 2:
             raise ValueError("only the host can start, in the lobby, with at least 2 players")
         self.settings = replace(self.settings, players=players)
@@ -385,8 +379,7 @@ class Node:
         body = self._lobby_body()
         for conn in self.links.values():
             conn.send_nowait("lobby", body)
-        if self.lobby_changed is not None:
-            self.lobby_changed(self)
+        self._lobby_changed()
 
     def _lobby(self, payload: Any) -> None:
         if not isinstance(payload, dict) or not isinstance(payload.get("members"), list):
@@ -403,15 +396,20 @@ class Node:
                                          deal=settings.get("deal", "sealed"))
             except (ValueError, TypeError):
                 pass
-        if self.lobby_changed is not None:
-            self.lobby_changed(self)
+        self._lobby_changed()
         if self.lobby_state == "playing":
             self._dial_mesh()
 
+    def _lobby_changed(self) -> None:
+        for listener in list(self._lobby_listeners):
+            try:
+                listener(self)
+            except Exception:  # a display problem must not break the link or the lobby
+                log.exception("lobby listener failed")
+
     def _start(self) -> None:
         self.lobby_state = "playing"
-        players = [m for m in self.members.values() if m.role == "player"]
-        roster = [(m.key, m.name, m.bot) for m in players]
+        roster = [(m.key, m.name, m.bot) for m in self.players()]
         self._announce()
         self._feed(self.session.host(self.salt, self.settings, roster))
 
@@ -419,25 +417,21 @@ class Node:
 
     def _feed(self, outputs: list) -> None:
         for item in outputs:
-            if TIMING and isinstance(item, (Committed, TurnResolved, RoundStarted, RoundEnded)):
-                self._stamp(item)
             if isinstance(item, Outgoing):
                 seated = self.session.keys if self.session is not None else {}
                 for peer, conn in list(self.links.items()):
-                    if (item.to is None or item.to == peer) and peer not in item.skip and not (
-                            item.watchers_only and peer in seated):
+                    if meant_for(item, peer, seated):
                         conn.send_message(item.wire)
             else:
                 self._event(item)
 
     def _event(self, event: Event) -> None:
-        if self.on_event is not None:
+        for listener in list(self._event_listeners):
             try:
-                self.on_event(self, event)
+                listener(self, event)
             except Exception:  # a display problem must not break the link or the game
                 log.exception("event handler failed on %r", event)
-        if self.bot is not None and self.session.seat is not None and isinstance(
-                event, (PlayNeeded, PickNeeded, RowChoiceNeeded)):
+        if self.bot is not None and self.session.seat is not None and isinstance(event, NEEDED):
             if self.bot_delay > 0:
                 asyncio.get_running_loop().call_later(self.bot_delay, self._bot_move, event)
             else:
@@ -451,27 +445,10 @@ class Node:
 
     def _bot_move(self, event: Event) -> None:
         """Let this node's bot answer what the game asks of its seat."""
-        session = self.session
         try:
-            if isinstance(event, PlayNeeded):
-                self._feed(session.play(self.bot.choose_card(session.view())))
-            elif isinstance(event, PickNeeded):
-                self._feed(session.pick(self.bot.choose_pick(session.view())))
-            elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:
-                self._feed(session.choose_row(self.bot.choose_row(session.view(), event.cards)))
+            self._feed(bot_move(self.session, self.bot, event))
         except LocalError as exc:
             log.info("the bot's move was refused: %s", exc)
-
-    def _stamp(self, event: Event) -> None:
-        """For benchmarks/net_bench.py: when our own commit went out, and when a turn was resolved here."""
-        if isinstance(event, Committed) and event.seat == self.session.seat:
-            print(f"timing commit {event.round} {event.turn} {time.monotonic():.6f}", flush=True)
-        elif isinstance(event, TurnResolved):
-            print(f"timing resolved {event.round} {event.turn} {time.monotonic():.6f}", flush=True)
-        elif isinstance(event, RoundStarted):
-            print(f"timing dealt {event.round} 0 {time.monotonic():.6f}", flush=True)
-        elif isinstance(event, RoundEnded):
-            print(f"timing ended {event.round} 0 {time.monotonic():.6f}", flush=True)
 
     def act(self, outputs: list) -> None:
         """Carry out what a local intent (session.play, choose_row, pick) returned."""
@@ -488,5 +465,5 @@ class Node:
         for conn in list(self.links.values()):
             try:
                 await asyncio.wait_for(conn.writer.drain(), 1.0)
-            except (OSError, asyncio.TimeoutError, TimeoutError):
+            except (OSError, TimeoutError):
                 pass

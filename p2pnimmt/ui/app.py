@@ -15,8 +15,16 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import set_app
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.layout import (ConditionalContainer, DynamicContainer, Float, FloatContainer, HSplit, Layout,
-                                   VSplit, Window)
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    DynamicContainer,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension as D
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
@@ -24,6 +32,7 @@ from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.widgets import Frame
 
+from ..engine import HAND_SIZE
 from . import widgets
 from .keys import make_bindings
 from .model import TableModel, heads
@@ -44,7 +53,8 @@ PLACE_DELAY = 0.4  # seconds between the cards of a turn as they are placed (P2P
 class TableApp:
     """The screen state (selection, typed digits, overlays) and the actions the keys call."""
 
-    def __init__(self, model: TableModel, seat: Seat | None, *, input=None, output=None, title: str = "p2pnimmt") -> None:
+    def __init__(self, model: TableModel, seat: Seat | None, *, input=None, output=None,
+                 title: str = "p2pnimmt") -> None:
         self.model = model
         self.seat = seat
         self.title = title
@@ -87,7 +97,7 @@ class TableApp:
     @property
     def round_screen(self) -> bool:
         over = self.model.round_over
-        if self.seat is None and over is not None and (self.model.round, self.model.turn) > (over[0], 9):
+        if self.seat is None and over is not None and (self.model.round, self.model.turn) > (over[0], HAND_SIZE - 1):
             return False  # a TV needs nobody to press Enter: the next round's first turn closes it
         return over is not None and over[0] > self.round_seen and self.model.over is None
 
@@ -251,7 +261,8 @@ class TableApp:
     def _title(self):
         model = self.model
         who = "spectator" if model.spectator else f"you: {model.players[model.seat].name}" if model.players else ""
-        where = f"round {model.round + 1}  turn {min(model.turn, 9) + 1}/10" if model.players else "waiting for the game"
+        where = (f"round {model.round + 1}  turn {min(model.turn, HAND_SIZE - 1) + 1}/{HAND_SIZE}" if model.players
+                 else "waiting for the game")
         return f" {self.title}   {where}   {who}"
 
     def _message(self):
@@ -301,19 +312,6 @@ def screen_text(ui: TableApp, width: int = 80, height: int = 24) -> str:
                                                 "", False, None)
         screen.draw_all_floats()
     return "\n".join("".join(screen.data_buffer[y][x].char for x in range(width)).rstrip() for y in range(height))
-
-
-async def run_local(settings, *, bot: str = "heuristic", name: str = "you", seed: bytes | None = None,
-                    input=None, output=None) -> int:
-    """A game against bots in this terminal, full screen; the exit status."""
-    from .local import LocalSeat, LocalTable
-
-    model = TableModel()
-    table = LocalTable(settings, bot=bot, name=name, seed=seed, on_event=model.update)
-    ui = TableApp(model, LocalSeat(table), input=input, output=output, title="p2pnimmt (vs bots)")
-    table.start()
-    result = await ui.app.run_async()
-    return 0 if result == "over" else 1
 
 
 def NodeSeat(node) -> Seat:  # noqa: N802 - reads as the seat it makes

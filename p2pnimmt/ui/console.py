@@ -1,18 +1,28 @@
-"""`p2pnimmt play`: one person against bots in a plain terminal, line by line (no network).
+"""`p2pnimmt play --lines`: the person's seat at a LocalTable, line by line; cards, rows and picks typed.
 
-The deal uses the specified shuffle (`engine.shuffle`) from a fresh 32-byte
-seed, printed at the start so a game can be replayed with `--seed`.
+The game runs through the same in-memory Sessions as the full-screen table
+(ui.local.LocalTable), so one seed gives the same game in both. This front
+only prints what its session reports and sends what the person types.
 """
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from ..bots import Bot, make_bot
-from ..engine import BULL_HEADS, Game, PlayerView, Round, Settings, shuffle
+from ..engine import BULL_HEADS, HAND_SIZE
+from ..protocol.events import (
+    Event,
+    GameAborted,
+    GameOver,
+    PickNeeded,
+    PlayNeeded,
+    Revealed,
+    RoundEnded,
+    RoundStarted,
+    RowChoiceNeeded,
+    TurnResolved,
+)
 
 
 class InputClosed(Exception):
@@ -35,28 +45,86 @@ def table_text(rows: Sequence[Sequence[int]]) -> list[str]:
     return lines
 
 
-class ConsoleGame:
-    """Seat 0 is the person at the keyboard; the other seats are bots."""
+class LinesTable:
+    """Shows the person's session as lines and asks for its moves; `play(table)` runs the table's game.
 
-    def __init__(
-        self,
-        settings: Settings,
-        bots: Sequence[Bot],
-        names: Sequence[str],
-        seed: bytes,
-        read: Callable[[str], str],
-        out: TextIO,
-    ) -> None:
-        self.game = Game(settings)
-        self.bots = bots
+    `names` are the names to print, by seat (a bot's with its kind).
+    """
+
+    def __init__(self, names: Sequence[str], read: Callable[[str], str], out: TextIO) -> None:
         self.names = names
-        self.seed = seed
         self.read = read
         self.out = out
+        self.asked: Event | None = None  # what the session asks of the person now
+        self.draft = None  # the draft being picked (kept: the game lets go of it when it is done)
+        self.picks_shown = 0
 
     def say(self, *lines: str) -> None:
         for line in lines:
             print(line, file=self.out)
+
+    # ------------------------------------------------------------ the game, as it happens
+
+    def on_event(self, session, event: Event) -> None:
+        """For LocalTable(on_event=...): print what happened; keep what is asked for play() to ask."""
+        names = self.names
+        if isinstance(event, (PlayNeeded, PickNeeded)) or (
+                isinstance(event, RowChoiceNeeded) and event.seat == session.seat):
+            self.asked = event
+        if isinstance(event, (PickNeeded, RoundStarted)):
+            self._show_picks()
+        if isinstance(event, Revealed):
+            order = sorted(range(len(event.cards)), key=event.cards.__getitem__)
+            self.say("  revealed: " + ", ".join(f"{names[s]} {event.cards[s]}" for s in order))
+        elif isinstance(event, TurnResolved):
+            for seat, card, row, taken in event.placements:
+                if taken:
+                    heads = sum(BULL_HEADS[c] for c in taken)
+                    self.say(f"  {names[seat]} takes row {row + 1} with {card}: {heads} bull heads")
+        elif isinstance(event, RoundEnded):
+            self.say("", f"End of round {event.round + 1}: "
+                     + ", ".join(f"{names[s]} +{p}" for s, p in enumerate(event.penalties)),
+                     "Scores: " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(event.scores)))
+        elif isinstance(event, GameOver):
+            low = min(event.scores)
+            self.say("Game over. " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(event.scores)),
+                     "Winner" + ("s: " if len(event.winners) > 1 else ": ")
+                     + ", ".join(names[s] for s in event.winners) + f" with {low} bull heads.")
+        elif isinstance(event, GameAborted):
+            self.say(f"Game aborted: {event.fault.describe(dict(zip(session.roster, names)))}")
+        game = session.game
+        if game is not None and game.draft is not None and game.draft is not self.draft:
+            self.draft, self.picks_shown = game.draft, 0
+            self.say("Draft: the cards lie open; pick your hand in turn.")
+            self._show_picks()
+
+    def _show_picks(self) -> None:
+        """The bots' picks of the draft since the last shown, in the order they were made."""
+        draft = self.draft
+        if draft is None:
+            return
+        while self.picks_shown < draft.picks:
+            seat = draft.order[self.picks_shown]
+            card = draft.hands[seat][draft.order[:self.picks_shown].count(seat)]
+            self.picks_shown += 1
+            if seat != 0:
+                self.say(f"  {self.names[seat]} picks {card_text(card)}")
+
+    # ------------------------------------------------------------ the person's moves
+
+    def play(self, table) -> None:
+        """Start the table's game and answer what it asks of the person until nothing is asked (game over)."""
+        table.start()
+        while self.asked is not None:
+            asked, self.asked = self.asked, None
+            session = table.session
+            if isinstance(asked, PlayNeeded):
+                outputs = session.play(self.ask_card(session))
+            elif isinstance(asked, RowChoiceNeeded):
+                outputs = session.choose_row(self.ask_row(session.game.round.rows, asked.card))
+            else:
+                outputs = session.pick(self.ask_pick(session.game.draft.open_cards))
+            table.act(table.me, outputs)
 
     def ask(self, prompt: str, valid: Callable[[str], int | None], hint: Callable[[str], str]) -> int:
         while True:
@@ -69,115 +137,33 @@ class ConsoleGame:
                 return value
             self.say(hint(answer))
 
-    def ask_card(self, hand: Sequence[int]) -> int:
+    def ask_card(self, session) -> int:
+        rnd = session.game.round
+        hand = list(rnd.hands[session.seat])
+        self.say("", f"Round {session.round + 1}, turn {session.turn + 1}/{HAND_SIZE}", *table_text(rnd.rows))
+        self.say("  your hand: " + " ".join(card_text(c) for c in hand))
+
         def valid(text: str) -> int | None:
             return int(text) if text.isascii() and text.isdigit() and int(text) in hand else None
 
-        return self.ask(
-            "your card> ",
-            valid,
-            lambda text: f"'{text}' is not a card in your hand; type one of: {' '.join(map(str, hand))}",
-        )
+        return self.ask("your card> ", valid,
+                        lambda text: f"'{text}' is not a card in your hand; type one of: {' '.join(map(str, hand))}")
 
-    def ask_row(self, rnd: Round, card: int) -> int:
-        heads = [sum(BULL_HEADS[c] for c in row) for row in rnd.rows]
-        self.say(
-            f"Your {card} is below every row: you take a row of your choice.",
-            "  " + "  ".join(f"row {i + 1}: {h} bull heads" for i, h in enumerate(heads)),
-        )
+    def ask_row(self, rows: Sequence[Sequence[int]], card: int) -> int:
+        heads = [sum(BULL_HEADS[c] for c in row) for row in rows]
+        self.say(f"Your {card} is below every row: you take a row of your choice.",
+                 "  " + "  ".join(f"row {i + 1}: {h} bull heads" for i, h in enumerate(heads)))
 
         def valid(text: str) -> int | None:
             return int(text) - 1 if text in ("1", "2", "3", "4") else None
 
         return self.ask("take row (1-4)> ", valid, lambda text: f"'{text}' is not a row; type 1, 2, 3 or 4")
 
-    def play(self) -> tuple[int, ...]:
-        """Play rounds until the game is over; return the winning seats."""
-        game = self.game
-        n = game.settings.players
-        self.say(f"New game: you and {n - 1} bots. Seed {self.seed.hex()}")
-        while not game.over:
-            r = game.rounds_played
-            if game.settings.variant == "draft":
-                self.draft_round()
-            else:
-                order = shuffle(round_seed(self.seed, r), game.deck)
-                game.start_round(order)
-            self.play_round(r + 1)
-        low = min(game.scores)
-        winners = game.winners
-        self.say(
-            "Game over. " + ", ".join(f"{self.names[s]} {game.scores[s]}" for s in range(n)),
-            "Winner" + ("s: " if len(winners) > 1 else ": ") + ", ".join(self.names[s] for s in winners)
-            + f" with {low} bull heads.",
-        )
-        return winners
+    def ask_pick(self, open_cards: Sequence[int]) -> int:
+        cards = list(open_cards)
+        self.say("  open: " + " ".join(card_text(c) for c in cards))
 
-    def draft_round(self) -> None:
-        game = self.game
-        draft = game.start_round()
-        views = [PlayerView(game, s) for s in range(game.settings.players)]
-        self.say("Draft: the cards lie open; pick your hand in turn.")
-        while not draft.done:
-            seat = draft.to_move
-            if seat == 0:
-                cards = draft.open_cards
-                self.say("  open: " + " ".join(card_text(c) for c in cards))
+        def valid(text: str) -> int | None:
+            return int(text) if text.isascii() and text.isdigit() and int(text) in cards else None
 
-                def valid(text: str) -> int | None:
-                    return int(text) if text.isascii() and text.isdigit() and int(text) in cards else None
-
-                card = self.ask("pick> ", valid, lambda text: f"'{text}' is not an open card")
-            else:
-                card = self.bots[seat].choose_pick(views[seat])
-                self.say(f"  {self.names[seat]} picks {card_text(card)}")
-            draft.pick(seat, card)
-        game.finish_draft()
-
-    def play_round(self, number: int) -> None:
-        game = self.game
-        rnd = game.round
-        n = game.settings.players
-        views = [PlayerView(game, s) for s in range(n)]
-        for turn in range(1, 11):
-            self.say("", f"Round {number}, turn {turn}/10", *table_text(rnd.rows))
-            self.say("  your hand: " + " ".join(card_text(c) for c in rnd.hands[0]))
-            plays = [self.ask_card(rnd.hands[0])] + [self.bots[s].choose_card(views[s]) for s in range(1, n)]
-            self.say("  revealed: " + ", ".join(f"{self.names[s]} {plays[s]}" for s in sorted(range(n), key=plays.__getitem__)))
-
-            def choose(seat: int) -> int:
-                if seat == 0:
-                    return self.ask_row(rnd, plays[0])
-                return self.bots[seat].choose_row(views[seat], plays)
-
-            for seat, card, row, taken in rnd.play_turn(plays, choose):
-                if taken:
-                    heads = sum(BULL_HEADS[c] for c in taken)
-                    self.say(f"  {self.names[seat]} takes row {row + 1} with {card}: {heads} bull heads")
-        taken = game.finish_round()
-        self.say(
-            "",
-            f"End of round {number}: " + ", ".join(f"{self.names[s]} +{taken[s]}" for s in range(n)),
-            "Scores: " + ", ".join(f"{self.names[s]} {game.scores[s]}" for s in range(n)),
-        )
-
-
-def round_seed(seed: bytes, round_index: int) -> bytes:
-    """The shuffle seed of one round of a local game."""
-    return hashlib.sha256(b"p2pnimmt/local-round" + seed + round_index.to_bytes(4, "big")).digest()
-
-
-def run(settings: Settings, bot: str, seed: bytes | None, name: str, read: Callable[[str], str], out: TextIO) -> int:
-    """Play a console game; return the process exit status."""
-    seed = seed if seed is not None else secrets.token_bytes(32)
-    bots = [make_bot(bot, seed + bytes([s])) for s in range(settings.players)]
-    names = [name] + [f"bot{s} ({bot})" for s in range(1, settings.players)]
-    try:
-        ConsoleGame(settings, bots, names, seed, read, out).play()
-    except InputClosed:
-        print("\nInput closed: game abandoned.", file=out)
-        return 1
-    except KeyboardInterrupt:
-        print("\nGame abandoned.", file=out)
-        return 130
-    return 0
+        return self.ask("pick> ", valid, lambda text: f"'{text}' is not an open card")

@@ -1,8 +1,8 @@
 """A line-by-line terminal for network games: shows the table and every turn, asks for cards and rows.
 
-Used by `p2pnimmt host`, `join` and `watch` without --headless until the
-full-screen UI arrives. It reads session state and sends intents; it never
-changes the game itself.
+Used by `p2pnimmt host`, `join` and `watch` with --lines or off a terminal
+(app.front). It reads the node's session and sends intents through
+node.act; it never changes the game itself.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable
 
-from ..engine import BULL_HEADS
+from ..engine import BULL_HEADS, HAND_SIZE
 from ..protocol.events import Event, PickNeeded, PlayNeeded, Revealed, RoundStarted, RowChoiceNeeded, TurnResolved
 from ..protocol.session import LocalError
 from .console import card_text, table_text
@@ -56,7 +56,8 @@ class LineSeat:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def _ask(self, node, prompt: str, valid: Callable[[str], int | None], hint: Callable[[str], str]) -> int | None:
+    async def _ask(self, node, prompt: str, valid: Callable[[str], int | None],
+                   hint: Callable[[str], str]) -> int | None:
         while not node.done.is_set():
             text = await self.read(prompt)
             if text is None:
@@ -72,7 +73,7 @@ class LineSeat:
     async def _ask_card(self, node) -> None:
         session = node.session
         rnd = session.game.round
-        self.say("", f"round {session.round + 1}, turn {session.turn + 1}/10", *table_text(rnd.rows))
+        self.say("", f"round {session.round + 1}, turn {session.turn + 1}/{HAND_SIZE}", *table_text(rnd.rows))
         hand = list(rnd.hands[session.seat])
         self.say("  your hand: " + " ".join(card_text(c) for c in hand))
         card = await self._ask(node, "your card> ",
@@ -95,7 +96,8 @@ class LineSeat:
     async def _ask_pick(self, node) -> None:
         cards = list(node.session.game.draft.open_cards)
         self.say("  open: " + " ".join(card_text(c) for c in cards))
-        card = await self._ask(node, "pick> ", lambda t: int(t) if t.isascii() and t.isdigit() and int(t) in cards else None,
+        card = await self._ask(node, "pick> ",
+                               lambda t: int(t) if t.isascii() and t.isdigit() and int(t) in cards else None,
                                lambda t: f"'{t}' is not an open card")
         if card is not None:
             self._act(node, lambda: node.session.pick(card))

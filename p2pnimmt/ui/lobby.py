@@ -1,7 +1,8 @@
 """The lobby, full screen: the game's code in large letters, the seats and spectators, live; the host's controls.
 
 The host's keys call the same lobby commands it can type in the line
-terminal (net.roles.lobby_command), so there is one implementation.
+terminal (app.lobby.lobby_command, passed in as `command`), so there is one
+implementation. The screen follows the node through node.watch_lobby.
 """
 
 from __future__ import annotations
@@ -52,12 +53,9 @@ class LobbyScreen:
         self.app = Application(layout=Layout(self._root()), key_bindings=self._keys(), style=widgets.STYLE,
                                full_screen=True, input=input, output=output,
                                color_depth=ColorDepth.DEPTH_1_BIT if os.environ.get("NO_COLOR") else None)
-        self._previous = node.lobby_changed
-        node.lobby_changed = self._changed
+        self._unwatch = node.watch_lobby(self._changed)
 
     def _changed(self, node) -> None:
-        if self._previous is not None:
-            self._previous(node)
         if node.lobby_state != "lobby" and self.app.is_running:
             self.app.exit()
         self.app.invalidate()
@@ -67,14 +65,14 @@ class LobbyScreen:
 
     def _text(self):
         node = self.node
-        players = [m for m in self.members() if m.role == "player"]
+        players = node.players()
         watchers = [m for m in self.members() if m.role != "player"]
         lines = [("class:status", "p2pnimmt lobby   game code:\n"), ("class:selected", big(self.code) + "\n\n"),
                  ("", f"Seats {len(players)}/{node.seats}\n")]
         for i, m in enumerate(self.members()):
             if m.role != "player":
                 continue
-            here = m.peer == node.identity.peer or m.peer in node.links or node.is_host is False
+            here = m.peer == node.identity.peer or m.peer in node.linked or node.is_host is False
             mark = "> " if self.command is not None and i == self.chosen else "  "
             lines.append(("class:selected" if mark == "> " else "",
                           f"{mark}{m.name:<14} {fingerprint(m.peer)}  {'bot' if m.bot else 'human':<5}  "
@@ -170,5 +168,5 @@ class LobbyScreen:
         """Show the lobby until the game starts; False if the person left."""
         if self.node.lobby_state == "lobby":
             await self.app.run_async()
-        self.node.lobby_changed = self._previous
+        self._unwatch()
         return not self.left

@@ -53,8 +53,8 @@ def ask_name() -> str | None:
 def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: []) -> list[str] | None:
     """Ask what to do; the command line to run, or None to quit.
 
-    `find_games` lists [(code, description)] on the LAN; it is asked only
-    when the user wants to join or watch.
+    `find_games` lists [(code, description)] on the LAN (app.games.menu_games
+    does); it is asked only when the user wants to join or watch.
     """
     what = radiolist_dialog(
         title=TITLE,
@@ -100,21 +100,3 @@ def ask_code(games: list[tuple[str, str]] | None, verb: str) -> str | None:
         if len(code) == 4 and code.isalnum():
             return code
 
-
-def lan_games(seconds: float = 1.5) -> list[tuple[str, str]]:
-    """Games advertised on the LAN now, as (code, description)."""
-    import asyncio
-
-    from ..net.discovery import browse, open_zeroconf
-
-    async def look() -> list:
-        zc = open_zeroconf(os.environ.get("P2PNIMMT_INTERFACE") or None)
-        try:
-            return await browse(zc, seconds)
-        finally:
-            await zc.async_close()
-
-    try:
-        return [(ad.code, ad.line()) for ad in asyncio.run(look())]
-    except OSError:
-        return []

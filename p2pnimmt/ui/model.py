@@ -13,9 +13,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine import BULL_HEADS
-from ..protocol.events import (Committed, Event, Fault, GameAborted, GameOver, GameStarted, PickNeeded, PlayNeeded,
-                               Revealed, RoundEnded, RoundStarted, RoundVoided, RowChoiceNeeded, SeatDropped,
-                               TurnResolved)
+from ..protocol.events import (
+    Committed,
+    Event,
+    Fault,
+    GameAborted,
+    GameOver,
+    GameStarted,
+    PickNeeded,
+    PlayNeeded,
+    Revealed,
+    RoundEnded,
+    RoundStarted,
+    RoundVoided,
+    RowChoiceNeeded,
+    SeatDropped,
+    TurnResolved,
+)
 from ..protocol.verify import verify_transcript
 
 CHOOSING, COMMITTED, REVEALED, ROW, DROPPED, WAITING = (
@@ -239,7 +253,8 @@ class TableModel:
             self.say(self.message)
 
     def _on_RoundVoided(self, session, event: RoundVoided) -> None:
-        self.say(f"Round {event.round + 1} is void (nobody scores it): {event.reason}; the next round is dealt without that seat")
+        self.say(f"Round {event.round + 1} is void (nobody scores it): {event.reason}; "
+                 "the next round is dealt without that seat")
 
     def _on_SeatDropped(self, session, event: SeatDropped) -> None:
         self.players[event.seat].status = DROPPED

@@ -1,0 +1,68 @@
+"""`p2pnimmt host`: open a lobby, advertise it on the LAN, add bots, let the host run the lobby, play the game."""
+
+from __future__ import annotations
+
+from ..bots import make_bot
+from ..engine import Settings
+from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
+from ..net.node import Node
+from ..protocol.identity import Identity
+from .front import Front
+from .lobby import lobby_command, lobby_console
+from .nodes import finish, journal_opener, new_node
+from .options import Options
+from .output import say, stdin_lines
+
+
+async def run_host(settings: Settings, bots: int, bot_kind: str, options: Options, headless: bool) -> int:
+    identity = Identity.generate()
+    files: list = []
+    front = Front(options, headless)
+    node = new_node(identity, options, bot=make_bot(bot_kind, identity.secret) if headless else None,
+                    on_event=front.on_event, journal_for=journal_opener(identity, options, files))
+    await node.listen(options.port)
+    await node.host(settings)
+    code = game_code(node.game_id)
+    node.session.journal.secret({"kind": "node", "role": "player", "name": options.name,
+                                 "bot": bot_kind if headless else None, "listen": node.port,
+                                 "host": options.interface or "", "host_port": node.port, "is_host": True})
+    say(f"code: {code}")
+    say(f"listening on {options.interface or '0.0.0.0'}:{node.port}")
+    zc = open_zeroconf(options.interface)
+    advertiser = Advertiser(zc, node.game_id, identity.fingerprint, node.port, local_addresses(options.interface))
+    await advertiser.start(1, settings.players, "lobby")
+
+    def lobby_changed(n: Node) -> None:
+        players = n.players()
+        front.say(f"lobby: {len(players)}/{n.seats} seats: " + ", ".join(m.name for m in players))
+        n.spawn(advertiser.update(len(players), n.seats, n.lobby_state))
+
+    node.watch_lobby(lobby_changed)
+    helpers: list[Node] = []
+
+    async def add_bot(kind: str) -> None:
+        bot_identity = Identity.generate()
+        helper = new_node(bot_identity, options, name=f"bot{len(helpers) + 1}",
+                          bot=make_bot(kind, bot_identity.secret))
+        await helper.listen()
+        helpers.append(helper)
+        await helper.join(options.interface or "127.0.0.1", node.port, node.game_id)
+
+    try:
+        for _ in range(bots):
+            await add_bot(bot_kind)
+        if bots:
+            front.say(f"added {bots} {bot_kind} bot{'s' if bots > 1 else ''}")
+        if front.full_screen:
+            front.show_lobby(node, lambda words: lobby_command(node, helpers, add_bot, words))
+        elif not headless:
+            node.spawn(lobby_console(node, helpers, add_bot, stdin_lines()))
+        status = await finish(node, files)
+        await front.results()
+        return status
+    finally:
+        await advertiser.stop()
+        await zc.async_close()
+        for helper in helpers:
+            await helper.close()
+        await node.close()

@@ -1,0 +1,78 @@
+"""The host's lobby commands: typed in the line terminal, or sent by the full-screen lobby's keys (one code)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+from ..bots import BOTS
+from ..net.node import Node
+from .output import say
+
+LOBBY_HELP = """lobby commands: bot [random|heuristic|...]  remove NAME  kick NAME  variant standard|tactical|draft
+                deal sealed|open  points P|none  rounds R|none  start (with the players here now)  help"""
+
+AddBot = Callable[[str], Awaitable[None]]
+
+
+async def lobby_console(node: Node, helpers: list[Node], add_bot: AddBot, lines) -> None:
+    """The host's lobby controls, typed: add and remove bots, kick, variant and end condition, start."""
+    say(LOBBY_HELP)
+    while node.lobby_state == "lobby" and not node.done.is_set():
+        text = await lines.read("lobby> ")
+        if text is None or node.lobby_state != "lobby":
+            return
+        words = text.split()
+        if not words:
+            continue
+        try:
+            say(await lobby_command(node, helpers, add_bot, words))
+        except ValueError as exc:
+            say(f"not done: {exc}")
+
+
+async def lobby_command(node: Node, helpers: list[Node], add_bot: AddBot, words: list[str]) -> str:
+    """Carry out one lobby command; what was done, in words. ValueError says why it was not done."""
+    command, args = words[0].lower(), words[1:]
+    players = node.players()
+    if command == "help":
+        return LOBBY_HELP
+    if command == "bot":
+        kind = args[0] if args else "heuristic"
+        if kind not in BOTS:
+            raise ValueError(f"unknown bot {kind!r}; known: {', '.join(sorted(BOTS))}")
+        if len(players) >= node.seats:
+            raise ValueError(f"all {node.seats} seats are taken")
+        await add_bot(kind)
+        return f"added a {kind} bot"
+    if command in ("remove", "kick"):
+        name = " ".join(args)
+        match = [m for m in players + [m for m in node.members.values() if m.role != "player"]
+                 if m.name == name and m.peer != node.identity.peer]
+        if not match:
+            raise ValueError(f"nobody called {name!r} in the lobby (you cannot remove yourself)")
+        peer = match[0].peer
+        node.kick(peer)
+        for helper in [h for h in helpers if h.identity.peer == peer]:
+            helpers.remove(helper)
+            await helper.close()
+        return f"removed {name}"
+    if command in ("variant", "deal", "points", "rounds"):
+        value = args[0] if args else ""
+        settings = node.settings
+        if command in ("variant", "deal"):
+            settings = replace(settings, **{command: value})
+        else:
+            number = None if value == "none" else int(value) if value.isdigit() and int(value) > 0 else -1
+            if number == -1:
+                raise ValueError(f"{command} takes a positive number or 'none', got {value!r}")
+            settings = replace(settings, **{"point_limit" if command == "points" else "max_rounds": number})
+        node.change_settings(settings)  # Settings checks itself: a bad variant or no end at all raised ValueError
+        return (f"settings: variant {settings.variant}, {settings.deal} deal, points {settings.point_limit}, "
+                f"rounds {settings.max_rounds}")
+    if command == "start":
+        if len(players) < 2:
+            raise ValueError("a game needs at least 2 players")
+        node.start_now()
+        return f"starting with {len(players)} players"
+    raise ValueError(f"unknown command {command!r}; type help")

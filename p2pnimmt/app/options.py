@@ -1,0 +1,23 @@
+"""What a network command was asked to do, and the one error a use case stops with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class RoleFailed(Exception):
+    """The role cannot go on; the message says why, for the user."""
+
+
+@dataclass
+class Options:
+    interface: str | None = None
+    transcript: Path | None = None
+    name: str = "player"
+    bot: str | None = None
+    peer: tuple[str, int] | None = None
+    port: int = 0
+    drop_after: float = 60.0
+    bot_delay: float = 0.0
+    lines: bool = False  # the line terminal even on a terminal

@@ -1,0 +1,74 @@
+"""Lines for the user: printing, the one reader of standard input, game progress, and benchmark stamps."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ..protocol.events import (
+    Committed,
+    Event,
+    GameAborted,
+    GameOver,
+    GameStarted,
+    RoundEnded,
+    RoundStarted,
+    RoundVoided,
+    SeatDropped,
+    TurnResolved,
+)
+from ..ui.lines import LineSeat, StdinLines
+
+_stdin: StdinLines | None = None
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+def stdin_lines() -> StdinLines:
+    """The one reader of standard input for this process."""
+    global _stdin
+    if _stdin is None:
+        _stdin = StdinLines()
+    return _stdin
+
+
+def reporter(lines: StdinLines | None = None) -> Callable[[object, Event], None]:
+    """Prints game progress; given `lines`, also the table and prompts for a person."""
+    person = LineSeat(lines.read, lambda *text: [say(line) for line in text]) if lines is not None else None
+
+    def report(node, event: Event) -> None:
+        if person is not None:
+            person.on_event(node, event)
+        if isinstance(event, GameStarted):
+            seat = f"seat {event.seat + 1}" if event.seat is not None else "spectator"
+            say(f"game started: {', '.join(event.names)} (you: {seat})")
+        elif isinstance(event, RoundEnded):
+            n = node.session.names
+            say(f"round {event.round + 1}: " + ", ".join(f"{n[i]} +{p}" for i, p in enumerate(event.penalties))
+                + " | scores: " + ", ".join(f"{n[i]} {p}" for i, p in enumerate(event.scores)))
+        elif isinstance(event, GameOver):
+            n = node.session.names
+            say("final scores: " + ", ".join(f"{n[i]} {p}" for i, p in enumerate(event.scores)))
+            say(("winners: " if len(event.winners) > 1 else "winner: ") + ", ".join(n[i] for i in event.winners))
+        elif isinstance(event, RoundVoided):
+            say(f"round {event.round + 1} is void (nobody scores it): {event.reason}")
+        elif isinstance(event, SeatDropped):
+            say(f"{node.session.names[event.seat]} was dropped by the others' vote: a stand-in plays that hand")
+        elif isinstance(event, GameAborted):
+            say(f"game aborted: {event.fault.describe(dict(zip(node.session.roster, node.session.names)))}")
+
+    return report
+
+
+def stamp(node, event: Event) -> None:
+    """For the benchmarks (P2PNIMMT_TIMING): when our own commit went out, and when a turn was resolved here."""
+    if isinstance(event, Committed) and event.seat == node.session.seat:
+        print(f"timing commit {event.round} {event.turn} {time.monotonic():.6f}", flush=True)
+    elif isinstance(event, TurnResolved):
+        print(f"timing resolved {event.round} {event.turn} {time.monotonic():.6f}", flush=True)
+    elif isinstance(event, RoundStarted):
+        print(f"timing dealt {event.round} 0 {time.monotonic():.6f}", flush=True)
+    elif isinstance(event, RoundEnded):
+        print(f"timing ended {event.round} 0 {time.monotonic():.6f}", flush=True)

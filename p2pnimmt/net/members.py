@@ -1,0 +1,41 @@
+"""Who is in a lobby: a member as the host sends it to everyone, and the check of one that arrived."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..protocol.identity import peer_id
+
+
+@dataclass
+class Member:
+    """Someone in the lobby: a player (human or bot) or a spectator."""
+
+    key: bytes
+    name: str
+    role: str
+    bot: bool
+    host: str
+    port: int
+
+    @property
+    def peer(self) -> bytes:
+        return peer_id(self.key)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "name": self.name, "role": self.role, "bot": self.bot, "host": self.host,
+                "port": self.port}
+
+
+def member_from(value: Any) -> Member | None:
+    if not isinstance(value, dict):
+        return None
+    try:
+        member = Member(value["key"], value["name"], value["role"], value["bot"], value["host"], value["port"])
+    except KeyError:
+        return None
+    ok = (isinstance(member.key, bytes) and len(member.key) == 32 and isinstance(member.name, str)
+          and 0 < len(member.name) <= 40 and member.name.isprintable() and member.role in ("player", "spectator")
+          and isinstance(member.bot, bool) and isinstance(member.host, str) and type(member.port) is int)
+    return member if ok else None

@@ -1,0 +1,73 @@
+"""The host's full-screen lobby in this process: a real Node on 127.0.0.1, keys through a pipe, the screen as text.
+
+The screen follows the node through its public lobby subscription and linked peers: a bot added by a key
+shows up connected, and starting the game closes the lobby.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from p2pnimmt.app.lobby import lobby_command
+from p2pnimmt.bots import make_bot
+from p2pnimmt.engine import Settings
+from p2pnimmt.net.discovery import game_code
+from p2pnimmt.net.node import Node
+from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.ui.app import screen_text
+from p2pnimmt.ui.lobby import LobbyScreen
+
+LO = "127.0.0.1"
+
+
+class SizedOutput(DummyOutput):
+    def get_size(self) -> Size:
+        return Size(rows=24, columns=80)
+
+
+async def until(check, what: str, timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
+async def test_host_lobby_adds_a_bot_by_key_shows_it_connected_and_starts() -> None:
+    host = Node(Identity.generate(), name="ann", interface=LO, drop_after=0)
+    helpers: list[Node] = []
+    changes: list[str] = []
+    await host.listen()
+    await host.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
+    host.watch_lobby(lambda node: changes.append(node.lobby_state))  # the app's listener, before the screen's
+
+    async def add_bot(kind: str) -> None:
+        identity = Identity.generate()
+        helper = Node(identity, name=f"bot{len(helpers) + 1}", bot=make_bot(kind, identity.secret), interface=LO,
+                      drop_after=0)
+        helpers.append(helper)
+        await helper.listen()
+        await helper.join(LO, host.port, host.game_id)
+
+    try:
+        with create_pipe_input() as keys:
+            command = lambda words: lobby_command(host, helpers, add_bot, words)  # noqa: E731
+            screen = LobbyScreen(host, game_code(host.game_id), command, input=keys, output=SizedOutput())
+            shown = asyncio.ensure_future(screen.run())
+            await until(lambda: screen.app.is_running, "the lobby")
+            assert "Seats 1/3" in screen_text(screen)
+            keys.send_text("b")
+            await until(lambda: "Seats 2/3" in screen_text(screen), "the bot's seat")
+            text = screen_text(screen)
+            bot_line = next(line for line in text.splitlines() if "bot1" in line)
+            assert "bot" in bot_line and "connected" in bot_line and "not connected" not in bot_line
+            keys.send_text("s")
+            assert await asyncio.wait_for(shown, 20) is True, "starting closes the lobby; the host stays"
+        assert host.lobby_state == "playing" and changes[-1] == "playing"
+    finally:
+        for node in (*helpers, host):
+            await node.close()
