@@ -1,26 +1,32 @@
 """The deal step of a round, as a component the session plugs in (protocol.md, "Deal").
 
-A deal component starts a round (sending what it must), consumes the
-messages of its kinds, and reports the engine Round once every hand is
-dealt. `OpenDeal`: every seat commits to 32 random bytes, then reveals
-them; the seed of the round hashes them all and the specified shuffle
-deals. `DraftDeal`: the draft variant; the seats pick open cards in the
-specified order. `SealedDeal` (sealed_deal.py): hidden hands by
-commutative encryption, audited at round end.
+A deal component sees a read-only view of the table (tableview.py) and
+never the session: it starts a round, consumes the messages of its kinds,
+and reports the engine Round once every hand is dealt. What it wants done
+(send, fault, keep a secret, ask for a pick) it yields as effects
+(effects.py), which the session applies before the deal goes on. Each
+deal keeps its own secrets and restores them on resume.
+
+`OpenDeal`: every seat commits to 32 random bytes, then reveals them; the
+seed of the round hashes them all and the specified shuffle deals.
+`DraftDeal`: the draft variant; the seats pick open cards in the specified
+order. `SealedDeal` (sealed_deal.py): hidden hands by commutative
+encryption, audited at round end. `deals.deal_for` picks one from the
+settings.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..engine import Round, shuffle
 from .commitments import NONCE_SIZE, card_value, commitment, round_seed
+from .effects import Effects, Emit, Fatal, KeepSecret, Send
+from .envelope import Envelope
 from .events import PickNeeded
+from .phase import SEED_COMMIT_STEP, SEED_REVEAL_STEP
 from .standin import stand_in_pick
-from .steps import SEED_COMMIT_STEP, SEED_REVEAL_STEP
-
-if TYPE_CHECKING:
-    from .session import Session
+from .tableview import TableView
 
 
 class Deal:
@@ -28,47 +34,62 @@ class Deal:
 
     kinds: tuple[str, ...] = ()
 
-    def begin(self, session: Session, round_index: int) -> None:
+    def begin(self, table: TableView, round_index: int) -> Effects[None]:
         """Set up the round's deal (called once per round)."""
+        return
+        yield
 
-    def advance(self, session: Session, round_index: int) -> Round | None:
+    def advance(self, table: TableView, round_index: int) -> Effects[Round | None]:
+        """Move the deal on as far as the slots allow; the dealt Round once every hand is dealt."""
         raise NotImplementedError
+        yield
 
-    def deal_waiting(self, session: Session) -> tuple[int, tuple[int, ...]] | None:
-        """(step, seats) the deal waits for, or None to use the seed steps' slots."""
+    def restore(self, record: dict[str, Any]) -> None:
+        """Put back one of this deal's secrets records (resume); records of other kinds are ignored."""
+
+    def waiting(self, table: TableView) -> tuple[int, tuple[int, ...]] | None:
+        """(step, seats) the deal waits for while it deals, or None if it waits on its commit and reveal slots."""
         return None
 
-    def committed_value(self, session: Session, seat: int, card: int, body: dict | None = None) -> bytes | None:
+    def stored(self, table: TableView, kind: str, seat: int, env: Envelope) -> None:
+        """A message of ours was stored in its slot (a deal may note what it fixes)."""
+
+    def committed_value(self, table: TableView, seat: int, card: int,
+                        body: dict[str, Any] | None = None) -> bytes | None:
         """The bytes a play commitment binds: the card (one byte). None if the reveal is malformed for this deal."""
         return None if body is not None and "position" in body else card_value(card)
 
-    def reveal_fields(self, session: Session, card: int) -> dict:
+    def reveal_fields(self, table: TableView, card: int) -> dict[str, Any]:
         """Fields a reveal carries besides card, nonce and commits."""
         return {}
 
-    def check_play(self, session: Session, seat: int, card: int, body: dict) -> str | None:
-        """Deal-specific checks of a revealed card ('' / None when fine, else why it is refused)."""
-        if card not in session.game.round.hands[seat]:
+    def check_play(self, table: TableView, seat: int, card: int, body: dict[str, Any]) -> Effects[str | None]:
+        """Deal-specific checks of a revealed card (None when fine, else why it is refused)."""
+        round_ = table.game.round
+        if round_ is None or card not in round_.hands[seat]:
             return f"played {card}, which is not in its hand"
         return None
+        yield
 
-    def settle(self, session: Session, round_index: int) -> bool:
+    def settle(self, table: TableView, round_index: int) -> Effects[bool]:
         """True once the finished round may be scored (a sealed deal audits it first)."""
         return True
+        yield
 
-    def keys_waiting(self, session: Session) -> tuple[int, ...] | None:
+    def keys_waiting(self, table: TableView) -> tuple[int, ...] | None:
         """Seats whose round-end keys the game waits for (None: no keys in this deal)."""
         return None
 
-    def void(self, session: Session) -> str | None:
+    def void(self, table: TableView) -> Effects[str | None]:
         """Why the round in progress cannot be finished (it is void), or None."""
         return None
+        yield
 
-    def audit_now(self, session: Session) -> bool:
+    def audit_now(self, table: TableView) -> bool:
         """True when the round must stop for an audit before it ends."""
         return False
 
-    def turn_resolved(self, session: Session) -> None:
+    def turn_resolved(self, table: TableView) -> None:
         """The turn's revealed cards were placed."""
 
 
@@ -77,48 +98,54 @@ class OpenDeal(Deal):
 
     kinds = ("SEED_COMMIT", "SEED_REVEAL")
 
-    def begin(self, session: Session, round_index: int) -> None:
-        """Nothing to set up: `advance` commits this seat's contribution."""
+    def __init__(self) -> None:
+        self.secrets: dict[int, tuple[bytes, bytes]] = {}  # round -> (our contribution, its nonce)
 
-    def _commit(self, session: Session, round_index: int) -> None:
-        secret = session._secrets.get(("seed", round_index))
+    def restore(self, record: dict[str, Any]) -> None:
+        if record.get("kind") == "seed":
+            self.secrets[record["round"]] = (record["contribution"], record["nonce"])
+
+    def _commit(self, table: TableView, round_index: int) -> Effects[None]:
+        assert table.seat is not None
+        secret = self.secrets.get(round_index)
         if secret is None:
-            if session._replaying:
+            if table.replaying:
                 return  # we had not committed before the restart; we will once the replay is over
-            secret = (session.entropy(32), session.entropy(NONCE_SIZE))
-            session._secrets[("seed", round_index)] = secret
-            session.journal.secret({"kind": "seed", "round": round_index, "contribution": secret[0],
-                                    "nonce": secret[1]})
-        value = commitment("seed", session.game_id, round_index, 0, session.seat, secret[0], secret[1])
-        session._send("SEED_COMMIT", {"round": round_index, "commit": value})
+            secret = (table.entropy(32), table.entropy(NONCE_SIZE))
+            self.secrets[round_index] = secret
+            yield KeepSecret({"kind": "seed", "round": round_index, "contribution": secret[0], "nonce": secret[1]})
+        value = commitment("seed", table.game_id, round_index, 0, table.seat, secret[0], secret[1])
+        yield Send("SEED_COMMIT", {"round": round_index, "commit": value})
 
-    def advance(self, session: Session, round_index: int) -> Round | None:
-        committers = session.active_at(round_index, SEED_COMMIT_STEP)
-        commits = session.slot("SEED_COMMIT", round_index)
-        if session.seat in committers and session.seat not in commits:
-            self._commit(session, round_index)
-        if session._held_back(SEED_COMMIT_STEP) or any(s not in commits for s in committers):
+    def advance(self, table: TableView, round_index: int) -> Effects[Round | None]:
+        committers = table.active_at(round_index, SEED_COMMIT_STEP)
+        commits = table.slot("SEED_COMMIT", round_index)
+        if table.seat in committers and table.seat not in commits:
+            yield from self._commit(table, round_index)
+        if table.held_back(SEED_COMMIT_STEP) or any(s not in commits for s in committers):
             return None
-        revealers = session.active_at(round_index, SEED_REVEAL_STEP)
-        if session.seat in revealers and session.seat not in session.slot("SEED_REVEAL", round_index):
-            contribution, nonce = session._secrets[("seed", round_index)]
-            session._send("SEED_REVEAL", {"round": round_index, "contribution": contribution, "nonce": nonce})
-        reveals = session.slot("SEED_REVEAL", round_index)
-        if session._held_back(SEED_REVEAL_STEP) or any(s not in reveals for s in revealers):
+        revealers = table.active_at(round_index, SEED_REVEAL_STEP)
+        if table.seat in revealers and table.seat not in table.slot("SEED_REVEAL", round_index):
+            contribution, nonce = self.secrets[round_index]
+            yield Send("SEED_REVEAL", {"round": round_index, "contribution": contribution, "nonce": nonce})
+        reveals = table.slot("SEED_REVEAL", round_index)
+        if table.held_back(SEED_REVEAL_STEP) or any(s not in reveals for s in revealers):
             return None
         contributions = []
         for seat in revealers:  # a dropped seat's contribution is left out
             body = reveals[seat].body
             expected = commits[seat].body["commit"]
-            got = commitment("seed", session.game_id, round_index, 0, seat, body["contribution"], body["nonce"])
+            got = commitment("seed", table.game_id, round_index, 0, seat, body["contribution"], body["nonce"])
             if got != expected:
-                session._fatal(session.roster[seat], "seed-mismatch",
-                               f"seat {seat}'s seed reveal for round {round_index} does not match its commitment",
-                               (commits[seat].wire, reveals[seat].wire))
+                yield Fatal(seat, "seed-mismatch",
+                            f"seat {seat}'s seed reveal for round {round_index} does not match its commitment",
+                            (commits[seat].wire, reveals[seat].wire))
                 return None
             contributions.append(body["contribution"])
-        seed = round_seed(session.game_id, round_index, contributions)
-        return session.game.start_round(shuffle(seed, session.game.deck))
+        seed = round_seed(table.game_id, round_index, contributions)
+        dealt = table.game.start_round(shuffle(seed, table.game.deck))
+        assert isinstance(dealt, Round)
+        return dealt
 
 
 class DraftDeal(Deal):
@@ -126,31 +153,50 @@ class DraftDeal(Deal):
 
     kinds = ("DRAFT_PICK",)
 
-    def begin(self, session: Session, round_index: int) -> None:
-        session.game.start_round()
+    def __init__(self) -> None:
+        self.asked: set[tuple[int, int]] = set()  # (round, pick) we asked our driver for
 
-    def advance(self, session: Session, round_index: int) -> Round | None:
-        draft = session.game.draft
+    def begin(self, table: TableView, round_index: int) -> Effects[None]:
+        table.game.start_round()
+        return
+        yield
+
+    def waiting(self, table: TableView) -> tuple[int, tuple[int, ...]] | None:
+        draft = table.game.draft
+        if draft is None:
+            return SEED_COMMIT_STEP, ()
+        seat = draft.to_move
+        if seat is None:
+            return SEED_COMMIT_STEP, ()
+        active = table.active_at(table.round, SEED_COMMIT_STEP)
+        waiting = seat in active and seat not in table.slot("DRAFT_PICK", table.round, draft.picks)
+        return SEED_COMMIT_STEP, (seat,) if waiting else ()
+
+    def advance(self, table: TableView, round_index: int) -> Effects[Round | None]:
+        draft = table.game.draft
+        assert draft is not None
         while not draft.done:
             seat = draft.to_move
-            if seat not in session.active_at(round_index, SEED_COMMIT_STEP):
+            assert seat is not None
+            if seat not in table.active_at(round_index, SEED_COMMIT_STEP):
                 draft.pick(seat, stand_in_pick(draft.open_cards))
                 continue
-            picks = session.slot("DRAFT_PICK", round_index, draft.picks)
+            picks = table.slot("DRAFT_PICK", round_index, draft.picks)
             stray = [s for s in picks if s != seat]
             if stray:
-                session._fatal(session.roster[stray[0]], "out-of-turn",
-                               f"seat {stray[0]} sent pick {draft.picks} of round {round_index}, which is seat {seat}'s",
-                               (picks[stray[0]].wire,))
+                yield Fatal(stray[0], "out-of-turn",
+                            f"seat {stray[0]} sent pick {draft.picks} of round {round_index}, which is seat {seat}'s",
+                            (picks[stray[0]].wire,))
                 return None
-            if seat not in picks or session._held_back(SEED_COMMIT_STEP):
-                if seat == session.seat and seat not in picks:
-                    session._once(("pick", round_index, draft.picks), PickNeeded(round_index, draft.picks))
+            if seat not in picks or table.held_back(SEED_COMMIT_STEP):
+                if seat == table.seat and seat not in picks and (round_index, draft.picks) not in self.asked:
+                    self.asked.add((round_index, draft.picks))
+                    yield Emit(PickNeeded(round_index, draft.picks))
                 return None
             card = picks[seat].body["card"]
             try:
                 draft.pick(seat, card)
             except ValueError as exc:
-                session._fatal(session.roster[seat], "bad-pick", str(exc), (picks[seat].wire,))
+                yield Fatal(seat, "bad-pick", str(exc), (picks[seat].wire,))
                 return None
-        return session.game.finish_draft()
+        return table.game.finish_draft()

@@ -26,12 +26,14 @@ without it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..engine import HAND_SIZE, Round
 from .commitments import NONCE_SIZE, commitment
 from .deal import Deal
-from .events import SeatDropped
+from .effects import DropSeat, Effects, Fatal, KeepSecret, Send, Suspect
+from .envelope import Envelope
+from .phase import ROUND_END_STEP, SEED_COMMIT_STEP, SEED_REVEAL_STEP, Step
 from .sealed import (
     Layout,
     RoundSecrets,
@@ -47,10 +49,7 @@ from .sealed import (
     unlock_step,
 )
 from .sealed_group import key_pair_from
-from .steps import ROUND_END_STEP, SEED_COMMIT_STEP, SEED_REVEAL_STEP
-
-if TYPE_CHECKING:
-    from .session import Session
+from .tableview import TableView
 
 SHUFFLE_STEP, UNLOCK_STEP = SEED_COMMIT_STEP, SEED_REVEAL_STEP
 
@@ -85,6 +84,7 @@ class SealedRound:
     pending: list[tuple[int, int, int]] = field(default_factory=list)  # this turn's plays, until it resolves
     settled: bool = False
     caught: str = ""  # the audit's verdict against a seat (the round is void)
+    absent: set[int] = field(default_factory=set)  # seats already reported for leaving the deal half done
 
 
 class SealedDeal(Deal):
@@ -94,57 +94,62 @@ class SealedDeal(Deal):
 
     def __init__(self) -> None:
         self.rounds: dict[int, SealedRound] = {}
+        self.secrets: dict[int, tuple[RoundSecrets, bytes]] = {}  # round -> (our key and seed, commitment nonce)
+        self.alarm_turns: dict[tuple[int, int], int] = {}  # (round, seat) -> the turn its alarm stops the round at
 
     # ----------------------------------------------------------------- secrets
 
-    def _secrets(self, session: Session, r: int) -> tuple[RoundSecrets, bytes] | None:
-        got = session._secrets.get(("sealed", r))
+    def _secrets(self, table: TableView, r: int) -> Effects[tuple[RoundSecrets, bytes] | None]:
+        got = self.secrets.get(r)
         if got is None:
-            if session._replaying:
+            if table.replaying:
                 return None  # we had not shuffled before the restart; we will once the replay is over
-            secrets = new_secrets(session.entropy)
-            nonce = session.entropy(NONCE_SIZE)
-            got = session._secrets[("sealed", r)] = (secrets, nonce)
-            session.journal.secret({"kind": "sealed", "round": r, "key": secrets.key.e, "seed": secrets.seed,
-                                    "nonce": nonce})
+            secrets = new_secrets(table.entropy)
+            nonce = table.entropy(NONCE_SIZE)
+            got = self.secrets[r] = (secrets, nonce)
+            yield KeepSecret({"kind": "sealed", "round": r, "key": secrets.key.e, "seed": secrets.seed,
+                              "nonce": nonce})
         return got
 
-    @staticmethod
-    def restore(session: Session, record: dict) -> None:
+    def restore(self, record: dict[str, Any]) -> None:
         """Put back a `sealed` secrets record (resume)."""
-        pair = key_pair_from(record["key"])
-        session._secrets[("sealed", record["round"])] = (RoundSecrets(pair, record["seed"]), record["nonce"])
+        if record.get("kind") == "sealed":
+            pair = key_pair_from(record["key"])
+            self.secrets[record["round"]] = (RoundSecrets(pair, record["seed"]), record["nonce"])
 
     # ----------------------------------------------------------------- the deal
 
-    def begin(self, session: Session, round_index: int) -> None:
-        cards = tuple(session.game.deck)
-        self.rounds[round_index] = SealedRound(Layout(session.players, len(cards)), cards, initial_deck(cards))
+    def begin(self, table: TableView, round_index: int) -> Effects[None]:
+        cards = tuple(table.game.deck)
+        self.rounds[round_index] = SealedRound(Layout(table.players, len(cards)), cards, initial_deck(cards))
+        return
+        yield
 
-    def _held(self, session: Session, step: int, later: list[int]) -> bool:
+    def _held(self, table: TableView, step: int, later: list[int]) -> bool:
         """Our vote to drop the seat we wait for here is open, and no later seat went on with its message."""
-        target = session._my_votes.get((session.round, step))
+        target = table.my_vote(step)
         if target is None or any(s > target for s in later):
             return False
-        return session._held_back(step)
+        return table.held_back(step)
 
-    def _fault(self, session: Session, seat: int, code: str, detail: str, wire: bytes) -> None:
-        session._fatal(session.roster[seat], code, f"{session._who(session.roster[seat])}: {detail}", (wire,))
+    @staticmethod
+    def _fault(table: TableView, seat: int, code: str, detail: str, wire: bytes) -> Fatal:
+        return Fatal(seat, code, f"{table.who_seat(seat)}: {detail}", (wire,))
 
-    def advance(self, session: Session, r: int) -> Round | None:
+    def advance(self, table: TableView, r: int) -> Effects[Round | None]:
         st = self.rounds[r]
-        if st.seats is None and not self._shuffle(session, r, st):
+        if st.seats is None and not (yield from self._shuffle(table, r, st)):
             return None
-        if st.current is None or len(st.unlocked) < len(st.seats):
-            if not self._unlock(session, r, st):
+        if st.current is None or len(st.unlocked) < len(st.seats or ()):
+            if not (yield from self._unlock(table, r, st)):
                 return None
         if st.broken:
             return None
-        return self._open(session, r, st)
+        return (yield from self._open(table, r, st))
 
-    def _shuffle(self, session: Session, r: int, st: SealedRound) -> bool:
-        shuffles = session.slot("SEALED_SHUFFLE", r)
-        active = session.active_at(r, SHUFFLE_STEP)
+    def _shuffle(self, table: TableView, r: int, st: SealedRound) -> Effects[bool]:
+        shuffles = table.slot("SEALED_SHUFFLE", r)
+        active = table.active_at(r, SHUFFLE_STEP)
         if any(s not in active for s in st.shufflers):
             # Dropped after we took its shuffle (our own, if the others dropped us): the deal goes on without it.
             st.shufflers, st.previous = [], initial_deck(st.cards)
@@ -152,105 +157,119 @@ class SealedDeal(Deal):
             if seat in st.shufflers:
                 continue
             if seat not in shuffles:
-                if seat == session.seat:
-                    got = self._secrets(session, r)
+                if seat == table.seat:
+                    got = yield from self._secrets(table, r)
                     if got is not None:
                         secrets, nonce = got
                         deck = shuffle_step(secrets.key.e, secrets.seed, st.previous)
-                        commit = commitment("sealed", session.game_id, r, 0, seat, key_value(secrets), nonce)
-                        session._send("SEALED_SHUFFLE", {"round": r, "deck": deck, "commit": commit})
+                        commit = commitment("sealed", table.game_id, r, 0, seat, key_value(secrets), nonce)
+                        yield Send("SEALED_SHUFFLE", {"round": r, "deck": deck, "commit": commit})
                 return False
-            if self._held(session, SHUFFLE_STEP, [s for s in shuffles if s in active]):
+            if self._held(table, SHUFFLE_STEP, [s for s in shuffles if s in active]):
                 return False
             env = shuffles[seat]
             try:
                 st.previous = check_shuffle(st.previous, env.body["deck"])
             except ValueError as exc:
-                self._fault(session, seat, "sealed-shuffle", f"its shuffle for round {r + 1}: {exc}", env.wire)
+                yield self._fault(table, seat, "sealed-shuffle", f"its shuffle for round {r + 1}: {exc}", env.wire)
                 return False
             st.shufflers.append(seat)
         st.seats = tuple(st.shufflers)
         st.current = unlock_start(st.layout, st.previous)
         return True
 
-    def _unlock(self, session: Session, r: int, st: SealedRound) -> bool:
-        unlocks = session.slot("SEALED_UNLOCK", r)
+    def _unlock(self, table: TableView, r: int, st: SealedRound) -> Effects[bool]:
+        unlocks = table.slot("SEALED_UNLOCK", r)
+        assert st.seats is not None and st.current is not None
         for seat in st.seats:
             if seat in st.unlocked:
                 continue
             if seat not in unlocks:
-                if seat == session.seat:
-                    got = self._secrets(session, r)
+                if seat == table.seat:
+                    got = yield from self._secrets(table, r)
                     if got is not None:
                         values = unlock_step(st.layout, seat, got[0].key.d, st.current)
-                        session._send("SEALED_UNLOCK", {"round": r, "values": values})
+                        yield Send("SEALED_UNLOCK", {"round": r, "values": values})
                 return False
-            if self._held(session, UNLOCK_STEP, list(unlocks)):
+            if self._held(table, UNLOCK_STEP, list(unlocks)):
                 return False
             env = unlocks[seat]
             try:
                 st.current = after_unlock(st.layout, seat, st.current, env.body["values"])
             except ValueError as exc:
-                self._fault(session, seat, "sealed-unlock", f"its unlock for round {r + 1}: {exc}", env.wire)
+                yield self._fault(table, seat, "sealed-unlock", f"its unlock for round {r + 1}: {exc}", env.wire)
                 return False
             st.unlocked.append(seat)
         return True
 
-    def _open(self, session: Session, r: int, st: SealedRound) -> Round | None:
+    def _open(self, table: TableView, r: int, st: SealedRound) -> Effects[Round | None]:
         layout = st.layout
-        public = open_public(layout, st.seats, st.current)
-        if None in public.values():
+        assert st.seats is not None and st.current is not None
+        opened = open_public(layout, st.seats, st.current)
+        if None in opened.values():
             st.broken, st.broken_turn = "a public card of the deal opens to no card", 0
             return None
-        hands: list[list[int] | None] = [None] * session.players
-        for seat in range(session.players):
+        public = {position: card for position, card in opened.items() if card is not None}
+        hands: list[list[int] | None] = [None] * table.players
+        for seat in range(table.players):
             if seat not in st.seats:
                 hands[seat] = [public[p] for p in layout.hand(seat)]
                 st.known[seat] = {public[p]: p for p in layout.hand(seat)}
-        me = session.seat
-        if me in st.seats and (got := self._secrets(session, r)) is not None:
-            mine = open_hand(layout, me, got[0].key.d, st.current)
-            if None not in mine and len(set(mine)) == len(mine) and set(mine) <= set(st.cards) \
+        me = table.seat
+        if me in st.seats and (got := (yield from self._secrets(table, r))) is not None:
+            opened_hand = open_hand(layout, me, got[0].key.d, st.current)
+            mine = [card for card in opened_hand if card is not None]
+            if len(mine) == len(opened_hand) and len(set(mine)) == len(mine) and set(mine) <= set(st.cards) \
                     and not set(mine) & set(public.values()):
                 hands[me] = mine
                 st.known[me] = {card: p for card, p in zip(mine, layout.hand(me))}
-            elif not self._alarmed(session, r):
-                self._send_keys(session, r, alarm=True)  # our hand does not open: make everyone reveal now
+            elif not self._alarmed(table, r):
+                yield from self._send_keys(table, r, alarm=True)  # our hand does not open: make everyone reveal now
         st.dealt = True
         rows = [public[p] for p in layout.rows]
-        return session.game.start_dealt(Round.sealed(hands, rows))
+        return table.game.start_dealt(Round.sealed(hands, rows))
 
     # ----------------------------------------------------------------- waiting
 
-    def deal_waiting(self, session: Session) -> tuple[int, tuple[int, ...]]:
-        r = session.round
+    def waiting(self, table: TableView) -> tuple[int, tuple[int, ...]]:
+        r = table.round
         st = self.rounds[r]
         if st.seats is None:
-            shuffles = session.slot("SEALED_SHUFFLE", r)
-            for seat in session.active_at(r, SHUFFLE_STEP):
+            shuffles = table.slot("SEALED_SHUFFLE", r)
+            for seat in table.active_at(r, SHUFFLE_STEP):
                 if seat not in shuffles:
                     return SHUFFLE_STEP, (seat,)
             return SHUFFLE_STEP, ()
-        unlocks = session.slot("SEALED_UNLOCK", r)
+        unlocks = table.slot("SEALED_UNLOCK", r)
         for seat in st.seats:
-            if seat not in unlocks and seat in session.active_at(r, UNLOCK_STEP):
+            if seat not in unlocks and seat in table.active_at(r, UNLOCK_STEP):
                 return UNLOCK_STEP, (seat,)
         return UNLOCK_STEP, ()
 
+    def stored(self, table: TableView, kind: str, seat: int, env: Envelope) -> None:
+        if kind == "SEALED_KEYS" and env.body["alarm"]:
+            # The round stops before the first turn the alarm's sender has not revealed: its chain fixes that
+            # turn identically for every receiver, whenever the alarm arrives.
+            r = env.body["round"]
+            self.alarm_turns[(r, seat)] = sum(seat in table.slot("PLAY_REVEAL", r, t) for t in range(HAND_SIZE))
+
     # ----------------------------------------------------------------- plays
 
-    def committed_value(self, session: Session, seat: int, card: int, body: dict | None = None) -> bytes | None:
+    def committed_value(self, table: TableView, seat: int, card: int,
+                        body: dict[str, Any] | None = None) -> bytes | None:
         if body is None:
-            return sealed_value(card, self.rounds[session.round].known[seat][card])
+            return sealed_value(card, self.rounds[table.round].known[seat][card])
         position = body.get("position")
         return None if position is None or card > 255 else sealed_value(card, position)
 
-    def reveal_fields(self, session: Session, card: int) -> dict:
-        return {"position": self.rounds[session.round].known[session.seat][card]}
+    def reveal_fields(self, table: TableView, card: int) -> dict[str, Any]:
+        assert table.seat is not None
+        return {"position": self.rounds[table.round].known[table.seat][card]}
 
-    def check_play(self, session: Session, seat: int, card: int, body: dict) -> str | None:
-        st = self.rounds[session.round]
-        rnd = session.game.round
+    def check_play(self, table: TableView, seat: int, card: int, body: dict[str, Any]) -> Effects[str | None]:
+        st = self.rounds[table.round]
+        rnd = table.game.round
+        assert rnd is not None
         position = body["position"]
         if card not in st.cards:
             return f"played {card}, which is not in this game's deck"
@@ -261,11 +280,11 @@ class SealedDeal(Deal):
             return f"played from position {position}, which is " + ("a row's" if owner is None else f"seat {owner}'s")
         if position in st.used.get(seat, ()) or any(p == position for _s, _c, p in st.pending):
             return f"played from position {position} a second time"
-        mine = rnd.hands[session.seat] if session.seat is not None and session.seat in st.known else ()
-        if seat != session.seat and card in mine:
+        mine = rnd.hands[table.seat] if table.seat is not None and table.seat in st.known else ()
+        if seat != table.seat and card in mine:
             # Only we can see that this card is ours: make everyone reveal keys, and the audit names the cheat.
-            if session.seat not in session.slot("SEALED_KEYS", session.round):
-                self._send_keys(session, session.round, alarm=True)
+            if table.seat not in table.slot("SEALED_KEYS", table.round):
+                yield from self._send_keys(table, table.round, alarm=True)
             st.pending.append((seat, card, position))
             return None
         known = st.known.get(seat)
@@ -278,14 +297,14 @@ class SealedDeal(Deal):
             except ValueError as exc:
                 if any(c == card for _s, c, _p in st.pending):
                     st.broken = f"card {card} was revealed twice in one turn"  # the audit tells whose it is
-                    st.broken_turn = session.turn + 1
+                    st.broken_turn = table.turn + 1
                 else:
                     return f"played {card}: {exc}"
         st.pending.append((seat, card, position))
         return None
 
-    def turn_resolved(self, session: Session) -> None:
-        st = self.rounds[session.round]
+    def turn_resolved(self, table: TableView) -> None:
+        st = self.rounds[table.round]
         for seat, card, position in st.pending:
             st.used.setdefault(seat, set()).add(position)
             st.plays.append((seat, card, position))
@@ -293,111 +312,114 @@ class SealedDeal(Deal):
 
     # ----------------------------------------------------------------- round end
 
-    def _alarmed(self, session: Session, r: int) -> bool:
-        keys = session.slot("SEALED_KEYS", r)
+    def _alarmed(self, table: TableView, r: int) -> bool:
+        keys = table.slot("SEALED_KEYS", r)
         return any(env.body["alarm"] for env in keys.values())
 
-    def audit_now(self, session: Session) -> bool:
+    def audit_now(self, table: TableView) -> bool:
         """True when the round must stop for an audit before it ends (a broken deal, or an alarm)."""
-        st = self.rounds.get(session.round)
+        st = self.rounds.get(table.round)
         if st is None or st.settled or st.seats is None or len(st.unlocked) < len(st.seats):
             return False  # nothing to audit before the whole deal is in (an alarm that early waits for it)
-        return bool(st.broken) or self._alarmed(session, session.round)
+        return bool(st.broken) or self._alarmed(table, table.round)
 
-    def _send_keys(self, session: Session, r: int, alarm: bool = False) -> None:
-        got = self._secrets(session, r)
+    def _send_keys(self, table: TableView, r: int, alarm: bool = False) -> Effects[None]:
+        got = yield from self._secrets(table, r)
         if got is None:
             return
         secrets, nonce = got
-        session._send("SEALED_KEYS", {"round": r, "key": secrets.key.e, "seed": secrets.seed, "nonce": nonce,
-                                      "alarm": alarm})
+        yield Send("SEALED_KEYS", {"round": r, "key": secrets.key.e, "seed": secrets.seed, "nonce": nonce,
+                                   "alarm": alarm})
 
-    def keys_waiting(self, session: Session) -> tuple[int, ...] | None:
-        st = self.rounds.get(session.round)
+    def keys_waiting(self, table: TableView) -> tuple[int, ...] | None:
+        st = self.rounds.get(table.round)
         if st is None or st.settled or st.seats is None:
             return None
-        keys = session.slot("SEALED_KEYS", session.round)
-        return tuple(s for s in st.seats if s not in keys and s in session.active_at(session.round, ROUND_END_STEP))
+        keys = table.slot("SEALED_KEYS", table.round)
+        return tuple(s for s in st.seats if s not in keys and s in table.active_at(table.round, ROUND_END_STEP))
 
-    def settle(self, session: Session, r: int) -> bool:
+    def settle(self, table: TableView, r: int) -> Effects[bool]:
         st = self.rounds[r]
         if st.settled:
             return True
-        keys = session.slot("SEALED_KEYS", r)
-        if session._playing(session.seat, r, ROUND_END_STEP) and session.seat in st.seats \
-                and session.seat not in keys:
-            self._send_keys(session, r)
-        if session._held_back(ROUND_END_STEP) or any(s not in keys for s in st.seats):
+        assert st.seats is not None
+        keys = table.slot("SEALED_KEYS", r)
+        if table.playing(table.seat, r, ROUND_END_STEP) and table.seat in st.seats and table.seat not in keys:
+            yield from self._send_keys(table, r)
+        if table.held_back(ROUND_END_STEP) or any(s not in keys for s in st.seats):
             return False
-        shuffles = session.slot("SEALED_SHUFFLE", r)
+        shuffles = table.slot("SEALED_SHUFFLE", r)
         revealed = {}
         for seat in st.seats:
             body = keys[seat].body
             value = body["key"] + body["seed"]
-            if commitment("sealed", session.game_id, r, 0, seat, value, body["nonce"]) != shuffles[seat].body["commit"]:
-                return self._caught(session, st, seat, "sealed-key",
-                                    "revealed a key that does not match its commitment", keys[seat].wire)
+            if commitment("sealed", table.game_id, r, 0, seat, value, body["nonce"]) != shuffles[seat].body["commit"]:
+                return (yield from self._caught(table, st, seat, "sealed-key",
+                                                "revealed a key that does not match its commitment", keys[seat].wire))
             revealed[seat] = (body["key"], body["seed"])
-        unlocks = session.slot("SEALED_UNLOCK", r)
+        unlocks = table.slot("SEALED_UNLOCK", r)
         alarms = [s for s in st.seats if keys[s].body["alarm"]]
-        stop = min([session._mark(("alarm-turn", r, s)) for s in alarms] + [st.broken_turn])
-        plays, wires = [], {}  # every seat's reveals of the turns before the stop, from the slots: alike everywhere
+        stop = min([self.alarm_turns[(r, s)] for s in alarms] + [st.broken_turn])
+        plays: list[tuple[int, int, Any]] = []
+        # every seat's reveals of the turns before the stop, from the slots: alike everywhere
+        wires: dict[tuple[int, Any], bytes] = {}
         for t in range(stop):
-            reveals = session.slot("PLAY_REVEAL", r, t)
+            reveals = table.slot("PLAY_REVEAL", r, t)
             for seat in st.seats:
                 if seat not in reveals:
                     return False  # the turn is not complete here yet; it will be
                 body = reveals[seat].body
                 plays.append((seat, body["card"], body.get("position")))
                 wires.setdefault((seat, body.get("position")), reveals[seat].wire)
-        fault = audit(st.cards, session.players, st.seats, {s: shuffles[s].body["deck"] for s in st.seats},
+        fault = audit(st.cards, table.players, st.seats, {s: shuffles[s].body["deck"] for s in st.seats},
                       {s: unlocks[s].body["values"] for s in st.seats if s in unlocks}, revealed, plays,
-                      trusted=session.seat)
+                      trusted=table.seat)
         if fault is not None:
             if fault.step == "play":
                 evidence = wires.get((fault.seat, fault.index)) or keys[fault.seat].wire
             else:
-                evidence = {"shuffle": shuffles, "unlock": unlocks}.get(fault.step, keys).get(fault.seat)
-                evidence = evidence.wire if evidence else keys[fault.seat].wire
-            return self._caught(session, st, fault.seat, f"sealed-{fault.step}", fault.reason, evidence)
+                held = {"shuffle": shuffles, "unlock": unlocks}.get(fault.step, keys).get(fault.seat)
+                evidence = held.wire if held else keys[fault.seat].wire
+            return (yield from self._caught(table, st, fault.seat, f"sealed-{fault.step}", fault.reason, evidence))
         if alarms:
-            return self._caught(session, st, alarms[0], "sealed-false-alarm",
-                                "said its hand did not open, but the audit finds every step right",
-                                keys[alarms[0]].wire)
+            return (yield from self._caught(table, st, alarms[0], "sealed-false-alarm",
+                                            "said its hand did not open, but the audit finds every step right",
+                                            keys[alarms[0]].wire))
         if st.broken:  # not reachable: a broken deal always has a wrong step
-            return self._caught(session, st, st.seats[0], "sealed-audit",
-                                f"{st.broken}, yet the audit finds every step right", keys[st.seats[0]].wire)
+            return (yield from self._caught(table, st, st.seats[0], "sealed-audit",
+                                            f"{st.broken}, yet the audit finds every step right",
+                                            keys[st.seats[0]].wire))
         st.settled = True
         return True
 
-    def _caught(self, session: Session, st: SealedRound, seat: int, code: str, detail: str, wire: bytes) -> bool:
+    def _caught(self, table: TableView, st: SealedRound, seat: int, code: str, detail: str,
+                wire: bytes) -> Effects[bool]:
         """The audit names `seat`: the round is void, and the seat is dropped (the stand-in plays it from now on).
 
         Every node runs the same audit on the same signed messages, so every node drops the same seat at the
         same step; the fault (with the message that proves it) goes in the transcript.
         """
-        r = session.round
-        who = session._who(session.roster[seat])
-        st.caught = f"the audit of round {r + 1} found {who} at fault: {detail}"
-        session._fault(session.roster[seat], code, st.caught, (wire,))
-        session.dropped[seat] = (r, ROUND_END_STEP)
-        session._emit(SeatDropped(seat, r, ROUND_END_STEP))
-        session._again = True
+        r = table.round
+        st.caught = f"the audit of round {r + 1} found {table.who_seat(seat)} at fault: {detail}"
+        yield Suspect(seat, code, st.caught, (wire,))
+        yield DropSeat(seat, Step(r, ROUND_END_STEP))
         return False
 
-    def void(self, session: Session) -> str | None:
-        st = self.rounds.get(session.round)
+    def void(self, table: TableView) -> Effects[str | None]:
+        st = self.rounds.get(table.round)
         if st is not None and st.caught:
             return st.caught
         if st is None or st.settled or st.seats is None:
             return None
-        gone = [s for s in st.seats if s in session.dropped and session.dropped[s][0] == session.round]
+        gone = [s for s in st.seats if s in table.dropped and table.dropped[s][0] == table.round]
         if not gone:
             return None
-        seat, step = gone[0], session.dropped[gone[0]][1]
-        what = {SHUFFLE_STEP: "its shuffle", UNLOCK_STEP: "its unlock", ROUND_END_STEP: "its keys"}.get(step, "its card")
-        reason = (f"{session._who(session.roster[seat])} stopped before sending {what} after it shuffled: its "
+        seat, step = gone[0], table.dropped[gone[0]][1]
+        what = {SHUFFLE_STEP: "its shuffle", UNLOCK_STEP: "its unlock",
+                ROUND_END_STEP: "its keys"}.get(step, "its card")
+        reason = (f"{table.who_seat(seat)} stopped before sending {what} after it shuffled: its "
                   f"layer cannot be removed nor its key revealed")
-        if session._once(("absent", session.round, seat)):
-            session._fault(session.roster[seat], "absent", reason)  # at fault: it left the deal half done
+        if seat not in st.absent:
+            st.absent.add(seat)
+            yield Suspect(seat, "absent", reason)  # at fault: it left the deal half done
         return reason

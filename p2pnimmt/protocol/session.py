@@ -1,26 +1,27 @@
 """One peer's view of one game: a sans-I/O state machine (protocol.md, "Session").
 
 Theory of operation. A Session is fed wire bytes (`receive`) and local
-intents (`play`, `choose_row`, `pick`); it returns what to send
+intents (`play`, `choose_row`, `pick`, `drop`); it returns what to send
 (`Outgoing`) and what happened (events). It never touches a socket or a
 clock, and its randomness comes from the `entropy` callable, so N sessions
 can be linked in memory and a transcript can be replayed exactly.
 
-Every message passes three gates before it counts:
-1. shape: it decodes under the caps, for this game, from a known sender;
-2. signature: the sender's key signed these exact bytes;
-3. chain: it is the sender's next sequence number and names the hash of
-   the sender's previous message. Messages ahead of their chain wait in a
-   buffer; a second, different message for a sequence number already
-   taken is a signed proof of equivocation.
-A message that passes is *accepted*: appended to the journal (the
-transcript), relayed to the other peers, and stored in its slot
-(kind, round, turn-or-pick) by seat. Nothing acts on a message directly:
-after every acceptance `_advance` moves the game forward as far as the
-slots allow (all commits in -> reveal; all reveals in and agreeing ->
-resolve; ...). So the order in which peers' messages arrive never
-changes the outcome, and early messages (a reveal before the last
-commit) simply wait in their slots.
+The session owns its parts and is the only one to apply what they ask:
+- the inbox (inbox.py) passes every message through three gates — shape,
+  signature, chain — holding messages that arrive early or ahead of their
+  chain, and proving equivocation;
+- a message that passes is *accepted*: written to the journal (the
+  transcript), relayed, and put in its slot by seat (slots.py);
+- the table (table.py) is the game state: roster, engine game, phase
+  (phase.py: an enum with its transitions as data), slots, drops, and
+  records of the one-shot steps taken;
+- the steps (steps.py) and the deal component (deal.py, sealed_deal.py)
+  move the game on from the slots, and yield effects (effects.py) — send,
+  fault, drop a seat, keep a secret, an event — that the session applies.
+After every acceptance the session advances to a fixed point: it repeats
+passes until a pass changes nothing. So the order in which peers'
+messages arrive never changes the outcome, and early messages (a reveal
+before the last commit) simply wait in their slots.
 
 A signed message that breaks a rule is a fatal fault: it is recorded,
 the game is aborted, and the fault names the signer. Bytes nobody can be
@@ -32,50 +33,43 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from ..engine import Game, PlayerView, Settings
+from . import steps
 from .commitments import NONCE_SIZE, commitment
 from .deal import Deal
-from .sealed_deal import SealedDeal
-from .envelope import NO_PREVIOUS, Envelope, seal
-from .events import Event, Fault, GameAborted, GameOver, Outgoing, PickNeeded, PlayNeeded, RowChoiceNeeded
-from .gates import MAX_EARLY, Gates
-from .identity import Identity, game_id_for
-from .messages import settings_body
-from .steps import GameSteps
-
-
+from .deals import deal_for
+from .effects import DropSeat, Effect, Effects, Emit, Fatal, KeepSecret, Send, Suspect
+from .envelope import Envelope, seal
+from .errors import LocalError
+from .events import (
+    Event,
+    Fault,
+    GameAborted,
+    GameOver,
+    GameStarted,
+    Outgoing,
+    PickNeeded,
+    PlayNeeded,
+    RowChoiceNeeded,
+    SeatDropped,
+)
+from .identity import Identity, game_id_for, peer_id
+from .inbox import MAX_EARLY, Inbox, Ready, Refused, StartFound
+from .journal import Journal
+from .messages import settings_body, settings_from_body
+from .phase import Phase, Step
+from .slots import store
+from .table import Table
 
 __all__ = ["MAX_EARLY", "Journal", "LocalError", "Session"]
 
-
-class LocalError(ValueError):
-    """This peer asked for something the rules do not allow now (a card not in hand, not its turn...)."""
+Output = Outgoing | Event
 
 
-class Journal:
-    """Where a session writes what it accepts (in order), the faults it sees, and its own secrets."""
-
-    def __init__(self) -> None:
-        self.messages: list[bytes] = []
-        self.faults: list[Fault] = []
-        self.secrets: list[dict[str, Any]] = []
-
-    def message(self, wire: bytes) -> None:
-        self.messages.append(wire)
-
-    def fault(self, fault: Fault) -> None:
-        self.faults.append(fault)
-
-    def secret(self, record: dict[str, Any]) -> None:
-        self.secrets.append(record)
-
-    def seal(self) -> None:
-        """The game is over or aborted: nothing more will be recorded."""
-
-
-class Session(Gates, GameSteps):
+class Session:
     """The protocol state of one peer (a seat, or a spectator when it has no seat)."""
 
     def __init__(
@@ -89,57 +83,57 @@ class Session(Gates, GameSteps):
     ) -> None:
         self.identity = identity
         self.me = identity.peer if identity else None
-        self.game_id = game_id
         self.entropy = entropy
         self.journal = journal if journal is not None else Journal()
         self.relay = relay
-        self.phase = "lobby"  # lobby, starting, deal, turn, round-end, game-end, over, aborted
-        self.start: Envelope | None = None
-        self.roster: list[bytes] = []  # peer id by seat
-        self.names: list[str] = []
-        self.bots: list[bool] = []
-        self.keys: dict[bytes, bytes] = {}  # peer id -> public key
-        self.seat: int | None = None
-        self.game: Game | None = None
-        self.deal: Deal | None = None
-        self.round = 0
-        self.turn = 0
-        self.result: GameOver | None = None
-        self.fault: Fault | None = None  # the fatal fault, once there is one
-        self._heads: dict[bytes, tuple[int, bytes]] = {}  # sender -> (next seq, hash of last accepted)
-        self._seen: dict[tuple[bytes, int], Envelope] = {}  # (sender, seq) -> accepted message
-        self._ahead: dict[bytes, dict[int, Envelope]] = {}
-        self._early: dict[bytes | None, list[bytes]] = {}  # via -> held messages, before START
-        self._direct: set[tuple[bytes, int]] = set()  # (sender, seq) received from the sender itself
-        self._wires: dict[bytes, Envelope] = {}  # exact wire bytes of every signed message held
-        self._accepted: list[Envelope] = []  # in the order accepted
-        self._slots: dict[tuple, dict[int, Envelope]] = {}
-        self._secrets: dict[tuple, Any] = {}
-        self._marks: dict[tuple, Any] = {}  # one-shot steps already taken, with what they found
-        self._out: list[Outgoing | Event] = []
+        self.table = Table(self.me, entropy, game_id)
+        self.inbox = Inbox(game_id, self.table.who)
+        self._out: list[Output] = []
         self._advancing = False
-        self._again = False
-        self._turn_state: bytes | None = None
-        self._replaying = False
-        self._progress: dict[bytes, tuple[int, int]] = {}  # sender -> (round, turn) of its latest message
-        self.voided: dict[int, str] = {}  # round -> why it was void (scored as nothing)
-        self.dropped: dict[int, tuple[int, int]] = {}  # seat -> (round, step) from which the stand-in plays it
-        self._my_votes: dict[tuple[int, int], int] = {}  # (round, step) -> the seat we voted to drop there
-        self._furthest: dict[int, tuple[int, int]] = {}  # seat -> furthest (round, step) it sent a message for
+        self._restored: list[dict[str, Any]] = []  # the deal's secrets records, until START makes the deal
 
-    # ----------------------------------------------------------------- queries
+    # ----------------------------------------------------------------- the table, read-only
+
+    phase = property(lambda self: self.table.phase, doc="lobby, starting, deal, turn, round-end, game-end, over...")
+    game_id = property(lambda self: self.table.id, doc="the game id, once known")
+    start = property(lambda self: self.table.start, doc="the START message, once taken")
+    roster = property(lambda self: self.table.roster, doc="peer id by seat")
+    names = property(lambda self: self.table.names)
+    bots = property(lambda self: self.table.bots)
+    keys = property(lambda self: self.table.keys, doc="peer id -> public key")
+    seat = property(lambda self: self.table.seat, doc="our seat; None for a spectator")
+    game = property(lambda self: self.table.engine, doc="the engine game, once started")
+    deal = property(lambda self: self.table.deal, doc="the deal component, once started")
+    round = property(lambda self: self.table.round)
+    turn = property(lambda self: self.table.turn)
+    result = property(lambda self: self.table.result, doc="the GameOver, once every seat agreed")
+    fault = property(lambda self: self.table.fault, doc="the fatal fault, once there is one")
+    voided = property(lambda self: self.table.voided, doc="round -> why it was void (scored as nothing)")
+    dropped = property(lambda self: self.table.dropped, doc="seat -> (round, step) from which the stand-in plays it")
 
     @property
     def players(self) -> int:
-        return len(self.roster)
+        return self.table.players
 
     def slot(self, kind: str, round_index: int, step: int = 0) -> dict[int, Envelope]:
         """The accepted messages of one kind for one round and turn (or pick), by seat."""
-        return self._slots.setdefault((kind, round_index, step), {})
+        return self.table.slot(kind, round_index, step)
 
-    def heads(self) -> list[list]:
+    def active_at(self, round_index: int, step: int) -> list[int]:
+        """Seats not dropped at or before (round, step)."""
+        return self.table.active_at(round_index, step)
+
+    def step_now(self) -> int | None:
+        """The step the game waits on now (None outside a round)."""
+        return self.table.step_now()
+
+    def waiting_for(self) -> tuple[int, ...]:
+        """Active seats whose message the game waits for now."""
+        return self.table.waiting_for()
+
+    def heads(self) -> list[list[Any]]:
         """[[sender, number of its messages accepted], ...]: what to tell a peer on (re)connect."""
-        return [[sender, seq] for sender, (seq, _last) in self._heads.items()]
+        return self.inbox.heads()
 
     def missing_for(self, heads: Any) -> list[bytes]:
         """Wire bytes of the messages a peer with these `heads` lacks, in an order it can accept them."""
@@ -148,24 +142,25 @@ class Session(Gates, GameSteps):
             for item in heads:
                 if isinstance(item, list) and len(item) == 2 and isinstance(item[0], bytes) and type(item[1]) is int:
                     have[item[0]] = item[1]
-        return [env.wire for env in self._accepted if env.seq >= have.get(env.sender, 0)]
+        return [env.wire for env in self.inbox.accepted if env.seq >= have.get(env.sender, 0)]
 
     def view(self) -> PlayerView:
         """What this peer's seat may know now (for a bot or a UI)."""
-        if self.seat is None or self.game is None:
+        game = self.table.engine
+        if self.seat is None or game is None:
             raise LocalError("a spectator has no hand")
-        if self.game.round is None and self.game.draft is None:
+        if game.round is None and game.draft is None:
             raise LocalError("no round in progress")
-        return PlayerView(self.game, self.seat)
+        return PlayerView(game, self.seat)
 
     # ----------------------------------------------------------------- inputs
 
-    def host(self, salt: bytes, settings: Settings, roster: Sequence[tuple[bytes, str, bool]]) -> list:
+    def host(self, salt: bytes, settings: Settings, roster: Sequence[tuple[bytes, str, bool]]) -> list[Output]:
         """Start a game as its host: sign START with the settings and the ordered roster (key, name, bot).
 
         The game id is `game_id_for(our key, salt)`: bound to the host, so no one else can sign a START for it.
         """
-        if self.identity is None or self.phase != "lobby":
+        if self.identity is None or self.phase != Phase.LOBBY:
             raise LocalError("only a peer with an identity, in the lobby, can host")
         if self.identity.public_key not in [key for key, _, _ in roster]:
             raise LocalError("the host must sit at the table")
@@ -174,83 +169,86 @@ class Session(Gates, GameSteps):
         game_id = game_id_for(self.identity.public_key, salt)
         if self.game_id is not None and self.game_id != game_id:
             raise LocalError("this salt does not give the game id this session was made for")
-        self.game_id = game_id
+        self.table.id = self.inbox.game_id = game_id
         body = {
             "salt": salt,
             "settings": settings_body(settings),
             "roster": [{"key": key, "name": name, "bot": bot} for key, name, bot in roster],
         }
-        return self._run(lambda: self._send("START", body))
+        return self._run(lambda: self.send("START", body))
 
-    def receive(self, wire: bytes, via: bytes | None = None) -> list:
+    def receive(self, wire: bytes, via: bytes | None = None) -> list[Output]:
         """Feed bytes that arrived from peer `via`; return what to send and what happened."""
         return self._run(lambda: self._ingest(wire, via))
 
-    def play(self, card: int) -> list:
+    def play(self, card: int) -> list[Output]:
         """This seat commits to `card` for the current turn."""
 
         def act() -> None:
-            self._check_seated("turn")
-            if self.seat in self.slot("PLAY_COMMIT", self.round, self.turn):
-                raise LocalError(f"already committed a card for turn {self.turn + 1}")
-            if card not in self.game.round.hands[self.seat]:
+            seat, game, deal = self._seated(Phase.TURN)
+            table = self.table
+            if seat in self.slot("PLAY_COMMIT", table.round, table.turn):
+                raise LocalError(f"already committed a card for turn {table.turn + 1}")
+            assert game.round is not None
+            if card not in game.round.hands[seat]:
                 raise LocalError(f"{card!r} is not in your hand")
             nonce = self.entropy(NONCE_SIZE)
-            key = ("play", self.round, self.turn)
-            self._secrets[key] = (card, nonce)
-            self.journal.secret({"kind": "play", "round": self.round, "turn": self.turn, "card": card, "nonce": nonce})
-            value = commitment("play", self.game_id, self.round, self.turn, self.seat,
-                               self.deal.committed_value(self, self.seat, card), nonce)
-            self._send("PLAY_COMMIT", {"round": self.round, "turn": self.turn, "commit": value,
-                                       "state": self._state_now()})
+            table.plays[(table.round, table.turn)] = (card, nonce)
+            self.journal.secret({"kind": "play", "round": table.round, "turn": table.turn, "card": card,
+                                 "nonce": nonce})
+            committed = deal.committed_value(table, seat, card)
+            assert committed is not None
+            value = commitment("play", table.game_id, table.round, table.turn, seat, committed, nonce)
+            self.send("PLAY_COMMIT", {"round": table.round, "turn": table.turn, "commit": value,
+                                      "state": table.state_now()})
 
         return self._run(act)
 
-    def choose_row(self, row: int) -> list:
+    def choose_row(self, row: int) -> list[Output]:
         """This seat, whose card is below every row end, takes row `row` (0..3)."""
 
         def act() -> None:
-            self._check_seated("turn")
-            need = self._mark(("chooser", self.round, self.turn))
-            if need != self.seat:
+            seat, _game, _deal = self._seated(Phase.TURN)
+            if self.table.record(self.round, self.turn).chooser != seat:
                 raise LocalError("you have no row to choose now")
             if type(row) is not int or not 0 <= row <= 3:
                 raise LocalError(f"row must be 0..3, got {row!r}")
-            self._send("ROW_CHOICE", {"round": self.round, "turn": self.turn, "row": row})
+            self.send("ROW_CHOICE", {"round": self.round, "turn": self.turn, "row": row})
 
         return self._run(act)
 
-    def drop(self, seat: int) -> list:
+    def drop(self, seat: int) -> list[Output]:
         """Vote to drop `seat`, whose message the game has waited for too long (the stand-in then plays it)."""
 
         def act() -> None:
             if self.seat is None or self.seat not in self.active_at(self.round, self.step_now() or 0):
                 raise LocalError("only a player still in the game can vote")
-            if seat == self.seat or seat not in self.waiting_for() or self.phase == "starting":
+            if seat == self.seat or seat not in self.waiting_for() or self.phase == Phase.STARTING:
                 raise LocalError(f"the game is not waiting for seat {seat}")
             step = self.step_now()
-            if (self.round, step) in self._my_votes:
+            assert step is not None
+            if Step(self.round, step) in self.table.votes:
                 raise LocalError("already voted at this step")
-            self._vote(seat, step)
+            self._drive(steps.vote(self.table, seat, step))
             self._advance()
 
         return self._run(act)
 
-    def pick(self, card: int) -> list:
+    def pick(self, card: int) -> list[Output]:
         """Draft variant: this seat takes `card` from the open cards."""
 
         def act() -> None:
-            self._check_seated("deal")
-            draft = self.game.draft
+            _seat, game, _deal = self._seated(Phase.DEAL)
+            draft = game.draft
             if draft is None or draft.to_move != self.seat:
                 raise LocalError("it is not your pick")
             if card not in draft.open_cards:
                 raise LocalError(f"{card!r} is not an open card")
-            self._send("DRAFT_PICK", {"round": self.round, "pick": draft.picks, "card": card})
+            self.send("DRAFT_PICK", {"round": self.round, "pick": draft.picks, "card": card})
 
         return self._run(act)
 
-    def replay(self, wires: Sequence[bytes], secrets: Sequence[dict[str, Any]] = ()) -> list:
+    def replay(self, wires: Sequence[bytes], secrets: Sequence[dict[str, Any]] = ()) -> list[Output]:
         """Rebuild this peer's state after a restart from its own transcript and secrets; return what to do now.
 
         Nothing is signed, sent or recorded during the replay (our own
@@ -258,101 +256,197 @@ class Session(Gates, GameSteps):
         it still owes and asks again for any move it still has to make.
         """
         for record in secrets:
-            self._restore(record)
-        self._replaying = True
+            if record.get("kind") == "play":
+                self.table.plays[(record["round"], record["turn"])] = (record["card"], record["nonce"])
+            elif self.table.deal is not None:
+                self.table.deal.restore(record)
+            else:
+                self._restored.append(record)
+        self.table.replaying = True
         try:
             for wire in wires:
-                self._run(lambda wire=wire: self._ingest(wire, None))
+                self._run(partial(self._ingest, wire, None))
         finally:
-            self._replaying = False
+            self.table.replaying = False
         return self._run(self._resume)
 
-    def _restore(self, record: dict[str, Any]) -> None:
-        kind = record.get("kind")
-        if kind == "seed":
-            self._secrets[("seed", record["round"])] = (record["contribution"], record["nonce"])
-        elif kind == "sealed":
-            SealedDeal.restore(self, record)
-        elif kind == "play":
-            self._secrets[("play", record["round"], record["turn"])] = (record["card"], record["nonce"])
-
-    def _resume(self) -> None:
-        self._advance()
-        if self.seat is None or self.phase != "turn" and self.phase != "deal":
-            return
-        if self.phase == "turn" and self.seat not in self.slot("PLAY_COMMIT", self.round, self.turn):
-            self._emit(PlayNeeded(self.round, self.turn))
-        elif self.phase == "turn" and self._mark(("chooser", self.round, self.turn)) == self.seat:
-            if self.seat not in self.slot("ROW_CHOICE", self.round, self.turn):
-                cards = self._mark(("revealed", self.round, self.turn))
-                self._emit(RowChoiceNeeded(self.round, self.turn, self.seat, min(cards), cards))
-        elif self.phase == "deal" and self.game.draft is not None and self.game.draft.to_move == self.seat:
-            self._emit(PickNeeded(self.round, self.game.draft.picks))
-
-    # ----------------------------------------------------------------- machinery
-
-    def _run(self, action: Callable[[], None]) -> list:
-        self._out = []
-        action()
-        out, self._out = self._out, []
-        return out
-
-    def _check_seated(self, phase: str) -> None:
-        if self.seat is None:
-            raise LocalError("a spectator does not play")
-        if self.seat in self.dropped:
-            raise LocalError("you were dropped from this game: a stand-in plays your hand")
-        if self.phase != phase:
-            raise LocalError(f"not now: the game is in phase {self.phase}")
-
-    def _emit(self, item: Outgoing | Event) -> None:
-        self._out.append(item)
-
-    def _once(self, key: tuple, event: Event | None = None, value: Any = True) -> bool:
-        """Mark a one-shot step as taken (emitting `event`); False if it was taken before."""
-        if key in self._marks:
-            return False
-        self._marks[key] = value
-        if event is not None:
-            self._emit(event)
-        return True
-
-    def _mark(self, key: tuple) -> Any:
-        return self._marks.get(key)
-
-    def _send(self, kind: str, body: dict[str, Any]) -> None:
-        """Sign a message of ours, accept it locally, and send it to everyone."""
-        if self._replaying:
+    def send(self, kind: str, body: dict[str, Any]) -> None:
+        """Sign a message of ours, accept it here, and send it to everyone (how every Send effect is applied)."""
+        if self.table.replaying:
             return  # what we sent before the restart is in the transcript and is being replayed
-        seq, prev = self._heads.get(self.me, (0, NO_PREVIOUS))
+        assert self.identity is not None and self.game_id is not None
+        seq, prev = self.inbox.head(self.me)
         env = seal(self.identity, self.game_id, seq, prev, kind, body)
         self._emit(Outgoing(env.wire))
         if kind == "START":
             self._take_start(env)
         self._accept(env, self.me)
 
+    # ----------------------------------------------------------------- after a restart
+
+    def _resume(self) -> None:
+        self._advance()
+        table = self.table
+        if self.seat is None or table.phase not in (Phase.TURN, Phase.DEAL):
+            return
+        r, t = table.round, table.turn
+        record = table.record(r, t)
+        if table.phase == Phase.TURN and self.seat not in self.slot("PLAY_COMMIT", r, t):
+            self._emit(PlayNeeded(r, t))
+        elif table.phase == Phase.TURN and record.chooser == self.seat:
+            if self.seat not in self.slot("ROW_CHOICE", r, t) and record.cards is not None:
+                cards = record.cards
+                self._emit(RowChoiceNeeded(r, t, self.seat, min(cards), cards))
+        elif table.phase == Phase.DEAL and (draft := self.game.draft) is not None and draft.to_move == self.seat:
+            self._emit(PickNeeded(r, draft.picks))
+
+    # ----------------------------------------------------------------- accepting
+
+    def _ingest(self, wire: bytes, via: bytes | None) -> None:
+        for found in self.inbox.ingest(wire, via):
+            if self.phase == Phase.ABORTED:
+                return
+            if isinstance(found, Refused):
+                if found.fatal:
+                    self._fatal(found.peer, found.code, found.detail, found.evidence)
+                else:
+                    self._fault(found.peer, found.code, found.detail, found.evidence)
+            elif isinstance(found, StartFound):
+                self._take_start(found.env)
+                self._accept(found.env, found.via)
+            elif isinstance(found, Ready):
+                self._accept(found.env, found.via)
+
+    def _accept(self, env: Envelope, via: bytes | None) -> None:
+        broken = self.inbox.broken_chain(env)
+        if broken is not None:
+            self._fatal(broken.peer, broken.code, broken.detail, broken.evidence)
+            return
+        if not self.table.replaying:
+            self.journal.message(env.wire)
+        self.inbox.take(env)
+        roster = self.roster
+        if self.relay and env.sender != self.me:
+            # One seat relays each sender's messages to the other seats: the next seat after the sender.
+            # A message shown differently to different peers thus reaches everyone in both versions.
+            # Every peer relays to spectators (who may be linked to it alone).
+            skip = tuple(p for p in (env.sender, via) if p is not None)
+            relayer = roster[(roster.index(env.sender) + 1) % self.players] if env.sender in self.keys else None
+            self._emit(Outgoing(env.wire, skip=skip, watchers_only=relayer != self.me or relayer is None))
+        self._drive(store(self.table, env))
+        self._advance()
+
+    def _take_start(self, env: Envelope) -> None:
+        table = self.table
+        body = env.body
+        table.start = env
+        table.id = env.game_id
+        roster = body["roster"]
+        table.roster = [peer_id(s["key"]) for s in roster]
+        table.names = [s["name"] for s in roster]
+        table.bots = [s["bot"] for s in roster]
+        table.keys = {peer_id(s["key"]): s["key"] for s in roster}
+        table.seat = table.roster.index(self.me) if self.me in table.keys else None
+        table.engine = Game(settings_from_body(body["settings"], len(roster)))
+        table.deal = deal_for(table.engine.settings)
+        for record in self._restored:
+            table.deal.restore(record)
+        self._restored = []
+        self.inbox.start_with(env.game_id, table.keys)
+        table.move(Phase.STARTING)
+        self._emit(GameStarted(tuple(table.names), table.seat))
+
+    # ----------------------------------------------------------------- moving on
+
+    def _advance(self) -> None:
+        """Take passes of the steps until the table stops changing (a fixed point)."""
+        if self._advancing:
+            return  # the pass under way goes on, and the loop below sees the change
+        self._advancing = True
+        try:
+            while self.phase not in (Phase.ABORTED, Phase.OVER):
+                before = self._fingerprint()
+                self._drive(steps.advance(self.table))
+                if self._fingerprint() == before:
+                    break
+        finally:
+            self._advancing = False
+
+    def _fingerprint(self) -> tuple[Any, ...]:
+        """What a pass can change that another pass may act on."""
+        table = self.table
+        return (table.phase, table.round, table.turn, len(self.inbox.accepted), len(table.dropped),
+                len(table.furthest), sum(step.number for step in table.furthest.values()), len(self._out))
+
+    def _drive(self, effects: Effects[Any]) -> Any:
+        """Apply each effect a part yields, resuming it after each; return what the part returns."""
+        try:
+            effect = next(effects)
+            while True:
+                self._apply(effect)
+                effect = effects.send(None)
+        except StopIteration as stop:
+            return stop.value
+
+    def _apply(self, effect: Effect) -> None:
+        table = self.table
+        if isinstance(effect, Send):
+            self.send(effect.kind, effect.body)
+        elif isinstance(effect, Fatal):
+            self._fatal(table.roster[effect.seat], effect.code, effect.detail, effect.evidence)
+        elif isinstance(effect, Suspect):
+            self._fault(table.roster[effect.seat], effect.code, effect.detail, effect.evidence)
+        elif isinstance(effect, DropSeat):
+            table.dropped[effect.seat] = effect.step
+            self._emit(SeatDropped(effect.seat, effect.step.round, effect.step.number))
+        elif isinstance(effect, KeepSecret):
+            self.journal.secret(effect.record)
+        elif isinstance(effect, Emit):
+            if isinstance(effect.event, GameOver):
+                self.journal.seal()
+            self._emit(effect.event)
+
+    # ----------------------------------------------------------------- machinery
+
+    def _run(self, action: Callable[[], None]) -> list[Output]:
+        self._out = []
+        action()
+        out, self._out = self._out, []
+        return out
+
+    def _seated(self, phase: Phase) -> tuple[int, Game, Deal]:
+        """(our seat, the game, the deal) if we may act in `phase` now; LocalError otherwise."""
+        table = self.table
+        if table.seat is None:
+            raise LocalError("a spectator does not play")
+        if table.seat in table.dropped:
+            raise LocalError("you were dropped from this game: a stand-in plays your hand")
+        if table.phase != phase:
+            raise LocalError(f"not now: the game is in phase {table.phase}")
+        assert table.deal is not None
+        return table.seat, table.game, table.deal
+
+    def _emit(self, item: Output) -> None:
+        self._out.append(item)
+
     def _fault(self, peer: bytes | None, code: str, detail: str, evidence: tuple[bytes, ...] = ()) -> None:
         fault = Fault(peer, code, detail, False, evidence)
-        if not self._replaying:
+        if not self.table.replaying:
             self.journal.fault(fault)
         self._emit(fault)
 
     def _fatal(self, peer: bytes | None, code: str, detail: str, evidence: tuple[bytes, ...] = ()) -> None:
-        if self.phase == "aborted":
+        table = self.table
+        if table.phase == Phase.ABORTED:
             return
         fault = Fault(peer, code, detail, True, evidence)
-        self.fault = fault
-        self.phase = "aborted"
-        if not self._replaying:
+        table.fault = fault
+        table.move(Phase.ABORTED)
+        self.inbox.close()
+        if not table.replaying:
             self.journal.fault(fault)
         # Spread the proof so every honest peer reaches the same verdict.
         for wire in evidence:
             self._emit(Outgoing(wire))
         self._emit(fault)
         self._emit(GameAborted(fault))  # the journal is sealed by whoever closes it: a sharper verdict may follow
-
-    def _who(self, peer: bytes | None) -> str:
-        if peer in self.keys:
-            seat = self.roster.index(peer)
-            return f"seat {seat} ({self.names[seat]})"
-        return peer.hex() if peer else "an unknown peer"

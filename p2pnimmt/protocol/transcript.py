@@ -18,7 +18,7 @@ from typing import Any
 from .codec import MAX_FRAME, DecodeError, decode, encode
 from .events import Fault
 from .identity import Identity
-from .session import Journal
+from .journal import Journal
 
 MAGIC = "p2pnimmt-transcript"
 FORMAT = 1

@@ -82,7 +82,9 @@ class SealedNet(AttackNet):
 
 def secrets_of(session: Session, r: int = 0) -> tuple[RoundSecrets, bytes]:
     """This session's sealed-deal secrets for round r: (key pair and permutation seed, commitment nonce)."""
-    return session._secrets[("sealed", r)]
+    deal = session.deal
+    assert isinstance(deal, SealedDeal), f"not a sealed deal: {type(deal).__name__}"
+    return deal.secrets[r]
 
 
 def deal_state(session: Session, r: int = 0) -> SealedRound:
@@ -216,14 +218,14 @@ class Cheat:
         self.session = net.sessions[self.peer]
         self.fired = False
         self.state: dict[str, Any] = {}
-        honest_send = self.session._send
+        honest_send = self.session.send
 
         def send(kind: str, body: dict) -> None:
             instead = change(self, kind, copy.deepcopy(body))
             for k, b in ([(kind, body)] if instead is None else instead):
                 honest_send(k, b)
 
-        self.session._send = send  # type: ignore[method-assign]
+        self.session.send = send  # type: ignore[method-assign]
 
 
 def run_with(players: int, make: Callable[[Net], Any], *, seed: int = 1, rounds: int = 2,

@@ -459,7 +459,7 @@ def test_a_seated_signer_cannot_crash_a_peer(data) -> None:
     session = Session(None, relay=False)
     for wire in wires[:at]:
         session.receive(wire)
-    seq, prev = session._heads.get(signer.peer, (0, bytes(32)))
+    seq, prev = session.inbox.head(signer.peer)
     try:
         forged = seal(signer, net.game_id, seq, prev, kind, body)
     except (ValueError, TypeError, OverflowError):

@@ -1,0 +1,71 @@
+"""What the parts of a session ask it to do (effects): only the Session applies them.
+
+A deal component, a game step or the slot store never sends, faults or
+drops anything itself: it yields these values, and the session applies
+each one before the part goes on (so the part then sees its effect, as
+a generator that is resumed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from .events import Event
+from .phase import Step
+
+
+@dataclass(frozen=True)
+class Send:
+    """Sign a message of ours (kind, body), accept it here, and send it to everyone."""
+
+    kind: str
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Fatal:
+    """Seat `seat` signed something that breaks a rule: the game is aborted; `evidence` proves it."""
+
+    seat: int
+    code: str
+    detail: str
+    evidence: tuple[bytes, ...] = ()
+
+
+@dataclass(frozen=True)
+class Suspect:
+    """A fault of seat `seat` that does not abort the game (recorded, reported)."""
+
+    seat: int
+    code: str
+    detail: str
+    evidence: tuple[bytes, ...] = ()
+
+
+@dataclass(frozen=True)
+class DropSeat:
+    """From `step` on, the stand-in plays seat `seat` and nothing the seat says counts."""
+
+    seat: int
+    step: Step
+
+
+@dataclass(frozen=True)
+class KeepSecret:
+    """Write this secret record to the journal (the part that made it keeps the value itself)."""
+
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Emit:
+    """Tell the driver: this event happened (a move is needed, a turn resolved...)."""
+
+    event: Event
+
+
+Effect = Send | Fatal | Suspect | DropSeat | KeepSecret | Emit
+T = TypeVar("T")
+Effects = Generator[Effect, None, T]

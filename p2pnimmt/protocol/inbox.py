@@ -1,0 +1,233 @@
+"""The three gates every message passes before it counts (protocol.md section 8), as a component of the session.
+
+1. shape: it decodes under the caps, for this game, from a known sender;
+2. signature: the sender's key signed these exact bytes;
+3. chain: it is the sender's next sequence number and names the hash of
+   the sender's previous message.
+Messages ahead of their chain wait (`ahead`); before START is known,
+messages wait per delivering peer (`early`). A second, different message
+for a sequence number already taken is a signed proof of equivocation.
+
+`Inbox.ingest` is a generator: it yields what it found, in order — a
+START to take, a message ready to accept (`Ready`), a fault — and the
+session handles each before the inbox goes on (an accepted message can
+move the game, and the game may then abort: `close()` stops the inbox).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from .codec import DecodeError
+from .envelope import NO_PREVIOUS, Envelope, open_envelope
+from .identity import game_id_for, peer_id
+from .messages import BodyError, check_body
+
+MAX_EARLY = 256  # messages held per delivering peer before START is known (signatures cannot be checked yet)
+MAX_EARLY_PEERS = 64
+MAX_AHEAD = 512  # messages held per sender ahead of its chain
+
+
+@dataclass(frozen=True)
+class Ready:
+    """`env` is the next message of its sender's chain: accept it."""
+
+    env: Envelope
+    via: bytes | None
+
+
+@dataclass(frozen=True)
+class StartFound:
+    """A valid START for this game: take it, then accept it."""
+
+    env: Envelope
+    via: bytes | None
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Bytes nobody can be held to (`fatal` False, blame `peer` = the deliverer), or a signed proof (fatal)."""
+
+    peer: bytes | None
+    code: str
+    detail: str
+    fatal: bool = False
+    evidence: tuple[bytes, ...] = ()
+
+
+Found = Ready | StartFound | Refused
+
+
+class Inbox:
+    """Signature and chain bookkeeping for one node: what it has accepted from whom, and what waits."""
+
+    def __init__(self, game_id: bytes | None, who: Callable[[bytes | None], str]) -> None:
+        self.game_id = game_id
+        self.who = who
+        self.keys: dict[bytes, bytes] = {}  # peer id -> public key, once START is taken
+        self.started = False
+        self.closed = False
+        self.accepted: list[Envelope] = []  # in the order accepted
+        self._heads: dict[bytes, tuple[int, bytes]] = {}  # sender -> (next seq, hash of last accepted)
+        self._seen: dict[tuple[bytes, int], Envelope] = {}  # (sender, seq) -> accepted message
+        self._ahead: dict[bytes, dict[int, Envelope]] = {}
+        self._early: dict[bytes | None, list[bytes]] = {}  # via -> held messages, before START
+        self._direct: set[tuple[bytes, int]] = set()  # (sender, seq) received from the sender itself
+        self._wires: dict[bytes, Envelope] = {}  # exact wire bytes of every signed message held
+
+    # ----------------------------------------------------------------- queries
+
+    def head(self, sender: bytes | None) -> tuple[int, bytes]:
+        """(the next sequence number, the hash of the last accepted message) of `sender`'s chain."""
+        return self._heads.get(sender, (0, NO_PREVIOUS)) if sender is not None else (0, NO_PREVIOUS)
+
+    def heads(self) -> list[list[bytes | int]]:
+        """[[sender, number of its messages accepted], ...]."""
+        return [[sender, seq] for sender, (seq, _last) in self._heads.items()]
+
+    # ----------------------------------------------------------------- the gates
+
+    def close(self) -> None:
+        """The game is aborted: take nothing more."""
+        self.closed = True
+
+    def ingest(self, wire: object, via: bytes | None) -> Iterator[Found]:
+        """Pass `wire`, delivered by `via`, through the gates; yield what comes of it, in order."""
+        if self.closed:
+            return
+        if not isinstance(wire, bytes):
+            if not isinstance(wire, (bytearray, memoryview)):
+                yield Refused(via, "malformed", f"{type(wire).__name__} from {self.who(via)} is not bytes")
+                return
+            wire = bytes(wire)
+        copy = self._wires.get(wire)
+        if copy is not None:  # exactly a message we hold already: nothing to decode again
+            yield from self._duplicate(copy, via)
+            return
+        try:
+            env = open_envelope(wire)
+        except DecodeError as exc:
+            yield Refused(via, "malformed", f"bytes from {self.who(via)}: {exc}")
+            return
+        if self.game_id is not None and env.game_id != self.game_id:
+            yield Refused(via, "wrong-game", f"message from {self.who(via)} is for game {env.game_id.hex()}")
+            return
+        if not self.started:
+            yield from self._before_start(env, wire, via)
+            return
+        key = self.keys.get(env.sender)
+        if key is None:
+            yield Refused(via, "unknown-sender", f"message from {self.who(via)} signed by {env.sender.hex()}, "
+                                                 "who is not at this table")
+            return
+        known = self._seen.get((env.sender, env.seq)) or self._ahead.get(env.sender, {}).get(env.seq)
+        if known is not None and known.hash == env.hash:
+            yield from self._duplicate(known, via)
+            return
+        if not env.check_signature(key):
+            yield Refused(via, "bad-signature", f"{env.kind} #{env.seq} claiming to be from {self.who(env.sender)}, "
+                                                f"delivered by {self.who(via)}, has a signature that does not verify")
+            return
+        if known is not None:
+            yield Refused(env.sender, "equivocation", f"{self.who(env.sender)} signed two different messages "
+                          f"#{env.seq} ({known.kind} and {env.kind})", True, (known.wire, env.wire))
+            return
+        if via == env.sender:
+            self._direct.add((env.sender, env.seq))
+        self._wires[env.wire] = env
+        next_seq, _ = self.head(env.sender)
+        if env.seq > next_seq:
+            ahead = self._ahead.setdefault(env.sender, {})
+            if len(ahead) < MAX_AHEAD:
+                ahead[env.seq] = env
+            return
+        yield Ready(env, via)
+        yield from self._drain(env.sender)
+
+    def _before_start(self, env: Envelope, wire: bytes, via: bytes | None) -> Iterator[Found]:
+        if env.kind == "START" and env.seq == 0:
+            problem = start_problem(env)
+            if problem:
+                yield Refused(via, "bad-signature" if "signature" in problem else "malformed",
+                              f"START delivered by {self.who(via)}: {problem}")
+                return
+            yield StartFound(env, via)
+            yield from self._drain(env.sender)
+            early, self._early = self._early, {}
+            for held_via, held in early.items():
+                for held_wire in held:
+                    yield from self.ingest(held_wire, held_via)
+            return
+        # A quota per delivering peer: a flood from one peer cannot crowd out what others deliver.
+        queue = self._early.get(via)
+        if queue is None and len(self._early) < MAX_EARLY_PEERS:
+            queue = self._early[via] = []
+        if queue is not None and len(queue) < MAX_EARLY:
+            queue.append(wire)
+
+    def _duplicate(self, env: Envelope, via: bytes | None) -> Iterator[Found]:
+        """A copy of a message we hold. Copies relayed by others are normal; the sender sending it twice is a replay."""
+        if via != env.sender:
+            return
+        if (env.sender, env.seq) in self._direct:
+            yield Refused(via, "replay", f"{self.who(via)} sent its message #{env.seq} ({env.kind}) again")
+        self._direct.add((env.sender, env.seq))
+
+    def _drain(self, sender: bytes) -> Iterator[Found]:
+        ahead = self._ahead.get(sender)
+        while ahead and not self.closed:
+            next_seq, _ = self.head(sender)
+            env = ahead.pop(next_seq, None)
+            if env is None:
+                return
+            yield Ready(env, None)
+
+    # ----------------------------------------------------------------- accepting
+
+    def broken_chain(self, env: Envelope) -> Refused | None:
+        """The proof that `env` does not follow its sender's chain, or None if it does."""
+        _next_seq, last = self.head(env.sender)
+        if env.prev == last:
+            return None
+        if env.seq == 0:
+            return Refused(env.sender, "chain-broken", f"{self.who(env.sender)}'s first message names a previous one",
+                           True, (env.wire,))
+        # It signed #k+1 on top of a #k other than the one we hold: a fork, provable with both.
+        held = self._seen[(env.sender, env.seq - 1)]
+        return Refused(env.sender, "equivocation",
+                       f"{self.who(env.sender)} signed message #{env.seq} ({env.kind}) following a message "
+                       f"#{env.seq - 1} other than its {held.kind} #{env.seq - 1}", True, (held.wire, env.wire))
+
+    def take(self, env: Envelope) -> None:
+        """`env` follows its chain: it is accepted."""
+        next_seq, _ = self.head(env.sender)
+        self._wires[env.wire] = env
+        self.accepted.append(env)
+        self._heads[env.sender] = (next_seq + 1, env.hash)
+        self._seen[(env.sender, env.seq)] = env
+
+    def start_with(self, game_id: bytes, keys: dict[bytes, bytes]) -> None:
+        """START is taken: from now on only these keys may sign, for this game."""
+        self.game_id = game_id
+        self.keys = keys
+        self.started = True
+
+
+def start_problem(env: Envelope) -> str:
+    """What is wrong with a START (its signer must sit in its own roster and have signed it); '' if nothing."""
+    try:
+        check_body("START", env.body)
+    except BodyError as exc:
+        return str(exc)
+    keys = [s["key"] for s in env.body["roster"]]
+    signer = next((k for k in keys if peer_id(k) == env.sender), None)
+    if signer is None:
+        return "its sender is not in its roster"
+    if len(set(keys)) != len(keys):
+        return "its roster names a key twice"
+    if not env.check_signature(signer):
+        return "its signature does not verify"
+    if env.game_id != game_id_for(signer, env.body["salt"]):
+        return "its game id is not bound to its signer's key (only the host can start this game)"
+    return ""

@@ -1,0 +1,115 @@
+"""Where a game is: the phase (with its allowed transitions as data) and the step within a round (protocol.md 11, 12).
+
+Steps of a round, as they go on the wire (DROP's `step`): 0 the deal's
+commit (seed commit, sealed shuffle, or the draft), 1 the deal's reveal
+(seed reveal, sealed unlock), then for turn t: 2+3t commit, 3+3t reveal,
+4+3t row choice; 32 round end, 33 game end. `Step` is the one place that
+makes and reads that number.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum, StrEnum
+from typing import Any, NamedTuple
+
+from ..engine import HAND_SIZE
+
+
+class Phase(StrEnum):
+    """The phase of a session; a StrEnum, so it compares equal to its name ("turn", "over", ...)."""
+
+    LOBBY = "lobby"
+    STARTING = "starting"  # START taken, acknowledgements coming in
+    DEAL = "deal"
+    TURN = "turn"
+    ROUND_END = "round-end"
+    GAME_END = "game-end"
+    OVER = "over"
+    ABORTED = "aborted"
+
+
+TRANSITIONS: dict[Phase, frozenset[Phase]] = {
+    Phase.LOBBY: frozenset({Phase.STARTING}),
+    Phase.STARTING: frozenset({Phase.DEAL}),
+    Phase.DEAL: frozenset({Phase.TURN, Phase.ROUND_END}),  # dealt; or void / audited before a turn
+    Phase.TURN: frozenset({Phase.ROUND_END}),  # the last turn resolved; or void / audited at once
+    Phase.ROUND_END: frozenset({Phase.DEAL, Phase.GAME_END}),
+    Phase.GAME_END: frozenset({Phase.OVER}),
+    Phase.OVER: frozenset(),
+    Phase.ABORTED: frozenset(),
+}
+for _phase in (Phase.LOBBY, Phase.STARTING, Phase.DEAL, Phase.TURN, Phase.ROUND_END, Phase.GAME_END, Phase.OVER):
+    # A fatal fault aborts the game, even one over here: a late message can still prove a rule broken.
+    TRANSITIONS[_phase] |= {Phase.ABORTED}
+
+
+class IllegalTransition(RuntimeError):
+    """The session tried a phase change the table does not allow (a bug, never the network's doing)."""
+
+
+def check_transition(old: Phase, new: Phase) -> Phase:
+    """`new`, if the game may go from `old` to it."""
+    if new not in TRANSITIONS[old]:
+        raise IllegalTransition(f"phase {old} cannot go to {new}")
+    return new
+
+
+class Part(IntEnum):
+    """The three parts of a turn."""
+
+    COMMIT = 0
+    REVEAL = 1
+    ROW_CHOICE = 2
+
+
+SEED_COMMIT_STEP, SEED_REVEAL_STEP = 0, 1
+ROUND_END_STEP, GAME_END_STEP = 2 + 3 * HAND_SIZE, 3 + 3 * HAND_SIZE
+
+_TURN_KIND_PART = {"PLAY_COMMIT": Part.COMMIT, "PLAY_REVEAL": Part.REVEAL, "ROW_CHOICE": Part.ROW_CHOICE}
+_KIND_STEP = {"SEED_REVEAL": SEED_REVEAL_STEP, "SEALED_UNLOCK": SEED_REVEAL_STEP, "ROUND_END": ROUND_END_STEP,
+              "SEALED_KEYS": ROUND_END_STEP, "GAME_END": GAME_END_STEP}
+
+
+class Step(NamedTuple):
+    """A step of the game: (round, the step number on the wire). A tuple, so steps order as the game goes."""
+
+    round: int
+    number: int
+
+    @classmethod
+    def of_turn(cls, round_index: int, turn: int, part: Part) -> Step:
+        return cls(round_index, 2 + 3 * turn + part)
+
+    @classmethod
+    def of_message(cls, round_index: int, kind: str, body: dict[str, Any]) -> Step:
+        """The step a message of `kind` with `body` belongs to."""
+        part = _TURN_KIND_PART.get(kind)
+        if part is not None:
+            return cls.of_turn(round_index, body["turn"], part)
+        if kind == "DROP":
+            return cls(round_index, body.get("step", 0))
+        return cls(round_index, _KIND_STEP.get(kind, SEED_COMMIT_STEP))
+
+    @property
+    def in_turn(self) -> bool:
+        return SEED_REVEAL_STEP < self.number < ROUND_END_STEP
+
+    @property
+    def turn(self) -> int:
+        """The turn this step is in, or reaches back to (0 before the turns, the last turn after them)."""
+        return min(max(self.number - 2, 0) // 3, HAND_SIZE - 1)
+
+    @property
+    def part(self) -> Part | None:
+        """Commit, reveal or row choice for a step of a turn; None for the deal and round-end steps."""
+        return Part((self.number - 2) % 3) if self.in_turn else None
+
+
+def turn_step(turn: int, part: int) -> int:
+    """The step number of a turn's commit (part 0), reveal (1) or row choice (2)."""
+    return Step.of_turn(0, turn, Part(part)).number
+
+
+def message_step(kind: str, body: dict[str, Any]) -> int:
+    """The step number a message belongs to."""
+    return Step.of_message(0, kind, body).number

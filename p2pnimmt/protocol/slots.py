@@ -1,0 +1,116 @@
+"""Where an accepted message lands: its slot (kind, round, turn or pick), after the checks every receiver makes alike.
+
+The checks (protocol.md section 11): the body's fields, the game's bounds,
+and each sender's own progression — its messages move forward one step at
+a time. That depends on the sender's chain alone, so every receiver,
+however far behind, reaches the same verdict.
+"""
+
+from __future__ import annotations
+
+from ..engine import HAND_SIZE
+from .effects import Effects, Emit, Fatal
+from .envelope import Envelope
+from .events import Committed
+from .messages import FIELDS, BodyError, check_body
+from .phase import GAME_END_STEP, Step
+from .table import Table
+
+
+def store(table: Table, env: Envelope) -> Effects[None]:
+    """Put an accepted message of a seated sender in its slot, or yield the fatal fault that refuses it."""
+    seat = table.roster.index(env.sender)
+    kind, body = env.kind, env.body
+    if seat in table.dropped:
+        return  # a dropped seat's client may still talk; the stand-in plays for it and nothing it says counts
+    who = table.who(env.sender)
+    if kind not in FIELDS:
+        yield Fatal(seat, "unknown-kind", f"{who} sent a message of unknown kind {kind!r}", (env.wire,))
+        return
+    try:
+        check_body(kind, body)
+    except BodyError as exc:
+        yield Fatal(seat, "bad-body", f"{who}: {exc}", (env.wire,))
+        return
+    if kind == "START":
+        if env is not table.start:
+            yield Fatal(seat, "unexpected", f"{who} sent a second START", (env.wire,))
+        return
+    assert table.start is not None and table.deal is not None
+    if kind == "START_ACK":
+        if body["start"] != table.start.hash:
+            yield Fatal(seat, "start-mismatch", f"{who} acknowledged a different START", (env.wire,))
+            return
+        key = (kind, 0, 0)
+    else:
+        round_index = body.get("round", table.round)
+        step = body.get("turn", body.get("pick", body.get("step", 0)))
+        key = (kind, round_index if kind != "GAME_END" else 0, step)
+        problem = out_of_place(table, env.sender, kind, round_index, step)
+        if kind == "DROP" and not problem and not (body["seat"] < table.players and body["seat"] != seat):
+            problem = f"to drop seat {body['seat']}, which is itself or no seat"
+        if problem:
+            yield Fatal(seat, "unexpected", f"{who} sent {kind} {problem}", (env.wire,))
+            return
+        if kind == "ROW_CHOICE" and (round_index, step) < (table.round, table.turn):
+            yield Fatal(seat, "wrong-chooser", f"{who} chose a row for turn {step + 1} of round {round_index + 1}, "
+                        "which is over", (env.wire,))
+            return
+    slot = table.slots.setdefault(key, {})
+    if seat in slot:
+        yield Fatal(seat, "duplicate", f"{who} sent two {kind} messages for the same step", (slot[seat].wire, env.wire))
+        return
+    slot[seat] = env
+    table.deal.stored(table, kind, seat, env)
+    if kind == "PLAY_COMMIT":
+        yield Emit(Committed(seat, key[1], key[2]))
+    if kind != "START_ACK":
+        note_progress(table, seat, Step.of_message(key[1] if kind != "GAME_END" else table.round, kind, body))
+
+
+def note_progress(table: Table, seat: int, step: Step) -> None:
+    """Remember the furthest step each seat has sent a message for (it voids votes it went past)."""
+    if step > table.furthest.get(seat, (-1, -1)):
+        table.furthest[seat] = step
+
+
+def out_of_place(table: Table, sender: bytes, kind: str, round_index: int, step: int) -> str:
+    """Why a message for (round, turn or pick) cannot belong to this game; '' if it can.
+
+    Besides the bounds of the game, each sender's own messages must move
+    forward one step at a time: its (round, turn) never goes back, and
+    goes forward by at most one turn, or to turn 0 of the next round.
+    """
+    assert table.deal is not None
+    settings = table.game.settings
+    draft = settings.variant == "draft"
+    if kind in ("SEED_COMMIT", "SEED_REVEAL") and draft or kind == "DRAFT_PICK" and not draft:
+        return f"in a game of the {settings.variant} variant"
+    if (kind.startswith("SEALED_") or kind.startswith("SEED_")) and kind not in table.deal.kinds:
+        return f"in a game with the {settings.deal} deal"
+    if kind in ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE") and step >= HAND_SIZE:
+        return f"for turn {step + 1}: a round has {HAND_SIZE} turns"
+    if kind == "DRAFT_PICK" and step >= HAND_SIZE * table.players:
+        return f"for pick {step + 1}: a draft has {HAND_SIZE * table.players} picks"
+    if kind == "GAME_END":
+        return ""
+    if kind == "DROP":
+        if step > GAME_END_STEP:
+            return f"for step {step}: a round has steps 0..{GAME_END_STEP}"
+        turn = Step(round_index, step).turn
+    elif kind in ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE"):
+        turn = step
+    else:
+        turn = 0
+    last_round, last_turn = table.progress.get(sender, (0, 0))
+    if kind in ("ROUND_END", "SEALED_KEYS") and round_index == last_round:
+        turn = last_turn  # a round can end early (an audit, a void round): no turn is skipped by ending it
+    if (round_index, turn) < (last_round, last_turn):
+        return (f"for round {round_index + 1}, turn {turn + 1}, after its message for round {last_round + 1}, "
+                f"turn {last_turn + 1}")
+    if round_index == last_round and turn > last_turn + 1 or round_index == last_round + 1 and turn > 0 \
+            or round_index > last_round + 1:
+        return (f"for round {round_index + 1}, turn {turn + 1}, skipping ahead of its message for round "
+                f"{last_round + 1}, turn {last_turn + 1}")
+    table.progress[sender] = (round_index, turn)
+    return ""

@@ -1,0 +1,198 @@
+"""The state of the game at one node, and the questions every part asks of it (protocol.md 11, 12).
+
+`Table` holds what the accepted messages have established: the roster,
+the engine game, the phase, round and turn, the slots (accepted messages
+by kind, round and step, by seat), the drops and votes, and named records
+of the one-shot steps already taken. It answers who is still playing, what
+step the game is at and whom it waits for (`waiting_for`, the one answer
+used by the UI, the drop timers and spectators). The session and its
+steps change it; a deal component sees it read-only (tableview.TableView).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..engine import Game
+from .commitments import state_hash
+from .deal import Deal
+from .envelope import Envelope
+from .events import Fault, GameOver
+from .phase import (
+    GAME_END_STEP,
+    ROUND_END_STEP,
+    SEED_COMMIT_STEP,
+    SEED_REVEAL_STEP,
+    Part,
+    Phase,
+    Step,
+    check_transition,
+)
+
+
+@dataclass
+class TurnRecord:
+    """What this node has already done and found in one turn."""
+
+    asked: bool = False  # PlayNeeded was emitted
+    state_checked: bool = False  # every commit's game state was compared with ours
+    digest_faulted: set[int] = field(default_factory=set)  # seats reported for a different commit set
+    cards: tuple[int, ...] | None = None  # every seat's card, checked (hidden cards learnt from the reveals)
+    revealed: bool = False  # Revealed was emitted
+    chooser: int | None = None  # the seat that must choose a row (RowChoiceNeeded was emitted)
+
+
+class Table:
+    """One node's game state (see the module docstring)."""
+
+    def __init__(self, me: bytes | None, entropy: Callable[[int], bytes], game_id: bytes | None) -> None:
+        self.me = me
+        self.entropy = entropy
+        self.id = game_id  # the game id, once known (given, hosted, or from START)
+        self.phase = Phase.LOBBY
+        self.start: Envelope | None = None
+        self.roster: list[bytes] = []  # peer id by seat
+        self.names: list[str] = []
+        self.bots: list[bool] = []
+        self.keys: dict[bytes, bytes] = {}  # peer id -> public key
+        self.seat: int | None = None
+        self.engine: Game | None = None  # the engine game, once START is taken
+        self.deal: Deal | None = None
+        self.round = 0
+        self.turn = 0
+        self.result: GameOver | None = None
+        self.fault: Fault | None = None  # the fatal fault, once there is one
+        self.replaying = False
+        self.voided: dict[int, str] = {}  # round -> why it was void (scored as nothing)
+        self.dropped: dict[int, Step] = {}  # seat -> the step from which the stand-in plays it
+        self.slots: dict[tuple[str, int, int], dict[int, Envelope]] = {}
+        self.votes: dict[Step, int] = {}  # step -> the seat we voted to drop there
+        self.furthest: dict[int, Step] = {}  # seat -> furthest step it sent a message for
+        self.progress: dict[bytes, tuple[int, int]] = {}  # sender -> (round, turn) of its latest message
+        self.turns: dict[tuple[int, int], TurnRecord] = {}
+        self.scored: set[int] = set()  # rounds scored (or voided) here
+        self.plays: dict[tuple[int, int], tuple[int, bytes]] = {}  # (round, turn) -> our card and its nonce
+        self._state: bytes | None = None
+
+    @property
+    def game(self) -> Game:
+        """The engine game (only asked for once START is taken)."""
+        assert self.engine is not None, "no game before START"
+        return self.engine
+
+    @property
+    def game_id(self) -> bytes:
+        assert self.id is not None, "no game id yet"
+        return self.id
+
+    # ----------------------------------------------------------------- changes
+
+    def move(self, phase: Phase) -> None:
+        """Go to `phase` (IllegalTransition if the transition table does not allow it)."""
+        self.phase = check_transition(self.phase, phase)
+
+    def record(self, round_index: int, turn: int) -> TurnRecord:
+        return self.turns.setdefault((round_index, turn), TurnRecord())
+
+    def state_now(self) -> bytes:
+        """The hash of the game state now (cached until `forget_state`)."""
+        if self._state is None:
+            self._state = state_hash(self.game, self.round)
+        return self._state
+
+    def forget_state(self) -> None:
+        self._state = None
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def players(self) -> int:
+        return len(self.roster)
+
+    def slot(self, kind: str, round_index: int, step: int = 0) -> dict[int, Envelope]:
+        """The accepted messages of one kind for one round and turn (or pick), by seat."""
+        return self.slots.setdefault((kind, round_index, step), {})
+
+    def active_at(self, round_index: int, step: int) -> list[int]:
+        """Seats not dropped at or before (round, step)."""
+        return [s for s in range(self.players) if s not in self.dropped or self.dropped[s] > (round_index, step)]
+
+    def playing(self, seat: int | None, round_index: int, step: int) -> bool:
+        return seat is not None and seat in self.active_at(round_index, step)
+
+    def my_vote(self, step: int) -> int | None:
+        """The seat we voted to drop at this step of the current round, if any."""
+        return self.votes.get(Step(self.round, step))
+
+    def held_back(self, step: int) -> bool:
+        """True while our own vote to drop someone at this step is open (we will not use its late messages).
+
+        The vote is void once another active seat has sent a message for a later step: that seat went on
+        with the absent seat's messages, so it never votes and the drop can never complete.
+        """
+        key = Step(self.round, step)
+        target = self.votes.get(key)
+        if target is None or target in self.dropped:
+            return False
+        active = self.active_at(self.round, step)
+        return not any(self.furthest.get(s, (-1, -1)) > key for s in active if s != target)
+
+    def who(self, peer: bytes | None) -> str:
+        if peer in self.keys:
+            seat = self.roster.index(peer)
+            return f"seat {seat} ({self.names[seat]})"
+        return peer.hex() if peer else "an unknown peer"
+
+    def who_seat(self, seat: int) -> str:
+        return self.who(self.roster[seat])
+
+    def step_now(self) -> int | None:
+        """The step the game waits on now (None outside a round)."""
+        r, t = self.round, self.turn
+        if self.phase == Phase.DEAL:
+            assert self.deal is not None
+            sequential = self.deal.waiting(self)
+            if sequential is not None:
+                return sequential[0]
+            commits = self.slot("SEED_COMMIT", r)
+            return SEED_COMMIT_STEP if any(s not in commits for s in self.active_at(r, 0)) else SEED_REVEAL_STEP
+        if self.phase == Phase.TURN:
+            for part, kind in ((Part.COMMIT, "PLAY_COMMIT"), (Part.REVEAL, "PLAY_REVEAL")):
+                step = Step.of_turn(r, t, part).number
+                have = self.slot(kind, r, t)
+                if any(s not in have for s in self.active_at(r, step)):
+                    return step
+            return Step.of_turn(r, t, Part.ROW_CHOICE).number
+        return {Phase.ROUND_END: ROUND_END_STEP, Phase.GAME_END: GAME_END_STEP}.get(self.phase)
+
+    def waiting_for(self) -> tuple[int, ...]:
+        """Active seats whose message the game waits for now."""
+        if self.phase == Phase.STARTING:
+            assert self.start is not None
+            acks = self.slot("START_ACK", 0)
+            return tuple(s for s in range(self.players) if s not in acks and self.roster[s] != self.start.sender)
+        number = self.step_now()
+        if number is None:
+            return ()
+        assert self.deal is not None
+        r, t = self.round, self.turn
+        step = Step(r, number)
+        active = self.active_at(r, number)
+        if self.phase == Phase.DEAL and (sequential := self.deal.waiting(self)) is not None:
+            return sequential[1]
+        if self.phase == Phase.ROUND_END and r not in self.scored:
+            keys = self.deal.keys_waiting(self)
+            if keys:
+                return keys
+        if step.part == Part.ROW_CHOICE:
+            chooser = self.record(r, t).chooser
+            waiting = chooser is not None and chooser in active and chooser not in self.slot("ROW_CHOICE", r, t)
+            return (chooser,) if waiting and chooser is not None else ()
+        if step.part is not None:
+            have = self.slot("PLAY_COMMIT" if step.part == Part.COMMIT else "PLAY_REVEAL", r, t)
+        else:
+            kind = {SEED_COMMIT_STEP: "SEED_COMMIT", SEED_REVEAL_STEP: "SEED_REVEAL", ROUND_END_STEP: "ROUND_END",
+                    GAME_END_STEP: "GAME_END"}[number]
+            have = self.slot(kind, r if kind != "GAME_END" else 0)
+        return tuple(s for s in active if s not in have)
