@@ -210,14 +210,14 @@ class Simulation:
                 continue
             interval = f"{r['ci95'][0]:.3f}..{r['ci95'][1]:.3f}" if r["ci95"] else "unknown"
             lines.append(f"points/round of {a} / {b}: {r['mean']:.3f} (95% interval {interval})")
-        timed = [e for e in self.entries if e.move_times is not None]
+        timed = [(e.label, e.move_times) for e in self.entries if e.move_times is not None]
         if timed:
             lines.append(f"{'move time':<14} {'moves':>8} {'median':>10} {'p99':>10} {'max':>10}")
-            for e in timed:
-                t = e.move_times.as_dict()
+            for label, move_times in timed:
+                t = move_times.as_dict()
                 if t["moves"]:
                     lines.append(
-                        f"{e.label:<14} {t['moves']:>8} {t['median']:>9.4f}s {t['p99']:>9.4f}s {t['max']:>9.4f}s"
+                        f"{label:<14} {t['moves']:>8} {t['median']:>9.4f}s {t['p99']:>9.4f}s {t['max']:>9.4f}s"
                     )
         lines.append("± is the half width of the 95% interval; ties share the win.")
         return "\n".join(lines)
@@ -351,6 +351,7 @@ def simulate(
             e.points_per_round.add(scores[i] / rounds)
             e.win_share.add(shares[i])
             if seconds is not None:
+                assert e.move_times is not None  # times were asked for: every entry keeps them
                 e.move_times.seconds.extend(seconds[i])
         for k in kinds:
             m = len(k.entries)

@@ -24,8 +24,8 @@ class Bot(Protocol):
         """Draft variant: the open card to take into the hand; must be in `view.open_cards`."""
 
 
-class SeededBot:
-    """Common base: a name and a private random.Random built from the bot's own seed."""
+class SeededBot(Bot):
+    """Common base of the bots: a name and a private random.Random built from the bot's own seed."""
 
     name = "bot"
 

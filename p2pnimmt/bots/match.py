@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..engine import HAND_SIZE, ROW_COUNT, Game, PlayerView, Settings
+from ..engine import HAND_SIZE, ROW_COUNT, Draft, Game, PlayerView, Settings
 from .base import Bot
 
 
@@ -29,14 +29,17 @@ def play_round(game: Game, bots: Sequence[Bot], deal_rng: random.Random) -> tupl
     players = game.settings.players
     if game.settings.variant == "draft":
         draft = game.start_round()
+        assert isinstance(draft, Draft)  # the draft variant opens a draft
         views = [PlayerView(game, seat) for seat in range(players)]
         while not draft.done:
             seat = draft.to_move
+            assert seat is not None  # somebody moves until the draft is done
             draft.pick(seat, bots[seat].choose_pick(views[seat]))
         game.finish_draft()
     else:
         game.start_round(deal_order(deal_rng, game.deck, HAND_SIZE * players + ROW_COUNT))
     rnd = game.round
+    assert rnd is not None  # dealt, or drafted and finished
     views = [PlayerView(game, seat) for seat in range(players)]
     moves = [(bot.choose_card, view) for bot, view in zip(bots, views)]
     plays: list[int] = []  # this turn's cards, read by ask_row

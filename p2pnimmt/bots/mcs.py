@@ -38,12 +38,15 @@ import math
 import os
 import time
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
 
 from ..engine import BULL_HEADS, HIGHEST_CARD, MAX_PLAYERS, ROW_LIMIT, PlayerView
 from ..engine.table import place_turn
 from .base import SeededBot
 from .heuristic import HeuristicBot, poisson_at_least
+
+C = TypeVar("C", bound=Hashable)  # a search candidate: a card, or a row
 
 ROLLOUTS_ENV = "P2PNIMMT_BOT_ROLLOUTS"
 BUDGET_ENV = "P2PNIMMT_BOT_BUDGET"
@@ -89,6 +92,7 @@ def policy_plays(rows: list[list[int]], hands: list[list[int]], alive: list[int]
         eps = 0.01 / unseen if unseen else 0.0
         best = hand[0]
         best_cost = math.inf
+        cost: float
         for i, c in enumerate(hand):
             if c < e0:
                 cost = cheapest
@@ -146,6 +150,8 @@ def play_out(rows: list[list[int]], hands: list[list[int]], taken: list[list[int
             segments.append((end, upper, bisect_right(alive, end), slots, heads, tails[slots]))
         plays = []
         for hand in hands:
+            best_cost: float
+            cost: float
             if hand[0] < e0:
                 best_i = 0
                 best_cost = cheapest
@@ -350,7 +356,8 @@ class MCSBot(SeededBot):
 
     # --- the search -------------------------------------------------------------------------------
 
-    def search(self, candidates: list, evaluate, tie_order) -> object:
+    def search(self, candidates: list[C], evaluate: Callable[[list[C]], list[int]],
+               tie_order: Callable[[C], Any]) -> C:
         """Sample deals until the count or the time is spent or one candidate is left; return the best.
 
         evaluate(alive) -> the bull heads of each candidate in `alive` on one fresh deal.
@@ -360,7 +367,7 @@ class MCSBot(SeededBot):
         """
         start_cpu = time.thread_time()
         start_wall = time.perf_counter()
-        values: dict[object, list[int]] = {c: [] for c in candidates}
+        values: dict[C, list[int]] = {c: [] for c in candidates}
         alive = list(candidates)
         deals = 0
         limit = self.rollouts if self.rollouts is not None else self.max_rollouts
@@ -383,7 +390,7 @@ class MCSBot(SeededBot):
         self.last_deals = deals
         return min(alive, key=lambda c: (sum(values[c]), tie_order(c)))
 
-    def prune(self, alive: list, values: dict, deals: int) -> tuple[list, bool]:
+    def prune(self, alive: list[C], values: dict[C, list[int]], deals: int) -> tuple[list[C], bool]:
         """The candidates not clearly worse than the best (paired differences on the same deals), and
         whether the search is settled: every one left is within `indifference` bull heads of the best."""
         best = min(alive, key=lambda c: sum(values[c]))

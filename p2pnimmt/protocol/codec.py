@@ -88,4 +88,5 @@ def decode(data: bytes, limit: int = MAX_FRAME) -> Any:
 
 def encode(value: Any) -> bytes:
     """msgpack bytes of `value` (bin for bytes, str for text, no ext types)."""
-    return msgpack.packb(value, use_bin_type=True, strict_types=False)
+    packed: bytes = msgpack.packb(value, use_bin_type=True, strict_types=False)
+    return packed

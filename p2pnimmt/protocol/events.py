@@ -37,7 +37,10 @@ class Fault(Event):
     evidence: tuple[bytes, ...] = ()
 
     def describe(self, names: dict[bytes, str] | None = None) -> str:
-        who = (names or {}).get(self.peer, self.peer.hex() if self.peer else "unknown peer")
+        if self.peer is None:
+            who = "unknown peer"
+        else:
+            who = (names or {}).get(self.peer, self.peer.hex() if self.peer else "unknown peer")
         return f"{self.code}: {self.detail} (peer at fault: {who})"
 
 
@@ -98,7 +101,7 @@ class RowChoiceNeeded(Event):
 class TurnResolved(Event):
     round: int
     turn: int
-    placements: tuple[tuple, ...]  # (seat, card, row, taken) in placing order
+    placements: tuple[tuple[int, int, int, tuple[int, ...]], ...]  # (seat, card, row, taken) in placing order
     rows: tuple[tuple[int, ...], ...]
 
 

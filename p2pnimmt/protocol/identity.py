@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from cryptography.exceptions import InvalidSignature
@@ -56,6 +56,10 @@ class Identity:
     """A peer's key pair. `secret` is the 32-byte Ed25519 private key: keep it private."""
 
     secret: bytes
+    # Derived from `secret` in __post_init__: not arguments, not compared, not shown.
+    public_key: bytes = field(init=False, repr=False, compare=False)
+    peer: bytes = field(init=False, repr=False, compare=False)
+    _key: Ed25519PrivateKey = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.secret) != KEY_SIZE:
@@ -77,7 +81,8 @@ class Identity:
         return fingerprint(self.peer)
 
     def sign(self, data: bytes) -> bytes:
-        return self._key.sign(data)
+        signature: bytes = self._key.sign(data)
+        return signature
 
     def __repr__(self) -> str:
         return f"Identity({self.fingerprint})"

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from ..engine.cards import HAND_SIZE, HIGHEST_CARD, ROW_COUNT, check_players
 from ..engine.shuffle import shuffle
@@ -284,6 +285,7 @@ def audit(
         bad = _shape(output, len(previous))
         if bad:
             return AuditFault(s, "shuffle", bad[0], f"the shuffle output {bad[1]}")
+        output = cast("Sequence[bytes]", output)  # _shape checked it
         expected = list(output) if s == trusted else shuffle_step(pairs[s].e, seed, previous)
         for j, (have, want) in enumerate(zip(output, expected)):
             if have != want:
@@ -300,6 +302,7 @@ def audit(
         bad = _shape(published, len(positions))
         if bad:
             return AuditFault(s, "unlock", None if bad[0] is None else positions[bad[0]], f"the unlock {bad[1]}")
+        published = cast("Sequence[bytes]", published)  # _shape checked it
         expected = list(published) if s == trusted else unlock_step(layout, s, pairs[s].d, current)
         for p, have, want in zip(positions, published, expected):
             if have != want:
