@@ -272,7 +272,7 @@ def audit(
     layout = Layout(players, len(cards))
     seats = layout.check_seats(seats)
     previous = initial_deck(cards)
-    order = tuple(cards)
+    seeds: list[bytes] = []
     pairs: dict[int, KeyPair] = {}
     for s in seats:
         got = _revealed(s, keys.get(s))
@@ -292,7 +292,8 @@ def audit(
                 return AuditFault(s, "shuffle", j, f"value {j} of the shuffle output is not the shuffle of the "
                                   f"previous output under the revealed key and seed")
         previous = expected
-        order = tuple(order[j] for j in permutation(seed, len(order)))
+        seeds.append(seed)
+    order = deck_order(cards, seeds)
     current = unlock_start(layout, previous)
     for s in seats:
         positions = layout.unlocked_by(s)

@@ -29,15 +29,14 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from harness import Net
+
 from p2pnimmt.protocol.codec import DecodeError, encode
 from p2pnimmt.protocol.commitments import commit_set_digest
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, SIGN_TAG, VERSION, Envelope, open_envelope, seal
 from p2pnimmt.protocol.events import Outgoing
 from p2pnimmt.protocol.identity import Identity
-
 from p2pnimmt.protocol.session import LocalError
-
-from harness import Net
 
 Sends = list[tuple[bytes, bytes]]
 Rule = Callable[["Adversary", Envelope, dict[str, Any]], "Sends | None"]

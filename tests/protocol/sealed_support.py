@@ -23,8 +23,7 @@ from p2pnimmt.protocol.sealed import (
 )
 from p2pnimmt.protocol.sealed_group import card_table
 
-# deck_order is still defined in p2pnimmt/protocol/sealed.py while tests/protocol/test_sealed_game.py imports it
-# from there; it moves here once that import names this module.
+# deck_order stays in p2pnimmt/protocol/sealed.py: the round-end audit uses it; re-exported here for the tests.
 __all__ = ["DealRecord", "card_of", "deck_order", "simulate_deal"]
 
 

@@ -12,13 +12,13 @@ import random
 
 import pytest
 from harness import Net
+from support import VARIANTS, check_honest, messages, mixed_bots, outcome, play, replay, run_ordered, short
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.events import Fault, GameOver, Outgoing
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.protocol.verify import verify_transcript
-from support import VARIANTS, check_honest, messages, mixed_bots, outcome, play, replay, run_ordered, short
 
 # ----------------------------------------------------------------- (a) many short games
 
@@ -112,7 +112,7 @@ def test_delivery_order_does_not_change_the_result(variant: str) -> None:
     for delivery in range(6):
         net = play(settings, 78, delivery=delivery)
         assert check_honest(net) == reference
-        for peer, session in net.sessions.items():
+        for session in net.sessions.values():
             assert outcome(session) == ref_outcome
             # the very same signed messages, only accepted in another order
             assert sorted(session.journal.messages) == ref_messages
