@@ -123,3 +123,13 @@ def restart(net: Net, peer: bytes) -> list:
     fresh = Session(old.identity, game_id=old.game_id, entropy=old.entropy, relay=old.relay, journal=journal)
     net.sessions[peer] = fresh
     return fresh.replay(wires, old.journal.secrets)
+
+
+def catch_up(net: Net, peer: bytes) -> None:
+    """`peer` and every other peer tell each other what the other lacks (the heads exchange on reconnect)."""
+    for other in net.peers:
+        if other != peer:
+            for wire in net.sessions[other].missing_for(net.sessions[peer].heads()):
+                net.queue.append((peer, other, wire))
+            for wire in net.sessions[peer].missing_for(net.sessions[other].heads()):
+                net.queue.append((other, peer, wire))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from harness import Net, restart
+from harness import Net, catch_up, restart
 from test_drop import silence_after, vote_out
 
 from p2pnimmt.engine import Settings
@@ -66,12 +66,7 @@ def resumed(deal: str) -> Net:
     net.run(limit=150)
     net.queue = type(net.queue)(item for item in net.queue if item[0] != victim)
     net.handle(victim, restart(net, victim))
-    for other in net.peers:
-        if other != victim:
-            for wire in net.sessions[other].missing_for(net.sessions[victim].heads()):
-                net.queue.append((victim, other, wire))
-            for wire in net.sessions[victim].missing_for(net.sessions[other].heads()):
-                net.queue.append((other, victim, wire))
+    catch_up(net, victim)
     net.run()
     return net
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from harness import Net, restart
+from harness import Net, catch_up, restart
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.protocol.verify import verify_transcript
@@ -24,12 +24,7 @@ def test_restarted_peer_resumes_and_everyone_agrees(stop_after: int, deal: str) 
     net.handle(victim, restart(net, victim))
     assert len(net.sessions[victim].journal.messages) == 0  # replayed, not recorded again
     # Its peers tell it what it missed (heads exchange on reconnect), as the network layer does.
-    for other in net.peers:
-        if other != victim:
-            for wire in net.sessions[other].missing_for(net.sessions[victim].heads()):
-                net.queue.append((victim, other, wire))
-            for wire in net.sessions[victim].missing_for(net.sessions[other].heads()):
-                net.queue.append((other, victim, wire))
+    catch_up(net, victim)
     net.run()
     results = {(s.phase, s.result) for s in net.sessions.values()}
     assert len(results) == 1, results
