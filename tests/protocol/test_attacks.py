@@ -267,8 +267,8 @@ def test_equivocation_then_keep_playing(players, seat, turn):
     attacker's next message (whose prev is the hash of the first branch). Several seeds, so several orders.
 
     Was a protocol bug: a peer that accepted branch B and then gets the attacker's next message
-    (prev = hash of branch A) before A itself aborts in Session._accept with "chain-broken" and only that
-    one wire as evidence, while the peers that got A relayed first abort with "equivocation" (Session._ingest).
+    (prev = hash of branch A) before A itself aborts in the session's chain check (Inbox.broken_chain) with "chain-broken" and only that
+    one wire as evidence, while the peers that got A relayed first abort with "equivocation" (Inbox.ingest).
     The culprit agrees, the code does not, and the chain-broken evidence proves nothing to a peer holding A.
     A prev that contradicts an accepted predecessor is itself proof of equivocation: it is reported as such,
     with the accepted predecessor and the new message as evidence (fixed; see protocol.md section 8)."""
@@ -733,7 +733,7 @@ def test_message_for_a_step_that_does_not_exist(players, seat, what):
     pick outside the draft variant. (Sent just before the last reveal of the round, so that no later
     commit-set digest refers to the attacker's re-numbered messages.)
 
-    FAILS (protocol bug): Session._store bounds the round (round > current + 1 is "unexpected") but never
+    FAILS (protocol bug): slots.store bounds the round (round > current + 1 is "unexpected") but never
     the turn or pick, nor the kind against the variant: the message is stored in a slot nobody reads,
     journaled, relayed to every peer, and the transcript verifies ok. A signed message that breaks the rules
     should be a fatal fault (the code used for a far round is "unexpected"); as it is, one seat can also make
