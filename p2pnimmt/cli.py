@@ -8,11 +8,11 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import __version__
-from .bots import BOTS
+from .bots import BOTS, HardBot
 from .engine import DEALS, DEFAULT_POINT_LIMIT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Settings
 
 
@@ -160,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="search bots (mcs, hard): N sampled deals per decision; play depends only on the seed")
     sim.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                      help="search bots (mcs, hard): seconds of CPU time per decision instead "
-                     f"(hard: {BOTS['hard'].default_budget} by default)")
+                     f"(hard: {HardBot.default_budget} by default)")
     sim.add_argument("--times", action="store_true", help="measure and show each entry's move times")
     progress = sim.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
@@ -213,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def progress_bar(stream) -> callable:
+def progress_bar(stream) -> Callable[[int, int], None]:
     """A callback drawing `[#####.....]  40%  800/2000 games` on `stream`, redrawn about 100 times."""
 
     def draw(done: int, total: int) -> None:

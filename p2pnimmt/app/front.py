@@ -7,7 +7,7 @@ import logging
 import sys
 
 from ..net.discovery import game_code
-from ..net.node import Node
+from ..net.node import EventListener, Node
 from .options import Options
 from .output import reporter, say, stdin_lines
 
@@ -18,6 +18,7 @@ class Front:
     def __init__(self, options: Options, headless: bool) -> None:
         self.full_screen = not headless and not options.lines and sys.stdin.isatty() and sys.stdout.isatty()
         self.lobby_closed: asyncio.Future | None = None
+        self.on_event: EventListener
         if self.full_screen:
             from ..ui.app import FullScreenFront
 
@@ -38,7 +39,9 @@ class Front:
         from ..ui.lobby import LobbyScreen
 
         async def lobby() -> None:
+            assert node.game_id is not None  # the lobby is shown once the node has hosted or joined
             stayed = await LobbyScreen(node, game_code(node.game_id), command).run()
+            assert self.lobby_closed is not None  # made with the full screen
             self.lobby_closed.set_result(stayed)
             if not stayed:
                 node.done.set()

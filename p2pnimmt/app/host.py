@@ -22,6 +22,7 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
                     on_event=front.on_event, journal_for=journal_opener(identity, options, files))
     await node.listen(options.port)
     await node.host(settings)
+    assert node.game_id is not None and node.session is not None  # a node that hosts has both
     code = game_code(node.game_id)
     node.session.journal.secret({"kind": "node", "role": "player", "name": options.name,
                                  "bot": bot_kind if headless else None, "listen": node.port,

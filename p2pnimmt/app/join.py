@@ -44,6 +44,7 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
     except ConnectionFailed as exc:
         await node.close()
         raise RoleFailed(f"cannot join {code.upper()} at {host}:{port}: {exc}") from None
+    assert node.game_id is not None and node.session is not None  # a node that joined has both
     if options.peer is None and game_code(node.game_id) != code.upper():
         await node.close()
         raise RoleFailed(f"the game at {host}:{port} has code {game_code(node.game_id)}, not {code.upper()}")

@@ -60,13 +60,19 @@ async def lobby_command(node: Node, helpers: list[Node], add_bot: AddBot, words:
     if command in ("variant", "deal", "points", "rounds"):
         value = args[0] if args else ""
         settings = node.settings
-        if command in ("variant", "deal"):
-            settings = replace(settings, **{command: value})
+        assert settings is not None  # the host's, from Node.host()
+        if command == "variant":
+            settings = replace(settings, variant=value)
+        elif command == "deal":
+            settings = replace(settings, deal=value)
         else:
             number = None if value == "none" else int(value) if value.isdigit() and int(value) > 0 else -1
             if number == -1:
                 raise ValueError(f"{command} takes a positive number or 'none', got {value!r}")
-            settings = replace(settings, **{"point_limit" if command == "points" else "max_rounds": number})
+            if command == "points":
+                settings = replace(settings, point_limit=number)
+            else:
+                settings = replace(settings, max_rounds=number)
         node.change_settings(settings)  # Settings checks itself: a bad variant or no end at all raised ValueError
         return (f"settings: variant {settings.variant}, {settings.deal} deal, points {settings.point_limit}, "
                 f"rounds {settings.max_rounds}")

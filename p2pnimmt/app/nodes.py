@@ -59,6 +59,7 @@ async def finish(node: Node, files) -> int:
     for f in files:
         f.close()
     session = node.session
+    assert session is not None  # a node that hosted, joined or resumed has one
     if session.phase == "over":
         return 0
     say(f"game did not finish: phase {session.phase}")

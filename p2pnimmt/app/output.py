@@ -36,7 +36,11 @@ def stdin_lines() -> StdinLines:
 
 def reporter(lines: StdinLines | None = None) -> Callable[[object, Event], None]:
     """Prints game progress; given `lines`, also the table and prompts for a person."""
-    person = LineSeat(lines.read, lambda *text: [say(line) for line in text]) if lines is not None else None
+    def say_lines(*text: str) -> None:
+        for line in text:
+            say(line)
+
+    person = LineSeat(lines.read, say_lines) if lines is not None else None
 
     def report(node, event: Event) -> None:
         if person is not None:

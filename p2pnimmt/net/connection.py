@@ -112,6 +112,9 @@ class Connection:
                 raise ConnectionFailed("the peer's hello has a malformed key or nonce")
             if their_key == identity.public_key:
                 raise ConnectionFailed("the peer uses our own key")
+            # A listener always knows its game id, and a dialer that did not has adopted the listener's above
+            # (only a listener that says nil for it gets past the game check with it still None).
+            assert game_id is not None
             if dialer:
                 signed = transcript_of(game_id, nonce, their_nonce, identity.public_key, their_key)
             else:

@@ -133,6 +133,7 @@ class Node:
         while not self.done.is_set():
             await asyncio.sleep(PULL_EVERY)
             session = self.session
+            assert session is not None  # this task is spawned once the node has its session
             if session.start is None or session.phase in ("over", "aborted"):
                 continue
             now = loop.time()
@@ -209,6 +210,7 @@ class Node:
 
     async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
+        assert task is not None  # a server callback runs as a task
         self.tasks.add(task)  # so that close() ends it too
         task.add_done_callback(self.tasks.discard)
         address = writer.get_extra_info("peername")
@@ -230,6 +232,7 @@ class Node:
         if old is not None and old is not conn:
             old.close()
         self.links[conn.peer] = conn
+        assert self.session is not None  # links are served once the node has its session
         conn.send_nowait("heads", self.session.heads())
 
     async def _serve(self, conn: Connection, redial: tuple[str, int] | None = None) -> None:
@@ -251,9 +254,10 @@ class Node:
                     del self.links[conn.peer]
             if redial is None or self.done.is_set():
                 return
-            conn = await self._redial(conn.peer, *redial)
-            if conn is None:
+            again = await self._redial(conn.peer, *redial)
+            if again is None:
                 return
+            conn = again
 
     async def _redial(self, peer: bytes, host: str, port: int) -> Connection | None:
         for attempt in range(10_000):
@@ -298,6 +302,7 @@ class Node:
     # ----------------------------------------------------------------- frames
 
     def _frame(self, conn: Connection, kind: str, payload: Any) -> None:
+        assert self.session is not None  # frames come over links, which _link gave our heads (of the session)
         if kind == "msg":
             if isinstance(payload, bytes):
                 conn.sent.add(payload)  # it has this one: never send it back on this link
@@ -365,12 +370,14 @@ class Node:
         players = len(self.players())
         if not self.is_host or self.lobby_state != "lobby" or players < 2:
             raise ValueError("only the host can start, in the lobby, with at least 2 players")
+        assert self.settings is not None  # a host has them from host() (a resumed host is past the lobby)
         self.settings = replace(self.settings, players=players)
         self.seats = players
         self._start()
 
     def _lobby_body(self) -> dict[str, Any]:
         s = self.settings
+        assert s is not None  # the host's, from host()
         return {"state": self.lobby_state, "seats": self.seats, "members": [m.as_dict() for m in self.members.values()],
                 "settings": {"variant": s.variant, "point_limit": s.point_limit, "max_rounds": s.max_rounds,
                              "deal": s.deal}}
@@ -386,12 +393,15 @@ class Node:
             return
         members = [member_from(m) for m in payload["members"]]
         self.members = {m.peer: m for m in members if m is not None}
-        self.seats = payload.get("seats") if type(payload.get("seats")) is int else self.seats
-        self.lobby_state = payload.get("state") if payload.get("state") in ("lobby", "playing") else self.lobby_state
+        seats = payload.get("seats")
+        self.seats = seats if type(seats) is int else self.seats
+        state = payload.get("state")
+        self.lobby_state = state if state in ("lobby", "playing") else self.lobby_state
         settings = payload.get("settings")
         if isinstance(settings, dict):  # shown to people only: the signed START is what counts
             try:
-                self.settings = Settings(players=max(2, min(10, self.seats)), variant=settings.get("variant"),
+                variant: Any = settings.get("variant")  # as sent: Settings rejects what is not a variant
+                self.settings = Settings(players=max(2, min(10, self.seats)), variant=variant,
                                          point_limit=settings.get("point_limit"), max_rounds=settings.get("max_rounds"),
                                          deal=settings.get("deal", "sealed"))
             except (ValueError, TypeError):
@@ -411,6 +421,7 @@ class Node:
         self.lobby_state = "playing"
         roster = [(m.key, m.name, m.bot) for m in self.players()]
         self._announce()
+        assert self.session is not None and self.settings is not None  # both set by host()
         self._feed(self.session.host(self.salt, self.settings, roster))
 
     # ----------------------------------------------------------------- the session
@@ -431,7 +442,8 @@ class Node:
                 listener(self, event)
             except Exception:  # a display problem must not break the link or the game
                 log.exception("event handler failed on %r", event)
-        if self.bot is not None and self.session.seat is not None and isinstance(event, NEEDED):
+        if (self.bot is not None and self.session is not None and self.session.seat is not None
+                and isinstance(event, NEEDED)):
             if self.bot_delay > 0:
                 asyncio.get_running_loop().call_later(self.bot_delay, self._bot_move, event)
             else:
@@ -445,6 +457,7 @@ class Node:
 
     def _bot_move(self, event: Event) -> None:
         """Let this node's bot answer what the game asks of its seat."""
+        assert self.bot is not None  # only called when this node has a bot
         try:
             self._feed(bot_move(self.session, self.bot, event))
         except LocalError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from typing import Protocol
 
 from prompt_toolkit.application import Application
@@ -65,9 +66,10 @@ class TableApp:
         self.confirm_quit = False
         self.results = False  # the game-over screen is up
         self.round_seen = -1  # the last round whose end screen was dismissed
-        self.app = Application(layout=Layout(self._root()), key_bindings=make_bindings(self), style=widgets.STYLE,
-                               full_screen=True, mouse_support=True, input=input, output=output,
-                               color_depth=ColorDepth.DEPTH_1_BIT if os.environ.get("NO_COLOR") else None)
+        self.app: Application[str] = Application(
+            layout=Layout(self._root()), key_bindings=make_bindings(self), style=widgets.STYLE, full_screen=True,
+            mouse_support=True, input=input, output=output,
+            color_depth=ColorDepth.DEPTH_1_BIT if os.environ.get("NO_COLOR") else None)
         model.listeners.append(self.app.invalidate)
         model.listeners.append(self._animate)
         self.place_delay = float(os.environ.get("P2PNIMMT_PLACE_DELAY", PLACE_DELAY))
@@ -138,6 +140,7 @@ class TableApp:
         elif model.over is not None:
             self.results = True
         elif self.round_screen:
+            assert model.round_over is not None  # a round screen shows the round that is over
             self.round_seen = model.round_over[0]
         elif model.asked == "row" and self.row_mark is not None:
             self.take_row(self.row_mark)
@@ -150,7 +153,7 @@ class TableApp:
                 self.selected = model.hand.index(card)
             self.play(model.hand[min(self.selected, len(model.hand) - 1)])
         elif model.asked == "pick" and self.typed.isdigit():
-            self._intent(lambda: self.seat.pick(int(self.typed)))
+            self._intent(lambda seat: seat.pick(int(self.typed)))
             self.typed = ""
 
     def play(self, card: int) -> None:
@@ -158,14 +161,14 @@ class TableApp:
         self.model.committed = card
         self.model.asked = None
         self.model.say(f"You commit {card}")
-        if not self._intent(lambda: self.seat.play(card)):
+        if not self._intent(lambda seat: seat.play(card)):
             self.model.committed, self.model.asked = None, "card"
         self.selected = min(self.selected, max(len(self.model.hand) - 1, 0))
 
     def take_row(self, row: int) -> None:
         heads_now = heads(self.model.rows[row])
         self.row_mark = None
-        if self._intent(lambda: self.seat.choose_row(row)):
+        if self._intent(lambda seat: seat.choose_row(row)):
             self.model.say(f"You take row {row + 1} ({heads_now} bull heads)")
 
     def click_card(self, index: int):
@@ -184,11 +187,12 @@ class TableApp:
                 self.take_row(row)
         return click
 
-    def _intent(self, intent) -> bool:
+    def _intent(self, intent: Callable[[Seat], str | None]) -> bool:
+        """Send an intent to the seat; False if there is none (a spectator) or it was refused (with a warning)."""
         if self.seat is None:
             return False
         try:
-            error = intent()
+            error = intent(self.seat)
         except Exception as exc:  # a network or protocol problem: a message, never a traceback
             error = f"{type(exc).__name__}: {exc}"
         if error:
@@ -208,7 +212,7 @@ class TableApp:
     def leave(self) -> None:
         if self.seat is not None and self.model.over is None:
             self.seat.leave()
-        if self.app.is_running and not self.app.future.done():
+        if self.app.is_running and not self.app.is_done:  # is_done: its future is done (it has one while running)
             self.app.exit(result="over" if self.model.over is not None else "left")
 
     # ------------------------------------------------------------ layout
@@ -345,6 +349,7 @@ class FullScreenFront:
         try:
             if self.after is not None:
                 await asyncio.wait([self.after])
+            assert self.ui is not None  # made before this task
             await self.ui.app.run_async()
         finally:
             node.done.set()

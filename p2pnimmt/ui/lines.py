@@ -126,6 +126,7 @@ class StdinLines:
         def pump() -> None:
             while True:
                 line = sys.stdin.readline()
+                assert self.queue is not None  # set above, never unset
                 loop.call_soon_threadsafe(self.queue.put_nowait, line.rstrip("\n") if line else None)
                 if not line:
                     return
@@ -137,4 +138,5 @@ class StdinLines:
         if self.queue is None:
             self._start()
         print(prompt, end="", flush=True)
+        assert self.queue is not None  # _start made it
         return await self.queue.get()

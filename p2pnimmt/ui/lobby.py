@@ -50,9 +50,9 @@ class LobbyScreen:
         self.chosen = 0
         self.message = ""
         self.left = False
-        self.app = Application(layout=Layout(self._root()), key_bindings=self._keys(), style=widgets.STYLE,
-                               full_screen=True, input=input, output=output,
-                               color_depth=ColorDepth.DEPTH_1_BIT if os.environ.get("NO_COLOR") else None)
+        self.app: Application[None] = Application(
+            layout=Layout(self._root()), key_bindings=self._keys(), style=widgets.STYLE, full_screen=True,
+            input=input, output=output, color_depth=ColorDepth.DEPTH_1_BIT if os.environ.get("NO_COLOR") else None)
         self._unwatch = node.watch_lobby(self._changed)
 
     def _changed(self, node) -> None:
@@ -92,6 +92,7 @@ class LobbyScreen:
 
     def _do(self, words: list[str]) -> None:
         async def run() -> None:
+            assert self.command is not None  # only the host's keys call this, bound when there is a command
             try:
                 self.message = await self.command(words)
             except ValueError as exc:

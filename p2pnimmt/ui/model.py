@@ -57,7 +57,7 @@ class TableModel:
         self.players: list[Player] = []
         self.seat: int | None = None
         self.rows: tuple[tuple[int, ...], ...] = ((), (), (), ())
-        self.rows_before = self.rows  # the rows when the last turn began
+        self.rows_before: tuple[tuple[int, ...], ...] = self.rows  # the rows when the last turn began
         self.placing: tuple[tuple, ...] = ()  # the last turn's placements, in order (seat, card, row, taken)
         self.placed = 0  # how many of them the screen shows so far
         self.hand: tuple[int, ...] = ()
