@@ -1,6 +1,7 @@
 """Artificial players. Each sees only its own PlayerView and is deterministic given its seed.
 
-Kinds: `random`, `heuristic`, `mcs` (search with a fixed number of deals),
+Kinds: `random`, `heuristic`, `mcs100` (flat Monte-Carlo with random playouts, a baseline),
+`mcs` (search with a fixed number of deals),
 and the levels `easy`, `medium`, `hard` (`hard` searches with a time budget:
 its play also depends on the speed of the machine, unless a fixed number
 of deals is set).
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from .base import Bot, SeededBot
 from .drive import NEEDED, bot_move
+from .flat import FlatMCBot
 from .heuristic import HeuristicBot
 from .levels import EasyBot, HardBot, MediumBot
 from .mcs import MCSBot
@@ -18,6 +20,7 @@ from .random_bot import RandomBot
 BOTS: dict[str, type[SeededBot]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
+    "mcs100": FlatMCBot,
     "mcs": MCSBot,
     "easy": EasyBot,
     "medium": MediumBot,
@@ -52,6 +55,7 @@ __all__ = [
     "NEEDED",
     "Bot",
     "EasyBot",
+    "FlatMCBot",
     "HardBot",
     "HeuristicBot",
     "MCSBot",

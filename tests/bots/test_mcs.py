@@ -167,7 +167,7 @@ def test_the_draft_pick_is_the_heuristic_pick() -> None:
 # --- only its own view ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bot", ["mcs", "hard", "easy", "medium"])
+@pytest.mark.parametrize("bot", ["mcs", "hard", "easy", "medium", "mcs100"])
 def test_reads_only_public_attributes_of_its_view(bot: str) -> None:
     game = dealt_game(4, 3, turns=2)
     player = make_bot(bot, 1, **({"rollouts": 5} if searches(bot) else {}))
@@ -195,7 +195,7 @@ def test_decisions_do_not_depend_on_hidden_cards(turns: int) -> None:
     assert [sorted(h) for h in game_b.round.hands[1:]] != [sorted(h) for h in rnd.hands[1:]]
     view_a, view_b = PlayerView(game_a, 0), PlayerView(game_b, 0)
     assert (view_a.hand, view_a.rows, view_a.unseen) == (view_b.hand, view_b.rows, view_b.unseen)
-    for name in ("mcs", "hard", "easy", "medium"):
+    for name in ("mcs", "hard", "easy", "medium", "mcs100"):
         options = {"rollouts": 12} if searches(name) else {}
         a = make_bot(name, "same", **options).choose_card(view_a)
         b = make_bot(name, "same", **options).choose_card(view_b)
@@ -256,7 +256,8 @@ def test_defaults_environment_and_arguments(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_levels_are_registered_bots() -> None:
     assert LEVELS == ("easy", "medium", "hard")
-    assert {"random", "heuristic", "mcs", "easy", "medium", "hard"} <= set(BOTS)
+    assert {"random", "heuristic", "mcs", "mcs100", "easy", "medium", "hard"} <= set(BOTS)
+    assert not searches("mcs100")  # the baseline takes no options: 100 playouts per candidate, always
     assert (BOTS["easy"], BOTS["medium"], BOTS["hard"], BOTS["mcs"]) == (EasyBot, MediumBot, HardBot, MCSBot)
     assert [searches(name) for name in ("random", "heuristic", "easy", "medium", "mcs", "hard")] == [
         False, False, False, False, True, True,
