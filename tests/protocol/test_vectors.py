@@ -1,16 +1,21 @@
-"""protocol.md section 16: the identity, commitment, seed, commit-set, state and signed-message vectors."""
+"""protocol.md section 16: the identity, commitment, seed, commit-set, state (fresh, mid-game and between rounds)
+and signed-message vectors."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
+
+import msgpack
 
 from p2pnimmt.engine import Game, Settings, shuffle
 from p2pnimmt.protocol.codec import encode
 from p2pnimmt.protocol.commitments import card_value, commit_set_digest, commitment, round_seed, state_hash
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, open_envelope, seal
 from p2pnimmt.protocol.identity import Identity, fingerprint, game_id_for, peer_id, verify
+from p2pnimmt.protocol.standin import stand_in_card, stand_in_row
 
 DOC = (Path(__file__).resolve().parents[2] / "protocol.md").read_text()
 V = json.loads(re.search(r"```json protocol-vectors\n(.*?)```", DOC, re.S).group(1))
@@ -57,12 +62,57 @@ def test_commit_set_digest() -> None:
     assert commit_set_digest([h(x) for x in v["message_hashes"]]).hex() == v["digest"]
 
 
+def reference_state(v: dict) -> bytes:
+    """Section 10.4 from its prose alone: SHA-256(tag || msgpack [round, turn, rows, scores, taken])."""
+    encoded = msgpack.packb([v["round"], v["turn"], v["rows"], v["scores"], v["taken"]], use_bin_type=True)
+    assert encoded.hex() == v["encoded"]
+    return hashlib.sha256(b"p2pnimmt/state/v1" + encoded).digest()
+
+
 def test_state_hash_of_a_fresh_deal() -> None:
     v = V["state_hash"]
     game = Game(Settings(players=v["players"]))
     game.start_round(shuffle(h(v["deal_seed"]), game.deck))
     assert [list(r) for r in game.round.rows] == v["rows"]
-    assert state_hash(game, v["round"]).hex() == v["state"]
+    assert (game.round.turn, game.scores, game.round.taken) == (v["turn"], v["scores"], v["taken"])
+    assert state_hash(game, v["round"]).hex() == v["state"] == reference_state(v).hex()
+
+
+def stand_in_game(seeds: list[str], players: int, last_turns: int) -> tuple[Game, list[bytes]]:
+    """Rounds dealt by `seeds`, every move the stand-in's; all but the last round finished, the last one
+    `last_turns` turns in. Also returns the state after each finished round (what its ROUND_END carries)."""
+    game = Game(Settings(players=players, max_rounds=len(seeds) + 1, point_limit=None, deal="open"))
+    between = []
+    for r, seed in enumerate(seeds):
+        game.start_round(shuffle(h(seed), game.deck))
+        last = r == len(seeds) - 1
+        rnd = game.round
+        for _ in range(last_turns if last else 10):
+            rnd.play_turn([stand_in_card(hand) for hand in rnd.hands], lambda _seat: stand_in_row(rnd.rows))
+        if not last:
+            game.finish_round()
+            between.append(state_hash(game, r))
+    return game, between
+
+
+def test_state_hash_mid_game_has_turn_scores_and_sorted_piles() -> None:
+    v = V["state_hash_mid_game"]
+    game, _ = stand_in_game(v["deal_seeds"], v["players"], v["turn"])
+    rnd = game.round
+    assert (rnd.turn, [list(r) for r in rnd.rows], game.scores) == (v["turn"], v["rows"], v["scores"])
+    assert [sorted(pile) for pile in rnd.taken] == v["taken"]
+    assert any(pile != sorted(pile) for pile in rnd.taken)  # the vector shows that piles are hashed sorted
+    assert v["turn"] > 0 and any(v["scores"]) and all(v["taken"])
+    assert state_hash(game, v["round"]).hex() == v["state"] == reference_state(v).hex()
+
+
+def test_state_hash_between_rounds() -> None:
+    v = V["state_hash_between_rounds"]
+    mid = V["state_hash_mid_game"]
+    _, between = stand_in_game(mid["deal_seeds"], mid["players"], 0)
+    assert (v["turn"], v["rows"], v["taken"]) == (0, [], [])
+    assert v["scores"] == mid["scores"]  # the totals after round 0 are what round 1 started from
+    assert between[v["round"]].hex() == v["state"] == reference_state(v).hex()
 
 
 def test_signed_message_bytes_signature_and_hash() -> None:
