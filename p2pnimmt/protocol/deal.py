@@ -47,6 +47,10 @@ class Deal:
     def restore(self, record: dict[str, Any]) -> None:
         """Put back one of this deal's secrets records (resume); records of other kinds are ignored."""
 
+    def secret_records(self) -> list[dict[str, Any]]:
+        """This deal's secrets as records `restore` takes (to rebuild a table)."""
+        return []
+
     def waiting(self, table: TableView) -> tuple[int, tuple[int, ...]] | None:
         """(step, seats) the deal waits for while it deals, or None if it waits on its commit and reveal slots."""
         return None
@@ -104,6 +108,10 @@ class OpenDeal(Deal):
     def restore(self, record: dict[str, Any]) -> None:
         if record.get("kind") == "seed":
             self.secrets[record["round"]] = (record["contribution"], record["nonce"])
+
+    def secret_records(self) -> list[dict[str, Any]]:
+        return [{"kind": "seed", "round": r, "contribution": contribution, "nonce": nonce}
+                for r, (contribution, nonce) in sorted(self.secrets.items())]
 
     def _commit(self, table: TableView, round_index: int) -> Effects[None]:
         assert table.seat is not None

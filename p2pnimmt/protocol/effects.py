@@ -53,6 +53,15 @@ class DropSeat:
 
 
 @dataclass(frozen=True)
+class Rewind:
+    """Every seat active at `step` but `seat` signed DROP(seat, step), and this node is past that step:
+    rebuild the table from the accepted messages with `seat` dropped there (protocol.md 11.1)."""
+
+    seat: int
+    step: Step
+
+
+@dataclass(frozen=True)
 class KeepSecret:
     """Write this secret record to the journal (the part that made it keeps the value itself)."""
 
@@ -66,6 +75,6 @@ class Emit:
     event: Event
 
 
-Effect = Send | Fatal | Suspect | DropSeat | KeepSecret | Emit
+Effect = Send | Fatal | Suspect | DropSeat | Rewind | KeepSecret | Emit
 T = TypeVar("T")
 Effects = Generator[Effect, None, T]

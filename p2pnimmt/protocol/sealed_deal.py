@@ -117,6 +117,10 @@ class SealedDeal(Deal):
             pair = key_pair_from(record["key"])
             self.secrets[record["round"]] = (RoundSecrets(pair, record["seed"]), record["nonce"])
 
+    def secret_records(self) -> list[dict[str, Any]]:
+        return [{"kind": "sealed", "round": r, "key": secrets.key.e, "seed": secrets.seed, "nonce": nonce}
+                for r, (secrets, nonce) in sorted(self.secrets.items())]
+
     # ----------------------------------------------------------------- the deal
 
     def begin(self, table: TableView, round_index: int) -> Effects[None]:

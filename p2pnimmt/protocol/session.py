@@ -41,7 +41,7 @@ from . import steps
 from .commitments import NONCE_SIZE, commitment
 from .deal import Deal
 from .deals import deal_for
-from .effects import DropSeat, Effect, Effects, Emit, Fatal, KeepSecret, Send, Suspect
+from .effects import DropSeat, Effect, Effects, Emit, Fatal, KeepSecret, Rewind, Send, Suspect
 from .envelope import Envelope, seal
 from .errors import LocalError
 from .events import (
@@ -91,6 +91,8 @@ class Session:
         self._out: list[Output] = []
         self._advancing = False
         self._restored: list[dict[str, Any]] = []  # the deal's secrets records, until START makes the deal
+        self._rewinds: dict[int, Step] = {}  # drops found complete at a step this node had passed
+        self._rebuilding = False
 
     # ----------------------------------------------------------------- the table, read-only
 
@@ -367,10 +369,45 @@ class Session:
             while self.phase not in (Phase.ABORTED, Phase.OVER):
                 before = self._fingerprint()
                 self._drive(steps.advance(self.table))
+                if self._rewinds and not self._rebuilding:
+                    self._rebuild()
+                    continue
                 if self._fingerprint() == before:
                     break
         finally:
             self._advancing = False
+
+    def _rebuild(self) -> None:
+        """Rebuild the table from every accepted message, with the seats of complete past votes dropped there.
+
+        This node went past a step at which the others dropped a seat (it is that seat, or a spectator or
+        verify, which never vote): it used that seat's messages there, and they did not. Replayed with the
+        seat's messages from that step on left out, the game stops at the step until the votes are in, and
+        the seat is dropped exactly where everyone else dropped it (protocol.md 11.1).
+        """
+        old = self.table
+        drops = {**old.rewinds, **self._rewinds}
+        self._rewinds = {}
+        self.table = Table(self.me, self.entropy, old.id)
+        self.table.rewinds = drops
+        self.table.plays = dict(old.plays)
+        self._restored = old.deal.secret_records() if old.deal is not None else []
+        out, self._out = self._out, []
+        self._rebuilding, self._advancing = True, False
+        self.table.replaying = True
+        try:
+            for env in list(self.inbox.accepted):
+                if self.table.start is None:
+                    self._take_start(env)  # the first message accepted is always the START
+                self._drive(store(self.table, env))
+                self._advance()
+        finally:
+            self.table.replaying = old.replaying
+            self._rebuilding, self._advancing = False, True
+            self._out = out
+        for seat, step in sorted(drops.items()):
+            if old.dropped.get(seat) != step and self.table.dropped.get(seat) == step:
+                self._emit(SeatDropped(seat, step.round, step.number))
 
     def _fingerprint(self) -> tuple[Any, ...]:
         """What a pass can change that another pass may act on."""
@@ -396,6 +433,8 @@ class Session:
             self._fatal(table.roster[effect.seat], effect.code, effect.detail, effect.evidence)
         elif isinstance(effect, Suspect):
             self._fault(table.roster[effect.seat], effect.code, effect.detail, effect.evidence)
+        elif isinstance(effect, Rewind):
+            self._rewinds.setdefault(effect.seat, effect.step)
         elif isinstance(effect, DropSeat):
             table.dropped[effect.seat] = effect.step
             self._emit(SeatDropped(effect.seat, effect.step.round, effect.step.number))

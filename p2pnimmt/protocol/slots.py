@@ -37,6 +37,9 @@ def store(table: Table, env: Envelope) -> Effects[None]:
             yield Fatal(seat, "unexpected", f"{who} sent a second START", (env.wire,))
         return
     assert table.start is not None and table.deal is not None
+    if kind == "START_ACK" and env.sender == table.start.sender:
+        yield Fatal(seat, "unexpected", f"{who} sent START_ACK for its own START", (env.wire,))
+        return
     if kind == "START_ACK":
         if body["start"] != table.start.hash:
             yield Fatal(seat, "start-mismatch", f"{who} acknowledged a different START", (env.wire,))
@@ -56,6 +59,9 @@ def store(table: Table, env: Envelope) -> Effects[None]:
             yield Fatal(seat, "wrong-chooser", f"{who} chose a row for turn {step + 1} of round {round_index + 1}, "
                         "which is over", (env.wire,))
             return
+    if seat in table.rewinds and kind not in ("START", "START_ACK") and \
+            Step.of_message(key[1] if kind != "GAME_END" else table.round, kind, body) >= table.rewinds[seat]:
+        return  # rebuilding with this seat dropped at that step: what it sent from there on does not count
     slot = table.slots.setdefault(key, {})
     if seat in slot:
         yield Fatal(seat, "duplicate", f"{who} sent two {kind} messages for the same step", (slot[seat].wire, env.wire))

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .commitments import commit_set_digest, commitment
-from .effects import DropSeat, Effects, Emit, Fatal, Send, Suspect
+from .effects import DropSeat, Effects, Emit, Fatal, Rewind, Send, Suspect
 from .envelope import Envelope
 from .events import (
     GameOver,
@@ -55,7 +55,8 @@ __all__ = ["GAME_END_STEP", "ROUND_END_STEP", "SEED_COMMIT_STEP", "SEED_REVEAL_S
 
 def advance(table: Table) -> Effects[None]:
     """One pass: join or complete drop votes, then the current phase's step."""
-    yield from count_votes(table)
+    if (yield from count_votes(table)):
+        return  # the session rebuilds the table: this one is done with
     step = PHASE_STEPS.get(table.phase)
     if step is not None:
         yield from step(table)
@@ -70,15 +71,23 @@ def vote(table: Table, target: int, step: int) -> Effects[None]:
     yield Send("DROP", {"round": table.round, "step": step, "seat": target})
 
 
-def count_votes(table: Table) -> Effects[None]:
-    """Join open votes to drop a seat we are waiting for too; drop a seat once every other active seat voted."""
-    step = table.step_now()
-    if step is None:
-        return
-    r = table.round
+def count_votes(table: Table) -> Effects[bool]:
+    """Join open votes to drop a seat we are waiting for too; drop a seat once every other active seat voted.
+
+    True if a vote is complete for a step this node has gone past (it used the seat's messages there, which
+    the voters did not): the session then rebuilds the table with the seat dropped at that step.
+    """
+    now = table.now()
+    if now is None:
+        return False
+    past = [(seat, at) for seat, at in table.complete_votes() if at < now]
+    if past:
+        yield Rewind(*past[0])
+        return True
+    r, step = now
     votes = table.slot("DROP", r, step)
     if not votes:
-        return
+        return False
     active = table.active_at(r, step)
     waiting = table.waiting_for()
     for target in sorted({env.body["seat"] for env in votes.values()}):
@@ -90,6 +99,7 @@ def count_votes(table: Table) -> Effects[None]:
         voters = {v for v, env in votes.items() if env.body["seat"] == target and v in active}
         if voters >= set(active) - {target}:
             yield DropSeat(target, Step(r, step))
+    return False
 
 
 # ----------------------------------------------------------------- the deal

@@ -66,6 +66,7 @@ class Table:
         self.replaying = False
         self.voided: dict[int, str] = {}  # round -> why it was void (scored as nothing)
         self.dropped: dict[int, Step] = {}  # seat -> the step from which the stand-in plays it
+        self.rewinds: dict[int, Step] = {}  # in a rebuild: seat -> the step from which its messages are not stored
         self.slots: dict[tuple[str, int, int], dict[int, Envelope]] = {}
         self.votes: dict[Step, int] = {}  # step -> the seat we voted to drop there
         self.furthest: dict[int, Step] = {}  # seat -> furthest step it sent a message for
@@ -137,6 +138,25 @@ class Table:
             return False
         active = self.active_at(self.round, step)
         return not any(self.furthest.get(s, (-1, -1)) > key for s in active if s != target)
+
+    def now(self) -> Step | None:
+        """The step the game is at (None outside a round)."""
+        number = self.step_now()
+        return None if number is None else Step(self.round, number)
+
+    def complete_votes(self) -> list[tuple[int, Step]]:
+        """(seat, step) for every DROP vote that every other seat active at its step has signed, not yet applied."""
+        found = []
+        for (kind, r, number), votes in sorted(self.slots.items()):
+            if kind != "DROP" or not votes:
+                continue
+            active = set(self.active_at(r, number))
+            for target in sorted({env.body["seat"] for env in votes.values()}):
+                voters = {v for v, env in votes.items() if env.body["seat"] == target and v in active}
+                if target in active and target not in self.dropped and active - {target} and \
+                        voters >= active - {target}:
+                    found.append((target, Step(r, number)))
+        return found
 
     def who(self, peer: bytes | None) -> str:
         if peer in self.keys:

@@ -58,6 +58,8 @@ class Net:
         self.queue: deque[tuple[bytes, bytes, bytes]] = deque()
         self.events: dict[bytes, list] = {p: [] for p in self.sessions}
         self.tamper: dict[bytes, Callable[[bytes, Outgoing], list[tuple[bytes, bytes]]]] = {}
+        self.cut: set[bytes] = set()  # peers cut off from the others: what goes to or from them waits in `held`
+        self.held: list[tuple[bytes, bytes, bytes]] = []
         self.game_id = game_id
         self.delivered = 0
 
@@ -105,8 +107,17 @@ class Net:
                 self.queue.rotate(i)
             else:
                 to, frm, wire = self.queue.popleft()
+            if to in self.cut or frm in self.cut:
+                self.held.append((to, frm, wire))
+                continue
             self.delivered += 1
             self.handle(to, self.sessions[to].receive(wire, via=frm))
+
+    def heal(self) -> None:
+        """The cut peers are back: what waited is delivered (in the order it was sent)."""
+        self.cut = set()
+        self.queue.extend(self.held)
+        self.held = []
 
     def faults(self, peer: bytes) -> list[Fault]:
         return [e for e in self.events[peer] if isinstance(e, Fault)]

@@ -288,3 +288,13 @@ def test_the_first_problem_is_the_lowest_failing_record() -> None:
     raws[5], raws[6] = raws[6], raws[5]
     v = verify_transcript(build(raws))
     assert v.record == 5 and "out of order" in v.fault
+
+
+@pytest.mark.parametrize("which", ["own-start", "other-hash"])
+def test_a_start_ack_from_the_host_is_unexpected(which: str) -> None:
+    """Section 9 (a): the START's signer acknowledges nothing; its START_ACK is fatal `unexpected` whatever its
+    `start` holds (it would stand in for a missing seat's acknowledgement)."""
+    t = Table3()
+    t.sign(1, "START_ACK", {"start": t.start_hash})
+    t.sign(0, "START_ACK", {"start": t.start_hash if which == "own-start" else bytes(32)})
+    fatal(*t.spectator(), "unexpected", 0, t.ids)

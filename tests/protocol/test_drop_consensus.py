@@ -1,0 +1,78 @@
+"""Consensus on drops: every node — the dropped seat, spectators and verify included — drops seat X at the same
+(round, step), or none does, whatever the delivery order and whichever step a node had reached (protocol.md 11.1).
+
+A seat is cut off from the others (both directions) at some point of the game; the others vote it out while
+they wait for it; the cut heals and everything that waited is delivered. The cut seat may have gone past the
+step at which the others dropped it (it had their messages, they did not get its own): it must then drop
+itself at that step too and finish the game as everyone else does.
+"""
+
+from __future__ import annotations
+
+import random
+
+from harness import Net
+from hypothesis import HealthCheck, given, settings, strategies as st
+from support import short
+from test_drop import vote_out
+
+from p2pnimmt.protocol.envelope import open_envelope
+from p2pnimmt.protocol.phase import Step
+from p2pnimmt.protocol.verify import replay, verify_transcript
+
+
+def partitioned(players: int, deal: str, seat: int, cut_at: int, delivery: int, spectators: int = 1) -> Net:
+    net = Net(players, settings=short(players, rounds=2, deal=deal), bots="heuristic", seed=cut_at,
+              spectators=spectators)
+    net.rng = random.Random(delivery)
+    victim = net.identities[seat].peer
+    net.start()
+    net.run(limit=cut_at)
+    net.cut = {victim}
+    net.run()
+    vote_out(net, seat)
+    net.heal()
+    net.run()
+    return net
+
+
+def outcomes(net: Net) -> set[tuple]:
+    found = set()
+    for peer, session in net.sessions.items():
+        found.add((str(session.phase), session.result, tuple(sorted(session.dropped.items()))))
+        verdict = verify_transcript(bytes(net.transcripts[peer]))
+        assert verdict.ok, verdict.report()
+        again = replay(bytes(net.transcripts[peer])).session
+        found.add((str(again.phase), again.result, tuple(sorted(again.dropped.items()))))
+    return found
+
+
+def test_a_cut_host_that_went_past_the_step_drops_itself_there_and_finishes() -> None:
+    """The reported case: the host is cut after it committed; the others drop it at its reveal, but it had
+    every commit and went on to reveal. Once the cut heals it holds everyone's DROP for a step it passed."""
+    went_past = 0
+    for cut_at in range(60, 140, 7):
+        net = partitioned(4, "open", 0, cut_at, delivery=cut_at)
+        host = net.sessions[net.identities[0].peer]
+        found = outcomes(net)
+        assert len(found) == 1, (cut_at, found)
+        phase, result, dropped = found.pop()
+        assert phase == "over" and result.rounds == 2
+        assert [seat for seat, _ in dropped] == [0]
+        assert host.phase == "over"
+        (_seat, step), = dropped
+        own = [open_envelope(w) for w in host.journal.messages if open_envelope(w).sender == host.me]
+        went_past += any(Step.of_message(e.body.get("round", 0), e.kind, e.body) > step for e in own)
+    assert went_past >= 3  # the host had signed messages past the step it was dropped at, and dropped itself there
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(players=st.integers(3, 5), deal=st.sampled_from(["open", "sealed"]), seat=st.integers(0, 4),
+       cut_at=st.integers(5, 400), delivery=st.integers(0, 2**16))
+def test_every_node_agrees_on_a_drop_whatever_the_order(players: int, deal: str, seat: int, cut_at: int,
+                                                        delivery: int) -> None:
+    net = partitioned(players, deal, seat % players, cut_at, delivery)
+    found = outcomes(net)
+    assert len(found) == 1, found
+    phase, result, dropped = found.pop()
+    assert phase == "over", found
