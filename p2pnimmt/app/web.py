@@ -1,0 +1,136 @@
+"""`--web`: the table in a browser, served by this node (web/), for `play`, `host`, `join` and `watch`.
+
+The node that serves a page is the node whose seat (or spectator view) the page shows: the
+page only draws the node's TableModel and sends intents to the node's seat; the node still
+does all of the protocol. The server binds 127.0.0.1 unless --web-interface names an address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import sys
+import webbrowser
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..engine import Settings
+from ..net.discovery import game_code
+from ..net.node import Node
+from ..ui.local import LocalSeat
+from ..ui.model import TableModel
+from ..web.table import Command, Page, Placer
+from .options import Options
+from .output import reporter, say
+
+
+@dataclass(frozen=True)
+class WebOptions:
+    interface: str = "127.0.0.1"  # where the page is served; a LAN address only when asked (a TV, phones)
+    port: int = 0  # 0: any free port
+    open: bool = True  # open the page in this machine's browser (only when on a terminal)
+
+
+def show(url: str, options: WebOptions) -> None:
+    """Tell the person where the page is, and open it when a person is at this terminal."""
+    say(f"web: {url}")
+    if options.open and sys.stdout.isatty():
+        webbrowser.open(url)
+
+
+async def run_play_web(settings: Settings, *, bot: str, name: str, seed: bytes | None, options: WebOptions,
+                       ready: Callable[[str, str], None] | None = None) -> int:
+    """`play --web`: your seat against bots in the browser (and a TV page of the same table); the exit status.
+
+    `ready(seat_url, tv_url)` is called once the pages are served (for tests).
+    """
+    from ..web.server import WebServer
+    from .play import local_table
+
+    model = TableModel()
+    table = local_table(settings, bot, name, seed if seed is not None else secrets.token_bytes(32),
+                        on_event=model.update)
+    placer = Placer(model)
+    seat = Page(model, seat=LocalSeat(table), title="p2pnimmt (vs bots)")
+    tv = Page(model, tv=True, title="p2pnimmt (vs bots)")
+    server = WebServer(options.interface, options.port)
+    seat_token, tv_token = server.add(seat.view), server.add(tv.view)
+    await server.start()
+    say(f"tv: {server.url(tv_token)}")
+    show(server.url(seat_token), options)
+    table.start()
+    if ready is not None:
+        ready(server.url(seat_token), server.url(tv_token))
+    try:
+        await seat.left.wait()
+    finally:
+        placer.stop()
+        await server.close()
+    return 0 if table.session.phase == "over" else 1
+
+
+class WebFront:
+    """The browser front of a network node (host, join, watch): the lobby and the table on this node's pages.
+
+    Progress lines still go to the terminal. A seat's page acts for the seat; a spectator's is the
+    read-only TV page; a seated node also serves a TV page of its table (no hand on it).
+    """
+
+    full_screen = True  # host.py: this front runs the host's lobby controls (on the page)
+    lobby_closed = None
+
+    def __init__(self, options: Options, web: WebOptions) -> None:
+        from ..web.server import WebServer
+
+        self.web = web
+        self.model = TableModel()
+        self.lines = reporter(None)
+        self.placer = Placer(self.model)
+        self.server = WebServer(web.interface, web.port)
+        self.page: Page | None = None
+        self.tv: Page | None = None
+        self.tv_url = ""
+        self.started = asyncio.get_running_loop().create_future()
+
+    def on_event(self, node: Node, event) -> None:
+        self.model.update(node.session, event)
+        self.lines(node, event)
+
+    def say(self, text: str) -> None:
+        say(text)
+
+    def show_lobby(self, node: Node, command: Command | None = None) -> None:
+        """Serve the pages (lobby, then table) for `node`, and print their addresses."""
+        from ..ui.app import NodeSeat
+
+        assert node.game_id is not None  # shown once the node has hosted or joined
+        code = game_code(node.game_id)
+        join = f"p2pnimmt join {code}"
+        spectator = node.role == "spectator"
+        self.page = Page(self.model, seat=None if spectator else NodeSeat(node), tv=spectator, node=node, code=code,
+                         command=command, join_text=lambda: join, title="p2pnimmt")
+        self.tv = self.page if spectator else Page(self.model, tv=True, node=node, code=code,
+                                                   join_text=lambda: join, title="p2pnimmt")
+        page_token = self.server.add(self.page.view)
+        tv_token = page_token if spectator else self.server.add(self.tv.view)
+
+        async def serve() -> None:
+            await self.server.start()
+            self.tv_url = self.server.url(tv_token)
+            if not spectator:
+                say(f"tv: {self.tv_url}")
+            show(self.server.url(page_token), self.web)
+            self.started.set_result(None)
+
+        node.spawn(serve())
+
+    async def results(self) -> None:
+        """After the game: the page stays up until the person leaves it (a TV page: until Ctrl-C)."""
+        try:
+            if self.page is not None and self.page.view.act is not None:
+                await self.page.left.wait()
+            elif self.page is not None:
+                await asyncio.Event().wait()
+        finally:
+            self.placer.stop()
+            await self.server.close()

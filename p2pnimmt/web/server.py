@@ -1,0 +1,177 @@
+"""The HTTP side of the browser front: an aiohttp server for the page, its static files and one WebSocket per tab.
+
+Who may do what: every page is reached with a random token in its URL (`/?t=TOKEN`), and the token
+names a View: a read-only one (the TV page) or one that acts for a seat. Without a known token
+nothing is served but the static files (the same for everyone, nothing secret in them). The
+WebSocket also checks Host and Origin: only this server's own address, so another web site the
+browser has open cannot drive the seat (and a DNS-rebinding name is refused). Static files come
+from a list made at start-up of the files in the package's static folder, so no path the client
+sends can reach any other file. WebSockets are bounded (MAX_CLIENTS), and so is what a client may
+send (MAX_MESSAGE). The server binds 127.0.0.1 unless told another address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from importlib import resources
+
+from aiohttp import WSMsgType, web
+
+from .view import Client, View
+
+log = logging.getLogger("p2pnimmt.web")
+
+MAX_CLIENTS = 32  # open WebSockets, all views together
+MAX_MESSAGE = 4096  # bytes a page may send in one WebSocket message (an intent is a few dozen)
+TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml",
+         ".png": "image/png"}
+HEADERS = {
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",  # the token is in the URL: never pass it on
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                                "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+}
+
+def static_files() -> dict[str, tuple[bytes, str]]:
+    """The page's files, read once from the package: name -> (bytes, content type). Nothing else is served."""
+    folder = resources.files("p2pnimmt.web") / "static"
+    files = {}
+    for entry in folder.iterdir():
+        suffix = "." + entry.name.rpartition(".")[2]
+        if entry.is_file() and suffix in TYPES:
+            files[entry.name] = (entry.read_bytes(), TYPES[suffix])
+    return files
+
+
+class WebServer:
+    """The page's server on `interface:port` (port 0: any free port); views are added with `add`."""
+
+    def __init__(self, interface: str = "127.0.0.1", port: int = 0, max_clients: int = MAX_CLIENTS) -> None:
+        self.interface = interface
+        self.port = port
+        self.max_clients = max_clients
+        self.views: dict[str, View] = {}
+        self.files = static_files()
+        self.clients = 0
+        self.runner: web.AppRunner | None = None
+        self.tasks: set[asyncio.Task] = set()
+
+    def add(self, view: View, token: str | None = None) -> str:
+        """Serve `view` under a fresh random token (or `token`); the token, for `url`."""
+        token = token or secrets.token_urlsafe(18)
+        self.views[token] = view
+        return token
+
+    def url(self, token: str, host: str | None = None) -> str:
+        return f"http://{host or self.interface}:{self.port}/?t={token}"
+
+    async def start(self) -> None:
+        app = web.Application(client_max_size=MAX_MESSAGE)
+        app.router.add_get("/", self._index)
+        app.router.add_get("/ws", self._socket)
+        app.router.add_get("/static/{name}", self._static)
+        self.runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, self.interface, self.port, backlog=self.max_clients)
+        await site.start()
+        server = site._server  # aiohttp keeps the asyncio server here; the port it got is needed for port 0
+        assert server is not None and isinstance(server, asyncio.base_events.Server)
+        self.port = server.sockets[0].getsockname()[1]
+
+    async def close(self) -> None:
+        for view in self.views.values():
+            for client in list(view.clients):
+                with contextlib.suppress(Exception):
+                    await client.ws.close()
+        for task in list(self.tasks):
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        if self.runner is not None:
+            await self.runner.cleanup()
+            self.runner = None
+
+    # ------------------------------------------------------------------ checks
+
+    def _hosts(self) -> set[str]:
+        """The Host values this server answers to: its own address (and localhost's names when it is 127.0.0.1)."""
+        names = {self.interface} | ({"localhost", "127.0.0.1"} if self.interface == "127.0.0.1" else set())
+        return {f"{name}:{self.port}" for name in names}
+
+    def _view(self, request: web.Request) -> View:
+        """The view the request's token names; 403 for a missing or unknown token, or a link claimed by another."""
+        if request.host not in self._hosts():
+            raise web.HTTPForbidden(text="wrong host", headers=HEADERS)
+        view = self.views.get(request.query.get("t", ""))
+        if view is None:
+            raise web.HTTPForbidden(text="this page needs the link with its token", headers=HEADERS)
+        if view.claim and view.claimed_by is not None and request.cookies.get(self._cookie(request)) != view.claimed_by:
+            raise web.HTTPForbidden(text="this guest link was already used by another browser", headers=HEADERS)
+        return view
+
+    @staticmethod
+    def _cookie(request: web.Request) -> str:
+        return "seat-" + request.query.get("t", "")[:8]
+
+    # ------------------------------------------------------------------ handlers
+
+    async def _index(self, request: web.Request) -> web.Response:
+        view = self._view(request)
+        body, kind = self.files["index.html"]
+        response = web.Response(body=body, content_type=kind, charset="utf-8", headers=HEADERS)
+        if view.claim and view.claimed_by is None:
+            view.claimed_by = secrets.token_urlsafe(18)
+            response.set_cookie(self._cookie(request), view.claimed_by, httponly=True, samesite="Strict",
+                                max_age=7 * 24 * 3600)
+        return response
+
+    async def _static(self, request: web.Request) -> web.Response:
+        found = self.files.get(request.match_info["name"])
+        if found is None:
+            raise web.HTTPNotFound(headers=HEADERS)
+        return web.Response(body=found[0], content_type=found[1], headers=HEADERS)
+
+    async def _socket(self, request: web.Request) -> web.StreamResponse:
+        view = self._view(request)
+        if request.headers.get("Origin") not in {f"http://{h}" for h in self._hosts()}:
+            raise web.HTTPForbidden(text="unknown origin", headers=HEADERS)
+        if self.clients >= self.max_clients:
+            raise web.HTTPServiceUnavailable(text="too many open pages", headers=HEADERS)
+        ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)
+        await ws.prepare(request)
+        client = Client(ws)
+        self.clients += 1
+        view.clients.add(client)
+        pusher = asyncio.ensure_future(client.push(view))
+        self.tasks.add(pusher)
+        pusher.add_done_callback(self.tasks.discard)
+        try:
+            async for message in ws:
+                if message.type != WSMsgType.TEXT:
+                    break
+                await self._intent(view, message.data)
+        finally:
+            self.clients -= 1
+            view.clients.discard(client)
+            pusher.cancel()
+        return ws
+
+    async def _intent(self, view: View, data: str) -> None:
+        if view.act is None:
+            return  # a read-only page: nothing it sends does anything
+        try:
+            intent = json.loads(data)
+        except ValueError:
+            return
+        if not isinstance(intent, dict):
+            return
+        try:
+            await view.act(intent)
+        except Exception:  # a bad intent must not end the page, let alone the game
+            log.exception("intent %r failed", intent)
+        view.changed()

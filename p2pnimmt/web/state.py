@@ -1,0 +1,93 @@
+"""What the page is sent: the TableModel (and the lobby) as JSON, the full state every time.
+
+The page only draws what is here: bull heads, row totals, the sixth-card danger, which
+cards of the turn are placed and who took which row all come from the model and the engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine import BULL_HEADS, HAND_SIZE
+from ..protocol.identity import fingerprint
+from ..ui.model import TableModel, heads
+
+LOG_LINES = 40
+
+
+def card(number: int | None) -> list[int] | None:
+    """A card as the page draws it: [number, bull heads]."""
+    return None if number is None else [number, BULL_HEADS[number]]
+
+
+def table_state(model: TableModel, *, tv: bool = False) -> dict[str, Any]:
+    """The table as `model` holds it; `tv`: the read-only view (no hand, no intents, even from a seated node)."""
+    shown = model.shown_rows()
+    me = None if tv else model.seat
+    placed = list(model.placing[: model.placed])
+    last = placed[-1] if placed else None
+    turn_cards = [{"seat": seat, "name": model.players[seat].name if seat < len(model.players) else "?",
+                   "card": card(c), "row": row, "placed": i < model.placed,
+                   "taken": heads(taken) if taken and i < model.placed else None}
+                  for i, (seat, c, row, taken) in enumerate(model.placing)]
+    over = model.over
+    state: dict[str, Any] = {
+        "kind": "table" if model.players else "waiting",
+        "view": "tv" if tv or model.seat is None else "seat",
+        "me": me,
+        "round": model.round + 1,
+        "turn": min(model.turn, HAND_SIZE - 1) + 1,
+        "hand_size": HAND_SIZE,
+        "rows": [[card(c) for c in row] for row in shown],
+        "row_heads": [heads(row) for row in shown],
+        "danger": [len(row) >= 5 for row in shown],
+        "last_row": last[2] if last is not None else None,
+        "turn_cards": turn_cards,
+        "placing": model.placed < len(model.placing),
+        "players": [{"name": p.name, "bot": p.bot, "status": p.status, "score": p.score, "card": card(p.card),
+                     "me": i == me} for i, p in enumerate(model.players)],
+        "waiting": model.waiting_names(),
+        "takes": list(model.takes),
+        "sheet": [list(r) for r in model.sheet],
+        "round_over": None,
+        "over": None,
+        "verified": model.verified,
+        "aborted": model.aborted,
+        "message": None if tv else model.message,
+        "log": list(model.log)[-LOG_LINES:],
+    }
+    if model.round_over is not None and over is None and (model.round == model.round_over[0] or model.turn == 0):
+        rnd, penalties, scores = model.round_over
+        state["round_over"] = {"round": rnd + 1, "penalties": list(penalties), "scores": list(scores)}
+    if over is not None:
+        state["over"] = {"rounds": over.rounds, "scores": list(over.scores), "winners": model.winners()}
+    if me is not None:
+        state.update({
+            "hand": [card(c) for c in model.hand],
+            "asked": model.asked,
+            "committed": model.committed,
+            "my_row_card": card(model.my_row_card),
+            "open_cards": [card(c) for c in model.open_cards],
+        })
+    return state
+
+
+def lobby_state(node, code: str, host_controls: bool) -> dict[str, Any]:
+    """The lobby as `node` holds it (members, seats, settings), for the lobby page."""
+    players = node.players()
+    members = list(node.members.values())
+    settings = node.settings
+    return {
+        "code": code,
+        "state": node.lobby_state,
+        "seats": node.seats,
+        "host_controls": host_controls,
+        "players": [{"name": m.name, "fingerprint": fingerprint(m.peer), "bot": m.bot,
+                     "me": m.peer == node.identity.peer,
+                     "connected": m.peer == node.identity.peer or m.peer in node.linked or node.is_host is False}
+                    for m in players],
+        "spectators": [m.name for m in members if m.role != "player"],
+        "settings": None if settings is None else {
+            "variant": settings.variant, "deal": settings.deal, "points": settings.point_limit,
+            "rounds": settings.max_rounds, "ends": settings.end_text},
+    }

@@ -1,0 +1,282 @@
+// p2pnimmt's page: draws the state its node sends over the WebSocket and sends back what the person does.
+// No game logic here: bull heads, row totals, the sixth-card danger and every placement come in the state.
+"use strict";
+(function () {
+  const token = new URLSearchParams(location.search).get("t") || "";
+  const $ = (id) => document.getElementById(id);
+  let ws = null, state = null, selected = 0, typed = "", retry = 500;
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
+  function send(intent) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(intent)); }
+
+  // A card: [number, bull heads]; its colour follows its bull heads, like the real deck.
+  function cardEl(c, extra) {
+    const d = el("div", "card h" + c[1] + (extra ? " " + extra : ""));
+    d.dataset.card = c[0];
+    d.appendChild(el("span", "num corner", c[0]));
+    d.appendChild(el("span", "num big", c[0]));
+    d.appendChild(el("span", "num corner low", c[0]));
+    const bulls = el("span", "bulls");
+    for (let i = 0; i < c[1]; i++) {
+      const img = el("img", "bull"); img.src = "/static/bull.svg"; img.alt = ""; bulls.appendChild(img);
+    }
+    bulls.setAttribute("aria-label", c[1] + " bull heads");
+    d.appendChild(bulls);
+    return d;
+  }
+
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    ws = new WebSocket(proto + "//" + location.host + "/ws?t=" + encodeURIComponent(token));
+    ws.onopen = () => { retry = 500; document.body.classList.remove("connecting", "lost"); $("conn").textContent = "live"; };
+    ws.onmessage = (m) => { state = JSON.parse(m.data); draw(); };
+    ws.onclose = () => {
+      document.body.classList.add("lost");
+      $("conn").textContent = "connection lost, reconnecting…";
+      setTimeout(connect, retry); retry = Math.min(retry * 2, 5000);
+    };
+  }
+
+  function draw() {
+    const s = state;
+    document.body.dataset.view = s.view;
+    document.body.dataset.kind = s.kind;
+    document.body.classList.toggle("asked-row", s.asked === "row");
+    // For tests and styling: where the game is, in one attribute that changes with every step asked of us.
+    document.body.dataset.asked = s.asked || "none";
+    document.body.dataset.over = s.over ? "1" : s.aborted ? "aborted" : "0";
+    document.body.dataset.key = s.kind + "." + s.round + "." + s.turn + "." + (s.asked || "") + "." + s.turn_cards.length;
+    $("title").textContent = s.title || "p2pnimmt";
+    const lobby = s.kind === "lobby" || s.kind === "waiting";
+    $("lobby").hidden = !lobby;
+    $("game").hidden = lobby;
+    if (lobby) drawLobby(s); else drawTable(s);
+    drawOverlay(s);
+  }
+
+  function drawLobby(s) {
+    const l = s.lobby;
+    $("where").textContent = l ? "lobby" : "waiting for the game";
+    $("lobby-code").textContent = s.code || "";
+    $("lobby-qr").hidden = !s.qr; if (s.qr) $("lobby-qr").src = s.qr;
+    $("lobby-join").textContent = s.join || "";
+    if (!l) { $("lobby-seats").textContent = "Waiting for the game to start…"; return; }
+    $("lobby-seats").textContent = "Seats " + l.players.length + "/" + l.seats;
+    const ul = clear($("lobby-players"));
+    l.players.forEach((p) => {
+      const li = el("li", p.me ? "me" : "");
+      li.dataset.name = p.name;
+      li.appendChild(el("span", "name", p.name));
+      li.appendChild(el("span", "fp", p.fingerprint));
+      li.appendChild(el("span", "kind", p.bot ? "bot" : (p.guest_of ? "guest of " + p.guest_of : "human")));
+      li.appendChild(el("span", "link", p.connected ? "connected" : "not connected"));
+      if (l.host_controls && !p.me) {
+        const x = el("button", "remove", "remove"); x.onclick = () => send({ do: "lobby", words: ["remove", p.name] });
+        li.appendChild(x);
+      }
+      ul.appendChild(li);
+    });
+    $("lobby-spectators").textContent = "Spectators: " + (l.spectators.length ? l.spectators.join(", ") : "none");
+    const st = l.settings;
+    $("lobby-settings").textContent = st ? "Variant " + st.variant + ", " + st.deal + " deal, the game ends at " + st.ends : "";
+    $("lobby-controls").hidden = !l.host_controls;
+    $("lobby-wait").hidden = l.host_controls;
+    if (l.host_controls && st && l.choices) {
+      for (const key of ["variant", "deal", "points", "rounds"]) {
+        const sel = $("set-" + key);
+        const now = st[key] === null ? "none" : String(st[key]);
+        if (sel.options.length !== l.choices[key].length) {
+          clear(sel);
+          l.choices[key].forEach((v) => { const o = el("option", "", v); o.value = v; sel.appendChild(o); });
+        }
+        if (document.activeElement !== sel) sel.value = now;
+      }
+    }
+    drawExtra($("lobby-extra"), s);
+    $("lobby-message").textContent = l.message || "";
+  }
+
+  function drawExtra(box, s) {
+    clear(box);
+    if (!s.guest) return;
+    const g = s.guest;
+    if (g.url) {
+      box.appendChild(el("div", "label", "Guest seat for a phone (one browser only): " + g.name));
+      if (g.qr) { const img = el("img", "qr small"); img.src = g.qr; img.alt = "guest seat QR"; box.appendChild(img); }
+      box.appendChild(el("div", "join-text guest-url", g.url));
+    } else if (g.offer && s.lobby && s.lobby.host_controls !== undefined) {
+      const b = el("button", "", "Offer a guest seat (for a phone)"); b.id = "offer-guest";
+      b.onclick = () => send({ do: "guest" }); box.appendChild(b);
+    }
+  }
+
+  function drawTable(s) {
+    $("where").textContent = "round " + s.round + "  turn " + s.turn + "/" + s.hand_size +
+      (s.view === "tv" ? "  spectator" : s.me !== null && s.players[s.me] ? "  you: " + s.players[s.me].name : "");
+    // The rows: up to five cards and the sixth slot, with the row's bull heads.
+    const rows = clear($("rows"));
+    s.rows.forEach((row, i) => {
+      const r = el("div", "row" + (s.danger[i] ? " danger" : "") + (s.last_row === i ? " last" : ""));
+      r.dataset.row = i;
+      r.appendChild(el("div", "row-label", "row " + (i + 1)));
+      const cards = el("div", "row-cards");
+      for (let k = 0; k < 6; k++) {
+        if (k < row.length) cards.appendChild(cardEl(row[k]));
+        else cards.appendChild(el("div", "slot" + (k === 5 ? " sixth" : ""), k === 5 ? "6th" : ""));
+      }
+      r.appendChild(cards);
+      r.appendChild(el("div", "row-heads", s.row_heads[i]));
+      if (s.asked === "row") {
+        const b = el("button", "take", "Take row " + (i + 1) + " (" + s.row_heads[i] + " bull heads)");
+        b.dataset.row = i; b.onclick = () => send({ do: "row", row: i }); r.appendChild(b);
+      }
+      rows.appendChild(r);
+    });
+    // This turn's cards: revealed together, then placed one by one (the node says which are placed).
+    const strip = clear($("turn-strip"));
+    if (s.turn_cards.length) {
+      strip.appendChild(el("span", "label", "turn cards"));
+      s.turn_cards.forEach((t) => {
+        const w = el("div", "turn-card" + (t.placed ? " placed" : ""));
+        w.appendChild(cardEl(t.card));
+        w.appendChild(el("div", "who", t.name + (t.taken !== null ? " takes row " + (t.row + 1) + " (" + t.taken + ")" : t.placed ? " → row " + (t.row + 1) : "")));
+        strip.appendChild(w);
+      });
+    }
+    const banner = $("banner");
+    const takes = s.takes.length && !s.placing ? s.takes.join("  ·  ") : "";
+    if (s.round_over) {
+      banner.hidden = false;
+      banner.textContent = "Round " + s.round_over.round + " over: " + s.players.map((p, i) => p.name + " +" + s.round_over.penalties[i]).join(", ");
+    } else if (takes) { banner.hidden = false; banner.textContent = takes; } else banner.hidden = true;
+    drawSide(s);
+    if (s.view === "seat") drawHand(s);
+  }
+
+  function drawSide(s) {
+    $("code-box").hidden = !s.code;
+    $("code").textContent = s.code || "";
+    $("qr").hidden = !s.qr; if (s.qr) $("qr").src = s.qr;
+    $("join-text").textContent = s.join || "";
+    const body = clear($("players").tBodies[0]);
+    s.players.forEach((p) => {
+      const tr = el("tr", (p.me ? "me " : "") + "st-" + p.status.replace(/ /g, "-"));
+      tr.dataset.name = p.name;
+      tr.appendChild(el("td", "name", p.name + (p.bot ? " (bot)" : "")));
+      tr.appendChild(el("td", "status", p.status));
+      const c = el("td", "card-cell"); if (p.card) c.appendChild(el("span", "mini h" + p.card[1], p.card[0])); tr.appendChild(c);
+      tr.appendChild(el("td", "score", p.score));
+      body.appendChild(tr);
+    });
+    $("waiting").textContent = s.waiting.length ? "waiting for: " + s.waiting.join(", ") : "";
+    const sheet = clear($("sheet"));
+    if (s.sheet.length) {
+      const head = el("tr"); head.appendChild(el("th", "", "round"));
+      s.players.forEach((p) => head.appendChild(el("th", "", p.name))); sheet.appendChild(head);
+      s.sheet.forEach((r, i) => {
+        const tr = el("tr"); tr.appendChild(el("td", "", i + 1)); r.forEach((n) => tr.appendChild(el("td", "", n))); sheet.appendChild(tr);
+      });
+    }
+    const log = clear($("log"));
+    s.log.slice(-12).forEach((line) => log.appendChild(el("li", line.startsWith("!") ? "warn" : "", line)));
+    log.scrollTop = log.scrollHeight;
+  }
+
+  function drawHand(s) {
+    const cards = s.asked === "pick" ? s.open_cards : s.hand;
+    if (selected >= cards.length) selected = Math.max(0, cards.length - 1);
+    const hand = clear($("hand"));
+    cards.forEach((c, i) => {
+      const extra = (i === selected && (s.asked === "card" || s.asked === "pick") ? "selected" : "") + (s.committed === c[0] ? " committed" : "");
+      const d = cardEl(c, extra);
+      d.onclick = () => clickCard(i);
+      hand.appendChild(d);
+    });
+    const prompt = $("prompt");
+    const rc = $("rowchoice");
+    rc.hidden = s.asked !== "row";
+    if (s.asked === "row") {
+      prompt.textContent = "Your " + s.my_row_card[0] + " is below every row: take a row";
+      clear(rc);
+      s.row_heads.forEach((h, i) => {
+        const b = el("button", "take", "Row " + (i + 1) + ": " + h + " bull heads"); b.dataset.row = i;
+        b.onclick = () => send({ do: "row", row: i }); rc.appendChild(b);
+      });
+    } else if (s.asked === "card") prompt.textContent = "Your turn: choose a card (tap it twice, or ←/→ and Enter)" + (typed ? "  typed: " + typed : "");
+    else if (s.asked === "pick") prompt.textContent = "Pick a card for your hand";
+    else if (s.committed !== null) prompt.textContent = "You committed " + s.committed + ". Waiting for the others…";
+    else if (s.over) prompt.textContent = "Game over";
+    else prompt.textContent = s.waiting.length ? "Waiting for " + s.waiting.join(", ") : "Waiting…";
+    $("commit").disabled = !(s.asked === "card" || s.asked === "pick") || !cards.length;
+    $("message").textContent = s.message || "";
+  }
+
+  function drawOverlay(s) {
+    const ov = $("overlay");
+    const show = !!(s.over || s.aborted);
+    ov.hidden = !show;
+    if (!show) return;
+    $("over-title").textContent = s.aborted ? "The game was aborted" : "GAME OVER";
+    $("over-winners").textContent = s.aborted ? s.aborted : (s.over.winners.length > 1 ? "Winners: " : "Winner: ") + s.over.winners.join(", ");
+    const body = clear($("final").tBodies[0]);
+    if (s.over) s.players.forEach((p, i) => {
+      const tr = el("tr", s.over.winners.includes(p.name) ? "winner" : ""); tr.dataset.name = p.name;
+      tr.appendChild(el("td", "name", p.name)); tr.appendChild(el("td", "score", s.over.scores[i])); body.appendChild(tr);
+    });
+    $("over-verified").textContent = s.verified || "";
+    $("leave").hidden = s.view !== "seat" || s.left;
+  }
+
+  function chosenList() { return state ? (state.asked === "pick" ? state.open_cards : state.hand) || [] : []; }
+  function commit() {
+    const cards = chosenList();
+    if (!cards.length) return;
+    const c = cards[Math.min(selected, cards.length - 1)][0];
+    send({ do: state.asked === "pick" ? "pick" : "play", card: c });
+  }
+  function clickCard(i) {
+    if (!state || !(state.asked === "card" || state.asked === "pick")) return;
+    if (i === selected) commit(); else { selected = i; typed = ""; draw(); }
+  }
+
+  document.addEventListener("keydown", (e) => {
+    if (!state || state.view !== "seat" || e.target.tagName === "SELECT") return;
+    const cards = chosenList();
+    if (state.asked === "row") {
+      if ("1234".includes(e.key) && e.key.length === 1) send({ do: "row", row: Number(e.key) - 1 });
+      return;
+    }
+    if (e.key === "ArrowLeft" && cards.length) { selected = (selected + cards.length - 1) % cards.length; typed = ""; draw(); }
+    else if (e.key === "ArrowRight" && cards.length) { selected = (selected + 1) % cards.length; typed = ""; draw(); }
+    else if (/^[0-9]$/.test(e.key)) {
+      typed = (typed + e.key).slice(-3);
+      const k = cards.findIndex((c) => c[0] === Number(typed)); if (k >= 0) selected = k; draw();
+    } else if (e.key === "Backspace") { typed = typed.slice(0, -1); draw(); }
+    else if (e.key === "Enter" || e.key === " ") { e.preventDefault(); typed = ""; commit(); }
+    else return;
+  });
+  $("commit").onclick = commit;
+  $("leave").onclick = () => send({ do: "leave" });
+  document.querySelectorAll("#lobby-controls button[data-words]").forEach((b) => {
+    b.onclick = () => send({ do: "lobby", words: b.dataset.words.split(" ") });
+  });
+  document.querySelectorAll("#lobby-controls select").forEach((sel) => {
+    sel.onchange = () => send({ do: "lobby", words: [sel.dataset.setting, sel.value] });
+  });
+  // The phone: swipe between the table and the hand (the panes scroll-snap); the dots jump.
+  const panes = $("panes");
+  document.querySelectorAll("#dots button").forEach((b) => {
+    b.onclick = () => panes.scrollTo({ left: Number(b.dataset.pane) * panes.clientWidth, behavior: "smooth" });
+  });
+  panes.addEventListener("scroll", () => {
+    const i = Math.round(panes.scrollLeft / Math.max(1, panes.clientWidth));
+    document.querySelectorAll("#dots button").forEach((b) => b.classList.toggle("on", Number(b.dataset.pane) === i));
+  });
+  connect();
+})();

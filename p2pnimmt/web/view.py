@@ -1,0 +1,47 @@
+"""A page's source of state and intents, and one open tab of it (no aiohttp here: the server holds the sockets)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+Act = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class View:
+    """What one kind of page shows (`state()`, JSON-ready) and, unless it is read-only, what it may do (`act`).
+
+    Call `changed()` whenever the state may have changed: every open tab of this view gets the new state.
+    `claim`: the link works for the first browser that opens it only (a guest's seat), and again for it.
+    """
+
+    def __init__(self, state: Callable[[], dict[str, Any]], act: Act | None = None, *, claim: bool = False) -> None:
+        self.state = state
+        self.act = act
+        self.claim = claim
+        self.claimed_by: str | None = None  # the cookie of the browser that claimed the link
+        self.clients: set[Client] = set()
+
+    def changed(self) -> None:
+        for client in list(self.clients):
+            client.dirty.set()
+
+
+class Client:
+    """One open WebSocket: it is sent the latest state whenever it is dirty (a slow tab never holds up the game)."""
+
+    def __init__(self, ws) -> None:
+        self.ws = ws
+        self.dirty = asyncio.Event()
+        self.dirty.set()  # the full state at once: a reload restores everything
+
+    async def push(self, view: View) -> None:
+        while not self.ws.closed:
+            await self.dirty.wait()
+            self.dirty.clear()
+            try:
+                await self.ws.send_str(json.dumps(view.state(), separators=(",", ":")))
+            except (ConnectionError, RuntimeError):
+                return

@@ -1,0 +1,105 @@
+"""`play --web`: a whole game against bots by clicks in a real browser, a row choice included; a reload restores it."""
+
+from __future__ import annotations
+
+import asyncio
+
+from p2pnimmt.app.web import WebOptions, run_play_web
+from p2pnimmt.engine import Settings
+
+SEED = bytes(range(32))
+TWO_ROUNDS = Settings(players=4, point_limit=None, max_rounds=2)
+
+
+async def start_play(settings: Settings = TWO_ROUNDS, seed: bytes = SEED):
+    """The game running in this loop; (task, seat url, tv url)."""
+    urls: asyncio.Future = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(run_play_web(settings, bot="heuristic", name="ann", seed=seed,
+                                              options=WebOptions(open=False),
+                                              ready=lambda seat, tv: urls.set_result((seat, tv))))
+    seat, tv = await asyncio.wait_for(urls, 30)
+    return task, seat, tv
+
+
+async def next_step(page, before: str) -> str:
+    """Wait until the page shows a new step of the game (something asked of us, or the end); its key."""
+    await page.wait_for_function(
+        "before => document.body.dataset.key !== before && (document.body.dataset.asked !== 'none' "
+        "|| document.body.dataset.over !== '0')", arg=before, timeout=20000)
+    return await page.evaluate("document.body.dataset.key")
+
+
+async def play_by_clicks(page, *, rows_taken: list[int], turns: list[int], stop_after: int | None = None) -> None:
+    """Play the lowest card each turn (tap it to choose, tap again to commit), take the cheapest row when asked."""
+    key = ""
+    while True:
+        key = await next_step(page, key)
+        if await page.evaluate("document.body.dataset.over") != "0":
+            return
+        asked = await page.evaluate("document.body.dataset.asked")
+        if asked == "row":
+            heads = [int(t) for t in await page.locator("#rows .row-heads").all_inner_texts()]
+            row = heads.index(min(heads))
+            await page.click(f"#rows .take[data-row='{row}']")
+            rows_taken.append(row)
+        else:
+            lowest = page.locator("#hand .card").first
+            if "selected" not in (await lowest.get_attribute("class") or ""):
+                await lowest.click()
+                await page.wait_for_selector("#hand .card.selected:first-child")
+            await lowest.click()
+            turns.append(1)
+            if stop_after is not None and len(turns) >= stop_after:
+                return
+
+
+async def test_a_whole_game_by_clicks_with_a_row_choice(browser, no_delay) -> None:
+    task, seat, _tv = await start_play()
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    await page.goto(seat)
+    rows_taken: list[int] = []
+    turns: list[int] = []
+    await play_by_clicks(page, rows_taken=rows_taken, turns=turns)
+    assert len(turns) == 20  # two rounds of ten turns, every card committed by a click
+    assert rows_taken, "with this seed the lowest card is below every row at least once"
+    await page.wait_for_selector("#overlay:not([hidden])")
+    assert "GAME OVER" in await page.inner_text("#over-title")
+    assert "Transcript verified" in await page.inner_text("#over-verified")
+    shown = {await tr.get_attribute("data-name"): int(await tr.locator(".score").inner_text())
+             for tr in await page.locator("#final tbody tr").all()}
+    side = {await tr.get_attribute("data-name"): int(await tr.locator(".score").inner_text())
+            for tr in await page.locator("#players tbody tr").all()}
+    assert shown == side and set(shown) == {"ann", "bot1", "bot2", "bot3"}
+    await page.click("#leave")
+    assert await asyncio.wait_for(task, 20) == 0  # the game is over and the person left: exit status 0
+    assert not errors, errors
+
+
+async def test_a_reload_mid_game_restores_the_state(browser, no_delay) -> None:
+    task, seat, tv = await start_play()
+    try:
+        page = await browser.new_page(viewport={"width": 1280, "height": 800})
+        await page.goto(seat)
+        turns: list[int] = []
+        await play_by_clicks(page, rows_taken=[], turns=turns, stop_after=4)
+        await page.wait_for_function("document.body.dataset.asked === 'card' || document.body.dataset.asked === 'row'")
+
+        async def shown() -> tuple:
+            return (await page.inner_text("#rows"), await page.inner_text("#hand"), await page.inner_text("#players"),
+                    await page.inner_text("#where"), await page.evaluate("document.body.dataset.key"))
+
+        before = await shown()
+        await page.reload()
+        await page.wait_for_function(f"document.body.dataset.key === {before[-1]!r}")
+        assert await shown() == before
+        tv_page = await browser.new_page(viewport={"width": 1920, "height": 1080})
+        await tv_page.goto(tv)
+        await tv_page.wait_for_selector("#rows .row")
+        assert await tv_page.inner_text("#rows") == before[0]
+        assert await tv_page.locator("#hand .card").count() == 0  # the TV page is sent no hand
+        assert await tv_page.evaluate("document.body.dataset.view") == "tv"
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)

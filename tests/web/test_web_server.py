@@ -1,0 +1,123 @@
+"""The page's server refuses what it must: no or a wrong token, a path out of the static folder, another Origin
+or Host, too many pages; a read-only page cannot act; a guest's link works for one browser only."""
+
+from __future__ import annotations
+
+import asyncio
+
+import aiohttp
+import pytest
+
+from p2pnimmt.web.server import WebServer
+from p2pnimmt.web.view import View
+
+
+@pytest.fixture
+async def served():
+    acted: list[dict] = []
+
+    async def act(intent: dict) -> None:
+        acted.append(intent)
+
+    server = WebServer("127.0.0.1", 0, max_clients=3)
+    seat = server.add(View(lambda: {"kind": "seat", "acted": len(acted)}, act))
+    tv = server.add(View(lambda: {"kind": "tv"}))
+    guest = server.add(View(lambda: {"kind": "guest"}, act, claim=True))
+    await server.start()
+    base = f"http://127.0.0.1:{server.port}"
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:  # unsafe: cookies of an IP
+        yield server, http, base, {"seat": seat, "tv": tv, "guest": guest}, acted
+    await server.close()
+
+
+async def test_the_page_needs_its_token(served) -> None:
+    _server, http, base, tokens, _ = served
+    for url in (f"{base}/", f"{base}/?t=", f"{base}/?t=wrong{tokens['seat']}", f"{base}/?t={tokens['seat'][:-1]}"):
+        async with http.get(url) as r:
+            assert r.status == 403, url
+    async with http.get(f"{base}/?t={tokens['seat']}") as r:
+        assert r.status == 200
+        assert "<title>p2pnimmt</title>" in await r.text()
+        assert r.headers["Referrer-Policy"] == "no-referrer"
+        assert "default-src 'none'" in r.headers["Content-Security-Policy"]
+
+
+async def test_only_the_static_files_are_served(served) -> None:
+    _server, http, base, _tokens, _ = served
+    async with http.get(f"{base}/static/table.js") as r:
+        assert r.status == 200 and r.headers["Content-Type"].startswith("text/javascript")
+    for path in ("/static/../server.py", "/static/..%2fserver.py", "/static/%2e%2e%2f%2e%2e%2fcli.py",
+                 "/static/..%5cserver.py", "/static/", "/static/nothing.js", "/static/%2e%2e", "/../pyproject.toml",
+                 "/static/..%2f..%2f..%2fpyproject.toml", "/etc/passwd", "/static//etc/passwd"):
+        async with http.get(base + path) as r:
+            assert r.status in (403, 404), path  # 403: the client made it "/", the page, which needs its token
+            assert "import" not in await r.text()
+    # Sent as is (no client-side normalising of the dots).
+    reader, writer = await asyncio.open_connection("127.0.0.1", _server.port)
+    writer.write(b"GET /static/../../cli.py HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n" % _server.port)
+    reply = await reader.read()
+    writer.close()
+    assert reply.startswith(b"HTTP/1.1 404"), reply[:100]
+
+
+async def test_the_websocket_checks_origin_host_and_token(served) -> None:
+    server, http, base, tokens, acted = served
+    ws_url = f"ws://127.0.0.1:{server.port}/ws?t={tokens['seat']}"
+    own = {"Origin": f"http://127.0.0.1:{server.port}"}
+    for headers in ({}, {"Origin": "http://evil.example"}, {"Origin": f"http://127.0.0.1:{server.port + 1}"},
+                    {"Origin": "null"}):
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await http.ws_connect(ws_url, headers=headers)
+        assert refused.value.status == 403, headers
+    with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+        await http.ws_connect(f"ws://127.0.0.1:{server.port}/ws?t=nope", headers=own)
+    assert refused.value.status == 403
+    with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # a DNS-rebinding name for this address
+        await http.ws_connect(ws_url, headers={"Origin": "http://rebind.example", "Host": "rebind.example"})
+    assert refused.value.status == 403
+    async with http.ws_connect(ws_url, headers=own) as ws:
+        assert (await ws.receive_json(timeout=10)) == {"kind": "seat", "acted": 0}  # the full state on connect
+        await ws.send_json({"do": "play", "card": 5})
+        assert (await ws.receive_json(timeout=10))["acted"] == 1
+    assert acted == [{"do": "play", "card": 5}]
+
+
+async def test_a_read_only_page_cannot_act_and_pages_are_bounded(served) -> None:
+    server, http, _base, tokens, acted = served
+    own = {"Origin": f"http://127.0.0.1:{server.port}"}
+    url = f"ws://127.0.0.1:{server.port}/ws?t="
+    opened = []
+    for _ in range(3):
+        ws = await http.ws_connect(url + tokens["tv"], headers=own)
+        assert (await ws.receive_json(timeout=10)) == {"kind": "tv"}
+        opened.append(ws)
+    await opened[0].send_json({"do": "play", "card": 5})
+    with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+        await http.ws_connect(url + tokens["seat"], headers=own)
+    assert refused.value.status == 503  # max_clients=3
+    for ws in opened:
+        await ws.close()
+    assert acted == []
+
+
+async def test_a_guest_link_works_for_the_first_browser_only(served) -> None:
+    server, http, base, tokens, _ = served
+    link = f"{base}/?t={tokens['guest']}"
+    async with http.get(link) as r:
+        assert r.status == 200  # the first browser claims the link (a cookie)
+    async with http.get(link) as r:
+        assert r.status == 200  # and can come back with it
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as other, other.get(link) as r:
+        assert r.status == 403
+
+
+async def test_the_browser_is_refused_without_the_token(browser, served) -> None:
+    _server, _http, base, tokens, _ = served
+    page = await browser.new_page()
+    response = await page.goto(f"{base}/?t=wrong")
+    assert response.status == 403
+    response = await page.goto(f"{base}/")
+    assert response.status == 403
+    response = await page.goto(f"{base}/?t={tokens['tv']}")
+    assert response.status == 200
+    await page.wait_for_function("document.body.dataset.kind === 'tv'")
