@@ -30,6 +30,7 @@ FRAME_LIMIT = MAX_FRAME + 1024  # a session message plus the [kind, payload] wra
 HANDSHAKE_TIMEOUT = 5.0
 IDLE_TIMEOUT = 20.0  # a peer silent this long is gone (peers ping every PING_EVERY)
 PING_EVERY = 5.0
+MAX_UNSENT = 16 * 1024 * 1024  # bytes queued to a peer that does not read before its link is cut
 
 
 class ConnectionFailed(Exception):
@@ -82,6 +83,9 @@ class Connection:
         self.sent: set[bytes] = set()  # session messages already sent on this link (never twice)
         self._pending: list[bytes] = []  # frames queued this turn of the event loop, written together
         self.faults = 0  # bad messages that came over this link
+        self.warned: set[str] = set()  # what was logged once about this link
+        self.dialed: tuple[str, int] | None = None  # the address we dialled, if we did
+        self.opened_at = 0.0  # loop time when the handshake completed (set by a dialer)
 
     @classmethod
     async def open(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: Identity,
@@ -170,6 +174,13 @@ class Connection:
         except (ConnectionError, OSError, RuntimeError) as exc:
             log.info("send to %s failed: %s", fingerprint(self.peer), exc)
             self.close()
+            return
+        unsent = self.writer.transport.get_write_buffer_size()
+        if unsent > MAX_UNSENT:
+            log.warning("cut off %s: it does not read (%d bytes unsent, over %d)", fingerprint(self.peer), unsent,
+                        MAX_UNSENT)
+            self.closed = True
+            self.writer.transport.abort()
 
     async def receive(self) -> tuple[str, Any]:
         """The next [kind, payload] frame; ConnectionFailed if the link is broken or the frame is not that shape."""

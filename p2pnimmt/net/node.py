@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import secrets
 from collections.abc import Callable
 from dataclasses import replace
@@ -24,7 +25,7 @@ from typing import Any
 from ..bots import NEEDED, Bot, bot_move
 from ..engine import Settings
 from ..protocol.delivery import meant_for
-from ..protocol.events import Event, Fault, GameAborted, GameOver, Outgoing
+from ..protocol.events import Event, Fault, GameAborted, GameOver, GameStarted, Outgoing
 from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
 from ..protocol.session import Journal, LocalError, Session
 from .connection import PING_EVERY, Connection, ConnectionFailed
@@ -32,8 +33,14 @@ from .members import Member, member_from
 
 log = logging.getLogger("p2pnimmt.net")
 
-REDIAL_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0)
 MAX_LINK_FAULTS = 20  # bad messages over one link before we hang up on it
+# Bounds (protocol.md section 14, "Membership and bounds"): over a cap, the source is cut off with one log line.
+MAX_SPECTATORS = 32  # spectators a host admits at once (each key one; they are removed when they leave)
+MAX_PENDING = 128  # connections not (yet) a member's: in the handshake, or authenticated and not joined
+MEMBER_WAIT = 10.0  # seconds a link may stay without becoming a member's (a host: without a join)
+DIAL_BACKOFF = (0.1, 5.0)  # the spacing of dials to one address doubles from the first to the second
+STABLE_LINK = 10.0  # a link that lasted this long resets its address's dial spacing
+MAX_DIAL_TABLE = 256  # addresses whose dial spacing is remembered
 PULL_EVERY = 0.5  # while waiting, ask peers for missing messages this often
 BYE_WAIT = 5.0  # after game over, how long to wait for the other peers' bye before leaving
 
@@ -78,6 +85,12 @@ class Node:
         self.tasks: set[asyncio.Task] = set()
         self.dialing: set[bytes] = set()
         self.refused: str | None = None
+        self.host_peer: bytes | None = None  # a joiner: the peer that answered our join (the host's link)
+        self._join_frame: dict[str, Any] | None = None  # what we asked the host, sent again on every redial
+        self._pending: dict[asyncio.StreamWriter, str] = {}  # connections not (yet) a member's -> why closed
+        self._members_changed = asyncio.Event()  # set and replaced whenever who is a member may have changed
+        self._dial_spacing: dict[tuple[str, int], tuple[float, float]] = {}  # address -> (next dial at, spacing)
+        self._cut_off: set[bytes] = set()  # peers cut off for going over a cap (logged once each)
         self.drop_after = drop_after  # seconds waited on one player before voting to drop it (0: never)
         self.bot_delay = bot_delay  # seconds a bot waits before each move (so people can follow)
 
@@ -171,9 +184,10 @@ class Node:
         conn = await self._dial(host, port)
         if self.session is None:
             self._new_session(conn.game_id)
+        self.host_peer = conn.peer
+        self._join_frame = {"name": self.name, "role": self.role, "bot": self.bot is not None, "port": self.port}
+        self._link(conn)  # the join goes first, then our heads (the host reads nothing else before a join)
         self.spawn(self._serve(conn, redial=(host, port)))
-        conn.send_nowait("join", {"name": self.name, "role": self.role, "bot": self.bot is not None,
-                                  "port": self.port})
 
     def resume(self, session: Session, wires: list[bytes], secrets: list[dict], *, as_host: bool = False) -> None:
         """Take up a game after a restart: rebuild the session from our transcript, then do what is owed.
@@ -181,13 +195,16 @@ class Node:
         `as_host`: this node hosted the game (it answers joins again; the lobby is over).
         """
         self.session = session
-        self.game_id = session.game_id
         outputs = session.replay(wires, secrets)
+        self.game_id = session.game_id  # known once the replay has taken the START (links need it)
         self._feed(outputs)
         self.spawn(self._watch_waiting())
         if as_host:
             self.is_host = True
             self.lobby_state = "playing"
+            if session.game is not None:  # what the lobby frame shows to spectators who join again
+                self.settings = session.game.settings
+                self.seats = session.players
 
     async def close(self) -> None:
         self.done.set()
@@ -202,11 +219,35 @@ class Node:
     # ----------------------------------------------------------------- links
 
     async def _dial(self, host: str, port: int) -> Connection:
+        """Dial an address (ours by discovery or the command line, or one a member gave us), never in a tight
+        loop: dials to one address are spaced DIAL_BACKOFF[0] apart, doubling up to DIAL_BACKOFF[1], until
+        a link to it lasts STABLE_LINK seconds."""
+        loop = asyncio.get_running_loop()
+        key = (host, port)
+        at, spacing = self._dial_spacing.get(key, (0.0, 0.0))
+        if at > loop.time():
+            await asyncio.sleep(at - loop.time())
+        spacing = min(DIAL_BACKOFF[1], max(DIAL_BACKOFF[0], spacing * 2))
+        if len(self._dial_spacing) >= MAX_DIAL_TABLE and key not in self._dial_spacing:
+            now = loop.time()
+            self._dial_spacing = {k: v for k, v in self._dial_spacing.items() if v[0] > now}
+        self._dial_spacing[key] = (loop.time() + spacing, spacing)
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5.0)
-        except (OSError, TimeoutError) as exc:
-            raise ConnectionFailed(f"cannot reach {host}:{port}: {exc}") from None
-        return await Connection.open(reader, writer, self.identity, self.game_id, dialer=True)
+        except TimeoutError:
+            raise ConnectionFailed(f"cannot reach {host}:{port}: no answer within 5 s") from None
+        except OSError as exc:
+            why = f"{os.strerror(exc.errno)} (errno {exc.errno})" if exc.errno else (str(exc) or type(exc).__name__)
+            raise ConnectionFailed(f"cannot reach {host}:{port}: {why}") from None
+        conn = await Connection.open(reader, writer, self.identity, self.game_id, dialer=True)
+        conn.dialed = key
+        conn.opened_at = loop.time()
+        return conn
+
+    def _link_ended(self, conn: Connection) -> None:
+        """A link we dialled lasted long enough: dial its address again at once if need be."""
+        if conn.dialed is not None and asyncio.get_running_loop().time() - conn.opened_at >= STABLE_LINK:
+            self._dial_spacing.pop(conn.dialed, None)
 
     async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
@@ -217,31 +258,95 @@ class Node:
         if self.game_id is None:
             writer.close()
             return
+        if len(self._pending) >= MAX_PENDING:  # the oldest is cut off: a flood of idle ones cannot keep joiners out
+            oldest = next(iter(self._pending))
+            self._pending[oldest] = (f"cut off: {MAX_PENDING} connections were waiting to become a member's "
+                                     "and this was the oldest")
+            oldest.close()
+            self._members_updated()  # wakes it if it waits to become a member
+        self._pending[writer] = ""
+        conn: Connection | None = None
         try:
             try:
                 conn = await Connection.open(reader, writer, self.identity, self.game_id, dialer=False)
+                member = await self._membership(conn)
             except ConnectionFailed as exc:
-                log.warning("refused a connection from %s: %s", address, exc)
+                why = self._pending.get(writer) or str(exc)
+                log.warning("refused a connection from %s%s: %s", address,
+                            f" ({fingerprint(conn.peer)})" if conn is not None else "", why)
                 return
-            await self._serve(conn)
+            finally:
+                self._pending.pop(writer, None)
+            if member:
+                await self._serve(conn)
         except asyncio.CancelledError:
             writer.close()  # the node is closing; asyncio would log a server callback that ends cancelled
 
+    def _is_member(self, peer: bytes) -> bool:
+        """An authenticated member of this game: the host we joined, a seat of the START, or one the host
+        admitted (a host: by its join; anyone else: as the host's lobby frame says)."""
+        session = self.session
+        return (peer == self.host_peer or peer in self.members
+                or (session is not None and session.start is not None and peer in session.keys))
+
+    async def _membership(self, conn: Connection) -> bool:
+        """Before a link counts, its peer must be a member. A host reads only a join (or ping) from a
+        non-member, for MEMBER_WAIT seconds; anyone else reads nothing from it and waits that long for
+        the host to name it (a player's mesh dial can come before the host's lobby frame). Raises
+        ConnectionFailed with the reason when the peer is not a member in time; False if it was refused."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + MEMBER_WAIT
+        while not self._is_member(conn.peer):
+            if conn.closed:
+                return False  # refused (and told why)
+            if conn.writer.is_closing():
+                raise ConnectionFailed("closed")  # cut off as the oldest waiting (the reason is in _pending)
+            if loop.time() >= deadline:
+                conn.close()
+                raise ConnectionFailed(f"not a member of this game after {MEMBER_WAIT:.0f} s"
+                                       + (" (no join)" if self.is_host else ""))
+            if self.is_host:
+                try:
+                    async with asyncio.timeout(deadline - loop.time()):
+                        kind, payload = await conn.receive()
+                except TimeoutError:
+                    continue
+                if kind == "join":
+                    self._join(conn, payload)
+                elif kind != "ping":
+                    conn.close()
+                    raise ConnectionFailed(f"sent {kind[:40]!r} before joining (a non-member may send only a join)")
+            else:
+                changed = self._members_changed
+                try:
+                    await asyncio.wait_for(changed.wait(), max(0.0, deadline - loop.time()))
+                except TimeoutError:
+                    pass
+        return not conn.closed
+
+    def _members_updated(self) -> None:
+        changed, self._members_changed = self._members_changed, asyncio.Event()
+        changed.set()
+
     def _link(self, conn: Connection) -> None:
+        if self.links.get(conn.peer) is conn:
+            return
         old = self.links.get(conn.peer)
-        if old is not None and old is not conn:
+        if old is not None:
             old.close()
         self.links[conn.peer] = conn
         assert self.session is not None  # links are served once the node has its session
+        if conn.peer == self.host_peer and self._join_frame is not None:
+            conn.send_nowait("join", self._join_frame)
         conn.send_nowait("heads", self.session.heads())
 
     async def _serve(self, conn: Connection, redial: tuple[str, int] | None = None) -> None:
-        """Read frames from one link until it breaks; the dialling side then redials."""
+        """Read frames from one member's link until it breaks; the dialling side then redials."""
         while True:
             self._link(conn)
             pinger = self.spawn(self._ping(conn))
             try:
-                while True:
+                while not conn.closed:
                     kind, payload = await conn.receive()
                     self._frame(conn, kind, payload)
             except ConnectionFailed as exc:
@@ -250,8 +355,10 @@ class Node:
             finally:
                 pinger.cancel()
                 conn.close()
+                self._link_ended(conn)
                 if self.links.get(conn.peer) is conn:
                     del self.links[conn.peer]
+                    self._left(conn.peer)
             if redial is None or self.done.is_set():
                 return
             again = await self._redial(conn.peer, *redial)
@@ -259,13 +366,19 @@ class Node:
                 return
             conn = again
 
+    def _left(self, peer: bytes) -> None:
+        """A member's link is gone: a host removes a spectator who left (it may join again)."""
+        member = self.members.get(peer)
+        if self.is_host and member is not None and member.role == "spectator" and not self.done.is_set():
+            del self.members[peer]
+            self._announce()
+
     async def _redial(self, peer: bytes, host: str, port: int) -> Connection | None:
-        for attempt in range(10_000):
-            if self.done.is_set():
-                return None
+        """Dial `peer` at its address until it answers (spaced by _dial), the other side gets through, or
+        the game ends."""
+        while not self.done.is_set():
             if peer in self.links:  # the other side got through first
                 return None
-            await asyncio.sleep(REDIAL_DELAYS[min(attempt, len(REDIAL_DELAYS) - 1)])
             try:
                 conn = await self._dial(host, port)
             except ConnectionFailed as exc:
@@ -275,6 +388,9 @@ class Node:
                 log.warning("%s:%d now answers as %s, not %s", host, port, fingerprint(conn.peer), fingerprint(peer))
                 conn.close()
                 continue
+            if self.done.is_set() or peer in self.links:
+                conn.close()
+                return None
             return conn
         return None
 
@@ -302,33 +418,58 @@ class Node:
     # ----------------------------------------------------------------- frames
 
     def _frame(self, conn: Connection, kind: str, payload: Any) -> None:
-        assert self.session is not None  # frames come over links, which _link gave our heads (of the session)
+        """One frame from a member's link (links are members' only: see _membership)."""
+        session = self.session
+        assert session is not None  # frames come over links, which _link gave our heads (of the session)
         if kind == "msg":
             if isinstance(payload, bytes):
                 conn.sent.add(payload)  # it has this one: never send it back on this link
-                outputs = self.session.receive(payload, via=conn.peer)
+                outputs = session.receive(payload, via=conn.peer)
                 conn.faults += sum(1 for item in outputs if isinstance(item, Fault) and item.peer == conn.peer)
                 self._feed(outputs)
+                for peer, what in session.inbox.overflowed().items():
+                    self._cut(peer, what)
             else:
                 conn.faults += 1
                 log.warning("%s sent a msg frame without bytes", fingerprint(conn.peer))
-            if conn.faults > MAX_LINK_FAULTS:
+            if conn.faults > MAX_LINK_FAULTS and not conn.closed:
                 log.warning("closing the link to %s: %d bad messages", fingerprint(conn.peer), conn.faults)
                 conn.close()
         elif kind == "heads":
-            for wire in self.session.missing_for(payload):
+            for wire in session.missing_for(payload):
                 conn.send_message(wire)
         elif kind == "join" and self.is_host:
             self._join(conn, payload)
-        elif kind == "lobby" and not self.is_host:
-            self._lobby(payload)
-        elif kind == "refuse" and not self.is_host:
-            self.refused = str(payload)[:200]
-            self.done.set()
+        elif kind in ("lobby", "refuse"):
+            if self.is_host or conn.peer != self.host_peer:  # only the host we joined speaks for the lobby
+                if kind not in conn.warned:
+                    conn.warned.add(kind)
+                    log.warning("ignored a %s frame from %s: only the host's link may send one", kind,
+                                fingerprint(conn.peer))
+            elif kind == "lobby":
+                self._lobby(payload)
+            elif session.start is None or session.seat is None:  # after START the host has no special power
+                self.refused = str(payload)[:200]
+                self.done.set()
         elif kind == "bye":
             self.byes.add(conn.peer)
         elif kind != "ping":
             log.warning("%s sent an unknown frame kind %r", fingerprint(conn.peer), kind[:40])
+
+    def _cut(self, peer: bytes, what: str) -> None:
+        """`peer` went over a cap: close its link; a spectator is removed (and not admitted again)."""
+        conn = self.links.get(peer)
+        member = self.members.get(peer)
+        spectator = member is not None and member.role == "spectator"
+        if peer not in self._cut_off:
+            self._cut_off.add(peer)
+            log.warning("cut off %s%s: it sent %s", fingerprint(peer), " (a spectator, removed)" if spectator else "",
+                        what)
+        if conn is not None:
+            conn.close()
+        if spectator and self.is_host:
+            del self.members[peer]
+            self._announce()
 
     def _join(self, conn: Connection, payload: Any) -> None:
         if not isinstance(payload, dict):
@@ -340,11 +481,27 @@ class Node:
         if member is None:
             self._refuse(conn, "malformed join: name, role (player|spectator), bot, port")
             return
-        if member.role == "player" and conn.peer not in self.members and (
+        session = self.session
+        seated = session is not None and session.start is not None and conn.peer in session.keys
+        known = self.members.get(conn.peer)
+        if conn.peer in self._cut_off:
+            self._refuse(conn, "cut off: you went over a limit of this node")
+            return
+        if member.role == "player" and not seated and (known is None or known.role != "player") and (
                 len(self.players()) >= self.seats or self.lobby_state != "lobby"):
             self._refuse(conn, "the table is full" if self.lobby_state == "lobby" else "the game has started")
             return
+        if member.role == "spectator" and seated:
+            member = replace(member, role="player")  # a seat stays a seat
+        if member.role == "spectator" and known is None:
+            spectators = sum(1 for m in self.members.values() if m.role == "spectator")
+            if spectators >= MAX_SPECTATORS:
+                log.warning("refused %s as a spectator: %d are watching already", fingerprint(conn.peer),
+                            MAX_SPECTATORS)
+                self._refuse(conn, f"too many spectators ({MAX_SPECTATORS})")
+                return
         self.members[conn.peer] = member
+        self._link(conn)
         self._announce()
         if self.lobby_state == "lobby" and len(self.players()) == self.seats:
             self._start()
@@ -386,13 +543,15 @@ class Node:
         body = self._lobby_body()
         for conn in self.links.values():
             conn.send_nowait("lobby", body)
+        self._members_updated()
         self._lobby_changed()
 
     def _lobby(self, payload: Any) -> None:
         if not isinstance(payload, dict) or not isinstance(payload.get("members"), list):
             return
-        members = [member_from(m) for m in payload["members"]]
+        members = [member_from(m) for m in payload["members"][:MAX_SPECTATORS + 10]]
         self.members = {m.peer: m for m in members if m is not None}
+        self._members_updated()
         seats = payload.get("seats")
         self.seats = seats if type(seats) is int else self.seats
         state = payload.get("state")
@@ -434,6 +593,8 @@ class Node:
                     if meant_for(item, peer, seated):
                         conn.send_message(item.wire)
             else:
+                if isinstance(item, GameStarted):
+                    self._members_updated()  # the START's roster are members
                 self._event(item)
 
     def _event(self, event: Event) -> None:

@@ -50,6 +50,18 @@ def _check_depth(value: Any) -> None:
                 stack.append((child, depth + 1))
 
 
+def _why(exc: BaseException) -> str:
+    """What msgpack found wrong; its exceptions often carry no message, so name the kind at least."""
+    text = str(exc)
+    if text:
+        return text
+    if isinstance(exc, msgpack.FormatError):
+        return "FormatError (a reserved or invalid type byte)"
+    if isinstance(exc, msgpack.StackError):
+        return "StackError (nested too deep)"
+    return type(exc).__name__
+
+
 def decode(data: bytes, limit: int = MAX_FRAME) -> Any:
     """Decode one untrusted msgpack value of at most `limit` bytes.
 
@@ -80,7 +92,7 @@ def decode(data: bytes, limit: int = MAX_FRAME) -> Any:
     except msgpack.ExtraData:
         raise DecodeError("trailing bytes after the msgpack value") from None
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
-        raise DecodeError(f"not valid msgpack: {exc or type(exc).__name__}") from None
+        raise DecodeError(f"not valid msgpack: {_why(exc)}") from None
     if isinstance(value, (list, dict)):
         _check_depth(value)
     return value

@@ -24,9 +24,17 @@ from .envelope import NO_PREVIOUS, Envelope, open_envelope
 from .identity import game_id_for, peer_id
 from .messages import BodyError, check_body
 
-MAX_EARLY = 256  # messages held per delivering peer before START is known (signatures cannot be checked yet)
-MAX_EARLY_PEERS = 64
+# What a node holds before it can accept it is capped per source and in total (protocol.md section 14,
+# "Bounds"). A message over a cap is not held (it comes again, in order, on the next resync); a delivering
+# peer that overflows a cap is reported by `overflowed()` so the carrier can cut it off.
+MAX_EARLY = 64  # messages held per delivering peer before START is known (signatures cannot be checked yet)
+MAX_EARLY_BYTES = 256 * 1024  # bytes held per delivering peer before START
+MAX_EARLY_PEERS = 64  # delivering peers with messages held before START
+MAX_EARLY_TOTAL = 2 * 1024 * 1024  # bytes held before START, all peers together
 MAX_AHEAD = 512  # messages held per sender ahead of its chain
+MAX_AHEAD_BYTES = 1024 * 1024  # bytes held per sender ahead of its chain
+MAX_AHEAD_TOTAL = 8 * 1024 * 1024  # bytes held ahead, all senders together
+MAX_HELD_WIRE = 16 * 1024  # a message larger than this is never held early or ahead (honest ones are < 4 KB)
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,9 @@ class Inbox:
         self._seen: dict[tuple[bytes, int], Envelope] = {}  # (sender, seq) -> accepted message
         self._ahead: dict[bytes, dict[int, Envelope]] = {}
         self._early: dict[bytes | None, list[bytes]] = {}  # via -> held messages, before START
+        self._early_bytes: dict[bytes | None, int] = {}  # via -> bytes held early
+        self._ahead_bytes: dict[bytes, int] = {}  # sender -> bytes held ahead
+        self._overflowed: dict[bytes, str] = {}  # delivering peer -> which cap it went over, until collected
         self._direct: set[tuple[bytes, int]] = set()  # (sender, seq) received from the sender itself
         self._wires: dict[bytes, Envelope] = {}  # exact wire bytes of every signed message held
 
@@ -85,6 +96,21 @@ class Inbox:
     def heads(self) -> list[list[bytes | int]]:
         """[[sender, number of its messages accepted], ...]."""
         return [[sender, seq] for sender, (seq, _last) in self._heads.items()]
+
+    def held(self) -> tuple[int, int]:
+        """(messages, bytes) held early or ahead now."""
+        early = sum(len(q) for q in self._early.values())
+        ahead = sum(len(a) for a in self._ahead.values())
+        return early + ahead, sum(self._early_bytes.values()) + sum(self._ahead_bytes.values())
+
+    def overflowed(self) -> dict[bytes, str]:
+        """The delivering peers that went over a cap since the last call, with the cap: cut them off."""
+        found, self._overflowed = self._overflowed, {}
+        return found
+
+    def _over(self, via: bytes | None, what: str) -> None:
+        if via is not None:
+            self._overflowed.setdefault(via, what)
 
     # ----------------------------------------------------------------- the gates
 
@@ -129,21 +155,42 @@ class Inbox:
             yield Refused(via, "bad-signature", f"{env.kind} #{env.seq} claiming to be from {self.who(env.sender)}, "
                                                 f"delivered by {self.who(via)}, has a signature that does not verify")
             return
+        if known is not None and env.seq > self.head(env.sender)[0] and len(wire) > MAX_HELD_WIRE:
+            return  # not held (too large to be ahead); it comes again in order, and is judged then
         if known is not None:
             yield Refused(env.sender, "equivocation", f"{self.who(env.sender)} signed two different messages "
                           f"#{env.seq} ({known.kind} and {env.kind})", True, (known.wire, env.wire))
             return
+        next_seq, _ = self.head(env.sender)
+        if env.seq > next_seq and not self._hold_ahead(env, via):
+            return
         if via == env.sender:
             self._direct.add((env.sender, env.seq))
-        self._wires[env.wire] = env
-        next_seq, _ = self.head(env.sender)
         if env.seq > next_seq:
-            ahead = self._ahead.setdefault(env.sender, {})
-            if len(ahead) < MAX_AHEAD:
-                ahead[env.seq] = env
             return
+        self._wires[env.wire] = env
         yield Ready(env, via)
         yield from self._drain(env.sender)
+
+    def _hold_ahead(self, env: Envelope, via: bytes | None) -> bool:
+        """Hold `env`, ahead of its sender's chain, if the caps allow; False if it is not held."""
+        size = len(env.wire)
+        ahead = self._ahead.setdefault(env.sender, {})
+        used = self._ahead_bytes.get(env.sender, 0)
+        if size > MAX_HELD_WIRE:
+            what = f"a {size}-byte message ahead of its chain (at most {MAX_HELD_WIRE} are held)"
+        elif len(ahead) >= MAX_AHEAD or used + size > MAX_AHEAD_BYTES:
+            what = f"more than {MAX_AHEAD} messages or {MAX_AHEAD_BYTES} bytes held ahead for one sender"
+        elif sum(self._ahead_bytes.values()) + size > MAX_AHEAD_TOTAL:
+            what = f"more than {MAX_AHEAD_TOTAL} bytes held ahead in total"
+        else:
+            ahead[env.seq] = env
+            self._ahead_bytes[env.sender] = used + size
+            self._wires[env.wire] = env
+            return True
+        if via == env.sender:  # only the sender can make new signed messages: a relay is not blamed
+            self._over(via, what)
+        return False
 
     def _before_start(self, env: Envelope, wire: bytes, via: bytes | None) -> Iterator[Found]:
         if env.kind == "START" and env.seq == 0:
@@ -155,16 +202,25 @@ class Inbox:
             yield StartFound(env, via)
             yield from self._drain(env.sender)
             early, self._early = self._early, {}
+            self._early_bytes = {}
             for held_via, held in early.items():
                 for held_wire in held:
                     yield from self.ingest(held_wire, held_via)
             return
-        # A quota per delivering peer: a flood from one peer cannot crowd out what others deliver.
+        # A quota per delivering peer and in total: a flood from one peer cannot crowd out what others deliver.
         queue = self._early.get(via)
-        if queue is None and len(self._early) < MAX_EARLY_PEERS:
-            queue = self._early[via] = []
-        if queue is not None and len(queue) < MAX_EARLY:
-            queue.append(wire)
+        used = self._early_bytes.get(via, 0)
+        if len(wire) > MAX_HELD_WIRE:
+            self._over(via, f"a {len(wire)}-byte message before START (at most {MAX_HELD_WIRE} are held)")
+        elif queue is None and len(self._early) >= MAX_EARLY_PEERS:
+            self._over(via, f"messages before START when {MAX_EARLY_PEERS} peers already have some held")
+        elif (queue is not None and len(queue) >= MAX_EARLY) or used + len(wire) > MAX_EARLY_BYTES:
+            self._over(via, f"more than {MAX_EARLY} messages or {MAX_EARLY_BYTES} bytes before START")
+        elif sum(self._early_bytes.values()) + len(wire) > MAX_EARLY_TOTAL:
+            self._over(via, f"more than {MAX_EARLY_TOTAL} bytes held before START in total")
+        else:
+            self._early.setdefault(via, []).append(wire)
+            self._early_bytes[via] = used + len(wire)
 
     def _duplicate(self, env: Envelope, via: bytes | None) -> Iterator[Found]:
         """A copy of a message we hold. Copies relayed by others are normal; the sender sending it twice is a replay."""
@@ -181,6 +237,7 @@ class Inbox:
             env = ahead.pop(next_seq, None)
             if env is None:
                 return
+            self._ahead_bytes[sender] -= len(env.wire)
             yield Ready(env, None)
 
     # ----------------------------------------------------------------- accepting

@@ -12,7 +12,7 @@ link(record) = SHA-256(LINK_TAG || the record's msgpack bytes).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from typing import Any
 
 from .codec import MAX_FRAME, DecodeError, decode, encode
@@ -25,6 +25,11 @@ FORMAT = 1
 LINK_TAG = b"p2pnimmt/transcript-link/v1"
 SEAL_TAG = b"p2pnimmt/transcript-seal/v1"
 MAX_RECORD = MAX_FRAME + 1024
+# Fault records are capped so that nothing anyone sends can grow a transcript without bound or make a
+# record too large to read (protocol.md section 13, "Fault records").
+MAX_FAULTS_PER_PEER = 32  # non-fatal fault records blaming one peer (or no one)
+MAX_FAULTS = 256  # non-fatal fault records in one transcript
+MAX_DETAIL = 500  # characters of a fault record's detail
 
 
 def link(record: bytes) -> bytes:
@@ -35,9 +40,22 @@ def frame(record: bytes) -> bytes:
     return len(record).to_bytes(4, "big") + record
 
 
-def fault_payload(fault: Fault) -> dict[str, Any]:
-    return {"peer": fault.peer, "code": fault.code, "detail": fault.detail, "fatal": fault.fatal,
-            "evidence": list(fault.evidence)}
+def fault_payload(fault: Fault, recorded: Container[bytes] = ()) -> dict[str, Any]:
+    """The payload of a fault record: the evidence that is not already a `msg` record of this transcript
+    (a replay holds those already, so the rest leads it to the same verdict), the detail cut to MAX_DETAIL
+    characters, and at most as much evidence as fits in MAX_RECORD (in order; the first that does not fit
+    and all after it are left out)."""
+    payload: dict[str, Any] = {"peer": fault.peer, "code": fault.code, "detail": fault.detail[:MAX_DETAIL],
+                               "fatal": fault.fatal, "evidence": []}
+    room = MAX_RECORD - len(encode([2**63, bytes(32), "fault", payload]))
+    for wire in fault.evidence:
+        if wire in recorded:
+            continue
+        room -= len(encode(wire)) + 2  # + the array's header growing (at most 2 bytes for <= 65,535 items)
+        if room < 0:
+            break
+        payload["evidence"].append(wire)
+    return payload
 
 
 class TranscriptJournal(Journal):
@@ -57,6 +75,9 @@ class TranscriptJournal(Journal):
         self.index = 0
         self.last = link(header)
         self.sealed = False
+        self.recorded: set[bytes] = set()  # the wire bytes of every msg record
+        self.fault_counts: dict[bytes | None, int] = {}  # non-fatal fault records by the peer they blame
+        self.faults_left_out = 0  # non-fatal faults over the caps, not recorded
         self.sink(frame(header))
 
     def _keep(self, sink: Callable[[bytes], None]) -> Callable[[bytes], None]:
@@ -75,12 +96,19 @@ class TranscriptJournal(Journal):
         journal.data = bytearray(data)
         journal.sink, journal.recorder, journal.secret_sink = journal._keep(sink), recorder, secret_sink
         journal.index, journal.last, journal.sealed = 0, b"", False
+        journal.recorded, journal.fault_counts, journal.faults_left_out = set(), {}, 0
         for _offset, record in frames(data):
             journal.last = link(record)
             fields = decode(record, MAX_RECORD)
             if isinstance(fields, list) and len(fields) == 4:
                 journal.index = fields[0]
                 journal.sealed = fields[2] == "seal"
+                if fields[2] == "msg" and isinstance(fields[3], bytes):
+                    journal.recorded.add(fields[3])
+                elif fields[2] == "fault" and isinstance(fields[3], dict) and not fields[3].get("fatal"):
+                    peer = fields[3].get("peer")
+                    key = peer if isinstance(peer, bytes) else None
+                    journal.fault_counts[key] = journal.fault_counts.get(key, 0) + 1
         return journal
 
     def _write(self, kind: str, payload: Any) -> None:
@@ -93,11 +121,19 @@ class TranscriptJournal(Journal):
 
     def message(self, wire: bytes) -> None:
         super().message(wire)
+        self.recorded.add(wire)
         self._write("msg", wire)
 
     def fault(self, fault: Fault) -> None:
+        """Record a fault; a non-fatal one only while under MAX_FAULTS_PER_PEER and MAX_FAULTS."""
+        if not fault.fatal:
+            count = self.fault_counts.get(fault.peer, 0)
+            if count >= MAX_FAULTS_PER_PEER or sum(self.fault_counts.values()) >= MAX_FAULTS:
+                self.faults_left_out += 1
+                return
+            self.fault_counts[fault.peer] = count + 1
         super().fault(fault)
-        self._write("fault", fault_payload(fault))
+        self._write("fault", fault_payload(fault, self.recorded))
 
     def secret(self, record: dict[str, Any]) -> None:
         super().secret(record)

@@ -1,0 +1,204 @@
+"""Bounds everywhere (issue 12, finding 2) and logs that say why.
+
+Every buffer, table and record kind has a cap per source and in total; over it the source is cut off
+with one log line naming it, and nothing anyone sends can make a transcript unreadable, unverifiable or
+grow without bound. Real processes on 127.0.0.1 with the raw-socket attacker of tests/attacker.py; the
+fault record's size is also checked in process, where two 64 KB signed messages are easy to make.
+The host's memory under each flood is measured by benchmarks/flood_bench.py; here only its peak (VmHWM)
+is compared with a bound far below what the unbounded build reached (1 GB), never a timing.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import socket
+from collections import Counter
+from pathlib import Path
+
+from attacker import LOOPBACK, Attacker, peak_rss_mb
+
+from p2pnimmt.engine import Settings
+from p2pnimmt.net.node import MAX_LINK_FAULTS
+from p2pnimmt.protocol.envelope import NO_PREVIOUS, open_envelope, seal
+from p2pnimmt.protocol.events import Fault, Outgoing
+from p2pnimmt.protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
+from p2pnimmt.protocol.inbox import MAX_EARLY_TOTAL, MAX_HELD_WIRE
+from p2pnimmt.protocol.session import Session
+from p2pnimmt.protocol.transcript import MAX_FAULTS_PER_PEER, MAX_RECORD, TranscriptJournal, frames
+from p2pnimmt.protocol.verify import verify_transcript
+
+LO = ["--interface", LOOPBACK]
+SHORT = ["--rounds", "1", "--no-points"]
+
+
+def final_scores(text: str) -> str:
+    match = re.search(r"final scores: (.*)", text)
+    assert match, f"no final scores in:\n{text}"
+    return match.group(1)
+
+
+def start_host(procs, tmp_path: Path, seats: int = 2):
+    host = procs(["host", "--headless", "--seats", str(seats), *LO, "--name", "ann", *SHORT,
+                  "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
+    port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    return host, port
+
+
+def play_it_out(tmp_path: Path, procs, host, port: int) -> None:
+    """A real joiner fills the table: the game is played to its end, agreed and verified."""
+    bob = procs(["join", "XXXX", "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", "bob",
+                 "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
+    assert bob.finish(90) == 0, bob.text()
+    assert host.finish(90) == 0, host.text()
+    assert final_scores(bob.text()) == final_scores(host.text())
+    for name in ("ann", "bob"):
+        verdict = verify_transcript((tmp_path / f"{name}.p2pt").read_bytes())
+        assert verdict.ok, (name, verdict.report())
+        assert "Traceback" not in (tmp_path / f"{name}.out").read_text()
+
+
+def flood(a: Attacker, wires: list[bytes]) -> int:
+    """Send `wires` as msg frames until the other side hangs up; how many went out."""
+    sent = 0
+    try:
+        for wire in wires:
+            a.send("msg", wire)
+            sent += 1
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    return sent
+
+
+def test_a_flood_of_held_messages_before_start_is_cut_off(tmp_path: Path, procs) -> None:
+    """Finding 2. 64 fresh keys each send 256 signed 60 KB messages before START (the build without caps went
+    from 40 MB to 1 GB). Half have not joined: the first msg frame cuts them off. Half joined as spectators
+    (members): each is cut off at its own cap, the later ones at the total cap, one log line each, and the
+    host's peak memory stays far below the flood's size; then the game is played normally."""
+    host, port = start_host(procs, tmp_path)
+    keys = []
+    for k in range(64):
+        a = Attacker.dial(port)
+        keys.append(a.identity.peer)
+        size = 60_000
+        if k % 2:
+            a.join("spectator", name=f"flood{k}")
+            a.lobby()
+            size = 60_000 if k == 1 else MAX_HELD_WIRE - 1_000  # one over the size cap; the rest fill the others
+        flood(a, [a.padded(seq, size) for seq in range(256)])
+        a.closed_by_peer()
+        a.close()
+    members = keys[1::2]
+    for peer in members:
+        host.wait_for(rf"cut off {fingerprint(peer)} \(a spectator, removed\): it sent ")
+    for peer in members:
+        assert len(re.findall(rf"cut off {fingerprint(peer)}", host.text())) == 1
+    assert f"more than {MAX_EARLY_TOTAL} bytes held before START in total" in host.text()
+    assert "more than 64 messages or 262144 bytes before START" in host.text()
+    assert f"(at most {MAX_HELD_WIRE} are held)" in host.text()
+    assert len(re.findall(r"refused a connection from .*: sent 'msg' before joining", host.text())) == 32
+    peak = peak_rss_mb(host.popen.pid)
+    assert peak < 200, f"the host's peak memory was {peak:.0f} MB under a {64 * 256 * 60_000 >> 20} MB flood"
+    play_it_out(tmp_path, procs, host, port)
+
+
+def test_bad_messages_close_the_link_once_and_fault_records_are_capped(tmp_path: Path, procs) -> None:
+    """A member (a spectator) sends garbage msg frames over 4 links in turn: each link is closed once with
+    one log line (not one per frame, as before), and the host's transcript holds at most
+    MAX_FAULTS_PER_PEER fault records blaming it, however many it sends; the transcript verifies."""
+    host, port = start_host(procs, tmp_path)
+    me = Identity.generate()
+    for _ in range(4):
+        a = Attacker.dial(port, identity=me)
+        a.join("spectator", name="junk")
+        a.lobby()
+        a.raw(b"".join(a.frame_bytes("msg", b"\xc1" + bytes([k])) for k in range(3 * MAX_LINK_FAULTS)))
+        assert a.closed_by_peer()
+        a.close()
+    lines = re.findall(rf"closing the link to {fingerprint(me.peer)}: \d+ bad messages", host.text())
+    assert len(lines) == 4, host.text()
+    assert "not valid msgpack: FormatError (a reserved or invalid type byte)" in host.text()
+    play_it_out(tmp_path, procs, host, port)
+    verdict = verify_transcript((tmp_path / "ann.p2pt").read_bytes())
+    blamed = Counter(f.get("peer") for f in verdict.faults_recorded)
+    assert blamed[me.peer] == MAX_FAULTS_PER_PEER, blamed
+
+
+def test_cannot_reach_says_why(tmp_path: Path, procs) -> None:
+    """Logs that say why: a join to a port where nobody listens names the reason (it ended with ': ' before)."""
+    with socket.socket() as s:
+        s.bind((LOOPBACK, 0))
+        closed_port = s.getsockname()[1]
+    joiner = procs(["join", "XXXX", "--headless", "--peer", f"{LOOPBACK}:{closed_port}", *LO,
+                    "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "j.out")
+    assert joiner.finish(30) == 1
+    assert re.search(rf"cannot reach 127\.0\.0\.1:{closed_port}: Connection refused \(errno \d+\)", joiner.text()), \
+        joiner.text()
+
+
+# ----------------------------------------------------------------- fault records fit their limit (in process)
+
+
+def two_seats() -> tuple[Session, Session, Identity, bytearray, bytes]:
+    """A host session (with its transcript) and a second seat, past START and the second seat's START_ACK."""
+    ann, eve = Identity.generate(), Identity.generate()
+    salt = secrets.token_bytes(SALT_SIZE)
+    game_id = game_id_for(ann.public_key, salt)
+    data = bytearray()
+    host = Session(ann, game_id=game_id, journal=TranscriptJournal(data.extend, ann))
+    out = host.host(salt, Settings(players=2, deal="open", max_rounds=1, point_limit=None),
+                    [(ann.public_key, "ann", True), (eve.public_key, "eve", True)])
+    start = next(o.wire for o in out if isinstance(o, Outgoing))
+    other = Session(eve, game_id=game_id)
+    ack = next(o.wire for o in other.receive(start, via=ann.peer)
+               if isinstance(o, Outgoing) and open_envelope(o.wire).sender == eve.peer)
+    host.receive(ack, via=eve.peer)
+    return host, other, eve, data, game_id
+
+
+def records_fit(data: bytes) -> None:
+    for _offset, record in frames(data):  # raises at a record over the limit
+        assert len(record) <= MAX_RECORD
+
+
+def test_equivocation_with_a_64_kb_message_is_recorded_within_the_limit() -> None:
+    """The found gap: a fault record's evidence could hold two 64 KB signed messages, over the transcript's
+    record limit, so verify refused the whole file. Evidence already in the transcript is not repeated, so
+    the record fits and verify reaches the true verdict (aborted; eve at fault)."""
+    host, _other, eve, data, game_id = two_seats()
+    big = seal(eve, game_id, 0, NO_PREVIOUS, "START_ACK", {"pad": b"\x00" * 65_000}).wire
+    host.receive(big, via=eve.peer)
+    assert host.fault is not None and host.fault.code == "equivocation"
+    host.journal.seal()
+    records_fit(bytes(data))
+    verdict = verify_transcript(bytes(data))
+    assert not verdict.ok and "equivocation" in verdict.report() and "eve" in verdict.report(), verdict.report()
+    assert "not supported by its evidence" not in verdict.report()
+
+
+def test_equivocation_ahead_of_the_chain_is_recorded_within_the_limit() -> None:
+    """Two different messages for a sequence number ahead of the chain (neither accepted, so both must be in
+    the record): each held message is at most MAX_HELD_WIRE bytes, so the pair fits; a larger one is not
+    held at all (and its deliverer, its signer, is reported to be cut off)."""
+    host, _other, eve, data, game_id = two_seats()
+    too_big = seal(eve, game_id, 7, NO_PREVIOUS, "PLAY_COMMIT", {"pad": b"\x00" * MAX_HELD_WIRE}).wire
+    host.receive(too_big, via=eve.peer)
+    assert eve.peer in host.inbox.overflowed() and host.inbox.held() == (0, 0)
+    first, second = (seal(eve, game_id, 7, NO_PREVIOUS, "PLAY_COMMIT", {"pad": bytes([k]) * (MAX_HELD_WIRE - 300)}).wire
+                     for k in (1, 2))
+    host.receive(first, via=eve.peer)
+    host.receive(second, via=eve.peer)
+    assert host.fault is not None and host.fault.code == "equivocation"
+    host.journal.seal()
+    records_fit(bytes(data))
+    verdict = verify_transcript(bytes(data))
+    assert "equivocation" in verdict.report() and "not supported" not in verdict.report(), verdict.report()
+
+
+def test_a_fault_record_never_exceeds_the_limit() -> None:
+    """Whatever a Fault carries (two 64 KB messages, a long detail), its record fits in MAX_RECORD."""
+    data = bytearray()
+    journal = TranscriptJournal(data.extend, Identity.generate())
+    wires = (b"\x01" * 65_536, b"\x02" * 65_536)
+    journal.fault(Fault(bytes(16), "equivocation", "x" * 100_000, True, wires))
+    records_fit(bytes(data))

@@ -1,0 +1,176 @@
+"""Membership (issue 12, finding 1): only an authenticated member of this game can change what a node does.
+
+Real `p2pnimmt` processes on 127.0.0.1; the attacker (tests/attacker.py) is a raw socket that passes the
+real handshake with a fresh key, or joins as a spectator first (spectators are members too). Each test ends
+with the honest game played to its end: every honest process exits 0, the scores agree, every transcript
+verifies, and nothing is left running (the `procs` fixture kills by pid whatever a failure left).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from attacker import Attacker, Listener
+
+from p2pnimmt.net.node import MAX_SPECTATORS, MEMBER_WAIT
+from p2pnimmt.protocol.identity import Identity, fingerprint, peer_id
+from p2pnimmt.protocol.verify import verify_transcript
+
+LOOPBACK = "127.0.0.1"
+LO = ["--interface", LOOPBACK]
+SHORT = ["--rounds", "1", "--no-points"]
+
+
+def final_scores(text: str) -> str:
+    match = re.search(r"final scores: (.*)", text)
+    assert match, f"no final scores in:\n{text}"
+    return match.group(1)
+
+
+def start_host(procs, tmp_path: Path, seats: int, extra: list[str] = SHORT):
+    host = procs(["host", "--headless", "--seats", str(seats), *LO, "--name", "ann", *extra,
+                  "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
+    host.wait_for(r"code: (\w{4})")
+    port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    return host, port
+
+
+def joiner(procs, tmp_path: Path, port: int, name: str, role: str = "join"):
+    return procs([role, "XXXX", "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", name,
+                  "--transcript", str(tmp_path / f"{name}.p2pt")], tmp_path / f"{name}.out")
+
+
+def members_of(lobby: dict) -> dict[str, dict]:
+    return {m["name"]: m for m in lobby["members"]}
+
+
+def lobby_with(a: Attacker, check, timeout: float = 20.0) -> dict:
+    """Read lobby frames until one passes `check`."""
+    while True:
+        lobby = a.lobby(timeout)
+        if check(lobby):
+            return lobby
+
+
+def all_finish_and_agree(tmp_path: Path, procs_by_name: dict) -> None:
+    for name, proc in procs_by_name.items():
+        assert proc.finish(90) == 0, (name, proc.text())
+    scores = {final_scores(proc.text()) for proc in procs_by_name.values()}
+    assert len(scores) == 1, scores
+    for name in procs_by_name:
+        verdict = verify_transcript((tmp_path / f"{name}.p2pt").read_bytes())
+        assert verdict.ok, (name, verdict.report())
+    for name, proc in procs_by_name.items():
+        assert "Traceback" not in proc.text(), (name, proc.text())
+        assert "refused by the host" not in proc.text(), (name, proc.text())
+
+
+def test_forged_refuse_and_lobby_frames_to_a_player_are_ignored(tmp_path: Path, procs) -> None:
+    """Finding 1. A stranger joins as a spectator, reads the players' ports from the lobby frame, and sends
+    `refuse` and a forged `lobby` (pointing at an address it listens on) to a player's own port: once with
+    its spectator key (a member, whose link the player accepts) and once with a fresh key (a non-member,
+    whose link carries nothing). The player ignores both, logs why, dials nothing, and plays on."""
+    host, port = start_host(procs, tmp_path, seats=3)
+    bob = joiner(procs, tmp_path, port, "bob")
+    spy = Attacker.dial(port)
+    trap = Listener()
+    try:
+        spy.join("spectator", name="spy")
+        lobby = lobby_with(spy, lambda lb: "bob" in members_of(lb))
+        bob_port = members_of(lobby)["bob"]["port"]
+        forged = {"state": "playing", "seats": 3, "settings": lobby["settings"],
+                  "members": lobby["members"] + [{"key": Identity.generate().public_key, "name": "zed",
+                                                  "role": "player", "bot": False, "host": LOOPBACK,
+                                                  "port": trap.port}]}
+        # With the spectator's key: a member, so bob takes the link, but only the host may send these.
+        as_member = Attacker.dial(bob_port, identity=spy.identity)
+        as_member.send("lobby", forged)
+        as_member.send("refuse", "refused by mallory")
+        bob.wait_for(rf"ignored a lobby frame from {fingerprint(peer_id(spy.identity.public_key))}: only the host")
+        bob.wait_for(r"ignored a refuse frame from .*: only the host's link may send one")
+        # With a fresh key: not a member; bob reads nothing from it and hangs up after MEMBER_WAIT.
+        stranger = Attacker.dial(bob_port)
+        stranger.send("lobby", forged)
+        stranger.send("refuse", "refused by mallory")
+        assert stranger.closed_by_peer(MEMBER_WAIT + 10)
+        bob.wait_for(r"refused a connection from \('127\.0\.0\.1', \d+\) \([^)]*\): not a member of this game")
+        carol = joiner(procs, tmp_path, port, "carol")
+        all_finish_and_agree(tmp_path, {"ann": host, "bob": bob, "carol": carol})
+        assert trap.dials() == 0, "bob dialled the address of a forged lobby frame"
+    finally:
+        trap.close()
+        spy.close()
+
+
+def test_a_strangers_link_carries_only_a_join(tmp_path: Path, procs) -> None:
+    """Before it joins, an authenticated stranger's link to the host carries a join and nothing else: a msg,
+    heads, lobby or refuse frame gets it cut off with one log line, and it is sent nothing of the game
+    (no heads, no lobby, no messages)."""
+    host, port = start_host(procs, tmp_path, seats=2)
+    for kind, payload in (("msg", b"\xc1"), ("heads", []), ("lobby", {"members": []}), ("refuse", "x")):
+        a = Attacker.dial(port)
+        try:
+            a.send(kind, payload)
+            frames = []
+            a.sock.settimeout(15)
+            try:
+                while True:
+                    frames.append(a.read_frame()[0])
+            except EOFError:
+                pass
+            assert frames == [], f"a non-member that sent {kind} got {frames}"
+        finally:
+            a.close()
+        host.wait_for(rf"refused a connection from .*: sent '{kind}' before joining")
+    assert "lobby:" not in host.text()  # none of them took a seat or joined
+    bob = joiner(procs, tmp_path, port, "bob")
+    all_finish_and_agree(tmp_path, {"ann": host, "bob": bob})
+
+
+def test_spectators_who_hang_up_are_removed(tmp_path: Path, procs) -> None:
+    """Finding 2 (second half). 300 "join as spectator, then hang up": each is removed when it leaves, so the
+    lobby frame stays small (it outgrew its 256-entry array cap before) and the game then runs normally."""
+    host, port = start_host(procs, tmp_path, seats=2)
+    for k in range(300):
+        a = Attacker.dial(port)
+        a.join("spectator", name=f"ghost{k}")
+        a.lobby()
+        a.close()
+    watcher = Attacker.dial(port)
+    try:
+        watcher.join("spectator", name="last")
+        lobby = lobby_with(watcher, lambda lb: len(lb["members"]) == 2)  # the host and this one: ghosts left
+        assert sorted(members_of(lobby)) == ["ann", "last"]
+    finally:
+        watcher.close()
+    bob = joiner(procs, tmp_path, port, "bob")
+    tv = joiner(procs, tmp_path, port, "tv", role="watch")
+    tv.wait_for(r"joined \w+ at")
+    all_finish_and_agree(tmp_path, {"ann": host, "bob": bob, "tv": tv})
+
+
+def test_spectators_are_capped_and_the_rest_refused(tmp_path: Path, procs) -> None:
+    """At most MAX_SPECTATORS watch at once: the next are refused with a reason, one log line each."""
+    host, port = start_host(procs, tmp_path, seats=2)
+    watchers = [Attacker.dial(port) for _ in range(MAX_SPECTATORS + 3)]
+    try:
+        refused = 0
+        for k, w in enumerate(watchers):
+            w.join("spectator", name=f"w{k}")
+            w.sock.settimeout(10)
+            while True:
+                kind, payload = w.read_frame()
+                if kind == "lobby":
+                    break
+                if kind == "refuse":
+                    assert payload == f"too many spectators ({MAX_SPECTATORS})"
+                    refused += 1
+                    break
+        assert refused == 3
+        assert len(re.findall(r"refused [\w-]+ as a spectator", host.text())) == 3
+    finally:
+        for w in watchers:
+            w.close()
+    bob = joiner(procs, tmp_path, port, "bob")
+    all_finish_and_agree(tmp_path, {"ann": host, "bob": bob})
