@@ -1,0 +1,186 @@
+"""A host's memory under each flood an attacker on the LAN can send (issue 12), over loopback only.
+
+    python benchmarks/flood_bench.py [--keys 64] [--messages 256]
+
+For each flood: a real `p2pnimmt host --headless --seats 2` process on 127.0.0.1; the attacker (this
+script, with the raw-socket helper of tests/attacker.py: the real handshake, a fresh key each) floods it
+while the host's resident memory (VmRSS) is sampled every 50 ms; then a real joiner fills the table and
+the game is played to its end. Prints, per flood: the host's RSS before, its peak during the flood
+(VmHWM), after the game; the game's wall time; whether both transcripts verify and the scores agree;
+the host's log lines about the flood. Goal: under 100 MB throughout, the game finishing normally.
+Everything binds and dials 127.0.0.1 only; every process started is ended by its pid. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from attacker import LOOPBACK, Attacker, rss_mb  # noqa: E402
+
+from p2pnimmt.protocol.inbox import MAX_HELD_WIRE  # noqa: E402
+from p2pnimmt.protocol.verify import verify_transcript  # noqa: E402
+
+LO = ["--interface", LOOPBACK]
+
+
+def p2p(*args: str) -> list[str]:
+    return [sys.executable, "-m", "p2pnimmt", *args]
+
+
+def wait_for(path: Path, pattern: str, timeout: float = 60.0) -> re.Match:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = re.search(pattern, path.read_text(errors="replace"))
+        if m:
+            return m
+        time.sleep(0.02)
+    raise SystemExit(f"no {pattern!r} in {path} within {timeout} s:\n{path.read_text(errors='replace')}")
+
+
+def send_all(a: Attacker, frames: list[bytes]) -> None:
+    try:
+        a.raw(b"".join(frames))
+    except OSError:
+        pass  # cut off: the host hung up
+
+
+def held_messages(port: int, keys: int, messages: int, join: bool) -> None:
+    """`keys` fresh keys each send `messages` signed messages before START (64 KB each; as spectators,
+    after joining, just under the held-message size cap, so they fill the per-peer and total caps)."""
+    for k in range(keys):
+        a = Attacker.dial(port)
+        size = 60_000
+        if join:
+            a.join("spectator", name=f"flood{k}")
+            a.lobby()
+            size = MAX_HELD_WIRE - 1_000
+        send_all(a, [a.frame_bytes("msg", a.padded(seq, size)) for seq in range(messages)])
+        a.closed_by_peer(10)
+        a.close()
+
+
+def spectators_hang_up(port: int, count: int) -> None:
+    """`count` times: join as a spectator, read the lobby frame, hang up."""
+    for k in range(count):
+        a = Attacker.dial(port)
+        a.join("spectator", name=f"ghost{k}")
+        a.lobby()
+        a.close()
+
+
+def idle_connections(port: int, count: int) -> None:
+    """`count` connections that say nothing (held open during the handshake window, then closed)."""
+    import socket
+
+    socks = [socket.create_connection((LOOPBACK, port)) for _ in range(count)]
+    time.sleep(6)  # past the 5 s handshake limit: the host has closed them (or cut the oldest)
+    for s in socks:
+        s.close()
+
+
+def bad_messages(port: int, links: int) -> None:
+    """A member (spectator) sends 60 garbage msg frames over each of `links` links in turn."""
+    from p2pnimmt.protocol.identity import Identity
+
+    me = Identity.generate()
+    for _ in range(links):
+        a = Attacker.dial(port, identity=me)
+        a.join("spectator", name="junk")
+        a.lobby()
+        send_all(a, [a.frame_bytes("msg", b"\xc1" + bytes([k % 256])) for k in range(60)])
+        a.closed_by_peer(10)
+        a.close()
+
+
+def run(name: str, flood: Callable[[int], None], d: Path) -> None:
+    host_out = d / "host.out"
+    host = subprocess.Popen(p2p("host", "--headless", "--seats", "2", *LO, "--name", "ann", "--rounds", "3",
+                                "--no-points", "--transcript", str(d / "ann.p2pt")),
+                            stdout=open(host_out, "wb"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    joiner = None
+    try:
+        port = int(wait_for(host_out, r"listening on 127\.0\.0\.1:(\d+)").group(1))
+        time.sleep(1.0)  # settled after start-up
+        before = rss_mb(host.pid)
+        samples: list[float] = []
+        stop = threading.Event()
+
+        def sample() -> None:
+            while not stop.is_set():
+                try:
+                    samples.append(rss_mb(host.pid))
+                except (OSError, AssertionError):
+                    return
+                time.sleep(0.05)
+
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        t0 = time.monotonic()
+        flood(port)
+        flood_s = time.monotonic() - t0
+        t1 = time.monotonic()
+        joiner = subprocess.Popen(p2p("join", "XXXX", "--headless", "--peer", f"{LOOPBACK}:{port}", *LO,
+                                      "--name", "bob", "--transcript", str(d / "bob.p2pt")),
+                                  stdout=open(d / "bob.out", "wb"), stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL)
+        codes = (joiner.wait(180), host.wait(180))
+        game_s = time.monotonic() - t1
+        stop.set()
+        sampler.join()
+        peak = max(samples) if samples else float("nan")
+        ok = all(verify_transcript((d / f"{n}.p2pt").read_bytes()).ok for n in ("ann", "bob"))
+        scores = {m.group(1) for n in ("host", "bob") if (m := re.search(r"final scores: (.*)",
+                                                                          (d / f"{n}.out").read_text()))}
+        text = host_out.read_text(errors="replace")
+        lines = [ln for ln in text.splitlines() if "WARNING" in ln]
+        kinds: dict[str, int] = {}
+        for ln in lines:
+            key = re.sub(r"[A-Z2-7]{4}-[A-Z2-7]{4}|\('127\.0\.0\.1', \d+\)|\d+", "#", ln.split(": ", 1)[-1])[:90]
+            kinds[key] = kinds.get(key, 0) + 1
+        print(f"{name:28} rss before {before:5.1f} MB  peak {peak:5.1f} MB  flood {flood_s:5.1f} s  "
+              f"game {game_s:4.1f} s  exit {codes}  verified {ok}  scores agree {len(scores) == 1}")
+        for key, n in sorted(kinds.items(), key=lambda kv: -kv[1])[:4]:
+            print(f"{'':30}{n:4} x {key}")
+    finally:
+        for proc in (joiner, host):
+            if proc is not None and proc.poll() is None:
+                os.kill(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keys", type=int, default=64)
+    parser.add_argument("--messages", type=int, default=256)
+    args = parser.parse_args()
+    floods: dict[str, Callable[[int], None]] = {
+        "none (honest game)": lambda port: None,
+        f"{args.keys} keys x {args.messages} held, not joined": lambda port: held_messages(
+            port, args.keys, args.messages, join=False),
+        f"{args.keys} keys x {args.messages} held, joined": lambda port: held_messages(
+            port, args.keys, args.messages, join=True),
+        "300 spectators hang up": lambda port: spectators_hang_up(port, 300),
+        "200 idle connections": lambda port: idle_connections(port, 200),
+        "4 links x 60 bad messages": lambda port: bad_messages(port, 4),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (name, flood) in enumerate(floods.items()):
+            d = Path(tmp) / f"flood{k}"
+            d.mkdir()
+            run(name, flood, d)
+
+
+if __name__ == "__main__":
+    main()
