@@ -9,6 +9,12 @@ makes is timed. Printed per table size: decisions, median, 90th and 99th
 percentile and maximum seconds, and for search bots the mean and
 minimum deals sampled per card decision (a decision with one card left
 samples none and is left out of the deal figures). One process, one core.
+
+First, rollout speed at equal work (`--states`): rest-of-round playouts
+with every seat on the heuristic rule from the same random mid-round
+states, by the plain-Python loop (`rollout.play_out`, what the search ran
+before the kernel) and by the numpy kernel (`kernel.play_out`, batches of
+`--batch`), in playouts per CPU second (process time).
 """
 
 from __future__ import annotations
@@ -20,9 +26,12 @@ import random
 import statistics
 import time
 
-from p2pnimmt.bots import make_bot, searches
-from p2pnimmt.bots.match import play_game
-from p2pnimmt.engine import Settings
+import numpy as np
+
+from p2pnimmt.bots import kernel, make_bot, searches
+from p2pnimmt.bots.match import deal_order, play_game
+from p2pnimmt.bots.rollout import play_out as python_play_out
+from p2pnimmt.engine import BULL_HEADS, HAND_SIZE, ROW_COUNT, Game, Settings
 from p2pnimmt.simulate import percentile
 
 
@@ -35,13 +44,18 @@ class Clocked:
         self.card_seconds: list[float] = []
         self.row_seconds: list[float] = []
         self.deals: list[int] = []
+        self.playouts: list[int] = []
+        self.cpu: list[float] = []
 
     def choose_card(self, view):
         start = time.perf_counter()
+        cpu = time.thread_time()
         card = self.bot.choose_card(view)
         self.card_seconds.append(time.perf_counter() - start)
         if len(view.hand) > 1 and hasattr(self.bot, "last_deals"):
             self.deals.append(self.bot.last_deals)
+            self.playouts.append(getattr(self.bot, "last_playouts", 0))
+            self.cpu.append(time.thread_time() - cpu)
         return card
 
     def choose_row(self, view, plays):
@@ -62,6 +76,61 @@ def figures(seconds: list[float]) -> str:
     )
 
 
+def mid_round_states(players: int, count: int, seed: int) -> list[tuple[Game, int]]:
+    """`count` rounds after 0..4 random turns (a playout then has 6 to 10 turns left)."""
+    rng = random.Random(f"bots-bench/states/{seed}")
+    states = []
+    for i in range(count):
+        game = Game(Settings(players))
+        game.start_round(deal_order(rng, game.deck, HAND_SIZE * players + ROW_COUNT))
+        rnd = game.round
+        assert rnd is not None
+        turns = i % 5
+        for _ in range(turns):
+            plays = [h[int(rng.random() * len(h))] for h in rnd.hands]
+            rnd.play_turn(plays, 0 if rnd.chooser(plays) is not None else None)
+        states.append((game, turns))
+    return states
+
+
+def rollout_speed(players: int, count: int, batch: int, seed: int) -> tuple[float, float]:
+    """Playouts per CPU second: the plain-Python loop, the kernel (same states, same policy)."""
+    states = mid_round_states(players, count, seed)
+    start = time.process_time()
+    for game, _ in states:
+        rnd = game.round
+        assert rnd is not None
+        python_play_out([r[:] for r in rnd.rows], [sorted(h) for h in rnd.hands], [[] for _ in rnd.hands],
+                        sorted(set(game.deck) - rnd.seen))
+    python_rate = count / (time.process_time() - start)
+    rng = np.random.default_rng(seed)
+    groups: dict[int, list[Game]] = {}
+    for game, turns in states:
+        groups.setdefault(turns, []).append(game)
+    batches = []  # built before the clock starts: the search builds its batches from one view, not from games
+    for games in groups.values():
+        for at in range(0, len(games), batch):
+            chunk = games[at : at + batch]
+            n = len(chunk)
+            rounds = [g.round for g in chunk]
+            tables = kernel.Tables(
+                np.array([[r[-1] for r in rnd.rows] for rnd in rounds]),
+                np.array([[len(r) for r in rnd.rows] for rnd in rounds]),
+                np.array([[sum(BULL_HEADS[c] for c in r) for r in rnd.rows] for rnd in rounds]),
+                np.zeros((n, players), dtype=np.int64),
+            )
+            hands = np.array([[sorted(h) for h in rnd.hands] for rnd in rounds])
+            alive = np.zeros((n, kernel.GONE + 1), dtype=bool)
+            for i, (g, rnd) in enumerate(zip(chunk, rounds)):
+                alive[i, sorted(set(g.deck) - rnd.seen)] = True
+            batches.append((tables, hands, alive, np.zeros((n, players))))
+    start = time.process_time()
+    for tables, hands, alive, temps in batches:
+        kernel.play_out(tables, hands, rng, alive=alive, temps=temps)
+    kernel_rate = count / (time.process_time() - start)
+    return python_rate, kernel_rate
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bot", default="hard", help="the bot to time (default hard)")
@@ -70,7 +139,15 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=None, help="search bots: deals per decision")
     parser.add_argument("--budget", type=float, default=None, help="search bots: seconds per decision")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--states", type=int, default=4000, help="playouts per rollout-speed figure (0: skip)")
+    parser.add_argument("--batch", type=int, default=320, help="kernel playouts per batch (default 320)")
     args = parser.parse_args()
+    if args.states:
+        print(f"rollout speed, {args.states} playouts from mid-round states, heuristic rule for every seat:")
+        for players in args.players:
+            before, after = rollout_speed(players, args.states, args.batch, args.seed)
+            print(f"  {players} players: plain Python {before:,.0f} playouts per CPU second, "
+                  f"kernel {after:,.0f} ({after / before:.1f}x)")
     options = {k: v for k, v in (("rollouts", args.rollouts), ("budget", args.budget)) if v is not None}
     if not searches(args.bot):
         options = {}
@@ -82,7 +159,7 @@ def main() -> None:
         f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cpus, "
         f"load {os.getloadavg()[0]:.2f}; bot {args.bot}{mode} vs heuristic bots, {args.games} games per table"
     )
-    for players in args.players:
+    for players in args.players if args.games else ():
         settings = Settings(players)
         timed = []
         rng = random.Random(f"bots-bench/{args.seed}/{players}")
@@ -108,6 +185,11 @@ def main() -> None:
                 f"  deals per card decision: mean {statistics.fmean(deals):.0f}, "
                 f"median {statistics.median(deals):.0f}, min {min(deals)}, max {max(deals)}"
             )
+        playouts = sum(p for b in timed for p in b.playouts)
+        cpu = sum(c for b in timed for c in b.cpu)
+        if playouts and cpu:
+            print(f"  playouts (deals x candidates) per card decision: mean {playouts / len(deals):.0f}; "
+                  f"{playouts / cpu:,.0f} per CPU second of its decisions (sampling and pruning included)")
 
 
 if __name__ == "__main__":

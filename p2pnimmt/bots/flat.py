@@ -18,7 +18,7 @@ import numpy as np
 
 from ..engine import ROW_COUNT, PlayerView
 from .base import SeededBot
-from .kernel import GONE, Tables, deal_hands, play_out
+from .kernel import GONE, Tables, deal_hands, play_out, take
 
 
 class FlatMCBot(SeededBot):
@@ -48,10 +48,7 @@ class FlatMCBot(SeededBot):
         tables = Tables.of_rows(view.rows, n * k, players)
         slots = np.argmin(rng.random(hands.shape) + 2.0 * (hands == GONE), axis=2)
         slots[:, seat] = mine
-        at = np.arange(n * k)[:, None]
-        plays = hands[at, np.arange(players)[None, :], slots]
-        hands[at, np.arange(players)[None, :], slots] = GONE
-        tables.place(plays, rng.integers(0, ROW_COUNT, n * k))
+        tables.place(take(hands, slots), rng.integers(0, ROW_COUNT, n * k))
         play_out(tables, hands, rng)
         totals = tables.pens[:, seat].reshape(n, k).sum(axis=0)
         return hand[int(np.argmin(totals))]

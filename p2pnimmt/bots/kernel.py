@@ -109,42 +109,44 @@ def random_plays(hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def heuristic_costs(tables: Tables, hands: np.ndarray, alive: np.ndarray) -> np.ndarray:
     """The heuristic's expected bull heads of this turn for every card of every hand ([N, P, H]; GONE: inf).
 
-    alive[N, GONE+1] marks the cards nobody has seen (in some hand or not dealt). Each seat reckons
-    from its own hand: the unseen cards between a row's end and its card, less its own.
+    hands[N, P, H]: ascending, played slots GONE at the end (as `take` leaves them). alive[N, GONE+1]
+    marks the cards nobody has seen (in some hand or not dealt). Each seat reckons from its own hand:
+    the unseen cards between a row's end and its card, less its own.
     """
     n, players, size = hands.shape
     opponents = players - 1
+    width = GONE + 1
     order = np.argsort(tables.ends, axis=1)
     ends = np.take_along_axis(tables.ends, order, axis=1)
     lens = np.take_along_axis(tables.lens, order, axis=1)
     heads = np.take_along_axis(tables.heads, order, axis=1)
-    cum = np.cumsum(alive, axis=1)  # cum[x]: cards nobody has seen up to x
-    held = (hands != GONE).sum(axis=2)  # cards in each hand [N, P]
+    base = (np.arange(n) * width)[:, None]
+    cum = np.cumsum(alive, axis=1).ravel()  # cum[x]: cards nobody has seen up to x
+    marks = np.zeros(n * width, dtype=np.int64)
+    np.add.at(marks, (base + ends + 1).ravel(), 1)
+    rowpos = (np.cumsum(marks.reshape(n, width), axis=1) - 1).ravel()  # rowpos[x]: the row x joins, -1: none
+    gone = hands == GONE
+    held = size - gone.sum(axis=2)  # cards in each hand [N, P]
     unseen = alive.sum(axis=1)[:, None] - held  # from each seat: not seen, not its own [N, P]
     safe = np.maximum(unseen, 1)
-    share = np.where(unseen > 0, opponents / safe, 0.0)
-    eps = np.where(unseen > 0, 0.01 / safe, 0.0)
-    t = (ends[:, None, None, :] < hands[..., None]).sum(axis=3) - 1  # the row each card joins, -1: below all
-    tc = np.maximum(t, 0)
-    row = (np.arange(n) * ROW_COUNT)[:, None, None] + tc
+    share = np.where(unseen > 0, opponents / safe, 0.0)[..., None]
+    eps = np.where(unseen > 0, 0.01 / safe, 0.0)[..., None]
+    flat = base[:, :, None] + hands  # [N, P, H] indexes into the per-table arrays
+    t = rowpos[flat]
+    row = (np.arange(n) * ROW_COUNT)[:, None, None] + np.maximum(t, 0)
     end = ends.ravel()[row]
     slots = ROW_LIMIT - lens.ravel()[row]
     rh = heads.ravel()[row]
-    own_le_end = (hands[:, :, None, :] <= ends[:, None, :, None]).sum(axis=3)  # own cards <= each end [N, P, 4]
-    gone = hands == GONE
-    # own cards below each card: the hand stays ascending with GONE in played slots, so the slot's index
-    # less the played slots before it
-    own_below = np.arange(size)[None, None, :] - (np.cumsum(gone, axis=2) - gone)
-    gap = (
-        cum[np.arange(n)[:, None, None], np.minimum(hands, GONE) - 1]
-        - cum[np.arange(n)[:, None, None], end]
-        - (own_below - np.take_along_axis(own_le_end, tc, axis=2))
-    )
-    mean = np.minimum(gap * share[..., None], opponents)
-    tail = TAILS[slots, (mean * STEPS).astype(np.int64)]
-    cost = np.where(
-        slots > 0, tail * (rh + FILLER_HEADS * np.minimum(slots, mean)), rh
-    ) + eps[..., None] * gap
+    # own cards between the row end and the card: a hand is ascending, so the cards that join the same
+    # row are a run; the card's place in its run counts them
+    slot = np.arange(size)[None, None, :]
+    starts = np.ones(t.shape, dtype=bool)
+    starts[..., 1:] = t[..., 1:] != t[..., :-1]
+    run_start = np.maximum.accumulate(np.where(starts, slot, 0), axis=2)
+    gap = cum[flat - 1] - cum[base[:, :, None] + end] - (slot - run_start)
+    mean = np.minimum(gap * share, opponents)
+    tail = TAILS.ravel()[slots * TAILS.shape[1] + (mean * STEPS).astype(np.int64)]
+    cost = np.where(slots > 0, tail * (rh + FILLER_HEADS * np.minimum(slots, mean)), rh) + eps * gap
     cheapest = tables.heads.min(axis=1)[:, None, None]
     cost = np.where(t < 0, cheapest.astype(np.float64), cost)
     return np.where(gone, np.inf, cost)
@@ -166,9 +168,10 @@ def choose(costs: np.ndarray, temps: np.ndarray, rng: np.random.Generator) -> np
 
 
 def take(hands: np.ndarray, slots: np.ndarray, alive: np.ndarray | None = None) -> np.ndarray:
-    """The cards at `slots` [N, P]; they leave the hands (and `alive`) in place."""
+    """The cards at `slots` [N, P]; they leave the hands (and `alive`) in place (hands stay ascending, GONE last)."""
     plays = np.take_along_axis(hands, slots[..., None], axis=2)[..., 0]
     np.put_along_axis(hands, slots[..., None], GONE, axis=2)
+    hands.sort(axis=2)  # ascending again, GONE last
     if alive is not None:
         alive[np.arange(len(plays))[:, None], plays] = False
     return plays

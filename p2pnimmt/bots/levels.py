@@ -18,7 +18,7 @@ from .heuristic import HeuristicBot
 from .mcs import MCSBot
 
 EASY_RANDOM_SHARE = 0.5
-HARD_BUDGET = 0.9  # seconds of CPU time per decision (at most twice that of wall-clock time)
+HARD_BUDGET = 0.6  # seconds of CPU time per decision (at most twice that of wall-clock time)
 
 
 class EasyBot(HeuristicBot):

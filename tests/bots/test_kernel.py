@@ -8,7 +8,7 @@ import numpy as np
 
 from p2pnimmt.bots.kernel import GONE, Tables, choose, heuristic_costs, random_plays, take
 from p2pnimmt.bots.match import deal_order
-from p2pnimmt.bots.mcs import policy_plays
+from p2pnimmt.bots.rollout import policy_plays
 from p2pnimmt.engine import BULL_HEADS, HAND_SIZE, ROW_COUNT, Game, Settings
 from p2pnimmt.engine.table import place_turn
 
@@ -74,7 +74,7 @@ def test_cheapest_rows_is_the_heuristics_row() -> None:
 
 
 def test_heuristic_costs_choose_the_policys_cards() -> None:
-    """Greedy choice on the kernel's costs is mcs.policy_plays' card for (nearly) every seat, with played slots."""
+    """Greedy choice on the kernel's costs is rollout.policy_plays' card for (nearly) every seat, with played slots."""
     rng = random.Random(8)
     agree = total = 0
     for batch in range(20):
@@ -82,12 +82,11 @@ def test_heuristic_costs_choose_the_policys_cards() -> None:
         variant = ("standard", "tactical")[batch % 2]
         pairs = [random_round(rng, players, variant) for _ in range(40)]
         rounds = [r for _, r in pairs]
-        # pad every hand to `size` slots with GONE spread in (a played card leaves a GONE slot behind)
+        # every hand padded to HAND_SIZE slots with GONE at the end (as after plays)
         hands = np.full((len(rounds), players, HAND_SIZE), GONE)
         for i, rnd in enumerate(rounds):
             for s, h in enumerate(rnd.hands):
-                slots = sorted(rng.sample(range(HAND_SIZE), len(h)))
-                hands[i, s, slots] = sorted(h)
+                hands[i, s, : len(h)] = sorted(h)
         alive = np.zeros((len(rounds), GONE + 1), dtype=bool)
         for i, (game, rnd) in enumerate(pairs):
             alive[i, sorted(set(game.deck) - rnd.seen)] = True
