@@ -258,8 +258,9 @@ class Node:
         if self.game_id is None:
             writer.close()
             return
-        if len(self._pending) >= MAX_PENDING:  # the oldest is cut off: a flood of idle ones cannot keep joiners out
-            oldest = next(iter(self._pending))
+        waiting = [w for w, why in self._pending.items() if not why]  # in the order they came
+        if len(waiting) >= MAX_PENDING:  # the oldest is cut off: a flood of idle ones cannot keep joiners out
+            oldest = waiting[0]
             self._pending[oldest] = (f"cut off: {MAX_PENDING} connections were waiting to become a member's "
                                      "and this was the oldest")
             oldest.close()
@@ -484,7 +485,7 @@ class Node:
         session = self.session
         seated = session is not None and session.start is not None and conn.peer in session.keys
         known = self.members.get(conn.peer)
-        if conn.peer in self._cut_off:
+        if conn.peer in self._cut_off and not seated:  # a seat keeps its seat (its link was closed, that is all)
             self._refuse(conn, "cut off: you went over a limit of this node")
             return
         if member.role == "player" and not seated and (known is None or known.role != "player") and (

@@ -174,3 +174,45 @@ def test_spectators_are_capped_and_the_rest_refused(tmp_path: Path, procs) -> No
             w.close()
     bob = joiner(procs, tmp_path, port, "bob")
     all_finish_and_agree(tmp_path, {"ann": host, "bob": bob})
+
+
+async def test_an_address_that_hangs_up_is_never_dialled_in_a_tight_loop() -> None:
+    """Dials to one address are spaced, doubling from 0.1 s to 5 s (they were 0.1-2 s apart, and a forged
+    lobby frame made players dial an attacker's address 10 times in 5 s): an address that accepts and
+    hangs up at once is dialled at most 7 times in 5 s. (An upper bound: a loaded machine only dials less.)"""
+    import asyncio
+    import socket
+    import threading
+
+    from p2pnimmt.net.node import Node
+
+    dials: list[float] = []  # one entry per connection the address saw
+    server = socket.socket()
+    server.bind((LOOPBACK, 0))
+    server.listen(16)
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def hang_up() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            dials.append(0.0)
+            conn.close()
+
+    thread = threading.Thread(target=hang_up)
+    thread.start()
+    node = Node(Identity.generate(), name="n", interface=LOOPBACK, drop_after=0)
+    try:
+        task = asyncio.ensure_future(node._redial(Identity.generate().peer, LOOPBACK, server.getsockname()[1]))
+        await asyncio.sleep(5.0)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    finally:
+        await node.close()
+        stop.set()
+        thread.join()
+        server.close()
+    assert 2 <= len(dials) <= 7, f"{len(dials)} dials in 5 s"
