@@ -10,6 +10,7 @@ from .draft import Draft
 from .round import Round
 
 DEFAULT_POINT_LIMIT = 66
+MAX_CLOCK = 3600  # an hour a move: the longest turn clock a game may set
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +28,7 @@ class Settings:
     point_limit: int | None = DEFAULT_POINT_LIMIT
     max_rounds: int | None = None
     deal: str = "sealed"
+    clock: int | None = None  # seconds each player has for a move in a networked game; None: no clock
 
     def __post_init__(self) -> None:
         check_players(self.players)
@@ -36,6 +38,8 @@ class Settings:
             value = getattr(self, name)
             if value is not None and (type(value) is not int or value < 1):
                 raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+        if self.clock is not None and (type(self.clock) is not int or not 1 <= self.clock <= MAX_CLOCK):
+            raise ValueError(f"clock must be 1..{MAX_CLOCK} seconds or None, got {self.clock!r}")
         if self.point_limit is None and self.max_rounds is None:
             raise ValueError("a game needs an end: set point_limit, max_rounds or both")
         if self.deal not in DEALS:

@@ -62,6 +62,11 @@ class Rewind:
 
 
 @dataclass(frozen=True)
+class StandInMove:
+    """Every other seat asked: make our owed move of this turn by the stand-in's rule (marked auto)."""
+
+
+@dataclass(frozen=True)
 class KeepSecret:
     """Write this secret record to the journal (the part that made it keeps the value itself)."""
 
@@ -75,6 +80,6 @@ class Emit:
     event: Event
 
 
-Effect = Send | Fatal | Suspect | DropSeat | Rewind | KeepSecret | Emit
+Effect = Send | Fatal | Suspect | DropSeat | Rewind | StandInMove | KeepSecret | Emit
 T = TypeVar("T")
 Effects = Generator[Effect, None, T]

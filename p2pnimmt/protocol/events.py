@@ -134,6 +134,14 @@ class SeatDropped(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class SeatAway(Event):
+    """`seat`'s last three cards were played by the stand-in (`away`), or it played a card itself again."""
+
+    seat: int
+    away: bool
+
+
+@dataclass(frozen=True, slots=True)
 class RoundVoided(Event):
     """The round cannot be finished (a sealed deal lost a seat that shuffled): it scores nothing."""
 

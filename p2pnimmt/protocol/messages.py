@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine import DEALS, MAX_PLAYERS, VARIANTS, Settings
+from ..engine.game import MAX_CLOCK
 from .identity import KEY_SIZE
 
 HASH = 32
@@ -40,7 +41,8 @@ def _text(v: Any) -> bool:
 def _settings(v: Any) -> bool:
     return (
         isinstance(v, dict)
-        and set(v) == {"variant", "point_limit", "max_rounds", "deal"}
+        and set(v) - {"clock"} == {"variant", "point_limit", "max_rounds", "deal"}
+        and ("clock" not in v or type(v["clock"]) is int and 1 <= v["clock"] <= MAX_CLOCK)
         and v["variant"] in VARIANTS
         and _opt_count(v["point_limit"])
         and _opt_count(v["max_rounds"])
@@ -84,13 +86,17 @@ FIELDS: dict[str, dict[str, Callable[[Any], bool]]] = {
     "ROW_CHOICE": {"round": _count, "turn": _count, "row": _count},
     "ROUND_END": {"round": _count, "penalties": _counts, "scores": _counts, "state": _hash},
     "DROP": {"round": _count, "step": _count, "seat": _count},
+    "STANDIN": {"round": _count, "turn": _count, "seat": _count},
     "GAME_END": {"rounds": _count, "scores": _counts, "winners": _counts, "state": _hash},
 }
 
 
-# Fields a kind may carry: PLAY_REVEAL names the deck position of its card in a sealed deal (and only there).
+# Fields a kind may carry: PLAY_REVEAL names the deck position of its card in a sealed deal (and only there);
+# a reveal or a row choice the player's own node made by the stand-in's rule (its clock ran out, or every other
+# seat asked for it) says so with auto = true (absent: false).
 OPTIONAL: dict[str, dict[str, Callable[[Any], bool]]] = {
-    "PLAY_REVEAL": {"position": lambda v: type(v) is int and 0 <= v < MAX_POINTS},
+    "PLAY_REVEAL": {"position": lambda v: type(v) is int and 0 <= v < MAX_POINTS, "auto": lambda v: v is True},
+    "ROW_CHOICE": {"auto": lambda v: v is True},
 }
 
 
@@ -112,16 +118,19 @@ def check_body(kind: str, body: dict[str, Any]) -> None:
 
 
 def settings_body(settings: Settings) -> dict[str, Any]:
-    return {
+    body: dict[str, Any] = {
         "variant": settings.variant,
         "point_limit": settings.point_limit,
         "max_rounds": settings.max_rounds,
         "deal": settings.deal,
     }
+    if settings.clock is not None:
+        body["clock"] = settings.clock  # absent when there is no clock (the games before clocks read the same)
+    return body
 
 
 def settings_from_body(body: dict[str, Any], players: int) -> Settings:
     return Settings(
         players=players, variant=body["variant"], point_limit=body["point_limit"], max_rounds=body["max_rounds"],
-        deal=body["deal"],
+        deal=body["deal"], clock=body.get("clock"),
     )

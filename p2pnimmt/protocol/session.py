@@ -41,7 +41,7 @@ from . import steps
 from .commitments import NONCE_SIZE, commitment
 from .deal import Deal
 from .deals import deal_for
-from .effects import DropSeat, Effect, Effects, Emit, Fatal, KeepSecret, Rewind, Send, Suspect
+from .effects import DropSeat, Effect, Effects, Emit, Fatal, KeepSecret, Rewind, Send, StandInMove, Suspect
 from .envelope import Envelope, seal
 from .errors import LocalError
 from .events import (
@@ -62,7 +62,8 @@ from .journal import Journal
 from .messages import settings_body, settings_from_body
 from .phase import Phase, Step
 from .slots import store
-from .table import Table
+from .standin import stand_in_card, stand_in_pick, stand_in_row
+from .table import Table, standin_slot
 
 __all__ = ["MAX_EARLY", "Journal", "LocalError", "Session"]
 
@@ -185,39 +186,90 @@ class Session:
 
     def play(self, card: int) -> list[Output]:
         """This seat commits to `card` for the current turn."""
-
-        def act() -> None:
-            seat, game, deal = self._seated(Phase.TURN)
-            table = self.table
-            if seat in self.slot("PLAY_COMMIT", table.round, table.turn):
-                raise LocalError(f"already committed a card for turn {table.turn + 1}")
-            assert game.round is not None
-            if card not in game.round.hands[seat]:
-                raise LocalError(f"{card!r} is not in your hand")
-            nonce = self.entropy(NONCE_SIZE)
-            table.plays[(table.round, table.turn)] = (card, nonce)
-            self.journal.secret({"kind": "play", "round": table.round, "turn": table.turn, "card": card,
-                                 "nonce": nonce})
-            committed = deal.committed_value(table, seat, card)
-            assert committed is not None
-            value = commitment("play", table.game_id, table.round, table.turn, seat, committed, nonce)
-            self.send("PLAY_COMMIT", {"round": table.round, "turn": table.turn, "commit": value,
-                                      "state": table.state_now()})
-
-        return self._run(act)
+        return self._run(lambda: self._commit(card, auto=False))
 
     def choose_row(self, row: int) -> list[Output]:
         """This seat, whose card is below every row end, takes row `row` (0..3)."""
+        return self._run(lambda: self._choose(row, auto=False))
+
+    def play_stand_in(self) -> list[Output]:
+        """Make the move this seat owes now by the stand-in's rule, marked auto (its clock ran out, or it is away).
+
+        The card is the lowest of the hand, the row the one with the fewest bull heads, the pick the lowest open
+        card: what every node's stand-in would play. LocalError if this seat owes no move now.
+        """
+        return self._run(self._stand_in_move)
+
+    def ask_stand_in(self, seat: int) -> list[Output]:
+        """Ask the stand-in to make `seat`'s move of this turn (it has stalled); once every other seat asked,
+        the seat's own node makes it, marked auto. The seat stays seated."""
 
         def act() -> None:
-            seat, _game, _deal = self._seated(Phase.TURN)
-            if self.table.record(self.round, self.turn).chooser != seat:
-                raise LocalError("you have no row to choose now")
-            if type(row) is not int or not 0 <= row <= 3:
-                raise LocalError(f"row must be 0..3, got {row!r}")
-            self.send("ROW_CHOICE", {"round": self.round, "turn": self.turn, "row": row})
+            table = self.table
+            me, _game, _deal = self._seated(Phase.TURN)
+            if seat == me or seat not in self.waiting_for():
+                raise LocalError(f"the game is not waiting for seat {seat}")
+            if me in table.slot("STANDIN", table.round, standin_slot(table.turn, seat)):
+                raise LocalError(f"already asked the stand-in for seat {seat} in this turn")
+            self.send("STANDIN", {"round": table.round, "turn": table.turn, "seat": seat})
 
         return self._run(act)
+
+    def away(self, seat: int) -> bool:
+        """The seat's last three cards were played by the stand-in."""
+        return self.table.away(seat)
+
+    def _commit(self, card: int, *, auto: bool) -> None:
+        seat, game, deal = self._seated(Phase.TURN)
+        table = self.table
+        if seat in self.slot("PLAY_COMMIT", table.round, table.turn):
+            raise LocalError(f"already committed a card for turn {table.turn + 1}")
+        assert game.round is not None
+        if card not in game.round.hands[seat]:
+            raise LocalError(f"{card!r} is not in your hand")
+        nonce = self.entropy(NONCE_SIZE)
+        table.plays[(table.round, table.turn)] = (card, nonce)
+        record = {"kind": "play", "round": table.round, "turn": table.turn, "card": card, "nonce": nonce}
+        if auto:
+            table.auto.add((table.round, table.turn))
+            record["auto"] = True
+        self.journal.secret(record)
+        committed = deal.committed_value(table, seat, card)
+        assert committed is not None
+        value = commitment("play", table.game_id, table.round, table.turn, seat, committed, nonce)
+        self.send("PLAY_COMMIT", {"round": table.round, "turn": table.turn, "commit": value,
+                                  "state": table.state_now()})
+
+    def _choose(self, row: int, *, auto: bool) -> None:
+        seat, _game, _deal = self._seated(Phase.TURN)
+        if self.table.record(self.round, self.turn).chooser != seat:
+            raise LocalError("you have no row to choose now")
+        if seat in self.slot("ROW_CHOICE", self.round, self.turn):
+            raise LocalError("you chose a row already")
+        if type(row) is not int or not 0 <= row <= 3:
+            raise LocalError(f"row must be 0..3, got {row!r}")
+        body: dict[str, Any] = {"round": self.round, "turn": self.turn, "row": row}
+        if auto:
+            body["auto"] = True
+        self.send("ROW_CHOICE", body)
+
+    def _stand_in_move(self) -> None:
+        table = self.table
+        seat, game, _deal = self._seated(table.phase if table.phase in (Phase.TURN, Phase.DEAL) else Phase.TURN)
+        r, t = table.round, table.turn
+        if table.phase == Phase.DEAL:
+            draft = game.draft
+            if draft is None or draft.to_move != seat:
+                raise LocalError("you owe no move now")
+            self.send("DRAFT_PICK", {"round": r, "pick": draft.picks, "card": stand_in_pick(draft.open_cards)})
+        elif seat not in self.slot("PLAY_COMMIT", r, t):
+            assert game.round is not None
+            self._commit(stand_in_card(game.round.hands[seat]), auto=True)
+        elif table.record(r, t).chooser == seat and seat not in self.slot("ROW_CHOICE", r, t):
+            assert game.round is not None
+            self._choose(stand_in_row(game.round.rows), auto=True)
+        else:
+            raise LocalError("you owe no move now")
 
     def drop(self, seat: int) -> list[Output]:
         """Vote to drop `seat`, whose message the game has waited for too long (the stand-in then plays it)."""
@@ -260,6 +312,8 @@ class Session:
         for record in secrets:
             if record.get("kind") == "play":
                 self.table.plays[(record["round"], record["turn"])] = (record["card"], record["nonce"])
+                if record.get("auto"):
+                    self.table.auto.add((record["round"], record["turn"]))
             elif self.table.deal is not None:
                 self.table.deal.restore(record)
             else:
@@ -391,6 +445,7 @@ class Session:
         self.table = Table(self.me, self.entropy, old.id)
         self.table.rewinds = drops
         self.table.plays = dict(old.plays)
+        self.table.auto = set(old.auto)
         self._restored = old.deal.secret_records() if old.deal is not None else []
         out, self._out = self._out, []
         self._rebuilding, self._advancing = True, False
@@ -433,6 +488,9 @@ class Session:
             self._fatal(table.roster[effect.seat], effect.code, effect.detail, effect.evidence)
         elif isinstance(effect, Suspect):
             self._fault(table.roster[effect.seat], effect.code, effect.detail, effect.evidence)
+        elif isinstance(effect, StandInMove):
+            if not self.table.replaying:
+                self._stand_in_move()
         elif isinstance(effect, Rewind):
             self._rewinds.setdefault(effect.seat, effect.step)
         elif isinstance(effect, DropSeat):

@@ -14,7 +14,9 @@ from .envelope import Envelope
 from .events import Committed
 from .messages import FIELDS, BodyError, check_body
 from .phase import GAME_END_STEP, Step
-from .table import Table
+from .table import Table, standin_slot
+
+TURN_KINDS = ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE", "STANDIN")  # messages of one turn
 
 
 def store(table: Table, env: Envelope) -> Effects[None]:
@@ -50,8 +52,11 @@ def store(table: Table, env: Envelope) -> Effects[None]:
         step = body.get("turn", body.get("pick", body.get("step", 0)))
         key = (kind, round_index if kind != "GAME_END" else 0, step)
         problem = out_of_place(table, env.sender, kind, round_index, step)
-        if kind == "DROP" and not problem and not (body["seat"] < table.players and body["seat"] != seat):
-            problem = f"to drop seat {body['seat']}, which is itself or no seat"
+        if kind in ("DROP", "STANDIN") and not problem and not (body["seat"] < table.players and body["seat"] != seat):
+            what = "to drop" if kind == "DROP" else "to ask the stand-in for"
+            problem = f"{what} seat {body['seat']}, which is itself or no seat"
+        if kind == "STANDIN":
+            key = (kind, round_index, standin_slot(step, body["seat"]))
         if problem:
             yield Fatal(seat, "unexpected", f"{who} sent {kind} {problem}", (env.wire,))
             return
@@ -94,7 +99,7 @@ def out_of_place(table: Table, sender: bytes, kind: str, round_index: int, step:
         return f"in a game of the {settings.variant} variant"
     if (kind.startswith("SEALED_") or kind.startswith("SEED_")) and kind not in table.deal.kinds:
         return f"in a game with the {settings.deal} deal"
-    if kind in ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE") and step >= HAND_SIZE:
+    if kind in TURN_KINDS and step >= HAND_SIZE:
         return f"for turn {step + 1}: a round has {HAND_SIZE} turns"
     if kind == "DRAFT_PICK" and step >= HAND_SIZE * table.players:
         return f"for pick {step + 1}: a draft has {HAND_SIZE * table.players} picks"
@@ -104,7 +109,7 @@ def out_of_place(table: Table, sender: bytes, kind: str, round_index: int, step:
         if step > GAME_END_STEP:
             return f"for step {step}: a round has steps 0..{GAME_END_STEP}"
         turn = Step(round_index, step).turn
-    elif kind in ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE"):
+    elif kind in TURN_KINDS:
         turn = step
     else:
         turn = 0

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .commitments import commit_set_digest, commitment
-from .effects import DropSeat, Effects, Emit, Fatal, Rewind, Send, Suspect
+from .effects import DropSeat, Effects, Emit, Fatal, Rewind, Send, StandInMove, Suspect
 from .envelope import Envelope
 from .events import (
     GameOver,
@@ -33,6 +33,7 @@ from .events import (
     RoundStarted,
     RoundVoided,
     RowChoiceNeeded,
+    SeatAway,
     TurnResolved,
 )
 from .phase import (
@@ -157,9 +158,13 @@ def step_turn(table: Table) -> Effects[None]:
     commit_step, reveal_step, choice_step = (Step.of_turn(r, t, part).number for part in Part)
     committers = table.active_at(r, commit_step)
     commits = table.slot("PLAY_COMMIT", r, t)
-    if table.playing(table.seat, r, commit_step) and table.seat not in commits and not record.asked:
-        record.asked = True
-        yield Emit(PlayNeeded(r, t))
+    if table.playing(table.seat, r, commit_step) and table.seat not in commits:
+        if not record.asked:
+            record.asked = True
+            yield Emit(PlayNeeded(r, t))
+        assert table.seat is not None
+        if table.stand_in_asked(table.seat, r, t, commit_step):
+            yield StandInMove()  # every other seat asked for our stalled move: our node makes it, marked auto
     if table.held_back(commit_step) or any(s not in commits for s in committers):
         return
     if not record.state_checked:
@@ -175,8 +180,9 @@ def step_turn(table: Table) -> Effects[None]:
     reveals = table.slot("PLAY_REVEAL", r, t)
     if table.seat in revealers and table.seat not in reveals:
         card, nonce = table.plays[(r, t)]
+        auto = {"auto": True} if (r, t) in table.auto else {}
         yield Send("PLAY_REVEAL", {"round": r, "turn": t, "card": card, "nonce": nonce, "commits": digest,
-                                   **table.deal.reveal_fields(table, card)})
+                                   **table.deal.reveal_fields(table, card), **auto})
         return
     if table.held_back(reveal_step) or any(s not in reveals for s in revealers):
         return
@@ -217,6 +223,8 @@ def step_turn(table: Table) -> Effects[None]:
         if not table.playing(chooser, r, choice_step):
             row = stand_in_row(rnd.rows)
         elif table.held_back(choice_step) or chooser not in choices:
+            if chooser == table.seat and chooser not in choices and table.stand_in_asked(chooser, r, t, choice_step):
+                yield StandInMove()
             return
         else:
             row = choices[chooser].body["row"]
@@ -226,12 +234,24 @@ def step_turn(table: Table) -> Effects[None]:
                 return
     placed = rnd.play_turn(cards, row)
     table.deal.turn_resolved(table)
+    for seat in revealers:
+        choice = choices.get(seat) if chooser == seat else None
+        yield from note_stand_in(table, seat, reveals[seat].body.get("auto") is True
+                                 and (choice is None or choice.body.get("auto") is True))
     yield Emit(TurnResolved(r, t, tuple(placed), tuple(tuple(x) for x in rnd.rows)))
     table.turn += 1
     table.forget_state()
     if rnd.over:
         table.move(Phase.ROUND_END)
         yield from score_round(table)
+
+
+def note_stand_in(table: Table, seat: int, auto: bool) -> Effects[None]:
+    """Count the seat's stand-in cards in a row (its reveal said auto, and so did its row choice if it made one)."""
+    was = table.away(seat)
+    table.streak[seat] = table.streak.get(seat, 0) + 1 if auto else 0
+    if table.away(seat) != was:
+        yield Emit(SeatAway(seat, table.away(seat)))
 
 
 def turn_cards(table: Table, commits: Mapping[int, Envelope], reveals: Mapping[int, Envelope],

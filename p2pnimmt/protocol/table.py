@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..engine import Game
+from ..engine import MAX_PLAYERS, Game
 from .commitments import state_hash
 from .deal import Deal
 from .envelope import Envelope
@@ -29,6 +29,13 @@ from .phase import (
     Step,
     check_transition,
 )
+
+AWAY_AFTER = 3  # stand-in cards in a row that make a seat "away"
+
+
+def standin_slot(turn: int, seat: int) -> int:
+    """STANDIN votes are kept per (round, turn, seat asked for): the slot's step number for (turn, seat)."""
+    return turn * MAX_PLAYERS + seat
 
 
 @dataclass
@@ -74,6 +81,8 @@ class Table:
         self.turns: dict[tuple[int, int], TurnRecord] = {}
         self.scored: set[int] = set()  # rounds scored (or voided) here
         self.plays: dict[tuple[int, int], tuple[int, bytes]] = {}  # (round, turn) -> our card and its nonce
+        self.auto: set[tuple[int, int]] = set()  # (round, turn) where our card was the stand-in's (auto)
+        self.streak: dict[int, int] = {}  # seat -> its last turns in a row whose card was the stand-in's
         self._state: bytes | None = None
 
     @property
@@ -157,6 +166,16 @@ class Table:
                         voters >= active - {target}:
                     found.append((target, Step(r, number)))
         return found
+
+    def away(self, seat: int) -> bool:
+        """The seat's last three cards were played by the stand-in (AWAY_AFTER turns in a row)."""
+        return self.streak.get(seat, 0) >= AWAY_AFTER
+
+    def stand_in_asked(self, seat: int, round_index: int, turn: int, step: int) -> bool:
+        """Every seat active at `step` but `seat` asked the stand-in to play `seat`'s move in this turn."""
+        voters = set(self.slot("STANDIN", round_index, standin_slot(turn, seat)))
+        others = set(self.active_at(round_index, step)) - {seat}
+        return bool(others) and voters >= others
 
     def who(self, peer: bytes | None) -> str:
         if peer in self.keys:
