@@ -27,7 +27,8 @@ from .messages import BodyError, check_body
 # What a node holds before it can accept it is capped per source and in total (protocol.md section 14,
 # "Bounds"). A message over a cap is not held (it comes again, in order, on the next resync); a delivering
 # peer that overflows a cap is reported by `overflowed()` so the carrier can cut it off.
-MAX_EARLY = 64  # messages held per delivering peer before START is known (signatures cannot be checked yet)
+MAX_EARLY = 1024  # messages held per delivering peer before START is known (signatures cannot be checked yet);
+# the byte caps below are what bound memory: a whole one-round game arriving before its START is held
 MAX_EARLY_BYTES = 256 * 1024  # bytes held per delivering peer before START
 MAX_EARLY_PEERS = 64  # delivering peers with messages held before START
 MAX_EARLY_TOTAL = 2 * 1024 * 1024  # bytes held before START, all peers together
