@@ -301,7 +301,7 @@ class TableApp:
             return f"The game was aborted.\n\n{model.aborted}\n\nPress Enter to leave."
         winners = model.winners()
         lines = ["GAME OVER", "", ("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners), ""]
-        lines += widgets.scoresheet(model)
+        lines += widgets.placings(model) + [""] + widgets.scoresheet(model)
         if model.verified:
             lines += ["", model.verified]
         return "\n".join(lines + ["", "Press Enter or q to leave."])

@@ -151,12 +151,32 @@ def prompt_lines(model: TableModel, typed: str, row_mark: int | None) -> Fragmen
     return out + [("", "Waiting for: " + ", ".join(waiting) if waiting else "Waiting for the next turn")]
 
 
-def scoresheet(model: TableModel) -> list[str]:
-    names = [p.name[:8] for p in model.players]
-    lines = ["round " + "".join(f"{n:>9}" for n in names)]
+def scoresheet(model: TableModel, width: int = 80) -> list[str]:
+    """Points by round and seat, and the totals; the columns narrow so that 10 players fit in `width`."""
+    column = max(5, min(9, (width - 6) // max(1, len(model.players))))
+    names = [p.name[:column - 1] for p in model.players]
+    lines = ["round " + "".join(f"{n:>{column}}" for n in names)]
     for r, penalties in enumerate(model.sheet):
-        lines.append(f"{r + 1:>5} " + "".join(f"{'+' + str(p):>9}" for p in penalties))
-    lines.append("total " + "".join(f"{p.score:>9}" for p in model.players))
+        lines.append(f"{r + 1:>5} " + "".join(f"{'+' + str(p):>{column}}" for p in penalties))
+    lines.append("total " + "".join(f"{p.score:>{column}}" for p in model.players))
+    return lines
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st ..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def placings(model: TableModel) -> list[str]:
+    """Everyone ranked by points, fewest first; equal points share a place (marked =)."""
+    scores = [p.score for p in model.players]
+    lines = []
+    for seat in sorted(range(len(scores)), key=lambda s: (scores[s], s)):
+        place = 1 + sum(1 for x in scores if x < scores[seat])
+        tie = "=" if scores.count(scores[seat]) > 1 else " "
+        points = "point" if scores[seat] == 1 else "points"
+        lines.append(f"{ordinal(place):>5}{tie} {model.players[seat].name:<24.24} {scores[seat]:>4} {points}")
     return lines
 
 

@@ -1,6 +1,7 @@
 """The full-screen app without a terminal: a pipe for keys, DummyOutput, the screen rendered to text."""
 
 import asyncio
+import re
 
 import pytest
 from prompt_toolkit.data_structures import Size
@@ -166,3 +167,49 @@ def test_no_color(monkeypatch, no_color):
         assert ui.app.color_depth == ColorDepth.DEPTH_1_BIT
     else:
         assert ui.app._color_depth is None  # the terminal's own depth
+
+
+def test_game_over_ranks_all_ten_players_at_80x24():
+    """Placings 1st..10th with points and ties fit an 80x24 screen (the scoresheet used to stop at bot7)."""
+    from p2pnimmt.ui import widgets
+
+    async def main():
+        model, tv, t = table(players=10, max_rounds=1, point_limit=None)
+        seat = LocalSeat(t)
+        with create_pipe_input() as inp:
+            watch = TableApp(tv, None, input=inp, output=SizedOutput(80, 24))
+            t.start()
+            while model.over is None:
+                if model.asked == "card":
+                    seat.play(model.hand[0])
+                elif model.asked == "row":
+                    seat.choose_row(0)
+                else:
+                    raise AssertionError(f"the game waits for nothing I can do: {model.asked}")
+            await until(lambda: tv.over is not None, "the TV to see the end")
+            screen = screen_text(watch, 80, 24)
+        scores = [p.score for p in tv.players]
+        assert len(tv.players) == 10
+        for player in tv.players:
+            assert re.search(rf"\b{re.escape(player.name)}\s+{player.score} points?\b", screen), (player.name, screen)
+        assert "1st" in screen and "10th" in screen or scores.count(max(scores)) > 1
+        ranks = widgets.placings(tv)
+        assert len(ranks) == 10
+        # fewest points first; equal points share a place and are marked
+        assert [int(line.split()[-2]) for line in ranks] == sorted(scores)
+        for line in ranks:
+            score = int(line.split()[-2])
+            assert ("=" in line.split()[0]) == (scores.count(score) > 1)
+    asyncio.run(main())
+
+
+def test_places_share_ties():
+    from types import SimpleNamespace
+
+    from p2pnimmt.ui import widgets
+
+    model = SimpleNamespace(players=[SimpleNamespace(name=n, score=s) for n, s in
+                                     [("ann", 10), ("bob", 3), ("cat", 10), ("dan", 1), ("eve", 11)]])
+    assert [line.split()[0] for line in widgets.placings(model)] == ["1st", "2nd", "3rd=", "3rd=", "5th"]
+    assert [widgets.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == \
+        ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"]
