@@ -127,6 +127,24 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
                         help="the line terminal instead of the full-screen lobby and table")
     parser.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
                         help="bots wait this long before each move, so people can follow (default 0)")
+    add_web_options(parser)
+
+
+def add_web_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--web", action="store_true", help="the table in a browser, served by this process")
+    parser.add_argument("--web-interface", type=interface_arg, default="127.0.0.1", metavar="IP",
+                        help="serve the page on this address (default 127.0.0.1; a LAN address for a TV or phones)")
+    parser.add_argument("--web-port", type=int, default=0, metavar="PORT", help="the page's port (default: any free)")
+    parser.add_argument("--no-open", dest="web_open", action="store_false",
+                        help="with --web: print the page's address, do not open a browser")
+
+
+def web_options(args: argparse.Namespace):
+    """The --web options, or None without --web."""
+    from .app.web import WebOptions
+
+    return WebOptions(args.web_interface, args.web_port, args.web_open) if args.web else None
+
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -142,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--lines", action="store_true", help="line-by-line instead of the full-screen table")
     play.add_argument("--full-screen", action="store_true",
                       help="the full-screen table even when standard input/output is not a terminal")
+    add_web_options(play)
     add_end_options(play)
     play.set_defaults(handler=cmd_play, parser=play)
 
@@ -269,6 +288,10 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if not 1 <= args.bots <= MAX_PLAYERS - 1:
         parser.error(f"--bots must be 1..{MAX_PLAYERS - 1}, got {args.bots}")
     settings = settings_from(args, args.bots + 1, parser)
+    if args.web:
+        from .app.web import run_play_web
+
+        return run(run_play_web(settings, bot=args.bot, name=args.name, seed=args.seed, options=web_options(args)))
     if args.full_screen or (not args.lines and sys.stdin.isatty() and sys.stdout.isatty()):
         return asyncio.run(run_full_screen(settings, bot=args.bot, name=args.name, seed=args.seed))
     return run_lines(settings, args.bot, args.seed, args.name, input, sys.stdout)
@@ -282,7 +305,8 @@ def network_options(args: argparse.Namespace, default_name: str):
         args.parser.error(f"--name must be 1..40 printable characters, got {name!r}")
     return Options(interface=args.interface, transcript=args.transcript, name=name,
                    bot=getattr(args, "bot", None), peer=args.peer, port=args.port, drop_after=args.drop_after,
-                   bot_delay=args.bot_delay, lines=args.lines)
+                   bot_delay=args.bot_delay, lines=args.lines,
+                   web=None if args.headless else web_options(args))
 
 
 def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

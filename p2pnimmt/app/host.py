@@ -12,12 +12,13 @@ from .lobby import lobby_command, lobby_console
 from .nodes import finish, journal_opener, new_node
 from .options import Options
 from .output import say, stdin_lines
+from .web import WebFront
 
 
 async def run_host(settings: Settings, bots: int, bot_kind: str, options: Options, headless: bool) -> int:
     identity = Identity.generate()
     files: list = []
-    front = Front(options, headless)
+    front = Front(options, headless) if options.web is None else WebFront(options, options.web)
     node = new_node(identity, options, bot=make_bot(bot_kind, identity.secret) if headless else None,
                     on_event=front.on_event, journal_for=journal_opener(identity, options, files))
     await node.listen(options.port)

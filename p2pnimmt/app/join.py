@@ -9,6 +9,7 @@ from ..protocol.identity import Identity
 from .front import Front
 from .nodes import finish, journal_opener, new_node
 from .options import Options, RoleFailed
+from .web import WebFront
 
 FIND_SECONDS = 10.0
 
@@ -34,7 +35,7 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
     identity = Identity.generate()
     bot = make_bot(options.bot, identity.secret) if options.bot else None
     files: list = []
-    front = Front(options, headless)
+    front = Front(options, headless) if options.web is None else WebFront(options, options.web)
     node = new_node(identity, options, role=role, bot=bot, on_event=front.on_event,
                     journal_for=journal_opener(identity, options, files))
     await node.listen(options.port)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 class RoleFailed(Exception):
@@ -21,3 +22,4 @@ class Options:
     drop_after: float = 60.0
     bot_delay: float = 0.0
     lines: bool = False  # the line terminal even on a terminal
+    web: Any = None  # app.web.WebOptions: the browser front (--web), else None

@@ -82,7 +82,11 @@ class WebFront:
     def __init__(self, options: Options, web: WebOptions) -> None:
         from ..web.server import WebServer
 
+        self.options = options
         self.web = web
+        self.node: Node | None = None
+        self.guest: dict | None = None  # the guest seat offered by this node: name, url, qr
+        self.helpers: list[Node] = []  # the guests' nodes, run by this one
         self.model = TableModel()
         self.lines = reporter(None)
         self.placer = Placer(self.model)
@@ -107,9 +111,12 @@ class WebFront:
         code = game_code(node.game_id)
         join = f"p2pnimmt join {code}"
         spectator = node.role == "spectator"
+        self.node = node
+        guest = (lambda: {"guest": self.guest or {"offer": True}}) if node.is_host else None
         self.page = Page(self.model, seat=None if spectator else NodeSeat(node), tv=spectator, node=node, code=code,
-                         command=command, join_text=lambda: join, title="p2pnimmt")
-        self.tv = self.page if spectator else Page(self.model, tv=True, node=node, code=code,
+                         command=command, join_text=lambda: join, title="p2pnimmt", extra=guest,
+                         offer_guest=self.offer_guest if node.is_host else None)
+        self.tv = self.page if spectator else Page(self.model, tv=True, node=node, code=code, extra=guest,
                                                    join_text=lambda: join, title="p2pnimmt")
         page_token = self.server.add(self.page.view)
         tv_token = page_token if spectator else self.server.add(self.tv.view)
@@ -124,6 +131,42 @@ class WebFront:
 
         node.spawn(serve())
 
+    async def offer_guest(self) -> str:
+        """Host, in the lobby: a seat for a player without Python, played from a phone's browser.
+
+        This node runs the guest's node (its session and its key) and serves its page under a link
+        that works for the first browser that opens it (and again for that browser). The guest trusts
+        this node; everyone else's trust is unchanged: the guest's seat is a peer like any other.
+        """
+        from ..protocol.identity import Identity
+        from ..ui.app import NodeSeat
+        from ..web.qr import qr_uri
+        from .nodes import new_node
+
+        node = self.node
+        assert node is not None and node.game_id is not None and self.page is not None and self.tv is not None
+        if node.lobby_state != "lobby":
+            raise ValueError("the game has started")
+        if len(node.players()) >= node.seats:
+            raise ValueError(f"all {node.seats} seats are taken")
+        if self.guest is not None:
+            raise ValueError("a guest seat is already offered")
+        name = f"guest of {node.name}"[:40]
+        model = TableModel()
+        Placer(model)
+        helper = new_node(Identity.generate(), self.options, name=name,
+                          on_event=lambda n, event: model.update(n.session, event))
+        await helper.listen()
+        self.helpers.append(helper)
+        await helper.join(self.options.interface or "127.0.0.1", node.port, node.game_id)
+        page = Page(model, seat=NodeSeat(helper), node=helper, code=game_code(node.game_id), title=f"p2pnimmt: {name}")
+        page.view.claim = True
+        url = self.server.url(self.server.add(page.view))
+        self.guest = {"name": name, "url": url, "qr": qr_uri(url)}
+        say(f"guest seat: {url}")
+        self.tv.view.changed()
+        return f"a guest seat is offered: open {url} on the guest's phone"
+
     async def results(self) -> None:
         """After the game: the page stays up until the person leaves it (a TV page: until Ctrl-C)."""
         try:
@@ -133,4 +176,6 @@ class WebFront:
                 await asyncio.Event().wait()
         finally:
             self.placer.stop()
+            for helper in self.helpers:
+                await helper.close()
             await self.server.close()

@@ -60,14 +60,15 @@ def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: []) -> list
         title=TITLE,
         text="What would you like to do?",
         values=[("play", "Play against bots"), ("host", "Host a game on the LAN"),
-                ("join", "Join a game"), ("watch", "Watch a game (TV)"), ("quit", "Quit")],
+                ("join", "Join a game"), ("watch", "Watch a game (TV)"),
+                ("watch-web", "Watch on this screen in a browser"), ("quit", "Quit")],
         default="play",
     ).run()
     if what in (None, "quit"):
         return None
-    if what == "watch":
+    if what in ("watch", "watch-web"):
         code = ask_code(find_games(), "watch")
-        return None if code is None else ["watch", code]
+        return None if code is None else ["watch", code] + (["--web"] if what == "watch-web" else [])
     name = ask_name()
     if name is None:
         return None

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..engine import BULL_HEADS, HAND_SIZE
 from ..protocol.identity import fingerprint
+from ..ui.lobby import DEALS, POINTS, ROUNDS, VARIANTS
 from ..ui.model import TableModel, heads
 
 LOG_LINES = 40
@@ -87,6 +88,7 @@ def lobby_state(node, code: str, host_controls: bool) -> dict[str, Any]:
                      "connected": m.peer == node.identity.peer or m.peer in node.linked or node.is_host is False}
                     for m in players],
         "spectators": [m.name for m in members if m.role != "player"],
+        "choices": {"variant": list(VARIANTS), "deal": list(DEALS), "points": list(POINTS), "rounds": list(ROUNDS)},
         "settings": None if settings is None else {
             "variant": settings.variant, "deal": settings.deal, "points": settings.point_limit,
             "rounds": settings.max_rounds, "ends": settings.end_text},

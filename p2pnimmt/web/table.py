@@ -62,7 +62,8 @@ class Page:
     def __init__(self, model: TableModel, *, seat=None, tv: bool = False, title: str = "p2pnimmt",
                  node=None, code: str | None = None, command: Command | None = None,
                  on_leave: Callable[[], None] | None = None, join_text: Callable[[], str | None] | None = None,
-                 extra: Callable[[], dict[str, Any]] | None = None) -> None:
+                 extra: Callable[[], dict[str, Any]] | None = None,
+                 offer_guest: Callable[[], Awaitable[str]] | None = None) -> None:
         self.model = model
         self.seat = None if tv else seat
         self.tv = tv
@@ -73,9 +74,11 @@ class Page:
         self.on_leave = on_leave
         self.join_text = join_text
         self.extra = extra
+        self.offer_guest = None if tv else offer_guest
         self.lobby_message = ""
         self.left = asyncio.Event()
-        self.view = View(self.state, self.act if self.seat is not None or self.command is not None else None)
+        acts = self.seat is not None or self.command is not None or self.offer_guest is not None
+        self.view = View(self.state, self.act if acts else None)
         model.listeners.append(self.view.changed)
         if node is not None:
             node.watch_lobby(lambda _node: self.view.changed())
@@ -92,6 +95,7 @@ class Page:
             state["kind"] = "lobby"
             state["lobby"] = lobby_state(node, self.code or "", self.command is not None)
             state["lobby"]["message"] = self.lobby_message
+        state["view"] = "tv" if self.seat is None else "seat"  # in the lobby too, before the game gives a seat
         state["left"] = self.left.is_set()
         if self.extra is not None:
             state.update(self.extra())
@@ -110,6 +114,12 @@ class Page:
                     self.lobby_message = await self.command(words)
                 except ValueError as exc:
                     self.lobby_message = f"not done: {exc}"
+            return
+        if do == "guest" and self.offer_guest is not None:
+            try:
+                self.lobby_message = await self.offer_guest()
+            except ValueError as exc:
+                self.lobby_message = f"not done: {exc}"
             return
         if do == "leave":
             if self.seat is not None and model.over is None:

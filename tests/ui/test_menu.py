@@ -62,8 +62,13 @@ def test_watch_by_typed_code(keyboard) -> None:
     assert menu.choose() == ["watch", "WXYZ"]
 
 
+def test_watch_in_a_browser(keyboard) -> None:
+    keyboard([DOWN * 4 + PICK, "wxyz" + TYPE])
+    assert menu.choose() == ["watch", "WXYZ", "--web"]
+
+
 def test_quit(keyboard) -> None:
-    keyboard([DOWN * 4 + PICK])
+    keyboard([DOWN * 5 + PICK])
     assert menu.choose() is None
 
 
@@ -97,7 +102,7 @@ def test_bare_command_on_a_terminal_opens_the_menu_and_quits() -> None:
     try:
         shown = wait_for("What would you like to do?")
         assert "Play against bots" in shown and "Host a game on the LAN" in shown and "Watch a game" in shown
-        subprocess.run(["tmux", "send-keys", "-t", name, "Down", "Down", "Down", "Down", "Enter", "Tab", "Enter"],
+        subprocess.run(["tmux", "send-keys", "-t", name, "Down", "Down", "Down", "Down", "Down", "Enter", "Tab", "Enter"],
                        check=True)
         wait_for("exited-0")
     finally:

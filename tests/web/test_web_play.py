@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import re
+
+from pages import play_by_clicks
 
 from p2pnimmt.app.web import WebOptions, run_play_web
 from p2pnimmt.engine import Settings
@@ -19,38 +22,6 @@ async def start_play(settings: Settings = TWO_ROUNDS, seed: bytes = SEED):
                                               ready=lambda seat, tv: urls.set_result((seat, tv))))
     seat, tv = await asyncio.wait_for(urls, 30)
     return task, seat, tv
-
-
-async def next_step(page, before: str) -> str:
-    """Wait until the page shows a new step of the game (something asked of us, or the end); its key."""
-    await page.wait_for_function(
-        "before => document.body.dataset.key !== before && (document.body.dataset.asked !== 'none' "
-        "|| document.body.dataset.over !== '0')", arg=before, timeout=20000)
-    return await page.evaluate("document.body.dataset.key")
-
-
-async def play_by_clicks(page, *, rows_taken: list[int], turns: list[int], stop_after: int | None = None) -> None:
-    """Play the lowest card each turn (tap it to choose, tap again to commit), take the cheapest row when asked."""
-    key = ""
-    while True:
-        key = await next_step(page, key)
-        if await page.evaluate("document.body.dataset.over") != "0":
-            return
-        asked = await page.evaluate("document.body.dataset.asked")
-        if asked == "row":
-            heads = [int(t) for t in await page.locator("#rows .row-heads").all_inner_texts()]
-            row = heads.index(min(heads))
-            await page.click(f"#rows .take[data-row='{row}']")
-            rows_taken.append(row)
-        else:
-            lowest = page.locator("#hand .card").first
-            if "selected" not in (await lowest.get_attribute("class") or ""):
-                await lowest.click()
-                await page.wait_for_selector("#hand .card.selected:first-child")
-            await lowest.click()
-            turns.append(1)
-            if stop_after is not None and len(turns) >= stop_after:
-                return
 
 
 async def test_a_whole_game_by_clicks_with_a_row_choice(browser, no_delay) -> None:
@@ -84,7 +55,7 @@ async def test_a_reload_mid_game_restores_the_state(browser, no_delay) -> None:
         await page.goto(seat)
         turns: list[int] = []
         await play_by_clicks(page, rows_taken=[], turns=turns, stop_after=4)
-        await page.wait_for_function("document.body.dataset.asked === 'card' || document.body.dataset.asked === 'row'")
+        await page.wait_for_function("() => ['card', 'row'].includes(document.body.dataset.asked)")
 
         async def shown() -> tuple:
             return (await page.inner_text("#rows"), await page.inner_text("#hand"), await page.inner_text("#players"),
@@ -92,7 +63,7 @@ async def test_a_reload_mid_game_restores_the_state(browser, no_delay) -> None:
 
         before = await shown()
         await page.reload()
-        await page.wait_for_function(f"document.body.dataset.key === {before[-1]!r}")
+        await page.wait_for_function(f"() => document.body.dataset.key === {before[-1]!r}")
         assert await shown() == before
         tv_page = await browser.new_page(viewport={"width": 1920, "height": 1080})
         await tv_page.goto(tv)
@@ -103,3 +74,15 @@ async def test_a_reload_mid_game_restores_the_state(browser, no_delay) -> None:
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_play_web_on_the_command_line_serves_the_seat(tmp_path, procs, browser) -> None:
+    play = procs(["play", "--web", "--no-open", "--bots", "2", "--rounds", "1", "--no-points", "--name", "ann"],
+                 tmp_path / "play.out")
+    url = play.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
+    assert re.search(r"tv: http://127\.0\.0\.1:\d+/\?t=\S+", play.text())
+    page = await browser.new_page()
+    await page.goto(url)
+    await page.wait_for_selector("#hand .card")
+    assert await page.locator("#hand .card").count() == 10
+    assert "ann" in await page.inner_text("#players")

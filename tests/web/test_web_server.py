@@ -120,4 +120,4 @@ async def test_the_browser_is_refused_without_the_token(browser, served) -> None
     assert response.status == 403
     response = await page.goto(f"{base}/?t={tokens['tv']}")
     assert response.status == 200
-    await page.wait_for_function("document.body.dataset.kind === 'tv'")
+    await page.wait_for_function("() => document.body.dataset.kind === 'tv'")

@@ -110,7 +110,7 @@
       box.appendChild(el("div", "label", "Guest seat for a phone (one browser only): " + g.name));
       if (g.qr) { const img = el("img", "qr small"); img.src = g.qr; img.alt = "guest seat QR"; box.appendChild(img); }
       box.appendChild(el("div", "join-text guest-url", g.url));
-    } else if (g.offer && s.lobby && s.lobby.host_controls !== undefined) {
+    } else if (g.offer && s.view === "seat") {
       const b = el("button", "", "Offer a guest seat (for a phone)"); b.id = "offer-guest";
       b.onclick = () => send({ do: "guest" }); box.appendChild(b);
     }
@@ -164,6 +164,7 @@
     $("code").textContent = s.code || "";
     $("qr").hidden = !s.qr; if (s.qr) $("qr").src = s.qr;
     $("join-text").textContent = s.join || "";
+    if (s.guest && s.guest.url) drawExtra($("side-extra"), s); else clear($("side-extra"));
     const body = clear($("players").tBodies[0]);
     s.players.forEach((p) => {
       const tr = el("tr", (p.me ? "me " : "") + "st-" + p.status.replace(/ /g, "-"));
@@ -173,6 +174,12 @@
       const c = el("td", "card-cell"); if (p.card) c.appendChild(el("span", "mini h" + p.card[1], p.card[0])); tr.appendChild(c);
       tr.appendChild(el("td", "score", p.score));
       body.appendChild(tr);
+    });
+    const mini = clear($("mini-players"));
+    s.players.forEach((p) => {
+      const li = el("li", (p.me ? "me " : "") + "st-" + p.status.replace(/ /g, "-"));
+      li.appendChild(el("span", "name", p.name)); li.appendChild(el("span", "status", p.status));
+      li.appendChild(el("span", "score", p.score)); mini.appendChild(li);
     });
     $("waiting").textContent = s.waiting.length ? "waiting for: " + s.waiting.join(", ") : "";
     const sheet = clear($("sheet"));
