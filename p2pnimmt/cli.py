@@ -123,6 +123,9 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default=None, help="your name at the table")
     parser.add_argument("--drop-after", type=float, default=60.0, metavar="SECONDS",
                         help="vote to drop a player the game has waited on this long (default 60; 0: never)")
+    parser.add_argument("--give-up", type=float, default=300.0, metavar="SECONDS",
+                        help="exit 1, saying why, when the game has not moved this long while waiting on others "
+                             "(default 300; 0: never); the transcript stays resumable")
     parser.add_argument("--lines", action="store_true",
                         help="the line terminal instead of the full-screen lobby and table")
     parser.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
@@ -305,7 +308,7 @@ def network_options(args: argparse.Namespace, default_name: str):
         args.parser.error(f"--name must be 1..40 printable characters, got {name!r}")
     return Options(interface=args.interface, transcript=args.transcript, name=name,
                    bot=getattr(args, "bot", None), peer=args.peer, port=args.port, drop_after=args.drop_after,
-                   bot_delay=args.bot_delay, lines=args.lines,
+                   give_up=args.give_up, bot_delay=args.bot_delay, lines=args.lines,
                    web=None if args.headless else web_options(args))
 
 

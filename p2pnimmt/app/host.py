@@ -5,11 +5,12 @@ from __future__ import annotations
 from ..bots import make_bot
 from ..engine import Settings
 from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
+from ..net.files import WriteFailed
 from ..net.node import Node
 from ..protocol.identity import Identity
 from .front import Front
 from .lobby import lobby_command, lobby_console
-from .nodes import finish, journal_opener, new_node
+from .nodes import NodeFiles, finish, journal_opener, new_node
 from .options import Options
 from .output import say, stdin_lines
 from .web import WebFront
@@ -17,7 +18,7 @@ from .web import WebFront
 
 async def run_host(settings: Settings, bots: int, bot_kind: str, options: Options, headless: bool) -> int:
     identity = Identity.generate()
-    files: list = []
+    files = NodeFiles()
     front = Front(options, headless) if options.web is None else WebFront(options, options.web)
     node = new_node(identity, options, bot=make_bot(bot_kind, identity.secret) if headless else None,
                     on_event=front.on_event, journal_for=journal_opener(identity, options, files))
@@ -36,6 +37,8 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
 
     def lobby_changed(n: Node) -> None:
         players = n.players()
+        if n.lobby_state == "playing":
+            remember_lobby(n)
         front.say(f"lobby: {len(players)}/{n.seats} seats: " + ", ".join(m.name for m in players))
         n.spawn(advertiser.update(len(players), n.seats, n.lobby_state))
 
@@ -59,7 +62,7 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
             front.show_lobby(node, lambda words: lobby_command(node, helpers, add_bot, words))
         elif not headless:
             node.spawn(lobby_console(node, helpers, add_bot, stdin_lines()))
-        status = await finish(node, files)
+        status = await finish(node, files, options.give_up)
         await front.results()
         return status
     finally:
@@ -68,3 +71,15 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
         for helper in helpers:
             await helper.close()
         await node.close()
+        files.close()
+
+
+def remember_lobby(node: Node) -> None:
+    """Once the game is on, the host keeps its members in its secrets: resumed, it knows them again
+    (who may rejoin, where each player listens, the spectators)."""
+    assert node.session is not None  # a host has its session from host()
+    try:
+        node.session.journal.secret({"kind": "lobby", "seats": node.seats,
+                                     "members": [m.as_dict() for m in node.members.values()]})
+    except WriteFailed:
+        pass  # told once, by finish()

@@ -7,7 +7,7 @@ from ..net.connection import ConnectionFailed
 from ..net.discovery import GameAd, browse, game_code, open_zeroconf
 from ..protocol.identity import Identity
 from .front import Front
-from .nodes import finish, journal_opener, new_node
+from .nodes import NodeFiles, finish, journal_opener, new_node
 from .options import Options, RoleFailed
 from .web import WebFront
 
@@ -34,7 +34,7 @@ async def locate(code: str, options: Options) -> tuple[str, int, bytes | None]:
 async def run_join(code: str, role: str, options: Options, headless: bool = True) -> int:
     identity = Identity.generate()
     bot = make_bot(options.bot, identity.secret) if options.bot else None
-    files: list = []
+    files = NodeFiles()
     front = Front(options, headless) if options.web is None else WebFront(options, options.web)
     node = new_node(identity, options, role=role, bot=bot, on_event=front.on_event,
                     journal_for=journal_opener(identity, options, files))
@@ -54,8 +54,9 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
     front.say(f"joined {game_code(node.game_id)} at {host}:{port} as {role}")
     front.show_lobby(node)
     try:
-        status = await finish(node, files)
+        status = await finish(node, files, options.give_up)
         await front.results()
         return status
     finally:
         await node.close()
+        files.close()

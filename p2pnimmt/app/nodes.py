@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
 from ..bots import Bot
 from ..net.discovery import game_code
-from ..net.files import data_dir, transcript_journal
+from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
 from ..protocol.identity import Identity
 from .options import Options, RoleFailed
@@ -31,36 +32,150 @@ def default_transcript(game_id: bytes, identity: Identity) -> Path:
     return data_dir() / "transcripts" / f"{game_code(game_id)}-{game_id.hex()[:8]}-{identity.fingerprint}.p2pt"
 
 
-def journal_opener(identity: Identity, options: Options, files: list):
+class NodeFiles(FileSet):
+    """A node's transcript and secrets files, and the lock that keeps its identity to this one process."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lock: IdentityLock | None = None
+        self.transcript: Path | None = None
+
+    def hold(self, identity: Identity) -> None:
+        """Take the identity's lock (InUse if another process plays it)."""
+        if self.lock is None:
+            self.lock = IdentityLock(identity)
+
+    def close(self) -> None:
+        super().close()
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+
+def journal_opener(identity: Identity, options: Options, files: NodeFiles):
     """A node's journal_for: opens the transcript (and secrets) file once the game id is known."""
 
     def open_journal(game_id: bytes):
         path = options.transcript or default_transcript(game_id, identity)
         try:
-            journal, opened = transcript_journal(path, identity)
-        except (OSError, FileExistsError) as exc:
+            files.hold(identity)
+            journal = transcript_journal(path, identity, files)
+        except OSError as exc:
             raise RoleFailed(f"cannot write the transcript: {exc}") from None
-        files.extend(opened)
+        files.transcript = path
         say(f"transcript: {path}")
         return journal
 
     return open_journal
 
 
-async def finish(node: Node, files) -> int:
-    """Wait for the game to end, seal the transcript and close its files; the exit status."""
-    await node.done.wait()
-    if node.refused:
-        say(f"refused by the host: {node.refused}")
-        return 1
-    await node.linger()
-    if node.session is not None:
-        node.session.journal.seal()
-    for f in files:
-        f.close()
+def quiet_write_failures() -> None:
+    """A failed transcript write is told once, by finish(): the tasks it ends add no traceback."""
+    loop = asyncio.get_running_loop()
+    previous = loop.get_exception_handler()
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        if isinstance(context.get("exception"), WriteFailed):
+            return
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
+
+
+def _progress(node: Node) -> tuple[object, bool]:
+    """(what changes when the game moves, whether this node is busy anyway: a lobby being filled, a person
+    thinking over our own move)."""
     session = node.session
-    assert session is not None  # a node that hosted, joined or resumed has one
-    if session.phase == "over":
-        return 0
-    say(f"game did not finish: phase {session.phase}")
-    return 1
+    if session is None:
+        return None, True
+    if session.start is None:  # the lobby: a host waits for joiners; a joiner waits, linked to the host
+        return (node.lobby_state, len(node.members)), node.is_host or bool(node.links)
+    ours = session.seat is not None and session.seat in session.waiting_for() and node.bot is None
+    return (len(session.journal.messages), session.phase, session.round, session.turn), ours
+
+
+def _where(node: Node) -> str:
+    session = node.session
+    if session is None or session.start is None:
+        return "in the lobby, no link to the host"
+    waiting = [session.names[seat] for seat in session.waiting_for() if seat != session.seat]
+    place = f"round {session.round + 1}, turn {session.turn + 1}, phase {session.phase}"
+    wait = f"waiting for {', '.join(waiting)}" if waiting else "waiting"
+    return f"{place}, {wait}; linked to {len(node.links)} peer{'s' if len(node.links) != 1 else ''}"
+
+
+async def stalled(node: Node, give_up: float) -> str:
+    """Return (why) once the game has not moved for `give_up` seconds while it waits on others; 0: never."""
+    if give_up <= 0:
+        await asyncio.Event().wait()
+    loop = asyncio.get_running_loop()
+    mark: object = None
+    since = loop.time()
+    while True:
+        await asyncio.sleep(min(1.0, give_up / 4))
+        now = loop.time()
+        current, busy = _progress(node)
+        if busy or current != mark:
+            mark, since = current, now
+        elif now - since >= give_up:
+            return f"no progress for {now - since:.0f} s ({_where(node)})"
+
+
+async def finish(node: Node, files: NodeFiles, give_up: float = 0.0) -> int:
+    """Wait for the game to end and seal the transcript (the caller closes the files after the node); the
+    exit status.
+
+    RoleFailed if a transcript write fails (told in one line; the transcript
+    ends at its last whole record and `resume` takes it up again) or if the
+    game has not moved for `give_up` seconds (the transcript is left unsealed:
+    `resume` can take it up again).
+    """
+    quiet_write_failures()
+    broken = asyncio.Event()
+    files.watch(lambda _failure: broken.set())
+    stuck = asyncio.ensure_future(stalled(node, give_up))
+    waits: set[asyncio.Future] = {asyncio.ensure_future(node.done.wait()), asyncio.ensure_future(broken.wait()),
+                                  stuck}
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for task in waits:
+            task.cancel()
+        await asyncio.gather(*waits, return_exceptions=True)
+        _check_writes(files)
+        if stuck.done() and not stuck.cancelled() and not node.done.is_set():
+            raise RoleFailed(f"giving up: {stuck.result()}{_resume_hint(files)}")
+        if node.refused:
+            say(f"refused by the host: {node.refused}")
+            return 1
+        await node.linger()
+        if node.session is not None:
+            try:
+                node.session.journal.seal()
+            except WriteFailed:
+                pass
+            _check_writes(files)
+            for f in files.files:
+                f.flush()
+        session = node.session
+        assert session is not None  # a node that hosted, joined or resumed has one
+        if session.phase == "over":
+            return 0
+        say(f"game did not finish: phase {session.phase}")
+        return 1
+    finally:
+        for task in waits:
+            task.cancel()
+
+
+def _resume_hint(files: NodeFiles) -> str:
+    return f"; `p2pnimmt resume {files.transcript}` takes it up again" if files.transcript else ""
+
+
+def _check_writes(files: NodeFiles) -> None:
+    failure = files.failure
+    if failure is not None:
+        raise RoleFailed(f"cannot write the transcript: {failure.filename}: {failure.strerror}; stopped, the "
+                         f"transcript ends at its last whole record{_resume_hint(files)} once the disk has room")

@@ -21,5 +21,6 @@ class Options:
     port: int = 0
     drop_after: float = 60.0
     bot_delay: float = 0.0
+    give_up: float = 300.0  # a node whose game has not moved this long says why and exits 1 (0: never)
     lines: bool = False  # the line terminal even on a terminal
     web: Any = None  # app.web.WebOptions: the browser front (--web), else None

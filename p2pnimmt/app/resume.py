@@ -1,4 +1,12 @@
-"""`p2pnimmt resume`: take a game up again after this peer's process died, from its transcript, secrets and key."""
+"""`p2pnimmt resume`: take a game up again after this peer's process died, from its transcript, secrets and key.
+
+Nothing is sent before the transcript has been checked as `verify` checks
+it (frames, record chain, every message's signature and sender chain,
+every turn through the engine), short of the end: a damaged transcript is
+refused, naming the record. A torn last record (the write a crash or a
+full disk cut short) is trimmed first. The host resumes like any seat: it
+listens on its old port and takes its lobby back from its secrets.
+"""
 
 from __future__ import annotations
 
@@ -6,43 +14,131 @@ from pathlib import Path
 
 from ..bots import make_bot
 from ..net.connection import ConnectionFailed
-from ..net.discovery import game_code
-from ..net.files import continue_journal
+from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
+from ..net.files import InUse, read_key, read_own_files
+from ..net.members import Member, member_from
+from ..net.node import Node
+from ..protocol.codec import DecodeError
+from ..protocol.identity import Identity
 from ..protocol.session import Session
-from .nodes import finish, new_node
+from ..protocol.transcript import link
+from ..protocol.verify import Replay, TranscriptError, read_frames, read_header, read_record
+from .nodes import NodeFiles, finish, new_node
 from .options import Options, RoleFailed
 from .output import reporter, say, stdin_lines
 
 
+def check_own_transcript(data: bytes, identity: Identity) -> Replay:
+    """Replay our transcript as `verify` does, up to its last record (the game need not be over);
+    TranscriptError at the first thing wrong. Our own messages are checked like everyone's."""
+    records = read_frames(data)
+    recorder = read_header(records[0][1])
+    if recorder != identity.public_key:
+        raise TranscriptError("the transcript was recorded by another key than the one in its .key file", 0)
+    state = Replay(recorder)
+    last = link(records[0][1])
+    for position in range(1, len(records)):
+        if state.sealed:
+            raise TranscriptError("records after the seal", position)
+        kind, payload = read_record(records, position, last)
+        last_before, last = last, link(records[position][1])
+        state.read(position, kind, payload, last_before)
+    return state
+
+
+def restore_lobby(node: Node, session: Session, secrets: list[dict]) -> None:
+    """A resumed host: its members (from its last `lobby` secret: who may rejoin, where players listen),
+    seats and settings, so that rejoining players, reconnecting spectators and lobby frames work again."""
+    record = next((r for r in reversed(secrets) if r.get("kind") == "lobby"), None)
+    members = [member_from(m) for m in record.get("members", [])] if record else []
+    node.members = {m.peer: m for m in members if m is not None}
+    node.members[node.identity.peer] = Member(node.identity.public_key, node.name, "player", node.bot is not None,
+                                              node.interface or "", node.port)
+    node.seats = session.players
+    assert session.game is not None  # a host's transcript starts with its START
+    node.change_settings(session.game.settings)
+
+
 async def run_resume(path: Path, options: Options, headless: bool) -> int:
+    files = NodeFiles()
     try:
-        identity, journal, wires, secrets, files = continue_journal(path)
-    except (OSError, ValueError) as exc:
-        raise RoleFailed(f"cannot resume from {path}: {exc}") from None
-    if journal.sealed:
-        raise RoleFailed(f"the game in {path} is over (its transcript is sealed)")
-    info = next((r for r in reversed(secrets) if r.get("kind") == "node"), None)
-    if info is None:
-        raise RoleFailed(f"{path} has no record of where this peer was (no 'node' secret)")
+        try:
+            files.hold(read_key(path))  # first: a copy of a seat that plays elsewhere is left untouched
+            own, open_journal = read_own_files(path, files)
+        except InUse as exc:
+            raise RoleFailed(f"cannot resume from {path}: {exc}") from None
+        except (OSError, ValueError) as exc:
+            raise RoleFailed(f"cannot resume from {path}: {exc}") from None
+        files.transcript = path
+        for what in own.trimmed:
+            say(f"trimmed {what}: the write a crash or a full disk cut short")
+        try:
+            checked = check_own_transcript(own.data, own.identity)
+        except TranscriptError as exc:
+            where = f"record {exc.record}: " if exc.record is not None else ""
+            raise RoleFailed(f"cannot resume from {path}: the transcript is damaged at {where}{exc.reason}; "
+                             "nothing was sent (`p2pnimmt verify` shows the same)") from None
+        if checked.sealed:
+            raise RoleFailed(f"the game in {path} is over (its transcript is sealed)")
+        if checked.session.fault is not None:
+            raise RoleFailed(f"the game in {path} was aborted: {checked.session.fault.detail}")
+        info = next((r for r in reversed(own.secrets) if r.get("kind") == "node"), None)
+        if info is None:
+            raise RoleFailed(f"{path} has no record of where this peer was (no 'node' secret)")
+        is_host = bool(info.get("is_host"))
+        game_id = checked.session.game_id
+        if is_host and game_id is None:
+            raise RoleFailed(f"the game in {path} had not started: a lobby cannot be taken up again, host a new game")
+        try:
+            journal = open_journal()
+        except (DecodeError, OSError) as exc:
+            raise RoleFailed(f"cannot resume from {path}: {exc}") from None
+        return await _resume(path, own.identity, journal, own.wires, own.secrets, info, game_id, files, options,
+                             headless)
+    finally:
+        files.close()
+
+
+async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], secrets: list[dict], info: dict,
+                  game_id: bytes | None, files: NodeFiles, options: Options, headless: bool) -> int:
+    is_host = bool(info.get("is_host"))
     bot_kind = options.bot or info.get("bot") or ("heuristic" if headless else None)
     bot = make_bot(bot_kind, identity.secret) if bot_kind and info["role"] == "player" else None
     node = new_node(identity, options, name=info["name"], role=info["role"], bot=bot,
                     on_event=reporter(stdin_lines() if bot is None else None))
     try:
         await node.listen(info["listen"])
-    except OSError:
+    except OSError as exc:
+        if is_host:
+            raise RoleFailed(f"cannot listen on port {info['listen']} again (the players redial it): {exc}") from None
         await node.listen(0)
-    session = Session(identity, journal=journal)
-    node.resume(session, wires, secrets, as_host=bool(info.get("is_host")))
-    say(f"resumed {game_code(session.game_id)} from {path}: {len(wires)} messages replayed, "
-        f"phase {session.phase}, round {session.round + 1}")
+    session = Session(identity, game_id=game_id, journal=journal)
+    zc = advertiser = None
     try:
-        if not info.get("is_host"):
+        node.resume(session, wires, secrets, as_host=is_host)
+        if is_host:
+            restore_lobby(node, session, secrets)
+        say(f"resumed {game_code(session.game_id)} from {path}: {len(wires)} messages replayed, "
+            f"phase {session.phase}, round {session.round + 1}")
+        if is_host:
+            say(f"listening on {options.interface or '0.0.0.0'}:{node.port}")
+            zc = open_zeroconf(options.interface)
+            advertiser = Advertiser(zc, session.game_id, identity.fingerprint, node.port,
+                                    local_addresses(options.interface))
+            node.spawn(advertiser.start(len(node.players()), node.seats, "playing"))
+        else:
             host, port = options.peer or (info["host"], info["host_port"])
             try:
                 await node.join(host, port, session.game_id)
             except ConnectionFailed as exc:
                 raise RoleFailed(f"cannot reach the host at {host}:{port}: {exc}") from None
-        return await finish(node, files)
+        return await finish(node, files, options.give_up)
     finally:
+        if advertiser is not None:
+            try:
+                await advertiser.stop()
+            except Exception:  # it may never have finished starting
+                pass
+        if zc is not None:
+            await zc.async_close()
         await node.close()

@@ -1,0 +1,120 @@
+"""Finite waits (issue 12, finding 7): a node that can make no progress says why and exits 1 within --give-up
+seconds; no process of a finished or dead game is left running. The transcript of a node that gave up is left
+unsealed, a whole prefix of the game: `resume` can take it up again.
+
+Real processes on 127.0.0.1, each stopped by pid at the end (the `procs` fixture); the partitioned host of four
+is in tests/lan/test_partition.py.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+from pathlib import Path
+
+from p2pnimmt.net.files import torn_tail
+from p2pnimmt.protocol.verify import verify_transcript
+
+LO = ["--interface", "127.0.0.1"]
+GIVE_UP = ["--give-up", "3"]
+BOUND = 60  # seconds a process may take to notice and leave: a bound, not a measurement
+
+
+def kill(proc) -> None:
+    os.kill(proc.popen.pid, signal.SIGKILL)
+    proc.popen.wait()
+
+
+def gave_up(proc, where: str = "") -> None:
+    """The process exited 1 and said why: no progress for the --give-up time, and where it stood."""
+    assert proc.finish(BOUND) == 1, proc.text()
+    text = proc.text()
+    assert re.search(r"giving up: no progress for \d+ s \(" + where, text), text
+    assert "Traceback" not in text, text
+
+
+def test_the_spectator_of_a_host_that_died_gives_up(tmp_path: Path, procs) -> None:
+    """Two seats and a spectator linked only to the host; the host dies: the other player drops it and finishes
+    the game with the stand-in; the spectator, which hears from no one now, says so and leaves."""
+    host = procs(["host", "--headless", "--seats", "2", "--rounds", "3", "--no-points", *LO, "--drop-after", "0",
+                  "--bot-delay", "0.05", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    watch = procs(["watch", code, "--headless", *LO, *GIVE_UP, "--transcript", str(tmp_path / "watch.p2pt")],
+                  tmp_path / "watch.out")
+    watch.wait_for("joined")
+    player = procs(["join", code, "--headless", *LO, "--drop-after", "1", "--give-up", "30", "--bot-delay", "0.05",
+                    "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "j.out")
+    player.wait_for(r"(?m)^round 1:", 60)
+    kill(host)
+    assert player.finish(BOUND) == 0, player.text()
+    verdict = verify_transcript((tmp_path / "j.p2pt").read_bytes())
+    assert verdict.ok, verdict.report()
+    status = watch.finish(BOUND)
+    if status == 0:  # it was relayed the rest by the player after all: then it agrees
+        assert re.search(r"final scores: (.*)", watch.text()).group(1) in verdict.summary
+    else:
+        gave_up(watch, "round")
+        data = (tmp_path / "watch.p2pt").read_bytes()
+        assert torn_tail(data) is None
+        assert "ends before the game does" in verify_transcript(data).fault
+
+
+def test_a_host_whose_players_are_all_gone_gives_up_and_so_does_its_spectator(tmp_path: Path, procs) -> None:
+    """Every player but the host gone (as after the forged refuse of finding 1): nobody is left to vote a drop
+    with; host and spectator both say what they wait for and leave, their transcripts resumable."""
+    host = procs(["host", "--headless", "--seats", "3", "--rounds", "3", "--no-points", *LO, "--drop-after", "1",
+                  *GIVE_UP, "--bot-delay", "0.05", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    watch = procs(["watch", code, "--headless", *LO, *GIVE_UP, "--transcript", str(tmp_path / "watch.p2pt")],
+                  tmp_path / "watch.out")
+    joiners = [procs(["join", code, "--headless", *LO, "--drop-after", "0", "--bot-delay", "0.05", "--name", f"j{i}",
+                      "--transcript", str(tmp_path / f"j{i}.p2pt")], tmp_path / f"j{i}.out") for i in (1, 2)]
+    joiners[0].wait_for(r"(?m)^round 1:", 60)
+    for joiner in joiners:
+        kill(joiner)
+    gave_up(host, r"round \d+, turn \d+, phase \w+, waiting for j\d")
+    assert "resume" in host.text()
+    gave_up(watch)
+    for name in ("host.p2pt", "watch.p2pt"):
+        data = (tmp_path / name).read_bytes()
+        assert torn_tail(data) is None
+        verdict = verify_transcript(data)
+        assert "ends before the game does" in verdict.fault, (name, verdict.report())
+
+
+def test_a_joiner_whose_host_died_in_the_lobby_gives_up(tmp_path: Path, procs) -> None:
+    host = procs(["host", "--headless", "--seats", "3", *LO, "--transcript", str(tmp_path / "host.p2pt")],
+                 tmp_path / "host.out")
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    joiner = procs(["join", code, "--headless", *LO, *GIVE_UP, "--transcript", str(tmp_path / "j.p2pt")],
+                   tmp_path / "j.out")
+    host.wait_for("lobby: 2/3")
+    kill(host)
+    gave_up(joiner, "in the lobby, no link to the host")
+
+
+def test_what_counts_as_waiting_on_others() -> None:
+    """A host filling its lobby, a joiner linked to its host, a person thinking over our own move: not stuck.
+    A joiner with no link to its host, or a game waiting on other seats with no new message: stuck."""
+    from types import SimpleNamespace
+
+    from p2pnimmt.app.nodes import _progress
+
+    lobby = SimpleNamespace(start=None)
+    assert _progress(SimpleNamespace(session=lobby, is_host=True, links={}, lobby_state="lobby", members={}))[1]
+    assert _progress(SimpleNamespace(session=lobby, is_host=False, links={b"h": 1}, lobby_state="lobby",
+                                     members={}))[1]
+    assert not _progress(SimpleNamespace(session=lobby, is_host=False, links={}, lobby_state="lobby",
+                                         members={}))[1]
+
+    def playing(seat, waiting, bot):
+        session = SimpleNamespace(start=object(), seat=seat, waiting_for=lambda: waiting, phase="turn", round=0,
+                                  turn=3, journal=SimpleNamespace(messages=[b"m"] * 7))
+        return _progress(SimpleNamespace(session=session, is_host=False, links={}, bot=bot))
+
+    assert playing(1, (1, 2), None)[1]  # a person has our move to make
+    assert not playing(1, (2,), None)[1]  # others owe theirs
+    assert not playing(1, (1,), object())[1]  # a bot owes it: it does not think for minutes
+    assert not playing(None, (0,), None)[1]  # a spectator waits on others only
+    assert playing(1, (2,), None)[0] == playing(None, (0,), None)[0]  # the same messages: the same mark
