@@ -149,7 +149,6 @@ def web_options(args: argparse.Namespace):
     return WebOptions(args.web_interface, args.web_port, args.web_open) if args.web else None
 
 
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="p2pnimmt", description="6 nimmt! on a local network, with no server.")
     parser.add_argument("--version", action="version", version=f"p2pnimmt {__version__}")
@@ -232,6 +231,14 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("verify", help="check a game transcript: signatures, commitments, shuffles, every turn")
     check.add_argument("file", metavar="FILE", help="a transcript written by p2pnimmt")
     check.set_defaults(handler=cmd_verify, parser=check)
+
+    history = sub.add_parser("history", help="the games played here: players, scores, winner, verified or not")
+    history.add_argument("--stats", action="store_true", help="per player and bot: games, wins, points per round")
+    history.set_defaults(handler=cmd_history, parser=history)
+
+    again = sub.add_parser("replay", help="step through a finished game on the full-screen table")
+    again.add_argument("file", metavar="FILE", help="a transcript written by p2pnimmt (see `p2pnimmt history`)")
+    again.set_defaults(handler=cmd_replay, parser=again)
     return parser
 
 
@@ -343,6 +350,27 @@ def cmd_games(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .app.options import Options
 
     return run(list_games(Options(interface=args.interface), args.seconds))
+
+
+def cmd_history(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .app.history import run_history
+
+    return run_history(stats=args.stats)
+
+
+def cmd_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .ui.replay import ReplayApp, ReplayError, frames
+
+    try:
+        stops = frames(Path(args.file).read_bytes())
+    except OSError as exc:
+        print(f"p2pnimmt replay: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except ReplayError as exc:
+        print(f"p2pnimmt replay: {args.file}: {exc}", file=sys.stderr)
+        return 1
+    ReplayApp(stops).ui.app.run()
+    return 0
 
 
 def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -1,0 +1,143 @@
+"""`p2pnimmt history`: the games this machine has played, from the transcripts kept in the user's data directory.
+
+Every networked game writes its transcript under `data_dir()/transcripts` (XDG_DATA_HOME, else
+~/.local/share/p2pnimmt); each is re-checked on the spot with the same replay `p2pnimmt verify` uses.
+`--stats` adds up, per player (people by name and fingerprint, bots by name): games, wins and mean points
+per round.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..net.files import data_dir
+from ..protocol.identity import fingerprint, peer_id
+from ..protocol.verify import TranscriptError, replay
+
+
+def transcripts_dir() -> Path:
+    return data_dir() / "transcripts"
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    who: str  # the fingerprint of a person's key, or "bot"
+    score: int
+    won: bool
+    me: bool
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """What one transcript says of its game; `problem` is why it does not verify ('' if it does)."""
+
+    path: Path
+    when: float
+    status: str  # "finished", "aborted", "unfinished" or "damaged"
+    variant: str = ""
+    deal: str = ""
+    rounds: int = 0
+    players: tuple[Player, ...] = field(default_factory=tuple)
+    problem: str = ""
+
+    @property
+    def verified(self) -> bool:
+        return self.status == "finished" and not self.problem
+
+
+def read_game(path: Path) -> GameRecord:
+    """Replay one transcript (the checks of `p2pnimmt verify`) and say what game it holds."""
+    when = path.stat().st_mtime
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return GameRecord(path, when, "damaged", problem=f"cannot read it: {exc.strerror or exc}")
+    problem = ""
+    try:
+        state = replay(data)
+    except TranscriptError as exc:
+        verdict = exc.verdict()
+        cut = "ends before the game does" in verdict.fault  # a game still going, or cut short
+        return GameRecord(path, when, "unfinished" if cut else "damaged", problem=verdict.report())
+    session = state.session
+    game = session.game
+    if game is None:
+        return GameRecord(path, when, "unfinished", problem="no game started in it")
+    me = peer_id(state.recorder) if state.recorder else None
+    winners = set(game.winners) if session.phase == "over" else set()
+    players = tuple(Player(name, "bot" if bot else fingerprint(peer), score, seat in winners, peer == me)
+                    for seat, (name, peer, bot, score) in
+                    enumerate(zip(session.names, session.roster, session.bots, game.scores)))
+    status = {"over": "finished", "aborted": "aborted"}.get(str(session.phase), "unfinished")
+    if session.fault is not None:
+        problem = f"aborted: {session.fault.detail}"
+    return GameRecord(path, when, status, game.settings.variant, game.settings.deal, game.rounds_played,
+                      players, problem)
+
+
+def games(folder: Path | None = None) -> list[GameRecord]:
+    """Every transcript in the folder, oldest first."""
+    folder = folder or transcripts_dir()
+    if not folder.is_dir():
+        return []
+    return sorted((read_game(p) for p in folder.glob("*.p2pt") if p.is_file()), key=lambda g: (g.when, g.path))
+
+
+def history_lines(records: Iterable[GameRecord]) -> list[str]:
+    """One block per game: date, players with scores, variant, deal, winner, verified or not."""
+    lines: list[str] = []
+    for g in records:
+        date = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.when))
+        if not g.players:
+            lines.append(f"{date}  {g.path.name}: {g.status} ({g.problem})")
+            continue
+        winners = [p.name for p in g.players if p.won]
+        check = "verified" if g.verified else f"NOT verified: {g.problem or g.status}"
+        head = f"{date}  {g.variant}, {g.deal} deal, {g.rounds} round{'s' if g.rounds != 1 else ''}"
+        if winners:
+            head += f", won by {', '.join(winners)}"
+        lines.append(f"{head}  [{check}]")
+        lines.append("    " + ", ".join(f"{p.name}{' (you)' if p.me else ''} {p.score}" for p in g.players))
+    return lines or ["No games yet: transcripts are kept in " + str(transcripts_dir())]
+
+
+@dataclass
+class Tally:
+    games: int = 0
+    wins: int = 0
+    points: int = 0
+    rounds: int = 0
+
+
+def stats_lines(records: Iterable[GameRecord]) -> list[str]:
+    """Per player across the finished, verified games: games, wins, mean points per round."""
+    tallies: dict[tuple[str, str], Tally] = {}
+    for g in records:
+        if not g.verified:
+            continue
+        for p in g.players:
+            key = ("you", "") if p.me else (p.name, p.who)
+            tally = tallies.setdefault(key, Tally())
+            tally.games += 1
+            tally.wins += p.won
+            tally.points += p.score
+            tally.rounds += g.rounds
+    if not tallies:
+        return ["No finished, verified games yet."]
+    lines = [f"{'player':<28} {'games':>5} {'wins':>5} {'points/round':>12}"]
+    for (name, who), t in sorted(tallies.items(), key=lambda kv: (kv[0] != ("you", ""), kv[0])):
+        label = name if not who else f"{name} ({who})"
+        mean = t.points / t.rounds if t.rounds else 0.0
+        lines.append(f"{label:<28.28} {t.games:>5} {t.wins:>5} {mean:>12.2f}")
+    return lines
+
+
+def run_history(stats: bool = False, folder: Path | None = None) -> int:
+    records = games(folder)
+    for line in (stats_lines(records) if stats else history_lines(records)):
+        print(line)
+    return 0

@@ -1,0 +1,127 @@
+"""`p2pnimmt replay FILE`: step through a finished game on the full-screen table (← → a turn, PgUp PgDn a round).
+
+The transcript is replayed into a spectator Session, as `p2pnimmt verify` does; the table model the screens
+read is fed its events, and a copy of the model is kept at every point worth stopping at: a round dealt, each
+turn's cards revealed (with each player's commitment next to its card) and placed, the round's end, the game's
+end. The screen is the TV view of the live table (no hand), showing one of those copies at a time.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
+
+from ..protocol.events import Event, GameOver, Revealed, RoundEnded, RoundStarted, TurnResolved
+from ..protocol.session import Session
+from ..protocol.verify import TranscriptError, replay as replay_transcript
+from .app import TableApp
+from .model import TableModel
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One point of the game: what the table showed then, and where it is."""
+
+    model: TableModel
+    round: int
+    turn: int
+    kind: str  # "round", "revealed", "placed", "round-end", "over"
+    label: str
+
+
+class ReplayError(ValueError):
+    """The transcript cannot be replayed (it does not verify)."""
+
+
+def commitments_line(session: Session, event: Revealed) -> str:
+    """Each seat's commitment (its first 8 hex digits) and the card it revealed for it."""
+    commits = session.slot("PLAY_COMMIT", event.round, event.turn)
+    parts = []
+    for seat, card in enumerate(event.cards):
+        env = commits.get(seat)
+        commit = env.body["commit"].hex()[:6] if env is not None else "stand-in"
+        parts.append(f"{session.names[seat]} {commit}:{card}")
+    return "commits: " + ", ".join(parts)
+
+
+def frames(data: bytes) -> list[Frame]:
+    """The stops of a replay of the transcript `data` (ReplayError if it does not verify)."""
+    try:
+        wires = [env.wire for env in replay_transcript(data).session.inbox.accepted]
+    except TranscriptError as exc:
+        raise ReplayError(exc.verdict().report()) from None
+    session = Session(None, relay=False)
+    model = TableModel()
+    found: list[Frame] = []
+
+    def keep(event: Event, kind: str, label: str) -> None:
+        shown = copy.copy(model)
+        shown.listeners = []
+        shown = copy.deepcopy(shown)
+        shown.placed = len(shown.placing)  # a stop shows the turn's cards all placed
+        found.append(Frame(shown, model.round, model.turn, kind, label))
+
+    for wire in wires:
+        for item in session.receive(wire):
+            if not isinstance(item, Event):
+                continue
+            if isinstance(item, Revealed):
+                model.say(commitments_line(session, item))
+            model.update(session, item)
+            if isinstance(item, RoundStarted):
+                keep(item, "round", f"round {item.round + 1} dealt")
+            elif isinstance(item, Revealed):
+                keep(item, "revealed", f"round {item.round + 1}, turn {item.turn + 1}: cards revealed")
+            elif isinstance(item, TurnResolved):
+                keep(item, "placed", f"round {item.round + 1}, turn {item.turn + 1}: cards placed")
+            elif isinstance(item, RoundEnded):
+                keep(item, "round-end", f"round {item.round + 1} over")
+            elif isinstance(item, GameOver):
+                keep(item, "over", "game over")
+    if not found:
+        raise ReplayError("the transcript holds no dealt round")
+    return found
+
+
+class ReplayApp:
+    """The TV view of the table showing one frame at a time; ← → step, PgUp PgDn jump a round, q leaves."""
+
+    def __init__(self, stops: list[Frame], *, input=None, output=None) -> None:
+        self.frames = stops
+        self.index = 0
+        self.model = TableModel()
+        self.ui = TableApp(self.model, None, input=input, output=output, title="p2pnimmt replay")
+        keys = KeyBindings()
+        keys.add("left")(lambda _e: self.go(self.index - 1))
+        keys.add("right")(lambda _e: self.go(self.index + 1))
+        keys.add("pageup")(lambda _e: self.go(self._round_start(-1)))
+        keys.add("pagedown")(lambda _e: self.go(self._round_start(1)))
+        keys.add("home")(lambda _e: self.go(0))
+        keys.add("end")(lambda _e: self.go(len(self.frames) - 1))
+        self.ui.app.key_bindings = merge_key_bindings([self.ui.app.key_bindings or KeyBindings(), keys])
+        self.go(0)
+
+    @property
+    def frame(self) -> Frame:
+        return self.frames[self.index]
+
+    def _round_start(self, direction: int) -> int:
+        """The frame where the previous (-1) or next (+1) round is dealt; the first or last frame if none."""
+        i = self.index + direction
+        while 0 <= i < len(self.frames):
+            if self.frames[i].kind == "round" and (direction > 0 or self.frames[i].round < self.frame.round
+                                                   or self.frame.kind != "round"):
+                return i
+            i += direction
+        return 0 if direction < 0 else len(self.frames) - 1
+
+    def go(self, index: int) -> None:
+        self.index = max(0, min(len(self.frames) - 1, index))
+        shown = copy.deepcopy(self.frame.model)
+        listeners = self.model.listeners
+        self.model.__dict__.update(shown.__dict__)
+        self.model.listeners = listeners
+        self.model.message = f"{self.frame.label} ({self.index + 1}/{len(self.frames)}) <- -> PgUp PgDn"
+        self.ui.app.invalidate()

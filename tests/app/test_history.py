@@ -1,0 +1,79 @@
+"""`p2pnimmt history`: transcripts in the data directory, listed and re-checked; --stats per player."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "protocol"))
+
+from harness import Net  # noqa: E402
+
+from p2pnimmt.app.history import games, history_lines, stats_lines  # noqa: E402
+from p2pnimmt.engine import Settings  # noqa: E402
+
+
+def write_games(folder: Path, count: int) -> list[Net]:
+    folder.mkdir(parents=True, exist_ok=True)
+    nets = []
+    for seed in range(count):
+        net = Net(3, settings=Settings(players=3, max_rounds=2, point_limit=None, deal="open"), bots="heuristic",
+                  seed=seed)
+        net.start()
+        net.run()
+        for i, ident in enumerate(net.identities[:1]):  # the first seat's transcript: this machine's
+            (folder / f"game{seed}-{i}.p2pt").write_bytes(bytes(net.transcripts[ident.peer]))
+        nets.append(net)
+    return nets
+
+
+def test_history_lists_each_game_verified_with_its_winner(tmp_path: Path) -> None:
+    nets = write_games(tmp_path, 3)
+    records = games(tmp_path)
+    assert len(records) == 3 and all(r.verified for r in records)
+    text = "\n".join(history_lines(records))
+    for net in nets:
+        session = net.sessions[net.identities[0].peer]
+        winners = [session.names[s] for s in session.game.winners]
+        assert f"won by {', '.join(winners)}" in text
+        assert ", ".join(f"{n}{' (you)' if i == 0 else ''} {s}"
+                         for i, (n, s) in enumerate(zip(session.names, session.game.scores))) in text
+    assert text.count("[verified]") == 3 and "standard, open deal, 2 rounds" in text
+
+
+def test_a_damaged_transcript_is_listed_as_not_verified(tmp_path: Path) -> None:
+    write_games(tmp_path, 1)
+    path = next(tmp_path.glob("*.p2pt"))
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x40
+    path.write_bytes(bytes(data))
+    (record,) = games(tmp_path)
+    assert not record.verified and record.problem
+    assert "NOT verified" in "\n".join(history_lines([record])) or record.status == "damaged"
+
+
+def test_stats_add_up_games_wins_and_points_per_round(tmp_path: Path) -> None:
+    nets = write_games(tmp_path, 3)
+    lines = stats_lines(games(tmp_path))
+    assert lines[0].split() == ["player", "games", "wins", "points/round"]
+    rows = {line[:28].strip(): line[28:].split() for line in lines[1:]}
+    mine = rows["you"]
+    wins = sum(0 in n.sessions[n.identities[0].peer].game.winners for n in nets)
+    points = sum(n.sessions[n.identities[0].peer].game.scores[0] for n in nets)
+    assert mine == ["3", str(wins), f"{points / 6:.2f}"]
+    # the harness seats bots named p1 and p2 at every table: one row each, over the three games
+    assert set(rows) == {"you", "p1 (bot)", "p2 (bot)"} and rows["p1 (bot)"][0] == "3"
+    assert sum(int(row[1]) for row in rows.values()) >= 3  # every game has a winner (ties: several)
+
+
+def test_history_command_reads_the_xdg_data_dir(tmp_path: Path) -> None:
+    write_games(tmp_path / "data" / "p2pnimmt" / "transcripts", 2)
+    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "p2pnimmt", "history"], env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("[verified]") == 2
+    out = subprocess.run([sys.executable, "-m", "p2pnimmt", "history", "--stats"], env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.splitlines()[1].startswith("you "), out.stdout + out.stderr

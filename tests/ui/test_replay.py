@@ -1,0 +1,78 @@
+"""`p2pnimmt replay FILE`: a finished game stepped through on the full-screen table, fed keys."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from test_app import SizedOutput, until
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "protocol"))
+
+from harness import Net  # noqa: E402
+
+from p2pnimmt.engine import Settings  # noqa: E402
+from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
+from p2pnimmt.ui.app import screen_text  # noqa: E402
+from p2pnimmt.ui.replay import ReplayApp, ReplayError, frames  # noqa: E402
+
+RIGHT, LEFT, PGDN, PGUP = "\x1b[C", "\x1b[D", "\x1b[6~", "\x1b[5~"
+
+
+def transcript(rounds: int = 2) -> tuple[bytes, Net]:
+    net = Net(3, settings=Settings(players=3, max_rounds=rounds, point_limit=None, deal="open"), bots="heuristic",
+              seed=5)
+    net.start()
+    net.run()
+    return bytes(net.transcripts[net.identities[0].peer]), net
+
+
+def test_the_stops_of_a_game() -> None:
+    data, net = transcript()
+    stops = frames(data)
+    kinds = [f.kind for f in stops]
+    assert kinds == (["round"] + ["revealed", "placed"] * 10 + ["round-end"]) * 2 + ["over"]
+    session = net.sessions[net.identities[0].peer]
+    assert [p.score for p in stops[-1].model.players] == list(session.game.scores)
+    first_commit = next(open_envelope(w) for w in session.journal.messages if open_envelope(w).kind == "PLAY_COMMIT"
+                        and open_envelope(w).body["turn"] == 0)
+    assert any(first_commit.body["commit"].hex()[:6] in line and "commits:" in line for line in stops[1].model.log)
+
+
+def test_keys_step_a_turn_and_jump_a_round() -> None:
+    data, _net = transcript()
+
+    async def main() -> None:
+        with create_pipe_input() as inp:
+            viewer = ReplayApp(frames(data), input=inp, output=SizedOutput(80, 24))
+            task = asyncio.create_task(viewer.ui.app.run_async())
+            await until(lambda: viewer.ui.app.is_running, "the app")
+            assert "round 1 dealt" in screen_text(viewer.ui)
+            inp.send_text(RIGHT)
+            await until(lambda: viewer.index == 1, "a step right")
+            screen = screen_text(viewer.ui)
+            assert "round 1, turn 1: cards revealed" in screen and "commits:" in screen
+            inp.send_text(RIGHT + RIGHT + LEFT)
+            await until(lambda: viewer.index == 2, "two right, one left")
+            inp.send_text(PGDN)
+            await until(lambda: viewer.frame.kind == "round" and viewer.frame.round == 1, "the next round")
+            assert "round 2 dealt" in screen_text(viewer.ui)
+            inp.send_text(PGUP)
+            await until(lambda: viewer.index == 0, "back to the first round")
+            inp.send_text("\x1b[F")  # End
+            await until(lambda: viewer.frame.kind == "over", "the end")
+            assert "GAME OVER" in screen_text(viewer.ui)
+            viewer.ui.app.exit(result="over")
+            await task
+    asyncio.run(main())
+
+
+def test_a_damaged_transcript_is_refused_with_the_reason() -> None:
+    data, _net = transcript(1)
+    broken = bytearray(data)
+    broken[len(broken) // 2] ^= 1
+    with pytest.raises(ReplayError, match="record"):
+        frames(bytes(broken))
