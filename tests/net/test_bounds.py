@@ -23,7 +23,7 @@ from p2pnimmt.net.node import MAX_LINK_FAULTS
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, open_envelope, seal
 from p2pnimmt.protocol.events import Fault, Outgoing
 from p2pnimmt.protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
-from p2pnimmt.protocol.inbox import MAX_EARLY_TOTAL, MAX_HELD_WIRE
+from p2pnimmt.protocol.inbox import MAX_EARLY, MAX_EARLY_BYTES, MAX_EARLY_TOTAL, MAX_HELD_WIRE
 from p2pnimmt.protocol.session import Session
 from p2pnimmt.protocol.transcript import MAX_FAULTS_PER_PEER, MAX_RECORD, TranscriptJournal, frames
 from p2pnimmt.protocol.verify import verify_transcript
@@ -94,7 +94,7 @@ def test_a_flood_of_held_messages_before_start_is_cut_off(tmp_path: Path, procs)
     for peer in members:
         assert len(re.findall(rf"cut off {fingerprint(peer)}", host.text())) == 1
     assert f"more than {MAX_EARLY_TOTAL} bytes held before START in total" in host.text()
-    assert "more than 64 messages or 262144 bytes before START" in host.text()
+    assert f"more than {MAX_EARLY} messages or {MAX_EARLY_BYTES} bytes before START" in host.text()
     assert f"(at most {MAX_HELD_WIRE} are held)" in host.text()
     assert len(re.findall(r"refused a connection from .*: sent 'msg' before joining", host.text())) == 32
     peak = peak_rss_mb(host.popen.pid)
