@@ -15,13 +15,13 @@ from pathlib import Path
 from ..bots import make_bot
 from ..net.connection import ConnectionFailed
 from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
-from ..net.files import InUse, read_key, read_own_files
+from ..net.files import InUse, own_messages, read_key, read_own_files
 from ..net.members import Member, member_from
 from ..net.node import Node
 from ..protocol.codec import DecodeError
 from ..protocol.identity import Identity
 from ..protocol.session import Session
-from ..protocol.transcript import link
+from ..protocol.transcript import frames, link
 from ..protocol.verify import Replay, TranscriptError, read_frames, read_header, read_record
 from .nodes import NodeFiles, finish, new_node
 from .options import Options, RoleFailed
@@ -31,6 +31,10 @@ from .output import reporter, say, stdin_lines
 def check_own_transcript(data: bytes, identity: Identity) -> Replay:
     """Replay our transcript as `verify` does, up to its last record (the game need not be over);
     TranscriptError at the first thing wrong. Our own messages are checked like everyone's."""
+    try:
+        list(frames(data))
+    except DecodeError as exc:  # name the frame: the records before it are whole
+        raise TranscriptError(f"malformed frame: {exc}", sum(1 for _ in _whole_frames(data))) from None
     records = read_frames(data)
     recorder = read_header(records[0][1])
     if recorder != identity.public_key:
@@ -44,6 +48,14 @@ def check_own_transcript(data: bytes, identity: Identity) -> Replay:
         last_before, last = last, link(records[position][1])
         state.read(position, kind, payload, last_before)
     return state
+
+
+def _whole_frames(data: bytes):
+    """The frames before the first one cut short or over the limit."""
+    try:
+        yield from frames(data)
+    except DecodeError:
+        return
 
 
 def restore_lobby(node: Node, session: Session, secrets: list[dict]) -> None:
@@ -93,8 +105,8 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
             journal = open_journal()
         except (DecodeError, OSError) as exc:
             raise RoleFailed(f"cannot resume from {path}: {exc}") from None
-        return await _resume(path, own.identity, journal, own.wires, own.secrets, info, game_id, files, options,
-                             headless)
+        return await _resume(path, own.identity, journal, own_messages(own.data), own.secrets, info, game_id, files,
+                             options, headless)
     finally:
         files.close()
 

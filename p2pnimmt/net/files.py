@@ -19,6 +19,7 @@ from pathlib import Path
 
 import msgpack
 
+from ..protocol.codec import DecodeError, decode
 from ..protocol.identity import Identity
 from ..protocol.transcript import MAX_RECORD, TranscriptJournal, frames, records, secret_records
 
@@ -247,9 +248,25 @@ class OwnFiles:
 
     identity: Identity
     data: bytes  # the transcript
-    wires: list[bytes]  # the messages it had accepted, in order
     secrets: list[dict]
     trimmed: list[str]  # what was trimmed, for the user
+
+
+def _readable(data: bytes) -> int:
+    """How many whole frames that decode stand at the start of `data` (the number of the first bad one)."""
+    count = 0
+    try:
+        for _offset, record in frames(data):
+            decode(record, MAX_RECORD)
+            count += 1
+    except DecodeError:
+        pass
+    return count
+
+
+def own_messages(data: bytes) -> list[bytes]:
+    """The messages a checked transcript's recorder had accepted, in order."""
+    return [payload for kind, payload in records(data) if kind == "msg"]
 
 
 def read_key(path: Path) -> Identity:
@@ -279,11 +296,12 @@ def read_own_files(path: Path, files: FileSet) -> tuple[OwnFiles, Callable[[], T
         secret_file.truncate(cut)
         trimmed.append(f"a torn last record of the secrets ({len(secret_data) - cut} bytes at byte {cut})")
         secret_data = secret_data[:cut]
-    secrets = secret_records(secret_data)
-    list(frames(data))  # DecodeError (a ValueError) here if the frames are damaged
-    wires = [payload for kind, payload in records(data) if kind == "msg"]
+    try:
+        secrets = secret_records(secret_data)
+    except DecodeError as exc:
+        raise DecodeError(f"the secrets file is damaged at its record {_readable(secret_data)}: {exc}") from None
 
     def journal() -> TranscriptJournal:
         return TranscriptJournal.continuing(data, transcript.write, identity, secret_file.write)
 
-    return OwnFiles(identity, data, wires, secrets, trimmed), journal
+    return OwnFiles(identity, data, secrets, trimmed), journal

@@ -108,6 +108,16 @@ def test_a_damaged_transcript_is_refused_before_anything_is_sent(tmp_path: Path,
     assert re.search(rf"transcript is damaged at record {len(offsets) // 2}: ", refused.stderr), refused.stderr
     assert "nothing was sent" in refused.stderr
     assert path.read_bytes() == bytes(damaged), "a refused resume leaves the transcript as it found it"
+    # A frame's length made huge in the middle of the file: not a torn tail, the frame is named.
+    damaged = bytearray(data)
+    damaged[middle] = 0x7F
+    path.write_bytes(bytes(damaged))
+    refused = subprocess.run([sys.executable, "-m", "p2pnimmt", "resume", str(path), "--headless", *LO, *PEER],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert re.search(rf"damaged at record {len(offsets) // 2}: malformed frame: .*over the", refused.stderr), \
+        refused.stderr
+    assert path.read_bytes() == bytes(damaged)
     path.write_bytes(data)  # the byte put back
     j1 = resume(procs, tmp_path, "j1")
     check_all({"host": peers["host"], "j1": j1, "j2": peers["j2"]},
@@ -166,3 +176,36 @@ def test_one_identity_plays_one_seat_however_its_files_were_copied(tmp_path: Pat
     assert second.returncode == 1, second.stdout + second.stderr
     assert re.search(r"this identity \(\S+\) is in use by another p2pnimmt process", second.stderr), second.stderr
     check_all({"host": peers["host"], "j1": peers["j1"]}, [tmp_path / "host.p2pt", tmp_path / "j1.p2pt"])
+
+
+def test_the_secrets_file_is_trimmed_when_torn_and_named_when_damaged(tmp_path: Path) -> None:
+    """read_own_files: a torn last secret is cut off (and said); a damaged one in the middle is named."""
+    import pytest
+
+    from p2pnimmt.net.files import FileSet, read_own_files, secrets_path, transcript_journal
+    from p2pnimmt.protocol.codec import DecodeError
+    from p2pnimmt.protocol.identity import Identity
+
+    path = tmp_path / "t.p2pt"
+    files = FileSet()
+    journal = transcript_journal(path, Identity.generate(), files)
+    for turn in range(4):
+        journal.secret({"kind": "play", "round": 0, "turn": turn, "card": 10 + turn, "nonce": bytes(32)})
+    files.close()
+    secret = secrets_path(path)
+    whole = secret.read_bytes()
+    secret.write_bytes(whole + frame(encode({"kind": "play", "round": 0, "turn": 4}))[:9])
+    files = FileSet()
+    own, _journal = read_own_files(path, files)
+    files.close()
+    assert [r["turn"] for r in own.secrets] == [0, 1, 2, 3]
+    assert own.trimmed == [f"a torn last record of the secrets (9 bytes at byte {len(whole)})"]
+    assert secret.read_bytes() == whole
+    offsets = [offset for offset, _record in frames(whole)]
+    damaged = bytearray(whole)
+    damaged[offsets[2] + 4] = 0xC1  # never used in msgpack: record 2 does not decode
+    secret.write_bytes(bytes(damaged))
+    files = FileSet()
+    with pytest.raises(DecodeError, match="the secrets file is damaged at its record 2"):
+        read_own_files(path, files)
+    files.close()
