@@ -9,11 +9,13 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
 from .bots import BOTS, HardBot
 from .engine import DEALS, DEFAULT_POINT_LIMIT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Settings
+from .engine.game import MAX_CLOCK
 
 
 def players_arg(text: str) -> int:
@@ -85,6 +87,15 @@ def settings_from(args: argparse.Namespace, players: int, parser: argparse.Argum
     # Without a network there is no one to hide the hands from: local play and simulations deal open.
     return Settings(players=players, variant=args.variant, point_limit=point_limit, max_rounds=args.rounds,
                     deal=getattr(args, "deal", "open"))
+
+
+DEFAULT_CLOCK = 60  # a minute a move: time to think over a hand and four rows; a table of 10 waits at most that
+
+
+def clock_arg(text: str) -> int:
+    if not text.isdigit() or int(text) > MAX_CLOCK:
+        raise argparse.ArgumentTypeError(f"must be 0..{MAX_CLOCK} seconds (0: no clock), got {text!r}")
+    return int(text)
 
 
 def peer_arg(text: str) -> tuple[str, int]:
@@ -196,6 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "own seat with --headless (default heuristic)")
     add_network_options(host)
     add_end_options(host, deal=True)
+    host.add_argument("--clock", type=clock_arg, default=DEFAULT_CLOCK, metavar="SECONDS",
+                      help=f"seconds each player has for a move before the stand-in plays it for them "
+                           f"(default {DEFAULT_CLOCK}; 0: no clock)")
     host.set_defaults(handler=cmd_host, parser=host)
 
     join = sub.add_parser("join", help="join the game with this code")
@@ -324,7 +338,7 @@ def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     if not 0 <= args.bots <= args.seats - 1:
         parser.error(f"--bots must be 0..{args.seats - 1} with --seats {args.seats}, got {args.bots}")
-    settings = settings_from(args, args.seats, parser)
+    settings = replace(settings_from(args, args.seats, parser), clock=args.clock or None)
     return run(run_host(settings, args.bots, args.bot, network_options(args, "host"), args.headless))
 
 

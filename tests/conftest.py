@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,9 @@ def procs():
     """Start processes with procs(args, out); every one is killed (by its pid) at the end of the test."""
     started: list[Proc] = []
 
-    def start(args: list[str], out: Path, prefix: list[str] | None = None, env: dict | None = None) -> Proc:
-        proc = Proc(args, out, prefix, env)
+    def start(args: list[str], out: Path, prefix: list[str] | None = None, env: dict | None = None,
+              stdin: int = subprocess.DEVNULL) -> Proc:
+        proc = Proc(args, out, prefix, env, stdin)
         started.append(proc)
         return proc
 

@@ -13,11 +13,12 @@ from pathlib import Path
 class Proc:
     """A p2pnimmt process whose stdout is collected into a file."""
 
-    def __init__(self, args: list[str], out: Path, prefix: list[str] | None = None, env: dict | None = None) -> None:
+    def __init__(self, args: list[str], out: Path, prefix: list[str] | None = None, env: dict | None = None,
+                 stdin: int = subprocess.DEVNULL) -> None:
         self.out = out
         self.file = open(out, "wb")
         self.popen = subprocess.Popen((prefix or []) + [sys.executable, "-m", "p2pnimmt", *args],
-                                      stdout=self.file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                      stdout=self.file, stderr=subprocess.STDOUT, stdin=stdin,
                                       env={**os.environ, **(env or {})})
 
     def text(self) -> str:
@@ -46,6 +47,8 @@ class Proc:
             raise AssertionError(f"process did not finish within {timeout} s:\n{self.text()}") from None
 
     def stop(self) -> None:
+        if self.popen.stdin is not None:
+            self.popen.stdin.close()
         if self.popen.poll() is None:
             self.popen.kill()  # by pid; under `ip netns exec` that pid is the p2pnimmt process itself
             self.popen.wait()

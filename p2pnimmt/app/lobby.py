@@ -6,11 +6,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from ..bots import BOTS
+from ..engine.game import MAX_CLOCK
 from ..net.node import Node
 from .output import say
 
 LOBBY_HELP = """lobby commands: bot [random|heuristic|...]  remove NAME  kick NAME  variant standard|tactical|draft
-                deal sealed|open  points P|none  rounds R|none  start (with the players here now)  help"""
+                deal sealed|open  points P|none  rounds R|none  clock SECONDS|off  start  help"""
 
 AddBot = Callable[[str], Awaitable[None]]
 
@@ -57,6 +58,19 @@ async def lobby_command(node: Node, helpers: list[Node], add_bot: AddBot, words:
             helpers.remove(helper)
             await helper.close()
         return f"removed {name}"
+    if command == "clock":
+        value = args[0] if args else ""
+        settings = node.settings
+        assert settings is not None  # the host's, from Node.host()
+        if value == "off" or value == "0":
+            clock = None
+        elif value.isdigit() and 0 < int(value) <= MAX_CLOCK:
+            clock = int(value)
+        else:
+            raise ValueError(f"clock takes seconds 1..{MAX_CLOCK} or 'off', got {value!r}")
+        node.change_settings(replace(settings, clock=clock))
+        return "no clock: the others can ask the stand-in for a stalled move" if clock is None else \
+            f"clock: {clock} s a move, then the stand-in plays it"
     if command in ("variant", "deal", "points", "rounds"):
         value = args[0] if args else ""
         settings = node.settings
@@ -74,8 +88,7 @@ async def lobby_command(node: Node, helpers: list[Node], add_bot: AddBot, words:
             else:
                 settings = replace(settings, max_rounds=number)
         node.change_settings(settings)  # Settings checks itself: a bad variant or no end at all raised ValueError
-        return (f"settings: variant {settings.variant}, {settings.deal} deal, points {settings.point_limit}, "
-                f"rounds {settings.max_rounds}")
+        return f"settings: variant {settings.variant}, {settings.deal} deal, the game ends at {settings.end_text}"
     if command == "start":
         if len(players) < 2:
             raise ValueError("a game needs at least 2 players")

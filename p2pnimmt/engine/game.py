@@ -56,7 +56,7 @@ class Settings:
     def end_text(self) -> str:
         """When the game ends, in words: "66 points", "3 rounds" or "66 points or 3 rounds"."""
         parts = (f"{self.point_limit} points" if self.point_limit else "",
-                 f"{self.max_rounds} rounds" if self.max_rounds else "")
+                 f"{self.max_rounds} round{'s' if self.max_rounds != 1 else ''}" if self.max_rounds else "")
         return " or ".join(part for part in parts if part)
 
 

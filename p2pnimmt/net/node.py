@@ -28,6 +28,7 @@ from ..protocol.delivery import meant_for
 from ..protocol.events import Event, Fault, GameAborted, GameOver, GameStarted, Outgoing
 from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
 from ..protocol.session import Journal, LocalError, Session
+from .clock import MoveClock
 from .connection import PING_EVERY, Connection, ConnectionFailed
 from .members import Member, member_from
 
@@ -93,6 +94,7 @@ class Node:
         self._cut_off: set[bytes] = set()  # peers cut off for going over a cap (logged once each)
         self.drop_after = drop_after  # seconds waited on one player before voting to drop it (0: never)
         self.bot_delay = bot_delay  # seconds a bot waits before each move (so people can follow)
+        self.clock = MoveClock(lambda: self.session, self._feed, self._event, self.spawn)  # a person's turn clock
 
     # ----------------------------------------------------------------- for fronts
 
@@ -143,6 +145,7 @@ class Node:
         traffic, so a broken link can leave a gap), and after `drop_after` seconds vote to drop the absent."""
         loop = asyncio.get_running_loop()
         since: dict[tuple, float] = {}
+        gone: dict[tuple, float] = {}  # waited on, with no link to us, since
         while not self.done.is_set():
             await asyncio.sleep(PULL_EVERY)
             session = self.session
@@ -157,14 +160,19 @@ class Node:
                 heads = session.heads()
                 for conn in list(self.links.values()):
                     conn.send_nowait("heads", heads)
+            # Only an absent peer is dropped: one with no link to us. A person thinking is linked; its own clock
+            # (protocol.md 11.2) or the others' request for the stand-in moves the game on.
+            linked = self.linked
+            absent = {key for key in waiting if session.roster[key[2]] not in linked}
+            gone = {key: gone.get(key, now) for key in absent}
             if self.drop_after <= 0 or session.phase == "starting":
                 continue
-            for key, start in since.items():
+            for key, start in gone.items():
                 if now - start >= self.drop_after:
                     try:
                         self._feed(session.drop(key[2]))
-                        log.warning("voted to drop seat %d (%s): silent for %.0f s", key[2], session.names[key[2]],
-                                    now - start)
+                        log.warning("voted to drop seat %d (%s): no link to it for %.0f s", key[2],
+                                    session.names[key[2]], now - start)
                     except LocalError:
                         pass
 
@@ -538,7 +546,7 @@ class Node:
         assert s is not None  # the host's, from host()
         return {"state": self.lobby_state, "seats": self.seats, "members": [m.as_dict() for m in self.members.values()],
                 "settings": {"variant": s.variant, "point_limit": s.point_limit, "max_rounds": s.max_rounds,
-                             "deal": s.deal}}
+                             "deal": s.deal, "clock": s.clock}}
 
     def _announce(self) -> None:
         body = self._lobby_body()
@@ -563,7 +571,7 @@ class Node:
                 variant: Any = settings.get("variant")  # as sent: Settings rejects what is not a variant
                 self.settings = Settings(players=max(2, min(10, self.seats)), variant=variant,
                                          point_limit=settings.get("point_limit"), max_rounds=settings.get("max_rounds"),
-                                         deal=settings.get("deal", "sealed"))
+                                         deal=settings.get("deal", "sealed"), clock=settings.get("clock"))
             except (ValueError, TypeError):
                 pass
         self._lobby_changed()
@@ -604,6 +612,8 @@ class Node:
                 listener(self, event)
             except Exception:  # a display problem must not break the link or the game
                 log.exception("event handler failed on %r", event)
+        if self.bot is None:
+            self.clock.on_event(event)
         if (self.bot is not None and self.session is not None and self.session.seat is not None
                 and isinstance(event, NEEDED)):
             if self.bot_delay > 0:
@@ -628,6 +638,10 @@ class Node:
     def act(self, outputs: list) -> None:
         """Carry out what a local intent (session.play, choose_row, pick) returned."""
         self._feed(outputs)
+
+    def present(self) -> None:
+        """The person at this seat pressed a key: if the seat was away, the stand-in stops playing for it."""
+        self.clock.present()
 
     async def linger(self) -> None:
         """After the game: give the other peers our last messages and wait (briefly) for their bye."""

@@ -147,3 +147,21 @@ class RoundVoided(Event):
 
     round: int
     reason: str
+
+
+# Local events: made by a node's turn clock (net/clock.py), not by the session; no other node sees them.
+
+
+@dataclass(frozen=True, slots=True)
+class ClockWarning(Event):
+    """Our own move's clock has `seconds_left` seconds left."""
+
+    seconds_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClockRan(Event):
+    """Our own clock ran out (or our seat is away): our node made the stand-in's move for us."""
+
+    round: int
+    turn: int

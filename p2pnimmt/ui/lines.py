@@ -13,7 +13,18 @@ import threading
 from collections.abc import Awaitable, Callable
 
 from ..engine import BULL_HEADS, HAND_SIZE
-from ..protocol.events import Event, PickNeeded, PlayNeeded, Revealed, RoundStarted, RowChoiceNeeded, TurnResolved
+from ..protocol.events import (
+    ClockRan,
+    ClockWarning,
+    Event,
+    PickNeeded,
+    PlayNeeded,
+    Revealed,
+    RoundStarted,
+    RowChoiceNeeded,
+    SeatAway,
+    TurnResolved,
+)
 from ..protocol.session import LocalError
 from .console import card_text, table_text
 
@@ -42,8 +53,16 @@ class LineSeat:
             if session.seat is None:
                 for line in table_text(event.rows):
                     self.say(line)
+        elif isinstance(event, SeatAway):
+            self.say(f"  {names[event.seat]} " + ("is away: the stand-in plays for them" if event.away else "is back"))
         if node.bot is not None or session.seat is None:
             return
+        if isinstance(event, ClockWarning):
+            self.say(f"  {event.seconds_left} s left, then the stand-in plays for you\a")
+        elif isinstance(event, ClockRan):
+            for task in list(self.tasks):
+                task.cancel()  # the question is answered
+            self.say("  time is up: the stand-in played for you")
         if isinstance(event, PlayNeeded):
             self._spawn(self._ask_card(node))
         elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:

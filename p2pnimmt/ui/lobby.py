@@ -22,7 +22,7 @@ from ..protocol.identity import fingerprint
 from . import widgets
 
 HOST_KEYS = ("b: add a heuristic bot   r: add a random bot   ↑/↓: choose   x: remove the chosen one\n"
-             "v: variant   d: deal   p: point limit   n: number of rounds   s: start now   q: leave")
+             "v: variant   d: deal   p: point limit   n: rounds   c: clock   s: start now   q: leave")
 GUEST_KEYS = "The host starts the game when the seats are taken.   q: leave"
 VARIANTS = ("standard", "tactical", "draft")
 DEALS = ("sealed", "open")
@@ -30,6 +30,7 @@ DEAL_TEXT = {"sealed": "sealed (no one can see another's hand, audited at round 
              "open": "open (a shared seed: fast, but a modified client could compute every hand)"}
 POINTS = ("66", "100", "33", "none")
 ROUNDS = ("none", "1", "3", "5", "10")
+CLOCKS = ("30", "60", "120", "off")
 
 Command = Callable[[list[str]], Awaitable[str]]
 
@@ -82,6 +83,8 @@ class LobbyScreen:
         if s is not None:
             lines.append(("", f"Variant {s.variant}, the game ends at {s.end_text}\n"))
             lines.append(("", f"Deal: {DEAL_TEXT[s.deal]}\n"))
+            lines.append(("", f"Clock: {s.clock} s a move, then the stand-in plays it\n" if s.clock else
+                          "Clock: none (the others can ask the stand-in to play a stalled move)\n"))
         if self.message:
             lines.append(("class:warn", f"\n{self.message}\n"))
         lines.append(("class:dim", "\n" + (HOST_KEYS if self.command is not None else GUEST_KEYS)))
@@ -101,8 +104,10 @@ class LobbyScreen:
 
         asyncio.ensure_future(run())
 
-    def _cycle(self, name: str, values: tuple[str, ...], current: str) -> None:
-        following = values[(values.index(current) + 1) % len(values)] if current in values else values[0]
+    def _cycle(self, name: str, values: tuple[str, ...], current: str, skip: str = "") -> None:
+        """Set `name` to the value after `current` (leaving out `skip`: a game needs an end)."""
+        choices = [v for v in values if v != skip]
+        following = choices[(choices.index(current) + 1) % len(choices)] if current in choices else choices[0]
         self._do([name, following])
 
     def _keys(self) -> KeyBindings:
@@ -151,13 +156,18 @@ class LobbyScreen:
 
         @kb.add("p")
         def _(event) -> None:
-            limit = self.node.settings.point_limit
-            self._cycle("points", POINTS, "none" if limit is None else str(limit))
+            limit, rounds = self.node.settings.point_limit, self.node.settings.max_rounds
+            self._cycle("points", POINTS, "none" if limit is None else str(limit), "none" if rounds is None else "")
 
         @kb.add("n")
         def _(event) -> None:
-            rounds = self.node.settings.max_rounds
-            self._cycle("rounds", ROUNDS, "none" if rounds is None else str(rounds))
+            limit, rounds = self.node.settings.point_limit, self.node.settings.max_rounds
+            self._cycle("rounds", ROUNDS, "none" if rounds is None else str(rounds), "none" if limit is None else "")
+
+        @kb.add("c")
+        def _(event) -> None:
+            clock = self.node.settings.clock
+            self._cycle("clock", CLOCKS, "off" if clock is None else str(clock))
 
         @kb.add("s")
         def _(event) -> None:

@@ -71,3 +71,61 @@ async def test_host_lobby_adds_a_bot_by_key_shows_it_connected_and_starts() -> N
     finally:
         for node in (*helpers, host):
             await node.close()
+
+
+async def test_host_lobby_keys_set_the_clock_and_never_leave_a_game_without_an_end() -> None:
+    """`c` cycles the clock 30 -> 60 -> 120 -> off; `p` skips "no point limit" while there is no round limit
+    (it used to refuse forever after 33: "a game needs an end")."""
+    host = Node(Identity.generate(), name="ann", interface=LO, drop_after=0)
+    await host.listen()
+    await host.host(Settings(players=3, deal="open", clock=60))
+    try:
+        with create_pipe_input() as keys:
+            command = lambda words: lobby_command(host, [], None, words)  # noqa: E731
+            screen = LobbyScreen(host, game_code(host.game_id), command, input=keys, output=SizedOutput())
+            shown = asyncio.ensure_future(screen.run())
+            await until(lambda: screen.app.is_running, "the lobby")
+            assert "Clock: 60 s a move" in screen_text(screen)
+            seen = []
+            for _ in range(4):
+                keys.send_text("c")
+                await until(lambda: host.settings.clock != (seen[-1] if seen else 60), "the clock to change")
+                seen.append(host.settings.clock)
+            assert seen == [120, None, 30, 60]
+            keys.send_text("c")
+            await until(lambda: host.settings.clock == 120, "120 s")
+            keys.send_text("c")
+            await until(lambda: "Clock: none" in screen_text(screen), "no clock shown")
+            limits = []
+            for _ in range(5):
+                before = host.settings.point_limit
+                keys.send_text("p")
+                await until(lambda: host.settings.point_limit != before, "the point limit to change")
+                limits.append(host.settings.point_limit)
+            assert limits == [100, 33, 66, 100, 33]  # never "none": the game would have no end
+            assert "ends at 33 points" in screen_text(screen)
+            assert "a game needs an end" not in screen_text(screen)
+            keys.send_text("q")
+            await asyncio.wait_for(shown, 20)
+    finally:
+        await host.close()
+
+
+async def test_lobby_command_sets_the_clock_and_says_so() -> None:
+    host = Node(Identity.generate(), name="ann", interface=LO, drop_after=0)
+    await host.listen()
+    await host.host(Settings(players=3, deal="open"))
+    try:
+        assert "90 s a move" in await lobby_command(host, [], None, ["clock", "90"])
+        assert host.settings.clock == 90
+        assert "no clock" in await lobby_command(host, [], None, ["clock", "off"])
+        assert host.settings.clock is None
+        try:
+            await lobby_command(host, [], None, ["clock", "soon"])
+        except ValueError as exc:
+            assert "clock takes seconds" in str(exc)
+        else:
+            raise AssertionError("a clock of 'soon' was taken")
+        assert "ends at 66 points or 1 round" in await lobby_command(host, [], None, ["rounds", "1"])
+    finally:
+        await host.close()
