@@ -160,21 +160,36 @@ class Node:
                 heads = session.heads()
                 for conn in list(self.links.values()):
                     conn.send_nowait("heads", heads)
-            # Only an absent peer is dropped: one with no link to us. A person thinking is linked; its own clock
-            # (protocol.md 11.2) or the others' request for the stand-in moves the game on.
+            # Only an absent peer is dropped: one with no link to us. A person thinking is linked: its own clock
+            # (protocol.md 11.2) or the others' request for the stand-in moves the game on, so a linked seat is
+            # dropped only when its node does not do what an honest one would: move within its clock, or
+            # within --drop-after of every other seat asking for the stand-in.
             linked = self.linked
-            absent = {key for key in waiting if session.roster[key[2]] not in linked}
-            gone = {key: gone.get(key, now) for key in absent}
+            clock = session.game.settings.clock if session.game is not None else None
+            stalled = {key for key in waiting if session.roster[key[2]] not in linked
+                       or clock is not None and now - since[key] >= clock
+                       or session.phase == "turn" and self._stand_in_asked(session, key[2])}
+            gone = {key: gone.get(key, now) for key in stalled}
             if self.drop_after <= 0 or session.phase == "starting":
                 continue
             for key, start in gone.items():
                 if now - start >= self.drop_after:
+                    why = ("no link to it" if session.roster[key[2]] not in linked else
+                           "its node did not move when its clock ran out" if clock is not None else
+                           "its node did not move when everyone asked for the stand-in")
                     try:
                         self._feed(session.drop(key[2]))
-                        log.warning("voted to drop seat %d (%s): no link to it for %.0f s", key[2],
-                                    session.names[key[2]], now - start)
+                        log.warning("voted to drop seat %d (%s): %s, for %.0f s", key[2], session.names[key[2]],
+                                    why, now - start)
                     except LocalError:
                         pass
+
+    @staticmethod
+    def _stand_in_asked(session: Session, seat: int) -> bool:
+        """Every other seat asked the stand-in for `seat`'s move in this turn."""
+        table = session.table
+        step = session.step_now()
+        return step is not None and table.stand_in_asked(seat, table.round, table.turn, step)
 
     async def host(self, settings: Settings) -> None:
         """Open a lobby for a new game with this node in seat 0."""
