@@ -92,6 +92,16 @@ def settings_from(args: argparse.Namespace, players: int, parser: argparse.Argum
 DEFAULT_CLOCK = 60  # a minute a move: time to think over a hand and four rows; a table of 10 waits at most that
 
 
+def seconds_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 3600 seconds, got {text!r}")
+    return value
+
+
 def clock_arg(text: str) -> int:
     if not text.isdigit() or int(text) > MAX_CLOCK:
         raise argparse.ArgumentTypeError(f"must be 0..{MAX_CLOCK} seconds (0: no clock), got {text!r}")
@@ -116,8 +126,9 @@ def interface_arg(text: str) -> str:
 
 def default_interface() -> str | None:
     """$P2PNIMMT_INTERFACE, if set: the interface every network command uses unless told otherwise."""
-    value = os.environ.get("P2PNIMMT_INTERFACE") or None
-    return interface_arg(value) if value else None
+    # Checked by argparse (type=interface_arg applies to a default given as text) only for the commands that
+    # take --interface: a wrong $P2PNIMMT_INTERFACE does not break `--version` or `verify`.
+    return os.environ.get("P2PNIMMT_INTERFACE") or None
 
 
 def add_network_options(parser: argparse.ArgumentParser) -> None:
@@ -239,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     games = sub.add_parser("games", help="list the games on the LAN")
     games.add_argument("--interface", type=interface_arg, default=default_interface(), metavar="IP",
                        help="look only on this interface address (default: $P2PNIMMT_INTERFACE, else all)")
-    games.add_argument("--seconds", type=float, default=2.0, help="how long to listen (default 2)")
+    games.add_argument("--seconds", type=seconds_arg, default=2.0, help="how long to listen (default 2)")
     games.set_defaults(handler=cmd_games, parser=games)
 
     check = sub.add_parser("verify", help="check a game transcript: signatures, commitments, shuffles, every turn")
@@ -304,6 +315,11 @@ def run(coro) -> int:
     except KeyboardInterrupt:
         print("p2pnimmt: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # binding: an address that is not this machine's, a port already taken, ...
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        print(f"p2pnimmt: {exc.strerror or exc}{where}: check --interface (an IPv4 address of this machine) "
+              "and --port (free, 1..65535)", file=sys.stderr)
+        return 2
 
 
 def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -69,6 +69,8 @@ class TranscriptError(ValueError):
 
 def read_frames(data: bytes) -> list[tuple[int, bytes]]:
     """The transcript's frames (offset, record bytes), at least one."""
+    if not _starts_like_a_transcript(data):
+        raise TranscriptError("not a p2pnimmt transcript: it does not begin with a transcript header")
     try:
         records = list(frames(data))
     except DecodeError as exc:
@@ -76,6 +78,14 @@ def read_frames(data: bytes) -> list[tuple[int, bytes]]:
     if not records:
         raise TranscriptError("empty transcript")
     return records
+
+
+def _starts_like_a_transcript(data: bytes) -> bool:
+    """False for a file that is plainly something else: its first frame's length is over the limit and the
+    transcript's MAGIC is nowhere near the start (text, an image: not a damaged transcript)."""
+    if len(data) < 4 or int.from_bytes(data[:4], "big") <= MAX_RECORD:
+        return True
+    return MAGIC.encode() in data[:64]
 
 
 def read_header(raw: bytes) -> bytes | None:

@@ -385,7 +385,9 @@ def test_appended() -> None:
 
 
 def test_garbage_and_other_files() -> None:
-    check(b"hello, world", "malformed transcript", None)
+    check(b"hello, world", "not a p2pnimmt transcript", None)  # text, not a damaged transcript: said so
+    check(b"# p2pnimmt\n\n**6 nimmt!** for a local network", "not a p2pnimmt transcript", None)
+    check(b"\x00\x00\x00\x08hello!!!", "malformed header", 0)  # a frame that fits, holding no header
     check(frame(encode(["p2pnimmt-transcript", 2, None])), "bad header", 0)
     check(frame(encode({"not": "a list"})), "bad header", 0)
     check(frame(b"\x93\xc1\xc1\xc1"), "malformed header", 0)
