@@ -434,7 +434,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args(chosen)
         else:
             args = parser.parse_args(["play", *(argv or [])])
-    return args.handler(args, args.parser)
+    try:
+        return args.handler(args, args.parser)
+    except BrokenPipeError:  # `p2pnimmt simulate ... | head`: the reader has what it wanted
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes stdout on exit
+        return 0
 
 
 if __name__ == "__main__":

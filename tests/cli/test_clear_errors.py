@@ -42,3 +42,13 @@ def test_verify_of_a_text_file_says_it_is_not_a_transcript() -> None:
     readme = Path(__file__).parents[2] / "README.md"
     out = p2pnimmt("verify", str(readme))
     assert out.returncode == 1 and "not a p2pnimmt transcript" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_simulate_into_a_pipe_closed_early_is_quiet() -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "p2pnimmt", "simulate", "--players", "3", "--games", "40",
+                             "--bots", "random,random,random", "--json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before the results are written (as `| head` after its lines)
+    err = proc.stderr.read().decode()
+    assert proc.wait(60) == 0 and "Traceback" not in err and "BrokenPipe" not in err, err
