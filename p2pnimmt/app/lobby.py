@@ -11,7 +11,7 @@ from ..net.node import Node
 from .output import say
 
 LOBBY_HELP = """lobby commands: bot [random|heuristic|...]  remove NAME  kick NAME  variant standard|tactical|draft
-                deal sealed|open  points P|none  rounds R|none  clock SECONDS|off  start  help"""
+                deal sealed|open  points P|none  rounds R|none  clock SECONDS|off  tv (a TV page)  start  help"""
 
 AddBot = Callable[[str], Awaitable[None]]
 
@@ -89,6 +89,10 @@ async def lobby_command(node: Node, helpers: list[Node], add_bot: AddBot, words:
                 settings = replace(settings, max_rounds=number)
         node.change_settings(settings)  # Settings checks itself: a bad variant or no end at all raised ValueError
         return f"settings: variant {settings.variant}, {settings.deal} deal, the game ends at {settings.end_text}"
+    if command == "tv":
+        from .web import start_tv
+
+        return f"TV page: {await start_tv(node)}  (open it on the TV's browser; read-only, no hand)"
     if command == "start":
         if len(players) < 2:
             raise ValueError("a game needs at least 2 players")

@@ -69,6 +69,36 @@ async def run_play_web(settings: Settings, *, bot: str, name: str, seed: bytes |
     return 0 if table.session.phase == "over" else 1
 
 
+async def start_tv(node: Node, options: WebOptions | None = None) -> str:
+    """From a terminal lobby: serve a TV page of `node`'s table (read-only, no hand) and open it; its address.
+
+    The page follows the node from now on (the lobby, then every turn) until the node is done.
+    """
+    from ..web.server import WebServer
+
+    options = options or WebOptions()
+    assert node.game_id is not None  # a lobby has a game
+    code = game_code(node.game_id)
+    model = TableModel()
+    placer = Placer(model)
+    node.watch_events(lambda n, event: model.update(n.session, event))
+    page = Page(model, tv=True, node=node, code=code, join_text=lambda: f"p2pnimmt join {code}", title="p2pnimmt")
+    server = WebServer(options.interface, options.port)
+    token = server.add(page.view)
+    await server.start()
+
+    async def close_when_done() -> None:
+        await node.done.wait()
+        placer.stop()
+        await server.close()
+
+    node.spawn(close_when_done())
+    url = server.url(token)
+    if options.open and sys.stdout.isatty():
+        webbrowser.open(url)
+    return url
+
+
 class WebFront:
     """The browser front of a network node (host, join, watch): the lobby and the table on this node's pages.
 

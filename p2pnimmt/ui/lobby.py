@@ -22,7 +22,7 @@ from ..protocol.identity import fingerprint
 from . import widgets
 
 HOST_KEYS = ("b: add a heuristic bot   r: add a random bot   ↑/↓: choose   x: remove the chosen one\n"
-             "v: variant   d: deal   p: point limit   n: rounds   c: clock   s: start now   q: leave")
+             "v: variant   d: deal   p: point limit   n: rounds   c: clock   t: TV page   s: start now   q: leave")
 GUEST_KEYS = "The host starts the game when the seats are taken.   q: leave"
 VARIANTS = ("standard", "tactical", "draft")
 DEALS = ("sealed", "open")
@@ -168,6 +168,10 @@ class LobbyScreen:
         def _(event) -> None:
             clock = self.node.settings.clock
             self._cycle("clock", CLOCKS, "off" if clock is None else str(clock))
+
+        @kb.add("t")
+        def _(event) -> None:
+            self._do(["tv"])
 
         @kb.add("s")
         def _(event) -> None:
