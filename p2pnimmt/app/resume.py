@@ -21,8 +21,8 @@ from ..net.node import Node
 from ..protocol.codec import DecodeError
 from ..protocol.identity import Identity
 from ..protocol.session import Session
-from ..protocol.transcript import frames, link
-from ..protocol.verify import Replay, TranscriptError, read_frames, read_header, read_record
+from ..protocol.transcript import frames
+from ..protocol.verify import Replay, TranscriptError, replay
 from .nodes import NodeFiles, finish, new_node
 from .options import Options, RoleFailed
 from .output import reporter, say, stdin_lines
@@ -35,19 +35,7 @@ def check_own_transcript(data: bytes, identity: Identity) -> Replay:
         list(frames(data))
     except DecodeError as exc:  # name the frame: the records before it are whole
         raise TranscriptError(f"malformed frame: {exc}", sum(1 for _ in _whole_frames(data))) from None
-    records = read_frames(data)
-    recorder = read_header(records[0][1])
-    if recorder != identity.public_key:
-        raise TranscriptError("the transcript was recorded by another key than the one in its .key file", 0)
-    state = Replay(recorder)
-    last = link(records[0][1])
-    for position in range(1, len(records)):
-        if state.sealed:
-            raise TranscriptError("records after the seal", position)
-        kind, payload = read_record(records, position, last)
-        last_before, last = last, link(records[position][1])
-        state.read(position, kind, payload, last_before)
-    return state
+    return replay(data, recorder_key=identity.public_key, complete=False)
 
 
 def _whole_frames(data: bytes):

@@ -227,10 +227,17 @@ class Replay:
             raise TranscriptError("the transcript has no seal (cut short, or never closed)", messages=self.accepted)
 
 
-def replay(data: bytes) -> Replay:
-    """Read the whole transcript into a Replay; TranscriptError at the first thing wrong."""
+def replay(data: bytes, *, recorder_key: bytes | None = None, complete: bool = True) -> Replay:
+    """Read the whole transcript into a Replay; TranscriptError at the first thing wrong.
+
+    recorder_key: the key that must have recorded it (resume checks its own files); complete=False: the
+    game need not be over (a transcript to resume).
+    """
     records = read_frames(data)
-    state = Replay(read_header(records[0][1]))
+    recorder = read_header(records[0][1])
+    if recorder_key is not None and recorder != recorder_key:
+        raise TranscriptError("the transcript was recorded by another key than the one in its .key file", 0)
+    state = Replay(recorder)
     last = link(records[0][1])
     for position in range(1, len(records)):
         if state.sealed:
@@ -238,7 +245,8 @@ def replay(data: bytes) -> Replay:
         kind, payload = read_record(records, position, last)
         last_before, last = last, link(records[position][1])
         state.read(position, kind, payload, last_before)
-    state.finish()
+    if complete:
+        state.finish()
     return state
 
 

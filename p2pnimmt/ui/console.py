@@ -34,6 +34,15 @@ def card_text(card: int) -> str:
     return f"{card}*{BULL_HEADS[card]}"
 
 
+def turn_lines(event: Revealed | TurnResolved, names: Sequence[str]) -> list[str]:
+    """A turn in lines: the cards revealed (lowest first), then who took which row."""
+    if isinstance(event, Revealed):
+        order = sorted(range(len(event.cards)), key=event.cards.__getitem__)
+        return ["  revealed: " + ", ".join(f"{names[s]} {event.cards[s]}" for s in order)]
+    return [f"  {names[seat]} takes row {row + 1} with {card}: {sum(BULL_HEADS[c] for c in taken)} bull heads"
+            for seat, card, row, taken in event.placements if taken]
+
+
 def table_text(rows: Sequence[Sequence[int]]) -> list[str]:
     """The four rows, each with its bull-head total and free slots; the sixth slot shows as '!'."""
     lines = []
@@ -73,14 +82,8 @@ class LinesTable:
             self.asked = event
         if isinstance(event, (PickNeeded, RoundStarted)):
             self._show_picks()
-        if isinstance(event, Revealed):
-            order = sorted(range(len(event.cards)), key=event.cards.__getitem__)
-            self.say("  revealed: " + ", ".join(f"{names[s]} {event.cards[s]}" for s in order))
-        elif isinstance(event, TurnResolved):
-            for seat, card, row, taken in event.placements:
-                if taken:
-                    heads = sum(BULL_HEADS[c] for c in taken)
-                    self.say(f"  {names[seat]} takes row {row + 1} with {card}: {heads} bull heads")
+        if isinstance(event, (Revealed, TurnResolved)):
+            self.say(*turn_lines(event, names))
         elif isinstance(event, RoundEnded):
             self.say("", f"End of round {event.round + 1}: "
                      + ", ".join(f"{names[s]} +{p}" for s, p in enumerate(event.penalties)),

@@ -26,7 +26,7 @@ from ..protocol.events import (
     TurnResolved,
 )
 from ..protocol.session import LocalError
-from .console import card_text, table_text
+from .console import card_text, table_text, turn_lines
 
 
 class LineSeat:
@@ -43,13 +43,9 @@ class LineSeat:
         if isinstance(event, RoundStarted):
             self.say(f"round {event.round + 1} begins")
         elif isinstance(event, Revealed):
-            order = sorted(range(len(event.cards)), key=event.cards.__getitem__)
-            self.say("  revealed: " + ", ".join(f"{names[s]} {event.cards[s]}" for s in order))
+            self.say(*turn_lines(event, names))
         elif isinstance(event, TurnResolved):
-            for seat, card, row, taken in event.placements:
-                if taken:
-                    heads = sum(BULL_HEADS[c] for c in taken)
-                    self.say(f"  {names[seat]} takes row {row + 1} with {card}: {heads} bull heads")
+            self.say(*turn_lines(event, names))
             if session.seat is None:
                 for line in table_text(event.rows):
                     self.say(line)
