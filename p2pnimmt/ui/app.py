@@ -1,7 +1,9 @@
 """The full-screen table: a prompt_toolkit Application that reads a TableModel and sends intents to a Seat.
 
 A Seat has `play(card)`, `choose_row(row)`, `pick(card)` (each returns an
-error text or None) and `leave()`. A spectator has no Seat. Input and
+error text or None), `ask_stand_in()` (asks the stand-in to play for the
+seats the turn waits on; the seats asked), `present()` (the person pressed
+a key) and `leave()`. A spectator has no Seat. Input and
 output are injectable, so tests run the app on a pipe and a DummyOutput.
 """
 
@@ -45,6 +47,8 @@ class Seat(Protocol):
     def play(self, card: int) -> str | None: ...
     def choose_row(self, row: int) -> str | None: ...
     def pick(self, card: int) -> str | None: ...
+    def ask_stand_in(self) -> list[int]: ...
+    def present(self) -> None: ...
     def leave(self) -> None: ...
 
 
@@ -66,12 +70,20 @@ class TableApp:
         self.confirm_quit = False
         self.results = False  # the game-over screen is up
         self.round_seen = -1  # the last round whose end screen was dismissed
+        self.muted = False  # no terminal bell at the clock's warning
+        self.bells = 0  # bells rung (for tests)
+        self._warned = model.warnings
+        self._ran = model.stand_ins
+        self._ticker: asyncio.Task | None = None
         self.app: Application[str] = Application(
             layout=Layout(self._root()), key_bindings=make_bindings(self), style=widgets.STYLE, full_screen=True,
             mouse_support=True, input=input, output=output,
             color_depth=ColorDepth.DEPTH_1_BIT if os.environ.get("NO_COLOR") else None)
+        model.listeners.append(self._clock_events)
         model.listeners.append(self.app.invalidate)
         model.listeners.append(self._animate)
+        self.app.after_render += self._tick_if_needed
+        self.app.key_processor.before_key_press += self._key_pressed
         self.place_delay = float(os.environ.get("P2PNIMMT_PLACE_DELAY", PLACE_DELAY))
         self._placing: asyncio.Task | None = None
 
@@ -93,6 +105,43 @@ class TableApp:
                 self._placing = None
 
         self._placing = asyncio.ensure_future(step())
+
+    def _clock_events(self) -> None:
+        """Our clock's warning rings the bell (unless muted); once the stand-in played for us, drop what was typed."""
+        model = self.model
+        if model.warnings != self._warned:
+            self._warned = model.warnings
+            if not self.muted and self.seat is not None:
+                self.bells += 1
+                self.app.output.bell()
+        if model.stand_ins != self._ran:
+            self._ran = model.stand_ins
+            self.typed, self.row_mark = "", None
+
+    def _tick_if_needed(self, _app=None) -> None:
+        """While a clock runs, redraw each time a remaining time shown changes (a timer, not a loop)."""
+        if self._ticker is not None or not self.model.clock_running() or not self.app.is_running:
+            return
+
+        async def tick() -> None:
+            try:
+                while self.model.clock_running():
+                    await asyncio.sleep(self.model.next_change())
+                    self.app.invalidate()
+            finally:
+                self._ticker = None
+
+        self._ticker = self.app.create_background_task(tick())
+
+    def _key_pressed(self, _processor=None) -> None:
+        """Any key from the person at an away seat: the stand-in stops playing for it."""
+        model = self.model
+        if self.seat is not None and not model.here:
+            model.back()
+            try:
+                self.seat.present()
+            except Exception as exc:  # a network problem: a message, never a traceback
+                model.warn(f"{type(exc).__name__}: {exc}")
 
     # ------------------------------------------------------------ state queries
 
@@ -187,6 +236,28 @@ class TableApp:
                 self.take_row(row)
         return click
 
+    def ask_stand_in(self) -> None:
+        """Ask the stand-in to play for every other seat this turn waits on (a stalled player)."""
+        if self.seat is None or self.model.over is not None or self.model.aborted:
+            return
+        try:
+            asked = self.seat.ask_stand_in()
+        except Exception as exc:  # a network or protocol problem: a message, never a traceback
+            return self.model.warn(f"not accepted: {type(exc).__name__}: {exc}")
+        names = [self.model.players[s].name for s in asked if s < len(self.model.players)]
+        if names:
+            self.model.message = f"asked the stand-in to play for {', '.join(names)} in this turn"
+        else:
+            self.model.message = "nobody to ask the stand-in for: the turn waits on no one else (or you asked)"
+        self.model.say(self.model.message)
+        self.model.changed()
+
+    def toggle_mute(self) -> None:
+        self.muted = not self.muted
+        self.model.message = ("the bell is muted (m: bell on)" if self.muted
+                              else "the bell rings when 15 s are left on your clock")
+        self.model.changed()
+
     def _intent(self, intent: Callable[[Seat], str | None]) -> bool:
         """Send an intent to the seat; False if there is none (a spectator) or it was refused (with a warning)."""
         if self.seat is None:
@@ -234,8 +305,8 @@ class TableApp:
         message = self._text(self._message, height=1, wrap_lines=True)
         log = Window(FormattedTextControl(self._log, get_cursor_position=self._log_end), wrap_lines=False)
         rule = Window(height=1, char="─", style="class:dim")
-        footer = self._text(lambda: [("class:dim", " ?: help   q: leave   ←/→ digits Enter: play   1-4: row")],
-                            height=1)
+        footer = self._text(lambda: [("class:dim", " ?: help  q: leave  ←/→ digits Enter: play  1-4: row  a: stand-in  "
+                                                    + ("m: unmute" if self.muted else "m: mute"))], height=1)
         seated = HSplit([title, VSplit([rows, Window(width=1), players], height=table_height), rule, hand,
                          prompt, message, Frame(log, title="log"), footer])
         big = self._text(lambda: widgets.big_row_lines(model), height=D(min=12, max=12))
@@ -322,7 +393,7 @@ def NodeSeat(node) -> Seat:  # noqa: N802 - reads as the seat it makes
     """A seated Node's intents, for the full-screen app; leaving ends the node's game."""
     from .local import SessionSeat
 
-    return SessionSeat(lambda: node.session, node.act, node.done.set)
+    return SessionSeat(lambda: node.session, node.act, node.done.set, node.present)
 
 
 OPEN: set[asyncio.Task] = set()  # full-screen apps still showing, for the caller to await (wait_closed)

@@ -27,6 +27,8 @@ def make_bindings(ui) -> KeyBindings:
     kb.add("space")(guarded(ui.enter))
     kb.add("backspace")(guarded(ui.backspace))
     kb.add("escape", eager=True)(guarded(lambda: None))
+    kb.add("a")(guarded(ui.ask_stand_in))
+    kb.add("m")(guarded(ui.toggle_mute))
     for d in "0123456789":
         kb.add(d)(guarded(lambda d=d: ui.digit(d)))
 

@@ -108,14 +108,16 @@ class LocalTable:
 class SessionSeat:
     """A person's intents at a session (local or on the network): returns an error text instead of raising.
 
-    `session` gives the session, `act` carries out what it returns, `on_leave` runs when the person leaves.
+    `session` gives the session, `act` carries out what it returns, `on_leave` runs when the person leaves,
+    `on_present` when the person at an away seat presses a key (a node's clock stops the stand-in).
     """
 
     def __init__(self, session: Callable[[], Session], act: Callable[[list], None],
-                 on_leave: Callable[[], None] = lambda: None) -> None:
+                 on_leave: Callable[[], None] = lambda: None, on_present: Callable[[], None] = lambda: None) -> None:
         self.session = session
         self.act = act
         self.on_leave = on_leave
+        self.on_present = on_present
 
     def _do(self, intent: Callable[[Session], list]) -> str | None:
         try:
@@ -132,6 +134,29 @@ class SessionSeat:
 
     def pick(self, card: int) -> str | None:
         return self._do(lambda session: session.pick(card))
+
+    def ask_stand_in(self) -> list[int]:
+        """Ask the stand-in to play for every other seat the game waits on in this turn; the seats asked.
+
+        A seat we cannot ask for (asked already, or the game is not in a turn) is skipped. All the STANDINs go
+        out together after the asking, so a turn the votes complete cannot turn one into a vote of the next.
+        """
+        session = self.session()
+        asked: list[int] = []
+        outputs: list = []
+        for seat in session.waiting_for():
+            if seat == session.seat:
+                continue
+            try:
+                outputs += session.ask_stand_in(seat)
+            except LocalError:
+                continue
+            asked.append(seat)
+        self.act(outputs)
+        return asked
+
+    def present(self) -> None:
+        self.on_present()
 
     def leave(self) -> None:
         self.on_leave()

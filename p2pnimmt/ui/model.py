@@ -8,12 +8,16 @@ session through a `Seat` (see `ui.app`), never through the model.
 
 from __future__ import annotations
 
+import math
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine import BULL_HEADS
 from ..protocol.events import (
+    ClockRan,
+    ClockWarning,
     Committed,
     Event,
     Fault,
@@ -27,13 +31,18 @@ from ..protocol.events import (
     RoundStarted,
     RoundVoided,
     RowChoiceNeeded,
+    SeatAway,
     SeatDropped,
     TurnResolved,
 )
 from ..protocol.verify import verify_transcript
 
-CHOOSING, COMMITTED, REVEALED, ROW, DROPPED, WAITING = (
-    "choosing", "committed", "revealed", "choosing a row", "disconnected", "waiting")
+CHOOSING, COMMITTED, REVEALED, ROW, DROPPED, WAITING, PICKING = (
+    "choosing", "committed", "revealed", "choosing a row", "disconnected", "waiting", "picking")
+AWAY = "away"  # shown instead of the status while the seat's last three cards were the stand-in's
+OWING = (CHOOSING, ROW, PICKING)  # statuses of a player who owes a move (its clock runs)
+STAND_IN_PLAYS = {"card": "your lowest card", "row": "the row with the fewest bull heads",
+                  "pick": "the lowest open card"}
 
 
 def heads(cards) -> int:
@@ -48,6 +57,12 @@ class Player:
     status: str = WAITING
     score: int = 0
     card: int | None = None  # the card revealed this turn
+    away: bool = False  # the stand-in plays for this seat (its last three cards were the stand-in's)
+    asked_at: float | None = None  # when its current move was asked for (model.now), for its clock
+
+    @property
+    def shown_status(self) -> str:
+        return AWAY if self.away and self.status != DROPPED else self.status
 
 
 class TableModel:
@@ -77,6 +92,12 @@ class TableModel:
         self.verified = ""  # the result of checking our transcript at game over
         self.aborted: str | None = None
         self.message: str | None = None  # the latest warning or refusal, for the status line
+        self.clock: int | None = None  # seconds for each move (the START's settings), None: no clock
+        self.now: Callable[[], float] = time.monotonic  # the clock the remaining times are counted on
+        self.warnings = 0  # ClockWarnings for our seat so far (the screen rings the bell for each new one)
+        self.stand_ins = 0  # our moves the stand-in made so far (ClockRan)
+        self.here = True  # the person is at the keys (False from our SeatAway until a key is pressed)
+        self._picker: int | None = None  # the seat the draft waits for
         self.listeners: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------- queries
@@ -91,6 +112,29 @@ class TableModel:
 
     def waiting_names(self) -> list[str]:
         return [p.name for i, p in enumerate(self.players) if i != self.seat and p.status in (CHOOSING, ROW)]
+
+    def time_left(self, seat: int) -> int | None:
+        """Whole seconds left on `seat`'s clock (rounded up; 0 once it ran out), None: no clock runs for it."""
+        player = self.players[seat] if 0 <= seat < len(self.players) else None
+        if self.clock is None or player is None or player.asked_at is None or player.status not in OWING:
+            return None
+        if self.over is not None or self.aborted:
+            return None
+        return max(0, math.ceil(self.clock - (self.now() - player.asked_at)))
+
+    def clock_running(self) -> bool:
+        """Some player's remaining time is shown and still counts down."""
+        return any(self.time_left(s) for s in range(len(self.players)))
+
+    def next_change(self) -> float:
+        """Seconds until a remaining time shown changes (at most 1)."""
+        now, soonest = self.now(), 1.0
+        for seat, player in enumerate(self.players):
+            if self.time_left(seat) and player.asked_at is not None and self.clock is not None:
+                remaining = self.clock - (now - player.asked_at)
+                step = remaining - math.floor(remaining)
+                soonest = min(soonest, step if step > 0 else 1.0)
+        return max(soonest, 0.01)
 
     def winners(self) -> list[str]:
         return [self.players[s].name for s in self.over.winners] if self.over else []
@@ -138,6 +182,9 @@ class TableModel:
         game = session.game
         if game is None:
             return
+        # A session that relays nothing reads a record (a replay): its game's clock ran long ago, none runs now.
+        settings = getattr(game, "settings", None)
+        self.clock = getattr(settings, "clock", None) if getattr(session, "relay", True) else None
         for player, score in zip(self.players, game.scores):
             player.score = score
         rnd = getattr(game, "round", None)
@@ -148,6 +195,17 @@ class TableModel:
                 self.hand = tuple(sorted(rnd.hands[self.seat]))
         draft = getattr(game, "draft", None)
         self.open_cards = tuple(draft.open_cards) if draft is not None and not draft.done else ()
+        picker = None
+        if draft is not None and not draft.done:
+            waiting = session.waiting_for()
+            picker = waiting[0] if len(waiting) == 1 and waiting[0] < len(self.players) else None
+        if picker != self._picker:  # a draft pick is asked of one seat at a time
+            if self._picker is not None and self.players[self._picker].status == PICKING:
+                self.players[self._picker].status = WAITING
+            if picker is not None and self.players[picker].status != DROPPED:
+                self.players[picker].status = PICKING
+                self.players[picker].asked_at = self.now()
+            self._picker = picker
 
     def _on_GameStarted(self, session, event: GameStarted) -> None:
         bots = list(getattr(session, "bots", [])) or [False] * len(event.names)
@@ -162,6 +220,7 @@ class TableModel:
         self.round, self.turn = event.round, 0
         self.takes = []
         self._all(CHOOSING)
+        self._ask_all()
         for player in self.players:
             player.card = None
         self.say(f"Round {event.round + 1} begins")
@@ -172,6 +231,8 @@ class TableModel:
 
     def _on_PickNeeded(self, session, event: PickNeeded) -> None:
         self.asked, self.message = "pick", None
+        if self.seat is not None and self.seat < len(self.players):  # our next pick: our clock starts again
+            self.players[self.seat].asked_at = self.now()
 
     def _on_Committed(self, session, event: Committed) -> None:
         if event.seat < len(self.players) and self.players[event.seat].status != DROPPED:
@@ -190,6 +251,7 @@ class TableModel:
         self.chooser = event.seat
         if self.players[event.seat].status != DROPPED:
             self.players[event.seat].status = ROW
+            self.players[event.seat].asked_at = self.now()
         if event.seat == self.seat:
             self.asked, self.my_row_card = "row", event.card
             self.say(f"Your {event.card} is below every row: choose the row you take")
@@ -217,6 +279,7 @@ class TableModel:
         self.committed = None
         self.turn = event.turn + 1
         self._all(CHOOSING)
+        self._ask_all()
 
     def _on_RoundEnded(self, session, event: RoundEnded) -> None:
         self.sheet.append(tuple(event.penalties))
@@ -259,6 +322,51 @@ class TableModel:
     def _on_SeatDropped(self, session, event: SeatDropped) -> None:
         self.players[event.seat].status = DROPPED
         self.say(f"{self.players[event.seat].name} was dropped by the others' vote: a stand-in plays that hand")
+
+    def _on_SeatAway(self, session, event: SeatAway) -> None:
+        if not 0 <= event.seat < len(self.players):
+            return
+        player = self.players[event.seat]
+        player.away = event.away
+        if event.seat == self.seat:
+            self.here = not event.away  # as our node's clock has it: away, the stand-in plays until a key is pressed
+            self.message = ("You are away: the stand-in plays your cards until you press a key" if event.away
+                            else None)
+            self.say(self.message or "You are back: you play your own cards again")
+        else:
+            self.say(f"{player.name} is away: the stand-in plays for them" if event.away
+                     else f"{player.name} is back")
+
+    def _on_ClockWarning(self, session, event: ClockWarning) -> None:
+        if self.seat is None:
+            return
+        self.warnings += 1
+        then = STAND_IN_PLAYS.get(self.asked or "card", STAND_IN_PLAYS["card"])
+        self.message = f"{event.seconds_left} s left: then the stand-in plays {then}"
+        self.say(self.message)
+
+    def _on_ClockRan(self, session, event: ClockRan) -> None:
+        if self.seat is None:
+            return
+        self.stand_ins += 1
+        if self.asked == "card" and self.hand:
+            self.committed = min(self.hand)  # the stand-in's card: the lowest of the hand
+        self.asked = None
+        self.my_row_card = None
+        self.message = ("time is up: the stand-in played for you" if self.here
+                        else "you are away: the stand-in played for you (press a key to play yourself)")
+        self.say(self.message)
+
+    def back(self) -> None:
+        """The person at our away seat pressed a key: the stand-in stops playing for us."""
+        self.here = True
+        self.warn("You are back at the keys: the stand-in stops playing for you")
+
+    def _ask_all(self) -> None:
+        """Every player owes a move from now (a turn began): their clocks start."""
+        now = self.now()
+        for player in self.players:
+            player.asked_at = now
 
     def _all(self, status: str) -> None:
         for player in self.players:

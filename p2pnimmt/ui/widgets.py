@@ -8,7 +8,7 @@ from prompt_toolkit.mouse_events import MouseEventType
 from prompt_toolkit.styles import Style
 
 from ..engine import BULL_HEADS
-from .model import COMMITTED, DROPPED, REVEALED, ROW, TableModel, heads
+from .model import AWAY, COMMITTED, DROPPED, REVEALED, ROW, TableModel, heads
 
 STYLE = Style.from_dict({
     "title": "reverse bold",
@@ -105,17 +105,32 @@ def hand_line(model: TableModel, selected: int, select: Callable[[int], Click]) 
 
 
 SHORT = {ROW: "takes row", DROPPED: "dropped"}
-STATUS_STYLE = {COMMITTED: "class:committed", REVEALED: "class:status", ROW: "class:warn", DROPPED: "class:warn"}
+STATUS_STYLE = {COMMITTED: "class:committed", REVEALED: "class:status", ROW: "class:warn", DROPPED: "class:warn",
+                AWAY: "class:warn"}
+
+
+def time_text(seconds: int) -> str:
+    """A remaining time in at most 4 characters: 42s, 120s."""
+    return f"{seconds}s"
 
 
 def player_lines(model: TableModel) -> Fragments:
+    """Name, status, the card revealed (or, while the player owes a move on a clock, the time left), points."""
     out: Fragments = [("class:dim", f"{'player':<9} {'status':<9} {'card':<5} {'pts':>4}\n")]
     for seat, p in enumerate(model.players):
         me = seat == model.seat
         name = ("*" if me else "") + p.name
+        status = p.shown_status
+        left = model.time_left(seat)
         out.append(("class:me" if me else "", f"{name[:9]:<9} "))
-        out.append((STATUS_STYLE.get(p.status, ""), f"{SHORT.get(p.status, p.status)[:9]:<9} "))
-        out += [(card_style(p.card), f"{p.card:>3}*{BULL_HEADS[p.card]}"), ("", " ")] if p.card else [("", "      ")]
+        text = SHORT.get(status, status)[:9]
+        if left is not None:  # "choosing 42s": the time takes the last turn's card's place while the move is owed
+            out.append((STATUS_STYLE.get(status, ""), text + " "))
+            out.append(("class:warn" if left <= 15 else "class:status", f"{time_text(left):<{14 - len(text)}} "))
+        else:
+            out.append((STATUS_STYLE.get(status, ""), f"{text:<9} "))
+            out += [(card_style(p.card), f"{p.card:>3}*{BULL_HEADS[p.card]}"), ("", " ")] if p.card else [
+                ("", "      ")]
         out.append(("", f"{p.score:>4}\n"))
     return out
 
@@ -186,6 +201,9 @@ HELP = """Keys
   Enter            commit the chosen or typed card (click a chosen card too)
   1-4              when you take a row: that row (Up/Down + Enter too)
   Backspace        clear what you typed
+  a                ask the stand-in to play for the players this turn
+                   waits on (once all others ask, it plays their move)
+  m                mute / unmute the bell at 15 s left on your clock
   ?                this help
   q / Ctrl-C       leave the game (asks first)
 

@@ -45,8 +45,11 @@ def table_state(model: TableModel, *, tv: bool = False) -> dict[str, Any]:
         "last_row": last[2] if last is not None else None,
         "turn_cards": turn_cards,
         "placing": model.placed < len(model.placing),
-        "players": [{"name": p.name, "bot": p.bot, "status": p.status, "score": p.score, "card": card(p.card),
-                     "me": i == me} for i, p in enumerate(model.players)],
+        # `left`: whole seconds on the player's clock when this state was made (None: no clock runs for it),
+        # counted down by the page itself until the next state; `away`: the stand-in plays for the seat.
+        "players": [{"name": p.name, "bot": p.bot, "status": p.shown_status, "score": p.score, "card": card(p.card),
+                     "me": i == me, "away": p.away, "left": model.time_left(i)} for i, p in enumerate(model.players)],
+        "clock": model.clock,
         "waiting": model.waiting_names(),
         "takes": list(model.takes),
         "sheet": [list(r) for r in model.sheet],

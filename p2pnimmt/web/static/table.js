@@ -4,7 +4,7 @@
 (function () {
   const token = new URLSearchParams(location.search).get("t") || "";
   const $ = (id) => document.getElementById(id);
-  let ws = null, state = null, selected = 0, typed = "", retry = 500;
+  let ws = null, state = null, selected = 0, typed = "", retry = 500, stateAt = 0;
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -35,7 +35,7 @@
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     ws = new WebSocket(proto + "//" + location.host + "/ws?t=" + encodeURIComponent(token));
     ws.onopen = () => { retry = 500; document.body.classList.remove("connecting", "lost"); $("conn").textContent = "live"; };
-    ws.onmessage = (m) => { state = JSON.parse(m.data); draw(); };
+    ws.onmessage = (m) => { state = JSON.parse(m.data); stateAt = Date.now(); draw(); };
     ws.onclose = () => {
       document.body.classList.add("lost");
       $("conn").textContent = "connection lost, reconnecting…";
@@ -159,6 +159,27 @@
     if (s.view === "seat") drawHand(s);
   }
 
+  // A player's clock: the seconds left when the state was sent, counted down here until the next state.
+  function timeEl(p) {
+    const t = el("span", "time");
+    t.dataset.left = p.left;
+    t.textContent = leftNow(p.left) + "s";
+    return t;
+  }
+  function leftNow(left) { return Math.max(0, left - Math.floor((Date.now() - stateAt) / 1000)); }
+  function tickClocks() {
+    document.querySelectorAll("span.time[data-left]").forEach((t) => {
+      const n = leftNow(Number(t.dataset.left));
+      t.textContent = n + "s";
+      t.classList.toggle("low", n <= 15);
+    });
+  }
+  function statusEl(tag, p) {
+    const st = el(tag, "status", p.status);
+    if (p.left !== null && p.left !== undefined) { st.appendChild(document.createTextNode(" ")); st.appendChild(timeEl(p)); }
+    return st;
+  }
+
   function drawSide(s) {
     $("code-box").hidden = !s.code;
     $("code").textContent = s.code || "";
@@ -170,7 +191,7 @@
       const tr = el("tr", (p.me ? "me " : "") + "st-" + p.status.replace(/ /g, "-"));
       tr.dataset.name = p.name;
       tr.appendChild(el("td", "name", p.name + (p.bot ? " (bot)" : "")));
-      tr.appendChild(el("td", "status", p.status));
+      tr.appendChild(statusEl("td", p));
       const c = el("td", "card-cell"); if (p.card) c.appendChild(el("span", "mini h" + p.card[1], p.card[0])); tr.appendChild(c);
       tr.appendChild(el("td", "score", p.score));
       body.appendChild(tr);
@@ -178,10 +199,11 @@
     const mini = clear($("mini-players"));
     s.players.forEach((p) => {
       const li = el("li", (p.me ? "me " : "") + "st-" + p.status.replace(/ /g, "-"));
-      li.appendChild(el("span", "name", p.name)); li.appendChild(el("span", "status", p.status));
+      li.appendChild(el("span", "name", p.name)); li.appendChild(statusEl("span", p));
       li.appendChild(el("span", "score", p.score)); mini.appendChild(li);
     });
     $("waiting").textContent = s.waiting.length ? "waiting for: " + s.waiting.join(", ") : "";
+    tickClocks();
     const sheet = clear($("sheet"));
     if (s.sheet.length) {
       const head = el("tr"); head.appendChild(el("th", "", "round"));
@@ -285,5 +307,6 @@
     const i = Math.round(panes.scrollLeft / Math.max(1, panes.clientWidth));
     document.querySelectorAll("#dots button").forEach((b) => b.classList.toggle("on", Number(b.dataset.pane) === i));
   });
+  setInterval(tickClocks, 1000);  // only rewrites the clocks' text: the state itself comes from the node
   connect();
 })();
