@@ -22,7 +22,8 @@ from ..protocol.identity import fingerprint
 from . import widgets
 
 HOST_KEYS = ("b: add a heuristic bot   r: add a random bot   ↑/↓: choose   x: remove the chosen one\n"
-             "v: variant   d: deal   p: point limit   n: rounds   c: clock   t: TV page   s: start now   q: leave")
+             "v: variant   d: deal   p: point limit   n: number of rounds   c: clock\n"
+             "t: a TV page in the browser   s: start now   q: leave")
 GUEST_KEYS = "The host starts the game when the seats are taken.   q: leave"
 VARIANTS = ("standard", "tactical", "draft")
 DEALS = ("sealed", "open")

@@ -54,6 +54,7 @@ def frames(data: bytes) -> list[Frame]:
         raise ReplayError(exc.verdict().report()) from None
     session = Session(None, relay=False)
     model = TableModel()
+    model.clock = None  # a replay shows no countdowns
     found: list[Frame] = []
 
     def keep(event: Event, kind: str, label: str) -> None:

@@ -112,7 +112,7 @@ def test_host_lobby_screen_adds_bots_by_keys_and_the_table_follows(tmp_path: Pat
     pane = Pane(f"{sys.executable} -m p2pnimmt host --seats 4 {' '.join(LO)} --name ann --rounds 1 --no-points "
                 f"--transcript {tmp_path / 'h.p2pt'}; echo exited-$?; sleep 30")
     try:
-        shown = wait_screen(pane, "p2pnimmt lobby")
+        shown = wait_screen(pane, "s: start now")  # the last line of the lobby: it is all drawn
         assert "Seats 1/4" in shown and "ann" in shown and "s: start now" in shown
         assert "Deal: sealed (no one can see another's hand" in shown  # sealed is the default
         pane.keys("d")
