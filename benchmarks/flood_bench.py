@@ -112,6 +112,7 @@ def run(name: str, flood: Callable[[int], None], d: Path) -> None:
     joiner = None
     try:
         port = int(wait_for(host_out, r"listening on 127\.0\.0\.1:(\d+)").group(1))
+        code = wait_for(host_out, r"code: (\w{4})").group(1)
         time.sleep(1.0)  # settled after start-up
         before = rss_mb(host.pid)
         samples: list[float] = []
@@ -131,7 +132,7 @@ def run(name: str, flood: Callable[[int], None], d: Path) -> None:
         flood(port)
         flood_s = time.monotonic() - t0
         t1 = time.monotonic()
-        joiner = subprocess.Popen(p2p("join", "XXXX", "--headless", "--peer", f"{LOOPBACK}:{port}", *LO,
+        joiner = subprocess.Popen(p2p("join", code, "--headless", "--peer", f"{LOOPBACK}:{port}", *LO,
                                       "--name", "bob", "--transcript", str(d / "bob.p2pt")),
                                   stdout=open(d / "bob.out", "wb"), stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL)

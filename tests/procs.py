@@ -53,3 +53,11 @@ class Proc:
             self.popen.kill()  # by pid; under `ip netns exec` that pid is the p2pnimmt process itself
             self.popen.wait()
         self.file.close()
+
+
+def code_of(out: Path) -> str:
+    """The game code a host printed to its output file (`code: ABCD`)."""
+    match = re.search(r"code: (\w{4})", out.read_text(errors="replace"))
+    assert match, f"no game code in {out}"
+    return match.group(1)
+

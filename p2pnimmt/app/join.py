@@ -41,12 +41,12 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
     await node.listen(options.port)
     host, port, game_id = await locate(code, options)
     try:
-        await node.join(host, port, game_id)
+        await node.join(host, port, game_id, code=code)
     except ConnectionFailed as exc:
         await node.close()
         raise RoleFailed(f"cannot join {code.upper()} at {host}:{port}: {exc}") from None
     assert node.game_id is not None and node.session is not None  # a node that joined has both
-    if options.peer is None and game_code(node.game_id) != code.upper():
+    if game_code(node.game_id) != code.upper():  # with --peer too: the code says which game you meant
         await node.close()
         raise RoleFailed(f"the game at {host}:{port} has code {game_code(node.game_id)}, not {code.upper()}")
     node.session.journal.secret({"kind": "node", "role": role, "name": options.name, "bot": options.bot,

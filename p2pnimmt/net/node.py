@@ -30,6 +30,7 @@ from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
 from ..protocol.session import Journal, LocalError, Session
 from .clock import MoveClock
 from .connection import PING_EVERY, Connection, ConnectionFailed
+from .discovery import game_code
 from .members import Member, member_from
 
 log = logging.getLogger("p2pnimmt.net")
@@ -201,10 +202,17 @@ class Node:
         self.members[self.identity.peer] = Member(self.identity.public_key, self.name, "player", self.bot is not None,
                                                   self.interface or "", self.port)
 
-    async def join(self, host: str, port: int, game_id: bytes | None = None) -> None:
-        """Dial the host of a game and ask for a seat (or to watch)."""
+    async def join(self, host: str, port: int, game_id: bytes | None = None, code: str | None = None) -> None:
+        """Dial the host of a game and ask for a seat (or to watch).
+
+        `code`: the game code the person gave; when the game at that address has another, nothing is asked of
+        its host and ConnectionFailed says so (an address given by hand can hold another game).
+        """
         self.game_id = game_id if self.session is None else self.session.game_id
         conn = await self._dial(host, port)
+        if code is not None and game_code(conn.game_id) != code.upper():
+            conn.close()
+            raise ConnectionFailed(f"the game at {host}:{port} has code {game_code(conn.game_id)}, not {code.upper()}")
         if self.session is None:
             self._new_session(conn.game_id)
         self.host_peer = conn.peer

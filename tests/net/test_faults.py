@@ -19,6 +19,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from procs import code_of
 
 from p2pnimmt.net.connection import ANY_GAME, FRAME_LIMIT, HANDSHAKE_TIMEOUT, HELLO, frame, transcript_of
 from p2pnimmt.protocol.codec import decode
@@ -153,7 +154,7 @@ def start_host(procs, tmp_path: Path, seats: int = 2, extra: list[str] = SHORT):
 
 
 def joiner(procs, tmp_path: Path, port: int, name: str):
-    return procs(["join", "XXXX", "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", name,
+    return procs(["join", code_of(tmp_path / "host.out"), "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", name,
                   "--transcript", str(tmp_path / f"{name}.p2pt")], tmp_path / f"{name}.out")
 
 
@@ -243,10 +244,10 @@ def test_spectator_joining_mid_game_catches_up_without_accusations(tmp_path: Pat
     sender and records fault `replay` ("seat 0 (ann) sent its message #K (...) again") against an honest
     player (WARNING in its log, a fault record in its transcript).
     """
-    host, _, port = start_host(procs, tmp_path, extra=["--rounds", "20", "--no-points"])
+    host, code, port = start_host(procs, tmp_path, extra=["--rounds", "20", "--no-points"])
     player = joiner(procs, tmp_path, port, "j1")
     host.wait_for(r"round 2: ")
-    watcher = procs(["watch", "XXXX", "--headless", "--peer", f"{LOOPBACK}:{port}", *LO,
+    watcher = procs(["watch", code, "--headless", "--peer", f"{LOOPBACK}:{port}", *LO,
                      "--transcript", str(tmp_path / "watch.p2pt")], tmp_path / "watch.out")
     for proc in (host, player, watcher):
         assert proc.finish(60) == 0, proc.text()
@@ -307,3 +308,15 @@ def test_refused_joiner_is_disconnected_and_not_fed_the_game(tmp_path: Path, pro
     assert closed and "msg" not in after, (
         f"after refusing, the host {'closed' if closed else 'kept'} the link and sent {len(after)} more frames "
         f"({after.count('msg')} game messages)")
+
+
+def test_join_with_a_wrong_code_at_an_address_is_refused(tmp_path: Path, procs) -> None:
+    """`join ABCD --peer HOST:PORT` checks the code too: the address holds another game, and the joiner says so."""
+    host, code, port = start_host(procs, tmp_path)
+    wrong = "ZZZZ" if code != "ZZZZ" else "YYYY"
+    out = procs(["join", wrong, "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", "bob",
+                 "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
+    assert out.finish(30) == 1
+    assert f"has code {code}, not {wrong}" in out.text() and "Traceback" not in out.text()
+    player = joiner(procs, tmp_path, port, "j1")  # the right code still joins, and the game is played
+    assert player.finish(60) == 0 and host.finish(60) == 0, player.text() + host.text()

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from attacker import Attacker, Listener
+from procs import code_of
 
 from p2pnimmt.net.node import MAX_SPECTATORS, MEMBER_WAIT
 from p2pnimmt.protocol.identity import Identity, fingerprint, peer_id
@@ -37,7 +38,7 @@ def start_host(procs, tmp_path: Path, seats: int, extra: list[str] = SHORT):
 
 
 def joiner(procs, tmp_path: Path, port: int, name: str, role: str = "join"):
-    return procs([role, "XXXX", "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", name,
+    return procs([role, code_of(tmp_path / "ann.out"), "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", name,
                   "--transcript", str(tmp_path / f"{name}.p2pt")], tmp_path / f"{name}.out")
 
 
