@@ -101,9 +101,15 @@ class Connection:
             said = game_id if game_id is not None else ANY_GAME
             writer.write(frame([HELLO, HANDSHAKE_VERSION, said, identity.public_key, nonce]))
             await writer.drain()
-            hello = await read_frame(reader, HANDSHAKE_TIMEOUT)
+            try:
+                hello = await read_frame(reader, HANDSHAKE_TIMEOUT)
+            except ConnectionFailed as exc:
+                if str(exc).startswith(("frame of", "bad frame")):  # it speaks, but not our protocol
+                    raise ConnectionFailed(f"not a p2pnimmt peer (its first bytes are no p2pnimmt hello: {exc})") \
+                        from None
+                raise
             if not (isinstance(hello, list) and len(hello) == 5 and hello[0] == HELLO):
-                raise ConnectionFailed("the peer did not say hello")
+                raise ConnectionFailed("not a p2pnimmt peer: it did not say a p2pnimmt hello")
             _, version, their_game, their_key, their_nonce = hello
             if version != HANDSHAKE_VERSION:
                 raise ConnectionFailed(f"the peer speaks handshake version {version!r}, not {HANDSHAKE_VERSION}")

@@ -128,7 +128,7 @@ ATTACKS = {
                      r"frame of \d+ bytes is over the \d+-byte limit"),
     "oversized-frame": (lambda s: s.send((2**31).to_bytes(4, "big") + b"\x00" * 64),
                         r"frame of 2147483648 bytes is over the \d+-byte limit"),
-    "bad-hello": (lambda s: s.send(frame(["hello", 1])), r"the peer did not say hello"),
+    "bad-hello": (lambda s: s.send(frame(["hello", 1])), r"not a p2pnimmt peer: it did not say a p2pnimmt hello"),
     "hello-wrong-version": (lambda s: s.send(frame([HELLO, 2, ANY_GAME, Identity.generate().public_key,
                                                     secrets.token_bytes(16)])),
                             r"the peer speaks handshake version 2, not 1"),
@@ -320,3 +320,30 @@ def test_join_with_a_wrong_code_at_an_address_is_refused(tmp_path: Path, procs) 
     assert f"has code {code}, not {wrong}" in out.text() and "Traceback" not in out.text()
     player = joiner(procs, tmp_path, port, "j1")  # the right code still joins, and the game is played
     assert player.finish(60) == 0 and host.finish(60) == 0, player.text() + host.text()
+
+
+def test_peer_at_a_server_that_is_not_p2pnimmt_says_so(tmp_path: Path, procs) -> None:
+    """`join CODE --peer` at a web server (it answers in HTTP, not a hello): "not a p2pnimmt peer", not the size
+    of a frame that never was."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind((LOOPBACK, 0))
+    server.listen()
+    port = server.getsockname()[1]
+
+    def answer() -> None:
+        conn, _ = server.accept()
+        with conn:
+            conn.recv(1024)
+            conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        out = procs(["join", "ABCD", "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", "bob",
+                     "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
+        assert out.finish(30) == 1
+        assert "not a p2pnimmt peer" in out.text() and "Traceback" not in out.text(), out.text()
+    finally:
+        server.close()
