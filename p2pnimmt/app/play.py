@@ -33,7 +33,21 @@ async def run_full_screen(settings: Settings, *, bot: str = "heuristic", name: s
     ui = TableApp(model, LocalSeat(table), input=input, output=output, title="p2pnimmt (vs bots)")
     table.start()
     result = await ui.app.run_async()
-    return 0 if result == "over" else 1
+    for line in farewell(model):
+        print(line)
+    return 0 if result in ("over", "left") or model.over is not None else 1
+
+
+def farewell(model) -> list[str]:
+    """What stays in the terminal's scrollback once the full screen is gone: the scores, and who won."""
+    if not model.players:
+        return []
+    scores = ", ".join(f"{p.name} {p.score}" for p in model.players)
+    if model.over is not None:
+        winners = model.winners()
+        return [f"Game over after {model.over.rounds} round{'s' if model.over.rounds != 1 else ''}: {scores}.",
+                ("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners) + "."]
+    return [f"You left in round {model.round + 1}, turn {min(model.turn, 9) + 1}. Scores so far: {scores}."]
 
 
 def run_lines(settings: Settings, bot: str, seed: bytes | None, name: str, read: Callable[[str], str],
