@@ -62,6 +62,9 @@ def restore_lobby(node: Node, session: Session, secrets: list[dict]) -> None:
 async def run_resume(path: Path, options: Options, headless: bool) -> int:
     files = NodeFiles()
     try:
+        if not path.is_file():
+            raise RoleFailed(f"cannot resume from {path}: no such transcript (`p2pnimmt history` lists the games "
+                             "kept here)")
         try:
             files.hold(read_key(path))  # first: a copy of a seat that plays elsewhere is left untouched
             own, open_journal = read_own_files(path, files)

@@ -52,3 +52,10 @@ def test_simulate_into_a_pipe_closed_early_is_quiet() -> None:
     proc.stdout.close()  # the reader is gone before the results are written (as `| head` after its lines)
     err = proc.stderr.read().decode()
     assert proc.wait(60) == 0 and "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_resume_of_a_missing_transcript_names_the_transcript(tmp_path: Path) -> None:
+    missing = tmp_path / "gone.p2pt"
+    out = p2pnimmt("resume", str(missing), "--headless", "--interface", "127.0.0.1")
+    assert out.returncode == 1 and f"cannot resume from {missing}: no such transcript" in out.stderr
+    assert ".key" not in out.stderr and "Traceback" not in out.stderr
