@@ -248,7 +248,7 @@ def test_the_message_fields_are_those_of_the_table() -> None:
     assert set(FIELDS["SEALED_SHUFFLE"]) == {"round", "deck", "commit"}
     assert set(FIELDS["SEALED_UNLOCK"]) == {"round", "values"}
     assert set(FIELDS["SEALED_KEYS"]) == {"round", "key", "seed", "nonce", "alarm"}
-    assert set(OPTIONAL["PLAY_REVEAL"]) == {"position"}
+    assert set(OPTIONAL["PLAY_REVEAL"]) == {"position", "auto"}  # auto: section 11.2
     for kind in ("SEALED_SHUFFLE", "SEALED_UNLOCK", "SEALED_KEYS"):
         assert f"| `{kind}` |" in DOC
     point = bytes(32)
