@@ -117,7 +117,7 @@ def test_honest_sealed_games(players: int, rounds: int, seed: int) -> None:
         verdict = verify_transcript(bytes(net.transcripts[p]))
         assert verdict.ok, verdict.report()
         lines = verdict.summary.splitlines()
-        assert f"{players} players, variant standard, sealed deal, ends at {rounds} rounds" in lines[0], lines[0]
+        assert f"{players} players, variant standard, sealed deal, ends at {rounds} round{'s' if rounds != 1 else ''}" in lines[0], lines[0]
         assert "the sealed deal audited" in lines[-1] and line in lines
         assert verdict.messages == len(s.journal.messages)
 
