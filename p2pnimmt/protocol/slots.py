@@ -72,6 +72,8 @@ def store(table: Table, env: Envelope) -> Effects[None]:
         yield Fatal(seat, "duplicate", f"{who} sent two {kind} messages for the same step", (slot[seat].wire, env.wire))
         return
     slot[seat] = env
+    if kind == "DROP":
+        table.drop_steps.add((key[1], key[2]))
     table.deal.stored(table, kind, seat, env)
     if kind == "PLAY_COMMIT":
         yield Emit(Committed(seat, key[1], key[2]))

@@ -75,6 +75,7 @@ class Table:
         self.dropped: dict[int, Step] = {}  # seat -> the step from which the stand-in plays it
         self.rewinds: dict[int, Step] = {}  # in a rebuild: seat -> the step from which its messages are not stored
         self.slots: dict[tuple[str, int, int], dict[int, Envelope]] = {}
+        self.drop_steps: set[tuple[int, int]] = set()  # (round, step) of every DROP slot (scanned each pass)
         self.votes: dict[Step, int] = {}  # step -> the seat we voted to drop there
         self.furthest: dict[int, Step] = {}  # seat -> furthest step it sent a message for
         self.progress: dict[bytes, tuple[int, int]] = {}  # sender -> (round, turn) of its latest message
@@ -156,9 +157,8 @@ class Table:
     def complete_votes(self) -> list[tuple[int, Step]]:
         """(seat, step) for every DROP vote that every other seat active at its step has signed, not yet applied."""
         found = []
-        for (kind, r, number), votes in sorted(self.slots.items()):
-            if kind != "DROP" or not votes:
-                continue
+        for r, number in sorted(self.drop_steps):
+            votes = self.slots[("DROP", r, number)]
             active = set(self.active_at(r, number))
             for target in sorted({env.body["seat"] for env in votes.values()}):
                 voters = {v for v, env in votes.items() if env.body["seat"] == target and v in active}
