@@ -33,6 +33,9 @@ class Deal:
     """What every deal component does the same way: cards committed as one byte, no audit at round end."""
 
     kinds: tuple[str, ...] = ()
+    # step -> the kind of message that goes in seat order there, each seat's built on the one before (drops:
+    # a seat after the absent one in that order cannot send until it has the absent seat's message)
+    ordered: dict[int, str] = {}
 
     def begin(self, table: TableView, round_index: int) -> Effects[None]:
         """Set up the round's deal (called once per round)."""

@@ -86,6 +86,7 @@ FIELDS: dict[str, dict[str, Callable[[Any], bool]]] = {
     "ROW_CHOICE": {"round": _count, "turn": _count, "row": _count},
     "ROUND_END": {"round": _count, "penalties": _counts, "scores": _counts, "state": _hash},
     "DROP": {"round": _count, "step": _count, "seat": _count},
+    "KEEP": {"round": _count, "step": _count, "seat": _count},
     "STANDIN": {"round": _count, "turn": _count, "seat": _count},
     "GAME_END": {"rounds": _count, "scores": _counts, "winners": _counts, "state": _hash},
 }

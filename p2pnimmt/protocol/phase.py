@@ -87,7 +87,7 @@ class Step(NamedTuple):
         part = _TURN_KIND_PART.get(kind)
         if part is not None:
             return cls.of_turn(round_index, body["turn"], part)
-        if kind == "DROP":
+        if kind in ("DROP", "KEEP"):
             return cls(round_index, body.get("step", 0))
         return cls(round_index, _KIND_STEP.get(kind, SEED_COMMIT_STEP))
 

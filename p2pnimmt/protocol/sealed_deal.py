@@ -91,6 +91,7 @@ class SealedDeal(Deal):
     """Mental-poker deal: no peer learns another's hand or the undealt cards during the round."""
 
     kinds = ("SEALED_SHUFFLE", "SEALED_UNLOCK", "SEALED_KEYS")
+    ordered = {SHUFFLE_STEP: "SEALED_SHUFFLE", UNLOCK_STEP: "SEALED_UNLOCK"}
 
     def __init__(self) -> None:
         self.rounds: dict[int, SealedRound] = {}
@@ -129,13 +130,6 @@ class SealedDeal(Deal):
         return
         yield
 
-    def _held(self, table: TableView, step: int, later: list[int]) -> bool:
-        """Our vote to drop the seat we wait for here is open, and no later seat went on with its message."""
-        target = table.my_vote(step)
-        if target is None or any(s > target for s in later):
-            return False
-        return table.held_back(step)
-
     @staticmethod
     def _fault(table: TableView, seat: int, code: str, detail: str, wire: bytes) -> Fatal:
         return Fatal(seat, code, f"{table.who_seat(seat)}: {detail}", (wire,))
@@ -169,7 +163,7 @@ class SealedDeal(Deal):
                         commit = commitment("sealed", table.game_id, r, 0, seat, key_value(secrets), nonce)
                         yield Send("SEALED_SHUFFLE", {"round": r, "deck": deck, "commit": commit})
                 return False
-            if self._held(table, SHUFFLE_STEP, [s for s in shuffles if s in active]):
+            if table.held_back(SHUFFLE_STEP):
                 return False
             env = shuffles[seat]
             try:
@@ -195,7 +189,7 @@ class SealedDeal(Deal):
                         values = unlock_step(st.layout, seat, got[0].key.d, st.current)
                         yield Send("SEALED_UNLOCK", {"round": r, "values": values})
                 return False
-            if self._held(table, UNLOCK_STEP, list(unlocks)):
+            if table.held_back(UNLOCK_STEP):
                 return False
             env = unlocks[seat]
             try:

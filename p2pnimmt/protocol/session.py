@@ -283,7 +283,7 @@ class Session:
             assert step is not None
             if Step(self.round, step) in self.table.votes:
                 raise LocalError("already voted at this step")
-            self._drive(steps.vote(self.table, seat, step))
+            self._drive(steps.vote(self.table, seat, Step(self.round, step)))
             self._advance()
 
         return self._run(act)

@@ -52,8 +52,9 @@ def store(table: Table, env: Envelope) -> Effects[None]:
         step = body.get("turn", body.get("pick", body.get("step", 0)))
         key = (kind, round_index if kind != "GAME_END" else 0, step)
         problem = out_of_place(table, env.sender, kind, round_index, step)
-        if kind in ("DROP", "STANDIN") and not problem and not (body["seat"] < table.players and body["seat"] != seat):
-            what = "to drop" if kind == "DROP" else "to ask the stand-in for"
+        if kind in ("DROP", "KEEP", "STANDIN") and not problem and \
+                not (body["seat"] < table.players and body["seat"] != seat):
+            what = {"DROP": "to drop", "KEEP": "to keep"}.get(kind, "to ask the stand-in for")
             problem = f"{what} seat {body['seat']}, which is itself or no seat"
         if kind == "STANDIN":
             key = (kind, round_index, standin_slot(step, body["seat"]))
@@ -107,7 +108,7 @@ def out_of_place(table: Table, sender: bytes, kind: str, round_index: int, step:
         return f"for pick {step + 1}: a draft has {HAND_SIZE * table.players} picks"
     if kind == "GAME_END":
         return ""
-    if kind == "DROP":
+    if kind in ("DROP", "KEEP"):
         if step > GAME_END_STEP:
             return f"for step {step}: a round has steps 0..{GAME_END_STEP}"
         turn = Step(round_index, step).turn

@@ -10,7 +10,8 @@ The steps of a round are numbered in phase.py. A seat dropped at
 
 Dropping (DROP votes): a seat that has waited too long for seat X at
 step S votes DROP(X, S). A seat that is itself still waiting for X at S
-joins the vote. Once every seat active at S but X has voted, X is dropped
+joins the vote, and so does one that waits at a seat-ordered step (a
+sealed deal's shuffles and unlocks) for a seat that voted. Once every seat active at S but X has voted, X is dropped
 at S. A voter holds back from S (it will not use X's late messages there)
 unless it sees that some other seat has moved past S: that seat used X's
 messages, so the drop can never complete, and the voter withdraws and
@@ -66,14 +67,14 @@ def advance(table: Table) -> Effects[None]:
 # ----------------------------------------------------------------- votes
 
 
-def vote(table: Table, target: int, step: int) -> Effects[None]:
-    """We vote to drop `target` at `step` of this round."""
-    table.votes[Step(table.round, step)] = target
-    yield Send("DROP", {"round": table.round, "step": step, "seat": target})
+def vote(table: Table, target: int, at: Step) -> Effects[None]:
+    """We vote to drop `target` at step `at` (of this round)."""
+    table.votes[at] = target
+    yield Send("DROP", {"round": at.round, "step": at.number, "seat": target})
 
 
 def count_votes(table: Table) -> Effects[bool]:
-    """Join open votes to drop a seat we are waiting for too; drop a seat once every other active seat voted.
+    """Join open votes to drop a seat we wait for too, or sign that we went on; drop a seat once all voted.
 
     True if a vote is complete for a step this node has gone past (it used the seat's messages there, which
     the voters did not): the session then rebuilds the table with the seat dropped at that step.
@@ -85,22 +86,42 @@ def count_votes(table: Table) -> Effects[bool]:
     if past:
         yield Rewind(*past[0])
         return True
-    r, step = now
-    votes = table.slot("DROP", r, step)
-    if not votes:
-        return False
-    active = table.active_at(r, step)
-    waiting = table.waiting_for()
-    for target in sorted({env.body["seat"] for env in votes.values()}):
-        if target not in active:
+    for at in table.vote_steps():
+        if at.round != now.round or at > now:
             continue
-        if (table.seat in active and table.seat != target and Step(r, step) not in table.votes
-                and target in waiting):
-            yield from vote(table, target, step)
-        voters = {v for v, env in votes.items() if env.body["seat"] == target and v in active}
-        if voters >= set(active) - {target}:
-            yield DropSeat(target, Step(r, step))
+        active = table.active_at(*at)
+        for target in table.vote_targets(at):
+            if target not in active or target in table.dropped:
+                continue
+            if at == now and joins(table, at, target):
+                yield from vote(table, target, at)
+            elif keeps(table, at, target):
+                yield Send("KEEP", {"round": at.round, "step": at.number, "seat": target})
+            if at == now and table.voters(at, target) >= set(active) - {target}:
+                yield DropSeat(target, at)
     return False
+
+
+def joins(table: Table, at: Step, target: int) -> bool:
+    """We wait for `target` at `at` (the step we are at) too: we sign the vote to drop it."""
+    me = table.seat
+    return (me is not None and me != target and me in table.active_at(*at) and at not in table.votes
+            and target in table.waiting_for() and not table.went_on(me, at, target))
+
+
+def keeps(table: Table, at: Step, target: int) -> bool:
+    """We hold `target`'s message at `at` and wait on a seat that voted to drop it there: we sign KEEP.
+
+    The voter holds back `target`'s message, so it cannot send what we wait for, and we have nothing to send
+    that would show we went on: KEEP says so, and voids the vote (protocol.md 11.1).
+    """
+    me = table.seat
+    if me is None or me == target or me not in table.active_at(*at) or at in table.votes:
+        return False
+    waiting = table.waiting_for()
+    if target in waiting and at == table.now() or table.went_on(me, at, target) or table.vote_void(at, target):
+        return False
+    return bool(table.voters(at, target) & set(waiting))
 
 
 # ----------------------------------------------------------------- the deal

@@ -132,22 +132,47 @@ class Table:
     def playing(self, seat: int | None, round_index: int, step: int) -> bool:
         return seat is not None and seat in self.active_at(round_index, step)
 
-    def my_vote(self, step: int) -> int | None:
-        """The seat we voted to drop at this step of the current round, if any."""
-        return self.votes.get(Step(self.round, step))
-
     def held_back(self, step: int) -> bool:
         """True while our own vote to drop someone at this step is open (we will not use its late messages).
 
-        The vote is void once another active seat has sent a message for a later step: that seat went on
-        with the absent seat's messages, so it never votes and the drop can never complete.
+        The vote is void once another active seat went on from the absent seat's message there (`went_on`):
+        that seat never votes, so the drop can never complete.
         """
         key = Step(self.round, step)
         target = self.votes.get(key)
         if target is None or target in self.dropped:
             return False
-        active = self.active_at(self.round, step)
-        return not any(self.furthest.get(s, (-1, -1)) > key for s in active if s != target)
+        return not self.vote_void(key, target)
+
+    def went_on(self, seat: int, at: Step, target: int) -> bool:
+        """`seat` has signed that it used `target`'s message at `at`.
+
+        That is a message for a later step; at a step whose messages go in seat order (a sealed deal's
+        shuffles and unlocks: `Deal.ordered`), its own message of that step after `target`'s; or a
+        KEEP(at, target): it holds the message and waits on a seat that voted to drop `target` there.
+        """
+        if self.furthest.get(seat, (-1, -1)) > at or self._names(("KEEP", *at), seat, target):
+            return True
+        kind = self.deal.ordered.get(at.number) if self.deal is not None else None
+        return kind is not None and seat > target and seat in self.slot(kind, at.round)
+
+    def voters(self, at: Step, target: int) -> set[int]:
+        """The seats active at `at` whose DROP there names `target`."""
+        active = self.active_at(*at)
+        return {v for v in self.slots.get(("DROP", *at), {}) if v in active and self._names(("DROP", *at), v, target)}
+
+    def vote_void(self, at: Step, target: int) -> bool:
+        """A seat active at `at` that did not vote to drop `target` there went on from `target`'s message.
+
+        That seat never votes, so the drop can never complete. (A voter that went on did so because the drop
+        completed at it, or because the vote was void already: it voids nothing.)
+        """
+        voters = self.voters(at, target)
+        return any(self.went_on(s, at, target) for s in self.active_at(*at) if s != target and s not in voters)
+
+    def _names(self, key: tuple[str, int, int], seat: int, target: int) -> bool:
+        env = self.slots.get(key, {}).get(seat)
+        return env is not None and env.body["seat"] == target
 
     def now(self) -> Step | None:
         """The step the game is at (None outside a round)."""
@@ -157,15 +182,21 @@ class Table:
     def complete_votes(self) -> list[tuple[int, Step]]:
         """(seat, step) for every DROP vote that every other seat active at its step has signed, not yet applied."""
         found = []
-        for r, number in sorted(self.drop_steps):
-            votes = self.slots[("DROP", r, number)]
-            active = set(self.active_at(r, number))
-            for target in sorted({env.body["seat"] for env in votes.values()}):
-                voters = {v for v, env in votes.items() if env.body["seat"] == target and v in active}
-                if target in active and target not in self.dropped and active - {target} and \
-                        voters >= active - {target}:
-                    found.append((target, Step(r, number)))
+        for at in self.vote_steps():
+            others = set(self.active_at(*at))
+            for target in self.vote_targets(at):
+                if target in others and target not in self.dropped and others - {target} and \
+                        self.voters(at, target) >= others - {target}:
+                    found.append((target, at))
         return found
+
+    def vote_steps(self) -> list[Step]:
+        """Every (round, step) with a DROP slot, in order."""
+        return [Step(r, number) for r, number in sorted(self.drop_steps)]
+
+    def vote_targets(self, at: Step) -> list[int]:
+        """The seats that some DROP at `at` names."""
+        return sorted({env.body["seat"] for env in self.slots.get(("DROP", *at), {}).values()})
 
     def away(self, seat: int) -> bool:
         """The seat's last three cards were played by the stand-in (AWAY_AFTER turns in a row)."""
