@@ -179,7 +179,7 @@ class DraftDeal(Deal):
         seat = draft.to_move
         if seat is None:
             return SEED_COMMIT_STEP, ()
-        active = table.active_at(table.round, SEED_COMMIT_STEP)
+        active = table.active_at(table.round, SEED_COMMIT_STEP, draft.picks)
         waiting = seat in active and seat not in table.slot("DRAFT_PICK", table.round, draft.picks)
         return SEED_COMMIT_STEP, (seat,) if waiting else ()
 
@@ -189,7 +189,7 @@ class DraftDeal(Deal):
         while not draft.done:
             seat = draft.to_move
             assert seat is not None
-            if seat not in table.active_at(round_index, SEED_COMMIT_STEP):
+            if seat not in table.active_at(round_index, SEED_COMMIT_STEP, draft.picks):
                 draft.pick(seat, stand_in_pick(draft.open_cards))
                 continue
             picks = table.slot("DRAFT_PICK", round_index, draft.picks)
@@ -199,7 +199,7 @@ class DraftDeal(Deal):
                             f"seat {stray[0]} sent pick {draft.picks} of round {round_index}, which is seat {seat}'s",
                             (picks[stray[0]].wire,))
                 return None
-            if seat not in picks or table.held_back(SEED_COMMIT_STEP):
+            if seat not in picks or table.held_back(SEED_COMMIT_STEP, draft.picks):
                 if seat == table.seat and seat not in picks and (round_index, draft.picks) not in self.asked:
                     self.asked.add((round_index, draft.picks))
                     yield Emit(PickNeeded(round_index, draft.picks))

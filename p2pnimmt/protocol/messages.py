@@ -98,6 +98,9 @@ FIELDS: dict[str, dict[str, Callable[[Any], bool]]] = {
 OPTIONAL: dict[str, dict[str, Callable[[Any], bool]]] = {
     "PLAY_REVEAL": {"position": lambda v: type(v) is int and 0 <= v < MAX_POINTS, "auto": lambda v: v is True},
     "ROW_CHOICE": {"auto": lambda v: v is True},
+    # a drop vote (or a KEEP) at step 0 of a draft names the pick it waits on
+    "DROP": {"pick": lambda v: _count(v)},
+    "KEEP": {"pick": lambda v: _count(v)},
 }
 
 

@@ -72,10 +72,15 @@ _KIND_STEP = {"SEED_REVEAL": SEED_REVEAL_STEP, "SEALED_UNLOCK": SEED_REVEAL_STEP
 
 
 class Step(NamedTuple):
-    """A step of the game: (round, the step number on the wire). A tuple, so steps order as the game goes."""
+    """A step of the game: (round, the step number on the wire, the pick in a draft's step 0).
+
+    A tuple, so steps order as the game goes: a draft's picks are positions within step 0, each its own place
+    to wait, vote and drop at (protocol.md 11.1).
+    """
 
     round: int
     number: int
+    pick: int = 0
 
     @classmethod
     def of_turn(cls, round_index: int, turn: int, part: Part) -> Step:
@@ -88,8 +93,15 @@ class Step(NamedTuple):
         if part is not None:
             return cls.of_turn(round_index, body["turn"], part)
         if kind in ("DROP", "KEEP"):
-            return cls(round_index, body.get("step", 0))
+            return cls(round_index, body.get("step", 0), body.get("pick", 0))
+        if kind == "DRAFT_PICK":
+            return cls(round_index, SEED_COMMIT_STEP, body["pick"])
         return cls(round_index, _KIND_STEP.get(kind, SEED_COMMIT_STEP))
+
+    @property
+    def slot(self) -> int:
+        """The k of a DROP or KEEP slot at this step (section 11's slots): one per step, and per pick."""
+        return self.number + (GAME_END_STEP + 1) * self.pick
 
     @property
     def in_turn(self) -> bool:

@@ -279,11 +279,11 @@ class Session:
                 raise LocalError("only a player still in the game can vote")
             if seat == self.seat or seat not in self.waiting_for() or self.phase == Phase.STARTING:
                 raise LocalError(f"the game is not waiting for seat {seat}")
-            step = self.step_now()
-            assert step is not None
-            if Step(self.round, step) in self.table.votes:
+            at = self.table.now()
+            assert at is not None
+            if at in self.table.votes:
                 raise LocalError("already voted at this step")
-            self._drive(steps.vote(self.table, seat, Step(self.round, step)))
+            self._drive(steps.vote(self.table, seat, at))
             self._advance()
 
         return self._run(act)
@@ -468,7 +468,8 @@ class Session:
         """What a pass can change that another pass may act on."""
         table = self.table
         return (table.phase, table.round, table.turn, len(self.inbox.accepted), len(table.dropped),
-                len(table.furthest), sum(step.number for step in table.furthest.values()), len(self._out))
+                len(table.furthest), sum(step.number + step.pick for step in table.furthest.values()), len(self._out),
+                len(table.parked), table.now() if table.phase not in (Phase.LOBBY, Phase.STARTING) else None)
 
     def _drive(self, effects: Effects[Any]) -> Any:
         """Apply each effect a part yields, resuming it after each; return what the part returns."""

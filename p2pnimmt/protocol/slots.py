@@ -8,12 +8,14 @@ however far behind, reaches the same verdict.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..engine import HAND_SIZE
 from .effects import Effects, Emit, Fatal
 from .envelope import Envelope
 from .events import Committed
 from .messages import FIELDS, BodyError, check_body
-from .phase import GAME_END_STEP, Step
+from .phase import GAME_END_STEP, SEED_COMMIT_STEP, Step
 from .table import Table, standin_slot
 
 TURN_KINDS = ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE", "STANDIN")  # messages of one turn
@@ -22,9 +24,17 @@ TURN_KINDS = ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE", "STANDIN")  # messages
 def store(table: Table, env: Envelope) -> Effects[None]:
     """Put an accepted message of a seated sender in its slot, or yield the fatal fault that refuses it."""
     seat = table.roster.index(env.sender)
-    kind, body = env.kind, env.body
     if seat in table.dropped:
         return  # a dropped seat's client may still talk; the stand-in plays for it and nothing it says counts
+    if any(p.sender == env.sender for p in table.parked) or after_open_vote(table, seat, env):
+        table.parked.append(env)  # a voter's message from past its open vote: used once the vote is decided here
+        return
+    yield from place(table, seat, env)
+
+
+def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
+    """Check a message of a seat still playing and put it in its slot."""
+    kind, body = env.kind, env.body
     who = table.who(env.sender)
     if kind not in FIELDS:
         yield Fatal(seat, "unknown-kind", f"{who} sent a message of unknown kind {kind!r}", (env.wire,))
@@ -49,13 +59,16 @@ def store(table: Table, env: Envelope) -> Effects[None]:
         key = (kind, 0, 0)
     else:
         round_index = body.get("round", table.round)
-        step = body.get("turn", body.get("pick", body.get("step", 0)))
+        step = body["step"] if kind in ("DROP", "KEEP") else body.get("turn", body.get("pick", body.get("step", 0)))
         key = (kind, round_index if kind != "GAME_END" else 0, step)
         problem = out_of_place(table, env.sender, kind, round_index, step)
         if kind in ("DROP", "KEEP", "STANDIN") and not problem and \
                 not (body["seat"] < table.players and body["seat"] != seat):
             what = {"DROP": "to drop", "KEEP": "to keep"}.get(kind, "to ask the stand-in for")
             problem = f"{what} seat {body['seat']}, which is itself or no seat"
+        if kind in ("DROP", "KEEP") and not problem:
+            problem = pick_problem(table, body)
+            key = (kind, round_index, Step.of_message(round_index, kind, body).slot)
         if kind == "STANDIN":
             key = (kind, round_index, standin_slot(step, body["seat"]))
         if problem:
@@ -74,12 +87,59 @@ def store(table: Table, env: Envelope) -> Effects[None]:
         return
     slot[seat] = env
     if kind == "DROP":
-        table.drop_steps.add((key[1], key[2]))
+        table.drop_steps.add(Step.of_message(round_index, kind, body))
     table.deal.stored(table, kind, seat, env)
     if kind == "PLAY_COMMIT":
         yield Emit(Committed(seat, key[1], key[2]))
     if kind != "START_ACK":
         note_progress(table, seat, Step.of_message(key[1] if kind != "GAME_END" else table.round, kind, body))
+
+
+def after_open_vote(table: Table, seat: int, env: Envelope) -> bool:
+    """`seat` voted to drop someone at an earlier step than `env`'s, and here that vote is neither complete
+    (applied) nor void: `env` may come from the game without that seat, which this node has not reached."""
+    if not table.drop_steps or env.kind in ("START", "START_ACK") or env.kind not in FIELDS:
+        return False
+    body = env.body
+    try:
+        check_body(env.kind, body)
+    except BodyError:
+        return False  # refused when it is placed
+    step = Step.of_message(body.get("round", table.round) if env.kind != "GAME_END" else table.round, env.kind, body)
+    for at in table.vote_steps():
+        if at >= step:
+            break
+        for target in table.vote_targets(at):
+            if target not in table.dropped and seat in table.voters(at, target) and not table.vote_void(at, target):
+                return True
+    return False
+
+
+def unpark(table: Table) -> Effects[None]:
+    """Store the parked messages whose vote is decided now, each sender's in the order they came."""
+    waiting: set[bytes] = set()
+    for env in list(table.parked):
+        if env.sender in waiting:
+            continue
+        seat = table.roster.index(env.sender)
+        if seat not in table.dropped and after_open_vote(table, seat, env):
+            waiting.add(env.sender)
+            continue
+        table.parked.remove(env)
+        if seat not in table.dropped:
+            yield from place(table, seat, env)
+
+
+def pick_problem(table: Table, body: dict[str, Any]) -> str:
+    """A DROP or KEEP names a `pick` at step 0 of a draft (the pick it waits on), and nowhere else."""
+    draft = table.game.settings.variant == "draft" and body["step"] == SEED_COMMIT_STEP
+    if draft and "pick" not in body:
+        return "at step 0 of a draft without the pick it waits on"
+    if not draft and "pick" in body:
+        return "with a pick, which only step 0 of a draft has"
+    if draft and body["pick"] >= HAND_SIZE * table.players:
+        return f"for pick {body['pick'] + 1}: a draft has {HAND_SIZE * table.players} picks"
+    return ""
 
 
 def note_progress(table: Table, seat: int, step: Step) -> None:

@@ -48,6 +48,7 @@ from .phase import (
     message_step,
     turn_step,
 )
+from .slots import unpark
 from .standin import stand_in_card, stand_in_row
 from .table import Table
 
@@ -59,6 +60,7 @@ def advance(table: Table) -> Effects[None]:
     """One pass: join or complete drop votes, then the current phase's step."""
     if (yield from count_votes(table)):
         return  # the session rebuilds the table: this one is done with
+    yield from unpark(table)
     step = PHASE_STEPS.get(table.phase)
     if step is not None:
         yield from step(table)
@@ -70,7 +72,15 @@ def advance(table: Table) -> Effects[None]:
 def vote(table: Table, target: int, at: Step) -> Effects[None]:
     """We vote to drop `target` at step `at` (of this round)."""
     table.votes[at] = target
-    yield Send("DROP", {"round": at.round, "step": at.number, "seat": target})
+    yield Send("DROP", position(table, at, target))
+
+
+def position(table: Table, at: Step, target: int) -> dict[str, int]:
+    """The body of a DROP or KEEP for `target` at `at`: a draft's step 0 names the pick too."""
+    body = {"round": at.round, "step": at.number, "seat": target}
+    if table.game.settings.variant == "draft" and at.number == SEED_COMMIT_STEP:
+        body["pick"] = at.pick
+    return body
 
 
 def count_votes(table: Table) -> Effects[bool]:
@@ -96,7 +106,7 @@ def count_votes(table: Table) -> Effects[bool]:
             if at == now and joins(table, at, target):
                 yield from vote(table, target, at)
             elif keeps(table, at, target):
-                yield Send("KEEP", {"round": at.round, "step": at.number, "seat": target})
+                yield Send("KEEP", position(table, at, target))
             if at == now and table.voters(at, target) >= set(active) - {target}:
                 yield DropSeat(target, at)
     return False

@@ -75,7 +75,8 @@ class Table:
         self.dropped: dict[int, Step] = {}  # seat -> the step from which the stand-in plays it
         self.rewinds: dict[int, Step] = {}  # in a rebuild: seat -> the step from which its messages are not stored
         self.slots: dict[tuple[str, int, int], dict[int, Envelope]] = {}
-        self.drop_steps: set[tuple[int, int]] = set()  # (round, step) of every DROP slot (scanned each pass)
+        self.drop_steps: set[Step] = set()  # the step of every DROP slot (scanned each pass)
+        self.parked: list[Envelope] = []  # messages of voters from past their open votes (slots.after_open_vote)
         self.votes: dict[Step, int] = {}  # step -> the seat we voted to drop there
         self.furthest: dict[int, Step] = {}  # seat -> furthest step it sent a message for
         self.progress: dict[bytes, tuple[int, int]] = {}  # sender -> (round, turn) of its latest message
@@ -125,20 +126,21 @@ class Table:
         """The accepted messages of one kind for one round and turn (or pick), by seat."""
         return self.slots.setdefault((kind, round_index, step), {})
 
-    def active_at(self, round_index: int, step: int) -> list[int]:
-        """Seats not dropped at or before (round, step)."""
-        return [s for s in range(self.players) if s not in self.dropped or self.dropped[s] > (round_index, step)]
+    def active_at(self, round_index: int, step: int, pick: int = 0) -> list[int]:
+        """Seats not dropped at or before (round, step), or (round, 0, pick) in a draft."""
+        at = Step(round_index, step, pick)
+        return [s for s in range(self.players) if s not in self.dropped or self.dropped[s] > at]
 
     def playing(self, seat: int | None, round_index: int, step: int) -> bool:
         return seat is not None and seat in self.active_at(round_index, step)
 
-    def held_back(self, step: int) -> bool:
+    def held_back(self, step: int, pick: int = 0) -> bool:
         """True while our own vote to drop someone at this step is open (we will not use its late messages).
 
         The vote is void once another active seat went on from the absent seat's message there (`went_on`):
         that seat never votes, so the drop can never complete.
         """
-        key = Step(self.round, step)
+        key = Step(self.round, step, pick)
         target = self.votes.get(key)
         if target is None or target in self.dropped:
             return False
@@ -151,7 +153,7 @@ class Table:
         shuffles and unlocks: `Deal.ordered`), its own message of that step after `target`'s; or a
         KEEP(at, target): it holds the message and waits on a seat that voted to drop `target` there.
         """
-        if self.furthest.get(seat, (-1, -1)) > at or self._names(("KEEP", *at), seat, target):
+        if self.furthest.get(seat, Step(-1, -1)) > at or self._names(("KEEP", at.round, at.slot), seat, target):
             return True
         kind = self.deal.ordered.get(at.number) if self.deal is not None else None
         return kind is not None and seat > target and seat in self.slot(kind, at.round)
@@ -159,7 +161,8 @@ class Table:
     def voters(self, at: Step, target: int) -> set[int]:
         """The seats active at `at` whose DROP there names `target`."""
         active = self.active_at(*at)
-        return {v for v in self.slots.get(("DROP", *at), {}) if v in active and self._names(("DROP", *at), v, target)}
+        key = ("DROP", at.round, at.slot)
+        return {v for v in self.slots.get(key, {}) if v in active and self._names(key, v, target)}
 
     def vote_void(self, at: Step, target: int) -> bool:
         """A seat active at `at` that did not vote to drop `target` there went on from `target`'s message.
@@ -177,7 +180,10 @@ class Table:
     def now(self) -> Step | None:
         """The step the game is at (None outside a round)."""
         number = self.step_now()
-        return None if number is None else Step(self.round, number)
+        if number is None:
+            return None
+        draft = self.game.draft if self.phase == Phase.DEAL else None
+        return Step(self.round, number, draft.picks if draft is not None and not draft.done else 0)
 
     def complete_votes(self) -> list[tuple[int, Step]]:
         """(seat, step) for every DROP vote that every other seat active at its step has signed, not yet applied."""
@@ -191,12 +197,12 @@ class Table:
         return found
 
     def vote_steps(self) -> list[Step]:
-        """Every (round, step) with a DROP slot, in order."""
-        return [Step(r, number) for r, number in sorted(self.drop_steps)]
+        """Every step with a DROP slot, in order."""
+        return sorted(self.drop_steps)
 
     def vote_targets(self, at: Step) -> list[int]:
         """The seats that some DROP at `at` names."""
-        return sorted({env.body["seat"] for env in self.slots.get(("DROP", *at), {}).values()})
+        return sorted({env.body["seat"] for env in self.slots.get(("DROP", at.round, at.slot), {}).values()})
 
     def away(self, seat: int) -> bool:
         """The seat's last three cards were played by the stand-in (AWAY_AFTER turns in a row)."""

@@ -42,6 +42,7 @@ from p2pnimmt.engine import Settings
 from p2pnimmt.protocol.commitments import NONCE_SIZE, commitment
 from p2pnimmt.protocol.envelope import Envelope, open_envelope
 from p2pnimmt.protocol.events import Fault, GameAborted, GameOver, Outgoing, RoundVoided, SeatDropped, TurnResolved
+from p2pnimmt.protocol.phase import Step
 from p2pnimmt.protocol.sealed import RoundSecrets
 from p2pnimmt.protocol.sealed_deal import SealedDeal, SealedRound, sealed_value
 from p2pnimmt.protocol.session import LocalError, Session
@@ -178,7 +179,7 @@ def assert_audited(net: Net, seat: int, code: str, r: int = 0) -> list[Fault]:
         voided = [e for e in net.events[p] if isinstance(e, RoundVoided)]
         assert [e.round for e in voided] == [r] and voided[0].reason == fault.detail, (who, voided)
         assert s.voided == {r: fault.detail}, who
-        assert s.dropped == {seat: (r, ROUND_END_STEP)}, (who, s.dropped)
+        assert s.dropped == {seat: Step(r, ROUND_END_STEP)}, (who, s.dropped)
         assert [(e.seat, e.round, e.step) for e in net.events[p] if isinstance(e, SeatDropped)] == \
             [(seat, r, ROUND_END_STEP)], who
         history = s.game.history

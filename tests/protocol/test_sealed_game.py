@@ -60,6 +60,7 @@ from p2pnimmt.engine.round import HIDDEN
 from p2pnimmt.protocol import sealed_group as g
 from p2pnimmt.protocol.commitments import commitment
 from p2pnimmt.protocol.events import Revealed, RoundVoided, SeatDropped
+from p2pnimmt.protocol.phase import Step
 from p2pnimmt.protocol.sealed import Layout, deck_order, open_hand
 from p2pnimmt.protocol.sealed_deal import SealedDeal
 from p2pnimmt.protocol.session import LocalError
@@ -648,7 +649,7 @@ def check_finished_without(net: Net, gone: int, step: int, absent: str = "") -> 
         else:
             assert not faults, [describe(f) for f in faults]
             assert s.voided == {}
-        assert s.dropped == {gone: (0, step)}
+        assert s.dropped == {gone: Step(0, step)}
         assert [(e.seat, e.round, e.step) for e in net.events[p] if isinstance(e, SeatDropped)] == [(gone, 0, step)]
         outcomes.add((s.result, tuple(s.game.history)))
         verdict = verify_transcript(bytes(net.transcripts[p]))

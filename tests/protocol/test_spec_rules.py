@@ -111,11 +111,12 @@ def test_range_checks_are_body_checks(kind: str, body: dict) -> None:
 class Table3:
     """A 3-seat open game: the host's START, and seats 1 and 2 signing what a test wants, fed to a spectator."""
 
-    def __init__(self) -> None:
+    def __init__(self, variant: str = "standard") -> None:
         self.ids = [Identity(hashlib.sha256(f"spec/{i}".encode()).digest()) for i in range(3)]
         host = Session(self.ids[0])
         roster = [(i.public_key, f"p{n}", False) for n, i in enumerate(self.ids)]
-        outs = host.host(b"\x05" * 16, Settings(players=3, deal="open", max_rounds=1, point_limit=None), roster)
+        settings = Settings(players=3, variant=variant, deal="open", max_rounds=1, point_limit=None)
+        outs = host.host(b"\x05" * 16, settings, roster)
         self.start = next(o.wire for o in outs if isinstance(o, Outgoing))
         self.game_id = host.game_id
         self.start_hash = open_envelope(self.start).hash
@@ -164,6 +165,33 @@ def test_a_drop_for_no_seat_or_no_step_is_unexpected(body: dict) -> None:
     t.acks()
     t.sign(1, "DROP", body)
     fatal(*t.spectator(), "unexpected", 1, t.ids)
+
+
+@pytest.mark.parametrize("kind", ["DROP", "KEEP"])
+@pytest.mark.parametrize("variant, body", [
+    ("draft", {"round": 0, "step": 0, "seat": 2}),  # step 0 of a draft: the pick it waits on is required
+    ("standard", {"round": 0, "step": 0, "seat": 2, "pick": 0}),  # a pick anywhere else is not
+    ("draft", {"round": 0, "step": 2, "seat": 2, "pick": 0}),
+    ("draft", {"round": 0, "step": 0, "seat": 2, "pick": 30}),  # 3 players: picks 0..29
+    ("standard", {"round": 0, "step": 0, "seat": 1}),  # itself
+], ids=["draft-no-pick", "pick-in-standard", "pick-at-a-turn", "pick-30", "itself"])
+def test_a_vote_or_keep_names_a_pick_exactly_at_a_drafts_step_0(kind: str, variant: str, body: dict) -> None:
+    """Sections 7 and 11.1: DROP and KEEP carry `pick` at step 0 of a draft, and only there."""
+    t = Table3(variant)
+    t.acks()
+    t.sign(1, kind, body)
+    fatal(*t.spectator(), "unexpected", 1, t.ids)
+
+
+def test_a_drafts_votes_are_one_per_voter_and_pick() -> None:
+    """Section 11's slots: in a draft's step 0 a voter has one DROP per pick, whatever seat it names."""
+    t = Table3("draft")
+    t.acks()
+    t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 0, "pick": 0})
+    session, faults = t.spectator()
+    assert faults == [] and session.fault is None
+    t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 2, "pick": 0})
+    fatal(*t.spectator(), "duplicate", 1, t.ids)
 
 
 @pytest.mark.parametrize("kind, body", [
