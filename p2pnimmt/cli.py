@@ -363,8 +363,12 @@ def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     if args.role == "player" and args.bot is None and args.headless:
         args.bot = "heuristic"
-    if len(args.code) != 4 or not args.code.isalnum():
-        parser.error(f"a game code is 4 letters and digits, got {args.code!r}")
+    from .net.discovery import parse_code
+
+    try:
+        args.code = parse_code(args.code)  # any case; I and L read as 1, O as 0
+    except ValueError as exc:
+        parser.error(str(exc))
     default = "spectator" if args.role == "spectator" else ("bot" if args.bot else "player")
     return run(run_join(args.code, args.role, network_options(args, default), args.headless))
 

@@ -2,32 +2,62 @@
 
 from __future__ import annotations
 
-from ..net.discovery import GameAd, browse, open_zeroconf
+from ..net.discovery import MAX_GAMES, GameAd, Scan, open_zeroconf, scan, shown
 from .options import Options
 from .output import say
 
+SHOW_NOT_GAMES = 5  # advertisements that are not games, named one by one; the rest are counted
 
-async def find_games(interface: str | None, seconds: float) -> list[GameAd]:
+
+async def look(interface: str | None, seconds: float, code: str | None = None) -> Scan:
     zc = open_zeroconf(interface)
     try:
-        return await browse(zc, seconds)
+        return await scan(zc, seconds, code)
     finally:
         await zc.async_close()
 
 
+async def find_games(interface: str | None, seconds: float) -> list[GameAd]:
+    return (await look(interface, seconds)).ads
+
+
+def table(ads: list[GameAd]) -> list[str]:
+    """The games as aligned columns under a header: code, host, variant, deal, seats, state, address."""
+    rows = [["code", "host", "variant", "deal", "seats", "state", "address"]]
+    rows += [[ad.code, ad.who, ad.variant or "?", ad.deal or "?", ad.seats, ad.state, ad.address] for ad in ads]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for i, row in enumerate(rows):
+        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+        if i and ads[i - 1].notes:
+            lines.append("      (" + "; ".join(ads[i - 1].notes) + ")")
+    return lines
+
+
+def scan_lines(found: Scan, seconds: float) -> list[str]:
+    """What `p2pnimmt games` prints for one look at the LAN."""
+    lines = table(found.ads) if found.ads else [f"no games found within {seconds:g} s"]
+    if found.not_games:
+        lines.append(f"not games (left out): {len(found.not_games)} advertisement"
+                     f"{'s' if len(found.not_games) > 1 else ''}")
+        for name, why in sorted(found.not_games.items())[:SHOW_NOT_GAMES]:
+            lines.append(f"  {shown(name.removesuffix('._p2pnimmt._tcp.local.'), 40)}: {why}")
+        if len(found.not_games) > SHOW_NOT_GAMES:
+            lines.append(f"  and {len(found.not_games) - SHOW_NOT_GAMES} more")
+    if found.unresolved:
+        lines.append(f"{found.unresolved} more advertisements not looked at (one look takes at most {MAX_GAMES})")
+    return lines
+
+
 async def list_games(options: Options, seconds: float) -> int:
-    ads = await find_games(options.interface, seconds)
-    if not ads:
-        say(f"no games found within {seconds:g} s")
-        return 0
-    for ad in ads:
-        say(ad.line())
+    for line in scan_lines(await look(options.interface, seconds), seconds):
+        say(line)
     return 0
 
 
 async def menu_games(interface: str | None, seconds: float = 1.5) -> list[tuple[str, str]]:
     """The games for the start menu, as (code, description); none if the network cannot be asked."""
     try:
-        return [(ad.code, ad.line()) for ad in await find_games(interface, seconds)]
+        return [(ad.code, f"{ad.code}  {ad.summary()}") for ad in await find_games(interface, seconds)]
     except OSError:
         return []

@@ -32,15 +32,25 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
     say(f"code: {code}")
     say(f"listening on {options.interface or '0.0.0.0'}:{node.port}")
     zc = open_zeroconf(options.interface)
-    advertiser = Advertiser(zc, node.game_id, identity.fingerprint, node.port, local_addresses(options.interface))
-    await advertiser.start(1, settings.players, "lobby")
+    advertiser = Advertiser(zc, node.game_id, identity.fingerprint, node.port, local_addresses(options.interface),
+                            host_name=options.name)
+    await advertiser.start(1, settings.players, "lobby", settings.variant, settings.deal)
+
+    def advertise(n: Node) -> None:
+        kind = n.settings or settings
+        n.spawn(advertiser.update(len(n.players()), n.seats, n.lobby_state, kind.variant, kind.deal))
+
+    async def command(words: list[str]) -> str:
+        reply = await lobby_command(node, helpers, add_bot, words)
+        advertise(node)  # the variant or the deal may have changed
+        return reply
 
     def lobby_changed(n: Node) -> None:
         players = n.players()
         if n.lobby_state == "playing":
             remember_lobby(n)
         front.say(f"lobby: {len(players)}/{n.seats} seats: " + ", ".join(m.name for m in players))
-        n.spawn(advertiser.update(len(players), n.seats, n.lobby_state))
+        advertise(n)
 
     node.watch_lobby(lobby_changed)
     helpers: list[Node] = []
@@ -59,9 +69,9 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
         if bots:
             front.say(f"added {bots} {bot_kind} bot{'s' if bots > 1 else ''}")
         if front.full_screen:
-            front.show_lobby(node, lambda words: lobby_command(node, helpers, add_bot, words))
+            front.show_lobby(node, command)
         elif not headless:
-            node.spawn(lobby_console(node, helpers, add_bot, stdin_lines()))
+            node.spawn(lobby_console(node, helpers, add_bot, stdin_lines(), command))
         status = await finish(node, files, options.give_up)
         await front.results()
         return status

@@ -4,34 +4,56 @@ from __future__ import annotations
 
 from ..bots import make_bot
 from ..net.connection import ConnectionFailed
-from ..net.discovery import GameAd, browse, game_code, open_zeroconf
+from ..net.discovery import GameAd, closest_codes, game_code, parse_code
 from ..protocol.identity import Identity
 from .front import Front
+from .games import look
 from .nodes import NodeFiles, finish, journal_opener, new_node
 from .options import Options, RoleFailed
+from .output import say
 from .web import WebFront
 
 FIND_SECONDS = 10.0
+LIST_OTHERS = 5  # live games named when none is close to the code looked for
 
 
-async def locate(code: str, options: Options) -> tuple[str, int, bytes | None]:
-    """The address of the game with this code: --peer if given, else found by mDNS."""
+def not_found(code: str, ads: list[GameAd], where: str, verb: str) -> str:
+    """Why `join CODE` gave up, and the live game(s) most likely meant."""
+    lines = [f"no game with code {code} found on the LAN{where} ({FIND_SECONDS:.0f} s)"]
+    near = closest_codes(code, ads)
+    if near:
+        lines.append(f"the closest live code{'s' if len(near) > 1 else ''}: "
+                     + ", ".join(f"{ad.code} ({ad.summary()})" for ad in near))
+        lines.append(f"to {verb} it:  p2pnimmt {verb} {near[0].code}")
+    elif ads:
+        more = f" and {len(ads) - LIST_OTHERS} more" if len(ads) > LIST_OTHERS else ""
+        lines.append("live games: " + ", ".join(f"{ad.code} ({ad.who})" for ad in ads[:LIST_OTHERS]) + more)
+        lines.append("see them all:  p2pnimmt games")
+    else:
+        lines.append("no game is advertised now; where multicast does not reach, dial the host:")
+        lines.append(f"  p2pnimmt {verb} {code} --peer HOST:PORT")
+    return "\n".join(lines)
+
+
+async def locate(code: str, options: Options, verb: str = "join") -> tuple[str, int, bytes | None]:
+    """The address of the game with this code: --peer if given, else found by mDNS (saying so while it looks)."""
     if options.peer is not None:
         return options.peer[0], options.peer[1], None
-    zc = open_zeroconf(options.interface)
-    try:
-        ads = await browse(zc, FIND_SECONDS, code=code)
-    finally:
-        await zc.async_close()
-    match = [ad for ad in ads if ad.code == code.upper()]
+    where = f" on interface {options.interface}" if options.interface else ""
+    say(f"looking for game {code} on the LAN{where} (up to {FIND_SECONDS:.0f} s) ...")
+    found = await look(options.interface, FIND_SECONDS, code=code)
+    match = [ad for ad in found.ads if ad.code == code]
     if not match:
-        where = f" on interface {options.interface}" if options.interface else ""
-        raise RoleFailed(f"no game with code {code.upper()} found on the LAN{where} within {FIND_SECONDS:.0f} s")
+        raise RoleFailed(not_found(code, found.ads, where, verb))
     ad: GameAd = match[0]
     return ad.addresses[0], ad.port, ad.game_id
 
 
 async def run_join(code: str, role: str, options: Options, headless: bool = True) -> int:
+    try:
+        code = parse_code(code)
+    except ValueError as exc:
+        raise RoleFailed(str(exc)) from None
     identity = Identity.generate()
     bot = make_bot(options.bot, identity.secret) if options.bot else None
     files = NodeFiles()
@@ -39,16 +61,20 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
     node = new_node(identity, options, role=role, bot=bot, on_event=front.on_event,
                     journal_for=journal_opener(identity, options, files))
     await node.listen(options.port)
-    host, port, game_id = await locate(code, options)
+    try:
+        host, port, game_id = await locate(code, options, "watch" if role == "spectator" else "join")
+    except BaseException:
+        await node.close()
+        raise
     try:
         await node.join(host, port, game_id, code=code)
     except ConnectionFailed as exc:
         await node.close()
-        raise RoleFailed(f"cannot join {code.upper()} at {host}:{port}: {exc}") from None
+        raise RoleFailed(f"cannot join {code} at {host}:{port}: {exc}") from None
     assert node.game_id is not None and node.session is not None  # a node that joined has both
-    if game_code(node.game_id) != code.upper():  # with --peer too: the code says which game you meant
+    if game_code(node.game_id) != code:  # with --peer too: the code says which game you meant
         await node.close()
-        raise RoleFailed(f"the game at {host}:{port} has code {game_code(node.game_id)}, not {code.upper()}")
+        raise RoleFailed(f"the game at {host}:{port} has code {game_code(node.game_id)}, not {code}")
     node.session.journal.secret({"kind": "node", "role": role, "name": options.name, "bot": options.bot,
                                  "listen": node.port, "host": host, "host_port": port, "is_host": False})
     front.say(f"joined {game_code(node.game_id)} at {host}:{port} as {role}")

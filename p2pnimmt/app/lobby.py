@@ -16,8 +16,12 @@ LOBBY_HELP = """lobby commands: bot [random|heuristic|...]  remove NAME  kick NA
 AddBot = Callable[[str], Awaitable[None]]
 
 
-async def lobby_console(node: Node, helpers: list[Node], add_bot: AddBot, lines) -> None:
-    """The host's lobby controls, typed: add and remove bots, kick, variant and end condition, start."""
+async def lobby_console(node: Node, helpers: list[Node], add_bot: AddBot, lines,
+                        command: Callable[[list[str]], Awaitable[str]] | None = None) -> None:
+    """The host's lobby controls, typed: add and remove bots, kick, variant and end condition, start.
+
+    `command` carries out one (default: lobby_command)."""
+    run = command or (lambda words: lobby_command(node, helpers, add_bot, words))
     say(LOBBY_HELP)
     while node.lobby_state == "lobby" and not node.done.is_set():
         text = await lines.read("lobby> ")
@@ -27,7 +31,7 @@ async def lobby_console(node: Node, helpers: list[Node], add_bot: AddBot, lines)
         if not words:
             continue
         try:
-            say(await lobby_command(node, helpers, add_bot, words))
+            say(await run(words))
         except ValueError as exc:
             say(f"not done: {exc}")
 

@@ -127,8 +127,10 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
             say(f"listening on {options.interface or '0.0.0.0'}:{node.port}")
             zc = open_zeroconf(options.interface)
             advertiser = Advertiser(zc, session.game_id, identity.fingerprint, node.port,
-                                    local_addresses(options.interface))
-            node.spawn(advertiser.start(len(node.players()), node.seats, "playing"))
+                                    local_addresses(options.interface), host_name=info["name"])
+            kind = node.settings
+            node.spawn(advertiser.start(len(node.players()), node.seats, "playing",
+                                        kind.variant if kind else None, kind.deal if kind else None))
         else:
             host, port = options.peer or (info["host"], info["host_port"])
             try:

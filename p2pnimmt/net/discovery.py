@@ -1,29 +1,83 @@
 """Finding games on the LAN with mDNS/DNS-SD (python-zeroconf).
 
 Service type `_p2pnimmt._tcp.local.`; instance `<code>-<host fingerprint>`.
-TXT (a hint only: identity is proven in the TCP handshake): v (protocol
-version), code, gid (game id, hex), host (host fingerprint), seats
-("taken/max"), state (lobby|playing). Tests always pass an interface.
+TXT (hints only: identity is proven in the TCP handshake; protocol.md
+section 14): v (protocol version), code, gid (game id, hex), host (host
+fingerprint), seats ("taken/max"), state (lobby|playing), and since
+issue 13 name (the host's name), variant, deal. Anyone on the LAN can
+advertise anything: what is read is checked and bounded, a bad hint is
+left out with a note saying why, and an advertisement without a usable
+game id, port or address is not a game (its reason is kept for
+`p2pnimmt games`). Tests always pass an interface.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
+import re
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import ifaddr
 from zeroconf import DNSQuestionType, InterfaceChoice, IPVersion, ServiceStateChange
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
+from ..engine import DEALS, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
+
 SERVICE = "_p2pnimmt._tcp.local."
 VERSION = "1"
+MAX_GAMES = 64  # advertisements kept from one look at the LAN; a flood beyond that is counted, not resolved
+
+# Crockford's base32: the digits and the letters without I, L, O and U, so a code never has a letter that
+# reads as a digit. Typed, I and L are read as 1 and O as 0 (what a person who sees or hears the code means).
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+CODE_LENGTH = 4
+_AS_TYPED = str.maketrans({"I": "1", "L": "1", "O": "0"})
 
 
 def game_code(game_id: bytes) -> str:
-    """The 4-letter code people type: base32 of the game id's first 20 bits."""
-    return base64.b32encode(game_id[:5]).decode()[:4]
+    """The 4-character code people type: the game id's first 20 bits, 5 at a time, in CODE_ALPHABET."""
+    bits = int.from_bytes(game_id[:3], "big") >> 4
+    return "".join(CODE_ALPHABET[(bits >> (5 * (CODE_LENGTH - 1 - i))) & 31] for i in range(CODE_LENGTH))
+
+
+def shown(text: str, limit: int = 24) -> str:
+    """A stranger's text made safe to print: quoted, control characters escaped, at most `limit` characters."""
+    return repr(text[:limit]) + (f" (and {len(text) - limit} more characters)" if len(text) > limit else "")
+
+
+def parse_code(text: str) -> str:
+    """The code a person typed, as game_code writes it; ValueError saying what is wrong.
+
+    Case, spaces and hyphens do not matter; I and L are read as 1, O as 0.
+    """
+    cleaned = "".join(ch for ch in text.upper() if ch not in " -").translate(_AS_TYPED)
+    if len(cleaned) != CODE_LENGTH:
+        raise ValueError(f"a game code is {CODE_LENGTH} letters and digits, got {shown(text)}")
+    wrong = next((ch for ch in cleaned if ch not in CODE_ALPHABET), None)
+    if wrong is not None:
+        raise ValueError(f"a game code has no {shown(wrong)} (codes use 0-9 and A-Z without I, L, O, U), "
+                         f"got {shown(text)}")
+    return cleaned
+
+
+def code_distance(a: str, b: str) -> int:
+    """Edit distance between two codes, a swap of neighbours counting as one edit (optimal string alignment)."""
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+def closest_codes(code: str, ads: list[GameAd], within: int = 2) -> list[GameAd]:
+    """The games whose codes are nearest to `code`, if at most `within` edits away (nearest first, then by code)."""
+    near = sorted((code_distance(code, ad.code), ad.code, ad) for ad in ads)
+    if not near or near[0][0] > within:
+        return []
+    return [ad for distance, _, ad in near if distance == near[0][0]]
 
 
 def local_addresses(interface: str | None) -> list[str]:
@@ -42,55 +96,86 @@ def open_zeroconf(interface: str | None) -> AsyncZeroconf:
 
 @dataclass(frozen=True)
 class GameAd:
-    """A game seen on the LAN."""
+    """A game seen on the LAN. Everything but the code, game id and address is a hint (None: not advertised,
+    or left out as `notes` say)."""
 
     code: str
     game_id: bytes
-    host: str  # fingerprint
+    host: str  # fingerprint, or "?"
     addresses: tuple[str, ...]
     port: int
-    seats_taken: int
-    seats_max: int
-    state: str
-    name: str
+    seats_taken: int | None
+    seats_max: int | None
+    state: str  # lobby, playing or "?"
+    name: str  # the DNS-SD instance name
+    host_name: str | None = None
+    variant: str | None = None
+    deal: str | None = None
+    notes: tuple[str, ...] = ()  # the hints that were left out, and why
+
+    @property
+    def seats(self) -> str:
+        return "?" if self.seats_taken is None else f"{self.seats_taken}/{self.seats_max}"
+
+    @property
+    def who(self) -> str:
+        """The host's name; its fingerprint when the host advertised no (usable) name."""
+        return self.host_name if self.host_name is not None else f"host {self.host}"
+
+    @property
+    def address(self) -> str:
+        return f"{self.addresses[0] if self.addresses else '?'}:{self.port}"
+
+    def summary(self) -> str:
+        """`ann  standard, sealed deal  seats 1/4  lobby` (the start menu's entry, after the code)."""
+        game = ", ".join(filter(None, [self.variant, self.deal and f"{self.deal} deal"])) or "game ?"
+        return f"{self.who}  {game}  seats {self.seats}  {self.state}"
 
     def line(self) -> str:
-        return (f"{self.code}  host {self.host}  seats {self.seats_taken}/{self.seats_max}  {self.state}  "
-                f"at {self.addresses[0] if self.addresses else '?'}:{self.port}")
+        notes = f"  ({'; '.join(self.notes)})" if self.notes else ""
+        return f"{self.code}  {self.summary()}  at {self.address}{notes}"
 
 
 class Advertiser:
     """Keeps one game's service registered while the host runs."""
 
     def __init__(self, zc: AsyncZeroconf, game_id: bytes, host_fingerprint: str, port: int,
-                 addresses: list[str]) -> None:
+                 addresses: list[str], host_name: str | None = None) -> None:
         self.zc = zc
         self.game_id = game_id
         self.host = host_fingerprint
         self.port = port
         self.addresses = addresses
+        self.host_name = host_name if host_name is not None and _is_name(host_name) else None
         self.info: AsyncServiceInfo | None = None
 
-    def _info(self, taken: int, seats: int, state: str) -> AsyncServiceInfo:
+    def _info(self, taken: int, seats: int, state: str, variant: str | None, deal: str | None) -> AsyncServiceInfo:
         code = game_code(self.game_id)
+        hints = {"name": self.host_name, "variant": variant, "deal": deal}
         return AsyncServiceInfo(
             SERVICE,
             f"{code}-{self.host}.{SERVICE}",
             addresses=[socket.inet_aton(a) for a in self.addresses],
             port=self.port,
             properties={"v": VERSION, "code": code, "gid": self.game_id.hex(), "host": self.host,
-                        "seats": f"{taken}/{seats}", "state": state},
+                        "seats": f"{taken}/{seats}", "state": state,
+                        **{k: v for k, v in hints.items() if v is not None}},
             server=f"p2pnimmt-{self.host}.local.",
         )
 
-    async def start(self, taken: int, seats: int, state: str) -> None:
-        self.info = self._info(taken, seats, state)
+    async def start(self, taken: int, seats: int, state: str, variant: str | None = None,
+                    deal: str | None = None) -> None:
+        self.info = self._info(taken, seats, state, variant, deal)
         await (await self.zc.async_register_service(self.info, cooperating_responders=True))
 
-    async def update(self, taken: int, seats: int, state: str) -> None:
+    async def update(self, taken: int, seats: int, state: str, variant: str | None = None,
+                     deal: str | None = None) -> None:
         if self.info is None:
             return
-        self.info = self._info(taken, seats, state)
+        info = self._info(taken, seats, state, variant, deal)
+        if info.properties == self.info.properties:
+            return  # nothing new to tell the LAN
+        self.info = info
         await (await self.zc.async_update_service(self.info))
 
     async def stop(self) -> None:
@@ -99,39 +184,121 @@ class Advertiser:
             await (await self.zc.async_unregister_service(info))
 
 
-def _parse(info: AsyncServiceInfo) -> GameAd | None:
-    props = {k.decode(): (v.decode() if v is not None else "") for k, v in (info.properties or {}).items()}
-    try:
-        taken, seats = (int(x) for x in props.get("seats", "0/0").split("/"))
-        return GameAd(code=props["code"], game_id=bytes.fromhex(props["gid"]), host=props.get("host", "?"),
-                      addresses=tuple(info.parsed_addresses(IPVersion.V4Only)), port=info.port or 0,
-                      seats_taken=taken, seats_max=seats, state=props.get("state", "?"), name=info.name)
-    except (KeyError, ValueError):
-        return None  # someone else's or a broken advertisement: not a game we can join
+class NotAGame(ValueError):
+    """An advertisement that cannot be joined; the message says why."""
 
 
-async def browse(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> list[GameAd]:
-    """Games seen within `seconds` (returns as soon as `code` is found, if given)."""
+_FINGERPRINT = re.compile(r"[A-Z2-7]{4}-[A-Z2-7]{4}")
+_SEATS = re.compile(r"(\d{1,2})/(\d{1,2})")
+
+
+def _is_name(text: str) -> bool:
+    return 0 < len(text) <= 40 and text.isprintable()
+
+
+def parse_ad(properties: dict, addresses: tuple[str, ...], port: int, name: str) -> GameAd:
+    """A GameAd from an advertisement's TXT properties (bytes -> bytes or None); NotAGame if it has none."""
+    props: dict[str, str] = {}
+    garbled: set[str] = set()  # keys whose values are not UTF-8
+    for key, value in properties.items():
+        if isinstance(key, bytes) and isinstance(value, bytes | None):
+            name_of = key.decode("ascii", "replace")
+            try:
+                props.setdefault(name_of, (value or b"").decode("utf-8"))
+            except UnicodeDecodeError:
+                garbled.add(name_of)
+    notes: list[str] = [f"{key} left out (not UTF-8)" for key in sorted(garbled)
+                        if key in ("name", "variant", "deal", "seats", "state", "host", "v", "code")]
+    gid = props.get("gid")
+    if gid is None:
+        raise NotAGame("game id (gid) is not UTF-8" if "gid" in garbled else "no game id (gid)")
+    if not re.fullmatch(r"[0-9a-fA-F]{32}", gid):
+        raise NotAGame(f"game id (gid) {shown(gid)} is not 32 hex digits")
+    if not 0 < port < 65536:
+        raise NotAGame(f"port {port} is not 1..65535")
+    if not addresses:
+        raise NotAGame("no IPv4 address")
+    game_id = bytes.fromhex(gid)
+    code = game_code(game_id)
+
+    def hint(key: str, ok) -> str | None:
+        value = props.get(key)
+        if value is None:
+            return None
+        if ok(value):
+            return value
+        notes.append(f"{key} {shown(value)} left out")
+        return None
+
+    version = props.get("v")
+    if version is not None and version != VERSION:
+        notes.append(f"protocol version {shown(version)}, this p2pnimmt speaks {VERSION}")
+    told = props.get("code")
+    if told is not None and told != code:
+        notes.append(f"advertised code {shown(told)} is not its game id's (an older p2pnimmt?)")
+    host = hint("host", _FINGERPRINT.fullmatch) or "?"
+    seats = props.get("seats")
+    taken = most = None
+    if seats is not None:
+        match = _SEATS.fullmatch(seats)
+        if match and int(match[1]) <= int(match[2]) and MIN_PLAYERS <= int(match[2]) <= MAX_PLAYERS:
+            taken, most = int(match[1]), int(match[2])
+        else:
+            notes.append(f"seats {shown(seats)} left out (not taken/total, total {MIN_PLAYERS}..{MAX_PLAYERS})")
+    host_name = props.get("name")
+    if host_name is not None and not _is_name(host_name):
+        notes.append(f"name {shown(host_name)} left out (not 1..40 printable characters)")
+        host_name = None
+    return GameAd(code=code, game_id=game_id, host=host, addresses=addresses, port=port,
+                  seats_taken=taken, seats_max=most, state=hint("state", ("lobby", "playing").__contains__) or "?",
+                  name=name, host_name=host_name, variant=hint("variant", VARIANTS.__contains__),
+                  deal=hint("deal", DEALS.__contains__), notes=tuple(notes))
+
+
+@dataclass
+class Scan:
+    """What one look at the LAN saw: the games, and the advertisements that are not games (with why)."""
+
+    ads: list[GameAd] = field(default_factory=list)
+    not_games: dict[str, str] = field(default_factory=dict)  # instance name -> why it is not a game
+    unresolved: int = 0  # advertisements beyond MAX_GAMES, not looked at
+
+
+async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> Scan:
+    """Games seen within `seconds` (returns as soon as the game with `code`, as game_code writes it, is found)."""
     found: dict[str, GameAd] = {}
+    broken: dict[str, str] = {}
     tasks: set[asyncio.Task] = set()
+    skipped: set[str] = set()
     done = asyncio.Event()
 
     async def resolve(name: str) -> None:
         info = AsyncServiceInfo(SERVICE, name)
         if await info.async_request(zc.zeroconf, 3000):
-            ad = _parse(info)
-            if ad is not None and ad.port:
-                found[name] = ad
-                if code is not None and ad.code == code.upper():
-                    done.set()
+            try:
+                ad = parse_ad(info.properties or {}, tuple(info.parsed_addresses(IPVersion.V4Only)),
+                              info.port or 0, name)
+            except NotAGame as exc:
+                found.pop(name, None)
+                broken[name] = str(exc)
+                return
+            broken.pop(name, None)
+            found[name] = ad
+            if code is not None and ad.code == code:
+                done.set()
 
     def on_change(zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
         if state_change in (ServiceStateChange.Added, ServiceStateChange.Updated):
+            if name not in found and name not in broken and len(found) + len(broken) + len(tasks) >= MAX_GAMES:
+                skipped.add(name)
+                return
             task = asyncio.ensure_future(resolve(name))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
         elif state_change is ServiceStateChange.Removed:
             found.pop(name, None)
+            broken.pop(name, None)
+            skipped.discard(name)
 
     browser = AsyncServiceBrowser(zc.zeroconf, SERVICE, handlers=[on_change], question_type=DNSQuestionType.QM)
     try:
@@ -143,4 +310,9 @@ async def browse(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> 
         await browser.async_cancel()
         for task in tasks:
             task.cancel()
-    return sorted(found.values(), key=lambda ad: ad.code)
+    return Scan(sorted(found.values(), key=lambda ad: (ad.code, ad.name)), broken, len(skipped))
+
+
+async def browse(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> list[GameAd]:
+    """The games seen within `seconds` (returns as soon as `code` is found, if given)."""
+    return (await scan(zc, seconds, code)).ads

@@ -11,10 +11,96 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from prompt_toolkit.shortcuts import input_dialog, radiolist_dialog
+from prompt_toolkit.application import Application, get_app
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.document import Document
+from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
+from prompt_toolkit.key_binding.bindings.focus import focus_next, focus_previous
+from prompt_toolkit.key_binding.defaults import load_key_bindings
+from prompt_toolkit.layout import HSplit, Layout
+from prompt_toolkit.layout.dimension import D
+from prompt_toolkit.validation import ValidationError, Validator
+from prompt_toolkit.widgets import Button, Dialog, Label, RadioList, TextArea, ValidationToolbar
+
+from ..bots import BOTS, LEVELS
+from ..net.discovery import parse_code
 
 TITLE = "p2pnimmt — 6 nimmt! on the LAN"
+BOT_TEXT = {
+    "easy": "easy: the heuristic's card half of the time, a random card otherwise",
+    "medium": "medium: the card that costs the fewest bull heads this turn",
+    "hard": "hard: searches sampled deals, 0.6 s a move",
+    "random": "random: any card of its hand",
+    "mcs100": "mcs100: Monte-Carlo with random playouts (a baseline)",
+    "mcs": "mcs: the search of hard with a fixed number of deals",
+}
+# The levels first; then the other kinds `play --bot` takes (heuristic is medium under another name).
+BOT_CHOICES = [*LEVELS, *(name for name in BOTS if name not in LEVELS and name != "heuristic")]
+
+
+class _Choices(RadioList):
+    """A radio list where Enter (or Space, or a click) on an entry chooses it and closes the dialog."""
+
+    def _handle_enter(self) -> None:
+        super()._handle_enter()
+        get_app().exit(result=self.current_value)
+
+
+def _dialog_app(dialog: Dialog) -> Application[Any]:
+    keys = KeyBindings()
+    keys.add("tab")(focus_next)
+    keys.add("s-tab")(focus_previous)
+    keys.add("escape")(lambda event: event.app.exit(result=None))
+    return Application(layout=Layout(dialog), key_bindings=merge_key_bindings([load_key_bindings(), keys]),
+                       mouse_support=True, full_screen=True)
+
+
+def radio_dialog(title: str, text: str, values: list[tuple[str, str]], default: str | None = None) -> Application:
+    """Choose one of `values` ([(value, label)]): Enter on an entry (or OK) returns it, Esc or Cancel None."""
+    choices = _Choices(values=values, default=default)
+    dialog = Dialog(
+        title=title,
+        body=HSplit([Label(text=text, dont_extend_height=True), choices], padding=1),
+        buttons=[Button(text="OK", handler=lambda: get_app().exit(result=choices.values[choices._selected_index][0])),
+                 Button(text="Cancel", handler=lambda: get_app().exit(result=None))],
+        with_background=True,
+    )
+    return _dialog_app(dialog)
+
+
+class _Check(Validator):
+    def __init__(self, check: Callable[[str], str]) -> None:
+        self.check = check
+
+    def validate(self, document: Document) -> None:
+        try:
+            self.check(document.text)
+        except ValueError as exc:
+            raise ValidationError(cursor_position=len(document.text), message=str(exc)) from None
+
+
+def text_dialog(title: str, text: str, default: str = "", check: Callable[[str], str] | None = None) -> Application:
+    """One line of text: Enter returns it (after `check`, which returns it cleaned or raises ValueError saying
+    what is wrong: the error shows under the field and the dialog stays), Esc or Cancel None."""
+    clean = check or (lambda value: value)
+
+    def accept(buf: Buffer) -> bool:
+        get_app().exit(result=clean(buf.text))
+        return True
+
+    field = TextArea(text=default, multiline=False, accept_handler=accept,
+                     validator=_Check(clean) if check else None)
+    dialog = Dialog(
+        title=title,
+        body=HSplit([Label(text=text, dont_extend_height=True), field, ValidationToolbar()],
+                    padding=D(preferred=1, max=1)),
+        buttons=[Button(text="OK", handler=field.buffer.validate_and_handle),
+                 Button(text="Cancel", handler=lambda: get_app().exit(result=None))],
+        with_background=True,
+    )
+    return _dialog_app(dialog)
 
 
 def config_path() -> Path:
@@ -39,15 +125,18 @@ def save_name(name: str) -> None:
         pass  # remembering the name is a convenience, never a reason to stop
 
 
+def checked_name(text: str) -> str:
+    name = text.strip()
+    if not (0 < len(name) <= 40 and name.isprintable()):
+        raise ValueError("a name is 1 to 40 printable characters")
+    return name
+
+
 def ask_name() -> str | None:
-    while True:
-        name = input_dialog(title=TITLE, text="Your name at the table:", default=load_name()).run()
-        if name is None:
-            return None
-        name = name.strip()
-        if 0 < len(name) <= 40 and name.isprintable():
-            save_name(name)
-            return name
+    name = text_dialog(TITLE, "Your name at the table:", load_name(), checked_name).run()
+    if name is not None:
+        save_name(name)
+    return name
 
 
 def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: []) -> list[str] | None:
@@ -56,12 +145,11 @@ def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: []) -> list
     `find_games` lists [(code, description)] on the LAN (app.games.menu_games
     does); it is asked only when the user wants to join or watch.
     """
-    what = radiolist_dialog(
-        title=TITLE,
-        text="What would you like to do?",
-        values=[("play", "Play against bots"), ("host", "Host a game on the LAN"),
-                ("join", "Join a game"), ("watch", "Watch a game (TV)"),
-                ("watch-web", "Watch on this screen in a browser"), ("quit", "Quit")],
+    what = radio_dialog(
+        TITLE, "What would you like to do?",
+        [("play", "Play against bots"), ("host", "Host a game on the LAN"),
+         ("join", "Join a game"), ("watch", "Watch a game (TV)"),
+         ("watch-web", "Watch on this screen in a browser"), ("quit", "Quit")],
         default="play",
     ).run()
     if what in (None, "quit"):
@@ -73,13 +161,16 @@ def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: []) -> list
     if name is None:
         return None
     if what == "play":
-        bots = radiolist_dialog(title=TITLE, text="How many bots?",
-                                values=[(str(k), f"{k} bot{'s' if k > 1 else ''}") for k in range(1, 10)],
-                                default="3").run()
-        return None if bots is None else ["play", "--bots", bots, "--name", name]
+        bots = radio_dialog(TITLE, "How many bots?",
+                            [(str(k), f"{k} bot{'s' if k > 1 else ''}") for k in range(1, 10)], default="3").run()
+        if bots is None:
+            return None
+        level = radio_dialog(TITLE, "How strong are the bots?",
+                             [(kind, BOT_TEXT.get(kind, kind)) for kind in BOT_CHOICES], default="medium").run()
+        return None if level is None else ["play", "--bots", bots, "--bot", level, "--name", name]
     if what == "host":
-        seats = radiolist_dialog(title=TITLE, text="How many seats (players and bots)?",
-                                 values=[(str(k), f"{k} seats") for k in range(2, 11)], default="4").run()
+        seats = radio_dialog(TITLE, "How many seats (players and bots)?",
+                             [(str(k), f"{k} seats") for k in range(2, 11)], default="4").run()
         return None if seats is None else ["host", "--seats", seats, "--name", name]
     code = ask_code(find_games(), "join")
     return None if code is None else ["join", code, "--name", name]
@@ -87,17 +178,10 @@ def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: []) -> list
 
 def ask_code(games: list[tuple[str, str]] | None, verb: str) -> str | None:
     if games:
-        picked = radiolist_dialog(title=TITLE, text=f"Games on this network — which one to {verb}?",
-                                  values=[*games, ("", "Type a code instead")], default=games[0][0]).run()
+        picked = radio_dialog(TITLE, f"Games on this network — which one to {verb}?",
+                              [*games, ("", "Type a code instead")], default=games[0][0]).run()
         if picked is None:
             return None
         if picked:
             return picked
-    while True:
-        code = input_dialog(title=TITLE, text="The game's 4-letter code:").run()
-        if code is None:
-            return None
-        code = code.strip().upper()
-        if len(code) == 4 and code.isalnum():
-            return code
-
+    return text_dialog(TITLE, "The game's 4-character code (I reads as 1, O as 0):", check=parse_code).run()

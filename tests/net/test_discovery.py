@@ -1,0 +1,328 @@
+"""Finding games: the codes people type, what `games` shows, what a stranger's advertisement can (not) do,
+and `join` with a code no game has. Real zeroconf on 127.0.0.1 and real p2pnimmt processes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from zeroconf import IPVersion
+from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
+
+from p2pnimmt.net.discovery import (
+    CODE_ALPHABET,
+    SERVICE,
+    NotAGame,
+    closest_codes,
+    code_distance,
+    game_code,
+    parse_ad,
+    parse_code,
+)
+
+LO = ["--interface", "127.0.0.1"]
+LOOPBACK = "127.0.0.1"
+
+
+# --- codes ---------------------------------------------------------------------------------------------------
+
+def test_codes_use_digits_and_letters_that_do_not_read_as_digits() -> None:
+    assert CODE_ALPHABET == "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's base32: no I, L, O, U
+    rng = random.Random(13)
+    for _ in range(2000):
+        code = game_code(rng.randbytes(16))
+        assert len(code) == 4 and set(code) <= set(CODE_ALPHABET) and not set(code) & set("ILOU"), code
+
+
+def test_code_vectors_of_protocol_md() -> None:
+    """The vectors of protocol.md section 14 (read from it): the game id's first 20 bits, 5 at a time."""
+    text = (Path(__file__).resolve().parents[2] / "protocol.md").read_text()
+    vectors = json.loads(re.search(r"```json code-vectors\n(.*?)```", text, re.S).group(1))
+    assert len(vectors) >= 5
+    for gid, code in vectors.items():
+        assert game_code(bytes.fromhex(gid)) == code, gid
+    assert game_code(bytes(16)) == "0000" and game_code(b"\xff" * 16) == "ZZZZ"
+
+
+@pytest.mark.parametrize("typed,code", [("abcd", "ABCD"), ("ABCD", "ABCD"), ("io2z", "102Z"), ("O1L0", "0110"),
+                                        (" ab-cd ", "ABCD"), ("ab cd", "ABCD"), ("y3gx", "Y3GX")])
+def test_a_typed_code_is_read_as_a_person_means_it(typed: str, code: str) -> None:
+    assert parse_code(typed) == code
+
+
+@pytest.mark.parametrize("typed,says", [
+    ("abc", "a game code is 4 letters and digits, got 'abc'"),
+    ("abcde", "a game code is 4 letters and digits, got 'abcde'"),
+    ("", "a game code is 4 letters and digits, got ''"),
+    ("abcu", "a game code has no 'U' (codes use 0-9 and A-Z without I, L, O, U), got 'abcu'"),
+    ("ab!d", "a game code has no '!'"),
+    ("x" * 500, "got 'xxxxxxxxxxxxxxxxxxxxxxxx' (and 476 more characters)"),
+    ("ab\x1bd", "a game code has no '\\x1b'"),
+])
+def test_a_code_that_cannot_be_says_what_is_wrong(typed: str, says: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_code(typed)
+    assert says in str(caught.value)
+    assert "\x1b" not in str(caught.value)
+
+
+def test_the_closest_codes_are_one_edit_or_a_swap_away() -> None:
+    assert code_distance("ABCD", "ABCD") == 0
+    assert code_distance("ABCD", "ABCE") == 1
+    assert code_distance("ABCD", "BACD") == 1  # two neighbours swapped
+    assert code_distance("ABCD", "WXYZ") == 4
+    ads = [parse_ad({b"gid": bytes(16).hex().encode()}, (LOOPBACK,), 4000, "a"),  # 0000
+           parse_ad({b"gid": (b"\x00\x04" + bytes(14)).hex().encode()}, (LOOPBACK,), 4000, "b"),  # 0020
+           parse_ad({b"gid": (b"\xff" * 16).hex().encode()}, (LOOPBACK,), 4000, "c")]  # ZZZZ
+    assert [ad.code for ad in ads] == ["0000", "0020", "ZZZZ"]
+    assert [ad.code for ad in closest_codes("0001", ads)] == ["0000"]
+    assert [ad.code for ad in closest_codes("0010", ads)] == ["0000", "0020"]  # a tie: both named
+    assert closest_codes("MMMM", ads) == []  # nothing near
+
+
+def test_join_with_a_code_that_cannot_be_is_a_usage_error() -> None:
+    for typed, says in [("abcu", "a game code has no 'U'"), ("abc", "a game code is 4 letters and digits")]:
+        result = subprocess.run([sys.executable, "-m", "p2pnimmt", "join", typed, "--headless", *LO],
+                                capture_output=True, text=True, timeout=30)
+        assert result.returncode == 2 and says in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+# --- what a stranger's advertisement can do --------------------------------------------------------------------
+
+GID = bytes(range(16)).hex().encode()
+
+
+def props(**extra: bytes | None) -> dict:
+    return {b"v": b"1", b"gid": GID, b"host": b"ABCD-EFGH", b"seats": b"1/4", b"state": b"lobby", **{
+        k.encode(): v for k, v in extra.items()}}
+
+
+def test_a_good_advertisement_is_read_whole() -> None:
+    ad = parse_ad(props(name=b"ann", variant=b"tactical", deal=b"open", code=game_code(bytes(range(16))).encode()),
+                  (LOOPBACK,), 4000, "x")
+    assert (ad.code, ad.host_name, ad.variant, ad.deal, ad.seats, ad.state, ad.notes) == \
+        (game_code(bytes(range(16))), "ann", "tactical", "open", "1/4", "lobby", ())
+    assert ad.summary() == "ann  tactical, open deal  seats 1/4  lobby"
+
+
+def test_an_advertisement_of_an_older_p2pnimmt_is_still_read() -> None:
+    """Before issue 13: no name, variant or deal, and the code in RFC 4648 base32 (here 'AAEC')."""
+    ad = parse_ad(props(code=b"AAEC"), (LOOPBACK,), 4000, "x")
+    assert ad.code == game_code(bytes(range(16))) and ad.who == "host ABCD-EFGH" and ad.seats == "1/4"
+    assert ad.notes == ("advertised code 'AAEC' is not its game id's (an older p2pnimmt?)",)
+
+
+@pytest.mark.parametrize("extra,note", [
+    ({"name": b"A" * 200}, "name 'AAAAAAAAAAAAAAAAAAAAAAAA' (and 176 more characters) left out (not 1..40 printable"),
+    ({"name": b"\x1b[2Jowned"}, "name '\\x1b[2Jowned' left out"),
+    ({"name": b""}, "name '' left out"),
+    ({"name": b"\xff\xfe"}, "name left out (not UTF-8)"),
+    ({"seats": b"99/0"}, "seats '99/0' left out (not taken/total, total 2..10)"),
+    ({"seats": b"5/4"}, "seats '5/4' left out"),
+    ({"seats": b"1/11"}, "seats '1/11' left out"),
+    ({"seats": b"-1/4"}, "seats '-1/4' left out"),
+    ({"seats": b"1/" + b"9" * 200}, "seats '1/" + "9" * 22 + "' (and 178 more characters) left out"),
+    ({"variant": b"chess"}, "variant 'chess' left out"),
+    ({"deal": b"marked"}, "deal 'marked' left out"),
+    ({"state": b"hacked"}, "state 'hacked' left out"),
+    ({"host": b"rm -rf /"}, "host 'rm -rf /' left out"),
+    ({"v": b"9"}, "protocol version '9', this p2pnimmt speaks 1"),
+])
+def test_a_bad_hint_is_left_out_with_a_note(extra: dict, note: str) -> None:
+    ad = parse_ad(props(**extra), (LOOPBACK,), 4000, "x")
+    assert any(note in n for n in ad.notes), ad.notes
+    assert all(n.isprintable() for n in ad.notes)
+    assert ad.line().isprintable()
+
+
+@pytest.mark.parametrize("changes,why", [
+    ({b"gid": None}, "no game id (gid)"),
+    ({b"gid": b"zz" * 16}, "game id (gid) 'zzzzzzzzzzzzzzzzzzzzzzzz' (and 8 more characters) is not 32 hex digits"),
+    ({b"gid": GID[:30]}, "is not 32 hex digits"),
+    ({b"gid": b"\xff" * 32}, "game id (gid) is not UTF-8"),
+    ({b"gid": GID + b"00"}, "is not 32 hex digits"),
+])
+def test_an_advertisement_without_a_game_id_is_not_a_game(changes: dict, why: str) -> None:
+    given = {**props(), **changes}
+    given = {k: v for k, v in given.items() if not (k == b"gid" and v is None)}
+    with pytest.raises(NotAGame, match=re.escape(why)):
+        parse_ad(given, (LOOPBACK,), 4000, "x")
+
+
+def test_an_advertisement_without_an_address_or_port_is_not_a_game() -> None:
+    with pytest.raises(NotAGame, match="no IPv4 address"):
+        parse_ad(props(), (), 4000, "x")
+    with pytest.raises(NotAGame, match="port 0 is not 1..65535"):
+        parse_ad(props(), (LOOPBACK,), 0, "x")
+
+
+# --- on the (loopback) LAN -------------------------------------------------------------------------------------
+
+async def games_output(seconds: float = 2.0) -> tuple[int, str, str]:
+    """`p2pnimmt games` as a process (the test's loop keeps answering mDNS meanwhile)."""
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "p2pnimmt", "games", *LO, "--seconds",
+                                                str(seconds), stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+def stranger(instance: str, properties: dict, port: int = 4000) -> AsyncServiceInfo:
+    return AsyncServiceInfo(SERVICE, f"{instance}.{SERVICE}", addresses=[socket.inet_aton(LOOPBACK)], port=port,
+                            properties=properties, server=f"{instance}.local.")
+
+
+async def test_games_lists_strangers_advertisements_clearly_and_leaves_out_what_is_bad() -> None:
+    zc = AsyncZeroconf(interfaces=[LOOPBACK], ip_version=IPVersion.V4Only)
+    ads = [
+        stranger("good-1", props(name="zoë".encode(), variant=b"draft", deal=b"open", seats=b"2/3")),
+        stranger("longname-2", {**props(name=b"B" * 200), b"gid": bytes(range(1, 17)).hex().encode()}),
+        stranger("escape-3", {**props(name=b"\x1b[31mred", seats=b"99/0", variant=b"chess"),
+                              b"gid": bytes(range(2, 18)).hex().encode()}),
+        stranger("nogid-4", {b"v": b"1", b"name": b"mallory"}),
+        stranger("badgid-5", {**props(), b"gid": b"not hex at all"}),
+    ]
+    try:
+        for info in ads:
+            await (await zc.async_register_service(info, cooperating_responders=True))
+        status, out, err = await games_output()
+    finally:
+        for info in ads:
+            await (await zc.async_unregister_service(info))
+        await zc.async_close()
+    assert status == 0 and "Traceback" not in err, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["code", "host", "variant", "deal", "seats", "state", "address"], out
+    good = game_code(bytes(range(16)))
+    assert re.search(rf"^{good}\s+zoë\s+draft\s+open\s+2/3\s+lobby\s+127\.0\.0\.1:4000$", out, re.M), out
+    long_code, escape_code = game_code(bytes(range(1, 17))), game_code(bytes(range(2, 18)))
+    assert re.search(rf"^{long_code}\s+host ABCD-EFGH\s+\?\s+\?\s+1/4\s+lobby", out, re.M), out
+    assert "name 'BBBBBBBBBBBBBBBBBBBBBBBB' (and 176 more characters) left out" in out
+    assert re.search(rf"^{escape_code}\s+host ABCD-EFGH\s+\?\s+\?\s+\?\s+lobby", out, re.M), out
+    assert "name '\\x1b[31mred' left out" in out and "seats '99/0' left out" in out and "variant 'chess' left out" in out
+    assert "\x1b" not in out and "B" * 30 not in out
+    assert "not games (left out): 2 advertisements" in out
+    assert "'nogid-4': no game id (gid)" in out
+    assert "'badgid-5': game id (gid) 'not hex at all' is not 32 hex digits" in out
+    assert "mallory" not in out
+
+
+def test_games_shows_the_hosts_name_variant_deal_and_seats_as_the_lobby_changes(tmp_path: Path) -> None:
+    """A real host, typed lobby commands: `games` follows its variant, deal and seats (not its fingerprint)."""
+    host = subprocess.Popen([sys.executable, "-m", "p2pnimmt", "host", "--seats", "3", "--name", "ann", *LO,
+                             "--variant", "tactical", "--deal", "open", "--lines",
+                             "--transcript", str(tmp_path / "h.p2pt")],
+                            stdin=subprocess.PIPE, stdout=open(tmp_path / "host.out", "wb"), stderr=subprocess.STDOUT,
+                            env={**os.environ})
+    try:
+        code = wait_for_text(tmp_path / "host.out", r"code: (\w{4})").group(1)
+        wait_for_text(tmp_path / "host.out", "lobby> ")
+
+        def listing() -> str:
+            result = subprocess.run([sys.executable, "-m", "p2pnimmt", "games", *LO, "--seconds", "1.5"],
+                                    capture_output=True, text=True, timeout=30)
+            assert result.returncode == 0, result.stderr
+            return result.stdout
+
+        out = listing()
+        assert re.search(rf"^{code}\s+ann\s+tactical\s+open\s+1/3\s+lobby\s+127\.0\.0\.1:\d+$", out, re.M), out
+        host.stdin.write(b"variant draft\nbot\n")
+        host.stdin.flush()
+        wait_for_text(tmp_path / "host.out", "added a heuristic bot")
+        wait_for(lambda: re.search(rf"^{code}\s+ann\s+draft\s+open\s+2/3\s+lobby", listing(), re.M), 30)
+    finally:
+        host.kill()
+        host.wait()
+
+
+def wait_for_text(path: Path, pattern: str, timeout: float = 20) -> re.Match:
+    found = wait_for(lambda: re.search(pattern, path.read_text(errors="replace")), timeout,
+                     lambda: path.read_text(errors="replace"))
+    assert isinstance(found, re.Match)
+    return found
+
+
+def wait_for(check, timeout: float, describe=lambda: ""):
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if result := check():
+            return result
+        time.sleep(0.1)
+    raise AssertionError(f"not within {timeout} s: {describe()}")
+
+
+def test_join_with_a_code_no_game_has_says_it_is_searching_then_names_the_closest_code(tmp_path: Path,
+                                                                                        procs) -> None:
+    host = procs(["host", "--headless", "--seats", "2", "--name", "ann", *LO,
+                  "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    host.wait_for("listening on")
+    near = code[:3] + next(ch for ch in CODE_ALPHABET if ch != code[3])
+    joiner = procs(["join", near.lower(), "--headless", *LO, "--name", "bob"], tmp_path / "join.out")
+    # while it looks, it says so: the code it looks for (as a code is written) and for how long
+    joiner.wait_for(rf"looking for game {near} on the LAN on interface 127\.0\.0\.1 \(up to 10 s\)", 10)
+    assert joiner.popen.poll() is None, "it said so while it was still looking"
+    assert joiner.finish(40) == 1
+    text = joiner.text()
+    assert f"no game with code {near} found on the LAN on interface 127.0.0.1 (10 s)" in text
+    assert f"the closest live code: {code} (ann  standard, sealed deal  seats 1/2  lobby)" in text
+    assert f"to join it:  p2pnimmt join {code}" in text
+    assert "Traceback" not in text
+
+
+def test_join_by_the_code_typed_in_lower_case_with_o_for_zero(tmp_path: Path, procs) -> None:
+    """A player who reads the code aloud types it in lower case, maybe with o for 0 and i for 1: it joins."""
+    host = procs(["host", "--headless", "--seats", "2", *LO, "--transcript", str(tmp_path / "h.p2pt")],
+                 tmp_path / "host.out")
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    typed = code.lower().replace("0", "o").replace("1", "i")
+    joiner = procs(["join", typed, "--headless", *LO, "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "j.out")
+    joiner.wait_for(rf"joined {code} at 127\.0\.0\.1:\d+ as player")
+    assert joiner.finish(90) == 0, joiner.text()
+    assert host.finish(60) == 0, host.text()
+
+
+def test_join_on_a_terminal_shows_the_search_not_a_blank_screen(tmp_path: Path) -> None:
+    """The real console script under tmux at 80x24: `join` of a code no game has says what it looks for while
+    it looks, then why it gave up, every line within 80 columns."""
+    import shutil
+    import time
+    import uuid
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    name = f"p2pnimmt-find-{uuid.uuid4().hex[:8]}"
+    env = {k: v for k, v in os.environ.items() if k != "TMUX"}
+    env.update(XDG_CONFIG_HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path))
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "80", "-y", "24",
+                    f"{sys.executable} -m p2pnimmt join zzzz --interface 127.0.0.1; echo exited-$?; sleep 30"],
+                   check=True, env=env)
+
+    def screen() -> str:
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
+
+    def showing(text: str):
+        return lambda: (shown if text in (shown := screen()) else None)
+
+    try:
+        shown = wait_for(showing("looking for game ZZZZ"), 10, screen)
+        assert "exited-" not in shown and "looking for game ZZZZ on the LAN on interface 127.0.0.1 (up to 10 s)" in shown
+        started = time.monotonic()
+        shown = wait_for(showing("exited-1"), 30, screen)
+        assert time.monotonic() - started > 3  # the line was up while it searched, not only at the end
+        lines = shown.splitlines()
+        assert "p2pnimmt: no game with code ZZZZ found on the LAN on interface 127.0.0.1 (10 s)" in lines, shown
+        assert "  p2pnimmt join ZZZZ --peer HOST:PORT" in lines, shown
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
