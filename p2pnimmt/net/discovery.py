@@ -268,7 +268,7 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> Sc
     """Games seen within `seconds` (returns as soon as the game with `code`, as game_code writes it, is found)."""
     found: dict[str, GameAd] = {}
     broken: dict[str, str] = {}
-    tasks: set[asyncio.Task] = set()
+    pending: dict[str, asyncio.Task] = {}  # one resolution at a time per advertisement
     skipped: set[str] = set()
     done = asyncio.Event()
 
@@ -289,16 +289,20 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> Sc
 
     def on_change(zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
         if state_change in (ServiceStateChange.Added, ServiceStateChange.Updated):
-            if name not in found and name not in broken and len(found) + len(broken) + len(tasks) >= MAX_GAMES:
+            if name not in found and name not in broken and name not in pending \
+                    and len(found.keys() | broken.keys() | pending.keys()) >= MAX_GAMES:
                 skipped.add(name)
                 return
-            task = asyncio.ensure_future(resolve(name))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
+            if name in pending:
+                pending[name].cancel()  # an update: read it afresh
+            task = pending[name] = asyncio.ensure_future(resolve(name))
+            task.add_done_callback(lambda t: pending.pop(name) if pending.get(name) is t else None)
         elif state_change is ServiceStateChange.Removed:
             found.pop(name, None)
             broken.pop(name, None)
             skipped.discard(name)
+            if name in pending:
+                pending.pop(name).cancel()
 
     browser = AsyncServiceBrowser(zc.zeroconf, SERVICE, handlers=[on_change], question_type=DNSQuestionType.QM)
     try:
@@ -308,7 +312,7 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> Sc
             pass
     finally:
         await browser.async_cancel()
-        for task in tasks:
+        for task in list(pending.values()):
             task.cancel()
     return Scan(sorted(found.values(), key=lambda ad: (ad.code, ad.name)), broken, len(skipped))
 

@@ -326,3 +326,45 @@ def test_join_on_a_terminal_shows_the_search_not_a_blank_screen(tmp_path: Path) 
         assert "  p2pnimmt join ZZZZ --peer HOST:PORT" in lines, shown
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+async def test_the_start_menus_list_names_the_host_variant_deal_and_seats_not_the_fingerprint() -> None:
+    """menu_games over real zeroconf on 127.0.0.1, against an Advertiser as `host` runs it, as its lobby changes."""
+    from p2pnimmt.app.games import menu_games
+    from p2pnimmt.net.discovery import Advertiser
+
+    gid = bytes(range(5, 21))
+    zc = AsyncZeroconf(interfaces=[LOOPBACK], ip_version=IPVersion.V4Only)
+    advertiser = Advertiser(zc, gid, "ABCD-EFGH", 4321, [LOOPBACK], host_name="ann")
+    try:
+        await advertiser.start(1, 4, "lobby", "tactical", "sealed")
+        entries = await menu_games(LOOPBACK)
+        assert entries == [(game_code(gid), f"{game_code(gid)}  ann  tactical, sealed deal  seats 1/4  lobby")]
+        await advertiser.update(3, 4, "lobby", "draft", "open")
+        for _ in range(10):  # the update reaches a new look at the LAN
+            entries = await menu_games(LOOPBACK)
+            if entries and entries[0][1].endswith("draft, open deal  seats 3/4  lobby"):
+                break
+        assert entries == [(game_code(gid), f"{game_code(gid)}  ann  draft, open deal  seats 3/4  lobby")]
+        assert "ABCD-EFGH" not in entries[0][1]
+    finally:
+        await advertiser.stop()
+        await zc.async_close()
+
+
+async def test_a_flood_of_advertisements_is_looked_at_up_to_a_bound() -> None:
+    """70 advertisements: `games` resolves 64 of them and counts the rest, and still exits 0."""
+    from p2pnimmt.net.discovery import MAX_GAMES
+
+    zc = AsyncZeroconf(interfaces=[LOOPBACK], ip_version=IPVersion.V4Only)
+    ads = [stranger(f"flood-{i}", {**props(), b"gid": (bytes([i]) * 16).hex().encode()}) for i in range(MAX_GAMES + 6)]
+    try:
+        await asyncio.gather(*[(await zc.async_register_service(info, cooperating_responders=True)) for info in ads])
+        status, out, err = await games_output(3.0)
+    finally:
+        await asyncio.gather(*[(await zc.async_unregister_service(info)) for info in ads])
+        await zc.async_close()
+    assert status == 0 and "Traceback" not in err, err
+    rows = [line for line in out.splitlines() if re.match(r"^[0-9A-Z]{4}\s", line)]
+    assert len(rows) == MAX_GAMES, out
+    assert f"6 more advertisements not looked at (one look takes at most {MAX_GAMES})" in out
