@@ -368,3 +368,24 @@ async def test_a_flood_of_advertisements_is_looked_at_up_to_a_bound() -> None:
     rows = [line for line in out.splitlines() if re.match(r"^[0-9A-Z]{4}\s", line)]
     assert len(rows) == MAX_GAMES, out
     assert f"6 more advertisements not looked at (one look takes at most {MAX_GAMES})" in out
+
+
+def test_the_give_up_message_names_the_closest_code_else_the_live_games_else_how_to_dial() -> None:
+    from p2pnimmt.app.join import not_found
+
+    def ad(gid: bytes, name: str):
+        return parse_ad({**props(name=name.encode()), b"gid": gid.hex().encode()}, (LOOPBACK,), 4000, name)
+
+    zero, zzzz = ad(bytes(16), "ann"), ad(b"\xff" * 16, "bob")
+    text = not_found("0001", [zero, zzzz], "", "watch")
+    assert text.splitlines() == ["no game with code 0001 found on the LAN (10 s)",
+                                 "the closest live code: 0000 (ann  game ?  seats 1/4  lobby)",
+                                 "to watch it:  p2pnimmt watch 0000"]
+    text = not_found("MMMM", [zero, zzzz], " on interface 127.0.0.1", "join")
+    assert text.splitlines() == ["no game with code MMMM found on the LAN on interface 127.0.0.1 (10 s)",
+                                 "live games: 0000 (ann), ZZZZ (bob)", "see them all:  p2pnimmt games"]
+    many = [ad(bytes([i]) * 16, f"p{i}") for i in range(0, 256, 32)]
+    assert "and 3 more" in not_found("MMMM", many, "", "join").splitlines()[1]
+    assert not_found("MMMM", [], "", "join").splitlines()[1:] == [
+        "no game is advertised now; where multicast does not reach, dial the host:",
+        "  p2pnimmt join MMMM --peer HOST:PORT"]
