@@ -25,7 +25,6 @@ from prompt_toolkit.validation import ValidationError, Validator
 from prompt_toolkit.widgets import Button, Dialog, Label, RadioList, TextArea, ValidationToolbar
 
 from ..bots import BOTS, LEVELS
-from ..net.discovery import parse_code
 
 TITLE = "p2pnimmt — 6 nimmt! on the LAN"
 BOT_TEXT = {
@@ -139,11 +138,22 @@ def ask_name() -> str | None:
     return name
 
 
-def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: []) -> list[str] | None:
+def plain_code(text: str) -> str:
+    """A typed code, upper case, when it is 4 letters and digits (cli passes the network's own check)."""
+    code = text.strip().upper()
+    if len(code) != 4 or not code.isalnum():
+        raise ValueError(f"a game code is 4 letters and digits, got {text!r}")
+    return code
+
+
+def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: [],
+           read_code: Callable[[str], str] = plain_code) -> list[str] | None:
     """Ask what to do; the command line to run, or None to quit.
 
     `find_games` lists [(code, description)] on the LAN (app.games.menu_games
-    does); it is asked only when the user wants to join or watch.
+    does); it is asked only when the user wants to join or watch. `read_code`
+    turns a typed code into the code, or raises ValueError saying what is
+    wrong (net.discovery.parse_code: the menu does not touch the network layer).
     """
     what = radio_dialog(
         TITLE, "What would you like to do?",
@@ -155,7 +165,7 @@ def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: []) -> list
     if what in (None, "quit"):
         return None
     if what in ("watch", "watch-web"):
-        code = ask_code(find_games(), "watch")
+        code = ask_code(find_games(), "watch", read_code)
         return None if code is None else ["watch", code] + (["--web"] if what == "watch-web" else [])
     name = ask_name()
     if name is None:
@@ -172,11 +182,12 @@ def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: []) -> list
         seats = radio_dialog(TITLE, "How many seats (players and bots)?",
                              [(str(k), f"{k} seats") for k in range(2, 11)], default="4").run()
         return None if seats is None else ["host", "--seats", seats, "--name", name]
-    code = ask_code(find_games(), "join")
+    code = ask_code(find_games(), "join", read_code)
     return None if code is None else ["join", code, "--name", name]
 
 
-def ask_code(games: list[tuple[str, str]] | None, verb: str) -> str | None:
+def ask_code(games: list[tuple[str, str]] | None, verb: str,
+             read_code: Callable[[str], str] = plain_code) -> str | None:
     if games:
         picked = radio_dialog(TITLE, f"Games on this network — which one to {verb}?",
                               [*games, ("", "Type a code instead")], default=games[0][0]).run()
@@ -184,4 +195,4 @@ def ask_code(games: list[tuple[str, str]] | None, verb: str) -> str | None:
             return None
         if picked:
             return picked
-    return text_dialog(TITLE, "The game's 4-character code (I reads as 1, O as 0):", check=parse_code).run()
+    return text_dialog(TITLE, "The game's 4-character code (I reads as 1, O as 0):", check=read_code).run()

@@ -11,6 +11,7 @@ from prompt_toolkit.output import DummyOutput
 
 from p2pnimmt.bots import BOTS
 from p2pnimmt.cli import build_parser
+from p2pnimmt.net.discovery import parse_code
 from p2pnimmt.ui import menu
 
 DOWN, ENTER, TAB = "\x1b[B", "\r", "\t"
@@ -112,13 +113,13 @@ def test_join_by_typed_code_read_aloud(keyboard) -> None:
     """Lower case, and I/O typed for 1/0 (codes have no I, L, O, U) give the code as shown."""
     games = [("ABCD", "ABCD  ann  standard, sealed deal  seats 1/4  lobby")]
     keyboard([DOWN * 2 + PICK, "bob" + TYPE, DOWN + PICK, "io2z" + TYPE])
-    assert menu.choose(lambda: games) == ["join", "102Z", "--name", "bob"]
+    assert menu.choose(lambda: games, parse_code) == ["join", "102Z", "--name", "bob"]
 
 
 def test_a_code_that_cannot_be_is_refused_in_the_field(keyboard) -> None:
     """'abcu' (U is not in codes) and 'abc' (3 characters) keep the dialog open; 'abcd' is taken."""
     keyboard([DOWN * 3 + PICK, "abcu" + TYPE + "\x7f" + TYPE + "d" + TYPE])
-    assert menu.choose() == ["watch", "ABCD"]
+    assert menu.choose(read_code=parse_code) == ["watch", "ABCD"]
 
 
 def test_watch_by_typed_code(keyboard) -> None:
@@ -299,3 +300,16 @@ def test_from_the_menu_host_with_three_bots_play_to_game_over_while_a_second_ter
     finally:
         for name in names:
             subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def test_the_bare_command_gives_the_menu_the_networks_own_code_check(monkeypatch) -> None:
+    """cli.main on a terminal hands choose() net.discovery.parse_code (the menu itself never imports net/)."""
+    import sys
+
+    from p2pnimmt import cli
+
+    given = []
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr(menu, "choose", lambda find_games, read_code: given.append(read_code))
+    assert cli.main([]) == 0 and given == [parse_code]
