@@ -186,8 +186,8 @@ class Simulation:
         options = "".join(f", {k} {v}" for k, v in self.options.items())
         rate = self.games / max(self.seconds, 1e-9)
         lines = [
-            f"{s.players} players, {self.games} games ({self.rounds} rounds), variant {s.variant}, "
-            f"end at {end}, seed {self.seed}{options}, {rate:.{0 if rate >= 10 else 3}f} games/s",
+            f"{s.players} players, {self.games} games ({self.rounds} rounds), variant {s.variant}, end at {end}",
+            f"seed {self.seed}{options}, {rate:.{0 if rate >= 10 else 3}f} games/s",  # two lines: 80 columns each
             f"{'entry':<14} {'points/game':>16} {'points/round':>15} {'win share':>17}",
         ]
         for e in self.entries:

@@ -24,7 +24,7 @@ class Front:
 
             logging.getLogger("p2pnimmt").setLevel(logging.ERROR)  # warnings would be drawn over the screen
             self.lobby_closed = asyncio.get_running_loop().create_future()
-            self.on_event = FullScreenFront(after=self.lobby_closed).on_event
+            self.on_event = FullScreenFront(after=self.lobby_closed, code_of=game_code).on_event
         else:
             self.on_event = reporter(None if headless else stdin_lines())
 

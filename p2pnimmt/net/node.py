@@ -399,11 +399,12 @@ class Node:
             conn = again
 
     def _left(self, peer: bytes) -> None:
-        """A member's link is gone: a host removes a spectator who left (it may join again)."""
+        """A member's link is gone: a host removes a spectator who left (it may join again); fronts hear of it."""
         member = self.members.get(peer)
         if self.is_host and member is not None and member.role == "spectator" and not self.done.is_set():
             del self.members[peer]
             self._announce()
+        self._lobby_changed()  # who is linked changed: the lobby's "connected" and the table's "left"
 
     async def _redial(self, peer: bytes, host: str, port: int) -> Connection | None:
         """Dial `peer` at its address until it answers (spaced by _dial), the other side gets through, or

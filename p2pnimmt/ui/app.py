@@ -16,7 +16,7 @@ from typing import Protocol
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import set_app
-from prompt_toolkit.data_structures import Point
+from prompt_toolkit.data_structures import Point, Size
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.layout import (
     ConditionalContainer,
@@ -36,11 +36,15 @@ from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.widgets import Frame
 
 from ..engine import HAND_SIZE
-from . import widgets
+from . import bigtable, widgets
 from .keys import make_bindings
 from .model import TableModel, heads
+from .words import bull_heads, clip, wrap
 
-MIN_WIDTH, MIN_HEIGHT = 78, 20
+# The smallest terminal the table is drawn on: the rows (49 columns) and the players (30) side by side, and
+# every line of the seated screen (20 lines; 21 at a table of 10). The too-small screen states what this
+# table needs, computed from its layout (TableApp.needed), so the two cannot disagree.
+MIN_WIDTH, MIN_HEIGHT = 80, 20
 
 
 class Seat(Protocol):
@@ -59,10 +63,11 @@ class TableApp:
     """The screen state (selection, typed digits, overlays) and the actions the keys call."""
 
     def __init__(self, model: TableModel, seat: Seat | None, *, input=None, output=None,
-                 title: str = "p2pnimmt") -> None:
+                 title: str = "p2pnimmt", code: str | None = None) -> None:
         self.model = model
         self.seat = seat
         self.title = title
+        self.code = code  # the game's code, shown on the big TV view for whoever arrives late
         self.selected = 0
         self.typed = ""
         self.row_mark: int | None = None
@@ -152,11 +157,34 @@ class TableApp:
             return False  # a TV needs nobody to press Enter: the next round's first turn closes it
         return over is not None and over[0] > self.round_seen and self.model.over is None
 
+    def size(self) -> Size:
+        app = getattr(self, "app", None)  # None while the layout is being built
+        return app.output.get_size() if app is not None else Size(rows=MIN_HEIGHT, columns=MIN_WIDTH)
+
+    def needed(self) -> tuple[int, int]:
+        """The columns and lines this table's screen needs (below them prompt_toolkit could not draw it)."""
+        app = getattr(self, "app", None)
+        key = (app.render_counter if app is not None else -1, len(self.model.players), self.model.spectator)
+        cached = getattr(self, "_needed", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        self._needed = (key, self._measure())
+        return self._needed[1]
+
+    def _measure(self) -> tuple[int, int]:
+        body = self._table_body()
+        self._measuring = True  # measured with the narrowest name column (longer names only where there is room)
+        try:
+            width = max(MIN_WIDTH, body.preferred_width(10_000).min)
+            return width, max(MIN_HEIGHT, body.preferred_height(width, 10_000).min)
+        finally:
+            self._measuring = False
+
     def too_small(self) -> bool:
-        if getattr(self, "app", None) is None:
+        if getattr(self, "app", None) is None or not hasattr(self, "_seated"):
             return False
-        size = self.app.output.get_size()
-        return size.columns < MIN_WIDTH or size.rows < MIN_HEIGHT
+        size, (width, height) = self.size(), self.needed()
+        return size.columns < width or size.rows < height
 
     # ------------------------------------------------------------ actions (called by keys and clicks)
 
@@ -184,6 +212,7 @@ class TableApp:
 
     def enter(self) -> None:
         model = self.model
+        model.place_all()  # a person who answers knows the turn: its cards are shown at once
         if self.results or model.aborted and not self.confirm_quit:
             self.leave()
         elif model.over is not None:
@@ -215,10 +244,11 @@ class TableApp:
         self.selected = min(self.selected, max(len(self.model.hand) - 1, 0))
 
     def take_row(self, row: int) -> None:
-        heads_now = heads(self.model.rows[row])
+        self.model.place_all()
+        heads_now = heads(self.model.shown_rows()[row])  # the row as drawn (the same as the row once placed)
         self.row_mark = None
         if self._intent(lambda seat: seat.choose_row(row)):
-            self.model.say(f"You take row {row + 1} ({heads_now} bull heads)")
+            self.model.say(f"You take row {row + 1} ({bull_heads(heads_now)})")
 
     def click_card(self, index: int):
         def click() -> None:
@@ -294,7 +324,7 @@ class TableApp:
     def _root(self):
         model = self.model
         title = self._text(self._title, height=1, style="class:title")
-        players = self._text(lambda: widgets.player_lines(model), width=D.exact(30))
+        players = self._text(lambda: widgets.player_lines(model, self._names()), width=self._players_width)
         rows = self._text(lambda: widgets.row_lines(model, self.click_row, self.row_mark), width=D(min=49))
         hand = HSplit([
             self._text(lambda: [("class:dim", "Your hand")], height=1),
@@ -302,7 +332,10 @@ class TableApp:
         ])
         table_height = lambda: D.exact(max(5, len(model.players) + 1))  # noqa: E731
         prompt = self._text(lambda: widgets.prompt_lines(model, self.typed, self.row_mark), height=2, wrap_lines=True)
-        message = self._text(self._message, height=1, wrap_lines=True)
+        seated_width = lambda: self.size().columns  # noqa: E731
+        tv_width = lambda: self.size().columns - 1 - self._players_width().preferred  # noqa: E731
+        message = self._text(lambda: self._message(seated_width()), height=lambda: self._message_height(seated_width()))
+        tv_message = self._text(lambda: self._message(tv_width()), height=lambda: self._message_height(tv_width()))
         log = Window(FormattedTextControl(self._log, get_cursor_position=self._log_end), wrap_lines=False)
         rule = Window(height=1, char="─", style="class:dim")
         footer = self._text(lambda: [("class:dim", " ?: help  q: leave  ←/→ digits Enter: play  1-4: row  a: stand-in  "
@@ -310,15 +343,20 @@ class TableApp:
         seated = HSplit([title, VSplit([rows, Window(width=1), players], height=table_height), rule, hand,
                          prompt, message, Frame(log, title="log"), footer])
         big = self._text(lambda: widgets.big_row_lines(model), height=D(min=12, max=12))
-        tv = HSplit([title, big, rule, VSplit([HSplit([message, Frame(log, title="log")]), Window(width=1), players]),
+        tv = HSplit([title, big, rule, VSplit([HSplit([tv_message, Frame(log, title="log")]), Window(width=1),
+                                               players]),
                      self._text(lambda: widgets.prompt_lines(model, "", None), height=1),
                      self._text(lambda: [("class:dim", " ?: help   q: leave")], height=1)])
-        small = self._text(self._too_small_text)
+        self._seated, self._tv = seated, tv
+        self._big = bigtable.layout(self)
+        small = self._text(self._too_small_text, wrap_lines=True)
 
         def body():
             if self.too_small():
                 return small
-            return tv if model.spectator or self.seat is None else seated
+            if self._table_body() is tv and bigtable.fits(self.size()):
+                return self._big
+            return self._table_body()
 
         body = DynamicContainer(body)
         return FloatContainer(body, floats=[
@@ -328,6 +366,29 @@ class TableApp:
             self._overlay(Condition(lambda: self.help), lambda: widgets.HELP),
             self._overlay(Condition(lambda: self.confirm_quit), lambda: "Leave the game? (y / n)"),
         ])
+
+    def _table_body(self):
+        return self._tv if self.model.spectator or self.seat is None else self._seated
+
+    def _names(self) -> int:
+        """The width of the players' name column: more than 9 when the screen has room for longer names."""
+        spare = 0 if getattr(self, "_measuring", False) else self.size().columns - MIN_WIDTH
+        return widgets.name_width(self.model, spare)
+
+    def _players_width(self) -> D:
+        return D.exact(widgets.PLAYERS_WIDTH + self._names() - widgets.NAME_WIDTH)
+
+    def _message_height(self, width: int) -> D:
+        """One line, more when there is room for a long message or several takes (each on lines of its own)."""
+        lines = len(self._message_lines(width))
+        return D(min=1, preferred=lines, max=max(lines, 1))
+
+    def _message_lines(self, width: int) -> list[str]:
+        """The latest warning, else who took which row in the last turn: wrapped between words, an event a line."""
+        model = self.model
+        if model.message:
+            return wrap(model.message, width)
+        return [line for take in model.takes for line in wrap(take, width)]
 
     def _overlay(self, when, text) -> Float:
         body = Frame(Window(FormattedTextControl(text), style="class:overlay"), style="class:overlay")
@@ -340,11 +401,11 @@ class TableApp:
                  else "waiting for the game")
         return f" {self.title}   {where}   {who}"
 
-    def _message(self):
-        model = self.model
-        if model.message:
-            return [("class:warn", model.message)]
-        return [("class:status", "  ".join(model.takes))] if model.takes else ""
+    def _message(self, width: int):
+        lines = self._message_lines(width)
+        if not any(lines):
+            return ""
+        return [("class:warn" if self.model.message else "class:status", "\n".join(lines))]
 
     def _log(self):
         text = "\n".join(self.model.log) or "(nothing yet)"
@@ -355,14 +416,20 @@ class TableApp:
         return Point(0, getattr(self, "_log_last", 0))
 
     def _too_small_text(self):
-        size = self.app.output.get_size()
-        return (f"The terminal is too small: {size.columns}x{size.rows}.\n"
-                f"p2pnimmt needs at least {MIN_WIDTH}x{MIN_HEIGHT}. Enlarge the window (q leaves).")
+        """Our own too-small screen (never prompt_toolkit's): short lines, wrapped, and the quit question in it."""
+        size, (width, height) = self.size(), self.needed()
+        lines = [f"The terminal is too small: {size.columns}x{size.rows}.",
+                 f"This table needs at least {width}x{height}.", "",
+                 "Enlarge the window.", "q: leave the game"]
+        if self.confirm_quit:  # the overlays are not drawn on this screen: the question is asked here
+            lines = ["Leave the game? (y / n)", "", *lines]
+        return "\n".join(lines)
 
     def _round_text(self):
         rnd, penalties, scores = self.model.round_over
         lines = [f"End of round {rnd + 1}", ""]
-        lines += [f"  {p.name:<12} +{n:<4} total {s}" for p, n, s in zip(self.model.players, penalties, scores)]
+        lines += [f"  {clip(p.name, 16):<16} +{n:<4} total {s}"
+                  for p, n, s in zip(self.model.players, penalties, scores)]
         lines += ["", *widgets.scoresheet(self.model), "", "Press Enter for the next round."]
         return "\n".join(lines)
 
@@ -402,19 +469,37 @@ OPEN: set[asyncio.Task] = set()  # full-screen apps still showing, for the calle
 class FullScreenFront:
     """The full-screen front end of a network node: starts the app at GameStarted, then feeds it events."""
 
-    def __init__(self, after: asyncio.Future | None = None) -> None:
+    def __init__(self, after: asyncio.Future | None = None, code_of: Callable[[bytes], str] | None = None) -> None:
         self.model = TableModel()
+        self.code_of = code_of  # the game's code from its id (net.discovery.game_code), for the big TV view
         self.ui: TableApp | None = None
         self.after = after  # the lobby screen: the table opens once it has closed
+        self._seen: frozenset[bytes] = frozenset()  # the peers linked to this node at some time in the game
 
     def on_event(self, node, event) -> None:
         self.model.update(node.session, event)
         if self.ui is None and self.model.players:
             seat = NodeSeat(node) if node.session.seat is not None and node.bot is None else None
-            self.ui = TableApp(self.model, seat)
+            code = self.code_of(node.game_id) if self.code_of is not None and node.game_id is not None else None
+            self.ui = TableApp(self.model, seat, code=code)
+            node.watch_lobby(self.on_links)
             task = asyncio.ensure_future(self._run(node))
             OPEN.add(task)
             task.add_done_callback(OPEN.discard)
+        self.on_links(node)
+
+    def on_links(self, node) -> None:
+        """Who this node is linked to changed (or may have): a seated peer whose link is gone shows as left.
+
+        Only peers once linked during the game count: a spectator, linked to the host alone, sees no one left.
+        """
+        session = node.session
+        if session is None or not self.model.players:
+            return
+        linked = node.linked
+        self._seen |= linked
+        self.model.links({seat for seat, peer in enumerate(session.roster)
+                          if peer in self._seen and peer not in linked})
 
     async def _run(self, node) -> None:
         try:

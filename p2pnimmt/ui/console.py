@@ -23,6 +23,7 @@ from ..protocol.events import (
     RowChoiceNeeded,
     TurnResolved,
 )
+from .words import agrees, bull_heads
 
 
 class InputClosed(Exception):
@@ -34,12 +35,14 @@ def card_text(card: int) -> str:
     return f"{card}*{BULL_HEADS[card]}"
 
 
-def turn_lines(event: Revealed | TurnResolved, names: Sequence[str]) -> list[str]:
-    """A turn in lines: the cards revealed (lowest first), then who took which row."""
+def turn_lines(event: Revealed | TurnResolved, names: Sequence[str], me: int | None = None) -> list[str]:
+    """A turn in lines: the cards revealed (lowest first), then who took which row (`me`: our seat, 'you')."""
     if isinstance(event, Revealed):
         order = sorted(range(len(event.cards)), key=event.cards.__getitem__)
         return ["  revealed: " + ", ".join(f"{names[s]} {event.cards[s]}" for s in order)]
-    return [f"  {names[seat]} takes row {row + 1} with {card}: {sum(BULL_HEADS[c] for c in taken)} bull heads"
+    who = {seat: "you" if seat == me else names[seat] for seat in range(len(names))}
+    return [f"  {who[seat]} {agrees(who[seat], 'takes', 'take')} row {row + 1} with {card}: "
+            f"{bull_heads(sum(BULL_HEADS[c] for c in taken))}"
             for seat, card, row, taken in event.placements if taken]
 
 
@@ -50,7 +53,7 @@ def table_text(rows: Sequence[Sequence[int]]) -> list[str]:
         cards = " ".join(f"{card_text(c):>6}" for c in row)
         free = " ".join("     ." for _ in range(5 - len(row)))
         heads = sum(BULL_HEADS[c] for c in row)
-        lines.append(f"  row {i + 1}: {cards} {free}      ! ({heads} bull heads)")
+        lines.append(f"  row {i + 1}: {cards} {free}      ! ({bull_heads(heads)})")
     return lines
 
 
@@ -83,7 +86,7 @@ class LinesTable:
         if isinstance(event, (PickNeeded, RoundStarted)):
             self._show_picks()
         if isinstance(event, (Revealed, TurnResolved)):
-            self.say(*turn_lines(event, names))
+            self.say(*turn_lines(event, names, session.seat))
         elif isinstance(event, RoundEnded):
             self.say("", f"End of round {event.round + 1}: "
                      + ", ".join(f"{names[s]} +{p}" for s, p in enumerate(event.penalties)),
@@ -92,7 +95,7 @@ class LinesTable:
             low = min(event.scores)
             self.say("Game over. " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(event.scores)),
                      "Winner" + ("s: " if len(event.winners) > 1 else ": ")
-                     + ", ".join(names[s] for s in event.winners) + f" with {low} bull heads.")
+                     + ", ".join(names[s] for s in event.winners) + f" with {bull_heads(low)}.")
         elif isinstance(event, GameAborted):
             self.say(f"Game aborted: {event.fault.describe(dict(zip(session.roster, names)))}")
         game = session.game
@@ -155,7 +158,7 @@ class LinesTable:
     def ask_row(self, rows: Sequence[Sequence[int]], card: int) -> int:
         heads = [sum(BULL_HEADS[c] for c in row) for row in rows]
         self.say(f"Your {card} is below every row: you take a row of your choice.",
-                 "  " + "  ".join(f"row {i + 1}: {h} bull heads" for i, h in enumerate(heads)))
+                 "  " + "  ".join(f"row {i + 1}: {bull_heads(h)}" for i, h in enumerate(heads)))
 
         def valid(text: str) -> int | None:
             return int(text) - 1 if text in ("1", "2", "3", "4") else None

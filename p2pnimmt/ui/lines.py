@@ -27,6 +27,7 @@ from ..protocol.events import (
 )
 from ..protocol.session import LocalError
 from .console import card_text, table_text, turn_lines
+from .words import bull_heads
 
 
 class LineSeat:
@@ -43,9 +44,9 @@ class LineSeat:
         if isinstance(event, RoundStarted):
             self.say(f"round {event.round + 1} begins")
         elif isinstance(event, Revealed):
-            self.say(*turn_lines(event, names))
+            self.say(*turn_lines(event, names, session.seat))
         elif isinstance(event, TurnResolved):
-            self.say(*turn_lines(event, names))
+            self.say(*turn_lines(event, names, session.seat))
             if session.seat is None:
                 for line in table_text(event.rows):
                     self.say(line)
@@ -102,7 +103,7 @@ class LineSeat:
         rows = node.session.game.round.rows
         heads = [sum(BULL_HEADS[c] for c in row) for row in rows]
         self.say(f"Your {card} is below every row: you take a row of your choice.",
-                 "  " + "  ".join(f"row {i + 1}: {h} bull heads" for i, h in enumerate(heads)))
+                 "  " + "  ".join(f"row {i + 1}: {bull_heads(h)}" for i, h in enumerate(heads)))
         row = await self._ask(node, "take row (1-4)> ", lambda t: int(t) - 1 if t in ("1", "2", "3", "4") else None,
                               lambda t: f"'{t}' is not a row; type 1, 2, 3 or 4")
         if row is not None:

@@ -36,10 +36,12 @@ from ..protocol.events import (
     TurnResolved,
 )
 from ..protocol.verify import verify_transcript
+from .words import agrees, bull_heads, count
 
 CHOOSING, COMMITTED, REVEALED, ROW, DROPPED, WAITING, PICKING = (
     "choosing", "committed", "revealed", "choosing a row", "disconnected", "waiting", "picking")
 AWAY = "away"  # shown instead of the status while the seat's last three cards were the stand-in's
+LEFT = "left"  # shown instead of the status while this node has no link to the seat's peer (it quit, or is cut off)
 OWING = (CHOOSING, ROW, PICKING)  # statuses of a player who owes a move (its clock runs)
 STAND_IN_PLAYS = {"card": "your lowest card", "row": "the row with the fewest bull heads",
                   "pick": "the lowest open card"}
@@ -58,11 +60,14 @@ class Player:
     score: int = 0
     card: int | None = None  # the card revealed this turn
     away: bool = False  # the stand-in plays for this seat (its last three cards were the stand-in's)
+    gone: bool = False  # this node has no link to the seat's peer now (it quit, or its link broke)
     asked_at: float | None = None  # when its current move was asked for (model.now), for its clock
 
     @property
     def shown_status(self) -> str:
-        return AWAY if self.away and self.status != DROPPED else self.status
+        if self.status == DROPPED:
+            return DROPPED
+        return LEFT if self.gone else AWAY if self.away else self.status
 
 
 class TableModel:
@@ -161,6 +166,30 @@ class TableModel:
         self._copy(session)
         self.changed()
 
+    @property
+    def placing_now(self) -> bool:
+        """The screen is still placing the last turn's cards one by one (what is asked waits for it)."""
+        return self.placed < len(self.placing)
+
+    def place_all(self) -> None:
+        """Show every placement of the last turn at once."""
+        if self.placing_now:
+            self.placed = len(self.placing)
+            self.changed()
+
+    def links(self, gone: set[int]) -> None:
+        """The seats whose peers this node has no link to now (not ours): shown as left while so."""
+        if self.over is not None or self.aborted:
+            return  # after the game the peers close their links: nobody left
+        changed = False
+        for seat, player in enumerate(self.players):
+            now = seat in gone and seat != self.seat
+            if now != player.gone:
+                player.gone, changed = now, True
+                self.say(f"{player.name} left: no link to them" if now else f"{player.name} is connected again")
+        if changed:
+            self.changed()
+
     def shown_rows(self) -> tuple[tuple[int, ...], ...]:
         """The rows as the screen shows them: the turn's placements up to `placed`, then the rows as they are."""
         if self.placed >= len(self.placing):
@@ -211,7 +240,7 @@ class TableModel:
         bots = list(getattr(session, "bots", [])) or [False] * len(event.names)
         self.players = [Player(name, bool(bot)) for name, bot in zip(event.names, bots)]
         self.seat = event.seat
-        who = "you watch" if event.seat is None else f"you are {event.names[event.seat]}"
+        who = "you watch" if event.seat is None else f"you: seat {event.seat + 1}"
         self.say(f"Game started: {', '.join(event.names)} ({who})")
 
     def _on_RoundStarted(self, session, event: RoundStarted) -> None:
@@ -267,9 +296,11 @@ class TableModel:
         self.takes = []
         for seat, card, row, taken in event.placements:
             if taken:
-                how = "chooses" if seat == self.chooser else "places the 6th card in"
-                line = (f"{self.players[seat].name} {how} row {row + 1} with {card}: "
-                        f"takes {len(taken)} card{'s' if len(taken) > 1 else ''}, {heads(taken)} bull heads")
+                who = "You" if seat == self.seat else self.players[seat].name
+                how = agrees(who, "chooses", "choose") if seat == self.chooser else (
+                    agrees(who, "places", "place") + " the 6th card in")
+                line = (f"{who} {how} row {row + 1} with {card}: "
+                        f"{agrees(who, 'takes', 'take')} {count(len(taken), 'card')}, {bull_heads(heads(taken))}")
                 self.takes.append(line)
                 self.say(line)
         self.chooser = None
@@ -293,7 +324,8 @@ class TableModel:
         self.over = event
         self.asked = None
         names = ", ".join(self.players[s].name for s in event.winners)
-        self.say(f"Game over after {event.rounds} rounds. Winner{'s' if len(event.winners) > 1 else ''}: {names}")
+        winners = "Winners" if len(event.winners) > 1 else "Winner"
+        self.say(f"Game over after {count(event.rounds, 'round')}. {winners}: {names}")
         data = getattr(session.journal, "data", None)
         if data is not None:  # check our own transcript exactly as `p2pnimmt verify` would
             verdict = verify_transcript(bytes(data))

@@ -8,7 +8,8 @@ from prompt_toolkit.mouse_events import MouseEventType
 from prompt_toolkit.styles import Style
 
 from ..engine import BULL_HEADS
-from .model import AWAY, COMMITTED, DROPPED, REVEALED, ROW, TableModel, heads
+from .model import AWAY, COMMITTED, DROPPED, LEFT, REVEALED, ROW, TableModel, heads
+from .words import bull_heads, clip
 
 STYLE = Style.from_dict({
     "title": "reverse bold",
@@ -88,7 +89,7 @@ def big_row_lines(model: TableModel) -> Fragments:
             for _ in range(len(row), 5):
                 out.append(("class:empty", "   .    " if line == 0 else "        "))
             out.append(("class:danger", "  !6!  " if line == 0 else "       "))
-            out.append(("", f"{heads(row):>3} bull heads\n" if line == 0 else "\n"))
+            out.append(("", f"{bull_heads(heads(row)):>14}\n" if line == 0 else "\n"))
         out.append(("", "\n"))
     return out
 
@@ -106,7 +107,15 @@ def hand_line(model: TableModel, selected: int, select: Callable[[int], Click]) 
 
 SHORT = {ROW: "takes row", DROPPED: "dropped"}
 STATUS_STYLE = {COMMITTED: "class:committed", REVEALED: "class:status", ROW: "class:warn", DROPPED: "class:warn",
-                AWAY: "class:warn"}
+                AWAY: "class:warn", LEFT: "class:warn"}
+NAME_WIDTH = 9  # the name column of the players' panel at 80 columns (a longer name is cut with a mark)
+PLAYERS_WIDTH = 30  # the players' panel at 80 columns
+
+
+def name_width(model: TableModel, spare: int) -> int:
+    """The name column: 9, or wide enough for the longest name (and the '*' marking ours) when `spare` allows."""
+    longest = max((len(p.name) + (seat == model.seat) for seat, p in enumerate(model.players)), default=0)
+    return NAME_WIDTH + max(0, min(longest - NAME_WIDTH, spare))
 
 
 def time_text(seconds: int) -> str:
@@ -114,16 +123,19 @@ def time_text(seconds: int) -> str:
     return f"{seconds}s"
 
 
-def player_lines(model: TableModel) -> Fragments:
-    """Name, status, the card revealed (or, while the player owes a move on a clock, the time left), points."""
-    out: Fragments = [("class:dim", f"{'player':<9} {'status':<9} {'card':<5} {'pts':>4}\n")]
+def player_lines(model: TableModel, names: int = NAME_WIDTH) -> Fragments:
+    """Name, status, the card revealed (or, while the player owes a move on a clock, the time left), points.
+
+    `names`: the width of the name column (a name that does not fit is cut with a mark, '…').
+    """
+    out: Fragments = [("class:dim", f"{'player':<{names}} {'status':<9} {'card':<5} {'pts':>4}\n")]
     for seat, p in enumerate(model.players):
         me = seat == model.seat
         name = ("*" if me else "") + p.name
         status = p.shown_status
         left = model.time_left(seat)
-        out.append(("class:me" if me else "", f"{name[:9]:<9} "))
-        text = SHORT.get(status, status)[:9]
+        out.append(("class:me" if me else "", f"{clip(name, names):<{names}} "))
+        text = clip(SHORT.get(status, status), 9)
         if left is not None:  # "choosing 42s": the time takes the last turn's card's place while the move is owed
             out.append((STATUS_STYLE.get(status, ""), text + " "))
             out.append(("class:warn" if left <= 15 else "class:status", f"{time_text(left):<{14 - len(text)}} "))
@@ -142,18 +154,20 @@ def prompt_lines(model: TableModel, typed: str, row_mark: int | None) -> Fragmen
     if model.spectator:
         waiting = model.waiting_names()
         return [("", "Watching. " + (f"Waiting for: {', '.join(waiting)}" if waiting else ""))]
+    if model.asked in ("card", "row") and model.placing_now:  # the prompt waits until the last turn is placed
+        return [("class:dim", f"Placing the cards of turn {model.turn}...")]
     if model.asked == "row":
         out: Fragments = [("class:warn", f"Your {model.my_row_card} is below every row: take a row (1-4)\n")]
-        for i, row in enumerate(model.rows):
+        for i, row in enumerate(model.shown_rows()):  # the totals of the rows drawn
             style = "class:selected" if row_mark == i else "class:status"
-            out.append((style, f"[{i + 1}] {heads(row)} bull heads"))
+            out.append((style, f"[{i + 1}] {bull_heads(heads(row))}"))
             out.append(("", "   "))
         return out
     if model.asked == "card":
         out = [("class:status", "Your turn: choose a card ")]
         out.append(("class:dim", "(←/→ or click, or type its number) and press Enter"))
-        if typed:
-            out.append(("class:selected", f"  typed: {typed}"))
+        if typed:  # on a line of its own: at 80 columns it would wrap the hint mid-word
+            out.append(("class:selected", f"\ntyped: {typed}"))
         return out
     if model.asked == "pick":
         return [("class:status", "Draft: type the number of an open card and press Enter: "
@@ -169,7 +183,7 @@ def prompt_lines(model: TableModel, typed: str, row_mark: int | None) -> Fragmen
 def scoresheet(model: TableModel, width: int = 80) -> list[str]:
     """Points by round and seat, and the totals; the columns narrow so that 10 players fit in `width`."""
     column = max(5, min(9, (width - 6) // max(1, len(model.players))))
-    names = [p.name[:column - 1] for p in model.players]
+    names = [clip(p.name, column - 1) for p in model.players]
     lines = ["round " + "".join(f"{n:>{column}}" for n in names)]
     for r, penalties in enumerate(model.sheet):
         lines.append(f"{r + 1:>5} " + "".join(f"{'+' + str(p):>{column}}" for p in penalties))
@@ -191,7 +205,7 @@ def placings(model: TableModel) -> list[str]:
         place = 1 + sum(1 for x in scores if x < scores[seat])
         tie = "=" if scores.count(scores[seat]) > 1 else " "
         points = "point" if scores[seat] == 1 else "points"
-        lines.append(f"{ordinal(place):>5}{tie} {model.players[seat].name:<24.24} {scores[seat]:>4} {points}")
+        lines.append(f"{ordinal(place):>5}{tie} {clip(model.players[seat].name, 24):<24} {scores[seat]:>4} {points}")
     return lines
 
 

@@ -44,8 +44,8 @@ def lines_game(settings: Settings) -> tuple[int, str]:
             open_cards = re.findall(r"^  open: (.*)$", text, re.MULTILINE)[-1]
             return str(min(int(card.split("*")[0]) for card in open_cards.split()))
         assert prompt == "take row (1-4)> ", prompt
-        offered = re.findall(r"^  row 1: (\d+) bull heads  row 2: (\d+) bull heads  row 3: (\d+) bull heads"
-                             r"  row 4: (\d+) bull heads$", text, re.MULTILINE)[-1]
+        offered = re.findall(r"^  row 1: (\d+) bull heads?  row 2: (\d+) bull heads?  row 3: (\d+) bull heads?"
+                             r"  row 4: (\d+) bull heads?$", text, re.MULTILINE)[-1]
         heads_offered = [int(h) for h in offered]
         return str(heads_offered.index(min(heads_offered)) + 1)
 

@@ -72,7 +72,8 @@ def test_table_has_one_line_per_entry_and_the_heuristic_clearly_ahead() -> None:
     result = simulate(*HEURISTIC_VS_RANDOM, "--games", "200", "--seed", "1")
     lines = result.stdout.splitlines()
     assert lines[0].startswith("5 players, 200 games (")
-    assert "variant standard" in lines[0] and "end at 66 points" in lines[0] and "seed 1" in lines[0]
+    assert "variant standard" in lines[0] and "end at 66 points" in lines[0] and lines[1].startswith("seed 1, ")
+    assert max(len(line) for line in lines) <= 80, result.stdout  # the header too fits 80 columns
     entries = [TABLE_LINE.match(line) for line in lines]
     rows = [m for m in entries if m]
     assert len(rows) == 5, result.stdout

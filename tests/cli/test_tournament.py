@@ -83,7 +83,7 @@ def test_table_sections_and_move_times() -> None:
     result = run(*LEVELS_TABLE, "--games", "4", "--rollouts", "2", "--times")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert "rollouts 2" in lines[0]
+    assert "rollouts 2" in lines[1]  # the header's second line: seed and options
     assert any(line.startswith("by bot") for line in lines)
     assert any(line.startswith("hard x2 ") for line in lines)
     assert any(line.startswith("points/round of medium / hard: ") for line in lines)

@@ -183,7 +183,8 @@ def test_when_the_clock_runs_out_the_stand_in_plays_and_the_prompt_moves_on() ->
             table.act(table.me, outputs)
             assert model.turn == 1 and model.asked == "card"  # the next turn asks again
             assert any(f"you {lowest}" in line for line in model.log)  # the stand-in's card was revealed as ours
-            assert "Your turn" in screen_text(ui)
+            assert "Placing the cards of turn 1" in screen_text(ui)  # the prompt waits for the turn's cards
+            await until(lambda: "Your turn" in screen_text(ui), "the prompt once the cards are placed")
             ui.leave()
             await asyncio.wait_for(task, 2)
     asyncio.run(main())

@@ -1,5 +1,7 @@
 """The UI model, fed by real sessions at an in-memory table (ui.local): statuses, log, round and game end."""
 
+import re
+
 from p2pnimmt.engine import Settings
 from p2pnimmt.ui.local import LocalSeat, LocalTable
 from p2pnimmt.ui.model import CHOOSING, COMMITTED, ROW, TableModel, heads
@@ -39,9 +41,29 @@ def test_a_whole_game_updates_the_model():
     assert [p.score for p in model.players] == list(model.over.scores)
     assert len(model.sheet) == model.over.rounds
     assert [sum(col) for col in zip(*model.sheet)] == list(model.over.scores)
-    assert any("chooses row 4" in line for line in model.log)
+    assert any(line.startswith("You choose row 4 with ") and ": take " in line for line in model.log)
+    words = "\n".join(model.log) + "\n" + "\n".join(tv.log)
+    assert "you chooses" not in words.lower() and "you places" not in words.lower() and "You takes" not in words
+    assert not re.search(r"\b1 (bull heads|cards|rounds)\b", words)
     assert any(line.startswith("Game over") for line in model.log)
     assert tv.over == model.over and tv.sheet == model.sheet
+
+
+def test_takes_speak_of_you_and_of_one_in_the_singular() -> None:
+    """'You choose row 3 ...: take 1 card, 1 bull head'; another player 'chooses' and 'places'."""
+    from types import SimpleNamespace
+
+    from p2pnimmt.protocol.events import GameStarted, RowChoiceNeeded, TurnResolved
+
+    model = TableModel()
+    session = SimpleNamespace(game=None, bots=[False, True])
+    model.update(session, GameStarted(("ann", "bob"), 0))
+    model.update(session, RowChoiceNeeded(round=0, turn=0, seat=0, card=2))
+    rows = ((2,), (10,), (20,), (30,))
+    model.update(session, TurnResolved(0, 0, ((0, 2, 2, (21,)), (1, 26, 0, (1, 3, 4, 6, 7))), rows))
+    assert model.takes == ["You choose row 3 with 2: take 1 card, 1 bull head",
+                           "bob places the 6th card in row 1 with 26: takes 5 cards, 5 bull heads"]
+    assert model.log[0] == "Game started: ann, bob (you: seat 1)"
 
 
 def test_refused_intent_is_a_message_not_an_exception():

@@ -1,0 +1,144 @@
+"""The TV view on a big terminal (120x40 and larger): the rows as big cards, the scores in big digits, the code.
+
+Read from a sofa: each card is a box 15 columns by 6 lines, coloured by its bull heads, its number in digits
+three lines high and its bull heads as stars; every player's score in the same digits; the game's code in the
+title bar for whoever arrives late. Below 120x40 the TV keeps the ordinary layout (ui.app). Pure functions
+of the model, and one layout that ui.app.TableApp shows in place of its TV layout when the screen fits.
+"""
+
+from __future__ import annotations
+
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.layout import HSplit, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.layout.dimension import Dimension as D
+
+from ..engine import BULL_HEADS
+from .model import TableModel, heads
+from .widgets import prompt_lines
+from .words import clip
+
+BIG_WIDTH, BIG_HEIGHT = 120, 40  # the smallest screen drawn this way
+CARD_WIDTH, CARD_HEIGHT = 15, 6
+ROWS_HEIGHT = 4 * CARD_HEIGHT + 3  # a blank line between rows
+BAND_HEIGHT = 6  # the players: name, score (3 lines), status, the card revealed
+
+Fragments = list[tuple]
+
+# Digits 3 pixels wide and 5 high, drawn with half blocks: three lines of text each.
+PIXELS = {
+    "0": ("111", "101", "101", "101", "111"), "1": ("010", "110", "010", "010", "111"),
+    "2": ("111", "001", "111", "100", "111"), "3": ("111", "001", "111", "001", "111"),
+    "4": ("101", "101", "111", "001", "001"), "5": ("111", "100", "111", "001", "111"),
+    "6": ("111", "100", "111", "101", "111"), "7": ("111", "001", "001", "001", "001"),
+    "8": ("111", "101", "111", "101", "111"), "9": ("111", "101", "111", "001", "111"),
+}
+HALF = {("1", "1"): "█", ("1", "0"): "▀", ("0", "1"): "▄", ("0", "0"): " "}
+
+
+def fits(size) -> bool:
+    """The screen is big enough for this view."""
+    return size.columns >= BIG_WIDTH and size.rows >= BIG_HEIGHT
+
+
+def big_digits(number: int) -> list[str]:
+    """`number` in digits three lines high, a column between digits: big_digits(7) == ['▀▀█', '  █', '  ▀']."""
+    lines = ["", "", ""]
+    for i, digit in enumerate(str(number)):
+        pixels = PIXELS[digit] + ("000",)
+        for line in range(3):
+            top, bottom = pixels[2 * line], pixels[2 * line + 1]
+            lines[line] += (" " if i else "") + "".join(HALF[t, b] for t, b in zip(top, bottom))
+    return lines
+
+
+def card_lines(card: int) -> list[str]:
+    """One card as a box: its number big, its bull heads as stars."""
+    inner = CARD_WIDTH - 2
+    digits = big_digits(card)
+    stars = " ".join("*" * BULL_HEADS[card])
+    return (["┌" + "─" * inner + "┐"] + [f"│{d:^{inner}}│" for d in digits] + [f"│{stars:^{inner}}│"]
+            + ["└" + "─" * inner + "┘"])
+
+
+def empty_lines() -> list[str]:
+    inner = CARD_WIDTH - 2
+    middle = CARD_HEIGHT // 2 - 1
+    return ["┌" + "┄" * inner + "┐"] + [
+        "┆" + (" " * inner if line != middle else f"{'.':^{inner}}") + "┆" for line in range(CARD_HEIGHT - 2)] + [
+        "└" + "┄" * inner + "┘"]
+
+
+def sixth_lines() -> list[str]:
+    return ["       ", "       ", "  !6!  ", "       ", "       ", "       "]
+
+
+def row_lines(model: TableModel) -> Fragments:
+    """The four rows as big cards (the screen's placing of the last turn included), each with its total."""
+    out: Fragments = []
+    for i, row in enumerate(model.shown_rows()):
+        slots = [(f"class:h{BULL_HEADS[c]}", card_lines(c)) for c in row] + [
+            ("class:empty", empty_lines()) for _ in range(len(row), 5)]
+        total = heads(row)
+        total_lines = ["", *big_digits(total), "bull head" if total == 1 else "bull heads", ""]
+        for line in range(CARD_HEIGHT):
+            out.append(("class:status", f"row {i + 1} " if line == 2 else "      "))
+            for style, lines in slots:
+                out += [(style, lines[line]), ("", " ")]
+            out.append(("class:danger", sixth_lines()[line]))
+            out.append(("class:status" if line else "", f"  {total_lines[line]}\n"))
+        if i < 3:
+            out.append(("", "\n"))
+    return out
+
+
+def band_lines(model: TableModel, columns: int) -> Fragments:
+    """Every player side by side: the name, the score in big digits, the status and the card revealed."""
+    players = model.players
+    if not players:
+        return []
+    width = max(12, min(24, columns // len(players)))
+    winners = set(model.over.winners) if model.over is not None else set()
+    out: Fragments = []
+    for seat, p in enumerate(players):
+        style = "class:committed" if seat in winners else "class:status"
+        out.append((style, f"{clip(p.name, width - 1):<{width}}"))
+    out.append(("", "\n"))
+    scores = [big_digits(p.score) for p in players]
+    for line in range(3):
+        out += [("class:status", f"{s[line]:<{width}}") for s in scores]
+        out.append(("", "\n"))
+    for p in players:
+        out.append(("class:dim", f"{clip(p.shown_status, width - 1):<{width}}"))
+    out.append(("", "\n"))
+    for p in players:
+        card = f"{p.card}*{BULL_HEADS[p.card]}" if p.card else ""
+        out += [(f"class:h{BULL_HEADS[p.card]}" if p.card else "", card), ("", " " * (width - len(card)))]
+    return out
+
+
+def layout(ui) -> HSplit:
+    """The big TV screen of a ui.app.TableApp: its title (and the game's code), rows, players, the last turn."""
+    model = ui.model
+
+    def text(get, **kw) -> Window:
+        return Window(FormattedTextControl(get, focusable=False), **kw)
+
+    def title() -> str:
+        code = getattr(ui, "code", None)
+        join = f"   game {code}: join with  p2pnimmt watch {code}  or  p2pnimmt join {code}" if code else ""
+        return ui._title() + join
+
+    return HSplit([
+        text(title, height=1, style="class:title"),
+        text(lambda: row_lines(model), height=D.exact(ROWS_HEIGHT)),
+        Window(height=1, char="─", style="class:dim"),
+        text(lambda: band_lines(model, ui.size().columns), height=D.exact(BAND_HEIGHT)),
+        Window(height=1, char="─", style="class:dim"),
+        text(lambda: ui._message(ui.size().columns), height=lambda: ui._message_height(ui.size().columns)),
+        text(lambda: prompt_lines(model, "", None), height=1),
+        Window(FormattedTextControl(lambda: "\n".join(model.log),
+                                    get_cursor_position=lambda: Point(0, max(len(model.log) - 1, 0))),
+               wrap_lines=False, style="class:dim"),  # the latest lines of the log, as far as there is room
+        text(lambda: [("class:dim", " ?: help   q: leave")], height=1),
+    ])

@@ -1,0 +1,50 @@
+"""Words for the screens and lines: counts with the right number, names cut with a mark (no prompt_toolkit)."""
+
+from __future__ import annotations
+
+ELLIPSIS = "…"
+
+
+def count(n: int, one: str, many: str | None = None) -> str:
+    """'1 card', '3 cards', '1 bull head', '0 bull heads'."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def bull_heads(n: int) -> str:
+    """'1 bull head', '11 bull heads'."""
+    return count(n, "bull head")
+
+
+def clip(text: str, width: int) -> str:
+    """`text` if it fits in `width` columns, else cut with a mark: clip('bartholomew', 8) == 'barthol…'."""
+    if len(text) <= width:
+        return text
+    return text[: max(width - 1, 0)] + ELLIPSIS if width > 0 else ""
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` columns, broken between words (a word longer than a line is cut)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        while len(word) > width > 0:  # a word longer than a line: cut, with a mark
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(word[: width - 1] + ELLIPSIS)
+            word = ""
+        if not word:
+            continue
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    if line:
+        lines.append(line)
+    return lines or [""]
+
+
+def agrees(subject: str, third: str, base: str) -> str:
+    """The verb for `subject`: base form after 'you' (our seat, or a player named 'you'), else third person."""
+    return base if subject.strip().lower() == "you" else third

@@ -1,0 +1,131 @@
+"""The screens of the real console script under tmux at 79x24, 80x24 and 160x48 (issue 13, items 6 and 7).
+
+Our own too-small screen below 80 columns (never prompt_toolkit's), long names whole when there is room,
+the big-card TV view of `watch` at 160x48, and a player who quits shown as left on the host's table.
+Every process binds 127.0.0.1 only and is stopped by its pid or tmux session name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+LO = "--interface 127.0.0.1"
+SEED = "00" * 32
+
+
+class Pane:
+    """A tmux session of its own, of the given size, running one command; always killed at the end."""
+
+    def __init__(self, command: str, columns: int = 80, rows: int = 24, env: dict | None = None) -> None:
+        self.name = f"p2pnimmt-scr-{uuid.uuid4().hex[:8]}"
+        environ = {k: v for k, v in os.environ.items() if k != "TMUX"} | (env or {})
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(columns), "-y", str(rows),
+                        command], check=True, env=environ)
+
+    def screen(self) -> str:
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True).stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+
+    def wait(self, text: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            shown = self.screen()
+            if text in shown:
+                return shown
+            time.sleep(0.05)
+        raise AssertionError(f"{text!r} not on screen within {timeout} s:\n{self.screen()}")
+
+    def kill(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+@pytest.fixture
+def panes():
+    made: list[Pane] = []
+
+    def make(*args, **kw) -> Pane:
+        pane = Pane(*args, **kw)
+        made.append(pane)
+        return pane
+
+    yield make
+    for pane in made:
+        pane.kill()
+
+
+def test_below_80_columns_the_too_small_screen_is_ours_and_q_asks_on_it(panes) -> None:
+    pane = panes(f"{sys.executable} -m p2pnimmt play --seed {SEED}; echo exited-$?; sleep 30", 79, 24)
+    shown = pane.wait("This table needs at least 80x20.")
+    assert "The terminal is too small: 79x24." in shown and "Window too small" not in shown
+    assert "q: leave the game" in shown
+    pane.keys("q")
+    pane.wait("Leave the game? (y / n)")
+    pane.keys("y")
+    pane.wait("exited-0")
+
+
+def test_at_80x24_the_table_draws_and_a_long_name_is_cut_with_a_mark(panes) -> None:
+    pane = panes(f"{sys.executable} -m p2pnimmt play --seed {SEED} --name bartholomew-the-great", 80, 24)
+    shown = pane.wait("Your turn")
+    assert "*barthol… " in shown and "Window too small" not in shown and "too small" not in shown
+
+
+def test_at_160x48_a_long_name_is_shown_whole(panes) -> None:
+    pane = panes(f"{sys.executable} -m p2pnimmt play --seed {SEED} --name bartholomew-the-great", 160, 48)
+    shown = pane.wait("Your turn")
+    assert "*bartholomew-the-great " in shown.split("Your hand")[0]
+
+
+def test_watch_at_160x48_draws_big_cards_scores_and_the_code(tmp_path: Path, procs, panes) -> None:
+    host = procs(["host", "--headless", "--seats", "3", "--bots", "2", "--rounds", "1", "--no-points",
+                  "--bot-delay", "0.3", *LO.split(), "--name", "ann", "--transcript", str(tmp_path / "h.p2pt")],
+                 tmp_path / "host.out")
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    pane = panes(f"{sys.executable} -m p2pnimmt watch {code} {LO} --transcript {tmp_path / 'w.p2pt'}; sleep 30",
+                 160, 48)
+    shown = pane.wait("┌─────────────┐")
+    assert f"p2pnimmt watch {code}" in shown  # the code, for whoever arrives late
+    assert "ann" in shown and "bot1" in shown and "bot2" in shown and "Your hand" not in shown
+    assert "█" in shown and "!6!" in shown and "Window too small" not in shown
+    assert host.finish(90) == 0
+
+
+def test_a_player_who_quits_shows_as_left_on_the_hosts_table_at_once(tmp_path: Path, panes) -> None:
+    host = panes(f"{sys.executable} -m p2pnimmt host --seats 2 {LO} --name ann --rounds 1 --no-points "
+                 f"--transcript {tmp_path / 'h.p2pt'}; sleep 30", 80, 24)
+    shown = host.wait("s: start now")
+    found = re.search(r"\|   (\w)   (\w)   (\w)   (\w)   \|", shown)  # the code, large: |   A   B   C   D   |
+    assert found, shown
+    code = "".join(found.groups())
+    bob = panes(f"{sys.executable} -m p2pnimmt join {code} {LO} --name bob --transcript {tmp_path / 'b.p2pt'}; "
+                "echo exited-$?; sleep 30", 80, 24)
+    bob.wait("Your turn")
+    shown = host.wait("Your turn")
+    bob_line = next(line for line in shown.splitlines() if " bob " in f" {line} " and "choosing" in line)
+    assert "left" not in bob_line
+    bob.keys("q")
+    bob.wait("Leave the game?")
+    bob.keys("y")
+    bob.wait("exited-")
+    deadline = time.monotonic() + 5  # the link closes as bob's process ends: well before any drop vote (60 s)
+    while time.monotonic() < deadline:
+        rows = [line for line in host.screen().splitlines() if "bob" in line and line.find("bob") > 40]
+        if rows and " left " in rows[0] + " ":
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"bob is not shown as left:\n{host.screen()}")
+    assert "bob left: no link to them" in host.screen()
+
