@@ -51,14 +51,34 @@ def bots_arg(text: str) -> list[str]:
     return names
 
 
-def seed_arg(text: str) -> bytes:
+SEED_HELP = "a whole number, or the 64 hex digits `play` prints (the same number)"
+
+
+def seed_arg(text: str) -> int:
+    """A seed, for every command alike: a whole number 0..2**256-1, in decimal or as exactly 64 hex digits."""
+    text = text.strip()
     try:
-        seed = bytes.fromhex(text)
+        hexadecimal = len(text) == 64 and all(c in "0123456789abcdefABCDEF" for c in text)
+        value = int(text, 16) if hexadecimal else int(text, 10) if text.isascii() and text.isdigit() else -1
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be 64 hex digits, got {text!r}") from None
-    if len(seed) != 32:
-        raise argparse.ArgumentTypeError(f"must be 64 hex digits (32 bytes), got {len(seed)} bytes")
-    return seed
+        value = -1
+    if not 0 <= value < 2 ** 256:
+        raise argparse.ArgumentTypeError(f"must be a whole number 0..2**256-1 or 64 hex digits, got {text!r}")
+    return value
+
+
+def seed_bytes(seed: int | None) -> bytes | None:
+    """A game's seed as the 32 bytes `play` is seeded with (printed again as 64 hex digits)."""
+    return None if seed is None else seed.to_bytes(32, "big")
+
+
+def name_arg(text: str) -> str:
+    from .app.options import name_problem
+
+    problem = name_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
 
 
 def add_end_options(parser: argparse.ArgumentParser, deal: bool = False) -> None:
@@ -142,7 +162,7 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=0, help="TCP port to listen on (default: any free port)")
     parser.add_argument("--transcript", type=Path, default=None, metavar="PATH",
                         help="where to write the transcript (default: in the user data directory)")
-    parser.add_argument("--name", default=None, help="your name at the table")
+    parser.add_argument("--name", type=name_arg, default=None, help="your name at the table (1..40 characters)")
     parser.add_argument("--drop-after", type=float, default=60.0, metavar="SECONDS",
                         help="vote to drop a player the game has waited on this long (default 60; 0: never)")
     parser.add_argument("--give-up", type=float, default=300.0, metavar="SECONDS",
@@ -179,8 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play alone against bots in this terminal (no network)")
     play.add_argument("--bots", type=positive_arg, default=3, metavar="K", help="number of bots, 1..9 (default 3)")
     play.add_argument("--bot", type=bot_arg, default="heuristic", help="kind of bot (default heuristic)")
-    play.add_argument("--name", default="you", help="your name at the table")
-    play.add_argument("--seed", type=seed_arg, default=None, help="64 hex digits: replay a game (default: fresh)")
+    play.add_argument("--name", type=name_arg, default="you", help="your name at the table (1..40 characters)")
+    play.add_argument("--seed", type=seed_arg, default=None, metavar="SEED",
+                      help=f"replay a game: {SEED_HELP} (default: fresh)")
     play.add_argument("--lines", action="store_true", help="line-by-line instead of the full-screen table")
     play.add_argument("--full-screen", action="store_true",
                       help="the full-screen table even when standard input/output is not a terminal")
@@ -195,7 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--bots", type=bots_arg, required=True, metavar="B1,B2,...",
         help=f"one bot per seat, or one bot for all seats; known: {', '.join(sorted(BOTS))}",
     )
-    sim.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the deals and the bots (default 0)")
+    sim.add_argument("--seed", type=seed_arg, default=0, metavar="SEED",
+                     help=f"seed of the deals and the bots: {SEED_HELP} (default 0)")
     sim.add_argument("--json", action="store_true", help="print the figures as JSON")
     sim.add_argument("--jobs", type=positive_arg, default=1, metavar="J",
                      help="worker processes; the figures do not depend on it (default 1)")
@@ -331,18 +353,17 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.web:
         from .app.web import run_play_web
 
-        return run(run_play_web(settings, bot=args.bot, name=args.name, seed=args.seed, options=web_options(args)))
+        return run(run_play_web(settings, bot=args.bot, name=args.name, seed=seed_bytes(args.seed),
+                                options=web_options(args)))
     if args.full_screen or (not args.lines and sys.stdin.isatty() and sys.stdout.isatty()):
-        return asyncio.run(run_full_screen(settings, bot=args.bot, name=args.name, seed=args.seed))
-    return run_lines(settings, args.bot, args.seed, args.name, input, sys.stdout)
+        return asyncio.run(run_full_screen(settings, bot=args.bot, name=args.name, seed=seed_bytes(args.seed)))
+    return run_lines(settings, args.bot, seed_bytes(args.seed), args.name, input, sys.stdout)
 
 
 def network_options(args: argparse.Namespace, default_name: str):
     from .app.options import Options
 
-    name = args.name or default_name
-    if not (0 < len(name) <= 40 and name.isprintable()):
-        args.parser.error(f"--name must be 1..40 printable characters, got {name!r}")
+    name = args.name if args.name is not None else default_name  # --name was checked by name_arg
     return Options(interface=args.interface, transcript=args.transcript, name=name,
                    bot=getattr(args, "bot", None), peer=args.peer, port=args.port, drop_after=args.drop_after,
                    give_up=args.give_up, bot_delay=args.bot_delay, lines=args.lines,

@@ -6,6 +6,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+NAME_LENGTH = 40  # a name in the protocol's START and lobby (protocol.md): 1..40 printable characters
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot be a name at the table, or None: one check for every command (and the menu)."""
+    if not 0 < len(name) <= NAME_LENGTH or not name.isprintable():
+        return f"must be 1..{NAME_LENGTH} printable characters, got {name!r} ({len(name)})"
+    return None
+
 
 class RoleFailed(Exception):
     """The role cannot go on; the message says why, for the user."""

@@ -1,0 +1,52 @@
+"""One meaning and one error text per option in every command (issue 13, item 6): --seed and --name."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+SEED_ERROR = "must be a whole number 0..2**256-1 or 64 hex digits"
+NAME_ERROR = "must be 1..40 printable characters"
+
+
+def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "p2pnimmt", *args], input=stdin, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("seed", ["x", "-1", "12ab", "0x" + "0" * 62, "1" * 63 + "g", str(2 ** 256)])
+def test_a_bad_seed_is_refused_alike_by_play_and_simulate(seed: str) -> None:
+    play = run("play", "--lines", "--seed", seed)
+    sim = run("simulate", "--players", "2", "--bots", "random", "--games", "1", "--seed", seed)
+    assert play.returncode == sim.returncode == 2
+    assert f"argument --seed: {SEED_ERROR}, got {seed!r}" in play.stderr
+    assert f"argument --seed: {SEED_ERROR}, got {seed!r}" in sim.stderr
+
+
+def test_a_seed_is_one_number_written_in_decimal_or_64_hex_digits() -> None:
+    decimal = run("play", "--lines", "--rounds", "1", "--no-points", "--seed", "258", stdin="")
+    hexa = run("play", "--lines", "--rounds", "1", "--no-points", "--seed", f"{258:064x}", stdin="")
+    assert f"Seed {258:064x}" in decimal.stdout  # play prints the seed as the 64 hex digits that replay it
+    assert decimal.stdout == hexa.stdout
+    sim = [json.loads(run("simulate", "--players", "3", "--bots", "heuristic", "--games", "3", "--json",
+                          "--seed", seed).stdout) for seed in ("258", f"{258:064x}")]
+    for data in sim:
+        data.pop("seconds"), data.pop("games_per_second")
+    assert sim[0] == sim[1] and sim[0]["seed"] == 258
+
+
+@pytest.mark.parametrize("name", ["", "x" * 41, "tab\there"])
+def test_play_and_host_refuse_the_same_names_with_the_same_words(name: str) -> None:
+    play = run("play", "--lines", "--name", name)
+    host = run("host", "--headless", "--interface", "127.0.0.1", "--name", name)
+    assert play.returncode == host.returncode == 2
+    assert f"argument --name: {NAME_ERROR}, got {name!r}" in play.stderr
+    assert f"argument --name: {NAME_ERROR}, got {name!r}" in host.stderr
+
+
+def test_a_name_of_40_characters_plays() -> None:
+    result = run("play", "--lines", "--rounds", "1", "--no-points", "--seed", "1", "--name", "n" * 40)
+    assert result.returncode == 1 and "Input closed" in result.stdout  # it played until its input ended
