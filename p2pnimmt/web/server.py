@@ -167,9 +167,9 @@ class WebServer:
         try:
             intent = json.loads(data)
         except ValueError:
-            return
+            intent = None
         if not isinstance(intent, dict):
-            return
+            intent = {}  # refused by the view as ill-formed (a message on the page; the connection stays)
         try:
             await view.act(intent)
         except Exception:  # a bad intent must not end the page, let alone the game

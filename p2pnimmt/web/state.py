@@ -11,7 +11,7 @@ from typing import Any
 from ..engine import BULL_HEADS, HAND_SIZE
 from ..protocol.identity import fingerprint
 from ..ui.lobby import DEALS, POINTS, ROUNDS, VARIANTS
-from ..ui.model import TableModel, heads
+from ..ui.model import DROPPED, TableModel, heads
 
 LOG_LINES = 40
 
@@ -72,6 +72,10 @@ def table_state(model: TableModel, *, tv: bool = False) -> dict[str, Any]:
             "committed": model.committed,
             "my_row_card": card(model.my_row_card),
             "open_cards": [card(c) for c in model.open_cards],
+            # `away_me`: our seat is away (the stand-in plays for it) until the person is back (the `present`
+            # intent); `dropped_me`: the others dropped our seat, the stand-in plays our hand (the `back` intent).
+            "away_me": not model.here,
+            "dropped_me": 0 <= me < len(model.players) and model.players[me].status == DROPPED,
         })
     return state
 

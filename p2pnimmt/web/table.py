@@ -11,13 +11,15 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..ui.model import TableModel, heads
+from ..ui.model import DROPPED, TableModel, heads
 from .qr import qr_uri
 from .state import lobby_state, table_state
 from .view import View
 
 PLACE_DELAY = 0.8  # seconds between the cards of a turn as they are placed (P2PNIMMT_PLACE_DELAY overrides)
 Command = Callable[[list[str]], Awaitable[str]]
+# What a page may ask for; anything else is refused with a message on that page (the connection stays).
+INTENTS = ("play", "row", "pick", "lobby", "guest", "leave", "present", "stand_in", "back")
 
 
 class Placer:
@@ -76,6 +78,9 @@ class Page:
         self.extra = extra
         self.offer_guest = None if tv else offer_guest
         self.lobby_message = ""
+        self.refused: str | None = None  # why the page's last action was refused (ill-formed or unknown)
+        self.stand_in_asked: tuple[int, int, frozenset[str]] = (-1, -1, frozenset())  # (round, turn, names asked)
+        self.back_asked = False  # we asked for our dropped seat back (also read from the session: a reload keeps it)
         self.left = asyncio.Event()
         acts = self.seat is not None or self.command is not None or self.offer_guest is not None
         self.view = View(self.state, self.act if acts else None)
@@ -97,39 +102,156 @@ class Page:
             state["lobby"]["message"] = self.lobby_message
         state["view"] = "tv" if self.seat is None else "seat"  # in the lobby too, before the game gives a seat
         state["left"] = self.left.is_set()
+        state["refused"] = self.refused
+        if self.seat is not None:
+            state["stand_in"] = self.stand_in_names()
+            state["asked_back"] = state.get("dropped_me", False) and self.asked_back()
         if self.extra is not None:
             state.update(self.extra())
         return state
 
-    async def act(self, intent: dict[str, Any]) -> None:
-        """One intent from the page: play, row, pick, lobby, leave. A refusal is shown as the model's message."""
-        do = intent.get("do")
+    def stand_in_names(self) -> list[str]:
+        """Whom the "ask the stand-in" button asks for: as the terminal's `a`, the other seats this turn waits on,
+        offered only while no clock runs (a clock plays a stalled seat by itself) and not yet asked in this turn."""
         model = self.model
-        number = intent.get("card", intent.get("row"))
-        if do == "lobby" and self.command is not None:
-            words = intent.get("words")
-            if isinstance(words, list) and 0 < len(words) <= 4 and all(isinstance(w, str) and len(w) <= 40
-                                                                        for w in words):
-                try:
-                    self.lobby_message = await self.command(words)
-                except ValueError as exc:
-                    self.lobby_message = f"not done: {exc}"
-            return
-        if do == "guest" and self.offer_guest is not None:
-            try:
-                self.lobby_message = await self.offer_guest()
-            except ValueError as exc:
-                self.lobby_message = f"not done: {exc}"
-            return
+        if self.seat is None or model.over is not None or model.aborted or model.clock is not None:
+            return []
+        rnd, turn, asked = self.stand_in_asked
+        done = asked if (rnd, turn) == (model.round, model.turn) else frozenset()
+        return [name for name in model.waiting_names() if name not in done]
+
+    def asked_back(self) -> bool:
+        """Our dropped seat asked to be back (REJOIN): as the session has it when it can tell, else as we asked."""
+        if self.back_asked:
+            return True
+        session = self._session()
+        asked = getattr(getattr(session, "table", None), "asked_back", None)
+        seat = getattr(session, "seat", None)
+        try:
+            return bool(callable(asked) and seat is not None and asked(seat, session.round))
+        except Exception:  # a session of another shape: what we asked ourselves is all we know
+            return False
+
+    def _session(self):
+        try:
+            return self.seat.session() if callable(getattr(self.seat, "session", None)) else None
+        except Exception:
+            return None
+
+    def refuse(self, why: str) -> None:
+        self.refused = f"refused: {why}"
+
+    async def act(self, intent: dict[str, Any]) -> None:
+        """One intent from the page: play, row, pick, lobby, guest, leave, present, stand_in, back.
+
+        A game move the game does not take is shown as the model's message; an ill-formed or unknown action
+        (or one this page may not do) is refused with a message on this page only (`refused`).
+        """
+        do = intent.get("do")
+        if not isinstance(do, str) or do not in INTENTS:
+            shown = do[:40] if isinstance(do, str) else None
+            return self.refuse(f"unknown action {shown!r}" if shown is not None
+                               else "an action is a JSON object with \"do\" naming it")
+        self.refused = None
+        if do in ("lobby", "guest"):
+            return await self._lobby(do, intent)
         if do == "leave":
+            model = self.model
             if self.seat is not None and model.over is None:
                 self.seat.leave()
             self.left.set()
             if self.on_leave is not None:
                 self.on_leave()
             return
-        if self.seat is None or type(number) is not int:
+        if self.seat is None:
+            return self.refuse(f"{do}: this page has no seat")
+        if do == "present":
+            return self._present()
+        if do == "stand_in":
+            return self._ask_stand_in()
+        if do == "back":
+            return self._take_seat_back()
+        number = intent.get("card" if do in ("play", "pick") else "row")
+        if type(number) is not int:
+            return self.refuse(f"{do} needs a whole number ({'card' if do in ('play', 'pick') else 'row'})")
+        self._move(do, number)
+
+    async def _lobby(self, do: str, intent: dict[str, Any]) -> None:
+        if do == "lobby":
+            words = intent.get("words")
+            if self.command is None:
+                return self.refuse("lobby: only the host's page runs lobby commands")
+            if not (isinstance(words, list) and 0 < len(words) <= 4
+                    and all(isinstance(w, str) and len(w) <= 40 for w in words)):
+                return self.refuse("lobby needs \"words\": 1 to 4 words of up to 40 characters")
+            try:
+                self.lobby_message = await self.command(words)
+            except ValueError as exc:
+                self.lobby_message = f"not done: {exc}"
             return
+        if self.offer_guest is None:
+            return self.refuse("guest: this page cannot offer a guest seat")
+        try:
+            self.lobby_message = await self.offer_guest()
+        except ValueError as exc:
+            self.lobby_message = f"not done: {exc}"
+
+    def _present(self) -> None:
+        """The person at our away seat is back (a button, a key or a click on the hand): as the terminal's key."""
+        model = self.model
+        if model.here:
+            return  # not away: nothing to end (every key on the page sends this while away, so this is common)
+        model.back()
+        try:
+            self.seat.present()  # type: ignore[union-attr]  # act() only calls this with a seat
+        except Exception as exc:  # a network problem: a message, never a traceback
+            model.warn(f"{type(exc).__name__}: {exc}")
+
+    def _ask_stand_in(self) -> None:
+        """Ask the stand-in for the other seats this turn waits on (the terminal's `a`: Seat.ask_stand_in)."""
+        model = self.model
+        if not self.stand_in_names():
+            return self.refuse("nobody to ask the stand-in for: the turn waits on no one else, a clock runs, "
+                               "or you asked")
+        try:
+            asked = self.seat.ask_stand_in()  # type: ignore[union-attr]  # act() only calls this with a seat
+        except Exception as exc:  # a network or protocol problem: a message, never a traceback
+            return model.warn(f"not accepted: {type(exc).__name__}: {exc}")
+        names = [model.players[s].name for s in asked if 0 <= s < len(model.players)]
+        rnd, turn, before = self.stand_in_asked
+        before = before if (rnd, turn) == (model.round, model.turn) else frozenset()
+        # Asked or not (a seat already asked is skipped by the session), the button is done for this turn.
+        self.stand_in_asked = (model.round, model.turn, before | set(model.waiting_names()))
+        if names:
+            model.message = f"asked the stand-in to play for {', '.join(names)} in this turn"
+        else:
+            model.message = "nobody to ask the stand-in for: the turn waits on no one else (or you asked)"
+        model.say(model.message)
+        model.changed()
+
+    def _take_seat_back(self) -> None:
+        """Our dropped seat asks to be back from a next round (REJOIN: node.take_seat_back, else present())."""
+        model = self.model
+        me = model.seat
+        if me is None or not 0 <= me < len(model.players) or model.players[me].status != DROPPED:
+            return self.refuse("back: your seat is not dropped")
+        if model.over is not None or model.aborted:
+            return self.refuse("back: the game is over")
+        try:
+            take = getattr(self.node, "take_seat_back", None)
+            if callable(take):
+                take()
+            else:
+                self.seat.present()  # type: ignore[union-attr]  # act() only calls this with a seat
+        except Exception as exc:  # a network problem: a message, never a traceback
+            return model.warn(f"{type(exc).__name__}: {exc}")
+        self.back_asked = True
+        model.say("You asked for your seat back: you play again from the round after every player has your ask")
+        model.changed()
+
+    def _move(self, do: str, number: int) -> None:
+        model = self.model
+        self._present()  # a move from the person at an away seat: they are back, as any key at the terminal
         if do == "play" and model.asked == "card":
             model.committed, model.asked = number, None
             model.say(f"You commit {number}")

@@ -99,7 +99,7 @@
       }
     }
     drawExtra($("lobby-extra"), s);
-    $("lobby-message").textContent = l.message || "";
+    $("lobby-message").textContent = s.refused || l.message || "";
   }
 
   function drawExtra(box, s) {
@@ -243,8 +243,28 @@
     else if (s.over) prompt.textContent = "Game over";
     else prompt.textContent = s.waiting.length ? "Waiting for " + s.waiting.join(", ") : "Waiting…";
     $("commit").disabled = !(s.asked === "card" || s.asked === "pick") || !cards.length;
-    $("message").textContent = s.message || "";
+    $("message").textContent = s.refused || s.message || "";
+    drawPresence(s);
   }
+
+  // Away (the stand-in plays our cards until we are back), dropped (the stand-in plays our hand until we ask
+  // for the seat back), and the stand-in for the seats we wait on: all as the node's state says.
+  function drawPresence(s) {
+    const away = !!s.away_me && !s.dropped_me, dropped = !!s.dropped_me, over = !!(s.over || s.aborted);
+    $("presence").hidden = over || !(away || dropped);
+    $("presence").className = dropped ? "dropped" : away ? "away" : "";
+    $("present").hidden = !away;
+    $("take-back").hidden = !dropped || !!s.asked_back;
+    $("presence-text").textContent = dropped
+      ? (s.asked_back ? "asked: you play again from the round after every player has your ask"
+        : "You were dropped: the stand-in plays your hand")
+      : away ? "You are away: the stand-in plays your cards until you are back" : "";
+    const names = s.stand_in || [];
+    const ask = $("ask-stand-in");
+    ask.hidden = over || !names.length;
+    ask.textContent = "Ask the stand-in for the seats we wait on: " + names.join(", ");
+  }
+  function present() { if (state && state.view === "seat" && state.away_me && !state.dropped_me) send({ do: "present" }); }
 
   function drawOverlay(s) {
     const ov = $("overlay");
@@ -276,6 +296,7 @@
 
   document.addEventListener("keydown", (e) => {
     if (!state || state.view !== "seat" || e.target.tagName === "SELECT") return;
+    present();  // any key at an away seat: the person is back (as at the terminal), then the key does its part
     const cards = chosenList();
     if (state.asked === "row") {
       if ("1234".includes(e.key) && e.key.length === 1) send({ do: "row", row: Number(e.key) - 1 });
@@ -291,6 +312,10 @@
     else return;
   });
   $("commit").onclick = commit;
+  $("hand").addEventListener("click", present, true);  // a click on the hand, too (before the card's own click)
+  $("present").onclick = () => send({ do: "present" });
+  $("take-back").onclick = () => send({ do: "back" });
+  $("ask-stand-in").onclick = () => send({ do: "stand_in" });
   $("leave").onclick = () => send({ do: "leave" });
   document.querySelectorAll("#lobby-controls button[data-words]").forEach((b) => {
     b.onclick = () => send({ do: "lobby", words: b.dataset.words.split(" ") });
