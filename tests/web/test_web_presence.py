@@ -1,0 +1,203 @@
+"""The seat's page does what the terminal's keys do for a seat the stand-in plays (issue 14 gap): "I'm back" at an
+away seat (present()), "ask the stand-in" for the seats the turn waits on when no clock runs (Seat.ask_stand_in),
+and "take my seat back" at a dropped seat (take_seat_back / present()); a bad action is refused on the page."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+from pathlib import Path
+
+from p2pnimmt.engine import Settings
+from p2pnimmt.protocol.envelope import open_envelope
+from p2pnimmt.protocol.events import SeatDropped
+from p2pnimmt.protocol.identity import peer_id
+from p2pnimmt.protocol.transcript import records
+from p2pnimmt.protocol.verify import verify_transcript
+from p2pnimmt.ui.local import LocalTable, SessionSeat
+from p2pnimmt.ui.model import TableModel
+from p2pnimmt.web.server import WebServer
+from p2pnimmt.web.table import Page, Placer
+
+LO = ["--interface", "127.0.0.1"]
+WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
+URL = r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)"
+STATUS = "#players tr[data-name='{}'] td.status"
+
+
+def reveals_of(path: Path, name: str) -> list[dict]:
+    """The PLAY_REVEAL bodies `name`'s seat sent, from a verified transcript."""
+    data = path.read_bytes()
+    verdict = verify_transcript(data)
+    assert verdict.ok, verdict.report()
+    wires = [open_envelope(p) for kind, p in records(data) if kind == "msg"]
+    start = next(e for e in wires if e.kind == "START")
+    key = next(s["key"] for s in start.body["roster"] if s["name"] == name)
+    return [e.body for e in wires if e.kind == "PLAY_REVEAL" and e.sender == peer_id(key)]
+
+
+async def commit_chosen_card(page) -> None:
+    """Commit the chosen card with Enter, as a person does (a key: the hand may move as the banner comes and goes)."""
+    before = await page.evaluate("document.body.dataset.key")
+    await page.keyboard.press("Enter")
+    await page.wait_for_function("before => document.body.dataset.key !== before", arg=before)
+
+
+async def test_an_away_seat_says_i_am_back_and_plays_its_own_cards_again(tmp_path: Path, procs, browser) -> None:
+    # sam's clock (3 s) runs out three times: the seat is away and the stand-in plays at once; the host's bot waits
+    # 2 s a move, so the game leaves time to come back.
+    host = procs(["host", "--headless", "--seats", "2", *LO, "--deal", "open", "--rounds", "1", "--no-points",
+                  "--clock", "3", "--bot-delay", "2", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
+                 tmp_path / "host.out")
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    sam = procs(["join", code, *LO, *WEB, "--peer", f"127.0.0.1:{port}", "--name", "sam",
+                 "--transcript", str(tmp_path / "sam.p2pt")], tmp_path / "sam.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    await page.goto(sam.wait_for(URL).group(1))
+    await page.wait_for_selector("#hand .card")
+    # A clock runs: the page offers no stand-in for the seat we wait on (its own clock plays it).
+    await page.wait_for_function("() => document.getElementById('waiting').textContent.includes('ann')")
+    assert await page.locator("#ask-stand-in").is_hidden()
+    assert await page.locator("#present").is_hidden()  # not away yet
+    await page.wait_for_selector("#present", state="visible", timeout=30000)
+    assert "You are away" in await page.inner_text("#presence-text")
+    await page.wait_for_function(f"() => document.querySelector(\"{STATUS.format('sam')}\").textContent === 'away'")
+    await page.click("#present")
+    await page.wait_for_selector("#presence", state="hidden")
+    # Back: the node's clock runs for us again instead of the stand-in playing at once, so we play a card ourselves.
+    await page.wait_for_function("() => document.body.dataset.asked === 'card'", timeout=15000)
+    await commit_chosen_card(page)
+    await page.wait_for_function(f"() => document.querySelector(\"{STATUS.format('sam')}\").textContent !== 'away'")
+    await page.wait_for_selector("#overlay:not([hidden])", timeout=60000)  # the game plays on to its end
+    await page.click("#leave")
+    assert sam.finish(30) == 0, sam.text()
+    assert host.finish(30) == 0, host.text()
+    reveals = reveals_of(tmp_path / "host.p2pt", "sam")
+    autos = [bool(r.get("auto")) for r in reveals]
+    assert autos[:3] == [True, True, True], autos  # three expiries: away
+    assert False in autos, autos  # and after "I'm back", a card of sam's own
+    assert not errors, errors
+
+
+async def test_the_stand_in_is_asked_for_a_stalled_seat_when_no_clock_runs(tmp_path: Path, procs, browser) -> None:
+    host = procs(["host", *WEB, "--seats", "2", *LO, "--deal", "open", "--rounds", "1", "--no-points", "--clock", "0",
+                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
+                 env={"P2PNIMMT_PLACE_DELAY": "0"})
+    url = host.wait_for(URL).group(1)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    # sam sits at a line terminal and never types a thing: the game waits on sam, and no clock will play for it.
+    procs(["join", code, "--lines", *LO, "--peer", f"127.0.0.1:{port}", "--name", "sam",
+           "--transcript", str(tmp_path / "sam.p2pt")], tmp_path / "sam.out", stdin=subprocess.PIPE)
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    await page.goto(url)
+    asks = 0
+    while True:
+        await page.wait_for_function(
+            "() => document.body.dataset.over !== '0' || document.body.dataset.asked !== 'none' "
+            "|| !document.getElementById('ask-stand-in').hidden", timeout=20000)
+        if await page.evaluate("document.body.dataset.over") != "0":
+            break
+        asked = await page.evaluate("document.body.dataset.asked")
+        if asked == "row":
+            heads = [int(t) for t in await page.locator("#rows .row-heads").all_inner_texts()]
+            await page.click(f"#rows .take[data-row='{heads.index(min(heads))}']")
+            await page.wait_for_function("() => document.body.dataset.asked !== 'row'")
+        elif asked == "card":
+            await commit_chosen_card(page)
+        else:
+            button = page.locator("#ask-stand-in")
+            assert await button.inner_text() == "Ask the stand-in for the seats we wait on: sam"
+            before = await page.evaluate("document.body.dataset.key")
+            await button.click()
+            asks += 1
+            # Asked: the button is done for this turn, and sam's node makes the move, so the turn moves on.
+            await page.wait_for_function(
+                "before => document.body.dataset.key !== before || document.body.dataset.over !== '0'", arg=before)
+    # Asked in each of the first three turns (sam never moves by itself); three stand-in cards make the seat away,
+    # and from then on the stand-in plays for it at once, unasked.
+    assert asks == 3, asks
+    await page.click("#leave")
+    assert host.finish(30) == 0, host.text()
+    reveals = reveals_of(tmp_path / "host.p2pt", "sam")
+    assert len(reveals) == 10 and all(r.get("auto") is True for r in reveals)  # made by sam's node, marked auto
+    assert not errors, errors
+
+
+async def local_page(on_present):
+    """A seat's page at an in-memory table of three, `on_present` called by the seat's present(); (model, server, url)."""
+    model = TableModel()
+    table = LocalTable(Settings(players=3, point_limit=None, max_rounds=1), name="ann", seed=bytes(32),
+                       on_event=model.update)
+    placer = Placer(model, delay=0)
+    seat = SessionSeat(lambda: table.session, lambda outputs: table.act(table.me, outputs), on_present=on_present)
+    page = Page(model, seat=seat)
+    server = WebServer("127.0.0.1", 0)
+    token = server.add(page.view)
+    await server.start()
+    table.start()
+    return model, table, placer, server, server.url(token)
+
+
+async def test_a_dropped_seat_asks_for_its_seat_back(browser, no_delay) -> None:
+    presents: list[int] = []
+    model, table, placer, server, url = await local_page(lambda: presents.append(1))
+    try:
+        page = await browser.new_page(viewport={"width": 1280, "height": 800})
+        await page.goto(url)
+        await page.wait_for_selector("#hand .card")
+        assert await page.locator("#presence").is_hidden()
+        model.update(table.session, SeatDropped(model.seat, 0, 1))  # as a node's session reports the others' vote
+        await page.wait_for_selector("#take-back", state="visible")
+        assert await page.inner_text("#presence-text") == "You were dropped: the stand-in plays your hand"
+        assert await page.inner_text("#take-back") == "Take my seat back from the next round"
+        await page.click("#take-back")
+        await page.wait_for_selector("#take-back", state="hidden")
+        text = "asked: you play again from the round after every player has your ask"
+        assert await page.inner_text("#presence-text") == text
+        assert presents == [1]  # no node here: present(), which asks a node for the dropped seat back
+        await page.reload()
+        await page.wait_for_function(f"() => document.getElementById('presence-text').textContent === {text!r}")
+        assert await page.locator("#take-back").is_hidden()
+        assert presents == [1]
+    finally:
+        placer.stop()
+        await server.close()
+        await asyncio.sleep(0)
+
+
+async def test_an_unknown_or_ill_formed_action_is_refused_and_the_page_stays(browser, no_delay) -> None:
+    presents: list[int] = []
+    model, _table, placer, server, url = await local_page(lambda: presents.append(1))
+    try:
+        page = await browser.new_page(viewport={"width": 1280, "height": 800})
+        await page.goto(url)
+        await page.wait_for_selector("#hand .card")
+        open_socket = """async (messages) => {
+            const ws = new WebSocket("ws://" + location.host + "/ws" + location.search);
+            await new Promise((ok) => ws.onopen = ok);
+            for (const m of messages) ws.send(m);
+            return true; }"""
+        for sent, shown in [(json.dumps({"do": "dance"}), "refused: unknown action 'dance'"),
+                            ("not json", 'refused: an action is a JSON object with "do" naming it'),
+                            (json.dumps({"do": "play", "card": "7"}), "refused: play needs a whole number (card)"),
+                            (json.dumps({"do": "back"}), "refused: back: your seat is not dropped"),
+                            (json.dumps({"do": "lobby", "words": ["start"]}),
+                             "refused: lobby: only the host's page runs lobby commands")]:
+            await page.evaluate(open_socket, [sent])
+            await page.wait_for_function(f"() => document.getElementById('message').textContent === {shown!r}")
+        assert await page.inner_text("#conn") == "live"
+        assert presents == []
+        await commit_chosen_card(page)  # the page's own connection still acts: the bots answer, turn 2
+        await page.wait_for_function("() => document.body.dataset.key.split('.')[2] === '2'")
+        assert "refused" not in await page.inner_text("#message")  # an accepted action clears the refusal
+    finally:
+        placer.stop()
+        await server.close()
+        await asyncio.sleep(0)
