@@ -14,6 +14,7 @@ from ..protocol.events import (
     RoundEnded,
     RoundStarted,
     RoundVoided,
+    SeatBack,
     SeatDropped,
     TurnResolved,
 )
@@ -60,6 +61,10 @@ def reporter(lines: StdinLines | None = None) -> Callable[[object, Event], None]
             say(f"round {event.round + 1} is void (nobody scores it): {event.reason}")
         elif isinstance(event, SeatDropped):
             say(f"{node.session.names[event.seat]} was dropped by the others' vote: a stand-in plays that hand")
+            if event.seat == node.session.seat and node.bot is None:
+                say("you were dropped: type anything to ask for your seat back from a next round")
+        elif isinstance(event, SeatBack):
+            say(f"{node.session.names[event.seat]} is back in the game from round {event.round + 1}")
         elif isinstance(event, GameAborted):
             say(f"game aborted: {event.fault.describe(dict(zip(node.session.roster, node.session.names)))}")
 

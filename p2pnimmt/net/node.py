@@ -25,7 +25,7 @@ from typing import Any
 from ..bots import NEEDED, Bot, bot_move
 from ..engine import Settings
 from ..protocol.delivery import meant_for
-from ..protocol.events import Event, Fault, GameAborted, GameOver, GameStarted, Outgoing
+from ..protocol.events import Event, Fault, GameAborted, GameOver, GameStarted, Outgoing, SeatDropped
 from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
 from ..protocol.session import Journal, LocalError, Session
 from .clock import MoveClock
@@ -229,6 +229,7 @@ class Node:
         outputs = session.replay(wires, secrets)
         self.game_id = session.game_id  # known once the replay has taken the START (links need it)
         self._feed(outputs)
+        self.take_seat_back()  # restarted after the others dropped us: we are back at the keys
         self.spawn(self._watch_waiting())
         if as_host:
             self.is_host = True
@@ -638,6 +639,9 @@ class Node:
                 log.exception("event handler failed on %r", event)
         if self.bot is None:
             self.clock.on_event(event)
+        if self.bot is not None and isinstance(event, SeatDropped) and self.session is not None \
+                and event.seat == self.session.seat:
+            self.take_seat_back()  # a bot is always there: it asks for its seat back at once
         if (self.bot is not None and self.session is not None and self.session.seat is not None
                 and isinstance(event, NEEDED)):
             if self.bot_delay > 0:
@@ -664,8 +668,20 @@ class Node:
         self._feed(outputs)
 
     def present(self) -> None:
-        """The person at this seat pressed a key: if the seat was away, the stand-in stops playing for it."""
+        """The person at this seat pressed a key: if the seat was away, the stand-in stops playing for it; if
+        the others dropped it, it asks for the seat back (protocol.md 11.3)."""
         self.clock.present()
+        self.take_seat_back()
+
+    def take_seat_back(self) -> bool:
+        """If our seat is dropped and has not asked yet, ask for it back from a next round (REJOIN)."""
+        session = self.session
+        if session is None or session.seat is None or session.seat not in session.dropped \
+                or session.phase in ("over", "aborted") or session.table.asked_back(session.seat, session.round):
+            return False
+        self._feed(session.rejoin())
+        log.info("asked for our seat back: we play again from a next round once every player has the ask")
+        return True
 
     async def linger(self) -> None:
         """After the game: give the other peers our last messages and wait (briefly) for their bye."""

@@ -134,6 +134,15 @@ class SeatDropped(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class SeatBack(Event):
+    """`seat`, dropped, asked for its seat back, and every other player agreed at the round end: from `round`
+    on it plays again (its score so far stays its own)."""
+
+    seat: int
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
 class SeatAway(Event):
     """`seat`'s last three cards were played by the stand-in (`away`), or it played a card itself again."""
 

@@ -30,6 +30,13 @@ def _counts(v: Any) -> bool:
     return isinstance(v, list) and len(v) <= MAX_PLAYERS and all(_count(x) for x in v)
 
 
+def _asks(v: Any) -> bool:
+    """ROUND_END's `back`: [seat, seq of its REJOIN] pairs, by seat ascending, at least one."""
+    return isinstance(v, list) and 0 < len(v) <= MAX_PLAYERS and \
+        all(isinstance(p, list) and len(p) == 2 and _count(p[0]) and _count(p[1]) for p in v) and \
+        all(a[0] < b[0] for a, b in zip(v, v[1:]))
+
+
 def _opt_count(v: Any) -> bool:
     return v is None or (_count(v) and v > 0)
 
@@ -87,6 +94,7 @@ FIELDS: dict[str, dict[str, Callable[[Any], bool]]] = {
     "ROUND_END": {"round": _count, "penalties": _counts, "scores": _counts, "state": _hash},
     "DROP": {"round": _count, "step": _count, "seat": _count},
     "KEEP": {"round": _count, "step": _count, "seat": _count},
+    "REJOIN": {"round": _count},
     "STANDIN": {"round": _count, "turn": _count, "seat": _count},
     "GAME_END": {"rounds": _count, "scores": _counts, "winners": _counts, "state": _hash},
 }
@@ -98,6 +106,8 @@ FIELDS: dict[str, dict[str, Callable[[Any], bool]]] = {
 OPTIONAL: dict[str, dict[str, Callable[[Any], bool]]] = {
     "PLAY_REVEAL": {"position": lambda v: type(v) is int and 0 <= v < MAX_POINTS, "auto": lambda v: v is True},
     "ROW_CHOICE": {"auto": lambda v: v is True},
+    # a round end lists the dropped seats that asked for their seats back (protocol.md 11.3)
+    "ROUND_END": {"back": lambda v: _asks(v)},
     # a drop vote (or a KEEP) at step 0 of a draft names the pick it waits on
     "DROP": {"pick": lambda v: _count(v)},
     "KEEP": {"pick": lambda v: _count(v)},

@@ -92,7 +92,7 @@ class Session:
         self._out: list[Output] = []
         self._advancing = False
         self._restored: list[dict[str, Any]] = []  # the deal's secrets records, until START makes the deal
-        self._rewinds: dict[int, Step] = {}  # drops found complete at a step this node had passed
+        self._rewinds: set[tuple[int, Step]] = set()  # drops found complete at a step this node had passed
         self._rebuilding = False
 
     # ----------------------------------------------------------------- the table, read-only
@@ -288,6 +288,20 @@ class Session:
 
         return self._run(act)
 
+    def rejoin(self) -> list[Output]:
+        """Ask for our seat back (the others dropped it): we play again from the round after a round end at
+        which every other seat had our ask (protocol.md 11.3); our score so far stays ours."""
+
+        def act() -> None:
+            if self.seat is None or self.seat not in self.table.dropped:
+                raise LocalError("your seat is not dropped")
+            if self.table.asked_back(self.seat, self.round):
+                raise LocalError("you asked for your seat back already")
+            self.send("REJOIN", {"round": self.round})
+            self._advance()
+
+        return self._run(act)
+
     def pick(self, card: int) -> list[Output]:
         """Draft variant: this seat takes `card` from the open cards."""
 
@@ -342,8 +356,12 @@ class Session:
 
     def _resume(self) -> None:
         self._advance()
+        self._ask_owed()
+
+    def _ask_owed(self) -> None:
+        """Ask our driver again for the move we owe (after a restart or a rebuild, whose asks were not shown)."""
         table = self.table
-        if self.seat is None or table.phase not in (Phase.TURN, Phase.DEAL):
+        if self.seat is None or self.seat in table.dropped or table.phase not in (Phase.TURN, Phase.DEAL):
             return
         r, t = table.round, table.turn
         record = table.record(r, t)
@@ -440,8 +458,8 @@ class Session:
         the seat is dropped exactly where everyone else dropped it (protocol.md 11.1).
         """
         old = self.table
-        drops = {**old.rewinds, **self._rewinds}
-        self._rewinds = {}
+        drops = old.rewinds | self._rewinds
+        self._rewinds = set()
         self.table = Table(self.me, self.entropy, old.id)
         self.table.rewinds = drops
         self.table.plays = dict(old.plays)
@@ -460,9 +478,10 @@ class Session:
             self.table.replaying = old.replaying
             self._rebuilding, self._advancing = False, True
             self._out = out
-        for seat, step in sorted(drops.items()):
+        for seat, step in sorted(drops):
             if old.dropped.get(seat) != step and self.table.dropped.get(seat) == step:
                 self._emit(SeatDropped(seat, step.round, step.number))
+        self._ask_owed()
 
     def _fingerprint(self) -> tuple[Any, ...]:
         """What a pass can change that another pass may act on."""
@@ -493,7 +512,7 @@ class Session:
             if not self.table.replaying:
                 self._stand_in_move()
         elif isinstance(effect, Rewind):
-            self._rewinds.setdefault(effect.seat, effect.step)
+            self._rewinds.add((effect.seat, effect.step))
         elif isinstance(effect, DropSeat):
             table.dropped[effect.seat] = effect.step
             self._emit(SeatDropped(effect.seat, effect.step.round, effect.step.number))

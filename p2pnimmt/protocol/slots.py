@@ -24,7 +24,14 @@ TURN_KINDS = ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE", "STANDIN")  # messages
 def store(table: Table, env: Envelope) -> Effects[None]:
     """Put an accepted message of a seated sender in its slot, or yield the fatal fault that refuses it."""
     seat = table.roster.index(env.sender)
+    if env.kind == "REJOIN":
+        yield from ask_back(table, seat, env)
+        return
+    if env.seq < table.back_seq.get(seat, -1):
+        return  # signed before it asked for its seat back: from while it was dropped, it does not count
     if seat in table.dropped:
+        if round_of(env) > table.round:
+            table.parked.append(env)  # it may be back by that round (11.3)
         return  # a dropped seat's client may still talk; the stand-in plays for it and nothing it says counts
     if any(p.sender == env.sender for p in table.parked) or after_open_vote(table, seat, env):
         table.parked.append(env)  # a voter's message from past its open vote: used once the vote is decided here
@@ -78,8 +85,8 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
             yield Fatal(seat, "wrong-chooser", f"{who} chose a row for turn {step + 1} of round {round_index + 1}, "
                         "which is over", (env.wire,))
             return
-    if seat in table.rewinds and kind not in ("START", "START_ACK") and \
-            Step.of_message(key[1] if kind != "GAME_END" else table.round, kind, body) >= table.rewinds[seat]:
+    if table.rewinds and kind not in ("START", "START_ACK") and \
+            table.rewound(seat, Step.of_message(key[1] if kind != "GAME_END" else table.round, kind, body)):
         return  # rebuilding with this seat dropped at that step: what it sent from there on does not count
     slot = table.slots.setdefault(key, {})
     if seat in slot:
@@ -93,6 +100,21 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
         yield Emit(Committed(seat, key[1], key[2]))
     if kind != "START_ACK":
         note_progress(table, seat, Step.of_message(key[1] if kind != "GAME_END" else table.round, kind, body))
+
+
+def ask_back(table: Table, seat: int, env: Envelope) -> Effects[None]:
+    """A REJOIN: kept in its slot (one per seat and round) whatever the sender's state (protocol.md 11.3).
+
+    It counts only while its sender is dropped (a node that has not dropped it yet may see it first), and it
+    has no place in the sender's progression: a dropped seat's other messages do not count.
+    """
+    try:
+        check_body(env.kind, env.body)
+    except BodyError as exc:
+        if seat not in table.dropped:
+            yield Fatal(seat, "bad-body", f"{table.who(env.sender)}: {exc}", (env.wire,))
+        return
+    table.slot("REJOIN", env.body["round"]).setdefault(seat, env)
 
 
 def after_open_vote(table: Table, seat: int, env: Envelope) -> bool:
@@ -110,23 +132,32 @@ def after_open_vote(table: Table, seat: int, env: Envelope) -> bool:
         if at >= step:
             break
         for target in table.vote_targets(at):
-            if target not in table.dropped and seat in table.voters(at, target) and not table.vote_void(at, target):
+            # undecided: the seat named is still playing at `at` here (not dropped there), and the vote not void
+            if target in table.active_at(*at) and seat in table.voters(at, target) and \
+                    not table.vote_void(at, target):
                 return True
     return False
 
 
+def round_of(env: Envelope) -> int:
+    got = env.body.get("round") if isinstance(env.body, dict) else None
+    return got if type(got) is int else -1
+
+
 def unpark(table: Table) -> Effects[None]:
-    """Store the parked messages whose vote is decided now, each sender's in the order they came."""
+    """Store the parked messages that may count now, each sender's in the order they came; drop those that
+    never will (a dropped seat's for a round it is not back in, or signed before it asked back)."""
     waiting: set[bytes] = set()
     for env in list(table.parked):
         if env.sender in waiting:
             continue
         seat = table.roster.index(env.sender)
-        if seat not in table.dropped and after_open_vote(table, seat, env):
+        if seat in table.dropped and round_of(env) > table.round or \
+                seat not in table.dropped and after_open_vote(table, seat, env):
             waiting.add(env.sender)
             continue
         table.parked.remove(env)
-        if seat not in table.dropped:
+        if seat not in table.dropped and env.seq >= table.back_seq.get(seat, -1):
             yield from place(table, seat, env)
 
 

@@ -35,6 +35,7 @@ from .events import (
     RoundVoided,
     RowChoiceNeeded,
     SeatAway,
+    SeatBack,
     TurnResolved,
 )
 from .phase import (
@@ -341,8 +342,9 @@ def score_round(table: Table) -> Effects[bool]:
     table.scored.add(r)
     table.forget_state()
     if table.playing(table.seat, r, ROUND_END_STEP):
+        back = [[seat, ask.seq] for seat in sorted(table.dropped) if (ask := table.ask_back(seat, r)) is not None]
         yield Send("ROUND_END", {"round": r, "penalties": list(penalties), "scores": list(table.game.scores),
-                                 "state": table.state_now()})
+                                 "state": table.state_now(), **({"back": back} if back else {})})
     return True
 
 
@@ -372,11 +374,31 @@ def step_round_end(table: Table) -> Effects[None]:
     yield Emit(RoundEnded(table.round, tuple(penalties), tuple(table.game.scores)))
     if not table.game.over:
         table.forget_state()
+        yield from take_back(table, table.round)
         yield from begin_round(table, table.round + 1)
         return
     table.move(Phase.GAME_END)
     if table.playing(table.seat, table.round, GAME_END_STEP):
         yield Send("GAME_END", game_end_body(table))
+
+
+def take_back(table: Table, r: int) -> Effects[None]:
+    """A dropped seat plays again from round r + 1 if every seat's ROUND_END of round r listed it (11.3)."""
+    ends = table.slot("ROUND_END", r)
+    signers = table.active_at(r, ROUND_END_STEP)
+    for seat in sorted(table.dropped):
+        asks = {dict((a, b) for a, b in ends[s].body.get("back", ())).get(seat) for s in signers}
+        if signers and len(asks) == 1 and None not in asks:
+            seq = asks.pop()
+            assert seq is not None
+            table.back_seq[seat] = seq
+            table.absences.setdefault(seat, []).append((table.dropped.pop(seat), r + 1))
+            table.progress[table.roster[seat]] = (r + 1, 0)  # its messages from the drop on did not count
+            was = table.away(seat)
+            table.streak[seat] = 0
+            yield Emit(SeatBack(seat, r + 1))
+            if was:
+                yield Emit(SeatAway(seat, False))
 
 
 def game_end_body(table: Table) -> dict[str, Any]:

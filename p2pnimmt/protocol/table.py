@@ -73,7 +73,9 @@ class Table:
         self.replaying = False
         self.voided: dict[int, str] = {}  # round -> why it was void (scored as nothing)
         self.dropped: dict[int, Step] = {}  # seat -> the step from which the stand-in plays it
-        self.rewinds: dict[int, Step] = {}  # in a rebuild: seat -> the step from which its messages are not stored
+        self.rewinds: set[tuple[int, Step]] = set()  # in a rebuild: (seat, step from which its messages do not count)
+        self.absences: dict[int, list[tuple[Step, int]]] = {}  # seat -> (dropped at, back from round) it came back from
+        self.back_seq: dict[int, int] = {}  # seat -> seq of the REJOIN it came back by: what it signed before, not
         self.slots: dict[tuple[str, int, int], dict[int, Envelope]] = {}
         self.drop_steps: set[Step] = set()  # the step of every DROP slot (scanned each pass)
         self.parked: list[Envelope] = []  # messages of voters from past their open votes (slots.after_open_vote)
@@ -129,7 +131,36 @@ class Table:
     def active_at(self, round_index: int, step: int, pick: int = 0) -> list[int]:
         """Seats not dropped at or before (round, step), or (round, 0, pick) in a draft."""
         at = Step(round_index, step, pick)
-        return [s for s in range(self.players) if s not in self.dropped or self.dropped[s] > at]
+        return [s for s in range(self.players) if self._present(s, at)]
+
+    def _present(self, seat: int, at: Step) -> bool:
+        if seat in self.dropped and self.dropped[seat] <= at:
+            return False
+        return not any(gone <= at < Step(back, 0) for gone, back in self.absences.get(seat, ()))
+
+    def rewound(self, seat: int, step: Step) -> bool:
+        """In a rebuild: a message of `seat` for `step` does not count (from a drop on, until it came back)."""
+        for s, gone in self.rewinds:
+            if s == seat and gone <= step:
+                back = [b for g, b in self.absences.get(seat, ()) if g == gone]
+                if not back or step < Step(back[0], 0):
+                    return True
+        return False
+
+    def ask_back(self, seat: int, round_index: int) -> Envelope | None:
+        """`seat`'s first REJOIN since it was dropped (for its drop's round or later, up to `round_index`)."""
+        gone = self.dropped.get(seat)
+        if gone is None:
+            return None
+        asks = [slot[seat] for r in range(gone.round, round_index + 1)
+                if seat in (slot := self.slots.get(("REJOIN", r, 0), {}))]
+        return min(asks, key=lambda env: env.seq) if asks else None
+
+    def asked_back(self, seat: int, round_index: int) -> bool:
+        """`seat` is dropped and has asked for its seat back, in a REJOIN for its drop's round or later."""
+        gone = self.dropped.get(seat)
+        return gone is not None and any(seat in self.slots.get(("REJOIN", r, 0), {})
+                                        for r in range(gone.round, round_index + 1))
 
     def playing(self, seat: int | None, round_index: int, step: int) -> bool:
         return seat is not None and seat in self.active_at(round_index, step)
@@ -232,13 +263,14 @@ class Table:
             if sequential is not None:
                 return sequential[0]
             commits = self.slot("SEED_COMMIT", r)
-            return SEED_COMMIT_STEP if any(s not in commits for s in self.active_at(r, 0)) else SEED_REVEAL_STEP
+            missing = any(s not in commits for s in self.active_at(r, 0)) or self.held_back(SEED_COMMIT_STEP)
+            return SEED_COMMIT_STEP if missing else SEED_REVEAL_STEP
         if self.phase == Phase.TURN:
             for part, kind in ((Part.COMMIT, "PLAY_COMMIT"), (Part.REVEAL, "PLAY_REVEAL")):
                 step = Step.of_turn(r, t, part).number
                 have = self.slot(kind, r, t)
-                if any(s not in have for s in self.active_at(r, step)):
-                    return step
+                if any(s not in have for s in self.active_at(r, step)) or self.held_back(step):
+                    return step  # a message missing, or one we hold back (our vote to drop its sender is open)
             return Step.of_turn(r, t, Part.ROW_CHOICE).number
         return {Phase.ROUND_END: ROUND_END_STEP, Phase.GAME_END: GAME_END_STEP}.get(self.phase)
 

@@ -23,6 +23,7 @@ from ..protocol.events import (
     RoundStarted,
     RowChoiceNeeded,
     SeatAway,
+    SeatDropped,
     TurnResolved,
 )
 from ..protocol.session import LocalError
@@ -60,6 +61,10 @@ class LineSeat:
             for task in list(self.tasks):
                 task.cancel()  # the question is answered
             self.say("  time is up: the stand-in played for you")
+        if isinstance(event, SeatDropped) and event.seat == session.seat:
+            for task in list(self.tasks):
+                task.cancel()  # the stand-in plays our hand now
+            self._spawn(self._ask_back(node))
         if isinstance(event, PlayNeeded):
             self._spawn(self._ask_card(node))
         elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:
@@ -117,6 +122,13 @@ class LineSeat:
                                lambda t: f"'{t}' is not an open card")
         if card is not None:
             self._act(node, lambda: node.session.pick(card))
+
+    async def _ask_back(self, node) -> None:
+        text = await self.read("press Enter to ask for your seat back> ")
+        if text is None:
+            node.done.set()
+        elif node.take_seat_back():
+            self.say("  asked: you play again from the round after every player has your ask")
 
     def _act(self, node, intent: Callable[[], list]) -> None:
         try:

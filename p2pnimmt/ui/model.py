@@ -32,6 +32,7 @@ from ..protocol.events import (
     RoundVoided,
     RowChoiceNeeded,
     SeatAway,
+    SeatBack,
     SeatDropped,
     TurnResolved,
 )
@@ -353,7 +354,16 @@ class TableModel:
 
     def _on_SeatDropped(self, session, event: SeatDropped) -> None:
         self.players[event.seat].status = DROPPED
-        self.say(f"{self.players[event.seat].name} was dropped by the others' vote: a stand-in plays that hand")
+        if event.seat == self.seat:
+            self.say("You were dropped by the others' vote: a stand-in plays your hand. Press any key to ask for "
+                     "your seat back from a next round")
+        else:
+            self.say(f"{self.players[event.seat].name} was dropped by the others' vote: a stand-in plays that hand")
+
+    def _on_SeatBack(self, session, event: SeatBack) -> None:
+        self.players[event.seat].status = WAITING
+        who = "You are" if event.seat == self.seat else f"{self.players[event.seat].name} is"
+        self.say(f"{who} back in the game from round {event.round + 1}")
 
     def _on_SeatAway(self, session, event: SeatAway) -> None:
         if not 0 <= event.seat < len(self.players):

@@ -19,6 +19,16 @@ def rounds_done(text: str) -> int:
     return len(re.findall(r"^round \d+:", text, re.M))
 
 
+def same_scores_verified(host, resumed, tmp_path: Path) -> None:
+    """Host and resumed player print the same final scores, and both transcripts verify with them."""
+    final = re.search(r"final scores: (.*)", host.text()).group(1)
+    assert re.search(r"final scores: (.*)", resumed.text()).group(1) == final
+    for name in ("h.p2pt", "j.p2pt"):
+        verdict = verify_transcript((tmp_path / name).read_bytes())
+        assert verdict.ok, (name, verdict.report())
+        assert "scores: " + final in verdict.summary
+
+
 def test_killed_peer_resumes_from_its_transcript(tmp_path: Path, procs) -> None:
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", "--rounds", "3", "--no-points", *LO,
                   "--drop-after", "0", "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
@@ -35,12 +45,7 @@ def test_killed_peer_resumes_from_its_transcript(tmp_path: Path, procs) -> None:
     assert resumed.finish(90) == 0, resumed.text()
     assert host.finish(60) == 0, host.text()
     assert re.search(r"resumed \w{4} from .*: \d+ messages replayed", resumed.text())
-    final = re.search(r"final scores: (.*)", host.text()).group(1)
-    assert re.search(r"final scores: (.*)", resumed.text()).group(1) == final
-    for name in ("h.p2pt", "j.p2pt"):
-        verdict = verify_transcript((tmp_path / name).read_bytes())
-        assert verdict.ok, (name, verdict.report())
-        assert "scores: " + final in verdict.summary
+    same_scores_verified(host, resumed, tmp_path)
 
 
 def test_a_second_process_on_the_same_transcript_is_refused(tmp_path: Path, procs) -> None:
@@ -67,3 +72,27 @@ def test_a_dead_player_is_dropped_by_the_others_and_the_game_completes(tmp_path:
     verdict = verify_transcript((tmp_path / "h.p2pt").read_bytes())
     assert verdict.ok, verdict.report()
     assert "round 2:" in verdict.summary
+
+
+def test_a_dropped_player_that_resumes_takes_its_seat_back_from_a_next_round(tmp_path: Path, procs) -> None:
+    """protocol.md 11.3 with real processes: a player killed mid-game is dropped by the others' vote; resumed
+    from its files, it asks for its seat back and plays again from the round after a round end at which every
+    player had the ask; host and player agree on the scores, and both transcripts verify."""
+    slow = ["--bot-delay", "0.03"]
+    host = procs(["host", "--headless", "--seats", "3", "--bots", "1", "--rounds", "6", "--no-points", *LO, *slow,
+                  "--drop-after", "1", "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    victim = procs(["join", code, "--headless", *LO, *slow, "--name", "gone", "--transcript",
+                    str(tmp_path / "j.p2pt")], tmp_path / "join.out")
+    victim.wait_for(r"(?m)^round 1:", 60)
+    os.kill(victim.popen.pid, signal.SIGKILL)
+    victim.popen.wait()
+    host.wait_for("gone was dropped by the others' vote", 60)
+    resumed = procs(["resume", str(tmp_path / "j.p2pt"), "--headless", *LO, *slow, "--drop-after", "1"],
+                    tmp_path / "resume.out")
+    back = host.wait_for(r"gone is back in the game from round (\d+)", 90)
+    assert resumed.finish(120) == 0, resumed.text()
+    assert host.finish(60) == 0, host.text()
+    assert 2 < int(back.group(1)) <= 6
+    assert f"gone is back in the game from round {back.group(1)}" in resumed.text()
+    same_scores_verified(host, resumed, tmp_path)

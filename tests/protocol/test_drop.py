@@ -29,16 +29,18 @@ def silence_after(net: Net, seat: int, messages: int) -> None:
     net.tamper[peer] = tamper
 
 
-def vote_out(net: Net, seat: int) -> None:
-    """When the game is stuck on `seat`, every other player votes to drop it (what the timer does on a network)."""
+def vote_out(net: Net, seat: int, run: bool = True) -> None:
+    """When the game is stuck on `seat`, every other player votes to drop it (what the timer does on a network);
+    then (`run`) the votes are delivered."""
     for voter, ident in enumerate(net.identities):
         session = net.sessions[ident.peer]
         if voter != seat and seat in session.waiting_for():
             try:
                 net.handle(ident.peer, session.drop(seat))
             except LocalError:
-                pass  # it joined the vote already
-    net.run()
+                pass  # it joined the vote already, or the game is not under way yet
+    if run:
+        net.run()
 
 
 @pytest.mark.parametrize("players, variant, after", [(3, "standard", 2), (4, "standard", 9), (4, "standard", 14),

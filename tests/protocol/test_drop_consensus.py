@@ -22,17 +22,23 @@ from p2pnimmt.protocol.phase import Step
 from p2pnimmt.protocol.verify import replay, verify_transcript
 
 
-def partitioned(players: int, deal: str, seat: int, cut_at: int, delivery: int, spectators: int = 1) -> Net:
-    """`deal` is open, sealed, or draft (the draft variant, open deal)."""
+def cut_off(players: int, deal: str, seat: int, cut_at: int, delivery: int, spectators: int = 1,
+            rounds: int = 2) -> Net:
+    """A game of heuristic bots whose `seat` is cut off after `cut_at` deliveries, run until it waits on it.
+    `deal` is open, sealed, or draft (the draft variant, open deal)."""
     variant, deal = ("draft", "open") if deal == "draft" else ("standard", deal)
-    net = Net(players, settings=short(players, variant, rounds=2, deal=deal), bots="heuristic", seed=cut_at,
+    net = Net(players, settings=short(players, variant, rounds=rounds, deal=deal), bots="heuristic", seed=cut_at,
               spectators=spectators)
     net.rng = random.Random(delivery)
-    victim = net.identities[seat].peer
     net.start()
     net.run(limit=cut_at)
-    net.cut = {victim}
+    net.cut = {net.identities[seat].peer}
     net.run()
+    return net
+
+
+def partitioned(players: int, deal: str, seat: int, cut_at: int, delivery: int, spectators: int = 1) -> Net:
+    net = cut_off(players, deal, seat, cut_at, delivery, spectators)
     vote_out(net, seat)
     net.heal()
     net.run()

@@ -1,0 +1,91 @@
+"""Taking a dropped seat back (protocol.md 11.3): a seat the others dropped asks with REJOIN, and plays again
+from the round after a round end whose every ROUND_END lists it. Every node — the seat itself, spectators and
+verify — agrees on when it is back, whatever the delivery order and whenever it asks; its score stays its own.
+"""
+
+from __future__ import annotations
+
+import pytest
+from harness import Net
+from hypothesis import HealthCheck, given, settings, strategies as st
+from test_drop import vote_out
+from test_drop_consensus import cut_off
+
+from p2pnimmt.protocol.envelope import open_envelope
+from p2pnimmt.protocol.events import SeatBack
+from p2pnimmt.protocol.session import LocalError
+from p2pnimmt.protocol.verify import replay, verify_transcript
+
+
+def comes_back(players: int, deal: str, seat: int, cut_at: int, delivery: int, delay: int,
+               rounds: int = 3, cut_for: int = 40) -> Net:
+    """Cut `seat` after `cut_at` deliveries; once the game waits on it the others vote it out; `cut_for`
+    deliveries later the cut heals; `delay` deliveries after its node learns it was dropped, its player asks
+    for the seat back."""
+    net = cut_off(players, deal, seat, cut_at, delivery, rounds=rounds)
+    x = net.identities[seat].peer
+    vote_out(net, seat, run=False)
+    net.run(limit=cut_for)
+    net.heal()
+    asked, waited = False, 0
+    while net.queue:
+        net.run(limit=1)
+        session = net.sessions[x]
+        if not asked and seat in session.dropped:
+            if waited >= delay:
+                net.handle(x, session.rejoin())
+                asked = True
+            waited += 1
+    return net
+
+
+def outcomes(net: Net) -> set[tuple]:
+    found = set()
+    for peer, session in net.sessions.items():
+        verdict = verify_transcript(bytes(net.transcripts[peer]))
+        assert verdict.ok, verdict.report()
+        for s in (session, replay(bytes(net.transcripts[peer])).session):
+            found.add((str(s.phase), s.result, tuple(sorted(s.dropped.items())),
+                       tuple(sorted((k, tuple(v)) for k, v in s.table.absences.items()))))
+    return found
+
+
+def test_a_dropped_seat_that_asks_is_back_from_a_next_round_and_keeps_its_score() -> None:
+    net = comes_back(4, "open", 2, 60, 3, delay=0)
+    found = outcomes(net)
+    assert len(found) == 1, found
+    phase, result, dropped, absences = found.pop()
+    assert phase == "over" and dropped == ()
+    ((seat, ((gone, back),)),) = absences
+    assert seat == 2 and gone.round == 0 and back == 1
+    x = net.identities[2].peer
+    for peer in net.peers:
+        assert [(e.seat, e.round) for e in net.events[peer] if isinstance(e, SeatBack)] == [(2, 1)]
+    # after its return its own node played its seat again: its reveals of round 2 and 3 are in everyone's game
+    session = net.sessions[net.peers[0]]
+    own = [open_envelope(w) for w in session.journal.messages if open_envelope(w).sender == x]
+    assert any(e.kind == "REJOIN" for e in own)
+    later = [e for e in own if e.kind == "PLAY_REVEAL" and e.body["round"] >= 1]
+    assert len(later) == 20 and all(e.body.get("auto") is not True for e in later)
+    # its score is the stand-in's bull heads of round 1 plus its own afterwards: the same total everywhere
+    assert result.scores[2] == sum(history[2] for history in session.game.history)
+
+
+def test_asking_twice_or_while_seated_is_refused_locally() -> None:
+    net = comes_back(3, "open", 1, 40, 1, delay=0, rounds=2)
+    seated = net.sessions[net.identities[0].peer]
+    with pytest.raises(LocalError, match="not dropped"):
+        seated.rejoin()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(players=st.integers(3, 5), deal=st.sampled_from(["open", "sealed", "draft"]), seat=st.integers(0, 4),
+       cut_at=st.integers(5, 300), delivery=st.integers(0, 2**16), delay=st.integers(0, 400),
+       cut_for=st.integers(0, 300))
+def test_every_node_agrees_on_when_a_seat_is_back_whatever_the_order(players: int, deal: str, seat: int,
+                                                                   cut_at: int, delivery: int, delay: int,
+                                                                   cut_for: int) -> None:
+    net = comes_back(players, deal, seat % players, cut_at, delivery, delay, cut_for=cut_for)
+    found = outcomes(net)
+    assert len(found) == 1, found
+    assert found.pop()[0] == "over"
