@@ -16,8 +16,8 @@ def bot_move(session, bot: Bot, event: Event) -> list:
     """
     if session.seat is None or session.phase == "aborted" or session.seat in session.dropped:
         return []
-    if isinstance(event, (PlayNeeded, RowChoiceNeeded)) and (session.phase != "turn" or
-                                                             (event.round, event.turn) != (session.round, session.turn)):
+    if isinstance(event, (PlayNeeded, RowChoiceNeeded)) and \
+            (session.phase != "turn" or (event.round, event.turn) != (session.round, session.turn)):
         return []  # asked before the game moved on (the seat was dropped then, or a rebuild passed it)
     if isinstance(event, PickNeeded) and (session.game.draft is None or event.round != session.round
                                           or event.pick != session.game.draft.picks):
