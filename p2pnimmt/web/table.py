@@ -105,7 +105,9 @@ class Page:
         state["refused"] = self.refused
         if self.seat is not None:
             state["stand_in"] = self.stand_in_names()
-            state["asked_back"] = state.get("dropped_me", False) and self.asked_back()
+            if not state.get("dropped_me"):
+                self.back_asked = False  # back in the game (SeatBack), or never dropped: a next drop asks anew
+            state["asked_back"] = bool(state.get("dropped_me")) and self.asked_back()
         if self.extra is not None:
             state.update(self.extra())
         return state
@@ -137,6 +139,12 @@ class Page:
             return self.seat.session() if callable(getattr(self.seat, "session", None)) else None
         except Exception:
             return None
+
+    @property
+    def _seat(self) -> Any:
+        """The seat, for the intents act() passes on only when there is one."""
+        assert self.seat is not None
+        return self.seat
 
     def refuse(self, why: str) -> None:
         self.refused = f"refused: {why}"
@@ -203,7 +211,7 @@ class Page:
             return  # not away: nothing to end (every key on the page sends this while away, so this is common)
         model.back()
         try:
-            self.seat.present()  # type: ignore[union-attr]  # act() only calls this with a seat
+            self._seat.present()
         except Exception as exc:  # a network problem: a message, never a traceback
             model.warn(f"{type(exc).__name__}: {exc}")
 
@@ -214,7 +222,7 @@ class Page:
             return self.refuse("nobody to ask the stand-in for: the turn waits on no one else, a clock runs, "
                                "or you asked")
         try:
-            asked = self.seat.ask_stand_in()  # type: ignore[union-attr]  # act() only calls this with a seat
+            asked = self._seat.ask_stand_in()
         except Exception as exc:  # a network or protocol problem: a message, never a traceback
             return model.warn(f"not accepted: {type(exc).__name__}: {exc}")
         names = [model.players[s].name for s in asked if 0 <= s < len(model.players)]
@@ -242,7 +250,7 @@ class Page:
             if callable(take):
                 take()
             else:
-                self.seat.present()  # type: ignore[union-attr]  # act() only calls this with a seat
+                self._seat.present()
         except Exception as exc:  # a network problem: a message, never a traceback
             return model.warn(f"{type(exc).__name__}: {exc}")
         self.back_asked = True

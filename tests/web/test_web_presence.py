@@ -16,7 +16,7 @@ from p2pnimmt.protocol.identity import peer_id
 from p2pnimmt.protocol.transcript import records
 from p2pnimmt.protocol.verify import verify_transcript
 from p2pnimmt.ui.local import LocalTable, SessionSeat
-from p2pnimmt.ui.model import TableModel
+from p2pnimmt.ui.model import WAITING, TableModel
 from p2pnimmt.web.server import WebServer
 from p2pnimmt.web.table import Page, Placer
 
@@ -130,14 +130,31 @@ async def test_the_stand_in_is_asked_for_a_stalled_seat_when_no_clock_runs(tmp_p
     assert not errors, errors
 
 
-async def local_page(on_present):
-    """A seat's page at an in-memory table of three, `on_present` called by the seat's present(); (model, server, url)."""
+class FakeNode:
+    """What a Page reads of a seated node here: no lobby any more, and take_seat_back (recorded)."""
+
+    lobby_state = "playing"
+
+    def __init__(self) -> None:
+        self.asked: list[int] = []
+
+    def watch_lobby(self, _callback) -> None:
+        pass
+
+    def take_seat_back(self) -> bool:
+        self.asked.append(1)
+        return True
+
+
+async def local_page(on_present, node=None):
+    """A seat's page at an in-memory table of three, `on_present` called by the seat's present() (`node`: the page's
+    node); (model, table, placer, server, url)."""
     model = TableModel()
     table = LocalTable(Settings(players=3, point_limit=None, max_rounds=1), name="ann", seed=bytes(32),
                        on_event=model.update)
     placer = Placer(model, delay=0)
     seat = SessionSeat(lambda: table.session, lambda outputs: table.act(table.me, outputs), on_present=on_present)
-    page = Page(model, seat=seat)
+    page = Page(model, seat=seat, node=node)
     server = WebServer("127.0.0.1", 0)
     token = server.add(page.view)
     await server.start()
@@ -166,6 +183,26 @@ async def test_a_dropped_seat_asks_for_its_seat_back(browser, no_delay) -> None:
         await page.wait_for_function(f"() => document.getElementById('presence-text').textContent === {text!r}")
         assert await page.locator("#take-back").is_hidden()
         assert presents == [1]
+        model.players[model.seat].status = WAITING  # what SeatBack does to the model: we play again
+        model.changed()
+        await page.wait_for_selector("#presence", state="hidden")
+    finally:
+        placer.stop()
+        await server.close()
+        await asyncio.sleep(0)
+
+
+async def test_a_dropped_seat_at_a_node_asks_the_node_for_its_seat_back(browser, no_delay) -> None:
+    node, presents = FakeNode(), []
+    model, table, placer, server, url = await local_page(lambda: presents.append(1), node)
+    try:
+        page = await browser.new_page(viewport={"width": 1280, "height": 800})
+        await page.goto(url)
+        await page.wait_for_selector("#hand .card")
+        model.update(table.session, SeatDropped(model.seat, 0, 1))
+        await page.click("#take-back")
+        await page.wait_for_function("() => document.getElementById('presence-text').textContent.startsWith('asked:')")
+        assert node.asked == [1] and presents == []  # node.take_seat_back (REJOIN), protocol.md 11.3
     finally:
         placer.stop()
         await server.close()
