@@ -184,6 +184,13 @@ def add_web_options(parser: argparse.ArgumentParser) -> None:
                         help="with --web: print the page's address, do not open a browser")
 
 
+def pages_options(args: argparse.Namespace):
+    """Where a terminal lobby serves its TV page and guest seats (--web-interface, --web-port, --no-open)."""
+    from .app.web import WebOptions
+
+    return WebOptions(args.web_interface, args.web_port, args.web_open)
+
+
 def web_options(args: argparse.Namespace):
     """The --web options, or None without --web."""
     from .app.web import WebOptions
@@ -367,7 +374,7 @@ def network_options(args: argparse.Namespace, default_name: str):
     return Options(interface=args.interface, transcript=args.transcript, name=name,
                    bot=getattr(args, "bot", None), peer=args.peer, port=args.port, drop_after=args.drop_after,
                    give_up=args.give_up, bot_delay=args.bot_delay, lines=args.lines,
-                   web=None if args.headless else web_options(args))
+                   web=None if args.headless else web_options(args), pages=pages_options(args))
 
 
 def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -61,3 +62,55 @@ def code_of(out: Path) -> str:
     assert match, f"no game code in {out}"
     return match.group(1)
 
+
+class Terminal:
+    """A p2pnimmt process fed lines on stdin; its output is read as it comes (prompts have no newline)."""
+
+    def __init__(self, args: list[str], env: dict | None = None) -> None:
+        self.popen = subprocess.Popen([sys.executable, "-m", "p2pnimmt", *args], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      env={**os.environ, **(env or {})})
+        self.text = ""
+        self.lock = threading.Lock()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        while chunk := os.read(self.popen.stdout.fileno(), 4096):
+            with self.lock:
+                self.text += chunk.decode(errors="replace")
+
+    def wait_for(self, pattern: str, after: int = 0, timeout: float = 30.0) -> re.Match:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                m = re.compile(pattern).search(self.text, after)
+            if m:
+                return m
+            if self.popen.poll() is not None and not re.compile(pattern).search(self.text, after):
+                raise AssertionError(f"exited before {pattern!r}:\n{self.text}")
+            time.sleep(0.02)
+        raise AssertionError(f"no {pattern!r} within {timeout} s:\n{self.text}")
+
+    def type(self, line: str) -> None:
+        self.popen.stdin.write((line + "\n").encode())
+        self.popen.stdin.flush()
+
+    def play_lines(self, after: int = 0) -> None:
+        """Play the game at this line terminal to its end: the highest card each turn, row 4 when asked."""
+        seen, hand = after, []
+        while True:
+            m = self.wait_for(r"your hand: (.*)\n|your card> |take row \(1-4\)> |winner", seen)
+            seen = m.end()
+            if m.group(0).startswith("your hand"):
+                hand = [int(c.split("*")[0]) for c in m.group(1).split()]
+            elif m.group(0).startswith("your card"):
+                self.type(str(max(hand)))
+            elif m.group(0).startswith("take row"):
+                self.type("4")
+            else:
+                return
+
+    def stop(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.kill()  # by pid
+            self.popen.wait()

@@ -41,7 +41,7 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
         n.spawn(advertiser.update(len(n.players()), n.seats, n.lobby_state, kind.variant, kind.deal))
 
     async def command(words: list[str]) -> str:
-        reply = await lobby_command(node, helpers, add_bot, words)
+        reply = await lobby_command(node, helpers, add_bot, words, options)
         advertise(node)  # the variant or the deal may have changed
         return reply
 

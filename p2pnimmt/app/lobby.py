@@ -8,10 +8,12 @@ from dataclasses import replace
 from ..bots import BOTS
 from ..engine.game import MAX_CLOCK
 from ..net.node import Node
+from .options import Options
 from .output import say
 
-LOBBY_HELP = """lobby commands: bot [random|heuristic|...]  remove NAME  kick NAME  variant standard|tactical|draft
-                deal sealed|open  points P|none  rounds R|none  clock SECONDS|off  tv (a TV page)  start  help"""
+LOBBY_HELP = """lobby commands: bot [random|heuristic|...]  remove NAME  kick NAME  start  help
+  variant standard|tactical|draft  deal sealed|open  points P|none rounds R|none
+  clock SECONDS|off  tv (a TV page)  guest (a seat for a phone's browser)"""
 
 AddBot = Callable[[str], Awaitable[None]]
 
@@ -36,8 +38,11 @@ async def lobby_console(node: Node, helpers: list[Node], add_bot: AddBot, lines,
             say(f"not done: {exc}")
 
 
-async def lobby_command(node: Node, helpers: list[Node], add_bot: AddBot, words: list[str]) -> str:
-    """Carry out one lobby command; what was done, in words. ValueError says why it was not done."""
+async def lobby_command(node: Node, helpers: list[Node], add_bot: AddBot, words: list[str],
+                        options: Options | None = None) -> str:
+    """Carry out one lobby command; what was done, in words. ValueError says why it was not done.
+
+    `options`: the host's (the guest seats' nodes are made with them; the pages are served where they say)."""
     command, args = words[0].lower(), words[1:]
     players = node.players()
     if command == "help":
@@ -96,7 +101,15 @@ async def lobby_command(node: Node, helpers: list[Node], add_bot: AddBot, words:
     if command == "tv":
         from .web import start_tv
 
-        return f"TV page: {await start_tv(node)}  (open it on the TV's browser; read-only, no hand)"
+        url = await start_tv(node, options.pages if options is not None else None)
+        return f"TV page: {url}  (open it on the TV's browser; read-only, no hand)"
+    if command == "guest":
+        from .web import start_guest
+
+        if options is None:
+            raise ValueError("guest seats are offered by the host")
+        url = await start_guest(node, options, helpers)
+        return f"a guest seat is offered: open {url} on the guest's phone (the first browser to open it plays it)"
     if command == "start":
         if len(players) < 2:
             raise ValueError("a game needs at least 2 players")

@@ -19,6 +19,7 @@ from ..net.discovery import game_code
 from ..net.node import Node
 from ..ui.local import LocalSeat
 from ..ui.model import TableModel
+from ..web.qr import qr_uri
 from ..web.table import Command, Page, Placer
 from .options import Options
 from .output import reporter, say
@@ -67,6 +68,57 @@ async def run_play_web(settings: Settings, *, bot: str, name: str, seed: bytes |
         placer.stop()
         await server.close()
     return 0 if table.session.phase == "over" else 1
+
+
+async def guest_seat(node: Node, options: Options) -> tuple[Node, Page]:
+    """Host, in the lobby: the node of a seat for a player without Python, and the page it is played on.
+
+    This node runs the guest's node (its session and its key); the page (one-browser link: it works for
+    the first browser that opens it, and again for that browser) acts for it. The guest trusts this node;
+    everyone else's trust is unchanged: the guest's seat is a peer like any other, named "guest of <host>".
+    """
+    from ..protocol.identity import Identity
+    from ..ui.app import NodeSeat
+    from .nodes import new_node
+
+    assert node.game_id is not None
+    if node.lobby_state != "lobby":
+        raise ValueError("the game has started")
+    if len(node.players()) >= node.seats:
+        raise ValueError(f"all {node.seats} seats are taken")
+    name = f"guest of {node.name}"[:40]
+    model = TableModel()
+    Placer(model)
+    helper = new_node(Identity.generate(), options, name=name,
+                      on_event=lambda n, event: model.update(n.session, event))
+    await helper.listen()
+    await helper.join(options.interface or "127.0.0.1", node.port, node.game_id)
+    page = Page(model, seat=NodeSeat(helper), node=helper, code=game_code(node.game_id), title=f"p2pnimmt: {name}")
+    page.view.claim = True
+    return helper, page
+
+
+async def start_guest(node: Node, options: Options, helpers: list[Node]) -> str:
+    """From the host's terminal lobby (`guest`, key g): a guest seat, its page served where `options.pages`
+    says (--web-interface: a LAN address, for a phone); the link. The guest's node joins `helpers`."""
+    from ..web.server import WebServer
+
+    web = options.pages or WebOptions()
+    helper, page = await guest_seat(node, options)
+    helpers.append(helper)
+    server = WebServer(web.interface, web.port)
+    token = server.add(page.view)
+    await server.start()
+
+    async def close_when_done() -> None:
+        await helper.done.wait()
+        await node.done.wait()
+        await server.close()
+
+    node.spawn(close_when_done())
+    url = server.url(token)
+    say(f"guest seat: {url}")
+    return url
 
 
 async def start_tv(node: Node, options: WebOptions | None = None) -> str:
@@ -162,37 +214,15 @@ class WebFront:
         node.spawn(serve())
 
     async def offer_guest(self) -> str:
-        """Host, in the lobby: a seat for a player without Python, played from a phone's browser.
-
-        This node runs the guest's node (its session and its key) and serves its page under a link
-        that works for the first browser that opens it (and again for that browser). The guest trusts
-        this node; everyone else's trust is unchanged: the guest's seat is a peer like any other.
-        """
-        from ..protocol.identity import Identity
-        from ..ui.app import NodeSeat
-        from ..web.qr import qr_uri
-        from .nodes import new_node
-
+        """Host, in the lobby: a seat for a player without Python, played from a phone's browser (guest_seat)."""
         node = self.node
-        assert node is not None and node.game_id is not None and self.page is not None and self.tv is not None
-        if node.lobby_state != "lobby":
-            raise ValueError("the game has started")
-        if len(node.players()) >= node.seats:
-            raise ValueError(f"all {node.seats} seats are taken")
+        assert node is not None and self.page is not None and self.tv is not None
         if self.guest is not None:
             raise ValueError("a guest seat is already offered")
-        name = f"guest of {node.name}"[:40]
-        model = TableModel()
-        Placer(model)
-        helper = new_node(Identity.generate(), self.options, name=name,
-                          on_event=lambda n, event: model.update(n.session, event))
-        await helper.listen()
+        helper, page = await guest_seat(node, self.options)
         self.helpers.append(helper)
-        await helper.join(self.options.interface or "127.0.0.1", node.port, node.game_id)
-        page = Page(model, seat=NodeSeat(helper), node=helper, code=game_code(node.game_id), title=f"p2pnimmt: {name}")
-        page.view.claim = True
         url = self.server.url(self.server.add(page.view))
-        self.guest = {"name": name, "url": url, "qr": qr_uri(url)}
+        self.guest = {"name": helper.name, "url": url, "qr": qr_uri(url)}
         say(f"guest seat: {url}")
         self.tv.view.changed()
         return f"a guest seat is offered: open {url} on the guest's phone"

@@ -21,9 +21,9 @@ from prompt_toolkit.widgets import Frame
 from ..protocol.identity import fingerprint
 from . import widgets
 
-HOST_KEYS = ("b: add a heuristic bot   r: add a random bot   ↑/↓: choose   x: remove the chosen one\n"
+HOST_KEYS = ("b: heuristic bot   r: random bot   ↑/↓: choose   x: remove the chosen one\n"
              "v: variant   d: deal   p: point limit   n: number of rounds   c: clock\n"
-             "t: a TV page in the browser   s: start now   q: leave")
+             "t: TV page in the browser   g: guest seat (a phone)   s: start now   q: leave")
 GUEST_KEYS = "The host starts the game when the seats are taken.   q: leave"
 VARIANTS = ("standard", "tactical", "draft")
 DEALS = ("sealed", "open")
@@ -173,6 +173,10 @@ class LobbyScreen:
         @kb.add("t")
         def _(event) -> None:
             self._do(["tv"])
+
+        @kb.add("g")
+        def _(event) -> None:
+            self._do(["guest"])
 
         @kb.add("s")
         def _(event) -> None:
