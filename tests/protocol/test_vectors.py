@@ -129,3 +129,22 @@ def test_signed_message_bytes_signature_and_hash() -> None:
     assert opened.kind == "PLAY_COMMIT" and opened.body == body and opened.seq == 0
     assert verify(ident.public_key, h(v["signature"]), b"p2pnimmt/message/v1" + h(v["signed"]))
     assert not verify(ident.public_key, h(v["signature"]), b"p2pnimmt/message/v1" + h(v["signed"])[:-1] + b"\x00")
+
+
+def test_the_messages_of_drops_keeps_and_taking_a_seat_back() -> None:
+    """Section 16's message vectors (KEEP, a draft's DROP and KEEP with `pick`, REJOIN, ROUND_END with `back`):
+    the exact bytes and hash of each, and each body passes the body check."""
+    from p2pnimmt.protocol.messages import check_body
+
+    block = json.loads(re.search(r"```json message-vectors\n(.*?)```", DOC, re.S).group(1))
+    ident = Identity(h(block["signer_secret"]))
+    kinds = []
+    for v in block["messages"]:
+        body = {k: (h(x) if isinstance(x, str) else x) for k, x in v["body"].items()}
+        check_body(v["kind"], body)
+        env = seal(ident, h(block["game_id"]), v["seq"], h(v["prev"]), v["kind"], body)
+        assert env.wire.hex() == v["wire"] and env.hash.hex() == v["hash"], v["kind"]
+        opened = open_envelope(h(v["wire"]))
+        assert opened.check_signature(ident.public_key) and opened.kind == v["kind"] and opened.body == body
+        kinds.append(v["kind"])
+    assert sorted(set(kinds)) == ["DROP", "KEEP", "REJOIN", "ROUND_END"]
