@@ -97,6 +97,7 @@ async def test_the_stand_in_is_asked_for_a_stalled_seat_when_no_clock_runs(tmp_p
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     await page.goto(url)
+    await page.wait_for_selector("#hand .card")  # the game has started: the page draws the table
     asks = 0
     while True:
         await page.wait_for_function(
