@@ -38,6 +38,7 @@ from harness import Net
 from support import outcome
 from test_drop import vote_out
 
+from p2pnimmt.bots.drive import NEEDED
 from p2pnimmt.engine import Settings
 from p2pnimmt.protocol.commitments import NONCE_SIZE, commitment
 from p2pnimmt.protocol.envelope import Envelope, open_envelope
@@ -68,8 +69,11 @@ class SealedNet(AttackNet):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.stale: list[tuple[bytes, object, Exception]] = []
+        self.late: list[tuple[bytes, object]] = []  # asks for a move that reached the bot after the round stopped
 
     def react(self, peer: bytes, event) -> None:
+        if isinstance(event, NEEDED) and self.sessions[peer].phase == "round-end":
+            self.late.append((peer, event))
         try:
             super().react(peer, event)
         except (LocalError, ValueError) as exc:

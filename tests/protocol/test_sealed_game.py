@@ -517,16 +517,20 @@ def test_card_from_another_players_hand_makes_its_owner_raise_an_alarm(turn: int
         assert turns_resolved(net, p) in (turn, turn + 1), label(net, p)  # a turn complete before the alarm
 
 
-def test_a_bot_move_after_a_void_is_refused_as_a_local_error() -> None:
+def test_a_bot_move_after_a_void_is_not_made_and_a_late_play_is_a_local_error() -> None:
     """One `receive` resolves a turn (PlayNeeded for the next) and then accepts the alarm whose audit voids the
-    round: the bot's move comes after the void. The session must refuse it with LocalError -- the only
-    refusal a driver expects (net/node.py, _bot_move, lets anything else out of the link's reader)."""
+    round: the ask reaches the bot after the void. The bot's driver makes no move for an ask the game has moved
+    past (bots/drive.py), and a move made anyway is refused with LocalError -- the only refusal a driver
+    expects (net/node.py, _bot_move, lets anything else out of the link's reader)."""
     net, record = run_with(4, lambda net: swap_into_hand(net, 1, 0, lambda s: min(unplayed(net, s, 2))), seed=10)
     assert record["fired"]
     assert_audited(net, 1, "sealed-play")
-    assert net.stale, "no bot move came after the void: the case is not exercised"
-    wrong = [(label(net, p), e, repr(exc)) for p, e, exc in net.stale if not isinstance(exc, LocalError)]
-    assert not wrong, wrong[0]
+    assert net.late, "no ask reached a bot after the void: the case is not exercised"
+    assert not net.stale, [(label(net, p), e, repr(exc)) for p, e, exc in net.stale]
+    peer, _event = net.late[0]
+    session = net.sessions[peer]
+    with pytest.raises(LocalError):
+        session.play(10)
 
 
 # ----------------------------------------------------------------- keys
