@@ -11,6 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from procs import Proc  # noqa: E402
+from tmuxpane import panes  # noqa: E402, F401  (the fixture, for every test directory)
 
 
 @pytest.fixture

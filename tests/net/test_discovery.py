@@ -11,9 +11,11 @@ import re
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from tmuxpane import needs_tmux
 from zeroconf import IPVersion
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
@@ -293,39 +295,24 @@ def test_join_by_the_code_typed_in_lower_case_with_o_for_zero(tmp_path: Path, pr
     assert host.finish(60) == 0, host.text()
 
 
-def test_join_on_a_terminal_shows_the_search_not_a_blank_screen(tmp_path: Path) -> None:
+@needs_tmux
+def test_join_on_a_terminal_shows_the_search_not_a_blank_screen(tmp_path: Path, panes) -> None:
     """The real console script under tmux at 80x24: `join` of a code no game has says what it looks for while
     it looks, then why it gave up, every line within 80 columns."""
-    import shutil
-    import time
-    import uuid
-
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
-    name = f"p2pnimmt-find-{uuid.uuid4().hex[:8]}"
-    env = {k: v for k, v in os.environ.items() if k != "TMUX"}
-    env.update(XDG_CONFIG_HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path))
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "80", "-y", "24",
-                    f"{sys.executable} -m p2pnimmt join zzzz --interface 127.0.0.1; echo exited-$?; sleep 30"],
-                   check=True, env=env)
-
-    def screen() -> str:
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
+    pane = panes(f"{sys.executable} -m p2pnimmt join zzzz --interface 127.0.0.1; echo exited-$?; sleep 30",
+                 env={"XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)})
 
     def showing(text: str):
-        return lambda: (shown if text in (shown := screen()) else None)
+        return lambda: (shown if text in (shown := pane.screen()) else None)
 
-    try:
-        shown = wait_for(showing("looking for game ZZZZ"), 10, screen)
-        assert "exited-" not in shown and "looking for game ZZZZ on the LAN on interface 127.0.0.1 (up to 10 s)" in shown
-        started = time.monotonic()
-        shown = wait_for(showing("exited-1"), 30, screen)
-        assert time.monotonic() - started > 3  # the line was up while it searched, not only at the end
-        lines = shown.splitlines()
-        assert "p2pnimmt: no game with code ZZZZ found on the LAN on interface 127.0.0.1 (10 s)" in lines, shown
-        assert "  p2pnimmt join ZZZZ --peer HOST:PORT" in lines, shown
-    finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+    shown = wait_for(showing("looking for game ZZZZ"), 10, pane.screen)
+    assert "exited-" not in shown and "looking for game ZZZZ on the LAN on interface 127.0.0.1 (up to 10 s)" in shown
+    started = time.monotonic()
+    shown = wait_for(showing("exited-1"), 30, pane.screen)
+    assert time.monotonic() - started > 3  # the line was up while it searched, not only at the end
+    lines = shown.splitlines()
+    assert "p2pnimmt: no game with code ZZZZ found on the LAN on interface 127.0.0.1 (10 s)" in lines, shown
+    assert "  p2pnimmt join ZZZZ --peer HOST:PORT" in lines, shown
 
 
 async def test_the_start_menus_list_names_the_host_variant_deal_and_seats_not_the_fingerprint() -> None:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import re
+import sys
+import time
 
 import pytest
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from tmuxpane import needs_tmux
 
 from p2pnimmt.bots import BOTS
 from p2pnimmt.cli import build_parser
@@ -137,169 +141,81 @@ def test_quit(keyboard) -> None:
     assert menu.choose() is None
 
 
-def test_bare_command_on_a_terminal_opens_the_menu_and_quits() -> None:
+@needs_tmux
+def test_bare_command_on_a_terminal_opens_the_menu_and_quits(panes) -> None:
     """The real console script under tmux: `p2pnimmt` shows the menu; Quit ends it (no LAN browsing happens)."""
-    import os
-    import shutil
-    import subprocess
-    import sys
-    import time
-    import uuid
-
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
-    name = f"p2pnimmt-menu-{uuid.uuid4().hex[:8]}"
-    env = {k: v for k, v in os.environ.items() if k != "TMUX"}
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "80", "-y", "24",
-                    f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 30"], check=True, env=env)
-
-    def screen() -> str:
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
-
-    def wait_for(text: str) -> str:
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            if text in (shown := screen()):
-                return shown
-            time.sleep(0.05)
-        raise AssertionError(f"{text!r} not on screen:\n{screen()}")
-
-    try:
-        shown = wait_for("What would you like to do?")
-        assert "Play against bots" in shown and "Host a game on the LAN" in shown and "Watch a game" in shown
-        subprocess.run(["tmux", "send-keys", "-t", name, "Down", "Down", "Down", "Down", "Down", "Enter"],
-                       check=True)  # Enter on Quit is enough
-        wait_for("exited-0")
-    finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+    pane = panes(f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 30")
+    shown = pane.wait("What would you like to do?", 15)
+    assert "Play against bots" in shown and "Host a game on the LAN" in shown and "Watch a game" in shown
+    pane.keys("Down", "Down", "Down", "Down", "Down", "Enter")  # Enter on Quit is enough
+    pane.wait("exited-0", 15)
 
 
-def test_bare_command_play_against_bots_takes_one_key_a_dialog(tmp_path) -> None:
+@needs_tmux
+def test_bare_command_play_against_bots_takes_one_key_a_dialog(tmp_path, panes) -> None:
     """The real console script under tmux: Enter on "Play against bots", the name and one Enter, Up and Enter
     (2 bots), Up and Enter (easy): the table opens with two bots; q, y leave it."""
-    import os
-    import shutil
-    import subprocess
-    import sys
-    import time
-    import uuid
-
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
-    name = f"p2pnimmt-menu-{uuid.uuid4().hex[:8]}"
-    env = {k: v for k, v in os.environ.items() if k != "TMUX"}
-    env.update(XDG_CONFIG_HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path))
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "80", "-y", "24",
-                    f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 30"], check=True, env=env)
-
-    def screen() -> str:
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
-
-    def keys(*k: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", name, *k], check=True)
-
-    def wait_for(text: str) -> str:
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            if text in (shown := screen()):
-                return shown
-            time.sleep(0.05)
-        raise AssertionError(f"{text!r} not on screen:\n{screen()}")
-
-    try:
-        wait_for("What would you like to do?")
-        keys("Enter")
-        wait_for("Your name at the table")
-        keys("ann", "Enter")
-        wait_for("How many bots?")
-        keys("Up", "Enter")
-        shown = wait_for("How strong are the bots?")
-        assert "easy" in shown and "medium" in shown and "hard" in shown and "mcs100" in shown
-        keys("Up", "Enter")
-        shown = wait_for("vs bots")
-        assert "bot1" in shown and "bot2" in shown and "bot3" not in shown and "ann" in shown, shown
-        keys("q")
-        wait_for("Leave the game?")
-        keys("y")
-        wait_for("exited-0")
-    finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+    pane = panes(f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 30",
+                 env={"XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)})
+    pane.wait("What would you like to do?", 15)
+    pane.keys("Enter")
+    pane.wait("Your name at the table", 15)
+    pane.keys("ann", "Enter")
+    pane.wait("How many bots?", 15)
+    pane.keys("Up", "Enter")
+    shown = pane.wait("How strong are the bots?", 15)
+    assert "easy" in shown and "medium" in shown and "hard" in shown and "mcs100" in shown
+    pane.keys("Up", "Enter")
+    shown = pane.wait("vs bots", 15)
+    assert "bot1" in shown and "bot2" in shown and "bot3" not in shown and "ann" in shown, shown
+    pane.keys("q")
+    pane.wait("Leave the game?", 15)
+    pane.keys("y")
+    pane.wait("exited-0", 15)
 
 
-def test_from_the_menu_host_with_three_bots_play_to_game_over_while_a_second_terminal_watches(tmp_path) -> None:
+@needs_tmux
+def test_from_the_menu_host_with_three_bots_play_to_game_over_while_a_second_terminal_watches(tmp_path,
+                                                                                               panes) -> None:
     """The issue's walk-through, under tmux: bare `p2pnimmt` -> host -> name -> seats -> three bots by keys;
     the game starts, a second terminal watches it live, and the keyboard alone plays it to game over.
     P2PNIMMT_INTERFACE keeps every process on 127.0.0.1 (TCP and mDNS)."""
-    import os
-    import re
-    import shutil
-    import subprocess
-    import sys
-    import time
-    import uuid
-
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
-    env = {k: v for k, v in os.environ.items() if k != "TMUX"}
-    env.update(P2PNIMMT_INTERFACE="127.0.0.1", XDG_CONFIG_HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path),
-               P2PNIMMT_PLACE_DELAY="0")
-    names = [f"p2pnimmt-walk-{uuid.uuid4().hex[:8]}", f"p2pnimmt-tv-{uuid.uuid4().hex[:8]}"]
-
-    def screen(name: str) -> str:
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
-
-    def keys(name: str, *k: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", name, *k], check=True)
-
-    def wait_for(name: str, text: str, timeout: float = 20) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if text in (shown := screen(name)):
-                return shown
-            time.sleep(0.05)
-        raise AssertionError(f"{text!r} not on screen:\n{screen(name)}")
-
-    subprocess.run(["tmux", "new-session", "-d", "-s", names[0], "-x", "80", "-y", "24",
-                    f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 30"],
-                   check=False, env=env)
-    try:
-        wait_for(names[0], "What would you like to do?")
-        keys(names[0], "Down", "Enter")  # Host a game on the LAN: Enter on it chooses it
-        wait_for(names[0], "Your name")
-        keys(names[0], "ann", "Enter")  # one Enter
-        wait_for(names[0], "How many seats")
-        keys(names[0], "Enter")  # 4 seats (the default)
-        shown = wait_for(names[0], "p2pnimmt lobby")
-        code = "".join(re.search(r"\|\s+(\w)   (\w)   (\w)   (\w)\s+\|", shown).groups())
-        subprocess.run(["tmux", "new-session", "-d", "-s", names[1], "-x", "80", "-y", "24",
-                        f"{sys.executable} -m p2pnimmt watch {code}; sleep 30"], check=True, env=env)
-        wait_for(names[1], "p2pnimmt lobby")
-        keys(names[0], "b")
-        wait_for(names[0], "Seats 2/4")
-        keys(names[0], "b")
-        wait_for(names[0], "Seats 3/4")
-        keys(names[0], "b")  # the fourth seat: the game starts
-        wait_for(names[0], "Your turn")
-        wait_for(names[1], "row 4")  # the TV shows the table
-        deadline = time.monotonic() + 150
-        while time.monotonic() < deadline:
-            shown = screen(names[0])
-            if "GAME OVER" in shown:
-                break
-            if "below every row: take a row" in shown:
-                keys(names[0], "1")
-            elif "Your turn" in shown or "Game over after" in shown or "Press Enter" in shown:
-                keys(names[0], "Enter")
-            time.sleep(0.15)
-        shown = screen(names[0])
-        assert "GAME OVER" in shown and "Transcript verified" in shown, shown
-        tv = wait_for(names[1], "GAME OVER", 30)  # the TV followed the whole game live and shows the results itself
-        assert "Your hand" not in tv and "Transcript verified" in tv
-        keys(names[0], "Enter")
-        wait_for(names[0], "exited-0")
-    finally:
-        for name in names:
-            subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+    env = {"P2PNIMMT_INTERFACE": "127.0.0.1", "XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path),
+           "P2PNIMMT_PLACE_DELAY": "0"}
+    host = panes(f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 30", env=env)
+    host.wait("What would you like to do?", 20)
+    host.keys("Down", "Enter")  # Host a game on the LAN: Enter on it chooses it
+    host.wait("Your name", 20)
+    host.keys("ann", "Enter")  # one Enter
+    host.wait("How many seats", 20)
+    host.keys("Enter")  # 4 seats (the default)
+    shown = host.wait("p2pnimmt lobby", 20)
+    code = "".join(re.search(r"\|\s+(\w)   (\w)   (\w)   (\w)\s+\|", shown).groups())
+    tv = panes(f"{sys.executable} -m p2pnimmt watch {code}; sleep 30", env=env)
+    tv.wait("p2pnimmt lobby", 20)
+    host.keys("b")
+    host.wait("Seats 2/4", 20)
+    host.keys("b")
+    host.wait("Seats 3/4", 20)
+    host.keys("b")  # the fourth seat: the game starts
+    host.wait("Your turn", 20)
+    tv.wait("row 4", 20)  # the TV shows the table
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        shown = host.screen()
+        if "GAME OVER" in shown:
+            break
+        if "below every row: take a row" in shown:
+            host.keys("1")
+        elif "Your turn" in shown or "Game over after" in shown or "Press Enter" in shown:
+            host.keys("Enter")
+        time.sleep(0.15)
+    shown = host.screen()
+    assert "GAME OVER" in shown and "Transcript verified" in shown, shown
+    watched = tv.wait("GAME OVER", 30)  # the TV followed the whole game live and shows the results itself
+    assert "Your hand" not in watched and "Transcript verified" in watched
+    host.keys("Enter")
+    host.wait("exited-0", 20)
 
 
 def test_the_bare_command_gives_the_menu_the_networks_own_code_check(monkeypatch) -> None:

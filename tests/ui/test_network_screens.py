@@ -2,41 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
-import pytest
 from procs import Proc
+from tmuxpane import Pane, needs_tmux
 
 from p2pnimmt.protocol.verify import verify_transcript
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = needs_tmux
 LO = ["--interface", "127.0.0.1"]
-
-
-class Pane:
-    """A tmux session of its own running one command; always killed at the end."""
-
-    def __init__(self, command: str) -> None:
-        self.name = f"p2pnimmt-net-{uuid.uuid4().hex[:8]}"
-        env = {k: v for k, v in os.environ.items() if k != "TMUX"}
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "80", "-y", "24", command],
-                       check=True, env=env)
-
-    def screen(self) -> str:
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True).stdout
-
-    def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
-
-    def kill(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
 
 
 def start_host(tmp_path: Path, procs) -> tuple[Proc, str]:
@@ -98,38 +75,28 @@ def test_watch_shows_the_table_without_a_hand(tmp_path: Path, procs) -> None:
         pane.kill()
 
 
-def wait_screen(pane: Pane, text: str, timeout: float = 20.0) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        shown = pane.screen()
-        if text in shown:
-            return shown
-        time.sleep(0.05)
-    raise AssertionError(f"{text!r} not on screen within {timeout} s:\n{pane.screen()}")
-
-
 def test_host_lobby_screen_adds_bots_by_keys_and_the_table_follows(tmp_path: Path) -> None:
     pane = Pane(f"{sys.executable} -m p2pnimmt host --seats 4 {' '.join(LO)} --name ann --rounds 1 --no-points "
                 f"--transcript {tmp_path / 'h.p2pt'}; echo exited-$?; sleep 30")
     try:
-        shown = wait_screen(pane, "s: start now")  # the last line of the lobby: it is all drawn
+        shown = pane.wait("s: start now")  # the last line of the lobby: it is all drawn
         assert "Seats 1/4" in shown and "ann" in shown and "s: start now" in shown
         assert "Deal: sealed (no one can see another's hand" in shown  # sealed is the default
         pane.keys("d")
-        wait_screen(pane, "Deal: open (a shared seed")
+        pane.wait("Deal: open (a shared seed")
         pane.keys("d")
-        wait_screen(pane, "Deal: sealed")
+        pane.wait("Deal: sealed")
         pane.keys("b")
-        wait_screen(pane, "Seats 2/4")
+        pane.wait("Seats 2/4")
         pane.keys("v")
-        wait_screen(pane, "Variant tactical")
+        pane.wait("Variant tactical")
         pane.keys("s")  # start now, with the 2 players present
-        shown = wait_screen(pane, "Your turn")
+        shown = pane.wait("Your turn")
         assert "row 4" in shown and "bot1" in shown
         pane.keys("q")
-        wait_screen(pane, "Leave the game?")
+        pane.wait("Leave the game?")
         pane.keys("y")
-        wait_screen(pane, "exited-")
+        pane.wait("exited-")
     finally:
         pane.kill()
 
@@ -141,10 +108,10 @@ def test_join_shows_the_lobby_until_the_table_is_full(tmp_path: Path, procs) -> 
     pane = Pane(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} --name bob "
                 f"--transcript {tmp_path / 'j.p2pt'}; sleep 30")
     try:
-        shown = wait_screen(pane, "Seats 2/3")
+        shown = pane.wait("Seats 2/3")
         assert "   ".join(code) in shown  # the code, large
         assert "ann" in shown and "bob" in shown and "The host starts the game" in shown
         procs(["join", code, "--headless", *LO, "--transcript", str(tmp_path / "k.p2pt")], tmp_path / "k.out")
-        wait_screen(pane, "Your turn")
+        pane.wait("Your turn")
     finally:
         pane.kill()

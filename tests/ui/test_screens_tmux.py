@@ -7,62 +7,16 @@ Every process binds 127.0.0.1 only and is stopped by its pid or tmux session nam
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
-import pytest
+from tmuxpane import needs_tmux
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = needs_tmux
 LO = "--interface 127.0.0.1"
 SEED = "00" * 32
-
-
-class Pane:
-    """A tmux session of its own, of the given size, running one command; always killed at the end."""
-
-    def __init__(self, command: str, columns: int = 80, rows: int = 24, env: dict | None = None) -> None:
-        self.name = f"p2pnimmt-scr-{uuid.uuid4().hex[:8]}"
-        environ = {k: v for k, v in os.environ.items() if k != "TMUX"} | (env or {})
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(columns), "-y", str(rows),
-                        command], check=True, env=environ)
-
-    def screen(self) -> str:
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True).stdout
-
-    def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
-
-    def wait(self, text: str, timeout: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            shown = self.screen()
-            if text in shown:
-                return shown
-            time.sleep(0.05)
-        raise AssertionError(f"{text!r} not on screen within {timeout} s:\n{self.screen()}")
-
-    def kill(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
-
-
-@pytest.fixture
-def panes():
-    made: list[Pane] = []
-
-    def make(*args, **kw) -> Pane:
-        pane = Pane(*args, **kw)
-        made.append(pane)
-        return pane
-
-    yield make
-    for pane in made:
-        pane.kill()
 
 
 def test_below_80_columns_the_too_small_screen_is_ours_and_q_asks_on_it(panes) -> None:

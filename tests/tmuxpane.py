@@ -1,0 +1,71 @@
+"""A real terminal for the console script: one tmux server of its own per pane (keys in, screen out).
+
+Each Pane runs its own tmux server on a private socket (`tmux -L`), started with no configuration file:
+no test can meet another's server while it shuts down (tmux's "server exited unexpectedly" when a new
+session reached the default server as the last session of an earlier test was being killed), and a
+user's ~/.tmux.conf changes nothing. Every pane is killed with its server at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+# tmux is installed by .ci/run; there (P2PNIMMT_REQUIRE_NETNS) a missing tmux fails rather than skips.
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None and not os.environ.get("P2PNIMMT_REQUIRE_NETNS"),
+                                reason="tmux is not installed")
+
+
+class Pane:
+    """A tmux session on a server of its own, of the given size, running one shell command."""
+
+    def __init__(self, command: str, columns: int = 80, rows: int = 24, env: dict | None = None,
+                 check: bool = True) -> None:
+        self.name = f"p2pnimmt-{uuid.uuid4().hex[:10]}"
+        environ = {k: v for k, v in os.environ.items() if k != "TMUX"} | (env or {})
+        subprocess.run(self._tmux("new-session", "-d", "-s", self.name, "-x", str(columns), "-y", str(rows),
+                                  command), check=check, env=environ)
+
+    def _tmux(self, *args: str) -> list[str]:
+        return ["tmux", "-L", self.name, "-f", os.devnull, *args]
+
+    def screen(self) -> str:
+        return subprocess.run(self._tmux("capture-pane", "-p", "-t", self.name), capture_output=True,
+                              text=True).stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run(self._tmux("send-keys", "-t", self.name, *keys), check=True)
+
+    def wait(self, text: str, timeout: float = 30.0) -> str:
+        """The screen once it shows text; an AssertionError with the screen if it does not within timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            shown = self.screen()
+            if text in shown:
+                return shown
+            time.sleep(0.05)
+        raise AssertionError(f"{text!r} not on screen within {timeout} s:\n{self.screen()}")
+
+    def kill(self) -> None:
+        subprocess.run(self._tmux("kill-server"), capture_output=True)
+
+
+@pytest.fixture
+def panes() -> Iterator:
+    """panes(command, columns, rows, env) starts a Pane; every one is killed at the end of the test."""
+    made: list[Pane] = []
+
+    def make(*args, **kw) -> Pane:
+        pane = Pane(*args, **kw)
+        made.append(pane)
+        return pane
+
+    yield make
+    for pane in made:
+        pane.kill()
