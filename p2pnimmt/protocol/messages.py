@@ -111,6 +111,8 @@ OPTIONAL: dict[str, dict[str, Callable[[Any], bool]]] = {
     # a drop vote (or a KEEP) at step 0 of a draft names the pick it waits on
     "DROP": {"pick": lambda v: _count(v)},
     "KEEP": {"pick": lambda v: _count(v)},
+    # a rematch names the game it follows (protocol.md 9 and 14, "Rematch"): that game's id
+    "START": {"previous": lambda v: isinstance(v, bytes) and len(v) == 16},
 }
 
 

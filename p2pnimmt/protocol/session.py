@@ -158,8 +158,10 @@ class Session:
 
     # ----------------------------------------------------------------- inputs
 
-    def host(self, salt: bytes, settings: Settings, roster: Sequence[tuple[bytes, str, bool]]) -> list[Output]:
-        """Start a game as its host: sign START with the settings and the ordered roster (key, name, bot).
+    def host(self, salt: bytes, settings: Settings, roster: Sequence[tuple[bytes, str, bool]],
+             previous: bytes | None = None) -> list[Output]:
+        """Start a game as its host: sign START with the settings and the ordered roster (key, name, bot);
+        `previous`: the id of the game this one is a rematch of (START's optional `previous`).
 
         The game id is `game_id_for(our key, salt)`: bound to the host, so no one else can sign a START for it.
         """
@@ -178,6 +180,8 @@ class Session:
             "settings": settings_body(settings),
             "roster": [{"key": key, "name": name, "bot": bot} for key, name, bot in roster],
         }
+        if previous is not None:
+            body["previous"] = previous
         return self._run(lambda: self.send("START", body))
 
     def receive(self, wire: bytes, via: bytes | None = None) -> list[Output]:
