@@ -38,6 +38,13 @@ def positive_arg(text: str) -> int:
     return value
 
 
+def count_arg(text: str) -> int:
+    """A whole number 0 or more (--rematch)."""
+    if not text.isascii() or not text.isdigit() or int(text) > 100:
+        raise argparse.ArgumentTypeError(f"must be a whole number 0..100, got {text!r}")
+    return int(text)
+
+
 def bot_arg(text: str) -> str:
     if text not in BOTS:
         raise argparse.ArgumentTypeError(f"unknown bot {text!r}; known bots: {', '.join(sorted(BOTS))}")
@@ -172,6 +179,9 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
                         help="the line terminal instead of the full-screen lobby and table")
     parser.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
                         help="bots wait this long before each move, so people can follow (default 0)")
+    parser.add_argument("--rematch", type=count_arg, default=0, metavar="N",
+                        help="with --headless: a host offers N rematches, others follow N (default 0: none); "
+                             "people choose at game over (r, or `again` at the line terminal)")
     add_web_options(parser)
 
 
@@ -383,7 +393,8 @@ def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if not 0 <= args.bots <= args.seats - 1:
         parser.error(f"--bots must be 0..{args.seats - 1} with --seats {args.seats}, got {args.bots}")
     settings = replace(settings_from(args, args.seats, parser), clock=args.clock or None)
-    return run(run_host(settings, args.bots, args.bot, network_options(args, "host"), args.headless))
+    return run(run_host(settings, args.bots, args.bot, network_options(args, "host"), args.headless,
+                        rematches=args.rematch if args.headless else 0))
 
 
 def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -398,7 +409,8 @@ def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     default = "spectator" if args.role == "spectator" else ("bot" if args.bot else "player")
-    return run(run_join(args.code, args.role, network_options(args, default), args.headless))
+    return run(run_join(args.code, args.role, network_options(args, default), args.headless,
+                        rematches=args.rematch if args.headless else 0))
 
 
 def cmd_resume(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -8,25 +8,116 @@ import sys
 
 from ..net.discovery import game_code
 from ..net.node import EventListener, Node
+from .evening import Evening
 from .options import Options
 from .output import reporter, say, stdin_lines
+from .rematch import ASK_SECONDS, OFFER_WAIT, AfterGame
+
+AGAIN_WORDS = ("again", "rematch", "r", "y", "yes")
 
 
 class Front:
     """Full screen when both ends are a terminal (and not --lines or --headless), else lines of text."""
 
-    def __init__(self, options: Options, headless: bool) -> None:
+    def __init__(self, options: Options, headless: bool, evening: Evening | None = None,
+                 rematches: int = 0) -> None:
         self.full_screen = not headless and not options.lines and sys.stdin.isatty() and sys.stdout.isatty()
+        self.headless = headless
+        self.evening = evening or Evening()
+        self.rematches = rematches  # headless: offer (a host) or follow this many more rematches
         self.lobby_closed: asyncio.Future | None = None
         self.on_event: EventListener
+        self.after: AfterGame | None = None
+        self.screen = None
         if self.full_screen:
             from ..ui.app import FullScreenFront
 
             logging.getLogger("p2pnimmt").setLevel(logging.ERROR)  # warnings would be drawn over the screen
             self.lobby_closed = asyncio.get_running_loop().create_future()
-            self.on_event = FullScreenFront(after=self.lobby_closed, code_of=game_code).on_event
+            self.screen = FullScreenFront(after=self.lobby_closed, code_of=game_code, again=self._again)
+            self.on_event = self.screen.on_event
         else:
-            self.on_event = reporter(None if headless else stdin_lines())
+            self.on_event = reporter(None if headless else stdin_lines(), evening=self._evening_lines)
+
+    def follow(self, node: Node) -> None:
+        """The evening's table of `node`'s game (with the games before it) on this front's screens."""
+        self.node = node
+        if self.screen is not None:
+            self.screen.model.evening = lambda: self.evening.table(node.session)
+
+    def _evening_lines(self, node) -> list[str]:
+        return self.evening.lines(node.session)
+
+    def _again(self) -> str | None:
+        """`r` on the game-over screen."""
+        if self.after is None:
+            return "no rematch here"
+        return self.after.want(True)
+
+    def _note(self, text: str) -> None:
+        if self.screen is not None:
+            self.screen.model.rematch = text
+            self.screen.model.changed()
+        else:
+            say(text)
+
+    async def after_game(self, node: Node) -> bool:
+        """The game is over: True to go on to a rematch (a host: offer it; a member: the offer is in and taken)."""
+        session = node.session
+        if session is None or session.phase != "over":
+            return False
+        self.evening.add(session)
+        screen = self.screen
+        self.after = after = AfterGame(node, self._note, go=screen.go_again if screen is not None else None)
+        if self.headless:
+            if not self.rematches:
+                after.want(False)
+                return await after.outcome(0)
+            self.rematches -= 1
+            after.want(True)
+            return await after.outcome(None if node.is_host else OFFER_WAIT)
+        if screen is not None:
+            task = screen.task
+            if task is None:
+                return False
+
+            async def closed() -> None:
+                result = await task
+                if result != "again":
+                    after.want(False)
+
+            watcher = asyncio.ensure_future(closed())
+            try:
+                again = await after.outcome(None)
+            finally:
+                watcher.cancel()
+            if again:
+                screen.go_again()
+            return again
+        return await self._ask_lines(node, after)
+
+    async def _ask_lines(self, node: Node, after: AfterGame) -> bool:
+        """The line terminal's game-over question: `again` within ASK_SECONDS, anything else leaves."""
+        if node.role == "spectator":
+            say(f"watching for a rematch ({ASK_SECONDS:.0f} s) ...")
+            return await after.outcome(ASK_SECONDS)
+        say(("type again to offer everyone a rematch with the same seats" if node.is_host
+             else "type again for a rematch with the same seats")
+            + f" ({ASK_SECONDS:.0f} s; Enter leaves)")
+
+        async def ask() -> None:
+            while True:
+                text = await stdin_lines().read("again> ")
+                said = after.want(text is not None and text.strip().lower() in AGAIN_WORDS)
+                if said is None:
+                    return
+                say(said)
+
+        reading = asyncio.ensure_future(ask())
+        try:
+            return await after.outcome(ASK_SECONDS)
+        finally:
+            reading.cancel()
 
     def say(self, text: str) -> None:
         if not self.full_screen:
@@ -50,7 +141,7 @@ class Front:
 
     async def results(self) -> None:
         """Full screen: the results stay up until the person closes them."""
-        if self.full_screen:
+        if self.full_screen and (self.after is None or not self.after.wish.done()):
             from ..ui.app import wait_closed
 
             await wait_closed()

@@ -13,9 +13,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..net.discovery import game_code
 from ..net.files import data_dir
 from ..protocol.identity import fingerprint, peer_id
 from ..protocol.verify import TranscriptError, replay
+from .evening import previous_of
 
 
 def transcripts_dir() -> Path:
@@ -29,6 +31,7 @@ class Player:
     score: int
     won: bool
     me: bool
+    peer: bytes = b""  # the seat's peer id (people and bots are told apart by their key across a rematch)
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,8 @@ class GameRecord:
     rounds: int = 0
     players: tuple[Player, ...] = field(default_factory=tuple)
     problem: str = ""
+    game_id: bytes = b""
+    previous: bytes | None = None  # the game this one is a rematch of (its START's `previous`)
 
     @property
     def verified(self) -> bool:
@@ -69,14 +74,14 @@ def read_game(path: Path) -> GameRecord:
         return GameRecord(path, when, "unfinished", problem="no game started in it")
     me = peer_id(state.recorder) if state.recorder else None
     winners = set(game.winners) if session.phase == "over" else set()
-    players = tuple(Player(name, "bot" if bot else fingerprint(peer), score, seat in winners, peer == me)
+    players = tuple(Player(name, "bot" if bot else fingerprint(peer), score, seat in winners, peer == me, peer)
                     for seat, (name, peer, bot, score) in
                     enumerate(zip(session.names, session.roster, session.bots, game.scores)))
     status = {"over": "finished", "aborted": "aborted"}.get(str(session.phase), "unfinished")
     if session.fault is not None:
         problem = f"aborted: {session.fault.detail}"
     return GameRecord(path, when, status, game.settings.variant, game.settings.deal, game.rounds_played,
-                      players, problem)
+                      players, problem, session.game_id, previous_of(session))
 
 
 def games(folder: Path | None = None) -> list[GameRecord]:
@@ -100,6 +105,8 @@ def history_lines(records: Iterable[GameRecord]) -> list[str]:
         head = f"{date}  {g.variant}, {g.deal} deal, {g.rounds} round{'s' if g.rounds != 1 else ''}"
         if winners:
             head += f", won by {', '.join(winners)}"
+        if g.previous is not None:
+            head += f", rematch of {game_code(g.previous)}"
         lines.append(f"{head}  [{check}]")
         lines.append("    " + ", ".join(f"{p.name}{' (you)' if p.me else ''} {p.score}" for p in g.players))
     return lines or ["No games yet: transcripts are kept in " + str(transcripts_dir())]

@@ -2,36 +2,102 @@
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
+
 from ..bots import make_bot
 from ..engine import Settings
 from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
 from ..net.files import WriteFailed
 from ..net.node import Node
 from ..protocol.identity import Identity
+from .evening import Evening
 from .front import Front
 from .lobby import lobby_command, lobby_console
 from .nodes import NodeFiles, finish, journal_opener, new_node
 from .options import Options
 from .output import say, stdin_lines
+from .rematch import HOLD_SECONDS, close_after_answers, declined, game_options, seat_keys
 from .web import WebFront
 
 
-async def run_host(settings: Settings, bots: int, bot_kind: str, options: Options, headless: bool) -> int:
+@dataclass
+class HostBot:
+    """A bot in the host's process: kept (key, name and kind) from game to game of the evening."""
+
+    identity: Identity
+    name: str
+    kind: str
+
+
+async def run_host(settings: Settings, bots: int, bot_kind: str, options: Options, headless: bool,
+                   rematches: int = 0) -> int:
+    """Host a game, and the rematches the host offers after it (`rematches`: headless, offer this many)."""
     identity = Identity.generate()
+    evening = Evening()
+    zc = open_zeroconf(options.interface)
+    host_bots: list[HostBot] = []
+    old: Node | None = None
+    closing: list[asyncio.Task] = []
+    game = 1
+    try:
+        while True:
+            status, node, again = await host_game(identity, settings, bots, bot_kind, game_options(options, game),
+                                                  headless, evening, host_bots, zc, old, closing,
+                                                  rematches)
+            if not again:
+                await node.close()
+                return status
+            rematches = max(0, rematches - 1)
+            assert node.settings is not None
+            settings = node.settings
+            old, game = node, game + 1
+    finally:
+        for task in closing:
+            task.cancel()
+        await asyncio.gather(*closing, return_exceptions=True)
+        if old is not None:
+            await old.close()
+        for files in old_files.values():
+            files.close()
+        old_files.clear()
+        await zc.async_close()
+
+
+async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind: str, options: Options,
+                    headless: bool, evening: Evening, host_bots: list[HostBot], zc, old: Node | None,
+                    closing: list, rematches: int) -> tuple[int, Node, bool]:
+    """One game of the evening: its lobby (a rematch of `old`: its seats held, its bots back), the game, and
+    the host's choice at its end. (status, the node, whether the host offers a rematch); the node is left open
+    for the offer (the caller closes it)."""
     files = NodeFiles()
-    front = Front(options, headless) if options.web is None else WebFront(options, options.web)
+    if old is not None and old_files.get(old) is not None:
+        old_files[old].pass_lock(files)
+    front = Front(options, headless, evening, rematches) if options.web is None else WebFront(options, options.web)
     node = new_node(identity, options, bot=make_bot(bot_kind, identity.secret) if headless else None,
                     on_event=front.on_event, journal_for=journal_opener(identity, options, files))
+    front.follow(node)
+    if old is not None and old.server is not None:
+        old.server.close()  # the rematch listens (on --port, if given) from now on
     await node.listen(options.port)
     await node.host(settings)
     assert node.game_id is not None and node.session is not None  # a node that hosts has both
+    if old is not None:
+        assert old.game_id is not None
+        seats = seat_keys(old)
+        node.hold_seats(old.game_id, seats, HOLD_SECONDS)
+        stop = declined(old, node, {kept.identity.peer for kept in host_bots}, front.say)
+        old.offer_rematch(node.game_id, node.port, seats, HOLD_SECONDS)
+        closing.append(asyncio.ensure_future(close_after_answers(old, node, stop)))
     code = game_code(node.game_id)
     node.session.journal.secret({"kind": "node", "role": "player", "name": options.name,
                                  "bot": bot_kind if headless else None, "listen": node.port,
                                  "host": options.interface or "", "host_port": node.port, "is_host": True})
     say(f"code: {code}")
     say(f"listening on {options.interface or '0.0.0.0'}:{node.port}")
-    zc = open_zeroconf(options.interface)
+    if old is not None:
+        say(f"rematch of {game_code(old.game_id or bytes(16))}: the seats are held for its players "
+            f"for {HOLD_SECONDS} s")
     advertiser = Advertiser(zc, node.game_id, identity.fingerprint, node.port, local_addresses(options.interface),
                             host_name=options.name)
     await advertiser.start(1, settings.players, "lobby", settings.variant, settings.deal)
@@ -52,36 +118,54 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
         front.say(f"lobby: {len(players)}/{n.seats} seats: " + ", ".join(m.name for m in players))
         advertise(n)
 
-    node.watch_lobby(lobby_changed)
+    unwatch = node.watch_lobby(lobby_changed)
     helpers: list[Node] = []
 
-    async def add_bot(kind: str) -> None:
-        bot_identity = Identity.generate()
-        helper = new_node(bot_identity, options, name=f"bot{len(helpers) + 1}",
-                          bot=make_bot(kind, bot_identity.secret))
+    async def add_bot(kind: str, kept: HostBot | None = None) -> None:
+        if kept is None:
+            bot_identity = Identity.generate()
+            kept = HostBot(bot_identity, f"bot{len(host_bots) + 1}", kind)
+            host_bots.append(kept)
+        helper = new_node(kept.identity, options, name=kept.name, bot=make_bot(kept.kind, kept.identity.secret))
         await helper.listen()
         helpers.append(helper)
         await helper.join(options.interface or "127.0.0.1", node.port, node.game_id)
 
+    again = False
     try:
-        for _ in range(bots):
-            await add_bot(bot_kind)
-        if bots:
-            front.say(f"added {bots} {bot_kind} bot{'s' if bots > 1 else ''}")
+        if old is None:
+            for _ in range(bots):
+                await add_bot(bot_kind)
+            if bots:
+                front.say(f"added {bots} {bot_kind} bot{'s' if bots > 1 else ''}")
+        else:  # the bots stay: the same keys and names, in the seats they had
+            seated = {peer for peer in (old.session.roster if old.session is not None else [])}
+            for kept in host_bots:
+                if kept.identity.peer in seated:
+                    await add_bot(kept.kind, kept)
         if front.full_screen:
             front.show_lobby(node, command)
         elif not headless:
             node.spawn(lobby_console(node, helpers, add_bot, stdin_lines(), command))
         status = await finish(node, files, options.give_up)
-        await front.results()
-        return status
+        if status == 0:
+            again = await front.after_game(node)
+        if not again:
+            await front.results()
+        else:
+            unwatch()  # the rematch's lobby is told from now on
+            old_files[node] = files
+        return status, node, again
     finally:
         await advertiser.stop()
-        await zc.async_close()
         for helper in helpers:
             await helper.close()
-        await node.close()
-        files.close()
+        if not again:
+            await node.close()
+            files.close()
+
+
+old_files: dict[Node, NodeFiles] = {}  # a finished game's files, until the rematch takes over its identity's lock
 
 
 def remember_lobby(node: Node) -> None:

@@ -35,8 +35,10 @@ def stdin_lines() -> StdinLines:
     return _stdin
 
 
-def reporter(lines: StdinLines | None = None) -> Callable[[object, Event], None]:
-    """Prints game progress; given `lines`, also the table and prompts for a person."""
+def reporter(lines: StdinLines | None = None,
+             evening: Callable[[object], list[str]] | None = None) -> Callable[[object, Event], None]:
+    """Prints game progress; given `lines`, also the table and prompts for a person; `evening(node)`: the
+    evening's table, printed after each round and at the game's end (none while the evening has one game)."""
     def say_lines(*text: str) -> None:
         for line in text:
             say(line)
@@ -57,6 +59,9 @@ def reporter(lines: StdinLines | None = None) -> Callable[[object, Event], None]
             n = node.session.names
             say("final scores: " + ", ".join(f"{n[i]} {p}" for i, p in enumerate(event.scores)))
             say(("winners: " if len(event.winners) > 1 else "winner: ") + ", ".join(n[i] for i in event.winners))
+        if isinstance(event, (RoundEnded, GameOver)) and evening is not None:
+            for line in evening(node):
+                say(line)
         elif isinstance(event, RoundVoided):
             say(f"round {event.round + 1} is void (nobody scores it): {event.reason}")
         elif isinstance(event, SeatDropped):

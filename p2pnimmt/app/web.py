@@ -182,6 +182,13 @@ class WebFront:
         self.model.update(node.session, event)
         self.lines(node, event)
 
+    def follow(self, node: Node) -> None:
+        """The evening's table of `node`'s game on the pages (none yet: a page follows no rematch)."""
+
+    async def after_game(self, node: Node) -> bool:
+        """The browser's seat pages do not offer a rematch (the terminal does)."""
+        return False
+
     def say(self, text: str) -> None:
         say(text)
 

@@ -26,12 +26,13 @@ from ..bots import NEEDED, Bot, bot_move
 from ..engine import Settings
 from ..protocol.delivery import meant_for
 from ..protocol.events import Event, Fault, GameAborted, GameOver, GameStarted, Outgoing, SeatDropped
-from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
+from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for, peer_id
 from ..protocol.session import Journal, LocalError, Session
 from .clock import MoveClock
 from .connection import PING_EVERY, Connection, ConnectionFailed
 from .discovery import game_code
 from .members import Member, member_from
+from .rematch import Answer, Offer, offer_body, offer_problem
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -49,6 +50,7 @@ BYE_WAIT = 5.0  # after game over, how long to wait for the other peers' bye bef
 
 EventListener = Callable[["Node", Event], None]
 LobbyListener = Callable[["Node"], None]
+RematchListener = Callable[["Node", "Offer | Answer"], None]
 
 
 class Node:
@@ -96,6 +98,16 @@ class Node:
         self.drop_after = drop_after  # seconds waited on one player before voting to drop it (0: never)
         self.bot_delay = bot_delay  # seconds a bot waits before each move (so people can follow)
         self.clock = MoveClock(lambda: self.session, self._feed, self._event, self.spawn)  # a person's turn clock
+        # A rematch (protocol.md 14, "Rematch"), over the links of the finished game, and the new game's lobby.
+        self._rematch_listeners: list[RematchListener] = []
+        self.host_address: tuple[str, int] | None = None  # a joiner: the address it reached the host at
+        self.offer: Offer | None = None  # the host's rematch offer we took (once the game was over here)
+        self._early_offer: tuple[Connection, Any] | None = None  # one that came before our game was over
+        self.answers: dict[bytes, bool] = {}  # a host: the seats' answers after the game (again or not)
+        self.previous: bytes | None = None  # a host: the game this one is a rematch of (START's `previous`)
+        self.held: dict[bytes, int] = {}  # a host: peer id -> seat held for a player of the previous game
+        self.seat_order: dict[bytes, int] = {}  # a host: peer id -> its seat in the previous game (roster order)
+        self._holding = False  # a host of a rematch whose held seats are not all answered yet
 
     # ----------------------------------------------------------------- for fronts
 
@@ -124,6 +136,11 @@ class Node:
     def players(self) -> list[Member]:
         """The lobby's members that take a seat, in the order they joined."""
         return [m for m in self.members.values() if m.role == "player"]
+
+    def watch_rematch(self, listener: RematchListener) -> Callable[[], None]:
+        """Call `listener(node, Offer | Answer)` when the host offers a rematch or a seat answers ours."""
+        self._rematch_listeners.append(listener)
+        return lambda: self._rematch_listeners.remove(listener) if listener in self._rematch_listeners else None
 
     def change_settings(self, settings: Settings) -> None:
         """Host, in the lobby: the settings the game will start with."""
@@ -202,17 +219,24 @@ class Node:
         self.members[self.identity.peer] = Member(self.identity.public_key, self.name, "player", self.bot is not None,
                                                   self.interface or "", self.port)
 
-    async def join(self, host: str, port: int, game_id: bytes | None = None, code: str | None = None) -> None:
+    async def join(self, host: str, port: int, game_id: bytes | None = None, code: str | None = None,
+                   expect: bytes | None = None) -> None:
         """Dial the host of a game and ask for a seat (or to watch).
 
         `code`: the game code the person gave; when the game at that address has another, nothing is asked of
-        its host and ConnectionFailed says so (an address given by hand can hold another game).
+        its host and ConnectionFailed says so (an address given by hand can hold another game). `expect`: the
+        peer id the host must have (a rematch: the host of the finished game), else ConnectionFailed.
         """
         self.game_id = game_id if self.session is None else self.session.game_id
         conn = await self._dial(host, port)
         if code is not None and game_code(conn.game_id) != code.upper():
             conn.close()
             raise ConnectionFailed(f"the game at {host}:{port} has code {game_code(conn.game_id)}, not {code.upper()}")
+        if expect is not None and conn.peer != expect:
+            conn.close()
+            raise ConnectionFailed(f"{host}:{port} answers as {fingerprint(conn.peer)}, not as the host of the "
+                                   f"finished game ({fingerprint(expect)})")
+        self.host_address = (host, port)
         if self.session is None:
             self._new_session(conn.game_id)
         self.host_peer = conn.peer
@@ -487,8 +511,116 @@ class Node:
                 self.done.set()
         elif kind == "bye":
             self.byes.add(conn.peer)
+        elif kind == "rematch":
+            self._rematch(conn, payload)
+        elif kind == "again":
+            self._again(conn, payload)
         elif kind != "ping":
             log.warning("%s sent an unknown frame kind %r", fingerprint(conn.peer), kind[:40])
+
+    # ----------------------------------------------------------------- a rematch (protocol.md 14, "Rematch")
+
+    def _ignore(self, conn: Connection, kind: str, why: str) -> None:
+        """A rematch frame that does not count: one log line naming the peer (per link and reason)."""
+        key = f"{kind}:{why}"
+        if key not in conn.warned:
+            conn.warned.add(key)
+            log.warning("ignored a %s frame from %s: %s", kind, fingerprint(conn.peer), why)
+
+    def _rematch(self, conn: Connection, payload: Any) -> None:
+        """The host of the finished game offers a rematch: taken once, when the game is over here."""
+        session = self.session
+        assert session is not None
+        start = session.start
+        if self.is_host or conn.peer != self.host_peer or start is None or start.sender != conn.peer:
+            return self._ignore(conn, "rematch", "only the host of the finished game may offer a rematch")
+        problem = offer_problem(payload, session.game_id)
+        if problem is not None:
+            return self._ignore(conn, "rematch", f"not an offer: {problem}")
+        if self.offer is not None:
+            return self._ignore(conn, "rematch", "a rematch was offered already")
+        if session.phase != "over":
+            if session.phase == "aborted":
+                return self._ignore(conn, "rematch", "the game was aborted")
+            self._early_offer = (conn, payload)  # taken at our game over (the host may be over first)
+            return
+        assert self.host_address is not None  # a joiner: set by join()
+        self.offer = Offer(payload["game"], self.host_address[0], payload["port"], tuple(payload["seats"]),
+                           payload["wait"], session.game_id)
+        log.info("the host offers a rematch: game %s on port %d", payload["game"].hex()[:8], payload["port"])
+        self._rematch_changed(self.offer)
+
+    def _again(self, conn: Connection, payload: Any) -> None:
+        """A seat of the finished game answers its host after the game: again (true) or leaving (false)."""
+        session = self.session
+        assert session is not None
+        if not self.is_host:
+            return self._ignore(conn, "again", "only the host of the game takes answers to a rematch")
+        if session.start is None or conn.peer not in session.roster or conn.peer == self.identity.peer:
+            return self._ignore(conn, "again", "only a seat of the game answers a rematch")
+        if session.phase != "over":
+            return self._ignore(conn, "again", "the game is not over")
+        if not isinstance(payload, bool):
+            return self._ignore(conn, "again", "its answer is not true or false")
+        self.answers[conn.peer] = payload
+        self._rematch_changed(Answer(conn.peer, payload))
+
+    def _rematch_changed(self, what: Offer | Answer) -> None:
+        for listener in list(self._rematch_listeners):
+            try:
+                listener(self, what)
+            except Exception:  # a display problem must not break the link
+                log.exception("rematch listener failed")
+
+    def ask_again(self, again: bool) -> None:
+        """A seat, after the game: tell the host we want to play again (or that we leave)."""
+        conn = self.links.get(self.host_peer) if self.host_peer is not None else None
+        if conn is not None and not self.is_host:
+            conn.send_nowait("again", again)
+
+    def offer_rematch(self, game_id: bytes, port: int, seats: list[bytes], wait: int) -> None:
+        """Host, after the game: offer every member (seats and spectators) the rematch we host."""
+        body = offer_body(game_id, port, seats, wait)
+        for conn in list(self.links.values()):
+            conn.send_nowait("rematch", body)
+
+    def hold_seats(self, previous: bytes, seats: list[bytes], wait: float) -> None:
+        """Host of a rematch: the START names `previous`; the seats are held for these keys (in this seat order)
+        for `wait` seconds, or until each has joined or declined; then the game starts with those present."""
+        self.previous = previous
+        self.seat_order = {peer_id(key): i for i, key in enumerate(seats)}
+        self.held = {peer_id(key): i for i, key in enumerate(seats) if key != self.identity.public_key}
+        self._holding = True
+
+        async def expire() -> None:
+            await asyncio.sleep(wait)
+            if self.held:
+                log.info("the seats held for %d player(s) of the previous game are released (%.0f s)",
+                         len(self.held), wait)
+            for peer in list(self.held):
+                self.release_seat(peer)
+
+        self.spawn(expire())
+        self._check_held()
+
+    def release_seat(self, peer: bytes) -> None:
+        """A held seat's player declined (or did not answer in time): its seat is no longer held."""
+        if self.held.pop(peer, None) is not None:
+            self._check_held()
+
+    def _check_held(self) -> None:
+        """Once no seat is held any more, a rematch starts with the players present (2 or more)."""
+        for peer in [p for p in self.held if p in self.members and self.members[p].role == "player"]:
+            del self.held[peer]  # joined
+        if self.held or not self._holding or self.lobby_state != "lobby":
+            return
+        self._holding = False  # from now on an ordinary lobby: it starts when its seats are full
+        players = len(self.players())
+        if players == self.seats:
+            self._start()
+        elif players >= 2:
+            self.start_now()
+        self._lobby_changed()
 
     def _cut(self, peer: bytes, what: str) -> None:
         """`peer` went over a cap: close its link; a spectator is removed (and not admitted again)."""
@@ -525,6 +657,10 @@ class Node:
                 len(self.players()) >= self.seats or self.lobby_state != "lobby"):
             self._refuse(conn, "the table is full" if self.lobby_state == "lobby" else "the game has started")
             return
+        if member.role == "player" and conn.peer not in self.held and (known is None or known.role != "player") \
+                and len(self.players()) + len(self.held) >= self.seats:
+            self._refuse(conn, "the seats are held for the players of the previous game")
+            return
         if member.role == "spectator" and seated:
             member = replace(member, role="player")  # a seat stays a seat
         if member.role == "spectator" and known is None:
@@ -537,7 +673,9 @@ class Node:
         self.members[conn.peer] = member
         self._link(conn)
         self._announce()
-        if self.lobby_state == "lobby" and len(self.players()) == self.seats:
+        if self._holding:
+            self._check_held()
+        elif self.lobby_state == "lobby" and len(self.players()) == self.seats:
             self._start()
 
     def _refuse(self, conn: Connection, reason: str) -> None:
@@ -612,10 +750,12 @@ class Node:
 
     def _start(self) -> None:
         self.lobby_state = "playing"
-        roster = [(m.key, m.name, m.bot) for m in self.players()]
+        order = self.seat_order  # a rematch: the seats of the previous game keep their order, newcomers after
+        players = sorted(self.players(), key=lambda m: order.get(m.peer, len(order)))
+        roster = [(m.key, m.name, m.bot) for m in players]
         self._announce()
         assert self.session is not None and self.settings is not None  # both set by host()
-        self._feed(self.session.host(self.salt, self.settings, roster))
+        self._feed(self.session.host(self.salt, self.settings, roster, previous=self.previous))
 
     # ----------------------------------------------------------------- the session
 
@@ -652,6 +792,10 @@ class Node:
             self.done.set()
             for conn in self.links.values():
                 conn.send_nowait("bye", None)
+            if self._early_offer is not None:  # the host was over before us and offered a rematch
+                conn, payload = self._early_offer
+                self._early_offer = None
+                self._rematch(conn, payload)
         elif isinstance(event, Fault):
             log.warning("fault: %s", event.detail)
 

@@ -270,6 +270,9 @@ def summary(session: Session, recorder: bytes | None, messages: int) -> str:
         f"game {session.game_id.hex()}: {s.players} players, variant {s.variant}, {s.deal} deal, ends at {s.end_text}",
         "players: " + ", ".join(names),
     ]
+    previous = session.start.body.get("previous") if session.start is not None else None
+    if isinstance(previous, bytes):  # START names the game this one is a rematch of
+        lines.insert(1, f"rematch of game {previous.hex()}")
     for r, taken in enumerate(game.history):
         if r in session.voided:
             lines.append(f"round {r + 1}: void, nobody scores it: {session.voided[r]}")

@@ -39,7 +39,7 @@ from ..engine import HAND_SIZE
 from . import bigtable, widgets
 from .keys import make_bindings
 from .model import TableModel, heads
-from .words import bull_heads, clip, wrap
+from .words import bull_heads, clip, evening_lines, wrap
 
 # The smallest terminal the table is drawn on: the rows (49 columns) and the players (30) side by side, and
 # every line of the seated screen (20 lines; 21 at a table of 10). The too-small screen states what this
@@ -63,9 +63,13 @@ class TableApp:
     """The screen state (selection, typed digits, overlays) and the actions the keys call."""
 
     def __init__(self, model: TableModel, seat: Seat | None, *, input=None, output=None,
-                 title: str = "p2pnimmt", code: str | None = None) -> None:
+                 title: str = "p2pnimmt", code: str | None = None,
+                 again: Callable[[], str | None] | None = None) -> None:
         self.model = model
         self.seat = seat
+        # At game over, `r`: play again (a rematch: the host offers it, a player asks for it or accepts it);
+        # `again()` returns what to say, and exits the screen when it returns None (on to the next game).
+        self.again = again
         self.title = title
         self.code = code  # the game's code, shown on the big TV view for whoever arrives late
         self.selected = 0
@@ -282,6 +286,25 @@ class TableApp:
         self.model.say(self.model.message)
         self.model.changed()
 
+    def play_again(self) -> None:
+        """`r` at game over: a rematch (the host offers one; a player asks for one, or accepts the offer)."""
+        if self.again is None or self.model.over is None:
+            return
+        try:
+            said = self.again()
+        except Exception as exc:  # a network problem: a message, never a traceback
+            said = f"no rematch: {type(exc).__name__}: {exc}"
+        if said is None:
+            self.go_again()
+        else:
+            self.model.rematch = said
+            self.model.changed()
+
+    def go_again(self) -> None:
+        """On to the rematch: this screen closes (the next game's lobby and table follow)."""
+        if self.app.is_running and not self.app.is_done:
+            self.app.exit(result="again")
+
     def toggle_mute(self) -> None:
         self.muted = not self.muted
         self.model.message = ("the bell is muted (m: bell on)" if self.muted
@@ -430,7 +453,11 @@ class TableApp:
         lines = [f"End of round {rnd + 1}", ""]
         lines += [f"  {clip(p.name, 16):<16} +{n:<4} total {s}"
                   for p, n, s in zip(self.model.players, penalties, scores)]
-        lines += ["", *widgets.scoresheet(self.model), "", "Press Enter for the next round."]
+        lines += ["", *widgets.scoresheet(self.model)]
+        games, rows = self.model.evening_table()
+        if games:
+            lines += ["", *evening_lines(games, rows, 16)]
+        lines += ["", "Press Enter for the next round."]
         return "\n".join(lines)
 
     def _over_text(self):
@@ -440,9 +467,15 @@ class TableApp:
         winners = model.winners()
         lines = ["GAME OVER", "", ("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners), ""]
         lines += widgets.placings(model) + [""] + widgets.scoresheet(model)
+        games, rows = model.evening_table()
+        if games:
+            lines += ["", *evening_lines(games, rows, 16)]
         if model.verified:
             lines += ["", model.verified]
-        return "\n".join(lines + ["", "Press Enter or q to leave."])
+        if self.again is None:
+            return "\n".join(lines + ["", "Press Enter or q to leave."])
+        lines += ["", *wrap(model.rematch, 76)] if model.rematch else []
+        return "\n".join(lines + ["", "r: play again (same seats)   Enter or q: leave"])
 
 
 def screen_text(ui: TableApp, width: int = 80, height: int = 24) -> str:
@@ -469,8 +502,11 @@ OPEN: set[asyncio.Task] = set()  # full-screen apps still showing, for the calle
 class FullScreenFront:
     """The full-screen front end of a network node: starts the app at GameStarted, then feeds it events."""
 
-    def __init__(self, after: asyncio.Future | None = None, code_of: Callable[[bytes], str] | None = None) -> None:
+    def __init__(self, after: asyncio.Future | None = None, code_of: Callable[[bytes], str] | None = None,
+                 again: Callable[[], str | None] | None = None) -> None:
         self.model = TableModel()
+        self.again = again  # `r` at game over (a rematch), see TableApp
+        self.task: asyncio.Task | None = None  # the running screen; its result: "again", "over" or "left"
         self.code_of = code_of  # the game's code from its id (net.discovery.game_code), for the big TV view
         self.ui: TableApp | None = None
         self.after = after  # the lobby screen: the table opens once it has closed
@@ -481,9 +517,9 @@ class FullScreenFront:
         if self.ui is None and self.model.players:
             seat = NodeSeat(node) if node.session.seat is not None and node.bot is None else None
             code = self.code_of(node.game_id) if self.code_of is not None and node.game_id is not None else None
-            self.ui = TableApp(self.model, seat, code=code)
+            self.ui = TableApp(self.model, seat, code=code, again=self.again)
             node.watch_lobby(self.on_links)
-            task = asyncio.ensure_future(self._run(node))
+            self.task = task = asyncio.ensure_future(self._run(node))
             OPEN.add(task)
             task.add_done_callback(OPEN.discard)
         self.on_links(node)
@@ -501,12 +537,17 @@ class FullScreenFront:
         self.model.links({seat for seat, peer in enumerate(session.roster)
                           if peer in self._seen and peer not in linked})
 
-    async def _run(self, node) -> None:
+    def go_again(self) -> None:
+        """Close the screen for the rematch (its lobby and table follow)."""
+        if self.ui is not None:
+            self.ui.go_again()
+
+    async def _run(self, node) -> str:
         try:
             if self.after is not None:
                 await asyncio.wait([self.after])
             assert self.ui is not None  # made before this task
-            await self.ui.app.run_async()
+            return await self.ui.app.run_async()
         finally:
             node.done.set()
 

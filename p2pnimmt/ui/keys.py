@@ -29,6 +29,7 @@ def make_bindings(ui) -> KeyBindings:
     kb.add("escape", eager=True)(guarded(lambda: None))
     kb.add("a")(guarded(ui.ask_stand_in))
     kb.add("m")(guarded(ui.toggle_mute))
+    kb.add("r")(guarded(lambda: ui.play_again() if getattr(ui, "again", None) is not None else None))
     for d in "0123456789":
         kb.add(d)(guarded(lambda d=d: ui.digit(d)))
 

@@ -105,6 +105,10 @@ class TableModel:
         self.here = True  # the person is at the keys (False from our SeatAway until a key is pressed)
         self._picker: int | None = None  # the seat the draft waits for
         self.listeners: list[Callable[[], None]] = []
+        # The evening's table across rematches (app.evening): () -> (games, rows with name, games, wins,
+        # points); (0, []) while the evening has one game. Set by the front that follows the rematches.
+        self.evening: Callable[[], tuple[int, list]] | None = None
+        self.rematch: str = ""  # what the game-over screen says of a rematch (offered, asked, who wants one)
 
     # ------------------------------------------------------------- queries
 
@@ -141,6 +145,10 @@ class TableModel:
                 step = remaining - math.floor(remaining)
                 soonest = min(soonest, step if step > 0 else 1.0)
         return max(soonest, 0.01)
+
+    def evening_table(self) -> tuple[int, list]:
+        """(games, rows) of the evening's table, or (0, []) when there is none to show."""
+        return self.evening() if self.evening is not None else (0, [])
 
     def winners(self) -> list[str]:
         return [self.players[s].name for s in self.over.winners] if self.over else []

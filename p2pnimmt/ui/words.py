@@ -48,3 +48,10 @@ def wrap(text: str, width: int) -> list[str]:
 def agrees(subject: str, third: str, base: str) -> str:
     """The verb for `subject`: base form after 'you' (our seat, or a player named 'you'), else third person."""
     return base if subject.strip().lower() == "you" else third
+
+
+def evening_lines(games: int, rows, width: int = 20) -> list[str]:
+    """The evening's table as lines: per player (rows with name, games, wins, points) across `games` games."""
+    lines = [f"The evening: {count(games, 'game')}", f"  {'player':<{width}} {'games':>5} {'won':>4} {'points':>6}"]
+    lines += [f"  {clip(r.name, width):<{width}} {r.games:>5} {r.wins:>4} {r.points:>6}" for r in rows]
+    return lines

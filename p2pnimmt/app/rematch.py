@@ -1,0 +1,186 @@
+"""At game over: play again? The person's wish (or a headless node's rule) and the host's offer of a rematch.
+
+The host's `r` (or `again` at the line terminal) offers the rematch to everyone; a player's `r` asks the host
+for one, or accepts the host's offer; leaving declines. Spectators follow every offer. A node that
+follows a rematch joins the new game like any joiner, with the same key, at the address it reached the
+host at, and checks that the host there is the host of the finished game (net.node, protocol.md 14).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from ..net.node import Node
+from ..net.rematch import Answer, Offer
+from .options import Options
+
+HOLD_SECONDS = 60  # the seats of a rematch are held this long for the finished game's players
+ASK_SECONDS = 30.0  # the line terminal: how long the game-over question waits for `again`
+OFFER_WAIT = 60.0  # a headless node that follows rematches: how long it waits for the host's offer
+
+
+def numbered(path: Path | None, game: int) -> Path | None:
+    """The transcript of the evening's `game`-th game when --transcript names the first: PATH, PATH-2, ..."""
+    if path is None or game <= 1:
+        return path
+    return path.with_name(f"{path.stem}-{game}{path.suffix}")
+
+
+def game_options(options: Options, game: int) -> Options:
+    return replace(options, transcript=numbered(options.transcript, game))
+
+
+class AfterGame:
+    """One node's game over: what its person wants (again or leave) and what the host offers.
+
+    `note(text)` is told whenever there is something to show (an offer, who wants a rematch, the host left);
+    `go()` when the screen should close for the rematch (a player who asked, once the offer is in).
+    """
+
+    def __init__(self, node: Node, note: Callable[[str], None], go: Callable[[], None] | None = None) -> None:
+        self.node = node
+        self.host = node.is_host
+        self.spectator = node.role == "spectator"
+        self.note = note
+        self.go = go
+        self.wish: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.changed = asyncio.Event()
+        self._stop = [node.watch_rematch(self._heard), node.watch_lobby(lambda _n: self.changed.set())]
+        if node.offer is not None:
+            self._heard(node, node.offer)
+
+    def names(self) -> dict[bytes, str]:
+        session = self.node.session
+        return dict(zip(session.roster, session.names)) if session is not None else {}
+
+    def host_name(self) -> str:
+        host = self.node.host_peer
+        return self.names().get(host, "the host") if host is not None else "the host"
+
+    def _heard(self, node: Node, what: Offer | Answer) -> None:
+        if isinstance(what, Offer):
+            if self.spectator:
+                self.note(f"{self.host_name()} offers a rematch: this screen follows it")
+            elif self.wish.done() and self.wish.result():
+                self.note(f"{self.host_name()} offers the rematch: on to the next game")
+                if self.go is not None:
+                    self.go()
+            else:
+                self.note(f"{self.host_name()} offers a rematch with the same seats: r (or `again`) to play, "
+                          f"q to leave ({what.wait} s)")
+        else:
+            name = self.names().get(what.peer, "a player")
+            self.note(f"{name} wants a rematch (r: offer it)" if what.again else f"{name} leaves")
+        self.changed.set()
+
+    def want(self, again: bool) -> str | None:
+        """The person chose: None when the screen should close (on to the rematch, or leaving), else what to say."""
+        if self.wish.done():
+            return None if not again or self.ready() else "waiting for the host to offer the rematch (q: leave)"
+        self.wish.set_result(again)
+        self.changed.set()
+        if self.host or self.spectator or not again:
+            if not self.host and not self.spectator:
+                self.node.ask_again(False)
+            return None
+        self.node.ask_again(True)
+        if self.node.offer is not None:
+            return None
+        return f"you asked for a rematch: waiting for {self.host_name()} to offer it (q: leave)"
+
+    def ready(self) -> bool:
+        return self.node.offer is not None
+
+    def host_gone(self) -> bool:
+        return not self.host and self.node.offer is None and self.node.host_peer not in self.node.links
+
+    async def outcome(self, timeout: float | None) -> bool:
+        """True: on to the rematch (the host: offer it; others: the offer is in and accepted)."""
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        try:
+            while True:
+                wish = self.wish.result() if self.wish.done() else None
+                offer = self.node.offer
+                if self.host and wish is not None:
+                    return wish
+                if wish is False:
+                    return False
+                if offer is not None and (wish or self.spectator):
+                    return True
+                if self.host_gone():
+                    self.note(f"{self.host_name()} has left: no rematch")
+                    if not self.wish.done():
+                        self.wish.set_result(False)
+                    return False
+                if offer is not None and deadline is not None:  # an offer is answered within its wait
+                    deadline = max(deadline, loop.time() + offer.wait) if wish is None else deadline
+                left = None if deadline is None else deadline - loop.time()
+                if left is not None and left <= 0:
+                    if not self.host and not self.spectator:
+                        self.node.ask_again(False)
+                    return False
+                self.changed.clear()
+                changed = asyncio.ensure_future(self.changed.wait())
+                try:
+                    await asyncio.wait([changed], timeout=None if left is None else min(left, 1.0))
+                finally:
+                    changed.cancel()
+        finally:
+            for stop in self._stop:
+                stop()
+
+
+def seat_keys(node: Node) -> list[bytes]:
+    """The finished game's seats in order, as public keys (the host's rematch holds a seat for each)."""
+    session = node.session
+    assert session is not None and session.start is not None
+    return [seat["key"] for seat in session.start.body["roster"]]
+
+
+def declined(old: Node, new: Node, bots: set[bytes], note: Callable[[str], None]) -> Callable[[], None]:
+    """Host: a player of the finished game who leaves (says so, or its link ends without a yes) frees its seat in
+    the rematch's lobby at once; the host's own `bots` (peer ids) stay. Returns what stops listening."""
+    names = dict(zip(old.session.roster, old.session.names)) if old.session is not None else {}
+
+    def release(peer: bytes, why: str) -> None:
+        if peer in new.held:
+            new.release_seat(peer)
+            note(f"{names.get(peer, 'a player')} {why}: the seat held for them is free")
+
+    def heard(_node: Node, what: Offer | Answer) -> None:
+        if isinstance(what, Answer) and not what.again:
+            release(what.peer, "leaves")
+
+    def links(_node: Node) -> None:
+        for peer in list(new.held):
+            if peer not in old.links and not old.answers.get(peer) and peer not in bots:
+                release(peer, "has gone")
+
+    stops = [old.watch_rematch(heard), old.watch_lobby(links)]
+    for peer, again in old.answers.items():
+        if not again:
+            release(peer, "leaves")
+    links(old)
+    def stop() -> None:
+        for each in stops:
+            each()
+
+    return stop
+
+
+async def close_after_answers(old: Node, new: Node, stop: Callable[[], None]) -> None:
+    """Host: keep the finished game's links until every held seat of the rematch is answered, then close them."""
+    while new.held and not new.done.is_set():
+        await asyncio.sleep(0.2)
+    stop()
+    await asyncio.sleep(1.0)  # the last answers' links close from their side
+    await old.close()
+
+
+def follows(node: Node, offer: Offer) -> bool:
+    """A node that follows the offer: a spectator, or a player whose key has a seat held in it."""
+    return node.role == "spectator" or node.identity.public_key in offer.seats
