@@ -1,0 +1,83 @@
+"""The game-over and round-end screens of an evening (issue 13 item 2): the evening's table, and `r` for a rematch,
+on the real prompt_toolkit app fed keys through a pipe."""
+
+import asyncio
+from types import SimpleNamespace
+
+from prompt_toolkit.input import create_pipe_input
+from test_app import ENTER, SizedOutput, table, until
+
+from p2pnimmt.ui.app import TableApp, screen_text
+from p2pnimmt.ui.local import LocalSeat
+
+ROWS = [SimpleNamespace(name="ann", games=2, wins=1, points=31), SimpleNamespace(name="bob", games=2, wins=1, points=40),
+        SimpleNamespace(name="bot1", games=1, wins=0, points=12)]
+
+
+def play_to_the_end(model, seat) -> None:
+    while model.over is None:
+        if model.asked == "card":
+            seat.play(model.hand[0])
+        elif model.asked == "row":
+            seat.choose_row(0)
+        else:
+            raise AssertionError(f"the game waits for nothing I can do: {model.asked}")
+
+
+def test_r_at_game_over_asks_for_a_rematch_and_the_evening_is_shown():
+    async def main():
+        model, tv, t = table(players=3, max_rounds=1, point_limit=None)
+        model.evening = tv.evening = lambda: (2, ROWS)
+        asked: list[bool] = []
+
+        def again() -> str | None:
+            asked.append(True)
+            return "you asked for a rematch: waiting for ann to offer it (q: leave)" if len(asked) == 1 else None
+
+        with create_pipe_input() as inp:
+            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput(100, 40), again=again)
+            task = asyncio.create_task(ui.app.run_async())
+            t.start()
+            await until(lambda: model.asked is not None, "the first ask")
+            play_to_the_end(model, LocalSeat(t))
+            round_screen = ui._round_text()  # what the round-end screen says (shown while the game goes on)
+            assert "End of round 1" in round_screen and "The evening: 2 games" in round_screen
+            inp.send_text(ENTER)
+            await until(lambda: ui.results, "the game-over screen")
+            screen = screen_text(ui, 100, 40)
+            assert "GAME OVER" in screen and "The evening: 2 games" in screen
+            assert "r: play again (same seats)" in screen
+            for row in ROWS:
+                assert f"{row.name}" in screen and f"{row.points}" in screen
+            inp.send_text("r")
+            await until(lambda: asked, "r to ask for a rematch")
+            await until(lambda: "waiting for ann to offer it" in screen_text(ui, 100, 40), "the ask shown")
+            assert not task.done(), "a player who asked waits for the host's offer on this screen"
+            inp.send_text("r")  # the offer is in (again() says go): the screen closes for the rematch
+            assert await asyncio.wait_for(task, 5) == "again"
+        # The TV's game-over screen shows the evening too (a spectator follows every rematch by itself).
+        with create_pipe_input() as inp:
+            watch = TableApp(tv, None, input=inp, output=SizedOutput(100, 40), again=lambda: "follows")
+            assert "The evening: 2 games" in screen_text(watch, 100, 40)
+    asyncio.run(main())
+
+
+def test_without_an_evening_the_game_over_screen_is_as_before():
+    async def main():
+        model, tv, t = table(players=2, max_rounds=1, point_limit=None)
+        with create_pipe_input() as inp:
+            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput(80, 24))
+            task = asyncio.create_task(ui.app.run_async())
+            t.start()
+            await until(lambda: model.asked is not None, "the first ask")
+            play_to_the_end(model, LocalSeat(t))
+            inp.send_text(ENTER)
+            await until(lambda: ui.results, "the game-over screen")
+            screen = screen_text(ui, 80, 24)
+            assert "The evening" not in screen and "r: play again" not in screen
+            inp.send_text("r")  # nothing to do without a rematch
+            await asyncio.sleep(0.1)
+            assert not task.done()
+            inp.send_text(ENTER)
+            assert await asyncio.wait_for(task, 5) == "over"
+    asyncio.run(main())
