@@ -73,7 +73,12 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     files = NodeFiles()
     if old is not None and old_files.get(old) is not None:
         old_files[old].pass_lock(files)
-    front = Front(options, headless, evening, rematches) if options.web is None else WebFront(options, options.web)
+    front: Front | WebFront
+    if options.web is None:
+        front = Front(options, headless, evening, rematches)
+    else:  # the browser's pages stay the same from game to game of the evening (their addresses too)
+        front = web_fronts[0] if web_fronts else WebFront(options, options.web, evening)
+        web_fronts[:] = [front]
     node = new_node(identity, options, bot=make_bot(bot_kind, identity.secret) if headless else None,
                     on_event=front.on_event, journal_for=journal_opener(identity, options, files))
     front.follow(node)
@@ -165,6 +170,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
             files.close()
 
 
+web_fronts: list[WebFront] = []  # --web: the one browser front of the evening
 old_files: dict[Node, NodeFiles] = {}  # a finished game's files, until the rematch takes over its identity's lock
 
 

@@ -20,6 +20,9 @@ FIND_SECONDS = 10.0
 LIST_OTHERS = 5  # live games named when none is close to the code looked for
 
 
+web_fronts: list[WebFront] = []  # --web: the one browser front of the evening
+
+
 def not_found(code: str, ads: list[GameAd], where: str, verb: str) -> str:
     """Why `join CODE` gave up, and the live game(s) most likely meant."""
     lines = [f"no game with code {code} found on the LAN{where} ({FIND_SECONDS:.0f} s)"]
@@ -89,7 +92,12 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
     if kept:
         kept[-1].pass_lock(files)
     kept.append(files)
-    front = Front(options, headless, evening, rematches) if options.web is None else WebFront(options, options.web)
+    front: Front | WebFront
+    if options.web is None:
+        front = Front(options, headless, evening, rematches)
+    else:  # the browser's pages stay the same from game to game of the evening (their addresses too)
+        front = web_fronts[0] if web_fronts else WebFront(options, options.web, evening)
+        web_fronts[:] = [front]
     node = new_node(identity, options, role=role, bot=bot, on_event=front.on_event,
                     journal_for=journal_opener(identity, options, files))
     front.follow(node)

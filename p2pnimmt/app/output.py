@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ..protocol.events import (
     Committed,
@@ -36,7 +37,7 @@ def stdin_lines() -> StdinLines:
 
 
 def reporter(lines: StdinLines | None = None,
-             evening: Callable[[object], list[str]] | None = None) -> Callable[[object, Event], None]:
+             evening: Callable[[Any], list[str]] | None = None) -> Callable[[object, Event], None]:
     """Prints game progress; given `lines`, also the table and prompts for a person; `evening(node)`: the
     evening's table, printed after each round and at the game's end (none while the evening has one game)."""
     def say_lines(*text: str) -> None:

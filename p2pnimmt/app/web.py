@@ -21,8 +21,10 @@ from ..ui.local import LocalSeat
 from ..ui.model import TableModel
 from ..web.qr import qr_uri
 from ..web.table import Command, Page, Placer
+from .evening import Evening
 from .options import Options
 from .output import reporter, say
+from .rematch import AfterGame
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,11 @@ async def start_tv(node: Node, options: WebOptions | None = None) -> str:
     return url
 
 
+def redraw(page: Page) -> Callable[[Node], None]:
+    """A lobby listener that redraws `page`."""
+    return lambda _node: page.view.changed()
+
+
 class WebFront:
     """The browser front of a network node (host, join, watch): the lobby and the table on this node's pages.
 
@@ -161,16 +168,18 @@ class WebFront:
     full_screen = True  # host.py: this front runs the host's lobby controls (on the page)
     lobby_closed = None
 
-    def __init__(self, options: Options, web: WebOptions) -> None:
+    def __init__(self, options: Options, web: WebOptions, evening: Evening | None = None) -> None:
         from ..web.server import WebServer
 
+        self.evening = evening or Evening()
+        self.after: AfterGame | None = None
         self.options = options
         self.web = web
         self.node: Node | None = None
         self.guest: dict | None = None  # the guest seat offered by this node: name, url, qr
         self.helpers: list[Node] = []  # the guests' nodes, run by this one
         self.model = TableModel()
-        self.lines = reporter(None)
+        self.lines = reporter(None, evening=lambda node: self.evening.lines(node.session))
         self.placer = Placer(self.model)
         self.server = WebServer(web.interface, web.port)
         self.page: Page | None = None
@@ -183,11 +192,40 @@ class WebFront:
         self.lines(node, event)
 
     def follow(self, node: Node) -> None:
-        """The evening's table of `node`'s game on the pages (none yet: a page follows no rematch)."""
+        """The pages show `node`'s game from now on (a rematch: the same pages and addresses, a new game on
+        them), with the evening's table of the games before it."""
+        if self.node is not None:
+            self.model.reset()
+        self.model.evening = lambda: self.evening.table(node.session)
+
+    def _note(self, text: str) -> None:
+        self.model.rematch = text
+        self.model.changed()
 
     async def after_game(self, node: Node) -> bool:
-        """The browser's seat pages do not offer a rematch (the terminal does)."""
-        return False
+        """The game is over: True to go on to a rematch. A seat's page has "Play again" (the host's offers the
+        rematch, a player's asks for it or accepts it); the TV page follows every rematch by itself."""
+        session = node.session
+        if session is None or session.phase != "over" or self.page is None:
+            return False
+        self.evening.add(session)
+        page = self.page
+        self.after = after = AfterGame(node, self._note)
+        watcher = None
+        if page.seat is not None:
+            page.again = lambda: after.want(True)
+
+            async def left() -> None:
+                await page.left.wait()
+                after.want(False)
+
+            watcher = asyncio.ensure_future(left())
+        try:
+            return await after.outcome(None)
+        finally:
+            page.again = None
+            if watcher is not None:
+                watcher.cancel()
 
     def say(self, text: str) -> None:
         say(text)
@@ -200,6 +238,16 @@ class WebFront:
         code = game_code(node.game_id)
         join = f"p2pnimmt join {code}"
         spectator = node.role == "spectator"
+        if self.node is not None and self.page is not None and self.tv is not None:  # a rematch: the same pages
+            self.node = node
+            for page in {id(self.page): self.page, id(self.tv): self.tv}.values():
+                page.node, page.code, page.join_text = node, code, (lambda: join)
+                page.command = None if page.tv else command
+                node.watch_lobby(redraw(page))
+            if self.page.seat is not None:
+                self.page.seat = NodeSeat(node)
+            self.page.view.changed()
+            return
         self.node = node
         guest = (lambda: {"guest": self.guest or {"offer": True}}) if node.is_host else None
         self.page = Page(self.model, seat=None if spectator else NodeSeat(node), tv=spectator, node=node, code=code,

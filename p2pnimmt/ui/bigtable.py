@@ -117,6 +117,15 @@ def band_lines(model: TableModel, columns: int) -> Fragments:
     return out
 
 
+def evening_line(model: TableModel) -> Fragments:
+    """The evening's table on one line under the scores (after a rematch), or nothing."""
+    games, rows = model.evening_table()
+    if not games:
+        return []
+    items = [f"{r.name} {r.wins} won {r.points} pts" for r in rows]
+    return [("class:status", f" The evening ({games} games):  "), ("", "   ".join(items))]
+
+
 def layout(ui) -> HSplit:
     """The big TV screen of a ui.app.TableApp: its title (and the game's code), rows, players, the last turn."""
     model = ui.model
@@ -134,6 +143,7 @@ def layout(ui) -> HSplit:
         text(lambda: row_lines(model), height=D.exact(ROWS_HEIGHT)),
         Window(height=1, char="─", style="class:dim"),
         text(lambda: band_lines(model, ui.size().columns), height=D.exact(BAND_HEIGHT)),
+        text(lambda: evening_line(model), height=lambda: D.exact(1 if model.evening_table()[0] else 0)),
         Window(height=1, char="─", style="class:dim"),
         text(lambda: ui._message(ui.size().columns), height=lambda: ui._message_height(ui.size().columns)),
         text(lambda: prompt_lines(model, "", None), height=1),

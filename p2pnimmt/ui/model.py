@@ -110,6 +110,14 @@ class TableModel:
         self.evening: Callable[[], tuple[int, list]] | None = None
         self.rematch: str = ""  # what the game-over screen says of a rematch (offered, asked, who wants one)
 
+    def reset(self) -> None:
+        """A new game (a rematch) on the same screens: everything of the last game goes; the listeners, the
+        evening's table and the clock to count on stay."""
+        keep = (self.listeners, self.evening, self.now, self.log.maxlen or 200)
+        self.__init__(keep[3])  # type: ignore[misc]
+        self.listeners, self.evening, self.now = keep[0], keep[1], keep[2]
+        self.changed()
+
     # ------------------------------------------------------------- queries
 
     @property

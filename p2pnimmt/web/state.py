@@ -59,7 +59,13 @@ def table_state(model: TableModel, *, tv: bool = False) -> dict[str, Any]:
         "aborted": model.aborted,
         "message": None if tv else model.message,
         "log": list(model.log)[-LOG_LINES:],
+        "evening": None,
+        "rematch": model.rematch or None,
     }
+    games, rows = model.evening_table()
+    if games:  # the evening's table across rematches: per player games, wins and total points
+        state["evening"] = {"games": games, "rows": [{"name": r.name, "games": r.games, "wins": r.wins,
+                                                      "points": r.points} for r in rows]}
     if model.round_over is not None and over is None and (model.round == model.round_over[0] or model.turn == 0):
         rnd, penalties, scores = model.round_over
         state["round_over"] = {"round": rnd + 1, "penalties": list(penalties), "scores": list(scores)}

@@ -19,7 +19,7 @@ from .view import View
 PLACE_DELAY = 0.8  # seconds between the cards of a turn as they are placed (P2PNIMMT_PLACE_DELAY overrides)
 Command = Callable[[list[str]], Awaitable[str]]
 # What a page may ask for; anything else is refused with a message on that page (the connection stays).
-INTENTS = ("play", "row", "pick", "lobby", "guest", "leave", "present", "stand_in", "back")
+INTENTS = ("play", "row", "pick", "lobby", "guest", "leave", "present", "stand_in", "back", "again")
 
 
 class Placer:
@@ -82,6 +82,9 @@ class Page:
         self.stand_in_asked: tuple[int, int, frozenset[str]] = (-1, -1, frozenset())  # (round, turn, names asked)
         self.back_asked = False  # we asked for our dropped seat back (also read from the session: a reload keeps it)
         self.left = asyncio.Event()
+        # At game over, "again": a rematch (the host offers it, a player asks for or accepts it), as the
+        # terminal's `r`; set by the front that follows rematches (app.web). Returns what to say, or None.
+        self.again: Callable[[], str | None] | None = None
         acts = self.seat is not None or self.command is not None or self.offer_guest is not None
         self.view = View(self.state, self.act if acts else None)
         model.listeners.append(self.view.changed)
@@ -103,6 +106,7 @@ class Page:
         state["view"] = "tv" if self.seat is None else "seat"  # in the lobby too, before the game gives a seat
         state["left"] = self.left.is_set()
         state["refused"] = self.refused
+        state["can_again"] = self.seat is not None and self.again is not None and self.model.over is not None
         if self.seat is not None:
             state["stand_in"] = self.stand_in_names()
             if not state.get("dropped_me"):
@@ -163,6 +167,13 @@ class Page:
         self.refused = None
         if do in ("lobby", "guest"):
             return await self._lobby(do, intent)
+        if do == "again":
+            if self.seat is None or self.again is None or self.model.over is None:
+                return self.refuse("again: no rematch to ask for here (only a seat's page, at game over)")
+            said = self.again()
+            self.model.rematch = said or "on to the rematch: its lobby follows"
+            self.model.changed()
+            return
         if do == "leave":
             model = self.model
             if self.seat is not None and model.over is None:

@@ -81,3 +81,21 @@ def test_without_an_evening_the_game_over_screen_is_as_before():
             inp.send_text(ENTER)
             assert await asyncio.wait_for(task, 5) == "over"
     asyncio.run(main())
+
+
+def test_the_big_tv_view_shows_the_evening_under_the_scores():
+    async def main():
+        model, tv, t = table(players=3, max_rounds=1, point_limit=None)
+        tv.evening = lambda: (2, ROWS)
+        with create_pipe_input() as inp:
+            watch = TableApp(tv, None, input=inp, output=SizedOutput(160, 48), code="ABCD")
+            t.start()
+            await until(lambda: tv.players, "the game to start")
+            screen = screen_text(watch, 160, 48)
+        assert "┌" in screen, "the big-card view"
+        assert "The evening (2 games):  ann 1 won 31 pts   bob 1 won 40 pts   bot1 0 won 12 pts" in screen
+        tv.evening = None
+        with create_pipe_input() as inp:
+            watch = TableApp(tv, None, input=inp, output=SizedOutput(160, 48), code="ABCD")
+            assert "The evening" not in screen_text(watch, 160, 48)
+    asyncio.run(main())

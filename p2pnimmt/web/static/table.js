@@ -212,6 +212,7 @@
         const tr = el("tr"); tr.appendChild(el("td", "", i + 1)); r.forEach((n) => tr.appendChild(el("td", "", n))); sheet.appendChild(tr);
       });
     }
+    drawEvening(s.evening, $("evening-box"), $("evening-title"), $("evening"));
     const log = clear($("log"));
     s.log.slice(-12).forEach((line) => log.appendChild(el("li", line.startsWith("!") ? "warn" : "", line)));
     log.scrollTop = log.scrollHeight;
@@ -266,6 +267,23 @@
   }
   function present() { if (state && state.view === "seat" && state.away_me && !state.dropped_me) send({ do: "present" }); }
 
+  // The evening's table across rematches (games, wins, total points per player), as the node computes it.
+  function drawEvening(evening, box, title, table) {
+    box.hidden = !evening;
+    clear(table);
+    if (!evening) return;
+    title.textContent = "The evening: " + evening.games + " games";
+    const head = el("tr");
+    ["player", "games", "won", "points"].forEach((h) => head.appendChild(el("th", "", h)));
+    table.appendChild(head);
+    evening.rows.forEach((r) => {
+      const tr = el("tr"); tr.dataset.name = r.name;
+      tr.appendChild(el("td", "name", r.name)); tr.appendChild(el("td", "games", r.games));
+      tr.appendChild(el("td", "wins", r.wins)); tr.appendChild(el("td", "points", r.points));
+      table.appendChild(tr);
+    });
+  }
+
   function drawOverlay(s) {
     const ov = $("overlay");
     const show = !!(s.over || s.aborted);
@@ -279,6 +297,9 @@
       tr.appendChild(el("td", "name", p.name)); tr.appendChild(el("td", "score", s.over.scores[i])); body.appendChild(tr);
     });
     $("over-verified").textContent = s.verified || "";
+    drawEvening(s.evening, $("over-evening"), $("over-evening-title"), $("over-evening-table"));
+    $("rematch").textContent = s.rematch || "";
+    $("again").hidden = !s.can_again || s.left;
     $("leave").hidden = s.view !== "seat" || s.left;
   }
 
@@ -317,6 +338,7 @@
   $("take-back").onclick = () => send({ do: "back" });
   $("ask-stand-in").onclick = () => send({ do: "stand_in" });
   $("leave").onclick = () => send({ do: "leave" });
+  $("again").onclick = () => send({ do: "again" });
   document.querySelectorAll("#lobby-controls button[data-words]").forEach((b) => {
     b.onclick = () => send({ do: "lobby", words: b.dataset.words.split(" ") });
   });

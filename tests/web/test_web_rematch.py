@@ -1,0 +1,68 @@
+"""The TV page of `watch --web` follows a rematch (issue 14 item 1, issue 13 item 2): the same page, without a
+reload, shows the new game, and the evening's table on it is the sum of both games' verified transcripts."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from test_web_tv import LO, URL, screenshot_dir, sealed_verdict
+
+
+def scores(verdict) -> dict[str, int]:
+    line = re.search(r"^scores: (.*)$", verdict.summary, re.M).group(1)
+    return {name: int(points) for name, points in (item.rsplit(" ", 1) for item in line.split(", "))}
+
+
+def winners(verdict) -> set[str]:
+    return set(re.search(r"^winners?: (.*)$", verdict.summary, re.M).group(1).split(", "))
+
+
+async def test_the_tv_page_follows_a_rematch_and_shows_the_evening(tmp_path: Path, procs, browser) -> None:
+    host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
+                  "--deal", "open", "--bot-delay", "0.05", "--rematch", "1", "--name", "ann",
+                  "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
+                 env={"P2PNIMMT_PLACE_DELAY": "0"})
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    watcher = procs(["watch", code, "--web", "--no-open", *LO, "--peer", f"127.0.0.1:{port}",
+                     "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out",
+                    env={"P2PNIMMT_PLACE_DELAY": "0"})
+    url = watcher.wait_for(URL).group(1)
+    page = await browser.new_page(viewport={"width": 1920, "height": 1080})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    await page.goto(url)
+    await page.wait_for_function("() => document.body.dataset.kind === 'lobby'")
+    procs(["join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}", "--rematch", "1", "--name", "bob",
+           "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
+    first = sealed_verdict(tmp_path / "tv.p2pt", 90)
+    assert first is not None and first.ok, first and first.report()
+    # The same page, never reloaded, follows the host into the rematch and through it to its end.
+    second = sealed_verdict(tmp_path / "tv-2.p2pt", 90)
+    assert second is not None and second.ok, second and second.report()
+    assert "rematch of game" in second.summary
+    await page.wait_for_function("() => document.body.dataset.over === '1' && "
+                                 "!document.getElementById('over-evening').hidden", timeout=30000)
+    assert await page.inner_text("#over-evening-title") == "The evening: 2 games"
+    shots = screenshot_dir()
+    if shots is not None:
+        await page.screenshot(path=str(shots / "tv-evening.png"))
+    shown = {}
+    for tr in await page.locator("#over-evening-table tr[data-name]").all():
+        shown[await tr.get_attribute("data-name")] = (int(await tr.locator(".games").inner_text()),
+                                                      int(await tr.locator(".wins").inner_text()),
+                                                      int(await tr.locator(".points").inner_text()))
+    expected: dict[str, tuple[int, int, int]] = {}
+    for verdict in (first, second):
+        for name, points in scores(verdict).items():
+            g, w, p = expected.get(name, (0, 0, 0))
+            expected[name] = (g + 1, w + (name in winners(verdict)), p + points)
+    assert shown == expected
+    final = [(await tr.get_attribute("data-name"), await tr.locator(".score").inner_text())
+             for tr in await page.locator("#final tbody tr").all()]
+    assert {name: int(score) for name, score in final} == scores(second), "the page shows the rematch's scores"
+    assert not await page.locator("#evening-box").is_hidden(), "the side panel has the evening's table too"
+    assert f"(a rematch of {code})" in watcher.text()
+    assert host.finish(60) == 0, host.text()
+    assert not errors, errors
