@@ -1,0 +1,69 @@
+"""A rematch on real terminals (tmux): a full-screen player presses `r` at game over and plays the rematch, and the
+full-screen TV view (160x48, the big cards) follows it by itself, showing the evening's table (issue 13 item 2)."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+from tmuxpane import needs_tmux
+
+from p2pnimmt.protocol.envelope import open_envelope
+from p2pnimmt.protocol.transcript import records
+from p2pnimmt.protocol.verify import verify_transcript
+
+pytestmark = needs_tmux
+
+LO = ["--interface", "127.0.0.1"]
+
+
+def wait_file(path: Path, timeout: float = 60.0):
+    """The transcript's verdict once it verifies (the node seals it after the game)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists():
+            verdict = verify_transcript(path.read_bytes())
+            if verdict.ok:
+                return verdict
+        time.sleep(0.2)
+    raise AssertionError(f"{path} did not verify within {timeout} s")
+
+
+def test_a_full_screen_player_presses_r_and_the_tv_follows_the_rematch(tmp_path: Path, procs, panes) -> None:
+    env = {"P2PNIMMT_PLACE_DELAY": "0", "XDG_DATA_HOME": str(tmp_path / "data")}
+    # The person at the keys plays nothing: a 1 s clock has the stand-in play each of their cards.
+    host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
+                  "--deal", "open", "--clock", "1", "--rematch", "1", "--name", "ann",
+                  "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out", env=env)
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    peer = f"--peer 127.0.0.1:{port}"
+    tv = panes(f"{sys.executable} -m p2pnimmt watch {code} {' '.join(LO)} {peer} "
+               f"--transcript {tmp_path / 'tv.p2pt'}; sleep 60", 160, 48, env=env)
+    tv.wait("Spectators: 1", 20)
+    bob = panes(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} {peer} --name bob "
+                f"--transcript {tmp_path / 'bob.p2pt'}; sleep 60", 80, 24, env=env)
+    first = wait_file(tmp_path / "bob.p2pt", 90)
+    bob.keys("Enter")  # the game-over screen, with the host's offer
+    shown = bob.wait("offers a rematch", 30)
+    assert "GAME OVER" in shown and "r: play again" in shown
+    bob.keys("r")
+    second = wait_file(tmp_path / "bob-2.p2pt", 90)
+    assert "rematch of game" in second.summary
+    # The TV went on to the rematch by itself and shows the evening's table of both games.
+    screen = tv.wait("The evening: 2 games", 30)
+    scores = {}
+    for verdict in (first, second):
+        for item in re.search(r"^scores: (.*)$", verdict.summary, re.M).group(1).split(", "):
+            name, points = item.rsplit(" ", 1)
+            scores[name] = scores.get(name, 0) + int(points)
+    for name, points in scores.items():
+        assert re.search(rf"\b{name}\s+2\s+\d+\s+{points}\b", screen), (name, points, screen)
+    bob.keys("Enter")
+    bob.wait("The evening: 2 games", 10)
+    data = (tmp_path / "tv-2.p2pt").read_bytes()
+    start = next(e for e in (open_envelope(p) for kind, p in records(data) if kind == "msg") if e.kind == "START")
+    assert [s["name"] for s in start.body["roster"]] == ["ann", "bot1", "bob"]
+    assert host.finish(60) == 0, host.text()
