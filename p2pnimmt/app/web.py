@@ -220,6 +220,7 @@ class WebFront:
                 after.want(False)
 
             watcher = asyncio.ensure_future(left())
+            page.view.changed()  # "Play again" is offered from now on
         try:
             return await after.outcome(None)
         finally:

@@ -11,7 +11,8 @@ from pathlib import Path
 from attacker import Attacker, Listener
 
 from p2pnimmt.app.evening import Evening
-from p2pnimmt.app.history import games
+from p2pnimmt.app.history import games, history_lines
+from p2pnimmt.net.rematch import offer_problem
 from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.identity import fingerprint, peer_id
 from p2pnimmt.protocol.transcript import records
@@ -102,6 +103,7 @@ def test_a_rematch_moves_the_players_who_accept_the_spectator_and_the_bots_to_a_
     assert last.previous == first.game_id
     rows = Evening.from_records(records_, last).rows()
     assert {r.name: (r.games, r.wins, r.points) for r in rows} == expected
+    assert any(f"rematch of {code}" in line for line in history_lines(records_)), "history names the game before"
 
 
 def test_a_forged_rematch_offer_from_a_member_who_is_not_the_host_is_ignored(tmp_path: Path, procs) -> None:
@@ -139,3 +141,16 @@ def test_a_forged_rematch_offer_from_a_member_who_is_not_the_host_is_ignored(tmp
     finally:
         trap.close()
         spy.close()
+
+
+def test_what_is_an_offer() -> None:
+    """protocol.md 14, "Rematch": exactly game, port, seats, wait, each in range; anything else is not an offer."""
+    finished, key = b"\x00" * 16, b"\x07" * 32
+    good = {"game": b"\x01" * 16, "port": 4000, "seats": [key], "wait": 60}
+    assert offer_problem(good, finished) is None
+    bad = [None, [], {**good, "extra": 1}, {k: v for k, v in good.items() if k != "wait"},
+           {**good, "game": b"\x01" * 15}, {**good, "game": finished}, {**good, "port": 0}, {**good, "port": 70000},
+           {**good, "port": True}, {**good, "seats": []}, {**good, "seats": [key, key]}, {**good, "seats": [b"x"]},
+           {**good, "seats": [key] * 11}, {**good, "wait": 0}, {**good, "wait": 601}, {**good, "wait": 1.5}]
+    for payload in bad:
+        assert offer_problem(payload, finished), payload

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pages import play_by_clicks
 from test_web_tv import LO, URL, screenshot_dir, sealed_verdict
 
 
@@ -65,4 +66,39 @@ async def test_the_tv_page_follows_a_rematch_and_shows_the_evening(tmp_path: Pat
     assert not await page.locator("#evening-box").is_hidden(), "the side panel has the evening's table too"
     assert f"(a rematch of {code})" in watcher.text()
     assert host.finish(60) == 0, host.text()
+    assert not errors, errors
+
+
+async def test_the_hosts_page_plays_again_and_the_same_page_plays_the_rematch(tmp_path: Path, procs, browser) -> None:
+    """`host --web`: at game over "Play again" offers the rematch; the host's bot stays; the same page (no reload)
+    shows the rematch's table and, at its end, the evening's table of both games."""
+    host = procs(["host", "--web", "--no-open", "--seats", "2", "--bots", "1", *LO, "--rounds", "1", "--no-points",
+                  "--deal", "open", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
+                 tmp_path / "host.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
+    url = host.wait_for(URL).group(1)
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    await page.goto(url)
+    await page.wait_for_function("() => document.body.dataset.kind === 'table'")
+    await play_by_clicks(page, rows_taken=[], turns=[])
+    await page.wait_for_selector("#overlay:not([hidden])")
+    assert await page.locator("#over-evening").is_hidden(), "one game: no evening's table yet"
+    await page.wait_for_selector("#again:not([hidden])")
+    await page.click("#again")
+    first = sealed_verdict(tmp_path / "host.p2pt")
+    assert first is not None and first.ok
+    await page.wait_for_function("() => document.body.dataset.over === '0' && document.body.dataset.kind === 'table'",
+                                 timeout=30000)
+    await play_by_clicks(page, rows_taken=[], turns=[])
+    await page.wait_for_function("() => document.body.dataset.over === '1' && "
+                                 "!document.getElementById('over-evening').hidden", timeout=30000)
+    second = sealed_verdict(tmp_path / "host-2.p2pt")
+    assert second is not None and second.ok, second and second.report()
+    assert "rematch of game" in second.summary and "bot1" in second.summary
+    rows = {await tr.get_attribute("data-name"): int(await tr.locator(".points").inner_text())
+            for tr in await page.locator("#over-evening-table tr[data-name]").all()}
+    assert rows == {name: scores(first)[name] + scores(second)[name] for name in ("ann", "bot1")}
+    await page.click("#leave")
+    assert host.finish(30) == 0, host.text()
     assert not errors, errors
