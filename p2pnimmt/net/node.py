@@ -9,7 +9,9 @@ id dialling. Spectators keep their link to the host, which relays every
 message to them. During the game frames are ["msg", wire] (session
 messages), ["heads", [[sender, count], ...]] on every (re)connect so each
 side resends what the other lacks, ["ping", nil], and ["bye", nil] when a
-peer's game is over.
+peer's game is over. After it, a rematch: ["again", bool] from a seat to
+the host, ["rematch", {game, port, seats, wait}] from the host to everyone
+(net.rematch; protocol.md 14).
 """
 
 from __future__ import annotations
@@ -57,8 +59,9 @@ class Node:
     """One peer: runs its session over TCP links; a host also runs the lobby and starts the game.
 
     A front drives it through public methods (host, join, resume, act, kick,
-    start_now, change_settings, spawn, close, linger) and listens with
-    watch_events and watch_lobby; it reads session, members, players(),
+    start_now, change_settings, spawn, close, linger; after the game ask_again,
+    offer_rematch, and for a rematch's lobby hold_seats, release_seat) and listens with
+    watch_events, watch_lobby and watch_rematch; it reads session, members, players(),
     linked, settings, seats, lobby_state, done and refused.
     """
 
@@ -558,12 +561,13 @@ class Node:
             return self._ignore(conn, "again", "only the host of the game takes answers to a rematch")
         if session.start is None or conn.peer not in session.roster or conn.peer == self.identity.peer:
             return self._ignore(conn, "again", "only a seat of the game answers a rematch")
-        if session.phase != "over":
-            return self._ignore(conn, "again", "the game is not over")
+        if session.phase == "aborted":
+            return self._ignore(conn, "again", "the game was aborted")
         if not isinstance(payload, bool):
             return self._ignore(conn, "again", "its answer is not true or false")
-        self.answers[conn.peer] = payload
-        self._rematch_changed(Answer(conn.peer, payload))
+        self.answers[conn.peer] = payload  # one that comes before our own game is over is kept as well
+        if session.phase == "over":
+            self._rematch_changed(Answer(conn.peer, payload))
 
     def _rematch_changed(self, what: Offer | Answer) -> None:
         for listener in list(self._rematch_listeners):
