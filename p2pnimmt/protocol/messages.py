@@ -108,9 +108,10 @@ OPTIONAL: dict[str, dict[str, Callable[[Any], bool]]] = {
     "ROW_CHOICE": {"auto": lambda v: v is True},
     # a round end lists the dropped seats that asked for their seats back (protocol.md 11.3)
     "ROUND_END": {"back": lambda v: _asks(v)},
-    # a drop vote (or a KEEP) at step 0 of a draft names the pick it waits on
-    "DROP": {"pick": lambda v: _count(v)},
-    "KEEP": {"pick": lambda v: _count(v)},
+    # a drop vote (or a KEEP) at a step with places names the place: the pick at a draft's step 0, and at
+    # step 32 0 for a sealed deal's SEALED_KEYS or 1 for ROUND_END (protocol.md 11.1)
+    "DROP": {"place": lambda v: _count(v)},
+    "KEEP": {"place": lambda v: _count(v)},
     # a rematch names the game it follows (protocol.md 9 and 14, "Rematch"): that game's id
     "START": {"previous": lambda v: isinstance(v, bytes) and len(v) == 16},
 }

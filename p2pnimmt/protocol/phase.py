@@ -3,8 +3,10 @@
 Steps of a round, as they go on the wire (DROP's `step`): 0 the deal's
 commit (seed commit, sealed shuffle, or the draft), 1 the deal's reveal
 (seed reveal, sealed unlock), then for turn t: 2+3t commit, 3+3t reveal,
-4+3t row choice; 32 round end, 33 game end. `Step` is the one place that
-makes and reads that number.
+4+3t row choice; 32 round end, 33 game end. Two steps have several
+places (DROP's `place`): a draft's step 0 one per pick, and step 32 the
+sealed deal's keys (place 0) before ROUND_END (place 1). `Step` is the
+one place that makes and reads these numbers.
 """
 
 from __future__ import annotations
@@ -64,23 +66,26 @@ class Part(IntEnum):
 
 SEED_COMMIT_STEP, SEED_REVEAL_STEP = 0, 1
 ROUND_END_STEP, GAME_END_STEP = 2 + 3 * HAND_SIZE, 3 + 3 * HAND_SIZE
+KEYS_PLACE, ROUND_END_PLACE = 0, 1  # the places of step 32: a sealed deal's SEALED_KEYS, then ROUND_END
 
 _TURN_KIND_PART = {"PLAY_COMMIT": Part.COMMIT, "PLAY_REVEAL": Part.REVEAL, "ROW_CHOICE": Part.ROW_CHOICE,
                    "STANDIN": Part.COMMIT}
-_KIND_STEP = {"SEED_REVEAL": SEED_REVEAL_STEP, "SEALED_UNLOCK": SEED_REVEAL_STEP, "ROUND_END": ROUND_END_STEP,
-              "SEALED_KEYS": ROUND_END_STEP, "GAME_END": GAME_END_STEP}
+_KIND_STEP = {"SEED_REVEAL": (SEED_REVEAL_STEP, 0), "SEALED_UNLOCK": (SEED_REVEAL_STEP, 0),
+              "ROUND_END": (ROUND_END_STEP, ROUND_END_PLACE), "SEALED_KEYS": (ROUND_END_STEP, KEYS_PLACE),
+              "GAME_END": (GAME_END_STEP, 0)}
 
 
 class Step(NamedTuple):
-    """A step of the game: (round, the step number on the wire, the pick in a draft's step 0).
+    """A position of the game: (round, the step number on the wire, the place within the step).
 
-    A tuple, so steps order as the game goes: a draft's picks are positions within step 0, each its own place
-    to wait, vote and drop at (protocol.md 11.1).
+    A tuple, so positions order as the game goes. Two steps have several places, each its own position to
+    wait, vote and drop at (protocol.md 11.1): a draft's step 0 one per pick (the place is the pick), and
+    step 32 the sealed deal's SEALED_KEYS (place 0) before ROUND_END (place 1).
     """
 
     round: int
     number: int
-    pick: int = 0
+    place: int = 0
 
     @classmethod
     def of_turn(cls, round_index: int, turn: int, part: Part) -> Step:
@@ -93,15 +98,20 @@ class Step(NamedTuple):
         if part is not None:
             return cls.of_turn(round_index, body["turn"], part)
         if kind in ("DROP", "KEEP"):
-            return cls(round_index, body.get("step", 0), body.get("pick", 0))
+            return cls(round_index, body.get("step", 0), body.get("place", 0))
         if kind == "DRAFT_PICK":
             return cls(round_index, SEED_COMMIT_STEP, body["pick"])
-        return cls(round_index, _KIND_STEP.get(kind, SEED_COMMIT_STEP))
+        return cls(round_index, *_KIND_STEP.get(kind, (SEED_COMMIT_STEP, 0)))
+
+    @classmethod
+    def round_end(cls, round_index: int) -> Step:
+        """Where ROUND_END is signed (after a sealed deal's keys, at the same step)."""
+        return cls(round_index, ROUND_END_STEP, ROUND_END_PLACE)
 
     @property
     def slot(self) -> int:
-        """The k of a DROP or KEEP slot at this step (section 11's slots): one per step, and per pick."""
-        return self.number + (GAME_END_STEP + 1) * self.pick
+        """The k of a DROP or KEEP slot at this position (section 11's slots): one per step and place."""
+        return self.number + (GAME_END_STEP + 1) * self.place
 
     @property
     def in_turn(self) -> bool:

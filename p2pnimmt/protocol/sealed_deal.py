@@ -33,7 +33,7 @@ from .commitments import NONCE_SIZE, commitment
 from .deal import Deal
 from .effects import DropSeat, Effects, Fatal, KeepSecret, Send, Suspect
 from .envelope import Envelope
-from .phase import ROUND_END_STEP, SEED_COMMIT_STEP, SEED_REVEAL_STEP, Step
+from .phase import KEYS_PLACE, ROUND_END_STEP, SEED_COMMIT_STEP, SEED_REVEAL_STEP, Step
 from .sealed import (
     Layout,
     RoundSecrets,
@@ -334,7 +334,8 @@ class SealedDeal(Deal):
         if st is None or st.settled or st.seats is None:
             return None
         keys = table.slot("SEALED_KEYS", table.round)
-        return tuple(s for s in st.seats if s not in keys and s in table.active_at(table.round, ROUND_END_STEP))
+        active = table.active_at(table.round, ROUND_END_STEP, KEYS_PLACE)
+        return tuple(s for s in st.seats if s not in keys and s in active)
 
     def settle(self, table: TableView, r: int) -> Effects[bool]:
         st = self.rounds[r]
@@ -342,9 +343,10 @@ class SealedDeal(Deal):
             return True
         assert st.seats is not None
         keys = table.slot("SEALED_KEYS", r)
-        if table.playing(table.seat, r, ROUND_END_STEP) and table.seat in st.seats and table.seat not in keys:
+        mine = table.seat in st.seats and table.seat not in keys
+        if mine and table.playing(table.seat, r, ROUND_END_STEP, KEYS_PLACE):
             yield from self._send_keys(table, r)
-        if table.held_back(ROUND_END_STEP) or any(s not in keys for s in st.seats):
+        if table.held_back(ROUND_END_STEP, KEYS_PLACE) or any(s not in keys for s in st.seats):
             return False
         shuffles = table.slot("SEALED_SHUFFLE", r)
         revealed = {}

@@ -491,7 +491,7 @@ class Session:
         """What a pass can change that another pass may act on."""
         table = self.table
         return (table.phase, table.round, table.turn, len(self.inbox.accepted), len(table.dropped),
-                len(table.furthest), sum(step.number + step.pick for step in table.furthest.values()), len(self._out),
+                len(table.furthest), sum(step.number + step.place for step in table.furthest.values()), len(self._out),
                 len(table.parked), table.now() if table.phase not in (Phase.LOBBY, Phase.STARTING) else None)
 
     def _drive(self, effects: Effects[Any]) -> Any:

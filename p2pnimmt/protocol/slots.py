@@ -15,7 +15,7 @@ from .effects import Effects, Emit, Fatal
 from .envelope import Envelope
 from .events import Committed
 from .messages import FIELDS, BodyError, check_body
-from .phase import GAME_END_STEP, SEED_COMMIT_STEP, Step
+from .phase import GAME_END_STEP, KEYS_PLACE, ROUND_END_PLACE, ROUND_END_STEP, SEED_COMMIT_STEP, Step
 from .table import Table, standin_slot
 
 TURN_KINDS = ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE", "STANDIN")  # messages of one turn
@@ -74,7 +74,7 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
             what = {"DROP": "to drop", "KEEP": "to keep"}.get(kind, "to ask the stand-in for")
             problem = f"{what} seat {body['seat']}, which is itself or no seat"
         if kind in ("DROP", "KEEP") and not problem:
-            problem = pick_problem(table, body)
+            problem = place_problem(table, body)
             key = (kind, round_index, Step.of_message(round_index, kind, body).slot)
         if kind == "STANDIN":
             key = (kind, round_index, standin_slot(step, body["seat"]))
@@ -161,15 +161,21 @@ def unpark(table: Table) -> Effects[None]:
             yield from place(table, seat, env)
 
 
-def pick_problem(table: Table, body: dict[str, Any]) -> str:
-    """A DROP or KEEP names a `pick` at step 0 of a draft (the pick it waits on), and nowhere else."""
-    draft = table.game.settings.variant == "draft" and body["step"] == SEED_COMMIT_STEP
-    if draft and "pick" not in body:
-        return "at step 0 of a draft without the pick it waits on"
-    if not draft and "pick" in body:
-        return "with a pick, which only step 0 of a draft has"
-    if draft and body["pick"] >= HAND_SIZE * table.players:
-        return f"for pick {body['pick'] + 1}: a draft has {HAND_SIZE * table.players} picks"
+def place_problem(table: Table, body: dict[str, Any]) -> str:
+    """A DROP or KEEP names its `place` at a step with places (a draft's step 0, step 32), and nowhere else."""
+    number = body["step"]
+    if not table.has_places(number):
+        return "with a place, which only step 32 and step 0 of a draft have" if "place" in body else ""
+    if "place" not in body:
+        return f"at step {number} without the place it waits on (" + \
+            ("the pick)" if number == SEED_COMMIT_STEP else "0 for SEALED_KEYS, 1 for ROUND_END)")
+    place = body["place"]
+    if number == SEED_COMMIT_STEP and place >= HAND_SIZE * table.players:
+        return f"for pick {place + 1}: a draft has {HAND_SIZE * table.players} picks"
+    if number == ROUND_END_STEP and place > ROUND_END_PLACE:
+        return f"for place {place} of step {number}: it has 0 (SEALED_KEYS) and 1 (ROUND_END)"
+    if number == ROUND_END_STEP and place == KEYS_PLACE and table.game.settings.deal != "sealed":
+        return f"for place 0 of step {number} (SEALED_KEYS) in a game with the {table.game.settings.deal} deal"
     return ""
 
 

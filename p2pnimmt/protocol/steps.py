@@ -40,6 +40,7 @@ from .events import (
 )
 from .phase import (
     GAME_END_STEP,
+    ROUND_END_PLACE,
     ROUND_END_STEP,
     SEED_COMMIT_STEP,
     SEED_REVEAL_STEP,
@@ -77,10 +78,10 @@ def vote(table: Table, target: int, at: Step) -> Effects[None]:
 
 
 def position(table: Table, at: Step, target: int) -> dict[str, int]:
-    """The body of a DROP or KEEP for `target` at `at`: a draft's step 0 names the pick too."""
+    """The body of a DROP or KEEP for `target` at `at`: at a step with places, the place too."""
     body = {"round": at.round, "step": at.number, "seat": target}
-    if table.game.settings.variant == "draft" and at.number == SEED_COMMIT_STEP:
-        body["pick"] = at.pick
+    if table.has_places(at.number):
+        body["place"] = at.place
     return body
 
 
@@ -98,8 +99,8 @@ def count_votes(table: Table) -> Effects[bool]:
         yield Rewind(*past[0])
         return True
     for at in table.vote_steps():
-        if at.round != now.round or at > now:
-            continue
+        if at > now:
+            continue  # (a KEEP may be for an earlier round: its ROUND_END, when we wait on a voter in the next)
         active = table.active_at(*at)
         for target in table.vote_targets(at):
             if target not in active or target in table.dropped:
@@ -341,17 +342,17 @@ def score_round(table: Table) -> Effects[bool]:
         return False
     table.scored.add(r)
     table.forget_state()
-    if table.playing(table.seat, r, ROUND_END_STEP):
+    if table.playing(table.seat, r, ROUND_END_STEP, ROUND_END_PLACE):
         back = [[seat, ask.seq] for seat in sorted(table.dropped) if (ask := table.ask_back(seat, r)) is not None]
         yield Send("ROUND_END", {"round": r, "penalties": list(penalties), "scores": list(table.game.scores),
                                  "state": table.state_now(), **({"back": back} if back else {})})
     return True
 
 
-def agree(table: Table, kind: str, step: int, fields: Sequence[str], mine: dict[str, Any]) -> Effects[bool]:
+def agree(table: Table, kind: str, at: Step, fields: Sequence[str], mine: dict[str, Any]) -> Effects[bool]:
     """True when every active seat's `kind` message is in and matches ours; a fatal fault for one that differs."""
     have = table.slot(kind, table.round if kind != "GAME_END" else 0)
-    active = table.active_at(table.round, step)
+    active = table.active_at(*at)
     for seat, env in sorted(have.items()):
         if seat not in active:
             continue
@@ -360,7 +361,7 @@ def agree(table: Table, kind: str, step: int, fields: Sequence[str], mine: dict[
                 yield Fatal(seat, "result-mismatch", f"{table.who_seat(seat)} signed {kind} with {name} "
                             f"{env.body[name]!r}, but the game gives {mine[name]!r}", (env.wire,))
                 return False
-    return not table.held_back(step) and all(s in have for s in active)
+    return not table.held_back(at.number, at.place) and all(s in have for s in active)
 
 
 def step_round_end(table: Table) -> Effects[None]:
@@ -369,7 +370,7 @@ def step_round_end(table: Table) -> Effects[None]:
     penalties = table.game.history[-1]
     mine = {"round": table.round, "penalties": list(penalties), "scores": list(table.game.scores),
             "state": table.state_now()}
-    if not (yield from agree(table, "ROUND_END", ROUND_END_STEP, ("penalties", "scores", "state"), mine)):
+    if not (yield from agree(table, "ROUND_END", Step.round_end(table.round), ("penalties", "scores", "state"), mine)):
         return
     yield Emit(RoundEnded(table.round, tuple(penalties), tuple(table.game.scores)))
     if not table.game.over:
@@ -385,7 +386,7 @@ def step_round_end(table: Table) -> Effects[None]:
 def take_back(table: Table, r: int) -> Effects[None]:
     """A dropped seat plays again from round r + 1 if every seat's ROUND_END of round r listed it (11.3)."""
     ends = table.slot("ROUND_END", r)
-    signers = table.active_at(r, ROUND_END_STEP)
+    signers = table.active_at(*Step.round_end(r))
     for seat in sorted(table.dropped):
         asks = {dict((a, b) for a, b in ends[s].body.get("back", ())).get(seat) for s in signers}
         if signers and len(asks) == 1 and None not in asks:
@@ -408,7 +409,7 @@ def game_end_body(table: Table) -> dict[str, Any]:
 
 def step_game_end(table: Table) -> Effects[None]:
     fields = ("rounds", "scores", "winners", "state")
-    if not (yield from agree(table, "GAME_END", GAME_END_STEP, fields, game_end_body(table))):
+    if not (yield from agree(table, "GAME_END", Step(table.round, GAME_END_STEP), fields, game_end_body(table))):
         return
     table.move(Phase.OVER)
     table.result = GameOver(tuple(table.game.scores), tuple(table.game.winners), table.game.rounds_played)

@@ -21,6 +21,8 @@ from .envelope import Envelope
 from .events import Fault, GameOver
 from .phase import (
     GAME_END_STEP,
+    KEYS_PLACE,
+    ROUND_END_PLACE,
     ROUND_END_STEP,
     SEED_COMMIT_STEP,
     SEED_REVEAL_STEP,
@@ -128,9 +130,9 @@ class Table:
         """The accepted messages of one kind for one round and turn (or pick), by seat."""
         return self.slots.setdefault((kind, round_index, step), {})
 
-    def active_at(self, round_index: int, step: int, pick: int = 0) -> list[int]:
-        """Seats not dropped at or before (round, step), or (round, 0, pick) in a draft."""
-        at = Step(round_index, step, pick)
+    def active_at(self, round_index: int, step: int, place: int = 0) -> list[int]:
+        """Seats not dropped at or before the position (round, step, place)."""
+        at = Step(round_index, step, place)
         return [s for s in range(self.players) if self._present(s, at)]
 
     def _present(self, seat: int, at: Step) -> bool:
@@ -162,16 +164,20 @@ class Table:
         return gone is not None and any(seat in self.slots.get(("REJOIN", r, 0), {})
                                         for r in range(gone.round, round_index + 1))
 
-    def playing(self, seat: int | None, round_index: int, step: int) -> bool:
-        return seat is not None and seat in self.active_at(round_index, step)
+    def playing(self, seat: int | None, round_index: int, step: int, place: int = 0) -> bool:
+        return seat is not None and seat in self.active_at(round_index, step, place)
 
-    def held_back(self, step: int, pick: int = 0) -> bool:
+    def has_places(self, number: int) -> bool:
+        """A DROP or KEEP at this step names its place: step 32 (keys, round end), a draft's step 0 (picks)."""
+        return number == ROUND_END_STEP or self.game.settings.variant == "draft" and number == SEED_COMMIT_STEP
+
+    def held_back(self, step: int, place: int = 0) -> bool:
         """True while our own vote to drop someone at this step is open (we will not use its late messages).
 
         The vote is void once another active seat went on from the absent seat's message there (`went_on`):
         that seat never votes, so the drop can never complete.
         """
-        key = Step(self.round, step, pick)
+        key = Step(self.round, step, place)
         target = self.votes.get(key)
         if target is None or target in self.dropped:
             return False
@@ -213,6 +219,8 @@ class Table:
         number = self.step_now()
         if number is None:
             return None
+        if self.phase == Phase.ROUND_END:  # a sealed deal's keys until the round is scored, then ROUND_END
+            return Step(self.round, number, ROUND_END_PLACE if self.round in self.scored else KEYS_PLACE)
         draft = self.game.draft if self.phase == Phase.DEAL else None
         return Step(self.round, number, draft.picks if draft is not None and not draft.done else 0)
 
@@ -286,7 +294,7 @@ class Table:
         assert self.deal is not None
         r, t = self.round, self.turn
         step = Step(r, number)
-        active = self.active_at(r, number)
+        active = self.active_at(r, number, ROUND_END_PLACE if number == ROUND_END_STEP else 0)  # ROUND_END's
         if self.phase == Phase.DEAL and (sequential := self.deal.waiting(self)) is not None:
             return sequential[1]
         if self.phase == Phase.ROUND_END and r not in self.scored:

@@ -111,11 +111,11 @@ def test_range_checks_are_body_checks(kind: str, body: dict) -> None:
 class Table3:
     """A 3-seat open game: the host's START, and seats 1 and 2 signing what a test wants, fed to a spectator."""
 
-    def __init__(self, variant: str = "standard") -> None:
+    def __init__(self, variant: str = "standard", deal: str = "open") -> None:
         self.ids = [Identity(hashlib.sha256(f"spec/{i}".encode()).digest()) for i in range(3)]
         host = Session(self.ids[0])
         roster = [(i.public_key, f"p{n}", False) for n, i in enumerate(self.ids)]
-        settings = Settings(players=3, variant=variant, deal="open", max_rounds=1, point_limit=None)
+        settings = Settings(players=3, variant=variant, deal=deal, max_rounds=1, point_limit=None)
         outs = host.host(b"\x05" * 16, settings, roster)
         self.start = next(o.wire for o in outs if isinstance(o, Outgoing))
         self.game_id = host.game_id
@@ -134,6 +134,13 @@ class Table3:
     def acks(self) -> None:
         for seat in (1, 2):
             self.sign(seat, "START_ACK", {"start": self.start_hash})
+
+    def walk(self, seat: int, turns: int) -> None:
+        """`seat` asks the stand-in for the next seat's move in each turn up to `turns`: its messages move on one
+        turn at a time (section 12's order), so it may then sign for the round end. No ask completes (seat 0
+        asks nothing), and no vote is open (a voter's later messages would wait for it)."""
+        for turn in range(turns + 1):
+            self.sign(seat, "STANDIN", {"round": 0, "turn": turn, "seat": (seat + 1) % 3})
 
     def spectator(self) -> tuple[Session, list[Fault]]:
         session = Session(None, relay=False)
@@ -168,29 +175,51 @@ def test_a_drop_for_no_seat_or_no_step_is_unexpected(body: dict) -> None:
 
 
 @pytest.mark.parametrize("kind", ["DROP", "KEEP"])
-@pytest.mark.parametrize("variant, body", [
-    ("draft", {"round": 0, "step": 0, "seat": 2}),  # step 0 of a draft: the pick it waits on is required
-    ("standard", {"round": 0, "step": 0, "seat": 2, "pick": 0}),  # a pick anywhere else is not
-    ("draft", {"round": 0, "step": 2, "seat": 2, "pick": 0}),
-    ("draft", {"round": 0, "step": 0, "seat": 2, "pick": 30}),  # 3 players: picks 0..29
-    ("standard", {"round": 0, "step": 0, "seat": 1}),  # itself
-], ids=["draft-no-pick", "pick-in-standard", "pick-at-a-turn", "pick-30", "itself"])
-def test_a_vote_or_keep_names_a_pick_exactly_at_a_drafts_step_0(kind: str, variant: str, body: dict) -> None:
-    """Sections 7 and 11.1: DROP and KEEP carry `pick` at step 0 of a draft, and only there."""
-    t = Table3(variant)
+@pytest.mark.parametrize("variant, deal, body", [
+    ("draft", "open", {"round": 0, "step": 0, "seat": 2}),  # step 0 of a draft: the pick it waits on is required
+    ("standard", "open", {"round": 0, "step": 0, "seat": 2, "place": 0}),  # a place at a step without places
+    ("draft", "open", {"round": 0, "step": 2, "seat": 2, "place": 0}),
+    ("draft", "open", {"round": 0, "step": 0, "seat": 2, "place": 30}),  # 3 players: picks 0..29
+    ("standard", "open", {"round": 0, "step": 32, "seat": 2}),  # step 32: the place is required
+    ("standard", "sealed", {"round": 0, "step": 32, "seat": 2}),
+    ("standard", "sealed", {"round": 0, "step": 32, "seat": 2, "place": 2}),  # 0 keys, 1 round end
+    ("standard", "open", {"round": 0, "step": 32, "seat": 2, "place": 0}),  # no keys in an open deal
+    ("standard", "open", {"round": 0, "step": 33, "seat": 2, "place": 0}),
+    ("standard", "open", {"round": 0, "step": 0, "seat": 1}),  # itself
+], ids=["draft-no-pick", "place-in-standard", "place-at-a-turn", "pick-30", "round-end-no-place-open",
+        "round-end-no-place-sealed", "round-end-place-2", "keys-place-in-open", "place-at-game-end", "itself"])
+def test_a_vote_or_keep_names_a_place_exactly_where_a_step_has_places(kind: str, variant: str, deal: str,
+                                                                       body: dict) -> None:
+    """Sections 7 and 11.1: DROP and KEEP carry `place` at step 0 of a draft (the pick) and at step 32 (0 for
+    a sealed deal's SEALED_KEYS, 1 for ROUND_END), and only there."""
+    t = Table3(variant, deal)
     t.acks()
+    if body["step"] >= 32:
+        t.walk(1, 9)  # seat 1 reaches the last turn: only the place can be wrong
     t.sign(1, kind, body)
-    fatal(*t.spectator(), "unexpected", 1, t.ids)
+    session, faults = t.spectator()
+    fatal(session, faults, "unexpected", 1, t.ids)
+    assert "place" in faults[0].detail or "pick" in faults[0].detail or "itself" in faults[0].detail, faults[0]
+
+
+@pytest.mark.parametrize("deal, place", [("open", 1), ("sealed", 0), ("sealed", 1)])
+def test_a_vote_at_step_32_names_a_place_it_has(deal: str, place: int) -> None:
+    t = Table3("standard", deal)
+    t.acks()
+    t.walk(1, 9)
+    t.sign(1, "DROP", {"round": 0, "step": 32, "seat": 2, "place": place})
+    session, faults = t.spectator()
+    assert faults == [] and session.fault is None
 
 
 def test_a_drafts_votes_are_one_per_voter_and_pick() -> None:
     """Section 11's slots: in a draft's step 0 a voter has one DROP per pick, whatever seat it names."""
     t = Table3("draft")
     t.acks()
-    t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 0, "pick": 0})
+    t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 0, "place": 0})
     session, faults = t.spectator()
     assert faults == [] and session.fault is None
-    t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 2, "pick": 0})
+    t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 2, "place": 0})
     fatal(*t.spectator(), "duplicate", 1, t.ids)
 
 

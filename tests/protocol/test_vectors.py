@@ -132,7 +132,8 @@ def test_signed_message_bytes_signature_and_hash() -> None:
 
 
 def test_the_messages_of_drops_keeps_and_taking_a_seat_back() -> None:
-    """Section 16's message vectors (KEEP, a draft's DROP and KEEP with `pick`, REJOIN, ROUND_END with `back`):
+    """Section 16's message vectors (KEEP, DROP and KEEP with a `place`: a draft's pick,
+    step 32's ROUND_END and keys; REJOIN, ROUND_END with `back`):
     the exact bytes and hash of each, and each body passes the body check."""
     from p2pnimmt.protocol.messages import check_body
 
