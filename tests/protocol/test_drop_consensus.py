@@ -120,6 +120,27 @@ def test_every_node_agrees_on_a_drop_at_the_round_end(players: int, deal: str, s
     assert phase == "over" and result.rounds == 2, found
 
 
+def test_a_seat_in_the_next_round_waiting_on_a_voter_of_the_round_end_signs_keep_for_it() -> None:
+    """Found by a sweep of round-end cuts: seat 0 voted to drop seat 3 at its ROUND_END (0, 32, 1); seats 1
+    and 2 had that ROUND_END, began round 1 and waited there on seat 0, the first shuffler, having signed
+    nothing for round 1. They sign KEEP for the earlier round's position, which voids the vote: nobody is
+    dropped and the game goes on (without the KEEP the table stopped for good)."""
+    net = cut_at_round_end(4, "sealed", 3, 63, 49906)
+    found = outcomes(net)
+    assert len(found) == 1, found
+    phase, result, dropped = found.pop()
+    assert phase == "over" and result.rounds == 2 and dropped == ()
+    session = net.sessions[net.peers[0]]
+    signed = [(session.roster.index(e.sender), e.kind, e.body) for e in map(open_envelope, session.journal.messages)
+              if e.kind in ("DROP", "KEEP")]
+    position = {"round": 0, "step": 32, "seat": 3, "place": 1}
+    assert (0, "DROP", position) in signed and (1, "KEEP", position) in signed and (2, "KEEP", position) in signed
+    for seat in (1, 2):  # each KEEP came after its own ROUND_END of round 0, before anything of round 1
+        own = [e for e in map(open_envelope, session.journal.messages) if e.sender == session.roster[seat]]
+        at = next(i for i, e in enumerate(own) if e.kind == "KEEP")
+        assert own[at - 1].kind == "ROUND_END" and own[at + 1].body["round"] == 1
+
+
 def kept(net: Net) -> set[tuple[int, int, int, int]]:
     """(signer's seat, round, step, seat kept) of every KEEP in the game."""
     session = net.sessions[net.peers[0]]
