@@ -2,40 +2,101 @@
 
 A batch holds N tables, each in a lean form: per row its end card, its
 length and its bull heads (the cards under the end never matter again),
-the bull heads each seat has taken, each seat's hand (ascending, a played
-card replaced by GONE) and which cards nobody has seen yet. One call of
-`place` lays one turn's cards on all N tables: rule 4 (the lowest card,
-below every row end, takes the row given for it), then every other card
-joins the row with the highest end below it, the sixth card taking the
-five (rules 1-3). It is a second form of `engine.table.place_turn`, kept
-to it by a differential test over many random turns (tests/bots).
+the bull heads each seat has taken, each seat's hand and which cards
+nobody has seen yet. A turn's cards are laid on all N tables at once:
+rule 4 (the lowest card, below every row end, takes the row given for
+it), then every other card joins the row with the highest end below it,
+the sixth card taking the five (rules 1-3). It is a second form of
+`engine.table.place_turn`, kept to it by differential tests over many
+random turns and whole playouts (tests/bots).
+
+How it is fast (issue 15): inside `play_out` the rows of a table are kept
+sorted by their end card (a card joins the row whose end is the highest
+below it, so laying cards keeps that order; only rule 4 moves a row to the
+front), so a card's row is four comparisons, and a turn's cards are laid
+in one pass over the table's cards, not seat by seat: the cards bound for
+one row are a run of the sorted turn, and the sixth of a row is found by
+counting. Hands are compact, card-major arrays ([cards left, N x P]): a
+played card is cut out (the hand stays ascending) and the arrays shrink
+turn by turn. The heuristic's expected bull heads come from one lookup
+table per (opponents, unseen cards): its entry (slots left, row bull
+heads, gap) holds the exact float the plain-Python rule computes, so a
+card's cost is two gathers (its row's block, its gap) and one lookup.
 
 Policies give each seat's card for a turn on all tables at once:
 `random_plays` (uniform), and `heuristic_costs` + `choose` (the
 heuristic's expected bull heads of this turn, the same rule as
-`mcs.policy_plays`, played greedily or drawn from a softmax at a
+`rollout.policy_plays`, played greedily or drawn from a softmax at a
 temperature per seat; an infinite temperature is uniform play).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
-from ..engine import BULL_HEADS, HIGHEST_CARD, ROW_COUNT, ROW_LIMIT
+from ..engine import BULL_HEADS, HAND_SIZE, HIGHEST_CARD, ROW_COUNT, ROW_LIMIT
 from .heuristic import poisson_at_least
 
 GONE = HIGHEST_CARD + 1  # a hand's slot whose card was played: sorts after every card
-HEADS = np.array(BULL_HEADS + (0,), dtype=np.int64)  # HEADS[card]; HEADS[GONE] = 0
-STEPS = 50  # the Poisson tails are tabulated on means 0, 1/STEPS, ... (as in mcs.TAILS)
+WIDTH = GONE + 1  # per-table arrays indexed by card (GONE included)
+HEADS = np.array(BULL_HEADS + (0,), dtype=np.int32)  # HEADS[card]; HEADS[GONE] = 0
+STEPS = 50  # the Poisson tails are tabulated on means 0, 1/STEPS, ... (as in rollout.TAILS)
 MAX_MEAN = 10
 TAILS = np.array(
     [[poisson_at_least(k, i / STEPS) if k else 0.0 for i in range(MAX_MEAN * STEPS + 1)] for k in range(ROW_LIMIT + 1)]
 )
 FILLER_HEADS = 1.3
 
+# The cost table of one (opponents, unseen) pair: blocks of GAPS entries, one per (slots left, row bull heads),
+# then one per constant cost 0..MAX_HEADS-1 (a card below every row costs the cheapest row's heads).
+GAPS = 128  # entries per block: gaps 0..104, and room for a constant block's offset
+MAX_HEADS = 28  # a row holds at most five cards: 7 + 4 x 5 = 27 bull heads
+CONST = (ROW_LIMIT + 1) * MAX_HEADS
+SLICE = (CONST + MAX_HEADS) * GAPS
+PAD = HAND_SIZE  # a constant block is entered PAD in, so the own-cards correction stays inside it
+
+
+@lru_cache(maxsize=128)
+def cost_slice(opponents: int, unseen: int) -> np.ndarray:
+    """The heuristic's cost for every (slots, heads, gap) and the constant blocks, flat (SLICE floats).
+
+    Entry ((slots * MAX_HEADS + heads) * GAPS + gap): the float `rollout.policy_plays` computes for a card
+    with `gap` unseen cards (not its own) between its row's end and it, the row holding `heads` bull heads
+    with `slots` places left, seen from a seat with `unseen` cards it has not seen and `opponents` others.
+    """
+    gap = np.arange(GAPS, dtype=np.float64)
+    share = opponents / unseen if unseen > 0 else 0.0
+    eps = 0.01 / unseen if unseen > 0 else 0.0
+    mean = np.minimum(gap * share, opponents)
+    tail_at = np.minimum((mean * STEPS).astype(np.int64), MAX_MEAN * STEPS)
+    heads = np.arange(MAX_HEADS, dtype=np.float64)[:, None]
+    out = np.empty((CONST + MAX_HEADS, GAPS))
+    for slots in range(ROW_LIMIT + 1):
+        block = out[slots * MAX_HEADS : (slots + 1) * MAX_HEADS]
+        if slots:
+            block[:] = TAILS[slots][tail_at] * (heads + FILLER_HEADS * np.minimum(slots, mean)) + eps * gap
+        else:
+            block[:] = heads + eps * gap
+    out[CONST:] = heads
+    out.setflags(write=False)
+    return out.ravel()
+
+
+def cost_table(unseen: np.ndarray, opponents: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """The lookup table for hands with `unseen` cards not seen, and each one's offset into it (None: 0)."""
+    first = int(unseen.flat[0]) if unseen.size else 0
+    if unseen.size == 0 or (unseen == first).all():
+        return cost_slice(opponents, first), None
+    values, where = np.unique(unseen, return_inverse=True)
+    table = np.concatenate([cost_slice(opponents, int(u)) for u in values])
+    return table, where.reshape(unseen.shape).astype(np.int32) * SLICE
+
 
 class Tables:
-    """N tables in the lean form: row ends, lengths and bull heads ([N, 4]) and each seat's penalty ([N, P])."""
+    """N tables in the lean form: row ends, lengths and bull heads ([N, 4], the engine's row order) and each
+    seat's penalty ([N, P])."""
 
     __slots__ = ("ends", "lens", "heads", "pens")
 
@@ -67,36 +128,98 @@ class Tables:
 
     def place(self, plays: np.ndarray, low_rows: np.ndarray) -> None:
         """Lay one turn's cards (plays[N, P], by seat) on every table; low_rows[N]: the row the lowest takes."""
+        rows = Sorted.of(self)
+        rows.place(np.asarray(plays, dtype=np.int32), np.argmax(rows.ids == np.asarray(low_rows)[:, None], axis=1))
+        rows.store(self)
+
+
+class Sorted:
+    """N tables with each table's rows sorted by end card (ids: each row's place in the engine's order)."""
+
+    __slots__ = ("ends", "lens", "heads", "ids", "pens")
+
+    def __init__(self, ends: np.ndarray, lens: np.ndarray, heads: np.ndarray, ids: np.ndarray,
+                 pens: np.ndarray) -> None:
+        self.ends, self.lens, self.heads, self.ids, self.pens = ends, lens, heads, ids, pens
+
+    @classmethod
+    def of(cls, tables: Tables) -> Sorted:
+        ids = np.argsort(tables.ends, axis=1)
+        ends, lens, heads = (np.take_along_axis(a, ids, axis=1).astype(np.int32)
+                             for a in (tables.ends, tables.lens, tables.heads))
+        return cls(ends, lens, heads, ids.astype(np.int32), tables.pens.astype(np.int32))
+
+    def store(self, tables: Tables) -> None:
+        """Write the rows back in the engine's order, and the penalties."""
+        for src, dst in ((self.ends, tables.ends), (self.lens, tables.lens), (self.heads, tables.heads)):
+            np.put_along_axis(dst, self.ids, src, axis=1)
+        tables.pens[...] = self.pens
+
+    def cheapest(self) -> np.ndarray:
+        """Per table the place (in sorted order) of the row with the fewest bull heads; on ties the longer,
+        then the first in the engine's order (the heuristic's choice)."""
+        key = (self.heads * (ROW_LIMIT + 1) + (ROW_LIMIT - self.lens)) * ROW_COUNT + self.ids
+        return np.argmin(key, axis=1)
+
+    def place(self, plays: np.ndarray, low_pos: np.ndarray) -> None:
+        """Lay one turn's cards (plays[N, P], by seat); low_pos[N]: the place (sorted order) of the row the
+        lowest card takes if it is below every row end."""
         n, players = plays.shape
-        at = np.arange(n)
-        order = np.argsort(plays, axis=1, kind="stable")
-        cards = np.take_along_axis(plays, order, axis=1)
         ends, lens, heads, pens = self.ends, self.lens, self.heads, self.pens
+        by_table = np.arange(n)[:, None]
+        # flat indexes of the seats in the order of their cards, table by table (one sort of keys that
+        # grow with the table: stable sorting takes the nearly sorted keys in linear time)
+        order = np.argsort((plays + by_table * WIDTH).ravel(), kind="stable").reshape(n, players)
+        cards = plays.ravel().take(order)
         low = cards[:, 0]
-        need = low < ends.min(axis=1)
-        if need.any():
-            i = at[need]
-            r = low_rows[need]
-            pens[i, order[need, 0]] += heads[i, r]
-            ends[i, r] = low[need]
-            lens[i, r] = 1
-            heads[i, r] = HEADS[low[need]]
-        for j in range(players):
-            c = cards[:, j]
-            seat = order[:, j]
-            if j == 0:
-                idx = at[~need]
-                c = c[idx]
-                seat = seat[idx]
-            else:
-                idx = at
-            e = ends[idx]
-            target = np.argmax(np.where(e < c[:, None], e, -1), axis=1)
-            full = lens[idx, target] == ROW_LIMIT
-            pens[idx, seat] += np.where(full, heads[idx, target], 0)
-            ends[idx, target] = c
-            lens[idx, target] = np.where(full, 1, lens[idx, target] + 1)
-            heads[idx, target] = np.where(full, 0, heads[idx, target]) + HEADS[c]
+        need = low < ends[:, 0]
+        if need.any():  # rule 4: the row is taken and its new end, the lowest card, puts it first
+            i = np.flatnonzero(need)
+            r = low_pos[i]
+            pens.ravel()[order[i, 0]] += heads[i, r]
+            moved = np.arange(ROW_COUNT)[None, :] <= r[:, None]
+            for a, new in ((ends, low[i]), (lens, 1), (heads, HEADS[low[i]]), (self.ids, self.ids[i, r])):
+                sub = a[i]
+                shifted = np.empty_like(sub)
+                shifted[:, 0] = new
+                shifted[:, 1:] = sub[:, :-1]
+                a[i] = np.where(moved, shifted, sub)
+        # each card's row: its place in sorted order, +1 (0: none, the lowest card that took a row)
+        seg = (cards > ends[:, 0:1]).view(np.int8) + (cards > ends[:, 1:2]).view(np.int8)
+        seg += (cards > ends[:, 2:3]).view(np.int8)
+        seg += (cards > ends[:, 3:4]).view(np.int8)
+        at = np.arange(players)[None, :]
+        row = by_table * ROW_COUNT + np.maximum(seg - 1, 0)  # flat into [N, 4]
+        starts = np.ones((n, players), dtype=bool)
+        np.not_equal(seg[:, 1:], seg[:, :-1], out=starts[:, 1:])
+        run = np.maximum.accumulate(np.where(starts, at, 0), axis=1)  # where the run of cards for its row begins
+        rank = at - run
+        length = lens.take(row) + rank  # the row's length when the card comes
+        cycle = length % ROW_LIMIT  # 0: the sixth card, which takes the row
+        sums = np.zeros((n, players + 1), dtype=heads.dtype)
+        np.cumsum(HEADS.take(cards), axis=1, out=sums[:, 1:])
+        flat_sums = sums.ravel()
+        base = by_table * (players + 1)
+        before = heads.take(row)  # the row's bull heads before this turn
+        lows = seg > 0
+        takes = (cycle == 0) & lows
+        if takes.any():
+            took = np.where(rank < ROW_LIMIT, before, 0) + sums[:, :players] - flat_sums.take(
+                base + np.maximum(at - ROW_LIMIT, run))
+            pens.ravel()[order[takes]] += took[takes]
+        last = np.ones((n, players), dtype=bool)
+        np.not_equal(seg[:, :-1], seg[:, 1:], out=last[:, :-1])
+        last &= lows
+        pick = np.flatnonzero(last)
+        row, cycle, length, before = (a.ravel()[pick] for a in (row, cycle, length, before))
+        run = run.ravel()[pick]
+        j = pick % players
+        table = (pick // players) * (players + 1)
+        since = np.maximum(j - cycle, run)  # the row's first card after this turn (or where the run began)
+        ends.ravel()[row] = cards.ravel()[pick]
+        lens.ravel()[row] = cycle + 1
+        kept = np.where(length < ROW_LIMIT, before, 0)  # nothing taken: the row keeps its cards
+        heads.ravel()[row] = flat_sums[table + j + 1] - flat_sums[table + since] + kept
 
 
 def random_plays(hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -104,6 +227,40 @@ def random_plays(hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     keys = rng.random(hands.shape)
     keys[hands == GONE] = 2.0
     return np.argmin(keys, axis=2)
+
+
+def card_costs(cards: np.ndarray, ends: np.ndarray, lens: np.ndarray, heads: np.ndarray, cum: np.ndarray,
+               players: int, unseen: np.ndarray) -> np.ndarray:
+    """The heuristic's expected bull heads of each card of card-major hands ([W, N x P], hand n*P+s ascending).
+
+    ends, lens, heads: [N, 4] sorted by end; cum[N, WIDTH]: cards nobody has seen up to each card;
+    unseen[N x P]: cards each seat has not seen (not its own). A GONE slot costs some finite value.
+    """
+    w, hands = cards.shape
+    n = len(ends)
+    table, offset = cost_table(unseen, players - 1)
+    # per table and row (0: below every row) the index of its block, less the unseen cards up to its end
+    block = np.empty((n, ROW_COUNT + 1), dtype=np.int32)
+    block[:, 0] = (CONST + heads.min(axis=1)) * GAPS + PAD
+    block[:, 1:] = ((ROW_LIMIT - lens) * MAX_HEADS + heads) * GAPS - np.take_along_axis(cum, ends, axis=1)
+    by_table = cards.reshape(w, n, players)
+    seg = (by_table > ends[:, 0:1]).view(np.int8) + (by_table > ends[:, 1:2]).view(np.int8)
+    seg += (by_table > ends[:, 2:3]).view(np.int8)
+    seg += (by_table > ends[:, 3:4]).view(np.int8)
+    seg = seg.reshape(w, hands)
+    tab = np.arange(n, dtype=np.int32).repeat(players)
+    code = block.ravel().take(tab * (ROW_COUNT + 1) + seg)
+    code += cum.ravel().take(tab * WIDTH - 1 + cards)
+    if offset is not None:
+        code += offset
+    if w > 1:  # less the own cards between the row's end and the card: its place in its run of the hand
+        slot = np.arange(w, dtype=np.int32)[:, None]
+        run = np.zeros((w, hands), dtype=np.int32)
+        np.multiply(seg[1:] != seg[:-1], slot[1:], out=run[1:])
+        np.maximum.accumulate(run, axis=0, out=run)
+        run -= slot
+        code += run
+    return table.take(code)
 
 
 def heuristic_costs(tables: Tables, hands: np.ndarray, alive: np.ndarray) -> np.ndarray:
@@ -114,42 +271,13 @@ def heuristic_costs(tables: Tables, hands: np.ndarray, alive: np.ndarray) -> np.
     the unseen cards between a row's end and its card, less its own.
     """
     n, players, size = hands.shape
-    opponents = players - 1
-    width = GONE + 1
-    order = np.argsort(tables.ends, axis=1)
-    ends = np.take_along_axis(tables.ends, order, axis=1)
-    lens = np.take_along_axis(tables.lens, order, axis=1)
-    heads = np.take_along_axis(tables.heads, order, axis=1)
-    base = (np.arange(n) * width)[:, None]
-    cum = np.cumsum(alive, axis=1).ravel()  # cum[x]: cards nobody has seen up to x
-    marks = np.zeros(n * width, dtype=np.int64)
-    np.add.at(marks, (base + ends + 1).ravel(), 1)
-    rowpos = (np.cumsum(marks.reshape(n, width), axis=1) - 1).ravel()  # rowpos[x]: the row x joins, -1: none
-    gone = hands == GONE
-    held = size - gone.sum(axis=2)  # cards in each hand [N, P]
-    unseen = alive.sum(axis=1)[:, None] - held  # from each seat: not seen, not its own [N, P]
-    safe = np.maximum(unseen, 1)
-    share = np.where(unseen > 0, opponents / safe, 0.0)[..., None]
-    eps = np.where(unseen > 0, 0.01 / safe, 0.0)[..., None]
-    flat = base[:, :, None] + hands  # [N, P, H] indexes into the per-table arrays
-    t = rowpos[flat]
-    row = (np.arange(n) * ROW_COUNT)[:, None, None] + np.maximum(t, 0)
-    end = ends.ravel()[row]
-    slots = ROW_LIMIT - lens.ravel()[row]
-    rh = heads.ravel()[row]
-    # own cards between the row end and the card: a hand is ascending, so the cards that join the same
-    # row are a run; the card's place in its run counts them
-    slot = np.arange(size)[None, None, :]
-    starts = np.ones(t.shape, dtype=bool)
-    starts[..., 1:] = t[..., 1:] != t[..., :-1]
-    run_start = np.maximum.accumulate(np.where(starts, slot, 0), axis=2)
-    gap = cum[flat - 1] - cum[base[:, :, None] + end] - (slot - run_start)
-    mean = np.minimum(gap * share, opponents)
-    tail = TAILS.ravel()[slots * TAILS.shape[1] + (mean * STEPS).astype(np.int64)]
-    cost = np.where(slots > 0, tail * (rh + FILLER_HEADS * np.minimum(slots, mean)), rh) + eps * gap
-    cheapest = tables.heads.min(axis=1)[:, None, None]
-    cost = np.where(t < 0, cheapest.astype(np.float64), cost)
-    return np.where(gone, np.inf, cost)
+    rows = Sorted.of(tables)
+    held = (hands != GONE).sum(axis=2)
+    unseen = (alive.sum(axis=1)[:, None] - held).ravel()
+    cum = np.cumsum(alive, axis=1)
+    cards = hands.reshape(n * players, size).T
+    costs = card_costs(cards, rows.ends, rows.lens, rows.heads, cum, players, unseen)
+    return np.where(hands == GONE, np.inf, costs.T.reshape(n, players, size))
 
 
 def choose(costs: np.ndarray, temps: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -167,6 +295,17 @@ def choose(costs: np.ndarray, temps: np.ndarray, rng: np.random.Generator) -> np
     return np.where(soft, np.argmin(score, axis=2), greedy)
 
 
+def draw(costs: np.ndarray, temps: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """`choose` for card-major costs ([W, hands], changed in place): per hand the slot of the cheapest card
+    where temps[hands] is 0 (first on ties), else drawn in proportion to exp(-cost / temp) (inf: uniform)."""
+    soft = temps > 0
+    if soft.any():  # Gumbel-max: the least of cost + temp x log(Exp(1)); uniform: of log(Exp(1)) alone
+        uniform = np.isinf(temps)
+        costs *= np.where(uniform, 0.0, 1.0)
+        costs += np.where(uniform, 1.0, np.where(soft, temps, 0.0)) * np.log(rng.standard_exponential(costs.shape))
+    return np.argmin(costs, axis=0)
+
+
 def take(hands: np.ndarray, slots: np.ndarray, alive: np.ndarray | None = None) -> np.ndarray:
     """The cards at `slots` [N, P]; they leave the hands (and `alive`) in place (hands stay ascending, GONE last)."""
     plays = np.take_along_axis(hands, slots[..., None], axis=2)[..., 0]
@@ -179,32 +318,54 @@ def take(hands: np.ndarray, slots: np.ndarray, alive: np.ndarray | None = None) 
 
 def play_out(tables: Tables, hands: np.ndarray, rng: np.random.Generator, *,
              alive: np.ndarray | None = None, temps: np.ndarray | None = None) -> None:
-    """Play every table's round to its end, in place.
+    """Play every table's round to its end, in place (the hands are spent: all GONE after).
 
-    Without `alive`: every seat plays uniformly at random and a lowest card below every row takes a
-    random row. With `alive` (and `temps`, [N, P]): each seat plays the heuristic at its temperature
-    (0: greedy) and such a card takes the cheapest row.
+    Every hand holds as many cards (ascending, GONE last). Without `alive`: every seat plays uniformly at
+    random and a lowest card below every row takes a random row. With `alive` (and `temps`, [N, P]): each
+    seat plays the heuristic at its temperature (0: greedy; inf: uniform) and such a card takes the
+    cheapest row; `alive` is kept up to date.
     """
-    n = len(hands)
-    left = int((hands[0, 0] != GONE).sum()) if n else 0  # every hand holds as many cards
-    for _ in range(left):
-        if alive is None:
-            slots = random_plays(hands, rng)
-            low_rows = rng.integers(0, ROW_COUNT, n)
+    n, players, size = hands.shape
+    left = int((hands[0, 0] != GONE).sum()) if n else 0
+    if left == 0:
+        return
+    rows = Sorted.of(tables)
+    count = n * players
+    cards = hands[:, :, :left].reshape(count, left).T.astype(np.int32)  # [left, N x P], a copy
+    hands[...] = GONE
+    every = np.arange(count)
+    mine = np.repeat(np.arange(n), players) * WIDTH  # each hand's table, as an offset into [N, WIDTH]
+    seat_temps = np.zeros(count) if temps is None else temps.reshape(count)
+    if alive is not None:
+        assert alive.flags.c_contiguous
+        flat_alive = alive.reshape(-1)  # a view
+    for w in range(left, 0, -1):
+        if w == 1:
+            plays = cards[0]
         else:
-            assert temps is not None
-            slots = choose(heuristic_costs(tables, hands, alive), temps, rng)
-            low_rows = tables.cheapest_rows()
-        tables.place(take(hands, slots, alive), low_rows)
+            if alive is None:
+                slot = rng.integers(0, w, count)
+            else:
+                cum = np.cumsum(alive, axis=1, dtype=np.int32)
+                unseen = np.repeat(cum[:, -1] - w, players)
+                costs = card_costs(cards, rows.ends, rows.lens, rows.heads, cum, players, unseen)
+                slot = draw(costs, seat_temps, rng)
+            plays = cards.ravel().take(slot * count + every)
+            keep = np.arange(w - 1)[:, None] >= slot[None, :]
+            cards = np.where(keep, cards[1:], cards[:-1])
+        if alive is not None:
+            flat_alive[mine + plays] = False
+        low_pos = np.asarray(rng.integers(0, ROW_COUNT, size=n)) if alive is None else rows.cheapest()
+        rows.place(plays.reshape(n, players), low_pos)
+    rows.store(tables)
 
 
 def deal_hands(pool: list[int], n: int, players: int, seat: int, size: int,
                rng: np.random.Generator) -> np.ndarray:
     """N uniform deals of `size` cards of `pool` to every seat but `seat` ([N, P, size], ascending;
     `seat`'s hand left GONE for the caller to fill)."""
-    keys = rng.random((n, len(pool)))
-    picked = np.asarray(pool)[np.argsort(keys, axis=1)[:, : (players - 1) * size]]
-    others = np.sort(picked.reshape(n, players - 1, size), axis=2)
+    picked = rng.permuted(np.broadcast_to(np.asarray(pool, dtype=np.int64), (n, len(pool))), axis=1)
+    others = np.sort(picked[:, : (players - 1) * size].reshape(n, players - 1, size), axis=2)
     hands = np.full((n, players, size), GONE, dtype=np.int64)
     hands[:, [s for s in range(players) if s != seat]] = others
     return hands

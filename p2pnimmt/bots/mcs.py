@@ -75,10 +75,10 @@ class MCSBot(SeededBot):
     default_rollouts: int | None = 100
     default_budget: float | None = None
     min_rollouts = 8
-    max_rollouts = 2000
+    max_rollouts = 4000
     wall_factor = 2.0  # a busy machine may stretch a decision to this many budgets of wall-clock time, no more
     check_every = 8  # deals of the first batch (and the least between prunings); the clocks are read per batch
-    max_batch = 64  # deals per batch at most (batches grow with the deals sampled)
+    max_batch = 128  # deals per batch at most (batches grow with the deals sampled)
     z_drop = 3.0  # a candidate whose paired difference to the best exceeds z_drop standard errors is dropped
     indifference = 0.05  # bull heads: closer than this to the best (with z_drop standard errors) is as good
     proposals = 32  # hands sampled per deal, one kept by its weight under the HandPrior (1: uniform deals)

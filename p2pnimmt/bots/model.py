@@ -164,28 +164,35 @@ class HandPrior:
         self.weights = weights
 
     def log_weights(self, hands: np.ndarray) -> np.ndarray:
-        """[N] log weights of N samples (hands[N, P, H]: ascending, this seat's row ignored)."""
+        """[N] log weights of N samples (hands[N, P, H]: ascending, this seat's row ignored).
+
+        A seat's chance of its card at turn t under a softmax model is exp(x[card]) over the sum of exp(x)
+        over its hand then (its sample and the cards it played from t on): the played cards' part is the
+        same for every sample, so per turn and model one lookup of exp(x) over the samples does it.
+        """
         n, players, size = hands.shape
         turns = len(self.tables)
-        costs = np.stack(self.tables)  # [T, GONE + 1]
-        ll = np.zeros((len(MODELS), n, players))
         opponents = [s for s in range(players) if s != self.seat]
-        for m, temp in enumerate(LIKELIHOOD_TEMPS):
-            temp = float(temp)
-            for t in range(turns):
-                later = [[self.played[u][s] for u in range(t, turns)] for s in range(players)]
-                if np.isinf(temp):
-                    ll[m] -= np.log(size + np.array([len(x) for x in later]))[None, :]
+        others = len(opponents)
+        cards = hands[:, opponents].reshape(n * others, size).T  # [H, N x opponents]
+        index = (cards.reshape(size, n, others) + np.arange(others) * (GONE + 1)).reshape(size, n * others)
+        played = np.array([[self.played[t][s] for s in opponents] for t in range(turns)])  # [T, opponents]
+        finite = [m for m, temp in enumerate(LIKELIHOOD_TEMPS) if not np.isinf(temp)]
+        by_seat = np.arange(others)
+        ll = np.zeros((len(MODELS), n, players))
+        for t in range(turns):
+            later = played[t:]  # each opponent's cards played from turn t on (the last row: at t)
+            for m, temp in enumerate(LIKELIHOOD_TEMPS):
+                if m not in finite:
+                    ll[m][:, opponents] -= np.log(size + len(later))
                     continue
-                x = -costs[t] / temp
+                x = -self.tables[t] / float(temp)
                 x[GONE] = -np.inf
-                xs = x[hands]  # [N, P, H]
-                for s in opponents:
-                    xp = x[later[s]]
-                    both = np.concatenate([xs[:, s], np.broadcast_to(xp, (n, len(xp)))], axis=1)
-                    top = both.max(axis=1, keepdims=True)
-                    lse = top[:, 0] + np.log(np.exp(both - top).sum(axis=1))
-                    ll[m, :, s] += x[self.played[t][s]] - lse
+                shift = x[later].max(axis=0)  # the played card is among them: a safe scale [opponents]
+                ex = np.exp(x[None, :] - shift[:, None])  # [opponents, GONE+1]
+                known = ex[by_seat, later].sum(axis=0)
+                total = ex.ravel().take(index).sum(axis=0).reshape(n, others) + known
+                ll[m][:, opponents] += (x[played[t]] - shift)[None, :] - np.log(total)
         logw = np.log(self.weights.T[:, None, :] + 1e-300) + ll  # [M, N, P]
         top = logw.max(axis=0)
         mix = top + np.log(np.exp(logw - top).sum(axis=0))
