@@ -21,6 +21,35 @@ from .rematch import HOLD_SECONDS, close_after_answers, declined, game_options, 
 from .web import WebFront
 
 
+class LobbyLines:
+    """The lobby prompt's reads of standard input: the one waiting when the game starts is withdrawn (it reads
+    None), so the line typed next goes to the game (a card), not to the lobby. A command being carried out
+    is not interrupted."""
+
+    def __init__(self, lines) -> None:
+        self.lines = lines
+        self.waiting: asyncio.Task | None = None
+        self.stopped = False
+
+    async def read(self, prompt: str) -> str | None:
+        if self.stopped:
+            return None
+        self.waiting = asyncio.ensure_future(self.lines.read(prompt))
+        try:
+            return await self.waiting
+        except asyncio.CancelledError:
+            if not self.stopped:
+                raise
+            return None
+        finally:
+            self.waiting = None
+
+    def stop(self) -> None:
+        self.stopped = True
+        if self.waiting is not None:
+            self.waiting.cancel()
+
+
 @dataclass
 class HostBot:
     """A bot in the host's process: kept (key, name and kind) from game to game of the evening."""
@@ -116,10 +145,13 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         advertise(node)  # the variant or the deal may have changed
         return reply
 
+    console = LobbyLines(stdin_lines())  # the line terminal's lobby prompt, while the lobby lasts
+
     def lobby_changed(n: Node) -> None:
         players = n.players()
         if n.lobby_state == "playing":
             remember_lobby(n)
+            console.stop()  # its pending read must not take the first card typed
         front.say(f"lobby: {len(players)}/{n.seats} seats: " + ", ".join(m.name for m in players))
         advertise(n)
 
@@ -151,7 +183,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         if front.full_screen:
             front.show_lobby(node, command)
         elif not headless:
-            node.spawn(lobby_console(node, helpers, add_bot, stdin_lines(), command))
+            node.spawn(lobby_console(node, helpers, add_bot, console, command))
         status = await finish(node, files, options.give_up)
         if status == 0:
             again = await front.after_game(node)

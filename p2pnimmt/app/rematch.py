@@ -51,6 +51,8 @@ class AfterGame:
         self._stop = [node.watch_rematch(self._heard), node.watch_lobby(lambda _n: self.changed.set())]
         if node.offer is not None:
             self._heard(node, node.offer)
+        for peer, again in node.answers.items():  # answers that came before this node's own game was over
+            self._heard(node, Answer(peer, again))
 
     def names(self) -> dict[bytes, str]:
         session = self.node.session
@@ -101,6 +103,7 @@ class AfterGame:
         """True: on to the rematch (the host: offer it; others: the offer is in and accepted)."""
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
+        extended = False
         try:
             while True:
                 wish = self.wish.result() if self.wish.done() else None
@@ -116,8 +119,11 @@ class AfterGame:
                     if not self.wish.done():
                         self.wish.set_result(False)
                     return False
-                if offer is not None and deadline is not None:  # an offer is answered within its wait
-                    deadline = max(deadline, loop.time() + offer.wait) if wish is None else deadline
+                if deadline is not None and not extended:
+                    if offer is not None and wish is None:  # an offer is answered within its wait
+                        deadline, extended = max(deadline, loop.time() + offer.wait), True
+                    elif wish and offer is None:  # the person said yes: wait for the host's offer
+                        deadline, extended = max(deadline, loop.time() + OFFER_WAIT), True
                 left = None if deadline is None else deadline - loop.time()
                 if left is not None and left <= 0:
                     if not self.host and not self.spectator:

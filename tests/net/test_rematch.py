@@ -154,3 +154,57 @@ def test_what_is_an_offer() -> None:
            {**good, "seats": [key] * 11}, {**good, "wait": 0}, {**good, "wait": 601}, {**good, "wait": 1.5}]
     for payload in bad:
         assert offer_problem(payload, finished), payload
+
+
+def test_the_line_terminal_types_again(tmp_path: Path) -> None:
+    """--lines: the host and a player type `again` at game over; both play the rematch at their line terminals;
+    Enter at its end leaves, and each prints the evening's table of both games."""
+    from procs import Terminal
+
+    host = Terminal(["host", "--lines", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
+                     "--deal", "open", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")], env=ENV)
+    bob = None
+    try:
+        code = host.wait_for(r"code: (\w{4})").group(1)
+        port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+        bob = Terminal(["join", code, "--lines", *LO, "--peer", f"127.0.0.1:{port}", "--name", "bob",
+                        "--transcript", str(tmp_path / "bob.p2pt")], env=ENV)
+        import threading
+
+        played = threading.Thread(target=bob.play_lines)
+        played.start()
+        host.play_lines()
+        played.join(60)
+        bob.wait_for(r"type again for a rematch")
+        bob.type("again")
+        bob.wait_for(r"you asked for a rematch: waiting for ann")
+        seen = host.wait_for(r"final scores").end()
+        host.wait_for(r"type again to offer everyone a rematch", seen)
+        assert re.search(r"bob wants a rematch", host.wait_for(r"bob (wants a rematch|leaves)", seen).group(0)), bob.text
+        host.type("again")
+        after_host = host.wait_for(r"game started: ann, bot1, bob", seen).end()
+        after_bob = bob.wait_for(r"joined \w{4} at 127\.0\.0\.1:\d+ as player \(a rematch of " + code).end()
+        played = threading.Thread(target=bob.play_lines, args=(after_bob,))
+        played.start()
+        host.play_lines(after_host)
+        played.join(60)
+        host.wait_for(r"again> ", after_host)
+        host.type("")  # Enter leaves ...
+        assert host.popen.wait(30) == 0, host.text
+        bob.wait_for(r"ann has left: no rematch", after_bob)  # ... and the player asked is told so, and leaves too
+        assert bob.popen.wait(30) == 0, bob.text
+        first, one = start_of(tmp_path / "ann.p2pt")
+        second, two = start_of(tmp_path / "ann-2.p2pt")
+        assert second.body["previous"] == first.game_id
+        expected: dict[str, tuple[int, int, int]] = {}
+        for verdict in (one, two):
+            for name, points in scores_of(verdict).items():
+                g, w, p = expected.get(name, (0, 0, 0))
+                expected[name] = (g + 1, w + (name in winners_of(verdict)), p + points)
+        assert evening_printed(host.text) == expected and evening_printed(bob.text) == expected
+    finally:
+        (tmp_path / "ann.text").write_text(host.text)
+        host.stop()
+        if bob is not None:
+            (tmp_path / "bob.text").write_text(bob.text)
+            bob.stop()
