@@ -227,11 +227,18 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(handler=cmd_play, parser=play)
 
     sim = sub.add_parser("simulate", help="bots play many games; statistics per bot")
-    sim.add_argument("--players", type=players_arg, required=True, metavar="N", help="seats, 2..10")
-    sim.add_argument("--games", type=positive_arg, default=1000, metavar="G", help="games to play (default 1000)")
+    sim.add_argument("--players", type=players_arg, default=None, metavar="N",
+                     help="seats, 2..10 (required, but with --matrix: default 5)")
+    sim.add_argument("--games", type=positive_arg, default=None, metavar="G",
+                     help="games to play (default 1000; with --matrix: per table, default 40)")
     sim.add_argument(
-        "--bots", type=bots_arg, required=True, metavar="B1,B2,...",
+        "--bots", type=bots_arg, default=None, metavar="B1,B2,...",
         help=f"one bot per seat, or one bot for all seats; known: {', '.join(sorted(BOTS))}",
+    )
+    sim.add_argument(
+        "--matrix", type=bots_arg, default=None, metavar="A,B,C,...",
+        help="instead of --bots, a cross-play report: A against the other seats all B, all C, ... and a mixed "
+        "table (e.g. hard,mcs100,heuristic,medium,random)",
     )
     sim.add_argument("--seed", type=seed_arg, default=0, metavar="SEED",
                      help=f"seed of the deals and the bots: {SEED_HELP} (default 0)")
@@ -323,20 +330,58 @@ def progress_bar(stream) -> Callable[[int, int], None]:
 def cmd_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .simulate import simulate
 
+    if (args.bots is None) == (args.matrix is None):
+        parser.error("give --bots (one bot per seat) or --matrix (a cross-play report), one of them")
+    if args.matrix is not None:
+        return cmd_matrix(args, parser)
+    if args.players is None:
+        parser.error("--players is required")
+    if args.games is None:
+        args.games = 1000
     bots = args.bots
     if len(bots) == 1:
         bots = bots * args.players
     if len(bots) != args.players:
         parser.error(f"--bots names {len(bots)} bots ({','.join(bots)}) but --players is {args.players}")
-    if args.budget is not None and not 0 < args.budget < float("inf"):
-        parser.error(f"--budget must be a positive number of seconds, got {args.budget}")
-    if args.budget is not None and args.rollouts is not None:
-        parser.error("--rollouts and --budget exclude each other")
+    check_search_options(args, parser)
     settings = settings_from(args, args.players, parser)
     show = args.progress if args.progress is not None else (sys.stderr.isatty() and args.games >= 500)
     result = simulate(settings, bots, args.games, args.seed, progress_bar(sys.stderr) if show else None,
                       jobs=args.jobs, rollouts=args.rollouts, budget=args.budget, times=args.times)
     print(json.dumps(result.as_dict(), indent=2) if args.json else result.table())
+    return 0
+
+
+def check_search_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    if args.budget is not None and not 0 < args.budget < float("inf"):
+        parser.error(f"--budget must be a positive number of seconds, got {args.budget}")
+    if args.budget is not None and args.rollouts is not None:
+        parser.error("--rollouts and --budget exclude each other")
+
+
+def cmd_matrix(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from . import matrix
+
+    players = args.players if args.players is not None else 5
+    games = args.games if args.games is not None else 40
+    try:
+        matrix.matrix_tables(args.matrix, players)
+    except ValueError as e:
+        parser.error(f"--matrix: {e}")
+    check_search_options(args, parser)
+    settings = settings_from(args, players, parser)
+    show = args.progress if args.progress is not None else False
+    if not args.json:
+        print(matrix.header(args.matrix[0], settings, games, args.seed), flush=True)
+    results = matrix.run_matrix(
+        settings, args.matrix, games, args.seed, jobs=args.jobs, rollouts=args.rollouts, budget=args.budget,
+        times=args.times, progress=progress_bar(sys.stderr) if show else None,
+        done=None if args.json else lambda r: print(matrix.row(r), flush=True),
+    )
+    if args.json:
+        print(json.dumps(matrix.matrix_dict(results, settings, games, args.seed), indent=2))
+    else:
+        print(matrix.FOOTER)
     return 0
 
 

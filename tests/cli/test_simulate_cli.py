@@ -187,8 +187,17 @@ def test_progress_bar_on_stderr() -> None:
         (["--players", "3", "--bots", "random,random"], ["--bots", "2 bots", "--players is 3"]),
         (["--players", "3", "--bots", "random", "--games", "0"], ["--games", "got 0"]),
         (["--players", "3", "--bots", "random", "--no-points"], ["--no-points", "--rounds"]),
+        (["--bots", "random"], ["--players is required"]),
+        (["--players", "3"], ["--bots", "--matrix"]),
+        (["--players", "3", "--bots", "random", "--matrix", "random,heuristic"], ["--bots", "--matrix", "one of"]),
+        (["--matrix", "random"], ["--matrix", "at least one other"]),
+        (["--matrix", "random,foo"], ["--matrix", "'foo'"]),
+        (["--matrix", "random,heuristic,random"], ["--matrix", "random is the bot measured"]),
+        (["--matrix", "random,heuristic", "--rollouts", "3", "--budget", "1"], ["--rollouts and --budget"]),
     ],
-    ids=["players-11", "players-x", "unknown-bot", "bot-count", "games-0", "no-points-alone"],
+    ids=["players-11", "players-x", "unknown-bot", "bot-count", "games-0", "no-points-alone", "no-players",
+         "no-bots", "bots-and-matrix", "matrix-of-one", "matrix-unknown-bot", "matrix-measured-twice",
+         "matrix-rollouts-and-budget"],
 )
 def test_errors_exit_2_with_a_message(args: list[str], needles: list[str]) -> None:
     result = run("simulate", *args)
@@ -205,3 +214,57 @@ def test_json_is_strict_json_even_for_one_game() -> None:
     result = simulate("--players", "2", "--bots", "random", "--games", "1", "--json")
     for constant in ("Infinity", "NaN"):
         assert constant not in result.stdout, f"--json printed {constant}, which is not JSON (RFC 8259)"
+
+
+MATRIX = ["--matrix", "random,heuristic,easy", "--players", "3", "--games", "2", "--seed", "5"]
+MATRIX_TABLES = {"heuristic": "random,heuristic,heuristic", "easy": "random,easy,easy", "mixed": "random,heuristic,easy"}
+
+
+def test_matrix_figures_are_plain_simulates_for_the_same_seed() -> None:
+    """`simulate --matrix A,B,C`: a table per other kind and a mixed one, each exactly `simulate --bots` with
+    that seed, and A's figures there are that run's figures of A (fast bots only)."""
+    data = simulate_json(*MATRIX)
+    assert (data["measured"], data["players"], data["games"], data["seed"]) == ("random", 3, 2, 5)
+    assert [(t["table"], ",".join(t["bots"])) for t in data["tables"]] == list(MATRIX_TABLES.items())
+    for t in data["tables"]:
+        plain = simulate_json("--players", "3", "--bots", ",".join(t["bots"]), "--games", "2", "--seed", "5")
+        assert figures(t["simulation"]) == figures(plain)
+        kinds = {k["bot"]: k for k in plain["kinds"]}
+        assert t["points_per_round"] == kinds["random"]["points_per_round"]
+        assert t["win_share"] == kinds["random"]["win_share"]
+        assert (t["games"], t["rounds"]) == (2, plain["rounds"])
+        for key in ("points_per_round", "others_points_per_round", "table_mean_points_per_round", "win_share"):
+            check_sample(t[key])
+        me, others = t["points_per_round"]["mean"], t["others_points_per_round"]["mean"]
+        assert t["table_mean_points_per_round"]["mean"] == pytest.approx((me + 2 * others) / 3)
+        assert t["ratio_to_others"]["mean"] == pytest.approx(me / others)
+        if len(kinds) == 2:  # one other kind: the ratio to the others is simulate's own ratio of the two
+            (r,) = plain["ratios"]
+            assert (r["bot"], r["to"]) == ("random", t["bots"][1])
+            assert t["ratio_to_others"]["mean"] == pytest.approx(r["points_per_round"]["mean"])
+            assert t["ratio_to_others"]["ci95"] == pytest.approx(r["points_per_round"]["ci95"])
+        else:
+            assert t["others_points_per_round"]["mean"] == pytest.approx(
+                (kinds["heuristic"]["points_per_round"]["mean"] + kinds["easy"]["points_per_round"]["mean"]) / 2)
+
+
+MATRIX_ROW = re.compile(
+    r"^(\w+) \((\d+) games, (\d+) rounds\)\s+(-?[\d.]+) ± ([\d.]+)\s+(-?[\d.]+) ± ([\d.]+)\s+"
+    r"([\d.]+) \(([\d.]+)-([\d.]+)\)\s+([\d.]+) \(([\d.]+)-([\d.]+)\)\s+([\d.]+)% ± ([\d.]+)%$"
+)
+
+
+def test_matrix_table_has_a_line_per_table_with_the_json_figures() -> None:
+    lines = simulate(*MATRIX).stdout.splitlines()
+    assert lines[0].startswith("random against 2 of each") and "2 games per table" in lines[0]
+    assert lines[1].split()[:2] == ["table", "random"]
+    assert lines[-1].startswith("± is the half width")
+    rows = [MATRIX_ROW.match(line) for line in lines[2:-1]]
+    assert all(rows) and len(rows) == 3, lines
+    data = simulate_json(*MATRIX)
+    for m, t in zip(rows, data["tables"]):
+        assert m is not None
+        assert m.group(1) == t["table"] and int(m.group(3)) == t["rounds"]
+        assert float(m.group(4)) == pytest.approx(t["points_per_round"]["mean"], abs=0.005)
+        assert float(m.group(8)) == pytest.approx(t["ratio_to_others"]["mean"], abs=0.0005)
+        assert float(m.group(11)) == pytest.approx(t["ratio_to_table_mean"]["mean"], abs=0.0005)
