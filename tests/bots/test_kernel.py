@@ -313,3 +313,37 @@ def test_hand_prior_is_its_plain_form() -> None:
         prior = HandPrior(tables, played, seat, rng.dirichlet(np.ones(len(MODELS)), size=players))
         hands = deal_hands(pool, 200, players, seat, HAND_SIZE - turns, rng)
         assert np.allclose(prior.log_weights(hands), plain_log_weights(prior, hands), rtol=1e-9, atol=1e-9)
+
+
+def test_random_and_soft_play_outs_keep_every_bull_head() -> None:
+    """Uniform play (as mcs100 and the model's mcs likelihood use it) and soft play (the search's opponents):
+    every card laid, no bull head lost or made (rows + penalties = rows before + the cards played), every
+    row five cards at most, and the same seed the same ends."""
+    rng = random.Random(21)
+    heads_of = np.array(BULL_HEADS + (0,))
+    temps_by_seat = np.array([0.0, 0.1, 1.0, 3.0, np.inf])
+    for batch in range(18):
+        players = 2 + batch % 9
+        variant = ("standard", "tactical")[batch % 2]
+        by_size: dict[int, list] = {}
+        for _, rnd in (random_round(rng, players, variant) for _ in range(40)):
+            by_size.setdefault(len(rnd.hands[0]), []).append(rnd)
+        for rounds in by_size.values():
+            hands = np.array([[sorted(h) for h in rnd.hands] for rnd in rounds])
+            before = stack(rounds, players).heads.sum(axis=1) + heads_of[hands].sum(axis=(1, 2))
+            ends = []
+            for seed in (0, 0, 1):
+                tables = stack(rounds, players)
+                play_out(tables, hands.copy(), np.random.default_rng(seed))
+                assert (tables.heads.sum(axis=1) + tables.pens.sum(axis=1) == before).all()
+                assert ((tables.lens >= 1) & (tables.lens <= ROW_LIMIT)).all()
+                ends.append(tables.ends.tolist())
+                alive = np.zeros((len(rounds), GONE + 1), dtype=bool)
+                for i, rnd in enumerate(rounds):
+                    alive[i, [c for h in rnd.hands for c in h]] = True
+                soft = stack(rounds, players)
+                temps = np.tile(temps_by_seat[np.arange(players) % 5], (len(rounds), 1))
+                play_out(soft, hands.copy(), np.random.default_rng(seed), alive=alive, temps=temps)
+                assert (soft.heads.sum(axis=1) + soft.pens.sum(axis=1) == before).all()
+                assert not alive.any()
+            assert ends[0] == ends[1]
