@@ -98,9 +98,9 @@ class Front:
 
     async def _ask_lines(self, node: Node, after: AfterGame) -> bool:
         """The line terminal's game-over question: `again` within ASK_SECONDS, anything else leaves."""
-        if node.role == "spectator":
-            say(f"watching for a rematch ({ASK_SECONDS:.0f} s) ...")
-            return await after.outcome(ASK_SECONDS)
+        if node.role == "spectator":  # a TV follows the host's offer, while the host is there (a minute at most)
+            say(f"watching for a rematch (up to {OFFER_WAIT:.0f} s, while the host is there) ...")
+            return await after.outcome(OFFER_WAIT)
         say(("type again to offer everyone a rematch with the same seats" if node.is_host
              else "type again for a rematch with the same seats")
             + f" ({ASK_SECONDS:.0f} s; Enter leaves)")

@@ -67,3 +67,36 @@ def test_a_full_screen_player_presses_r_and_the_tv_follows_the_rematch(tmp_path:
     start = next(e for e in (open_envelope(p) for kind, p in records(data) if kind == "msg") if e.kind == "START")
     assert [s["name"] for s in start.body["roster"]] == ["ann", "bot1", "bob"]
     assert host.finish(60) == 0, host.text()
+
+
+def test_the_full_screen_host_presses_r_and_its_bot_and_player_follow(tmp_path: Path, procs, panes) -> None:
+    """The host at a real terminal: `r` on its game-over screen offers the rematch; its new lobby fills with the
+    bot and the player (a headless node that follows one rematch), and the rematch is played to its end."""
+    env = {"P2PNIMMT_PLACE_DELAY": "0", "XDG_DATA_HOME": str(tmp_path / "data")}
+    ann = panes(f"{sys.executable} -m p2pnimmt host --seats 3 --bots 1 {' '.join(LO)} --rounds 1 --no-points "
+                f"--deal open --clock 1 --name ann --port 0 --transcript {tmp_path / 'ann.p2pt'}; sleep 60",
+                80, 24, env=env)
+    shown = ann.wait("Seats 2/3", 20)
+    letters = re.search(r"\|\s+(\w)\s+(\w)\s+(\w)\s+(\w)\s+\|", shown)  # the code in large letters
+    assert letters is not None, shown
+    first_code = "".join(letters.groups())
+    bob = procs(["join", first_code, "--headless", *LO, "--rematch", "1", "--name", "bob",
+                 "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env=env)
+    first = wait_file(tmp_path / "ann.p2pt", 90)
+    ann.keys("Enter")  # the game-over screen
+    ann.wait("r: play again", 15)
+    ann.keys("r")  # offer the rematch: the new lobby, then the table (the stand-in plays ann's cards again)
+    second = wait_file(tmp_path / "ann-2.p2pt", 90)
+    assert "rematch of game" in second.summary
+    starts = []
+    for name in ("ann.p2pt", "ann-2.p2pt"):
+        data = (tmp_path / name).read_bytes()
+        starts.append(next(e for e in (open_envelope(p) for kind, p in records(data) if kind == "msg")
+                           if e.kind == "START"))
+    assert [s["key"] for s in starts[1].body["roster"]] == [s["key"] for s in starts[0].body["roster"]], \
+        "the same seats, the same keys: the bot stayed, the player followed"
+    assert starts[1].body["previous"] == starts[0].game_id
+    assert first.ok
+    ann.keys("Enter")
+    ann.wait("The evening: 2 games", 15)
+    assert bob.finish(60) == 0, bob.text()
