@@ -120,7 +120,8 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         assert old.game_id is not None
         seats = seat_keys(old)
         node.hold_seats(old.game_id, seats, HOLD_SECONDS)
-        stop = declined(old, node, {kept.identity.peer for kept in host_bots}, front.say)
+        guests = {helper.identity.peer for helper in getattr(front, "helpers", [])}  # --web's guest seats
+        stop = declined(old, node, {kept.identity.peer for kept in host_bots}, front.say, guests)
         old.offer_rematch(node.game_id, node.port, seats, HOLD_SECONDS)
         closing.append(asyncio.ensure_future(close_after_answers(old, node, stop)))
     code = game_code(node.game_id)

@@ -147,9 +147,11 @@ def seat_keys(node: Node) -> list[bytes]:
     return [seat["key"] for seat in session.start.body["roster"]]
 
 
-def declined(old: Node, new: Node, bots: set[bytes], note: Callable[[str], None]) -> Callable[[], None]:
+def declined(old: Node, new: Node, bots: set[bytes], note: Callable[[str], None],
+             guests: frozenset[bytes] | set[bytes] = frozenset()) -> Callable[[], None]:
     """Host: a player of the finished game who leaves (says so, or its link ends without a yes) frees its seat in
-    the rematch's lobby at once; the host's own `bots` (peer ids) stay. Returns what stops listening."""
+    the rematch's lobby at once; the host's own `bots` (peer ids) stay; the guest seats this node ran for phones
+    (`guests`) do not follow a rematch and are freed at once. Returns what stops listening."""
     names = dict(zip(old.session.roster, old.session.names)) if old.session is not None else {}
 
     def release(peer: bytes, why: str) -> None:
@@ -170,6 +172,8 @@ def declined(old: Node, new: Node, bots: set[bytes], note: Callable[[str], None]
     for peer, again in old.answers.items():
         if not again:
             release(peer, "leaves")
+    for peer in guests:
+        release(peer, "(a guest seat) does not follow a rematch")
     links(old)
     def stop() -> None:
         for each in stops:
