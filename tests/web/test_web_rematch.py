@@ -102,3 +102,38 @@ async def test_the_hosts_page_plays_again_and_the_same_page_plays_the_rematch(tm
     await page.click("#leave")
     assert host.finish(30) == 0, host.text()
     assert not errors, errors
+
+
+async def test_a_players_page_accepts_the_rematch(tmp_path: Path, procs, browser) -> None:
+    """`join --web`: at game over the host offers a rematch; "Play again" on the player's page accepts it, and the
+    same page plays the rematch; its transcript names the game before."""
+    host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
+                  "--deal", "open", "--rematch", "1", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")],
+                 tmp_path / "ann.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    bob = procs(["join", code, "--web", "--no-open", *LO, "--peer", f"127.0.0.1:{port}", "--name", "bob",
+                 "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
+    url = bob.wait_for(URL).group(1)
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    await page.goto(url)
+    await page.wait_for_function("() => document.body.dataset.kind === 'table'", timeout=30000)
+    await play_by_clicks(page, rows_taken=[], turns=[])
+    await page.wait_for_selector("#again:not([hidden])")
+    await page.wait_for_function("() => document.getElementById('rematch').textContent.includes('offers')",
+                                 timeout=30000)
+    await page.click("#again")
+    await page.wait_for_function("() => document.body.dataset.over === '0' && document.body.dataset.kind === 'table'",
+                                 timeout=30000)
+    await play_by_clicks(page, rows_taken=[], turns=[])
+    await page.wait_for_function("() => !document.getElementById('over-evening').hidden", timeout=30000)
+    first, second = sealed_verdict(tmp_path / "bob.p2pt"), sealed_verdict(tmp_path / "bob-2.p2pt")
+    assert first is not None and first.ok and second is not None and second.ok
+    assert "rematch of game" in second.summary
+    assert f"(a rematch of {code})" in bob.text()
+    await page.click("#leave")
+    assert bob.finish(30) == 0, bob.text()
+    assert host.finish(30) == 0, host.text()
+    assert not errors, errors
