@@ -17,7 +17,7 @@ from .lobby import lobby_command, lobby_console
 from .nodes import NodeFiles, finish, journal_opener, new_node
 from .options import Options
 from .output import say, stdin_lines
-from .rematch import HOLD_SECONDS, close_after_answers, declined, game_options, seat_keys
+from .rematch import HOLD_SECONDS, Carry, close_after_answers, declined, game_options, seat_keys
 from .web import WebFront
 
 
@@ -67,12 +67,12 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
     zc = open_zeroconf(options.interface)
     host_bots: list[HostBot] = []
     old: Node | None = None
-    closing: list[asyncio.Task] = []
+    carry = Carry()
     game = 1
     try:
         while True:
             status, node, again = await host_game(identity, settings, bots, bot_kind, game_options(options, game),
-                                                  headless, evening, host_bots, zc, old, closing,
+                                                  headless, evening, host_bots, zc, old, carry,
                                                   rematches)
             if not again:
                 await node.close()
@@ -82,32 +82,31 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
             settings = node.settings
             old, game = node, game + 1
     finally:
-        for task in closing:
+        for task in carry.closing:
             task.cancel()
-        await asyncio.gather(*closing, return_exceptions=True)
+        await asyncio.gather(*carry.closing, return_exceptions=True)
         if old is not None:
             await old.close()
-        for files in old_files.values():
+        for files in carry.files:
             files.close()
-        old_files.clear()
         await zc.async_close()
 
 
 async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind: str, options: Options,
                     headless: bool, evening: Evening, host_bots: list[HostBot], zc, old: Node | None,
-                    closing: list, rematches: int) -> tuple[int, Node, bool]:
+                    carry: Carry, rematches: int) -> tuple[int, Node, bool]:
     """One game of the evening: its lobby (a rematch of `old`: its seats held, its bots back), the game, and
     the host's choice at its end. (status, the node, whether the host offers a rematch); the node is left open
     for the offer (the caller closes it)."""
     files = NodeFiles()
-    if old is not None and old_files.get(old) is not None:
-        old_files[old].pass_lock(files)
+    if old is not None and carry.files:
+        carry.files[-1].pass_lock(files)
     front: Front | WebFront
     if options.web is None:
         front = Front(options, headless, evening, rematches)
     else:  # the browser's pages stay the same from game to game of the evening (their addresses too)
-        front = web_fronts[0] if web_fronts else WebFront(options, options.web, evening)
-        web_fronts[:] = [front]
+        front = carry.web or WebFront(options, options.web, evening)
+        carry.web = front
     node = new_node(identity, options, bot=make_bot(bot_kind, identity.secret) if headless else None,
                     on_event=front.on_event, journal_for=journal_opener(identity, options, files))
     front.follow(node)
@@ -123,7 +122,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         guests = {helper.identity.peer for helper in getattr(front, "helpers", [])}  # --web's guest seats
         stop = declined(old, node, {kept.identity.peer for kept in host_bots}, front.say, guests)
         old.offer_rematch(node.game_id, node.port, seats, HOLD_SECONDS)
-        closing.append(asyncio.ensure_future(close_after_answers(old, node, stop)))
+        carry.closing.append(asyncio.ensure_future(close_after_answers(old, node, stop)))
     code = game_code(node.game_id)
     node.session.journal.secret({"kind": "node", "role": "player", "name": options.name,
                                  "bot": bot_kind if headless else None, "listen": node.port,
@@ -192,7 +191,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
             await front.results()
         else:
             unwatch()  # the rematch's lobby is told from now on
-            old_files[node] = files
+            carry.files.append(files)
         return status, node, again
     finally:
         await advertiser.stop()
@@ -203,8 +202,6 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
             files.close()
 
 
-web_fronts: list[WebFront] = []  # --web: the one browser front of the evening
-old_files: dict[Node, NodeFiles] = {}  # a finished game's files, until the rematch takes over its identity's lock
 
 
 def remember_lobby(node: Node) -> None:

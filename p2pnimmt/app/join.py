@@ -13,14 +13,11 @@ from .games import look
 from .nodes import NodeFiles, finish, journal_opener, new_node
 from .options import Options, RoleFailed
 from .output import say
-from .rematch import game_options
+from .rematch import Carry, game_options
 from .web import WebFront
 
 FIND_SECONDS = 10.0
 LIST_OTHERS = 5  # live games named when none is close to the code looked for
-
-
-web_fronts: list[WebFront] = []  # --web: the one browser front of the evening
 
 
 def not_found(code: str, ads: list[GameAd], where: str, verb: str) -> str:
@@ -64,12 +61,12 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
     identity = Identity.generate()
     evening = Evening()
     old: Node | None = None
-    kept: list[NodeFiles] = []
+    carry = Carry()
     game = 1
     try:
         while True:
             status, node, again = await join_game(code, role, identity, game_options(options, game), headless,
-                                                  evening, rematches, old, kept)
+                                                  evening, rematches, old, carry)
             old = node
             if not again:
                 return status
@@ -78,26 +75,26 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
     finally:
         if old is not None:
             await old.close()
-        for files in kept:
+        for files in carry.files:
             files.close()
 
 
 async def join_game(code: str, role: str, identity: Identity, options: Options, headless: bool, evening: Evening,
-                    rematches: int, old: Node | None, kept: list[NodeFiles]) -> tuple[int, Node, bool]:
+                    rematches: int, old: Node | None, carry: Carry) -> tuple[int, Node, bool]:
     """One game of the evening: joined by its code (or, a rematch, at the finished game's host as its offer
     says), played, and the person's choice at its end. (status, the node, whether it follows a rematch); the
     node is left open (the caller closes it once the next game is joined)."""
     bot = make_bot(options.bot, identity.secret) if options.bot else None
     files = NodeFiles()
-    if kept:
-        kept[-1].pass_lock(files)
-    kept.append(files)
+    if carry.files:
+        carry.files[-1].pass_lock(files)
+    carry.files.append(files)
     front: Front | WebFront
     if options.web is None:
         front = Front(options, headless, evening, rematches)
     else:  # the browser's pages stay the same from game to game of the evening (their addresses too)
-        front = web_fronts[0] if web_fronts else WebFront(options, options.web, evening)
-        web_fronts[:] = [front]
+        front = carry.web or WebFront(options, options.web, evening)
+        carry.web = front
     node = new_node(identity, options, role=role, bot=bot, on_event=front.on_event,
                     journal_for=journal_opener(identity, options, files))
     front.follow(node)

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..net.node import Node
 from ..net.rematch import Answer, Offer
@@ -20,6 +21,16 @@ from .options import Options
 HOLD_SECONDS = 60  # the seats of a rematch are held this long for the finished game's players
 ASK_SECONDS = 15.0  # the line terminal: how long the game-over question waits for `again` (the person is there)
 OFFER_WAIT = 60.0  # a headless node that follows rematches: how long it waits for the host's offer
+
+
+class Carry:
+    """What one process keeps from game to game of its evening: the finished games' files (until the next takes
+    over the identity's lock), the browser front (its pages and addresses stay), the tasks that close old games."""
+
+    def __init__(self) -> None:
+        self.files: list = []  # app.nodes.NodeFiles, oldest first
+        self.web: Any = None  # app.web.WebFront, with --web
+        self.closing: list[asyncio.Task] = []
 
 
 def numbered(path: Path | None, game: int) -> Path | None:
