@@ -121,7 +121,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         node.hold_seats(old.game_id, seats, HOLD_SECONDS)
         guests = {helper.identity.peer for helper in getattr(front, "helpers", [])}  # --web's guest seats
         stop = declined(old, node, {kept.identity.peer for kept in host_bots}, front.say, guests)
-        old.offer_rematch(node.game_id, node.port, seats, HOLD_SECONDS)
+        old.rematch.offer_to_all(node.game_id, node.port, seats, HOLD_SECONDS)
         carry.closing.append(asyncio.ensure_future(close_after_answers(old, node, stop)))
     code = game_code(node.game_id)
     node.session.journal.secret({"kind": "node", "role": "player", "name": options.name,

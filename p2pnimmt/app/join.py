@@ -101,7 +101,7 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
     if old is not None and old.server is not None:
         old.server.close()  # the rematch's node listens (on --port, if given) from now on
     await node.listen(options.port)
-    offer = old.offer if old is not None else None
+    offer = old.rematch.offer if old is not None else None
     game_id: bytes | None
     try:
         if offer is not None:

@@ -59,10 +59,10 @@ class AfterGame:
         self.go = go
         self.wish: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self.changed = asyncio.Event()
-        self._stop = [node.watch_rematch(self._heard), node.watch_lobby(lambda _n: self.changed.set())]
-        if node.offer is not None:
-            self._heard(node, node.offer)
-        for peer, again in node.answers.items():  # answers that came before this node's own game was over
+        self._stop = [node.rematch.watch(self._heard), node.watch_lobby(lambda _n: self.changed.set())]
+        if node.rematch.offer is not None:
+            self._heard(node, node.rematch.offer)
+        for peer, again in node.rematch.answers.items():  # answers that came before this node's own game was over
             self._heard(node, Answer(peer, again))
 
     def names(self) -> dict[bytes, str]:
@@ -97,18 +97,18 @@ class AfterGame:
         self.changed.set()
         if self.host or self.spectator or not again:
             if not self.host and not self.spectator:
-                self.node.ask_again(False)
+                self.node.rematch.ask_again(False)
             return None
-        self.node.ask_again(True)
-        if self.node.offer is not None:
+        self.node.rematch.ask_again(True)
+        if self.node.rematch.offer is not None:
             return None
         return f"you asked for a rematch: waiting for {self.host_name()} to offer it (q: leave)"
 
     def ready(self) -> bool:
-        return self.node.offer is not None
+        return self.node.rematch.offer is not None
 
     def host_gone(self) -> bool:
-        return not self.host and self.node.offer is None and self.node.host_peer not in self.node.links
+        return not self.host and self.node.rematch.offer is None and self.node.host_peer not in self.node.links
 
     async def outcome(self, timeout: float | None) -> bool:
         """True: on to the rematch (the host: offer it; others: the offer is in and accepted)."""
@@ -118,7 +118,7 @@ class AfterGame:
         try:
             while True:
                 wish = self.wish.result() if self.wish.done() else None
-                offer = self.node.offer
+                offer = self.node.rematch.offer
                 if self.host and wish is not None:
                     return wish
                 if wish is False:
@@ -138,7 +138,7 @@ class AfterGame:
                 left = None if deadline is None else deadline - loop.time()
                 if left is not None and left <= 0:
                     if not self.host and not self.spectator:
-                        self.node.ask_again(False)
+                        self.node.rematch.ask_again(False)
                     return False
                 self.changed.clear()
                 changed = asyncio.ensure_future(self.changed.wait())
@@ -176,11 +176,11 @@ def declined(old: Node, new: Node, bots: set[bytes], note: Callable[[str], None]
 
     def links(_node: Node) -> None:
         for peer in list(new.held):
-            if peer not in old.links and not old.answers.get(peer) and peer not in bots:
+            if peer not in old.links and not old.rematch.answers.get(peer) and peer not in bots:
                 release(peer, "has gone")
 
-    stops = [old.watch_rematch(heard), old.watch_lobby(links)]
-    for peer, again in old.answers.items():
+    stops = [old.rematch.watch(heard), old.watch_lobby(links)]
+    for peer, again in old.rematch.answers.items():
         if not again:
             release(peer, "leaves")
     for peer in guests:

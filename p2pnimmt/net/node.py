@@ -34,7 +34,7 @@ from .clock import MoveClock
 from .connection import PING_EVERY, Connection, ConnectionFailed
 from .discovery import game_code
 from .members import Member, member_from
-from .rematch import Answer, Offer, offer_body, offer_problem
+from .rematch import RematchLinks
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -52,17 +52,16 @@ BYE_WAIT = 5.0  # after game over, how long to wait for the other peers' bye bef
 
 EventListener = Callable[["Node", Event], None]
 LobbyListener = Callable[["Node"], None]
-RematchListener = Callable[["Node", "Offer | Answer"], None]
 
 
 class Node:
     """One peer: runs its session over TCP links; a host also runs the lobby and starts the game.
 
     A front drives it through public methods (host, join, resume, act, kick,
-    start_now, change_settings, spawn, close, linger; after the game ask_again,
-    offer_rematch, and for a rematch's lobby hold_seats, release_seat) and listens with
-    watch_events, watch_lobby and watch_rematch; it reads session, members, players(),
-    linked, settings, seats, lobby_state, done and refused.
+    start_now, change_settings, spawn, close, linger; for a rematch's lobby
+    hold_seats and release_seat; after the game, `rematch`: net.rematch.RematchLinks)
+    and listens with watch_events and watch_lobby; it reads session, members,
+    players(), linked, settings, seats, lobby_state, done and refused.
     """
 
     def __init__(self, identity: Identity, *, name: str, role: str = "player", bot: Bot | None = None,
@@ -101,12 +100,10 @@ class Node:
         self.drop_after = drop_after  # seconds waited on one player before voting to drop it (0: never)
         self.bot_delay = bot_delay  # seconds a bot waits before each move (so people can follow)
         self.clock = MoveClock(lambda: self.session, self._feed, self._event, self.spawn)  # a person's turn clock
-        # A rematch (protocol.md 14, "Rematch"), over the links of the finished game, and the new game's lobby.
-        self._rematch_listeners: list[RematchListener] = []
+        # A rematch (protocol.md 14, "Rematch"): over the links of the finished game (net.rematch), and the
+        # new game's lobby with its seats held for the finished game's players.
         self.host_address: tuple[str, int] | None = None  # a joiner: the address it reached the host at
-        self.offer: Offer | None = None  # the host's rematch offer we took (once the game was over here)
-        self._early_offer: tuple[Connection, Any] | None = None  # one that came before our game was over
-        self.answers: dict[bytes, bool] = {}  # a host: the seats' answers after the game (again or not)
+        self.rematch = RematchLinks(self)
         self.previous: bytes | None = None  # a host: the game this one is a rematch of (START's `previous`)
         self.held: dict[bytes, int] = {}  # a host: peer id -> seat held for a player of the previous game
         self.seat_order: dict[bytes, int] = {}  # a host: peer id -> its seat in the previous game (roster order)
@@ -139,11 +136,6 @@ class Node:
     def players(self) -> list[Member]:
         """The lobby's members that take a seat, in the order they joined."""
         return [m for m in self.members.values() if m.role == "player"]
-
-    def watch_rematch(self, listener: RematchListener) -> Callable[[], None]:
-        """Call `listener(node, Offer | Answer)` when the host offers a rematch or a seat answers ours."""
-        self._rematch_listeners.append(listener)
-        return lambda: self._rematch_listeners.remove(listener) if listener in self._rematch_listeners else None
 
     def change_settings(self, settings: Settings) -> None:
         """Host, in the lobby: the settings the game will start with."""
@@ -514,79 +506,12 @@ class Node:
                 self.done.set()
         elif kind == "bye":
             self.byes.add(conn.peer)
-        elif kind == "rematch":
-            self._rematch(conn, payload)
-        elif kind == "again":
-            self._again(conn, payload)
+        elif kind in ("rematch", "again"):
+            self.rematch.frame(conn, kind, payload)
         elif kind != "ping":
             log.warning("%s sent an unknown frame kind %r", fingerprint(conn.peer), kind[:40])
 
     # ----------------------------------------------------------------- a rematch (protocol.md 14, "Rematch")
-
-    def _ignore(self, conn: Connection, kind: str, why: str) -> None:
-        """A rematch frame that does not count: one log line naming the peer (per link and reason)."""
-        key = f"{kind}:{why}"
-        if key not in conn.warned:
-            conn.warned.add(key)
-            log.warning("ignored a %s frame from %s: %s", kind, fingerprint(conn.peer), why)
-
-    def _rematch(self, conn: Connection, payload: Any) -> None:
-        """The host of the finished game offers a rematch: taken once, when the game is over here."""
-        session = self.session
-        assert session is not None
-        start = session.start
-        if self.is_host or conn.peer != self.host_peer or start is None or start.sender != conn.peer:
-            return self._ignore(conn, "rematch", "only the host of the finished game may offer a rematch")
-        problem = offer_problem(payload, session.game_id)
-        if problem is not None:
-            return self._ignore(conn, "rematch", f"not an offer: {problem}")
-        if self.offer is not None:
-            return self._ignore(conn, "rematch", "a rematch was offered already")
-        if session.phase != "over":
-            if session.phase == "aborted":
-                return self._ignore(conn, "rematch", "the game was aborted")
-            self._early_offer = (conn, payload)  # taken at our game over (the host may be over first)
-            return
-        assert self.host_address is not None  # a joiner: set by join()
-        self.offer = Offer(payload["game"], self.host_address[0], payload["port"], tuple(payload["seats"]),
-                           payload["wait"], session.game_id)
-        log.info("the host offers a rematch: game %s on port %d", payload["game"].hex()[:8], payload["port"])
-        self._rematch_changed(self.offer)
-
-    def _again(self, conn: Connection, payload: Any) -> None:
-        """A seat of the finished game answers its host after the game: again (true) or leaving (false)."""
-        session = self.session
-        assert session is not None
-        if not self.is_host:
-            return self._ignore(conn, "again", "only the host of the game takes answers to a rematch")
-        if session.start is None or conn.peer not in session.roster or conn.peer == self.identity.peer:
-            return self._ignore(conn, "again", "only a seat of the game answers a rematch")
-        if session.phase == "aborted":
-            return self._ignore(conn, "again", "the game was aborted")
-        if not isinstance(payload, bool):
-            return self._ignore(conn, "again", "its answer is not true or false")
-        self.answers[conn.peer] = payload  # one that comes before our own game is over is kept as well
-        if session.phase == "over":
-            self._rematch_changed(Answer(conn.peer, payload))
-
-    def _rematch_changed(self, what: Offer | Answer) -> None:
-        for listener in list(self._rematch_listeners):
-            try:
-                listener(self, what)
-            except Exception:  # a display problem must not break the link
-                log.exception("rematch listener failed")
-
-    def ask_again(self, again: bool) -> None:
-        """A seat, after the game: tell the host we want to play again (or that we leave)."""
-        conn = self.links.get(self.host_peer) if self.host_peer is not None else None
-        if conn is not None and not self.is_host:
-            conn.send_nowait("again", again)
-
-    def offer_rematch(self, game_id: bytes, port: int, seats: list[bytes], wait: int) -> None:
-        """Host, after the game: offer every member (seats and spectators) the rematch we host."""
-        body = offer_body(game_id, port, seats, wait)
-        for conn in list(self.links.values()):
-            conn.send_nowait("rematch", body)
 
     def hold_seats(self, previous: bytes, seats: list[bytes], wait: float) -> None:
         """Host of a rematch: the START names `previous`; the seats are held for these keys (in this seat order)
@@ -796,10 +721,7 @@ class Node:
             self.done.set()
             for conn in self.links.values():
                 conn.send_nowait("bye", None)
-            if self._early_offer is not None:  # the host was over before us and offered a rematch
-                conn, payload = self._early_offer
-                self._early_offer = None
-                self._rematch(conn, payload)
+            self.rematch.game_over()  # an offer that came before our own end is taken now
         elif isinstance(event, Fault):
             log.warning("fault: %s", event.detail)
 

@@ -1,19 +1,23 @@
 """A rematch over the links of a finished game (protocol.md 14, "Rematch"): the host's offer, the seats' answers.
 
-After GAME_END the links of the finished game stay up while people choose. A seat tells the host
-["again", true] (I want to play again / I accept) or ["again", false] (I leave); the host sends every
-member (seats and spectators) ["rematch", {game, port, seats, wait}]: the id of the new game it hosts, the
-port it listens on, the keys of the seats held for the finished game's players (in seat order) and how long
-they are held. Only the host of the finished game may offer, only its seats answer, and only once that
-game is over at the receiver; anything else is ignored with one log line naming the peer.
+After GAME_END the links of the finished game stay up while people choose (RematchLinks, one per node).
+A seat tells the host ["again", true] (I want to play again / I accept) or ["again", false] (I leave);
+the host sends every member (seats and spectators) ["rematch", {game, port, seats, wait}]: the id of the
+new game it hosts, the port it listens on, the keys of the seats held for the finished game's players (in
+seat order) and how long they are held. Only the host of the finished game may offer (taken once that game
+is over at the receiver), only its seats answer; anything else is ignored with one log line naming the peer.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..protocol.identity import KEY_SIZE
+from ..protocol.identity import KEY_SIZE, fingerprint
+
+log = logging.getLogger("p2pnimmt.net")
 
 MAX_WAIT = 600  # the longest a host may hold the seats of a rematch (seconds)
 GAME_ID_SIZE = 16
@@ -60,3 +64,104 @@ def offer_problem(payload: Any, game_id: bytes) -> str | None:
 
 def offer_body(game_id: bytes, port: int, seats: list[bytes], wait: int) -> dict[str, Any]:
     return {"game": game_id, "port": port, "seats": list(seats), "wait": wait}
+
+
+Listener = Callable[[Any, "Offer | Answer"], None]
+
+
+class RematchLinks:
+    """One node's part of a rematch over the finished game's links: it takes the host's offer (a member) or the
+    seats' answers (the host), and sends ours. It reads only the node's public state: its session, host, links."""
+
+    def __init__(self, node) -> None:
+        self.node = node
+        self.offer: Offer | None = None  # the host's rematch offer we took (once the game was over here)
+        self.answers: dict[bytes, bool] = {}  # a host: each seat's latest answer (again or not)
+        self._early: tuple[Any, Any] | None = None  # (link, payload) of an offer that came before our game was over
+        self._listeners: list[Listener] = []
+
+    def watch(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener(node, Offer | Answer)` when the host offers a rematch or a seat answers ours."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def frame(self, conn, kind: str, payload: Any) -> None:
+        """A `rematch` or `again` frame from a member's link."""
+        if kind == "rematch":
+            self._offered(conn, payload)
+        else:
+            self._answered(conn, payload)
+
+    def game_over(self) -> None:
+        """Our game is over: an offer that came before is taken now."""
+        if self._early is not None:
+            conn, payload = self._early
+            self._early = None
+            self._offered(conn, payload)
+
+    def ask_again(self, again: bool) -> None:
+        """A seat, after the game: tell the host we want to play again (or that we leave)."""
+        node = self.node
+        conn = node.links.get(node.host_peer) if node.host_peer is not None else None
+        if conn is not None and not node.is_host:
+            conn.send_nowait("again", again)
+
+    def offer_to_all(self, game_id: bytes, port: int, seats: list[bytes], wait: int) -> None:
+        """Host, after the game: offer every member (seats and spectators) the rematch we host."""
+        body = offer_body(game_id, port, seats, wait)
+        for conn in list(self.node.links.values()):
+            conn.send_nowait("rematch", body)
+
+    def _ignore(self, conn, kind: str, why: str) -> None:
+        """A frame that does not count: one log line naming the peer (per link and reason)."""
+        key = f"{kind}:{why}"
+        if key not in conn.warned:
+            conn.warned.add(key)
+            log.warning("ignored a %s frame from %s: %s", kind, fingerprint(conn.peer), why)
+
+    def _offered(self, conn, payload: Any) -> None:
+        """The host of the finished game offers a rematch: taken once, when the game is over here."""
+        node = self.node
+        session = node.session
+        start = session.start if session is not None else None
+        if node.is_host or conn.peer != node.host_peer or start is None or start.sender != conn.peer:
+            return self._ignore(conn, "rematch", "only the host of the finished game may offer a rematch")
+        problem = offer_problem(payload, session.game_id)
+        if problem is not None:
+            return self._ignore(conn, "rematch", f"not an offer: {problem}")
+        if self.offer is not None:
+            return self._ignore(conn, "rematch", "a rematch was offered already")
+        if session.phase != "over":
+            if session.phase == "aborted":
+                return self._ignore(conn, "rematch", "the game was aborted")
+            self._early = (conn, payload)  # taken at our game over (the host may be over first)
+            return
+        assert node.host_address is not None  # a joiner: set by Node.join()
+        self.offer = Offer(payload["game"], node.host_address[0], payload["port"], tuple(payload["seats"]),
+                           payload["wait"], session.game_id)
+        log.info("the host offers a rematch: game %s on port %d", payload["game"].hex()[:8], payload["port"])
+        self._changed(self.offer)
+
+    def _answered(self, conn, payload: Any) -> None:
+        """A seat of the finished game answers its host after the game: again (true) or leaving (false)."""
+        node = self.node
+        session = node.session
+        if not node.is_host:
+            return self._ignore(conn, "again", "only the host of the game takes answers to a rematch")
+        if session is None or session.start is None or conn.peer not in session.roster \
+                or conn.peer == node.identity.peer:
+            return self._ignore(conn, "again", "only a seat of the game answers a rematch")
+        if session.phase == "aborted":
+            return self._ignore(conn, "again", "the game was aborted")
+        if not isinstance(payload, bool):
+            return self._ignore(conn, "again", "its answer is not true or false")
+        self.answers[conn.peer] = payload  # one that comes before our own game is over is kept as well
+        if session.phase == "over":
+            self._changed(Answer(conn.peer, payload))
+
+    def _changed(self, what: Offer | Answer) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(self.node, what)
+            except Exception:  # a display problem must not break the link
+                log.exception("rematch listener failed")
