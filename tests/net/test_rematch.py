@@ -187,9 +187,9 @@ def test_the_line_terminal_types_again(tmp_path: Path) -> None:
         played = threading.Thread(target=bob.play_lines, args=(after_bob,))
         played.start()
         host.play_lines(after_host)
-        played.join(60)
         host.wait_for(r"again> ", after_host)
-        host.type("")  # Enter leaves ...
+        host.type("")  # Enter leaves (at once: the question waits 15 s, and bob's thread may still be going) ...
+        played.join(60)
         assert host.popen.wait(30) == 0, host.text
         bob.wait_for(r"ann has left: no rematch", after_bob)  # ... and the player asked is told so, and leaves too
         assert bob.popen.wait(30) == 0, bob.text
