@@ -1,0 +1,200 @@
+"""The lobby on the wire (before START): a host admits, refuses, removes and cuts off members and starts the
+game; everyone else mirrors the host's lobby frame (net.node's docstring; protocol.md 14, "Membership").
+
+A joiner sends ["join", {name, role, bot, port}]; the host answers ["lobby", {...}] to every member on each
+change, or ["refuse", reason]. Lobby reads and writes only the node's public state (its members, settings,
+seats, lobby_state, links, session) and the seats held for a rematch (net.held).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from ..engine import Settings
+from ..protocol.identity import fingerprint
+from .connection import Connection
+from .members import member_from
+
+log = logging.getLogger("p2pnimmt.net")
+
+MAX_SPECTATORS = 32  # spectators a host admits at once (each key one; they are removed when they leave)
+
+LobbyListener = Callable[[Any], None]
+
+
+class Lobby:
+    """One node's lobby: the host's door (join, refuse, kick, cut, start) and a joiner's mirror of it."""
+
+    def __init__(self, node) -> None:
+        self.node = node
+        self.cut_off: set[bytes] = set()  # peers cut off for going over a cap (logged once each)
+        self._listeners: list[LobbyListener] = []
+
+    def watch(self, listener: LobbyListener) -> Callable[[], None]:
+        """Call `listener(node)` whenever the lobby changes (members, settings, state); returns what stops it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def changed(self) -> None:
+        """Tell the lobby's listeners."""
+        for listener in list(self._listeners):
+            try:
+                listener(self.node)
+            except Exception:  # a display problem must not break the link or the lobby
+                log.exception("lobby listener failed")
+
+    def cut(self, peer: bytes, what: str) -> None:
+        """`peer` went over a cap: close its link; a spectator is removed (and not admitted again)."""
+        node = self.node
+        conn = node.links.get(peer)
+        member = node.members.get(peer)
+        spectator = member is not None and member.role == "spectator"
+        if peer not in self.cut_off:
+            self.cut_off.add(peer)
+            log.warning("cut off %s%s: it sent %s", fingerprint(peer), " (a spectator, removed)" if spectator else "",
+                        what)
+        if conn is not None:
+            conn.close()
+        if spectator and node.is_host:
+            del node.members[peer]
+            self.announce()
+
+    def join(self, conn: Connection, payload: Any) -> None:
+        """Host: a would-be member's join; it is admitted (and linked) or refused."""
+        node = self.node
+        if not isinstance(payload, dict):
+            self.refuse(conn, "a join must be a map")
+            return
+        host = conn.address[0] if conn.address else ""
+        fields = {k: payload.get(k) for k in ("name", "role", "bot", "port")}
+        member = member_from({"key": conn.key, "host": host, **fields})
+        if member is None:
+            self.refuse(conn, "malformed join: name, role (player|spectator), bot, port")
+            return
+        session = node.session
+        seated = session is not None and session.start is not None and conn.peer in session.keys
+        known = node.members.get(conn.peer)
+        held = node.held_seats
+        if conn.peer in self.cut_off and not seated:  # a seat keeps its seat (its link was closed, that is all)
+            self.refuse(conn, "cut off: you went over a limit of this node")
+            return
+        if member.role == "player" and not seated and (known is None or known.role != "player") and (
+                len(node.players()) >= node.seats or node.lobby_state != "lobby"):
+            self.refuse(conn, "the table is full" if node.lobby_state == "lobby" else "the game has started")
+            return
+        if member.role == "player" and conn.peer not in held.held and (known is None or known.role != "player") \
+                and len(node.players()) + len(held.held) >= node.seats:
+            self.refuse(conn, "the seats are held for the players of the previous game")
+            return
+        if member.role == "spectator" and seated:
+            member = replace(member, role="player")  # a seat stays a seat
+        if member.role == "spectator" and known is None:
+            spectators = sum(1 for m in node.members.values() if m.role == "spectator")
+            if spectators >= MAX_SPECTATORS:
+                log.warning("refused %s as a spectator: %d are watching already", fingerprint(conn.peer),
+                            MAX_SPECTATORS)
+                self.refuse(conn, f"too many spectators ({MAX_SPECTATORS})")
+                return
+        node.members[conn.peer] = member
+        node.mesh.link(conn)
+        self.announce()
+        if held.holding:
+            held.check()
+        elif node.lobby_state == "lobby" and len(node.players()) == node.seats:
+            self.start()
+
+    def refuse(self, conn: Connection, reason: str) -> None:
+        """Tell a would-be member why not, and hang up (it gets nothing of the game)."""
+        links = self.node.links
+        conn.send_nowait("refuse", reason)
+        if links.get(conn.peer) is conn:
+            del links[conn.peer]
+        conn.close()
+
+    def kick(self, peer: bytes) -> None:
+        """Host: remove someone from the lobby."""
+        node = self.node
+        if node.is_host and node.lobby_state == "lobby" and peer in node.members and peer != node.identity.peer:
+            del node.members[peer]
+            conn = node.links.get(peer)
+            if conn is not None:
+                self.refuse(conn, "removed by the host")
+            self.announce()
+
+    def start_now(self) -> None:
+        """Host: start with the players in the lobby now (the seats not taken are dropped from the table)."""
+        node = self.node
+        players = len(node.players())
+        if not node.is_host or node.lobby_state != "lobby" or players < 2:
+            raise ValueError("only the host can start, in the lobby, with at least 2 players")
+        assert node.settings is not None  # a host has them from host() (a resumed host is past the lobby)
+        node.settings = replace(node.settings, players=players)
+        node.seats = players
+        self.start()
+
+    def body(self) -> dict[str, Any]:
+        """The host's lobby frame."""
+        node = self.node
+        s = node.settings
+        assert s is not None  # the host's, from host()
+        return {"state": node.lobby_state, "seats": node.seats, "members": [m.as_dict() for m in node.members.values()],
+                "settings": {"variant": s.variant, "point_limit": s.point_limit, "max_rounds": s.max_rounds,
+                             "deal": s.deal, "clock": s.clock}}
+
+    def announce(self) -> None:
+        """Host: send every member the lobby as it is now."""
+        node = self.node
+        body = self.body()
+        for conn in node.links.values():
+            conn.send_nowait("lobby", body)
+        node.mesh.members_updated()
+        self.changed()
+
+    def mirror(self, payload: Any) -> None:
+        """A joiner: the host's lobby frame (once the game is playing, players complete the mesh)."""
+        node = self.node
+        if not isinstance(payload, dict) or not isinstance(payload.get("members"), list):
+            return
+        members = [member_from(m) for m in payload["members"][:MAX_SPECTATORS + 10]]
+        node.members = {m.peer: m for m in members if m is not None}
+        node.mesh.members_updated()
+        seats = payload.get("seats")
+        node.seats = seats if type(seats) is int else node.seats
+        state = payload.get("state")
+        node.lobby_state = state if state in ("lobby", "playing") else node.lobby_state
+        settings = payload.get("settings")
+        if isinstance(settings, dict):  # shown to people only: the signed START is what counts
+            try:
+                variant: Any = settings.get("variant")  # as sent: Settings rejects what is not a variant
+                node.settings = Settings(players=max(2, min(10, node.seats)), variant=variant,
+                                         point_limit=settings.get("point_limit"), max_rounds=settings.get("max_rounds"),
+                                         deal=settings.get("deal", "sealed"), clock=settings.get("clock"))
+            except (ValueError, TypeError):
+                pass
+        self.changed()
+        if node.lobby_state == "playing":
+            node.mesh.dial_mesh()
+
+    def left(self, peer: bytes) -> None:
+        """A member's link is gone: a host removes a spectator who left (it may join again); fronts hear of it."""
+        node = self.node
+        member = node.members.get(peer)
+        if node.is_host and member is not None and member.role == "spectator" and not node.done.is_set():
+            del node.members[peer]
+            self.announce()
+        self.changed()  # who is linked changed: the lobby's "connected" and the table's "left"
+
+    def start(self) -> None:
+        """Host: sign START with the players present (a rematch: the previous game's seats first, in order)."""
+        node = self.node
+        node.lobby_state = "playing"
+        held = node.held_seats
+        order = held.seat_order  # a rematch: the seats of the previous game keep their order, newcomers after
+        players = sorted(node.players(), key=lambda m: order.get(m.peer, len(order)))
+        roster = [(m.key, m.name, m.bot) for m in players]
+        self.announce()
+        assert node.session is not None and node.settings is not None  # both set by host()
+        node.act(node.session.host(node.salt, node.settings, roster, previous=held.previous))

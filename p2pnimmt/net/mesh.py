@@ -1,0 +1,241 @@
+"""One node's links: the dials (spaced per address), the connections it accepts, the wait until a link's peer
+is a member, each link's reader with its pings and redials, and the players' full mesh after START.
+
+Links are members' only: a link counts once its peer is the host we joined, a seat of the START, or one the
+host admitted (net.lobby). The lower peer id dials; a link that breaks is redialled by the side that dialled.
+Mesh reads and writes only the node's public state (its identity, game id, session, links, members, host).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any
+
+from ..protocol.identity import fingerprint
+from .connection import PING_EVERY, Connection, ConnectionFailed
+from .frames import on_frame
+from .members import Member
+
+log = logging.getLogger("p2pnimmt.net")
+
+# Bounds (protocol.md section 14, "Membership and bounds"): over a cap, the source is cut off with one log line.
+MAX_PENDING = 128  # connections not (yet) a member's: in the handshake, or authenticated and not joined
+MEMBER_WAIT = 10.0  # seconds a link may stay without becoming a member's (a host: without a join)
+DIAL_BACKOFF = (0.1, 5.0)  # the spacing of dials to one address doubles from the first to the second
+STABLE_LINK = 10.0  # a link that lasted this long resets its address's dial spacing
+MAX_DIAL_TABLE = 256  # addresses whose dial spacing is remembered
+
+
+class Mesh:
+    """The links of one node (`node.links`, by peer id): dialled, accepted, served, redialled."""
+
+    def __init__(self, node) -> None:
+        self.node = node
+        self.dialing: set[bytes] = set()  # players we are dialling for the mesh
+        self.join_frame: dict[str, Any] | None = None  # a joiner: what we asked the host, sent again on every redial
+        self._pending: dict[asyncio.StreamWriter, str] = {}  # connections not (yet) a member's -> why closed
+        self._members_changed = asyncio.Event()  # set and replaced whenever who is a member may have changed
+        self._dial_spacing: dict[tuple[str, int], tuple[float, float]] = {}  # address -> (next dial at, spacing)
+
+    async def dial(self, host: str, port: int) -> Connection:
+        """Dial an address (ours by discovery or the command line, or one a member gave us), never in a tight
+        loop: dials to one address are spaced DIAL_BACKOFF[0] apart, doubling up to DIAL_BACKOFF[1], until
+        a link to it lasts STABLE_LINK seconds."""
+        loop = asyncio.get_running_loop()
+        key = (host, port)
+        at, spacing = self._dial_spacing.get(key, (0.0, 0.0))
+        if at > loop.time():
+            await asyncio.sleep(at - loop.time())
+        spacing = min(DIAL_BACKOFF[1], max(DIAL_BACKOFF[0], spacing * 2))
+        if len(self._dial_spacing) >= MAX_DIAL_TABLE and key not in self._dial_spacing:
+            now = loop.time()
+            self._dial_spacing = {k: v for k, v in self._dial_spacing.items() if v[0] > now}
+        self._dial_spacing[key] = (loop.time() + spacing, spacing)
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5.0)
+        except TimeoutError:
+            raise ConnectionFailed(f"cannot reach {host}:{port}: no answer within 5 s") from None
+        except OSError as exc:
+            why = f"{os.strerror(exc.errno)} (errno {exc.errno})" if exc.errno else (str(exc) or type(exc).__name__)
+            raise ConnectionFailed(f"cannot reach {host}:{port}: {why}") from None
+        conn = await Connection.open(reader, writer, self.node.identity, self.node.game_id, dialer=True)
+        conn.dialed = key
+        conn.opened_at = loop.time()
+        return conn
+
+    def _link_ended(self, conn: Connection) -> None:
+        """A link we dialled lasted long enough: dial its address again at once if need be."""
+        if conn.dialed is not None and asyncio.get_running_loop().time() - conn.opened_at >= STABLE_LINK:
+            self._dial_spacing.pop(conn.dialed, None)
+
+    async def accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """The listener's callback: one connection a peer dialled to us."""
+        node = self.node
+        task = asyncio.current_task()
+        assert task is not None  # a server callback runs as a task
+        node.tasks.add(task)  # so that close() ends it too
+        task.add_done_callback(node.tasks.discard)
+        address = writer.get_extra_info("peername")
+        if node.game_id is None:
+            writer.close()
+            return
+        waiting = [w for w, why in self._pending.items() if not why]  # in the order they came
+        if len(waiting) >= MAX_PENDING:  # the oldest is cut off: a flood of idle ones cannot keep joiners out
+            oldest = waiting[0]
+            self._pending[oldest] = (f"cut off: {MAX_PENDING} connections were waiting to become a member's "
+                                     "and this was the oldest")
+            oldest.close()
+            self.members_updated()  # wakes it if it waits to become a member
+        self._pending[writer] = ""
+        conn: Connection | None = None
+        try:
+            try:
+                conn = await Connection.open(reader, writer, node.identity, node.game_id, dialer=False)
+                member = await self._membership(conn)
+            except ConnectionFailed as exc:
+                why = self._pending.get(writer) or str(exc)
+                log.warning("refused a connection from %s%s: %s", address,
+                            f" ({fingerprint(conn.peer)})" if conn is not None else "", why)
+                return
+            finally:
+                self._pending.pop(writer, None)
+            if member:
+                await self.serve(conn)
+        except asyncio.CancelledError:
+            writer.close()  # the node is closing; asyncio would log a server callback that ends cancelled
+
+    def _is_member(self, peer: bytes) -> bool:
+        """An authenticated member of this game: the host we joined, a seat of the START, or one the host
+        admitted (a host: by its join; anyone else: as the host's lobby frame says)."""
+        node = self.node
+        session = node.session
+        return (peer == node.host_peer or peer in node.members
+                or (session is not None and session.start is not None and peer in session.keys))
+
+    async def _membership(self, conn: Connection) -> bool:
+        """Before a link counts, its peer must be a member. A host reads only a join (or ping) from a
+        non-member, for MEMBER_WAIT seconds; anyone else reads nothing from it and waits that long for
+        the host to name it (a player's mesh dial can come before the host's lobby frame). Raises
+        ConnectionFailed with the reason when the peer is not a member in time; False if it was refused."""
+        node = self.node
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + MEMBER_WAIT
+        while not self._is_member(conn.peer):
+            if conn.closed:
+                return False  # refused (and told why)
+            if conn.writer.is_closing():
+                raise ConnectionFailed("closed")  # cut off as the oldest waiting (the reason is in _pending)
+            if loop.time() >= deadline:
+                conn.close()
+                raise ConnectionFailed(f"not a member of this game after {MEMBER_WAIT:.0f} s"
+                                       + (" (no join)" if node.is_host else ""))
+            if node.is_host:
+                try:
+                    async with asyncio.timeout(deadline - loop.time()):
+                        kind, payload = await conn.receive()
+                except TimeoutError:
+                    continue
+                if kind == "join":
+                    node.lobby.join(conn, payload)
+                elif kind != "ping":
+                    conn.close()
+                    raise ConnectionFailed(f"sent {kind[:40]!r} before joining (a non-member may send only a join)")
+            else:
+                changed = self._members_changed
+                try:
+                    await asyncio.wait_for(changed.wait(), max(0.0, deadline - loop.time()))
+                except TimeoutError:
+                    pass
+        return not conn.closed
+
+    def members_updated(self) -> None:
+        """Who is a member may have changed: links waiting to count look again."""
+        changed, self._members_changed = self._members_changed, asyncio.Event()
+        changed.set()
+
+    def link(self, conn: Connection) -> None:
+        """`conn` is the link to its peer from now on (an older one is closed); it is given our heads."""
+        node = self.node
+        if node.links.get(conn.peer) is conn:
+            return
+        old = node.links.get(conn.peer)
+        if old is not None:
+            old.close()
+        node.links[conn.peer] = conn
+        assert node.session is not None  # links are served once the node has its session
+        if conn.peer == node.host_peer and self.join_frame is not None:
+            conn.send_nowait("join", self.join_frame)
+        conn.send_nowait("heads", node.session.heads())
+
+    async def serve(self, conn: Connection, redial: tuple[str, int] | None = None) -> None:
+        """Read frames from one member's link until it breaks; the dialling side then redials."""
+        node = self.node
+        while True:
+            self.link(conn)
+            pinger = node.spawn(self._ping(conn))
+            try:
+                while not conn.closed:
+                    kind, payload = await conn.receive()
+                    on_frame(node, conn, kind, payload)
+            except ConnectionFailed as exc:
+                if not node.done.is_set():
+                    log.info("link to %s (%s) ended: %s", fingerprint(conn.peer), conn.address, exc)
+            finally:
+                pinger.cancel()
+                conn.close()
+                self._link_ended(conn)
+                if node.links.get(conn.peer) is conn:
+                    del node.links[conn.peer]
+                    node.lobby.left(conn.peer)
+            if redial is None or node.done.is_set():
+                return
+            again = await self.redial(conn.peer, *redial)
+            if again is None:
+                return
+            conn = again
+
+    async def redial(self, peer: bytes, host: str, port: int) -> Connection | None:
+        """Dial `peer` at its address until it answers (spaced by dial), the other side gets through, or
+        the game ends."""
+        node = self.node
+        while not node.done.is_set():
+            if peer in node.links:  # the other side got through first
+                return None
+            try:
+                conn = await self.dial(host, port)
+            except ConnectionFailed as exc:
+                log.info("redial %s:%d failed: %s", host, port, exc)
+                continue
+            if conn.peer != peer:
+                log.warning("%s:%d now answers as %s, not %s", host, port, fingerprint(conn.peer), fingerprint(peer))
+                conn.close()
+                continue
+            if node.done.is_set() or peer in node.links:
+                conn.close()
+                return None
+            return conn
+        return None
+
+    async def _ping(self, conn: Connection) -> None:
+        while not conn.closed:
+            await asyncio.sleep(PING_EVERY)
+            conn.send_nowait("ping", None)
+
+    def dial_mesh(self) -> None:
+        """Players dial every player with a higher peer id they are not linked to yet."""
+        node = self.node
+        if node.role != "player":
+            return
+        me = node.identity.peer
+        for peer, member in node.members.items():
+            if member.role == "player" and peer > me and peer not in node.links and peer not in self.dialing:
+                self.dialing.add(peer)
+                node.spawn(self._mesh_link(peer, member))
+
+    async def _mesh_link(self, peer: bytes, member: Member) -> None:
+        conn = await self.redial(peer, member.host, member.port)
+        self.dialing.discard(peer)
+        if conn is not None:
+            await self.serve(conn, redial=(member.host, member.port))

@@ -1,0 +1,65 @@
+"""While the game waits on someone: ask the peers for what we lack, and vote to drop a seat that is absent
+(protocol.md 11: the drop vote; 11.2 the clock; 11.3 the stand-in asked for)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from ..protocol.session import LocalError, Session
+
+log = logging.getLogger("p2pnimmt.net")
+
+PULL_EVERY = 0.5  # while waiting, ask peers for missing messages this often
+
+
+async def watch_waiting(node) -> None:
+    """While the game waits on someone: ask the peers for what we lack (each relays only part of the
+    traffic, so a broken link can leave a gap), and after `node.drop_after` seconds vote to drop the absent."""
+    loop = asyncio.get_running_loop()
+    since: dict[tuple, float] = {}
+    gone: dict[tuple, float] = {}  # waited on, with no link to us, since
+    while not node.done.is_set():
+        await asyncio.sleep(PULL_EVERY)
+        session = node.session
+        assert session is not None  # this task is spawned once the node has its session
+        if session.start is None or session.phase in ("over", "aborted"):
+            continue
+        now = loop.time()
+        waiting = {(session.round, session.step_now(), seat)
+                   for seat in session.waiting_for() if seat != session.seat}
+        since = {key: since.get(key, now) for key in waiting}
+        if any(now - start >= PULL_EVERY for start in since.values()):
+            heads = session.heads()
+            for conn in list(node.links.values()):
+                conn.send_nowait("heads", heads)
+        # Only an absent peer is dropped: one with no link to us. A person thinking is linked: its own clock
+        # (protocol.md 11.2) or the others' request for the stand-in moves the game on, so a linked seat is
+        # dropped only when its node does not do what an honest one would: move within its clock, or
+        # within --drop-after of every other seat asking for the stand-in.
+        linked = node.linked
+        clock = session.game.settings.clock if session.game is not None else None
+        stalled = {key for key in waiting if session.roster[key[2]] not in linked
+                   or clock is not None and now - since[key] >= clock
+                   or session.phase == "turn" and stand_in_asked(session, key[2])}
+        gone = {key: gone.get(key, now) for key in stalled}
+        if node.drop_after <= 0 or session.phase == "starting":
+            continue
+        for key, start in gone.items():
+            if now - start >= node.drop_after:
+                why = ("no link to it" if session.roster[key[2]] not in linked else
+                       "its node did not move when its clock ran out" if clock is not None else
+                       "its node did not move when everyone asked for the stand-in")
+                try:
+                    node.act(session.drop(key[2]))
+                    log.warning("voted to drop seat %d (%s): %s, for %.0f s", key[2], session.names[key[2]],
+                                why, now - start)
+                except LocalError:
+                    pass
+
+
+def stand_in_asked(session: Session, seat: int) -> bool:
+    """Every other seat asked the stand-in for `seat`'s move in this turn."""
+    table = session.table
+    step = session.step_now()
+    return step is not None and table.stand_in_asked(seat, table.round, table.turn, step)
