@@ -27,7 +27,7 @@ def main() -> None:
     args = parser.parse_args()
     bots = args.bots.split(",")
     settings = Settings(args.players)
-    print(header(bots[0], settings, args.games, args.seed), flush=True)
+    print(header(bots, settings, args.games, args.seed), flush=True)
     run_matrix(settings, bots, args.games, args.seed, tables=args.tables.split(",") if args.tables else None,
                jobs=args.jobs, times=True, done=lambda r: print(row(r), flush=True))
     print(FOOTER)

@@ -372,7 +372,7 @@ def cmd_matrix(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     settings = settings_from(args, players, parser)
     show = args.progress if args.progress is not None else False
     if not args.json:
-        print(matrix.header(args.matrix[0], settings, games, args.seed), flush=True)
+        print(matrix.header(args.matrix, settings, games, args.seed), flush=True)
     results = matrix.run_matrix(
         settings, args.matrix, games, args.seed, jobs=args.jobs, rollouts=args.rollouts, budget=args.budget,
         times=args.times, progress=progress_bar(sys.stderr) if show else None,

@@ -139,11 +139,15 @@ def interval(r: dict) -> str:
     return f"{r['mean']:.3f} ({r['ci95'][0]:.3f}-{r['ci95'][1]:.3f})"
 
 
-def header(measured: str, settings: Settings, games: int, seed: int) -> str:
+def header(bots: Sequence[str], settings: Settings, games: int, seed: int) -> str:
     s = settings
+    measured, tables = bots[0], matrix_tables(bots, s.players)
+    kinds = [t for t in tables if t != MIXED]
+    against = f"{s.players - 1} {kinds[0]}" if len(kinds) == 1 else \
+        f"{s.players - 1} of each of {', '.join(kinds)}, and at a mixed table"
     return "\n".join([
-        f"{measured} against {s.players - 1} of each (and a mixed table), {s.players} players, {games} games per "
-        f"table, variant {s.variant}, end at {s.end_text}, seed {seed}",
+        f"{measured} against {against}; {s.players} players, {games} games per table, variant {s.variant}, "
+        f"end at {s.end_text}, seed {seed}",
         f"{'table':<34} {measured[:7] + ' pts/rnd':>15} {'others':>14} {'ratio to others':>22} "
         f"{'ratio to table mean':>22} {'win share':>15}",
     ])
