@@ -39,6 +39,7 @@ from ..engine import HAND_SIZE
 from . import bigtable, widgets
 from .keys import make_bindings
 from .model import TableModel, heads
+from .placing import Placer, place_delay
 from .words import bull_heads, clip, evening_lines, wrap
 
 # The smallest terminal the table is drawn on: the rows (49 columns) and the players (30) side by side, and
@@ -90,30 +91,19 @@ class TableApp:
             color_depth=ColorDepth.DEPTH_1_BIT if os.environ.get("NO_COLOR") else None)
         model.listeners.append(self._clock_events)
         model.listeners.append(self.app.invalidate)
-        model.listeners.append(self._animate)
+        # After a turn, its cards are placed one by one, with a short pause, so people can follow.
+        self.placer = Placer(model, place_delay(PLACE_DELAY), running=lambda: self.app.is_running, first=False)
         self.app.after_render += self._tick_if_needed
         self.app.key_processor.before_key_press += self._key_pressed
-        self.place_delay = float(os.environ.get("P2PNIMMT_PLACE_DELAY", PLACE_DELAY))
-        self._placing: asyncio.Task | None = None
 
-    def _animate(self) -> None:
-        """After a turn, place its cards one by one, with a short pause, so people can follow."""
-        if self.model.placed >= len(self.model.placing) or self._placing is not None:
-            return
-        if self.place_delay <= 0 or not self.app.is_running:
-            self.model.placed = len(self.model.placing)
-            return
+    @property
+    def place_delay(self) -> float:
+        """Seconds between the cards of a turn as they are placed (0: all at once)."""
+        return self.placer.delay
 
-        async def step() -> None:
-            try:
-                while True:
-                    await asyncio.sleep(self.place_delay)
-                    if not self.model.step_placing():
-                        return
-            finally:
-                self._placing = None
-
-        self._placing = asyncio.ensure_future(step())
+    @place_delay.setter
+    def place_delay(self, delay: float) -> None:
+        self.placer.delay = delay
 
     def _clock_events(self) -> None:
         """Our clock's warning rings the bell (unless muted); once the stand-in played for us, drop what was typed."""

@@ -1,16 +1,16 @@
 """One page's view of the game: the TableModel (and the lobby) as the page's state, and the page's intents.
 
 The page reads the same TableModel the terminal reads. A turn's cards are placed one by one on
-a timer here (model.step_placing), as the terminal does, so the page only draws what it is sent.
+a timer here (ui.placing, the terminal's Placer too), so the page only draws what it is sent.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..ui import placing
 from ..ui.model import DROPPED, TableModel, heads
 from .qr import qr_uri
 from .state import lobby_state, table_state
@@ -22,36 +22,12 @@ Command = Callable[[list[str]], Awaitable[str]]
 INTENTS = ("play", "row", "pick", "lobby", "guest", "leave", "present", "stand_in", "back", "again")
 
 
-class Placer:
-    """Places each turn's cards one by one on `model`, `delay` seconds apart (0: all at once)."""
+class Placer(placing.Placer):
+    """Places each turn's cards one by one on `model`, `delay` seconds apart (0: all at once; None: PLACE_DELAY,
+    or P2PNIMMT_PLACE_DELAY); it listens to the model before the views, so they see the placement shown."""
 
     def __init__(self, model: TableModel, delay: float | None = None) -> None:
-        self.model = model
-        self.delay = float(os.environ.get("P2PNIMMT_PLACE_DELAY", PLACE_DELAY)) if delay is None else delay
-        self.task: asyncio.Task | None = None
-        model.listeners.insert(0, self._changed)  # before the views, so they see the placement shown
-
-    def _changed(self) -> None:
-        model = self.model
-        if model.placed >= len(model.placing) or self.task is not None:
-            return
-        if self.delay <= 0:
-            model.placed = len(model.placing)
-            return
-        self.task = asyncio.ensure_future(self._step())
-
-    async def _step(self) -> None:
-        try:
-            while True:
-                await asyncio.sleep(self.delay)
-                if not self.model.step_placing():
-                    return
-        finally:
-            self.task = None
-
-    def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
+        super().__init__(model, placing.place_delay(PLACE_DELAY) if delay is None else delay)
 
 
 class Page:
