@@ -30,7 +30,7 @@ class Front:
         self.after: AfterGame | None = None
         self.screen = None
         if self.full_screen:
-            from ..ui.app import FullScreenFront
+            from ..ui.front import FullScreenFront
 
             logging.getLogger("p2pnimmt").setLevel(logging.ERROR)  # warnings would be drawn over the screen
             self.lobby_closed = asyncio.get_running_loop().create_future()
@@ -142,6 +142,6 @@ class Front:
     async def results(self) -> None:
         """Full screen: the results stay up until the person closes them."""
         if self.full_screen and (self.after is None or not self.after.wish.done()):
-            from ..ui.app import wait_closed
+            from ..ui.front import wait_closed
 
             await wait_closed()
