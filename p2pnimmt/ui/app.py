@@ -40,7 +40,7 @@ from . import bigtable, widgets
 from .keys import make_bindings
 from .model import TableModel, heads
 from .placing import Placer, place_delay
-from .words import bull_heads, clip, evening_lines, wrap
+from .words import bull_heads, wrap
 
 # The smallest terminal the table is drawn on: the rows (49 columns) and the players (30) side by side, and
 # every line of the seated screen (20 lines; 21 at a table of 10). The too-small screen states what this
@@ -439,33 +439,10 @@ class TableApp:
         return "\n".join(lines)
 
     def _round_text(self):
-        rnd, penalties, scores = self.model.round_over
-        lines = [f"End of round {rnd + 1}", ""]
-        lines += [f"  {clip(p.name, 16):<16} +{n:<4} total {s}"
-                  for p, n, s in zip(self.model.players, penalties, scores)]
-        lines += ["", *widgets.scoresheet(self.model)]
-        games, rows = self.model.evening_table()
-        if games:
-            lines += ["", *evening_lines(games, rows, 16)]
-        lines += ["", "Press Enter for the next round."]
-        return "\n".join(lines)
+        return widgets.round_text(self.model)
 
     def _over_text(self):
-        model = self.model
-        if model.aborted:
-            return f"The game was aborted.\n\n{model.aborted}\n\nPress Enter to leave."
-        winners = model.winners()
-        lines = ["GAME OVER", "", ("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners), ""]
-        lines += widgets.placings(model) + [""] + widgets.scoresheet(model)
-        games, rows = model.evening_table()
-        if games:
-            lines += ["", *evening_lines(games, rows, 16)]
-        if model.verified:
-            lines += ["", model.verified]
-        if self.again is None:
-            return "\n".join(lines + ["", "Press Enter or q to leave."])
-        lines += ["", *wrap(model.rematch, 76)] if model.rematch else []
-        return "\n".join(lines + ["", "r: play again (same seats)   Enter or q: leave"])
+        return widgets.over_text(self.model, again=self.again is not None)
 
 
 def screen_text(ui: TableApp, width: int = 80, height: int = 24) -> str:

@@ -9,7 +9,7 @@ from prompt_toolkit.styles import Style
 
 from ..engine import BULL_HEADS
 from .model import AWAY, COMMITTED, DROPPED, LEFT, REVEALED, ROW, TableModel, heads
-from .words import bull_heads, clip
+from .words import bull_heads, clip, evening_lines, wrap
 
 STYLE = Style.from_dict({
     "title": "reverse bold",
@@ -225,3 +225,36 @@ Cards show number*bull heads, coloured by bull heads (1, 2, 3, 5, 7).
 A row takes at most 5 cards: the 6th card placed takes the row (!6!).
 A card below every row end takes a row of its player's choice.
 Press any key to close this help."""
+
+
+def round_text(model: TableModel) -> str:
+    """The round-end screen: each seat's penalty and total, the scoresheet, the evening's table of games."""
+    assert model.round_over is not None  # the screen is up only at a round's end
+    rnd, penalties, scores = model.round_over
+    lines = [f"End of round {rnd + 1}", ""]
+    lines += [f"  {clip(p.name, 16):<16} +{n:<4} total {s}"
+              for p, n, s in zip(model.players, penalties, scores)]
+    lines += ["", *scoresheet(model)]
+    games, rows = model.evening_table()
+    if games:
+        lines += ["", *evening_lines(games, rows, 16)]
+    lines += ["", "Press Enter for the next round."]
+    return "\n".join(lines)
+
+
+def over_text(model: TableModel, *, again: bool) -> str:
+    """The game-over screen (or why the game was aborted); `again`: `r` offers a rematch here."""
+    if model.aborted:
+        return f"The game was aborted.\n\n{model.aborted}\n\nPress Enter to leave."
+    winners = model.winners()
+    lines = ["GAME OVER", "", ("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners), ""]
+    lines += placings(model) + [""] + scoresheet(model)
+    games, rows = model.evening_table()
+    if games:
+        lines += ["", *evening_lines(games, rows, 16)]
+    if model.verified:
+        lines += ["", model.verified]
+    if not again:
+        return "\n".join(lines + ["", "Press Enter or q to leave."])
+    lines += ["", *wrap(model.rematch, 76)] if model.rematch else []
+    return "\n".join(lines + ["", "r: play again (same seats)   Enter or q: leave"])
