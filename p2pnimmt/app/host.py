@@ -12,13 +12,12 @@ from ..net.files import WriteFailed
 from ..net.node import Node
 from ..protocol.identity import Identity
 from .evening import Evening
-from .front import Front
 from .lobby import lobby_command, lobby_console
 from .nodes import NodeFiles, finish, journal_opener, new_node
 from .options import Options
 from .output import say, stdin_lines
 from .rematch import HOLD_SECONDS, Carry, close_after_answers, declined, game_options, seat_keys
-from .web import WebFront
+from .web import evening_front
 
 
 class LobbyLines:
@@ -101,12 +100,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     files = NodeFiles()
     if old is not None and carry.files:
         carry.files[-1].pass_lock(files)
-    front: Front | WebFront
-    if options.web is None:
-        front = Front(options, headless, evening, rematches)
-    else:  # the browser's pages stay the same from game to game of the evening (their addresses too)
-        front = carry.web or WebFront(options, options.web, evening)
-        carry.web = front
+    front = evening_front(carry, options, headless, evening, rematches)
     node = new_node(identity, options, bot=make_bot(bot_kind, identity.secret) if headless else None,
                     on_event=front.on_event, journal_for=journal_opener(identity, options, files))
     front.follow(node)

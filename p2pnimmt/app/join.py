@@ -8,13 +8,12 @@ from ..net.discovery import GameAd, closest_codes, game_code, parse_code
 from ..net.node import Node
 from ..protocol.identity import Identity
 from .evening import Evening
-from .front import Front
 from .games import look
 from .nodes import NodeFiles, finish, journal_opener, new_node
 from .options import Options, RoleFailed
 from .output import say
 from .rematch import Carry, game_options
-from .web import WebFront
+from .web import evening_front
 
 FIND_SECONDS = 10.0
 LIST_OTHERS = 5  # live games named when none is close to the code looked for
@@ -89,12 +88,7 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
     if carry.files:
         carry.files[-1].pass_lock(files)
     carry.files.append(files)
-    front: Front | WebFront
-    if options.web is None:
-        front = Front(options, headless, evening, rematches)
-    else:  # the browser's pages stay the same from game to game of the evening (their addresses too)
-        front = carry.web or WebFront(options, options.web, evening)
-        carry.web = front
+    front = evening_front(carry, options, headless, evening, rematches)
     node = new_node(identity, options, role=role, bot=bot, on_event=front.on_event,
                     journal_for=journal_opener(identity, options, files))
     front.follow(node)

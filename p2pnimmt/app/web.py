@@ -22,9 +22,10 @@ from ..ui.model import TableModel
 from ..web.qr import qr_uri
 from ..web.table import Command, Page, Placer
 from .evening import Evening
+from .front import Front
 from .options import Options
 from .output import reporter, say
-from .rematch import AfterGame
+from .rematch import AfterGame, Carry
 
 
 @dataclass(frozen=True)
@@ -295,3 +296,13 @@ class WebFront:
             for helper in self.helpers:
                 await helper.close()
             await self.server.close()
+
+
+def evening_front(carry: Carry, options: Options, headless: bool, evening: Evening,
+                  rematches: int) -> Front | WebFront:
+    """The front of one game of the evening: a new terminal front each game; with --web the same browser front
+    for all of them (its pages and their addresses stay)."""
+    if options.web is None:
+        return Front(options, headless, evening, rematches)
+    carry.web = carry.web or WebFront(options, options.web, evening)
+    return carry.web
