@@ -94,6 +94,38 @@ def cost_table(unseen: np.ndarray, opponents: int) -> tuple[np.ndarray, np.ndarr
     return table, where.reshape(unseen.shape).astype(np.int32) * SLICE
 
 
+SEAT_BITS = 4  # a turn's sort key: card << SEAT_BITS | seat (at most 16 seats)
+SEAT_MASK = (1 << SEAT_BITS) - 1
+COLUMNS = np.arange(ROW_COUNT)[None, :]
+SHIFTED = np.maximum(COLUMNS - 1, 0)
+SLOTS = np.arange(HAND_SIZE, dtype=np.int32)[:, None]
+
+
+class Layout:
+    """Index arrays of one batch shape (N tables, P seats), made once: flat indexes of the [N, P] cells."""
+
+    __slots__ = ("seats", "at", "pen_base", "row_base", "first", "last", "hand_rows", "hand_cum")
+
+    def __init__(self, n: int, players: int) -> None:
+        table = np.arange(n, dtype=np.intp).repeat(players)
+        self.seats = np.arange(players, dtype=np.int32)[None, :]
+        self.at = np.arange(n * players, dtype=np.intp)
+        self.pen_base = table * players
+        self.row_base = table * ROW_COUNT
+        col = self.at - self.pen_base
+        self.first = col == 0
+        self.last = col == players - 1
+        self.hand_rows = table * (ROW_COUNT + 1)  # each hand's table, flat into [N, 5]
+        self.hand_cum = table * WIDTH - 1  # and into [N, WIDTH], less one
+        for a in (self.at, self.pen_base, self.row_base, self.first, self.last, self.hand_rows, self.hand_cum):
+            a.setflags(write=False)
+
+
+@lru_cache(maxsize=64)
+def layout(n: int, players: int) -> Layout:
+    return Layout(n, players)
+
+
 class Tables:
     """N tables in the lean form: row ends, lengths and bull heads ([N, 4], the engine's row order) and each
     seat's penalty ([N, P])."""
@@ -161,65 +193,77 @@ class Sorted:
         key = (self.heads * (ROW_LIMIT + 1) + (ROW_LIMIT - self.lens)) * ROW_COUNT + self.ids
         return np.argmin(key, axis=1)
 
-    def place(self, plays: np.ndarray, low_pos: np.ndarray) -> None:
+    def place(self, plays: np.ndarray, low_pos: np.ndarray | None = None) -> None:
         """Lay one turn's cards (plays[N, P], by seat); low_pos[N]: the place (sorted order) of the row the
-        lowest card takes if it is below every row end."""
+        lowest card takes if it is below every row end (None: the cheapest row, as `cheapest`)."""
         n, players = plays.shape
         ends, lens, heads, pens = self.ends, self.lens, self.heads, self.pens
-        by_table = np.arange(n)[:, None]
-        # flat indexes of the seats in the order of their cards, table by table (one sort of keys that
-        # grow with the table: stable sorting takes the nearly sorted keys in linear time)
-        order = np.argsort((plays + by_table * WIDTH).ravel(), kind="stable").reshape(n, players)
-        cards = plays.ravel().take(order)
+        lay = layout(n, players)
+        # the turn's cards in order, table by table, each with its seat in the low bits (one sort of short rows)
+        keys = np.left_shift(plays, SEAT_BITS, dtype=np.int32)
+        keys |= lay.seats
+        keys.sort(axis=1)
+        cards = keys >> SEAT_BITS
+        owner = lay.pen_base + (keys & SEAT_MASK).ravel()  # flat into pens [N, P]
         low = cards[:, 0]
         need = low < ends[:, 0]
         if need.any():  # rule 4: the row is taken and its new end, the lowest card, puts it first
             i = np.flatnonzero(need)
-            r = low_pos[i]
-            pens.ravel()[order[i, 0]] += heads[i, r]
-            moved = np.arange(ROW_COUNT)[None, :] <= r[:, None]
-            for a, new in ((ends, low[i]), (lens, 1), (heads, HEADS[low[i]]), (self.ids, self.ids[i, r])):
-                sub = a[i]
-                shifted = np.empty_like(sub)
-                shifted[:, 0] = new
-                shifted[:, 1:] = sub[:, :-1]
-                a[i] = np.where(moved, shifted, sub)
+            if low_pos is None:
+                key = (heads[i] * (ROW_LIMIT + 1) + (ROW_LIMIT - lens[i])) * ROW_COUNT + self.ids[i]
+                r = np.argmin(key, axis=1)
+            else:
+                r = np.asarray(low_pos)[i]
+            cell = i * ROW_COUNT + r
+            pens.ravel()[owner[i * players]] += heads.ravel()[cell]
+            # rows 0..r-1 move one place up, row r comes first
+            src = np.where(COLUMNS <= r[:, None], SHIFTED, COLUMNS)
+            src += (i * ROW_COUNT)[:, None]
+            lowi = low[i]
+            for a, new in ((ends, lowi), (lens, 1), (heads, HEADS.take(lowi)), (self.ids, self.ids.ravel()[cell])):
+                moved = a.ravel().take(src)
+                moved[:, 0] = new
+                a[i] = moved
         # each card's row: its place in sorted order, +1 (0: none, the lowest card that took a row)
         seg = (cards > ends[:, 0:1]).view(np.int8) + (cards > ends[:, 1:2]).view(np.int8)
         seg += (cards > ends[:, 2:3]).view(np.int8)
         seg += (cards > ends[:, 3:4]).view(np.int8)
-        at = np.arange(players)[None, :]
-        row = by_table * ROW_COUNT + np.maximum(seg - 1, 0)  # flat into [N, 4]
-        starts = np.ones((n, players), dtype=bool)
-        np.not_equal(seg[:, 1:], seg[:, :-1], out=starts[:, 1:])
-        run = np.maximum.accumulate(np.where(starts, at, 0), axis=1)  # where the run of cards for its row begins
-        rank = at - run
-        length = lens.take(row) + rank  # the row's length when the card comes
+        seg = seg.ravel()
+        flat_cards = cards.ravel()
+        row = np.maximum(seg - 1, 0).astype(np.intp)
+        row += lay.row_base  # flat into [N, 4]
+        # where each card's run (the turn's cards bound for its row) begins, flat: a table's first card starts one
+        starts = np.empty(n * players, dtype=bool)
+        starts[0] = True
+        np.not_equal(seg[1:], seg[:-1], out=starts[1:])
+        starts |= lay.first
+        run = np.where(starts, lay.at, 0)
+        np.maximum.accumulate(run, out=run)
+        rank = lay.at - run
+        before = heads.ravel().take(row)  # the row's bull heads before this turn
+        length = lens.ravel().take(row)
+        length += rank  # the row's length when the card comes
         cycle = length % ROW_LIMIT  # 0: the sixth card, which takes the row
-        sums = np.zeros((n, players + 1), dtype=heads.dtype)
-        np.cumsum(HEADS.take(cards), axis=1, out=sums[:, 1:])
-        flat_sums = sums.ravel()
-        base = by_table * (players + 1)
-        before = heads.take(row)  # the row's bull heads before this turn
-        lows = seg > 0
-        takes = (cycle == 0) & lows
+        sums = np.zeros(n * players + 1, dtype=np.int32)  # bull heads of the turn's cards, summed over the batch
+        np.cumsum(HEADS.take(flat_cards), out=sums[1:])
+        takes = cycle == 0
+        takes &= seg > 0
         if takes.any():
-            took = np.where(rank < ROW_LIMIT, before, 0) + sums[:, :players] - flat_sums.take(
-                base + np.maximum(at - ROW_LIMIT, run))
-            pens.ravel()[order[takes]] += took[takes]
-        last = np.ones((n, players), dtype=bool)
-        np.not_equal(seg[:, :-1], seg[:, 1:], out=last[:, :-1])
-        last &= lows
+            t = np.flatnonzero(takes)
+            took = np.where(rank[t] < ROW_LIMIT, before[t], 0) + sums[t] - sums.take(np.maximum(t - ROW_LIMIT, run[t]))
+            pens.ravel()[owner[t]] += took
+        last = np.empty(n * players, dtype=bool)
+        last[-1] = True
+        np.not_equal(seg[:-1], seg[1:], out=last[:-1])
+        last |= lay.last
+        last &= seg > 0
         pick = np.flatnonzero(last)
-        row, cycle, length, before = (a.ravel()[pick] for a in (row, cycle, length, before))
-        run = run.ravel()[pick]
-        j = pick % players
-        table = (pick // players) * (players + 1)
-        since = np.maximum(j - cycle, run)  # the row's first card after this turn (or where the run began)
-        ends.ravel()[row] = cards.ravel()[pick]
+        row, cycle, length, before, run = (a.take(pick) for a in (row, cycle, length, before, run))
+        since = np.maximum(pick - cycle, run)  # the row's first card after this turn (or where the run began)
+        ends.ravel()[row] = flat_cards.take(pick)
         lens.ravel()[row] = cycle + 1
         kept = np.where(length < ROW_LIMIT, before, 0)  # nothing taken: the row keeps its cards
-        heads.ravel()[row] = flat_sums[table + j + 1] - flat_sums[table + since] + kept
+        heads.ravel()[row] = sums.take(pick + 1) - sums.take(since) + kept
 
 
 def random_plays(hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -248,17 +292,18 @@ def card_costs(cards: np.ndarray, ends: np.ndarray, lens: np.ndarray, heads: np.
     seg += (by_table > ends[:, 2:3]).view(np.int8)
     seg += (by_table > ends[:, 3:4]).view(np.int8)
     seg = seg.reshape(w, hands)
-    tab = np.arange(n, dtype=np.int32).repeat(players)
-    code = block.ravel().take(tab * (ROW_COUNT + 1) + seg)
-    code += cum.ravel().take(tab * WIDTH - 1 + cards)
+    lay = layout(n, players)
+    code = block.ravel().take(lay.hand_rows + seg)
+    code += cum.ravel().take(lay.hand_cum + cards)
     if offset is not None:
         code += offset
     if w > 1:  # less the own cards between the row's end and the card: its place in its run of the hand
-        slot = np.arange(w, dtype=np.int32)[:, None]
-        run = np.zeros((w, hands), dtype=np.int32)
-        np.multiply(seg[1:] != seg[:-1], slot[1:], out=run[1:])
-        np.maximum.accumulate(run, axis=0, out=run)
-        run -= slot
+        run = np.zeros((w, hands), dtype=np.int32)  # per slot the slot its run begins at, slot by slot
+        np.not_equal(seg[1:], seg[:-1], out=run[1:])
+        run *= SLOTS[:w]
+        for k in range(1, w):
+            np.maximum(run[k], run[k - 1], out=run[k])
+        run -= SLOTS[:w]
         code += run
     return table.take(code)
 
@@ -355,8 +400,7 @@ def play_out(tables: Tables, hands: np.ndarray, rng: np.random.Generator, *,
             cards = np.where(keep, cards[1:], cards[:-1])
         if alive is not None:
             flat_alive[mine + plays] = False
-        low_pos = np.asarray(rng.integers(0, ROW_COUNT, size=n)) if alive is None else rows.cheapest()
-        rows.place(plays.reshape(n, players), low_pos)
+        rows.place(plays.reshape(n, players), np.asarray(rng.integers(0, ROW_COUNT, size=n)) if alive is None else None)
     rows.store(tables)
 
 
