@@ -22,6 +22,10 @@ turn by turn. The heuristic's expected bull heads come from one lookup
 table per (opponents, unseen cards): its entry (slots left, row bull
 heads, gap) holds the exact float the plain-Python rule computes, so a
 card's cost is two gathers (its row's block, its gap) and one lookup.
+At a few hundred tables numpy's cost per call dominates: a turn's arrays
+are flat or long-rowed (no reductions or comparisons along rows of 4 or
+P), index arrays of a batch's shape are made once (`layout`), and the
+four row arrays are views of one, so rule 4 moves a row with one gather.
 
 Policies give each seat's card for a turn on all tables at once:
 `random_plays` (uniform), and `heuristic_costs` + `choose` (the
@@ -104,7 +108,7 @@ SLOTS = np.arange(HAND_SIZE, dtype=np.int32)[:, None]
 class Layout:
     """Index arrays of one batch shape (N tables, P seats), made once: flat indexes of the [N, P] cells."""
 
-    __slots__ = ("seats", "at", "pen_base", "row_base", "first", "last", "hand_rows", "hand_cum")
+    __slots__ = ("seats", "at", "pen_base", "row_base", "first", "last", "hand_rows", "hand_cum", "table_cum")
 
     def __init__(self, n: int, players: int) -> None:
         table = np.arange(n, dtype=np.intp).repeat(players)
@@ -117,7 +121,9 @@ class Layout:
         self.last = col == players - 1
         self.hand_rows = table * (ROW_COUNT + 1)  # each hand's table, flat into [N, 5]
         self.hand_cum = table * WIDTH - 1  # and into [N, WIDTH], less one
-        for a in (self.at, self.pen_base, self.row_base, self.first, self.last, self.hand_rows, self.hand_cum):
+        self.table_cum = np.arange(n, dtype=np.intp)[:, None] * WIDTH  # each table, flat into [N, WIDTH]
+        for a in (self.at, self.pen_base, self.row_base, self.first, self.last, self.hand_rows, self.hand_cum,
+                  self.table_cum):
             a.setflags(write=False)
 
 
@@ -168,18 +174,22 @@ class Tables:
 class Sorted:
     """N tables with each table's rows sorted by end card (ids: each row's place in the engine's order)."""
 
-    __slots__ = ("ends", "lens", "heads", "ids", "pens")
+    __slots__ = ("ends", "lens", "heads", "ids", "pens", "state")
 
     def __init__(self, ends: np.ndarray, lens: np.ndarray, heads: np.ndarray, ids: np.ndarray,
                  pens: np.ndarray) -> None:
-        self.ends, self.lens, self.heads, self.ids, self.pens = ends, lens, heads, ids, pens
+        # the four [N, 4] arrays are views of one (int32): a row moved in rule 4 moves in all of them at once
+        self.state = np.empty((4, *np.shape(ends)), dtype=np.int32)
+        for k, a in enumerate((ends, lens, heads, ids)):
+            self.state[k] = a
+        self.ends, self.lens, self.heads, self.ids = self.state
+        self.pens = pens
 
     @classmethod
     def of(cls, tables: Tables) -> Sorted:
         ids = np.argsort(tables.ends, axis=1)
-        ends, lens, heads = (np.take_along_axis(a, ids, axis=1).astype(np.int32)
-                             for a in (tables.ends, tables.lens, tables.heads))
-        return cls(ends, lens, heads, ids.astype(np.int32), tables.pens.astype(np.int32))
+        ends, lens, heads = (np.take_along_axis(a, ids, axis=1) for a in (tables.ends, tables.lens, tables.heads))
+        return cls(ends, lens, heads, ids, tables.pens.astype(np.int32))
 
     def store(self, tables: Tables) -> None:
         """Write the rows back in the engine's order, and the penalties."""
@@ -209,27 +219,31 @@ class Sorted:
         need = low < ends[:, 0]
         if need.any():  # rule 4: the row is taken and its new end, the lowest card, puts it first
             i = np.flatnonzero(need)
+            flat = self.state.reshape(4, n * ROW_COUNT)
+            base = i * ROW_COUNT
             if low_pos is None:
-                key = (heads[i] * (ROW_LIMIT + 1) + (ROW_LIMIT - lens[i])) * ROW_COUNT + self.ids[i]
-                r = np.argmin(key, axis=1)
+                _, lens_i, heads_i, ids_i = flat.take(base[:, None] + COLUMNS, axis=1)
+                r = np.argmin((heads_i * (ROW_LIMIT + 1) + (ROW_LIMIT - lens_i)) * ROW_COUNT + ids_i, axis=1)
             else:
                 r = np.asarray(low_pos)[i]
-            cell = i * ROW_COUNT + r
-            pens.ravel()[owner[i * players]] += heads.ravel()[cell]
-            # rows 0..r-1 move one place up, row r comes first
+            cell = base + r
+            pens.ravel()[owner[i * players]] += heads.ravel().take(cell)
+            # rows 0..r-1 move one place up, row r comes first (in all four arrays at once)
             src = np.where(COLUMNS <= r[:, None], SHIFTED, COLUMNS)
-            src += (i * ROW_COUNT)[:, None]
+            src += base[:, None]
+            moved = flat.take(src, axis=1)
             lowi = low[i]
-            for a, new in ((ends, lowi), (lens, 1), (heads, HEADS.take(lowi)), (self.ids, self.ids.ravel()[cell])):
-                moved = a.ravel().take(src)
-                moved[:, 0] = new
-                a[i] = moved
+            moved[0, :, 0] = lowi
+            moved[1, :, 0] = 1
+            moved[2, :, 0] = HEADS.take(lowi)
+            moved[3, :, 0] = self.ids.ravel().take(cell)
+            flat[:, base[:, None] + COLUMNS] = moved
         # each card's row: its place in sorted order, +1 (0: none, the lowest card that took a row)
-        seg = (cards > ends[:, 0:1]).view(np.int8) + (cards > ends[:, 1:2]).view(np.int8)
-        seg += (cards > ends[:, 2:3]).view(np.int8)
-        seg += (cards > ends[:, 3:4]).view(np.int8)
-        seg = seg.ravel()
         flat_cards = cards.ravel()
+        by_card = np.repeat(ends.T, players, axis=1)  # [4, N x P]: each card's table's row ends
+        seg = (flat_cards > by_card[0]).view(np.int8) + (flat_cards > by_card[1]).view(np.int8)
+        seg += (flat_cards > by_card[2]).view(np.int8)
+        seg += (flat_cards > by_card[3]).view(np.int8)
         row = np.maximum(seg - 1, 0).astype(np.intp)
         row += lay.row_base  # flat into [N, 4]
         # where each card's run (the turn's cards bound for its row) begins, flat: a table's first card starts one
@@ -284,15 +298,15 @@ def card_costs(cards: np.ndarray, ends: np.ndarray, lens: np.ndarray, heads: np.
     n = len(ends)
     table, offset = cost_table(unseen, players - 1)
     # per table and row (0: below every row) the index of its block, less the unseen cards up to its end
-    block = np.empty((n, ROW_COUNT + 1), dtype=np.int32)
-    block[:, 0] = (CONST + heads.min(axis=1)) * GAPS + PAD
-    block[:, 1:] = ((ROW_LIMIT - lens) * MAX_HEADS + heads) * GAPS - np.take_along_axis(cum, ends, axis=1)
-    by_table = cards.reshape(w, n, players)
-    seg = (by_table > ends[:, 0:1]).view(np.int8) + (by_table > ends[:, 1:2]).view(np.int8)
-    seg += (by_table > ends[:, 2:3]).view(np.int8)
-    seg += (by_table > ends[:, 3:4]).view(np.int8)
-    seg = seg.reshape(w, hands)
+    block = np.empty((n, ROW_COUNT + 1), dtype=np.intp)  # codes as intp: the last lookup takes them as they are
     lay = layout(n, players)
+    cheapest = np.minimum(np.minimum(heads[:, 0], heads[:, 1]), np.minimum(heads[:, 2], heads[:, 3]))
+    block[:, 0] = cheapest * GAPS + (CONST * GAPS + PAD)
+    block[:, 1:] = ((ROW_LIMIT - lens) * MAX_HEADS + heads) * GAPS - cum.ravel().take(lay.table_cum + ends)
+    by_hand = np.repeat(ends.T, players, axis=1)  # [4, hands]: each hand's row ends (long rows compare fast)
+    seg = (cards > by_hand[0]).view(np.int8) + (cards > by_hand[1]).view(np.int8)
+    seg += (cards > by_hand[2]).view(np.int8)
+    seg += (cards > by_hand[3]).view(np.int8)
     code = block.ravel().take(lay.hand_rows + seg)
     code += cum.ravel().take(lay.hand_cum + cards)
     if offset is not None:
