@@ -50,7 +50,7 @@ from ..engine import PlayerView
 from .base import SeededBot
 from .heuristic import HeuristicBot
 from .kernel import GONE, Tables, choose, deal_hands, heuristic_costs, play_out, take
-from .model import HandPrior, OpponentModel, table_costs
+from .model import HandPrior, OpponentModel, mixture, posterior, table_costs
 from .rollout import cheapest_row, row_heads, turn_costs
 
 C = TypeVar("C", bound=Hashable)  # a search candidate: a card, or a row
@@ -83,6 +83,8 @@ class MCSBot(SeededBot):
     indifference = 0.05  # bull heads: closer than this to the best (with z_drop standard errors) is as good
     proposals = 32  # hands sampled per deal, one kept by its weight under the HandPrior (1: uniform deals)
     learn = True  # weigh each opponent's models by the evidence (False: the default mixture for everyone)
+    within_round = True  # in a deal's playouts, draw each opponent's model given its sampled hand and its plays
+    # of this round too (False: by the evidence of the finished rounds only)
 
     def __init__(
         self,
@@ -125,26 +127,31 @@ class MCSBot(SeededBot):
 
     # --- sampling ---------------------------------------------------------------------------------
 
-    def deal_others(self, pool: list[int], deals: int, players: int, seat: int, size: int) -> np.ndarray:
+    def deal_others(self, pool: list[int], deals: int, players: int, seat: int,
+                    size: int) -> tuple[np.ndarray, np.ndarray | None]:
         """[deals, players, size] hands from `pool` for every seat but `seat` (GONE there): uniform, or with a
-        prior, each the one of `proposals` uniform samples drawn in proportion to its weight."""
+        prior, each the one of `proposals` uniform samples drawn in proportion to its weight; and with a
+        prior, [deals, players, models]: each seat's chance of each model given its hand and its plays of
+        this round (the hand and the model are drawn together from their joint posterior)."""
         rng = self.np_rng
         prior = self.prior
         if prior is None or self.proposals <= 1:
-            return deal_hands(pool, deals, players, seat, size, rng)
+            return deal_hands(pool, deals, players, seat, size, rng), None
         m = self.proposals
         samples = deal_hands(pool, deals * m, players, seat, size, rng)
-        logw = prior.log_weights(samples).reshape(deals, m)
+        joint = prior.joint(samples)
+        logw = mixture(joint).sum(axis=1).reshape(deals, m)  # this seat's entries are 0
         gumbel = -np.log(-np.log(rng.random((deals, m)) + 1e-300) + 1e-300)
-        pick = np.argmax(logw + gumbel, axis=1)
-        return samples.reshape(deals, m, players, size)[np.arange(deals), pick]
+        pick = np.arange(deals) * m + np.argmax(logw + gumbel, axis=1)
+        return samples[pick], posterior(joint[:, pick])
 
-    def temps(self, deals: int, players: int, seat: int) -> np.ndarray:
-        """[deals, players]: the temperature each seat plays at in each deal's playouts."""
+    def temps(self, deals: int, players: int, seat: int, weights: np.ndarray | None = None) -> np.ndarray:
+        """[deals, players]: the temperature each seat plays at in each deal's playouts (its model drawn by
+        `weights` of each deal if given, else by the game's weights)."""
         model = self.model
         if model is None or model.players != players or model.seat != seat:  # a view of another table
             return np.zeros((deals, players))
-        return model.playout_temps(deals)
+        return model.playout_temps(deals, weights if self.within_round else None)
 
     # --- the search -------------------------------------------------------------------------------
 
@@ -225,6 +232,14 @@ class MCSBot(SeededBot):
         if turn > 0 and len(played) == turn and len(self._tables) == turn + 1:
             self.prior = HandPrior(self._tables[:turn], played, view.seat, self.model.weights())
 
+    def row_prior(self, view: PlayerView, plays: list[int]) -> HandPrior | None:
+        """The prior for a row decision: this round's plays so far and this turn's (its table was kept when
+        this seat chose its card), so the hands sampled are the others' hands after this turn."""
+        turn, played = view.turn, view.played
+        if self.model is None or len(played) != turn or len(self._tables) != turn + 1:
+            return None
+        return HandPrior(list(self._tables), (*played, tuple(plays)), view.seat, self.model.weights())
+
     def choose_card(self, view: PlayerView) -> int:
         start = (time.thread_time(), time.perf_counter())
         hand = list(view.hand)
@@ -247,10 +262,10 @@ class MCSBot(SeededBot):
 
         def evaluate(candidates: list[int], deals: int) -> np.ndarray:
             k = len(candidates)
-            hands = self.deal_others(pool, deals, players, seat, size)
+            hands, weights = self.deal_others(pool, deals, players, seat, size)
             hands[:, seat] = hand
             alive = np.tile(mask, (deals, 1))
-            temps = self.temps(deals, players, seat)
+            temps = self.temps(deals, players, seat, weights)
             first = choose(heuristic_costs(Tables.of_rows(rows, deals, players), hands, alive), temps, rng)
             hands, alive, temps, first = (np.repeat(a, k, axis=0) for a in (hands, alive, temps, first))
             first[:, seat] = np.tile([index[c] for c in candidates], deals)
@@ -263,10 +278,10 @@ class MCSBot(SeededBot):
 
     def choose_row(self, view: PlayerView, plays: Sequence[int]) -> int:
         start = (time.thread_time(), time.perf_counter())
-        self.prior = None
         seat, players = view.seat, view.players
         rows = [list(r) for r in view.rows]
         plays = list(plays)
+        self.prior = self.row_prior(view, plays)
         rest = [c for c in view.hand if c != plays[seat]]
         self.last_deals = self.last_playouts = 0
         if not rest:  # the last turn: only this turn's bull heads count
@@ -283,9 +298,9 @@ class MCSBot(SeededBot):
 
         def evaluate(candidates: list[int], deals: int) -> np.ndarray:
             k = len(candidates)
-            hands = self.deal_others(pool, deals, players, seat, size)  # their hands after this turn
+            hands, weights = self.deal_others(pool, deals, players, seat, size)  # their hands after this turn
             hands[:, seat] = rest
-            temps = self.temps(deals, players, seat)
+            temps = self.temps(deals, players, seat, weights)
             hands, temps = np.repeat(hands, k, axis=0), np.repeat(temps, k, axis=0)
             tables = Tables.of_rows(rows, deals * k, players)
             tables.place(np.tile(turn_plays, (deals * k, 1)), np.tile(np.asarray(candidates), deals))

@@ -2,9 +2,13 @@
 
 Models of a player (MODELS), each a chance for every card of a hand:
 
+- `greedy`: the heuristic's rule exactly: the card of the hand with the
+  fewest expected bull heads this turn, all but surely (GREEDY_MISS is the
+  chance of any other card: the seat's reckoning of an opponent's costs
+  can differ from the opponent's own on a near tie); the heuristic bot;
 - `sharp`, `warm`, `hot`: the heuristic's expected bull heads of this
   turn, drawn by a softmax at temperature 0.1, 1 and 3 bull heads (sharp
-  is a heuristic player; hot is nearly careless);
+  is a heuristic player that slips on near ties; hot is nearly careless);
 - `uniform`: any card of the hand alike (a random player);
 - `mcs`: a flat Monte-Carlo player: a softmax at temperature 1 over each
   card's mean own bull heads in MCS_PLAYOUTS random playouts of the rest
@@ -22,9 +26,15 @@ kind of player.
 
 Use: the search samples deals in proportion to how well they explain
 each opponent's plays of this round under its mixture (`HandPrior`), and
-in each playout every opponent plays one model, drawn by its weight, at
-the model's temperature (`mcs` plays as `warm` there: a playout cannot
-afford a search inside it).
+in each playout every opponent plays one model at the model's temperature
+(`mcs` plays as `warm` there: a playout cannot afford a search inside
+it), drawn by its posterior given that deal's hand and its plays of this
+round: the game's weight times the model's chance of those plays
+(`posterior`). So the hand and the model are drawn together from their
+joint posterior, and the plays of the round being played teach the
+playouts at once, the first round too (within a round the `mcs` model's
+chance of a play is reckoned like `warm`'s, on the heuristic's costs: a
+search per sampled hand would cost too much).
 """
 
 from __future__ import annotations
@@ -36,17 +46,28 @@ import numpy as np
 from ..engine import ROW_COUNT, PlayerView
 from .kernel import GONE, Tables, deal_hands, heuristic_costs, play_out, take
 
-MODELS = ("sharp", "warm", "hot", "uniform", "mcs")
-LIKELIHOOD_TEMPS = np.array([0.1, 1.0, 3.0, np.inf, 1.0])  # mcs: over its playout means, not heuristic costs
-PLAYOUT_TEMPS = np.array([0.1, 1.0, 3.0, np.inf, 1.0])  # how each model plays in the search's playouts
-DEFAULT_WEIGHTS = np.array([0.3, 0.2, 0.1, 0.2, 0.2])
+MODELS = ("greedy", "sharp", "warm", "hot", "uniform", "mcs")
+LIKELIHOOD_TEMPS = np.array([0.0, 0.1, 1.0, 3.0, np.inf, 1.0])  # 0: greedy; mcs: over its playout means
+PLAYOUT_TEMPS = np.array([0.0, 0.1, 1.0, 3.0, np.inf, 1.0])  # how each model plays in the search's playouts
+DEFAULT_WEIGHTS = np.array([0.15, 0.15, 0.2, 0.1, 0.2, 0.2])
 MCS_PLAYOUTS = 64
+GREEDY_MISS = 0.01  # the greedy model's chance of a card other than the cheapest (a near tie reckoned apart)
+
+
+def log_greedy(cheapest: np.ndarray | bool, cards: int) -> np.ndarray:
+    """The greedy model's log chance of a play: the cheapest card (ties alike) all but surely, any other of
+    the `cards - 1` with GREEDY_MISS among them."""
+    hit, miss = np.log1p(-GREEDY_MISS), np.log(GREEDY_MISS / max(cards - 1, 1))
+    return np.asarray(np.where(cheapest, hit, miss), dtype=float)
 
 
 def log_softmax_at(values: np.ndarray, pick: int, temp: float) -> float:
-    """log of exp(-values[pick] / temp) / sum(exp(-values / temp)); uniform for an infinite temp."""
+    """log of exp(-values[pick] / temp) / sum(exp(-values / temp)); uniform for an infinite temp, greedy
+    (`log_greedy`) for 0."""
     if np.isinf(temp):
         return -float(np.log(len(values)))
+    if temp == 0:
+        return float(log_greedy(bool(values[pick] <= values.min()), len(values)))
     x = -values / temp
     top = x.max()
     return float(x[pick] - top - np.log(np.exp(x - top).sum()))
@@ -138,11 +159,12 @@ class OpponentModel:
             out[s] = tables.pens[b * n * k : (b + 1) * n * k, s].reshape(n, k).mean(axis=0)
         return out
 
-    def playout_temps(self, deals: int) -> np.ndarray:
-        """[deals, players]: each opponent's temperature in each deal's playouts, its model drawn by weight."""
-        w = self.weights()
+    def playout_temps(self, deals: int, weights: np.ndarray | None = None) -> np.ndarray:
+        """[deals, players]: each opponent's temperature in each deal's playouts, its model drawn by weight
+        (`weights`: [deals, players, models], each deal's own; by default the game's weights for every deal)."""
+        w = self.weights()[None, :, :] if weights is None else weights
         draws = self.rng.random((deals, self.players))
-        models = (draws[..., None] > np.cumsum(w, axis=1)[None, :, :]).sum(axis=2)
+        models = (draws[..., None] > np.cumsum(w, axis=2)).sum(axis=2)
         temps = PLAYOUT_TEMPS[np.minimum(models, len(MODELS) - 1)]
         temps[:, self.seat] = 0.0  # the searching seat plays the heuristic greedily after its candidate
         return temps
@@ -164,7 +186,12 @@ class HandPrior:
         self.weights = weights
 
     def log_weights(self, hands: np.ndarray) -> np.ndarray:
-        """[N] log weights of N samples (hands[N, P, H]: ascending, this seat's row ignored).
+        """[N] log weights of N samples (hands[N, P, H]: ascending, this seat's row ignored)."""
+        return mixture(self.joint(hands))[:, [s for s in range(hands.shape[1]) if s != self.seat]].sum(axis=1)
+
+    def joint(self, hands: np.ndarray) -> np.ndarray:
+        """[M, N, P]: per model, sample and seat, log (the model's weight x the chance of the seat's plays of
+        this round with that hand under the model); 0 for this seat.
 
         A seat's chance of its card at turn t under a softmax model is exp(x[card]) over the sum of exp(x)
         over its hand then (its sample and the cards it played from t on): the played cards' part is the
@@ -177,14 +204,19 @@ class HandPrior:
         cards = hands[:, opponents].reshape(n * others, size).T  # [H, N x opponents]
         index = (cards.reshape(size, n, others) + np.arange(others) * (GONE + 1)).reshape(size, n * others)
         played = np.array([[self.played[t][s] for s in opponents] for t in range(turns)])  # [T, opponents]
-        finite = [m for m, temp in enumerate(LIKELIHOOD_TEMPS) if not np.isinf(temp)]
         by_seat = np.arange(others)
         ll = np.zeros((len(MODELS), n, players))
         for t in range(turns):
             later = played[t:]  # each opponent's cards played from turn t on (the last row: at t)
             for m, temp in enumerate(LIKELIHOOD_TEMPS):
-                if m not in finite:
+                if np.isinf(temp):
                     ll[m][:, opponents] -= np.log(size + len(later))
+                    continue
+                if temp == 0:  # greedy: was the played card the cheapest of the hand then?
+                    cost = self.tables[t].copy()
+                    cost[GONE] = np.inf
+                    low = np.minimum(cost[cards].min(axis=0).reshape(n, others), cost[later].min(axis=0))
+                    ll[m][:, opponents] += log_greedy(cost[played[t]][None, :] <= low, size + len(later))
                     continue
                 x = -self.tables[t] / float(temp)
                 x[GONE] = -np.inf
@@ -194,9 +226,8 @@ class HandPrior:
                 total = ex.ravel().take(index).sum(axis=0).reshape(n, others) + known
                 ll[m][:, opponents] += (x[played[t]] - shift)[None, :] - np.log(total)
         logw = np.log(self.weights.T[:, None, :] + 1e-300) + ll  # [M, N, P]
-        top = logw.max(axis=0)
-        mix = top + np.log(np.exp(logw - top).sum(axis=0))
-        return mix[:, opponents].sum(axis=1)
+        logw[:, :, self.seat] = 0.0
+        return logw
 
     def log_weight(self, hands: Sequence[Sequence[int] | None]) -> float:
         """The log weight of one sample (a hand per seat, None for this seat)."""
@@ -206,6 +237,18 @@ class HandPrior:
             if h is not None:
                 arr[0, s, : len(h)] = sorted(h)
         return float(self.log_weights(arr)[0])
+
+
+def mixture(joint: np.ndarray) -> np.ndarray:
+    """[N, P]: log sum over models of a joint [M, N, P] (each seat's mixture chance of its plays)."""
+    top = joint.max(axis=0)
+    return top + np.log(np.exp(joint - top).sum(axis=0))
+
+
+def posterior(joint: np.ndarray) -> np.ndarray:
+    """[N, P, M]: each seat's chance of each model given its sampled hand and its plays (Bayes' rule)."""
+    w = np.exp(joint - joint.max(axis=0))
+    return (w / w.sum(axis=0)).transpose(1, 2, 0)
 
 
 def table_costs(costs: dict[int, float]) -> np.ndarray:

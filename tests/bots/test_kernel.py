@@ -23,7 +23,7 @@ from p2pnimmt.bots.kernel import (
     take,
 )
 from p2pnimmt.bots.match import deal_order
-from p2pnimmt.bots.model import LIKELIHOOD_TEMPS, MODELS, HandPrior
+from p2pnimmt.bots.model import GREEDY_MISS, LIKELIHOOD_TEMPS, MODELS, HandPrior
 from p2pnimmt.bots.rollout import TAILS, play_out as python_play_out, policy_plays
 from p2pnimmt.engine import BULL_HEADS, HAND_SIZE, ROW_COUNT, ROW_LIMIT, Game, Settings
 from p2pnimmt.engine.table import place_turn
@@ -290,6 +290,13 @@ def plain_log_weights(prior: HandPrior, hands: np.ndarray) -> np.ndarray:
                 later = [prior.played[u][s] for u in range(t, turns)]
                 if math.isinf(temp):
                     ll[m, :, s] -= math.log(size + len(later))
+                    continue
+                if temp == 0:  # greedy: the played card the cheapest of the hand then, else a miss
+                    for i in range(n):
+                        held = [int(c) for c in hands[i, s] if c != GONE] + later
+                        cheapest = min(prior.tables[t][c] for c in held) >= prior.tables[t][prior.played[t][s]]
+                        k = len(held)
+                        ll[m, i, s] += math.log(1 - GREEDY_MISS) if cheapest else math.log(GREEDY_MISS / (k - 1))
                     continue
                 x = -prior.tables[t] / temp
                 x[GONE] = -np.inf

@@ -2,7 +2,7 @@
 
 Convergence, not strength: the search bot watches whole rounds of four
 opponents of one kind and the weight of the matching model must come to
-dominate (heuristic -> sharp, random -> uniform, mcs100 -> mcs).
+dominate (heuristic -> greedy, random -> uniform, mcs100 -> mcs).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def watched_weights(kind: str, seed: int, rounds: int = 5) -> np.ndarray:
 
 @pytest.mark.parametrize(
     ("kind", "model", "rounds", "least"),
-    [("heuristic", "sharp", 5, 12), ("random", "uniform", 5, 11), ("mcs100", "mcs", 8, 9)],
+    [("heuristic", "greedy", 5, 12), ("random", "uniform", 5, 11), ("mcs100", "mcs", 8, 9)],
 )
 def test_converges_to_the_model_that_plays(kind: str, model: str, rounds: int, least: int) -> None:
     """After 4 finished rounds (7 against mcs100, whose plays are noisier), the right model leads for at least
@@ -82,3 +82,92 @@ def test_learning_reads_only_public_attributes() -> None:
     bots = [watcher] + [make_bot("random", i) for i in range(3)]
     play_game(Settings(4, point_limit=None, max_rounds=2), bots, random.Random(1))
     assert watcher.model is not None and watcher.model.turns_seen == 8
+
+
+class Recorder(MCSBot):
+    """A search bot that keeps, per turn of the round, its opponents' mean chance of each model in the deals
+    it sampled (the posterior given each sampled hand and the opponent's plays of this round)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.by_turn: dict[int, np.ndarray] = {}
+        self.turn = -1
+
+    def choose_card(self, view):
+        self.turn = view.turn
+        return super().choose_card(view)
+
+    def deal_others(self, *args):
+        hands, weights = super().deal_others(*args)
+        if weights is not None and self.turn not in self.by_turn:
+            self.by_turn[self.turn] = np.delete(weights, self.seat, axis=1).mean(axis=0)  # [opponents, models]
+        return hands, weights
+
+    @property
+    def seat(self) -> int:
+        assert self.model is not None
+        return self.model.seat
+
+
+def first_round_posterior(kind: str, turn: int) -> np.ndarray:
+    """[12, models]: the mean posterior of 12 opponents of `kind` at `turn` of the game's first round."""
+    out = []
+    for seed in range(3):
+        watcher = Recorder(f"within/{seed}", rollouts=16)
+        bots = [watcher] + [make_bot(kind, f"opponent/{seed}/{i}") for i in range(4)]
+        play_game(Settings(5, point_limit=None, max_rounds=1), bots, random.Random(seed))
+        assert watcher.model is not None and watcher.model.turns_seen == 0  # no round has finished yet
+        out.append(watcher.by_turn[turn])
+    return np.concatenate(out)
+
+
+@pytest.mark.parametrize(
+    ("kind", "model", "least", "share", "other", "most"),
+    [("heuristic", "greedy", 10, 0.45, "uniform", 0.1), ("random", "uniform", 9, 0.5, "greedy", 0.01)],
+)
+def test_the_first_round_already_teaches_the_playouts(kind: str, model: str, least: int, share: float,
+                                                      other: str, most: float) -> None:
+    """Within the first round (no finished round, so the game's weights are still the default mixture) the
+    playouts draw each opponent's model given its sampled hand and its plays so far: by the 7th turn the
+    right model leads for `least` of 12 opponents (a random player can look hot for a while; a sampled hand
+    that a heuristic player could not have held makes it look sharp or warm), holds well over its default
+    share on average, and the opposite model is all but ruled out."""
+    m, o = MODELS.index(model), MODELS.index(other)
+    posterior = first_round_posterior(kind, 6)
+    assert (posterior.argmax(axis=1) == m).sum() >= least, posterior.round(2)
+    assert posterior[:, m].mean() >= share > 2 * DEFAULT_WEIGHTS[m], posterior.round(2)
+    assert posterior[:, o].mean() <= most < DEFAULT_WEIGHTS[o] / 1.5, posterior.round(2)
+    assert np.allclose(posterior.sum(axis=1), 1.0)
+
+
+def test_without_the_round_the_playouts_follow_the_game_weights() -> None:
+    """`within_round = False`: the deals are still drawn by the prior, the playouts by the game's weights."""
+    bot = MCSBot("w", rollouts=8)
+    bot.within_round = False
+    bot.model = OpponentModel(3, 0, np.random.default_rng(2))
+    bot.model.evidence[1, MODELS.index("uniform")] = 80.0
+    weights = np.zeros((500, 3, len(MODELS)))
+    weights[:, :, MODELS.index("sharp")] = 1.0  # a deal's posterior saying sharp: ignored
+    temps = bot.temps(500, 3, 0, weights)
+    assert np.isinf(temps[:, 1]).all()
+    bot.within_round = True
+    assert (bot.temps(500, 3, 0, weights)[:, 1:] == 0.1).all()
+
+
+def test_a_row_decision_reads_this_turns_plays_too() -> None:
+    """When it must take a row, the search samples the others' hands after this turn from a prior that
+    includes this turn's revealed cards (and every earlier turn's table of the round)."""
+    priors = []
+
+    class Rows(MCSBot):
+        def choose_row(self, view, plays):
+            row = super().choose_row(view, plays)
+            priors.append((view.turn, tuple(plays), self.prior))
+            return row
+
+    bots = [Rows("rows", rollouts=8)] + [make_bot("heuristic", i) for i in range(4)]
+    play_game(Settings(5, point_limit=None, max_rounds=6), bots, random.Random(5))
+    with_prior = [(t, plays, p) for t, plays, p in priors if p is not None]
+    assert with_prior, "the bot never took a row with a prior"
+    for turn, plays, prior in with_prior:
+        assert len(prior.tables) == turn + 1 and tuple(prior.played[-1]) == plays
