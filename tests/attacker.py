@@ -23,44 +23,20 @@ from p2pnimmt.protocol.identity import Identity
 LOOPBACK = "127.0.0.1"  # the only address an attacker of these tests ever dials or binds
 
 
-class Attacker:
-    """One authenticated connection to a node's port on 127.0.0.1."""
+class RawLink:
+    """A plain TCP connection to a node's port on 127.0.0.1, framed like p2pnimmt's and nothing more (no
+    handshake: what any program on the LAN can open)."""
 
-    def __init__(self, sock: socket.socket, identity: Identity, game_id: bytes, their_key: bytes) -> None:
+    def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
-        self.identity = identity
-        self.game_id = game_id
-        self.their_key = their_key
         self.buffer = b""
 
     @classmethod
-    def dial(cls, port: int, identity: Identity | None = None, timeout: float = 10.0) -> Attacker:
-        """Connect to 127.0.0.1:port and complete the handshake (the listener speaks first)."""
-        me = identity or Identity.generate()
-        sock = socket.create_connection((LOOPBACK, port), timeout=timeout)
-        a = cls(sock, me, b"", b"")
-        hello = a.read_frame()
-        assert isinstance(hello, list) and hello[0] == HELLO, hello
-        _, _, game_id, their_key, their_nonce = hello
-        nonce = secrets.token_bytes(16)
-        a.raw(frame([HELLO, 1, game_id, me.public_key, nonce]))
-        a.raw(frame(["auth", me.sign(transcript_of(game_id, nonce, their_nonce, me.public_key, their_key))]))
-        auth = a.read_frame()
-        assert auth[0] == "auth", auth
-        a.game_id, a.their_key = game_id, their_key
-        return a
-
-    # ----------------------------------------------------------------- bytes
+    def connect(cls, port: int, timeout: float = 10.0) -> RawLink:
+        return cls(socket.create_connection((LOOPBACK, port), timeout=timeout))
 
     def raw(self, data: bytes) -> None:
         self.sock.sendall(data)
-
-    def send(self, kind: str, payload: Any) -> None:
-        self.raw(frame([kind, payload]))
-
-    @staticmethod
-    def frame_bytes(kind: str, payload: Any) -> bytes:
-        return frame([kind, payload])
 
     def _read(self, n: int) -> bytes:
         while len(self.buffer) < n:
@@ -76,13 +52,11 @@ class Attacker:
         assert size <= FRAME_LIMIT
         return decode(self._read(size), FRAME_LIMIT)
 
-    def until(self, kind: str, timeout: float = 10.0) -> Any:
-        """Read frames until one of `kind`; its payload."""
-        self.sock.settimeout(timeout)
-        while True:
-            got = self.read_frame()
-            if got[0] == kind:
-                return got[1]
+    def hello(self) -> list:
+        """The listener speaks first: its hello [HELLO, 1, game id, key, nonce]."""
+        hello = self.read_frame()
+        assert isinstance(hello, list) and hello[0] == HELLO, hello
+        return hello
 
     def closed_by_peer(self, timeout: float = 15.0) -> bool:
         """True once the other side has closed (EOF after whatever it still had to say)."""
@@ -98,6 +72,48 @@ class Attacker:
 
     def close(self) -> None:
         self.sock.close()
+
+
+class Attacker(RawLink):
+    """One authenticated connection to a node's port on 127.0.0.1."""
+
+    def __init__(self, sock: socket.socket, identity: Identity, game_id: bytes, their_key: bytes) -> None:
+        super().__init__(sock)
+        self.identity = identity
+        self.game_id = game_id
+        self.their_key = their_key
+
+    @classmethod
+    def dial(cls, port: int, identity: Identity | None = None, timeout: float = 10.0) -> Attacker:
+        """Connect to 127.0.0.1:port and complete the handshake (the listener speaks first)."""
+        me = identity or Identity.generate()
+        sock = socket.create_connection((LOOPBACK, port), timeout=timeout)
+        a = cls(sock, me, b"", b"")
+        _, _, game_id, their_key, their_nonce = a.hello()
+        nonce = secrets.token_bytes(16)
+        a.raw(frame([HELLO, 1, game_id, me.public_key, nonce]))
+        a.raw(frame(["auth", me.sign(transcript_of(game_id, nonce, their_nonce, me.public_key, their_key))]))
+        auth = a.read_frame()
+        assert auth[0] == "auth", auth
+        a.game_id, a.their_key = game_id, their_key
+        return a
+
+    # ----------------------------------------------------------------- bytes
+
+    def send(self, kind: str, payload: Any) -> None:
+        self.raw(frame([kind, payload]))
+
+    @staticmethod
+    def frame_bytes(kind: str, payload: Any) -> bytes:
+        return frame([kind, payload])
+
+    def until(self, kind: str, timeout: float = 10.0) -> Any:
+        """Read frames until one of `kind`; its payload."""
+        self.sock.settimeout(timeout)
+        while True:
+            got = self.read_frame()
+            if got[0] == kind:
+                return got[1]
 
     # ----------------------------------------------------------------- lobby and messages
 

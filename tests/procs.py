@@ -63,6 +63,13 @@ def code_of(out: Path) -> str:
     return match.group(1)
 
 
+def final_scores(text: str) -> str:
+    """The scores a node printed at the end of its game (`final scores: ...`)."""
+    match = re.search(r"final scores: (.*)", text)
+    assert match, f"no final scores in:\n{text}"
+    return match.group(1)
+
+
 class Terminal:
     """A p2pnimmt process fed lines on stdin; its output is read as it comes (prompts have no newline)."""
 

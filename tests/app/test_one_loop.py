@@ -11,9 +11,8 @@ import asyncio
 import io
 import re
 
-from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
+from screens import SizedOutput
 
 from p2pnimmt.app.play import run_full_screen, run_lines
 from p2pnimmt.engine import HAND_SIZE, Settings
@@ -23,11 +22,6 @@ from p2pnimmt.ui.model import TableModel, heads
 SEED = bytes.fromhex("06" * 32)
 ENTER = "\r"
 SETTINGS = Settings(players=4, max_rounds=2, point_limit=None)  # deal "open", as `play` deals
-
-
-class SizedOutput(DummyOutput):
-    def get_size(self) -> Size:
-        return Size(rows=24, columns=80)
 
 
 def lines_game(settings: Settings) -> tuple[int, str]:

@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 from attacker import LOOPBACK, Attacker, peak_rss_mb
+from procs import final_scores
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.net.node import MAX_LINK_FAULTS
@@ -30,12 +31,6 @@ from p2pnimmt.protocol.verify import verify_transcript
 
 LO = ["--interface", LOOPBACK]
 SHORT = ["--rounds", "1", "--no-points"]
-
-
-def final_scores(text: str) -> str:
-    match = re.search(r"final scores: (.*)", text)
-    assert match, f"no final scores in:\n{text}"
-    return match.group(1)
 
 
 def start_host(procs, tmp_path: Path, seats: int = 2):

@@ -19,127 +19,62 @@ import socket
 from pathlib import Path
 
 import pytest
-from procs import code_of
+from attacker import LOOPBACK, Attacker, RawLink
+from procs import code_of, final_scores
 
-from p2pnimmt.net.connection import ANY_GAME, FRAME_LIMIT, HANDSHAKE_TIMEOUT, HELLO, frame, transcript_of
-from p2pnimmt.protocol.codec import decode
+from p2pnimmt.net.connection import ANY_GAME, HANDSHAKE_TIMEOUT, HELLO, frame, transcript_of
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.protocol.verify import verify_transcript
 
-LOOPBACK = "127.0.0.1"
 LO = ["--interface", LOOPBACK]
 SHORT = ["--rounds", "1", "--no-points"]
 
 
-def final_scores(text: str) -> str:
-    match = re.search(r"final scores: (.*)", text)
-    assert match, f"no final scores in:\n{text}"
-    return match.group(1)
-
-
-class Stranger:
-    """A raw TCP client of the host's port (loopback only)."""
-
-    def __init__(self, port: int) -> None:
-        self.sock = socket.create_connection((LOOPBACK, port), timeout=10)
-        self.buffer = b""
-
-    def send(self, data: bytes) -> None:
-        self.sock.sendall(data)
-
-    def _read(self, n: int) -> bytes:
-        while len(self.buffer) < n:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError("closed")
-            self.buffer += chunk
-        data, self.buffer = self.buffer[:n], self.buffer[n:]
-        return data
-
-    def read_frame(self):
-        size = int.from_bytes(self._read(4), "big")
-        assert size <= FRAME_LIMIT
-        return decode(self._read(size), FRAME_LIMIT)
-
-    def hello(self) -> list:
-        """The host speaks first: its hello [HELLO, 1, game id, key, nonce]."""
-        hello = self.read_frame()
-        assert isinstance(hello, list) and hello[0] == HELLO, hello
-        return hello
-
-    def closed_by_host(self, timeout: float = HANDSHAKE_TIMEOUT + 5) -> bool:
-        """True once the host has closed the connection (EOF after whatever it still had to say)."""
-        self.sock.settimeout(timeout)
-        try:
-            while self.sock.recv(65536):
-                pass
-        except (ConnectionResetError, BrokenPipeError):
-            pass
-        except TimeoutError:
-            return False
-        return True
-
-    def close(self) -> None:
-        self.sock.close()
-
-
-def authenticated(port: int) -> Stranger:
-    """A stranger that passes the handshake with a fresh key, as any program on the LAN can."""
-    me = Identity.generate()
-    s = Stranger(port)
-    _, _, game_id, host_key, host_nonce = s.hello()
-    nonce = secrets.token_bytes(16)
-    s.send(frame([HELLO, 1, game_id, me.public_key, nonce]))
-    s.send(frame(["auth", me.sign(transcript_of(game_id, nonce, host_nonce, me.public_key, host_key))]))
-    assert s.read_frame()[0] == "auth"
-    return s
-
-
-def wrong_auth_by_swapping_roles(s: Stranger) -> None:
+def wrong_auth_by_swapping_roles(s: RawLink) -> None:
     """A real key, a real signature, but over the transcript of the listener's side, not the dialer's."""
     me = Identity.generate()
     _, _, game_id, host_key, host_nonce = s.hello()
     nonce = secrets.token_bytes(16)
-    s.send(frame([HELLO, 1, game_id, me.public_key, nonce]))
-    s.send(frame(["auth", me.sign(transcript_of(game_id, host_nonce, nonce, host_key, me.public_key))]))
+    s.raw(frame([HELLO, 1, game_id, me.public_key, nonce]))
+    s.raw(frame(["auth", me.sign(transcript_of(game_id, host_nonce, nonce, host_key, me.public_key))]))
 
 
-def auth_signed_by_another_key(s: Stranger) -> None:
+def auth_signed_by_another_key(s: RawLink) -> None:
     """Claims one key in the hello and signs with another (impersonation)."""
     claimed, signer = Identity.generate(), Identity.generate()
     _, _, game_id, host_key, host_nonce = s.hello()
     nonce = secrets.token_bytes(16)
-    s.send(frame([HELLO, 1, ANY_GAME, claimed.public_key, nonce]))
-    s.send(frame(["auth", signer.sign(transcript_of(game_id, nonce, host_nonce, claimed.public_key, host_key))]))
+    s.raw(frame([HELLO, 1, ANY_GAME, claimed.public_key, nonce]))
+    s.raw(frame(["auth", signer.sign(transcript_of(game_id, nonce, host_nonce, claimed.public_key, host_key))]))
 
 
-def zero_signature(s: Stranger) -> None:
+def zero_signature(s: RawLink) -> None:
     me = Identity.generate()
     s.hello()
-    s.send(frame([HELLO, 1, ANY_GAME, me.public_key, secrets.token_bytes(16)]))
-    s.send(frame(["auth", bytes(64)]))
+    s.raw(frame([HELLO, 1, ANY_GAME, me.public_key, secrets.token_bytes(16)]))
+    s.raw(frame(["auth", bytes(64)]))
 
 
 # name -> (what the stranger does, the reason the host must log)
 ATTACKS = {
-    "garbage-msgpack": (lambda s: s.send(b"\x00\x00\x00\x05" + b"\xc1" * 5),
+    "garbage-msgpack": (lambda s: s.raw(b"\x00\x00\x00\x05" + b"\xc1" * 5),
                         r"bad frame: not valid msgpack: FormatError \(a reserved or invalid type byte\)"),
-    "http-request": (lambda s: s.send(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+    "http-request": (lambda s: s.raw(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
                      r"frame of \d+ bytes is over the \d+-byte limit"),
-    "oversized-frame": (lambda s: s.send((2**31).to_bytes(4, "big") + b"\x00" * 64),
+    "oversized-frame": (lambda s: s.raw((2**31).to_bytes(4, "big") + b"\x00" * 64),
                         r"frame of 2147483648 bytes is over the \d+-byte limit"),
-    "bad-hello": (lambda s: s.send(frame(["hello", 1])), r"not a p2pnimmt peer: it did not say a p2pnimmt hello"),
-    "hello-wrong-version": (lambda s: s.send(frame([HELLO, 2, ANY_GAME, Identity.generate().public_key,
+    "bad-hello": (lambda s: s.raw(frame(["hello", 1])), r"not a p2pnimmt peer: it did not say a p2pnimmt hello"),
+    "hello-wrong-version": (lambda s: s.raw(frame([HELLO, 2, ANY_GAME, Identity.generate().public_key,
                                                     secrets.token_bytes(16)])),
                             r"the peer speaks handshake version 2, not 1"),
-    "hello-other-game": (lambda s: s.send(frame([HELLO, 1, secrets.token_bytes(16), Identity.generate().public_key,
+    "hello-other-game": (lambda s: s.raw(frame([HELLO, 1, secrets.token_bytes(16), Identity.generate().public_key,
                                                  secrets.token_bytes(16)])), r"the peer is in another game"),
-    "hello-malformed-key": (lambda s: s.send(frame([HELLO, 1, ANY_GAME, b"short", secrets.token_bytes(16)])),
+    "hello-malformed-key": (lambda s: s.raw(frame([HELLO, 1, ANY_GAME, b"short", secrets.token_bytes(16)])),
                             r"malformed key or nonce"),
     "auth-zero-signature": (zero_signature, r"handshake signature does not verify"),
     "auth-roles-swapped": (wrong_auth_by_swapping_roles, r"handshake signature does not verify"),
     "auth-other-key": (auth_signed_by_another_key, r"handshake signature does not verify"),
-    "half-frame-then-close": (lambda s: (s.send(b"\x00\x00\x01\x00" + b"\x90" * 10), s.sock.shutdown(socket.SHUT_WR)),
+    "half-frame-then-close": (lambda s: (s.raw(b"\x00\x00\x01\x00" + b"\x90" * 10), s.sock.shutdown(socket.SHUT_WR)),
                               r"connection closed"),
     "silent": (lambda s: None, rf"nothing received for {HANDSHAKE_TIMEOUT:.0f} s"),
 }
@@ -162,10 +97,10 @@ def joiner(procs, tmp_path: Path, port: int, name: str):
 def test_host_refuses_a_misbehaving_stranger_and_plays_on(tmp_path: Path, procs, attack: str) -> None:
     act, reason = ATTACKS[attack]
     host, _, port = start_host(procs, tmp_path)
-    stranger = Stranger(port)
+    stranger = RawLink.connect(port)
     try:
         act(stranger)
-        assert stranger.closed_by_host(), "the host kept the stranger's connection open"
+        assert stranger.closed_by_peer(HANDSHAKE_TIMEOUT + 5), "the host kept the stranger's connection open"
     finally:
         stranger.close()
     line = host.wait_for(rf"WARNING p2pnimmt\.net: refused a connection from \('127\.0\.0\.1', \d+\): .*{reason}",
@@ -187,11 +122,11 @@ def test_host_refuses_a_misbehaving_stranger_and_plays_on(tmp_path: Path, procs,
 def test_many_strangers_at_once_do_not_block_the_lobby(tmp_path: Path, procs) -> None:
     """Silent and garbage connections held open during the handshake window do not keep a joiner out."""
     host, _, port = start_host(procs, tmp_path)
-    strangers = [Stranger(port) for _ in range(20)]
+    strangers = [RawLink.connect(port) for _ in range(20)]
     try:
         for k, s in enumerate(strangers):
             if k % 2:
-                s.send(b"\x00\x00\x00\x10" + b"\xc1")  # a frame that never completes
+                s.raw(b"\x00\x00\x00\x10" + b"\xc1")  # a frame that never completes
         player = joiner(procs, tmp_path, port, "j1")
         player.wait_for("game started", timeout=HANDSHAKE_TIMEOUT - 1)  # before the strangers time out
         assert player.finish(60) == 0, player.text()
@@ -209,18 +144,18 @@ def test_authenticated_stranger_sending_junk_frames_is_harmless(tmp_path: Path, 
     refuses the bad join (closing the link), keeps running, and the game with a real joiner completes.
     (A stranger that has not joined is cut off at its first frame that is not a join: test_membership.)"""
     host, _, port = start_host(procs, tmp_path)
-    s = authenticated(port)
+    s = Attacker.dial(port)
     try:
-        s.send(frame(["join", {"name": "junk", "role": "spectator", "bot": False, "port": 1}]))
+        s.raw(frame(["join", {"name": "junk", "role": "spectator", "bot": False, "port": 1}]))
         for junk in (["msg", "not bytes"], ["msg", b"\xc1\xc1"], ["msg", b""], ["heads", "x"],
                      ["heads", [[b"x" * 16, -1], [1, 2], "z"]], ["lobby", {"members": [1]}], ["refuse", "ha"],
                      ["nonsense", None], ["bye", None], ["join", {"name": 5}], ["join", "not a map"]):
-            s.send(frame(junk))
+            s.raw(frame(junk))
         host.wait_for(r"a msg frame without bytes")
         host.wait_for(r"ignored a lobby frame from .*: only the host's link may send one")
         host.wait_for(r"ignored a refuse frame from")
         host.wait_for(r"unknown frame kind 'nonsense'")
-        assert s.closed_by_host(), "the host kept the link after a malformed join"
+        assert s.closed_by_peer(HANDSHAKE_TIMEOUT + 5), "the host kept the link after a malformed join"
         assert host.popen.poll() is None, host.text()
         player = joiner(procs, tmp_path, port, "j1")
         assert player.finish(60) == 0, player.text()
@@ -286,9 +221,9 @@ def test_refused_joiner_is_disconnected_and_not_fed_the_game(tmp_path: Path, pro
     host, _, port = start_host(procs, tmp_path, extra=["--rounds", "20", "--no-points"])
     first = joiner(procs, tmp_path, port, "j1")
     first.wait_for("game started")
-    s = authenticated(port)
+    s = Attacker.dial(port)
     try:
-        s.send(frame(["join", {"name": "late", "role": "player", "bot": True, "port": 1}]))
+        s.raw(frame(["join", {"name": "late", "role": "player", "bot": True, "port": 1}]))
         s.sock.settimeout(10)
         while s.read_frame()[0] != "refuse":  # "heads", "lobby" and live game messages may come first
             pass

@@ -8,14 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from procs import final_scores
 
 from p2pnimmt.protocol.verify import verify_transcript
 
 LO = ["--interface", "127.0.0.1"]
-
-
-def final_scores(text: str) -> str:
-    return re.search(r"final scores: (.*)", text).group(1)
 
 
 @pytest.mark.parametrize("seats,bots,joiners,deal", [(2, 0, 1, "sealed"), (4, 1, 2, "sealed"), (4, 1, 2, "open"),

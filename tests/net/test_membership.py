@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from attacker import Attacker, Listener
-from procs import code_of
+from procs import code_of, final_scores
 
 from p2pnimmt.net.node import MAX_SPECTATORS, MEMBER_WAIT
 from p2pnimmt.protocol.identity import Identity, fingerprint, peer_id
@@ -21,12 +21,6 @@ from p2pnimmt.protocol.verify import verify_transcript
 LOOPBACK = "127.0.0.1"
 LO = ["--interface", LOOPBACK]
 SHORT = ["--rounds", "1", "--no-points"]
-
-
-def final_scores(text: str) -> str:
-    match = re.search(r"final scores: (.*)", text)
-    assert match, f"no final scores in:\n{text}"
-    return match.group(1)
 
 
 def start_host(procs, tmp_path: Path, seats: int, extra: list[str] = SHORT):

@@ -4,6 +4,9 @@ subscriptions, the linked peers, the players, spawn; and the benchmark stamps th
 from __future__ import annotations
 
 import asyncio
+from functools import partial
+
+import screens
 
 from p2pnimmt.app.nodes import new_node
 from p2pnimmt.app.options import Options
@@ -14,14 +17,7 @@ from p2pnimmt.protocol.events import GameOver, GameStarted
 from p2pnimmt.protocol.identity import Identity
 
 LO = "127.0.0.1"
-
-
-async def until(check, what: str, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        assert loop.time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
+until = partial(screens.until, timeout=20.0)  # waits on real nodes and mDNS: longer than a screen's
 
 
 def bot_node(name: str, **kw) -> Node:

@@ -15,18 +15,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from procs import final_scores
+
 from p2pnimmt.protocol.codec import encode
 from p2pnimmt.protocol.transcript import frame, frames, link
 from p2pnimmt.protocol.verify import verify_transcript
 
 LO = ["--interface", "127.0.0.1"]
 PEER = ["--drop-after", "0", "--bot-delay", "0.02", "--give-up", "60"]
-
-
-def final_scores(text: str) -> str:
-    match = re.search(r"final scores: (.*)", text)
-    assert match, text
-    return match.group(1)
 
 
 def kill(proc) -> None:

@@ -4,9 +4,8 @@ import asyncio
 import re
 
 import pytest
-from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
+from screens import SizedOutput, until
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.ui.app import TableApp, screen_text
@@ -14,23 +13,6 @@ from p2pnimmt.ui.local import LocalSeat, LocalTable
 from p2pnimmt.ui.model import TableModel
 
 RIGHT, LEFT, ENTER = "\x1b[C", "\x1b[D", "\r"
-
-
-class SizedOutput(DummyOutput):
-    def __init__(self, columns: int = 80, rows: int = 24) -> None:
-        self.size = Size(rows=rows, columns=columns)
-
-    def get_size(self) -> Size:
-        return self.size
-
-
-async def until(check, what: str, timeout: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 def table(players=4, **kw):
@@ -169,6 +151,17 @@ def test_no_color(monkeypatch, no_color):
         assert ui.app._color_depth is None  # the terminal's own depth
 
 
+def play_to_the_end(model, seat) -> None:
+    """Play a local game to its end from the person's seat: the first card of the hand, the first row."""
+    while model.over is None:
+        if model.asked == "card":
+            seat.play(model.hand[0])
+        elif model.asked == "row":
+            seat.choose_row(0)
+        else:
+            raise AssertionError(f"the game waits for nothing I can do: {model.asked}")
+
+
 def test_game_over_ranks_all_ten_players_at_80x24():
     """Placings 1st..10th with points and ties fit an 80x24 screen (the scoresheet used to stop at bot7)."""
     from p2pnimmt.ui import widgets
@@ -179,13 +172,7 @@ def test_game_over_ranks_all_ten_players_at_80x24():
         with create_pipe_input() as inp:
             watch = TableApp(tv, None, input=inp, output=SizedOutput(80, 24))
             t.start()
-            while model.over is None:
-                if model.asked == "card":
-                    seat.play(model.hand[0])
-                elif model.asked == "row":
-                    seat.choose_row(0)
-                else:
-                    raise AssertionError(f"the game waits for nothing I can do: {model.asked}")
+            play_to_the_end(model, seat)
             await until(lambda: tv.over is not None, "the TV to see the end")
             screen = screen_text(watch, 80, 24)
         scores = [p.score for p in tv.players]

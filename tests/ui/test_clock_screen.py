@@ -10,9 +10,8 @@ from __future__ import annotations
 import asyncio
 import re
 
-from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
+from screens import SizedOutput, until
 
 from p2pnimmt.bots import make_bot
 from p2pnimmt.engine import Settings
@@ -30,25 +29,11 @@ LO = "127.0.0.1"
 ENTER = "\r"
 
 
-class SizedOutput(DummyOutput):
-    def get_size(self) -> Size:
-        return Size(rows=24, columns=80)
-
-
-async def until(check, what: str, timeout: float = 5.0) -> None:
-    """Wait for a condition of the model or the app, with a deadline."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
-
-
 class BellOutput(SizedOutput):
     """An 80x24 screen that counts the bells rung."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.bells = 0
 
     def bell(self) -> None:

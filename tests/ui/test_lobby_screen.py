@@ -7,10 +7,11 @@ shows up connected, and starting the game closes the lobby.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 
-from prompt_toolkit.data_structures import Size
+import screens
 from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
+from screens import SizedOutput
 
 from p2pnimmt.app.lobby import lobby_command
 from p2pnimmt.bots import make_bot
@@ -22,19 +23,7 @@ from p2pnimmt.ui.app import screen_text
 from p2pnimmt.ui.lobby import LobbyScreen
 
 LO = "127.0.0.1"
-
-
-class SizedOutput(DummyOutput):
-    def get_size(self) -> Size:
-        return Size(rows=24, columns=80)
-
-
-async def until(check, what: str, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        assert loop.time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
+until = partial(screens.until, timeout=20.0)  # waits on real nodes and mDNS: longer than a screen's
 
 
 async def test_host_lobby_adds_a_bot_by_key_shows_it_connected_and_starts() -> None:

@@ -5,23 +5,14 @@ import asyncio
 from types import SimpleNamespace
 
 from prompt_toolkit.input import create_pipe_input
-from test_app import ENTER, SizedOutput, table, until
+from screens import SizedOutput, until
+from test_app import ENTER, play_to_the_end, table
 
 from p2pnimmt.ui.app import TableApp, screen_text
 from p2pnimmt.ui.local import LocalSeat
 
 ROWS = [SimpleNamespace(name="ann", games=2, wins=1, points=31), SimpleNamespace(name="bob", games=2, wins=1, points=40),
         SimpleNamespace(name="bot1", games=1, wins=0, points=12)]
-
-
-def play_to_the_end(model, seat) -> None:
-    while model.over is None:
-        if model.asked == "card":
-            seat.play(model.hand[0])
-        elif model.asked == "row":
-            seat.choose_row(0)
-        else:
-            raise AssertionError(f"the game waits for nothing I can do: {model.asked}")
 
 
 def test_r_at_game_over_asks_for_a_rematch_and_the_evening_is_shown():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
+from screens import SizedOutput, until
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.ui import bigtable
@@ -24,23 +24,6 @@ from p2pnimmt.ui.words import bull_heads, clip, wrap
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 LONG = "bartholomew-the-great"
-
-
-class SizedOutput(DummyOutput):
-    def __init__(self, columns: int = 80, rows: int = 24) -> None:
-        self.size = Size(rows=rows, columns=columns)
-
-    def get_size(self) -> Size:
-        return self.size
-
-
-async def until(check, what: str, timeout: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 def table(players: int = 4, name: str = "you", turns: int = 0):

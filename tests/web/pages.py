@@ -2,6 +2,20 @@
 
 from __future__ import annotations
 
+TV = {"width": 1920, "height": 1080}
+LAPTOP = {"width": 1280, "height": 800}
+
+
+async def open_page(browser, url: str, kind: str, viewport: dict = LAPTOP, timeout: float = 30000):
+    """A new page at `viewport` on `url`, once it shows a page of `kind` (body[data-kind]); and the list its
+    script errors go to (a test asserts it empty at the end)."""
+    page = await browser.new_page(viewport=viewport)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    await page.goto(url)
+    await page.wait_for_function("kind => document.body.dataset.kind === kind", arg=kind, timeout=timeout)
+    return page, errors
+
 
 async def next_step(page, before: str) -> str:
     """Wait until the page shows a new step of the game (something asked of us, or the end); its key."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pages import play_by_clicks
+from pages import LAPTOP, TV, open_page, play_by_clicks
 from test_web_tv import LO, URL, screenshot_dir, sealed_verdict
 
 
@@ -30,11 +30,7 @@ async def test_the_tv_page_follows_a_rematch_and_shows_the_evening(tmp_path: Pat
                      "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out",
                     env={"P2PNIMMT_PLACE_DELAY": "0"})
     url = watcher.wait_for(URL).group(1)
-    page = await browser.new_page(viewport={"width": 1920, "height": 1080})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    await page.goto(url)
-    await page.wait_for_function("() => document.body.dataset.kind === 'lobby'")
+    page, errors = await open_page(browser, url, "lobby", TV)
     procs(["join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}", "--rematch", "1", "--name", "bob",
            "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
     first = sealed_verdict(tmp_path / "tv.p2pt", 90)
@@ -76,11 +72,7 @@ async def test_the_hosts_page_plays_again_and_the_same_page_plays_the_rematch(tm
                   "--deal", "open", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
                  tmp_path / "host.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
     url = host.wait_for(URL).group(1)
-    page = await browser.new_page(viewport={"width": 1280, "height": 800})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    await page.goto(url)
-    await page.wait_for_function("() => document.body.dataset.kind === 'table'")
+    page, errors = await open_page(browser, url, "table", LAPTOP)
     await play_by_clicks(page, rows_taken=[], turns=[])
     await page.wait_for_selector("#overlay:not([hidden])")
     assert await page.locator("#over-evening").is_hidden(), "one game: no evening's table yet"
@@ -115,11 +107,7 @@ async def test_a_players_page_accepts_the_rematch(tmp_path: Path, procs, browser
     bob = procs(["join", code, "--web", "--no-open", *LO, "--peer", f"127.0.0.1:{port}", "--name", "bob",
                  "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
     url = bob.wait_for(URL).group(1)
-    page = await browser.new_page(viewport={"width": 1280, "height": 800})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    await page.goto(url)
-    await page.wait_for_function("() => document.body.dataset.kind === 'table'", timeout=30000)
+    page, errors = await open_page(browser, url, "table", LAPTOP)
     await play_by_clicks(page, rows_taken=[], turns=[])
     await page.wait_for_selector("#again:not([hidden])")
     await page.wait_for_function("() => document.getElementById('rematch').textContent.includes('offers')",

@@ -8,6 +8,8 @@ import re
 import time
 from pathlib import Path
 
+from pages import TV, open_page
+
 from p2pnimmt.protocol.verify import verify_transcript
 
 LO = ["--interface", "127.0.0.1"]
@@ -40,11 +42,7 @@ async def test_the_tv_page_follows_a_whole_game_to_the_end(tmp_path: Path, procs
     watcher = procs(["watch", code, "--web", "--no-open", *LO, *peer, "--transcript", str(tmp_path / "tv.p2pt")],
                     tmp_path / "tv.out", env={"P2PNIMMT_PLACE_DELAY": "0.05"})
     url = watcher.wait_for(URL).group(1)
-    page = await browser.new_page(viewport={"width": 1920, "height": 1080})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    await page.goto(url)
-    await page.wait_for_function("() => document.body.dataset.kind === 'lobby'")
+    page, errors = await open_page(browser, url, "lobby", TV)
     assert await page.inner_text("#lobby-code") == code  # the code in big letters, and a QR code to join
     assert await page.locator("#lobby-qr").get_attribute("src") is not None
     assert "ann" in await page.inner_text("#lobby-players")
