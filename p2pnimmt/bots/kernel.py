@@ -171,6 +171,12 @@ class Tables:
         rows.store(self)
 
 
+def cheapest_place(heads: np.ndarray, lens: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Per table ([N, 4] rows in sorted order) the place of the row with the fewest bull heads; on ties the
+    longer, then the first in the engine's order (the heuristic's choice)."""
+    return np.argmin((heads * (ROW_LIMIT + 1) + (ROW_LIMIT - lens)) * ROW_COUNT + ids, axis=1)
+
+
 class Sorted:
     """N tables with each table's rows sorted by end card (ids: each row's place in the engine's order)."""
 
@@ -197,15 +203,9 @@ class Sorted:
             np.put_along_axis(dst, self.ids, src, axis=1)
         tables.pens[...] = self.pens
 
-    def cheapest(self) -> np.ndarray:
-        """Per table the place (in sorted order) of the row with the fewest bull heads; on ties the longer,
-        then the first in the engine's order (the heuristic's choice)."""
-        key = (self.heads * (ROW_LIMIT + 1) + (ROW_LIMIT - self.lens)) * ROW_COUNT + self.ids
-        return np.argmin(key, axis=1)
-
     def place(self, plays: np.ndarray, low_pos: np.ndarray | None = None) -> None:
         """Lay one turn's cards (plays[N, P], by seat); low_pos[N]: the place (sorted order) of the row the
-        lowest card takes if it is below every row end (None: the cheapest row, as `cheapest`)."""
+        lowest card takes if it is below every row end (None: the cheapest row, `cheapest_place`)."""
         n, players = plays.shape
         ends, lens, heads, pens = self.ends, self.lens, self.heads, self.pens
         lay = layout(n, players)
@@ -223,7 +223,7 @@ class Sorted:
             base = i * ROW_COUNT
             if low_pos is None:
                 _, lens_i, heads_i, ids_i = flat.take(base[:, None] + COLUMNS, axis=1)
-                r = np.argmin((heads_i * (ROW_LIMIT + 1) + (ROW_LIMIT - lens_i)) * ROW_COUNT + ids_i, axis=1)
+                r = cheapest_place(heads_i, lens_i, ids_i)
             else:
                 r = np.asarray(low_pos)[i]
             cell = base + r

@@ -184,6 +184,9 @@ class HandPrior:
         self.played = played
         self.seat = seat
         self.weights = weights
+        self.greedy_costs = [t.copy() for t in tables]  # the greedy model's: no card in an empty slot
+        for cost in self.greedy_costs:
+            cost[GONE] = np.inf
 
     def log_weights(self, hands: np.ndarray) -> np.ndarray:
         """[N] log weights of N samples (hands[N, P, H]: ascending, this seat's row ignored)."""
@@ -213,8 +216,7 @@ class HandPrior:
                     ll[m][:, opponents] -= np.log(size + len(later))
                     continue
                 if temp == 0:  # greedy: was the played card the cheapest of the hand then?
-                    cost = self.tables[t].copy()
-                    cost[GONE] = np.inf
+                    cost = self.greedy_costs[t]
                     low = np.minimum(cost[cards].min(axis=0).reshape(n, others), cost[later].min(axis=0))
                     ll[m][:, opponents] += log_greedy(cost[played[t]][None, :] <= low, size + len(later))
                     continue

@@ -227,6 +227,12 @@ A card below every row end takes a row of its player's choice.
 Press any key to close this help."""
 
 
+def evening_block(model: TableModel) -> list[str]:
+    """The evening's table of games under a blank line, from the second game of the evening on (else none)."""
+    games, rows = model.evening_table()
+    return ["", *evening_lines(games, rows, 16)] if games else []
+
+
 def round_text(model: TableModel) -> str:
     """The round-end screen: each seat's penalty and total, the scoresheet, the evening's table of games."""
     assert model.round_over is not None  # the screen is up only at a round's end
@@ -235,9 +241,7 @@ def round_text(model: TableModel) -> str:
     lines += [f"  {clip(p.name, 16):<16} +{n:<4} total {s}"
               for p, n, s in zip(model.players, penalties, scores)]
     lines += ["", *scoresheet(model)]
-    games, rows = model.evening_table()
-    if games:
-        lines += ["", *evening_lines(games, rows, 16)]
+    lines += evening_block(model)
     lines += ["", "Press Enter for the next round."]
     return "\n".join(lines)
 
@@ -249,9 +253,7 @@ def over_text(model: TableModel, *, again: bool) -> str:
     winners = model.winners()
     lines = ["GAME OVER", "", ("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners), ""]
     lines += placings(model) + [""] + scoresheet(model)
-    games, rows = model.evening_table()
-    if games:
-        lines += ["", *evening_lines(games, rows, 16)]
+    lines += evening_block(model)
     if model.verified:
         lines += ["", model.verified]
     if not again:
