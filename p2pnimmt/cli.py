@@ -512,6 +512,13 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if os.environ.get("P2PNIMMT_SERVICE"):
+        from .net.discovery import service_problem
+
+        problem = service_problem(os.environ["P2PNIMMT_SERVICE"])
+        if problem:
+            print(f"p2pnimmt: {problem}", file=sys.stderr)
+            return 2
     if args.command is None:
         if not argv and sys.stdin.isatty() and sys.stdout.isatty():
             from .app.games import menu_games

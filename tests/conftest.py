@@ -1,7 +1,16 @@
-"""Shared by every test directory: tests/ itself is importable (tests/procs.py), and the `procs` fixture."""
+"""Shared by every test directory: tests/ itself is importable (tests/procs.py), the `procs` fixture, and what
+makes every test hermetic.
+
+Hermetic: each test process (the pytest run, or each xdist worker) looks for and advertises games under a
+DNS-SD service type of its own ($P2PNIMMT_SERVICE, read by p2pnimmt.net.discovery; the product's default
+stays `_p2pnimmt._tcp.local.`), so no other game on the machine and no other test worker is ever seen; and
+every test gets a HOME and XDG folders of its own (config, data, runtime: names, transcripts, seat locks),
+inherited by every process it starts.
+"""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +18,36 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def _base36(number: int) -> str:
+    out = ""
+    while True:
+        number, rest = divmod(number, 36)
+        out = _DIGITS[rest] + out
+        if not number:
+            return out
+
+
+# One service type per test process: `_pnt-` and the pid in base 36 (at most 15 characters, as DNS-SD allows).
+TEST_SERVICE = f"_pnt-{_base36(os.getpid())}._tcp.local."
+os.environ["P2PNIMMT_SERVICE"] = TEST_SERVICE
+os.environ.pop("P2PNIMMT_INTERFACE", None)  # a developer's own setting must not change what a test runs
+
+
+@pytest.fixture(autouse=True)
+def own_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """HOME and the XDG folders of this test alone (a developer's remembered name or transcripts never leak in)."""
+    home = tmp_path_factory.mktemp("home")
+    runtime = home / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    return home
 
 from procs import Proc  # noqa: E402
 from tmuxpane import panes  # noqa: E402, F401  (the fixture, for every test directory)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..net.discovery import MAX_GAMES, GameAd, Scan, open_zeroconf, scan, shown
+from ..net.discovery import MAX_GAMES, GameAd, Scan, open_zeroconf, scan, service_type, shown
 from .options import Options
 from .output import say
 
@@ -41,7 +41,7 @@ def scan_lines(found: Scan, seconds: float) -> list[str]:
         lines.append(f"not games (left out): {len(found.not_games)} advertisement"
                      f"{'s' if len(found.not_games) > 1 else ''}")
         for name, why in sorted(found.not_games.items())[:SHOW_NOT_GAMES]:
-            lines.append(f"  {shown(name.removesuffix('._p2pnimmt._tcp.local.'), 40)}: {why}")
+            lines.append(f"  {shown(name.removesuffix('.' + service_type()), 40)}: {why}")
         if len(found.not_games) > SHOW_NOT_GAMES:
             lines.append(f"  and {len(found.not_games) - SHOW_NOT_GAMES} more")
     if found.unresolved:

@@ -1,6 +1,8 @@
 """Finding games on the LAN with mDNS/DNS-SD (python-zeroconf).
 
-Service type `_p2pnimmt._tcp.local.`; instance `<code>-<host fingerprint>`.
+Service type `_p2pnimmt._tcp.local.` (P2PNIMMT_SERVICE may name another, such as `_pnt-1a2b._tcp.local.`:
+the tests give each run a type of its own so no other game on the machine is seen, and a group of friends
+could keep to theirs); instance `<code>-<host fingerprint>`.
 TXT (hints only: identity is proven in the TCP handshake; protocol.md
 section 14): v (protocol version), code, gid (game id, hex), host (host
 fingerprint), seats ("taken/max"), state (lobby|playing), and since
@@ -14,6 +16,7 @@ game id, port or address is not a game (its reason is kept for
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import socket
 from dataclasses import dataclass, field
@@ -25,6 +28,9 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 from ..engine import DEALS, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 
 SERVICE = "_p2pnimmt._tcp.local."
+SERVICE_ENV = "P2PNIMMT_SERVICE"
+# RFC 6763 section 7: a service name is 1..15 letters, digits and hyphens, with a letter, no hyphen at either end.
+_SERVICE_TYPE = re.compile(r"_(?=[a-z0-9-]*[a-z])[a-z0-9](?:[a-z0-9-]{0,13}[a-z0-9])?\._tcp\.local\.")
 VERSION = "1"
 MAX_GAMES = 64  # advertisements kept from one look at the LAN; a flood beyond that is counted, not resolved
 
@@ -33,6 +39,25 @@ MAX_GAMES = 64  # advertisements kept from one look at the LAN; a flood beyond t
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 4
 _AS_TYPED = str.maketrans({"I": "1", "L": "1", "O": "0"})
+
+
+def service_problem(value: str) -> str | None:
+    """Why `value` cannot be the service type of $P2PNIMMT_SERVICE, or None when it can."""
+    if _SERVICE_TYPE.fullmatch(value):
+        return None
+    return (f"{SERVICE_ENV}={shown(value, 40)} is not a DNS-SD service type such as {SERVICE} "
+            "(an underscore, 1..15 lower-case letters, digits and hyphens, then ._tcp.local.)")
+
+
+def service_type() -> str:
+    """The DNS-SD service type games are advertised and looked for under: $P2PNIMMT_SERVICE, else SERVICE."""
+    value = os.environ.get(SERVICE_ENV)
+    if not value:
+        return SERVICE
+    problem = service_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
 
 
 def game_code(game_id: bytes) -> str:
@@ -152,9 +177,10 @@ class Advertiser:
     def _info(self, taken: int, seats: int, state: str, variant: str | None, deal: str | None) -> AsyncServiceInfo:
         code = game_code(self.game_id)
         hints = {"name": self.host_name, "variant": variant, "deal": deal}
+        service = service_type()
         return AsyncServiceInfo(
-            SERVICE,
-            f"{code}-{self.host}.{SERVICE}",
+            service,
+            f"{code}-{self.host}.{service}",
             addresses=[socket.inet_aton(a) for a in self.addresses],
             port=self.port,
             properties={"v": VERSION, "code": code, "gid": self.game_id.hex(), "host": self.host,
@@ -266,6 +292,7 @@ class Scan:
 
 async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> Scan:
     """Games seen within `seconds` (returns as soon as the game with `code`, as game_code writes it, is found)."""
+    service = service_type()
     found: dict[str, GameAd] = {}
     broken: dict[str, str] = {}
     pending: dict[str, asyncio.Task] = {}  # one resolution at a time per advertisement
@@ -273,7 +300,7 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> Sc
     done = asyncio.Event()
 
     async def resolve(name: str) -> None:
-        info = AsyncServiceInfo(SERVICE, name)
+        info = AsyncServiceInfo(service, name)
         if await info.async_request(zc.zeroconf, 3000):
             try:
                 ad = parse_ad(info.properties or {}, tuple(info.parsed_addresses(IPVersion.V4Only)),
@@ -304,7 +331,7 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> Sc
             if name in pending:
                 pending.pop(name).cancel()
 
-    browser = AsyncServiceBrowser(zc.zeroconf, SERVICE, handlers=[on_change], question_type=DNSQuestionType.QM)
+    browser = AsyncServiceBrowser(zc.zeroconf, service, handlers=[on_change], question_type=DNSQuestionType.QM)
     try:
         try:
             await asyncio.wait_for(done.wait(), seconds)

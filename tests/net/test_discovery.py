@@ -28,10 +28,65 @@ from p2pnimmt.net.discovery import (
     game_code,
     parse_ad,
     parse_code,
+    service_problem,
+    service_type,
 )
 
 LO = ["--interface", "127.0.0.1"]
 LOOPBACK = "127.0.0.1"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def decoy(tmp_path_factory: pytest.TempPathFactory):
+    """Another p2pnimmt game on this machine for the whole module: a real host advertised on 127.0.0.1 under the
+    product's own service type, as a developer's game (or another test run) would be. Every test here must
+    pass beside it: the tests look under this run's own service type ($P2PNIMMT_SERVICE, tests/conftest.py)."""
+    from procs import Proc
+
+    home = tmp_path_factory.mktemp("decoy")
+    env = {"P2PNIMMT_SERVICE": "", "HOME": str(home), "XDG_CONFIG_HOME": str(home), "XDG_DATA_HOME": str(home),
+           "XDG_RUNTIME_DIR": ""}
+    proc = Proc(["host", "--headless", "--seats", "3", "--name", "decoy", *LO, "--transcript",
+                 str(home / "decoy.p2pt")], home / "decoy.out", env=env)
+    try:
+        code = proc.wait_for(r"code: (\w{4})").group(1)
+        proc.wait_for("listening on")
+        yield code, env
+    finally:
+        proc.stop()
+
+
+def test_the_decoy_game_is_on_the_lan_but_not_under_this_runs_service_type(decoy) -> None:
+    """The decoy is real and seen by anyone who looks under the product's service type; this run's tests never
+    see it (and it never sees them)."""
+    code, env = decoy
+    assert service_type() != SERVICE and service_type() == os.environ["P2PNIMMT_SERVICE"]
+
+    def games(environ: dict) -> str:
+        result = subprocess.run([sys.executable, "-m", "p2pnimmt", "games", *LO, "--seconds", "1.5"],
+                                capture_output=True, text=True, timeout=60, env={**os.environ, **environ})
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    assert re.search(rf"^{code}\s+decoy\s", wait_for(lambda: (out if code in (out := games(env)) else None), 30),
+                     re.M)
+    assert code not in games({}) and "decoy" not in games({})
+
+
+@pytest.mark.parametrize("value", ["_p2pnimmt._udp.local.", "p2pnimmt._tcp.local.", "_way-too-long-a-name._tcp.local.",
+                                   "_-x._tcp.local.", "_123._tcp.local.", "_a b._tcp.local.", "_A._tcp.local."])
+def test_a_service_type_that_cannot_be_is_refused_with_a_clear_line(value: str) -> None:
+    assert service_problem(value) is not None
+    result = subprocess.run([sys.executable, "-m", "p2pnimmt", "games", *LO, "--seconds", "0.1"], capture_output=True,
+                            text=True, timeout=60, env={**os.environ, "P2PNIMMT_SERVICE": value})
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"p2pnimmt: P2PNIMMT_SERVICE={value[:40]!r} is not a DNS-SD service type"), \
+        result.stderr
+
+
+def test_good_service_types_are_taken() -> None:
+    for value in (SERVICE, "_pnt-1a2b._tcp.local.", "_a._tcp.local.", "_x" + "y" * 14 + "._tcp.local."):
+        assert service_problem(value) is None, value
 
 
 # --- codes ---------------------------------------------------------------------------------------------------
@@ -179,7 +234,8 @@ async def games_output(seconds: float = 2.0) -> tuple[int, str, str]:
 
 
 def stranger(instance: str, properties: dict, port: int = 4000) -> AsyncServiceInfo:
-    return AsyncServiceInfo(SERVICE, f"{instance}.{SERVICE}", addresses=[socket.inet_aton(LOOPBACK)], port=port,
+    service = service_type()
+    return AsyncServiceInfo(service, f"{instance}.{service}", addresses=[socket.inet_aton(LOOPBACK)], port=port,
                             properties=properties, server=f"{instance}.local.")
 
 
