@@ -60,7 +60,7 @@ def test_the_minimum_is_80_columns_and_no_size_shows_prompt_toolkits_too_small_w
 
 
 def test_readme_states_the_real_minimum() -> None:
-    text = README.read_text()
+    text = (README.parent / "docs" / "playing.md").read_text()
     assert "78×20" not in text and "78x20" not in text
     assert "at least 80×20 (80×21 at a table of 10)" in text
 
