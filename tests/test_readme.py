@@ -223,10 +223,9 @@ def shown_commands(page: Path) -> list[Command]:
                 found += segments(page, block.line + first, line.removeprefix("$ "))
             elif line.startswith("$ "):
                 found += segments(page, block.line + first, line[2:])
-    for line, span in inline_spans(page):
-        if span.startswith(("p2pnimmt ", ".venv/bin/p2pnimmt ", ".venv/bin/python ", "python ")) \
-                or span.startswith("benchmarks/"):
-            found += segments(page, line, span)
+    for number, span in inline_spans(page):
+        if span.startswith(("p2pnimmt ", ".venv/bin/p2pnimmt ", ".venv/bin/python ", "python ", "benchmarks/")):
+            found += segments(page, number, span)
     return found
 
 
@@ -240,10 +239,10 @@ def cli_argv(command: Command) -> list[str] | None:
     return None
 
 
-def subcommands() -> set[str]:
+def cli_commands() -> dict[str, argparse.ArgumentParser]:
+    """The CLI's commands (play, host, ...) and the parser of each."""
     parser = build_parser()
-    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    return set(actions[0].choices)
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
 
 
 def parse_problem(argv: list[str]) -> str | None:
@@ -267,7 +266,7 @@ def test_the_pages_show_p2pnimmt_commands() -> None:
 
 
 def test_every_p2pnimmt_command_shown_parses() -> None:
-    names = subcommands()
+    names = set(cli_commands())
     problems = []
     for command in CLI_COMMANDS:
         argv = [SAMPLES.get(token, token) for token in cli_argv(command) or []]
@@ -303,9 +302,9 @@ def synopses(page: Path) -> list[tuple[int, str]]:
 
 
 def test_every_usage_line_names_real_options() -> None:
-    """A usage line shows a real command, and every option in it is one of that command's options."""
-    parser = build_parser()
-    commands = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)][0].choices
+    """A usage line shows a real command, every option in it is one of that command's options, and one with no
+    optional parts ([...], a|b) parses as it is."""
+    commands = cli_commands()
     problems = []
     shown = [(page, line, text) for page in PAGES for line, text in synopses(page)]
     assert shown, "no usage line on the pages"
@@ -319,6 +318,28 @@ def test_every_usage_line_names_real_options() -> None:
         for option in re.findall(r"(?<![\w-])--[a-z][\w-]*", text.split("#")[0]):
             if option not in known:
                 problems.append(f"{where}: `p2pnimmt {name}` takes no {option}")
+        usage = text.split("#")[0]
+        if not re.search(r"\[|\||\.\.\.", usage):  # no alternatives or optional parts: a command as it is typed
+            argv = [SAMPLES.get(token, token) for token in shlex.split(usage)[1:]]
+            problem = parse_problem(argv)
+            if problem is not None:
+                problems.append(f"{where}: the CLI refuses it (as parsed: {shlex.join(argv)}): {problem}")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_option_named_is_real() -> None:
+    """Every `--option` in the text (option tables, sentences) is an option of a p2pnimmt command or of a
+    benchmark script."""
+    known = {option for action in build_parser()._actions for option in action.option_strings}
+    known |= {option for sub in cli_commands().values() for action in sub._actions for option in action.option_strings}
+    for script in (ROOT / "benchmarks").glob("*.py"):
+        known |= set(re.findall(r"""["'](--[a-z][\w-]*)["']""", script.read_text()))
+    problems = []
+    for page in PAGES:
+        text = page.read_text()
+        for m in re.finditer(r"(?<![\w-])--[a-z][\w-]*", text):
+            if m.group(0) not in known:
+                problems.append(f"{page.relative_to(ROOT)}:{line_of(text, m.start())}: no command takes {m.group(0)}")
     assert not problems, "\n".join(problems)
 
 
@@ -388,7 +409,9 @@ def test_every_module_in_the_map_exists() -> None:
 def test_ci_runs_exactly_the_readme_test_command() -> None:
     text = README.read_text()
     marker = text.index("<!-- test-command")
-    command = re.search(r"```sh\n(.*?)\n```", text[marker:], re.S).group(1)
+    block = re.search(r"```sh\n(.*?)\n```", text[marker:], re.S)
+    assert block, "README.md: no ```sh block after the test-command marker"
+    command = block.group(1)
     extracted = subprocess.run(
         ["bash", str(ROOT / ".ci" / "run"), "--print-command"], capture_output=True, text=True, check=True
     ).stdout.strip()
