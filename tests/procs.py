@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+from deadlines import outer
+
 
 class Proc:
     """A p2pnimmt process whose stdout is collected into a file."""
@@ -26,6 +28,7 @@ class Proc:
         return self.out.read_text(errors="replace")
 
     def wait_for(self, pattern: str, timeout: float = 20.0) -> re.Match:
+        timeout = outer(timeout)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             match = re.search(pattern, self.text())
@@ -40,6 +43,7 @@ class Proc:
         raise AssertionError(f"no {pattern!r} within {timeout} s:\n{self.text()}")
 
     def finish(self, timeout: float = 60.0) -> int:
+        timeout = outer(timeout)
         try:
             return self.popen.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -87,6 +91,7 @@ class Terminal:
                 self.text += chunk.decode(errors="replace")
 
     def wait_for(self, pattern: str, after: int = 0, timeout: float = 30.0) -> re.Match:
+        timeout = outer(timeout)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.lock:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from deadlines import outer
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output import DummyOutput
 
@@ -26,6 +27,7 @@ class SizedOutput(DummyOutput):
 
 async def until(check: Callable[[], object], what: str, timeout: float = 5.0) -> None:
     """Wait (polling every 10 ms on the running loop) until check() is true; fail naming `what` at the deadline."""
+    timeout = outer(timeout)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not check():

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from deadlines import outer
 
 # tmux is installed by .ci/run; there (P2PNIMMT_REQUIRE_NETNS) a missing tmux fails rather than skips.
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None and not os.environ.get("P2PNIMMT_REQUIRE_NETNS"),
@@ -44,6 +45,7 @@ class Pane:
 
     def wait(self, text: str, timeout: float = 30.0) -> str:
         """The screen once it shows text; an AssertionError with the screen if it does not within timeout."""
+        timeout = outer(timeout)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             shown = self.screen()

@@ -6,8 +6,9 @@ import random
 from collections.abc import Sequence
 
 import pytest
+from sweep import count
 
-from p2pnimmt.bots import BOTS, HeuristicBot, make_bot
+from p2pnimmt.bots import BOTS, HeuristicBot, make_bot, searches
 from p2pnimmt.bots.heuristic import row_heads
 from p2pnimmt.bots.match import deal_order, play_game, play_round
 from p2pnimmt.engine import BULL_HEADS, HAND_SIZE, ROW_COUNT, Game, PlayerView, Round, Settings
@@ -170,8 +171,10 @@ def check_finished(game: Game, referee: Referee) -> None:
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("bot", BOT_NAMES)
 def test_every_move_is_legal_in_whole_games(bot: str, variant: str, players: int) -> None:
+    """Every kind at every table size and variant; the search bots (seconds a game) one seed, the rest two (the
+    long sweeps: 2 and 4)."""
     settings = Settings(players, variant)
-    for seed in range(2):
+    for seed in range(count(1, 2) if searches(bot) else count(2, 4)):
         game, referee = checked_game(settings, [bot] * players, seed)
         check_finished(game, referee)
 

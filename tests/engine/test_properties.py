@@ -9,10 +9,11 @@ from __future__ import annotations
 import copy
 
 from hypothesis import HealthCheck, given, settings, strategies as st
+from sweep import examples
 
 from p2pnimmt.engine import BULL_HEADS, Round, RowChoiceRequired, resolve_turn
 
-PROPERTY_SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY_SETTINGS = settings(max_examples=examples(150, 300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from deadlines import outer
 from tmuxpane import needs_tmux
 from zeroconf import IPVersion
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
@@ -312,6 +313,7 @@ def wait_for_text(path: Path, pattern: str, timeout: float = 20) -> re.Match:
 def wait_for(check, timeout: float, describe=lambda: ""):
     import time
 
+    timeout = outer(timeout)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if result := check():

@@ -15,6 +15,7 @@ import pytest
 from harness import Net
 from hypothesis import HealthCheck, given, settings, strategies as st
 from support import short
+from sweep import examples
 from test_drop import vote_out
 
 from p2pnimmt.protocol.envelope import open_envelope
@@ -94,7 +95,7 @@ def test_a_cut_host_that_went_past_the_step_drops_itself_there_and_finishes() ->
     assert went_past >= 3  # the host had signed messages past the step it was dropped at, and dropped itself there
 
 
-@settings(max_examples=45, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@settings(max_examples=examples(12, 45), deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(players=st.integers(3, 5), deal=st.sampled_from(["open", "sealed", "draft"]), seat=st.integers(0, 4),
        cut_at=st.integers(5, 400), delivery=st.integers(0, 2**16))
 def test_every_node_agrees_on_a_drop_whatever_the_order(players: int, deal: str, seat: int, cut_at: int,
@@ -106,7 +107,7 @@ def test_every_node_agrees_on_a_drop_whatever_the_order(players: int, deal: str,
     assert phase == "over", found
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@settings(max_examples=examples(5, 15), deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(players=st.integers(3, 5), deal=st.sampled_from(["open", "sealed", "draft"]), seat=st.integers(0, 4),
        extra=st.integers(0, 120), delivery=st.integers(0, 2**16))
 def test_every_node_agrees_on_a_drop_at_the_round_end(players: int, deal: str, seat: int, extra: int,

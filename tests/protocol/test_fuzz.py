@@ -19,6 +19,7 @@ from functools import cache
 from harness import Net
 from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 from support import VARIANTS, check_honest, messages, mixed_bots, outcome, play, run_ordered, short
+from sweep import examples
 
 from p2pnimmt.protocol.codec import MAX_ARRAY, MAX_DEPTH, MAX_MAP, MAX_STR, DecodeError, decode, encode
 from p2pnimmt.protocol.envelope import GAME_ID_SIZE, HASH_SIZE, Envelope, open_envelope, seal
@@ -28,8 +29,11 @@ from p2pnimmt.protocol.messages import FIELDS
 from p2pnimmt.protocol.session import MAX_EARLY, Session
 
 
-def budget(examples: int) -> settings:
-    return settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck))
+def budget(sweep: int) -> settings:
+    """Hypothesis settings of a property: `sweep` examples in the long sweeps (tests/sweep.py), a quarter of them
+    (at least 25) in the default run."""
+    return settings(max_examples=examples(max(25, sweep // 4), sweep), deadline=None,
+                    suppress_health_check=list(HealthCheck))
 
 
 FUZZ = budget(400)  # cheap properties (well under a millisecond to a few ms an example)

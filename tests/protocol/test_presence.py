@@ -9,6 +9,7 @@ import random
 from harness import Net
 from hypothesis import HealthCheck, given, settings, strategies as st
 from support import short
+from sweep import examples
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.protocol.envelope import open_envelope
@@ -106,7 +107,7 @@ def ask_for(net: Net, stalled: int) -> None:
     net.run()
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@settings(max_examples=examples(8, 20), deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(players=st.integers(3, 5), deal=st.sampled_from(["open", "sealed"]), stalled=st.integers(0, 4),
        delivery=st.integers(0, 2**16))
 def test_the_others_can_ask_the_stand_in_to_play_a_stalled_seat(players: int, deal: str, stalled: int,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from harness import Net
 from hypothesis import HealthCheck, given, settings, strategies as st
+from sweep import examples
 from test_drop import vote_out
 from test_drop_consensus import cut_off
 
@@ -78,7 +79,7 @@ def test_asking_twice_or_while_seated_is_refused_locally() -> None:
         seated.rejoin()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@settings(max_examples=examples(8, 25), deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(players=st.integers(3, 5), deal=st.sampled_from(["open", "sealed", "draft"]), seat=st.integers(0, 4),
        cut_at=st.integers(5, 300), delivery=st.integers(0, 2**16), delay=st.integers(0, 400),
        cut_for=st.integers(0, 300))

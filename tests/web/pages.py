@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from deadlines import OUTER
+
 TV = {"width": 1920, "height": 1080}
 LAPTOP = {"width": 1280, "height": 800}
 
 
-async def open_page(browser, url: str, kind: str, viewport: dict = LAPTOP, timeout: float = 30000):
+async def open_page(browser, url: str, kind: str, viewport: dict = LAPTOP, timeout: float = OUTER * 1000):
     """A new page at `viewport` on `url`, once it shows a page of `kind` (body[data-kind]); and the list its
     script errors go to (a test asserts it empty at the end)."""
     page = await browser.new_page(viewport=viewport)
@@ -21,7 +23,7 @@ async def next_step(page, before: str) -> str:
     """Wait until the page shows a new step of the game (something asked of us, or the end); its key."""
     await page.wait_for_function(
         "before => document.body.dataset.key !== before && (document.body.dataset.asked !== 'none' "
-        "|| document.body.dataset.over !== '0')", arg=before, timeout=20000)
+        "|| document.body.dataset.over !== '0')", arg=before, timeout=OUTER * 1000)
     return await page.evaluate("document.body.dataset.key")
 
 
