@@ -119,6 +119,16 @@ def settings_from(args: argparse.Namespace, players: int, parser: argparse.Argum
 DEFAULT_CLOCK = 60  # a minute a move: time to think over a hand and four rows; a table of 10 waits at most that
 
 
+def link_timeout_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not 1 <= value <= 600:
+        raise argparse.ArgumentTypeError(f"must be 1..600 seconds, got {text!r}")
+    return value
+
+
 def seconds_arg(text: str) -> float:
     try:
         value = float(text)
@@ -172,6 +182,9 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", type=name_arg, default=None, help="your name at the table (1..40 characters)")
     parser.add_argument("--drop-after", type=float, default=60.0, metavar="SECONDS",
                         help="vote to drop a player the game has waited on this long (default 60; 0: never)")
+    parser.add_argument("--link-timeout", type=link_timeout_arg, default=20.0, metavar="SECONDS",
+                        help="a link to a peer that sent nothing this long has ended and is dialled again "
+                             "(default 20; peers ping every quarter of it; 1..600)")
     parser.add_argument("--give-up", type=float, default=300.0, metavar="SECONDS",
                         help="exit 1, saying why, when the game has not moved this long while waiting on others "
                              "(default 300; 0: never); the transcript stays resumable")
@@ -428,6 +441,7 @@ def network_options(args: argparse.Namespace, default_name: str):
     name = args.name if args.name is not None else default_name  # --name was checked by name_arg
     return Options(interface=args.interface, transcript=args.transcript, name=name,
                    bot=getattr(args, "bot", None), peer=args.peer, port=args.port, drop_after=args.drop_after,
+                   link_timeout=args.link_timeout,
                    give_up=args.give_up, bot_delay=args.bot_delay, lines=args.lines,
                    web=None if args.headless else web_options(args), pages=pages_options(args))
 

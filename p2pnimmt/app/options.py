@@ -29,6 +29,7 @@ class Options:
     peer: tuple[str, int] | None = None
     port: int = 0
     drop_after: float = 60.0
+    link_timeout: float = 20.0  # a link silent this long has ended (net.connection.IDLE_TIMEOUT)
     bot_delay: float = 0.0
     give_up: float = 300.0  # a node whose game has not moved this long says why and exits 1 (0: never)
     lines: bool = False  # the line terminal even on a terminal

@@ -28,8 +28,7 @@ NONCE = 16
 ANY_GAME = bytes(16)  # a dialer joining by address does not know the game id yet
 FRAME_LIMIT = MAX_FRAME + 1024  # a session message plus the [kind, payload] wrapper
 HANDSHAKE_TIMEOUT = 5.0
-IDLE_TIMEOUT = 20.0  # a peer silent this long is gone (peers ping every PING_EVERY)
-PING_EVERY = 5.0
+IDLE_TIMEOUT = 20.0  # a peer silent this long is gone (the default of --link-timeout; peers ping every quarter)
 MAX_UNSENT = 16 * 1024 * 1024  # bytes queued to a peer that does not read before its link is cut
 
 
@@ -86,6 +85,7 @@ class Connection:
         self.warned: set[str] = set()  # what was logged once about this link
         self.dialed: tuple[str, int] | None = None  # the address we dialled, if we did
         self.opened_at = 0.0  # loop time when the handshake completed (set by a dialer)
+        self.idle_timeout = IDLE_TIMEOUT  # silence this long ends the link (the node's --link-timeout)
 
     @classmethod
     async def open(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: Identity,
@@ -190,7 +190,7 @@ class Connection:
 
     async def receive(self) -> tuple[str, Any]:
         """The next [kind, payload] frame; ConnectionFailed if the link is broken or the frame is not that shape."""
-        value = await read_frame(self.reader, IDLE_TIMEOUT)
+        value = await read_frame(self.reader, self.idle_timeout)
         if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)):
             raise ConnectionFailed("frame is not [kind, payload]")
         return value[0], value[1]

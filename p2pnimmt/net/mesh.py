@@ -14,7 +14,7 @@ import os
 from typing import Any
 
 from ..protocol.identity import fingerprint
-from .connection import PING_EVERY, Connection, ConnectionFailed
+from .connection import Connection, ConnectionFailed
 from .frames import on_frame
 from .members import Member
 
@@ -61,6 +61,7 @@ class Mesh:
             why = f"{os.strerror(exc.errno)} (errno {exc.errno})" if exc.errno else (str(exc) or type(exc).__name__)
             raise ConnectionFailed(f"cannot reach {host}:{port}: {why}") from None
         conn = await Connection.open(reader, writer, self.node.identity, self.node.game_id, dialer=True)
+        conn.idle_timeout = self.node.link_timeout
         conn.dialed = key
         conn.opened_at = loop.time()
         return conn
@@ -93,6 +94,7 @@ class Mesh:
         try:
             try:
                 conn = await Connection.open(reader, writer, node.identity, node.game_id, dialer=False)
+                conn.idle_timeout = node.link_timeout
                 member = await self._membership(conn)
             except ConnectionFailed as exc:
                 why = self._pending.get(writer) or str(exc)
@@ -220,7 +222,7 @@ class Mesh:
 
     async def _ping(self, conn: Connection) -> None:
         while not conn.closed:
-            await asyncio.sleep(PING_EVERY)
+            await asyncio.sleep(self.node.link_timeout / 4)  # a live peer is heard well within the timeout
             conn.send_nowait("ping", None)
 
     def dial_mesh(self) -> None:

@@ -33,7 +33,7 @@ from ..protocol.events import Event, Fault, GameAborted, GameOver, GameStarted, 
 from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
 from ..protocol.session import Journal, LocalError, Session
 from .clock import MoveClock
-from .connection import Connection, ConnectionFailed
+from .connection import IDLE_TIMEOUT, Connection, ConnectionFailed
 from .discovery import game_code
 from .frames import MAX_LINK_FAULTS
 from .held import HeldSeats
@@ -67,7 +67,7 @@ class Node:
     def __init__(self, identity: Identity, *, name: str, role: str = "player", bot: Bot | None = None,
                  interface: str | None = None, journal_for: Callable[[bytes], Journal] | None = None,
                  on_event: EventListener | None = None, drop_after: float = 60.0,
-                 bot_delay: float = 0.0) -> None:
+                 bot_delay: float = 0.0, link_timeout: float = IDLE_TIMEOUT) -> None:
         self.identity = identity
         self.name = name
         self.role = role
@@ -92,6 +92,7 @@ class Node:
         self.host_peer: bytes | None = None  # a joiner: the peer that answered our join (the host's link)
         self.drop_after = drop_after  # seconds waited on one player before voting to drop it (0: never)
         self.bot_delay = bot_delay  # seconds a bot waits before each move (so people can follow)
+        self.link_timeout = link_timeout  # a link silent this long has ended (pings every quarter of it)
         self.clock = MoveClock(lambda: self.session, self._feed, self._event, self.spawn)  # a person's turn clock
         self.mesh = Mesh(self)  # the links: dials, accepted connections, readers, redials (net.mesh)
         self.lobby = Lobby(self)  # the lobby on the wire: a host's door, a joiner's mirror (net.lobby)

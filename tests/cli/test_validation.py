@@ -50,3 +50,10 @@ def test_play_and_host_refuse_the_same_names_with_the_same_words(name: str) -> N
 def test_a_name_of_40_characters_plays() -> None:
     result = run("play", "--lines", "--rounds", "1", "--no-points", "--seed", "1", "--name", "n" * 40)
     assert result.returncode == 1 and "Input closed" in result.stdout  # it played until its input ended
+
+
+@pytest.mark.parametrize("value,why", [("0", "must be 1..600 seconds, got '0'"), ("601", "must be 1..600 seconds"),
+                                       ("soon", "must be a number of seconds, got 'soon'")])
+def test_a_link_timeout_out_of_range_is_refused(value: str, why: str) -> None:
+    result = run("join", "ABCD", "--headless", "--interface", "127.0.0.1", "--link-timeout", value)
+    assert result.returncode == 2 and f"argument --link-timeout: {why}" in result.stderr, result.stderr

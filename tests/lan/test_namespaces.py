@@ -40,22 +40,23 @@ def check_game(procs: dict, transcripts: list[Path], timeout: float = 90) -> tup
 
 
 def host_and_joiners(lan, seats: int, bots: int, joiners: int, rounds: int, watcher: bool = True,
-                     env: dict | None = None) -> tuple[str, dict, list[Path]]:
+                     env: dict | None = None, extra: tuple[str, ...] = ()) -> tuple[str, dict, list[Path]]:
     """Host (with `bots` bots in its process) in namespace 1, joiners in namespaces 2.., the spectator (if any)
-    in the last one; all find the game by its code over mDNS. Returns (code, processes, transcripts)."""
+    in the last one; all find the game by its code over mDNS; `extra` options go to every one of them.
+    Returns (code, processes, transcripts)."""
     out = lan.tmp_path
     host = lan.start(1, ["host", "--headless", "--seats", str(seats), "--bots", str(bots), "--name", "ann",
-                         "--rounds", str(rounds), *SHORT, "--transcript", str(out / "host.p2pt")], "host", env)
+                         "--rounds", str(rounds), *SHORT, *extra, "--transcript", str(out / "host.p2pt")], "host", env)
     code = host.wait_for(r"code: (\w{4})").group(1)
     host.wait_for(rf"listening on {re.escape(lan.addr(1))}:\d+")
     procs = {"host": host}
     if watcher:
-        procs["watch"] = lan.start(2 + joiners, ["watch", code, "--headless",
+        procs["watch"] = lan.start(2 + joiners, ["watch", code, "--headless", *extra,
                                                  "--transcript", str(out / "watch.p2pt")], "watch", env)
         # Found by mDNS, at the host's namespace address (not loopback, not another interface).
         procs["watch"].wait_for(rf"joined {code} at {re.escape(lan.addr(1))}:\d+ as spectator", timeout=30)
     for i in range(2, 2 + joiners):
-        procs[f"join{i}"] = lan.start(i, ["join", code, "--headless", "--name", f"j{i}",
+        procs[f"join{i}"] = lan.start(i, ["join", code, "--headless", "--name", f"j{i}", *extra,
                                           "--transcript", str(out / f"join{i}.p2pt")], f"join{i}", env)
     return code, procs, [out / f"{name}.p2pt" for name in procs]
 
@@ -100,9 +101,9 @@ def test_honest_game_records_no_faults(make_lan) -> None:
     assert not accusations and not logged, f"honest peers accused: {accusations}\nlogged: {logged}"
 
 
-def start_three_player_game(lan, rounds: int, env: dict) -> tuple[dict, list[Path]]:
+def start_three_player_game(lan, rounds: int, env: dict, extra: tuple[str, ...] = ()) -> tuple[dict, list[Path]]:
     _, procs, transcripts = host_and_joiners(lan, seats=3, bots=0, joiners=2, rounds=rounds, watcher=False,
-                                             env=env)
+                                             env=env, extra=extra)
     return procs, transcripts
 
 
@@ -137,15 +138,15 @@ def test_link_cut_mid_game_then_healed(make_lan, trigger: str) -> None:
 
 
 def test_link_cut_longer_than_idle_timeout_redials_and_resyncs(make_lan) -> None:
-    """A cut longer than the 20 s idle timeout, after round 1: the links to peer 3 end (nothing received), the
-    dialling sides redial after the heal, heads are exchanged, and the game resumes and completes."""
-    from p2pnimmt.net.connection import IDLE_TIMEOUT
-
+    """A cut longer than the link timeout (--link-timeout 4 here; 20 s by default), after round 1: the links to
+    peer 3 end (nothing received), the dialling sides redial after the heal, heads are exchanged, and the game
+    resumes and completes."""
     lan = make_lan(3)
-    procs, transcripts = start_three_player_game(lan, rounds=10, env={"P2PNIMMT_LOG": "INFO"})
-    cut_mid_game(lan, procs, r"round 1: ", IDLE_TIMEOUT + 2)
+    procs, transcripts = start_three_player_game(lan, rounds=10, env={"P2PNIMMT_LOG": "INFO"},
+                                                 extra=("--link-timeout", "4"))
+    cut_mid_game(lan, procs, r"round 1: ", 4 + 2)
     check_game(procs, transcripts, timeout=60)
     # The links to peer 3 really broke (logged at INFO by the nodes) and were made again: the game went on.
     logs = {name: proc.text() for name, proc in procs.items()}
-    assert re.search(r"link to \S+ \(.*\) ended: nothing received for 20 s", logs["join3"]), logs["join3"]
-    assert re.search(r"link to \S+ \(.*\) ended: nothing received for 20 s", logs["host"]), logs["host"]
+    assert re.search(r"link to \S+ \(.*\) ended: nothing received for 4 s", logs["join3"]), logs["join3"]
+    assert re.search(r"link to \S+ \(.*\) ended: nothing received for 4 s", logs["host"]), logs["host"]
