@@ -42,7 +42,7 @@ def figures(data: dict) -> dict:
     return {k: v for k, v in data.items() if k not in TIMING}
 
 
-LEVELS_TABLE = ["--players", "4", "--bots", "easy,medium,hard,hard", "--seed", "5"]
+LEVELS_TABLE = ["--players", "4", "--bots", "easy,medium,hard,hard", "--seed", "5", "--rounds", "2", "--no-points"]
 
 
 def test_levels_pooled_kinds_and_ratios() -> None:
@@ -74,7 +74,7 @@ def test_figures_do_not_depend_on_jobs() -> None:
     one = simulate_json(*LEVELS_TABLE, "--games", "6", "--rollouts", "2", "--jobs", "1")
     two = simulate_json(*LEVELS_TABLE, "--games", "6", "--rollouts", "2", "--jobs", "2")
     assert figures(one) == figures(two)
-    other_seed = simulate_json("--players", "4", "--bots", "easy,medium,hard,hard", "--seed", "6",
+    other_seed = simulate_json("--players", "4", "--bots", "easy,medium,hard,hard", "--seed", "6", "--rounds", "2", "--no-points",
                                "--games", "6", "--rollouts", "2")
     assert figures(other_seed)["bots"] != figures(one)["bots"]
 
