@@ -3,8 +3,9 @@
     python benchmarks/loaded_suite.py [--runs 3] [--hogs N] [--hog-seconds S] [-- PYTEST ARGS]
 
 Starts N CPU hogs (default: one per core; each a process that spins until told to stop, and never longer than
---hog-seconds, 3,600 by default), runs the README's pytest command (`python -m pytest -q` and the options
-given after `--`, by default the ones pyproject.toml sets) --runs times in a row, stops the hogs (by their pid)
+--hog-seconds, 3,600 by default), runs the pytest of the README's test command (its options as the README
+gives them, read with `.ci/run --print-command`; or the options given after `--`) --runs times in a row from
+the already installed .venv or the running Python, stops the hogs (by their pid)
 and prints, per run: passed or failed, the counts pytest printed, wall seconds. Exit status 0 only when every
 run passed. The hogs run at normal priority: the tests compete for the cores as they would beside a real game
 or a bot tournament. Prints figures; asserts nothing else.
@@ -16,6 +17,7 @@ import argparse
 import multiprocessing
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -30,6 +32,14 @@ def hog(stop_at: float) -> None:
     while time.monotonic() < stop_at:
         for _ in range(100_000):
             x = (x * 31 + 7) % 1_000_003
+
+
+def readme_pytest_args() -> list[str]:
+    """The options of `python -m pytest` in the README's test command."""
+    command = subprocess.run(["bash", str(ROOT / ".ci" / "run"), "--print-command"], capture_output=True, text=True,
+                             check=True).stdout
+    words = shlex.split(command.split("-m pytest", 1)[1].split("&&", 1)[0])
+    return words
 
 
 def main() -> int:
@@ -50,7 +60,8 @@ def main() -> int:
     try:
         for run in range(1, args.runs + 1):
             started = time.monotonic()
-            done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args.pytest_args],
+            done = subprocess.run([sys.executable, "-m", "pytest", *(args.pytest_args or readme_pytest_args()),
+                                   "-p", "no:cacheprovider"],
                                   cwd=ROOT, capture_output=True, text=True)
             wall = time.monotonic() - started
             tail = [line for line in done.stdout.splitlines() if re.search(r"\d+ (passed|failed|error)", line)]

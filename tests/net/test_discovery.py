@@ -357,7 +357,7 @@ def test_join_by_the_code_typed_in_lower_case_with_o_for_zero(tmp_path: Path, pr
 def test_join_on_a_terminal_shows_the_search_not_a_blank_screen(tmp_path: Path, panes) -> None:
     """The real console script under tmux at 80x24: `join` of a code no game has says what it looks for while
     it looks, then why it gave up, every line within 80 columns."""
-    pane = panes(f"{sys.executable} -m p2pnimmt join zzzz --interface 127.0.0.1; echo exited-$?; sleep 30",
+    pane = panes(f"{sys.executable} -m p2pnimmt join zzzz --interface 127.0.0.1; echo exited-$?; sleep 300",
                  env={"XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)})
 
     def showing(text: str):

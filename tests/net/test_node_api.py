@@ -39,7 +39,9 @@ async def test_lobby_watchers_linked_peers_and_players() -> None:
         await guest.join(LO, host.port, host.game_id)
         await until(lambda: guest.identity.peer in host.linked and len(host.players()) == 2, "the guest's seat")
         assert seen[-1] == ["host", "guest"] and stopped == [1]
-        assert host.identity.peer in guest.linked and [m.name for m in guest.players()] == ["host", "guest"]
+        # the guest learns the lobby from the host's next frame: a moment after the host has its seat
+        await until(lambda: host.identity.peer in guest.linked and [m.name for m in guest.players()] == ["host", "guest"],
+                    "the guest's mirror of the lobby")
         unwatch()
         await watcher.listen()
         await watcher.join(LO, host.port, host.game_id)

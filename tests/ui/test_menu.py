@@ -144,7 +144,7 @@ def test_quit(keyboard) -> None:
 @needs_tmux
 def test_bare_command_on_a_terminal_opens_the_menu_and_quits(panes) -> None:
     """The real console script under tmux: `p2pnimmt` shows the menu; Quit ends it (no LAN browsing happens)."""
-    pane = panes(f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 30")
+    pane = panes(f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 300")
     shown = pane.wait("What would you like to do?", 15)
     assert "Play against bots" in shown and "Host a game on the LAN" in shown and "Watch a game" in shown
     pane.keys("Down", "Down", "Down", "Down", "Down", "Enter")  # Enter on Quit is enough
@@ -155,7 +155,7 @@ def test_bare_command_on_a_terminal_opens_the_menu_and_quits(panes) -> None:
 def test_bare_command_play_against_bots_takes_one_key_a_dialog(tmp_path, panes) -> None:
     """The real console script under tmux: Enter on "Play against bots", the name and one Enter, Up and Enter
     (2 bots), Up and Enter (easy): the table opens with two bots; q, y leave it."""
-    pane = panes(f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 30",
+    pane = panes(f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 300",
                  env={"XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)})
     pane.wait("What would you like to do?", 15)
     pane.keys("Enter")
@@ -182,7 +182,7 @@ def test_from_the_menu_host_with_three_bots_play_to_game_over_while_a_second_ter
     P2PNIMMT_INTERFACE keeps every process on 127.0.0.1 (TCP and mDNS)."""
     env = {"P2PNIMMT_INTERFACE": "127.0.0.1", "XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path),
            "P2PNIMMT_PLACE_DELAY": "0"}
-    host = panes(f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 30", env=env)
+    host = panes(f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 300", env=env)
     host.wait("What would you like to do?", 20)
     host.keys("Down", "Enter")  # Host a game on the LAN: Enter on it chooses it
     host.wait("Your name", 20)
@@ -191,7 +191,7 @@ def test_from_the_menu_host_with_three_bots_play_to_game_over_while_a_second_ter
     host.keys("Enter")  # 4 seats (the default)
     shown = host.wait("p2pnimmt lobby", 20)
     code = "".join(re.search(r"\|\s+(\w)   (\w)   (\w)   (\w)\s+\|", shown).groups())
-    tv = panes(f"{sys.executable} -m p2pnimmt watch {code}; sleep 30", env=env)
+    tv = panes(f"{sys.executable} -m p2pnimmt watch {code}; sleep 300", env=env)
     tv.wait("p2pnimmt lobby", 20)
     host.keys("b")
     host.wait("Seats 2/4", 20)

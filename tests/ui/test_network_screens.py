@@ -25,7 +25,7 @@ def start_host(tmp_path: Path, procs) -> tuple[Proc, str]:
 def test_join_plays_a_network_game_on_the_full_screen_table(tmp_path: Path, procs) -> None:
     host, code = start_host(tmp_path, procs)
     pane = Pane(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} --name bob "
-                f"--transcript {tmp_path / 'j.p2pt'}; sleep 30")
+                f"--transcript {tmp_path / 'j.p2pt'}; sleep 300")
     try:
         deadline = time.monotonic() + 60
         commits = 0
@@ -61,7 +61,7 @@ def test_watch_shows_the_table_without_a_hand(tmp_path: Path, procs) -> None:
                  tmp_path / "host.out")
     code = host.wait_for(r"code: (\w{4})").group(1)
     pane = Pane(f"{sys.executable} -m p2pnimmt watch {code} {' '.join(LO)} --transcript {tmp_path / 'w.p2pt'}; "
-                "sleep 30")
+                "sleep 300")
     try:
         deadline = time.monotonic() + 30
         shown = ""
@@ -77,7 +77,7 @@ def test_watch_shows_the_table_without_a_hand(tmp_path: Path, procs) -> None:
 
 def test_host_lobby_screen_adds_bots_by_keys_and_the_table_follows(tmp_path: Path) -> None:
     pane = Pane(f"{sys.executable} -m p2pnimmt host --seats 4 {' '.join(LO)} --name ann --rounds 1 --no-points "
-                f"--transcript {tmp_path / 'h.p2pt'}; echo exited-$?; sleep 30")
+                f"--transcript {tmp_path / 'h.p2pt'}; echo exited-$?; sleep 300")
     try:
         shown = pane.wait("s: start now")  # the last line of the lobby: it is all drawn
         assert "Seats 1/4" in shown and "ann" in shown and "s: start now" in shown
@@ -106,7 +106,7 @@ def test_join_shows_the_lobby_until_the_table_is_full(tmp_path: Path, procs) -> 
                   "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
     code = host.wait_for(r"code: (\w{4})").group(1)
     pane = Pane(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} --name bob "
-                f"--transcript {tmp_path / 'j.p2pt'}; sleep 30")
+                f"--transcript {tmp_path / 'j.p2pt'}; sleep 300")
     try:
         shown = pane.wait("Seats 2/3")
         assert "   ".join(code) in shown  # the code, large

@@ -41,11 +41,12 @@ def test_a_full_screen_player_presses_r_and_the_tv_follows_the_rematch(tmp_path:
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     peer = f"--peer 127.0.0.1:{port}"
     tv = panes(f"{sys.executable} -m p2pnimmt watch {code} {' '.join(LO)} {peer} "
-               f"--transcript {tmp_path / 'tv.p2pt'}; sleep 60", 160, 48, env=env)
+               f"--transcript {tmp_path / 'tv.p2pt'}; sleep 300", 160, 48, env=env)
     tv.wait("Spectators: 1", 20)
     bob = panes(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} {peer} --name bob "
-                f"--transcript {tmp_path / 'bob.p2pt'}; sleep 60", 80, 24, env=env)
+                f"--transcript {tmp_path / 'bob.p2pt'}; sleep 300", 80, 24, env=env)
     first = wait_file(tmp_path / "bob.p2pt", 90)
+    bob.wait("The game is over")  # the table says so (a key pressed before it would be a move, not this)
     bob.keys("Enter")  # the game-over screen, with the host's offer
     shown = bob.wait("offers a rematch", 30)
     assert "GAME OVER" in shown and "r: play again" in shown
@@ -61,6 +62,7 @@ def test_a_full_screen_player_presses_r_and_the_tv_follows_the_rematch(tmp_path:
             scores[name] = scores.get(name, 0) + int(points)
     for name, points in scores.items():
         assert re.search(rf"\b{name}\s+2\s+\d+\s+{points}\b", screen), (name, points, screen)
+    bob.wait("The game is over")
     bob.keys("Enter")
     bob.wait("The evening: 2 games", 10)
     data = (tmp_path / "tv-2.p2pt").read_bytes()
@@ -74,7 +76,7 @@ def test_the_full_screen_host_presses_r_and_its_bot_and_player_follow(tmp_path: 
     bot and the player (a headless node that follows one rematch), and the rematch is played to its end."""
     env = {"P2PNIMMT_PLACE_DELAY": "0", "XDG_DATA_HOME": str(tmp_path / "data")}
     ann = panes(f"{sys.executable} -m p2pnimmt host --seats 3 --bots 1 {' '.join(LO)} --rounds 1 --no-points "
-                f"--deal open --clock 1 --name ann --port 0 --transcript {tmp_path / 'ann.p2pt'}; sleep 60",
+                f"--deal open --clock 1 --name ann --port 0 --transcript {tmp_path / 'ann.p2pt'}; sleep 300",
                 80, 24, env=env)
     shown = ann.wait("Seats 2/3", 20)
     letters = re.search(r"\|\s+(\w)\s+(\w)\s+(\w)\s+(\w)\s+\|", shown)  # the code in large letters
@@ -83,6 +85,7 @@ def test_the_full_screen_host_presses_r_and_its_bot_and_player_follow(tmp_path: 
     bob = procs(["join", first_code, "--headless", *LO, "--rematch", "1", "--name", "bob",
                  "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env=env)
     first = wait_file(tmp_path / "ann.p2pt", 90)
+    ann.wait("The game is over")
     ann.keys("Enter")  # the game-over screen
     ann.wait("r: play again", 15)
     ann.keys("r")  # offer the rematch: the new lobby, then the table (the stand-in plays ann's cards again)
@@ -97,6 +100,7 @@ def test_the_full_screen_host_presses_r_and_its_bot_and_player_follow(tmp_path: 
         "the same seats, the same keys: the bot stayed, the player followed"
     assert starts[1].body["previous"] == starts[0].game_id
     assert first.ok
+    ann.wait("The game is over")
     ann.keys("Enter")
     ann.wait("The evening: 2 games", 15)
     assert bob.finish(60) == 0, bob.text()

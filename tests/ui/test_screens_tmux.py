@@ -20,7 +20,7 @@ SEED = "00" * 32
 
 
 def test_below_80_columns_the_too_small_screen_is_ours_and_q_asks_on_it(panes) -> None:
-    pane = panes(f"{sys.executable} -m p2pnimmt play --seed {SEED}; echo exited-$?; sleep 30", 79, 24)
+    pane = panes(f"{sys.executable} -m p2pnimmt play --seed {SEED}; echo exited-$?; sleep 300", 79, 24)
     shown = pane.wait("This table needs at least 80x20.")
     assert "The terminal is too small: 79x24." in shown and "Window too small" not in shown
     assert "q: leave the game" in shown
@@ -47,7 +47,7 @@ def test_watch_at_160x48_draws_big_cards_scores_and_the_code(tmp_path: Path, pro
                   "--bot-delay", "0.3", *LO.split(), "--name", "ann", "--transcript", str(tmp_path / "h.p2pt")],
                  tmp_path / "host.out")
     code = host.wait_for(r"code: (\w{4})").group(1)
-    pane = panes(f"{sys.executable} -m p2pnimmt watch {code} {LO} --transcript {tmp_path / 'w.p2pt'}; sleep 30",
+    pane = panes(f"{sys.executable} -m p2pnimmt watch {code} {LO} --transcript {tmp_path / 'w.p2pt'}; sleep 300",
                  160, 48)
     shown = pane.wait("┌─────────────┐")
     assert f"p2pnimmt watch {code}" in shown  # the code, for whoever arrives late
@@ -58,13 +58,13 @@ def test_watch_at_160x48_draws_big_cards_scores_and_the_code(tmp_path: Path, pro
 
 def test_a_player_who_quits_shows_as_left_on_the_hosts_table_at_once(tmp_path: Path, panes) -> None:
     host = panes(f"{sys.executable} -m p2pnimmt host --seats 2 {LO} --name ann --rounds 1 --no-points "
-                 f"--transcript {tmp_path / 'h.p2pt'}; sleep 30", 80, 24)
+                 f"--transcript {tmp_path / 'h.p2pt'}; sleep 300", 80, 24)
     shown = host.wait("s: start now")
     found = re.search(r"\|   (\w)   (\w)   (\w)   (\w)   \|", shown)  # the code, large: |   A   B   C   D   |
     assert found, shown
     code = "".join(found.groups())
     bob = panes(f"{sys.executable} -m p2pnimmt join {code} {LO} --name bob --transcript {tmp_path / 'b.p2pt'}; "
-                "echo exited-$?; sleep 30", 80, 24)
+                "echo exited-$?; sleep 300", 80, 24)
     bob.wait("Your turn")
     shown = host.wait("Your turn")
     bob_line = next(line for line in shown.splitlines() if " bob " in f" {line} " and "choosing" in line)

@@ -9,7 +9,7 @@ pytestmark = needs_tmux
 
 
 def test_play_by_keys_under_tmux(panes):
-    pane = panes(f"{sys.executable} -m p2pnimmt play --bots 3 --points 20 --seed {'00' * 32}; sleep 30")
+    pane = panes(f"{sys.executable} -m p2pnimmt play --bots 3 --points 20 --seed {'00' * 32}; sleep 300")
     shown = pane.wait("Your turn", 15)
     assert "Your hand" in shown and "!6!" in shown and "row 4" in shown
     pane.keys("Right", "Enter")
