@@ -19,20 +19,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
-
-
-def _base36(number: int) -> str:
-    out = ""
-    while True:
-        number, rest = divmod(number, 36)
-        out = _DIGITS[rest] + out
-        if not number:
-            return out
-
+from runid import RUN_ID  # noqa: E402
 
 # One service type per test process: `_pnt-` and the pid in base 36 (at most 15 characters, as DNS-SD allows).
-TEST_SERVICE = f"_pnt-{_base36(os.getpid())}._tcp.local."
+TEST_SERVICE = f"_pnt-{RUN_ID}._tcp.local."
 os.environ["P2PNIMMT_SERVICE"] = TEST_SERVICE
 os.environ.pop("P2PNIMMT_INTERFACE", None)  # a developer's own setting must not change what a test runs
 

@@ -19,19 +19,9 @@ from pathlib import Path
 
 import pytest
 from procs import Proc
+from runid import RUN_ID, base36
 
-
-def _base36(number: int) -> str:
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    out = ""
-    while True:
-        number, rest = divmod(number, 36)
-        out = digits[rest] + out
-        if not number:
-            return out
-
-
-RUN_PREFIX = f"pn{_base36(os.getpid())}-"  # every namespace and interface this run creates starts with it
+RUN_PREFIX = f"pn{RUN_ID}-"  # every namespace and interface this run creates starts with it
 _lans = itertools.count()
 
 
@@ -83,7 +73,7 @@ class Lan:
 
     def __init__(self, k: int, tmp_path: Path) -> None:
         number = next(_lans)
-        self.id = f"{RUN_PREFIX}{_base36(number)}"
+        self.id = f"{RUN_PREFIX}{base36(number)}"
         self.subnet = f"10.77.{(os.getpid() * 7 + number) % 254 + 1}"
         self.k = k
         self.tmp_path = tmp_path
