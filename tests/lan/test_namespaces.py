@@ -89,7 +89,7 @@ def test_honest_game_records_no_faults(make_lan) -> None:
     its transcript and as a WARNING.
     """
     lan = make_lan(7)
-    code, procs, transcripts = host_and_joiners(lan, seats=6, bots=0, joiners=5, rounds=3, watcher=False)
+    code, procs, transcripts = host_and_joiners(lan, seats=6, bots=0, joiners=5, rounds=8, watcher=False)
     procs["host"].wait_for(r"round 1: ")  # and a spectator comes to watch the game under way
     procs["watch"] = lan.start(7, ["watch", code, "--headless", "--transcript", str(lan.tmp_path / "watch.p2pt")],
                                "watch")

@@ -24,11 +24,11 @@ from p2pnimmt.protocol.verify import verify_transcript
 # ----------------------------------------------------------------- (a) many short games
 
 # games per variant for each table size: small tables are cheap, so they get more games. The long sweeps
-# (tests/sweep.py) play over 1,000; the default run 12-20 a batch (in each, as in the sweeps, game 3 of every
+# (tests/sweep.py) play over 1,000; the default run 10-20 a batch (in each, as in the sweeps, game 3 of every
 # ten is delivered in order and game 7 has two rounds).
 SWEEP_GAMES = {2: 100, 3: 85, 4: 65, 5: 45, 6: 40}
 assert 3 * sum(SWEEP_GAMES.values()) >= 1000
-GAMES = {players: count(min(games, 20) if players < 4 else 12, games) for players, games in SWEEP_GAMES.items()}
+GAMES = {players: count({2: 20, 3: 20, 4: 12}.get(players, 10), games) for players, games in SWEEP_GAMES.items()}
 assert min(GAMES.values()) >= 10
 
 
