@@ -132,6 +132,8 @@ class Table:
 
     def active_at(self, round_index: int, step: int, place: int = 0) -> list[int]:
         """Seats not dropped at or before the position (round, step, place)."""
+        if not self.dropped and not self.absences:  # nobody was ever dropped: everyone (the usual game, fast)
+            return list(range(self.players))
         at = Step(round_index, step, place)
         return [s for s in range(self.players) if self._present(s, at)]
 
