@@ -1,6 +1,6 @@
 """The search bot (mcs, hard) and the levels: legal moves, only its own view, determinism, budgets, options.
 
-Strength is not tested here: `p2pnimmt simulate` measures it (README, "Tournament results").
+Strength is not tested here: `p2pnimmt simulate` measures it (docs/bots.md, "Tournament results").
 """
 
 from __future__ import annotations
