@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from deadlines import outer
@@ -53,6 +54,32 @@ class Pane:
                 return shown
             time.sleep(0.05)
         raise AssertionError(f"{text!r} not on screen within {timeout} s:\n{self.screen()}")
+
+    def watch(self, text: str) -> Callable[[float], str]:
+        """Look for `text` from now on, in the background (every 20 ms), for a screen that may be up only briefly
+        (a TV's last screen before it leaves); returns wait(timeout) -> the first screen that showed it."""
+        found: list[str] = []
+        stop = threading.Event()
+
+        def look() -> None:
+            while not stop.is_set():
+                shown = self.screen()
+                if text in shown:
+                    found.append(shown)
+                    return
+                stop.wait(0.02)
+
+        thread = threading.Thread(target=look, daemon=True)
+        thread.start()
+
+        def wait(timeout: float = 30.0) -> str:
+            thread.join(outer(timeout))
+            stop.set()
+            if not found:
+                raise AssertionError(f"{text!r} never on screen within {outer(timeout)} s:\n{self.screen()}")
+            return found[0]
+
+        return wait
 
     def kill(self) -> None:
         subprocess.run(self._tmux("kill-server"), capture_output=True)

@@ -50,11 +50,13 @@ def test_a_full_screen_player_presses_r_and_the_tv_follows_the_rematch(tmp_path:
     bob.keys("Enter")  # the game-over screen, with the host's offer
     shown = bob.wait("offers a rematch", 30)
     assert "GAME OVER" in shown and "r: play again" in shown
+    # The TV's evening table is up from the rematch's end until the TV leaves with the host: watched from now on.
+    tv_evening = tv.watch("The evening: 2 games")
     bob.keys("r")
     second = wait_file(tmp_path / "bob-2.p2pt", 90)
     assert "rematch of game" in second.summary
     # The TV went on to the rematch by itself and shows the evening's table of both games.
-    screen = tv.wait("The evening: 2 games", 30)
+    screen = tv_evening(30)
     scores = {}
     for verdict in (first, second):
         for item in re.search(r"^scores: (.*)$", verdict.summary, re.M).group(1).split(", "):
