@@ -10,6 +10,7 @@ from ..bots import Bot
 from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
+from ..net.spectator import tried
 from ..protocol.identity import Identity
 from .options import Options, RoleFailed
 from .output import say, stamp
@@ -108,6 +109,8 @@ def _where(node: Node) -> str:
     waiting = [session.names[seat] for seat in session.waiting_for() if seat != session.seat]
     place = f"round {session.round + 1}, turn {session.turn + 1}, phase {session.phase}"
     wait = f"waiting for {', '.join(waiting)}" if waiting else "waiting"
+    if node.role == "spectator" and not node.links and node.host_address is not None:
+        return f"{place}, {wait}; no member of the game answers (dialled {tried(node, node.host_address)})"
     return f"{place}, {wait}; linked to {len(node.links)} peer{'s' if len(node.links) != 1 else ''}"
 
 

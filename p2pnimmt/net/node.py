@@ -6,7 +6,8 @@ the host and sends ["join", {name, role, bot, port}]; the host answers
 When the seats are full the host signs START and sends ["peers", [...]]
 (keys and addresses); players then complete the full mesh, the lower peer
 id dialling. Spectators keep their link to the host, which relays every
-message to them. During the game frames are ["msg", wire] (session
+message to them; when the host is gone, a spectator watches through any seat
+(net.spectator). During the game frames are ["msg", wire] (session
 messages), ["heads", [[sender, count], ...]] on every (re)connect so each
 side resends what the other lacks, ["ping", nil], and ["bye", nil] when a
 peer's game is over. After it, a rematch: ["again", bool] from a seat to
@@ -16,7 +17,8 @@ the host, ["rematch", {game, port, seats, wait}] from the host to everyone
 Node is the facade fronts drive; its parts live beside it: net.mesh (the links: dials, accepted
 connections, each link's reader, redials, the players' mesh), net.frames (where a frame from a link goes),
 net.lobby (the host's door and a joiner's mirror of the lobby), net.held (the seats a rematch's host holds),
-net.waiting (pulling what we lack, voting to drop the absent), net.clock (this seat's turn clock).
+net.waiting (pulling what we lack, voting to drop the absent), net.clock (this seat's turn clock),
+net.spectator (a spectator's link: through the host, else through any seat).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from .lobby import MAX_SPECTATORS, Lobby
 from .members import Member
 from .mesh import MAX_PENDING, MEMBER_WAIT, Mesh
 from .rematch import RematchLinks
+from .spectator import watch_through
 from .waiting import watch_waiting
 
 log = logging.getLogger("p2pnimmt.net")
@@ -198,7 +201,10 @@ class Node:
         self.host_peer = conn.peer
         self.mesh.join_frame = {"name": self.name, "role": self.role, "bot": self.bot is not None, "port": self.port}
         self.mesh.link(conn)  # the join goes first, then our heads (the host reads nothing else before a join)
-        self.spawn(self.mesh.serve(conn, redial=(host, port)))
+        if self.role == "spectator":  # through the host, and through any seat once the host is gone
+            self.spawn(watch_through(self, conn, (host, port)))
+        else:
+            self.spawn(self.mesh.serve(conn, redial=(host, port)))
 
     def resume(self, session: Session, wires: list[bytes], secrets: list[dict], *, as_host: bool = False) -> None:
         """Take up a game after a restart: rebuild the session from our transcript, then do what is owed.
