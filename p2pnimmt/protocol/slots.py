@@ -85,8 +85,9 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
             yield Fatal(seat, "wrong-chooser", f"{who} chose a row for turn {step + 1} of round {round_index + 1}, "
                         "which is over", (env.wire,))
             return
-    if table.rewinds and kind not in ("START", "START_ACK") and \
-            table.rewound(seat, Step.of_message(key[1] if kind != "GAME_END" else table.round, kind, body)):
+    if rewound(table, seat, env):
+        if round_of(env) > table.round:
+            table.parked.append(env)  # it may be back by that round (11.3): the rebuild will know then
         return  # rebuilding with this seat dropped at that step: what it sent from there on does not count
     slot = table.slots.setdefault(key, {})
     if seat in slot:
@@ -115,6 +116,7 @@ def ask_back(table: Table, seat: int, env: Envelope) -> Effects[None]:
             yield Fatal(seat, "bad-body", f"{table.who(env.sender)}: {exc}", (env.wire,))
         return
     table.slot("REJOIN", env.body["round"]).setdefault(seat, env)
+    table.rejoined.add(env.sender)  # its next message may be at the start of any later round (section 9)
 
 
 def after_open_vote(table: Table, seat: int, env: Envelope) -> bool:
@@ -139,8 +141,22 @@ def after_open_vote(table: Table, seat: int, env: Envelope) -> bool:
     return False
 
 
+def rewound(table: Table, seat: int, env: Envelope) -> bool:
+    """In a rebuild: `env` (placed once: its body is sound) is from where its seat is dropped in the rebuild."""
+    if not table.rewinds or env.kind in ("START", "START_ACK"):
+        return False
+    return table.rewound(seat, Step.of_message(round_of(env) if env.kind != "GAME_END" else table.round,
+                                               env.kind, env.body))
+
+
 def round_of(env: Envelope) -> int:
-    got = env.body.get("round") if isinstance(env.body, dict) else None
+    """The round a message is for; a GAME_END is for the last round (`rounds` - 1): a seat that is dropped
+    where it arrives may be back by then (11.3)."""
+    body = env.body if isinstance(env.body, dict) else {}
+    if env.kind == "GAME_END":
+        got = body.get("rounds")
+        return got - 1 if type(got) is int else -1
+    got = body.get("round")
     return got if type(got) is int else -1
 
 
@@ -152,7 +168,7 @@ def unpark(table: Table) -> Effects[None]:
         if env.sender in waiting:
             continue
         seat = table.roster.index(env.sender)
-        if seat in table.dropped and round_of(env) > table.round or \
+        if (seat in table.dropped or rewound(table, seat, env)) and round_of(env) > table.round or \
                 seat not in table.dropped and after_open_vote(table, seat, env):
             waiting.add(env.sender)
             continue
@@ -214,14 +230,17 @@ def out_of_place(table: Table, sender: bytes, kind: str, round_index: int, step:
     else:
         turn = 0
     last_round, last_turn = table.progress.get(sender, (0, 0))
-    if kind in ("ROUND_END", "SEALED_KEYS") and round_index == last_round:
+    if round_index == last_round and (kind in ("ROUND_END", "SEALED_KEYS") or
+                                      kind in ("DROP", "KEEP") and step >= ROUND_END_STEP):
         turn = last_turn  # a round can end early (an audit, a void round): no turn is skipped by ending it
     if (round_index, turn) < (last_round, last_turn):
         return (f"for round {round_index + 1}, turn {turn + 1}, after its message for round {last_round + 1}, "
                 f"turn {last_turn + 1}")
-    if round_index == last_round and turn > last_turn + 1 or round_index == last_round + 1 and turn > 0 \
-            or round_index > last_round + 1:
+    back = sender in table.rejoined and round_index > last_round and turn == 0  # after its REJOIN: back at a round
+    if not back and (round_index == last_round and turn > last_turn + 1 or round_index == last_round + 1 and turn > 0
+                     or round_index > last_round + 1):
         return (f"for round {round_index + 1}, turn {turn + 1}, skipping ahead of its message for round "
                 f"{last_round + 1}, turn {last_turn + 1}")
     table.progress[sender] = (round_index, turn)
+    table.rejoined.discard(sender)
     return ""

@@ -394,7 +394,6 @@ def take_back(table: Table, r: int) -> Effects[None]:
             assert seq is not None
             table.back_seq[seat] = seq
             table.absences.setdefault(seat, []).append((table.dropped.pop(seat), r + 1))
-            table.progress[table.roster[seat]] = (r + 1, 0)  # its messages from the drop on did not count
             was = table.away(seat)
             table.streak[seat] = 0
             yield Emit(SeatBack(seat, r + 1))

@@ -84,6 +84,7 @@ class Table:
         self.votes: dict[Step, int] = {}  # step -> the seat we voted to drop there
         self.furthest: dict[int, Step] = {}  # seat -> furthest step it sent a message for
         self.progress: dict[bytes, tuple[int, int]] = {}  # sender -> (round, turn) of its latest message
+        self.rejoined: set[bytes] = set()  # senders whose REJOIN came after their latest message bound by progress
         self.turns: dict[tuple[int, int], TurnRecord] = {}
         self.scored: set[int] = set()  # rounds scored (or voided) here
         self.plays: dict[tuple[int, int], tuple[int, bytes]] = {}  # (round, turn) -> our card and its nonce

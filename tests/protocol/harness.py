@@ -60,6 +60,8 @@ class Net:
         self.tamper: dict[bytes, Callable[[bytes, Outgoing], list[tuple[bytes, bytes]]]] = {}
         self.cut: set[bytes] = set()  # peers cut off from the others: what goes to or from them waits in `held`
         self.held: list[tuple[bytes, bytes, bytes]] = []
+        # deliveries (to, from, wire) held back like a cut's until `heal` (e.g. one vote kept from one peer)
+        self.withhold: Callable[[bytes, bytes, bytes], bool] | None = None
         self.game_id = game_id
         self.delivered = 0
 
@@ -107,7 +109,7 @@ class Net:
                 self.queue.rotate(i)
             else:
                 to, frm, wire = self.queue.popleft()
-            if to in self.cut or frm in self.cut:
+            if to in self.cut or frm in self.cut or self.withhold is not None and self.withhold(to, frm, wire):
                 self.held.append((to, frm, wire))
                 continue
             self.delivered += 1
@@ -116,6 +118,7 @@ class Net:
     def heal(self) -> None:
         """The cut peers are back: what waited is delivered (in the order it was sent)."""
         self.cut = set()
+        self.withhold = None
         self.queue.extend(self.held)
         self.held = []
 

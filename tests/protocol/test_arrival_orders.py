@@ -1,0 +1,129 @@
+"""The order of arrival never changes the outcome (protocol.md 11): the cases a second implementation found.
+
+1. A vote at the end of a round that ended early (a sealed round made void at its third turn) is at the
+   turn of its sender's round end: an honest DROP there is no progression skip.
+2. A seat that comes back: its first message after its return may reach a node before the last vote that
+   dropped it, and its GAME_END may reach a node that has not yet taken it back. Neither blames it, and
+   the game ends the same everywhere.
+"""
+
+from __future__ import annotations
+
+from harness import Net
+from hypothesis import HealthCheck, given, settings, strategies as st
+from sweep import examples
+from test_drop import vote_out
+from test_drop_consensus import cut_off
+
+from p2pnimmt.protocol.envelope import open_envelope
+from p2pnimmt.protocol.phase import ROUND_END_PLACE, ROUND_END_STEP, Step
+from p2pnimmt.protocol.verify import replay, verify_transcript
+
+
+def outcomes(net: Net) -> set[tuple]:
+    """(phase, result, drops, absences) of every node and of every transcript replayed; each transcript
+    verifies, and no node recorded a fatal fault."""
+    found = set()
+    for peer, session in net.sessions.items():
+        fatal = [f for f in net.faults(peer) if f.fatal]
+        assert not fatal, fatal
+        verdict = verify_transcript(bytes(net.transcripts[peer]))
+        assert verdict.ok, verdict.report()
+        for s in (session, replay(bytes(net.transcripts[peer])).session):
+            found.add((str(s.phase), s.result, tuple(sorted(s.dropped.items())),
+                       tuple(sorted((k, tuple(v)) for k, v in s.table.absences.items()))))
+    return found
+
+
+def void_then_round_end_drop(players: int, cut_at: int, delivery: int) -> Net:
+    """Seat 3 is cut mid-round in a sealed game and voted out (the round is void); seat 2 is cut as the
+    first other node reaches the round end, and the others vote it out there."""
+    net = cut_off(players, "sealed", 3, cut_at, delivery)
+    vote_out(net, 3, run=False)
+    x2 = net.identities[2].peer
+    while net.queue and not any(s.phase == "round-end" for p, s in net.sessions.items() if p != x2):
+        net.run(limit=1)
+    net.cut = {x2}
+    net.run()
+    vote_out(net, 2)
+    net.heal()
+    net.run()
+    return net
+
+
+def test_a_vote_at_the_end_of_a_round_made_void_is_no_skip() -> None:
+    net = void_then_round_end_drop(5, 400, 0)
+    found = outcomes(net)
+    assert len(found) == 1, found
+    phase, _, dropped, _ = found.pop()
+    assert phase == "over"
+    assert dict(dropped)[2] == Step(0, ROUND_END_STEP, ROUND_END_PLACE)
+    for session in net.sessions.values():
+        assert 0 in session.table.voided
+
+
+@settings(max_examples=examples(6, 40), deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(players=st.integers(4, 5), cut_at=st.integers(60, 700), delivery=st.integers(0, 2**16))
+def test_every_node_agrees_after_a_vote_at_the_end_of_a_void_round(players: int, cut_at: int, delivery: int) -> None:
+    found = outcomes(void_then_round_end_drop(players, cut_at, delivery))
+    assert len(found) == 1, found
+    assert found.pop()[0] == "over"
+
+
+def back_with_a_vote_held(players: int, deal: str, seat: int, cut_at: int, delivery: int, held: str,
+                          late: bool = False) -> Net:
+    """`seat` is cut and voted out; it asks back at once (`late`: once it is in round 2 of 3, so it comes
+    back two rounds after its last message) and plays on. One voter's DROP of it (`held` =
+    "drop"), or one seat's ROUND_END of the round before its return (`held` = "round-end"), is kept from
+    the spectator until everything else has arrived: the spectator sees the seat's messages after its
+    return while it has not dropped it (or not taken it back) yet."""
+    net = cut_off(players, deal, seat, cut_at, delivery, rounds=3 if late else 2)
+    x = net.identities[seat].peer
+    spectator = net.watchers[0].peer
+    vote_out(net, seat, run=False)
+    other = next(i.peer for n, i in enumerate(net.identities) if n != seat)
+
+    def withhold(to: bytes, _frm: bytes, wire: bytes) -> bool:
+        env = open_envelope(wire)
+        if to != spectator or env.sender != other:
+            return False
+        if held == "drop":
+            return env.kind == "DROP" and env.body["seat"] == seat
+        return env.kind == "ROUND_END" and any(s == seat for s, _ in env.body.get("back", ()))
+
+    net.heal()
+    net.withhold = withhold
+    asked = False
+    while net.queue:
+        net.run(limit=1)
+        session = net.sessions[x]
+        if not asked and seat in session.dropped and session.round >= (1 if late else 0):
+            net.handle(x, session.rejoin())
+            asked = True
+    net.heal()
+    net.run()
+    return net
+
+
+@settings(max_examples=examples(8, 40), deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(players=st.integers(3, 5), deal=st.sampled_from(["open", "sealed", "draft"]), seat=st.integers(0, 4),
+       cut_at=st.integers(5, 250), delivery=st.integers(0, 2**16), held=st.sampled_from(["drop", "round-end"]),
+       late=st.booleans())
+def test_a_seat_coming_back_is_never_blamed_for_the_order_its_messages_arrive_in(
+        players: int, deal: str, seat: int, cut_at: int, delivery: int, held: str, late: bool) -> None:
+    net = back_with_a_vote_held(players, deal, seat % players, cut_at, delivery, held, late)
+    found = outcomes(net)
+    assert len(found) == 1, found
+    assert found.pop()[0] == "over"
+
+
+def test_a_seat_back_two_rounds_after_its_last_message_is_no_skip_where_its_drop_is_not_known_yet() -> None:
+    """Its REJOIN lets its next message be at the start of a later round (section 9): the spectator that
+    lacks a vote sees the seat's round-3 messages after its round-1 ones, and blames nobody."""
+    net = back_with_a_vote_held(4, "open", 2, 40, 1, "drop", late=True)
+    found = outcomes(net)
+    assert len(found) == 1, found
+    phase, _, dropped, absences = found.pop()
+    assert phase == "over" and dropped == ()
+    ((seat, ((gone, back),)),) = absences
+    assert seat == 2 and gone.round == 0 and back == 2
