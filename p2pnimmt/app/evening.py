@@ -49,7 +49,7 @@ def result_of(session, finished: bool = True) -> GameResult:
     over = finished and session.phase == "over"
     return GameResult(session.game_id, previous_of(session), tuple(session.roster), tuple(session.names),
                       tuple(bool(b) for b in session.bots), tuple(game.scores),
-                      tuple(game.winners) if over else ())
+                      tuple(session.result.winners) if over else ())
 
 
 class Evening:

@@ -73,7 +73,7 @@ def read_game(path: Path) -> GameRecord:
     if game is None:
         return GameRecord(path, when, "unfinished", problem="no game started in it")
     me = peer_id(state.recorder) if state.recorder else None
-    winners = set(game.winners) if session.phase == "over" else set()
+    winners = set(session.result.winners) if session.phase == "over" else set()
     players = tuple(Player(name, "bot" if bot else fingerprint(peer), score, seat in winners, peer == me, peer)
                     for seat, (name, peer, bot, score) in
                     enumerate(zip(session.names, session.roster, session.bots, game.scores)))

@@ -92,6 +92,10 @@ class Deal:
         return None
         yield
 
+    def leavers(self, table: TableView) -> tuple[int, ...]:
+        """The seats whose drop made the round in progress void (they forfeit the game: protocol.md 17.9)."""
+        return ()
+
     def audit_now(self, table: TableView) -> bool:
         """True when the round must stop for an audit before it ends."""
         return False

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -37,18 +38,58 @@ def fingerprint(pid: bytes) -> str:
     return f"{text[:4]}-{text[4:]}"
 
 
-@lru_cache(maxsize=4096)
-def verify(public_key: bytes, signature: bytes, data: bytes) -> bool:
-    """True if `signature` is the Ed25519 signature of `data` by `public_key`.
+# The memo of signatures found good: peers in one process (bots, the in-memory harness, verify) check each
+# message's signature once. An entry is the key, the signature and the SHA-256 of the data (128 bytes), never
+# the data itself, and only data up to MEMO_MAX_DATA bytes is remembered (honest messages are < 4 KB), so the
+# memo holds at most MEMO_SIZE * MEMO_ENTRY bytes of keys however large or many the messages checked
+# (protocol.md section 14, "Bounds"). A bad signature is never remembered: a flood of them cannot evict the
+# good ones.
+MEMO_SIZE = 4096  # signatures remembered
+MEMO_MAX_DATA = 16 * 1024  # larger data is checked every time (a hash of it would cost what the check saves)
+MEMO_ENTRY = KEY_SIZE + SIGNATURE_SIZE + 32  # bytes of one entry's key: public key, signature, SHA-256(data)
+_memo: OrderedDict[tuple[bytes, bytes, bytes], None] = OrderedDict()
+_memo_lock = threading.Lock()
 
-    A pure function, so it is memoized: peers in one process (bots, the
-    in-memory harness, verify) check each message's signature once.
-    """
+
+def verify(public_key: bytes, signature: bytes, data: bytes) -> bool:
+    """True if `signature` is the Ed25519 signature of `data` by `public_key` (memoized: see MEMO_SIZE)."""
+    entry = None
+    if len(data) <= MEMO_MAX_DATA:
+        entry = (public_key, signature, hashlib.sha256(data).digest())
+        with _memo_lock:
+            if entry in _memo:
+                _memo.move_to_end(entry)
+                return True
+    if not verify_unmemoized(public_key, signature, data):
+        return False
+    if entry is not None:
+        with _memo_lock:
+            _memo[entry] = None
+            while len(_memo) > MEMO_SIZE:
+                _memo.popitem(last=False)
+    return True
+
+
+def verify_unmemoized(public_key: bytes, signature: bytes, data: bytes) -> bool:
+    """The check itself, made in full every time."""
     try:
         Ed25519PublicKey.from_public_bytes(public_key).verify(signature, data)
     except (InvalidSignature, ValueError):
         return False
     return True
+
+
+def verify_memo() -> tuple[int, int]:
+    """(entries, bytes) the memo of good signatures holds now: the bytes of its entries' keys and signatures
+    and data hashes (at most MEMO_SIZE * MEMO_ENTRY)."""
+    with _memo_lock:
+        return len(_memo), sum(len(k) + len(s) + len(d) for k, s, d in _memo)
+
+
+def clear_verify_memo() -> None:
+    """Forget every signature found good (for measurements: the next checks are made in full)."""
+    with _memo_lock:
+        _memo.clear()
 
 
 @dataclass(frozen=True)

@@ -405,6 +405,12 @@ class SealedDeal(Deal):
         yield DropSeat(seat, Step(r, ROUND_END_STEP))
         return False
 
+    def leavers(self, table: TableView) -> tuple[int, ...]:
+        st = self.rounds.get(table.round)
+        if st is None or st.caught or st.settled or st.seats is None:
+            return ()
+        return tuple(s for s in st.seats if s in table.dropped and table.dropped[s][0] == table.round)
+
     def void(self, table: TableView) -> Effects[str | None]:
         st = self.rounds.get(table.round)
         if st is not None and st.caught:

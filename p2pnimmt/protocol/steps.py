@@ -333,6 +333,7 @@ def score_round(table: Table) -> Effects[bool]:
         return True
     reason = yield from table.deal.void(table)
     if reason is not None:
+        table.forfeits.update(table.deal.leavers(table))  # leaving never pays: it voids the round, not its loss
         penalties = table.game.void_round()
         table.voided[r] = reason
         yield Emit(RoundVoided(r, reason))
@@ -403,7 +404,7 @@ def take_back(table: Table, r: int) -> Effects[None]:
 
 def game_end_body(table: Table) -> dict[str, Any]:
     return {"rounds": table.game.rounds_played, "scores": list(table.game.scores),
-            "winners": list(table.game.winners), "state": table.state_now()}
+            "winners": list(table.winners()), "state": table.state_now()}
 
 
 def step_game_end(table: Table) -> Effects[None]:
@@ -411,7 +412,7 @@ def step_game_end(table: Table) -> Effects[None]:
     if not (yield from agree(table, "GAME_END", Step(table.round, GAME_END_STEP), fields, game_end_body(table))):
         return
     table.move(Phase.OVER)
-    table.result = GameOver(tuple(table.game.scores), tuple(table.game.winners), table.game.rounds_played)
+    table.result = GameOver(tuple(table.game.scores), table.winners(), table.game.rounds_played)
     yield Emit(table.result)  # the session seals its journal
 
 

@@ -74,6 +74,7 @@ class Table:
         self.fault: Fault | None = None  # the fatal fault, once there is one
         self.replaying = False
         self.voided: dict[int, str] = {}  # round -> why it was void (scored as nothing)
+        self.forfeits: set[int] = set()  # seats whose drop voided a round: they cannot win (protocol.md 17.9)
         self.dropped: dict[int, Step] = {}  # seat -> the step from which the stand-in plays it
         self.rewinds: set[tuple[int, Step]] = set()  # in a rebuild: (seat, step from which its messages do not count)
         self.absences: dict[int, list[tuple[Step, int]]] = {}  # seat -> (dropped at, back from round) it came back from
@@ -245,6 +246,14 @@ class Table:
     def vote_targets(self, at: Step) -> list[int]:
         """The seats that some DROP at `at` names."""
         return sorted({env.body["seat"] for env in self.slots.get(("DROP", at.round, at.slot), {}).values()})
+
+    def winners(self) -> tuple[int, ...]:
+        """The seats with the fewest bull heads among those that never voided a round by leaving it (all seats,
+        if every seat did): leaving to escape a bad round never pays (protocol.md 17.9)."""
+        scores = self.game.scores
+        running = [s for s in range(self.players) if s not in self.forfeits] or list(range(self.players))
+        low = min(scores[s] for s in running)
+        return tuple(s for s in running if scores[s] == low)
 
     def away(self, seat: int) -> bool:
         """The seat's last three cards were played by the stand-in (AWAY_AFTER turns in a row)."""

@@ -279,7 +279,10 @@ def summary(session: Session, recorder: bytes | None, messages: int) -> str:
             continue
         lines.append(f"round {r + 1}: " + ", ".join(f"{session.names[i]} {p}" for i, p in enumerate(taken)))
     lines.append("scores: " + ", ".join(f"{session.names[i]} {p}" for i, p in enumerate(game.scores)))
-    winners = [session.names[i] for i in game.winners]
+    if session.table.forfeits:
+        lines.append("forfeited (left a round and made it void, so cannot win): "
+                     + ", ".join(session.names[i] for i in sorted(session.table.forfeits)))
+    winners = [session.names[i] for i in session.result.winners]
     lines.append(("winners: " if len(winners) > 1 else "winner: ") + ", ".join(winners))
     who = _name(session, peer_id(recorder)) if recorder else "nobody"
     deal = "the sealed deal audited" if s.deal == "sealed" else "seeds, shuffles"

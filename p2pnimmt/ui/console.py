@@ -92,7 +92,7 @@ class LinesTable:
                      + ", ".join(f"{names[s]} +{p}" for s, p in enumerate(event.penalties)),
                      "Scores: " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(event.scores)))
         elif isinstance(event, GameOver):
-            low = min(event.scores)
+            low = event.scores[event.winners[0]]
             self.say("Game over. " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(event.scores)),
                      "Winner" + ("s: " if len(event.winners) > 1 else ": ")
                      + ", ".join(names[s] for s in event.winners) + f" with {bull_heads(low)}.")

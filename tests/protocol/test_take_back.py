@@ -90,3 +90,21 @@ def test_every_node_agrees_on_when_a_seat_is_back_whatever_the_order(players: in
     found = outcomes(net)
     assert len(found) == 1, found
     assert found.pop()[0] == "over"
+
+
+def test_leaving_a_sealed_round_to_void_it_never_pays_the_leaver_cannot_win() -> None:
+    """A shuffling seat that is dropped mid-round makes the round void for everyone (17.9); it may come back
+    and play on, but it forfeits the game: every node, and verify, leaves it out of the winners (issue 21)."""
+    net = comes_back(4, "sealed", 2, 150, 0, delay=0)  # p2 ends with the fewest bull heads: 22 of 29, 31, 22, 35
+    found = outcomes(net)
+    assert len(found) == 1, found
+    phase, result, _, absences = found.pop()
+    assert phase == "over" and dict(absences)[2]  # it came back
+    for peer, session in net.sessions.items():
+        assert session.voided and session.table.forfeits == {2}
+        assert session.result.winners == tuple(
+            s for s in (0, 1, 3) if result.scores[s] == min(result.scores[t] for t in (0, 1, 3)))
+        summary = verify_transcript(bytes(net.transcripts[peer])).summary
+        assert "forfeited (left a round and made it void, so cannot win): p2" in summary
+    assert result.scores[2] < min(result.scores[t] for t in (0, 1, 3))
+    assert all(2 not in s.result.winners for s in net.sessions.values())
