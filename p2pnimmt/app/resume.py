@@ -10,22 +10,24 @@ listens on its old port and takes its lobby back from its secrets.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from ..bots import make_bot
 from ..net.connection import ConnectionFailed
 from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
-from ..net.files import InUse, own_messages, read_key, read_own_files
+from ..net.files import InUse, OwnFiles, key_path, own_messages, read_key, read_own_files, secrets_path
 from ..net.members import Member, member_from
 from ..net.node import Node
 from ..protocol.codec import DecodeError
 from ..protocol.identity import Identity
 from ..protocol.session import Session
-from ..protocol.transcript import frames
+from ..protocol.transcript import TranscriptJournal, frames
 from ..protocol.verify import Replay, TranscriptError, replay
 from .nodes import NodeFiles, finish, new_node
 from .options import Options, RoleFailed
 from .output import reporter, say, stdin_lines
+from .ownfiles import SecretsProblem, check_secrets
 
 
 def check_own_transcript(data: bytes, identity: Identity) -> Replay:
@@ -59,35 +61,83 @@ def restore_lobby(node: Node, session: Session, secrets: list[dict]) -> None:
     node.change_settings(session.game.settings)
 
 
+def _position(session: Session) -> tuple[int, int]:
+    """Where a replayed transcript stands, in the order of our secrets' steps (app.ownfiles)."""
+    if session.start is None or session.phase in ("lobby", "starting"):
+        return (0, 0)
+    if session.phase == "deal":
+        return (session.round, 0)
+    if session.phase == "turn":
+        return (session.round, 1 + session.turn)
+    return (session.round, 99)
+
+
+def _secrets(path: Path, own: OwnFiles, checked: Replay) -> list[dict]:
+    """Our secrets to replay with, checked against our own messages in the transcript (app.ownfiles);
+    RoleFailed in one line naming the secrets file and what is wrong."""
+    session = checked.session
+    me = own.identity.peer
+    seat = session.roster.index(me) if session.start is not None and me in session.keys else None
+    try:
+        found = check_secrets(own.secrets, own_messages(own.data), me, seat, session.game_id, _position(session))
+    except SecretsProblem as exc:
+        raise RoleFailed(f"cannot resume from {path}: the secrets file {secrets_path(path)} {exc}; this seat "
+                         "cannot play on from these files; nothing was sent (`p2pnimmt watch CODE` still shows the "
+                         "game)") from None
+    for note in found.notes:
+        say(f"{secrets_path(path)}: {note}")
+    return found.secrets
+
+
+def read_files(path: Path, files: NodeFiles) -> tuple[OwnFiles, Callable[[], TranscriptJournal]]:
+    """Lock and read our key, transcript and secrets; RoleFailed in one line naming the file at fault."""
+    key = key_path(path)
+    try:
+        identity = read_key(path)
+    except OSError as exc:
+        raise RoleFailed(f"cannot resume from {path}: cannot read its key file {key}: "
+                         f"{exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise RoleFailed(f"cannot resume from {path}: its key file {key} is damaged: {exc}") from None
+    try:
+        files.hold(identity)  # first: a copy of a seat that plays elsewhere is left untouched
+        return read_own_files(path, files)
+    except InUse as exc:
+        raise RoleFailed(f"cannot resume from {path}: {exc}") from None
+    except DecodeError as exc:
+        raise RoleFailed(f"cannot resume from {path}: {exc} ({secrets_path(path)}); nothing was sent") from None
+    except (OSError, ValueError) as exc:
+        where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
+        what = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise RoleFailed(f"cannot resume from {path}: {what}{where}") from None
+
+
 async def run_resume(path: Path, options: Options, headless: bool) -> int:
     files = NodeFiles()
     try:
         if not path.is_file():
             raise RoleFailed(f"cannot resume from {path}: no such transcript (`p2pnimmt history` lists the games "
                              "kept here)")
-        try:
-            files.hold(read_key(path))  # first: a copy of a seat that plays elsewhere is left untouched
-            own, open_journal = read_own_files(path, files)
-        except InUse as exc:
-            raise RoleFailed(f"cannot resume from {path}: {exc}") from None
-        except (OSError, ValueError) as exc:
-            raise RoleFailed(f"cannot resume from {path}: {exc}") from None
+        own, open_journal = read_files(path, files)
         files.transcript = path
         for what in own.trimmed:
             say(f"trimmed {what}: the write a crash or a full disk cut short")
         try:
             checked = check_own_transcript(own.data, own.identity)
         except TranscriptError as exc:
-            where = f"record {exc.record}: " if exc.record is not None else ""
-            raise RoleFailed(f"cannot resume from {path}: the transcript is damaged at {where}{exc.reason}; "
+            where = f" at record {exc.record}" if exc.record is not None else ""
+            key = f" (or its key file {key_path(path)})" if exc.record == 0 else ""
+            raise RoleFailed(f"cannot resume from {path}: the transcript{key} is damaged{where}: {exc.reason}; "
                              "nothing was sent (`p2pnimmt verify` shows the same)") from None
         if checked.sealed:
             raise RoleFailed(f"the game in {path} is over (its transcript is sealed)")
         if checked.session.fault is not None:
             raise RoleFailed(f"the game in {path} was aborted: {checked.session.fault.detail}")
-        info = next((r for r in reversed(own.secrets) if r.get("kind") == "node"), None)
+        secrets = _secrets(path, own, checked)
+        info = next((r for r in reversed(secrets) if r.get("kind") == "node"), None)
         if info is None:
-            raise RoleFailed(f"{path} has no record of where this peer was (no 'node' secret)")
+            raise RoleFailed(f"{path} has no record of where this peer was (no 'node' secret in "
+                             f"{secrets_path(path)})")
         is_host = bool(info.get("is_host"))
         game_id = checked.session.game_id
         if is_host and game_id is None:
@@ -96,7 +146,7 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
             journal = open_journal()
         except (DecodeError, OSError) as exc:
             raise RoleFailed(f"cannot resume from {path}: {exc}") from None
-        return await _resume(path, own.identity, journal, own_messages(own.data), own.secrets, info, game_id, files,
+        return await _resume(path, own.identity, journal, own_messages(own.data), secrets, info, game_id, files,
                              options, headless)
     finally:
         files.close()
