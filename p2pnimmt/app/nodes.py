@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from ..bots import Bot
@@ -131,14 +132,15 @@ async def stalled(node: Node, give_up: float) -> str:
             return f"no progress for {now - since:.0f} s ({_where(node)})"
 
 
-async def finish(node: Node, files: NodeFiles, give_up: float = 0.0) -> int:
+async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
+                 stopped: Callable[[], str | None] | None = None) -> int:
     """Wait for the game to end and seal the transcript (the caller closes the files after the node); the
     exit status.
 
     RoleFailed if a transcript write fails (told in one line; the transcript
     ends at its last whole record and `resume` takes it up again) or if the
     game has not moved for `give_up` seconds (the transcript is left unsealed:
-    `resume` can take it up again).
+    `resume` can take it up again). `stopped()`: why the node was stopped (said as a RoleFailed), or None.
     """
     quiet_write_failures()
     broken = asyncio.Event()
@@ -152,12 +154,17 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0) -> int:
             task.cancel()
         await asyncio.gather(*waits, return_exceptions=True)
         _check_writes(files)
+        why = stopped() if stopped is not None else None
+        if why is not None:
+            raise RoleFailed(why)
         if stuck.done() and not stuck.cancelled() and not node.done.is_set():
             raise RoleFailed(f"giving up: {stuck.result()}{_resume_hint(files)}")
         if node.refused:
             say(f"refused by the host: {node.refused}")
             return 1
         await node.linger()
+        # the session seals its transcript at GAME_END: sealed before we seal it here, the game was over first
+        over_first = node.session is not None and getattr(node.session.journal, "sealed", False)
         if node.session is not None:
             try:
                 node.session.journal.seal()
@@ -170,11 +177,29 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0) -> int:
         assert session is not None  # a node that hosted, joined or resumed has one
         if session.phase == "over":
             return 0
+        fault = session.fault
+        if fault is not None and fault.peer == node.identity.peer:
+            raise RoleFailed(own_fault(fault.code, fault.detail))
+        if fault is not None and over_first:
+            # Over here (the transcript sealed with its result), then a message proved a rule broken: the game
+            # this node played stands, as for the peers that had left by then; the proof is told, not recorded.
+            say(f"after the game was over: {fault.describe(dict(zip(session.roster, session.names)))}; the sealed "
+                "transcript stands")
+            return 0
         say(f"game did not finish: phase {session.phase}")
         return 1
     finally:
         for task in waits:
             task.cancel()
+
+
+def own_fault(code: str, detail: str) -> str:
+    """What a node says when its own key is named at fault (it stops: everything it signs now only adds to it)."""
+    if code == "equivocation":
+        return (f"stopped: this seat's key signed two different messages ({detail}): another process plays this "
+                "seat from a copy of its files (on another machine?), and the table names this seat for it; one "
+                "seat, one process: keep the files of a seat in one place")
+    return f"stopped: the table names this seat at fault: {code}: {detail}"
 
 
 def _resume_hint(files: NodeFiles) -> str:

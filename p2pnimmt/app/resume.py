@@ -25,6 +25,7 @@ from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames
 from ..protocol.verify import Replay, TranscriptError, replay
 from .nodes import NodeFiles, finish, new_node
+from .onecopy import OneCopySession
 from .options import Options, RoleFailed
 from .output import reporter, say, stdin_lines
 from .ownfiles import SecretsProblem, check_secrets
@@ -165,7 +166,8 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
         if is_host:
             raise RoleFailed(f"cannot listen on port {info['listen']} again (the players redial it): {exc}") from None
         await node.listen(0)
-    session = Session(identity, game_id=game_id, journal=journal)
+    session = OneCopySession(identity, game_id=game_id, journal=journal)
+    session.on_other_copy = node.done.set  # another process plays this seat: this one stops (app.onecopy)
     zc = advertiser = None
     try:
         node.resume(session, wires, secrets, as_host=is_host)
@@ -187,7 +189,7 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
                 await node.join(host, port, session.game_id)
             except ConnectionFailed as exc:
                 raise RoleFailed(f"cannot reach the host at {host}:{port}: {exc}") from None
-        return await finish(node, files, options.give_up)
+        return await finish(node, files, options.give_up, stopped=session.why_stopped)
     finally:
         if advertiser is not None:
             try:
