@@ -7,6 +7,11 @@
 Messages ahead of their chain wait (`ahead`); before START is known,
 messages wait per delivering peer (`early`). A second, different message
 for a sequence number already taken is a signed proof of equivocation.
+A copy of a message already held is recognised before its signature is
+checked (the same bytes: before it is even decoded, by one dictionary
+lookup; the same signed part under another encoding: by its sender,
+sequence number and hash), whoever sends it and however often; its sender
+delivering it again is fault `replay`, reported once per sender.
 
 `Inbox.ingest` is a generator: it yields what it found, in order — a
 START to take, a message ready to accept (`Ready`), a fault — and the
@@ -87,6 +92,7 @@ class Inbox:
         self._overflowed: dict[bytes, str] = {}  # delivering peer -> which cap it went over, until collected
         self._direct: set[tuple[bytes, int]] = set()  # (sender, seq) received from the sender itself
         self._wires: dict[bytes, Envelope] = {}  # exact wire bytes of every signed message held
+        self._replayed: set[bytes] = set()  # senders already reported for delivering their own message again
 
     # ----------------------------------------------------------------- queries
 
@@ -103,6 +109,10 @@ class Inbox:
         early = sum(len(q) for q in self._early.values())
         ahead = sum(len(a) for a in self._ahead.values())
         return early + ahead, sum(self._early_bytes.values()) + sum(self._ahead_bytes.values())
+
+    def holds(self, wire: bytes) -> bool:
+        """These exact bytes are a message accepted or held ahead (a copy of it costs a lookup, nothing more)."""
+        return wire in self._wires
 
     def overflowed(self) -> dict[bytes, str]:
         """The delivering peers that went over a cap since the last call, with the cap: cut them off."""
@@ -224,11 +234,15 @@ class Inbox:
             self._early_bytes[via] = used + len(wire)
 
     def _duplicate(self, env: Envelope, via: bytes | None) -> Iterator[Found]:
-        """A copy of a message we hold. Copies relayed by others are normal; the sender sending it twice is a replay."""
+        """A copy of a message we hold. Copies relayed by others are normal; the sender sending it twice is a
+        replay, reported once per sender (a sender replaying its messages all game costs a lookup each, and
+        leaves one fault record, not one per copy)."""
         if via != env.sender:
             return
-        if (env.sender, env.seq) in self._direct:
-            yield Refused(via, "replay", f"{self.who(via)} sent its message #{env.seq} ({env.kind}) again")
+        if (env.sender, env.seq) in self._direct and env.sender not in self._replayed:
+            self._replayed.add(env.sender)
+            yield Refused(via, "replay", f"{self.who(via)} sent its message #{env.seq} ({env.kind}) again "
+                                         "(reported once: its further copies are dropped unrecorded)")
         self._direct.add((env.sender, env.seq))
 
     def _drain(self, sender: bytes) -> Iterator[Found]:
