@@ -19,6 +19,7 @@ async def watch_waiting(node) -> None:
     loop = asyncio.get_running_loop()
     since: dict[tuple, float] = {}
     gone: dict[tuple, float] = {}  # waited on, with no link to us, since
+    unlinked: dict[int, float] = {}  # any other seat with no link to us, since
     while not node.done.is_set():
         await asyncio.sleep(PULL_EVERY)
         session = node.session
@@ -38,6 +39,8 @@ async def watch_waiting(node) -> None:
         # dropped only when its node does not do what an honest one would: move within its clock, or
         # within --drop-after of every other seat asking for the stand-in.
         linked = node.linked
+        unlinked = {seat: unlinked.get(seat, now) for seat, peer in enumerate(session.roster)
+                    if seat != session.seat and peer not in linked}
         clock = session.game.settings.clock if session.game is not None else None
         stalled = {key for key in waiting if session.roster[key[2]] not in linked
                    or clock is not None and now - since[key] >= clock
@@ -56,6 +59,21 @@ async def watch_waiting(node) -> None:
                                 why, now - start)
                 except LocalError:
                     pass
+                also_gone(node, session, unlinked, now)
+
+
+def also_gone(node, session: Session, unlinked: dict[int, float], now: float) -> None:
+    """Once we vote at a step, vote there every other seat gone as long (no link to us for --drop-after):
+    a drop at a step needs the vote of every seat that stays, so two seats gone at once are voted out
+    together (protocol.md 11.1)."""
+    for seat, start in sorted(unlinked.items()):
+        if now - start >= node.drop_after and seat not in session.table.dropped:
+            try:
+                node.act(session.drop(seat))
+                log.warning("voted to drop seat %d (%s) as well: no link to it, for %.0f s", seat,
+                            session.names[seat], now - start)
+            except LocalError:
+                pass
 
 
 def stand_in_asked(session: Session, seat: int) -> bool:

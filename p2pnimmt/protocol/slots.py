@@ -16,7 +16,7 @@ from .envelope import Envelope
 from .events import Committed
 from .messages import FIELDS, BodyError, check_body
 from .phase import GAME_END_STEP, KEYS_PLACE, ROUND_END_PLACE, ROUND_END_STEP, SEED_COMMIT_STEP, Step
-from .table import Table, standin_slot
+from .table import Table, standin_slot, vote_slot
 
 TURN_KINDS = ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE", "STANDIN")  # messages of one turn
 
@@ -75,7 +75,7 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
             problem = f"{what} seat {body['seat']}, which is itself or no seat"
         if kind in ("DROP", "KEEP") and not problem:
             problem = place_problem(table, body)
-            key = (kind, round_index, Step.of_message(round_index, kind, body).slot)
+            key = (kind, round_index, vote_slot(Step.of_message(round_index, kind, body), body["seat"]))
         if kind == "STANDIN":
             key = (kind, round_index, standin_slot(step, body["seat"]))
         if problem:
@@ -91,11 +91,15 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
         return  # rebuilding with this seat dropped at that step: what it sent from there on does not count
     slot = table.slots.setdefault(key, {})
     if seat in slot:
-        yield Fatal(seat, "duplicate", f"{who} sent two {kind} messages for the same step", (slot[seat].wire, env.wire))
+        what = f" naming seat {body['seat']}" if kind in ("DROP", "KEEP") else ""
+        yield Fatal(seat, "duplicate", f"{who} sent two {kind} messages{what} for the same step",
+                    (slot[seat].wire, env.wire))
         return
     slot[seat] = env
     if kind == "DROP":
-        table.drop_steps.add(Step.of_message(round_index, kind, body))
+        at = Step.of_message(round_index, kind, body)
+        table.drop_steps.add(at)
+        table.drop_targets.setdefault(at, set()).add(body["seat"])
     table.deal.stored(table, kind, seat, env)
     if kind == "PLAY_COMMIT":
         yield Emit(Committed(seat, key[1], key[2]))

@@ -73,7 +73,7 @@ def advance(table: Table) -> Effects[None]:
 
 def vote(table: Table, target: int, at: Step) -> Effects[None]:
     """We vote to drop `target` at step `at` (of this round)."""
-    table.votes[at] = target
+    table.votes.setdefault(at, set()).add(target)
     yield Send("DROP", position(table, at, target))
 
 
@@ -109,15 +109,16 @@ def count_votes(table: Table) -> Effects[bool]:
                 yield from vote(table, target, at)
             elif keeps(table, at, target):
                 yield Send("KEEP", position(table, at, target))
-            if at == now and table.voters(at, target) >= set(active) - {target}:
-                yield DropSeat(target, at)
+    for target, at in table.complete_votes():
+        if at == now:
+            yield DropSeat(target, at)
     return False
 
 
 def joins(table: Table, at: Step, target: int) -> bool:
     """We wait for `target` at `at` (the step we are at) too: we sign the vote to drop it."""
     me = table.seat
-    return (me is not None and me != target and me in table.active_at(*at) and at not in table.votes
+    return (me is not None and me != target and me in table.active_at(*at) and target not in table.votes.get(at, ())
             and target in table.waiting_for() and not table.went_on(me, at, target))
 
 
@@ -128,12 +129,14 @@ def keeps(table: Table, at: Step, target: int) -> bool:
     that would show we went on: KEEP says so, and voids the vote (protocol.md 11.1).
     """
     me = table.seat
-    if me is None or me == target or me not in table.active_at(*at) or at in table.votes:
+    if me is None or me == target or me not in table.active_at(*at) or target in table.votes.get(at, ()):
         return False
     waiting = table.waiting_for()
     if target in waiting and at == table.now() or table.went_on(me, at, target) or table.vote_void(at, target):
         return False
-    return bool(table.voters(at, target) & set(waiting))
+    # a voter holds the message back, so we wait on it; or we wait at this step on another seat (two seats gone
+    # at once): saying that we have this one's message lets the others use it (protocol.md 11.1)
+    return bool(table.voters(at, target) & set(waiting)) or at == table.now() and bool(waiting)
 
 
 # ----------------------------------------------------------------- the deal

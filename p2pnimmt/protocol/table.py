@@ -40,6 +40,11 @@ def standin_slot(turn: int, seat: int) -> int:
     return turn * MAX_PLAYERS + seat
 
 
+def vote_slot(at: Step, seat: int) -> int:
+    """DROP and KEEP are kept per (round, position, seat named): one per voter for each seat at each position."""
+    return at.slot * MAX_PLAYERS + seat
+
+
 @dataclass
 class TurnRecord:
     """What this node has already done and found in one turn."""
@@ -81,8 +86,9 @@ class Table:
         self.back_seq: dict[int, int] = {}  # seat -> seq of the REJOIN it came back by: what it signed before, not
         self.slots: dict[tuple[str, int, int], dict[int, Envelope]] = {}
         self.drop_steps: set[Step] = set()  # the step of every DROP slot (scanned each pass)
+        self.drop_targets: dict[Step, set[int]] = {}  # step -> the seats some DROP there names
         self.parked: list[Envelope] = []  # messages of voters from past their open votes (slots.after_open_vote)
-        self.votes: dict[Step, int] = {}  # step -> the seat we voted to drop there
+        self.votes: dict[Step, set[int]] = {}  # step -> the seats we voted to drop there
         self.furthest: dict[int, Step] = {}  # seat -> furthest step it sent a message for
         self.progress: dict[bytes, tuple[int, int]] = {}  # sender -> (round, turn) of its latest message
         self.rejoined: set[bytes] = set()  # senders whose REJOIN came after their latest message bound by progress
@@ -182,10 +188,8 @@ class Table:
         that seat never votes, so the drop can never complete.
         """
         key = Step(self.round, step, place)
-        target = self.votes.get(key)
-        if target is None or target in self.dropped:
-            return False
-        return not self.vote_void(key, target)
+        return any(target not in self.dropped and not self.vote_void(key, target)
+                   for target in self.votes.get(key, ()))
 
     def went_on(self, seat: int, at: Step, target: int) -> bool:
         """`seat` has signed that it used `target`'s message at `at`.
@@ -194,7 +198,8 @@ class Table:
         shuffles and unlocks: `Deal.ordered`), its own message of that step after `target`'s; or a
         KEEP(at, target): it holds the message and waits on a seat that voted to drop `target` there.
         """
-        if self.furthest.get(seat, Step(-1, -1)) > at or self._names(("KEEP", at.round, at.slot), seat, target):
+        if self.furthest.get(seat, Step(-1, -1)) > at or seat in self.slots.get(("KEEP", at.round,
+                                                                                  vote_slot(at, target)), {}):
             return True
         kind = self.deal.ordered.get(at.number) if self.deal is not None else None
         return kind is not None and seat > target and seat in self.slot(kind, at.round)
@@ -202,21 +207,36 @@ class Table:
     def voters(self, at: Step, target: int) -> set[int]:
         """The seats active at `at` whose DROP there names `target`."""
         active = self.active_at(*at)
-        key = ("DROP", at.round, at.slot)
-        return {v for v in self.slots.get(key, {}) if v in active and self._names(key, v, target)}
+        return {v for v in self.slots.get(("DROP", at.round, vote_slot(at, target)), {}) if v in active}
 
     def vote_void(self, at: Step, target: int) -> bool:
-        """A seat active at `at` that did not vote to drop `target` there went on from `target`'s message.
+        """A seat that stays at `at` (below) and did not vote to drop `target` there went on from `target`'s
+        message: the drop can never complete. (A voter that went on did so because the drop completed at it,
+        or because the vote was void already: it voids nothing.)"""
+        return target in self.staying(at) and target in self.vote_targets(at)
 
-        That seat never votes, so the drop can never complete. (A voter that went on did so because the drop
-        completed at it, or because the vote was void already: it voids nothing.)
+    def staying(self, at: Step) -> set[int]:
+        """The seats active at `at` that can never be dropped there (protocol.md 11.1).
+
+        A seat no DROP at `at` names; and, in turn, a seat named whose message there a staying seat that did
+        not vote to drop it went on from: a drop of that seat would need the staying seat's vote, which never
+        comes (a seat that went on never votes there). A seat that is itself voted on voids nothing by going
+        on: it may be dropped at `at` with the seat it went on from (two seats gone at once).
         """
-        voters = self.voters(at, target)
-        return any(self.went_on(s, at, target) for s in self.active_at(*at) if s != target and s not in voters)
-
-    def _names(self, key: tuple[str, int, int], seat: int, target: int) -> bool:
-        env = self.slots.get(key, {}).get(seat)
-        return env is not None and env.body["seat"] == target
+        active = self.active_at(*at)
+        named = set(self.vote_targets(at))
+        stay = {s for s in active if s not in named}
+        grew = True
+        while grew:
+            grew = False
+            for target in sorted(named - stay):
+                if target not in active:
+                    continue
+                voters = self.voters(at, target)
+                if any(s != target and s not in voters and self.went_on(s, at, target) for s in stay):
+                    stay.add(target)
+                    grew = True
+        return stay
 
     def now(self) -> Step | None:
         """The step the game is at (None outside a round)."""
@@ -229,14 +249,24 @@ class Table:
         return Step(self.round, number, draft.picks if draft is not None and not draft.done else 0)
 
     def complete_votes(self) -> list[tuple[int, Step]]:
-        """(seat, step) for every DROP vote that every other seat active at its step has signed, not yet applied."""
-        found = []
+        """(seat, step) for every seat dropped by the votes at a step, not yet applied (protocol.md 11.1).
+
+        At each step, the dropped seats are the largest set D of the seats voted on such that every seat
+        active there and not in D voted to drop every seat of D: one seat gone (D is that seat, voted out by
+        all the others), or several gone at once (each voted out by every seat still there).
+        """
+        found: list[tuple[int, Step]] = []
         for at in self.vote_steps():
-            others = set(self.active_at(*at))
-            for target in self.vote_targets(at):
-                if target in others and target not in self.dropped and others - {target} and \
-                        self.voters(at, target) >= others - {target}:
-                    found.append((target, at))
+            active = set(self.active_at(*at))
+            drop = {t for t in self.vote_targets(at) if t in active and t not in self.dropped}
+            while drop:
+                voters = {t: self.voters(at, t) for t in drop}
+                keep = {t for t in drop if not voters[t] >= active - drop}
+                if not keep:
+                    break
+                drop -= keep
+            if drop and active - drop:
+                found.extend((target, at) for target in sorted(drop))
         return found
 
     def vote_steps(self) -> list[Step]:
@@ -245,7 +275,7 @@ class Table:
 
     def vote_targets(self, at: Step) -> list[int]:
         """The seats that some DROP at `at` names."""
-        return sorted({env.body["seat"] for env in self.slots.get(("DROP", at.round, at.slot), {}).values()})
+        return sorted(self.drop_targets.get(at, ()))
 
     def winners(self) -> tuple[int, ...]:
         """The seats with the fewest bull heads among those that never voided a round by leaving it (all seats,

@@ -154,14 +154,16 @@ def fatal(session: Session, faults: list[Fault], code: str, seat: int, ids: list
     assert session.fault.peer == ids[seat].peer
 
 
-def test_one_drop_per_seat_round_and_step_whatever_seat_it_names() -> None:
-    """Section 11: DROP slots are keyed (DROP, round, step) by the voter's seat, not by the seat named."""
+def test_one_drop_per_voter_position_and_seat_named() -> None:
+    """Section 11: DROP slots are keyed by the voter's seat and the seat named: a voter may vote out two
+    seats gone at once at one step (11.1), but names each at most once there."""
     t = Table3()
     t.acks()
     t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 2})
+    t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 0})
     session, faults = t.spectator()
     assert faults == [] and session.fault is None
-    t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 0})
+    t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 2})
     fatal(*t.spectator(), "duplicate", 1, t.ids)
 
 
@@ -212,11 +214,13 @@ def test_a_vote_at_step_32_names_a_place_it_has(deal: str, place: int) -> None:
     assert faults == [] and session.fault is None
 
 
-def test_a_drafts_votes_are_one_per_voter_and_pick() -> None:
-    """Section 11's slots: in a draft's step 0 a voter has one DROP per pick, whatever seat it names."""
+def test_a_drafts_votes_are_one_per_voter_pick_and_seat_named() -> None:
+    """Section 11's slots: in a draft's step 0 a voter has one DROP per pick and seat named."""
     t = Table3("draft")
     t.acks()
     t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 0, "place": 0})
+    t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 2, "place": 0})
+    t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 0, "place": 1})
     session, faults = t.spectator()
     assert faults == [] and session.fault is None
     t.sign(1, "DROP", {"round": 0, "step": 0, "seat": 2, "place": 0})
