@@ -91,15 +91,19 @@ def idle_connections(port: int, count: int) -> None:
 
 
 def bad_messages(port: int, links: int) -> None:
-    """A member (spectator) sends 60 garbage msg frames over each of `links` links in turn."""
+    """A member (spectator) sends 60 garbage msg frames, then dials again `links` - 1 times (it is cut off:
+    each time it asks to watch it is refused)."""
     from p2pnimmt.protocol.identity import Identity
 
     me = Identity.generate()
-    for _ in range(links):
+    for k in range(links):
         a = Attacker.dial(port, identity=me)
         a.join("spectator", name="junk")
-        a.lobby()
-        send_all(a, [a.frame_bytes("msg", b"\xc1" + bytes([k % 256])) for k in range(60)])
+        if k == 0:
+            a.lobby()
+            send_all(a, [a.frame_bytes("msg", b"\xc1" + bytes([j])) for j in range(60)])
+        else:
+            a.until("refuse")
         a.closed_by_peer(10)
         a.close()
 
@@ -174,7 +178,7 @@ def main() -> None:
             port, args.keys, args.messages, join=True),
         "300 spectators hang up": lambda port: spectators_hang_up(port, 300),
         "200 idle connections": lambda port: idle_connections(port, 200),
-        "4 links x 60 bad messages": lambda port: bad_messages(port, 4),
+        "60 bad messages, then 3 dials": lambda port: bad_messages(port, 4),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for k, (name, flood) in enumerate(floods.items()):

@@ -6,19 +6,26 @@ the LAN can), then sends whatever frames it likes; no p2pnimmt code runs on its 
     a.send("refuse", "go away")          # any [kind, payload] frame
     a.signed("PLAY_COMMIT", {...}, seq)  # a message signed by its key for the game it shook hands in
     a.closed_by_peer()                   # True once the other side hung up
+    Campaign(port, identity, attack)     # a thread: dial as `identity` again and again, `attack` each link
+
+A member's key (a seat's) comes from the key file a real `p2pnimmt join` process wrote beside its transcript
+(`member_key`): the attacker then shakes hands as that seat.
 """
 
 from __future__ import annotations
 
 import secrets
 import socket
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from p2pnimmt.net.connection import FRAME_LIMIT, HELLO, frame, transcript_of
-from p2pnimmt.protocol.codec import decode
-from p2pnimmt.protocol.envelope import NO_PREVIOUS, seal
-from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.protocol.codec import decode, encode
+from p2pnimmt.protocol.envelope import NO_PREVIOUS, VERSION, seal
+from p2pnimmt.protocol.identity import SIGNATURE_SIZE, Identity
 
 LOOPBACK = "127.0.0.1"  # the only address an attacker of these tests ever dials or binds
 
@@ -58,6 +65,28 @@ class RawLink:
         assert isinstance(hello, list) and hello[0] == HELLO, hello
         return hello
 
+    def frames_waiting(self) -> list[Any]:
+        """The frames that have arrived whole so far, without waiting for more."""
+        self.sock.setblocking(False)
+        try:
+            while True:
+                chunk = self.sock.recv(1 << 20)
+                if not chunk:
+                    raise EOFError("closed")
+                self.buffer += chunk
+        except BlockingIOError:
+            pass
+        finally:
+            self.sock.setblocking(True)
+        frames = []
+        while len(self.buffer) >= 4:
+            size = int.from_bytes(self.buffer[:4], "big")
+            if len(self.buffer) < 4 + size:
+                break
+            frames.append(decode(self.buffer[4:4 + size], FRAME_LIMIT))
+            self.buffer = self.buffer[4 + size:]
+        return frames
+
     def closed_by_peer(self, timeout: float = 15.0) -> bool:
         """True once the other side has closed (EOF after whatever it still had to say)."""
         self.sock.settimeout(timeout)
@@ -84,16 +113,28 @@ class Attacker(RawLink):
         self.their_key = their_key
 
     @classmethod
+    def try_dial(cls, port: int, identity: Identity | None = None, timeout: float = 10.0) -> Attacker | None:
+        """`dial`, or None if the node hung up during the handshake (it refuses this key now)."""
+        try:
+            return cls.dial(port, identity, timeout)
+        except (EOFError, ConnectionResetError, BrokenPipeError):
+            return None
+
+    @classmethod
     def dial(cls, port: int, identity: Identity | None = None, timeout: float = 10.0) -> Attacker:
         """Connect to 127.0.0.1:port and complete the handshake (the listener speaks first)."""
         me = identity or Identity.generate()
         sock = socket.create_connection((LOOPBACK, port), timeout=timeout)
         a = cls(sock, me, b"", b"")
-        _, _, game_id, their_key, their_nonce = a.hello()
-        nonce = secrets.token_bytes(16)
-        a.raw(frame([HELLO, 1, game_id, me.public_key, nonce]))
-        a.raw(frame(["auth", me.sign(transcript_of(game_id, nonce, their_nonce, me.public_key, their_key))]))
-        auth = a.read_frame()
+        try:
+            _, _, game_id, their_key, their_nonce = a.hello()
+            nonce = secrets.token_bytes(16)
+            a.raw(frame([HELLO, 1, game_id, me.public_key, nonce]))
+            a.raw(frame(["auth", me.sign(transcript_of(game_id, nonce, their_nonce, me.public_key, their_key))]))
+            auth = a.read_frame()
+        except BaseException:
+            sock.close()
+            raise
         assert auth[0] == "auth", auth
         a.game_id, a.their_key = game_id, their_key
         return a
@@ -130,6 +171,106 @@ class Attacker(RawLink):
     def padded(self, seq: int, size: int = 60_000) -> bytes:
         """A signed message of about `size` bytes (a body no kind allows: held only while START is unknown)."""
         return self.signed("PLAY_COMMIT", {"pad": b"\x00" * size}, seq)
+
+    def forged(self, sender: bytes, seq: int, size: int = 60_000) -> bytes:
+        """Wire bytes shaped like `sender`'s message #seq for this game, about `size` bytes long, with a
+        signature nobody made (fresh random bytes): each one distinct, and each fails the signature check."""
+        signed = encode([VERSION, self.game_id, sender, seq, NO_PREVIOUS, "PLAY_COMMIT", {"pad": bytes(size)}])
+        return encode([signed, secrets.token_bytes(SIGNATURE_SIZE)])
+
+
+def member_key(transcript: Path) -> Identity:
+    """The key of the seat whose `p2pnimmt join` process writes `transcript` (its key file, beside it)."""
+    return Identity(transcript.with_name(transcript.name + ".key").read_bytes())
+
+
+def member_ports(host_port: int, identity: Identity, port: int, names: tuple[str, ...]) -> dict[str, int]:
+    """The listening ports of the lobby's members called `names`, from the lobby frame the host sends when the
+    seat `identity` joins again (as a seat that lost its link does) saying it listens on `port`."""
+    link = Attacker.dial(host_port, identity)
+    try:
+        link.join("player", name="again", port=port)
+        lobby = link.lobby(30)
+    finally:
+        link.close()
+    return {m["name"]: m["port"] for m in lobby["members"] if m["name"] in names}
+
+
+def forged_flood(size: int = 60_000, sender: bytes | None = None) -> Callable[[Attacker, threading.Event], None]:
+    """A Campaign's attack: msg frames forged as `sender`'s (default: the attacker's own seat), each distinct,
+    none validly signed, as fast as the link takes them (what comes back is read, so we are never cut for
+    not reading)."""
+    def attack(link: Attacker, stop: threading.Event) -> None:
+        seq = 1 << 20
+        while not stop.is_set():
+            batch = []
+            for _ in range(8):
+                seq += 1
+                batch.append(link.frame_bytes("msg", link.forged(sender or link.identity.peer, seq, size)))
+            link.raw(b"".join(batch))
+            link.frames_waiting()
+    return attack
+
+
+def replay_flood(pool: dict[bytes, None]) -> Callable[[Attacker, threading.Event], None]:
+    """A Campaign's attack: ["heads", []] (we hold nothing, so the node sends us the whole game so far), then
+    every message received (kept in `pool`, shared by the campaigns) sent back again and again."""
+    def attack(link: Attacker, stop: threading.Event) -> None:
+        link.send("heads", [])
+        link.sock.settimeout(10)
+        while not stop.is_set():
+            for kind, payload in link.frames_waiting():
+                if kind == "msg" and isinstance(payload, bytes):
+                    pool.setdefault(payload, None)
+            wires = list(pool)
+            if not wires:
+                kind, payload = link.read_frame()
+                if kind == "msg" and isinstance(payload, bytes):
+                    pool.setdefault(payload, None)
+                continue
+            link.raw(b"".join(link.frame_bytes("msg", wire) for wire in wires))
+    return attack
+
+
+class Campaign(threading.Thread):
+    """Dial 127.0.0.1:port as `identity` again and again until stopped: each time the handshake completes
+    (`accepted`: when, by time.monotonic) `attack(link)` runs until the node hangs up; each time the node hangs
+    up during the handshake (it refuses the key now) is counted in `refused`. Redials at once, as a flood
+    would. `attack` returns normally or raises OSError/EOFError when the link is cut; `stop` ends it all."""
+
+    def __init__(self, port: int, identity: Identity, attack: Callable[[Attacker, threading.Event], None]) -> None:
+        super().__init__(daemon=True)
+        self.port = port
+        self.identity = identity
+        self.attack = attack
+        self.stop = threading.Event()
+        self.accepted: list[float] = []
+        self.refused = 0
+        self.errors: list[str] = []
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                link = Attacker.try_dial(self.port, self.identity)
+            except OSError as exc:  # the node is gone (its game is over)
+                self.errors.append(f"dial: {exc}")
+                if self.stop.wait(0.05):
+                    return
+                continue
+            if link is None:
+                self.refused += 1
+                continue
+            self.accepted.append(time.monotonic())
+            try:
+                self.attack(link, self.stop)
+            except (OSError, EOFError):
+                pass
+            finally:
+                link.close()
+
+    def finish(self) -> None:
+        self.stop.set()
+        self.join(30)
 
 
 class Listener:

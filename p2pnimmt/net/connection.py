@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from ..protocol.codec import MAX_FRAME, DecodeError, decode, encode
@@ -34,6 +35,11 @@ MAX_UNSENT = 16 * 1024 * 1024  # bytes queued to a peer that does not read befor
 
 class ConnectionFailed(Exception):
     """The peer broke the framing or the handshake; the message says how."""
+
+
+class Unwelcome(ConnectionFailed):
+    """The peer's key is not let in now (cut off, or its reconnects are spaced): refused in the handshake,
+    before we sign anything for it. Logged once, when the key was cut, not at each refusal."""
 
 
 async def read_frame(reader: asyncio.StreamReader, timeout: float) -> Any:
@@ -80,8 +86,10 @@ class Connection:
         self.address = writer.get_extra_info("peername")
         self.closed = False
         self.sent: set[bytes] = set()  # session messages already sent on this link (never twice)
+        self.received: set[bytes] = set()  # session messages its peer sent on this link that we hold
         self._pending: list[bytes] = []  # frames queued this turn of the event loop, written together
         self.faults = 0  # bad messages that came over this link
+        self.first_fault = ""  # what the first of them was
         self.warned: set[str] = set()  # what was logged once about this link
         self.dialed: tuple[str, int] | None = None  # the address we dialled, if we did
         self.opened_at = 0.0  # loop time when the handshake completed (set by a dialer)
@@ -89,12 +97,15 @@ class Connection:
 
     @classmethod
     async def open(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: Identity,
-                   game_id: bytes | None, dialer: bool) -> Connection:
+                   game_id: bytes | None, dialer: bool,
+                   admit: Callable[[bytes], str | None] | None = None) -> Connection:
         """Run the handshake on a fresh stream; ConnectionFailed (and the stream closed) if the peer fails it.
 
         A dialer that does not know the game id yet (joining by address)
         passes None: it says 16 zero bytes and adopts the listener's game id,
-        which both signatures then cover.
+        which both signatures then cover. `admit(key)`: why the peer with this
+        key is not let in now, or None; asked once its hello names the key,
+        before we sign (Unwelcome with that reason).
         """
         try:
             nonce = secrets.token_bytes(NONCE)
@@ -122,6 +133,9 @@ class Connection:
                 raise ConnectionFailed("the peer's hello has a malformed key or nonce")
             if their_key == identity.public_key:
                 raise ConnectionFailed("the peer uses our own key")
+            why = admit(their_key) if admit is not None else None
+            if why:
+                raise Unwelcome(why)
             # A listener always knows its game id, and a dialer that did not has adopted the listener's above
             # (only a listener that says nil for it gets past the game check with it still None).
             assert game_id is not None

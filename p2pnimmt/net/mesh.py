@@ -3,6 +3,8 @@ is a member, each link's reader with its pings and redials, and the players' ful
 
 Links are members' only: a link counts once its peer is the host we joined, a seat of the START, or one the
 host admitted (net.lobby). The lower peer id dials; a link that breaks is redialled by the side that dialled.
+A link that carries garbage is cut (net.frames counts it); a seat's key is then spaced (its handshakes
+refused for a while, longer after each cut), any other member is cut off for good (net.lobby).
 Mesh reads and writes only the node's public state (its identity, game id, session, links, members, host).
 """
 
@@ -13,9 +15,9 @@ import logging
 import os
 from typing import Any
 
-from ..protocol.identity import fingerprint
-from .connection import Connection, ConnectionFailed
-from .frames import on_frame
+from ..protocol.identity import fingerprint, peer_id
+from .connection import Connection, ConnectionFailed, Unwelcome
+from .frames import MAX_LINK_FAULTS, on_frame
 from .members import Member
 
 log = logging.getLogger("p2pnimmt.net")
@@ -26,6 +28,12 @@ MEMBER_WAIT = 10.0  # seconds a link may stay without becoming a member's (a hos
 DIAL_BACKOFF = (0.1, 5.0)  # the spacing of dials to one address doubles from the first to the second
 STABLE_LINK = 10.0  # a link that lasted this long resets its address's dial spacing
 MAX_DIAL_TABLE = 256  # addresses whose dial spacing is remembered
+# A seat whose link was cut for bad messages (net.frames): its key's handshakes are refused, and we do not dial
+# it, for BAD_LINK_BACKOFF[0] seconds after its first cut, doubling with each further cut up to
+# BAD_LINK_BACKOFF[1]; each of its links after a cut is cut at its first bad message (its budget is spent).
+# Only keys of the START's seats (at most 10) and the host we joined are remembered: anyone else cut for bad
+# messages is cut off for good (net.lobby: a spectator is removed and not admitted again).
+BAD_LINK_BACKOFF = (1.0, 60.0)
 
 
 class Mesh:
@@ -38,6 +46,7 @@ class Mesh:
         self._pending: dict[asyncio.StreamWriter, str] = {}  # connections not (yet) a member's -> why closed
         self._members_changed = asyncio.Event()  # set and replaced whenever who is a member may have changed
         self._dial_spacing: dict[tuple[str, int], tuple[float, float]] = {}  # address -> (next dial at, spacing)
+        self._spaced: dict[bytes, tuple[int, float]] = {}  # seat cut for bad messages -> (cuts, refused until)
 
     async def dial(self, host: str, port: int) -> Connection:
         """Dial an address (ours by discovery or the command line, or one a member gave us), never in a tight
@@ -93,9 +102,13 @@ class Mesh:
         conn: Connection | None = None
         try:
             try:
-                conn = await Connection.open(reader, writer, node.identity, node.game_id, dialer=False)
+                conn = await Connection.open(reader, writer, node.identity, node.game_id, dialer=False,
+                                             admit=self._admit)
                 conn.idle_timeout = node.link_timeout
                 member = await self._membership(conn)
+            except Unwelcome as exc:  # said once, at the cut; a flood of redials is not a flood of lines
+                log.info("refused a connection from %s: %s", address, exc)
+                return
             except ConnectionFailed as exc:
                 why = self._pending.get(writer) or str(exc)
                 log.warning("refused a connection from %s%s: %s", address,
@@ -107,6 +120,54 @@ class Mesh:
                 await self.serve(conn)
         except asyncio.CancelledError:
             writer.close()  # the node is closing; asyncio would log a server callback that ends cancelled
+
+    # ----------------------------------------------------------------- links that carry garbage
+
+    def _seated(self, peer: bytes) -> bool:
+        """A seat of the START, or the host we joined: cut for bad messages, it is spaced, never shut out."""
+        session = self.node.session
+        return peer == self.node.host_peer or (session is not None and session.start is not None
+                                               and peer in session.keys)
+
+    def spaced_for(self, peer: bytes) -> float:
+        """Seconds until `peer`'s key may link to us again (0: it may now)."""
+        _cuts, until = self._spaced.get(peer, (0, 0.0))
+        return max(0.0, until - asyncio.get_running_loop().time())
+
+    def _admit(self, key: bytes) -> str | None:
+        """Connection.open's question once a dialer's hello names its key: why not now, or None."""
+        peer = peer_id(key)
+        left = self.spaced_for(peer)
+        if left > 0:
+            cuts, _until = self._spaced[peer]
+            return (f"{fingerprint(peer)}'s link was cut for bad messages ({cuts} time{'s' if cuts > 1 else ''}): "
+                    f"its key is refused for {left:.1f} s more")
+        return None
+
+    def fault_budget(self, peer: bytes) -> int:
+        """Bad messages a link of `peer` may carry before it is cut: MAX_LINK_FAULTS, none once it was cut."""
+        return 0 if peer in self._spaced or peer in self.node.lobby.cut_off else MAX_LINK_FAULTS
+
+    def cut_for_bad_messages(self, conn: Connection) -> None:
+        """`conn` carried more bad messages than its budget: one WARNING line, the link closed, and its key
+        spaced (a seat) or cut off for good (anyone else: net.lobby, which removes a spectator)."""
+        node = self.node
+        peer = conn.peer
+        said = f"closing the link to {fingerprint(peer)}: {conn.faults} bad messages (the first: {conn.first_fault})"
+        if self._seated(peer):
+            cuts, _until = self._spaced.get(peer, (0, 0.0))
+            spacing = min(BAD_LINK_BACKOFF[1], BAD_LINK_BACKOFF[0] * 2 ** cuts)
+            self._spaced[peer] = (cuts + 1, asyncio.get_running_loop().time() + spacing)
+            log.warning("%s; its key is refused for %.0f s, and its next link is cut at its first bad message",
+                        said, spacing)
+            conn.close()
+        else:
+            log.warning("%s; cut off, not admitted again", said)
+            node.lobby.cut_off.add(peer)  # said above: net.lobby's cut adds no line of its own
+            node.lobby.cut(peer, f"{conn.faults} bad messages")
+            conn.close()
+
+    # ----------------------------------------------------------------- membership
 
     def _is_member(self, peer: bytes) -> bool:
         """An authenticated member of this game: the host we joined, a seat of the START, or one the host
@@ -205,6 +266,10 @@ class Mesh:
         while not node.done.is_set():
             if peer in node.links:  # the other side got through first
                 return None
+            left = self.spaced_for(peer)
+            if left > 0:  # cut for bad messages: not before its key may link again
+                await asyncio.sleep(left)
+                continue
             try:
                 conn = await self.dial(host, port)
             except ConnectionFailed as exc:

@@ -37,7 +37,7 @@ from ..protocol.session import Journal, LocalError, Session
 from .clock import MoveClock
 from .connection import IDLE_TIMEOUT, Connection, ConnectionFailed
 from .discovery import game_code
-from .frames import MAX_LINK_FAULTS
+from .frames import BAD_MESSAGE_CODES, MAX_LINK_FAULTS
 from .held import HeldSeats
 from .lobby import MAX_SPECTATORS, Lobby
 from .members import Member
@@ -294,7 +294,9 @@ class Node:
                 conn.send_nowait("bye", None)
             self.rematch.game_over()  # an offer that came before our own end is taken now
         elif isinstance(event, Fault):
-            log.warning("fault: %s", event.detail)
+            # Bytes nobody signed are counted per link (net.frames): the link's cut is the line that says so.
+            garbage = not event.fatal and event.code in BAD_MESSAGE_CODES
+            log.log(logging.INFO if garbage else logging.WARNING, "fault: %s", event.detail)
 
     def _bot_move(self, event: Event) -> None:
         """Let this node's bot answer what the game asks of its seat."""

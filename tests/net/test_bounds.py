@@ -21,12 +21,13 @@ from procs import final_scores
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.net.node import MAX_LINK_FAULTS
+from p2pnimmt.protocol.codec import decode
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, open_envelope, seal
 from p2pnimmt.protocol.events import Fault, Outgoing
 from p2pnimmt.protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
 from p2pnimmt.protocol.inbox import MAX_EARLY, MAX_EARLY_BYTES, MAX_EARLY_TOTAL, MAX_HELD_WIRE
 from p2pnimmt.protocol.session import Session
-from p2pnimmt.protocol.transcript import MAX_FAULTS_PER_PEER, MAX_RECORD, TranscriptJournal, frames
+from p2pnimmt.protocol.transcript import MAX_FAULTS, MAX_FAULTS_PER_PEER, MAX_RECORD, TranscriptJournal, frames
 from p2pnimmt.protocol.verify import verify_transcript
 
 LO = ["--interface", LOOPBACK]
@@ -98,25 +99,49 @@ def test_a_flood_of_held_messages_before_start_is_cut_off(tmp_path: Path, procs)
 
 
 def test_bad_messages_close_the_link_once_and_fault_records_are_capped(tmp_path: Path, procs) -> None:
-    """A member (a spectator) sends garbage msg frames over 4 links in turn: each link is closed once with
-    one log line (not one per frame, as before), and the host's transcript holds at most
-    MAX_FAULTS_PER_PEER fault records blaming it, however many it sends; the transcript verifies."""
+    """A member (a spectator) sends garbage msg frames: its link is closed once, with one log line naming the
+    first (not one line a frame), and it is cut off: dialling again and asking to watch, three times, it is
+    refused each time. The host's transcript holds one fault record per bad message that reached it, and
+    verifies."""
     host, port = start_host(procs, tmp_path)
     me = Identity.generate()
-    for _ in range(4):
+    a = Attacker.dial(port, identity=me)
+    a.join("spectator", name="junk")
+    a.lobby()
+    a.raw(b"".join(a.frame_bytes("msg", b"\xc1" + bytes([k])) for k in range(3 * MAX_LINK_FAULTS)))
+    assert a.closed_by_peer()
+    a.close()
+    for _ in range(3):
         a = Attacker.dial(port, identity=me)
         a.join("spectator", name="junk")
-        a.lobby()
-        a.raw(b"".join(a.frame_bytes("msg", b"\xc1" + bytes([k])) for k in range(3 * MAX_LINK_FAULTS)))
+        assert str(a.until("refuse")).startswith("cut off"), "a spectator cut off was admitted again"
         assert a.closed_by_peer()
         a.close()
     lines = re.findall(rf"closing the link to {fingerprint(me.peer)}: \d+ bad messages", host.text())
-    assert len(lines) == 4, host.text()
+    assert len(lines) == 1, host.text()
     assert "not valid msgpack: FormatError (a reserved or invalid type byte)" in host.text()
     play_it_out(tmp_path, procs, host, port)
     verdict = verify_transcript((tmp_path / "ann.p2pt").read_bytes())
     blamed = Counter(f.get("peer") for f in verdict.faults_recorded)
-    assert blamed[me.peer] == MAX_FAULTS_PER_PEER, blamed
+    assert blamed[me.peer] == MAX_LINK_FAULTS + 1, blamed
+
+
+def test_fault_records_are_capped_per_peer_and_in_all() -> None:
+    """A recorder writes at most MAX_FAULTS_PER_PEER non-fatal fault records blaming one peer and MAX_FAULTS
+    in all, however many faults it sees; a fatal one is always recorded."""
+    data = bytearray()
+    journal = TranscriptJournal(data.extend, Identity.generate())
+    for k in range(3 * MAX_FAULTS_PER_PEER):
+        journal.fault(Fault(b"a" * 16, "bad-signature", f"fault {k}", False))
+    for k in range(2 * MAX_FAULTS):
+        journal.fault(Fault(k.to_bytes(16, "big"), "malformed", f"fault {k}", False))
+    journal.fault(Fault(b"b" * 16, "equivocation", "the last", True))
+    records = [fields[3] for fields in (decode(record, MAX_RECORD) for _offset, record in frames(bytes(data)))
+               if isinstance(fields, list) and len(fields) == 4 and fields[2] == "fault"]
+    blamed = Counter(r["peer"] for r in records if not r["fatal"])
+    assert blamed[b"a" * 16] == MAX_FAULTS_PER_PEER
+    assert sum(blamed.values()) == MAX_FAULTS
+    assert [r["peer"] for r in records if r["fatal"]] == [b"b" * 16]
 
 
 def test_cannot_reach_says_why(tmp_path: Path, procs) -> None:
