@@ -9,12 +9,15 @@ The four cards nobody picked start the rows.
 
 from __future__ import annotations
 
+from functools import cache
+
 from .cards import HAND_SIZE, check_players, deck
 from .round import Round
 
 
+@cache
 def pick_order(players: int, round_index: int) -> tuple[int, ...]:
-    """The seat making each of the 10 * players picks of a draft round."""
+    """The seat making each of the 10 * players picks of a draft round (asked for every pick a node takes)."""
     check_players(players)
     start = round_index % players
     forward = [(start + k) % players for k in range(players)]

@@ -7,6 +7,7 @@ import asyncio
 import logging
 
 from ..protocol.session import LocalError, Session
+from ..protocol.slots import went_past
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -65,9 +66,13 @@ async def watch_waiting(node) -> None:
 def also_gone(node, session: Session, unlinked: dict[int, float], now: float) -> None:
     """Once we vote at a step, vote there every other seat gone as long (no link to us for --drop-after):
     a drop at a step needs the vote of every seat that stays, so two seats gone at once are voted out
-    together (protocol.md 11.1)."""
+    together (protocol.md 11.1). Not a seat whose message there a message of ours was built on (one for a later
+    step, or our own shuffle or unlock after it): that vote would be `unexpected` (protocol.md 9, item 5)."""
+    table = session.table
+    at = table.now()
     for seat, start in sorted(unlinked.items()):
-        if now - start >= node.drop_after and seat not in session.table.dropped:
+        if now - start >= node.drop_after and seat not in table.dropped and \
+                not (at is not None and session.seat is not None and went_past(table, session.seat, at, seat)):
             try:
                 node.act(session.drop(seat))
                 log.warning("voted to drop seat %d (%s) as well: no link to it, for %.0f s", seat,

@@ -196,13 +196,7 @@ class DraftDeal(Deal):
             if seat not in table.active_at(round_index, SEED_COMMIT_STEP, draft.picks):
                 draft.pick(seat, stand_in_pick(draft.open_cards))
                 continue
-            picks = table.slot("DRAFT_PICK", round_index, draft.picks)
-            stray = [s for s in picks if s != seat]
-            if stray:
-                yield Fatal(stray[0], "out-of-turn",
-                            f"seat {stray[0]} sent pick {draft.picks} of round {round_index}, which is seat {seat}'s",
-                            (picks[stray[0]].wire,))
-                return None
+            picks = table.slot("DRAFT_PICK", round_index, draft.picks)  # only the seat to pick's: slots.place
             if seat not in picks or table.held_back(SEED_COMMIT_STEP, draft.picks):
                 if seat == table.seat and seat not in picks and (round_index, draft.picks) not in self.asked:
                     self.asked.add((round_index, draft.picks))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine import HAND_SIZE
+from ..engine import HAND_SIZE, pick_order
 from .effects import Effects, Emit, Fatal
 from .envelope import Envelope
 from .events import Committed
@@ -74,12 +74,18 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
             what = {"DROP": "to drop", "KEEP": "to keep"}.get(kind, "to ask the stand-in for")
             problem = f"{what} seat {body['seat']}, which is itself or no seat"
         if kind in ("DROP", "KEEP") and not problem:
-            problem = place_problem(table, body)
-            key = (kind, round_index, vote_slot(Step.of_message(round_index, kind, body), body["seat"]))
+            at = Step.of_message(round_index, kind, body)
+            problem = place_problem(table, body) or against_own_word(table, seat, kind, at, body["seat"])
+            key = (kind, round_index, vote_slot(at, body["seat"]))
         if kind == "STANDIN":
             key = (kind, round_index, standin_slot(step, body["seat"]))
         if problem:
             yield Fatal(seat, "unexpected", f"{who} sent {kind} {problem}", (env.wire,))
+            return
+        if kind == "DRAFT_PICK" and (picker := pick_order(table.players, round_index)[step]) != seat:
+            # the message alone says it: a fault whenever it arrives, also at a pick the stand-in makes (section 9)
+            yield Fatal(seat, "out-of-turn", f"{who} sent pick {step + 1} of round {round_index + 1}, which is "
+                        f"seat {picker}'s", (env.wire,))
             return
         if kind == "ROW_CHOICE" and (round_index, step) < (table.round, table.turn):
             yield Fatal(seat, "wrong-chooser", f"{who} chose a row for turn {step + 1} of round {round_index + 1}, "
@@ -100,6 +106,8 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
         at = Step.of_message(round_index, kind, body)
         table.drop_steps.add(at)
         table.drop_targets.setdefault(at, set()).add(body["seat"])
+        if seat == table.seat:  # our own vote, known again after a restart or a rebuild: no KEEP or DROP after it
+            table.votes.setdefault(at, set()).add(body["seat"])
     table.deal.stored(table, kind, seat, env)
     if kind == "PLAY_COMMIT":
         yield Emit(Committed(seat, key[1], key[2]))
@@ -121,6 +129,36 @@ def ask_back(table: Table, seat: int, env: Envelope) -> Effects[None]:
         return
     table.slot("REJOIN", env.body["round"]).setdefault(seat, env)
     table.rejoined.add(env.sender)  # its next message may be at the start of any later round (section 9)
+
+
+def against_own_word(table: Table, seat: int, kind: str, at: Step, target: int) -> str:
+    """A DROP of `target` at `at` from a seat that went past `target`'s message there (`went_past`), or a KEEP
+    of `target` after the seat's own DROP of it there: '' if neither (protocol.md 9, item 5).
+
+    Counted, such a DROP would undo the void that the seat's going on caused (11.1), and a node that went on
+    with `target`'s message would have to rebuild a game its own signed messages came from.
+    """
+    if kind == "DROP" and went_past(table, seat, at, target):
+        return f"naming seat {target} at {where(at)}, after its own message built on that seat's there"
+    if kind == "KEEP" and seat in table.slots.get(("DROP", at.round, vote_slot(at, target)), {}):
+        return f"naming seat {target} at {where(at)}, after its own DROP of that seat there"
+    return ""
+
+
+def went_past(table: Table, seat: int, at: Step, target: int) -> bool:
+    """`seat` went on from `target`'s message at `at` by a message of its own game (table.went_on, but not by
+    a KEEP alone): its placed messages reach a later position, or at a seat-ordered step (a sealed deal's
+    shuffles and unlocks) its own message there comes after `target`'s. A seat that did votes no DROP of
+    `target` there (protocol.md 9, item 5; 11.1)."""
+    if table.furthest.get(seat, Step(-1, -1)) > at:
+        return True
+    kind = table.deal.ordered.get(at.number) if table.deal is not None else None
+    return kind is not None and seat > target and seat in table.slots.get((kind, at.round, 0), {})
+
+
+def where(at: Step) -> str:
+    return f"round {at.round + 1}, step {at.number}" + (f", place {at.place}" if at.place or at.number == ROUND_END_STEP
+                                                         else "")
 
 
 def after_open_vote(table: Table, seat: int, env: Envelope) -> bool:

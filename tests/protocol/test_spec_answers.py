@@ -23,6 +23,7 @@ from p2pnimmt.protocol.identity import Identity, peer_id
 from p2pnimmt.protocol.inbox import MAX_EARLY
 from p2pnimmt.protocol.messages import FIELDS, OPTIONAL, BodyError, check_body
 from p2pnimmt.protocol.phase import Step
+from p2pnimmt.protocol.sealed import initial_deck
 from p2pnimmt.protocol.session import Session
 from p2pnimmt.protocol.standin import stand_in_card, stand_in_row
 from p2pnimmt.protocol.transcript import SEAL_TAG, TranscriptJournal, frame, link
@@ -178,8 +179,6 @@ def test_q2_an_out_of_turn_pick_accepted_while_the_draft_waits_for_it_is_a_fault
     assert fatal_at(faults) == [(len(wires) - 2, "out-of-turn")] and session.fault.peer == t.ids[1].peer
 
 
-@pytest.mark.xfail(strict=True, reason="Q2: out-of-turn is checked only when the draft reaches the pick; "
-                   "the draft asks for it on acceptance (slots.place), whatever the arrival order")
 def test_q2_an_out_of_turn_pick_is_a_fault_whenever_it_arrives() -> None:
     t, wires = stray_pick(stray_first=False)
     session, faults = t.spectator(wires)
@@ -317,8 +316,6 @@ def test_q8_a_standin_is_a_message_of_its_turns_commit_step(vote_step: int, void
 # ----------------------------------------------------------------- Q9: a vote against one's own signed word
 
 
-@pytest.mark.xfail(strict=True, reason="Q9: a DROP from a seat that went on is counted (it un-voids the vote); "
-                   "the draft makes it `unexpected` (slots.place)")
 def test_q9_a_drop_from_a_seat_that_went_on_is_unexpected() -> None:
     t = Table(n=4)
     t.acks()
@@ -338,7 +335,6 @@ def test_q9_a_drop_from_a_seat_that_went_on_is_unexpected() -> None:
     assert [(f.code, f.peer) for f in t.oracle_faults] == [("unexpected", t.ids[3].peer)]
 
 
-@pytest.mark.xfail(strict=True, reason="Q9: a KEEP after the sender's own DROP there names no fault")
 def test_q9_a_keep_after_ones_own_drop_is_unexpected() -> None:
     t = Table()
     t.acks()
@@ -346,6 +342,31 @@ def test_q9_a_keep_after_ones_own_drop_is_unexpected() -> None:
     t.sign(1, "DROP", {"round": 0, "step": 2, "seat": 2})
     t.sign(1, "KEEP", {"round": 0, "step": 2, "seat": 2})
     assert [(f.code, f.peer) for f in t.oracle_faults] == [("unexpected", t.ids[1].peer)]
+
+
+def test_q9_a_drop_after_ones_own_shuffle_built_on_that_seats_is_unexpected() -> None:
+    """At a seat-ordered step, a seat's own message after X's is built on X's: it went past X's message there."""
+    t = Table(deal="sealed")
+    t.acks()
+    deck = initial_deck(range(1, 105))
+    for s in range(3):
+        t.sign(s, "SEALED_SHUFFLE", {"round": 0, "deck": deck, "commit": bytes(32)})
+    t.sign(0, "DROP", {"round": 0, "step": 0, "seat": 1})  # seat 0 shuffled before seat 1: not built on it
+    assert t.oracle_faults == []
+    t.sign(2, "DROP", {"round": 0, "step": 0, "seat": 1})
+    assert [(f.code, f.peer) for f in t.oracle_faults] == [("unexpected", t.ids[2].peer)]
+
+
+def test_q9_a_keep_alone_does_not_bar_a_later_drop_of_that_seat() -> None:
+    """Two seats gone at once (11.1): a seat that had one's message may sign KEEP for it, then find it gone too
+    and vote it out with the other; a KEEP is not a message built on the seat's."""
+    t = Table(n=4)
+    t.acks()
+    t.seed_commits()
+    t.sign(0, "DROP", {"round": 0, "step": 1, "seat": 2})
+    t.sign(1, "KEEP", {"round": 0, "step": 1, "seat": 2})
+    t.sign(1, "DROP", {"round": 0, "step": 1, "seat": 2})
+    assert t.oracle_faults == [] and t.oracle.fault is None
 
 
 # ----------------------------------------------------------------- Q10, Q11: fault records and what comes before START
