@@ -42,7 +42,7 @@ from .commitments import NONCE_SIZE, commitment
 from .deal import Deal
 from .deals import deal_for
 from .effects import DropSeat, Effect, Effects, Emit, Fatal, KeepSecret, Rewind, Send, StandInMove, Suspect
-from .envelope import Envelope, seal
+from .envelope import Envelope, open_envelope, seal
 from .errors import LocalError
 from .events import (
     Event,
@@ -63,7 +63,7 @@ from .messages import settings_body, settings_from_body
 from .phase import Phase, Step
 from .slots import store
 from .standin import stand_in_card, stand_in_pick, stand_in_row
-from .table import Table, standin_slot
+from .table import EXPELS, Table, standin_slot
 
 __all__ = ["MAX_EARLY", "Journal", "LocalError", "Session"]
 
@@ -415,7 +415,8 @@ class Session:
             skip = tuple(p for p in (env.sender, via) if p is not None)
             relayer = roster[(roster.index(env.sender) + 1) % self.players] if env.sender in self.keys else None
             self._emit(Outgoing(env.wire, skip=skip, watchers_only=relayer != self.me or relayer is None))
-        self._drive(store(self.table, env))
+        if not self.table.void_since_expelled(env):
+            self._drive(store(self.table, env))
         self._advance()
 
     def _take_start(self, env: Envelope) -> None:
@@ -470,6 +471,7 @@ class Session:
         self._rewinds = set()
         self.table = Table(self.me, self.entropy, old.id)
         self.table.rewinds = drops
+        self.table.expelled = dict(old.expelled)
         self.table.plays = dict(old.plays)
         self.table.auto = set(old.auto)
         self._restored = old.deal.secret_records() if old.deal is not None else []
@@ -480,7 +482,8 @@ class Session:
             for env in list(self.inbox.accepted):
                 if self.table.start is None:
                     self._take_start(env)  # the first message accepted is always the START
-                self._drive(store(self.table, env))
+                if not self.table.void_since_expelled(env):
+                    self._drive(store(self.table, env))
                 self._advance()
         finally:
             self.table.replaying = old.replaying
@@ -513,7 +516,10 @@ class Session:
         if isinstance(effect, Send):
             self.send(effect.kind, effect.body)
         elif isinstance(effect, Fatal):
-            self._fatal(table.roster[effect.seat], effect.code, effect.detail, effect.evidence)
+            if table.phase in (Phase.LOBBY, Phase.STARTING) or effect.code not in EXPELS:
+                self._fatal(table.roster[effect.seat], effect.code, effect.detail, effect.evidence)
+            else:
+                self._expel(effect)
         elif isinstance(effect, Suspect):
             self._fault(table.roster[effect.seat], effect.code, effect.detail, effect.evidence)
         elif isinstance(effect, StandInMove):
@@ -559,6 +565,26 @@ class Session:
         if not self.table.replaying:
             self.journal.fault(fault)
         self._emit(fault)
+
+    def _expel(self, effect: Fatal) -> None:
+        """A proven rule break by a seat costs that seat its seat, not the others their game (protocol.md 12).
+
+        The proof is its own signed message, checked alike by every node: from that message on nothing the
+        seat signs counts (its later messages already in slots are taken out), and it is dropped, with no
+        vote, at the first step the game then waits on it — the same step on every node, spectators and
+        verify included. The fault is recorded (not fatal) with its evidence, which is sent on to everyone.
+        """
+        table = self.table
+        peer = table.roster[effect.seat]
+        seqs = [env.seq for env in map(open_envelope, effect.evidence) if env.sender == peer]
+        if effect.seat in table.expelled or not seqs:
+            return
+        table.expel(effect.seat, max(seqs))
+        self._fault(peer, effect.code, f"{effect.detail}; it loses its seat (the stand-in plays it from the "
+                    "next step it owes)", effect.evidence)
+        if not table.replaying:
+            for wire in effect.evidence:
+                self._emit(Outgoing(wire))
 
     def _fatal(self, peer: bytes | None, code: str, detail: str, evidence: tuple[bytes, ...] = ()) -> None:
         table = self.table

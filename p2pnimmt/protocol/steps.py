@@ -94,6 +94,9 @@ def count_votes(table: Table) -> Effects[bool]:
     now = table.now()
     if now is None:
         return False
+    for seat in sorted(table.expelled):
+        if seat not in table.dropped and seat in table.waiting_for():
+            yield DropSeat(seat, now)  # it broke a rule: dropped where the game first waits on it, with no vote
     past = [(seat, at) for seat, at in table.complete_votes() if at < now]
     if past:
         yield Rewind(*past[0])

@@ -34,6 +34,14 @@ from .phase import (
 
 AWAY_AFTER = 3  # stand-in cards in a row that make a seat "away"
 
+# Faults proven by one signed message that every node checks alike: they cost the signer its seat, not the
+# game (protocol.md 12). Equivocation and a broken chain stay fatal: two nodes may hold different versions;
+# and so does any fault before the game started (start-mismatch: a game without that seat's START_ACK never
+# starts).
+EXPELS = frozenset({"unknown-kind", "bad-body", "unexpected", "duplicate", "seed-mismatch",
+                    "bad-reveal", "not-in-hand", "sealed-shuffle", "sealed-unlock", "state-mismatch",
+                    "wrong-chooser", "bad-row", "out-of-turn", "bad-pick", "result-mismatch"})
+
 
 def standin_slot(turn: int, seat: int) -> int:
     """STANDIN votes are kept per (round, turn, seat asked for): the slot's step number for (turn, seat)."""
@@ -80,6 +88,7 @@ class Table:
         self.replaying = False
         self.voided: dict[int, str] = {}  # round -> why it was void (scored as nothing)
         self.forfeits: set[int] = set()  # seats whose drop voided a round: they cannot win (protocol.md 17.9)
+        self.expelled: dict[int, int] = {}  # seat -> seq of its message that broke a rule: from it on nothing counts
         self.dropped: dict[int, Step] = {}  # seat -> the step from which the stand-in plays it
         self.rewinds: set[tuple[int, Step]] = set()  # in a rebuild: (seat, step from which its messages do not count)
         self.absences: dict[int, list[tuple[Step, int]]] = {}  # seat -> (dropped at, back from round) it came back from
@@ -137,6 +146,29 @@ class Table:
     def slot(self, kind: str, round_index: int, step: int = 0) -> dict[int, Envelope]:
         """The accepted messages of one kind for one round and turn (or pick), by seat."""
         return self.slots.setdefault((kind, round_index, step), {})
+
+    def expel(self, seat: int, seq: int) -> None:
+        """From `seq` on, nothing `seat` signs counts: its messages from there are taken out of their slots."""
+        self.expelled[seat] = seq
+        peer = self.roster[seat]
+        for slot in self.slots.values():
+            env = slot.get(seat)
+            if env is not None and env.sender == peer and env.seq >= seq:
+                del slot[seat]
+        self.parked = [env for env in self.parked if not (env.sender == peer and env.seq >= seq)]
+        self.drop_targets = {}
+        for (kind, round_index, _), slot in self.slots.items():
+            if kind == "DROP":
+                for env in slot.values():
+                    at = Step(round_index, env.body["step"], env.body.get("place", 0))
+                    self.drop_targets.setdefault(at, set()).add(env.body["seat"])
+
+    def void_since_expelled(self, env: Envelope) -> bool:
+        """`env` is from a seat that broke a rule, signed at or after the message that did: it does not count."""
+        if env.sender not in self.keys or not self.expelled:
+            return False
+        seq = self.expelled.get(self.roster.index(env.sender))
+        return seq is not None and env.seq >= seq
 
     def active_at(self, round_index: int, step: int, place: int = 0) -> list[int]:
         """Seats not dropped at or before the position (round, step, place)."""

@@ -48,6 +48,7 @@ from p2pnimmt.protocol.sealed import RoundSecrets
 from p2pnimmt.protocol.sealed_deal import SealedDeal, SealedRound, sealed_value
 from p2pnimmt.protocol.session import LocalError, Session
 from p2pnimmt.protocol.steps import ROUND_END_STEP
+from p2pnimmt.protocol.table import EXPELS
 from p2pnimmt.protocol.verify import verify_transcript
 
 
@@ -131,10 +132,27 @@ def honest_peers(net: Net, seat: int):
 
 
 def assert_caught(net: Net, seat: int, code: str | tuple[str, ...]) -> list[Fault]:
-    """Every peer but seat `seat` aborted on one fatal fault naming that seat, with the same code (`code`, or
-    one of the codes given); nobody honest is blamed; every honest transcript fails verify the same way."""
+    """Every peer but seat `seat` found one fault naming that seat, with the same code (`code`, or one of the
+    codes given); nobody honest is blamed. A rule break its own signed message proves costs the seat its seat
+    (protocol.md 12): every honest peer drops it at one step, and the game goes on to the same end (a round it
+    shuffled in is void); every honest transcript verifies and records the fault."""
     culprit = net.identities[seat].peer
     codes = (code,) if isinstance(code, str) else code
+    if set(codes) <= EXPELS:
+        found: list[Fault] = []
+        ends = set()
+        for p, who, s, faults in honest_peers(net, seat):
+            assert s.phase == "over", f"{who} is in phase {s.phase}, faults {[f.describe() for f in faults]}"
+            named = [f for f in faults if f.code in codes and f.peer == culprit]
+            assert len(named) == 1 and not named[0].fatal, f"{who}: {faults}"
+            assert all(f.peer == culprit for f in faults), f"{who}: an honest peer blamed: {faults}"
+            assert seat in s.dropped and seat in s.table.expelled, who
+            ends.add((s.result, s.dropped[seat], named[0].code))
+            verdict = verify_transcript(bytes(net.transcripts[p]))
+            assert verdict.ok, f"{who}: {verdict.report()}"
+            found.append(named[0])
+        assert len(ends) == 1, ends
+        return found
     fatal: list[Fault] = []
     for p, who, s, faults in honest_peers(net, seat):
         assert s.phase == "aborted", (f"{who} is in phase {s.phase} (round {s.round + 1}, turn {s.turn + 1}), "

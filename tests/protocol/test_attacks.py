@@ -43,6 +43,7 @@ from p2pnimmt.protocol.commitments import NONCE_SIZE, card_value, commitment
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, SIGN_TAG, VERSION, Envelope, open_envelope, seal
 from p2pnimmt.protocol.events import Fault, GameAborted, GameOver, RowChoiceNeeded
 from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.protocol.table import EXPELS
 from p2pnimmt.protocol.transcript import TranscriptJournal
 from p2pnimmt.protocol.verify import verify_transcript
 
@@ -81,8 +82,13 @@ def label(net: Net, peer: bytes) -> str:
     return f"seat {ids.index(peer)}" if peer in ids else "spectator"
 
 
-def assert_fatal(net: Net, adv: Adversary, code: str, *, suspicions: bool = False) -> list[Fault]:
-    """Every honest peer aborted on `code` naming the attacker; their transcripts say so too."""
+def assert_caught(net: Net, adv: Adversary, code: str, *, suspicions: bool = False) -> list[Fault]:
+    """A rule break proven by the attacker's own signed message costs it its seat, not the others their game
+    (protocol.md 12): every honest peer reports `code` naming the attacker, drops it at the same step with no
+    vote, and finishes with the same result; every honest transcript verifies and records the fault.
+    Equivocation and a broken chain (two peers may hold two versions) still abort the game for everyone."""
+    if code in EXPELS:
+        return assert_expelled(net, adv, code, suspicions=suspicions)
     assert adv.fired, "the attack was never made"
     culprit = adv.peer
     fatal = []
@@ -106,6 +112,31 @@ def assert_fatal(net: Net, adv: Adversary, code: str, *, suspicions: bool = Fals
         assert verdict.peer == culprit, f"{who}: {verdict.fault}"
         fatal.append(s.fault)
     return fatal
+
+
+def assert_expelled(net: Net, adv: Adversary, code: str, *, suspicions: bool = False) -> list[Fault]:
+    assert adv.fired, "the attack was never made"
+    culprit = adv.peer
+    seat = [i.peer for i in net.identities].index(culprit)
+    outcomes, caught = set(), []
+    for p in honest(net, adv):
+        who = label(net, p)
+        s = net.sessions[p]
+        assert s.phase == "over", f"{who} is in phase {s.phase}, faults {net.faults(p)}"
+        assert s.fault is None and not any(isinstance(e, GameAborted) for e in net.events[p]), who
+        faults = net.faults(p)
+        named = [f for f in faults if f.code == code and f.peer == culprit]
+        assert len(named) == 1 and not named[0].fatal, f"{who}: {faults}"
+        for f in faults:
+            assert f.peer == culprit or (suspicions and f.code == "digest-mismatch" and not f.fatal), (who, f)
+        assert seat in s.dropped and seat in s.table.expelled, who
+        outcomes.add((s.result, s.dropped[seat]))
+        verdict = verify_transcript(bytes(net.transcripts[p]))
+        assert verdict.ok, f"{who}: {verdict.report()}"
+        assert (code, culprit, False) in [(f["code"], f["peer"], f["fatal"]) for f in verdict.faults_recorded], who
+        caught.append(named[0])
+    assert len(outcomes) == 1, outcomes  # one result, the culprit dropped at one step, on every honest node
+    return caught
 
 
 def assert_completes(net: Net, adv: Adversary, code: str | None, *, each: int | None = None,
@@ -164,7 +195,7 @@ def test_reveal_not_matching_commitment(players, seat):
             adv.fired = True
 
     net, adv = play(players, seat, rule)
-    assert_fatal(net, adv, "bad-reveal")
+    assert_caught(net, adv, "bad-reveal")
 
 
 def commit_to(turn: int, choose):
@@ -202,14 +233,14 @@ def test_card_not_in_hand(players, seat, choose):
     """Commit to, and reveal, a card the seat does not hold (the commitment itself is honest)."""
     net, adv = play(players, seat, commit_to(3, choose))
     assert adv.state["card"][0] not in adv.session.game.round.hands[adv.seat]
-    assert_fatal(net, adv, "not-in-hand")
+    assert_caught(net, adv, "not-in-hand")
 
 
 @pytest.mark.parametrize("players, seat", TABLES)
 def test_card_already_played_this_round(players, seat):
     """At turn 4, commit to and reveal the card this seat already played at turn 1."""
     net, adv = play(players, seat, commit_to(3, lambda adv: adv.played[(0, 0)]))
-    assert_fatal(net, adv, "not-in-hand")
+    assert_caught(net, adv, "not-in-hand")
 
 
 # --------------------------------------------------------------------------- 4: equivocation
@@ -253,7 +284,7 @@ def check_equivocation_proof(adv: Adversary, fault: Fault) -> None:
 def test_equivocation_then_silence(players, seat):
     """One PLAY_COMMIT to half the peers, a different one (same seq, validly signed) to the rest; then nothing."""
     net, adv = play(players, seat, equivocate(2, keep_playing=False))
-    for fault in assert_fatal(net, adv, "equivocation"):
+    for fault in assert_caught(net, adv, "equivocation"):
         check_equivocation_proof(adv, fault)
 
 
@@ -277,7 +308,7 @@ def test_equivocation_then_keep_playing(players, seat, turn):
         seen = {label(net, p): net.sessions[p].fault.code if net.sessions[p].fault else net.sessions[p].phase
                 for p in honest(net, adv)}
         assert set(seen.values()) == {"equivocation"}, f"seed {seed}: honest peers ended on {seen}"
-        for fault in assert_fatal(net, adv, "equivocation", suspicions=True):
+        for fault in assert_caught(net, adv, "equivocation", suspicions=True):
             check_equivocation_proof(adv, fault)
 
 
@@ -425,7 +456,7 @@ def test_broken_chain(players, seat):
             return adv.to(bad.wire)
 
     net, adv = play(players, seat, rule)
-    for fault in assert_fatal(net, adv, "equivocation"):
+    for fault in assert_caught(net, adv, "equivocation"):
         first, second = (open_envelope(w) for w in fault.evidence)
         assert second.seq == first.seq + 1 and second.prev == h("not my last message") != first.hash
 
@@ -475,7 +506,7 @@ def test_wrong_state_hash(players, seat):
             adv.fired = True
 
     net, adv = play(players, seat, rule)
-    assert_fatal(net, adv, "state-mismatch")
+    assert_caught(net, adv, "state-mismatch")
 
 
 @pytest.mark.parametrize("players, seat", TABLES)
@@ -489,7 +520,7 @@ def test_seed_reveal_not_matching_commitment(players, seat, field):
             adv.fired = True
 
     net, adv = play(players, seat, rule)
-    assert_fatal(net, adv, "seed-mismatch")
+    assert_caught(net, adv, "seed-mismatch")
 
 
 # --------------------------------------------------------------------------- 10: row choice
@@ -527,7 +558,7 @@ def stray_choice(who: str):
 @pytest.mark.parametrize("who", ["nobody", "another"])
 def test_row_choice_by_the_wrong_player(players, seat, who):
     net, adv = play_until_fired(players, seat, stray_choice(who))
-    assert_fatal(net, adv, "wrong-chooser")
+    assert_caught(net, adv, "wrong-chooser")
 
 
 def row_out_of_range(row: int):
@@ -546,7 +577,7 @@ def row_out_of_range(row: int):
 @pytest.mark.parametrize("row", [4, 7, 2**32 - 1])
 def test_row_choice_out_of_range(players, seat, row):
     net, adv = play_until_fired(players, seat, row_out_of_range(row))
-    assert_fatal(net, adv, "bad-row")
+    assert_caught(net, adv, "bad-row")
 
 
 # --------------------------------------------------------------------------- 11: malformed, kind, body
@@ -615,7 +646,7 @@ def test_unknown_kind(players, seat, kind):
             return adv.send(kind, {"round": 0, "turn": 1}) + adv.default(env, body)
 
     net, adv = play(players, seat, rule)
-    assert_fatal(net, adv, "unknown-kind")
+    assert_caught(net, adv, "unknown-kind")
 
 
 BAD_BODIES = {
@@ -643,7 +674,7 @@ def test_bad_body(players, seat, change):
             return adv.send(env.kind, BAD_BODIES[change](body), env)
 
     net, adv = play(players, seat, rule)
-    assert_fatal(net, adv, "bad-body")
+    assert_caught(net, adv, "bad-body")
 
 
 # --------------------------------------------------------------------------- 12: results
@@ -674,7 +705,7 @@ def lie_about_result(what: str):
 def test_wrong_result(players, seat, what):
     """A signed ROUND_END (or GAME_END) whose result differs from what the game gives."""
     net, adv = play(players, seat, lie_about_result(what))
-    assert_fatal(net, adv, "result-mismatch")
+    assert_caught(net, adv, "result-mismatch")
 
 
 # --------------------------------------------------------------------------- more of the same kind
@@ -690,7 +721,7 @@ def test_wrong_start_ack(players, seat):
             adv.fired = True
 
     net, adv = play(players, seat, rule)
-    assert_fatal(net, adv, "start-mismatch")
+    assert_caught(net, adv, "start-mismatch")
 
 
 @pytest.mark.parametrize("players, seat", TABLES)
@@ -703,7 +734,7 @@ def test_two_commits_for_one_turn(players, seat):
             return adv.default(env, body) + adv.send(env.kind, dict(body, commit=h("second thoughts")))
 
     net, adv = play(players, seat, rule)
-    assert_fatal(net, adv, "duplicate")
+    assert_caught(net, adv, "duplicate")
 
 
 @pytest.mark.parametrize("players, seat", TABLES)
@@ -716,7 +747,7 @@ def test_message_for_a_far_round(players, seat):
             return adv.send(env.kind, dict(body, round=5)) + adv.default(env, body)
 
     net, adv = play(players, seat, rule)
-    assert_fatal(net, adv, "unexpected")
+    assert_caught(net, adv, "unexpected")
 
 
 NOWHERE = {
@@ -746,7 +777,7 @@ def test_message_for_a_step_that_does_not_exist(players, seat, what):
             return adv.send(kind, extra) + adv.default(env, body)
 
     net, adv = play(players, seat, rule)
-    assert_fatal(net, adv, "unexpected")
+    assert_caught(net, adv, "unexpected")
 
 
 @pytest.mark.parametrize("players, seat", TABLES)

@@ -23,6 +23,7 @@ from p2pnimmt.protocol.events import Fault, Outgoing
 from p2pnimmt.protocol.identity import Identity, verify
 from p2pnimmt.protocol.messages import BodyError, check_body
 from p2pnimmt.protocol.session import Session
+from p2pnimmt.protocol.table import EXPELS
 from p2pnimmt.protocol.transcript import LINK_TAG, MAX_RECORD, SEAL_TAG, frame, frames, link
 from p2pnimmt.protocol.verify import verify_transcript
 
@@ -149,6 +150,12 @@ class Table3:
 
 
 def fatal(session: Session, faults: list[Fault], code: str, seat: int, ids: list[Identity]) -> None:
+    """The signer is at fault with `code`: a rule break its own message proves costs it its seat (it is
+    expelled: nothing it signs from that message on counts; protocol.md 12); any other aborts the game."""
+    if code in EXPELS and faults and not faults[0].fatal:  # (before the game starts every fault aborts it)
+        assert [(f.code, f.fatal, f.peer) for f in faults] == [(code, False, ids[seat].peer)], faults
+        assert session.fault is None and seat in session.table.expelled
+        return
     assert [(f.code, f.fatal) for f in faults] == [(code, True)], faults
     assert session.phase == "aborted" and session.fault.code == code
     assert session.fault.peer == ids[seat].peer
@@ -275,7 +282,7 @@ def test_progression_is_checked_on_acceptance_in_chain_order() -> None:
     faults = [e for w in [*wires[:-1], bad, wires[-1]] for e in late.receive(w) if isinstance(e, Fault)]
     fatal(in_order, in_order_faults, "unexpected", 1, t.ids)
     fatal(late, faults, "unexpected", 1, t.ids)
-    assert late.fault.evidence == in_order.fault.evidence == (bad,)
+    assert [f.evidence for f in faults] == [f.evidence for f in in_order_faults] == [(bad,)]
 
 
 # ----------------------------------------------------------------- 10.4: the state between rounds
