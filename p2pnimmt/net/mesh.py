@@ -47,6 +47,7 @@ class Mesh:
         self._members_changed = asyncio.Event()  # set and replaced whenever who is a member may have changed
         self._dial_spacing: dict[tuple[str, int], tuple[float, float]] = {}  # address -> (next dial at, spacing)
         self._spaced: dict[bytes, tuple[int, float]] = {}  # seat cut for bad messages -> (cuts, refused until)
+        self._told: set[bytes] = set()  # keys cut off for good that came back once and were told why
 
     async def dial(self, host: str, port: int) -> Connection:
         """Dial an address (ours by discovery or the command line, or one a member gave us), never in a tight
@@ -135,8 +136,14 @@ class Mesh:
         return max(0.0, until - asyncio.get_running_loop().time())
 
     def _admit(self, key: bytes) -> str | None:
-        """Connection.open's question once a dialer's hello names its key: why not now, or None."""
+        """Connection.open's question once a dialer's hello names its key: why not now, or None. A key cut off
+        for good is let through once more, to be told why (net.lobby refuses its join); after that it is
+        refused in the handshake, as cheaply as a stranger."""
         peer = peer_id(key)
+        if peer in self.node.lobby.cut_off and not self._seated(peer):
+            if peer in self._told:
+                return f"{fingerprint(peer)} was cut off (and told so): it is not admitted again"
+            self._told.add(peer)
         left = self.spaced_for(peer)
         if left > 0:
             cuts, _until = self._spaced[peer]
