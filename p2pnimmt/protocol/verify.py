@@ -13,9 +13,29 @@ from typing import Any
 
 from .codec import DecodeError, decode
 from .events import Fault
-from .identity import KEY_SIZE, fingerprint, peer_id, verify
+from .identity import KEY_SIZE, PEER_ID_SIZE, fingerprint, peer_id, verify
 from .session import Session
-from .transcript import FORMAT, MAGIC, MAX_RECORD, SEAL_TAG, frames, link
+from .transcript import (
+    FORMAT,
+    MAGIC,
+    MAX_DETAIL,
+    MAX_FAULTS,
+    MAX_FAULTS_PER_PEER,
+    MAX_RECORD,
+    SEAL_TAG,
+    frames,
+    link,
+)
+
+# protocol.md section 12. A non-fatal fault blamed on the peer that delivered bytes nobody accepted is the
+# recorder's word (informative only); any other is blamed on a signer, and the replay must have found it.
+DELIVERER_CODES = frozenset({"malformed", "wrong-game", "unknown-sender", "bad-signature", "replay"})
+FAULT_CODES = DELIVERER_CODES | {
+    "digest-mismatch", "equivocation", "chain-broken", "unknown-kind", "bad-body", "unexpected", "duplicate",
+    "start-mismatch", "seed-mismatch", "bad-reveal", "not-in-hand", "sealed-shuffle", "sealed-unlock", "sealed-key",
+    "sealed-play", "absent", "sealed-false-alarm", "sealed-audit", "state-mismatch", "wrong-chooser", "bad-row",
+    "out-of-turn", "bad-pick", "result-mismatch"}
+FAULT_RECORD_KEYS = frozenset({"peer", "code", "detail", "fatal", "evidence"})
 
 
 @dataclass
@@ -141,15 +161,47 @@ def read_record(records: list[tuple[int, bytes]], position: int, last: bytes) ->
     return kind, record[3]
 
 
+class Witness(Session):
+    """The replay's spectator session, which notes every non-fatal fault it finds itself, in a rebuild too (a
+    rebuild's outputs are not returned, but what it finds stands: protocol.md 11.1 and 13)."""
+
+    def __init__(self) -> None:
+        super().__init__(None, relay=False)
+        self.found: set[tuple[str, bytes | None]] = set()  # (code, peer)
+
+    def _fault(self, peer: bytes | None, code: str, detail: str, evidence: tuple[bytes, ...] = ()) -> None:
+        self.found.add((code, peer))
+        super()._fault(peer, code, detail, evidence)
+
+
+def fault_record_problem(payload: dict[Any, Any]) -> str:
+    """Why a fault record's payload is not [the map of section 13], or ''."""
+    if set(payload) != FAULT_RECORD_KEYS:
+        return f"its keys are {sorted(map(str, payload))}, not {sorted(FAULT_RECORD_KEYS)}"
+    peer, code, detail, evidence = payload["peer"], payload["code"], payload["detail"], payload["evidence"]
+    if peer is not None and not (isinstance(peer, bytes) and len(peer) == PEER_ID_SIZE):
+        return "its peer is neither a peer id nor nil"
+    if code not in FAULT_CODES:
+        return f"{code!r:.40} is no fault code"
+    if not isinstance(detail, str) or len(detail) > MAX_DETAIL:
+        return f"its detail is not a text of at most {MAX_DETAIL} characters"
+    if not isinstance(payload["fatal"], bool):
+        return "its fatal is not a boolean"
+    if not (isinstance(evidence, list) and all(isinstance(wire, bytes) for wire in evidence)):
+        return "its evidence is not an array of messages"
+    return ""
+
+
 class Replay:
     """The transcript's records fed, one reader per record type, to a spectator Session."""
 
     def __init__(self, recorder: bytes | None) -> None:
-        self.session = Session(None, relay=False)
+        self.session = Witness()
         self.recorder = recorder
         self.accepted = 0  # messages the session took
         self.sealed = False
         self.faults_recorded: list[dict[str, Any]] = []
+        self.noted: dict[bytes | None, int] = {}  # non-fatal fault records by the peer they blame
 
     def read(self, position: int, kind: str, payload: object, link_before: bytes) -> None:
         """Record `position`, of type `kind`; `link_before` is the link of the record before it."""
@@ -183,12 +235,28 @@ class Replay:
         self.accepted += 1
 
     def read_fault(self, position: int, payload: object) -> None:
-        """A fault the recorder saw; a fatal one must be what its evidence makes the replay find."""
+        """A fault the recorder saw (protocol.md 13, "Fault records and `verify`"): a well-formed record within
+        the caps; a fatal one must be what its evidence makes the replay find, a non-fatal one blamed on a
+        signer a fault the replay has found itself; one blamed on a deliverer is the recorder's word."""
         session = self.session
+        recorder = peer_id(self.recorder) if self.recorder else None
         if not isinstance(payload, dict):
-            raise TranscriptError("fault record is not a map", position)
+            raise TranscriptError("fault record is not a map", position, peer=recorder)
+        problem = fault_record_problem(payload)
+        if problem:
+            raise TranscriptError(f"malformed fault record: {problem}", position, peer=recorder)
+        peer: bytes | None = payload["peer"]
+        code: str = payload["code"]
+        if not payload["fatal"]:
+            self.noted[peer] = self.noted.get(peer, 0) + 1
+            if self.noted[peer] > MAX_FAULTS_PER_PEER or sum(self.noted.values()) > MAX_FAULTS:
+                raise TranscriptError(f"more than {MAX_FAULTS_PER_PEER} non-fatal fault records against "
+                                      f"{_name(session, peer)}, or {MAX_FAULTS} in all", position, peer=recorder)
+            if code not in DELIVERER_CODES and (code, peer) not in session.found:
+                raise TranscriptError(f"the recorded fault {code!r} against {_name(session, peer)} is not one the "
+                                      "replay found (nobody's word is taken)", position, peer=recorder)
         self.faults_recorded.append(payload)
-        if not payload.get("fatal") or session.phase == "aborted":
+        if not payload["fatal"] or session.phase == "aborted":
             return
         # Take nobody's word for it: the evidence must make the replay reach the same verdict.
         evidence = payload.get("evidence")

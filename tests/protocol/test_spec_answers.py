@@ -8,8 +8,10 @@ today, and once the code changes it passes and the marker must go.
 from __future__ import annotations
 
 import hashlib
+import re
 import sys
 from functools import cache
+from pathlib import Path
 
 import pytest
 from support import check_honest, play, records, short
@@ -27,7 +29,7 @@ from p2pnimmt.protocol.sealed import initial_deck
 from p2pnimmt.protocol.session import Session
 from p2pnimmt.protocol.standin import stand_in_card, stand_in_row
 from p2pnimmt.protocol.transcript import SEAL_TAG, TranscriptJournal, frame, link
-from p2pnimmt.protocol.verify import verify_transcript
+from p2pnimmt.protocol.verify import DELIVERER_CODES, FAULT_CODES, verify_transcript
 
 # ----------------------------------------------------------------- a table whose every seat a test signs for
 
@@ -405,7 +407,6 @@ def test_q10_a_well_formed_non_fatal_record_of_the_deliverer_never_changes_the_v
     assert v.summary.splitlines()[:-1] == verify_transcript(data).summary.splitlines()[:-1]
 
 
-@pytest.mark.xfail(strict=True, reason="Q10: verify reads a non-fatal fault record only as a map")
 @pytest.mark.parametrize("case", ["detail-600", "bogus-absent", "unknown-code", "extra-key"])
 def test_q10_verify_checks_the_shape_of_every_fault_record_and_the_replay_backs_a_signers(case: str) -> None:
     data, recorder = honest()
@@ -418,6 +419,15 @@ def test_q10_verify_checks_the_shape_of_every_fault_record_and_the_replay_backs_
     }[case]
     v = verify_transcript(relinked(data, recorder, 5, [record]))
     assert not v.ok and v.record == 5, v.report()
+
+
+def test_q10_verify_knows_the_fault_codes_of_section_12_and_which_blame_a_deliverer() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "protocol.md").read_text(encoding="utf-8")
+    table = doc[doc.index("## 12. Faults"):doc.index("## 13. Transcript")]
+    rows = [line.split("|")[1:3] for line in table.splitlines() if line.startswith("| `")]
+    codes = {code: blamed.strip() for first, blamed in rows for code in re.findall(r"`([a-z-]+)`", first)}
+    assert set(codes) == FAULT_CODES
+    assert {code for code, blamed in codes.items() if blamed == "deliverer"} == DELIVERER_CODES
 
 
 def test_q11_fault_records_may_come_before_the_start_a_message_may_not() -> None:

@@ -124,10 +124,13 @@ def test_non_fatal_faults_are_recorded_and_the_transcript_still_verifies() -> No
     assert [f["code"] for f in v.faults_recorded] == ["bad-signature", "malformed"] * 2
     assert all(f["fatal"] is False for f in v.faults_recorded)
     assert v.faults_recorded[0]["peer"] == net.identities[2].peer
-    # the fault records are chained like the rest: altering one is noticed at the next record
+    # the fault records are chained like the rest: altering one is noticed at the next record ...
     recs = records(bytes(net.transcripts[target]))
     fault = first(recs, "fault")
-    check(flip(bytes(net.transcripts[target]), fault.end - 3), "does not chain", fault.position + 1)
+    detail = fault.start + fault.raw.index(fault.payload["detail"].encode())
+    check(flip(bytes(net.transcripts[target]), detail), "does not chain", fault.position + 1)
+    # ... unless it no longer has the shape of a fault record (here its key "evidence"): then at its own
+    check(flip(bytes(net.transcripts[target]), fault.end - 3), "malformed fault record", fault.position)
 
 
 def test_a_corrupted_copy_of_an_accepted_message_is_ignored() -> None:
