@@ -26,6 +26,7 @@ from zeroconf import DNSQuestionType, InterfaceChoice, IPVersion, ServiceStateCh
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from ..engine import DEALS, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
+from ..protocol.messages import is_name
 
 SERVICE = "_p2pnimmt._tcp.local."
 SERVICE_ENV = "P2PNIMMT_SERVICE"
@@ -171,7 +172,7 @@ class Advertiser:
         self.host = host_fingerprint
         self.port = port
         self.addresses = addresses
-        self.host_name = host_name if host_name is not None and _is_name(host_name) else None
+        self.host_name = host_name if host_name is not None and is_name(host_name) else None
         self.info: AsyncServiceInfo | None = None
 
     def _info(self, taken: int, seats: int, state: str, variant: str | None, deal: str | None) -> AsyncServiceInfo:
@@ -216,10 +217,6 @@ class NotAGame(ValueError):
 
 _FINGERPRINT = re.compile(r"[A-Z2-7]{4}-[A-Z2-7]{4}")
 _SEATS = re.compile(r"(\d{1,2})/(\d{1,2})")
-
-
-def _is_name(text: str) -> bool:
-    return 0 < len(text) <= 40 and text.isprintable()
 
 
 def parse_ad(properties: dict, addresses: tuple[str, ...], port: int, name: str) -> GameAd:
@@ -272,7 +269,7 @@ def parse_ad(properties: dict, addresses: tuple[str, ...], port: int, name: str)
         else:
             notes.append(f"seats {shown(seats)} left out (not taken/total, total {MIN_PLAYERS}..{MAX_PLAYERS})")
     host_name = props.get("name")
-    if host_name is not None and not _is_name(host_name):
+    if host_name is not None and not is_name(host_name):
         notes.append(f"name {shown(host_name)} left out (not 1..40 printable characters)")
         host_name = None
     return GameAd(code=code, game_id=game_id, host=host, addresses=addresses, port=port,

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..protocol.identity import peer_id
+from ..protocol.messages import is_name
 
 
 @dataclass
@@ -36,6 +37,6 @@ def member_from(value: Any) -> Member | None:
     except KeyError:
         return None
     ok = (isinstance(member.key, bytes) and len(member.key) == 32 and isinstance(member.name, str)
-          and 0 < len(member.name) <= 40 and member.name.isprintable() and member.role in ("player", "spectator")
+          and is_name(member.name) and member.role in ("player", "spectator")
           and isinstance(member.bot, bool) and isinstance(member.host, str) and type(member.port) is int)
     return member if ok else None

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any
 
 from ..engine import DEALS, MAX_PLAYERS, VARIANTS, Settings
 from ..engine.game import MAX_CLOCK
 from .identity import KEY_SIZE
+from .name_ranges import RANGES
 
 HASH = 32
 POINT = 32  # a Curve25519 point (u-coordinate) or scalar, 32 bytes little-endian
 MAX_POINTS = 104  # the largest deck
+NAME_LENGTH = 40  # code points in a name
+_NAME_STARTS = tuple(first for first, _last in RANGES)
 
 
 class BodyError(ValueError):
@@ -41,8 +45,15 @@ def _opt_count(v: Any) -> bool:
     return v is None or (_count(v) and v > 0)
 
 
-def _text(v: Any) -> bool:
-    return isinstance(v, str) and 0 < len(v) <= 40 and v.isprintable()
+def is_name(text: object) -> bool:
+    """A name (protocol.md 9, **Names**): a str of 1..40 code points, each of a category Unicode 14.0.0 allows
+    (the shipped table, name_ranges.py: never the running Python's own Unicode version). The one check of a
+    name everywhere: the START, the lobby, the command line, the menu."""
+    if not isinstance(text, str) or not 0 < len(text) <= NAME_LENGTH:
+        return False
+    if text.isascii():
+        return text.isprintable()  # U+0020..U+007E, the same in every Unicode version
+    return all((i := bisect_right(_NAME_STARTS, ord(c)) - 1) >= 0 and ord(c) <= RANGES[i][1] for c in text)
 
 
 def _settings(v: Any) -> bool:
@@ -65,7 +76,7 @@ def _seat(v: Any) -> bool:
         and set(v) == {"key", "name", "bot"}
         and isinstance(v["key"], bytes)
         and len(v["key"]) == KEY_SIZE
-        and _text(v["name"])
+        and is_name(v["name"])
         and isinstance(v["bot"], bool)
     )
 

@@ -25,6 +25,7 @@ from prompt_toolkit.validation import ValidationError, Validator
 from prompt_toolkit.widgets import Button, Dialog, Label, RadioList, TextArea, ValidationToolbar
 
 from ..bots import BOTS, LEVELS
+from ..protocol.messages import is_name
 
 TITLE = "p2pnimmt — 6 nimmt! on the LAN"
 BOT_TEXT = {
@@ -112,7 +113,7 @@ def load_name() -> str:
         name = json.loads(config_path().read_text()).get("name", "")
     except (OSError, ValueError, AttributeError):
         return ""
-    return name if isinstance(name, str) and 0 < len(name) <= 40 and name.isprintable() else ""
+    return name if is_name(name) else ""
 
 
 def save_name(name: str) -> None:
@@ -126,7 +127,7 @@ def save_name(name: str) -> None:
 
 def checked_name(text: str) -> str:
     name = text.strip()
-    if not (0 < len(name) <= 40 and name.isprintable()):
+    if not is_name(name):
         raise ValueError("a name is 1 to 40 printable characters")
     return name
 
