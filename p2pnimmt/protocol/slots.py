@@ -102,6 +102,10 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
                     (slot[seat].wire, env.wire))
         return
     slot[seat] = env
+    if kind == "ROW_CHOICE" and len(slot) > 1:  # in seat order: a stray choice names the lowest seat (section 11)
+        ordered = sorted(slot.items())
+        slot.clear()
+        slot.update(ordered)
     if kind == "DROP":
         at = Step.of_message(round_index, kind, body)
         table.drop_steps.add(at)

@@ -163,6 +163,30 @@ def test_q1_commit_states_are_checked_once_every_commit_is_in_in_seat_order(orde
     assert not v.ok and v.record is None and "ends before the game does" in v.fault, v.report()
 
 
+@pytest.mark.parametrize("order", ["low-first", "high-first"])
+def test_q1_stray_row_choices_name_the_lowest_seat_whatever_came_first(order: str) -> None:
+    """Two seats that do not choose sent a ROW_CHOICE for the turn before its cards were known: once they are,
+    the lowest of them is named (`wrong-chooser`), in either order of arrival."""
+    t = Table(n=4)
+    t.acks()
+    t.seeds()
+    o = t.oracle
+    cards = [stand_in_card(hand) for hand in o.game.round.hands]
+    strays = [s for s in range(4) if s != o.game.round.chooser(cards)][1:3]
+    for s in strays if order == "low-first" else strays[::-1]:
+        t.sign(s, "ROW_CHOICE", {"round": 0, "turn": 0, "row": 0})
+    state, hashes = o.table.state_now(), []
+    for s in range(4):
+        value = commitment("play", t.game_id, 0, 0, s, card_value(cards[s]), bytes(32))
+        t.sign(s, "PLAY_COMMIT", {"round": 0, "turn": 0, "commit": value, "state": state})
+        hashes.append(t.last[s].hash)
+    for s in range(4):
+        t.sign(s, "PLAY_REVEAL", {"round": 0, "turn": 0, "card": cards[s], "nonce": bytes(32),
+                                  "commits": commit_set_digest(hashes)})
+    session, faults = t.spectator()
+    assert [(code, peer) for _, code, peer in broken_at(faults)] == [("wrong-chooser", t.ids[strays[0]].peer)]
+
+
 def test_q1_a_check_of_section_9_is_reported_at_the_offending_record() -> None:
     t = Table()
     t.acks()
