@@ -7,7 +7,6 @@ import asyncio
 import logging
 
 from ..protocol.session import LocalError, Session
-from ..protocol.slots import went_past
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -20,7 +19,6 @@ async def watch_waiting(node) -> None:
     loop = asyncio.get_running_loop()
     since: dict[tuple, float] = {}
     gone: dict[tuple, float] = {}  # waited on, with no link to us, since
-    unlinked: dict[int, float] = {}  # any other seat with no link to us, since
     while not node.done.is_set():
         await asyncio.sleep(PULL_EVERY)
         session = node.session
@@ -40,8 +38,6 @@ async def watch_waiting(node) -> None:
         # dropped only when its node does not do what an honest one would: move within its clock, or
         # within --drop-after of every other seat asking for the stand-in.
         linked = node.linked
-        unlinked = {seat: unlinked.get(seat, now) for seat, peer in enumerate(session.roster)
-                    if seat != session.seat and peer not in linked}
         clock = session.game.settings.clock if session.game is not None else None
         stalled = {key for key in waiting if session.roster[key[2]] not in linked
                    or clock is not None and now - since[key] >= clock
@@ -60,25 +56,6 @@ async def watch_waiting(node) -> None:
                                 why, now - start)
                 except LocalError:
                     pass
-                also_gone(node, session, unlinked, now)
-
-
-def also_gone(node, session: Session, unlinked: dict[int, float], now: float) -> None:
-    """Once we vote at a step, vote there every other seat gone as long (no link to us for --drop-after):
-    a drop at a step needs the vote of every seat that stays, so two seats gone at once are voted out
-    together (protocol.md 11.1). Not a seat whose message there a message of ours was built on (one for a later
-    step, or our own shuffle or unlock after it): that vote would be `unexpected` (protocol.md 9, item 5)."""
-    table = session.table
-    at = table.now()
-    for seat, start in sorted(unlinked.items()):
-        if now - start >= node.drop_after and seat not in table.dropped and \
-                not (at is not None and session.seat is not None and went_past(table, session.seat, at, seat)):
-            try:
-                node.act(session.drop(seat))
-                log.warning("voted to drop seat %d (%s) as well: no link to it, for %.0f s", seat,
-                            session.names[seat], now - start)
-            except LocalError:
-                pass
 
 
 def stand_in_asked(session: Session, seat: int) -> bool:

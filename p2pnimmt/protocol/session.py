@@ -282,12 +282,7 @@ class Session:
             if self.seat is None or self.seat not in self.active_at(self.round, self.step_now() or 0):
                 raise LocalError("only a player still in the game can vote")
             at = self.table.now()
-            # a seat we wait for; or, once we voted at this step, any other seat still in the game that is gone
-            # too (it may owe nothing here — a later shuffler, a seat that does not choose the row — yet
-            # every drop at this step needs its vote: two seats gone at once, protocol.md 11.1)
-            if seat == self.seat or self.phase == Phase.STARTING or at is None or \
-                    seat not in self.waiting_for() and not (self.table.votes.get(at) and
-                                                             seat in self.table.active_at(*at)):
+            if seat == self.seat or self.phase == Phase.STARTING or at is None or seat not in self.waiting_for():
                 raise LocalError(f"the game is not waiting for seat {seat}")
             if seat in self.table.votes.get(at, ()):
                 raise LocalError(f"already voted to drop seat {seat} at this step")

@@ -137,9 +137,7 @@ def keeps(table: Table, at: Step, target: int) -> bool:
     waiting = table.waiting_for()
     if target in waiting and at == table.now() or table.went_on(me, at, target) or table.vote_void(at, target):
         return False
-    # a voter holds the message back, so we wait on it; or we wait at this step on another seat (two seats gone
-    # at once): saying that we have this one's message lets the others use it (protocol.md 11.1)
-    return bool(table.voters(at, target) & set(waiting)) or at == table.now() and bool(waiting)
+    return bool(table.voters(at, target) & set(waiting))
 
 
 # ----------------------------------------------------------------- the deal

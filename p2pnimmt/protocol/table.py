@@ -242,33 +242,13 @@ class Table:
         return {v for v in self.slots.get(("DROP", at.round, vote_slot(at, target)), {}) if v in active}
 
     def vote_void(self, at: Step, target: int) -> bool:
-        """A seat that stays at `at` (below) and did not vote to drop `target` there went on from `target`'s
-        message: the drop can never complete. (A voter that went on did so because the drop completed at it,
-        or because the vote was void already: it voids nothing.)"""
-        return target in self.staying(at) and target in self.vote_targets(at)
+        """A seat active at `at` that did not vote to drop `target` there went on from `target`'s message.
 
-    def staying(self, at: Step) -> set[int]:
-        """The seats active at `at` that can never be dropped there (protocol.md 11.1).
-
-        A seat no DROP at `at` names; and, in turn, a seat named whose message there a staying seat that did
-        not vote to drop it went on from: a drop of that seat would need the staying seat's vote, which never
-        comes (a seat that went on never votes there). A seat that is itself voted on voids nothing by going
-        on: it may be dropped at `at` with the seat it went on from (two seats gone at once).
+        That seat never votes, so the drop can never complete. (A voter that went on did so because the drop
+        completed at it, or because the vote was void already: it voids nothing.)
         """
-        active = self.active_at(*at)
-        named = set(self.vote_targets(at))
-        stay = {s for s in active if s not in named}
-        grew = True
-        while grew:
-            grew = False
-            for target in sorted(named - stay):
-                if target not in active:
-                    continue
-                voters = self.voters(at, target)
-                if any(s != target and s not in voters and self.went_on(s, at, target) for s in stay):
-                    stay.add(target)
-                    grew = True
-        return stay
+        voters = self.voters(at, target)
+        return any(self.went_on(s, at, target) for s in self.active_at(*at) if s != target and s not in voters)
 
     def now(self) -> Step | None:
         """The step the game is at (None outside a round)."""
@@ -281,24 +261,14 @@ class Table:
         return Step(self.round, number, draft.picks if draft is not None and not draft.done else 0)
 
     def complete_votes(self) -> list[tuple[int, Step]]:
-        """(seat, step) for every seat dropped by the votes at a step, not yet applied (protocol.md 11.1).
-
-        At each step, the dropped seats are the largest set D of the seats voted on such that every seat
-        active there and not in D voted to drop every seat of D: one seat gone (D is that seat, voted out by
-        all the others), or several gone at once (each voted out by every seat still there).
-        """
+        """(seat, step) for every DROP vote that every other seat active at its step has signed, not yet applied."""
         found: list[tuple[int, Step]] = []
         for at in self.vote_steps():
-            active = set(self.active_at(*at))
-            drop = {t for t in self.vote_targets(at) if t in active and t not in self.dropped}
-            while drop:
-                voters = {t: self.voters(at, t) for t in drop}
-                keep = {t for t in drop if not voters[t] >= active - drop}
-                if not keep:
-                    break
-                drop -= keep
-            if drop and active - drop:
-                found.extend((target, at) for target in sorted(drop))
+            others = set(self.active_at(*at))
+            for target in self.vote_targets(at):
+                if target in others and target not in self.dropped and others - {target} and \
+                        self.voters(at, target) >= others - {target}:
+                    found.append((target, at))
         return found
 
     def vote_steps(self) -> list[Step]:
