@@ -1,8 +1,8 @@
 """What the reference implementation does where protocol.md left a stranger guessing (issue 21, item 4).
 
-Each test names its question (Q1..Q16 of item 4) and pins the behaviour the drafted spec text describes.
-A test marked `xfail(strict=True)` states the behaviour the draft asks the code to change to: it fails
-today, and once the code changes it passes and the marker must go.
+Each test names its question (Q1..Q16 of item 4) and pins the behaviour protocol.md now states. The tests
+of the code changes it asked for (Q1's stray row choices, Q2's picks, Q9's votes, Q10's fault records, Q14's
+names) failed on the code before them.
 """
 
 from __future__ import annotations
