@@ -136,28 +136,18 @@ def ask_back(table: Table, seat: int, env: Envelope) -> Effects[None]:
 
 
 def against_own_word(table: Table, seat: int, kind: str, at: Step, target: int) -> str:
-    """A DROP of `target` at `at` from a seat that went past `target`'s message there (`went_past`), or a KEEP
-    of `target` after the seat's own DROP of it there: '' if neither (protocol.md 9, item 5).
+    """A DROP of `target` at `at` from a seat that by its own placed messages went on from `target`'s message
+    there (table.went_on), or a KEEP of `target` after the seat's own DROP of it there: '' if neither
+    (protocol.md 9, item 5).
 
     Counted, such a DROP would undo the void that the seat's going on caused (11.1), and a node that went on
     with `target`'s message would have to rebuild a game its own signed messages came from.
     """
-    if kind == "DROP" and went_past(table, seat, at, target):
-        return f"naming seat {target} at {where(at)}, after its own message built on that seat's there"
+    if kind == "DROP" and table.went_on(seat, at, target):
+        return f"naming seat {target} at {where(at)}, after it went on from that seat's message there"
     if kind == "KEEP" and seat in table.slots.get(("DROP", at.round, vote_slot(at, target)), {}):
         return f"naming seat {target} at {where(at)}, after its own DROP of that seat there"
     return ""
-
-
-def went_past(table: Table, seat: int, at: Step, target: int) -> bool:
-    """`seat` went on from `target`'s message at `at` by a message of its own game (table.went_on, but not by
-    a KEEP alone): its placed messages reach a later position, or at a seat-ordered step (a sealed deal's
-    shuffles and unlocks) its own message there comes after `target`'s. A seat that did votes no DROP of
-    `target` there (protocol.md 9, item 5; 11.1)."""
-    if table.furthest.get(seat, Step(-1, -1)) > at:
-        return True
-    kind = table.deal.ordered.get(at.number) if table.deal is not None else None
-    return kind is not None and seat > target and seat in table.slots.get((kind, at.round, 0), {})
 
 
 def where(at: Step) -> str:

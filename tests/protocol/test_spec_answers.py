@@ -383,7 +383,7 @@ def test_q9_a_keep_after_ones_own_drop_is_unexpected() -> None:
 
 
 def test_q9_a_drop_after_ones_own_shuffle_built_on_that_seats_is_unexpected() -> None:
-    """At a seat-ordered step, a seat's own message after X's is built on X's: it went past X's message there."""
+    """At a seat-ordered step, a seat's own message after X's is built on X's: it went on from X's message."""
     t = Table(deal="sealed")
     t.acks()
     deck = initial_deck(range(1, 105))
@@ -395,16 +395,16 @@ def test_q9_a_drop_after_ones_own_shuffle_built_on_that_seats_is_unexpected() ->
     assert [(f.code, f.peer) for f in t.oracle_faults] == [("unexpected", t.ids[2].peer)]
 
 
-def test_q9_a_keep_alone_does_not_bar_a_later_drop_of_that_seat() -> None:
-    """Two seats gone at once (11.1): a seat that had one's message may sign KEEP for it, then find it gone too
-    and vote it out with the other; a KEEP is not a message built on the seat's."""
+def test_q9_a_drop_after_ones_own_keep_is_unexpected() -> None:
+    """A KEEP says its signer went on with X's message (it voids the vote); a DROP of X after it would undo that."""
     t = Table(n=4)
     t.acks()
     t.seed_commits()
     t.sign(0, "DROP", {"round": 0, "step": 1, "seat": 2})
     t.sign(1, "KEEP", {"round": 0, "step": 1, "seat": 2})
+    assert t.oracle_faults == [] and t.oracle.table.vote_void(Step(0, 1), 2)
     t.sign(1, "DROP", {"round": 0, "step": 1, "seat": 2})
-    assert t.oracle_faults == [] and t.oracle.fault is None
+    assert [(f.code, f.peer) for f in t.oracle_faults] == [("unexpected", t.ids[1].peer)]
 
 
 # ----------------------------------------------------------------- Q10, Q11: fault records and what comes before START
