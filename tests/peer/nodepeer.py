@@ -1,0 +1,50 @@
+"""The TypeScript peer (web/peer/) from pytest: where it lives, node and npm, its packages as the lockfile has them.
+
+node and npm are required (Debian's `nodejs` and `npm`; .ci/run installs them): a test here fails, never skips,
+when they are missing. `npm ci` runs only when the installed modules are not those of the committed lockfile
+(node_modules/.package-lock.json, which npm writes, is compared with package-lock.json), under a file lock so
+parallel workers install once.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PEER = ROOT / "web" / "peer"
+BUNDLE = ROOT / "p2pnimmt" / "web" / "static" / "peer.js"
+
+
+def tool(name: str) -> str:
+    """The path of node or npm, or the test fails naming what to install."""
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed: the TypeScript peer's tests need Debian's nodejs and npm "
+                    "(.ci/run installs them)", pytrace=False)
+    return found
+
+
+def run(args: list[str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run a command in web/peer/, its output captured; a failure shows both streams."""
+    done = subprocess.run(args, cwd=PEER, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(args)} exited {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def installed_as_locked() -> bool:
+    """Whether node_modules holds exactly the lockfile's packages (every one this platform installs, same version
+    and integrity, nothing else)."""
+    hidden = PEER / "node_modules" / ".package-lock.json"
+    if not hidden.exists():
+        return False
+    locked = {k: v for k, v in json.loads((PEER / "package-lock.json").read_text())["packages"].items() if k}
+    installed = json.loads(hidden.read_text()).get("packages", {})
+    same = all(k in locked and (v.get("version"), v.get("integrity")) == (locked[k].get("version"),
+               locked[k].get("integrity")) for k, v in installed.items())
+    return same and all(k in installed for k, v in locked.items() if not v.get("optional"))
+

@@ -1,0 +1,80 @@
+/** Byte strings: hex, concatenation, big-endian integers, comparison. */
+
+export function hex(bytes: Uint8Array): string {
+  let out = "";
+  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  return out;
+}
+
+export function fromHex(text: string): Uint8Array {
+  if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) throw new Error(`not hex: ${text.slice(0, 40)}`);
+  const out = new Uint8Array(text.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+export function ascii(text: string): Uint8Array {
+  return new TextEncoder().encode(text);
+}
+
+export function concat(...parts: Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const p of parts) size += p.length;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** `value` as `size` bytes, big-endian (size ≤ 8, 0 ≤ value < 2^(8·size)). */
+export function uintBE(value: number | bigint, size: number): Uint8Array {
+  let v = BigInt(value);
+  if (v < 0n || v >= 1n << BigInt(8 * size)) throw new RangeError(`${value} does not fit in ${size} bytes`);
+  const out = new Uint8Array(size);
+  for (let i = size - 1; i >= 0; i--) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+
+export const u16 = (value: number): Uint8Array => uintBE(value, 2);
+export const u32 = (value: number): Uint8Array => uintBE(value, 4);
+export const u64 = (value: number | bigint): Uint8Array => uintBE(value, 8);
+
+export function equal(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Byte-wise order: negative, zero or positive as a sorts before, with or after b. */
+export function compare(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = (a[i] as number) - (b[i] as number);
+    if (d !== 0) return d;
+  }
+  return a.length - b.length;
+}
+
+/** A little-endian integer of any length. */
+export function leToBigInt(bytes: Uint8Array): bigint {
+  let v = 0n;
+  for (let i = bytes.length - 1; i >= 0; i--) v = (v << 8n) | BigInt(bytes[i] as number);
+  return v;
+}
+
+export function bigIntToLE(value: bigint, size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let v = value;
+  for (let i = 0; i < size; i++) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  if (v !== 0n) throw new RangeError(`${value} does not fit in ${size} bytes`);
+  return out;
+}

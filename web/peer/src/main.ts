@@ -1,0 +1,8 @@
+/**
+ * The p2pnimmt peer in TypeScript: protocol.md's second implementation, sans-I/O.
+ * The bundle of this module is the browser's peer and, under node, `node peer.js verify FILE`.
+ */
+export * as bytes from "./bytes.js";
+export * as hash from "./hash.js";
+
+export const PROTOCOL_VERSION = 1;
