@@ -4,5 +4,10 @@
  */
 export * as bytes from "./bytes.js";
 export * as hash from "./hash.js";
+export * as cards from "./cards.js";
+export * as shuffle from "./shuffle.js";
+export * as deal from "./deal.js";
+export * as turn from "./turn.js";
+export * as game from "./game.js";
 
 export const PROTOCOL_VERSION = 1;

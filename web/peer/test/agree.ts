@@ -1,0 +1,48 @@
+/**
+ * A probe for pytest's cross-implementation checks (tests/peer/test_rules_agree.py): reads one JSON request on
+ * stdin and prints what the TypeScript rules compute. Request: {"deals": [{"seed", "variant", "players"}]}.
+ * For each deal: the deck order, the hands and rows, and the round played out by the stand-in's rule
+ * (every seat its lowest card, a row choice the stand-in's row): the rows and the cards taken after each turn.
+ */
+import { readFileSync } from "node:fs";
+import { fromHex } from "../src/bytes.js";
+import { type Card, deck, type Variant } from "../src/cards.js";
+import { dealOrder, draftOrder } from "../src/deal.js";
+import { shuffle } from "../src/shuffle.js";
+import { chooser, resolveTurn, standInCard, standInRow } from "../src/turn.js";
+
+interface DealRequest {
+  seed: string;
+  variant: Variant;
+  players: number;
+}
+
+function playOut(hands: Card[][], rows: Card[][]): { rows: Card[][]; taken: Card[][] }[] {
+  const turns = [];
+  let table = rows.map((card) => card.slice());
+  const piles: Card[][] = hands.map(() => []);
+  const held = hands.map((hand) => new Set(hand));
+  for (let turn = 0; turn < 10; turn++) {
+    const plays = new Map<number, Card>();
+    held.forEach((hand, seat) => {
+      const card = standInCard(hand);
+      hand.delete(card);
+      plays.set(seat, card);
+    });
+    const choice = chooser(table, plays) === null ? null : standInRow(table);
+    const result = resolveTurn(table, plays, choice);
+    table = result.rows;
+    for (const [seat, cards] of result.taken) (piles[seat] as Card[]).push(...cards);
+    turns.push({ rows: table.map((row) => row.slice()), taken: piles.map((pile) => pile.slice()) });
+  }
+  return turns;
+}
+
+const request = JSON.parse(readFileSync(0, "utf8")) as { deals: DealRequest[]; drafts?: [number, number][] };
+const deals = request.deals.map(({ seed, variant, players }) => {
+  const order = shuffle(fromHex(seed), deck(variant, players));
+  const { hands, rows } = dealOrder(order, players);
+  return { order, hands, rows, turns: playOut(hands, rows.map((card) => [card])) };
+});
+const drafts = (request.drafts ?? []).map(([players, round]) => draftOrder(players, round));
+process.stdout.write(JSON.stringify({ deals, drafts }));
