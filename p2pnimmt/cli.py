@@ -401,9 +401,12 @@ def cmd_matrix(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
 def run(coro) -> int:
     """Run a use case to its end; its exit status (a RoleFailed or Ctrl-C is told on stderr)."""
     from .app.options import RoleFailed
+    from .neutral import NeutralFormatter
 
     level = getattr(logging, os.environ.get("P2PNIMMT_LOG", "WARNING").upper(), logging.WARNING)
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(NeutralFormatter("%(levelname)s %(name)s: %(message)s"))  # a peer's text never raw
+    logging.basicConfig(level=level, handlers=[handler])
     try:
         return asyncio.run(coro)
     except RoleFailed as exc:
@@ -507,6 +510,7 @@ def cmd_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
 
 
 def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .neutral import neutral
     from .protocol.verify import verify_transcript
 
     try:
@@ -516,10 +520,11 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         print(f"p2pnimmt verify: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     verdict = verify_transcript(data)
+    report = "\n".join(neutral(line) for line in verdict.report().splitlines())  # others' text: never raw
     if verdict.ok:
-        print(verdict.report())
+        print(report)
         return 0
-    print(f"p2pnimmt verify: {args.file}: {verdict.report()}", file=sys.stderr)
+    print(f"p2pnimmt verify: {args.file}: {report}", file=sys.stderr)
     return 1
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..net.discovery import MAX_GAMES, GameAd, Scan, open_zeroconf, scan, service_type, shown
+from ..net.discovery import MAX_GAMES, GameAd, Scan, open_zeroconf, scan, service_type
+from ..neutral import shown
 from .options import Options
 from .output import say
 

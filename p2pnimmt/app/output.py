@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..neutral import neutral
 from ..protocol.events import (
     Committed,
     Event,
@@ -72,7 +73,7 @@ def reporter(lines: StdinLines | None = None,
         elif isinstance(event, SeatBack):
             say(f"{node.session.names[event.seat]} is back in the game from round {event.round + 1}")
         elif isinstance(event, GameAborted):
-            say(f"game aborted: {event.fault.describe(dict(zip(node.session.roster, node.session.names)))}")
+            say(f"game aborted: {neutral(event.fault.describe(dict(zip(node.session.roster, node.session.names))))}")
 
     return report
 

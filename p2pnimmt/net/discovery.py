@@ -26,6 +26,7 @@ from zeroconf import DNSQuestionType, InterfaceChoice, IPVersion, ServiceStateCh
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from ..engine import DEALS, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
+from ..neutral import shown
 from ..protocol.messages import is_name
 
 SERVICE = "_p2pnimmt._tcp.local."
@@ -65,11 +66,6 @@ def game_code(game_id: bytes) -> str:
     """The 4-character code people type: the game id's first 20 bits, 5 at a time, in CODE_ALPHABET."""
     bits = int.from_bytes(game_id[:3], "big") >> 4
     return "".join(CODE_ALPHABET[(bits >> (5 * (CODE_LENGTH - 1 - i))) & 31] for i in range(CODE_LENGTH))
-
-
-def shown(text: str, limit: int = 24) -> str:
-    """A stranger's text made safe to print: quoted, control characters escaped, at most `limit` characters."""
-    return repr(text[:limit]) + (f" (and {len(text) - limit} more characters)" if len(text) > limit else "")
 
 
 def parse_code(text: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from ..neutral import neutral
 from ..protocol.events import Fault
 from ..protocol.identity import fingerprint
 from .connection import Connection
@@ -61,7 +62,7 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
         elif kind == "lobby":
             node.lobby.mirror(payload)
         elif session.start is None or session.seat is None:  # after START the host has no special power
-            node.refused = str(payload)[:200]
+            node.refused = neutral(payload, 200)  # a peer's text: never raw to a terminal or log
             node.done.set()
     elif kind == "bye":
         node.byes.add(conn.peer)

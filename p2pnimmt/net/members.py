@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,5 +39,15 @@ def member_from(value: Any) -> Member | None:
         return None
     ok = (isinstance(member.key, bytes) and len(member.key) == 32 and isinstance(member.name, str)
           and is_name(member.name) and member.role in ("player", "spectator")
-          and isinstance(member.bot, bool) and isinstance(member.host, str) and type(member.port) is int)
+          and isinstance(member.bot, bool) and _address(member.host) and type(member.port) is int)
     return member if ok else None
+
+
+def _address(host: object) -> bool:
+    """A member's `host`: an IP address, or empty (not known); never free text a screen could show."""
+    if not isinstance(host, str) or len(host) > 45:
+        return False
+    try:
+        return host == "" or bool(ipaddress.ip_address(host))
+    except ValueError:
+        return False

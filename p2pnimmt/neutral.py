@@ -1,0 +1,68 @@
+"""Text from the network made harmless before it reaches a terminal, a log or a screen: the one place.
+
+A peer's refusal, a lobby field, a TXT record, a fault's detail or a log argument may hold anything: ESC
+sequences (`ESC]0;title BEL`, `ESC[2J`), C1 controls (U+009B is a CSI on many terminals), bidi overrides and
+isolates (U+202E turns the rest of a line around), line separators, a flood of combining marks. `neutral`
+writes every code point that is not printable (Python's `str.isprintable`: categories Cc, Cf, Cs, Co, Cn,
+Zl, Zp and every space but U+0020; so C0 with ESC, DEL, C1, the bidi controls, U+2028) as a visible escape
+(`\\x1b`, `\\u202e`), keeps at most MAX_MARKS combining marks in a row (the rest escaped), and cuts the
+text to a length. What comes out is printable and on one line: it cannot move the cursor, set a title,
+clear the screen, change colours or reorder what follows it.
+
+Names (protocol.md 9, **Names**) are checked where they arrive and are printable already; everything else
+from a peer goes through here. `NeutralFormatter` is the last guard: every log line's message (not the
+traceback a bug of ours adds) is neutralised, whatever its arguments were.
+"""
+
+from __future__ import annotations
+
+import logging
+import unicodedata
+
+MAX_MARKS = 3  # combining marks kept on one base character (the rest are escaped): a name allows as many
+
+
+def _escape(ch: str) -> str:
+    cp = ord(ch)
+    return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}"
+
+
+def neutral(text: object, limit: int | None = None) -> str:
+    """`text` (a str, or anything: its str()) safe to print: every non-printable code point escaped, at most
+    MAX_MARKS combining marks in a row, at most `limit` characters of the original (with `…` when cut)."""
+    if not isinstance(text, str):
+        text = str(text)
+    cut = limit is not None and len(text) > limit
+    if cut:
+        text = text[:limit]
+    if text.isascii() and text.isprintable():
+        return text + ("…" if cut else "")
+    out: list[str] = []
+    marks = 0
+    for ch in text:
+        if not ch.isprintable():
+            out.append(_escape(ch))
+            marks = 0
+        elif unicodedata.category(ch).startswith("M"):
+            marks += 1
+            out.append(ch if marks <= MAX_MARKS else _escape(ch))
+        else:
+            marks = 0
+            out.append(ch)
+    return "".join(out) + ("…" if cut else "")
+
+
+def shown(text: object, limit: int = 24) -> str:
+    """A stranger's text quoted for a message about it: neutralised, in quotes, at most `limit` characters
+    (and how many more there were)."""
+    text = text if isinstance(text, str) else str(text)
+    more = f" (and {len(text) - limit} more characters)" if len(text) > limit else ""
+    return "'" + neutral(text[:limit]).replace("'", "\\'") + "'" + more
+
+
+class NeutralFormatter(logging.Formatter):
+    """A log line whose message is neutralised (a peer's text in its arguments cannot reach the terminal raw)."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 (logging's name)
+        record.message = neutral(record.message)
+        return super().formatMessage(record)
