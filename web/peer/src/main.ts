@@ -9,5 +9,10 @@ export * as shuffle from "./shuffle.js";
 export * as deal from "./deal.js";
 export * as turn from "./turn.js";
 export * as game from "./game.js";
+export * as codec from "./codec.js";
+export * as identity from "./identity.js";
+export * as names from "./names.js";
+export * as envelope from "./envelope.js";
+export * as hashes from "./hashes.js";
 
 export const PROTOCOL_VERSION = 1;

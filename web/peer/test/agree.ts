@@ -3,9 +3,11 @@
  * stdin and prints what the TypeScript rules compute. Request: {"deals": [{"seed", "variant", "players"}]}.
  * For each deal: the deck order, the hands and rows, and the round played out by the stand-in's rule
  * (every seat its lowest card, a row choice the stand-in's row): the rows and the cards taken after each turn.
+ * For each draft: the pick order. For each codec input: null if section 7 refuses it, else the value re-encoded.
  */
 import { readFileSync } from "node:fs";
-import { fromHex } from "../src/bytes.js";
+import { fromHex, hex } from "../src/bytes.js";
+import { decode, encode } from "../src/codec.js";
 import { type Card, deck, type Variant } from "../src/cards.js";
 import { dealOrder, draftOrder } from "../src/deal.js";
 import { shuffle } from "../src/shuffle.js";
@@ -38,11 +40,18 @@ function playOut(hands: Card[][], rows: Card[][]): { rows: Card[][]; taken: Card
   return turns;
 }
 
-const request = JSON.parse(readFileSync(0, "utf8")) as { deals: DealRequest[]; drafts?: [number, number][] };
-const deals = request.deals.map(({ seed, variant, players }) => {
+const request = JSON.parse(readFileSync(0, "utf8")) as { deals?: DealRequest[]; drafts?: [number, number][]; codec?: string[] };
+const deals = (request.deals ?? []).map(({ seed, variant, players }) => {
   const order = shuffle(fromHex(seed), deck(variant, players));
   const { hands, rows } = dealOrder(order, players);
   return { order, hands, rows, turns: playOut(hands, rows.map((card) => [card])) };
 });
 const drafts = (request.drafts ?? []).map(([players, round]) => draftOrder(players, round));
-process.stdout.write(JSON.stringify({ deals, drafts }));
+const codec = (request.codec ?? []).map((input) => {
+  try {
+    return hex(encode(decode(fromHex(input))));
+  } catch {
+    return null;
+  }
+});
+process.stdout.write(JSON.stringify({ deals, drafts, codec }));

@@ -1,0 +1,82 @@
+"""Section 7 in both implementations: the same bytes are accepted or refused by both strict decoders, and what
+both accept re-encodes to the same bytes (the reference's shortest forms, str8, bin8, map order kept).
+
+The corpus: random values near every limit of section 7 (arrays of 256/257, maps of 32/33, str of 1,024/1,025
+bytes, nesting 6/7, ints of every width, floats, bin), encoded by Python's msgpack (some with duplicated keys, ext
+types, non-str keys), then each also with a byte flipped, cut short or followed by a byte.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+from pathlib import Path
+
+import msgpack
+from nodepeer import PEER, tool
+
+from p2pnimmt.protocol.codec import DecodeError, decode, encode
+
+
+def random_value(rng: random.Random, depth: int) -> object:
+    kind = rng.choice(["int", "int", "str", "bin", "bool", "nil", "float", "list", "dict"] if depth < 8
+                      else ["int", "str"])
+    if kind == "int":
+        return rng.choice([0, 1, 127, 128, 255, 256, 65535, 65536, 2**32 - 1, 2**32, 2**53 + 1, 2**64 - 1,
+                           -1, -32, -33, -128, -129, -(2**31), -(2**63), rng.randrange(-(2**40), 2**40)])
+    if kind == "str":
+        return rng.choice(["", "a", "é" * rng.choice([10, 512, 513]), "x" * rng.choice([31, 32, 255, 256, 1024, 1025]),
+                           "\ufeffbom", "😀"])
+    if kind == "bin":
+        return rng.randbytes(rng.choice([0, 1, 16, 32, 255, 256, 300]))
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "nil":
+        return None
+    if kind == "float":
+        return rng.choice([0.0, 1.0, -2.5, 1e300])
+    size = rng.choice([0, 1, 2, 3, 15, 16, 32, 33, 256, 257] if depth == 0 else [0, 1, 2, 3])
+    if kind == "list":
+        return [random_value(rng, depth + 1) for _ in range(size)]
+    return {f"k{i}": random_value(rng, depth + 1) for i in range(min(size, 40))}
+
+
+def corpus(rng: random.Random) -> list[bytes]:
+    items: list[bytes] = []
+    for _ in range(400):
+        items.append(msgpack.packb(random_value(rng, 0), use_bin_type=True))
+    for depth in range(4, 9):
+        items.append(msgpack.packb(eval("[" * depth + "1" + "]" * depth), use_bin_type=True))
+    items += [bytes.fromhex(h) for h in [
+        "82a16101a16102",  # a duplicated key
+        "810102", "81c4016102",  # an int key, a bin key
+        "d40100", "c70100", "c1", "c0c0", "", "ca3f800000", "cb3ff0000000000000", "a2c328", "a3eda080", "a3efbbbf",
+        "cf0000000000000005", "d0ff", "c6ffffffff", "dbffffffff", "dd00000001c0",
+    ]]
+    mutated = []
+    for data in items:
+        if data:
+            flipped = bytearray(data)
+            flipped[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+            mutated += [bytes(flipped), data[: rng.randrange(len(data))], data + b"\x00"]
+    return items + mutated
+
+
+def test_both_decoders_agree(compiled: Path) -> None:
+    cases = corpus(random.Random(7))
+    done = subprocess.run([tool("node"), str(compiled / "test" / "agree.js")], cwd=PEER, capture_output=True,
+                          text=True, timeout=120, input=json.dumps({"codec": [c.hex() for c in cases]}))
+    assert done.returncode == 0, done.stderr
+    theirs = json.loads(done.stdout)["codec"]
+    assert len(theirs) == len(cases) > 1000
+    accepted = refused = 0
+    for data, answer in zip(cases, theirs):
+        try:
+            ours = encode(decode(data)).hex()
+        except DecodeError:
+            ours = None
+        assert answer == ours, f"{data[:60].hex()}: Python {'refuses' if ours is None else 'accepts'} it"
+        accepted += ours is not None
+        refused += ours is None
+    assert accepted > 300 and refused > 300

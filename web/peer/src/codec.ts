@@ -1,0 +1,300 @@
+/**
+ * MessagePack for bytes from the network (protocol.md section 7), a small strict codec of its own.
+ *
+ * Why not @msgpack/msgpack: section 7 asks receivers to refuse duplicated map keys and invalid UTF-8, and the
+ * body checks of section 9 must tell a float or a boolean from an integer; that library keeps the last of two
+ * equal keys, replaces bad UTF-8 in short strings without a word, decodes 1.0 and 1 to the same number and has
+ * no depth rule of section 7's kind. Producing exactly the reference's bytes (shortest encodings, str8 and
+ * bin8, map keys in the order given) is a few lines more. Decoded values:
+ * null, boolean, number (an integer that fits a double exactly), bigint (any other integer), Float (a msgpack
+ * float, kept apart from the integers), string, Uint8Array (bin), Value[] and MsgMap (str keys, in order).
+ */
+
+export const MAX_MESSAGE = 65536; // bytes of one wire message (and of its signed part)
+export const MAX_ARRAY = 256;
+export const MAX_MAP = 32;
+export const MAX_STR = 1024; // bytes of UTF-8
+export const MAX_DEPTH = 6; // containers; a container at depth 7 is refused
+
+/** A msgpack float: never equal to an integer for the body checks. */
+export class Float {
+  constructor(readonly value: number) {}
+}
+
+export type MsgMap = Map<string, Value>;
+export type Value = null | boolean | number | bigint | Float | string | Uint8Array | Value[] | MsgMap;
+
+/** Bytes that are not an acceptable msgpack value; the message says what was wrong. */
+export class DecodeError extends Error {
+  override readonly name = "DecodeError";
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+class Reader {
+  at = 0;
+  constructor(private readonly data: Uint8Array, private readonly limit: number) {}
+
+  private need(n: number): void {
+    if (this.at + n > this.data.length) throw new DecodeError("the value is cut short (truncated msgpack)");
+  }
+
+  private byte(): number {
+    this.need(1);
+    return this.data[this.at++] as number;
+  }
+
+  private uint(size: number): number {
+    this.need(size);
+    let v = 0;
+    for (let i = 0; i < size; i++) v = v * 256 + (this.data[this.at++] as number);
+    return v;
+  }
+
+  private big(size: number, signed: boolean): number | bigint {
+    this.need(size);
+    let v = 0n;
+    for (let i = 0; i < size; i++) v = (v << 8n) | BigInt(this.data[this.at++] as number);
+    if (signed && v >= 1n << BigInt(8 * size - 1)) v -= 1n << BigInt(8 * size);
+    return Number.isSafeInteger(Number(v)) && BigInt(Number(v)) === v ? Number(v) : v;
+  }
+
+  private bytes(n: number): Uint8Array {
+    this.need(n);
+    const out = this.data.slice(this.at, this.at + n);
+    this.at += n;
+    return out;
+  }
+
+  private str(n: number): string {
+    if (n > MAX_STR) throw new DecodeError(`a str of ${n} bytes is over the ${MAX_STR}-byte limit`);
+    const raw = this.bytes(n);
+    try {
+      return utf8.decode(raw);
+    } catch {
+      throw new DecodeError("a str that is not valid UTF-8");
+    }
+  }
+
+  private bin(n: number): Uint8Array {
+    if (n > this.limit) throw new DecodeError(`a bin of ${n} bytes is over the ${this.limit}-byte limit`);
+    return this.bytes(n);
+  }
+
+  private array(n: number, depth: number): Value[] {
+    if (n > MAX_ARRAY) throw new DecodeError(`an array of ${n} entries is over the limit of ${MAX_ARRAY}`);
+    if (depth > MAX_DEPTH) throw new DecodeError(`nested deeper than ${MAX_DEPTH} levels`);
+    const out: Value[] = [];
+    for (let i = 0; i < n; i++) out.push(this.value(depth + 1));
+    return out;
+  }
+
+  private map(n: number, depth: number): MsgMap {
+    if (n > MAX_MAP) throw new DecodeError(`a map of ${n} entries is over the limit of ${MAX_MAP}`);
+    if (depth > MAX_DEPTH) throw new DecodeError(`nested deeper than ${MAX_DEPTH} levels`);
+    const out: MsgMap = new Map();
+    for (let i = 0; i < n; i++) {
+      const key = this.value(depth + 1);
+      if (typeof key !== "string") throw new DecodeError(`map key ${describe(key)} is not a string`);
+      const value = this.value(depth + 1);
+      if (out.has(key)) throw new DecodeError(`duplicate map key ${JSON.stringify(key)}`);
+      out.set(key, value);
+    }
+    return out;
+  }
+
+  /** One value; `depth` is the depth a container read here would have (the outermost is 1). */
+  value(depth: number): Value {
+    const b = this.byte();
+    if (b <= 0x7f) return b;
+    if (b >= 0xe0) return b - 0x100;
+    if (b >= 0x80 && b <= 0x8f) return this.map(b & 0x0f, depth);
+    if (b >= 0x90 && b <= 0x9f) return this.array(b & 0x0f, depth);
+    if (b >= 0xa0 && b <= 0xbf) return this.str(b & 0x1f);
+    switch (b) {
+      case 0xc0: return null;
+      case 0xc2: return false;
+      case 0xc3: return true;
+      case 0xc4: return this.bin(this.uint(1));
+      case 0xc5: return this.bin(this.uint(2));
+      case 0xc6: return this.bin(this.uint(4));
+      case 0xca: {
+        this.need(4);
+        const v = new DataView(this.data.buffer, this.data.byteOffset + this.at, 4).getFloat32(0);
+        this.at += 4;
+        return new Float(v);
+      }
+      case 0xcb: {
+        this.need(8);
+        const v = new DataView(this.data.buffer, this.data.byteOffset + this.at, 8).getFloat64(0);
+        this.at += 8;
+        return new Float(v);
+      }
+      case 0xcc: return this.uint(1);
+      case 0xcd: return this.uint(2);
+      case 0xce: return this.uint(4);
+      case 0xcf: return this.big(8, false);
+      case 0xd0: return this.big(1, true);
+      case 0xd1: return this.big(2, true);
+      case 0xd2: return this.big(4, true);
+      case 0xd3: return this.big(8, true);
+      case 0xd9: return this.str(this.uint(1));
+      case 0xda: return this.str(this.uint(2));
+      case 0xdb: return this.str(this.uint(4));
+      case 0xdc: return this.array(this.uint(2), depth);
+      case 0xdd: return this.array(this.uint(4), depth);
+      case 0xde: return this.map(this.uint(2), depth);
+      case 0xdf: return this.map(this.uint(4), depth);
+      case 0xc7: case 0xc8: case 0xc9: case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
+        throw new DecodeError("a msgpack ext type is not allowed");
+      default: // 0xc1
+        throw new DecodeError(`0x${b.toString(16)} is not a msgpack type byte`);
+    }
+  }
+}
+
+/** Decode one untrusted msgpack value of at most `limit` bytes; DecodeError naming the first problem. */
+export function decode(data: Uint8Array, limit: number = MAX_MESSAGE): Value {
+  if (data.length > limit) throw new DecodeError(`${data.length} bytes is over the ${limit}-byte limit`);
+  if (data.length === 0) throw new DecodeError("no bytes at all");
+  const reader = new Reader(data, limit);
+  const value = reader.value(1);
+  if (reader.at !== data.length) throw new DecodeError("trailing bytes after the msgpack value");
+  return value;
+}
+
+/** A short description of a value for error messages (never its whole content). */
+export function describe(value: Value | undefined): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "nil";
+  if (value instanceof Float) return `float ${value.value}`;
+  if (value instanceof Uint8Array) return `bin(${value.length})`;
+  if (value instanceof Map) return `a map of ${value.size}`;
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return String(value);
+}
+
+// --- encoding: the reference's bytes (msgpack-python's packb with use_bin_type) -------------------------------
+
+/** What encode takes: the decoded values, and plain objects as maps (keys in their order; no integer-like keys). */
+export type Encodable = Value | readonly Encodable[] | { readonly [key: string]: Encodable } | ReadonlyMap<string, Encodable>;
+
+const utf8Encoder = new TextEncoder();
+
+class Writer {
+  private chunks: number[] = [];
+  private parts: Uint8Array[] = [];
+
+  private flush(): void {
+    if (this.chunks.length) {
+      this.parts.push(Uint8Array.from(this.chunks));
+      this.chunks = [];
+    }
+  }
+
+  head(type: number, value: number | bigint, size: number): void {
+    this.chunks.push(type);
+    let v = BigInt(value);
+    const bytes: number[] = [];
+    for (let i = 0; i < size; i++) {
+      bytes.unshift(Number(v & 0xffn));
+      v >>= 8n;
+    }
+    this.chunks.push(...bytes);
+  }
+
+  raw(bytes: Uint8Array): void {
+    this.flush();
+    this.parts.push(bytes);
+  }
+
+  push(...bytes: number[]): void {
+    this.chunks.push(...bytes);
+  }
+
+  done(): Uint8Array {
+    this.flush();
+    let size = 0;
+    for (const p of this.parts) size += p.length;
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const p of this.parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  }
+}
+
+function lengthHead(w: Writer, n: number, fix: number, fixMax: number, types: [number, number, number]): void {
+  if (n <= fixMax && fix >= 0) w.push(fix | n);
+  else if (n < 0x100 && types[0] >= 0) w.head(types[0], n, 1);
+  else if (n < 0x10000) w.head(types[1], n, 2);
+  else w.head(types[2], n, 4);
+}
+
+function integer(w: Writer, value: number | bigint): void {
+  const v = BigInt(value);
+  if (v >= 0n) {
+    if (v < 0x80n) w.push(Number(v));
+    else if (v < 0x100n) w.head(0xcc, v, 1);
+    else if (v < 0x10000n) w.head(0xcd, v, 2);
+    else if (v < 0x100000000n) w.head(0xce, v, 4);
+    else if (v < 1n << 64n) w.head(0xcf, v, 8);
+    else throw new RangeError(`${v} does not fit msgpack`);
+  } else {
+    const unsigned = (bits: number): bigint => (v + (1n << BigInt(bits))) & ((1n << BigInt(bits)) - 1n);
+    if (v >= -32n) w.push(Number(v) & 0xff);
+    else if (v >= -0x80n) w.head(0xd0, unsigned(8), 1);
+    else if (v >= -0x8000n) w.head(0xd1, unsigned(16), 2);
+    else if (v >= -0x80000000n) w.head(0xd2, unsigned(32), 4);
+    else if (v >= -(1n << 63n)) w.head(0xd3, unsigned(64), 8);
+    else throw new RangeError(`${v} does not fit msgpack`);
+  }
+}
+
+function write(w: Writer, value: Encodable): void {
+  if (value === null) w.push(0xc0);
+  else if (value === false) w.push(0xc2);
+  else if (value === true) w.push(0xc3);
+  else if (typeof value === "number") {
+    if (!Number.isInteger(value)) throw new TypeError(`${value} is not an integer: wrap a float in Float`);
+    integer(w, value);
+  } else if (typeof value === "bigint") integer(w, value);
+  else if (value instanceof Float) {
+    const bytes = new Uint8Array(8);
+    new DataView(bytes.buffer).setFloat64(0, value.value);
+    w.push(0xcb);
+    w.raw(bytes);
+  } else if (typeof value === "string") {
+    const bytes = utf8Encoder.encode(value);
+    lengthHead(w, bytes.length, 0xa0, 31, [0xd9, 0xda, 0xdb]);
+    w.raw(bytes);
+  } else if (value instanceof Uint8Array) {
+    lengthHead(w, value.length, -1, -1, [0xc4, 0xc5, 0xc6]);
+    w.raw(value);
+  } else if (Array.isArray(value)) {
+    lengthHead(w, value.length, 0x90, 15, [-1, 0xdc, 0xdd]);
+    for (const item of value as readonly Encodable[]) write(w, item);
+  } else {
+    const entries: [string, Encodable][] = value instanceof Map
+      ? [...(value as ReadonlyMap<string, Encodable>)]
+      : Object.entries(value as { readonly [key: string]: Encodable });
+    if (!(value instanceof Map) && entries.some(([key]) => /^(0|[1-9][0-9]*)$/.test(key))) {
+      throw new TypeError("an object with integer-like keys loses its key order: use a Map");
+    }
+    lengthHead(w, entries.length, 0x80, 15, [-1, 0xde, 0xdf]);
+    for (const [key, item] of entries) {
+      write(w, key);
+      write(w, item);
+    }
+  }
+}
+
+/** The msgpack bytes of `value`: shortest integers, str for text, bin for bytes, map keys in the order given. */
+export function encode(value: Encodable): Uint8Array {
+  const w = new Writer();
+  write(w, value);
+  return w.done();
+}

@@ -1,0 +1,72 @@
+/**
+ * Signed messages (section 8): wire = msgpack [signed: bin, signature: bin(64)],
+ * signed = msgpack [version 1, game: bin(16), sender: bin(16), seq, prev: bin(32), kind: str, body: map].
+ * Signature: Ed25519 over "p2pnimmt/message/v1" || signed; the message hash: SHA-256(signed).
+ */
+import { ascii, concat } from "./bytes.js";
+import { decode, DecodeError, describe, type Encodable, encode, type MsgMap, type Value } from "./codec.js";
+import { sha256 } from "./hash.js";
+import { GAME_ID_SIZE, type Identity, PEER_ID_SIZE, SIGNATURE_SIZE, verify } from "./identity.js";
+
+export const VERSION = 1;
+export const HASH_SIZE = 32;
+export const NO_PREVIOUS = new Uint8Array(HASH_SIZE);
+const SIGN_TAG = ascii("p2pnimmt/message/v1");
+
+export interface Envelope {
+  readonly version: number;
+  readonly game: Uint8Array;
+  readonly sender: Uint8Array;
+  readonly seq: number;
+  readonly prev: Uint8Array;
+  readonly kind: string;
+  readonly body: MsgMap;
+  readonly signed: Uint8Array;
+  readonly signature: Uint8Array;
+  readonly wire: Uint8Array;
+  readonly hash: Uint8Array;
+}
+
+/** Sign a new message; `body` fields are encoded in the order given. */
+export function seal(identity: Identity, game: Uint8Array, seq: number, prev: Uint8Array, kind: string,
+  body: ReadonlyMap<string, Encodable> | { readonly [key: string]: Encodable }): Envelope {
+  const signed = encode([VERSION, game, identity.peer, seq, prev, kind, body]);
+  const signature = identity.sign(concat(SIGN_TAG, signed));
+  const wire = encode([signed, signature]);
+  return open(wire);
+}
+
+const isBin = (v: Value | undefined, size?: number): v is Uint8Array =>
+  v instanceof Uint8Array && (size === undefined || v.length === size);
+
+/** Parse a wire message (the signature NOT yet checked); DecodeError naming the first problem of its shape. */
+export function open(wire: Uint8Array): Envelope {
+  const outer = decode(wire);
+  if (!(Array.isArray(outer) && outer.length === 2 && isBin(outer[0]) && isBin(outer[1]))) {
+    throw new DecodeError("a message must be [signed bytes, signature]");
+  }
+  const [signed, signature] = outer as [Uint8Array, Uint8Array];
+  if (signature.length !== SIGNATURE_SIZE) {
+    throw new DecodeError(`signature must be ${SIGNATURE_SIZE} bytes, got ${signature.length}`);
+  }
+  const fields = decode(signed);
+  if (!(Array.isArray(fields) && fields.length === 7)) {
+    throw new DecodeError("signed part must be [version, game, sender, seq, prev, kind, body]");
+  }
+  const [version, game, sender, seq, prev, kind, body] = fields;
+  if (version !== VERSION) throw new DecodeError(`protocol version ${describe(version)}, this peer speaks ${VERSION}`);
+  if (!isBin(game, GAME_ID_SIZE)) throw new DecodeError(`game id must be ${GAME_ID_SIZE} bytes`);
+  if (!isBin(sender, PEER_ID_SIZE)) throw new DecodeError(`sender must be a ${PEER_ID_SIZE}-byte peer id`);
+  if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 0 || seq >= 2 ** 32) {
+    throw new DecodeError(`sequence number must be 0..2^32-1, got ${describe(seq)}`);
+  }
+  if (!isBin(prev, HASH_SIZE)) throw new DecodeError(`previous hash must be ${HASH_SIZE} bytes`);
+  if (typeof kind !== "string") throw new DecodeError("kind must be a string");
+  if (!(body instanceof Map)) throw new DecodeError("body must be a map");
+  return { version, game, sender, seq, prev, kind, body, signed, signature, wire: wire.slice(), hash: sha256(signed) };
+}
+
+/** Whether the key signed the message's exact bytes. */
+export function signedBy(envelope: Envelope, publicKey: Uint8Array): boolean {
+  return verify(publicKey, envelope.signature, concat(SIGN_TAG, envelope.signed));
+}

@@ -1,0 +1,79 @@
+/** Who a peer is (section 6), the game id bound to its host (section 8) and the game code (section 14). */
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { tagged } from "./hash.js";
+
+export const KEY_SIZE = 32;
+export const PEER_ID_SIZE = 16;
+export const SIGNATURE_SIZE = 64;
+export const SALT_SIZE = 16;
+export const GAME_ID_SIZE = 16;
+
+export function peerId(publicKey: Uint8Array): Uint8Array {
+  return tagged("p2pnimmt/peer/v1", publicKey).slice(0, PEER_ID_SIZE);
+}
+
+const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+/** RFC 4648 base32 of the first 5 bytes of the peer id, as XXXX-XXXX. */
+export function fingerprint(peer: Uint8Array): string {
+  let bits = 0n;
+  for (let i = 0; i < 5; i++) bits = (bits << 8n) | BigInt(peer[i] as number);
+  let text = "";
+  for (let i = 7; i >= 0; i--) text += BASE32[Number((bits >> BigInt(5 * i)) & 31n)];
+  return `${text.slice(0, 4)}-${text.slice(4)}`;
+}
+
+export function gameIdFor(hostKey: Uint8Array, salt: Uint8Array): Uint8Array {
+  return tagged("p2pnimmt/game/v1", hostKey, salt).slice(0, GAME_ID_SIZE);
+}
+
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/** The game's 4-character code: the first 20 bits of its id in Crockford's base32. */
+export function gameCode(gameId: Uint8Array): string {
+  const bits = ((gameId[0] as number) << 12) | ((gameId[1] as number) << 4) | ((gameId[2] as number) >> 4);
+  let code = "";
+  for (let i = 3; i >= 0; i--) code += CROCKFORD[(bits >> (5 * i)) & 31];
+  return code;
+}
+
+/** A code typed by a person: case-blind, spaces and hyphens left out, I and L read as 1, O as 0. */
+export function readCode(typed: string): string {
+  const text = typed.toUpperCase().replace(/[\s-]/g, "").replace(/[IL]/g, "1").replace(/O/g, "0");
+  if (text.length !== 4) throw new Error(`a game code is 4 characters, not ${text.length}`);
+  for (const ch of text) if (!CROCKFORD.includes(ch)) throw new Error(`${JSON.stringify(ch)} is not in a game code`);
+  return text;
+}
+
+/** A peer's key pair; `secret` is the 32-byte Ed25519 private key. */
+export class Identity {
+  readonly publicKey: Uint8Array;
+  readonly peer: Uint8Array;
+
+  constructor(readonly secret: Uint8Array) {
+    if (secret.length !== KEY_SIZE) throw new RangeError(`an Ed25519 private key is ${KEY_SIZE} bytes, not ${secret.length}`);
+    this.publicKey = ed25519.getPublicKey(secret);
+    this.peer = peerId(this.publicKey);
+  }
+
+  get fingerprint(): string {
+    return fingerprint(this.peer);
+  }
+
+  sign(data: Uint8Array): Uint8Array {
+    return ed25519.sign(data, this.secret);
+  }
+}
+
+/**
+ * Whether `signature` is the key's Ed25519 signature of `data`: RFC 8032's strict rules (zip215 off: a point
+ * or S that is not canonically encoded is refused), as the reference's OpenSSL checks.
+ */
+export function verify(publicKey: Uint8Array, signature: Uint8Array, data: Uint8Array): boolean {
+  if (publicKey.length !== KEY_SIZE || signature.length !== SIGNATURE_SIZE) return false;
+  try {
+    return ed25519.verify(signature, data, publicKey, { zip215: false });
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,94 @@
+/** Section 7: the strict msgpack codec, every limit on both sides of it, and the reference's own bytes. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fromHex, hex } from "../src/bytes.js";
+import { decode, DecodeError, encode, Float, MAX_MESSAGE } from "../src/codec.js";
+
+const refused = (bytes: Uint8Array, why: RegExp, limit?: number): void => {
+  assert.throws(() => decode(bytes, limit), (e: unknown) => e instanceof DecodeError && why.test(e.message));
+};
+
+function nested(depth: number): Uint8Array {
+  // depth arrays, each holding the next; the innermost holds 1
+  return Uint8Array.from([...Array(depth).fill(0x91), 0x01]);
+}
+
+test("the whole value: at most 65,536 bytes, nothing after it, something at all", () => {
+  const bin = (n: number): Uint8Array => Uint8Array.from([0xc6, (n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255, ...new Uint8Array(n)]);
+  assert.equal((decode(bin(MAX_MESSAGE - 5)) as Uint8Array).length, MAX_MESSAGE - 5);
+  refused(bin(MAX_MESSAGE - 4), /65537 bytes is over the 65536-byte limit/);
+  assert.equal((decode(bin(66560 - 5), 66560) as Uint8Array).length, 66555);
+  refused(Uint8Array.from([0x01, 0x02]), /trailing bytes/);
+  refused(new Uint8Array(0), /no bytes/);
+  refused(Uint8Array.from([0x92, 0x01]), /cut short/);
+  refused(Uint8Array.from([0xc4, 0x05, 1, 2]), /cut short/);
+  refused(Uint8Array.from([0xc1]), /not a msgpack type byte/);
+});
+
+test("ext types are refused, every one of them", () => {
+  for (const type of [0xc7, 0xc8, 0xc9, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8]) {
+    refused(Uint8Array.from([type, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), /ext type/);
+  }
+});
+
+test("maps: str keys only, no key twice, at most 32 entries", () => {
+  refused(encode(new Map([["a", 1]])).map((b, i) => (i === 1 ? 0xc4 : b)), /./); // key turned into bin: cut short or not a string
+  refused(Uint8Array.from([0x81, 0x01, 0x02]), /map key 1 is not a string/);
+  refused(Uint8Array.from([0x81, 0xc4, 0x01, 0x61, 0x02]), /map key bin\(1\) is not a string/);
+  refused(Uint8Array.from([0x82, 0xa1, 0x61, 0x01, 0xa1, 0x61, 0x02]), /duplicate map key "a"/);
+  const entries = (n: number): Map<string, number> => new Map(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+  assert.equal((decode(encode(entries(32))) as Map<string, number>).size, 32);
+  refused(encode(entries(33)), /map of 33 entries/);
+});
+
+test("arrays of at most 256 entries; str of at most 1,024 bytes of valid UTF-8; bin within the value's limit", () => {
+  assert.equal((decode(encode(Array(256).fill(0))) as number[]).length, 256);
+  refused(encode(Array(257).fill(0)), /array of 257 entries/);
+  assert.equal(decode(encode("é".repeat(512))), "é".repeat(512)); // 1,024 bytes, 512 characters
+  refused(encode("é".repeat(512) + "a"), /str of 1025 bytes/);
+  refused(Uint8Array.from([0xa2, 0xc3, 0x28]), /not valid UTF-8/);
+  refused(Uint8Array.from([0xa3, 0xed, 0xa0, 0x80]), /not valid UTF-8/); // a UTF-16 surrogate
+  refused(Uint8Array.from([0xa2, 0xc0, 0x80]), /not valid UTF-8/); // overlong NUL
+  assert.equal(decode(Uint8Array.from([0xa3, 0xef, 0xbb, 0xbf])), "\ufeff"); // a BOM is a character, kept
+  refused(Uint8Array.from([0xc6, 0x00, 0x01, 0x00, 0x01]), /bin of 65537 bytes is over/);
+  refused(Uint8Array.from([0xc5, 0x01, 0x2c, 0, 0]), /bin of 300 bytes is over the 200-byte limit/, 200);
+});
+
+test("nesting: six containers deep is accepted, seven refused (an empty one too); bin and str add no depth", () => {
+  assert.deepEqual(decode(nested(6)), [[[[[[1]]]]]]);
+  refused(nested(7), /nested deeper than 6/);
+  refused(Uint8Array.from([...Array(6).fill(0x91), 0x90]), /nested deeper than 6/);
+  refused(Uint8Array.from([...Array(6).fill(0x91), 0x80]), /nested deeper than 6/);
+  assert.deepEqual(decode(Uint8Array.from([...Array(5).fill(0x91), 0x81, 0xa1, 0x61, 0x01])), [[[[[new Map([["a", 1]])]]]]]);
+  const inner = nested(6);
+  const wrapped = decode(encode([[[[[inner]]]]])) as unknown[];
+  assert.ok(wrapped);
+  assert.deepEqual(decode(inner), [[[[[[1]]]]]]);
+});
+
+test("floats stay floats, integers of every width decode exactly, booleans are not integers", () => {
+  assert.ok(decode(Uint8Array.from([0xcb, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0])) instanceof Float);
+  assert.deepEqual(decode(Uint8Array.from([0xca, 0x3f, 0x80, 0, 0])), new Float(1));
+  assert.equal(decode(Uint8Array.from([0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])), 2n ** 64n - 1n);
+  assert.equal(decode(Uint8Array.from([0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0])), -(2n ** 63n));
+  assert.equal(decode(Uint8Array.from([0xcf, 0, 0, 0, 0, 0, 0, 0, 5])), 5); // a long form of 5 is still 5
+  assert.equal(decode(Uint8Array.from([0xd0, 0xff])), -1);
+  assert.equal(decode(Uint8Array.from([0xc3])), true);
+});
+
+test("encoding: the shortest forms, str for text, bin for bytes, map keys in the order given", () => {
+  const cases: [Parameters<typeof encode>[0], string][] = [
+    [0, "00"], [127, "7f"], [128, "cc80"], [255, "ccff"], [256, "cd0100"], [65535, "cdffff"], [65536, "ce00010000"],
+    [2 ** 32 - 1, "ceffffffff"], [2 ** 32, "cf0000000100000000"], [-1, "ff"], [-32, "e0"], [-33, "d0df"],
+    [-128, "d080"], [-129, "d1ff7f"], [-32769, "d2ffff7fff"], [-(2 ** 31) - 1, "d3ffffffff7fffffff"],
+    [null, "c0"], [true, "c3"], [false, "c2"], ["", "a0"], ["a".repeat(31), "bf" + "61".repeat(31)],
+    ["a".repeat(32), "d920" + "61".repeat(32)], ["a".repeat(256), "da0100" + "61".repeat(256)],
+    [new Uint8Array(0), "c400"], [new Uint8Array(256), "c50100" + "00".repeat(256)],
+    [Array(15).fill(0), "9f" + "00".repeat(15)], [Array(16).fill(0), "dc0010" + "00".repeat(16)],
+    [{ b: 1, a: 2 }, "82a16201a16102"], [new Map([["z", 0]]), "81a17a00"], [new Float(1.5), "cb3ff8000000000000"],
+  ];
+  for (const [value, bytes] of cases) assert.equal(hex(encode(value)), bytes, String(value));
+  assert.throws(() => encode({ 1: 1, a: 2 }), /integer-like keys/);
+  assert.throws(() => encode(1.5), /not an integer/);
+  assert.deepEqual(decode(fromHex("82a16201a16102")), new Map([["b", 1], ["a", 2]]));
+});

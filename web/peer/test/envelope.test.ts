@@ -1,0 +1,124 @@
+/** Sections 8 and 10: signed messages and the hashes; protocol-vectors, message-vectors, rematch-vectors. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fromHex, hex, uintBE } from "../src/bytes.js";
+import { type Encodable, encode } from "../src/codec.js";
+import { open, seal, signedBy } from "../src/envelope.js";
+import { betweenRounds, commitment, commitmentContext, commitSet, encodeState, playValue, roundSeed, stateHash } from "../src/hashes.js";
+import { Identity } from "../src/identity.js";
+import { vector } from "./spec.js";
+
+/** A vector's JSON body as the message has it: hex strings are bin (section 16), everything else as it is. */
+function body(json: Record<string, unknown>, binFields: readonly string[]): Map<string, Encodable> {
+  return new Map(Object.entries(json).map(([k, v]) => [k, binFields.includes(k) ? fromHex(v as string) : (v as Encodable)]));
+}
+
+test("protocol-vectors signed_message: signed bytes, signature, wire and hash", () => {
+  const v = vector("protocol-vectors").signed_message;
+  const me = new Identity(fromHex(v.signer_secret));
+  const msg = seal(me, fromHex(v.game_id), v.seq, new Uint8Array(32), v.kind, body(v.body, ["commit", "state"]));
+  assert.equal(hex(msg.signed), v.signed);
+  assert.equal(hex(msg.signature), v.signature);
+  assert.equal(hex(msg.wire), v.wire);
+  assert.equal(hex(msg.hash), v.hash);
+  const back = open(fromHex(v.wire));
+  assert.equal(back.kind, "PLAY_COMMIT");
+  assert.ok(signedBy(back, me.publicKey));
+  assert.ok(!signedBy(back, new Identity(new Uint8Array(32)).publicKey));
+});
+
+test("message-vectors: KEEP, DROP and KEEP with places, REJOIN, ROUND_END with back", () => {
+  const v = vector("message-vectors");
+  const me = new Identity(fromHex(v.signer_secret));
+  assert.equal(v.messages.length, 7);
+  for (const m of v.messages) {
+    const msg = seal(me, fromHex(v.game_id), m.seq, fromHex(m.prev), m.kind, body(m.body, ["state"]));
+    assert.equal(hex(msg.wire), m.wire, m.kind);
+    assert.equal(hex(msg.hash), m.hash, m.kind);
+  }
+});
+
+test("rematch-vectors: the START naming a previous game, the again and rematch frames", () => {
+  const v = vector("rematch-vectors");
+  const ann = new Identity(fromHex(v.start.secret));
+  const bob = new Identity(fromHex(v.start.other_secret));
+  const s = v.start.settings;
+  const start = seal(ann, fromHex(v.start.game_id), 0, new Uint8Array(32), "START", new Map<string, Encodable>([
+    ["salt", fromHex(v.start.salt)],
+    ["settings", new Map<string, Encodable>([["variant", s.variant], ["point_limit", s.point_limit],
+      ["max_rounds", s.max_rounds], ["deal", s.deal]])],
+    ["roster", [ann, bob].map((who, i) => new Map<string, Encodable>([["key", who.publicKey], ["name", ["ann", "bob"][i] as string], ["bot", false]]))],
+    ["previous", fromHex(v.start.previous)],
+  ]));
+  assert.equal(hex(start.wire), v.start.wire);
+  const frame = (value: Encodable): string => {
+    const bytes = encode(value);
+    return hex(uintBE(bytes.length, 4)) + hex(bytes);
+  };
+  assert.equal(frame(["again", true]), v.again_frame);
+  const r = v.rematch_frame;
+  assert.equal(frame(["rematch", new Map<string, Encodable>([["game", fromHex(r.game)], ["port", r.port],
+    ["seats", r.seats.map(fromHex)], ["wait", r.wait]])]), r.frame);
+});
+
+test("protocol-vectors: the play and seed commitments, the round seed, the commit set", () => {
+  const v = vector("protocol-vectors");
+  const p = v.play_commitment;
+  assert.equal(hex(commitmentContext("play", fromHex(p.game_id), p.round, p.turn, p.seat)),
+    "95a4706c6179c410000102030405060708090a0b0c0d0e0f000301");
+  assert.equal(hex(commitment("play", fromHex(p.game_id), p.round, p.turn, p.seat, playValue(p.card, null), fromHex(p.nonce))), p.commitment);
+  const c = v.seed_commitment;
+  assert.equal(hex(commitment("seed", fromHex(c.game_id), c.round, 0, c.seat, fromHex(c.contribution), fromHex(c.nonce))), c.commitment);
+  const r = v.round_seed;
+  assert.equal(hex(roundSeed(fromHex(r.game_id), r.round, r.contributions.map(fromHex))), r.seed);
+  assert.equal(hex(commitSet(v.commit_set.message_hashes.map(fromHex))), v.commit_set.digest);
+});
+
+test("protocol-vectors: the state at a round's start, mid-game (taken hashed sorted) and between rounds", () => {
+  const v = vector("protocol-vectors");
+  for (const name of ["state_hash", "state_hash_mid_game"]) {
+    const s = v[name];
+    assert.equal(hex(encodeState(s)), s.encoded, name);
+    assert.equal(hex(stateHash(s)), s.state, name);
+  }
+  const mid = v.state_hash_mid_game;
+  const unsorted = { ...mid, taken: [[43], [19, 4, 10, 11, 20, 26]] };
+  assert.equal(hex(stateHash(unsorted)), mid.state);
+  const b = v.state_hash_between_rounds;
+  assert.equal(hex(encodeState(betweenRounds(b.round, b.scores))), b.encoded);
+  assert.equal(hex(stateHash(betweenRounds(b.round, b.scores))), b.state);
+});
+
+test("protocol-vectors: state_hash and state_hash_mid_game reproduced by dealing and playing the stand-in's game", async () => {
+  const { deck, penalty } = await import("../src/cards.js");
+  const { dealOrder } = await import("../src/deal.js");
+  const { shuffle } = await import("../src/shuffle.js");
+  const { chooser, resolveTurn, standInCard, standInRow } = await import("../src/turn.js");
+  const v = vector("protocol-vectors");
+  const mid = v.state_hash_mid_game;
+  const scores = [0, 0];
+  let state = null;
+  for (const [round, seed] of (mid.deal_seeds as string[]).entries()) {
+    const { hands, rows } = dealOrder(shuffle(fromHex(seed), deck("standard", 2)), 2);
+    let table: number[][] = rows.map((c) => [c]);
+    const taken: number[][] = [[], []];
+    const held = hands.map((h) => new Set(h));
+    if (round === 0) assert.equal(hex(stateHash({ round, turn: 0, rows: table, scores, taken })), v.state_hash.state);
+    for (let turn = 0; turn < (round === 0 ? 10 : 4); turn++) {
+      const plays = new Map(held.map((h, seat) => [seat, standInCard(h)] as [number, number]));
+      for (const [seat, card] of plays) (held[seat] as Set<number>).delete(card);
+      const result = resolveTurn(table, plays, chooser(table, plays) === null ? null : standInRow(table));
+      table = result.rows;
+      for (const [seat, cards] of result.taken) (taken[seat] as number[]).push(...cards);
+    }
+    if (round === 0) {
+      taken.forEach((pile, seat) => { scores[seat] = (scores[seat] as number) + penalty(pile); });
+      assert.equal(hex(stateHash(betweenRounds(0, scores))), v.state_hash_between_rounds.state);
+    } else {
+      assert.deepEqual(taken[1], [19, 4, 10, 11, 20, 26]); // the order taken, as section 16 says
+      state = { round, turn: 4, rows: table, scores, taken };
+    }
+  }
+  assert.ok(state);
+  assert.equal(hex(stateHash(state)), mid.state);
+});

@@ -1,0 +1,76 @@
+/** Sections 6, 8 (game id), 9 (names) and 14 (game codes): identity, name-ranges and code-vectors. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fromHex, hex, u32 } from "../src/bytes.js";
+import { sha256 } from "../src/hash.js";
+import { fingerprint, gameCode, gameIdFor, Identity, peerId, readCode, verify } from "../src/identity.js";
+import { allowedInName, isName, NAME_RANGES } from "../src/names.js";
+import { vector } from "./spec.js";
+
+test("protocol-vectors identity and game_id: public key, peer id, fingerprint, the game id bound to the host", () => {
+  const v = vector("protocol-vectors");
+  const me = new Identity(fromHex(v.identity.secret));
+  assert.equal(hex(me.publicKey), v.identity.public_key);
+  assert.equal(hex(me.peer), v.identity.peer_id);
+  assert.equal(hex(peerId(me.publicKey)), v.identity.peer_id);
+  assert.equal(me.fingerprint, v.identity.fingerprint);
+  assert.equal(fingerprint(fromHex(v.identity.peer_id)), "NLKP-HQTU");
+  assert.equal(hex(gameIdFor(fromHex(v.game_id.host_public_key), fromHex(v.game_id.salt))), v.game_id.game_id);
+});
+
+test("signatures: a signature verifies under its key only, over its data only; a non-canonical S is refused", () => {
+  const me = new Identity(fromHex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"));
+  const other = new Identity(new Uint8Array(32).fill(9));
+  const data = Uint8Array.from([1, 2, 3]);
+  const signature = me.sign(data);
+  assert.ok(verify(me.publicKey, signature, data));
+  assert.ok(!verify(other.publicKey, signature, data));
+  assert.ok(!verify(me.publicKey, signature, Uint8Array.from([1, 2, 4])));
+  // S + l: the same signature, S not reduced (RFC 8032 refuses it)
+  const l = 2n ** 252n + 27742317777372353535851937790883648493n;
+  let s = 0n;
+  for (let i = 63; i >= 32; i--) s = (s << 8n) | BigInt(signature[i] as number);
+  let big = s + l;
+  const malleated = signature.slice();
+  for (let i = 32; i < 64; i++) {
+    malleated[i] = Number(big & 0xffn);
+    big >>= 8n;
+  }
+  assert.ok(!verify(me.publicKey, malleated, data));
+  assert.ok(!verify(me.publicKey.slice(0, 31), signature, data));
+});
+
+test("code-vectors: the game code of a game id; a typed code read case-blind", () => {
+  const v = vector("code-vectors");
+  assert.equal(Object.keys(v).length, 5);
+  for (const [id, code] of Object.entries(v)) assert.equal(gameCode(fromHex(id)), code);
+  assert.equal(readCode("1tgp"), "1TGP");
+  assert.equal(readCode("it-g p"), "1TGP");
+  assert.equal(readCode("lo0o"), "1000");
+  assert.throws(() => readCode("1TG"), /4 characters/);
+  assert.throws(() => readCode("1TGU"), /"U" is not in a game code/);
+});
+
+test("name-ranges: 700 ranges, 144,516 code points, the digest, the code points either side", () => {
+  const v = vector("name-ranges");
+  assert.equal(v.unicode, "14.0.0");
+  assert.equal(NAME_RANGES.length, v.ranges);
+  assert.equal(NAME_RANGES.reduce((sum, [a, b]) => sum + b - a + 1, 0), v.code_points);
+  assert.deepEqual(NAME_RANGES[0], v.first);
+  assert.deepEqual(NAME_RANGES[NAME_RANGES.length - 1], v.last);
+  assert.equal(hex(sha256(...NAME_RANGES.flatMap(([a, b]) => [u32(a), u32(b)]))), v.digest);
+  for (const cp of v.allowed) assert.ok(allowedInName(parseInt(cp, 16)), cp);
+  for (const cp of v.refused) assert.ok(!allowedInName(parseInt(cp, 16)), cp);
+});
+
+test("names: 1..40 code points (not bytes), every one printable", () => {
+  assert.ok(isName("ann"));
+  assert.ok(isName(" "));
+  assert.ok(isName("😀".repeat(40))); // 40 code points, 160 bytes
+  assert.ok(!isName("😀".repeat(41)));
+  assert.ok(!isName(""));
+  assert.ok(!isName("a\tb"));
+  assert.ok(!isName("a\u00a0b"));
+  assert.ok(!isName("\ud800"));
+  assert.ok(!isName(7));
+});
