@@ -20,7 +20,7 @@ from ..net.node import Node
 from ..ui.local import LocalSeat
 from ..ui.model import TableModel
 from ..web.qr import qr_uri
-from ..web.table import Command, Page, Placer
+from ..web.table import Command, Page, Placer, TvModel, feed
 from .evening import Evening
 from .front import Front
 from .options import Options
@@ -51,12 +51,12 @@ async def run_play_web(settings: Settings, *, bot: str, name: str, seed: bytes |
     from ..web.server import WebServer
     from .play import local_table
 
-    model = TableModel()
+    model, tv_model = TableModel(), TvModel()
     table = local_table(settings, bot, name, seed if seed is not None else secrets.token_bytes(32),
-                        on_event=model.update)
-    placer = Placer(model)
+                        on_event=feed(model, tv_model))
+    placers = Placer(model), Placer(tv_model)
     seat = Page(model, seat=LocalSeat(table), title="p2pnimmt (vs bots)")
-    tv = Page(model, tv=True, title="p2pnimmt (vs bots)")
+    tv = Page(tv_model, tv=True, title="p2pnimmt (vs bots)")
     server = WebServer(options.interface, options.port)
     seat_token, tv_token = server.add(seat.view), server.add(tv.view)
     await server.start()
@@ -68,7 +68,8 @@ async def run_play_web(settings: Settings, *, bot: str, name: str, seed: bytes |
     try:
         await seat.left.wait()
     finally:
-        placer.stop()
+        for placer in placers:
+            placer.stop()
         await server.close()
     return 0 if table.session.phase == "over" else 1
 
@@ -134,7 +135,7 @@ async def start_tv(node: Node, options: WebOptions | None = None) -> str:
     options = options or WebOptions()
     assert node.game_id is not None  # a lobby has a game
     code = game_code(node.game_id)
-    model = TableModel()
+    model = TvModel()
     placer = Placer(model)
     node.watch_events(lambda n, event: model.update(n.session, event))
     page = Page(model, tv=True, node=node, code=code, join_text=lambda: f"p2pnimmt join {code}", title="p2pnimmt")
@@ -179,9 +180,12 @@ class WebFront:
         self.node: Node | None = None
         self.guest: dict | None = None  # the guest seat offered by this node: name, url, qr
         self.helpers: list[Node] = []  # the guests' nodes, run by this one
-        self.model = TableModel()
+        self.model = TableModel()  # the seat's page's
+        self.tv_model = TvModel()  # the TV page's (and a spectator's page): nothing only our seat knows
+        self.models = (self.model, self.tv_model)
+        self.update = feed(*self.models)
         self.lines = reporter(None, evening=lambda node: self.evening.lines(node.session))
-        self.placer = Placer(self.model)
+        self.placers = [Placer(model) for model in self.models]
         self.server = WebServer(web.interface, web.port)
         self.page: Page | None = None
         self.tv: Page | None = None
@@ -189,19 +193,21 @@ class WebFront:
         self.started = asyncio.get_running_loop().create_future()
 
     def on_event(self, node: Node, event) -> None:
-        self.model.update(node.session, event)
+        self.update(node.session, event)
         self.lines(node, event)
 
     def follow(self, node: Node) -> None:
         """The pages show `node`'s game from now on (a rematch: the same pages and addresses, a new game on
         them), with the evening's table of the games before it."""
-        if self.node is not None:
-            self.model.reset()
-        self.model.evening = lambda: self.evening.table(node.session)
+        for model in self.models:
+            if self.node is not None:
+                model.reset()
+            model.evening = lambda: self.evening.table(node.session)
 
     def _note(self, text: str) -> None:
-        self.model.rematch = text
-        self.model.changed()
+        for model in self.models:
+            model.rematch = text
+            model.changed()
 
     async def after_game(self, node: Node) -> bool:
         """The game is over: True to go on to a rematch. A seat's page has "Play again" (the host's offers the
@@ -252,10 +258,11 @@ class WebFront:
             return
         self.node = node
         guest = (lambda: {"guest": self.guest or {"offer": True}}) if node.is_host else None
-        self.page = Page(self.model, seat=None if spectator else NodeSeat(node), tv=spectator, node=node, code=code,
-                         command=command, join_text=lambda: join, title="p2pnimmt", extra=guest,
-                         offer_guest=self.offer_guest if node.is_host else None)
-        self.tv = self.page if spectator else Page(self.model, tv=True, node=node, code=code, extra=guest,
+        self.page = Page(self.tv_model if spectator else self.model, seat=None if spectator else NodeSeat(node),
+                         tv=spectator, node=node, code=code, command=command, join_text=lambda: join,
+                         title="p2pnimmt", extra=guest, offer_guest=self.offer_guest if node.is_host else None)
+        self.tv = self.page if spectator else Page(self.tv_model, tv=True, node=node, code=code,
+                                                   extra=self.public_guest if node.is_host else None,
                                                    join_text=lambda: join, title="p2pnimmt")
         page_token = self.server.add(self.page.view)
         tv_token = page_token if spectator else self.server.add(self.tv.view)
@@ -269,6 +276,11 @@ class WebFront:
             self.started.set_result(None)
 
         node.spawn(serve())
+
+    def public_guest(self) -> dict:
+        """The guest seat as the TV page shows it: its name only. Its link is the seat itself (the first browser
+        to open it plays it), so it is on the host's own page and terminal, never on a page the room can open."""
+        return {"guest": {"name": self.guest["name"]} if self.guest is not None else None}
 
     async def offer_guest(self) -> str:
         """Host, in the lobby: a seat for a player without Python, played from a phone's browser (guest_seat)."""
@@ -292,7 +304,8 @@ class WebFront:
             elif self.page is not None:
                 await asyncio.Event().wait()
         finally:
-            self.placer.stop()
+            for placer in self.placers:
+                placer.stop()
             for helper in self.helpers:
                 await helper.close()
             await self.server.close()

@@ -103,15 +103,19 @@ class WebServer:
         names = {self.interface} | ({"localhost", "127.0.0.1"} if self.interface == "127.0.0.1" else set())
         return {f"{name}:{self.port}" for name in names}
 
-    def _view(self, request: web.Request) -> View:
-        """The view the request's token names; 403 for a missing or unknown token, or a link claimed by another."""
+    def _view(self, request: web.Request, claiming: bool = False) -> View:
+        """The view the request's token names; 403 for a missing or unknown token, or a one-browser link that
+        another browser claimed. Only the page itself (`claiming`) may claim a link nobody has opened yet: its
+        socket, before that, is refused too (nobody sees or acts for the seat before its browser has it)."""
         if request.host not in self._hosts():
             raise web.HTTPForbidden(text="wrong host", headers=HEADERS)
         view = self.views.get(request.query.get("t", ""))
         if view is None:
             raise web.HTTPForbidden(text="this page needs the link with its token", headers=HEADERS)
-        if view.claim and view.claimed_by is not None and request.cookies.get(self._cookie(request)) != view.claimed_by:
-            raise web.HTTPForbidden(text="this guest link was already used by another browser", headers=HEADERS)
+        if view.claim and not (claiming and view.claimed_by is None) and (
+                view.claimed_by is None or request.cookies.get(self._cookie(request)) != view.claimed_by):
+            raise web.HTTPForbidden(text="this guest link is for the one browser that opened it first",
+                                    headers=HEADERS)
         return view
 
     @staticmethod
@@ -121,7 +125,7 @@ class WebServer:
     # ------------------------------------------------------------------ handlers
 
     async def _index(self, request: web.Request) -> web.Response:
-        view = self._view(request)
+        view = self._view(request, claiming=True)
         body, kind = self.files["index.html"]
         response = web.Response(body=body, content_type=kind, charset="utf-8", headers=HEADERS)
         if view.claim and view.claimed_by is None:
@@ -144,7 +148,9 @@ class WebServer:
             raise web.HTTPServiceUnavailable(text="too many open pages", headers=HEADERS)
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)
         await ws.prepare(request)
-        client = Client(ws)
+        # A read-only page (the TV: its link is on the TV and in its QR's page) is never sent another page's token.
+        client = Client(ws, (lambda: [t for t, v in self.views.items() if v is not view]) if view.act is None
+                        else tuple)
         self.clients += 1
         view.clients.add(client)
         pusher = asyncio.ensure_future(client.push(view))

@@ -7,9 +7,11 @@ a timer here (ui.placing, the terminal's Placer too), so the page only draws wha
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..protocol.events import Event, GameStarted
 from ..ui import placing
 from ..ui.model import DROPPED, TableModel, heads
 from .qr import qr_uri
@@ -30,11 +32,32 @@ class Placer(placing.Placer):
         super().__init__(model, placing.place_delay(PLACE_DELAY) if delay is None else delay)
 
 
+class TvModel(TableModel):
+    """The TV page's table: what a spectator of the game sees, whichever node serves it. It is fed the node's
+    events with the node's own seat taken out (its GameStarted names no seat), so nothing only that seat knows
+    (its hand, the card it committed, what its page did, its clock's warnings) ever enters it: a page the whole
+    room looks at shows what every seat shows everyone, and no more."""
+
+    def update(self, session, event: Event) -> None:
+        if isinstance(event, GameStarted) and event.seat is not None:
+            event = dataclasses.replace(event, seat=None)
+        super().update(session, event)
+
+
+def feed(*models: TableModel) -> Callable[[Any, Event], None]:
+    """One node's events to several models (a seat's and its TV's): an `on_event` for them all."""
+    def update(session, event: Event) -> None:
+        for model in models:
+            model.update(session, event)
+    return update
+
+
 class Page:
     """What one page shows: the table (as a seat or as the TV), the lobby while there is one, the game code and QR.
 
-    `seat` (a ui Seat) makes the page act for that seat; None: read-only. `node` gives the lobby (duck-typed:
-    members, players(), settings, lobby_state); `command` runs the host's lobby commands (app.lobby).
+    `seat` (a ui Seat) makes the page act for that seat; None: read-only, and then `model` is a TvModel. `node`
+    gives the lobby (duck-typed: members, players(), settings, lobby_state); `command` runs the host's lobby
+    commands (app.lobby).
     """
 
     def __init__(self, model: TableModel, *, seat=None, tv: bool = False, title: str = "p2pnimmt",
@@ -42,6 +65,8 @@ class Page:
                  on_leave: Callable[[], None] | None = None, join_text: Callable[[], str | None] | None = None,
                  extra: Callable[[], dict[str, Any]] | None = None,
                  offer_guest: Callable[[], Awaitable[str]] | None = None) -> None:
+        if (tv or seat is None) and not isinstance(model, TvModel):
+            raise TypeError("a read-only page shows a TvModel: the model of a seat holds what only that seat knows")
         self.model = model
         self.seat = None if tv else seat
         self.tv = tv

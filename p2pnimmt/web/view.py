@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+import logging
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
+
+log = logging.getLogger("p2pnimmt.web")
 
 Act = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -32,8 +35,9 @@ class View:
 class Client:
     """One open WebSocket: it is sent the latest state whenever it is dirty (a slow tab never holds up the game)."""
 
-    def __init__(self, ws) -> None:
+    def __init__(self, ws, withheld: Callable[[], Iterable[str]] = tuple) -> None:
         self.ws = ws
+        self.withheld = withheld  # what this tab is never sent (another page's token, for a read-only page)
         self.dirty = asyncio.Event()
         self.dirty.set()  # the full state at once: a reload restores everything
 
@@ -41,7 +45,11 @@ class Client:
         while not self.ws.closed:
             await self.dirty.wait()
             self.dirty.clear()
+            text = json.dumps(view.state(), separators=(",", ":"))
+            if any(secret in text for secret in self.withheld()):
+                log.error("a read-only page's state held another page's link: not sent (a bug, never a leak)")
+                continue
             try:
-                await self.ws.send_str(json.dumps(view.state(), separators=(",", ":")))
+                await self.ws.send_str(text)
             except (ConnectionError, RuntimeError):
                 return

@@ -11,15 +11,16 @@ from p2pnimmt.protocol.events import SeatAway
 from p2pnimmt.ui.local import LocalSeat, LocalTable
 from p2pnimmt.ui.model import TableModel
 from p2pnimmt.web.server import WebServer
-from p2pnimmt.web.table import Page, Placer
+from p2pnimmt.web.table import Page, Placer, TvModel, feed
 
 
 async def test_the_page_and_the_tv_show_the_time_left_and_away(browser, no_delay) -> None:
-    model = TableModel()
+    model, tv_model = TableModel(), TvModel()
+    update = feed(model, tv_model)
     table = LocalTable(Settings(players=3, clock=40, point_limit=None, max_rounds=1), name="ann", seed=bytes(32),
-                       on_event=model.update)
-    placer = Placer(model)
-    seat, tv = Page(model, seat=LocalSeat(table)), Page(model, tv=True)
+                       on_event=update)
+    placers = Placer(model), Placer(tv_model)
+    seat, tv = Page(model, seat=LocalSeat(table)), Page(tv_model, tv=True)
     server = WebServer("127.0.0.1", 0)
     seat_token, tv_token = server.add(seat.view), server.add(tv.view)
     await server.start()
@@ -42,7 +43,7 @@ async def test_the_page_and_the_tv_show_the_time_left_and_away(browser, no_delay
         await tv_page.goto(server.url(tv_token))
         await tv_page.wait_for_function(
             f"() => /^choosing \\d+s$/.test(document.querySelector(\"{ann}\")?.textContent)")
-        model.update(table.session, SeatAway(1, True))  # as a node's session reports it
+        update(table.session, SeatAway(1, True))  # as a node's session reports it
         for p in (page, tv_page):
             await p.wait_for_function(
                 "() => document.querySelector(\"#players tr[data-name='bot1'] td.status\").textContent === 'away'")
@@ -52,6 +53,7 @@ async def test_the_page_and_the_tv_show_the_time_left_and_away(browser, no_delay
         await page.wait_for_function(f"() => /^choosing \\d+s$/.test(document.querySelector(\"{ann}\").textContent)")
         assert not errors, errors
     finally:
-        placer.stop()
+        for placer in placers:
+            placer.stop()
         await server.close()
         await asyncio.sleep(0)

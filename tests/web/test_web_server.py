@@ -103,12 +103,23 @@ async def test_a_read_only_page_cannot_act_and_pages_are_bounded(served) -> None
 async def test_a_guest_link_works_for_the_first_browser_only(served) -> None:
     server, http, base, tokens, _ = served
     link = f"{base}/?t={tokens['guest']}"
+    ws_url = f"ws://127.0.0.1:{server.port}/ws?t={tokens['guest']}"
+    own = {"Origin": base}
+    with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # nobody's socket before a browser has the seat
+        await http.ws_connect(ws_url, headers=own)
+    assert refused.value.status == 403
     async with http.get(link) as r:
         assert r.status == 200  # the first browser claims the link (a cookie)
     async with http.get(link) as r:
         assert r.status == 200  # and can come back with it
-    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as other, other.get(link) as r:
-        assert r.status == 403
+    async with http.ws_connect(ws_url, headers=own) as ws:  # its socket, with the cookie
+        assert (await ws.receive_json(timeout=10)) == {"kind": "guest"}
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as other:
+        async with other.get(link) as r:
+            assert r.status == 403
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await other.ws_connect(ws_url, headers=own)
+        assert refused.value.status == 403
 
 
 async def test_the_browser_is_refused_without_the_token(browser, served) -> None:

@@ -1,0 +1,173 @@
+"""The browser front under a stranger's attack (issue 22): what the TV page's state holds, who may open a guest's
+seat, who may fill the sockets, and idle or slow connections. Real processes, a real WebSocket client (aiohttp),
+raw sockets on 127.0.0.1 (an attacker's come from other loopback addresses, 127.0.0.2 and up)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from deadlines import OUTER
+
+from p2pnimmt.engine import BULL_HEADS
+from p2pnimmt.protocol.verify import verify_transcript
+
+LO = ["--interface", "127.0.0.1"]
+SEAT_URL = r"web: (http://127\.0\.0\.1:(\d+)/\?t=(\S+))"
+TV_URL = r"tv: (http://127\.0\.0\.1:\d+/\?t=(\S+))"
+SEAT_ONLY = {"hand", "asked", "committed", "my_row_card", "open_cards", "away_me", "dropped_me", "stand_in",
+             "asked_back"}
+
+
+def jar() -> aiohttp.ClientSession:
+    return aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))  # unsafe: cookies of an IP address
+
+
+def ws_url(port: int | str, token: str) -> tuple[str, dict]:
+    return f"ws://127.0.0.1:{port}/ws?t={token}", {"Origin": f"http://127.0.0.1:{port}"}
+
+
+def walk(value: Any):
+    """Every value inside a page's state (dicts, lists), the state itself first."""
+    yield value
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from walk(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from walk(item)
+
+
+def shows_card(state: dict, card: int) -> str | None:
+    """Where `state` shows `card`: as a card ([number, bull heads]) anywhere, or (for a card over 30, which no
+    count, row number or bull-head total in a line can be) as a number in any text; None: nowhere."""
+    for value in walk(state):
+        if value == [card, BULL_HEADS[card]]:
+            return f"the card [{card}, {BULL_HEADS[card]}]"
+        if isinstance(value, str) and card > 30 and re.search(rf"(?<![\d.]){card}(?!\d)", value):
+            return f"the text {value!r}"
+    return None
+
+
+def revealed(state: dict) -> set[int]:
+    """The cards the state shows as revealed or placed (public from then on)."""
+    cards = {p["card"][0] for p in state.get("players", []) if p.get("card")}
+    cards |= {t["card"][0] for t in state.get("turn_cards", []) if t.get("card")}
+    return cards
+
+
+async def test_the_tv_page_never_shows_a_card_before_its_reveal(tmp_path: Path, procs) -> None:
+    """Item 1: the host plays its seat from its page while the TV page's state is read at every update: no card
+    of the host's hand is anywhere in it (a field, the log, a card) before that card is revealed, no field of a
+    seat's page is in it, and no line speaks to a "you"."""
+    host = procs(["host", "--web", "--no-open", "--seats", "2", "--bots", "1", "--bot-delay", "0.6", *LO,
+                  "--rounds", "1", "--no-points", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
+                 tmp_path / "host.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
+    _url, port, seat_token = host.wait_for(SEAT_URL).groups()
+    tv_token = host.wait_for(TV_URL).group(2)
+    tv_states: list[dict] = []
+    hand: set[int] = set()
+    committed: list[int] = []
+    async with jar() as http:
+        seat_ws = await http.ws_connect(ws_url(port, seat_token)[0], headers=ws_url(port, seat_token)[1])
+        tv_ws = await http.ws_connect(ws_url(port, tv_token)[0], headers=ws_url(port, tv_token)[1])
+
+        async def read_tv() -> None:
+            async for message in tv_ws:
+                tv_states.append(json.loads(message.data))
+
+        reader = asyncio.ensure_future(read_tv())
+        try:
+            asked_before = None
+            while True:
+                state = await seat_ws.receive_json(timeout=OUTER)
+                if state.get("hand") and not hand:
+                    hand = {c for c, _heads in state["hand"]}  # the dealt hand: secret until each card's reveal
+                if state.get("over"):
+                    break
+                key = (state.get("asked"), state.get("turn"), state.get("round"))
+                if key == asked_before or state.get("placing"):
+                    continue
+                if state.get("asked") == "card":
+                    card = max(c for c, _heads in state["hand"])
+                    committed.append(card)
+                    await seat_ws.send_json({"do": "play", "card": card})
+                    asked_before = key
+                elif state.get("asked") == "row":
+                    await seat_ws.send_json({"do": "row", "row": 0})
+                    asked_before = key
+            await seat_ws.send_json({"do": "leave"})  # the page stays until its person leaves it
+            await tv_ws.close()
+            await seat_ws.close()
+        finally:
+            await asyncio.wait_for(reader, OUTER)
+    assert len(committed) == 10 and len(hand) == 10, (committed, hand)
+    assert any("You commit" in line for line in state["log"]), "the seat's own page says what it committed"
+    public: set[int] = set()
+    for number, tv in enumerate(tv_states):
+        public |= revealed(tv)
+        assert tv["view"] == "tv" and tv["me"] is None and tv["message"] is None
+        assert not SEAT_ONLY & set(tv), (number, SEAT_ONLY & set(tv))
+        assert not [line for line in tv["log"] if re.match(r"(You|Your)\b", line)], (number, tv["log"])
+        for card in hand - public:
+            where = shows_card(tv, card)
+            assert where is None, f"TV state {number} of {len(tv_states)} shows {card} before its reveal: {where}"
+    assert hand <= public, "every card of the hand was revealed on the TV in the end"
+    assert len(tv_states) > 20  # it was read at every update, not once
+    await asyncio.to_thread(host.finish, 60)
+    verdict = verify_transcript((tmp_path / "host.p2pt").read_bytes())
+    assert verdict.ok, verdict.report()
+
+
+async def test_the_tv_page_holds_no_guest_link_and_a_guest_seat_is_its_first_browser_s(tmp_path: Path,
+                                                                                     procs) -> None:
+    """Item 2: with a guest seat offered, no state of the TV page holds any page's token (the guest's, the host's
+    seat's); before a browser opens the guest's link no socket may open for it; after, only that browser's."""
+    host = procs(["host", "--web", "--no-open", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
+                  "--name", "ann"], tmp_path / "host.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
+    _url, port, seat_token = host.wait_for(SEAT_URL).groups()
+    tv_token = host.wait_for(TV_URL).group(2)
+    async with jar() as http, jar() as phone, jar() as stranger:
+        tv_ws = await http.ws_connect(ws_url(port, tv_token)[0], headers=ws_url(port, tv_token)[1])
+        seat_ws = await http.ws_connect(ws_url(port, seat_token)[0], headers=ws_url(port, seat_token)[1])
+        await seat_ws.receive_json(timeout=OUTER)
+        await seat_ws.send_json({"do": "guest"})
+        guest_url = host.wait_for(r"guest seat: (http://127\.0\.0\.1:\d+/\?t=(\S+))")
+        guest_token = guest_url.group(2)
+        seat_state = await seat_ws.receive_json(timeout=OUTER)
+        while "guest" not in seat_state or not seat_state["guest"] or "url" not in seat_state["guest"]:
+            seat_state = await seat_ws.receive_json(timeout=OUTER)
+        assert seat_state["guest"]["url"] == guest_url.group(1)  # the host's own page shows the link (and its QR)
+        # The TV's states, read until the guest seat is on it (its name) and a few states after.
+        tv_states = []
+        while not any((s.get("guest") or {}).get("name") for s in tv_states) or len(tv_states) < 3:
+            tv_states.append(await tv_ws.receive_json(timeout=OUTER))
+        for state in tv_states:
+            text = json.dumps(state)
+            assert guest_token not in text and seat_token not in text and guest_token[:8] not in text
+        assert tv_states[-1]["guest"] == {"name": "guest of ann"}
+        # Before any browser opened the link: nobody's socket, not even with a made-up claim cookie.
+        guest_ws, own = ws_url(port, guest_token)
+        for session, cookies in ((stranger, None), (stranger, {f"seat-{guest_token[:8]}": "x" * 24})):
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await session.ws_connect(guest_ws, headers={**own, **({"Cookie": "; ".join(
+                    f"{k}={v}" for k, v in cookies.items())} if cookies else {})})
+            assert refused.value.status == 403
+        # The phone opens the link first: from now on the seat is the phone's, and only the phone's.
+        async with phone.get(guest_url.group(1)) as r:
+            assert r.status == 200
+        async with phone.ws_connect(guest_ws, headers=own) as ws:
+            state = await ws.receive_json(timeout=OUTER)
+            assert state["view"] == "seat"
+        async with stranger.get(guest_url.group(1)) as r:
+            assert r.status == 403
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await stranger.ws_connect(guest_ws, headers=own)
+        assert refused.value.status == 403
+        await tv_ws.close()
+        await seat_ws.close()
