@@ -14,5 +14,6 @@ export * as identity from "./identity.js";
 export * as names from "./names.js";
 export * as envelope from "./envelope.js";
 export * as hashes from "./hashes.js";
+export * as messages from "./messages.js";
 
 export const PROTOCOL_VERSION = 1;

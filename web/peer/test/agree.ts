@@ -4,10 +4,12 @@
  * For each deal: the deck order, the hands and rows, and the round played out by the stand-in's rule
  * (every seat its lowest card, a row choice the stand-in's row): the rows and the cards taken after each turn.
  * For each draft: the pick order. For each codec input: null if section 7 refuses it, else the value re-encoded.
+ * For each body: null if section 9's check 3 passes it, else what is wrong.
  */
 import { readFileSync } from "node:fs";
 import { fromHex, hex } from "../src/bytes.js";
-import { decode, encode } from "../src/codec.js";
+import { decode, encode, type MsgMap } from "../src/codec.js";
+import { bodyProblem, isKind } from "../src/messages.js";
 import { type Card, deck, type Variant } from "../src/cards.js";
 import { dealOrder, draftOrder } from "../src/deal.js";
 import { shuffle } from "../src/shuffle.js";
@@ -40,7 +42,8 @@ function playOut(hands: Card[][], rows: Card[][]): { rows: Card[][]; taken: Card
   return turns;
 }
 
-const request = JSON.parse(readFileSync(0, "utf8")) as { deals?: DealRequest[]; drafts?: [number, number][]; codec?: string[] };
+const request = JSON.parse(readFileSync(0, "utf8")) as { deals?: DealRequest[]; drafts?: [number, number][]; codec?: string[];
+  bodies?: [string, string][] };
 const deals = (request.deals ?? []).map(({ seed, variant, players }) => {
   const order = shuffle(fromHex(seed), deck(variant, players));
   const { hands, rows } = dealOrder(order, players);
@@ -54,4 +57,8 @@ const codec = (request.codec ?? []).map((input) => {
     return null;
   }
 });
-process.stdout.write(JSON.stringify({ deals, drafts, codec }));
+const bodies = (request.bodies ?? []).map(([kind, body]) => {
+  if (!isKind(kind)) throw new Error(`no kind ${kind}`);
+  return bodyProblem(kind, decode(fromHex(body)) as MsgMap);
+});
+process.stdout.write(JSON.stringify({ deals, drafts, codec, bodies }));

@@ -4,13 +4,26 @@ import { fromHex, hex, u64 } from "../src/bytes.js";
 import { tagged } from "../src/hash.js";
 import { vector, vectorBlocks } from "./spec.js";
 
-test("protocol.md's vector blocks are all read", () => {
-  const names = [...vectorBlocks().keys()].sort();
-  assert.deepEqual(names, [
-    "code-vectors", "draft-order", "message-vectors", "name-ranges", "protocol-vectors", "rematch-vectors",
-    "sealed-commitments", "sealed-deal", "sealed-encodings", "sealed-key-pair", "sealed-shuffle-step",
-    "shuffle-vectors", "turn-examples",
-  ]);
+/** The vector blocks the TypeScript tests check. */
+const CHECKED = [
+  "code-vectors", "draft-order", "message-vectors", "name-ranges", "protocol-vectors", "rematch-vectors",
+  "shuffle-vectors", "turn-examples",
+];
+/** Blocks protocol.md may hold that the TypeScript peer does not implement yet, each with why. */
+const PENDING: Record<string, string> = {
+  "sealed-commitments": "section 17 (the sealed deal): not in TypeScript yet",
+  "sealed-deal": "section 17 (the sealed deal): not in TypeScript yet",
+  "sealed-encodings": "section 17 (the sealed deal): not in TypeScript yet",
+  "sealed-key-pair": "section 17 (the sealed deal): not in TypeScript yet",
+  "sealed-shuffle-step": "section 17 (the sealed deal): not in TypeScript yet",
+  "name-rules": "issue 22's further rules for names (NFKC, spaces, marks, UTS #39 skeletons): not in TypeScript yet",
+};
+
+test("protocol.md's vector blocks are all checked (or named as pending, with why)", () => {
+  const names = [...vectorBlocks().keys()];
+  for (const name of CHECKED) assert.ok(names.includes(name), `protocol.md lost its vector block ${name}`);
+  const unchecked = names.filter((name) => !CHECKED.includes(name) && !(name in PENDING));
+  assert.deepEqual(unchecked, [], "vector blocks of protocol.md that no TypeScript test checks");
 });
 
 test("the shuffle's first block: SHA-256 of the tag, a zero seed and a zero counter (3.3)", () => {

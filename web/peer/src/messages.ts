@@ -1,0 +1,119 @@
+/**
+ * Message kinds and their bodies (section 9): every field required, none other allowed but the optional ones,
+ * each of its type and range (**Types**, **Names**). bodyProblem() is section 9's check 3 (`bad-body`);
+ * the narrower ranges (a turn above 9, a row above 3, ...) are later checks with other codes.
+ */
+import { type MsgMap, type Value } from "./codec.js";
+import { KEY_SIZE } from "./identity.js";
+import { isName } from "./names.js";
+import { MAX_PLAYERS, VARIANTS } from "./cards.js";
+
+export const KINDS = [
+  "START", "START_ACK", "SEED_COMMIT", "SEED_REVEAL", "SEALED_SHUFFLE", "SEALED_UNLOCK", "SEALED_KEYS",
+  "DRAFT_PICK", "PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE", "ROUND_END", "GAME_END", "DROP", "KEEP", "REJOIN",
+  "STANDIN",
+] as const;
+export type Kind = (typeof KINDS)[number];
+export const DEALS = ["sealed", "open"] as const;
+export type DealKind = (typeof DEALS)[number];
+export const MAX_CLOCK = 3600;
+export const MAX_POINTS = 104;
+const TWO_32 = 2 ** 32;
+
+type Check = (v: Value) => boolean;
+
+/** A msgpack integer (not a boolean, not a float) in 0..2^32-1. */
+export const isCount: Check = (v) => typeof v === "number" && Number.isInteger(v) && v >= 0 && v < TWO_32;
+const bin = (size: number): Check => (v) => v instanceof Uint8Array && v.length === size;
+const isHash = bin(32);
+const isBool: Check = (v) => typeof v === "boolean";
+const counts: Check = (v) => Array.isArray(v) && v.length <= MAX_PLAYERS && v.every(isCount);
+const points: Check = (v) => Array.isArray(v) && v.length >= 1 && v.length <= MAX_POINTS && v.every(bin(32));
+const countAtLeastOneOrNil: Check = (v) => v === null || (isCount(v) && (v as number) >= 1);
+const isTrue: Check = (v) => v === true;
+
+function hasExactly(map: MsgMap, required: readonly string[], optional: readonly string[] = []): boolean {
+  for (const key of required) if (!map.has(key)) return false;
+  for (const key of map.keys()) if (!required.includes(key) && !optional.includes(key)) return false;
+  return true;
+}
+
+const settings: Check = (v) => {
+  if (!(v instanceof Map) || !hasExactly(v, ["variant", "point_limit", "max_rounds", "deal"], ["clock"])) return false;
+  const variant = v.get("variant");
+  const deal = v.get("deal");
+  const clock = v.get("clock");
+  return (
+    typeof variant === "string" && (VARIANTS as readonly string[]).includes(variant)
+    && typeof deal === "string" && (DEALS as readonly string[]).includes(deal)
+    && (deal === "open" || variant !== "draft")
+    && countAtLeastOneOrNil(v.get("point_limit") as Value) && countAtLeastOneOrNil(v.get("max_rounds") as Value)
+    && (v.get("point_limit") !== null || v.get("max_rounds") !== null)
+    && (clock === undefined || (isCount(clock) && (clock as number) >= 1 && (clock as number) <= MAX_CLOCK))
+  );
+};
+
+const seat: Check = (v) =>
+  v instanceof Map && hasExactly(v, ["key", "name", "bot"]) && bin(KEY_SIZE)(v.get("key") as Value)
+  && isName(v.get("name")) && isBool(v.get("bot") as Value);
+
+const roster: Check = (v) => Array.isArray(v) && v.length >= 2 && v.length <= MAX_PLAYERS && v.every(seat);
+
+/** ROUND_END's `back`: 1..10 pairs [seat, seq] of counts, the seats strictly ascending. */
+const back: Check = (v) => {
+  if (!Array.isArray(v) || v.length < 1 || v.length > MAX_PLAYERS) return false;
+  if (!v.every((p) => Array.isArray(p) && p.length === 2 && isCount(p[0] as Value) && isCount(p[1] as Value))) return false;
+  return v.every((p, i) => i === 0 || ((v[i - 1] as number[])[0] as number) < ((p as number[])[0] as number));
+};
+
+const position: Check = (v) => typeof v === "number" && Number.isInteger(v) && v >= 0 && v < MAX_POINTS;
+
+const REQUIRED: Record<Kind, Record<string, Check>> = {
+  START: { salt: bin(16), settings, roster },
+  START_ACK: { start: isHash },
+  SEED_COMMIT: { round: isCount, commit: isHash },
+  SEED_REVEAL: { round: isCount, contribution: isHash, nonce: isHash },
+  SEALED_SHUFFLE: { round: isCount, deck: points, commit: isHash },
+  SEALED_UNLOCK: { round: isCount, values: points },
+  SEALED_KEYS: { round: isCount, key: isHash, seed: isHash, nonce: isHash, alarm: isBool },
+  DRAFT_PICK: { round: isCount, pick: isCount, card: isCount },
+  PLAY_COMMIT: { round: isCount, turn: isCount, commit: isHash, state: isHash },
+  PLAY_REVEAL: { round: isCount, turn: isCount, card: isCount, nonce: isHash, commits: isHash },
+  ROW_CHOICE: { round: isCount, turn: isCount, row: isCount },
+  ROUND_END: { round: isCount, penalties: counts, scores: counts, state: isHash },
+  GAME_END: { rounds: isCount, scores: counts, winners: counts, state: isHash },
+  DROP: { round: isCount, step: isCount, seat: isCount },
+  KEEP: { round: isCount, step: isCount, seat: isCount },
+  REJOIN: { round: isCount },
+  STANDIN: { round: isCount, turn: isCount, seat: isCount },
+};
+
+const OPTIONAL: Partial<Record<Kind, Record<string, Check>>> = {
+  START: { previous: bin(16) },
+  PLAY_REVEAL: { position, auto: isTrue },
+  ROW_CHOICE: { auto: isTrue },
+  ROUND_END: { back },
+  DROP: { place: isCount },
+  KEEP: { place: isCount },
+};
+
+export function isKind(kind: string): kind is Kind {
+  return (KINDS as readonly string[]).includes(kind);
+}
+
+/** What is wrong with a body of this kind (section 9's check 3, fault `bad-body`), or null if nothing. */
+export function bodyProblem(kind: Kind, body: MsgMap): string | null {
+  const required = REQUIRED[kind];
+  const optional = OPTIONAL[kind] ?? {};
+  for (const key of body.keys()) {
+    if (!Object.hasOwn(required, key) && !Object.hasOwn(optional, key)) return `${kind} has an unknown field ${JSON.stringify(key)}`;
+  }
+  for (const [key, ok] of Object.entries(required)) {
+    if (!body.has(key)) return `${kind} lacks field ${JSON.stringify(key)}`;
+    if (!ok(body.get(key) as Value)) return `${kind} field ${JSON.stringify(key)} is invalid`;
+  }
+  for (const [key, ok] of Object.entries(optional)) {
+    if (body.has(key) && !ok(body.get(key) as Value)) return `${kind} field ${JSON.stringify(key)} is invalid`;
+  }
+  return null;
+}
