@@ -8,6 +8,11 @@ browser has open cannot drive the seat (and a DNS-rebinding name is refused). St
 from a list made at start-up of the files in the package's static folder, so no path the client
 sends can reach any other file. WebSockets are bounded (MAX_CLIENTS), and so is what a client may
 send (MAX_MESSAGE). The server binds 127.0.0.1 unless told another address.
+
+Room for a page is counted by kind: a read-only view (the TV page, whose link is on the TV for
+anyone to see) has TV_SOCKETS open WebSockets at most, TV_PER_SOURCE from one address; a page
+that acts for a seat has SEAT_TABS of its own, and a tab beyond them closes that page's oldest
+(the newest tab of the seat always gets in). So no number of TV sockets keeps a seat out of its page.
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ from .view import Client, View
 
 log = logging.getLogger("p2pnimmt.web")
 
-MAX_CLIENTS = 32  # open WebSockets, all views together
+TV_SOCKETS = 24  # open WebSockets of one read-only view (a TV page), all addresses together
+TV_PER_SOURCE = 6  # of them from one address
+SEAT_TABS = 4  # open WebSockets of one seat's page: one more closes its oldest
 MAX_MESSAGE = 4096  # bytes a page may send in one WebSocket message (an intent is a few dozen)
 TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml",
          ".png": "image/png"}
@@ -52,13 +59,13 @@ def static_files() -> dict[str, tuple[bytes, str]]:
 class WebServer:
     """The page's server on `interface:port` (port 0: any free port); views are added with `add`."""
 
-    def __init__(self, interface: str = "127.0.0.1", port: int = 0, max_clients: int = MAX_CLIENTS) -> None:
+    def __init__(self, interface: str = "127.0.0.1", port: int = 0, *, tv_sockets: int = TV_SOCKETS,
+                 tv_per_source: int = TV_PER_SOURCE, seat_tabs: int = SEAT_TABS) -> None:
         self.interface = interface
         self.port = port
-        self.max_clients = max_clients
+        self.tv_sockets, self.tv_per_source, self.seat_tabs = tv_sockets, tv_per_source, seat_tabs
         self.views: dict[str, View] = {}
         self.files = static_files()
-        self.clients = 0
         self.runner: web.AppRunner | None = None
         self.tasks: set[asyncio.Task] = set()
 
@@ -78,7 +85,7 @@ class WebServer:
         app.router.add_get("/static/{name}", self._static)
         self.runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self.runner.setup()
-        site = web.TCPSite(self.runner, self.interface, self.port, backlog=self.max_clients)
+        site = web.TCPSite(self.runner, self.interface, self.port, backlog=64)
         await site.start()
         server = site._server  # aiohttp keeps the asyncio server here; the port it got is needed for port 0
         assert server is not None and isinstance(server, asyncio.base_events.Server)
@@ -144,14 +151,13 @@ class WebServer:
         view = self._view(request)
         if request.headers.get("Origin") not in {f"http://{h}" for h in self._hosts()}:
             raise web.HTTPForbidden(text="unknown origin", headers=HEADERS)
-        if self.clients >= self.max_clients:
-            raise web.HTTPServiceUnavailable(text="too many open pages", headers=HEADERS)
+        source = request.remote or "?"
+        self._room(view, source)
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)
         await ws.prepare(request)
         # A read-only page (the TV: its link is on the TV and in its QR's page) is never sent another page's token.
         client = Client(ws, (lambda: [t for t, v in self.views.items() if v is not view]) if view.act is None
-                        else tuple)
-        self.clients += 1
+                        else tuple, source=source)
         view.clients.add(client)
         pusher = asyncio.ensure_future(client.push(view))
         self.tasks.add(pusher)
@@ -162,10 +168,25 @@ class WebServer:
                     break
                 await self._intent(view, message.data)
         finally:
-            self.clients -= 1
             view.clients.discard(client)
             pusher.cancel()
         return ws
+
+    def _room(self, view: View, source: str) -> None:
+        """Make room for one more socket of `view` from `source`, or refuse it (503): by the kind of page."""
+        if view.act is None:
+            if len(view.clients) >= self.tv_sockets:
+                raise web.HTTPServiceUnavailable(text=f"this page is open {self.tv_sockets} times already",
+                                                 headers=HEADERS)
+            if sum(c.source == source for c in view.clients) >= self.tv_per_source:
+                raise web.HTTPServiceUnavailable(text=f"this page is open {self.tv_per_source} times from "
+                                                 f"{source} already", headers=HEADERS)
+            return
+        for client in sorted(view.clients, key=lambda c: c.opened)[: max(0, len(view.clients) - self.seat_tabs + 1)]:
+            view.clients.discard(client)  # the seat opened its page once more: its oldest tab gives way
+            task = asyncio.ensure_future(client.ws.close(message=b"this seat's page was opened in another tab"))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
 
     async def _intent(self, view: View, data: str) -> None:
         if view.act is None:

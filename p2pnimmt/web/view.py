@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -35,8 +36,10 @@ class View:
 class Client:
     """One open WebSocket: it is sent the latest state whenever it is dirty (a slow tab never holds up the game)."""
 
-    def __init__(self, ws, withheld: Callable[[], Iterable[str]] = tuple) -> None:
+    def __init__(self, ws, withheld: Callable[[], Iterable[str]] = tuple, source: str = "?") -> None:
         self.ws = ws
+        self.source = source  # the address it came from
+        self.opened = time.monotonic()
         self.withheld = withheld  # what this tab is never sent (another page's token, for a read-only page)
         self.dirty = asyncio.Event()
         self.dirty.set()  # the full state at once: a reload restores everything

@@ -171,3 +171,54 @@ async def test_the_tv_page_holds_no_guest_link_and_a_guest_seat_is_its_first_bro
         assert refused.value.status == 403
         await tv_ws.close()
         await seat_ws.close()
+
+
+async def open_tv_sockets(port: str, token: str, sources: list[str], each: int) -> tuple[list, list, list]:
+    """`each` TV-token WebSockets from every address of `sources` at once: (sessions, opened sockets, refusals)."""
+    sessions = [aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(ip, 0), limit=0)) for ip in sources]
+    url, own = ws_url(port, token)
+
+    async def one(session):
+        try:
+            return await session.ws_connect(url, headers=own, timeout=aiohttp.ClientWSTimeout(ws_close=5))
+        except (aiohttp.WSServerHandshakeError, aiohttp.ClientError, OSError) as exc:
+            return exc
+
+    results = await asyncio.gather(*(one(s) for s in sessions for _ in range(each)))
+    opened = [r for r in results if isinstance(r, aiohttp.ClientWebSocketResponse)]
+    return sessions, opened, [r for r in results if not isinstance(r, aiohttp.ClientWebSocketResponse)]
+
+
+async def test_500_tv_sockets_leave_the_seat_and_the_guest_their_pages(tmp_path: Path, procs) -> None:
+    """Item 3: 500 WebSockets with the TV's token from ten addresses: the TV page's bound takes a few, and the
+    host's seat page and a guest's page still open and act while they stay open."""
+    from p2pnimmt.web.server import TV_PER_SOURCE, TV_SOCKETS
+
+    host = procs(["host", "--web", "--no-open", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
+                  "--name", "ann"], tmp_path / "host.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
+    _url, port, seat_token = host.wait_for(SEAT_URL).groups()
+    tv_token = host.wait_for(TV_URL).group(2)
+    sources = [f"127.0.0.{n}" for n in range(2, 12)]
+    sessions, opened, refused = await open_tv_sockets(port, tv_token, sources, 50)
+    try:
+        assert len(opened) + len(refused) == 500
+        assert 0 < len(opened) <= min(TV_SOCKETS, TV_PER_SOURCE * len(sources)), len(opened)
+        statuses = {getattr(r, "status", None) for r in refused}
+        assert 503 in statuses, statuses
+        async with jar() as http, jar() as phone:
+            url, own = ws_url(port, seat_token)
+            async with http.ws_connect(url, headers=own) as seat:
+                assert (await seat.receive_json(timeout=OUTER))["view"] == "seat"
+                await seat.send_json({"do": "guest"})
+                link = host.wait_for(r"guest seat: (http://127\.0\.0\.1:\d+/\?t=(\S+))")
+                async with phone.get(link.group(1)) as r:
+                    assert r.status == 200
+                guest_url, guest_own = ws_url(port, link.group(2))
+                async with phone.ws_connect(guest_url, headers=guest_own) as guest:
+                    assert (await guest.receive_json(timeout=OUTER))["view"] == "seat"
+        assert all(not ws.closed for ws in opened)  # the attack's sockets were still open all along
+    finally:
+        for ws in opened:
+            await ws.close()
+        for session in sessions:
+            await session.close()

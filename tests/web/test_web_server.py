@@ -19,7 +19,7 @@ async def served():
     async def act(intent: dict) -> None:
         acted.append(intent)
 
-    server = WebServer("127.0.0.1", 0, max_clients=3)
+    server = WebServer("127.0.0.1", 0, tv_sockets=5, tv_per_source=3, seat_tabs=2)
     seat = server.add(View(lambda: {"kind": "seat", "acted": len(acted)}, act))
     tv = server.add(View(lambda: {"kind": "tv"}))
     guest = server.add(View(lambda: {"kind": "guest"}, act, claim=True))
@@ -93,11 +93,26 @@ async def test_a_read_only_page_cannot_act_and_pages_are_bounded(served) -> None
         opened.append(ws)
     await opened[0].send_json({"do": "play", "card": 5})
     with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-        await http.ws_connect(url + tokens["seat"], headers=own)
-    assert refused.value.status == 503  # max_clients=3
-    for ws in opened:
-        await ws.close()
-    assert acted == []
+        await http.ws_connect(url + tokens["tv"], headers=own)
+    assert refused.value.status == 503  # tv_per_source=3
+    # Another address has room, up to the TV page's own bound (tv_sockets=5).
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=("127.0.0.2", 0))) as other:
+        for _ in range(2):
+            opened.append(await other.ws_connect(url + tokens["tv"], headers=own))
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await other.ws_connect(url + tokens["tv"], headers=own)
+        assert refused.value.status == 503
+        # Every TV socket taken: the seat's page still opens, and a third tab of it closes its oldest (seat_tabs=2).
+        tabs = [await http.ws_connect(url + tokens["seat"], headers=own) for _ in range(3)]
+        for tab in tabs:
+            assert (await tab.receive_json(timeout=10))["kind"] == "seat"
+        closed = await tabs[0].receive(timeout=10)
+        assert closed.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED), closed
+        await tabs[2].send_json({"do": "play", "card": 7})
+        assert (await tabs[2].receive_json(timeout=10))["acted"] == 1
+        for ws in opened + tabs:
+            await ws.close()
+    assert acted == [{"do": "play", "card": 7}]
 
 
 async def test_a_guest_link_works_for_the_first_browser_only(served) -> None:
