@@ -15,5 +15,7 @@ export * as names from "./names.js";
 export * as envelope from "./envelope.js";
 export * as hashes from "./hashes.js";
 export * as messages from "./messages.js";
+export * as sealedGroup from "./sealed_group.js";
+export * as sealedDeal from "./sealed_deal.js";
 
 export const PROTOCOL_VERSION = 1;

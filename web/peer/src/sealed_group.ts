@@ -1,0 +1,144 @@
+/**
+ * The sealed deal's group (section 17.1-17.4): Curve25519 u-coordinates, clamped scalars, X25519 as the
+ * commuting "encryption", the card encodings, key pairs (e, d) with d·e ≡ 1 mod ℓ, and a seat's shuffle step.
+ */
+import { x25519 } from "@noble/curves/ed25519.js";
+import { ascii, bigIntToLE, leToBigInt, u16, u32 } from "./bytes.js";
+import { sha256, sha512 } from "./hash.js";
+import { shuffle } from "./shuffle.js";
+import { HIGHEST_CARD } from "./cards.js";
+
+export const P = 2n ** 255n - 19n;
+export const A = 486662n;
+export const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+const LOW_ORDER = new Set<bigint>([
+  0n, 1n, P - 1n,
+  325606250916557431795983626356110631294008115727848805560023387167927233504n,
+  39382357235489614581723060781553021112529911719440698176882885853963445705823n,
+]);
+export const MAX_KEY_DRAWS = 256;
+
+export function powMod(base: bigint, exponent: bigint, modulus: bigint): bigint {
+  let result = 1n;
+  let b = ((base % modulus) + modulus) % modulus;
+  let e = exponent;
+  while (e > 0n) {
+    if (e & 1n) result = (result * b) % modulus;
+    b = (b * b) % modulus;
+    e >>= 1n;
+  }
+  return result;
+}
+
+/** Clear bits 0-2 of byte 0 and bit 7 of byte 31, set bit 6 of byte 31 (RFC 7748's decodeScalar25519). */
+export function clamp(bytes: Uint8Array): Uint8Array {
+  if (bytes.length !== 32) throw new RangeError(`a scalar is 32 bytes, not ${bytes.length}`);
+  const out = bytes.slice();
+  out[0] = (out[0] as number) & 0xf8;
+  out[31] = ((out[31] as number) & 0x7f) | 0x40;
+  return out;
+}
+
+export function isClamped(bytes: Uint8Array): boolean {
+  return bytes.length === 32 && ((bytes[0] as number) & 7) === 0 && ((bytes[31] as number) & 0xc0) === 0x40;
+}
+
+/** A received point is valid when it is canonical (u < p) and not one of the five low-order u-coordinates. */
+export function isValidPoint(point: Uint8Array): boolean {
+  if (point.length !== 32) return false;
+  const u = leToBigInt(point);
+  return u < P && !LOW_ORDER.has(u);
+}
+
+/** Whether u is on the curve, not its twist: u³ + A u² + u a non-zero square mod p. */
+export function onCurve(u: bigint): boolean {
+  const rhs = (((u * u) % P) * u + ((A * u) % P) * u + u) % P;
+  return rhs !== 0n && powMod(rhs, (P - 1n) / 2n, P) === 1n;
+}
+
+/** X(s, P): X25519 of a clamped scalar and a point; throws on a low-order point. */
+export function X(scalar: Uint8Array, point: Uint8Array): Uint8Array {
+  return x25519.scalarMult(scalar, point);
+}
+
+export const S0 = clamp(sha256(ascii("p2pnimmt/sealed/s0/v1")));
+
+export interface CardEncoding {
+  readonly counter: number;
+  readonly u: Uint8Array;
+  readonly encoding: Uint8Array;
+}
+
+/** Card k's encoding C_k (17.2): the first counter whose hash lands on the curve, times S0. */
+export function encodeCard(card: number): CardEncoding {
+  for (let counter = 0; ; counter++) {
+    const h = sha512(ascii("p2pnimmt/sealed/card/v1"), u16(card), u32(counter));
+    const u = leToBigInt(h) % P;
+    if (onCurve(u) && !LOW_ORDER.has(u)) {
+      const bytes = bigIntToLE(u, 32);
+      return { counter, u: bytes, encoding: X(S0, bytes) };
+    }
+  }
+}
+
+let encodings: Uint8Array[] | undefined;
+let cardsByEncoding: Map<string, number> | undefined;
+
+/** C_1 .. C_104 (index k-1), computed once. */
+export function cardEncodings(): readonly Uint8Array[] {
+  if (!encodings) encodings = Array.from({ length: HIGHEST_CARD }, (_, i) => encodeCard(i + 1).encoding);
+  return encodings;
+}
+
+const key = (point: Uint8Array): string => String.fromCharCode(...point);
+
+/** The card a point encodes, or null (the table C_k -> k). */
+export function cardOf(point: Uint8Array): number | null {
+  if (!cardsByEncoding) cardsByEncoding = new Map(cardEncodings().map((c, i) => [key(c), i + 1]));
+  return cardsByEncoding.get(key(point)) ?? null;
+}
+
+export function encodingOf(card: number): Uint8Array {
+  const c = cardEncodings()[card - 1];
+  if (!c) throw new RangeError(`no card ${card}`);
+  return c;
+}
+
+const INV8 = powMod(8n, L - 2n, L);
+const TWO_251 = 2n ** 251n;
+const TWO_254 = 2n ** 254n;
+
+/** d for a revealed e (17.3 steps 2-4), or null if e is not clamped or its inverse is not a clamped scalar. */
+export function inverseKey(e: Uint8Array): Uint8Array | null {
+  if (!isClamped(e)) return null;
+  const x = powMod(leToBigInt(e), L - 2n, L);
+  const t = (((x - TWO_254) % L + L) % L * INV8) % L;
+  if (t >= TWO_251) return null;
+  return bigIntToLE(TWO_254 + 8n * t, 32);
+}
+
+export interface KeyPair {
+  readonly e: Uint8Array;
+  readonly d: Uint8Array;
+}
+
+/** A fresh key pair from 32-byte draws (17.3): e = clamp(b), kept when its inverse is a clamped scalar. */
+export function drawKeyPair(draw: () => Uint8Array): KeyPair {
+  for (let i = 0; i < MAX_KEY_DRAWS; i++) {
+    const e = clamp(draw());
+    const d = inverseKey(e);
+    if (d) return { e, d };
+  }
+  throw new Error(`${MAX_KEY_DRAWS} key draws in a row failed: the entropy is broken`);
+}
+
+/** A seat's permutation of N positions: the shuffle of 3.1 applied to the indices. */
+export function permutation(seed: Uint8Array, size: number): number[] {
+  return shuffle(seed, Array.from({ length: size }, (_, i) => i));
+}
+
+/** A seat's shuffle step: D'[j] = X(e, D[π[j]]). */
+export function shuffleStep(deck: readonly Uint8Array[], e: Uint8Array, seed: Uint8Array): Uint8Array[] {
+  return permutation(seed, deck.length).map((from) => X(e, deck[from] as Uint8Array));
+}
+

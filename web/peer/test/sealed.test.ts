@@ -1,0 +1,121 @@
+/** Section 17: the group, card encodings, key pairs, the shuffle step, a whole deal, the commitments. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { bigIntToLE, concat, fromHex, hex, leToBigInt } from "../src/bytes.js";
+import { deck } from "../src/cards.js";
+import { commitment, commitmentContext, playValue } from "../src/hashes.js";
+import { sha256 } from "../src/hash.js";
+import { applyUnlock, handPositions, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "../src/sealed_deal.js";
+import { cardEncodings, cardOf, clamp, drawKeyPair, encodeCard, encodingOf, inverseKey, isValidPoint, L, P, permutation, S0, shuffleStep, X } from "../src/sealed_group.js";
+import { vector } from "./spec.js";
+
+test("sealed-encodings: S0, the counters, u and encodings shown, the digest of all 104", () => {
+  const v = vector("sealed-encodings");
+  assert.equal(hex(S0), v.s0);
+  for (const [card, want] of Object.entries(v.cards) as [string, { counter: number; u: string; encoding: string }][]) {
+    const got = encodeCard(Number(card));
+    assert.equal(got.counter, want.counter, card);
+    assert.equal(hex(got.u), want.u, card);
+    assert.equal(hex(got.encoding), want.encoding, card);
+  }
+  assert.equal(hex(sha256(...cardEncodings())), v.all_digest);
+  assert.equal(new Set(cardEncodings().map(hex)).size, 104);
+  assert.equal(cardOf(encodingOf(55)), 55);
+  assert.equal(cardOf(new Uint8Array(32).fill(9)), null);
+});
+
+test("sealed-key-pair: the first draw rejected, the second kept; d·e ≡ 1 mod ℓ; d removes e's layer", () => {
+  const v = vector("sealed-key-pair");
+  const draws = v.draws.map(fromHex);
+  assert.equal(inverseKey(clamp(draws[0])), null);
+  const pair = drawKeyPair(() => draws.shift());
+  assert.equal(hex(pair.e), v.e);
+  assert.equal(hex(pair.d), v.d);
+  assert.equal((leToBigInt(pair.e) * leToBigInt(pair.d)) % L, 1n);
+  const c = encodingOf(7);
+  assert.deepEqual(X(pair.d, X(pair.e, c)), c);
+  assert.throws(() => drawKeyPair(() => draws[0] ?? fromHex(v.draws[0])), /entropy is broken/);
+  assert.equal(inverseKey(fromHex(v.draws[0])), null); // not clamped
+});
+
+test("sealed-shuffle-step: the permutation and the output", () => {
+  const v = vector("sealed-shuffle-step");
+  const seed = fromHex(v.seed);
+  assert.deepEqual(permutation(seed, 4), v.permutation);
+  const out = shuffleStep(v.cards.map(encodingOf), fromHex(v.e), seed);
+  assert.deepEqual(out.map(hex), v.output);
+});
+
+test("received points: canonical and not of low order; X commutes", () => {
+  assert.ok(isValidPoint(encodingOf(1)));
+  for (const u of [0n, 1n, P - 1n, P, P + 5n]) assert.ok(!isValidPoint(bigIntToLE(u, 32)), String(u));
+  assert.ok(!isValidPoint(new Uint8Array(31)));
+  const a = clamp(new Uint8Array(32).fill(3));
+  const b = clamp(new Uint8Array(32).fill(5));
+  const c = encodingOf(104);
+  assert.deepEqual(X(a, X(b, c)), X(b, X(a, c)));
+  assert.throws(() => X(a, new Uint8Array(32)));
+});
+
+test("sealed-deal: two seats, tactical: shuffles, layout, unlocks, the hands and rows each opens", () => {
+  const v = vector("sealed-deal");
+  const n = v.players;
+  const cards = deck(v.variant, n);
+  assert.deepEqual(cards, v.cards);
+  let d = cards.map(encodingOf);
+  assert.equal(hex(sha256(...d)), v.d0_digest);
+  let order = cards.slice();
+  v.seats.forEach((s: { e: string; seed: string; d: string }, i: number) => {
+    const pi = permutation(fromHex(s.seed), d.length);
+    assert.deepEqual(pi, v.shuffles[i].permutation);
+    assert.equal(hex(inverseKey(fromHex(s.e)) as Uint8Array), s.d);
+    d = shuffleStep(d, fromHex(s.e), fromHex(s.seed));
+    order = pi.map((from) => order[from] as number);
+    assert.equal(shuffleProblem(d, cards.length), null);
+    assert.equal(hex(d[0] as Uint8Array), v.shuffles[i].first);
+    assert.equal(hex(sha256(...d)), v.shuffles[i].digest);
+  });
+  assert.deepEqual(order, v.order);
+  let dealt = d.slice(0, 10 * n + 4);
+  v.seats.forEach((s: { d: string }, i: number) => {
+    assert.deepEqual(unlockPositions(i, n), v.unlocks[i].positions);
+    const values = unlockValues(dealt, i, n, fromHex(s.d));
+    assert.equal(hex(values[0] as Uint8Array), v.unlocks[i].first);
+    assert.equal(hex(sha256(...values)), v.unlocks[i].digest);
+    const next = applyUnlock(dealt, i, n, values);
+    assert.equal(next.problem, null);
+    dealt = next.dealt;
+  });
+  assert.equal(hex(sha256(...dealt)), v.final_digest);
+  v.seats.forEach((s: { d: string }, seat: number) => {
+    const hand = handPositions(seat).map((p) => cardOf(X(fromHex(s.d), dealt[p] as Uint8Array)));
+    assert.deepEqual(hand, v.hands[seat]);
+    for (const p of handPositions(seat)) assert.equal(cardOf(dealt[p] as Uint8Array), null); // hidden from the others
+  });
+  assert.deepEqual(rowPositions(n).map((p) => cardOf(dealt[p] as Uint8Array)), v.rows);
+});
+
+test("checks on arrival: a deck of the wrong size, an invalid or repeated point; an unlock that repeats a value", () => {
+  const c = [1, 2, 3].map(encodingOf);
+  assert.match(shuffleProblem(c, 4) ?? "", /3 points, not 4/);
+  assert.match(shuffleProblem([c[0] as Uint8Array, c[0] as Uint8Array], 2) ?? "", /equal/);
+  assert.match(shuffleProblem([c[0] as Uint8Array, new Uint8Array(32)], 2) ?? "", /point 1 is not a valid point/);
+  const dealt = Array.from({ length: 24 }, (_, i) => encodingOf(i + 1));
+  const values = unlockPositions(0, 2).map((p) => dealt[p] as Uint8Array);
+  values[0] = dealt[0] as Uint8Array; // position 10 now equals position 0
+  assert.match(applyUnlock(dealt, 0, 2, values).problem ?? "", /same value/);
+  assert.match(applyUnlock(dealt, 0, 2, values.slice(1)).problem ?? "", /13 values, not 14/);
+});
+
+test("sealed-commitments: the sealed commitment of e || seed and a sealed play's card and position", () => {
+  const v = vector("sealed-commitments");
+  const s = v.sealed;
+  const value = concat(fromHex(s.key), fromHex(s.seed));
+  assert.equal(hex(commitmentContext("sealed", fromHex(s.game_id), s.round, 0, s.seat)), s.context);
+  assert.equal(hex(value), s.value);
+  assert.equal(hex(commitment("sealed", fromHex(s.game_id), s.round, 0, s.seat, value, fromHex(s.nonce))), s.commitment);
+  const p = v.play;
+  assert.equal(hex(commitmentContext("play", fromHex(p.game_id), p.round, p.turn, p.seat)), p.context);
+  assert.equal(hex(playValue(p.card, p.position)), p.value);
+  assert.equal(hex(commitment("play", fromHex(p.game_id), p.round, p.turn, p.seat, playValue(p.card, p.position), fromHex(p.nonce))), p.commitment);
+});
