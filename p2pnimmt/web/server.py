@@ -13,6 +13,7 @@ Room for a page is counted by kind: a read-only view (the TV page, whose link is
 anyone to see) has TV_SOCKETS open WebSockets at most, TV_PER_SOURCE from one address; a page
 that acts for a seat has SEAT_TABS of its own, and a tab beyond them closes that page's oldest
 (the newest tab of the seat always gets in). So no number of TV sockets keeps a seat out of its page.
+Connections themselves (idle, slow, too many from one address or in all) are bounded by web.guard.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from importlib import resources
 
 from aiohttp import WSMsgType, web
 
+from .guard import HEARTBEAT, IDLE, Gate, GatedSite
 from .view import Client, View
 
 log = logging.getLogger("p2pnimmt.web")
@@ -66,6 +68,7 @@ class WebServer:
         self.tv_sockets, self.tv_per_source, self.seat_tabs = tv_sockets, tv_per_source, seat_tabs
         self.views: dict[str, View] = {}
         self.files = static_files()
+        self.gate = Gate()  # connections by address and in all (web.guard)
         self.runner: web.AppRunner | None = None
         self.tasks: set[asyncio.Task] = set()
 
@@ -83,13 +86,12 @@ class WebServer:
         app.router.add_get("/", self._index)
         app.router.add_get("/ws", self._socket)
         app.router.add_get("/static/{name}", self._static)
-        self.runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        # An idle or slow connection is closed IDLE s after its connect or its last answer (net: web.guard).
+        self.runner = web.AppRunner(app, access_log=None, handle_signals=False, keepalive_timeout=IDLE)
         await self.runner.setup()
-        site = web.TCPSite(self.runner, self.interface, self.port, backlog=64)
+        site = GatedSite(self.runner, self.interface, self.port, self.gate)
         await site.start()
-        server = site._server  # aiohttp keeps the asyncio server here; the port it got is needed for port 0
-        assert server is not None and isinstance(server, asyncio.base_events.Server)
-        self.port = server.sockets[0].getsockname()[1]
+        self.port = site.port
 
     async def close(self) -> None:
         for view in self.views.values():
@@ -153,8 +155,10 @@ class WebServer:
             raise web.HTTPForbidden(text="unknown origin", headers=HEADERS)
         source = request.remote or "?"
         self._room(view, source)
-        ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)
+        ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=HEARTBEAT)
         await ws.prepare(request)
+        if view.act is not None:
+            self.gate.keep(request.transport)  # a seat's page: never shed for a newer connection
         # A read-only page (the TV: its link is on the TV and in its QR's page) is never sent another page's token.
         client = Client(ws, (lambda: [t for t, v in self.views.items() if v is not view]) if view.act is None
                         else tuple, source=source)

@@ -61,6 +61,33 @@ def revealed(state: dict) -> set[int]:
     return cards
 
 
+async def play_seat(seat_ws) -> tuple[set[int], list[int], dict]:
+    """Play a seat's page to the game's end over its WebSocket (the highest card each turn, row 1 when asked),
+    then leave it: (the hand dealt in the first round, the cards committed, the last state)."""
+    hand: set[int] = set()
+    committed: list[int] = []
+    asked_before = None
+    while True:
+        state = await seat_ws.receive_json(timeout=OUTER)
+        if state.get("hand") and not hand:
+            hand = {c for c, _heads in state["hand"]}  # the dealt hand: secret until each card's reveal
+        if state.get("over"):
+            break
+        key = (state.get("asked"), state.get("turn"), state.get("round"))
+        if key == asked_before or state.get("placing"):
+            continue
+        if state.get("asked") == "card":
+            card = max(c for c, _heads in state["hand"])
+            committed.append(card)
+            await seat_ws.send_json({"do": "play", "card": card})
+            asked_before = key
+        elif state.get("asked") == "row":
+            await seat_ws.send_json({"do": "row", "row": 0})
+            asked_before = key
+    await seat_ws.send_json({"do": "leave"})  # the page stays until its person leaves it
+    return hand, committed, state
+
+
 async def test_the_tv_page_never_shows_a_card_before_its_reveal(tmp_path: Path, procs) -> None:
     """Item 1: the host plays its seat from its page while the TV page's state is read at every update: no card
     of the host's hand is anywhere in it (a field, the log, a card) before that card is revealed, no field of a
@@ -71,8 +98,6 @@ async def test_the_tv_page_never_shows_a_card_before_its_reveal(tmp_path: Path, 
     _url, port, seat_token = host.wait_for(SEAT_URL).groups()
     tv_token = host.wait_for(TV_URL).group(2)
     tv_states: list[dict] = []
-    hand: set[int] = set()
-    committed: list[int] = []
     async with jar() as http:
         seat_ws = await http.ws_connect(ws_url(port, seat_token)[0], headers=ws_url(port, seat_token)[1])
         tv_ws = await http.ws_connect(ws_url(port, tv_token)[0], headers=ws_url(port, tv_token)[1])
@@ -83,25 +108,7 @@ async def test_the_tv_page_never_shows_a_card_before_its_reveal(tmp_path: Path, 
 
         reader = asyncio.ensure_future(read_tv())
         try:
-            asked_before = None
-            while True:
-                state = await seat_ws.receive_json(timeout=OUTER)
-                if state.get("hand") and not hand:
-                    hand = {c for c, _heads in state["hand"]}  # the dealt hand: secret until each card's reveal
-                if state.get("over"):
-                    break
-                key = (state.get("asked"), state.get("turn"), state.get("round"))
-                if key == asked_before or state.get("placing"):
-                    continue
-                if state.get("asked") == "card":
-                    card = max(c for c, _heads in state["hand"])
-                    committed.append(card)
-                    await seat_ws.send_json({"do": "play", "card": card})
-                    asked_before = key
-                elif state.get("asked") == "row":
-                    await seat_ws.send_json({"do": "row", "row": 0})
-                    asked_before = key
-            await seat_ws.send_json({"do": "leave"})  # the page stays until its person leaves it
+            hand, committed, state = await play_seat(seat_ws)
             await tv_ws.close()
             await seat_ws.close()
         finally:
@@ -222,3 +229,142 @@ async def test_500_tv_sockets_leave_the_seat_and_the_guest_their_pages(tmp_path:
             await ws.close()
         for session in sessions:
             await session.close()
+
+
+class Slowloris:
+    """Half-open connections to the page's port from many loopback addresses, each kept open as long as the
+    server lets it: half send nothing at all, half a request line and then one header byte a second. A
+    connection the server closes is opened again, until `stop` (and at most `budget` connections in all)."""
+
+    def __init__(self, port: int, sources: list[str], each: int, budget: int = 20000) -> None:
+        self.port, self.sources, self.each, self.budget = port, sources, each, budget
+        self.stop = asyncio.Event()
+        self.opened = self.closed_by_server = self.failed = 0
+        self.tasks: list[asyncio.Task] = []
+
+    def start(self) -> None:
+        self.tasks = [asyncio.ensure_future(self.hold(ip, n % 2 == 0)) for ip in self.sources for n in range(self.each)]
+
+    async def hold(self, ip: str, silent: bool) -> None:
+        while not self.stop.is_set() and self.opened < self.budget:
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", self.port, local_addr=(ip, 0))
+            except OSError:
+                self.failed += 1
+                await asyncio.sleep(0.2)
+                continue
+            self.opened += 1
+            try:
+                if not silent:
+                    writer.write(b"GET /?t=x HTTP/1.1\r\nHost: 127.0.0.1\r\nX-")
+                while not self.stop.is_set():
+                    try:
+                        data = await asyncio.wait_for(reader.read(100), 1.0)
+                    except TimeoutError:
+                        if not silent:
+                            writer.write(b"a")
+                        continue
+                    if not data:
+                        self.closed_by_server += 1
+                        break
+            except OSError:
+                self.closed_by_server += 1
+            finally:
+                writer.close()
+
+    async def end(self) -> None:
+        self.stop.set()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+async def closed_by_server(port: int, first: bytes, deadline: float = OUTER) -> bool:
+    """Open one connection, send `first`, then a byte a second: True once the server closes it."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.0.99", 0))
+    writer.write(first)
+    end = asyncio.get_running_loop().time() + deadline
+    try:
+        while asyncio.get_running_loop().time() < end:
+            try:
+                if not await asyncio.wait_for(reader.read(100), 1.0):
+                    return True
+            except TimeoutError:
+                if first:
+                    writer.write(b"a")
+        return False
+    except OSError:
+        return True
+    finally:
+        writer.close()
+
+
+def open_files(pid: int) -> tuple[int, int]:
+    """(files open now, soft limit) of process `pid`, from /proc."""
+    limit = re.search(r"Max open files\s+(\d+)", Path(f"/proc/{pid}/limits").read_text())
+    assert limit is not None
+    return len(list(Path(f"/proc/{pid}/fd").iterdir())), int(limit.group(1))
+
+
+async def test_slowloris_neither_takes_the_host_s_files_nor_keeps_players_out(tmp_path: Path, procs) -> None:
+    """Item 4: a host whose open-file limit is 256 (it cannot raise it) serves its page while 30 loopback
+    addresses hold 600 half-open connections to it (idle or one header byte a second) and one address tries
+    100: each idle or slow connection is closed by the server, the host's open files stay well below its limit,
+    the page loads, a player joins on the game port, the host's seat plays the game to its end and the transcript
+    verifies; the host's output stays a few lines."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4096)), hard))  # the attacker's own sockets
+    host = procs(["host", "--web", "--no-open", "--seats", "3", "--bots", "1", *LO, "--rounds", "1",
+                  "--no-points", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
+                 prefix=["prlimit", "--nofile=256:256", "--"], env={"P2PNIMMT_PLACE_DELAY": "0"})
+    url, port, seat_token = host.wait_for(SEAT_URL).groups()
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    game_port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    attack = Slowloris(int(port), [f"127.0.0.{n}" for n in range(2, 32)], 20)
+    greedy = Slowloris(int(port), ["127.0.0.40"], 100)
+    attack.start()
+    greedy.start()
+    try:
+        await wait_until(lambda: attack.opened + greedy.opened >= 300, "the attack's connections")
+        assert open_files(host.popen.pid)[1] == 256  # prlimit's: the host could not raise it
+        # One idle and one slow connection, each closed by the server while the attack goes on.
+        assert await closed_by_server(int(port), b"")
+        assert await closed_by_server(int(port), b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        files, limit = open_files(host.popen.pid)
+        assert files < limit // 2, (files, limit)
+        async with jar() as http:
+            async with http.get(url) as r:  # the page loads
+                assert r.status == 200 and "<title>p2pnimmt</title>" in await r.text()
+            seat_url, own = ws_url(port, seat_token)
+            async with http.ws_connect(seat_url, headers=own) as seat:
+                procs(["bot", code, *LO, "--peer", f"127.0.0.1:{game_port}"], tmp_path / "bot.out")  # joins
+                _hand, committed, state = await play_seat(seat)
+        assert len(committed) == 10 and state["over"]
+        files, limit = open_files(host.popen.pid)
+        assert files < limit // 2, (files, limit)
+    finally:
+        await attack.end()
+        await greedy.end()
+    await asyncio.to_thread(host.finish, 60)
+    verdict = verify_transcript((tmp_path / "host.p2pt").read_bytes())
+    assert verdict.ok, verdict.report()
+    assert attack.closed_by_server > 100  # each was closed by the server, and opened again
+    out = host.text()
+    assert "Traceback" not in out and "Too many open files" not in out, out[-3000:]
+    assert len(out.splitlines()) < 40, out[-3000:]
+
+
+async def test_the_host_raises_its_open_file_limit_where_it_may(tmp_path: Path, procs) -> None:
+    """Item 4: started with a soft limit of 256 under a hard one of 4096, the page's server raises it to 4096."""
+    host = procs(["host", "--web", "--no-open", "--seats", "3", *LO, "--name", "ann"], tmp_path / "host.out",
+                 prefix=["prlimit", "--nofile=256:4096", "--"])
+    host.wait_for(SEAT_URL)
+    assert open_files(host.popen.pid)[1] == 4096
+
+
+async def wait_until(condition, what: str, timeout: float = OUTER) -> None:
+    """Poll `condition` until it holds (or fail after `timeout` s, naming `what`)."""
+    end = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < end, f"no {what} within {timeout} s"
+        await asyncio.sleep(0.05)

@@ -1,0 +1,154 @@
+"""Who may hold a connection to the page's server, and for how long (a slow or idle client must not take the
+process's open files: the game's port needs them).
+
+Every connection is counted at accept, before a byte is read: PER_SOURCE from one address at most, and
+TOTAL in all, never more than a quarter of the process's open-file limit (raised to its hard limit first,
+where the system allows). One over its address's bound is closed at once; with every place taken, the
+newest connection takes the place of the oldest from the address that holds the most (unless that is its
+own), except a seat's page's socket, which is never shed. A connection that has not sent a whole request
+IDLE seconds after it opened, or after its last answer, is closed (aiohttp's keep-alive timer, which runs
+from the connect); an open page's socket that stops answering pings is closed after HEARTBEAT * 1.5 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+from collections.abc import Callable
+
+from aiohttp import web
+
+PER_SOURCE = 24  # connections from one address (a browser opens up to six, and a socket per tab)
+TOTAL = 256  # connections in all, at most (and a quarter of the open-file limit at most)
+IDLE = 5.0  # seconds a connection may take to send a whole request (from its connect, or its last answer)
+# asyncio accepts up to its backlog of connections at once, each an open file before the Gate sees it: so few.
+BURST = 16
+HEARTBEAT = 6.0  # seconds between the pings of an open page's socket (no pong within half of it: closed)
+
+
+def raise_open_files() -> int:
+    """Raise this process's soft limit of open files to its hard limit where the system allows; the soft limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+    if soft != resource.RLIM_INFINITY and want > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+            soft = want
+        except (ValueError, OSError):
+            pass  # not allowed here: the bounds below follow the limit as it is
+    return soft if soft != resource.RLIM_INFINITY else 1 << 20
+
+
+class Gate:
+    """The count of open connections by address, and the decision on each new one."""
+
+    def __init__(self, per_source: int = PER_SOURCE, total: int | None = None) -> None:
+        self.per_source = per_source
+        self.total = total if total is not None else min(TOTAL, raise_open_files() // 4)
+        self.open: dict[str, list[Gated]] = {}  # by address, oldest first
+        self.count = 0
+        self.refused = 0  # connections closed at accept (over a bound), or shed for a newer one
+
+    def admit(self, conn: Gated) -> bool:
+        mine = self.open.get(conn.source, [])
+        if len(mine) >= self.per_source:
+            self.refused += 1
+            return False
+        if self.count >= self.total:
+            biggest = max(self.open.values(), key=len)
+            shed = next((c for c in biggest if not c.kept), None)
+            if shed is None or len(biggest) <= len(mine) + 1:
+                self.refused += 1
+                return False
+            self.refused += 1
+            self.release(shed)
+            assert shed.transport is not None
+            shed.transport.abort()
+        self.open.setdefault(conn.source, []).append(conn)
+        self.count += 1
+        return True
+
+    def release(self, conn: Gated) -> None:
+        mine = self.open.get(conn.source)
+        if mine is not None and conn in mine:
+            mine.remove(conn)
+            self.count -= 1
+            if not mine:
+                del self.open[conn.source]
+
+    def keep(self, transport) -> None:
+        """The connection of `transport` serves a seat's page: it is never shed for a newer one."""
+        for conn in self.open.get(_source(transport), []):
+            if conn.transport is transport:
+                conn.kept = True
+
+
+def _source(transport) -> str:
+    peer = transport.get_extra_info("peername") if transport is not None else None
+    return str(peer[0]) if peer else "?"
+
+
+class Gated(asyncio.Protocol):
+    """One accepted connection: counted by the Gate, then handed to aiohttp's own protocol (or closed at once)."""
+
+    def __init__(self, gate: Gate, make: Callable[[], asyncio.Protocol]) -> None:
+        self.gate = gate
+        self.make = make
+        self.inner: asyncio.Protocol | None = None
+        self.transport: asyncio.Transport | None = None
+        self.source = "?"
+        self.kept = False
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+        self.source = _source(transport)
+        if not self.gate.admit(self):
+            transport.abort()  # at once, before anything is read: its file is free again
+            return
+        self.inner = self.make()
+        self.inner.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self.inner is not None:
+            self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received() if self.inner is not None else None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.gate.release(self)
+        if self.inner is not None:
+            self.inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        if self.inner is not None:
+            self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        if self.inner is not None:
+            self.inner.resume_writing()
+
+
+class GatedSite(web.BaseSite):
+    """aiohttp's TCP site, with every connection through `gate` first."""
+
+    def __init__(self, runner: web.BaseRunner, host: str, port: int, gate: Gate, backlog: int = BURST) -> None:
+        super().__init__(runner, backlog=backlog)
+        self.host, self.wanted_port, self.gate = host, port, gate
+        self.server: asyncio.AbstractServer | None = None
+
+    @property
+    def name(self) -> str:
+        return f"http://{self.host}:{self.wanted_port}"
+
+    async def start(self) -> None:
+        await super().start()
+        make = self._runner.server
+        assert make is not None
+        self.server = self._server = await asyncio.get_running_loop().create_server(
+            lambda: Gated(self.gate, make), self.host, self.wanted_port, backlog=self._backlog)
+
+    @property
+    def port(self) -> int:
+        assert isinstance(self.server, asyncio.base_events.Server)
+        return self.server.sockets[0].getsockname()[1]

@@ -1,0 +1,71 @@
+"""web.guard with real sockets on 127.0.0.x: connections bounded per address and in all, the newest taking the
+place of the oldest from the address that holds the most, a seat's page's socket never shed, idle ones closed."""
+
+from __future__ import annotations
+
+import asyncio
+
+import aiohttp
+from deadlines import OUTER
+
+from p2pnimmt.web.guard import Gate
+from p2pnimmt.web.server import WebServer
+from p2pnimmt.web.view import View
+
+
+async def until(condition, what: str) -> None:
+    end = asyncio.get_running_loop().time() + OUTER
+    while not condition():
+        assert asyncio.get_running_loop().time() < end, f"no {what} within {OUTER} s"
+        await asyncio.sleep(0.02)
+
+
+async def connect(port: int, ip: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    return await asyncio.open_connection("127.0.0.1", port, local_addr=(ip, 0))
+
+
+async def test_connections_are_bounded_by_address_and_in_all_and_a_seat_is_never_shed() -> None:
+    server = WebServer("127.0.0.1", 0)
+    server.gate = gate = Gate(per_source=3, total=5)
+    seat = server.add(View(lambda: {"kind": "seat"}, lambda intent: asyncio.sleep(0)))
+    await server.start()
+    writers = []
+    try:
+        for _ in range(5):
+            writers.append((await connect(server.port, "127.0.0.2"))[1])
+        await until(lambda: gate.refused == 2, "two refused")
+        assert len(gate.open["127.0.0.2"]) == 3  # the address's bound
+        for _ in range(2):
+            writers.append((await connect(server.port, "127.0.0.3"))[1])
+        await until(lambda: gate.count == 5, "every place taken")
+        # Every place taken: the seat's page (another address) takes the place of the oldest of 127.0.0.2.
+        async with aiohttp.ClientSession() as http:
+            ws = await http.ws_connect(f"ws://127.0.0.1:{server.port}/ws?t={seat}",
+                                       headers={"Origin": f"http://127.0.0.1:{server.port}"})
+            assert (await ws.receive_json(timeout=OUTER)) == {"kind": "seat"}
+            assert len(gate.open["127.0.0.2"]) == 2 and gate.count == 5
+            # More newcomers shed the biggest address's oldest, never the seat's socket.
+            for ip in ("127.0.0.4", "127.0.0.5", "127.0.0.6", "127.0.0.7"):
+                writers.append((await connect(server.port, ip))[1])
+            await until(lambda: "127.0.0.2" not in gate.open, "127.0.0.2 shed")
+            assert gate.count <= 5 and [c.kept for c in gate.open["127.0.0.1"]] == [True]
+            await ws.send_str("{}")
+            assert (await ws.receive_json(timeout=OUTER)) == {"kind": "seat"}  # still served
+            await ws.close()
+    finally:
+        for writer in writers:
+            writer.close()
+        await server.close()
+
+
+async def test_an_idle_connection_is_closed_and_its_place_freed() -> None:
+    server = WebServer("127.0.0.1", 0)
+    await server.start()
+    try:
+        reader, writer = await connect(server.port, "127.0.0.2")
+        writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # never finished
+        assert await asyncio.wait_for(reader.read(), OUTER) == b""  # closed by the server
+        await until(lambda: server.gate.count == 0, "its place freed")
+        writer.close()
+    finally:
+        await server.close()
