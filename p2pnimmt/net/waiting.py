@@ -19,6 +19,7 @@ async def watch_waiting(node) -> None:
     loop = asyncio.get_running_loop()
     since: dict[tuple, float] = {}
     gone: dict[tuple, float] = {}  # waited on, with no link to us, since
+    unlinked: dict[int, float] = {}  # any other seat with no link to us, since
     while not node.done.is_set():
         await asyncio.sleep(PULL_EVERY)
         session = node.session
@@ -43,8 +44,20 @@ async def watch_waiting(node) -> None:
                    or clock is not None and now - since[key] >= clock
                    or session.phase == "turn" and stand_in_asked(session, key[2])}
         gone = {key: gone.get(key, now) for key in stalled}
+        unlinked = {seat: unlinked.get(seat, now) for seat, peer in enumerate(session.roster)
+                    if seat != session.seat and peer not in linked}
         if node.drop_after <= 0 or session.phase == "starting":
             continue
+        if waiting:  # a seat gone while the game waits on another would have to vote: it is voted out too
+            named = {key[2] for key in waiting}
+            for seat, start in unlinked.items():
+                if seat not in named and now - start >= node.drop_after:
+                    try:
+                        node.act(session.drop(seat))
+                        log.warning("voted to drop seat %d (%s): no link to it while the game waits on others, "
+                                    "for %.0f s", seat, session.names[seat], now - start)
+                    except LocalError:
+                        pass
         for key, start in gone.items():
             if now - start >= node.drop_after:
                 why = ("no link to it" if session.roster[key[2]] not in linked else

@@ -276,16 +276,22 @@ class Session:
             raise LocalError("you owe no move now")
 
     def drop(self, seat: int) -> list[Output]:
-        """Vote to drop `seat`, whose message the game has waited for too long (the stand-in then plays it)."""
+        """Vote to drop `seat`, whose message the game has waited for too long (the stand-in then plays it); or,
+        while the game waits on someone, a seat that is gone too (protocol.md 11.1: several seats gone
+        together), which would otherwise have to vote."""
 
         def act() -> None:
             if self.seat is None or self.seat not in self.active_at(self.round, self.step_now() or 0):
                 raise LocalError("only a player still in the game can vote")
             at = self.table.now()
-            if seat == self.seat or self.phase == Phase.STARTING or at is None or seat not in self.waiting_for():
+            waiting = self.waiting_for()
+            if seat == self.seat or self.phase == Phase.STARTING or at is None or not waiting or \
+                    seat not in waiting and seat not in self.table.active_at(*at):
                 raise LocalError(f"the game is not waiting for seat {seat}")
             if seat in self.table.votes.get(at, ()):
                 raise LocalError(f"already voted to drop seat {seat} at this step")
+            if self.table.went_on(self.seat, at, seat):
+                raise LocalError(f"we went on from seat {seat}'s message at this step (a KEEP): no vote now")
             self._drive(steps.vote(self.table, seat, at))
             self._advance()
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine import HAND_SIZE, pick_order
+from . import quorum
 from .effects import Effects, Emit, Fatal
 from .envelope import Envelope
 from .events import Committed
 from .messages import FIELDS, BodyError, check_body
 from .phase import GAME_END_STEP, KEYS_PLACE, ROUND_END_PLACE, ROUND_END_STEP, SEED_COMMIT_STEP, Step
-from .table import Table, standin_slot, vote_slot
+from .quorum import vote_slot
+from .table import Table, standin_slot
 
 TURN_KINDS = ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE", "STANDIN")  # messages of one turn
 
@@ -169,11 +171,9 @@ def after_open_vote(table: Table, seat: int, env: Envelope) -> bool:
     for at in table.vote_steps():
         if at >= step:
             break
-        for target in table.vote_targets(at):
-            # undecided: the seat named is still playing at `at` here (not dropped there), and the vote not void
-            if target in table.active_at(*at) and seat in table.voters(at, target) and \
-                    not table.vote_void(at, target):
-                return True
+        # undecided: a seat it named is still playing at `at` here and may yet be dropped there (alone or in a set)
+        if quorum.undecided(table, seat, at):
+            return True
     return False
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from . import quorum
 from .commitments import commit_set_digest, commitment
 from .effects import DropSeat, Effects, Emit, Fatal, Rewind, Send, StandInMove, Suspect
 from .envelope import Envelope
@@ -126,18 +127,27 @@ def joins(table: Table, at: Step, target: int) -> bool:
 
 
 def keeps(table: Table, at: Step, target: int) -> bool:
-    """We hold `target`'s message at `at` and wait on a seat that voted to drop it there: we sign KEEP.
+    """We hold `target`'s message at `at` and wait on a seat that voted to drop it there, or hold back there
+    ourselves (our own vote on another seat is open) while `target` votes at `at` or went past it: we sign KEEP.
 
     The voter holds back `target`'s message, so it cannot send what we wait for, and we have nothing to send
-    that would show we went on: KEEP says so, and voids the vote (protocol.md 11.1).
+    that would show we went on: KEEP says so, and voids the vote (protocol.md 11.1). When every seat voted
+    someone out (a table split in two halves that each voted out the other), nobody would ever go on: each
+    KEEPs the seats it has heard vote there, which voids every vote. (Not a seat that only sent its message
+    at `at`: it may have died since, and the others may name it with the seat they wait on.)
     """
     me = table.seat
     if me is None or me == target or me not in table.active_at(*at) or target in table.votes.get(at, ()):
         return False
     waiting = table.waiting_for()
-    if target in waiting and at == table.now() or table.went_on(me, at, target) or table.vote_void(at, target):
+    if target in waiting and at == table.now() or table.went_on(me, at, target):
         return False
-    return bool(table.voters(at, target) & set(waiting))
+    if not quorum.may_drop(table, at, target):
+        return False
+    if table.voters(at, target) & set(waiting):
+        return True
+    alive = table.furthest.get(target, Step(-1, -1)) > at or quorum.votes_at(table, target, at)
+    return alive and quorum.undecided(table, me, at)
 
 
 # ----------------------------------------------------------------- the deal

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..engine import MAX_PLAYERS, Game
+from . import quorum
 from .commitments import state_hash
 from .deal import Deal
 from .envelope import Envelope
@@ -31,6 +32,7 @@ from .phase import (
     Step,
     check_transition,
 )
+from .quorum import vote_slot
 
 AWAY_AFTER = 3  # stand-in cards in a row that make a seat "away"
 
@@ -46,11 +48,6 @@ EXPELS = frozenset({"unknown-kind", "bad-body", "unexpected", "duplicate", "seed
 def standin_slot(turn: int, seat: int) -> int:
     """STANDIN votes are kept per (round, turn, seat asked for): the slot's step number for (turn, seat)."""
     return turn * MAX_PLAYERS + seat
-
-
-def vote_slot(at: Step, seat: int) -> int:
-    """DROP and KEEP are kept per (round, position, seat named): one per voter for each seat at each position."""
-    return at.slot * MAX_PLAYERS + seat
 
 
 @dataclass
@@ -220,8 +217,7 @@ class Table:
         that seat never votes, so the drop can never complete.
         """
         key = Step(self.round, step, place)
-        return any(target not in self.dropped and not self.vote_void(key, target)
-                   for target in self.votes.get(key, ()))
+        return self.seat is not None and key in self.votes and quorum.undecided(self, self.seat, key)
 
     def went_on(self, seat: int, at: Step, target: int) -> bool:
         """`seat` has signed that it used `target`'s message at `at`.
@@ -261,7 +257,8 @@ class Table:
         return Step(self.round, number, draft.picks if draft is not None and not draft.done else 0)
 
     def complete_votes(self) -> list[tuple[int, Step]]:
-        """(seat, step) for every DROP vote that every other seat active at its step has signed, not yet applied."""
+        """(seat, step) for every drop not yet applied: a seat every other seat active at its step voted out there,
+        or one of a set of seats gone together that the rest voted out (quorum.dropped_together, 11.1)."""
         found: list[tuple[int, Step]] = []
         for at in self.vote_steps():
             others = set(self.active_at(*at))
@@ -269,6 +266,8 @@ class Table:
                 if target in others and target not in self.dropped and others - {target} and \
                         self.voters(at, target) >= others - {target}:
                     found.append((target, at))
+            found += [(target, at) for target in sorted(quorum.dropped_together(self, at))
+                      if target not in self.dropped and (target, at) not in found]
         return found
 
     def vote_steps(self) -> list[Step]:

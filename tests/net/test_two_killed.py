@@ -1,0 +1,44 @@
+"""Two players' processes killed at the same moment (issue 21 item 2): the three others drop both together
+and finish the game (protocol.md 11.1, "Several seats gone together")."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+from pathlib import Path
+
+import pytest
+
+from p2pnimmt.protocol.verify import verify_transcript
+
+LO = ["--interface", "127.0.0.1"]
+
+
+@pytest.mark.parametrize("deal", ["open", "sealed"])
+def test_two_players_killed_at_once_are_dropped_and_the_rest_finish(tmp_path: Path, procs, deal: str) -> None:
+    """The reported run: host, a bot and three joiners; two joiners are killed at once mid-game. Before, the
+    host gave up after 61 s "waiting for j2, j3"; now both are dropped and the host, the bot and the third
+    joiner finish with the same scores, every transcript verifying."""
+    host = procs(["host", "--headless", "--seats", "5", "--bots", "1", "--rounds", "3", "--no-points", "--deal",
+                  deal, *LO, "--drop-after", "1.5", "--bot-delay", "0.05", "--transcript", str(tmp_path / "h.p2pt")],
+                 tmp_path / "host.out")
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    joiners = {name: procs(["join", code, "--headless", *LO, "--name", name, "--drop-after", "1.5", "--bot-delay",
+                            "0.05", "--transcript", str(tmp_path / f"{name}.p2pt")], tmp_path / f"{name}.out")
+               for name in ("stays", "gone1", "gone2")}
+    joiners["gone2"].wait_for(r"(?m)^round 1:", 90)  # a round is over: killed as the next one begins
+    for name in ("gone1", "gone2"):
+        os.kill(joiners[name].popen.pid, signal.SIGKILL)
+    for name in ("gone1", "gone2"):
+        joiners[name].popen.wait()
+    assert host.finish(120) == 0, host.text()
+    assert joiners["stays"].finish(60) == 0, joiners["stays"].text()
+    for out in (host.text(), joiners["stays"].text()):
+        assert "gone1 was dropped by the others' vote" in out and "gone2 was dropped by the others' vote" in out
+    final = re.search(r"final scores: (.*)", host.text()).group(1)
+    assert re.search(r"final scores: (.*)", joiners["stays"].text()).group(1) == final
+    for name in ("h", "stays"):
+        verdict = verify_transcript((tmp_path / f"{name}.p2pt").read_bytes())
+        assert verdict.ok, (name, verdict.report())
+        assert "scores: " + final in verdict.summary
