@@ -19,3 +19,10 @@ export * as sealedGroup from "./sealed_group.js";
 export * as sealedDeal from "./sealed_deal.js";
 
 export const PROTOCOL_VERSION = 1;
+export * as transcript from "./transcript.js";
+export * as session from "./session.js";
+export * as verify from "./verify.js";
+
+import { runIfMain } from "./cli.js";
+
+runIfMain(import.meta.url);

@@ -56,9 +56,20 @@ export function onCurve(u: bigint): boolean {
   return rhs !== 0n && powMod(rhs, (P - 1n) / 2n, P) === 1n;
 }
 
+export type ScalarMult = (scalar: Uint8Array, point: Uint8Array) => Uint8Array;
+
+/** @noble/curves' X25519: runs everywhere (a browser's WebCrypto has X25519 only asynchronously). */
+export const nobleX: ScalarMult = (scalar, point) => x25519.scalarMult(scalar, point);
+let scalarMult: ScalarMult = nobleX;
+
+/** Use another implementation of RFC 7748's X25519 (node's own, under `node peer.js verify`); it must agree. */
+export function useScalarMult(fn: ScalarMult): void {
+  scalarMult = fn;
+}
+
 /** X(s, P): X25519 of a clamped scalar and a point; throws on a low-order point. */
 export function X(scalar: Uint8Array, point: Uint8Array): Uint8Array {
-  return x25519.scalarMult(scalar, point);
+  return scalarMult(scalar, point);
 }
 
 export const S0 = clamp(sha256(ascii("p2pnimmt/sealed/s0/v1")));

@@ -4,12 +4,13 @@
  * For each deal: the deck order, the hands and rows, and the round played out by the stand-in's rule
  * (every seat its lowest card, a row choice the stand-in's row): the rows and the cards taken after each turn.
  * For each draft: the pick order. For each codec input: null if section 7 refuses it, else the value re-encoded.
- * For each body: null if section 9's check 3 passes it, else what is wrong.
+ * For each body: null if section 9's check 3 passes it, else what is wrong. For each transcript: the verdict.
  */
 import { readFileSync } from "node:fs";
 import { fromHex, hex } from "../src/bytes.js";
 import { decode, encode, type MsgMap } from "../src/codec.js";
 import { bodyProblem, isKind } from "../src/messages.js";
+import { verifyTranscript } from "../src/verify.js";
 import { type Card, deck, type Variant } from "../src/cards.js";
 import { dealOrder, draftOrder } from "../src/deal.js";
 import { shuffle } from "../src/shuffle.js";
@@ -43,7 +44,7 @@ function playOut(hands: Card[][], rows: Card[][]): { rows: Card[][]; taken: Card
 }
 
 const request = JSON.parse(readFileSync(0, "utf8")) as { deals?: DealRequest[]; drafts?: [number, number][]; codec?: string[];
-  bodies?: [string, string][] };
+  bodies?: [string, string][]; verify?: string[] };
 const deals = (request.deals ?? []).map(({ seed, variant, players }) => {
   const order = shuffle(fromHex(seed), deck(variant, players));
   const { hands, rows } = dealOrder(order, players);
@@ -61,4 +62,8 @@ const bodies = (request.bodies ?? []).map(([kind, body]) => {
   if (!isKind(kind)) throw new Error(`no kind ${kind}`);
   return bodyProblem(kind, decode(fromHex(body)) as MsgMap);
 });
-process.stdout.write(JSON.stringify({ deals, drafts, codec, bodies }));
+const verify = (request.verify ?? []).map((data) => {
+  const v = verifyTranscript(fromHex(data));
+  return { ok: v.ok, text: v.text, record: v.record, peer: v.peer ? hex(v.peer) : null, unsupported: v.unsupported ?? null };
+});
+process.stdout.write(JSON.stringify({ deals, drafts, codec, bodies, verify }));

@@ -1,0 +1,136 @@
+"""Both verifiers on transcripts the Python sessions recorded: `node peer.js verify FILE` prints the same summary
+as `p2pnimmt verify FILE` (byte for byte, exit status 0) for whole games of every deal and variant, and on a tamper
+sweep (byte flips anywhere, records dropped, swapped, repeated, the file cut or extended) both give the same
+verdict: the same record number and the same kind of problem (the fault's code, or the structural reason).
+
+The games are those of tests/protocol/test_golden.py (fixed identities and entropy) without drops: the TypeScript
+session has no drops, stand-in votes, rejoins or expulsions yet, and says so (exit 3) instead of judging.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from nodepeer import BUNDLE, PEER, tool
+
+from p2pnimmt.engine import Settings
+from p2pnimmt.protocol.transcript import frame, frames
+from p2pnimmt.protocol.verify import verify_transcript
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+from harness import Net  # noqa: E402
+
+GAMES = {  # name: (players, deal, variant, rounds, bots), seeded as test_golden.py's plain games
+    "open-2": (2, "open", "standard", 2, "heuristic"),
+    "open-5": (5, "open", "standard", 2, "random"),
+    "sealed-2": (2, "sealed", "standard", 2, "heuristic"),
+    "sealed-5": (5, "sealed", "standard", 1, "heuristic"),
+    "draft-2": (2, "open", "draft", 2, "heuristic"),
+    "draft-5": (5, "open", "draft", 1, "heuristic"),
+    "tactical-3": (3, "open", "tactical", 2, "heuristic"),
+}
+
+
+def transcripts(name: str) -> list[bytes]:
+    """The transcripts of the game's first seat, last seat and spectator."""
+    players, deal, variant, rounds, bots = GAMES[name]
+    net = Net(players, settings=Settings(players=players, variant=variant, max_rounds=rounds, point_limit=None,
+                                         deal=deal), bots=bots, seed=players * 7 + 1)
+    net.start()
+    net.run()
+    peers = [net.identities[0].peer, net.identities[-1].peer, net.watchers[0].peer]
+    return [bytes(net.transcripts[p]) for p in peers]
+
+
+def node_verify(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([tool("node"), str(BUNDLE), "verify", str(path)], capture_output=True, text=True,
+                          timeout=300)
+
+
+def python_verify(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "p2pnimmt", "verify", str(path)], capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_both_verifiers_print_the_same_summary(name: str, tmp_path: Path) -> None:
+    for i, data in enumerate(transcripts(name)):
+        path = tmp_path / f"{name}-{i}.p2pt"
+        path.write_bytes(data)
+        ours, theirs = python_verify(path), node_verify(path)
+        assert ours.returncode == 0, ours.stderr
+        assert (theirs.returncode, theirs.stdout, theirs.stderr) == (0, ours.stdout, ""), theirs.stderr
+        assert "verified:" in theirs.stdout
+
+
+def test_unreadable_and_foreign_files_get_the_same_status_and_words(tmp_path: Path) -> None:
+    cases = {"missing": None, "dir": "dir", "empty": b"", "text": b"hello, this is not a transcript\n" * 4,
+             "cut": b"\x00\x00\x00\x10abc"}
+    for name, content in cases.items():
+        path = tmp_path / name
+        if content == "dir":
+            path.mkdir()
+        elif content is not None:
+            path.write_bytes(content)
+        ours, theirs = python_verify(path), node_verify(path)
+        assert (theirs.returncode, theirs.stdout, theirs.stderr) == (ours.returncode, ours.stdout, ours.stderr), name
+    usage = subprocess.run([tool("node"), str(BUNDLE), "check"], capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 2 and "usage" in usage.stderr
+
+
+def category(text: str) -> str:
+    """The kind of a verdict's reason: a fault's code, or the structural reason without its detail."""
+    return text.split(":")[0].split(" (")[0]
+
+
+def mutations(data: bytes, rng: random.Random) -> list[bytes]:
+    out = []
+    for _ in range(60):  # byte flips, anywhere in the file
+        flipped = bytearray(data)
+        flipped[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+        out.append(bytes(flipped))
+    records = [raw for _offset, raw in frames(data)]
+
+    def join(parts: list[bytes]) -> bytes:
+        return b"".join(frame(r) for r in parts)
+
+    for k in rng.sample(range(1, len(records)), 12):
+        out.append(join(records[:k] + records[k + 1 :]))  # a record dropped
+        if k + 1 < len(records):
+            out.append(join(records[:k] + [records[k + 1], records[k]] + records[k + 2 :]))  # two swapped
+        out.append(join(records[: k + 1] + [records[k]] + records[k + 1 :]))  # one repeated
+        out.append(join(records[:k]))  # cut after a record
+        out.append(data[: rng.randrange(len(data))])  # cut anywhere
+    out.append(data + b"\x00")
+    out.append(data + frame(b"\x94\x00\xc4\x00\xa3msg\xc4\x00"))
+    return out
+
+
+@pytest.mark.parametrize("name", ["open-2", "draft-2", "tactical-3"])
+def test_tamper_sweep_same_verdicts(name: str, compiled: Path) -> None:
+    rng = random.Random(name)
+    data = transcripts(name)[0]
+    cases = mutations(data, rng)
+    done = subprocess.run([tool("node"), str(compiled / "test" / "agree.js")], cwd=PEER, capture_output=True,
+                          text=True, timeout=600, input=json.dumps({"verify": [c.hex() for c in cases]}))
+    assert done.returncode == 0, done.stderr
+    theirs = json.loads(done.stdout)["verify"]
+    compared, unsupported, differ = 0, [], []
+    for case, answer in zip(cases, theirs):
+        verdict = verify_transcript(case)
+        if answer["unsupported"]:
+            unsupported.append(f"{verdict.record} {verdict.fault}: {answer['unsupported']}")
+            continue
+        compared += 1
+        mine = (verdict.ok, verdict.record, category(verdict.fault) if not verdict.ok else "",
+                verdict.peer.hex() if verdict.peer else None)
+        other = (answer["ok"], answer["record"], category(answer["text"]) if not answer["ok"] else "", answer["peer"])
+        if mine != other:
+            differ.append(f"Python {mine} {verdict.fault[:100]!r}\n  TypeScript {other} {answer['text'][:100]!r}")
+    assert not differ, f"{len(differ)} of {compared} verdicts differ:\n" + "\n".join(differ[:10])
+    assert compared >= 0.9 * len(cases), f"only {compared} of {len(cases)} judged; no verdict:\n" + "\n".join(unsupported)

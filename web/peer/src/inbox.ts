@@ -1,0 +1,177 @@
+/**
+ * The gates of section 8 every message passes before it counts: shape, game, sender, signature, chain.
+ * Before a START is accepted, messages wait (held within section 14's bounds); a message ahead of its sender's
+ * chain waits until the gap is filled. The START itself is checked here before it is taken.
+ */
+import { equal, hex } from "./bytes.js";
+import { DecodeError } from "./codec.js";
+import { type Envelope, NO_PREVIOUS, open, signedBy } from "./envelope.js";
+import { gameIdFor, peerId } from "./identity.js";
+import { bodyProblem } from "./messages.js";
+
+export interface Fault {
+  readonly peer: Uint8Array | null;
+  readonly code: string;
+  readonly detail: string;
+  readonly fatal: boolean;
+  readonly evidence: readonly Uint8Array[];
+}
+
+export const MAX_HELD_WIRE = 16384;
+export const MAX_EARLY = 1024;
+export const MAX_EARLY_BYTES = 256 * 1024;
+export const MAX_AHEAD = 512;
+export const MAX_AHEAD_BYTES = 1024 * 1024;
+
+export type Found =
+  | { readonly type: "start"; readonly env: Envelope }
+  | { readonly type: "ready"; readonly env: Envelope }
+  | { readonly type: "fault"; readonly fault: Fault };
+
+const refused = (peer: Uint8Array | null, code: string, detail: string): Found =>
+  ({ type: "fault", fault: { peer, code, detail, fatal: false, evidence: [] } });
+
+/** Signature and chain bookkeeping for one node. */
+export class Inbox {
+  game: Uint8Array | null;
+  /** peer id (hex) -> public key, once the START is taken. */
+  readonly keys = new Map<string, Uint8Array>();
+  started = false;
+  private readonly heads = new Map<string, { next: number; last: Uint8Array; accepted: Envelope[] }>();
+  private readonly ahead = new Map<string, Map<number, Envelope>>();
+  private early: Uint8Array[] = [];
+
+  constructor(game: Uint8Array | null) {
+    this.game = game;
+  }
+
+  /** The messages accepted from a sender so far. */
+  chain(sender: Uint8Array): readonly Envelope[] {
+    return this.heads.get(hex(sender))?.accepted ?? [];
+  }
+
+  /** What these bytes are: a START to take, the next message of a chain (and any it releases), or faults. */
+  *ingest(wire: Uint8Array, via: Uint8Array | null): Generator<Found> {
+    let env: Envelope;
+    try {
+      env = open(wire);
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+      yield refused(via, "malformed", e.message);
+      return;
+    }
+    if (!this.started) {
+      if (env.kind === "START" && (this.game === null || equal(env.game, this.game))) {
+        const problem = this.startProblem(env);
+        if (problem) {
+          yield refused(via, problem[0], problem[1]);
+          return;
+        }
+        yield { type: "start", env };
+        return;
+      }
+      if (this.game !== null && !equal(env.game, this.game)) {
+        yield refused(via, "wrong-game", `a message for game ${hex(env.game)}, not ${hex(this.game)}`);
+        return;
+      }
+      if (wire.length <= MAX_HELD_WIRE && this.early.length < MAX_EARLY
+        && this.early.reduce((s, w) => s + w.length, wire.length) <= MAX_EARLY_BYTES) this.early.push(wire);
+      return;
+    }
+    yield* this.gate(env, via);
+  }
+
+  /** Take the START: its roster's keys become the known senders; then the messages held before it. */
+  *take(start: Envelope, roster: readonly Uint8Array[]): Generator<Found> {
+    this.game = start.game;
+    this.started = true;
+    for (const key of roster) this.keys.set(hex(peerId(key)), key);
+    this.heads.set(hex(start.sender), { next: 1, last: start.hash, accepted: [start] });
+    yield { type: "ready", env: start };
+    const held = this.early;
+    this.early = [];
+    for (const wire of held) yield* this.ingest(wire, null);
+  }
+
+  private startProblem(env: Envelope): [string, string] | null {
+    const problem = bodyProblem("START", env.body);
+    if (problem) return ["malformed", `a START that is not one: ${problem}`];
+    if (env.seq !== 0 || !equal(env.prev, NO_PREVIOUS)) return ["malformed", "a START that is not its signer's first message"];
+    const roster = (env.body.get("roster") as Map<string, unknown>[]).map((s) => s.get("key") as Uint8Array);
+    if (new Set(roster.map(hex)).size !== roster.length) return ["malformed", "a START whose roster has a key twice"];
+    const key = roster.find((k) => equal(peerId(k), env.sender));
+    if (!key) return ["bad-signature", "a START signed by someone not in its roster"];
+    if (!signedBy(env, key)) return ["bad-signature", "a START whose signature does not verify"];
+    if (!equal(gameIdFor(key, env.body.get("salt") as Uint8Array), env.game)) {
+      return ["bad-signature", "a START whose game id is not its signer's and salt's"];
+    }
+    return null;
+  }
+
+  private *gate(env: Envelope, via: Uint8Array | null): Generator<Found> {
+    if (!equal(env.game, this.game as Uint8Array)) {
+      yield refused(via, "wrong-game", `a message for game ${hex(env.game)}`);
+      return;
+    }
+    const sender = hex(env.sender);
+    const key = this.keys.get(sender);
+    if (!key) {
+      yield refused(via, "unknown-sender", `a message from ${sender}, who is not seated`);
+      return;
+    }
+    if (!signedBy(env, key)) {
+      yield refused(via, "bad-signature", `${env.kind} seq ${env.seq}: the signature does not verify`);
+      return;
+    }
+    const head = this.heads.get(sender) ?? { next: 0, last: NO_PREVIOUS, accepted: [] };
+    if (env.seq < head.next) {
+      const mine = head.accepted[env.seq] as Envelope;
+      if (equal(mine.hash, env.hash)) {
+        if (via !== null && equal(via, env.sender)) yield refused(via, "replay", `${env.kind} seq ${env.seq} delivered again by its sender`);
+        return;
+      }
+      yield { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
+        detail: `two different messages with seq ${env.seq}`, evidence: [mine.wire, env.wire] } };
+      return;
+    }
+    if (env.seq > head.next) {
+      const waiting = this.ahead.get(sender) ?? new Map<number, Envelope>();
+      const other = waiting.get(env.seq);
+      if (other && !equal(other.hash, env.hash)) {
+        yield { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
+          detail: `two different messages with seq ${env.seq}`, evidence: [other.wire, env.wire] } };
+        return;
+      }
+      const bytes = [...waiting.values()].reduce((s, e) => s + e.wire.length, env.wire.length);
+      if (env.wire.length <= MAX_HELD_WIRE && waiting.size < MAX_AHEAD && bytes <= MAX_AHEAD_BYTES) waiting.set(env.seq, env);
+      this.ahead.set(sender, waiting);
+      return;
+    }
+    yield* this.accept(env, head, sender);
+  }
+
+  private *accept(first: Envelope, head: { next: number; last: Uint8Array; accepted: Envelope[] }, sender: string): Generator<Found> {
+    let env: Envelope | undefined = first;
+    while (env) {
+      if (!equal(env.prev, head.last)) {
+        if (env.seq === 0) {
+          yield { type: "fault", fault: { peer: env.sender, code: "chain-broken", fatal: true,
+            detail: "a first message whose prev is not zero", evidence: [env.wire] } };
+        } else {
+          yield { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
+            detail: `seq ${env.seq} is not built on the sender's message ${env.seq - 1}`,
+            evidence: [(head.accepted[env.seq - 1] as Envelope).wire, env.wire] } };
+        }
+        return;
+      }
+      head.next += 1;
+      head.last = env.hash;
+      head.accepted.push(env);
+      this.heads.set(sender, head);
+      yield { type: "ready", env };
+      const waiting = this.ahead.get(sender);
+      env = waiting?.get(head.next);
+      waiting?.delete(head.next);
+    }
+  }
+}

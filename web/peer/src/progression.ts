@@ -1,0 +1,51 @@
+/**
+ * Section 9's progression rule: each sender's messages move through the game one step at a time, checked on
+ * acceptance, in its own chain order, against its own previous position (never the receiver's).
+ */
+import type { Kind } from "./messages.js";
+
+export interface Position {
+  readonly round: number;
+  readonly turn: number;
+}
+
+export const START_POSITION: Position = { round: 0, turn: 0 };
+
+/** The kinds the rule does not bind (they do not move the position). */
+const UNBOUND: ReadonlySet<Kind> = new Set<Kind>(["START", "START_ACK", "GAME_END", "REJOIN"]);
+
+/** The turn of a DROP's or KEEP's step: t for steps 2+3t..4+3t, 0 for steps 0 and 1; 32 and 33 as ROUND_END. */
+function stepTurn(step: number): number | null {
+  if (step <= 1) return 0;
+  if (step <= 31) return Math.floor((step - 2) / 3);
+  return null;
+}
+
+/** A message's position given the sender's previous one, or null if the rule does not bind its kind. */
+export function positionOf(kind: Kind, round: number, turn: number | null, step: number | null, previous: Position): Position | null {
+  if (UNBOUND.has(kind)) return null;
+  const endTurn = (): number => (round === previous.round ? previous.turn : 0);
+  switch (kind) {
+    case "PLAY_COMMIT": case "PLAY_REVEAL": case "ROW_CHOICE": case "STANDIN":
+      return { round, turn: turn ?? 0 };
+    case "ROUND_END": case "SEALED_KEYS":
+      return { round, turn: endTurn() };
+    case "DROP": case "KEEP": {
+      const t = stepTurn(step ?? 0);
+      if (t !== null) return { round, turn: t };
+      return { round, turn: round === previous.round ? previous.turn : 9 };
+    }
+    default: // SEED_*, SEALED_SHUFFLE, SEALED_UNLOCK, DRAFT_PICK
+      return { round, turn: 0 };
+  }
+}
+
+/**
+ * Whether `next` may follow `previous`: at or after it, and at most one turn later in the same round or turn 0
+ * of the next round; after a REJOIN in the sender's chain, also turn 0 of any later round.
+ */
+export function mayFollow(previous: Position, next: Position, rejoined: boolean): boolean {
+  if (next.round === previous.round) return next.turn >= previous.turn && next.turn <= previous.turn + 1;
+  if (next.round === previous.round + 1) return next.turn === 0;
+  return rejoined && next.round > previous.round && next.turn === 0;
+}

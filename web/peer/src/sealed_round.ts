@@ -1,0 +1,142 @@
+/**
+ * The sealed deal of one round as a node with no hand of its own sees it (section 17.5-17.7): the SEALED_SHUFFLEs
+ * and SEALED_UNLOCKs taken in seat order with the checks on arrival, the opened public positions, the plays'
+ * positions, and the round-end audit that recomputes every step from the revealed keys and seeds.
+ */
+import { concat, equal } from "./bytes.js";
+import { type Card, HAND_SIZE } from "./cards.js";
+import type { MsgMap } from "./codec.js";
+import type { Envelope } from "./envelope.js";
+import { commitment } from "./hashes.js";
+import { applyUnlock, dealtCount, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "./sealed_deal.js";
+import { cardOf, encodingOf, inverseKey, permutation, shuffleStep } from "./sealed_group.js";
+
+export interface Verdict {
+  readonly seat: number;
+  readonly code: string;
+  readonly detail: string;
+  readonly evidence: Envelope;
+}
+
+export class SealedRound {
+  /** D_i: the deck after each shuffle taken so far. */
+  private deck: Uint8Array[];
+  private shuffled = 0;
+  private dealt: Uint8Array[] = [];
+  private unlocked = 0;
+  /** The rows' four cards, once the deal is open. */
+  rows: Card[] | null = null;
+  private readonly played = new Map<number, Set<number>>();
+
+  constructor(readonly game: Uint8Array, readonly round: number, readonly cards: readonly Card[],
+    readonly players: number, readonly shufflers: readonly number[]) {
+    this.deck = cards.map(encodingOf);
+  }
+
+  get dealtPositions(): number {
+    return dealtCount(this.players);
+  }
+
+  /** Take the next SEALED_SHUFFLE in seat order: null, or the problem (`sealed-shuffle`). */
+  takeShuffle(body: MsgMap): string | null {
+    const deck = body.get("deck") as Uint8Array[];
+    const problem = shuffleProblem(deck, this.cards.length);
+    if (problem) return problem;
+    this.deck = deck;
+    this.shuffled += 1;
+    if (this.shuffled === this.shufflers.length) this.dealt = this.deck.slice(0, this.dealtPositions);
+    return null;
+  }
+
+  get nextShuffler(): number | null {
+    return this.shufflers[this.shuffled] ?? null;
+  }
+
+  get nextUnlocker(): number | null {
+    return this.shuffled < this.shufflers.length ? null : (this.shufflers[this.unlocked] ?? null);
+  }
+
+  /** Take the next SEALED_UNLOCK in seat order: null, or the problem (`sealed-unlock`). */
+  takeUnlock(seat: number, body: MsgMap): string | null {
+    const next = applyUnlock(this.dealt, seat, this.players, body.get("values") as Uint8Array[]);
+    if (next.problem) return next.problem;
+    this.dealt = next.dealt;
+    this.unlocked += 1;
+    return null;
+  }
+
+  /** After the last unlock: the rows' cards, or null if a public position opens to no card (the deal broke). */
+  open(): Card[] | null {
+    const rows = rowPositions(this.players).map((p) => cardOf(this.dealt[p] as Uint8Array));
+    if (rows.some((c) => c === null)) return null;
+    this.rows = (rows as Card[]).slice().sort((a, b) => a - b);
+    return this.rows;
+  }
+
+  /** What is wrong with a play's position for a hidden hand (`not-in-hand`), or null; notes the position. */
+  playProblem(seat: number, position: number): string | null {
+    if (position >= this.dealtPositions) return `position ${position} was not dealt`;
+    if (Math.floor(position / HAND_SIZE) !== seat) return `position ${position} is not in seat ${seat}'s hand`;
+    const used = this.played.get(seat) ?? new Set<number>();
+    if (used.has(position)) return `position ${position} was played from before`;
+    used.add(position);
+    this.played.set(seat, used);
+    return null;
+  }
+
+  /**
+   * The audit of 17.7 (every step recomputed): the first verdict, or null. `keys` and `shuffles` and `unlocks`
+   * are by seat; `reveals` lists, turn by turn, each shuffling seat's PLAY_REVEAL.
+   */
+  audit(keys: ReadonlyMap<number, Envelope>, shuffles: ReadonlyMap<number, Envelope>, unlocks: ReadonlyMap<number, Envelope>,
+    reveals: readonly (readonly [number, Envelope])[]): Verdict | null {
+    for (const seat of this.shufflers) {
+      const k = keys.get(seat) as Envelope;
+      const value = concat(k.body.get("key") as Uint8Array, k.body.get("seed") as Uint8Array);
+      const want = commitment("sealed", this.game, this.round, 0, seat, value, k.body.get("nonce") as Uint8Array);
+      if (!equal(want, (shuffles.get(seat) as Envelope).body.get("commit") as Uint8Array)) {
+        return { seat, code: "sealed-key", detail: "its keys do not open its sealed commitment", evidence: k };
+      }
+    }
+    let deck = this.cards.map(encodingOf);
+    let order = this.cards.slice();
+    const inverse = new Map<number, Uint8Array>();
+    for (const seat of this.shufflers) {
+      const k = keys.get(seat) as Envelope;
+      const e = k.body.get("key") as Uint8Array;
+      const d = inverseKey(e);
+      if (!d) return { seat, code: "sealed-key", detail: "its key is not a clamped scalar with a clamped inverse", evidence: k };
+      inverse.set(seat, d);
+      const seed = k.body.get("seed") as Uint8Array;
+      const shuffle = shuffles.get(seat) as Envelope;
+      const sent = shuffle.body.get("deck") as Uint8Array[];
+      deck = shuffleStep(deck, e, seed);
+      const pi = permutation(seed, order.length);
+      order = pi.map((from) => order[from] as Card);
+      const at = deck.findIndex((v, i) => !equal(v, sent[i] as Uint8Array));
+      if (at >= 0) return { seat, code: "sealed-shuffle", detail: `its deck differs at index ${at}`, evidence: shuffle };
+    }
+    let dealt = deck.slice(0, this.dealtPositions);
+    for (const seat of this.shufflers) {
+      const unlock = unlocks.get(seat) as Envelope;
+      const want = unlockValues(dealt, seat, this.players, inverse.get(seat) as Uint8Array);
+      const sent = unlock.body.get("values") as Uint8Array[];
+      const positions = unlockPositions(seat, this.players);
+      const at = want.findIndex((v, i) => !equal(v, sent[i] as Uint8Array));
+      if (at >= 0) return { seat, code: "sealed-unlock", detail: `its value for position ${positions[at]} differs`, evidence: unlock };
+      dealt = applyUnlock(dealt, seat, this.players, want).dealt;
+    }
+    const used = new Map<number, Set<number>>();
+    for (const [seat, reveal] of reveals) {
+      const position = reveal.body.get("position") as number;
+      const card = reveal.body.get("card") as number;
+      const mine = used.get(seat) ?? new Set<number>();
+      const wrong = position >= this.dealtPositions || Math.floor(position / HAND_SIZE) !== seat || mine.has(position)
+        || order[position] !== card;
+      mine.add(position);
+      used.set(seat, mine);
+      if (wrong) return { seat, code: "sealed-play", detail: `card ${card} was not at position ${position}`, evidence: reveal };
+    }
+    return null;
+  }
+}

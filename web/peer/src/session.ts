@@ -1,0 +1,495 @@
+/**
+ * The session of section 11, as a node with no seat runs it (a spectator, and `verify` replaying a transcript):
+ * fed the bytes that arrived, it accepts them through the inbox (section 8), runs section 9's checks on
+ * acceptance in each sender's chain order, puts each message in its slot, and then advances the game as far as
+ * its slots allow, running the checks of sections 11 and 17 when the game reaches them. Sans-I/O: no clock,
+ * no randomness, no sockets. Not here yet (they raise Unsupported): dropping a seat (DROP, KEEP, the rebuild),
+ * the stand-in asked for (STANDIN), taking a seat back (REJOIN), expelling a seat for a proven rule break
+ * (section 12), an audit before the round's end (17.8) and the void round after a verdict (17.9); a seat.
+ */
+import { equal, hex } from "./bytes.js";
+import { type Card, deck as deckOf, HAND_SIZE, penalty, type Variant } from "./cards.js";
+import type { MsgMap } from "./codec.js";
+import { dealOrder, draftOrder } from "./deal.js";
+import type { Envelope } from "./envelope.js";
+import { type EndRule, gameOver, winners } from "./game.js";
+import { betweenRounds, commitment, commitSet, playValue, roundSeed, stateHash } from "./hashes.js";
+import { type Fault, type Found, Inbox } from "./inbox.js";
+import { peerId } from "./identity.js";
+import { bodyProblem, isKind, type Kind } from "./messages.js";
+import { mayFollow, type Position, positionOf, START_POSITION } from "./progression.js";
+import { SealedRound } from "./sealed_round.js";
+import { shuffle } from "./shuffle.js";
+import { chooser, resolveTurn } from "./turn.js";
+
+export type { Fault };
+export type Phase = "lobby" | "starting" | "deal" | "turn" | "round-end" | "game-end" | "over" | "aborted";
+
+/** A part of protocol.md this implementation does not have yet: never a verdict about the game. */
+export class Unsupported extends Error {
+  override readonly name = "Unsupported";
+}
+
+export interface Settings extends EndRule {
+  readonly variant: Variant;
+  readonly deal: "open" | "sealed";
+  readonly clock: number | null;
+}
+
+/** A fatal fault of section 12 found after the game started: it would expel the seat (not implemented). */
+const EXPELLING = new Set(["unknown-kind", "bad-body", "unexpected", "duplicate", "seed-mismatch", "bad-reveal",
+  "not-in-hand", "sealed-shuffle", "sealed-unlock", "state-mismatch", "wrong-chooser", "bad-row", "out-of-turn",
+  "bad-pick", "result-mismatch"]);
+
+class Stop extends Error {}
+
+export class Session {
+  phase: Phase = "lobby";
+  fault: Fault | null = null;
+  readonly inbox: Inbox;
+  /** Every message accepted, in the order accepted (the transcript's msg records). */
+  readonly accepted: Envelope[] = [];
+  start: Envelope | null = null;
+  keys: Uint8Array[] = [];
+  peers: Uint8Array[] = [];
+  names: string[] = [];
+  bots: boolean[] = [];
+  host = 0;
+  settings: Settings | null = null;
+  round = 0;
+  /** Turns of the round resolved. */
+  turn = 0;
+  rows: Card[][] = [];
+  /** Each seat's hand, or null where this node cannot see it (a sealed deal). */
+  hands: (Set<Card> | null)[] = [];
+  piles: Card[][] = [];
+  scores: number[] = [];
+  /** The bull heads of each round played. */
+  readonly history: number[][] = [];
+  private readonly slots = new Map<string, Map<number, Envelope>>();
+  private readonly positions = new Map<number, Position>();
+  private sealed: SealedRound | null = null;
+  private draftPicks = 0;
+  private draftOpen = new Set<Card>();
+  private draftHands: Card[][] = [];
+  private checked = new Set<string>();
+  /** The turn's cards once its reveals are checked (a turn may then wait for its row choice). */
+  private plays: Map<number, Card> | null = null;
+  private scored = false;
+  private found: Fault[] = [];
+
+  constructor(game: Uint8Array | null = null) {
+    this.inbox = new Inbox(game);
+  }
+
+  get n(): number {
+    return this.keys.length;
+  }
+
+  /** The bytes one peer delivered (null: no link, e.g. a transcript): the faults found, in order. */
+  receive(wire: Uint8Array, via: Uint8Array | null = null): Fault[] {
+    this.found = [];
+    if (this.phase === "aborted") return this.found;
+    try {
+      for (const found of this.inbox.ingest(wire, via)) this.handle(found);
+    } catch (e) {
+      if (!(e instanceof Stop)) throw e;
+    }
+    return this.found;
+  }
+
+  private handle(found: Found): void {
+    if (found.type === "fault") {
+      this.report(found.fault);
+      return;
+    }
+    if (found.type === "start") {
+      this.takeStart(found.env);
+      for (const next of this.inbox.take(found.env, this.keys)) this.handle(next);
+      return;
+    }
+    this.accept(found.env);
+  }
+
+  private report(fault: Fault): void {
+    this.found.push(fault);
+    if (!fault.fatal) return;
+    if (this.phase !== "lobby" && this.phase !== "starting" && EXPELLING.has(fault.code)) {
+      throw new Unsupported(`expelling a seat for a proven rule break (section 12): ${fault.code}: ${fault.detail}`);
+    }
+    this.fault = fault;
+    this.phase = "aborted";
+    throw new Stop();
+  }
+
+  private blame(seat: number, code: string, detail: string, evidence: readonly Envelope[]): never {
+    this.report({ peer: this.peers[seat] as Uint8Array, code, detail, fatal: true, evidence: evidence.map((e) => e.wire) });
+    throw new Stop();
+  }
+
+  private takeStart(env: Envelope): void {
+    const body = env.body;
+    const roster = body.get("roster") as MsgMap[];
+    this.keys = roster.map((s) => s.get("key") as Uint8Array);
+    this.peers = this.keys.map(peerId);
+    this.names = roster.map((s) => s.get("name") as string);
+    this.bots = roster.map((s) => s.get("bot") as boolean);
+    this.host = this.peers.findIndex((p) => equal(p, env.sender));
+    const s = body.get("settings") as MsgMap;
+    this.settings = {
+      variant: s.get("variant") as Variant, deal: s.get("deal") as "open" | "sealed",
+      pointLimit: s.get("point_limit") as number | null, maxRounds: s.get("max_rounds") as number | null,
+      clock: (s.get("clock") as number | undefined) ?? null,
+    };
+    this.start = env;
+    this.scores = this.keys.map(() => 0);
+    this.phase = "starting";
+  }
+
+  // ---------------------------------------------------------------- acceptance: section 9's checks, the slots
+
+  private slot(kind: Kind, round: number, k: number): Map<number, Envelope> {
+    const key = `${kind}|${round}|${k}`;
+    let slot = this.slots.get(key);
+    if (!slot) {
+      slot = new Map();
+      this.slots.set(key, slot);
+    }
+    return slot;
+  }
+
+  private accept(env: Envelope): void {
+    this.accepted.push(env);
+    if (env === this.start) return;
+    const seat = this.peers.findIndex((p) => equal(p, env.sender));
+    const fail = (code: string, detail: string): never => this.blame(seat, code, `${env.kind} seq ${env.seq}: ${detail}`, [env]);
+    const kind = env.kind;
+    if (kind === "REJOIN" || kind === "DROP" || kind === "KEEP" || kind === "STANDIN") {
+      throw new Unsupported(`${kind} (sections 11.1-11.3) is not implemented in the TypeScript peer yet`);
+    }
+    if (!isKind(kind)) return fail("unknown-kind", `no kind ${JSON.stringify(kind)}`);
+    const problem = bodyProblem(kind, env.body);
+    if (problem) fail("bad-body", problem);
+    const body = env.body;
+    if (kind === "START") fail("unexpected", "a second START");
+    if (kind === "START_ACK") {
+      if (seat === this.host) fail("unexpected", "a START_ACK from the START's own signer");
+      if (!equal(body.get("start") as Uint8Array, (this.start as Envelope).hash)) fail("start-mismatch", "it acknowledges another START");
+    }
+    const settings = this.settings as Settings;
+    const has = { seed: settings.deal === "open" && settings.variant !== "draft", draft: settings.variant === "draft", sealed: settings.deal === "sealed" };
+    if ((kind.startsWith("SEED_") && !has.seed) || (kind === "DRAFT_PICK" && !has.draft) || (kind.startsWith("SEALED_") && !has.sealed)) {
+      fail("unexpected", "a kind this game's deal or variant does not have");
+    }
+    const turn = body.has("turn") ? (body.get("turn") as number) : null;
+    if (turn !== null && turn > 9) fail("unexpected", `turn ${turn} does not exist`);
+    if (kind === "DRAFT_PICK" && (body.get("pick") as number) > HAND_SIZE * this.n - 1) fail("unexpected", "no such pick");
+    const round = kind === "GAME_END" || kind === "START_ACK" ? 0 : (body.get("round") as number);
+    const previous = this.positions.get(seat) ?? START_POSITION;
+    const position = positionOf(kind, round, turn, null, previous);
+    if (position) {
+      if (!mayFollow(previous, position, false)) {
+        fail("unexpected", `for round ${round + 1}, turn ${position.turn + 1}, out of step after its message for round ${previous.round + 1}, turn ${previous.turn + 1}`);
+      }
+      this.positions.set(seat, position);
+    }
+    if (kind === "DRAFT_PICK" && draftOrder(this.n, round)[body.get("pick") as number] !== seat) fail("out-of-turn", "not this seat's pick");
+    if (kind === "ROW_CHOICE" && (round < this.round || (round === this.round && (turn as number) < this.turn) || this.phase === "over")) {
+      fail("wrong-chooser", "a row choice for a turn already resolved");
+    }
+    const k = kind === "PLAY_COMMIT" || kind === "PLAY_REVEAL" || kind === "ROW_CHOICE" ? (turn as number)
+      : kind === "DRAFT_PICK" ? (body.get("pick") as number) : 0;
+    const slot = this.slot(kind, round, k);
+    if (slot.has(seat)) fail("duplicate", "a second message for the same slot");
+    slot.set(seat, env);
+    if (kind === "ROUND_END" && this.scored && round === this.round && this.phase === "round-end") this.checkResult(seat, env);
+    if (kind === "GAME_END" && (this.phase === "game-end" || this.phase === "over")) this.checkGameEnd(seat, env);
+    this.advance();
+  }
+
+  // ---------------------------------------------------------------- the game: as far as the slots allow
+
+  private advance(): void {
+    for (;;) {
+      const before = `${this.phase}|${this.round}|${this.turn}|${this.draftPicks}|${this.checked.size}|${this.scored}|${this.plays !== null}`;
+      this.step();
+      if (before === `${this.phase}|${this.round}|${this.turn}|${this.draftPicks}|${this.checked.size}|${this.scored}|${this.plays !== null}`) return;
+    }
+  }
+
+  private everySeat(slot: Map<number, Envelope>, except: number | null = null): boolean {
+    for (let s = 0; s < this.n; s++) if (s !== except && !slot.has(s)) return false;
+    return true;
+  }
+
+  private once(key: string): boolean {
+    if (this.checked.has(key)) return false;
+    this.checked.add(key);
+    return true;
+  }
+
+  private step(): void {
+    switch (this.phase) {
+      case "starting":
+        if (this.everySeat(this.slot("START_ACK", 0, 0), this.host)) this.beginRound(0);
+        return;
+      case "deal":
+        this.stepDeal();
+        return;
+      case "turn":
+        this.stepTurn();
+        return;
+      case "round-end":
+        this.stepRoundEnd();
+        return;
+      case "game-end":
+        if (this.everySeat(this.slot("GAME_END", 0, 0))) this.phase = "over";
+        return;
+      default:
+        return;
+    }
+  }
+
+  private beginRound(round: number): void {
+    const settings = this.settings as Settings;
+    this.round = round;
+    this.turn = 0;
+    this.scored = false;
+    this.checked = new Set();
+    this.piles = this.keys.map(() => []);
+    this.phase = "deal";
+    const cards = deckOf(settings.variant, this.n);
+    if (settings.variant === "draft") {
+      this.draftPicks = 0;
+      this.draftOpen = new Set(cards);
+      this.draftHands = this.keys.map(() => []);
+    }
+    if (settings.deal === "sealed") {
+      this.sealed = new SealedRound((this.start as Envelope).game, round, cards, this.n, this.keys.map((_, s) => s));
+    }
+  }
+
+  private dealt(hands: (Set<Card> | null)[], rows: Card[]): void {
+    this.hands = hands;
+    this.rows = rows.map((c) => [c]);
+    this.phase = "turn";
+  }
+
+  private stepDeal(): void {
+    const settings = this.settings as Settings;
+    const r = this.round;
+    if (settings.variant === "draft") {
+      const order = draftOrder(this.n, r);
+      const p = this.draftPicks;
+      const pick = this.slot("DRAFT_PICK", r, p).get(order[p] as number);
+      if (!pick) return;
+      const card = pick.body.get("card") as Card;
+      if (!this.draftOpen.has(card)) this.blame(order[p] as number, "bad-pick", `DRAFT_PICK ${p}: card ${card} is not open`, [pick]);
+      this.draftOpen.delete(card);
+      (this.draftHands[order[p] as number] as Card[]).push(card);
+      this.draftPicks += 1;
+      if (this.draftPicks === order.length) {
+        this.dealt(this.draftHands.map((h) => new Set(h)), [...this.draftOpen].sort((a, b) => a - b));
+      }
+      return;
+    }
+    if (settings.deal === "open") {
+      const commits = this.slot("SEED_COMMIT", r, 0);
+      const reveals = this.slot("SEED_REVEAL", r, 0);
+      if (!this.everySeat(commits) || !this.everySeat(reveals)) return;
+      const game = (this.start as Envelope).game;
+      for (let s = 0; s < this.n; s++) {
+        const c = commits.get(s) as Envelope;
+        const v = reveals.get(s) as Envelope;
+        const want = commitment("seed", game, r, 0, s, v.body.get("contribution") as Uint8Array, v.body.get("nonce") as Uint8Array);
+        if (!equal(want, c.body.get("commit") as Uint8Array)) this.blame(s, "seed-mismatch", "its SEED_REVEAL does not open its SEED_COMMIT", [c, v]);
+      }
+      const seed = roundSeed(game, r, this.keys.map((_, s) => (reveals.get(s) as Envelope).body.get("contribution") as Uint8Array));
+      const { hands, rows } = dealOrder(shuffle(seed, deckOf(settings.variant, this.n)), this.n);
+      this.dealt(hands.map((h) => new Set(h)), rows);
+      return;
+    }
+    const sealed = this.sealed as SealedRound;
+    const shuffler = sealed.nextShuffler;
+    if (shuffler !== null) {
+      const msg = this.slot("SEALED_SHUFFLE", r, 0).get(shuffler);
+      if (!msg) return;
+      const problem = sealed.takeShuffle(msg.body);
+      if (problem) this.blame(shuffler, "sealed-shuffle", problem, [msg]);
+      this.checked.add(`shuffle|${shuffler}`);
+      return;
+    }
+    const unlocker = sealed.nextUnlocker;
+    if (unlocker !== null) {
+      const msg = this.slot("SEALED_UNLOCK", r, 0).get(unlocker);
+      if (!msg) return;
+      const problem = sealed.takeUnlock(unlocker, msg.body);
+      if (problem) this.blame(unlocker, "sealed-unlock", problem, [msg]);
+      this.checked.add(`unlock|${unlocker}`);
+      return;
+    }
+    const rows = sealed.open();
+    if (!rows) throw new Unsupported("the deal broke (a public position opens to no card): an audit at once (17.8)");
+    this.dealt(this.keys.map(() => null), rows);
+  }
+
+  private stateNow(): Uint8Array {
+    return stateHash({ round: this.round, turn: this.turn, rows: this.rows, scores: this.scores, taken: this.piles });
+  }
+
+  private stepTurn(): void {
+    const r = this.round;
+    const t = this.turn;
+    const commits = this.slot("PLAY_COMMIT", r, t);
+    if (!this.everySeat(commits)) return;
+    if (this.once(`state|${t}`)) {
+      const state = this.stateNow();
+      for (let s = 0; s < this.n; s++) {
+        const c = commits.get(s) as Envelope;
+        if (!equal(c.body.get("state") as Uint8Array, state)) this.blame(s, "state-mismatch", `PLAY_COMMIT of turn ${t + 1}: another state`, [c]);
+      }
+    }
+    const reveals = this.slot("PLAY_REVEAL", r, t);
+    if (!this.everySeat(reveals)) return;
+    const set = commitSet(this.keys.map((_, s) => (commits.get(s) as Envelope).hash));
+    let agree = true;
+    for (let s = 0; s < this.n; s++) {
+      const v = reveals.get(s) as Envelope;
+      if (!equal(v.body.get("commits") as Uint8Array, set)) {
+        agree = false;
+        if (this.once(`digest|${t}|${s}`)) {
+          this.report({ peer: this.peers[s] as Uint8Array, code: "digest-mismatch", fatal: false, evidence: [v.wire],
+            detail: `PLAY_REVEAL of turn ${t + 1} names another commit set` });
+        }
+      }
+    }
+    if (!agree) return;
+    if (!this.plays) {
+      const plays = new Map<number, Card>();
+      for (let s = 0; s < this.n; s++) plays.set(s, this.checkReveal(s, commits.get(s) as Envelope, reveals.get(s) as Envelope));
+      this.plays = plays;
+    }
+    const plays = this.plays;
+    const choices = this.slot("ROW_CHOICE", r, t);
+    const who = chooser(this.rows, plays);
+    for (let s = 0; s < this.n; s++) {
+      const c = choices.get(s);
+      if (c && s !== who) this.blame(s, "wrong-chooser", `ROW_CHOICE of turn ${t + 1} from a seat that does not choose`, [c]);
+    }
+    let row: number | null = null;
+    if (who !== null) {
+      const c = choices.get(who);
+      if (!c) return;
+      row = c.body.get("row") as number;
+      if (row > 3) this.blame(who, "bad-row", `row ${row} does not exist`, [c]);
+    }
+    const result = resolveTurn(this.rows, plays, row);
+    for (const [s, card] of plays) this.hands[s]?.delete(card);
+    for (const [s, cards] of result.taken) (this.piles[s] as Card[]).push(...cards);
+    this.rows = result.rows;
+    this.plays = null;
+    this.turn += 1;
+    if (this.turn === HAND_SIZE) this.phase = "round-end";
+  }
+
+  /** The checks of one reveal, in 17.6's order: the card a byte, `position` exactly in a sealed game, the
+   * commitment, then the hand (an open hand: the card in it; a hidden one: position and card plausible). */
+  private checkReveal(seat: number, commit: Envelope, reveal: Envelope): Card {
+    const settings = this.settings as Settings;
+    const card = reveal.body.get("card") as number;
+    const fail = (code: string, detail: string): never => this.blame(seat, code, `PLAY_REVEAL of turn ${this.turn + 1}: ${detail}`, [reveal]);
+    if (card > 255) fail("not-in-hand", `card ${card} is not a card`);
+    const position = reveal.body.has("position") ? (reveal.body.get("position") as number) : null;
+    if ((position !== null) !== (settings.deal === "sealed")) fail("bad-reveal", "a position only a sealed game has, or none where it must be");
+    const value = playValue(card, position);
+    const game = (this.start as Envelope).game;
+    if (!equal(commitment("play", game, this.round, this.turn, seat, value, reveal.body.get("nonce") as Uint8Array), commit.body.get("commit") as Uint8Array)) {
+      fail("bad-reveal", "it does not open its commitment");
+    }
+    const hand = this.hands[seat];
+    if (hand) {
+      if (!hand.has(card)) fail("not-in-hand", `card ${card} is not in the hand`);
+      return card;
+    }
+    const sealed = this.sealed as SealedRound;
+    const problem = sealed.playProblem(seat, position as number);
+    if (problem) fail("not-in-hand", problem);
+    const publicCards = new Set<Card>([...this.rows.flat(), ...this.piles.flat()]);
+    for (const h of this.hands) for (const c of h ?? []) publicCards.add(c);
+    if (!deckOf(settings.variant, this.n).includes(card) || publicCards.has(card)) fail("not-in-hand", `card ${card} is not a hidden card of the round`);
+    return card;
+  }
+
+  private stepRoundEnd(): void {
+    const r = this.round;
+    const settings = this.settings as Settings;
+    if (!this.scored) {
+      if (settings.deal === "sealed") {
+        const keys = this.slot("SEALED_KEYS", r, 0);
+        if (!this.everySeat(keys)) return;
+        if ([...keys.values()].some((k) => k.body.get("alarm") === true)) throw new Unsupported("an alarm (17.8) is not implemented yet");
+        const reveals: [number, Envelope][] = [];
+        for (let t = 0; t < HAND_SIZE; t++) {
+          for (let s = 0; s < this.n; s++) reveals.push([s, this.slot("PLAY_REVEAL", r, t).get(s) as Envelope]);
+        }
+        const verdict = (this.sealed as SealedRound).audit(keys, this.slot("SEALED_SHUFFLE", r, 0), this.slot("SEALED_UNLOCK", r, 0), reveals);
+        if (verdict) throw new Unsupported(`the audit's verdict ${verdict.code} against seat ${verdict.seat} (a void round, 17.9) is not implemented yet`);
+      }
+      const penalties = this.piles.map(penalty);
+      this.history.push(penalties);
+      this.scores = this.scores.map((v, s) => v + (penalties[s] as number));
+      this.scored = true;
+      const ends = this.slot("ROUND_END", r, 0);
+      for (let s = 0; s < this.n; s++) {
+        const e = ends.get(s);
+        if (e) this.checkResult(s, e);
+      }
+    }
+    if (!this.everySeat(this.slot("ROUND_END", r, 0))) return;
+    if (gameOver(settings, r + 1, this.scores)) {
+      this.phase = "game-end";
+      const ends = this.slot("GAME_END", 0, 0);
+      for (let s = 0; s < this.n; s++) {
+        const e = ends.get(s);
+        if (e) this.checkGameEnd(s, e);
+      }
+      return;
+    }
+    this.beginRound(r + 1);
+  }
+
+  private same(a: unknown, b: readonly number[]): boolean {
+    return Array.isArray(a) && a.length === b.length && a.every((v, i) => v === b[i]);
+  }
+
+  private checkResult(seat: number, env: Envelope): void {
+    const body = env.body;
+    const state = stateHash(betweenRounds(this.round, this.scores));
+    if (!this.same(body.get("penalties"), this.history[this.round] as number[]) || !this.same(body.get("scores"), this.scores)
+      || !equal(body.get("state") as Uint8Array, state)) {
+      this.blame(seat, "result-mismatch", `ROUND_END of round ${this.round + 1} differs from the local result`, [env]);
+    }
+  }
+
+  get winners(): number[] {
+    return winners(this.scores);
+  }
+
+  private checkGameEnd(seat: number, env: Envelope): void {
+    const body = env.body;
+    const state = stateHash(betweenRounds(this.round, this.scores));
+    if (body.get("rounds") !== this.round + 1 || !this.same(body.get("scores"), this.scores)
+      || !this.same(body.get("winners"), this.winners) || !equal(body.get("state") as Uint8Array, state)) {
+      this.blame(seat, "result-mismatch", "GAME_END differs from the local result", [env]);
+    }
+  }
+
+  /** A seat's name for people: "seat 1 ann (XXXX-XXXX)". */
+  seatOf(peer: Uint8Array): number {
+    return this.peers.findIndex((p) => equal(p, peer));
+  }
+
+  describeGame(): string {
+    return this.start ? hex(this.start.game) : "";
+  }
+}

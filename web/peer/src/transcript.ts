@@ -1,0 +1,118 @@
+/**
+ * The transcript file (section 13): frames `u32(len) || record`; record 0 the header
+ * ["p2pnimmt-transcript", 1, recorder key or nil]; every later record [index, link, type, payload] with
+ * link = SHA-256("p2pnimmt/transcript-link/v1" || the previous record's bytes); the seal signs its own link.
+ */
+import { ascii, concat, u32 } from "./bytes.js";
+import { DecodeError, type Encodable, encode, type Value } from "./codec.js";
+import { tagged } from "./hash.js";
+import { type Identity, PEER_ID_SIZE } from "./identity.js";
+
+export const MAGIC = "p2pnimmt-transcript";
+export const FORMAT = 1;
+export const MAX_RECORD = 65536 + 1024;
+export const SEAL_TAG = ascii("p2pnimmt/transcript-seal/v1");
+export const MAX_FAULTS_PER_PEER = 32;
+export const MAX_FAULTS = 256;
+export const MAX_DETAIL = 500;
+
+export function link(record: Uint8Array): Uint8Array {
+  return tagged("p2pnimmt/transcript-link/v1", record);
+}
+
+export function frame(record: Uint8Array): Uint8Array {
+  return concat(u32(record.length), record);
+}
+
+/** The records of a file of frames; DecodeError at a frame cut short or over the limit. */
+export function frames(data: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let offset = 0;
+  while (offset < data.length) {
+    if (offset + 4 > data.length) throw new DecodeError(`frame at byte ${offset} is cut short`);
+    const size = (((data[offset] as number) << 24) >>> 0) + ((data[offset + 1] as number) << 16)
+      + ((data[offset + 2] as number) << 8) + (data[offset + 3] as number);
+    if (size > MAX_RECORD) {
+      throw new DecodeError(`frame at byte ${offset} claims ${size} bytes, over the ${MAX_RECORD}-byte limit`);
+    }
+    if (offset + 4 + size > data.length) throw new DecodeError(`frame at byte ${offset} is cut short (${size} bytes announced)`);
+    out.push(data.slice(offset + 4, offset + 4 + size));
+    offset += 4 + size;
+  }
+  return out;
+}
+
+export function header(recorder: Uint8Array | null): Uint8Array {
+  return encode([MAGIC, FORMAT, recorder]);
+}
+
+export const FAULT_KEYS = ["peer", "code", "detail", "fatal", "evidence"] as const;
+
+/** A fault record's payload, as section 13 has it (the map's keys in this order). */
+export interface FaultRecord {
+  readonly peer: Uint8Array | null;
+  readonly code: string;
+  readonly detail: string;
+  readonly fatal: boolean;
+  readonly evidence: readonly Uint8Array[];
+}
+
+/** The fault record's payload read from a decoded map, or why it is not one (the codes are checked by the caller). */
+export function readFaultRecord(payload: Value): FaultRecord | string {
+  if (!(payload instanceof Map)) return "fault record is not a map";
+  const keys = [...payload.keys()].sort();
+  if (keys.join() !== [...FAULT_KEYS].sort().join()) return `its keys are ${JSON.stringify(keys)}, not ${JSON.stringify([...FAULT_KEYS].sort())}`;
+  const peer = payload.get("peer") as Value;
+  const code = payload.get("code") as Value;
+  const detail = payload.get("detail") as Value;
+  const fatal = payload.get("fatal") as Value;
+  const evidence = payload.get("evidence") as Value;
+  if (peer !== null && !(peer instanceof Uint8Array && peer.length === PEER_ID_SIZE)) return "its peer is neither a peer id nor nil";
+  if (typeof code !== "string") return `${String(code)} is no fault code`;
+  if (typeof detail !== "string" || [...detail].length > MAX_DETAIL) return `its detail is not a text of at most ${MAX_DETAIL} characters`;
+  if (typeof fatal !== "boolean") return "its fatal is not a boolean";
+  if (!(Array.isArray(evidence) && evidence.every((w) => w instanceof Uint8Array))) return "its evidence is not an array of messages";
+  return { peer, code, detail, fatal, evidence: evidence as Uint8Array[] };
+}
+
+/** Writes a transcript: the header, then msg, fault and seal records, each framed and linked. */
+export class TranscriptWriter {
+  private index = 0;
+  private last: Uint8Array;
+  private readonly chunks: Uint8Array[] = [];
+  sealed = false;
+
+  constructor(private readonly recorder: Identity | null) {
+    const head = header(recorder ? recorder.publicKey : null);
+    this.chunks.push(frame(head));
+    this.last = link(head);
+  }
+
+  private record(type: string, payload: Encodable): void {
+    if (this.sealed) throw new Error("a sealed transcript takes no more records");
+    this.index += 1;
+    const bytes = encode([this.index, this.last, type, payload]);
+    this.chunks.push(frame(bytes));
+    this.last = link(bytes);
+  }
+
+  message(wire: Uint8Array): void {
+    this.record("msg", wire);
+  }
+
+  fault(f: FaultRecord): void {
+    this.record("fault", new Map<string, Encodable>([["peer", f.peer], ["code", f.code], ["detail", f.detail],
+      ["fatal", f.fatal], ["evidence", [...f.evidence]]]));
+  }
+
+  seal(): void {
+    if (!this.recorder) throw new Error("a transcript with no recorder cannot be sealed");
+    this.record("seal", this.recorder.sign(concat(SEAL_TAG, this.last)));
+    this.sealed = true;
+  }
+
+  bytes(): Uint8Array {
+    return concat(...this.chunks);
+  }
+}
+

@@ -1,0 +1,269 @@
+/**
+ * `verify` (section 13): replay a transcript's records, in order, into a session with no seat, and report the
+ * first problem with its record number, or a summary of the game. The same lines as `p2pnimmt verify`.
+ */
+import { concat, equal, hex } from "./bytes.js";
+import { decode, DecodeError, type Value } from "./codec.js";
+import { fingerprint, KEY_SIZE, peerId, verify as verifySignature } from "./identity.js";
+import { allowedInName } from "./names.js";
+import { type Fault, Session, Unsupported } from "./session.js";
+import { FORMAT, frames, link, MAGIC, MAX_FAULTS, MAX_FAULTS_PER_PEER, MAX_RECORD, readFaultRecord, SEAL_TAG } from "./transcript.js";
+
+const DELIVERER_CODES = new Set(["malformed", "wrong-game", "unknown-sender", "bad-signature", "replay"]);
+export const FAULT_CODES = new Set([...DELIVERER_CODES, "digest-mismatch", "equivocation", "chain-broken",
+  "unknown-kind", "bad-body", "unexpected", "duplicate", "start-mismatch", "seed-mismatch", "bad-reveal",
+  "not-in-hand", "sealed-shuffle", "sealed-unlock", "sealed-key", "sealed-play", "absent", "sealed-false-alarm",
+  "sealed-audit", "state-mismatch", "wrong-chooser", "bad-row", "out-of-turn", "bad-pick", "result-mismatch"]);
+
+export interface Verdict {
+  readonly ok: boolean;
+  /** The summary (ok), or the reason it fails. */
+  readonly text: string;
+  /** The record it fails at (null: the transcript as a whole). */
+  readonly record: number | null;
+  readonly peer: Uint8Array | null;
+  /** Set when the transcript needs a part of protocol.md this implementation lacks: no verdict at all. */
+  readonly unsupported?: string;
+}
+
+class Failure extends Error {
+  constructor(readonly reason: string, readonly record: number | null = null, readonly peer: Uint8Array | null = null) {
+    super(reason);
+  }
+}
+
+/** Text from a transcript made safe to print: every code point a name may not hold written as an escape. */
+export function neutral(text: string): string {
+  let out = "";
+  for (const ch of text) {
+    const cp = ch.codePointAt(0) as number;
+    if (allowedInName(cp)) out += ch;
+    else out += cp < 0x100 ? `\\x${cp.toString(16).padStart(2, "0")}` : cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, "0")}` : `\\U${cp.toString(16).padStart(8, "0")}`;
+  }
+  return out;
+}
+
+/** A string as Python's repr() writes it (the reference's verdicts quote names and codes this way). */
+export function pyRepr(text: string): string {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = "";
+  for (const ch of text) {
+    const cp = ch.codePointAt(0) as number;
+    if (ch === "\\") out += "\\\\";
+    else if (ch === quote) out += `\\${ch}`;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (allowedInName(cp)) out += ch;
+    else out += cp < 0x100 ? `\\x${cp.toString(16).padStart(2, "0")}` : cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, "0")}` : `\\U${cp.toString(16).padStart(8, "0")}`;
+  }
+  return quote + out + quote;
+}
+
+function who(session: Session, peer: Uint8Array | null): string {
+  if (peer === null) return "no single peer (the transcript itself)";
+  const seat = session.seatOf(peer);
+  if (seat >= 0) return `seat ${seat} ${session.names[seat]} (${fingerprint(peer)})`;
+  return fingerprint(peer);
+}
+
+class Replay {
+  readonly session = new Session();
+  accepted = 0;
+  sealed = false;
+  private readonly noted = new Map<string, number>();
+  /** (code, peer) of every non-fatal fault the replay found itself. */
+  private readonly found = new Set<string>();
+
+  constructor(readonly recorder: Uint8Array | null) {}
+
+  private feed(wire: Uint8Array): Fault[] {
+    const faults = this.session.receive(wire);
+    for (const f of faults) if (!f.fatal) this.found.add(`${f.code}|${f.peer ? hex(f.peer) : ""}`);
+    return faults;
+  }
+
+  read(position: number, type: string, payload: Value, linkBefore: Uint8Array): void {
+    if (type === "msg") this.readMessage(position, payload);
+    else if (type === "fault") this.readFault(position, payload);
+    else if (type === "seal") this.readSeal(position, payload, linkBefore);
+    else throw new Failure(`unknown record type ${pyRepr(type)}`, position);
+  }
+
+  private readMessage(position: number, payload: Value): void {
+    if (!(payload instanceof Uint8Array)) throw new Failure("msg record without message bytes", position);
+    const before = this.session.accepted.length;
+    const faults = this.feed(payload);
+    const taken = this.session.accepted.length === before + 1;
+    const blocking = faults.filter((f) => f.fatal);
+    const first = blocking[0] ?? (taken ? undefined : faults[0]);
+    if (first) throw new Failure(`${first.code}: ${first.detail}; peer at fault: ${who(this.session, first.peer)}`, position, first.peer);
+    if (!taken) throw new Failure("message is not the next in its sender's chain (a message is missing or out of order)", position);
+    this.accepted += 1;
+  }
+
+  private readFault(position: number, payload: Value): void {
+    const recorder = this.recorder ? peerId(this.recorder) : null;
+    const record = readFaultRecord(payload);
+    if (typeof record === "string") {
+      throw new Failure(record === "fault record is not a map" ? record : `malformed fault record: ${record}`, position, recorder);
+    }
+    if (!FAULT_CODES.has(record.code)) throw new Failure(`malformed fault record: ${pyRepr(record.code).slice(0, 40)} is no fault code`, position, recorder);
+    const session = this.session;
+    if (!record.fatal) {
+      const key = record.peer ? hex(record.peer) : "";
+      this.noted.set(key, (this.noted.get(key) ?? 0) + 1);
+      const total = [...this.noted.values()].reduce((a, b) => a + b, 0);
+      if ((this.noted.get(key) as number) > MAX_FAULTS_PER_PEER || total > MAX_FAULTS) {
+        throw new Failure(`more than ${MAX_FAULTS_PER_PEER} non-fatal fault records against ${who(session, record.peer)}, or ${MAX_FAULTS} in all`, position, recorder);
+      }
+      if (!DELIVERER_CODES.has(record.code) && !this.found.has(`${record.code}|${key}`)) {
+        throw new Failure(`the recorded fault ${pyRepr(record.code)} against ${who(session, record.peer)} is not one the replay found (nobody's word is taken)`, position, recorder);
+      }
+      return;
+    }
+    if (session.phase === "aborted") return;
+    for (const wire of record.evidence) this.feed(wire);
+    const f = session.fault;
+    if (!f || f.code !== record.code || !((f.peer === null && record.peer === null) || (f.peer && record.peer && equal(f.peer, record.peer)))) {
+      throw new Failure(`the recorded fault ${pyRepr(record.code)} against ${who(session, record.peer)} is not supported by its evidence`, position, recorder);
+    }
+  }
+
+  private readSeal(position: number, payload: Value, linkBefore: Uint8Array): void {
+    if (this.recorder === null) throw new Failure("seal without a recorder key in the header", position);
+    if (!(payload instanceof Uint8Array && verifySignature(this.recorder, payload, concat(SEAL_TAG, linkBefore)))) {
+      throw new Failure("the seal's signature does not verify: the transcript was altered", position, peerId(this.recorder));
+    }
+    this.sealed = true;
+  }
+
+  finish(): void {
+    const session = this.session;
+    const f = session.fault;
+    if (f) throw new Failure(`the game was aborted: ${f.code}: ${f.detail}; peer at fault: ${who(session, f.peer)}`, null, f.peer);
+    if (session.phase !== "over") {
+      throw new Failure(`the transcript ends before the game does (phase ${session.phase}, round ${session.round + 1}, turn ${session.turn + 1})`);
+    }
+    if (!this.sealed) throw new Failure("the transcript has no seal (cut short, or never closed)");
+  }
+}
+
+function readHeader(raw: Uint8Array): Uint8Array | null {
+  let head: Value;
+  try {
+    head = decode(raw, MAX_RECORD);
+  } catch (e) {
+    if (e instanceof DecodeError) throw new Failure(`malformed header: ${e.message}`, 0);
+    throw e;
+  }
+  if (!(Array.isArray(head) && head.length === 3 && head[0] === MAGIC && head[1] === FORMAT
+    && (head[2] === null || (head[2] instanceof Uint8Array && head[2].length === KEY_SIZE)))) {
+    throw new Failure("not a p2pnimmt transcript (bad header)", 0);
+  }
+  return head[2] as Uint8Array | null;
+}
+
+function laterIndexes(records: readonly Uint8Array[]): Set<number> {
+  const found = new Set<number>();
+  for (const raw of records) {
+    try {
+      const r = decode(raw, MAX_RECORD);
+      if (Array.isArray(r) && (typeof r[0] === "number" || typeof r[0] === "bigint")) found.add(Number(r[0]));
+    } catch {
+      continue;
+    }
+  }
+  return found;
+}
+
+function readRecord(records: readonly Uint8Array[], position: number, last: Uint8Array): [string, Value] {
+  let record: Value;
+  try {
+    record = decode(records[position] as Uint8Array, MAX_RECORD);
+  } catch (e) {
+    if (e instanceof DecodeError) throw new Failure(`malformed record: ${e.message}`, position);
+    throw e;
+  }
+  if (!(Array.isArray(record) && record.length === 4 && (typeof record[0] === "number" || typeof record[0] === "bigint")
+    && record[1] instanceof Uint8Array && typeof record[2] === "string")) {
+    throw new Failure("record is not [index, link, type, payload]", position);
+  }
+  const index = Number(record[0]);
+  const moved = `records out of order: #${index} stands where #${position} belongs`;
+  if (index > position) {
+    if (laterIndexes(records.slice(position + 1)).has(position)) throw new Failure(moved, position);
+    throw new Failure(`record #${position} is missing (the next record is #${index})`, position);
+  }
+  if (index < position) throw new Failure(moved, position);
+  if (!equal(record[1], last)) {
+    throw new Failure(`record #${position} does not chain to record #${position - 1} (a record was altered, removed or moved)`, position);
+  }
+  return [record[2], record[3] as Value];
+}
+
+function startsLikeATranscript(data: Uint8Array): boolean {
+  if (data.length < 4) return true;
+  const size = (((data[0] as number) << 24) >>> 0) + ((data[1] as number) << 16) + ((data[2] as number) << 8) + (data[3] as number);
+  if (size <= MAX_RECORD) return true;
+  return new TextDecoder("latin1").decode(data.slice(0, 64)).includes(MAGIC);
+}
+
+function summary(replay: Replay): string {
+  const session = replay.session;
+  const s = session.settings as NonNullable<Session["settings"]>;
+  const ends = [s.pointLimit ? `${s.pointLimit} points` : "", s.maxRounds ? `${s.maxRounds} round${s.maxRounds !== 1 ? "s" : ""}` : ""].filter(Boolean).join(" or ");
+  const lines = [
+    `game ${session.describeGame()}: ${session.n} players, variant ${s.variant}, ${s.deal} deal, ends at ${ends}`,
+    "players: " + session.names.map((name, i) => `${name} (${fingerprint(session.peers[i] as Uint8Array)}${session.bots[i] ? ", bot" : ""})`).join(", "),
+  ];
+  const previous = session.start?.body.get("previous");
+  if (previous instanceof Uint8Array) lines.splice(1, 0, `rematch of game ${hex(previous)}`);
+  session.history.forEach((taken, r) => {
+    lines.push(`round ${r + 1}: ` + taken.map((p, i) => `${session.names[i]} ${p}`).join(", "));
+  });
+  lines.push("scores: " + session.scores.map((p, i) => `${session.names[i]} ${p}`).join(", "));
+  const won = session.winners.map((i) => session.names[i] as string);
+  lines.push((won.length > 1 ? "winners: " : "winner: ") + won.join(", "));
+  const recorder = replay.recorder ? who(session, peerId(replay.recorder)) : "nobody";
+  const deal = s.deal === "sealed" ? "the sealed deal audited" : "seeds, shuffles";
+  lines.push(`verified: ${replay.accepted} signed messages (signatures, chains, commitments, ${deal}, every turn, the signed results); sealed by ${recorder}`);
+  return lines.join("\n");
+}
+
+/** Judge transcript bytes; never throws on bad input. */
+export function verifyTranscript(data: Uint8Array): Verdict {
+  try {
+    if (!startsLikeATranscript(data)) throw new Failure("not a p2pnimmt transcript: it does not begin with a transcript header");
+    let records: Uint8Array[];
+    try {
+      records = frames(data);
+    } catch (e) {
+      if (e instanceof DecodeError) throw new Failure(`malformed transcript: ${e.message}`);
+      throw e;
+    }
+    if (records.length === 0) throw new Failure("empty transcript");
+    const replay = new Replay(readHeader(records[0] as Uint8Array));
+    let last = link(records[0] as Uint8Array);
+    for (let position = 1; position < records.length; position++) {
+      if (replay.sealed) throw new Failure("records after the seal", position);
+      const [type, payload] = readRecord(records, position, last);
+      const before = last;
+      last = link(records[position] as Uint8Array);
+      replay.read(position, type, payload, before);
+    }
+    replay.finish();
+    return { ok: true, text: summary(replay), record: null, peer: null };
+  } catch (e) {
+    if (e instanceof Failure) return { ok: false, text: e.reason, record: e.record, peer: e.peer };
+    if (e instanceof Unsupported) return { ok: false, text: e.message, record: null, peer: null, unsupported: e.message };
+    throw e;
+  }
+}
+
+/** The report as `p2pnimmt verify` prints it: the summary, or `FAILED at record N: …`. */
+export function report(verdict: Verdict): string {
+  if (verdict.ok) return verdict.text;
+  return `FAILED at ${verdict.record !== null ? `record ${verdict.record}: ` : ""}${verdict.text}`;
+}
+

@@ -1,0 +1,44 @@
+/** Section 13: frames, the header, the record chain, the seal, and verify's first problem. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { concat, u32 } from "../src/bytes.js";
+import { encode } from "../src/codec.js";
+import { Identity } from "../src/identity.js";
+import { frame, frames, header, link, MAX_RECORD, TranscriptWriter } from "../src/transcript.js";
+import { pyRepr, report, verifyTranscript } from "../src/verify.js";
+
+const recorder = new Identity(new Uint8Array(32).fill(4));
+
+test("frames: a length then the record; cut short or over 66,560 bytes fails the whole file", () => {
+  assert.deepEqual(frames(concat(frame(Uint8Array.of(1, 2)), frame(Uint8Array.of(3)))), [Uint8Array.of(1, 2), Uint8Array.of(3)]);
+  assert.throws(() => frames(Uint8Array.of(0, 0, 0)), /cut short/);
+  assert.throws(() => frames(Uint8Array.of(0, 0, 0, 5, 1)), /cut short \(5 bytes announced\)/);
+  assert.throws(() => frames(u32(MAX_RECORD + 1)), /claims 66561 bytes, over the 66560-byte limit/);
+  assert.equal(frames(concat(u32(MAX_RECORD), new Uint8Array(MAX_RECORD))).length, 1);
+});
+
+test("verify's first problem: the file, the header, then record by record", () => {
+  const v = (data: Uint8Array): string => report(verifyTranscript(data));
+  assert.equal(v(new Uint8Array(0)), "FAILED at empty transcript");
+  assert.match(v(Uint8Array.of(0, 0, 0, 5, 1)), /^FAILED at malformed transcript: frame at byte 0 is cut short/);
+  assert.equal(v(frame(encode(["p2pnimmt-transcript", 2, null]))), "FAILED at record 0: not a p2pnimmt transcript (bad header)");
+  const w = new TranscriptWriter(recorder);
+  w.seal();
+  assert.equal(v(w.bytes()), "FAILED at the transcript ends before the game does (phase lobby, round 1, turn 1)");
+  assert.equal(v(concat(w.bytes(), frame(encode([2, link(new Uint8Array(0)), "msg", new Uint8Array(0)])))), "FAILED at record 2: records after the seal");
+  const head = header(recorder.publicKey);
+  const bad = concat(frame(head), frame(encode([1, link(head), "seal", new Uint8Array(64)])));
+  assert.equal(v(bad), "FAILED at record 1: the seal's signature does not verify: the transcript was altered");
+  const unlinked = concat(frame(head), frame(encode([1, new Uint8Array(32), "msg", new Uint8Array(0)])));
+  assert.equal(v(unlinked), "FAILED at record 1: record #1 does not chain to record #0 (a record was altered, removed or moved)");
+  const missing = concat(frame(head), frame(encode([2, link(head), "msg", new Uint8Array(0)])));
+  assert.equal(v(missing), "FAILED at record 1: record #1 is missing (the next record is #2)");
+  const foreign = concat(frame(head), frame(encode([1, link(head), "msg", Uint8Array.of(0xc1)])));
+  assert.match(v(foreign), /^FAILED at record 1: malformed: .*; peer at fault: no single peer \(the transcript itself\)$/);
+});
+
+test("verdicts quote as Python's repr does", () => {
+  assert.equal(pyRepr("mwg"), "'mwg'");
+  assert.equal(pyRepr("it's"), "\"it's\"");
+  assert.equal(pyRepr("a\u0007b\\"), "'a\\x07b\\\\'");
+});
