@@ -12,6 +12,7 @@ from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
 from ..net.spectator import tried
+from ..net.waiting import too_few
 from ..protocol.identity import Identity
 from .options import Options, RoleFailed
 from .output import say, stamp
@@ -116,20 +117,26 @@ def _where(node: Node) -> str:
 
 
 async def stalled(node: Node, give_up: float) -> str:
-    """Return (why) once the game has not moved for `give_up` seconds while it waits on others; 0: never."""
-    if give_up <= 0:
+    """Return (why) once the game has not moved for `give_up` seconds while it waits on others (0: never), or
+    once too few players remain to play on (waiting.too_few) for the drop time (`node.drop_after`; 0: never)."""
+    if give_up <= 0 and node.drop_after <= 0:
         await asyncio.Event().wait()
     loop = asyncio.get_running_loop()
     mark: object = None
     since = loop.time()
+    few_since: float | None = None
     while True:
-        await asyncio.sleep(min(1.0, give_up / 4))
+        await asyncio.sleep(min(1.0, give_up / 4) if give_up > 0 else 0.5)
         now = loop.time()
         current, busy = _progress(node)
         if busy or current != mark:
             mark, since = current, now
-        elif now - since >= give_up:
+        elif 0 < give_up <= now - since:
             return f"no progress for {now - since:.0f} s ({_where(node)})"
+        few = too_few(node.session, node.linked) if node.drop_after > 0 and node.session is not None else None
+        few_since = None if few is None else now if few_since is None else few_since
+        if few is not None and few_since is not None and now - few_since >= node.drop_after:
+            return few
 
 
 async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from ..protocol import quorum
 from ..protocol.session import LocalError, Session
 
 log = logging.getLogger("p2pnimmt.net")
@@ -76,3 +77,22 @@ def stand_in_asked(session: Session, seat: int) -> bool:
     table = session.table
     step = session.step_now()
     return step is not None and table.stand_in_asked(seat, table.round, table.turn, step)
+
+
+def too_few(session: Session, linked: frozenset[bytes]) -> str | None:
+    """Why this seat cannot play on, or None: the game waits on a seat we have no link to, and the seats we
+    have no link to are more than the rest of us could ever vote out together (protocol.md 11.1: a set of
+    several seats goes only by the votes of more than half the table), so nobody can drop them."""
+    table = session.table
+    at = table.now()
+    if session.seat is None or session.phase in ("over", "aborted") or at is None or session.start is None:
+        return None
+    active = table.active_at(*at)
+    if session.seat not in active:
+        return None
+    gone = [s for s in active if s != session.seat and session.roster[s] not in linked]
+    if not set(gone) & set(session.waiting_for()) or len(gone) < 2 or len(gone) <= quorum.most_named(table, at):
+        return None
+    names = ", ".join(session.names[s] for s in gone)
+    return (f"too few players remain to play on: {names} left ({len(active) - len(gone)} of {len(active)} remain, "
+            "and a game goes on without the missing only while more than half remain)")
