@@ -70,10 +70,11 @@ def dropped_together(table: Table, at: Step) -> set[int]:
     """The largest set of two or more seats active at `at` that every other active seat voted out there with
     its counted names (empty if there is none). Sets that qualify are closed under union, so the largest is
     found by removing, until nothing changes, every seat some voter outside the set did not name."""
-    if most_named(table, at) < 2:
+    targets = table.drop_targets.get(at, ())
+    if len(targets) < 2 or most_named(table, at) < 2:
         return set()
     active = table.active_at(*at)
-    group = {t for t in table.drop_targets.get(at, ()) if t in active}
+    group = {t for t in targets if t in active}
     known: dict[int, set[int]] = {}
     while len(group) >= 2:
         rest = [s for s in active if s not in group]
