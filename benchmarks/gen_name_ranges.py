@@ -8,7 +8,9 @@ with Python 3.11 (its unicodedata is Unicode 14.0.0, the version protocol.md fix
 A code point is allowed when its general category in Unicode 14.0.0 is none of Cc, Cf, Cs, Co, Cn, Zl, Zp,
 Zs, or it is U+0020 (what Python 3.11's str.isprintable says). The table is committed: the check never depends
 on the running Python's Unicode version again. The digest is the one protocol.md quotes (vector `name-ranges`):
-SHA-256 of the ranges as big-endian u32 pairs (first, last), in order.
+SHA-256 of the ranges as big-endian u32 pairs (first, last), in order. MARKS are the ranges of the combining
+marks (general categories Mn, Mc, Me in Unicode 14.0.0): at most three follow one another in a name, and
+none begins it; MARKS_DIGEST is theirs, the same way (vector `name-rules`).
 """
 
 from __future__ import annotations
@@ -25,11 +27,15 @@ def allowed(cp: int) -> bool:
     return cp == 0x20 or unicodedata.category(chr(cp)) not in REFUSED
 
 
-def ranges() -> list[tuple[int, int]]:
+def is_mark(cp: int) -> bool:
+    return unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me")
+
+
+def ranges(test=allowed) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
     start = None
     for cp in range(0x110000 + 1):
-        ok = cp <= 0x10FFFF and allowed(cp)
+        ok = cp <= 0x10FFFF and test(cp)
         if ok and start is None:
             start = cp
         elif not ok and start is not None:
@@ -54,16 +60,19 @@ def main() -> None:
     print()
     print(f'UNICODE_VERSION = "{VERSION}"')
     print(f'DIGEST = "{digest(table)}"  # protocol.md, vector name-ranges')
-    print("RANGES: tuple[tuple[int, int], ...] = (")
-    line = "   "
-    for a, b in table:
-        item = f" (0x{a:X}, 0x{b:X}),"
-        if len(line) + len(item) > 118:
-            print(line)
-            line = "   "
-        line += item
-    print(line)
-    print(")")
+    marks = ranges(is_mark)
+    print(f'MARKS_DIGEST = "{digest(marks)}"  # protocol.md, vector name-rules')
+    for title, found in (("RANGES", table), ("MARKS", marks)):
+        print(f"{title}: tuple[tuple[int, int], ...] = (")
+        line = "   "
+        for a, b in found:
+            item = f" (0x{a:X}, 0x{b:X}),"
+            if len(line) + len(item) > 118:
+                print(line)
+                line = "   "
+            line += item
+        print(line)
+        print(")")
 
 
 if __name__ == "__main__":

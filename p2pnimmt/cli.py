@@ -80,12 +80,15 @@ def seed_bytes(seed: int | None) -> bytes | None:
 
 
 def name_arg(text: str) -> str:
+    """--name: what was typed made plain (NFKC, single spaces), then checked (protocol.md 9, **Names**)."""
     from .app.options import name_problem
+    from .protocol.names import plain
 
-    problem = name_problem(text)
+    name = plain(text)
+    problem = name_problem(name)
     if problem is not None:
         raise argparse.ArgumentTypeError(problem)
-    return text
+    return name
 
 
 def add_end_options(parser: argparse.ArgumentParser, deal: bool = False) -> None:
@@ -438,10 +441,40 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return run_lines(settings, args.bot, seed_bytes(args.seed), args.name, input, sys.stdout)
 
 
+def seat_name(args: argparse.Namespace, default: str) -> str:
+    """The name a command plays under: --name; else (a person's seat: host, join) the name the menu
+    remembered; else, on a terminal, asked once and remembered; else `default` and four random letters, so two
+    processes started without a name never take names that look alike (the host refuses the second)."""
+    import secrets
+
+    from .net.discovery import CODE_ALPHABET
+    from .ui.remembered import checked_name, load_name, save_name
+
+    if args.name is not None:
+        return args.name  # checked by name_arg
+    person = args.command in ("host", "join") and getattr(args, "role", "player") == "player"
+    if person and load_name():
+        return load_name()
+    if person and not args.headless and sys.stdin.isatty() and sys.stdout.isatty():
+        while True:
+            try:
+                typed = input("Your name at the table (remembered for next time): ")
+            except EOFError:
+                break
+            try:
+                name = checked_name(typed)
+            except ValueError as exc:
+                print(f"not a name: {exc}")
+                continue
+            save_name(name)
+            return name
+    return f"{default}-{''.join(secrets.choice(CODE_ALPHABET) for _ in range(4))}"
+
+
 def network_options(args: argparse.Namespace, default_name: str):
     from .app.options import Options
 
-    name = args.name if args.name is not None else default_name  # --name was checked by name_arg
+    name = seat_name(args, default_name)
     return Options(interface=args.interface, transcript=args.transcript, name=name,
                    bot=getattr(args, "bot", None), peer=args.peer, port=args.port, drop_after=args.drop_after,
                    link_timeout=args.link_timeout,

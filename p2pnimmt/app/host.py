@@ -11,6 +11,7 @@ from ..net.discovery import Advertiser, game_code, local_addresses, open_zerocon
 from ..net.files import WriteFailed
 from ..net.node import Node
 from ..protocol.identity import Identity
+from ..protocol.names import look_alike
 from .evening import Evening
 from .lobby import lobby_command, lobby_console
 from .nodes import NodeFiles, finish, journal_opener, new_node
@@ -155,7 +156,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     async def add_bot(kind: str, kept: HostBot | None = None) -> None:
         if kept is None:
             bot_identity = Identity.generate()
-            kept = HostBot(bot_identity, f"bot{len(host_bots) + 1}", kind)
+            kept = HostBot(bot_identity, bot_name(node, len(host_bots) + 1), kind)
             host_bots.append(kept)
         helper = new_node(kept.identity, options, name=kept.name, bot=make_bot(kept.kind, kept.identity.secret))
         await helper.listen()
@@ -196,6 +197,13 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
             files.close()
 
 
+
+
+def bot_name(node: Node, number: int) -> str:
+    """`bot3`: the first number from `number` on whose name looks like no player's in the lobby (protocol.md 9)."""
+    while any(look_alike(m.name, f"bot{number}") for m in node.players()):
+        number += 1
+    return f"bot{number}"
 
 
 def remember_lobby(node: Node) -> None:

@@ -6,16 +6,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..protocol.messages import is_name
-
-NAME_LENGTH = 40  # a name in the protocol's START and lobby (protocol.md): 1..40 printable characters
+from ..neutral import shown
+from ..protocol.names import name_problem as problem_of
 
 
 def name_problem(name: str) -> str | None:
     """Why `name` cannot be a name at the table, or None: one check for every command (and the menu)."""
-    if not is_name(name):
-        return f"must be 1..{NAME_LENGTH} printable characters, got {name!r} ({len(name)})"
-    return None
+    problem = problem_of(name)
+    return None if problem is None else f"{problem}: {shown(name, 44)}"
 
 
 class RoleFailed(Exception):

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..engine import Settings
 from ..protocol.identity import fingerprint
+from ..protocol.names import look_alike
 from .connection import Connection
 from .members import member_from
 
@@ -91,6 +92,11 @@ class Lobby:
             return
         if member.role == "spectator" and seated:
             member = replace(member, role="player")  # a seat stays a seat
+        twin = next((m for m in node.players() if m.peer != conn.peer and look_alike(m.name, member.name)), None)
+        if member.role == "player" and not seated and twin is not None:
+            self.refuse(conn, f"the name {member.name} looks like {twin.name}'s, who has a seat here: "
+                              "choose another name (--name NAME, or the menu)")
+            return
         if member.role == "spectator" and known is None:
             spectators = sum(1 for m in node.members.values() if m.role == "spectator")
             if spectators >= MAX_SPECTATORS:

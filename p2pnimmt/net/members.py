@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..protocol.identity import peer_id
-from ..protocol.messages import is_name
+from ..protocol.names import is_name
 
 
 @dataclass

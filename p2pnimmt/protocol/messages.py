@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any
 
 from ..engine import DEALS, MAX_PLAYERS, VARIANTS, Settings
 from ..engine.game import MAX_CLOCK
 from .identity import KEY_SIZE
-from .name_ranges import RANGES
+from .names import is_name, skeleton
 
 HASH = 32
 POINT = 32  # a Curve25519 point (u-coordinate) or scalar, 32 bytes little-endian
 MAX_POINTS = 104  # the largest deck
-NAME_LENGTH = 40  # code points in a name
-_NAME_STARTS = tuple(first for first, _last in RANGES)
 
 
 class BodyError(ValueError):
@@ -43,17 +40,6 @@ def _asks(v: Any) -> bool:
 
 def _opt_count(v: Any) -> bool:
     return v is None or (_count(v) and v > 0)
-
-
-def is_name(text: object) -> bool:
-    """A name (protocol.md 9, **Names**): a str of 1..40 code points, each of a category Unicode 14.0.0 allows
-    (the shipped table, name_ranges.py: never the running Python's own Unicode version). The one check of a
-    name everywhere: the START, the lobby, the command line, the menu."""
-    if not isinstance(text, str) or not 0 < len(text) <= NAME_LENGTH:
-        return False
-    if text.isascii():
-        return text.isprintable()  # U+0020..U+007E, the same in every Unicode version
-    return all((i := bisect_right(_NAME_STARTS, ord(c)) - 1) >= 0 and ord(c) <= RANGES[i][1] for c in text)
 
 
 def _settings(v: Any) -> bool:
@@ -86,7 +72,9 @@ def _points(v: Any) -> bool:
 
 
 def _roster(v: Any) -> bool:
-    return isinstance(v, list) and 2 <= len(v) <= MAX_PLAYERS and all(_seat(s) for s in v)
+    """Seats in order; no two names look alike (protocol.md 9, **Names**)."""
+    return isinstance(v, list) and 2 <= len(v) <= MAX_PLAYERS and all(_seat(s) for s in v) \
+        and len({skeleton(s["name"]) for s in v}) == len(v)
 
 
 FIELDS: dict[str, dict[str, Callable[[Any], bool]]] = {

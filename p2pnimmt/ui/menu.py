@@ -7,10 +7,7 @@ remembered between runs in the user's config directory.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from prompt_toolkit.application import Application, get_app
@@ -25,7 +22,7 @@ from prompt_toolkit.validation import ValidationError, Validator
 from prompt_toolkit.widgets import Button, Dialog, Label, RadioList, TextArea, ValidationToolbar
 
 from ..bots import BOTS, LEVELS
-from ..protocol.messages import is_name
+from .remembered import checked_name, config_path, load_name, save_name  # noqa: F401 (the menu's API)
 
 TITLE = "p2pnimmt — 6 nimmt! on the LAN"
 BOT_TEXT = {
@@ -101,35 +98,6 @@ def text_dialog(title: str, text: str, default: str = "", check: Callable[[str],
         with_background=True,
     )
     return _dialog_app(dialog)
-
-
-def config_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "p2pnimmt" / "config.json"
-
-
-def load_name() -> str:
-    try:
-        name = json.loads(config_path().read_text()).get("name", "")
-    except (OSError, ValueError, AttributeError):
-        return ""
-    return name if is_name(name) else ""
-
-
-def save_name(name: str) -> None:
-    path = config_path()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"name": name}))
-    except OSError:
-        pass  # remembering the name is a convenience, never a reason to stop
-
-
-def checked_name(text: str) -> str:
-    name = text.strip()
-    if not is_name(name):
-        raise ValueError("a name is 1 to 40 printable characters")
-    return name
 
 
 def ask_name() -> str | None:

@@ -53,7 +53,7 @@ def test_games_lists_a_hosted_game_and_join_by_address(tmp_path: Path, procs) ->
     listing = subprocess.run([sys.executable, "-m", "p2pnimmt", "games", *LO, "--seconds", "1.5"],
                              capture_output=True, text=True, timeout=30)
     assert listing.returncode == 0
-    assert re.search(rf"^{code}\s+host\s+standard\s+sealed\s+1/2\s+lobby\s+127\.0\.0\.1:{port}$", listing.stdout,
+    assert re.search(rf"^{code}\s+host-\w{{4}}\s+standard\s+sealed\s+1/2\s+lobby\s+127\.0\.0\.1:{port}$", listing.stdout,
                      re.M), listing.stdout
     joiner = procs(["join", code, "--headless", "--peer", f"127.0.0.1:{port}", *LO,
                     "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "join.out")

@@ -16,8 +16,8 @@ from p2pnimmt.protocol.codec import encode
 from p2pnimmt.protocol.commitments import card_value, commit_set_digest, commitment, round_seed, state_hash
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, open_envelope, seal
 from p2pnimmt.protocol.identity import Identity, fingerprint, game_id_for, peer_id, verify
-from p2pnimmt.protocol.messages import is_name
 from p2pnimmt.protocol.name_ranges import DIGEST, RANGES, UNICODE_VERSION
+from p2pnimmt.protocol.names import holds, is_name
 from p2pnimmt.protocol.standin import stand_in_card, stand_in_row
 
 DOC = (Path(__file__).resolve().parents[2] / "protocol.md").read_text()
@@ -165,13 +165,13 @@ def test_the_names_table_is_unicode_14s() -> None:
     assert list(RANGES[0]) == v["first"] and list(RANGES[-1]) == v["last"]
     packed = b"".join(a.to_bytes(4, "big") + b.to_bytes(4, "big") for a, b in RANGES)
     assert hashlib.sha256(packed).hexdigest() == v["digest"] == DIGEST
-    assert all(is_name(chr(int(x, 16))) for x in v["allowed"])
-    assert not any(is_name(chr(int(x, 16))) for x in v["refused"])
+    assert all(holds(int(x, 16)) and is_name(f"q{chr(int(x, 16))}q") for x in v["allowed"])
+    assert not any(holds(int(x, 16)) or is_name(f"q{chr(int(x, 16))}q") for x in v["refused"])
     assert is_name("a" * 40) and not is_name("a" * 41) and not is_name("") and not is_name(b"a")
     table = bytearray(0x110000)
     for a, b in RANGES:
         table[a : b + 1] = b"\x01" * (b - a + 1)
     edges = {cp for a, b in RANGES for cp in (a - 1, a, b, b + 1) if 0 <= cp < 0x110000}
-    assert all(is_name(chr(cp)) == bool(table[cp]) for cp in edges)  # is_name reads the table, at every edge
+    assert all(holds(cp) == bool(table[cp]) for cp in edges)  # the check reads the table, at every edge
     if unicodedata.unidata_version == UNICODE_VERSION:
         assert all(chr(cp).isprintable() == bool(table[cp]) for cp in range(0x110000))
