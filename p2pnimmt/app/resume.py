@@ -141,8 +141,11 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
                              f"{secrets_path(path)})")
         is_host = bool(info.get("is_host"))
         game_id = checked.session.game_id
-        if is_host and game_id is None:
-            raise RoleFailed(f"the game in {path} had not started: a lobby cannot be taken up again, host a new game")
+        if checked.session.start is None:  # a lobby, or a join refused (the game had started without us)
+            code = game_code(game_id) if game_id is not None else "CODE (the code on the host's screen)"
+            again = "host a new game" if is_host else f"to play, join again: p2pnimmt join {code}"
+            raise RoleFailed(f"the game in {path} had not started for this peer (a lobby, or a join the host "
+                             f"refused): there is nothing to take up; {again}")
         try:
             journal = open_journal()
         except (DecodeError, OSError) as exc:
@@ -179,7 +182,8 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
             say(f"listening on {options.interface or '0.0.0.0'}:{node.port}")
             zc = open_zeroconf(options.interface)
             advertiser = Advertiser(zc, session.game_id, identity.fingerprint, node.port,
-                                    local_addresses(options.interface), host_name=info["name"])
+                                    local_addresses(options.interface), host_name=info["name"],
+                                    salt=session.start.body["salt"] if session.start is not None else None)
             kind = node.settings
             node.spawn(advertiser.start(len(node.players()), node.seats, "playing",
                                         kind.variant if kind else None, kind.deal if kind else None))
