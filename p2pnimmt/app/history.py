@@ -63,15 +63,18 @@ def read_game(path: Path) -> GameRecord:
         return GameRecord(path, when, "damaged", problem=f"cannot read it: {exc.strerror or exc}")
     problem = ""
     try:
-        state = replay(data)
+        state = replay(data, complete=False)  # a game still going, or cut short, is read as far as it goes
     except TranscriptError as exc:
-        verdict = exc.verdict()
-        cut = "ends before the game does" in verdict.fault  # a game still going, or cut short
-        return GameRecord(path, when, "unfinished" if cut else "damaged", problem=verdict.report())
+        return GameRecord(path, when, "damaged", problem=exc.verdict().report())
     session = state.session
     game = session.game
-    if game is None:
-        return GameRecord(path, when, "unfinished", problem="no game started in it")
+    if game is None:  # a lobby that closed, or a join the host refused: no game to list
+        return GameRecord(path, when, "not started", problem="no game started in it")
+    if session.phase == "over":
+        try:
+            state.finish()  # the end as `verify` checks it (the seal, the result)
+        except TranscriptError as exc:
+            return GameRecord(path, when, "damaged", problem=exc.verdict().report())
     me = peer_id(state.recorder) if state.recorder else None
     winners = set(session.result.winners) if session.phase == "over" else set()
     players = tuple(Player(name, "bot" if bot else fingerprint(peer), score, seat in winners, peer == me, peer)
@@ -80,6 +83,9 @@ def read_game(path: Path) -> GameRecord:
     status = {"over": "finished", "aborted": "aborted"}.get(str(session.phase), "unfinished")
     if session.fault is not None:
         problem = f"aborted: {session.fault.detail}"
+    elif status == "unfinished":
+        problem = f"unfinished: it stops in round {session.round + 1}" + (
+            f", turn {session.turn + 1}" if session.phase == "turn" else f" ({session.phase})")
     return GameRecord(path, when, status, game.settings.variant, game.settings.deal, game.rounds_played,
                       players, problem, session.game_id, previous_of(session))
 
@@ -95,7 +101,11 @@ def games(folder: Path | None = None) -> list[GameRecord]:
 def history_lines(records: Iterable[GameRecord]) -> list[str]:
     """One block per game: date, players with scores, variant, deal, winner, verified or not."""
     lines: list[str] = []
+    records = list(records)
+    empty = sum(g.status == "not started" for g in records)
     for g in records:
+        if g.status == "not started":
+            continue
         date = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.when))
         if not g.players:
             lines.append(f"{date}  {g.path.name}: {g.status} ({g.problem})")
@@ -109,7 +119,11 @@ def history_lines(records: Iterable[GameRecord]) -> list[str]:
             head += f", rematch of {game_code(g.previous)}"
         lines.append(f"{head}  [{check}]")
         lines.append("    " + ", ".join(f"{p.name}{' (you)' if p.me else ''} {p.score}" for p in g.players))
-    return lines or ["No games yet: transcripts are kept in " + str(transcripts_dir())]
+    if empty:
+        lines.append(f"(and {empty} lobb{'ies' if empty != 1 else 'y'} or refused join{'s' if empty != 1 else ''} "
+                     "that never started a game, not listed)")
+    return lines if lines and not lines[0].startswith("(") else \
+        ["No games yet: transcripts are kept in " + str(transcripts_dir())] + lines
 
 
 @dataclass

@@ -77,3 +77,28 @@ def test_history_command_reads_the_xdg_data_dir(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "p2pnimmt", "history", "--stats"], env=env, capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.splitlines()[1].startswith("you "), out.stdout + out.stderr
+
+
+def test_an_unfinished_game_is_listed_with_its_players_and_a_lobby_is_not(tmp_path: Path) -> None:
+    """Issue 23 item 8: a game cut short is listed with its players and scores so far and where it stops
+    (not as 'FAILED at the transcript ends before the game does'); a lobby that never started a game (or a
+    join the host refused) is not listed as a game, only counted."""
+    tmp_path.mkdir(exist_ok=True)
+    net = Net(3, settings=Settings(players=3, max_rounds=2, point_limit=None, deal="open"), bots="heuristic", seed=9)
+    net.start()
+    net.run(limit=400)  # well into the game, not over
+    me = net.identities[0].peer
+    assert net.sessions[me].phase != "over"
+    (tmp_path / "cut.p2pt").write_bytes(bytes(net.transcripts[me]))
+    lobby = Net(3, seed=10)  # its transcript holds the header only: nobody hosted
+    (tmp_path / "lobby.p2pt").write_bytes(bytes(lobby.transcripts[lobby.identities[1].peer]))
+    records = games(tmp_path)
+    assert sorted(r.status for r in records) == ["not started", "unfinished"]
+    text = "\n".join(history_lines(records))
+    assert "FAILED" not in text and "ends before the game does" not in text, text
+    session = net.sessions[me]
+    assert ", ".join(f"{n}{' (you)' if i == 0 else ''} {s}"
+                     for i, (n, s) in enumerate(zip(session.names, session.game.scores))) in text
+    assert f"[NOT verified: unfinished: it stops in round {session.round + 1}" in text
+    assert text.endswith("(and 1 lobby or refused join that never started a game, not listed)")
+    assert history_lines([r for r in records if r.status == "not started"])[0].startswith("No games yet")
