@@ -1,4 +1,5 @@
-"""A raw-socket attacker on 127.0.0.1 only: it passes the real handshake with a fresh key (as any program on
+"""A raw-socket attacker on 127.0.0.1 only (from 127.0.0.1, or another loopback address as a second machine
+would come from another address): it passes the real handshake with a fresh key (as any program on
 the LAN can), then sends whatever frames it likes; no p2pnimmt code runs on its side but the framing.
 
     a = Attacker.dial(port)              # hello + auth as a dialer, with a fresh key (or `identity=`)
@@ -121,10 +122,13 @@ class Attacker(RawLink):
             return None
 
     @classmethod
-    def dial(cls, port: int, identity: Identity | None = None, timeout: float = 10.0) -> Attacker:
-        """Connect to 127.0.0.1:port and complete the handshake (the listener speaks first)."""
+    def dial(cls, port: int, identity: Identity | None = None, timeout: float = 10.0,
+             source: str = LOOPBACK) -> Attacker:
+        """Connect to 127.0.0.1:port (from `source`, a loopback address) and complete the handshake (the listener
+        speaks first)."""
+        assert source.startswith("127."), source
         me = identity or Identity.generate()
-        sock = socket.create_connection((LOOPBACK, port), timeout=timeout)
+        sock = socket.create_connection((LOOPBACK, port), timeout=timeout, source_address=(source, 0))
         a = cls(sock, me, b"", b"")
         try:
             _, _, game_id, their_key, their_nonce = a.hello()

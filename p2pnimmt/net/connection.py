@@ -19,6 +19,7 @@ from typing import Any
 
 from ..protocol.codec import MAX_FRAME, DecodeError, decode, encode
 from ..protocol.identity import KEY_SIZE, SIGNATURE_SIZE, Identity, fingerprint, peer_id, verify
+from .quietlog import quiet
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -197,8 +198,8 @@ class Connection:
             return
         unsent = self.writer.transport.get_write_buffer_size()
         if unsent > MAX_UNSENT:
-            log.warning("cut off %s: it does not read (%d bytes unsent, over %d)", fingerprint(self.peer), unsent,
-                        MAX_UNSENT)
+            quiet.warning(self.address, "cut off: it does not read", "cut off %s: it does not read (%d bytes unsent, "
+                          "over %d)", fingerprint(self.peer), unsent, MAX_UNSENT)
             self.closed = True
             self.writer.transport.abort()
 

@@ -10,6 +10,7 @@ from ..neutral import neutral
 from ..protocol.events import Fault
 from ..protocol.identity import fingerprint
 from .connection import Connection
+from .quietlog import quiet
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -45,7 +46,8 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
             bad_message(conn, "a msg frame without bytes")
             if kind not in conn.warned:
                 conn.warned.add(kind)
-                log.warning("%s sent a msg frame without bytes", fingerprint(conn.peer))
+                quiet.warning(conn.address, "msg frame without bytes", "%s sent a msg frame without bytes",
+                              fingerprint(conn.peer))
         if conn.faults > node.mesh.fault_budget(conn.peer) and not conn.closed:
             node.mesh.cut_for_bad_messages(conn)
     elif kind == "heads":
@@ -57,8 +59,9 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
         if node.is_host or conn.peer != node.host_peer:  # only the host we joined speaks for the lobby
             if kind not in conn.warned:
                 conn.warned.add(kind)
-                log.warning("ignored a %s frame from %s: only the host's link may send one", kind,
-                            fingerprint(conn.peer))
+                quiet.warning(conn.address, f"{kind} frame not from the host",
+                              "ignored a %s frame from %s: only the host's link may send one", kind,
+                              fingerprint(conn.peer))
         elif kind == "lobby":
             node.lobby.mirror(payload)
         elif session.start is None or session.seat is None:  # after START the host has no special power
@@ -69,7 +72,8 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
     elif kind in ("rematch", "again"):
         node.rematch.frame(conn, kind, payload)
     elif kind != "ping":
-        log.warning("%s sent an unknown frame kind %r", fingerprint(conn.peer), kind[:40])
+        quiet.warning(conn.address, "unknown frame kind", "%s sent an unknown frame kind %r", fingerprint(conn.peer),
+                      kind[:40])
 
 
 def bad_message(conn: Connection, detail: str) -> None:

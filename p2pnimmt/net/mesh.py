@@ -19,8 +19,9 @@ from ..protocol.identity import fingerprint, peer_id
 from .connection import Connection, ConnectionFailed, Unwelcome
 from .frames import MAX_LINK_FAULTS, on_frame
 from .members import Member
+from .quietlog import quiet
 
-log = logging.getLogger("p2pnimmt.net")
+log = logging.getLogger("p2pnimmt.net")  # what strangers can repeat goes through quietlog's `quiet`
 
 # Bounds (protocol.md section 14, "Membership and bounds"): over a cap, the source is cut off with one log line.
 MAX_PENDING = 128  # connections not (yet) a member's: in the handshake, or authenticated and not joined
@@ -108,12 +109,13 @@ class Mesh:
                 conn.idle_timeout = node.link_timeout
                 member = await self._membership(conn)
             except Unwelcome as exc:  # said once, at the cut; a flood of redials is not a flood of lines
-                log.info("refused a connection from %s: %s", address, exc)
+                quiet.info(address, "refused a connection (unwelcome)", "refused a connection from %s: %s",
+                           address, exc)
                 return
             except ConnectionFailed as exc:
                 why = self._pending.get(writer) or str(exc)
-                log.warning("refused a connection from %s%s: %s", address,
-                            f" ({fingerprint(conn.peer)})" if conn is not None else "", why)
+                quiet.warning(address, "refused a connection", "refused a connection from %s%s: %s", address,
+                              f" ({fingerprint(conn.peer)})" if conn is not None else "", why)
                 return
             finally:
                 self._pending.pop(writer, None)
@@ -165,11 +167,12 @@ class Mesh:
             cuts, _until = self._spaced.get(peer, (0, 0.0))
             spacing = min(BAD_LINK_BACKOFF[1], BAD_LINK_BACKOFF[0] * 2 ** cuts)
             self._spaced[peer] = (cuts + 1, asyncio.get_running_loop().time() + spacing)
-            log.warning("%s; its key is refused for %.0f s, and its next link is cut at its first bad message",
-                        said, spacing)
+            quiet.warning(conn.address, "link cut for bad messages",
+                          "%s; its key is refused for %.0f s, and its next link is cut at its first bad message",
+                          said, spacing)
             conn.close()
         else:
-            log.warning("%s; cut off, not admitted again", said)
+            quiet.warning(conn.address, "link cut for bad messages", "%s; cut off, not admitted again", said)
             node.lobby.cut_off.add(peer)  # said above: net.lobby's cut adds no line of its own
             node.lobby.cut(peer, f"{conn.faults} bad messages")
             conn.close()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..protocol.identity import KEY_SIZE, fingerprint
+from .quietlog import quiet
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -117,7 +118,8 @@ class RematchLinks:
         key = f"{kind}:{why}"
         if key not in conn.warned:
             conn.warned.add(key)
-            log.warning("ignored a %s frame from %s: %s", kind, fingerprint(conn.peer), why)
+            quiet.warning(conn.address, f"{kind} frame ignored", "ignored a %s frame from %s: %s", kind,
+                          fingerprint(conn.peer), why)
 
     def _offered(self, conn, payload: Any) -> None:
         """The host of the finished game offers a rematch: taken once, when the game is over here."""

@@ -13,10 +13,15 @@ from the connect); an open page's socket that stops answering pings is closed af
 from __future__ import annotations
 
 import asyncio
+import logging
 import resource
 from collections.abc import Callable
+from typing import Any
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
+
+from ..net.quietlog import QuietLog
 
 PER_SOURCE = 24  # connections from one address (a browser opens up to six, and a socket per tab)
 TOTAL = 256  # connections in all, at most (and a quarter of the open-file limit at most)
@@ -127,6 +132,26 @@ class Gated(asyncio.Protocol):
     def resume_writing(self) -> None:
         if self.inner is not None:
             self.inner.resume_writing()
+
+
+class ServerLog:
+    """aiohttp's server logger, for the page's server: a request a client got wrong (bad HTTP) is one line per
+    address, then a count (net.quietlog), never a traceback; anything else, a bug of ours, keeps its traceback
+    and is as quiet."""
+
+    def __init__(self) -> None:
+        self.quiet = QuietLog(logging.getLogger("p2pnimmt.web"))
+
+    def debug(self, *args: Any, **kw: Any) -> None:
+        pass  # aiohttp's debug lines: what a stranger sends that is not even HTTP (a TLS hello, garbage)
+
+    def exception(self, msg: str, *args: Any, exc_info: Any = None, **kw: Any) -> None:
+        source = args[0] if args else "?"
+        if isinstance(exc_info, HttpProcessingError):
+            self.quiet.warning(source, "bad HTTP request", "refused a bad HTTP request from %s: %d %s", source,
+                               exc_info.code, " ".join(str(exc_info.message).split())[:200])
+        else:
+            self.quiet.log(logging.ERROR, source, "page server error", msg, *args, exc_info=exc_info or True)
 
 
 class GatedSite(web.BaseSite):

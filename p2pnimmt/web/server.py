@@ -27,7 +27,7 @@ from importlib import resources
 
 from aiohttp import WSMsgType, web
 
-from .guard import HEARTBEAT, IDLE, Gate, GatedSite
+from .guard import HEARTBEAT, IDLE, Gate, GatedSite, ServerLog
 from .view import Client, View
 
 log = logging.getLogger("p2pnimmt.web")
@@ -87,7 +87,8 @@ class WebServer:
         app.router.add_get("/ws", self._socket)
         app.router.add_get("/static/{name}", self._static)
         # An idle or slow connection is closed IDLE s after its connect or its last answer (net: web.guard).
-        self.runner = web.AppRunner(app, access_log=None, handle_signals=False, keepalive_timeout=IDLE)
+        self.runner = web.AppRunner(app, access_log=None, handle_signals=False, keepalive_timeout=IDLE,
+                                    logger=ServerLog())
         await self.runner.setup()
         site = GatedSite(self.runner, self.interface, self.port, self.gate)
         await site.start()

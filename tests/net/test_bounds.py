@@ -92,7 +92,8 @@ def test_a_flood_of_held_messages_before_start_is_cut_off(tmp_path: Path, procs)
     assert f"more than {MAX_EARLY_TOTAL} bytes held before START in total" in host.text()
     assert f"more than {MAX_EARLY} messages or {MAX_EARLY_BYTES} bytes before START" in host.text()
     assert f"(at most {MAX_HELD_WIRE} are held)" in host.text()
-    assert len(re.findall(r"refused a connection from .*: sent 'msg' before joining", host.text())) == 32
+    # The first refusal from this address is a line, the 31 after it a count (net.quietlog, issue 22 item 8).
+    assert len(re.findall(r"refused a connection from .*: sent 'msg' before joining", host.text())) == 1
     peak = peak_rss_mb(host.popen.pid)
     assert peak < 200, f"the host's peak memory was {peak:.0f} MB under a {64 * 256 * 60_000 >> 20} MB flood"
     play_it_out(tmp_path, procs, host, port)
