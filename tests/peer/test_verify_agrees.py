@@ -1,10 +1,13 @@
-"""Both verifiers on transcripts the Python sessions recorded: `node peer.js verify FILE` prints the same summary
-as `p2pnimmt verify FILE` (byte for byte, exit status 0) for whole games of every deal and variant, and on a tamper
-sweep (byte flips anywhere, records dropped, swapped, repeated, the file cut or extended) both give the same
-verdict: the same record number and the same kind of problem (the fault's code, or the structural reason).
+"""Both verifiers on transcripts the Python sessions recorded: `node peer.js verify FILE` prints the same lines as
+`p2pnimmt verify FILE` (byte for byte, same exit status) for whole games of every deal and variant, with seats
+dropped (open, draft and tactical games where the stand-in plays on; sealed games where a shuffler's drop voids
+the round and it forfeits), a seat resumed, every seat's transcript and a spectator's; and on a
+tamper sweep (byte flips anywhere, records dropped, swapped, repeated, the file cut or extended) both give the same
+verdict: the same record number, the same kind of problem (the fault's code, or the structural reason), the same
+peer at fault.
 
-The games are those of tests/protocol/test_golden.py (fixed identities and entropy) without drops: the TypeScript
-session has no drops, stand-in votes, rejoins or expulsions yet, and says so (exit 3) instead of judging.
+The games are tests/protocol/test_golden.py's (fixed identities and entropy) and test_drop.py's cut-offs. The
+TypeScript session has no REJOIN or expulsions yet and says so (exit 3) instead of judging.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from p2pnimmt.protocol.verify import verify_transcript
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from harness import Net  # noqa: E402
+from test_drop import silence_after, vote_out  # noqa: E402
+from test_golden import GAMES as GOLDEN  # noqa: E402
 
 GAMES = {  # name: (players, deal, variant, rounds, bots), seeded as test_golden.py's plain games
     "open-2": (2, "open", "standard", 2, "heuristic"),
@@ -36,6 +41,18 @@ GAMES = {  # name: (players, deal, variant, rounds, bots), seeded as test_golden
 }
 
 
+DROPS = {  # name: (players, variant, deal, messages the last seat sends before it goes silent)
+    "open-drop-reveal-3": (3, "standard", "open", 2),
+    "open-drop-turn-4": (4, "standard", "open", 9),
+    "draft-drop-pick-4": (4, "draft", "open", 5),
+    "draft-drop-round2-4": (4, "draft", "open", 40),
+    "tactical-drop-5": (5, "tactical", "open", 30),
+    "sealed-drop-unlock-3": (3, "standard", "sealed", 2),
+    "sealed-drop-turn-4": (4, "standard", "sealed", 14),
+    "sealed-drop-round2-4": (4, "standard", "sealed", 30),
+}
+
+
 def transcripts(name: str) -> list[bytes]:
     """The transcripts of the game's first seat, last seat and spectator."""
     players, deal, variant, rounds, bots = GAMES[name]
@@ -45,6 +62,20 @@ def transcripts(name: str) -> list[bytes]:
     net.run()
     peers = [net.identities[0].peer, net.identities[-1].peer, net.watchers[0].peer]
     return [bytes(net.transcripts[p]) for p in peers]
+
+
+def dropped_transcripts(name: str) -> list[bytes]:
+    """A game whose last seat goes silent (it still hears the others) and is voted out: every seat's transcript
+    and the spectator's."""
+    players, variant, deal, after = DROPS[name]
+    net = Net(players, settings=Settings(players=players, variant=variant, max_rounds=2, point_limit=None,
+                                         deal=deal), bots="heuristic", seed=after)
+    silence_after(net, players - 1, after)
+    net.start()
+    net.run()
+    for _ in range(3):
+        vote_out(net, players - 1)
+    return [bytes(net.transcripts[p]) for p in [*(i.peer for i in net.identities), net.watchers[0].peer]]
 
 
 def node_verify(path: Path) -> subprocess.CompletedProcess[str]:
@@ -66,6 +97,33 @@ def test_both_verifiers_print_the_same_summary(name: str, tmp_path: Path) -> Non
         assert ours.returncode == 0, ours.stderr
         assert (theirs.returncode, theirs.stdout, theirs.stderr) == (0, ours.stdout, ""), theirs.stderr
         assert "verified:" in theirs.stdout
+
+
+def same_lines(path: Path) -> tuple[int, str, str]:
+    """Both verifiers on one file: the same exit status, standard output and standard error; Python's result."""
+    ours, theirs = python_verify(path), node_verify(path)
+    assert (theirs.returncode, theirs.stdout, theirs.stderr) == (ours.returncode, ours.stdout, ours.stderr), path.name
+    return ours.returncode, ours.stdout, ours.stderr
+
+
+@pytest.mark.parametrize("name", sorted(DROPS))
+def test_both_verifiers_agree_on_games_with_a_drop(name: str, tmp_path: Path) -> None:
+    results = []
+    for i, data in enumerate(dropped_transcripts(name)):
+        path = tmp_path / f"{name}-{i}.p2pt"
+        path.write_bytes(data)
+        results.append(same_lines(path))
+    assert all(code == 0 for code, _out, _err in results), [err for _code, _out, err in results]
+    assert all("verified:" in out for _code, out, _err in results)
+
+
+@pytest.mark.parametrize("name", ["open-drop-4", "sealed-drop-4", "open-resumed-4", "sealed-resumed-4"])
+def test_both_verifiers_agree_on_the_golden_drop_and_resume_games(name: str, tmp_path: Path) -> None:
+    net = GOLDEN[name]()
+    for i, peer in enumerate(net.peers):
+        path = tmp_path / f"{name}-{i}.p2pt"
+        path.write_bytes(bytes(net.transcripts[peer]))
+        same_lines(path)
 
 
 def test_unreadable_and_foreign_files_get_the_same_status_and_words(tmp_path: Path) -> None:
@@ -111,10 +169,10 @@ def mutations(data: bytes, rng: random.Random) -> list[bytes]:
     return out
 
 
-@pytest.mark.parametrize("name", ["open-2", "draft-2", "tactical-3"])
+@pytest.mark.parametrize("name", ["open-2", "draft-2", "tactical-3", "open-drop-turn-4"])
 def test_tamper_sweep_same_verdicts(name: str, compiled: Path) -> None:
     rng = random.Random(name)
-    data = transcripts(name)[0]
+    data = transcripts(name)[0] if name in GAMES else dropped_transcripts(name)[0]
     cases = mutations(data, rng)
     done = subprocess.run([tool("node"), str(compiled / "test" / "agree.js")], cwd=PEER, capture_output=True,
                           text=True, timeout=600, input=json.dumps({"verify": [c.hex() for c in cases]}))

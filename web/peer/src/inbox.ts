@@ -61,7 +61,7 @@ export class Inbox {
       return;
     }
     if (!this.started) {
-      if (env.kind === "START" && (this.game === null || equal(env.game, this.game))) {
+      if (env.kind === "START" && env.seq === 0 && (this.game === null || equal(env.game, this.game))) {
         const problem = this.startProblem(env);
         if (problem) {
           yield refused(via, problem[0], problem[1]);
@@ -96,14 +96,16 @@ export class Inbox {
   private startProblem(env: Envelope): [string, string] | null {
     const problem = bodyProblem("START", env.body);
     if (problem) return ["malformed", `a START that is not one: ${problem}`];
-    if (env.seq !== 0 || !equal(env.prev, NO_PREVIOUS)) return ["malformed", "a START that is not its signer's first message"];
+    if (!equal(env.prev, NO_PREVIOUS)) return ["malformed", "a START whose prev is not zero"];
+    // The codes as the reference gives them (protocol.md section 8 leaves which code to which check open):
+    // bad-signature for the signature alone, malformed for the rest.
     const roster = (env.body.get("roster") as Map<string, unknown>[]).map((s) => s.get("key") as Uint8Array);
-    if (new Set(roster.map(hex)).size !== roster.length) return ["malformed", "a START whose roster has a key twice"];
     const key = roster.find((k) => equal(peerId(k), env.sender));
-    if (!key) return ["bad-signature", "a START signed by someone not in its roster"];
+    if (!key) return ["malformed", "a START whose sender is not in its roster"];
+    if (new Set(roster.map(hex)).size !== roster.length) return ["malformed", "a START whose roster has a key twice"];
     if (!signedBy(env, key)) return ["bad-signature", "a START whose signature does not verify"];
     if (!equal(gameIdFor(key, env.body.get("salt") as Uint8Array), env.game)) {
-      return ["bad-signature", "a START whose game id is not its signer's and salt's"];
+      return ["malformed", "a START whose game id is not bound to its signer's key and salt"];
     }
     return null;
   }

@@ -28,9 +28,25 @@ export class SealedRound {
   rows: Card[] | null = null;
   private readonly played = new Map<number, Set<number>>();
 
+  /** The shuffling seats, in seat order (a seat dropped at step 0 before its shuffle leaves the list). */
+  readonly shufflers: number[];
+
   constructor(readonly game: Uint8Array, readonly round: number, readonly cards: readonly Card[],
-    readonly players: number, readonly shufflers: readonly number[]) {
+    readonly players: number, shufflers: readonly number[]) {
     this.deck = cards.map(encodingOf);
+    this.shufflers = shufflers.slice();
+  }
+
+  /** A seat dropped at step 0: it does not shuffle this round (if it has not already). */
+  leave(seat: number): void {
+    const i = this.shufflers.indexOf(seat);
+    if (i >= this.shuffled) this.shufflers.splice(i, 1);
+    if (this.shuffled === this.shufflers.length && this.dealt.length === 0) this.dealt = this.deck.slice(0, this.dealtPositions);
+  }
+
+  /** The value at a dealt position once the deal is open. */
+  valueAt(position: number): Uint8Array {
+    return this.dealt[position] as Uint8Array;
   }
 
   get dealtPositions(): number {

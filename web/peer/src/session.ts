@@ -3,8 +3,11 @@
  * fed the bytes that arrived, it accepts them through the inbox (section 8), runs section 9's checks on
  * acceptance in each sender's chain order, puts each message in its slot, and then advances the game as far as
  * its slots allow, running the checks of sections 11 and 17 when the game reaches them. Sans-I/O: no clock,
- * no randomness, no sockets. Not here yet (they raise Unsupported): dropping a seat (DROP, KEEP, the rebuild),
- * the stand-in asked for (STANDIN), taking a seat back (REJOIN), expelling a seat for a proven rule break
+ * no randomness, no sockets. Dropping (11.1) as a node with no vote: a seat is dropped at the position the game
+ * waits on once every other seat active there voted; votes completed for a position the game went past make it
+ * rebuild from the START without that seat's messages from there on; a voter's later messages wait until its
+ * vote is decided; the stand-in plays a dropped seat; a sealed round a shuffler left is void and it forfeits.
+ * Not here yet (they raise Unsupported): taking a seat back (REJOIN), expelling a seat for a proven rule break
  * (section 12), an audit before the round's end (17.8) and the void round after a verdict (17.9); a seat.
  */
 import { equal, hex } from "./bytes.js";
@@ -19,8 +22,11 @@ import { peerId } from "./identity.js";
 import { bodyProblem, isKind, type Kind } from "./messages.js";
 import { mayFollow, type Position, positionOf, START_POSITION } from "./progression.js";
 import { SealedRound } from "./sealed_round.js";
+import { handPositions } from "./sealed_deal.js";
+import { cardOf } from "./sealed_group.js";
+import { cmp, commitStep, GAME_END_STEP, placeProblem, type Pos, positionOfMessage, ROUND_END_STEP, voteSlot } from "./steps.js";
 import { shuffle } from "./shuffle.js";
-import { chooser, resolveTurn } from "./turn.js";
+import { chooser, resolveTurn, standInCard, standInRow } from "./turn.js";
 
 export type { Fault };
 export type Phase = "lobby" | "starting" | "deal" | "turn" | "round-end" | "game-end" | "over" | "aborted";
@@ -77,9 +83,26 @@ export class Session {
   private plays: Map<number, Card> | null = null;
   private scored = false;
   private found: Fault[] = [];
+  /** Seats dropped, and where. */
+  readonly dropped = new Map<number, Pos>();
+  /** Seats whose drop made a round void: they cannot win (17.9). */
+  readonly forfeits = new Set<number>();
+  /** Void rounds and why. */
+  readonly voided = new Map<number, string>();
+  /** Messages of a seat at or after a position are not put in their slots (a rebuild's drops). */
+  private readonly excluded: ReadonlyMap<number, Pos>;
+  /** Every message in a slot, by seat: its slot and position (for "went on", and to take a dropped seat's out). */
+  private readonly placed = new Map<number, { key: string; pos: Pos }[]>();
+  /** Votes seen: `${round}|${step}|${place}|${seat}`. */
+  private readonly votes = new Set<string>();
+  /** A voter's later messages, waiting until its vote is decided. */
+  private readonly held = new Map<number, Envelope[]>();
+  private readonly gameArg: Uint8Array | null;
 
-  constructor(game: Uint8Array | null = null) {
+  constructor(game: Uint8Array | null = null, excluded: ReadonlyMap<number, Pos> = new Map()) {
     this.inbox = new Inbox(game);
+    this.gameArg = game;
+    this.excluded = excluded;
   }
 
   get n(): number {
@@ -164,9 +187,8 @@ export class Session {
     const seat = this.peers.findIndex((p) => equal(p, env.sender));
     const fail = (code: string, detail: string): never => this.blame(seat, code, `${env.kind} seq ${env.seq}: ${detail}`, [env]);
     const kind = env.kind;
-    if (kind === "REJOIN" || kind === "DROP" || kind === "KEEP" || kind === "STANDIN") {
-      throw new Unsupported(`${kind} (sections 11.1-11.3) is not implemented in the TypeScript peer yet`);
-    }
+    if (kind === "REJOIN") throw new Unsupported("REJOIN (section 11.3) is not implemented in the TypeScript peer yet");
+    if (this.dropped.has(seat)) return; // nothing a dropped seat says counts (section 9, item 1)
     if (!isKind(kind)) return fail("unknown-kind", `no kind ${JSON.stringify(kind)}`);
     const problem = bodyProblem(kind, env.body);
     if (problem) fail("bad-body", problem);
@@ -185,41 +207,245 @@ export class Session {
     if (turn !== null && turn > 9) fail("unexpected", `turn ${turn} does not exist`);
     if (kind === "DRAFT_PICK" && (body.get("pick") as number) > HAND_SIZE * this.n - 1) fail("unexpected", "no such pick");
     const round = kind === "GAME_END" || kind === "START_ACK" ? 0 : (body.get("round") as number);
+    const step = kind === "DROP" || kind === "KEEP" ? (body.get("step") as number) : null;
+    if (step !== null && step > GAME_END_STEP) fail("unexpected", `step ${step} does not exist`);
     const previous = this.positions.get(seat) ?? START_POSITION;
-    const position = positionOf(kind, round, turn, null, previous);
+    const position = positionOf(kind, round, turn, step, previous);
     if (position) {
       if (!mayFollow(previous, position, false)) {
         fail("unexpected", `for round ${round + 1}, turn ${position.turn + 1}, out of step after its message for round ${previous.round + 1}, turn ${previous.turn + 1}`);
       }
       this.positions.set(seat, position);
     }
+    if (step !== null) {
+      const place = body.get("place") as number | undefined;
+      const problem = placeProblem(step, place, settings.variant === "draft", settings.deal === "sealed", this.n);
+      if (problem) fail("unexpected", problem);
+    }
+    if (kind === "DROP" || kind === "KEEP" || kind === "STANDIN") {
+      const named = body.get("seat") as number;
+      if (named >= this.n || named === seat) fail("unexpected", `it names seat ${named}`);
+    }
     if (kind === "DRAFT_PICK" && draftOrder(this.n, round)[body.get("pick") as number] !== seat) fail("out-of-turn", "not this seat's pick");
+    if (step !== null) {
+      const at = positionOfMessage(kind, body) as Pos;
+      const named = body.get("seat") as number;
+      if (kind === "DROP" && this.wentOn(seat, named, at)) fail("unexpected", `a DROP of seat ${named} after going on from its message there`);
+      if (kind === "KEEP" && this.slot("DROP", at[0], voteSlot(at[1], at[2], named)).has(seat)) {
+        fail("unexpected", `a KEEP of seat ${named} after its own DROP of it there`);
+      }
+    }
     if (kind === "ROW_CHOICE" && (round < this.round || (round === this.round && (turn as number) < this.turn) || this.phase === "over")) {
       fail("wrong-chooser", "a row choice for a turn already resolved");
     }
-    const k = kind === "PLAY_COMMIT" || kind === "PLAY_REVEAL" || kind === "ROW_CHOICE" ? (turn as number)
-      : kind === "DRAFT_PICK" ? (body.get("pick") as number) : 0;
+    const pos = positionOfMessage(kind, body);
+    const excluded = this.excluded.get(seat);
+    if (pos && excluded && cmp(pos, excluded) >= 0) return; // a rebuild's drop: accepted, never placed
+    if (this.held.has(seat) || (pos && this.undecidedVote(seat, pos))) {
+      this.held.set(seat, [...(this.held.get(seat) ?? []), env]);
+      return;
+    }
+    this.place(seat, env);
+    this.settle();
+  }
+
+  /** Put an accepted message in its slot (section 11's table); a second one there is `duplicate`. */
+  private place(seat: number, env: Envelope): void {
+    const kind = env.kind as Kind;
+    const body = env.body;
+    const round = kind === "GAME_END" || kind === "START_ACK" ? 0 : (body.get("round") as number);
+    const k = kind === "PLAY_COMMIT" || kind === "PLAY_REVEAL" || kind === "ROW_CHOICE" ? (body.get("turn") as number)
+      : kind === "DRAFT_PICK" ? (body.get("pick") as number)
+        : kind === "DROP" || kind === "KEEP" ? voteSlot(body.get("step") as number, (body.get("place") as number | undefined) ?? 0, body.get("seat") as number)
+          : kind === "STANDIN" ? 100 * (body.get("turn") as number) + (body.get("seat") as number) : 0;
     const slot = this.slot(kind, round, k);
-    if (slot.has(seat)) fail("duplicate", "a second message for the same slot");
+    if (slot.has(seat)) this.blame(seat, "duplicate", `${kind} seq ${env.seq}: a second message for the same slot`, [env]);
     slot.set(seat, env);
+    const pos = positionOfMessage(kind, body);
+    if (pos) this.placed.set(seat, [...(this.placed.get(seat) ?? []), { key: `${kind}|${round}|${k}`, pos }]);
+    if (kind === "DROP") this.votes.add(`${pos?.join("|")}|${body.get("seat") as number}`);
     if (kind === "ROUND_END" && this.scored && round === this.round && this.phase === "round-end") this.checkResult(seat, env);
     if (kind === "GAME_END" && (this.phase === "game-end" || this.phase === "over")) this.checkGameEnd(seat, env);
-    this.advance();
+  }
+
+  // ---------------------------------------------------------------- dropping (section 11.1)
+
+  private isActive(seat: number, pos: Pos): boolean {
+    const at = this.dropped.get(seat);
+    return !at || cmp(pos, at) < 0;
+  }
+
+  private activeAt(pos: Pos): number[] {
+    return this.keys.map((_, s) => s).filter((s) => this.isActive(s, pos));
+  }
+
+  /** Whether seat `w` went on from seat `x`'s message at `pos`: a message of its own in a slot for a later
+   * position; at a sealed game's seat-ordered step its own message there, coming after x; or KEEP there naming x. */
+  private wentOn(w: number, x: number, pos: Pos): boolean {
+    if ((this.placed.get(w) ?? []).some((m) => cmp(m.pos, pos) > 0)) return true;
+    const [r, step, place] = pos;
+    if ((this.settings as Settings).deal === "sealed" && step <= 1 && w > x) {
+      if (this.slot(step === 0 ? "SEALED_SHUFFLE" : "SEALED_UNLOCK", r, 0).has(w)) return true;
+    }
+    return this.slot("KEEP", r, voteSlot(step, place, x)).has(w);
+  }
+
+  private voters(pos: Pos, x: number): number[] {
+    return this.activeAt(pos).filter((s) => s !== x);
+  }
+
+  private hasVote(voter: number, pos: Pos, x: number): boolean {
+    return this.slot("DROP", pos[0], voteSlot(pos[1], pos[2], x)).has(voter);
+  }
+
+  /** A vote is decided once its seat is dropped there, or void: an active non-voter went on from its message. */
+  private decided(pos: Pos, x: number): boolean {
+    const at = this.dropped.get(x);
+    if (at && cmp(at, pos) <= 0) return true;
+    return this.voters(pos, x).some((w) => !this.hasVote(w, pos, x) && this.wentOn(w, x, pos));
+  }
+
+  /** Whether a message of `seat` at `pos` comes after one of its own DROP votes that is not decided yet. */
+  private undecidedVote(seat: number, pos: Pos): boolean {
+    for (const key of this.votes) {
+      const [r, step, place, x] = key.split("|").map(Number) as [number, number, number, number];
+      const at: Pos = [r, step, place];
+      if (cmp(pos, at) > 0 && this.hasVote(seat, at, x) && !this.decided(at, x)) return true;
+    }
+    return false;
+  }
+
+  /** Put the held messages of voters whose votes are decided now in their slots, in the order they came. */
+  private release(): boolean {
+    let any = false;
+    for (const [seat, queue] of [...this.held]) {
+      while (queue.length) {
+        const env = queue[0] as Envelope;
+        const pos = positionOfMessage(env.kind as Kind, env.body);
+        if (pos && this.undecidedVote(seat, pos)) break;
+        queue.shift();
+        this.place(seat, env);
+        any = true;
+      }
+      if (!queue.length) this.held.delete(seat);
+    }
+    return any;
+  }
+
+  /** The position the game waits on now, or null outside a round. */
+  waitsOn(): Pos | null {
+    const r = this.round;
+    const settings = this.settings as Settings;
+    switch (this.phase) {
+      case "deal": {
+        if (settings.variant === "draft") return [r, 0, this.draftPicks];
+        if (settings.deal === "open") {
+          const commits = this.slot("SEED_COMMIT", r, 0);
+          return this.activeAt([r, 0, 0]).every((s) => commits.has(s)) ? [r, 1, 0] : [r, 0, 0];
+        }
+        return (this.sealed as SealedRound).nextShuffler !== null ? [r, 0, 0] : [r, 1, 0];
+      }
+      case "turn": {
+        const c = commitStep(this.turn);
+        const commits = this.slot("PLAY_COMMIT", r, this.turn);
+        if (!this.activeAt([r, c, 0]).every((s) => commits.has(s))) return [r, c, 0];
+        const reveals = this.slot("PLAY_REVEAL", r, this.turn);
+        if (!this.activeAt([r, c + 1, 0]).every((s) => reveals.has(s)) || !this.plays) return [r, c + 1, 0];
+        return [r, c + 2, 0];
+      }
+      case "round-end":
+        return [r, ROUND_END_STEP, this.scored ? 1 : 0];
+      case "game-end":
+        return [r, GAME_END_STEP, 0];
+      default:
+        return null;
+    }
+  }
+
+  /** Advance, drop, release, until nothing changes. */
+  private settle(): void {
+    for (;;) {
+      this.advance();
+      if (this.phase === "aborted") return;
+      if (this.release()) continue;
+      if (!this.checkVotes()) return;
+    }
+  }
+
+  /** Apply a drop whose votes are complete at the position the game waits on; rebuild for one it went past. */
+  private checkVotes(): boolean {
+    const now = this.waitsOn();
+    for (const key of this.votes) {
+      const [r, step, place, x] = key.split("|").map(Number) as [number, number, number, number];
+      const at: Pos = [r, step, place];
+      if (this.dropped.has(x) || !this.isActive(x, at)) continue;
+      if (!this.voters(at, x).every((v) => this.hasVote(v, at, x))) continue;
+      if (now && cmp(at, now) === 0) {
+        this.drop(x, at);
+        return true;
+      }
+      if (!now || cmp(at, now) < 0) {
+        this.rebuild(x, at);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private drop(x: number, at: Pos): void {
+    this.dropped.set(x, at);
+    for (const m of this.placed.get(x) ?? []) if (cmp(m.pos, at) >= 0) this.slots.get(m.key)?.delete(x);
+    this.placed.set(x, (this.placed.get(x) ?? []).filter((m) => cmp(m.pos, at) < 0));
+    this.held.delete(x);
+    const sealed = this.sealed;
+    if (!sealed || this.scored || at[0] !== this.round) return;
+    if (at[1] === 0 && at[2] === 0) {
+      sealed.leave(x);
+      return;
+    }
+    if (sealed.shufflers.includes(x)) this.voidRound(x, at);
+  }
+
+  private voidRound(x: number, at: Pos): void {
+    const what = at[1] === 1 ? "its unlock" : at[1] === ROUND_END_STEP ? "its keys" : "its card";
+    const reason = `seat ${x} (${this.names[x]}) stopped before sending ${what} after it shuffled: its layer cannot be removed nor its key revealed`;
+    this.voided.set(this.round, reason);
+    this.forfeits.add(x);
+    this.found.push({ peer: this.peers[x] as Uint8Array, code: "absent", detail: reason, fatal: false, evidence: [] });
+    this.phase = "round-end";
+    this.plays = null;
+    this.history.push(this.keys.map(() => 0));
+    this.scored = true;
+    const ends = this.slot("ROUND_END", this.round, 0);
+    for (const s of this.activeAt([this.round, ROUND_END_STEP, 1])) {
+      const e = ends.get(s);
+      if (e) this.checkResult(s, e);
+    }
+  }
+
+  /** Start again from the START with every message accepted, in order, leaving out x's from `at` on (11.1). */
+  private rebuild(x: number, at: Pos): void {
+    const excluded = new Map(this.excluded);
+    excluded.set(x, at);
+    const fresh = new Session(this.gameArg, excluded);
+    const faults: Fault[] = [];
+    for (const env of this.accepted) faults.push(...fresh.receive(env.wire));
+    const found = this.found;
+    found.push(...faults.filter((f) => !f.fatal));
+    Object.assign(this, fresh);
+    this.found = found;
+    if (fresh.fault) this.report(fresh.fault);
   }
 
   // ---------------------------------------------------------------- the game: as far as the slots allow
 
   private advance(): void {
     for (;;) {
-      const before = `${this.phase}|${this.round}|${this.turn}|${this.draftPicks}|${this.checked.size}|${this.scored}|${this.plays !== null}`;
+      const state = (): string => `${this.phase}|${this.round}|${this.turn}|${this.draftPicks}|${this.checked.size}|${this.scored}|${this.plays !== null}`;
+      const before = state();
       this.step();
-      if (before === `${this.phase}|${this.round}|${this.turn}|${this.draftPicks}|${this.checked.size}|${this.scored}|${this.plays !== null}`) return;
+      if (before === state()) return;
     }
-  }
-
-  private everySeat(slot: Map<number, Envelope>, except: number | null = null): boolean {
-    for (let s = 0; s < this.n; s++) if (s !== except && !slot.has(s)) return false;
-    return true;
   }
 
   private once(key: string): boolean {
@@ -231,7 +457,7 @@ export class Session {
   private step(): void {
     switch (this.phase) {
       case "starting":
-        if (this.everySeat(this.slot("START_ACK", 0, 0), this.host)) this.beginRound(0);
+        if (this.keys.every((_, s) => s === this.host || this.slot("START_ACK", 0, 0).has(s))) this.beginRound(0);
         return;
       case "deal":
         this.stepDeal();
@@ -242,9 +468,11 @@ export class Session {
       case "round-end":
         this.stepRoundEnd();
         return;
-      case "game-end":
-        if (this.everySeat(this.slot("GAME_END", 0, 0))) this.phase = "over";
+      case "game-end": {
+        const ends = this.slot("GAME_END", 0, 0);
+        if (this.activeAt([this.round, GAME_END_STEP, 0]).every((s) => ends.has(s))) this.phase = "over";
         return;
+      }
       default:
         return;
     }
@@ -265,7 +493,7 @@ export class Session {
       this.draftHands = this.keys.map(() => []);
     }
     if (settings.deal === "sealed") {
-      this.sealed = new SealedRound((this.start as Envelope).game, round, cards, this.n, this.keys.map((_, s) => s));
+      this.sealed = new SealedRound((this.start as Envelope).game, round, cards, this.n, this.activeAt([round, 0, 0]));
     }
   }
 
@@ -281,10 +509,16 @@ export class Session {
     if (settings.variant === "draft") {
       const order = draftOrder(this.n, r);
       const p = this.draftPicks;
-      const pick = this.slot("DRAFT_PICK", r, p).get(order[p] as number);
-      if (!pick) return;
-      const card = pick.body.get("card") as Card;
-      if (!this.draftOpen.has(card)) this.blame(order[p] as number, "bad-pick", `DRAFT_PICK ${p}: card ${card} is not open`, [pick]);
+      const picker = order[p] as number;
+      let card: Card;
+      if (this.isActive(picker, [r, 0, p])) {
+        const pick = this.slot("DRAFT_PICK", r, p).get(picker);
+        if (!pick) return;
+        card = pick.body.get("card") as Card;
+        if (!this.draftOpen.has(card)) this.blame(picker, "bad-pick", `DRAFT_PICK ${p}: card ${card} is not open`, [pick]);
+      } else {
+        card = standInCard(this.draftOpen);
+      }
       this.draftOpen.delete(card);
       (this.draftHands[order[p] as number] as Card[]).push(card);
       this.draftPicks += 1;
@@ -296,15 +530,17 @@ export class Session {
     if (settings.deal === "open") {
       const commits = this.slot("SEED_COMMIT", r, 0);
       const reveals = this.slot("SEED_REVEAL", r, 0);
-      if (!this.everySeat(commits) || !this.everySeat(reveals)) return;
+      if (!this.activeAt([r, 0, 0]).every((s) => commits.has(s))) return;
+      const revealers = this.activeAt([r, 1, 0]);
+      if (!revealers.every((s) => reveals.has(s))) return;
       const game = (this.start as Envelope).game;
-      for (let s = 0; s < this.n; s++) {
+      for (const s of revealers) {
         const c = commits.get(s) as Envelope;
         const v = reveals.get(s) as Envelope;
         const want = commitment("seed", game, r, 0, s, v.body.get("contribution") as Uint8Array, v.body.get("nonce") as Uint8Array);
         if (!equal(want, c.body.get("commit") as Uint8Array)) this.blame(s, "seed-mismatch", "its SEED_REVEAL does not open its SEED_COMMIT", [c, v]);
       }
-      const seed = roundSeed(game, r, this.keys.map((_, s) => (reveals.get(s) as Envelope).body.get("contribution") as Uint8Array));
+      const seed = roundSeed(game, r, revealers.map((s) => (reveals.get(s) as Envelope).body.get("contribution") as Uint8Array));
       const { hands, rows } = dealOrder(shuffle(seed, deckOf(settings.variant, this.n)), this.n);
       this.dealt(hands.map((h) => new Set(h)), rows);
       return;
@@ -330,7 +566,13 @@ export class Session {
     }
     const rows = sealed.open();
     if (!rows) throw new Unsupported("the deal broke (a public position opens to no card): an audit at once (17.8)");
-    this.dealt(this.keys.map(() => null), rows);
+    const hands = this.keys.map((_, s) => {
+      if (sealed.shufflers.includes(s)) return null;
+      const cards = handPositions(s).map((p) => cardOf(sealed.valueAt(p)));
+      if (cards.some((c) => c === null)) throw new Unsupported("the deal broke (an open hand opens to no card): an audit at once (17.8)");
+      return new Set(cards as Card[]);
+    });
+    this.dealt(hands, rows);
   }
 
   private stateNow(): Uint8Array {
@@ -340,20 +582,23 @@ export class Session {
   private stepTurn(): void {
     const r = this.round;
     const t = this.turn;
+    const c = commitStep(t);
+    const committers = this.activeAt([r, c, 0]);
     const commits = this.slot("PLAY_COMMIT", r, t);
-    if (!this.everySeat(commits)) return;
+    if (!committers.every((s) => commits.has(s))) return;
     if (this.once(`state|${t}`)) {
       const state = this.stateNow();
-      for (let s = 0; s < this.n; s++) {
-        const c = commits.get(s) as Envelope;
-        if (!equal(c.body.get("state") as Uint8Array, state)) this.blame(s, "state-mismatch", `PLAY_COMMIT of turn ${t + 1}: another state`, [c]);
+      for (const s of committers) {
+        const m = commits.get(s) as Envelope;
+        if (!equal(m.body.get("state") as Uint8Array, state)) this.blame(s, "state-mismatch", `PLAY_COMMIT of turn ${t + 1}: another state`, [m]);
       }
     }
+    const revealers = this.activeAt([r, c + 1, 0]);
     const reveals = this.slot("PLAY_REVEAL", r, t);
-    if (!this.everySeat(reveals)) return;
-    const set = commitSet(this.keys.map((_, s) => (commits.get(s) as Envelope).hash));
+    if (!revealers.every((s) => reveals.has(s))) return;
+    const set = commitSet(committers.map((s) => (commits.get(s) as Envelope).hash));
     let agree = true;
-    for (let s = 0; s < this.n; s++) {
+    for (const s of revealers) {
       const v = reveals.get(s) as Envelope;
       if (!equal(v.body.get("commits") as Uint8Array, set)) {
         agree = false;
@@ -366,22 +611,27 @@ export class Session {
     if (!agree) return;
     if (!this.plays) {
       const plays = new Map<number, Card>();
-      for (let s = 0; s < this.n; s++) plays.set(s, this.checkReveal(s, commits.get(s) as Envelope, reveals.get(s) as Envelope));
+      for (let s = 0; s < this.n; s++) {
+        if (revealers.includes(s)) plays.set(s, this.checkReveal(s, commits.get(s) as Envelope, reveals.get(s) as Envelope));
+        else plays.set(s, standInCard(this.hands[s] ?? []));
+      }
       this.plays = plays;
     }
     const plays = this.plays;
     const choices = this.slot("ROW_CHOICE", r, t);
     const who = chooser(this.rows, plays);
     for (let s = 0; s < this.n; s++) {
-      const c = choices.get(s);
-      if (c && s !== who) this.blame(s, "wrong-chooser", `ROW_CHOICE of turn ${t + 1} from a seat that does not choose`, [c]);
+      const m = choices.get(s);
+      if (m && s !== who) this.blame(s, "wrong-chooser", `ROW_CHOICE of turn ${t + 1} from a seat that does not choose`, [m]);
     }
     let row: number | null = null;
-    if (who !== null) {
-      const c = choices.get(who);
-      if (!c) return;
-      row = c.body.get("row") as number;
-      if (row > 3) this.blame(who, "bad-row", `row ${row} does not exist`, [c]);
+    if (who !== null && this.isActive(who, [r, c + 2, 0])) {
+      const m = choices.get(who);
+      if (!m) return;
+      row = m.body.get("row") as number;
+      if (row > 3) this.blame(who, "bad-row", `row ${row} does not exist`, [m]);
+    } else if (who !== null) {
+      row = standInRow(this.rows);
     }
     const result = resolveTurn(this.rows, plays, row);
     for (const [s, card] of plays) this.hands[s]?.delete(card);
@@ -426,11 +676,12 @@ export class Session {
     if (!this.scored) {
       if (settings.deal === "sealed") {
         const keys = this.slot("SEALED_KEYS", r, 0);
-        if (!this.everySeat(keys)) return;
+        const shufflers = (this.sealed as SealedRound).shufflers;
+        if (!shufflers.every((s) => keys.has(s))) return;
         if ([...keys.values()].some((k) => k.body.get("alarm") === true)) throw new Unsupported("an alarm (17.8) is not implemented yet");
         const reveals: [number, Envelope][] = [];
         for (let t = 0; t < HAND_SIZE; t++) {
-          for (let s = 0; s < this.n; s++) reveals.push([s, this.slot("PLAY_REVEAL", r, t).get(s) as Envelope]);
+          for (const s of shufflers) reveals.push([s, this.slot("PLAY_REVEAL", r, t).get(s) as Envelope]);
         }
         const verdict = (this.sealed as SealedRound).audit(keys, this.slot("SEALED_SHUFFLE", r, 0), this.slot("SEALED_UNLOCK", r, 0), reveals);
         if (verdict) throw new Unsupported(`the audit's verdict ${verdict.code} against seat ${verdict.seat} (a void round, 17.9) is not implemented yet`);
@@ -440,16 +691,17 @@ export class Session {
       this.scores = this.scores.map((v, s) => v + (penalties[s] as number));
       this.scored = true;
       const ends = this.slot("ROUND_END", r, 0);
-      for (let s = 0; s < this.n; s++) {
+      for (const s of this.activeAt([r, ROUND_END_STEP, 1])) {
         const e = ends.get(s);
         if (e) this.checkResult(s, e);
       }
     }
-    if (!this.everySeat(this.slot("ROUND_END", r, 0))) return;
+    const ends = this.slot("ROUND_END", r, 0);
+    if (!this.activeAt([r, ROUND_END_STEP, 1]).every((s) => ends.has(s))) return;
     if (gameOver(settings, r + 1, this.scores)) {
       this.phase = "game-end";
       const ends = this.slot("GAME_END", 0, 0);
-      for (let s = 0; s < this.n; s++) {
+      for (const s of this.activeAt([r, GAME_END_STEP, 0])) {
         const e = ends.get(s);
         if (e) this.checkGameEnd(s, e);
       }
@@ -472,7 +724,7 @@ export class Session {
   }
 
   get winners(): number[] {
-    return winners(this.scores);
+    return winners(this.scores, this.forfeits);
   }
 
   private checkGameEnd(seat: number, env: Envelope): void {

@@ -220,9 +220,15 @@ function summary(replay: Replay): string {
   const previous = session.start?.body.get("previous");
   if (previous instanceof Uint8Array) lines.splice(1, 0, `rematch of game ${hex(previous)}`);
   session.history.forEach((taken, r) => {
-    lines.push(`round ${r + 1}: ` + taken.map((p, i) => `${session.names[i]} ${p}`).join(", "));
+    const why = session.voided.get(r);
+    if (why !== undefined) lines.push(`round ${r + 1}: void, nobody scores it: ${why}`);
+    else lines.push(`round ${r + 1}: ` + taken.map((p, i) => `${session.names[i]} ${p}`).join(", "));
   });
   lines.push("scores: " + session.scores.map((p, i) => `${session.names[i]} ${p}`).join(", "));
+  if (session.forfeits.size) {
+    lines.push("forfeited (left a round and made it void, so cannot win): "
+      + [...session.forfeits].sort((a, b) => a - b).map((i) => session.names[i]).join(", "));
+  }
   const won = session.winners.map((i) => session.names[i] as string);
   lines.push((won.length > 1 ? "winners: " : "winner: ") + won.join(", "));
   const recorder = replay.recorder ? who(session, peerId(replay.recorder)) : "nobody";

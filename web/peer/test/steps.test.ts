@@ -1,0 +1,48 @@
+/** Section 11.1's positions and section 9's rules for DROP and KEEP, and the progression rule. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { decode, encode, type MsgMap } from "../src/codec.js";
+import { mayFollow, positionOf } from "../src/progression.js";
+import { cmp, placeProblem, positionOfMessage, voteSlot } from "../src/steps.js";
+
+const body = (o: Record<string, number>): MsgMap => decode(encode(o)) as MsgMap;
+
+test("positions: the step of each kind, places at a draft's step 0 and at step 32", () => {
+  assert.deepEqual(positionOfMessage("PLAY_REVEAL", body({ round: 1, turn: 2 })), [1, 9, 0]);
+  assert.deepEqual(positionOfMessage("DRAFT_PICK", body({ round: 0, pick: 7, card: 3 })), [0, 0, 7]);
+  assert.deepEqual(positionOfMessage("ROUND_END", body({ round: 2 })), [2, 32, 1]);
+  assert.deepEqual(positionOfMessage("GAME_END", body({ rounds: 3 })), [2, 33, 0]);
+  assert.deepEqual(positionOfMessage("STANDIN", body({ round: 0, turn: 9, seat: 1 })), [0, 29, 0]);
+  assert.ok(cmp([0, 32, 0], [0, 32, 1]) < 0 && cmp([1, 0, 0], [0, 33, 0]) > 0);
+  assert.equal(voteSlot(28, 0, 2), 282); // message-vectors' KEEP
+  assert.equal(voteSlot(0, 17, 3), (0 + 34 * 17) * 10 + 3);
+});
+
+test("a DROP's place: required where the step has places, refused elsewhere, within range", () => {
+  assert.equal(placeProblem(5, undefined, false, false, 4), null);
+  assert.match(placeProblem(5, 0, false, false, 4) ?? "", /no places/);
+  assert.match(placeProblem(0, undefined, true, false, 4) ?? "", /needs a place/);
+  assert.equal(placeProblem(0, 39, true, false, 4), null);
+  assert.match(placeProblem(0, 40, true, false, 4) ?? "", /no pick 40/);
+  assert.equal(placeProblem(32, 1, false, false, 4), null);
+  assert.match(placeProblem(32, 0, false, false, 4) ?? "", /no place 0/); // keys only in a sealed game
+  assert.equal(placeProblem(32, 0, false, true, 4), null);
+  assert.match(placeProblem(32, 2, false, true, 4) ?? "", /no place 2/);
+});
+
+test("progression: at or after the last position, at most one turn on, or turn 0 of the next round", () => {
+  const at = { round: 1, turn: 4 };
+  assert.ok(mayFollow(at, { round: 1, turn: 4 }, false));
+  assert.ok(mayFollow(at, { round: 1, turn: 5 }, false));
+  assert.ok(!mayFollow(at, { round: 1, turn: 6 }, false));
+  assert.ok(!mayFollow(at, { round: 1, turn: 3 }, false));
+  assert.ok(mayFollow(at, { round: 2, turn: 0 }, false));
+  assert.ok(!mayFollow(at, { round: 3, turn: 0 }, false));
+  assert.ok(mayFollow(at, { round: 3, turn: 0 }, true)); // after a REJOIN
+  // ROUND_END of the round of the last position keeps its turn (a round may end early); of another round, turn 0
+  assert.deepEqual(positionOf("ROUND_END", 1, null, null, at), { round: 1, turn: 4 });
+  assert.deepEqual(positionOf("DROP", 1, null, 32, at), { round: 1, turn: 4 });
+  assert.deepEqual(positionOf("DROP", 2, null, 32, at), { round: 2, turn: 9 });
+  assert.deepEqual(positionOf("KEEP", 1, null, 17, at), { round: 1, turn: 5 });
+  assert.equal(positionOf("GAME_END", 0, null, null, at), null);
+});
