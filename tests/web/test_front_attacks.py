@@ -13,6 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 from deadlines import OUTER
+from slowloris import Slowloris, closed_by_server, open_files
 
 from p2pnimmt.engine import BULL_HEADS
 from p2pnimmt.protocol.verify import verify_transcript
@@ -229,79 +230,6 @@ async def test_500_tv_sockets_leave_the_seat_and_the_guest_their_pages(tmp_path:
             await ws.close()
         for session in sessions:
             await session.close()
-
-
-class Slowloris:
-    """Half-open connections to the page's port from many loopback addresses, each kept open as long as the
-    server lets it: half send nothing at all, half a request line and then one header byte a second. A
-    connection the server closes is opened again, until `stop` (and at most `budget` connections in all)."""
-
-    def __init__(self, port: int, sources: list[str], each: int, budget: int = 20000) -> None:
-        self.port, self.sources, self.each, self.budget = port, sources, each, budget
-        self.stop = asyncio.Event()
-        self.opened = self.closed_by_server = self.failed = 0
-        self.tasks: list[asyncio.Task] = []
-
-    def start(self) -> None:
-        self.tasks = [asyncio.ensure_future(self.hold(ip, n % 2 == 0)) for ip in self.sources for n in range(self.each)]
-
-    async def hold(self, ip: str, silent: bool) -> None:
-        while not self.stop.is_set() and self.opened < self.budget:
-            try:
-                reader, writer = await asyncio.open_connection("127.0.0.1", self.port, local_addr=(ip, 0))
-            except OSError:
-                self.failed += 1
-                await asyncio.sleep(0.2)
-                continue
-            self.opened += 1
-            try:
-                if not silent:
-                    writer.write(b"GET /?t=x HTTP/1.1\r\nHost: 127.0.0.1\r\nX-")
-                while not self.stop.is_set():
-                    try:
-                        data = await asyncio.wait_for(reader.read(100), 1.0)
-                    except TimeoutError:
-                        if not silent:
-                            writer.write(b"a")
-                        continue
-                    if not data:
-                        self.closed_by_server += 1
-                        break
-            except OSError:
-                self.closed_by_server += 1
-            finally:
-                writer.close()
-
-    async def end(self) -> None:
-        self.stop.set()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
-
-
-async def closed_by_server(port: int, first: bytes, deadline: float = OUTER) -> bool:
-    """Open one connection, send `first`, then a byte a second: True once the server closes it."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.0.99", 0))
-    writer.write(first)
-    end = asyncio.get_running_loop().time() + deadline
-    try:
-        while asyncio.get_running_loop().time() < end:
-            try:
-                if not await asyncio.wait_for(reader.read(100), 1.0):
-                    return True
-            except TimeoutError:
-                if first:
-                    writer.write(b"a")
-        return False
-    except OSError:
-        return True
-    finally:
-        writer.close()
-
-
-def open_files(pid: int) -> tuple[int, int]:
-    """(files open now, soft limit) of process `pid`, from /proc."""
-    limit = re.search(r"Max open files\s+(\d+)", Path(f"/proc/{pid}/limits").read_text())
-    assert limit is not None
-    return len(list(Path(f"/proc/{pid}/fd").iterdir())), int(limit.group(1))
 
 
 async def test_slowloris_neither_takes_the_host_s_files_nor_keeps_players_out(tmp_path: Path, procs) -> None:
