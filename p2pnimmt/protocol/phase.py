@@ -128,6 +128,12 @@ class Step(NamedTuple):
         return Part((self.number - 2) % 3) if self.in_turn else None
 
 
+def turn_steps(turn: int) -> tuple[int, int, int]:
+    """The step numbers of a turn's commit, reveal and row choice (what `Step.of_turn` numbers, without a Step)."""
+    commit = 2 + 3 * turn
+    return commit, commit + 1, commit + 2
+
+
 def turn_step(turn: int, part: int) -> int:
     """The step number of a turn's commit (part 0), reveal (1) or row choice (2)."""
     return Step.of_turn(0, turn, Part(part)).number

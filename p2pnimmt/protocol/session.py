@@ -448,14 +448,19 @@ class Session:
             return  # the pass under way goes on, and the loop below sees the change
         self._advancing = True
         try:
+            before = None
             while self.phase not in (Phase.ABORTED, Phase.OVER):
-                before = self._fingerprint()
+                if before is None:
+                    before = self._fingerprint()
                 self._drive(steps.advance(self.table))
                 if self._rewinds and not self._rebuilding:
                     self._rebuild()
+                    before = None
                     continue
-                if self._fingerprint() == before:
+                after = self._fingerprint()
+                if after == before:
                     break
+                before = after  # nothing changes between two passes: the next pass starts from this
         finally:
             self._advancing = False
 
@@ -496,10 +501,10 @@ class Session:
         self._ask_owed()
 
     def _fingerprint(self) -> tuple[Any, ...]:
-        """What a pass can change that another pass may act on."""
+        """What a pass can change that another pass may act on (the table's version counts its slots, drops,
+        votes and furthest steps)."""
         table = self.table
-        return (table.phase, table.round, table.turn, len(self.inbox.accepted), len(table.dropped),
-                len(table.furthest), sum(step.number + step.place for step in table.furthest.values()), len(self._out),
+        return (table.phase, table.round, table.turn, table.version, len(self.inbox.accepted), len(self._out),
                 len(table.parked), table.now() if table.phase not in (Phase.LOBBY, Phase.STARTING) else None)
 
     def _drive(self, effects: Effects[Any]) -> Any:
@@ -529,7 +534,7 @@ class Session:
         elif isinstance(effect, Rewind):
             self._rewinds.add((effect.seat, effect.step))
         elif isinstance(effect, DropSeat):
-            table.dropped[effect.seat] = effect.step
+            table.drop(effect.seat, effect.step)
             self._emit(SeatDropped(effect.seat, effect.step.round, effect.step.number))
         elif isinstance(effect, KeepSecret):
             self.journal.secret(effect.record)

@@ -114,6 +114,7 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
         table.drop_targets.setdefault(at, set()).add(body["seat"])
         if seat == table.seat:  # our own vote, known again after a restart or a rebuild: no KEEP or DROP after it
             table.votes.setdefault(at, set()).add(body["seat"])
+    table.changed()
     table.deal.stored(table, kind, seat, env)
     if kind == "PLAY_COMMIT":
         yield Emit(Committed(seat, key[1], key[2]))
@@ -134,6 +135,7 @@ def ask_back(table: Table, seat: int, env: Envelope) -> Effects[None]:
             yield Fatal(seat, "bad-body", f"{table.who(env.sender)}: {exc}", (env.wire,))
         return
     table.slot("REJOIN", env.body["round"]).setdefault(seat, env)
+    table.changed()
     table.rejoined.add(env.sender)  # its next message may be at the start of any later round (section 9)
 
 
@@ -199,6 +201,8 @@ def round_of(env: Envelope) -> int:
 def unpark(table: Table) -> Effects[None]:
     """Store the parked messages that may count now, each sender's in the order they came; drop those that
     never will (a dropped seat's for a round it is not back in, or signed before it asked back)."""
+    if not table.parked:
+        return
     waiting: set[bytes] = set()
     for env in list(table.parked):
         if env.sender in waiting:
@@ -235,6 +239,7 @@ def note_progress(table: Table, seat: int, step: Step) -> None:
     """Remember the furthest step each seat has sent a message for (it voids votes it went past)."""
     if step > table.furthest.get(seat, (-1, -1)):
         table.furthest[seat] = step
+        table.changed()
 
 
 def out_of_place(table: Table, sender: bytes, kind: str, round_index: int, step: int) -> str:

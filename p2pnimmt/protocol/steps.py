@@ -45,11 +45,11 @@ from .phase import (
     ROUND_END_STEP,
     SEED_COMMIT_STEP,
     SEED_REVEAL_STEP,
-    Part,
     Phase,
     Step,
     message_step,
     turn_step,
+    turn_steps,
 )
 from .slots import unpark
 from .standin import stand_in_card, stand_in_row
@@ -75,6 +75,7 @@ def advance(table: Table) -> Effects[None]:
 def vote(table: Table, target: int, at: Step) -> Effects[None]:
     """We vote to drop `target` at step `at` (of this round)."""
     table.votes.setdefault(at, set()).add(target)
+    table.changed()
     yield Send("DROP", position(table, at, target))
 
 
@@ -93,8 +94,8 @@ def count_votes(table: Table) -> Effects[bool]:
     the voters did not): the session then rebuilds the table with the seat dropped at that step.
     """
     now = table.now()
-    if now is None:
-        return False
+    if now is None or not table.drop_steps and not table.expelled:
+        return False  # no vote anywhere, nobody to expel: nothing to count (the usual game)
     for seat in sorted(table.expelled):
         if seat not in table.dropped and seat in table.waiting_for():
             yield DropSeat(seat, now)  # it broke a rule: dropped where the game first waits on it, with no vote
@@ -202,7 +203,7 @@ def step_turn(table: Table) -> Effects[None]:
         return
     r, t = table.round, table.turn
     record = table.record(r, t)
-    commit_step, reveal_step, choice_step = (Step.of_turn(r, t, part).number for part in Part)
+    commit_step, reveal_step, choice_step = turn_steps(t)
     committers = table.active_at(r, commit_step)
     commits = table.slot("PLAY_COMMIT", r, t)
     if table.playing(table.seat, r, commit_step) and table.seat not in commits:
@@ -356,6 +357,7 @@ def score_round(table: Table) -> Effects[bool]:
     else:
         return False
     table.scored.add(r)
+    table.changed()
     table.forget_state()
     if table.playing(table.seat, r, ROUND_END_STEP, ROUND_END_PLACE):
         back = [[seat, ask.seq] for seat in sorted(table.dropped) if (ask := table.ask_back(seat, r)) is not None]
@@ -409,6 +411,7 @@ def take_back(table: Table, r: int) -> Effects[None]:
             assert seq is not None
             table.back_seq[seat] = seq
             table.absences.setdefault(seat, []).append((table.dropped.pop(seat), r + 1))
+            table.changed()
             was = table.away(seat)
             table.streak[seat] = 0
             yield Emit(SeatBack(seat, r + 1))

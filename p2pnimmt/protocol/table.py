@@ -31,6 +31,7 @@ from .phase import (
     Phase,
     Step,
     check_transition,
+    turn_steps,
 )
 from .quorum import vote_slot
 
@@ -104,6 +105,10 @@ class Table:
         self.auto: set[tuple[int, int]] = set()  # (round, turn) where our card was the stand-in's (auto)
         self.streak: dict[int, int] = {}  # seat -> its last turns in a row whose card was the stand-in's
         self._state: bytes | None = None
+        # Bumped by every change the step a turn waits on depends on (`changed`): a slot filled or emptied, a
+        # seat dropped or back, a vote, a seat's furthest step. The session's fixed point and `step_now` key on it.
+        self.version = 0
+        self._turn_step: tuple[tuple[int, int, int], int] | None = None  # ((version, round, turn), step_now)
 
     @property
     def game(self) -> Game:
@@ -121,6 +126,15 @@ class Table:
     def move(self, phase: Phase) -> None:
         """Go to `phase` (IllegalTransition if the transition table does not allow it)."""
         self.phase = check_transition(self.phase, phase)
+
+    def changed(self) -> None:
+        """Something a step may act on changed (see `version`)."""
+        self.version += 1
+
+    def drop(self, seat: int, step: Step) -> None:
+        """The stand-in plays `seat` from `step` on."""
+        self.dropped[seat] = step
+        self.changed()
 
     def record(self, round_index: int, turn: int) -> TurnRecord:
         return self.turns.setdefault((round_index, turn), TurnRecord())
@@ -159,6 +173,7 @@ class Table:
                 for env in slot.values():
                     at = Step(round_index, env.body["step"], env.body.get("place", 0))
                     self.drop_targets.setdefault(at, set()).add(env.body["seat"])
+        self.changed()
 
     def void_since_expelled(self, env: Envelope) -> bool:
         """`env` is from a seat that broke a rule, signed at or after the message that did: it does not count."""
@@ -216,8 +231,10 @@ class Table:
         The vote is void once another active seat went on from the absent seat's message there (`went_on`):
         that seat never votes, so the drop can never complete.
         """
+        if not self.votes or self.seat is None:
+            return False
         key = Step(self.round, step, place)
-        return self.seat is not None and key in self.votes and quorum.undecided(self, self.seat, key)
+        return key in self.votes and quorum.undecided(self, self.seat, key)
 
     def went_on(self, seat: int, at: Step, target: int) -> bool:
         """`seat` has signed that it used `target`'s message at `at`.
@@ -317,13 +334,21 @@ class Table:
             missing = any(s not in commits for s in self.active_at(r, 0)) or self.held_back(SEED_COMMIT_STEP)
             return SEED_COMMIT_STEP if missing else SEED_REVEAL_STEP
         if self.phase == Phase.TURN:
-            for part, kind in ((Part.COMMIT, "PLAY_COMMIT"), (Part.REVEAL, "PLAY_REVEAL")):
-                step = Step.of_turn(r, t, part).number
-                have = self.slot(kind, r, t)
-                if any(s not in have for s in self.active_at(r, step)) or self.held_back(step):
-                    return step  # a message missing, or one we hold back (our vote to drop its sender is open)
-            return Step.of_turn(r, t, Part.ROW_CHOICE).number
+            key = (self.version, r, t)
+            if self._turn_step is None or self._turn_step[0] != key:
+                self._turn_step = (key, self._turn_step_now(r, t))
+            return self._turn_step[1]
         return {Phase.ROUND_END: ROUND_END_STEP, Phase.GAME_END: GAME_END_STEP}.get(self.phase)
+
+    def _turn_step_now(self, r: int, t: int) -> int:
+        everyone = not self.dropped and not self.absences  # nobody was ever dropped: every seat (the usual game)
+        commit, reveal, choice = turn_steps(t)
+        for step, kind in ((commit, "PLAY_COMMIT"), (reveal, "PLAY_REVEAL")):
+            have = self.slot(kind, r, t)
+            missing = len(have) < self.players if everyone else any(s not in have for s in self.active_at(r, step))
+            if missing or self.held_back(step):
+                return step  # a message missing, or one we hold back (our vote to drop its sender is open)
+        return choice
 
     def waiting_for(self) -> tuple[int, ...]:
         """Active seats whose message the game waits for now."""
