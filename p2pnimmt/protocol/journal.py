@@ -26,3 +26,9 @@ class Journal:
 
     def seal(self) -> None:
         """The game is over or aborted: nothing more will be recorded."""
+
+    def hold(self) -> None:
+        """Keep what is recorded from now on until the matching `flush` (the session holds over each input)."""
+
+    def flush(self) -> None:
+        """Write out what was held since the matching `hold`, in one piece."""

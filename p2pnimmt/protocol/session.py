@@ -547,7 +547,11 @@ class Session:
 
     def _run(self, action: Callable[[], None]) -> list[Output]:
         self._out = []
-        action()
+        self.journal.hold()  # what one input leads to is written in one piece, before anything is sent
+        try:
+            action()
+        finally:
+            self.journal.flush()
         out, self._out = self._out, []
         return out
 

@@ -61,7 +61,10 @@ def fault_payload(fault: Fault, recorded: Container[bytes] = ()) -> dict[str, An
 class TranscriptJournal(Journal):
     """A Journal that also turns every record into transcript bytes handed to `sink` (append them to a file).
 
-    Secrets go to `secret_sink` (a separate, private file), never into the transcript.
+    Secrets go to `secret_sink` (a separate, private file), never into the transcript, each at once. Transcript
+    records made between `hold` and `flush` (the session holds over each input: one message received and all it
+    leads to) go to `sink` in one call: whole records, in order, so a crash still leaves whole records only (and
+    what is not written yet was not sent either: the session's output is handed on after its flush).
     """
 
     def __init__(self, sink: Callable[[bytes], None], recorder: Identity | None = None,
@@ -78,6 +81,8 @@ class TranscriptJournal(Journal):
         self.recorded: set[bytes] = set()  # the wire bytes of every msg record
         self.fault_counts: dict[bytes | None, int] = {}  # non-fatal fault records by the peer they blame
         self.faults_left_out = 0  # non-fatal faults over the caps, not recorded
+        self._held: list[bytes] = []  # frames made while held, not yet handed to the sink
+        self._holds = 0
         self.sink(frame(header))
 
     def _keep(self, sink: Callable[[bytes], None]) -> Callable[[bytes], None]:
@@ -97,6 +102,7 @@ class TranscriptJournal(Journal):
         journal.sink, journal.recorder, journal.secret_sink = journal._keep(sink), recorder, secret_sink
         journal.index, journal.last, journal.sealed = 0, b"", False
         journal.recorded, journal.fault_counts, journal.faults_left_out = set(), {}, 0
+        journal._held, journal._holds = [], 0
         for _offset, record in frames(data):
             journal.last = link(record)
             fields = decode(record, MAX_RECORD)
@@ -117,7 +123,19 @@ class TranscriptJournal(Journal):
         self.index += 1
         record = encode([self.index, self.last, kind, payload])
         self.last = link(record)
-        self.sink(frame(record))
+        if self._holds:
+            self._held.append(frame(record))
+        else:
+            self.sink(frame(record))
+
+    def hold(self) -> None:
+        self._holds += 1
+
+    def flush(self) -> None:
+        self._holds = max(0, self._holds - 1)
+        if not self._holds and self._held:
+            held, self._held = self._held, []
+            self.sink(b"".join(held))
 
     def message(self, wire: bytes) -> None:
         super().message(wire)
