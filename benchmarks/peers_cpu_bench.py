@@ -1,0 +1,128 @@
+"""Protocol CPU per peer per turn with every peer a separate process on loopback. Prints; asserts nothing.
+
+    python benchmarks/peers_cpu_bench.py [--seats 2 5 10] [--deal sealed] [--rounds 1 3] [--games 1]
+
+A headless host and seats-1 headless joiners (random bots, --bot-delay 0,
+everything bound to 127.0.0.1) play a game of R1 rounds, then one of R2
+rounds; each process's CPU time (user + system, from wait4's rusage) is
+read when it exits. The difference between the two games, divided by the
+turns between them ((R2 - R1) x 10), is what a turn costs a peer: start-up,
+imports, discovery and shutdown cancel out. A sealed deal's round-end audit
+counts in it (each round has one). Printed with it: the signature floor of a
+turn (2 signatures made and 2(n-1) checked, at the costs measured in this
+process in this run, with the library the peers use), the ratio, each
+game's wall time, peak RSS, and the load average.
+
+--gc-freeze starts each process through a wrapper that imports the node's
+modules and calls gc.freeze() before the command runs: what a node would
+save if the collector no longer scanned the objects of its imports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from turn_cpu_bench import per_message  # the same sign and verify costs
+
+from p2pnimmt.engine import HAND_SIZE
+from p2pnimmt.protocol import identity
+
+LO = ["--interface", "127.0.0.1"]
+
+
+FREEZE = ("import gc, sys\nimport p2pnimmt.cli, p2pnimmt.app.host, p2pnimmt.app.join\ngc.freeze()\n"
+          "sys.exit(p2pnimmt.cli.main(sys.argv[1:]))")
+freeze = False
+
+
+def p2p(*args: str) -> list[str]:
+    return [sys.executable, *(("-c", FREEZE) if freeze else ("-m", "p2pnimmt")), *args]
+
+
+def wait_for(path: Path, pattern: str, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> re.Match[str]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = re.search(pattern, path.read_text(errors="replace"))
+        if m:
+            return m
+        if proc.poll() is not None:
+            break
+        time.sleep(0.02)
+    raise SystemExit(f"no {pattern!r} in {path}:\n{path.read_text(errors='replace')}")
+
+
+def game(seats: int, deal: str, rounds: int, workdir: Path) -> tuple[list[float], float, list[float]]:
+    """(CPU seconds per process, wall seconds from the host's start to the last exit, peak RSS MB per process)."""
+    env = {**os.environ, "HOME": str(workdir), "XDG_DATA_HOME": str(workdir / "data"),
+           "XDG_CONFIG_HOME": str(workdir / "config"), "XDG_STATE_HOME": str(workdir / "state")}
+    tag = f"{deal}{seats}r{rounds}"
+    outs = [workdir / f"{tag}-host.out"] + [workdir / f"{tag}-j{i}.out" for i in range(seats - 1)]
+    common = ["--headless", *LO, "--bot", "random", "--drop-after", "0"]
+    t0 = time.perf_counter()
+    procs = [subprocess.Popen(p2p("host", *common, "--seats", str(seats), "--rounds", str(rounds), "--no-points",
+                                  "--deal", deal, "--transcript", str(workdir / f"{tag}-host.p2pt")),
+                              stdout=open(outs[0], "wb"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                              env=env)]
+    code = wait_for(outs[0], r"code: (\w{4})", procs[0]).group(1)
+    port = wait_for(outs[0], r"listening on 127\.0\.0\.1:(\d+)", procs[0]).group(1)
+    for i in range(seats - 1):
+        procs.append(subprocess.Popen(p2p("join", code, *common, "--peer", f"127.0.0.1:{port}",
+                                          "--transcript", str(workdir / f"{tag}-j{i}.p2pt")),
+                                      stdout=open(outs[i + 1], "wb"), stderr=subprocess.STDOUT,
+                                      stdin=subprocess.DEVNULL, env=env))
+    cpu, rss = [], []
+    for proc, out in zip(procs, outs):
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            raise SystemExit(f"{out.name} exited {proc.returncode}:\n{out.read_text(errors='replace')[-2000:]}")
+        cpu.append(usage.ru_utime + usage.ru_stime)
+        rss.append(usage.ru_maxrss / 1024)
+    return cpu, time.perf_counter() - t0, rss
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seats", type=int, nargs="+", default=[2, 5, 10])
+    parser.add_argument("--deal", default="sealed", choices=["sealed", "open"])
+    parser.add_argument("--rounds", type=int, nargs=2, default=[1, 3], metavar=("R1", "R2"))
+    parser.add_argument("--games", type=int, default=1, help="pairs of games per table size; the best counts")
+    parser.add_argument("--gc-freeze", action="store_true", help="gc.freeze() after the imports (see above)")
+    args = parser.parse_args()
+    global freeze
+    freeze = args.gc_freeze
+    r1, r2 = args.rounds
+    sign_us, verify_us = per_message()
+    print(f"signature costs (CPU, best of 5 x 400): sign {sign_us:.0f} µs, verify {verify_us:.0f} µs "
+          f"({getattr(identity, 'BACKEND', 'cryptography')}); load average {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for seats in args.seats:
+            best = None
+            for n in range(args.games):
+                workdir = Path(tmp) / f"{seats}-{n}"
+                workdir.mkdir()
+                short, wall1, _ = game(seats, args.deal, r1, workdir)
+                long, wall2, rss = game(seats, args.deal, r2, workdir)
+                turns = (r2 - r1) * HAND_SIZE
+                mean = (sum(long) - sum(short)) / seats / turns * 1e3
+                busiest = (max(long) - max(short)) / turns * 1e3
+                if best is None or mean < best[0]:
+                    best = (mean, busiest, wall1, wall2, max(rss), os.getloadavg()[0])
+            assert best is not None
+            mean, busiest, wall1, wall2, rss_max, load = best
+            floor = (2 * sign_us + 2 * (seats - 1) * verify_us) / 1e3
+            print(f"{args.deal} deal, {seats:>2} separate processes{' (gc.freeze)' if freeze else ''}: CPU per peer per turn {mean:.2f} ms "
+                  f"(busiest {busiest:.2f}); signature floor {floor:.2f} ms, ratio {mean / floor:.2f}; "
+                  f"games of {r1} and {r2} rounds {wall1:.1f} s and {wall2:.1f} s wall; peak RSS {rss_max:.0f} MB; "
+                  f"load average {load:.2f}")
+
+
+if __name__ == "__main__":
+    main()
