@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -201,6 +202,20 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
     add_web_options(parser)
 
 
+def host_key_arg(text: str) -> str:
+    """--host-key: a host's key fingerprint as its screen shows it (XXXX-XXXX, any case)."""
+    key = text.strip().upper()
+    if not re.fullmatch(r"[A-Z2-7]{4}-[A-Z2-7]{4}", key):
+        raise argparse.ArgumentTypeError(f"a host key is 8 letters and digits 2-7 as XXXX-XXXX, got {text!r}")
+    return key
+
+
+def add_host_key(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host-key", type=host_key_arg, default=None, metavar="XXXX-XXXX",
+                        help="the host's key as its screen shows it: join only that host's game (when two games "
+                             "answer one code, or to be sure)")
+
+
 def add_web_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--web", action="store_true", help="the table in a browser, served by this process")
     parser.add_argument("--web-interface", type=interface_arg, default="127.0.0.1", metavar="IP",
@@ -232,7 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play alone against bots in this terminal (no network)")
     play.add_argument("--bots", type=positive_arg, default=3, metavar="K", help="number of bots, 1..9 (default 3)")
     play.add_argument("--bot", type=bot_arg, default="heuristic", help="kind of bot (default heuristic)")
-    play.add_argument("--name", type=name_arg, default="you", help="your name at the table (1..40 characters)")
+    play.add_argument("--name", type=name_arg, default=None,
+                      help="your name at the table (1..40 characters; default: the menu's remembered name, else you)")
     play.add_argument("--seed", type=seed_arg, default=None, metavar="SEED",
                       help=f"replay a game: {SEED_HELP} (default: fresh)")
     play.add_argument("--lines", action="store_true", help="line-by-line instead of the full-screen table")
@@ -290,17 +306,20 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("--bot", type=bot_arg, default=None,
                       help="let a bot play your seat (default with --headless: heuristic)")
     add_network_options(join)
+    add_host_key(join)
     join.set_defaults(handler=cmd_join, parser=join, role="player")
 
     watch = sub.add_parser("watch", help="watch the game with this code as a spectator (no cards)")
     watch.add_argument("code", metavar="CODE")
     add_network_options(watch)
+    add_host_key(watch)
     watch.set_defaults(handler=cmd_join, parser=watch, role="spectator", bot=None)
 
     bot = sub.add_parser("bot", help="a bot process that joins the game with this code")
     bot.add_argument("code", metavar="CODE")
     bot.add_argument("--bot", type=bot_arg, default="heuristic", help="kind of bot (default heuristic)")
     add_network_options(bot)
+    add_host_key(bot)
     bot.set_defaults(handler=cmd_join, parser=bot, role="player", headless=True)
 
     resume = sub.add_parser("resume", help="take a game up again after this peer's process died")
@@ -431,6 +450,10 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if not 1 <= args.bots <= MAX_PLAYERS - 1:
         parser.error(f"--bots must be 1..{MAX_PLAYERS - 1}, got {args.bots}")
     settings = settings_from(args, args.bots + 1, parser)
+    if args.name is None:
+        from .ui.remembered import load_name
+
+        args.name = load_name() or "you"
     if args.web:
         from .app.web import run_play_web
 
@@ -479,7 +502,8 @@ def network_options(args: argparse.Namespace, default_name: str):
                    bot=getattr(args, "bot", None), peer=args.peer, port=args.port, drop_after=args.drop_after,
                    link_timeout=args.link_timeout,
                    give_up=args.give_up, bot_delay=args.bot_delay, lines=args.lines,
-                   web=None if args.headless else web_options(args), pages=pages_options(args))
+                   web=None if args.headless else web_options(args), pages=pages_options(args),
+                   host_key=getattr(args, "host_key", None))
 
 
 def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

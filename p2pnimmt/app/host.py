@@ -123,12 +123,13 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
                                  "bot": bot_kind if headless else None, "listen": node.port,
                                  "host": options.interface or "", "host_port": node.port, "is_host": True})
     say(f"code: {code}")
+    say(f"host key: {identity.fingerprint} (if two games answer this code, joiners tell them apart by it)")
     say(f"listening on {options.interface or '0.0.0.0'}:{node.port}")
     if old is not None:
         say(f"rematch of {game_code(old.game_id or bytes(16))}: the seats are held for its players "
             f"for {HOLD_SECONDS} s")
     advertiser = Advertiser(zc, node.game_id, identity.fingerprint, node.port, local_addresses(options.interface),
-                            host_name=options.name)
+                            host_name=options.name, salt=node.salt)
     await advertiser.start(1, settings.players, "lobby", settings.variant, settings.deal)
 
     def advertise(n: Node) -> None:

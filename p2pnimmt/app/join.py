@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import sys
+
 from ..bots import make_bot
 from ..net.connection import ConnectionFailed
 from ..net.discovery import GameAd, closest_codes, game_code, parse_code
 from ..net.node import Node
-from ..protocol.identity import Identity
+from ..protocol.identity import Identity, fingerprint
 from .evening import Evening
 from .games import look
 from .nodes import NodeFiles, finish, journal_opener, new_node
 from .options import Options, RoleFailed
-from .output import say
+from .output import say, stdin_lines
 from .rematch import Carry, game_options
 from .web import evening_front
 
@@ -20,13 +22,22 @@ LIST_OTHERS = 5  # live games named when none is close to the code looked for
 
 
 def not_found(code: str, ads: list[GameAd], where: str, verb: str) -> str:
-    """Why `join CODE` gave up, and the live game(s) most likely meant."""
+    """Why `join CODE` gave up, and the live game(s) most likely meant: named with their hosts and keys, never
+    handed over as a command to run (a code one typo away is another game: the person checks the host's screen)."""
     lines = [f"no game with code {code} found on the LAN{where} ({FIND_SECONDS:.0f} s)"]
     near = closest_codes(code, ads)
     if near:
         lines.append(f"the closest live code{'s' if len(near) > 1 else ''}: "
-                     + ", ".join(f"{ad.code} ({ad.summary()})" for ad in near))
-        lines.append(f"to {verb} it:  p2pnimmt {verb} {near[0].code}")
+                     + "; ".join(f"{ad.code} ({ad.told_apart()})" for ad in near))
+        open_to = [ad for ad in near if verb == "watch" or (ad.state == "lobby" and ad.seats_taken is not None
+                                                            and ad.seats_max is not None
+                                                            and ad.seats_taken < ad.seats_max)]
+        if open_to:
+            lines.append("if the host's screen shows that code and host key, type it again; else check the code "
+                         "on the host's screen")
+        else:
+            lines.append(f"{'it' if len(near) == 1 else 'they'} cannot be joined now (playing or full): "
+                         "check the code on the host's screen")
     elif ads:
         more = f" and {len(ads) - LIST_OTHERS} more" if len(ads) > LIST_OTHERS else ""
         lines.append("live games: " + ", ".join(f"{ad.code} ({ad.who})" for ad in ads[:LIST_OTHERS]) + more)
@@ -37,18 +48,67 @@ def not_found(code: str, ads: list[GameAd], where: str, verb: str) -> str:
     return "\n".join(lines)
 
 
-async def locate(code: str, options: Options, verb: str = "join") -> tuple[str, int, bytes | None]:
-    """The address of the game with this code: --peer if given, else found by mDNS (saying so while it looks)."""
-    if options.peer is not None:
-        return options.peer[0], options.peer[1], None
+def several(code: str, games: list[list[GameAd]], verb: str) -> str:
+    """Two or more games answer one code: which they are, and how to name the one meant."""
+    lines = [f"{len(games)} games answer to code {code} (one may be an impostor): tell them apart by the host key "
+             "the host's screen shows next to the code"]
+    lines += [f"  {i}. {ads[0].told_apart()}" for i, ads in enumerate(games, 1)]
+    lines.append(f"then:  p2pnimmt {verb} {code} --host-key XXXX-XXXX")
+    return "\n".join(lines)
+
+
+async def pick(code: str, games: list[list[GameAd]], verb: str, ask: bool) -> list[GameAd]:
+    """The game the person means among several of one code: asked at a line terminal, else RoleFailed."""
+    text = several(code, games, verb)
+    if not ask:
+        raise RoleFailed(text)
+    say(text.rsplit("\n", 1)[0])
+    while True:
+        answer = await stdin_lines().read(f"which one (1-{len(games)}, Enter: none)> ")
+        if answer is None or not answer.strip():
+            raise RoleFailed(f"no game chosen among the {len(games)} that answer to code {code}")
+        if answer.strip().isdigit() and 1 <= int(answer) <= len(games):
+            return games[int(answer) - 1]
+        say(f"{answer.strip()!r} is not 1..{len(games)}")
+
+
+async def locate(code: str, options: Options, verb: str = "join", ask: bool = False) -> list[GameAd]:
+    """The advertisements of the game with this code (one game: all of them share its game id), found by mDNS
+    (saying so while it looks); `options.host_key` keeps only that host's. Several games answering the code:
+    the person picks one (`ask`) or is told how to name it."""
     where = f" on interface {options.interface}" if options.interface else ""
     say(f"looking for game {code} on the LAN{where} (up to {FIND_SECONDS:.0f} s) ...")
     found = await look(options.interface, FIND_SECONDS, code=code)
-    match = [ad for ad in found.ads if ad.code == code]
+    match = [ad for ad in found.ads if ad.answers(code)]
+    if options.host_key is not None:
+        others = [ad for ad in match if ad.host != options.host_key]
+        match = [ad for ad in match if ad.host == options.host_key]
+        if not match:
+            seen = "; ".join(ad.told_apart() for ad in others)
+            raise RoleFailed(f"no game with code {code} and host key {options.host_key} found on the LAN{where}"
+                             + (f" (with that code: {seen})" if seen else ""))
     if not match:
         raise RoleFailed(not_found(code, found.ads, where, verb))
-    ad: GameAd = match[0]
-    return ad.addresses[0], ad.port, ad.game_id
+    games: dict[bytes, list[GameAd]] = {}
+    for ad in match:
+        games.setdefault(ad.game_id, []).append(ad)
+    if len(games) == 1:
+        return match
+    return await pick(code, list(games.values()), verb, ask)
+
+
+async def reach(node: Node, code: str, ads: list[GameAd], options: Options) -> tuple[str, int]:
+    """Join the game these advertisements (of one game id) point at: each address in turn until one is the game
+    advertised (the handshake proves the key its id is bound to); the address joined."""
+    failures = []
+    for ad in ads:
+        for address in ad.addresses:
+            try:
+                await node.join(address, ad.port, ad.game_id, code=code, salt=ad.salt, host_key=options.host_key)
+                return address, ad.port
+            except ConnectionFailed as exc:
+                failures.append(str(exc))
+    raise RoleFailed(f"cannot join {code}: " + "; ".join(failures))
 
 
 async def run_join(code: str, role: str, options: Options, headless: bool = True, rematches: int = 0) -> int:
@@ -96,22 +156,25 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
         old.server.close()  # the rematch's node listens (on --port, if given) from now on
     await node.listen(options.port)
     offer = old.rematch.offer if old is not None else None
-    game_id: bytes | None
     try:
-        if offer is not None:
-            host, port, game_id = offer.host, offer.port, offer.game_id
+        direct = (offer.host, offer.port) if offer is not None else options.peer  # not looked for: dialled
+        if direct is not None:
+            host, port = direct
+            try:
+                await node.join(host, port, offer.game_id if offer is not None else None,
+                                code=None if offer is not None else code,
+                                expect=old.host_peer if old is not None else None,
+                                host_key=None if offer is not None else options.host_key)
+            except ConnectionFailed as exc:
+                what = "the rematch" if offer is not None else code
+                raise RoleFailed(f"cannot join {what} at {host}:{port}: {exc}") from None
         else:
-            host, port, game_id = await locate(code, options, "watch" if role == "spectator" else "join")
+            verb = "watch" if role == "spectator" else "join"
+            ads = await locate(code, options, verb, ask=not headless and not front.full_screen and sys.stdin.isatty())
+            host, port = await reach(node, code, ads, options)
     except BaseException:
         await node.close()
         raise
-    try:
-        await node.join(host, port, game_id, code=None if offer is not None else code,
-                        expect=old.host_peer if old is not None else None)
-    except ConnectionFailed as exc:
-        await node.close()
-        what = "the rematch" if offer is not None else code
-        raise RoleFailed(f"cannot join {what} at {host}:{port}: {exc}") from None
     assert node.game_id is not None and node.session is not None  # a node that joined has both
     if old is not None:
         await old.close()  # the finished game's links are not needed any more
@@ -121,7 +184,8 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
     node.session.journal.secret({"kind": "node", "role": role, "name": options.name, "bot": options.bot,
                                  "listen": node.port, "host": host, "host_port": port, "is_host": False})
     front.say(f"joined {game_code(node.game_id)} at {host}:{port} as {role}"
-              + (f" (a rematch of {game_code(offer.previous)})" if offer is not None else ""))
+              + (f" (a rematch of {game_code(offer.previous)})" if offer is not None else "")
+              + (f"; host key {fingerprint(node.host_peer)} (the host's screen shows it)" if node.host_peer else ""))
     front.show_lobby(node)
     status = await finish(node, files, options.give_up)
     again = status == 0 and await front.after_game(node)

@@ -34,4 +34,5 @@ class Options:
     give_up: float = 300.0  # a node whose game has not moved this long says why and exits 1 (0: never)
     lines: bool = False  # the line terminal even on a terminal
     web: Any = None  # app.web.WebOptions: the browser front (--web), else None
+    host_key: str | None = None  # join: only the game whose host has this key fingerprint (XXXX-XXXX)
     pages: Any = None  # app.web.WebOptions: where the lobby's TV page and guest seats are served (--web-interface)

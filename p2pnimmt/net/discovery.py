@@ -16,6 +16,8 @@ game id, port or address is not a game (its reason is kept for
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
 import os
 import re
 import socket
@@ -27,7 +29,7 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 
 from ..engine import DEALS, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 from ..neutral import shown
-from ..protocol.messages import is_name
+from ..protocol.names import is_name, name_problem
 
 SERVICE = "_p2pnimmt._tcp.local."
 SERVICE_ENV = "P2PNIMMT_SERVICE"
@@ -40,6 +42,12 @@ MAX_GAMES = 64  # advertisements kept from one look at the LAN; a flood beyond t
 # reads as a digit. Typed, I and L are read as 1 and O as 0 (what a person who sees or hears the code means).
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 4
+# The code is drawn from the game id through scrypt (RFC 7914) with these parameters: ~32 MiB and a tenth of a second
+# or more of one core per code, so a stranger grinding salts for a game whose code is another's pays that for
+# each of the ~2^20 tries (protocol.md 14, "The game code", with the figures of benchmarks/code_grind_bench.py).
+CODE_SALT, CODE_N, CODE_R, CODE_P = b"p2pnimmt/code/v1", 2**15, 8, 1
+LIST_CHECKED = 16  # codes a list of games (`games`, the menu, the closest code) draws from game ids, at most
+SETTLE = 1.5  # seconds a look for one code goes on after the first game answers it: does a second answer?
 _AS_TYPED = str.maketrans({"I": "1", "L": "1", "O": "0"})
 
 
@@ -62,9 +70,14 @@ def service_type() -> str:
     return value
 
 
+@functools.lru_cache(maxsize=512)
 def game_code(game_id: bytes) -> str:
-    """The 4-character code people type: the game id's first 20 bits, 5 at a time, in CODE_ALPHABET."""
-    bits = int.from_bytes(game_id[:3], "big") >> 4
+    """The 4-character code people type: the first 20 bits of scrypt(game id), 5 at a time, in CODE_ALPHABET.
+
+    Costly on purpose (CODE_N, CODE_R, CODE_P), and remembered once drawn."""
+    digest = hashlib.scrypt(game_id, salt=CODE_SALT, n=CODE_N, r=CODE_R, p=CODE_P, dklen=32,
+                            maxmem=2 * 128 * CODE_R * CODE_N * CODE_P)
+    bits = int.from_bytes(digest[:3], "big") >> 4
     return "".join(CODE_ALPHABET[(bits >> (5 * (CODE_LENGTH - 1 - i))) & 31] for i in range(CODE_LENGTH))
 
 
@@ -83,6 +96,13 @@ def parse_code(text: str) -> str:
     return cleaned
 
 
+def listed_codes(ads: list[GameAd]) -> list[str]:
+    """The codes a list of games shows: drawn from the game id for the first LIST_CHECKED (each costs a scrypt,
+    so a flood of advertisements costs a bounded time), then the advertised code marked `?` (unchecked: `join`
+    checks it)."""
+    return [ad.code if i < LIST_CHECKED else f"{ad.advertised or '????'}?" for i, ad in enumerate(ads)]
+
+
 def code_distance(a: str, b: str) -> int:
     """Edit distance between two codes, a swap of neighbours counting as one edit (optimal string alignment)."""
     d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
@@ -96,7 +116,8 @@ def code_distance(a: str, b: str) -> int:
 
 def closest_codes(code: str, ads: list[GameAd], within: int = 2) -> list[GameAd]:
     """The games whose codes are nearest to `code`, if at most `within` edits away (nearest first, then by code)."""
-    near = sorted((code_distance(code, ad.code), ad.code, ad) for ad in ads)
+    checked = ads[:LIST_CHECKED]  # each code costs a scrypt
+    near = sorted((code_distance(code, ad.code), ad.code, ad) for ad in checked)
     if not near or near[0][0] > within:
         return []
     return [ad for distance, _, ad in near if distance == near[0][0]]
@@ -121,7 +142,7 @@ class GameAd:
     """A game seen on the LAN. Everything but the code, game id and address is a hint (None: not advertised,
     or left out as `notes` say)."""
 
-    code: str
+    advertised: str | None  # the code its TXT says (a hint: `code` is drawn from the game id)
     game_id: bytes
     host: str  # fingerprint, or "?"
     addresses: tuple[str, ...]
@@ -134,6 +155,16 @@ class GameAd:
     variant: str | None = None
     deal: str | None = None
     notes: tuple[str, ...] = ()  # the hints that were left out, and why
+    salt: bytes | None = None  # the host's salt (section 8): with the key the handshake proves, it gives game_id
+
+    @property
+    def code(self) -> str:
+        """The game's code, drawn from its game id (never the advertised one; costly, so asked only when needed)."""
+        return game_code(self.game_id)
+
+    def answers(self, code: str) -> bool:
+        """Whether this game has `code`: it advertises that code and its game id gives it."""
+        return self.advertised == code and self.code == code
 
     @property
     def seats(self) -> str:
@@ -157,23 +188,30 @@ class GameAd:
         notes = f"  ({'; '.join(self.notes)})" if self.notes else ""
         return f"{self.code}  {self.summary()}  at {self.address}{notes}"
 
+    def told_apart(self) -> str:
+        """`ann, host key ABCD-EFGH, at 10.0.0.5:4000, seats 1/4, lobby`: what tells two games of one code apart
+        (the host's screen shows its key next to the code)."""
+        return f"{self.who}, host key {self.host}, at {self.address}, seats {self.seats}, {self.state}"
+
 
 class Advertiser:
     """Keeps one game's service registered while the host runs."""
 
     def __init__(self, zc: AsyncZeroconf, game_id: bytes, host_fingerprint: str, port: int,
-                 addresses: list[str], host_name: str | None = None) -> None:
+                 addresses: list[str], host_name: str | None = None, salt: bytes | None = None) -> None:
         self.zc = zc
         self.game_id = game_id
         self.host = host_fingerprint
         self.port = port
         self.addresses = addresses
         self.host_name = host_name if host_name is not None and is_name(host_name) else None
+        self.salt = salt
         self.info: AsyncServiceInfo | None = None
 
     def _info(self, taken: int, seats: int, state: str, variant: str | None, deal: str | None) -> AsyncServiceInfo:
         code = game_code(self.game_id)
-        hints = {"name": self.host_name, "variant": variant, "deal": deal}
+        hints = {"name": self.host_name, "variant": variant, "deal": deal,
+                 "salt": self.salt.hex() if self.salt is not None else None}
         service = service_type()
         return AsyncServiceInfo(
             service,
@@ -238,7 +276,6 @@ def parse_ad(properties: dict, addresses: tuple[str, ...], port: int, name: str)
     if not addresses:
         raise NotAGame("no IPv4 address")
     game_id = bytes.fromhex(gid)
-    code = game_code(game_id)
 
     def hint(key: str, ok) -> str | None:
         value = props.get(key)
@@ -252,9 +289,8 @@ def parse_ad(properties: dict, addresses: tuple[str, ...], port: int, name: str)
     version = props.get("v")
     if version is not None and version != VERSION:
         notes.append(f"protocol version {shown(version)}, this p2pnimmt speaks {VERSION}")
-    told = props.get("code")
-    if told is not None and told != code:
-        notes.append(f"advertised code {shown(told)} is not its game id's (an older p2pnimmt?)")
+    told = hint("code", re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}").fullmatch)
+    salt = hint("salt", re.compile(r"[0-9a-f]{32}").fullmatch)
     host = hint("host", _FINGERPRINT.fullmatch) or "?"
     seats = props.get("seats")
     taken = most = None
@@ -266,9 +302,10 @@ def parse_ad(properties: dict, addresses: tuple[str, ...], port: int, name: str)
             notes.append(f"seats {shown(seats)} left out (not taken/total, total {MIN_PLAYERS}..{MAX_PLAYERS})")
     host_name = props.get("name")
     if host_name is not None and not is_name(host_name):
-        notes.append(f"name {shown(host_name)} left out (not 1..40 printable characters)")
+        notes.append(f"name {shown(host_name)} left out (not a name: {name_problem(host_name)})")
         host_name = None
-    return GameAd(code=code, game_id=game_id, host=host, addresses=addresses, port=port,
+    return GameAd(advertised=told, salt=bytes.fromhex(salt) if salt else None, game_id=game_id,
+                  host=host, addresses=addresses, port=port,
                   seats_taken=taken, seats_max=most, state=hint("state", ("lobby", "playing").__contains__) or "?",
                   name=name, host_name=host_name, variant=hint("variant", VARIANTS.__contains__),
                   deal=hint("deal", DEALS.__contains__), notes=tuple(notes))
@@ -283,8 +320,9 @@ class Scan:
     unresolved: int = 0  # advertisements beyond MAX_GAMES, not looked at
 
 
-async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> Scan:
-    """Games seen within `seconds` (returns as soon as the game with `code`, as game_code writes it, is found)."""
+async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settle: float = SETTLE) -> Scan:
+    """Games seen within `seconds`; looking for `code` (as game_code writes it), it returns `settle` seconds
+    after the first game that answers it (so that a second game answering the same code is seen too)."""
     service = service_type()
     found: dict[str, GameAd] = {}
     broken: dict[str, str] = {}
@@ -304,7 +342,7 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> Sc
                 return
             broken.pop(name, None)
             found[name] = ad
-            if code is not None and ad.code == code:
+            if code is not None and ad.answers(code):
                 done.set()
 
     def on_change(zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
@@ -328,13 +366,14 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> Sc
     try:
         try:
             await asyncio.wait_for(done.wait(), seconds)
+            await asyncio.sleep(settle)  # does another game answer the same code?
         except TimeoutError:
             pass
     finally:
         await browser.async_cancel()
         for task in list(pending.values()):
             task.cancel()
-    return Scan(sorted(found.values(), key=lambda ad: (ad.code, ad.name)), broken, len(skipped))
+    return Scan(sorted(found.values(), key=lambda ad: (ad.advertised or "", ad.name)), broken, len(skipped))
 
 
 async def browse(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> list[GameAd]:

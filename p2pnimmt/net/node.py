@@ -179,22 +179,32 @@ class Node:
                                                   self.interface or "", self.port)
 
     async def join(self, host: str, port: int, game_id: bytes | None = None, code: str | None = None,
-                   expect: bytes | None = None) -> None:
+                   expect: bytes | None = None, salt: bytes | None = None, host_key: str | None = None) -> None:
         """Dial the host of a game and ask for a seat (or to watch).
 
         `code`: the game code the person gave; when the game at that address has another, nothing is asked of
         its host and ConnectionFailed says so (an address given by hand can hold another game). `expect`: the
-        peer id the host must have (a rematch: the host of the finished game), else ConnectionFailed.
+        peer id the host must have (a rematch: the host of the finished game), else ConnectionFailed. `salt`: the
+        salt its advertisement gave: the game id must be the one bound to the key the handshake proved (section
+        8), else it is not the game advertised (a copy of another's advertisement) and it learns nothing of us,
+        not even our name. `host_key`: the fingerprint the person was told to expect (the host's screen).
         """
         self.game_id = game_id if self.session is None else self.session.game_id
         conn = await self.mesh.dial(host, port)
+        why = None
         if code is not None and game_code(conn.game_id) != code.upper():
+            why = f"the game at {host}:{port} has code {game_code(conn.game_id)}, not {code.upper()}"
+        elif expect is not None and conn.peer != expect:
+            why = (f"{host}:{port} answers as {fingerprint(conn.peer)}, not as the host of the finished game "
+                   f"({fingerprint(expect)})")
+        elif salt is not None and game_id_for(conn.key, salt) != conn.game_id:
+            why = (f"{host}:{port} is not the game it advertised: its key {fingerprint(conn.peer)} does not hold "
+                   "that game id (a copy of another host's advertisement)")
+        elif host_key is not None and fingerprint(conn.peer) != host_key:
+            why = f"{host}:{port} answers with host key {fingerprint(conn.peer)}, not {host_key}"
+        if why is not None:
             conn.close()
-            raise ConnectionFailed(f"the game at {host}:{port} has code {game_code(conn.game_id)}, not {code.upper()}")
-        if expect is not None and conn.peer != expect:
-            conn.close()
-            raise ConnectionFailed(f"{host}:{port} answers as {fingerprint(conn.peer)}, not as the host of the "
-                                   f"finished game ({fingerprint(expect)})")
+            raise ConnectionFailed(why)
         self.host_address = (host, port)
         if self.session is None:
             self._new_session(conn.game_id)

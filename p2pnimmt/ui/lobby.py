@@ -69,7 +69,9 @@ class LobbyScreen:
         node = self.node
         players = node.players()
         watchers = [m for m in self.members() if m.role != "player"]
-        lines = [("class:status", "p2pnimmt lobby   game code:\n"), ("class:selected", big(self.code) + "\n\n"),
+        host = node.identity.peer if node.is_host else node.host_peer
+        key = f"   host key {fingerprint(host)}" if host else ""  # tells games of one code apart (join says)
+        lines = [("class:status", f"p2pnimmt lobby   game code:{key}\n"), ("class:selected", big(self.code) + "\n\n"),
                  ("", f"Seats {len(players)}/{node.seats}\n")]
         for i, m in enumerate(self.members()):
             if m.role != "player":

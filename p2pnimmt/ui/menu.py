@@ -135,7 +135,7 @@ def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: [],
         return None
     if what in ("watch", "watch-web"):
         code = ask_code(find_games(), "watch", read_code)
-        return None if code is None else ["watch", code] + (["--web"] if what == "watch-web" else [])
+        return None if code is None else ["watch", *game_args(code)] + (["--web"] if what == "watch-web" else [])
     name = ask_name()
     if name is None:
         return None
@@ -152,7 +152,14 @@ def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: [],
                              [(str(k), f"{k} seats") for k in range(2, 11)], default="4").run()
         return None if seats is None else ["host", "--seats", seats, "--name", name]
     code = ask_code(find_games(), "join", read_code)
-    return None if code is None else ["join", code, "--name", name]
+    return None if code is None else ["join", *game_args(code), "--name", name]
+
+
+def game_args(picked: str) -> list[str]:
+    """A picked game as a command's arguments: `CODE`, or `CODE --host-key KEY` for `CODE/KEY` (one of several
+    games that answer one code, app.games.menu_games)."""
+    code, _, key = picked.partition("/")
+    return [code, "--host-key", key] if key else [code]
 
 
 def ask_code(games: list[tuple[str, str]] | None, verb: str,

@@ -4,6 +4,7 @@ and `join` with a code no game has. Real zeroconf on 127.0.0.1 and real p2pnimmt
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import random
@@ -95,19 +96,20 @@ def test_good_service_types_are_taken() -> None:
 def test_codes_use_digits_and_letters_that_do_not_read_as_digits() -> None:
     assert CODE_ALPHABET == "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's base32: no I, L, O, U
     rng = random.Random(13)
-    for _ in range(2000):
+    for _ in range(40):  # each code costs a scrypt (protocol.md 14)
         code = game_code(rng.randbytes(16))
         assert len(code) == 4 and set(code) <= set(CODE_ALPHABET) and not set(code) & set("ILOU"), code
 
 
 def test_code_vectors_of_protocol_md() -> None:
-    """The vectors of protocol.md section 14 (read from it): the game id's first 20 bits, 5 at a time."""
+    """The vectors of protocol.md section 14 (read from it): the first 20 bits of scrypt(game id), 5 at a time."""
     text = (Path(__file__).resolve().parents[2] / "protocol.md").read_text()
     vectors = json.loads(re.search(r"```json code-vectors\n(.*?)```", text, re.S).group(1))
     assert len(vectors) >= 5
     for gid, code in vectors.items():
         assert game_code(bytes.fromhex(gid)) == code, gid
-    assert game_code(bytes(16)) == "0000" and game_code(b"\xff" * 16) == "ZZZZ"
+    zero = hashlib.scrypt(bytes(16), salt=b"p2pnimmt/code/v1", n=2**15, r=8, p=1, dklen=32, maxmem=2**26)
+    assert zero[:4].hex() == "043215be" and "`scrypt(16 zero\nbytes, ...)` above begins `043215be`" in text
 
 
 @pytest.mark.parametrize("typed,code", [("abcd", "ABCD"), ("ABCD", "ABCD"), ("io2z", "102Z"), ("O1L0", "0110"),
@@ -137,12 +139,11 @@ def test_the_closest_codes_are_one_edit_or_a_swap_away() -> None:
     assert code_distance("ABCD", "ABCE") == 1
     assert code_distance("ABCD", "BACD") == 1  # two neighbours swapped
     assert code_distance("ABCD", "WXYZ") == 4
-    ads = [parse_ad({b"gid": bytes(16).hex().encode()}, (LOOPBACK,), 4000, "a"),  # 0000
-           parse_ad({b"gid": (b"\x00\x04" + bytes(14)).hex().encode()}, (LOOPBACK,), 4000, "b"),  # 0020
-           parse_ad({b"gid": (b"\xff" * 16).hex().encode()}, (LOOPBACK,), 4000, "c")]  # ZZZZ
-    assert [ad.code for ad in ads] == ["0000", "0020", "ZZZZ"]
-    assert [ad.code for ad in closest_codes("0001", ads)] == ["0000"]
-    assert [ad.code for ad in closest_codes("0010", ads)] == ["0000", "0020"]  # a tie: both named
+    ads = [parse_ad({b"gid": bytes(16).hex().encode()}, (LOOPBACK,), 4000, "a"),  # 0GS1 (the vectors)
+           parse_ad({b"gid": (b"\xff" * 16).hex().encode()}, (LOOPBACK,), 4000, "c")]  # SXBF
+    assert [ad.code for ad in ads] == ["0GS1", "SXBF"]
+    assert [ad.code for ad in closest_codes("0GS2", ads)] == ["0GS1"]
+    assert [ad.code for ad in closest_codes("0GBF", ads)] == ["0GS1", "SXBF"]  # a tie: both named
     assert closest_codes("MMMM", ads) == []  # nothing near
 
 
@@ -172,14 +173,19 @@ def test_a_good_advertisement_is_read_whole() -> None:
 
 
 def test_an_advertisement_of_an_older_p2pnimmt_is_still_read() -> None:
-    """Before issue 13: no name, variant or deal, and the code in RFC 4648 base32 (here 'AAEC')."""
+    """Before issue 13: no name, variant or deal, and another code (here 'AAEC'): read, but it answers no code
+    but its game id's, and not that one either (its advertised code is not it: protocol.md 14)."""
     ad = parse_ad(props(code=b"AAEC"), (LOOPBACK,), 4000, "x")
     assert ad.code == game_code(bytes(range(16))) and ad.who == "host ABCD-EFGH" and ad.seats == "1/4"
-    assert ad.notes == ("advertised code 'AAEC' is not its game id's (an older p2pnimmt?)",)
+    assert ad.advertised == "AAEC" and not ad.answers("AAEC") and not ad.answers(ad.code) and ad.notes == ()
+    assert ad.salt is None  # no salt: it cannot be bound to its key, and join dials it only with --peer
 
 
 @pytest.mark.parametrize("extra,note", [
-    ({"name": b"A" * 200}, "name 'AAAAAAAAAAAAAAAAAAAAAAAA' (and 176 more characters) left out (not 1..40 printable"),
+    ({"name": b"A" * 200}, "name 'AAAAAAAAAAAAAAAAAAAAAAAA' (and 176 more characters) left out (not a name: a name "
+                           "is 1 to 40 characters, this one has 200)"),
+    ({"name": "\uff41nn".encode()}, "name '\uff41nn' left out (not a name: a name is written plainly"),
+    ({"salt": b"nope"}, "salt 'nope' left out"),
     ({"name": b"\x1b[2Jowned"}, "name '\\x1b[2Jowned' left out"),
     ({"name": b""}, "name '' left out"),
     ({"name": b"\xff\xfe"}, "name left out (not UTF-8)"),
@@ -336,8 +342,12 @@ def test_join_with_a_code_no_game_has_says_it_is_searching_then_names_the_closes
     assert joiner.finish(40) == 1
     text = joiner.text()
     assert f"no game with code {near} found on the LAN on interface 127.0.0.1 (10 s)" in text
-    assert f"the closest live code: {code} (ann  standard, sealed deal  seats 1/2  lobby)" in text
-    assert f"to join it:  p2pnimmt join {code}" in text
+    key = host.wait_for(r"host key: (\S+)").group(1)
+    assert re.search(rf"the closest live code: {code} \(ann, host key {key}, at 127\.0\.0\.1:\d+, seats 1/2, lobby\)",
+                     text), text
+    # no command to run: a code one typo away is another game, the person checks the host's screen
+    assert "if the host's screen shows that code and host key, type it again" in text
+    assert f"p2pnimmt join {code}" not in text
     assert "Traceback" not in text
 
 
@@ -357,7 +367,7 @@ def test_join_by_the_code_typed_in_lower_case_with_o_for_zero(tmp_path: Path, pr
 def test_join_on_a_terminal_shows_the_search_not_a_blank_screen(tmp_path: Path, panes) -> None:
     """The real console script under tmux at 80x24: `join` of a code no game has says what it looks for while
     it looks, then why it gave up, every line within 80 columns."""
-    pane = panes(f"{sys.executable} -m p2pnimmt join zzzz --interface 127.0.0.1; echo exited-$?; sleep 300",
+    pane = panes(f"{sys.executable} -m p2pnimmt join zzzz --name bob --interface 127.0.0.1; echo exited-$?; sleep 300",
                  env={"XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)})
 
     def showing(text: str):
@@ -399,7 +409,7 @@ async def test_the_start_menus_list_names_the_host_variant_deal_and_seats_not_th
 
 async def test_a_flood_of_advertisements_is_looked_at_up_to_a_bound() -> None:
     """70 advertisements: `games` resolves 64 of them and counts the rest, and still exits 0."""
-    from p2pnimmt.net.discovery import MAX_GAMES
+    from p2pnimmt.net.discovery import LIST_CHECKED, MAX_GAMES
 
     zc = AsyncZeroconf(interfaces=[LOOPBACK], ip_version=IPVersion.V4Only)
     ads = [stranger(f"flood-{i}", {**props(), b"gid": (bytes([i]) * 16).hex().encode()}) for i in range(MAX_GAMES + 6)]
@@ -410,9 +420,12 @@ async def test_a_flood_of_advertisements_is_looked_at_up_to_a_bound() -> None:
         await asyncio.gather(*[(await zc.async_unregister_service(info)) for info in ads])
         await zc.async_close()
     assert status == 0 and "Traceback" not in err, err
-    rows = [line for line in out.splitlines() if re.match(r"^[0-9A-Z]{4}\s", line)]
+    rows = [line for line in out.splitlines() if re.match(r"^[0-9A-Z?]{4}\??\s", line)]
     assert len(rows) == MAX_GAMES, out
     assert f"6 more advertisements not looked at (one look takes at most {MAX_GAMES})" in out
+    # a flood costs a bounded time: 16 codes drawn from their game ids (a scrypt each), the rest marked unchecked
+    assert sum(1 for row in rows if row[4] == "?") == MAX_GAMES - LIST_CHECKED, out
+    assert f"codes marked ? are as advertised, not checked (one look checks {LIST_CHECKED}" in out
 
 
 def test_the_give_up_message_names_the_closest_code_else_the_live_games_else_how_to_dial() -> None:
@@ -421,14 +434,20 @@ def test_the_give_up_message_names_the_closest_code_else_the_live_games_else_how
     def ad(gid: bytes, name: str):
         return parse_ad({**props(name=name.encode()), b"gid": gid.hex().encode()}, (LOOPBACK,), 4000, name)
 
-    zero, zzzz = ad(bytes(16), "ann"), ad(b"\xff" * 16, "bob")
-    text = not_found("0001", [zero, zzzz], "", "watch")
-    assert text.splitlines() == ["no game with code 0001 found on the LAN (10 s)",
-                                 "the closest live code: 0000 (ann  game ?  seats 1/4  lobby)",
-                                 "to watch it:  p2pnimmt watch 0000"]
-    text = not_found("MMMM", [zero, zzzz], " on interface 127.0.0.1", "join")
+    zero, ones = ad(bytes(16), "ann"), ad(b"\xff" * 16, "bob")  # 0GS1 and SXBF (protocol.md's vectors)
+    text = not_found("0GS2", [zero, ones], "", "watch")
+    assert text.splitlines() == ["no game with code 0GS2 found on the LAN (10 s)",
+                                 "the closest live code: 0GS1 (ann, host key ABCD-EFGH, at 127.0.0.1:4000, seats 1/4, "
+                                 "lobby)",
+                                 "if the host's screen shows that code and host key, type it again; else check the "
+                                 "code on the host's screen"]
+    playing = parse_ad({**props(name=b"ann", state=b"playing"), b"gid": bytes(16).hex().encode()}, (LOOPBACK,), 4000,
+                       "p")
+    assert not_found("0GS2", [playing], "", "join").splitlines()[2] == \
+        "it cannot be joined now (playing or full): check the code on the host's screen"
+    text = not_found("MMMM", [zero, ones], " on interface 127.0.0.1", "join")
     assert text.splitlines() == ["no game with code MMMM found on the LAN on interface 127.0.0.1 (10 s)",
-                                 "live games: 0000 (ann), ZZZZ (bob)", "see them all:  p2pnimmt games"]
+                                 "live games: 0GS1 (ann), SXBF (bob)", "see them all:  p2pnimmt games"]
     many = [ad(bytes([i]) * 16, f"p{i}") for i in range(0, 256, 32)]
     assert "and 3 more" in not_found("MMMM", many, "", "join").splitlines()[1]
     assert not_found("MMMM", [], "", "join").splitlines()[1:] == [
