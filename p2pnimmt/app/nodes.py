@@ -13,6 +13,7 @@ from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript
 from ..net.node import EventListener, Node
 from ..net.spectator import tried
 from ..net.waiting import too_few
+from ..neutral import neutral
 from ..protocol.identity import Identity
 from .options import Options, RoleFailed
 from .output import say, stamp
@@ -186,12 +187,12 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
             return 0
         fault = session.fault
         if fault is not None and fault.peer == node.identity.peer:
-            raise RoleFailed(own_fault(fault.code, fault.detail))
+            raise RoleFailed(own_fault(fault.code, neutral(fault.detail)))
         if fault is not None and over_first:
             # Over here (the transcript sealed with its result), then a message proved a rule broken: the game
             # this node played stands, as for the peers that had left by then; the proof is told, not recorded.
-            say(f"after the game was over: {fault.describe(dict(zip(session.roster, session.names)))}; the sealed "
-                "transcript stands")
+            proof = neutral(fault.describe(dict(zip(session.roster, session.names))))
+            say(f"after the game was over: {proof}; the sealed transcript stands")
             return 0
         say(f"game did not finish: phase {session.phase}")
         return 1

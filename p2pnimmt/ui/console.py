@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from ..engine import BULL_HEADS, HAND_SIZE
+from ..neutral import neutral
 from ..protocol.events import (
     Event,
     GameAborted,
@@ -97,7 +98,7 @@ class LinesTable:
                      "Winner" + ("s: " if len(event.winners) > 1 else ": ")
                      + ", ".join(names[s] for s in event.winners) + f" with {bull_heads(low)}.")
         elif isinstance(event, GameAborted):
-            self.say(f"Game aborted: {event.fault.describe(dict(zip(session.roster, names)))}")
+            self.say(f"Game aborted: {neutral(event.fault.describe(dict(zip(session.roster, names))))}")
         game = session.game
         if game is not None and game.draft is not None and game.draft is not self.draft:
             self.draft, self.picks_shown = game.draft, 0

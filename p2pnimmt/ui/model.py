@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine import BULL_HEADS
+from ..neutral import neutral
 from ..protocol.events import (
     ClockRan,
     ClockWarning,
@@ -352,16 +353,16 @@ class TableModel:
 
     def _on_GameAborted(self, session, event: GameAborted) -> None:
         self.asked = None
-        self.aborted = event.fault.describe(dict(zip(session.roster, session.names)))
+        self.aborted = neutral(event.fault.describe(dict(zip(session.roster, session.names))))
         self.say(f"Game aborted: {self.aborted}")
 
     def _on_Fault(self, session, event: Fault) -> None:
         if not event.fatal:
             names = dict(zip(session.roster, session.names))
             if event.code.startswith("sealed-") or event.code == "absent":  # a verdict on the sealed deal
-                self.message = f"{names.get(event.peer, 'a peer')} is at fault: {event.detail}"
+                self.message = f"{names.get(event.peer, 'a peer')} is at fault: {neutral(event.detail)}"
             else:
-                self.message = f"ignored bad data: {event.describe(names)}"
+                self.message = f"ignored bad data: {neutral(event.describe(names))}"
             self.say(self.message)
 
     def _on_RoundVoided(self, session, event: RoundVoided) -> None:

@@ -104,3 +104,22 @@ def test_a_hostile_advertisement_is_listed_escaped(procs, tmp_path: Path):
     assert game_code(bytes.fromhex("ab" * 16)) in printed, printed
     assert raw_in(printed) == [], printed
     assert "name '\\x1b]0;PWNED\\x07\\x1b[2J\\u202e\\x9b' left out" in printed, printed
+
+
+def test_a_fault_whose_detail_carries_escapes_reaches_the_table_screen_neutralised():
+    """The full-screen table's model and the line console show a fault's detail (it may quote what a peer
+    sent) through the same neutralising."""
+    from types import SimpleNamespace
+
+    from p2pnimmt.protocol.events import Fault, GameAborted
+    from p2pnimmt.ui.model import TableModel
+
+    peer = bytes(16)
+    session = SimpleNamespace(game=None, roster=[peer], names=["ann"], bots=[False])
+    model = TableModel()
+    said: list[str] = []
+    model.say = said.append  # what the model writes to its log
+    model.update(session, Fault(peer, "bad-body", "field 'x' is \x1b]0;PWNED\x07\u202e", False))
+    model.update(session, GameAborted(Fault(peer, "equivocation", "\x9b2J\x1b[31m", True)))
+    assert raw_in(model.message + model.aborted + "".join(said)) == [], (model.message, model.aborted, said)
+    assert "\\x1b]0;PWNED\\x07\\u202e" in model.message and "\\x9b2J\\x1b[31m" in model.aborted
