@@ -1,5 +1,6 @@
 /** Who a peer is (section 6), the game id bound to its host (section 8) and the game code (section 14). */
 import { ed25519 } from "@noble/curves/ed25519.js";
+import { scrypt } from "@noble/hashes/scrypt.js";
 import { tagged } from "./hash.js";
 
 export const KEY_SIZE = 32;
@@ -29,9 +30,12 @@ export function gameIdFor(hostKey: Uint8Array, salt: Uint8Array): Uint8Array {
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
-/** The game's 4-character code: the first 20 bits of its id in Crockford's base32. */
+/** The game's 4-character code: the first 20 bits of scrypt(game id, "p2pnimmt/code/v1", N 2^15, r 8, p 1) in
+ * Crockford's base32 (section 14: costly on purpose, so a stranger cannot grind a game of its own to another's
+ * code within a lobby). */
 export function gameCode(gameId: Uint8Array): string {
-  const bits = ((gameId[0] as number) << 12) | ((gameId[1] as number) << 4) | ((gameId[2] as number) >> 4);
+  const digest = scrypt(gameId, new TextEncoder().encode("p2pnimmt/code/v1"), { N: 2 ** 15, r: 8, p: 1, dkLen: 32 });
+  const bits = ((digest[0] as number) << 12) | ((digest[1] as number) << 4) | ((digest[2] as number) >> 4);
   let code = "";
   for (let i = 3; i >= 0; i--) code += CROCKFORD[(bits >> (5 * i)) & 31];
   return code;
