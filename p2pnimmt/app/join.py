@@ -102,6 +102,10 @@ async def reach(node: Node, code: str, ads: list[GameAd], options: Options) -> t
     advertised (the handshake proves the key its id is bound to); the address joined."""
     failures = []
     for ad in ads:
+        if ad.salt is None:  # nothing binds its game id to the key it would prove (protocol.md 14)
+            failures.append(f"{ad.address} advertises no salt, so its game cannot be checked (an older p2pnimmt? "
+                            "dial it with --peer HOST:PORT)")
+            continue
         for address in ad.addresses:
             try:
                 await node.join(address, ad.port, ad.game_id, code=code, salt=ad.salt, host_key=options.host_key)

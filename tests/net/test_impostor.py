@@ -156,3 +156,34 @@ def test_at_a_line_terminal_the_player_picks_one_of_two_games_by_its_host_key(pa
     finally:
         a.stop()
         b.stop()
+
+
+async def test_an_advertisement_without_a_salt_is_not_dialled_by_code(tmp_path: Path):
+    """Nothing binds its game id to the key it would prove: `join CODE` names it and does not dial it."""
+    import socket as sockets
+
+    from attacker import Listener
+    from zeroconf.asyncio import AsyncServiceInfo
+
+    from p2pnimmt.net.discovery import service_type
+
+    listener = Listener()
+    gid = bytes(range(40, 56))
+    code = game_code(gid)
+    zc = open_zeroconf("127.0.0.1")
+    info = AsyncServiceInfo(service_type(), f"{code}-OLDS-TYLE.{service_type()}", port=listener.port,
+                            addresses=[sockets.inet_aton("127.0.0.1")], server="old.local.",
+                            properties={"v": "1", "gid": gid.hex(), "code": code, "host": "OLDS-TYLE", "name": "ann"})
+    try:
+        await (await zc.async_register_service(info, cooperating_responders=True))
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "p2pnimmt", "join", code, "--headless", *LO,
+                                                    "--name", "dan", stdout=asyncio.subprocess.PIPE,
+                                                    stderr=asyncio.subprocess.STDOUT)
+        out, _ = await asyncio.wait_for(proc.communicate(), outer(60))
+    finally:
+        await (await zc.async_unregister_service(info))
+        await zc.async_close()
+    text = out.decode()
+    assert proc.returncode == 1 and "advertises no salt, so its game cannot be checked" in text, text
+    assert listener.dials() == 0
+    listener.close()
