@@ -19,7 +19,7 @@ from typing import Any
 
 from ..protocol.codec import MAX_FRAME, DecodeError, decode, encode
 from ..protocol.identity import KEY_SIZE, SIGNATURE_SIZE, Identity, fingerprint, peer_id, verify
-from .quietlog import quiet
+from ..quietlog import quiet
 
 log = logging.getLogger("p2pnimmt.net")
 

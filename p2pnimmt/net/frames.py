@@ -9,8 +9,8 @@ from typing import Any
 from ..neutral import neutral
 from ..protocol.events import Fault
 from ..protocol.identity import fingerprint
+from ..quietlog import quiet
 from .connection import Connection
-from .quietlog import quiet
 
 log = logging.getLogger("p2pnimmt.net")
 

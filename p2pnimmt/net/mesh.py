@@ -16,10 +16,10 @@ import os
 from typing import Any
 
 from ..protocol.identity import fingerprint, peer_id
+from ..quietlog import quiet
 from .connection import Connection, ConnectionFailed, Unwelcome
 from .frames import MAX_LINK_FAULTS, on_frame
 from .members import Member
-from .quietlog import quiet
 
 log = logging.getLogger("p2pnimmt.net")  # what strangers can repeat goes through quietlog's `quiet`
 

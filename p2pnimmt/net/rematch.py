@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..protocol.identity import KEY_SIZE, fingerprint
-from .quietlog import quiet
+from ..quietlog import quiet
 
 log = logging.getLogger("p2pnimmt.net")
 

@@ -1,13 +1,13 @@
 """Who may hold a connection to the page's server, and for how long (a slow or idle client must not take the
 process's open files: the game's port needs them).
 
-Every connection is counted at accept, before a byte is read: PER_SOURCE from one address at most, and
-TOTAL in all, never more than a quarter of the process's open-file limit (raised to its hard limit first,
-where the system allows). One over its address's bound is closed at once; with every place taken, the
-newest connection takes the place of the oldest from the address that holds the most (unless that is its
-own), except a seat's page's socket, which is never shed. A connection that has not sent a whole request
-IDLE seconds after it opened, or after its last answer, is closed (aiohttp's keep-alive timer, which runs
-from the connect); an open page's socket that stops answering pings is closed after HEARTBEAT * 1.5 s.
+Every connection is counted at accept, before a byte is read, in one count for every page server of the process:
+PER_SOURCE from one address at most, and TOTAL in all, never more than a quarter of the process's open-file
+limit (raised to its hard limit first, where the system allows). One over its address's bound is closed at once;
+with every place taken, the newest connection takes the place of the oldest from the address that holds the most
+(unless that is its own), except a seat's page's socket, which is never shed. A connection that has not sent a
+whole request IDLE seconds after it opened, or after its last answer, is closed (aiohttp's keep-alive timer,
+which runs from the connect); an open page's socket that stops answering pings is closed 1.5 HEARTBEATs on.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
-from ..net.quietlog import QuietLog
+from ..quietlog import QuietLog
 
 PER_SOURCE = 24  # connections from one address (a browser opens up to six, and a socket per tab)
 TOTAL = 256  # connections in all, at most (and a quarter of the open-file limit at most)
@@ -88,6 +88,16 @@ class Gate:
                 conn.kept = True
 
 
+_shared: list[Gate] = []
+
+
+def shared_gate() -> Gate:
+    """The process's Gate: every page server of this process (the table's, a guest's) counts against one total."""
+    if not _shared:
+        _shared.append(Gate())
+    return _shared[0]
+
+
 def _source(transport) -> str:
     peer = transport.get_extra_info("peername") if transport is not None else None
     return str(peer[0]) if peer else "?"
@@ -136,7 +146,7 @@ class Gated(asyncio.Protocol):
 
 class ServerLog:
     """aiohttp's server logger, for the page's server: a request a client got wrong (bad HTTP) is one line per
-    address, then a count (net.quietlog), never a traceback; anything else, a bug of ours, keeps its traceback
+    address, then a count (p2pnimmt.quietlog), never a traceback; anything else, a bug of ours, keeps its traceback
     and is as quiet."""
 
     def __init__(self) -> None:

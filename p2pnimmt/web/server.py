@@ -27,7 +27,7 @@ from importlib import resources
 
 from aiohttp import WSMsgType, web
 
-from .guard import HEARTBEAT, IDLE, Gate, GatedSite, ServerLog
+from .guard import HEARTBEAT, IDLE, GatedSite, ServerLog, shared_gate
 from .view import Client, View
 
 log = logging.getLogger("p2pnimmt.web")
@@ -68,7 +68,7 @@ class WebServer:
         self.tv_sockets, self.tv_per_source, self.seat_tabs = tv_sockets, tv_per_source, seat_tabs
         self.views: dict[str, View] = {}
         self.files = static_files()
-        self.gate = Gate()  # connections by address and in all (web.guard)
+        self.gate = shared_gate()  # connections by address and in all, for every page server of the process
         self.runner: web.AppRunner | None = None
         self.tasks: set[asyncio.Task] = set()
 

@@ -92,11 +92,14 @@ def test_a_flood_of_held_messages_before_start_is_cut_off(tmp_path: Path, procs)
     assert f"more than {MAX_EARLY_TOTAL} bytes held before START in total" in host.text()
     assert f"more than {MAX_EARLY} messages or {MAX_EARLY_BYTES} bytes before START" in host.text()
     assert f"(at most {MAX_HELD_WIRE} are held)" in host.text()
-    # The first refusal from this address is a line, the 31 after it a count (net.quietlog, issue 22 item 8).
-    assert len(re.findall(r"refused a connection from .*: sent 'msg' before joining", host.text())) == 1
     peak = peak_rss_mb(host.popen.pid)
     assert peak < 200, f"the host's peak memory was {peak:.0f} MB under a {64 * 256 * 60_000 >> 20} MB flood"
     play_it_out(tmp_path, procs, host, port)
+    # The 32 refusals: a line for the first from this address (again after 30 s without one), the others in the
+    # counts (p2pnimmt.quietlog, issue 22 item 8), told by the time the host exits.
+    lines = len(re.findall(r"refused a connection from .*: sent 'msg' before joining", host.text()))
+    counted = sum(int(n) for n in re.findall(r"refused a connection: (\d+) more from 127\.0\.0\.1 ", host.text()))
+    assert 1 <= lines < 32 and lines + counted >= 32, (lines, counted)
 
 
 def test_bad_messages_close_the_link_once_and_fault_records_are_capped(tmp_path: Path, procs) -> None:

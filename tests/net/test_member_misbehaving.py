@@ -140,7 +140,7 @@ def test_a_seat_flooding_bad_signatures_is_cut_once_a_link_and_its_reconnects_ar
         cuts = re.findall(rf"WARNING p2pnimmt\.net: closing the link to {fp}: (\d+) bad messages \(the first: "
                           r"PLAY_COMMIT #\d+ claiming to be from seat \d \(mal\).*; its key is refused for (\d+) s",
                           text)
-        # The first cut is a line, the later ones a count (net.quietlog: one line per address and kind).
+        # The first cut is a line, the later ones a count (p2pnimmt.quietlog: one line per address and kind).
         later = re.findall(r"WARNING p2pnimmt\.net: link cut for bad messages: (\d+) more from 127\.0\.0\.1 .*the "
                            rf"last: closing the link to {fp}: 1 bad messages .*; its key is refused for \d+ s", text)
         assert cuts == [(str(MAX_LINK_FAULTS + 1), "1")] and later, (name, cuts, later)
