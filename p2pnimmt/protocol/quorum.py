@@ -15,14 +15,34 @@ of its seats went on from that seat's message.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..engine import MAX_PLAYERS
+from .envelope import Envelope
 from .phase import Step
 
-if TYPE_CHECKING:
-    from .table import Table
+
+class Table(Protocol):
+    """What the quorum rule reads of the table (protocol.table.Table; a view, so that the two do not import
+    each other)."""
+
+    @property
+    def players(self) -> int: ...
+    @property
+    def dropped(self) -> Mapping[int, Step]: ...
+    @property
+    def absences(self) -> Mapping[int, list[tuple[Step, int]]]: ...
+    @property
+    def drop_targets(self) -> Mapping[Step, set[int]]: ...
+    @property
+    def slots(self) -> Mapping[tuple[str, int, int], Mapping[int, Envelope]]: ...
+
+    def active_at(self, round_index: int, step: int, place: int = 0) -> list[int]: ...
+    def went_on(self, seat: int, at: Step, target: int) -> bool: ...
+    def vote_void(self, at: Step, target: int) -> bool: ...
+    def voters(self, at: Step, target: int) -> set[int]: ...
 
 
 def vote_slot(at: Step, seat: int) -> int:
