@@ -89,15 +89,19 @@ export class SealedRound {
     return this.rows;
   }
 
-  /** What is wrong with a play's position for a hidden hand (`not-in-hand`), or null; notes the position. */
+  /** What is wrong with a play's position for a hidden hand (`not-in-hand`), or null. */
   playProblem(seat: number, position: number): string | null {
     if (position >= this.dealtPositions) return `position ${position} was not dealt`;
     if (Math.floor(position / HAND_SIZE) !== seat) return `position ${position} is not in seat ${seat}'s hand`;
+    if (this.played.get(seat)?.has(position)) return `position ${position} was played from before`;
+    return null;
+  }
+
+  /** A play from a hidden hand, taken: its position cannot be played from again this round. */
+  notePlay(seat: number, position: number): void {
     const used = this.played.get(seat) ?? new Set<number>();
-    if (used.has(position)) return `position ${position} was played from before`;
     used.add(position);
     this.played.set(seat, used);
-    return null;
   }
 
   /**

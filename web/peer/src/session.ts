@@ -7,8 +7,9 @@
  * waits on once every other seat active there voted; votes completed for a position the game went past make it
  * rebuild from the START without that seat's messages from there on; a voter's later messages wait until its
  * vote is decided; the stand-in plays a dropped seat; a sealed round a shuffler left is void and it forfeits.
- * Not here yet (they raise Unsupported): taking a seat back (REJOIN), expelling a seat for a proven rule break
- * (section 12), an audit before the round's end (17.8) and the void round after a verdict (17.9); a seat.
+ * A seat dropped is taken back after a round end whose every ROUND_END lists it (11.3); a seat that breaks a rule
+ * one signed message proves is expelled (section 12). Not here yet (they raise Unsupported): several seats dropped
+ * together (11.1), an audit before the round's end (17.8) and the void round after a verdict (17.9); a seat.
  */
 import { equal, hex } from "./bytes.js";
 import { type Card, deck as deckOf, HAND_SIZE, penalty, type Variant } from "./cards.js";
@@ -48,6 +49,9 @@ const EXPELLING = new Set(["unknown-kind", "bad-body", "unexpected", "duplicate"
   "bad-pick", "result-mismatch"]);
 
 class Stop extends Error {}
+
+/** A seat was expelled in the middle of a step: the step runs again without its messages. */
+class Restart extends Error {}
 
 export class Session {
   phase: Phase = "lobby";
@@ -92,12 +96,24 @@ export class Session {
   /** Messages of a seat at or after a position are not put in their slots (a rebuild's drops). */
   private readonly excluded: ReadonlyMap<number, Pos>;
   /** Every message in a slot, by seat: its slot and position (for "went on", and to take a dropped seat's out). */
-  private readonly placed = new Map<number, { key: string; pos: Pos }[]>();
+  private readonly placed = new Map<number, { key: string; pos: Pos; seq: number }[]>();
   /** Votes seen: `${round}|${step}|${place}|${seat}`. */
   private readonly votes = new Set<string>();
   /** A voter's later messages, waiting until its vote is decided. */
   private readonly held = new Map<number, Envelope[]>();
   private readonly gameArg: Uint8Array | null;
+  /** Times a seat was dropped and back: from the position of its drop until the round it was back in. */
+  private readonly absences = new Map<number, { from: Pos; until: number }[]>();
+  /** A seat back: the seq of its ask; what it signed up to there does not count. */
+  private readonly since = new Map<number, number>();
+  /** Seats whose next message bound by the progression rule may start a later round (a REJOIN came before it). */
+  private readonly rejoined = new Set<number>();
+  /** Expelled seats (section 12): the seq from which nothing they sign counts. */
+  readonly expelled = new Map<number, number>();
+  /** Seats that never come back (expelled). */
+  private readonly forever = new Set<number>();
+  /** Messages of dropped seats for rounds the game has not reached. */
+  private pending: Envelope[] = [];
 
   constructor(game: Uint8Array | null = null, excluded: ReadonlyMap<number, Pos> = new Map()) {
     this.inbox = new Inbox(game);
@@ -137,17 +153,31 @@ export class Session {
   private report(fault: Fault): void {
     this.found.push(fault);
     if (!fault.fatal) return;
-    if (this.phase !== "lobby" && this.phase !== "starting" && EXPELLING.has(fault.code)) {
-      throw new Unsupported(`expelling a seat for a proven rule break (section 12): ${fault.code}: ${fault.detail}`);
-    }
     this.fault = fault;
     this.phase = "aborted";
     throw new Stop();
   }
 
-  private blame(seat: number, code: string, detail: string, evidence: readonly Envelope[]): never {
-    this.report({ peer: this.peers[seat] as Uint8Array, code, detail, fatal: true, evidence: evidence.map((e) => e.wire) });
-    throw new Stop();
+  /**
+   * A fault one signed message of the seat proves. Before the game started it aborts the game; after, the seat
+   * is expelled (section 12): from that message on nothing it signs counts, it is dropped with no vote where
+   * the game first waits on it, and it never comes back; the fault is recorded as a non-fatal one.
+   */
+  private blame(seat: number, code: string, detail: string, evidence: readonly Envelope[], offender?: Envelope): never {
+    const fault = { peer: this.peers[seat] as Uint8Array, code, detail, evidence: evidence.map((e) => e.wire) };
+    if (this.phase === "lobby" || this.phase === "starting" || !EXPELLING.has(code)) {
+      this.report({ ...fault, fatal: true });
+      throw new Stop();
+    }
+    this.found.push({ ...fault, fatal: false });
+    const from = (offender ?? evidence[evidence.length - 1] as Envelope).seq;
+    this.expelled.set(seat, Math.min(from, this.expelled.get(seat) ?? from));
+    this.forever.add(seat);
+    for (const m of this.placed.get(seat) ?? []) if (m.seq >= from) this.slots.get(m.key)?.delete(seat);
+    this.placed.set(seat, (this.placed.get(seat) ?? []).filter((m) => m.seq < from));
+    this.held.delete(seat);
+    this.pending = this.pending.filter((e) => !equal(e.sender, this.peers[seat] as Uint8Array));
+    throw new Restart();
   }
 
   private takeStart(env: Envelope): void {
@@ -181,14 +211,33 @@ export class Session {
     return slot;
   }
 
-  private accept(env: Envelope): void {
-    this.accepted.push(env);
+  private accept(env: Envelope, arrived = true): void {
+    if (arrived) this.accepted.push(env);
     if (env === this.start) return;
+    try {
+      this.take(env);
+    } catch (e) {
+      if (!(e instanceof Restart)) throw e;
+    }
+    this.settle();
+  }
+
+  /** Section 9's checks on acceptance, then the slot (or a wait: a voter's later message, a dropped seat's). */
+  private take(env: Envelope): void {
     const seat = this.peers.findIndex((p) => equal(p, env.sender));
     const fail = (code: string, detail: string): never => this.blame(seat, code, `${env.kind} seq ${env.seq}: ${detail}`, [env]);
     const kind = env.kind;
-    if (kind === "REJOIN") throw new Unsupported("REJOIN (section 11.3) is not implemented in the TypeScript peer yet");
-    if (this.dropped.has(seat)) return; // nothing a dropped seat says counts (section 9, item 1)
+    if (kind === "REJOIN") {
+      this.takeRejoin(seat, env);
+      return;
+    }
+    if (this.dropped.has(seat)) {
+      // Nothing a dropped seat says counts (section 9, item 1); one for a later round waits: it may be back by then.
+      if (this.roundOf(env) > this.round) this.pending.push(env);
+      return;
+    }
+    if (env.seq <= (this.since.get(seat) ?? -1)) return; // signed before its ask: from its time as a dropped seat
+    if (env.seq >= (this.expelled.get(seat) ?? Infinity)) return; // an expelled seat: nothing from there counts
     if (!isKind(kind)) return fail("unknown-kind", `no kind ${JSON.stringify(kind)}`);
     const problem = bodyProblem(kind, env.body);
     if (problem) fail("bad-body", problem);
@@ -212,7 +261,8 @@ export class Session {
     const previous = this.positions.get(seat) ?? START_POSITION;
     const position = positionOf(kind, round, turn, step, previous);
     if (position) {
-      if (!mayFollow(previous, position, false)) {
+      const rejoined = this.rejoined.delete(seat);
+      if (!mayFollow(previous, position, rejoined)) {
         fail("unexpected", `for round ${round + 1}, turn ${position.turn + 1}, out of step after its message for round ${previous.round + 1}, turn ${previous.turn + 1}`);
       }
       this.positions.set(seat, position);
@@ -240,13 +290,15 @@ export class Session {
     }
     const pos = positionOfMessage(kind, body);
     const excluded = this.excluded.get(seat);
-    if (pos && excluded && cmp(pos, excluded) >= 0) return; // a rebuild's drop: accepted, never placed
+    if (pos && excluded && cmp(pos, excluded) >= 0 && !this.since.has(seat)) {
+      if (pos[0] > this.round) this.pending.push(env); // a rebuild's drop: never placed, unless the seat is back then
+      return;
+    }
     if (this.held.has(seat) || (pos && this.undecidedVote(seat, pos))) {
       this.held.set(seat, [...(this.held.get(seat) ?? []), env]);
       return;
     }
     this.place(seat, env);
-    this.settle();
   }
 
   /** Put an accepted message in its slot (section 11's table); a second one there is `duplicate`. */
@@ -262,7 +314,7 @@ export class Session {
     if (slot.has(seat)) this.blame(seat, "duplicate", `${kind} seq ${env.seq}: a second message for the same slot`, [env]);
     slot.set(seat, env);
     const pos = positionOfMessage(kind, body);
-    if (pos) this.placed.set(seat, [...(this.placed.get(seat) ?? []), { key: `${kind}|${round}|${k}`, pos }]);
+    if (pos) this.placed.set(seat, [...(this.placed.get(seat) ?? []), { key: `${kind}|${round}|${k}`, pos, seq: env.seq }]);
     if (kind === "DROP") this.votes.add(`${pos?.join("|")}|${body.get("seat") as number}`);
     if (kind === "ROUND_END" && this.scored && round === this.round && this.phase === "round-end") this.checkResult(seat, env);
     if (kind === "GAME_END" && (this.phase === "game-end" || this.phase === "over")) this.checkGameEnd(seat, env);
@@ -271,6 +323,7 @@ export class Session {
   // ---------------------------------------------------------------- dropping (section 11.1)
 
   private isActive(seat: number, pos: Pos): boolean {
+    for (const away of this.absences.get(seat) ?? []) if (cmp(pos, away.from) >= 0 && pos[0] < away.until) return false;
     const at = this.dropped.get(seat);
     return !at || cmp(pos, at) < 0;
   }
@@ -300,8 +353,8 @@ export class Session {
 
   /** A vote is decided once its seat is dropped there, or void: an active non-voter went on from its message. */
   private decided(pos: Pos, x: number): boolean {
-    const at = this.dropped.get(x);
-    if (at && cmp(at, pos) <= 0) return true;
+    const drops = [...(this.absences.get(x) ?? []).map((a) => a.from), ...(this.dropped.has(x) ? [this.dropped.get(x) as Pos] : [])];
+    if (drops.some((at) => cmp(at, pos) <= 0)) return true;
     return this.voters(pos, x).some((w) => !this.hasVote(w, pos, x) && this.wentOn(w, x, pos));
   }
 
@@ -365,11 +418,62 @@ export class Session {
   /** Advance, drop, release, until nothing changes. */
   private settle(): void {
     for (;;) {
-      this.advance();
-      if (this.phase === "aborted") return;
-      if (this.release()) continue;
+      try {
+        this.advance();
+        if (this.phase === "aborted") return;
+        if (this.release()) continue;
+      } catch (e) {
+        if (e instanceof Restart) continue;
+        throw e;
+      }
+      if (this.dropExpelled()) continue;
+      if (this.pending.some((env) => this.roundOf(env) <= this.round)) {
+        this.takePending();
+        continue;
+      }
       if (!this.checkVotes()) return;
     }
+  }
+
+  /** The seats whose message the game waits for at `at` (the position it waits on). */
+  private missing(at: Pos): number[] {
+    const [r, step] = at;
+    const settings = this.settings as Settings;
+    const lacking = (kind: Kind, round: number, k: number, seats: number[]): number[] => {
+      const slot = this.slot(kind, round, k);
+      return seats.filter((s) => !slot.has(s));
+    };
+    const active = this.activeAt(at);
+    if (step === 0 && settings.variant === "draft") return lacking("DRAFT_PICK", r, at[2], [draftOrder(this.n, r)[at[2]] as number]);
+    if (step <= 1 && settings.deal === "sealed") {
+      const next = step === 0 ? (this.sealed as SealedRound).nextShuffler : (this.sealed as SealedRound).nextUnlocker;
+      return next === null ? [] : [next];
+    }
+    if (step <= 1) return lacking(step === 0 ? "SEED_COMMIT" : "SEED_REVEAL", r, 0, active);
+    if (step < ROUND_END_STEP) {
+      const t = Math.floor((step - 2) / 3);
+      const phase = (step - 2) % 3;
+      if (phase === 0) return lacking("PLAY_COMMIT", r, t, active);
+      if (phase === 1) return lacking("PLAY_REVEAL", r, t, active);
+      const who = this.plays ? chooser(this.rows, this.plays) : null;
+      return who === null ? [] : lacking("ROW_CHOICE", r, t, [who].filter((s) => active.includes(s)));
+    }
+    if (step === ROUND_END_STEP && at[2] === 0) return lacking("SEALED_KEYS", r, 0, (this.sealed as SealedRound).shufflers.filter((s) => active.includes(s)));
+    if (step === ROUND_END_STEP) return lacking("ROUND_END", r, 0, active);
+    return lacking("GAME_END", 0, 0, active);
+  }
+
+  /** An expelled seat is dropped, with no vote, at the first position the game waits on it. */
+  private dropExpelled(): boolean {
+    const now = this.waitsOn();
+    if (!now) return false;
+    for (const x of this.missing(now)) {
+      if (this.expelled.has(x) && !this.dropped.has(x)) {
+        this.drop(x, now);
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Apply a drop whose votes are complete at the position the game waits on; rebuild for one it went past. */
@@ -478,6 +582,55 @@ export class Session {
     }
   }
 
+  /** The round a message is for (a GAME_END: the last round; START_ACK: round 0; a malformed one: never). */
+  private roundOf(env: Envelope): number {
+    const value = env.kind === "GAME_END" ? (env.body.get("rounds") as number) - 1 : env.kind === "START_ACK" ? 0 : env.body.get("round");
+    return typeof value === "number" && Number.isInteger(value) ? value : -1;
+  }
+
+  /** A REJOIN (11.3): its body checked only while its sender is not dropped; the first per seat and round kept. */
+  private takeRejoin(seat: number, env: Envelope): void {
+    const problem = bodyProblem("REJOIN", env.body);
+    if (problem) {
+      if (!this.dropped.has(seat)) this.blame(seat, "bad-body", `REJOIN seq ${env.seq}: ${problem}`, [env]);
+      return;
+    }
+    this.rejoined.add(seat);
+    const slot = this.slot("REJOIN", env.body.get("round") as number, 0);
+    if (!slot.has(seat)) slot.set(seat, env);
+  }
+
+  /** After every ROUND_END of round r: a dropped seat that every signer lists with one and the same `seq` is back
+   * from round r + 1 (11.3): active from (r + 1, 0, 0), its progression from there, its messages after that seq. */
+  private takeBack(r: number): void {
+    const signers = this.activeAt([r, ROUND_END_STEP, 1]);
+    const ends = this.slot("ROUND_END", r, 0);
+    for (const [x, from] of [...this.dropped]) {
+      if (cmp(from, [r, ROUND_END_STEP, 1]) > 0) continue;
+      const asked = signers.map((s) => {
+        const back = (ends.get(s) as Envelope).body.get("back") as number[][] | undefined;
+        return back?.find((pair) => pair[0] === x)?.[1];
+      });
+      const seq = asked[0];
+      if (seq === undefined || !asked.every((q) => q === seq) || this.forever.has(x)) continue;
+      this.dropped.delete(x);
+      this.absences.set(x, [...(this.absences.get(x) ?? []), { from, until: r + 1 }]);
+      this.since.set(x, seq);
+      this.positions.set(x, { round: r + 1, turn: 0 });
+    }
+  }
+
+  /** The waiting messages of dropped seats for the round the game is at now: used if the seat is back. */
+  private takePending(): void {
+    const now = this.pending.filter((env) => this.roundOf(env) <= this.round);
+    if (!now.length) return;
+    this.pending = this.pending.filter((env) => this.roundOf(env) > this.round);
+    for (const env of now) {
+      const seat = this.seatOf(env.sender);
+      if (!this.dropped.has(seat) && env.seq > (this.since.get(seat) ?? -1)) this.accept(env, false);
+    }
+  }
+
   private beginRound(round: number): void {
     const settings = this.settings as Settings;
     this.round = round;
@@ -538,7 +691,7 @@ export class Session {
         const c = commits.get(s) as Envelope;
         const v = reveals.get(s) as Envelope;
         const want = commitment("seed", game, r, 0, s, v.body.get("contribution") as Uint8Array, v.body.get("nonce") as Uint8Array);
-        if (!equal(want, c.body.get("commit") as Uint8Array)) this.blame(s, "seed-mismatch", "its SEED_REVEAL does not open its SEED_COMMIT", [c, v]);
+        if (!equal(want, c.body.get("commit") as Uint8Array)) this.blame(s, "seed-mismatch", "its SEED_REVEAL does not open its SEED_COMMIT", [c, v], v);
       }
       const seed = roundSeed(game, r, revealers.map((s) => (reveals.get(s) as Envelope).body.get("contribution") as Uint8Array));
       const { hands, rows } = dealOrder(shuffle(seed, deckOf(settings.variant, this.n)), this.n);
@@ -587,6 +740,8 @@ export class Session {
     const commits = this.slot("PLAY_COMMIT", r, t);
     if (!committers.every((s) => commits.has(s))) return;
     if (this.once(`state|${t}`)) {
+      // Names the lowest seat, once a turn, as the reference does (protocol.md leaves open whether the check
+      // runs again over the other commits once that seat is expelled: see the report of issue 25).
       const state = this.stateNow();
       for (const s of committers) {
         const m = commits.get(s) as Envelope;
@@ -614,6 +769,10 @@ export class Session {
       for (let s = 0; s < this.n; s++) {
         if (revealers.includes(s)) plays.set(s, this.checkReveal(s, commits.get(s) as Envelope, reveals.get(s) as Envelope));
         else plays.set(s, standInCard(this.hands[s] ?? []));
+      }
+      for (const s of revealers) {
+        const position = (reveals.get(s) as Envelope).body.get("position");
+        if (this.sealed && !this.hands[s] && typeof position === "number") this.sealed.notePlay(s, position);
       }
       this.plays = plays;
     }
@@ -698,6 +857,7 @@ export class Session {
     }
     const ends = this.slot("ROUND_END", r, 0);
     if (!this.activeAt([r, ROUND_END_STEP, 1]).every((s) => ends.has(s))) return;
+    this.takeBack(r);
     if (gameOver(settings, r + 1, this.scores)) {
       this.phase = "game-end";
       const ends = this.slot("GAME_END", 0, 0);

@@ -40,12 +40,13 @@ test("signatures: a signature verifies under its key only, over its data only; a
   assert.ok(!verify(me.publicKey.slice(0, 31), signature, data));
 });
 
-test("code-vectors: the game code of a game id; a typed code read case-blind", () => {
+test("code-vectors: the game code of a game id (scrypt, issue 22); a typed code read case-blind", () => {
   const v = vector("code-vectors");
   assert.equal(Object.keys(v).length, 5);
   for (const [id, code] of Object.entries(v)) assert.equal(gameCode(fromHex(id)), code);
   assert.equal(readCode("1tgp"), "1TGP");
   assert.equal(readCode("it-g p"), "1TGP");
+  assert.equal(readCode("qm5z"), gameCode(fromHex("0ea1684b595e669856af5467442c8f81")));
   assert.equal(readCode("lo0o"), "1000");
   assert.throws(() => readCode("1TG"), /4 characters/);
   assert.throws(() => readCode("1TGU"), /"U" is not in a game code/);
