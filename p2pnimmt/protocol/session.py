@@ -367,21 +367,30 @@ class Session:
         self._advance()
         self._ask_owed()
 
-    def _ask_owed(self) -> None:
-        """Ask our driver again for the move we owe (after a restart or a rebuild, whose asks were not shown)."""
+    def _ask_owed(self, before: Table | None = None) -> None:
+        """Ask our driver again for the move we owe (after a restart or a rebuild, whose asks were not shown).
+
+        `before`: the table a rebuild replaced; what it had asked already is not asked again (the driver has
+        it, and may have answered in the outputs of this very call: a second ask made a bot play twice)."""
         table = self.table
         if self.seat is None or self.seat in table.dropped or table.phase not in (Phase.TURN, Phase.DEAL):
             return
         r, t = table.round, table.turn
         record = table.record(r, t)
+        shown = before.turns.get((r, t)) if before is not None else None
         if table.phase == Phase.TURN and self.seat not in self.slot("PLAY_COMMIT", r, t):
-            self._emit(PlayNeeded(r, t))
+            if shown is None or not shown.asked:
+                self._emit(PlayNeeded(r, t))
         elif table.phase == Phase.TURN and record.chooser == self.seat:
-            if self.seat not in self.slot("ROW_CHOICE", r, t) and record.cards is not None:
+            if self.seat not in self.slot("ROW_CHOICE", r, t) and record.cards is not None and \
+                    (shown is None or shown.chooser != self.seat):
                 cards = record.cards
                 self._emit(RowChoiceNeeded(r, t, self.seat, min(cards), cards))
         elif table.phase == Phase.DEAL and (draft := self.game.draft) is not None and draft.to_move == self.seat:
-            self._emit(PickNeeded(r, draft.picks))
+            old = before.engine.draft if before is not None and before.engine is not None else None
+            if before is None or before.phase != Phase.DEAL or before.round != r or old is None or \
+                    old.picks != draft.picks:
+                self._emit(PickNeeded(r, draft.picks))
 
     # ----------------------------------------------------------------- accepting
 
@@ -498,7 +507,7 @@ class Session:
         for seat, step in sorted(drops):
             if old.dropped.get(seat) != step and self.table.dropped.get(seat) == step:
                 self._emit(SeatDropped(seat, step.round, step.number))
-        self._ask_owed()
+        self._ask_owed(old)
 
     def _fingerprint(self) -> tuple[Any, ...]:
         """What a pass can change that another pass may act on (the table's version counts its slots, drops,

@@ -73,9 +73,13 @@ def advance(table: Table) -> Effects[None]:
 
 
 def vote(table: Table, target: int, at: Step) -> Effects[None]:
-    """We vote to drop `target` at step `at` (of this round)."""
-    table.votes.setdefault(at, set()).add(target)
-    table.changed()
+    """We vote to drop `target` at step `at` (of this round).
+
+    Replaying (a restart, a rebuild) nothing is signed: a vote we signed before comes back from the transcript
+    (slots.store marks it ours); one we never signed is not marked, or we would never sign it."""
+    if not table.replaying:
+        table.votes.setdefault(at, set()).add(target)
+        table.changed()
     yield Send("DROP", position(table, at, target))
 
 
