@@ -74,8 +74,9 @@ def start_body(name: object) -> dict:
             "roster": [{"key": bytes(32), "name": name, "bot": False}, {"key": b"\1" * 32, "name": "b", "bot": True}]}
 
 
-GOOD_NAMES = ["a", " ", "  Zoë  ", "é" * 40, "😀" * 40, "e\u0301", "x" * 40, "李小龍", "a-b_c.d!"]
-BAD_NAMES = ["", "x" * 41, "é" * 41, "tab\there", "new\nline", "nb\u00a0sp", "ideo\u3000space", "zero\u200bwidth",
+GOOD_NAMES = ["a", "Zoë", "Anne Marie", "é" * 40, "😀" * 40, "x" * 40, "李小龍", "a-b_c.d!"]
+# issue 22 item 7 (protocol.md 9, names): a space at either end, or a name not in NFKC form, is no name
+BAD_NAMES = [" ", "  Zoë  ", "two  spaces", "e\u0301", "\uff21nn", "", "x" * 41, "é" * 41, "tab\there", "new\nline", "nb\u00a0sp", "ideo\u3000space", "zero\u200bwidth",
              "soft\u00adhyphen", "line\u2028sep", "private\ue000", "unassigned\u0378", "\x7f", 7, b"bytes", None]
 
 
