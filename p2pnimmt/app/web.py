@@ -90,7 +90,7 @@ async def guest_seat(node: Node, options: Options) -> tuple[Node, Page]:
         raise ValueError("the game has started")
     if len(node.players()) >= node.seats:
         raise ValueError(f"all {node.seats} seats are taken")
-    name = f"guest of {node.name}"[:40]
+    name = guest_name(node)
     model = TableModel()
     Placer(model)
     helper = new_node(Identity.generate(), options, name=name,
@@ -100,6 +100,19 @@ async def guest_seat(node: Node, options: Options) -> tuple[Node, Page]:
     page = Page(model, seat=NodeSeat(helper), node=helper, code=game_code(node.game_id), title=f"p2pnimmt: {name}")
     page.view.claim = True
     return helper, page
+
+
+def guest_name(node: Node) -> str:
+    """"guest of ann", then "guest 2 of ann", ...: the first that looks like no player's name in the lobby
+    (protocol.md 9: no two seats look alike), at most 40 characters, no space at the end."""
+    from ..protocol.names import look_alike
+
+    number = 1
+    while True:
+        name = (f"guest of {node.name}" if number == 1 else f"guest {number} of {node.name}")[:40].rstrip()
+        if not any(look_alike(m.name, name) for m in node.players()):
+            return name
+        number += 1
 
 
 async def start_guest(node: Node, options: Options, helpers: list[Node]) -> str:

@@ -63,3 +63,4 @@ async def test_a_phone_plays_a_guest_seat_through_a_whole_game(tmp_path: Path, p
     assert verdict.ok, verdict.report()
     assert "guest of ann (" in verdict.summary  # the seat's name, signed in the game's start, as verify prints it
     assert not errors, errors
+

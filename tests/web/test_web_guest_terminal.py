@@ -46,3 +46,20 @@ async def test_the_terminal_lobby_offers_a_guest_seat_a_phone_plays_it(tmp_path:
     assert "guest of ann (" in verdict.summary
     assert not errors, errors
 
+
+
+def test_two_guest_seats_get_two_names_that_do_not_look_alike(tmp_path: Path) -> None:
+    """Names that look alike are refused in the lobby (protocol.md 9, issue 22 item 7): the second guest seat
+    is "guest 2 of ann", not a second "guest of ann" (which the host refused: no second guest could sit)."""
+    host = Terminal(["host", "--lines", "--seats", "3", "--interface", "127.0.0.1", "--rounds", "1", "--no-points",
+                     "--name", "ann", "--web-interface", "127.0.0.1", "--no-open",
+                     "--transcript", str(tmp_path / "h.p2pt")], env={"P2PNIMMT_PLACE_DELAY": "0"})
+    try:
+        host.wait_for("lobby> ")
+        host.type("guest")
+        host.wait_for(r"a guest seat is offered: open http://127\.0\.0\.1:\d+/\?t=\S+ on the guest's phone")
+        host.type("guest")
+        host.wait_for(r"game started: ann, guest of ann, guest 2 of ann")  # every seat taken: the game starts
+        assert "looks like" not in host.text
+    finally:
+        host.stop()
