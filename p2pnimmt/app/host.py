@@ -143,12 +143,18 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
 
     console = LobbyLines(stdin_lines())  # the line terminal's lobby prompt, while the lobby lasts
 
+    said: list[str] = []  # the last lobby line: said again only when it changes (a spectator coming and
+    # going, or a stranger's refused join, changes nothing a player reads)
+
     def lobby_changed(n: Node) -> None:
         players = n.players()
         if n.lobby_state == "playing":
             remember_lobby(n)
             console.stop()  # its pending read must not take the first card typed
-        front.say(f"lobby: {len(players)}/{n.seats} seats: " + ", ".join(m.name for m in players))
+        line = f"lobby: {len(players)}/{n.seats} seats: " + ", ".join(m.name for m in players)
+        if said != [line]:
+            said[:] = [line]
+            front.say(line)
         advertise(n)
 
     unwatch = node.watch_lobby(lobby_changed)
