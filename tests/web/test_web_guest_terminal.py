@@ -12,13 +12,19 @@ from procs import Terminal
 
 from p2pnimmt.protocol.verify import verify_transcript
 
+
+def host_at_its_terminal(tmp_path: Path, seats: int) -> Terminal:
+    """ann hosts a one-round game at a line terminal, its guest pages served on 127.0.0.1."""
+    return Terminal(["host", "--lines", "--seats", str(seats), "--interface", "127.0.0.1", "--rounds", "1",
+                     "--no-points", "--name", "ann", "--web-interface", "127.0.0.1", "--no-open",
+                     "--transcript", str(tmp_path / "h.p2pt")], env={"P2PNIMMT_PLACE_DELAY": "0"})
+
+
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
 async def test_the_terminal_lobby_offers_a_guest_seat_a_phone_plays_it(tmp_path: Path, browser) -> None:
-    host = Terminal(["host", "--lines", "--seats", "2", "--interface", "127.0.0.1", "--rounds", "1", "--no-points",
-                     "--name", "ann", "--web-interface", "127.0.0.1", "--no-open",
-                     "--transcript", str(tmp_path / "h.p2pt")], env={"P2PNIMMT_PLACE_DELAY": "0"})
+    host = host_at_its_terminal(tmp_path, seats=2)
     try:
         host.wait_for("lobby> ")
         host.type("help")
@@ -51,9 +57,7 @@ async def test_the_terminal_lobby_offers_a_guest_seat_a_phone_plays_it(tmp_path:
 def test_two_guest_seats_get_two_names_that_do_not_look_alike(tmp_path: Path) -> None:
     """Names that look alike are refused in the lobby (protocol.md 9, issue 22 item 7): the second guest seat
     is "guest 2 of ann", not a second "guest of ann" (which the host refused: no second guest could sit)."""
-    host = Terminal(["host", "--lines", "--seats", "3", "--interface", "127.0.0.1", "--rounds", "1", "--no-points",
-                     "--name", "ann", "--web-interface", "127.0.0.1", "--no-open",
-                     "--transcript", str(tmp_path / "h.p2pt")], env={"P2PNIMMT_PLACE_DELAY": "0"})
+    host = host_at_its_terminal(tmp_path, seats=3)
     try:
         host.wait_for("lobby> ")
         host.type("guest")
