@@ -118,26 +118,32 @@ def _where(node: Node) -> str:
 
 
 async def stalled(node: Node, give_up: float) -> str:
-    """Return (why) once the game has not moved for `give_up` seconds while it waits on others (0: never), or
-    once too few players remain to play on (waiting.too_few) for the drop time (`node.drop_after`; 0: never)."""
+    """Return (why) once the game has not moved for `give_up` seconds while it waits on others (0: never).
+
+    Too few players left to play on (waiting.too_few) is said once after the drop time (`node.drop_after`),
+    and is then the reason given up with: a cut network may still heal before the give-up time, and this
+    node then plays on (a minority cut off drops itself where the others dropped it, protocol.md 11.1)."""
     if give_up <= 0 and node.drop_after <= 0:
         await asyncio.Event().wait()
     loop = asyncio.get_running_loop()
     mark: object = None
     since = loop.time()
     few_since: float | None = None
+    told = False
     while True:
         await asyncio.sleep(min(1.0, give_up / 4) if give_up > 0 else 0.5)
         now = loop.time()
+        few = too_few(node.session, node.linked) if node.drop_after > 0 and node.session is not None else None
+        few_since = None if few is None else now if few_since is None else few_since
+        if few is not None and few_since is not None and now - few_since >= node.drop_after and not told:
+            told = True
+            say(f"{few}; waiting for them to come back" + (f" (giving up after {give_up:.0f} s without progress)"
+                                                             if give_up > 0 else ""))
         current, busy = _progress(node)
         if busy or current != mark:
             mark, since = current, now
         elif 0 < give_up <= now - since:
-            return f"no progress for {now - since:.0f} s ({_where(node)})"
-        few = too_few(node.session, node.linked) if node.drop_after > 0 and node.session is not None else None
-        few_since = None if few is None else now if few_since is None else few_since
-        if few is not None and few_since is not None and now - few_since >= node.drop_after:
-            return few
+            return few if few is not None else f"no progress for {now - since:.0f} s ({_where(node)})"
 
 
 async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,

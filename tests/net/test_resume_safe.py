@@ -42,6 +42,8 @@ def start_game(tmp_path: Path, procs, joiners: int = 2, watcher: bool = True, ro
     if watcher:
         peers["watch"] = procs(["watch", code, "--headless", *LO, "--give-up", "60",
                                 "--transcript", str(tmp_path / "watch.p2pt")], tmp_path / "watch.out")
+        # linked before anything is killed (`watch CODE` listens 1.5 s for a second game with the same code)
+        peers["watch"].wait_for(r"joined \w{4} at .* as spectator", 30)
     return code, peers
 
 
