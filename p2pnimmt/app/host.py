@@ -9,6 +9,7 @@ from ..bots import make_bot
 from ..engine import Settings
 from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
 from ..net.files import WriteFailed
+from ..net.invite import invite_link, link_addresses
 from ..net.node import Node
 from ..protocol.identity import Identity
 from ..protocol.names import look_alike
@@ -125,6 +126,8 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     say(f"code: {code}")
     say(f"host key: {identity.fingerprint} (if two games answer this code, joiners tell them apart by it)")
     say(f"listening on {options.interface or '0.0.0.0'}:{node.port}")
+    say(f"invite link: {invite_link(link_addresses(options.interface), node.port, code, identity.peer)}"
+        "  (join or watch it where mDNS does not reach)")
     if old is not None:
         say(f"rematch of {game_code(old.game_id or bytes(16))}: the seats are held for its players "
             f"for {HOLD_SECONDS} s")

@@ -187,12 +187,16 @@ class Node:
         peer id the host must have (a rematch: the host of the finished game), else ConnectionFailed. `salt`: the
         salt its advertisement gave: the game id must be the one bound to the key the handshake proved (section
         8), else it is not the game advertised (a copy of another's advertisement) and it learns nothing of us,
-        not even our name. `host_key`: the fingerprint the person was told to expect (the host's screen).
+        not even our name. `host_key`: the fingerprint the person was told to expect (the host's screen, XXXX-XXXX,
+        or an invite link's long one): checked first, before anything is sent.
         """
         self.game_id = game_id if self.session is None else self.session.game_id
         conn = await self.mesh.dial(host, port)
         why = None
-        if code is not None and game_code(conn.game_id) != code.upper():
+        if host_key is not None and not fingerprint(conn.peer, long=True).startswith(host_key):
+            why = (f"{host}:{port} answers with host key {fingerprint(conn.peer, long=True)[:len(host_key)]}, "
+                   f"not {host_key}: it is not the host you were sent to")
+        elif code is not None and game_code(conn.game_id) != code.upper():
             why = f"the game at {host}:{port} has code {game_code(conn.game_id)}, not {code.upper()}"
         elif expect is not None and conn.peer != expect:
             why = (f"{host}:{port} answers as {fingerprint(conn.peer)}, not as the host of the finished game "
@@ -200,8 +204,6 @@ class Node:
         elif salt is not None and game_id_for(conn.key, salt) != conn.game_id:
             why = (f"{host}:{port} is not the game it advertised: its key {fingerprint(conn.peer)} does not hold "
                    "that game id (a copy of another host's advertisement)")
-        elif host_key is not None and fingerprint(conn.peer) != host_key:
-            why = f"{host}:{port} answers with host key {fingerprint(conn.peer)}, not {host_key}"
         if why is not None:
             conn.close()
             raise ConnectionFailed(why)

@@ -34,10 +34,14 @@ def game_id_for(host_key: bytes, salt: bytes) -> bytes:
     return hashlib.sha256(GAME_ID_TAG + host_key + salt).digest()[:16]
 
 
-def fingerprint(pid: bytes) -> str:
-    """A short name people can compare: base32 of the first 5 bytes of the peer id, as XXXX-XXXX."""
-    text = base64.b32encode(pid[:5]).decode()
-    return f"{text[:4]}-{text[4:]}"
+LONG_FINGERPRINT_BYTES = 15  # an invite link's fingerprint: 120 bits, six groups of four (protocol.md 6)
+
+
+def fingerprint(pid: bytes, long: bool = False) -> str:
+    """A short name people can compare: base32 of the first 5 bytes of the peer id, as XXXX-XXXX. `long`: of
+    the first 15 bytes, as six groups XXXX-XXXX-...; its first two groups are the short one (invite links)."""
+    text = base64.b32encode(pid[:LONG_FINGERPRINT_BYTES if long else 5]).decode()
+    return "-".join(text[i:i + 4] for i in range(0, len(text), 4))
 
 
 # The memo of signatures found good: peers in one process (bots, the in-memory harness, verify) check each

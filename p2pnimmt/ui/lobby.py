@@ -18,6 +18,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.widgets import Frame
 
+from ..net.invite import invite_link, link_addresses
 from ..protocol.identity import fingerprint
 from . import widgets
 
@@ -49,6 +50,9 @@ class LobbyScreen:
         self.node = node
         self.code = code
         self.command = command
+        # The host's invite link: where mDNS does not reach (another network, over an overlay), net.invite
+        self.link = invite_link(link_addresses(node.interface), node.port, code, node.identity.peer) \
+            if node.is_host else None
         self.chosen = 0
         self.message = ""
         self.left = False
@@ -73,6 +77,8 @@ class LobbyScreen:
         key = f"   host key {fingerprint(host)}" if host else ""  # tells games of one code apart (join says)
         lines = [("class:status", f"p2pnimmt lobby   game code:{key}\n"), ("class:selected", big(self.code) + "\n\n"),
                  ("", f"Seats {len(players)}/{node.seats}\n")]
+        if self.link is not None:
+            lines.insert(2, ("", f"Invite link (where mDNS does not reach): {self.link}\n\n"))
         for i, m in enumerate(self.members()):
             if m.role != "player":
                 continue

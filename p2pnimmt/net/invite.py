@@ -1,0 +1,167 @@
+"""Invite links: where a game's host listens, its code and its key, in one line to send a friend elsewhere.
+
+    p2pnimmt://100.101.102.103:4000,192.168.1.20:4000/QM5Z#ABCD-EFGH-IJKL-MNOP-QRST-UVWX
+
+protocol.md 14, "Invite links": one or more ADDRESS:PORT (an IPv6 address in brackets, or a DNS name) separated
+by commas, best first; the game code; after `#` the host key's long fingerprint (protocol.md 6: six groups,
+whose first two are the host key its screen shows; the short XXXX-XXXX is read too). A joiner dials the
+addresses in order, no mDNS, and goes on only with a peer whose key has that fingerprint (net.node.Node.join
+checks it before sending anything, its name included).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+
+import ifaddr
+
+from ..neutral import shown
+from ..protocol.identity import fingerprint
+from .discovery import parse_code
+
+SCHEME = "p2pnimmt"
+MAX_LINK = 2048  # characters of a link read at all
+MAX_ADDRESSES = 16  # addresses one link names
+_KEY = re.compile(r"[A-Z2-7]{24}|[A-Z2-7]{8}")  # the long fingerprint, or the short one (without hyphens)
+_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+# Interfaces of an overlay network (a link is for friends elsewhere: the tunnel's address reaches them) and of
+# containers and VMs on this machine (no friend reaches those); see rank().
+TUNNELS = ("tailscale", "wg", "zt", "tun", "utun", "nebula", "headscale")
+LOCAL_ONLY = ("docker", "br-", "veth", "virbr", "vboxnet", "vmnet", "cni", "lxc", "lxd", "podman")
+CGNAT = ipaddress.IPv4Network("100.64.0.0/10")  # Tailscale's and Headscale's addresses
+
+
+class BadLink(ValueError):
+    """A link that is not an invite link; the message names what is wrong."""
+
+
+@dataclass(frozen=True)
+class Invite:
+    """A parsed invite link: the addresses to dial in order, the game code, and the host key (XXXX-XXXX or the
+    long form, upper case with hyphens) the peer there must have."""
+
+    addresses: tuple[tuple[str, int], ...]
+    code: str
+    host_key: str
+
+    def link(self) -> str:
+        where = ",".join(f"[{host}]:{port}" if ":" in host else f"{host}:{port}" for host, port in self.addresses)
+        return f"{SCHEME}://{where}/{self.code}#{self.host_key}"
+
+
+def invite_link(addresses: list[str], port: int, code: str, peer: bytes) -> str:
+    """The link of a game hosted by the key with peer id `peer`, listening on `port` at `addresses`."""
+    return Invite(tuple((address, port) for address in addresses), code, fingerprint(peer, long=True)).link()
+
+
+def looks_like_link(text: str) -> bool:
+    """What a person gave is meant as a link, not a code (a code has no `:` or `/`)."""
+    return ":" in text or "/" in text or "#" in text
+
+
+def parse_link(text: str) -> Invite:
+    """An invite link as a person pasted it (spaces around it, any case in the scheme, the code and the key);
+    BadLink naming what is wrong."""
+    text = text.strip()
+    if len(text) > MAX_LINK:
+        raise BadLink(f"it is {len(text)} characters long, at most {MAX_LINK}")
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        raise BadLink(f"an invite link begins with {SCHEME}://, got {shown(text, 40)}")
+    if scheme.lower() != SCHEME:
+        raise BadLink(f"its scheme is {shown(scheme)}, not {SCHEME} (an invite link begins with {SCHEME}://)")
+    rest, sep, key = rest.partition("#")
+    if not sep or not key.strip():
+        raise BadLink("it has no host key (#XXXX-XXXX-XXXX-XXXX-XXXX-XXXX after the game code)")
+    rest = rest.partition("?")[0]  # a query is reserved for later versions: ignored
+    authority, sep, path = rest.partition("/")
+    if not sep or not path.strip("/"):
+        raise BadLink("it has no game code (/CODE after the addresses)")
+    if "/" in path.strip("/"):
+        raise BadLink(f"its path is {shown('/' + path)}, not one game code")
+    try:
+        code = parse_code(path.strip("/"))
+    except ValueError as exc:
+        raise BadLink(f"bad game code: {exc}") from None
+    return Invite(parse_addresses(authority), code, parse_key(key))
+
+
+def parse_key(text: str) -> str:
+    """The host key after `#`: 24 (or 8) base32 letters and digits, hyphens and case not mattering."""
+    cleaned = text.replace("-", "").replace(" ", "").upper()
+    if not _KEY.fullmatch(cleaned):
+        raise BadLink("the host key after # must be 24 letters and digits 2-7 as XXXX-XXXX-XXXX-XXXX-XXXX-XXXX "
+                      f"(or the 8 of XXXX-XXXX), got {shown(text, 40)}")
+    return "-".join(cleaned[i:i + 4] for i in range(0, len(cleaned), 4))
+
+
+def parse_addresses(authority: str) -> tuple[tuple[str, int], ...]:
+    """`ADDRESS:PORT[,ADDRESS:PORT...]` of a link."""
+    if not authority:
+        raise BadLink("it names no address (ADDRESS:PORT after p2pnimmt://)")
+    parts = authority.split(",")
+    if len(parts) > MAX_ADDRESSES:
+        raise BadLink(f"it names {len(parts)} addresses, at most {MAX_ADDRESSES}")
+    return tuple(parse_address(part) for part in parts)
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """One `HOST:PORT`: an IPv4 address, `[IPv6]`, or a DNS name, and a port 1..65535."""
+    if text.startswith("["):
+        inside, sep, after = text[1:].partition("]")
+        if not sep or not after.startswith(":"):
+            raise BadLink(f"address {shown(text)} has no port ([IPv6]:PORT)")
+        try:
+            host = str(ipaddress.IPv6Address(inside))
+        except ValueError:
+            raise BadLink(f"{shown(inside)} in brackets is not an IPv6 address") from None
+        port_text = after[1:]
+    else:
+        host, sep, port_text = text.rpartition(":")
+        if not sep:
+            raise BadLink(f"address {shown(text)} has no port (ADDRESS:PORT)")
+        if ":" in host:
+            raise BadLink(f"address {shown(text)}: an IPv6 address goes in brackets, [IPv6]:PORT")
+        check_host(host)
+    if not (port_text.isascii() and port_text.isdigit() and 1 <= int(port_text) <= 65535):
+        raise BadLink(f"the port of {shown(text)} must be 1..65535, got {shown(port_text)}")
+    return host, int(port_text)
+
+
+def check_host(host: str) -> None:
+    """An IPv4 address or a DNS name (letters, digits and hyphens in dot-separated labels)."""
+    labels = host.rstrip(".").split(".")
+    if labels[-1].isdigit():  # all digits at the end: meant as an IPv4 address
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            raise BadLink(f"{shown(host)} is not an IPv4 address") from None
+    elif len(host) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
+        raise BadLink(f"{shown(host)} is neither an IP address nor a host name")
+
+
+def rank(address: str, interface: str) -> int:
+    """Which of a host's addresses a link names first: an overlay's (a tunnel interface, or Tailscale's
+    100.64.0.0/10), then the LAN's (private ranges), then any other, then those of containers and VMs and
+    link-local ones (reachable from this machine or this link only)."""
+    ip = ipaddress.IPv4Address(address)
+    name = interface.lower()
+    if name.startswith(LOCAL_ONLY) or ip.is_link_local:
+        return 3
+    if name.startswith(TUNNELS) or ip in CGNAT:
+        return 0
+    return 1 if ip.is_private else 2
+
+
+def link_addresses(interface: str | None) -> list[str]:
+    """The addresses a host's link names, best first: the --interface one alone, else every IPv4 address of
+    this machine but loopback (the host listens on all of them), ranked; loopback only when there is no other."""
+    if interface:
+        return [interface]
+    found = [(rank(ip.ip, adapter.nice_name), n, ip.ip) for n, (adapter, ip) in
+             enumerate((adapter, ip) for adapter in ifaddr.get_adapters() for ip in adapter.ips)
+             if isinstance(ip.ip, str) and not ip.ip.startswith("127.")]
+    ordered = [address for _, _, address in sorted(found)]
+    return list(dict.fromkeys(ordered)) or ["127.0.0.1"]
