@@ -9,17 +9,19 @@ seats, lobby_state, links, session) and the seats held for a rematch (net.held).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from ..engine import Settings
 from ..protocol.identity import fingerprint
-from ..protocol.names import look_alike
+from ..protocol.names import look_alike, watcher_name
+from ..quietlog import quiet
 from .connection import Connection
-from .members import member_from
+from .members import Member, member_from
 
-log = logging.getLogger("p2pnimmt.net")
+log = logging.getLogger("p2pnimmt.net")  # what strangers can repeat goes through quietlog's `quiet`
 
 MAX_SPECTATORS = 32  # spectators a host admits at once (each key one; they are removed when they leave)
 
@@ -31,7 +33,8 @@ class Lobby:
 
     def __init__(self, node) -> None:
         self.node = node
-        self.cut_off: set[bytes] = set()  # peers cut off for going over a cap (logged once each)
+        self.cut_off: set[bytes] = set()  # peers cut off for going over a cap (never admitted again)
+        self.shown_as: str | None = None  # a joiner: the name the host shows for us, when not ours (told once)
         self._listeners: list[LobbyListener] = []
 
     def watch(self, listener: LobbyListener) -> Callable[[], None]:
@@ -53,10 +56,11 @@ class Lobby:
         conn = node.links.get(peer)
         member = node.members.get(peer)
         spectator = member is not None and member.role == "spectator"
-        if peer not in self.cut_off:
+        if peer not in self.cut_off:  # a line per address and cap, then a count (many keys from one address)
             self.cut_off.add(peer)
-            log.warning("cut off %s%s: it sent %s", fingerprint(peer), " (a spectator, removed)" if spectator else "",
-                        what)
+            source = conn.address if conn is not None else member.host if member is not None else None
+            quiet.warning(source, "cut off: " + re.sub(r"\d+", "#", what), "cut off %s%s: it sent %s",
+                          fingerprint(peer), " (a spectator, removed)" if spectator else "", what)
         if conn is not None:
             conn.close()
         if spectator and node.is_host:
@@ -100,17 +104,35 @@ class Lobby:
         if member.role == "spectator" and known is None:
             spectators = sum(1 for m in node.members.values() if m.role == "spectator")
             if spectators >= MAX_SPECTATORS:
-                log.warning("refused %s as a spectator: %d are watching already", fingerprint(conn.peer),
-                            MAX_SPECTATORS)
+                quiet.warning(conn.address, "refused a spectator (too many)",
+                              "refused %s as a spectator: %d are watching already", fingerprint(conn.peer),
+                              MAX_SPECTATORS)
                 self.refuse(conn, f"too many spectators ({MAX_SPECTATORS})")
                 return
-        node.members[conn.peer] = member
+        node.members[conn.peer] = self.unlike_others(member, conn)
+        if member.role == "player":  # a seat's name is signed: a spectator who looks like it gives way
+            for other in [m for m in node.members.values() if m.role == "spectator"]:
+                if look_alike(other.name, member.name):
+                    node.members[other.peer] = self.unlike_others(other, node.links.get(other.peer))
         node.mesh.link(conn)
         self.announce()
         if held.holding:
             held.check()
         elif node.lobby_state == "lobby" and len(node.players()) == node.seats:
             self.start()
+
+    def unlike_others(self, member: Member, conn: Connection | None) -> Member:
+        """A spectator shown under a name that looks like no other member's (protocol.md 14: `ann (watching)`
+        when ann is here); a player as it is (the checks above refused a look-alike seat)."""
+        if member.role != "spectator":
+            return member
+        name = watcher_name(member.name, [m.name for m in self.node.members.values() if m.peer != member.peer])
+        if name == member.name:
+            return member
+        quiet.info(conn.address if conn is not None else member.host, "spectator renamed",
+                   "showing spectator %s as %r: %r looks like a member's name", fingerprint(member.peer), name,
+                   member.name)
+        return replace(member, name=name)
 
     def refuse(self, conn: Connection, reason: str) -> None:
         """Tell a would-be member why not, and hang up (it gets nothing of the game)."""
@@ -166,6 +188,11 @@ class Lobby:
             return
         members = [member_from(m) for m in payload["members"][:MAX_SPECTATORS + 10]]
         node.members = {m.peer: m for m in members if m is not None}
+        me = node.members.get(node.identity.peer)
+        if me is not None and me.name != node.name and me.name != self.shown_as:
+            self.shown_as = me.name  # a spectator whose name looks like another member's (Lobby.unlike_others)
+            quiet.warning(node.host_address, "shown under another name",
+                          "the host shows you as %r: %r looks like the name of someone here", me.name, node.name)
         node.mesh.members_updated()
         seats = payload.get("seats")
         node.seats = seats if type(seats) is int else node.seats

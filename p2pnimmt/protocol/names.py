@@ -1,8 +1,9 @@
 """A name at the table (protocol.md 9, **Names**): what a name may hold, and when two names look alike.
 
 One rule, one place: the START (a roster whose names are not names, or two of which look alike, is not a
-START), the host's lobby (a join whose name looks like a member's is refused), the command line and the menu
-(what a person types is made plain first: `plain`). The tables are shipped (name_ranges.py: Unicode 14.0.0's
+START), the host's lobby (a join for a seat whose name looks like a seated player's is refused; a spectator
+whose name looks like any member's is shown as `ann (watching)`: `watcher_name`), the command line and the
+menu (what a person types is made plain first: `plain`). The tables are shipped (name_ranges.py: Unicode 14.0.0's
 categories; name_skeleton.py: UTS #39's confusables 13.0.0), never the running Python's; the normal forms and
 case folding used are stable for every code point a name may hold (Unicode's stability policies), so every
 Python from 3.11 on agrees.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import unicodedata
 from bisect import bisect_right
+from collections.abc import Iterable, Iterator
 
 from .name_ranges import MARKS, RANGES
 from .name_skeleton import PROTOTYPES
@@ -87,3 +89,26 @@ def skeleton(name: str) -> str:
 
 def look_alike(a: str, b: str) -> bool:
     return skeleton(a) == skeleton(b)
+
+
+def first_unlike(candidates: Iterable[str], taken: Iterable[str]) -> str:
+    """The first of `candidates` that is a name and looks like none of `taken` (an endless `candidates`: guest
+    seats, bots and spectators are given names no member's looks like)."""
+    skeletons = {skeleton(name) for name in taken}
+    return next(name for name in candidates if is_name(name) and skeleton(name) not in skeletons)
+
+
+def watcher_name(name: str, taken: Iterable[str]) -> str:
+    """A spectator's name as the lobby shows it: `name`, unless it looks like one of `taken` (the other
+    members'); then `ann (watching)`, `ann (watching 2)`, ... (the first that looks like none; `name` cut short
+    to fit NAME_LENGTH), so no spectator passes for a player or for another spectator on any screen."""
+
+    def candidates() -> Iterator[str]:
+        yield name
+        number = 1
+        while True:
+            tag = " (watching)" if number == 1 else f" (watching {number})"
+            yield name[:NAME_LENGTH - len(tag)].rstrip() + tag
+            number += 1
+
+    return first_unlike(candidates(), taken)
