@@ -7,6 +7,7 @@ import sys
 from ..bots import make_bot
 from ..net.connection import ConnectionFailed
 from ..net.discovery import GameAd, closest_codes, game_code, parse_code
+from ..net.invite import Invite
 from ..net.node import Node
 from ..protocol.identity import Identity, fingerprint
 from .evening import Evening
@@ -115,8 +116,25 @@ async def reach(node: Node, code: str, ads: list[GameAd], options: Options) -> t
     raise RoleFailed(f"cannot join {code}: " + "; ".join(failures))
 
 
-async def run_join(code: str, role: str, options: Options, headless: bool = True, rematches: int = 0) -> int:
-    """Join (or watch) a game, and follow the rematches its host offers (`rematches`: headless, this many)."""
+async def reach_invite(node: Node, invite: Invite) -> tuple[str, int]:
+    """Join the game of an invite link: its addresses in order, no mDNS, until one answers with the link's host
+    key (checked before anything is sent, our name included) and its code; the address joined."""
+    failures = []
+    for host, port in invite.addresses:
+        try:
+            await node.join(host, port, code=invite.code, host_key=invite.host_key)
+            return host, port
+        except ConnectionFailed as exc:
+            failures.append(str(exc))
+            if len(failures) < len(invite.addresses):
+                say(f"{exc}; trying the link's next address")
+    raise RoleFailed(f"cannot join {invite.code} by its link: " + "; ".join(failures))
+
+
+async def run_join(code: str, role: str, options: Options, headless: bool = True, rematches: int = 0,
+                   invite: Invite | None = None) -> int:
+    """Join (or watch) a game, and follow the rematches its host offers (`rematches`: headless, this many).
+    `invite`: the game's invite link (its code is `code`): dialled at its addresses, no mDNS."""
     try:
         code = parse_code(code)
     except ValueError as exc:
@@ -129,7 +147,7 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
     try:
         while True:
             status, node, again = await join_game(code, role, identity, game_options(options, game), headless,
-                                                  evening, rematches, old, carry)
+                                                  evening, rematches, old, carry, invite)
             old = node
             if not again:
                 return status
@@ -143,10 +161,11 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
 
 
 async def join_game(code: str, role: str, identity: Identity, options: Options, headless: bool, evening: Evening,
-                    rematches: int, old: Node | None, carry: Carry) -> tuple[int, Node, bool]:
-    """One game of the evening: joined by its code (or, a rematch, at the finished game's host as its offer
-    says), played, and the person's choice at its end. (status, the node, whether it follows a rematch); the
-    node is left open (the caller closes it once the next game is joined)."""
+                    rematches: int, old: Node | None, carry: Carry,
+                    invite: Invite | None = None) -> tuple[int, Node, bool]:
+    """One game of the evening: joined by its code (or its invite link; or, a rematch, at the finished game's
+    host as its offer says), played, and the person's choice at its end. (status, the node, whether it follows
+    a rematch); the node is left open (the caller closes it once the next game is joined)."""
     bot = make_bot(options.bot, identity.secret) if options.bot else None
     files = NodeFiles()
     if carry.files:
@@ -172,6 +191,8 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
             except ConnectionFailed as exc:
                 what = "the rematch" if offer is not None else code
                 raise RoleFailed(f"cannot join {what} at {host}:{port}: {exc}") from None
+        elif invite is not None and offer is None:
+            host, port = await reach_invite(node, invite)
         else:
             verb = "watch" if role == "spectator" else "join"
             ads = await locate(code, options, verb, ask=not headless and not front.full_screen and sys.stdin.isatty())

@@ -62,9 +62,9 @@ def looks_like_link(text: str) -> bool:
 
 
 def parse_link(text: str) -> Invite:
-    """An invite link as a person pasted it (spaces around it, any case in the scheme, the code and the key);
-    BadLink naming what is wrong."""
-    text = text.strip()
+    """An invite link as a person pasted it (white space anywhere, as a terminal or a chat wraps it; any case in
+    the scheme, the code and the key); BadLink naming what is wrong."""
+    text = "".join(text.split())
     if len(text) > MAX_LINK:
         raise BadLink(f"it is {len(text)} characters long, at most {MAX_LINK}")
     scheme, sep, rest = text.partition("://")

@@ -78,7 +78,7 @@ class LobbyScreen:
         lines = [("class:status", f"p2pnimmt lobby   game code:{key}\n"), ("class:selected", big(self.code) + "\n\n"),
                  ("", f"Seats {len(players)}/{node.seats}\n")]
         if self.link is not None:
-            lines.insert(2, ("", f"Invite link (where mDNS does not reach): {self.link}\n\n"))
+            lines.insert(2, ("", f"Invite link (beyond the LAN): {self.link}\n"))
         for i, m in enumerate(self.members()):
             if m.role != "player":
                 continue

@@ -33,6 +33,7 @@ def test_a_host_link_reads_back_as_written() -> None:
 
 def test_a_pasted_link_is_read_case_blind_with_or_without_hyphens_and_spaces_around() -> None:
     typed = f"  P2PNimmt://ann-laptop.tail1234.ts.net:4000,10.0.0.5:40000/qm5z?later=1#{LONG.lower().replace('-', '')}\n"
+    typed = typed[:40] + "\n  " + typed[40:]  # wrapped by a terminal
     invite = parse_link(typed)
     assert invite.addresses == (("ann-laptop.tail1234.ts.net", 4000), ("10.0.0.5", 40000))
     assert invite.code == "QM5Z" and invite.host_key == LONG
