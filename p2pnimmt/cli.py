@@ -120,27 +120,41 @@ def settings_from(args: argparse.Namespace, players: int, parser: argparse.Argum
                     deal=getattr(args, "deal", "open"))
 
 
+DAY = 24 * 3600  # the most --drop-after and --give-up take: longer is "never", said with 0
 DEFAULT_CLOCK = 60  # a minute a move: time to think over a hand and four rows; a table of 10 waits at most that
 
 
-def link_timeout_arg(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not 1 <= value <= 600:
-        raise argparse.ArgumentTypeError(f"must be 1..600 seconds, got {text!r}")
-    return value
+def duration_arg(most: float, zero: str | None = None, least: float = 0) -> Callable[[str], float]:
+    """A number of seconds: least..most, where 0 is taken only if it means something (`zero`: 0 means that);
+    never negative, NaN or infinite."""
+
+    def check(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+        if least:
+            allowed, ok = f"{least:g}..{most:g} seconds", least <= value <= most
+        elif zero is not None:
+            allowed, ok = f"0..{most:g} seconds (0: {zero})", 0 <= value <= most
+        else:
+            allowed, ok = f"more than 0 and at most {most:g} seconds", 0 < value <= most
+        if not ok:  # NaN compares false to everything
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}")
+        return value
+
+    return check
 
 
-def seconds_arg(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not 0 < value <= 3600:
-        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 3600 seconds, got {text!r}")
-    return value
+link_timeout_arg = duration_arg(600, least=1)
+seconds_arg = duration_arg(3600)
+
+
+def port_arg(text: str) -> int:
+    """--port, --web-port: a TCP port, 0 for any free one."""
+    if not text.isascii() or not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"must be a port 1..65535, or 0 for any free port, got {text!r}")
+    return int(text)
 
 
 def clock_arg(text: str) -> int:
@@ -180,21 +194,21 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
                              "(default: $P2PNIMMT_INTERFACE, else all)")
     parser.add_argument("--peer", type=peer_arg, default=None, metavar="HOST:PORT",
                         help="join directly at this address, where multicast does not reach")
-    parser.add_argument("--port", type=int, default=0, help="TCP port to listen on (default: any free port)")
+    parser.add_argument("--port", type=port_arg, default=0, help="TCP port to listen on (default: any free port)")
     parser.add_argument("--transcript", type=Path, default=None, metavar="PATH",
                         help="where to write the transcript (default: in the user data directory)")
     parser.add_argument("--name", type=name_arg, default=None, help="your name at the table (1..40 characters)")
-    parser.add_argument("--drop-after", type=float, default=60.0, metavar="SECONDS",
+    parser.add_argument("--drop-after", type=duration_arg(DAY, "never"), default=60.0, metavar="SECONDS",
                         help="vote to drop a player the game has waited on this long (default 60; 0: never)")
     parser.add_argument("--link-timeout", type=link_timeout_arg, default=20.0, metavar="SECONDS",
                         help="a link to a peer that sent nothing this long has ended and is dialled again "
                              "(default 20; peers ping every quarter of it; 1..600)")
-    parser.add_argument("--give-up", type=float, default=300.0, metavar="SECONDS",
+    parser.add_argument("--give-up", type=duration_arg(DAY, "never"), default=300.0, metavar="SECONDS",
                         help="exit 1, saying why, when the game has not moved this long while waiting on others "
                              "(default 300; 0: never); the transcript stays resumable")
     parser.add_argument("--lines", action="store_true",
                         help="the line terminal instead of the full-screen lobby and table")
-    parser.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
+    parser.add_argument("--bot-delay", type=duration_arg(60, "no wait"), default=0.0, metavar="SECONDS",
                         help="bots wait this long before each move, so people can follow (default 0)")
     parser.add_argument("--rematch", type=count_arg, default=0, metavar="N",
                         help="with --headless: a host offers N rematches, others follow N (default 0: none); "
@@ -220,7 +234,8 @@ def add_web_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--web", action="store_true", help="the table in a browser, served by this process")
     parser.add_argument("--web-interface", type=interface_arg, default="127.0.0.1", metavar="IP",
                         help="serve the page on this address (default 127.0.0.1; a LAN address for a TV or phones)")
-    parser.add_argument("--web-port", type=int, default=0, metavar="PORT", help="the page's port (default: any free)")
+    parser.add_argument("--web-port", type=port_arg, default=0, metavar="PORT",
+                        help="the page's port (default: any free)")
     parser.add_argument("--no-open", dest="web_open", action="store_false",
                         help="with --web: print the page's address, do not open a browser")
 
@@ -230,6 +245,30 @@ def pages_options(args: argparse.Namespace):
     from .app.web import WebOptions
 
     return WebOptions(args.web_interface, args.web_port, args.web_open)
+
+
+def pages_problem(args: argparse.Namespace) -> str | None:
+    """Why this command could not serve its pages at --web-interface/--web-port, tried before anything starts
+    (a game is never hosted or joined only to find its pages cannot be served); None if it can, or has no pages."""
+    import errno
+    import socket
+
+    if getattr(args, "web_interface", None) is None:
+        return None
+    where, port = args.web_interface, args.web_port
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the page server binds
+        try:
+            probe.bind((where, port))
+        except OSError as exc:
+            why = (exc.strerror or str(exc)).lower()
+            if exc.errno == errno.EADDRNOTAVAIL:
+                return f"--web-interface {where}: cannot serve the pages there ({why}): give an IPv4 address of this " \
+                       "machine (default 127.0.0.1)"
+            if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+                return f"--web-port {port}: cannot serve the pages there ({why}): give a free port, or 0 for any"
+            return f"--web-interface {where} --web-port {port}: cannot serve the pages there ({why})"
+    return None
 
 
 def web_options(args: argparse.Namespace):
@@ -422,7 +461,7 @@ def cmd_matrix(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
 
 def run(coro) -> int:
     """Run a use case to its end; its exit status (a RoleFailed or Ctrl-C is told on stderr)."""
-    from .app.options import RoleFailed
+    from .app.options import RoleFailed, UsageError
     from .neutral import NeutralFormatter
 
     level = getattr(logging, os.environ.get("P2PNIMMT_LOG", "WARNING").upper(), logging.WARNING)
@@ -431,6 +470,9 @@ def run(coro) -> int:
     logging.basicConfig(level=level, handlers=[handler])
     try:
         return asyncio.run(coro)
+    except UsageError as exc:
+        print(f"p2pnimmt: {exc}", file=sys.stderr)
+        return 2
     except RoleFailed as exc:
         print(f"p2pnimmt: {exc}", file=sys.stderr)
         return 1
@@ -568,7 +610,7 @@ def cmd_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
 
 def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .neutral import neutral
-    from .protocol.verify import verify_transcript
+    from .protocol.verify import NOT_A_TRANSCRIPT, verify_transcript
 
     try:
         with open(args.file, "rb") as f:
@@ -577,6 +619,11 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         print(f"p2pnimmt verify: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     verdict = verify_transcript(data)
+    if not verdict.ok and verdict.record is None and verdict.fault.startswith(NOT_A_TRANSCRIPT):  # a wrong file
+        why = verdict.fault.removeprefix(NOT_A_TRANSCRIPT).strip(" :()")
+        print(f"p2pnimmt verify: {args.file} is not a p2pnimmt transcript ({why}); `p2pnimmt history` lists the "
+              "games kept here", file=sys.stderr)
+        return 2
     report = "\n".join(neutral(line) for line in verdict.report().splitlines())  # others' text: never raw
     if verdict.ok:
         print(report)
@@ -607,6 +654,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args(chosen)
         else:
             args = parser.parse_args(["play", *(argv or [])])
+    problem = pages_problem(args)
+    if problem:
+        print(f"p2pnimmt {args.command}: {problem}", file=sys.stderr)
+        return 2
     try:
         return args.handler(args, args.parser)
     except BrokenPipeError:  # `p2pnimmt simulate ... | head`: the reader has what it wanted

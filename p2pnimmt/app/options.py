@@ -20,6 +20,10 @@ class RoleFailed(Exception):
     """The role cannot go on; the message says why, for the user."""
 
 
+class UsageError(RoleFailed):
+    """The command was given something it cannot use (a file that is not a transcript): exit status 2."""
+
+
 @dataclass
 class Options:
     interface: str | None = None

@@ -23,10 +23,10 @@ from ..protocol.codec import DecodeError
 from ..protocol.identity import Identity
 from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames
-from ..protocol.verify import Replay, TranscriptError, replay
+from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
 from .nodes import NodeFiles, finish, new_node
 from .onecopy import OneCopySession
-from .options import Options, RoleFailed
+from .options import Options, RoleFailed, UsageError
 from .output import reporter, say, stdin_lines
 from .ownfiles import SecretsProblem, check_secrets
 
@@ -90,6 +90,19 @@ def _secrets(path: Path, own: OwnFiles, checked: Replay) -> list[dict]:
     return found.secrets
 
 
+def _check_is_transcript(path: Path) -> None:
+    """UsageError if `path` is plainly not a transcript (text, an image), before its key file is looked for."""
+    try:
+        read_frames(path.read_bytes())
+    except OSError as exc:
+        raise RoleFailed(f"cannot resume from {path}: {exc.strerror or exc}") from None
+    except TranscriptError as exc:
+        if exc.record is None and exc.reason.startswith(NOT_A_TRANSCRIPT):
+            raise UsageError(f"cannot resume from {path}: it is not a p2pnimmt transcript (the transcript a game "
+                             "was writing; `p2pnimmt history` lists the games kept here)") from None
+        # a damaged transcript: said in full once its key has been read (run_resume)
+
+
 def read_files(path: Path, files: NodeFiles) -> tuple[OwnFiles, Callable[[], TranscriptJournal]]:
     """Lock and read our key, transcript and secrets; RoleFailed in one line naming the file at fault."""
     key = key_path(path)
@@ -117,8 +130,9 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
     files = NodeFiles()
     try:
         if not path.is_file():
-            raise RoleFailed(f"cannot resume from {path}: no such transcript (`p2pnimmt history` lists the games "
+            raise UsageError(f"cannot resume from {path}: no such transcript (`p2pnimmt history` lists the games "
                              "kept here)")
+        _check_is_transcript(path)
         own, open_journal = read_files(path, files)
         files.transcript = path
         for what in own.trimmed:

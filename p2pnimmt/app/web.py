@@ -38,8 +38,16 @@ class WebOptions:
 def show(url: str, options: WebOptions) -> None:
     """Tell the person where the page is, and open it when a person is at this terminal."""
     say(f"web: {url}")
-    if options.open and sys.stdout.isatty():
-        webbrowser.open(url)
+    if options.open and sys.stdout.isatty() and not opened(url):
+        say(f"no browser could be opened here: open {url} in a browser yourself (or pass --no-open)")
+
+
+def opened(url: str) -> bool:
+    """Whether `url` could be opened in this machine's browser."""
+    try:
+        return webbrowser.open(url)
+    except webbrowser.Error:  # e.g. $BROWSER names nothing that runs
+        return False
 
 
 async def run_play_web(settings: Settings, *, bot: str, name: str, seed: bytes | None, options: WebOptions,
@@ -164,7 +172,7 @@ async def start_tv(node: Node, options: WebOptions | None = None) -> str:
     node.spawn(close_when_done())
     url = server.url(token)
     if options.open and sys.stdout.isatty():
-        webbrowser.open(url)
+        opened(url)  # the lobby shows the address, for the TV's browser, either way
     return url
 
 

@@ -35,6 +35,7 @@ FAULT_CODES = DELIVERER_CODES | {
     "start-mismatch", "seed-mismatch", "bad-reveal", "not-in-hand", "sealed-shuffle", "sealed-unlock", "sealed-key",
     "sealed-play", "absent", "sealed-false-alarm", "sealed-audit", "state-mismatch", "wrong-chooser", "bad-row",
     "out-of-turn", "bad-pick", "result-mismatch"}
+NOT_A_TRANSCRIPT = "not a p2pnimmt transcript"  # the fault of a file that is something else
 FAULT_RECORD_KEYS = frozenset({"peer", "code", "detail", "fatal", "evidence"})
 
 
@@ -90,7 +91,7 @@ class TranscriptError(ValueError):
 def read_frames(data: bytes) -> list[tuple[int, bytes]]:
     """The transcript's frames (offset, record bytes), at least one."""
     if not _starts_like_a_transcript(data):
-        raise TranscriptError("not a p2pnimmt transcript: it does not begin with a transcript header")
+        raise TranscriptError(f"{NOT_A_TRANSCRIPT}: it does not begin with a transcript header")
     try:
         records = list(frames(data))
     except DecodeError as exc:
@@ -116,7 +117,7 @@ def read_header(raw: bytes) -> bytes | None:
         raise TranscriptError(f"malformed header: {exc}", 0) from exc
     if not (isinstance(header, list) and len(header) == 3 and header[0] == MAGIC and header[1] == FORMAT
             and (header[2] is None or (isinstance(header[2], bytes) and len(header[2]) == KEY_SIZE))):
-        raise TranscriptError("not a p2pnimmt transcript (bad header)", 0)
+        raise TranscriptError(f"{NOT_A_TRANSCRIPT} (bad header)", 0)
     recorder: bytes | None = header[2]
     return recorder
 

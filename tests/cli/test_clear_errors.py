@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+from tmuxpane import needs_tmux
 
 
 def p2pnimmt(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -41,7 +45,9 @@ def test_games_refuses_a_negative_time() -> None:
 def test_verify_of_a_text_file_says_it_is_not_a_transcript() -> None:
     readme = Path(__file__).parents[2] / "README.md"
     out = p2pnimmt("verify", str(readme))
-    assert out.returncode == 1 and "not a p2pnimmt transcript" in out.stderr and "Traceback" not in out.stderr
+    assert out.returncode == 2, out.stderr  # the wrong file, not a transcript that failed (1)
+    assert out.stderr.startswith(f"p2pnimmt verify: {readme} is not a p2pnimmt transcript (it does not begin with")
+    assert "FAILED" not in out.stderr and "Traceback" not in out.stderr and len(out.stderr.splitlines()) == 1
 
 
 def test_simulate_into_a_pipe_closed_early_is_quiet() -> None:
@@ -57,5 +63,81 @@ def test_simulate_into_a_pipe_closed_early_is_quiet() -> None:
 def test_resume_of_a_missing_transcript_names_the_transcript(tmp_path: Path) -> None:
     missing = tmp_path / "gone.p2pt"
     out = p2pnimmt("resume", str(missing), "--headless", "--interface", "127.0.0.1")
-    assert out.returncode == 1 and f"cannot resume from {missing}: no such transcript" in out.stderr
+    assert out.returncode == 2 and f"cannot resume from {missing}: no such transcript" in out.stderr
     assert ".key" not in out.stderr and "Traceback" not in out.stderr
+
+
+def test_resume_of_a_text_file_says_it_is_not_a_transcript_before_looking_for_a_key() -> None:
+    readme = Path(__file__).parents[2] / "README.md"
+    out = p2pnimmt("resume", str(readme), "--headless", "--interface", "127.0.0.1")
+    assert out.returncode == 2, out.stderr
+    assert f"cannot resume from {readme}: it is not a p2pnimmt transcript" in out.stderr
+    assert ".key" not in out.stderr and "Errno" not in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.splitlines()) == 1
+
+
+BAD_PORTS = [
+    (["host", "--headless", "--interface", "127.0.0.1", "--port", "99999"], "--port", "'99999'"),
+    (["host", "--headless", "--interface", "127.0.0.1", "--port", "-1"], "--port", "'-1'"),
+    (["play", "--web", "--no-open", "--web-port", "99999"], "--web-port", "'99999'"),
+    (["join", "ABCD", "--headless", "--interface", "127.0.0.1", "--web-port", "65536"], "--web-port", "'65536'"),
+]
+
+
+@pytest.mark.parametrize(("args", "option", "value"), BAD_PORTS)
+def test_a_port_out_of_range_is_a_usage_error_naming_the_option(args: list[str], option: str, value: str) -> None:
+    out = p2pnimmt(*args)
+    assert out.returncode == 2, out.stderr
+    assert f"argument {option}: must be a port 1..65535, or 0 for any free port, got {value}" in out.stderr
+    assert "Traceback" not in out.stderr and "OverflowError" not in out.stderr
+
+
+BAD_DURATIONS = [("--drop-after", "-3"), ("--drop-after", "nan"), ("--give-up", "-1"), ("--give-up", "inf"),
+                 ("--bot-delay", "-0.5"), ("--bot-delay", "NaN"), ("--link-timeout", "nan"), ("--drop-after", "1e9")]
+
+
+@pytest.mark.parametrize(("option", "value"), BAD_DURATIONS)
+def test_a_negative_or_not_a_number_duration_is_refused(option: str, value: str) -> None:
+    out = p2pnimmt("host", "--headless", "--interface", "127.0.0.1", option, value)
+    assert out.returncode == 2, out.stderr
+    assert f"argument {option}: must be " in out.stderr and f"got {value!r}" in out.stderr
+    assert "Traceback" not in out.stderr and "code:" not in out.stdout  # nothing was hosted
+
+
+def test_a_duration_of_0_still_means_never() -> None:
+    from p2pnimmt.cli import build_parser
+
+    args = build_parser().parse_args(["host", "--drop-after", "0", "--give-up", "0", "--bot-delay", "0"])
+    assert (args.drop_after, args.give_up, args.bot_delay) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("command", [["play", "--web", "--no-open"],
+                                     ["host", "--web", "--no-open", "--interface", "127.0.0.1", "--name", "ann"]])
+def test_a_web_interface_not_of_this_machine_is_blamed_on_web_interface(command: list[str]) -> None:
+    # 10.9.9.9 is no address of this machine: binding it fails at once, and nothing is ever sent to it.
+    out = p2pnimmt(*command, "--web-interface", "10.9.9.9")
+    assert out.returncode == 2, out.stderr
+    assert "--web-interface 10.9.9.9: cannot serve the pages there (cannot assign requested address)" in out.stderr
+    assert "check --interface" not in out.stderr and "--port" not in out.stderr and "Traceback" not in out.stderr
+    assert "code:" not in out.stdout  # checked before a game was hosted
+
+
+def test_a_web_port_already_taken_is_blamed_on_web_port() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = p2pnimmt("play", "--web", "--no-open", "--web-port", str(port))
+    assert out.returncode == 2, out.stderr
+    assert f"--web-port {port}: cannot serve the pages there (address already in use)" in out.stderr
+
+
+@needs_tmux
+def test_web_says_so_when_no_browser_can_be_opened(panes) -> None:
+    # BROWSER=false is the only browser this process may use (no display: no other is registered), and it fails.
+    pane = panes(f"env -u DISPLAY -u WAYLAND_DISPLAY BROWSER=false {sys.executable} -m p2pnimmt play --web "
+                 "--web-interface 127.0.0.1; sleep 300", columns=160)
+    shown = pane.wait("no browser could be opened here")
+    url = re.search(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)", shown)
+    assert url, shown
+    assert f"open {url.group(1)} in a browser yourself" in shown.replace("\n", "")
