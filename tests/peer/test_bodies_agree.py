@@ -2,8 +2,8 @@
 way of breaking it field by field (missing, extra, a bool, a float, a negative, 2^32, a bin of the wrong size,
 nil, a name with a control character or of 41 code points, a bad setting) get the same verdict on both sides.
 
-The names used are names, or not, under both the first rule of **Names** and issue 22's further rules (written
-plainly, spaces, marks, no two alike), which the TypeScript peer does not have yet."""
+Issue 22's further rules of **Names** (written plainly, spaces, marks, no two alike) are compared name by name in
+tests/peer/test_names_agree.py."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def variants(kind: str) -> list[dict[str, Any]]:
                             {"extra": 1}]:
             out.append({**good, "roster": [{**ROSTER[0], **seat_change}, ROSTER[1]]})
         out.append({**good, "roster": ROSTER[:1]})
-        # ten and eleven seats, names unlike each other (issue 22's rule that no two names look alike is not here)
+        # ten and eleven seats, names unlike each other
         seats = [{"key": bytes([i]) * 32, "name": f"p{i}", "bot": False} for i in range(11)]
         out.append({**good, "roster": seats[:10]})
         out.append({**good, "roster": seats})

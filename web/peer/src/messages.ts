@@ -5,7 +5,7 @@
  */
 import { type MsgMap, type Value } from "./codec.js";
 import { KEY_SIZE } from "./identity.js";
-import { isName } from "./names.js";
+import { isName, skeleton } from "./names.js";
 import { MAX_PLAYERS, VARIANTS } from "./cards.js";
 
 export const KINDS = [
@@ -57,7 +57,9 @@ const seat: Check = (v) =>
   v instanceof Map && hasExactly(v, ["key", "name", "bot"]) && bin(KEY_SIZE)(v.get("key") as Value)
   && isName(v.get("name")) && isBool(v.get("bot") as Value);
 
-const roster: Check = (v) => Array.isArray(v) && v.length >= 2 && v.length <= MAX_PLAYERS && v.every(seat);
+/** Seats in order; no two names look alike (section 9, **Names**). */
+const roster: Check = (v) => Array.isArray(v) && v.length >= 2 && v.length <= MAX_PLAYERS && v.every(seat)
+  && new Set(v.map((s) => skeleton((s as Map<string, unknown>).get("name") as string))).size === v.length;
 
 /** ROUND_END's `back`: 1..10 pairs [seat, seq] of counts, the seats strictly ascending. */
 const back: Check = (v) => {
