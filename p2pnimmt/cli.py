@@ -278,6 +278,10 @@ def web_options(args: argparse.Namespace):
     return WebOptions(args.web_interface, args.web_port, args.web_open) if args.web else None
 
 
+CODE_OR_LINK = ("the game's 4-letter code (found by mDNS on the LAN), or its invite link p2pnimmt://... "
+                "(dialled directly, the host's key checked)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="p2pnimmt", description="6 nimmt! on a local network, with no server.")
     parser.add_argument("--version", action="version", version=f"p2pnimmt {__version__}")
@@ -341,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     host.set_defaults(handler=cmd_host, parser=host)
 
     join = sub.add_parser("join", help="join the game with this code")
-    join.add_argument("code", metavar="CODE", help="the game's 4-letter code")
+    join.add_argument("code", metavar="CODE|LINK", help=CODE_OR_LINK)
     join.add_argument("--bot", type=bot_arg, default=None,
                       help="let a bot play your seat (default with --headless: heuristic)")
     add_network_options(join)
@@ -349,13 +353,13 @@ def build_parser() -> argparse.ArgumentParser:
     join.set_defaults(handler=cmd_join, parser=join, role="player")
 
     watch = sub.add_parser("watch", help="watch the game with this code as a spectator (no cards)")
-    watch.add_argument("code", metavar="CODE")
+    watch.add_argument("code", metavar="CODE|LINK", help=CODE_OR_LINK)
     add_network_options(watch)
     add_host_key(watch)
     watch.set_defaults(handler=cmd_join, parser=watch, role="spectator", bot=None)
 
     bot = sub.add_parser("bot", help="a bot process that joins the game with this code")
-    bot.add_argument("code", metavar="CODE")
+    bot.add_argument("code", metavar="CODE|LINK", help=CODE_OR_LINK)
     bot.add_argument("--bot", type=bot_arg, default="heuristic", help="kind of bot (default heuristic)")
     add_network_options(bot)
     add_host_key(bot)
@@ -564,14 +568,28 @@ def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.role == "player" and args.bot is None and args.headless:
         args.bot = "heuristic"
     from .net.discovery import parse_code
+    from .net.invite import BadLink, looks_like_link, parse_link
 
-    try:
-        args.code = parse_code(args.code)  # any case; I and L read as 1, O as 0
-    except ValueError as exc:
-        parser.error(str(exc))
+    invite = None
+    if looks_like_link(args.code):  # an invite link: dialled at its addresses, its host key checked, no mDNS
+        try:
+            invite = parse_link(args.code)
+        except BadLink as exc:
+            print(f"p2pnimmt {args.command}: not a good invite link: {exc}", file=sys.stderr)
+            return 2
+        if args.peer is not None or args.host_key is not None:
+            print(f"p2pnimmt {args.command}: an invite link names the addresses and the host key: "
+                  "leave out --peer and --host-key", file=sys.stderr)
+            return 2
+        args.code = invite.code
+    else:
+        try:
+            args.code = parse_code(args.code)  # any case; I and L read as 1, O as 0
+        except ValueError as exc:
+            parser.error(str(exc))
     default = "spectator" if args.role == "spectator" else ("bot" if args.bot else "player")
     return run(run_join(args.code, args.role, network_options(args, default), args.headless,
-                        rematches=args.rematch if args.headless else 0))
+                        rematches=args.rematch if args.headless else 0, invite=invite))
 
 
 def cmd_resume(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

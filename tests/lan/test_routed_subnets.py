@@ -1,0 +1,147 @@
+"""A game across two routed subnets, played by the invite link (issue 27): no multicast crosses the router.
+
+Two LANs, each a bridge in a namespace of its own, joined by a router namespace that forwards IPv4 between
+them (and nothing else: no multicast routing, so mDNS stays on each side). Subnet A holds the host and the
+spectator, subnet B two joiners. mDNS finds the game on A and not on B (`p2pnimmt games` on each side); the
+joiners and the spectator are given the host's invite link and the game is played to the end: the joiners
+reach each other across the router at the addresses the host saw, every process prints the same scores and
+every transcript verifies.
+
+Namespaces, addresses (10.77.x.y) and interfaces are this run's own (conftest.py's prefix and skip rule:
+mandatory in CI with P2PNIMMT_REQUIRE_NETNS=1); all are deleted at teardown and checked gone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+from conftest import RUN_PREFIX, ip, namespaces, require_netns
+from deadlines import outer
+from procs import Proc
+from runid import base36
+from test_namespaces import check_game
+
+_routed = itertools.count()
+SHORT = ["--rounds", "1", "--no-points"]
+
+
+class RoutedLan:
+    """Subnets A and B (10.77.a.0/24, 10.77.b.0/24), each on a bridge in its own namespace, the router at .254 of
+    each; peers ("a1", "a2", "b1", ...) in namespaces of their own, their default route through the router."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        number = next(_routed)
+        self.id = f"{RUN_PREFIX}r{base36(number)}"
+        first = (os.getpid() * 7 + number * 2) % 252 + 1
+        self.subnets = {"a": f"10.77.{first}", "b": f"10.77.{first + 1}"}
+        self.router = f"{self.id}-rt"
+        self.tmp_path = tmp_path
+        self.made: list[str] = []
+        self.procs: list[Proc] = []
+        assert len(f"{self.id}pb9") <= 15, "interface names are at most 15 characters"
+
+    def addr(self, peer: str) -> str:
+        return f"{self.subnets[peer[0]]}.{peer[1:]}"
+
+    def ns(self, name: str) -> str:
+        return f"{self.id}-{name}"
+
+    def _netns(self, name: str) -> str:
+        ip("netns", "add", self.ns(name))
+        self.made.append(self.ns(name))
+        ip("-n", self.ns(name), "link", "set", "lo", "up")
+        return self.ns(name)
+
+    def _plug(self, ns: str, side: str, end: str, address: str) -> None:
+        """A veth from `ns` (named `end` there) to subnet `side`'s bridge, `address`/24 on it."""
+        switch, port = self.ns(f"sw{side}"), f"{self.id}p{end}"
+        ip("-n", ns, "link", "add", end, "type", "veth", "peer", "name", port, "netns", switch)
+        ip("-n", switch, "link", "set", port, "master", "br0")
+        ip("-n", switch, "link", "set", port, "up")
+        ip("-n", ns, "addr", "add", f"{address}/24", "dev", end)
+        ip("-n", ns, "link", "set", end, "up")
+
+    def build(self, peers: list[str]) -> None:
+        for side in self.subnets:
+            switch = self._netns(f"sw{side}")
+            ip("-n", switch, "link", "add", "br0", "type", "bridge")
+            ip("-n", switch, "link", "set", "br0", "up")
+        router = self._netns("rt")
+        for side, subnet in self.subnets.items():
+            self._plug(router, side, f"r{side}", f"{subnet}.254")
+        ip("netns", "exec", router, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
+        for peer in peers:
+            ns = self._netns(peer)
+            self._plug(ns, peer[0], f"v{peer}", self.addr(peer))
+            ip("-n", ns, "route", "add", "default", "via", f"{self.subnets[peer[0]]}.254")
+
+    def start(self, peer: str, args: list[str], name: str) -> Proc:
+        """`p2pnimmt ARGS --interface addr(peer)` inside the peer's namespace; output in tmp_path/NAME.out."""
+        proc = Proc([*args, "--interface", self.addr(peer)], self.tmp_path / f"{name}.out",
+                    ["ip", "netns", "exec", self.ns(peer)])
+        self.procs.append(proc)
+        return proc
+
+    def linked(self, peer: str, other: str) -> bool:
+        """The peer has an established TCP connection with the other peer's address (`ss` in its namespace)."""
+        listing = ip("netns", "exec", self.ns(peer), "ss", "-tnH", "state", "established").stdout
+        return any(re.search(rf"\s{re.escape(self.addr(other))}:\d+\s*$", line) for line in listing.splitlines())
+
+    def teardown(self) -> list[str]:
+        for proc in self.procs:
+            try:
+                proc.stop()
+            except Exception:  # the namespaces must go whatever happens
+                pass
+        for ns in reversed(self.made):
+            ip("netns", "del", ns, check=False)
+        return [name for name in namespaces() if name.startswith(self.id + "-")]
+
+
+@pytest.fixture
+def routed_lan(tmp_path: Path):
+    require_netns()
+    lan = RoutedLan(tmp_path)
+    try:
+        yield lan
+    finally:
+        left = lan.teardown()
+        assert not left, f"network namespaces left behind: {left}"
+
+
+def test_host_two_joiners_and_a_spectator_play_across_a_router_by_the_invite_link(routed_lan: RoutedLan) -> None:
+    lan = routed_lan
+    lan.build(["a1", "a2", "b1", "b2"])
+    out = lan.tmp_path
+    host = lan.start("a1", ["host", "--headless", "--seats", "3", "--name", "ann", *SHORT,
+                            "--transcript", str(out / "host.p2pt")], "host")
+    link = host.wait_for(r"invite link: (p2pnimmt://\S+)").group(1)
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    port = host.wait_for(rf"listening on {re.escape(lan.addr('a1'))}:(\d+)").group(1)
+    assert link.startswith(f"p2pnimmt://{lan.addr('a1')}:{port}/{code}#")
+    # mDNS reaches subnet A, not B: the router forwards no multicast.
+    seen_a = lan.start("a2", ["games", "--seconds", "3"], "games-a")
+    seen_b = lan.start("b1", ["games", "--seconds", "3"], "games-b")
+    assert seen_a.finish(60) == 0 and seen_b.finish(60) == 0
+    assert code in seen_a.text(), seen_a.text()
+    assert code not in seen_b.text(), seen_b.text()
+    procs = {"host": host}
+    procs["watch"] = lan.start("a2", ["watch", link, "--headless", "--transcript", str(out / "watch.p2pt")], "watch")
+    procs["watch"].wait_for(rf"joined {code} at {re.escape(lan.addr('a1'))}:{port} as spectator", timeout=30)
+    for peer in ("b1", "b2"):  # a bot delay: the game lasts long enough to see the joiners' own link
+        procs[peer] = lan.start(peer, ["join", link, "--headless", "--name", peer, "--bot-delay", "0.3",
+                                       "--transcript", str(out / f"{peer}.p2pt")], peer)
+    deadline = time.monotonic() + outer(60)
+    while not lan.linked("b1", "b2"):  # one dials the other at the address the host saw it at, via no one
+        assert time.monotonic() < deadline and procs["b1"].popen.poll() is None, procs["b1"].text()
+        time.sleep(0.05)
+    scores, _ = check_game(procs, [out / f"{name}.p2pt" for name in procs], timeout=180)
+    assert sorted(part.rsplit(" ", 1)[0] for part in scores.split(", ")) == ["ann", "b1", "b2"], scores
+    for name in ("watch", "b1", "b2"):
+        text = procs[name].text()
+        assert f"joined {code} at {lan.addr('a1')}:{port}" in text and "looking for game" not in text, text
