@@ -663,10 +663,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         if not argv and sys.stdin.isatty() and sys.stdout.isatty():
             from .app.games import menu_games
-            from .net.discovery import parse_code
+            from .net.invite import read_code_or_link
             from .ui.menu import choose
 
-            chosen = choose(lambda: asyncio.run(menu_games(os.environ.get("P2PNIMMT_INTERFACE") or None)), parse_code)
+            chosen = choose(lambda: asyncio.run(menu_games(os.environ.get("P2PNIMMT_INTERFACE") or None)),
+                            read_code_or_link)
             if chosen is None:
                 return 0
             args = parser.parse_args(chosen)

@@ -61,6 +61,17 @@ def looks_like_link(text: str) -> bool:
     return ":" in text or "/" in text or "#" in text
 
 
+def read_code_or_link(text: str) -> str:
+    """What the menu's "type a code" field takes: a code (as parse_code reads it) or an invite link (written
+    back whole, as parse_link reads it); ValueError saying what is wrong."""
+    if not looks_like_link(text):
+        return parse_code(text)
+    try:
+        return parse_link(text).link()
+    except BadLink as exc:
+        raise ValueError(f"not a good invite link: {exc}") from None
+
+
 def parse_link(text: str) -> Invite:
     """An invite link as a person pasted it (white space anywhere, as a terminal or a chat wraps it; any case in
     the scheme, the code and the key); BadLink naming what is wrong."""

@@ -157,7 +157,9 @@ def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: [],
 
 def game_args(picked: str) -> list[str]:
     """A picked game as a command's arguments: `CODE`, or `CODE --host-key KEY` for `CODE/KEY` (one of several
-    games that answer one code, app.games.menu_games)."""
+    games that answer one code, app.games.menu_games), or an invite link as it is."""
+    if "://" in picked:
+        return [picked]
     code, _, key = picked.partition("/")
     return [code, "--host-key", key] if key else [code]
 
@@ -171,4 +173,5 @@ def ask_code(games: list[tuple[str, str]] | None, verb: str,
             return None
         if picked:
             return picked
-    return text_dialog(TITLE, "The game's 4-character code (I reads as 1, O as 0):", check=read_code).run()
+    return text_dialog(TITLE, "The game's 4-character code (I reads as 1, O as 0), or its invite link:",
+                       check=read_code).run()

@@ -16,6 +16,7 @@ from tmuxpane import needs_tmux
 from p2pnimmt.bots import BOTS
 from p2pnimmt.cli import build_parser
 from p2pnimmt.net.discovery import parse_code
+from p2pnimmt.net.invite import read_code_or_link
 from p2pnimmt.ui import menu
 
 DOWN, ENTER, TAB = "\x1b[B", "\r", "\t"
@@ -223,7 +224,8 @@ def test_from_the_menu_host_with_three_bots_play_to_game_over_while_a_second_ter
 
 
 def test_the_bare_command_gives_the_menu_the_networks_own_code_check(monkeypatch) -> None:
-    """cli.main on a terminal hands choose() net.discovery.parse_code (the menu itself never imports net/)."""
+    """cli.main on a terminal hands choose() net.invite.read_code_or_link, which reads a code as
+    net.discovery.parse_code does, or an invite link (the menu itself never imports net/)."""
     import sys
 
     from p2pnimmt import cli
@@ -232,4 +234,17 @@ def test_the_bare_command_gives_the_menu_the_networks_own_code_check(monkeypatch
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     monkeypatch.setattr(menu, "choose", lambda find_games, read_code: given.append(read_code))
-    assert cli.main([]) == 0 and given == [parse_code]
+    assert cli.main([]) == 0 and given == [read_code_or_link]
+
+
+def test_join_by_a_typed_invite_link_and_a_bad_link_refused_in_the_field(keyboard) -> None:
+    """The code field takes an invite link too (issue 27): a bad one keeps the dialog open, a good one is
+    handed to `join` whole, which dials it (no mDNS)."""
+    link = "p2pnimmt://10.0.0.5:4000/qm5z#nlkp-hqtu-2g77-zuj5-pmqi-2vm4"
+    bad = "p2pnimmt://10.0.0.5:99999/QM5Z#NLKP-HQTU-2G77-ZUJ5-PMQI-2VM4"
+    keyboard([DOWN * 2 + PICK, "bob" + TYPE, bad + TYPE + "\x15" + link + TYPE])
+    chosen = menu.choose(read_code=read_code_or_link)
+    assert chosen == ["join", "p2pnimmt://10.0.0.5:4000/QM5Z#NLKP-HQTU-2G77-ZUJ5-PMQI-2VM4", "--name", "bob"]
+    assert build_parser().parse_args(chosen).code == chosen[1]
+    with pytest.raises(ValueError, match="not a good invite link: the port of '10.0.0.5:99999' must be"):
+        read_code_or_link(bad)
