@@ -189,7 +189,7 @@ class Lobby:
         members = [member_from(m) for m in payload["members"][:MAX_SPECTATORS + 10]]
         node.members = {m.peer: m for m in members if m is not None}
         me = node.members.get(node.identity.peer)
-        if me is not None and me.name != node.name and me.name != self.shown_as:
+        if me is not None and me.role == "spectator" and me.name != node.name and me.name != self.shown_as:
             self.shown_as = me.name  # a spectator whose name looks like another member's (Lobby.unlike_others)
             quiet.warning(node.host_address, "shown under another name",
                           "the host shows you as %r: %r looks like the name of someone here", me.name, node.name)
