@@ -82,7 +82,7 @@ class Front:
                 return False
 
             async def closed() -> None:
-                result = await task
+                result = await asyncio.shield(task)  # the watcher is cancelled below: the screen stays up
                 if result != "again":
                     after.want(False)
 
@@ -140,8 +140,10 @@ class Front:
         node.spawn(lobby())
 
     async def results(self) -> None:
-        """Full screen: the results stay up until the person closes them."""
-        if self.full_screen and (self.after is None or not self.after.wish.done()):
+        """Full screen: the results stay up until the person closes them, also when the host has left meanwhile
+        (a TV, which nobody closes, leaves with its host)."""
+        after = self.after
+        if self.full_screen and not (after is not None and after.spectator and after.wish.done()):
             from ..ui.front import wait_closed
 
             await wait_closed()

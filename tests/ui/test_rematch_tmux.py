@@ -106,3 +106,25 @@ def test_the_full_screen_host_presses_r_and_its_bot_and_player_follow(tmp_path: 
     ann.keys("Enter")
     ann.wait("The evening: 2 games", 15)
     assert bob.finish(60) == 0, bob.text()
+
+
+def test_a_players_results_stay_up_after_the_host_has_left(tmp_path: Path, procs, panes) -> None:
+    """The host offers no rematch and leaves at once; a full-screen player who has not looked at the results yet
+    still sees them, with the news that the host left, until they close them (their process ended with the
+    host's leaving before: test_a_full_screen_player_presses_r... lost bob's second results under load)."""
+    env = {"P2PNIMMT_PLACE_DELAY": "0", "XDG_DATA_HOME": str(tmp_path / "data")}
+    host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
+                  "--deal", "open", "--clock", "1", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")],
+                 tmp_path / "ann.out", env=env)
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    bob = panes(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} --peer 127.0.0.1:{port} --name bob "
+                f"--transcript {tmp_path / 'bob.p2pt'}; echo exited-$?; sleep 300", 80, 24, env=env)
+    assert host.finish(120) == 0, host.text()  # the game is over and the host has gone
+    assert wait_file(tmp_path / "bob.p2pt", 30).ok
+    bob.wait("The game is over")
+    bob.keys("Enter")
+    shown = bob.wait("has left: no rematch", 30)  # bob's node knows the host is gone: the results are still up
+    assert "GAME OVER" in shown and "exited-" not in shown, shown
+    bob.keys("q")
+    assert "exited-0" in bob.wait("exited-", 30)
