@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from itertools import count
 
 from ..bots import make_bot
 from ..engine import Settings
@@ -12,7 +13,7 @@ from ..net.files import WriteFailed
 from ..net.invite import invite_link, link_addresses
 from ..net.node import Node
 from ..protocol.identity import Identity
-from ..protocol.names import look_alike
+from ..protocol.names import first_unlike
 from .evening import Evening
 from .lobby import lobby_command, lobby_console
 from .nodes import NodeFiles, finish, journal_opener, new_node
@@ -211,9 +212,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
 
 def bot_name(node: Node, number: int) -> str:
     """`bot3`: the first number from `number` on whose name looks like no player's in the lobby (protocol.md 9)."""
-    while any(look_alike(m.name, f"bot{number}") for m in node.players()):
-        number += 1
-    return f"bot{number}"
+    return first_unlike((f"bot{n}" for n in count(number)), [m.name for m in node.players()])
 
 
 def remember_lobby(node: Node) -> None:

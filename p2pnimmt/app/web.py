@@ -113,14 +113,13 @@ async def guest_seat(node: Node, options: Options) -> tuple[Node, Page]:
 def guest_name(node: Node) -> str:
     """"guest of ann", then "guest 2 of ann", ...: the first that looks like no player's name in the lobby
     (protocol.md 9: no two seats look alike), at most 40 characters, no space at the end."""
-    from ..protocol.names import look_alike
+    from itertools import count
 
-    number = 1
-    while True:
-        name = (f"guest of {node.name}" if number == 1 else f"guest {number} of {node.name}")[:40].rstrip()
-        if not any(look_alike(m.name, name) for m in node.players()):
-            return name
-        number += 1
+    from ..protocol.names import NAME_LENGTH, first_unlike
+
+    wanted = ((f"guest of {node.name}" if n == 1 else f"guest {n} of {node.name}")[:NAME_LENGTH].rstrip()
+              for n in count(1))
+    return first_unlike(wanted, [m.name for m in node.players()])
 
 
 async def start_guest(node: Node, options: Options, helpers: list[Node]) -> str:
