@@ -662,12 +662,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     if args.command is None:
         if not argv and sys.stdin.isatty() and sys.stdout.isatty():
-            from .app.games import menu_games
+            from .app.games import code_problem, menu_games
             from .net.invite import read_code_or_link
             from .ui.menu import choose
 
-            chosen = choose(lambda: asyncio.run(menu_games(os.environ.get("P2PNIMMT_INTERFACE") or None)),
-                            read_code_or_link)
+            interface = os.environ.get("P2PNIMMT_INTERFACE") or None
+            chosen = choose(lambda: asyncio.run(menu_games(interface)), read_code_or_link,
+                            lambda code, verb: code_problem(interface, code, verb))
             if chosen is None:
                 return 0
             args = parser.parse_args(chosen)

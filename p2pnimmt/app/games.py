@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..net.discovery import LIST_CHECKED, MAX_GAMES, GameAd, Scan, listed_codes, open_zeroconf, scan, service_type
 from ..neutral import shown
+from ..ui.menu import Listed
 from .options import Options
 from .output import say
 
@@ -60,10 +61,21 @@ async def list_games(options: Options, seconds: float) -> int:
     return 0
 
 
-async def menu_games(interface: str | None, seconds: float = 1.5) -> list[tuple[str, str]]:
-    """The games for the start menu, as (what to join, description): the code, or `CODE/HOST-KEY` when several
-    games answer one code (each then names its host's key, which the host's screen shows); none if the network
-    cannot be asked."""
+def closed(ad: GameAd) -> str | None:
+    """Why no seat of this game can be taken now, as far as its advertisement says; None: one can (or it is not
+    said: `join` finds out)."""
+    if ad.state == "playing":
+        return "the game has started"
+    if ad.state == "lobby" and ad.seats_taken is not None and ad.seats_max is not None \
+            and ad.seats_taken >= ad.seats_max:
+        return "every seat is taken"
+    return None
+
+
+async def menu_games(interface: str | None, seconds: float = 1.5) -> list[Listed]:
+    """The games for the start menu: what to join (the code, or `CODE/HOST-KEY` when several games answer one code:
+    each then names its host's key, which the host's screen shows), its line, and why it cannot be joined now;
+    none if the network cannot be asked."""
     try:
         ads = await find_games(interface, seconds)
     except OSError:
@@ -72,7 +84,29 @@ async def menu_games(interface: str | None, seconds: float = 1.5) -> list[tuple[
     games: dict[str, set[bytes]] = {}
     for code, ad in zip(codes, ads, strict=True):
         games.setdefault(code, set()).add(ad.game_id)
-    return [(code, f"{code}  {ad.summary()}") if len(games[code]) == 1 else
-            (f"{code}/{ad.host}", f"{code}  {ad.summary()}  host key {ad.host}  (one code, "
-                                  f"{len(games[code])} games: check the key on the host's screen)")
+    return [Listed(code, f"{code}  {ad.summary()}", closed(ad)) if len(games[code]) == 1 else
+            Listed(f"{code}/{ad.host}", f"{code}  {ad.summary()}  host key {ad.host}  (one code, "
+                                        f"{len(games[code])} games: check the key on the host's screen)", closed(ad))
             for code, ad in zip(codes, ads, strict=True)]
+
+
+MENU_LOOK = 5.0  # seconds the menu looks for a typed code (a game answers within one; `join` looks up to 10)
+
+
+async def code_problem(interface: str | None, code: str, verb: str, seconds: float = MENU_LOOK) -> str | None:
+    """Why the start menu cannot join (or watch) the game with this typed code: no game answers it on this network
+    (the person may have mistyped it), or, to join, every game that does has started or is full; None if it can.
+    An invite link is not looked for (`join` dials it)."""
+    if "://" in code:
+        return None
+    try:
+        found = await look(interface, seconds, code=code)
+    except OSError as exc:
+        return f"cannot look on this network: {exc.strerror or exc}"
+    match = [ad for ad in found.ads if ad.answers(code)]
+    if not match:
+        return f"No game with code {code} answers on this network ({seconds:g} s): check the code on the host's screen."
+    reasons = {closed(ad) for ad in match}
+    if verb == "join" and None not in reasons:
+        return f"Game {code} cannot be joined now ({' / '.join(sorted(r for r in reasons if r))}): Esc, then Watch it."
+    return None

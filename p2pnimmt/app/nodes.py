@@ -173,9 +173,8 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
             raise RoleFailed(why)
         if stuck.done() and not stuck.cancelled() and not node.done.is_set():
             raise RoleFailed(f"giving up: {stuck.result()}{_resume_hint(files)}")
-        if node.refused:
-            say(f"refused by the host: {node.refused}")
-            return 1
+        if node.refused:  # said once the full-screen table is gone (a line printed under it was lost)
+            raise RoleFailed(f"refused by the host: {node.refused}")
         await node.linger()
         # the session seals its transcript at GAME_END: sealed before we seal it here, the game was over first
         over_first = node.session is not None and getattr(node.session.journal, "sealed", False)

@@ -7,7 +7,8 @@ remembered between runs in the user's config directory.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from prompt_toolkit.application import Application, get_app
@@ -78,26 +79,56 @@ class _Check(Validator):
             raise ValidationError(cursor_position=len(document.text), message=str(exc)) from None
 
 
-def text_dialog(title: str, text: str, default: str = "", check: Callable[[str], str] | None = None) -> Application:
+def text_dialog(title: str, text: str, default: str = "", check: Callable[[str], str] | None = None,
+                confirm: Callable[[str], Awaitable[str | None]] | None = None) -> Application:
     """One line of text: Enter returns it (after `check`, which returns it cleaned or raises ValueError saying
-    what is wrong: the error shows under the field and the dialog stays), Esc or Cancel None."""
+    what is wrong: the error shows under the field and the dialog stays), Esc or Cancel None.
+
+    `confirm(value)`, if given, is then awaited with the dialog still up ("looking ..." under the field): it returns
+    why the value cannot be used (shown under the field; the dialog stays) or None (the dialog returns the value)."""
     clean = check or (lambda value: value)
+    note = [""]  # under the field: what `confirm` is doing, or why it refused the value
 
     def accept(buf: Buffer) -> bool:
-        get_app().exit(result=clean(buf.text))
-        return True
+        value = clean(buf.text)
+        app = get_app()
+        if confirm is None:
+            app.exit(result=value)
+            return True
+        if note[0].startswith(LOOKING):
+            return True  # one look at a time
+
+        async def confirmed() -> None:
+            note[0] = f"{LOOKING} {value} ..."
+            app.invalidate()
+            try:
+                problem = await confirm(value)
+            except Exception as exc:  # the network could not be asked: say so, the person may try again
+                problem = f"could not look for {value}: {exc}"
+            if problem is None:
+                app.exit(result=value)
+            else:
+                note[0] = problem
+                app.invalidate()
+
+        app.create_background_task(confirmed())
+        return True  # the text stays, to be corrected
 
     field = TextArea(text=default, multiline=False, accept_handler=accept,
                      validator=_Check(clean) if check else None)
     dialog = Dialog(
         title=title,
-        body=HSplit([Label(text=text, dont_extend_height=True), field, ValidationToolbar()],
+        body=HSplit([Label(text=text, dont_extend_height=True), field, ValidationToolbar(),
+                     Label(text=lambda: note[0], dont_extend_height=True, style="class:validation-toolbar")],
                     padding=D(preferred=1, max=1)),
         buttons=[Button(text="OK", handler=field.buffer.validate_and_handle),
                  Button(text="Cancel", handler=lambda: get_app().exit(result=None))],
         with_background=True,
     )
     return _dialog_app(dialog)
+
+
+LOOKING = "looking on this network for game"
 
 
 def ask_name() -> str | None:
@@ -115,44 +146,85 @@ def plain_code(text: str) -> str:
     return code
 
 
-def choose(find_games: Callable[[], list[tuple[str, str]]] = lambda: [],
-           read_code: Callable[[str], str] = plain_code) -> list[str] | None:
+@dataclass(frozen=True)
+class Listed:
+    """A game in the menu's list: what to join or watch (`CODE`, or `CODE/HOST-KEY` when several games answer one
+    code), its line, and why a seat cannot be taken now (None: it can; a game can always be watched)."""
+
+    value: str
+    text: str
+    closed: str | None = None
+
+
+CheckCode = Callable[[str, str], Awaitable[str | None]]  # (code, "join" or "watch") -> why not, or None
+
+
+def choose(find_games: Callable[[], list[Listed]] = lambda: [], read_code: Callable[[str], str] = plain_code,
+           check_code: CheckCode | None = None) -> list[str] | None:
     """Ask what to do; the command line to run, or None to quit.
 
-    `find_games` lists [(code, description)] on the LAN (app.games.menu_games
-    does); it is asked only when the user wants to join or watch. `read_code`
-    turns a typed code into the code, or raises ValueError saying what is
-    wrong (net.discovery.parse_code: the menu does not touch the network layer).
+    `find_games` lists the games on the LAN (app.games.menu_games does); it is
+    asked only when the user wants to join or watch. `read_code` turns a typed
+    code into the code, or raises ValueError saying what is wrong
+    (net.discovery.parse_code: the menu does not touch the network layer).
+    `check_code` looks for a typed code on the network (app.games.code_problem):
+    a code no game answers is asked again, with the reason.
+
+    Esc (or Cancel) in a question goes back to the one before; in this first menu it quits.
     """
-    what = radio_dialog(
-        TITLE, "What would you like to do?",
-        [("play", "Play against bots"), ("host", "Host a game on the LAN"),
-         ("join", "Join a game"), ("watch", "Watch a game (TV)"),
-         ("watch-web", "Watch on this screen in a browser"), ("quit", "Quit")],
-        default="play",
-    ).run()
-    if what in (None, "quit"):
-        return None
-    if what in ("watch", "watch-web"):
-        code = ask_code(find_games(), "watch", read_code)
-        return None if code is None else ["watch", *game_args(code)] + (["--web"] if what == "watch-web" else [])
-    name = ask_name()
-    if name is None:
-        return None
-    if what == "play":
-        bots = radio_dialog(TITLE, "How many bots?",
-                            [(str(k), f"{k} bot{'s' if k > 1 else ''}") for k in range(1, 10)], default="3").run()
-        if bots is None:
+    what = "play"
+    while True:
+        what = radio_dialog(
+            TITLE, "What would you like to do?",
+            [("play", "Play against bots"), ("host", "Host a game on the LAN"),
+             ("join", "Join a game"), ("watch", "Watch a game (TV)"),
+             ("watch-web", "Watch on this screen in a browser"), ("quit", "Quit")],
+            default=what,
+        ).run()
+        if what in (None, "quit"):
             return None
-        level = radio_dialog(TITLE, "How strong are the bots?",
-                             [(kind, BOT_TEXT.get(kind, kind)) for kind in BOT_CHOICES], default="medium").run()
-        return None if level is None else ["play", "--bots", bots, "--bot", level, "--name", name]
+        chosen = _command(what, find_games, read_code, check_code)
+        if chosen is not None:
+            return chosen
+
+
+def _command(what: str, find_games: Callable[[], list[Listed]], read_code: Callable[[str], str],
+             check_code: CheckCode | None) -> list[str] | None:
+    """The questions after the first menu's choice, with Esc going back one; the command line, or None when
+    Esc went back past the first question."""
+    if what in ("watch", "watch-web"):
+        picked = _steps([lambda: ask_code(find_games(), "watch", read_code, check_code)])
+        return None if picked is None else ["watch", *game_args(picked[0])] + (["--web"] if what == "watch-web" else [])
+    if what == "play":
+        answers = _steps([
+            ask_name,
+            lambda: radio_dialog(TITLE, "How many bots?",
+                                 [(str(k), f"{k} bot{'s' if k > 1 else ''}") for k in range(1, 10)], default="3").run(),
+            lambda: radio_dialog(TITLE, "How strong are the bots?",
+                                 [(kind, BOT_TEXT.get(kind, kind)) for kind in BOT_CHOICES], default="medium").run(),
+        ])
+        return None if answers is None else ["play", "--bots", answers[1], "--bot", answers[2], "--name", answers[0]]
     if what == "host":
-        seats = radio_dialog(TITLE, "How many seats (players and bots)?",
-                             [(str(k), f"{k} seats") for k in range(2, 11)], default="4").run()
-        return None if seats is None else ["host", "--seats", seats, "--name", name]
-    code = ask_code(find_games(), "join", read_code)
-    return None if code is None else ["join", *game_args(code), "--name", name]
+        answers = _steps([ask_name, lambda: radio_dialog(TITLE, "How many seats (players and bots)?",
+                                                         [(str(k), f"{k} seats") for k in range(2, 11)],
+                                                         default="4").run()])
+        return None if answers is None else ["host", "--seats", answers[1], "--name", answers[0]]
+    answers = _steps([ask_name, lambda: ask_code(find_games(), "join", read_code, check_code)])
+    return None if answers is None else ["join", *game_args(answers[1]), "--name", answers[0]]
+
+
+def _steps(asks: list[Callable[[], str | None]]) -> list[str] | None:
+    """Ask each question in turn; Esc (None) goes back to the one before, and from the first one out (None)."""
+    answers: list[str] = []
+    while len(answers) < len(asks):
+        answer = asks[len(answers)]()
+        if answer is not None:
+            answers.append(answer)
+        elif answers:
+            answers.pop()
+        else:
+            return None
+    return answers
 
 
 def game_args(picked: str) -> list[str]:
@@ -164,14 +236,38 @@ def game_args(picked: str) -> list[str]:
     return [code, "--host-key", key] if key else [code]
 
 
-def ask_code(games: list[tuple[str, str]] | None, verb: str,
-             read_code: Callable[[str], str] = plain_code) -> str | None:
-    if games:
-        picked = radio_dialog(TITLE, f"Games on this network — which one to {verb}?",
-                              [*games, ("", "Type a code instead")], default=games[0][0]).run()
-        if picked is None:
-            return None
-        if picked:
-            return picked
-    return text_dialog(TITLE, "The game's 4-character code (I reads as 1, O as 0), or its invite link:",
-                       check=read_code).run()
+TYPE_A_CODE = "Type a code instead"
+
+
+def ask_code(games: list[Listed] | None, verb: str, read_code: Callable[[str], str] = plain_code,
+             check_code: CheckCode | None = None) -> str | None:
+    """The game to join or watch: picked from the list (to join: open lobbies first, the first of them
+    highlighted; a game that has started or is full is marked and, picked, refused with the reason), or typed;
+    Esc in the typed code goes back to the list, Esc in the list (or with no list) returns None."""
+    games = list(games or [])
+    if verb == "join":
+        games.sort(key=lambda game: game.closed is not None)  # stable: open lobbies first, as found
+    entries = [(g.value, g.text + (f"  — {g.closed}, cannot be joined" if verb == "join" and g.closed else ""))
+               for g in games]
+    closed = {g.value: g.closed for g in games if g.closed} if verb == "join" else {}
+    first = next((value for value, _ in entries if value not in closed), "")
+    why = ""
+    while True:
+        if games:
+            picked = radio_dialog(TITLE, f"{why}Games on this network — which one to {verb}?",
+                                  [*entries, ("", TYPE_A_CODE)], default=first).run()
+            if picked is None:
+                return None
+            if picked in closed:
+                why = f"Game {picked.partition('/')[0]} cannot be joined now ({closed[picked]}): choose another, " \
+                      "or Esc and Watch it.\n\n"
+                continue
+            if picked:
+                return picked
+        confirm = (lambda code: check_code(code, verb)) if check_code is not None else None
+        typed = text_dialog(TITLE, "The game's 4-character code (I reads as 1, O as 0), or its invite link:",
+                            check=read_code,
+                            confirm=confirm).run()
+        if typed is not None or not games:
+            return typed
+        why = ""

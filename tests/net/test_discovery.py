@@ -387,6 +387,7 @@ async def test_the_start_menus_list_names_the_host_variant_deal_and_seats_not_th
     """menu_games over real zeroconf on 127.0.0.1, against an Advertiser as `host` runs it, as its lobby changes."""
     from p2pnimmt.app.games import menu_games
     from p2pnimmt.net.discovery import Advertiser
+    from p2pnimmt.ui.menu import Listed
 
     gid = bytes(range(5, 21))
     zc = AsyncZeroconf(interfaces=[LOOPBACK], ip_version=IPVersion.V4Only)
@@ -394,14 +395,21 @@ async def test_the_start_menus_list_names_the_host_variant_deal_and_seats_not_th
     try:
         await advertiser.start(1, 4, "lobby", "tactical", "sealed")
         entries = await menu_games(LOOPBACK)
-        assert entries == [(game_code(gid), f"{game_code(gid)}  ann  tactical, sealed deal  seats 1/4  lobby")]
+        assert entries == [Listed(game_code(gid), f"{game_code(gid)}  ann  tactical, sealed deal  seats 1/4  lobby")]
         await advertiser.update(3, 4, "lobby", "draft", "open")
         for _ in range(10):  # the update reaches a new look at the LAN
             entries = await menu_games(LOOPBACK)
-            if entries and entries[0][1].endswith("draft, open deal  seats 3/4  lobby"):
+            if entries and entries[0].text.endswith("draft, open deal  seats 3/4  lobby"):
                 break
-        assert entries == [(game_code(gid), f"{game_code(gid)}  ann  draft, open deal  seats 3/4  lobby")]
-        assert "ABCD-EFGH" not in entries[0][1]
+        assert entries == [Listed(game_code(gid), f"{game_code(gid)}  ann  draft, open deal  seats 3/4  lobby")]
+        assert "ABCD-EFGH" not in entries[0].text
+        await advertiser.update(4, 4, "playing", "draft", "open")
+        for _ in range(10):
+            entries = await menu_games(LOOPBACK)
+            if entries and entries[0].closed:
+                break
+        assert entries == [Listed(game_code(gid), f"{game_code(gid)}  ann  draft, open deal  seats 4/4  playing",
+                                  "the game has started")]
     finally:
         await advertiser.stop()
         await zc.async_close()

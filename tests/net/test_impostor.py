@@ -127,10 +127,10 @@ def test_two_games_of_one_code_are_told_apart_by_the_host_key(procs, tmp_path: P
         assert "got join" not in a.text()
         sure.stop()
         listed = asyncio.run(menu_games("127.0.0.1", 3.0))
-        assert sorted(value for value, _ in listed if value.startswith(code)) == \
+        assert sorted(game.value for game in listed if game.value.startswith(code)) == \
             sorted(f"{code}/{k.fingerprint}" for k in keys), listed
-        assert all("one code, 2 games: check the key on the host's screen" in text for value, text in listed
-                   if value.startswith(code))
+        assert all("one code, 2 games: check the key on the host's screen" in game.text for game in listed
+                   if game.value.startswith(code))
     finally:
         a.stop()
         b.stop()

@@ -103,20 +103,63 @@ def test_escape_quits(keyboard) -> None:
     assert menu.choose() is None
 
 
+ESC = "\x1b"
+
+
+def test_escape_in_a_question_goes_back_to_the_one_before_and_from_the_first_to_the_menu(keyboard) -> None:
+    """play: name, Esc at the bots goes back to the name (remembered: one Enter), Esc at the bots again and Esc
+    at the name go back to the first menu, which hosts instead (issue 23 item 5: Esc used to quit)."""
+    keyboard([PICK, "ann" + TYPE, ESC, TYPE, ESC, ESC, DOWN + PICK, TYPE, PICK])
+    assert menu.choose() == ["host", "--seats", "4", "--name", "ann"]
+
+
+def test_escape_in_the_typed_code_goes_back_to_the_list_of_games(keyboard) -> None:
+    games = [menu.Listed("ABCD", "ABCD  ann  standard, sealed deal  seats 1/4  lobby")]
+    keyboard([DOWN * 3 + PICK, DOWN + PICK, ESC, PICK])  # watch: Type a code, Esc: the list again, ABCD
+    assert menu.choose(lambda: games) == ["watch", "ABCD"]
+
+
+def test_the_join_list_has_open_lobbies_first_and_a_playing_game_picked_says_why_not(keyboard, monkeypatch) -> None:
+    """The games as found: a game playing, one full, one open: the open one is listed first and highlighted (one
+    Enter joins it); the others are marked, and picking one asks again, saying why (issue 23 item 4)."""
+    games = [menu.Listed("PLAY", "PLAY  ann  standard, sealed deal  seats 2/2  playing", "the game has started"),
+             menu.Listed("FULL", "FULL  cat  standard, sealed deal  seats 3/3  lobby", "every seat is taken"),
+             menu.Listed("OPEN", "OPEN  dan  standard, sealed deal  seats 1/4  lobby")]
+    asked: list[tuple[str, list]] = []
+    radio = menu.radio_dialog
+    monkeypatch.setattr(menu, "radio_dialog", lambda title, text, values, default=None: (
+        asked.append((text, values, default)), radio(title, text, values, default))[1])
+    keyboard([DOWN * 2 + PICK, "bob" + TYPE, DOWN + PICK, PICK])
+    assert menu.choose(lambda: games) == ["join", "OPEN", "--name", "bob"]
+    text, values, default = asked[1]
+    assert [value for value, _ in values] == ["OPEN", "PLAY", "FULL", ""] and default == "OPEN"
+    assert values[1][1].endswith("playing  — the game has started, cannot be joined")
+    assert values[2][1].endswith("— every seat is taken, cannot be joined")
+    text, values, default = asked[2]  # PLAY was picked: asked again, with the reason, OPEN highlighted again
+    assert text.startswith("Game PLAY cannot be joined now (the game has started): choose another, or Esc and Watch")
+    assert default == "OPEN"
+
+
+def test_watch_lists_every_game_unmarked(keyboard) -> None:
+    games = [menu.Listed("PLAY", "PLAY  ann  standard, sealed deal  seats 2/2  playing", "the game has started")]
+    keyboard([DOWN * 3 + PICK, PICK])
+    assert menu.choose(lambda: games) == ["watch", "PLAY"]
+
+
 def test_host_asks_the_seats(keyboard) -> None:
     keyboard([DOWN + PICK, "dan" + TYPE, DOWN + PICK])
     assert menu.choose() == ["host", "--seats", "5", "--name", "dan"]
 
 
 def test_join_offers_the_games_found_on_the_lan(keyboard) -> None:
-    games = [("ABCD", "ABCD  ann  standard, sealed deal  seats 1/4  lobby")]
+    games = [menu.Listed("ABCD", "ABCD  ann  standard, sealed deal  seats 1/4  lobby")]
     keyboard([DOWN * 2 + PICK, "bob" + TYPE, PICK])
     assert menu.choose(lambda: games) == ["join", "ABCD", "--name", "bob"]
 
 
 def test_join_by_typed_code_read_aloud(keyboard) -> None:
     """Lower case, and I/O typed for 1/0 (codes have no I, L, O, U) give the code as shown."""
-    games = [("ABCD", "ABCD  ann  standard, sealed deal  seats 1/4  lobby")]
+    games = [menu.Listed("ABCD", "ABCD  ann  standard, sealed deal  seats 1/4  lobby")]
     keyboard([DOWN * 2 + PICK, "bob" + TYPE, DOWN + PICK, "io2z" + TYPE])
     assert menu.choose(lambda: games, parse_code) == ["join", "102Z", "--name", "bob"]
 
@@ -211,9 +254,9 @@ def test_from_the_menu_host_with_three_bots_play_to_game_over_while_a_second_ter
             host.wait("GAME OVER", 30)
             break
         if "below every row: take a row" in shown:
-            host.keys("1")
+            host.press("1", shown)
         elif "Your turn" in shown or "Press Enter" in shown:
-            host.keys("Enter")
+            host.press("Enter", shown)
         time.sleep(0.15)
     shown = host.screen()
     assert "GAME OVER" in shown and "Transcript verified" in shown, shown
@@ -233,7 +276,7 @@ def test_the_bare_command_gives_the_menu_the_networks_own_code_check(monkeypatch
     given = []
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
-    monkeypatch.setattr(menu, "choose", lambda find_games, read_code: given.append(read_code))
+    monkeypatch.setattr(menu, "choose", lambda find_games, read_code, check_code: given.append(read_code))
     assert cli.main([]) == 0 and given == [read_code_or_link]
 
 
