@@ -28,6 +28,7 @@ from test_namespaces import check_game
 
 _routed = itertools.count()
 SHORT = ["--rounds", "1", "--no-points"]
+SLOW = ["--drop-after", "3", "--bot-delay", "0.4"]  # ten turns of bot moves: longer than the drop time
 
 
 class RoutedLan:
@@ -66,23 +67,31 @@ class RoutedLan:
         ip("-n", ns, "addr", "add", f"{address}/24", "dev", end)
         ip("-n", ns, "link", "set", end, "up")
 
-    def build(self, peers: list[str]) -> None:
+    def build(self, peers: list[str], router: bool = True, both: tuple[str, ...] = ()) -> None:
+        """The two subnets, the router between them (or none), and the peers; a peer of `both` also has an
+        address on the other subnet (the same last number)."""
         for side in self.subnets:
             switch = self._netns(f"sw{side}")
             ip("-n", switch, "link", "add", "br0", "type", "bridge")
             ip("-n", switch, "link", "set", "br0", "up")
-        router = self._netns("rt")
-        for side, subnet in self.subnets.items():
-            self._plug(router, side, f"r{side}", f"{subnet}.254")
-        ip("netns", "exec", router, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
+        if router:
+            gateway = self._netns("rt")
+            for side, subnet in self.subnets.items():
+                self._plug(gateway, side, f"r{side}", f"{subnet}.254")
+            ip("netns", "exec", gateway, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
         for peer in peers:
             ns = self._netns(peer)
             self._plug(ns, peer[0], f"v{peer}", self.addr(peer))
-            ip("-n", ns, "route", "add", "default", "via", f"{self.subnets[peer[0]]}.254")
+            if peer in both:
+                other = "b" if peer[0] == "a" else "a"
+                self._plug(ns, other, f"w{peer}", self.addr(other + peer[1:]))
+            if router:
+                ip("-n", ns, "route", "add", "default", "via", f"{self.subnets[peer[0]]}.254")
 
-    def start(self, peer: str, args: list[str], name: str) -> Proc:
-        """`p2pnimmt ARGS --interface addr(peer)` inside the peer's namespace; output in tmp_path/NAME.out."""
-        proc = Proc([*args, "--interface", self.addr(peer)], self.tmp_path / f"{name}.out",
+    def start(self, peer: str, args: list[str], name: str, bound: bool = True) -> Proc:
+        """`p2pnimmt ARGS --interface addr(peer)` inside the peer's namespace (not `bound`: on all its
+        interfaces); output in tmp_path/NAME.out."""
+        proc = Proc([*args, *(["--interface", self.addr(peer)] if bound else [])], self.tmp_path / f"{name}.out",
                     ["ip", "netns", "exec", self.ns(peer)])
         self.procs.append(proc)
         return proc
@@ -145,3 +154,31 @@ def test_host_two_joiners_and_a_spectator_play_across_a_router_by_the_invite_lin
     for name in ("watch", "b1", "b2"):
         text = procs[name].text()
         assert f"joined {code} at {lan.addr('a1')}:{port}" in text and "looking for game" not in text, text
+
+
+def test_two_joiners_that_cannot_reach_each_other_play_through_a_host_on_both_subnets(routed_lan: RoutedLan) -> None:
+    """No router: the host has a leg on each subnet and listens on both; its link names both addresses, and each
+    joiner reaches it at the one of its own subnet (the other has no route). The joiners cannot reach each
+    other: what each signs reaches the other through the host, and neither is voted out though it never had a
+    link to the other for longer than the drop time (issue 27 item 2: a member that reaches only some others
+    still plays)."""
+    lan = routed_lan
+    lan.build(["a1", "a2", "b2"], router=False, both=("a1",))
+    out = lan.tmp_path
+    host = lan.start("a1", ["host", "--headless", "--seats", "3", "--name", "ann", *SHORT, *SLOW,
+                            "--transcript", str(out / "host.p2pt")], "host", bound=False)
+    link = host.wait_for(r"invite link: (p2pnimmt://\S+)").group(1)
+    port = host.wait_for(r"listening on 0\.0\.0\.0:(\d+)").group(1)
+    named = re.match(r"p2pnimmt://([^/]+)/", link).group(1).split(",")
+    assert sorted(named) == sorted(f"{lan.addr(p)}:{port}" for p in ("a1", "b1")), link
+    procs = {"host": host}
+    for peer in ("a2", "b2"):  # the game lasts longer than the drop time, with no link between the joiners
+        procs[peer] = lan.start(peer, ["join", link, "--headless", "--name", peer, *SLOW,
+                                       "--transcript", str(out / f"{peer}.p2pt")], peer)
+    started = time.monotonic()
+    scores, verdicts = check_game(procs, [out / f"{name}.p2pt" for name in procs], timeout=300)
+    assert time.monotonic() - started > 2 * float(SLOW[1])
+    for name, proc in procs.items():
+        assert "dropped" not in proc.text() and "dropped" not in verdicts[f"{name}.p2pt"].summary, proc.text()
+    for peer in ("a2", "b2"):
+        assert f"at {lan.addr(peer[0] + '1')}:{port} as player" in procs[peer].text()
