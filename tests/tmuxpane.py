@@ -55,6 +55,18 @@ class Pane:
             time.sleep(0.05)
         raise AssertionError(f"{text!r} not on screen within {timeout} s:\n{self.screen()}")
 
+    def press(self, key: str, shown: str, timeout: float = 5.0) -> str:
+        """Press `key` on the screen `shown` and return the next screen that differs from it (or the same one
+        after `timeout`): a loop that reads the screen again never presses twice on a screen not yet redrawn."""
+        self.keys(key)
+        deadline = time.monotonic() + outer(timeout)
+        while time.monotonic() < deadline:
+            now = self.screen()
+            if now != shown:
+                return now
+            time.sleep(0.05)
+        return shown
+
     def watch(self, text: str) -> Callable[[float], str]:
         """Look for `text` from now on, in the background (every 20 ms), for a screen that may be up only briefly
         (a TV's last screen before it leaves); returns wait(timeout) -> the first screen that showed it."""

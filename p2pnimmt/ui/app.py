@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -57,6 +58,7 @@ class Seat(Protocol):
     def leave(self) -> None: ...
 
 
+TYPED_AHEAD = 0.8  # seconds after the results come up in which Enter does not leave them
 PLACE_DELAY = 0.4  # seconds between the cards of a turn as they are placed (P2PNIMMT_PLACE_DELAY overrides)
 
 
@@ -79,6 +81,7 @@ class TableApp:
         self.help = False
         self.confirm_quit = False
         self.results = False  # the game-over screen is up
+        self.results_at = 0.0  # when it came up (time.monotonic)
         self.round_seen = -1  # the last round whose end screen was dismissed
         self.muted = False  # no terminal bell at the clock's warning
         self.bells = 0  # bells rung (for tests)
@@ -207,10 +210,12 @@ class TableApp:
     def enter(self) -> None:
         model = self.model
         model.place_all()  # a person who answers knows the turn: its cards are shown at once
+        if self.results and time.monotonic() - self.results_at < TYPED_AHEAD:
+            return  # an Enter typed ahead (through the last round's screen) never leaves the results unseen
         if self.results or model.aborted and not self.confirm_quit:
             self.leave()
         elif model.over is not None:
-            self.results = True
+            self.results, self.results_at = True, time.monotonic()
         elif self.round_screen:
             assert model.round_over is not None  # a round screen shows the round that is over
             self.round_seen = model.round_over[0]

@@ -2,13 +2,14 @@
 
 import asyncio
 import re
+import time
 
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from screens import SizedOutput, until
 
 from p2pnimmt.engine import Settings
-from p2pnimmt.ui.app import TableApp, screen_text
+from p2pnimmt.ui.app import TYPED_AHEAD, TableApp, screen_text
 from p2pnimmt.ui.local import LocalSeat, LocalTable
 from p2pnimmt.ui.model import TableModel
 
@@ -60,8 +61,11 @@ def test_a_whole_game_by_keys_with_row_choices_to_game_over():
                 else:
                     await asyncio.sleep(0.01)
             assert rows_chosen >= 1
-            inp.send_text(ENTER)
-            await until(lambda: ui.results, "the results screen")
+            inp.send_text(ENTER + ENTER + "?")  # the second Enter is typed ahead: it does not leave the results
+            await until(lambda: ui.help, "the keys after it read")
+            assert ui.results and not task.done()
+            inp.send_text("x")  # closes the help
+            await until(lambda: not ui.help and time.monotonic() - ui.results_at >= TYPED_AHEAD, "a pause")
             screen = screen_text(ui)
             assert "GAME OVER" in screen and "Winner" in screen and "total" in screen
             assert "Transcript verified: " in screen  # our own transcript, checked as `p2pnimmt verify` does
