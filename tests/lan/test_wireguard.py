@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -43,10 +44,13 @@ def require_wireguard() -> None:
 
 
 class Overlay:
-    """A WireGuard full mesh over `lan`: peer i's tunnel `wg(i)` at `addr(i)` on a subnet of its own."""
+    """A WireGuard full mesh over `lan` (its peers `peers`, default all): peer i's tunnel `wg(i)` at `addr(i)` on a
+    subnet of its own; peer i reaches peer j's WireGuard at `endpoint(i, j)` (default: j's LAN address)."""
 
-    def __init__(self, lan: Lan) -> None:
+    def __init__(self, lan: Lan, peers: range | None = None, endpoint: Callable[[int, int], str] | None = None) -> None:
         self.lan = lan
+        self.peers = peers or range(1, lan.k + 1)
+        self.endpoint = endpoint or (lambda i, j: f"{lan.addr(j)}:{PORT}")
         self.subnet = f"10.77.{int(lan.subnet.rsplit('.', 1)[1]) % 254 + 1}"  # not the underlay's
         self.daemons: list[subprocess.Popen] = []
         self.keys: dict[int, tuple[Path, str]] = {}
@@ -59,28 +63,28 @@ class Overlay:
 
     def up(self) -> None:
         lan = self.lan
-        for i in range(1, lan.k + 1):
+        for i in self.peers:
             secret = lan.tmp_path / f"wg{i}.key"
             secret.write_text(subprocess.run(["wg", "genkey"], capture_output=True, text=True, check=True).stdout)
             secret.chmod(0o600)
             public = subprocess.run(["wg", "pubkey"], input=secret.read_text(), capture_output=True, text=True,
                                     check=True).stdout.strip()
             self.keys[i] = (secret, public)
-        for i in range(1, lan.k + 1):
+        for i in self.peers:
             log = open(lan.tmp_path / f"wireguard-go{i}.log", "wb")
             self.daemons.append(subprocess.Popen(["ip", "netns", "exec", lan.ns(i), "wireguard-go", "-f", self.wg(i)],
                                                  stdout=log, stderr=subprocess.STDOUT))
             log.close()
         deadline = time.monotonic() + outer(20)
-        while not all((SOCKETS / f"{self.wg(i)}.sock").exists() for i in range(1, lan.k + 1)):
+        while not all((SOCKETS / f"{self.wg(i)}.sock").exists() for i in self.peers):
             assert time.monotonic() < deadline and all(d.poll() is None for d in self.daemons), "wireguard-go"
             time.sleep(0.05)
-        for i in range(1, lan.k + 1):
+        for i in self.peers:
             peers = []
-            for j in range(1, lan.k + 1):
+            for j in self.peers:
                 if j != i:
                     peers += ["peer", self.keys[j][1], "allowed-ips", f"{self.addr(j)}/32",
-                              "endpoint", f"{lan.addr(j)}:{PORT}"]
+                              "endpoint", self.endpoint(i, j)]
             ip("netns", "exec", lan.ns(i), "wg", "set", self.wg(i), "listen-port", str(PORT),
                "private-key", str(self.keys[i][0]), *peers)
             ip("-n", lan.ns(i), "addr", "add", f"{self.addr(i)}/24", "dev", self.wg(i))
@@ -107,7 +111,7 @@ class Overlay:
             except subprocess.TimeoutExpired:
                 daemon.kill()
                 daemon.wait()
-        for i in range(1, self.lan.k + 1):
+        for i in self.peers:
             (SOCKETS / f"{self.wg(i)}.sock").unlink(missing_ok=True)
 
 
