@@ -65,19 +65,25 @@ class Evening:
             self.games.append(result_of(session))
 
     def count(self, session=None) -> int:
-        """How many games the table covers: the finished ones, and the one `session` is playing."""
+        """How many games the table covers: the finished ones (with `session`'s, once it is over)."""
         return len(self._with(session))
 
     def _with(self, session) -> list[GameResult]:
+        """The finished games, and `session`'s if it is over and not added yet. A game in play is not counted:
+        at the start of a rematch, its 0 points would make '2 games' of one game's points."""
         games = list(self.games)
-        if session is not None and getattr(session, "game", None) is not None and \
-                all(g.game_id != session.game_id for g in games):
+        if self._new(session) and session.phase == "over":
             games.append(result_of(session))
         return games
 
+    def _new(self, session) -> bool:
+        """Whether `session` plays a game of this evening that is not among its finished games."""
+        return session is not None and getattr(session, "game", None) is not None and \
+            all(g.game_id != session.game_id for g in self.games)
+
     def rows(self, session=None) -> list[EveningRow]:
-        """Per player (by key): games played, games won (a tie: each winner wins), total points; with the game
-        `session` plays counted as it stands. Fewest points first among the most wins."""
+        """Per player (by key): games played, games won (a tie: each winner wins), total points, over the finished
+        games (with `session`'s once it is over). Fewest points first among the most wins."""
         tally: dict[bytes, list] = {}
         for g in self._with(session):
             for seat, peer in enumerate(g.peers):
@@ -90,8 +96,8 @@ class Evening:
         return sorted(rows, key=lambda r: (-r.wins, r.points, r.name))
 
     def shown(self, session=None) -> bool:
-        """The table is worth showing once the evening has more than one game."""
-        return self.count(session) > 1
+        """The table is worth showing from the evening's second game on (during it: the first game's table)."""
+        return len(self.games) + self._new(session) > 1
 
     def table(self, session=None) -> tuple[int, list[EveningRow]]:
         """(games, rows) for the screens: the games counted and each player's row; (0, []) with one game only."""

@@ -8,16 +8,69 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
 from ..engine import Settings
+from ..net.files import AppendFile
+from ..protocol.identity import Identity
 from ..ui.console import InputClosed, LinesTable
 from ..ui.local import LocalTable
+from .nodes import default_transcript
 
 
-def local_table(settings: Settings, bot: str, name: str, seed: bytes, **fronts) -> LocalTable:
-    """The table every local game is played at: the person in seat 0, `bot`s in the others."""
-    return LocalTable(settings, bot=bot, name=name, seed=seed, **fronts)
+class Kept:
+    """Where a game against bots keeps the person's transcript: a file beside the networked games' (`history`
+    lists it, `verify` checks it). A replay of the same seed gets a file of its own; a write that fails stops
+    the writing, not the game, and is told at the end."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.file: AppendFile | None = None
+        self.failure: str | None = None
+
+    def open(self, game_id: bytes, identity: Identity) -> Callable[[bytes], None]:
+        first = default_transcript(game_id, identity)
+        path, n = first, 1
+        while path.exists():  # the same seed, played again
+            n += 1
+            path = first.with_name(f"{first.stem}-{n}{first.suffix}")
+        try:
+            self.file = AppendFile(path)
+        except OSError as exc:
+            self.failure = f"{exc.strerror or exc} ({path})"
+            return lambda data: None
+        self.path = path
+        return self.write
+
+    def write(self, data: bytes) -> None:
+        if self.file is None:
+            return
+        try:
+            self.file.write(data)
+        except OSError as exc:
+            self.failure = f"{exc.strerror or exc} ({self.path}): it ends at its last whole record"
+            self.close()
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+    def lines(self) -> list[str]:
+        """What to say of it once the game is over or left."""
+        if self.failure is not None:
+            return [f"The transcript could not be written: {self.failure}."]
+        return [f"Transcript: {self.path} (`p2pnimmt history` lists it, `p2pnimmt verify` checks it)."] \
+            if self.path is not None else []
+
+
+def local_table(settings: Settings, bot: str, name: str, seed: bytes, kept: Kept | None = None,
+                **fronts) -> LocalTable:
+    """The table every local game is played at: the person in seat 0, `bot`s in the others; its transcript
+    kept in `kept`, if given."""
+    return LocalTable(settings, bot=bot, name=name, seed=seed, keep=kept.open if kept is not None else None,
+                      **fronts)
 
 
 async def run_full_screen(settings: Settings, *, bot: str = "heuristic", name: str = "you", seed: bytes | None = None,
@@ -28,12 +81,16 @@ async def run_full_screen(settings: Settings, *, bot: str = "heuristic", name: s
     from ..ui.model import TableModel
 
     model = model if model is not None else TableModel()
-    table = local_table(settings, bot, name, seed if seed is not None else secrets.token_bytes(32),
+    kept = Kept()
+    table = local_table(settings, bot, name, seed if seed is not None else secrets.token_bytes(32), kept,
                         on_event=model.update)
     ui = TableApp(model, LocalSeat(table), input=input, output=output, title="p2pnimmt (vs bots)")
-    table.start()
-    result = await ui.app.run_async()
-    for line in farewell(model):
+    try:
+        table.start()
+        result = await ui.app.run_async()
+    finally:
+        kept.close()
+    for line in farewell(model) + kept.lines():
         print(line)
     return 0 if result in ("over", "left") or model.over is not None else 1
 
@@ -56,7 +113,8 @@ def run_lines(settings: Settings, bot: str, seed: bytes | None, name: str, read:
     seed = seed if seed is not None else secrets.token_bytes(32)
     names = [name] + [f"bot{s} ({bot})" for s in range(1, settings.players)]
     front = LinesTable(names, read, out)
-    table = local_table(settings, bot, name, seed, on_event=front.on_event)
+    kept = Kept()
+    table = local_table(settings, bot, name, seed, kept, on_event=front.on_event)
     print(f"New game: you and {settings.players - 1} bots. Seed {seed.hex()}", file=out)
     try:
         front.play(table)
@@ -66,4 +124,8 @@ def run_lines(settings: Settings, bot: str, seed: bytes | None, name: str, read:
     except KeyboardInterrupt:
         print("\nGame abandoned.", file=out)
         return 130
+    finally:
+        kept.close()
+        for line in kept.lines():
+            print(line, file=out)
     return 0 if table.session.phase == "over" else 1

@@ -57,10 +57,11 @@ async def run_play_web(settings: Settings, *, bot: str, name: str, seed: bytes |
     `ready(seat_url, tv_url)` is called once the pages are served (for tests).
     """
     from ..web.server import WebServer
-    from .play import local_table
+    from .play import Kept, local_table
 
     model, tv_model = TableModel(), TvModel()
-    table = local_table(settings, bot, name, seed if seed is not None else secrets.token_bytes(32),
+    kept = Kept()
+    table = local_table(settings, bot, name, seed if seed is not None else secrets.token_bytes(32), kept,
                         on_event=feed(model, tv_model))
     placers = Placer(model), Placer(tv_model)
     seat = Page(model, seat=LocalSeat(table), title="p2pnimmt (vs bots)")
@@ -76,9 +77,12 @@ async def run_play_web(settings: Settings, *, bot: str, name: str, seed: bytes |
     try:
         await seat.left.wait()
     finally:
+        kept.close()
         for placer in placers:
             placer.stop()
         await server.close()
+    for line in kept.lines():
+        say(line)
     return 0 if table.session.phase == "over" else 1
 
 

@@ -16,7 +16,7 @@ from prompt_toolkit.layout.dimension import Dimension as D
 from ..engine import BULL_HEADS
 from .model import TableModel, heads
 from .widgets import prompt_lines
-from .words import clip
+from .words import clip, count
 
 BIG_WIDTH, BIG_HEIGHT = 120, 40  # the smallest screen drawn this way
 CARD_WIDTH, CARD_HEIGHT = 15, 6
@@ -123,7 +123,7 @@ def evening_line(model: TableModel) -> Fragments:
     if not games:
         return []
     items = [f"{r.name} {r.wins} won {r.points} pts" for r in rows]
-    return [("class:status", f" The evening ({games} games):  "), ("", "   ".join(items))]
+    return [("class:status", f" The evening ({count(games, 'game')}):  "), ("", "   ".join(items))]
 
 
 def layout(ui) -> HSplit:

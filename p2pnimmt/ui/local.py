@@ -46,7 +46,10 @@ class LocalTable:
     def __init__(self, settings: Settings, *, bot: str = "heuristic", name: str = "you",
                  seed: bytes | None = None, spectators: int = 0,
                  on_event: Callable[[Session, Event], None] | None = None,
-                 on_watch: Callable[[Session, Event], None] | None = None) -> None:
+                 on_watch: Callable[[Session, Event], None] | None = None,
+                 keep: Callable[[bytes, Identity], Callable[[bytes], None]] | None = None) -> None:
+        """`keep(game_id, identity)`: where the person's transcript goes, as it is written (app.play keeps it with
+        the other games' transcripts); without it, the transcript stays in memory."""
         self.settings = settings
         seed = seed if seed is not None else os.urandom(32)
         keys = [derive(seed, f"key/{i}", 32) for i in range(settings.players + spectators)]
@@ -54,10 +57,11 @@ class LocalTable:
         self.watchers = [Identity(k) for k in keys[settings.players:]]
         self.salt = derive(seed, "salt", 16)
         game_id = game_id_for(self.identities[0].public_key, self.salt)
-        # Your session keeps its transcript (in memory), checked at game over as `p2pnimmt verify` would.
+        # Your session keeps its transcript, checked at game over as `p2pnimmt verify` would.
+        sink = keep(game_id, self.identities[0]) if keep is not None else (lambda data: None)
         self.sessions: dict[bytes, Session] = {
             ident.peer: Session(ident, game_id=game_id, entropy=seeded_entropy(seed, f"entropy/{i}"),
-                                journal=TranscriptJournal(lambda data: None, ident) if i == 0 else None)
+                                journal=TranscriptJournal(sink, ident) if i == 0 else None)
             for i, ident in enumerate(self.identities + self.watchers)}
         self.names = [name] + [f"bot{s}" for s in range(1, settings.players)]
         self.bots = {ident.peer: make_bot(bot, seed + bytes([s])) for s, ident in enumerate(self.identities) if s}

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -231,7 +232,8 @@ def check_transcript(text: str, moves: dict, rounds: int = 1) -> None:
     assert re.search(
         rf"^{label}{re.escape(', '.join(winners))} with {low} bull heads?\.$", text, re.MULTILINE
     ), text[-500:]
-    assert text.rstrip().splitlines()[-1].startswith("Winner")
+    last = text.rstrip().splitlines()
+    assert last[-2].startswith("Winner") and last[-1].startswith("Transcript: "), last[-2:]  # kept, as any game
 
 
 def test_console_game_played_to_the_end() -> None:
@@ -253,7 +255,10 @@ def test_console_game_is_replayable_from_its_seed() -> None:
     second = Console("--bots", "3", "--seed", SEED, "--rounds", "1", "--no-points")
     play_lowest(second, try_invalid=False)
     assert second.finish() == 0
-    assert first.text == second.text
+    kept = [Path(re.search(r"^Transcript: (\S+) ", c.text, re.MULTILINE).group(1)) for c in (first, second)]
+    assert kept[1].name == kept[0].name.replace(".p2pt", "-2.p2pt")  # the replay is kept beside the first game
+    assert kept[0].read_bytes() == kept[1].read_bytes()  # and is the same game, signature for signature
+    assert first.text.replace(kept[0].name, kept[1].name) == second.text
 
 
 def test_closing_input_mid_game_abandons_it() -> None:

@@ -272,7 +272,7 @@
     box.hidden = !evening;
     clear(table);
     if (!evening) return;
-    title.textContent = "The evening: " + evening.games + " games";
+    title.textContent = "The evening: " + evening.games + (evening.games === 1 ? " game" : " games");
     const head = el("tr");
     ["player", "games", "won", "points"].forEach((h) => head.appendChild(el("th", "", h)));
     table.appendChild(head);
