@@ -67,6 +67,25 @@ class Pane:
             time.sleep(0.05)
         return shown
 
+    def play_to_results(self, timeout: float = 150.0) -> str:
+        """Play the full-screen table by keys to its results: Enter on the card under the cursor at each turn
+        and on each round's screen, row 1 when asked; once the game is over, one Enter brings up the results (a
+        second would leave them). The results screen."""
+        deadline = time.monotonic() + outer(timeout)
+        while time.monotonic() < deadline:
+            shown = self.screen()
+            if "GAME OVER" in shown:
+                return shown
+            if "The game is over" in shown:
+                self.keys("Enter")
+                return self.wait("GAME OVER", 30)
+            if "below every row: take a row" in shown:
+                self.press("1", shown)
+            elif "Your turn" in shown or "Press Enter" in shown:
+                self.press("Enter", shown)
+            time.sleep(0.1)
+        raise AssertionError(f"no results within {outer(timeout)} s:\n{self.screen()}")
+
     def watch(self, text: str) -> Callable[[float], str]:
         """Look for `text` from now on, in the background (every 20 ms), for a screen that may be up only briefly
         (a TV's last screen before it leaves); returns wait(timeout) -> the first screen that showed it."""

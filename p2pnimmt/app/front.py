@@ -119,6 +119,11 @@ class Front:
         finally:
             reading.cancel()
 
+    def no_lobby(self) -> None:
+        """Full screen: the table opens at once (a resumed game, which has no lobby to close first)."""
+        if self.lobby_closed is not None and not self.lobby_closed.done():
+            self.lobby_closed.set_result(True)
+
     def say(self, text: str) -> None:
         if not self.full_screen:
             say(text)

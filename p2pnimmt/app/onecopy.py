@@ -19,6 +19,7 @@ from typing import Any
 
 from ..protocol.codec import DecodeError
 from ..protocol.envelope import Envelope, open_envelope
+from ..protocol.events import Event
 from ..protocol.session import LocalError, Output, Session
 
 
@@ -32,9 +33,10 @@ class OneCopySession(Session):
         self.other_copy: Envelope | None = None
         self.on_other_copy: Callable[[], None] = lambda: None
 
-    def replay(self, wires: Sequence[bytes], secrets: Sequence[dict[str, Any]] = ()) -> list[Output]:
+    def replay(self, wires: Sequence[bytes], secrets: Sequence[dict[str, Any]] = (),
+               seen: Callable[[Event], None] | None = None) -> list[Output]:
         self.ours.update(wires)
-        return super().replay(wires, secrets)
+        return super().replay(wires, secrets, seen)
 
     def send(self, kind: str, body: dict[str, Any]) -> None:
         if self.other_copy is not None:

@@ -68,7 +68,7 @@ def reporter(lines: StdinLines | None = None,
             say(f"round {event.round + 1} is void (nobody scores it): {event.reason}")
         elif isinstance(event, SeatDropped):
             say(f"{node.session.names[event.seat]} was dropped by the others' vote: a stand-in plays that hand")
-            if event.seat == node.session.seat and node.bot is None:
+            if event.seat == node.session.seat and node.bot is None and not getattr(node, "resumed", False):
                 say("you were dropped: type anything to ask for your seat back from a next round")
         elif isinstance(event, SeatBack):
             say(f"{node.session.names[event.seat]} is back in the game from round {event.round + 1}")

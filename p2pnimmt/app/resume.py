@@ -24,10 +24,11 @@ from ..protocol.identity import Identity
 from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames
 from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
+from .front import Front
 from .nodes import NodeFiles, finish, new_node
 from .onecopy import OneCopySession
 from .options import Options, RoleFailed, UsageError
-from .output import reporter, say, stdin_lines
+from .output import say
 from .ownfiles import SecretsProblem, check_secrets
 
 
@@ -175,8 +176,9 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
     is_host = bool(info.get("is_host"))
     bot_kind = options.bot or info.get("bot") or ("heuristic" if headless else None)
     bot = make_bot(bot_kind, identity.secret) if bot_kind and info["role"] == "player" else None
-    node = new_node(identity, options, name=info["name"], role=info["role"], bot=bot,
-                    on_event=reporter(stdin_lines() if bot is None else None))
+    front = Front(options, headless)
+    node = new_node(identity, options, name=info["name"], role=info["role"], bot=bot, on_event=front.on_event)
+    front.follow(node)
     try:
         await node.listen(info["listen"])
     except OSError as exc:
@@ -187,7 +189,9 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
     session.on_other_copy = node.done.set  # another process plays this seat: this one stops (app.onecopy)
     zc = advertiser = None
     try:
-        node.resume(session, wires, secrets, as_host=is_host)
+        # the full-screen table shows the game so far, rebuilt as the replay goes (no lobby: it has started)
+        node.resume(session, wires, secrets, as_host=is_host, seen=front.on_event if front.full_screen else None)
+        front.no_lobby()
         if is_host:
             restore_lobby(node, session, secrets)
         say(f"resumed {game_code(session.game_id)} from {path}: {len(wires)} messages replayed, "
@@ -207,7 +211,9 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
                 await node.join(host, port, session.game_id)
             except ConnectionFailed as exc:
                 raise RoleFailed(f"cannot reach the host at {host}:{port}: {exc}") from None
-        return await finish(node, files, options.give_up, stopped=session.why_stopped)
+        status = await finish(node, files, options.give_up, stopped=session.why_stopped)
+        await front.results()
+        return status
     finally:
         if advertiser is not None:
             try:

@@ -27,6 +27,7 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Callable
+from functools import partial
 
 from ..bots import NEEDED, Bot, bot_move
 from ..engine import Settings
@@ -75,6 +76,7 @@ class Node:
         self.name = name
         self.role = role
         self.bot = bot
+        self.resumed = False  # taken up again from our transcript (resume): asks its seat back when dropped
         self.interface = interface
         self.journal_for = journal_for  # game id -> where to record the transcript
         self._event_listeners: list[EventListener] = [on_event] if on_event is not None else []
@@ -218,13 +220,17 @@ class Node:
         else:
             self.spawn(self.mesh.serve(conn, redial=(host, port)))
 
-    def resume(self, session: Session, wires: list[bytes], secrets: list[dict], *, as_host: bool = False) -> None:
+    def resume(self, session: Session, wires: list[bytes], secrets: list[dict], *, as_host: bool = False,
+               seen: Callable[[Node, Event], None] | None = None) -> None:
         """Take up a game after a restart: rebuild the session from our transcript, then do what is owed.
 
-        `as_host`: this node hosted the game (it answers joins again; the lobby is over).
+        `as_host`: this node hosted the game (it answers joins again; the lobby is over). `seen(node, event)`:
+        each event of the game so far, as the replay rebuilds it (a screen that shows the game up to now).
+        A resumed seat's person is at the keys: a drop learned from now on is answered with an ask at once.
         """
         self.session = session
-        outputs = session.replay(wires, secrets)
+        self.resumed = True
+        outputs = session.replay(wires, secrets, None if seen is None else partial(seen, self))
         self.game_id = session.game_id  # known once the replay has taken the START (links need it)
         self._feed(outputs)
         self.take_seat_back()  # restarted after the others dropped us: we are back at the keys
@@ -291,9 +297,9 @@ class Node:
                 log.exception("event handler failed on %r", event)
         if self.bot is None:
             self.clock.on_event(event)
-        if self.bot is not None and isinstance(event, SeatDropped) and self.session is not None \
+        if (self.bot is not None or self.resumed) and isinstance(event, SeatDropped) and self.session is not None \
                 and event.seat == self.session.seat:
-            self.take_seat_back()  # a bot is always there: it asks for its seat back at once
+            self.take_seat_back()  # a bot is always there, a resumed seat's person too: it asks back at once
         if (self.bot is not None and self.session is not None and self.session.seat is not None
                 and isinstance(event, NEEDED)):
             if self.bot_delay > 0:

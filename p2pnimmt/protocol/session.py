@@ -325,12 +325,14 @@ class Session:
 
         return self._run(act)
 
-    def replay(self, wires: Sequence[bytes], secrets: Sequence[dict[str, Any]] = ()) -> list[Output]:
+    def replay(self, wires: Sequence[bytes], secrets: Sequence[dict[str, Any]] = (),
+               seen: Callable[[Event], None] | None = None) -> list[Output]:
         """Rebuild this peer's state after a restart from its own transcript and secrets; return what to do now.
 
         Nothing is signed, sent or recorded during the replay (our own
         messages are in the transcript); afterwards the session sends what
         it still owes and asks again for any move it still has to make.
+        `seen(event)`: each event of the replay, as it happens (a screen that shows the game so far).
         """
         for record in secrets:
             if record.get("kind") == "play":
@@ -344,7 +346,11 @@ class Session:
         self.table.replaying = True
         try:
             for wire in wires:
-                self._run(partial(self._ingest, wire, None))
+                replayed = self._run(partial(self._ingest, wire, None))
+                if seen is not None:
+                    for item in replayed:
+                        if isinstance(item, Event):
+                            seen(item)
         finally:
             self.table.replaying = False
         return self._run(self._resume)

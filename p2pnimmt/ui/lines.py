@@ -62,9 +62,9 @@ class LineSeat:
                 task.cancel()  # the question is answered
             self.say("  time is up: the stand-in played for you")
         if isinstance(event, SeatDropped) and event.seat == session.seat:
-            for task in list(self.tasks):
-                task.cancel()  # the stand-in plays our hand now
-            self._spawn(self._ask_back(node))
+            self._spawn(self._ask_back(node))  # the stand-in plays our hand now
+        if session.seat in session.dropped:
+            return  # nothing is asked of a dropped seat (the stand-in's row choices are not ours to make)
         if isinstance(event, PlayNeeded):
             self._spawn(self._ask_card(node))
         elif isinstance(event, RowChoiceNeeded) and event.seat == session.seat:
@@ -73,6 +73,10 @@ class LineSeat:
             self._spawn(self._ask_pick(node))
 
     def _spawn(self, coro) -> None:
+        """Ask a new question: one still open is answered by now (the game moved on), and is closed, so the next
+        line typed answers this one (a seat back in play was asked its card, the line went to the old ask)."""
+        for task in list(self.tasks):
+            task.cancel()
         task = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -124,6 +128,10 @@ class LineSeat:
             self._act(node, lambda: node.session.pick(card))
 
     async def _ask_back(self, node) -> None:
+        session = node.session
+        if session.table.asked_back(session.seat, session.round):  # a resumed seat has asked on its own
+            self.say("  you were dropped: your seat is asked back for a next round")
+            return
         text = await self.read("press Enter to ask for your seat back> ")
         if text is None:
             node.done.set()

@@ -10,6 +10,9 @@ import sys
 import time
 from pathlib import Path
 
+from deadlines import outer
+from procs import Terminal
+
 from p2pnimmt.protocol.verify import verify_transcript
 
 LO = ["--interface", "127.0.0.1"]
@@ -98,3 +101,45 @@ def test_a_dropped_player_that_resumes_takes_its_seat_back_from_a_next_round(tmp
     assert 2 < int(back.group(1)) <= 8
     assert f"gone is back in the game from round {back.group(1)}" in resumed.text()
     same_scores_verified(host, resumed, tmp_path)
+
+
+def test_a_resumed_person_dropped_meanwhile_asks_back_on_its_own_and_its_lines_stay_in_step(tmp_path: Path,
+                                                                                             procs) -> None:
+    """issue 23 item 2: a person's seat killed and dropped; `resume --lines` learns of the drop only from the
+    others (it is not in its own transcript). It asks for the seat back on its own (no 'press Enter' question),
+    and when the seat plays again every line typed answers the question it was typed for."""
+    slow = ["--bot-delay", "0.1"]
+    host = procs(["host", "--headless", "--seats", "3", "--bots", "1", "--rounds", "8", "--no-points", *LO, *slow,
+                  "--drop-after", "1", "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    victim = Terminal(["join", code, "--lines", *LO, "--name", "gone", "--transcript", str(tmp_path / "j.p2pt")])
+    try:
+        seen, hand = 0, []
+        while True:  # a person plays round 1 (the highest card, row 4 when asked), then is killed
+            m = victim.wait_for(r"your hand: (.*)\n|your card> |take row \(1-4\)> |\nround 1:", seen, 60)
+            seen = m.end()
+            if m.group(0).startswith("your hand"):
+                hand = [int(c.split("*")[0]) for c in m.group(1).split()]
+            elif m.group(0).startswith("your card"):
+                victim.type(str(max(hand)))
+            elif m.group(0).startswith("take row"):
+                victim.type("4")
+            else:
+                break
+    finally:
+        victim.stop()  # SIGKILL, by pid
+    host.wait_for("gone was dropped by the others' vote", 60)
+    person = Terminal(["resume", str(tmp_path / "j.p2pt"), "--lines", *LO, "--drop-after", "1"])
+    try:
+        person.wait_for(r"resumed \w{4} from")
+        person.play_lines()
+        assert person.popen.wait(outer(60)) == 0, person.text
+        assert host.finish(60) == 0, host.text()
+        text = person.text
+        assert "press Enter to ask for your seat back" not in text, text
+        assert "your seat is asked back" in text and "is back in the game from round" in text, text
+        assert "is not a card" not in text and "is not a row" not in text, text  # no line answered another ask
+        assert re.search(r"final scores: (.*)", text).group(1) == re.search(r"final scores: (.*)",
+                                                                           host.text()).group(1)
+    finally:
+        person.stop()

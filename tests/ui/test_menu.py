@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
-import time
 
 import pytest
 from prompt_toolkit.application import create_app_session
@@ -244,21 +243,7 @@ def test_from_the_menu_host_with_three_bots_play_to_game_over_while_a_second_ter
     host.keys("b")  # the fourth seat: the game starts
     host.wait("Your turn", 20)
     tv.wait("row 4", 20)  # the TV shows the table
-    deadline = time.monotonic() + 150
-    while time.monotonic() < deadline:
-        shown = host.screen()
-        if "GAME OVER" in shown:
-            break
-        if "Game over after" in shown:  # one Enter brings up the results: a second would leave them
-            host.keys("Enter")
-            host.wait("GAME OVER", 30)
-            break
-        if "below every row: take a row" in shown:
-            host.press("1", shown)
-        elif "Your turn" in shown or "Press Enter" in shown:
-            host.press("Enter", shown)
-        time.sleep(0.15)
-    shown = host.screen()
+    shown = host.play_to_results(150)
     assert "GAME OVER" in shown and "Transcript verified" in shown, shown
     watched = tv.wait("GAME OVER", 30)  # the TV followed the whole game live and shows the results itself
     assert "Your hand" not in watched and "Transcript verified" in watched
