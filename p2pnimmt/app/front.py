@@ -7,6 +7,7 @@ import logging
 import sys
 
 from ..net.discovery import game_code
+from ..net.invite import invite_link, link_addresses
 from ..net.node import EventListener, Node
 from .evening import Evening
 from .options import Options
@@ -14,6 +15,13 @@ from .output import reporter, say, stdin_lines
 from .rematch import ASK_SECONDS, OFFER_WAIT, AfterGame
 
 AGAIN_WORDS = ("again", "rematch", "r", "y", "yes")
+
+
+def lobby_link(node: Node, code: str) -> str | None:
+    """The invite link a host's lobby shows (net.invite); a joiner's lobby shows none."""
+    if not node.is_host:
+        return None
+    return invite_link(link_addresses(node.interface), node.port, code, node.identity.peer)
 
 
 class Front:
@@ -136,7 +144,8 @@ class Front:
 
         async def lobby() -> None:
             assert node.game_id is not None  # the lobby is shown once the node has hosted or joined
-            stayed = await LobbyScreen(node, game_code(node.game_id), command).run()
+            code = game_code(node.game_id)
+            stayed = await LobbyScreen(node, code, command, link=lobby_link(node, code)).run()
             assert self.lobby_closed is not None  # made with the full screen
             self.lobby_closed.set_result(stayed)
             if not stayed:

@@ -18,7 +18,6 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.widgets import Frame
 
-from ..net.invite import invite_link, link_addresses
 from ..protocol.identity import fingerprint
 from . import widgets
 
@@ -46,13 +45,13 @@ def big(code: str) -> str:
 class LobbyScreen:
     """Shows `node`'s lobby until the game starts (or the person leaves); `command` is the host's, or None."""
 
-    def __init__(self, node, code: str, command: Command | None = None, *, input=None, output=None) -> None:
+    def __init__(self, node, code: str, command: Command | None = None, *, link: str | None = None, input=None,
+                 output=None) -> None:
         self.node = node
         self.code = code
         self.command = command
         # The host's invite link: where mDNS does not reach (another network, over an overlay), net.invite
-        self.link = invite_link(link_addresses(node.interface), node.port, code, node.identity.peer) \
-            if node.is_host else None
+        self.link = link  # the host's invite link (net.invite), shown under the code
         self.chosen = 0
         self.message = ""
         self.left = False

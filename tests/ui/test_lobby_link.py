@@ -14,6 +14,7 @@ import screens
 from prompt_toolkit.input import create_pipe_input
 from screens import SizedOutput
 
+from p2pnimmt.app.front import lobby_link
 from p2pnimmt.engine import Settings
 from p2pnimmt.net.discovery import game_code
 from p2pnimmt.net.invite import parse_link
@@ -35,7 +36,8 @@ def link_on(text: str) -> str | None:
 
 async def shown(node: Node) -> str:
     with create_pipe_input() as keys:
-        screen = LobbyScreen(node, game_code(node.game_id), None, input=keys, output=SizedOutput())
+        code = game_code(node.game_id)
+        screen = LobbyScreen(node, code, None, link=lobby_link(node, code), input=keys, output=SizedOutput())
         task = asyncio.ensure_future(screen.run())
         await until(lambda: screen.app.is_running and "Seats" in screen_text(screen), "the lobby")
         text = screen_text(screen)
