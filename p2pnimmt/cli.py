@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__
 from .bots import BOTS, HardBot
@@ -282,8 +283,16 @@ CODE_OR_LINK = ("the game's 4-letter code (found by mDNS on the LAN), or its inv
                 "(dialled directly, the host's key checked)")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line naming what was wrong (not the whole usage block first); exit 2.
+    The subcommands' parsers are of this class too (argparse makes them of their parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists the options)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="p2pnimmt", description="6 nimmt! on a local network, with no server.")
+    parser = Parser(prog="p2pnimmt", description="6 nimmt! on a local network, with no server.")
     parser.add_argument("--version", action="version", version=f"p2pnimmt {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 

@@ -90,6 +90,7 @@ def test_a_port_out_of_range_is_a_usage_error_naming_the_option(args: list[str],
     assert out.returncode == 2, out.stderr
     assert f"argument {option}: must be a port 1..65535, or 0 for any free port, got {value}" in out.stderr
     assert "Traceback" not in out.stderr and "OverflowError" not in out.stderr
+    assert len(out.stderr.splitlines()) == 1, out.stderr  # the line, not the whole usage block before it
 
 
 BAD_DURATIONS = [("--drop-after", "-3"), ("--drop-after", "nan"), ("--give-up", "-1"), ("--give-up", "inf"),
