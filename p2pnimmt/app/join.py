@@ -44,7 +44,9 @@ def not_found(code: str, ads: list[GameAd], where: str, verb: str) -> str:
         lines.append("live games: " + ", ".join(f"{ad.code} ({ad.who})" for ad in ads[:LIST_OTHERS]) + more)
         lines.append("see them all:  p2pnimmt games")
     else:
-        lines.append("no game is advertised now; where multicast does not reach, dial the host:")
+        lines.append("no game is advertised now; where multicast does not reach, give the host's invite link "
+                     "(`host` prints it) or dial the host:")
+        lines.append(f"  p2pnimmt {verb} 'p2pnimmt://ADDRESS:PORT/{code}#KEY'")
         lines.append(f"  p2pnimmt {verb} {code} --peer HOST:PORT")
     return "\n".join(lines)
 

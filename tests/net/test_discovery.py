@@ -459,5 +459,5 @@ def test_the_give_up_message_names_the_closest_code_else_the_live_games_else_how
     many = [ad(bytes([i]) * 16, f"p{i}") for i in range(0, 256, 32)]
     assert "and 3 more" in not_found("MMMM", many, "", "join").splitlines()[1]
     assert not_found("MMMM", [], "", "join").splitlines()[1:] == [
-        "no game is advertised now; where multicast does not reach, dial the host:",
-        "  p2pnimmt join MMMM --peer HOST:PORT"]
+        "no game is advertised now; where multicast does not reach, give the host's invite link (`host` prints it) "
+        "or dial the host:", "  p2pnimmt join 'p2pnimmt://ADDRESS:PORT/MMMM#KEY'", "  p2pnimmt join MMMM --peer HOST:PORT"]
