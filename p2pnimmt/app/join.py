@@ -214,8 +214,12 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
               + (f" (a rematch of {game_code(offer.previous)})" if offer is not None else "")
               + (f"; host key {fingerprint(node.host_peer)} (the host's screen shows it)" if node.host_peer else ""))
     front.show_lobby(node)
-    status = await finish(node, files, options.give_up)
-    again = status == 0 and await front.after_game(node)
-    if not again:
-        await front.results()
+    try:
+        status = await finish(node, files, options.give_up)
+        again = status == 0 and await front.after_game(node)
+        if not again:
+            await front.results()
+    except BaseException:  # Ctrl-C, a give-up: the node leaves now, saying bye (the others need not wait)
+        await node.close()
+        raise
     return status, node, again

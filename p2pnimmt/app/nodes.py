@@ -12,7 +12,7 @@ from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
 from ..net.spectator import tried
-from ..net.waiting import too_few
+from ..net.waiting import gone_seats, left, too_few
 from ..neutral import neutral
 from ..protocol.identity import Identity
 from .options import Options, RoleFailed
@@ -122,7 +122,8 @@ async def stalled(node: Node, give_up: float) -> str:
 
     Too few players left to play on (waiting.too_few) is said once after the drop time (`node.drop_after`),
     and is then the reason given up with: a cut network may still heal before the give-up time, and this
-    node then plays on (a minority cut off drops itself where the others dropped it, protocol.md 11.1)."""
+    node then plays on (a minority cut off drops itself where the others dropped it, protocol.md 11.1).
+    When every seat missing said `bye` (it left on purpose: no cut to heal), that is the end at once."""
     if give_up <= 0 and node.drop_after <= 0:
         await asyncio.Event().wait()
     loop = asyncio.get_running_loop()
@@ -133,7 +134,11 @@ async def stalled(node: Node, give_up: float) -> str:
     while True:
         await asyncio.sleep(min(1.0, give_up / 4) if give_up > 0 else 0.5)
         now = loop.time()
-        few = too_few(node.session, node.linked) if node.drop_after > 0 and node.session is not None else None
+        session = node.session
+        few = too_few(session, node.linked) if node.drop_after > 0 and session is not None else None
+        if few is not None and session is not None and all(left(node, session.roster[s])
+                                                           for s in gone_seats(session, node.linked)):
+            return few
         few_since = None if few is None else now if few_since is None else few_since
         if few is not None and few_since is not None and now - few_since >= node.drop_after and not told:
             told = True

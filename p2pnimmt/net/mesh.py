@@ -237,6 +237,7 @@ class Mesh:
         if old is not None:
             old.close()
         node.links[conn.peer] = conn
+        node.byes.discard(conn.peer)  # it is back (resumed): its game goes on
         assert node.session is not None  # links are served once the node has its session
         if conn.peer == node.host_peer and self.join_frame is not None:
             conn.send_nowait("join", self.join_frame)

@@ -243,8 +243,11 @@ class Node:
                 self.seats = session.players
 
     async def close(self) -> None:
+        """Leave: every link is told `bye` (this node's game is over: a peer that leaves before the end is not
+        waited for, protocol.md 14) and closed."""
         self.done.set()
         for conn in list(self.links.values()):
+            conn.send_nowait("bye", None)
             conn.close()
         if self.server is not None:
             self.server.close()

@@ -52,7 +52,7 @@ async def watch_waiting(node) -> None:
         if waiting:  # a seat gone while the game waits on another would have to vote: it is voted out too
             named = {key[2] for key in waiting}
             for seat, start in unlinked.items():
-                if seat not in named and now - start >= node.drop_after:
+                if seat not in named and (now - start >= node.drop_after or left(node, session.roster[seat])):
                     try:
                         node.act(session.drop(seat))
                         log.warning("voted to drop seat %d (%s): no link to it while the game waits on others, "
@@ -60,7 +60,7 @@ async def watch_waiting(node) -> None:
                     except LocalError:
                         pass
         for key, start in gone.items():
-            if now - start >= node.drop_after:
+            if now - start >= node.drop_after or left(node, session.roster[key[2]]):
                 why = ("no link to it" if session.roster[key[2]] not in linked else
                        "its node did not move when its clock ran out" if clock is not None else
                        "its node did not move when everyone asked for the stand-in")
@@ -72,11 +72,25 @@ async def watch_waiting(node) -> None:
                     pass
 
 
+def left(node, peer: bytes) -> bool:
+    """`peer` left the game on purpose: it said `bye` before the end and has no link to us (it is voted out at
+    once, not after the drop time; a `bye` is forgotten when the peer links again, net.mesh)."""
+    return peer in node.byes and peer not in node.linked
+
+
 def stand_in_asked(session: Session, seat: int) -> bool:
     """Every other seat asked the stand-in for `seat`'s move in this turn."""
     table = session.table
     step = session.step_now()
     return step is not None and table.stand_in_asked(seat, table.round, table.turn, step)
+
+
+def gone_seats(session: Session, linked: frozenset[bytes]) -> list[int]:
+    """The seats active now, ours aside, that we have no link to."""
+    at = session.table.now()
+    if at is None or session.seat is None:
+        return []
+    return [s for s in session.table.active_at(*at) if s != session.seat and session.roster[s] not in linked]
 
 
 def too_few(session: Session, linked: frozenset[bytes]) -> str | None:
@@ -90,7 +104,7 @@ def too_few(session: Session, linked: frozenset[bytes]) -> str | None:
     active = table.active_at(*at)
     if session.seat not in active:
         return None
-    gone = [s for s in active if s != session.seat and session.roster[s] not in linked]
+    gone = gone_seats(session, linked)
     if not set(gone) & set(session.waiting_for()) or len(gone) < 2 or len(gone) <= quorum.most_named(table, at):
         return None
     names = ", ".join(session.names[s] for s in gone)
