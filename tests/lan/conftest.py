@@ -60,7 +60,11 @@ def _netns_problem() -> str:
 def require_netns() -> None:
     """The one skip rule of every namespace test: skip without root or iproute2 (or if namespaces cannot be
     made), but fail instead when P2PNIMMT_REQUIRE_NETNS=1 (CI sets it: there these tests are mandatory)."""
-    problem = _netns_problem()
+    lacking(_netns_problem())
+
+
+def lacking(problem: str) -> None:
+    """What a namespace test lacks (empty: nothing): a skip, or a failure where P2PNIMMT_REQUIRE_NETNS=1."""
     if not problem:
         return
     if os.environ.get("P2PNIMMT_REQUIRE_NETNS") == "1":

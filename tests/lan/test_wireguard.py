@@ -21,8 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-from conftest import Lan, ip
+from conftest import Lan, ip, lacking
 from deadlines import outer
 from procs import Proc
 from test_namespaces import check_game
@@ -33,14 +32,10 @@ SOCKETS = Path("/var/run/wireguard")
 
 
 def require_wireguard() -> None:
+    """conftest.py's skip rule, for wireguard-go, wg and /dev/net/tun."""
     missing = [tool for tool in ("wireguard-go", "wg") if shutil.which(tool) is None]
-    problem = (f"the WireGuard test needs {' and '.join(missing)} (Debian: wireguard-go, wireguard-tools)"
-               if missing else "" if os.path.exists("/dev/net/tun") else "the WireGuard test needs /dev/net/tun")
-    if not problem:
-        return
-    if os.environ.get("P2PNIMMT_REQUIRE_NETNS") == "1":
-        pytest.fail(f"P2PNIMMT_REQUIRE_NETNS=1 but {problem}", pytrace=False)
-    pytest.skip(problem)
+    lacking(f"the WireGuard test needs {' and '.join(missing)} (Debian: wireguard-go, wireguard-tools)"
+            if missing else "" if os.path.exists("/dev/net/tun") else "the WireGuard test needs /dev/net/tun")
 
 
 class Overlay:
