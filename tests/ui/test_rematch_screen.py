@@ -2,13 +2,14 @@
 on the real prompt_toolkit app fed keys through a pipe."""
 
 import asyncio
+import time
 from types import SimpleNamespace
 
 from prompt_toolkit.input import create_pipe_input
 from screens import SizedOutput, until
 from test_app import ENTER, play_to_the_end, table
 
-from p2pnimmt.ui.app import TableApp, screen_text
+from p2pnimmt.ui.app import TYPED_AHEAD, TableApp, screen_text
 from p2pnimmt.ui.local import LocalSeat
 
 ROWS = [SimpleNamespace(name="ann", games=2, wins=1, points=31), SimpleNamespace(name="bob", games=2, wins=1, points=40),
@@ -66,9 +67,11 @@ def test_without_an_evening_the_game_over_screen_is_as_before():
             await until(lambda: ui.results, "the game-over screen")
             screen = screen_text(ui, 80, 24)
             assert "The evening" not in screen and "r: play again" not in screen
-            inp.send_text("r")  # nothing to do without a rematch
-            await asyncio.sleep(0.1)
+            inp.send_text("r?")  # nothing to do without a rematch (the help shows once both keys are read)
+            await until(lambda: ui.help, "the keys read")
             assert not task.done()
+            inp.send_text("x")
+            await until(lambda: time.monotonic() - ui.results_at >= TYPED_AHEAD, "Enter to count (not typed ahead)")
             inp.send_text(ENTER)
             assert await asyncio.wait_for(task, 5) == "over"
     asyncio.run(main())
