@@ -11,7 +11,8 @@ imports, discovery and shutdown cancel out. A sealed deal's round-end audit
 counts in it (each round has one). Printed with it: the signature floor of a
 turn (2 signatures made and 2(n-1) checked, at the costs measured in this
 process in this run, with the library the peers use), the ratio, each
-game's wall time, peak RSS, and the load average.
+game's wall time, peak RSS (the largest process's, and the median joiner's:
+a headless seat), and the load average.
 
 --gc-freeze starts each process through a wrapper that imports the node's
 modules and calls gc.freeze() before the command runs: what a node would
@@ -114,13 +115,15 @@ def main() -> None:
                 mean = (sum(long) - sum(short)) / seats / turns * 1e3
                 busiest = (max(long) - max(short)) / turns * 1e3
                 if best is None or mean < best[0]:
-                    best = (mean, busiest, wall1, wall2, max(rss), os.getloadavg()[0])
+                    seat_rss = sorted(rss[1:])[(len(rss) - 1) // 2]  # the median joiner's peak
+                    best = (mean, busiest, wall1, wall2, max(rss), seat_rss, os.getloadavg()[0])
             assert best is not None
-            mean, busiest, wall1, wall2, rss_max, load = best
+            mean, busiest, wall1, wall2, rss_max, seat_rss, load = best
             floor = (2 * sign_us + 2 * (seats - 1) * verify_us) / 1e3
             print(f"{args.deal} deal, {seats:>2} separate processes{' (gc.freeze)' if freeze else ''}: CPU per peer per turn {mean:.2f} ms "
                   f"(busiest {busiest:.2f}); signature floor {floor:.2f} ms, ratio {mean / floor:.2f}; "
-                  f"games of {r1} and {r2} rounds {wall1:.1f} s and {wall2:.1f} s wall; peak RSS {rss_max:.0f} MB; "
+                  f"games of {r1} and {r2} rounds {wall1:.1f} s and {wall2:.1f} s wall; peak RSS {rss_max:.0f} MB "
+                  f"(a headless joiner {seat_rss:.0f} MB); "
                   f"load average {load:.2f}")
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..net.discovery import LIST_CHECKED, MAX_GAMES, GameAd, Scan, listed_codes, open_zeroconf, scan, service_type
 from ..neutral import shown
-from ..ui.menu import Listed
 from .options import Options
 from .output import say
+
+if TYPE_CHECKING:  # the start menu (prompt_toolkit) loads with the menu, not with `join`
+    from ..ui.menu import Listed
 
 SHOW_NOT_GAMES = 5  # advertisements that are not games, named one by one; the rest are counted
 
@@ -76,6 +80,8 @@ async def menu_games(interface: str | None, seconds: float = 1.5) -> list[Listed
     """The games for the start menu: what to join (the code, or `CODE/HOST-KEY` when several games answer one code:
     each then names its host's key, which the host's screen shows), its line, and why it cannot be joined now;
     none if the network cannot be asked."""
+    from ..ui.menu import Listed
+
     try:
         ads = await find_games(interface, seconds)
     except OSError:

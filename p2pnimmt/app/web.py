@@ -13,6 +13,7 @@ import sys
 import webbrowser
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..engine import Settings
 from ..net.discovery import game_code
@@ -20,12 +21,14 @@ from ..net.node import Node
 from ..ui.local import LocalSeat
 from ..ui.model import TableModel
 from ..web.qr import qr_uri
-from ..web.table import Command, Page, Placer, TvModel, feed
 from .evening import Evening
 from .front import Front
 from .options import Options
 from .output import reporter, say
 from .rematch import AfterGame, Carry
+
+if TYPE_CHECKING:  # the browser front's modules (aiohttp, prompt_toolkit's screens) load when a web front starts
+    from ..web.table import Command, Page
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ async def run_play_web(settings: Settings, *, bot: str, name: str, seed: bytes |
     `ready(seat_url, tv_url)` is called once the pages are served (for tests).
     """
     from ..web.server import WebServer
+    from ..web.table import Page, Placer, TvModel, feed
     from .play import Kept, local_table
 
     model, tv_model = TableModel(), TvModel()
@@ -95,6 +99,7 @@ async def guest_seat(node: Node, options: Options) -> tuple[Node, Page]:
     """
     from ..protocol.identity import Identity
     from ..ui.app import NodeSeat
+    from ..web.table import Page, Placer
     from .nodes import new_node
 
     assert node.game_id is not None
@@ -155,6 +160,7 @@ async def start_tv(node: Node, options: WebOptions | None = None) -> str:
     The page follows the node from now on (the lobby, then every turn) until the node is done.
     """
     from ..web.server import WebServer
+    from ..web.table import Page, Placer, TvModel
 
     options = options or WebOptions()
     assert node.game_id is not None  # a lobby has a game
@@ -196,6 +202,7 @@ class WebFront:
 
     def __init__(self, options: Options, web: WebOptions, evening: Evening | None = None) -> None:
         from ..web.server import WebServer
+        from ..web.table import Placer, TvModel, feed
 
         self.evening = evening or Evening()
         self.after: AfterGame | None = None
@@ -265,6 +272,7 @@ class WebFront:
     def show_lobby(self, node: Node, command: Command | None = None) -> None:
         """Serve the pages (lobby, then table) for `node`, and print their addresses."""
         from ..ui.app import NodeSeat
+        from ..web.table import Page
 
         assert node.game_id is not None  # shown once the node has hosted or joined
         code = game_code(node.game_id)

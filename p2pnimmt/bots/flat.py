@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from ..engine import ROW_COUNT, PlayerView
 from .base import SeededBot
-from .kernel import GONE, Tables, deal_hands, play_out, take
+
+# numpy and the kernel load when this bot is made or moves (importing `p2pnimmt.bots` needs neither)
 
 
 class FlatMCBot(SeededBot):
@@ -29,9 +28,15 @@ class FlatMCBot(SeededBot):
 
     def __init__(self, seed: int | str | bytes = 0) -> None:
         super().__init__(seed)
+        import numpy as np
+
         self.np_rng = np.random.default_rng(self.rng.getrandbits(128))
 
     def choose_card(self, view: PlayerView) -> int:
+        import numpy as np
+
+        from .kernel import GONE, Tables, deal_hands, play_out, take
+
         hand = list(view.hand)
         if len(hand) == 1:
             return hand[0]
@@ -54,6 +59,10 @@ class FlatMCBot(SeededBot):
         return hand[int(np.argmin(totals))]
 
     def choose_row(self, view: PlayerView, plays: Sequence[int]) -> int:
+        import numpy as np
+
+        from .kernel import Tables, deal_hands, play_out
+
         seat, players = view.seat, view.players
         rest = [c for c in view.hand if c != plays[seat]]
         pool = sorted(set(view.unseen) - set(plays))

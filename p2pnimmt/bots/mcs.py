@@ -42,16 +42,17 @@ import math
 import os
 import time
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..engine import PlayerView
 from .base import SeededBot
 from .heuristic import HeuristicBot
-from .kernel import GONE, Tables, choose, deal_hands, heuristic_costs, play_out, take
-from .model import HandPrior, OpponentModel, mixture, posterior, table_costs
 from .rollout import cheapest_row, row_heads, turn_costs
+
+if TYPE_CHECKING:  # numpy and the kernel load when a search bot is made (a headless seat's heuristic needs neither)
+    import numpy as np
+
+    from .model import HandPrior, OpponentModel
 
 C = TypeVar("C", bound=Hashable)  # a search candidate: a card, or a row
 
@@ -120,6 +121,8 @@ class MCSBot(SeededBot):
         self.last_deals = 0  # deals sampled for the last decision (for benchmarks)
         self.last_playouts = 0  # playouts (deals x candidates) of the last decision (for benchmarks)
         self.prior: HandPrior | None = None
+        import numpy as np
+
         self.np_rng = np.random.default_rng(self.rng.getrandbits(128))
         self.model: OpponentModel | None = None
         self._tables: list[np.ndarray] = []  # the heuristic's cost table of each turn of the round seen
@@ -133,6 +136,11 @@ class MCSBot(SeededBot):
         prior, each the one of `proposals` uniform samples drawn in proportion to its weight; and with a
         prior, [deals, players, models]: each seat's chance of each model given its hand and its plays of
         this round (the hand and the model are drawn together from their joint posterior)."""
+        import numpy as np
+
+        from .kernel import deal_hands
+        from .model import mixture, posterior
+
         rng = self.np_rng
         prior = self.prior
         if prior is None or self.proposals <= 1:
@@ -148,6 +156,8 @@ class MCSBot(SeededBot):
     def temps(self, deals: int, players: int, seat: int, weights: np.ndarray | None = None) -> np.ndarray:
         """[deals, players]: the temperature each seat plays at in each deal's playouts (its model drawn by
         `weights` of each deal if given, else by the game's weights)."""
+        import numpy as np
+
         model = self.model
         if model is None or model.players != players or model.seat != seat:  # a view of another table
             return np.zeros((deals, players))
@@ -218,6 +228,8 @@ class MCSBot(SeededBot):
 
     def observe(self, view: PlayerView, rows: list[list[int]], alive: list[int]) -> None:
         """Learn from the plays seen (a new round: the round before) and keep this turn's table for the prior."""
+        from .model import HandPrior, OpponentModel, table_costs
+
         if self.model is None or self.model.players != view.players or self.model.seat != view.seat:
             self.model = OpponentModel(view.players, view.seat, self.np_rng)
         if self.learn:
@@ -235,12 +247,18 @@ class MCSBot(SeededBot):
     def row_prior(self, view: PlayerView, plays: list[int]) -> HandPrior | None:
         """The prior for a row decision: this round's plays so far and this turn's (its table was kept when
         this seat chose its card), so the hands sampled are the others' hands after this turn."""
+        from .model import HandPrior
+
         turn, played = view.turn, view.played
         if self.model is None or len(played) != turn or len(self._tables) != turn + 1:
             return None
         return HandPrior(list(self._tables), (*played, tuple(plays)), view.seat, self.model.weights())
 
     def choose_card(self, view: PlayerView) -> int:
+        import numpy as np
+
+        from .kernel import GONE, Tables, choose, heuristic_costs, play_out, take
+
         start = (time.thread_time(), time.perf_counter())
         hand = list(view.hand)
         seat, players = view.seat, view.players
@@ -277,6 +295,10 @@ class MCSBot(SeededBot):
         return self.search(hand, evaluate, lambda c: (costs[c], c), start)
 
     def choose_row(self, view: PlayerView, plays: Sequence[int]) -> int:
+        import numpy as np
+
+        from .kernel import GONE, Tables, play_out
+
         start = (time.thread_time(), time.perf_counter())
         seat, players = view.seat, view.players
         rows = [list(r) for r in view.rows]

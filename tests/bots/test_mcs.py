@@ -286,7 +286,7 @@ def test_easy_mixes_random_and_heuristic_cards() -> None:
 def test_the_prior_prefers_hands_that_explain_the_opponents_plays() -> None:
     """After turns of heuristic play, the true hands explain the plays better than random hands do, and a bot
     that saw every turn builds its prior from public attributes only (each turn's cards, the tables)."""
-    from p2pnimmt.bots.mcs import HandPrior
+    from p2pnimmt.bots.model import HandPrior
 
     wins = trials = 0
     for seed in range(12):
