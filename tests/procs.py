@@ -107,11 +107,12 @@ class Terminal:
         self.popen.stdin.write((line + "\n").encode())
         self.popen.stdin.flush()
 
-    def play_lines(self, after: int = 0) -> None:
-        """Play the game at this line terminal to its end: the highest card each turn, row 4 when asked."""
+    def play_lines(self, after: int = 0, until: str = "winner", timeout: float = 30.0) -> None:
+        """Play the game at this line terminal until `until` shows (by default its end): the highest card each
+        turn, row 4 when asked."""
         seen, hand = after, []
         while True:
-            m = self.wait_for(r"your hand: (.*)\n|your card> |take row \(1-4\)> |winner", seen)
+            m = self.wait_for(rf"your hand: (.*)\n|your card> |take row \(1-4\)> |{until}", seen, timeout)
             seen = m.end()
             if m.group(0).startswith("your hand"):
                 hand = [int(c.split("*")[0]) for c in m.group(1).split()]

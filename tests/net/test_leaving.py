@@ -15,19 +15,25 @@ LO = ["--interface", "127.0.0.1"]
 LONG = ["--drop-after", "60", "--give-up", "300"]  # what a wait for the timers would take: far above the test's
 
 
-def test_a_host_holding_most_seats_leaves_and_the_last_player_ends_at_once_with_its_transcript_whole(
-        tmp_path: Path, procs) -> None:
-    """The host holds 3 of 4 seats (itself and two bots) and is stopped by Ctrl-C mid-game: it is gone within
-    seconds, cleanly; the joiner left alone says why it cannot play on and ends, well before the drop time,
-    its transcript whole (resume could take it up again)."""
-    host = procs(["host", "--headless", "--seats", "4", "--bots", "2", "--rounds", "5", "--no-points", *LO, *LONG,
-                  "--bot-delay", "0.2", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")],
-                 tmp_path / "ann.out")
+def table(tmp_path: Path, procs, seats: int, rounds: int):
+    """A headless host (ann) with seats - 2 bots and one joiner (bob), the game started: (host, bob)."""
+    host = procs(["host", "--headless", "--seats", str(seats), "--bots", str(seats - 2), "--rounds", str(rounds),
+                  "--no-points", *LO, *LONG, "--bot-delay", "0.2", "--name", "ann",
+                  "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
     code = host.wait_for(r"code: (\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     bob = procs(["join", code, "--headless", "--peer", f"127.0.0.1:{port}", *LO, *LONG, "--bot-delay", "0.2",
                  "--name", "bob", "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
     bob.wait_for("game started", 30)
+    return host, bob
+
+
+def test_a_host_holding_most_seats_leaves_and_the_last_player_ends_at_once_with_its_transcript_whole(
+        tmp_path: Path, procs) -> None:
+    """The host holds 3 of 4 seats (itself and two bots) and is stopped by Ctrl-C mid-game: it is gone within
+    seconds, cleanly; the joiner left alone says why it cannot play on and ends, well before the drop time,
+    its transcript whole (resume could take it up again)."""
+    host, bob = table(tmp_path, procs, 4, 5)
     before = host.text()
     started = time.monotonic()
     os.kill(host.popen.pid, signal.SIGINT)
@@ -49,14 +55,7 @@ def test_a_host_holding_most_seats_leaves_and_the_last_player_ends_at_once_with_
 
 
 def test_a_player_who_leaves_is_dropped_at_once_and_the_others_finish(tmp_path: Path, procs) -> None:
-    host = procs(["host", "--headless", "--seats", "3", "--bots", "1", "--rounds", "3", "--no-points", *LO, *LONG,
-                  "--bot-delay", "0.1", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")],
-                 tmp_path / "ann.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
-    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    bob = procs(["join", code, "--headless", "--peer", f"127.0.0.1:{port}", *LO, *LONG, "--bot-delay", "0.1",
-                 "--name", "bob", "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
-    bob.wait_for("game started", 30)
+    host, bob = table(tmp_path, procs, 3, 3)
     started = time.monotonic()
     os.kill(bob.popen.pid, signal.SIGINT)
     assert bob.finish(30) == 130, bob.text()

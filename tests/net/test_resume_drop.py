@@ -114,18 +114,7 @@ def test_a_resumed_person_dropped_meanwhile_asks_back_on_its_own_and_its_lines_s
     code = host.wait_for(r"code: (\w{4})").group(1)
     victim = Terminal(["join", code, "--lines", *LO, "--name", "gone", "--transcript", str(tmp_path / "j.p2pt")])
     try:
-        seen, hand = 0, []
-        while True:  # a person plays round 1 (the highest card, row 4 when asked), then is killed
-            m = victim.wait_for(r"your hand: (.*)\n|your card> |take row \(1-4\)> |\nround 1:", seen, 60)
-            seen = m.end()
-            if m.group(0).startswith("your hand"):
-                hand = [int(c.split("*")[0]) for c in m.group(1).split()]
-            elif m.group(0).startswith("your card"):
-                victim.type(str(max(hand)))
-            elif m.group(0).startswith("take row"):
-                victim.type("4")
-            else:
-                break
+        victim.play_lines(until=r"\nround 1:", timeout=60)  # a person plays round 1, then is killed
     finally:
         victim.stop()  # SIGKILL, by pid
     host.wait_for("gone was dropped by the others' vote", 60)
