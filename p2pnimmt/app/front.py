@@ -12,7 +12,7 @@ from ..net.node import EventListener, Node
 from .evening import Evening
 from .options import Options
 from .output import reporter, say, stdin_lines
-from .rematch import ASK_SECONDS, OFFER_WAIT, AfterGame
+from .rematch import ASK_SECONDS, FULL_SCREEN, LINES, OFFER_WAIT, AfterGame
 
 AGAIN_WORDS = ("again", "rematch", "r", "y", "yes")
 
@@ -62,7 +62,7 @@ class Front:
             return "no rematch here"
         return self.after.want(True)
 
-    def _note(self, text: str) -> None:
+    def _note(self, text: str, _public: str = "") -> None:
         if self.screen is not None:
             self.screen.model.rematch = text
             self.screen.model.changed()
@@ -76,7 +76,8 @@ class Front:
             return False
         self.evening.add(session)
         screen = self.screen
-        self.after = after = AfterGame(node, self._note, go=screen.go_again if screen is not None else None)
+        self.after = after = AfterGame(node, self._note, go=screen.go_again if screen is not None else None,
+                                           keys=FULL_SCREEN if screen is not None else LINES)
         if self.headless:
             if not self.rematches:
                 after.want(False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,19 @@ from .options import Options
 HOLD_SECONDS = 60  # the seats of a rematch are held this long for the finished game's players
 ASK_SECONDS = 15.0  # the line terminal: how long the game-over question waits for `again` (the person is there)
 OFFER_WAIT = 60.0  # a headless node that follows rematches: how long it waits for the host's offer
+
+
+@dataclass(frozen=True)
+class Keys:
+    """How a screen asks its person to play again or to leave, in the words of that screen."""
+
+    again: str
+    leave: str
+
+
+FULL_SCREEN = Keys("press r", "q")
+LINES = Keys("type again", "Enter")
+PAGE = Keys("click Play again", "Leave")
 
 
 class Carry:
@@ -47,15 +60,19 @@ def game_options(options: Options, game: int) -> Options:
 class AfterGame:
     """One node's game over: what its person wants (again or leave) and what the host offers.
 
-    `note(text)` is told whenever there is something to show (an offer, who wants a rematch, the host left);
-    `go()` when the screen should close for the rematch (a player who asked, once the offer is in).
+    `note(text, public)` is told whenever there is something to show (an offer, who wants a rematch, the host
+    left): `text` for the person at this node's screen, with what to press in `keys`' words, `public` the same
+    news with no key in it (a TV page the room looks at offers nobody anything to press); `go()` when the screen
+    should close for the rematch (a player who asked, once the offer is in).
     """
 
-    def __init__(self, node: Node, note: Callable[[str], None], go: Callable[[], None] | None = None) -> None:
+    def __init__(self, node: Node, note: Callable[[str, str], None], go: Callable[[], None] | None = None,
+                 keys: Keys = FULL_SCREEN) -> None:
         self.node = node
         self.host = node.is_host
         self.spectator = node.role == "spectator"
         self.note = note
+        self.keys = keys
         self.go = go
         self.wish: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self.changed = asyncio.Event()
@@ -74,25 +91,32 @@ class AfterGame:
         return self.names().get(host, "the host") if host is not None else "the host"
 
     def _heard(self, node: Node, what: Offer | Answer) -> None:
+        keys = self.keys
         if isinstance(what, Offer):
+            offer = f"{self.host_name()} offers a rematch"
             if self.spectator:
-                self.note(f"{self.host_name()} offers a rematch: this screen follows it")
+                self.note(f"{offer}: this screen follows it", f"{offer}: this screen follows it")
             elif self.wish.done() and self.wish.result():
-                self.note(f"{self.host_name()} offers the rematch: on to the next game")
+                self.note(f"{offer}: on to the next game", f"{offer} with the same seats")
                 if self.go is not None:
                     self.go()
-            else:
-                self.note(f"{self.host_name()} offers a rematch with the same seats: r (or `again`) to play, "
-                          f"q to leave ({what.wait} s)")
+            else:  # short enough for one line of the full-screen box with a name of 16 characters
+                self.note(f"{offer} ({what.wait} s): {keys.again} to play, {keys.leave} to leave",
+                          f"{offer} with the same seats ({what.wait} s)")
         else:
             name = self.names().get(what.peer, "a player")
-            self.note(f"{name} wants a rematch (r: offer it)" if what.again else f"{name} leaves")
+            wants = f"{name} wants a rematch"
+            if not what.again:
+                self.note(f"{name} leaves", f"{name} leaves")
+            else:
+                self.note(f"{wants}: {keys.again} to {'offer it' if self.host else 'ask too'}", wants)
         self.changed.set()
 
     def want(self, again: bool) -> str | None:
         """The person chose: None when the screen should close (on to the rematch, or leaving), else what to say."""
         if self.wish.done():
-            return None if not again or self.ready() else "waiting for the host to offer the rematch (q: leave)"
+            return None if not again or self.ready() else (
+                f"waiting for the host to offer the rematch ({self.keys.leave} to leave)")
         self.wish.set_result(again)
         self.changed.set()
         if self.host or self.spectator or not again:
@@ -102,7 +126,7 @@ class AfterGame:
         self.node.rematch.ask_again(True)
         if self.node.rematch.offer is not None:
             return None
-        return f"you asked for a rematch: waiting for {self.host_name()} to offer it (q: leave)"
+        return f"you asked for a rematch: waiting for {self.host_name()} to offer it ({self.keys.leave} to leave)"
 
     def ready(self) -> bool:
         return self.node.rematch.offer is not None
@@ -126,7 +150,8 @@ class AfterGame:
                 if offer is not None and (wish or self.spectator):
                     return True
                 if self.host_gone():
-                    self.note(f"{self.host_name()} has left: no rematch")
+                    gone = f"{self.host_name()} has left: no rematch"
+                    self.note(gone, gone)
                     if not self.wish.done():
                         self.wish.set_result(False)
                     return False

@@ -25,7 +25,7 @@ from .evening import Evening
 from .front import Front
 from .options import Options
 from .output import reporter, say
-from .rematch import AfterGame, Carry
+from .rematch import PAGE, AfterGame, Carry
 
 if TYPE_CHECKING:  # the browser front's modules (aiohttp, prompt_toolkit's screens) load when a web front starts
     from ..web.table import Command, Page
@@ -235,9 +235,10 @@ class WebFront:
                 model.reset()
             model.evening = lambda: self.evening.table(node.session)
 
-    def _note(self, text: str) -> None:
-        for model in self.models:
-            model.rematch = text
+    def _note(self, text: str, public: str = "") -> None:
+        """Rematch news: the seat's page as told to its person, the TV page without anything to press."""
+        for model, said in zip(self.models, (text, public)):
+            model.rematch = said
             model.changed()
 
     async def after_game(self, node: Node) -> bool:
@@ -248,7 +249,7 @@ class WebFront:
             return False
         self.evening.add(session)
         page = self.page
-        self.after = after = AfterGame(node, self._note)
+        self.after = after = AfterGame(node, self._note, keys=PAGE)
         watcher = None
         if page.seat is not None:
             page.again = lambda: after.want(True)

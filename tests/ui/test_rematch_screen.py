@@ -24,7 +24,7 @@ def test_r_at_game_over_asks_for_a_rematch_and_the_evening_is_shown():
 
         def again() -> str | None:
             asked.append(True)
-            return "you asked for a rematch: waiting for ann to offer it (q: leave)" if len(asked) == 1 else None
+            return "you asked for a rematch: waiting for ann to offer it (q to leave)" if len(asked) == 1 else None
 
         with create_pipe_input() as inp:
             ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput(100, 40), again=again)

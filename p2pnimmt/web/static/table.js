@@ -12,6 +12,8 @@
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
+  // "1 bull head", "7 bull heads": the words of a count, as the terminal says them.
+  function bullHeads(n) { return n + (n === 1 ? " bull head" : " bull heads"); }
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
   function send(intent) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(intent)); }
 
@@ -26,7 +28,7 @@
     for (let i = 0; i < c[1]; i++) {
       const img = el("img", "bull"); img.src = "/static/bull.svg"; img.alt = ""; bulls.appendChild(img);
     }
-    bulls.setAttribute("aria-label", c[1] + " bull heads");
+    bulls.setAttribute("aria-label", bullHeads(c[1]));
     d.appendChild(bulls);
     return d;
   }
@@ -133,7 +135,7 @@
       r.appendChild(cards);
       r.appendChild(el("div", "row-heads", s.row_heads[i]));
       if (s.asked === "row") {
-        const b = el("button", "take", "Take row " + (i + 1) + " (" + s.row_heads[i] + " bull heads)");
+        const b = el("button", "take", "Take row " + (i + 1) + " (" + bullHeads(s.row_heads[i]) + ")");
         b.dataset.row = i; b.onclick = () => send({ do: "row", row: i }); r.appendChild(b);
       }
       rows.appendChild(r);
@@ -214,7 +216,7 @@
     }
     drawEvening(s.evening, $("evening-box"), $("evening-title"), $("evening"));
     const log = clear($("log"));
-    s.log.slice(-12).forEach((line) => log.appendChild(el("li", line.startsWith("!") ? "warn" : "", line)));
+    s.log.slice(s.view === "tv" ? -5 : -12).forEach((line) => log.appendChild(el("li", line.startsWith("!") ? "warn" : "", line)));
     log.scrollTop = log.scrollHeight;
   }
 
@@ -235,7 +237,7 @@
       prompt.textContent = "Your " + s.my_row_card[0] + " is below every row: take a row";
       clear(rc);
       s.row_heads.forEach((h, i) => {
-        const b = el("button", "take", "Row " + (i + 1) + ": " + h + " bull heads"); b.dataset.row = i;
+        const b = el("button", "take", "Row " + (i + 1) + ": " + bullHeads(h)); b.dataset.row = i;
         b.onclick = () => send({ do: "row", row: i }); rc.appendChild(b);
       });
     } else if (s.asked === "card") prompt.textContent = "Your turn: choose a card (tap it twice, or ←/→ and Enter)" + (typed ? "  typed: " + typed : "");
