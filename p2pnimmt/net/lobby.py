@@ -19,7 +19,7 @@ from ..protocol.identity import fingerprint
 from ..protocol.names import look_alike, watcher_name
 from ..quietlog import quiet
 from .connection import Connection
-from .members import Member, member_from
+from .members import MAX_ADDRESSES, Member, member_from
 
 log = logging.getLogger("p2pnimmt.net")  # what strangers can repeat goes through quietlog's `quiet`
 
@@ -75,9 +75,11 @@ class Lobby:
             return
         host = conn.address[0] if conn.address else ""
         fields = {k: payload.get(k) for k in ("name", "role", "bot", "port")}
+        fields["addresses"] = payload.get("addresses", [])  # where it listens besides where we see it (issue 27)
         member = member_from({"key": conn.key, "host": host, **fields})
         if member is None:
-            self.refuse(conn, "malformed join: name, role (player|spectator), bot, port")
+            self.refuse(conn, "malformed join: name, role (player|spectator), bot, port, addresses (at most "
+                        f"{MAX_ADDRESSES} IP addresses)")
             return
         session = node.session
         seated = session is not None and session.start is not None and conn.peer in session.keys

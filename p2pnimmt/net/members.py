@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..protocol.identity import peer_id
 from ..protocol.names import is_name
+
+MAX_ADDRESSES = 8  # addresses a member may give besides the one the host saw (protocol.md 14, `join`)
 
 
 @dataclass
@@ -20,14 +22,19 @@ class Member:
     bot: bool
     host: str
     port: int
+    addresses: tuple[str, ...] = ()  # where it says it listens besides `host` (issue 27: beyond one LAN)
 
     @property
     def peer(self) -> bytes:
         return peer_id(self.key)
 
+    def dial_at(self) -> list[str]:
+        """The addresses a player dials it at, in turn: where the host saw it, then those it gave."""
+        return list(dict.fromkeys(a for a in (self.host, *self.addresses) if a))
+
     def as_dict(self) -> dict[str, Any]:
         return {"key": self.key, "name": self.name, "role": self.role, "bot": self.bot, "host": self.host,
-                "port": self.port}
+                "port": self.port, "addresses": list(self.addresses)}
 
 
 def member_from(value: Any) -> Member | None:
@@ -37,10 +44,13 @@ def member_from(value: Any) -> Member | None:
         member = Member(value["key"], value["name"], value["role"], value["bot"], value["host"], value["port"])
     except KeyError:
         return None
+    addresses = value.get("addresses", [])  # since issue 27; a member of an older lobby has none
     ok = (isinstance(member.key, bytes) and len(member.key) == 32 and isinstance(member.name, str)
           and is_name(member.name) and member.role in ("player", "spectator")
-          and isinstance(member.bot, bool) and _address(member.host) and type(member.port) is int)
-    return member if ok else None
+          and isinstance(member.bot, bool) and _address(member.host) and type(member.port) is int
+          and isinstance(addresses, list) and len(addresses) <= MAX_ADDRESSES
+          and all(a and _address(a) for a in addresses))
+    return replace(member, addresses=tuple(addresses)) if ok else None
 
 
 def _address(host: object) -> bool:

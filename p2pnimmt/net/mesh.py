@@ -270,11 +270,13 @@ class Mesh:
                 return
             conn = again
 
-    async def redial(self, peer: bytes, host: str, port: int) -> Connection | None:
+    async def redial(self, peer: bytes, host: str, port: int, once: bool = False) -> Connection | None:
         """Dial `peer` at its address until it answers (spaced by dial), the other side gets through, or
-        the game ends."""
+        the game ends (`once`: one try)."""
         node = self.node
-        while not node.done.is_set():
+        tries = 0
+        while not node.done.is_set() and not (once and tries):
+            tries += 1
             if peer in node.links:  # the other side got through first
                 return None
             left = self.spaced_for(peer)
@@ -313,7 +315,14 @@ class Mesh:
                 node.spawn(self._mesh_link(peer, member))
 
     async def _mesh_link(self, peer: bytes, member: Member) -> None:
-        conn = await self.redial(peer, member.host, member.port)
+        """Dial a player at each address it may be at, in turn (where the host saw it first, then those it gave:
+        another network's may be the one we reach, issue 27), until one answers as it; redial that one."""
+        conn = None
+        while conn is None and not self.node.done.is_set() and peer not in self.node.links:
+            for host in member.dial_at() or [""]:
+                conn = await self.redial(peer, host, member.port, once=True)
+                if conn is not None or self.node.done.is_set() or peer in self.node.links:
+                    break
         self.dialing.discard(peer)
         if conn is not None:
-            await self.serve(conn, redial=(member.host, member.port))
+            await self.serve(conn, redial=conn.dialed)

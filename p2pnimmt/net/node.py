@@ -40,8 +40,9 @@ from .connection import IDLE_TIMEOUT, Connection, ConnectionFailed
 from .discovery import game_code
 from .frames import BAD_MESSAGE_CODES, MAX_LINK_FAULTS
 from .held import HeldSeats
+from .invite import link_addresses
 from .lobby import MAX_SPECTATORS, Lobby
-from .members import Member
+from .members import MAX_ADDRESSES, Member
 from .mesh import MAX_PENDING, MEMBER_WAIT, Mesh
 from .rematch import RematchLinks
 from .spectator import watch_through
@@ -213,12 +214,19 @@ class Node:
         if self.session is None:
             self._new_session(conn.game_id)
         self.host_peer = conn.peer
-        self.mesh.join_frame = {"name": self.name, "role": self.role, "bot": self.bot is not None, "port": self.port}
+        self.mesh.join_frame = {"name": self.name, "role": self.role, "bot": self.bot is not None, "port": self.port,
+                                "addresses": self.own_addresses()}
         self.mesh.link(conn)  # the join goes first, then our heads (the host reads nothing else before a join)
         if self.role == "spectator":  # through the host, and through any seat once the host is gone
             self.spawn(watch_through(self, conn, (host, port)))
         else:
             self.spawn(self.mesh.serve(conn, redial=(host, port)))
+
+    def own_addresses(self) -> list[str]:
+        """Where this node listens, as a join tells the host (a player's may be dialled at any of them): the
+        --interface one, else every address of the machine but loopback, overlays first (net.invite)."""
+        addresses = link_addresses(self.interface)
+        return [a for a in addresses if not a.startswith("127.")][:MAX_ADDRESSES]
 
     def resume(self, session: Session, wires: list[bytes], secrets: list[dict], *, as_host: bool = False,
                seen: Callable[[Node, Event], None] | None = None) -> None:

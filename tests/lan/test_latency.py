@@ -85,7 +85,7 @@ def test_a_five_seat_sealed_game_over_a_slow_jittery_path_finishes_with_nobody_d
         for name, proc in procs.items():
             text = proc.text()
             assert "dropped" not in text and "too few" not in text, f"{name}:\n{text}"
-            assert not replay((out / f"{name}.p2pt").read_bytes()).session.dropped, name  # no seat voted out
+            assert not replay((out / f"{name}.p2pt").read_bytes()).session.dropped, name  # no seat dropped
         print(f"\n5 seats and a spectator, 150 ± 50 ms each way (a round trip {trip:.3f} s at best of 3): the "
               f"joins and one sealed round of 10 turns in {took:.1f} s")
     finally:

@@ -30,23 +30,24 @@ from p2pnimmt.protocol.verify import replay
 
 _routed = itertools.count()
 SHORT = ["--rounds", "1", "--no-points"]
-SLOW = ["--drop-after", "3", "--bot-delay", "0.4"]  # ten turns of bot moves: longer than the drop time
+SLOW = ["--drop-after", "2", "--bot-delay", "0.5"]  # ten turns of bot moves: longer than the drop time
 
 
 class RoutedLan:
-    """Subnets A and B (10.77.a.0/24, 10.77.b.0/24), each on a bridge in its own namespace, the router at .254 of
-    each; peers ("a1", "a2", "b1", ...) in namespaces of their own, their default route through the router."""
+    """Subnets A and B (10.77.a.0/24, 10.77.b.0/24; and C, routed nowhere), each on a bridge in its own namespace,
+    the router at .254 of A and B; peers ("a1", "a2", "b1", ...) in namespaces of their own, their default route
+    through the router."""
 
     def __init__(self, tmp_path: Path) -> None:
         number = next(_routed)
         self.id = f"{RUN_PREFIX}r{base36(number)}"
-        first = (os.getpid() * 7 + number * 2) % 252 + 1
-        self.subnets = {"a": f"10.77.{first}", "b": f"10.77.{first + 1}"}
+        first = (os.getpid() * 7 + number * 3) % 252 + 1
+        self.subnets = {"a": f"10.77.{first}", "b": f"10.77.{first + 1}", "c": f"10.77.{first + 2}"}
         self.router = f"{self.id}-rt"
         self.tmp_path = tmp_path
         self.made: list[str] = []
         self.procs: list[Proc] = []
-        assert len(f"{self.id}pb9") <= 15, "interface names are at most 15 characters"
+        assert len(f"{self.id}pxa9") <= 15, "interface names are at most 15 characters"
 
     def addr(self, peer: str) -> str:
         return f"{self.subnets[peer[0]]}.{peer[1:]}"
@@ -69,9 +70,10 @@ class RoutedLan:
         ip("-n", ns, "addr", "add", f"{address}/24", "dev", end)
         ip("-n", ns, "link", "set", end, "up")
 
-    def build(self, peers: list[str], router: bool = True, both: tuple[str, ...] = ()) -> None:
-        """The two subnets, the router between them (or none), and the peers; a peer of `both` also has an
-        address on the other subnet (the same last number)."""
+    def build(self, peers: list[str], router: bool = True, both: tuple[str, ...] = (),
+              legs: dict[str, str] | None = None) -> None:
+        """The subnets, the router between A and B (or none), and the peers; a peer of `both` also has an
+        address on the other of A and B, a peer of `legs` one on the subnet it names (the same last number)."""
         for side in self.subnets:
             switch = self._netns(f"sw{side}")
             ip("-n", switch, "link", "add", "br0", "type", "bridge")
@@ -87,6 +89,9 @@ class RoutedLan:
             if peer in both:
                 other = "b" if peer[0] == "a" else "a"
                 self._plug(ns, other, f"w{peer}", self.addr(other + peer[1:]))
+            if peer in (legs or {}):
+                side = (legs or {})[peer]
+                self._plug(ns, side, f"x{peer}", self.addr(side + peer[1:]))
             if router:
                 ip("-n", ns, "route", "add", "default", "via", f"{self.subnets[peer[0]]}.254")
 
@@ -99,7 +104,8 @@ class RoutedLan:
         return proc
 
     def linked(self, peer: str, other: str) -> bool:
-        """The peer has an established TCP connection with the other peer's address (`ss` in its namespace)."""
+        """The peer has an established TCP connection with the other peer (`ss` in its namespace), at the address
+        `other` names ("b2", or "c2" for b2's address on C)."""
         listing = ip("netns", "exec", self.ns(peer), "ss", "-tnH", "state", "established").stdout
         return any(re.search(rf"\s{re.escape(self.addr(other))}:\d+\s*$", line) for line in listing.splitlines())
 
@@ -161,7 +167,7 @@ def test_host_two_joiners_and_a_spectator_play_across_a_router_by_the_invite_lin
 def test_two_joiners_that_cannot_reach_each_other_play_through_a_host_on_both_subnets(routed_lan: RoutedLan) -> None:
     """No router: the host has a leg on each subnet and listens on both; its link names both addresses, and each
     joiner reaches it at the one of its own subnet (the other has no route). The joiners cannot reach each
-    other: what each signs reaches the other through the host, and neither is voted out though it never had a
+    other: what each signs reaches the other through the host, and neither is dropped though it never had a
     link to the other for longer than the drop time (issue 27 item 2: a member that reaches only some others
     still plays)."""
     lan = routed_lan
@@ -182,6 +188,31 @@ def test_two_joiners_that_cannot_reach_each_other_play_through_a_host_on_both_su
     assert time.monotonic() - started > 2 * float(SLOW[1])
     for name, proc in procs.items():
         assert "dropped" not in proc.text(), proc.text()
-        assert not replay((out / f"{name}.p2pt").read_bytes()).session.dropped, name  # no seat voted out
+        assert not replay((out / f"{name}.p2pt").read_bytes()).session.dropped, name  # no seat dropped
     for peer in ("a2", "b2"):
         assert f"at {lan.addr(peer[0] + '1')}:{port} as player" in procs[peer].text()
+
+
+def test_joiners_link_to_each_other_at_an_address_they_gave_where_the_host_sees_them_at_another(
+        routed_lan: RoutedLan) -> None:
+    """Issue 27 item 2: a player tells the host where it listens (its `join`), the host's lobby passes it on, and
+    the others dial it there when the address the host saw does not reach it. No router: the host sits on A and
+    B, joiner a2 on A and C, joiner b3 on B and C; the host sees them at their A and B addresses, which the other
+    joiner has no route to, and the two link directly over C, at an address only the joiner itself gave."""
+    lan = routed_lan
+    lan.build(["a1", "a2", "b3"], router=False, both=("a1",), legs={"a2": "c", "b3": "c"})
+    out = lan.tmp_path
+    host = lan.start("a1", ["host", "--headless", "--seats", "3", "--name", "ann", *SHORT, *SLOW,
+                            "--transcript", str(out / "host.p2pt")], "host", bound=False)
+    link = host.wait_for(r"invite link: (p2pnimmt://\S+)").group(1)
+    procs = {"host": host}
+    for peer in ("a2", "b3"):  # on every interface of its namespace: it says where, in its join
+        procs[peer] = lan.start(peer, ["join", link, "--headless", "--name", peer, *SLOW,
+                                       "--transcript", str(out / f"{peer}.p2pt")], peer, bound=False)
+    deadline = time.monotonic() + outer(60)
+    while not lan.linked("a2", "c3"):  # a2 and b3 linked over C, the one subnet they share
+        assert time.monotonic() < deadline and procs["a2"].popen.poll() is None, procs["a2"].text()
+        time.sleep(0.05)
+    assert lan.linked("b3", "c2")
+    check_game(procs, [out / f"{name}.p2pt" for name in procs], timeout=300)
+    assert f"at {lan.addr('a1')}:" in procs["a2"].text() and f"at {lan.addr('b1')}:" in procs["b3"].text()
