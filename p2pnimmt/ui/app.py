@@ -447,7 +447,8 @@ class TableApp:
         return widgets.round_text(self.model)
 
     def _over_text(self):
-        return widgets.over_text(self.model, again=self.again is not None)
+        # A spectator's screen follows the host's rematch by itself: nothing to press for it.
+        return widgets.over_text(self.model, again=self.again is not None and not self.model.spectator)
 
 
 def screen_text(ui: TableApp, width: int = 80, height: int = 24) -> str:

@@ -16,7 +16,7 @@ from prompt_toolkit.layout.dimension import Dimension as D
 from ..engine import BULL_HEADS
 from .model import TableModel, heads
 from .widgets import prompt_lines
-from .words import clip, count
+from .words import count, fit
 
 BIG_WIDTH, BIG_HEIGHT = 120, 40  # the smallest screen drawn this way
 CARD_WIDTH, CARD_HEIGHT = 15, 6
@@ -102,14 +102,14 @@ def band_lines(model: TableModel, columns: int) -> Fragments:
     out: Fragments = []
     for seat, p in enumerate(players):
         style = "class:committed" if seat in winners else "class:status"
-        out.append((style, f"{clip(p.name, width - 1):<{width}}"))
+        out.append((style, fit(p.name, width - 1) + " "))
     out.append(("", "\n"))
     scores = [big_digits(p.score) for p in players]
     for line in range(3):
         out += [("class:status", f"{s[line]:<{width}}") for s in scores]
         out.append(("", "\n"))
     for p in players:
-        out.append(("class:dim", f"{clip(p.shown_status, width - 1):<{width}}"))
+        out.append(("class:dim", fit(p.shown_status, width - 1) + " "))
     out.append(("", "\n"))
     for p in players:
         card = f"{p.card}*{BULL_HEADS[p.card]}" if p.card else ""

@@ -9,7 +9,7 @@ from prompt_toolkit.styles import Style
 
 from ..engine import BULL_HEADS
 from .model import AWAY, COMMITTED, DROPPED, LEFT, REVEALED, ROW, TableModel, heads
-from .words import bull_heads, clip, evening_lines, wrap
+from .words import bull_heads, clip, evening_lines, fit, wrap
 
 STYLE = Style.from_dict({
     "title": "reverse bold",
@@ -134,7 +134,7 @@ def player_lines(model: TableModel, names: int = NAME_WIDTH) -> Fragments:
         name = ("*" if me else "") + p.name
         status = p.shown_status
         left = model.time_left(seat)
-        out.append(("class:me" if me else "", f"{clip(name, names):<{names}} "))
+        out.append(("class:me" if me else "", f"{fit(name, names)} "))
         text = clip(SHORT.get(status, status), 9)
         if left is not None:  # "choosing 42s": the time takes the last turn's card's place while the move is owed
             out.append((STATUS_STYLE.get(status, ""), text + " "))
@@ -183,8 +183,7 @@ def prompt_lines(model: TableModel, typed: str, row_mark: int | None) -> Fragmen
 def scoresheet(model: TableModel, width: int = 80) -> list[str]:
     """Points by round and seat, and the totals; the columns narrow so that 10 players fit in `width`."""
     column = max(5, min(9, (width - 6) // max(1, len(model.players))))
-    names = [clip(p.name, column - 1) for p in model.players]
-    lines = ["round " + "".join(f"{n:>{column}}" for n in names)]
+    lines = ["round " + "".join(" " + fit(p.name, column - 1, right=True) for p in model.players)]
     for r, penalties in enumerate(model.sheet):
         lines.append(f"{r + 1:>5} " + "".join(f"{'+' + str(p):>{column}}" for p in penalties))
     lines.append("total " + "".join(f"{p.score:>{column}}" for p in model.players))
@@ -205,7 +204,7 @@ def placings(model: TableModel) -> list[str]:
         place = 1 + sum(1 for x in scores if x < scores[seat])
         tie = "=" if scores.count(scores[seat]) > 1 else " "
         points = "point" if scores[seat] == 1 else "points"
-        lines.append(f"{ordinal(place):>5}{tie} {clip(model.players[seat].name, 24):<24} {scores[seat]:>4} {points}")
+        lines.append(f"{ordinal(place):>5}{tie} {fit(model.players[seat].name, 24)} {scores[seat]:>4} {points}")
     return lines
 
 
@@ -238,7 +237,7 @@ def round_text(model: TableModel) -> str:
     assert model.round_over is not None  # the screen is up only at a round's end
     rnd, penalties, scores = model.round_over
     lines = [f"End of round {rnd + 1}", ""]
-    lines += [f"  {clip(p.name, 16):<16} +{n:<4} total {s}"
+    lines += [f"  {fit(p.name, 16)} +{n:<4} total {s}"
               for p, n, s in zip(model.players, penalties, scores)]
     lines += ["", *scoresheet(model)]
     lines += evening_block(model)
@@ -256,7 +255,7 @@ def over_text(model: TableModel, *, again: bool) -> str:
     lines += evening_block(model)
     if model.verified:
         lines += ["", model.verified]
+    lines += ["", *wrap(model.rematch, 76)] if model.rematch else []
     if not again:
         return "\n".join(lines + ["", "Press Enter or q to leave."])
-    lines += ["", *wrap(model.rematch, 76)] if model.rematch else []
     return "\n".join(lines + ["", "r: play again (same seats)   Enter or q: leave"])

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from wcwidth import wcwidth  # prompt_toolkit's own measure of a character's columns (it depends on wcwidth)
+
 ELLIPSIS = "…"
+
+
+def columns(text: str) -> int:
+    """How many terminal columns `text` takes: an emoji or a CJK character two, a combining mark none."""
+    return sum(max(wcwidth(ch), 0) for ch in text)
 
 
 def count(n: int, one: str, many: str | None = None) -> str:
@@ -16,10 +23,27 @@ def bull_heads(n: int) -> str:
 
 
 def clip(text: str, width: int) -> str:
-    """`text` if it fits in `width` columns, else cut with a mark: clip('bartholomew', 8) == 'barthol…'."""
-    if len(text) <= width:
+    """`text` if it fits in `width` columns, else cut with a mark: clip('bartholomew', 8) == 'barthol…'.
+    Columns, not characters: a name of emoji is cut where the screen would overflow."""
+    if columns(text) <= width:
         return text
-    return text[: max(width - 1, 0)] + ELLIPSIS if width > 0 else ""
+    if width <= 0:
+        return ""
+    kept, used = [], 0
+    for ch in text:
+        used += max(wcwidth(ch), 0)
+        if used > width - 1:
+            break
+        kept.append(ch)
+    return "".join(kept) + ELLIPSIS
+
+
+def fit(text: str, width: int, right: bool = False) -> str:
+    """`text` clipped to `width` columns and padded to exactly `width` (a table's column, emoji or not);
+    `right`: padded on the left."""
+    text = clip(text, width)
+    pad = " " * (width - columns(text))
+    return pad + text if right else text + pad
 
 
 def wrap(text: str, width: int) -> list[str]:
@@ -53,5 +77,5 @@ def agrees(subject: str, third: str, base: str) -> str:
 def evening_lines(games: int, rows, width: int = 20) -> list[str]:
     """The evening's table as lines: per player (rows with name, games, wins, points) across `games` games."""
     lines = [f"The evening: {count(games, 'game')}", f"  {'player':<{width}} {'games':>5} {'won':>4} {'points':>6}"]
-    lines += [f"  {clip(r.name, width):<{width}} {r.games:>5} {r.wins:>4} {r.points:>6}" for r in rows]
+    lines += [f"  {fit(r.name, width)} {r.games:>5} {r.wins:>4} {r.points:>6}" for r in rows]
     return lines
