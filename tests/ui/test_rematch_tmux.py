@@ -50,6 +50,11 @@ def test_a_full_screen_player_presses_r_and_the_tv_follows_the_rematch(tmp_path:
     bob.keys("Enter")  # the game-over screen, with the host's offer
     shown = bob.wait("offers a rematch", 30)
     assert "GAME OVER" in shown and "r: play again" in shown
+    # The offer in one line of the 80-column box, in the words of this screen (issue 23 item 9: "(60 s)" wrapped
+    # onto a line of its own, and it named the line terminal's `again`).
+    offer = next(line for line in shown.splitlines() if "offers a rematch" in line)
+    assert re.search(r"ann offers a rematch \(\d+ s\): press r to play, q to leave", offer), shown
+    assert "`again`" not in shown, shown
     # The TV's evening table is up from the rematch's end until the TV leaves with the host: watched from now on.
     tv_evening = tv.watch("The evening: 2 games")
     bob.keys("r")
