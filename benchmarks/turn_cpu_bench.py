@@ -1,6 +1,6 @@
 """Protocol CPU per peer per turn, next to the signature floor measured in the same run. Prints; asserts nothing.
 
-    python benchmarks/turn_cpu_bench.py [--seats 2 5 10] [--deal open sealed] [--rounds 2] [--games 3]
+    python benchmarks/turn_cpu_bench.py [--seats 2 5 10] [--deal open sealed] [--rounds 2] [--games 3] [--layers-memo]
 
 Sessions are linked in memory (tests/protocol/harness.py: random bots, each
 peer writing its transcript, relayed copies delivered as on a real mesh),
@@ -14,7 +14,11 @@ floor (the signatures each peer signed and checked in that game, at the
 sign and verify costs measured in this run) and the ratio of the two, the
 wall time of the game, and the load average while it ran. A sealed deal's
 round-end audit (section 17.7) is counted in its turns: that is what a turn
-costs a peer over a game.
+costs a peer over a game. Like the memo of good signatures, the memo of layers
+applied (sealed_group.apply_all: a second session of a process finds the
+X25519 batches of the first) is off, so each peer's audit applies every other
+seat's keys; --layers-memo leaves it on: what the peers cost when they share
+one process (a host and its bots).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "proto
 from harness import Net  # noqa: E402
 
 from p2pnimmt.engine import HAND_SIZE, Settings  # noqa: E402
-from p2pnimmt.protocol import envelope, identity  # noqa: E402
+from p2pnimmt.protocol import envelope, identity, sealed_group  # noqa: E402
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, SIGN_TAG, seal  # noqa: E402
 from p2pnimmt.protocol.identity import Identity, verify_unmemoized  # noqa: E402
 
@@ -104,6 +108,7 @@ def one_game(seats: int, deal: str, rounds: int, seed: int) -> tuple[Clocked, fl
     net = Net(seats, settings=settings, bots="random", seed=seed, spectators=0, shuffle_delivery=False)
     clocked = Clocked(net)
     envelope.verify = clocked.verify  # every peer checks every signature, as separate processes do
+    sealed_group.clear_layers_memo()
     try:
         t = time.perf_counter()
         net.start()
@@ -111,6 +116,7 @@ def one_game(seats: int, deal: str, rounds: int, seed: int) -> tuple[Clocked, fl
         wall = time.perf_counter() - t
     finally:
         envelope.verify = identity.verify
+        sealed_group.clear_layers_memo()
     session = next(iter(net.sessions.values()))
     assert session.phase == "over", session.phase
     return clocked, wall, os.getloadavg()[0], session.game.rounds_played * HAND_SIZE
@@ -122,7 +128,9 @@ def main() -> None:
     parser.add_argument("--deal", nargs="+", default=["open", "sealed"], choices=["open", "sealed"])
     parser.add_argument("--rounds", type=int, default=2, help="rounds per game (default 2)")
     parser.add_argument("--games", type=int, default=3, help="games per figure, the best counts (default 3)")
+    parser.add_argument("--layers-memo", action="store_true", help="the peers share their X25519 batches (above)")
     args = parser.parse_args()
+    sealed_group.layers_memo = args.layers_memo
     sign_us, verify_us = per_message()
     print(f"signature costs (CPU, best of 5 x 400): sign {sign_us:.0f} µs, verify {verify_us:.0f} µs "
           f"({getattr(identity, 'BACKEND', 'cryptography')}); load average {os.getloadavg()[0]:.2f}")
@@ -141,7 +149,8 @@ def main() -> None:
             per_turn, mean, floor, wall, load = best
             print(f"{deal:>6} deal, {seats:>2} seats: CPU per peer per turn {per_turn:.2f} ms (the busiest peer; "
                   f"mean {mean:.2f}), signature floor {floor:.2f} ms, ratio {per_turn / floor:.2f}; "
-                  f"game {wall:.2f} s wall for all {seats} peers in one process; load average {load:.2f}")
+                  f"game {wall:.2f} s wall for all {seats} peers in one process"
+                  f"{' sharing X25519 batches' if args.layers_memo else ''}; load average {load:.2f}")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,8 @@ against the ciphertexts and read the whole deck).
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -195,8 +197,59 @@ def apply(scalar: bytes, point: bytes) -> bytes:
     return apply_all(scalar, (point,))[0]
 
 
+# The memo of layers applied: the sessions of one process (a host's bots, a guest seat, the in-memory harness,
+# verify) each audit the same round, so each would apply every seat's revealed key to the same deck; the
+# first does it, the others find it here (a seat's own shuffle, unlock and opening are found by the others'
+# audits too). Only whole results are kept (a bad point raises and is not remembered), at most LAYERS_KEPT
+# batches, the least recently used dropped first: a 10-seat round is 10 shuffles, 10 unlocks and the hands'
+# openings, so one round's batches fit, about 7 KB each. A process with one session only ever misses.
+LAYERS_KEPT = 48
+_layers: OrderedDict[tuple[bytes, tuple[bytes, ...]], tuple[bytes, ...]] = OrderedDict()
+_layers_lock = threading.Lock()
+layers_memo = True  # benchmarks that stand for separate processes switch it off
+_layers_found = 0  # batches found in the memo since the process started
+
+
 def apply_all(scalar: bytes, points: Iterable[bytes]) -> list[bytes]:
-    """[X25519(scalar, x) for x in points], with the errors of `apply` naming the index."""
+    """[X25519(scalar, x) for x in points], with the errors of `apply` naming the index (memoized: LAYERS_KEPT)."""
+    points = tuple(points)
+    entry = (scalar, points)
+    try:
+        hash(entry)
+    except TypeError:  # not bytes: _apply_all names the bad value
+        return _apply_all(scalar, points)
+    if not layers_memo:
+        return _apply_all(scalar, points)
+    with _layers_lock:
+        done = _layers.get(entry)
+        if done is not None:
+            global _layers_found
+            _layers_found += 1
+            _layers.move_to_end(entry)
+            return list(done)
+    out = _apply_all(scalar, points)
+    with _layers_lock:
+        _layers[entry] = tuple(out)
+        while len(_layers) > LAYERS_KEPT:
+            _layers.popitem(last=False)
+    return out
+
+
+def layers_memo_counts() -> tuple[int, int]:
+    """(batches the memo holds now, batches found in it so far)."""
+    with _layers_lock:
+        return len(_layers), _layers_found
+
+
+def clear_layers_memo() -> None:
+    """Empty the memo and zero its count."""
+    global _layers_found
+    with _layers_lock:
+        _layers.clear()
+        _layers_found = 0
+
+
+def _apply_all(scalar: bytes, points: tuple[bytes, ...]) -> list[bytes]:
     key = _private(scalar)
     load = X25519PublicKey.from_public_bytes
     out = []
