@@ -84,6 +84,7 @@ class Revealed(Event):
     round: int
     turn: int
     cards: tuple[int, ...]  # by seat
+    stand_in: tuple[int, ...] = ()  # the seats whose card the stand-in played (its reveal says auto, or dropped)
 
 
 @dataclass(frozen=True, slots=True)

@@ -256,7 +256,9 @@ def step_turn(table: Table) -> Effects[None]:
         return
     if not record.revealed:
         record.revealed = True
-        yield Emit(Revealed(r, t, record.cards))
+        stand_in = tuple(s for s in range(table.players)
+                         if s not in revealers or reveals[s].body.get("auto") is True)
+        yield Emit(Revealed(r, t, record.cards, stand_in))
     cards = list(record.cards)
     rnd = table.game.round
     chooser = rnd.chooser(cards)

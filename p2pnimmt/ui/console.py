@@ -40,7 +40,8 @@ def turn_lines(event: Revealed | TurnResolved, names: Sequence[str], me: int | N
     """A turn in lines: the cards revealed (lowest first), then who took which row (`me`: our seat, 'you')."""
     if isinstance(event, Revealed):
         order = sorted(range(len(event.cards)), key=event.cards.__getitem__)
-        return ["  revealed: " + ", ".join(f"{names[s]} {event.cards[s]}" for s in order)]
+        marks = {s: " (stand-in)" for s in event.stand_in}  # the stand-in played it, in everyone's lines
+        return ["  revealed: " + ", ".join(f"{names[s]} {event.cards[s]}{marks.get(s, '')}" for s in order)]
     who = {seat: "you" if seat == me else names[seat] for seat in range(len(names))}
     return [f"  {who[seat]} {agrees(who[seat], 'takes', 'take')} row {row + 1} with {card}: "
             f"{bull_heads(sum(BULL_HEADS[c] for c in taken))}"

@@ -292,7 +292,10 @@ class TableModel:
             if player.status != DROPPED:
                 player.status = REVEALED
         order = sorted(range(len(event.cards)), key=event.cards.__getitem__)
-        self.say(f"Turn {event.turn + 1}: " + ", ".join(f"{self.players[s].name} {event.cards[s]}" for s in order))
+        # A card the stand-in played (a clock ran out, the seat is away or dropped) is marked in every log.
+        self.say(f"Turn {event.turn + 1}: " + ", ".join(
+            f"{self.players[s].name} {event.cards[s]}" + (" (stand-in)" if s in event.stand_in else "")
+            for s in order))
 
     def _on_RowChoiceNeeded(self, session, event: RowChoiceNeeded) -> None:
         self.chooser = event.seat

@@ -22,6 +22,9 @@ def test_a_person_who_never_moves_is_played_by_the_stand_in_and_stays_seated(tmp
     code = host.wait_for(r"code: (\w{4})").group(1)
     # A person at a line terminal who never types a thing (stdin open, nothing on it); its drop timer is short:
     # only an absent peer may be dropped, and this one is linked the whole time.
+    # A spectator at a line terminal: another screen's log, where the stand-in's cards are marked.
+    tv = procs(["watch", code, "--lines", *LO, "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out")
+    host.wait_for("spectator|watch", 20)
     slow = procs(["join", code, "--lines", *LO, "--name", "sam", "--transcript", str(tmp_path / "sam.p2pt")],
                  tmp_path / "sam.out", stdin=subprocess.PIPE)
     for proc in (host, slow):
@@ -30,6 +33,10 @@ def test_a_person_who_never_moves_is_played_by_the_stand_in_and_stays_seated(tmp
     assert "time is up: the stand-in played for you" in text
     assert "sam is away: the stand-in plays for them" in text
     assert "voted to drop" not in host.text() + text
+    # The others' logs mark the cards the stand-in played for sam (issue 23 item 9), and only those.
+    assert tv.finish(60) == 0, tv.text()
+    assert re.search(r"revealed: .*\bsam \d+ \(stand-in\)", tv.text()), tv.text()
+    assert not re.search(r"\b(ann|bot1) \d+ \(stand-in\)", tv.text() + text)
     scores = {}
     for name in ("host", "sam"):
         data = (tmp_path / f"{name}.p2pt").read_bytes()
