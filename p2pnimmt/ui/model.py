@@ -422,6 +422,9 @@ class TableModel:
     def back(self) -> None:
         """The person at our away seat pressed a key: the stand-in stops playing for us."""
         self.here = True
+        if self.seat is not None and 0 <= self.seat < len(self.players):
+            # Our own line stops saying "away" at once; the others see us back when our own card is revealed.
+            self.players[self.seat].away = False
         self.warn("You are back at the keys: the stand-in stops playing for you")
 
     def _ask_all(self) -> None:

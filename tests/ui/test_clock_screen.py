@@ -204,6 +204,9 @@ def test_away_seats_show_as_away_and_a_key_brings_ours_back() -> None:
             keys.send_text("\x1b[D")  # any key: we are back at the keys
             await until(lambda: presents == [1], "present()")
             assert model.here and "You are back" in screen_text(ui)
+            # Our own line says so at once (issue 23 item 9: "away" stayed until our next card was revealed).
+            assert "away" not in player_line(screen_text(ui), "*you")
+            assert table_state(model)["players"][0]["status"] != "away"
             keys.send_text("\x1b[C")
             await until(lambda: ui.selected == 1, "another key")
             assert presents == [1], "present() once per absence"
