@@ -152,7 +152,13 @@ class TableApp:
         over = self.model.round_over
         if self.seat is None and over is not None and (self.model.round, self.model.turn) > (over[0], HAND_SIZE - 1):
             return False  # a TV needs nobody to press Enter: the next round's first turn closes it
-        return over is not None and over[0] > self.round_seen and self.model.over is None
+        model = self.model
+        if (over is not None and model.clock is not None and model.round > over[0] and model.asked is not None
+                and self.seat is not None):
+            # The next round asks us a move and our clock runs: the table and the clock are what matter now (the
+            # round's points stay in the log, the player list and the scoresheet); the box is seen.
+            self.round_seen = max(self.round_seen, over[0])
+        return over is not None and over[0] > self.round_seen and model.over is None
 
     def size(self) -> Size:
         app = getattr(self, "app", None)  # None while the layout is being built
