@@ -349,7 +349,10 @@ class TableApp:
         model = self.model
         title = self._text(self._title, height=1, style="class:title")
         players = self._text(lambda: widgets.player_lines(model, self._names()), width=self._players_width)
-        rows = self._text(lambda: widgets.row_lines(model, self.click_row, self.row_mark), width=D(min=49))
+        # The rows' own width (49 columns, a little more to breathe): on a wide terminal the player list stays
+        # beside them and the room left over is at the right, not between them.
+        rows = self._text(lambda: widgets.row_lines(model, self.click_row, self.row_mark),
+                          width=D(min=49, preferred=49, max=52))
         hand = HSplit([
             self._text(lambda: [("class:dim", "Your hand")], height=1),
             self._text(lambda: widgets.hand_line(model, self.selected, self.click_card), height=1),

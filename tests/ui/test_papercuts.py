@@ -114,3 +114,23 @@ def test_without_a_clock_the_round_end_box_waits_for_enter():
             assert "End of round 1" in screen_text(ui, 80, 24)
             task.cancel()
     asyncio.run(main())
+
+
+def test_on_a_wide_terminal_the_player_list_stays_beside_the_rows():
+    """At 200 columns the player list sat at the far right, 150 columns from the rows (issue 23 item 9)."""
+    async def main():
+        model = TableModel()
+        t = LocalTable(Settings(players=4, max_rounds=1, point_limit=None), seed=bytes(32), on_event=model.update)
+        with create_pipe_input() as inp:
+            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput(200, 40))
+            task = asyncio.create_task(ui.app.run_async())
+            t.start()
+            await until(lambda: model.asked is not None, "the first ask")
+            lines = screen_text(ui, 200, 40).splitlines()
+            head = next(line for line in lines if "6th" in line and "player" in line)
+            gap = head.index("player") - (head.index("6th") + len("6th bh"))
+            assert gap <= 8, head
+            row = next(line for line in lines if line.startswith("row 1"))
+            assert get_cwidth(row.rstrip()) <= 120, row
+            task.cancel()
+    asyncio.run(main())
