@@ -20,6 +20,7 @@ from prompt_toolkit.widgets import Frame
 
 from ..protocol.identity import fingerprint
 from . import widgets
+from .letters import block_letters
 
 HOST_KEYS = ("b: heuristic bot   r: random bot   ↑/↓: choose   x: remove the chosen one\n"
              "v: variant   d: deal   p: point limit   n: number of rounds   c: clock\n"
@@ -36,8 +37,12 @@ CLOCKS = ("30", "60", "120", "off")
 Command = Callable[[list[str]], Awaitable[str]]
 
 
-def big(code: str) -> str:
-    """The code spaced out and framed, to be read from across the room."""
+def big(code: str, columns: int = 80, rows: int = 24) -> str:
+    """The code to be read from across the room: in block letters as large as the screen has room for (5 lines
+    from 60×30, 10 lines from 120×44), else spaced out and framed (3 lines)."""
+    for scale, (width, height) in ((2, (120, 44)), (1, (60, 30))):
+        if columns >= width and rows >= height:
+            return "\n".join(block_letters(code, scale)) + f"\n{'   '.join(code)}"
     letters = "   ".join(code)
     return f"+{'-' * (len(letters) + 6)}+\n|   {letters}   |\n+{'-' * (len(letters) + 6)}+"
 
@@ -65,6 +70,11 @@ class LobbyScreen:
             self.app.exit()
         self.app.invalidate()
 
+    def size(self) -> tuple[int, int]:
+        """The screen's columns and lines."""
+        size = self.app.output.get_size()
+        return size.columns, size.rows
+
     def members(self) -> list:
         return list(self.node.members.values())
 
@@ -74,7 +84,8 @@ class LobbyScreen:
         watchers = [m for m in self.members() if m.role != "player"]
         host = node.identity.peer if node.is_host else node.host_peer
         key = f"   host key {fingerprint(host)}" if host else ""  # tells games of one code apart (join says)
-        lines = [("class:status", f"p2pnimmt lobby   game code:{key}\n"), ("class:selected", big(self.code) + "\n\n"),
+        lines = [("class:status", f"p2pnimmt lobby   game code:{key}\n"),
+                 ("class:selected", big(self.code, *self.size()) + "\n\n"),
                  ("", f"Seats {len(players)}/{node.seats}\n")]
         if self.link is not None:
             lines.insert(2, ("", f"Invite link (beyond the LAN): {self.link}\n"))

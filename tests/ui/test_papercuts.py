@@ -134,3 +134,31 @@ def test_on_a_wide_terminal_the_player_list_stays_beside_the_rows():
             assert get_cwidth(row.rstrip()) <= 120, row
             task.cancel()
     asyncio.run(main())
+
+
+async def test_the_lobby_code_is_in_large_letters_on_a_large_terminal() -> None:
+    """At 160×48 the code was 3 lines of spaced letters in a frame (issue 23 item 9): now 10 lines of block letters,
+    and the code in plain letters under them; at 80×24 the frame as before (room for ten seats)."""
+    from p2pnimmt.net.discovery import game_code
+    from p2pnimmt.net.node import Node
+    from p2pnimmt.protocol.identity import Identity
+    from p2pnimmt.ui.letters import block_letters
+    from p2pnimmt.ui.lobby import LobbyScreen
+
+    host = Node(Identity.generate(), name="ann", interface="127.0.0.1", drop_after=0)
+    try:
+        await host.listen()
+        await host.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
+        code = game_code(host.game_id)
+        with create_pipe_input() as keys:
+            screen = LobbyScreen(host, code, None, input=keys, output=SizedOutput(160, 48))
+            text = screen_text(screen, 160, 48)
+            blocks = [line for line in text.splitlines() if "██" in line]
+            assert len(blocks) == 10 and max(get_cwidth(line.strip("│ ")) for line in blocks) >= 40, text
+            for line in block_letters(code, 2):
+                assert line.rstrip() in text
+            assert "   ".join(code) in text
+            small = LobbyScreen(host, code, None, input=keys, output=SizedOutput(80, 24))
+            assert "██" not in screen_text(small, 80, 24) and f"|   {'   '.join(code)}   |" in screen_text(small)
+    finally:
+        await host.close()
