@@ -109,6 +109,10 @@ def read_files(path: Path, files: NodeFiles) -> tuple[OwnFiles, Callable[[], Tra
     key = key_path(path)
     try:
         identity = read_key(path)
+    except FileNotFoundError:
+        raise RoleFailed(f"cannot resume from {path}: it has no key file ({key}): only a seat of a network game "
+                         "can be taken up again (a game against bots, `p2pnimmt play`, keeps none: its seed, "
+                         "printed at its start, replays it with `p2pnimmt play --seed SEED`)") from None
     except OSError as exc:
         raise RoleFailed(f"cannot resume from {path}: cannot read its key file {key}: "
                          f"{exc.strerror or exc}") from None

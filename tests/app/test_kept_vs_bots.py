@@ -63,3 +63,13 @@ def test_a_game_left_early_is_listed_as_cut_short_and_a_replay_of_its_seed_gets_
     assert f"Transcript: {second} (`p2pnimmt history` lists it" in left.stdout, left.stdout
     listed = p2pnimmt("history").stdout
     assert listed.count("NOT verified") == 2 and "bob (you) 0, bot1 0" in listed, listed
+
+
+def test_resuming_a_game_against_bots_says_it_cannot_and_how_to_replay_it() -> None:
+    left = p2pnimmt("play", "--lines", "--bots", "1", "--seed", "7", "--name", "bob")  # left at once: cut short
+    assert left.returncode == 1, left.stdout
+    (path,) = kept()
+    resumed = p2pnimmt("resume", str(path), "--headless", "--interface", "127.0.0.1")
+    assert resumed.returncode == 1, resumed.stderr
+    assert f"cannot resume from {path}: it has no key file" in resumed.stderr, resumed.stderr
+    assert "p2pnimmt play --seed SEED" in resumed.stderr and "Errno" not in resumed.stderr, resumed.stderr
