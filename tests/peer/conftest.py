@@ -26,10 +26,10 @@ def node_modules() -> Path:
     return PEER / "node_modules"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def compiled(node_modules: Path) -> Iterator[Path]:
-    """The sources and node tests compiled by tsc (strict) into a folder of this test's own, inside web/peer
-    (so node finds node_modules from there); removed afterwards."""
+    """The sources and node tests compiled by tsc (strict) into a folder of this test module's own, inside web/peer
+    (so node finds node_modules from there); removed afterwards. Read only: one compile serves a module's tests."""
     out = PEER / "dist" / f"pytest-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     run([tool("node"), str(node_modules / "typescript" / "bin" / "tsc"), "-p", "tsconfig.json", "--outDir", str(out)])
     yield out

@@ -23,9 +23,10 @@ export const MAX_EARLY_BYTES = 256 * 1024;
 export const MAX_AHEAD = 512;
 export const MAX_AHEAD_BYTES = 1024 * 1024;
 
+/** `via`: the peer that delivered the message (null: none, or released from its sender's chain after a gap). */
 export type Found =
-  | { readonly type: "start"; readonly env: Envelope }
-  | { readonly type: "ready"; readonly env: Envelope }
+  | { readonly type: "start"; readonly env: Envelope; readonly via: Uint8Array | null }
+  | { readonly type: "ready"; readonly env: Envelope; readonly via: Uint8Array | null }
   | { readonly type: "fault"; readonly fault: Fault };
 
 const refused = (peer: Uint8Array | null, code: string, detail: string): Found =>
@@ -39,7 +40,10 @@ export class Inbox {
   started = false;
   private readonly heads = new Map<string, { next: number; last: Uint8Array; accepted: Envelope[] }>();
   private readonly ahead = new Map<string, Map<number, Envelope>>();
-  private early: Uint8Array[] = [];
+  /** Messages held before the START, by the peer that delivered them (in the order each first delivered one). */
+  private early = new Map<string, { via: Uint8Array | null; wires: Uint8Array[] }>();
+  private earlyCount = 0;
+  private earlyBytes = 0;
 
   constructor(game: Uint8Array | null) {
     this.game = game;
@@ -67,30 +71,43 @@ export class Inbox {
           yield refused(via, problem[0], problem[1]);
           return;
         }
-        yield { type: "start", env };
+        yield { type: "start", env, via };
         return;
       }
       if (this.game !== null && !equal(env.game, this.game)) {
         yield refused(via, "wrong-game", `a message for game ${hex(env.game)}, not ${hex(this.game)}`);
         return;
       }
-      if (wire.length <= MAX_HELD_WIRE && this.early.length < MAX_EARLY
-        && this.early.reduce((s, w) => s + w.length, wire.length) <= MAX_EARLY_BYTES) this.early.push(wire);
+      if (wire.length <= MAX_HELD_WIRE && this.earlyCount < MAX_EARLY && this.earlyBytes + wire.length <= MAX_EARLY_BYTES) {
+        const from = via === null ? "" : hex(via);
+        const queue = this.early.get(from) ?? { via, wires: [] };
+        queue.wires.push(wire);
+        this.early.set(from, queue);
+        this.earlyCount += 1;
+        this.earlyBytes += wire.length;
+      }
       return;
     }
     yield* this.gate(env, via);
   }
 
   /** Take the START: its roster's keys become the known senders; then the messages held before it. */
-  *take(start: Envelope, roster: readonly Uint8Array[]): Generator<Found> {
+  *take(start: Envelope, roster: readonly Uint8Array[], via: Uint8Array | null = null): Generator<Found> {
     this.game = start.game;
     this.started = true;
     for (const key of roster) this.keys.set(hex(peerId(key)), key);
     this.heads.set(hex(start.sender), { next: 1, last: start.hash, accepted: [start] });
-    yield { type: "ready", env: start };
+    yield { type: "ready", env: start, via };
     const held = this.early;
-    this.early = [];
-    for (const wire of held) yield* this.ingest(wire, null);
+    this.early = new Map();
+    this.earlyCount = this.earlyBytes = 0;
+    for (const queue of held.values()) for (const wire of queue.wires) yield* this.ingest(wire, queue.via);
+  }
+
+  /** A message this node signed itself: the next of its own chain (no signature to check). */
+  *own(env: Envelope): Generator<Found> {
+    const sender = hex(env.sender);
+    yield* this.accept(env, this.heads.get(sender) ?? { next: 0, last: NO_PREVIOUS, accepted: [] }, sender, env.sender);
   }
 
   private startProblem(env: Envelope): [string, string] | null {
@@ -121,17 +138,18 @@ export class Inbox {
       yield refused(via, "unknown-sender", `a message from ${sender}, who is not seated`);
       return;
     }
+    const head = this.heads.get(sender) ?? { next: 0, last: NO_PREVIOUS, accepted: [] };
+    if (env.seq < head.next && equal((head.accepted[env.seq] as Envelope).hash, env.hash)) {
+      // a copy of a message accepted (relays send them all the time): nothing more to check
+      if (via !== null && equal(via, env.sender)) yield refused(via, "replay", `${env.kind} seq ${env.seq} delivered again by its sender`);
+      return;
+    }
     if (!signedBy(env, key)) {
       yield refused(via, "bad-signature", `${env.kind} seq ${env.seq}: the signature does not verify`);
       return;
     }
-    const head = this.heads.get(sender) ?? { next: 0, last: NO_PREVIOUS, accepted: [] };
     if (env.seq < head.next) {
       const mine = head.accepted[env.seq] as Envelope;
-      if (equal(mine.hash, env.hash)) {
-        if (via !== null && equal(via, env.sender)) yield refused(via, "replay", `${env.kind} seq ${env.seq} delivered again by its sender`);
-        return;
-      }
       yield { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
         detail: `two different messages with seq ${env.seq}`, evidence: [mine.wire, env.wire] } };
       return;
@@ -149,11 +167,13 @@ export class Inbox {
       this.ahead.set(sender, waiting);
       return;
     }
-    yield* this.accept(env, head, sender);
+    yield* this.accept(env, head, sender, via);
   }
 
-  private *accept(first: Envelope, head: { next: number; last: Uint8Array; accepted: Envelope[] }, sender: string): Generator<Found> {
+  private *accept(first: Envelope, head: { next: number; last: Uint8Array; accepted: Envelope[] }, sender: string,
+    via: Uint8Array | null): Generator<Found> {
     let env: Envelope | undefined = first;
+    let from = via;
     while (env) {
       if (!equal(env.prev, head.last)) {
         if (env.seq === 0) {
@@ -170,7 +190,8 @@ export class Inbox {
       head.last = env.hash;
       head.accepted.push(env);
       this.heads.set(sender, head);
-      yield { type: "ready", env };
+      yield { type: "ready", env, via: from };
+      from = null; // released from the chain's gap: no one delivered it now
       const waiting = this.ahead.get(sender);
       env = waiting?.get(head.next);
       waiting?.delete(head.next);

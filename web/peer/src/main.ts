@@ -21,6 +21,7 @@ export * as sealedDeal from "./sealed_deal.js";
 export const PROTOCOL_VERSION = 1;
 export * as transcript from "./transcript.js";
 export * as session from "./session.js";
+export * as seat from "./seat.js";
 export * as verify from "./verify.js";
 
 import { runIfMain } from "./cli.js";

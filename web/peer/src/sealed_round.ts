@@ -44,6 +44,16 @@ export class SealedRound {
     if (this.shuffled === this.shufflers.length && this.dealt.length === 0) this.dealt = this.deck.slice(0, this.dealtPositions);
   }
 
+  /** D_i: the deck the next shuffler shuffles. */
+  get previous(): readonly Uint8Array[] {
+    return this.deck;
+  }
+
+  /** U_i: the dealt values the next unlocker unlocks (once every shuffle is in). */
+  get current(): readonly Uint8Array[] {
+    return this.dealt;
+  }
+
   /** The value at a dealt position once the deal is open. */
   valueAt(position: number): Uint8Array {
     return this.dealt[position] as Uint8Array;

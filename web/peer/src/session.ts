@@ -78,15 +78,15 @@ export class Session {
   readonly history: number[][] = [];
   private readonly slots = new Map<string, Map<number, Envelope>>();
   private readonly positions = new Map<number, Position>();
-  private sealed: SealedRound | null = null;
-  private draftPicks = 0;
+  protected sealed: SealedRound | null = null;
+  protected draftPicks = 0;
   private draftOpen = new Set<Card>();
   private draftHands: Card[][] = [];
   private checked = new Set<string>();
   /** The turn's cards once its reveals are checked (a turn may then wait for its row choice). */
   private plays: Map<number, Card> | null = null;
-  private scored = false;
-  private found: Fault[] = [];
+  protected scored = false;
+  protected found: Fault[] = [];
   /** Seats dropped, and where. */
   readonly dropped = new Map<number, Pos>();
   /** Seats whose drop made a round void: they cannot win (17.9). */
@@ -114,6 +114,7 @@ export class Session {
   private readonly forever = new Set<number>();
   /** Messages of dropped seats for rounds the game has not reached. */
   private pending: Envelope[] = [];
+  private settling = false;
 
   constructor(game: Uint8Array | null = null, excluded: ReadonlyMap<number, Pos> = new Map()) {
     this.inbox = new Inbox(game);
@@ -127,27 +128,42 @@ export class Session {
 
   /** The bytes one peer delivered (null: no link, e.g. a transcript): the faults found, in order. */
   receive(wire: Uint8Array, via: Uint8Array | null = null): Fault[] {
-    this.found = [];
-    if (this.phase === "aborted") return this.found;
-    try {
+    return this.run(() => {
       for (const found of this.inbox.ingest(wire, via)) this.handle(found);
-    } catch (e) {
-      if (!(e instanceof Stop)) throw e;
-    }
-    return this.found;
+    });
   }
 
-  private handle(found: Found): void {
+  protected handle(found: Found): void {
     if (found.type === "fault") {
       this.report(found.fault);
       return;
     }
     if (found.type === "start") {
       this.takeStart(found.env);
-      for (const next of this.inbox.take(found.env, this.keys)) this.handle(next);
+      for (const next of this.inbox.take(found.env, this.keys, found.via)) this.handle(next);
       return;
     }
-    this.accept(found.env);
+    this.accept(found.env, true, found.via);
+  }
+
+  /** Run one input (bytes, or a move of a seat): a fatal fault found on the way stops it. */
+  protected run(action: () => void): Fault[] {
+    this.found = [];
+    if (this.phase === "aborted") return this.found;
+    try {
+      action();
+    } catch (e) {
+      if (!(e instanceof Stop)) throw e;
+    }
+    return this.found;
+  }
+
+  /** A message was accepted (after the gates of section 8, before section 9's checks): a seat records it. */
+  protected accepted_(_env: Envelope, _via: Uint8Array | null): void {}
+
+  /** At a fixed point of the game: a seat sends the one message it owes now, if any (true if it sent one). */
+  protected owe(): boolean {
+    return false;
   }
 
   private report(fault: Fault): void {
@@ -201,7 +217,7 @@ export class Session {
 
   // ---------------------------------------------------------------- acceptance: section 9's checks, the slots
 
-  private slot(kind: Kind, round: number, k: number): Map<number, Envelope> {
+  protected slot(kind: Kind, round: number, k: number): Map<number, Envelope> {
     const key = `${kind}|${round}|${k}`;
     let slot = this.slots.get(key);
     if (!slot) {
@@ -211,9 +227,15 @@ export class Session {
     return slot;
   }
 
-  private accept(env: Envelope, arrived = true): void {
-    if (arrived) this.accepted.push(env);
-    if (env === this.start) return;
+  private accept(env: Envelope, arrived = true, via: Uint8Array | null = null): void {
+    if (arrived) {
+      this.accepted.push(env);
+      this.accepted_(env, via);
+    }
+    if (env === this.start) {
+      this.settle();
+      return;
+    }
     try {
       this.take(env);
     } catch (e) {
@@ -328,7 +350,7 @@ export class Session {
     return !at || cmp(pos, at) < 0;
   }
 
-  private activeAt(pos: Pos): number[] {
+  protected activeAt(pos: Pos): number[] {
     return this.keys.map((_, s) => s).filter((s) => this.isActive(s, pos));
   }
 
@@ -415,8 +437,19 @@ export class Session {
     }
   }
 
-  /** Advance, drop, release, until nothing changes. */
+  /** Advance, drop, release, until nothing changes (a message accepted meanwhile, e.g. our own, is taken in by the
+   * pass under way: the loop goes on). */
   private settle(): void {
+    if (this.settling) return;
+    this.settling = true;
+    try {
+      this.settleLoop();
+    } finally {
+      this.settling = false;
+    }
+  }
+
+  private settleLoop(): void {
     for (;;) {
       try {
         this.advance();
@@ -431,7 +464,8 @@ export class Session {
         this.takePending();
         continue;
       }
-      if (!this.checkVotes()) return;
+      if (this.checkVotes() || this.owe()) continue;
+      return;
     }
   }
 
@@ -728,7 +762,7 @@ export class Session {
     this.dealt(hands, rows);
   }
 
-  private stateNow(): Uint8Array {
+  protected stateNow(): Uint8Array {
     return stateHash({ round: this.round, turn: this.turn, rows: this.rows, scores: this.scores, taken: this.piles });
   }
 

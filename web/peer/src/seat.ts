@@ -1,0 +1,306 @@
+/**
+ * A node that signs (section 11): the session of session.ts, plus an identity, entropy injected and a transcript
+ * of its own. Fed bytes (`deliver`) and a seat's moves (`hostGame`, `play`, `chooseRow`, `pick`), it returns what to
+ * send: its own messages, signed, and the relays of section 8 (every message accepted, to the spectators; the
+ * seat after the sender also to the other seats). At each fixed point of the game it signs the one message it
+ * owes there (START_ACK; SEED_COMMIT then SEED_REVEAL, or SEALED_SHUFFLE then SEALED_UNLOCK; PLAY_REVEAL;
+ * SEALED_KEYS, ROUND_END; GAME_END); the moves a person or
+ * a bot makes come in as intents. Entropy is drawn where section 10.1's commitments need it, in the order of
+ * section 11 ("Entropy"): sans-I/O, so the same keys, entropy and arrivals give the same bytes as the reference.
+ * With no seat (a spectator with a key) it relays and records only. Not here yet: votes (DROP, KEEP), the
+ * stand-in's moves and STANDIN, REJOIN, a sealed deal's alarm (17.8), a restart from the transcript.
+ */
+import { concat, equal } from "./bytes.js";
+import type { Card } from "./cards.js";
+import { type Encodable, encode } from "./codec.js";
+import { type Envelope, NO_PREVIOUS, seal } from "./envelope.js";
+import { betweenRounds, commitment, commitSet, playValue, stateHash } from "./hashes.js";
+import { handPositions, unlockValues } from "./sealed_deal.js";
+import { cardOf, drawKeyPair, type KeyPair, shuffleStep, X } from "./sealed_group.js";
+import { gameIdFor, type Identity } from "./identity.js";
+import type { Kind } from "./messages.js";
+import { Session, type Settings, Unsupported } from "./session.js";
+import { GAME_END_STEP, ROUND_END_STEP, commitStep } from "./steps.js";
+import { TranscriptWriter } from "./transcript.js";
+
+/** Bytes to send: to every peer (`to` null) but those in `skip`; `watchersOnly`: to the spectators alone. */
+export interface Outgoing {
+  readonly wire: Uint8Array;
+  readonly to: Uint8Array | null;
+  readonly skip: readonly Uint8Array[];
+  readonly watchersOnly: boolean;
+}
+
+/** `n` fresh random bytes (crypto.getRandomValues in a page; pinned in the tests). */
+export type Entropy = (n: number) => Uint8Array;
+
+export const NONCE_SIZE = 32;
+export const CONTRIBUTION_SIZE = 32;
+
+/** A roster entry of START (section 9). */
+export interface Member {
+  readonly key: Uint8Array;
+  readonly name: string;
+  readonly bot: boolean;
+}
+
+type Body = Map<string, Encodable>;
+const body = (...fields: [string, Encodable][]): Body => new Map(fields);
+
+export class Seat extends Session {
+  /** The transcript this node keeps (section 13), sealed once the game is over. */
+  readonly transcript: TranscriptWriter;
+  /** The secrets records (section 13), in the order kept: the seed and play nonces with what they open. */
+  readonly secrets: Body[] = [];
+  private out: Outgoing[] = [];
+  private readonly seeds = new Map<number, [Uint8Array, Uint8Array]>();
+  /** By `${round}|${turn}`: our card, its nonce and (sealed) its deck position. */
+  private readonly nonces = new Map<string, [Card, Uint8Array, number | null]>();
+  /** By round (sealed deal): our key pair, permutation seed and commitment nonce. */
+  private readonly sealedSecrets = new Map<number, { pair: KeyPair; seed: Uint8Array; nonce: Uint8Array }>();
+  /** Our hidden hand in a sealed round we shuffled: card -> deck position (what is not played yet). */
+  private hidden: { round: number; cards: Map<Card, number> } | null = null;
+
+  constructor(readonly identity: Identity, private readonly entropy: Entropy, game: Uint8Array | null = null,
+    private readonly relay = true) {
+    super(game);
+    this.transcript = new TranscriptWriter(identity);
+  }
+
+  /** Our seat, or null (a spectator; or before the START). */
+  get seat(): number | null {
+    const seat = this.peers.findIndex((p) => equal(p, this.identity.peer));
+    return seat < 0 ? null : seat;
+  }
+
+  /** Bytes peer `via` delivered: what to send now. */
+  deliver(wire: Uint8Array, via: Uint8Array | null = null): Outgoing[] {
+    return this.input(() => this.receive(wire, via));
+  }
+
+  /** Start a game as its host: START with the settings and the ordered roster; the game id binds our key and salt. */
+  hostGame(salt: Uint8Array, settings: Settings, roster: readonly Member[]): Outgoing[] {
+    return this.input(() => {
+      if (this.phase !== "lobby") throw new Error("only a node in the lobby can host");
+      if (!roster.some((m) => equal(m.key, this.identity.publicKey))) throw new Error("the host must sit at the table");
+      const game = gameIdFor(this.identity.publicKey, salt);
+      const fields = body(["variant", settings.variant], ["point_limit", settings.pointLimit],
+        ["max_rounds", settings.maxRounds], ["deal", settings.deal]);
+      if (settings.clock !== null) fields.set("clock", settings.clock);
+      const start = seal(this.identity, game, 0, NO_PREVIOUS, "START", body(["salt", salt], ["settings", fields],
+        ["roster", roster.map((m) => body(["key", m.key], ["name", m.name], ["bot", m.bot]))]));
+      this.out.push({ wire: start.wire, to: null, skip: [], watchersOnly: false });
+      this.handle({ type: "start", env: start, via: this.identity.peer });
+    });
+  }
+
+  /** Our seat commits to `card` for the turn now (PLAY_COMMIT; a nonce drawn). */
+  play(card: Card): Outgoing[] {
+    return this.input(() => {
+      const seat = this.seated("turn");
+      const r = this.round;
+      const t = this.turn;
+      if (this.slot("PLAY_COMMIT", r, t).has(seat)) throw new Error(`already committed a card for turn ${t + 1}`);
+      const hidden = this.hiddenHand(seat);
+      const position = hidden ? hidden.get(card) ?? null : null;
+      if (hidden ? position === null : !this.hands[seat]?.has(card)) throw new Error(`${card} is not in your hand`);
+      hidden?.delete(card);
+      const nonce = this.draw(NONCE_SIZE);
+      this.nonces.set(`${r}|${t}`, [card, nonce, position]);
+      this.secrets.push(body(["kind", "play"], ["round", r], ["turn", t], ["card", card], ["nonce", nonce]));
+      const commit = commitment("play", this.gameId, r, t, seat, playValue(card, position), nonce);
+      this.send("PLAY_COMMIT", body(["round", r], ["turn", t], ["commit", commit], ["state", this.stateNow()]));
+    });
+  }
+
+  /** Our seat, whose card is below every row's end, takes row `row` (0..3). */
+  chooseRow(row: number): Outgoing[] {
+    return this.input(() => {
+      const seat = this.seated("turn");
+      if (!Number.isInteger(row) || row < 0 || row > 3) throw new Error(`row must be 0..3, got ${row}`);
+      if (this.slot("ROW_CHOICE", this.round, this.turn).has(seat)) throw new Error("you chose a row already");
+      this.send("ROW_CHOICE", body(["round", this.round], ["turn", this.turn], ["row", row]));
+    });
+  }
+
+  /** Draft variant: our seat takes `card` from the open cards (DRAFT_PICK numbered by the pick now). */
+  pick(card: Card): Outgoing[] {
+    return this.input(() => {
+      this.seated("deal");
+      this.send("DRAFT_PICK", body(["round", this.round], ["pick", this.draftPicks], ["card", card]));
+    });
+  }
+
+  private get gameId(): Uint8Array {
+    return (this.start as Envelope).game;
+  }
+
+  private seated(phase: "turn" | "deal"): number {
+    const seat = this.seat;
+    if (seat === null) throw new Error("a spectator does not play");
+    if (this.dropped.has(seat)) throw new Error("you were dropped from this game: a stand-in plays your hand");
+    if (this.phase !== phase) throw new Error(`not now: the game is in phase ${this.phase}`);
+    return seat;
+  }
+
+  private input(action: () => void): Outgoing[] {
+    this.out = [];
+    this.run(action);
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+
+  private draw(n: number): Uint8Array {
+    const bytes = this.entropy(n);
+    if (bytes.length !== n) throw new RangeError(`entropy gave ${bytes.length} bytes, not ${n}`);
+    return bytes;
+  }
+
+  /** Sign a message of ours, send it, and accept it here as the next of our chain. */
+  private send(kind: Kind, fields: Body): void {
+    const chain = this.inbox.chain(this.identity.peer);
+    const last = chain[chain.length - 1];
+    const env = seal(this.identity, this.gameId, chain.length, last ? last.hash : NO_PREVIOUS, kind, fields);
+    this.out.push({ wire: env.wire, to: null, skip: [], watchersOnly: false });
+    for (const found of this.inbox.own(env)) this.handle(found);
+  }
+
+  protected override accepted_(env: Envelope, via: Uint8Array | null): void {
+    if (!this.transcript.sealed) this.transcript.message(env.wire);
+    if (!this.relay || equal(env.sender, this.identity.peer)) return;
+    // The seat after the sender relays to the other seats; every node relays to the spectators (section 8).
+    const sender = this.peers.findIndex((p) => equal(p, env.sender));
+    const relayer = sender < 0 ? null : this.peers[(sender + 1) % this.n] as Uint8Array;
+    this.out.push({ wire: env.wire, to: null, skip: via === null ? [env.sender] : [env.sender, via],
+      watchersOnly: relayer === null || !equal(relayer, this.identity.peer) });
+  }
+
+  protected override owe(): boolean {
+    if (this.phase === "over" && !this.transcript.sealed) this.transcript.seal();
+    const seat = this.seat;
+    if (seat === null || this.dropped.has(seat) || this.start === null) return false;
+    const r = this.round;
+    const settings = this.settings as Settings;
+    const mine = (kind: Kind, round: number, k: number): boolean => this.slot(kind, round, k).has(seat);
+    switch (this.phase) {
+      case "starting":
+        if (equal(this.start.sender, this.identity.peer) || mine("START_ACK", 0, 0)) return false;
+        this.send("START_ACK", body(["start", this.start.hash]));
+        return true;
+      case "deal":
+        if (settings.variant === "draft") return false;
+        return settings.deal === "sealed" ? this.oweDeck(seat) : this.oweSeed(seat);
+      case "turn": {
+        const t = this.turn;
+        const committers = this.activeAt([r, commitStep(t), 0]);
+        const commits = this.slot("PLAY_COMMIT", r, t);
+        if (!commits.has(seat) || mine("PLAY_REVEAL", r, t) || !committers.every((s) => commits.has(s))) return false;
+        const [card, nonce, position] = this.nonces.get(`${r}|${t}`) as [Card, Uint8Array, number | null];
+        const digest = commitSet(committers.map((s) => (commits.get(s) as Envelope).hash));
+        const fields = body(["round", r], ["turn", t], ["card", card], ["nonce", nonce], ["commits", digest]);
+        if (position !== null) fields.set("position", position);
+        this.send("PLAY_REVEAL", fields);
+        return true;
+      }
+      case "round-end":
+        if (!this.scored && settings.deal === "sealed") return this.oweKeys(seat);
+        if (!this.scored || mine("ROUND_END", r, 0) || !this.activeAt([r, ROUND_END_STEP, 1]).includes(seat)) return false;
+        this.send("ROUND_END", body(["round", r], ["penalties", (this.history[r] as number[]).slice()],
+          ["scores", this.scores.slice()], ["state", stateHash(betweenRounds(r, this.scores))]));
+        return true;
+      case "game-end":
+        if (mine("GAME_END", 0, 0) || !this.activeAt([r, GAME_END_STEP, 0]).includes(seat)) return false;
+        this.send("GAME_END", body(["rounds", r + 1], ["scores", this.scores.slice()], ["winners", this.winners],
+          ["state", stateHash(betweenRounds(r, this.scores))]));
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** The open deal (section 10.2): commit to a contribution (drawn now: 32 bytes, then the nonce), then reveal it
+   * once every active seat's commitment is in. */
+  private oweSeed(seat: number): boolean {
+    const r = this.round;
+    const commits = this.slot("SEED_COMMIT", r, 0);
+    if (!commits.has(seat)) {
+      if (!this.activeAt([r, 0, 0]).includes(seat)) return false;
+      const contribution = this.draw(CONTRIBUTION_SIZE);
+      const nonce = this.draw(NONCE_SIZE);
+      this.seeds.set(r, [contribution, nonce]);
+      this.secrets.push(body(["kind", "seed"], ["round", r], ["contribution", contribution], ["nonce", nonce]));
+      this.send("SEED_COMMIT", body(["round", r], ["commit", commitment("seed", this.gameId, r, 0, seat, contribution, nonce)]));
+      return true;
+    }
+    if (this.slot("SEED_REVEAL", r, 0).has(seat) || !this.activeAt([r, 0, 0]).every((s) => commits.has(s))) return false;
+    if (!this.activeAt([r, 1, 0]).includes(seat)) return false;
+    const [contribution, nonce] = this.seeds.get(r) as [Uint8Array, Uint8Array];
+    this.send("SEED_REVEAL", body(["round", r], ["contribution", contribution], ["nonce", nonce]));
+    return true;
+  }
+
+  /** Our secrets of a sealed round (17.3, 17.5), drawn the first time they are needed: the key pair's draws, then the
+   * permutation seed, then the commitment nonce. */
+  private sealedSecret(r: number): { pair: KeyPair; seed: Uint8Array; nonce: Uint8Array } {
+    let got = this.sealedSecrets.get(r);
+    if (!got) {
+      const pair = drawKeyPair(() => this.draw(32));
+      got = { pair, seed: this.draw(32), nonce: this.draw(NONCE_SIZE) };
+      this.sealedSecrets.set(r, got);
+      this.secrets.push(body(["kind", "sealed"], ["round", r], ["key", pair.e], ["seed", got.seed], ["nonce", got.nonce]));
+    }
+    return got;
+  }
+
+  /** The sealed deal (17.5): our SEALED_SHUFFLE when the seats before us in seat order shuffled, then our
+   * SEALED_UNLOCK when every shuffle and the unlocks before ours are in. */
+  private oweDeck(seat: number): boolean {
+    const sealed = this.sealed;
+    const r = this.round;
+    if (!sealed) return false;
+    if (sealed.nextShuffler === seat && !this.slot("SEALED_SHUFFLE", r, 0).has(seat)) {
+      const { pair, seed, nonce } = this.sealedSecret(r);
+      const commit = commitment("sealed", this.gameId, r, 0, seat, concat(pair.e, seed), nonce);
+      this.send("SEALED_SHUFFLE", body(["round", r], ["deck", shuffleStep(sealed.previous, pair.e, seed)], ["commit", commit]));
+      return true;
+    }
+    if (sealed.nextUnlocker === seat && !this.slot("SEALED_UNLOCK", r, 0).has(seat)) {
+      const values = unlockValues(sealed.current, seat, this.n, this.sealedSecret(r).pair.d);
+      this.send("SEALED_UNLOCK", body(["round", r], ["values", values]));
+      return true;
+    }
+    return false;
+  }
+
+  /** After a sealed round's last turn: our SEALED_KEYS (17.7), no alarm. */
+  private oweKeys(seat: number): boolean {
+    const r = this.round;
+    if (!this.sealed?.shufflers.includes(seat) || this.slot("SEALED_KEYS", r, 0).has(seat)) return false;
+    const { pair, seed, nonce } = this.sealedSecret(r);
+    this.send("SEALED_KEYS", body(["round", r], ["key", pair.e], ["seed", seed], ["nonce", nonce], ["alarm", false]));
+    return true;
+  }
+
+  /** Our hand in a sealed round we shuffled, opened with our d (17.5 step 4); null where the hand is open. */
+  private hiddenHand(seat: number): Map<Card, number> | null {
+    const sealed = this.sealed;
+    if (!sealed || !sealed.shufflers.includes(seat)) return null;
+    if (this.hidden?.round !== this.round) {
+      const d = this.sealedSecret(this.round).pair.d;
+      const cards = new Map<Card, number>();
+      for (const p of handPositions(seat)) {
+        const card = cardOf(X(d, sealed.valueAt(p)));
+        if (card === null) throw new Unsupported("our own hand does not open: an alarm (17.8) is not implemented yet");
+        cards.set(card, p);
+      }
+      this.hidden = { round: this.round, cards };
+    }
+    return this.hidden.cards;
+  }
+
+  /** The secrets records, as one msgpack array (what the golden games pin). */
+  secretsBytes(): Uint8Array {
+    return encode(this.secrets);
+  }
+}
