@@ -60,9 +60,14 @@ def shown(text: object, limit: int = 24) -> str:
     return "'" + neutral(text[:limit]).replace("'", "\\'") + "'" + more
 
 
+PLAIN = {"plain": True}  # a log call's `extra` for news meant for the person: printed as a plain line
+
+
 class NeutralFormatter(logging.Formatter):
     """A log line whose message is neutralised (a peer's text in its arguments cannot reach the terminal raw)."""
 
     def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 (logging's name)
         record.message = neutral(record.message)
+        if getattr(record, "plain", False):  # news for the person (extra={"plain": True}): a line of its own,
+            return record.message  # not a log line with a level and a logger's name
         return super().formatMessage(record)

@@ -31,6 +31,7 @@ from functools import partial
 
 from ..bots import NEEDED, Bot, bot_move
 from ..engine import Settings
+from ..neutral import PLAIN
 from ..protocol.delivery import meant_for
 from ..protocol.events import Event, Fault, GameAborted, GameOver, GameStarted, Outgoing, SeatDropped
 from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
@@ -325,7 +326,10 @@ class Node:
         elif isinstance(event, Fault):
             # Bytes nobody signed are counted per link (net.frames): the link's cut is the line that says so.
             garbage = not event.fatal and event.code in BAD_MESSAGE_CODES
-            log.log(logging.INFO if garbage else logging.WARNING, "fault: %s", event.detail)
+            if self.role == "spectator" and not garbage:  # a spectator's screen: a plain line, no log warning
+                log.warning("ignored bad data (kept in the transcript for `verify`): %s", event.detail, extra=PLAIN)
+            else:
+                log.log(logging.INFO if garbage else logging.WARNING, "fault: %s", event.detail)
 
     def _bot_move(self, event: Event) -> None:
         """Let this node's bot answer what the game asks of its seat."""

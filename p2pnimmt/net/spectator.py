@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 
+from ..neutral import PLAIN
 from ..protocol.identity import fingerprint
 from .connection import Connection, ConnectionFailed
 
@@ -73,7 +74,8 @@ async def reach(node, host: tuple[str, int]) -> Connection | None:
                 return None
             if peer != node.host_peer:
                 name = names_of(node).get(conn.peer, fingerprint(conn.peer))
-                log.warning("the host does not answer: watching through %s at %s:%d", name, address, port)
+                log.warning("the host does not answer: watching through %s at %s:%d", name, address, port,
+                            extra=PLAIN)
             return conn
     return None
 

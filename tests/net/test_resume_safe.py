@@ -84,6 +84,8 @@ def test_a_killed_host_resumes_and_every_node_finishes(tmp_path: Path, procs) ->
     alive = {"host": host, "j1": j1, "j2": peers["j2"], "watch": peers["watch"], "late": late}
     check_all(alive, [tmp_path / f"{n}.p2pt" for n in alive])
     assert "WARNING" not in host.text() and "Traceback" not in host.text(), host.text()
+    for watcher in (peers["watch"], late):  # a spectator shows no raw log line (issue 23 item 9)
+        assert "WARNING" not in watcher.text() and "Traceback" not in watcher.text(), watcher.text()
 
 
 def test_a_damaged_transcript_is_refused_before_anything_is_sent(tmp_path: Path, procs) -> None:
