@@ -327,7 +327,8 @@ class Node:
             # Bytes nobody signed are counted per link (net.frames): the link's cut is the line that says so.
             garbage = not event.fatal and event.code in BAD_MESSAGE_CODES
             if self.role == "spectator" and not garbage:  # a spectator's screen: a plain line, no log warning
-                log.warning("ignored bad data (kept in the transcript for `verify`): %s", event.detail, extra=PLAIN)
+                log.warning("the game stops: %s" if event.fatal else
+                            "ignored bad data (kept in the transcript for `verify`): %s", event.detail, extra=PLAIN)
             else:
                 log.log(logging.INFO if garbage else logging.WARNING, "fault: %s", event.detail)
 
