@@ -123,3 +123,26 @@ async def test_one_bull_head_is_singular(browser, served) -> None:
     words = text + "\n" + "\n".join(labels)
     assert "1 bull head" in words and "1 bull heads" not in words, words
     assert "7 bull heads" in words
+
+
+def test_the_hosts_tv_page_speaks_of_the_host_by_name() -> None:
+    """The seat's model and its TV's are fed the same events (web.table.feed, as the host's pages are): the seat's
+    log says "You place the 6th card ...", the TV's "ann places the 6th card ..." and never "You" (issue 23 item 6;
+    the TV's own model since 8ab29e2, which this pins)."""
+    from p2pnimmt.engine import Settings
+    from p2pnimmt.ui.local import LocalSeat, LocalTable
+    from p2pnimmt.ui.model import TableModel
+    from p2pnimmt.web.state import table_state
+    from p2pnimmt.web.table import TvModel, feed
+
+    model, tv = TableModel(), TvModel()
+    table = LocalTable(Settings(players=3, max_rounds=1, point_limit=None), name="ann", seed=bytes(32),
+                       on_event=feed(model, tv))
+    seat = LocalSeat(table)
+    table.start()
+    while model.over is None:  # the lowest card every turn: takes come
+        assert (seat.play(model.hand[0]) if model.asked == "card" else seat.choose_row(0)) is None
+    assert any(re.match(r"You (choose|place)", line) for line in model.log)
+    shown = table_state(tv, tv=True)["log"]
+    assert any(re.match(r"ann (chooses|places)", line) for line in shown), shown
+    assert not [line for line in shown if re.match(r"(You|Your)\b", line)], shown
