@@ -112,6 +112,16 @@ async def test_a_players_page_accepts_the_rematch(tmp_path: Path, procs, browser
     await page.wait_for_selector("#again:not([hidden])")
     await page.wait_for_function("() => document.getElementById('rematch').textContent.includes('offers')",
                                  timeout=30000)
+    # The offer in the page's words; bob's TV page has the news and nothing to press (issue 23 item 6: it said
+    # "r (or `again`) to play, q to leave" on both).
+    said = await page.inner_text("#rematch")
+    assert "click Play again to play, Leave to leave" in said and "`again`" not in said, said
+    tv_url = bob.wait_for(r"tv: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
+    tv, tv_errors = await open_page(browser, tv_url, "table", TV)
+    await tv.wait_for_function("() => document.getElementById('rematch').textContent.includes('offers')")
+    told = await tv.inner_text("#over-box")
+    assert not re.search(r"\br:|\bq:|press|click|`again`|to play", told), told
+    assert await tv.locator("#again").is_hidden() and not tv_errors, tv_errors
     await page.click("#again")
     await page.wait_for_function("() => document.body.dataset.over === '0' && document.body.dataset.kind === 'table'",
                                  timeout=30000)
