@@ -155,9 +155,9 @@ def test_no_color(monkeypatch, no_color):
         assert ui.app._color_depth is None  # the terminal's own depth
 
 
-def play_to_the_end(model, seat) -> None:
-    """Play a local game to its end from the person's seat: the first card of the hand, the first row."""
-    while model.over is None:
+def play_to_the_end(model, seat, until=None) -> None:
+    """Play a local game to its end (or until `until()`) from the person's seat: the first card, the first row."""
+    while model.over is None and not (until is not None and until()):
         if model.asked == "card":
             seat.play(model.hand[0])
         elif model.asked == "row":

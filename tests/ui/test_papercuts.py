@@ -65,55 +65,41 @@ def test_a_spectators_game_over_screen_offers_no_key_to_play_again():
     asyncio.run(main())
 
 
-def play_a_round(model: TableModel, seat: LocalSeat) -> None:
-    """The person's cards (the first of the hand, the first row) until the round is over."""
-    while model.round_over is None:
-        if model.asked == "card":
-            seat.play(model.hand[0])
-        elif model.asked == "row":
-            seat.choose_row(0)
-        else:
-            raise AssertionError(f"the round waits for nothing I can do: {model.asked}")
-
-
-def test_with_a_clock_the_round_end_box_leaves_the_table_to_the_next_turn():
-    """The next round's clock runs for us: the round-end box closes so the table and the clock are seen (issue 23
-    item 9: it covered them until Enter); the round's points stay in the log and the player list."""
+def second_round(clock: int | None, check) -> None:
+    """Play round 1 from the person's seat (the first card, the first row) at 80×24, then `check(ui, model, table)`
+    once the next round asks for our first card."""
     async def main():
         model = TableModel()
-        t = LocalTable(Settings(players=3, clock=30, max_rounds=2, point_limit=None), seed=bytes(32),
+        t = LocalTable(Settings(players=3, clock=clock, max_rounds=2, point_limit=None), seed=bytes(32),
                        on_event=model.update)
         with create_pipe_input() as inp:
             ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput(80, 24))
             task = asyncio.create_task(ui.app.run_async())
             t.start()
             await until(lambda: model.asked is not None, "the first ask")
-            play_a_round(model, LocalSeat(t))
+            play_to_the_end(model, LocalSeat(t), until=lambda: model.round_over is not None)
             await until(lambda: model.round == 1 and model.asked == "card", "the next round's first card")
-            screen = screen_text(ui, 80, 24)
-            assert "End of round" not in screen and "Your hand" in screen, screen
-            assert any(line.startswith("Round 1 over:") for line in model.log)
-            seat = LocalSeat(t)
-            seat.play(model.hand[0])  # between our moves, nothing asked of us: the box stays closed
-            assert not ui.round_screen
+            check(ui, model, t)
             task.cancel()
     asyncio.run(main())
+
+
+def test_with_a_clock_the_round_end_box_leaves_the_table_to_the_next_turn():
+    """The next round's clock runs for us: the round-end box closes so the table and the clock are seen (issue 23
+    item 9: it covered them until Enter); the round's points stay in the log and the player list."""
+    def check(ui, model, table):
+        screen = screen_text(ui, 80, 24)
+        assert "End of round" not in screen and "Your hand" in screen, screen
+        assert any(line.startswith("Round 1 over:") for line in model.log)
+        LocalSeat(table).play(model.hand[0])  # between our moves, nothing asked of us: the box stays closed
+        assert not ui.round_screen
+    second_round(30, check)
 
 
 def test_without_a_clock_the_round_end_box_waits_for_enter():
-    async def main():
-        model = TableModel()
-        t = LocalTable(Settings(players=3, max_rounds=2, point_limit=None), seed=bytes(32), on_event=model.update)
-        with create_pipe_input() as inp:
-            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput(80, 24))
-            task = asyncio.create_task(ui.app.run_async())
-            t.start()
-            await until(lambda: model.asked is not None, "the first ask")
-            play_a_round(model, LocalSeat(t))
-            await until(lambda: model.round == 1 and model.asked == "card", "the next round's first card")
-            assert "End of round 1" in screen_text(ui, 80, 24)
-            task.cancel()
-    asyncio.run(main())
+    def check(ui, model, table):
+        assert "End of round 1" in screen_text(ui, 80, 24)
+    second_round(None, check)
 
 
 def test_on_a_wide_terminal_the_player_list_stays_beside_the_rows():
