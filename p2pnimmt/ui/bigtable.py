@@ -14,6 +14,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension as D
 
 from ..engine import BULL_HEADS
+from .letters import DIGITS as PIXELS
 from .model import TableModel, heads
 from .widgets import prompt_lines
 from .words import count, fit
@@ -25,14 +26,6 @@ BAND_HEIGHT = 6  # the players: name, score (3 lines), status, the card revealed
 
 Fragments = list[tuple]
 
-# Digits 3 pixels wide and 5 high, drawn with half blocks: three lines of text each.
-PIXELS = {
-    "0": ("111", "101", "101", "101", "111"), "1": ("010", "110", "010", "010", "111"),
-    "2": ("111", "001", "111", "100", "111"), "3": ("111", "001", "111", "001", "111"),
-    "4": ("101", "101", "111", "001", "001"), "5": ("111", "100", "111", "001", "111"),
-    "6": ("111", "100", "111", "101", "111"), "7": ("111", "001", "001", "001", "001"),
-    "8": ("111", "101", "111", "101", "111"), "9": ("111", "101", "111", "001", "111"),
-}
 HALF = {("1", "1"): "█", ("1", "0"): "▀", ("0", "1"): "▄", ("0", "0"): " "}
 
 

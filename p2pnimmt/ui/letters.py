@@ -1,10 +1,16 @@
 """The game code in block letters, to be read from across the room: a 3×5 pixel font for the code's alphabet
-(the digits are bigtable's), each pixel `scale` lines high and twice as many columns wide."""
+(bigtable's scores use the digits), each pixel `scale` lines high and twice as many columns wide."""
 
 from __future__ import annotations
 
-from .bigtable import PIXELS
-
+# Digits 3 pixels wide and 5 high (bigtable draws them with half blocks, three lines of text each).
+DIGITS = {
+    "0": ("111", "101", "101", "101", "111"), "1": ("010", "110", "010", "010", "111"),
+    "2": ("111", "001", "111", "100", "111"), "3": ("111", "001", "111", "001", "111"),
+    "4": ("101", "101", "111", "001", "001"), "5": ("111", "100", "111", "001", "111"),
+    "6": ("111", "100", "111", "101", "111"), "7": ("111", "001", "001", "001", "001"),
+    "8": ("111", "101", "111", "101", "111"), "9": ("111", "101", "111", "001", "111"),
+}
 LETTERS = {
     "A": ("010", "101", "111", "101", "101"), "B": ("110", "101", "110", "101", "110"),
     "C": ("011", "100", "100", "100", "011"), "D": ("110", "101", "101", "101", "110"),
@@ -18,7 +24,7 @@ LETTERS = {
     "W": ("101", "101", "111", "111", "101"), "X": ("101", "101", "010", "101", "101"),
     "Y": ("101", "101", "010", "010", "010"), "Z": ("111", "001", "010", "100", "111"),
 }
-FONT = {**PIXELS, **LETTERS}
+FONT = {**DIGITS, **LETTERS}
 
 
 def block_letters(text: str, scale: int = 1) -> list[str]:
