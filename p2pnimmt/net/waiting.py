@@ -21,6 +21,7 @@ async def watch_waiting(node) -> None:
     since: dict[tuple, float] = {}
     gone: dict[tuple, float] = {}  # waited on, with no link to us, since
     unlinked: dict[int, float] = {}  # any other seat with no link to us, since
+    heard: dict[int, int] = {}  # each seat's messages we hold, at the last look
     while not node.done.is_set():
         await asyncio.sleep(PULL_EVERY)
         session = node.session
@@ -44,8 +45,14 @@ async def watch_waiting(node) -> None:
         stalled = {key for key in waiting if session.roster[key[2]] not in linked
                    or clock is not None and now - since[key] >= clock
                    or session.phase == "turn" and stand_in_asked(session, key[2])}
-        gone = {key: gone.get(key, now) for key in stalled}
-        unlinked = {seat: unlinked.get(seat, now) for seat, peer in enumerate(session.roster)
+        # A seat we have no link to whose messages still reach us (relayed by the others: a member that reaches
+        # only some of us, protocol.md 14) is there: its absence counts from the last message we had from it.
+        counts = {seat: session.inbox.head(peer)[0] for seat, peer in enumerate(session.roster)}
+        moved = {seat for seat, count in counts.items() if heard.get(seat) != count}
+        heard = counts
+        gone = {key: now if key[2] in moved and session.roster[key[2]] not in linked else gone.get(key, now)
+                for key in stalled}
+        unlinked = {seat: now if seat in moved else unlinked.get(seat, now) for seat, peer in enumerate(session.roster)
                     if seat != session.seat and peer not in linked}
         if node.drop_after <= 0 or session.phase == "starting":
             continue

@@ -30,7 +30,7 @@ from p2pnimmt.protocol.verify import replay
 
 _routed = itertools.count()
 SHORT = ["--rounds", "1", "--no-points"]
-SLOW = ["--drop-after", "2", "--bot-delay", "0.5"]  # ten turns of bot moves: longer than the drop time
+SLOW = ["--drop-after", "3", "--bot-delay", "0.5"]  # ten turns of bot moves: longer than the drop time
 
 
 class RoutedLan:
