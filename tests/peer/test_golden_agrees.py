@@ -1,7 +1,8 @@
 """Golden games played again by TypeScript nodes that sign (web/peer/src/seat.ts): byte for byte the same.
 
 The reference plays a golden game of tests/protocol/test_golden.py while every input of every node (the START it
-hosts, each delivery with who delivered it, each card, row and pick its bot chose) is logged with what that input
+hosts, each delivery with who delivered it, each card, row and pick its bot chose, each vote to drop a seat, each
+restart from its transcript) is logged with what that input
 gave to send. The TypeScript nodes get the same keys, the same pinned entropy and those inputs, in that order
 (web/peer/test/golden.ts); what each input gives to send must be the same bytes, to the same peers, and so must
 every transcript and secrets file. Last, the golden pin (test_golden.pin) computed from the TypeScript nodes'
@@ -25,10 +26,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 import test_golden  # noqa: E402  (the golden games, as tests/protocol has them)
 
 from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
+
+RESTART = test_golden.restart
 from p2pnimmt.protocol.events import Outgoing  # noqa: E402
 
-# The golden games TypeScript nodes play now: every deal, 2 to 5 seats, no drops (issue 25).
-AGREED = ["open-2", "tactical-3", "open-5", "draft-2", "draft-5", "sealed-2", "sealed-5"]
+# Every golden game: every deal, 2 to 5 seats, a silent seat voted out, a node restarted from its transcript.
+AGREED = ["open-2", "tactical-3", "open-5", "draft-2", "draft-5", "sealed-2", "sealed-5", "open-resumed-4",
+          "sealed-resumed-4", "open-drop-4", "sealed-drop-4"]
 
 
 def shown(outputs: list[Any]) -> list[list[Any]]:
@@ -52,16 +56,28 @@ class Logged(test_golden.RecordingNet):
             self.wrap(session, entry)
 
     @staticmethod
+    def note(entry: dict[str, Any], given: list[Any], out: list[Any]) -> None:
+        """One input of a node, and what it gave to send."""
+        entry["inputs"].append(given)
+        entry["outputs"].append(shown(out))
+        sent = [o for o in out if isinstance(o, Outgoing)]
+        entry["where"].update({id(o): (len(entry["inputs"]) - 1, j) for j, o in enumerate(sent)})
+
+    def restart(self, peer: bytes) -> list[Any]:
+        """The node of `peer` restarted from its transcript and secrets (harness.restart), logged."""
+        out = RESTART(self, peer)
+        self.note(self.log[peer], ["restart"], out)
+        self.wrap(self.sessions[peer], self.log[peer])
+        return out
+
+    @staticmethod
     def wrap(session: Any, entry: dict[str, Any]) -> None:
         def logged(name: str, shape: Any) -> Any:
             method = getattr(session, name)
 
             def call(*args: Any, **kwargs: Any) -> Any:
                 out = method(*args, **kwargs)
-                entry["inputs"].append(shape(*args, **kwargs))
-                entry["outputs"].append(shown(out))
-                sent = [o for o in out if isinstance(o, Outgoing)]
-                entry["where"].update({id(o): (len(entry["inputs"]) - 1, j) for j, o in enumerate(sent)})
+                Logged.note(entry, shape(*args, **kwargs), out)
                 return out
 
             setattr(session, name, call)
@@ -74,6 +90,7 @@ class Logged(test_golden.RecordingNet):
         logged("play", lambda card: ["play", card])
         logged("choose_row", lambda row: ["row", row])
         logged("pick", lambda card: ["pick", card])
+        logged("drop", lambda seat: ["drop", seat])
 
 
 def what(wire_hex: str) -> str:
@@ -85,6 +102,7 @@ def what(wire_hex: str) -> str:
 def test_typescript_nodes_play_the_golden_game_byte_for_byte(name: str, compiled: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(test_golden, "RecordingNet", Logged)
+    monkeypatch.setattr(test_golden, "restart", Logged.restart)
     net = test_golden.GAMES[name]()
     assert isinstance(net, Logged)
     golden = json.loads(test_golden.GOLDEN.read_text())[name]
@@ -102,7 +120,9 @@ def test_typescript_nodes_play_the_golden_game_byte_for_byte(name: str, compiled
             if got != want:
                 pytest.fail(f"node {i}, input {k} ({given[0]} {what(given[1]) if given[0] == 'receive' else given[1:]}):"
                             f"\n reference sent {[what(o[0]) + f' skip {o[2]} watchers {o[3]}' for o in want]}"
-                            f"\n TypeScript sent {[what(o[0]) + f' skip {o[2]} watchers {o[3]}' for o in got]}",
+                            f"\n TypeScript sent {[what(o[0]) + f' skip {o[2]} watchers {o[3]}' for o in got]}"
+                            f"\n TypeScript node at the end: {theirs.get('phase')}, {theirs.get('faults')}, "
+                            f"{theirs.get('error')}",
                             pytrace=False)
         assert "error" not in theirs, f"node {i}: {theirs['error']}"
         assert len(theirs["outputs"]) == len(ours["outputs"])

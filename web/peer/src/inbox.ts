@@ -40,6 +40,9 @@ export class Inbox {
   started = false;
   private readonly heads = new Map<string, { next: number; last: Uint8Array; accepted: Envelope[] }>();
   private readonly ahead = new Map<string, Map<number, Envelope>>();
+  /** `${sender}|${seq}` of the messages their sender delivered itself; the senders already reported for a replay. */
+  private readonly direct = new Set<string>();
+  private readonly replayed = new Set<string>();
   /** Messages held before the START, by the peer that delivered them (in the order each first delivered one). */
   private early = new Map<string, { via: Uint8Array | null; wires: Uint8Array[] }>();
   private earlyCount = 0;
@@ -140,8 +143,15 @@ export class Inbox {
     }
     const head = this.heads.get(sender) ?? { next: 0, last: NO_PREVIOUS, accepted: [] };
     if (env.seq < head.next && equal((head.accepted[env.seq] as Envelope).hash, env.hash)) {
-      // a copy of a message accepted (relays send them all the time): nothing more to check
-      if (via !== null && equal(via, env.sender)) yield refused(via, "replay", `${env.kind} seq ${env.seq} delivered again by its sender`);
+      // A copy of a message accepted (relays send them all the time): nothing more to check. The sender delivering
+      // it a second time itself is a replay, reported once per sender.
+      if (via === null || !equal(via, env.sender)) return;
+      const key = `${sender}|${env.seq}`;
+      if (this.direct.has(key) && !this.replayed.has(sender)) {
+        this.replayed.add(sender);
+        yield refused(via, "replay", `${env.kind} seq ${env.seq} delivered again by its sender (reported once)`);
+      }
+      this.direct.add(key);
       return;
     }
     if (!signedBy(env, key)) {
@@ -154,6 +164,7 @@ export class Inbox {
         detail: `two different messages with seq ${env.seq}`, evidence: [mine.wire, env.wire] } };
       return;
     }
+    if (via !== null && equal(via, env.sender)) this.direct.add(`${sender}|${env.seq}`);
     if (env.seq > head.next) {
       const waiting = this.ahead.get(sender) ?? new Map<number, Envelope>();
       const other = waiting.get(env.seq);

@@ -1,27 +1,28 @@
 /**
  * A node that signs (section 11): the session of session.ts, plus an identity, entropy injected and a transcript
- * of its own. Fed bytes (`deliver`) and a seat's moves (`hostGame`, `play`, `chooseRow`, `pick`), it returns what to
- * send: its own messages, signed, and the relays of section 8 (every message accepted, to the spectators; the
- * seat after the sender also to the other seats). At each fixed point of the game it signs the one message it
- * owes there (START_ACK; SEED_COMMIT then SEED_REVEAL, or SEALED_SHUFFLE then SEALED_UNLOCK; PLAY_REVEAL;
- * SEALED_KEYS, ROUND_END; GAME_END); the moves a person or
- * a bot makes come in as intents. Entropy is drawn where section 10.1's commitments need it, in the order of
- * section 11 ("Entropy"): sans-I/O, so the same keys, entropy and arrivals give the same bytes as the reference.
- * With no seat (a spectator with a key) it relays and records only. Not here yet: votes (DROP, KEEP), the
- * stand-in's moves and STANDIN, REJOIN, a sealed deal's alarm (17.8), a restart from the transcript.
+ * of its own. Fed bytes (`deliver`) and a seat's moves (`hostGame`, `play`, `chooseRow`, `pick`, `voteOut`), it
+ * returns what to send: its own messages, signed, and the relays of section 8 (every message accepted, to the
+ * spectators; the seat after the sender also to the other seats). At each fixed point of the game it signs the one
+ * message it owes there (a DROP joining an open vote on a seat it waits on too; START_ACK; SEED_COMMIT then
+ * SEED_REVEAL, or SEALED_SHUFFLE then SEALED_UNLOCK; PLAY_REVEAL; SEALED_KEYS, ROUND_END; GAME_END); the moves
+ * a person or a bot makes come in as intents. Entropy is drawn where section 10.1's commitments need it, in the
+ * order of section 11 ("Entropy"): sans-I/O, so the same keys, entropy and arrivals give the same bytes as the
+ * reference. `Seat.restart` goes on from a transcript and secrets (section 13). With no seat (a spectator with a
+ * key) it relays and records only. Not here yet: KEEP, several seats voted out together, the stand-in's moves
+ * (the clock, STANDIN, away), REJOIN, a sealed deal's alarm (17.8), the caps on fault records.
  */
-import { concat, equal } from "./bytes.js";
+import { concat, equal, hex } from "./bytes.js";
 import type { Card } from "./cards.js";
-import { type Encodable, encode } from "./codec.js";
+import { type Encodable, encode, type MsgMap } from "./codec.js";
 import { type Envelope, NO_PREVIOUS, seal } from "./envelope.js";
 import { betweenRounds, commitment, commitSet, playValue, stateHash } from "./hashes.js";
 import { handPositions, unlockValues } from "./sealed_deal.js";
-import { cardOf, drawKeyPair, type KeyPair, shuffleStep, X } from "./sealed_group.js";
+import { cardOf, drawKeyPair, inverseKey, type KeyPair, shuffleStep, X } from "./sealed_group.js";
 import { gameIdFor, type Identity } from "./identity.js";
 import type { Kind } from "./messages.js";
-import { Session, type Settings, Unsupported } from "./session.js";
-import { GAME_END_STEP, ROUND_END_STEP, commitStep } from "./steps.js";
-import { TranscriptWriter } from "./transcript.js";
+import { type Fault, Session, type Settings, Unsupported } from "./session.js";
+import { cmp, commitStep, GAME_END_STEP, type Pos, ROUND_END_STEP, voteSlot } from "./steps.js";
+import { MAX_DETAIL, TranscriptWriter } from "./transcript.js";
 
 /** Bytes to send: to every peer (`to` null) but those in `skip`; `watchersOnly`: to the spectators alone. */
 export interface Outgoing {
@@ -54,17 +55,46 @@ export class Seat extends Session {
   readonly secrets: Body[] = [];
   private out: Outgoing[] = [];
   private readonly seeds = new Map<number, [Uint8Array, Uint8Array]>();
-  /** By `${round}|${turn}`: our card, its nonce and (sealed) its deck position. */
-  private readonly nonces = new Map<string, [Card, Uint8Array, number | null]>();
+  /** By `${round}|${turn}`: our card and its nonce. */
+  private readonly nonces = new Map<string, [Card, Uint8Array]>();
   /** By round (sealed deal): our key pair, permutation seed and commitment nonce. */
   private readonly sealedSecrets = new Map<number, { pair: KeyPair; seed: Uint8Array; nonce: Uint8Array }>();
-  /** Our hidden hand in a sealed round we shuffled: card -> deck position (what is not played yet). */
+  /** Our hidden hand in a sealed round we shuffled: card -> deck position. */
   private hidden: { round: number; cards: Map<Card, number> } | null = null;
 
+  /** Replaying our own transcript after a restart: nothing is signed, sent, drawn or recorded. */
+  private replaying = false;
+
   constructor(readonly identity: Identity, private readonly entropy: Entropy, game: Uint8Array | null = null,
-    private readonly relay = true) {
+    private readonly relay = true, written: Uint8Array | null = null) {
     super(game);
-    this.transcript = new TranscriptWriter(identity);
+    this.transcript = new TranscriptWriter(identity, written);
+  }
+
+  /**
+   * A node restarted (section 13): its transcript so far and its secrets records give it back its state. The
+   * messages of the transcript are taken again, silently; then it goes on, and what it sends first is returned.
+   */
+  static restart(identity: Identity, entropy: Entropy, written: Uint8Array, secrets: readonly ReadonlyMap<string, unknown>[],
+    relay = true): { seat: Seat; out: Outgoing[] } {
+    const seat = new Seat(identity, entropy, null, relay, written);
+    for (const record of secrets) seat.restore(record as MsgMap);
+    seat.replaying = true;
+    for (const wire of TranscriptWriter.messages(written)) seat.receive(wire, null);
+    seat.replaying = false;
+    return { seat, out: seat.input(() => seat.resume()) };
+  }
+
+  private restore(record: MsgMap): void {
+    const r = record.get("round") as number;
+    const nonce = record.get("nonce") as Uint8Array;
+    const kind = record.get("kind");
+    if (kind === "play") this.nonces.set(`${r}|${record.get("turn") as number}`, [record.get("card") as Card, nonce]);
+    if (kind === "seed") this.seeds.set(r, [record.get("contribution") as Uint8Array, nonce]);
+    if (kind === "sealed") {
+      const e = record.get("key") as Uint8Array;
+      this.sealedSecrets.set(r, { pair: { e, d: inverseKey(e) as Uint8Array }, seed: record.get("seed") as Uint8Array, nonce });
+    }
   }
 
   /** Our seat, or null (a spectator; or before the START). */
@@ -101,12 +131,12 @@ export class Seat extends Session {
       const r = this.round;
       const t = this.turn;
       if (this.slot("PLAY_COMMIT", r, t).has(seat)) throw new Error(`already committed a card for turn ${t + 1}`);
-      const hidden = this.hiddenHand(seat);
-      const position = hidden ? hidden.get(card) ?? null : null;
-      if (hidden ? position === null : !this.hands[seat]?.has(card)) throw new Error(`${card} is not in your hand`);
-      hidden?.delete(card);
+      const position = this.positionOf(seat, card);
+      const played = Array.from({ length: t }, (_, u) => this.nonces.get(`${r}|${u}`)?.[0]);
+      const held = position === null ? this.hands[seat]?.has(card) : !played.includes(card);
+      if (!held || position === undefined) throw new Error(`${card} is not in your hand`);
       const nonce = this.draw(NONCE_SIZE);
-      this.nonces.set(`${r}|${t}`, [card, nonce, position]);
+      this.nonces.set(`${r}|${t}`, [card, nonce]);
       this.secrets.push(body(["kind", "play"], ["round", r], ["turn", t], ["card", card], ["nonce", nonce]));
       const commit = commitment("play", this.gameId, r, t, seat, playValue(card, position), nonce);
       this.send("PLAY_COMMIT", body(["round", r], ["turn", t], ["commit", commit], ["state", this.stateNow()]));
@@ -129,6 +159,48 @@ export class Seat extends Session {
       this.seated("deal");
       this.send("DRAFT_PICK", body(["round", this.round], ["pick", this.draftPicks], ["card", card]));
     });
+  }
+
+  /** Vote to drop seat `x`, whose message the game has waited on too long (11.1): DROP at the position it waits on. */
+  voteOut(x: number): Outgoing[] {
+    return this.input(() => {
+      const seat = this.seat;
+      const at = this.waitsOn();
+      if (seat === null || this.dropped.has(seat) || !at || !this.activeAt(at).includes(seat)) {
+        throw new Error("only a player still in the game can vote");
+      }
+      if (x === seat || this.phase === "starting" || !this.missing(at).length
+        || (!this.missing(at).includes(x) && !this.activeAt(at).includes(x))) throw new Error(`the game is not waiting for seat ${x}`);
+      if (this.voted(seat, at, x)) throw new Error(`already voted to drop seat ${x} at this step`);
+      if (this.wentOn(seat, x, at)) throw new Error(`we went on from seat ${x}'s message at this step (a KEEP): no vote now`);
+      this.vote(x, at);
+    });
+  }
+
+  private voted(seat: number, at: Pos, x: number): boolean {
+    return this.slot("DROP", at[0], voteSlot(at[1], at[2], x)).has(seat);
+  }
+
+  /** DROP {round, step, seat}, and `place` at a step with places (32; a draft's step 0). */
+  private vote(x: number, at: Pos): void {
+    const fields = body(["round", at[0]], ["step", at[1]], ["seat", x]);
+    if (at[1] === ROUND_END_STEP || ((this.settings as Settings).variant === "draft" && at[1] === 0)) fields.set("place", at[2]);
+    this.send("DROP", fields);
+  }
+
+  /** Join an open vote to drop a seat we wait on too, at the position we are at (11.1). */
+  private oweVote(seat: number): boolean {
+    const now = this.waitsOn();
+    if (!now || !this.activeAt(now).includes(seat)) return false;
+    for (const key of this.votes) {
+      const [r, step, place, x] = key.split("|").map(Number) as [number, number, number, number];
+      const at: Pos = [r, step, place];
+      if (cmp(at, now) !== 0 || x === seat || this.dropped.has(x) || !this.activeAt(at).includes(x)) continue;
+      if (this.voted(seat, at, x) || !this.missing(now).includes(x) || this.wentOn(seat, x, at)) continue;
+      this.vote(x, at);
+      return true;
+    }
+    return false;
   }
 
   private get gameId(): Uint8Array {
@@ -167,6 +239,7 @@ export class Seat extends Session {
   }
 
   protected override accepted_(env: Envelope, via: Uint8Array | null): void {
+    if (this.replaying) return; // in the transcript already; relayed when it first came
     if (!this.transcript.sealed) this.transcript.message(env.wire);
     if (!this.relay || equal(env.sender, this.identity.peer)) return;
     // The seat after the sender relays to the other seats; every node relays to the spectators (section 8).
@@ -176,10 +249,22 @@ export class Seat extends Session {
       watchersOnly: relayer === null || !equal(relayer, this.identity.peer) });
   }
 
+  /** A fault is recorded as section 13 says: the detail cut to its limit, the evidence not already a msg record
+   * (the caps on non-fatal records per peer and in all are not kept yet). */
+  protected override note(fault: Fault): void {
+    super.note(fault);
+    if (this.replaying || this.transcript.sealed) return;
+    const recorded = new Set(TranscriptWriter.messages(this.transcript.bytes()).map(hex));
+    this.transcript.fault({ ...fault, detail: [...fault.detail].slice(0, MAX_DETAIL).join(""),
+      evidence: fault.evidence.filter((w) => !recorded.has(hex(w))) });
+  }
+
   protected override owe(): boolean {
+    if (this.replaying) return false; // what we signed before is in the transcript, and comes in its turn
     if (this.phase === "over" && !this.transcript.sealed) this.transcript.seal();
     const seat = this.seat;
     if (seat === null || this.dropped.has(seat) || this.start === null) return false;
+    if (this.oweVote(seat)) return true;
     const r = this.round;
     const settings = this.settings as Settings;
     const mine = (kind: Kind, round: number, k: number): boolean => this.slot(kind, round, k).has(seat);
@@ -196,7 +281,8 @@ export class Seat extends Session {
         const committers = this.activeAt([r, commitStep(t), 0]);
         const commits = this.slot("PLAY_COMMIT", r, t);
         if (!commits.has(seat) || mine("PLAY_REVEAL", r, t) || !committers.every((s) => commits.has(s))) return false;
-        const [card, nonce, position] = this.nonces.get(`${r}|${t}`) as [Card, Uint8Array, number | null];
+        const [card, nonce] = this.nonces.get(`${r}|${t}`) as [Card, Uint8Array];
+        const position = this.positionOf(seat, card) ?? null;
         const digest = commitSet(committers.map((s) => (commits.get(s) as Envelope).hash));
         const fields = body(["round", r], ["turn", t], ["card", card], ["nonce", nonce], ["commits", digest]);
         if (position !== null) fields.set("position", position);
@@ -280,6 +366,12 @@ export class Seat extends Session {
     const { pair, seed, nonce } = this.sealedSecret(r);
     this.send("SEALED_KEYS", body(["round", r], ["key", pair.e], ["seed", seed], ["nonce", nonce], ["alarm", false]));
     return true;
+  }
+
+  /** A card's deck position in our hidden hand (sealed, 17.6): null where our hand is open, undefined if not in it. */
+  private positionOf(seat: number, card: Card): number | null | undefined {
+    const hidden = this.hiddenHand(seat);
+    return hidden ? hidden.get(card) : null;
   }
 
   /** Our hand in a sealed round we shuffled, opened with our d (17.5 step 4); null where the hand is open. */

@@ -98,7 +98,7 @@ export class Session {
   /** Every message in a slot, by seat: its slot and position (for "went on", and to take a dropped seat's out). */
   private readonly placed = new Map<number, { key: string; pos: Pos; seq: number }[]>();
   /** Votes seen: `${round}|${step}|${place}|${seat}`. */
-  private readonly votes = new Set<string>();
+  protected readonly votes = new Set<string>();
   /** A voter's later messages, waiting until its vote is decided. */
   private readonly held = new Map<number, Envelope[]>();
   private readonly gameArg: Uint8Array | null;
@@ -158,8 +158,18 @@ export class Session {
     return this.found;
   }
 
+  /** A fault found (a seat records it in its transcript, section 13). */
+  protected note(fault: Fault): void {
+    this.found.push(fault);
+  }
+
   /** A message was accepted (after the gates of section 8, before section 9's checks): a seat records it. */
   protected accepted_(_env: Envelope, _via: Uint8Array | null): void {}
+
+  /** Move the game on as far as its slots allow (a node restarted, once its transcript is replayed). */
+  protected resume(): void {
+    this.run(() => this.settle());
+  }
 
   /** At a fixed point of the game: a seat sends the one message it owes now, if any (true if it sent one). */
   protected owe(): boolean {
@@ -167,7 +177,7 @@ export class Session {
   }
 
   private report(fault: Fault): void {
-    this.found.push(fault);
+    this.note(fault);
     if (!fault.fatal) return;
     this.fault = fault;
     this.phase = "aborted";
@@ -185,7 +195,7 @@ export class Session {
       this.report({ ...fault, fatal: true });
       throw new Stop();
     }
-    this.found.push({ ...fault, fatal: false });
+    this.note({ ...fault, fatal: false });
     const from = (offender ?? evidence[evidence.length - 1] as Envelope).seq;
     this.expelled.set(seat, Math.min(from, this.expelled.get(seat) ?? from));
     this.forever.add(seat);
@@ -356,7 +366,7 @@ export class Session {
 
   /** Whether seat `w` went on from seat `x`'s message at `pos`: a message of its own in a slot for a later
    * position; at a sealed game's seat-ordered step its own message there, coming after x; or KEEP there naming x. */
-  private wentOn(w: number, x: number, pos: Pos): boolean {
+  protected wentOn(w: number, x: number, pos: Pos): boolean {
     if ((this.placed.get(w) ?? []).some((m) => cmp(m.pos, pos) > 0)) return true;
     const [r, step, place] = pos;
     if ((this.settings as Settings).deal === "sealed" && step <= 1 && w > x) {
@@ -470,7 +480,7 @@ export class Session {
   }
 
   /** The seats whose message the game waits for at `at` (the position it waits on). */
-  private missing(at: Pos): number[] {
+  protected missing(at: Pos): number[] {
     const [r, step] = at;
     const settings = this.settings as Settings;
     const lacking = (kind: Kind, round: number, k: number, seats: number[]): number[] => {
@@ -549,7 +559,7 @@ export class Session {
     const reason = `seat ${x} (${this.names[x]}) stopped before sending ${what} after it shuffled: its layer cannot be removed nor its key revealed`;
     this.voided.set(this.round, reason);
     this.forfeits.add(x);
-    this.found.push({ peer: this.peers[x] as Uint8Array, code: "absent", detail: reason, fatal: false, evidence: [] });
+    this.note({ peer: this.peers[x] as Uint8Array, code: "absent", detail: reason, fatal: false, evidence: [] });
     this.phase = "round-end";
     this.plays = null;
     this.history.push(this.keys.map(() => 0));
@@ -570,7 +580,9 @@ export class Session {
     for (const env of this.accepted) faults.push(...fresh.receive(env.wire));
     const found = this.found;
     found.push(...faults.filter((f) => !f.fatal));
-    Object.assign(this, fresh);
+    // The table is rebuilt, not the inbox: what it holds ahead of a chain is still held (the rebuild may come in
+    // the middle of taking a message that releases more), and the pass under way goes on.
+    Object.assign(this, fresh, { inbox: this.inbox, settling: this.settling });
     this.found = found;
     if (fresh.fault) this.report(fresh.fault);
   }

@@ -4,7 +4,7 @@
  * link = SHA-256("p2pnimmt/transcript-link/v1" || the previous record's bytes); the seal signs its own link.
  */
 import { ascii, concat, u32 } from "./bytes.js";
-import { DecodeError, type Encodable, encode, type Value } from "./codec.js";
+import { decode, DecodeError, type Encodable, encode, type Value } from "./codec.js";
 import { tagged } from "./hash.js";
 import { type Identity, PEER_ID_SIZE } from "./identity.js";
 
@@ -82,10 +82,29 @@ export class TranscriptWriter {
   private readonly chunks: Uint8Array[] = [];
   sealed = false;
 
-  constructor(private readonly recorder: Identity | null) {
-    const head = header(recorder ? recorder.publicKey : null);
-    this.chunks.push(frame(head));
-    this.last = link(head);
+  constructor(private readonly recorder: Identity | null, written: Uint8Array | null = null) {
+    if (written === null) {
+      const head = header(recorder ? recorder.publicKey : null);
+      this.chunks.push(frame(head));
+      this.last = link(head);
+      return;
+    }
+    // Going on with a transcript written before a restart: its index and link from its last record.
+    const records = frames(written);
+    const lastRecord = records[records.length - 1] as Uint8Array;
+    this.chunks.push(written.slice());
+    this.last = link(lastRecord);
+    const fields = decode(lastRecord, MAX_RECORD);
+    if (records.length > 1 && Array.isArray(fields)) {
+      this.index = fields[0] as number;
+      this.sealed = fields[2] === "seal";
+    }
+  }
+
+  /** The wire bytes of its msg records, in order (what a restarted node replays). */
+  static messages(written: Uint8Array): Uint8Array[] {
+    return frames(written).slice(1).map((r) => decode(r, MAX_RECORD) as Value[]).filter((f) => f[2] === "msg")
+      .map((f) => f[3] as Uint8Array);
   }
 
   private record(type: string, payload: Encodable): void {

@@ -3,7 +3,8 @@
  * Reads on stdin {"peers": [{"secret", "label", "inputs"}]}: each node's Ed25519 key, the label of its pinned
  * entropy (SHA-256(label "/" counter), cut to the length asked, as tests/protocol/harness.py draws it) and every
  * input the reference's node had, in order: ["host", salt, settings, roster], ["receive", wire, via],
- * ["play", card], ["row", row], ["pick", card] (bytes in hex). Prints, per node, what each input gave to send
+ * ["play", card], ["row", row], ["pick", card], ["drop", seat], ["restart"] (the node restarted from its transcript and
+ * secrets; bytes in hex). Prints, per node, what each input gave to send
  * ([wire, to, skip, watchers only]), its transcript and its secrets records (hex), or the error that stopped it.
  */
 import { readFileSync } from "node:fs";
@@ -14,7 +15,7 @@ import { type Member, type Outgoing, Seat } from "../src/seat.js";
 import type { Settings } from "../src/session.js";
 
 type Input = ["host", string, Record<string, unknown>, [string, string, boolean][]] | ["receive", string, string | null]
-  | ["play" | "row" | "pick", number];
+  | ["play" | "row" | "pick" | "drop", number] | ["restart"];
 
 interface Peer {
   secret: string;
@@ -34,7 +35,9 @@ const shown = (out: Outgoing[]): unknown[] =>
   out.map((o) => [hex(o.wire), o.to === null ? null : hex(o.to), o.skip.map(hex), o.watchersOnly]);
 
 function play(peer: Peer): unknown {
-  const seat = new Seat(new Identity(fromHex(peer.secret)), pinned(peer.label));
+  const identity = new Identity(fromHex(peer.secret));
+  const entropy = pinned(peer.label);
+  let seat = new Seat(identity, entropy);
   const outputs: unknown[] = [];
   try {
     for (const input of peer.inputs) {
@@ -59,6 +62,15 @@ function play(peer: Peer): unknown {
         case "pick":
           outputs.push(shown(seat.pick(input[1])));
           break;
+        case "drop":
+          outputs.push(shown(seat.voteOut(input[1])));
+          break;
+        case "restart": {
+          const restarted = Seat.restart(identity, entropy, seat.transcript.bytes(), seat.secrets);
+          seat = restarted.seat;
+          outputs.push(shown(restarted.out));
+          break;
+        }
       }
     }
   } catch (e) {
