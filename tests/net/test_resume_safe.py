@@ -30,14 +30,15 @@ def kill(proc) -> None:
     proc.popen.wait()
 
 
-def start_game(tmp_path: Path, procs, joiners: int = 2, watcher: bool = True, rounds: int = 3):
-    """A host (no bots: every seat a process of its own, each with files) and its joiners (and a spectator)."""
+def start_game(tmp_path: Path, procs, joiners: int = 2, watcher: bool = True, rounds: int = 3, pace: tuple = ()):
+    """A host (no bots: every seat a process of its own, each with files) and its joiners (and a spectator);
+    `pace`: more options of every seat (a --bot-delay)."""
     host = procs(["host", "--headless", "--seats", str(joiners + 1), "--rounds", str(rounds), "--no-points", *LO,
-                  *PEER, "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
+                  *PEER, *pace, "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
     code = host.wait_for(r"code: (\w{4})").group(1)
     peers = {"host": host}
     for i in range(1, joiners + 1):
-        peers[f"j{i}"] = procs(["join", code, "--headless", *LO, *PEER, "--name", f"j{i}",
+        peers[f"j{i}"] = procs(["join", code, "--headless", *LO, *PEER, *pace, "--name", f"j{i}",
                                 "--transcript", str(tmp_path / f"j{i}.p2pt")], tmp_path / f"j{i}.out")
     if watcher:
         peers["watch"] = procs(["watch", code, "--headless", *LO, "--give-up", "60",
@@ -47,8 +48,8 @@ def start_game(tmp_path: Path, procs, joiners: int = 2, watcher: bool = True, ro
     return code, peers
 
 
-def resume(procs, tmp_path: Path, name: str, path: Path | None = None):
-    return procs(["resume", str(path or tmp_path / f"{name}.p2pt"), "--headless", *LO, *PEER],
+def resume(procs, tmp_path: Path, name: str, path: Path | None = None, pace: tuple = ()):
+    return procs(["resume", str(path or tmp_path / f"{name}.p2pt"), "--headless", *LO, *PEER, *pace],
                  tmp_path / f"{name}.resume.out")
 
 
@@ -70,15 +71,16 @@ def test_a_killed_host_resumes_and_every_node_finishes(tmp_path: Path, procs) ->
     """kill -9 the host (and a player) mid-game: the host resumes on its port, takes its lobby back, the player
     rejoins it (a join the resumed host must recognise), the spectator reconnects, a new spectator finds it by
     its code (advertised again) and is sent the lobby, and every node finishes."""
-    code, peers = start_game(tmp_path, procs)
+    pace = ("--bot-delay", "0.3")  # the game outlasts the late spectator's search (it finished first, once)
+    code, peers = start_game(tmp_path, procs, pace=pace)
     peers["host"].wait_for(r"(?m)^round 1:", 60)
     kill(peers["host"])
     kill(peers["j1"])
     assert "final scores" not in peers["host"].text()
-    host = resume(procs, tmp_path, "host")
+    host = resume(procs, tmp_path, "host", pace=pace)
     host.wait_for(r"resumed \w{4} from .*: \d+ messages replayed")
     host.wait_for(r"listening on 127\.0\.0\.1:\d+")
-    j1 = resume(procs, tmp_path, "j1")
+    j1 = resume(procs, tmp_path, "j1", pace=pace)
     late = procs(["watch", code, "--headless", *LO, "--give-up", "60", "--transcript", str(tmp_path / "late.p2pt")],
                  tmp_path / "late.out")
     alive = {"host": host, "j1": j1, "j2": peers["j2"], "watch": peers["watch"], "late": late}
