@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..net.discovery import LIST_CHECKED, MAX_GAMES, GameAd, Scan, listed_codes, open_zeroconf, scan, service_type
+from ..net.invite import looks_like_link
 from ..neutral import shown
 from .options import Options
 from .output import say
@@ -103,7 +104,7 @@ async def code_problem(interface: str | None, code: str, verb: str, seconds: flo
     """Why the start menu cannot join (or watch) the game with this typed code: no game answers it on this network
     (the person may have mistyped it), or, to join, every game that does has started or is full; None if it can.
     An invite link is not looked for (`join` dials it)."""
-    if "://" in code:
+    if looks_like_link(code):
         return None
     try:
         found = await look(interface, seconds, code=code)

@@ -12,7 +12,7 @@ from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
 from ..net.spectator import tried
-from ..net.waiting import gone_seats, left, too_few
+from ..net.waiting import left, too_few
 from ..neutral import neutral
 from ..protocol.identity import Identity
 from .options import Options, RoleFailed
@@ -135,10 +135,10 @@ async def stalled(node: Node, give_up: float) -> str:
         await asyncio.sleep(min(1.0, give_up / 4) if give_up > 0 else 0.5)
         now = loop.time()
         session = node.session
-        few = too_few(session, node.linked) if node.drop_after > 0 and session is not None else None
-        if few is not None and session is not None and all(left(node, session.roster[s])
-                                                           for s in gone_seats(session, node.linked)):
-            return few
+        found = too_few(session, node.linked) if node.drop_after > 0 and session is not None else None
+        few = found[0] if found is not None else None
+        if found is not None and session is not None and all(left(node, session.roster[s]) for s in found[1]):
+            return found[0]
         few_since = None if few is None else now if few_since is None else few_since
         if few is not None and few_since is not None and now - few_since >= node.drop_after and not told:
             told = True

@@ -100,10 +100,10 @@ def gone_seats(session: Session, linked: frozenset[bytes]) -> list[int]:
     return [s for s in session.table.active_at(*at) if s != session.seat and session.roster[s] not in linked]
 
 
-def too_few(session: Session, linked: frozenset[bytes]) -> str | None:
-    """Why this seat cannot play on, or None: the game waits on a seat we have no link to, and the seats we
-    have no link to are more than the rest of us could ever vote out together (protocol.md 11.1: a set of
-    several seats goes only by the votes of more than half the table), so nobody can drop them."""
+def too_few(session: Session, linked: frozenset[bytes]) -> tuple[str, list[int]] | None:
+    """(why this seat cannot play on, the seats gone), or None: the game waits on a seat we have no link to, and
+    the seats we have no link to are more than the rest of us could ever vote out together (protocol.md 11.1: a
+    set of several seats goes only by the votes of more than half the table), so nobody can drop them."""
     table = session.table
     at = table.now()
     if session.seat is None or session.phase in ("over", "aborted") or at is None or session.start is None:
@@ -116,4 +116,4 @@ def too_few(session: Session, linked: frozenset[bytes]) -> str | None:
         return None
     names = ", ".join(session.names[s] for s in gone)
     return (f"too few players remain to play on: {names} left ({len(active) - len(gone)} of {len(active)} remain, "
-            "and a game goes on without the missing only while more than half remain)")
+            "and a game goes on without the missing only while more than half remain)"), gone
