@@ -45,14 +45,23 @@ class Pane:
         subprocess.run(self._tmux("send-keys", "-t", self.name, *keys), check=True)
 
     def wait(self, text: str, timeout: float = 30.0) -> str:
-        """The screen once it shows text; an AssertionError with the screen if it does not within timeout."""
+        """The screen once it shows text and is drawn whole (two captures 50 ms apart agree: tmux may be caught
+        mid-redraw, with the text on screen and the lines below it not yet); an AssertionError with the screen
+        if text is not shown within timeout."""
         timeout = outer(timeout)
         deadline = time.monotonic() + timeout
+        seen = None
         while time.monotonic() < deadline:
             shown = self.screen()
             if text in shown:
-                return shown
+                if shown == seen:
+                    return shown
+                seen = shown
+            else:
+                seen = None
             time.sleep(0.05)
+        if seen is not None:
+            return seen
         raise AssertionError(f"{text!r} not on screen within {timeout} s:\n{self.screen()}")
 
     def press(self, key: str, shown: str, timeout: float = 5.0) -> str:
