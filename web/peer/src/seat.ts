@@ -375,7 +375,7 @@ export class Seat extends Session {
   }
 
   /** Our hand in a sealed round we shuffled, opened with our d (17.5 step 4); null where the hand is open. */
-  private hiddenHand(seat: number): Map<Card, number> | null {
+  protected hiddenHand(seat: number): Map<Card, number> | null {
     const sealed = this.sealed;
     if (!sealed || !sealed.shufflers.includes(seat)) return null;
     if (this.hidden?.round !== this.round) {
