@@ -104,6 +104,7 @@ class TurnResolved(Event):
     turn: int
     placements: tuple[tuple[int, int, int, tuple[int, ...]], ...]  # (seat, card, row, taken) in placing order
     rows: tuple[tuple[int, ...], ...]
+    stand_in: tuple[int, ...] = ()  # the seat whose row the stand-in chose (it was dropped, or its choice says auto)
 
 
 @dataclass(frozen=True, slots=True)

@@ -270,18 +270,22 @@ def step_turn(table: Table) -> Effects[None]:
                     (choices[stray[0]].wire,))
         return
     row = None
+    by_stand_in: tuple[int, ...] = ()
     if chooser is not None:
         if record.chooser is None:
             record.chooser = chooser
             yield Emit(RowChoiceNeeded(r, t, chooser, min(cards), tuple(cards)))
         if not table.playing(chooser, r, choice_step):
             row = stand_in_row(rnd.rows)
+            by_stand_in = (chooser,)
         elif table.held_back(choice_step) or chooser not in choices:
             if chooser == table.seat and chooser not in choices and table.stand_in_asked(chooser, r, t, choice_step):
                 yield StandInMove()
             return
         else:
             row = choices[chooser].body["row"]
+            if choices[chooser].body.get("auto") is True:
+                by_stand_in = (chooser,)
             if row > 3:
                 yield Fatal(chooser, "bad-row", f"{table.who_seat(chooser)} chose row {row}; rows are 0..3",
                             (choices[chooser].wire,))
@@ -292,7 +296,7 @@ def step_turn(table: Table) -> Effects[None]:
         choice = choices.get(seat) if chooser == seat else None
         yield from note_stand_in(table, seat, reveals[seat].body.get("auto") is True
                                  and (choice is None or choice.body.get("auto") is True))
-    yield Emit(TurnResolved(r, t, tuple(placed), tuple(tuple(x) for x in rnd.rows)))
+    yield Emit(TurnResolved(r, t, tuple(placed), tuple(tuple(x) for x in rnd.rows), by_stand_in))
     table.turn += 1
     table.forget_state()
     if rnd.over:

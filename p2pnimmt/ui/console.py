@@ -26,6 +26,8 @@ from ..protocol.events import (
 )
 from .words import agrees, bull_heads
 
+STAND_IN_ROW = " (the stand-in chose the row)"  # a row choice the stand-in made, in everyone's lines
+
 
 class InputClosed(Exception):
     """The player's input ended before the game did."""
@@ -44,7 +46,7 @@ def turn_lines(event: Revealed | TurnResolved, names: Sequence[str], me: int | N
         return ["  revealed: " + ", ".join(f"{names[s]} {event.cards[s]}{marks.get(s, '')}" for s in order)]
     who = {seat: "you" if seat == me else names[seat] for seat in range(len(names))}
     return [f"  {who[seat]} {agrees(who[seat], 'takes', 'take')} row {row + 1} with {card}: "
-            f"{bull_heads(sum(BULL_HEADS[c] for c in taken))}"
+            f"{bull_heads(sum(BULL_HEADS[c] for c in taken))}" + STAND_IN_ROW * (seat in event.stand_in)
             for seat, card, row, taken in event.placements if taken]
 
 

@@ -38,6 +38,7 @@ from ..protocol.events import (
     TurnResolved,
 )
 from ..protocol.verify import verify_transcript
+from .console import STAND_IN_ROW
 from .words import agrees, bull_heads, count
 
 CHOOSING, COMMITTED, REVEALED, ROW, DROPPED, WAITING, PICKING = (
@@ -321,7 +322,8 @@ class TableModel:
                 how = agrees(who, "chooses", "choose") if seat == self.chooser else (
                     agrees(who, "places", "place") + " the 6th card in")
                 line = (f"{who} {how} row {row + 1} with {card}: "
-                        f"{agrees(who, 'takes', 'take')} {count(len(taken), 'card')}, {bull_heads(heads(taken))}")
+                        f"{agrees(who, 'takes', 'take')} {count(len(taken), 'card')}, {bull_heads(heads(taken))}"
+                        + STAND_IN_ROW * (seat in event.stand_in))
                 self.takes.append(line)
                 self.say(line)
         self.chooser = None
