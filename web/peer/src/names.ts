@@ -5,8 +5,11 @@
  * folding) are equal: no two seats of a START may. The tables are the reference's own (scripts/gen_name_ranges.py);
  * node and the browser are asked for NFKC and NFD only, which are stable for every code point a name may hold.
  */
+import { hex } from "./bytes.js";
+import { sha256 } from "./hash.js";
 import {
-  FOLD_COUNT, FOLDS, MARK_COUNT, MARKS, PACKED, PROTOTYPE_COUNT, PROTOTYPES, RANGE_COUNT,
+  DERIVED, DIGITS, FINAL, FOLD_COUNT, FOLDS, MARK_COUNT, MARKS, PACKED, PROTOTYPE_COUNT, PROTOTYPE_DIGEST, PROTOTYPES,
+  RANGE_COUNT,
 } from "./name_ranges.js";
 
 export const NAME_LENGTH = 40;
@@ -14,28 +17,82 @@ export const MAX_MARKS = 3;
 
 type Ranges = readonly (readonly [number, number])[];
 
-function unpackRanges(packed: string, count: number): Ranges {
-  const numbers = packed.split(",").map((n) => parseInt(n, 16));
-  const out: [number, number][] = [];
-  let end = -1;
-  for (let i = 0; i < numbers.length; i += 2) {
-    const first = end + 1 + (numbers[i] as number);
-    end = first + (numbers[i + 1] as number);
-    out.push([first, end]);
+const DAMAGED = "the name table is damaged";
+
+/** The numbers of a table (scripts/gen_name_ranges.py: self-delimiting, DIGITS' first FINAL digits end one). */
+function numbers(packed: string): number[] {
+  const carry = DIGITS.length - FINAL;
+  const out: number[] = [];
+  let n = 0;
+  for (const ch of packed) {
+    const digit = DIGITS.indexOf(ch);
+    if (digit < 0) throw new Error(DAMAGED);
+    if (digit < FINAL) {
+      out.push(n * FINAL + digit);
+      n = 0;
+    } else {
+      n = n * carry + digit - FINAL;
+    }
   }
-  if (out.length !== count) throw new Error("the name table is damaged");
   return out;
 }
 
-function unpackMap(packed: string, count: number): ReadonlyMap<number, string> {
+function unpackRanges(packed: string, count?: number): Ranges {
+  const values = numbers(packed);
+  const out: [number, number][] = [];
+  let end = -1;
+  for (let i = 0; i < values.length; i += 2) {
+    const first = end + 1 + (values[i] as number);
+    end = first + (values[i + 1] as number);
+    out.push([first, end]);
+  }
+  if (count !== undefined && out.length !== count) throw new Error(DAMAGED);
+  return out;
+}
+
+/** Runs of sources, each mapped to a string: see the script's docstring. */
+function unpackMap(packed: string): Map<number, string> {
+  const values = numbers(packed);
   const out = new Map<number, string>();
   let source = -1;
-  for (const entry of packed.split(",")) {
-    const [gap, to] = entry.split(":") as [string, string];
-    source += parseInt(gap, 16) + 1;
-    out.set(source, String.fromCodePoint(...to.split(".").map((n) => parseInt(n, 16))));
+  for (let at = 0; at < values.length;) {
+    const [gap, run, length, z] = values.slice(at, at + 4) as [number, number, number, number];
+    const rest = String.fromCodePoint(...values.slice(at + 4, at + 3 + length));
+    at += 3 + length;
+    source += gap + 1;
+    const step = (run % 2) + 1;
+    const distance = z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+    for (let k = 0; k <= run >> 1; k++) out.set(source + k * step, String.fromCodePoint(source + k * step + distance) + rest);
+    source += (run >> 1) * step;
   }
-  if (out.size !== count) throw new Error("the name table is damaged");
+  return out;
+}
+
+/** The prototypes: those written out, and the DERIVED ones (NFKD, then each code point by its prototype), in the
+ * order of their sources; checked against protocol.md's digest (vector name-rules). */
+function unpackPrototypes(): ReadonlyMap<number, string> {
+  const table = unpackMap(PROTOTYPES);
+  const written = new Map(table);
+  for (const [first, last] of unpackRanges(DERIVED)) {
+    for (let cp = first; cp <= last; cp++) {
+      let prototype = "";
+      for (const ch of String.fromCodePoint(cp).normalize("NFKD")) prototype += written.get(ch.codePointAt(0) as number) ?? ch;
+      table.set(cp, prototype);
+    }
+  }
+  const sources = [...table.keys()].sort((a, b) => a - b);
+  const out = new Map<number, string>();
+  const digested: number[] = [];
+  for (const source of sources) {
+    const prototype = table.get(source) as string;
+    out.set(source, prototype);
+    const points = [...prototype].map((ch) => ch.codePointAt(0) as number);
+    const u32 = (n: number): number[] => [n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff];
+    digested.push(...u32(source), points.length, ...points.flatMap(u32));  // as protocol.md's digest is taken
+  }
+  if (out.size !== PROTOTYPE_COUNT || hex(sha256(Uint8Array.from(digested))) !== PROTOTYPE_DIGEST) {
+    throw new Error(`${DAMAGED} (this engine's NFKD is not Unicode's)`);
+  }
   return out;
 }
 
@@ -44,9 +101,10 @@ export const NAME_RANGES: Ranges = unpackRanges(PACKED, RANGE_COUNT);
 /** The combining marks' ranges (general category Mn, Mc or Me in Unicode 14.0.0). */
 export const MARK_RANGES: Ranges = unpackRanges(MARKS, MARK_COUNT);
 /** UTS #39's prototypes (confusables 13.0.0) of the code points a name may hold. */
-export const NAME_PROTOTYPES: ReadonlyMap<number, string> = unpackMap(PROTOTYPES, PROTOTYPE_COUNT);
+export const NAME_PROTOTYPES: ReadonlyMap<number, string> = unpackPrototypes();
 /** Full case folding (CaseFolding.txt, status C and F) where it changes a code point. */
-export const NAME_FOLDS: ReadonlyMap<number, string> = unpackMap(FOLDS, FOLD_COUNT);
+export const NAME_FOLDS: ReadonlyMap<number, string> = unpackMap(FOLDS);
+if (NAME_FOLDS.size !== FOLD_COUNT) throw new Error(DAMAGED);
 
 function inRanges(table: Ranges, codePoint: number): boolean {
   let lo = 0;
