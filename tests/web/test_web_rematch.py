@@ -59,7 +59,12 @@ async def test_the_tv_page_follows_a_rematch_and_shows_the_evening(tmp_path: Pat
     final = [(await tr.get_attribute("data-name"), await tr.locator(".score").inner_text())
              for tr in await page.locator("#final tbody tr").all()]
     assert {name: int(score) for name, score in final} == scores(second), "the page shows the rematch's scores"
-    assert not await page.locator("#evening-box").is_hidden(), "the side panel has the evening's table too"
+    # The TV's side panel has the evening too: two lines of its scoresheet (games and points, wins) per column.
+    assert await page.locator("#sheet tr.evening").count() == 2
+    side = [await td.inner_text() for td in await page.locator("#sheet tr.evening").first.locator("td").all()]
+    assert side[0] == "2 games", side
+    heads = [await th.text_content() for th in await page.locator("#sheet tr").first.locator("th").all()]
+    assert dict(zip(heads[1:], map(int, side[1:]))) == {name: p for name, (_, _, p) in expected.items()}
     assert f"(a rematch of {code})" in watcher.text()
     assert host.finish(60) == 0, host.text()
     assert not errors, errors

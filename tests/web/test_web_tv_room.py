@@ -86,10 +86,18 @@ async def test_the_tv_page_reads_from_across_the_room(browser, served, width: in
     assert banner is not None and "6th card" in await page.inner_text("#banner")
     assert banner["y"] >= 0 and banner["y"] + banner["height"] <= height, (banner, height)
     scale = width / 1920
-    for selector in ("#log li", "#sheet td", "#evening td", "#players td"):
+    for selector in ("#log li", "#sheet td", "#sheet tr.evening td", "#players td"):
         assert await font_px(page, selector) >= READABLE * scale, selector
-    log = await page.locator("#log").bounding_box()
-    assert log is not None and log["y"] + log["height"] <= height, "the log runs off the bottom"
+    # The evening's points and wins are lines of the scoresheet on the TV, under each player's column.
+    assert await page.locator("#evening-box").is_hidden()
+    evening = await page.eval_on_selector_all("#sheet tr.evening", "trs => trs.map(t => t.innerText.split('\\t'))")
+    assert evening[0][:3] == ["3 games", "40", "41"] and evening[1][:3] == ["won", "0", "1"], evening
+    side = await page.locator("#side").bounding_box()
+    assert side is not None and side["y"] + side["height"] <= height
+    for part in ("#log", "#sheet", "#players"):  # the whole side fits: nothing runs off its bottom (it is clipped)
+        box = await page.locator(part).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= side["y"] + side["height"], f"{part} runs off: {box}"
+    assert await page.locator("#log li").count() >= 2  # the log gives way, but still shows the latest lines
     shots = screenshot_dir()
     if shots is not None and width == 1920:
         await page.screenshot(path=str(shots / "tv-10-players.png"))

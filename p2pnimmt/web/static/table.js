@@ -207,14 +207,26 @@
     $("waiting").textContent = s.waiting.length ? "waiting for: " + s.waiting.join(", ") : "";
     tickClocks();
     const sheet = clear($("sheet"));
-    if (s.sheet.length) {
+    // On the TV the evening's points and wins are two more lines of the scoresheet, under each player's column:
+    // ten names in a second table do not fit one screen next to the players' list (issue 23 item 6).
+    const tvEvening = s.view === "tv" && s.evening ? s.evening : null;
+    if (s.sheet.length || tvEvening) {
       const head = el("tr"); head.appendChild(el("th", "", "round"));
       s.players.forEach((p) => head.appendChild(el("th", "", p.name))); sheet.appendChild(head);
       s.sheet.forEach((r, i) => {
         const tr = el("tr"); tr.appendChild(el("td", "", i + 1)); r.forEach((n) => tr.appendChild(el("td", "", n))); sheet.appendChild(tr);
       });
+      if (tvEvening) {
+        const byName = new Map(tvEvening.rows.map((r) => [r.name, r]));
+        const games = tvEvening.games + (tvEvening.games === 1 ? " game" : " games");
+        [[games, "points"], ["won", "wins"]].forEach(([label, key]) => {
+          const tr = el("tr", "evening"); tr.appendChild(el("td", "", label));
+          s.players.forEach((p) => { const r = byName.get(p.name); tr.appendChild(el("td", key, r ? r[key] : "–")); });
+          sheet.appendChild(tr);
+        });
+      }
     }
-    drawEvening(s.evening, $("evening-box"), $("evening-title"), $("evening"));
+    drawEvening(tvEvening ? null : s.evening, $("evening-box"), $("evening-title"), $("evening"));
     const log = clear($("log"));
     s.log.slice(s.view === "tv" ? -5 : -12).forEach((line) => log.appendChild(el("li", line.startsWith("!") ? "warn" : "", line)));
     log.scrollTop = log.scrollHeight;
