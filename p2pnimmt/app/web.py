@@ -221,6 +221,7 @@ class WebFront:
         self.page: Page | None = None
         self.tv: Page | None = None
         self.tv_url = ""
+        self.phone_url = ""  # the phone page: a peer of its own, this node only relays it (web.relay)
         self.started = asyncio.get_running_loop().create_future()
 
     def on_event(self, node: Node, event) -> None:
@@ -273,6 +274,7 @@ class WebFront:
     def show_lobby(self, node: Node, command: Command | None = None) -> None:
         """Serve the pages (lobby, then table) for `node`, and print their addresses."""
         from ..ui.app import NodeSeat
+        from ..web.relay import Relay
         from ..web.table import Page
 
         assert node.game_id is not None  # shown once the node has hosted or joined
@@ -299,12 +301,15 @@ class WebFront:
                                                    join_text=lambda: join, title="p2pnimmt")
         page_token = self.server.add(self.page.view)
         tv_token = page_token if spectator else self.server.add(self.tv.view)
+        phone_token = self.server.add_relay(Relay(lambda: self.node, self.web.interface))
 
         async def serve() -> None:
             await self.server.start()
             self.tv_url = self.server.url(tv_token)
+            self.phone_url = self.server.phone_url(phone_token)
             if not spectator:
                 say(f"tv: {self.tv_url}")
+            say(f"phone: {self.phone_url}")
             show(self.server.url(page_token), self.web)
             self.started.set_result(None)
 

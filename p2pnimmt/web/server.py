@@ -28,6 +28,7 @@ from importlib import resources
 from aiohttp import WSMsgType, web
 
 from .guard import HEARTBEAT, IDLE, GatedSite, ServerLog, shared_gate
+from .relay import Relay
 from .view import Client, View
 
 log = logging.getLogger("p2pnimmt.web")
@@ -67,6 +68,7 @@ class WebServer:
         self.port = port
         self.tv_sockets, self.tv_per_source, self.seat_tabs = tv_sockets, tv_per_source, seat_tabs
         self.views: dict[str, View] = {}
+        self.relays: dict[str, Relay] = {}  # a phone page's token -> the relay for its tunnel (web.relay)
         self.files = static_files()
         self.gate = shared_gate()  # connections by address and in all, for every page server of the process
         self.runner: web.AppRunner | None = None
@@ -78,13 +80,24 @@ class WebServer:
         self.views[token] = view
         return token
 
+    def add_relay(self, relay: Relay) -> str:
+        """Serve the phone page (a peer of its own, web.relay) under a fresh random token, for `phone_url`."""
+        token = secrets.token_urlsafe(18)
+        self.relays[token] = relay
+        return token
+
     def url(self, token: str, host: str | None = None) -> str:
         return f"http://{host or self.interface}:{self.port}/?t={token}"
+
+    def phone_url(self, token: str) -> str:
+        return f"http://{self.interface}:{self.port}/phone?t={token}"
 
     async def start(self) -> None:
         app = web.Application(client_max_size=MAX_MESSAGE)
         app.router.add_get("/", self._index)
         app.router.add_get("/ws", self._socket)
+        app.router.add_get("/phone", self._phone)
+        app.router.add_get("/relay", self._relay)
         app.router.add_get("/static/{name}", self._static)
         # An idle or slow connection is closed IDLE s after its connect or its last answer (net: web.guard).
         self.runner = web.AppRunner(app, access_log=None, handle_signals=False, keepalive_timeout=IDLE,
@@ -143,6 +156,26 @@ class WebServer:
             response.set_cookie(self._cookie(request), view.claimed_by, httponly=True, samesite="Strict",
                                 max_age=7 * 24 * 3600)
         return response
+
+    def _relay_of(self, request: web.Request) -> Relay:
+        if request.host not in self._hosts():
+            raise web.HTTPForbidden(text="wrong host", headers=HEADERS)
+        relay = self.relays.get(request.query.get("t", ""))
+        if relay is None:
+            raise web.HTTPForbidden(text="this page needs the link with its token", headers=HEADERS)
+        return relay
+
+    async def _phone(self, request: web.Request) -> web.Response:
+        self._relay_of(request)
+        body, kind = self.files["phone.html"]
+        return web.Response(body=body, content_type=kind, charset="utf-8", headers=HEADERS)
+
+    async def _relay(self, request: web.Request) -> web.StreamResponse:
+        relay = self._relay_of(request)
+        if request.headers.get("Origin") not in {f"http://{h}" for h in self._hosts()}:
+            raise web.HTTPForbidden(text="unknown origin", headers=HEADERS)
+        self.gate.keep(request.transport)  # a peer's link: never shed for a newer connection
+        return await relay.serve(request)
 
     async def _static(self, request: web.Request) -> web.Response:
         found = self.files.get(request.match_info["name"])

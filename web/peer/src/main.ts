@@ -22,6 +22,7 @@ export const PROTOCOL_VERSION = 1;
 export * as transcript from "./transcript.js";
 export * as session from "./session.js";
 export * as seat from "./seat.js";
+export * as steps from "./steps.js";
 export * as verify from "./verify.js";
 
 import { runIfMain } from "./cli.js";

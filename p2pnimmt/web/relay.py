@@ -1,0 +1,179 @@
+"""A phone page that is a peer: the node that served it only relays its bytes (issue 26).
+
+The page (static/phone.html, web/peer/src/page.ts) holds its own Ed25519 key and runs its own session; it
+speaks the mesh's protocol itself (handshake, frames, join, msg, heads) over TCP connections that this relay
+opens and accepts for it and pipes, byte for byte, over the page's one WebSocket. So the relay never has the
+page's key (the handshake and every message are signed in the page) and, with the sealed deal, cannot read
+its hand; what it drops, delays or changes the page's session sees as any peer's fault or absence.
+
+On the WebSocket: first a text message from the relay, {"game": hex game id, "host": [address, port] of the
+game's host, "port": the port the relay listens on for the page}; then binary messages, an op byte, a 4-byte
+channel number and the rest: the page sends DIAL (rest: JSON [address, port]), DATA and CLOSE; the relay sends
+OPENED, ACCEPTED (a peer dialled the page's port), DATA and CLOSE (rest: why, UTF-8). The relay dials only
+the addresses of the game's members and its host (never an open proxy), and opens at most CHANNELS at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from aiohttp import WSMsgType, web
+
+if TYPE_CHECKING:
+    from ..net.node import Node
+
+log = logging.getLogger("p2pnimmt.web")
+
+DIAL, DATA, CLOSE, OPENED, ACCEPTED = 1, 2, 3, 4, 5
+CHANNELS = 24  # TCP connections one page may have open through its relay (a full mesh of 10 and redials)
+MAX_TUNNEL_MESSAGE = 256 * 1024  # a session frame is at most about 66 KiB
+READ = 64 * 1024
+DIAL_TIMEOUT = 5.0
+
+
+def header(op: int, channel: int) -> bytes:
+    return bytes([op]) + channel.to_bytes(4, "big")
+
+
+class Relay:
+    """The relay of one node for its phone pages: `node()` is the node of the game now (a rematch: the next)."""
+
+    def __init__(self, node: Callable[[], Node | None], interface: str) -> None:
+        self.node = node
+        self.interface = interface
+
+    def allowed(self) -> set[tuple[str, int]]:
+        """The addresses a page may have dialled: the game's host and its members (as the host's lobby says)."""
+        node = self.node()
+        if node is None:
+            return set()
+        found = {self.host_address(node)}
+        for member in node.members.values():
+            for address in member.dial_at():
+                found.add((address, member.port))
+        return found
+
+    @staticmethod
+    def host_address(node: Node) -> tuple[str, int]:
+        """Where the game's host listens: this node, or the host it joined."""
+        if node.is_host or node.host_address is None:
+            return (node.interface or "127.0.0.1", node.port)
+        return node.host_address
+
+    async def serve(self, request: web.Request) -> web.WebSocketResponse:
+        """One page's tunnel, until its WebSocket closes (then every connection of it is closed)."""
+        node = self.node()
+        if node is None or node.game_id is None:
+            raise web.HTTPServiceUnavailable(text="no game here yet")
+        ws = web.WebSocketResponse(max_msg_size=MAX_TUNNEL_MESSAGE, heartbeat=10.0)
+        await ws.prepare(request)
+        tunnel = Tunnel(self, ws)
+        await tunnel.run(node)
+        return ws
+
+
+class Tunnel:
+    """The channels of one page's WebSocket: TCP connections dialled for it or accepted on its port."""
+
+    def __init__(self, relay: Relay, ws: web.WebSocketResponse) -> None:
+        self.relay = relay
+        self.ws = ws
+        self.writers: dict[int, asyncio.StreamWriter] = {}
+        self.tasks: set[asyncio.Task] = set()
+        self.next_inbound = 1 << 31  # channels the relay numbers (accepted); the page numbers below this
+        self.server: asyncio.base_events.Server | None = None
+
+    def spawn(self, coro) -> None:
+        task = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def run(self, node: Node) -> None:
+        self.server = await asyncio.start_server(self.accepted, self.relay.interface, 0)
+        port = self.server.sockets[0].getsockname()[1]
+        host = list(self.relay.host_address(node))
+        assert node.game_id is not None  # checked by Relay.serve
+        await self.ws.send_str(json.dumps({"game": node.game_id.hex(), "host": host, "port": port,
+                                           "address": self.relay.interface}))
+        try:
+            async for message in self.ws:
+                if message.type != WSMsgType.BINARY or len(message.data) < 5:
+                    break
+                await self.on_message(message.data)
+        finally:
+            self.server.close()
+            for writer in self.writers.values():
+                writer.close()
+            for task in list(self.tasks):
+                task.cancel()
+
+    async def on_message(self, data: bytes) -> None:
+        op, channel, rest = data[0], int.from_bytes(data[1:5], "big"), data[5:]
+        if op == DATA:
+            writer = self.writers.get(channel)
+            if writer is not None:
+                writer.write(rest)
+        elif op == CLOSE:
+            writer = self.writers.pop(channel, None)
+            if writer is not None:
+                writer.close()
+        elif op == DIAL:
+            self.spawn(self.dial(channel, rest))
+
+    async def tell(self, op: int, channel: int, rest: bytes = b"") -> None:
+        if not self.ws.closed:
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                await self.ws.send_bytes(header(op, channel) + rest)
+
+    async def dial(self, channel: int, rest: bytes) -> None:
+        try:
+            address, port = json.loads(rest)
+            target = (str(address), int(port))
+        except (ValueError, TypeError):
+            await self.tell(CLOSE, channel, b"a dial names [address, port]")
+            return
+        if channel >= 1 << 31 or channel in self.writers or len(self.writers) >= CHANNELS:
+            await self.tell(CLOSE, channel, f"at most {CHANNELS} connections, numbered below 2^31".encode())
+            return
+        if target not in self.relay.allowed():
+            await self.tell(CLOSE, channel, b"not an address of this game's members")
+            return
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(*target), DIAL_TIMEOUT)
+        except (OSError, TimeoutError) as exc:
+            await self.tell(CLOSE, channel, f"cannot connect: {exc}".encode()[:200])
+            return
+        self.writers[channel] = writer
+        await self.tell(OPENED, channel)
+        await self.pump(channel, reader, writer)
+
+    async def accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(self.writers) >= CHANNELS:
+            writer.close()
+            return
+        channel = self.next_inbound
+        self.next_inbound += 1
+        self.writers[channel] = writer
+        await self.tell(ACCEPTED, channel)
+        await self.pump(channel, reader, writer)
+
+    async def pump(self, channel: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """The connection's bytes to the page, as they come, until either side closes it."""
+        why = "closed"
+        try:
+            while True:
+                data = await reader.read(READ)
+                if not data:
+                    break
+                await self.tell(DATA, channel, data)
+        except (ConnectionError, OSError) as exc:
+            why = str(exc)
+        finally:
+            if self.writers.pop(channel, None) is not None:
+                writer.close()
+                await self.tell(CLOSE, channel, why.encode()[:200])

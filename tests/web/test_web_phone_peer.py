@@ -1,0 +1,85 @@
+"""A phone is a full peer (issue 26): the page served by the host's node makes its own key, joins the lobby as a
+seat of its own through the node (a relay of its bytes), plays a sealed game to the end by taps, checks it
+itself and shows its verdict; its own transcript, downloaded, verifies; nothing the relay node keeps (its files,
+its output) holds the page's secret key."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from pathlib import Path
+
+from deadlines import OUTER
+from pages import play_by_clicks
+
+from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.protocol.verify import verify_transcript
+
+LO = ["--interface", "127.0.0.1"]
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+async def play_phone(phone) -> int:
+    """Tap the lowest card whenever a card is asked, the first row when a row is; the turns played."""
+    turns = 0
+    step = ""
+    while True:
+        await phone.wait_for_function(
+            "before => document.body.dataset.phase === 'over' || (document.body.dataset.step !== before "
+            "&& document.body.dataset.wanted !== 'wait')", arg=step, timeout=OUTER * 1000)
+        if await phone.evaluate("document.body.dataset.phase") == "over":
+            return turns
+        step = await phone.evaluate("document.body.dataset.step")
+        if await phone.evaluate("document.body.dataset.wanted") == "card":
+            await phone.locator("#hand .card:enabled").first.tap()
+            turns += 1
+        else:
+            await phone.locator("#rows .take").first.tap()
+
+
+async def test_a_phone_page_is_a_peer_that_plays_a_sealed_game_and_keeps_its_own_transcript(
+        tmp_path: Path, procs, browser) -> None:
+    host = procs(["host", "--web", "--no-open", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
+                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
+                 env={"P2PNIMMT_PLACE_DELAY": "0", "HOME": str(tmp_path)})
+    url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
+    phone_url = host.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1)
+    laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
+    await laptop.goto(url)
+    await laptop.wait_for_function("() => document.getElementById('lobby-seats').textContent === 'Seats 2/3'")
+    context = await browser.new_context(**PHONE)
+    phone = await context.new_page()
+    errors: list[str] = []
+    phone.on("pageerror", lambda exc: errors.append(str(exc)))
+    await phone.goto(phone_url)
+    await phone.fill("#name", "zoe")
+    await phone.tap("#join")
+    # The game starts only once the phone's own key has the last seat.
+    await phone.wait_for_selector("#hand .card", timeout=OUTER * 1000)
+    assert "zoe" in await laptop.inner_text("#players")
+    host_turns: list[int] = []
+    phone_turns, _ = await asyncio.gather(play_phone(phone), play_by_clicks(laptop, rows_taken=[], turns=host_turns))
+    assert phone_turns == 10 and len(host_turns) == 10
+    verdict_text = await phone.inner_text("#verdict-text")
+    assert "0 faults" in verdict_text, verdict_text
+    async with phone.expect_download() as download_info:
+        await phone.tap("#download")
+    download = await download_info.value
+    mine = tmp_path / "phone.p2pt"
+    await download.save_as(str(mine))
+    verdict = verify_transcript(mine.read_bytes())
+    assert verdict.ok, verdict.report()
+    assert "zoe (" in verdict.summary
+    # The page's key is its own: what the host's node (the relay) wrote holds none of it.
+    secret = bytes(await phone.evaluate("Array.from(window.p2pnimmt.identity.secret)"))
+    public = Identity(secret).public_key
+    await laptop.click("#leave")
+    assert host.finish(30) == 0, host.text()
+    assert public in (tmp_path / "host.p2pt").read_bytes()  # the phone's seat, in the START the host signed
+    forms = [secret, secret.hex().encode(), base64.b64encode(secret), base64.urlsafe_b64encode(secret).rstrip(b"=")]
+    kept = [p for p in tmp_path.rglob("*") if p.is_file() and p != mine]
+    assert kept, "the host kept nothing to look in"
+    for path in kept:
+        data = path.read_bytes()
+        assert not any(form in data for form in forms), f"{path} holds the page's secret key"
+    assert not errors, errors

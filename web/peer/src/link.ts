@@ -1,0 +1,164 @@
+/**
+ * One authenticated link to another peer, as protocol.md's "Network" section says (the reference:
+ * p2pnimmt/net/connection.py), over a tunnel channel: frames of a 4-byte big-endian length and a msgpack value;
+ * the handshake (each side says ["p2pnimmt-hello", 1, game id, public key, 16-byte nonce], then signs
+ * HANDSHAKE_TAG || game id || dialer's nonce || listener's nonce || dialer's key || listener's key); after it,
+ * frames are [kind, payload]. A link that breaks the framing or the handshake is closed with the reason.
+ */
+import type { Encodable, Value } from "./codec.js";
+import type { Identity } from "./identity.js";
+import { bytes, codec, identity as identities } from "./main.js";
+import type { Channel } from "./tunnel.js";
+
+const { ascii, concat, equal, hex } = bytes;
+const { decode, encode } = codec;
+const { KEY_SIZE, peerId, SIGNATURE_SIZE, verify } = identities;
+
+export const HELLO = "p2pnimmt-hello";
+export const HANDSHAKE_VERSION = 1;
+export const HANDSHAKE_TAG = ascii("p2pnimmt/handshake/v1");
+export const NONCE = 16;
+export const FRAME_LIMIT = 64 * 1024 + 1024;
+export const HANDSHAKE_TIMEOUT = 5000;
+
+export function frame(value: Encodable): Uint8Array {
+  const data = encode(value);
+  const head = new Uint8Array(4);
+  new DataView(head.buffer).setUint32(0, data.length);
+  return concat(head, data);
+}
+
+/** Whole frames out of a byte stream, as they complete. */
+class Frames {
+  private buffer: Uint8Array = new Uint8Array();
+
+  push(bytes: Uint8Array): Value[] {
+    this.buffer = concat(this.buffer, bytes);
+    const out: Value[] = [];
+    while (this.buffer.length >= 4) {
+      const size = new DataView(this.buffer.buffer, this.buffer.byteOffset, 4).getUint32(0);
+      if (size > FRAME_LIMIT) throw new Error(`frame of ${size} bytes is over the ${FRAME_LIMIT}-byte limit`);
+      if (this.buffer.length < 4 + size) break;
+      out.push(decode(this.buffer.slice(4, 4 + size), FRAME_LIMIT));
+      this.buffer = this.buffer.slice(4 + size);
+    }
+    return out;
+  }
+}
+
+export class Link {
+  /** [kind, payload] frames after the handshake. */
+  onFrame: (kind: string, payload: Value) => void = () => {};
+  onClose: (why: string) => void = () => {};
+  readonly peer: Uint8Array;
+  closed = false;
+  /** Session messages sent on this link, or that its peer sent us on it: never sent on it (again). */
+  readonly sent = new Set<string>();
+
+  private constructor(private readonly channel: Channel, readonly key: Uint8Array, readonly dialer: boolean) {
+    this.peer = peerId(key);
+  }
+
+  /** Run the handshake on a fresh channel; rejects (and closes the channel) if the peer fails it. `admit(key)`:
+   * why the peer with this key is not let in, or null. */
+  static open(channel: Channel, identity: Identity, game: Uint8Array, dialer: boolean,
+    admit: (key: Uint8Array) => string | null = () => null): Promise<Link> {
+    const frames = new Frames();
+    const queue: Value[] = [];
+    let wake: (() => void) | null = null;
+    let ended: string | null = null;
+    let link: Link | null = null;
+    channel.onData = (bytes) => {
+      try {
+        for (const value of frames.push(bytes)) {
+          if (link) link.frame(value);
+          else queue.push(value);
+        }
+      } catch (error) {
+        channel.close(`bad frame: ${(error as Error).message}`);
+      }
+      wake?.();
+    };
+    channel.onClose = (why) => {
+      ended = why;
+      wake?.();
+      link?.ended(why);
+    };
+    const next = async (): Promise<Value> => {
+      const deadline = Date.now() + HANDSHAKE_TIMEOUT;
+      while (!queue.length) {
+        if (ended !== null) throw new Error(`connection closed during the handshake: ${ended}`);
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error("no answer to the handshake");
+        await new Promise<void>((ok) => {
+          wake = ok;
+          setTimeout(ok, left);
+        });
+        wake = null;
+      }
+      return queue.shift() as Value;
+    };
+    const run = async (): Promise<Link> => {
+      const nonce = crypto.getRandomValues(new Uint8Array(NONCE));
+      channel.send(frame([HELLO, HANDSHAKE_VERSION, game, identity.publicKey, nonce]));
+      const hello = await next();
+      if (!(Array.isArray(hello) && hello.length === 5 && hello[0] === HELLO)) throw new Error("not a p2pnimmt peer");
+      const [, version, theirGame, theirKey, theirNonce] = hello;
+      if (version !== HANDSHAKE_VERSION) throw new Error(`the peer speaks handshake version ${String(version)}`);
+      if (!(theirGame instanceof Uint8Array) || !equal(theirGame, game)) throw new Error("the peer is in another game");
+      if (!(theirKey instanceof Uint8Array && theirKey.length === KEY_SIZE && theirNonce instanceof Uint8Array
+        && theirNonce.length === NONCE)) throw new Error("the peer's hello has a malformed key or nonce");
+      if (equal(theirKey, identity.publicKey)) throw new Error("the peer uses our own key");
+      const why = admit(theirKey);
+      if (why) throw new Error(why);
+      const signed = dialer ? concat(HANDSHAKE_TAG, game, nonce, theirNonce, identity.publicKey, theirKey)
+        : concat(HANDSHAKE_TAG, game, theirNonce, nonce, theirKey, identity.publicKey);
+      channel.send(frame(["auth", identity.sign(signed)]));
+      const auth = await next();
+      if (!(Array.isArray(auth) && auth.length === 2 && auth[0] === "auth" && auth[1] instanceof Uint8Array
+        && auth[1].length === SIGNATURE_SIZE)) throw new Error("the peer did not authenticate");
+      if (!verify(theirKey, auth[1], signed)) throw new Error("the peer's handshake signature does not verify");
+      link = new Link(channel, theirKey, dialer);
+      if (ended !== null) link.closed = true;
+      const early = queue.splice(0);
+      queueMicrotask(() => {
+        for (const value of early) link?.frame(value);
+      });
+      return link;
+    };
+    return run().catch((error: Error) => {
+      channel.close(error.message);
+      throw error;
+    });
+  }
+
+  private frame(value: Value): void {
+    if (!(Array.isArray(value) && value.length === 2 && typeof value[0] === "string")) {
+      this.close("frame is not [kind, payload]");
+      return;
+    }
+    this.onFrame(value[0], value[1] as Value);
+  }
+
+  send(kind: string, payload: Encodable): void {
+    if (!this.closed) this.channel.send(frame([kind, payload]));
+  }
+
+  /** A session message, unless this link carried it before (either way). */
+  sendMessage(wire: Uint8Array): void {
+    const key = hex(wire);
+    if (this.sent.has(key)) return;
+    this.sent.add(key);
+    this.send("msg", wire);
+  }
+
+  close(why = "closed"): void {
+    this.channel.close(why);
+  }
+
+  private ended(why: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onClose(why);
+  }
+}

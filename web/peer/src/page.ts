@@ -1,0 +1,160 @@
+/**
+ * The phone page (static/phone.html; issue 26): a peer of its own in the browser. Its Ed25519 key is made here
+ * (crypto.getRandomValues, which a page on a LAN address over plain HTTP has; crypto.subtle it has not, and
+ * nothing here needs it) and kept in this origin's IndexedDB; its name in localStorage. It runs its own session
+ * (page_node.ts, page_seat.ts) through the node that served it, which only relays its bytes (tunnel.ts), checks
+ * every message itself, shows its hand and the rows, and at the end its own verdict and its transcript.
+ */
+import { cards, identity as identities } from "./main.js";
+import { PageNode } from "./page_node.js";
+import { Tunnel } from "./tunnel.js";
+
+const { bullHeads } = cards;
+const { Identity } = identities;
+type Identity = InstanceType<typeof Identity>;
+
+const DB = "p2pnimmt";
+const STORE = "keys";
+const NAME = "p2pnimmt-name";
+
+const entropy = (n: number): Uint8Array => crypto.getRandomValues(new Uint8Array(n));
+
+function request<T>(r: IDBRequest<T>): Promise<T> {
+  return new Promise((ok, fail) => {
+    r.onsuccess = () => ok(r.result);
+    r.onerror = () => fail(r.error);
+  });
+}
+
+/** Our key: the one kept in this origin's IndexedDB, else a new one (kept there from now on). */
+async function ourIdentity(): Promise<Identity> {
+  const open = indexedDB.open(DB, 1);
+  open.onupgradeneeded = () => open.result.createObjectStore(STORE);
+  const db = await request(open);
+  const kept = await request(db.transaction(STORE).objectStore(STORE).get("identity")) as Uint8Array | undefined;
+  if (kept instanceof Uint8Array && kept.length === 32) return new Identity(kept);
+  const secret = entropy(32);
+  await request(db.transaction(STORE, "readwrite").objectStore(STORE).put(secret, "identity"));
+  return new Identity(secret);
+}
+
+const $ = (id: string): HTMLElement => document.getElementById(id) as HTMLElement;
+
+function cardButton(card: number, enabled: boolean, onTap: () => void): HTMLButtonElement {
+  const button = document.createElement("button");
+  button.className = `card heads-${bullHeads(card)}`;
+  button.dataset.card = String(card);
+  button.textContent = String(card);
+  button.disabled = !enabled;
+  button.addEventListener("click", onTap);
+  return button;
+}
+
+function render(node: PageNode): void {
+  const seat = node.seat;
+  const me = seat.seat;
+  document.body.dataset.phase = seat.phase;
+  if (node.refused !== null) {
+    $("status").textContent = `the host refused: ${node.refused}`;
+    return;
+  }
+  if (seat.start === null) {
+    const players = node.members.filter((m) => m.role === "player");
+    $("status").textContent = node.links.size ? `in the lobby: ${players.length}/${node.seats} seats` : "connecting…";
+    $("players").replaceChildren(...players.map((m) => Object.assign(document.createElement("li"), { textContent: m.name })));
+    return;
+  }
+  const wanted = seat.wanted();
+  document.body.dataset.wanted = wanted;
+  document.body.dataset.step = `${seat.round}|${seat.turn}|${wanted}`;
+  $("players").replaceChildren(...seat.names.map((name, s) => {
+    const li = document.createElement("li");
+    li.textContent = `${name}${s === me ? " (you)" : ""}: ${seat.scores[s] ?? 0}`;
+    return li;
+  }));
+  $("rows").replaceChildren(...seat.rows.map((row, r) => {
+    const line = document.createElement("div");
+    line.className = "row";
+    line.dataset.row = String(r);
+    const take = document.createElement("button");
+    take.className = "take";
+    take.textContent = `take row ${r + 1}`;
+    take.hidden = wanted !== "row";
+    take.addEventListener("click", () => act(node, () => node.seat.chooseRow(r)));
+    line.append(...row.map((c) => cardButton(c, false, () => {})), take);
+    return line;
+  }));
+  const committed = seat.committed();
+  $("hand").replaceChildren(...seat.hand().map((c) => {
+    const button = cardButton(c, wanted === "card", () => act(node, () => node.seat.play(c)));
+    if (c === committed) button.classList.add("chosen");
+    return button;
+  }));
+  const said: Record<string, string> = { card: "your turn: tap a card", row: "your card is below every row: tap a row to take",
+    wait: "waiting for the others…" };
+  $("status").textContent = seat.phase === "turn" ? `round ${seat.round + 1}, turn ${seat.turn + 1}: ${said[wanted]}`
+    : seat.phase === "over" ? "game over" : `${seat.phase}…`;
+  if (seat.phase === "over" || seat.phase === "aborted") showVerdict(node);
+}
+
+function showVerdict(node: PageNode): void {
+  const seat = node.seat;
+  const faults = seat.faults;
+  const best = Math.min(...seat.scores);
+  const lines = [
+    seat.phase === "over" ? `winner: ${seat.winners.map((s) => seat.names[s]).join(", ")} (${best} bull heads)` : "the game was aborted",
+    `checked here, in this browser: every signature, every commitment and every reveal; ${faults.length} fault${faults.length === 1 ? "" : "s"}`,
+    ...faults.map((f) => `fault: ${f.detail}`),
+  ];
+  const box = $("verdict");
+  box.hidden = false;
+  $("verdict-text").textContent = lines.join("\n");
+  const link = $("download") as HTMLAnchorElement;
+  if (!link.href) {
+    const bytes = seat.transcript.bytes();
+    link.href = URL.createObjectURL(new Blob([bytes.slice().buffer], { type: "application/octet-stream" }));
+    link.download = `p2pnimmt-${node.name}.p2pt`;
+  }
+}
+
+function act(node: PageNode, intent: () => ReturnType<PageNode["seat"]["play"]>): void {
+  try {
+    node.send(intent());
+  } catch (error) {
+    $("status").textContent = (error as Error).message;
+  }
+}
+
+async function start(name: string): Promise<void> {
+  const identity = await ourIdentity();
+  $("me").textContent = `${name} · key ${identity.fingerprint}`;
+  const ws = new WebSocket(`ws://${location.host}/relay${location.search}`);
+  ws.binaryType = "arraybuffer";
+  const tunnel = new Tunnel({ send: (d) => ws.send(d), close: () => ws.close() });
+  ws.onmessage = (m) => tunnel.received(typeof m.data === "string" ? m.data : new Uint8Array(m.data as ArrayBuffer));
+  ws.onclose = () => {
+    tunnel.lost();
+    $("status").textContent = "the link to the relay closed";
+  };
+  tunnel.onHello = (hello) => {
+    const node = new PageNode(identity, name, tunnel, hello, entropy);
+    node.onChange = () => render(node);
+    (window as unknown as { p2pnimmt: unknown }).p2pnimmt = { node, identity };
+    void node.join();
+  };
+}
+
+function main(): void {
+  const input = $("name") as HTMLInputElement;
+  input.value = localStorage.getItem(NAME) ?? "";
+  $("join").addEventListener("click", () => {
+    const name = input.value.trim();
+    if (!name) return;
+    localStorage.setItem(NAME, name);
+    $("welcome").hidden = true;
+    $("table").hidden = false;
+    void start(name);
+  });
+}
+
+main();

@@ -1,0 +1,220 @@
+/**
+ * A page's node (issue 26): a player with its own key and session that reaches the mesh through a tunnel
+ * (tunnel.ts) and speaks the mesh's protocol itself, as p2pnimmt/net/node.py does: it dials the game's host and
+ * sends ["join", {name, role, bot, port, addresses}], mirrors the host's ["lobby", ...] frames, and once the game
+ * is playing dials every player with a higher peer id (the lower dials; the others dial the page's port at the
+ * relay). Frames: ["msg", wire] to its session and what the session returns to the links it is meant for;
+ * ["heads", ...] on every new link, answered with what the other side lacks; ["ping", nil]; ["bye", nil] at the
+ * end. Not here yet: the drop timer (voting out a silent seat), the clock, away and "I'm back", a rematch.
+ */
+import type { MsgMap, Value } from "./codec.js";
+import type { Identity } from "./identity.js";
+import { Link } from "./link.js";
+import { bytes, identity as identities } from "./main.js";
+import { PageSeat } from "./page_seat.js";
+import type { Entropy, Outgoing } from "./seat.js";
+import type { Channel, Hello, Tunnel } from "./tunnel.js";
+
+const { compare, equal, hex } = bytes;
+const { peerId } = identities;
+
+export const PING_EVERY = 5000;
+export const REDIAL_AFTER = 1000;
+
+/** A member of the lobby, as the host's lobby frame says. */
+export interface LobbyMember {
+  readonly key: Uint8Array;
+  readonly name: string;
+  readonly role: string;
+  readonly bot: boolean;
+  readonly host: string;
+  readonly port: number;
+  readonly addresses: readonly string[];
+}
+
+export class PageNode {
+  readonly seat: PageSeat;
+  readonly links = new Map<string, Link>();
+  members: LobbyMember[] = [];
+  lobbyState = "lobby";
+  seats = 0;
+  refused: string | null = null;
+  /** What went wrong on the links (shown small; the session's faults are the verdict). */
+  readonly notes: string[] = [];
+  onChange: () => void = () => {};
+  private hostPeer: Uint8Array | null = null;
+  private readonly dialing = new Set<string>();
+  private byeSent = false;
+
+  constructor(readonly identity: Identity, readonly name: string, private readonly tunnel: Tunnel,
+    private readonly hello: Hello, entropy: Entropy, seat: PageSeat | null = null) {
+    this.seat = seat ?? new PageSeat(identity, entropy, hello.game);
+    tunnel.onAccept = (channel) => void this.accepted(channel);
+    setInterval(() => {
+      for (const link of this.links.values()) link.send("ping", null);
+    }, PING_EVERY);
+  }
+
+  /** Dial the host and ask for a seat (again after every break, as a joiner redials). */
+  async join(): Promise<void> {
+    while (this.refused === null && !this.over()) {
+      try {
+        const [address, port] = this.hello.host;
+        const link = await Link.open(await this.tunnel.dial(address, port), this.identity, this.hello.game, true);
+        this.hostPeer = link.peer;
+        link.send("join", { name: this.name, role: "player", bot: false, port: this.hello.port, addresses: [] });
+        await this.serve(link);
+      } catch (error) {
+        this.note(`the host: ${(error as Error).message}`);
+      }
+      await new Promise((ok) => setTimeout(ok, REDIAL_AFTER));
+    }
+  }
+
+  over(): boolean {
+    return this.seat.phase === "over" || this.seat.phase === "aborted";
+  }
+
+  private note(text: string): void {
+    this.notes.push(text);
+    if (this.notes.length > 20) this.notes.shift();
+    this.onChange();
+  }
+
+  /** Serve a link until it closes. */
+  private serve(link: Link): Promise<void> {
+    const key = hex(link.peer);
+    this.links.get(key)?.close("a newer link");
+    this.links.set(key, link);
+    return new Promise((done) => {
+      link.onClose = (why) => {
+        if (this.links.get(key) === link) this.links.delete(key);
+        if (!this.over()) this.note(`link to ${this.nameOf(link.peer)} ended: ${why}`);
+        done();
+      };
+      link.onFrame = (kind, payload) => this.frame(link, kind, payload);
+      link.send("heads", this.heads());
+      if (this.byeSent) link.send("bye", null);
+      this.onChange();
+    });
+  }
+
+  private nameOf(peer: Uint8Array): string {
+    const member = this.members.find((m) => equal(this.peerOf(m), peer));
+    return member ? member.name : hex(peer).slice(0, 8);
+  }
+
+  private peerOf(member: LobbyMember): Uint8Array {
+    return peerId(member.key);
+  }
+
+  private heads(): [Uint8Array, number][] {
+    const counts = new Map<string, [Uint8Array, number]>();
+    for (const env of this.seat.accepted) {
+      const got = counts.get(hex(env.sender));
+      counts.set(hex(env.sender), [env.sender, Math.max(got ? got[1] : 0, env.seq + 1)]);
+    }
+    return [...counts.values()];
+  }
+
+  private frame(link: Link, kind: string, payload: Value): void {
+    if (kind === "msg" && payload instanceof Uint8Array) {
+      link.sent.add(hex(payload));
+      this.send(this.seat.deliver(payload, link.peer));
+    } else if (kind === "heads" && Array.isArray(payload)) {
+      const have = new Map<string, number>();
+      for (const item of payload) {
+        if (Array.isArray(item) && item[0] instanceof Uint8Array && typeof item[1] === "number") have.set(hex(item[0]), item[1]);
+      }
+      for (const env of this.seat.accepted) if (env.seq >= (have.get(hex(env.sender)) ?? 0)) link.sendMessage(env.wire);
+    } else if (kind === "lobby" && this.hostPeer && equal(link.peer, this.hostPeer)) {
+      this.mirror(payload);
+    } else if (kind === "refuse" && this.hostPeer && equal(link.peer, this.hostPeer) && this.seat.start === null) {
+      this.refused = typeof payload === "string" ? payload.slice(0, 200) : "refused";
+      link.close("refused");
+    }
+    this.onChange();
+  }
+
+  /** Carry out what the session returned: each message to the links it is meant for (net: delivery.meant_for). */
+  send(outs: readonly Outgoing[]): void {
+    const seated = this.seat.peers;
+    for (const out of outs) {
+      for (const link of this.links.values()) {
+        const peer = link.peer;
+        if (out.to !== null && !equal(out.to, peer)) continue;
+        if (out.skip.some((p) => equal(p, peer))) continue;
+        if (out.watchersOnly && seated.some((p) => equal(p, peer))) continue;
+        link.sendMessage(out.wire);
+      }
+    }
+    if (this.over() && !this.byeSent) {
+      this.byeSent = true;
+      for (const link of this.links.values()) link.send("bye", null);
+    }
+    this.onChange();
+  }
+
+  private mirror(payload: Value): void {
+    if (!(payload instanceof Map)) return;
+    const members = payload.get("members");
+    if (Array.isArray(members)) this.members = members.filter((m): m is MsgMap => m instanceof Map).map(memberOf);
+    const seats = payload.get("seats");
+    if (typeof seats === "number") this.seats = seats;
+    const state = payload.get("state");
+    if (state === "lobby" || state === "playing") this.lobbyState = state;
+    if (this.lobbyState === "playing") this.dialMesh();
+  }
+
+  /** Dial every player with a higher peer id we have no link to (the lower peer id dials). */
+  private dialMesh(): void {
+    for (const member of this.members) {
+      const peer = this.peerOf(member);
+      const key = hex(peer);
+      if (member.role !== "player" || compare(peer, this.identity.peer) <= 0 || this.links.has(key) || this.dialing.has(key)) continue;
+      this.dialing.add(key);
+      void this.meshLink(member, peer);
+    }
+  }
+
+  private async meshLink(member: LobbyMember, peer: Uint8Array): Promise<void> {
+    const key = hex(peer);
+    while (!this.over()) {
+      for (const address of [member.host, ...member.addresses].filter((a) => a)) {
+        if (this.links.has(key)) break;
+        try {
+          const link = await Link.open(await this.tunnel.dial(address, member.port), this.identity, this.hello.game, true);
+          if (!equal(link.peer, peer)) {
+            link.close("answers as another peer");
+            continue;
+          }
+          await this.serve(link);
+        } catch (error) {
+          this.note(`dial ${member.name}: ${(error as Error).message}`);
+        }
+      }
+      await new Promise((ok) => setTimeout(ok, REDIAL_AFTER));
+    }
+    this.dialing.delete(key);
+  }
+
+  /** A peer dialled our port at the relay: a member's link once the handshake is done. */
+  private async accepted(channel: Channel): Promise<void> {
+    const admit = (key: Uint8Array): string | null =>
+      this.members.some((m) => equal(m.key, key)) || this.seat.keys.some((k) => equal(k, key)) ? null : "not a member of this game";
+    try {
+      await this.serve(await Link.open(channel, this.identity, this.hello.game, false, admit));
+    } catch (error) {
+      this.note(`a connection to us: ${(error as Error).message}`);
+    }
+  }
+}
+
+function memberOf(m: MsgMap): LobbyMember {
+  const addresses = m.get("addresses");
+  return {
+    key: m.get("key") as Uint8Array, name: String(m.get("name")), role: String(m.get("role")), bot: m.get("bot") === true,
+    host: String(m.get("host") ?? ""), port: Number(m.get("port")),
+    addresses: Array.isArray(addresses) ? addresses.filter((a): a is string => typeof a === "string") : [],
+  };
+}

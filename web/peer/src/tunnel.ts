@@ -1,0 +1,131 @@
+/**
+ * A page's TCP connections through the node that served it (issue 26; the relay is p2pnimmt/web/relay.py): one
+ * WebSocket carries every connection as a numbered channel. The relay's first message says the game id, where
+ * the game's host is and the port it listens on for the page; then binary messages: an op byte, a 4-byte channel
+ * number, the rest. The relay only moves bytes: everything on a channel is the mesh's own protocol (link.ts).
+ */
+import { bytes } from "./main.js";
+
+const { concat, fromHex } = bytes;
+
+export const DIAL = 1;
+export const DATA = 2;
+export const CLOSE = 3;
+export const OPENED = 4;
+export const ACCEPTED = 5;
+
+/** What the relay says first. */
+export interface Hello {
+  readonly game: Uint8Array;
+  readonly host: readonly [string, number];
+  readonly port: number;
+  readonly address: string;
+}
+
+/** The part of a WebSocket a tunnel uses (a browser's WebSocket with binaryType "arraybuffer"). */
+export interface Socket {
+  send(data: Uint8Array | string): void;
+  close(): void;
+}
+
+/** One connection: bytes in and out, and its end. */
+export class Channel {
+  onData: (bytes: Uint8Array) => void = () => {};
+  onClose: (why: string) => void = () => {};
+  closed = false;
+
+  constructor(private readonly tunnel: Tunnel, readonly id: number) {}
+
+  send(bytes: Uint8Array): void {
+    if (!this.closed) this.tunnel.put(DATA, this.id, bytes);
+  }
+
+  close(why = "closed"): void {
+    if (this.closed) return;
+    this.tunnel.put(CLOSE, this.id, new Uint8Array());
+    this.ended(why);
+  }
+
+  ended(why: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.tunnel.forget(this.id);
+    this.onClose(why);
+  }
+}
+
+export class Tunnel {
+  /** A peer dialled the page's port: the channel, to run the handshake on as the listener. */
+  onAccept: (channel: Channel) => void = () => {};
+  private readonly channels = new Map<number, Channel>();
+  private readonly dials = new Map<number, { ok: (c: Channel) => void; fail: (why: string) => void }>();
+  private next = 1;
+  hello: Hello | null = null;
+  onHello: (hello: Hello) => void = () => {};
+
+  constructor(private readonly socket: Socket) {}
+
+  /** A message from the relay (a string: its hello; else an op). */
+  received(data: Uint8Array | string): void {
+    if (typeof data === "string") {
+      const said = JSON.parse(data) as { game: string; host: [string, number]; port: number; address: string };
+      this.hello = { game: fromHex(said.game), host: said.host, port: said.port, address: said.address };
+      this.onHello(this.hello);
+      return;
+    }
+    if (data.length < 5) return;
+    const op = data[0] as number;
+    const id = new DataView(data.buffer, data.byteOffset + 1, 4).getUint32(0);
+    const rest = data.subarray(5);
+    if (op === OPENED) {
+      const waiting = this.dials.get(id);
+      this.dials.delete(id);
+      const channel = new Channel(this, id);
+      this.channels.set(id, channel);
+      waiting?.ok(channel);
+    } else if (op === ACCEPTED) {
+      const channel = new Channel(this, id);
+      this.channels.set(id, channel);
+      this.onAccept(channel);
+    } else if (op === DATA) {
+      this.channels.get(id)?.onData(rest.slice());
+    } else if (op === CLOSE) {
+      const why = new TextDecoder().decode(rest);
+      const waiting = this.dials.get(id);
+      this.dials.delete(id);
+      waiting?.fail(why);
+      this.channels.get(id)?.ended(why);
+    }
+  }
+
+  /** The WebSocket is gone: every channel with it. */
+  lost(): void {
+    for (const channel of [...this.channels.values()]) channel.ended("the page's link to its relay closed");
+    for (const waiting of this.dials.values()) waiting.fail("the page's link to its relay closed");
+    this.dials.clear();
+  }
+
+  /** A TCP connection to `address:port` (a member of the game), through the relay. */
+  dial(address: string, port: number): Promise<Channel> {
+    const id = this.next++;
+    return new Promise((ok, fail) => {
+      this.dials.set(id, { ok, fail: (why) => fail(new Error(why)) });
+      this.put(DIAL, id, new TextEncoder().encode(JSON.stringify([address, port])));
+    });
+  }
+
+  put(op: number, id: number, rest: Uint8Array): void {
+    const head = new Uint8Array(5);
+    head[0] = op;
+    new DataView(head.buffer).setUint32(1, id);
+    try {
+      this.socket.send(concat(head, rest));
+    } catch {
+      // the socket closed: `lost` ends the channels
+    }
+  }
+
+  forget(id: number): void {
+    this.channels.delete(id);
+  }
+}
