@@ -17,6 +17,10 @@ a headless seat), and the load average.
 --gc-freeze starts each process through a wrapper that imports the node's
 modules and calls gc.freeze() before the command runs: what a node would
 save if the collector no longer scanned the objects of its imports.
+
+--profile FILE runs the first joiner of the longer game under cProfile (CPU time) and
+writes its stats to FILE (read them with `python -m pstats FILE`, or
+--profile-top N prints the N costliest functions by own time).
 """
 
 from __future__ import annotations
@@ -43,7 +47,13 @@ FREEZE = ("import gc, sys\nimport p2pnimmt.cli, p2pnimmt.app.host, p2pnimmt.app.
 freeze = False
 
 
-def p2p(*args: str) -> list[str]:
+PROFILE = ("import cProfile, sys, time\nimport p2pnimmt.cli\nprofile = cProfile.Profile(time.process_time)\n"
+           "code = profile.runcall(p2pnimmt.cli.main, sys.argv[2:])\nprofile.dump_stats(sys.argv[1])\nsys.exit(code)")
+
+
+def p2p(*args: str, profile: Path | None = None) -> list[str]:
+    if profile is not None:
+        return [sys.executable, "-c", PROFILE, str(profile), *args]
     return [sys.executable, *(("-c", FREEZE) if freeze else ("-m", "p2pnimmt")), *args]
 
 
@@ -59,7 +69,8 @@ def wait_for(path: Path, pattern: str, proc: subprocess.Popen[bytes], timeout: f
     raise SystemExit(f"no {pattern!r} in {path}:\n{path.read_text(errors='replace')}")
 
 
-def game(seats: int, deal: str, rounds: int, workdir: Path) -> tuple[list[float], float, list[float]]:
+def game(seats: int, deal: str, rounds: int, workdir: Path,
+         profile: Path | None = None) -> tuple[list[float], float, list[float]]:
     """(CPU seconds per process, wall seconds from the host's start to the last exit, peak RSS MB per process)."""
     env = {**os.environ, "HOME": str(workdir), "XDG_DATA_HOME": str(workdir / "data"),
            "XDG_CONFIG_HOME": str(workdir / "config"), "XDG_STATE_HOME": str(workdir / "state")}
@@ -75,7 +86,8 @@ def game(seats: int, deal: str, rounds: int, workdir: Path) -> tuple[list[float]
     port = wait_for(outs[0], r"listening on 127\.0\.0\.1:(\d+)", procs[0]).group(1)
     for i in range(seats - 1):
         procs.append(subprocess.Popen(p2p("join", code, *common, "--peer", f"127.0.0.1:{port}",
-                                          "--transcript", str(workdir / f"{tag}-j{i}.p2pt")),
+                                          "--transcript", str(workdir / f"{tag}-j{i}.p2pt"),
+                                          profile=profile if i == 0 else None),
                                       stdout=open(outs[i + 1], "wb"), stderr=subprocess.STDOUT,
                                       stdin=subprocess.DEVNULL, env=env))
     cpu, rss = [], []
@@ -96,6 +108,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, nargs=2, default=[1, 3], metavar=("R1", "R2"))
     parser.add_argument("--games", type=int, default=1, help="pairs of games per table size; the best counts")
     parser.add_argument("--gc-freeze", action="store_true", help="gc.freeze() after the imports (see above)")
+    parser.add_argument("--profile", type=Path, help="cProfile the first joiner of the longer game into this file")
+    parser.add_argument("--profile-top", type=int, default=0, help="print the profile's N costliest functions")
     args = parser.parse_args()
     global freeze
     freeze = args.gc_freeze
@@ -110,7 +124,7 @@ def main() -> None:
                 workdir = Path(tmp) / f"{seats}-{n}"
                 workdir.mkdir()
                 short, wall1, _ = game(seats, args.deal, r1, workdir)
-                long, wall2, rss = game(seats, args.deal, r2, workdir)
+                long, wall2, rss = game(seats, args.deal, r2, workdir, args.profile)
                 turns = (r2 - r1) * HAND_SIZE
                 mean = (sum(long) - sum(short)) / seats / turns * 1e3
                 busiest = (max(long) - max(short)) / turns * 1e3
@@ -125,6 +139,9 @@ def main() -> None:
                   f"games of {r1} and {r2} rounds {wall1:.1f} s and {wall2:.1f} s wall; peak RSS {rss_max:.0f} MB "
                   f"(a headless joiner {seat_rss:.0f} MB); "
                   f"load average {load:.2f}")
+    if args.profile is not None and args.profile_top:
+        import pstats
+        pstats.Stats(str(args.profile)).sort_stats("tottime").print_stats(args.profile_top)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,9 @@ FRAME_LIMIT = MAX_FRAME + 1024  # a session message plus the [kind, payload] wra
 HANDSHAKE_TIMEOUT = 5.0
 IDLE_TIMEOUT = 20.0  # a peer silent this long is gone (the default of --link-timeout; peers ping every quarter)
 MAX_UNSENT = 16 * 1024 * 1024  # bytes queued to a peer that does not read before its link is cut
+READ_SIZE = 256 * 1024  # bytes a link takes from its socket at once: every whole frame in them is read without waiting
+MSG_PREFIX = b"\x92\xa3msg"  # msgpack of a 2-array and the str "msg": how a session message's frame begins
+_BIN_WIDTH = {0xC4: 1, 0xC5: 2, 0xC6: 4}  # msgpack bin 8, 16, 32: bytes of the length after the type byte
 
 
 class ConnectionFailed(Exception):
@@ -69,6 +72,33 @@ def frame(value: Any) -> bytes:
     return len(data).to_bytes(4, "big") + data
 
 
+def msg_frame(wire: bytes) -> bytes:
+    """frame(["msg", wire]) built without msgpack: the same bytes (msgpack's shortest bin header), made once for
+    every link a message goes to."""
+    size = len(wire)
+    if size < 0x100:
+        head = MSG_PREFIX + b"\xc4" + size.to_bytes(1, "big")
+    elif size < 0x10000:
+        head = MSG_PREFIX + b"\xc5" + size.to_bytes(2, "big")
+    else:
+        head = MSG_PREFIX + b"\xc6" + size.to_bytes(4, "big")
+    return (len(head) + size).to_bytes(4, "big") + head + wire
+
+
+def msg_payload(data: bytes) -> bytes | None:
+    """The wire of a frame's bytes that are exactly ["msg", bin] (what decode would give for them), else None:
+    a session message's frame is taken apart by slicing, not decoded (decode checks what is not this shape)."""
+    if not data.startswith(MSG_PREFIX) or len(data) < 6:
+        return None
+    width = _BIN_WIDTH.get(data[5])
+    if width is None:
+        return None
+    start = 6 + width
+    if len(data) < start or int.from_bytes(data[6:start], "big") != len(data) - start:
+        return None
+    return data[start:]
+
+
 def transcript_of(game_id: bytes, dialer_nonce: bytes, listener_nonce: bytes, dialer_key: bytes,
                   listener_key: bytes) -> bytes:
     return HANDSHAKE_TAG + game_id + dialer_nonce + listener_nonce + dialer_key + listener_key
@@ -89,6 +119,8 @@ class Connection:
         self.sent: set[bytes] = set()  # session messages already sent on this link (never twice)
         self.received: set[bytes] = set()  # session messages its peer sent on this link that we hold
         self._pending: list[bytes] = []  # frames queued this turn of the event loop, written together
+        self._in = b""  # bytes read from the socket, from offset _at on not yet taken as frames
+        self._at = 0
         self.faults = 0  # bad messages that came over this link
         self.first_fault = ""  # what the first of them was
         self.warned: set[str] = set()  # what was logged once about this link
@@ -172,19 +204,22 @@ class Connection:
             log.info("send to %s failed: %s", fingerprint(self.peer), exc)
             self.close()
 
-    def send_message(self, wire: bytes) -> None:
-        """Send a session message on this link, unless it was sent on it before."""
+    def send_message(self, wire: bytes, framed: bytes | None = None) -> None:
+        """Send a session message on this link, unless it was sent on it before (`framed`: its msg_frame, if made)."""
         if wire not in self.sent:
             self.sent.add(wire)
-            self.send_nowait("msg", wire)
+            self._queue(framed if framed is not None else msg_frame(wire))
 
     def send_nowait(self, kind: str, payload: Any) -> None:
         """Queue a frame without waiting for the socket (order is kept; frames queued together go in one write)."""
+        self._queue(frame([kind, payload]))
+
+    def _queue(self, data: bytes) -> None:
         if self.closed:
             return
         if not self._pending:
             asyncio.get_running_loop().call_soon(self._flush)
-        self._pending.append(frame([kind, payload]))
+        self._pending.append(data)
 
     def _flush(self) -> None:
         data, self._pending = b"".join(self._pending), []
@@ -204,11 +239,57 @@ class Connection:
             self.writer.transport.abort()
 
     async def receive(self) -> tuple[str, Any]:
-        """The next [kind, payload] frame; ConnectionFailed if the link is broken or the frame is not that shape."""
-        value = await read_frame(self.reader, self.idle_timeout)
+        """The next [kind, payload] frame; ConnectionFailed if the link is broken or the frame is not that shape.
+
+        A frame already read from the socket is returned without waiting: a burst of frames costs one read.
+        Each frame must arrive whole within the idle timeout of when we began waiting for it (as read_frame)."""
+        data = self._buffered()
+        if data is None:
+            data = await self._read()
+        wire = msg_payload(data)
+        if wire is not None:
+            return "msg", wire
+        try:
+            value = decode(data, FRAME_LIMIT)
+        except DecodeError as exc:
+            raise ConnectionFailed(f"bad frame: {exc}") from None
         if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)):
             raise ConnectionFailed("frame is not [kind, payload]")
         return value[0], value[1]
+
+    def _buffered(self) -> bytes | None:
+        """The next whole frame's bytes among those read, or None; ConnectionFailed if its length is over the limit."""
+        data, at = self._in, self._at
+        if len(data) - at < 4:
+            return None
+        size = int.from_bytes(data[at:at + 4], "big")
+        if size > FRAME_LIMIT:
+            raise ConnectionFailed(f"frame of {size} bytes is over the {FRAME_LIMIT}-byte limit")
+        end = at + 4 + size
+        if len(data) < end:
+            return None
+        if end == len(data):
+            self._in, self._at = b"", 0
+        else:
+            self._at = end
+        return data[at + 4:end]
+
+    async def _read(self) -> bytes:
+        deadline = asyncio.get_running_loop().time() + self.idle_timeout
+        while True:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    chunk = await self.reader.read(READ_SIZE)
+            except TimeoutError:
+                raise ConnectionFailed(f"nothing received for {self.idle_timeout:.0f} s") from None
+            except (ConnectionError, OSError) as exc:
+                raise ConnectionFailed(f"connection lost: {exc}") from None
+            if not chunk:
+                raise ConnectionFailed("connection closed")
+            self._in, self._at = self._in[self._at:] + chunk, 0
+            data = self._buffered()
+            if data is not None:
+                return data
 
     def close(self) -> None:
         if not self.closed:

@@ -37,7 +37,7 @@ from ..protocol.events import Event, Fault, GameAborted, GameOver, GameStarted, 
 from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
 from ..protocol.session import Journal, LocalError, Session
 from .clock import MoveClock
-from .connection import IDLE_TIMEOUT, Connection, ConnectionFailed
+from .connection import IDLE_TIMEOUT, Connection, ConnectionFailed, msg_frame
 from .discovery import game_code
 from .frames import BAD_MESSAGE_CODES, MAX_LINK_FAULTS
 from .held import HeldSeats
@@ -293,9 +293,10 @@ class Node:
         for item in outputs:
             if isinstance(item, Outgoing):
                 seated = self.session.keys if self.session is not None else {}
+                framed = msg_frame(item.wire)  # made once for every link it goes to
                 for peer, conn in list(self.links.items()):
                     if meant_for(item, peer, seated):
-                        conn.send_message(item.wire)
+                        conn.send_message(item.wire, framed)
             else:
                 if isinstance(item, GameStarted):
                     self.mesh.members_updated()  # the START's roster are members
