@@ -71,6 +71,8 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
         node.byes.add(conn.peer)
     elif kind in ("rematch", "again"):
         node.rematch.frame(conn, kind, payload)
+    elif kind == "seen":
+        node.mesh.seen.learn(conn, payload)
     elif kind != "ping":
         quiet.warning(conn.address, "unknown frame kind", "%s sent an unknown frame kind %r", fingerprint(conn.peer),
                       kind[:40])

@@ -55,9 +55,14 @@ def member_from(value: Any) -> Member | None:
 
 def _address(host: object) -> bool:
     """A member's `host`: an IP address, or empty (not known); never free text a screen could show."""
+    return host == "" or is_ip(host)
+
+
+def is_ip(host: object) -> bool:
+    """An IP address as text (never free text a screen could show)."""
     if not isinstance(host, str) or len(host) > 45:
         return False
     try:
-        return host == "" or bool(ipaddress.ip_address(host))
+        return bool(ipaddress.ip_address(host))
     except ValueError:
         return False

@@ -13,13 +13,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ..protocol.identity import fingerprint, peer_id
 from ..quietlog import quiet
 from .connection import Connection, ConnectionFailed, Unwelcome
 from .frames import MAX_LINK_FAULTS, on_frame
-from .members import Member
+from .seen import Seen
 
 log = logging.getLogger("p2pnimmt.net")  # what strangers can repeat goes through quietlog's `quiet`
 
@@ -49,6 +51,7 @@ class Mesh:
         self._dial_spacing: dict[tuple[str, int], tuple[float, float]] = {}  # address -> (next dial at, spacing)
         self._spaced: dict[bytes, tuple[int, float]] = {}  # seat cut for bad messages -> (cuts, refused until)
         self._told: set[bytes] = set()  # keys cut off for good that came back once and were told why
+        self.seen = Seen(node)  # where other members reached the players, or saw them come from
 
     async def dial(self, host: str, port: int) -> Connection:
         """Dial an address (ours by discovery or the command line, or one a member gave us), never in a tight
@@ -242,9 +245,11 @@ class Mesh:
         if conn.peer == node.host_peer and self.join_frame is not None:
             conn.send_nowait("join", self.join_frame)
         conn.send_nowait("heads", node.session.heads())
+        self.seen.tell(conn)
 
     async def serve(self, conn: Connection, redial: tuple[str, int] | None = None) -> None:
-        """Read frames from one member's link until it breaks; the dialling side then redials."""
+        """Read frames from one member's link until it breaks; the dialling side (`redial`: the address it
+        reached the peer at) then redials: there first, then at every other address it knows for a player."""
         node = self.node
         while True:
             self.link(conn)
@@ -265,43 +270,72 @@ class Mesh:
                     node.lobby.left(conn.peer)
             if redial is None or node.done.is_set():
                 return
-            again = await self.redial(conn.peer, *redial)
+            again = await self.reach(conn.peer, partial(self._redial_at, conn.peer, redial))
             if again is None:
                 return
-            conn = again
+            conn, redial = again, again.dialed
 
-    async def redial(self, peer: bytes, host: str, port: int, once: bool = False) -> Connection | None:
-        """Dial `peer` at its address until it answers (spaced by dial), the other side gets through, or
-        the game ends (`once`: one try)."""
+    def _redial_at(self, peer: bytes, first: tuple[str, int]) -> list[tuple[str, int]]:
+        """A lost link's addresses: where we had reached the peer, then (a player) every other we know."""
+        return [first, *self.player_addresses(peer)]
+
+    async def redial(self, peer: bytes, host: str, port: int) -> Connection | None:
+        """Dial `peer` at one address until it answers (spaced by dial), the other side gets through, or the
+        game ends."""
+        return await self.reach(peer, lambda: [(host, port)])
+
+    async def reach(self, peer: bytes, addresses: Callable[[], list[tuple[str, int]]]) -> Connection | None:
+        """Dial `peer` at each of `addresses()` in turn, round after round (each address spaced by dial: the
+        backoff), until one answers with its key; None when the other side got through first or the game
+        ended. The addresses are asked again each round: those learned meanwhile are tried too."""
         node = self.node
-        tries = 0
-        while not node.done.is_set() and not (once and tries):
-            tries += 1
-            if peer in node.links:  # the other side got through first
-                return None
-            left = self.spaced_for(peer)
-            if left > 0:  # cut for bad messages: not before its key may link again
-                await asyncio.sleep(left)
-                continue
-            try:
-                conn = await self.dial(host, port)
-            except ConnectionFailed as exc:
-                log.info("redial %s:%d failed: %s", host, port, exc)
-                continue
-            if conn.peer != peer:
-                log.warning("%s:%d now answers as %s, not %s", host, port, fingerprint(conn.peer), fingerprint(peer))
-                conn.close()
-                continue
-            if node.done.is_set() or peer in node.links:
-                conn.close()
-                return None
-            return conn
+        while not node.done.is_set():
+            round_ = list(dict.fromkeys(addresses()))
+            if not round_:  # nowhere to dial yet: until someone tells us where
+                await self._members_change(DIAL_BACKOFF[1])
+            for host, port in round_:
+                if peer in node.links or node.done.is_set():  # the other side got through first
+                    return None
+                left = self.spaced_for(peer)
+                if left > 0:  # cut for bad messages: not before its key may link again
+                    await asyncio.sleep(left)
+                conn = await self._dial_as(peer, host, port)
+                if conn is None:
+                    continue
+                if node.done.is_set() or peer in node.links:
+                    conn.close()
+                    return None
+                return conn
         return None
+
+    async def _dial_as(self, peer: bytes, host: str, port: int) -> Connection | None:
+        """One dial of `peer` at `host:port`: the link, or None (said in a log line) when nobody there answers
+        with its key."""
+        try:
+            conn = await self.dial(host, port)
+        except ConnectionFailed as exc:
+            log.info("dialling %s at %s:%d failed: %s", fingerprint(peer), host, port, exc)
+            return None
+        if conn.peer != peer:
+            log.warning("%s:%d now answers as %s, not %s", host, port, fingerprint(conn.peer), fingerprint(peer))
+            conn.close()
+            return None
+        return conn
+
+    async def _members_change(self, timeout: float) -> None:
+        """Wait until who is a member, or where one is, may have changed (at most `timeout` seconds)."""
+        try:
+            await asyncio.wait_for(self._members_changed.wait(), timeout)
+        except TimeoutError:
+            pass
 
     async def _ping(self, conn: Connection) -> None:
         while not conn.closed:
             await asyncio.sleep(self.node.link_timeout / 4)  # a live peer is heard well within the timeout
             conn.send_nowait("ping", None)
+            self.seen.tell()  # links made before we had the START: our report goes out now
+
+    # ----------------------------------------------------------------- the players' mesh
 
     def dial_mesh(self) -> None:
         """Players dial every player with a higher peer id they are not linked to yet."""
@@ -312,17 +346,21 @@ class Mesh:
         for peer, member in node.members.items():
             if member.role == "player" and peer > me and peer not in node.links and peer not in self.dialing:
                 self.dialing.add(peer)
-                node.spawn(self._mesh_link(peer, member))
+                node.spawn(self._mesh_link(peer))
 
-    async def _mesh_link(self, peer: bytes, member: Member) -> None:
-        """Dial a player at each address it may be at, in turn (where the host saw it first, then those it gave:
-        another network's may be the one we reach, issue 27), until one answers as it; redial that one."""
-        conn = None
-        while conn is None and not self.node.done.is_set() and peer not in self.node.links:
-            for host in member.dial_at() or [""]:
-                conn = await self.redial(peer, host, member.port, once=True)
-                if conn is not None or self.node.done.is_set() or peer in self.node.links:
-                    break
+    def player_addresses(self, peer: bytes) -> list[tuple[str, int]]:
+        """Where a player may be, in the order we dial it: where the host saw it, the addresses it gave, then
+        those other members reached it at or saw it come from (net.seen), each at its port."""
+        member = self.node.members.get(peer)
+        if member is None or peer == self.node.host_peer:
+            return []
+        hosts = dict.fromkeys([*member.dial_at(), *self.seen.addresses_of(peer)])
+        return [(host, member.port) for host in hosts]
+
+    async def _mesh_link(self, peer: bytes) -> None:
+        """Dial a player at each address it may be at, in turn (another network's may be the one we reach,
+        issue 27), until one answers as it; serve the link and redial it when it is lost."""
+        conn = await self.reach(peer, lambda: self.player_addresses(peer))
         self.dialing.discard(peer)
         if conn is not None:
             await self.serve(conn, redial=conn.dialed)

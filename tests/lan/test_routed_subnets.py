@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from procs import Proc
 from runid import base36
 from test_namespaces import check_game
 
+from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.protocol.verify import replay
 
 _routed = itertools.count()
@@ -71,9 +73,11 @@ class RoutedLan:
         ip("-n", ns, "link", "set", end, "up")
 
     def build(self, peers: list[str], router: bool = True, both: tuple[str, ...] = (),
-              legs: dict[str, str] | None = None) -> None:
+              legs: dict[str, str] | None = None, crowded: tuple[str, ...] = ()) -> None:
         """The subnets, the router between A and B (or none), and the peers; a peer of `both` also has an
-        address on the other of A and B, a peer of `legs` one on the subnet it names (the same last number)."""
+        address on the other of A and B, a peer of `legs` one on the subnet it names (the same last number). A
+        `crowded` peer has 8 more addresses on its own subnet (.100 to .107) and its leg named as a container's
+        (veth...): its join names 8 addresses (protocol.md 14), all on its own subnet, and not the leg's."""
         for side in self.subnets:
             switch = self._netns(f"sw{side}")
             ip("-n", switch, "link", "add", "br0", "type", "bridge")
@@ -91,15 +95,21 @@ class RoutedLan:
                 self._plug(ns, other, f"w{peer}", self.addr(other + peer[1:]))
             if peer in (legs or {}):
                 side = (legs or {})[peer]
-                self._plug(ns, side, f"x{peer}", self.addr(side + peer[1:]))
+                self._plug(ns, side, f"veth{peer}" if peer in crowded else f"x{peer}", self.addr(side + peer[1:]))
+            if peer in crowded:
+                for n in range(100, 108):
+                    ip("-n", ns, "addr", "add", f"{self.subnets[peer[0]]}.{n}/24", "dev", f"v{peer}")
             if router:
                 ip("-n", ns, "route", "add", "default", "via", f"{self.subnets[peer[0]]}.254")
 
-    def start(self, peer: str, args: list[str], name: str, bound: bool = True) -> Proc:
+    def start(self, peer: str, args: list[str], name: str, bound: bool = True, key: Identity | None = None) -> Proc:
         """`p2pnimmt ARGS --interface addr(peer)` inside the peer's namespace (not `bound`: on all its
-        interfaces); output in tmp_path/NAME.out."""
+        interfaces; `key`: with that key, keyed.py); output in tmp_path/NAME.out."""
+        prefix = ["ip", "netns", "exec", self.ns(peer)]
+        if key is not None:
+            prefix += [sys.executable, str(Path(__file__).with_name("keyed.py"))]
         proc = Proc([*args, *(["--interface", self.addr(peer)] if bound else [])], self.tmp_path / f"{name}.out",
-                    ["ip", "netns", "exec", self.ns(peer)])
+                    prefix, {"KEYED_SECRET": key.secret.hex()} if key is not None else None)
         self.procs.append(proc)
         return proc
 
@@ -216,3 +226,62 @@ def test_joiners_link_to_each_other_at_an_address_they_gave_where_the_host_sees_
     assert lan.linked("b3", "c2")
     check_game(procs, [out / f"{name}.p2pt" for name in procs], timeout=300)
     assert f"at {lan.addr('a1')}:" in procs["a2"].text() and f"at {lan.addr('b1')}:" in procs["b3"].text()
+
+
+def test_a_player_dials_another_at_an_address_only_a_third_player_found(routed_lan: RoutedLan) -> None:
+    """Issue 27 item 2, members learn from each other (protocol.md 14, `seen`): joiner b3's join names 8
+    addresses on subnet B (where the host, on A and B, sees it too) and not its leg on C, the one subnet it shares
+    with joiners a2 and a4 (on A and C). The peer ids are chosen so that a2 must dial b3 and b3 dials a4: a4
+    sees b3 come from its C address and tells a2, who reaches b3 there, at an address neither the host nor b3
+    ever gave it. Without the reports a2 and b3 never link (the game would still end, relayed)."""
+    lan = routed_lan
+    lan.build(["a1", "a2", "a4", "b3"], router=False, both=("a1",), legs={"a2": "c", "a4": "c", "b3": "c"},
+              crowded=("b3",))
+    keys = sorted((Identity.generate() for _ in range(3)), key=lambda identity: identity.peer)
+    out = lan.tmp_path
+    host = lan.start("a1", ["host", "--headless", "--seats", "4", "--name", "ann", *SHORT, *SLOW,
+                            "--transcript", str(out / "host.p2pt")], "host", bound=False)
+    link = host.wait_for(r"invite link: (p2pnimmt://\S+)").group(1)
+    procs = {"host": host}
+    for peer, key in zip(("a2", "b3", "a4"), keys):  # a2 < b3 < a4: a2 dials b3, b3 dials a4
+        procs[peer] = lan.start(peer, ["join", link, "--headless", "--name", peer, *SLOW,
+                                       "--transcript", str(out / f"{peer}.p2pt")], peer, bound=False, key=key)
+    deadline = time.monotonic() + outer(60)
+    while not lan.linked("a2", "c3"):  # reached at b3's C address, which only a4 had seen
+        assert time.monotonic() < deadline and procs["a2"].popen.poll() is None, procs["a2"].text()
+        time.sleep(0.05)
+    assert lan.linked("a4", "c3") and not lan.linked("a1", "c3")  # the host never saw it there
+    check_game(procs, [out / f"{name}.p2pt" for name in procs], timeout=300)
+    for name in procs:
+        assert not replay((out / f"{name}.p2pt").read_bytes()).session.dropped, name
+
+
+def test_a_lost_link_is_redialled_at_the_other_address_of_the_player(routed_lan: RoutedLan) -> None:
+    """Issue 27 item 2: joiners a2 and a3 (on A and C) link at their A addresses (where the host saw them); a3's
+    port on A's switch goes down; the link ends (nothing heard for the link timeout) and its dialler redials,
+    the lost address first, then the other it knows: the two link again over C. The game ends, a3's messages
+    reaching the host (on A only) through a2."""
+    lan = routed_lan
+    lan.build(["a1", "a2", "a3"], router=False, legs={"a2": "c", "a3": "c"})
+    out = lan.tmp_path
+    timeout = ["--link-timeout", "2"]
+    host = lan.start("a1", ["host", "--headless", "--seats", "3", "--name", "ann", *SHORT, *timeout,
+                            "--drop-after", "60", "--bot-delay", "1", "--transcript", str(out / "host.p2pt")],
+                     "host", bound=False)
+    link = host.wait_for(r"invite link: (p2pnimmt://\S+)").group(1)
+    procs = {"host": host}
+    for peer in ("a2", "a3"):
+        procs[peer] = lan.start(peer, ["join", link, "--headless", "--name", peer, *timeout, "--drop-after", "60",
+                                       "--bot-delay", "1", "--transcript", str(out / f"{peer}.p2pt")], peer,
+                                bound=False)
+    deadline = time.monotonic() + outer(60)
+    while not lan.linked("a2", "a3"):
+        assert time.monotonic() < deadline and procs["a2"].popen.poll() is None, procs["a2"].text()
+        time.sleep(0.05)
+    ip("-n", lan.ns("swa"), "link", "set", f"{lan.id}pva3", "down")  # a3 is off subnet A
+    deadline = time.monotonic() + outer(60)
+    while not lan.linked("a2", "c3"):
+        assert time.monotonic() < deadline and procs["a2"].popen.poll() is None, procs["a2"].text()
+        time.sleep(0.05)
+    assert not lan.linked("a2", "a3")
+    check_game(procs, [out / f"{name}.p2pt" for name in procs], timeout=300)
