@@ -77,7 +77,7 @@ export class Seat extends Session {
    */
   static restart(identity: Identity, entropy: Entropy, written: Uint8Array, secrets: readonly ReadonlyMap<string, unknown>[],
     relay = true): { seat: Seat; out: Outgoing[] } {
-    const seat = new Seat(identity, entropy, null, relay, written);
+    const seat = new this(identity, entropy, null, relay, written); // a subclass's restart gives one of its own
     for (const record of secrets) seat.restore(record as MsgMap);
     seat.replaying = true;
     for (const wire of TranscriptWriter.messages(written)) seat.receive(wire, null);
