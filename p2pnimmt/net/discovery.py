@@ -22,10 +22,13 @@ import os
 import re
 import socket
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import ifaddr
-from zeroconf import DNSQuestionType, InterfaceChoice, IPVersion, ServiceStateChange
-from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+if TYPE_CHECKING:  # zeroconf (about 5 MB and 110 modules) loads when a node advertises or looks for games:
+    from zeroconf import ServiceStateChange  # a seat that dials an address (--peer, an invite link) never does
+    from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
 from ..engine import DEALS, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 from ..neutral import shown
@@ -134,6 +137,9 @@ def local_addresses(interface: str | None) -> list[str]:
 
 def open_zeroconf(interface: str | None) -> AsyncZeroconf:
     """An AsyncZeroconf bound to one interface address, or to all interfaces when `interface` is None."""
+    from zeroconf import InterfaceChoice, IPVersion
+    from zeroconf.asyncio import AsyncZeroconf
+
     return AsyncZeroconf(interfaces=[interface] if interface else InterfaceChoice.All, ip_version=IPVersion.V4Only)
 
 
@@ -212,6 +218,8 @@ class Advertiser:
         code = game_code(self.game_id)
         hints = {"name": self.host_name, "variant": variant, "deal": deal,
                  "salt": self.salt.hex() if self.salt is not None else None}
+        from zeroconf.asyncio import AsyncServiceInfo
+
         service = service_type()
         return AsyncServiceInfo(
             service,
@@ -323,6 +331,9 @@ class Scan:
 async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settle: float = SETTLE) -> Scan:
     """Games seen within `seconds`; looking for `code` (as game_code writes it), it returns `settle` seconds
     after the first game that answers it (so that a second game answering the same code is seen too)."""
+    from zeroconf import DNSQuestionType, IPVersion, ServiceStateChange
+    from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo
+
     service = service_type()
     found: dict[str, GameAd] = {}
     broken: dict[str, str] = {}
