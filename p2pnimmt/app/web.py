@@ -295,10 +295,12 @@ class WebFront:
         guest = (lambda: {"guest": self.guest or {"offer": True}}) if node.is_host else None
         self.page = Page(self.tv_model if spectator else self.model, seat=None if spectator else NodeSeat(node),
                          tv=spectator, node=node, code=code, command=command, join_text=lambda: join,
-                         title="p2pnimmt", extra=guest, offer_guest=self.offer_guest if node.is_host else None)
+                         title="p2pnimmt", extra=guest, offer_guest=self.offer_guest if node.is_host else None,
+                         phone_url=lambda: self.phone_url or None)
         self.tv = self.page if spectator else Page(self.tv_model, tv=True, node=node, code=code,
                                                    extra=self.public_guest if node.is_host else None,
-                                                   join_text=lambda: join, title="p2pnimmt")
+                                                   join_text=lambda: join, title="p2pnimmt",
+                                                   phone_url=lambda: self.phone_url or None)
         page_token = self.server.add(self.page.view)
         tv_token = page_token if spectator else self.server.add(self.tv.view)
         phone_token = self.server.add_relay(Relay(lambda: self.node, self.web.interface))
@@ -310,6 +312,9 @@ class WebFront:
             if not spectator:
                 say(f"tv: {self.tv_url}")
             say(f"phone: {self.phone_url}")
+            for page in (self.page, self.tv):
+                if page is not None:
+                    page.view.changed()  # the QR code says the phone's link from now on
             show(self.server.url(page_token), self.web)
             self.started.set_result(None)
 

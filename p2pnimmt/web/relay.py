@@ -36,6 +36,12 @@ READ = 64 * 1024
 DIAL_TIMEOUT = 5.0
 
 
+def wanted_port(text: str) -> int:
+    """The port a page asks to listen on again (its port before a reload: the peers that dial it redial there);
+    0 (any) for none or one that is not a port above 1023."""
+    return int(text) if text.isdigit() and 1024 <= int(text) <= 65535 else 0
+
+
 def header(op: int, channel: int) -> bytes:
     return bytes([op]) + channel.to_bytes(4, "big")
 
@@ -73,7 +79,7 @@ class Relay:
         ws = web.WebSocketResponse(max_msg_size=MAX_TUNNEL_MESSAGE, heartbeat=10.0)
         await ws.prepare(request)
         tunnel = Tunnel(self, ws)
-        await tunnel.run(node)
+        await tunnel.run(node, wanted_port(request.query.get("port", "")))
         return ws
 
 
@@ -93,8 +99,11 @@ class Tunnel:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def run(self, node: Node) -> None:
-        self.server = await asyncio.start_server(self.accepted, self.relay.interface, 0)
+    async def run(self, node: Node, port: int = 0) -> None:
+        try:
+            self.server = await asyncio.start_server(self.accepted, self.relay.interface, port)
+        except OSError:  # taken meanwhile: any port (the peers learn it from the page's join, via the host)
+            self.server = await asyncio.start_server(self.accepted, self.relay.interface, 0)
         port = self.server.sockets[0].getsockname()[1]
         host = list(self.relay.host_address(node))
         assert node.game_id is not None  # checked by Relay.serve

@@ -64,7 +64,8 @@ class Page:
                  node=None, code: str | None = None, command: Command | None = None,
                  on_leave: Callable[[], None] | None = None, join_text: Callable[[], str | None] | None = None,
                  extra: Callable[[], dict[str, Any]] | None = None,
-                 offer_guest: Callable[[], Awaitable[str]] | None = None) -> None:
+                 offer_guest: Callable[[], Awaitable[str]] | None = None,
+                 phone_url: Callable[[], str | None] | None = None) -> None:
         if (tv or seat is None) and not isinstance(model, TvModel):
             raise TypeError("a read-only page shows a TvModel: the model of a seat holds what only that seat knows")
         self.model = model
@@ -76,6 +77,7 @@ class Page:
         self.command = None if tv else command
         self.on_leave = on_leave
         self.join_text = join_text
+        self.phone_url = phone_url  # the phone page's link (web.relay): what the QR code says, when there is one
         self.extra = extra
         self.offer_guest = None if tv else offer_guest
         self.lobby_message = ""
@@ -98,7 +100,9 @@ class Page:
         state["code"] = self.code
         join = self.join_text() if self.join_text is not None else None
         state["join"] = join
-        state["qr"] = qr_uri(join) if join else None
+        phone = self.phone_url() if self.phone_url is not None else None
+        state["phone"] = phone
+        state["qr"] = qr_uri(phone or join) if phone or join else None
         node = self.node
         if node is not None and node.lobby_state == "lobby" and not self.model.players:
             state["kind"] = "lobby"

@@ -1,6 +1,6 @@
 """A phone is a full peer (issue 26): the page served by the host's node makes its own key, joins the lobby as a
-seat of its own through the node (a relay of its bytes), plays a sealed game to the end by taps, checks it
-itself and shows its verdict; its own transcript, downloaded, verifies; nothing the relay node keeps (its files,
+seat of its own through the node (a relay of its bytes), plays a sealed game to the end by taps (reloaded
+mid-game, it goes on from what it kept in the browser, with the same key), checks it itself and shows its verdict; its own transcript, downloaded, verifies; nothing the relay node keeps (its files,
 its output) holds the page's secret key."""
 
 from __future__ import annotations
@@ -14,13 +14,15 @@ from pages import play_by_clicks
 
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.protocol.verify import verify_transcript
+from p2pnimmt.web.qr import qr_uri
 
 LO = ["--interface", "127.0.0.1"]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
-async def play_phone(phone) -> int:
-    """Tap the lowest card whenever a card is asked, the first row when a row is; the turns played."""
+async def play_phone(phone, reload_after: int | None = None) -> int:
+    """Tap the lowest card whenever a card is asked, the first row when a row is; the turns played. `reload_after`:
+    reload the page once after that many turns (it takes its seat up again from what it kept)."""
     turns = 0
     step = ""
     while True:
@@ -33,6 +35,10 @@ async def play_phone(phone) -> int:
         if await phone.evaluate("document.body.dataset.wanted") == "card":
             await phone.locator("#hand .card:enabled").first.tap()
             turns += 1
+            if turns == reload_after:
+                await phone.wait_for_function("() => document.body.dataset.wanted === 'wait'")
+                await phone.reload()
+                step = ""
         else:
             await phone.locator("#rows .take").first.tap()
 
@@ -44,6 +50,12 @@ async def test_a_phone_page_is_a_peer_that_plays_a_sealed_game_and_keeps_its_own
                  env={"P2PNIMMT_PLACE_DELAY": "0", "HOME": str(tmp_path)})
     url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
     phone_url = host.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1)
+    tv_url = host.wait_for(r"tv: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
+    tv = await browser.new_page(viewport={"width": 1920, "height": 1080})
+    await tv.goto(tv_url)
+    # The TV's QR code is the phone's link (a phone's camera opens it), not a command for a terminal.
+    await tv.wait_for_function("qr => document.getElementById('lobby-qr').getAttribute('src') === qr",
+                               arg=qr_uri(phone_url), timeout=OUTER * 1000)
     laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
     await laptop.goto(url)
     await laptop.wait_for_function("() => document.getElementById('lobby-seats').textContent === 'Seats 2/3'")
@@ -58,7 +70,7 @@ async def test_a_phone_page_is_a_peer_that_plays_a_sealed_game_and_keeps_its_own
     await phone.wait_for_selector("#hand .card", timeout=OUTER * 1000)
     assert "zoe" in await laptop.inner_text("#players")
     host_turns: list[int] = []
-    phone_turns, _ = await asyncio.gather(play_phone(phone), play_by_clicks(laptop, rows_taken=[], turns=host_turns))
+    phone_turns, _ = await asyncio.gather(play_phone(phone, reload_after=3), play_by_clicks(laptop, rows_taken=[], turns=host_turns))
     assert phone_turns == 10 and len(host_turns) == 10
     verdict_text = await phone.inner_text("#verdict-text")
     assert "0 faults" in verdict_text, verdict_text

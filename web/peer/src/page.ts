@@ -5,8 +5,10 @@
  * (page_node.ts, page_seat.ts) through the node that served it, which only relays its bytes (tunnel.ts), checks
  * every message itself, shows its hand and the rows, and at the end its own verdict and its transcript.
  */
-import { cards, identity as identities } from "./main.js";
+import type { MsgMap } from "./codec.js";
+import { bytes, cards, codec, identity as identities } from "./main.js";
 import { PageNode } from "./page_node.js";
+import { PageSeat } from "./page_seat.js";
 import { Tunnel } from "./tunnel.js";
 
 const { bullHeads } = cards;
@@ -15,7 +17,10 @@ type Identity = InstanceType<typeof Identity>;
 
 const DB = "p2pnimmt";
 const STORE = "keys";
+const GAMES = "games";
 const NAME = "p2pnimmt-name";
+/** This link's seat was taken in this browser: a reload takes it up again at once (localStorage, by token). */
+const SEATED = `p2pnimmt-seated${location.search}`;
 
 const entropy = (n: number): Uint8Array => crypto.getRandomValues(new Uint8Array(n));
 
@@ -27,10 +32,39 @@ function request<T>(r: IDBRequest<T>): Promise<T> {
 }
 
 /** Our key: the one kept in this origin's IndexedDB, else a new one (kept there from now on). */
+async function database(): Promise<IDBDatabase> {
+  const open = indexedDB.open(DB, 2);
+  open.onupgradeneeded = () => {
+    for (const store of [STORE, GAMES]) if (!open.result.objectStoreNames.contains(store)) open.result.createObjectStore(store);
+  };
+  return request(open);
+}
+
+/** A game this browser played a seat of: its transcript so far and its secrets records (section 13). */
+interface Kept {
+  readonly transcript: Uint8Array;
+  readonly secrets: Uint8Array;
+}
+
+async function keptGame(game: Uint8Array): Promise<Kept | undefined> {
+  const db = await database();
+  return await request(db.transaction(GAMES).objectStore(GAMES).get(bytes.hex(game))) as Kept | undefined;
+}
+
+/** Keep the seat's transcript and secrets (after each message it took): a reload goes on from them. */
+function keeper(seat: PageSeat, game: Uint8Array): () => void {
+  let kept = -1;
+  return () => {
+    const size = seat.accepted.length + seat.secrets.length;
+    if (size === kept) return;
+    kept = size;
+    const record: Kept = { transcript: seat.transcript.bytes(), secrets: seat.secretsBytes() };
+    void database().then((db) => request(db.transaction(GAMES, "readwrite").objectStore(GAMES).put(record, bytes.hex(game))));
+  };
+}
+
 async function ourIdentity(): Promise<Identity> {
-  const open = indexedDB.open(DB, 1);
-  open.onupgradeneeded = () => open.result.createObjectStore(STORE);
-  const db = await request(open);
+  const db = await database();
   const kept = await request(db.transaction(STORE).objectStore(STORE).get("identity")) as Uint8Array | undefined;
   if (kept instanceof Uint8Array && kept.length === 32) return new Identity(kept);
   const secret = entropy(32);
@@ -128,7 +162,9 @@ function act(node: PageNode, intent: () => ReturnType<PageNode["seat"]["play"]>)
 async function start(name: string): Promise<void> {
   const identity = await ourIdentity();
   $("me").textContent = `${name} · key ${identity.fingerprint}`;
-  const ws = new WebSocket(`ws://${location.host}/relay${location.search}`);
+  const portKey = `p2pnimmt-port${location.search}`;
+  const port = localStorage.getItem(portKey) ?? "";
+  const ws = new WebSocket(`ws://${location.host}/relay${location.search}&port=${encodeURIComponent(port)}`);
   ws.binaryType = "arraybuffer";
   const tunnel = new Tunnel({ send: (d) => ws.send(d), close: () => ws.close() });
   ws.onmessage = (m) => tunnel.received(typeof m.data === "string" ? m.data : new Uint8Array(m.data as ArrayBuffer));
@@ -136,9 +172,18 @@ async function start(name: string): Promise<void> {
     tunnel.lost();
     $("status").textContent = "the link to the relay closed";
   };
-  tunnel.onHello = (hello) => {
-    const node = new PageNode(identity, name, tunnel, hello, entropy);
-    node.onChange = () => render(node);
+  tunnel.onHello = async (hello) => {
+    localStorage.setItem(portKey, String(hello.port));
+    const kept = await keptGame(hello.game);
+    const seat = kept ? PageSeat.restart(identity, entropy, kept.transcript,
+      codec.decode(kept.secrets, 1 << 20) as MsgMap[]).seat as PageSeat : null;
+    const node = new PageNode(identity, name, tunnel, hello, entropy, seat);
+    const keep = keeper(node.seat, hello.game);
+    node.onChange = () => {
+      keep();
+      render(node);
+    };
+    render(node);
     (window as unknown as { p2pnimmt: unknown }).p2pnimmt = { node, identity };
     void node.join();
   };
@@ -151,10 +196,16 @@ function main(): void {
     const name = input.value.trim();
     if (!name) return;
     localStorage.setItem(NAME, name);
-    $("welcome").hidden = true;
-    $("table").hidden = false;
-    void start(name);
+    localStorage.setItem(SEATED, "1");
+    begin(name);
   });
+  if (localStorage.getItem(SEATED) && input.value) begin(input.value);
+}
+
+function begin(name: string): void {
+  $("welcome").hidden = true;
+  $("table").hidden = false;
+  void start(name);
 }
 
 main();
