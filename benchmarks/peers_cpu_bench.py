@@ -18,6 +18,11 @@ a headless seat), and the load average.
 modules and calls gc.freeze() before the command runs: what a node would
 save if the collector no longer scanned the objects of its imports.
 
+--in-game plays one game of R2 rounds instead, each process reading its own
+CPU time (time.process_time) when its game starts and when it is over, and
+its RSS (VmRSS) when it is over: CPU per turn without the start-up's noise
+(on a loaded machine a process's start-up varies by more than 20 turns cost).
+
 --profile FILE runs the first joiner of the longer game under cProfile (CPU time) and
 writes its stats to FILE (read them with `python -m pstats FILE`, or
 --profile-top N prints the N costliest functions by own time).
@@ -26,6 +31,7 @@ writes its stats to FILE (read them with `python -m pstats FILE`, or
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -51,9 +57,24 @@ PROFILE = ("import cProfile, sys, time\nimport p2pnimmt.cli\nprofile = cProfile.
            "code = profile.runcall(p2pnimmt.cli.main, sys.argv[2:])\nprofile.dump_stats(sys.argv[1])\nsys.exit(code)")
 
 
-def p2p(*args: str, profile: Path | None = None) -> list[str]:
+IN_GAME = ("import json, sys, time\nimport p2pnimmt.cli\nfrom p2pnimmt.net.node import Node\n"
+           "from p2pnimmt.protocol.events import GameOver, GameStarted\nmarks = {}\nseen = Node._event\n"
+           "def _event(self, event):\n"
+           "    if isinstance(event, (GameStarted, GameOver)):\n"
+           "        marks.setdefault(type(event).__name__, time.process_time())\n"
+           "        if isinstance(event, GameOver):\n"
+           "            marks.setdefault('rss', int(open('/proc/self/status').read().split('VmRSS:')[1].split()[0]))\n"
+           "    seen(self, event)\n"
+           "Node._event = _event\ncode = p2pnimmt.cli.main(sys.argv[2:])\n"
+           "open(sys.argv[1], 'w').write(json.dumps(marks))\nsys.exit(code)")
+in_game = False
+
+
+def p2p(*args: str, profile: Path | None = None, marks: Path | None = None) -> list[str]:
     if profile is not None:
         return [sys.executable, "-c", PROFILE, str(profile), *args]
+    if in_game and marks is not None:
+        return [sys.executable, "-c", IN_GAME, str(marks), *args]
     return [sys.executable, *(("-c", FREEZE) if freeze else ("-m", "p2pnimmt")), *args]
 
 
@@ -79,7 +100,8 @@ def game(seats: int, deal: str, rounds: int, workdir: Path,
     common = ["--headless", *LO, "--bot", "random", "--drop-after", "0"]
     t0 = time.perf_counter()
     procs = [subprocess.Popen(p2p("host", *common, "--seats", str(seats), "--rounds", str(rounds), "--no-points",
-                                  "--deal", deal, "--transcript", str(workdir / f"{tag}-host.p2pt")),
+                                  "--deal", deal, "--transcript", str(workdir / f"{tag}-host.p2pt"),
+                                  marks=workdir / f"{tag}-host.json"),
                               stdout=open(outs[0], "wb"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                               env=env)]
     code = wait_for(outs[0], r"code: (\w{4})", procs[0]).group(1)
@@ -87,7 +109,7 @@ def game(seats: int, deal: str, rounds: int, workdir: Path,
     for i in range(seats - 1):
         procs.append(subprocess.Popen(p2p("join", code, *common, "--peer", f"127.0.0.1:{port}",
                                           "--transcript", str(workdir / f"{tag}-j{i}.p2pt"),
-                                          profile=profile if i == 0 else None),
+                                          profile=profile if i == 0 else None, marks=workdir / f"{tag}-j{i}.json"),
                                       stdout=open(outs[i + 1], "wb"), stderr=subprocess.STDOUT,
                                       stdin=subprocess.DEVNULL, env=env))
     cpu, rss = [], []
@@ -101,6 +123,23 @@ def game(seats: int, deal: str, rounds: int, workdir: Path,
     return cpu, time.perf_counter() - t0, rss
 
 
+def in_game_figures(seats: int, deal: str, rounds: int, workdir: Path, floor: float) -> None:
+    """One game; each process's CPU between its game's start and its end, per turn; RSS at the end."""
+    _cpu, wall, _rss = game(seats, deal, rounds, workdir)
+    tag = f"{deal}{seats}r{rounds}"
+    marks = [json.loads((workdir / f"{tag}-{who}.json").read_text())
+             for who in ["host", *(f"j{i}" for i in range(seats - 1))]]
+    turns = rounds * HAND_SIZE
+    per_turn = [(m["GameOver"] - m["GameStarted"]) / turns * 1e3 for m in marks]
+    joiners = sorted(per_turn[1:])
+    rss = sorted(m["rss"] / 1024 for m in marks[1:])
+    print(f"{deal} deal, {seats:>2} separate processes, in game ({rounds} rounds): CPU per peer per turn "
+          f"{sum(per_turn) / seats:.2f} ms (host {per_turn[0]:.2f}, joiners {joiners[0]:.2f}-{joiners[-1]:.2f}); "
+          f"signature floor {floor:.2f} ms, ratio {sum(per_turn) / seats / floor:.1f}; "
+          f"a headless joiner's RSS at game over {rss[len(rss) // 2]:.1f} MB (median; {rss[0]:.1f}-{rss[-1]:.1f}); "
+          f"game {wall:.1f} s wall; load average {os.getloadavg()[0]:.2f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seats", type=int, nargs="+", default=[2, 5, 10])
@@ -108,11 +147,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, nargs=2, default=[1, 3], metavar=("R1", "R2"))
     parser.add_argument("--games", type=int, default=1, help="pairs of games per table size; the best counts")
     parser.add_argument("--gc-freeze", action="store_true", help="gc.freeze() after the imports (see above)")
+    parser.add_argument("--in-game", action="store_true", help="one game; CPU read by each process (see above)")
     parser.add_argument("--profile", type=Path, help="cProfile the first joiner of the longer game into this file")
     parser.add_argument("--profile-top", type=int, default=0, help="print the profile's N costliest functions")
     args = parser.parse_args()
-    global freeze
-    freeze = args.gc_freeze
+    global freeze, in_game
+    freeze, in_game = args.gc_freeze, args.in_game
     r1, r2 = args.rounds
     sign_us, verify_us = per_message()
     print(f"signature costs (CPU, best of 5 x 400): sign {sign_us:.0f} µs, verify {verify_us:.0f} µs "
@@ -123,6 +163,9 @@ def main() -> None:
             for n in range(args.games):
                 workdir = Path(tmp) / f"{seats}-{n}"
                 workdir.mkdir()
+                if in_game:
+                    in_game_figures(seats, args.deal, r2, workdir, (2 * sign_us + 2 * (seats - 1) * verify_us) / 1e3)
+                    continue
                 short, wall1, _ = game(seats, args.deal, r1, workdir)
                 long, wall2, rss = game(seats, args.deal, r2, workdir, args.profile)
                 turns = (r2 - r1) * HAND_SIZE
@@ -131,6 +174,8 @@ def main() -> None:
                 if best is None or mean < best[0]:
                     seat_rss = sorted(rss[1:])[(len(rss) - 1) // 2]  # the median joiner's peak
                     best = (mean, busiest, wall1, wall2, max(rss), seat_rss, os.getloadavg()[0])
+            if in_game:
+                continue
             assert best is not None
             mean, busiest, wall1, wall2, rss_max, seat_rss, load = best
             floor = (2 * sign_us + 2 * (seats - 1) * verify_us) / 1e3
