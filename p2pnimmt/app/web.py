@@ -22,7 +22,7 @@ from ..ui.local import LocalSeat
 from ..ui.model import TableModel
 from ..web.qr import qr_uri
 from .evening import Evening
-from .front import Front
+from .front import Front, lobby_link
 from .options import Options
 from .output import reporter, say
 from .rematch import PAGE, AfterGame, Carry
@@ -168,7 +168,8 @@ async def start_tv(node: Node, options: WebOptions | None = None) -> str:
     model = TvModel()
     placer = Placer(model)
     node.watch_events(lambda n, event: model.update(n.session, event))
-    page = Page(model, tv=True, node=node, code=code, join_text=lambda: f"p2pnimmt join {code}", title="p2pnimmt")
+    page = Page(model, tv=True, node=node, code=code, join_text=lambda: f"p2pnimmt join {code}", title="p2pnimmt",
+                invite=lambda: lobby_link(node, code))
     server = WebServer(options.interface, options.port)
     token = server.add(page.view)
     await server.start()
@@ -300,7 +301,8 @@ class WebFront:
         self.tv = self.page if spectator else Page(self.tv_model, tv=True, node=node, code=code,
                                                    extra=self.public_guest if node.is_host else None,
                                                    join_text=lambda: join, title="p2pnimmt",
-                                                   phone_url=lambda: self.phone_url or None)
+                                                   phone_url=lambda: self.phone_url or None,
+                                                   invite=self.invite_link)
         page_token = self.server.add(self.page.view)
         tv_token = page_token if spectator else self.server.add(self.tv.view)
         phone_token = self.server.add_relay(Relay(lambda: self.node, self.web.interface))
@@ -319,6 +321,11 @@ class WebFront:
             self.started.set_result(None)
 
         node.spawn(serve())
+
+    def invite_link(self) -> str | None:
+        """The host's invite link for the TV page's lobby (a joiner's is None)."""
+        node = self.node
+        return lobby_link(node, game_code(node.game_id)) if node is not None and node.game_id is not None else None
 
     def public_guest(self) -> dict:
         """The guest seat as the TV page shows it: its name only. Its link is the seat itself (the first browser

@@ -65,7 +65,8 @@ class Page:
                  on_leave: Callable[[], None] | None = None, join_text: Callable[[], str | None] | None = None,
                  extra: Callable[[], dict[str, Any]] | None = None,
                  offer_guest: Callable[[], Awaitable[str]] | None = None,
-                 phone_url: Callable[[], str | None] | None = None) -> None:
+                 phone_url: Callable[[], str | None] | None = None,
+                 invite: Callable[[], str | None] | None = None) -> None:
         if (tv or seat is None) and not isinstance(model, TvModel):
             raise TypeError("a read-only page shows a TvModel: the model of a seat holds what only that seat knows")
         self.model = model
@@ -78,6 +79,7 @@ class Page:
         self.on_leave = on_leave
         self.join_text = join_text
         self.phone_url = phone_url  # the phone page's link (web.relay): what the QR code says, when there is one
+        self.invite = invite  # the host's invite link (net.invite), shown with its QR in the lobby's corner
         self.extra = extra
         self.offer_guest = None if tv else offer_guest
         self.lobby_message = ""
@@ -108,6 +110,8 @@ class Page:
             state["kind"] = "lobby"
             state["lobby"] = lobby_state(node, self.code or "", self.command is not None)
             state["lobby"]["message"] = self.lobby_message
+            link = self.invite() if self.invite is not None else None
+            state["lobby"]["invite"] = {"link": link, "qr": qr_uri(link)} if link else None
         state["view"] = "tv" if self.seat is None else "seat"  # in the lobby too, before the game gives a seat
         state["left"] = self.left.is_set()
         state["refused"] = self.refused

@@ -70,6 +70,8 @@
     $("lobby-join").textContent = s.join || "";
     if (!l) { $("lobby-seats").textContent = "Waiting for the game to start…"; return; }
     $("lobby-seats").textContent = "Seats " + l.players.length + "/" + l.seats;
+    $("lobby-invite").hidden = !l.invite;  // the host's invite link (issue 27), for `p2pnimmt join LINK` elsewhere
+    if (l.invite) { $("lobby-invite-qr").src = l.invite.qr; $("lobby-invite-link").textContent = l.invite.link; }
     const ul = clear($("lobby-players"));
     l.players.forEach((p) => {
       const li = el("li", p.me ? "me" : "");
