@@ -28,7 +28,7 @@ _KEY = re.compile(r"[A-Z2-7]{24}|[A-Z2-7]{8}")  # the long fingerprint, or the s
 _LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
 # Interfaces of an overlay network (a link is for friends elsewhere: the tunnel's address reaches them) and of
 # containers and VMs on this machine (no friend reaches those); see rank().
-TUNNELS = ("tailscale", "wg", "zt", "tun", "utun", "nebula", "headscale")
+TUNNELS = ("tailscale", "wg", "zt", "tun", "utun", "nebula")  # Headscale's clients are Tailscale's: tailscale0
 LOCAL_ONLY = ("docker", "br-", "veth", "virbr", "vboxnet", "vmnet", "cni", "lxc", "lxd", "podman")
 CGNAT = ipaddress.IPv4Network("100.64.0.0/10")  # Tailscale's and Headscale's addresses
 
@@ -88,12 +88,13 @@ def parse_link(text: str) -> Invite:
         raise BadLink("it has no host key (#XXXX-XXXX-XXXX-XXXX-XXXX-XXXX after the game code)")
     rest = rest.partition("?")[0]  # a query is reserved for later versions: ignored
     authority, sep, path = rest.partition("/")
-    if not sep or not path.strip("/"):
+    code_text = path.removesuffix("/")  # one `/` after the code is allowed (a chat or a hand may add it)
+    if not sep or not code_text:
         raise BadLink("it has no game code (/CODE after the addresses)")
-    if "/" in path.strip("/"):
+    if "/" in code_text:
         raise BadLink(f"its path is {shown('/' + path)}, not one game code")
     try:
-        code = parse_code(path.strip("/"))
+        code = parse_code(code_text)
     except ValueError as exc:
         raise BadLink(f"bad game code: {exc}") from None
     return Invite(parse_addresses(authority), code, parse_key(key))
@@ -142,8 +143,9 @@ def parse_address(text: str) -> tuple[str, int]:
 
 
 def check_host(host: str) -> None:
-    """An IPv4 address or a DNS name (letters, digits and hyphens in dot-separated labels)."""
-    labels = host.rstrip(".").split(".")
+    """An IPv4 address or a DNS name (letters, digits and hyphens in dot-separated labels; a fully qualified
+    name may end with one `.`)."""
+    labels = host.removesuffix(".").split(".")
     if labels[-1].isdigit():  # all digits at the end: meant as an IPv4 address
         try:
             ipaddress.IPv4Address(host)

@@ -40,6 +40,12 @@ def test_a_pasted_link_is_read_case_blind_with_or_without_hyphens_and_spaces_aro
     assert parse_link("p2pnimmt://10.0.0.5:4000/QM5Z#nlkphqtu").host_key == "NLKP-HQTU"  # the short one
 
 
+def test_a_fully_qualified_name_and_one_slash_after_the_code_are_read() -> None:
+    """protocol.md 14: a DNS name may end with one `.` (fully qualified), and one `/` may follow the code."""
+    invite = parse_link(f"p2pnimmt://ann-laptop.tail1234.ts.net.:4000/QM5Z/#{LONG}")
+    assert invite.addresses == (("ann-laptop.tail1234.ts.net.", 4000),) and invite.code == "QM5Z"
+
+
 @pytest.mark.parametrize("link,why", [
     ("http://10.0.0.5:4000/QM5Z#" + LONG, "its scheme is 'http', not p2pnimmt"),
     ("p2pnimmt:10.0.0.5:4000/QM5Z#" + LONG, "an invite link begins with p2pnimmt://"),
@@ -50,6 +56,11 @@ def test_a_pasted_link_is_read_case_blind_with_or_without_hyphens_and_spaces_aro
     ("p2pnimmt://10.0.0.5:4000/QM5ZX#" + LONG, "bad game code: a game code is 4 letters and digits, got 'QM5ZX'"),
     ("p2pnimmt://10.0.0.5:4000/QM5U#" + LONG, "bad game code: a game code has no 'U'"),
     ("p2pnimmt://10.0.0.5:4000/QM5Z/x#" + LONG, "its path is '/QM5Z/x', not one game code"),
+    ("p2pnimmt://10.0.0.5:4000//QM5Z#" + LONG, "its path is '//QM5Z', not one game code"),
+    ("p2pnimmt://10.0.0.5:4000/QM5Z//#" + LONG, "its path is '/QM5Z//', not one game code"),
+    ("p2pnimmt://10.0.0.5:4000//#" + LONG, "it has no game code"),
+    ("p2pnimmt://ann-laptop..:4000/QM5Z#" + LONG, "'ann-laptop..' is neither an IP address nor a host name"),
+    ("p2pnimmt://.:4000/QM5Z#" + LONG, "'.' is neither an IP address nor a host name"),
     ("p2pnimmt:///QM5Z#" + LONG, "it names no address"),
     ("p2pnimmt://10.0.0.5/QM5Z#" + LONG, "address '10.0.0.5' has no port"),
     ("p2pnimmt://10.0.0.5:0/QM5Z#" + LONG, "the port of '10.0.0.5:0' must be 1..65535, got '0'"),
