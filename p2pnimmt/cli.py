@@ -165,10 +165,14 @@ def clock_arg(text: str) -> int:
 
 
 def peer_arg(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(f"must be HOST:PORT, got {text!r}")
-    return host, int(port)
+    """--peer: HOST:PORT as an invite link's address reads it (net.invite.parse_address: IPv4, [IPv6] or a DNS
+    name, a port 1..65535)."""
+    from .net.invite import BadLink, parse_address  # here: ifaddr is not loaded for commands that need no network
+
+    try:
+        return parse_address(text)
+    except BadLink as exc:
+        raise argparse.ArgumentTypeError(f"must be HOST:PORT: {exc}") from None
 
 
 def interface_arg(text: str) -> str:

@@ -175,3 +175,13 @@ def test_a_link_with_peer_or_host_key_is_refused() -> None:
                              text=True, timeout=60)
         assert out.returncode == 2 and out.stderr.strip() == ("p2pnimmt join: an invite link names the addresses "
                                                               "and the host key: leave out --peer and --host-key")
+
+
+@pytest.mark.parametrize("peer,why", [("10.0.0.5", "address '10.0.0.5' has no port"),
+                                      ("ann_x:4000", "'ann_x' is neither an IP address nor a host name"),
+                                      ("fd00::1:4000", "an IPv6 address goes in brackets")])
+def test_peer_is_read_as_a_link_address_is(peer: str, why: str) -> None:
+    """--peer HOST:PORT and an invite link's addresses have one reader (net.invite.parse_address)."""
+    out = subprocess.run([sys.executable, "-m", "p2pnimmt", "join", "QM5Z", "--peer", peer, *LO], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2 and "argument --peer: must be HOST:PORT: " in out.stderr and why in out.stderr, out
