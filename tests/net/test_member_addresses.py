@@ -29,3 +29,49 @@ def test_a_member_is_dialled_where_the_host_saw_it_then_at_the_addresses_it_gave
                                        ["\x1b[2J"], ["10.0.0.1"] * (MAX_ADDRESSES + 1)])
 def test_a_member_with_anything_but_a_short_list_of_ip_addresses_is_malformed(addresses: object) -> None:
     assert member_from({**BASE, "addresses": addresses}) is None
+
+
+async def test_a_seat_tells_the_host_where_it_reached_a_player_and_a_bad_report_is_one_line(caplog) -> None:
+    """protocol.md 14, `seen`: a seat's report (here a raw seat: the attacker's socket, which joined and has a
+    seat of the START) adds the address to those the host would dial the player at, after the host's own
+    view and the player's join; a report that is not [[a seat's peer id, [one IP address]], ...] is ignored,
+    with one line for the link, however many come."""
+    import asyncio
+
+    from attacker import Attacker
+
+    from p2pnimmt.engine import Settings
+    from p2pnimmt.net.node import Node
+    from p2pnimmt.protocol.identity import Identity
+
+    host = Node(Identity.generate(), name="ann", interface="127.0.0.1", drop_after=0)
+    bob = Node(Identity.generate(), name="bob", interface="127.0.0.1", drop_after=0)
+    await host.listen()
+    await bob.listen()
+    await host.host(Settings(players=3, deal="open"))
+    try:
+        await bob.join("127.0.0.1", host.port)
+        mallory = await asyncio.to_thread(Attacker.dial, host.port)
+        await asyncio.to_thread(mallory.join, "player")
+        deadline = asyncio.get_running_loop().time() + 30
+        while host.session.start is None:  # the three seats: START
+            assert asyncio.get_running_loop().time() < deadline
+            await asyncio.sleep(0.02)
+        seen = host.mesh.seen
+        bad = ["x", [[bob.identity.peer]], [[bob.identity.peer, ["ann_laptop"]]],
+               [[bob.identity.peer, ["10.0.0.1", "10.0.0.2"]]], [[Identity.generate().peer, ["10.0.0.1"]]]]
+        for report in bad:
+            await asyncio.to_thread(mallory.send, "seen", report)
+        await asyncio.to_thread(mallory.send, "seen", [[bob.identity.peer, ["127.0.0.9"]],
+                                                       [mallory.identity.peer, ["127.0.0.8"]]])
+        while seen.addresses_of(bob.identity.peer) != ["127.0.0.9"]:
+            assert asyncio.get_running_loop().time() < deadline
+            await asyncio.sleep(0.02)
+        assert seen.addresses_of(mallory.identity.peer) == []  # a seat's word about itself is not taken
+        assert host.mesh.player_addresses(bob.identity.peer)[-1] == ("127.0.0.9", bob.port)
+        said = [r.getMessage() for r in caplog.records if "ignored a seen frame" in r.getMessage()]
+        assert len(said) == 1 and "a report is a list of at most 3 players" in said[0], said  # the first bad one
+        mallory.close()
+    finally:
+        await bob.close()
+        await host.close()
