@@ -10,6 +10,7 @@ import base64
 from pathlib import Path
 
 from deadlines import OUTER
+from evil_relay import EvilRelay
 from pages import play_by_clicks
 
 from p2pnimmt.protocol.identity import Identity
@@ -28,7 +29,7 @@ async def play_phone(phone, reload_after: int | None = None) -> int:
     while True:
         await phone.wait_for_function(
             "before => document.body.dataset.phase === 'over' || (document.body.dataset.step !== before "
-            "&& document.body.dataset.wanted !== 'wait')", arg=step, timeout=OUTER * 1000)
+            "&& ['card', 'row'].includes(document.body.dataset.wanted))", arg=step, timeout=OUTER * 1000)
         if await phone.evaluate("document.body.dataset.phase") == "over":
             return turns
         step = await phone.evaluate("document.body.dataset.step")
@@ -95,3 +96,40 @@ async def test_a_phone_page_is_a_peer_that_plays_a_sealed_game_and_keeps_its_own
         data = path.read_bytes()
         assert not any(form in data for form in forms), f"{path} holds the page's secret key"
     assert not errors, errors
+
+
+async def test_a_phone_page_names_what_a_malicious_relay_did_and_the_table_finishes(tmp_path: Path, procs,
+                                                                                    browser) -> None:
+    host = procs(["host", "--web", "--no-open", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
+                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
+                 env={"P2PNIMMT_PLACE_DELAY": "0"})
+    url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
+    relay = EvilRelay(host.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1))
+    await relay.start()
+    try:
+        laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
+        await laptop.goto(url)
+        phone = await (await browser.new_context(**PHONE)).new_page()
+        errors: list[str] = []
+        phone.on("pageerror", lambda exc: errors.append(str(exc)))
+        await phone.goto(relay.url)
+        await phone.fill("#name", "zoe")
+        await phone.tap("#join")
+        await asyncio.gather(play_phone(phone), play_by_clicks(laptop, rows_taken=[], turns=[]))
+        assert relay.plan.done == ["flip", "replay", "inject"]
+        said = await phone.inner_text("#verdict-text")
+        assert "3 faults" in said, said
+        for named in ("the signature does not verify", "delivered again by its sender", "who is not seated"):
+            assert named in said, (named, said)
+        async with phone.expect_download() as download_info:
+            await phone.tap("#download")
+        mine = tmp_path / "phone.p2pt"
+        await (await download_info.value).save_as(str(mine))
+        verdict = verify_transcript(mine.read_bytes())
+        assert verdict.ok, verdict.report()
+        await laptop.click("#leave")
+        assert host.finish(30) == 0, host.text()
+        assert verify_transcript((tmp_path / "host.p2pt").read_bytes()).ok
+        assert not errors, errors
+    finally:
+        await relay.close()

@@ -69,13 +69,16 @@ export class Link {
     let ended: string | null = null;
     let link: Link | null = null;
     channel.onData = (bytes) => {
+      let values: Value[];
       try {
-        for (const value of frames.push(bytes)) {
-          if (link) link.frame(value);
-          else queue.push(value);
-        }
+        values = frames.push(bytes);
       } catch (error) {
         channel.close(`bad frame: ${(error as Error).message}`);
+        values = [];
+      }
+      for (const value of values) {
+        if (link) link.frame(value);
+        else queue.push(value);
       }
       wake?.();
     };

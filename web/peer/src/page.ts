@@ -128,6 +128,8 @@ function render(node: PageNode): void {
     wait: "waiting for the others…" };
   $("status").textContent = seat.phase === "turn" ? `round ${seat.round + 1}, turn ${seat.turn + 1}: ${said[wanted]}`
     : seat.phase === "over" ? "game over" : `${seat.phase}…`;
+  $("notes").replaceChildren(...[...seat.faults.map((f) => `fault (${f.code}): ${f.detail}`), ...node.notes]
+    .map((text) => Object.assign(document.createElement("li"), { textContent: text })));
   if (seat.phase === "over" || seat.phase === "aborted") showVerdict(node);
 }
 

@@ -1,0 +1,147 @@
+"""A malicious relay for the phone page's tests (issue 26): it serves the phone page itself and passes the page's
+tunnel on to a node's real relay (web.relay), but tampers with what goes to the page. Each channel's bytes are
+cut into the mesh's frames (net.connection); once the game has started it
+
+- flips a byte of a relayed copy of a message (a message its link's peer did not sign: the page has the
+  sender's own copy too, so the game goes on) -> the page must name a bad signature;
+- sends a message its link's peer signed and sent a second time (a replay) -> the page must name a replay;
+- injects a message signed by a key that is not at the table -> the page must name an unknown sender.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+
+from aiohttp import ClientSession, WSMsgType, web
+
+from p2pnimmt.net.connection import frame
+from p2pnimmt.protocol.codec import decode
+from p2pnimmt.protocol.envelope import open_envelope, seal
+from p2pnimmt.protocol.identity import Identity, peer_id
+from p2pnimmt.web.relay import DATA, header
+from p2pnimmt.web.server import HEADERS, static_files
+
+
+@dataclass
+class Channel:
+    buffer: bytes = b""
+    peer: bytes | None = None  # the link's peer, from its hello
+
+
+@dataclass
+class Plan:
+    """What the relay did, in order (the test checks the page named each)."""
+
+    done: list[str] = field(default_factory=list)
+    started: bool = False
+
+
+class EvilRelay:
+    def __init__(self, real_phone_url: str) -> None:
+        self.real = real_phone_url  # http://127.0.0.1:PORT/phone?t=TOKEN
+        self.origin = real_phone_url.split("/phone")[0]
+        self.token = real_phone_url.split("t=", 1)[1]
+        self.files = static_files()
+        self.plan = Plan()
+        self.game: bytes | None = None
+        self.runner: web.AppRunner | None = None
+        self.url = ""
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/phone", self._page)
+        app.router.add_get("/static/{name}", self._static)
+        app.router.add_get("/relay", self._relay)
+        self.runner = web.AppRunner(app, access_log=None)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.url = f"http://127.0.0.1:{port}/phone?t={self.token}"
+
+    async def close(self) -> None:
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+    async def _page(self, request: web.Request) -> web.Response:
+        body, kind = self.files["phone.html"]
+        return web.Response(body=body, content_type=kind, charset="utf-8", headers=HEADERS)
+
+    async def _static(self, request: web.Request) -> web.Response:
+        body, kind = self.files[request.match_info["name"]]
+        return web.Response(body=body, content_type=kind, headers=HEADERS)
+
+    async def _relay(self, request: web.Request) -> web.WebSocketResponse:
+        page = web.WebSocketResponse(max_msg_size=1 << 20)
+        await page.prepare(request)
+        target = self.origin.replace("http://", "ws://") + f"/relay?t={self.token}&port={request.query.get('port', '')}"
+        async with ClientSession() as session, session.ws_connect(target, origin=self.origin,
+                                                                   max_msg_size=1 << 20) as real:
+            channels: dict[int, Channel] = {}
+
+            async def up() -> None:
+                async for message in page:
+                    if message.type != WSMsgType.BINARY:
+                        break
+                    await real.send_bytes(message.data)
+                await real.close()
+
+            uplink = asyncio.ensure_future(up())
+            try:
+                async for message in real:
+                    if message.type == WSMsgType.TEXT:
+                        self.game = bytes.fromhex(json.loads(message.data)["game"])
+                        await page.send_str(message.data)
+                    elif message.type == WSMsgType.BINARY:
+                        for out in self.tamper(channels, message.data):
+                            await page.send_bytes(out)
+                    else:
+                        break
+            finally:
+                uplink.cancel()
+                await page.close()
+        return page
+
+    def tamper(self, channels: dict[int, Channel], data: bytes) -> list[bytes]:
+        """What goes to the page for one message from the real relay."""
+        op, number = data[0], int.from_bytes(data[1:5], "big")
+        if op != DATA:
+            return [data]
+        channel = channels.setdefault(number, Channel())
+        channel.buffer += data[5:]
+        out = []
+        while len(channel.buffer) >= 4 and len(channel.buffer) >= 4 + int.from_bytes(channel.buffer[:4], "big"):
+            size = int.from_bytes(channel.buffer[:4], "big")
+            raw, channel.buffer = channel.buffer[:4 + size], channel.buffer[4 + size:]
+            out.extend(header(DATA, number) + f for f in self.frames(channel, raw))
+        return out
+
+    def frames(self, channel: Channel, raw: bytes) -> list[bytes]:
+        value = decode(raw[4:], 1 << 20)
+        if isinstance(value, list) and len(value) == 5 and value[0] == "p2pnimmt-hello":
+            channel.peer = peer_id(value[3])
+        if not (isinstance(value, list) and len(value) == 2 and value[0] == "msg" and isinstance(value[1], bytes)):
+            return [raw]
+        wire = value[1]
+        env = open_envelope(wire)
+        if env.kind == "START":
+            self.plan.started = True
+            return [raw]
+        done = self.plan.done
+        if not self.plan.started or env.kind == "DROP":
+            return [raw]
+        if "flip" not in done and channel.peer is not None and env.sender != channel.peer and env.seq > 0:
+            done.append("flip")
+            at = wire.index(env.prev)  # a byte of the signed part (its previous hash): still a message, not its signer's
+            return [frame(["msg", wire[:at] + bytes([wire[at] ^ 1]) + wire[at + 1:]])]
+        if "replay" not in done and "flip" in done and env.sender == channel.peer:
+            done.append("replay")
+            return [raw, raw]
+        if "inject" not in done and "replay" in done and self.game is not None:
+            done.append("inject")
+            forged = seal(Identity.generate(), self.game, 0, bytes(32), "ROUND_END",
+                          {"round": 0, "penalties": [0], "scores": [0], "state": bytes(32)})
+            return [raw, frame(["msg", forged.wire])]
+        return [raw]
