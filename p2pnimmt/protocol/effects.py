@@ -26,12 +26,14 @@ class Send:
 
 @dataclass(frozen=True)
 class Fatal:
-    """Seat `seat` signed something that breaks a rule: the game is aborted; `evidence` proves it."""
+    """Seat `seat` signed something that breaks a rule; `evidence` proves it. Once the game started, the seat
+    is expelled for a fault of table.EXPELS (protocol.md 12); otherwise, or when `final`, the game is aborted."""
 
     seat: int
     code: str
     detail: str
     evidence: tuple[bytes, ...] = ()
+    final: bool = False
 
 
 @dataclass(frozen=True)

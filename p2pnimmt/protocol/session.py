@@ -62,6 +62,7 @@ from .journal import Journal
 from .messages import settings_body, settings_from_body
 from .phase import Phase, Step
 from .slots import store
+from .split import split_versions
 from .standin import stand_in_card, stand_in_pick, stand_in_row
 from .table import EXPELS, Table, standin_slot
 
@@ -94,6 +95,7 @@ class Session:
         self._restored: list[dict[str, Any]] = []  # the deal's secrets records, until START makes the deal
         self._rewinds: set[tuple[int, Step]] = set()  # drops found complete at a step this node had passed
         self._rebuilding = False
+        self._proofs: set[frozenset[bytes]] = set()  # split-commit proofs recorded (each once)
 
     # ----------------------------------------------------------------- the table, read-only
 
@@ -406,7 +408,7 @@ class Session:
                 return
             if isinstance(found, Refused):
                 if found.fatal:
-                    self._fatal(found.peer, found.code, found.detail, found.evidence)
+                    self._proven(found)
                 else:
                     self._fault(found.peer, found.code, found.detail, found.evidence)
             elif isinstance(found, StartFound):
@@ -418,7 +420,7 @@ class Session:
     def _accept(self, env: Envelope, via: bytes | None) -> None:
         broken = self.inbox.broken_chain(env)
         if broken is not None:
-            self._fatal(broken.peer, broken.code, broken.detail, broken.evidence)
+            self._proven(broken)
             return
         if not self.table.replaying:
             self.journal.message(env.wire)
@@ -493,6 +495,8 @@ class Session:
         self.table = Table(self.me, self.entropy, old.id)
         self.table.rewinds = drops
         self.table.expelled = dict(old.expelled)
+        self.table.expelled_for = dict(old.expelled_for)
+        self.table.versions = {at: {seat: dict(v) for seat, v in seats.items()} for at, seats in old.versions.items()}
         self.table.plays = dict(old.plays)
         self.table.auto = set(old.auto)
         self._restored = old.deal.secret_records() if old.deal is not None else []
@@ -537,7 +541,7 @@ class Session:
         if isinstance(effect, Send):
             self.send(effect.kind, effect.body)
         elif isinstance(effect, Fatal):
-            if table.phase in (Phase.LOBBY, Phase.STARTING) or effect.code not in EXPELS:
+            if table.phase in (Phase.LOBBY, Phase.STARTING) or effect.code not in EXPELS or effect.final:
                 self._fatal(table.roster[effect.seat], effect.code, effect.detail, effect.evidence)
             else:
                 self._expel(effect)
@@ -591,6 +595,31 @@ class Session:
             self.journal.fault(fault)
         self._emit(fault)
 
+    def _proven(self, proof: Refused) -> None:
+        """A signed proof found at the gates: fatal, unless it shows a split commit (protocol.md 12, split.py).
+
+        A split commit's versions are kept for the turn's reveals to decide on; the proof is recorded as a
+        non-fatal fault (once) and sent on to every peer, so every node comes to hold every version."""
+        table = self.table
+        versions = split_versions(proof.evidence) if table.phase not in (
+            Phase.LOBBY, Phase.STARTING, Phase.ABORTED) and proof.code == "equivocation" else None
+        if versions is None or proof.peer not in table.keys:
+            self._fatal(proof.peer, proof.code, proof.detail, proof.evidence)
+            return
+        seat = table.roster.index(proof.peer)
+        for env in versions:
+            table.versions.setdefault((env.body["round"], env.body["turn"]), {}).setdefault(seat, {})[env.hash] = env
+        table.changed()
+        key = frozenset(proof.evidence)
+        if key not in self._proofs:
+            self._proofs.add(key)
+            self._fault(proof.peer, proof.code, f"{proof.detail}; the turn's reveals decide (protocol.md 12)",
+                        proof.evidence)
+            if not table.replaying:
+                for wire in proof.evidence:
+                    self._emit(Outgoing(wire))
+        self._advance()
+
     def _expel(self, effect: Fatal) -> None:
         """A proven rule break by a seat costs that seat its seat, not the others their game (protocol.md 12).
 
@@ -604,7 +633,7 @@ class Session:
         seqs = [env.seq for env in map(open_envelope, effect.evidence) if env.sender == peer]
         if effect.seat in table.expelled or not seqs:
             return
-        table.expel(effect.seat, max(seqs))
+        table.expel(effect.seat, max(seqs), effect.code)
         self._fault(peer, effect.code, f"{effect.detail}; it loses its seat (the stand-in plays it from the "
                     "next step it owes)", effect.evidence)
         if not table.replaying:

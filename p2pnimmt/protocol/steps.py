@@ -52,8 +52,9 @@ from .phase import (
     turn_steps,
 )
 from .slots import unpark
+from .split import commit_sets
 from .standin import stand_in_card, stand_in_row
-from .table import Table
+from .table import Table, TurnRecord
 
 __all__ = ["GAME_END_STEP", "ROUND_END_STEP", "SEED_COMMIT_STEP", "SEED_REVEAL_STEP", "advance", "message_step",
            "turn_step", "vote"]
@@ -236,16 +237,24 @@ def step_turn(table: Table) -> Effects[None]:
         yield Send("PLAY_REVEAL", {"round": r, "turn": t, "card": card, "nonce": nonce, "commits": digest,
                                    **table.deal.reveal_fields(table, card), **auto})
         return
+    versions = table.versions.get((r, t), {})
+    split = sorted(s for s, v in versions.items() if len(v) > 1 and (s in committers or table.expelled_for.get(
+        s) == "equivocation" and table.dropped.get(s) == Step(r, commit_step)))
+    agreed = {digest}
+    if split:  # a seat signed two commits for this turn: the reveals of the others decide (split.py)
+        agreed = yield from split_commit(table, record, split, committers, commits, revealers, reveals)
+        if not agreed:
+            return
     if table.held_back(reveal_step) or any(s not in reveals for s in revealers):
         return
     for seat in revealers:
-        if reveals[seat].body["commits"] != digest and seat not in record.digest_faulted:
+        if reveals[seat].body["commits"] not in agreed and seat not in record.digest_faulted:
             record.digest_faulted.add(seat)
             # Either this seat lies, or someone showed it other commits; relayed copies will tell.
             yield Suspect(seat, "digest-mismatch",
                           f"{table.who_seat(seat)} saw a different set of commitments in turn {t + 1}",
                           (reveals[seat].wire,))
-    if any(reveals[s].body["commits"] != digest for s in revealers):
+    if any(reveals[s].body["commits"] not in agreed for s in revealers):
         return
     if record.cards is None:  # checked once: a sealed deal learns hidden cards from the reveals
         cards = yield from turn_cards(table, commits, reveals, revealers)
@@ -302,6 +311,49 @@ def step_turn(table: Table) -> Effects[None]:
     if rnd.over:
         table.move(Phase.ROUND_END)
         yield from score_round(table)
+
+
+def split_commit(table: Table, record: TurnRecord, split: Sequence[int], committers: Sequence[int],
+                 commits: Mapping[int, Envelope], revealers: Sequence[int],
+                 reveals: Mapping[int, Envelope]) -> Effects[set[bytes]]:
+    """The commit sets a reveal of this turn may name, once the seats that did not split their commit revealed;
+    an empty set while the turn waits (protocol.md 12, split.py).
+
+    Their reveals name sets with two versions of a split seat's commit: that seat is expelled (dropped at the
+    commit step), and a set with any of its versions agrees. With one version: it is the game's, if it is the
+    one this node accepted; otherwise this node cannot follow the game (fatal here alone)."""
+    r, t = table.round, table.turn
+    others = [s for s in revealers if s not in split]
+    if table.held_back(turn_steps(t)[1]) or any(s not in reveals for s in others):
+        return set()
+    seats = sorted(set(committers) | set(split))
+    options = commit_sets(seats, commits, table.versions[(r, t)])
+    named = []
+    for seat in others:
+        choice = options.get(reveals[seat].body["commits"])
+        if choice is None:
+            if seat not in record.digest_faulted:
+                record.digest_faulted.add(seat)
+                yield Suspect(seat, "digest-mismatch", f"{table.who_seat(seat)} saw a different set of commitments "
+                              f"in turn {t + 1}", (reveals[seat].wire,))
+            return set()  # a version this node has not seen yet: it comes relayed, as a fault's evidence
+        named.append(choice)
+    for x in split:
+        if x not in committers:
+            continue
+        used = sorted({choice[x] for choice in named})
+        versions = table.versions[(r, t)][x]
+        if len(used) > 1:
+            yield Fatal(x, "equivocation", f"{table.who_seat(x)} signed two commits for turn {t + 1} and showed "
+                        "each to other seats", tuple(versions[h].wire for h in used[:2]))
+            return set()
+        if used and used[0] != commits[x].hash:
+            yield Fatal(x, "equivocation", f"{table.who_seat(x)} signed two commits for turn {t + 1}; every "
+                        "seat used the one this node did not accept, so it cannot follow the game",
+                        (commits[x].wire, versions[used[0]].wire), final=True)
+            return set()
+    return {digest for digest, choice in options.items()
+            if all(choice[x] == commits[x].hash for x in split if x in committers)}
 
 
 def note_stand_in(table: Table, seat: int, auto: bool) -> Effects[None]:

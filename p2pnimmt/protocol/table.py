@@ -38,11 +38,11 @@ from .quorum import vote_slot
 AWAY_AFTER = 3  # stand-in cards in a row that make a seat "away"
 
 # Faults proven by one signed message that every node checks alike: they cost the signer its seat, not the
-# game (protocol.md 12). Equivocation and a broken chain stay fatal: two nodes may hold different versions;
-# and so does any fault before the game started (start-mismatch: a game without that seat's START_ACK never
-# starts).
-EXPELS = frozenset({"unknown-kind", "bad-body", "unexpected", "duplicate", "seed-mismatch",
-                    "bad-reveal", "not-in-hand", "sealed-shuffle", "sealed-unlock", "state-mismatch",
+# game (protocol.md 12); and so does a split commit, decided by the turn's reveals (split.py, "equivocation").
+# Any other equivocation and a broken chain stay fatal (two nodes may hold different versions), and so does any
+# fault before the game started (start-mismatch: a game without that seat's START_ACK never starts).
+EXPELS = frozenset({"equivocation", "unknown-kind", "bad-body", "unexpected", "duplicate",
+                    "seed-mismatch", "bad-reveal", "not-in-hand", "sealed-shuffle", "sealed-unlock", "state-mismatch",
                     "wrong-chooser", "bad-row", "out-of-turn", "bad-pick", "result-mismatch"})
 
 
@@ -87,6 +87,9 @@ class Table:
         self.voided: dict[int, str] = {}  # round -> why it was void (scored as nothing)
         self.forfeits: set[int] = set()  # seats whose drop voided a round: they cannot win (protocol.md 17.9)
         self.expelled: dict[int, int] = {}  # seat -> seq of its message that broke a rule: from it on nothing counts
+        self.expelled_for: dict[int, str] = {}  # seat -> the fault code it was expelled for
+        # (round, turn) -> seat -> hash -> its PLAY_COMMITs of that turn held here, once a proof shows two (split.py)
+        self.versions: dict[tuple[int, int], dict[int, dict[bytes, Envelope]]] = {}
         self.dropped: dict[int, Step] = {}  # seat -> the step from which the stand-in plays it
         self.rewinds: set[tuple[int, Step]] = set()  # in a rebuild: (seat, step from which its messages do not count)
         self.absences: dict[int, list[tuple[Step, int]]] = {}  # seat -> (dropped at, back from round) it came back from
@@ -158,9 +161,10 @@ class Table:
         """The accepted messages of one kind for one round and turn (or pick), by seat."""
         return self.slots.setdefault((kind, round_index, step), {})
 
-    def expel(self, seat: int, seq: int) -> None:
+    def expel(self, seat: int, seq: int, code: str) -> None:
         """From `seq` on, nothing `seat` signs counts: its messages from there are taken out of their slots."""
         self.expelled[seat] = seq
+        self.expelled_for[seat] = code
         peer = self.roster[seat]
         for slot in self.slots.values():
             env = slot.get(seat)

@@ -249,6 +249,9 @@ class Replay:
         peer: bytes | None = payload["peer"]
         code: str = payload["code"]
         if not payload["fatal"]:
+            if code == "equivocation":  # a split commit's proof (protocol.md 12): taken as the recorder took it
+                for wire in payload["evidence"]:
+                    session.receive(wire)
             self.noted[peer] = self.noted.get(peer, 0) + 1
             if self.noted[peer] > MAX_FAULTS_PER_PEER or sum(self.noted.values()) > MAX_FAULTS:
                 raise TranscriptError(f"more than {MAX_FAULTS_PER_PEER} non-fatal fault records against "
@@ -348,6 +351,10 @@ def summary(session: Session, recorder: bytes | None, messages: int) -> str:
             continue
         lines.append(f"round {r + 1}: " + ", ".join(f"{session.names[i]} {p}" for i, p in enumerate(taken)))
     lines.append("scores: " + ", ".join(f"{session.names[i]} {p}" for i, p in enumerate(game.scores)))
+    for seat, code in sorted(session.table.expelled_for.items()):
+        at = session.dropped.get(seat)
+        where = f", the stand-in played it from round {at.round + 1}, step {at.number}" if at is not None else ""
+        lines.append(f"lost its seat for a proven rule break: {session.names[seat]} ({code}{where})")
     if session.table.forfeits:
         lines.append("forfeited (left a round and made it void, so cannot win): "
                      + ", ".join(session.names[i] for i in sorted(session.table.forfeits)))

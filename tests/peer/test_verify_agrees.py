@@ -162,15 +162,19 @@ def steer_the_seed(adv, env, body) -> None:
 
 ATTACKS = {"bad-reveal": reveal_another_card, "state-mismatch": commit_on_another_state,
            "seed-mismatch": steer_the_seed, "not-in-hand": commit_to(3, someone_elses_card),
-           "not-in-hand-300": commit_to(3, lambda adv: 300), "equivocation": equivocate(2, False)}
+           "not-in-hand-300": commit_to(3, lambda adv: 300), "equivocation": equivocate(2, False),
+           "split-commit": equivocate(2, True), "split-commit-silent": equivocate(2, False)}
+# delivered in order: each seat takes the cheat's own version first, so the seats reveal on two commit sets
+IN_ORDER = {"split-commit", "split-commit-silent"}
 
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 def test_both_verifiers_agree_on_a_cheat(attack: str, tmp_path: Path) -> None:
     """tests/protocol/test_attacks.py's cheats, re-signed by a seat of four: the honest transcripts verify with the
-    cheat expelled (section 12: the fault recorded, the stand-in playing its seat) or, for an equivocation, name it;
-    the cheat's own transcript fails the same way under both verifiers."""
-    net, adv = play(4, 1, ATTACKS[attack])
+    cheat expelled (section 12: the fault recorded, the stand-in playing its seat; a split commit too, which the
+    summary names) or, for an equivocation whose seats all used one version and the cheat then went silent, end
+    before the game does; the cheat's own transcript fails the same way under both verifiers."""
+    net, adv = play(4, 1, ATTACKS[attack], shuffle=attack not in IN_ORDER)
     assert adv.fired
     codes = []
     for i, peer in enumerate(net.peers):
@@ -180,6 +184,9 @@ def test_both_verifiers_agree_on_a_cheat(attack: str, tmp_path: Path) -> None:
         assert (theirs.returncode, theirs.stdout) == (ours.returncode, ours.stdout), path.name
         assert category(theirs.stderr.partition("FAILED at ")[2]) == category(ours.stderr.partition("FAILED at ")[2])
         codes.append(ours.returncode)
+        if attack in IN_ORDER and net.peers[i] != adv.peer:
+            assert "lost its seat for a proven rule break: p1 (equivocation, the stand-in played it from round 1, " \
+                   "step 8)" in theirs.stdout, theirs.stdout
     honest = [code for i, code in enumerate(codes) if net.peers[i] != adv.peer]
     assert honest == [1] * len(honest) if attack == "equivocation" else honest == [0] * len(honest)
 

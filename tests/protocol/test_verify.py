@@ -146,14 +146,15 @@ def test_a_corrupted_copy_of_an_accepted_message_is_ignored() -> None:
 
 
 def test_an_aborted_game_names_the_cheater() -> None:
-    """Seat 2 signs two different PLAY_COMMITs for one turn (to different peers): everybody aborts, blaming it."""
+    """Seat 2 signs two different SEED_COMMITs for one round (to different peers): everybody aborts, blaming it.
+    (Two PLAY_COMMITs for one turn, a split commit, cost it its seat instead: protocol.md 12, test_split_commit.py.)"""
     net = Net(3, settings=short(3), seed=410)
     cheater = net.identities[2]
 
     def equivocate(peer, out: Outgoing):
         env = open_envelope(out.wire)
         targets = net.targets(peer, out)
-        if env.sender != peer or env.kind != "PLAY_COMMIT" or env.body["turn"] != 2:
+        if env.sender != peer or env.kind != "SEED_COMMIT":
             return [(to, out.wire) for to in targets]
         other = seal(cheater, env.game_id, env.seq, env.prev, env.kind, {**env.body, "commit": bytes(32)})
         return [(to, out.wire if k % 2 else other.wire) for k, to in enumerate(targets)]

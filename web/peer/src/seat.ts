@@ -249,6 +249,12 @@ export class Seat extends Session {
       watchersOnly: relayer === null || !equal(relayer, this.identity.peer) });
   }
 
+  /** A proof goes to every peer (section 12: every node comes to hold every version of a split commit). */
+  protected override spread(wires: readonly Uint8Array[]): void {
+    if (this.replaying) return;
+    for (const wire of wires) this.out.push({ wire, to: null, skip: [], watchersOnly: false });
+  }
+
   /** A fault is recorded as section 13 says: the detail cut to its limit, the evidence not already a msg record
    * (the caps on non-fatal records per peer and in all are not kept yet). */
   protected override note(fault: Fault): void {

@@ -8,8 +8,9 @@
  * rebuild from the START without that seat's messages from there on; a voter's later messages wait until its
  * vote is decided; the stand-in plays a dropped seat; a sealed round a shuffler left is void and it forfeits.
  * A seat dropped is taken back after a round end whose every ROUND_END lists it (11.3); a seat that breaks a rule
- * one signed message proves is expelled (section 12). Not here yet (they raise Unsupported): several seats dropped
- * together (11.1), an audit before the round's end (17.8) and the void round after a verdict (17.9); a seat.
+ * one signed message proves is expelled (section 12). A sealed round that breaks or hears an alarm stops and is
+ * audited at once (17.8); an audit's verdict voids the round and drops the seat it names (17.7, 17.9). Not here
+ * yet: several seats dropped together (11.1).
  */
 import { equal, hex } from "./bytes.js";
 import { type Card, deck as deckOf, HAND_SIZE, penalty, type Variant } from "./cards.js";
@@ -22,11 +23,12 @@ import { type Fault, type Found, Inbox } from "./inbox.js";
 import { peerId } from "./identity.js";
 import { bodyProblem, isKind, type Kind } from "./messages.js";
 import { mayFollow, type Position, positionOf, START_POSITION } from "./progression.js";
-import { SealedRound } from "./sealed_round.js";
+import { SealedRound, type Verdict } from "./sealed_round.js";
 import { handPositions } from "./sealed_deal.js";
 import { cardOf } from "./sealed_group.js";
 import { cmp, commitStep, GAME_END_STEP, placeProblem, type Pos, positionOfMessage, ROUND_END_STEP, voteSlot } from "./steps.js";
 import { shuffle } from "./shuffle.js";
+import { commitSets, splitVersions } from "./split.js";
 import { chooser, resolveTurn, standInCard, standInRow } from "./turn.js";
 
 export type { Fault };
@@ -43,8 +45,8 @@ export interface Settings extends EndRule {
   readonly clock: number | null;
 }
 
-/** A fatal fault of section 12 found after the game started: it would expel the seat (not implemented). */
-const EXPELLING = new Set(["unknown-kind", "bad-body", "unexpected", "duplicate", "seed-mismatch", "bad-reveal",
+/** A fault of section 12 found after the game started that expels the seat (equivocation: a split commit only). */
+const EXPELLING = new Set(["equivocation", "unknown-kind", "bad-body", "unexpected", "duplicate", "seed-mismatch", "bad-reveal",
   "not-in-hand", "sealed-shuffle", "sealed-unlock", "state-mismatch", "wrong-chooser", "bad-row", "out-of-turn",
   "bad-pick", "result-mismatch"]);
 
@@ -112,9 +114,17 @@ export class Session {
   readonly expelled = new Map<number, number>();
   /** Seats that never come back (expelled). */
   private readonly forever = new Set<number>();
+  /** Expelled seats: the fault code. */
+  readonly expelledFor = new Map<number, string>();
+  /** `${round}|${turn}` -> seat -> hex hash -> its PLAY_COMMITs of that turn held here, once a proof shows two. */
+  private readonly versions = new Map<string, Map<number, Map<string, Envelope>>>();
+  /** The split-commit proofs noted (each once). */
+  private readonly proofs = new Set<string>();
   /** Messages of dropped seats for rounds the game has not reached. */
   private pending: Envelope[] = [];
   private settling = false;
+  /** Alarms (17.8), `${round}|${seat}`: the turns of the round its sender had revealed before it (the stop). */
+  private readonly alarmTurns = new Map<string, number>();
 
   constructor(game: Uint8Array | null = null, excluded: ReadonlyMap<number, Pos> = new Map()) {
     this.inbox = new Inbox(game);
@@ -135,7 +145,7 @@ export class Session {
 
   protected handle(found: Found): void {
     if (found.type === "fault") {
-      this.report(found.fault);
+      if (!(found.fault.fatal && found.fault.code === "equivocation" && this.splitProof(found.fault))) this.report(found.fault);
       return;
     }
     if (found.type === "start") {
@@ -176,6 +186,36 @@ export class Session {
     return false;
   }
 
+  /** Send these signed messages to every peer (a seat does: a proof, so that every node holds every version). */
+  protected spread(_wires: readonly Uint8Array[]): void {}
+
+  /**
+   * A proof of equivocation that may show a split commit (section 12): its PLAY_COMMITs are kept for the turn's
+   * reveals to decide on, the proof is noted as a non-fatal fault (once) and spread. False: it is fatal.
+   */
+  private splitProof(fault: Fault): boolean {
+    if (this.phase === "lobby" || this.phase === "starting" || this.phase === "aborted" || fault.peer === null) return false;
+    const versions = splitVersions(fault.evidence);
+    const seat = this.peers.findIndex((p) => equal(p, fault.peer as Uint8Array));
+    if (!versions || seat < 0) return false;
+    for (const env of versions) {
+      const key = `${env.body.get("round") as number}|${env.body.get("turn") as number}`;
+      const turn = this.versions.get(key) ?? new Map<number, Map<string, Envelope>>();
+      const mine = turn.get(seat) ?? new Map<string, Envelope>();
+      mine.set(hex(env.hash), env);
+      turn.set(seat, mine);
+      this.versions.set(key, turn);
+    }
+    const key = fault.evidence.map(hex).sort().join("|");
+    if (!this.proofs.has(key)) {
+      this.proofs.add(key);
+      this.note({ ...fault, fatal: false, detail: `${fault.detail}; the turn's reveals decide (protocol.md 12)` });
+      this.spread(fault.evidence);
+    }
+    this.settle();
+    return true;
+  }
+
   private report(fault: Fault): void {
     this.note(fault);
     if (!fault.fatal) return;
@@ -198,6 +238,7 @@ export class Session {
     this.note({ ...fault, fatal: false });
     const from = (offender ?? evidence[evidence.length - 1] as Envelope).seq;
     this.expelled.set(seat, Math.min(from, this.expelled.get(seat) ?? from));
+    if (!this.expelledFor.has(seat)) this.expelledFor.set(seat, code);
     this.forever.add(seat);
     for (const m of this.placed.get(seat) ?? []) if (m.seq >= from) this.slots.get(m.key)?.delete(seat);
     this.placed.set(seat, (this.placed.get(seat) ?? []).filter((m) => m.seq < from));
@@ -348,6 +389,12 @@ export class Session {
     const pos = positionOfMessage(kind, body);
     if (pos) this.placed.set(seat, [...(this.placed.get(seat) ?? []), { key: `${kind}|${round}|${k}`, pos, seq: env.seq }]);
     if (kind === "DROP") this.votes.add(`${pos?.join("|")}|${body.get("seat") as number}`);
+    if (kind === "SEALED_KEYS" && body.get("alarm") === true) {
+      // 17.8: the round stops before the first turn the alarm's sender has not revealed (its chain fixes it).
+      let turns = 0;
+      for (let t = 0; t < HAND_SIZE; t++) if (this.slot("PLAY_REVEAL", round, t).has(seat)) turns += 1;
+      this.alarmTurns.set(`${round}|${seat}`, turns);
+    }
     if (kind === "ROUND_END" && this.scored && round === this.round && this.phase === "round-end") this.checkResult(seat, env);
     if (kind === "GAME_END" && (this.phase === "game-end" || this.phase === "over")) this.checkGameEnd(seat, env);
   }
@@ -540,7 +587,7 @@ export class Session {
     return false;
   }
 
-  private drop(x: number, at: Pos): void {
+  private drop(x: number, at: Pos, voids = true): void {
     this.dropped.set(x, at);
     for (const m of this.placed.get(x) ?? []) if (cmp(m.pos, at) >= 0) this.slots.get(m.key)?.delete(x);
     this.placed.set(x, (this.placed.get(x) ?? []).filter((m) => cmp(m.pos, at) < 0));
@@ -551,15 +598,29 @@ export class Session {
       sealed.leave(x);
       return;
     }
-    if (sealed.shufflers.includes(x)) this.voidRound(x, at);
+    if (voids && sealed.shufflers.includes(x)) this.voidRound(x, at);
   }
 
   private voidRound(x: number, at: Pos): void {
     const what = at[1] === 1 ? "its unlock" : at[1] === ROUND_END_STEP ? "its keys" : "its card";
     const reason = `seat ${x} (${this.names[x]}) stopped before sending ${what} after it shuffled: its layer cannot be removed nor its key revealed`;
-    this.voided.set(this.round, reason);
     this.forfeits.add(x);
     this.note({ peer: this.peers[x] as Uint8Array, code: "absent", detail: reason, fatal: false, evidence: [] });
+    this.scoreVoid(reason);
+  }
+
+  /** The audit named a seat (17.7): the verdict recorded, the round void, the seat dropped at step 32 (no forfeit:
+   * a cheat's verdict, 17.9). */
+  private caught(v: Verdict): void {
+    const reason = `the audit of round ${this.round + 1} found seat ${v.seat} (${this.names[v.seat]}) at fault: ${v.detail}`;
+    this.note({ peer: this.peers[v.seat] as Uint8Array, code: v.code, detail: reason, fatal: false, evidence: [v.evidence.wire] });
+    this.drop(v.seat, [this.round, ROUND_END_STEP, 0], false);
+    this.scoreVoid(reason);
+  }
+
+  /** The round is void (17.9): nobody scores it; ROUND_ENDs are checked against that. */
+  private scoreVoid(reason: string): void {
+    this.voided.set(this.round, reason);
     this.phase = "round-end";
     this.plays = null;
     this.history.push(this.keys.map(() => 0));
@@ -576,6 +637,8 @@ export class Session {
     const excluded = new Map(this.excluded);
     excluded.set(x, at);
     const fresh = new Session(this.gameArg, excluded);
+    for (const [k, v] of this.versions) fresh.versions.set(k, v);
+    for (const k of this.proofs) fresh.proofs.add(k);
     const faults: Fault[] = [];
     for (const env of this.accepted) faults.push(...fresh.receive(env.wire));
     const found = this.found;
@@ -764,21 +827,37 @@ export class Session {
       return;
     }
     const rows = sealed.open();
-    if (!rows) throw new Unsupported("the deal broke (a public position opens to no card): an audit at once (17.8)");
     const hands = this.keys.map((_, s) => {
       if (sealed.shufflers.includes(s)) return null;
       const cards = handPositions(s).map((p) => cardOf(sealed.valueAt(p)));
-      if (cards.some((c) => c === null)) throw new Unsupported("the deal broke (an open hand opens to no card): an audit at once (17.8)");
-      return new Set(cards as Card[]);
+      return cards.some((c) => c === null) ? undefined : new Set(cards as Card[]);
     });
-    this.dealt(hands, rows);
+    if (!rows || hands.includes(undefined)) {
+      sealed.broken = "a public card of the deal opens to no card";  // everyone audits now (17.8)
+      sealed.brokenTurn = 0;
+      this.phase = "round-end";
+      return;
+    }
+    this.dealt(hands as (Set<Card> | null)[], rows);
   }
 
   protected stateNow(): Uint8Array {
     return stateHash({ round: this.round, turn: this.turn, rows: this.rows, scores: this.scores, taken: this.piles });
   }
 
+  /** 17.8: the deal is in and broke, or an alarm came: the round stops here and goes to its audit. */
+  private auditNow(): boolean {
+    const sealed = this.sealed;
+    if (!sealed || this.scored || !sealed.complete) return false;
+    const keys = this.slot("SEALED_KEYS", this.round, 0);
+    if (!sealed.broken && ![...keys.values()].some((k) => k.body.get("alarm") === true)) return false;
+    this.phase = "round-end";
+    this.plays = null;
+    return true;
+  }
+
   private stepTurn(): void {
+    if (this.auditNow()) return;
     const r = this.round;
     const t = this.turn;
     const c = commitStep(t);
@@ -796,12 +875,21 @@ export class Session {
     }
     const revealers = this.activeAt([r, c + 1, 0]);
     const reveals = this.slot("PLAY_REVEAL", r, t);
+    let agreed = [commitSet(committers.map((s) => (commits.get(s) as Envelope).hash))];
+    const versions = this.versions.get(`${r}|${t}`);
+    const split = [...(versions?.keys() ?? [])].filter((s) => ((versions?.get(s)?.size ?? 0) > 1) && (committers.includes(s)
+      || (this.expelledFor.get(s) === "equivocation" && cmp(this.dropped.get(s) ?? [-1, 0, 0], [r, c, 0]) === 0))).sort((a, b) => a - b);
+    if (split.length) {
+      // A seat signed two commits for this turn: the reveals of the others decide (section 12, split.ts).
+      const sets = this.splitCommit(split, committers, commits, revealers, reveals);
+      if (!sets) return;
+      agreed = sets;
+    }
     if (!revealers.every((s) => reveals.has(s))) return;
-    const set = commitSet(committers.map((s) => (commits.get(s) as Envelope).hash));
     let agree = true;
     for (const s of revealers) {
       const v = reveals.get(s) as Envelope;
-      if (!equal(v.body.get("commits") as Uint8Array, set)) {
+      if (!agreed.some((set) => equal(v.body.get("commits") as Uint8Array, set))) {
         agree = false;
         if (this.once(`digest|${t}|${s}`)) {
           this.report({ peer: this.peers[s] as Uint8Array, code: "digest-mismatch", fatal: false, evidence: [v.wire],
@@ -812,9 +900,15 @@ export class Session {
     if (!agree) return;
     if (!this.plays) {
       const plays = new Map<number, Card>();
+      const revealed = new Set<Card>();
       for (let s = 0; s < this.n; s++) {
-        if (revealers.includes(s)) plays.set(s, this.checkReveal(s, commits.get(s) as Envelope, reveals.get(s) as Envelope));
-        else plays.set(s, standInCard(this.hands[s] ?? []));
+        if (revealers.includes(s)) {
+          const card = this.checkReveal(s, commits.get(s) as Envelope, reveals.get(s) as Envelope, revealed);
+          plays.set(s, card);
+          revealed.add(card);
+        } else {
+          plays.set(s, standInCard(this.hands[s] ?? []));
+        }
       }
       for (const s of revealers) {
         const position = (reveals.get(s) as Envelope).body.get("position");
@@ -822,6 +916,7 @@ export class Session {
       }
       this.plays = plays;
     }
+    if (this.auditNow()) return;
     const plays = this.plays;
     const choices = this.slot("ROW_CHOICE", r, t);
     const who = chooser(this.rows, plays);
@@ -847,9 +942,53 @@ export class Session {
     if (this.turn === HAND_SIZE) this.phase = "round-end";
   }
 
+  /**
+   * The commit sets a reveal of this turn may name once the seats that did not split their commit revealed; null
+   * while the turn waits. Their reveals name sets with two versions of a split seat's commit: it is expelled (dropped
+   * at the commit step) and a set with any of its versions agrees. With one version: it is the game's, if it is the
+   * one this node accepted; otherwise this node cannot follow the game (fatal here alone).
+   */
+  private splitCommit(split: number[], committers: number[], commits: Map<number, Envelope>, revealers: number[],
+    reveals: Map<number, Envelope>): Uint8Array[] | null {
+    const t = this.turn;
+    const others = revealers.filter((s) => !split.includes(s));
+    if (!others.every((s) => reveals.has(s))) return null;
+    const versions = this.versions.get(`${this.round}|${t}`) as Map<number, Map<string, Envelope>>;
+    const options = commitSets([...new Set([...committers, ...split])].sort((a, b) => a - b), commits, versions);
+    const named: Map<number, string>[] = [];
+    for (const s of others) {
+      const v = reveals.get(s) as Envelope;
+      const choice = options.find((o) => equal(o.digest, v.body.get("commits") as Uint8Array));
+      if (!choice) {
+        if (this.once(`digest|${t}|${s}`)) {
+          this.report({ peer: this.peers[s] as Uint8Array, code: "digest-mismatch", fatal: false, evidence: [v.wire],
+            detail: `PLAY_REVEAL of turn ${t + 1} names another commit set` });
+        }
+        return null; // a version this node has not seen yet: it comes relayed, as a fault's evidence
+      }
+      named.push(choice.picked);
+    }
+    for (const x of split) {
+      if (!committers.includes(x)) continue;
+      const used = [...new Set(named.map((p) => p.get(x) as string))].sort();
+      const mine = versions.get(x) as Map<string, Envelope>;
+      if (used.length > 1) {
+        this.blame(x, "equivocation", `two commits for turn ${t + 1}, each shown to other seats`, used.slice(0, 2).map((h) => mine.get(h) as Envelope));
+      }
+      const accepted = commits.get(x) as Envelope;
+      if (used.length === 1 && used[0] !== hex(accepted.hash)) {
+        this.report({ peer: this.peers[x] as Uint8Array, code: "equivocation", fatal: true,
+          evidence: [accepted.wire, (mine.get(used[0] as string) as Envelope).wire],
+          detail: `two commits for turn ${t + 1}; every seat used the one this node did not accept, so it cannot follow the game` });
+      }
+    }
+    return options.filter((o) => split.every((x) => !committers.includes(x) || o.picked.get(x) === hex((commits.get(x) as Envelope).hash)))
+      .map((o) => o.digest);
+  }
+
   /** The checks of one reveal, in 17.6's order: the card a byte, `position` exactly in a sealed game, the
    * commitment, then the hand (an open hand: the card in it; a hidden one: position and card plausible). */
-  private checkReveal(seat: number, commit: Envelope, reveal: Envelope): Card {
+  private checkReveal(seat: number, commit: Envelope, reveal: Envelope, earlier: ReadonlySet<Card>): Card {
     const settings = this.settings as Settings;
     const card = reveal.body.get("card") as number;
     const fail = (code: string, detail: string): never => this.blame(seat, code, `PLAY_REVEAL of turn ${this.turn + 1}: ${detail}`, [reveal]);
@@ -871,7 +1010,13 @@ export class Session {
     if (problem) fail("not-in-hand", problem);
     const publicCards = new Set<Card>([...this.rows.flat(), ...this.piles.flat()]);
     for (const h of this.hands) for (const c of h ?? []) publicCards.add(c);
-    if (!deckOf(settings.variant, this.n).includes(card) || publicCards.has(card)) fail("not-in-hand", `card ${card} is not a hidden card of the round`);
+    if (!deckOf(settings.variant, this.n).includes(card)) fail("not-in-hand", `card ${card} is not a hidden card of the round`);
+    if (earlier.has(card)) {  // the deal broke: the audit tells whose it is (17.8)
+      sealed.broken = `card ${card} was revealed twice in one turn`;
+      sealed.brokenTurn = this.turn + 1;
+    } else if (publicCards.has(card)) {
+      fail("not-in-hand", `card ${card} is not a hidden card of the round`);
+    }
     return card;
   }
 
@@ -881,15 +1026,29 @@ export class Session {
     if (!this.scored) {
       if (settings.deal === "sealed") {
         const keys = this.slot("SEALED_KEYS", r, 0);
-        const shufflers = (this.sealed as SealedRound).shufflers;
+        const sealed = this.sealed as SealedRound;
+        const shufflers = sealed.shufflers;
         if (!shufflers.every((s) => keys.has(s))) return;
-        if ([...keys.values()].some((k) => k.body.get("alarm") === true)) throw new Unsupported("an alarm (17.8) is not implemented yet");
+        const alarms = shufflers.filter((s) => keys.get(s)?.body.get("alarm") === true);
+        const stop = Math.min(sealed.brokenTurn, ...alarms.map((s) => this.alarmTurns.get(`${r}|${s}`) ?? HAND_SIZE));
         const reveals: [number, Envelope][] = [];
-        for (let t = 0; t < HAND_SIZE; t++) {
-          for (const s of shufflers) reveals.push([s, this.slot("PLAY_REVEAL", r, t).get(s) as Envelope]);
+        for (let t = 0; t < stop; t++) {
+          const slot = this.slot("PLAY_REVEAL", r, t);
+          if (!shufflers.every((s) => slot.has(s))) return;  // the turn is not complete here yet; it will be
+          for (const s of shufflers) reveals.push([s, slot.get(s) as Envelope]);
         }
-        const verdict = (this.sealed as SealedRound).audit(keys, this.slot("SEALED_SHUFFLE", r, 0), this.slot("SEALED_UNLOCK", r, 0), reveals);
-        if (verdict) throw new Unsupported(`the audit's verdict ${verdict.code} against seat ${verdict.seat} (a void round, 17.9) is not implemented yet`);
+        const verdict = sealed.audit(keys, this.slot("SEALED_SHUFFLE", r, 0), this.slot("SEALED_UNLOCK", r, 0), reveals);
+        const alarm = alarms[0];
+        if (verdict) return this.caught(verdict);
+        if (alarm !== undefined) {
+          return this.caught({ seat: alarm, code: "sealed-false-alarm", evidence: keys.get(alarm) as Envelope,
+            detail: "said its hand did not open, but the audit finds every step right" });
+        }
+        if (sealed.broken) {
+          const first = shufflers[0] as number;
+          return this.caught({ seat: first, code: "sealed-audit", evidence: keys.get(first) as Envelope,
+            detail: `${sealed.broken}, yet the audit finds every step right` });
+        }
       }
       const penalties = this.piles.map(penalty);
       this.history.push(penalties);

@@ -111,6 +111,8 @@ class Replay {
     if (!FAULT_CODES.has(record.code)) throw new Failure(`malformed fault record: ${pyRepr(record.code).slice(0, 40)} is no fault code`, position, recorder);
     const session = this.session;
     if (!record.fatal) {
+      // A split commit's proof (section 12): the replay takes it as the recorder did.
+      if (record.code === "equivocation") for (const wire of record.evidence) this.feed(wire);
       const key = record.peer ? hex(record.peer) : "";
       this.noted.set(key, (this.noted.get(key) ?? 0) + 1);
       const total = [...this.noted.values()].reduce((a, b) => a + b, 0);
@@ -225,6 +227,11 @@ function summary(replay: Replay): string {
     else lines.push(`round ${r + 1}: ` + taken.map((p, i) => `${session.names[i]} ${p}`).join(", "));
   });
   lines.push("scores: " + session.scores.map((p, i) => `${session.names[i]} ${p}`).join(", "));
+  for (const [seat, code] of [...session.expelledFor].sort((a, b) => a[0] - b[0])) {
+    const at = session.dropped.get(seat);
+    const where = at ? `, the stand-in played it from round ${at[0] + 1}, step ${at[1]}` : "";
+    lines.push(`lost its seat for a proven rule break: ${session.names[seat]} (${code}${where})`);
+  }
   if (session.forfeits.size) {
     lines.push("forfeited (left a round and made it void, so cannot win): "
       + [...session.forfeits].sort((a, b) => a - b).map((i) => session.names[i]).join(", "));

@@ -1,0 +1,71 @@
+"""A seated member running a modified client (issue 21 item 7): `p2pnimmt` with one rule broken, for tests only.
+
+    python tests/net/cheat_node.py CHEAT TURN <p2pnimmt arguments...>
+
+CHEAT is one of
+- `split`: at turn TURN of round 1 the seat signs a second PLAY_COMMIT (the same seq and prev, another
+  commitment) and sends it to every peer it is linked to but its relayer (the seat after it), then the real
+  one to the relayer (which relays it to the others: they have the second one by then); then it plays on as
+  if nothing happened (its next messages chain on the real one);
+- `reveal`: at turn TURN of round 1 its PLAY_REVEAL names another card of its hand than the one it
+  committed to, signed as its next message (its chain stays whole).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+
+from p2pnimmt.cli import main
+from p2pnimmt.net.node import Node
+from p2pnimmt.protocol.envelope import open_envelope, seal
+from p2pnimmt.protocol.events import Outgoing
+from p2pnimmt.protocol.session import Session
+
+
+def split_commit(turn: int) -> None:
+    feed = Node._feed
+
+    def cheat(self: Node, outputs: list) -> None:
+        session = self.session
+        rest = []
+        for item in outputs:
+            env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
+            if env is None or session is None or env.sender != session.me or env.kind != "PLAY_COMMIT" \
+                    or (env.body["round"], env.body["turn"]) != (0, turn):
+                rest.append(item)
+                continue
+            assert session.identity is not None and session.seat is not None
+            other = seal(session.identity, env.game_id, env.seq, env.prev, env.kind,
+                         {**env.body, "commit": hashlib.sha256(b"the other commitment").digest()})
+            relayer = session.roster[(session.seat + 1) % session.players]
+            print(f"cheat: two commits for turn {turn + 1}, #{env.seq}", flush=True)
+            links = list(self.links.items())
+            for peer, conn in links:  # the second commit first, to every peer but the relayer
+                if peer != relayer:
+                    conn.send_message(other.wire)
+            for peer, conn in links:
+                if peer == relayer:
+                    conn.send_message(item.wire)
+        feed(self, rest)
+
+    Node._feed = cheat  # type: ignore[method-assign]
+
+
+def reveal_another_card(turn: int) -> None:
+    send = Session.send
+
+    def cheat(self: Session, kind: str, body: dict) -> None:
+        if kind == "PLAY_REVEAL" and (body["round"], body["turn"]) == (0, turn) and not self.table.replaying:
+            hand = sorted(self.game.round.hands[self.seat])
+            body = {**body, "card": next(c for c in hand if c != body["card"])}
+            print(f"cheat: revealed {body['card']} in turn {turn + 1}, not the card committed to", flush=True)
+        send(self, kind, body)
+
+    Session.send = cheat  # type: ignore[method-assign]
+
+
+if __name__ == "__main__":
+    cheats = {"split": split_commit, "reveal": reveal_another_card}
+    cheats[sys.argv[1]](int(sys.argv[2]))
+    sys.exit(main(sys.argv[3:]))

@@ -1,0 +1,84 @@
+"""A proven cheat costs the cheat its seat, not the others their game (issue 21 item 7, protocol.md 12).
+
+Real `p2pnimmt` processes on 127.0.0.1: ann hosts four seats, a spectator (tv) watches, bob and cat join,
+and mal joins with a modified client (tests/net/cheat_node.py) that breaks one rule:
+- it splits a commit: two different PLAY_COMMITs for turn 3, the real one to its relayer and the other to
+  every other peer, then plays on (sealed deal: its drop voids the round, and the game goes on without it);
+- it reveals another card than the one it committed to in turn 3 (open deal).
+Every honest node and the spectator drop mal at the same position, with no vote, and finish the game with
+the same scores; every transcript verifies under both verifiers (`p2pnimmt verify` and the TypeScript
+`node peer.js verify`), which print the same summary, naming mal, the fault and where the stand-in took over.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from attacker import LOOPBACK
+from procs import Proc, code_of, final_scores
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "peer"))
+from nodepeer import BUNDLE, tool  # noqa: E402
+
+CHEAT = Path(__file__).with_name("cheat_node.py")
+LO = ["--interface", LOOPBACK]
+TIMERS = ["--bot-delay", "0.05", "--drop-after", "20"]
+GAME = ["--rounds", "2", "--no-points", *TIMERS]
+
+
+class CheatProc(Proc):
+    """mal: p2pnimmt run by cheat_node.py with one rule broken."""
+
+    def __init__(self, cheat: str, turn: int, args: list[str], out: Path) -> None:
+        self.out = out
+        self.file = open(out, "wb")
+        self.popen = subprocess.Popen([sys.executable, str(CHEAT), cheat, str(turn), *args], stdout=self.file,
+                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("cheat, deal, line", [
+    pytest.param("split", "sealed", "equivocation, the stand-in played it from round 1, step 8", id="split-commit"),
+    pytest.param("reveal", "open", "bad-reveal, the stand-in played it from round 1, step 9", id="bad-reveal"),
+])
+def test_a_proven_cheat_loses_its_seat_and_the_table_plays_on(tmp_path: Path, procs, cheat: str, deal: str,
+                                                               line: str) -> None:
+    def files(name: str) -> list[str]:
+        return ["--name", name, "--transcript", str(tmp_path / f"{name}.p2pt")]
+
+    ann = procs(["host", "--headless", "--seats", "4", "--deal", deal, *GAME, *LO, *files("ann")],
+                tmp_path / "ann.out")
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    code = code_of(tmp_path / "ann.out")
+    peer = ["--peer", f"{LOOPBACK}:{port}"]
+    tv = procs(["watch", code, "--headless", *peer, *LO, *files("tv")], tmp_path / "tv.out")
+    tv.wait_for(r"joined \w{4} at .* as spectator")
+    honest = {"ann": ann, "tv": tv}
+    for name in ("bob", "cat"):
+        honest[name] = procs(["join", code, "--headless", *peer, *LO, *TIMERS, *files(name)],
+                             tmp_path / f"{name}.out")
+        honest[name].wait_for(r"joined \w{4}")
+    mal = CheatProc(cheat, 2, ["join", code, "--headless", *peer, *LO, *TIMERS, *files("mal")], tmp_path / "mal.out")
+    try:
+        mal.wait_for(r"cheat: ", 120)
+        for name, proc in honest.items():
+            assert proc.finish(180) == 0, (name, proc.text())
+            assert "Traceback" not in proc.text(), proc.text()
+        assert len({final_scores(proc.text()) for proc in honest.values()}) == 1
+        summaries = set()
+        for name in honest:
+            path = tmp_path / f"{name}.p2pt"
+            ours = subprocess.run([sys.executable, "-m", "p2pnimmt", "verify", str(path)], capture_output=True,
+                                  text=True, timeout=300)
+            theirs = subprocess.run([tool("node"), str(BUNDLE), "verify", str(path)], capture_output=True, text=True,
+                                    timeout=300)
+            assert ours.returncode == 0, (name, ours.stderr)
+            assert (theirs.returncode, theirs.stdout) == (ours.returncode, ours.stdout), (name, theirs.stderr)
+            assert f"lost its seat for a proven rule break: mal ({line})" in ours.stdout, (name, ours.stdout)
+            summaries.add(re.sub(r"(verified: )\d+( signed messages).*", r"\1\2", ours.stdout))
+        assert len(summaries) == 1, summaries  # the same game everywhere: rounds, scores, winners, the drop
+    finally:
+        mal.stop()
