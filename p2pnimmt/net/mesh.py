@@ -333,7 +333,7 @@ class Mesh:
         while not conn.closed:
             await asyncio.sleep(self.node.link_timeout / 4)  # a live peer is heard well within the timeout
             conn.send_nowait("ping", None)
-            self.seen.tell()  # links made before we had the START: our report goes out now
+            self.seen.tell(conn)  # with each ping: a report that came before its receiver had the START is not lost
 
     # ----------------------------------------------------------------- the players' mesh
 

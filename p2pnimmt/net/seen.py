@@ -1,7 +1,8 @@
 """Where the players are, as the other players found them (issue 27: a mesh without multicast; protocol.md 14,
-`seen`): each player tells the players it is linked to, for every player it has a link with, the address it
+`seen`): each seat tells the seats it is linked to, for every player it has a link with, the address it
 reached that player at (it dialled) or saw it come from (it was dialled); a player that reaches another at
-none of the addresses the host's lobby gave (where the host saw it, those its join named) dials it at these.
+none of the addresses the host's lobby gave (where the host saw it, those its join named) dials it at these. A report
+goes to each new link, to every linked seat when it changed, and with every ping.
 
 A report counts only from a seat's link, names seats only, and holds at most one address per player; the
 latest report of each seat replaces its earlier one. A member can thus make us dial at most one address of
@@ -48,8 +49,8 @@ class Seen:
         return sorted(found)
 
     def tell(self, conn: Connection | None = None) -> None:
-        """Our links changed (`conn`: a new one): every linked seat gets our report when it changed, a new
-        link gets it anyway. Only a player reports."""
+        """Every linked seat gets our report when it changed; `conn` (a new link, or one we ping) gets it anyway.
+        Only a seat reports."""
         node = self.node
         if node.role != "player" or not self._seat(node.identity.peer):
             return
@@ -61,11 +62,13 @@ class Seen:
                 link.send_nowait(KIND, report)
 
     def learn(self, conn: Connection, payload: Any) -> None:
-        """A seat's report: where it reached or saw the others (anything malformed is ignored in one line)."""
+        """A seat's report: where it reached or saw the others (anything malformed is ignored in one line). One
+        that comes before we have the START is left (we cannot tell a seat yet): it comes again with a ping."""
+        session = self.node.session
+        if session is None or session.start is None:
+            return
         if not self._seat(conn.peer):
             return self._ignore(conn, "only a seat of the game reports where the players are")
-        session = self.node.session
-        assert session is not None
         if not isinstance(payload, list) or len(payload) > len(session.keys):
             return self._ignore(conn, f"a report is a list of at most {len(session.keys)} players")
         report: dict[bytes, str] = {}
