@@ -114,6 +114,12 @@ class Inbox:
         """These exact bytes are a message accepted or held ahead (a copy of it costs a lookup, nothing more)."""
         return wire in self._wires
 
+    def relayed_copy(self, wire: bytes, via: bytes | None) -> bool:
+        """These exact bytes are a message we hold, delivered by a peer that is not its sender: ingest would
+        find nothing in it (see _duplicate), so a link need not pass it on (about half a mesh's frames)."""
+        copy = self._wires.get(wire)
+        return copy is not None and via != copy.sender
+
     def overflowed(self) -> dict[bytes, str]:
         """The delivering peers that went over a cap since the last call, with the cap: cut them off."""
         found, self._overflowed = self._overflowed, {}
