@@ -18,6 +18,7 @@ from . import __version__
 from .bots import BOTS, HardBot
 from .engine import DEALS, DEFAULT_POINT_LIMIT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Settings
 from .engine.game import MAX_CLOCK
+from .i18n import LANGUAGES, _
 
 
 def players_arg(text: str) -> int:
@@ -401,6 +402,12 @@ def build_parser() -> argparse.ArgumentParser:
     again = sub.add_parser("replay", help="step through a finished game on the full-screen table")
     again.add_argument("file", metavar="FILE", help="a transcript written by p2pnimmt (see `p2pnimmt history`)")
     again.set_defaults(handler=cmd_replay, parser=again)
+    # main() takes --lang out of the line before parsing (i18n.take_lang), so it goes anywhere; every parser
+    # knows it too, for its --help and for a line parsed as it is.
+    for each in [parser, *sub.choices.values()]:
+        each.add_argument("--lang", choices=LANGUAGES,
+                          help=_("the language of the screens and messages (default: the menu's choice, else the "
+                                 "locale: LANG=de_DE.UTF-8 is German)"))
     return parser
 
 
@@ -512,7 +519,7 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.name is None:
         from .ui.remembered import load_name
 
-        args.name = load_name() or "you"
+        args.name = load_name() or _("you")
     if args.web:
         from .app.web import run_play_web
 
@@ -600,7 +607,8 @@ def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             args.code = parse_code(args.code)  # any case; I and L read as 1, O as 0
         except ValueError as exc:
             parser.error(str(exc))
-    default = "spectator" if args.role == "spectator" else ("bot" if args.bot else "player")
+    # the default name, in the language in use ('Zuschauer-K3QF' on a German TV)
+    default = _("spectator") if args.role == "spectator" else ("bot" if args.bot else _("player"))
     return run(run_join(args.code, args.role, network_options(args, default), args.headless,
                         rematches=args.rematch if args.headless else 0, invite=invite))
 
@@ -664,6 +672,16 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from . import i18n
+    from .ui.remembered import load_lang
+
+    try:  # --lang anywhere on the line (before `--`): the language of everything shown from here on
+        lang, words = i18n.take_lang(list(sys.argv[1:] if argv is None else argv))
+    except ValueError as exc:
+        print(f"p2pnimmt: {exc}", file=sys.stderr)
+        return 2
+    i18n.use(i18n.choose(lang, load_lang()))
+    argv = words
     parser = build_parser()
     args = parser.parse_args(argv)
     if os.environ.get("P2PNIMMT_SERVICE"):

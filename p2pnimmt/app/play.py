@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import TextIO
 
 from ..engine import Settings
+from ..i18n import _, ngettext
 from ..net.files import AppendFile
 from ..protocol.identity import Identity
 from ..ui.console import InputClosed, LinesTable
 from ..ui.local import LocalTable
+from ..ui.words import n_rounds
 from .nodes import default_transcript
 
 
@@ -60,8 +62,9 @@ class Kept:
     def lines(self) -> list[str]:
         """What to say of it once the game is over or left."""
         if self.failure is not None:
-            return [f"The transcript could not be written: {self.failure}."]
-        return [f"Transcript: {self.path} (`p2pnimmt history` lists it, `p2pnimmt verify` checks it)."] \
+            return [_("The transcript could not be written: {why}.").format(why=self.failure)]
+        return [_("Transcript: {path} (`p2pnimmt history` lists it, `p2pnimmt verify` checks it).").format(
+            path=self.path)] \
             if self.path is not None else []
 
 
@@ -84,7 +87,7 @@ async def run_full_screen(settings: Settings, *, bot: str = "heuristic", name: s
     kept = Kept()
     table = local_table(settings, bot, name, seed if seed is not None else secrets.token_bytes(32), kept,
                         on_event=model.update)
-    ui = TableApp(model, LocalSeat(table), input=input, output=output, title="p2pnimmt (vs bots)")
+    ui = TableApp(model, LocalSeat(table), input=input, output=output, title=_("p2pnimmt (vs bots)"))
     try:
         table.start()
         result = await ui.app.run_async()
@@ -102,9 +105,11 @@ def farewell(model) -> list[str]:
     scores = ", ".join(f"{p.name} {p.score}" for p in model.players)
     if model.over is not None:
         winners = model.winners()
-        return [f"Game over after {model.over.rounds} round{'s' if model.over.rounds != 1 else ''}: {scores}.",
-                ("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners) + "."]
-    return [f"You left in round {model.round + 1}, turn {min(model.turn, 9) + 1}. Scores so far: {scores}."]
+        won = _("Winners: {names}") if len(winners) > 1 else _("Winner: {names}")
+        return [_("Game over after {rounds}: {scores}.").format(rounds=n_rounds(model.over.rounds), scores=scores),
+                won.format(names=", ".join(winners)) + "."]
+    return [_("You left in round {round}, turn {turn}. Scores so far: {scores}.").format(
+        round=model.round + 1, turn=min(model.turn, 9) + 1, scores=scores)]
 
 
 def run_lines(settings: Settings, bot: str, seed: bytes | None, name: str, read: Callable[[str], str],
@@ -115,14 +120,15 @@ def run_lines(settings: Settings, bot: str, seed: bytes | None, name: str, read:
     front = LinesTable(names, read, out)
     kept = Kept()
     table = local_table(settings, bot, name, seed, kept, on_event=front.on_event)
-    print(f"New game: you and {settings.players - 1} bots. Seed {seed.hex()}", file=out)
+    print(ngettext("New game: you and {n} bot. Seed {seed}", "New game: you and {n} bots. Seed {seed}",
+                   settings.players - 1).format(n=settings.players - 1, seed=seed.hex()), file=out)
     try:
         front.play(table)
     except InputClosed:
-        print("\nInput closed: game abandoned.", file=out)
+        print("\n" + _("Input closed: game abandoned."), file=out)
         return 1
     except KeyboardInterrupt:
-        print("\nGame abandoned.", file=out)
+        print("\n" + _("Game abandoned."), file=out)
         return 130
     finally:
         kept.close()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..i18n import N_, _
 from ..net.node import Node
 from ..net.rematch import Answer, Offer
 from .options import Options
@@ -31,9 +32,9 @@ class Keys:
     leave: str
 
 
-FULL_SCREEN = Keys("press r", "q")
-LINES = Keys("type again", "Enter")
-PAGE = Keys("click Play again", "Leave")
+FULL_SCREEN = Keys(N_("press r"), "q")  # translated where said (_(keys.again))
+LINES = Keys(N_("type again"), "Enter")
+PAGE = Keys(N_("click Play again"), N_("Leave"))
 
 
 class Carry:
@@ -88,35 +89,40 @@ class AfterGame:
 
     def host_name(self) -> str:
         host = self.node.host_peer
-        return self.names().get(host, "the host") if host is not None else "the host"
+        return self.names().get(host, _("the host")) if host is not None else _("the host")
 
     def _heard(self, node: Node, what: Offer | Answer) -> None:
-        keys = self.keys
+        again, leave = _(self.keys.again), _(self.keys.leave)
         if isinstance(what, Offer):
-            offer = f"{self.host_name()} offers a rematch"
+            host = self.host_name()
             if self.spectator:
-                self.note(f"{offer}: this screen follows it", f"{offer}: this screen follows it")
+                follows = _("{host} offers a rematch: this screen follows it").format(host=host)
+                self.note(follows, follows)
             elif self.wish.done() and self.wish.result():
-                self.note(f"{offer}: on to the next game", f"{offer} with the same seats")
+                self.note(_("{host} offers a rematch: on to the next game").format(host=host),
+                          _("{host} offers a rematch with the same seats").format(host=host))
                 if self.go is not None:
                     self.go()
             else:  # short enough for one line of the full-screen box with a name of 16 characters
-                self.note(f"{offer} ({what.wait} s): {keys.again} to play, {keys.leave} to leave",
-                          f"{offer} with the same seats ({what.wait} s)")
+                self.note(_("{host} offers a rematch ({wait} s): {again} to play, {leave} to leave").format(
+                    host=host, wait=what.wait, again=again, leave=leave),
+                          _("{host} offers a rematch with the same seats ({wait} s)").format(host=host, wait=what.wait))
         else:
-            name = self.names().get(what.peer, "a player")
-            wants = f"{name} wants a rematch"
+            name = self.names().get(what.peer, _("a player"))
+            wants = _("{name} wants a rematch").format(name=name)
             if not what.again:
-                self.note(f"{name} leaves", f"{name} leaves")
+                leaves = _("{name} leaves").format(name=name)
+                self.note(leaves, leaves)
             else:
-                self.note(f"{wants}: {keys.again} to {'offer it' if self.host else 'ask too'}", wants)
+                self.note((_("{name} wants a rematch: {again} to offer it") if self.host
+                           else _("{name} wants a rematch: {again} to ask too")).format(name=name, again=again), wants)
         self.changed.set()
 
     def want(self, again: bool) -> str | None:
         """The person chose: None when the screen should close (on to the rematch, or leaving), else what to say."""
         if self.wish.done():
             return None if not again or self.ready() else (
-                f"waiting for the host to offer the rematch ({self.keys.leave} to leave)")
+                _("waiting for the host to offer the rematch ({leave} to leave)").format(leave=_(self.keys.leave)))
         self.wish.set_result(again)
         self.changed.set()
         if self.host or self.spectator or not again:
@@ -126,7 +132,8 @@ class AfterGame:
         self.node.rematch.ask_again(True)
         if self.node.rematch.offer is not None:
             return None
-        return f"you asked for a rematch: waiting for {self.host_name()} to offer it ({self.keys.leave} to leave)"
+        return _("you asked for a rematch: waiting for {host} to offer it ({leave} to leave)").format(
+            host=self.host_name(), leave=_(self.keys.leave))
 
     def ready(self) -> bool:
         return self.node.rematch.offer is not None
@@ -150,7 +157,7 @@ class AfterGame:
                 if offer is not None and (wish or self.spectator):
                     return True
                 if self.host_gone():
-                    gone = f"{self.host_name()} has left: no rematch"
+                    gone = _("{host} has left: no rematch").format(host=self.host_name())
                     self.note(gone, gone)
                     if not self.wish.done():
                         self.wish.set_result(False)
@@ -191,25 +198,26 @@ def declined(old: Node, new: Node, bots: set[bytes], note: Callable[[str], None]
     names = dict(zip(old.session.roster, old.session.names)) if old.session is not None else {}
 
     def release(peer: bytes, why: str) -> None:
+        """`why`: the line to say, with the player's {name}."""
         if peer in new.held:
             new.release_seat(peer)
-            note(f"{names.get(peer, 'a player')} {why}: the seat held for them is free")
+            note(why.format(name=names.get(peer, _("a player"))))
 
     def heard(_node: Node, what: Offer | Answer) -> None:
         if isinstance(what, Answer) and not what.again:
-            release(what.peer, "leaves")
+            release(what.peer, _("{name} leaves: the seat held for them is free"))
 
     def links(_node: Node) -> None:
         for peer in list(new.held):
             if peer not in old.links and not old.rematch.answers.get(peer) and peer not in bots:
-                release(peer, "has gone")
+                release(peer, _("{name} has gone: the seat held for them is free"))
 
     stops = [old.rematch.watch(heard), old.watch_lobby(links)]
     for peer, again in old.rematch.answers.items():
         if not again:
-            release(peer, "leaves")
+            release(peer, _("{name} leaves: the seat held for them is free"))
     for peer in guests:
-        release(peer, "(a guest seat) does not follow a rematch")
+        release(peer, _("{name} (a guest seat) does not follow a rematch: the seat held for them is free"))
     links(old)
     def stop() -> None:
         for each in stops:

@@ -37,6 +37,7 @@ from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.widgets import Frame
 
 from ..engine import HAND_SIZE
+from ..i18n import _
 from . import bigtable, widgets
 from .keys import make_bindings
 from .model import TableModel, heads
@@ -232,7 +233,7 @@ class TableApp:
                 card = int(self.typed) if self.typed.isdigit() else -1
                 if card not in model.hand:
                     self.typed = ""
-                    return model.warn(f"{card if card >= 0 else self.typed} is not in your hand")
+                    return model.warn(_("{card} is not in your hand").format(card=card if card >= 0 else self.typed))
                 self.selected = model.hand.index(card)
             self.play(model.hand[min(self.selected, len(model.hand) - 1)])
         elif model.asked == "pick" and self.typed.isdigit():
@@ -243,7 +244,7 @@ class TableApp:
         self.typed = ""
         self.model.committed = card
         self.model.asked = None
-        self.model.say(f"You commit {card}")
+        self.model.say(_("You commit {card}").format(card=card))
         if not self._intent(lambda seat: seat.play(card)):
             self.model.committed, self.model.asked = None, "card"
         self.selected = min(self.selected, max(len(self.model.hand) - 1, 0))
@@ -253,7 +254,7 @@ class TableApp:
         heads_now = heads(self.model.shown_rows()[row])  # the row as drawn (the same as the row once placed)
         self.row_mark = None
         if self._intent(lambda seat: seat.choose_row(row)):
-            self.model.say(f"You take row {row + 1} ({bull_heads(heads_now)})")
+            self.model.say(_("You take row {row} ({heads})").format(row=row + 1, heads=bull_heads(heads_now)))
 
     def click_card(self, index: int):
         def click() -> None:
@@ -278,12 +279,12 @@ class TableApp:
         try:
             asked = self.seat.ask_stand_in()
         except Exception as exc:  # a network or protocol problem: a message, never a traceback
-            return self.model.warn(f"not accepted: {type(exc).__name__}: {exc}")
+            return self.model.warn(_("not accepted: {why}").format(why=f"{type(exc).__name__}: {exc}"))
         names = [self.model.players[s].name for s in asked if s < len(self.model.players)]
         if names:
-            self.model.message = f"asked the stand-in to play for {', '.join(names)} in this turn"
+            self.model.message = _("asked the stand-in to play for {names} in this turn").format(names=", ".join(names))
         else:
-            self.model.message = "nobody to ask the stand-in for: the turn waits on no one else (or you asked)"
+            self.model.message = _("nobody to ask the stand-in for: the turn waits on no one else (or you asked)")
         self.model.say(self.model.message)
         self.model.changed()
 
@@ -294,7 +295,7 @@ class TableApp:
         try:
             said = self.again()
         except Exception as exc:  # a network problem: a message, never a traceback
-            said = f"no rematch: {type(exc).__name__}: {exc}"
+            said = _("no rematch: {why}").format(why=f"{type(exc).__name__}: {exc}")
         if said is None:
             self.go_again()
         else:
@@ -308,8 +309,8 @@ class TableApp:
 
     def toggle_mute(self) -> None:
         self.muted = not self.muted
-        self.model.message = ("the bell is muted (m: bell on)" if self.muted
-                              else "the bell rings when 15 s are left on your clock")
+        self.model.message = (_("the bell is muted (m: bell on)") if self.muted
+                              else _("the bell rings when 15 s are left on your clock"))
         self.model.changed()
 
     def _intent(self, intent: Callable[[Seat], str | None]) -> bool:
@@ -321,7 +322,7 @@ class TableApp:
         except Exception as exc:  # a network or protocol problem: a message, never a traceback
             error = f"{type(exc).__name__}: {exc}"
         if error:
-            self.model.warn(f"not accepted: {error}")
+            self.model.warn(_("not accepted: {why}").format(why=error))
             return False
         self.model.message = None
         return True
@@ -354,7 +355,7 @@ class TableApp:
         rows = self._text(lambda: widgets.row_lines(model, self.click_row, self.row_mark),
                           width=D(min=49, preferred=49, max=52))
         hand = HSplit([
-            self._text(lambda: [("class:dim", "Your hand")], height=1),
+            self._text(lambda: [("class:dim", _("Your hand"))], height=1),
             self._text(lambda: widgets.hand_line(model, self.selected, self.click_card), height=1),
         ])
         table_height = lambda: D.exact(max(5, len(model.players) + 1))  # noqa: E731
@@ -365,15 +366,17 @@ class TableApp:
         tv_message = self._text(lambda: self._message(tv_width()), height=lambda: self._message_height(tv_width()))
         log = Window(FormattedTextControl(self._log, get_cursor_position=self._log_end), wrap_lines=False)
         rule = Window(height=1, char="─", style="class:dim")
-        footer = self._text(lambda: [("class:dim", " ?: help  q: leave  ←/→ digits Enter: play  1-4: row  a: stand-in  "
-                                                    + ("m: unmute" if self.muted else "m: mute"))], height=1)
+        footer = self._text(lambda: [("class:dim", " " + _("?: help  q: leave  ←/→ digits Enter: play  1-4: row  "
+                                                          "a: stand-in") + "  "
+                                      + (_("m: unmute") if self.muted else _("m: mute")))], height=1)
+        log_title = lambda: _("log")  # noqa: E731
         seated = HSplit([title, VSplit([rows, Window(width=1), players], height=table_height), rule, hand,
-                         prompt, message, Frame(log, title="log"), footer])
+                         prompt, message, Frame(log, title=log_title), footer])
         big = self._text(lambda: widgets.big_row_lines(model), height=D(min=12, max=12))
-        tv = HSplit([title, big, rule, VSplit([HSplit([tv_message, Frame(log, title="log")]), Window(width=1),
+        tv = HSplit([title, big, rule, VSplit([HSplit([tv_message, Frame(log, title=log_title)]), Window(width=1),
                                                players]),
                      self._text(lambda: widgets.prompt_lines(model, "", None), height=1),
-                     self._text(lambda: [("class:dim", " ?: help   q: leave")], height=1)])
+                     self._text(lambda: [("class:dim", " " + _("?: help   q: leave"))], height=1)])
         self._seated, self._tv = seated, tv
         self._big = bigtable.layout(self)
         small = self._text(self._too_small_text, wrap_lines=True)
@@ -390,8 +393,8 @@ class TableApp:
             self._overlay(Condition(lambda: self.round_screen and not self.help), self._round_text),
             self._overlay(Condition(lambda: (self.results or bool(model.aborted) or (
                 self.seat is None and model.over is not None)) and not self.help), self._over_text),
-            self._overlay(Condition(lambda: self.help), lambda: widgets.HELP),
-            self._overlay(Condition(lambda: self.confirm_quit), lambda: "Leave the game? (y / n)"),
+            self._overlay(Condition(lambda: self.help), lambda: _(widgets.HELP)),
+            self._overlay(Condition(lambda: self.confirm_quit), lambda: _("Leave the game? (y / n)")),
         ])
 
     def _table_body(self):
@@ -423,9 +426,11 @@ class TableApp:
 
     def _title(self):
         model = self.model
-        who = "spectator" if model.spectator else f"you: {model.players[model.seat].name}" if model.players else ""
-        where = (f"round {model.round + 1}  turn {min(model.turn, HAND_SIZE - 1) + 1}/{HAND_SIZE}" if model.players
-                 else "waiting for the game")
+        who = (_("spectator") if model.spectator
+               else _("you: {name}").format(name=model.players[model.seat].name) if model.players else "")
+        where = (_("round {round}  turn {turn}/{turns}").format(
+            round=model.round + 1, turn=min(model.turn, HAND_SIZE - 1) + 1, turns=HAND_SIZE) if model.players
+                 else _("waiting for the game"))
         return f" {self.title}   {where}   {who}"
 
     def _message(self, width: int):
@@ -435,7 +440,7 @@ class TableApp:
         return [("class:warn" if self.model.message else "class:status", "\n".join(lines))]
 
     def _log(self):
-        text = "\n".join(self.model.log) or "(nothing yet)"
+        text = "\n".join(self.model.log) or _("(nothing yet)")
         self._log_last = text.count("\n")
         return text
 
@@ -445,11 +450,11 @@ class TableApp:
     def _too_small_text(self):
         """Our own too-small screen (never prompt_toolkit's): short lines, wrapped, and the quit question in it."""
         size, (width, height) = self.size(), self.needed()
-        lines = [f"The terminal is too small: {size.columns}x{size.rows}.",
-                 f"This table needs at least {width}x{height}.", "",
-                 "Enlarge the window.", "q: leave the game"]
+        lines = [_("The terminal is too small: {columns}x{rows}.").format(columns=size.columns, rows=size.rows),
+                 _("This table needs at least {columns}x{rows}.").format(columns=width, rows=height), "",
+                 _("Enlarge the window."), _("q: leave the game")]
         if self.confirm_quit:  # the overlays are not drawn on this screen: the question is asked here
-            lines = ["Leave the game? (y / n)", "", *lines]
+            lines = [_("Leave the game? (y / n)"), "", *lines]
         return "\n".join(lines)
 
     def _round_text(self):

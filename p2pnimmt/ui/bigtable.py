@@ -14,10 +14,11 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension as D
 
 from ..engine import BULL_HEADS
+from ..i18n import _, ngettext
 from .letters import DIGITS as PIXELS
 from .model import TableModel, heads
 from .widgets import prompt_lines
-from .words import count, fit
+from .words import columns, fit, n_games
 
 BIG_WIDTH, BIG_HEIGHT = 120, 40  # the smallest screen drawn this way
 CARD_WIDTH, CARD_HEIGHT = 15, 6
@@ -73,9 +74,11 @@ def row_lines(model: TableModel) -> Fragments:
         slots = [(f"class:h{BULL_HEADS[c]}", card_lines(c)) for c in row] + [
             ("class:empty", empty_lines()) for _ in range(len(row), 5)]
         total = heads(row)
-        total_lines = ["", *big_digits(total), "bull head" if total == 1 else "bull heads", ""]
+        label = _("row {n}").format(n=i + 1)
+        width = max(6, columns(label) + 1)  # 'row 1 ', 'Reihe 1 '
+        total_lines = ["", *big_digits(total), ngettext("bull head", "bull heads", total), ""]
         for line in range(CARD_HEIGHT):
-            out.append(("class:status", f"row {i + 1} " if line == 2 else "      "))
+            out.append(("class:status", fit(label, width) if line == 2 else " " * width))
             for style, lines in slots:
                 out += [(style, lines[line]), ("", " ")]
             out.append(("class:danger", sixth_lines()[line]))
@@ -102,7 +105,7 @@ def band_lines(model: TableModel, columns: int) -> Fragments:
         out += [("class:status", f"{s[line]:<{width}}") for s in scores]
         out.append(("", "\n"))
     for p in players:
-        out.append(("class:dim", fit(p.shown_status, width - 1) + " "))
+        out.append(("class:dim", fit(_(p.shown_status), width - 1) + " "))
     out.append(("", "\n"))
     for p in players:
         card = f"{p.card}*{BULL_HEADS[p.card]}" if p.card else ""
@@ -115,8 +118,9 @@ def evening_line(model: TableModel) -> Fragments:
     games, rows = model.evening_table()
     if not games:
         return []
-    items = [f"{r.name} {r.wins} won {r.points} pts" for r in rows]
-    return [("class:status", f" The evening ({count(games, 'game')}):  "), ("", "   ".join(items))]
+    items = [_("{name} {wins} won {points} pts").format(name=r.name, wins=r.wins, points=r.points) for r in rows]
+    return [("class:status", " " + _("The evening ({games}):").format(games=n_games(games)) + "  "),
+            ("", "   ".join(items))]
 
 
 def layout(ui) -> HSplit:
@@ -128,7 +132,8 @@ def layout(ui) -> HSplit:
 
     def title() -> str:
         code = getattr(ui, "code", None)
-        join = f"   game {code}: join with  p2pnimmt watch {code}  or  p2pnimmt join {code}" if code else ""
+        join = "   " + _("game {code}: join with  p2pnimmt watch {code}  or  p2pnimmt join {code}").format(
+            code=code) if code else ""
         return ui._title() + join
 
     return HSplit([
@@ -143,5 +148,5 @@ def layout(ui) -> HSplit:
         Window(FormattedTextControl(lambda: "\n".join(model.log),
                                     get_cursor_position=lambda: Point(0, max(len(model.log) - 1, 0))),
                wrap_lines=False, style="class:dim"),  # the latest lines of the log, as far as there is room
-        text(lambda: [("class:dim", " ?: help   q: leave")], height=1),
+        text(lambda: [("class:dim", " " + _("?: help   q: leave"))], height=1),
     ])

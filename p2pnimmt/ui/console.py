@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from ..engine import BULL_HEADS, HAND_SIZE
+from ..i18n import N_, _
 from ..neutral import neutral
 from ..protocol.events import (
     Event,
@@ -24,9 +25,9 @@ from ..protocol.events import (
     RowChoiceNeeded,
     TurnResolved,
 )
-from .words import agrees, bull_heads
+from .words import addressed, bull_heads
 
-STAND_IN_ROW = " (the stand-in chose the row)"  # a row choice the stand-in made, in everyone's lines
+STAND_IN_ROW = N_(" (the stand-in chose the row)")  # a row choice the stand-in made, in everyone's lines
 
 
 class InputClosed(Exception):
@@ -42,12 +43,39 @@ def turn_lines(event: Revealed | TurnResolved, names: Sequence[str], me: int | N
     """A turn in lines: the cards revealed (lowest first), then who took which row (`me`: our seat, 'you')."""
     if isinstance(event, Revealed):
         order = sorted(range(len(event.cards)), key=event.cards.__getitem__)
-        marks = {s: " (stand-in)" for s in event.stand_in}  # the stand-in played it, in everyone's lines
-        return ["  revealed: " + ", ".join(f"{names[s]} {event.cards[s]}{marks.get(s, '')}" for s in order)]
-    who = {seat: "you" if seat == me else names[seat] for seat in range(len(names))}
-    return [f"  {who[seat]} {agrees(who[seat], 'takes', 'take')} row {row + 1} with {card}: "
-            f"{bull_heads(sum(BULL_HEADS[c] for c in taken))}" + STAND_IN_ROW * (seat in event.stand_in)
+        marks = {s: _(" (stand-in)") for s in event.stand_in}  # the stand-in played it, in everyone's lines
+        return ["  " + _("revealed: {cards}").format(
+            cards=", ".join(f"{names[s]} {event.cards[s]}{marks.get(s, '')}" for s in order))]
+    who = {seat: _("you") if seat == me else names[seat] for seat in range(len(names))}
+    return ["  " + (_("{who} take row {row} with {card}: {heads}") if addressed(who[seat])
+                    else _("{who} takes row {row} with {card}: {heads}")).format(
+                who=who[seat], row=row + 1, card=card, heads=bull_heads(sum(BULL_HEADS[c] for c in taken)))
+            + _(STAND_IN_ROW) * (seat in event.stand_in)
             for seat, card, row, taken in event.placements if taken]
+
+
+def turn_title(round_index: int, turn: int) -> str:
+    """'Round 2, turn 5/10' (from the 0-based round and turn)."""
+    return _("Round {round}, turn {turn}/{turns}").format(round=round_index + 1, turn=turn + 1, turns=HAND_SIZE)
+
+
+def below_every_row(card: int, heads: Sequence[int]) -> list[str]:
+    """The lines that ask for a row: the card, then each row's bull heads."""
+    return [_("Your {card} is below every row: you take a row of your choice.").format(card=card),
+            "  " + "  ".join(_("row {n}:").format(n=i + 1) + " " + bull_heads(h) for i, h in enumerate(heads))]
+
+
+def not_in_hand(text: str, hand: Sequence[int]) -> str:
+    return _("'{text}' is not a card in your hand; type one of: {cards}").format(
+        text=text, cards=" ".join(map(str, hand)))
+
+
+def not_a_row(text: str) -> str:
+    return _("'{text}' is not a row; type 1, 2, 3 or 4").format(text=text)
+
+
+def not_open(text: str) -> str:
+    return _("'{text}' is not an open card").format(text=text)
 
 
 def table_text(rows: Sequence[Sequence[int]]) -> list[str]:
@@ -55,9 +83,9 @@ def table_text(rows: Sequence[Sequence[int]]) -> list[str]:
     lines = []
     for i, row in enumerate(rows):
         cards = " ".join(f"{card_text(c):>6}" for c in row)
-        free = " ".join("     ." for _ in range(5 - len(row)))
+        free = " ".join("     ." for _slot in range(5 - len(row)))
         heads = sum(BULL_HEADS[c] for c in row)
-        lines.append(f"  row {i + 1}: {cards} {free}      ! ({bull_heads(heads)})")
+        lines.append("  " + _("row {n}:").format(n=i + 1) + f" {cards} {free}      ! ({bull_heads(heads)})")
     return lines
 
 
@@ -92,20 +120,22 @@ class LinesTable:
         if isinstance(event, (Revealed, TurnResolved)):
             self.say(*turn_lines(event, names, session.seat))
         elif isinstance(event, RoundEnded):
-            self.say("", f"End of round {event.round + 1}: "
+            self.say("", _("End of round {round}:").format(round=event.round + 1) + " "
                      + ", ".join(f"{names[s]} +{p}" for s, p in enumerate(event.penalties)),
-                     "Scores: " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(event.scores)))
+                     _("Scores:") + " " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(event.scores)))
         elif isinstance(event, GameOver):
             low = event.scores[event.winners[0]]
-            self.say("Game over. " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(event.scores)),
-                     "Winner" + ("s: " if len(event.winners) > 1 else ": ")
-                     + ", ".join(names[s] for s in event.winners) + f" with {bull_heads(low)}.")
+            won = (_("Winners: {names} with {heads}.") if len(event.winners) > 1
+                   else _("Winner: {names} with {heads}."))
+            self.say(_("Game over.") + " " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(event.scores)),
+                     won.format(names=", ".join(names[s] for s in event.winners), heads=bull_heads(low)))
         elif isinstance(event, GameAborted):
-            self.say(f"Game aborted: {neutral(event.fault.describe(dict(zip(session.roster, names))))}")
+            self.say(_("Game aborted: {why}").format(
+                why=neutral(event.fault.describe(dict(zip(session.roster, names))))))
         game = session.game
         if game is not None and game.draft is not None and game.draft is not self.draft:
             self.draft, self.picks_shown = game.draft, 0
-            self.say("Draft: the cards lie open; pick your hand in turn.")
+            self.say(_("Draft: the cards lie open; pick your hand in turn."))
             self._show_picks()
 
     def _show_picks(self) -> None:
@@ -118,7 +148,7 @@ class LinesTable:
             card = draft.hands[seat][draft.order[:self.picks_shown].count(seat)]
             self.picks_shown += 1
             if seat != 0:
-                self.say(f"  {self.names[seat]} picks {card_text(card)}")
+                self.say("  " + _("{name} picks {card}").format(name=self.names[seat], card=card_text(card)))
 
     # ------------------------------------------------------------ the person's moves
 
@@ -150,30 +180,28 @@ class LinesTable:
     def ask_card(self, session) -> int:
         rnd = session.game.round
         hand = list(rnd.hands[session.seat])
-        self.say("", f"Round {session.round + 1}, turn {session.turn + 1}/{HAND_SIZE}", *table_text(rnd.rows))
-        self.say("  your hand: " + " ".join(card_text(c) for c in hand))
+        self.say("", turn_title(session.round, session.turn), *table_text(rnd.rows))
+        self.say("  " + _("your hand: {cards}").format(cards=" ".join(card_text(c) for c in hand)))
 
         def valid(text: str) -> int | None:
             return int(text) if text.isascii() and text.isdigit() and int(text) in hand else None
 
-        return self.ask("your card> ", valid,
-                        lambda text: f"'{text}' is not a card in your hand; type one of: {' '.join(map(str, hand))}")
+        return self.ask(_("your card> "), valid, lambda text: not_in_hand(text, hand))
 
     def ask_row(self, rows: Sequence[Sequence[int]], card: int) -> int:
         heads = [sum(BULL_HEADS[c] for c in row) for row in rows]
-        self.say(f"Your {card} is below every row: you take a row of your choice.",
-                 "  " + "  ".join(f"row {i + 1}: {bull_heads(h)}" for i, h in enumerate(heads)))
+        self.say(*below_every_row(card, heads))
 
         def valid(text: str) -> int | None:
             return int(text) - 1 if text in ("1", "2", "3", "4") else None
 
-        return self.ask("take row (1-4)> ", valid, lambda text: f"'{text}' is not a row; type 1, 2, 3 or 4")
+        return self.ask(_("take row (1-4)> "), valid, not_a_row)
 
     def ask_pick(self, open_cards: Sequence[int]) -> int:
         cards = list(open_cards)
-        self.say("  open: " + " ".join(card_text(c) for c in cards))
+        self.say("  " + _("open: {cards}").format(cards=" ".join(card_text(c) for c in cards)))
 
         def valid(text: str) -> int | None:
             return int(text) if text.isascii() and text.isdigit() and int(text) in cards else None
 
-        return self.ask("pick> ", valid, lambda text: f"'{text}' is not an open card")
+        return self.ask(_("pick> "), valid, not_open)

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Awaitable, Callable
 
 from ..engine import BULL_HEADS, HAND_SIZE
+from ..i18n import _
 from ..protocol.events import (
     ClockRan,
     ClockWarning,
@@ -27,8 +28,7 @@ from ..protocol.events import (
     TurnResolved,
 )
 from ..protocol.session import LocalError
-from .console import card_text, table_text, turn_lines
-from .words import bull_heads
+from .console import below_every_row, card_text, not_a_row, not_in_hand, not_open, table_text, turn_lines
 
 
 class LineSeat:
@@ -43,7 +43,7 @@ class LineSeat:
         session = node.session
         names = session.names
         if isinstance(event, RoundStarted):
-            self.say(f"round {event.round + 1} begins")
+            self.say(_("round {round} begins").format(round=event.round + 1))
         elif isinstance(event, Revealed):
             self.say(*turn_lines(event, names, session.seat))
         elif isinstance(event, TurnResolved):
@@ -52,15 +52,17 @@ class LineSeat:
                 for line in table_text(event.rows):
                     self.say(line)
         elif isinstance(event, SeatAway):
-            self.say(f"  {names[event.seat]} " + ("is away: the stand-in plays for them" if event.away else "is back"))
+            self.say("  " + (_("{name} is away: the stand-in plays for them") if event.away
+                             else _("{name} is back")).format(name=names[event.seat]))
         if node.bot is not None or session.seat is None:
             return
         if isinstance(event, ClockWarning):
-            self.say(f"  {event.seconds_left} s left, then the stand-in plays for you\a")
+            self.say("  " + _("{seconds} s left, then the stand-in plays for you").format(
+                seconds=event.seconds_left) + "\a")
         elif isinstance(event, ClockRan):
             for task in list(self.tasks):
                 task.cancel()  # the question is answered
-            self.say("  time is up: the stand-in played for you")
+            self.say("  " + _("time is up: the stand-in played for you"))
         if isinstance(event, SeatDropped) and event.seat == session.seat:
             self._spawn(self._ask_back(node))  # the stand-in plays our hand now
         if session.seat in session.dropped:
@@ -86,7 +88,7 @@ class LineSeat:
         while not node.done.is_set():
             text = await self.read(prompt)
             if text is None:
-                self.say("input closed: leaving the game")
+                self.say(_("input closed: leaving the game"))
                 node.done.set()
                 return None
             value = valid(text.strip())
@@ -98,51 +100,51 @@ class LineSeat:
     async def _ask_card(self, node) -> None:
         session = node.session
         rnd = session.game.round
-        self.say("", f"round {session.round + 1}, turn {session.turn + 1}/{HAND_SIZE}", *table_text(rnd.rows))
+        self.say("", _("round {round}, turn {turn}/{turns}").format(
+            round=session.round + 1, turn=session.turn + 1, turns=HAND_SIZE), *table_text(rnd.rows))
         hand = list(rnd.hands[session.seat])
-        self.say("  your hand: " + " ".join(card_text(c) for c in hand))
-        card = await self._ask(node, "your card> ",
+        self.say("  " + _("your hand: {cards}").format(cards=" ".join(card_text(c) for c in hand)))
+        card = await self._ask(node, _("your card> "),
                                lambda t: int(t) if t.isascii() and t.isdigit() and int(t) in hand else None,
-                               lambda t: f"'{t}' is not a card in your hand; type one of: {' '.join(map(str, hand))}")
+                               lambda t: not_in_hand(t, hand))
         if card is not None:
             self._act(node, lambda: session.play(card))
-            self.say(f"  committed {card}; waiting for the others")
+            self.say("  " + _("committed {card}; waiting for the others").format(card=card))
 
     async def _ask_row(self, node, card: int) -> None:
         rows = node.session.game.round.rows
         heads = [sum(BULL_HEADS[c] for c in row) for row in rows]
-        self.say(f"Your {card} is below every row: you take a row of your choice.",
-                 "  " + "  ".join(f"row {i + 1}: {bull_heads(h)}" for i, h in enumerate(heads)))
-        row = await self._ask(node, "take row (1-4)> ", lambda t: int(t) - 1 if t in ("1", "2", "3", "4") else None,
-                              lambda t: f"'{t}' is not a row; type 1, 2, 3 or 4")
+        self.say(*below_every_row(card, heads))
+        row = await self._ask(node, _("take row (1-4)> "),
+                              lambda t: int(t) - 1 if t in ("1", "2", "3", "4") else None, not_a_row)
         if row is not None:
             self._act(node, lambda: node.session.choose_row(row))
 
     async def _ask_pick(self, node) -> None:
         cards = list(node.session.game.draft.open_cards)
-        self.say("  open: " + " ".join(card_text(c) for c in cards))
-        card = await self._ask(node, "pick> ",
+        self.say("  " + _("open: {cards}").format(cards=" ".join(card_text(c) for c in cards)))
+        card = await self._ask(node, _("pick> "),
                                lambda t: int(t) if t.isascii() and t.isdigit() and int(t) in cards else None,
-                               lambda t: f"'{t}' is not an open card")
+                               not_open)
         if card is not None:
             self._act(node, lambda: node.session.pick(card))
 
     async def _ask_back(self, node) -> None:
         session = node.session
         if session.table.asked_back(session.seat, session.round):  # a resumed seat has asked on its own
-            self.say("  you were dropped: your seat is asked back for a next round")
+            self.say("  " + _("you were dropped: your seat is asked back for a next round"))
             return
-        text = await self.read("press Enter to ask for your seat back> ")
+        text = await self.read(_("press Enter to ask for your seat back> "))
         if text is None:
             node.done.set()
         elif node.take_seat_back():
-            self.say("  asked: you play again from the round after every player has your ask")
+            self.say("  " + _("asked: you play again from the round after every player has your ask"))
 
     def _act(self, node, intent: Callable[[], list]) -> None:
         try:
             node.act(intent())
         except LocalError as exc:
-            self.say(f"not accepted: {exc}")
+            self.say(_("not accepted: {why}").format(why=exc))
 
 
 class StdinLines:

@@ -18,18 +18,20 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.widgets import Frame
 
+from ..i18n import N_, _
 from ..protocol.identity import fingerprint
 from . import widgets
 from .letters import block_letters
+from .words import end_text, variant_name
 
-HOST_KEYS = ("b: heuristic bot   r: random bot   ↑/↓: choose   x: remove the chosen one\n"
-             "v: variant   d: deal   p: point limit   n: number of rounds   c: clock\n"
-             "t: TV page in the browser   g: guest seat (a phone)   s: start now   q: leave")
-GUEST_KEYS = "The host starts the game when the seats are taken.   q: leave"
+HOST_KEYS = N_("b: heuristic bot   r: random bot   ↑/↓: choose   x: remove the chosen one\n"
+               "v: variant   d: deal   p: point limit   n: number of rounds   c: clock\n"
+               "t: TV page in the browser   g: guest seat (a phone)   s: start now   q: leave")
+GUEST_KEYS = N_("The host starts the game when the seats are taken.   q: leave")
 VARIANTS = ("standard", "tactical", "draft")
 DEALS = ("sealed", "open")
-DEAL_TEXT = {"sealed": "sealed (no one can see another's hand, audited at round end)",
-             "open": "open (a shared seed: fast, but a modified client could compute every hand)"}
+DEAL_TEXT = {"sealed": N_("sealed (no one can see another's hand, audited at round end)"),
+             "open": N_("open (a shared seed: fast, but a modified client could compute every hand)")}
 POINTS = ("66", "100", "33", "none")
 ROUNDS = ("none", "1", "3", "5", "10")
 CLOCKS = ("30", "60", "120", "off")
@@ -83,30 +85,34 @@ class LobbyScreen:
         players = node.players()
         watchers = [m for m in self.members() if m.role != "player"]
         host = node.identity.peer if node.is_host else node.host_peer
-        key = f"   host key {fingerprint(host)}" if host else ""  # tells games of one code apart (join says)
-        lines = [("class:status", f"p2pnimmt lobby   game code:{key}\n"),
+        # the host's key tells games of one code apart (join says)
+        key = "   " + _("host key {key}").format(key=fingerprint(host)) if host else ""
+        lines = [("class:status", _("p2pnimmt lobby   game code:") + f"{key}\n"),
                  ("class:selected", big(self.code, *self.size()) + "\n\n"),
-                 ("", f"Seats {len(players)}/{node.seats}\n")]
+                 ("", _("Seats {taken}/{seats}").format(taken=len(players), seats=node.seats) + "\n")]
         if self.link is not None:
-            lines.insert(2, ("", f"Invite link (beyond the LAN): {self.link}\n"))
+            lines.insert(2, ("", _("Invite link (beyond the LAN): {link}").format(link=self.link) + "\n"))
         for i, m in enumerate(self.members()):
             if m.role != "player":
                 continue
             here = m.peer == node.identity.peer or m.peer in node.linked or node.is_host is False
             mark = "> " if self.command is not None and i == self.chosen else "  "
+            kind = _("bot") if m.bot else _("human")
+            linked = _("connected") if here else _("not connected")
             lines.append(("class:selected" if mark == "> " else "",
-                          f"{mark}{m.name:<14} {fingerprint(m.peer)}  {'bot' if m.bot else 'human':<5}  "
-                          f"{'connected' if here else 'not connected'}\n"))
-        lines.append(("", f"\nSpectators: {len(watchers)}\n"))
+                          f"{mark}{m.name:<14} {fingerprint(m.peer)}  {kind:<5}  {linked}\n"))
+        lines.append(("", "\n" + _("Spectators: {n}").format(n=len(watchers)) + "\n"))
         s = node.settings
         if s is not None:
-            lines.append(("", f"Variant {s.variant}, the game ends at {s.end_text}\n"))
-            lines.append(("", f"Deal: {DEAL_TEXT[s.deal]}\n"))
-            lines.append(("", f"Clock: {s.clock} s a move, then the stand-in plays it\n" if s.clock else
-                          "Clock: none (the others can ask the stand-in to play a stalled move)\n"))
+            lines.append(("", _("Variant {variant}, the game ends at {end}").format(
+                variant=variant_name(s.variant), end=end_text(s)) + "\n"))
+            lines.append(("", _("Deal: {deal}").format(deal=_(DEAL_TEXT[s.deal])) + "\n"))
+            lines.append(("", (_("Clock: {seconds} s a move, then the stand-in plays it").format(seconds=s.clock)
+                               if s.clock else
+                               _("Clock: none (the others can ask the stand-in to play a stalled move)")) + "\n"))
         if self.message:
             lines.append(("class:warn", f"\n{self.message}\n"))
-        lines.append(("class:dim", "\n" + (HOST_KEYS if self.command is not None else GUEST_KEYS)))
+        lines.append(("class:dim", "\n" + _(HOST_KEYS if self.command is not None else GUEST_KEYS)))
         return lines
 
     def _root(self):
@@ -118,7 +124,7 @@ class LobbyScreen:
             try:
                 self.message = await self.command(words)
             except ValueError as exc:
-                self.message = f"not done: {exc}"
+                self.message = _("not done: {why}").format(why=exc)
             self.app.invalidate()
 
         asyncio.ensure_future(run())

@@ -22,17 +22,19 @@ from prompt_toolkit.layout.dimension import D
 from prompt_toolkit.validation import ValidationError, Validator
 from prompt_toolkit.widgets import Button, Dialog, Label, RadioList, TextArea, ValidationToolbar
 
+from .. import i18n
 from ..bots import BOTS, LEVELS
-from .remembered import checked_name, config_path, load_name, save_name  # noqa: F401 (the menu's API)
+from ..i18n import N_, _, ngettext
+from .remembered import checked_name, config_path, load_name, save_lang, save_name  # noqa: F401 (the menu's API)
 
-TITLE = "p2pnimmt — 6 nimmt! on the LAN"
+TITLE = N_("p2pnimmt — 6 nimmt! on the LAN")
 BOT_TEXT = {
-    "easy": "easy: the heuristic's card half of the time, a random card otherwise",
-    "medium": "medium: the card that costs the fewest bull heads this turn",
-    "hard": "hard: searches sampled deals, 0.6 s a move",
-    "random": "random: any card of its hand",
-    "mcs100": "mcs100: Monte-Carlo with random playouts (a baseline)",
-    "mcs": "mcs: the search of hard with a fixed number of deals",
+    "easy": N_("easy: the heuristic's card half of the time, a random card otherwise"),
+    "medium": N_("medium: the card that costs the fewest bull heads this turn"),
+    "hard": N_("hard: searches sampled deals, 0.6 s a move"),
+    "random": N_("random: any card of its hand"),
+    "mcs100": N_("mcs100: Monte-Carlo with random playouts (a baseline)"),
+    "mcs": N_("mcs: the search of hard with a fixed number of deals"),
 }
 # The levels first; then the other kinds `play --bot` takes (heuristic is medium under another name).
 BOT_CHOICES = [*LEVELS, *(name for name in BOTS if name not in LEVELS and name != "heuristic")]
@@ -61,8 +63,9 @@ def radio_dialog(title: str, text: str, values: list[tuple[str, str]], default: 
     dialog = Dialog(
         title=title,
         body=HSplit([Label(text=text, dont_extend_height=True), choices], padding=1),
-        buttons=[Button(text="OK", handler=lambda: get_app().exit(result=choices.values[choices._selected_index][0])),
-                 Button(text="Cancel", handler=lambda: get_app().exit(result=None))],
+        buttons=[Button(text=_("OK"),
+                        handler=lambda: get_app().exit(result=choices.values[choices._selected_index][0])),
+                 Button(text=_("Cancel"), handler=lambda: get_app().exit(result=None))],
         with_background=True,
     )
     return _dialog_app(dialog)
@@ -95,16 +98,16 @@ def text_dialog(title: str, text: str, default: str = "", check: Callable[[str],
         if confirm is None:
             app.exit(result=value)
             return True
-        if note[0].startswith(LOOKING):
+        if note[0].startswith(_(LOOKING)):
             return True  # one look at a time
 
         async def confirmed() -> None:
-            note[0] = f"{LOOKING} {value} ..."
+            note[0] = f"{_(LOOKING)} {value} ..."
             app.invalidate()
             try:
                 problem = await confirm(value)
             except Exception as exc:  # the network could not be asked: say so, the person may try again
-                problem = f"could not look for {value}: {exc}"
+                problem = _("could not look for {code}: {why}").format(code=value, why=exc)
             if problem is None:
                 app.exit(result=value)
             else:
@@ -121,28 +124,37 @@ def text_dialog(title: str, text: str, default: str = "", check: Callable[[str],
         body=HSplit([Label(text=text, dont_extend_height=True), field, ValidationToolbar(),
                      Label(text=lambda: note[0], dont_extend_height=True, style="class:validation-toolbar")],
                     padding=D(preferred=1, max=1)),
-        buttons=[Button(text="OK", handler=field.buffer.validate_and_handle),
-                 Button(text="Cancel", handler=lambda: get_app().exit(result=None))],
+        buttons=[Button(text=_("OK"), handler=field.buffer.validate_and_handle),
+                 Button(text=_("Cancel"), handler=lambda: get_app().exit(result=None))],
         with_background=True,
     )
     return _dialog_app(dialog)
 
 
-LOOKING = "looking on this network for game"
+LOOKING = N_("looking on this network for game")
 
 
 def ask_name() -> str | None:
-    name = text_dialog(TITLE, "Your name at the table:", load_name(), checked_name).run()
+    name = text_dialog(_(TITLE), _("Your name at the table:"), load_name(), checked_name).run()
     if name is not None:
         save_name(name)
     return name
+
+
+def ask_lang() -> None:
+    """The language of every screen from now on, remembered for the next runs (ui.remembered, p2pnimmt.i18n)."""
+    lang = radio_dialog(_(TITLE), "Language / Sprache", [(code, i18n.NAMES[code]) for code in i18n.LANGUAGES],
+                        default=i18n.language()).run()
+    if lang is not None:
+        i18n.use(lang)
+        save_lang(lang)
 
 
 def plain_code(text: str) -> str:
     """A typed code, upper case, when it is 4 letters and digits (cli passes the network's own check)."""
     code = text.strip().upper()
     if len(code) != 4 or not code.isalnum():
-        raise ValueError(f"a game code is 4 letters and digits, got {text!r}")
+        raise ValueError(_("a game code is 4 letters and digits, got {text}").format(text=repr(text)))
     return code
 
 
@@ -175,14 +187,19 @@ def choose(find_games: Callable[[], list[Listed]] = lambda: [], read_code: Calla
     what = "play"
     while True:
         what = radio_dialog(
-            TITLE, "What would you like to do?",
-            [("play", "Play against bots"), ("host", "Host a game on the LAN"),
-             ("join", "Join a game"), ("watch", "Watch a game (TV)"),
-             ("watch-web", "Watch on this screen in a browser"), ("quit", "Quit")],
+            _(TITLE), _("What would you like to do?"),
+            # The language first: the others keep their places (Down from the default, Play, as before).
+            [("lang", _("Language: English") + "  (Sprache / language)"),
+             ("play", _("Play against bots")), ("host", _("Host a game on the LAN")),
+             ("join", _("Join a game")), ("watch", _("Watch a game (TV)")),
+             ("watch-web", _("Watch on this screen in a browser")), ("quit", _("Quit"))],
             default=what,
         ).run()
         if what in (None, "quit"):
             return None
+        if what == "lang":
+            ask_lang()
+            continue
         chosen = _command(what, find_games, read_code, check_code)
         if chosen is not None:
             return chosen
@@ -198,15 +215,17 @@ def _command(what: str, find_games: Callable[[], list[Listed]], read_code: Calla
     if what == "play":
         answers = _steps([
             ask_name,
-            lambda: radio_dialog(TITLE, "How many bots?",
-                                 [(str(k), f"{k} bot{'s' if k > 1 else ''}") for k in range(1, 10)], default="3").run(),
-            lambda: radio_dialog(TITLE, "How strong are the bots?",
-                                 [(kind, BOT_TEXT.get(kind, kind)) for kind in BOT_CHOICES], default="medium").run(),
+            lambda: radio_dialog(_(TITLE), _("How many bots?"),
+                                 [(str(k), ngettext("{n} bot", "{n} bots", k).format(n=k)) for k in range(1, 10)],
+                                 default="3").run(),
+            lambda: radio_dialog(_(TITLE), _("How strong are the bots?"),
+                                 [(kind, _(BOT_TEXT[kind]) if kind in BOT_TEXT else kind) for kind in BOT_CHOICES],
+                                 default="medium").run(),
         ])
         return None if answers is None else ["play", "--bots", answers[1], "--bot", answers[2], "--name", answers[0]]
     if what == "host":
-        answers = _steps([ask_name, lambda: radio_dialog(TITLE, "How many seats (players and bots)?",
-                                                         [(str(k), f"{k} seats") for k in range(2, 11)],
+        answers = _steps([ask_name, lambda: radio_dialog(_(TITLE), _("How many seats (players and bots)?"),
+                                                         [(str(k), _("{n} seats").format(n=k)) for k in range(2, 11)],
                                                          default="4").run()])
         return None if answers is None else ["host", "--seats", answers[1], "--name", answers[0]]
     answers = _steps([ask_name, lambda: ask_code(find_games(), "join", read_code, check_code)])
@@ -236,7 +255,7 @@ def game_args(picked: str) -> list[str]:
     return [code, "--host-key", key] if key else [code]
 
 
-TYPE_A_CODE = "Type a code instead"
+TYPE_A_CODE = N_("Type a code instead")
 
 
 def ask_code(games: list[Listed] | None, verb: str, read_code: Callable[[str], str] = plain_code,
@@ -247,25 +266,26 @@ def ask_code(games: list[Listed] | None, verb: str, read_code: Callable[[str], s
     games = list(games or [])
     if verb == "join":
         games.sort(key=lambda game: game.closed is not None)  # stable: open lobbies first, as found
-    entries = [(g.value, g.text + (f"  — {g.closed}, cannot be joined" if verb == "join" and g.closed else ""))
-               for g in games]
+    entries = [(g.value, g.text + ("  — " + _("{why}, cannot be joined").format(why=g.closed)
+                                   if verb == "join" and g.closed else "")) for g in games]
     closed = {g.value: g.closed for g in games if g.closed} if verb == "join" else {}
     first = next((value for value, _ in entries if value not in closed), "")
     why = ""
     while True:
         if games:
-            picked = radio_dialog(TITLE, f"{why}Games on this network — which one to {verb}?",
-                                  [*entries, ("", TYPE_A_CODE)], default=first).run()
+            which = (_("Games on this network — which one to join?") if verb == "join"
+                     else _("Games on this network — which one to watch?"))
+            picked = radio_dialog(_(TITLE), f"{why}{which}", [*entries, ("", _(TYPE_A_CODE))], default=first).run()
             if picked is None:
                 return None
             if picked in closed:
-                why = f"Game {picked.partition('/')[0]} cannot be joined now ({closed[picked]}): choose another, " \
-                      "or Esc and Watch it.\n\n"
+                why = _("Game {code} cannot be joined now ({why}): choose another, or Esc and Watch it.").format(
+                    code=picked.partition('/')[0], why=closed[picked]) + "\n\n"
                 continue
             if picked:
                 return picked
         confirm = (lambda code: check_code(code, verb)) if check_code is not None else None
-        typed = text_dialog(TITLE, "The game's 4-character code (I reads as 1, O as 0), or its invite link:",
+        typed = text_dialog(_(TITLE), _("The game's 4-character code (I reads as 1, O as 0), or its invite link:"),
                             check=read_code,
                             confirm=confirm).run()
         if typed is not None or not games:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine import BULL_HEADS
+from ..i18n import N_, _
 from ..neutral import neutral
 from ..protocol.events import (
     ClockRan,
@@ -39,15 +40,27 @@ from ..protocol.events import (
 )
 from ..protocol.verify import verify_transcript
 from .console import STAND_IN_ROW
-from .words import agrees, bull_heads, count
+from .words import addressed, bull_heads, n_cards, n_rounds
 
+# The statuses are keys (the web page's too); shown, they are translated (_(status)).
 CHOOSING, COMMITTED, REVEALED, ROW, DROPPED, WAITING, PICKING = (
-    "choosing", "committed", "revealed", "choosing a row", "disconnected", "waiting", "picking")
-AWAY = "away"  # shown instead of the status while the seat's last three cards were the stand-in's
-LEFT = "left"  # shown instead of the status while this node has no link to the seat's peer (it quit, or is cut off)
+    N_("choosing"), N_("committed"), N_("revealed"), N_("choosing a row"), N_("disconnected"), N_("waiting"),
+    N_("picking"))
+AWAY = N_("away")  # shown instead of the status while the seat's last three cards were the stand-in's
+LEFT = N_("left")  # shown instead of the status while this node has no link to the seat's peer (it quit, or is cut off)
 OWING = (CHOOSING, ROW, PICKING)  # statuses of a player who owes a move (its clock runs)
-STAND_IN_PLAYS = {"card": "your lowest card", "row": "the row with the fewest bull heads",
-                  "pick": "the lowest open card"}
+STAND_IN_PLAYS = {"card": N_("your lowest card"), "row": N_("the row with the fewest bull heads"),
+                  "pick": N_("the lowest open card")}
+
+
+def took(who: str, chose: bool) -> str:
+    """The line of a take, to be formatted with who, row, card, cards and heads: 'ann places the 6th card in row 2
+    with 45: takes 5 cards, 12 bull heads'; the second person for our seat ('You choose row 1 ...')."""
+    if addressed(who):
+        return (_("{who} choose row {row} with {card}: take {cards}, {heads}") if chose
+                else _("{who} place the 6th card in row {row} with {card}: take {cards}, {heads}"))
+    return (_("{who} chooses row {row} with {card}: takes {cards}, {heads}") if chose
+            else _("{who} places the 6th card in row {row} with {card}: takes {cards}, {heads}"))
 
 
 def heads(cards) -> int:
@@ -205,7 +218,8 @@ class TableModel:
             now = seat in gone and seat != self.seat
             if now != player.gone:
                 player.gone, changed = now, True
-                self.say(f"{player.name} left: no link to them" if now else f"{player.name} is connected again")
+                self.say((_("{name} left: no link to them") if now else _("{name} is connected again"))
+                         .format(name=player.name))
         if changed:
             self.changed()
 
@@ -259,8 +273,8 @@ class TableModel:
         bots = list(getattr(session, "bots", [])) or [False] * len(event.names)
         self.players = [Player(name, bool(bot)) for name, bot in zip(event.names, bots)]
         self.seat = event.seat
-        who = "you watch" if event.seat is None else f"you: seat {event.seat + 1}"
-        self.say(f"Game started: {', '.join(event.names)} ({who})")
+        who = _("you watch") if event.seat is None else _("you: seat {seat}").format(seat=event.seat + 1)
+        self.say(_("Game started: {names} ({who})").format(names=", ".join(event.names), who=who))
 
     def _on_RoundStarted(self, session, event: RoundStarted) -> None:
         self.placing, self.placed = (), 0
@@ -271,7 +285,7 @@ class TableModel:
         self._ask_all()
         for player in self.players:
             player.card = None
-        self.say(f"Round {event.round + 1} begins")
+        self.say(_("Round {round} begins").format(round=event.round + 1))
 
     def _on_PlayNeeded(self, session, event: PlayNeeded) -> None:
         self.round, self.turn = event.round, event.turn
@@ -294,8 +308,9 @@ class TableModel:
                 player.status = REVEALED
         order = sorted(range(len(event.cards)), key=event.cards.__getitem__)
         # A card the stand-in played (a clock ran out, the seat is away or dropped) is marked in every log.
-        self.say(f"Turn {event.turn + 1}: " + ", ".join(
-            f"{self.players[s].name} {event.cards[s]}" + (" (stand-in)" if s in event.stand_in else "")
+        stand_in = _(" (stand-in)")
+        self.say(_("Turn {turn}: ").format(turn=event.turn + 1) + ", ".join(
+            f"{self.players[s].name} {event.cards[s]}" + (stand_in if s in event.stand_in else "")
             for s in order))
 
     def _on_RowChoiceNeeded(self, session, event: RowChoiceNeeded) -> None:
@@ -305,9 +320,10 @@ class TableModel:
             self.players[event.seat].asked_at = self.now()
         if event.seat == self.seat:
             self.asked, self.my_row_card = "row", event.card
-            self.say(f"Your {event.card} is below every row: choose the row you take")
+            self.say(_("Your {card} is below every row: choose the row you take").format(card=event.card))
         else:
-            self.say(f"{self.players[event.seat].name}'s {event.card} is below every row: they choose a row")
+            self.say(_("{name}'s {card} is below every row: they choose a row").format(
+                name=self.players[event.seat].name, card=event.card))
 
     def _on_TurnResolved(self, session, event: TurnResolved) -> None:
         # For the screen to place the cards one by one: the rows before the turn, and each placement.
@@ -318,12 +334,10 @@ class TableModel:
         self.takes = []
         for seat, card, row, taken in event.placements:
             if taken:
-                who = "You" if seat == self.seat else self.players[seat].name
-                how = agrees(who, "chooses", "choose") if seat == self.chooser else (
-                    agrees(who, "places", "place") + " the 6th card in")
-                line = (f"{who} {how} row {row + 1} with {card}: "
-                        f"{agrees(who, 'takes', 'take')} {count(len(taken), 'card')}, {bull_heads(heads(taken))}"
-                        + STAND_IN_ROW * (seat in event.stand_in))
+                who = _("You") if seat == self.seat else self.players[seat].name
+                line = (took(who, seat == self.chooser).format(
+                    who=who, row=row + 1, card=card, cards=n_cards(len(taken)), heads=bull_heads(heads(taken)))
+                        + _(STAND_IN_ROW) * (seat in event.stand_in))
                 self.takes.append(line)
                 self.say(line)
         self.chooser = None
@@ -340,52 +354,57 @@ class TableModel:
         self.round_over = (event.round, tuple(event.penalties), tuple(event.scores))
         self.hand = ()
         self._all(WAITING)
-        self.say(f"Round {event.round + 1} over: "
+        self.say(_("Round {round} over: ").format(round=event.round + 1)
                  + ", ".join(f"{p.name} +{n}" for p, n in zip(self.players, event.penalties)))
 
     def _on_GameOver(self, session, event: GameOver) -> None:
         self.over = event
         self.asked = None
         names = ", ".join(self.players[s].name for s in event.winners)
-        winners = "Winners" if len(event.winners) > 1 else "Winner"
-        self.say(f"Game over after {count(event.rounds, 'round')}. {winners}: {names}")
+        winners = _("Winners: {names}") if len(event.winners) > 1 else _("Winner: {names}")
+        self.say(_("Game over after {rounds}.").format(rounds=n_rounds(event.rounds)) + " "
+                 + winners.format(names=names))
         data = getattr(session.journal, "data", None)
         if data is not None:  # check our own transcript exactly as `p2pnimmt verify` would
             verdict = verify_transcript(bytes(data))
-            self.verified = (f"Transcript verified: {verdict.messages} signed messages, every card and turn"
-                             if verdict.ok else f"Transcript check FAILED: {verdict.report()}")
+            self.verified = (
+                _("Transcript verified: {n} signed messages, every card and turn").format(n=verdict.messages)
+                if verdict.ok else _("Transcript check FAILED: {report}").format(report=verdict.report()))
             self.say(self.verified)
 
     def _on_GameAborted(self, session, event: GameAborted) -> None:
         self.asked = None
         self.aborted = neutral(event.fault.describe(dict(zip(session.roster, session.names))))
-        self.say(f"Game aborted: {self.aborted}")
+        self.say(_("Game aborted: {why}").format(why=self.aborted))
 
     def _on_Fault(self, session, event: Fault) -> None:
         if not event.fatal:
             names = dict(zip(session.roster, session.names))
             if event.code.startswith("sealed-") or event.code == "absent":  # a verdict on the sealed deal
-                self.message = f"{names.get(event.peer, 'a peer')} is at fault: {neutral(event.detail)}"
+                self.message = _("{who} is at fault: {detail}").format(
+                    who=names.get(event.peer, _("a peer")), detail=neutral(event.detail))
             else:
-                self.message = f"ignored bad data: {neutral(event.describe(names))}"
+                self.message = _("ignored bad data: {what}").format(what=neutral(event.describe(names)))
             self.say(self.message)
 
     def _on_RoundVoided(self, session, event: RoundVoided) -> None:
-        self.say(f"Round {event.round + 1} is void (nobody scores it): {event.reason}; "
-                 "the next round is dealt without that seat")
+        self.say(_("Round {round} is void (nobody scores it): {reason}; the next round is dealt without that seat")
+                 .format(round=event.round + 1, reason=event.reason))
 
     def _on_SeatDropped(self, session, event: SeatDropped) -> None:
         self.players[event.seat].status = DROPPED
         if event.seat == self.seat:
-            self.say("You were dropped by the others' vote: a stand-in plays your hand. Press any key to ask for "
-                     "your seat back from a next round")
+            self.say(_("You were dropped by the others' vote: a stand-in plays your hand. Press any key to ask for "
+                       "your seat back from a next round"))
         else:
-            self.say(f"{self.players[event.seat].name} was dropped by the others' vote: a stand-in plays that hand")
+            self.say(_("{name} was dropped by the others' vote: a stand-in plays that hand").format(
+                name=self.players[event.seat].name))
 
     def _on_SeatBack(self, session, event: SeatBack) -> None:
         self.players[event.seat].status = WAITING
-        who = "You are" if event.seat == self.seat else f"{self.players[event.seat].name} is"
-        self.say(f"{who} back in the game from round {event.round + 1}")
+        back = (_("You are back in the game from round {round}") if event.seat == self.seat
+                else _("{name} is back in the game from round {round}"))
+        self.say(back.format(name=self.players[event.seat].name, round=event.round + 1))
 
     def _on_SeatAway(self, session, event: SeatAway) -> None:
         if not 0 <= event.seat < len(self.players):
@@ -394,19 +413,20 @@ class TableModel:
         player.away = event.away
         if event.seat == self.seat:
             self.here = not event.away  # as our node's clock has it: away, the stand-in plays until a key is pressed
-            self.message = ("You are away: the stand-in plays your cards until you press a key" if event.away
+            self.message = (_("You are away: the stand-in plays your cards until you press a key") if event.away
                             else None)
-            self.say(self.message or "You are back: you play your own cards again")
+            self.say(self.message or _("You are back: you play your own cards again"))
         else:
-            self.say(f"{player.name} is away: the stand-in plays for them" if event.away
-                     else f"{player.name} is back")
+            self.say((_("{name} is away: the stand-in plays for them") if event.away
+                      else _("{name} is back")).format(name=player.name))
 
     def _on_ClockWarning(self, session, event: ClockWarning) -> None:
         if self.seat is None:
             return
         self.warnings += 1
         then = STAND_IN_PLAYS.get(self.asked or "card", STAND_IN_PLAYS["card"])
-        self.message = f"{event.seconds_left} s left: then the stand-in plays {then}"
+        self.message = _("{seconds} s left: then the stand-in plays {what}").format(
+            seconds=event.seconds_left, what=_(then))
         self.say(self.message)
 
     def _on_ClockRan(self, session, event: ClockRan) -> None:
@@ -417,8 +437,8 @@ class TableModel:
             self.committed = min(self.hand)  # the stand-in's card: the lowest of the hand
         self.asked = None
         self.my_row_card = None
-        self.message = ("time is up: the stand-in played for you" if self.here
-                        else "you are away: the stand-in played for you (press a key to play yourself)")
+        self.message = (_("time is up: the stand-in played for you") if self.here
+                        else _("you are away: the stand-in played for you (press a key to play yourself)"))
         self.say(self.message)
 
     def back(self) -> None:
@@ -427,7 +447,7 @@ class TableModel:
         if self.seat is not None and 0 <= self.seat < len(self.players):
             # Our own line stops saying "away" at once; the others see us back when our own card is revealed.
             self.players[self.seat].away = False
-        self.warn("You are back at the keys: the stand-in stops playing for you")
+        self.warn(_("You are back at the keys: the stand-in stops playing for you"))
 
     def _ask_all(self) -> None:
         """Every player owes a move from now (a turn began): their clocks start."""

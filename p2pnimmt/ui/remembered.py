@@ -1,4 +1,5 @@
-"""The name a person plays under, remembered between runs (the user's config directory, config.json): the menu
+"""The name a person plays under (and the language the menu was set to), remembered between runs (the user's
+config directory, config.json): the menu
 asks for it and saves it; every command (`join CODE`, `host`, `watch`, `resume` ...) uses it unless --name says
 otherwise, and a command on a terminal with none remembered asks once (cli)."""
 
@@ -25,7 +26,24 @@ def load_name() -> str:
     return name if is_name(name) else ""
 
 
+def load_lang() -> str:
+    """The language the menu remembered ('en' or 'de'), or "" when none was chosen there (p2pnimmt.i18n)."""
+    try:
+        lang = json.loads(config_path().read_text()).get("lang", "")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return lang if lang in ("en", "de") else ""
+
+
 def save_name(name: str) -> None:
+    _save("name", name)
+
+
+def save_lang(lang: str) -> None:
+    _save("lang", lang)
+
+
+def _save(key: str, value: str) -> None:
     path = config_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -34,9 +52,9 @@ def save_name(name: str) -> None:
         except (OSError, ValueError):
             config = {}
         config = config if isinstance(config, dict) else {}
-        path.write_text(json.dumps({**config, "name": name}))
+        path.write_text(json.dumps({**config, key: value}))
     except OSError:
-        pass  # remembering the name is a convenience, never a reason to stop
+        pass  # remembering a name or a language is a convenience, never a reason to stop
 
 
 def checked_name(text: str) -> str:

@@ -8,6 +8,7 @@ from prompt_toolkit.mouse_events import MouseEventType
 from prompt_toolkit.styles import Style
 
 from ..engine import BULL_HEADS
+from ..i18n import N_, _, ngettext, pgettext
 from .model import AWAY, COMMITTED, DROPPED, LEFT, REVEALED, ROW, TableModel, heads
 from .words import bull_heads, clip, evening_lines, fit, wrap
 
@@ -63,14 +64,17 @@ def card_cell(card: int, selected: bool = False, action: Click | None = None) ->
 
 def row_lines(model: TableModel, choose: Callable[[int], Click] | None = None, marked: int | None = None) -> Fragments:
     """The four rows: up to five cards, the sixth slot marked '!6!', the bull-head total."""
-    out: Fragments = [("class:dim", "row      1      2      3      4      5   6th bh\n")]
+    # The label column is 6 wide: the header's first word names it (German 'Reihe'), each row's label fits it.
+    out: Fragments = [("class:dim", fit(_("row"), 6) + "   1      2      3      4      5  " + fit(_("6th bh"), 7, True)
+                       + "\n")]
     for i, row in enumerate(model.shown_rows()):
         action = choose(i) if choose else None
         head_style = "class:selected" if marked == i else "class:status"
-        out.append((head_style, f"row {i + 1} ") + ((clickable(action),) if action else ()))
+        label = fit(pgettext("a row's label, 6 columns", "row {n}").format(n=i + 1), 6)
+        out.append((head_style, label) + ((clickable(action),) if action else ()))
         for card in row:
             out += card_cell(card, action=action)
-        for _ in range(len(row), 5):
+        for _slot in range(len(row), 5):
             out.append(("class:empty", "   .   "))
         out.append(("class:danger", " !6! "))
         out.append(("", f"{heads(row):>3}\n"))
@@ -82,11 +86,11 @@ def big_row_lines(model: TableModel) -> Fragments:
     out: Fragments = []
     for i, row in enumerate(model.shown_rows()):
         for line in range(2):
-            out.append(("class:status", f"row {i + 1}  " if line == 0 else "       "))
+            out.append(("class:status", fit(_("row {n}").format(n=i + 1), 7) if line == 0 else "       "))
             for card in row:
                 text = f"  {card:>3}  " if line == 0 else f"  {'*' * BULL_HEADS[card]:<5}"[:7]
                 out += [(card_style(card), text), ("", " ")]
-            for _ in range(len(row), 5):
+            for _slot in range(len(row), 5):
                 out.append(("class:empty", "   .    " if line == 0 else "        "))
             out.append(("class:danger", "  !6!  " if line == 0 else "       "))
             out.append(("", f"{bull_heads(heads(row)):>14}\n" if line == 0 else "\n"))
@@ -102,10 +106,10 @@ def hand_line(model: TableModel, selected: int, select: Callable[[int], Click]) 
         committed = model.committed == card
         out += card_cell(card, selected=(i == selected and model.asked == "card") or committed,
                          action=select(i))
-    return out or [("class:dim", "(no cards)")]
+    return out or [("class:dim", _("(no cards)"))]
 
 
-SHORT = {ROW: "takes row", DROPPED: "dropped"}
+SHORT = {ROW: N_("takes row"), DROPPED: N_("dropped")}  # statuses in at most 9 columns (translated where shown)
 STATUS_STYLE = {COMMITTED: "class:committed", REVEALED: "class:status", ROW: "class:warn", DROPPED: "class:warn",
                 AWAY: "class:warn", LEFT: "class:warn"}
 NAME_WIDTH = 9  # the name column of the players' panel at 80 columns (a longer name is cut with a mark)
@@ -128,14 +132,15 @@ def player_lines(model: TableModel, names: int = NAME_WIDTH) -> Fragments:
 
     `names`: the width of the name column (a name that does not fit is cut with a mark, '…').
     """
-    out: Fragments = [("class:dim", f"{'player':<{names}} {'status':<9} {'card':<5} {'pts':>4}\n")]
+    head = (fit(_("player"), names), fit(_("status"), 9), fit(_("card"), 5), fit(_("pts"), 4, True))
+    out: Fragments = [("class:dim", " ".join(head) + "\n")]
     for seat, p in enumerate(model.players):
         me = seat == model.seat
         name = ("*" if me else "") + p.name
         status = p.shown_status
         left = model.time_left(seat)
         out.append(("class:me" if me else "", f"{fit(name, names)} "))
-        text = clip(SHORT.get(status, status), 9)
+        text = clip(_(SHORT.get(status, status)), 9)
         if left is not None:  # "choosing 42s": the time takes the last turn's card's place while the move is owed
             out.append((STATUS_STYLE.get(status, ""), text + " "))
             out.append(("class:warn" if left <= 15 else "class:status", f"{time_text(left):<{14 - len(text)}} "))
@@ -150,48 +155,53 @@ def player_lines(model: TableModel, names: int = NAME_WIDTH) -> Fragments:
 def prompt_lines(model: TableModel, typed: str, row_mark: int | None) -> Fragments:
     """What the game wants from me now, in one or two lines."""
     if model.over is not None or model.aborted:
-        return [("class:status", "The game is over: press Enter to see the results, q to leave.")]
+        return [("class:status", _("The game is over: press Enter to see the results, q to leave."))]
     if model.spectator:
         waiting = model.waiting_names()
-        return [("", "Watching. " + (f"Waiting for: {', '.join(waiting)}" if waiting else ""))]
+        return [("", _("Watching.") + " " + (_("Waiting for: {names}").format(names=", ".join(waiting))
+                                             if waiting else ""))]
     if model.asked in ("card", "row") and model.placing_now:  # the prompt waits until the last turn is placed
-        return [("class:dim", f"Placing the cards of turn {model.turn}...")]
+        return [("class:dim", _("Placing the cards of turn {turn}...").format(turn=model.turn))]
     if model.asked == "row":
-        out: Fragments = [("class:warn", f"Your {model.my_row_card} is below every row: take a row (1-4)\n")]
+        out: Fragments = [("class:warn", _("Your {card} is below every row: take a row (1-4)").format(
+            card=model.my_row_card) + "\n")]
         for i, row in enumerate(model.shown_rows()):  # the totals of the rows drawn
             style = "class:selected" if row_mark == i else "class:status"
             out.append((style, f"[{i + 1}] {bull_heads(heads(row))}"))
             out.append(("", "   "))
         return out
     if model.asked == "card":
-        out = [("class:status", "Your turn: choose a card ")]
-        out.append(("class:dim", "(←/→ or click, or type its number) and press Enter"))
+        out = [("class:status", _("Your turn: choose a card") + " ")]
+        out.append(("class:dim", _("(←/→ or click, or type its number) and press Enter")))
         if typed:  # on a line of its own: at 80 columns it would wrap the hint mid-word
-            out.append(("class:selected", f"\ntyped: {typed}"))
+            out.append(("class:selected", "\n" + _("typed: {typed}").format(typed=typed)))
         return out
     if model.asked == "pick":
-        return [("class:status", "Draft: type the number of an open card and press Enter: "
+        return [("class:status", _("Draft: type the number of an open card and press Enter:") + " "
                  + " ".join(map(str, model.open_cards)))]
     waiting = model.waiting_names()
     if model.committed is not None:
-        out = [("class:committed", f"Committed {model.committed}. ")]
+        out = [("class:committed", _("Committed {card}.").format(card=model.committed) + " ")]
     else:
         out = []
-    return out + [("", "Waiting for: " + ", ".join(waiting) if waiting else "Waiting for the next turn")]
+    return out + [("", _("Waiting for: {names}").format(names=", ".join(waiting)) if waiting
+                   else _("Waiting for the next turn"))]
 
 
 def scoresheet(model: TableModel, width: int = 80) -> list[str]:
     """Points by round and seat, and the totals; the columns narrow so that 10 players fit in `width`."""
     column = max(5, min(9, (width - 6) // max(1, len(model.players))))
-    lines = ["round " + "".join(" " + fit(p.name, column - 1, right=True) for p in model.players)]
+    lines = [fit(_("round"), 5) + " " + "".join(" " + fit(p.name, column - 1, right=True) for p in model.players)]
     for r, penalties in enumerate(model.sheet):
         lines.append(f"{r + 1:>5} " + "".join(f"{'+' + str(p):>{column}}" for p in penalties))
-    lines.append("total " + "".join(f"{p.score:>{column}}" for p in model.players))
+    lines.append(fit(_("total"), 5) + " " + "".join(f"{p.score:>{column}}" for p in model.players))
     return lines
 
 
 def ordinal(n: int) -> str:
-    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st ..."""
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st ... (German: 1., 2., 3.)"""
+    if _("1st") != "1st":  # a language whose ordinals are the number and a mark (German: '1.')
+        return _("{n}th").format(n=n)
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
@@ -203,12 +213,12 @@ def placings(model: TableModel) -> list[str]:
     for seat in sorted(range(len(scores)), key=lambda s: (scores[s], s)):
         place = 1 + sum(1 for x in scores if x < scores[seat])
         tie = "=" if scores.count(scores[seat]) > 1 else " "
-        points = "point" if scores[seat] == 1 else "points"
+        points = ngettext("point", "points", scores[seat])
         lines.append(f"{ordinal(place):>5}{tie} {fit(model.players[seat].name, 24)} {scores[seat]:>4} {points}")
     return lines
 
 
-HELP = """Keys
+HELP = N_("""Keys
   Left / Right     choose a card in your hand (or click it)
   0-9              type a card's number
   Enter            commit the chosen or typed card (click a chosen card too)
@@ -223,7 +233,7 @@ HELP = """Keys
 Cards show number*bull heads, coloured by bull heads (1, 2, 3, 5, 7).
 A row takes at most 5 cards: the 6th card placed takes the row (!6!).
 A card below every row end takes a row of its player's choice.
-Press any key to close this help."""
+Press any key to close this help.""")
 
 
 def evening_block(model: TableModel) -> list[str]:
@@ -236,26 +246,27 @@ def round_text(model: TableModel) -> str:
     """The round-end screen: each seat's penalty and total, the scoresheet, the evening's table of games."""
     assert model.round_over is not None  # the screen is up only at a round's end
     rnd, penalties, scores = model.round_over
-    lines = [f"End of round {rnd + 1}", ""]
-    lines += [f"  {fit(p.name, 16)} +{n:<4} total {s}"
+    lines = [_("End of round {round}").format(round=rnd + 1), ""]
+    lines += [f"  {fit(p.name, 16)} +{n:<4} " + _("total {points}").format(points=s)
               for p, n, s in zip(model.players, penalties, scores)]
     lines += ["", *scoresheet(model)]
     lines += evening_block(model)
-    lines += ["", "Press Enter for the next round."]
+    lines += ["", _("Press Enter for the next round.")]
     return "\n".join(lines)
 
 
 def over_text(model: TableModel, *, again: bool) -> str:
     """The game-over screen (or why the game was aborted); `again`: `r` offers a rematch here."""
     if model.aborted:
-        return f"The game was aborted.\n\n{model.aborted}\n\nPress Enter to leave."
+        return _("The game was aborted.") + f"\n\n{model.aborted}\n\n" + _("Press Enter to leave.")
     winners = model.winners()
-    lines = ["GAME OVER", "", ("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners), ""]
+    named = _("Winners: {names}") if len(winners) > 1 else _("Winner: {names}")
+    lines = [_("GAME OVER"), "", named.format(names=", ".join(winners)), ""]
     lines += placings(model) + [""] + scoresheet(model)
     lines += evening_block(model)
     if model.verified:
         lines += ["", model.verified]
     lines += ["", *wrap(model.rematch, 76)] if model.rematch else []
     if not again:
-        return "\n".join(lines + ["", "Press Enter or q to leave."])
-    return "\n".join(lines + ["", "r: play again (same seats)   Enter or q: leave"])
+        return "\n".join(lines + ["", _("Press Enter or q to leave.")])
+    return "\n".join(lines + ["", _("r: play again (same seats)   Enter or q: leave")])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from wcwidth import wcwidth  # prompt_toolkit's own measure of a character's columns (it depends on wcwidth)
 
+from ..i18n import N_, _, ngettext
+
 ELLIPSIS = "…"
 
 
@@ -12,14 +14,24 @@ def columns(text: str) -> int:
     return sum(max(wcwidth(ch), 0) for ch in text)
 
 
-def count(n: int, one: str, many: str | None = None) -> str:
-    """'1 card', '3 cards', '1 bull head', '0 bull heads'."""
-    return f"{n} {one if n == 1 else many or one + 's'}"
-
-
 def bull_heads(n: int) -> str:
-    """'1 bull head', '11 bull heads'."""
-    return count(n, "bull head")
+    """'1 bull head', '11 bull heads' (German: '1 Hornochse', '11 Hornochsen')."""
+    return ngettext("{n} bull head", "{n} bull heads", n).format(n=n)
+
+
+def n_cards(n: int) -> str:
+    """'1 card', '5 cards'."""
+    return ngettext("{n} card", "{n} cards", n).format(n=n)
+
+
+def n_games(n: int) -> str:
+    """'1 game', '2 games'."""
+    return ngettext("{n} game", "{n} games", n).format(n=n)
+
+
+def n_rounds(n: int) -> str:
+    """'1 round', '3 rounds'."""
+    return ngettext("{n} round", "{n} rounds", n).format(n=n)
 
 
 def clip(text: str, width: int) -> str:
@@ -69,13 +81,44 @@ def wrap(text: str, width: int) -> list[str]:
     return lines or [""]
 
 
+def count(n: int, one: str, many: str | None = None) -> str:
+    """'1 card', '3 cards' (English only: a translated count is one of n_cards, n_games, n_rounds, bull_heads)."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def agrees(subject: str, third: str, base: str) -> str:
-    """The verb for `subject`: base form after 'you' (our seat, or a player named 'you'), else third person."""
+    """The English verb for `subject`: base form after 'you' (our seat, or a player named 'you'), else third person."""
     return base if subject.strip().lower() == "you" else third
+
+
+def addressed(subject: str) -> bool:
+    """`subject` is spoken to (our seat, or a player named 'you' or its translation, the default name): its line
+    takes the second person ('you take row 2', 'du nimmst Reihe 2')."""
+    return subject.strip().lower() in ("you", _("you").lower())
 
 
 def evening_lines(games: int, rows, width: int = 20) -> list[str]:
     """The evening's table as lines: per player (rows with name, games, wins, points) across `games` games."""
-    lines = [f"The evening: {count(games, 'game')}", f"  {'player':<{width}} {'games':>5} {'won':>4} {'points':>6}"]
-    lines += [f"  {fit(r.name, width)} {r.games:>5} {r.wins:>4} {r.points:>6}" for r in rows]
+    heads = (_("games"), _("won"), _("points"))
+    g, w, p = (max(least, columns(head)) for least, head in zip((5, 4, 6), heads))  # a longer word widens its column
+    lines = [_("The evening: {games}").format(games=n_games(games)),
+             "  " + fit(_("player"), width) + f" {heads[0]:>{g}} {heads[1]:>{w}} {heads[2]:>{p}}"]
+    lines += [f"  {fit(r.name, width)} {r.games:>{g}} {r.wins:>{w}} {r.points:>{p}}" for r in rows]
     return lines
+
+
+VARIANTS = {"standard": N_("standard"), "tactical": N_("tactical"), "draft": N_("draft")}
+DEALS = (N_("sealed"), N_("open"))  # the deal's names, translated where shown
+
+
+def variant_name(variant: str) -> str:
+    """A variant's name in the language in use: 'standard', German 'Standard'."""
+    return _(VARIANTS[variant]) if variant in VARIANTS else variant
+
+
+def end_text(settings) -> str:
+    """When the game ends, in words: "66 points", "3 rounds" or "66 points or 3 rounds" (the engine's
+    Settings.end_text, in the language in use)."""
+    parts = (_("{points} points").format(points=settings.point_limit) if settings.point_limit else "",
+             n_rounds(settings.max_rounds) if settings.max_rounds else "")
+    return _(" or ").join(part for part in parts if part)

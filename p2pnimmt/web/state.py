@@ -9,9 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine import BULL_HEADS, HAND_SIZE
+from ..i18n import language
 from ..protocol.identity import fingerprint
 from ..ui.lobby import DEALS, POINTS, ROUNDS, VARIANTS
 from ..ui.model import DROPPED, TableModel, heads
+from ..ui.words import end_text
 
 LOG_LINES = 40
 
@@ -33,6 +35,7 @@ def table_state(model: TableModel, *, tv: bool = False) -> dict[str, Any]:
                   for i, (seat, c, row, taken) in enumerate(model.placing)]
     over = model.over
     state: dict[str, Any] = {
+        "lang": language(),  # the node's language: the page shows its own words in it (table.js: useLang)
         "kind": "table" if model.players else "waiting",
         "view": "tv" if tv or model.seat is None else "seat",
         "me": me,
@@ -104,5 +107,5 @@ def lobby_state(node, code: str, host_controls: bool) -> dict[str, Any]:
         "choices": {"variant": list(VARIANTS), "deal": list(DEALS), "points": list(POINTS), "rounds": list(ROUNDS)},
         "settings": None if settings is None else {
             "variant": settings.variant, "deal": settings.deal, "points": settings.point_limit,
-            "rounds": settings.max_rounds, "ends": settings.end_text},
+            "rounds": settings.max_rounds, "ends": end_text(settings)},
     }

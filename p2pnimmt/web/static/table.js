@@ -12,8 +12,36 @@
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
+  // The page's words: English here, marked _("...") (ngettext for counts, N_ for a key translated where shown),
+  // extracted by pybabel into the same catalog as the terminal's (docs/development.md). The node says its
+  // language in every state (`lang`); the German strings come in /static/strings.js (made from the .mo by
+  // `python -m p2pnimmt.web.strings`). A new page: load strings.js before its script and use these four.
+  let STRINGS = {};
+  function _(text) { const t = STRINGS[text]; return typeof t === "string" ? t : text; }
+  function N_(text) { return text; }
+  function ngettext(one, many, n) {
+    const t = STRINGS[one];
+    return Array.isArray(t) ? t[n === 1 ? 0 : 1] : n === 1 ? one : many;
+  }
+  function fmt(text, fields) { return text.replace(/\{(\w+)\}/g, (m, k) => (k in fields ? String(fields[k]) : m)); }
+  function useLang(lang) {
+    const all = window.P2PNIMMT_STRINGS || {};
+    const lang_ = all[lang] ? lang : "en";
+    if (document.documentElement.lang === lang_ && (lang_ === "en" || STRINGS === all[lang_])) return;
+    STRINGS = all[lang_] || {};
+    document.documentElement.lang = lang_;
+    document.querySelectorAll("[data-i18n]").forEach((e) => {
+      if (!e.dataset.en) e.dataset.en = e.textContent;
+      e.textContent = _(e.dataset.en);
+    });
+    document.querySelectorAll("img.qr").forEach((e) => { e.alt = _("QR code to join"); });
+  }
+  // The statuses come as keys (the node's English): shown translated.
+  N_("choosing"); N_("committed"); N_("revealed"); N_("choosing a row"); N_("disconnected"); N_("waiting");
+  N_("picking"); N_("away"); N_("left"); N_("none"); N_("standard"); N_("tactical"); N_("draft"); N_("sealed");
+  N_("open");
   // "1 bull head", "7 bull heads": the words of a count, as the terminal says them.
-  function bullHeads(n) { return n + (n === 1 ? " bull head" : " bull heads"); }
+  function bullHeads(n) { return fmt(ngettext("{n} bull head", "{n} bull heads", n), { n: n }); }
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
   function send(intent) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(intent)); }
 
@@ -36,11 +64,11 @@
   function connect() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     ws = new WebSocket(proto + "//" + location.host + "/ws?t=" + encodeURIComponent(token));
-    ws.onopen = () => { retry = 500; document.body.classList.remove("connecting", "lost"); $("conn").textContent = "live"; };
-    ws.onmessage = (m) => { state = JSON.parse(m.data); stateAt = Date.now(); draw(); };
+    ws.onopen = () => { retry = 500; document.body.classList.remove("connecting", "lost"); $("conn").textContent = _("live"); };
+    ws.onmessage = (m) => { state = JSON.parse(m.data); stateAt = Date.now(); useLang(state.lang); draw(); };
     ws.onclose = () => {
       document.body.classList.add("lost");
-      $("conn").textContent = "connection lost, reconnecting…";
+      $("conn").textContent = _("connection lost, reconnecting…");
       setTimeout(connect, retry); retry = Math.min(retry * 2, 5000);
     };
   }
@@ -64,12 +92,12 @@
 
   function drawLobby(s) {
     const l = s.lobby;
-    $("where").textContent = l ? "lobby" : "waiting for the game";
+    $("where").textContent = l ? _("lobby") : _("waiting for the game");
     $("lobby-code").textContent = s.code || "";
     $("lobby-qr").hidden = !s.qr; if (s.qr) $("lobby-qr").src = s.qr;
     $("lobby-join").textContent = s.join || "";
-    if (!l) { $("lobby-seats").textContent = "Waiting for the game to start…"; return; }
-    $("lobby-seats").textContent = "Seats " + l.players.length + "/" + l.seats;
+    if (!l) { $("lobby-seats").textContent = _("Waiting for the game to start…"); return; }
+    $("lobby-seats").textContent = fmt(_("Seats {taken}/{seats}"), { taken: l.players.length, seats: l.seats });
     $("lobby-invite").hidden = !l.invite;  // the host's invite link (issue 27), for `p2pnimmt join LINK` elsewhere
     if (l.invite) { $("lobby-invite-qr").src = l.invite.qr; $("lobby-invite-link").textContent = l.invite.link; }
     const ul = clear($("lobby-players"));
@@ -78,17 +106,20 @@
       li.dataset.name = p.name;
       li.appendChild(el("span", "name", p.name));
       li.appendChild(el("span", "fp", p.fingerprint));
-      li.appendChild(el("span", "kind", p.bot ? "bot" : (p.guest_of ? "guest of " + p.guest_of : "human")));
-      li.appendChild(el("span", "link", p.connected ? "connected" : "not connected"));
+      li.appendChild(el("span", "kind", p.bot ? _("bot") : (p.guest_of ? fmt(_("guest of {name}"), { name: p.guest_of })
+        : _("human"))));
+      li.appendChild(el("span", "link", p.connected ? _("connected") : _("not connected")));
       if (l.host_controls && !p.me) {
-        const x = el("button", "remove", "remove"); x.onclick = () => send({ do: "lobby", words: ["remove", p.name] });
+        const x = el("button", "remove", _("remove")); x.onclick = () => send({ do: "lobby", words: ["remove", p.name] });
         li.appendChild(x);
       }
       ul.appendChild(li);
     });
-    $("lobby-spectators").textContent = "Spectators: " + (l.spectators.length ? l.spectators.join(", ") : "none");
+    $("lobby-spectators").textContent = fmt(_("Spectators: {names}"),
+      { names: l.spectators.length ? l.spectators.join(", ") : _("none") });
     const st = l.settings;
-    $("lobby-settings").textContent = st ? "Variant " + st.variant + ", " + st.deal + " deal, the game ends at " + st.ends : "";
+    $("lobby-settings").textContent = st ? fmt(_("Variant {variant}, {deal} deal, the game ends at {end}"),
+      { variant: _(st.variant), deal: _(st.deal), end: st.ends }) : "";
     $("lobby-controls").hidden = !l.host_controls;
     $("lobby-wait").hidden = l.host_controls;
     if (l.host_controls && st && l.choices) {
@@ -97,7 +128,7 @@
         const now = st[key] === null ? "none" : String(st[key]);
         if (sel.options.length !== l.choices[key].length) {
           clear(sel);
-          l.choices[key].forEach((v) => { const o = el("option", "", v); o.value = v; sel.appendChild(o); });
+          l.choices[key].forEach((v) => { const o = el("option", "", _(v)); o.value = v; sel.appendChild(o); });
         }
         if (document.activeElement !== sel) sel.value = now;
       }
@@ -111,33 +142,34 @@
     if (!s.guest) return;
     const g = s.guest;
     if (g.url) {
-      box.appendChild(el("div", "label", "Guest seat for a phone (one browser only): " + g.name));
-      if (g.qr) { const img = el("img", "qr small"); img.src = g.qr; img.alt = "guest seat QR"; box.appendChild(img); }
+      box.appendChild(el("div", "label", fmt(_("Guest seat for a phone (one browser only): {name}"), { name: g.name })));
+      if (g.qr) { const img = el("img", "qr small"); img.src = g.qr; img.alt = _("guest seat QR"); box.appendChild(img); }
       box.appendChild(el("div", "join-text guest-url", g.url));
     } else if (g.offer && s.view === "seat") {
-      const b = el("button", "", "Offer a guest seat (for a phone)"); b.id = "offer-guest";
+      const b = el("button", "", _("Offer a guest seat (for a phone)")); b.id = "offer-guest";
       b.onclick = () => send({ do: "guest" }); box.appendChild(b);
     }
   }
 
   function drawTable(s) {
-    $("where").textContent = "round " + s.round + "  turn " + s.turn + "/" + s.hand_size +
-      (s.view === "tv" ? "  spectator" : s.me !== null && s.players[s.me] ? "  you: " + s.players[s.me].name : "");
+    $("where").textContent = fmt(_("round {round}  turn {turn}/{turns}"), { round: s.round, turn: s.turn, turns: s.hand_size }) +
+      (s.view === "tv" ? "  " + _("spectator") : s.me !== null && s.players[s.me]
+        ? "  " + fmt(_("you: {name}"), { name: s.players[s.me].name }) : "");
     // The rows: up to five cards and the sixth slot, with the row's bull heads.
     const rows = clear($("rows"));
     s.rows.forEach((row, i) => {
       const r = el("div", "row" + (s.danger[i] ? " danger" : "") + (s.last_row === i ? " last" : ""));
       r.dataset.row = i;
-      r.appendChild(el("div", "row-label", "row " + (i + 1)));
+      r.appendChild(el("div", "row-label", fmt(_("row {n}"), { n: i + 1 })));
       const cards = el("div", "row-cards");
       for (let k = 0; k < 6; k++) {
         if (k < row.length) cards.appendChild(cardEl(row[k]));
-        else cards.appendChild(el("div", "slot" + (k === 5 ? " sixth" : ""), k === 5 ? "6th" : ""));
+        else cards.appendChild(el("div", "slot" + (k === 5 ? " sixth" : ""), k === 5 ? _("6th") : ""));
       }
       r.appendChild(cards);
       r.appendChild(el("div", "row-heads", s.row_heads[i]));
       if (s.asked === "row") {
-        const b = el("button", "take", "Take row " + (i + 1) + " (" + bullHeads(s.row_heads[i]) + ")");
+        const b = el("button", "take", fmt(_("Take row {row} ({heads})"), { row: i + 1, heads: bullHeads(s.row_heads[i]) }));
         b.dataset.row = i; b.onclick = () => send({ do: "row", row: i }); r.appendChild(b);
       }
       rows.appendChild(r);
@@ -145,11 +177,12 @@
     // This turn's cards: revealed together, then placed one by one (the node says which are placed).
     const strip = clear($("turn-strip"));
     if (s.turn_cards.length) {
-      strip.appendChild(el("span", "label", "turn cards"));
+      strip.appendChild(el("span", "label", _("turn cards")));
       s.turn_cards.forEach((t) => {
         const w = el("div", "turn-card" + (t.placed ? " placed" : ""));
         w.appendChild(cardEl(t.card));
-        w.appendChild(el("div", "who", t.name + (t.taken !== null ? " takes row " + (t.row + 1) + " (" + t.taken + ")" : t.placed ? " → row " + (t.row + 1) : "")));
+        w.appendChild(el("div", "who", t.taken !== null ? fmt(_("{name} takes row {row} ({heads})"), { name: t.name, row: t.row + 1, heads: t.taken })
+          : t.placed ? fmt(_("{name} → row {row}"), { name: t.name, row: t.row + 1 }) : t.name));
         strip.appendChild(w);
       });
     }
@@ -157,7 +190,7 @@
     const takes = s.takes.length && !s.placing ? s.takes.join("  ·  ") : "";
     if (s.round_over) {
       banner.hidden = false;
-      banner.textContent = "Round " + s.round_over.round + " over: " + s.players.map((p, i) => p.name + " +" + s.round_over.penalties[i]).join(", ");
+      banner.textContent = fmt(_("Round {round} over: "), { round: s.round_over.round }) + s.players.map((p, i) => p.name + " +" + s.round_over.penalties[i]).join(", ");
     } else if (takes) { banner.hidden = false; banner.textContent = takes; } else banner.hidden = true;
     drawSide(s);
     if (s.view === "seat") drawHand(s);
@@ -179,7 +212,7 @@
     });
   }
   function statusEl(tag, p) {
-    const st = el(tag, "status", p.status);
+    const st = el(tag, "status", _(p.status));
     if (p.left !== null && p.left !== undefined) { st.appendChild(document.createTextNode(" ")); st.appendChild(timeEl(p)); }
     return st;
   }
@@ -194,7 +227,7 @@
     s.players.forEach((p) => {
       const tr = el("tr", (p.me ? "me " : "") + "st-" + p.status.replace(/ /g, "-"));
       tr.dataset.name = p.name;
-      tr.appendChild(el("td", "name", p.name + (p.bot ? " (bot)" : "")));
+      tr.appendChild(el("td", "name", p.name + (p.bot ? _(" (bot)") : "")));
       tr.appendChild(statusEl("td", p));
       const c = el("td", "card-cell"); if (p.card) c.appendChild(el("span", "mini h" + p.card[1], p.card[0])); tr.appendChild(c);
       tr.appendChild(el("td", "score", p.score));
@@ -206,22 +239,22 @@
       li.appendChild(el("span", "name", p.name)); li.appendChild(statusEl("span", p));
       li.appendChild(el("span", "score", p.score)); mini.appendChild(li);
     });
-    $("waiting").textContent = s.waiting.length ? "waiting for: " + s.waiting.join(", ") : "";
+    $("waiting").textContent = s.waiting.length ? fmt(_("waiting for: {names}"), { names: s.waiting.join(", ") }) : "";
     tickClocks();
     const sheet = clear($("sheet"));
     // On the TV the evening's points and wins are two more lines of the scoresheet, under each player's column:
     // ten names in a second table do not fit one screen next to the players' list (issue 23 item 6).
     const tvEvening = s.view === "tv" && s.evening ? s.evening : null;
     if (s.sheet.length || tvEvening) {
-      const head = el("tr"); head.appendChild(el("th", "", "round"));
+      const head = el("tr"); head.appendChild(el("th", "", _("round")));
       s.players.forEach((p) => head.appendChild(el("th", "", p.name))); sheet.appendChild(head);
       s.sheet.forEach((r, i) => {
         const tr = el("tr"); tr.appendChild(el("td", "", i + 1)); r.forEach((n) => tr.appendChild(el("td", "", n))); sheet.appendChild(tr);
       });
       if (tvEvening) {
         const byName = new Map(tvEvening.rows.map((r) => [r.name, r]));
-        const games = tvEvening.games + (tvEvening.games === 1 ? " game" : " games");
-        [[games, "points"], ["won", "wins"]].forEach(([label, key]) => {
+        const games = fmt(ngettext("{n} game", "{n} games", tvEvening.games), { n: tvEvening.games });
+        [[games, "points"], [_("won"), "wins"]].forEach(([label, key]) => {
           const tr = el("tr", "evening"); tr.appendChild(el("td", "", label));
           s.players.forEach((p) => { const r = byName.get(p.name); tr.appendChild(el("td", key, r ? r[key] : "–")); });
           sheet.appendChild(tr);
@@ -248,17 +281,19 @@
     const rc = $("rowchoice");
     rc.hidden = s.asked !== "row";
     if (s.asked === "row") {
-      prompt.textContent = "Your " + s.my_row_card[0] + " is below every row: take a row";
+      prompt.textContent = fmt(_("Your {card} is below every row: take a row"), { card: s.my_row_card[0] });
       clear(rc);
       s.row_heads.forEach((h, i) => {
-        const b = el("button", "take", "Row " + (i + 1) + ": " + bullHeads(h)); b.dataset.row = i;
+        const b = el("button", "take", fmt(_("Row {row}: {heads}"), { row: i + 1, heads: bullHeads(h) })); b.dataset.row = i;
         b.onclick = () => send({ do: "row", row: i }); rc.appendChild(b);
       });
-    } else if (s.asked === "card") prompt.textContent = "Your turn: choose a card (tap it twice, or ←/→ and Enter)" + (typed ? "  typed: " + typed : "");
-    else if (s.asked === "pick") prompt.textContent = "Pick a card for your hand";
-    else if (s.committed !== null) prompt.textContent = "You committed " + s.committed + ". Waiting for the others…";
-    else if (s.over) prompt.textContent = "Game over";
-    else prompt.textContent = s.waiting.length ? "Waiting for " + s.waiting.join(", ") : "Waiting…";
+    } else if (s.asked === "card") {
+      prompt.textContent = _("Your turn: choose a card (tap it twice, or ←/→ and Enter)") +
+        (typed ? "  " + fmt(_("typed: {typed}"), { typed: typed }) : "");
+    } else if (s.asked === "pick") prompt.textContent = _("Pick a card for your hand");
+    else if (s.committed !== null) prompt.textContent = fmt(_("You committed {card}. Waiting for the others…"), { card: s.committed });
+    else if (s.over) prompt.textContent = _("Game over");
+    else prompt.textContent = s.waiting.length ? fmt(_("Waiting for {names}"), { names: s.waiting.join(", ") }) : _("Waiting…");
     $("commit").disabled = !(s.asked === "card" || s.asked === "pick") || !cards.length;
     $("message").textContent = s.refused || s.message || "";
     drawPresence(s);
@@ -273,13 +308,13 @@
     $("present").hidden = !away;
     $("take-back").hidden = !dropped || !!s.asked_back;
     $("presence-text").textContent = dropped
-      ? (s.asked_back ? "asked: you play again from the round after every player has your ask"
-        : "You were dropped: the stand-in plays your hand")
-      : away ? "You are away: the stand-in plays your cards until you are back" : "";
+      ? (s.asked_back ? _("asked: you play again from the round after every player has your ask")
+        : _("You were dropped: the stand-in plays your hand"))
+      : away ? _("You are away: the stand-in plays your cards until you are back") : "";
     const names = s.stand_in || [];
     const ask = $("ask-stand-in");
     ask.hidden = over || !names.length;
-    ask.textContent = "Ask the stand-in for the seats we wait on: " + names.join(", ");
+    ask.textContent = fmt(_("Ask the stand-in for the seats we wait on: {names}"), { names: names.join(", ") });
   }
   function present() { if (state && state.view === "seat" && state.away_me && !state.dropped_me) send({ do: "present" }); }
 
@@ -288,9 +323,9 @@
     box.hidden = !evening;
     clear(table);
     if (!evening) return;
-    title.textContent = "The evening: " + evening.games + (evening.games === 1 ? " game" : " games");
+    title.textContent = fmt(_("The evening: {games}"), { games: fmt(ngettext("{n} game", "{n} games", evening.games), { n: evening.games }) });
     const head = el("tr");
-    ["player", "games", "won", "points"].forEach((h) => head.appendChild(el("th", "", h)));
+    [_("player"), _("games"), _("won"), _("points")].forEach((h) => head.appendChild(el("th", "", h)));
     table.appendChild(head);
     evening.rows.forEach((r) => {
       const tr = el("tr"); tr.dataset.name = r.name;
@@ -305,8 +340,9 @@
     const show = !!(s.over || s.aborted);
     ov.hidden = !show;
     if (!show) return;
-    $("over-title").textContent = s.aborted ? "The game was aborted" : "GAME OVER";
-    $("over-winners").textContent = s.aborted ? s.aborted : (s.over.winners.length > 1 ? "Winners: " : "Winner: ") + s.over.winners.join(", ");
+    $("over-title").textContent = s.aborted ? _("The game was aborted") : _("GAME OVER");
+    $("over-winners").textContent = s.aborted ? s.aborted
+      : fmt(s.over.winners.length > 1 ? _("Winners: {names}") : _("Winner: {names}"), { names: s.over.winners.join(", ") });
     const body = clear($("final").tBodies[0]);
     if (s.over) s.players.forEach((p, i) => {
       const tr = el("tr", s.over.winners.includes(p.name) ? "winner" : ""); tr.dataset.name = p.name;
