@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import shutil
+import subprocess
 from pathlib import Path
 
 from deadlines import OUTER
@@ -16,6 +18,8 @@ from pages import play_by_clicks
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.protocol.verify import verify_transcript
 from p2pnimmt.web.qr import qr_uri
+
+BUNDLE = Path(__file__).resolve().parents[2] / "p2pnimmt" / "web" / "static" / "peer.js"
 
 LO = ["--interface", "127.0.0.1"]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
@@ -133,3 +137,51 @@ async def test_a_phone_page_names_what_a_malicious_relay_did_and_the_table_finis
         assert not errors, errors
     finally:
         await relay.close()
+
+
+async def test_two_phone_pages_and_a_bot_play_a_sealed_game_with_the_host_and_all_transcripts_agree(
+        tmp_path: Path, procs, browser) -> None:
+    """The two phones' links to each other go through the relay twice (each page's own port at the node); each
+    phone's transcript verifies under both implementations, with the host's scores."""
+    node = shutil.which("node")
+    assert node is not None, "node is needed (the TypeScript verifier): apt-get install nodejs"
+    host = procs(["host", "--web", "--no-open", "--seats", "4", "--bots", "1", *LO, "--rounds", "1", "--no-points",
+                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
+                 env={"P2PNIMMT_PLACE_DELAY": "0"})
+    url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
+    phone_url = host.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1)
+    laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
+    await laptop.goto(url)
+    phones = []
+    for name in ("zoe", "max"):
+        phone = await (await browser.new_context(**PHONE)).new_page()
+        await phone.goto(phone_url)
+        await phone.fill("#name", name)
+        await phone.tap("#join")
+        phones.append(phone)
+    turns = await asyncio.gather(*(play_phone(phone) for phone in phones),
+                                 play_by_clicks(laptop, rows_taken=[], turns=[]))
+    assert turns[:2] == [10, 10]
+    summaries = []
+    for n, phone in enumerate(phones):
+        assert "0 faults" in await phone.inner_text("#verdict-text")
+        async with phone.expect_download() as download_info:
+            await phone.tap("#download")
+        mine = tmp_path / f"phone{n}.p2pt"
+        await (await download_info.value).save_as(str(mine))
+        verdict = verify_transcript(mine.read_bytes())
+        assert verdict.ok, verdict.report()
+        summaries.append(verdict.summary)
+        # The TypeScript verifier (the bundle the page runs, under node) says the same.
+        typescript = subprocess.run([node, str(BUNDLE), "verify", str(mine)], capture_output=True, text=True,
+                                    timeout=OUTER)
+        assert typescript.returncode == 0, typescript.stderr
+        assert typescript.stdout.strip() == verdict.report().strip(), (typescript.stdout, verdict.report())
+    await laptop.click("#leave")
+    assert host.finish(30) == 0, host.text()
+    hosts = verify_transcript((tmp_path / "host.p2pt").read_bytes())
+    assert hosts.ok
+    final = [line for line in hosts.summary.splitlines() if "final" in line.lower() or "scores" in line.lower()]
+    assert final, hosts.summary
+    for summary in summaries:
+        assert [line for line in summary.splitlines() if line in final] == final, (summary, hosts.summary)
