@@ -90,10 +90,10 @@ class Overlay:
         listing = ip("netns", "exec", self.lan.ns(i), "wg", "show", self.wg(i), "transfer").stdout
         return sum(int(line.split()[1]) for line in listing.splitlines() if line.strip())
 
-    def start(self, i: int, args: list[str], name: str) -> Proc:
-        """`p2pnimmt ARGS --interface` peer i's tunnel address, inside its namespace."""
+    def start(self, i: int, args: list[str], name: str, env: dict | None = None) -> Proc:
+        """`p2pnimmt ARGS --interface` peer i's tunnel address, inside its namespace (`env`: added to ours)."""
         proc = Proc([*args, "--interface", self.addr(i)], self.lan.tmp_path / f"{name}.out",
-                    ["ip", "netns", "exec", self.lan.ns(i)])
+                    ["ip", "netns", "exec", self.lan.ns(i)], env)
         self.lan.procs.append(proc)  # stopped by the LAN's teardown, whatever happens
         return proc
 
