@@ -9,7 +9,8 @@ import type { MsgMap } from "./codec.js";
 import type { Envelope } from "./envelope.js";
 import { commitment } from "./hashes.js";
 import { applyUnlock, dealtCount, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "./sealed_deal.js";
-import { cardOf, encodingOf, inverseKey, permutation, shuffleStep } from "./sealed_group.js";
+import { hex } from "./bytes.js";
+import { cardOf, encodingOf, inverseKey, isClamped, permutation, shuffleStep } from "./sealed_group.js";
 
 export interface Verdict {
   readonly seat: number;
@@ -27,6 +28,10 @@ export class SealedRound {
   /** The rows' four cards, once the deal is open. */
   rows: Card[] | null = null;
   private readonly played = new Map<number, Set<number>>();
+  /** Why everyone audits now (17.8: a public position opens to no card, a card revealed twice in a turn), and the
+   * turn the audit stops before. */
+  broken = "";
+  brokenTurn = HAND_SIZE;
 
   /** The shuffling seats, in seat order (a seat dropped at step 0 before its shuffle leaves the list). */
   readonly shufflers: number[];
@@ -74,6 +79,11 @@ export class SealedRound {
     return null;
   }
 
+  /** Every shuffle and unlock of the round taken: the deal is in (an alarm waits for it, 17.8). */
+  get complete(): boolean {
+    return this.shuffled === this.shufflers.length && this.unlocked === this.shufflers.length;
+  }
+
   get nextShuffler(): number | null {
     return this.shufflers[this.shuffled] ?? null;
   }
@@ -115,8 +125,9 @@ export class SealedRound {
   }
 
   /**
-   * The audit of 17.7 (every step recomputed): the first verdict, or null. `keys` and `shuffles` and `unlocks`
-   * are by seat; `reveals` lists, turn by turn, each shuffling seat's PLAY_REVEAL.
+   * The audit of 17.7 (every step recomputed), in the reference's words: the first verdict, or null. `keys`,
+   * `shuffles` and `unlocks` are by seat; `reveals` lists, turn by turn up to the stop, each shuffling seat's
+   * PLAY_REVEAL. A play's evidence is the seat's first reveal from that position (its keys when there is none).
    */
   audit(keys: ReadonlyMap<number, Envelope>, shuffles: ReadonlyMap<number, Envelope>, unlocks: ReadonlyMap<number, Envelope>,
     reveals: readonly (readonly [number, Envelope])[]): Verdict | null {
@@ -125,7 +136,7 @@ export class SealedRound {
       const value = concat(k.body.get("key") as Uint8Array, k.body.get("seed") as Uint8Array);
       const want = commitment("sealed", this.game, this.round, 0, seat, value, k.body.get("nonce") as Uint8Array);
       if (!equal(want, (shuffles.get(seat) as Envelope).body.get("commit") as Uint8Array)) {
-        return { seat, code: "sealed-key", detail: "its keys do not open its sealed commitment", evidence: k };
+        return { seat, code: "sealed-key", detail: "revealed a key that does not match its commitment", evidence: k };
       }
     }
     let deck = this.cards.map(encodingOf);
@@ -135,7 +146,10 @@ export class SealedRound {
       const k = keys.get(seat) as Envelope;
       const e = k.body.get("key") as Uint8Array;
       const d = inverseKey(e);
-      if (!d) return { seat, code: "sealed-key", detail: "its key is not a clamped scalar with a clamped inverse", evidence: k };
+      if (!d) {
+        const detail = isClamped(e) ? `key ${hex(e)} has no clamped inverse` : `key '${hex(e)}' is not a clamped 32-byte scalar`;
+        return { seat, code: "sealed-key", detail, evidence: k };
+      }
       inverse.set(seat, d);
       const seed = k.body.get("seed") as Uint8Array;
       const shuffle = shuffles.get(seat) as Envelope;
@@ -144,7 +158,10 @@ export class SealedRound {
       const pi = permutation(seed, order.length);
       order = pi.map((from) => order[from] as Card);
       const at = deck.findIndex((v, i) => !equal(v, sent[i] as Uint8Array));
-      if (at >= 0) return { seat, code: "sealed-shuffle", detail: `its deck differs at index ${at}`, evidence: shuffle };
+      if (at >= 0) {
+        return { seat, code: "sealed-shuffle", evidence: shuffle,
+          detail: `value ${at} of the shuffle output is not the shuffle of the previous output under the revealed key and seed` };
+      }
     }
     let dealt = deck.slice(0, this.dealtPositions);
     for (const seat of this.shufflers) {
@@ -153,19 +170,26 @@ export class SealedRound {
       const sent = unlock.body.get("values") as Uint8Array[];
       const positions = unlockPositions(seat, this.players);
       const at = want.findIndex((v, i) => !equal(v, sent[i] as Uint8Array));
-      if (at >= 0) return { seat, code: "sealed-unlock", detail: `its value for position ${positions[at]} differs`, evidence: unlock };
+      if (at >= 0) {
+        return { seat, code: "sealed-unlock", evidence: unlock,
+          detail: `position ${positions[at]} is not the previous value with the revealed key's layer removed` };
+      }
       dealt = applyUnlock(dealt, seat, this.players, want).dealt;
     }
-    const used = new Map<number, Set<number>>();
+    const played = new Set<number>();
+    const first = new Map<string, Envelope>();
+    for (const [seat, reveal] of reveals) if (!first.has(`${seat}|${reveal.body.get("position") as number}`)) first.set(`${seat}|${reveal.body.get("position") as number}`, reveal);
     for (const [seat, reveal] of reveals) {
       const position = reveal.body.get("position") as number;
       const card = reveal.body.get("card") as number;
-      const mine = used.get(seat) ?? new Set<number>();
-      const wrong = position >= this.dealtPositions || Math.floor(position / HAND_SIZE) !== seat || mine.has(position)
-        || order[position] !== card;
-      mine.add(position);
-      used.set(seat, mine);
-      if (wrong) return { seat, code: "sealed-play", detail: `card ${card} was not at position ${position}`, evidence: reveal };
+      const play = (detail: string): Verdict => ({ seat, code: "sealed-play", detail,
+        evidence: first.get(`${seat}|${position}`) ?? (keys.get(seat) as Envelope) });
+      if (position >= this.dealtPositions) return { ...play(`position ${position} is not a dealt position`), evidence: keys.get(seat) as Envelope };
+      const owner = position < HAND_SIZE * this.players ? Math.floor(position / HAND_SIZE) : null;
+      if (owner !== seat) return play(`played position ${position}, which is ${owner === null ? "a row" : `seat ${owner}'s`}`);
+      if (played.has(position)) return play(`played position ${position} twice`);
+      played.add(position);
+      if (order[position] !== card) return play(`played ${card} from position ${position}, which opens to ${order[position] as Card}`);
     }
     return null;
   }
