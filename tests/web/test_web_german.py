@@ -33,7 +33,7 @@ def german(text: str, code: str) -> str:
 
 async def test_the_tv_page_in_german_from_lobby_to_game_over(tmp_path: Path, procs, browser) -> None:
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, "--rounds", "2", "--no-points",
-                  "--bot-delay", "0.25", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
+                  "--bot-delay", "0.5", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
                  tmp_path / "host.out")
     code = host.wait_for(r"code: (\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
@@ -46,11 +46,12 @@ async def test_the_tv_page_in_german_from_lobby_to_game_over(tmp_path: Path, pro
     await page.wait_for_function("() => document.documentElement.lang === 'de'")
     lobby = german(await shown(page), code)
     assert "spielcode" in lobby.lower() and "Plätze 2/3" in lobby and "Zuschauer" in lobby, lobby
-    procs(["bot", code, *LO, *peer, "--bot-delay", "0.25"], tmp_path / "bot.out")
+    procs(["bot", code, *LO, *peer, "--bot-delay", "0.5"], tmp_path / "bot.out")
     await page.wait_for_function("""() => { const [kind, round, turn] = document.body.dataset.key.split(".");
                                   return kind === "table" && (Number(round) > 1 || Number(turn) >= 4); }""",
                                  timeout=60000)
     table = german(await shown(page), code)
+    assert await page.get_attribute(".row-heads", "data-unit") == "HO"  # bull heads, under each row's total
     assert "Reihe 1" in table and "Spieler" in table and "Runde" in table and "Zuschauer" in table, table
     assert await page.get_attribute(".bulls", "aria-label") in [f"{n} Hornochse" if n == 1 else f"{n} Hornochsen"
                                                                for n in (1, 2, 3, 5, 7)]

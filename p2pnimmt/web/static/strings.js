@@ -151,6 +151,7 @@ window.P2PNIMMT_STRINGS = {
   "asked: you play again from the round after every player has your ask": "gebeten: du spielst wieder ab der Runde, nachdem jeder Spieler deine Bitte hat",
   "away": "abwesend",
   "b: heuristic bot   r: random bot   ↑/↓: choose   x: remove the chosen one\nv: variant   d: deal   p: point limit   n: number of rounds   c: clock\nt: TV page in the browser   g: guest seat (a phone)   s: start now   q: leave": "b: Heuristik-Bot   r: Zufalls-Bot   ↑/↓: wählen   x: Gewählten entfernen\nv: Variante   d: Austeilen   p: Punktgrenze   n: Rundenzahl   c: Uhr\nt: TV-Seite im Browser   g: Gastplatz (Handy)   s: jetzt starten   q: Ende",
+  "bh": "HO",
   "bot": "Bot",
   "bull head": [
    "Hornochse",

@@ -167,7 +167,7 @@
         else cards.appendChild(el("div", "slot" + (k === 5 ? " sixth" : ""), k === 5 ? _("6th") : ""));
       }
       r.appendChild(cards);
-      r.appendChild(el("div", "row-heads", s.row_heads[i]));
+      const total = el("div", "row-heads", s.row_heads[i]); total.dataset.unit = _("bh"); r.appendChild(total);
       if (s.asked === "row") {
         const b = el("button", "take", fmt(_("Take row {row} ({heads})"), { row: i + 1, heads: bullHeads(s.row_heads[i]) }));
         b.dataset.row = i; b.onclick = () => send({ do: "row", row: i }); r.appendChild(b);
