@@ -5,7 +5,9 @@ cut into the mesh's frames (net.connection); once the game has started it
 - flips a byte of a relayed copy of a message (a message its link's peer did not sign: the page has the
   sender's own copy too, so the game goes on) -> the page must name a bad signature;
 - sends a message its link's peer signed and sent a second time (a replay) -> the page must name a replay;
-- injects a message signed by a key that is not at the table -> the page must name an unknown sender.
+- injects a message signed by a key that is not at the table -> the page must name an unknown sender;
+- then closes the page's WebSocket once, in the middle of the game -> the page connects again (through this relay
+  again) and goes on with the same seat.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Plan:
 
     done: list[str] = field(default_factory=list)
     started: bool = False
+    cut: bool = False  # close the page's WebSocket now
 
 
 class EvilRelay:
@@ -97,6 +100,9 @@ class EvilRelay:
                     elif message.type == WSMsgType.BINARY:
                         for out in self.tamper(channels, message.data):
                             await page.send_bytes(out)
+                        if self.plan.cut:
+                            self.plan.cut = False
+                            break
                     else:
                         break
             finally:
@@ -144,4 +150,8 @@ class EvilRelay:
             forged = seal(Identity.generate(), self.game, 0, bytes(32), "ROUND_END",
                           {"round": 0, "penalties": [0], "scores": [0], "state": bytes(32)})
             return [raw, frame(["msg", forged.wire])]
+        if "cut" not in done and "inject" in done and env.kind == "PLAY_REVEAL":
+            done.append("cut")
+            self.plan.cut = True
+            return []  # and the page's tunnel is closed: this copy is lost with it
         return [raw]

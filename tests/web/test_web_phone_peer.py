@@ -102,7 +102,7 @@ async def test_a_phone_page_is_a_peer_that_plays_a_sealed_game_and_keeps_its_own
     assert not errors, errors
 
 
-async def test_a_phone_page_names_what_a_malicious_relay_did_and_the_table_finishes(tmp_path: Path, procs,
+async def test_a_phone_page_names_what_a_malicious_relay_did_and_goes_on_after_it_cut_the_page_off(tmp_path: Path, procs,
                                                                                     browser) -> None:
     host = procs(["host", "--web", "--no-open", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
                   "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
@@ -119,8 +119,9 @@ async def test_a_phone_page_names_what_a_malicious_relay_did_and_the_table_finis
         await phone.goto(relay.url)
         await phone.fill("#name", "zoe")
         await phone.tap("#join")
-        await asyncio.gather(play_phone(phone), play_by_clicks(laptop, rows_taken=[], turns=[]))
-        assert relay.plan.done == ["flip", "replay", "inject"]
+        phone_turns, _ = await asyncio.gather(play_phone(phone), play_by_clicks(laptop, rows_taken=[], turns=[]))
+        assert relay.plan.done == ["flip", "replay", "inject", "cut"]
+        assert phone_turns == 10  # every card played by the phone itself, before and after it was cut off
         said = await phone.inner_text("#verdict-text")
         assert "3 faults" in said, said
         for named in ("the signature does not verify", "delivered again by its sender", "who is not seated"):
@@ -133,6 +134,7 @@ async def test_a_phone_page_names_what_a_malicious_relay_did_and_the_table_finis
         assert verdict.ok, verdict.report()
         await laptop.click("#leave")
         assert host.finish(30) == 0, host.text()
+        assert "dropped" not in host.text()
         assert verify_transcript((tmp_path / "host.p2pt").read_bytes()).ok
         assert not errors, errors
     finally:

@@ -161,33 +161,47 @@ function act(node: PageNode, intent: () => ReturnType<PageNode["seat"]["play"]>)
   }
 }
 
+export const RECONNECT_AFTER = 1000;
+
 async function start(name: string): Promise<void> {
   const identity = await ourIdentity();
   $("me").textContent = `${name} · key ${identity.fingerprint}`;
+  connect(identity, name, null);
+}
+
+/** Open the tunnel to the node that served the page; when it closes, again after RECONNECT_AFTER ms, going on with
+ * the seat we have (or the one kept in IndexedDB, on a first connect). */
+function connect(identity: Identity, name: string, had: { node: PageNode; game: Uint8Array } | null): void {
   const portKey = `p2pnimmt-port${location.search}`;
   const port = localStorage.getItem(portKey) ?? "";
   const ws = new WebSocket(`ws://${location.host}/relay${location.search}&port=${encodeURIComponent(port)}`);
   ws.binaryType = "arraybuffer";
   const tunnel = new Tunnel({ send: (d) => ws.send(d), close: () => ws.close() });
   ws.onmessage = (m) => tunnel.received(typeof m.data === "string" ? m.data : new Uint8Array(m.data as ArrayBuffer));
+  let node: { node: PageNode; game: Uint8Array } | null = null;
   ws.onclose = () => {
     tunnel.lost();
-    $("status").textContent = "the link to the relay closed";
+    node?.node.stop();
+    $("status").textContent = "the link to the node that served this page closed: connecting again…";
+    setTimeout(() => connect(identity, name, node ?? had), RECONNECT_AFTER);
   };
   tunnel.onHello = async (hello) => {
     localStorage.setItem(portKey, String(hello.port));
-    const kept = await keptGame(hello.game);
-    const seat = kept ? PageSeat.restart(identity, entropy, kept.transcript,
-      codec.decode(kept.secrets, 1 << 20) as MsgMap[]).seat as PageSeat : null;
-    const node = new PageNode(identity, name, tunnel, hello, entropy, seat);
-    const keep = keeper(node.seat, hello.game);
-    node.onChange = () => {
+    const same = had !== null && bytes.equal(had.game, hello.game);
+    const kept = same ? null : await keptGame(hello.game);
+    const seat = same ? (had as { node: PageNode }).node.seat
+      : kept ? PageSeat.restart(identity, entropy, kept.transcript,
+        codec.decode(kept.secrets, 1 << 20) as MsgMap[]).seat as PageSeat : null;
+    const now = new PageNode(identity, name, tunnel, hello, entropy, seat);
+    node = { node: now, game: hello.game };
+    const keep = keeper(now.seat, hello.game);
+    now.onChange = () => {
       keep();
-      render(node);
+      render(now);
     };
-    render(node);
-    (window as unknown as { p2pnimmt: unknown }).p2pnimmt = { node, identity };
-    void node.join();
+    render(now);
+    (window as unknown as { p2pnimmt: unknown }).p2pnimmt = { node: now, identity };
+    void now.join();
   };
 }
 

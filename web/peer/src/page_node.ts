@@ -5,7 +5,7 @@
  * is playing dials every player with a higher peer id (the lower dials; the others dial the page's port at the
  * relay). Frames: ["msg", wire] to its session and what the session returns to the links it is meant for;
  * ["heads", ...] on every new link, answered with what the other side lacks; ["ping", nil]; ["bye", nil] at the
- * end. Not here yet: the drop timer (voting out a silent seat), the clock, away and "I'm back", a rematch.
+ * end. A page whose tunnel closes opens a new one and goes on with the same seat (`stop`, then a new PageNode). Not here yet: the drop timer (voting out a silent seat), the clock, away and "I'm back", a rematch.
  */
 import type { MsgMap, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
@@ -45,19 +45,28 @@ export class PageNode {
   private hostPeer: Uint8Array | null = null;
   private readonly dialing = new Set<string>();
   private byeSent = false;
+  /** This node's tunnel is gone (the page opened a new one): its loops end. */
+  private stopped = false;
+  private readonly pinger: ReturnType<typeof setInterval>;
 
   constructor(readonly identity: Identity, readonly name: string, private readonly tunnel: Tunnel,
     private readonly hello: Hello, entropy: Entropy, seat: PageSeat | null = null) {
     this.seat = seat ?? new PageSeat(identity, entropy, hello.game);
     tunnel.onAccept = (channel) => void this.accepted(channel);
-    setInterval(() => {
+    this.pinger = setInterval(() => {
       for (const link of this.links.values()) link.send("ping", null);
     }, PING_EVERY);
   }
 
+  /** The tunnel is lost: stop dialling and pinging (a new node goes on with the same seat). */
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.pinger);
+  }
+
   /** Dial the host and ask for a seat (again after every break, as a joiner redials). */
   async join(): Promise<void> {
-    while (this.refused === null && !this.over()) {
+    while (this.refused === null && !this.over() && !this.stopped) {
       try {
         const [address, port] = this.hello.host;
         const link = await Link.open(await this.tunnel.dial(address, port), this.identity, this.hello.game, true);
@@ -185,7 +194,7 @@ export class PageNode {
 
   private async meshLink(member: LobbyMember, peer: Uint8Array): Promise<void> {
     const key = hex(peer);
-    while (!this.over()) {
+    while (!this.over() && !this.stopped) {
       for (const address of [member.host, ...member.addresses].filter((a) => a)) {
         if (this.links.has(key)) break;
         try {
