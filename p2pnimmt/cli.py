@@ -655,13 +655,14 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         with open(args.file, "rb") as f:
             data = f.read()
     except OSError as exc:
-        print(f"p2pnimmt verify: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        print("p2pnimmt verify: " + _("cannot read {file}: {why}").format(file=args.file, why=exc.strerror or exc),
+              file=sys.stderr)
         return 2
     verdict = verify_transcript(data)
     if not verdict.ok and verdict.record is None and verdict.fault.startswith(NOT_A_TRANSCRIPT):  # a wrong file
         why = verdict.fault.removeprefix(NOT_A_TRANSCRIPT).strip(" :()")
-        print(f"p2pnimmt verify: {args.file} is not a p2pnimmt transcript ({why}); `p2pnimmt history` lists the "
-              "games kept here", file=sys.stderr)
+        print("p2pnimmt verify: " + _("{file} is not a p2pnimmt transcript ({why}); `p2pnimmt history` lists the "
+                                      "games kept here").format(file=args.file, why=why), file=sys.stderr)
         return 2
     report = "\n".join(neutral(line) for line in verdict.report().splitlines())  # others' text: never raw
     if verdict.ok:

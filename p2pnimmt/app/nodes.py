@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..bots import Bot
+from ..i18n import _
 from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
@@ -69,7 +70,7 @@ def journal_opener(identity: Identity, options: Options, files: NodeFiles):
             files.hold(identity)
             journal = transcript_journal(path, identity, files)
         except OSError as exc:
-            raise RoleFailed(f"cannot write the transcript: {exc}") from None
+            raise RoleFailed(_("cannot write the transcript: {why}").format(why=exc)) from None
         files.transcript = path
         say(f"transcript: {path}")
         return journal
@@ -177,9 +178,9 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
         if why is not None:
             raise RoleFailed(why)
         if stuck.done() and not stuck.cancelled() and not node.done.is_set():
-            raise RoleFailed(f"giving up: {stuck.result()}{_resume_hint(files)}")
+            raise RoleFailed(_("giving up: {why}").format(why=stuck.result()) + _resume_hint(files))
         if node.refused:  # said once the full-screen table is gone (a line printed under it was lost)
-            raise RoleFailed(f"refused by the host: {node.refused}")
+            raise RoleFailed(_("refused by the host: {why}").format(why=node.refused))
         await node.linger()
         # the session seals its transcript at GAME_END: sealed before we seal it here, the game was over first
         over_first = node.session is not None and getattr(node.session.journal, "sealed", False)
@@ -202,7 +203,7 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
             # Over here (the transcript sealed with its result), then a message proved a rule broken: the game
             # this node played stands, as for the peers that had left by then; the proof is told, not recorded.
             proof = neutral(fault.describe(dict(zip(session.roster, session.names))))
-            say(f"after the game was over: {proof}; the sealed transcript stands")
+            say(_("after the game was over: {proof}; the sealed transcript stands").format(proof=proof))
             return 0
         say(f"game did not finish: phase {session.phase}")
         return 1
@@ -221,11 +222,13 @@ def own_fault(code: str, detail: str) -> str:
 
 
 def _resume_hint(files: NodeFiles) -> str:
-    return f"; `p2pnimmt resume {files.transcript}` takes it up again" if files.transcript else ""
+    return (_("; `p2pnimmt resume {path}` takes it up again").format(path=files.transcript)
+            if files.transcript else "")
 
 
 def _check_writes(files: NodeFiles) -> None:
     failure = files.failure
     if failure is not None:
-        raise RoleFailed(f"cannot write the transcript: {failure.filename}: {failure.strerror}; stopped, the "
-                         f"transcript ends at its last whole record{_resume_hint(files)} once the disk has room")
+        raise RoleFailed(_("cannot write the transcript: {file}: {why}; stopped, the transcript ends at its last whole "
+                           "record{resume} once the disk has room").format(
+            file=failure.filename, why=failure.strerror, resume=_resume_hint(files)))

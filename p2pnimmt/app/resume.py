@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..bots import make_bot
+from ..i18n import _
 from ..net.connection import ConnectionFailed
 from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
 from ..net.files import InUse, OwnFiles, key_path, own_messages, read_key, read_own_files, secrets_path
@@ -96,11 +97,12 @@ def _check_is_transcript(path: Path) -> None:
     try:
         read_frames(path.read_bytes())
     except OSError as exc:
-        raise RoleFailed(f"cannot resume from {path}: {exc.strerror or exc}") from None
+        raise RoleFailed(_("cannot resume from {path}: {why}").format(path=path, why=exc.strerror or exc)) from None
     except TranscriptError as exc:
         if exc.record is None and exc.reason.startswith(NOT_A_TRANSCRIPT):
-            raise UsageError(f"cannot resume from {path}: it is not a p2pnimmt transcript (the transcript a game "
-                             "was writing; `p2pnimmt history` lists the games kept here)") from None
+            raise UsageError(_("cannot resume from {path}: it is not a p2pnimmt transcript (the transcript a game "
+                               "was writing; `p2pnimmt history` lists the games kept here)").format(
+                path=path)) from None
         # a damaged transcript: said in full once its key has been read (run_resume)
 
 

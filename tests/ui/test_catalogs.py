@@ -140,3 +140,14 @@ def test_a_bad_language_is_one_line_and_exit_2(tmp_path: Path) -> None:
     done = run(["play", "--lang", "fr"], {}, tmp_path)
     assert done.returncode == 2 and done.stderr.strip().splitlines() == [
         "p2pnimmt: --lang: 'fr' is not a language of p2pnimmt; choose en or de"], done.stderr
+
+
+def test_the_documented_errors_speak_german_and_stay_english_otherwise(tmp_path: Path) -> None:
+    readme = str(Path(i18n.__file__).parent.parent / "README.md")
+    german = run(["verify", readme, "--lang", "de"], {}, tmp_path)
+    english = run(["verify", readme], {"LANG": "C.UTF-8"}, tmp_path)
+    assert german.returncode == english.returncode == 2
+    assert "ist kein Spielprotokoll von p2pnimmt" in german.stderr and "listet die hier gespeicherten" in german.stderr
+    assert f"{readme} is not a p2pnimmt transcript" in english.stderr, english.stderr
+    resumed = run(["resume", readme], {"LANG": "de_DE.UTF-8"}, tmp_path)
+    assert "kann nicht fortsetzen aus" in resumed.stderr and "kein Spielprotokoll" in resumed.stderr, resumed.stderr
