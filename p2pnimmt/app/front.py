@@ -6,6 +6,7 @@ import asyncio
 import logging
 import sys
 
+from ..i18n import _
 from ..net.discovery import game_code
 from ..net.invite import invite_link, link_addresses
 from ..net.node import EventListener, Node
@@ -59,7 +60,7 @@ class Front:
     def _again(self) -> str | None:
         """`r` on the game-over screen."""
         if self.after is None:
-            return "no rematch here"
+            return _("no rematch here")
         return self.after.want(True)
 
     def _note(self, text: str, _public: str = "") -> None:
@@ -108,11 +109,12 @@ class Front:
     async def _ask_lines(self, node: Node, after: AfterGame) -> bool:
         """The line terminal's game-over question: `again` within ASK_SECONDS, anything else leaves."""
         if node.role == "spectator":  # a TV follows the host's offer, while the host is there (a minute at most)
-            say(f"watching for a rematch (up to {OFFER_WAIT:.0f} s, while the host is there) ...")
+            say(_("watching for a rematch (up to {seconds} s, while the host is there) ...").format(
+                seconds=f"{OFFER_WAIT:.0f}"))
             return await after.outcome(OFFER_WAIT)
-        say(("type again to offer everyone a rematch with the same seats" if node.is_host
-             else "type again for a rematch with the same seats")
-            + f" ({ASK_SECONDS:.0f} s; Enter leaves)")
+        say((_("type again to offer everyone a rematch with the same seats ({seconds} s; Enter leaves)") if node.is_host
+             else _("type again for a rematch with the same seats ({seconds} s; Enter leaves)")).format(
+            seconds=f"{ASK_SECONDS:.0f}"))
 
         async def ask() -> None:
             while True:

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..i18n import _
 from ..neutral import neutral
 from ..protocol.events import (
     Committed,
@@ -51,29 +52,35 @@ def reporter(lines: StdinLines | None = None,
         if person is not None:
             person.on_event(node, event)
         if isinstance(event, GameStarted):
-            seat = f"seat {event.seat + 1}" if event.seat is not None else "spectator"
-            say(f"game started: {', '.join(event.names)} (you: {seat})")
+            seat = _("seat {seat}").format(seat=event.seat + 1) if event.seat is not None else _("spectator")
+            say(_("game started: {names} (you: {seat})").format(names=", ".join(event.names), seat=seat))
         elif isinstance(event, RoundEnded):
             n = node.session.names
-            say(f"round {event.round + 1}: " + ", ".join(f"{n[i]} +{p}" for i, p in enumerate(event.penalties))
-                + " | scores: " + ", ".join(f"{n[i]} {p}" for i, p in enumerate(event.scores)))
+            say(_("round {round}: {penalties} | scores: {scores}").format(
+                round=event.round + 1, penalties=", ".join(f"{n[i]} +{p}" for i, p in enumerate(event.penalties)),
+                scores=", ".join(f"{n[i]} {p}" for i, p in enumerate(event.scores))))
         elif isinstance(event, GameOver):
             n = node.session.names
-            say("final scores: " + ", ".join(f"{n[i]} {p}" for i, p in enumerate(event.scores)))
-            say(("winners: " if len(event.winners) > 1 else "winner: ") + ", ".join(n[i] for i in event.winners))
+            say(_("final scores: {scores}").format(scores=", ".join(f"{n[i]} {p}" for i, p in enumerate(event.scores))))
+            say((_("winners: {names}") if len(event.winners) > 1 else _("winner: {names}")).format(
+                names=", ".join(n[i] for i in event.winners)))
         if isinstance(event, (RoundEnded, GameOver)) and evening is not None:
             for line in evening(node):
                 say(line)
         elif isinstance(event, RoundVoided):
-            say(f"round {event.round + 1} is void (nobody scores it): {event.reason}")
+            say(_("round {round} is void (nobody scores it): {reason}").format(round=event.round + 1,
+                                                                               reason=event.reason))
         elif isinstance(event, SeatDropped):
-            say(f"{node.session.names[event.seat]} was dropped by the others' vote: a stand-in plays that hand")
+            say(_("{name} was dropped by the others' vote: a stand-in plays that hand").format(
+                name=node.session.names[event.seat]))
             if event.seat == node.session.seat and node.bot is None and not getattr(node, "resumed", False):
-                say("you were dropped: type anything to ask for your seat back from a next round")
+                say(_("you were dropped: type anything to ask for your seat back from a next round"))
         elif isinstance(event, SeatBack):
-            say(f"{node.session.names[event.seat]} is back in the game from round {event.round + 1}")
+            say(_("{name} is back in the game from round {round}").format(name=node.session.names[event.seat],
+                                                                          round=event.round + 1))
         elif isinstance(event, GameAborted):
-            say(f"game aborted: {neutral(event.fault.describe(dict(zip(node.session.roster, node.session.names))))}")
+            say(_("game aborted: {why}").format(
+                why=neutral(event.fault.describe(dict(zip(node.session.roster, node.session.names))))))
 
     return report
 

@@ -151,3 +151,13 @@ def test_the_documented_errors_speak_german_and_stay_english_otherwise(tmp_path:
     assert f"{readme} is not a p2pnimmt transcript" in english.stderr, english.stderr
     resumed = run(["resume", readme], {"LANG": "de_DE.UTF-8"}, tmp_path)
     assert "kann nicht fortsetzen aus" in resumed.stderr and "kein Spielprotokoll" in resumed.stderr, resumed.stderr
+
+
+def test_a_headless_host_reports_its_game_in_german(tmp_path: Path, procs) -> None:
+    host = procs(["host", "--headless", "--seats", "2", "--bots", "1", "--interface", "127.0.0.1", "--rounds", "1",
+                  "--no-points", "--name", "anna", "--lang", "de", "--transcript", str(tmp_path / "h.p2pt")],
+                 tmp_path / "host.out", env={"XDG_CONFIG_HOME": str(tmp_path / "config")})
+    assert host.finish(120) == 0, host.text()
+    text = host.text()
+    assert "Spiel beginnt: anna, bot1 (du: Platz 1)" in text and "Endstand: anna " in text, text
+    assert "Gewinner: " in text and "final scores" not in text and "game started" not in text, text
