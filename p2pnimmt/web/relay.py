@@ -19,13 +19,10 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import Protocol
 
 from aiohttp import WSMsgType, web
-
-if TYPE_CHECKING:
-    from ..net.node import Node
 
 log = logging.getLogger("p2pnimmt.web")
 
@@ -34,6 +31,25 @@ CHANNELS = 24  # TCP connections one page may have open through its relay (a ful
 MAX_TUNNEL_MESSAGE = 256 * 1024  # a session frame is at most about 66 KiB
 READ = 64 * 1024
 DIAL_TIMEOUT = 5.0
+
+
+class Member(Protocol):
+    port: int
+
+    def dial_at(self) -> list[str]: ...
+
+
+class Node(Protocol):
+    """What the relay reads of the node whose game it relays (web/ is a front: it never imports net/)."""
+
+    game_id: bytes | None
+    is_host: bool
+    interface: str | None
+    port: int
+    host_address: tuple[str, int] | None
+
+    @property
+    def members(self) -> Mapping[bytes, Member]: ...
 
 
 def wanted_port(text: str) -> int:

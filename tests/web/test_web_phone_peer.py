@@ -25,6 +25,16 @@ LO = ["--interface", "127.0.0.1"]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
+def host_with_phones(procs, tmp_path: Path, seats: int):
+    """`host --web` of a sealed 1-round game with a bot on 127.0.0.1 (HOME in the test's folder, so whatever it
+    keeps is there); the process, its seat's page link and its phone link."""
+    host = procs(["host", "--web", "--no-open", "--seats", str(seats), "--bots", "1", *LO, "--rounds", "1",
+                  "--no-points", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
+                 env={"P2PNIMMT_PLACE_DELAY": "0", "HOME": str(tmp_path)})
+    url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
+    return host, url, host.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1)
+
+
 async def play_phone(phone, reload_after: int | None = None) -> int:
     """Tap the lowest card whenever a card is asked, the first row when a row is; the turns played. `reload_after`:
     reload the page once after that many turns (it takes its seat up again from what it kept)."""
@@ -50,11 +60,7 @@ async def play_phone(phone, reload_after: int | None = None) -> int:
 
 async def test_a_phone_page_is_a_peer_that_plays_a_sealed_game_and_keeps_its_own_transcript(
         tmp_path: Path, procs, browser) -> None:
-    host = procs(["host", "--web", "--no-open", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
-                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
-                 env={"P2PNIMMT_PLACE_DELAY": "0", "HOME": str(tmp_path)})
-    url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
-    phone_url = host.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1)
+    host, url, phone_url = host_with_phones(procs, tmp_path, 3)
     tv_url = host.wait_for(r"tv: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
     tv = await browser.new_page(viewport={"width": 1920, "height": 1080})
     await tv.goto(tv_url)
@@ -104,11 +110,8 @@ async def test_a_phone_page_is_a_peer_that_plays_a_sealed_game_and_keeps_its_own
 
 async def test_a_phone_page_names_what_a_malicious_relay_did_and_goes_on_after_it_cut_the_page_off(tmp_path: Path, procs,
                                                                                     browser) -> None:
-    host = procs(["host", "--web", "--no-open", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
-                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
-                 env={"P2PNIMMT_PLACE_DELAY": "0"})
-    url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
-    relay = EvilRelay(host.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1))
+    host, url, phone_url = host_with_phones(procs, tmp_path, 3)
+    relay = EvilRelay(phone_url)
     await relay.start()
     try:
         laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
@@ -147,11 +150,7 @@ async def test_two_phone_pages_and_a_bot_play_a_sealed_game_with_the_host_and_al
     phone's transcript verifies under both implementations, with the host's scores."""
     node = shutil.which("node")
     assert node is not None, "node is needed (the TypeScript verifier): apt-get install nodejs"
-    host = procs(["host", "--web", "--no-open", "--seats", "4", "--bots", "1", *LO, "--rounds", "1", "--no-points",
-                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
-                 env={"P2PNIMMT_PLACE_DELAY": "0"})
-    url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
-    phone_url = host.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1)
+    host, url, phone_url = host_with_phones(procs, tmp_path, 4)
     laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
     await laptop.goto(url)
     phones = []
