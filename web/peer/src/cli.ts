@@ -1,5 +1,6 @@
 /** `node peer.js verify FILE`: the same output and exit status as `p2pnimmt verify FILE` (section 13). */
 import { hex } from "./bytes.js";
+import { type Ed25519, useEd25519 } from "./identity.js";
 import { type ScalarMult, useScalarMult } from "./sealed_group.js";
 import { report, verifyTranscript } from "./verify.js";
 
@@ -61,6 +62,44 @@ interface NodeCrypto {
   createPrivateKey(options: { key: Uint8Array; format: "der"; type: "pkcs8" }): unknown;
   createPublicKey(options: { key: Uint8Array; format: "der"; type: "spki" }): unknown;
   diffieHellman(options: { privateKey: unknown; publicKey: unknown }): Uint8Array;
+  sign(algorithm: null, data: Uint8Array, key: unknown): Uint8Array;
+  verify(algorithm: null, data: Uint8Array, key: unknown, signature: Uint8Array): boolean;
+}
+
+const PKCS8_ED25519 = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]);
+const SPKI_ED25519 = Uint8Array.from([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00]);
+
+/** A key object of node's, made once per key (a few dozen at a table). */
+function keyCache(make: (raw: Uint8Array) => unknown): (raw: Uint8Array) => unknown {
+  const keys = new Map<string, unknown>();
+  return (raw) => {
+    const id = hex(raw);
+    let key = keys.get(id);
+    if (key === undefined) {
+      key = make(raw);
+      if (keys.size > 256) keys.clear();
+      keys.set(id, key);
+    }
+    return key;
+  };
+}
+
+function der(prefix: Uint8Array, raw: Uint8Array): Uint8Array {
+  const out = new Uint8Array(prefix.length + raw.length);
+  out.set(prefix);
+  out.set(raw, prefix.length);
+  return out;
+}
+
+/** Ed25519 by node's OpenSSL: the library whose verdicts the reference takes (its check falls back to OpenSSL). A
+ * key OpenSSL will not read verifies nothing (the caller turns the throw into false). */
+export function nodeEd25519(crypto: NodeCrypto): Ed25519 {
+  const privateKey = keyCache((secret) => crypto.createPrivateKey({ key: der(PKCS8_ED25519, secret), format: "der", type: "pkcs8" }));
+  const publicKey = keyCache((key) => crypto.createPublicKey({ key: der(SPKI_ED25519, key), format: "der", type: "spki" }));
+  return {
+    sign: (secret, data) => new Uint8Array(crypto.sign(null, data, privateKey(secret))),
+    verify: (key, signature, data) => crypto.verify(null, data, publicKey(key), signature),
+  };
 }
 
 const PKCS8_X25519 = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x04, 0x22, 0x04, 0x20]);
@@ -95,7 +134,9 @@ export function runIfMain(moduleUrl: string): void {
   const url = proc.getBuiltinModule("node:url") as { pathToFileURL(path: string): URL };
   if (url.pathToFileURL(proc.argv[1]).href !== moduleUrl) return;
   const fs = proc.getBuiltinModule("node:fs") as { readFileSync(path: string): Uint8Array };
-  useScalarMult(nodeScalarMult(proc.getBuiltinModule("node:crypto") as NodeCrypto));
+  const crypto = proc.getBuiltinModule("node:crypto") as NodeCrypto;
+  useScalarMult(nodeScalarMult(crypto));
+  useEd25519(nodeEd25519(crypto));
   proc.exitCode = run(proc.argv.slice(2), {
     readFile: (path) => new Uint8Array(fs.readFileSync(path)),
     out: (text) => proc.stdout.write(`${text}\n`),

@@ -1,0 +1,96 @@
+/**
+ * CPU per peer per turn of TypeScript nodes (issue 25's target: at 10 seats, at most the reference's figure of the
+ * same sitting; benchmarks/peer_cpu_bench.py prints both). `node dist/test/bench.js SEATS DEAL ROUNDS [native]`.
+ *
+ * SEATS signing nodes (web/peer/src/seat.ts) in one process, linked in memory: every message a node sends goes to
+ * the peers it addresses (relayed copies included, as on a real mesh), and each node checks every signature itself.
+ * Each node plays its lowest card and takes row 0 when it chooses. The process's CPU time (process.cpuUsage) from the
+ * START to the end is divided among the nodes and turns: routing and the moves' choice are counted too (timing each
+ * call instead cost more than the calls: getrusage twice per delivery). With
+ * `native`, Ed25519 and X25519 run on node's OpenSSL, as `node peer.js verify` does (a browser has the portable code).
+ * Prints one JSON line: {seats, deal, rounds, turns, cpu_ms_per_peer_per_turn, wall_s, messages}.
+ */
+import { randomBytes } from "node:crypto";
+import * as crypto from "node:crypto";
+import { type Card } from "../src/cards.js";
+import { nodeEd25519, nodeScalarMult } from "../src/cli.js";
+import { Identity, useEd25519 } from "../src/identity.js";
+import { useScalarMult } from "../src/sealed_group.js";
+import { type Member, type Outgoing, Seat } from "../src/seat.js";
+import type { Settings } from "../src/session.js";
+import { cmp, commitStep } from "../src/steps.js";
+
+/** A node whose bot plays its lowest card and takes row 0. */
+class BotSeat extends Seat {
+  /** Cards played from a hidden hand (sealed): `${round}|${card}`. */
+  readonly played = new Set<string>();
+
+  /** The move owed now: a card to commit, a row to choose, or nothing. */
+  due(): { card: Card } | { row: number } | null {
+    const seat = this.seat;
+    const at = this.waitsOn();
+    if (seat === null || this.phase !== "turn" || !at || !this.missing(at).includes(seat)) return null;
+    if (cmp(at, [this.round, commitStep(this.turn), 0]) === 0) {
+      const open = this.hands[seat];
+      const cards = open ? [...open] : [...(this.hiddenHand(seat)?.keys() ?? [])].filter((c) => !this.played.has(`${this.round}|${c}`));
+      return { card: Math.min(...cards) };
+    }
+    if (cmp(at, [this.round, commitStep(this.turn) + 2, 0]) === 0) return { row: 0 };
+    return null;
+  }
+}
+
+const [seats, deal, rounds, native] = [Number(process.argv[2] ?? 10), (process.argv[3] ?? "open") as Settings["deal"],
+  Number(process.argv[4] ?? 1), process.argv[5] === "native"];
+if (native) {
+  useScalarMult(nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]));
+  useEd25519(nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0]));
+}
+
+const identities = Array.from({ length: seats }, () => new Identity(new Uint8Array(randomBytes(32))));
+const nodes = identities.map((id) => new BotSeat(id, (n) => new Uint8Array(randomBytes(n))));
+let messages = 0;
+
+function timed(_i: number, action: () => Outgoing[]): Outgoing[] {
+  return action();
+}
+
+const queue: [number, Outgoing][] = [];
+function route(from: number, out: Outgoing[]): void {
+  for (const o of out) queue.push([from, o]);
+}
+
+const started = Date.now();
+const cpuBefore = process.cpuUsage();
+const settings: Settings = { variant: "standard", deal, pointLimit: null, maxRounds: rounds, clock: null };
+const roster: Member[] = identities.map((id, i) => ({ key: id.publicKey, name: `p${i}`, bot: true }));
+route(0, timed(0, () => (nodes[0] as BotSeat).hostGame(new Uint8Array(randomBytes(16)), settings, roster)));
+for (let quiet = false; !quiet;) {
+  while (queue.length) {
+    const [from, o] = queue.shift() as [number, Outgoing];
+    const sender = (identities[from] as Identity).peer;
+    nodes.forEach((node, i) => {
+      if (i === from || o.watchersOnly) return;
+      const peer = (identities[i] as Identity).peer;
+      if (o.to !== null && !o.to.every((b, k) => b === peer[k])) return;
+      if (o.skip.some((s) => s.every((b, k) => b === peer[k]))) return;
+      messages += 1;
+      route(i, timed(i, () => node.deliver(o.wire, sender)));
+    });
+  }
+  quiet = true;
+  nodes.forEach((node, i) => {
+    const move = node.due();
+    if (!move) return;
+    quiet = false;
+    if ("card" in move) node.played.add(`${node.round}|${move.card}`);
+    route(i, timed(i, () => ("card" in move ? node.play(move.card) : node.chooseRow(move.row))));
+  });
+}
+const over = nodes.every((n) => n.phase === "over");
+if (!over) throw new Error(`the game did not end: ${nodes.map((n) => n.phase).join(", ")}`);
+const turns = rounds * 10;
+const spent = process.cpuUsage(cpuBefore);
+const total = (spent.user + spent.system) / 1000;
+console.log(JSON.stringify({ seats, deal, rounds, turns, native, cpu_ms_per_peer_per_turn: total / seats / turns,
+  wall_s: (Date.now() - started) / 1000, messages }));
