@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..engine import Settings
+from ..i18n import _
 from ..net.discovery import game_code
 from ..net.node import Node
 from ..ui.local import LocalSeat
@@ -68,8 +69,8 @@ async def run_play_web(settings: Settings, *, bot: str, name: str, seed: bytes |
     table = local_table(settings, bot, name, seed if seed is not None else secrets.token_bytes(32), kept,
                         on_event=feed(model, tv_model))
     placers = Placer(model), Placer(tv_model)
-    seat = Page(model, seat=LocalSeat(table), title="p2pnimmt (vs bots)")
-    tv = Page(tv_model, tv=True, title="p2pnimmt (vs bots)")
+    seat = Page(model, seat=LocalSeat(table), title=_("p2pnimmt (vs bots)"))
+    tv = Page(tv_model, tv=True, title=_("p2pnimmt (vs bots)"))
     server = WebServer(options.interface, options.port)
     seat_token, tv_token = server.add(seat.view), server.add(tv.view)
     await server.start()

@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..i18n import _
 from ..protocol.events import Event, GameStarted
 from ..ui import placing
 from ..ui.model import DROPPED, TableModel, heads
@@ -244,16 +245,16 @@ class Page:
         try:
             asked = self._seat.ask_stand_in()
         except Exception as exc:  # a network or protocol problem: a message, never a traceback
-            return model.warn(f"not accepted: {type(exc).__name__}: {exc}")
+            return model.warn(_("not accepted: {why}").format(why=f"{type(exc).__name__}: {exc}"))
         names = [model.players[s].name for s in asked if 0 <= s < len(model.players)]
         rnd, turn, before = self.stand_in_asked
         before = before if (rnd, turn) == (model.round, model.turn) else frozenset()
         # Asked or not (a seat already asked is skipped by the session), the button is done for this turn.
         self.stand_in_asked = (model.round, model.turn, before | set(model.waiting_names()))
         if names:
-            model.message = f"asked the stand-in to play for {', '.join(names)} in this turn"
+            model.message = _("asked the stand-in to play for {names} in this turn").format(names=", ".join(names))
         else:
-            model.message = "nobody to ask the stand-in for: the turn waits on no one else (or you asked)"
+            model.message = _("nobody to ask the stand-in for: the turn waits on no one else (or you asked)")
         model.say(model.message)
         model.changed()
 
