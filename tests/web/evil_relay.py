@@ -39,6 +39,7 @@ class Plan:
     done: list[str] = field(default_factory=list)
     started: bool = False
     cut: bool = False  # close the page's WebSocket now
+    flipped: bytes | None = None  # the sender of the message flipped (the page may lack its chain for a while)
 
 
 class EvilRelay:
@@ -140,9 +141,11 @@ class EvilRelay:
             return [raw]
         if "flip" not in done and channel.peer is not None and env.sender != channel.peer and env.seq > 0:
             done.append("flip")
+            self.plan.flipped = env.sender
             at = wire.index(env.prev)  # a byte of the signed part (its previous hash): still a message, not its signer's
             return [frame(["msg", wire[:at] + bytes([wire[at] ^ 1]) + wire[at + 1:]])]
-        if "replay" not in done and "flip" in done and env.sender == channel.peer:
+        if "replay" not in done and "flip" in done and env.sender == channel.peer and env.sender != self.plan.flipped:
+            # A sender whose chain the page has whole: its first copy is taken at once, the second is a replay.
             done.append("replay")
             return [raw, raw]
         if "inject" not in done and "replay" in done and self.game is not None:

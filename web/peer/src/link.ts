@@ -47,8 +47,9 @@ class Frames {
 }
 
 export class Link {
-  /** [kind, payload] frames after the handshake. */
-  onFrame: (kind: string, payload: Value) => void = () => {};
+  /** [kind, payload] frames after the handshake (from `start` on; those that came before wait for it). */
+  private onFrame: ((kind: string, payload: Value) => void) | null = null;
+  private readonly early: Value[] = [];
   onClose: (why: string) => void = () => {};
   readonly peer: Uint8Array;
   closed = false;
@@ -123,10 +124,7 @@ export class Link {
       if (!verify(theirKey, auth[1], signed)) throw new Error("the peer's handshake signature does not verify");
       link = new Link(channel, theirKey, dialer);
       if (ended !== null) link.closed = true;
-      const early = queue.splice(0);
-      queueMicrotask(() => {
-        for (const value of early) link?.frame(value);
-      });
+      link.early.push(...queue.splice(0));
       return link;
     };
     return run().catch((error: Error) => {
@@ -135,7 +133,17 @@ export class Link {
     });
   }
 
+  /** Take the link's frames from now on, first those that came with or right after the handshake. */
+  start(onFrame: (kind: string, payload: Value) => void): void {
+    this.onFrame = onFrame;
+    for (const value of this.early.splice(0)) this.frame(value);
+  }
+
   private frame(value: Value): void {
+    if (!this.onFrame) {
+      this.early.push(value);
+      return;
+    }
     if (!(Array.isArray(value) && value.length === 2 && typeof value[0] === "string")) {
       this.close("frame is not [kind, payload]");
       return;

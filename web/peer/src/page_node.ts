@@ -101,14 +101,14 @@ export class PageNode {
         if (!this.over()) this.note(`link to ${this.nameOf(link.peer)} ended: ${why}`);
         done();
       };
-      link.onFrame = (kind, payload) => {
+      link.send("heads", this.heads());
+      link.start((kind, payload) => {
         try {
           this.frame(link, kind, payload);
         } catch (error) {  // a part of the protocol this peer lacks (Unsupported): said, and the link goes on
           this.note(`${kind} from ${this.nameOf(link.peer)}: ${(error as Error).message}`);
         }
-      };
-      link.send("heads", this.heads());
+      });
       if (this.byeSent) link.send("bye", null);
       this.onChange();
     });
