@@ -95,7 +95,6 @@ class Session:
         self._restored: list[dict[str, Any]] = []  # the deal's secrets records, until START makes the deal
         self._rewinds: set[tuple[int, Step]] = set()  # drops found complete at a step this node had passed
         self._rebuilding = False
-        self._proofs: set[frozenset[bytes]] = set()  # split-commit proofs recorded (each once)
 
     # ----------------------------------------------------------------- the table, read-only
 
@@ -598,8 +597,11 @@ class Session:
     def _proven(self, proof: Refused) -> None:
         """A signed proof found at the gates: fatal, unless it shows a split commit (protocol.md 12, split.py).
 
-        A split commit's versions are kept for the turn's reveals to decide on; the proof is recorded as a
-        non-fatal fault (once) and sent on to every peer, so every node comes to hold every version."""
+        A split commit's versions are kept for the turn's reveals to decide on; a proof that shows a version
+        not held yet is recorded as a non-fatal fault and sent on to every peer, so every node comes to hold
+        every version (and a transcript holds every version a reveal may name). More versions of one commit
+        than the table has seats is fatal: a seat needs no more to show each peer its own, and the reveals'
+        commit sets, the records and the relays stay bounded (protocol.md 12)."""
         table = self.table
         versions = split_versions(proof.evidence) if table.phase not in (
             Phase.LOBBY, Phase.STARTING, Phase.ABORTED) and proof.code == "equivocation" else None
@@ -607,17 +609,22 @@ class Session:
             self._fatal(proof.peer, proof.code, proof.detail, proof.evidence)
             return
         seat = table.roster.index(proof.peer)
-        for env in versions:
+        held = table.versions.get((versions[0].body["round"], versions[0].body["turn"]), {}).get(seat, {})
+        new = [env for env in versions if env.hash not in held]
+        if len(held) + len(new) > table.players:
+            self._fatal(proof.peer, proof.code, f"{proof.detail}; more than {table.players} versions of one "
+                        "commit (protocol.md 12)", proof.evidence)
+            return
+        if not new:
+            return
+        for env in new:
             table.versions.setdefault((env.body["round"], env.body["turn"]), {}).setdefault(seat, {})[env.hash] = env
         table.changed()
-        key = frozenset(proof.evidence)
-        if key not in self._proofs:
-            self._proofs.add(key)
-            self._fault(proof.peer, proof.code, f"{proof.detail}; the turn's reveals decide (protocol.md 12)",
-                        proof.evidence)
-            if not table.replaying:
-                for wire in proof.evidence:
-                    self._emit(Outgoing(wire))
+        self._fault(proof.peer, proof.code, f"{proof.detail}; the turn's reveals decide (protocol.md 12)",
+                    proof.evidence)
+        if not table.replaying:
+            for wire in proof.evidence:
+                self._emit(Outgoing(wire))
         self._advance()
 
     def _expel(self, effect: Fatal) -> None:

@@ -143,8 +143,10 @@ class TranscriptJournal(Journal):
         self._write("msg", wire)
 
     def fault(self, fault: Fault) -> None:
-        """Record a fault; a non-fatal one only while under MAX_FAULTS_PER_PEER and MAX_FAULTS."""
-        if not fault.fatal:
+        """Record a fault; a non-fatal one only while under MAX_FAULTS_PER_PEER and MAX_FAULTS, but for a split
+        commit's proof: the replay needs every version it shows (a session records at most one per version, at
+        most as many versions of one commit as seats, protocol.md 12), so those are always kept and not counted."""
+        if not fault.fatal and fault.code != "equivocation":
             count = self.fault_counts.get(fault.peer, 0)
             if count >= MAX_FAULTS_PER_PEER or sum(self.fault_counts.values()) >= MAX_FAULTS:
                 self.faults_left_out += 1

@@ -250,10 +250,11 @@ class Replay:
         code: str = payload["code"]
         if not payload["fatal"]:
             if code == "equivocation":  # a split commit's proof (protocol.md 12): taken as the recorder took it
-                for wire in payload["evidence"]:
+                for wire in payload["evidence"]:  # and not counted: the replay needs every version it shows
                     session.receive(wire)
-            self.noted[peer] = self.noted.get(peer, 0) + 1
-            if self.noted[peer] > MAX_FAULTS_PER_PEER or sum(self.noted.values()) > MAX_FAULTS:
+            else:
+                self.noted[peer] = self.noted.get(peer, 0) + 1
+            if self.noted.get(peer, 0) > MAX_FAULTS_PER_PEER or sum(self.noted.values()) > MAX_FAULTS:
                 raise TranscriptError(f"more than {MAX_FAULTS_PER_PEER} non-fatal fault records against "
                                       f"{_name(session, peer)}, or {MAX_FAULTS} in all", position, peer=recorder)
             if code not in DELIVERER_CODES and (code, peer) not in session.found:
