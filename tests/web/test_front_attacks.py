@@ -50,6 +50,8 @@ def shows_card(state: dict, card: int) -> str | None:
     for value in walk(state):
         if value == [card, BULL_HEADS[card]]:
             return f"the card [{card}, {BULL_HEADS[card]}]"
+        if isinstance(value, str) and (value.startswith("data:") or "://" in value):
+            continue  # a QR code's image or a link (the phone's, the invite): public by design, digits in a key
         if isinstance(value, str) and card > 30 and re.search(rf"(?<![\d.]){card}(?!\d)", value):
             return f"the text {value!r}"
     return None
