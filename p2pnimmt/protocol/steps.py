@@ -119,8 +119,10 @@ def count_votes(table: Table) -> Effects[bool]:
                 yield from vote(table, target, at)
             elif keeps(table, at, target):
                 yield Send("KEEP", position(table, at, target))
-    for target, at in table.complete_votes():
-        if at == now:
+    # A drop here can complete another here (its seat's vote is no longer needed: 11.1, "Active"): all of them
+    # are made before the game moves on (a void round would otherwise leave the second for a step gone past).
+    while dropping := [(target, at) for target, at in table.complete_votes() if at == now]:
+        for target, at in dropping:
             yield DropSeat(target, at)
     return False
 

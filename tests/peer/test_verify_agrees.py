@@ -28,6 +28,7 @@ from p2pnimmt.protocol.verify import verify_transcript
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from harness import Net  # noqa: E402
+from test_arrival_orders import void_then_round_end_drop  # noqa: E402
 from test_attacks import at, commit_to, equivocate, h, play, someone_elses_card  # noqa: E402
 from test_drop import silence_after, vote_out  # noqa: E402
 from test_golden import GAMES as GOLDEN  # noqa: E402
@@ -140,6 +141,19 @@ def test_both_verifiers_agree_on_a_seat_taken_back(players: int, deal: str, seat
         path.write_bytes(bytes(net.transcripts[peer]))
         code, out, _err = same_lines(path)
         assert code == 0 and "verified:" in out
+
+
+def test_both_verifiers_agree_when_two_seats_vote_each_other_out(tmp_path: Path) -> None:
+    """Seats 2 and 3, cut at the first turn's commit of a sealed round, vote each other out there, and the others
+    vote out both: both are dropped there at once, though the first drop voids the round (protocol.md 11.1,
+    "Active"; the sweep's example of issue 21 item 3). Every node, both verifiers on every transcript: the same."""
+    net = void_then_round_end_drop(4, 92, 0)
+    for i, peer in enumerate(net.peers):
+        assert sorted(net.sessions[peer].dropped) == [2, 3]
+        path = tmp_path / f"both-{i}.p2pt"
+        path.write_bytes(bytes(net.transcripts[peer]))
+        code, out, _err = same_lines(path)
+        assert code == 0 and "round 1: void" in out, out
 
 
 def reveal_another_card(adv, env, body) -> None:

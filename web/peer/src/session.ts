@@ -93,6 +93,9 @@ export class Session {
   readonly dropped = new Map<number, Pos>();
   /** Seats whose drop made a round void: they cannot win (17.9). */
   readonly forfeits = new Set<number>();
+  /** Where the last round a shuffler's drop made void was made void. */
+  private voidedAt: Pos | null = null;
+  private voidedBy = 0;
   /** Void rounds and why. */
   readonly voided = new Map<number, string>();
   /** Messages of a seat at or after a position are not put in their slots (a rebuild's drops). */
@@ -570,21 +573,30 @@ export class Session {
   /** Apply a drop whose votes are complete at the position the game waits on; rebuild for one it went past. */
   private checkVotes(): boolean {
     const now = this.waitsOn();
-    for (const key of this.votes) {
-      const [r, step, place, x] = key.split("|").map(Number) as [number, number, number, number];
-      const at: Pos = [r, step, place];
-      if (this.dropped.has(x) || !this.isActive(x, at)) continue;
-      if (!this.voters(at, x).every((v) => this.hasVote(v, at, x))) continue;
-      if (now && cmp(at, now) === 0) {
-        this.drop(x, at);
-        return true;
-      }
-      if (!now || cmp(at, now) < 0) {
-        this.rebuild(x, at);
-        return true;
+    let dropped = false;
+    // A drop here can complete another here (its seat's vote is no longer needed: 11.1, "Active"): all of them are
+    // made before the game moves on (a void round would otherwise leave the second for a position gone past).
+    for (let again = true; again;) {
+      again = false;
+      // In position order, then seat order (the reference's order: the lowest seat is dropped, and named, first).
+      const votes = [...this.votes].map((key) => key.split("|").map(Number) as [number, number, number, number])
+        .sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || a[3] - b[3]);
+      for (const [r, step, place, x] of votes) {
+        const at: Pos = [r, step, place];
+        if (this.dropped.has(x) || !this.isActive(x, at)) continue;
+        if (!this.voters(at, x).every((v) => this.hasVote(v, at, x))) continue;
+        if (now && cmp(at, now) === 0) {
+          this.drop(x, at);
+          dropped = again = true;
+          break;
+        }
+        if (!dropped && (!now || cmp(at, now) < 0)) {
+          this.rebuild(x, at);
+          return true;
+        }
       }
     }
-    return false;
+    return dropped;
   }
 
   private drop(x: number, at: Pos, voids = true): void {
@@ -593,6 +605,14 @@ export class Session {
     this.placed.set(x, (this.placed.get(x) ?? []).filter((m) => cmp(m.pos, at) < 0));
     this.held.delete(x);
     const sealed = this.sealed;
+    if (sealed && voids && this.voidedAt && cmp(this.voidedAt, at) === 0 && sealed.shufflers.includes(x)) {
+      this.forfeits.add(x); // dropped with the seat that voided the round, at once (11.1): its drop voids it too (17.9)
+      if (x < this.voidedBy) { // the round's reason names the lowest of them, as the reference does
+        this.voidedBy = x;
+        this.voided.set(this.round, this.absentReason(x, at));
+      }
+      return;
+    }
     if (!sealed || this.scored || at[0] !== this.round) return;
     if (at[1] === 0 && at[2] === 0) {
       sealed.leave(x);
@@ -601,10 +621,16 @@ export class Session {
     if (voids && sealed.shufflers.includes(x)) this.voidRound(x, at);
   }
 
-  private voidRound(x: number, at: Pos): void {
+  private absentReason(x: number, at: Pos): string {
     const what = at[1] === 1 ? "its unlock" : at[1] === ROUND_END_STEP ? "its keys" : "its card";
-    const reason = `seat ${x} (${this.names[x]}) stopped before sending ${what} after it shuffled: its layer cannot be removed nor its key revealed`;
+    return `seat ${x} (${this.names[x]}) stopped before sending ${what} after it shuffled: its layer cannot be removed nor its key revealed`;
+  }
+
+  private voidRound(x: number, at: Pos): void {
+    const reason = this.absentReason(x, at);
     this.forfeits.add(x);
+    this.voidedAt = at;
+    this.voidedBy = x;
     this.note({ peer: this.peers[x] as Uint8Array, code: "absent", detail: reason, fatal: false, evidence: [] });
     this.scoreVoid(reason);
   }
