@@ -612,8 +612,8 @@ class Session:
         held = table.versions.get((versions[0].body["round"], versions[0].body["turn"]), {}).get(seat, {})
         new = [env for env in versions if env.hash not in held]
         if len(held) + len(new) > table.players:
-            self._fatal(proof.peer, proof.code, f"{proof.detail}; more than {table.players} versions of one "
-                        "commit (protocol.md 12)", proof.evidence)
+            self._fatal(proof.peer, proof.code, f"more than {table.players} versions of one commit for turn "
+                        f"{versions[0].body['turn'] + 1} (protocol.md 12)", proof.evidence)
             return
         if not new:
             return

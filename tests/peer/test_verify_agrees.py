@@ -271,3 +271,23 @@ def test_tamper_sweep_same_verdicts(name: str, compiled: Path) -> None:
             differ.append(f"Python {mine} {verdict.fault[:100]!r}\n  TypeScript {other} {answer['text'][:100]!r}")
     assert not differ, f"{len(differ)} of {compared} verdicts differ:\n" + "\n".join(differ[:10])
     assert compared >= 0.9 * len(cases), f"only {compared} of {len(cases)} judged; no verdict:\n" + "\n".join(unsupported)
+
+
+@pytest.mark.parametrize("versions", [2, 40], ids=["split-3", "flood-41"])
+def test_both_verifiers_agree_on_a_split_into_many_versions(versions: int, tmp_path: Path) -> None:
+    """A seat signs 1 + `versions` versions of one commit (tests/protocol/test_split_flood.py): three at four seats
+    is a split commit (honest transcripts verify, the cheat expelled); 41 is more than the seats and fatal (honest
+    transcripts end on the equivocation). Both verifiers print the same lines on every transcript."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "protocol"))
+    from test_attacks import vote_out_when_stalled
+    from test_split_flood import flood
+
+    net, adv = play(4, 1, flood(1, versions), shuffle=False)
+    vote_out_when_stalled(net, adv)
+    for i, peer in enumerate(net.peers):
+        path = tmp_path / f"split-{versions}-{i}.p2pt"
+        path.write_bytes(bytes(net.transcripts[peer]))
+        status, _out, err = same_lines(path)
+        if peer != adv.peer:
+            assert status == (0 if versions == 2 else 1), err
+            assert versions == 2 or "versions of one commit" in err, err

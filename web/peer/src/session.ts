@@ -121,8 +121,6 @@ export class Session {
   readonly expelledFor = new Map<number, string>();
   /** `${round}|${turn}` -> seat -> hex hash -> its PLAY_COMMITs of that turn held here, once a proof shows two. */
   private readonly versions = new Map<string, Map<number, Map<string, Envelope>>>();
-  /** The split-commit proofs noted (each once). */
-  private readonly proofs = new Set<string>();
   /** Messages of dropped seats for rounds the game has not reached. */
   private pending: Envelope[] = [];
   private settling = false;
@@ -201,20 +199,24 @@ export class Session {
     const versions = splitVersions(fault.evidence);
     const seat = this.peers.findIndex((p) => equal(p, fault.peer as Uint8Array));
     if (!versions || seat < 0) return false;
-    for (const env of versions) {
-      const key = `${env.body.get("round") as number}|${env.body.get("turn") as number}`;
-      const turn = this.versions.get(key) ?? new Map<number, Map<string, Envelope>>();
-      const mine = turn.get(seat) ?? new Map<string, Envelope>();
-      mine.set(hex(env.hash), env);
-      turn.set(seat, mine);
-      this.versions.set(key, turn);
+    const first = versions[0] as Envelope;
+    const at = `${first.body.get("round") as number}|${first.body.get("turn") as number}`;
+    const held = this.versions.get(at)?.get(seat) ?? new Map<string, Envelope>();
+    const fresh = versions.filter((env) => !held.has(hex(env.hash)));
+    if (held.size + fresh.length > this.n) {
+      // More versions of one commit than seats: fatal (a seat needs no more to show each peer its own).
+      const turnNo = (first.body.get("turn") as number) + 1;
+      this.report({ ...fault, detail: `more than ${this.n} versions of one commit for turn ${turnNo} (protocol.md 12)` });
+      return true;
     }
-    const key = fault.evidence.map(hex).sort().join("|");
-    if (!this.proofs.has(key)) {
-      this.proofs.add(key);
-      this.note({ ...fault, fatal: false, detail: `${fault.detail}; the turn's reveals decide (protocol.md 12)` });
-      this.spread(fault.evidence);
-    }
+    if (!fresh.length) return true;
+    const turn = this.versions.get(at) ?? new Map<number, Map<string, Envelope>>();
+    for (const env of fresh) held.set(hex(env.hash), env);
+    turn.set(seat, held);
+    this.versions.set(at, turn);
+    // Noted once per version not held yet (so at most seats - 1 records a turn), and spread.
+    this.note({ ...fault, fatal: false, detail: `${fault.detail}; the turn's reveals decide (protocol.md 12)` });
+    this.spread(fault.evidence);
     this.settle();
     return true;
   }
@@ -664,7 +666,6 @@ export class Session {
     excluded.set(x, at);
     const fresh = new Session(this.gameArg, excluded);
     for (const [k, v] of this.versions) fresh.versions.set(k, v);
-    for (const k of this.proofs) fresh.proofs.add(k);
     const faults: Fault[] = [];
     for (const env of this.accepted) faults.push(...fresh.receive(env.wire));
     const found = this.found;

@@ -112,11 +112,12 @@ class Replay {
     const session = this.session;
     if (!record.fatal) {
       // A split commit's proof (section 12): the replay takes it as the recorder did.
+      // Not counted by the caps: the replay needs every version it shows (at most seats - 1 records a turn).
       if (record.code === "equivocation") for (const wire of record.evidence) this.feed(wire);
       const key = record.peer ? hex(record.peer) : "";
-      this.noted.set(key, (this.noted.get(key) ?? 0) + 1);
+      if (record.code !== "equivocation") this.noted.set(key, (this.noted.get(key) ?? 0) + 1);
       const total = [...this.noted.values()].reduce((a, b) => a + b, 0);
-      if ((this.noted.get(key) as number) > MAX_FAULTS_PER_PEER || total > MAX_FAULTS) {
+      if ((this.noted.get(key) ?? 0) > MAX_FAULTS_PER_PEER || total > MAX_FAULTS) {
         throw new Failure(`more than ${MAX_FAULTS_PER_PEER} non-fatal fault records against ${who(session, record.peer)}, or ${MAX_FAULTS} in all`, position, recorder);
       }
       if (!DELIVERER_CODES.has(record.code) && !this.found.has(`${record.code}|${key}`)) {
