@@ -58,7 +58,7 @@ async def read_frame(reader: asyncio.StreamReader, timeout: float) -> Any:
     except asyncio.IncompleteReadError:
         raise ConnectionFailed("connection closed") from None
     except TimeoutError:
-        raise ConnectionFailed(f"nothing received for {timeout:.0f} s") from None
+        raise ConnectionFailed(f"nothing received for {timeout:g} s") from None
     except (ConnectionError, OSError) as exc:
         raise ConnectionFailed(f"connection lost: {exc}") from None
     try:
@@ -281,7 +281,7 @@ class Connection:
                 async with asyncio.timeout_at(deadline):
                     chunk = await self.reader.read(READ_SIZE)
             except TimeoutError:
-                raise ConnectionFailed(f"nothing received for {self.idle_timeout:.0f} s") from None
+                raise ConnectionFailed(f"nothing received for {self.idle_timeout:g} s") from None
             except (ConnectionError, OSError) as exc:
                 raise ConnectionFailed(f"connection lost: {exc}") from None
             if not chunk:

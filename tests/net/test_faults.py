@@ -76,7 +76,7 @@ ATTACKS = {
     "auth-other-key": (auth_signed_by_another_key, r"handshake signature does not verify"),
     "half-frame-then-close": (lambda s: (s.raw(b"\x00\x00\x01\x00" + b"\x90" * 10), s.sock.shutdown(socket.SHUT_WR)),
                               r"connection closed"),
-    "silent": (lambda s: None, rf"nothing received for {HANDSHAKE_TIMEOUT:.0f} s"),
+    "silent": (lambda s: None, rf"nothing received for {HANDSHAKE_TIMEOUT:g} s"),
 }
 
 

@@ -52,6 +52,8 @@ def shows_card(state: dict, card: int) -> str | None:
             return f"the card [{card}, {BULL_HEADS[card]}]"
         if isinstance(value, str) and (value.startswith("data:") or "://" in value):
             continue  # a QR code's image or a link (the phone's, the invite): public by design, digits in a key
+        if isinstance(value, str) and state.get("code"):
+            value = value.replace(state["code"], "")  # the game's code is public: 'A67V' holds no card 67
         if isinstance(value, str) and card > 30 and re.search(rf"(?<![\d.]){card}(?!\d)", value):
             return f"the text {value!r}"
     return None
