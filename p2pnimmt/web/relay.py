@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
@@ -27,7 +28,9 @@ from aiohttp import WSMsgType, web
 log = logging.getLogger("p2pnimmt.web")
 
 DIAL, DATA, CLOSE, OPENED, ACCEPTED = 1, 2, 3, 4, 5
-CHANNELS = 24  # TCP connections one page may have open through its relay (a full mesh of 10 and redials)
+CHANNELS = 24  # TCP connections one page may have dialled through its relay (a full mesh of 10 and redials)
+INBOUND = 24  # connections accepted on the page's port at once; a new one past it cuts one (Tunnel.accepted)
+MAX_BUFFERED = 1024 * 1024  # bytes the page sent on a channel not yet taken by its peer: past it, it is closed
 MAX_TUNNEL_MESSAGE = 256 * 1024  # a session frame is at most about 66 KiB
 READ = 64 * 1024
 DIAL_TIMEOUT = 5.0
@@ -80,11 +83,13 @@ class Relay:
                 found.add((address, member.port))
         return found
 
-    @staticmethod
-    def host_address(node: Node) -> tuple[str, int]:
-        """Where the game's host listens: this node, or the host it joined."""
+    def host_address(self, node: Node) -> tuple[str, int]:
+        """Where the game's host listens: this node, or the host it joined. A host listening on every interface
+        is dialled at the relay's own address, so that it (and, through it, the others) sees the page at an
+        address they can reach, not at 127.0.0.1."""
         if node.is_host or node.host_address is None:
-            return (node.interface or "127.0.0.1", node.port)
+            own = self.interface if self.interface not in ("", "0.0.0.0", "::") else "127.0.0.1"
+            return (node.interface or own, node.port)
         return node.host_address
 
     async def serve(self, request: web.Request) -> web.WebSocketResponse:
@@ -106,6 +111,8 @@ class Tunnel:
         self.relay = relay
         self.ws = ws
         self.writers: dict[int, asyncio.StreamWriter] = {}
+        self.dialling: set[int] = set()  # channels the page asked to dial, not yet connected
+        self.inbound: dict[int, str] = {}  # channels accepted on the page's port, oldest first -> their source
         self.tasks: set[asyncio.Task] = set()
         self.next_inbound = 1 << 31  # channels the relay numbers (accepted); the page numbers below this
         self.server: asyncio.base_events.Server | None = None
@@ -120,12 +127,12 @@ class Tunnel:
             self.server = await asyncio.start_server(self.accepted, self.relay.interface, port)
         except OSError:  # taken meanwhile: any port (the peers learn it from the page's join, via the host)
             self.server = await asyncio.start_server(self.accepted, self.relay.interface, 0)
-        port = self.server.sockets[0].getsockname()[1]
-        host = list(self.relay.host_address(node))
-        assert node.game_id is not None  # checked by Relay.serve
-        await self.ws.send_str(json.dumps({"game": node.game_id.hex(), "host": host, "port": port,
-                                           "address": self.relay.interface}))
         try:
+            port = self.server.sockets[0].getsockname()[1]
+            host = list(self.relay.host_address(node))
+            assert node.game_id is not None  # checked by Relay.serve
+            await self.ws.send_str(json.dumps({"game": node.game_id.hex(), "host": host, "port": port,
+                                               "address": self.relay.interface}))
             async for message in self.ws:
                 if message.type != WSMsgType.BINARY or len(message.data) < 5:
                     break
@@ -143,6 +150,10 @@ class Tunnel:
             writer = self.writers.get(channel)
             if writer is not None:
                 writer.write(rest)
+                if writer.transport.get_write_buffer_size() > MAX_BUFFERED:  # its peer takes nothing: cut it
+                    self.writers.pop(channel, None)
+                    writer.close()
+                    await self.tell(CLOSE, channel, b"the peer does not take what is sent")
         elif op == CLOSE:
             writer = self.writers.pop(channel, None)
             if writer is not None:
@@ -162,27 +173,43 @@ class Tunnel:
         except (ValueError, TypeError):
             await self.tell(CLOSE, channel, b"a dial names [address, port]")
             return
-        if channel >= 1 << 31 or channel in self.writers or len(self.writers) >= CHANNELS:
+        dialled = len(self.writers) - len(self.inbound) + len(self.dialling)
+        if channel >= 1 << 31 or channel in self.writers or channel in self.dialling or dialled >= CHANNELS:
             await self.tell(CLOSE, channel, f"at most {CHANNELS} connections, numbered below 2^31".encode())
             return
         if target not in self.relay.allowed():
             await self.tell(CLOSE, channel, b"not an address of this game's members")
             return
+        self.dialling.add(channel)  # taken before the wait: a second DIAL of it, or past the cap, is refused
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(*target), DIAL_TIMEOUT)
         except (OSError, TimeoutError) as exc:
             await self.tell(CLOSE, channel, f"cannot connect: {exc}".encode()[:200])
             return
+        finally:
+            self.dialling.discard(channel)
         self.writers[channel] = writer
         await self.tell(OPENED, channel)
         await self.pump(channel, reader, writer)
 
     async def accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if len(self.writers) >= CHANNELS:
-            writer.close()
-            return
+        """A peer dialled the page's port. Nobody can lock the page out: past INBOUND a new connection cuts the
+        oldest of the address that holds the most (as web.guard does for pages), so one who opens many cuts
+        only its own, and the page's own dials have a budget of their own (CHANNELS)."""
+        peer = writer.get_extra_info("peername")
+        source = str(peer[0]) if peer else "?"
+        if len(self.inbound) >= INBOUND:
+            held = Counter(self.inbound.values())
+            most = max(held, key=lambda s: (held[s], s == source))
+            oldest = next(c for c, s in self.inbound.items() if s == most)
+            self.inbound.pop(oldest)
+            cut = self.writers.pop(oldest, None)
+            if cut is not None:
+                cut.close()
+                await self.tell(CLOSE, oldest, b"cut: too many connections to the page's port")
         channel = self.next_inbound
         self.next_inbound += 1
+        self.inbound[channel] = source
         self.writers[channel] = writer
         await self.tell(ACCEPTED, channel)
         await self.pump(channel, reader, writer)
@@ -199,6 +226,7 @@ class Tunnel:
         except (ConnectionError, OSError) as exc:
             why = str(exc)
         finally:
+            self.inbound.pop(channel, None)
             if self.writers.pop(channel, None) is not None:
                 writer.close()
                 await self.tell(CLOSE, channel, why.encode()[:200])
