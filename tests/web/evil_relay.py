@@ -40,6 +40,7 @@ class Plan:
     started: bool = False
     cut: bool = False  # close the page's WebSocket now
     flipped: bytes | None = None  # the sender of the message flipped (the page may lack its chain for a while)
+    kept: tuple[bytes, int, bytes] | None = None  # (sender, seq, frame) of a message to send again later
 
 
 class EvilRelay:
@@ -145,9 +146,15 @@ class EvilRelay:
             at = wire.index(env.prev)  # a byte of the signed part (its previous hash): still a message, not its signer's
             return [frame(["msg", wire[:at] + bytes([wire[at] ^ 1]) + wire[at + 1:]])]
         if "replay" not in done and "flip" in done and env.sender == channel.peer and env.sender != self.plan.flipped:
-            # A sender whose chain the page has whole: its first copy is taken at once, the second is a replay.
-            done.append("replay")
-            return [raw, raw]
+            # A message its sender delivered, sent again three of its messages later on the same link: by then the
+            # page has taken it (what came before it came on this link, in order), so the copy is a replay. (Sent
+            # twice at once, the first copy might still wait for an earlier message, and the second be no replay.)
+            if self.plan.kept is None:
+                self.plan.kept = (env.sender, env.seq, raw)
+            elif self.plan.kept[0] == env.sender and env.seq >= self.plan.kept[1] + 3:
+                done.append("replay")
+                return [raw, self.plan.kept[2]]
+            return [raw]
         if "inject" not in done and "replay" in done and self.game is not None:
             done.append("inject")
             forged = seal(Identity.generate(), self.game, 0, bytes(32), "ROUND_END",
