@@ -9,18 +9,14 @@ sweep over one audited game: the same record, kind of problem and peer.
 
 from __future__ import annotations
 
-import json
 import random
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from nodepeer import PEER, tool
-from test_verify_agrees import category, mutations, same_lines
+from test_verify_agrees import mutations, same_lines, typescript_verdicts, verdicts_differ
 
 from p2pnimmt.protocol import sealed_group as g
-from p2pnimmt.protocol.verify import verify_transcript
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from sealed_adversary import change_field, cheat, deal_state, keys_body, run_with, swap_into_hand  # noqa: E402
@@ -132,17 +128,6 @@ def test_tamper_sweep_of_an_audited_game(compiled: Path) -> None:
     data = bytes(net.transcripts[net.watchers[0].peer])
     rng = random.Random("audited")
     cases = rng.sample(mutations(data, rng), 40)
-    done = subprocess.run([tool("node"), str(compiled / "test" / "agree.js")], cwd=PEER, capture_output=True,
-                          text=True, timeout=600, input=json.dumps({"verify": [c.hex() for c in cases]}))
-    assert done.returncode == 0, done.stderr
-    theirs = json.loads(done.stdout)["verify"]
-    differ = []
-    for case, answer in zip(cases, theirs):
-        verdict = verify_transcript(case)
-        assert not answer["unsupported"], answer["unsupported"]
-        mine = (verdict.ok, verdict.record, category(verdict.fault) if not verdict.ok else "",
-                verdict.peer.hex() if verdict.peer else None)
-        other = (answer["ok"], answer["record"], category(answer["text"]) if not answer["ok"] else "", answer["peer"])
-        if mine != other:
-            differ.append(f"Python {mine} {verdict.fault[:100]!r}\n  TypeScript {other} {answer['text'][:100]!r}")
+    differ, unsupported = verdicts_differ(cases, typescript_verdicts(compiled, cases, timeout=600))
+    assert not unsupported, unsupported
     assert not differ, f"{len(differ)} of {len(cases)} verdicts differ:\n" + "\n".join(differ[:10])
