@@ -4,25 +4,10 @@
 // /static/. So the browser runs the very bytes the verifier runs, loads them once, and a change to the protocol
 // rebuilds peer.js alone. Deterministic, as build.mjs.
 import { build } from "esbuild";
-import { fileURLToPath } from "node:url";
-import path from "node:path";
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const outfile = process.argv[2] ?? path.join(here, "..", "..", "p2pnimmt", "web", "static", "phone.js");
+import { options } from "./options.mjs";
 
 await build({
-  absWorkingDir: here,
-  entryPoints: ["src/page.ts"],
-  outfile,
-  bundle: true,
-  format: "esm",
-  platform: "browser",
-  mainFields: ["module", "main"],
-  target: "es2022",
-  minify: true,
-  legalComments: "eof",
-  charset: "utf8",
-  logLevel: "warning",
+  ...options("src/page.ts", "phone.js", "browser"),
   plugins: [{
     name: "peer.js",
     setup(b) {
