@@ -362,9 +362,13 @@ class Node:
         return True
 
     async def linger(self) -> None:
-        """After the game: give the other peers our last messages and wait (briefly) for their bye."""
+        """After the game: give the other peers our last messages and wait (briefly) for their bye. A node that
+        leaves before the game has ended (its lobby, a game in play) waits for no bye: the others play on, and
+        learn of its leaving from its own bye, said as it closes."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + BYE_WAIT
+        session = self.session
+        ended = session is not None and (session.phase in ("over", "aborted") or session.fault is not None)
+        deadline = loop.time() + (BYE_WAIT if ended else 0.0)
         while loop.time() < deadline:
             if all(peer in self.byes for peer in self.links):
                 break
