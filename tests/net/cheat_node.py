@@ -4,9 +4,10 @@
 
 CHEAT is one of
 - `split`: at turn TURN of round 1 the seat signs a second PLAY_COMMIT (the same seq and prev, another
-  commitment) and sends it to every peer it is linked to but its relayer (the seat after it), then the real
-  one to the relayer (which relays it to the others: they have the second one by then); then it plays on as
-  if nothing happened (its next messages chain on the real one);
+  commitment) and sends the real one to its relayer (the seat after it, which relays it to the others), then
+  the second one to every other peer it is linked to (who mostly have it before the relayed real one, but
+  not always: protocol.md 12 lets the turn's reveals decide); then it plays on as if nothing happened (its
+  next messages chain on the real one);
 - `reveal`: at turn TURN of round 1 its PLAY_REVEAL names another card of its hand than the one it
   committed to, signed as its next message (its chain stays whole).
 """
@@ -41,12 +42,12 @@ def split_commit(turn: int) -> None:
             relayer = session.roster[(session.seat + 1) % session.players]
             print(f"cheat: two commits for turn {turn + 1}, #{env.seq}", flush=True)
             links = list(self.links.items())
-            for peer, conn in links:  # the second commit first, to every peer but the relayer
-                if peer != relayer:
-                    conn.send_message(other.wire)
-            for peer, conn in links:
+            for peer, conn in links:  # the real one to the relayer first, then the second to every other peer
                 if peer == relayer:
                     conn.send_message(item.wire)
+            for peer, conn in links:
+                if peer != relayer:
+                    conn.send_message(other.wire)
         feed(self, rest)
 
     Node._feed = cheat  # type: ignore[method-assign]
