@@ -51,7 +51,11 @@ async def play_phone(phone, reload_after: int | None = None) -> int:
             await phone.locator("#hand .card:enabled").first.tap()
             turns += 1
             if turns == reload_after:
-                await phone.wait_for_function("() => document.body.dataset.wanted === 'wait'")
+                # The tap is taken (the commit sent) once the page asks nothing more of this step; the
+                # others may be quick enough that the next question comes before a poll sees 'wait'.
+                await phone.wait_for_function(
+                    "before => document.body.dataset.wanted !== 'card' || document.body.dataset.step !== before",
+                    arg=step, timeout=OUTER * 1000)
                 await phone.reload()
                 step = ""
         else:
