@@ -11,6 +11,7 @@ import os
 import shutil
 
 import pytest
+from deadlines import OUTER
 
 FLAGS = ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
          "--disable-quic"]
@@ -33,9 +34,31 @@ def chromium_or_skip() -> str:
     return path
 
 
+class Browser:
+    """A Playwright browser whose every context and page waits up to OUTER seconds by default (Playwright's own
+    default, 30 s, is shorter than a step can take on a loaded machine: tests/deadlines.py)."""
+
+    def __init__(self, browser) -> None:
+        self._browser = browser
+
+    def __getattr__(self, name: str):
+        return getattr(self._browser, name)
+
+    async def new_context(self, **options):
+        context = await self._browser.new_context(**options)
+        context.set_default_timeout(OUTER * 1000)
+        return context
+
+    async def new_page(self, **options):
+        page = await self._browser.new_page(**options)
+        page.context.set_default_timeout(OUTER * 1000)
+        page.set_default_timeout(OUTER * 1000)
+        return page
+
+
 @pytest.fixture
 async def browser():
-    """A headless chromium, closed at the end of the test."""
+    """A headless chromium, closed at the end of the test; waits default to OUTER seconds."""
     path = chromium_or_skip()
     from playwright.async_api import async_playwright
 
@@ -43,7 +66,7 @@ async def browser():
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=path, args=args, headless=True)
         try:
-            yield browser
+            yield Browser(browser)
         finally:
             await browser.close()
 
