@@ -18,16 +18,18 @@ from . import __version__
 from .bots import BOTS, HardBot
 from .engine import DEALS, DEFAULT_POINT_LIMIT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Settings
 from .engine.game import MAX_CLOCK
-from .i18n import LANGUAGES, _
+from .i18n import LANGUAGES, N_, _
 
 
 def players_arg(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number {MIN_PLAYERS}..{MAX_PLAYERS}, got {text!r}") from None
+        raise argparse.ArgumentTypeError(_("must be a whole number {least}..{most}, got {text}").format(
+            least=MIN_PLAYERS, most=MAX_PLAYERS, text=repr(text))) from None
     if not MIN_PLAYERS <= value <= MAX_PLAYERS:
-        raise argparse.ArgumentTypeError(f"must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {value}")
+        raise argparse.ArgumentTypeError(_("must be {least}..{most}, got {value}").format(
+            least=MIN_PLAYERS, most=MAX_PLAYERS, value=value))
     return value
 
 
@@ -35,22 +37,24 @@ def positive_arg(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(_("must be a positive whole number, got {text}").format(
+            text=repr(text))) from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {value}")
+        raise argparse.ArgumentTypeError(_("must be a positive whole number, got {text}").format(text=value))
     return value
 
 
 def count_arg(text: str) -> int:
     """A whole number 0 or more (--rematch)."""
     if not text.isascii() or not text.isdigit() or int(text) > 100:
-        raise argparse.ArgumentTypeError(f"must be a whole number 0..100, got {text!r}")
+        raise argparse.ArgumentTypeError(_("must be a whole number 0..100, got {text}").format(text=repr(text)))
     return int(text)
 
 
 def bot_arg(text: str) -> str:
     if text not in BOTS:
-        raise argparse.ArgumentTypeError(f"unknown bot {text!r}; known bots: {', '.join(sorted(BOTS))}")
+        raise argparse.ArgumentTypeError(_("unknown bot {kind}; known bots: {kinds}").format(
+            kind=repr(text), kinds=", ".join(sorted(BOTS))))
     return text
 
 
@@ -61,7 +65,7 @@ def bots_arg(text: str) -> list[str]:
     return names
 
 
-SEED_HELP = "a whole number, or the 64 hex digits `play` prints (the same number)"
+SEED_HELP = N_("a whole number, or the 64 hex digits `play` prints (the same number)")
 
 
 def seed_arg(text: str) -> int:
@@ -73,7 +77,8 @@ def seed_arg(text: str) -> int:
     except ValueError:
         value = -1
     if not 0 <= value < 2 ** 256:
-        raise argparse.ArgumentTypeError(f"must be a whole number 0..2**256-1 or 64 hex digits, got {text!r}")
+        raise argparse.ArgumentTypeError(_("must be a whole number 0..2**256-1 or 64 hex digits, got {text}").format(
+            text=repr(text)))
     return value
 
 
@@ -95,28 +100,29 @@ def name_arg(text: str) -> str:
 
 
 def add_end_options(parser: argparse.ArgumentParser, deal: bool = False) -> None:
-    parser.add_argument("--variant", choices=VARIANTS, default="standard", help="deck and deal (default: standard)")
+    parser.add_argument("--variant", choices=VARIANTS, default="standard", help=_("deck and deal (default: standard)"))
     if deal:
         parser.add_argument(
             "--deal", choices=DEALS, default="sealed",
-            help="sealed: no one, not even a modified client, sees another hand (default); open: a shared seed "
-                 "deals, faster, but a modified client could compute every hand (the draft variant is always open)",
+            help=_("sealed: no one, not even a modified client, sees another hand (default); open: a shared seed "
+                 "deals, faster, but a modified client could compute every hand (the draft variant is always open)"),
         )
     parser.add_argument(
         "--points", type=positive_arg, default=DEFAULT_POINT_LIMIT, metavar="P",
-        help=f"the game ends after the round in which someone reaches P bull heads (default {DEFAULT_POINT_LIMIT})",
+        help=_("the game ends after the round in which someone reaches P bull heads (default {points})").format(
+            points=DEFAULT_POINT_LIMIT),
     )
     parser.add_argument(
         "--rounds", type=positive_arg, default=None, metavar="R",
-        help="the game also ends after R rounds (default: no round limit)",
+        help=_("the game also ends after R rounds (default: no round limit)"),
     )
-    parser.add_argument("--no-points", action="store_true", help="no point limit: play exactly --rounds rounds")
+    parser.add_argument("--no-points", action="store_true", help=_("no point limit: play exactly --rounds rounds"))
 
 
 def settings_from(args: argparse.Namespace, players: int, parser: argparse.ArgumentParser) -> Settings:
     point_limit = None if args.no_points else args.points
     if point_limit is None and args.rounds is None:
-        parser.error("--no-points needs --rounds R: a game needs an end")
+        parser.error(_("--no-points needs --rounds R: a game needs an end"))
     # Without a network there is no one to hide the hands from: local play and simulations deal open.
     return Settings(players=players, variant=args.variant, point_limit=point_limit, max_rounds=args.rounds,
                     deal=getattr(args, "deal", "open"))
@@ -134,15 +140,19 @@ def duration_arg(most: float, zero: str | None = None, least: float = 0) -> Call
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+            raise argparse.ArgumentTypeError(_("must be a number of seconds, got {text}").format(
+                text=repr(text))) from None
         if least:
-            allowed, ok = f"{least:g}..{most:g} seconds", least <= value <= most
+            allowed, ok = _("{least}..{most} seconds").format(least=f"{least:g}", most=f"{most:g}"), \
+                least <= value <= most
         elif zero is not None:
-            allowed, ok = f"0..{most:g} seconds (0: {zero})", 0 <= value <= most
+            allowed, ok = _("0..{most} seconds (0: {zero})").format(most=f"{most:g}", zero=_(zero)), \
+                0 <= value <= most
         else:
-            allowed, ok = f"more than 0 and at most {most:g} seconds", 0 < value <= most
+            allowed, ok = _("more than 0 and at most {most} seconds").format(most=f"{most:g}"), 0 < value <= most
         if not ok:  # NaN compares false to everything
-            raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}")
+            raise argparse.ArgumentTypeError(_("must be {allowed}, got {text}").format(allowed=allowed,
+                                                                                       text=repr(text)))
         return value
 
     return check
@@ -155,13 +165,15 @@ seconds_arg = duration_arg(3600)
 def port_arg(text: str) -> int:
     """--port, --web-port: a TCP port, 0 for any free one."""
     if not text.isascii() or not text.isdigit() or int(text) > 65535:
-        raise argparse.ArgumentTypeError(f"must be a port 1..65535, or 0 for any free port, got {text!r}")
+        raise argparse.ArgumentTypeError(_("must be a port 1..65535, or 0 for any free port, got {text}").format(
+            text=repr(text)))
     return int(text)
 
 
 def clock_arg(text: str) -> int:
     if not text.isdigit() or int(text) > MAX_CLOCK:
-        raise argparse.ArgumentTypeError(f"must be 0..{MAX_CLOCK} seconds (0: no clock), got {text!r}")
+        raise argparse.ArgumentTypeError(_("must be 0..{most} seconds (0: no clock), got {text}").format(
+            most=MAX_CLOCK, text=repr(text)))
     return int(text)
 
 
@@ -173,7 +185,7 @@ def peer_arg(text: str) -> tuple[str, int]:
     try:
         return parse_address(text)
     except BadLink as exc:
-        raise argparse.ArgumentTypeError(f"must be HOST:PORT: {exc}") from None
+        raise argparse.ArgumentTypeError(_("must be HOST:PORT: {why}").format(why=exc)) from None
 
 
 def interface_arg(text: str) -> str:
@@ -182,7 +194,8 @@ def interface_arg(text: str) -> str:
     try:
         return str(ipaddress.IPv4Address(text))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an IPv4 address of this machine, got {text!r}") from None
+        raise argparse.ArgumentTypeError(_("must be an IPv4 address of this machine, got {text}").format(
+            text=repr(text))) from None
 
 
 def default_interface() -> str | None:
@@ -193,32 +206,32 @@ def default_interface() -> str | None:
 
 
 def add_network_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--headless", action="store_true", help="no interaction: a bot plays your seat, "
-                        "progress and final scores are printed")
+    parser.add_argument("--headless", action="store_true", help=_("no interaction: a bot plays your seat, "
+                        "progress and final scores are printed"))
     parser.add_argument("--interface", type=interface_arg, default=default_interface(), metavar="IP",
-                        help="use only the network interface with this address "
-                             "(default: $P2PNIMMT_INTERFACE, else all)")
+                        help=_("use only the network interface with this address "
+                             "(default: $P2PNIMMT_INTERFACE, else all)"))
     parser.add_argument("--peer", type=peer_arg, default=None, metavar="HOST:PORT",
-                        help="join directly at this address, where multicast does not reach")
-    parser.add_argument("--port", type=port_arg, default=0, help="TCP port to listen on (default: any free port)")
+                        help=_("join directly at this address, where multicast does not reach"))
+    parser.add_argument("--port", type=port_arg, default=0, help=_("TCP port to listen on (default: any free port)"))
     parser.add_argument("--transcript", type=Path, default=None, metavar="PATH",
-                        help="where to write the transcript (default: in the user data directory)")
-    parser.add_argument("--name", type=name_arg, default=None, help="your name at the table (1..40 characters)")
-    parser.add_argument("--drop-after", type=duration_arg(DAY, "never"), default=60.0, metavar="SECONDS",
-                        help="vote to drop a player the game has waited on this long (default 60; 0: never)")
+                        help=_("where to write the transcript (default: in the user data directory)"))
+    parser.add_argument("--name", type=name_arg, default=None, help=_("your name at the table (1..40 characters)"))
+    parser.add_argument("--drop-after", type=duration_arg(DAY, N_("never")), default=60.0, metavar="SECONDS",
+                        help=_("vote to drop a player the game has waited on this long (default 60; 0: never)"))
     parser.add_argument("--link-timeout", type=link_timeout_arg, default=20.0, metavar="SECONDS",
-                        help="a link to a peer that sent nothing this long has ended and is dialled again "
-                             "(default 20; peers ping every quarter of it; 1..600)")
-    parser.add_argument("--give-up", type=duration_arg(DAY, "never"), default=300.0, metavar="SECONDS",
-                        help="exit 1, saying why, when the game has not moved this long while waiting on others "
-                             "(default 300; 0: never); the transcript stays resumable")
+                        help=_("a link to a peer that sent nothing this long has ended and is dialled again "
+                             "(default 20; peers ping every quarter of it; 1..600)"))
+    parser.add_argument("--give-up", type=duration_arg(DAY, N_("never")), default=300.0, metavar="SECONDS",
+                        help=_("exit 1, saying why, when the game has not moved this long while waiting on others "
+                             "(default 300; 0: never); the transcript stays resumable"))
     parser.add_argument("--lines", action="store_true",
-                        help="the line terminal instead of the full-screen lobby and table")
-    parser.add_argument("--bot-delay", type=duration_arg(60, "no wait"), default=0.0, metavar="SECONDS",
-                        help="bots wait this long before each move, so people can follow (default 0)")
+                        help=_("the line terminal instead of the full-screen lobby and table"))
+    parser.add_argument("--bot-delay", type=duration_arg(60, N_("no wait")), default=0.0, metavar="SECONDS",
+                        help=_("bots wait this long before each move, so people can follow (default 0)"))
     parser.add_argument("--rematch", type=count_arg, default=0, metavar="N",
-                        help="with --headless: a host offers N rematches, others follow N (default 0: none); "
-                             "people choose at game over (r, or `again` at the line terminal)")
+                        help=_("with --headless: a host offers N rematches, others follow N (default 0: none); "
+                             "people choose at game over (r, or `again` at the line terminal)"))
     add_web_options(parser)
 
 
@@ -226,24 +239,25 @@ def host_key_arg(text: str) -> str:
     """--host-key: a host's key fingerprint as its screen shows it (XXXX-XXXX, any case)."""
     key = text.strip().upper()
     if not re.fullmatch(r"[A-Z2-7]{4}-[A-Z2-7]{4}", key):
-        raise argparse.ArgumentTypeError(f"a host key is 8 letters and digits 2-7 as XXXX-XXXX, got {text!r}")
+        raise argparse.ArgumentTypeError(_("a host key is 8 letters and digits 2-7 as XXXX-XXXX, got {text}").format(
+            text=repr(text)))
     return key
 
 
 def add_host_key(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host-key", type=host_key_arg, default=None, metavar="XXXX-XXXX",
-                        help="the host's key as its screen shows it: join only that host's game (when two games "
-                             "answer one code, or to be sure)")
+                        help=_("the host's key as its screen shows it: join only that host's game (when two games "
+                             "answer one code, or to be sure)"))
 
 
 def add_web_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--web", action="store_true", help="the table in a browser, served by this process")
+    parser.add_argument("--web", action="store_true", help=_("the table in a browser, served by this process"))
     parser.add_argument("--web-interface", type=interface_arg, default="127.0.0.1", metavar="IP",
-                        help="serve the page on this address (default 127.0.0.1; a LAN address for a TV or phones)")
+                        help=_("serve the page on this address (default 127.0.0.1; a LAN address for a TV or phones)"))
     parser.add_argument("--web-port", type=port_arg, default=0, metavar="PORT",
-                        help="the page's port (default: any free)")
+                        help=_("the page's port (default: any free)"))
     parser.add_argument("--no-open", dest="web_open", action="store_false",
-                        help="with --web: print the page's address, do not open a browser")
+                        help=_("with --web: print the page's address, do not open a browser"))
 
 
 def pages_options(args: argparse.Namespace):
@@ -269,11 +283,13 @@ def pages_problem(args: argparse.Namespace) -> str | None:
         except OSError as exc:
             why = (exc.strerror or str(exc)).lower()
             if exc.errno == errno.EADDRNOTAVAIL:
-                return f"--web-interface {where}: cannot serve the pages there ({why}): give an IPv4 address of this " \
-                       "machine (default 127.0.0.1)"
+                return _("--web-interface {where}: cannot serve the pages there ({why}): give an IPv4 address of "
+                         "this machine (default 127.0.0.1)").format(where=where, why=why)
             if exc.errno in (errno.EADDRINUSE, errno.EACCES):
-                return f"--web-port {port}: cannot serve the pages there ({why}): give a free port, or 0 for any"
-            return f"--web-interface {where} --web-port {port}: cannot serve the pages there ({why})"
+                return _("--web-port {port}: cannot serve the pages there ({why}): give a free port, or 0 for "
+                         "any").format(port=port, why=why)
+            return _("--web-interface {where} --web-port {port}: cannot serve the pages there ({why})").format(
+                where=where, port=port, why=why)
     return None
 
 
@@ -284,8 +300,8 @@ def web_options(args: argparse.Namespace):
     return WebOptions(args.web_interface, args.web_port, args.web_open) if args.web else None
 
 
-CODE_OR_LINK = ("the game's 4-letter code (found by mDNS on the LAN), or its invite link p2pnimmt://... "
-                "(dialled directly, the host's key checked)")
+CODE_OR_LINK = N_("the game's 4-letter code (found by mDNS on the LAN), or its invite link p2pnimmt://... "
+                  "(dialled directly, the host's key checked)")
 
 
 class Parser(argparse.ArgumentParser):
@@ -293,114 +309,117 @@ class Parser(argparse.ArgumentParser):
     The subcommands' parsers are of this class too (argparse makes them of their parent's class)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists the options)\n")
+        self.exit(2, _("{prog}: error: {message} (`{prog} --help` lists the options)").format(
+            prog=self.prog, message=message) + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="p2pnimmt", description="6 nimmt! on a local network, with no server.")
+    parser = Parser(prog="p2pnimmt", description=_("6 nimmt! on a local network, with no server."))
     parser.add_argument("--version", action="version", version=f"p2pnimmt {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    play = sub.add_parser("play", help="play alone against bots in this terminal (no network)")
-    play.add_argument("--bots", type=positive_arg, default=3, metavar="K", help="number of bots, 1..9 (default 3)")
-    play.add_argument("--bot", type=bot_arg, default="heuristic", help="kind of bot (default heuristic)")
+    play = sub.add_parser("play", help=_("play alone against bots in this terminal (no network)"))
+    play.add_argument("--bots", type=positive_arg, default=3, metavar="K", help=_("number of bots, 1..9 (default 3)"))
+    play.add_argument("--bot", type=bot_arg, default="heuristic", help=_("kind of bot (default heuristic)"))
     play.add_argument("--name", type=name_arg, default=None,
-                      help="your name at the table (1..40 characters; default: the menu's remembered name, else you)")
+                      help=_("your name at the table (1..40 characters; default: the menu's remembered name, "
+                             "else you)"))
     play.add_argument("--seed", type=seed_arg, default=None, metavar="SEED",
-                      help=f"replay a game: {SEED_HELP} (default: fresh)")
-    play.add_argument("--lines", action="store_true", help="line-by-line instead of the full-screen table")
+                      help=_("replay a game: {seed} (default: fresh)").format(seed=_(SEED_HELP)))
+    play.add_argument("--lines", action="store_true", help=_("line-by-line instead of the full-screen table"))
     play.add_argument("--full-screen", action="store_true",
-                      help="the full-screen table even when standard input/output is not a terminal")
+                      help=_("the full-screen table even when standard input/output is not a terminal"))
     add_web_options(play)
     add_end_options(play)
     play.set_defaults(handler=cmd_play, parser=play)
 
-    sim = sub.add_parser("simulate", help="bots play many games; statistics per bot")
+    sim = sub.add_parser("simulate", help=_("bots play many games; statistics per bot"))
     sim.add_argument("--players", type=players_arg, default=None, metavar="N",
-                     help="seats, 2..10 (required, but with --matrix: default 5)")
+                     help=_("seats, 2..10 (required, but with --matrix: default 5)"))
     sim.add_argument("--games", type=positive_arg, default=None, metavar="G",
-                     help="games to play (default 1000; with --matrix: per table, default 40)")
+                     help=_("games to play (default 1000; with --matrix: per table, default 40)"))
     sim.add_argument(
         "--bots", type=bots_arg, default=None, metavar="B1,B2,...",
-        help=f"one bot per seat, or one bot for all seats; known: {', '.join(sorted(BOTS))}",
+        help=_("one bot per seat, or one bot for all seats; known: {bots}").format(bots=", ".join(sorted(BOTS))),
     )
     sim.add_argument(
         "--matrix", type=bots_arg, default=None, metavar="A,B,C,...",
-        help="instead of --bots, a cross-play report: A against the other seats all B, all C, ... and a mixed "
-        "table (e.g. hard,mcs100,heuristic,medium,random)",
+        help=_("instead of --bots, a cross-play report: A against the other seats all B, all C, ... and a mixed "
+        "table (e.g. hard,mcs100,heuristic,medium,random)"),
     )
     sim.add_argument("--seed", type=seed_arg, default=0, metavar="SEED",
-                     help=f"seed of the deals and the bots: {SEED_HELP} (default 0)")
-    sim.add_argument("--json", action="store_true", help="print the figures as JSON")
+                     help=_("seed of the deals and the bots: {seed} (default 0)").format(seed=_(SEED_HELP)))
+    sim.add_argument("--json", action="store_true", help=_("print the figures as JSON"))
     sim.add_argument("--jobs", type=positive_arg, default=1, metavar="J",
-                     help="worker processes; the figures do not depend on it (default 1)")
+                     help=_("worker processes; the figures do not depend on it (default 1)"))
     sim.add_argument("--rollouts", type=positive_arg, default=None, metavar="N",
-                     help="search bots (mcs, hard): N sampled deals per decision; play depends only on the seed")
+                     help=_("search bots (mcs, hard): N sampled deals per decision; play depends only on the seed"))
     sim.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                     help="search bots (mcs, hard): seconds of CPU time per decision instead "
-                     f"(hard: {HardBot.default_budget} by default)")
-    sim.add_argument("--times", action="store_true", help="measure and show each entry's move times")
+                     help=_("search bots (mcs, hard): seconds of CPU time per decision instead "
+                            "(hard: {budget} by default)").format(budget=HardBot.default_budget))
+    sim.add_argument("--times", action="store_true", help=_("measure and show each entry's move times"))
     progress = sim.add_mutually_exclusive_group()
-    progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
-    progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+    progress.add_argument("--progress", dest="progress", action="store_true", default=None,
+                          help=_("always show progress"))
+    progress.add_argument("--no-progress", dest="progress", action="store_false", help=_("never show progress"))
     add_end_options(sim)
     sim.set_defaults(handler=cmd_simulate, parser=sim)
 
-    host = sub.add_parser("host", help="host a new game on the LAN (prints its code)")
-    host.add_argument("--seats", type=players_arg, default=4, metavar="N", help="players in all, 2..10 (default 4)")
-    host.add_argument("--bots", type=int, default=0, metavar="K", help="bots the host adds (default 0)")
-    host.add_argument("--bot", type=bot_arg, default="heuristic", help="kind of the added bots, and of your "
-                      "own seat with --headless (default heuristic)")
+    host = sub.add_parser("host", help=_("host a new game on the LAN (prints its code)"))
+    host.add_argument("--seats", type=players_arg, default=4, metavar="N", help=_("players in all, 2..10 (default 4)"))
+    host.add_argument("--bots", type=int, default=0, metavar="K", help=_("bots the host adds (default 0)"))
+    host.add_argument("--bot", type=bot_arg, default="heuristic", help=_("kind of the added bots, and of your "
+                      "own seat with --headless (default heuristic)"))
     add_network_options(host)
     add_end_options(host, deal=True)
     host.add_argument("--clock", type=clock_arg, default=DEFAULT_CLOCK, metavar="SECONDS",
-                      help=f"seconds each player has for a move before the stand-in plays it for them "
-                           f"(default {DEFAULT_CLOCK}; 0: no clock)")
+                      help=_("seconds each player has for a move before the stand-in plays it for them "
+                             "(default {seconds}; 0: no clock)").format(seconds=DEFAULT_CLOCK))
     host.set_defaults(handler=cmd_host, parser=host)
 
-    join = sub.add_parser("join", help="join the game with this code")
-    join.add_argument("code", metavar="CODE|LINK", help=CODE_OR_LINK)
+    join = sub.add_parser("join", help=_("join the game with this code"))
+    join.add_argument("code", metavar="CODE|LINK", help=_(CODE_OR_LINK))
     join.add_argument("--bot", type=bot_arg, default=None,
-                      help="let a bot play your seat (default with --headless: heuristic)")
+                      help=_("let a bot play your seat (default with --headless: heuristic)"))
     add_network_options(join)
     add_host_key(join)
     join.set_defaults(handler=cmd_join, parser=join, role="player")
 
-    watch = sub.add_parser("watch", help="watch the game with this code as a spectator (no cards)")
-    watch.add_argument("code", metavar="CODE|LINK", help=CODE_OR_LINK)
+    watch = sub.add_parser("watch", help=_("watch the game with this code as a spectator (no cards)"))
+    watch.add_argument("code", metavar="CODE|LINK", help=_(CODE_OR_LINK))
     add_network_options(watch)
     add_host_key(watch)
     watch.set_defaults(handler=cmd_join, parser=watch, role="spectator", bot=None)
 
-    bot = sub.add_parser("bot", help="a bot process that joins the game with this code")
-    bot.add_argument("code", metavar="CODE|LINK", help=CODE_OR_LINK)
-    bot.add_argument("--bot", type=bot_arg, default="heuristic", help="kind of bot (default heuristic)")
+    bot = sub.add_parser("bot", help=_("a bot process that joins the game with this code"))
+    bot.add_argument("code", metavar="CODE|LINK", help=_(CODE_OR_LINK))
+    bot.add_argument("--bot", type=bot_arg, default="heuristic", help=_("kind of bot (default heuristic)"))
     add_network_options(bot)
     add_host_key(bot)
     bot.set_defaults(handler=cmd_join, parser=bot, role="player", headless=True)
 
-    resume = sub.add_parser("resume", help="take a game up again after this peer's process died")
-    resume.add_argument("transcript", type=Path, metavar="TRANSCRIPT", help="the transcript this peer was writing")
-    resume.add_argument("--bot", type=bot_arg, default=None, help="with --headless: the bot that plays on")
+    resume = sub.add_parser("resume", help=_("take a game up again after this peer's process died"))
+    resume.add_argument("transcript", type=Path, metavar="TRANSCRIPT", help=_("the transcript this peer was writing"))
+    resume.add_argument("--bot", type=bot_arg, default=None, help=_("with --headless: the bot that plays on"))
     add_network_options(resume)
     resume.set_defaults(handler=cmd_resume, parser=resume)
 
-    games = sub.add_parser("games", help="list the games on the LAN")
+    games = sub.add_parser("games", help=_("list the games on the LAN"))
     games.add_argument("--interface", type=interface_arg, default=default_interface(), metavar="IP",
-                       help="look only on this interface address (default: $P2PNIMMT_INTERFACE, else all)")
-    games.add_argument("--seconds", type=seconds_arg, default=2.0, help="how long to listen (default 2)")
+                       help=_("look only on this interface address (default: $P2PNIMMT_INTERFACE, else all)"))
+    games.add_argument("--seconds", type=seconds_arg, default=2.0, help=_("how long to listen (default 2)"))
     games.set_defaults(handler=cmd_games, parser=games)
 
-    check = sub.add_parser("verify", help="check a game transcript: signatures, commitments, shuffles, every turn")
-    check.add_argument("file", metavar="FILE", help="a transcript written by p2pnimmt")
+    check = sub.add_parser("verify", help=_("check a game transcript: signatures, commitments, shuffles, every turn"))
+    check.add_argument("file", metavar="FILE", help=_("a transcript written by p2pnimmt"))
     check.set_defaults(handler=cmd_verify, parser=check)
 
-    history = sub.add_parser("history", help="the games played here: players, scores, winner, verified or not")
-    history.add_argument("--stats", action="store_true", help="per player and bot: games, wins, points per round")
+    history = sub.add_parser("history", help=_("the games played here: players, scores, winner, verified or not"))
+    history.add_argument("--stats", action="store_true", help=_("per player and bot: games, wins, points per round"))
     history.set_defaults(handler=cmd_history, parser=history)
 
-    again = sub.add_parser("replay", help="step through a finished game on the full-screen table")
-    again.add_argument("file", metavar="FILE", help="a transcript written by p2pnimmt (see `p2pnimmt history`)")
+    again = sub.add_parser("replay", help=_("step through a finished game on the full-screen table"))
+    again.add_argument("file", metavar="FILE", help=_("a transcript written by p2pnimmt (see `p2pnimmt history`)"))
     again.set_defaults(handler=cmd_replay, parser=again)
     # main() takes --lang out of the line before parsing (i18n.take_lang), so it goes anywhere; every parser
     # knows it too, for its --help and for a line parsed as it is.
@@ -429,18 +448,19 @@ def cmd_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     from .simulate import simulate
 
     if (args.bots is None) == (args.matrix is None):
-        parser.error("give --bots (one bot per seat) or --matrix (a cross-play report), one of them")
+        parser.error(_("give --bots (one bot per seat) or --matrix (a cross-play report), one of them"))
     if args.matrix is not None:
         return cmd_matrix(args, parser)
     if args.players is None:
-        parser.error("--players is required")
+        parser.error(_("--players is required"))
     if args.games is None:
         args.games = 1000
     bots = args.bots
     if len(bots) == 1:
         bots = bots * args.players
     if len(bots) != args.players:
-        parser.error(f"--bots names {len(bots)} bots ({','.join(bots)}) but --players is {args.players}")
+        parser.error(_("--bots names {n} bots ({bots}) but --players is {players}").format(
+            n=len(bots), bots=",".join(bots), players=args.players))
     check_search_options(args, parser)
     settings = settings_from(args, args.players, parser)
     show = args.progress if args.progress is not None else (sys.stderr.isatty() and args.games >= 500)
@@ -452,9 +472,9 @@ def cmd_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
 
 def check_search_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     if args.budget is not None and not 0 < args.budget < float("inf"):
-        parser.error(f"--budget must be a positive number of seconds, got {args.budget}")
+        parser.error(_("--budget must be a positive number of seconds, got {value}").format(value=args.budget))
     if args.budget is not None and args.rollouts is not None:
-        parser.error("--rollouts and --budget exclude each other")
+        parser.error(_("--rollouts and --budget exclude each other"))
 
 
 def cmd_matrix(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -501,12 +521,12 @@ def run(coro) -> int:
         print(f"p2pnimmt: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("p2pnimmt: interrupted", file=sys.stderr)
+        print("p2pnimmt: " + _("interrupted"), file=sys.stderr)
         return 130
     except OSError as exc:  # binding: an address that is not this machine's, a port already taken, ...
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
-        print(f"p2pnimmt: {exc.strerror or exc}{where}: check --interface (an IPv4 address of this machine) "
-              "and --port (free, 1..65535)", file=sys.stderr)
+        print("p2pnimmt: " + _("{why}: check --interface (an IPv4 address of this machine) and --port (free, "
+                               "1..65535)").format(why=f"{exc.strerror or exc}{where}"), file=sys.stderr)
         return 2
 
 
@@ -514,7 +534,7 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .app.play import run_full_screen, run_lines
 
     if not 1 <= args.bots <= MAX_PLAYERS - 1:
-        parser.error(f"--bots must be 1..{MAX_PLAYERS - 1}, got {args.bots}")
+        parser.error(_("--bots must be 1..{most}, got {value}").format(most=MAX_PLAYERS - 1, value=args.bots))
     settings = settings_from(args, args.bots + 1, parser)
     if args.name is None:
         from .ui.remembered import load_name
@@ -547,13 +567,13 @@ def seat_name(args: argparse.Namespace, default: str) -> str:
     if person and not args.headless and sys.stdin.isatty() and sys.stdout.isatty():
         while True:
             try:
-                typed = input("Your name at the table (remembered for next time): ")
+                typed = input(_("Your name at the table (remembered for next time): "))
             except EOFError:
                 break
             try:
                 name = checked_name(typed)
             except ValueError as exc:
-                print(f"not a name: {exc}")
+                print(_("not a name: {why}").format(why=exc))
                 continue
             save_name(name)
             return name
@@ -576,7 +596,8 @@ def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .app.host import run_host
 
     if not 0 <= args.bots <= args.seats - 1:
-        parser.error(f"--bots must be 0..{args.seats - 1} with --seats {args.seats}, got {args.bots}")
+        parser.error(_("--bots must be 0..{most} with --seats {seats}, got {value}").format(
+            most=args.seats - 1, seats=args.seats, value=args.bots))
     settings = replace(settings_from(args, args.seats, parser), clock=args.clock or None)
     return run(run_host(settings, args.bots, args.bot, network_options(args, "host"), args.headless,
                         rematches=args.rematch if args.headless else 0))
@@ -595,11 +616,11 @@ def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         try:
             invite = parse_link(args.code)
         except BadLink as exc:
-            print(f"p2pnimmt {args.command}: not a good invite link: {exc}", file=sys.stderr)
+            print(f"p2pnimmt {args.command}: " + _("not a good invite link: {why}").format(why=exc), file=sys.stderr)
             return 2
         if args.peer is not None or args.host_key is not None:
-            print(f"p2pnimmt {args.command}: an invite link names the addresses and the host key: "
-                  "leave out --peer and --host-key", file=sys.stderr)
+            print(f"p2pnimmt {args.command}: " + _("an invite link names the addresses and the host key: "
+                                                   "leave out --peer and --host-key"), file=sys.stderr)
             return 2
         args.code = invite.code
     else:

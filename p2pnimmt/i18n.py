@@ -60,6 +60,12 @@ def use(lang: str) -> None:
     _translation = (gettext.NullTranslations() if lang == "en"
                     else gettext.translation(DOMAIN, LOCALES, languages=[lang]))
     _current = lang
+    # argparse's own words (usage:, options, its errors) come from gettext's global domain, looked up when said:
+    # they are read from our catalog instead (their msgids are in ARGPARSE below)
+    import argparse
+
+    argparse._ = _  # type: ignore[attr-defined]
+    argparse.ngettext = ngettext  # type: ignore[attr-defined]
 
 
 def from_locale(environ: Mapping[str, str] = os.environ) -> str:
@@ -120,3 +126,56 @@ def extract_html(fileobj, keywords, comment_tags, options):  # noqa: ANN001, ANN
     text = fileobj.read().decode("utf-8")
     for match in HTML_TEXT.finditer(text):
         yield text.count("\n", 0, match.start()) + 1, None, match.group(2), []
+
+
+# argparse's words a person meets (Python 3.11's argparse.py), translated by our catalog (use() hands argparse our
+# gettext); its '%(...)s' fields stay as they are in the translation.
+ARGPARSE = (
+    N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
+    N_("show program's version number and exit"), N_("argument %(argument_name)s: %(message)s"),
+    N_("unrecognized arguments: %s"), N_("not allowed with argument %s"), N_("ignored explicit argument %r"),
+    N_("the following arguments are required: %s"), N_("one of the arguments %s is required"),
+    N_("expected one argument"), N_("expected at most one argument"), N_("expected at least one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"), N_("invalid %(type)s value: %(value)r"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("unknown parser %(parser_name)r (choices: %(choices)s)"), N_("can't open '%(filename)s': %(error)s"),
+)
+
+
+# The English texts the protocol and the network layer hand up (a host's refusal, a fault, why the game cannot go
+# on): they stay English in messages, transcripts and logs, and are translated only where a person reads them
+# (`said`). Each is a pattern of the English text and the msgid its named groups fill.
+_PEER_TEXTS = (
+    (r"the table is full", N_("the table is full")),
+    (r"the game has started", N_("the game has started")),
+    (r"the seats are held for the players of the previous game",
+     N_("the seats are held for the players of the previous game")),
+    (r"the name (?P<name>.+) looks like (?P<twin>.+)'s, who has a seat here: choose another name "
+     r"\(--name NAME, or the menu\)",
+     N_("the name {name} looks like {twin}'s, who has a seat here: choose another name (--name NAME, or the menu)")),
+    (r"too many spectators \((?P<n>\d+)\)", N_("too many spectators ({n})")),
+    (r"removed by the host", N_("removed by the host")),
+    (r"cut off: you went over a limit of this node", N_("cut off: you went over a limit of this node")),
+    (r"all (?P<seats>\d+) seats are taken", N_("all {seats} seats are taken")),
+    (r"a guest seat is already offered", N_("a guest seat is already offered")),
+    (r"too few players remain to play on: (?P<names>.+) left \((?P<remain>\d+) of (?P<active>\d+) remain, and a "
+     r"game goes on without the missing only while more than half remain\)",
+     N_("too few players remain to play on: {names} left ({remain} of {active} remain, and a game goes on without "
+        "the missing only while more than half remain)")),
+    (r"(?P<code>[a-z][a-z0-9-]*): (?P<detail>.*) \(peer at fault: (?P<who>.+)\)",
+     N_("{code}: {detail} (peer at fault: {who})")),
+)
+PEER_TEXTS = tuple((re.compile(pattern + r"\Z", re.S), msgid) for pattern, msgid in _PEER_TEXTS)
+
+
+def said(text: str) -> str:
+    """A text the protocol or the network layer wrote in English (a host's refusal reason, a fault's description),
+    in the language in use where it is one PEER_TEXTS knows; any other text as it is (the record keeps English)."""
+    if _current == "en":
+        return text
+    for pattern, msgid in PEER_TEXTS:
+        match = pattern.match(text)
+        if match:
+            fields = {k: said(v) if k == "detail" else v for k, v in match.groupdict().items()}
+            return _(msgid).format(**fields)
+    return text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..i18n import N_, _, ngettext
 from ..net.discovery import LIST_CHECKED, MAX_GAMES, GameAd, Scan, listed_codes, open_zeroconf, scan, service_type
 from ..net.invite import looks_like_link
 from ..neutral import shown
@@ -13,6 +14,7 @@ from .output import say
 if TYPE_CHECKING:  # the start menu (prompt_toolkit) loads with the menu, not with `join`
     from ..ui.menu import Listed
 
+STATES = (N_("lobby"), N_("playing"), N_("over"))  # an advertisement's state, shown translated
 SHOW_NOT_GAMES = 5  # advertisements that are not games, named one by one; the rest are counted
 
 
@@ -30,8 +32,9 @@ async def find_games(interface: str | None, seconds: float) -> list[GameAd]:
 
 def table(ads: list[GameAd]) -> list[str]:
     """The games as aligned columns under a header: code, host, variant, deal, seats, state, address."""
-    rows = [["code", "host", "variant", "deal", "seats", "state", "address"]]
-    rows += [[code, ad.who, ad.variant or "?", ad.deal or "?", ad.seats, ad.state, ad.address]
+    rows = [[_("code"), _("host"), _("variant"), _("deal"), _("seats"), _("state"), _("address")]]
+    rows += [[code, ad.who, _(ad.variant) if ad.variant else "?", _(ad.deal) if ad.deal else "?", ad.seats,
+              _(ad.state) if ad.state in STATES else ad.state, ad.address]
              for code, ad in zip(listed_codes(ads), ads, strict=True)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []
@@ -44,19 +47,20 @@ def table(ads: list[GameAd]) -> list[str]:
 
 def scan_lines(found: Scan, seconds: float) -> list[str]:
     """What `p2pnimmt games` prints for one look at the LAN."""
-    lines = table(found.ads) if found.ads else [f"no games found within {seconds:g} s"]
+    lines = table(found.ads) if found.ads else [_("no games found within {seconds} s").format(seconds=f"{seconds:g}")]
     if len(found.ads) > LIST_CHECKED:
-        lines.append(f"codes marked ? are as advertised, not checked (one look checks {LIST_CHECKED}: each costs a "
-                     "scrypt); join checks the code it is given")
+        lines.append(_("codes marked ? are as advertised, not checked (one look checks {n}: each costs a "
+                       "scrypt); join checks the code it is given").format(n=LIST_CHECKED))
     if found.not_games:
-        lines.append(f"not games (left out): {len(found.not_games)} advertisement"
-                     f"{'s' if len(found.not_games) > 1 else ''}")
+        lines.append(ngettext("not games (left out): {n} advertisement", "not games (left out): {n} advertisements",
+                              len(found.not_games)).format(n=len(found.not_games)))
         for name, why in sorted(found.not_games.items())[:SHOW_NOT_GAMES]:
             lines.append(f"  {shown(name.removesuffix('.' + service_type()), 40)}: {why}")
         if len(found.not_games) > SHOW_NOT_GAMES:
-            lines.append(f"  and {len(found.not_games) - SHOW_NOT_GAMES} more")
+            lines.append("  " + _("and {n} more").format(n=len(found.not_games) - SHOW_NOT_GAMES))
     if found.unresolved:
-        lines.append(f"{found.unresolved} more advertisements not looked at (one look takes at most {MAX_GAMES})")
+        lines.append(_("{n} more advertisements not looked at (one look takes at most {most})").format(
+            n=found.unresolved, most=MAX_GAMES))
     return lines
 
 
@@ -70,10 +74,10 @@ def closed(ad: GameAd) -> str | None:
     """Why no seat of this game can be taken now, as far as its advertisement says; None: one can (or it is not
     said: `join` finds out)."""
     if ad.state == "playing":
-        return "the game has started"
+        return _("the game has started")
     if ad.state == "lobby" and ad.seats_taken is not None and ad.seats_max is not None \
             and ad.seats_taken >= ad.seats_max:
-        return "every seat is taken"
+        return _("every seat is taken")
     return None
 
 
@@ -92,8 +96,9 @@ async def menu_games(interface: str | None, seconds: float = 1.5) -> list[Listed
     for code, ad in zip(codes, ads, strict=True):
         games.setdefault(code, set()).add(ad.game_id)
     return [Listed(code, f"{code}  {ad.summary()}", closed(ad)) if len(games[code]) == 1 else
-            Listed(f"{code}/{ad.host}", f"{code}  {ad.summary()}  host key {ad.host}  (one code, "
-                                        f"{len(games[code])} games: check the key on the host's screen)", closed(ad))
+            Listed(f"{code}/{ad.host}", f"{code}  {ad.summary()}  " + _(
+                "host key {key}  (one code, {n} games: check the key on the host's screen)").format(
+                key=ad.host, n=len(games[code])), closed(ad))
             for code, ad in zip(codes, ads, strict=True)]
 
 
@@ -109,11 +114,13 @@ async def code_problem(interface: str | None, code: str, verb: str, seconds: flo
     try:
         found = await look(interface, seconds, code=code)
     except OSError as exc:
-        return f"cannot look on this network: {exc.strerror or exc}"
+        return _("cannot look on this network: {why}").format(why=exc.strerror or exc)
     match = [ad for ad in found.ads if ad.answers(code)]
     if not match:
-        return f"No game with code {code} answers on this network ({seconds:g} s): check the code on the host's screen."
+        return _("No game with code {code} answers on this network ({seconds} s): check the code on the host's "
+                 "screen.").format(code=code, seconds=f"{seconds:g}")
     reasons = {closed(ad) for ad in match}
     if verb == "join" and None not in reasons:
-        return f"Game {code} cannot be joined now ({' / '.join(sorted(r for r in reasons if r))}): Esc, then Watch it."
+        return _("Game {code} cannot be joined now ({why}): Esc, then Watch it.").format(
+            code=code, why=" / ".join(sorted(r for r in reasons if r)))
     return None

@@ -13,11 +13,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..i18n import N_, _, ngettext
 from ..net.discovery import game_code
 from ..net.files import data_dir
 from ..protocol.identity import fingerprint, peer_id
 from ..protocol.verify import TranscriptError, replay
 from .evening import previous_of
+
+STATUSES = (N_("finished"), N_("aborted"), N_("unfinished"), N_("damaged"), N_("not started"), N_("bot"))
 
 
 def transcripts_dir() -> Path:
@@ -60,7 +63,7 @@ def read_game(path: Path) -> GameRecord:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return GameRecord(path, when, "damaged", problem=f"cannot read it: {exc.strerror or exc}")
+        return GameRecord(path, when, "damaged", problem=_("cannot read it: {why}").format(why=exc.strerror or exc))
     problem = ""
     try:
         state = replay(data, complete=False)  # a game still going, or cut short, is read as far as it goes
@@ -69,7 +72,7 @@ def read_game(path: Path) -> GameRecord:
     session = state.session
     game = session.game
     if game is None:  # a lobby that closed, or a join the host refused: no game to list
-        return GameRecord(path, when, "not started", problem="no game started in it")
+        return GameRecord(path, when, "not started", problem=_("no game started in it"))
     if session.phase == "over":
         try:
             state.finish()  # the end as `verify` checks it (the seal, the result)
@@ -82,10 +85,10 @@ def read_game(path: Path) -> GameRecord:
                     enumerate(zip(session.names, session.roster, session.bots, game.scores)))
     status = {"over": "finished", "aborted": "aborted"}.get(str(session.phase), "unfinished")
     if session.fault is not None:
-        problem = f"aborted: {session.fault.detail}"
+        problem = _("aborted: {why}").format(why=session.fault.detail)
     elif status == "unfinished":
-        problem = f"unfinished: it stops in round {session.round + 1}" + (
-            f", turn {session.turn + 1}" if session.phase == "turn" else f" ({session.phase})")
+        problem = _("unfinished: it stops in round {round}").format(round=session.round + 1) + (
+            _(", turn {turn}").format(turn=session.turn + 1) if session.phase == "turn" else f" ({session.phase})")
     return GameRecord(path, when, status, game.settings.variant, game.settings.deal, game.rounds_played,
                       players, problem, session.game_id, previous_of(session))
 
@@ -108,22 +111,26 @@ def history_lines(records: Iterable[GameRecord]) -> list[str]:
             continue
         date = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.when))
         if not g.players:
-            lines.append(f"{date}  {g.path.name}: {g.status} ({g.problem})")
+            lines.append(f"{date}  {g.path.name}: {_(g.status)} ({g.problem})")
             continue
         winners = [p.name for p in g.players if p.won]
-        check = "verified" if g.verified else f"NOT verified: {g.problem or g.status}"
-        head = f"{date}  {g.variant}, {g.deal} deal, {g.rounds} round{'s' if g.rounds != 1 else ''}"
+        check = _("verified") if g.verified else _("NOT verified: {why}").format(why=g.problem or _(g.status))
+        head = f"{date}  " + ngettext("{variant}, {deal} deal, {n} round", "{variant}, {deal} deal, {n} rounds",
+                                      g.rounds).format(variant=_(g.variant) if g.variant else "",
+                                                       deal=_(g.deal) if g.deal else "", n=g.rounds)
         if winners:
-            head += f", won by {', '.join(winners)}"
+            head += _(", won by {names}").format(names=", ".join(winners))
         if g.previous is not None:
-            head += f", rematch of {game_code(g.previous)}"
+            head += _(", rematch of {code}").format(code=game_code(g.previous))
         lines.append(f"{head}  [{check}]")
-        lines.append("    " + ", ".join(f"{p.name}{' (you)' if p.me else ''} {p.score}" for p in g.players))
+        you = _(" (you)")
+        lines.append("    " + ", ".join(f"{p.name}{you if p.me else ''} {p.score}" for p in g.players))
     if empty:
-        lines.append(f"(and {empty} lobb{'ies' if empty != 1 else 'y'} or refused join{'s' if empty != 1 else ''} "
-                     "that never started a game, not listed)")
+        lines.append(ngettext("(and {n} lobby or refused join that never started a game, not listed)",
+                              "(and {n} lobbies or refused joins that never started a game, not listed)",
+                              empty).format(n=empty))
     return lines if lines and not lines[0].startswith("(") else \
-        ["No games yet: transcripts are kept in " + str(transcripts_dir())] + lines
+        [_("No games yet: transcripts are kept in {folder}").format(folder=transcripts_dir())] + lines
 
 
 @dataclass
@@ -141,17 +148,18 @@ def stats_lines(records: Iterable[GameRecord]) -> list[str]:
         if not g.verified:
             continue
         for p in g.players:
-            key = ("you", "") if p.me else (p.name, p.who)
+            key = (_("you"), "") if p.me else (p.name, p.who)
             tally = tallies.setdefault(key, Tally())
             tally.games += 1
             tally.wins += p.won
             tally.points += p.score
             tally.rounds += g.rounds
     if not tallies:
-        return ["No finished, verified games yet."]
-    lines = [f"{'player':<28} {'games':>5} {'wins':>5} {'points/round':>12}"]
-    for (name, who), t in sorted(tallies.items(), key=lambda kv: (kv[0] != ("you", ""), kv[0])):
-        label = name if not who else f"{name} ({who})"
+        return [_("No finished, verified games yet.")]
+    player, played, wins, mean_points = _("player"), _("games"), _("wins"), _("points/round")
+    lines = [f"{player:<28} {played:>5} {wins:>5} {mean_points:>12}"]
+    for (name, who), t in sorted(tallies.items(), key=lambda kv: (kv[0] != (_("you"), ""), kv[0])):
+        label = name if not who else f"{name} ({_('bot') if who == 'bot' else who})"
         mean = t.points / t.rounds if t.rounds else 0.0
         lines.append(f"{label:<28.28} {t.games:>5} {t.wins:>5} {mean:>12.2f}")
     return lines

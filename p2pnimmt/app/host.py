@@ -8,6 +8,7 @@ from itertools import count
 
 from ..bots import make_bot
 from ..engine import Settings
+from ..i18n import _, ngettext
 from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
 from ..net.files import WriteFailed
 from ..net.invite import invite_link, link_addresses
@@ -124,14 +125,15 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     node.session.journal.secret({"kind": "node", "role": "player", "name": options.name,
                                  "bot": bot_kind if headless else None, "listen": node.port,
                                  "host": options.interface or "", "host_port": node.port, "is_host": True})
-    say(f"code: {code}")
-    say(f"host key: {identity.fingerprint} (if two games answer this code, joiners tell them apart by it)")
-    say(f"listening on {options.interface or '0.0.0.0'}:{node.port}")
-    say(f"invite link: {invite_link(link_addresses(options.interface), node.port, code, identity.peer)}"
-        "  (join or watch it where mDNS does not reach)")
+    say(_("code: {code}").format(code=code))
+    say(_("host key: {key} (if two games answer this code, joiners tell them apart by it)").format(
+        key=identity.fingerprint))
+    say(_("listening on {address}").format(address=f"{options.interface or '0.0.0.0'}:{node.port}"))
+    say(_("invite link: {link}  (join or watch it where mDNS does not reach)").format(
+        link=invite_link(link_addresses(options.interface), node.port, code, identity.peer)))
     if old is not None:
-        say(f"rematch of {game_code(old.game_id or bytes(16))}: the seats are held for its players "
-            f"for {HOLD_SECONDS} s")
+        say(_("rematch of {code}: the seats are held for its players for {seconds} s").format(
+            code=game_code(old.game_id or bytes(16)), seconds=HOLD_SECONDS))
     advertiser = Advertiser(zc, node.game_id, identity.fingerprint, node.port, local_addresses(options.interface),
                             host_name=options.name, salt=node.salt)
     await advertiser.start(1, settings.players, "lobby", settings.variant, settings.deal)
@@ -155,7 +157,8 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         if n.lobby_state == "playing":
             remember_lobby(n)
             console.stop()  # its pending read must not take the first card typed
-        line = f"lobby: {len(players)}/{n.seats} seats: " + ", ".join(m.name for m in players)
+        line = _("lobby: {taken}/{seats} seats: {names}").format(taken=len(players), seats=n.seats,
+                                                                  names=", ".join(m.name for m in players))
         if said != [line]:
             said[:] = [line]
             front.say(line)
@@ -177,10 +180,11 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     again = False
     try:
         if old is None:
-            for _ in range(bots):
+            for _bot in range(bots):
                 await add_bot(bot_kind)
             if bots:
-                front.say(f"added {bots} {bot_kind} bot{'s' if bots > 1 else ''}")
+                front.say(ngettext("added {n} {kind} bot", "added {n} {kind} bots", bots).format(
+                    n=bots, kind=bot_kind))
         else:  # the bots stay: the same keys and names, in the seats they had
             seated = {peer for peer in (old.session.roster if old.session is not None else [])}
             for kept in host_bots:

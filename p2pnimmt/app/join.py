@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..bots import make_bot
+from ..i18n import _, ngettext
 from ..net.connection import ConnectionFailed
 from ..net.discovery import GameAd, closest_codes, game_code, parse_code
 from ..net.invite import Invite
@@ -25,27 +26,30 @@ LIST_OTHERS = 5  # live games named when none is close to the code looked for
 def not_found(code: str, ads: list[GameAd], where: str, verb: str) -> str:
     """Why `join CODE` gave up, and the live game(s) most likely meant: named with their hosts and keys, never
     handed over as a command to run (a code one typo away is another game: the person checks the host's screen)."""
-    lines = [f"no game with code {code} found on the LAN{where} ({FIND_SECONDS:.0f} s)"]
+    lines = [_("no game with code {code} found on the LAN{where} ({seconds} s)").format(
+        code=code, where=where, seconds=f"{FIND_SECONDS:.0f}")]
     near = closest_codes(code, ads)
     if near:
-        lines.append(f"the closest live code{'s' if len(near) > 1 else ''}: "
-                     + "; ".join(f"{ad.code} ({ad.told_apart()})" for ad in near))
+        lines.append(ngettext("the closest live code: {codes}", "the closest live codes: {codes}", len(near)).format(
+            codes="; ".join(f"{ad.code} ({ad.told_apart()})" for ad in near)))
         open_to = [ad for ad in near if verb == "watch" or (ad.state == "lobby" and ad.seats_taken is not None
                                                             and ad.seats_max is not None
                                                             and ad.seats_taken < ad.seats_max)]
         if open_to:
-            lines.append("if the host's screen shows that code and host key, type it again; else check the code "
-                         "on the host's screen")
+            lines.append(_("if the host's screen shows that code and host key, type it again; else check the code "
+                           "on the host's screen"))
         else:
-            lines.append(f"{'it' if len(near) == 1 else 'they'} cannot be joined now (playing or full): "
-                         "check the code on the host's screen")
+            lines.append(ngettext("it cannot be joined now (playing or full): check the code on the host's screen",
+                                  "they cannot be joined now (playing or full): check the code on the host's screen",
+                                  len(near)))
     elif ads:
-        more = f" and {len(ads) - LIST_OTHERS} more" if len(ads) > LIST_OTHERS else ""
-        lines.append("live games: " + ", ".join(f"{ad.code} ({ad.who})" for ad in ads[:LIST_OTHERS]) + more)
-        lines.append("see them all:  p2pnimmt games")
+        more = _(" and {n} more").format(n=len(ads) - LIST_OTHERS) if len(ads) > LIST_OTHERS else ""
+        lines.append(_("live games: {games}").format(
+            games=", ".join(f"{ad.code} ({ad.who})" for ad in ads[:LIST_OTHERS]) + more))
+        lines.append(_("see them all:  p2pnimmt games"))
     else:
-        lines.append("no game is advertised now; where multicast does not reach, give the host's invite link "
-                     "(`host` prints it) or dial the host:")
+        lines.append(_("no game is advertised now; where multicast does not reach, give the host's invite link "
+                       "(`host` prints it) or dial the host:"))
         lines.append(f"  p2pnimmt {verb} 'p2pnimmt://ADDRESS:PORT/{code}#KEY'")
         lines.append(f"  p2pnimmt {verb} {code} --peer HOST:PORT")
     return "\n".join(lines)
@@ -53,10 +57,10 @@ def not_found(code: str, ads: list[GameAd], where: str, verb: str) -> str:
 
 def several(code: str, games: list[list[GameAd]], verb: str) -> str:
     """Two or more games answer one code: which they are, and how to name the one meant."""
-    lines = [f"{len(games)} games answer to code {code} (one may be an impostor): tell them apart by the host key "
-             "the host's screen shows next to the code"]
+    lines = [_("{n} games answer to code {code} (one may be an impostor): tell them apart by the host key "
+               "the host's screen shows next to the code").format(n=len(games), code=code)]
     lines += [f"  {i}. {ads[0].told_apart()}" for i, ads in enumerate(games, 1)]
-    lines.append(f"then:  p2pnimmt {verb} {code} --host-key XXXX-XXXX")
+    lines.append(_("then:  {command}").format(command=f"p2pnimmt {verb} {code} --host-key XXXX-XXXX"))
     return "\n".join(lines)
 
 
@@ -67,20 +71,22 @@ async def pick(code: str, games: list[list[GameAd]], verb: str, ask: bool) -> li
         raise RoleFailed(text)
     say(text.rsplit("\n", 1)[0])
     while True:
-        answer = await stdin_lines().read(f"which one (1-{len(games)}, Enter: none)> ")
+        answer = await stdin_lines().read(_("which one (1-{n}, Enter: none)> ").format(n=len(games)))
         if answer is None or not answer.strip():
-            raise RoleFailed(f"no game chosen among the {len(games)} that answer to code {code}")
+            raise RoleFailed(_("no game chosen among the {n} that answer to code {code}").format(n=len(games),
+                                                                                               code=code))
         if answer.strip().isdigit() and 1 <= int(answer) <= len(games):
             return games[int(answer) - 1]
-        say(f"{answer.strip()!r} is not 1..{len(games)}")
+        say(_("{answer} is not 1..{n}").format(answer=repr(answer.strip()), n=len(games)))
 
 
 async def locate(code: str, options: Options, verb: str = "join", ask: bool = False) -> list[GameAd]:
     """The advertisements of the game with this code (one game: all of them share its game id), found by mDNS
     (saying so while it looks); `options.host_key` keeps only that host's. Several games answering the code:
     the person picks one (`ask`) or is told how to name it."""
-    where = f" on interface {options.interface}" if options.interface else ""
-    say(f"looking for game {code} on the LAN{where} (up to {FIND_SECONDS:.0f} s) ...")
+    where = _(" on interface {interface}").format(interface=options.interface) if options.interface else ""
+    say(_("looking for game {code} on the LAN{where} (up to {seconds} s) ...").format(
+        code=code, where=where, seconds=f"{FIND_SECONDS:.0f}"))
     found = await look(options.interface, FIND_SECONDS, code=code)
     match = [ad for ad in found.ads if ad.answers(code)]
     if options.host_key is not None:
@@ -88,8 +94,9 @@ async def locate(code: str, options: Options, verb: str = "join", ask: bool = Fa
         match = [ad for ad in match if ad.host == options.host_key]
         if not match:
             seen = "; ".join(ad.told_apart() for ad in others)
-            raise RoleFailed(f"no game with code {code} and host key {options.host_key} found on the LAN{where}"
-                             + (f" (with that code: {seen})" if seen else ""))
+            raise RoleFailed(_("no game with code {code} and host key {key} found on the LAN{where}").format(
+                code=code, key=options.host_key, where=where)
+                + (_(" (with that code: {seen})").format(seen=seen) if seen else ""))
     if not match:
         raise RoleFailed(not_found(code, found.ads, where, verb))
     games: dict[bytes, list[GameAd]] = {}
@@ -106,8 +113,8 @@ async def reach(node: Node, code: str, ads: list[GameAd], options: Options) -> t
     failures = []
     for ad in ads:
         if ad.salt is None:  # nothing binds its game id to the key it would prove (protocol.md 14)
-            failures.append(f"{ad.address} advertises no salt, so its game cannot be checked (an older p2pnimmt? "
-                            "dial it with --peer HOST:PORT)")
+            failures.append(_("{address} advertises no salt, so its game cannot be checked (an older p2pnimmt? "
+                              "dial it with --peer HOST:PORT)").format(address=ad.address))
             continue
         for address in ad.addresses:
             try:
@@ -115,7 +122,7 @@ async def reach(node: Node, code: str, ads: list[GameAd], options: Options) -> t
                 return address, ad.port
             except ConnectionFailed as exc:
                 failures.append(str(exc))
-    raise RoleFailed(f"cannot join {code}: " + "; ".join(failures))
+    raise RoleFailed(_("cannot join {code}: {why}").format(code=code, why="; ".join(failures)))
 
 
 async def reach_invite(node: Node, invite: Invite) -> tuple[str, int]:
@@ -129,8 +136,8 @@ async def reach_invite(node: Node, invite: Invite) -> tuple[str, int]:
         except ConnectionFailed as exc:
             failures.append(str(exc))
             if len(failures) < len(invite.addresses):
-                say(f"{exc}; trying the link's next address")
-    raise RoleFailed(f"cannot join {invite.code} by its link: " + "; ".join(failures))
+                say(_("{why}; trying the link's next address").format(why=exc))
+    raise RoleFailed(_("cannot join {code} by its link: {why}").format(code=invite.code, why="; ".join(failures)))
 
 
 async def run_join(code: str, role: str, options: Options, headless: bool = True, rematches: int = 0,
@@ -191,8 +198,9 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
                                 expect=old.host_peer if old is not None else None,
                                 host_key=None if offer is not None else options.host_key)
             except ConnectionFailed as exc:
-                what = "the rematch" if offer is not None else code
-                raise RoleFailed(f"cannot join {what} at {host}:{port}: {exc}") from None
+                what = _("the rematch") if offer is not None else code
+                raise RoleFailed(_("cannot join {what} at {address}: {why}").format(
+                    what=what, address=f"{host}:{port}", why=exc)) from None
         elif invite is not None and offer is None:
             host, port = await reach_invite(node, invite)
         else:
@@ -207,12 +215,15 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
         await old.close()  # the finished game's links are not needed any more
     if offer is None and game_code(node.game_id) != code:  # with --peer too: the code says which game you meant
         await node.close()
-        raise RoleFailed(f"the game at {host}:{port} has code {game_code(node.game_id)}, not {code}")
+        raise RoleFailed(_("the game at {address} has code {found}, not {code}").format(
+            address=f"{host}:{port}", found=game_code(node.game_id), code=code))
     node.session.journal.secret({"kind": "node", "role": role, "name": options.name, "bot": options.bot,
                                  "listen": node.port, "host": host, "host_port": port, "is_host": False})
-    front.say(f"joined {game_code(node.game_id)} at {host}:{port} as {role}"
-              + (f" (a rematch of {game_code(offer.previous)})" if offer is not None else "")
-              + (f"; host key {fingerprint(node.host_peer)} (the host's screen shows it)" if node.host_peer else ""))
+    front.say(_("joined {code} at {address} as {role}").format(code=game_code(node.game_id),
+                                                                address=f"{host}:{port}", role=_(role))
+              + (_(" (a rematch of {code})").format(code=game_code(offer.previous)) if offer is not None else "")
+              + (_("; host key {key} (the host's screen shows it)").format(key=fingerprint(node.host_peer))
+                 if node.host_peer else ""))
     front.show_lobby(node)
     try:
         status = await finish(node, files, options.give_up)

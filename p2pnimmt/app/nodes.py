@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..bots import Bot
-from ..i18n import _
+from ..i18n import _, ngettext, said
 from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
@@ -109,13 +109,16 @@ def _progress(node: Node) -> tuple[object, bool]:
 def _where(node: Node) -> str:
     session = node.session
     if session is None or session.start is None:
-        return "in the lobby, no link to the host"
+        return _("in the lobby, no link to the host")
     waiting = [session.names[seat] for seat in session.waiting_for() if seat != session.seat]
-    place = f"round {session.round + 1}, turn {session.turn + 1}, phase {session.phase}"
-    wait = f"waiting for {', '.join(waiting)}" if waiting else "waiting"
+    place = _("round {round}, turn {turn}, phase {phase}").format(round=session.round + 1, turn=session.turn + 1,
+                                                                  phase=session.phase)
+    wait = _("waiting for {names}").format(names=", ".join(waiting)) if waiting else _("waiting")
     if node.role == "spectator" and not node.links and node.host_address is not None:
-        return f"{place}, {wait}; no member of the game answers (dialled {tried(node, node.host_address)})"
-    return f"{place}, {wait}; linked to {len(node.links)} peer{'s' if len(node.links) != 1 else ''}"
+        return _("{place}, {wait}; no member of the game answers (dialled {tried})").format(
+            place=place, wait=wait, tried=tried(node, node.host_address))
+    return ngettext("{place}, {wait}; linked to {n} peer", "{place}, {wait}; linked to {n} peers",
+                    len(node.links)).format(place=place, wait=wait, n=len(node.links))
 
 
 async def stalled(node: Node, give_up: float) -> str:
@@ -139,17 +142,19 @@ async def stalled(node: Node, give_up: float) -> str:
         found = too_few(session, node.linked) if node.drop_after > 0 and session is not None else None
         few = found[0] if found is not None else None
         if found is not None and session is not None and all(left(node, session.roster[s]) for s in found[1]):
-            return found[0]
+            return said(found[0])
         few_since = None if few is None else now if few_since is None else few_since
         if few is not None and few_since is not None and now - few_since >= node.drop_after and not told:
             told = True
-            say(f"{few}; waiting for them to come back" + (f" (giving up after {give_up:.0f} s without progress)"
-                                                             if give_up > 0 else ""))
+            say(_("{why}; waiting for them to come back").format(why=said(few)) + (
+                _(" (giving up after {seconds} s without progress)").format(seconds=f"{give_up:.0f}")
+                if give_up > 0 else ""))
         current, busy = _progress(node)
         if busy or current != mark:
             mark, since = current, now
         elif 0 < give_up <= now - since:
-            return few if few is not None else f"no progress for {now - since:.0f} s ({_where(node)})"
+            return said(few) if few is not None else _("no progress for {seconds} s ({where})").format(
+                seconds=f"{now - since:.0f}", where=_where(node))
 
 
 async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
@@ -180,7 +185,7 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
         if stuck.done() and not stuck.cancelled() and not node.done.is_set():
             raise RoleFailed(_("giving up: {why}").format(why=stuck.result()) + _resume_hint(files))
         if node.refused:  # said once the full-screen table is gone (a line printed under it was lost)
-            raise RoleFailed(_("refused by the host: {why}").format(why=node.refused))
+            raise RoleFailed(_("refused by the host: {why}").format(why=said(node.refused)))
         await node.linger()
         # the session seals its transcript at GAME_END: sealed before we seal it here, the game was over first
         over_first = node.session is not None and getattr(node.session.journal, "sealed", False)
@@ -202,10 +207,10 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
         if fault is not None and over_first:
             # Over here (the transcript sealed with its result), then a message proved a rule broken: the game
             # this node played stands, as for the peers that had left by then; the proof is told, not recorded.
-            proof = neutral(fault.describe(dict(zip(session.roster, session.names))))
+            proof = said(neutral(fault.describe(dict(zip(session.roster, session.names)))))
             say(_("after the game was over: {proof}; the sealed transcript stands").format(proof=proof))
             return 0
-        say(f"game did not finish: phase {session.phase}")
+        say(_("game did not finish: phase {phase}").format(phase=session.phase))
         return 1
     finally:
         for task in waits:
@@ -215,10 +220,10 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
 def own_fault(code: str, detail: str) -> str:
     """What a node says when its own key is named at fault (it stops: everything it signs now only adds to it)."""
     if code == "equivocation":
-        return (f"stopped: this seat's key signed two different messages ({detail}): another process plays this "
-                "seat from a copy of its files (on another machine?), and the table names this seat for it; one "
-                "seat, one process: keep the files of a seat in one place")
-    return f"stopped: the table names this seat at fault: {code}: {detail}"
+        return _("stopped: this seat's key signed two different messages ({detail}): another process plays this "
+                 "seat from a copy of its files (on another machine?), and the table names this seat for it; one "
+                 "seat, one process: keep the files of a seat in one place").format(detail=detail)
+    return _("stopped: the table names this seat at fault: {code}: {detail}").format(code=code, detail=detail)
 
 
 def _resume_hint(files: NodeFiles) -> str:

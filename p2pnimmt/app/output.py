@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..i18n import _
+from ..i18n import _, said
 from ..neutral import neutral
 from ..protocol.events import (
     Committed,
@@ -69,7 +69,7 @@ def reporter(lines: StdinLines | None = None,
                 say(line)
         elif isinstance(event, RoundVoided):
             say(_("round {round} is void (nobody scores it): {reason}").format(round=event.round + 1,
-                                                                               reason=event.reason))
+                                                                               reason=said(event.reason)))
         elif isinstance(event, SeatDropped):
             say(_("{name} was dropped by the others' vote: a stand-in plays that hand").format(
                 name=node.session.names[event.seat]))
@@ -80,7 +80,7 @@ def reporter(lines: StdinLines | None = None,
                                                                           round=event.round + 1))
         elif isinstance(event, GameAborted):
             say(_("game aborted: {why}").format(
-                why=neutral(event.fault.describe(dict(zip(node.session.roster, node.session.names))))))
+                why=said(neutral(event.fault.describe(dict(zip(node.session.roster, node.session.names)))))))
 
     return report
 

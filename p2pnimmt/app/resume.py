@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..bots import make_bot
-from ..i18n import _
+from ..i18n import _, said
 from ..net.connection import ConnectionFailed
 from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
 from ..net.files import InUse, OwnFiles, key_path, own_messages, read_key, read_own_files, secrets_path
@@ -112,9 +112,10 @@ def read_files(path: Path, files: NodeFiles) -> tuple[OwnFiles, Callable[[], Tra
     try:
         identity = read_key(path)
     except FileNotFoundError:
-        raise RoleFailed(f"cannot resume from {path}: it has no key file ({key}): only a seat of a network game "
-                         "can be taken up again (a game against bots, `p2pnimmt play`, keeps none: its seed, "
-                         "printed at its start, replays it with `p2pnimmt play --seed SEED`)") from None
+        raise RoleFailed(_("cannot resume from {path}: it has no key file ({key}): only a seat of a network game "
+                           "can be taken up again (a game against bots, `p2pnimmt play`, keeps none: its seed, "
+                           "printed at its start, replays it with `p2pnimmt play --seed SEED`)").format(
+            path=path, key=key)) from None
     except OSError as exc:
         raise RoleFailed(f"cannot resume from {path}: cannot read its key file {key}: "
                          f"{exc.strerror or exc}") from None
@@ -137,13 +138,13 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
     files = NodeFiles()
     try:
         if not path.is_file():
-            raise UsageError(f"cannot resume from {path}: no such transcript (`p2pnimmt history` lists the games "
-                             "kept here)")
+            raise UsageError(_("cannot resume from {path}: no such transcript (`p2pnimmt history` lists the games "
+                               "kept here)").format(path=path))
         _check_is_transcript(path)
         own, open_journal = read_files(path, files)
         files.transcript = path
         for what in own.trimmed:
-            say(f"trimmed {what}: the write a crash or a full disk cut short")
+            say(_("trimmed {what}: the write a crash or a full disk cut short").format(what=what))
         try:
             checked = check_own_transcript(own.data, own.identity)
         except TranscriptError as exc:
@@ -152,9 +153,10 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
             raise RoleFailed(f"cannot resume from {path}: the transcript{key} is damaged{where}: {exc.reason}; "
                              "nothing was sent (`p2pnimmt verify` shows the same)") from None
         if checked.sealed:
-            raise RoleFailed(f"the game in {path} is over (its transcript is sealed)")
+            raise RoleFailed(_("the game in {path} is over (its transcript is sealed)").format(path=path))
         if checked.session.fault is not None:
-            raise RoleFailed(f"the game in {path} was aborted: {checked.session.fault.detail}")
+            raise RoleFailed(_("the game in {path} was aborted: {why}").format(
+                path=path, why=said(checked.session.fault.detail)))
         secrets = _secrets(path, own, checked)
         info = next((r for r in reversed(secrets) if r.get("kind") == "node"), None)
         if info is None:
@@ -163,10 +165,11 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
         is_host = bool(info.get("is_host"))
         game_id = checked.session.game_id
         if checked.session.start is None:  # a lobby, or a join refused (the game had started without us)
-            code = game_code(game_id) if game_id is not None else "CODE (the code on the host's screen)"
-            again = "host a new game" if is_host else f"to play, join again: p2pnimmt join {code}"
-            raise RoleFailed(f"the game in {path} had not started for this peer (a lobby, or a join the host "
-                             f"refused): there is nothing to take up; {again}")
+            code = game_code(game_id) if game_id is not None else _("CODE (the code on the host's screen)")
+            again = _("host a new game") if is_host else _("to play, join again: {command}").format(
+                command=f"p2pnimmt join {code}")
+            raise RoleFailed(_("the game in {path} had not started for this peer (a lobby, or a join the host "
+                               "refused): there is nothing to take up; {again}").format(path=path, again=again))
         try:
             journal = open_journal()
         except (DecodeError, OSError) as exc:
@@ -189,7 +192,8 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
         await node.listen(info["listen"])
     except OSError as exc:
         if is_host:
-            raise RoleFailed(f"cannot listen on port {info['listen']} again (the players redial it): {exc}") from None
+            raise RoleFailed(_("cannot listen on port {port} again (the players redial it): {why}").format(
+                port=info["listen"], why=exc)) from None
         await node.listen(0)
     session = OneCopySession(identity, game_id=game_id, journal=journal)
     session.on_other_copy = node.done.set  # another process plays this seat: this one stops (app.onecopy)
@@ -200,10 +204,10 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
         front.no_lobby()
         if is_host:
             restore_lobby(node, session, secrets)
-        say(f"resumed {game_code(session.game_id)} from {path}: {len(wires)} messages replayed, "
-            f"phase {session.phase}, round {session.round + 1}")
+        say(_("resumed {code} from {path}: {n} messages replayed, phase {phase}, round {round}").format(
+            code=game_code(session.game_id), path=path, n=len(wires), phase=session.phase, round=session.round + 1))
         if is_host:
-            say(f"listening on {options.interface or '0.0.0.0'}:{node.port}")
+            say(_("listening on {address}").format(address=f"{options.interface or '0.0.0.0'}:{node.port}"))
             zc = open_zeroconf(options.interface)
             advertiser = Advertiser(zc, session.game_id, identity.fingerprint, node.port,
                                     local_addresses(options.interface), host_name=info["name"],
@@ -216,7 +220,8 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
             try:
                 await node.join(host, port, session.game_id)
             except ConnectionFailed as exc:
-                raise RoleFailed(f"cannot reach the host at {host}:{port}: {exc}") from None
+                raise RoleFailed(_("cannot reach the host at {address}: {why}").format(
+                    address=f"{host}:{port}", why=exc)) from None
         status = await finish(node, files, options.give_up, stopped=session.why_stopped)
         await front.results()
         return status

@@ -41,9 +41,9 @@ class WebOptions:
 
 def show(url: str, options: WebOptions) -> None:
     """Tell the person where the page is, and open it when a person is at this terminal."""
-    say(f"web: {url}")
+    say(_("web: {url}").format(url=url))
     if options.open and sys.stdout.isatty() and not opened(url):
-        say(f"no browser could be opened here: open {url} in a browser yourself (or pass --no-open)")
+        say(_("no browser could be opened here: open {url} in a browser yourself (or pass --no-open)").format(url=url))
 
 
 def opened(url: str) -> bool:
@@ -105,9 +105,9 @@ async def guest_seat(node: Node, options: Options) -> tuple[Node, Page]:
 
     assert node.game_id is not None
     if node.lobby_state != "lobby":
-        raise ValueError("the game has started")
+        raise ValueError(_("the game has started"))
     if len(node.players()) >= node.seats:
-        raise ValueError(f"all {node.seats} seats are taken")
+        raise ValueError(_("all {seats} seats are taken").format(seats=node.seats))
     name = guest_name(node)
     model = TableModel()
     Placer(model)
@@ -151,7 +151,7 @@ async def start_guest(node: Node, options: Options, helpers: list[Node]) -> str:
 
     node.spawn(close_when_done())
     url = server.url(token)
-    say(f"guest seat: {url}")
+    say(_("guest seat: {url}").format(url=url))
     return url
 
 
@@ -338,14 +338,14 @@ class WebFront:
         node = self.node
         assert node is not None and self.page is not None and self.tv is not None
         if self.guest is not None:
-            raise ValueError("a guest seat is already offered")
+            raise ValueError(_("a guest seat is already offered"))
         helper, page = await guest_seat(node, self.options)
         self.helpers.append(helper)
         url = self.server.url(self.server.add(page.view))
         self.guest = {"name": helper.name, "url": url, "qr": qr_uri(url)}
-        say(f"guest seat: {url}")
+        say(_("guest seat: {url}").format(url=url))
         self.tv.view.changed()
-        return f"a guest seat is offered: open {url} on the guest's phone"
+        return _("a guest seat is offered: open {url} on the guest's phone").format(url=url)
 
     async def results(self) -> None:
         """After the game: the page stays up until the person leaves it (a TV page: until Ctrl-C)."""

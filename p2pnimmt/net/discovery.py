@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # zeroconf (about 5 MB and 110 modules) loads when a node adv
     from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
 from ..engine import DEALS, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
+from ..i18n import _
 from ..neutral import shown
 from ..protocol.names import is_name, name_problem
 
@@ -91,11 +92,12 @@ def parse_code(text: str) -> str:
     """
     cleaned = "".join(ch for ch in text.upper() if ch not in " -").translate(_AS_TYPED)
     if len(cleaned) != CODE_LENGTH:
-        raise ValueError(f"a game code is {CODE_LENGTH} letters and digits, got {shown(text)}")
+        raise ValueError(_("a game code is {n} letters and digits, got {text}").format(n=CODE_LENGTH,
+                                                                                         text=shown(text)))
     wrong = next((ch for ch in cleaned if ch not in CODE_ALPHABET), None)
     if wrong is not None:
-        raise ValueError(f"a game code has no {shown(wrong)} (codes use 0-9 and A-Z without I, L, O, U), "
-                         f"got {shown(text)}")
+        raise ValueError(_("a game code has no {char} (codes use 0-9 and A-Z without I, L, O, U), got {text}").format(
+            char=shown(wrong), text=shown(text)))
     return cleaned
 
 
@@ -179,7 +181,7 @@ class GameAd:
     @property
     def who(self) -> str:
         """The host's name; its fingerprint when the host advertised no (usable) name."""
-        return self.host_name if self.host_name is not None else f"host {self.host}"
+        return self.host_name if self.host_name is not None else _("host {key}").format(key=self.host)
 
     @property
     def address(self) -> str:
@@ -187,8 +189,10 @@ class GameAd:
 
     def summary(self) -> str:
         """`ann  standard, sealed deal  seats 1/4  lobby` (the start menu's entry, after the code)."""
-        game = ", ".join(filter(None, [self.variant, self.deal and f"{self.deal} deal"])) or "game ?"
-        return f"{self.who}  {game}  seats {self.seats}  {self.state}"
+        game = ", ".join(filter(None, [self.variant and _(self.variant),
+                                       self.deal and _("{deal} deal").format(deal=_(self.deal))])) or _("game ?")
+        return _("{who}  {game}  seats {seats}  {state}").format(who=self.who, game=game, seats=self.seats,
+                                                                 state=_(self.state))
 
     def line(self) -> str:
         notes = f"  ({'; '.join(self.notes)})" if self.notes else ""
@@ -197,7 +201,8 @@ class GameAd:
     def told_apart(self) -> str:
         """`ann, host key ABCD-EFGH, at 10.0.0.5:4000, seats 1/4, lobby`: what tells two games of one code apart
         (the host's screen shows its key next to the code)."""
-        return f"{self.who}, host key {self.host}, at {self.address}, seats {self.seats}, {self.state}"
+        return _("{who}, host key {key}, at {address}, seats {seats}, {state}").format(
+            who=self.who, key=self.host, address=self.address, seats=self.seats, state=_(self.state))
 
 
 class Advertiser:

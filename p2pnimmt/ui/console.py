@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from ..engine import BULL_HEADS, HAND_SIZE
-from ..i18n import N_, _
+from ..i18n import N_, _, said
 from ..neutral import neutral
 from ..protocol.events import (
     Event,
@@ -131,7 +131,7 @@ class LinesTable:
                      won.format(names=", ".join(names[s] for s in event.winners), heads=bull_heads(low)))
         elif isinstance(event, GameAborted):
             self.say(_("Game aborted: {why}").format(
-                why=neutral(event.fault.describe(dict(zip(session.roster, names))))))
+                why=said(neutral(event.fault.describe(dict(zip(session.roster, names)))))))
         game = session.game
         if game is not None and game.draft is not None and game.draft is not self.draft:
             self.draft, self.picks_shown = game.draft, 0

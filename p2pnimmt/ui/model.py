@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine import BULL_HEADS
-from ..i18n import N_, _
+from ..i18n import N_, _, said
 from ..neutral import neutral
 from ..protocol.events import (
     ClockRan,
@@ -374,7 +374,7 @@ class TableModel:
 
     def _on_GameAborted(self, session, event: GameAborted) -> None:
         self.asked = None
-        self.aborted = neutral(event.fault.describe(dict(zip(session.roster, session.names))))
+        self.aborted = said(neutral(event.fault.describe(dict(zip(session.roster, session.names)))))
         self.say(_("Game aborted: {why}").format(why=self.aborted))
 
     def _on_Fault(self, session, event: Fault) -> None:
@@ -382,14 +382,14 @@ class TableModel:
             names = dict(zip(session.roster, session.names))
             if event.code.startswith("sealed-") or event.code == "absent":  # a verdict on the sealed deal
                 self.message = _("{who} is at fault: {detail}").format(
-                    who=names.get(event.peer, _("a peer")), detail=neutral(event.detail))
+                    who=names.get(event.peer, _("a peer")), detail=said(neutral(event.detail)))
             else:
-                self.message = _("ignored bad data: {what}").format(what=neutral(event.describe(names)))
+                self.message = _("ignored bad data: {what}").format(what=said(neutral(event.describe(names))))
             self.say(self.message)
 
     def _on_RoundVoided(self, session, event: RoundVoided) -> None:
         self.say(_("Round {round} is void (nobody scores it): {reason}; the next round is dealt without that seat")
-                 .format(round=event.round + 1, reason=event.reason))
+                 .format(round=event.round + 1, reason=said(event.reason)))
 
     def _on_SeatDropped(self, session, event: SeatDropped) -> None:
         self.players[event.seat].status = DROPPED

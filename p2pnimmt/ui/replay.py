@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 
+from ..i18n import _
 from ..protocol.events import Event, GameOver, Revealed, RoundEnded, RoundStarted, TurnResolved
 from ..protocol.session import Session
 from ..protocol.verify import TranscriptError, replay as replay_transcript
@@ -41,9 +42,9 @@ def commitments_line(session: Session, event: Revealed) -> str:
     parts = []
     for seat, card in enumerate(event.cards):
         env = commits.get(seat)
-        commit = env.body["commit"].hex()[:6] if env is not None else "stand-in"
+        commit = env.body["commit"].hex()[:6] if env is not None else _("stand-in")
         parts.append(f"{session.names[seat]} {commit}:{card}")
-    return "commits: " + ", ".join(parts)
+    return _("commits: {list}").format(list=", ".join(parts))
 
 
 def frames(data: bytes) -> list[Frame]:
@@ -72,17 +73,19 @@ def frames(data: bytes) -> list[Frame]:
                 model.say(commitments_line(session, item))
             model.update(session, item)
             if isinstance(item, RoundStarted):
-                keep(item, "round", f"round {item.round + 1} dealt")
+                keep(item, "round", _("round {round} dealt").format(round=item.round + 1))
             elif isinstance(item, Revealed):
-                keep(item, "revealed", f"round {item.round + 1}, turn {item.turn + 1}: cards revealed")
+                keep(item, "revealed", _("round {round}, turn {turn}: cards revealed").format(
+                    round=item.round + 1, turn=item.turn + 1))
             elif isinstance(item, TurnResolved):
-                keep(item, "placed", f"round {item.round + 1}, turn {item.turn + 1}: cards placed")
+                keep(item, "placed", _("round {round}, turn {turn}: cards placed").format(
+                    round=item.round + 1, turn=item.turn + 1))
             elif isinstance(item, RoundEnded):
-                keep(item, "round-end", f"round {item.round + 1} over")
+                keep(item, "round-end", _("round {round} over").format(round=item.round + 1))
             elif isinstance(item, GameOver):
-                keep(item, "over", "game over")
+                keep(item, "over", _("game over"))
     if not found:
-        raise ReplayError("the transcript holds no dealt round")
+        raise ReplayError(_("the transcript holds no dealt round"))
     return found
 
 
@@ -93,7 +96,7 @@ class ReplayApp:
         self.frames = stops
         self.index = 0
         self.model = TableModel()
-        self.ui = TableApp(self.model, None, input=input, output=output, title="p2pnimmt replay")
+        self.ui = TableApp(self.model, None, input=input, output=output, title=_("p2pnimmt replay"))
         keys = KeyBindings()
         keys.add("left")(lambda _e: self.go(self.index - 1))
         keys.add("right")(lambda _e: self.go(self.index + 1))

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..i18n import _
+from ..i18n import _, ngettext
 from ..protocol.events import Event, GameStarted
 from ..ui import placing
 from ..ui.model import DROPPED, TableModel, heads
@@ -161,7 +161,7 @@ class Page:
         return self.seat
 
     def refuse(self, why: str) -> None:
-        self.refused = f"refused: {why}"
+        self.refused = _("refused: {why}").format(why=why)
 
     async def act(self, intent: dict[str, Any]) -> None:
         """One intent from the page: play, row, pick, lobby, guest, leave, present, stand_in, back.
@@ -179,9 +179,9 @@ class Page:
             return await self._lobby(do, intent)
         if do == "again":
             if self.seat is None or self.again is None or self.model.over is None:
-                return self.refuse("again: no rematch to ask for here (only a seat's page, at game over)")
+                return self.refuse(_("again: no rematch to ask for here (only a seat's page, at game over)"))
             said = self.again()
-            self.model.rematch = said or "on to the rematch: its lobby follows"
+            self.model.rematch = said or _("on to the rematch: its lobby follows")
             self.model.changed()
             return
         if do == "leave":
@@ -216,14 +216,14 @@ class Page:
             try:
                 self.lobby_message = await self.command(words)
             except ValueError as exc:
-                self.lobby_message = f"not done: {exc}"
+                self.lobby_message = _("not done: {why}").format(why=exc)
             return
         if self.offer_guest is None:
-            return self.refuse("guest: this page cannot offer a guest seat")
+            return self.refuse(_("guest: this page cannot offer a guest seat"))
         try:
             self.lobby_message = await self.offer_guest()
         except ValueError as exc:
-            self.lobby_message = f"not done: {exc}"
+            self.lobby_message = _("not done: {why}").format(why=exc)
 
     def _present(self) -> None:
         """The person at our away seat is back (a button, a key or a click on the hand): as the terminal's key."""
@@ -240,8 +240,8 @@ class Page:
         """Ask the stand-in for the other seats this turn waits on (the terminal's `a`: Seat.ask_stand_in)."""
         model = self.model
         if not self.stand_in_names():
-            return self.refuse("nobody to ask the stand-in for: the turn waits on no one else, a clock runs, "
-                               "or you asked")
+            return self.refuse(_("nobody to ask the stand-in for: the turn waits on no one else, a clock runs, "
+                                 "or you asked"))
         try:
             asked = self._seat.ask_stand_in()
         except Exception as exc:  # a network or protocol problem: a message, never a traceback
@@ -263,9 +263,9 @@ class Page:
         model = self.model
         me = model.seat
         if me is None or not 0 <= me < len(model.players) or model.players[me].status != DROPPED:
-            return self.refuse("back: your seat is not dropped")
+            return self.refuse(_("back: your seat is not dropped"))
         if model.over is not None or model.aborted:
-            return self.refuse("back: the game is over")
+            return self.refuse(_("back: the game is over"))
         try:
             take = getattr(self.node, "take_seat_back", None)
             if callable(take):
@@ -275,7 +275,7 @@ class Page:
         except Exception as exc:  # a network problem: a message, never a traceback
             return model.warn(f"{type(exc).__name__}: {exc}")
         self.back_asked = True
-        model.say("You asked for your seat back: you play again from the round after every player has your ask")
+        model.say(_("You asked for your seat back: you play again from the round after every player has your ask"))
         model.changed()
 
     def _move(self, do: str, number: int) -> None:
@@ -283,13 +283,14 @@ class Page:
         self._present()  # a move from the person at an away seat: they are back, as any key at the terminal
         if do == "play" and model.asked == "card":
             model.committed, model.asked = number, None
-            model.say(f"You commit {number}")
+            model.say(_("You commit {card}").format(card=number))
             if not self._intent(lambda seat: seat.play(number)):
                 model.committed, model.asked = None, "card"
         elif do == "row" and model.asked == "row" and 0 <= number < 4:
             heads_now = heads(model.rows[number])
             if self._intent(lambda seat: seat.choose_row(number)):
-                model.say(f"You take row {number + 1} ({heads_now} bull heads)")
+                model.say(_("You take row {row} ({heads})").format(
+                    row=number + 1, heads=ngettext("{n} bull head", "{n} bull heads", heads_now).format(n=heads_now)))
         elif do == "pick" and model.asked == "pick":
             self._intent(lambda seat: seat.pick(number))
         model.changed()
@@ -300,7 +301,7 @@ class Page:
         except Exception as exc:  # a network or protocol problem: a message on the page, never a traceback
             error = f"{type(exc).__name__}: {exc}"
         if error:
-            self.model.warn(f"not accepted: {error}")
+            self.model.warn(_("not accepted: {why}").format(why=error))
             return False
         self.model.message = None
         return True

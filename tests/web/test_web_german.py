@@ -13,7 +13,7 @@ from pages import TV, open_page
 from p2pnimmt.web.strings import STRINGS_JS, page_strings
 
 LO = ["--interface", "127.0.0.1"]
-URL = r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)"
+URL = r"Web: (http://127\.0\.0\.1:\d+/\?t=\S+)"  # the German watcher says where its page is in German
 
 
 def test_committed_page_strings_are_made_from_the_catalog() -> None:
