@@ -116,10 +116,10 @@ def run_lines(settings: Settings, bot: str, seed: bytes | None, name: str, read:
               out: TextIO) -> int:
     """A game against bots, line by line (the seed is printed first, to replay it); the exit status."""
     seed = seed if seed is not None else secrets.token_bytes(32)
-    names = [name] + [f"bot{s} ({bot})" for s in range(1, settings.players)]
-    front = LinesTable(names, read, out)
+    front = LinesTable([], read, out)
     kept = Kept()
     table = local_table(settings, bot, name, seed, kept, on_event=front.on_event)
+    front.names = [name] + [f"{n} ({bot})" for n in table.names[1:]]
     print(ngettext("New game: you and {n} bot. Seed {seed}", "New game: you and {n} bots. Seed {seed}",
                    settings.players - 1).format(n=settings.players - 1, seed=seed.hex()), file=out)
     try:

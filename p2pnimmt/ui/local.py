@@ -11,12 +11,14 @@ import hashlib
 import os
 from collections import deque
 from collections.abc import Callable
+from itertools import count
 
 from ..bots import bot_move, make_bot
 from ..engine import Settings
 from ..protocol.delivery import recipients
 from ..protocol.events import Event, Outgoing
 from ..protocol.identity import Identity, game_id_for
+from ..protocol.names import first_unlike
 from ..protocol.session import LocalError, Session
 from ..protocol.transcript import TranscriptJournal
 
@@ -63,7 +65,7 @@ class LocalTable:
             ident.peer: Session(ident, game_id=game_id, entropy=seeded_entropy(seed, f"entropy/{i}"),
                                 journal=TranscriptJournal(sink, ident) if i == 0 else None)
             for i, ident in enumerate(self.identities + self.watchers)}
-        self.names = [name] + [f"bot{s}" for s in range(1, settings.players)]
+        self.names = bot_names(name, settings.players - 1)
         self.bots = {ident.peer: make_bot(bot, seed + bytes([s])) for s, ident in enumerate(self.identities) if s}
         self.queue: deque[tuple[bytes, bytes, bytes]] = deque()
         self.on_event = on_event
@@ -169,3 +171,12 @@ class SessionSeat:
 def LocalSeat(table: LocalTable) -> SessionSeat:  # noqa: N802 - reads as the seat it makes
     """The person's seat at a LocalTable (nothing to close when leaving: the table lives in memory)."""
     return SessionSeat(lambda: table.session, lambda outputs: table.act(table.me, outputs))
+
+
+def bot_names(name: str, bots: int) -> list[str]:
+    """The person's name and the bots': bot1, bot2, ... skipping any that looks like a name already at the table
+    (protocol.md 9: no two seats look alike; a person called "bot1" plays beside bot2 and bot3)."""
+    names = [name]
+    for seat in range(1, bots + 1):
+        names.append(first_unlike((f"bot{n}" for n in count(seat)), names))
+    return names
