@@ -11,6 +11,14 @@ game's host, "port": the port the relay listens on for the page}; then binary me
 channel number and the rest: the page sends DIAL (rest: JSON [address, port]), DATA and CLOSE; the relay sends
 OPENED, ACCEPTED (a peer dialled the page's port), DATA and CLOSE (rest: why, UTF-8). The relay dials only
 the addresses of the game's members and its host (never an open proxy), and opens at most CHANNELS at once.
+
+Who may hold a tunnel (issue 22 item 3: the phone's link is on the TV, in its QR code, for anyone to read): a
+tunnel whose page holds a player's seat (a player of the game listens at the tunnel's port) always has room and is
+never cut; the others (pages not seated yet, and strangers) have at most PER_SOURCE tunnels from one address and
+`spare` in all (TUNNELS, fewer when the process may open few files: each tunnel can hold 2 x CHANNELS + 1). Past
+that a new one cuts the oldest unseated tunnel of the address that holds the most, when that address holds more
+than the newcomer's would; else it is refused (503). A seat's tunnel is kept by the page server's connection
+bound too (web.guard), an unseated one is not.
 """
 
 from __future__ import annotations
@@ -19,6 +27,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import resource
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Protocol
@@ -34,9 +44,12 @@ MAX_BUFFERED = 1024 * 1024  # bytes the page sent on a channel not yet taken by 
 MAX_TUNNEL_MESSAGE = 256 * 1024  # a session frame is at most about 66 KiB
 READ = 64 * 1024
 DIAL_TIMEOUT = 5.0
+TUNNELS = 16  # tunnels of pages that hold no seat (yet), all addresses together (fewer with few open files)
+PER_SOURCE = 3  # of them from one address (a phone whose old tunnel the relay has not seen close yet)
 
 
 class Member(Protocol):
+    role: str
     port: int
 
     def dial_at(self) -> list[str]: ...
@@ -68,9 +81,52 @@ def header(op: int, channel: int) -> bytes:
 class Relay:
     """The relay of one node for its phone pages: `node()` is the node of the game now (a rematch: the next)."""
 
-    def __init__(self, node: Callable[[], Node | None], interface: str) -> None:
+    def __init__(self, node: Callable[[], Node | None], interface: str, *, spare: int | None = None,
+                 per_source: int = PER_SOURCE) -> None:
         self.node = node
         self.interface = interface
+        if spare is None:
+            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+            soft = soft if soft != resource.RLIM_INFINITY else 1 << 20
+            spare = max(2, min(TUNNELS, soft // (8 * (2 * CHANNELS + 1))))  # an eighth of the files at most
+        self.spare = spare
+        self.per_source = per_source
+        self.tunnels: list[Tunnel] = []  # open, oldest first
+        self.closing: set[asyncio.Task] = set()  # tunnels being cut
+
+    def seated_ports(self) -> set[int]:
+        """The ports the game's players listen at (a tunnel listening at one of them is a seat's page)."""
+        node = self.node()
+        if node is None:
+            return set()
+        return {member.port for member in node.members.values() if member.role == "player"}
+
+    def seated(self, tunnel: Tunnel) -> bool:
+        return tunnel.port is not None and tunnel.port in self.seated_ports()
+
+    def room(self, source: str, port: int) -> None:
+        """Make room for one more tunnel from `source` that asks to listen at `port`, or refuse it (503)."""
+        seats = self.seated_ports()
+        held = {t.port for t in self.tunnels}
+        coming_back = port in seats and port not in held  # a seat's page again, at its port: always room
+        unseated = [t for t in self.tunnels if t.port not in seats]
+        mine = [t for t in unseated if t.source == source]
+        if not coming_back and len(mine) >= self.per_source:
+            raise web.HTTPServiceUnavailable(text=f"the phone page is open {self.per_source} times from {source} "
+                                             "already")
+        if len(unseated) < self.spare:
+            return
+        count = Counter(t.source for t in unseated)
+        most = max(count, key=lambda s: (count[s], s == source))
+        if not coming_back and count[most] <= len(mine) + 1:
+            raise web.HTTPServiceUnavailable(text=f"the phone page is open {self.spare} times already")
+        oldest = next(t for t in unseated if t.source == most)
+        self.tunnels.remove(oldest)
+        oldest.cut = True
+        if oldest.ws.prepared:
+            task = asyncio.ensure_future(oldest.ws.close(message=b"cut: the phone page is open too many times"))
+            self.closing.add(task)
+            task.add_done_callback(self.closing.discard)
 
     def allowed(self) -> set[tuple[str, int]]:
         """The addresses a page may have dialled: the game's host and its members (as the host's lobby says)."""
@@ -92,24 +148,43 @@ class Relay:
             return (node.interface or own, node.port)
         return node.host_address
 
-    async def serve(self, request: web.Request) -> web.WebSocketResponse:
-        """One page's tunnel, until its WebSocket closes (then every connection of it is closed)."""
+    async def serve(self, request: web.Request, keep: Callable[[], None] = lambda: None) -> web.WebSocketResponse:
+        """One page's tunnel, until its WebSocket closes (then every connection of it is closed). `keep()` tells the
+        page server's connection bound that this connection is a seat's (never shed), once it is."""
         node = self.node()
         if node is None or node.game_id is None:
             raise web.HTTPServiceUnavailable(text="no game here yet")
+        port = wanted_port(request.query.get("port", ""))
+        source = request.remote or "?"
+        self.room(source, port)
         ws = web.WebSocketResponse(max_msg_size=MAX_TUNNEL_MESSAGE, heartbeat=10.0)
-        await ws.prepare(request)
-        tunnel = Tunnel(self, ws)
-        await tunnel.run(node, wanted_port(request.query.get("port", "")))
+        tunnel = Tunnel(self, ws, source, keep)
+        self.tunnels.append(tunnel)
+        try:
+            await ws.prepare(request)
+            if tunnel.cut:  # cut meanwhile for a newer one: closed at once
+                await ws.close(message=b"cut: the phone page is open too many times")
+            else:
+                await tunnel.run(node, port)
+        finally:
+            if tunnel in self.tunnels:
+                self.tunnels.remove(tunnel)
         return ws
 
 
 class Tunnel:
     """The channels of one page's WebSocket: TCP connections dialled for it or accepted on its port."""
 
-    def __init__(self, relay: Relay, ws: web.WebSocketResponse) -> None:
+    def __init__(self, relay: Relay, ws: web.WebSocketResponse, source: str = "?",
+                 keep: Callable[[], None] = lambda: None) -> None:
         self.relay = relay
         self.ws = ws
+        self.source = source  # the address the page came from
+        self.port: int | None = None  # where it listens for the page (once it does)
+        self.keep = keep
+        self.kept = False  # a seat's page: told to the page server's connection bound
+        self.looked = 0.0  # when we last looked whether the page holds a seat
+        self.cut = False  # cut for a newer tunnel (Relay.room)
         self.writers: dict[int, asyncio.StreamWriter] = {}
         self.dialling: set[int] = set()  # channels the page asked to dial, not yet connected
         self.inbound: dict[int, str] = {}  # channels accepted on the page's port, oldest first -> their source
@@ -128,11 +203,15 @@ class Tunnel:
         except OSError:  # taken meanwhile: any port (the peers learn it from the page's join, via the host)
             self.server = await asyncio.start_server(self.accepted, self.relay.interface, 0)
         try:
-            port = self.server.sockets[0].getsockname()[1]
+            port = self.port = self.server.sockets[0].getsockname()[1]
+            self.seat_check()
             host = list(self.relay.host_address(node))
             assert node.game_id is not None  # checked by Relay.serve
-            await self.ws.send_str(json.dumps({"game": node.game_id.hex(), "host": host, "port": port,
-                                               "address": self.relay.interface}))
+            try:
+                await self.ws.send_str(json.dumps({"game": node.game_id.hex(), "host": host, "port": port,
+                                                   "address": self.relay.interface}))
+            except ConnectionError:  # the page went (or was cut) at once: nothing to relay, nothing to log
+                return
             async for message in self.ws:
                 if message.type != WSMsgType.BINARY or len(message.data) < 5:
                     break
@@ -144,7 +223,17 @@ class Tunnel:
             for task in list(self.tasks):
                 task.cancel()
 
+    def seat_check(self) -> None:
+        """Once the page holds a seat, its connection is a seat's page's for the page server (never shed)."""
+        now = time.monotonic()
+        if not self.kept and now - self.looked >= 1.0:
+            self.looked = now
+            if self.relay.seated(self):
+                self.kept = True
+                self.keep()
+
     async def on_message(self, data: bytes) -> None:
+        self.seat_check()
         op, channel, rest = data[0], int.from_bytes(data[1:5], "big"), data[5:]
         if op == DATA:
             writer = self.writers.get(channel)

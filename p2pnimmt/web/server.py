@@ -174,8 +174,8 @@ class WebServer:
         relay = self._relay_of(request)
         if request.headers.get("Origin") not in {f"http://{h}" for h in self._hosts()}:
             raise web.HTTPForbidden(text="unknown origin", headers=HEADERS)
-        self.gate.keep(request.transport)  # a peer's link: never shed for a newer connection
-        return await relay.serve(request)
+        transport = request.transport  # a seat's page (once it holds one): never shed for a newer connection
+        return await relay.serve(request, keep=lambda: self.gate.keep(transport))
 
     async def _static(self, request: web.Request) -> web.Response:
         found = self.files.get(request.match_info["name"])

@@ -5,6 +5,7 @@ raw sockets on 127.0.0.1 (an attacker's come from other loopback addresses, 127.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -300,3 +301,102 @@ async def wait_until(condition, what: str, timeout: float = OUTER) -> None:
     while not condition():
         assert asyncio.get_running_loop().time() < end, f"no {what} within {timeout} s"
         await asyncio.sleep(0.05)
+
+
+PHONE_URL = r"phone: http://127\.0\.0\.1:\d+/phone\?t=(\S+)"
+
+
+async def open_tunnels(port: str, token: str, sources: list[str], each: int) -> tuple[list, list, list]:
+    """`each` relay WebSockets (the phone page's tunnel) from every address of `sources`: (sessions, opened
+    sockets, refusals)."""
+    sessions = [aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(ip, 0), limit=0)) for ip in sources]
+    own = {"Origin": f"http://127.0.0.1:{port}"}
+
+    async def one(session):
+        try:
+            return await session.ws_connect(f"ws://127.0.0.1:{port}/relay?t={token}", headers=own,
+                                            timeout=aiohttp.ClientWSTimeout(ws_close=5))
+        except (aiohttp.WSServerHandshakeError, aiohttp.ClientError, OSError) as exc:
+            return exc
+
+    results = await asyncio.gather(*(one(s) for s in sessions for _ in range(each)))
+    opened = [r for r in results if isinstance(r, aiohttp.ClientWebSocketResponse)]
+    return sessions, opened, [r for r in results if not isinstance(r, aiohttp.ClientWebSocketResponse)]
+
+
+async def test_a_stranger_with_the_phone_link_keeps_no_seat_out_and_takes_few_files(tmp_path: Path, procs) -> None:
+    """Items 3 and 4 on the phone's relay (issue 26): its link is the TV's QR code, so anyone in the room has it.
+    288 relay WebSockets from twelve addresses, each that opens dialling the game's host 24 times through the
+    relay: only a few stay open, the host's seat page still opens (before: every place of the page server was held
+    by relay sockets that were never shed, and the seat's page, even its HTTP page, was cut at accept), a phone
+    from a fresh address still gets a tunnel, a bot joins and the seat plays the game to its end, the transcript
+    verifies, and the host's open files stay far from its limit."""
+    from p2pnimmt.web.relay import CHANNELS, DIAL, PER_SOURCE, TUNNELS, header
+
+    host = procs(["host", "--web", "--no-open", "--seats", "3", "--bots", "1", *LO, "--rounds", "1",
+                  "--no-points", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
+                 env={"P2PNIMMT_PLACE_DELAY": "0"})
+    url, port, seat_token = host.wait_for(SEAT_URL).groups()
+    phone_token = host.wait_for(PHONE_URL).group(1)
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    game_port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    sessions, opened, refused = await open_tunnels(port, phone_token, [f"127.0.0.{n}" for n in range(2, 14)], 24)
+    try:
+        assert len(opened) + len(refused) == 288
+        assert 503 in {getattr(r, "status", None) for r in refused}, refused[:3]  # (or reset by the accept bounds)
+        hellos = []
+        readers: list[asyncio.Future] = []
+        for ws in opened:  # each tunnel still open dials the game's host as often as it may, and says nothing
+            message = await ws.receive(timeout=OUTER)
+            if message.type != aiohttp.WSMsgType.TEXT:
+                continue  # cut for a newer one
+            hellos.append(json.loads(message.data))
+            for channel in range(1, CHANNELS + 1):
+                with contextlib.suppress(aiohttp.ClientError, ConnectionError):  # cut meanwhile for a newer one
+                    await ws.send_bytes(header(DIAL, channel) + json.dumps(hellos[-1]["host"]).encode())
+        readers += [asyncio.ensure_future(drain(ws)) for ws in opened]  # a cut tunnel's close is read
+        await wait_until(lambda: sum(not ws.closed for ws in opened) <= TUNNELS, f"at most {TUNNELS} tunnels open")
+        assert hellos
+        assert hellos[0]["host"] == ["127.0.0.1", int(game_port)]
+        files, limit = open_files(host.popen.pid)
+        assert files < limit // 4, (files, limit)
+        async with jar() as http:
+            async with http.get(url) as r:  # the seat's page loads
+                assert r.status == 200 and "<title>p2pnimmt</title>" in await r.text()
+            # An honest phone from an address of its own still gets its tunnel.
+            phone_sessions, phones, no = await open_tunnels(port, phone_token, ["127.0.0.50"], 1)
+            try:
+                assert len(phones) == 1, no
+                assert json.loads((await phones[0].receive(timeout=OUTER)).data)["game"]
+            finally:
+                for ws in phones:
+                    await ws.close()
+                for session in phone_sessions:
+                    await session.close()
+            seat_url, own = ws_url(port, seat_token)
+            async with http.ws_connect(seat_url, headers=own) as seat:
+                procs(["bot", code, *LO, "--peer", f"127.0.0.1:{game_port}"], tmp_path / "bot.out")  # joins
+                _hand, committed, state = await play_seat(seat)
+        assert len(committed) == 10 and state["over"]
+        # Another round of the attack from one address: it holds PER_SOURCE tunnels at most.
+        more_sessions, more, _no = await open_tunnels(port, phone_token, ["127.0.0.60"], 10)
+        sessions += more_sessions
+        opened += more
+        assert len(more) <= PER_SOURCE
+    finally:
+        for ws in opened:
+            await ws.close()
+        for session in sessions:
+            await session.close()
+    await asyncio.gather(*readers, return_exceptions=True)
+    await asyncio.to_thread(host.finish, 60)
+    verdict = verify_transcript((tmp_path / "host.p2pt").read_bytes())
+    assert verdict.ok, verdict.report()
+    out = host.text()
+    assert "Traceback" not in out and "Too many open files" not in out, out[-3000:]
+
+
+async def drain(ws) -> None:
+    with contextlib.suppress(aiohttp.ClientError, ConnectionError, asyncio.CancelledError):
+        async for _message in ws:
+            pass

@@ -1,0 +1,140 @@
+"""Room for the phone page's tunnels (issue 22 item 3 on the relay of issue 26): the phone's link is on the TV, in
+its QR code, so anyone in the room can open tunnels. Strangers hold a bounded number, from one address and in
+all; a page that holds a seat (a player of the game listens at its tunnel's port) always has room and is never
+cut, whether it comes back at its port or became a seat on a tunnel it already had. Real WebSockets and TCP on
+127.0.0.1 (strangers from 127.0.0.2 and up), the relay's own aiohttp route."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from dataclasses import dataclass
+
+import aiohttp
+from aiohttp import WSMsgType, web
+from deadlines import OUTER
+
+from p2pnimmt.web.relay import DIAL, OPENED, Relay, header
+
+
+@dataclass
+class Member:
+    role: str
+    port: int
+
+    def dial_at(self) -> list[str]:
+        return ["127.0.0.1"]
+
+
+class Game:
+    """The node a relay reads (web.relay.Node): a host on 127.0.0.1 at `port`; players are added by the test."""
+
+    def __init__(self, port: int) -> None:
+        self.game_id = bytes(16)
+        self.is_host = True
+        self.interface = "127.0.0.1"
+        self.port = port
+        self.host_address = None
+        self.drop_after = 60.0
+        self.members: dict[bytes, Member] = {}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def tunnel(url: str, source: str, port: int | None = None):
+    """A tunnel from `source` (asking to listen at `port`): (session, socket and its hello) or (session, status)."""
+    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(source, 0)))
+    try:
+        ws = await session.ws_connect(url + (f"?port={port}" if port else ""))
+    except aiohttp.WSServerHandshakeError as refused:
+        return session, refused.status
+    hello = await ws.receive(timeout=OUTER)
+    assert hello.type == WSMsgType.TEXT, hello
+    return session, (ws, json.loads(hello.data))
+
+
+async def cut(ws) -> bool:
+    """Whether the relay closed `ws` (read until it does; False if it is still open after a short look)."""
+    try:
+        message = await ws.receive(timeout=1.0)
+    except TimeoutError:
+        return False
+    return message.type in (WSMsgType.CLOSE, WSMsgType.CLOSED, WSMsgType.CLOSING)
+
+
+async def test_strangers_take_a_bounded_number_of_tunnels_and_a_seat_always_has_room() -> None:
+    async def host(reader, writer) -> None:
+        await reader.read()
+        writer.close()
+
+    host_server = await asyncio.start_server(host, "127.0.0.1", 0)
+    game = Game(host_server.sockets[0].getsockname()[1])
+    app = web.Application()
+    relay = Relay(lambda: game, "127.0.0.1", spare=3, per_source=2)
+    app.router.add_get("/relay", relay.serve)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/relay"
+    sessions = []
+    try:
+        # A page that will become a seat, and strangers: two from one address, a third from it is refused.
+        session, (seated, seated_hello) = await tunnel(url, "127.0.0.2")
+        sessions.append(session)
+        strangers = []
+        for source in ("127.0.0.3", "127.0.0.3"):
+            session, (ws, _hello) = await tunnel(url, source)
+            sessions.append(session)
+            strangers.append(ws)
+        session, status = await tunnel(url, "127.0.0.3")
+        sessions.append(session)
+        assert status == 503  # per address
+        # Every place taken (3): a newcomer from an address holding one place cuts the oldest of 127.0.0.3's two.
+        session, (newcomer, _hello) = await tunnel(url, "127.0.0.4")
+        sessions.append(session)
+        assert await cut(strangers[0])
+        # All hold one place now, but .2 and .3 and .4: another newcomer is refused (it would cut someone's only).
+        session, status = await tunnel(url, "127.0.0.5")
+        sessions.append(session)
+        assert status == 503
+        # The page of 127.0.0.2 joins the game: a player listens at its tunnel's port. From now on no stranger
+        # cuts it, whatever they open, and the strangers' tunnels are 3 at most besides it.
+        game.members[b"p" * 32] = Member("player", seated_hello["port"])
+        await seated.send_bytes(header(DIAL, 1) + json.dumps(["127.0.0.1", game.port]).encode())
+        message = await seated.receive(timeout=OUTER)  # its dial still works (and told the relay it is a seat)
+        assert message.data[0] == OPENED
+        for n in range(6, 30):
+            session, got = await tunnel(url, f"127.0.0.{n}")
+            sessions.append(session)
+            if isinstance(got, tuple):
+                strangers.append(got[0])
+            session, got = await tunnel(url, f"127.0.0.{n}")  # a second from each: this one cuts another's
+            sessions.append(session)
+            if isinstance(got, tuple):
+                strangers.append(got[0])
+        assert not await cut(seated) and not seated.closed
+        assert sum(t.source != "127.0.0.2" for t in relay.tunnels) <= 3
+        # A seat's page comes back at its port (its tunnel closed, a reload): it has room though every place is
+        # taken and every address holds one.
+        back_port = free_port()
+        game.members[b"q" * 32] = Member("player", back_port)
+        session, got = await tunnel(url, "127.0.0.99", back_port)
+        sessions.append(session)
+        assert isinstance(got, tuple) and got[1]["port"] == back_port, got
+        assert not await cut(seated)
+        # ... and a stranger asking for a port a seat's open tunnel holds is no seat: bounded as any stranger.
+        session, got = await tunnel(url, "127.0.0.100", back_port)
+        sessions.append(session)
+        if isinstance(got, tuple):
+            assert got[1]["port"] != back_port
+        assert not await cut(seated)
+    finally:
+        for session in sessions:
+            await session.close()
+        await runner.cleanup()
+        host_server.close()
