@@ -181,14 +181,21 @@ class Simulation:
         return data
 
     def table(self) -> str:
+        from .i18n import _, ngettext
+        from .ui.words import end_text, variant_name
+
         s = self.settings
-        end = s.end_text
         options = "".join(f", {k} {v}" for k, v in self.options.items())
         rate = self.games / max(self.seconds, 1e-9)
+        entry, per_game, per_round, share = _("entry"), _("points/game"), _("points/round"), _("win share")
         lines = [
-            f"{s.players} players, {self.games} games ({self.rounds} rounds), variant {s.variant}, end at {end}",
-            f"seed {self.seed}{options}, {rate:.{0 if rate >= 10 else 3}f} games/s",  # two lines: 80 columns each
-            f"{'entry':<14} {'points/game':>16} {'points/round':>15} {'win share':>17}",
+            ngettext("{players} players, {games} game ({rounds} rounds), variant {variant}, end at {end}",
+                     "{players} players, {games} games ({rounds} rounds), variant {variant}, end at {end}",
+                     self.games).format(players=s.players, games=self.games, rounds=self.rounds,
+                                        variant=variant_name(s.variant), end=end_text(s)),
+            _("seed {seed}{options}, {rate} games/s").format(  # two lines: 80 columns each
+                seed=self.seed, options=options, rate=f"{rate:.{0 if rate >= 10 else 3}f}"),
+            f"{entry:<14} {per_game:>16} {per_round:>15} {share:>17}",
         ]
         for e in self.entries:
             ppg, ppr, win = e.points_per_game, e.points_per_round, e.win_share
@@ -197,7 +204,7 @@ class Simulation:
                 f" {100 * win.mean:>7.1f}% ± {100 * win.half_width:<4.1f}%"
             )
         if len(self.kinds) < len(self.entries):
-            lines.append("by bot (its entries pooled in each game; win share: of the whole table)")
+            lines.append(_("by bot (its entries pooled in each game; win share: of the whole table)"))
             for k in self.kinds:
                 ppg, ppr, win = k.points_per_game, k.points_per_round, k.win_share
                 label = f"{k.bot} x{len(k.entries)}"
@@ -208,18 +215,21 @@ class Simulation:
         for a, b, r in self.ratios():
             if r["mean"] is None:
                 continue
-            interval = f"{r['ci95'][0]:.3f}..{r['ci95'][1]:.3f}" if r["ci95"] else "unknown"
-            lines.append(f"points/round of {a} / {b}: {r['mean']:.3f} (95% interval {interval})")
+            interval = f"{r['ci95'][0]:.3f}..{r['ci95'][1]:.3f}" if r["ci95"] else _("unknown")
+            lines.append(_("points/round of {a} / {b}: {mean} ({confidence} interval {interval})").format(
+                a=a, b=b, mean=f"{r['mean']:.3f}", confidence="95%", interval=interval))
         timed = [(e.label, e.move_times) for e in self.entries if e.move_times is not None]
         if timed:
-            lines.append(f"{'move time':<14} {'moves':>8} {'median':>10} {'p99':>10} {'max':>10}")
+            time_, moves, median = _("move time"), _("moves"), _("median")
+            lines.append(f"{time_:<14} {moves:>8} {median:>10} {'p99':>10} {'max':>10}")
             for label, move_times in timed:
                 t = move_times.as_dict()
                 if t["moves"]:
                     lines.append(
                         f"{label:<14} {t['moves']:>8} {t['median']:>9.4f}s {t['p99']:>9.4f}s {t['max']:>9.4f}s"
                     )
-        lines.append("± is the half width of the 95% interval; ties share the win.")
+        lines.append(_("± is the half width of the {confidence} interval; ties share the win.").format(
+            confidence="95%"))
         return "\n".join(lines)
 
 

@@ -223,6 +223,7 @@ window.P2PNIMMT_STRINGS = {
    "Hornochsen"
   ],
   "bull heads": "Hornochsen",
+  "by bot (its entries pooled in each game; win share: of the whole table)": "pro Bot (seine Einträge je Spiel zusammengefasst; Siegesanteil: am ganzen Tisch)",
   "can't open '%(filename)s': %(error)s": "kann '%(filename)s' nicht öffnen: %(error)s",
   "cannot join {code} by its link: {why}": "kann {code} über seinen Link nicht beitreten: {why}",
   "cannot join {code}: {why}": "kann {code} nicht beitreten: {why}",
@@ -263,6 +264,7 @@ window.P2PNIMMT_STRINGS = {
   "draft": "Auswahl",
   "dropped": "abgewählt",
   "easy: the heuristic's card half of the time, a random card otherwise": "leicht: halb so oft die Karte der Heuristik, sonst eine zufällige Karte",
+  "entry": "Eintrag",
   "every seat is taken": "alle Plätze sind besetzt",
   "exit 1, saying why, when the game has not moved this long while waiting on others (default 300; 0: never); the transcript stays resumable": "mit Status 1 und Begründung beenden, wenn das Spiel so lange beim Warten auf andere stillstand (Vorgabe 300; 0: nie); das Spielprotokoll bleibt fortsetzbar",
   "expected at least one argument": "mindestens ein Argument erwartet",
@@ -335,8 +337,11 @@ window.P2PNIMMT_STRINGS = {
   "mcs100: Monte-Carlo with random playouts (a baseline)": "mcs100: Monte-Carlo mit zufällig ausgespielten Partien (zum Vergleich)",
   "mcs: the search of hard with a fixed number of deals": "mcs: die Suche von schwer mit fester Zahl von Verteilungen",
   "measure and show each entry's move times": "die Zugzeiten jedes Eintrags messen und zeigen",
+  "median": "Median",
   "medium: the card that costs the fewest bull heads this turn": "mittel: die Karte, die in diesem Zug die wenigsten Hornochsen kostet",
   "more than 0 and at most {most} seconds": "mehr als 0 und höchstens {most} Sekunden",
+  "move time": "Zugzeit",
+  "moves": "Züge",
   "must be 0..{most} seconds (0: no clock), got {text}": "muss 0..{most} Sekunden sein (0: keine Uhr), nicht {text}",
   "must be HOST:PORT: {why}": "muss HOST:PORT sein: {why}",
   "must be a number of seconds, got {text}": "muss eine Zahl von Sekunden sein, nicht {text}",
@@ -404,7 +409,9 @@ window.P2PNIMMT_STRINGS = {
    "Punkte"
   ],
   "points": "Punkte",
+  "points/game": "Punkte/Spiel",
   "points/round": "Punkte/Runde",
+  "points/round of {a} / {b}: {mean} ({confidence} interval {interval})": "Punkte/Runde von {a} / {b}: {mean} ({confidence}-Intervall {interval})",
   "positional arguments": "Positionsargumente",
   "press Enter to ask for your seat back> ": "Enter, um deinen Platz zurückzuverlangen> ",
   "press r": "r drücken",
@@ -448,6 +455,7 @@ window.P2PNIMMT_STRINGS = {
   "seconds each player has for a move before the stand-in plays it for them (default {seconds}; 0: no clock)": "Sekunden, die jeder Spieler für einen Zug hat, bevor die Vertretung ihn spielt (Vorgabe {seconds}; 0: keine Uhr)",
   "see them all:  p2pnimmt games": "alle ansehen:  p2pnimmt games",
   "seed of the deals and the bots: {seed} (default 0)": "Startwert der Verteilungen und der Bots: {seed} (Vorgabe 0)",
+  "seed {seed}{options}, {rate} games/s": "Startwert {seed}{options}, {rate} Spiele/s",
   "serve the page on this address (default 127.0.0.1; a LAN address for a TV or phones)": "die Seite auf dieser Adresse anbieten (Vorgabe 127.0.0.1; eine LAN-Adresse für einen Fernseher oder Handys)",
   "settings: variant {variant}, {deal} deal, the game ends at {end}": "Einstellungen: Variante {variant}, Austeilen {deal}, Spielende bei {end}",
   "show program's version number and exit": "die Versionsnummer zeigen und beenden",
@@ -511,6 +519,7 @@ window.P2PNIMMT_STRINGS = {
   "typed: {typed}": "getippt: {typed}",
   "unfinished": "unbeendet",
   "unfinished: it stops in round {round}": "unbeendet: es endet in Runde {round}",
+  "unknown": "unbekannt",
   "unknown bot {kind}; known bots: {kinds}": "unbekannter Bot {kind}; bekannte Bots: {kinds}",
   "unknown bot {kind}; known: {kinds}": "unbekannter Bot {kind}; bekannt: {kinds}",
   "unknown command {command}; type help": "unbekannter Befehl {command}; tippe help",
@@ -531,6 +540,7 @@ window.P2PNIMMT_STRINGS = {
   "web: {url}": "Web: {url}",
   "where to write the transcript (default: in the user data directory)": "wohin das Spielprotokoll geschrieben wird (Vorgabe: ins Datenverzeichnis des Benutzers)",
   "which one (1-{n}, Enter: none)> ": "welches (1-{n}, Enter: keines)> ",
+  "win share": "Siegesanteil",
   "winner: {names}": "Gewinner: {names}",
   "winners: {names}": "Gewinner: {names}",
   "wins": "Siege",
@@ -613,6 +623,10 @@ window.P2PNIMMT_STRINGS = {
    "{place}, {wait}; verbunden mit {n} Teilnehmern"
   ],
   "{place}, {wait}; no member of the game answers (dialled {tried})": "{place}, {wait}; kein Mitglied des Spiels antwortet (angewählt: {tried})",
+  "{players} players, {games} game ({rounds} rounds), variant {variant}, end at {end}": [
+   "{players} Spieler, {games} Spiel ({rounds} Runden), Variante {variant}, Ende bei {end}",
+   "{players} Spieler, {games} Spiele ({rounds} Runden), Variante {variant}, Ende bei {end}"
+  ],
   "{points} points": "{points} Punkten",
   "{prog}: error: {message} (`{prog} --help` lists the options)": "{prog}: Fehler: {message} (`{prog} --help` listet die Optionen)",
   "{seconds} s left, then the stand-in plays for you": "noch {seconds} s, dann spielt die Vertretung für dich",
@@ -633,6 +647,7 @@ window.P2PNIMMT_STRINGS = {
   "{why}, cannot be joined": "{why}, kein Beitritt möglich",
   "{why}: check --interface (an IPv4 address of this machine) and --port (free, 1..65535)": "{why}: prüfe --interface (eine IPv4-Adresse dieses Rechners) und --port (frei, 1..65535)",
   "{why}; trying the link's next address": "{why}; versuche die nächste Adresse des Links",
-  "{why}; waiting for them to come back": "{why}; warte auf ihre Rückkehr"
+  "{why}; waiting for them to come back": "{why}; warte auf ihre Rückkehr",
+  "± is the half width of the {confidence} interval; ties share the win.": "± ist die halbe Breite des {confidence}-Intervalls; Gleichstände teilen sich den Sieg."
  }
 };
