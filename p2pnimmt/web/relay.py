@@ -7,7 +7,8 @@ page's key (the handshake and every message are signed in the page) and, with th
 its hand; what it drops, delays or changes the page's session sees as any peer's fault or absence.
 
 On the WebSocket: first a text message from the relay, {"game": hex game id, "host": [address, port] of the
-game's host, "port": the port the relay listens on for the page}; then binary messages, an op byte, a 4-byte
+game's host, "port": the port the relay listens on for the page, "drop_after": the node's drop time in seconds
+(the page votes out an absent seat after it too, as the node does)}; then binary messages, an op byte, a 4-byte
 channel number and the rest: the page sends DIAL (rest: JSON [address, port]), DATA and CLOSE; the relay sends
 OPENED, ACCEPTED (a peer dialled the page's port), DATA and CLOSE (rest: why, UTF-8). The relay dials only
 the addresses of the game's members and its host (never an open proxy), and opens at most CHANNELS at once.
@@ -63,6 +64,7 @@ class Node(Protocol):
     interface: str | None
     port: int
     host_address: tuple[str, int] | None
+    drop_after: float
 
     @property
     def members(self) -> Mapping[bytes, Member]: ...
@@ -209,7 +211,8 @@ class Tunnel:
             assert node.game_id is not None  # checked by Relay.serve
             try:
                 await self.ws.send_str(json.dumps({"game": node.game_id.hex(), "host": host, "port": port,
-                                                   "address": self.relay.interface}))
+                                                   "address": self.relay.interface,
+                                                   "drop_after": node.drop_after}))
             except ConnectionError:  # the page went (or was cut) at once: nothing to relay, nothing to log
                 return
             async for message in self.ws:

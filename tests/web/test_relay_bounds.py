@@ -23,6 +23,7 @@ class Game:
         self.interface = "127.0.0.1"
         self.port = port
         self.host_address = None
+        self.drop_after = 60.0
         self.members: dict = {}
 
 

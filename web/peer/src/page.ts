@@ -101,11 +101,15 @@ function render(node: PageNode): void {
   const wanted = seat.wanted();
   document.body.dataset.wanted = wanted;
   document.body.dataset.step = `${seat.round}|${seat.turn}|${wanted}`;
+  const away = seat.away();
   $("players").replaceChildren(...seat.names.map((name, s) => {
     const li = document.createElement("li");
-    li.textContent = `${name}${s === me ? " (you)" : ""}: ${seat.scores[s] ?? 0}`;
+    const state = seat.dropped.has(s) ? " · dropped" : away.has(s) ? " · away" : "";
+    li.textContent = `${name}${s === me ? " (you)" : ""}: ${seat.scores[s] ?? 0}${state}`;
+    li.dataset.state = state ? state.slice(3) : "";
     return li;
   }));
+  showPresence(node);
   $("rows").replaceChildren(...seat.rows.map((row, r) => {
     const line = document.createElement("div");
     line.className = "row";
@@ -114,13 +118,13 @@ function render(node: PageNode): void {
     take.className = "take";
     take.textContent = `take row ${r + 1}`;
     take.hidden = wanted !== "row";
-    take.addEventListener("click", () => act(node, () => node.seat.chooseRow(r)));
+    take.addEventListener("click", () => act(node, () => node.chooseRow(r)));
     line.append(...row.map((c) => cardButton(c, false, () => {})), take);
     return line;
   }));
   const committed = seat.committed();
   $("hand").replaceChildren(...seat.hand().map((c) => {
-    const button = cardButton(c, wanted === "card", () => act(node, () => node.seat.play(c)));
+    const button = cardButton(c, wanted === "card", () => act(node, () => node.play(c)));
     if (c === committed) button.classList.add("chosen");
     return button;
   }));
@@ -153,15 +157,37 @@ function showVerdict(node: PageNode): void {
   }
 }
 
-function act(node: PageNode, intent: () => ReturnType<PageNode["seat"]["play"]>): void {
+/** Our seat's presence: away ("I'm back"), dropped ("Take my seat back"), and the clock of the move we owe. */
+function showPresence(node: PageNode): void {
+  const seat = node.seat;
+  const over = node.over();
+  const dropped = seat.droppedNow() && !over;
+  const asked = dropped && seat.askedBack();
+  document.body.dataset.away = node.clock.away() ? "1" : "0";
+  document.body.dataset.dropped = dropped ? (asked ? "asked" : "1") : "0";
+  $("presence").hidden = !(node.clock.away() || dropped) || over;
+  $("present").hidden = !node.clock.away() || dropped;
+  $("back").hidden = !dropped || asked;
+  $("presence-text").textContent = dropped ? (asked
+    ? "You asked for your seat back: you play again from the round after every player has your ask."
+    : "The others dropped your seat: the stand-in plays your hand.")
+    : "You are away: the stand-in plays your cards.";
+  const ends = node.clock.ends;
+  $("clock").textContent = ends === null ? "" : `${Math.max(0, Math.ceil((ends - Date.now()) / 1000))} s left`;
+}
+
+function act(node: PageNode, intent: () => void): void {
   try {
-    node.send(intent());
+    intent();
   } catch (error) {
     $("status").textContent = (error as Error).message;
   }
 }
 
 export const RECONNECT_AFTER = 1000;
+
+/** The node of the page's tunnel now (a new one after each reconnect). */
+const node = (): PageNode | null => ((window as unknown as { p2pnimmt?: { node: PageNode } }).p2pnimmt?.node ?? null);
 
 async function start(name: string): Promise<void> {
   const identity = await ourIdentity();
@@ -199,6 +225,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
       keep();
       render(now);
     };
+
     render(now);
     (window as unknown as { p2pnimmt: unknown }).p2pnimmt = { node: now, identity };
     void now.join();
@@ -206,6 +233,15 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
 }
 
 function main(): void {
+  setInterval(() => {
+    const now = node();
+    if (now && now.clock.ends !== null) render(now); // the clock's seconds
+  }, 1000);
+  $("present").addEventListener("click", () => node()?.clock.present());
+  $("back").addEventListener("click", () => {
+    const now = node();
+    if (now) act(now, () => now.takeSeatBack());
+  });
   const input = $("name") as HTMLInputElement;
   input.value = localStorage.getItem(NAME) ?? "";
   $("join").addEventListener("click", () => {

@@ -5,13 +5,18 @@
  * is playing dials every player with a higher peer id (the lower dials; the others dial the page's port at the
  * relay). Frames: ["msg", wire] to its session and what the session returns to the links it is meant for;
  * ["heads", ...] on every new link, answered with what the other side lacks; ["ping", nil]; ["bye", nil] at the
- * end. A page whose tunnel closes opens a new one and goes on with the same seat (`stop`, then a new PageNode). Not here yet: the drop timer (voting out a silent seat), the clock, away and "I'm back", a rematch.
+ * end. A page whose tunnel closes opens a new one and goes on with the same seat (`stop`, then a new PageNode).
+ * While the game waits, it pulls what it lacks and votes out a seat that is absent (page_waiting.ts, as
+ * net/waiting.py); its own seat's clock, away and "I'm back" are page_clock.ts (as net/clock.py); a seat of ours
+ * that the others dropped asks back with `takeSeatBack` (REJOIN, 11.3). Not here yet: a rematch.
  */
 import type { MsgMap, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
 import { Link } from "./link.js";
 import { bytes, identity as identities } from "./main.js";
+import { MoveClock } from "./page_clock.js";
 import { PageSeat } from "./page_seat.js";
+import { watchWaiting } from "./page_waiting.js";
 import type { Entropy, Outgoing } from "./seat.js";
 import type { Channel, Hello, Tunnel } from "./tunnel.js";
 
@@ -42,12 +47,17 @@ export class PageNode {
   /** What went wrong on the links (shown small; the session's faults are the verdict). */
   readonly notes: string[] = [];
   onChange: () => void = () => {};
+  /** Peers that said `bye` before the end and have no link to us now (voted out at once, net/waiting.py: left). */
+  readonly byes = new Set<string>();
+  /** Our seat's clock, away and "I'm back". */
+  readonly clock: MoveClock;
   private hostPeer: Uint8Array | null = null;
   private readonly dialing = new Set<string>();
   private byeSent = false;
   /** This node's tunnel is gone (the page opened a new one): its loops end. */
   private stopped = false;
   private readonly pinger: ReturnType<typeof setInterval>;
+  private readonly watcher: () => void;
 
   constructor(readonly identity: Identity, readonly name: string, private readonly tunnel: Tunnel,
     private readonly hello: Hello, entropy: Entropy, seat: PageSeat | null = null) {
@@ -56,12 +66,58 @@ export class PageNode {
     this.pinger = setInterval(() => {
       for (const link of this.links.values()) link.send("ping", null);
     }, PING_EVERY);
+    this.clock = new MoveClock(this);
+    this.watcher = watchWaiting(this, hello.dropAfter * 1000);
+  }
+
+  /** Something changed: our clock looks at what we owe, then the screen. */
+  changed(): void {
+    this.clock.look();
+    this.onChange();
+  }
+
+  /** Ask every peer for what we lack: our heads (each answers with the messages we have not). */
+  pull(): void {
+    const heads = this.heads();
+    for (const link of this.links.values()) link.send("heads", heads);
+  }
+
+  /** `peer` left the game on purpose: it said `bye` before the end and has no link to us (net/waiting.py: left). */
+  left(peer: Uint8Array): boolean {
+    return this.byes.has(hex(peer)) && !this.linked(peer);
+  }
+
+  /** Whether we have a link to `peer` now. */
+  linked(peer: Uint8Array): boolean {
+    return this.links.has(hex(peer));
+  }
+
+  /** Our person's moves: they are at the keys (an away seat is back). */
+  play(card: number): void {
+    this.clock.present();
+    this.send(this.seat.play(card));
+  }
+
+  chooseRow(row: number): void {
+    this.clock.present();
+    this.send(this.seat.chooseRow(row));
+  }
+
+  /** Our seat was dropped: ask for it back (REJOIN); we play again from the round after a round end at which every
+   * other seat had our ask (protocol.md 11.3). */
+  takeSeatBack(): void {
+    this.clock.present();
+    const seat = this.seat as PageSeat & { rejoin?: () => Outgoing[] }; // Seat.rejoin: from the bundle that has it
+    if (!seat.rejoin) throw new Error("this page's protocol bundle cannot ask for a seat back yet");
+    this.send(seat.rejoin());
   }
 
   /** The tunnel is lost: stop dialling and pinging (a new node goes on with the same seat). */
   stop(): void {
     this.stopped = true;
     clearInterval(this.pinger);
+    this.watcher();
+    this.clock.cancel();
   }
 
   /** Dial the host and ask for a seat (again after every break, as a joiner redials). */
@@ -84,10 +140,10 @@ export class PageNode {
     return this.seat.phase === "over" || this.seat.phase === "aborted";
   }
 
-  private note(text: string): void {
+  note(text: string): void {
     this.notes.push(text);
     if (this.notes.length > 20) this.notes.shift();
-    this.onChange();
+    this.changed();
   }
 
   /** Serve a link until it closes. */
@@ -95,6 +151,7 @@ export class PageNode {
     const key = hex(link.peer);
     this.links.get(key)?.close("a newer link");
     this.links.set(key, link);
+    this.byes.delete(key);
     return new Promise((done) => {
       link.onClose = (why) => {
         if (this.links.get(key) === link) this.links.delete(key);
@@ -110,7 +167,7 @@ export class PageNode {
         }
       });
       if (this.byeSent) link.send("bye", null);
-      this.onChange();
+      this.changed();
     });
   }
 
@@ -147,8 +204,10 @@ export class PageNode {
     } else if (kind === "refuse" && this.hostPeer && equal(link.peer, this.hostPeer) && this.seat.start === null) {
       this.refused = typeof payload === "string" ? payload.slice(0, 200) : "refused";
       link.close("refused");
+    } else if (kind === "bye" && !this.over()) {
+      this.byes.add(hex(link.peer));
     }
-    this.onChange();
+    this.changed();
   }
 
   /** Carry out what the session returned: each message to the links it is meant for (net: delivery.meant_for). */
@@ -167,7 +226,7 @@ export class PageNode {
       this.byeSent = true;
       for (const link of this.links.values()) link.send("bye", null);
     }
-    this.onChange();
+    this.changed();
   }
 
   private mirror(payload: Value): void {

@@ -5,14 +5,18 @@
  */
 import type { Card } from "./cards.js";
 import { seat as seats, steps, turn } from "./main.js";
+import type { Outgoing } from "./seat.js";
 import type { Fault } from "./session.js";
 
 const { Seat } = seats;
 const { commitStep } = steps;
-const { chooser } = turn;
+const { chooser, standInCard, standInRow } = turn;
 
 /** What the page asks of its person now. */
 export type Wanted = "card" | "row" | "wait";
+
+/** Three stand-in cards in a row make a seat away (protocol.md 11.2). */
+export const AWAY_AFTER = 3;
 
 export class PageSeat extends Seat {
   /** Every fault this node found, in order (what the verdict at the end names). */
@@ -57,6 +61,15 @@ export class PageSeat extends Seat {
     return out;
   }
 
+  /** The move our seat owes now, made by the stand-in's rule (11.2): the lowest card of the hand, the row with the
+   * fewest bull heads. */
+  standIn(): Outgoing[] {
+    const wanted = this.wanted();
+    if (wanted === "card") return this.play(standInCard(this.hand()));
+    if (wanted === "row") return this.chooseRow(standInRow(this.rows));
+    throw new Error("no move is owed now");
+  }
+
   /** The turn's revealed cards by seat, once every reveal is in (null before). */
   reveals(): Map<number, Card> | null {
     if (this.phase !== "turn") return null;
@@ -66,6 +79,80 @@ export class PageSeat extends Seat {
     const plays = new Map<number, Card>();
     for (const [seat, env] of slot) plays.set(seat, env.body.get("card") as Card);
     return plays;
+  }
+
+  /** The seats, ours aside, the game waits on now (net/waiting.py: waiting_for). */
+  waitingFor(): number[] {
+    const at = this.start !== null && this.phase !== "starting" ? this.waitsOn() : null;
+    return at ? this.missing(at).filter((s) => s !== this.seat) : [];
+  }
+
+  /** Where the game waits now, as a key (a seat waited on at a new step is waited on anew). */
+  waitingAt(): string {
+    const at = this.waitsOn();
+    return at ? at.join("|") : "";
+  }
+
+  /** Every seat active at seat x's owed step of this turn, x aside, asked the stand-in for its move (11.2). */
+  standInAsked(x: number): boolean {
+    const at = this.waitsOn();
+    if (this.phase !== "turn" || !at) return false;
+    const voters = this.slot("STANDIN", this.round, 100 * this.turn + x);
+    const others = this.activeAt(at).filter((s) => s !== x);
+    return others.length > 0 && others.every((s) => voters.has(s));
+  }
+
+  /** The messages of `peer` this node holds (its chain's length): a seat whose count grows is there. */
+  heard(peer: Uint8Array): number {
+    return this.inbox.chain(peer).length;
+  }
+
+  /** Each seat's stand-in cards in a row, counted over the resolved turns in order (11.2: its reveal auto, and its
+   * row choice too if it chose one); a seat dropped meanwhile counts from 0 again once it plays. */
+  streaks(): number[] {
+    const counts = this.keys.map(() => 0);
+    const gap = this.keys.map(() => false);
+    for (let r = 0; r <= this.round; r++) {
+      for (let t = 0; t < 10; t++) {
+        const resolved = r < this.round || t < this.turn || (t === this.turn && this.phase !== "turn" && this.phase !== "deal");
+        if (!resolved) break;
+        const reveals = this.slot("PLAY_REVEAL", r, t);
+        if (!reveals.size) continue;  // a void round's turns never came
+        const choices = this.slot("ROW_CHOICE", r, t);
+        this.keys.forEach((_, s) => {
+          const reveal = reveals.get(s);
+          if (!reveal) {
+            gap[s] = true;
+            return;
+          }
+          if (gap[s]) counts[s] = 0;
+          gap[s] = false;
+          const choice = choices.get(s);
+          const auto = reveal.body.get("auto") === true && (!choice || choice.body.get("auto") === true);
+          counts[s] = auto ? (counts[s] as number) + 1 : 0;
+        });
+      }
+    }
+    return counts;
+  }
+
+  /** The seats away now (their last AWAY_AFTER cards the stand-in's). */
+  away(): Set<number> {
+    return new Set(this.streaks().flatMap((n, s) => (n >= AWAY_AFTER ? [s] : [])));
+  }
+
+  /** Our seat is dropped (the stand-in plays it). */
+  droppedNow(): boolean {
+    return this.seat !== null && this.dropped.has(this.seat);
+  }
+
+  /** Our dropped seat asked to be back (a REJOIN of ours for its drop's round or later is in). */
+  askedBack(): boolean {
+    const me = this.seat;
+    const gone = me === null ? undefined : this.dropped.get(me);
+    if (me === null || !gone) return false;
+    for (let r = gone[0]; r <= this.round; r++) if (this.slot("REJOIN", r, 0).has(me)) return true;
+    return false;
   }
 
   /** What our person should do now. */

@@ -14,12 +14,17 @@ export const CLOSE = 3;
 export const OPENED = 4;
 export const ACCEPTED = 5;
 
+/** The drop time where the relay does not say one (the nodes' default, --drop-after). */
+export const DROP_AFTER = 60;
+
 /** What the relay says first. */
 export interface Hello {
   readonly game: Uint8Array;
   readonly host: readonly [string, number];
   readonly port: number;
   readonly address: string;
+  /** Seconds the serving node waits on a player before voting to drop it (its --drop-after; 0: never). */
+  readonly dropAfter: number;
 }
 
 /** The part of a WebSocket a tunnel uses (a browser's WebSocket with binaryType "arraybuffer"). */
@@ -68,8 +73,9 @@ export class Tunnel {
   /** A message from the relay (a string: its hello; else an op). */
   received(data: Uint8Array | string): void {
     if (typeof data === "string") {
-      const said = JSON.parse(data) as { game: string; host: [string, number]; port: number; address: string };
-      this.hello = { game: fromHex(said.game), host: said.host, port: said.port, address: said.address };
+      const said = JSON.parse(data) as { game: string; host: [string, number]; port: number; address: string; drop_after?: number };
+      const dropAfter = typeof said.drop_after === "number" && said.drop_after >= 0 ? said.drop_after : DROP_AFTER;
+      this.hello = { game: fromHex(said.game), host: said.host, port: said.port, address: said.address, dropAfter };
       this.onHello(this.hello);
       return;
     }

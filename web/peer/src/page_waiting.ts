@@ -1,0 +1,72 @@
+/**
+ * While the game waits on someone, a page's node does what a Python node does (p2pnimmt/net/waiting.py; protocol.md
+ * 11.1 and 11.2): it asks its peers for what it lacks (each relays only part of the traffic, so a broken link can
+ * leave a gap), and after the drop time votes to drop a seat that is absent. Only an absent seat is dropped: one
+ * with no link to us whose messages stopped coming; or a linked one whose node did not move when its clock ran out,
+ * or when every other seat asked for the stand-in. A seat gone while the game waits on another is voted out too
+ * (it would have to vote), and one that said `bye` before the end is voted out at once. The drop time is the one
+ * of the node that serves the page (its --drop-after, in the relay's hello).
+ */
+import type { PageNode } from "./page_node.js";
+
+export const PULL_EVERY = 500;
+
+/** Watch `node`'s waits every PULL_EVERY ms; votes after `dropAfter` ms (0: never). Returns the stop. */
+export function watchWaiting(node: PageNode, dropAfter: number): () => void {
+  let since = new Map<string, number>(); // waited on, at this position, since
+  let gone = new Map<string, number>(); // waited on and stalled since
+  let unlinked = new Map<number, number>(); // any other seat with no link to us, since
+  let heard = new Map<number, number>(); // each seat's messages we hold, at the last look
+  const look = (): void => {
+    const seat = node.seat;
+    if (seat.start === null || node.over()) return;
+    const now = Date.now();
+    const me = seat.seat;
+    const at = seat.waitingAt();
+    const waiting = new Map(seat.waitingFor().map((s) => [`${at}|${s}`, s]));
+    since = new Map([...waiting.keys()].map((key) => [key, since.get(key) ?? now]));
+    if ([...since.values()].some((start) => now - start >= PULL_EVERY)) node.pull();
+    const clock = seat.settings?.clock ?? null;
+    const stalled = [...waiting].filter(([key, s]) => !node.linked(seat.peers[s] as Uint8Array)
+      || (clock !== null && now - (since.get(key) as number) >= clock * 1000)
+      || (seat.phase === "turn" && seat.standInAsked(s)));
+    const counts = new Map(seat.peers.map((peer, s) => [s, seat.heard(peer)]));
+    const moved = new Set([...counts].filter(([s, count]) => heard.get(s) !== count).map(([s]) => s));
+    heard = counts;
+    gone = new Map(stalled.map(([key, s]) => [key,
+      moved.has(s) && !node.linked(seat.peers[s] as Uint8Array) ? now : gone.get(key) ?? now]));
+    unlinked = new Map(seat.peers.flatMap((peer, s) => (s === me || node.linked(peer) ? []
+      : [[s, moved.has(s) ? now : unlinked.get(s) ?? now] as [number, number]])));
+    if (dropAfter <= 0 || seat.phase === "starting" || me === null) return;
+    const left = (s: number): boolean => node.left(seat.peers[s] as Uint8Array);
+    const vote = (s: number, why: string): void => {
+      try {
+        node.send(seat.voteOut(s));
+        node.note(`voted to drop ${seat.names[s]}: ${why}`);
+      } catch {
+        // not now (the game moved on, or we voted already): as the reference's LocalError
+      }
+    };
+    if (waiting.size) {
+      const named = new Set(waiting.values());
+      for (const [s, start] of unlinked) {
+        if (!named.has(s) && (now - start >= dropAfter || left(s))) vote(s, "no link to it while the game waits on others");
+      }
+    }
+    for (const [key, start] of gone) {
+      const s = waiting.get(key) as number;
+      if (now - start < dropAfter && !left(s)) continue;
+      vote(s, !node.linked(seat.peers[s] as Uint8Array) ? "no link to it"
+        : clock !== null ? "its node did not move when its clock ran out"
+          : "its node did not move when everyone asked for the stand-in");
+    }
+  };
+  const timer = setInterval(() => {
+    try {
+      look();
+    } catch (error) {
+      node.note(`waiting: ${(error as Error).message}`);
+    }
+  }, PULL_EVERY);
+  return () => clearInterval(timer);
+}
