@@ -219,8 +219,9 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
             address=f"{host}:{port}", found=game_code(node.game_id), code=code))
     node.session.journal.secret({"kind": "node", "role": role, "name": options.name, "bot": options.bot,
                                  "listen": node.port, "host": host, "host_port": port, "is_host": False})
+    who = _(role) + (f" {options.name}" if role == "player" else "")  # "player carol": the name the seat has
     front.say(_("joined {code} at {address} as {role}").format(code=game_code(node.game_id),
-                                                                address=f"{host}:{port}", role=_(role))
+                                                                address=f"{host}:{port}", role=who)
               + (_(" (a rematch of {code})").format(code=game_code(offer.previous)) if offer is not None else "")
               + (_("; host key {key} (the host's screen shows it)").format(key=fingerprint(node.host_peer))
                  if node.host_peer else ""))

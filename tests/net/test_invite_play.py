@@ -120,7 +120,7 @@ def test_an_impostor_at_the_link_address_is_refused_learns_no_name_and_the_real_
         assert re.search(rf"127\.0\.0\.1:{raw.port} answers with host key {raw_key}-\S+, not {long_key}: it is "
                          "not the host you were sent to; trying the link's next address", text), text
         assert re.search(rf"127\.0\.0\.1:{bee_port} answers with host key {bee_key}-\S+, not {long_key}", text), text
-        assert f"joined {code} at 127.0.0.1:{port} as player; host key {key}" in text
+        assert f"joined {code} at 127.0.0.1:{port} as player zed-victim; host key {key}" in text
         assert final_scores(text) == final_scores(ann.text()) and "zed-victim" in final_scores(text)
         assert verify_transcript((tmp_path / "zed-victim.p2pt").read_bytes()).ok
         raw.thread.join(35)

@@ -73,6 +73,7 @@ def test_join_plays_under_the_remembered_name(procs, tmp_path: Path):
     assert all(p.finish() == 0 for p in (carol, *nameless, ann)), ann.text()
     started = re.search(r"game started: (.*) \(you", carol.text()).group(1).split(", ")
     assert started[0] == "ann" and "carol" in started, started
+    assert re.search(r"joined \w{4} at 127\.0\.0\.1:\d+ as player carol;", carol.text()), carol.text()  # not "player"
     others = [n for n in started if n not in ("ann", "carol")]
     assert len(others) == 2 and all(re.fullmatch(r"bot-[0-9A-Z]{4}", n) for n in others), started
 

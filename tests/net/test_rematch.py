@@ -184,7 +184,7 @@ def test_the_line_terminal_types_again(tmp_path: Path) -> None:
         host.type("again")
         first_order = host.wait_for(r"game started: (ann, (?:bot1, bob|bob, bot1))").group(1)  # who joined first
         after_host = host.wait_for(r"game started: " + re.escape(first_order), seen).end()  # the same seats
-        after_bob = bob.wait_for(r"joined \w{4} at 127\.0\.0\.1:\d+ as player \(a rematch of " + code).end()
+        after_bob = bob.wait_for(r"joined \w{4} at 127\.0\.0\.1:\d+ as player bob \(a rematch of " + code).end()
         played = threading.Thread(target=bob.play_lines, args=(after_bob,))
         played.start()
         host.play_lines(after_host)
