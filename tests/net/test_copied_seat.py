@@ -7,14 +7,23 @@ runtime folder of its own (the identity lock is per machine). The others' --drop
 the copies to come back before bob is dropped: each copy owes bob's move for the turn in play and makes it
 with a nonce of its own, so the table receives two different messages from bob with one sequence number.
 
-What the table does (protocol.md 8, 12: equivocation is a fatal fault naming the signer): every honest node
-that holds both versions aborts the game with the fault `equivocation` naming bob, recorded in its
-transcript; an honest node that never receives the second version plays on with the first. The test holds
-what must hold whichever way the race goes: every honest process ends, without a traceback, with a whole
-transcript that either verifies (the game finished; then every finished node has the same scores) or ends
-in the `equivocation` fault naming bob; no honest seat is named in any fault record of an honest
-transcript; bob is named by at least one process; and each copy ends too (a copy that sees the other's
-message stops in one line saying why; one that never does ends with the game or gives up).
+What the table does (protocol.md 8, 12): the two messages are an `equivocation` naming bob, and what follows
+depends on which two they are. Two PLAY_COMMITs of one turn (one `seq`, one `prev`: each copy committed
+bob's card for the turn in play) are a *split commit*, which costs the signer its seat, not the others their
+game: every honest node keeps both versions (the proof recorded as a non-fatal `equivocation` naming bob),
+and the turn's reveals decide, the same everywhere: where the seats revealed on both versions, bob is
+expelled and dropped at that turn's commit step (the stand-in plays it; `verify` prints that bob lost its
+seat) and the game goes on; where every seat revealed on one version, that one is the game's and bob keeps
+its seat (a node that accepted the other alone cannot follow: fatal there). Any other fork (two messages of
+one `seq` that are not two commits of one turn, or a fork on any other kind: e.g. the copies' next reveals,
+votes or deal messages) stays fatal: every honest node that holds both aborts the game with `equivocation`
+naming bob, recorded in its transcript; a node that never receives the second version plays on with the
+first. The test holds what must hold whichever way the race goes: every honest process ends, without a
+traceback, with a whole transcript that either verifies (the game finished, bob expelled or not; then every
+finished node has the same scores) or ends in the `equivocation` fault naming bob; no honest seat is named
+in any fault record of an honest transcript; bob is named by at least one process; and each copy ends too (a
+copy that sees the other's message stops in one line saying why; one that never does ends with the game or
+gives up).
 """
 
 from __future__ import annotations
