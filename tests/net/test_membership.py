@@ -103,8 +103,10 @@ def test_a_strangers_link_carries_only_a_join(tmp_path: Path, procs) -> None:
     heads, lobby or refuse frame gets it cut off with one log line, and it is sent nothing of the game
     (no heads, no lobby, no messages)."""
     host, port = start_host(procs, tmp_path, seats=2)
-    for kind, payload in (("msg", b"\xc1"), ("heads", []), ("lobby", {"members": []}), ("refuse", "x")):
-        a = Attacker.dial(port)
+    kinds = (("msg", b"\xc1"), ("heads", []), ("lobby", {"members": []}), ("refuse", "x"))
+    for k, (kind, payload) in enumerate(kinds):
+        # Each from an address of its own: refusals from one address are one line, then a count 30 s later.
+        a = Attacker.dial(port, source=f"127.0.0.{20 + k}")
         try:
             a.send(kind, payload)
             frames = []
@@ -117,7 +119,7 @@ def test_a_strangers_link_carries_only_a_join(tmp_path: Path, procs) -> None:
             assert frames == [], f"a non-member that sent {kind} got {frames}"
         finally:
             a.close()
-        host.wait_for(rf"refused a connection from .*: sent '{kind}' before joining")
+        host.wait_for(rf"refused a connection from \('127\.0\.0\.{20 + k}', \d+\) .*: sent '{kind}' before joining")
     assert "lobby:" not in host.text()  # none of them took a seat or joined
     bob = joiner(procs, tmp_path, port, "bob")
     all_finish_and_agree(tmp_path, {"ann": host, "bob": bob})
