@@ -42,11 +42,14 @@ export class SealedRound {
     this.shufflers = shufflers.slice();
   }
 
-  /** A seat dropped at step 0: it does not shuffle this round (if it has not already). */
-  leave(seat: number): void {
+  /** A seat dropped at step 0: it does not shuffle this round. False if its shuffle was taken already (the deal
+   * must then be taken again without it). */
+  leave(seat: number): boolean {
     const i = this.shufflers.indexOf(seat);
-    if (i >= this.shuffled) this.shufflers.splice(i, 1);
+    if (i >= 0 && i < this.shuffled) return false;
+    if (i >= 0) this.shufflers.splice(i, 1);
     if (this.shuffled === this.shufflers.length && this.dealt.length === 0) this.dealt = this.deck.slice(0, this.dealtPositions);
+    return true;
   }
 
   /** D_i: the deck the next shuffler shuffles. */

@@ -8,8 +8,9 @@
  * a person or a bot makes come in as intents. Entropy is drawn where section 10.1's commitments need it, in the
  * order of section 11 ("Entropy"): sans-I/O, so the same keys, entropy and arrivals give the same bytes as the
  * reference. `Seat.restart` goes on from a transcript and secrets (section 13). With no seat (a spectator with a
- * key) it relays and records only. Not here yet: KEEP, several seats voted out together, the stand-in's moves
- * (the clock, STANDIN, away), REJOIN, a sealed deal's alarm (17.8), the caps on fault records.
+ * key) it relays and records only. A seat dropped asks back with `rejoin` (REJOIN), and every ROUND_END lists the
+ * asks it holds (`back`, 11.3). Not here yet: KEEP, several seats voted out together, the stand-in's moves
+ * (the clock, STANDIN, away), a sealed deal's alarm (17.8), the caps on fault records.
  */
 import { concat, equal, hex } from "./bytes.js";
 import type { Card } from "./cards.js";
@@ -177,6 +178,27 @@ export class Seat extends Session {
     });
   }
 
+  /** Ask for our seat back, the others having dropped it (11.3): REJOIN with the round we are at. */
+  rejoin(): Outgoing[] {
+    return this.input(() => {
+      const seat = this.seat;
+      if (seat === null || !this.dropped.has(seat)) throw new Error("your seat is not dropped");
+      if (this.askOf(seat, this.round)) throw new Error("you asked for your seat back already");
+      this.send("REJOIN", body(["round", this.round]));
+    });
+  }
+
+  /** Seat x's ask (11.3): its REJOIN of the lowest seq for its drop's round or later, up to round r; or null. */
+  private askOf(x: number, r: number): Envelope | null {
+    const gone = this.dropped.get(x);
+    let ask: Envelope | null = null;
+    for (let k = gone ? gone[0] : r + 1; k <= r; k++) {
+      const env = this.slot("REJOIN", k, 0).get(x);
+      if (env && (!ask || env.seq < ask.seq)) ask = env;
+    }
+    return ask;
+  }
+
   private voted(seat: number, at: Pos, x: number): boolean {
     return this.slot("DROP", at[0], voteSlot(at[1], at[2], x)).has(seat);
   }
@@ -298,9 +320,18 @@ export class Seat extends Session {
       case "round-end":
         if (!this.scored && settings.deal === "sealed") return this.oweKeys(seat);
         if (!this.scored || mine("ROUND_END", r, 0) || !this.activeAt([r, ROUND_END_STEP, 1]).includes(seat)) return false;
-        this.send("ROUND_END", body(["round", r], ["penalties", (this.history[r] as number[]).slice()],
-          ["scores", this.scores.slice()], ["state", stateHash(betweenRounds(r, this.scores))]));
+      {
+        const fields = body(["round", r], ["penalties", (this.history[r] as number[]).slice()],
+          ["scores", this.scores.slice()], ["state", stateHash(betweenRounds(r, this.scores))]);
+        // 11.3: each dropped seat whose ask we hold, with the seq of its ask (absent: none)
+        const back = [...this.dropped.keys()].sort((a, b) => a - b).flatMap((x) => {
+          const ask = this.askOf(x, r);
+          return ask ? [[x, ask.seq]] : [];
+        });
+        if (back.length) fields.set("back", back);
+        this.send("ROUND_END", fields);
         return true;
+      }
       case "game-end":
         if (mine("GAME_END", 0, 0) || !this.activeAt([r, GAME_END_STEP, 0]).includes(seat)) return false;
         this.send("GAME_END", body(["rounds", r + 1], ["scores", this.scores.slice()], ["winners", this.winners],

@@ -617,7 +617,12 @@ export class Session {
     }
     if (!sealed || this.scored || at[0] !== this.round) return;
     if (at[1] === 0 && at[2] === 0) {
-      sealed.leave(x);
+      if (!sealed.leave(x)) {
+        // Dropped after we took its shuffle (our own, if the others dropped us): it does not shuffle in this round
+        // (17.9), so the deal is taken again from the shuffles of the seats still in it.
+        this.sealed = new SealedRound(sealed.game, sealed.round, sealed.cards, this.n, this.activeAt([this.round, 0, 0]));
+        for (const key of [...this.checked]) if (key.startsWith("shuffle|")) this.checked.delete(key);
+      }
       return;
     }
     if (voids && sealed.shufflers.includes(x)) this.voidRound(x, at);

@@ -1,0 +1,164 @@
+/**
+ * TypeScript seats for a mixed table (tests/peer/test_mixed_tables.py): one node process hosts any number of
+ * signing nodes (web/peer/src/seat.ts) that pytest's in-memory network links with the reference's Python sessions.
+ *
+ * Length-prefixed frames on stdin and stdout, one answer per request, in order: 4 bytes big-endian length, then
+ * UTF-8 JSON. Bytes are hex. Requests ({"op", "id", ...}):
+ *   new {secret, label, game, relay, native}: a node with this Ed25519 key and the pinned entropy of `label`
+ *     (SHA-256(label "/" counter) cut to the length asked: tests/protocol/harness.py's draws); `native`: node's
+ *     OpenSSL for Ed25519 and X25519 in this process (the first `new` decides), else @noble/curves as a browser;
+ *   host {salt, settings, roster}; deliver {wire, via}; play {card}; row {row}; pick {card}; drop {seat}; rejoin;
+ *   waiting: the seats the game waits on now; dropped: the seats dropped; report: the node's state and transcript.
+ * Every answer but report's: {out: [[wire, to, skip, watchersOnly]...], due} or {error}: `due` is the move the
+ * node's seat owes now, with what it may choose from (["play", cards], ["row"], ["pick", open cards]) or null: the
+ * same rule pytest applies to a Python seat, so the same choices whichever implementation sits there.
+ */
+import * as crypto from "node:crypto";
+import { ascii, fromHex, hex } from "../src/bytes.js";
+import type { Card } from "../src/cards.js";
+import { nodeEd25519, nodeScalarMult } from "../src/cli.js";
+import { draftOrder } from "../src/deal.js";
+import { Identity, useEd25519 } from "../src/identity.js";
+import { sha256 } from "../src/hash.js";
+import { useScalarMult } from "../src/sealed_group.js";
+import { type Member, type Outgoing, Seat } from "../src/seat.js";
+import type { Settings } from "../src/session.js";
+import { commitStep } from "../src/steps.js";
+
+type Due = ["play", Card[]] | ["row"] | ["pick", Card[]] | null;
+
+class HarnessSeat extends Seat {
+  /** Cards our seat played from a hidden hand (sealed): `${round}|${card}`. */
+  readonly played = new Set<string>();
+
+  due(): Due {
+    const seat = this.seat;
+    const at = this.phase === "turn" || this.phase === "deal" ? this.waitsOn() : null;
+    if (seat === null || this.dropped.has(seat) || !at || !this.missing(at).includes(seat)) return null;
+    const r = this.round;
+    if (this.phase === "deal") {
+      if ((this.settings as Settings).variant !== "draft" || draftOrder(this.n, r)[at[2]] !== seat) return null;
+      // the open cards are the session's own (private to it; read here, never changed)
+      return ["pick", [...(this as unknown as { draftOpen: Set<Card> }).draftOpen].sort((a, b) => a - b)];
+    }
+    const c = commitStep(this.turn);
+    if (at[1] === c) {
+      const open = this.hands[seat];
+      const cards = open ? [...open] : [...(this.hiddenHand(seat)?.keys() ?? [])].filter((k) => !this.played.has(`${r}|${k}`));
+      return ["play", cards.sort((a, b) => a - b)];
+    }
+    return at[1] === c + 2 ? ["row"] : null;
+  }
+
+  /** The seats the game waits on now. */
+  waiting(): number[] {
+    const at = this.waitsOn();
+    return at && this.phase !== "over" && this.phase !== "aborted" ? this.missing(at) : [];
+  }
+}
+
+function pinned(label: string): (n: number) => Uint8Array {
+  let counter = 0;
+  return (n) => {
+    counter += 1;
+    return sha256(ascii(`${label}/${counter}`)).slice(0, n);
+  };
+}
+
+const shown = (out: Outgoing[]): unknown[] =>
+  out.map((o) => [hex(o.wire), o.to === null ? null : hex(o.to), o.skip.map(hex), o.watchersOnly]);
+
+const nodes = new Map<number, HarnessSeat>();
+let cryptoChosen = false;
+
+type Request = Record<string, unknown> & { op: string; id: number };
+
+function answer(req: Request): unknown {
+  if (req.op === "new") {
+    if (!cryptoChosen && req.native) {
+      useScalarMult(nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]));
+      useEd25519(nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0]));
+    }
+    cryptoChosen = true;
+    const game = req.game === null ? null : fromHex(req.game as string);
+    nodes.set(req.id, new HarnessSeat(new Identity(fromHex(req.secret as string)), pinned(req.label as string), game,
+      req.relay as boolean));
+    return { out: [], due: null };
+  }
+  const node = nodes.get(req.id);
+  if (!node) throw new Error(`no node ${req.id}`);
+  let out: Outgoing[];
+  switch (req.op) {
+    case "host": {
+      const s = req.settings as Record<string, unknown>;
+      const settings: Settings = { variant: s.variant as Settings["variant"], deal: s.deal as Settings["deal"],
+        pointLimit: s.point_limit as number | null, maxRounds: s.max_rounds as number | null, clock: (s.clock as number | null) ?? null };
+      const roster: Member[] = (req.roster as [string, string, boolean][]).map(([key, name, bot]) => ({ key: fromHex(key), name, bot }));
+      out = node.hostGame(fromHex(req.salt as string), settings, roster);
+      break;
+    }
+    case "deliver":
+      out = node.deliver(fromHex(req.wire as string), req.via === null ? null : fromHex(req.via as string));
+      break;
+    case "play": {
+      const card = req.card as number;
+      const r = node.round;
+      out = node.play(card);
+      node.played.add(`${r}|${card}`);
+      break;
+    }
+    case "row":
+      out = node.chooseRow(req.row as number);
+      break;
+    case "pick":
+      out = node.pick(req.card as number);
+      break;
+    case "drop":
+      out = node.voteOut(req.seat as number);
+      break;
+    case "rejoin":
+      out = node.rejoin();
+      break;
+    case "waiting":
+      return { waiting: node.waiting() };
+    case "dropped":
+      return { dropped: [...node.dropped.keys()].sort((a, b) => a - b) };
+    case "report":
+      return {
+        phase: node.phase, seat: node.seat, round: node.round, turn: node.turn, scores: node.scores, history: node.history,
+        dropped: [...node.dropped].sort((a, b) => a[0] - b[0]), voided: [...node.voided].sort((a, b) => a[0] - b[0]),
+        forfeits: [...node.forfeits].sort((a, b) => a - b), winners: node.phase === "over" ? node.winners : null,
+        fault: node.fault ? { code: node.fault.code, detail: node.fault.detail } : null,
+        transcript: hex(node.transcript.bytes()), sealed: node.transcript.sealed,
+      };
+    default:
+      throw new Error(`no op ${req.op}`);
+  }
+  return { out: shown(out), due: node.due() };
+}
+
+// Frames in, frames out (synchronously, one request at a time: pytest waits for each answer).
+let buffer = new Uint8Array(0);
+process.stdin.on("data", (chunk: Uint8Array) => {
+  const joined = new Uint8Array(buffer.length + chunk.length);
+  joined.set(buffer);
+  joined.set(chunk, buffer.length);
+  buffer = joined;
+  while (buffer.length >= 4) {
+    const size = new DataView(buffer.buffer, buffer.byteOffset, 4).getUint32(0);
+    if (buffer.length < 4 + size) break;
+    const req = JSON.parse(new TextDecoder().decode(buffer.subarray(4, 4 + size))) as Request;
+    buffer = buffer.slice(4 + size);
+    let reply: unknown;
+    try {
+      reply = answer(req);
+    } catch (e) {
+      reply = { error: String((e as Error).message ?? e), stack: String((e as Error).stack ?? "") };
+    }
+    const payload = new TextEncoder().encode(JSON.stringify(reply));
+    const frame = new Uint8Array(4 + payload.length);
+    new DataView(frame.buffer).setUint32(0, payload.length);
+    frame.set(payload, 4);
+    process.stdout.write(frame);
+  }
+});
