@@ -75,8 +75,7 @@ async def play_seat(seat_ws) -> tuple[set[int], list[int], dict]:
     asked_before = None
     while True:
         state = await seat_ws.receive_json(timeout=OUTER)
-        if state.get("hand") and not hand:
-            hand = {c for c, _heads in state["hand"]}  # the dealt hand: secret until each card's reveal
+        hand |= {c for c, _heads in state.get("hand") or []}  # the hand (dealt or drafted): secret till its reveal
         if state.get("over"):
             break
         key = (state.get("asked"), state.get("turn"), state.get("round"))
@@ -90,15 +89,21 @@ async def play_seat(seat_ws) -> tuple[set[int], list[int], dict]:
         elif state.get("asked") == "row":
             await seat_ws.send_json({"do": "row", "row": 0})
             asked_before = key
+        elif state.get("asked") == "pick" and state.get("open_cards"):
+            await seat_ws.send_json({"do": "pick", "card": max(c for c, _heads in state["open_cards"])})
+            asked_before = key
     await seat_ws.send_json({"do": "leave"})  # the page stays until its person leaves it
     return hand, committed, state
 
 
-async def test_the_tv_page_never_shows_a_card_before_its_reveal(tmp_path: Path, procs) -> None:
+@pytest.mark.parametrize("game", [[], ["--deal", "open"], ["--variant", "tactical"], ["--variant", "draft"]],
+                         ids=["sealed", "open", "tactical", "draft"])
+async def test_the_tv_page_never_shows_a_card_before_its_reveal(tmp_path: Path, procs, game: list[str]) -> None:
     """Item 1: the host plays its seat from its page while the TV page's state is read at every update: no card
-    of the host's hand is anywhere in it (a field, the log, a card) before that card is revealed, no field of a
-    seat's page is in it, and no line speaks to a "you"."""
-    host = procs(["host", "--web", "--no-open", "--seats", "2", "--bots", "1", "--bot-delay", "0.6", *LO,
+    of the host's hand is anywhere in it (a field, the log, a card) before that card is revealed (or, in a draft,
+    was open to everyone), no field of a seat's page is in it, and no line speaks to a "you". Every variant and
+    deal: a draft's picks and a tactical game's hands come to the seat in other events than a dealt hand."""
+    host = procs(["host", "--web", "--no-open", "--seats", "2", "--bots", "1", "--bot-delay", "0.6", *LO, *game,
                   "--rounds", "1", "--no-points", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
                  tmp_path / "host.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
     _url, port, seat_token = host.wait_for(SEAT_URL).groups()
@@ -123,7 +128,7 @@ async def test_the_tv_page_never_shows_a_card_before_its_reveal(tmp_path: Path, 
     assert any("You commit" in line for line in state["log"]), "the seat's own page says what it committed"
     public: set[int] = set()
     for number, tv in enumerate(tv_states):
-        public |= revealed(tv)
+        public |= revealed(tv) | {c for c, _heads in tv.get("open_cards") or []}  # a draft's cards: open to all
         assert tv["view"] == "tv" and tv["me"] is None and tv["message"] is None
         assert not SEAT_ONLY & set(tv), (number, SEAT_ONLY & set(tv))
         assert not [line for line in tv["log"] if re.match(r"(You|Your)\b", line)], (number, tv["log"])
