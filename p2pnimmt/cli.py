@@ -315,7 +315,8 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="p2pnimmt", description=_("6 nimmt! on a local network, with no server."))
-    parser.add_argument("--version", action="version", version=f"p2pnimmt {__version__}")
+    parser.add_argument("--version", action="version", version=f"p2pnimmt {__version__}",
+                        help=_("show program's version number and exit"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help=_("play alone against bots in this terminal (no network)"))
@@ -659,7 +660,8 @@ def cmd_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     try:
         stops = frames(Path(args.file).read_bytes())
     except OSError as exc:
-        print(f"p2pnimmt replay: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        print("p2pnimmt replay: " + _("cannot read {file}: {why}").format(file=args.file, why=exc.strerror or exc),
+              file=sys.stderr)
         return 1
     except ReplayError as exc:
         print(f"p2pnimmt replay: {args.file}: {exc}", file=sys.stderr)

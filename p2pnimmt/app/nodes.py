@@ -72,7 +72,7 @@ def journal_opener(identity: Identity, options: Options, files: NodeFiles):
         except OSError as exc:
             raise RoleFailed(_("cannot write the transcript: {why}").format(why=exc)) from None
         files.transcript = path
-        say(f"transcript: {path}")
+        say(_("transcript: {path}").format(path=path))
         return journal
 
     return open_journal

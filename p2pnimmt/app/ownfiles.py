@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..i18n import _, ngettext
 from ..protocol.codec import DecodeError
 from ..protocol.commitments import NONCE_SIZE, card_value, commitment
 from ..protocol.envelope import open_envelope
@@ -88,10 +89,10 @@ def _key(kind: str, body: dict[str, Any]) -> tuple[str, int, int]:
 def _what(key: tuple[str, int, int]) -> str:
     kind, r, t = key
     if kind == "play":
-        return f"the card committed to in round {r + 1}, turn {t + 1}"
+        return _("the card committed to in round {round}, turn {turn}").format(round=r + 1, turn=t + 1)
     if kind == "seed":
-        return f"the seed contribution committed to for round {r + 1}"
-    return f"the sealed deal's key and seed committed to for round {r + 1}"
+        return _("the seed contribution committed to for round {round}").format(round=r + 1)
+    return _("the sealed deal's key and seed committed to for round {round}").format(round=r + 1)
 
 
 def opens(record: dict[str, Any], commit: bytes, game_id: bytes, seat: int) -> bool:
@@ -135,7 +136,8 @@ def check_secrets(records: list[Any], wires: Iterable[bytes], me: bytes, seat: i
     for index, record in enumerate(records):
         problem = shape_problem(record)
         if problem:
-            raise SecretsProblem(f"has a damaged record {index} (of {len(records)}, from 0): {problem}")
+            raise SecretsProblem(_("has a damaged record {index} (of {n}, from 0): {why}").format(
+                index=index, n=len(records), why=problem))
     last: dict[tuple[str, int, int], tuple[int, dict[str, Any]]] = {}  # step -> (record index, its last secret)
     for index, record in enumerate(records):
         if record["kind"] in ("play", "seed", "sealed"):
@@ -160,23 +162,24 @@ def check_secrets(records: list[Any], wires: Iterable[bytes], me: bytes, seat: i
         assert game_id is not None and seat is not None  # a message of ours in a started game
         found = last.get(key)
         if found is None:
-            raise SecretsProblem(f"lacks {_what(key)}, which this seat has not opened yet (the file was cut short "
-                                 "or damaged)")
+            raise SecretsProblem(_("lacks {what}, which this seat has not opened yet (the file was cut short or "
+                                   "damaged)").format(what=_what(key)))
         if not opens(found[1], commit, game_id, seat):
-            raise SecretsProblem(f"has a record {found[0]} that does not open {_what(key)} (this seat's "
-                                 "commitment in the transcript): the file is damaged")
+            raise SecretsProblem(_("has a record {index} that does not open {what} (this seat's commitment in the "
+                                   "transcript): the file is damaged").format(index=found[0], what=_what(key)))
     ahead = sorted((index, key) for key, (index, _record) in last.items()
                    if key not in committed and _position(key) >= position)
     if len(ahead) >= 2:
-        raise SecretsProblem(f"holds secrets for {len(ahead)} steps the transcript has not reached "
-                             f"({_what(ahead[0][1])} the first): the transcript lost messages this seat had sent "
-                             "(resuming would sign others in their place)")
+        raise SecretsProblem(_("holds secrets for {n} steps the transcript has not reached ({what} the first): the "
+                               "transcript lost messages this seat had sent (resuming would sign others in their "
+                               "place)").format(n=len(ahead), what=_what(ahead[0][1])))
     notes = []
     lost = sorted(key for key in opened if key in committed and key not in last)
     if lost:
-        many = len(lost) != 1
-        notes.append(f"lacks {len(lost)} secret{'s' if many else ''} of commitments this seat had opened: "
-                     f"{'they were' if many else 'it was'} taken again from its messages in the transcript")
+        notes.append(ngettext("lacks {n} secret of commitments this seat had opened: it was taken again from its "
+                              "messages in the transcript",
+                              "lacks {n} secrets of commitments this seat had opened: they were taken again from its "
+                              "messages in the transcript", len(lost)).format(n=len(lost)))
     return Checked(list(records) + told, notes)
 
 

@@ -23,7 +23,7 @@ from ..net.node import Node
 from ..protocol.codec import DecodeError
 from ..protocol.identity import Identity
 from ..protocol.session import Session
-from ..protocol.transcript import TranscriptJournal, frames
+from ..protocol.transcript import TranscriptJournal, frames, replay_wires
 from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
 from .front import Front
 from .nodes import NodeFiles, finish, new_node
@@ -84,9 +84,9 @@ def _secrets(path: Path, own: OwnFiles, checked: Replay) -> list[dict]:
     try:
         found = check_secrets(own.secrets, own_messages(own.data), me, seat, session.game_id, _position(session))
     except SecretsProblem as exc:
-        raise RoleFailed(f"cannot resume from {path}: the secrets file {secrets_path(path)} {exc}; this seat "
-                         "cannot play on from these files; nothing was sent (`p2pnimmt watch CODE` still shows the "
-                         "game)") from None
+        raise RoleFailed(_("cannot resume from {path}: the secrets file {file} {why}; this seat cannot play on "
+                           "from these files; nothing was sent (`p2pnimmt watch CODE` still shows the game)").format(
+            path=path, file=secrets_path(path), why=exc)) from None
     for note in found.notes:
         say(f"{secrets_path(path)}: {note}")
     return found.secrets
@@ -117,21 +117,23 @@ def read_files(path: Path, files: NodeFiles) -> tuple[OwnFiles, Callable[[], Tra
                            "printed at its start, replays it with `p2pnimmt play --seed SEED`)").format(
             path=path, key=key)) from None
     except OSError as exc:
-        raise RoleFailed(f"cannot resume from {path}: cannot read its key file {key}: "
-                         f"{exc.strerror or exc}") from None
+        raise RoleFailed(_("cannot resume from {path}: cannot read its key file {key}: {why}").format(
+            path=path, key=key, why=exc.strerror or exc)) from None
     except ValueError as exc:
-        raise RoleFailed(f"cannot resume from {path}: its key file {key} is damaged: {exc}") from None
+        raise RoleFailed(_("cannot resume from {path}: its key file {key} is damaged: {why}").format(
+            path=path, key=key, why=exc)) from None
     try:
         files.hold(identity)  # first: a copy of a seat that plays elsewhere is left untouched
         return read_own_files(path, files)
     except InUse as exc:
-        raise RoleFailed(f"cannot resume from {path}: {exc}") from None
+        raise RoleFailed(_("cannot resume from {path}: {why}").format(path=path, why=exc)) from None
     except DecodeError as exc:
-        raise RoleFailed(f"cannot resume from {path}: {exc} ({secrets_path(path)}); nothing was sent") from None
+        raise RoleFailed(_("cannot resume from {path}: {why} ({file}); nothing was sent").format(
+            path=path, why=exc, file=secrets_path(path))) from None
     except (OSError, ValueError) as exc:
         where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
         what = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise RoleFailed(f"cannot resume from {path}: {what}{where}") from None
+        raise RoleFailed(_("cannot resume from {path}: {why}").format(path=path, why=f"{what}{where}")) from None
 
 
 async def run_resume(path: Path, options: Options, headless: bool) -> int:
@@ -148,10 +150,11 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
         try:
             checked = check_own_transcript(own.data, own.identity)
         except TranscriptError as exc:
-            where = f" at record {exc.record}" if exc.record is not None else ""
-            key = f" (or its key file {key_path(path)})" if exc.record == 0 else ""
-            raise RoleFailed(f"cannot resume from {path}: the transcript{key} is damaged{where}: {exc.reason}; "
-                             "nothing was sent (`p2pnimmt verify` shows the same)") from None
+            where = _(" at record {n}").format(n=exc.record) if exc.record is not None else ""
+            key = _(" (or its key file {key})").format(key=key_path(path)) if exc.record == 0 else ""
+            raise RoleFailed(_("cannot resume from {path}: the transcript{key} is damaged{where}: {why}; nothing was "
+                               "sent (`p2pnimmt verify` shows the same)").format(
+                path=path, key=key, where=where, why=exc.reason)) from None
         if checked.sealed:
             raise RoleFailed(_("the game in {path} is over (its transcript is sealed)").format(path=path))
         if checked.session.fault is not None:
@@ -160,8 +163,8 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
         secrets = _secrets(path, own, checked)
         info = next((r for r in reversed(secrets) if r.get("kind") == "node"), None)
         if info is None:
-            raise RoleFailed(f"{path} has no record of where this peer was (no 'node' secret in "
-                             f"{secrets_path(path)})")
+            raise RoleFailed(_("{path} has no record of where this peer was (no 'node' secret in {file})").format(
+                path=path, file=secrets_path(path)))
         is_host = bool(info.get("is_host"))
         game_id = checked.session.game_id
         if checked.session.start is None:  # a lobby, or a join refused (the game had started without us)
@@ -173,8 +176,8 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
         try:
             journal = open_journal()
         except (DecodeError, OSError) as exc:
-            raise RoleFailed(f"cannot resume from {path}: {exc}") from None
-        return await _resume(path, own.identity, journal, own_messages(own.data), secrets, info, game_id, files,
+            raise RoleFailed(_("cannot resume from {path}: {why}").format(path=path, why=exc)) from None
+        return await _resume(path, own.identity, journal, replay_wires(own.data), secrets, info, game_id, files,
                              options, headless)
     finally:
         files.close()

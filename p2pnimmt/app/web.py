@@ -314,7 +314,7 @@ class WebFront:
             self.phone_url = self.server.phone_url(phone_token)
             if not spectator:
                 say(f"tv: {self.tv_url}")
-            say(f"phone: {self.phone_url}")
+            say(_("phone: {url}").format(url=self.phone_url))
             for page in (self.page, self.tv):
                 if page is not None:
                     page.view.changed()  # the QR code says the phone's link from now on

@@ -172,8 +172,8 @@ class Page:
         do = intent.get("do")
         if not isinstance(do, str) or do not in INTENTS:
             shown = do[:40] if isinstance(do, str) else None
-            return self.refuse(f"unknown action {shown!r}" if shown is not None
-                               else "an action is a JSON object with \"do\" naming it")
+            return self.refuse(_("unknown action {action}").format(action=repr(shown)) if shown is not None
+                               else _("an action is a JSON object with \"do\" naming it"))
         self.refused = None
         if do in ("lobby", "guest"):
             return await self._lobby(do, intent)
@@ -193,7 +193,7 @@ class Page:
                 self.on_leave()
             return
         if self.seat is None:
-            return self.refuse(f"{do}: this page has no seat")
+            return self.refuse(_("{action}: this page has no seat").format(action=do))
         if do == "present":
             return self._present()
         if do == "stand_in":
@@ -202,17 +202,18 @@ class Page:
             return self._take_seat_back()
         number = intent.get("card" if do in ("play", "pick") else "row")
         if type(number) is not int:
-            return self.refuse(f"{do} needs a whole number ({'card' if do in ('play', 'pick') else 'row'})")
+            return self.refuse((_("{action} needs a whole number (card)") if do in ("play", "pick")
+                                else _("{action} needs a whole number (row)")).format(action=do))
         self._move(do, number)
 
     async def _lobby(self, do: str, intent: dict[str, Any]) -> None:
         if do == "lobby":
             words = intent.get("words")
             if self.command is None:
-                return self.refuse("lobby: only the host's page runs lobby commands")
+                return self.refuse(_("lobby: only the host's page runs lobby commands"))
             if not (isinstance(words, list) and 0 < len(words) <= 4
                     and all(isinstance(w, str) and len(w) <= 40 for w in words)):
-                return self.refuse("lobby needs \"words\": 1 to 4 words of up to 40 characters")
+                return self.refuse(_("lobby needs \"words\": 1 to 4 words of up to 40 characters"))
             try:
                 self.lobby_message = await self.command(words)
             except ValueError as exc:
