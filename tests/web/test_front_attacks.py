@@ -405,3 +405,57 @@ async def drain(ws) -> None:
     with contextlib.suppress(aiohttp.ClientError, ConnectionError, asyncio.CancelledError):
         async for _message in ws:
             pass
+
+
+async def test_a_killed_player_resumes_under_slowloris_and_is_not_dropped(tmp_path: Path, procs) -> None:
+    """Item 4, mid-game: the host (its open files capped at 256, as the issue's host ran out of its 1,024) is under
+    the slowloris attack on its page's port while its seat plays from that page; a joiner is killed after the first
+    round and resumes from its transcript: its dials reach the host, it is neither dropped nor its round voided, and
+    every seat finishes with the same scores and a transcript that verifies (the issue: the resume gave up after
+    one failed dial, the player was dropped and its round voided)."""
+    import os
+    import resource
+    import signal
+
+    from procs import final_scores
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4096)), hard))  # the attacker's own sockets
+    host = procs(["host", "--web", "--no-open", "--seats", "2", *LO, "--rounds", "2", "--no-points", "--name", "ann",
+                  "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
+                 prefix=["prlimit", "--nofile=256:256", "--"], env={"P2PNIMMT_PLACE_DELAY": "0"})
+    _url, port, seat_token = host.wait_for(SEAT_URL).groups()
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    game_port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    attack = Slowloris(int(port), [f"127.0.0.{n}" for n in range(2, 32)], 20)
+    greedy = Slowloris(int(port), ["127.0.0.40"], 100)
+    attack.start()
+    greedy.start()
+    try:
+        await wait_until(lambda: attack.opened + greedy.opened >= 300, "the attack's connections")
+        async with jar() as http:
+            seat_url, own = ws_url(port, seat_token)
+            async with http.ws_connect(seat_url, headers=own) as seat:
+                player = procs(["join", code, "--headless", *LO, "--peer", f"127.0.0.1:{game_port}", "--name", "bob",
+                                "--bot-delay", "0.2", "--transcript", str(tmp_path / "bob.p2pt")],
+                               tmp_path / "bob.out")
+                playing = asyncio.ensure_future(play_seat(seat))
+                await asyncio.to_thread(player.wait_for, r"round 1: ")
+                os.kill(player.popen.pid, signal.SIGKILL)
+                player.popen.wait()
+                again = procs(["resume", str(tmp_path / "bob.p2pt"), "--headless", *LO, "--bot-delay", "0.2"],
+                              tmp_path / "bob.resume.out")
+                _hand, committed, state = await asyncio.wait_for(playing, 4 * OUTER)
+        assert state["over"] and len(committed) == 20, (len(committed), state.get("log"))
+    finally:
+        await attack.end()
+        await greedy.end()
+    assert await asyncio.to_thread(again.finish, 60) == 0, again.text()
+    await asyncio.to_thread(host.finish, 60)
+    for out in (host.text(), again.text()):
+        assert "dropped" not in out and "void" not in out and "giving up" not in out, out[-3000:]
+        assert "Traceback" not in out and "Too many open files" not in out, out[-3000:]
+    assert final_scores(host.text()) == final_scores(again.text())
+    for name in ("host", "bob"):
+        verdict = verify_transcript((tmp_path / f"{name}.p2pt").read_bytes())
+        assert verdict.ok, (name, verdict.report())
