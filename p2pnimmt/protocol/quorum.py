@@ -38,6 +38,8 @@ class Table(Protocol):
     def drop_targets(self) -> Mapping[Step, set[int]]: ...
     @property
     def slots(self) -> Mapping[tuple[str, int, int], Mapping[int, Envelope]]: ...
+    @property
+    def expelled(self) -> Mapping[int, int]: ...
 
     def active_at(self, round_index: int, step: int, place: int = 0) -> list[int]: ...
     def went_on(self, seat: int, at: Step, target: int) -> bool: ...
@@ -107,10 +109,12 @@ def dropped_together(table: Table, at: Step) -> set[int]:
 
 def never_names(table: Table, seat: int, at: Step, target: int) -> bool:
     """`seat` will never have a counted DROP of `target` at `at`: it has none, and it went on from `target`'s
-    message there (a DROP after that is `unexpected`), or its counted names are all used."""
+    message there (a DROP after that is `unexpected`), or it is expelled (nothing it signs counts any more,
+    section 12), or its counted names are all used."""
     if target in counted(table, seat, at):
         return False
-    return table.went_on(seat, at, target) or len(names(table, seat, at)) >= most_named(table, at)
+    return table.went_on(seat, at, target) or seat in table.expelled or \
+        len(names(table, seat, at)) >= most_named(table, at)
 
 
 def set_void(table: Table, at: Step, group: set[int]) -> bool:

@@ -333,6 +333,11 @@ class SealedDeal(Deal):
         st = self.rounds.get(table.round)
         if st is None or st.settled or st.seats is None:
             return None
+        if st.caught or any(s in table.dropped and table.dropped[s][0] == table.round for s in st.seats):
+            # A void round (`void`) needs no (more) SEALED_KEYS (17.9): between the pass that ends it and the one
+            # that scores it, the game waits on nobody's keys (an expelled seat is dropped at its ROUND_END's place,
+            # or later, never at the keys of a void round: the same position whenever the proof came, section 12).
+            return None
         keys = table.slot("SEALED_KEYS", table.round)
         active = table.active_at(table.round, ROUND_END_STEP, KEYS_PLACE)
         return tuple(s for s in st.seats if s not in keys and s in active)

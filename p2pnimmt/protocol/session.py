@@ -71,6 +71,14 @@ __all__ = ["MAX_EARLY", "Journal", "LocalError", "Session"]
 Output = Outgoing | Event
 
 
+def slot_of(kind: str, body: Any) -> tuple[Any, ...]:
+    """What names the one message a seat may sign of `kind` (section 11's table): its round, turn or pick, step,
+    place and the seat it names (a DROP, KEEP or STANDIN)."""
+    if not isinstance(body, dict):
+        return (kind,)
+    return (kind, *(body.get(name) for name in ("round", "turn", "pick", "step", "place", "seat")))
+
+
 class Session:
     """The protocol state of one peer (a seat, or a spectator when it has no seat)."""
 
@@ -95,6 +103,7 @@ class Session:
         self._restored: list[dict[str, Any]] = []  # the deal's secrets records, until START makes the deal
         self._rewinds: set[tuple[int, Step]] = set()  # drops found complete at a step this node had passed
         self._rebuilding = False
+        self._signed: set[tuple[Any, ...]] = set()  # the slot of every message of ours accepted (slot_of)
 
     # ----------------------------------------------------------------- the table, read-only
 
@@ -360,6 +369,11 @@ class Session:
         """Sign a message of ours, accept it here, and send it to everyone (how every Send effect is applied)."""
         if self.table.replaying:
             return  # what we sent before the restart is in the transcript and is being replayed
+        if slot_of(kind, body) in self._signed:
+            # We signed this slot's message already: a rebuild may reach the step again while ours waits for our
+            # own vote to be decided (parked), and a second one would be a `duplicate` proven against us
+            # (protocol.md 11.1: a node signs at most one message per slot).
+            return
         assert self.identity is not None and self.game_id is not None
         seq, prev = self.inbox.head(self.me)
         env = seal(self.identity, self.game_id, seq, prev, kind, body)
@@ -424,6 +438,8 @@ class Session:
         if not self.table.replaying:
             self.journal.message(env.wire)
         self.inbox.take(env)
+        if env.sender == self.me:
+            self._signed.add(slot_of(env.kind, env.body))
         roster = self.roster
         if self.relay and env.sender != self.me:
             # One seat relays each sender's messages to the other seats: the next seat after the sender.

@@ -205,8 +205,8 @@ def unpark(table: Table) -> Effects[None]:
         return
     waiting: set[bytes] = set()
     for env in list(table.parked):
-        if env.sender in waiting:
-            continue
+        if env.sender in waiting or env not in table.parked:
+            continue  # (not parked any more: a message placed before it expelled its sender, Table.expel)
         seat = table.roster.index(env.sender)
         if (seat in table.dropped or rewound(table, seat, env)) and round_of(env) > table.round or \
                 seat not in table.dropped and after_open_vote(table, seat, env):

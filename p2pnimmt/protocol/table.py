@@ -262,10 +262,12 @@ class Table:
         """A seat active at `at` that did not vote to drop `target` there went on from `target`'s message.
 
         That seat never votes, so the drop can never complete. (A voter that went on did so because the drop
-        completed at it, or because the vote was void already: it voids nothing.)
+        completed at it, or because the vote was void already: it voids nothing.) Nor does an expelled seat that
+        did not vote there before the message that expelled it: nothing it signs from there counts (section 12).
         """
         voters = self.voters(at, target)
-        return any(self.went_on(s, at, target) for s in self.active_at(*at) if s != target and s not in voters)
+        return any(self.went_on(s, at, target) or s in self.expelled
+                   for s in self.active_at(*at) if s != target and s not in voters)
 
     def now(self) -> Step | None:
         """The step the game is at (None outside a round)."""

@@ -192,6 +192,21 @@ def records(data: bytes) -> Iterator[tuple[str, Any]]:
             yield fields[2], fields[3]
 
 
+def replay_wires(data: bytes) -> list[bytes]:
+    """What a restarted peer replays from its own transcript, in order: every message it had accepted, and at its
+    place the evidence of every split commit's proof it recorded (a non-fatal `equivocation`: the versions of one
+    commit it held besides the one accepted, which the turn's reveals decide on; protocol.md 12 and 13). Without
+    them a resumed node would lose the versions it held and wait for ever on reveals naming them."""
+    wires: list[bytes] = []
+    for kind, payload in records(data):
+        if kind == "msg" and isinstance(payload, bytes):
+            wires.append(payload)
+        elif kind == "fault" and isinstance(payload, dict) and payload.get("code") == "equivocation" and \
+                payload.get("fatal") is False and isinstance(payload.get("evidence"), list):
+            wires += [wire for wire in payload["evidence"] if isinstance(wire, bytes)]
+    return wires
+
+
 def secret_records(data: bytes) -> list[dict[str, Any]]:
     """The records of a secrets file."""
     return [decode(record, MAX_RECORD) for _offset, record in frames(data)]

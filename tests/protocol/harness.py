@@ -128,11 +128,11 @@ class Net:
 
 def restart(net: Net, peer: bytes) -> list:
     """Replace `peer`'s session with a fresh one rebuilt from its transcript and secrets; return its first outputs."""
-    from p2pnimmt.protocol.transcript import records
+    from p2pnimmt.protocol.transcript import replay_wires
 
     old = net.sessions[peer]
     data = bytes(net.transcripts[peer])
-    wires = [payload for kind, payload in records(data) if kind == "msg"]
+    wires = replay_wires(data)  # what `resume` replays: the messages, and the split commits' versions held
     journal = TranscriptJournal.continuing(data, net.transcripts[peer].extend, old.identity)
     fresh = Session(old.identity, game_id=old.game_id, entropy=old.entropy, relay=old.relay, journal=journal)
     net.sessions[peer] = fresh

@@ -68,6 +68,11 @@ def test_a_vote_at_the_end_of_a_round_made_void_is_no_skip() -> None:
 # the others both; dropping one voids the round, and the other's drop, complete at once, must be made there too
 # (protocol.md 11.1, "Active"): before, it was left for a step gone past and every node stalled.
 @example(players=4, cut_at=92, delivery=0)
+# Found by the sweep too: seat 1 signed its ROUND_END, then found seat 3's drop complete at a step it had passed
+# and rebuilt; the rebuild parked its ROUND_END behind its own open vote, and once the vote completed it signed a
+# second ROUND_END for the round (a `duplicate` proven against an honest seat: the others expelled it at (1, 0, 0),
+# seat 2, rebuilding, at (0, 32, 0)). A node signs one message per slot (protocol.md 11.1, "A rebuild").
+@example(players=4, cut_at=93, delivery=0)
 def test_every_node_agrees_after_a_vote_at_the_end_of_a_void_round(players: int, cut_at: int, delivery: int) -> None:
     found = outcomes(void_then_round_end_drop(players, cut_at, delivery))
     assert len(found) == 1, found
@@ -131,3 +136,55 @@ def test_a_seat_back_two_rounds_after_its_last_message_is_no_skip_where_its_drop
     assert phase == "over" and dropped == ()
     ((seat, ((gone, back),)),) = absences
     assert seat == 2 and gone.round == 0 and back == 2
+
+
+def void_round_with_a_second_round_end(players: int, cut_at: int, delivery: int) -> tuple[Net, int]:
+    """As `void_then_round_end_drop`, and seat 1 cheats: it signs its ROUND_END of the void round twice (a
+    `duplicate`, section 12: it is expelled from the second). Returns the net and the cheat's seat."""
+    from adversary import Adversary
+
+    net = cut_off(players, "sealed", 3, cut_at, delivery)
+    cheat = 1
+    adv = Adversary(net, cheat)
+    adv.seq, adv.prev = net.sessions[adv.peer].inbox.head(adv.peer)  # it takes over mid-game: its chain so far
+
+    def twice(adv: Adversary, env, body):  # type: ignore[no-untyped-def]
+        if env.kind != "ROUND_END" or adv.fired:
+            return None
+        adv.fired = True
+        return adv.default(env, body) + adv.send("ROUND_END", dict(body))
+
+    adv.rule = twice
+    vote_out(net, 3, run=False)
+    x2 = net.identities[2].peer
+    while net.queue and not any(s.phase == "round-end" for p, s in net.sessions.items() if p != x2):
+        net.run(limit=1)
+    net.cut = {x2}
+    net.run()
+    vote_out(net, 2)
+    net.heal()
+    net.run()
+    return net, cheat
+
+
+@settings(max_examples=examples(6, 40), deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(players=st.integers(4, 5), cut_at=st.integers(60, 700), delivery=st.integers(0, 2**16))
+# The example of test_every_node_agrees_after_a_vote_at_the_end_of_a_void_round with cut_at=93, made by a cheat on
+# purpose: seat 2, rebuilding, expelled seat 1 while the void round had moved to its round end but was not yet
+# scored, and dropped it at (0, 32, 0), the keys, where the others (which got the proof later) dropped it at
+# (1, 0, 0). A void round waits on nobody's keys (17.9), so no node ever drops a seat there.
+@example(players=4, cut_at=93, delivery=0)
+def test_a_seat_expelled_in_a_void_round_is_dropped_at_one_position_whenever_the_proof_comes(
+        players: int, cut_at: int, delivery: int) -> None:
+    net, cheat = void_round_with_a_second_round_end(players, cut_at, delivery)
+    honest = {p: s for p, s in net.sessions.items() if p != net.identities[cheat].peer}
+    found = set()
+    for peer, session in honest.items():
+        assert not [f for f in net.faults(peer) if f.fatal]
+        verdict = verify_transcript(bytes(net.transcripts[peer]))
+        assert verdict.ok, verdict.report()
+        for s in (session, replay(bytes(net.transcripts[peer])).session):
+            found.add((str(s.phase), s.result, tuple(sorted(s.dropped.items())), tuple(sorted(s.table.expelled))))
+    assert len(found) == 1, found
+    phase, _, dropped, expelled = found.pop()
+    assert phase == "over" and expelled == (cheat,) and cheat in dict(dropped)
