@@ -11,9 +11,11 @@ spectators in TypeScript. Then:
   finished hold the same phase, scores, each round's bull heads, drops, void rounds, forfeits and winners;
 - every node sent the same messages, byte for byte, to the same peers, and wrote the same transcript, as the node
   of the all-Python table in its place (the same keys, entropy and inputs leave a node nothing to choose);
-- every transcript gets the same lines and exit status from `p2pnimmt verify FILE` and
-  `node peer.js verify FILE`, verifies (a seat cut off for good: whatever both say, alike), and its scores line
-  is the scores every node holds.
+- every transcript gets the same verdict and the same report from both verifiers (the Python verifier and the
+  TypeScript one in the node process: the text `p2pnimmt verify FILE` and `node peer.js verify FILE` print),
+  verifies (a seat cut off for good: whatever both say, alike), and its scores line is the scores every node
+  holds; the two commands themselves print the same lines with the same exit status for a TypeScript node's and a
+  Python node's transcript of each table (for every transcript with P2PNIMMT_SWEEP=1).
 
 The default run plays a few tables of each deal; P2PNIMMT_SWEEP=1 plays every deal at every size from 2 to 10.
 """
@@ -35,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sweep import SWEEP  # noqa: E402
 
 from p2pnimmt.engine import Settings  # noqa: E402
+from p2pnimmt.neutral import neutral  # noqa: E402
+from p2pnimmt.protocol.verify import verify_transcript  # noqa: E402
 
 DEALS = {"open": ("standard", "open"), "sealed": ("standard", "sealed"), "draft": ("draft", "open"),
          "tactical": ("tactical", "open")}
@@ -67,6 +71,7 @@ class Table:
         self.reference = Mixed(players, settings=settings, seed=seed, spectators=2)
         self.mixed = Mixed(players, settings=settings, seed=seed, spectators=2, typescript=typescript, child=child)
         self.nets = (self.reference, self.mixed)
+        self.child = child
 
     def each(self, action: Any) -> None:
         for net in self.nets:
@@ -103,22 +108,32 @@ def check(table: Table, tmp_path: Path, gone: int | None = None) -> list[dict[st
     assert all(o == finished[0] for o in finished), finished
     scores = finished[0]["scores"]
     assert scores == [sum(col) for col in zip(*finished[0]["history"])]
-    # both verifiers on every node's transcript, two at a time
+    # both verifiers on every node's transcript: their verdict and report in process (what each command prints),
+    # and the commands themselves on a TypeScript node's and a Python node's transcript (every one in the sweep)
+    line = "scores: " + ", ".join(f"p{s} {x}" for s, x in enumerate(scores))
     paths = []
     for i, peer in enumerate(mixed.peers):
         path = tmp_path / f"node-{i}{'-ts' if mixed.is_typescript(peer) else ''}.p2pt"
         path.write_bytes(bytes(mixed.transcripts[peer]))
         paths.append(path)
+        verdict = verify_transcript(bytes(mixed.transcripts[peer]))
+        ours = (verdict.ok, "\n".join(neutral(text) for text in verdict.report().splitlines()))
+        answer = table.child.call("verify", -1, path=str(path))
+        assert answer["unsupported"] is None, f"{path.name}: {answer['unsupported']}"
+        assert (answer["ok"], answer["report"]) == ours, f"{path.name}:\n Python {ours}\n TypeScript {answer}"
+        if peer != gone_peer:
+            assert verdict.ok, f"{path.name}: {ours[1]}"
+            assert line in ours[1].splitlines(), f"{path.name}: {line!r} not in\n{ours[1]}"
+    sample = paths if SWEEP else [next(p for p, q in zip(paths, mixed.peers) if mixed.is_typescript(q) and q != gone_peer),
+                                  next(p for p, q in zip(paths, mixed.peers) if not mixed.is_typescript(q) and q != gone_peer)]
     with ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(lambda p: (python_verify(p), node_verify(p)), paths))
-    line = "scores: " + ", ".join(f"p{s} {x}" for s, x in enumerate(scores))
-    for path, peer, (ours, theirs) in zip(paths, mixed.peers, results):
+        results = list(pool.map(lambda p: (p, python_verify(p), node_verify(p)), sample))
+    for path, ours, theirs in results:
         assert (theirs.returncode, theirs.stdout, theirs.stderr) == (ours.returncode, ours.stdout, ours.stderr), \
             f"{path.name}:\n Python {ours.returncode} {ours.stdout}{ours.stderr}\n TypeScript {theirs.returncode} " \
             f"{theirs.stdout}{theirs.stderr}"
-        if peer != gone_peer:
-            assert ours.returncode == 0 and "verified:" in ours.stdout, f"{path.name}: {ours.stderr}"
-            assert line in ours.stdout.splitlines(), f"{path.name}: {line!r} not in\n{ours.stdout}"
+        if path not in paths or mixed.peers[paths.index(path)] != gone_peer:
+            assert ours.returncode == 0 and line in ours.stdout.splitlines(), f"{path.name}: {ours.stderr}"
     return outcomes
 
 

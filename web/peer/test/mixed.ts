@@ -8,12 +8,15 @@
  *     (SHA-256(label "/" counter) cut to the length asked: tests/protocol/harness.py's draws); `native`: node's
  *     OpenSSL for Ed25519 and X25519 in this process (the first `new` decides), else @noble/curves as a browser;
  *   host {salt, settings, roster}; deliver {wire, via}; play {card}; row {row}; pick {card}; drop {seat}; rejoin;
- *   waiting: the seats the game waits on now; dropped: the seats dropped; report: the node's state and transcript.
+ *   waiting: the seats the game waits on now; dropped: the seats dropped; report: the node's state and transcript;
+ *   verify {path} (no id): the TypeScript verifier's verdict on a transcript file and its report (what
+ *   `node peer.js verify FILE` prints).
  * Every answer but report's: {out: [[wire, to, skip, watchersOnly]...], due} or {error}: `due` is the move the
  * node's seat owes now, with what it may choose from (["play", cards], ["row"], ["pick", open cards]) or null: the
  * same rule pytest applies to a Python seat, so the same choices whichever implementation sits there.
  */
 import * as crypto from "node:crypto";
+import { readFileSync } from "node:fs";
 import { ascii, fromHex, hex } from "../src/bytes.js";
 import type { Card } from "../src/cards.js";
 import { nodeEd25519, nodeScalarMult } from "../src/cli.js";
@@ -24,6 +27,7 @@ import { useScalarMult } from "../src/sealed_group.js";
 import { type Member, type Outgoing, Seat } from "../src/seat.js";
 import type { Settings } from "../src/session.js";
 import { commitStep } from "../src/steps.js";
+import { report, verifyTranscript } from "../src/verify.js";
 
 type Due = ["play", Card[]] | ["row"] | ["pick", Card[]] | null;
 
@@ -74,6 +78,10 @@ let cryptoChosen = false;
 type Request = Record<string, unknown> & { op: string; id: number };
 
 function answer(req: Request): unknown {
+  if (req.op === "verify") { // what `node peer.js verify FILE` decides and prints (cli.ts), without a process
+    const verdict = verifyTranscript(new Uint8Array(readFileSync(req.path as string)));
+    return { ok: verdict.ok, report: report(verdict), unsupported: verdict.unsupported ?? null };
+  }
   if (req.op === "new") {
     if (!cryptoChosen && req.native) {
       useScalarMult(nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]));
