@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..engine import Settings
-from ..i18n import _
+from ..i18n import _, language
 from ..net.discovery import game_code
 from ..net.node import Node
 from ..ui.local import LocalSeat
@@ -311,7 +311,8 @@ class WebFront:
         async def serve() -> None:
             await self.server.start()
             self.tv_url = self.server.url(tv_token)
-            self.phone_url = self.server.phone_url(phone_token)
+            # the phone page speaks the host's language (its link says it: web/peer/src/page_words.ts)
+            self.phone_url = self.server.phone_url(phone_token) + ("" if language() == "en" else f"&lang={language()}")
             if not spectator:
                 say(f"tv: {self.tv_url}")
             say(_("phone: {url}").format(url=self.phone_url))

@@ -9,6 +9,7 @@ import type { MsgMap } from "./codec.js";
 import { bytes, cards, codec, identity as identities } from "./main.js";
 import { PageNode } from "./page_node.js";
 import { PageSeat } from "./page_seat.js";
+import { _, fmt, ngettext, translatePage } from "./page_words.js";
 import { Tunnel } from "./tunnel.js";
 
 const { bullHeads } = cards;
@@ -89,12 +90,13 @@ function render(node: PageNode): void {
   const me = seat.seat;
   document.body.dataset.phase = seat.phase;
   if (node.refused !== null) {
-    $("status").textContent = `the host refused: ${node.refused}`;
+    $("status").textContent = fmt(_("the host refused: {why}"), { why: _(node.refused) });
     return;
   }
   if (seat.start === null) {
     const players = node.members.filter((m) => m.role === "player");
-    $("status").textContent = node.links.size ? `in the lobby: ${players.length}/${node.seats} seats` : "connecting…";
+    $("status").textContent = node.links.size
+      ? fmt(_("in the lobby: {taken}/{seats} seats"), { taken: players.length, seats: node.seats }) : _("connecting…");
     $("players").replaceChildren(...players.map((m) => Object.assign(document.createElement("li"), { textContent: m.name })));
     return;
   }
@@ -104,9 +106,11 @@ function render(node: PageNode): void {
   const away = seat.away();
   $("players").replaceChildren(...seat.names.map((name, s) => {
     const li = document.createElement("li");
-    const state = seat.dropped.has(s) ? " · dropped" : away.has(s) ? " · away" : "";
-    li.textContent = `${name}${s === me ? " (you)" : ""}: ${seat.scores[s] ?? 0}${state}`;
-    li.dataset.state = state ? state.slice(3) : "";
+    const state = seat.dropped.has(s) ? "dropped" : away.has(s) ? "away" : "";
+    const shown = state === "dropped" ? _("dropped") : state === "away" ? _("away") : "";
+    const you = s === me ? _(" (you)") : "";
+    li.textContent = `${name}${you}: ${seat.scores[s] ?? 0}${shown ? ` · ${shown}` : ""}`;
+    li.dataset.state = state;
     return li;
   }));
   showPresence(node);
@@ -116,7 +120,7 @@ function render(node: PageNode): void {
     line.dataset.row = String(r);
     const take = document.createElement("button");
     take.className = "take";
-    take.textContent = `take row ${r + 1}`;
+    take.textContent = fmt(_("take row {row}"), { row: r + 1 });
     take.hidden = wanted !== "row";
     take.addEventListener("click", () => act(node, () => node.chooseRow(r)));
     line.append(...row.map((c) => cardButton(c, false, () => {})), take);
@@ -128,11 +132,13 @@ function render(node: PageNode): void {
     if (c === committed) button.classList.add("chosen");
     return button;
   }));
-  const said: Record<string, string> = { card: "your turn: tap a card", row: "your card is below every row: tap a row to take",
-    wait: "waiting for the others…" };
-  $("status").textContent = seat.phase === "turn" ? `round ${seat.round + 1}, turn ${seat.turn + 1}: ${said[wanted]}`
-    : seat.phase === "over" ? "game over" : `${seat.phase}…`;
-  $("notes").replaceChildren(...[...seat.faults.map((f) => `fault (${f.code}): ${f.detail}`), ...node.notes]
+  const said: Record<string, string> = { card: _("your turn: tap a card"),
+    row: _("your card is below every row: tap a row to take"), wait: _("waiting for the others…") };
+  $("status").textContent = seat.phase === "turn"
+    ? fmt(_("round {round}, turn {turn}: {what}"), { round: seat.round + 1, turn: seat.turn + 1, what: said[wanted] ?? "" })
+    : seat.phase === "over" ? _("game over") : `${seat.phase}…`;
+  $("notes").replaceChildren(...[...seat.faults.map((f) => fmt(_("fault ({code}): {detail}"), { code: f.code, detail: f.detail })),
+    ...node.notes]
     .map((text) => Object.assign(document.createElement("li"), { textContent: text })));
   if (seat.phase === "over" || seat.phase === "aborted") showVerdict(node);
 }
@@ -142,9 +148,14 @@ function showVerdict(node: PageNode): void {
   const faults = seat.faults;
   const best = Math.min(...seat.scores);
   const lines = [
-    seat.phase === "over" ? `winner: ${seat.winners.map((s) => seat.names[s]).join(", ")} (${best} bull heads)` : "the game was aborted",
-    `checked here, in this browser: every signature, every commitment and every reveal; ${faults.length} fault${faults.length === 1 ? "" : "s"}`,
-    ...faults.map((f) => `fault: ${f.detail}`),
+    seat.phase === "over"
+      ? fmt(_("winner: {names} ({heads})"), { names: seat.winners.map((s) => seat.names[s]).join(", "),
+        heads: fmt(ngettext("{n} bull head", "{n} bull heads", best), { n: best }) })
+      : _("the game was aborted"),
+    fmt(ngettext("checked here, in this browser: every signature, every commitment and every reveal; {n} fault",
+      "checked here, in this browser: every signature, every commitment and every reveal; {n} faults", faults.length),
+    { n: faults.length }),
+    ...faults.map((f) => fmt(_("fault: {detail}"), { detail: f.detail })),
   ];
   const box = $("verdict");
   box.hidden = false;
@@ -169,11 +180,12 @@ function showPresence(node: PageNode): void {
   $("present").hidden = !node.clock.away() || dropped;
   $("back").hidden = !dropped || asked;
   $("presence-text").textContent = dropped ? (asked
-    ? "You asked for your seat back: you play again from the round after every player has your ask."
-    : "The others dropped your seat: the stand-in plays your hand.")
-    : "You are away: the stand-in plays your cards.";
+    ? _("You asked for your seat back: you play again from the round after every player has your ask.")
+    : _("The others dropped your seat: the stand-in plays your hand."))
+    : _("You are away: the stand-in plays your cards.");
   const ends = node.clock.ends;
-  $("clock").textContent = ends === null ? "" : `${Math.max(0, Math.ceil((ends - Date.now()) / 1000))} s left`;
+  $("clock").textContent = ends === null ? ""
+    : fmt(_("{seconds} s left"), { seconds: Math.max(0, Math.ceil((ends - Date.now()) / 1000)) });
 }
 
 function act(node: PageNode, intent: () => void): void {
@@ -191,7 +203,7 @@ const node = (): PageNode | null => ((window as unknown as { p2pnimmt?: { node: 
 
 async function start(name: string): Promise<void> {
   const identity = await ourIdentity();
-  $("me").textContent = `${name} · key ${identity.fingerprint}`;
+  $("me").textContent = fmt(_("{name} · key {key}"), { name, key: identity.fingerprint });
   connect(identity, name, null);
 }
 
@@ -208,7 +220,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   ws.onclose = () => {
     tunnel.lost();
     node?.node.stop();
-    $("status").textContent = "the link to the node that served this page closed: connecting again…";
+    $("status").textContent = _("the link to the node that served this page closed: connecting again…");
     setTimeout(() => connect(identity, name, node ?? had), RECONNECT_AFTER);
   };
   tunnel.onHello = async (hello) => {
@@ -233,6 +245,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
 }
 
 function main(): void {
+  translatePage();
   setInterval(() => {
     const now = node();
     if (now && now.clock.ends !== null) render(now); // the clock's seconds

@@ -1,0 +1,41 @@
+/**
+ * The phone page's words (issue 23): English in the source, marked `_("...")` (pybabel extracts them, babel.cfg),
+ * in the language its link names (`?lang=de`: the host's language, app/web.py) from the compiled catalog that
+ * /static/strings.js holds (made by `python -m p2pnimmt.web.strings`), as the TV page's table.js does. Text the
+ * page's HTML marks `data-i18n` is translated once at load (translatePage).
+ */
+type Strings = Record<string, string | string[]>;
+
+const all: Record<string, Strings> =
+  (globalThis as { P2PNIMMT_STRINGS?: Record<string, Strings> }).P2PNIMMT_STRINGS ?? {};
+const wanted = typeof location === "undefined" ? "en" : new URLSearchParams(location.search).get("lang") ?? "en";
+/** The page's language: the link's, if the catalog has it; else English. */
+export const lang: string = all[wanted] !== undefined ? wanted : "en";
+const strings: Strings = all[lang] ?? {};
+
+/** `text` in the page's language. */
+export function _(text: string): string {
+  const found = strings[text];
+  return typeof found === "string" ? found : text;
+}
+
+/** The form of `one`/`many` for `n` in the page's language (German, like English, has two). */
+export function ngettext(one: string, many: string, n: number): string {
+  const found = strings[one];
+  if (Array.isArray(found)) return (n === 1 ? found[0] : found[1]) ?? (n === 1 ? one : many);
+  return n === 1 ? one : many;
+}
+
+/** `text` with its `{field}`s filled (after translation: the fields stay where the language puts them). */
+export function fmt(text: string, fields: Record<string, string | number>): string {
+  return text.replace(/\{(\w+)\}/g, (whole, key: string) => (key in fields ? String(fields[key]) : whole));
+}
+
+/** The HTML's marked text (data-i18n) in the page's language, and <html lang>. */
+export function translatePage(): void {
+  document.documentElement.lang = lang;
+  for (const element of Array.from(document.querySelectorAll("[data-i18n]"))) {
+    const text = element.textContent?.trim() ?? "";
+    if (text) element.textContent = _(text);
+  }
+}
