@@ -10,7 +10,9 @@ sends can reach any other file. WebSockets are bounded (MAX_CLIENTS), and so is 
 send (MAX_MESSAGE). The server binds 127.0.0.1 unless told another address.
 
 Room for a page is counted by kind: a read-only view (the TV page, whose link is on the TV for
-anyone to see) has TV_SOCKETS open WebSockets at most, TV_PER_SOURCE from one address; a page
+anyone to see) has TV_SOCKETS open WebSockets at most, TV_PER_SOURCE from one address (past TV_SOCKETS a
+newcomer cuts the oldest of the address holding the most, when that holds more than the newcomer's would:
+a stranger with a few addresses cannot keep the TV out); a page
 that acts for a seat has SEAT_TABS of its own, and a tab beyond them closes that page's oldest
 (the newest tab of the seat always gets in). So no number of TV sockets keeps a seat out of its page.
 Connections themselves (idle, slow, too many from one address or in all) are bounded by web.guard.
@@ -23,6 +25,7 @@ import contextlib
 import json
 import logging
 import secrets
+from collections import Counter
 from importlib import resources
 
 from aiohttp import WSMsgType, web
@@ -213,18 +216,29 @@ class WebServer:
     def _room(self, view: View, source: str) -> None:
         """Make room for one more socket of `view` from `source`, or refuse it (503): by the kind of page."""
         if view.act is None:
-            if len(view.clients) >= self.tv_sockets:
-                raise web.HTTPServiceUnavailable(text=f"this page is open {self.tv_sockets} times already",
-                                                 headers=HEADERS)
-            if sum(c.source == source for c in view.clients) >= self.tv_per_source:
+            mine = sum(c.source == source for c in view.clients)
+            if mine >= self.tv_per_source:
                 raise web.HTTPServiceUnavailable(text=f"this page is open {self.tv_per_source} times from "
                                                  f"{source} already", headers=HEADERS)
+            if len(view.clients) >= self.tv_sockets:
+                # Full: the oldest socket of the address holding the most gives way, when it holds more than this
+                # one's would (a TV from an address of its own gets in past a stranger's few addresses).
+                held = Counter(c.source for c in view.clients)
+                most = max(held, key=lambda s: (held[s], s == source))
+                if held[most] <= mine + 1:
+                    raise web.HTTPServiceUnavailable(text=f"this page is open {self.tv_sockets} times already",
+                                                     headers=HEADERS)
+                self._shed(view, min((c for c in view.clients if c.source == most), key=lambda c: c.opened),
+                           b"this page is open too many times: the oldest of the address holding the most gives way")
             return
         for client in sorted(view.clients, key=lambda c: c.opened)[: max(0, len(view.clients) - self.seat_tabs + 1)]:
-            view.clients.discard(client)  # the seat opened its page once more: its oldest tab gives way
-            task = asyncio.ensure_future(client.ws.close(message=b"this seat's page was opened in another tab"))
-            self.tasks.add(task)
-            task.add_done_callback(self.tasks.discard)
+            self._shed(view, client, b"this seat's page was opened in another tab")  # its oldest tab gives way
+
+    def _shed(self, view: View, client: Client, why: bytes) -> None:
+        view.clients.discard(client)
+        task = asyncio.ensure_future(client.ws.close(message=why))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     async def _intent(self, view: View, data: str) -> None:
         if view.act is None:
