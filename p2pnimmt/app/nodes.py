@@ -139,7 +139,7 @@ async def stalled(node: Node, give_up: float) -> str:
         await asyncio.sleep(min(1.0, give_up / 4) if give_up > 0 else 0.5)
         now = loop.time()
         session = node.session
-        found = too_few(session, node.linked) if node.drop_after > 0 and session is not None else None
+        found = too_few(session, node.linked, node.byes) if node.drop_after > 0 and session is not None else None
         few = found[0] if found is not None else None
         if found is not None and session is not None and all(left(node, session.roster[s]) for s in found[1]):
             return said(found[0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Collection
 
 from ..protocol import quorum
 from ..protocol.session import LocalError, Session
@@ -100,19 +101,23 @@ def gone_seats(session: Session, linked: frozenset[bytes]) -> list[int]:
     return [s for s in session.table.active_at(*at) if s != session.seat and session.roster[s] not in linked]
 
 
-def too_few(session: Session, linked: frozenset[bytes]) -> tuple[str, list[int]] | None:
+def too_few(session: Session, linked: frozenset[bytes], byes: Collection[bytes] = ()) -> tuple[str, list[int]] | None:
     """(why this seat cannot play on, the seats gone), or None: the game waits on a seat we have no link to, and
     the seats we have no link to are more than the rest of us could ever vote out together (protocol.md 11.1: a
-    set of several seats goes only by the votes of more than half the table), so nobody can drop them."""
+    set of several seats goes only by the votes of more than half the table), so nobody can drop them.
+
+    A spectator, linked to a seat or two only, counts as gone the seats that left on purpose (said `bye`, in
+    `byes`, and are not linked again): once they are too many to vote out, the game it watches cannot go on."""
     table = session.table
     at = table.now()
-    if session.seat is None or session.phase in ("over", "aborted") or at is None or session.start is None:
+    if session.phase in ("over", "aborted") or at is None or session.start is None:
         return None
     active = table.active_at(*at)
-    if session.seat not in active:
+    if session.seat is None:
+        gone = [s for s in active if session.roster[s] in byes and session.roster[s] not in linked]
+    elif session.seat not in active or not set(gone := gone_seats(session, linked)) & set(session.waiting_for()):
         return None
-    gone = gone_seats(session, linked)
-    if not set(gone) & set(session.waiting_for()) or len(gone) < 2 or len(gone) <= quorum.most_named(table, at):
+    if len(gone) < 2 or len(gone) <= quorum.most_named(table, at):
         return None
     names = ", ".join(session.names[s] for s in gone)
     return (f"too few players remain to play on: {names} left ({len(active) - len(gone)} of {len(active)} remain, "
