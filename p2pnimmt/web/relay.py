@@ -97,11 +97,14 @@ class Relay:
         self.closing: set[asyncio.Task] = set()  # tunnels being cut
 
     def seated_ports(self) -> set[int]:
-        """The ports the game's players listen at (a tunnel listening at one of them is a seat's page)."""
+        """The ports the game's players listen at on this relay's address (a tunnel listening at one of them is a
+        seat's page; a player elsewhere at a port a stranger could take here is none)."""
         node = self.node()
         if node is None:
             return set()
-        return {member.port for member in node.members.values() if member.role == "player"}
+        anywhere = self.interface in ("", "0.0.0.0", "::")
+        return {member.port for member in node.members.values()
+                if member.role == "player" and (anywhere or self.interface in member.dial_at())}
 
     def seated(self, tunnel: Tunnel) -> bool:
         return tunnel.port is not None and tunnel.port in self.seated_ports()

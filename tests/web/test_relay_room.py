@@ -138,3 +138,34 @@ async def test_strangers_take_a_bounded_number_of_tunnels_and_a_seat_always_has_
             await session.close()
         await runner.cleanup()
         host_server.close()
+
+
+async def test_a_player_elsewhere_lends_its_port_to_no_stranger() -> None:
+    """A stranger that asks for the port of a player on another machine (free here) is no seat: bounded as any."""
+    game = Game(9)
+    app = web.Application()
+    relay = Relay(lambda: game, "127.0.0.1", spare=1, per_source=1)
+    app.router.add_get("/relay", relay.serve)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/relay"
+    elsewhere = free_port()
+
+    class Remote(Member):
+        def dial_at(self) -> list[str]:
+            return ["192.0.2.7"]
+
+    game.members[b"r" * 32] = Remote("player", elsewhere)
+    sessions = []
+    try:
+        session, got = await tunnel(url, "127.0.0.2")
+        sessions.append(session)
+        assert isinstance(got, tuple)
+        session, got = await tunnel(url, "127.0.0.3", elsewhere)  # every place taken, one each: no seat, no room
+        sessions.append(session)
+        assert got == 503, got
+    finally:
+        for session in sessions:
+            await session.close()
+        await runner.cleanup()
