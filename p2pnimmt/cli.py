@@ -18,7 +18,7 @@ from . import __version__
 from .bots import BOTS, HardBot
 from .engine import DEALS, DEFAULT_POINT_LIMIT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Settings
 from .engine.game import MAX_CLOCK
-from .i18n import LANGUAGES, N_, _
+from .i18n import LANGUAGES, N_, _, said
 
 
 def players_arg(text: str) -> int:
@@ -600,7 +600,7 @@ def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(_("--bots must be 0..{most} with --seats {seats}, got {value}").format(
             most=args.seats - 1, seats=args.seats, value=args.bots))
     settings = replace(settings_from(args, args.seats, parser), clock=args.clock or None)
-    return run(run_host(settings, args.bots, args.bot, network_options(args, "host"), args.headless,
+    return run(run_host(settings, args.bots, args.bot, network_options(args, _("host")), args.headless,
                         rematches=args.rematch if args.headless else 0))
 
 
@@ -664,7 +664,7 @@ def cmd_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
               file=sys.stderr)
         return 1
     except ReplayError as exc:
-        print(f"p2pnimmt replay: {args.file}: {exc}", file=sys.stderr)
+        print(f"p2pnimmt replay: {args.file}: {said(str(exc))}", file=sys.stderr)
         return 1
     ReplayApp(stops).ui.app.run()
     return 0
@@ -687,7 +687,7 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         print("p2pnimmt verify: " + _("{file} is not a p2pnimmt transcript ({why}); `p2pnimmt history` lists the "
                                       "games kept here").format(file=args.file, why=why), file=sys.stderr)
         return 2
-    report = "\n".join(neutral(line) for line in verdict.report().splitlines())  # others' text: never raw
+    report = "\n".join(said(neutral(line)) for line in verdict.report().splitlines())  # others' text: never raw
     if verdict.ok:
         print(report)
         return 0

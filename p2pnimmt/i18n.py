@@ -146,6 +146,33 @@ ARGPARSE = (
 # on): they stay English in messages, transcripts and logs, and are translated only where a person reads them
 # (`said`). Each is a pattern of the English text and the msgid its named groups fill.
 _PEER_TEXTS = (
+    # the lines of a transcript's verdict (protocol/verify.py summary and report; the TypeScript verifier prints
+    # the same lines, so they stay English there and are translated only where `p2pnimmt verify` shows them)
+    (r"game (?P<id>[0-9a-f]+): (?P<n>\d+) players, variant (?P<variant>\w+), (?P<deal>\w+) deal, ends at (?P<end>.+)",
+     N_("game {id}: {n} players, variant {variant}, {deal} deal, ends at {end}")),
+    (r"rematch of game (?P<id>[0-9a-f]+)", N_("rematch of game {id}")),
+    (r"players: (?P<list>.+)", N_("players: {list}")),
+    (r"round (?P<round>\d+): void, nobody scores it: (?P<reason>.+)",
+     N_("round {round}: void, nobody scores it: {reason}")),
+    (r"round (?P<round>\d+): (?P<list>.+)", N_("round {round}: {list}")),
+    (r"scores: (?P<list>.+)", N_("scores: {list}")),
+    (r"lost its seat for a proven rule break: (?P<name>.+)", N_("lost its seat for a proven rule break: {name}")),
+    (r"forfeited \(left a round and made it void, so cannot win\): (?P<names>.+)",
+     N_("forfeited (left a round and made it void, so cannot win): {names}")),
+    (r"winner: (?P<names>.+)", N_("winner: {names}")),
+    (r"winners: (?P<names>.+)", N_("winners: {names}")),
+    (r"verified: (?P<n>\d+) signed messages \(signatures, chains, commitments, the sealed deal audited, every turn, "
+     r"the signed results\); sealed by (?P<who>.+)",
+     N_("verified: {n} signed messages (signatures, chains, commitments, the sealed deal audited, every turn, the "
+        "signed results); sealed by {who}")),
+    (r"verified: (?P<n>\d+) signed messages \(signatures, chains, commitments, seeds, shuffles, every turn, "
+     r"the signed results\); sealed by (?P<who>.+)",
+     N_("verified: {n} signed messages (signatures, chains, commitments, seeds, shuffles, every turn, the signed "
+        "results); sealed by {who}")),
+    (r"seat (?P<seat>\d+) (?P<name>.+)", N_("seat {seat} {name}")),
+    (r"nobody", N_("nobody")),
+    (r"FAILED at record (?P<n>\d+): (?P<why>.+)", N_("FAILED at record {n}: {why}")),
+    (r"FAILED at (?P<why>.+)", N_("FAILED at {why}")),
     (r"the table is full", N_("the table is full")),
     (r"the game has started", N_("the game has started")),
     (r"the seats are held for the players of the previous game",
@@ -168,6 +195,19 @@ _PEER_TEXTS = (
 PEER_TEXTS = tuple((re.compile(pattern + r"\Z", re.S), msgid) for pattern, msgid in _PEER_TEXTS)
 
 
+def _ends(text: str) -> str:
+    """`66 points or 3 rounds` (Settings.end_text) in the language in use."""
+    parts = []
+    for part in text.split(" or "):
+        number, _space, unit = part.partition(" ")
+        if not number.isdigit():
+            return text
+        n = int(number)
+        parts.append(_("{points} points").format(points=n) if unit == "points" else
+                     ngettext("{n} round", "{n} rounds", n).format(n=n) if unit in ("round", "rounds") else part)
+    return _(" or ").join(parts)
+
+
 def said(text: str) -> str:
     """A text the protocol or the network layer wrote in English (a host's refusal reason, a fault's description),
     in the language in use where it is one PEER_TEXTS knows; any other text as it is (the record keeps English)."""
@@ -176,6 +216,7 @@ def said(text: str) -> str:
     for pattern, msgid in PEER_TEXTS:
         match = pattern.match(text)
         if match:
-            fields = {k: said(v) if k == "detail" else v for k, v in match.groupdict().items()}
+            fields = {k: said(v) if k in ("detail", "why", "reason", "who") else _ends(v) if k == "end"
+                      else _(v) if k in ("variant", "deal") else v for k, v in match.groupdict().items()}
             return _(msgid).format(**fields)
     return text

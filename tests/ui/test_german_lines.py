@@ -1,5 +1,5 @@
 """A network evening in German, at the line terminal and the CLI (issue 23, the game in German): a host, a joiner, a
-refused joiner, `games`, `history`, `history --stats`, `simulate`, the help of every command and the one-line
+refused joiner, `games`, `history`, `history --stats`, `verify`, `simulate`, the help of every command and the one-line
 errors for bad arguments, all with --lang de (real processes on 127.0.0.1): none shows any of the UI's English
 words (tests/german.py: the catalog's English words and common English words no translation uses). Commands typed
 as they are (`p2pnimmt join CODE`, --seats), metavariables (SECONDS, HOST:PORT) and option values
@@ -24,7 +24,7 @@ NAMES = ("ann", "bob", "carl", "bot1", *BOTS)  # players' names, and the bots' k
 
 
 COMMANDS = re.compile(r"^ {4}\w+(?= )", re.M)  # `p2pnimmt --help` lists the commands as they are typed
-TYPED = re.compile(r"'[^' ]*'|\S*/\S+")  # a value quoted as it was typed ('frob', 'play'), a file's path
+TYPED = re.compile(r"'[^' ]*'|\S*/\S+|\b[0-9a-f]{32}\b")  # a value quoted as typed ('frob'), a path, a game's id
 
 
 def german(text: str, code: str = "") -> str:
@@ -89,6 +89,9 @@ def test_a_network_evening_in_german(tmp_path: Path, procs) -> None:
     history = run(["history"])
     assert "geprüft" in history.stdout, history.stdout + history.stderr
     german(history.stdout + history.stderr, code)
+    checked = run(["verify", host.wait_for(r"Spielprotokoll: (\S+)").group(1)])
+    assert checked.returncode == 0 and "geprüft: " in checked.stdout and "Punktestand: " in checked.stdout, checked
+    german(checked.stdout + checked.stderr, code)
     stats = run(["history", "--stats"])
     assert "Siege" in stats.stdout, stats.stdout
     german(stats.stdout + stats.stderr, code)
