@@ -117,3 +117,87 @@ async def test_a_peer_killed_mid_game_is_voted_out_by_the_phone_and_the_phones_t
     # The same game on both: the same players, rounds, scores and winner (the seal is each one's own).
     assert results(hosts) == results(mine), (results(hosts), results(mine))
     assert not errors, errors
+
+
+def two_seats_and_a_tv(procs, tmp_path: Path, *args: str):
+    """A headless host (its seat a bot) of 2 seats on 127.0.0.1 with `args`, and a spectator's node that serves
+    the phone page (--drop-after 2); the host's process and the phone link."""
+    host = procs(["host", "--headless", "--seats", "2", *LO, "--no-points", "--name", "ann",
+                  "--transcript", str(tmp_path / "host.p2pt"), *args], tmp_path / "host.out")
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    tv = procs(["watch", code, *LO, "--peer", f"127.0.0.1:{port}", "--web", "--no-open", "--web-interface",
+                "127.0.0.1", "--drop-after", "2", "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out",
+               env={"HOME": str(tmp_path)})
+    return host, tv.wait_for(PHONE_URL).group(1)
+
+
+async def test_the_phones_own_clock_plays_the_stand_in_and_an_away_phone_says_i_am_back(
+        tmp_path: Path, procs, browser) -> None:
+    # A 4 s clock; the host's bot waits 1 s a move. The phone's person does nothing: the page's clock plays the
+    # stand-in's card three times, the seat is away and the stand-in plays at once; "I'm back", and the person plays
+    # a card; then nothing again. Nobody drops the phone (--drop-after 60 at the host: the clock moves it first).
+    host, phone_url = two_seats_and_a_tv(procs, tmp_path, "--rounds", "1", "--clock", "4", "--bot-delay", "1")
+    phone, _, errors = await seated_phone(browser, phone_url, "zoe")
+    await phone.wait_for_selector("#hand .card", timeout=WAIT)
+    await phone.wait_for_selector("#present", state="visible", timeout=WAIT)
+    assert await phone.evaluate("document.body.dataset.away") == "1"
+    assert "away" in await phone.inner_text("#presence-text")
+    assert "away" in await phone.locator("#players li", has_text="zoe").inner_text()
+    await phone.tap("#present")
+    await phone.wait_for_selector("#presence", state="hidden")
+    step = await phone.evaluate("document.body.dataset.step")
+    played = 0
+    while not played and (step := await next_ask(phone, step)):
+        played += await tap_move(phone) == "card"
+    await phone.wait_for_function("() => document.body.dataset.phase === 'over'", timeout=WAIT)
+    said = await phone.inner_text("#verdict-text")
+    assert "0 faults" in said, said
+    mine = await download(phone, tmp_path / "phone.p2pt")
+    autos = [r.get("auto") is True for r in messages_of(mine, "zoe", "PLAY_REVEAL")]
+    assert len(autos) == 10 and autos[:3] == [True] * 3, autos
+    assert autos.count(False) >= 1, autos  # the card the person played after "I'm back"
+    assert host.finish(30) == 0, host.text()
+    assert "dropped" not in host.text()
+    hosts = (tmp_path / "host.p2pt").read_bytes()
+    assert [r.get("auto") is True for r in messages_of(hosts, "zoe", "PLAY_REVEAL")] == autos
+    assert not errors, errors
+
+
+async def test_a_phone_page_closed_past_the_drop_time_and_opened_again_takes_its_seat_back(
+        tmp_path: Path, procs, browser) -> None:
+    # Open deal, 3 rounds; the host's bot waits 1 s a move, so a round leaves time to come back. The phone plays a
+    # card and is closed: the host drops it (--drop-after 2) and the stand-in plays its hand. Opened again in the
+    # same browser, the page goes on from what it kept, sees its seat dropped, and "Take my seat back" asks back
+    # (REJOIN): from the round after every seat has its ask, the phone plays its own cards again.
+    host, phone_url = two_seats_and_a_tv(procs, tmp_path, "--rounds", "3", "--deal", "open", "--bot-delay", "1",
+                                         "--drop-after", "2")
+    phone, context, errors = await seated_phone(browser, phone_url, "zoe")
+    step = await next_ask(phone, "")
+    assert await tap_move(phone) == "card"
+    await phone.wait_for_function("() => document.body.dataset.wanted === 'wait'")
+    await phone.close()
+    host.wait_for(r"zoe was dropped by the others' vote")
+    again = await context.new_page()
+    again.on("pageerror", lambda exc: errors.append(str(exc)))
+    await again.goto(phone_url)  # this browser took the seat before: it takes it up again without asking a name
+    await again.wait_for_selector("#back", state="visible", timeout=WAIT)
+    assert "dropped" in await again.inner_text("#presence-text")
+    await again.tap("#back")
+    await again.wait_for_function("() => document.body.dataset.dropped === 'asked'", timeout=WAIT)
+    back = int(host.wait_for(r"zoe is back in the game from round (\d)").group(1))
+    await again.wait_for_selector("#presence", state="hidden", timeout=WAIT)
+    step, cards = "", 0
+    while step := await next_ask(again, step):
+        cards += await tap_move(again) == "card"
+    said = await again.inner_text("#verdict-text")
+    assert "0 faults" in said, said
+    mine = await download(again, tmp_path / "phone.p2pt")
+    reveals = messages_of(mine, "zoe", "PLAY_REVEAL")
+    # Its first card, then (back from round `back`, 1-based) every card of the rounds from there: by the person.
+    played = [(r["round"], r.get("auto") is True) for r in reveals]
+    assert played == [(0, False)] + [(r, False) for r in range(back - 1, 3) for _ in range(10)], (back, played)
+    assert cards == 10 * (3 - back + 1), (back, cards)
+    assert host.finish(30) == 0, host.text()
+    assert results((tmp_path / "host.p2pt").read_bytes()) == results(mine)
+    assert not errors, errors

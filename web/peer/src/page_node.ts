@@ -8,7 +8,10 @@
  * end. A page whose tunnel closes opens a new one and goes on with the same seat (`stop`, then a new PageNode).
  * While the game waits, it pulls what it lacks and votes out a seat that is absent (page_waiting.ts, as
  * net/waiting.py); its own seat's clock, away and "I'm back" are page_clock.ts (as net/clock.py); a seat of ours
- * that the others dropped asks back with `takeSeatBack` (REJOIN, 11.3). Not here yet: a rematch.
+ * that the others dropped asks back with `takeSeatBack` (REJOIN, 11.3). After the game, the host's rematch
+ * (protocol.md 14, net/rematch.py): the person's "Play again" tells the host ["again", true]; the host's
+ * ["rematch", {game, port, seats, wait}] names the new game, where the host listens for it and the keys of its
+ * seats; a page whose key has a seat follows (`onRematch`: a new node for the new game, on the same tunnel).
  */
 import type { MsgMap, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
@@ -25,6 +28,26 @@ const { peerId } = identities;
 
 export const PING_EVERY = 5000;
 export const REDIAL_AFTER = 1000;
+
+/** The host's offer of a rematch (net/rematch.py: Offer). */
+export interface Offer {
+  readonly game: Uint8Array;
+  readonly port: number;
+  readonly seats: readonly Uint8Array[];
+  readonly wait: number;
+}
+
+/** A rematch offer's payload, or null where it is none (net/rematch.py: offer_problem). */
+export function offerOf(payload: Value, game: Uint8Array): Offer | null {
+  if (!(payload instanceof Map) || payload.size !== 4) return null;
+  const [id, port, seats, wait] = ["game", "port", "seats", "wait"].map((k) => payload.get(k));
+  if (!(id instanceof Uint8Array) || id.length !== 16 || equal(id, game)) return null;
+  if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) return null;
+  if (!Array.isArray(seats) || seats.length < 1 || seats.length > 10) return null;
+  if (!seats.every((k) => k instanceof Uint8Array && k.length === 32)) return null;
+  if (typeof wait !== "number" || !Number.isInteger(wait) || wait < 0) return null;
+  return { game: id, port, seats: seats as Uint8Array[], wait };
+}
 
 /** A member of the lobby, as the host's lobby frame says. */
 export interface LobbyMember {
@@ -49,6 +72,11 @@ export class PageNode {
   onChange: () => void = () => {};
   /** Peers that said `bye` before the end and have no link to us now (voted out at once, net/waiting.py: left). */
   readonly byes = new Set<string>();
+  /** The host's rematch offer, once it came (after the game); what our person wants (null: not said yet). */
+  offer: Offer | null = null;
+  wish: boolean | null = null;
+  /** Follow the rematch: a new node for the offer's game (set by the page). */
+  onRematch: (offer: Offer) => void = () => {};
   /** Our seat's clock, away and "I'm back". */
   readonly clock: MoveClock;
   private hostPeer: Uint8Array | null = null;
@@ -59,8 +87,9 @@ export class PageNode {
   private readonly pinger: ReturnType<typeof setInterval>;
   private readonly watcher: () => void;
 
+  /** `host`: the key of the host we expect at hello.host (a rematch: the finished game's host), or null. */
   constructor(readonly identity: Identity, readonly name: string, private readonly tunnel: Tunnel,
-    private readonly hello: Hello, entropy: Entropy, seat: PageSeat | null = null) {
+    readonly hello: Hello, entropy: Entropy, seat: PageSeat | null = null, private readonly host: Uint8Array | null = null) {
     this.seat = seat ?? new PageSeat(identity, entropy, hello.game);
     tunnel.onAccept = (channel) => void this.accepted(channel);
     this.pinger = setInterval(() => {
@@ -103,13 +132,34 @@ export class PageNode {
     this.send(this.seat.chooseRow(row));
   }
 
+  /** Our person wants to play again (the host offers it, or is asked to) or leaves: ["again", yes] to the host. */
+  again(yes: boolean): void {
+    if (!this.over() || this.wish !== null) return;
+    this.wish = yes;
+    const host = this.hostPeer ? this.links.get(hex(this.hostPeer)) : undefined;
+    host?.send("again", yes);
+    if (yes && this.offer) this.follow();
+    this.changed();
+  }
+
+  /** Whether the rematch offered has a seat for our key. */
+  seatedInOffer(): boolean {
+    return this.offer !== null && this.offer.seats.some((k) => equal(k, this.identity.publicKey));
+  }
+
+  private follow(): void {
+    if (!this.offer || !this.seatedInOffer()) return;
+    this.onRematch(this.offer);
+  }
+
+  /** The public key of the host we joined (null before a link to it). */
+  hostKey: Uint8Array | null = null;
+
   /** Our seat was dropped: ask for it back (REJOIN); we play again from the round after a round end at which every
    * other seat had our ask (protocol.md 11.3). */
   takeSeatBack(): void {
     this.clock.present();
-    const seat = this.seat as PageSeat & { rejoin?: () => Outgoing[] }; // Seat.rejoin: from the bundle that has it
-    if (!seat.rejoin) throw new Error("this page's protocol bundle cannot ask for a seat back yet");
-    this.send(seat.rejoin());
+    this.send(this.seat.rejoin());
   }
 
   /** The tunnel is lost: stop dialling and pinging (a new node goes on with the same seat). */
@@ -126,7 +176,12 @@ export class PageNode {
       try {
         const [address, port] = this.hello.host;
         const link = await Link.open(await this.tunnel.dial(address, port), this.identity, this.hello.game, true);
+        if (this.host && !equal(link.key, this.host)) {
+          link.close("not the host of the finished game");
+          throw new Error("the rematch's host is not the host of the finished game");
+        }
         this.hostPeer = link.peer;
+        this.hostKey = link.key;
         link.send("join", { name: this.name, role: "player", bot: false, port: this.hello.port, addresses: [] });
         await this.serve(link);
       } catch (error) {
@@ -206,6 +261,10 @@ export class PageNode {
       link.close("refused");
     } else if (kind === "bye" && !this.over()) {
       this.byes.add(hex(link.peer));
+    } else if (kind === "rematch" && this.hostPeer && equal(link.peer, this.hostPeer) && this.seat.phase === "over"
+      && this.offer === null) {
+      this.offer = offerOf(payload, this.hello.game);
+      if (this.offer && this.wish) this.follow();
     }
     this.changed();
   }

@@ -5,12 +5,11 @@
  */
 import type { Card } from "./cards.js";
 import { seat as seats, steps, turn } from "./main.js";
-import type { Outgoing } from "./seat.js";
 import type { Fault } from "./session.js";
 
 const { Seat } = seats;
 const { commitStep } = steps;
-const { chooser, standInCard, standInRow } = turn;
+const { chooser } = turn;
 
 /** What the page asks of its person now. */
 export type Wanted = "card" | "row" | "wait";
@@ -61,15 +60,6 @@ export class PageSeat extends Seat {
     return out;
   }
 
-  /** The move our seat owes now, made by the stand-in's rule (11.2): the lowest card of the hand, the row with the
-   * fewest bull heads. */
-  standIn(): Outgoing[] {
-    const wanted = this.wanted();
-    if (wanted === "card") return this.play(standInCard(this.hand()));
-    if (wanted === "row") return this.chooseRow(standInRow(this.rows));
-    throw new Error("no move is owed now");
-  }
-
   /** The turn's revealed cards by seat, once every reveal is in (null before). */
   reveals(): Map<number, Card> | null {
     if (this.phase !== "turn") return null;
@@ -94,12 +84,9 @@ export class PageSeat extends Seat {
   }
 
   /** Every seat active at seat x's owed step of this turn, x aside, asked the stand-in for its move (11.2). */
-  standInAsked(x: number): boolean {
+  standInAskedFor(x: number): boolean {
     const at = this.waitsOn();
-    if (this.phase !== "turn" || !at) return false;
-    const voters = this.slot("STANDIN", this.round, 100 * this.turn + x);
-    const others = this.activeAt(at).filter((s) => s !== x);
-    return others.length > 0 && others.every((s) => voters.has(s));
+    return this.phase === "turn" && at !== null && this.standInAsked(x, at);
   }
 
   /** The messages of `peer` this node holds (its chain's length): a seat whose count grows is there. */

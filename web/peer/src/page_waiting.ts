@@ -29,7 +29,7 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
     const clock = seat.settings?.clock ?? null;
     const stalled = [...waiting].filter(([key, s]) => !node.linked(seat.peers[s] as Uint8Array)
       || (clock !== null && now - (since.get(key) as number) >= clock * 1000)
-      || (seat.phase === "turn" && seat.standInAsked(s)));
+      || (seat.phase === "turn" && seat.standInAskedFor(s)));
     const counts = new Map(seat.peers.map((peer, s) => [s, seat.heard(peer)]));
     const moved = new Set([...counts].filter(([s, count]) => heard.get(s) !== count).map(([s]) => s));
     heard = counts;

@@ -9,8 +9,10 @@
  * order of section 11 ("Entropy"): sans-I/O, so the same keys, entropy and arrivals give the same bytes as the
  * reference. `Seat.restart` goes on from a transcript and secrets (section 13). With no seat (a spectator with a
  * key) it relays and records only. A seat dropped asks back with `rejoin` (REJOIN), and every ROUND_END lists the
- * asks it holds (`back`, 11.3). Not here yet: KEEP, several seats voted out together, the stand-in's moves
- * (the clock, STANDIN, away), a sealed deal's alarm (17.8), the caps on fault records.
+ * asks it holds (`back`, 11.3). The stand-in's moves (11.2): `standIn` makes the move owed by its rule, marked
+ * auto (the clock that calls it is the front's), `askStandIn` signs STANDIN, and a move every other seat asked the
+ * stand-in for is made at once. Not here yet: KEEP, several seats voted out together, the stand-in's draft pick,
+ * a sealed deal's alarm (17.8), the caps on fault records.
  */
 import { concat, equal, hex } from "./bytes.js";
 import type { Card } from "./cards.js";
@@ -24,6 +26,7 @@ import type { Kind } from "./messages.js";
 import { type Fault, Session, type Settings, Unsupported } from "./session.js";
 import { cmp, commitStep, GAME_END_STEP, type Pos, ROUND_END_STEP, voteSlot } from "./steps.js";
 import { MAX_DETAIL, TranscriptWriter } from "./transcript.js";
+import { standInCard, standInRow } from "./turn.js";
 
 /** Bytes to send: to every peer (`to` null) but those in `skip`; `watchersOnly`: to the spectators alone. */
 export interface Outgoing {
@@ -58,6 +61,8 @@ export class Seat extends Session {
   private readonly seeds = new Map<number, [Uint8Array, Uint8Array]>();
   /** By `${round}|${turn}`: our card and its nonce. */
   private readonly nonces = new Map<string, [Card, Uint8Array]>();
+  /** `${round}|${turn}` of the cards our node played by the stand-in's rule (11.2): their reveal says auto. */
+  private readonly autos = new Set<string>();
   /** By round (sealed deal): our key pair, permutation seed and commitment nonce. */
   private readonly sealedSecrets = new Map<number, { pair: KeyPair; seed: Uint8Array; nonce: Uint8Array }>();
   /** Our hidden hand in a sealed round we shuffled: card -> deck position. */
@@ -90,7 +95,10 @@ export class Seat extends Session {
     const r = record.get("round") as number;
     const nonce = record.get("nonce") as Uint8Array;
     const kind = record.get("kind");
-    if (kind === "play") this.nonces.set(`${r}|${record.get("turn") as number}`, [record.get("card") as Card, nonce]);
+    if (kind === "play") {
+      this.nonces.set(`${r}|${record.get("turn") as number}`, [record.get("card") as Card, nonce]);
+      if (record.get("auto") === true) this.autos.add(`${r}|${record.get("turn") as number}`);
+    }
     if (kind === "seed") this.seeds.set(r, [record.get("contribution") as Uint8Array, nonce]);
     if (kind === "sealed") {
       const e = record.get("key") as Uint8Array;
@@ -127,31 +135,89 @@ export class Seat extends Session {
 
   /** Our seat commits to `card` for the turn now (PLAY_COMMIT; a nonce drawn). */
   play(card: Card): Outgoing[] {
-    return this.input(() => {
-      const seat = this.seated("turn");
-      const r = this.round;
-      const t = this.turn;
-      if (this.slot("PLAY_COMMIT", r, t).has(seat)) throw new Error(`already committed a card for turn ${t + 1}`);
-      const position = this.positionOf(seat, card);
-      const played = Array.from({ length: t }, (_, u) => this.nonces.get(`${r}|${u}`)?.[0]);
-      const held = position === null ? this.hands[seat]?.has(card) : !played.includes(card);
-      if (!held || position === undefined) throw new Error(`${card} is not in your hand`);
-      const nonce = this.draw(NONCE_SIZE);
-      this.nonces.set(`${r}|${t}`, [card, nonce]);
-      this.secrets.push(body(["kind", "play"], ["round", r], ["turn", t], ["card", card], ["nonce", nonce]));
-      const commit = commitment("play", this.gameId, r, t, seat, playValue(card, position), nonce);
-      this.send("PLAY_COMMIT", body(["round", r], ["turn", t], ["commit", commit], ["state", this.stateNow()]));
-    });
+    return this.input(() => this.commitCard(card, false));
+  }
+
+  /** PLAY_COMMIT of `card`; `auto`: the stand-in's card, so that our reveal says so (11.2). */
+  private commitCard(card: Card, auto: boolean): void {
+    const seat = this.seated("turn");
+    const r = this.round;
+    const t = this.turn;
+    if (this.slot("PLAY_COMMIT", r, t).has(seat)) throw new Error(`already committed a card for turn ${t + 1}`);
+    const position = this.positionOf(seat, card);
+    const played = Array.from({ length: t }, (_, u) => this.nonces.get(`${r}|${u}`)?.[0]);
+    const held = position === null ? this.hands[seat]?.has(card) : !played.includes(card);
+    if (!held || position === undefined) throw new Error(`${card} is not in your hand`);
+    const nonce = this.draw(NONCE_SIZE);
+    this.nonces.set(`${r}|${t}`, [card, nonce]);
+    const record = body(["kind", "play"], ["round", r], ["turn", t], ["card", card], ["nonce", nonce]);
+    if (auto) {
+      this.autos.add(`${r}|${t}`);
+      record.set("auto", true);
+    }
+    this.secrets.push(record);
+    const commit = commitment("play", this.gameId, r, t, seat, playValue(card, position), nonce);
+    this.send("PLAY_COMMIT", body(["round", r], ["turn", t], ["commit", commit], ["state", this.stateNow()]));
   }
 
   /** Our seat, whose card is below every row's end, takes row `row` (0..3). */
   chooseRow(row: number): Outgoing[] {
+    return this.input(() => this.sendRow(row, false));
+  }
+
+  private sendRow(row: number, auto: boolean): void {
+    const seat = this.seated("turn");
+    if (!Number.isInteger(row) || row < 0 || row > 3) throw new Error(`row must be 0..3, got ${row}`);
+    if (this.slot("ROW_CHOICE", this.round, this.turn).has(seat)) throw new Error("you chose a row already");
+    const fields = body(["round", this.round], ["turn", this.turn], ["row", row]);
+    if (auto) fields.set("auto", true);
+    this.send("ROW_CHOICE", fields);
+  }
+
+  /** The move our seat owes now, made by the stand-in's rule and marked auto (11.2: its clock ran out, or it is
+   * away): the lowest card of its hand, the row with the fewest bull heads. */
+  standIn(): Outgoing[] {
     return this.input(() => {
       const seat = this.seated("turn");
-      if (!Number.isInteger(row) || row < 0 || row > 3) throw new Error(`row must be 0..3, got ${row}`);
-      if (this.slot("ROW_CHOICE", this.round, this.turn).has(seat)) throw new Error("you chose a row already");
-      this.send("ROW_CHOICE", body(["round", this.round], ["turn", this.turn], ["row", row]));
+      if (!this.slot("PLAY_COMMIT", this.round, this.turn).has(seat)) this.commitCard(standInCard(this.handNow(seat)), true);
+      else if (this.rowOwed(seat)) this.sendRow(standInRow(this.rows), true);
+      else throw new Error("no move is owed now");
     });
+  }
+
+  /** Ask the stand-in for seat x's move of this turn, which the game waits on (STANDIN, 11.2): once every other
+   * seat asked, x's own node makes it, marked auto. */
+  askStandIn(x: number): Outgoing[] {
+    return this.input(() => {
+      const seat = this.seated("turn");
+      const at = this.waitsOn();
+      if (x === seat || !at || !this.missing(at).includes(x)) throw new Error(`the game is not waiting for seat ${x}`);
+      if (this.slot("STANDIN", this.round, 100 * this.turn + x).has(seat)) {
+        throw new Error(`already asked the stand-in for seat ${x} in this turn`);
+      }
+      this.send("STANDIN", body(["round", this.round], ["turn", this.turn], ["seat", x]));
+    });
+  }
+
+  /** Our cards still in hand this round (sealed: our opened hand but the cards we played). */
+  private handNow(seat: number): Card[] {
+    const open = this.hands[seat];
+    if (open) return [...open];
+    const played = new Set(Array.from({ length: this.turn }, (_, u) => this.nonces.get(`${this.round}|${u}`)?.[0]));
+    return [...(this.hiddenHand(seat)?.keys() ?? [])].filter((c) => !played.has(c));
+  }
+
+  /** The turn waits on our row choice. */
+  private rowOwed(seat: number): boolean {
+    const at = this.waitsOn();
+    return at !== null && at[1] === commitStep(this.turn) + 2 && this.missing(at).includes(seat);
+  }
+
+  /** Every seat active at `at` but `seat` asked the stand-in for `seat`'s move of this turn (11.2). */
+  protected standInAsked(seat: number, at: Pos): boolean {
+    const voters = this.slot("STANDIN", this.round, 100 * this.turn + seat);
+    const others = this.activeAt(at).filter((s) => s !== seat);
+    return others.length > 0 && others.every((s) => voters.has(s));
   }
 
   /** Draft variant: our seat takes `card` from the open cards (DRAFT_PICK numbered by the pick now). */
@@ -306,6 +372,16 @@ export class Seat extends Session {
         return settings.deal === "sealed" ? this.oweDeck(seat) : this.oweSeed(seat);
       case "turn": {
         const t = this.turn;
+        const c = commitStep(t);
+        // Every other seat asked the stand-in for our stalled move: our node makes it, marked auto (11.2).
+        if (this.activeAt([r, c, 0]).includes(seat) && !mine("PLAY_COMMIT", r, t) && this.standInAsked(seat, [r, c, 0])) {
+          this.commitCard(standInCard(this.handNow(seat)), true);
+          return true;
+        }
+        if (this.rowOwed(seat) && this.standInAsked(seat, [r, c + 2, 0])) {
+          this.sendRow(standInRow(this.rows), true);
+          return true;
+        }
         const committers = this.activeAt([r, commitStep(t), 0]);
         const commits = this.slot("PLAY_COMMIT", r, t);
         if (!commits.has(seat) || mine("PLAY_REVEAL", r, t) || !committers.every((s) => commits.has(s))) return false;
@@ -314,6 +390,7 @@ export class Seat extends Session {
         const digest = commitSet(committers.map((s) => (commits.get(s) as Envelope).hash));
         const fields = body(["round", r], ["turn", t], ["card", card], ["nonce", nonce], ["commits", digest]);
         if (position !== null) fields.set("position", position);
+        if (this.autos.has(`${r}|${t}`)) fields.set("auto", true);
         this.send("PLAY_REVEAL", fields);
         return true;
       }
