@@ -30,6 +30,7 @@ from importlib import resources
 
 from aiohttp import WSMsgType, web
 
+from ..i18n import _
 from .guard import HEARTBEAT, IDLE, GatedSite, ServerLog, shared_gate
 from .relay import Relay
 from .view import Client, View
@@ -137,10 +138,10 @@ class WebServer:
             raise web.HTTPForbidden(text="wrong host", headers=HEADERS)
         view = self.views.get(request.query.get("t", ""))
         if view is None:
-            raise web.HTTPForbidden(text="this page needs the link with its token", headers=HEADERS)
+            raise web.HTTPForbidden(text=_("this page needs the link with its token"), headers=HEADERS)
         if view.claim and not (claiming and view.claimed_by is None) and (
                 view.claimed_by is None or request.cookies.get(self._cookie(request)) != view.claimed_by):
-            raise web.HTTPForbidden(text="this guest link is for the one browser that opened it first",
+            raise web.HTTPForbidden(text=_("this guest link is for the one browser that opened it first"),
                                     headers=HEADERS)
         return view
 
@@ -165,7 +166,7 @@ class WebServer:
             raise web.HTTPForbidden(text="wrong host", headers=HEADERS)
         relay = self.relays.get(request.query.get("t", ""))
         if relay is None:
-            raise web.HTTPForbidden(text="this page needs the link with its token", headers=HEADERS)
+            raise web.HTTPForbidden(text=_("this page needs the link with its token"), headers=HEADERS)
         return relay
 
     async def _phone(self, request: web.Request) -> web.Response:

@@ -559,6 +559,8 @@ window.P2PNIMMT_STRINGS = {
   "the transcript holds no dealt round": "das Spielprotokoll enthält keine ausgeteilte Runde",
   "the transcript this peer was writing": "das Spielprotokoll, das dieser Teilnehmer schrieb",
   "then:  {command}": "dann:  {command}",
+  "this guest link is for the one browser that opened it first": "dieser Gastlink gilt nur für den Browser, der ihn zuerst geöffnet hat",
+  "this page needs the link with its token": "diese Seite braucht den Link mit seinem Token",
   "time is up: the stand-in played for you": "Zeit abgelaufen: die Vertretung hat für dich gespielt",
   "to play, join again: {command}": "zum Spielen erneut beitreten: {command}",
   "too few players remain to play on: {names} left ({remain} of {active} remain, and a game goes on without the missing only while more than half remain)": "zu wenige Spieler bleiben zum Weiterspielen: {names} sind gegangen ({remain} von {active} bleiben, und ein Spiel geht ohne die Fehlenden nur weiter, solange mehr als die Hälfte bleibt)",
