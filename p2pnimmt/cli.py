@@ -664,15 +664,30 @@ def cmd_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
               file=sys.stderr)
         return 1
     except ReplayError as exc:
+        why = not_a_transcript(Path(args.file).read_bytes())
+        if why is not None:  # a wrong file, said as verify says it
+            print("p2pnimmt replay: " + _("{file} is not a p2pnimmt transcript ({why}); `p2pnimmt history` lists "
+                                          "the games kept here").format(file=args.file, why=why), file=sys.stderr)
+            return 2
         print(f"p2pnimmt replay: {args.file}: {said(str(exc))}", file=sys.stderr)
         return 1
     ReplayApp(stops).ui.app.run()
     return 0
 
 
+def not_a_transcript(data: bytes, verdict=None) -> str | None:
+    """Why `data` is no p2pnimmt transcript at all (verify's words), or None when it is one (whole or not)."""
+    from .protocol.verify import NOT_A_TRANSCRIPT, verify_transcript
+
+    verdict = verdict if verdict is not None else verify_transcript(data)
+    if verdict.ok or verdict.record is not None or not verdict.fault.startswith(NOT_A_TRANSCRIPT):
+        return None
+    return str(verdict.fault.removeprefix(NOT_A_TRANSCRIPT).strip(" :()"))
+
+
 def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .neutral import neutral
-    from .protocol.verify import NOT_A_TRANSCRIPT, verify_transcript
+    from .protocol.verify import verify_transcript
 
     try:
         with open(args.file, "rb") as f:
@@ -682,8 +697,7 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
               file=sys.stderr)
         return 2
     verdict = verify_transcript(data)
-    if not verdict.ok and verdict.record is None and verdict.fault.startswith(NOT_A_TRANSCRIPT):  # a wrong file
-        why = verdict.fault.removeprefix(NOT_A_TRANSCRIPT).strip(" :()")
+    if (why := not_a_transcript(data, verdict)) is not None:  # a wrong file
         print("p2pnimmt verify: " + _("{file} is not a p2pnimmt transcript ({why}); `p2pnimmt history` lists the "
                                       "games kept here").format(file=args.file, why=why), file=sys.stderr)
         return 2

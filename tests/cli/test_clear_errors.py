@@ -50,6 +50,16 @@ def test_verify_of_a_text_file_says_it_is_not_a_transcript() -> None:
     assert "FAILED" not in out.stderr and "Traceback" not in out.stderr and len(out.stderr.splitlines()) == 1
 
 
+def test_replay_of_a_text_file_says_it_is_not_a_transcript() -> None:
+    """As verify says it (issue 23 item 7: 'FAILED at not a p2pnimmt transcript: ...', exit 1, read as a game
+    that failed its check)."""
+    readme = Path(__file__).parents[2] / "README.md"
+    out = p2pnimmt("replay", str(readme))
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith(f"p2pnimmt replay: {readme} is not a p2pnimmt transcript (it does not begin with")
+    assert "FAILED" not in out.stderr and "Traceback" not in out.stderr and len(out.stderr.splitlines()) == 1
+
+
 def test_simulate_into_a_pipe_closed_early_is_quiet() -> None:
     proc = subprocess.Popen([sys.executable, "-m", "p2pnimmt", "simulate", "--players", "3", "--games", "40",
                              "--bots", "random,random,random", "--json"], stdout=subprocess.PIPE,
