@@ -130,6 +130,7 @@ def extract_html(fileobj, keywords, comment_tags, options):  # noqa: ANN001, ANN
 
 # argparse's words a person meets (Python 3.11's argparse.py), translated by our catalog (use() hands argparse our
 # gettext); its '%(...)s' fields stay as they are in the translation.
+SEALED_STEPS = (N_("its shuffle"), N_("its unlock"), N_("its keys"), N_("its card"))  # said()'s {what}
 ARGPARSE = (
     N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
     N_("show program's version number and exit"), N_("argument %(argument_name)s: %(message)s"),
@@ -169,6 +170,10 @@ _PEER_TEXTS = (
      r"the signed results\); sealed by (?P<who>.+)",
      N_("verified: {n} signed messages (signatures, chains, commitments, seeds, shuffles, every turn, the signed "
         "results); sealed by {who}")),
+    # why a sealed round is void (protocol/sealed_deal.py)
+    (r"(?P<who>.+) stopped before sending (?P<what>its shuffle|its unlock|its keys|its card) after it shuffled: its "
+     r"layer cannot be removed nor its key revealed",
+     N_("{who} stopped before sending {what} after it shuffled: its layer cannot be removed nor its key revealed")),
     (r"seat (?P<seat>\d+) (?P<name>.+)", N_("seat {seat} {name}")),
     (r"nobody", N_("nobody")),
     (r"FAILED at record (?P<n>\d+): (?P<why>.+)", N_("FAILED at record {n}: {why}")),
@@ -217,6 +222,6 @@ def said(text: str) -> str:
         match = pattern.match(text)
         if match:
             fields = {k: said(v) if k in ("detail", "why", "reason", "who") else _ends(v) if k == "end"
-                      else _(v) if k in ("variant", "deal") else v for k, v in match.groupdict().items()}
+                      else _(v) if k in ("variant", "deal", "what") else v for k, v in match.groupdict().items()}
             return _(msgid).format(**fields)
     return text

@@ -343,6 +343,10 @@ window.P2PNIMMT_STRINGS = {
    "es nimmt gerade niemanden auf (läuft oder voll): prüfe den Code auf dem Bildschirm des Gastgebers",
    "sie nehmen gerade niemanden auf (laufen oder voll): prüfe den Code auf dem Bildschirm des Gastgebers"
   ],
+  "its card": "seine Karte",
+  "its keys": "seine Schlüssel",
+  "its shuffle": "seine Mischung",
+  "its unlock": "seine Entsperrung",
   "join directly at this address, where multicast does not reach": "direkt bei dieser Adresse beitreten, wo Multicast nicht hinreicht",
   "join the game with this code": "dem Spiel mit diesem Code beitreten",
   "joined {code} at {address} as {role}": "{code} bei {address} beigetreten als {role}",
@@ -711,6 +715,7 @@ window.P2PNIMMT_STRINGS = {
   "{who} is at fault: {detail}": "{who} hat Schuld: {detail}",
   "{who} place the 6th card in row {row} with {card}: take {cards}, {heads}": "{who} legst die 6. Karte in Reihe {row} mit {card}: nimmst {cards}, {heads}",
   "{who} places the 6th card in row {row} with {card}: takes {cards}, {heads}": "{who} legt die 6. Karte in Reihe {row} mit {card}: nimmt {cards}, {heads}",
+  "{who} stopped before sending {what} after it shuffled: its layer cannot be removed nor its key revealed": "{who} hörte nach dem Mischen auf, bevor {what} kam: seine Schicht lässt sich nicht entfernen und sein Schlüssel nicht aufdecken",
   "{who} take row {row} with {card}: {heads}": "{who} nimmst Reihe {row} mit {card}: {heads}",
   "{who} takes row {row} with {card}: {heads}": "{who} nimmt Reihe {row} mit {card}: {heads}",
   "{who}, host key {key}, at {address}, seats {seats}, {state}": "{who}, Schlüssel des Gastgebers {key}, bei {address}, Plätze {seats}, {state}",
