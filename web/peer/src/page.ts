@@ -160,12 +160,23 @@ function showVerdict(node: PageNode): void {
   const box = $("verdict");
   box.hidden = false;
   $("verdict-text").textContent = lines.join("\n");
+  showRematch(node);
   const link = $("download") as HTMLAnchorElement;
   if (!link.href) {
     const bytes = seat.transcript.bytes();
     link.href = URL.createObjectURL(new Blob([bytes.slice().buffer], { type: "application/octet-stream" }));
     link.download = `p2pnimmt-${node.name}.p2pt`;
   }
+}
+
+/** The host's rematch, once offered to a seat of ours: "Play again" follows it (a new game on this page). */
+function showRematch(node: PageNode): void {
+  const offer = node.offer;
+  const ours = offer !== null && node.seatedInOffer() && node.wish === null;
+  document.body.dataset.rematch = offer === null ? "" : node.wish === null ? (ours ? "offered" : "no seat")
+    : node.wish ? "following" : "declined";
+  $("rematch").hidden = !ours;
+  if (ours) $("rematch-text").textContent = fmt(_("The host offers a rematch with the same seats ({wait} s)"), { wait: offer.wait });
 }
 
 /** Our seat's presence: away ("I'm back"), dropped ("Take my seat back"), and the clock of the move we owe. */
@@ -230,18 +241,38 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     const seat = same ? (had as { node: PageNode }).node.seat
       : kept ? PageSeat.restart(identity, entropy, kept.transcript,
         codec.decode(kept.secrets, 1 << 20) as MsgMap[]).seat as PageSeat : null;
-    const now = new PageNode(identity, name, tunnel, hello, entropy, seat);
-    node = { node: now, game: hello.game };
-    const keep = keeper(now.seat, hello.game);
+    adopt(new PageNode(identity, name, tunnel, hello, entropy, seat));
+  };
+  /** The page's node now: kept, shown, joined; a rematch it follows makes the next one on the same tunnel. */
+  const adopt = (now: PageNode): void => {
+    const game = now.hello.game;
+    node = { node: now, game };
+    const keep = keeper(now.seat, game);
     now.onChange = () => {
       keep();
       render(now);
     };
-
+    now.onRematch = (offer) => {
+      now.stop();
+      now.onChange = keep; // the finished game's links may still bring something: kept, no longer shown
+      const hello = { ...now.hello, game: offer.game, host: [now.hello.host[0], offer.port] as const };
+      newGame();
+      adopt(new PageNode(identity, name, tunnel, hello, entropy, null, now.hostKey));
+    };
     render(now);
     (window as unknown as { p2pnimmt: unknown }).p2pnimmt = { node: now, identity };
     void now.join();
   };
+}
+
+/** A new game on the page (a rematch): last game's verdict, download and board go. */
+function newGame(): void {
+  $("verdict").hidden = true;
+  $("rematch").hidden = true;
+  const link = $("download") as HTMLAnchorElement;
+  if (link.href) URL.revokeObjectURL(link.href);
+  link.removeAttribute("href");
+  for (const id of ["rows", "hand", "notes", "players"]) $(id).replaceChildren();
 }
 
 function main(): void {
@@ -251,6 +282,8 @@ function main(): void {
     if (now && now.clock.ends !== null) render(now); // the clock's seconds
   }, 1000);
   $("present").addEventListener("click", () => node()?.clock.present());
+  $("again").addEventListener("click", () => node()?.again(true));
+  $("decline").addEventListener("click", () => node()?.again(false));
   $("back").addEventListener("click", () => {
     const now = node();
     if (now) act(now, () => now.takeSeatBack());
