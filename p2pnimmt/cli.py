@@ -500,7 +500,7 @@ def cmd_matrix(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     if args.json:
         print(json.dumps(matrix.matrix_dict(results, settings, games, args.seed), indent=2))
     else:
-        print(matrix.FOOTER)
+        print(_(matrix.FOOTER).format(confidence="95%"))
     return 0
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .engine import Settings
+from .i18n import N_, _
 from .simulate import Sample, Simulation, percentile, ratio, simulate
 
 MIXED = "mixed"
@@ -27,12 +28,14 @@ MIXED = "mixed"
 def matrix_tables(bots: Sequence[str], players: int) -> dict[str, list[str]]:
     """The tables of a matrix: name -> one bot per entry (the measured bot first)."""
     if len(bots) < 2:
-        raise ValueError(f"a matrix needs the measured bot and at least one other, got {','.join(bots)}")
+        raise ValueError(_("a matrix needs the measured bot and at least one other, got {bots}").format(
+            bots=",".join(bots)))
     if players < 2:
-        raise ValueError(f"a table needs at least 2 players, got {players}")
+        raise ValueError(_("a table needs at least 2 players, got {players}").format(players=players))
     measured, rest = bots[0], list(dict.fromkeys(bots[1:]))
     if measured in rest:
-        raise ValueError(f"{measured} is the bot measured; name each other kind once, not {measured} again")
+        raise ValueError(_("{bot} is the bot measured; name each other kind once, not {bot} again").format(
+            bot=measured))
     tables = {kind: [measured] + [kind] * (players - 1) for kind in rest}
     if len(rest) > 1:
         tables[MIXED] = [measured] + [rest[i % len(rest)] for i in range(players - 1)]
@@ -119,7 +122,8 @@ def run_matrix(
     chosen = list(tables) if tables else list(every)
     unknown = [t for t in chosen if t not in every]
     if unknown:
-        raise ValueError(f"no table {', '.join(unknown)} in this matrix; it has {', '.join(every)}")
+        raise ValueError(_("no table {tables} in this matrix; it has {every}").format(tables=", ".join(unknown),
+                                                                                   every=", ".join(every)))
     results = []
     for name in chosen:
         sim = simulate(settings, every[name], games, seed, progress, jobs=jobs, rollouts=rollouts, budget=budget,
@@ -133,30 +137,35 @@ def run_matrix(
 
 def interval(r: dict) -> str:
     if r["mean"] is None:
-        return "undefined"
+        return _("undefined")
     if r["ci95"] is None:
         return f"{r['mean']:.3f}"
     return f"{r['mean']:.3f} ({r['ci95'][0]:.3f}-{r['ci95'][1]:.3f})"
 
 
 def header(bots: Sequence[str], settings: Settings, games: int, seed: int) -> str:
+    from .ui.words import end_text, variant_name
+
     s = settings
     measured, tables = bots[0], matrix_tables(bots, s.players)
     kinds = [t for t in tables if t != MIXED]
     against = f"{s.players - 1} {kinds[0]}" if len(kinds) == 1 else \
-        f"{s.players - 1} of each of {', '.join(kinds)}, and at a mixed table"
+        _("{n} of each of {kinds}, and at a mixed table").format(n=s.players - 1, kinds=", ".join(kinds))
+    table, pts, others, to_others, to_mean, share = (_("table"), measured[:7] + " " + _("pts/rnd"), _("others"),
+                                                     _("ratio to others"), _("ratio to table mean"), _("win share"))
     return "\n".join([
-        f"{measured} against {against}; {s.players} players, {games} games per table, variant {s.variant}, "
-        f"end at {s.end_text}, seed {seed}",
-        f"{'table':<34} {measured[:7] + ' pts/rnd':>15} {'others':>14} {'ratio to others':>22} "
-        f"{'ratio to table mean':>22} {'win share':>15}",
+        _("{measured} against {against}; {players} players, {games} games per table, variant {variant}, end at {end}, "
+          "seed {seed}").format(measured=measured, against=against, players=s.players, games=games,
+                                variant=variant_name(s.variant), end=end_text(s), seed=seed),
+        f"{table:<34} {pts:>15} {others:>14} {to_others:>22} {to_mean:>22} {share:>15}",
     ])
 
 
 def row(result: TableResult) -> str:
     f = result.figures()
     me, others, win = f["bot"], f["others"], f["win_share"]
-    label = f"{result.name} ({result.sim.games} games, {result.sim.rounds} rounds)"
+    label = _("{table} ({games} games, {rounds} rounds)").format(table=result.name, games=result.sim.games,
+                                                                 rounds=result.sim.rounds)
     lines = [
         f"{label:<34} {me.mean:>8.2f} ± {me.half_width:<4.2f} {others.mean:>7.2f} ± {others.half_width:<4.2f} "
         f"{interval(f['to_others']):>22} {interval(f['to_mean']):>22} "
@@ -164,12 +173,15 @@ def row(result: TableResult) -> str:
     ]
     times = result.move_seconds()
     if times:
-        lines.append(f"{'':<34} {result.measured} move times: median {percentile(times, 0.5):.3f} s, "
-                     f"p99 {percentile(times, 0.99):.3f} s, max {times[-1]:.3f} s ({len(times)} decisions)")
+        said = _("{bot} move times: median {median} s, p99 {p99} s, max {most} s ({n} decisions)")
+        lines.append(" " * 35 + said.format(
+            bot=result.measured, median=f"{percentile(times, 0.5):.3f}", p99=f"{percentile(times, 0.99):.3f}",
+            most=f"{times[-1]:.3f}", n=len(times)))
     return "\n".join(lines)
 
 
-FOOTER = "± is the half width of the 95% interval; ratios are paired per game (delta method); ties share the win."
+FOOTER = N_("± is the half width of the {confidence} interval; ratios are paired per game (delta method); ties share "
+            "the win.")  # shown as _(FOOTER).format(confidence="95%")
 
 
 def matrix_dict(results: Sequence[TableResult], settings: Settings, games: int, seed: int) -> dict:

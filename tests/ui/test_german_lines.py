@@ -107,3 +107,9 @@ def test_simulate_in_german() -> None:
     done = run(["simulate", "--players", "3", "--games", "5", "--bots", "heuristic,random,random", "--times"])
     assert done.returncode == 0 and "Siegesanteil" in done.stdout, done.stdout + done.stderr
     german(done.stdout)
+
+
+def test_simulate_matrix_in_german() -> None:
+    done = run(["simulate", "--matrix", "heuristic,random", "--players", "3", "--games", "3", "--times"])
+    assert done.returncode == 0 and "Verhältnis zu anderen" in done.stdout, done.stdout + done.stderr
+    german(done.stdout)

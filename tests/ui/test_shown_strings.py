@@ -20,7 +20,7 @@ import p2pnimmt
 
 PACKAGE = Path(p2pnimmt.__file__).parent
 MODULES = sorted([*(PACKAGE / "app").glob("*.py"), PACKAGE / "cli.py", *(PACKAGE / "ui").glob("*.py"),
-                  PACKAGE / "web" / "table.py", PACKAGE / "simulate.py"])
+                  PACKAGE / "web" / "table.py", PACKAGE / "simulate.py", PACKAGE / "matrix.py"])
 SHOWN = {"say", "print", "input", "read", "warn", "refuse", "error", "append", "RoleFailed", "UsageError",
          "ArgumentTypeError", "ValueError", "ReplayError", "SecretsProblem"}
 TRANSLATED = {"_", "ngettext", "pgettext", "N_", "said"}
