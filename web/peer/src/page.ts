@@ -176,7 +176,9 @@ function showRematch(node: PageNode): void {
   document.body.dataset.rematch = offer === null ? "" : node.wish === null ? (ours ? "offered" : "no seat")
     : node.wish ? "following" : "declined";
   $("rematch").hidden = !ours;
-  if (ours) $("rematch-text").textContent = fmt(_("The host offers a rematch with the same seats ({wait} s)"), { wait: offer.wait });
+  const seat = node.seat;
+  const host = seat.start ? seat.names[seat.seatOf(seat.start.sender)] ?? "" : "";
+  if (ours) $("rematch-text").textContent = fmt(_("{host} offers a rematch with the same seats"), { host });
 }
 
 /** Our seat's presence: away ("I'm back"), dropped ("Take my seat back"), and the clock of the move we owe. */
