@@ -174,6 +174,17 @@ _PEER_TEXTS = (
     (r"(?P<who>.+) stopped before sending (?P<what>its shuffle|its unlock|its keys|its card) after it shuffled: its "
      r"layer cannot be removed nor its key revealed",
      N_("{who} stopped before sending {what} after it shuffled: its layer cannot be removed nor its key revealed")),
+    # why a link could not be made or ended (net/connection.py, net/mesh.py: ConnectionFailed)
+    (r"cannot reach (?P<address>\S+): no answer within (?P<n>\d+) s",
+     N_("cannot reach {address}: no answer within {n} s")),
+    (r"cannot reach (?P<address>\S+): (?P<why>.+)", N_("cannot reach {address}: {why}")),
+    (r"Connection refused(?P<rest>.*)", N_("Connection refused{rest}")),
+    (r"connection closed", N_("connection closed")),
+    (r"connection lost: (?P<why>.+)", N_("connection lost: {why}")),
+    (r"nothing received for (?P<n>[\d.]+) s", N_("nothing received for {n} s")),
+    (r"the peer is in another game", N_("the peer is in another game")),
+    (r"not a p2pnimmt peer: it did not say a p2pnimmt hello",
+     N_("not a p2pnimmt peer: it did not say a p2pnimmt hello")),
     (r"seat (?P<seat>\d+) (?P<name>.+)", N_("seat {seat} {name}")),
     (r"nobody", N_("nobody")),
     (r"FAILED at record (?P<n>\d+): (?P<why>.+)", N_("FAILED at record {n}: {why}")),

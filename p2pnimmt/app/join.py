@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..bots import make_bot
-from ..i18n import _, ngettext
+from ..i18n import _, ngettext, said
 from ..net.connection import ConnectionFailed
 from ..net.discovery import GameAd, closest_codes, game_code, parse_code
 from ..net.invite import Invite
@@ -121,7 +121,7 @@ async def reach(node: Node, code: str, ads: list[GameAd], options: Options) -> t
                 await node.join(address, ad.port, ad.game_id, code=code, salt=ad.salt, host_key=options.host_key)
                 return address, ad.port
             except ConnectionFailed as exc:
-                failures.append(str(exc))
+                failures.append(said(str(exc)))
     raise RoleFailed(_("cannot join {code}: {why}").format(code=code, why="; ".join(failures)))
 
 
@@ -134,9 +134,9 @@ async def reach_invite(node: Node, invite: Invite) -> tuple[str, int]:
             await node.join(host, port, code=invite.code, host_key=invite.host_key)
             return host, port
         except ConnectionFailed as exc:
-            failures.append(str(exc))
+            failures.append(said(str(exc)))
             if len(failures) < len(invite.addresses):
-                say(_("{why}; trying the link's next address").format(why=exc))
+                say(_("{why}; trying the link's next address").format(why=said(str(exc))))
     raise RoleFailed(_("cannot join {code} by its link: {why}").format(code=invite.code, why="; ".join(failures)))
 
 
@@ -200,7 +200,7 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
             except ConnectionFailed as exc:
                 what = _("the rematch") if offer is not None else code
                 raise RoleFailed(_("cannot join {what} at {address}: {why}").format(
-                    what=what, address=f"{host}:{port}", why=exc)) from None
+                    what=what, address=f"{host}:{port}", why=said(str(exc)))) from None
         elif invite is not None and offer is None:
             host, port = await reach_invite(node, invite)
         else:

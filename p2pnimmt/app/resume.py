@@ -224,7 +224,7 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
                 await node.join(host, port, session.game_id)
             except ConnectionFailed as exc:
                 raise RoleFailed(_("cannot reach the host at {address}: {why}").format(
-                    address=f"{host}:{port}", why=exc)) from None
+                    address=f"{host}:{port}", why=said(str(exc)))) from None
         status = await finish(node, files, options.give_up, stopped=session.why_stopped)
         await front.results()
         return status

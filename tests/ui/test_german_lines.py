@@ -113,3 +113,14 @@ def test_simulate_matrix_in_german() -> None:
     done = run(["simulate", "--matrix", "heuristic,random", "--players", "3", "--games", "3", "--times"])
     assert done.returncode == 0 and "Verhältnis zu anderen" in done.stdout, done.stdout + done.stderr
     german(done.stdout)
+
+
+def test_a_host_that_does_not_answer_in_german() -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port of 127.0.0.1 nobody listens on (bound, then closed)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    done = run(["join", "ABCD", *LO, "--peer", f"127.0.0.1:{port}", "--headless"])
+    assert done.returncode == 1 and "nicht erreichbar: Verbindung abgelehnt" in done.stderr, done.stderr
+    german(done.stdout + done.stderr, "ABCD")
