@@ -38,6 +38,8 @@ from sweep import SWEEP  # noqa: E402
 
 from p2pnimmt.engine import Settings  # noqa: E402
 from p2pnimmt.neutral import neutral  # noqa: E402
+from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
+from p2pnimmt.protocol.transcript import records  # noqa: E402
 from p2pnimmt.protocol.verify import verify_transcript  # noqa: E402
 
 DEALS = {"open": ("standard", "open"), "sealed": ("standard", "sealed"), "draft": ("draft", "open"),
@@ -92,7 +94,8 @@ def cut_off(net: Mixed, seat: int, cut_at: int) -> None:
 
 
 def check(table: Table, tmp_path: Path, gone: int | None = None) -> list[dict[str, Any]]:
-    """The checks of the module's docstring; each node's outcome. `gone`: a seat cut off for good."""
+    """The checks of the module's docstring; each node's outcome. `gone`: a seat cut off for good, or a cheat's own
+    node (the same bytes as the Python node in its place, and both verifiers say the same of its transcript)."""
     ref, mixed = table.nets
     assert mixed.typescript, "no TypeScript node at this table"
     outcomes = [mixed.outcome(p) for p in mixed.peers]
@@ -105,7 +108,7 @@ def check(table: Table, tmp_path: Path, gone: int | None = None) -> list[dict[st
     gone_peer = None if gone is None else mixed.identities[gone].peer
     finished = [o for p, o in zip(mixed.peers, outcomes) if p != gone_peer]
     assert all(o["phase"] == "over" for o in finished), [o["phase"] for o in outcomes]
-    assert all(o == finished[0] for o in finished), finished
+    assert all(o == finished[0] for o in finished), [{k: v for k, v in o.items() if v != finished[0][k]} for o in finished]
     scores = finished[0]["scores"]
     assert scores == [sum(col) for col in zip(*finished[0]["history"])]
     # both verifiers on every node's transcript: their verdict and report in process (what each command prints),
@@ -202,11 +205,51 @@ def test_a_dropped_seat_takes_its_seat_back(deal: str, seat: int, language: str,
     void = deal == "sealed" and cut_at > 30
     assert all(o["voided"] == ([0] if void else []) and o["forfeits"] == ([seat] if void else []) for o in outcomes)
     # its own node played its seat again after its return: its reveals of the last round are its own
-    from p2pnimmt.protocol.envelope import open_envelope
-    from p2pnimmt.protocol.transcript import records
-
     host = bytes(table.mixed.transcripts[table.mixed.peers[0]])
     own = [open_envelope(payload) for kind, payload in records(host) if kind == "msg"]
     own = [e for e in own if e.sender == x]
     assert any(e.kind == "REJOIN" for e in own)
     assert sum(e.kind == "PLAY_REVEAL" and e.body["round"] == 2 for e in own) == 10
+
+
+def alarms_of(net: Mixed, peer: bytes) -> list[int]:
+    """The seats whose SEALED_KEYS with alarm=true `peer`'s transcript holds (round 0)."""
+    seats = {ident.peer: i for i, ident in enumerate(net.identities)}
+    found = [open_envelope(payload) for kind, payload in records(bytes(net.transcripts[peer])) if kind == "msg"]
+    return [seats[e.sender] for e in found if e.kind == "SEALED_KEYS" and e.body["round"] == 0 and e.body["alarm"]]
+
+
+def unplayed(net: Mixed, seat: int) -> list[int]:
+    """The cards seat `seat`'s own node still holds (a TypeScript node says; a Python one shows its view)."""
+    session: Any = net.sessions[net.identities[seat].peer]
+    if net.is_typescript(net.identities[seat].peer):
+        return list(session.child.call("hand", session.index)["hand"])
+    return sorted(session.view().hand)
+
+
+@pytest.mark.parametrize("cheat", ["hand-does-not-open", "its-card-played"])
+def test_a_typescript_seat_raises_the_alarm(cheat: str, child: NodeSeats, tmp_path: Path) -> None:
+    """A Python seat cheats in a sealed game and only a TypeScript seat can see it (protocol.md 17.8): the last
+    shuffler puts a point nobody can open into the TypeScript seat 0's hand (its hand does not open), or seat 1
+    plays, at turn 5, the highest unplayed card of the TypeScript seat 2's hand. The TypeScript seat reveals its
+    keys at once with alarm=true, everyone reveals, the audit names the cheat, the round is void and the game
+    goes on without it: as the Python seat in its place does, byte for byte."""
+    from sealed_adversary import Cheat, change_field, swap_into_hand
+    from test_sealed_game import substitute_in_victims_hand
+
+    cheater, victim = (3, 0) if cheat == "hand-does-not-open" else (1, 2)
+    table = Table(child, "sealed", 4, [victim, 5], seed=90 + victim, rounds=2)
+    for net in table.nets:
+        if cheat == "hand-does-not-open":
+            made: Any = Cheat(net, cheater, change_field("SEALED_SHUFFLE", "deck", substitute_in_victims_hand))
+        else:
+            made = swap_into_hand(net, cheater, 5, lambda _session, net=net: max(unplayed(net, victim)))
+        net.start()
+        net.run()
+        assert made.fired if isinstance(made, Cheat) else made["fired"]
+    outcomes = check(table, tmp_path, gone=cheater)  # the cheat's own node is on its own (whatever it holds, alike)
+    assert table.mixed.is_typescript(table.mixed.identities[victim].peer)
+    for i, (peer, outcome) in enumerate(zip(table.mixed.peers, outcomes)):
+        if i != cheater:
+            assert victim in alarms_of(table.mixed, peer)
+            assert outcome["voided"] == [0] and [seat for seat, _pos in outcome["dropped"]] == [cheater]

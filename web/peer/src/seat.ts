@@ -15,7 +15,7 @@
  * a sealed deal's alarm (17.8), the caps on fault records.
  */
 import { concat, equal, hex } from "./bytes.js";
-import type { Card } from "./cards.js";
+import { type Card, deck as deckOf } from "./cards.js";
 import { type Encodable, encode, type MsgMap } from "./codec.js";
 import { type Envelope, NO_PREVIOUS, seal } from "./envelope.js";
 import { betweenRounds, commitment, commitSet, playValue, stateHash } from "./hashes.js";
@@ -23,7 +23,7 @@ import { handPositions, unlockValues } from "./sealed_deal.js";
 import { cardOf, drawKeyPair, inverseKey, type KeyPair, shuffleStep, X } from "./sealed_group.js";
 import { gameIdFor, type Identity } from "./identity.js";
 import type { Kind } from "./messages.js";
-import { type Fault, Session, type Settings, Unsupported } from "./session.js";
+import { type Fault, Session, type Settings } from "./session.js";
 import { cmp, commitStep, GAME_END_STEP, type Pos, ROUND_END_STEP, voteSlot } from "./steps.js";
 import { MAX_DETAIL, TranscriptWriter } from "./transcript.js";
 import { standInCard, standInRow } from "./turn.js";
@@ -66,7 +66,7 @@ export class Seat extends Session {
   /** By round (sealed deal): our key pair, permutation seed and commitment nonce. */
   private readonly sealedSecrets = new Map<number, { pair: KeyPair; seed: Uint8Array; nonce: Uint8Array }>();
   /** Our hidden hand in a sealed round we shuffled: card -> deck position. */
-  private hidden: { round: number; cards: Map<Card, number> } | null = null;
+  private hidden: { round: number; cards: Map<Card, number>; opens: boolean } | null = null;
 
   /** Replaying our own transcript after a restart: nothing is signed, sent, drawn or recorded. */
   private replaying = false;
@@ -371,6 +371,7 @@ export class Seat extends Session {
         if (settings.variant === "draft") return false;
         return settings.deal === "sealed" ? this.oweDeck(seat) : this.oweSeed(seat);
       case "turn": {
+        if (this.oweAlarm(seat)) return true;
         const t = this.turn;
         const c = commitStep(t);
         // Every other seat asked the stand-in for our stalled move: our node makes it, marked auto (11.2).
@@ -473,12 +474,41 @@ export class Seat extends Session {
     return false;
   }
 
-  /** After a sealed round's last turn: our SEALED_KEYS (17.7), no alarm. */
+  /** After a sealed round's last turn, or when it stops for an audit: our SEALED_KEYS (17.7). */
   private oweKeys(seat: number): boolean {
     const r = this.round;
     if (!this.sealed?.shufflers.includes(seat) || this.slot("SEALED_KEYS", r, 0).has(seat)) return false;
+    this.sendKeys(r, false);
+    return true;
+  }
+
+  private sendKeys(r: number, alarm: boolean): void {
     const { pair, seed, nonce } = this.sealedSecret(r);
-    this.send("SEALED_KEYS", body(["round", r], ["key", pair.e], ["seed", seed], ["nonce", nonce], ["alarm", false]));
+    this.send("SEALED_KEYS", body(["round", r], ["key", pair.e], ["seed", seed], ["nonce", nonce], ["alarm", alarm]));
+  }
+
+  /** 17.8: our hand in a sealed round we shuffle does not open (someone cheated in the shuffle or the unlock): we
+   * reveal our keys at once with `alarm`, unless an alarm of the round is in already (as the reference: one alarm
+   * stops the round for everyone). */
+  private oweAlarm(seat: number): boolean {
+    const r = this.round;
+    const keys = this.slot("SEALED_KEYS", r, 0);
+    if (!this.sealed?.shufflers.includes(seat) || keys.has(seat) || [...keys.values()].some((k) => k.body.get("alarm") === true)) return false;
+    if (this.ownHand(seat)?.opens !== false) return false;
+    this.sendKeys(r, true);
+    return true;
+  }
+
+  /** 17.8: another seat revealed a card of our own unplayed hand, a cheat only we can see. We reveal our keys at
+   * once with `alarm` (unless we sent our SEALED_KEYS of the round already), and the reveal is taken as it is: the
+   * audit names the cheat. */
+  protected override ownCard(seat: number, card: Card): boolean {
+    const me = this.seat;
+    const own = me === null || seat === me ? null : this.ownHand(me);
+    if (me === null || !own?.opens || !own.cards.has(card)) return false;
+    const r = this.round;
+    for (let u = 0; u < this.turn; u++) if (this.nonces.get(`${r}|${u}`)?.[0] === card) return false;  // played
+    if (!this.replaying && !this.slot("SEALED_KEYS", r, 0).has(me)) this.sendKeys(r, true);
     return true;
   }
 
@@ -488,21 +518,34 @@ export class Seat extends Session {
     return hidden ? hidden.get(card) : null;
   }
 
-  /** Our hand in a sealed round we shuffled, opened with our d (17.5 step 4); null where the hand is open. */
+  /** Our hand in a sealed round we shuffled, opened with our d (17.5 step 4); null where the hand is open. (Where
+   * it does not open, the cards that do: the round stops for an audit, 17.8.) */
   protected hiddenHand(seat: number): Map<Card, number> | null {
+    return this.ownHand(seat)?.cards ?? null;
+  }
+
+  /** Our hidden hand and whether it opens (17.8: every value to a card of the round's deck, ten distinct cards, none
+   * public at the deal: a row's, or a seat's whose hand is open); null where the hand is open. */
+  private ownHand(seat: number): { cards: Map<Card, number>; opens: boolean } | null {
     const sealed = this.sealed;
     if (!sealed || !sealed.shufflers.includes(seat)) return null;
     if (this.hidden?.round !== this.round) {
       const d = this.sealedSecret(this.round).pair.d;
+      const deck = new Set(deckOf((this.settings as Settings).variant, this.n));
+      const open = new Set<Card | null>(sealed.rows ?? []);
+      for (let s = 0; s < this.n; s++) {
+        if (!sealed.shufflers.includes(s)) for (const p of handPositions(s)) open.add(cardOf(sealed.valueAt(p)));
+      }
       const cards = new Map<Card, number>();
+      let opens = true;
       for (const p of handPositions(seat)) {
         const card = cardOf(X(d, sealed.valueAt(p)));
-        if (card === null) throw new Unsupported("our own hand does not open: an alarm (17.8) is not implemented yet");
-        cards.set(card, p);
+        if (card === null || cards.has(card) || !deck.has(card) || open.has(card)) opens = false;
+        if (card !== null) cards.set(card, p);
       }
-      this.hidden = { round: this.round, cards };
+      this.hidden = { round: this.round, cards, opens };
     }
-    return this.hidden.cards;
+    return this.hidden;
   }
 
   /** The secrets records, as one msgpack array (what the golden games pin). */

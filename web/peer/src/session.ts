@@ -187,6 +187,12 @@ export class Session {
     return false;
   }
 
+  /** Whether `card`, revealed by `seat` from a hidden hand, is a card of this node's own unplayed hand (a seat
+   * checks, and raises an alarm, 17.8; a node with no seat cannot tell). */
+  protected ownCard(_seat: number, _card: Card): boolean {
+    return false;
+  }
+
   /** Send these signed messages to every peer (a seat does: a proof, so that every node holds every version). */
   protected spread(_wires: readonly Uint8Array[]): void {}
 
@@ -1040,6 +1046,7 @@ export class Session {
     const sealed = this.sealed as SealedRound;
     const problem = sealed.playProblem(seat, position as number);
     if (problem) fail("not-in-hand", problem);
+    if (this.ownCard(seat, card)) return card; // only its owner sees the cheat: it raised an alarm (17.8)
     const publicCards = new Set<Card>([...this.rows.flat(), ...this.piles.flat()]);
     for (const h of this.hands) for (const c of h ?? []) publicCards.add(c);
     if (!deckOf(settings.variant, this.n).includes(card)) fail("not-in-hand", `card ${card} is not a hidden card of the round`);

@@ -8,7 +8,8 @@
  *     (SHA-256(label "/" counter) cut to the length asked: tests/protocol/harness.py's draws); `native`: node's
  *     OpenSSL for Ed25519 and X25519 in this process (the first `new` decides), else @noble/curves as a browser;
  *   host {salt, settings, roster}; deliver {wire, via}; play {card}; row {row}; pick {card}; drop {seat}; rejoin;
- *   waiting: the seats the game waits on now; dropped: the seats dropped; report: the node's state and transcript;
+ *   waiting: the seats the game waits on now; dropped: the seats dropped; hand: our cards still in hand; report: the
+ *   node's state and transcript;
  *   verify {path} (no id): the TypeScript verifier's verdict on a transcript file and its report (what
  *   `node peer.js verify FILE` prints).
  * Every answer but report's: {out: [[wire, to, skip, watchersOnly]...], due} or {error}: `due` is the move the
@@ -47,11 +48,17 @@ class HarnessSeat extends Seat {
     }
     const c = commitStep(this.turn);
     if (at[1] === c) {
-      const open = this.hands[seat];
-      const cards = open ? [...open] : [...(this.hiddenHand(seat)?.keys() ?? [])].filter((k) => !this.played.has(`${r}|${k}`));
-      return ["play", cards.sort((a, b) => a - b)];
+      return ["play", this.cardsInHand()];
     }
     return at[1] === c + 2 ? ["row"] : null;
+  }
+
+  /** Our cards still in hand this round, sorted. */
+  cardsInHand(): Card[] {
+    const seat = this.seat as number;
+    const open = this.hands[seat];
+    const cards = open ? [...open] : [...(this.hiddenHand(seat)?.keys() ?? [])].filter((k) => !this.played.has(`${this.round}|${k}`));
+    return cards.sort((a, b) => a - b);
   }
 
   /** The seats the game waits on now. */
@@ -129,6 +136,8 @@ function answer(req: Request): unknown {
       break;
     case "waiting":
       return { waiting: node.waiting() };
+    case "hand":
+      return { hand: node.cardsInHand() };
     case "dropped":
       return { dropped: [...node.dropped.keys()].sort((a, b) => a - b) };
     case "report":
