@@ -110,6 +110,13 @@ async def lobby_command(node: Node, helpers: list[Node], add_bot: AddBot, words:
 
         url = await start_tv(node, options.pages if options is not None else None)
         return _("TV page: {url}  (open it on the TV's browser; read-only, no hand)").format(url=url)
+    if command == "phone":
+        from .web import start_phone
+
+        if not node.is_host:
+            raise ValueError(_("guest seats are offered by the host"))
+        url = await start_phone(node, options.pages if options is not None else None)
+        return _("phone: {url}").format(url=url)
     if command == "guest":
         from .web import start_guest
 

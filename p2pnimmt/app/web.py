@@ -155,6 +155,36 @@ async def start_guest(node: Node, options: Options, helpers: list[Node]) -> str:
     return url
 
 
+_PHONES: dict[int, str] = {}  # id(node) -> its phone link, once served from its terminal lobby
+
+
+async def start_phone(node: Node, options: WebOptions | None = None) -> str:
+    """From the host's terminal lobby (`phone`; key g in the full-screen lobby), with or without --web: serve the
+    phone page of `node`'s game (a peer of its own: this node only relays its bytes, web.relay) where `options`
+    says (--web-interface: a LAN address, for phones); its link, the same one on every ask. No seat is filled until
+    a phone takes one, and nothing is printed: the lobby shows the link (a line over the full-screen lobby garbled
+    it)."""
+    from ..web.relay import Relay
+    from ..web.server import WebServer
+
+    if id(node) in _PHONES:
+        return _PHONES[id(node)]
+    web = options or WebOptions()
+    server = WebServer(web.interface, web.port)
+    token = server.add_relay(Relay(lambda: node, web.interface))
+    await server.start()
+    url = server.phone_url(token) + ("" if language() == "en" else f"&lang={language()}")
+    _PHONES[id(node)] = url
+
+    async def close_when_done() -> None:
+        await node.done.wait()
+        _PHONES.pop(id(node), None)
+        await server.close()
+
+    node.spawn(close_when_done())
+    return url
+
+
 async def start_tv(node: Node, options: WebOptions | None = None) -> str:
     """From a terminal lobby: serve a TV page of `node`'s table (read-only, no hand) and open it; its address.
 

@@ -200,7 +200,7 @@ class LobbyScreen:
 
         @kb.add("g")
         def _(event) -> None:
-            self._do(["guest"])
+            self._do(["phone"])  # a phone plays its own seat (a peer); no seat is filled before it takes one
 
         @kb.add("s")
         def _(event) -> None:
