@@ -11,8 +11,8 @@
  * key) it relays and records only. A seat dropped asks back with `rejoin` (REJOIN), and every ROUND_END lists the
  * asks it holds (`back`, 11.3). The stand-in's moves (11.2): `standIn` makes the move owed by its rule, marked
  * auto (the clock that calls it is the front's), `askStandIn` signs STANDIN, and a move every other seat asked the
- * stand-in for is made at once. Not here yet: KEEP, several seats voted out together, the stand-in's draft pick,
- * a sealed deal's alarm (17.8), the caps on fault records.
+ * stand-in for is made at once. A seat raises a sealed deal's alarm itself (17.8). Not here yet: KEEP, several seats
+ * voted out together, the stand-in's draft pick, the caps on fault records.
  */
 import { concat, equal, hex } from "./bytes.js";
 import { type Card, deck as deckOf } from "./cards.js";
