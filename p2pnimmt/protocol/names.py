@@ -51,8 +51,8 @@ def name_problem(text: object) -> str | None:
         return None if text.isprintable() else "a name holds no control character"
     bad = next((ch for ch in text if not holds(ord(ch))), None)
     if bad is not None:
-        return (f"a name holds no U+{ord(bad):04X} (no control, format, private-use or unassigned character, and "
-                "no space but the plain one)")
+        return (f"a name holds no U+{ord(bad):04X} (no control, format, private-use, unassigned or invisible "
+                "character, and no space but the plain one)")
     if unicodedata.normalize("NFKC", text) != text:
         return ("a name is written plainly (in Unicode's NFKC form: no fullwidth, styled or composed-apart "
                 "letters)")

@@ -16,7 +16,7 @@ from p2pnimmt.protocol.codec import encode
 from p2pnimmt.protocol.commitments import card_value, commit_set_digest, commitment, round_seed, state_hash
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, open_envelope, seal
 from p2pnimmt.protocol.identity import Identity, fingerprint, game_id_for, peer_id, verify
-from p2pnimmt.protocol.name_ranges import DIGEST, RANGES, UNICODE_VERSION
+from p2pnimmt.protocol.name_ranges import DIGEST, INVISIBLE, RANGES, UNICODE_VERSION
 from p2pnimmt.protocol.names import holds, is_name
 from p2pnimmt.protocol.standin import stand_in_card, stand_in_row
 
@@ -157,7 +157,8 @@ def test_the_messages_of_drops_keeps_and_taking_a_seat_back() -> None:
 def test_the_names_table_is_unicode_14s() -> None:
     """Section 9's **Names**: the shipped table of the code points a name may hold is the vector's (its number,
     size, ends and digest), whatever the running Python's Unicode version; on Unicode 14.0.0's Python it is
-    exactly str.isprintable."""
+    exactly str.isprintable less the code points that show nothing (INVISIBLE: Default_Ignorable_Code_Point and
+    U+2800)."""
     v = json.loads(re.search(r"```json name-ranges\n(.*?)```", DOC, re.S).group(1))
     assert v["unicode"] == UNICODE_VERSION == "14.0.0"
     assert all(a <= b < c - 1 for (a, b), (c, _) in zip(RANGES, RANGES[1:]))  # ascending, disjoint, apart
@@ -173,5 +174,9 @@ def test_the_names_table_is_unicode_14s() -> None:
         table[a : b + 1] = b"\x01" * (b - a + 1)
     edges = {cp for a, b in RANGES for cp in (a - 1, a, b, b + 1) if 0 <= cp < 0x110000}
     assert all(holds(cp) == bool(table[cp]) for cp in edges)  # the check reads the table, at every edge
-    if unicodedata.unidata_version == UNICODE_VERSION:
-        assert all(chr(cp).isprintable() == bool(table[cp]) for cp in range(0x110000))
+    invisible = bytearray(0x110000)
+    for a, b in INVISIBLE:
+        invisible[a : b + 1] = b"\x01" * (b - a + 1)
+    assert not any(holds(cp) for a, b in INVISIBLE for cp in range(a, b + 1))
+    if unicodedata.unidata_version == UNICODE_VERSION:  # printable, and not a code point that shows nothing
+        assert all((chr(cp).isprintable() and not invisible[cp]) == bool(table[cp]) for cp in range(0x110000))

@@ -144,8 +144,8 @@ export function nameProblem(text: unknown): string | null {
   }
   const bad = points.find((cp) => !allowedInName(cp));
   if (bad !== undefined) {
-    return `a name holds no U+${bad.toString(16).toUpperCase().padStart(4, "0")} (no control, format, private-use `
-      + "or unassigned character, and no space but the plain one)";
+    return `a name holds no U+${bad.toString(16).toUpperCase().padStart(4, "0")} (no control, format, private-use, `
+      + "unassigned or invisible character, and no space but the plain one)";
   }
   if (text.normalize("NFKC") !== text) {
     return "a name is written plainly (in Unicode's NFKC form: no fullwidth, styled or composed-apart letters)";

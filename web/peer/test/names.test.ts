@@ -36,7 +36,7 @@ test("name-rules: names and not names, pairs alike and unlike, skeletons", () =>
 test("the words of a refusal name what is wrong", () => {
   assert.equal(nameProblem(" ann"), "a name neither begins nor ends with a space, nor has two in a row");
   assert.equal(nameProblem("\uff21NN"), "a name is written plainly (in Unicode's NFKC form: no fullwidth, styled or composed-apart letters)");
-  assert.equal(nameProblem("a\u202eb"), "a name holds no U+202E (no control, format, private-use or unassigned character, and no space but the plain one)");
+  assert.equal(nameProblem("a\u202eb"), "a name holds no U+202E (no control, format, private-use, unassigned or invisible character, and no space but the plain one)");
   assert.equal(nameProblem("q\u0301\u0301\u0301\u0301"), "a name has at most 3 combining marks on one letter");
   assert.equal(nameProblem("x".repeat(41)), "a name is 1 to 40 characters, this one has 41");
 });
