@@ -194,9 +194,12 @@ async def test_a_phone_page_closed_past_the_drop_time_and_opened_again_takes_its
     assert "0 faults" in said, said
     mine = await download(again, tmp_path / "phone.p2pt")
     reveals = messages_of(mine, "zoe", "PLAY_REVEAL")
-    # Its first card, then (back from round `back`, 1-based) every card of the rounds from there: by the person.
+    # Its first card (revealed if the host had committed before the page closed), then (back from round `back`,
+    # 1-based) every card of the rounds from there: by the person.
     played = [(r["round"], r.get("auto") is True) for r in reveals]
-    assert played == [(0, False)] + [(r, False) for r in range(back - 1, 3) for _ in range(10)], (back, played)
+    before = [p for p in played if p[0] < back - 1]
+    assert before in ([], [(0, False)]), (back, played)
+    assert played[len(before):] == [(r, False) for r in range(back - 1, 3) for _ in range(10)], (back, played)
     assert cards == 10 * (3 - back + 1), (back, cards)
     assert host.finish(30) == 0, host.text()
     assert results((tmp_path / "host.p2pt").read_bytes()) == results(mine)

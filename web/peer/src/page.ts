@@ -102,7 +102,7 @@ function render(node: PageNode): void {
   }
   const wanted = seat.wanted();
   document.body.dataset.wanted = wanted;
-  document.body.dataset.step = `${seat.round}|${seat.turn}|${wanted}`;
+  document.body.dataset.step = `${seat.waitingAt()}|${wanted}`;
   const away = seat.away();
   $("players").replaceChildren(...seat.names.map((name, s) => {
     const li = document.createElement("li");
@@ -126,6 +126,12 @@ function render(node: PageNode): void {
     line.append(...row.map((c) => cardButton(c, false, () => {})), take);
     return line;
   }));
+  if (seat.drafting()) { // the draft: the open cards, ours to pick from in turn
+    const open = document.createElement("div");
+    open.className = "open";
+    open.append(...seat.openCards().map((c) => cardButton(c, wanted === "pick", () => act(node, () => node.pick(c)))));
+    $("rows").replaceChildren(open);
+  }
   const committed = seat.committed();
   $("hand").replaceChildren(...seat.hand().map((c) => {
     const button = cardButton(c, wanted === "card", () => act(node, () => node.play(c)));
@@ -134,7 +140,9 @@ function render(node: PageNode): void {
   }));
   const said: Record<string, string> = { card: _("your turn: tap a card"),
     row: _("your card is below every row: tap a row to take"), wait: _("waiting for the others…") };
-  $("status").textContent = seat.phase === "turn"
+  $("status").textContent = seat.drafting()
+    ? (wanted === "pick" ? _("Pick a card for your hand") : _("Draft: the cards lie open; pick your hand in turn."))
+    : seat.phase === "turn"
     ? fmt(_("round {round}, turn {turn}: {what}"), { round: seat.round + 1, turn: seat.turn + 1, what: said[wanted] ?? "" })
     : seat.phase === "over" ? _("game over") : `${seat.phase}…`;
   $("notes").replaceChildren(...[...seat.faults.map((f) => fmt(_("fault ({code}): {detail}"), { code: f.code, detail: f.detail })),

@@ -49,7 +49,7 @@ export class MoveClock {
     if (this.wasAway !== null && away !== this.wasAway) this.here = !away; // turned away: the stand-in plays on
     this.wasAway = away;
     const wanted = this.node.over() ? "wait" : seat.wanted();
-    const owed = wanted === "wait" ? "" : `${seat.round}|${seat.turn}|${wanted}`;
+    const owed = wanted === "wait" ? "" : `${seat.waitingAt()}|${wanted}`;
     if (owed === this.owed) return;
     this.owed = owed;
     this.cancel();

@@ -127,6 +127,12 @@ export class PageNode {
     this.send(this.seat.play(card));
   }
 
+  /** A draft pick of our person's (the open card tapped). */
+  pick(card: number): void {
+    this.clock.present();
+    this.send(this.seat.pick(card));
+  }
+
   chooseRow(row: number): void {
     this.clock.present();
     this.send(this.seat.chooseRow(row));

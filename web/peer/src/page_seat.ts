@@ -4,15 +4,18 @@
  * session's state; the moves go through Seat's intents (play, chooseRow).
  */
 import type { Card } from "./cards.js";
-import { seat as seats, steps, turn } from "./main.js";
+import { cards as deckCards, deal as deals, seat as seats, steps, turn } from "./main.js";
+import type { Outgoing } from "./seat.js";
 import type { Fault } from "./session.js";
 
 const { Seat } = seats;
 const { commitStep } = steps;
-const { chooser } = turn;
+const { chooser, standInPick } = turn;
+const { deck } = deckCards;
+const { draftOrder } = deals;
 
 /** What the page asks of its person now. */
-export type Wanted = "card" | "row" | "wait";
+export type Wanted = "card" | "row" | "pick" | "wait";
 
 /** Three stand-in cards in a row make a seat away (protocol.md 11.2). */
 export const AWAY_AFTER = 3;
@@ -26,9 +29,52 @@ export class PageSeat extends Seat {
     this.faults.push(fault);
   }
 
+  /** A draft round's deal under way (the cards lie open, picked in turn). */
+  drafting(): boolean {
+    return this.phase === "deal" && this.settings?.variant === "draft";
+  }
+
+  /** The draft's picks so far this round, in order: [seat, card] (a seat not active there: the stand-in's lowest
+   * open card, as the session takes it). */
+  private draftPicksNow(): [number, Card][] {
+    const order = draftOrder(this.n, this.round);
+    const open = new Set(deck("draft", this.n));
+    const picks: [number, Card][] = [];
+    for (let p = 0; p < this.draftPicks; p++) {
+      const picker = order[p] as number;
+      const signed = this.slot("DRAFT_PICK", this.round, p).get(picker)?.body.get("card");
+      const card = typeof signed === "number" ? signed : standInPick(open);
+      open.delete(card);
+      picks.push([picker, card]);
+    }
+    return picks;
+  }
+
+  /** The open cards of a draft round, sorted ([] outside one). */
+  openCards(): Card[] {
+    if (!this.drafting()) return [];
+    const open = new Set(deck("draft", this.n));
+    for (const [, card] of this.draftPicksNow()) open.delete(card);
+    return [...open].sort((a, b) => a - b);
+  }
+
+  /** The seat whose pick the draft waits on, or null. */
+  picker(): number | null {
+    return this.drafting() ? draftOrder(this.n, this.round)[this.draftPicks] ?? null : null;
+  }
+
+  /** Our draft pick, by the stand-in's rule (the lowest open card); else the move of Seat.standIn. */
+  override standIn(): Outgoing[] {
+    if (this.wanted() === "pick") return this.pick(standInPick(this.openCards()));
+    return super.standIn();
+  }
+
   /** Our cards still in hand this round (sorted), or [] where we have no seat or no round. */
   hand(): Card[] {
     const seat = this.seat;
+    if (seat !== null && this.drafting()) {
+      return this.draftPicksNow().filter(([s]) => s === seat).map(([, c]) => c).sort((a, b) => a - b);
+    }
     if (seat === null || (this.phase !== "turn" && this.phase !== "deal")) return [];
     const open = this.hands[seat];
     if (open) return [...open].sort((a, b) => a - b);
@@ -145,6 +191,7 @@ export class PageSeat extends Seat {
   /** What our person should do now. */
   wanted(): Wanted {
     const seat = this.seat;
+    if (seat !== null && !this.dropped.has(seat) && this.drafting()) return this.picker() === seat ? "pick" : "wait";
     if (seat === null || this.dropped.has(seat) || this.phase !== "turn") return "wait";
     const plays = this.reveals();
     if (plays) {
