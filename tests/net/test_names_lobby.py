@@ -13,6 +13,7 @@ import re
 import sys
 from pathlib import Path
 
+from attacker import Attacker
 from procs import code_of, final_scores
 from tmuxpane import needs_tmux
 
@@ -48,10 +49,14 @@ def test_a_name_that_looks_like_a_seated_players_is_refused_and_the_game_goes_on
 
 
 def test_a_name_that_is_not_a_name_is_refused_at_the_command_line(procs, tmp_path: Path):
-    for bad, why in (("x" + "\u0301" * 30, "combining marks"), ("\u202eann", "U+202E")):
-        proc = procs(["join", "ABCD", "--headless", *LO, "--name", bad], tmp_path / "bad.out")
-        assert proc.finish() == 2
-        assert why in proc.text(), proc.text()
+    for bad, why in (("x" + "\u0301" * 30, "combining marks"), ("\u202eann", "U+202E"),
+                     # code points that show nothing: "ann" and one of them looked like "ann" (issue 22 item 7;
+                     # a typed name is made plain first: NFKC makes U+3164 U+1160)
+                     ("ann\u2800", "U+2800"), ("ann\u034f", "U+034F"), ("\u3164ann", "U+1160"), ("ann\ufe0f", "U+FE0F")):
+        for command in ("join", "bot"):
+            proc = procs([command, "ABCD", "--headless", *LO, "--name", bad], tmp_path / "bad.out")
+            assert proc.finish() == 2
+            assert why in proc.text(), proc.text()
     # fullwidth is written plainly: ＣＡＲＯＬ plays as CAROL
     ann, code, port = host(procs, tmp_path)
     carol = procs(["join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}", "--name", "\uff23\uff21\uff32",
@@ -94,3 +99,23 @@ def test_join_on_a_terminal_asks_for_a_name_once_and_remembers_it(procs, panes, 
                   f" --transcript {tmp_path / 'dora2.p2pt'}; sleep 600", env=env)
     again.wait("game started: ann, dora")  # remembered: not asked again
     assert "Your name" not in again.screen()
+
+
+def test_a_join_under_a_name_that_shows_nothing_more_is_refused_by_the_host(procs, tmp_path: Path):
+    """A modified client that skips the command line's check: the host refuses a seat to 'ann' followed by
+    U+2800 (or any code point that shows nothing, protocol.md 9), which looked like the host's 'ann' in the
+    lobby (issue 22 item 7), and the game goes on."""
+    ann, code, port = host(procs, tmp_path)
+    for twin in ("ann\u2800", "ann\u034f", "\u3164ann"):
+        a = Attacker.dial(port)
+        try:
+            a.join("player", name=twin)
+            reason = str(a.until("refuse"))
+        finally:
+            a.close()
+        assert "name" in reason, reason
+    assert "lobby: 2/2" not in ann.text(), ann.text()
+    bob = procs(["join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}", "--name", "bob", "--transcript",
+                 str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
+    assert bob.finish() == 0 and ann.finish() == 0
+    assert re.search(r"game started: ann, bob\b", bob.text()), bob.text()
