@@ -9,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 
+from procs import Terminal
 from test_web_phone_presence import LO, WAIT, seated_phone
 from tmuxpane import Pane, needs_tmux
 
@@ -37,3 +38,23 @@ async def test_g_in_the_full_screen_lobby_shows_a_phone_link_and_the_phone_takes
         assert not errors, errors
     finally:
         pane.kill()
+
+
+async def test_phone_at_the_line_terminals_lobby_gives_the_link_without_web(tmp_path: Path, browser) -> None:
+    host = Terminal(["host", "--lines", "--seats", "2", *LO, "--rounds", "1", "--no-points", "--name", "ann",
+                     "--web-interface", "127.0.0.1", "--transcript", str(tmp_path / "h.p2pt")],
+                    env={"P2PNIMMT_PLACE_DELAY": "0"})
+    try:
+        host.wait_for("lobby> ")
+        host.type("phone")
+        first = host.wait_for(PHONE_LINK)
+        url = first.group(1)
+        host.type("phone")  # asked again: the same link
+        assert host.wait_for(PHONE_LINK, after=first.end()).group(1) == url
+        assert "game started" not in host.text  # the last seat is free: no seat was filled by the link
+        phone, _, errors = await seated_phone(browser, url, "zoe")
+        await phone.wait_for_selector("#hand .card", timeout=WAIT)
+        host.wait_for(r"game started: ann, zoe")
+        assert not errors, errors
+    finally:
+        host.stop()
