@@ -52,6 +52,11 @@ export interface Member {
 type Body = Map<string, Encodable>;
 const body = (...fields: [string, Encodable][]): Body => new Map(fields);
 
+/** What names the one message a seat may sign of `kind` (section 11's table): its round, turn or pick, step, place
+ * and the seat it names (a DROP, KEEP or STANDIN). */
+const slotOf = (kind: Kind, fields: ReadonlyMap<string, unknown>): string =>
+  [kind, ...["round", "turn", "pick", "step", "place", "seat"].map((name) => String(fields.get(name) ?? "-"))].join("|");
+
 export class Seat extends Session {
   /** The transcript this node keeps (section 13), sealed once the game is over. */
   readonly transcript: TranscriptWriter;
@@ -68,6 +73,8 @@ export class Seat extends Session {
   /** Our hidden hand in a sealed round we shuffled: card -> deck position. */
   private hidden: { round: number; cards: Map<Card, number>; opens: boolean } | null = null;
 
+  /** The slot of every message of ours accepted (`slotOf`): we sign one per slot, ever. */
+  private readonly signedSlots = new Set<string>();
   /** Replaying our own transcript after a restart: nothing is signed, sent, drawn or recorded. */
   private replaying = false;
 
@@ -86,7 +93,7 @@ export class Seat extends Session {
     const seat = new this(identity, entropy, null, relay, written); // a subclass's restart gives one of its own
     for (const record of secrets) seat.restore(record as MsgMap);
     seat.replaying = true;
-    for (const wire of TranscriptWriter.messages(written)) seat.receive(wire, null);
+    for (const wire of TranscriptWriter.replayed(written)) seat.receive(wire, null); // a split commit's versions too
     seat.replaying = false;
     return { seat, out: seat.input(() => seat.resume()) };
   }
@@ -317,8 +324,11 @@ export class Seat extends Session {
     return bytes;
   }
 
-  /** Sign a message of ours, send it, and accept it here as the next of our chain. */
+  /** Sign a message of ours, send it, and accept it here as the next of our chain; never a second one for a slot we
+   * signed already (a rebuild may reach its step again while ours waits for our own vote to be decided: a second
+   * would be a `duplicate` proven against us, protocol.md 11.1, "A node signs at most one message per slot"). */
   private send(kind: Kind, fields: Body): void {
+    if (this.signedSlots.has(slotOf(kind, fields))) return;
     const chain = this.inbox.chain(this.identity.peer);
     const last = chain[chain.length - 1];
     const env = seal(this.identity, this.gameId, chain.length, last ? last.hash : NO_PREVIOUS, kind, fields);
@@ -327,6 +337,7 @@ export class Seat extends Session {
   }
 
   protected override accepted_(env: Envelope, via: Uint8Array | null): void {
+    if (equal(env.sender, this.identity.peer)) this.signedSlots.add(slotOf(env.kind as Kind, env.body));
     if (this.replaying) return; // in the transcript already; relayed when it first came
     if (!this.transcript.sealed) this.transcript.message(env.wire);
     if (!this.relay || equal(env.sender, this.identity.peer)) return;
@@ -353,7 +364,14 @@ export class Seat extends Session {
       evidence: fault.evidence.filter((w) => !recorded.has(hex(w))) });
   }
 
+  /** Sign the one message we owe at this fixed point, if any: true if we signed one (the session then takes
+   * another pass). A message owed for a slot we signed already is not signed again (`send`): no pass follows. */
   protected override owe(): boolean {
+    const before = this.inbox.chain(this.identity.peer).length;
+    return this.oweNow() && this.inbox.chain(this.identity.peer).length > before;
+  }
+
+  private oweNow(): boolean {
     if (this.replaying) return false; // what we signed before is in the transcript, and comes in its turn
     if (this.phase === "over" && !this.transcript.sealed) this.transcript.seal();
     const seat = this.seat;

@@ -441,11 +441,12 @@ export class Session {
     return this.slot("DROP", pos[0], voteSlot(pos[1], pos[2], x)).has(voter);
   }
 
-  /** A vote is decided once its seat is dropped there, or void: an active non-voter went on from its message. */
+  /** A vote is decided once its seat is dropped there, or void: an active non-voter went on from its message, or is
+   * expelled (nothing it signs counts any more, section 12: it never votes there). */
   private decided(pos: Pos, x: number): boolean {
     const drops = [...(this.absences.get(x) ?? []).map((a) => a.from), ...(this.dropped.has(x) ? [this.dropped.get(x) as Pos] : [])];
     if (drops.some((at) => cmp(at, pos) <= 0)) return true;
-    return this.voters(pos, x).some((w) => !this.hasVote(w, pos, x) && this.wentOn(w, x, pos));
+    return this.voters(pos, x).some((w) => !this.hasVote(w, pos, x) && (this.wentOn(w, x, pos) || this.expelled.has(w)));
   }
 
   /** Whether a message of `seat` at `pos` comes after one of its own DROP votes that is not decided yet. */

@@ -101,10 +101,26 @@ export class TranscriptWriter {
     }
   }
 
-  /** The wire bytes of its msg records, in order (what a restarted node replays). */
+  /** The wire bytes of its msg records, in order. */
   static messages(written: Uint8Array): Uint8Array[] {
     return frames(written).slice(1).map((r) => decode(r, MAX_RECORD) as Value[]).filter((f) => f[2] === "msg")
       .map((f) => f[3] as Uint8Array);
+  }
+
+  /** What a restarted node replays (section 13): the wire bytes of its msg records, in order, and at its place the
+   * evidence of every non-fatal `equivocation` record (a split commit's versions, section 12: in no chain, so no
+   * peer sends them again). */
+  static replayed(written: Uint8Array): Uint8Array[] {
+    const wires: Uint8Array[] = [];
+    for (const f of frames(written).slice(1).map((r) => decode(r, MAX_RECORD) as Value[])) {
+      if (f[2] === "msg") wires.push(f[3] as Uint8Array);
+      const fault = f[3];
+      if (f[2] === "fault" && fault instanceof Map && fault.get("code") === "equivocation" && fault.get("fatal") === false) {
+        const evidence = fault.get("evidence");
+        if (Array.isArray(evidence)) for (const w of evidence) if (w instanceof Uint8Array) wires.push(w);
+      }
+    }
+    return wires;
   }
 
   private record(type: string, payload: Encodable): void {

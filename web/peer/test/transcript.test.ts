@@ -42,3 +42,17 @@ test("verdicts quote as Python's repr does", () => {
   assert.equal(pyRepr("it's"), "\"it's\"");
   assert.equal(pyRepr("a\u0007b\\"), "'a\\x07b\\\\'");
 });
+
+test("a restarted node replays its messages and, at their place, the versions of a split commit it recorded (13)", () => {
+  const w = new TranscriptWriter(recorder);
+  const [a, b, c, d] = [1, 2, 3, 4].map((n) => Uint8Array.of(n));
+  const fault = (code: string, fatal: boolean, evidence: Uint8Array[]) =>
+    ({ peer: new Uint8Array(16), code, detail: code, fatal, evidence });
+  w.message(a as Uint8Array);
+  w.fault(fault("equivocation", false, [b as Uint8Array]));
+  w.fault(fault("digest-mismatch", false, [c as Uint8Array]));
+  w.message(d as Uint8Array);
+  w.fault(fault("equivocation", true, [c as Uint8Array]));
+  assert.deepEqual(TranscriptWriter.messages(w.bytes()), [a, d]);
+  assert.deepEqual(TranscriptWriter.replayed(w.bytes()), [a, b, d]);
+});
