@@ -144,7 +144,7 @@ function render(node: PageNode): void {
     ? (wanted === "pick" ? _("Pick a card for your hand") : _("Draft: the cards lie open; pick your hand in turn."))
     : seat.phase === "turn"
     ? fmt(_("round {round}, turn {turn}: {what}"), { round: seat.round + 1, turn: seat.turn + 1, what: said[wanted] ?? "" })
-    : seat.phase === "over" ? _("game over") : `${seat.phase}…`;
+    : seat.phase === "over" ? _("game over") : phaseWords(seat.phase);
   $("notes").replaceChildren(...[...seat.faults.map((f) => fmt(_("fault ({code}): {detail}"), { code: f.code, detail: f.detail })),
     ...node.notes]
     .map((text) => Object.assign(document.createElement("li"), { textContent: text })));
@@ -317,3 +317,13 @@ function begin(name: string): void {
 }
 
 main();
+
+/** What the page says while the game is between turns (a phase of protocol.md 11), in the page's language. */
+function phaseWords(phase: string): string {
+  const words: Record<string, string> = {
+    lobby: _("waiting for the game to start…"), starting: _("the game is starting…"),
+    deal: _("dealing the cards…"), "round-end": _("the round is over…"), "game-end": _("the game is ending…"),
+    aborted: _("the game has stopped"),
+  };
+  return words[phase] ?? `${phase}…`;
+}
