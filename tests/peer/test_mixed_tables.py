@@ -17,7 +17,8 @@ spectators in TypeScript. Then:
   holds; the two commands themselves print the same lines with the same exit status for a TypeScript node's and a
   Python node's transcript of each table (for every transcript with P2PNIMMT_SWEEP=1).
 
-The default run plays a few tables of each deal; P2PNIMMT_SWEEP=1 plays every deal at every size from 2 to 10.
+The default run plays a few tables of each deal; P2PNIMMT_SWEEP=1 plays every deal at every size from 2 to 10,
+and a seat (TypeScript or Python) voted out at 3, 6 and 9 seats of every deal.
 """
 
 from __future__ import annotations
@@ -253,3 +254,48 @@ def test_a_typescript_seat_raises_the_alarm(cheat: str, child: NodeSeats, tmp_pa
         if i != cheater:
             assert victim in alarms_of(table.mixed, peer)
             assert outcome["voided"] == [0] and [seat for seat, _pos in outcome["dropped"]] == [cheater]
+
+
+def cut_point(deal: str, players: int, seat: int, seed: int) -> int | None:
+    """The first cut (every 40 deliveries from 80) after which every other seat waits on `seat` and, once they
+    voted it out, the game ends: probed on an all-Python table (so the mixed table must do the same)."""
+    variant, how = DEALS[deal]
+    settings = Settings(players=players, variant=variant, max_rounds=2, point_limit=None, deal=how)
+    for cut in range(80, 4000, 40):
+        net = Mixed(players, settings=settings, seed=seed, spectators=2)
+        cut_off(net, seat, cut)
+        if net.sessions[net.peers[0]].phase == "over":
+            return None
+        if net.vote_out(seat) == players - 1:
+            net.run()
+            if all(net.sessions[p].phase == "over" for i, p in enumerate(net.peers) if i != seat):
+                return cut
+    return None
+
+
+SWEEP_DROPS = [(deal, n, language) for deal in ("open", "sealed", "draft") for n in (3, 6, 9)
+               for language in ("TypeScript", "Python")]
+
+
+def sweep_a_seat_goes_away(deal: str, players: int, language: str, child: NodeSeats, tmp_path: Path) -> None:
+    """P2PNIMMT_SWEEP=1: a seat (TypeScript or Python) cut off for good at the first point the others can vote it
+    out, at 3, 6 and 9 seats of every deal: the checks of the module's docstring."""
+    seat = 1 if language == "TypeScript" else 2
+    seed = 200 + players
+    cut = cut_point(deal, players, seat, seed)
+    assert cut is not None, "no point to vote the seat out"
+    odd = {i for i in range(players) if i % 2 == 1}
+    typescript = (odd | {seat} if language == "TypeScript" else odd - {seat}) | {players + 1}
+    table = Table(child, deal, players, sorted(typescript), seed=seed, rounds=2)
+    for net in table.nets:
+        cut_off(net, seat, cut)
+        assert net.vote_out(seat) == players - 1
+        net.run()
+    outcomes = check(table, tmp_path, gone=seat)
+    assert [d[0] for i, o in enumerate(outcomes) if i != seat for d in o["dropped"]][:1] == [seat]
+
+
+if SWEEP:  # the long sweeps only (an empty parametrization would be a skip in the default run)
+    test_sweep_a_seat_goes_away = pytest.mark.parametrize(
+        "deal, players, language", SWEEP_DROPS, ids=[f"{d}-{n}-{lang}" for d, n, lang in SWEEP_DROPS])(
+        sweep_a_seat_goes_away)
