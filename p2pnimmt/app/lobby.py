@@ -15,7 +15,8 @@ from .output import say
 
 LOBBY_HELP = N_("""lobby commands: bot [random|heuristic|...]  remove NAME  kick NAME  start  help
   variant standard|tactical|draft  deal sealed|open  points P|none rounds R|none
-  clock SECONDS|off  tv (a TV page)  guest (a seat for a phone's browser)""")
+  clock SECONDS|off  tv (a TV page)
+  phone (a link: a phone plays a seat of its own)  guest (a seat this laptop plays for a phone)""")
 
 AddBot = Callable[[str], Awaitable[None]]
 

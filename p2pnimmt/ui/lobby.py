@@ -26,7 +26,7 @@ from .words import end_text, variant_name
 
 HOST_KEYS = N_("b: heuristic bot   r: random bot   ↑/↓: choose   x: remove the chosen one\n"
                "v: variant   d: deal   p: point limit   n: number of rounds   c: clock\n"
-               "t: TV page in the browser   g: guest seat (a phone)   s: start now   q: leave")
+               "t: TV page in the browser   g: a phone's link   s: start now   q: leave")
 GUEST_KEYS = N_("The host starts the game when the seats are taken.   q: leave")
 VARIANTS = ("standard", "tactical", "draft")
 DEALS = ("sealed", "open")
