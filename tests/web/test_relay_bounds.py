@@ -10,21 +10,9 @@ import json
 
 import aiohttp
 from aiohttp import WSMsgType, web
+from relaygame import Game
 
 from p2pnimmt.web.relay import ACCEPTED, CHANNELS, CLOSE, DATA, DIAL, INBOUND, OPENED, Relay, header
-
-
-class Game:
-    """The node a relay reads (web.relay.Node): a host on 127.0.0.1 at `port`, no members yet."""
-
-    def __init__(self, port: int) -> None:
-        self.game_id = bytes(16)
-        self.is_host = True
-        self.interface = "127.0.0.1"
-        self.port = port
-        self.host_address = None
-        self.drop_after = 60.0
-        self.members: dict = {}
 
 
 async def started(handler) -> tuple[asyncio.base_events.Server, int]:

@@ -9,35 +9,13 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from dataclasses import dataclass
 
 import aiohttp
 from aiohttp import WSMsgType, web
 from deadlines import OUTER
+from relaygame import Game, Member
 
 from p2pnimmt.web.relay import DIAL, OPENED, Relay, header
-
-
-@dataclass
-class Member:
-    role: str
-    port: int
-
-    def dial_at(self) -> list[str]:
-        return ["127.0.0.1"]
-
-
-class Game:
-    """The node a relay reads (web.relay.Node): a host on 127.0.0.1 at `port`; players are added by the test."""
-
-    def __init__(self, port: int) -> None:
-        self.game_id = bytes(16)
-        self.is_host = True
-        self.interface = "127.0.0.1"
-        self.port = port
-        self.host_address = None
-        self.drop_after = 60.0
-        self.members: dict[bytes, Member] = {}
 
 
 def free_port() -> int:
