@@ -252,24 +252,33 @@ async def test_500_tv_sockets_leave_the_seat_and_the_guest_their_pages(tmp_path:
         await asyncio.gather(*readers, return_exceptions=True)
 
 
+def capped_host_under_slowloris(procs, tmp_path: Path, game: list[str]):
+    """`host --web` (ann, no points, `game`'s seats and rounds) whose open files are capped at 256 (prlimit), its
+    seat page's (url, port, token), its code, its game port, and a slowloris of 30 loopback addresses at 20
+    connections each and one of 100 (not started) at its page's port; this process may open 4,096 files."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4096)), hard))  # the attacker's own sockets
+    host = procs(["host", "--web", "--no-open", *game, *LO, "--no-points", "--name", "ann",
+                  "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
+                 prefix=["prlimit", "--nofile=256:256", "--"], env={"P2PNIMMT_PLACE_DELAY": "0"})
+    seat = host.wait_for(SEAT_URL).groups()
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    game_port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    attack = Slowloris(int(seat[1]), [f"127.0.0.{n}" for n in range(2, 32)], 20)
+    greedy = Slowloris(int(seat[1]), ["127.0.0.40"], 100)
+    return host, seat, code, game_port, attack, greedy
+
+
 async def test_slowloris_neither_takes_the_host_s_files_nor_keeps_players_out(tmp_path: Path, procs) -> None:
     """Item 4: a host whose open-file limit is 256 (it cannot raise it) serves its page while 30 loopback
     addresses hold 600 half-open connections to it (idle or one header byte a second) and one address tries
     100: each idle or slow connection is closed by the server, the host's open files stay well below its limit,
     the page loads, a player joins on the game port, the host's seat plays the game to its end and the transcript
     verifies; the host's output stays a few lines."""
-    import resource
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4096)), hard))  # the attacker's own sockets
-    host = procs(["host", "--web", "--no-open", "--seats", "3", "--bots", "1", *LO, "--rounds", "1",
-                  "--no-points", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
-                 prefix=["prlimit", "--nofile=256:256", "--"], env={"P2PNIMMT_PLACE_DELAY": "0"})
-    url, port, seat_token = host.wait_for(SEAT_URL).groups()
-    code = host.wait_for(r"code: (\w{4})").group(1)
-    game_port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    attack = Slowloris(int(port), [f"127.0.0.{n}" for n in range(2, 32)], 20)
-    greedy = Slowloris(int(port), ["127.0.0.40"], 100)
+    host, (url, port, seat_token), code, game_port, attack, greedy = capped_host_under_slowloris(
+        procs, tmp_path, ["--seats", "3", "--bots", "1", "--rounds", "1"])
     attack.start()
     greedy.start()
     try:
@@ -424,21 +433,12 @@ async def test_a_killed_player_resumes_under_slowloris_and_is_not_dropped(tmp_pa
     every seat finishes with the same scores and a transcript that verifies (the issue: the resume gave up after
     one failed dial, the player was dropped and its round voided)."""
     import os
-    import resource
     import signal
 
     from procs import final_scores
 
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4096)), hard))  # the attacker's own sockets
-    host = procs(["host", "--web", "--no-open", "--seats", "2", *LO, "--rounds", "2", "--no-points", "--name", "ann",
-                  "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
-                 prefix=["prlimit", "--nofile=256:256", "--"], env={"P2PNIMMT_PLACE_DELAY": "0"})
-    _url, port, seat_token = host.wait_for(SEAT_URL).groups()
-    code = host.wait_for(r"code: (\w{4})").group(1)
-    game_port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    attack = Slowloris(int(port), [f"127.0.0.{n}" for n in range(2, 32)], 20)
-    greedy = Slowloris(int(port), ["127.0.0.40"], 100)
+    host, (_url, port, seat_token), code, game_port, attack, greedy = capped_host_under_slowloris(
+        procs, tmp_path, ["--seats", "2", "--rounds", "2"])
     attack.start()
     greedy.start()
     try:
