@@ -1,0 +1,120 @@
+"""A table of five (issue 26, Tests): three phone pages (chromium, each its own browser context, 390x844 with touch),
+a terminal player (a headless `p2pnimmt join`, its seat played by its bot) and a bot (the headless host's own seat)
+play a sealed game to the end; the phones' page is served, and their bytes relayed, by a spectator's node
+(`watch --web`). All five transcripts -- each phone's downloaded one, the host's and the joiner's -- verify with
+both implementations (`p2pnimmt verify` and `node peer.js verify`, the same report) and agree on the final scores. With $P2PNIMMT_SCREENSHOTS (=docs) it saves the phone's join screen, its hand mid-game and its
+verdict (docs/phone-join.png, docs/phone-turn.png, docs/phone-verdict.png; docs/phone-hand.png is the laptop-held
+guest seat's, made by test_web_guest). The TV page's QR code is checked in test_web_phone_peer."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from deadlines import OUTER
+from procs import final_scores
+from test_web_phone_presence import PHONE, PHONE_URL, download
+
+from p2pnimmt.protocol.verify import verify_transcript
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "peer"))
+from nodepeer import BUNDLE, tool  # noqa: E402
+
+LO = ["--interface", "127.0.0.1"]
+WAIT = OUTER * 1000
+
+
+async def play(phone, shot: Path | None = None) -> int:
+    """Tap the lowest card whenever a card is asked, the first row when a row is; the turns played. `shot`: where to
+    save a screenshot of the hand at the fourth card asked."""
+    turns = 0
+    step = ""
+    while True:
+        await phone.wait_for_function(
+            "before => document.body.dataset.phase === 'over' || (document.body.dataset.step !== before "
+            "&& ['card', 'row'].includes(document.body.dataset.wanted))", arg=step, timeout=WAIT)
+        if await phone.evaluate("document.body.dataset.phase") == "over":
+            return turns
+        step = await phone.evaluate("document.body.dataset.step")
+        if await phone.evaluate("document.body.dataset.wanted") == "card":
+            if shot is not None and turns == 3:
+                await phone.screenshot(path=str(shot))
+            await phone.locator("#hand .card:enabled").first.tap()
+            turns += 1
+        else:
+            await phone.locator("#rows .take").first.tap()
+
+
+def both_verify(node: str, path: Path) -> str:
+    """`p2pnimmt verify` and `node peer.js verify` accept the transcript with the same report; the report."""
+    python = subprocess.run([sys.executable, "-m", "p2pnimmt", "verify", str(path)], capture_output=True, text=True,
+                            timeout=OUTER)
+    assert python.returncode == 0, (path, python.stdout, python.stderr)
+    typescript = subprocess.run([node, str(BUNDLE), "verify", str(path)], capture_output=True, text=True, timeout=OUTER)
+    assert typescript.returncode == 0, (path, typescript.stdout, typescript.stderr)
+    assert typescript.stdout.strip() == python.stdout.strip(), (path, typescript.stdout, python.stdout)
+    assert python.stdout.strip(), path
+    return python.stdout
+
+
+async def test_three_phones_a_terminal_player_and_a_bot_play_a_sealed_game_and_all_five_transcripts_agree(
+        tmp_path: Path, procs, browser) -> None:
+    node = tool("node")
+    # The headless host holds the table (its own seat played by its bot); a spectator's node serves the phone page
+    # (a headless node serves no pages) and relays the phones' bytes, as in test_web_phone_rematch.
+    host = procs(["host", "--headless", "--seats", "5", *LO,
+                  "--rounds", "1", "--no-points", "--name", "bot", "--transcript", str(tmp_path / "host.p2pt")],
+                 tmp_path / "host.out", env={"P2PNIMMT_PLACE_DELAY": "0", "HOME": str(tmp_path)})
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    tv = procs(["watch", code, *LO, "--peer", f"127.0.0.1:{port}", "--web", "--no-open", "--web-interface",
+                "127.0.0.1", "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out",
+               env={"HOME": str(tmp_path / "tv"), "P2PNIMMT_PLACE_DELAY": "0"})
+    phone_url = tv.wait_for(PHONE_URL).group(1)
+    joiner = procs(["join", code, "--headless", "--peer", f"127.0.0.1:{port}", *LO, "--name", "tom",
+                    "--transcript", str(tmp_path / "tom.p2pt")], tmp_path / "tom.out",
+                   env={"P2PNIMMT_PLACE_DELAY": "0", "HOME": str(tmp_path / "tom")})
+    shots = os.environ.get("P2PNIMMT_SCREENSHOTS")
+    where = Path(shots) if shots else None
+    phones = []
+    errors: list[str] = []
+    for name in ("zoe", "max", "eva"):
+        phone = await (await browser.new_context(**PHONE)).new_page()
+        phone.on("pageerror", lambda exc: errors.append(str(exc)))
+        await phone.goto(phone_url)
+        await phone.fill("#name", name)
+        if where and name == "zoe":
+            await phone.screenshot(path=str(where / "phone-join.png"))
+        await phone.tap("#join")
+        phones.append(phone)
+    turns = await asyncio.gather(*(play(phone, where / "phone-turn.png" if where and n == 0 else None)
+                                   for n, phone in enumerate(phones)))
+    assert turns == [10, 10, 10]  # every card of each phone's hand played by a tap on that phone
+    reports = []
+    for n, phone in enumerate(phones):
+        await phone.wait_for_selector("#verdict:not([hidden])", timeout=WAIT)
+        said = await phone.inner_text("#verdict-text")
+        assert "0 faults" in said, said
+        if where and n == 0:
+            await phone.screenshot(path=str(where / "phone-verdict.png"))
+        mine = tmp_path / f"phone{n}.p2pt"
+        await download(phone, mine)
+        reports.append(both_verify(node, mine))
+    assert host.finish(60) == 0, host.text()
+    assert joiner.finish(60) == 0, joiner.text()
+    for path in (tmp_path / "host.p2pt", tmp_path / "tom.p2pt"):
+        reports.append(both_verify(node, path))
+    # They agree: each transcript's summary has the same final scores, those the two Python nodes printed.
+    summaries = [verify_transcript(path.read_bytes()).summary for path in
+                 [tmp_path / f"phone{n}.p2pt" for n in range(3)] + [tmp_path / "host.p2pt", tmp_path / "tom.p2pt"]]
+    final = [line for line in summaries[-2].splitlines() if "final" in line.lower() or "scores" in line.lower()]
+    assert final, summaries[-2]
+    for summary in summaries:
+        assert [line for line in summary.splitlines() if line in final] == final, (summary, summaries[-2])
+    for name in ("bot", "tom", "zoe", "max", "eva"):
+        assert name in summaries[0], summaries[0]
+    assert final_scores(host.text()) == final_scores(joiner.text())
+    assert not errors, errors
