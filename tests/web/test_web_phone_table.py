@@ -1,5 +1,5 @@
 """A table of five (issue 26, Tests): three phone pages (chromium, each its own browser context, 390x844 with touch),
-a terminal player (a headless `p2pnimmt join`, its seat played by its bot) and a bot (the headless host's own seat)
+a terminal player (`p2pnimmt join --lines`, its cards typed at the line terminal) and a bot (the headless host's own seat)
 play a sealed game to the end; the phones' page is served, and their bytes relayed, by a spectator's node
 (`watch --web`). All five transcripts -- each phone's downloaded one, the host's and the joiner's -- verify with
 both implementations (`p2pnimmt verify` and `node peer.js verify`, the same report) and agree on the final scores. With $P2PNIMMT_SCREENSHOTS (=docs) it saves the phone's join screen, its hand mid-game and its
@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-from deadlines import OUTER
-from procs import final_scores
+from deadlines import OUTER, outer
+from procs import Terminal, final_scores
 from test_web_phone_presence import PHONE, PHONE_URL, download
 
 from p2pnimmt.protocol.verify import verify_transcript
@@ -62,7 +63,6 @@ def both_verify(node: str, path: Path) -> str:
 
 async def test_three_phones_a_terminal_player_and_a_bot_play_a_sealed_game_and_all_five_transcripts_agree(
         tmp_path: Path, procs, browser) -> None:
-    node = tool("node")
     # The headless host holds the table (its own seat played by its bot); a spectator's node serves the phone page
     # (a headless node serves no pages) and relays the phones' bytes, as in test_web_phone_rematch.
     host = procs(["host", "--headless", "--seats", "5", *LO,
@@ -73,10 +73,18 @@ async def test_three_phones_a_terminal_player_and_a_bot_play_a_sealed_game_and_a
     tv = procs(["watch", code, *LO, "--peer", f"127.0.0.1:{port}", "--web", "--no-open", "--web-interface",
                 "127.0.0.1", "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out",
                env={"HOME": str(tmp_path / "tv"), "P2PNIMMT_PLACE_DELAY": "0"})
-    phone_url = tv.wait_for(PHONE_URL).group(1)
-    joiner = procs(["join", code, "--headless", "--peer", f"127.0.0.1:{port}", *LO, "--name", "tom",
-                    "--transcript", str(tmp_path / "tom.p2pt")], tmp_path / "tom.out",
-                   env={"P2PNIMMT_PLACE_DELAY": "0", "HOME": str(tmp_path / "tom")})
+    joiner = Terminal(["join", code, "--lines", "--peer", f"127.0.0.1:{port}", *LO, "--name", "tom",
+                       "--transcript", str(tmp_path / "tom.p2pt")], env={"P2PNIMMT_PLACE_DELAY": "0",
+                                                                           "HOME": str(tmp_path / "tom")})
+    try:
+        await table(tmp_path, browser, host, joiner, tv.wait_for(PHONE_URL).group(1))
+    finally:
+        (tmp_path / "tom.out").write_text(joiner.text)
+        joiner.stop()
+
+
+async def table(tmp_path: Path, browser, host, joiner: Terminal, phone_url: str) -> None:
+    node = tool("node")
     shots = os.environ.get("P2PNIMMT_SCREENSHOTS")
     where = Path(shots) if shots else None
     phones = []
@@ -90,9 +98,12 @@ async def test_three_phones_a_terminal_player_and_a_bot_play_a_sealed_game_and_a
             await phone.screenshot(path=str(where / "phone-join.png"))
         await phone.tap("#join")
         phones.append(phone)
+    # tom types the highest card of his hand at each `your card>` (row 4 when asked) while the phones tap.
+    typed = asyncio.to_thread(joiner.play_lines)
     turns = await asyncio.gather(*(play(phone, where / "phone-turn.png" if where and n == 0 else None)
-                                   for n, phone in enumerate(phones)))
-    assert turns == [10, 10, 10]  # every card of each phone's hand played by a tap on that phone
+                                   for n, phone in enumerate(phones)), typed)
+    assert turns[:3] == [10, 10, 10]  # every card of each phone's hand played by a tap on that phone
+    assert len(re.findall(r"committed \d+; waiting for the others", joiner.text)) == 10, joiner.text  # tom's, typed
     reports = []
     for n, phone in enumerate(phones):
         await phone.wait_for_selector("#verdict:not([hidden])", timeout=WAIT)
@@ -104,7 +115,8 @@ async def test_three_phones_a_terminal_player_and_a_bot_play_a_sealed_game_and_a
         await download(phone, mine)
         reports.append(both_verify(node, mine))
     assert host.finish(60) == 0, host.text()
-    assert joiner.finish(60) == 0, joiner.text()
+    # The host left with no rematch offered: the line terminal says so and ends too.
+    assert joiner.popen.wait(outer(60)) == 0, joiner.text
     for path in (tmp_path / "host.p2pt", tmp_path / "tom.p2pt"):
         reports.append(both_verify(node, path))
     # They agree: each transcript's summary has the same final scores, those the two Python nodes printed.
@@ -116,5 +128,6 @@ async def test_three_phones_a_terminal_player_and_a_bot_play_a_sealed_game_and_a
         assert [line for line in summary.splitlines() if line in final] == final, (summary, summaries[-2])
     for name in ("bot", "tom", "zoe", "max", "eva"):
         assert name in summaries[0], summaries[0]
-    assert final_scores(host.text()) == final_scores(joiner.text())
+    assert re.search(r"tom \([A-Z2-7]{4}-[A-Z2-7]{4}\)", summaries[0]), summaries[0]  # a person's seat, no bot's
+    assert final_scores(host.text()) == final_scores(joiner.text)
     assert not errors, errors
