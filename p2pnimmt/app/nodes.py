@@ -210,7 +210,15 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
             proof = said(neutral(fault.describe(dict(zip(session.roster, session.names)))))
             say(_("after the game was over: {proof}; the sealed transcript stands").format(proof=proof))
             return 0
-        say(_("game did not finish: phase {phase}").format(phase=session.phase))
+        if session.phase in ("lobby", "starting"):
+            say(_("left before the game started"))
+        elif session.phase == "aborted":
+            say(_("game did not finish: phase {phase}").format(phase=session.phase))
+        elif node.role == "spectator":
+            say(_("stopped watching in round {round}").format(round=session.round + 1))
+        else:  # left during the game (q, Ctrl-C, input closed): the seat can come back
+            say(_("left the game in round {round} before its end").format(round=session.round + 1)
+                + _resume_hint(files))
         return 1
     finally:
         for task in waits:

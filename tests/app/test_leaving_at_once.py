@@ -31,7 +31,7 @@ def node(name: str, bot: bool) -> Node:
 
 
 @pytest.mark.parametrize("when", ["in play", "in the lobby"])
-async def test_a_node_that_leaves_before_the_end_waits_for_no_bye(monkeypatch, when: str) -> None:
+async def test_a_node_that_leaves_before_the_end_waits_for_no_bye(monkeypatch, capsys, when: str) -> None:
     monkeypatch.setattr(node_module, "BYE_WAIT", 3600.0)  # what a leaver must not wait for (5 s in the product)
     host, guest = node("ann", bot=False), node("bob", bot=True)  # ann is a person: the game waits on her
     try:
@@ -47,6 +47,9 @@ async def test_a_node_that_leaves_before_the_end_waits_for_no_bye(monkeypatch, w
         host.done.set()  # ann leaves (the full-screen front sets it when its screen closes)
         status = await asyncio.wait_for(finish(host, NodeFiles()), outer(60))
         assert status == 1  # the game did not finish here
+        said = capsys.readouterr().out  # in the words of a person who left, not of a stalled protocol's phase
+        assert ("left the game in round 1 before its end" if when == "in play" else "left before the game started") \
+            in said and "phase" not in said, said
         await host.close()  # bye on every link
         await until(lambda: host.identity.peer in guest.byes, "bob told that ann left", 30)
     finally:
