@@ -7,11 +7,12 @@ page's key (the handshake and every message are signed in the page) and, with th
 its hand; what it drops, delays or changes the page's session sees as any peer's fault or absence.
 
 On the WebSocket: first a text message from the relay, {"game": hex game id, "host": [address, port] of the
-game's host, "port": the port the relay listens on for the page, "drop_after": the node's drop time in seconds
-(the page votes out an absent seat after it too, as the node does)}; then binary messages, an op byte, a 4-byte
-channel number and the rest: the page sends DIAL (rest: JSON [address, port]), DATA and CLOSE; the relay sends
-OPENED, ACCEPTED (a peer dialled the page's port), DATA and CLOSE (rest: why, UTF-8). The relay dials only
-the addresses of the game's members and its host (never an open proxy), and opens at most CHANNELS at once.
+game's host, "port": the port the relay listens on for the page, "claim": a random token for that port,
+"drop_after": the node's drop time in seconds (the page votes out an absent seat after it too, as the node
+does)}; then binary messages, an op byte, a 4-byte channel number and the rest: the page sends DIAL (rest: JSON
+[address, port]), DATA and CLOSE; the relay sends OPENED, ACCEPTED (a peer dialled the page's port), DATA and
+CLOSE (rest: why, UTF-8). The relay dials only the addresses of the game's members and its host (never an open
+proxy), and opens at most CHANNELS at once.
 
 Who may hold a tunnel (issue 22 item 3: the phone's link is on the TV, in its QR code, for anyone to read): a
 tunnel whose page holds a player's seat (a player of the game listens at the tunnel's port) always has room and is
@@ -19,16 +20,21 @@ never cut; the others (pages not seated yet, and strangers) have at most PER_SOU
 `spare` in all (TUNNELS, fewer when the process may open few files: each tunnel can hold 2 x CHANNELS + 1). Past
 that a new one cuts the oldest unseated tunnel of the address that holds the most, when that address holds more
 than the newcomer's would; else it is refused (503). A seat's tunnel is kept by the page server's connection
-bound too (web.guard), an unseated one is not.
+bound too (web.guard), an unseated one is not. A page that comes back (a reload, a closed WebSocket) asks for
+its port again with its claim (`?port=P&claim=C`): only the claim this relay gave for P gets P back; any other ask
+listens at a port of the system's choice, so nobody who reads the phone's link can take a seat's port (and with
+it the seat's room, and the connections its peers dial there).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import json
 import logging
 import resource
+import secrets
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -47,6 +53,7 @@ READ = 64 * 1024
 DIAL_TIMEOUT = 5.0
 TUNNELS = 16  # tunnels of pages that hold no seat (yet), all addresses together (fewer with few open files)
 PER_SOURCE = 3  # of them from one address (a phone whose old tunnel the relay has not seen close yet)
+CLAIMS = 256  # claims of ports kept (those of seats and open tunnels always)
 
 
 class Member(Protocol):
@@ -94,6 +101,7 @@ class Relay:
         self.spare = spare
         self.per_source = per_source
         self.tunnels: list[Tunnel] = []  # open, oldest first
+        self.claims: dict[int, str] = {}  # port -> the claim given with it (a page asks for it back with that)
         self.closing: set[asyncio.Task] = set()  # tunnels being cut
 
     def seated_ports(self) -> set[int]:
@@ -108,6 +116,21 @@ class Relay:
 
     def seated(self, tunnel: Tunnel) -> bool:
         return tunnel.port is not None and tunnel.port in self.seated_ports()
+
+    def claimed(self, port: int, claim: str) -> int:
+        """`port` if `claim` is the one this relay gave with it, else 0 (any port)."""
+        given = self.claims.get(port)
+        return port if port and given is not None and hmac.compare_digest(given, claim) else 0
+
+    def claim(self, port: int) -> str:
+        """The claim of `port` (a new one unless the port has one); claims of ports neither a seat's nor a
+        tunnel's are forgotten past CLAIMS."""
+        if port not in self.claims:
+            if len(self.claims) >= CLAIMS:
+                keep = self.seated_ports() | {t.port for t in self.tunnels}
+                self.claims = {p: c for p, c in self.claims.items() if p in keep}
+            self.claims[port] = secrets.token_hex(16)
+        return self.claims[port]
 
     def room(self, source: str, port: int) -> None:
         """Make room for one more tunnel from `source` that asks to listen at `port`, or refuse it (503)."""
@@ -159,7 +182,7 @@ class Relay:
         node = self.node()
         if node is None or node.game_id is None:
             raise web.HTTPServiceUnavailable(text="no game here yet")
-        port = wanted_port(request.query.get("port", ""))
+        port = self.claimed(wanted_port(request.query.get("port", "")), request.query.get("claim", ""))
         source = request.remote or "?"
         self.room(source, port)
         ws = web.WebSocketResponse(max_msg_size=MAX_TUNNEL_MESSAGE, heartbeat=10.0)
@@ -206,6 +229,12 @@ class Tunnel:
         try:
             self.server = await asyncio.start_server(self.accepted, self.relay.interface, port)
         except OSError:  # taken meanwhile: any port (the peers learn it from the page's join, via the host)
+            port = 0
+            self.server = await asyncio.start_server(self.accepted, self.relay.interface, 0)
+        for _ in range(8):  # a port of the system's choice that is a seat's: not for a page without its claim
+            if port or self.server.sockets[0].getsockname()[1] not in self.relay.seated_ports():
+                break
+            self.server.close()
             self.server = await asyncio.start_server(self.accepted, self.relay.interface, 0)
         try:
             port = self.port = self.server.sockets[0].getsockname()[1]
@@ -214,7 +243,7 @@ class Tunnel:
             assert node.game_id is not None  # checked by Relay.serve
             try:
                 await self.ws.send_str(json.dumps({"game": node.game_id.hex(), "host": host, "port": port,
-                                                   "address": self.relay.interface,
+                                                   "claim": self.relay.claim(port), "address": self.relay.interface,
                                                    "drop_after": node.drop_after}))
             except ConnectionError:  # the page went (or was cut) at once: nothing to relay, nothing to log
                 return

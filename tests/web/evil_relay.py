@@ -81,7 +81,8 @@ class EvilRelay:
     async def _relay(self, request: web.Request) -> web.WebSocketResponse:
         page = web.WebSocketResponse(max_msg_size=1 << 20)
         await page.prepare(request)
-        target = self.origin.replace("http://", "ws://") + f"/relay?t={self.token}&port={request.query.get('port', '')}"
+        asked = f"&port={request.query.get('port', '')}&claim={request.query.get('claim', '')}"
+        target = self.origin.replace("http://", "ws://") + f"/relay?t={self.token}{asked}"
         async with ClientSession() as session, session.ws_connect(target, origin=self.origin,
                                                                    max_msg_size=1 << 20) as real:
             channels: dict[int, Channel] = {}

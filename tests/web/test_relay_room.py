@@ -14,6 +14,7 @@ import aiohttp
 from aiohttp import WSMsgType, web
 from deadlines import OUTER
 from relaygame import Game, Member
+from screens import until
 
 from p2pnimmt.web.relay import DIAL, OPENED, Relay, header
 
@@ -24,11 +25,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-async def tunnel(url: str, source: str, port: int | None = None):
-    """A tunnel from `source` (asking to listen at `port`): (session, socket and its hello) or (session, status)."""
+async def tunnel(url: str, source: str, port: int | None = None, claim: str = ""):
+    """A tunnel from `source` (asking to listen at `port`, with `claim`): (session, socket and its hello) or
+    (session, status)."""
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(source, 0)))
     try:
-        ws = await session.ws_connect(url + (f"?port={port}" if port else ""))
+        ws = await session.ws_connect(url + (f"?port={port}&claim={claim}" if port else ""))
     except aiohttp.WSServerHandshakeError as refused:
         return session, refused.status
     hello = await ws.receive(timeout=OUTER)
@@ -97,16 +99,24 @@ async def test_strangers_take_a_bounded_number_of_tunnels_and_a_seat_always_has_
                 strangers.append(got[0])
         assert not await cut(seated) and not seated.closed
         assert sum(t.source != "127.0.0.2" for t in relay.tunnels) <= 3
-        # A seat's page comes back at its port (its tunnel closed, a reload): it has room though every place is
-        # taken and every address holds one.
-        back_port = free_port()
-        game.members[b"q" * 32] = Member("player", back_port)
-        session, got = await tunnel(url, "127.0.0.99", back_port)
+        # A seat's page comes back at its port with its claim (its tunnel closed, a reload): it has room though
+        # every place is taken and every address holds one. Before it, a stranger who asks for that port (anyone
+        # can read a seat's port: its peers dial it) without the claim, or with a wrong one, gets another port
+        # and is no seat (before the claims, it took the port and with it the seat's room: the page was refused).
+        back_port, claim = seated_hello["port"], seated_hello.get("claim", "")
+        await seated.close()
+        await until(lambda: all(t.port != back_port for t in relay.tunnels), "the seat's tunnel closed")
+        for wrong in ("", "0" * 32, claim[:-1]):
+            session, got = await tunnel(url, "127.0.0.98", back_port, wrong)
+            sessions.append(session)
+            assert not isinstance(got, tuple) or got[1]["port"] != back_port, got
+        assert all(t.port != back_port for t in relay.tunnels) and len(claim) == 32
+        session, got = await tunnel(url, "127.0.0.99", back_port, claim)
         sessions.append(session)
         assert isinstance(got, tuple) and got[1]["port"] == back_port, got
-        assert not await cut(seated)
+        seated = got[0]
         # ... and a stranger asking for a port a seat's open tunnel holds is no seat: bounded as any stranger.
-        session, got = await tunnel(url, "127.0.0.100", back_port)
+        session, got = await tunnel(url, "127.0.0.100", back_port, claim)
         sessions.append(session)
         if isinstance(got, tuple):
             assert got[1]["port"] != back_port

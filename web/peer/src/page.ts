@@ -206,7 +206,7 @@ function showPresence(node: PageNode): void {
     : _("You are away: the stand-in plays your cards.");
   const ends = node.clock.ends;
   $("clock").textContent = ends === null ? ""
-    : fmt(_("{seconds} s left"), { seconds: Math.max(0, Math.ceil((ends - Date.now()) / 1000)) });
+    : fmt(_("{seconds} s left"), { seconds: Math.max(0, Math.ceil((ends - performance.now()) / 1000)) });
 }
 
 function act(node: PageNode, intent: () => void): void {
@@ -232,8 +232,9 @@ async function start(name: string): Promise<void> {
  * the seat we have (or the one kept in IndexedDB, on a first connect). */
 function connect(identity: Identity, name: string, had: { node: PageNode; game: Uint8Array } | null): void {
   const portKey = `p2pnimmt-port${location.search}`;
-  const port = localStorage.getItem(portKey) ?? "";
-  const ws = new WebSocket(`ws://${location.host}/relay${location.search}&port=${encodeURIComponent(port)}`);
+  const [port = "", claim = ""] = (localStorage.getItem(portKey) ?? "").split(" ");
+  const ws = new WebSocket(`ws://${location.host}/relay${location.search}&port=${encodeURIComponent(port)}`
+    + `&claim=${encodeURIComponent(claim)}`);
   ws.binaryType = "arraybuffer";
   const tunnel = new Tunnel({ send: (d) => ws.send(d), close: () => ws.close() });
   ws.onmessage = (m) => tunnel.received(typeof m.data === "string" ? m.data : new Uint8Array(m.data as ArrayBuffer));
@@ -245,7 +246,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     setTimeout(() => connect(identity, name, node ?? had), RECONNECT_AFTER);
   };
   tunnel.onHello = async (hello) => {
-    localStorage.setItem(portKey, String(hello.port));
+    localStorage.setItem(portKey, `${hello.port} ${hello.claim}`);
     const same = had !== null && bytes.equal(had.game, hello.game);
     const kept = same ? null : await keptGame(hello.game);
     const seat = same ? (had as { node: PageNode }).node.seat

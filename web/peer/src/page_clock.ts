@@ -60,7 +60,7 @@ export class MoveClock {
     }
     const clock = seat.settings?.clock ?? null;
     if (clock === null) return;
-    this.ends = Date.now() + clock * 1000;
+    this.ends = performance.now() + clock * 1000; // monotonic, as the drop timer
     this.timer = setTimeout(() => this.standIn(owed), clock * 1000);
   }
 

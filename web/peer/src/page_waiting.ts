@@ -20,7 +20,7 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
   const look = (): void => {
     const seat = node.seat;
     if (seat.start === null || node.over()) return;
-    const now = Date.now();
+    const now = performance.now(); // monotonic: a wall clock set back or forward (NTP, a wake) moves no timer
     const me = seat.seat;
     const at = seat.waitingAt();
     const waiting = new Map(seat.waitingFor().map((s) => [`${at}|${s}`, s]));

@@ -16,12 +16,16 @@ export const ACCEPTED = 5;
 
 /** The drop time where the relay does not say one (the nodes' default, --drop-after). */
 export const DROP_AFTER = 60;
+/** The shortest drop time a relay can set (seconds). */
+export const MIN_DROP_AFTER = 2;
 
 /** What the relay says first. */
 export interface Hello {
   readonly game: Uint8Array;
   readonly host: readonly [string, number];
   readonly port: number;
+  /** The relay's token for `port`: with it a page that comes back asks for the port again (no one else gets it). */
+  readonly claim: string;
   readonly address: string;
   /** Seconds the serving node waits on a player before voting to drop it (its --drop-after; 0: never). */
   readonly dropAfter: number;
@@ -73,9 +77,13 @@ export class Tunnel {
   /** A message from the relay (a string: its hello; else an op). */
   received(data: Uint8Array | string): void {
     if (typeof data === "string") {
-      const said = JSON.parse(data) as { game: string; host: [string, number]; port: number; address: string; drop_after?: number };
-      const dropAfter = typeof said.drop_after === "number" && said.drop_after >= 0 ? said.drop_after : DROP_AFTER;
-      this.hello = { game: fromHex(said.game), host: said.host, port: said.port, address: said.address, dropAfter };
+      const said = JSON.parse(data) as {
+        game: string; host: [string, number]; port: number; claim?: string; address: string; drop_after?: number };
+      // The relay's word, with a floor: a relay cannot make the page vote out a seat at its first hiccup.
+      const dropAfter = typeof said.drop_after !== "number" || !(said.drop_after >= 0) ? DROP_AFTER
+        : said.drop_after === 0 ? 0 : Math.max(MIN_DROP_AFTER, said.drop_after);
+      const claim = typeof said.claim === "string" ? said.claim : "";
+      this.hello = { game: fromHex(said.game), host: said.host, port: said.port, claim, address: said.address, dropAfter };
       this.onHello(this.hello);
       return;
     }
