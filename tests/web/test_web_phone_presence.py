@@ -134,10 +134,11 @@ def two_seats_and_a_tv(procs, tmp_path: Path, *args: str):
 
 async def test_the_phones_own_clock_plays_the_stand_in_and_an_away_phone_says_i_am_back(
         tmp_path: Path, procs, browser) -> None:
-    # A 4 s clock; the host's bot waits 1 s a move. The phone's person does nothing: the page's clock plays the
+    # A 4 s clock; the host's bot waits 3 s a move (once the phone is away, the rest of the round is the person's
+    # time to tap "I'm back" and a card: at 1 s a move, 7 s, too short for a loaded machine's browser). The phone's person does nothing: the page's clock plays the
     # stand-in's card three times, the seat is away and the stand-in plays at once; "I'm back", and the person plays
     # a card; then nothing again. Nobody drops the phone (--drop-after 60 at the host: the clock moves it first).
-    host, phone_url = two_seats_and_a_tv(procs, tmp_path, "--rounds", "1", "--clock", "4", "--bot-delay", "1")
+    host, phone_url = two_seats_and_a_tv(procs, tmp_path, "--rounds", "1", "--clock", "4", "--bot-delay", "3")
     phone, _, errors = await seated_phone(browser, phone_url, "zoe")
     await phone.wait_for_selector("#hand .card", timeout=WAIT)
     await phone.wait_for_selector("#present", state="visible", timeout=WAIT)
