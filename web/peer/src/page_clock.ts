@@ -7,6 +7,7 @@
  * other seat asking the stand-in for our move is the session's (Seat.owe).
  */
 import type { PageNode } from "./page_node.js";
+import { _, fmt } from "./page_words.js";
 
 /** Seconds left when the page warns its person. */
 export const WARN_AT = 15;
@@ -71,7 +72,7 @@ export class MoveClock {
     try {
       this.node.send(this.node.seat.standIn());
     } catch (error) {
-      this.node.note(`the stand-in: ${(error as Error).message}`); // the move was made meanwhile
+      this.node.note(fmt(_("the stand-in: {why}"), { why: (error as Error).message })); // the move was made meanwhile
     }
   }
 }

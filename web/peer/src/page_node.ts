@@ -22,6 +22,7 @@ import { PageSeat } from "./page_seat.js";
 import { watchWaiting } from "./page_waiting.js";
 import type { Entropy, Outgoing } from "./seat.js";
 import type { Channel, Hello, Tunnel } from "./tunnel.js";
+import { _, fmt } from "./page_words.js";
 
 const { compare, equal, hex } = bytes;
 const { peerId } = identities;
@@ -191,7 +192,7 @@ export class PageNode {
         link.send("join", { name: this.name, role: "player", bot: false, port: this.hello.port, addresses: [] });
         await this.serve(link);
       } catch (error) {
-        this.note(`the host: ${(error as Error).message}`);
+        this.note(fmt(_("the host: {why}"), { why: (error as Error).message }));
       }
       await new Promise((ok) => setTimeout(ok, REDIAL_AFTER));
     }
@@ -216,7 +217,7 @@ export class PageNode {
     return new Promise((done) => {
       link.onClose = (why) => {
         if (this.links.get(key) === link) this.links.delete(key);
-        if (!this.over()) this.note(`link to ${this.nameOf(link.peer)} ended: ${why}`);
+        if (!this.over()) this.note(fmt(_("link to {name} ended: {why}"), { name: this.nameOf(link.peer), why }));
         done();
       };
       link.send("heads", this.heads());
@@ -224,7 +225,7 @@ export class PageNode {
         try {
           this.frame(link, kind, payload);
         } catch (error) {  // a part of the protocol this peer lacks (Unsupported): said, and the link goes on
-          this.note(`${kind} from ${this.nameOf(link.peer)}: ${(error as Error).message}`);
+          this.note(fmt(_("{kind} from {name}: {why}"), { kind, name: this.nameOf(link.peer), why: (error as Error).message }));
         }
       });
       if (this.byeSent) link.send("bye", null);
@@ -329,7 +330,7 @@ export class PageNode {
           }
           await this.serve(link);
         } catch (error) {
-          this.note(`dial ${member.name}: ${(error as Error).message}`);
+          this.note(fmt(_("dialling {name}: {why}"), { name: member.name, why: (error as Error).message }));
         }
       }
       await new Promise((ok) => setTimeout(ok, REDIAL_AFTER));
@@ -344,7 +345,7 @@ export class PageNode {
     try {
       await this.serve(await Link.open(channel, this.identity, this.hello.game, false, admit));
     } catch (error) {
-      this.note(`a connection to us: ${(error as Error).message}`);
+      this.note(fmt(_("a connection to us: {why}"), { why: (error as Error).message }));
     }
   }
 }

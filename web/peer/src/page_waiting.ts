@@ -8,6 +8,7 @@
  * of the node that serves the page (its --drop-after, in the relay's hello).
  */
 import type { PageNode } from "./page_node.js";
+import { _, fmt } from "./page_words.js";
 
 export const PULL_EVERY = 500;
 
@@ -42,7 +43,7 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
     const vote = (s: number, why: string): void => {
       try {
         node.send(seat.voteOut(s));
-        node.note(`voted to drop ${seat.names[s]}: ${why}`);
+        node.note(fmt(_("voted to drop {name}: {why}"), { name: seat.names[s] as string, why }));
       } catch {
         // not now (the game moved on, or we voted already): as the reference's LocalError
       }
@@ -50,22 +51,22 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
     if (waiting.size) {
       const named = new Set(waiting.values());
       for (const [s, start] of unlinked) {
-        if (!named.has(s) && (now - start >= dropAfter || left(s))) vote(s, "no link to it while the game waits on others");
+        if (!named.has(s) && (now - start >= dropAfter || left(s))) vote(s, _("no link to it while the game waits on others"));
       }
     }
     for (const [key, start] of gone) {
       const s = waiting.get(key) as number;
       if (now - start < dropAfter && !left(s)) continue;
-      vote(s, !node.linked(seat.peers[s] as Uint8Array) ? "no link to it"
-        : clock !== null ? "its node did not move when its clock ran out"
-          : "its node did not move when everyone asked for the stand-in");
+      vote(s, !node.linked(seat.peers[s] as Uint8Array) ? _("no link to it")
+        : clock !== null ? _("its node did not move when its clock ran out")
+          : _("its node did not move when everyone asked for the stand-in"));
     }
   };
   const timer = setInterval(() => {
     try {
       look();
     } catch (error) {
-      node.note(`waiting: ${(error as Error).message}`);
+      node.note(fmt(_("waiting: {why}"), { why: (error as Error).message }));
     }
   }, PULL_EVERY);
   return () => clearInterval(timer);
