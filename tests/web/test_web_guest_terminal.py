@@ -28,7 +28,7 @@ async def test_the_terminal_lobby_offers_a_guest_seat_a_phone_plays_it(tmp_path:
     try:
         host.wait_for("lobby> ")
         host.type("help")
-        host.wait_for(r"guest \(a seat for a phone's browser\)")
+        host.wait_for(r"guest \(a seat this laptop plays for a phone\)")
         host.type("guest")
         link = host.wait_for(r"a guest seat is offered: open (http://127\.0\.0\.1:\d+/\?t=\S+) on the guest's phone")
         assert "guest seat: " + link.group(1) in host.text  # printed where the host reads it
