@@ -139,9 +139,12 @@ async def stalled(node: Node, give_up: float) -> str:
         await asyncio.sleep(min(1.0, give_up / 4) if give_up > 0 else 0.5)
         now = loop.time()
         session = node.session
-        found = too_few(session, node.linked, node.byes) if node.drop_after > 0 and session is not None else None
+        gone = node.byes | node.unreachable  # a spectator's: seats that said bye, or whose address refuses a dial
+        found = too_few(session, node.linked, gone) if node.drop_after > 0 and session is not None else None
         few = found[0] if found is not None else None
-        if found is not None and session is not None and all(left(node, session.roster[s]) for s in found[1]):
+        if found is not None and session is not None and all(
+                left(node, session.roster[s]) or (session.seat is None and session.roster[s] in node.unreachable
+                                                  and session.roster[s] not in node.linked) for s in found[1]):
             return said(found[0])
         few_since = None if few is None else now if few_since is None else few_since
         if few is not None and few_since is not None and now - few_since >= node.drop_after and not told:

@@ -41,6 +41,10 @@ class ConnectionFailed(Exception):
     """The peer broke the framing or the handshake; the message says how."""
 
 
+class Refused(ConnectionFailed):
+    """Nothing listens at the address dialled (the connection was refused): the peer's process is gone from there."""
+
+
 class Unwelcome(ConnectionFailed):
     """The peer's key is not let in now (cut off, or its reconnects are spaced): refused in the handshake,
     before we sign anything for it. Logged once, when the key was cut, not at each refusal."""

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..protocol.identity import fingerprint, peer_id
 from ..quietlog import quiet
-from .connection import Connection, ConnectionFailed, Unwelcome
+from .connection import Connection, ConnectionFailed, Refused, Unwelcome
 from .frames import MAX_LINK_FAULTS, on_frame
 from .seen import Seen
 
@@ -73,7 +73,8 @@ class Mesh:
             raise ConnectionFailed(f"cannot reach {host}:{port}: no answer within 5 s") from None
         except OSError as exc:
             why = f"{os.strerror(exc.errno)} (errno {exc.errno})" if exc.errno else (str(exc) or type(exc).__name__)
-            raise ConnectionFailed(f"cannot reach {host}:{port}: {why}") from None
+            failed = Refused if isinstance(exc, ConnectionRefusedError) else ConnectionFailed
+            raise failed(f"cannot reach {host}:{port}: {why}") from None
         conn = await Connection.open(reader, writer, self.node.identity, self.node.game_id, dialer=True)
         conn.idle_timeout = self.node.link_timeout
         conn.dialed = key

@@ -16,7 +16,7 @@ import logging
 
 from ..neutral import PLAIN
 from ..protocol.identity import fingerprint
-from .connection import Connection, ConnectionFailed
+from .connection import Connection, ConnectionFailed, Refused
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -61,9 +61,15 @@ async def reach(node, host: tuple[str, int]) -> Connection | None:
                 return None
             try:
                 conn = await node.mesh.dial(address, port)
+            except Refused as exc:  # nothing listens there: that seat's process is gone (app.nodes: too few)
+                log.info("spectator: %s:%d does not answer: %s", address, port, exc)
+                if peer is not None:
+                    node.unreachable.add(peer)
+                continue
             except ConnectionFailed as exc:
                 log.info("spectator: %s:%d does not answer: %s", address, port, exc)
                 continue
+            node.unreachable.discard(conn.peer)
             if peer is not None and conn.peer != peer:
                 log.warning("%s:%d now answers as %s, not %s", address, port, fingerprint(conn.peer),
                             fingerprint(peer))

@@ -107,7 +107,8 @@ def too_few(session: Session, linked: frozenset[bytes], byes: Collection[bytes] 
     set of several seats goes only by the votes of more than half the table), so nobody can drop them.
 
     A spectator, linked to a seat or two only, counts as gone the seats that left on purpose (said `bye`, in
-    `byes`, and are not linked again): once they are too many to vote out, the game it watches cannot go on."""
+    `byes`, and are not linked again; its caller adds those whose address refused its last dial: nothing listens
+    there): once they are too many to vote out, the game it watches cannot go on."""
     table = session.table
     at = table.now()
     if session.phase in ("over", "aborted") or at is None or session.start is None:
