@@ -139,12 +139,14 @@ async def stalled(node: Node, give_up: float) -> str:
         await asyncio.sleep(min(1.0, give_up / 4) if give_up > 0 else 0.5)
         now = loop.time()
         session = node.session
-        gone = node.byes | node.unreachable  # a spectator's: seats that said bye, or whose address refuses a dial
+        # a spectator's gone seats: those that said bye, and, once it has no link at all, those whose address
+        # refused its last dial (nothing listens there; a seat that answers, or a link, keeps it watching)
+        gone = node.byes | (node.unreachable if not node.links else set())
         found = too_few(session, node.linked, gone) if node.drop_after > 0 and session is not None else None
         few = found[0] if found is not None else None
         if found is not None and session is not None and all(
-                left(node, session.roster[s]) or (session.seat is None and session.roster[s] in node.unreachable
-                                                  and session.roster[s] not in node.linked) for s in found[1]):
+                left(node, session.roster[s]) or (session.seat is None and not node.links
+                                                  and session.roster[s] in node.unreachable) for s in found[1]):
             return said(found[0])
         few_since = None if few is None else now if few_since is None else few_since
         if few is not None and few_since is not None and now - few_since >= node.drop_after and not told:

@@ -56,6 +56,7 @@ async def reach(node, host: tuple[str, int]) -> Connection | None:
     """Dial the host, then every seat, round after round, until one answers as who it should be, or the game
     is over for us (None)."""
     while not node.done.is_set():
+        refused: set[bytes] = set()  # the seats whose address refused this round's dial
         for peer, address, port in candidates(node, host):
             if node.done.is_set():
                 return None
@@ -64,12 +65,11 @@ async def reach(node, host: tuple[str, int]) -> Connection | None:
             except Refused as exc:  # nothing listens there: that seat's process is gone (app.nodes: too few)
                 log.info("spectator: %s:%d does not answer: %s", address, port, exc)
                 if peer is not None:
-                    node.unreachable.add(peer)
+                    refused.add(peer)
                 continue
             except ConnectionFailed as exc:
                 log.info("spectator: %s:%d does not answer: %s", address, port, exc)
                 continue
-            node.unreachable.discard(conn.peer)
             if peer is not None and conn.peer != peer:
                 log.warning("%s:%d now answers as %s, not %s", address, port, fingerprint(conn.peer),
                             fingerprint(peer))
@@ -82,7 +82,9 @@ async def reach(node, host: tuple[str, int]) -> Connection | None:
                 name = names_of(node).get(conn.peer, fingerprint(conn.peer))
                 log.warning("the host does not answer: watching through %s at %s:%d", name, address, port,
                             extra=PLAIN)
+            node.unreachable = set()  # someone answers: nobody counts as gone for having refused
             return conn
+        node.unreachable = refused  # a whole round dialled and nobody answered: what refused is gone (app.nodes)
     return None
 
 
