@@ -165,6 +165,8 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         advertise(n)
 
     unwatch = node.watch_lobby(lobby_changed)
+    if len(node.players()) > 1:  # joined while the advertisement started (zeroconf's import and probes): say it now
+        lobby_changed(node)
     helpers: list[Node] = []
 
     async def add_bot(kind: str, kept: HostBot | None = None) -> None:
