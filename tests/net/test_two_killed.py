@@ -24,9 +24,16 @@ def test_two_players_killed_at_once_are_dropped_and_the_rest_finish(tmp_path: Pa
                   deal, *LO, "--drop-after", "1.5", "--bot-delay", "0.05", "--transcript", str(tmp_path / "h.p2pt")],
                  tmp_path / "host.out")
     code = host.wait_for(r"code: (\w{4})").group(1)
-    joiners = {name: procs(["join", code, "--headless", *LO, "--name", name, "--drop-after", "1.5", "--bot-delay",
-                            "0.05", "--transcript", str(tmp_path / f"{name}.p2pt")], tmp_path / f"{name}.out")
-               for name in ("stays", "gone1", "gone2")}
+    # One after the other, so the two killed hold the last two seats (3 and 4). In seat order a sealed round's
+    # shuffles go 0..4: the one killed in seat 3 may have shuffled, but nobody left goes on from it. (Killed in
+    # seats 2 and 4 with seat 2's shuffle taken by seat 3, no drop can complete: the table waits on seat 4,
+    # whose drop needs seat 2's vote, and seat 3 went on from seat 2's shuffle so it cannot vote seat 2 out.
+    # That is an open gap of protocol.md 11.1, noted on issue 21, not what this test pins.)
+    joiners = {}
+    for taken, name in enumerate(("stays", "gone1", "gone2"), start=3):
+        joiners[name] = procs(["join", code, "--headless", *LO, "--name", name, "--drop-after", "1.5", "--bot-delay",
+                               "0.05", "--transcript", str(tmp_path / f"{name}.p2pt")], tmp_path / f"{name}.out")
+        host.wait_for(rf"lobby: {taken}/5 seats: .*\b{name}\b")
     joiners["gone2"].wait_for(r"(?m)^round 1:", 90)  # a round is over: killed as the next one begins
     for name in ("gone1", "gone2"):
         os.kill(joiners[name].popen.pid, signal.SIGKILL)
