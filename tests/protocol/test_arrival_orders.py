@@ -39,6 +39,13 @@ def void_then_round_end_drop(players: int, cut_at: int, delivery: int) -> Net:
     """Seat 3 is cut mid-round in a sealed game and voted out (the round is void); seat 2 is cut as the
     first other node reaches the round end, and the others vote it out there."""
     net = cut_off(players, "sealed", 3, cut_at, delivery)
+    void_then_drop_at_round_end(net)
+    return net
+
+
+def void_then_drop_at_round_end(net: Net) -> None:
+    """Seat 3 (cut already) voted out, the round void; seat 2 cut as the first other node reaches the round end
+    and voted out there; then the net heals and runs to the end."""
     vote_out(net, 3, run=False)
     x2 = net.identities[2].peer
     while net.queue and not any(s.phase == "round-end" for p, s in net.sessions.items() if p != x2):
@@ -48,7 +55,6 @@ def void_then_round_end_drop(players: int, cut_at: int, delivery: int) -> Net:
     vote_out(net, 2)
     net.heal()
     net.run()
-    return net
 
 
 def test_a_vote_at_the_end_of_a_round_made_void_is_no_skip() -> None:
@@ -155,15 +161,7 @@ def void_round_with_a_second_round_end(players: int, cut_at: int, delivery: int)
         return adv.default(env, body) + adv.send("ROUND_END", dict(body))
 
     adv.rule = twice
-    vote_out(net, 3, run=False)
-    x2 = net.identities[2].peer
-    while net.queue and not any(s.phase == "round-end" for p, s in net.sessions.items() if p != x2):
-        net.run(limit=1)
-    net.cut = {x2}
-    net.run()
-    vote_out(net, 2)
-    net.heal()
-    net.run()
+    void_then_drop_at_round_end(net)
     return net, cheat
 
 
