@@ -191,10 +191,10 @@ async def test_the_tv_page_holds_no_guest_link_and_a_guest_seat_is_its_first_bro
         await seat_ws.close()
 
 
-async def open_tv_sockets(port: str, token: str, sources: list[str], each: int) -> tuple[list, list, list]:
-    """`each` TV-token WebSockets from every address of `sources` at once: (sessions, opened sockets, refusals)."""
+async def open_sockets(url: str, own: dict, sources: list[str], each: int) -> tuple[list, list, list]:
+    """`each` WebSockets to `url` (with the headers `own`) from every address of `sources` at once: (sessions,
+    opened sockets, refusals)."""
     sessions = [aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(ip, 0), limit=0)) for ip in sources]
-    url, own = ws_url(port, token)
 
     async def one(session):
         try:
@@ -205,6 +205,12 @@ async def open_tv_sockets(port: str, token: str, sources: list[str], each: int) 
     results = await asyncio.gather(*(one(s) for s in sessions for _ in range(each)))
     opened = [r for r in results if isinstance(r, aiohttp.ClientWebSocketResponse)]
     return sessions, opened, [r for r in results if not isinstance(r, aiohttp.ClientWebSocketResponse)]
+
+
+async def open_tv_sockets(port: str, token: str, sources: list[str], each: int) -> tuple[list, list, list]:
+    """`each` TV-token WebSockets from every address of `sources` at once: (sessions, opened sockets, refusals)."""
+    url, own = ws_url(port, token)
+    return await open_sockets(url, own, sources, each)
 
 
 async def test_500_tv_sockets_leave_the_seat_and_the_guest_their_pages(tmp_path: Path, procs) -> None:
@@ -333,19 +339,8 @@ PHONE_URL = r"phone: http://127\.0\.0\.1:\d+/phone\?t=(\S+)"
 async def open_tunnels(port: str, token: str, sources: list[str], each: int) -> tuple[list, list, list]:
     """`each` relay WebSockets (the phone page's tunnel) from every address of `sources`: (sessions, opened
     sockets, refusals)."""
-    sessions = [aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(ip, 0), limit=0)) for ip in sources]
-    own = {"Origin": f"http://127.0.0.1:{port}"}
-
-    async def one(session):
-        try:
-            return await session.ws_connect(f"ws://127.0.0.1:{port}/relay?t={token}", headers=own,
-                                            timeout=aiohttp.ClientWSTimeout(ws_close=5))
-        except (aiohttp.WSServerHandshakeError, aiohttp.ClientError, OSError) as exc:
-            return exc
-
-    results = await asyncio.gather(*(one(s) for s in sessions for _ in range(each)))
-    opened = [r for r in results if isinstance(r, aiohttp.ClientWebSocketResponse)]
-    return sessions, opened, [r for r in results if not isinstance(r, aiohttp.ClientWebSocketResponse)]
+    return await open_sockets(f"ws://127.0.0.1:{port}/relay?t={token}", {"Origin": f"http://127.0.0.1:{port}"},
+                              sources, each)
 
 
 async def test_a_stranger_with_the_phone_link_keeps_no_seat_out_and_takes_few_files(tmp_path: Path, procs) -> None:
