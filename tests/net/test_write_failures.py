@@ -76,7 +76,9 @@ def test_a_full_disk_stops_the_host_in_one_line_and_it_resumes_once_there_is_roo
     host_path = disk / "host.p2pt"
     host = procs(["host", "--headless", "--seats", "3", "--rounds", "3", "--no-points", *LO, *PEER, "--name", "ann",
                   "--transcript", str(host_path)], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    # Dialled by the invite link, not found by mDNS: under a loaded CI a 10 s mDNS search once found nothing,
+    # and discovery is not what this test is about (tests/net/test_discovery.py is).
+    code = host.wait_for(r"invite link: (p2pnimmt://\S+)").group(1)
     others = {f"j{i}": procs(["join", code, "--headless", *LO, *PEER, "--name", f"j{i}",
                               "--transcript", str(tmp_path / f"j{i}.p2pt")], tmp_path / f"j{i}.out") for i in (1, 2)}
     others["watch"] = procs(["watch", code, "--headless", *LO, "--give-up", "60",
