@@ -11,11 +11,11 @@ from ..engine import Settings
 from ..i18n import _, ngettext
 from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
 from ..net.files import WriteFailed
-from ..net.invite import invite_link, link_addresses
 from ..net.node import Node
 from ..protocol.identity import Identity
 from ..protocol.names import first_unlike
 from .evening import Evening
+from .front import lobby_link
 from .lobby import lobby_command, lobby_console
 from .nodes import NodeFiles, finish, journal_opener, new_node
 from .options import Options
@@ -130,7 +130,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         key=identity.fingerprint))
     say(_("listening on {address}").format(address=f"{options.interface or '0.0.0.0'}:{node.port}"))
     say(_("invite link: {link}  (join or watch it where mDNS does not reach)").format(
-        link=invite_link(link_addresses(options.interface), node.port, code, identity.peer)))
+        link=lobby_link(node, code)))
     if old is not None:
         say(_("rematch of {code}: the seats are held for its players for {seconds} s").format(
             code=game_code(old.game_id or bytes(16)), seconds=HOLD_SECONDS))
