@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import secrets
@@ -63,6 +64,13 @@ def static_files() -> dict[str, tuple[bytes, str]]:
     return files
 
 
+def static_headers(body: bytes) -> dict[str, str]:
+    """A static file's headers: kept by the browser and asked again each time (`no-cache`), the answer a 304 while
+    its ETag (a hash of the bytes) still matches, so a phone loads the bundle once per version of the package. The
+    pages themselves (their token is in the URL) stay `no-store`."""
+    return {**HEADERS, "Cache-Control": "no-cache", "ETag": '"' + hashlib.sha256(body).hexdigest()[:32] + '"'}
+
+
 class WebServer:
     """The page's server on `interface:port` (port 0: any free port); views are added with `add`."""
 
@@ -74,6 +82,7 @@ class WebServer:
         self.views: dict[str, View] = {}
         self.relays: dict[str, Relay] = {}  # a phone page's token -> the relay for its tunnel (web.relay)
         self.files = static_files()
+        self.file_headers = {name: static_headers(body) for name, (body, _kind) in self.files.items()}
         self.gate = shared_gate()  # connections by address and in all, for every page server of the process
         self.runner: web.AppRunner | None = None
         self.tasks: set[asyncio.Task] = set()
@@ -185,7 +194,10 @@ class WebServer:
         found = self.files.get(request.match_info["name"])
         if found is None:
             raise web.HTTPNotFound(headers=HEADERS)
-        return web.Response(body=found[0], content_type=found[1], headers=HEADERS)
+        headers = self.file_headers[request.match_info["name"]]
+        if headers["ETag"] in (tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")):
+            return web.Response(status=304, headers=headers)
+        return web.Response(body=found[0], content_type=found[1], headers=headers)
 
     async def _socket(self, request: web.Request) -> web.StreamResponse:
         view = self._view(request)

@@ -147,3 +147,25 @@ async def test_the_browser_is_refused_without_the_token(browser, served) -> None
     response = await page.goto(f"{base}/?t={tokens['tv']}")
     assert response.status == 200
     await page.wait_for_function("() => document.body.dataset.kind === 'tv'")
+
+
+async def test_a_static_file_is_kept_by_the_browser_and_asked_again_and_a_page_never(served) -> None:
+    """The bundle loads once per version of the package (issue 26: from the QR scan to a seat with the bundle
+    cached): a static file has an ETag and `no-cache`, and the same ETag asked again gets a 304 without the bytes;
+    another ETag gets the file; a page (its token in the URL) stays `no-store`."""
+    _server, http, base, tokens, _ = served
+    async with http.get(f"{base}/static/table.js") as r:
+        body = await r.read()
+        tag = r.headers["ETag"]
+        assert r.status == 200 and body and r.headers["Cache-Control"] == "no-cache", r.headers
+        assert "default-src 'none'" in r.headers["Content-Security-Policy"]
+    async with http.get(f"{base}/static/table.js", headers={"If-None-Match": tag}) as r:
+        assert r.status == 304 and await r.read() == b"" and r.headers["ETag"] == tag
+    async with http.get(f"{base}/static/table.js", headers={"If-None-Match": f'"other", {tag}'}) as r:
+        assert r.status == 304
+    async with http.get(f"{base}/static/table.js", headers={"If-None-Match": '"0000"'}) as r:
+        assert r.status == 200 and await r.read() == body
+    async with http.get(f"{base}/static/strings.js") as r:
+        assert r.status == 200 and r.headers["ETag"] != tag  # a tag per file's bytes
+    async with http.get(f"{base}/?t={tokens['seat']}") as r:
+        assert r.status == 200 and r.headers["Cache-Control"] == "no-store" and "ETag" not in r.headers
