@@ -262,7 +262,7 @@ def add_web_options(parser: argparse.ArgumentParser) -> None:
 
 def pages_options(args: argparse.Namespace):
     """Where a terminal lobby serves its TV page and guest seats (--web-interface, --web-port, --no-open)."""
-    from .app.web import WebOptions
+    from .app.options import WebOptions
 
     return WebOptions(args.web_interface, args.web_port, args.web_open)
 
@@ -295,7 +295,7 @@ def pages_problem(args: argparse.Namespace) -> str | None:
 
 def web_options(args: argparse.Namespace):
     """The --web options, or None without --web."""
-    from .app.web import WebOptions
+    from .app.options import WebOptions
 
     return WebOptions(args.web_interface, args.web_port, args.web_open) if args.web else None
 

@@ -16,12 +16,12 @@ from ..protocol.identity import Identity
 from ..protocol.names import first_unlike
 from .evening import Evening
 from .front import lobby_link
+from .fronts import evening_front
 from .lobby import lobby_command, lobby_console
 from .nodes import NodeFiles, finish, journal_opener, new_node
 from .options import Options
 from .output import say, stdin_lines
 from .rematch import HOLD_SECONDS, Carry, close_after_answers, declined, game_options, seat_keys
-from .web import evening_front
 
 
 class LobbyLines:

@@ -12,12 +12,12 @@ from ..net.invite import Invite
 from ..net.node import Node
 from ..protocol.identity import Identity, fingerprint
 from .evening import Evening
+from .fronts import evening_front
 from .games import look
 from .nodes import NodeFiles, finish, journal_opener, new_node
 from .options import Options, RoleFailed
 from .output import say, stdin_lines
 from .rematch import Carry, game_options
-from .web import evening_front
 
 FIND_SECONDS = 10.0
 LIST_OTHERS = 5  # live games named when none is close to the code looked for

@@ -24,6 +24,16 @@ class UsageError(RoleFailed):
     """The command was given something it cannot use (a file that is not a transcript): exit status 2."""
 
 
+@dataclass(frozen=True)
+class WebOptions:
+    """Where a browser front or a lobby's pages are served (app.web serves them; defined here so that a terminal
+    lobby's options do not load the browser front)."""
+
+    interface: str = "127.0.0.1"  # where the page is served; a LAN address only when asked (a TV, phones)
+    port: int = 0  # 0: any free port
+    open: bool = True  # open the page in this machine's browser (only when on a terminal)
+
+
 @dataclass
 class Options:
     interface: str | None = None

@@ -12,7 +12,6 @@ import secrets
 import sys
 import webbrowser
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..engine import Settings
@@ -23,20 +22,13 @@ from ..ui.local import LocalSeat
 from ..ui.model import TableModel
 from ..web.qr import qr_uri
 from .evening import Evening
-from .front import Front, lobby_link
-from .options import Options
+from .front import lobby_link
+from .options import Options, WebOptions
 from .output import reporter, say
-from .rematch import PAGE, AfterGame, Carry
+from .rematch import PAGE, AfterGame
 
 if TYPE_CHECKING:  # the browser front's modules (aiohttp, prompt_toolkit's screens) load when a web front starts
     from ..web.table import Command, Page
-
-
-@dataclass(frozen=True)
-class WebOptions:
-    interface: str = "127.0.0.1"  # where the page is served; a LAN address only when asked (a TV, phones)
-    port: int = 0  # 0: any free port
-    open: bool = True  # open the page in this machine's browser (only when on a terminal)
 
 
 def show(url: str, options: WebOptions) -> None:
@@ -392,12 +384,3 @@ class WebFront:
                 await helper.close()
             await self.server.close()
 
-
-def evening_front(carry: Carry, options: Options, headless: bool, evening: Evening,
-                  rematches: int) -> Front | WebFront:
-    """The front of one game of the evening: a new terminal front each game; with --web the same browser front
-    for all of them (its pages and their addresses stay)."""
-    if options.web is None:
-        return Front(options, headless, evening, rematches)
-    carry.web = carry.web or WebFront(options, options.web, evening)
-    return carry.web

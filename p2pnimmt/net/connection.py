@@ -131,6 +131,10 @@ class Connection:
         self.dialed: tuple[str, int] | None = None  # the address we dialled, if we did
         self.opened_at = 0.0  # loop time when the handshake completed (set by a dialer)
         self.idle_timeout = IDLE_TIMEOUT  # silence this long ends the link (the node's --link-timeout)
+        # The wait for a frame ends at _deadline: one timer per link checks it (_watch), set again only when
+        # it fires, not a timeout armed and cancelled around every read of the socket.
+        self._deadline: float | None = None  # while a frame is waited for: when it must have come whole
+        self._watch: asyncio.TimerHandle | None = None
 
     @classmethod
     async def open(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: Identity,
@@ -279,23 +283,45 @@ class Connection:
         return data[at + 4:end]
 
     async def _read(self) -> bytes:
-        deadline = asyncio.get_running_loop().time() + self.idle_timeout
-        while True:
-            try:
-                async with asyncio.timeout_at(deadline):
+        loop = asyncio.get_running_loop()
+        self._deadline = loop.time() + self.idle_timeout
+        if self._watch is None:
+            self._watch = loop.call_at(self._deadline, self._check_idle)
+        try:
+            while True:
+                try:
                     chunk = await self.reader.read(READ_SIZE)
-            except TimeoutError:
-                raise ConnectionFailed(f"nothing received for {self.idle_timeout:g} s") from None
-            except (ConnectionError, OSError) as exc:
-                raise ConnectionFailed(f"connection lost: {exc}") from None
-            if not chunk:
-                raise ConnectionFailed("connection closed")
-            self._in, self._at = self._in[self._at:] + chunk, 0
-            data = self._buffered()
-            if data is not None:
-                return data
+                except TimeoutError:
+                    raise ConnectionFailed(f"nothing received for {self.idle_timeout:g} s") from None
+                except (ConnectionError, OSError) as exc:
+                    raise ConnectionFailed(f"connection lost: {exc}") from None
+                if not chunk:
+                    raise ConnectionFailed("connection closed")
+                self._in, self._at = self._in[self._at:] + chunk, 0
+                data = self._buffered()
+                if data is not None:
+                    return data
+        finally:
+            self._deadline = None
+
+    def _check_idle(self) -> None:
+        """The link's timer: a frame waited for past its deadline ends the wait (the read raises TimeoutError);
+        otherwise the timer is set for the present wait's deadline, or a whole timeout on."""
+        self._watch = None
+        if self.closed:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self._deadline is not None and now >= self._deadline:
+            self.reader.set_exception(TimeoutError())
+            return
+        self._watch = loop.call_at(self._deadline if self._deadline is not None else now + self.idle_timeout,
+                                   self._check_idle)
 
     def close(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         if not self.closed:
             self._flush()
             self.closed = True

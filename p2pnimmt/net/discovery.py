@@ -24,8 +24,6 @@ import socket
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import ifaddr
-
 if TYPE_CHECKING:  # zeroconf (about 5 MB and 110 modules) loads when a node advertises or looks for games:
     from zeroconf import ServiceStateChange  # a seat that dials an address (--peer, an invite link) never does
     from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
@@ -132,6 +130,8 @@ def local_addresses(interface: str | None) -> list[str]:
     """The IPv4 addresses to advertise: the chosen interface's, or every non-loopback one."""
     if interface:
         return [interface]
+    import ifaddr  # with ctypes: loaded by a node that advertises on every interface, not by a joiner
+
     found = [ip.ip for adapter in ifaddr.get_adapters() for ip in adapter.ips
              if isinstance(ip.ip, str) and not ip.ip.startswith("127.")]
     return found or ["127.0.0.1"]

@@ -15,8 +15,6 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-import ifaddr
-
 from ..neutral import shown
 from ..protocol.identity import fingerprint
 from .discovery import parse_code
@@ -173,6 +171,8 @@ def link_addresses(interface: str | None) -> list[str]:
     this machine but loopback (the host listens on all of them), ranked; loopback only when there is no other."""
     if interface:
         return [interface]
+    import ifaddr  # with ctypes: loaded by a host that names every interface, never by a joiner
+
     found = [(rank(ip.ip, adapter.nice_name), n, ip.ip) for n, (adapter, ip) in
              enumerate((adapter, ip) for adapter in ifaddr.get_adapters() for ip in adapter.ips)
              if isinstance(ip.ip, str) and not ip.ip.startswith("127.")]

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
-from nacl.bindings import crypto_sign_open
+from nacl.bindings import crypto_sign, crypto_sign_open, crypto_sign_seed_keypair
 from nacl.exceptions import CryptoError
 
 PEER_ID_TAG = b"p2pnimmt/peer/v1"
@@ -81,6 +79,10 @@ def verify(public_key: bytes, signature: bytes, data: bytes) -> bool:
 # keys and R of small order and non-canonical keys), so whatever it accepts OpenSSL accepts; whatever it refuses
 # is judged by OpenSSL, whose verdict counts. The signatures accepted are thus exactly OpenSSL's, as before (and
 # the TypeScript peer's, which checks them as OpenSSL does); an honest signature costs libsodium's check alone.
+# OpenSSL (the `cryptography` package, about 7 MB of a process's memory and 15 ms of its start-up) is loaded only
+# when libsodium refuses a signature. Keys are made and messages signed by libsodium too: Ed25519 signing is
+# deterministic (RFC 8032), so its signatures are the very bytes OpenSSL made for the same key and data
+# (tests/protocol/test_identity.py compares them).
 BACKEND = "libsodium (PyNaCl), OpenSSL (cryptography) for what libsodium refuses"
 
 
@@ -92,6 +94,9 @@ def verify_unmemoized(public_key: bytes, signature: bytes, data: bytes) -> bool:
             return True
         except (CryptoError, ValueError, TypeError):
             pass  # refused by libsodium: OpenSSL decides (it accepts a few signatures libsodium refuses)
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         Ed25519PublicKey.from_public_bytes(public_key).verify(signature, data)
     except (InvalidSignature, ValueError):
@@ -120,30 +125,28 @@ class Identity:
     # Derived from `secret` in __post_init__: not arguments, not compared, not shown.
     public_key: bytes = field(init=False, repr=False, compare=False)
     peer: bytes = field(init=False, repr=False, compare=False)
-    _key: Ed25519PrivateKey = field(init=False, repr=False, compare=False)
+    _signing: bytes = field(init=False, repr=False, compare=False)  # libsodium's 64-byte form: secret || public
 
     def __post_init__(self) -> None:
         if len(self.secret) != KEY_SIZE:
             raise ValueError(f"an Ed25519 private key is {KEY_SIZE} bytes, got {len(self.secret)}")
-        key = Ed25519PrivateKey.from_private_bytes(self.secret)
-        object.__setattr__(self, "_key", key)
-        public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        public, signing = crypto_sign_seed_keypair(bytes(self.secret))
+        object.__setattr__(self, "_signing", signing)
         object.__setattr__(self, "public_key", public)
         object.__setattr__(self, "peer", peer_id(public))
 
     @classmethod
     def generate(cls) -> Identity:
         """A fresh key pair from the operating system's randomness."""
-        key = Ed25519PrivateKey.generate()
-        return cls(key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption()))
+        return cls(os.urandom(KEY_SIZE))
 
     @property
     def fingerprint(self) -> str:
         return fingerprint(self.peer)
 
     def sign(self, data: bytes) -> bytes:
-        signature: bytes = self._key.sign(data)
-        return signature
+        signed: bytes = crypto_sign(data if type(data) is bytes else bytes(data), self._signing)
+        return signed[:SIGNATURE_SIZE]
 
     def __repr__(self) -> str:
         return f"Identity({self.fingerprint})"

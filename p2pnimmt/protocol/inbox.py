@@ -100,6 +100,14 @@ class Inbox:
         """(the next sequence number, the hash of the last accepted message) of `sender`'s chain."""
         return self._heads.get(sender, (0, NO_PREVIOUS)) if sender is not None else (0, NO_PREVIOUS)
 
+    def missing(self, have: dict[bytes, int]) -> list[bytes]:
+        """Wire bytes of the accepted messages a peer that holds `have[sender]` of each sender's lacks, in the order
+        accepted. A peer that lacks nothing (what it asks while it waits, every half second) costs a look at each
+        sender's count, not a pass over every message of the game."""
+        if all(have.get(sender, 0) >= count for sender, (count, _last) in self._heads.items()):
+            return []
+        return [env.wire for env in self.accepted if env.seq >= have.get(env.sender, 0)]
+
     def heads(self) -> list[list[bytes | int]]:
         """[[sender, number of its messages accepted], ...]."""
         return [[sender, seq] for sender, (seq, _last) in self._heads.items()]

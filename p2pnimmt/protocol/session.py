@@ -155,7 +155,7 @@ class Session:
             for item in heads:
                 if isinstance(item, list) and len(item) == 2 and isinstance(item[0], bytes) and type(item[1]) is int:
                     have[item[0]] = item[1]
-        return [env.wire for env in self.inbox.accepted if env.seq >= have.get(env.sender, 0)]
+        return self.inbox.missing(have)
 
     def view(self) -> PlayerView:
         """What this peer's seat may know now (for a bot or a UI)."""

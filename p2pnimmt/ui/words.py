@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
-from wcwidth import wcwidth  # prompt_toolkit's own measure of a character's columns (it depends on wcwidth)
+from collections.abc import Callable
+from functools import cache
 
 from ..i18n import N_, _, ngettext
 
 ELLIPSIS = "…"
 
 
+@cache
+def _wcwidth() -> Callable[[str], int]:
+    """wcwidth.wcwidth, prompt_toolkit's own measure of a character's columns (it depends on wcwidth); loaded when
+    a text is first measured (its tables are 2 MB of a headless seat's memory, which never measures one)."""
+    from wcwidth import wcwidth
+
+    return wcwidth
+
+
 def columns(text: str) -> int:
     """How many terminal columns `text` takes: an emoji or a CJK character two, a combining mark none."""
+    wcwidth = _wcwidth()
     return sum(max(wcwidth(ch), 0) for ch in text)
 
 
@@ -41,7 +52,7 @@ def clip(text: str, width: int) -> str:
         return text
     if width <= 0:
         return ""
-    kept, used = [], 0
+    kept, used, wcwidth = [], 0, _wcwidth()
     for ch in text:
         used += max(wcwidth(ch), 0)
         if used > width - 1:

@@ -15,7 +15,9 @@ AT_EXIT = [sys.executable, str(Path(__file__).with_name("modules_at_exit.py"))]
 
 def test_a_headless_game_never_imports_the_fronts_or_numpy(tmp_path: Path, procs) -> None:
     """A whole 2-seat game, host and joiner both headless on 127.0.0.1 (the joiner dials the host's address):
-    neither process has imported aiohttp, prompt_toolkit or numpy when it exits."""
+    neither process has imported aiohttp, prompt_toolkit or numpy when it exits; nor OpenSSL's binding
+    (cryptography: libsodium signs, checks and deals), wcwidth, ifaddr, webbrowser or the browser front, and the
+    joiner not zeroconf either (the host advertises: zeroconf, and ifaddr with it)."""
     host = procs(["host", "--headless", "--seats", "2", *LO, "--transcript", str(tmp_path / "h.p2pt")],
                  tmp_path / "host.out", prefix=AT_EXIT)
     code = host.wait_for(r"code: (\w{4})").group(1)
@@ -27,6 +29,8 @@ def test_a_headless_game_never_imports_the_fronts_or_numpy(tmp_path: Path, procs
     assert final_scores(host.text()) == final_scores(joiner.text())
     for proc in (host, joiner):
         assert "modules at exit: none of aiohttp, prompt_toolkit, numpy" in proc.text(), proc.text()
+    assert "lazy modules at exit: ifaddr, zeroconf\n" in host.text(), host.text()  # zeroconf loads ifaddr
+    assert "lazy modules at exit: none\n" in joiner.text(), joiner.text()
 
 
 def test_a_search_bot_loads_numpy_when_made() -> None:

@@ -30,3 +30,21 @@ def test_relayed_copies_are_what_the_session_finds_nothing_in() -> None:
     sent_again = next(w for w in held if open_envelope(w).sender == net.peers[1])
     assert not session.inbox.relayed_copy(sent_again, net.peers[1])  # its sender again: a replay, for the session
     assert [f.code for f in session.receive(sent_again, via=net.peers[1])] == ["replay"]
+
+
+def test_what_a_peer_lacks_is_every_accepted_message_past_its_heads() -> None:
+    """Session.missing_for (a peer's pull while it waits, net.waiting): the accepted messages from each sender past
+    the count the asker holds, in the order accepted; nothing, without a pass over the game, when it lacks none."""
+    net = Net(3, seed=25, settings=Settings(players=3, max_rounds=1, deal="open"))
+    net.start()
+    net.run()
+    session = net.sessions[net.peers[0]]
+    accepted = session.inbox.accepted
+    counts = {sender: count for sender, count in session.heads()}
+    assert sum(counts.values()) == len(accepted) > 30
+    for have in ({}, counts, {s: c - 1 for s, c in counts.items()}, {s: c + 5 for s, c in counts.items()},
+                 {net.peers[1]: 3}, {s: (c // 2 if i % 2 else c) for i, (s, c) in enumerate(counts.items())}):
+        heads = [[s, c] for s, c in have.items()]
+        assert session.missing_for(heads) == [e.wire for e in accepted if e.seq >= have.get(e.sender, 0)]
+    assert session.missing_for([[s, c] for s, c in counts.items()]) == []
+    assert len(session.missing_for([])) == len(accepted)
