@@ -1,8 +1,10 @@
 /** Byte strings: hex, concatenation, big-endian integers, comparison. */
 
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
 export function hex(bytes: Uint8Array): string {
   let out = "";
-  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i] as number] as string;
   return out;
 }
 

@@ -60,7 +60,8 @@ interface NodeProcess {
 
 interface NodeCrypto {
   createPrivateKey(options: { key: Uint8Array; format: "der"; type: "pkcs8" }): unknown;
-  createPublicKey(options: { key: Uint8Array; format: "der"; type: "spki" }): unknown;
+  createPublicKey(options: { key: Uint8Array; format: "der"; type: "spki" }
+    | { key: { kty: "OKP"; crv: "X25519"; x: string }; format: "jwk" }): unknown;
   diffieHellman(options: { privateKey: unknown; publicKey: unknown }): Uint8Array;
   sign(algorithm: null, data: Uint8Array, key: unknown): Uint8Array;
   verify(algorithm: null, data: Uint8Array, key: unknown, signature: Uint8Array): boolean;
@@ -103,9 +104,31 @@ export function nodeEd25519(crypto: NodeCrypto): Ed25519 {
 }
 
 const PKCS8_X25519 = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x04, 0x22, 0x04, 0x20]);
-const SPKI_X25519 = Uint8Array.from([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x03, 0x21, 0x00]);
 
-/** RFC 7748's X25519 by node's OpenSSL (synchronous, ten times faster than the portable one). */
+const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const b64 = (n: number): string => B64URL.charAt(n & 63);
+
+/** RFC 4648 base64url without padding (a JWK's "x"). */
+function base64url(bytes: Uint8Array): string {
+  let out = "";
+  let i = 0;
+  for (; i + 3 <= bytes.length; i += 3) {
+    const n = ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8) | (bytes[i + 2] as number);
+    out += b64(n >> 18) + b64(n >> 12) + b64(n >> 6) + b64(n);
+  }
+  if (i + 1 === bytes.length) {
+    const n = (bytes[i] as number) << 16;
+    out += b64(n >> 18) + b64(n >> 12);
+  } else if (i + 2 === bytes.length) {
+    const n = ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8);
+    out += b64(n >> 18) + b64(n >> 12) + b64(n >> 6);
+  }
+  return out;
+}
+
+/** RFC 7748's X25519 by node's OpenSSL (synchronous, ten times faster than the portable one). Each point is
+ * imported as a JWK: node hands its raw bytes to OpenSSL as they are, where an SPKI DER goes through OpenSSL 3's
+ * decoders (107 against 17 µs a point here, when the X25519 itself costs 45: the audit's 2,000 points a seat). */
 export function nodeScalarMult(crypto: NodeCrypto): ScalarMult {
   const keys = new Map<string, unknown>();
   return (scalar, point) => {
@@ -119,10 +142,8 @@ export function nodeScalarMult(crypto: NodeCrypto): ScalarMult {
       if (keys.size > 64) keys.clear();
       keys.set(id, privateKey);
     }
-    const spki = new Uint8Array(44);
-    spki.set(SPKI_X25519);
-    spki.set(point, 12);
-    const publicKey = crypto.createPublicKey({ key: spki, format: "der", type: "spki" });
+    if (point.length !== 32) throw new RangeError(`an X25519 point is 32 bytes, not ${point.length}`);
+    const publicKey = crypto.createPublicKey({ key: { kty: "OKP", crv: "X25519", x: base64url(point) }, format: "jwk" });
     return new Uint8Array(crypto.diffieHellman({ privateKey, publicKey }));
   };
 }

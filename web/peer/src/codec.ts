@@ -235,6 +235,14 @@ function lengthHead(w: Writer, n: number, fix: number, fixMax: number, types: [n
 }
 
 function integer(w: Writer, value: number | bigint): void {
+  if (typeof value === "number" && value >= -32 && value <= 0xffffffff) {  // the common case, without BigInt
+    if (value < 0) w.push(value & 0xff);
+    else if (value < 0x80) w.push(value);
+    else if (value < 0x100) w.push(0xcc, value);
+    else if (value < 0x10000) w.push(0xcd, value >>> 8, value & 0xff);
+    else w.push(0xce, value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff);
+    return;
+  }
   const v = BigInt(value);
   if (v >= 0n) {
     if (v < 0x80n) w.push(Number(v));

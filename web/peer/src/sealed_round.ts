@@ -131,9 +131,11 @@ export class SealedRound {
    * The audit of 17.7 (every step recomputed), in the reference's words: the first verdict, or null. `keys`,
    * `shuffles` and `unlocks` are by seat; `reveals` lists, turn by turn up to the stop, each shuffling seat's
    * PLAY_REVEAL. A play's evidence is the seat's first reveal from that position (its keys when there is none).
+   * `trusted`: the auditing node's own seat, whose shuffle and unlock it computed itself and need not recompute (as
+   * the reference's; a spectator and the verifier trust no seat).
    */
   audit(keys: ReadonlyMap<number, Envelope>, shuffles: ReadonlyMap<number, Envelope>, unlocks: ReadonlyMap<number, Envelope>,
-    reveals: readonly (readonly [number, Envelope])[]): Verdict | null {
+    reveals: readonly (readonly [number, Envelope])[], trusted: number | null = null): Verdict | null {
     for (const seat of this.shufflers) {
       const k = keys.get(seat) as Envelope;
       const value = concat(k.body.get("key") as Uint8Array, k.body.get("seed") as Uint8Array);
@@ -157,7 +159,7 @@ export class SealedRound {
       const seed = k.body.get("seed") as Uint8Array;
       const shuffle = shuffles.get(seat) as Envelope;
       const sent = shuffle.body.get("deck") as Uint8Array[];
-      deck = shuffleStep(deck, e, seed);
+      deck = seat === trusted ? sent.slice() : shuffleStep(deck, e, seed);
       const pi = permutation(seed, order.length);
       order = pi.map((from) => order[from] as Card);
       const at = deck.findIndex((v, i) => !equal(v, sent[i] as Uint8Array));
@@ -169,8 +171,8 @@ export class SealedRound {
     let dealt = deck.slice(0, this.dealtPositions);
     for (const seat of this.shufflers) {
       const unlock = unlocks.get(seat) as Envelope;
-      const want = unlockValues(dealt, seat, this.players, inverse.get(seat) as Uint8Array);
       const sent = unlock.body.get("values") as Uint8Array[];
+      const want = seat === trusted ? sent.slice() : unlockValues(dealt, seat, this.players, inverse.get(seat) as Uint8Array);
       const positions = unlockPositions(seat, this.players);
       const at = want.findIndex((v, i) => !equal(v, sent[i] as Uint8Array));
       if (at >= 0) {

@@ -119,6 +119,10 @@ export class Seat extends Session {
     return seat < 0 ? null : seat;
   }
 
+  protected override auditTrusts(): number | null {
+    return this.seat;
+  }
+
   /** Bytes peer `via` delivered: what to send now. */
   deliver(wire: Uint8Array, via: Uint8Array | null = null): Outgoing[] {
     return this.input(() => this.receive(wire, via));

@@ -193,6 +193,12 @@ export class Session {
     return false;
   }
 
+  /** The seat whose sealed steps this node computed itself, so that its round-end audit need not recompute them (a
+   * seat's own; a node with no seat, and the verifier, trust none). */
+  protected auditTrusts(): number | null {
+    return null;
+  }
+
   /** Send these signed messages to every peer (a seat does: a proof, so that every node holds every version). */
   protected spread(_wires: readonly Uint8Array[]): void {}
 
@@ -1077,7 +1083,8 @@ export class Session {
           if (!shufflers.every((s) => slot.has(s))) return;  // the turn is not complete here yet; it will be
           for (const s of shufflers) reveals.push([s, slot.get(s) as Envelope]);
         }
-        const verdict = sealed.audit(keys, this.slot("SEALED_SHUFFLE", r, 0), this.slot("SEALED_UNLOCK", r, 0), reveals);
+        const verdict = sealed.audit(keys, this.slot("SEALED_SHUFFLE", r, 0), this.slot("SEALED_UNLOCK", r, 0), reveals,
+          this.auditTrusts());
         const alarm = alarms[0];
         if (verdict) return this.caught(verdict);
         if (alarm !== undefined) {

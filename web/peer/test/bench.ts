@@ -5,10 +5,14 @@
  * SEATS signing nodes (web/peer/src/seat.ts) in one process, linked in memory: every message a node sends goes to
  * the peers it addresses (relayed copies included, as on a real mesh), and each node checks every signature itself.
  * Each node plays its lowest card and takes row 0 when it chooses. The process's CPU time (process.cpuUsage) from the
- * START to the end is divided among the nodes and turns: routing and the moves' choice are counted too (timing each
- * call instead cost more than the calls: getrusage twice per delivery). With
- * `native`, Ed25519 and X25519 run on node's OpenSSL, as `node peer.js verify` does (a browser has the portable code).
- * Prints one JSON line: {seats, deal, rounds, turns, cpu_ms_per_peer_per_turn, wall_s, messages}.
+ * START to the end is divided among the nodes and turns: routing and the moves' choice are counted too (an upper
+ * bound). And as the reference's benchmarks/turn_cpu_bench.py counts: each node's own calls (its deliveries, moves
+ * and the START) timed one by one with process.cpuUsage (about 1 µs a call, a few per cent of the figure), the
+ * busiest node's CPU over the turns, and the mean of the nodes. With `native`, Ed25519 and X25519 run on node's
+ * OpenSSL, as `node peer.js verify` does (a browser has the portable code). The same two for the calls begun in a
+ * turn only (turn_only_*: no deal, no round end, so no sealed audit). Prints one JSON line: {seats, deal, rounds,
+ * turns, cpu_ms_per_peer_per_turn, busiest_ms_per_turn, mean_ms_per_turn, turn_only_busiest_ms, turn_only_mean_ms,
+ * wall_s, messages}.
  */
 import { randomBytes } from "node:crypto";
 import * as crypto from "node:crypto";
@@ -51,8 +55,21 @@ const identities = Array.from({ length: seats }, () => new Identity(new Uint8Arr
 const nodes = identities.map((id) => new BotSeat(id, (n) => new Uint8Array(randomBytes(n))));
 let messages = 0;
 
-function timed(_i: number, action: () => Outgoing[]): Outgoing[] {
-  return action();
+const spentBy = new Array<number>(seats).fill(0);
+/** By node, its CPU in the calls it began in a turn (phase "turn"): a turn's own cost, without the deal before the
+ * first turn and the round end (a sealed deal's audit) after the last. */
+const inTurns = new Array<number>(seats).fill(0);
+function timed(i: number, action: () => Outgoing[]): Outgoing[] {
+  const inTurn = (nodes[i] as BotSeat).phase === "turn";
+  const before = process.cpuUsage();
+  try {
+    return action();
+  } finally {
+    const after = process.cpuUsage(before);
+    const ms = (after.user + after.system) / 1000;
+    spentBy[i] = (spentBy[i] as number) + ms;
+    if (inTurn) inTurns[i] = (inTurns[i] as number) + ms;
+  }
 }
 
 const queue: [number, Outgoing][] = [];
@@ -93,4 +110,6 @@ const turns = rounds * 10;
 const spent = process.cpuUsage(cpuBefore);
 const total = (spent.user + spent.system) / 1000;
 console.log(JSON.stringify({ seats, deal, rounds, turns, native, cpu_ms_per_peer_per_turn: total / seats / turns,
+  busiest_ms_per_turn: Math.max(...spentBy) / turns, mean_ms_per_turn: spentBy.reduce((a, b) => a + b, 0) / seats / turns,
+  turn_only_busiest_ms: Math.max(...inTurns) / turns, turn_only_mean_ms: inTurns.reduce((a, b) => a + b, 0) / seats / turns,
   wall_s: (Date.now() - started) / 1000, messages }));

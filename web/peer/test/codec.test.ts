@@ -88,6 +88,12 @@ test("encoding: the shortest forms, str for text, bin for bytes, map keys in the
     [{ b: 1, a: 2 }, "82a16201a16102"], [new Map([["z", 0]]), "81a17a00"], [new Float(1.5), "cb3ff8000000000000"],
   ];
   for (const [value, bytes] of cases) assert.equal(hex(encode(value)), bytes, String(value));
+  // an integer as a number (encoded without BigInt up to 2^32 - 1) and as a bigint: the same bytes
+  for (let e = 0; e <= 34; e++) {
+    for (const n of [2 ** e - 1, 2 ** e, 2 ** e + 1, -(2 ** e) - 1, -(2 ** e), -(2 ** e) + 1, 3 * 2 ** e]) {
+      assert.equal(hex(encode(n)), hex(encode(BigInt(n))), String(n));
+    }
+  }
   assert.throws(() => encode({ 1: 1, a: 2 }), /integer-like keys/);
   assert.throws(() => encode(1.5), /not an integer/);
   assert.deepEqual(decode(fromHex("82a16201a16102")), new Map([["b", 1], ["a", 2]]));

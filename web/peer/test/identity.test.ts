@@ -3,7 +3,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fromHex, hex, u32 } from "../src/bytes.js";
 import { sha256 } from "../src/hash.js";
-import { fingerprint, gameCode, gameIdFor, Identity, peerId, readCode, verify } from "../src/identity.js";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { fingerprint, gameCode, gameIdFor, Identity, peerId, portableEd25519, readCode, verify } from "../src/identity.js";
 import { allowedInName, isName, NAME_RANGES } from "../src/names.js";
 import { vector } from "./spec.js";
 
@@ -38,6 +39,52 @@ test("signatures: a signature verifies under its key only, over its data only; a
   }
   assert.ok(!verify(me.publicKey, malleated, data));
   assert.ok(!verify(me.publicKey.slice(0, 31), signature, data));
+});
+
+test("the portable Ed25519 (a key expanded once, a public key's multiples kept) signs the bytes @noble/curves signs and "
+  + "gives its verdict (zip215 off) on every input: forged, flipped, S not reduced, small-order and non-canonical keys and R", () => {
+  const le = (n: bigint): Uint8Array => Uint8Array.from({ length: 32 }, (_, i) => Number((n >> BigInt(8 * i)) & 255n));
+  const p = 2n ** 255n - 19n;
+  const l = 2n ** 252n + 27742317777372353535851937790883648493n;
+  const secrets = Array.from({ length: 4 }, (_, i) => sha256(Uint8Array.from([i])));
+  const keys = secrets.map((s) => ed25519.getPublicKey(s));
+  const cases: [Uint8Array, Uint8Array, Uint8Array][] = [];
+  for (let i = 0; i < 40; i++) {
+    const j = i % 4;
+    const data = sha256(u32(i)).subarray(0, i % 32);
+    const signature = portableEd25519.sign(secrets[j] as Uint8Array, data);
+    assert.equal(hex(signature), hex(ed25519.sign(data, secrets[j] as Uint8Array)));
+    cases.push([keys[j] as Uint8Array, signature, data], [keys[(j + 1) % 4] as Uint8Array, signature, data]);
+    const flipped = signature.slice();
+    flipped[i % 64] = (flipped[i % 64] as number) ^ (1 << (i % 8));
+    cases.push([keys[j] as Uint8Array, flipped, data]);
+    const s = signature.subarray(32).reduceRight((v, b) => (v << 8n) | BigInt(b), 0n);
+    const unreduced = signature.slice();
+    unreduced.set(le(s + l), 32);
+    cases.push([keys[j] as Uint8Array, unreduced, data]);
+  }
+  for (const odd of [0n, 1n, p - 1n, p, p + 1n, 2n ** 255n - 1n, 2n ** 255n + 1n, 2n ** 256n - 1n].map(le)) {
+    for (const [key, signature, data] of cases.slice(0, 4)) {
+      const r = signature.slice();
+      r.set(odd);
+      cases.push([odd, signature, data], [key, r, data], [odd, r, data]);
+    }
+  }
+  cases.push([le(1n), Uint8Array.from({ length: 64 }, (_, i) => (i === 0 ? 1 : 0)), new Uint8Array(3)]);
+  let valid = 0;
+  for (let round = 0; round < 3; round++) {  // a key's first check, its second (its table made), and later ones
+    for (const [key, signature, data] of cases) {
+      let want: boolean;
+      try {
+        want = ed25519.verify(signature, data, key, { zip215: false });
+      } catch {
+        want = false;
+      }
+      assert.equal(portableEd25519.verify(key, signature, data), want, `${hex(key)} ${hex(signature)}`);
+      if (want && round === 0) valid += 1;
+    }
+  }
+  assert.equal(valid, 40);
 });
 
 test("code-vectors: the game code of a game id (scrypt, issue 22); a typed code read case-blind", () => {

@@ -134,7 +134,12 @@ test("node's X25519 (used by `node peer.js verify`) agrees with the portable one
   }
   const twist = bigIntToLE(2n, 32); // any canonical u that is not of low order, on the curve or its twist
   assert.deepEqual(native(clamp(new Uint8Array(32).fill(1)), twist), nobleX(clamp(new Uint8Array(32).fill(1)), twist));
-  for (const u of [0n, 1n]) {
+  // u >= p and the top bit set: both read u mod 2^255 reduced mod p (RFC 7748), node's JWK import as the ladder
+  const p = 2n ** 255n - 19n;
+  for (const u of [p + 9n, 2n ** 255n + 9n, 2n ** 256n - 1n]) {
+    assert.deepEqual(native(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)), nobleX(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)));
+  }
+  for (const u of [0n, 1n, p, p + 1n, p - 1n]) {
     assert.throws(() => native(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)));
     assert.throws(() => nobleX(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)));
   }
