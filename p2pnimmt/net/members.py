@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from ..protocol.identity import peer_id
@@ -60,8 +61,13 @@ def _address(host: object) -> bool:
 
 def is_ip(host: object) -> bool:
     """An IP address as text (never free text a screen could show)."""
-    if not isinstance(host, str) or len(host) > 45:
-        return False
+    return isinstance(host, str) and len(host) <= 45 and _is_ip_text(host)
+
+
+@lru_cache(maxsize=1024)
+def _is_ip_text(host: str) -> bool:
+    """is_ip of a short text, remembered: the seats' address reports (net.seen, with every ping of every link)
+    name the same few addresses again and again (parsing one costs about 10 us)."""
     try:
         return bool(ipaddress.ip_address(host))
     except ValueError:
