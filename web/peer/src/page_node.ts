@@ -59,6 +59,8 @@ export interface LobbyMember {
   readonly host: string;
   readonly port: number;
   readonly addresses: readonly string[];
+  /** Where its node relays phone pages: [address, port, token] (protocol.md 14, since issue 26), or null. */
+  readonly relay: readonly [string, number, string] | null;
 }
 
 export class PageNode {
@@ -356,5 +358,16 @@ function memberOf(m: MsgMap): LobbyMember {
     key: m.get("key") as Uint8Array, name: String(m.get("name")), role: String(m.get("role")), bot: m.get("bot") === true,
     host: String(m.get("host") ?? ""), port: Number(m.get("port")),
     addresses: Array.isArray(addresses) ? addresses.filter((a): a is string => typeof a === "string") : [],
+    relay: relayOf(m.get("relay")),
   };
+}
+
+/** A member's `relay`, [IP address, port, token], or null where it has none (or one not of that form). */
+function relayOf(value: Value | undefined): readonly [string, number, string] | null {
+  if (!Array.isArray(value) || value.length !== 3) return null;
+  const [address, port, token] = value;
+  if (typeof address !== "string" || !/^[0-9A-Fa-f.:]{2,45}$/.test(address)) return null;
+  if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) return null;
+  if (typeof token !== "string" || !/^[A-Za-z0-9_-]{8,64}$/.test(token)) return null;
+  return [address, port, token];
 }
