@@ -114,6 +114,10 @@ function render(node: PageNode): void {
     return li;
   }));
   showPresence(node);
+  const standIn = node.over() ? [] : seat.standInFor();
+  $("ask-stand-in").hidden = !standIn.length;
+  $("ask-stand-in").textContent = fmt(_("Ask the stand-in for the seats we wait on: {names}"),
+    { names: standIn.map((s) => seat.names[s] ?? "").join(", ") });
   $("rows").replaceChildren(...seat.rows.map((row, r) => {
     const line = document.createElement("div");
     line.className = "row";
@@ -207,6 +211,13 @@ function showPresence(node: PageNode): void {
   const ends = node.clock.ends;
   $("clock").textContent = ends === null ? ""
     : fmt(_("{seconds} s left"), { seconds: Math.max(0, Math.ceil((ends - performance.now()) / 1000)) });
+}
+
+/** "Ask the stand-in" tapped: asked for every other seat the turn waits on (when no clock runs); said in the notes. */
+function askStandIn(node: PageNode): void {
+  const names = node.askStandIn().map((s) => node.seat.names[s] ?? "");
+  node.note(names.length ? fmt(_("asked the stand-in to play for {names} in this turn"), { names: names.join(", ") })
+    : _("nobody to ask the stand-in for: the turn waits on no one else (or you asked)"));
 }
 
 function act(node: PageNode, intent: () => void): void {
@@ -339,6 +350,10 @@ function main(): void {
   $("present").addEventListener("click", () => node()?.clock.present());
   $("again").addEventListener("click", () => node()?.again(true));
   $("decline").addEventListener("click", () => node()?.again(false));
+  $("ask-stand-in").addEventListener("click", () => {
+    const now = node();
+    if (now) act(now, () => askStandIn(now));
+  });
   $("back").addEventListener("click", () => {
     const now = node();
     if (now) act(now, () => now.takeSeatBack());

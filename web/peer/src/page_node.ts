@@ -164,6 +164,23 @@ export class PageNode {
   /** The public key of the host we joined (null before a link to it). */
   hostKey: Uint8Array | null = null;
 
+  /** Ask the stand-in for every other seat this turn waits on (the terminal's `a`: ui/local.py, ask_stand_in); the
+   * seats asked. Once every other seat asked, that seat's node makes its move, marked auto (protocol.md 11.2). */
+  askStandIn(): number[] {
+    const asked: number[] = [];
+    const outs: Outgoing[] = [];
+    for (const x of this.seat.standInFor()) {
+      try {
+        outs.push(...this.seat.askStandIn(x));
+        asked.push(x);
+      } catch {
+        // the turn moved on meanwhile: nothing to ask for that seat
+      }
+    }
+    this.send(outs);
+    return asked;
+  }
+
   /** Our seat was dropped: ask for it back (REJOIN); we play again from the round after a round end at which every
    * other seat had our ask (protocol.md 11.3). */
   takeSeatBack(): void {
