@@ -663,7 +663,10 @@ export class Session {
     for (;;) {
       const here = now ? this.completeVotes().filter(([, at]) => cmp(at, now) === 0) : [];
       if (!here.length) return dropped;
-      for (const [x, at] of here) this.drop(x, at);
+      // In seat order: the drops of one pass are made together, and a sealed round they void names the lowest
+      // shuffler among them (the reference's SealedDeal.void looks after the pass: its `gone[0]`), whichever rule
+      // (one seat, or a set) completed first.
+      for (const [x, at] of here.sort((a, b) => a[0] - b[0])) this.drop(x, at);
       dropped = true;
     }
   }
