@@ -390,21 +390,23 @@ def test_a_table_split_in_halves_keeps_every_seat_when_every_seat_voted(child: N
     assert {seat for seat, _body in keeps} == {0, 1, 2, 3}, keeps  # the TypeScript seats 1 and 3 among them
 
 
-@pytest.mark.parametrize("deal, seed, heal", [("open", 2, False), ("sealed", 1, False), ("open", 2, True),
-                                              ("sealed", 1, True)])
-def test_two_seats_gone_at_once_are_dropped_together(deal: str, seed: int, heal: bool, child: NodeSeats,
-                                                     tmp_path: Path) -> None:
+@pytest.mark.parametrize("deal, seed, cut, at, heal", [
+    ("open", 2, 400, [0, 5, 0], False), ("sealed", 1, 400, [0, 5, 0], False), ("draft", 2, 150, [0, 0, 6], False),
+    ("open", 2, 400, [0, 5, 0], True), ("sealed", 1, 400, [0, 5, 0], True)])
+def test_two_seats_gone_at_once_are_dropped_together(deal: str, seed: int, cut: int, at: list[int], heal: bool,
+                                                     child: NodeSeats, tmp_path: Path) -> None:
     """protocol.md 11.1, "Several seats gone together": seats 1 and 3 of five (one Python, one TypeScript) go at once
     in turn 2; the three others (the TypeScript seats 0 and 4 and the Python seat 2) each vote out both. Neither can
     be dropped alone (each drop needs the other's vote), but every seat outside the set {1, 3} named both among its
-    first m = 2 DROPs there, so both are dropped at one position, at once; the stand-in plays them (a sealed round
-    they shuffled in is void, and they forfeit) and the game ends the same everywhere. `heal`: the two come back
+    first m = 2 DROPs there, so both are dropped at one position, at once (in the draft: at a pick, a place of step
+    0); the stand-in plays them (a sealed round they shuffled in is void, and they forfeit) and the game ends the
+    same everywhere. `heal`: the two come back
     once the others finished; their own nodes (the TypeScript seat 3 among them) take the votes and drop themselves
     at that position too (rebuilding where they had gone past it), and finish the same game."""
     table = Table(child, deal, 5, [0, 3, 4, 6], seed=seed, rounds=2)
     for net in table.nets:
         net.start()
-        net.run(limit=400)
+        net.run(limit=cut)
         net.cut = {net.identities[1].peer, net.identities[3].peer}
         net.run()
         timers(net)
@@ -413,13 +415,14 @@ def test_two_seats_gone_at_once_are_dropped_together(deal: str, seed: int, heal:
             net.run()
     outcomes = check(table, tmp_path, gone=None if heal else (1, 3))
     finished = outcomes if heal else [o for i, o in enumerate(outcomes) if i not in (1, 3)]
-    assert finished[0]["dropped"] == [[1, [0, 5, 0]], [3, [0, 5, 0]]]
+    assert finished[0]["dropped"] == [[1, at], [3, at]]
     sealed = deal == "sealed"
     assert finished[0]["voided"] == ([0] if sealed else []) and finished[0]["forfeits"] == ([1, 3] if sealed else [])
     for peer in (p for i, p in enumerate(table.mixed.peers) if i not in (1, 3)):
         drops = signed_in(table.mixed, peer, "DROP")
         for voter in (0, 2, 4):  # each named both, and neither seat was ever voted out by every other seat
-            assert {body["seat"] for seat, body in drops if seat == voter and body["step"] == 5} == {1, 3}
+            assert {body["seat"] for seat, body in drops if seat == voter and
+                    [body["round"], body["step"], body.get("place", 0)] == at} == {1, 3}
 
 
 # ---------------------------------------------------------------- the clock, STANDIN and away (11.2)
