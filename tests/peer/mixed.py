@@ -102,7 +102,7 @@ class TypeScriptSeat:
     def call(self, op: str, **fields: Any) -> list[Outgoing]:
         answer = self.child.call(op, self.index, **fields)
         if "error" in answer:
-            if op in ("drop", "rejoin"):
+            if op in ("drop", "rejoin", "standin"):
                 raise TypeScriptRefused(answer["error"])
             raise TypeScriptError(f"TypeScript node {self.index}, {op}: {answer['stack']}")
         self.due = answer["due"]
@@ -131,6 +131,12 @@ class TypeScriptSeat:
 
     def rejoin(self) -> list[Outgoing]:
         return self.call("rejoin")
+
+    def play_stand_in(self) -> list[Outgoing]:
+        return self.call("auto")
+
+    def ask_stand_in(self, seat: int) -> list[Outgoing]:
+        return self.call("standin", seat=seat)
 
     def waiting_for(self) -> tuple[int, ...]:
         return tuple(self.child.call("waiting", self.index)["waiting"])
@@ -179,6 +185,8 @@ class Mixed(Net):
         self.sent: dict[bytes, list[tuple[bytes, bytes | None, tuple[bytes, ...], bool]]] = \
             {p: [] for p in self.sessions}
         self.moves: dict[bytes, list[list[Any]]] = {p: [] for p in self.sessions}
+        self.stalled: set[bytes] = set()  # seats whose person makes no move (others may ask the stand-in, 11.2)
+        self.clocked: set[bytes] = set()  # seats whose clock runs out on every move: the stand-in's, marked auto
 
     def is_typescript(self, peer: bytes) -> bool:
         return isinstance(self.sessions[peer], TypeScriptSeat)
@@ -199,12 +207,14 @@ class Mixed(Net):
     def move(self, peer: bytes) -> None:
         """The move the seat owes now, if any, made at once (its outputs handled, and so on)."""
         due = self.due(peer)
-        if due is None:
+        if due is None or peer in self.stalled:
             return
         rng = self.choosers[peer]
         session: Any = self.sessions[peer]
         self.moves[peer].append(due)
-        if due[0] == "play":
+        if peer in self.clocked and due[0] in ("play", "row"):
+            out = session.play_stand_in()
+        elif due[0] == "play":
             out = session.play(rng.choice(due[1]))
         elif due[0] == "pick":
             out = session.pick(rng.choice(due[1]))

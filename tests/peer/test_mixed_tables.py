@@ -40,6 +40,7 @@ from sweep import SWEEP  # noqa: E402
 from p2pnimmt.engine import Settings  # noqa: E402
 from p2pnimmt.neutral import neutral  # noqa: E402
 from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
+from p2pnimmt.protocol.session import LocalError  # noqa: E402
 from p2pnimmt.protocol.transcript import records  # noqa: E402
 from p2pnimmt.protocol.verify import verify_transcript  # noqa: E402
 
@@ -68,9 +69,10 @@ class Table:
     """One game's two tables: `reference` (every node in Python) and `mixed` (`typescript` nodes in TypeScript)."""
 
     def __init__(self, child: NodeSeats, deal: str, players: int, typescript: list[int], seed: int,
-                 rounds: int = 1) -> None:
+                 rounds: int = 1, clock: int | None = None) -> None:
         variant, how = DEALS[deal]
-        settings = Settings(players=players, variant=variant, max_rounds=rounds, point_limit=None, deal=how)
+        settings = Settings(players=players, variant=variant, max_rounds=rounds, point_limit=None, deal=how,
+                            clock=clock)
         self.reference = Mixed(players, settings=settings, seed=seed, spectators=2)
         self.mixed = Mixed(players, settings=settings, seed=seed, spectators=2, typescript=typescript, child=child)
         self.nets = (self.reference, self.mixed)
@@ -94,9 +96,10 @@ def cut_off(net: Mixed, seat: int, cut_at: int) -> None:
     net.run()
 
 
-def check(table: Table, tmp_path: Path, gone: int | None = None) -> list[dict[str, Any]]:
-    """The checks of the module's docstring; each node's outcome. `gone`: a seat cut off for good, or a cheat's own
-    node (the same bytes as the Python node in its place, and both verifiers say the same of its transcript)."""
+def check(table: Table, tmp_path: Path, gone: int | tuple[int, ...] | None = None) -> list[dict[str, Any]]:
+    """The checks of the module's docstring; each node's outcome. `gone`: a seat (or seats) cut off for good, or a
+    cheat's own node (the same bytes as the Python node in its place, and both verifiers say the same of its
+    transcript)."""
     ref, mixed = table.nets
     assert mixed.typescript, "no TypeScript node at this table"
     outcomes = [mixed.outcome(p) for p in mixed.peers]
@@ -106,8 +109,8 @@ def check(table: Table, tmp_path: Path, gone: int | None = None) -> list[dict[st
             f"in its place ({len(mixed.sent[peer])} and {len(ref.sent[peer])} messages)"
         assert bytes(mixed.transcripts[peer]) == bytes(ref.transcripts[peer]), f"node {i} ({kind}): other transcript"
         assert outcomes[i]["fault"] is None, f"node {i} ({kind}): {outcomes[i]['fault']}"
-    gone_peer = None if gone is None else mixed.identities[gone].peer
-    finished = [o for p, o in zip(mixed.peers, outcomes) if p != gone_peer]
+    gone_peers = {mixed.identities[s].peer for s in ((gone,) if isinstance(gone, int) else gone or ())}
+    finished = [o for p, o in zip(mixed.peers, outcomes) if p not in gone_peers]
     assert all(o["phase"] == "over" for o in finished), [o["phase"] for o in outcomes]
     assert all(o == finished[0] for o in finished), [{k: v for k, v in o.items() if v != finished[0][k]} for o in finished]
     scores = finished[0]["scores"]
@@ -125,18 +128,19 @@ def check(table: Table, tmp_path: Path, gone: int | None = None) -> list[dict[st
         answer = table.child.call("verify", -1, path=str(path))
         assert answer["unsupported"] is None, f"{path.name}: {answer['unsupported']}"
         assert (answer["ok"], answer["report"]) == ours, f"{path.name}:\n Python {ours}\n TypeScript {answer}"
-        if peer != gone_peer:
+        if peer not in gone_peers:
             assert verdict.ok, f"{path.name}: {ours[1]}"
             assert line in ours[1].splitlines(), f"{path.name}: {line!r} not in\n{ours[1]}"
-    sample = paths if SWEEP else [next(p for p, q in zip(paths, mixed.peers) if mixed.is_typescript(q) and q != gone_peer),
-                                  next(p for p, q in zip(paths, mixed.peers) if not mixed.is_typescript(q) and q != gone_peer)]
+    sample = paths if SWEEP else [
+        next(p for p, q in zip(paths, mixed.peers) if mixed.is_typescript(q) and q not in gone_peers),
+        next(p for p, q in zip(paths, mixed.peers) if not mixed.is_typescript(q) and q not in gone_peers)]
     with ThreadPoolExecutor(2) as pool:
         results = list(pool.map(lambda p: (p, python_verify(p), node_verify(p)), sample))
     for path, ours, theirs in results:
         assert (theirs.returncode, theirs.stdout, theirs.stderr) == (ours.returncode, ours.stdout, ours.stderr), \
             f"{path.name}:\n Python {ours.returncode} {ours.stdout}{ours.stderr}\n TypeScript {theirs.returncode} " \
             f"{theirs.stdout}{theirs.stderr}"
-        if path not in paths or mixed.peers[paths.index(path)] != gone_peer:
+        if path not in paths or mixed.peers[paths.index(path)] not in gone_peers:
             assert ours.returncode == 0 and line in ours.stdout.splitlines(), f"{path.name}: {ours.stderr}"
     return outcomes
 
@@ -299,3 +303,189 @@ if SWEEP:  # the long sweeps only (an empty parametrization would be a skip in t
     test_sweep_a_seat_goes_away = pytest.mark.parametrize(
         "deal, players, language", SWEEP_DROPS, ids=[f"{d}-{n}-{lang}" for d, n, lang in SWEEP_DROPS])(
         sweep_a_seat_goes_away)
+
+
+# ---------------------------------------------------------------- KEEP and several seats gone together (11.1)
+
+
+def signed_in(net: Mixed, peer: bytes, kind: str) -> list[tuple[int, dict[str, Any]]]:
+    """(signer's seat, body) of every `kind` message in `peer`'s transcript, in record order."""
+    seats = {ident.peer: i for i, ident in enumerate(net.identities)}
+    found = [open_envelope(payload) for what, payload in records(bytes(net.transcripts[peer])) if what == "msg"]
+    return [(seats[e.sender], dict(e.body)) for e in found if e.kind == kind and e.sender in seats]
+
+
+def unlinked(net: Mixed, peer: bytes) -> set[int]:
+    """The seats whose messages do not reach `peer` (cut off, or on the other side of a split)."""
+    return {seat for seat, ident in enumerate(net.identities) if ident.peer != peer and (
+        ident.peer in net.cut or peer in net.cut or net.withhold is not None and net.withhold(peer, ident.peer, b""))}
+
+
+def timers(net: Mixed) -> None:
+    """Every seat's drop timer runs out, until nothing is left to deliver (tests/protocol/test_two_gone.py's rule):
+    it votes out each seat it waits for that it has no link to, and while it waits, each other seat it has no link
+    to (gone too: it would otherwise have to vote, protocol.md 11.1, "Several seats gone together")."""
+    while True:
+        voted = False
+        for ident in net.identities:
+            if ident.peer in net.cut:
+                continue
+            session: Any = net.sessions[ident.peer]
+            away = unlinked(net, ident.peer)
+            waiting = set(session.waiting_for())
+            for seat in sorted(waiting & away | (away if waiting else set())):
+                try:
+                    net.handle(ident.peer, session.drop(seat))
+                    voted = True
+                except LocalError:
+                    pass  # voted already, or nothing to vote on there
+        net.run()
+        if not voted:
+            return
+
+
+def test_a_typescript_seat_signs_keep_for_the_row_chooser_that_voted(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.1, "KEEP": seat 0 is cut off during turn 2 of four seats; the row chooser lacks its reveal and
+    votes it out at the reveal step, while the TypeScript seat 2 holds every reveal and waits on the chooser's row,
+    which the chooser cannot send while it holds back. Seat 2 signs KEEP(0, 6, seat 0): the vote is void, and once the
+    cut heals the chooser uses seat 0's reveal and the game goes on with every seat (nobody is dropped). Before the
+    TypeScript seat had KEEP it signed nothing there (other bytes than the Python seat in its place), and the table
+    stopped."""
+    table = Table(child, "open", 4, [0, 2, 5], seed=1, rounds=1)
+    for net in table.nets:
+        cut_off(net, 0, 346)
+        assert net.vote_out(0) == 2
+        net.run()
+        net.heal()
+        net.run()
+    assert table.mixed.is_typescript(table.mixed.identities[2].peer)
+    outcomes = check(table, tmp_path)
+    assert all(o["dropped"] == [] for o in outcomes)
+    for peer in table.mixed.peers:
+        keeps = signed_in(table.mixed, peer, "KEEP")
+        assert keeps == [(2, {"round": 0, "step": 6, "seat": 0})], keeps
+        assert any(seat != 2 and body == {"round": 0, "step": 6, "seat": 0}
+                   for seat, body in signed_in(table.mixed, peer, "DROP"))
+
+
+def test_a_table_split_in_halves_keeps_every_seat_when_every_seat_voted(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.1, "KEEP when every seat voted": four seats split two and two ({0, 3} and {1, 2}, a TypeScript
+    seat on each side); every seat votes out the two it cannot reach, neither side can drop the other (below five
+    seats only the one-seat rule drops), and once the split heals every seat holds back on its own votes. Each signs
+    KEEP for the seats it heard vote there, which voids every vote: the game goes on to its end with nobody dropped."""
+    table = Table(child, "open", 4, [1, 3, 5], seed=1, rounds=1)
+    for net in table.nets:
+        side = {net.identities[0].peer, net.identities[3].peer}
+        net.start()
+        net.run(limit=120)
+        net.withhold = lambda to, frm, _wire, side=side: (to in side) != (frm in side)
+        net.run()
+        timers(net)
+        net.heal()
+        net.run()
+        timers(net)
+    outcomes = check(table, tmp_path)
+    assert all(o["dropped"] == [] for o in outcomes)
+    keeps = signed_in(table.mixed, table.mixed.peers[0], "KEEP")
+    assert {seat for seat, _body in keeps} == {0, 1, 2, 3}, keeps  # the TypeScript seats 1 and 3 among them
+
+
+@pytest.mark.parametrize("deal, seed, cut, at, heal", [
+    ("open", 2, 400, [0, 5, 0], False), ("sealed", 1, 400, [0, 5, 0], False), ("draft", 2, 150, [0, 0, 6], False),
+    ("open", 2, 400, [0, 5, 0], True), ("sealed", 1, 400, [0, 5, 0], True)])
+def test_two_seats_gone_at_once_are_dropped_together(deal: str, seed: int, cut: int, at: list[int], heal: bool,
+                                                     child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.1, "Several seats gone together": seats 1 and 3 of five (one Python, one TypeScript) go at once
+    in turn 2; the three others (the TypeScript seats 0 and 4 and the Python seat 2) each vote out both. Neither can
+    be dropped alone (each drop needs the other's vote), but every seat outside the set {1, 3} named both among its
+    first m = 2 DROPs there, so both are dropped at one position, at once (in the draft: at a pick, a place of step
+    0); the stand-in plays them (a sealed round they shuffled in is void, and they forfeit) and the game ends the
+    same everywhere. `heal`: the two come back
+    once the others finished; their own nodes (the TypeScript seat 3 among them) take the votes and drop themselves
+    at that position too (rebuilding where they had gone past it), and finish the same game."""
+    table = Table(child, deal, 5, [0, 3, 4, 6], seed=seed, rounds=2)
+    for net in table.nets:
+        net.start()
+        net.run(limit=cut)
+        net.cut = {net.identities[1].peer, net.identities[3].peer}
+        net.run()
+        timers(net)
+        if heal:
+            net.heal()
+            net.run()
+    outcomes = check(table, tmp_path, gone=None if heal else (1, 3))
+    finished = outcomes if heal else [o for i, o in enumerate(outcomes) if i not in (1, 3)]
+    assert finished[0]["dropped"] == [[1, at], [3, at]]
+    sealed = deal == "sealed"
+    assert finished[0]["voided"] == ([0] if sealed else []) and finished[0]["forfeits"] == ([1, 3] if sealed else [])
+    for peer in (p for i, p in enumerate(table.mixed.peers) if i not in (1, 3)):
+        drops = signed_in(table.mixed, peer, "DROP")
+        for voter in (0, 2, 4):  # each named both, and neither seat was ever voted out by every other seat
+            assert {body["seat"] for seat, body in drops if seat == voter and
+                    [body["round"], body["step"], body.get("place", 0)] == at} == {1, 3}
+
+
+# ---------------------------------------------------------------- the clock, STANDIN and away (11.2)
+
+
+def auto_flags(net: Mixed, peer: bytes, seat: int) -> list[bool]:
+    """The `auto` of each PLAY_REVEAL of `seat` in `peer`'s transcript, in record order."""
+    return [body.get("auto") is True for signer, body in signed_in(net, peer, "PLAY_REVEAL") if signer == seat]
+
+
+@pytest.mark.parametrize("deal", ["open", "sealed"])
+def test_a_clock_that_runs_out_plays_the_stand_in_alike(deal: str, child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.2: the START carries a 30 s clock; the clocks of seat 1 (TypeScript) and seat 2 (Python) run out
+    on every move they owe, so each one's own node makes it by the stand-in's rule (the lowest card of the hand, open
+    or opened sealed; the row with the fewest bull heads), marked auto on its PLAY_REVEAL and ROW_CHOICE. Every node
+    sends the same bytes as the all-Python table, both verifiers agree, and every Python node counts both seats away."""
+    table = Table(child, deal, 4, [1, 3, 5], seed=21, rounds=1, clock=30)
+    for net in table.nets:
+        net.clocked = {net.identities[1].peer, net.identities[2].peer}
+        net.start()
+        net.run()
+    check(table, tmp_path)
+    mixed = table.mixed
+    for peer in mixed.peers:
+        assert auto_flags(mixed, peer, 1) == [True] * 10 and auto_flags(mixed, peer, 2) == [True] * 10
+        assert auto_flags(mixed, peer, 0) == [False] * 10
+        if not mixed.is_typescript(peer):
+            session: Any = mixed.sessions[peer]
+            assert [session.away(s) for s in range(4)] == [False, True, True, False]
+
+
+@pytest.mark.parametrize("stalled", [1, 2])
+def test_the_others_ask_the_stand_in_for_a_stalled_seat(stalled: int, child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.2, no clock: seat `stalled` (1 TypeScript, 2 Python) is linked but its person never moves.
+    Each other seat that waits on its move signs STANDIN(r, t, seat) (TypeScript and Python seats among them); once
+    every other seat asked, the stalled seat's own node makes the move by the stand-in's rule, marked auto, and the
+    game goes on: the same bytes everywhere, nobody dropped, the seat away on every Python node."""
+    table = Table(child, "open", 4, [1, 3, 5], seed=33, rounds=1)
+    for net in table.nets:
+        x = net.identities[stalled].peer
+        net.stalled = {x}
+        net.start()
+        net.run()
+        for _ in range(100):
+            asked = False
+            for ident in net.identities:
+                session: Any = net.sessions[ident.peer]
+                if ident.peer != x and stalled in session.waiting_for():
+                    try:
+                        net.handle(ident.peer, session.ask_stand_in(stalled))
+                        asked = True
+                    except LocalError:
+                        pass  # asked already in this turn
+            net.run()
+            if not asked:
+                break
+    outcomes = check(table, tmp_path)
+    assert all(o["dropped"] == [] for o in outcomes)
+    mixed = table.mixed
+    for peer in mixed.peers:
+        assert auto_flags(mixed, peer, stalled) == [True] * 10
+        asks = signed_in(mixed, peer, "STANDIN")
+        assert {signer for signer, _body in asks} == {0, 1, 2, 3} - {stalled}
+        assert len(asks) >= 3 * 10 and all(body["seat"] == stalled for _signer, body in asks)
+        if not mixed.is_typescript(peer):
+            assert mixed.sessions[peer].away(stalled)  # type: ignore[union-attr]

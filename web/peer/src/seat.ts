@@ -3,7 +3,8 @@
  * of its own. Fed bytes (`deliver`) and a seat's moves (`hostGame`, `play`, `chooseRow`, `pick`, `voteOut`), it
  * returns what to send: its own messages, signed, and the relays of section 8 (every message accepted, to the
  * spectators; the seat after the sender also to the other seats). At each fixed point of the game it signs the one
- * message it owes there (a DROP joining an open vote on a seat it waits on too; START_ACK; SEED_COMMIT then
+ * message it owes there (the DROPs joining open votes on seats it waits on too, and the KEEPs of 11.1; START_ACK;
+ * SEED_COMMIT then
  * SEED_REVEAL, or SEALED_SHUFFLE then SEALED_UNLOCK; PLAY_REVEAL; SEALED_KEYS, ROUND_END; GAME_END); the moves
  * a person or a bot makes come in as intents. Entropy is drawn where section 10.1's commitments need it, in the
  * order of section 11 ("Entropy"): sans-I/O, so the same keys, entropy and arrivals give the same bytes as the
@@ -11,8 +12,12 @@
  * key) it relays and records only. A seat dropped asks back with `rejoin` (REJOIN), and every ROUND_END lists the
  * asks it holds (`back`, 11.3). The stand-in's moves (11.2): `standIn` makes the move owed by its rule, marked
  * auto (the clock that calls it is the front's), `askStandIn` signs STANDIN, and a move every other seat asked the
- * stand-in for is made at once. A seat raises a sealed deal's alarm itself (17.8). Not here yet: KEEP, several seats
- * voted out together, the stand-in's draft pick, the caps on fault records.
+ * stand-in for is made at once. A seat raises a sealed deal's alarm itself (17.8). Dropping (11.1) as the reference:
+ * `voteOut` also names a seat gone while the game waits on another (several seats gone together: the quorum rule is
+ * the session's, quorum.ts); while its own vote at a position is undecided the seat holds back there (the session's
+ * heldBack); it signs KEEP where 11.1 says (it holds X's message and waits on a voter of X, or it holds back on its
+ * own votes while X voted there or went past: "KEEP when every seat voted"). Not here yet: the stand-in's draft
+ * pick, the caps on fault records.
  */
 import { concat, equal, hex } from "./bytes.js";
 import { type Card, deck as deckOf } from "./cards.js";
@@ -22,6 +27,7 @@ import { betweenRounds, commitment, commitSet, playValue, stateHash } from "./ha
 import { handPositions, unlockValues } from "./sealed_deal.js";
 import { cardOf, drawKeyPair, inverseKey, type KeyPair, shuffleStep, X } from "./sealed_group.js";
 import { gameIdFor, type Identity } from "./identity.js";
+import * as quorum from "./quorum.js";
 import type { Kind } from "./messages.js";
 import { type Fault, Session, type Settings } from "./session.js";
 import { cmp, commitStep, GAME_END_STEP, type Pos, ROUND_END_STEP, voteSlot } from "./steps.js";
@@ -81,6 +87,7 @@ export class Seat extends Session {
   constructor(readonly identity: Identity, private readonly entropy: Entropy, game: Uint8Array | null = null,
     private readonly relay = true, written: Uint8Array | null = null) {
     super(game);
+    this.ownPeer = identity.peer;
     this.transcript = new TranscriptWriter(identity, written);
   }
 
@@ -282,24 +289,58 @@ export class Seat extends Session {
 
   /** DROP {round, step, seat}, and `place` at a step with places (32; a draft's step 0). */
   private vote(x: number, at: Pos): void {
-    const fields = body(["round", at[0]], ["step", at[1]], ["seat", x]);
-    if (at[1] === ROUND_END_STEP || ((this.settings as Settings).variant === "draft" && at[1] === 0)) fields.set("place", at[2]);
-    this.send("DROP", fields);
+    this.send("DROP", this.votePosition(x, at));
   }
 
-  /** Join an open vote to drop a seat we wait on too, at the position we are at (11.1). */
-  private oweVote(seat: number): boolean {
+  /** The body of a DROP or KEEP naming x at `at`: at a step with places (32; a draft's step 0), the place too. */
+  private votePosition(x: number, at: Pos): Body {
+    const fields = body(["round", at[0]], ["step", at[1]], ["seat", x]);
+    if (at[1] === ROUND_END_STEP || ((this.settings as Settings).variant === "draft" && at[1] === 0)) fields.set("place", at[2]);
+    return fields;
+  }
+
+  /** Join the open votes to drop a seat we wait on too, at the position we are at, and sign KEEP where 11.1 says,
+   * every one owed now in position and seat order (the reference's steps.count_votes): true if we signed any. */
+  private oweVotes(seat: number): boolean {
     const now = this.waitsOn();
-    if (!now || !this.activeAt(now).includes(seat)) return false;
-    for (const key of this.votes) {
-      const [r, step, place, x] = key.split("|").map(Number) as [number, number, number, number];
-      const at: Pos = [r, step, place];
-      if (cmp(at, now) !== 0 || x === seat || this.dropped.has(x) || !this.activeAt(at).includes(x)) continue;
-      if (this.voted(seat, at, x) || !this.missing(now).includes(x) || this.wentOn(seat, x, at)) continue;
-      this.vote(x, at);
-      return true;
+    if (!now || !this.votes.size) return false;
+    let signed = false;
+    for (const at of this.votePositions()) {
+      if (cmp(at, now) > 0) continue; // (a KEEP may be for an earlier round: its ROUND_END, when we wait on a voter in the next)
+      for (const x of this.voteTargets(at)) {
+        if (!this.activeAt(at).includes(x) || this.dropped.has(x)) continue;
+        if (cmp(at, now) === 0 && this.joins(seat, at, x)) {
+          this.vote(x, at);
+          signed = true;
+        } else if (this.keeps(seat, at, x)) {
+          this.send("KEEP", this.votePosition(x, at));
+          signed = true;
+        }
+      }
     }
-    return false;
+    return signed;
+  }
+
+  /** We wait for x at `at` (the position we are at) too: we sign the vote to drop it. */
+  private joins(seat: number, at: Pos, x: number): boolean {
+    return seat !== x && this.activeAt(at).includes(seat) && !this.voted(seat, at, x) && this.missing(at).includes(x)
+      && !this.wentOn(seat, x, at);
+  }
+
+  /** We hold x's message at `at` and wait on a seat that voted to drop it there, or hold back there ourselves (our own
+   * vote on another seat is open) while x voted at `at` or went past it: we sign KEEP (11.1, "KEEP" and "KEEP when
+   * every seat voted"; the reference's steps.keeps). Never for a vote that is void already, nor a seat that only sent
+   * its own message at `at` (it may have died since). */
+  private keeps(seat: number, at: Pos, x: number): boolean {
+    if (seat === x || !this.activeAt(at).includes(seat) || this.voted(seat, at, x)) return false;
+    const now = this.waitsOn() as Pos;
+    const waiting = this.missing(now);
+    if ((waiting.includes(x) && cmp(at, now) === 0) || this.wentOn(seat, x, at)) return false;
+    const q = this.quorum;
+    if (!quorum.mayDrop(q, at, x)) return false;
+    if (quorum.voters(q, at, x).some((v) => waiting.includes(v))) return true;
+    const alive = this.wentPast(x, at) || quorum.votesAt(q, x, at);
+    return alive && quorum.undecided(q, seat, at);
   }
 
   private get gameId(): Uint8Array {
@@ -379,8 +420,9 @@ export class Seat extends Session {
     if (this.replaying) return false; // what we signed before is in the transcript, and comes in its turn
     if (this.phase === "over" && !this.transcript.sealed) this.transcript.seal();
     const seat = this.seat;
-    if (seat === null || this.dropped.has(seat) || this.start === null) return false;
-    if (this.oweVote(seat)) return true;
+    if (seat === null || this.start === null) return false;
+    if (this.oweVotes(seat)) return true;
+    if (this.dropped.has(seat)) return false;
     const r = this.round;
     const settings = this.settings as Settings;
     const mine = (kind: Kind, round: number, k: number): boolean => this.slot(kind, round, k).has(seat);
@@ -407,7 +449,8 @@ export class Seat extends Session {
         }
         const committers = this.activeAt([r, commitStep(t), 0]);
         const commits = this.slot("PLAY_COMMIT", r, t);
-        if (!commits.has(seat) || mine("PLAY_REVEAL", r, t) || !committers.every((s) => commits.has(s))) return false;
+        if (!commits.has(seat) || mine("PLAY_REVEAL", r, t) || !committers.every((s) => commits.has(s))
+          || this.heldBack([r, commitStep(t), 0])) return false;
         const [card, nonce] = this.nonces.get(`${r}|${t}`) as [Card, Uint8Array];
         const position = this.positionOf(seat, card) ?? null;
         const digest = commitSet(committers.map((s) => (commits.get(s) as Envelope).hash));
@@ -456,7 +499,8 @@ export class Seat extends Session {
       this.send("SEED_COMMIT", body(["round", r], ["commit", commitment("seed", this.gameId, r, 0, seat, contribution, nonce)]));
       return true;
     }
-    if (this.slot("SEED_REVEAL", r, 0).has(seat) || !this.activeAt([r, 0, 0]).every((s) => commits.has(s))) return false;
+    if (this.slot("SEED_REVEAL", r, 0).has(seat) || !this.activeAt([r, 0, 0]).every((s) => commits.has(s))
+      || this.heldBack([r, 0, 0])) return false;
     if (!this.activeAt([r, 1, 0]).includes(seat)) return false;
     const [contribution, nonce] = this.seeds.get(r) as [Uint8Array, Uint8Array];
     this.send("SEED_REVEAL", body(["round", r], ["contribution", contribution], ["nonce", nonce]));

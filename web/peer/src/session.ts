@@ -9,8 +9,9 @@
  * vote is decided; the stand-in plays a dropped seat; a sealed round a shuffler left is void and it forfeits.
  * A seat dropped is taken back after a round end whose every ROUND_END lists it (11.3); a seat that breaks a rule
  * one signed message proves is expelled (section 12). A sealed round that breaks or hears an alarm stops and is
- * audited at once (17.8); an audit's verdict voids the round and drops the seat it names (17.7, 17.9). Not here
- * yet: several seats dropped together (11.1).
+ * audited at once (17.8); an audit's verdict voids the round and drops the seat it names (17.7, 17.9). Several
+ * seats gone together are dropped as a set by the quorum rule (11.1, quorum.ts); a node with a seat (`ownPeer`) holds
+ * back from a position while its own vote there is undecided (11.1), as the reference's Table.held_back.
  */
 import { equal, hex } from "./bytes.js";
 import { type Card, deck as deckOf, HAND_SIZE, penalty, type Variant } from "./cards.js";
@@ -27,6 +28,7 @@ import { SealedRound, type Verdict } from "./sealed_round.js";
 import { handPositions } from "./sealed_deal.js";
 import { cardOf } from "./sealed_group.js";
 import { cmp, commitStep, GAME_END_STEP, placeProblem, type Pos, positionOfMessage, ROUND_END_STEP, voteSlot } from "./steps.js";
+import * as quorum from "./quorum.js";
 import { shuffle } from "./shuffle.js";
 import { commitSets, splitVersions } from "./split.js";
 import { chooser, resolveTurn, standInCard, standInRow } from "./turn.js";
@@ -126,6 +128,8 @@ export class Session {
   private settling = false;
   /** Alarms (17.8), `${round}|${seat}`: the turns of the round its sender had revealed before it (the stop). */
   private readonly alarmTurns = new Map<string, number>();
+  /** The peer id of this node's own seat (a Seat sets it): its votes make it hold back (11.1). Null: no vote. */
+  protected ownPeer: Uint8Array | null = null;
 
   constructor(game: Uint8Array | null = null, excluded: ReadonlyMap<number, Pos> = new Map()) {
     this.inbox = new Inbox(game);
@@ -261,6 +265,15 @@ export class Session {
     this.placed.set(seat, (this.placed.get(seat) ?? []).filter((m) => m.seq < from));
     this.held.delete(seat);
     this.pending = this.pending.filter((e) => !equal(e.sender, this.peers[seat] as Uint8Array));
+    // The positions and seats the DROPs still in their slots name (the reference's Table.expel recomputes them).
+    this.votes.clear();
+    for (const [key, slot] of this.slots) {
+      const [kind, round, k] = key.split("|");
+      if (kind !== "DROP" || !slot.size) continue;
+      const index = Number(k);
+      const stepPlace = Math.floor(index / 10);
+      this.votes.add(`${round}|${stepPlace % 34}|${Math.floor(stepPlace / 34)}|${index % 10}`);
+    }
     throw new Restart();
   }
 
@@ -431,7 +444,7 @@ export class Session {
   /** Whether seat `w` went on from seat `x`'s message at `pos`: a message of its own in a slot for a later
    * position; at a sealed game's seat-ordered step its own message there, coming after x; or KEEP there naming x. */
   protected wentOn(w: number, x: number, pos: Pos): boolean {
-    if ((this.placed.get(w) ?? []).some((m) => cmp(m.pos, pos) > 0)) return true;
+    if (this.wentPast(w, pos)) return true;
     const [r, step, place] = pos;
     if ((this.settings as Settings).deal === "sealed" && step <= 1 && w > x) {
       if (this.slot(step === 0 ? "SEALED_SHUFFLE" : "SEALED_UNLOCK", r, 0).has(w)) return true;
@@ -439,30 +452,77 @@ export class Session {
     return this.slot("KEEP", r, voteSlot(step, place, x)).has(w);
   }
 
-  private voters(pos: Pos, x: number): number[] {
-    return this.activeAt(pos).filter((s) => s !== x);
+  /** Seat `w` has a message in a slot for a position after `pos` (the reference's `furthest`). */
+  protected wentPast(w: number, pos: Pos): boolean {
+    return (this.placed.get(w) ?? []).some((m) => cmp(m.pos, pos) > 0);
   }
 
   private hasVote(voter: number, pos: Pos, x: number): boolean {
     return this.slot("DROP", pos[0], voteSlot(pos[1], pos[2], x)).has(voter);
   }
 
-  /** A vote is decided once its seat is dropped there, or void: an active non-voter went on from its message, or is
-   * expelled (nothing it signs counts any more, section 12: it never votes there). */
-  private decided(pos: Pos, x: number): boolean {
-    const drops = [...(this.absences.get(x) ?? []).map((a) => a.from), ...(this.dropped.has(x) ? [this.dropped.get(x) as Pos] : [])];
-    if (drops.some((at) => cmp(at, pos) <= 0)) return true;
-    return this.voters(pos, x).some((w) => !this.hasVote(w, pos, x) && (this.wentOn(w, x, pos) || this.expelled.has(w)));
-  }
-
-  /** Whether a message of `seat` at `pos` comes after one of its own DROP votes that is not decided yet. */
+  /** Whether a message of `seat` at `pos` comes after a position where its votes are not decided yet (11.1, "A voter's
+   * later messages"; with sets: quorum.undecided). */
   private undecidedVote(seat: number, pos: Pos): boolean {
-    for (const key of this.votes) {
-      const [r, step, place, x] = key.split("|").map(Number) as [number, number, number, number];
-      const at: Pos = [r, step, place];
-      if (cmp(pos, at) > 0 && this.hasVote(seat, at, x) && !this.decided(at, x)) return true;
+    for (const at of this.votePositions()) {
+      if (cmp(at, pos) >= 0) break;
+      if (quorum.undecided(this.quorum, seat, at)) return true;
     }
     return false;
+  }
+
+  /** Every position some DROP names a seat at, in order. */
+  protected votePositions(): Pos[] {
+    const seen = new Map<string, Pos>();
+    for (const key of this.votes) {
+      const [r, step, place] = key.split("|").map(Number) as [number, number, number, number];
+      seen.set(`${r}|${step}|${place}`, [r, step, place]);
+    }
+    return [...seen.values()].sort(cmp);
+  }
+
+  /** The seats some DROP at `at` names, in seat order. */
+  protected voteTargets(at: Pos): number[] {
+    const out: number[] = [];
+    for (const key of this.votes) {
+      const [r, step, place, x] = key.split("|").map(Number) as [number, number, number, number];
+      if (cmp([r, step, place], at) === 0) out.push(x);
+    }
+    return out.sort((a, b) => a - b);
+  }
+
+  /** What the quorum rule reads of this session (quorum.ts). */
+  protected get quorum(): quorum.QuorumTable {
+    return {
+      n: this.n,
+      activeAt: (at) => this.activeAt(at),
+      seatedBefore: (at) => this.keys.map((_, s) => s).filter((s) => {
+        const gone = this.dropped.get(s);
+        if (gone && cmp(gone, at) < 0) return false;
+        return !(this.absences.get(s) ?? []).some((a) => cmp(a.from, at) < 0 && cmp(at, [a.until, 0, 0]) < 0);
+      }),
+      targets: (at) => this.voteTargets(at),
+      vote: (kind, voter, at, target) => this.slot(kind, at[0], voteSlot(at[1], at[2], target)).get(voter),
+      wentOn: (w, x, at) => this.wentOn(w, x, at),
+      isExpelled: (seat) => this.expelled.has(seat),
+    };
+  }
+
+  /** This node's own seat (null: a spectator, verify, or before the START). */
+  protected ownSeat(): number | null {
+    const own = this.ownPeer;
+    if (own === null) return null;
+    const seat = this.peers.findIndex((p) => equal(p, own));
+    return seat < 0 ? null : seat;
+  }
+
+  /** Our own vote at `at` (of the round we are at) is open: we do not use the messages of that position yet (11.1,
+   * the reference's Table.held_back). */
+  protected heldBack(at: Pos): boolean {
+    const me = this.ownSeat();
+    if (me === null || !this.votes.size || at[0] !== this.round) return false;
+    const q = this.quorum;
+    return quorum.names(q, me, at).length > 0 && quorum.undecided(q, me, at);
   }
 
   /** Put the held messages of voters whose votes are decided now in their slots, in the order they came. */
@@ -491,16 +551,18 @@ export class Session {
         if (settings.variant === "draft") return [r, 0, this.draftPicks];
         if (settings.deal === "open") {
           const commits = this.slot("SEED_COMMIT", r, 0);
-          return this.activeAt([r, 0, 0]).every((s) => commits.has(s)) ? [r, 1, 0] : [r, 0, 0];
+          return this.activeAt([r, 0, 0]).every((s) => commits.has(s)) && !this.heldBack([r, 0, 0]) ? [r, 1, 0] : [r, 0, 0];
         }
         return (this.sealed as SealedRound).nextShuffler !== null ? [r, 0, 0] : [r, 1, 0];
       }
       case "turn": {
         const c = commitStep(this.turn);
         const commits = this.slot("PLAY_COMMIT", r, this.turn);
-        if (!this.activeAt([r, c, 0]).every((s) => commits.has(s))) return [r, c, 0];
+        if (!this.activeAt([r, c, 0]).every((s) => commits.has(s)) || this.heldBack([r, c, 0])) return [r, c, 0];
         const reveals = this.slot("PLAY_REVEAL", r, this.turn);
-        if (!this.activeAt([r, c + 1, 0]).every((s) => reveals.has(s)) || !this.plays) return [r, c + 1, 0];
+        if (!this.activeAt([r, c + 1, 0]).every((s) => reveals.has(s)) || this.heldBack([r, c + 1, 0]) || !this.plays) {
+          return [r, c + 1, 0];
+        }
         return [r, c + 2, 0];
       }
       case "round-end":
@@ -555,8 +617,15 @@ export class Session {
     const active = this.activeAt(at);
     if (step === 0 && settings.variant === "draft") return lacking("DRAFT_PICK", r, at[2], [draftOrder(this.n, r)[at[2]] as number]);
     if (step <= 1 && settings.deal === "sealed") {
-      const next = step === 0 ? (this.sealed as SealedRound).nextShuffler : (this.sealed as SealedRound).nextUnlocker;
-      return next === null ? [] : [next];
+      // The first seat in seat order whose message is not in its slot (the reference's SealedDeal.waiting): the next
+      // to be taken, unless we hold back there (our own vote open), where every message may be in.
+      const sealed = this.sealed as SealedRound;
+      const next = step === 0 ? sealed.nextShuffler : sealed.nextUnlocker;
+      if (next === null) return [];
+      const slot = this.slot(step === 0 ? "SEALED_SHUFFLE" : "SEALED_UNLOCK", r, 0);
+      const from = sealed.shufflers.indexOf(next);
+      const first = (from < 0 ? [next] : sealed.shufflers.slice(from)).find((s) => !slot.has(s) && active.includes(s));
+      return first === undefined ? [] : [first];
     }
     if (step <= 1) return lacking(step === 0 ? "SEED_COMMIT" : "SEED_REVEAL", r, 0, active);
     if (step < ROUND_END_STEP) {
@@ -588,30 +657,43 @@ export class Session {
   /** Apply a drop whose votes are complete at the position the game waits on; rebuild for one it went past. */
   private checkVotes(): boolean {
     const now = this.waitsOn();
+    const past = this.completeVotes().find(([, at]) => !now || cmp(at, now) < 0);
+    if (past) {
+      this.rebuild(past[0], past[1]);
+      return true;
+    }
+    // A drop here can complete another here (its seat's vote is no longer needed: 11.1, "Active"), and a set drops
+    // all its seats at once: all of them are made before the game moves on (a void round would otherwise leave the
+    // second for a position gone past).
     let dropped = false;
-    // A drop here can complete another here (its seat's vote is no longer needed: 11.1, "Active"): all of them are
-    // made before the game moves on (a void round would otherwise leave the second for a position gone past).
-    for (let again = true; again;) {
-      again = false;
-      // In position order, then seat order (the reference's order: the lowest seat is dropped, and named, first).
-      const votes = [...this.votes].map((key) => key.split("|").map(Number) as [number, number, number, number])
-        .sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || a[3] - b[3]);
-      for (const [r, step, place, x] of votes) {
-        const at: Pos = [r, step, place];
-        if (this.dropped.has(x) || !this.isActive(x, at)) continue;
-        if (!this.voters(at, x).every((v) => this.hasVote(v, at, x))) continue;
-        if (now && cmp(at, now) === 0) {
-          this.drop(x, at);
-          dropped = again = true;
-          break;
-        }
-        if (!dropped && (!now || cmp(at, now) < 0)) {
-          this.rebuild(x, at);
-          return true;
-        }
+    for (;;) {
+      const here = now ? this.completeVotes().filter(([, at]) => cmp(at, now) === 0) : [];
+      if (!here.length) return dropped;
+      // In seat order: the drops of one pass are made together, and a sealed round they void names the lowest
+      // shuffler among them (the reference's SealedDeal.void looks after the pass: its `gone[0]`), whichever rule
+      // (one seat, or a set) completed first.
+      for (const [x, at] of here.sort((a, b) => a[0] - b[0])) this.drop(x, at);
+      dropped = true;
+    }
+  }
+
+  /** [seat, position] of every drop not yet made, in the reference's order (Table.complete_votes): by position; at
+   * each, the seats every other active seat voted out there, in seat order, then the largest set of seats gone
+   * together that the rest voted out (quorum.droppedTogether, 11.1). */
+  private completeVotes(): [number, Pos][] {
+    const found: [number, Pos][] = [];
+    for (const at of this.votePositions()) {
+      const active = this.activeAt(at);
+      for (const x of this.voteTargets(at)) {
+        if (!active.includes(x) || this.dropped.has(x)) continue;
+        const others = active.filter((s) => s !== x);
+        if (others.length && others.every((v) => this.hasVote(v, at, x))) found.push([x, at]);
+      }
+      for (const x of quorum.droppedTogether(this.quorum, at).sort((a, b) => a - b)) {
+        if (!this.dropped.has(x) && !found.some(([y, pos]) => y === x && cmp(pos, at) === 0)) found.push([x, at]);
       }
     }
-    return dropped;
+    return found;
   }
 
   private drop(x: number, at: Pos, voids = true): void {
@@ -683,6 +765,7 @@ export class Session {
     const excluded = new Map(this.excluded);
     excluded.set(x, at);
     const fresh = new Session(this.gameArg, excluded);
+    fresh.ownPeer = this.ownPeer;
     for (const [k, v] of this.versions) fresh.versions.set(k, v);
     const faults: Fault[] = [];
     for (const env of this.accepted) faults.push(...fresh.receive(env.wire));
@@ -728,7 +811,9 @@ export class Session {
         return;
       case "game-end": {
         const ends = this.slot("GAME_END", 0, 0);
-        if (this.activeAt([this.round, GAME_END_STEP, 0]).every((s) => ends.has(s))) this.phase = "over";
+        if (this.activeAt([this.round, GAME_END_STEP, 0]).every((s) => ends.has(s)) && !this.heldBack([this.round, GAME_END_STEP, 0])) {
+          this.phase = "over";
+        }
         return;
       }
       default:
@@ -820,7 +905,7 @@ export class Session {
       let card: Card;
       if (this.isActive(picker, [r, 0, p])) {
         const pick = this.slot("DRAFT_PICK", r, p).get(picker);
-        if (!pick) return;
+        if (!pick || this.heldBack([r, 0, p])) return;
         card = pick.body.get("card") as Card;
         if (!this.draftOpen.has(card)) this.blame(picker, "bad-pick", `DRAFT_PICK ${p}: card ${card} is not open`, [pick]);
       } else {
@@ -837,9 +922,9 @@ export class Session {
     if (settings.deal === "open") {
       const commits = this.slot("SEED_COMMIT", r, 0);
       const reveals = this.slot("SEED_REVEAL", r, 0);
-      if (!this.activeAt([r, 0, 0]).every((s) => commits.has(s))) return;
+      if (!this.activeAt([r, 0, 0]).every((s) => commits.has(s)) || this.heldBack([r, 0, 0])) return;
       const revealers = this.activeAt([r, 1, 0]);
-      if (!revealers.every((s) => reveals.has(s))) return;
+      if (!revealers.every((s) => reveals.has(s)) || this.heldBack([r, 1, 0])) return;
       const game = (this.start as Envelope).game;
       for (const s of revealers) {
         const c = commits.get(s) as Envelope;
@@ -856,7 +941,7 @@ export class Session {
     const shuffler = sealed.nextShuffler;
     if (shuffler !== null) {
       const msg = this.slot("SEALED_SHUFFLE", r, 0).get(shuffler);
-      if (!msg) return;
+      if (!msg || this.heldBack([r, 0, 0])) return;
       const problem = sealed.takeShuffle(msg.body);
       if (problem) this.blame(shuffler, "sealed-shuffle", problem, [msg]);
       this.checked.add(`shuffle|${shuffler}`);
@@ -865,7 +950,7 @@ export class Session {
     const unlocker = sealed.nextUnlocker;
     if (unlocker !== null) {
       const msg = this.slot("SEALED_UNLOCK", r, 0).get(unlocker);
-      if (!msg) return;
+      if (!msg || this.heldBack([r, 1, 0])) return;
       const problem = sealed.takeUnlock(unlocker, msg.body);
       if (problem) this.blame(unlocker, "sealed-unlock", problem, [msg]);
       this.checked.add(`unlock|${unlocker}`);
@@ -908,7 +993,7 @@ export class Session {
     const c = commitStep(t);
     const committers = this.activeAt([r, c, 0]);
     const commits = this.slot("PLAY_COMMIT", r, t);
-    if (!committers.every((s) => commits.has(s))) return;
+    if (!committers.every((s) => commits.has(s)) || this.heldBack([r, c, 0])) return;
     if (this.once(`state|${t}`)) {
       // Names the lowest seat, once a turn, as the reference does (protocol.md leaves open whether the check
       // runs again over the other commits once that seat is expelled: see the report of issue 25).
@@ -930,7 +1015,7 @@ export class Session {
       if (!sets) return;
       agreed = sets;
     }
-    if (!revealers.every((s) => reveals.has(s))) return;
+    if (!revealers.every((s) => reveals.has(s)) || this.heldBack([r, c + 1, 0])) return;
     let agree = true;
     for (const s of revealers) {
       const v = reveals.get(s) as Envelope;
@@ -972,7 +1057,7 @@ export class Session {
     let row: number | null = null;
     if (who !== null && this.isActive(who, [r, c + 2, 0])) {
       const m = choices.get(who);
-      if (!m) return;
+      if (!m || this.heldBack([r, c + 2, 0])) return;
       row = m.body.get("row") as number;
       if (row > 3) this.blame(who, "bad-row", `row ${row} does not exist`, [m]);
     } else if (who !== null) {
@@ -997,7 +1082,7 @@ export class Session {
     reveals: Map<number, Envelope>): Uint8Array[] | null {
     const t = this.turn;
     const others = revealers.filter((s) => !split.includes(s));
-    if (!others.every((s) => reveals.has(s))) return null;
+    if (!others.every((s) => reveals.has(s)) || this.heldBack([this.round, commitStep(t) + 1, 0])) return null;
     const versions = this.versions.get(`${this.round}|${t}`) as Map<number, Map<string, Envelope>>;
     const options = commitSets([...new Set([...committers, ...split])].sort((a, b) => a - b), commits, versions);
     const named: Map<number, string>[] = [];
@@ -1074,7 +1159,7 @@ export class Session {
         const keys = this.slot("SEALED_KEYS", r, 0);
         const sealed = this.sealed as SealedRound;
         const shufflers = sealed.shufflers;
-        if (!shufflers.every((s) => keys.has(s))) return;
+        if (!shufflers.every((s) => keys.has(s)) || this.heldBack([r, ROUND_END_STEP, 0])) return;
         const alarms = shufflers.filter((s) => keys.get(s)?.body.get("alarm") === true);
         const stop = Math.min(sealed.brokenTurn, ...alarms.map((s) => this.alarmTurns.get(`${r}|${s}`) ?? HAND_SIZE));
         const reveals: [number, Envelope][] = [];
@@ -1108,7 +1193,7 @@ export class Session {
       }
     }
     const ends = this.slot("ROUND_END", r, 0);
-    if (!this.activeAt([r, ROUND_END_STEP, 1]).every((s) => ends.has(s))) return;
+    if (!this.activeAt([r, ROUND_END_STEP, 1]).every((s) => ends.has(s)) || this.heldBack([r, ROUND_END_STEP, 1])) return;
     this.takeBack(r);
     if (gameOver(settings, r + 1, this.scores)) {
       this.phase = "game-end";

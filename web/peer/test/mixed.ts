@@ -8,6 +8,8 @@
  *     (SHA-256(label "/" counter) cut to the length asked: tests/protocol/harness.py's draws); `native`: node's
  *     OpenSSL for Ed25519 and X25519 in this process (the first `new` decides), else @noble/curves as a browser;
  *   host {salt, settings, roster}; deliver {wire, via}; play {card}; row {row}; pick {card}; drop {seat}; rejoin;
+ *   auto: the move owed now by the stand-in's rule, marked auto (its clock ran out, 11.2); standin {seat}: STANDIN
+ *   for that seat's move of this turn;
  *   waiting: the seats the game waits on now; dropped: the seats dropped; hand: our cards still in hand; report: the
  *   node's state and transcript;
  *   verify {path} (no id): the TypeScript verifier's verdict on a transcript file and its report (what
@@ -133,6 +135,12 @@ function answer(req: Request): unknown {
       break;
     case "rejoin":
       out = node.rejoin();
+      break;
+    case "auto":
+      out = node.standIn();
+      break;
+    case "standin":
+      out = node.askStandIn(req.seat as number);
       break;
     case "waiting":
       return { waiting: node.waiting() };
