@@ -33,9 +33,6 @@ class Deal:
     """What every deal component does the same way: cards committed as one byte, no audit at round end."""
 
     kinds: tuple[str, ...] = ()
-    # step -> the kind of message that goes in seat order there, each seat's built on the one before (drops:
-    # a seat after the absent one in that order cannot send until it has the absent seat's message)
-    ordered: dict[int, str] = {}
 
     def begin(self, table: TableView, round_index: int) -> Effects[None]:
         """Set up the round's deal (called once per round)."""
@@ -54,8 +51,10 @@ class Deal:
         """This deal's secrets as records `restore` takes (to rebuild a table)."""
         return []
 
-    def waiting(self, table: TableView) -> tuple[int, tuple[int, ...]] | None:
-        """(step, seats) the deal waits for while it deals, or None if it waits on its commit and reveal slots."""
+    def waiting(self, table: TableView) -> tuple[int, int, tuple[int, ...]] | None:
+        """(step, place, seats) the deal waits on while it deals, one message at a time (a draft's pick, a sealed
+        deal's shuffle or unlock: each its own position, protocol.md 11.1), or None if it waits on its commit and
+        reveal slots."""
         return None
 
     def stored(self, table: TableView, kind: str, seat: int, env: Envelope) -> None:
@@ -176,16 +175,16 @@ class DraftDeal(Deal):
         return
         yield
 
-    def waiting(self, table: TableView) -> tuple[int, tuple[int, ...]] | None:
+    def waiting(self, table: TableView) -> tuple[int, int, tuple[int, ...]] | None:
         draft = table.game.draft
         if draft is None:
-            return SEED_COMMIT_STEP, ()
+            return SEED_COMMIT_STEP, 0, ()
         seat = draft.to_move
         if seat is None:
-            return SEED_COMMIT_STEP, ()
+            return SEED_COMMIT_STEP, 0, ()
         active = table.active_at(table.round, SEED_COMMIT_STEP, draft.picks)
         waiting = seat in active and seat not in table.slot("DRAFT_PICK", table.round, draft.picks)
-        return SEED_COMMIT_STEP, (seat,) if waiting else ()
+        return SEED_COMMIT_STEP, draft.picks, (seat,) if waiting else ()
 
     def advance(self, table: TableView, round_index: int) -> Effects[Round | None]:
         draft = table.game.draft

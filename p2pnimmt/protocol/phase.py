@@ -3,9 +3,11 @@
 Steps of a round, as they go on the wire (DROP's `step`): 0 the deal's
 commit (seed commit, sealed shuffle, or the draft), 1 the deal's reveal
 (seed reveal, sealed unlock), then for turn t: 2+3t commit, 3+3t reveal,
-4+3t row choice; 32 round end, 33 game end. Two steps have several
-places (DROP's `place`): a draft's step 0 one per pick, and step 32 the
-sealed deal's keys (place 0) before ROUND_END (place 1). `Step` is the
+4+3t row choice; 32 round end, 33 game end. Some steps have several
+places (DROP's `place`): a draft's step 0 one per pick, a sealed deal's
+steps 0 and 1 one per seat (seat s's SEALED_SHUFFLE at (r, 0, s), its
+SEALED_UNLOCK at (r, 1, s)), and step 32 the sealed deal's keys (place 0)
+before ROUND_END (place 1). `Step` is the
 one place that makes and reads these numbers.
 """
 
@@ -70,16 +72,18 @@ KEYS_PLACE, ROUND_END_PLACE = 0, 1  # the places of step 32: a sealed deal's SEA
 
 _TURN_KIND_PART = {"PLAY_COMMIT": Part.COMMIT, "PLAY_REVEAL": Part.REVEAL, "ROW_CHOICE": Part.ROW_CHOICE,
                    "STANDIN": Part.COMMIT}
-_KIND_STEP = {"SEED_REVEAL": (SEED_REVEAL_STEP, 0), "SEALED_UNLOCK": (SEED_REVEAL_STEP, 0),
+_KIND_STEP = {"SEED_REVEAL": (SEED_REVEAL_STEP, 0),
               "ROUND_END": (ROUND_END_STEP, ROUND_END_PLACE), "SEALED_KEYS": (ROUND_END_STEP, KEYS_PLACE),
               "GAME_END": (GAME_END_STEP, 0)}
+_SEATED = {"SEALED_SHUFFLE": SEED_COMMIT_STEP, "SEALED_UNLOCK": SEED_REVEAL_STEP}  # at the place of their sender
 
 
 class Step(NamedTuple):
     """A position of the game: (round, the step number on the wire, the place within the step).
 
-    A tuple, so positions order as the game goes. Two steps have several places, each its own position to
-    wait, vote and drop at (protocol.md 11.1): a draft's step 0 one per pick (the place is the pick), and
+    A tuple, so positions order as the game goes. Some steps have several places, each its own position to
+    wait, vote and drop at (protocol.md 11.1): a draft's step 0 one per pick (the place is the pick), a
+    sealed deal's steps 0 and 1 one per seat (the place is the seat whose shuffle or unlock it is), and
     step 32 the sealed deal's SEALED_KEYS (place 0) before ROUND_END (place 1).
     """
 
@@ -92,8 +96,11 @@ class Step(NamedTuple):
         return cls(round_index, 2 + 3 * turn + part)
 
     @classmethod
-    def of_message(cls, round_index: int, kind: str, body: dict[str, Any]) -> Step:
-        """The step a message of `kind` with `body` belongs to."""
+    def of_message(cls, round_index: int, kind: str, body: dict[str, Any], seat: int = 0) -> Step:
+        """The position a message of `kind` with `body` belongs to; `seat`: its sender's (a sealed deal's shuffle
+        and unlock are at their sender's place)."""
+        if kind in _SEATED:
+            return cls(round_index, _SEATED[kind], seat)
         part = _TURN_KIND_PART.get(kind)
         if part is not None:
             return cls.of_turn(round_index, body["turn"], part)

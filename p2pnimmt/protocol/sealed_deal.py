@@ -91,7 +91,6 @@ class SealedDeal(Deal):
     """Mental-poker deal: no peer learns another's hand or the undealt cards during the round."""
 
     kinds = ("SEALED_SHUFFLE", "SEALED_UNLOCK", "SEALED_KEYS")
-    ordered = {SHUFFLE_STEP: "SEALED_SHUFFLE", UNLOCK_STEP: "SEALED_UNLOCK"}
 
     def __init__(self) -> None:
         self.rounds: dict[int, SealedRound] = {}
@@ -138,6 +137,8 @@ class SealedDeal(Deal):
         st = self.rounds[r]
         if st.seats is None and not (yield from self._shuffle(table, r, st)):
             return None
+        if self.left(table, r, st.seats or ()):
+            return None  # a seat that shuffled is dropped: the round is void (nobody unlocks on)
         if st.current is None or len(st.unlocked) < len(st.seats or ()):
             if not (yield from self._unlock(table, r, st)):
                 return None
@@ -145,17 +146,27 @@ class SealedDeal(Deal):
             return None
         return (yield from self._open(table, r, st))
 
+    @staticmethod
+    def shuffles(table: TableView, r: int, seat: int) -> bool:
+        """`seat` shuffles in round `r`: it is active at its own shuffle's position (r, 0, seat) (protocol.md 17.5)."""
+        return table.playing(seat, r, SHUFFLE_STEP, seat)
+
+    def left(self, table: TableView, r: int, seats: Any) -> list[int]:
+        """The seats of `seats` that shuffled in round `r` and were dropped later in it: their layer is in the deck
+        and can never be removed (the round is void, 17.9)."""
+        return [s for s in seats if s in table.dropped and table.dropped[s].round == r and self.shuffles(table, r, s)]
+
     def _shuffle(self, table: TableView, r: int, st: SealedRound) -> Effects[bool]:
         shuffles = table.slot("SEALED_SHUFFLE", r)
-        active = table.active_at(r, SHUFFLE_STEP)
-        if any(s not in active for s in st.shufflers):
-            # Dropped after we took its shuffle (our own, if the others dropped us): the deal goes on without it.
+        if any(not self.shuffles(table, r, s) for s in st.shufflers):
+            # Dropped at or before its shuffle after we took it (our own, if the others dropped us): the deal goes
+            # on without it.
             st.shufflers, st.previous = [], initial_deck(st.cards)
-        for seat in active:
-            if seat in st.shufflers:
-                continue
+        for seat in range(table.players):
+            if seat in st.shufflers or not self.shuffles(table, r, seat):
+                continue  # taken, or dropped at or before its own shuffle's position: it does not shuffle
             if seat not in shuffles:
-                if seat == table.seat:
+                if seat == table.seat and not self.left(table, r, st.shufflers):
                     got = yield from self._secrets(table, r)
                     if got is not None:
                         secrets, nonce = got
@@ -163,7 +174,7 @@ class SealedDeal(Deal):
                         commit = commitment("sealed", table.game_id, r, 0, seat, key_value(secrets), nonce)
                         yield Send("SEALED_SHUFFLE", {"round": r, "deck": deck, "commit": commit})
                 return False
-            if table.held_back(SHUFFLE_STEP):
+            if table.held_back(SHUFFLE_STEP, seat):
                 return False
             env = shuffles[seat]
             try:
@@ -172,6 +183,8 @@ class SealedDeal(Deal):
                 yield self._fault(table, seat, "sealed-shuffle", f"its shuffle for round {r + 1}: {exc}", env.wire)
                 return False
             st.shufflers.append(seat)
+        if self.left(table, r, st.shufflers):
+            return False  # a seat that shuffled was dropped at a later seat's shuffle: the round is void
         st.seats = tuple(st.shufflers)
         st.current = unlock_start(st.layout, st.previous)
         return True
@@ -189,7 +202,7 @@ class SealedDeal(Deal):
                         values = unlock_step(st.layout, seat, got[0].key.d, st.current)
                         yield Send("SEALED_UNLOCK", {"round": r, "values": values})
                 return False
-            if table.held_back(UNLOCK_STEP):
+            if table.held_back(UNLOCK_STEP, seat):
                 return False
             env = unlocks[seat]
             try:
@@ -229,20 +242,31 @@ class SealedDeal(Deal):
 
     # ----------------------------------------------------------------- waiting
 
-    def waiting(self, table: TableView) -> tuple[int, tuple[int, ...]]:
+    def waiting(self, table: TableView) -> tuple[int, int, tuple[int, ...]]:
+        """The position the deal waits on: (r, 0, s) for the first shuffling seat s whose shuffle is missing (or
+        held back here: our vote to drop a seat there is open), then (r, 1, s) likewise for the unlocks
+        (protocol.md 11.1, "Positions"); past the last one, place n."""
         r = table.round
         st = self.rounds[r]
         if st.seats is None:
             shuffles = table.slot("SEALED_SHUFFLE", r)
-            for seat in table.active_at(r, SHUFFLE_STEP):
+            for seat in range(table.players):
+                if not self.shuffles(table, r, seat):
+                    continue
                 if seat not in shuffles:
-                    return SHUFFLE_STEP, (seat,)
-            return SHUFFLE_STEP, ()
+                    return SHUFFLE_STEP, seat, (seat,)
+                if seat not in st.shufflers and table.held_back(SHUFFLE_STEP, seat):
+                    return SHUFFLE_STEP, seat, ()
+            return SHUFFLE_STEP, table.players, ()
         unlocks = table.slot("SEALED_UNLOCK", r)
         for seat in st.seats:
-            if seat not in unlocks and seat in table.active_at(r, UNLOCK_STEP):
-                return UNLOCK_STEP, (seat,)
-        return UNLOCK_STEP, ()
+            if not table.playing(seat, r, UNLOCK_STEP, seat):
+                continue  # dropped: the round is void
+            if seat not in unlocks:
+                return UNLOCK_STEP, seat, (seat,)
+            if seat not in st.unlocked and table.held_back(UNLOCK_STEP, seat):
+                return UNLOCK_STEP, seat, ()
+        return UNLOCK_STEP, table.players, ()
 
     def stored(self, table: TableView, kind: str, seat: int, env: Envelope) -> None:
         if kind == "SEALED_KEYS" and env.body["alarm"]:
@@ -410,24 +434,29 @@ class SealedDeal(Deal):
         yield DropSeat(seat, Step(r, ROUND_END_STEP))
         return False
 
+    @staticmethod
+    def _shuffled(st: SealedRound) -> tuple[int, ...]:
+        """The seats that shuffled in the round so far (all of them, once every shuffle is in)."""
+        return st.seats if st.seats is not None else tuple(st.shufflers)
+
     def leavers(self, table: TableView) -> tuple[int, ...]:
         st = self.rounds.get(table.round)
-        if st is None or st.caught or st.settled or st.seats is None:
+        if st is None or st.caught or st.settled:
             return ()
-        return tuple(s for s in st.seats if s in table.dropped and table.dropped[s][0] == table.round)
+        return tuple(self.left(table, table.round, self._shuffled(st)))
 
     def void(self, table: TableView) -> Effects[str | None]:
         st = self.rounds.get(table.round)
         if st is not None and st.caught:
             return st.caught
-        if st is None or st.settled or st.seats is None:
+        if st is None or st.settled:
             return None
-        gone = [s for s in st.seats if s in table.dropped and table.dropped[s][0] == table.round]
+        gone = self.left(table, table.round, self._shuffled(st))
         if not gone:
             return None
-        seat, step = gone[0], table.dropped[gone[0]][1]
-        what = {SHUFFLE_STEP: "its shuffle", UNLOCK_STEP: "its unlock",
-                ROUND_END_STEP: "its keys"}.get(step, "its card")
+        seat, at = gone[0], table.dropped[gone[0]]
+        what = "its unlock" if at.number in (SHUFFLE_STEP, UNLOCK_STEP) else \
+            "its keys" if at.number == ROUND_END_STEP else "its card"  # (dropped at a later seat's shuffle: its unlock)
         reason = (f"{table.who_seat(seat)} stopped before sending {what} after it shuffled: its "
                   f"layer cannot be removed nor its key revealed")
         if seat not in st.absent:

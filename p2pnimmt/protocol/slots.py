@@ -76,7 +76,7 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
             what = {"DROP": "to drop", "KEEP": "to keep"}.get(kind, "to ask the stand-in for")
             problem = f"{what} seat {body['seat']}, which is itself or no seat"
         if kind in ("DROP", "KEEP") and not problem:
-            at = Step.of_message(round_index, kind, body)
+            at = Step.of_message(round_index, kind, body, seat)
             problem = place_problem(table, body) or against_own_word(table, seat, kind, at, body["seat"])
             key = (kind, round_index, vote_slot(at, body["seat"]))
         if kind == "STANDIN":
@@ -109,7 +109,7 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
         slot.clear()
         slot.update(ordered)
     if kind == "DROP":
-        at = Step.of_message(round_index, kind, body)
+        at = Step.of_message(round_index, kind, body, seat)
         table.drop_steps.add(at)
         table.drop_targets.setdefault(at, set()).add(body["seat"])
         if seat == table.seat:  # our own vote, known again after a restart or a rebuild: no KEEP or DROP after it
@@ -119,7 +119,7 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
     if kind == "PLAY_COMMIT":
         yield Emit(Committed(seat, key[1], key[2]))
     if kind != "START_ACK":
-        note_progress(table, seat, Step.of_message(key[1] if kind != "GAME_END" else table.round, kind, body))
+        note_progress(table, seat, Step.of_message(key[1] if kind != "GAME_END" else table.round, kind, body, seat))
 
 
 def ask_back(table: Table, seat: int, env: Envelope) -> Effects[None]:
@@ -169,7 +169,8 @@ def after_open_vote(table: Table, seat: int, env: Envelope) -> bool:
         check_body(env.kind, body)
     except BodyError:
         return False  # refused when it is placed
-    step = Step.of_message(body.get("round", table.round) if env.kind != "GAME_END" else table.round, env.kind, body)
+    step = Step.of_message(body.get("round", table.round) if env.kind != "GAME_END" else table.round, env.kind, body,
+                           seat)
     for at in table.vote_steps():
         if at >= step:
             break
@@ -184,7 +185,7 @@ def rewound(table: Table, seat: int, env: Envelope) -> bool:
     if not table.rewinds or env.kind in ("START", "START_ACK"):
         return False
     return table.rewound(seat, Step.of_message(round_of(env) if env.kind != "GAME_END" else table.round,
-                                               env.kind, env.body))
+                                               env.kind, env.body, seat))
 
 
 def round_of(env: Envelope) -> int:
@@ -218,14 +219,21 @@ def unpark(table: Table) -> Effects[None]:
 
 
 def place_problem(table: Table, body: dict[str, Any]) -> str:
-    """A DROP or KEEP names its `place` at a step with places (a draft's step 0, step 32), and nowhere else."""
+    """A DROP or KEEP names its `place` at a step with places (a draft's step 0, a sealed deal's steps 0 and 1,
+    step 32), and nowhere else."""
     number = body["step"]
+    sealed = table.game.settings.deal == "sealed"
     if not table.has_places(number):
-        return "with a place, which only step 32 and step 0 of a draft have" if "place" in body else ""
+        return "with a place, which only step 32, step 0 of a draft and steps 0 and 1 of a sealed game have" \
+            if "place" in body else ""
     if "place" not in body:
         return f"at step {number} without the place it waits on (" + \
-            ("the pick)" if number == SEED_COMMIT_STEP else "0 for SEALED_KEYS, 1 for ROUND_END)")
+            ("the seat)" if sealed and number < ROUND_END_STEP else "the pick)" if number == SEED_COMMIT_STEP
+             else "0 for SEALED_KEYS, 1 for ROUND_END)")
     place = body["place"]
+    if sealed and number < ROUND_END_STEP and place >= table.players:
+        return f"for place {place} of step {number}: a sealed game's shuffles and unlocks have one per seat " \
+            f"(0..{table.players - 1})"
     if number == SEED_COMMIT_STEP and place >= HAND_SIZE * table.players:
         return f"for pick {place + 1}: a draft has {HAND_SIZE * table.players} picks"
     if number == ROUND_END_STEP and place > ROUND_END_PLACE:

@@ -10,8 +10,8 @@ The steps of a round are numbered in phase.py. A seat dropped at
 
 Dropping (DROP votes): a seat that has waited too long for seat X at
 step S votes DROP(X, S). A seat that is itself still waiting for X at S
-joins the vote, and so does one that waits at a seat-ordered step (a
-sealed deal's shuffles and unlocks) for a seat that voted. Once every seat active at S but X has voted, X is dropped
+joins the vote (S is a position: a draft's pick, a sealed deal's shuffle
+or unlock of one seat, each has its own place). Once every seat active at S but X has voted, X is dropped
 at S. A voter holds back from S (it will not use X's late messages there)
 unless it sees that some other seat has moved past S: that seat used X's
 messages, so the drop can never complete, and the voter withdraws and

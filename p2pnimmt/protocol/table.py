@@ -226,8 +226,11 @@ class Table:
         return seat is not None and seat in self.active_at(round_index, step, place)
 
     def has_places(self, number: int) -> bool:
-        """A DROP or KEEP at this step names its place: step 32 (keys, round end), a draft's step 0 (picks)."""
-        return number == ROUND_END_STEP or self.game.settings.variant == "draft" and number == SEED_COMMIT_STEP
+        """A DROP or KEEP at this step names its place: step 32 (keys, round end), a draft's step 0 (picks), a
+        sealed deal's steps 0 and 1 (the seat whose shuffle or unlock it is)."""
+        settings = self.game.settings
+        return number == ROUND_END_STEP or settings.variant == "draft" and number == SEED_COMMIT_STEP or \
+            settings.deal == "sealed" and number in (SEED_COMMIT_STEP, SEED_REVEAL_STEP)
 
     def held_back(self, step: int, place: int = 0) -> bool:
         """True while our own vote to drop someone at this step is open (we will not use its late messages).
@@ -243,15 +246,12 @@ class Table:
     def went_on(self, seat: int, at: Step, target: int) -> bool:
         """`seat` has signed that it used `target`'s message at `at`.
 
-        That is a message for a later step; at a step whose messages go in seat order (a sealed deal's
-        shuffles and unlocks: `Deal.ordered`), its own message of that step after `target`'s; or a
+        That is a message for a later position (a sealed deal's shuffles and unlocks are at their seats'
+        places: a seat's own shuffle after `target`'s is a later position than `target`'s), or a
         KEEP(at, target): it holds the message and waits on a seat that voted to drop `target` there.
         """
-        if self.furthest.get(seat, Step(-1, -1)) > at or seat in self.slots.get(("KEEP", at.round,
-                                                                                  vote_slot(at, target)), {}):
-            return True
-        kind = self.deal.ordered.get(at.number) if self.deal is not None else None
-        return kind is not None and seat > target and seat in self.slot(kind, at.round)
+        return self.furthest.get(seat, Step(-1, -1)) > at or seat in self.slots.get(("KEEP", at.round,
+                                                                                     vote_slot(at, target)), {})
 
     def voters(self, at: Step, target: int) -> set[int]:
         """The seats active at `at` whose DROP there names `target`."""
@@ -276,8 +276,9 @@ class Table:
             return None
         if self.phase == Phase.ROUND_END:  # a sealed deal's keys until the round is scored, then ROUND_END
             return Step(self.round, number, ROUND_END_PLACE if self.round in self.scored else KEYS_PLACE)
-        draft = self.game.draft if self.phase == Phase.DEAL else None
-        return Step(self.round, number, draft.picks if draft is not None and not draft.done else 0)
+        if self.phase == Phase.DEAL and self.deal is not None and (sequential := self.deal.waiting(self)) is not None:
+            return Step(self.round, sequential[0], sequential[1])  # a draft's pick, a sealed deal's seat
+        return Step(self.round, number)
 
     def complete_votes(self) -> list[tuple[int, Step]]:
         """(seat, step) for every drop not yet applied: a seat every other seat active at its step voted out there,
@@ -370,7 +371,7 @@ class Table:
         step = Step(r, number)
         active = self.active_at(r, number, ROUND_END_PLACE if number == ROUND_END_STEP else 0)  # ROUND_END's
         if self.phase == Phase.DEAL and (sequential := self.deal.waiting(self)) is not None:
-            return sequential[1]
+            return sequential[2]
         if self.phase == Phase.ROUND_END and r not in self.scored:
             keys = self.deal.keys_waiting(self)
             if keys:

@@ -302,7 +302,7 @@ def test_shuffle_that_duplicates_or_drops_a_value_is_refused_at_once(how: str) -
     details(assert_caught(net, 1, "sealed-shuffle"), "its shuffle for round 1")
     for p in others(net, 1):
         session = net.sessions[p]
-        assert session.dropped[1] == Step(0, 0) and 0 not in session.voided, label(net, p)
+        assert session.dropped[1] == Step(0, 0, 1) and 0 not in session.voided, label(net, p)  # at its own shuffle
 
 
 def test_substituted_card_dealt_to_an_honest_seat_is_blamed_on_the_shuffler() -> None:
@@ -655,7 +655,7 @@ def check_finished_without(net: Net, gone: int, step: int, absent: str = "") -> 
         else:
             assert not faults, [describe(f) for f in faults]
             assert s.voided == {}
-        assert s.dropped == {gone: Step(0, step)}
+        assert s.dropped == {gone: Step(0, step, gone if step <= 1 else 0)}  # a shuffle's, an unlock's place: its seat
         assert [(e.seat, e.round, e.step) for e in net.events[p] if isinstance(e, SeatDropped)] == [(gone, 0, step)]
         outcomes.add((s.result, tuple(s.game.history)))
         verdict = verify_transcript(bytes(net.transcripts[p]))

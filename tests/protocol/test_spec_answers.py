@@ -383,16 +383,32 @@ def test_q9_a_keep_after_ones_own_drop_is_unexpected() -> None:
 
 
 def test_q9_a_drop_after_ones_own_shuffle_built_on_that_seats_is_unexpected() -> None:
-    """At a seat-ordered step, a seat's own message after X's is built on X's: it went on from X's message."""
-    t = Table(deal="sealed")
+    """A sealed game's shuffles have places (11.1): seat s's SEALED_SHUFFLE is at (r, 0, s), so a seat's own
+    shuffle after X's is a later position than X's (it went on from X's message), but not a later one than the
+    shuffle of a seat after it."""
+    t = Table(n=4, deal="sealed")
     t.acks()
     deck = initial_deck(range(1, 105))
     for s in range(3):
         t.sign(s, "SEALED_SHUFFLE", {"round": 0, "deck": deck, "commit": bytes(32)})
-    t.sign(0, "DROP", {"round": 0, "step": 0, "seat": 1})  # seat 0 shuffled before seat 1: not built on it
+    t.sign(0, "DROP", {"round": 0, "step": 0, "place": 1, "seat": 1})  # seat 0 shuffled before seat 1
+    t.sign(2, "DROP", {"round": 0, "step": 0, "place": 3, "seat": 1})  # at seat 3's shuffle: nothing signed after
     assert t.oracle_faults == []
-    t.sign(2, "DROP", {"round": 0, "step": 0, "seat": 1})
+    t.sign(2, "DROP", {"round": 0, "step": 0, "place": 1, "seat": 1})  # its own shuffle, at (0, 0, 2), went on
     assert [(f.code, f.peer) for f in t.oracle_faults] == [("unexpected", t.ids[2].peer)]
+
+
+@pytest.mark.parametrize("body, why", [
+    ({"round": 0, "step": 0, "seat": 1}, "without the place"),
+    ({"round": 0, "step": 1, "seat": 1}, "without the place"),
+    ({"round": 0, "step": 0, "place": 4, "seat": 1}, "one per seat"),
+])
+def test_q9_a_drop_at_a_sealed_shuffle_or_unlock_names_a_seat_as_its_place(body: dict, why: str) -> None:
+    t = Table(deal="sealed")
+    t.acks()
+    t.sign(0, "DROP", body)
+    assert [(f.code, f.peer) for f in t.oracle_faults] == [("unexpected", t.ids[0].peer)]
+    assert why in t.oracle_faults[0].detail
 
 
 def test_q9_a_drop_after_ones_own_keep_is_unexpected() -> None:

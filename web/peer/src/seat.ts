@@ -287,15 +287,19 @@ export class Seat extends Session {
     return this.slot("DROP", at[0], voteSlot(at[1], at[2], x)).has(seat);
   }
 
-  /** DROP {round, step, seat}, and `place` at a step with places (32; a draft's step 0). */
+  /** DROP {round, step, seat}, and `place` at a step with places (32; a draft's step 0; a sealed game's 0 and 1). */
   private vote(x: number, at: Pos): void {
     this.send("DROP", this.votePosition(x, at));
   }
 
-  /** The body of a DROP or KEEP naming x at `at`: at a step with places (32; a draft's step 0), the place too. */
+  /** The body of a DROP or KEEP naming x at `at`: at a step with places (32; a draft's step 0; a sealed game's 0 and
+   * 1), the place too. */
   private votePosition(x: number, at: Pos): Body {
     const fields = body(["round", at[0]], ["step", at[1]], ["seat", x]);
-    if (at[1] === ROUND_END_STEP || ((this.settings as Settings).variant === "draft" && at[1] === 0)) fields.set("place", at[2]);
+    const settings = this.settings as Settings;
+    if (at[1] === ROUND_END_STEP || (settings.variant === "draft" && at[1] === 0) || (settings.deal === "sealed" && at[1] <= 1)) {
+      fields.set("place", at[2]);
+    }
     return fields;
   }
 

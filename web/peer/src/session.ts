@@ -391,7 +391,7 @@ export class Session {
     if (kind === "ROW_CHOICE" && (round < this.round || (round === this.round && (turn as number) < this.turn) || this.phase === "over")) {
       fail("wrong-chooser", "a row choice for a turn already resolved");
     }
-    const pos = positionOfMessage(kind, body);
+    const pos = positionOfMessage(kind, body, seat);
     const excluded = this.excluded.get(seat);
     if (pos && excluded && cmp(pos, excluded) >= 0 && !this.since.has(seat)) {
       if (pos[0] > this.round) this.pending.push(env); // a rebuild's drop: never placed, unless the seat is back then
@@ -416,7 +416,7 @@ export class Session {
     const slot = this.slot(kind, round, k);
     if (slot.has(seat)) this.blame(seat, "duplicate", `${kind} seq ${env.seq}: a second message for the same slot`, [env]);
     slot.set(seat, env);
-    const pos = positionOfMessage(kind, body);
+    const pos = positionOfMessage(kind, body, seat);
     if (pos) this.placed.set(seat, [...(this.placed.get(seat) ?? []), { key: `${kind}|${round}|${k}`, pos, seq: env.seq }]);
     if (kind === "DROP") this.votes.add(`${pos?.join("|")}|${body.get("seat") as number}`);
     if (kind === "SEALED_KEYS" && body.get("alarm") === true) {
@@ -441,20 +441,23 @@ export class Session {
     return this.keys.map((_, s) => s).filter((s) => this.isActive(s, pos));
   }
 
-  /** Whether seat `w` went on from seat `x`'s message at `pos`: a message of its own in a slot for a later
-   * position; at a sealed game's seat-ordered step its own message there, coming after x; or KEEP there naming x. */
+  /** Whether seat `w` went on from seat `x`'s message at `pos`: a message of its own in a slot for a later position
+   * (a sealed game's shuffles and unlocks are at their seats' places: w's own shuffle after x's is a later position
+   * than x's), or KEEP there naming x. */
   protected wentOn(w: number, x: number, pos: Pos): boolean {
     if (this.wentPast(w, pos)) return true;
     const [r, step, place] = pos;
-    if ((this.settings as Settings).deal === "sealed" && step <= 1 && w > x) {
-      if (this.slot(step === 0 ? "SEALED_SHUFFLE" : "SEALED_UNLOCK", r, 0).has(w)) return true;
-    }
     return this.slot("KEEP", r, voteSlot(step, place, x)).has(w);
   }
 
   /** Seat `w` has a message in a slot for a position after `pos` (the reference's `furthest`). */
   protected wentPast(w: number, pos: Pos): boolean {
     return (this.placed.get(w) ?? []).some((m) => cmp(m.pos, pos) > 0);
+  }
+
+  /** The seats that shuffle in round r: active at their own shuffle's position (r, 0, s) (17.5). */
+  protected shufflersOf(r: number): number[] {
+    return this.keys.map((_, s) => s).filter((s) => this.isActive(s, [r, 0, s]));
   }
 
   private hasVote(voter: number, pos: Pos, x: number): boolean {
@@ -531,7 +534,7 @@ export class Session {
     for (const [seat, queue] of [...this.held]) {
       while (queue.length) {
         const env = queue[0] as Envelope;
-        const pos = positionOfMessage(env.kind as Kind, env.body);
+        const pos = positionOfMessage(env.kind as Kind, env.body, seat);
         if (pos && this.undecidedVote(seat, pos)) break;
         queue.shift();
         this.place(seat, env);
@@ -553,7 +556,9 @@ export class Session {
           const commits = this.slot("SEED_COMMIT", r, 0);
           return this.activeAt([r, 0, 0]).every((s) => commits.has(s)) && !this.heldBack([r, 0, 0]) ? [r, 1, 0] : [r, 0, 0];
         }
-        return (this.sealed as SealedRound).nextShuffler !== null ? [r, 0, 0] : [r, 1, 0];
+        const sealed = this.sealed as SealedRound; // at the place of the seat whose shuffle or unlock it waits on
+        if (sealed.nextShuffler !== null) return [r, 0, sealed.nextShuffler];
+        return [r, 1, sealed.nextUnlocker ?? this.n];
       }
       case "turn": {
         const c = commitStep(this.turn);
@@ -702,7 +707,8 @@ export class Session {
     this.placed.set(x, (this.placed.get(x) ?? []).filter((m) => cmp(m.pos, at) < 0));
     this.held.delete(x);
     const sealed = this.sealed;
-    if (sealed && voids && this.voidedAt && cmp(this.voidedAt, at) === 0 && sealed.shufflers.includes(x)) {
+    const before = at[1] === 0 && at[2] <= x; // at or before its own shuffle's place: it did not shuffle (17.9)
+    if (sealed && voids && this.voidedAt && cmp(this.voidedAt, at) === 0 && sealed.shufflers.includes(x) && !before) {
       this.forfeits.add(x); // dropped with the seat that voided the round, at once (11.1): its drop voids it too (17.9)
       if (x < this.voidedBy) { // the round's reason names the lowest of them, as the reference does
         this.voidedBy = x;
@@ -711,11 +717,11 @@ export class Session {
       return;
     }
     if (!sealed || this.scored || at[0] !== this.round) return;
-    if (at[1] === 0 && at[2] === 0) {
+    if (before) {
       if (!sealed.leave(x)) {
         // Dropped after we took its shuffle (our own, if the others dropped us): it does not shuffle in this round
         // (17.9), so the deal is taken again from the shuffles of the seats still in it.
-        this.sealed = new SealedRound(sealed.game, sealed.round, sealed.cards, this.n, this.activeAt([this.round, 0, 0]));
+        this.sealed = new SealedRound(sealed.game, sealed.round, sealed.cards, this.n, this.shufflersOf(this.round));
         for (const key of [...this.checked]) if (key.startsWith("shuffle|")) this.checked.delete(key);
       }
       return;
@@ -724,7 +730,7 @@ export class Session {
   }
 
   private absentReason(x: number, at: Pos): string {
-    const what = at[1] === 1 ? "its unlock" : at[1] === ROUND_END_STEP ? "its keys" : "its card";
+    const what = at[1] <= 1 ? "its unlock" : at[1] === ROUND_END_STEP ? "its keys" : "its card";
     return `seat ${x} (${this.names[x]}) stopped before sending ${what} after it shuffled: its layer cannot be removed nor its key revealed`;
   }
 
@@ -885,7 +891,7 @@ export class Session {
       this.draftHands = this.keys.map(() => []);
     }
     if (settings.deal === "sealed") {
-      this.sealed = new SealedRound((this.start as Envelope).game, round, cards, this.n, this.activeAt([round, 0, 0]));
+      this.sealed = new SealedRound((this.start as Envelope).game, round, cards, this.n, this.shufflersOf(round));
     }
   }
 

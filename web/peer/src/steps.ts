@@ -1,6 +1,7 @@
 /**
  * Positions of section 11.1: (round, step, place), ordered as tuples. Steps of a round: 0 the seed commits (the
- * draft's picks, one place per pick; the sealed shuffles), 1 the seed reveals (the sealed unlocks), for turn t:
+ * draft's picks, one place per pick; the sealed shuffles, one place per seat), 1 the seed reveals (the sealed
+ * unlocks, one place per seat), for turn t:
  * 2+3t commit, 3+3t reveal, 4+3t row choice; 32 the round end (place 0 the sealed keys, place 1 ROUND_END),
  * 33 the game end.
  */
@@ -18,14 +19,17 @@ export function cmp(a: Pos, b: Pos): number {
 
 export const commitStep = (turn: number): number => 2 + 3 * turn;
 
-/** A message's position (null for START, START_ACK and REJOIN, which have none). */
-export function positionOfMessage(kind: Kind, body: MsgMap): Pos | null {
+/** A message's position (null for START, START_ACK and REJOIN, which have none); `seat`: its sender's (a sealed
+ * game's SEALED_SHUFFLE and SEALED_UNLOCK are at their sender's place). */
+export function positionOfMessage(kind: Kind, body: MsgMap, seat = 0): Pos | null {
   const r = body.get("round") as number;
   const t = body.get("turn") as number;
   switch (kind) {
-    case "SEED_COMMIT": case "SEALED_SHUFFLE": return [r, 0, 0];
+    case "SEED_COMMIT": return [r, 0, 0];
+    case "SEALED_SHUFFLE": return [r, 0, seat];
     case "DRAFT_PICK": return [r, 0, body.get("pick") as number];
-    case "SEED_REVEAL": case "SEALED_UNLOCK": return [r, 1, 0];
+    case "SEED_REVEAL": return [r, 1, 0];
+    case "SEALED_UNLOCK": return [r, 1, seat];
     case "PLAY_COMMIT": case "STANDIN": return [r, commitStep(t), 0];
     case "PLAY_REVEAL": return [r, commitStep(t) + 1, 0];
     case "ROW_CHOICE": return [r, commitStep(t) + 2, 0];
@@ -44,9 +48,10 @@ export function voteSlot(step: number, place: number, seat: number): number {
 
 /** What is wrong with a DROP's or KEEP's place (section 9 item 5), or null. */
 export function placeProblem(step: number, place: number | undefined, draft: boolean, sealed: boolean, players: number): string | null {
-  const hasPlaces = (step === 0 && draft) || step === ROUND_END_STEP;
+  const hasPlaces = (step === 0 && draft) || (step <= 1 && sealed) || step === ROUND_END_STEP;
   if (!hasPlaces) return place === undefined ? null : `step ${step} has no places`;
   if (place === undefined) return `step ${step} needs a place`;
+  if (step <= 1 && sealed) return place <= players - 1 ? null : `no seat ${place}`; // the seat whose shuffle or unlock
   if (step === 0) return place <= 10 * players - 1 ? null : `no pick ${place}`;
   if (place > 1 || (place === 0 && !sealed)) return `no place ${place} at step ${step}`;
   return null;

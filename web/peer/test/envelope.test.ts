@@ -30,7 +30,7 @@ test("protocol-vectors signed_message: signed bytes, signature, wire and hash", 
 test("message-vectors: KEEP, DROP and KEEP with places, REJOIN, ROUND_END with back", () => {
   const v = vector("message-vectors");
   const me = new Identity(fromHex(v.signer_secret));
-  assert.equal(v.messages.length, 7);
+  assert.equal(v.messages.length, 9);
   for (const m of v.messages) {
     const msg = seal(me, fromHex(v.game_id), m.seq, fromHex(m.prev), m.kind, body(m.body, ["state"]));
     assert.equal(hex(msg.wire), m.wire, m.kind);

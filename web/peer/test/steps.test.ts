@@ -16,6 +16,21 @@ test("positions: the step of each kind, places at a draft's step 0 and at step 3
   assert.ok(cmp([0, 32, 0], [0, 32, 1]) < 0 && cmp([1, 0, 0], [0, 33, 0]) > 0);
   assert.equal(voteSlot(28, 0, 2), 282); // message-vectors' KEEP
   assert.equal(voteSlot(0, 17, 3), (0 + 34 * 17) * 10 + 3);
+  // a sealed game's shuffles and unlocks: at their sender's place (11.1), so a later seat's is a later position
+  assert.deepEqual(positionOfMessage("SEALED_SHUFFLE", body({ round: 1 }), 3), [1, 0, 3]);
+  assert.deepEqual(positionOfMessage("SEALED_UNLOCK", body({ round: 1 }), 2), [1, 1, 2]);
+  assert.ok(cmp([1, 0, 3], [1, 0, 4]) < 0 && cmp([1, 0, 4], [1, 1, 0]) < 0);
+  assert.equal(voteSlot(0, 4, 2), 1362); // message-vectors' DROP at seat 4's shuffle
+  assert.equal(voteSlot(1, 2, 2), 692); // and KEEP at seat 2's unlock
+});
+
+test("a sealed game's DROP at a shuffle or an unlock names the seat as its place", () => {
+  assert.match(placeProblem(0, undefined, false, true, 5) ?? "", /needs a place/);
+  assert.match(placeProblem(1, undefined, false, true, 5) ?? "", /needs a place/);
+  assert.equal(placeProblem(0, 4, false, true, 5), null);
+  assert.equal(placeProblem(1, 0, false, true, 5), null);
+  assert.match(placeProblem(0, 5, false, true, 5) ?? "", /no seat 5/);
+  assert.match(placeProblem(1, 0, false, false, 5) ?? "", /no places/); // the open deal's seed steps have none
 });
 
 test("a DROP's place: required where the step has places, refused elsewhere, within range", () => {
