@@ -1,5 +1,6 @@
 /** `node peer.js verify FILE`: the same output and exit status as `p2pnimmt verify FILE` (section 13). */
 import { hex } from "./bytes.js";
+import { useSha256 } from "./hash.js";
 import { type Ed25519, useEd25519 } from "./identity.js";
 import { type ScalarMult, useScalarMult } from "./sealed_group.js";
 import { report, verifyTranscript } from "./verify.js";
@@ -64,6 +65,7 @@ interface NodeCrypto {
     | { key: { kty: "OKP"; crv: "X25519"; x: string }; format: "jwk" }): unknown;
   diffieHellman(options: { privateKey: unknown; publicKey: unknown }): Uint8Array;
   sign(algorithm: null, data: Uint8Array, key: unknown): Uint8Array;
+  createHash(algorithm: "sha256"): { update(data: Uint8Array): { digest(): Uint8Array } };
   verify(algorithm: null, data: Uint8Array, key: unknown, signature: Uint8Array): boolean;
 }
 
@@ -148,6 +150,11 @@ export function nodeScalarMult(crypto: NodeCrypto): ScalarMult {
   };
 }
 
+/** SHA-256 by node's OpenSSL. */
+export function nodeSha256(crypto: NodeCrypto): (data: Uint8Array) => Uint8Array {
+  return (data) => new Uint8Array(crypto.createHash("sha256").update(data).digest());
+}
+
 /** When this bundle is the script node runs (never in a browser): run the command line. */
 export function runIfMain(moduleUrl: string): void {
   const proc = (globalThis as { process?: NodeProcess }).process;
@@ -158,6 +165,7 @@ export function runIfMain(moduleUrl: string): void {
   const crypto = proc.getBuiltinModule("node:crypto") as NodeCrypto;
   useScalarMult(nodeScalarMult(crypto));
   useEd25519(nodeEd25519(crypto));
+  useSha256(nodeSha256(crypto));
   proc.exitCode = run(proc.argv.slice(2), {
     readFile: (path) => new Uint8Array(fs.readFileSync(path)),
     out: (text) => proc.stdout.write(`${text}\n`),

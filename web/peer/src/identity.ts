@@ -118,10 +118,12 @@ function portableSign(secret: Uint8Array, data: Uint8Array): Uint8Array {
 }
 
 /** A signer's public key decoded once, null when @noble/curves' strict check refuses it (not canonical, not a
- * point, or of small order); from its second signature on, with a table of its multiples (wNAF, 6-bit windows:
- * [k]A, the costliest part of a check, 5 times faster). A table sits at a few public keys. */
+ * point, or of small order); from its TABLE_AFTER-th signature on, with a table of its multiples (wNAF, 6-bit
+ * windows: [k]A, the costliest part of a check, 5 times faster; the table costs about three checks, so a key seen
+ * once or twice goes without). A table sits at a few public keys: a game's seats, hundreds of checks each. */
 const publicKeys = new Map<string, { point: EdPoint | null; uses: number }>();
 const PRECOMPUTE_WINDOW = 6;
+const TABLE_AFTER = 4;
 
 function publicPoint(publicKey: Uint8Array): EdPoint | null {
   const id = hex(publicKey);
@@ -139,7 +141,7 @@ function publicPoint(publicKey: Uint8Array): EdPoint | null {
     publicKeys.set(id, known);
   }
   known.uses += 1;
-  if (known.uses === 2 && known.point) known.point.precompute(PRECOMPUTE_WINDOW);
+  if (known.uses === TABLE_AFTER && known.point) known.point.precompute(PRECOMPUTE_WINDOW);
   return known.point;
 }
 

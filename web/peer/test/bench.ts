@@ -17,7 +17,8 @@
 import { randomBytes } from "node:crypto";
 import * as crypto from "node:crypto";
 import { type Card } from "../src/cards.js";
-import { nodeEd25519, nodeScalarMult } from "../src/cli.js";
+import { nodeEd25519, nodeScalarMult, nodeSha256 } from "../src/cli.js";
+import { useSha256 } from "../src/hash.js";
 import { Identity, useEd25519 } from "../src/identity.js";
 import { useScalarMult } from "../src/sealed_group.js";
 import { type Member, type Outgoing, Seat } from "../src/seat.js";
@@ -49,6 +50,7 @@ const [seats, deal, rounds, native] = [Number(process.argv[2] ?? 10), (process.a
 if (native) {
   useScalarMult(nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]));
   useEd25519(nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0]));
+  useSha256(nodeSha256(crypto as unknown as Parameters<typeof nodeSha256>[0]));
 }
 
 const identities = Array.from({ length: seats }, () => new Identity(new Uint8Array(randomBytes(32))));
