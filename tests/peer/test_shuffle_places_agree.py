@@ -5,7 +5,8 @@ together at seat 4's shuffle (r, 0, 4): the round is void and seat 2 forfeits. `
 seat's, the two gone seats' too, and the spectator's), for a first and a second round; the remaining seats' and
 the spectator's verify, showing the void round and seat 2's forfeit (before the TypeScript session gave a sealed
 round's shuffles their places, a7d5594, `node peer.js verify` failed them at the drop: "the recorded fault 'absent'
-against seat 2 ... is not one the replay found").
+against seat 2 ... is not one the replay found"). And the same game at a mixed table, the voters seats 1 and 3 in TypeScript: the same
+bytes and transcripts as the all-Python table.
 """
 
 from __future__ import annotations
@@ -14,6 +15,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from mixed import NodeSeats
+from test_mixed_tables import (
+    Table,
+    check,
+    child,  # noqa: F401  (the fixture of the node process of the TypeScript seats)
+    signed_in,
+    timers as mixed_timers,
+)
 from test_verify_agrees import same_lines
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
@@ -40,3 +49,44 @@ def test_both_verifiers_agree_on_two_seats_dropped_at_a_shuffles_place(round_ind
         assert f"round {2 - round_index}: void" not in out, out
         assert "forfeited (left a round and made it void, so cannot win): p2\n" in out, out
         assert "winner: p2" not in out, out
+
+
+@pytest.mark.parametrize("round_index", [0, 1])
+def test_a_mixed_table_drops_both_at_seat_4s_shuffle_as_a_python_one(round_index: int, child: NodeSeats,  # noqa: F811
+                                                                     tmp_path: Path) -> None:
+    """The same scenario at a mixed table (tests/peer/test_mixed_tables.py): the voters seats 1 and 3 (seat 3, which
+    shuffled on seat 2's and must name it at (r, 0, 4)), the gone seat 4 and the second spectator run in TypeScript.
+    Played once with every node in Python and once mixed, with the same keys, entropy, delivery order and moves,
+    cut after the same delivery (seat 3's shuffle of the round signed): every node sends the same bytes and writes
+    the same transcript, both verifiers say the same of each, and the remaining seats end alike with {2, 4} dropped
+    together at (r, 0, 4), the round void and seat 2 forfeiting."""
+    table = Table(child, "sealed", 5, [1, 3, 4, 6], seed=round_index * 100 + 7, rounds=2)
+    ref, mixed = table.nets
+    ref.start()
+    seat3 = ref.sessions[ref.identities[3].peer]
+    deliveries = 0
+    while 3 not in (seat3.slot("SEALED_SHUFFLE", round_index) if seat3.game is not None else {}):
+        assert ref.queue, "the game ended before seat 3 shuffled"
+        ref.run(limit=1)
+        deliveries += 1
+    assert all(4 not in ref.sessions[p].slot("SEALED_SHUFFLE", round_index) for p in ref.peers)
+    mixed.start()
+    for _ in range(deliveries):
+        mixed.run(limit=1)
+    for net in table.nets:
+        net.cut = {net.identities[s].peer for s in GONE}
+        net.run()
+        mixed_timers(net)
+    assert [s for s in range(5) if mixed.is_typescript(mixed.identities[s].peer)] == [1, 3, 4]
+    outcomes = check(table, tmp_path, gone=GONE)
+    at = [round_index, 0, 4]
+    for i, outcome in enumerate(outcomes):
+        if i in GONE:
+            continue
+        assert outcome["dropped"] == [[2, at], [4, at]], (i, outcome["dropped"])
+        assert outcome["voided"] == [round_index] and outcome["forfeits"] == [2], (i, outcome)
+        assert 2 not in outcome["winners"]
+    drops = signed_in(mixed, mixed.peers[0], "DROP")
+    named = {body["seat"] for seat, body in drops if seat == 3 and
+             [body["round"], body["step"], body.get("place", 0)] == at}
+    assert named == {2, 4}, drops  # the TypeScript seat 3 named seat 2, on whose shuffle it shuffled, there
