@@ -622,15 +622,12 @@ export class Session {
     const active = this.activeAt(at);
     if (step === 0 && settings.variant === "draft") return lacking("DRAFT_PICK", r, at[2], [draftOrder(this.n, r)[at[2]] as number]);
     if (step <= 1 && settings.deal === "sealed") {
-      // The first seat in seat order whose message is not in its slot (the reference's SealedDeal.waiting): the next
-      // to be taken, unless we hold back there (our own vote open), where every message may be in.
-      const sealed = this.sealed as SealedRound;
-      const next = step === 0 ? sealed.nextShuffler : sealed.nextUnlocker;
-      if (next === null) return [];
+      // At (r, 0, p) or (r, 1, p) the game waits on seat p's shuffle or unlock alone, and on nobody when p's message
+      // is in but we hold back there (our own vote open) or p is past the last seat (the reference's
+      // SealedDeal.waiting; protocol.md 11.1, "Positions").
+      const p = at[2];
       const slot = this.slot(step === 0 ? "SEALED_SHUFFLE" : "SEALED_UNLOCK", r, 0);
-      const from = sealed.shufflers.indexOf(next);
-      const first = (from < 0 ? [next] : sealed.shufflers.slice(from)).find((s) => !slot.has(s) && active.includes(s));
-      return first === undefined ? [] : [first];
+      return p < this.n && !slot.has(p) && active.includes(p) ? [p] : [];
     }
     if (step <= 1) return lacking(step === 0 ? "SEED_COMMIT" : "SEED_REVEAL", r, 0, active);
     if (step < ROUND_END_STEP) {
