@@ -325,3 +325,23 @@ def test_both_verifiers_agree_on_a_split_into_many_versions(versions: int, tmp_p
         if peer != adv.peer:
             assert status == (0 if versions == 2 else 1), err
             assert versions == 2 or "versions of one commit" in err, err
+
+
+@pytest.mark.parametrize("players, turn", [(3, 0), (5, 2)])
+def test_both_verifiers_agree_on_a_reveal_before_the_version_it_names(players: int, turn: int,
+                                                                       tmp_path: Path) -> None:
+    """tests/protocol/test_split_wait.py: seat 1 holds seat 2's reveal on version B of a split commit before B
+    itself. Nobody honest is named (protocol.md 11, "A reveal naming another commit set"): every honest transcript
+    verifies under both verifiers, with the same lines."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "protocol"))
+    from test_split_wait import split_and_hold
+
+    net, adv, waited = split_and_hold(players, turn, 0)
+    assert waited
+    for i, peer in enumerate(net.peers):
+        if peer == adv.peer:
+            continue
+        path = tmp_path / f"wait-{i}.p2pt"
+        path.write_bytes(bytes(net.transcripts[peer]))
+        status, out, err = same_lines(path)
+        assert status == 0 and "verified:" in out, err

@@ -925,18 +925,9 @@ export class Session {
       agreed = sets;
     }
     if (!revealers.every((s) => reveals.has(s))) return;
-    let agree = true;
-    for (const s of revealers) {
-      const v = reveals.get(s) as Envelope;
-      if (!agreed.some((set) => equal(v.body.get("commits") as Uint8Array, set))) {
-        agree = false;
-        if (this.once(`digest|${t}|${s}`)) {
-          this.report({ peer: this.peers[s] as Uint8Array, code: "digest-mismatch", fatal: false, evidence: [v.wire],
-            detail: `PLAY_REVEAL of turn ${t + 1} names another commit set` });
-        }
-      }
-    }
-    if (!agree) return;
+    // A reveal naming another commit set is no fault (section 11, "A reveal naming another commit set"): its seat
+    // may hold a version of a split commit on its way to this node; the turn waits for it.
+    if (!revealers.every((s) => agreed.some((set) => equal((reveals.get(s) as Envelope).body.get("commits") as Uint8Array, set)))) return;
     if (!this.plays) {
       const plays = new Map<number, Card>();
       const revealed = new Set<Card>();
@@ -998,13 +989,7 @@ export class Session {
     for (const s of others) {
       const v = reveals.get(s) as Envelope;
       const choice = options.find((o) => equal(o.digest, v.body.get("commits") as Uint8Array));
-      if (!choice) {
-        if (this.once(`digest|${t}|${s}`)) {
-          this.report({ peer: this.peers[s] as Uint8Array, code: "digest-mismatch", fatal: false, evidence: [v.wire],
-            detail: `PLAY_REVEAL of turn ${t + 1} names another commit set` });
-        }
-        return null; // a version this node has not seen yet: it comes relayed, as a fault's evidence
-      }
+      if (!choice) return null; // a version this node has not seen yet: it comes relayed, as a proof's evidence; no fault
       named.push(choice.picked);
     }
     for (const x of split) {
