@@ -425,12 +425,13 @@ class SealedDeal(Deal):
         gone = [s for s in st.seats if s in table.dropped and table.dropped[s][0] == table.round]
         if not gone:
             return None
-        seat, step = gone[0], table.dropped[gone[0]][1]
-        what = {SHUFFLE_STEP: "its shuffle", UNLOCK_STEP: "its unlock",
-                ROUND_END_STEP: "its keys"}.get(step, "its card")
-        reason = (f"{table.who_seat(seat)} stopped before sending {what} after it shuffled: its "
-                  f"layer cannot be removed nor its key revealed")
-        if seat not in st.absent:
-            st.absent.add(seat)
-            yield Suspect(seat, "absent", reason)  # at fault: it left the deal half done
-        return reason
+        reasons = {}
+        for seat in gone:  # every seat dropped with the one that voids the round, in seat order (protocol.md 17.9)
+            what = {SHUFFLE_STEP: "its shuffle", UNLOCK_STEP: "its unlock",
+                    ROUND_END_STEP: "its keys"}.get(table.dropped[seat][1], "its card")
+            reasons[seat] = (f"{table.who_seat(seat)} stopped before sending {what} after it shuffled: its "
+                             f"layer cannot be removed nor its key revealed")
+            if seat not in st.absent:
+                st.absent.add(seat)
+                yield Suspect(seat, "absent", reasons[seat])  # at fault: it left the deal half done
+        return reasons[gone[0]]

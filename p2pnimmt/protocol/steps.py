@@ -65,6 +65,8 @@ def advance(table: Table) -> Effects[None]:
     if (yield from count_votes(table)):
         return  # the session rebuilds the table: this one is done with
     yield from unpark(table)
+    if table.rewinds and any(seat not in table.dropped and at == table.now() for seat, at in table.rewinds):
+        return  # a rebuild stops where it drops a seat until that drop is made, a drop there that voids the round too
     step = PHASE_STEPS.get(table.phase)
     if step is not None:
         yield from step(table)

@@ -158,10 +158,12 @@ def test_both_verifiers_agree_when_two_seats_vote_each_other_out(cut_at: int, tm
         assert code == 0 and "round 1: void" in out, out
 
 
-# (4, 93, 0) is left out: its seat 2's transcript (the dropped seat, rebuilding) gets 'FAILED at record 22: the
-# recorded fault 'absent' ... is not one the replay found' from node peer.js verify before and after this change,
-# where p2pnimmt verify verifies it: a TypeScript divergence still open (issue 21).
-@pytest.mark.parametrize("players, cut_at, delivery", [(4, 156, 63944), (5, 180, 64937)])
+# (4, 93, 0): seats 2 and 3 are dropped at once at one turn's commit step, voiding the round; the reference named
+# seat 2 alone `absent`, the TypeScript session seat 3 alone, so node peer.js verify failed seat 2's transcript at
+# record 22 ('the recorded fault 'absent' ... is not one the replay found'): each seat is named (protocol.md 17.9).
+# (4, 351, 33415): seat 3's own transcript failed under both verifiers (record 60: the recorded `duplicate` against
+# seat 1 'is not one the replay found'): a rebuild for two seats voted out at one step dropped neither (11.1).
+@pytest.mark.parametrize("players, cut_at, delivery", [(4, 156, 63944), (5, 180, 64937), (4, 93, 0), (4, 351, 33415)])
 def test_both_verifiers_agree_on_a_seat_expelled_in_a_void_round(players: int, cut_at: int, delivery: int,
                                                                    tmp_path: Path) -> None:
     """A seat signs its ROUND_END of a void round twice (expelled, protocol.md 12): it is dropped where the game

@@ -96,6 +96,7 @@ export class Session {
   /** Where the last round a shuffler's drop made void was made void. */
   private voidedAt: Pos | null = null;
   private voidedBy = 0;
+  private absentDue: number[] = []; // seats whose drop voids the round, named once every drop at its position is made
   /** Void rounds and why. */
   readonly voided = new Map<number, string>();
   /** Messages of a seat at or after a position are not put in their slots (a rebuild's drops). */
@@ -374,7 +375,8 @@ export class Session {
     }
     const pos = positionOfMessage(kind, body);
     const excluded = this.excluded.get(seat);
-    if (pos && excluded && cmp(pos, excluded) >= 0 && !this.since.has(seat)) {
+    // Its DROPs at its own drop position count, as at the voters, until it is dropped there (11.1).
+    if (pos && excluded && cmp(pos, excluded) >= 0 && !this.since.has(seat) && !(kind === "DROP" && cmp(pos, excluded) === 0)) {
       if (pos[0] > this.round) this.pending.push(env); // a rebuild's drop: never placed, unless the seat is back then
       return;
     }
@@ -573,6 +575,7 @@ export class Session {
     for (const x of this.missing(now)) {
       if (this.expelled.has(x) && !this.dropped.has(x)) {
         this.drop(x, now);
+        this.settleVoid();
         return true;
       }
     }
@@ -605,6 +608,7 @@ export class Session {
         }
       }
     }
+    this.settleVoid();
     return dropped;
   }
 
@@ -616,10 +620,8 @@ export class Session {
     const sealed = this.sealed;
     if (sealed && voids && this.voidedAt && cmp(this.voidedAt, at) === 0 && sealed.shufflers.includes(x)) {
       this.forfeits.add(x); // dropped with the seat that voided the round, at once (11.1): its drop voids it too (17.9)
-      if (x < this.voidedBy) { // the round's reason names the lowest of them, as the reference does
-        this.voidedBy = x;
-        this.voided.set(this.round, this.absentReason(x, at));
-      }
+      this.absentDue.push(x);
+      if (x < this.voidedBy) this.voidedBy = x; // the round's reason names the lowest of them, as the reference does
       return;
     }
     if (!sealed || this.scored || at[0] !== this.round) return;
@@ -641,12 +643,29 @@ export class Session {
   }
 
   private voidRound(x: number, at: Pos): void {
-    const reason = this.absentReason(x, at);
     this.forfeits.add(x);
     this.voidedAt = at;
     this.voidedBy = x;
-    this.note({ peer: this.peers[x] as Uint8Array, code: "absent", detail: reason, fatal: false, evidence: [] });
-    this.scoreVoid(reason);
+    this.absentDue.push(x);
+  }
+
+  /**
+   * Once the drops at a position are all made (11.1, "Active"): the round they void is void, every seat dropped there
+   * named `absent` in seat order, then scored void with the lowest one's reason (17.9).
+   */
+  private settleVoid(): void {
+    if (!this.absentDue.length) return;
+    // A rebuild stops where it drops a seat until that drop is made (11.1), a drop there that voids the round too.
+    if ([...this.excluded].some(([x, at]) => !this.dropped.has(x) && !this.since.has(x) && cmp(at, this.voidedAt as Pos) === 0)) return;
+    const due = [...this.absentDue].sort((a, b) => a - b);
+    this.absentDue = [];
+    for (const x of due) {
+      this.note({ peer: this.peers[x] as Uint8Array, code: "absent", detail: this.absentReason(x, this.dropped.get(x) as Pos),
+        fatal: false, evidence: [] });
+    }
+    const reason = this.absentReason(this.voidedBy, this.dropped.get(this.voidedBy) as Pos);
+    if (this.scored) this.voided.set(this.round, reason);
+    else this.scoreVoid(reason);
   }
 
   /** The audit named a seat (17.7): the verdict recorded, the round void, the seat dropped at step 32 (no forfeit:
