@@ -454,12 +454,14 @@ class SealedDeal(Deal):
         gone = self.left(table, table.round, self._shuffled(st))
         if not gone:
             return None
-        seat, at = gone[0], table.dropped[gone[0]]
-        what = "its unlock" if at.number in (SHUFFLE_STEP, UNLOCK_STEP) else \
-            "its keys" if at.number == ROUND_END_STEP else "its card"  # (dropped at a later seat's shuffle: its unlock)
-        reason = (f"{table.who_seat(seat)} stopped before sending {what} after it shuffled: its "
-                  f"layer cannot be removed nor its key revealed")
-        if seat not in st.absent:
-            st.absent.add(seat)
-            yield Suspect(seat, "absent", reason)  # at fault: it left the deal half done
-        return reason
+        reasons = {}
+        for seat in gone:  # every seat dropped with the one that voids the round, in seat order (protocol.md 17.9)
+            at = table.dropped[seat]  # (dropped at a later seat's shuffle: it stopped before its unlock)
+            what = "its unlock" if at.number in (SHUFFLE_STEP, UNLOCK_STEP) else \
+                "its keys" if at.number == ROUND_END_STEP else "its card"
+            reasons[seat] = (f"{table.who_seat(seat)} stopped before sending {what} after it shuffled: its "
+                             f"layer cannot be removed nor its key revealed")
+            if seat not in st.absent:
+                st.absent.add(seat)
+                yield Suspect(seat, "absent", reasons[seat])  # at fault: it left the deal half done
+        return reasons[gone[0]]

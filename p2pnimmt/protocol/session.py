@@ -239,7 +239,8 @@ class Session:
         if seat in self.slot("PLAY_COMMIT", table.round, table.turn):
             raise LocalError(f"already committed a card for turn {table.turn + 1}")
         assert game.round is not None
-        if card not in game.round.hands[seat]:
+        committed = deal.committed_value(table, seat, card) if card in game.round.hands[seat] else None
+        if committed is None:  # every guard before the nonce: a refused commit draws nothing (protocol.md 11)
             raise LocalError(f"{card!r} is not in your hand")
         nonce = self.entropy(NONCE_SIZE)
         table.plays[(table.round, table.turn)] = (card, nonce)
@@ -248,8 +249,6 @@ class Session:
             table.auto.add((table.round, table.turn))
             record["auto"] = True
         self.journal.secret(record)
-        committed = deal.committed_value(table, seat, card)
-        assert committed is not None
         value = commitment("play", table.game_id, table.round, table.turn, seat, committed, nonce)
         self.send("PLAY_COMMIT", {"round": table.round, "turn": table.turn, "commit": value,
                                   "state": table.state_now()})

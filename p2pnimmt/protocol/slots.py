@@ -184,8 +184,10 @@ def rewound(table: Table, seat: int, env: Envelope) -> bool:
     """In a rebuild: `env` (placed once: its body is sound) is from where its seat is dropped in the rebuild."""
     if not table.rewinds or env.kind in ("START", "START_ACK"):
         return False
-    return table.rewound(seat, Step.of_message(round_of(env) if env.kind != "GAME_END" else table.round,
-                                               env.kind, env.body, seat))
+    at = Step.of_message(round_of(env) if env.kind != "GAME_END" else table.round, env.kind, env.body, seat)
+    if env.kind == "DROP" and (seat, at) in table.rewinds:
+        return False  # its votes at its own drop position count, as at the voters, until it is dropped there (11.1)
+    return table.rewound(seat, at)
 
 
 def round_of(env: Envelope) -> int:

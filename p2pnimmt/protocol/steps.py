@@ -25,7 +25,7 @@ from typing import Any
 
 from . import quorum
 from .commitments import commit_set_digest, commitment
-from .effects import DropSeat, Effects, Emit, Fatal, Rewind, Send, StandInMove, Suspect
+from .effects import DropSeat, Effects, Emit, Fatal, Rewind, Send, StandInMove
 from .envelope import Envelope
 from .events import (
     GameOver,
@@ -54,7 +54,7 @@ from .phase import (
 from .slots import unpark
 from .split import commit_sets
 from .standin import stand_in_card, stand_in_row
-from .table import Table, TurnRecord
+from .table import Table
 
 __all__ = ["GAME_END_STEP", "ROUND_END_STEP", "SEED_COMMIT_STEP", "SEED_REVEAL_STEP", "advance", "message_step",
            "turn_step", "vote"]
@@ -65,6 +65,8 @@ def advance(table: Table) -> Effects[None]:
     if (yield from count_votes(table)):
         return  # the session rebuilds the table: this one is done with
     yield from unpark(table)
+    if table.rewinds and any(seat not in table.dropped and at == table.now() for seat, at in table.rewinds):
+        return  # a rebuild stops where it drops a seat until that drop is made, a drop there that voids the round too
     step = PHASE_STEPS.get(table.phase)
     if step is not None:
         yield from step(table)
@@ -244,19 +246,14 @@ def step_turn(table: Table) -> Effects[None]:
         s) == "equivocation" and table.dropped.get(s) == Step(r, commit_step)))
     agreed = {digest}
     if split:  # a seat signed two commits for this turn: the reveals of the others decide (split.py)
-        agreed = yield from split_commit(table, record, split, committers, commits, revealers, reveals)
+        agreed = yield from split_commit(table, split, committers, commits, revealers, reveals)
         if not agreed:
             return
     if table.held_back(reveal_step) or any(s not in reveals for s in revealers):
         return
-    for seat in revealers:
-        if reveals[seat].body["commits"] not in agreed and seat not in record.digest_faulted:
-            record.digest_faulted.add(seat)
-            # Either this seat lies, or someone showed it other commits; relayed copies will tell.
-            yield Suspect(seat, "digest-mismatch",
-                          f"{table.who_seat(seat)} saw a different set of commitments in turn {t + 1}",
-                          (reveals[seat].wire,))
     if any(reveals[s].body["commits"] not in agreed for s in revealers):
+        # No fault (protocol.md 11, "A reveal naming another commit set"): the seat may hold a version of a split
+        # commit that is on its way to this node, relayed or as a proof's evidence; the turn waits for it.
         return
     if record.cards is None:  # checked once: a sealed deal learns hidden cards from the reveals
         cards = yield from turn_cards(table, commits, reveals, revealers)
@@ -315,7 +312,7 @@ def step_turn(table: Table) -> Effects[None]:
         yield from score_round(table)
 
 
-def split_commit(table: Table, record: TurnRecord, split: Sequence[int], committers: Sequence[int],
+def split_commit(table: Table, split: Sequence[int], committers: Sequence[int],
                  commits: Mapping[int, Envelope], revealers: Sequence[int],
                  reveals: Mapping[int, Envelope]) -> Effects[set[bytes]]:
     """The commit sets a reveal of this turn may name, once the seats that did not split their commit revealed;
@@ -333,12 +330,8 @@ def split_commit(table: Table, record: TurnRecord, split: Sequence[int], committ
     named = []
     for seat in others:
         choice = options.get(reveals[seat].body["commits"])
-        if choice is None:
-            if seat not in record.digest_faulted:
-                record.digest_faulted.add(seat)
-                yield Suspect(seat, "digest-mismatch", f"{table.who_seat(seat)} saw a different set of commitments "
-                              f"in turn {t + 1}", (reveals[seat].wire,))
-            return set()  # a version this node has not seen yet: it comes relayed, as a fault's evidence
+        if choice is None:  # a version this node has not seen yet: it comes relayed, as a proof's evidence; no fault
+            return set()
         named.append(choice)
     for x in split:
         if x not in committers:

@@ -12,7 +12,7 @@ steps change it; a deal component sees it read-only (tableview.TableView).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..engine import MAX_PLAYERS, Game
 from . import quorum
@@ -57,7 +57,6 @@ class TurnRecord:
 
     asked: bool = False  # PlayNeeded was emitted
     state_checked: bool = False  # every commit's game state was compared with ours
-    digest_faulted: set[int] = field(default_factory=set)  # seats reported for a different commit set
     cards: tuple[int, ...] | None = None  # every seat's card, checked (hidden cards learnt from the reveals)
     revealed: bool = False  # Revealed was emitted
     chooser: int | None = None  # the seat that must choose a row (RowChoiceNeeded was emitted)

@@ -223,7 +223,7 @@ class Replay:
         outputs = session.receive(payload)
         faults = [e for e in outputs if isinstance(e, Fault)]
         taken = len(session.journal.messages) == self.accepted + 1
-        # A suspicion raised by an accepted message (digest-mismatch) is part of the story; anything
+        # A non-fatal fault raised by an accepted message (an expulsion, a verdict) is part of the story; anything
         # fatal, or bytes that were not accepted, end the verification.
         blocking = [f for f in faults if f.fatal] or ([] if taken else faults)
         if blocking:

@@ -158,10 +158,12 @@ def test_both_verifiers_agree_when_two_seats_vote_each_other_out(cut_at: int, tm
         assert code == 0 and "round 1: void" in out, out
 
 
-# (4, 93, 0) is left out: its seat 2's transcript (the dropped seat, rebuilding) gets 'FAILED at record 22: the
-# recorded fault 'absent' ... is not one the replay found' from node peer.js verify before and after this change,
-# where p2pnimmt verify verifies it: a TypeScript divergence still open (issue 21).
-@pytest.mark.parametrize("players, cut_at, delivery", [(4, 156, 63944), (5, 180, 64937)])
+# (4, 93, 0): seats 2 and 3 are dropped at once at one turn's commit step, voiding the round; the reference named
+# seat 2 alone `absent`, the TypeScript session seat 3 alone, so node peer.js verify failed seat 2's transcript at
+# record 22 ('the recorded fault 'absent' ... is not one the replay found'): each seat is named (protocol.md 17.9).
+# (4, 351, 33415): seat 3's own transcript failed under both verifiers (record 60: the recorded `duplicate` against
+# seat 1 'is not one the replay found'): a rebuild for two seats voted out at one step dropped neither (11.1).
+@pytest.mark.parametrize("players, cut_at, delivery", [(4, 156, 63944), (5, 180, 64937), (4, 93, 0), (4, 351, 33415)])
 def test_both_verifiers_agree_on_a_seat_expelled_in_a_void_round(players: int, cut_at: int, delivery: int,
                                                                    tmp_path: Path) -> None:
     """A seat signs its ROUND_END of a void round twice (expelled, protocol.md 12): it is dropped where the game
@@ -325,3 +327,23 @@ def test_both_verifiers_agree_on_a_split_into_many_versions(versions: int, tmp_p
         if peer != adv.peer:
             assert status == (0 if versions == 2 else 1), err
             assert versions == 2 or "versions of one commit" in err, err
+
+
+@pytest.mark.parametrize("players, turn", [(3, 0), (5, 2)])
+def test_both_verifiers_agree_on_a_reveal_before_the_version_it_names(players: int, turn: int,
+                                                                       tmp_path: Path) -> None:
+    """tests/protocol/test_split_wait.py: seat 1 holds seat 2's reveal on version B of a split commit before B
+    itself. Nobody honest is named (protocol.md 11, "A reveal naming another commit set"): every honest transcript
+    verifies under both verifiers, with the same lines."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "protocol"))
+    from test_split_wait import split_and_hold
+
+    net, adv, waited = split_and_hold(players, turn, 0)
+    assert waited
+    for i, peer in enumerate(net.peers):
+        if peer == adv.peer:
+            continue
+        path = tmp_path / f"wait-{i}.p2pt"
+        path.write_bytes(bytes(net.transcripts[peer]))
+        status, out, err = same_lines(path)
+        assert status == 0 and "verified:" in out, err

@@ -172,6 +172,12 @@ def void_round_with_a_second_round_end(players: int, cut_at: int, delivery: int)
 # scored, and dropped it at (0, 32, 0), the keys, where the others (which got the proof later) dropped it at
 # (1, 0, 0). A void round waits on nobody's keys (17.9), so no node ever drops a seat there.
 @example(players=4, cut_at=93, delivery=0)
+# Found by a random example (issue 21): seats 2 and 3 vote each other out at one commit step, seat 3's drop there
+# completing with seat 2's vote (so it voids the round before seat 2's drop completes); seat 3's own node, past the
+# step, rebuilt for both without their votes there and dropped neither, so its transcript's `duplicate` record against
+# the cheat was one its replay never found. A rebuild counts X's DROPs at its own drop position and stops there until
+# X's drop is made (protocol.md 11.1, "A node already past the step").
+@example(players=4, cut_at=351, delivery=33415)
 def test_a_seat_expelled_in_a_void_round_is_dropped_at_one_position_whenever_the_proof_comes(
         players: int, cut_at: int, delivery: int) -> None:
     net, cheat = void_round_with_a_second_round_end(players, cut_at, delivery)

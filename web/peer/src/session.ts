@@ -98,6 +98,7 @@ export class Session {
   /** Where the last round a shuffler's drop made void was made void. */
   private voidedAt: Pos | null = null;
   private voidedBy = 0;
+  private absentDue: number[] = []; // seats whose drop voids the round, named once every drop at its position is made
   /** Void rounds and why. */
   readonly voided = new Map<number, string>();
   /** Messages of a seat at or after a position are not put in their slots (a rebuild's drops). */
@@ -393,7 +394,8 @@ export class Session {
     }
     const pos = positionOfMessage(kind, body, seat);
     const excluded = this.excluded.get(seat);
-    if (pos && excluded && cmp(pos, excluded) >= 0 && !this.since.has(seat)) {
+    // Its DROPs at its own drop position count, as at the voters, until it is dropped there (11.1).
+    if (pos && excluded && cmp(pos, excluded) >= 0 && !this.since.has(seat) && !(kind === "DROP" && cmp(pos, excluded) === 0)) {
       if (pos[0] > this.round) this.pending.push(env); // a rebuild's drop: never placed, unless the seat is back then
       return;
     }
@@ -650,6 +652,7 @@ export class Session {
     for (const x of this.missing(now)) {
       if (this.expelled.has(x) && !this.dropped.has(x)) {
         this.drop(x, now);
+        this.settleVoid();
         return true;
       }
     }
@@ -670,7 +673,10 @@ export class Session {
     let dropped = false;
     for (;;) {
       const here = now ? this.completeVotes().filter(([, at]) => cmp(at, now) === 0) : [];
-      if (!here.length) return dropped;
+      if (!here.length) {
+        this.settleVoid(); // every seat dropped here that voids the round named, in seat order (17.9)
+        return dropped;
+      }
       // In seat order: the drops of one pass are made together, and a sealed round they void names the lowest
       // shuffler among them (the reference's SealedDeal.void looks after the pass: its `gone[0]`), whichever rule
       // (one seat, or a set) completed first.
@@ -707,10 +713,8 @@ export class Session {
     const before = at[1] === 0 && at[2] <= x; // at or before its own shuffle's place: it did not shuffle (17.9)
     if (sealed && voids && this.voidedAt && cmp(this.voidedAt, at) === 0 && sealed.shufflers.includes(x) && !before) {
       this.forfeits.add(x); // dropped with the seat that voided the round, at once (11.1): its drop voids it too (17.9)
-      if (x < this.voidedBy) { // the round's reason names the lowest of them, as the reference does
-        this.voidedBy = x;
-        this.voided.set(this.round, this.absentReason(x, at));
-      }
+      this.absentDue.push(x);
+      if (x < this.voidedBy) this.voidedBy = x; // the round's reason names the lowest of them, as the reference does
       return;
     }
     if (!sealed || this.scored || at[0] !== this.round) return;
@@ -732,12 +736,29 @@ export class Session {
   }
 
   private voidRound(x: number, at: Pos): void {
-    const reason = this.absentReason(x, at);
     this.forfeits.add(x);
     this.voidedAt = at;
     this.voidedBy = x;
-    this.note({ peer: this.peers[x] as Uint8Array, code: "absent", detail: reason, fatal: false, evidence: [] });
-    this.scoreVoid(reason);
+    this.absentDue.push(x);
+  }
+
+  /**
+   * Once the drops at a position are all made (11.1, "Active"): the round they void is void, every seat dropped there
+   * named `absent` in seat order, then scored void with the lowest one's reason (17.9).
+   */
+  private settleVoid(): void {
+    if (!this.absentDue.length) return;
+    // A rebuild stops where it drops a seat until that drop is made (11.1), a drop there that voids the round too.
+    if ([...this.excluded].some(([x, at]) => !this.dropped.has(x) && !this.since.has(x) && cmp(at, this.voidedAt as Pos) === 0)) return;
+    const due = [...this.absentDue].sort((a, b) => a - b);
+    this.absentDue = [];
+    for (const x of due) {
+      this.note({ peer: this.peers[x] as Uint8Array, code: "absent", detail: this.absentReason(x, this.dropped.get(x) as Pos),
+        fatal: false, evidence: [] });
+    }
+    const reason = this.absentReason(this.voidedBy, this.dropped.get(this.voidedBy) as Pos);
+    if (this.scored) this.voided.set(this.round, reason);
+    else this.scoreVoid(reason);
   }
 
   /** The audit named a seat (17.7): the verdict recorded, the round void, the seat dropped at step 32 (no forfeit:
@@ -1019,18 +1040,9 @@ export class Session {
       agreed = sets;
     }
     if (!revealers.every((s) => reveals.has(s)) || this.heldBack([r, c + 1, 0])) return;
-    let agree = true;
-    for (const s of revealers) {
-      const v = reveals.get(s) as Envelope;
-      if (!agreed.some((set) => equal(v.body.get("commits") as Uint8Array, set))) {
-        agree = false;
-        if (this.once(`digest|${t}|${s}`)) {
-          this.report({ peer: this.peers[s] as Uint8Array, code: "digest-mismatch", fatal: false, evidence: [v.wire],
-            detail: `PLAY_REVEAL of turn ${t + 1} names another commit set` });
-        }
-      }
-    }
-    if (!agree) return;
+    // A reveal naming another commit set is no fault (section 11, "A reveal naming another commit set"): its seat
+    // may hold a version of a split commit on its way to this node; the turn waits for it.
+    if (!revealers.every((s) => agreed.some((set) => equal((reveals.get(s) as Envelope).body.get("commits") as Uint8Array, set)))) return;
     if (!this.plays) {
       const plays = new Map<number, Card>();
       const revealed = new Set<Card>();
@@ -1092,13 +1104,7 @@ export class Session {
     for (const s of others) {
       const v = reveals.get(s) as Envelope;
       const choice = options.find((o) => equal(o.digest, v.body.get("commits") as Uint8Array));
-      if (!choice) {
-        if (this.once(`digest|${t}|${s}`)) {
-          this.report({ peer: this.peers[s] as Uint8Array, code: "digest-mismatch", fatal: false, evidence: [v.wire],
-            detail: `PLAY_REVEAL of turn ${t + 1} names another commit set` });
-        }
-        return null; // a version this node has not seen yet: it comes relayed, as a fault's evidence
-      }
+      if (!choice) return null; // a version this node has not seen yet: it comes relayed, as a proof's evidence; no fault
       named.push(choice.picked);
     }
     for (const x of split) {

@@ -50,7 +50,7 @@ test("a restarted node replays its messages and, at their place, the versions of
     ({ peer: new Uint8Array(16), code, detail: code, fatal, evidence });
   w.message(a as Uint8Array);
   w.fault(fault("equivocation", false, [b as Uint8Array]));
-  w.fault(fault("digest-mismatch", false, [c as Uint8Array]));
+  w.fault(fault("absent", false, [c as Uint8Array]));
   w.message(d as Uint8Array);
   w.fault(fault("equivocation", true, [c as Uint8Array]));
   assert.deepEqual(TranscriptWriter.messages(w.bytes()), [a, d]);
