@@ -30,6 +30,8 @@ from .transcript import (
 # protocol.md section 12. A non-fatal fault blamed on the peer that delivered bytes nobody accepted is the
 # recorder's word (informative only); any other is blamed on a signer, and the replay must have found it.
 DELIVERER_CODES = frozenset({"malformed", "wrong-game", "unknown-sender", "bad-signature", "replay"})
+# `digest-mismatch` is retired (protocol.md 11 and its fault table: a reveal naming another commit set is no fault) but
+# stays a known code on purpose: a record of it then reads as a fault the replay did not find, not as garbage.
 FAULT_CODES = DELIVERER_CODES | {
     "digest-mismatch", "equivocation", "chain-broken", "unknown-kind", "bad-body", "unexpected", "duplicate",
     "start-mismatch", "seed-mismatch", "bad-reveal", "not-in-hand", "sealed-shuffle", "sealed-unlock", "sealed-key",
