@@ -1,6 +1,7 @@
 """The TypeScript peer in Chromium with 4x CPU throttling (a mid-range phone, via the DevTools protocol). Prints.
 
     python benchmarks/peer_browser_bench.py [--seats 10] [--throttle 4] [--repeat 3] [--game open --game sealed] [--bundle F]
+    python benchmarks/peer_browser_bench.py --phone open --phone sealed --throttle 1 [--profile DIR --unminified]
 
 Debian's chromium driven by Playwright (docs: /work/shared/design/testing.md), headless, the shipped bundle
 p2pnimmt/web/static/peer.js served on 127.0.0.1 and imported by a page; CDP's Emulation.setCPUThrottlingRate
@@ -18,7 +19,21 @@ slows the page's CPU. In the page, with the bundle's own portable code (@noble/c
   the busiest node's time in the calls begun in turns over the 10 turns (issue 26's "a turn on the phone", target
   <= 100 ms), and the mean; the deal (before the first turn: for a sealed deal its key pair, shuffle, the checks of
   every other shuffle and unlock, its own unlock, opening its hand; target <= 1.5 s) and the round end (a sealed
-  deal's audit of every other seat's steps) as the busiest node spent them.
+  deal's audit of every other seat's steps) as the busiest node spent them;
+- with --phone DEAL (open, sealed; repeatable), the phone page itself in a real game of SEATS seats on 127.0.0.1: a
+  headless `p2pnimmt host` whose own seat and SEATS - 2 added bots (--bot random) are Python nodes, a `watch --web`
+  node serving the phone page and relaying its bytes (as tests/web/test_web_phone_table.py), and one phone page
+  (static/phone.js over peer.js: its screen, its tunnel, its links, IndexedDB, everything the phone runs); the page
+  plays its lowest card and the first row as soon as asked (a MutationObserver on the page's own data-wanted, no
+  polling). Read when the page first asks a card, when its round's turns are over and at the game's end: the
+  renderer processes' CPU time (CDP SystemInfo.getProcessInfo), their main threads' (/proc), the page's main-thread
+  task time (CDP Performance.getMetrics TaskDuration); a turn = the turns' figure / 10. Use --throttle 1 for CPU:
+  a throttled renderer spins while it is held back (its CPU grows with the wall time, idle or not), so its CPU time
+  is printed only unthrottled, with the figure times --times (4: what a CPU 4 times slower spends, the target's
+  phone); throttled, the task time is printed (stretched by the machine's load as well). --profile DIR writes the
+  turns' CPU profile (CDP Profiler) there and prints its heaviest functions by self time; with `--unminified` (both
+  bundles built without minifying into a scratch copy of the package) the names read.
+  Old against new: run the script from this tree with PYTHONPATH at the other tree (the bundles it serves).
 """
 
 from __future__ import annotations
@@ -27,14 +42,40 @@ import argparse
 import asyncio
 import functools
 import http.server
+import json
 import os
+import re
 import shutil
+import subprocess
+import sys
+import tempfile
 import threading
+import time
+from collections import defaultdict
 from pathlib import Path
 
 from playwright.async_api import async_playwright
 
 STATIC = Path(__file__).resolve().parent.parent / "p2pnimmt" / "web" / "static"
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+# The phone page's player: its lowest card or the first row whenever asked (the page's own data-wanted changes), and
+# a mark when it first asks a card, when the round's turns are over, at the end.
+AUTOPLAY = """
+(() => {
+  let step = "", marked = "";
+  const mark = (what) => { if (!marked.includes(what)) { marked += what; window.benchMark(what); } };
+  const look = () => {
+    const d = document.body.dataset;
+    if (d.phase === "over" || d.phase === "aborted") { if (marked.includes("t")) mark("e"); mark("o"); return; }
+    if (marked.includes("t") && d.phase !== "turn") mark("e");
+    if (d.step === step || !["card", "row"].includes(d.wanted)) return;
+    step = d.step;
+    if (d.wanted === "card") { mark("t"); document.querySelector("#hand .card:enabled")?.click(); }
+    else document.querySelector("#rows .take")?.click();
+  };
+  document.addEventListener("DOMContentLoaded", () => new MutationObserver(look).observe(document.body, { attributes: true }));
+})();
+"""
 
 PAGE = """<!doctype html><meta charset="utf-8"><script type="module">
 import * as p from "/peer.js";
@@ -164,6 +205,174 @@ async def measure(seats: int, throttle: float, repeat: int, port: int, games: li
         await browser.close()
 
 
+class Proc:
+    """A p2pnimmt process; its output lines kept."""
+
+    def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
+        # cwd: not this tree's root, whose p2pnimmt `-m` would import ahead of $PYTHONPATH's
+        self.proc = subprocess.Popen([sys.executable, "-m", "p2pnimmt", *args], stdin=subprocess.DEVNULL, cwd=cwd,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        self.lines: list[str] = []
+        self.changed = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            with self.changed:
+                self.lines.append(line.rstrip("\n"))
+                self.changed.notify_all()
+
+    def wait_for(self, pattern: str, seconds: float = 120) -> re.Match[str]:
+        end = time.monotonic() + seconds
+        with self.changed:
+            while True:
+                for line in self.lines:
+                    if found := re.search(pattern, line):
+                        return found
+                left = end - time.monotonic()
+                if left <= 0 or self.proc.poll() is not None:
+                    raise SystemExit(f"never said /{pattern}/:\n" + "\n".join(self.lines[-40:]))
+                self.changed.wait(left)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def heaviest(profile: dict, top: int = 25) -> list[tuple[float, str]]:
+    """A CPU profile's functions by self time (ms), heaviest first."""
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    spent: dict[str, float] = defaultdict(float)
+    times = profile.get("timeDeltas", [])
+    for sample, delta in zip(profile.get("samples", []), times[1:] + [0]):
+        frame = nodes[sample]["callFrame"]
+        spent[f"{frame['functionName'] or '(anonymous)'} {Path(frame['url']).name}:{frame['lineNumber'] + 1}"] += delta / 1000
+    return sorted(((ms, name) for name, ms in spent.items()), reverse=True)[:top]
+
+
+async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile: Path | None) -> dict[str, float]:
+    """One real game with one phone page; the page's CPU (ms) in its deal, a turn, its round end."""
+    env = dict(os.environ, HOME=str(home), P2PNIMMT_PLACE_DELAY="0")
+    lo = ["--interface", "127.0.0.1"]
+    host = Proc(["host", "--headless", "--seats", str(seats), "--bots", str(seats - 2), "--bot", "random", *lo,
+                 "--deal", deal, "--rounds", "1", "--no-points", "--name", "bot", "--transcript", str(home / "host.p2pt")],
+                env, home)
+    procs = [host]
+    try:
+        port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+        code = host.wait_for(r"code: (\w{4})").group(1)
+        tv = Proc(["watch", code, *lo, "--peer", f"127.0.0.1:{port}", "--web", "--no-open", "--web-interface",
+                   "127.0.0.1", "--transcript", str(home / "tv.p2pt")], dict(env, HOME=str(home / "tv")), home)
+        procs.append(tv)
+        url = tv.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1)
+        async with async_playwright() as pw:
+            args = ["--no-sandbox"] if os.geteuid() == 0 else []
+            browser = await pw.chromium.launch(executable_path=shutil.which("chromium"), args=args, headless=True)
+            context = await browser.new_context(**PHONE)
+            page = await context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            system = await browser.new_browser_cdp_session()
+            cdp = await context.new_cdp_session(page)
+            await cdp.send("Performance.enable")
+
+            async def cpu() -> tuple[float, float, float]:
+                """The renderers' CPU, their main threads' CPU (/proc), the page's main-thread task time (ms)."""
+                info = await system.send("SystemInfo.getProcessInfo")
+                renderers = [p for p in info["processInfo"] if p["type"] == "renderer"]
+                main = 0.0
+                for p in renderers:
+                    try:
+                        fields = Path(f"/proc/{p['id']}/task/{p['id']}/stat").read_text().rsplit(")", 1)[1].split()
+                        main += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+                    except (OSError, IndexError, ValueError):
+                        pass
+                metrics = {m["name"]: m["value"] for m in (await cdp.send("Performance.getMetrics"))["metrics"]}
+                return sum(p["cpuTime"] for p in renderers) * 1000, main * 1000, metrics["TaskDuration"] * 1000
+
+            marks: dict[str, tuple[float, float, float]] = {}
+            done = asyncio.Event()
+            loop = asyncio.get_running_loop()
+
+            async def mark(what: str) -> None:
+                marks[what] = await cpu()
+                if what == "t" and profile is not None:
+                    await cdp.send("Profiler.enable")
+                    await cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+                    await cdp.send("Profiler.start")
+                if what == "e" and profile is not None:
+                    taken = (await cdp.send("Profiler.stop"))["profile"]
+                    profile.mkdir(parents=True, exist_ok=True)
+                    (profile / f"phone-{deal}.cpuprofile").write_text(json.dumps(taken))
+                    for ms, name in heaviest(taken):
+                        print(f"  {ms:8.1f} ms  {name}", flush=True)
+                if what == "o":
+                    done.set()
+
+            await page.expose_function("benchMark", lambda what: loop.create_task(mark(what)) and None)
+            await page.add_init_script(AUTOPLAY)
+            await cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+            await page.goto(url)
+            await page.fill("#name", "phone")
+            marks["j"] = await cpu()
+            await page.tap("#join")
+            await asyncio.wait_for(done.wait(), 1800)
+            await asyncio.sleep(0.5)  # the last mark's reads
+            assert not errors, errors
+            verdict = await page.inner_text("#verdict-text")
+            assert "0 faults" in verdict, verdict
+            await browser.close()
+        spent = {k: [marks[b][i] - marks[a][i] for i in range(3)] for k, a, b in
+                 (("deal", "j", "t"), ("turns", "t", "e"), ("end", "e", "o"))}
+        return {"deal": spent["deal"][0], "turn": spent["turns"][0] / 10, "end": spent["end"][0],
+                "turnMain": spent["turns"][1] / 10, "turnTask": spent["turns"][2] / 10, "dealTask": spent["deal"][2]}
+    finally:
+        for proc in reversed(procs):
+            proc.stop()
+
+
+async def phones(seats: int, throttle: float, times: float, repeat: int, games: list[str], profile: Path | None) -> None:
+    for deal in games:
+        for _ in range(repeat):
+            home = Path(tempfile.mkdtemp(prefix="phone-cpu-bench-"))
+            try:
+                r = await phone_game(seats, throttle, deal, home, profile)
+            finally:
+                shutil.rmtree(home, ignore_errors=True)
+            if throttle == 1:  # the page's real CPU, and what a CPU `--times` slower would spend
+                print(f"the phone page in a real {deal} game at {seats} seats, CPU not throttled: a turn "
+                      f"{r['turn']:.0f} ms of the renderer's CPU ({r['turnMain']:.0f} of its main thread; main-thread "
+                      f"task time {r['turnTask']:.0f} ms), x{times:g} = {r['turn'] * times:.0f} ms (target <= 100 ms at "
+                      f"4x: {'met' if r['turn'] * times <= 100 else 'NOT met'}); the deal {r['deal']:.0f} ms, the round "
+                      f"end {r['end']:.0f} ms of CPU; load average {os.getloadavg()[0]:.1f}", flush=True)
+            else:  # a throttled renderer spins while it is held back: its CPU time says nothing; its task time does
+                print(f"the phone page in a real {deal} game at {seats} seats, CPU throttled {throttle:g}x: a turn's "
+                      f"main-thread task time {r['turnTask']:.0f} ms (target <= 100 ms: "
+                      f"{'met' if r['turnTask'] <= 100 else 'NOT met'}; stretched by the load too); the deal's "
+                      f"{r['dealTask']:.0f} ms; load average {os.getloadavg()[0]:.1f}", flush=True)
+
+
+def unminified(folder: Path) -> Path:
+    """A copy of the package with both bundles built unminified (names in a profile read); its parent."""
+    root = Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "p2pnimmt", folder / "p2pnimmt", ignore=shutil.ignore_patterns("__pycache__"))
+    script = ("import {build} from 'esbuild'; import {options} from './options.mjs';"
+              "for (const [e, n, p] of [['src/main.ts','peer.js','neutral'],['src/page.ts','phone.js','browser']]) {"
+              " const o = options(e, n, p); o.outfile = process.argv[1] + '/' + n; o.minify = false;"
+              " if (n === 'phone.js') o.plugins = [{name: 'peer.js', setup(b) { b.onResolve({filter: /^\\.\\/main\\.js$/},"
+              " () => ({path: './peer.js', external: true})); }}];"
+              " await build(o); }")
+    subprocess.run(["node", "--input-type=module", "-e", script, str(folder / "p2pnimmt" / "web" / "static")],
+                   cwd=root / "web" / "peer", check=True)
+    return folder
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seats", type=int, default=10)
@@ -172,7 +381,23 @@ def main() -> None:
     parser.add_argument("--bundle", type=Path, default=STATIC / "peer.js", help="the bundle to measure (default: the shipped one)")
     parser.add_argument("--game", action="append", default=[], choices=["open", "sealed"],
                         help="also a whole game of this deal in the page (repeatable)")
+    parser.add_argument("--phone", action="append", default=[], choices=["open", "sealed"],
+                        help="only the phone page in a real game of this deal (repeatable)")
+    parser.add_argument("--times", type=float, default=4,
+                        help="with --phone and --throttle 1: the slower CPU the page's CPU is scaled to (default 4)")
+    parser.add_argument("--profile", type=Path, help="with --phone: write the turns' CPU profile into this folder")
+    parser.add_argument("--unminified", action="store_true", help="with --phone: serve unminified bundles")
     args = parser.parse_args()
+    if args.phone:
+        scratch = Path(tempfile.mkdtemp(prefix="phone-bundles-")) if args.unminified else None
+        if scratch is not None:
+            os.environ["PYTHONPATH"] = str(unminified(scratch))
+        try:
+            asyncio.run(phones(args.seats, args.throttle, args.times, args.repeat, args.phone, args.profile))
+        finally:
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
+        return
     folder = Path(__import__("tempfile").mkdtemp(prefix="peer-bench-"))
     shutil.copy(args.bundle, folder / "peer.js")
     (folder / "bench.html").write_text(PAGE)
