@@ -32,13 +32,31 @@ function request<T>(r: IDBRequest<T>): Promise<T> {
   });
 }
 
-/** Our key: the one kept in this origin's IndexedDB, else a new one (kept there from now on). */
-async function database(): Promise<IDBDatabase> {
+/** This origin's IndexedDB, opened once (again after it closed or failed). */
+let opened: Promise<IDBDatabase> | null = null;
+
+function database(): Promise<IDBDatabase> {
+  if (opened) return opened;
   const open = indexedDB.open(DB, 2);
   open.onupgradeneeded = () => {
     for (const store of [STORE, GAMES]) if (!open.result.objectStoreNames.contains(store)) open.result.createObjectStore(store);
   };
-  return request(open);
+  const now = request(open).then((db) => {
+    const again = (): void => {
+      if (opened === now) opened = null;
+    };
+    db.onversionchange = () => {
+      db.close();
+      again();
+    };
+    db.onclose = again;
+    return db;
+  });
+  now.catch(() => {
+    if (opened === now) opened = null;
+  });
+  opened = now;
+  return now;
 }
 
 /** A game this browser played a seat of: its transcript so far and its secrets records (section 13). */
@@ -52,15 +70,49 @@ async function keptGame(game: Uint8Array): Promise<Kept | undefined> {
   return await request(db.transaction(GAMES).objectStore(GAMES).get(bytes.hex(game))) as Kept | undefined;
 }
 
-/** Keep the seat's transcript and secrets (after each message it took): a reload goes on from them. */
-function keeper(seat: PageSeat, game: Uint8Array): () => void {
+/** Others' messages are kept within this many ms (a reload that lost them pulls them again from the peers). */
+export const KEEP_OTHERS_WITHIN = 1000;
+
+/** Keep the seat's transcript and secrets: a reload goes on from them. Our own messages and secrets at once (a
+ * reload must not sign a second version of a message we sent); others' messages within KEEP_OTHERS_WITHIN ms, not a
+ * write per message (each write is the whole transcript). One write at a time: what came while one is under way is
+ * written as soon as it is done. */
+function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
   let kept = -1;
-  return () => {
+  let keptOurs = -1;
+  let seen = 0;
+  let ours = 0;
+  let writing = false;
+  let again = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const write = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
     const size = seat.accepted.length + seat.secrets.length;
     if (size === kept) return;
     kept = size;
+    keptOurs = ours + seat.secrets.length;
+    writing = true;
     const record: Kept = { transcript: seat.transcript.bytes(), secrets: seat.secretsBytes() };
-    void database().then((db) => request(db.transaction(GAMES, "readwrite").objectStore(GAMES).put(record, bytes.hex(game))));
+    void database().then((db) => request(db.transaction(GAMES, "readwrite").objectStore(GAMES).put(record, bytes.hex(game))))
+      .catch(() => { // written again with the next change
+        kept = -1;
+        keptOurs = -1;
+      })
+      .finally(() => {
+        writing = false;
+        if (again) {
+          again = false;
+          write();
+        }
+      });
+  };
+  return () => {
+    for (; seen < seat.accepted.length; seen++) if (bytes.equal((seat.accepted[seen] as { sender: Uint8Array }).sender, me)) ours++;
+    if (seat.accepted.length + seat.secrets.length === kept) return;
+    if (writing) again = true;
+    else if (ours + seat.secrets.length !== keptOurs) write();
+    else timer ??= setTimeout(write, KEEP_OTHERS_WITHIN);
   };
 }
 
@@ -85,69 +137,119 @@ function cardButton(card: number, enabled: boolean, onTap: () => void): HTMLButt
   return button;
 }
 
+/** Each node's number (a list drawn for one node has its buttons bound to it: drawn again for another). */
+const serials = new WeakMap<PageNode, number>();
+let nodes = 0;
+
+/** What each list shows now, by its element's id: a list whose key did not change is left as it is. */
+const drawn = new Map<string, string>();
+
+function draw(id: string, node: PageNode, key: string, make: () => Node[]): void {
+  if (!serials.has(node)) serials.set(node, ++nodes);
+  const full = `${serials.get(node)}|${key}`;
+  if (drawn.get(id) === full) return;
+  drawn.set(id, full);
+  $(id).replaceChildren(...make());
+}
+
+/** A data attribute of the body, set only when it changes (the style depends on some). */
+function mark(name: string, value: string): void {
+  if (document.body.dataset[name] !== value) document.body.dataset[name] = value;
+}
+
+function say(id: string, text: string): void {
+  const element = $(id);
+  if (element.textContent !== text) element.textContent = text;
+}
+
+/** Render `node` once before the next frame, however many messages come meanwhile (and within 100 ms where the
+ * page gets no frames, hidden). */
+let due: PageNode | null = null;
+
+function show(node: PageNode): void {
+  const first = due === null;
+  due = node;
+  if (!first) return;
+  const go = (): void => {
+    const now = due;
+    due = null;
+    if (now) render(now);
+  };
+  requestAnimationFrame(go);
+  setTimeout(go, 100);
+}
+
 function render(node: PageNode): void {
   const seat = node.seat;
   const me = seat.seat;
-  document.body.dataset.phase = seat.phase;
+  mark("phase", seat.phase);
   if (node.refused !== null) {
-    $("status").textContent = fmt(_("the host refused: {why}"), { why: _(node.refused) });
+    say("status", fmt(_("the host refused: {why}"), { why: _(node.refused) }));
     return;
   }
   if (seat.start === null) {
     const players = node.members.filter((m) => m.role === "player");
-    $("status").textContent = node.links.size
-      ? fmt(_("in the lobby: {taken}/{seats} seats"), { taken: players.length, seats: node.seats }) : _("connecting…");
-    $("players").replaceChildren(...players.map((m) => Object.assign(document.createElement("li"), { textContent: m.name })));
+    say("status", node.links.size
+      ? fmt(_("in the lobby: {taken}/{seats} seats"), { taken: players.length, seats: node.seats }) : _("connecting…"));
+    draw("players", node, JSON.stringify(["lobby", players.map((m) => m.name)]),
+      () => players.map((m) => Object.assign(document.createElement("li"), { textContent: m.name })));
     return;
   }
   const wanted = seat.wanted();
-  document.body.dataset.wanted = wanted;
-  document.body.dataset.step = `${seat.waitingAt()}|${wanted}`;
+  mark("wanted", wanted);
+  mark("step", `${seat.waitingAt()}|${wanted}`);
   const away = seat.away();
-  $("players").replaceChildren(...seat.names.map((name, s) => {
-    const li = document.createElement("li");
+  const people = seat.names.map((name, s) => {
     const state = seat.dropped.has(s) ? "dropped" : away.has(s) ? "away" : "";
     const shown = state === "dropped" ? _("dropped") : state === "away" ? _("away") : "";
     const you = s === me ? _(" (you)") : "";
-    li.textContent = `${name}${you}: ${seat.scores[s] ?? 0}${shown ? ` · ${shown}` : ""}`;
+    return [`${name}${you}: ${seat.scores[s] ?? 0}${shown ? ` · ${shown}` : ""}`, state];
+  });
+  draw("players", node, JSON.stringify(["table", people]), () => people.map(([text, state]) => {
+    const li = document.createElement("li");
+    li.textContent = text as string;
     li.dataset.state = state;
     return li;
   }));
   showPresence(node);
-  $("rows").replaceChildren(...seat.rows.map((row, r) => {
-    const line = document.createElement("div");
-    line.className = "row";
-    line.dataset.row = String(r);
-    const take = document.createElement("button");
-    take.className = "take";
-    take.textContent = fmt(_("take row {row}"), { row: r + 1 });
-    take.hidden = wanted !== "row";
-    take.addEventListener("click", () => act(node, () => node.chooseRow(r)));
-    line.append(...row.map((c) => cardButton(c, false, () => {})), take);
-    return line;
-  }));
-  if (seat.drafting()) { // the draft: the open cards, ours to pick from in turn
-    const open = document.createElement("div");
-    open.className = "open";
-    open.append(...seat.openCards().map((c) => cardButton(c, wanted === "pick", () => act(node, () => node.pick(c)))));
-    $("rows").replaceChildren(open);
-  }
+  const open = seat.drafting() ? seat.openCards() : null;
+  draw("rows", node, JSON.stringify([seat.rows, wanted, open]), () => {
+    if (open) { // the draft: the open cards, ours to pick from in turn
+      const cards = document.createElement("div");
+      cards.className = "open";
+      cards.append(...open.map((c) => cardButton(c, wanted === "pick", () => act(node, () => node.pick(c)))));
+      return [cards];
+    }
+    return seat.rows.map((row, r) => {
+      const line = document.createElement("div");
+      line.className = "row";
+      line.dataset.row = String(r);
+      const take = document.createElement("button");
+      take.className = "take";
+      take.textContent = fmt(_("take row {row}"), { row: r + 1 });
+      take.hidden = wanted !== "row";
+      take.addEventListener("click", () => act(node, () => node.chooseRow(r)));
+      line.append(...row.map((c) => cardButton(c, false, () => {})), take);
+      return line;
+    });
+  });
   const committed = seat.committed();
-  $("hand").replaceChildren(...seat.hand().map((c) => {
+  const hand = seat.hand();
+  draw("hand", node, JSON.stringify([hand, wanted === "card", committed]), () => hand.map((c) => {
     const button = cardButton(c, wanted === "card", () => act(node, () => node.play(c)));
     if (c === committed) button.classList.add("chosen");
     return button;
   }));
   const said: Record<string, string> = { card: _("your turn: tap a card"),
     row: _("your card is below every row: tap a row to take"), wait: _("waiting for the others…") };
-  $("status").textContent = seat.drafting()
+  say("status", seat.drafting()
     ? (wanted === "pick" ? _("Pick a card for your hand") : _("Draft: the cards lie open; pick your hand in turn."))
     : seat.phase === "turn"
     ? fmt(_("round {round}, turn {turn}: {what}"), { round: seat.round + 1, turn: seat.turn + 1, what: said[wanted] ?? "" })
-    : seat.phase === "over" ? _("game over") : phaseWords(seat.phase);
-  $("notes").replaceChildren(...[...seat.faults.map((f) => fmt(_("fault ({code}): {detail}"), { code: f.code, detail: f.detail })),
-    ...node.notes]
-    .map((text) => Object.assign(document.createElement("li"), { textContent: text })));
+    : seat.phase === "over" ? _("game over") : phaseWords(seat.phase));
+  const notes = [...seat.faults.map((f) => fmt(_("fault ({code}): {detail}"), { code: f.code, detail: f.detail })),
+    ...node.notes];
+  draw("notes", node, JSON.stringify(notes), () => notes.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
   if (seat.phase === "over" || seat.phase === "aborted") showVerdict(node);
 }
 
@@ -195,18 +297,23 @@ function showPresence(node: PageNode): void {
   const over = node.over();
   const dropped = seat.droppedNow() && !over;
   const asked = dropped && seat.askedBack();
-  document.body.dataset.away = node.clock.away() ? "1" : "0";
-  document.body.dataset.dropped = dropped ? (asked ? "asked" : "1") : "0";
+  mark("away", node.clock.away() ? "1" : "0");
+  mark("dropped", dropped ? (asked ? "asked" : "1") : "0");
   $("presence").hidden = !(node.clock.away() || dropped) || over;
   $("present").hidden = !node.clock.away() || dropped;
   $("back").hidden = !dropped || asked;
-  $("presence-text").textContent = dropped ? (asked
+  say("presence-text", dropped ? (asked
     ? _("You asked for your seat back: you play again from the round after every player has your ask.")
     : _("The others dropped your seat: the stand-in plays your hand."))
-    : _("You are away: the stand-in plays your cards.");
+    : _("You are away: the stand-in plays your cards."));
+  showClock(node);
+}
+
+/** The seconds left on the clock of the move we owe ("" where none runs). */
+function showClock(node: PageNode): void {
   const ends = node.clock.ends;
-  $("clock").textContent = ends === null ? ""
-    : fmt(_("{seconds} s left"), { seconds: Math.max(0, Math.ceil((ends - performance.now()) / 1000)) });
+  say("clock", ends === null ? ""
+    : fmt(_("{seconds} s left"), { seconds: Math.max(0, Math.ceil((ends - performance.now()) / 1000)) }));
 }
 
 function act(node: PageNode, intent: () => void): void {
@@ -258,10 +365,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   const adopt = (now: PageNode): void => {
     const game = now.hello.game;
     node = { node: now, game };
-    const keep = keeper(now.seat, game);
+    const keep = keeper(now.seat, game, identity.peer);
     now.onChange = () => {
       keep();
-      render(now);
+      show(now);
     };
     now.onRematch = (offer) => {
       now.stop();
@@ -284,13 +391,14 @@ function newGame(): void {
   if (link.href) URL.revokeObjectURL(link.href);
   link.removeAttribute("href");
   for (const id of ["rows", "hand", "notes", "players"]) $(id).replaceChildren();
+  drawn.clear();
 }
 
 function main(): void {
   translatePage();
   setInterval(() => {
     const now = node();
-    if (now && now.clock.ends !== null) render(now); // the clock's seconds
+    if (now) showClock(now); // the clock's seconds
   }, 1000);
   $("present").addEventListener("click", () => node()?.clock.present());
   $("again").addEventListener("click", () => node()?.again(true));

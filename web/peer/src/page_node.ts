@@ -100,11 +100,19 @@ export class PageNode {
     this.watcher = watchWaiting(this, hello.dropAfter * 1000);
   }
 
-  /** Something changed: our clock looks at what we owe, then the screen. */
+  /** Something changed: our clock looks at what we owe, then the screen — once for all the changes of this task
+   * (a frame, a tap, a timer: at its end), not once for each (a message comes in up to one copy per link). */
   changed(): void {
-    this.clock.look();
-    this.onChange();
+    if (this.looking) return;
+    this.looking = true;
+    queueMicrotask(() => {
+      this.looking = false;
+      this.clock.look();
+      this.onChange();
+    });
   }
+
+  private looking = false;
 
   /** Ask every peer for what we lack: our heads (each answers with the messages we have not). */
   pull(): void {
