@@ -33,7 +33,7 @@ class Frames {
   private buffer: Uint8Array = new Uint8Array();
 
   push(bytes: Uint8Array): Value[] {
-    this.buffer = concat(this.buffer, bytes);
+    this.buffer = this.buffer.length ? concat(this.buffer, bytes) : bytes;
     const out: Value[] = [];
     while (this.buffer.length >= 4) {
       const size = new DataView(this.buffer.buffer, this.buffer.byteOffset, 4).getUint32(0);

@@ -143,6 +143,19 @@ export class PageSeat extends Seat {
   /** Each seat's stand-in cards in a row, counted over the resolved turns in order (11.2: its reveal auto, and its
    * row choice too if it chose one); a seat dropped meanwhile counts from 0 again once it plays. */
   streaks(): number[] {
+    // The same as long as no message came, and the round, turn, phase and drops stand (a rebuild comes with a message).
+    const key = `${this.accepted.length}|${this.round}|${this.turn}|${this.phase}|${this.dropped.size}`;
+    if (this.streaksKey !== key) {
+      this.streaksNow = this.countStreaks();
+      this.streaksKey = key;
+    }
+    return [...this.streaksNow];
+  }
+
+  private streaksKey = "";
+  private streaksNow: number[] = [];
+
+  private countStreaks(): number[] {
     const counts = this.keys.map(() => 0);
     const gap = this.keys.map(() => false);
     for (let r = 0; r <= this.round; r++) {
