@@ -8,6 +8,7 @@ import asyncio
 from pathlib import Path
 
 from deadlines import OUTER
+from pages import open_page, play_by_clicks
 from test_front_attacks import LO, SEAT_URL, jar, ws_url
 from test_web_phone_presence import messages_of
 
@@ -53,3 +54,23 @@ async def test_the_seat_page_shows_each_pick_and_stops_asking_once_it_is_made(tm
     assert between, "while the bot picked, the page did not ask us"
     await asyncio.to_thread(host.finish, 60)
     assert [p["card"] for p in messages_of((tmp_path / "host.p2pt").read_bytes(), "ann", "DRAFT_PICK")] == picked
+
+
+async def test_a_draft_game_by_clicks_on_the_seat_page_with_no_pick_left_to_the_clock(tmp_path: Path, procs,
+                                                                                   browser) -> None:
+    """The person at the host's seat page in a real browser picks the highest open card by clicks at every pick of
+    the draft (the others' picks come between, and some of ours in a row), then plays the round: every pick in the
+    transcript is the one clicked (none was the stand-in's when the seat's clock ran out), and the game ends."""
+    host = procs(["host", "--web", "--no-open", "--seats", "3", "--bots", "2", "--bot-delay", "0.3", *LO,
+                  "--variant", "draft", "--rounds", "1", "--no-points", "--name", "ann",
+                  "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
+    url = host.wait_for(SEAT_URL).group(1)
+    page, errors = await open_page(browser, url, "table")
+    picks: list[int] = []
+    turns: list[int] = []
+    await play_by_clicks(page, rows_taken=[], turns=turns, picks=picks)
+    assert len(picks) == 10 and len(turns) == 10, (picks, turns)
+    await page.click("#leave")
+    await asyncio.to_thread(host.finish, 60)
+    assert [p["card"] for p in messages_of((tmp_path / "host.p2pt").read_bytes(), "ann", "DRAFT_PICK")] == picks
+    assert not errors, errors
