@@ -23,7 +23,7 @@ from ..engine import Round, shuffle
 from .commitments import NONCE_SIZE, card_value, commitment, round_seed
 from .effects import Effects, Emit, Fatal, KeepSecret, Send
 from .envelope import Envelope
-from .events import PickNeeded
+from .events import Picked, PickNeeded
 from .phase import SEED_COMMIT_STEP, SEED_REVEAL_STEP
 from .standin import stand_in_pick
 from .tableview import TableView
@@ -193,7 +193,9 @@ class DraftDeal(Deal):
             seat = draft.to_move
             assert seat is not None
             if seat not in table.active_at(round_index, SEED_COMMIT_STEP, draft.picks):
-                draft.pick(seat, stand_in_pick(draft.open_cards))
+                card = stand_in_pick(draft.open_cards)
+                draft.pick(seat, card)
+                yield Emit(Picked(round_index, draft.picks - 1, seat, card))
                 continue
             picks = table.slot("DRAFT_PICK", round_index, draft.picks)  # only the seat to pick's: slots.place
             if seat not in picks or table.held_back(SEED_COMMIT_STEP, draft.picks):
@@ -207,4 +209,5 @@ class DraftDeal(Deal):
             except ValueError as exc:
                 yield Fatal(seat, "bad-pick", str(exc), (picks[seat].wire,))
                 return None
+            yield Emit(Picked(round_index, draft.picks - 1, seat, card))
         return table.game.finish_draft()

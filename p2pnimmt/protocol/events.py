@@ -65,6 +65,18 @@ class PickNeeded(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Picked(Event):
+    """Draft variant: `seat` took `card` from the open cards as the round's pick number `pick` (the draft's cards
+    lie open: every node learns each pick). A screen shows the open cards and the hands change with it, and a
+    seat's own pick ends the ask of its PickNeeded."""
+
+    round: int
+    pick: int
+    seat: int
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
 class PlayNeeded(Event):
     """This peer's seat chooses a card for the turn now (call Session.play)."""
 

@@ -26,6 +26,7 @@ from ..protocol.events import (
     GameAborted,
     GameOver,
     GameStarted,
+    Picked,
     PickNeeded,
     PlayNeeded,
     Revealed,
@@ -257,6 +258,8 @@ class TableModel:
                 self.hand = tuple(sorted(rnd.hands[self.seat]))
         draft = getattr(game, "draft", None)
         self.open_cards = tuple(draft.open_cards) if draft is not None and not draft.done else ()
+        if draft is not None and not draft.done and self.seat is not None and self.seat < len(draft.hands):
+            self.hand = tuple(sorted(draft.hands[self.seat]))  # the hand picked so far (the round's is dealt after)
         picker = None
         if draft is not None and not draft.done:
             waiting = session.waiting_for()
@@ -295,6 +298,10 @@ class TableModel:
         self.asked, self.message = "pick", None
         if self.seat is not None and self.seat < len(self.players):  # our next pick: our clock starts again
             self.players[self.seat].asked_at = self.now()
+
+    def _on_Picked(self, session, event: Picked) -> None:
+        if event.seat == self.seat and self.asked == "pick":
+            self.asked = None  # our pick is in: the next one is asked by its own PickNeeded
 
     def _on_Committed(self, session, event: Committed) -> None:
         if event.seat < len(self.players) and self.players[event.seat].status != DROPPED:

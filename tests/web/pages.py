@@ -28,8 +28,9 @@ async def next_step(page, before: str) -> str:
 
 
 async def play_by_clicks(page, *, rows_taken: list[int], turns: list[int], stop_after: int | None = None,
-                         phone: bool = False) -> None:
-    """Play the lowest card each turn (click it to choose, again to commit), take the cheapest row when asked.
+                         phone: bool = False, picks: list[int] | None = None) -> None:
+    """Play the lowest card each turn (click it to choose, again to commit), take the cheapest row when asked; in a
+    draft, pick the highest open card each time (appended to `picks`: never the stand-in's pick, the lowest).
 
     `phone`: touch taps, and the row choice from the hand pane's buttons (the phone's rows have none).
     """
@@ -45,6 +46,15 @@ async def play_by_clicks(page, *, rows_taken: list[int], turns: list[int], stop_
             row = heads.index(min(heads))
             await press(page.locator(f"{'#rowchoice' if phone else '#rows'} .take[data-row='{row}']"))
             rows_taken.append(row)
+        elif asked == "pick":
+            highest = page.locator("#hand .card").last  # while a pick is asked the hand pane shows the open cards
+            card = int(await highest.get_attribute("data-card") or "0")
+            if "selected" not in (await highest.get_attribute("class") or ""):
+                await press(highest)
+                await page.wait_for_selector("#hand .card.selected:last-child")
+            await press(highest)
+            if picks is not None:
+                picks.append(card)
         else:
             lowest = page.locator("#hand .card").first
             if "selected" not in (await lowest.get_attribute("class") or ""):

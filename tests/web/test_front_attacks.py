@@ -15,6 +15,7 @@ import aiohttp
 import pytest
 from deadlines import OUTER
 from slowloris import Slowloris, closed_by_server, open_files
+from test_web_phone_presence import messages_of
 
 from p2pnimmt.engine import BULL_HEADS
 from p2pnimmt.protocol.verify import verify_transcript
@@ -67,9 +68,10 @@ def revealed(state: dict) -> set[int]:
     return cards
 
 
-async def play_seat(seat_ws) -> tuple[set[int], list[int], dict]:
-    """Play a seat's page to the game's end over its WebSocket (the highest card each turn, row 1 when asked),
-    then leave it: (the hand dealt in the first round, the cards committed, the last state)."""
+async def play_seat(seat_ws, picked: list[int] | None = None) -> tuple[set[int], list[int], dict]:
+    """Play a seat's page to the game's end over its WebSocket (the highest card each turn, row 1 when asked, the
+    highest open card at each pick of a draft, appended to `picked`), then leave it: (the hand dealt in the first
+    round, the cards committed, the last state)."""
     hand: set[int] = set()
     committed: list[int] = []
     asked_before = None
@@ -78,7 +80,9 @@ async def play_seat(seat_ws) -> tuple[set[int], list[int], dict]:
         hand |= {c for c, _heads in state.get("hand") or []}  # the hand (dealt or drafted): secret till its reveal
         if state.get("over"):
             break
-        key = (state.get("asked"), state.get("turn"), state.get("round"))
+        # What is asked, and where: a turn of a round; in a draft, where a seat picks several times in one
+        # round and turn (its picks in a row, or again after the others'), each pick at its count of open cards.
+        key = (state.get("asked"), state.get("turn"), state.get("round"), len(state.get("open_cards") or ()))
         if key == asked_before or state.get("placing"):
             continue
         if state.get("asked") == "card":
@@ -90,7 +94,10 @@ async def play_seat(seat_ws) -> tuple[set[int], list[int], dict]:
             await seat_ws.send_json({"do": "row", "row": 0})
             asked_before = key
         elif state.get("asked") == "pick" and state.get("open_cards"):
-            await seat_ws.send_json({"do": "pick", "card": max(c for c, _heads in state["open_cards"])})
+            card = max(c for c, _heads in state["open_cards"])  # the highest: never the stand-in's pick (lowest)
+            await seat_ws.send_json({"do": "pick", "card": card})
+            if picked is not None:
+                picked.append(card)
             asked_before = key
     await seat_ws.send_json({"do": "leave"})  # the page stays until its person leaves it
     return hand, committed, state
@@ -118,8 +125,9 @@ async def test_the_tv_page_never_shows_a_card_before_its_reveal(tmp_path: Path, 
                 tv_states.append(json.loads(message.data))
 
         reader = asyncio.ensure_future(read_tv())
+        picked: list[int] = []
         try:
-            hand, committed, state = await play_seat(seat_ws)
+            hand, committed, state = await play_seat(seat_ws, picked)
             await tv_ws.close()
             await seat_ws.close()
         finally:
@@ -140,6 +148,10 @@ async def test_the_tv_page_never_shows_a_card_before_its_reveal(tmp_path: Path, 
     await asyncio.to_thread(host.finish, 60)
     verdict = verify_transcript((tmp_path / "host.p2pt").read_bytes())
     assert verdict.ok, verdict.report()
+    # Every pick of the seat's draft was the page's own, sent when asked: none waited for the seat's clock to run
+    # out and the stand-in to pick (the lowest open card) for it.
+    assert [p["card"] for p in messages_of((tmp_path / "host.p2pt").read_bytes(), "ann", "DRAFT_PICK")] == picked
+    assert len(picked) == (10 if "draft" in game else 0), picked
 
 
 async def test_the_tv_page_holds_no_guest_link_and_a_guest_seat_is_its_first_browser_s(tmp_path: Path,

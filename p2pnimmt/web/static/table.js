@@ -81,7 +81,9 @@
     // For tests and styling: where the game is, in one attribute that changes with every step asked of us.
     document.body.dataset.asked = s.asked || "none";
     document.body.dataset.over = s.over ? "1" : s.aborted ? "aborted" : "0";
-    document.body.dataset.key = s.kind + "." + s.round + "." + s.turn + "." + (s.asked || "") + "." + s.turn_cards.length;
+    // A draft's picks share round and turn: each is its own step by its count of open cards (a seat's page only).
+    document.body.dataset.key = s.kind + "." + s.round + "." + s.turn + "." + (s.asked || "") + "." + s.turn_cards.length +
+      "." + (s.open_cards || []).length;
     $("title").textContent = s.title || "p2pnimmt";
     const lobby = s.kind === "lobby" || s.kind === "waiting";
     $("lobby").hidden = !lobby;
