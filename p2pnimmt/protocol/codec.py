@@ -37,17 +37,14 @@ def _unique_pairs(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
     return result
 
 
-def _check_depth(value: Any) -> None:
-    """Raise DecodeError if containers nest deeper than MAX_DEPTH."""
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if isinstance(item, dict) else item
-        for child in children:
-            if isinstance(child, (list, dict)):
-                if depth + 1 >= MAX_DEPTH:
-                    raise DecodeError(f"nested deeper than {MAX_DEPTH} levels")
-                stack.append((child, depth + 1))
+def _check_depth(value: Any, depth: int = 0) -> None:
+    """Raise DecodeError if containers nest deeper than MAX_DEPTH (`value`: a list or dict decode made, at `depth`)."""
+    for child in value.values() if type(value) is dict else value:
+        kind = type(child)
+        if kind is list or kind is dict:  # decode makes exactly these (use_list, object_pairs_hook)
+            if depth + 1 >= MAX_DEPTH:
+                raise DecodeError(f"nested deeper than {MAX_DEPTH} levels")
+            _check_depth(child, depth + 1)
 
 
 def _why(exc: BaseException) -> str:

@@ -92,6 +92,7 @@ class Inbox:
         self._overflowed: dict[bytes, str] = {}  # delivering peer -> which cap it went over, until collected
         self._direct: set[tuple[bytes, int]] = set()  # (sender, seq) received from the sender itself
         self._wires: dict[bytes, Envelope] = {}  # exact wire bytes of every signed message held
+        self._taken: dict[bytes, list[int]] = {}  # sender -> where its messages are in `accepted`, by seq
         self._replayed: set[bytes] = set()  # senders already reported for delivering their own message again
 
     # ----------------------------------------------------------------- queries
@@ -102,11 +103,11 @@ class Inbox:
 
     def missing(self, have: dict[bytes, int]) -> list[bytes]:
         """Wire bytes of the accepted messages a peer that holds `have[sender]` of each sender's lacks, in the order
-        accepted. A peer that lacks nothing (what it asks while it waits, every half second) costs a look at each
-        sender's count, not a pass over every message of the game."""
-        if all(have.get(sender, 0) >= count for sender, (count, _last) in self._heads.items()):
-            return []
-        return [env.wire for env in self.accepted if env.seq >= have.get(env.sender, 0)]
+        accepted. It costs a look at each sender's count and the messages lacked, not a pass over every message of
+        the game (every linked peer asks every half second while the game waits)."""
+        lacked = [at for sender, (count, _last) in self._heads.items() if (held := have.get(sender, 0)) < count
+                  for at in self._taken[sender][max(held, 0):]]
+        return [self.accepted[at].wire for at in sorted(lacked)]
 
     def heads(self) -> list[list[bytes | int]]:
         """[[sender, number of its messages accepted], ...]."""
@@ -289,6 +290,7 @@ class Inbox:
         """`env` follows its chain: it is accepted."""
         next_seq, _ = self.head(env.sender)
         self._wires[env.wire] = env
+        self._taken.setdefault(env.sender, []).append(len(self.accepted))
         self.accepted.append(env)
         self._heads[env.sender] = (next_seq + 1, env.hash)
         self._seen[(env.sender, env.seq)] = env

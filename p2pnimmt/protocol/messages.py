@@ -116,14 +116,17 @@ OPTIONAL: dict[str, dict[str, Callable[[Any], bool]]] = {
 }
 
 
+_ALLOWED = {kind: frozenset(fields) | frozenset(OPTIONAL.get(kind, {})) for kind, fields in FIELDS.items()}
+_NONE: dict[str, Callable[[Any], bool]] = {}
+
+
 def check_body(kind: str, body: dict[str, Any]) -> None:
     """Raise BodyError naming the first field that is missing, extra or of the wrong type."""
     fields = FIELDS[kind]
-    optional = OPTIONAL.get(kind, {})
-    for name, ok in optional.items():
+    for name, ok in OPTIONAL.get(kind, _NONE).items():
         if name in body and not ok(body[name]):
             raise BodyError(f"{kind} field {name!r} is invalid: {body[name]!r:.80}")
-    extra = set(body) - set(fields) - set(optional)
+    extra = body.keys() - _ALLOWED[kind]
     if extra:
         raise BodyError(f"{kind} has unknown fields {sorted(extra)}")
     for name, ok in fields.items():

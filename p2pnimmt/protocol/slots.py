@@ -8,6 +8,7 @@ however far behind, reaches the same verdict.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..engine import HAND_SIZE, pick_order
@@ -44,26 +45,26 @@ def store(table: Table, env: Envelope) -> Effects[None]:
 def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
     """Check a message of a seat still playing and put it in its slot."""
     kind, body = env.kind, env.body
-    who = table.who(env.sender)
+    who = partial(table.who, env.sender)  # named in a fault only: not made for every message
     if kind not in FIELDS:
-        yield Fatal(seat, "unknown-kind", f"{who} sent a message of unknown kind {kind!r}", (env.wire,))
+        yield Fatal(seat, "unknown-kind", f"{who()} sent a message of unknown kind {kind!r}", (env.wire,))
         return
     try:
         check_body(kind, body)
     except BodyError as exc:
-        yield Fatal(seat, "bad-body", f"{who}: {exc}", (env.wire,))
+        yield Fatal(seat, "bad-body", f"{who()}: {exc}", (env.wire,))
         return
     if kind == "START":
         if env is not table.start:
-            yield Fatal(seat, "unexpected", f"{who} sent a second START", (env.wire,))
+            yield Fatal(seat, "unexpected", f"{who()} sent a second START", (env.wire,))
         return
     assert table.start is not None and table.deal is not None
     if kind == "START_ACK" and env.sender == table.start.sender:
-        yield Fatal(seat, "unexpected", f"{who} sent START_ACK for its own START", (env.wire,))
+        yield Fatal(seat, "unexpected", f"{who()} sent START_ACK for its own START", (env.wire,))
         return
     if kind == "START_ACK":
         if body["start"] != table.start.hash:
-            yield Fatal(seat, "start-mismatch", f"{who} acknowledged a different START", (env.wire,))
+            yield Fatal(seat, "start-mismatch", f"{who()} acknowledged a different START", (env.wire,))
             return
         key = (kind, 0, 0)
     else:
@@ -82,15 +83,15 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
         if kind == "STANDIN":
             key = (kind, round_index, standin_slot(step, body["seat"]))
         if problem:
-            yield Fatal(seat, "unexpected", f"{who} sent {kind} {problem}", (env.wire,))
+            yield Fatal(seat, "unexpected", f"{who()} sent {kind} {problem}", (env.wire,))
             return
         if kind == "DRAFT_PICK" and (picker := pick_order(table.players, round_index)[step]) != seat:
             # the message alone says it: a fault whenever it arrives, also at a pick the stand-in makes (section 9)
-            yield Fatal(seat, "out-of-turn", f"{who} sent pick {step + 1} of round {round_index + 1}, which is "
+            yield Fatal(seat, "out-of-turn", f"{who()} sent pick {step + 1} of round {round_index + 1}, which is "
                         f"seat {picker}'s", (env.wire,))
             return
         if kind == "ROW_CHOICE" and (round_index, step) < (table.round, table.turn):
-            yield Fatal(seat, "wrong-chooser", f"{who} chose a row for turn {step + 1} of round {round_index + 1}, "
+            yield Fatal(seat, "wrong-chooser", f"{who()} chose a row for turn {step + 1} of round {round_index + 1}, "
                         "which is over", (env.wire,))
             return
     if rewound(table, seat, env):
@@ -100,7 +101,7 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
     slot = table.slots.setdefault(key, {})
     if seat in slot:
         what = f" naming seat {body['seat']}" if kind in ("DROP", "KEEP") else ""
-        yield Fatal(seat, "duplicate", f"{who} sent two {kind} messages{what} for the same step",
+        yield Fatal(seat, "duplicate", f"{who()} sent two {kind} messages{what} for the same step",
                     (slot[seat].wire, env.wire))
         return
     slot[seat] = env

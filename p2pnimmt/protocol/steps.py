@@ -100,9 +100,11 @@ def count_votes(table: Table) -> Effects[bool]:
     True if a vote is complete for a step this node has gone past (it used the seat's messages there, which
     the voters did not): the session then rebuilds the table with the seat dropped at that step.
     """
-    now = table.now()
-    if now is None or not table.drop_steps and not table.expelled:
+    if not table.drop_steps and not table.expelled:
         return False  # no vote anywhere, nobody to expel: nothing to count (the usual game)
+    now = table.now()
+    if now is None:
+        return False
     for seat in sorted(table.expelled):
         if seat not in table.dropped and seat in table.waiting_for():
             yield DropSeat(seat, now)  # it broke a rule: dropped where the game first waits on it, with no vote
