@@ -174,6 +174,15 @@ export class PageSeat extends Seat {
     return new Set(this.streaks().flatMap((n, s) => (n >= AWAY_AFTER ? [s] : [])));
   }
 
+  /** Whom "ask the stand-in" asks for now (the terminal's `a`, the seat page's button; protocol.md 11.2): the other
+   * seats this turn waits on that we have not asked for in this turn, while our seat plays and no clock runs (a
+   * clock plays a stalled seat by itself). */
+  standInFor(): number[] {
+    const me = this.seat;
+    if (me === null || this.dropped.has(me) || this.phase !== "turn" || (this.settings?.clock ?? null) !== null) return [];
+    return this.waitingFor().filter((x) => !this.slot("STANDIN", this.round, 100 * this.turn + x).has(me));
+  }
+
   /** Our seat is dropped (the stand-in plays it). */
   droppedNow(): boolean {
     return this.seat !== null && this.dropped.has(this.seat);
