@@ -259,24 +259,27 @@ function knownRelays(now: PageNode | null): string[] {
 
 /** Open the tunnel to a relay: the node that served the page, else (it left) another node of the game that relays
  * phone pages (a cross-origin WebSocket: the key stays in this page's memory, issue 26). When the tunnel closes, the
- * same relay again after RECONNECT_AFTER ms; one that cannot be reached, the next one (at once, but for a round of
- * all of them). It goes on with the seat we have (or the one kept in IndexedDB, on a first connect). */
+ * same relay again (at once if the tunnel had served for RECONNECT_AFTER ms, else after that); one that cannot be
+ * reached, the next one (at once, but after a round of all of them). It goes on with the seat we have (or the one kept in IndexedDB, on a first connect). */
 function connect(identity: Identity, name: string, had: { node: PageNode; game: Uint8Array } | null, at = 0): void {
   const list = knownRelays(had?.node ?? null);
   const url = list[at % list.length] as string;
   const own = url === OWN();
   const portKey = own ? `p2pnimmt-port${location.search}` : `p2pnimmt-port ${url}`;
   const [port = "", claim = ""] = (localStorage.getItem(portKey) ?? "").split(" ");
-  let helloed = false;
+  let helloed: number | null = null; // when the relay said hello (performance.now())
   let node: { node: PageNode; game: Uint8Array } | null = null;
   const again = (): void => {
-    const next = helloed ? at : at + 1;
+    const next = helloed !== null ? at : at + 1;
     const moving = list[next % list.length] !== url;
     $("status").textContent = moving
       ? fmt(_("the node that relayed this page cannot be reached: connecting through {address}…"),
         { address: hostOf(list[next % list.length] as string) })
       : _("the link to the node that served this page closed: connecting again…");
-    setTimeout(() => connect(identity, name, node ?? had, next), moving && next % list.length !== 0 ? 0 : RECONNECT_AFTER);
+    // At once after a tunnel that served a while (its relay node may be gone: every second away brings the others'
+    // drop votes nearer), and to the next relay but at the end of a round; else after a pause (no busy loop).
+    const atOnce = helloed !== null ? performance.now() - helloed >= RECONNECT_AFTER : moving && next % list.length !== 0;
+    setTimeout(() => connect(identity, name, node ?? had, next), atOnce ? 0 : RECONNECT_AFTER);
   };
   let ws: WebSocket;
   try {
@@ -294,7 +297,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     again();
   };
   tunnel.onHello = async (hello) => {
-    helloed = true;
+    helloed = performance.now();
     document.body.dataset.relay = hostOf(url);
     localStorage.setItem(portKey, `${hello.port} ${hello.claim}`);
     const same = had !== null && bytes.equal(had.game, hello.game);
