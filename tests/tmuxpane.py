@@ -64,6 +64,20 @@ class Pane:
             return seen
         raise AssertionError(f"{text!r} not on screen within {timeout} s:\n{self.screen()}")
 
+    def settled(self, timeout: float = 5.0) -> str:
+        """The screen once two captures 50 ms apart agree (tmux may be caught mid-redraw, with a line of the
+        screen before still on it), or the last capture after `timeout`: a loop that chooses what to do by what
+        the screen says reads a whole screen, never half of one."""
+        deadline = time.monotonic() + outer(timeout)
+        seen = self.screen()
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            shown = self.screen()
+            if shown == seen:
+                return shown
+            seen = shown
+        return seen
+
     def press(self, key: str, shown: str, timeout: float = 5.0) -> str:
         """Press `key` on the screen `shown` and return the next screen that differs from it (or the same one
         after `timeout`): a loop that reads the screen again never presses twice on a screen not yet redrawn."""

@@ -55,9 +55,9 @@ def test_a_hosted_game_in_german_at_80x24_shows_no_english_from_lobby_to_results
     deadline = time.monotonic() + outer(180)
     while "results" not in seen:
         assert time.monotonic() < deadline, f"no results within the time; seen {list(seen)}:\n{pane.screen()}"
-        shown = pane.screen()
+        shown = pane.settled()  # a whole screen: the turn's prompt may be on a screen half redrawn after it
         if "SPIELENDE" in shown:
-            seen["results"] = pane.wait("SPIELENDE")
+            seen["results"] = shown
         elif "Das Spiel ist aus" in shown:
             seen.setdefault("over", shown)
             pane.press("Enter", shown)
@@ -68,7 +68,7 @@ def test_a_hosted_game_in_german_at_80x24_shows_no_english_from_lobby_to_results
             seen.setdefault("row", shown)
             pane.press("1", shown)
         elif "Du bist dran" in shown:
-            seen.setdefault("table", pane.wait("Du bist dran"))
+            seen.setdefault("table", shown)
             pane.press("Enter", shown)
         else:
             time.sleep(0.1)
