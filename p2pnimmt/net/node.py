@@ -304,9 +304,11 @@ class Node:
         for item in outputs:
             if isinstance(item, Outgoing):
                 seated = self.session.keys if self.session is not None else {}
-                framed = msg_frame(item.wire)  # made once for every link it goes to
+                framed = None  # made once for every link it goes to, if any (most relays go to spectators only)
                 for peer, conn in list(self.links.items()):
                     if meant_for(item, peer, seated):
+                        if framed is None:
+                            framed = msg_frame(item.wire)
                         conn.send_message(item.wire, framed)
             else:
                 if isinstance(item, GameStarted):
