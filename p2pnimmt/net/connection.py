@@ -291,14 +291,22 @@ class Connection:
         loop = asyncio.get_running_loop()
         ended: asyncio.Future[None] = loop.create_future()
         transport = self.writer.transport
-        if self.closed or transport.is_closing():
-            raise ConnectionFailed("connection closed")
+        if self.closed:
+            return  # as a read loop `while not conn.closed` would
         reader = self.reader
-        # What the stream read from the socket and nobody took yet: its buffer, and whether it ended (asyncio's
-        # StreamReader keeps them in _buffer, _eof, _exception; no public call hands them over without waiting).
+        # What the stream read from the socket and nobody took yet: its buffer, and how it ended if it did
+        # (asyncio's StreamReader keeps the bytes in _buffer; no public call hands them over without waiting).
         pending = bytes(reader._buffer)  # type: ignore[attr-defined]
         reader._buffer.clear()  # type: ignore[attr-defined]
-        stream_ended = reader.at_eof() or reader.exception() is not None
+        failed = reader.exception()
+        if failed is not None:
+            pending = b""  # a stream's read raises its exception before it hands over what it holds
+        if isinstance(failed, TimeoutError):
+            why: ConnectionFailed | None = ConnectionFailed(f"nothing received for {self.idle_timeout:g} s")
+        elif failed is not None:
+            why = ConnectionFailed(f"connection lost: {failed}")
+        else:
+            why = ConnectionFailed("connection closed") if reader.at_eof() else None
         link = _Link(self, handle, burst, ended, transport.get_protocol())
         transport.set_protocol(link)
         reader._maybe_resume_transport()  # type: ignore[attr-defined]  # the stream may have paused reading
@@ -306,8 +314,8 @@ class Connection:
         link.waiting(loop)
         if self._in[self._at:] or pending:
             link.data_received(pending)
-        if stream_ended and not ended.done():
-            link.ended(ConnectionFailed("connection closed"))
+        if why is not None:
+            link.ended(why)
         try:
             await ended
         finally:

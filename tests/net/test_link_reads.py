@@ -197,3 +197,32 @@ def test_frames_of_one_read_are_handled_in_one_burst_and_a_handler_ends_the_link
     bursts.clear()
     assert asyncio.run(run("raise")) == "ValueError: handler failed"
     assert bursts == [[b"\x00", b"\x01", b"\x02", b"end"]]
+
+
+@PATHS
+def test_a_stream_that_ended_already(served: bool) -> None:
+    """The stream holds frames and the peer's end (or a failure) before the link is read: the frames, then the
+    end (a failure: at once, as a stream's read raises it before what it holds)."""
+    async def run(fail: bool) -> tuple[list, str]:
+        server, other, conn = await _pair()
+        other.write(msg_frame(b"a") + msg_frame(b"b"))
+        other.close()
+        await _until(lambda: conn.reader._eof)
+        if fail:
+            conn.reader.set_exception(ConnectionResetError("reset"))
+        got: list = []
+        try:
+            if served:
+                await conn.serve(lambda kind, payload: got.append((kind, payload)))
+                why = "returned"
+            else:
+                while True:
+                    got.append(await conn.receive())
+        except ConnectionFailed as exc:
+            why = str(exc)
+        conn.close()
+        server.close()
+        return got, why
+
+    assert asyncio.run(run(False)) == ([("msg", b"a"), ("msg", b"b")], "connection closed")
+    assert asyncio.run(run(True)) == ([], "connection lost: reset")
