@@ -57,18 +57,22 @@ async def watch_waiting(node) -> None:
                     if seat != session.seat and peer not in linked}
         if node.drop_after <= 0 or session.phase == "starting":
             continue
-        # The seats gone (no link to us, nothing from them for the drop time): a vote naming one of them is cast only
-        # where they can be voted out without one of them (few_enough); else it would count only once one came back
-        # and voted the others out, and would then drop that seat for coming back (issue 26: a phone back through
-        # another relay after the drop time)
-        absent = {seat for seat, start in unlinked.items()
-                  if now - start >= node.drop_after or left(node, session.roster[seat])}
+        # The seats gone (no link to us): a vote naming one of them is cast only where they can be voted out without
+        # one of them (few_enough); else it would count only once one came back and voted the others out, and would
+        # then drop that seat for coming back (issue 26: a phone back through another relay after the drop time).
+        # Every seat with no link counts, however short its silence: two seats that went together (a phone and its
+        # relay node) reach the drop time at different moments (each one's time runs from its own last message,
+        # and one's last may come late, relayed), and votes cast against the first in between dropped the phone
+        # once it came back and voted the node out, or stalled the game (tests/web/test_web_phone_failover.py).
+        # A seat reached only through others' relays counts too; a vote of a seat linked to all still spreads
+        # (a seat waiting on X that sees a vote against X joins it: protocol.md 11.1).
+        named = {key[2] for key in waiting}
+        absent = set(unlinked)
         can_vote_out_absent = few_enough(session, absent)
-        if waiting and can_vote_out_absent:  # a seat gone while the game waits on another would have to vote:
-            named = {key[2] for key in waiting}  # it is voted out too
+        if waiting and can_vote_out_absent:  # a seat gone while the game waits on another would have to vote: it
             for seat, start in unlinked.items():
                 if seat not in named and (now - start >= node.drop_after or left(node, session.roster[seat])):
-                    try:
+                    try:  # is voted out too
                         node.act(session.drop(seat))
                         log.warning("voted to drop seat %d (%s): no link to it while the game waits on others, "
                                     "for %.0f s", seat, session.names[seat], now - start)

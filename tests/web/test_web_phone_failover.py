@@ -73,7 +73,9 @@ async def test_a_phones_relay_node_killed_mid_game_and_the_phone_goes_on_through
                     # host says so: too few players to play on), as under a CI run's load, where it once waited for
                     # ever: the host and bob had voted it out with J while it was away, and its own vote against J,
                     # once back, dropped J and so itself. Now nobody votes against two seats gone at once in a table
-                    # of four (they cannot be voted out together; net/waiting.py: few_enough).
+                    # of four (they cannot be voted out together; net/waiting.py: few_enough), however far apart
+                    # their drop times run out (each from its own last message: the host and bob once voted the
+                    # phone out in between, before they counted J, and the phone was dropped, or the game stalled).
                     await phone.route_web_socket(lambda url: url.startswith(f"ws://127.0.0.1:{host_web}/relay"),
                                                  partial(after_both_gone, host))
                     jay.popen.kill()
@@ -82,8 +84,9 @@ async def test_a_phones_relay_node_killed_mid_game_and_the_phone_goes_on_through
                     await phone.wait_for_function("at => document.body.dataset.relay === at",
                                                   arg=f"127.0.0.1:{host_web}", timeout=WAIT)
         await ann_play
-    except Exception as error:  # what the page knew, for whoever reads the failure (it waited on something)
-        raise AssertionError(f"taps={taps} {await page_state(phone)}") from error
+    except Exception as error:  # what the pages knew, for whoever reads the failure (it waited on something)
+        raise AssertionError(f"taps={taps} {await page_state(phone)}\nann: {await seat_page_state(ann, ann_play)}"
+                             ) from error
     finally:
         ann_play.cancel()
     assert await phone.inner_text("#me") == me  # the same key (its fingerprint) all along
@@ -167,3 +170,15 @@ async def page_state(phone) -> str:
             accepted: s ? s.accepted.length : 0, notes: n ? n.notes : [],
             pageNotes: document.getElementById('notes').innerText});
     }""")
+
+
+async def seat_page_state(page, driver: asyncio.Future) -> str:
+    """The host's seat page as its driver sees it: what the page shows it is asked, its connection, its prompt, and
+    where its driver (play_by_clicks) is."""
+    shown = await page.evaluate("""() => JSON.stringify({data: {...document.body.dataset},
+        conn: document.getElementById('conn').textContent, prompt: document.getElementById('prompt').textContent,
+        hand: [...document.querySelectorAll('#hand .card')].map((c) => c.className),
+        lost: document.body.classList.contains('lost')})""")
+    where = (repr(driver.exception()) if driver.done() and not driver.cancelled() and driver.exception() else
+             "done" if driver.done() else " < ".join(f"{f.f_code.co_name}:{f.f_lineno}" for f in driver.get_stack()))
+    return f"{shown} driver: {where}"
