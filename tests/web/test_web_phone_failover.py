@@ -23,7 +23,6 @@ from test_web_phone_presence import (
     results,
     seat_of,
     seated_phone,
-    tap_move,
 )
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "peer"))
@@ -122,15 +121,18 @@ async def test_a_phones_relay_node_killed_mid_game_and_the_phone_goes_on_through
 
 
 async def tap_asked(phone, step: str) -> str:
-    """tap_move, but a row asked may go away before the tap (J's seat voted out as it was asked: the round is void):
-    then nothing is tapped (a row is not counted; a card is tapped as before). What was asked."""
+    """tap_move, but what was asked may go away before the tap (J's seat voted out as it was asked: the round is
+    void; the page then asks nothing, or its cards and rows are no longer to be tapped): then nothing is tapped (a
+    row is not counted; a card is counted as tapped, and is not committed). What was asked ("wait" if nothing was
+    by the time it was looked at)."""
     wanted = await phone.evaluate("document.body.dataset.wanted")
-    if wanted != "row":
-        return await tap_move(phone)
-    tap = asyncio.ensure_future(phone.locator("#rows .take:visible").first.tap())
+    if wanted not in ("card", "row"):
+        return wanted
+    where = "#hand .card:enabled" if wanted == "card" else "#rows .take:not([hidden])"
+    tap = asyncio.ensure_future(phone.locator(where).first.tap())
     gone = asyncio.ensure_future(phone.wait_for_function(
-        "before => document.body.dataset.step !== before && !document.querySelector('#rows .take:not([hidden])')",
-        arg=step, timeout=WAIT))
+        "([before, where]) => document.body.dataset.step !== before && !document.querySelector(where)",
+        arg=[step, where], timeout=WAIT))
     done, _ = await asyncio.wait({tap, gone}, return_when=asyncio.FIRST_COMPLETED)
     for task in (tap, gone):
         if task not in done:
