@@ -28,6 +28,7 @@ from .output import reporter, say
 from .rematch import PAGE, AfterGame
 
 if TYPE_CHECKING:  # the browser front's modules (aiohttp, prompt_toolkit's screens) load when a web front starts
+    from ..web.relay import Relay
     from ..web.table import Command, Page
 
 
@@ -147,6 +148,15 @@ async def start_guest(node: Node, options: Options, helpers: list[Node]) -> str:
     return url
 
 
+def offer_relay(node: Node, interface: str, port: int, token: str) -> None:
+    """Tell `node`'s game where this node relays phone pages (issue 26: a page whose relay node leaves goes on
+    through another that serves them): not when served on every interface (no one address to give)."""
+    from ..net.members import is_ip
+
+    if is_ip(interface) and interface not in ("0.0.0.0", "::"):
+        node.offer_relay((interface, port, token))
+
+
 _PHONES: dict[int, str] = {}  # id(node) -> its phone link, once served from its terminal lobby
 
 
@@ -163,8 +173,11 @@ async def start_phone(node: Node, options: WebOptions | None = None) -> str:
         return _PHONES[id(node)]
     web = options or WebOptions()
     server = WebServer(web.interface, web.port)
-    token = server.add_relay(Relay(lambda: node, web.interface))
+    relay = Relay(lambda: node, web.interface)
+    node.watch_lobby(remember(relay))  # the game's other relays (issue 26)
+    token = server.add_relay(relay)
     await server.start()
+    offer_relay(node, server.interface, server.port, token)
     url = server.phone_url(token) + ("" if language() == "en" else f"&lang={language()}")
     _PHONES[id(node)] = url
 
@@ -209,6 +222,11 @@ async def start_tv(node: Node, options: WebOptions | None = None) -> str:
     return url
 
 
+def remember(relay: Relay) -> Callable[[Node], None]:
+    """A lobby listener that has `relay` remember the game's other relays (web.relay: Relay.remember)."""
+    return lambda _node: relay.remember()
+
+
 def redraw(page: Page) -> Callable[[Node], None]:
     """A lobby listener that redraws `page`."""
     return lambda _node: page.view.changed()
@@ -246,6 +264,8 @@ class WebFront:
         self.tv: Page | None = None
         self.tv_url = ""
         self.phone_url = ""  # the phone page: a peer of its own, this node only relays it (web.relay)
+        self.phone_token: str | None = None  # its token (the members learn it: Node.offer_relay)
+        self.relay: Relay | None = None  # the phone pages' relay (web.relay)
         self.started = asyncio.get_running_loop().create_future()
 
     def on_event(self, node: Node, event) -> None:
@@ -307,6 +327,10 @@ class WebFront:
         spectator = node.role == "spectator"
         if self.node is not None and self.page is not None and self.tv is not None:  # a rematch: the same pages
             self.node = node
+            if self.relay is not None:
+                node.watch_lobby(remember(self.relay))
+            if self.phone_token is not None and self.server.runner is not None:  # the same relay, for the new game
+                offer_relay(node, self.server.interface, self.server.port, self.phone_token)
             for page in {id(self.page): self.page, id(self.tv): self.tv}.values():
                 page.node, page.code, page.join_text = node, code, (lambda: join)
                 page.command = None if page.tv else command
@@ -328,11 +352,15 @@ class WebFront:
                                                    invite=self.invite_link)
         page_token = self.server.add(self.page.view)
         tv_token = page_token if spectator else self.server.add(self.tv.view)
-        phone_token = self.server.add_relay(Relay(lambda: self.node, self.web.interface))
+        relay = self.relay = Relay(lambda: self.node, self.web.interface)
+        node.watch_lobby(remember(relay))  # the game's other relays (issue 26)
+        phone_token = self.phone_token = self.server.add_relay(relay)
 
         async def serve() -> None:
             await self.server.start()
             self.tv_url = self.server.url(tv_token)
+            if self.node is not None:  # the game learns where this node relays phone pages (before the link is out)
+                offer_relay(self.node, self.server.interface, self.server.port, phone_token)
             # the phone page speaks the host's language (its link says it: web/peer/src/page_words.ts)
             self.phone_url = self.server.phone_url(phone_token) + ("" if language() == "en" else f"&lang={language()}")
             if not spectator:

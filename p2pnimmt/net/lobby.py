@@ -76,6 +76,7 @@ class Lobby:
         host = conn.address[0] if conn.address else ""
         fields = {k: payload.get(k) for k in ("name", "role", "bot", "port")}
         fields["addresses"] = payload.get("addresses", [])  # where it listens besides where we see it (issue 27)
+        fields["relay"] = payload.get("relay")  # where its node relays phone pages (issue 26), if it does
         member = member_from({"key": conn.key, "host": host, **fields})
         if member is None:
             self.refuse(conn, "malformed join: name, role (player|spectator), bot, port, addresses (at most "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -11,6 +12,9 @@ from ..protocol.identity import peer_id
 from ..protocol.names import is_name
 
 MAX_ADDRESSES = 8  # addresses a member may give besides the one the host saw (protocol.md 14, `join`)
+RELAY_TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")  # a phone link's token (web.server: token_urlsafe(18))
+
+Relay = tuple[str, int, str]  # where a member's node serves the phone page's relay: address, port, token (issue 26)
 
 
 @dataclass
@@ -24,6 +28,7 @@ class Member:
     host: str
     port: int
     addresses: tuple[str, ...] = ()  # where it says it listens besides `host` (issue 27: beyond one LAN)
+    relay: Relay | None = None  # where its node relays phone pages (issue 26: a page whose relay left goes there)
 
     @property
     def peer(self) -> bytes:
@@ -34,8 +39,11 @@ class Member:
         return list(dict.fromkeys(a for a in (self.host, *self.addresses) if a))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "name": self.name, "role": self.role, "bot": self.bot, "host": self.host,
-                "port": self.port, "addresses": list(self.addresses)}
+        found = {"key": self.key, "name": self.name, "role": self.role, "bot": self.bot, "host": self.host,
+                 "port": self.port, "addresses": list(self.addresses)}
+        if self.relay is not None:
+            found["relay"] = list(self.relay)
+        return found
 
 
 def member_from(value: Any) -> Member | None:
@@ -51,7 +59,20 @@ def member_from(value: Any) -> Member | None:
           and isinstance(member.bot, bool) and _address(member.host) and type(member.port) is int
           and isinstance(addresses, list) and len(addresses) <= MAX_ADDRESSES
           and all(a and _address(a) for a in addresses))
-    return replace(member, addresses=tuple(addresses)) if ok else None
+    relay = relay_from(value.get("relay"))  # since issue 26; optional, and one that is not as below is left out
+    return replace(member, addresses=tuple(addresses), relay=relay) if ok else None
+
+
+def relay_from(value: Any) -> Relay | None:
+    """A member's `relay` (protocol.md 14): [IP address, port, token] of the phone page's relay its node serves;
+    None for none or one that is not that."""
+    if not (isinstance(value, (list, tuple)) and len(value) == 3):
+        return None
+    address, port, token = value
+    if not (is_ip(address) and type(port) is int and 1 <= port <= 65535 and isinstance(token, str)
+            and RELAY_TOKEN.fullmatch(token)):
+        return None
+    return (address, port, token)
 
 
 def _address(host: object) -> bool:

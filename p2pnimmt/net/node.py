@@ -27,6 +27,7 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from ..bots import NEEDED, Bot, bot_move
@@ -98,6 +99,7 @@ class Node:
         self.tasks: set[asyncio.Task] = set()
         self.refused: str | None = None
         self.host_peer: bytes | None = None  # a joiner: the peer that answered our join (the host's link)
+        self.relay: tuple[str, int, str] | None = None  # where this node relays phone pages (offer_relay), if it does
         self.drop_after = drop_after  # seconds waited on one player before voting to drop it (0: never)
         self.bot_delay = bot_delay  # seconds a bot waits before each move (so people can follow)
         self.link_timeout = link_timeout  # a link silent this long has ended (pings every quarter of it)
@@ -181,7 +183,7 @@ class Node:
         self.salt = secrets.token_bytes(SALT_SIZE)
         self._new_session(game_id_for(self.identity.public_key, self.salt))
         self.members[self.identity.peer] = Member(self.identity.public_key, self.name, "player", self.bot is not None,
-                                                  self.interface or "", self.port)
+                                                  self.interface or "", self.port, relay=self.relay)
 
     async def join(self, host: str, port: int, game_id: bytes | None = None, code: str | None = None,
                    expect: bytes | None = None, salt: bytes | None = None, host_key: str | None = None) -> None:
@@ -218,11 +220,28 @@ class Node:
         self.host_peer = conn.peer
         self.mesh.join_frame = {"name": self.name, "role": self.role, "bot": self.bot is not None, "port": self.port,
                                 "addresses": self.own_addresses()}
+        if self.relay is not None:
+            self.mesh.join_frame["relay"] = list(self.relay)
         self.mesh.link(conn)  # the join goes first, then our heads (the host reads nothing else before a join)
         if self.role == "spectator":  # through the host, and through any seat once the host is gone
             self.spawn(watch_through(self, conn, (host, port)))
         else:
             self.spawn(self.mesh.serve(conn, redial=(host, port)))
+
+    def offer_relay(self, relay: tuple[str, int, str]) -> None:
+        """This node serves phone pages' relay at `relay` (address, port, token: web.relay): the members learn it
+        from the lobby (protocol.md 14, a member's `relay`), so that a phone page whose relay node leaves goes on
+        through this one (issue 26). The host puts it in its own entry; a joiner asks the host again with it."""
+        self.relay = relay
+        me = self.members.get(self.identity.peer)
+        if self.is_host and me is not None:
+            self.members[self.identity.peer] = replace(me, relay=relay)
+            self.lobby.announce()
+        elif self.mesh.join_frame is not None:
+            self.mesh.join_frame["relay"] = list(relay)
+            conn = self.links.get(self.host_peer) if self.host_peer is not None else None
+            if conn is not None:
+                conn.send_nowait("join", self.mesh.join_frame)
 
     def own_addresses(self) -> list[str]:
         """Where this node listens, as a join tells the host (a player's may be dialled at any of them): the

@@ -57,18 +57,30 @@ async def watch_waiting(node) -> None:
                     if seat != session.seat and peer not in linked}
         if node.drop_after <= 0 or session.phase == "starting":
             continue
-        if waiting:  # a seat gone while the game waits on another would have to vote: it is voted out too
-            named = {key[2] for key in waiting}
+        # The seats gone (no link to us): a vote naming one of them is cast only where they can be voted out without
+        # one of them (few_enough); else it would count only once one came back and voted the others out, and would
+        # then drop that seat for coming back (issue 26: a phone back through another relay after the drop time).
+        # Every seat with no link counts, however short its silence: two seats that went together (a phone and its
+        # relay node) reach the drop time at different moments (each one's time runs from its own last message,
+        # and one's last may come late, relayed), and votes cast against the first in between dropped the phone
+        # once it came back and voted the node out, or stalled the game (tests/web/test_web_phone_failover.py).
+        # A seat reached only through others' relays counts too; a vote of a seat linked to all still spreads
+        # (a seat waiting on X that sees a vote against X joins it: protocol.md 11.1).
+        named = {key[2] for key in waiting}
+        absent = set(unlinked)
+        can_vote_out_absent = few_enough(session, absent)
+        if waiting and can_vote_out_absent:  # a seat gone while the game waits on another would have to vote: it
             for seat, start in unlinked.items():
                 if seat not in named and (now - start >= node.drop_after or left(node, session.roster[seat])):
-                    try:
+                    try:  # is voted out too
                         node.act(session.drop(seat))
                         log.warning("voted to drop seat %d (%s): no link to it while the game waits on others, "
                                     "for %.0f s", seat, session.names[seat], now - start)
                     except LocalError:
                         pass
         for key, start in gone.items():
-            if now - start >= node.drop_after or left(node, session.roster[key[2]]):
+            if (now - start >= node.drop_after or left(node, session.roster[key[2]])) and (
+                    can_vote_out_absent or session.roster[key[2]] in linked):
                 why = ("no link to it" if session.roster[key[2]] not in linked else
                        "its node did not move when its clock ran out" if clock is not None else
                        "its node did not move when everyone asked for the stand-in")
@@ -78,6 +90,19 @@ async def watch_waiting(node) -> None:
                                 why, now - start)
                 except LocalError:
                     pass
+
+
+def few_enough(session: Session, absent: Collection[int]) -> bool:
+    """Whether the seats `absent` (gone, as this node sees it) can be voted out without one of them: one alone by
+    every other seat, several together by the quorum rule (protocol.md 11.1, `quorum.most_named`). With more, a
+    vote naming one of them counts only once one of them comes back and votes the others out, and would then drop
+    that seat for coming back: a phone whose relay node died, back through another relay after the drop time, that
+    voted out the dead node's seat was dropped with it (tests/web/test_web_phone_failover.py, issue 26)."""
+    at = session.table.now()
+    if at is None:
+        return True
+    gone = set(absent) & set(session.table.active_at(*at))  # a seat dropped already is no longer in the count
+    return len(gone) <= max(1, quorum.most_named(session.table, at))
 
 
 def left(node, peer: bytes) -> bool:

@@ -24,6 +24,10 @@ bound too (web.guard), an unseated one is not. A page that comes back (a reload,
 its port again with its claim (`?port=P&claim=C`): only the claim this relay gave for P gets P back; any other ask
 listens at a port of the system's choice, so nobody who reads the phone's link can take a seat's port (and with
 it the seat's room, and the connections its peers dial there).
+
+No single laptop to lose (issue 26, item 4): the node tells its game where this relay is (protocol.md 14, a
+member's `relay`), so a page whose own relay node left opens its tunnel at another node's relay, from that node's
+origin; the page server takes a tunnel from the origin of any relay the game's members named (`origins`).
 """
 
 from __future__ import annotations
@@ -54,11 +58,13 @@ DIAL_TIMEOUT = 5.0
 TUNNELS = 16  # tunnels of pages that hold no seat (yet), all addresses together (fewer with few open files)
 PER_SOURCE = 3  # of them from one address (a phone whose old tunnel the relay has not seen close yet)
 CLAIMS = 256  # claims of ports kept (those of seats and open tunnels always)
+ORIGINS = 64  # origins of the game's other relays remembered (a page one of them served may come here)
 
 
 class Member(Protocol):
     role: str
     port: int
+    relay: tuple[str, int, str] | None
 
     def dial_at(self) -> list[str]: ...
 
@@ -83,6 +89,12 @@ def wanted_port(text: str) -> int:
     return int(text) if text.isdigit() and 1024 <= int(text) <= 65535 else 0
 
 
+def origin_of(relay: tuple[str, int, str]) -> str:
+    """The origin of the pages a relay at (address, port, token) serves: http://address:port."""
+    address, port, _ = relay
+    return f"http://[{address}]:{port}" if ":" in address else f"http://{address}:{port}"
+
+
 def header(op: int, channel: int) -> bytes:
     return bytes([op]) + channel.to_bytes(4, "big")
 
@@ -103,6 +115,25 @@ class Relay:
         self.tunnels: list[Tunnel] = []  # open, oldest first
         self.claims: dict[int, str] = {}  # port -> the claim given with it (a page asks for it back with that)
         self.closing: set[asyncio.Task] = set()  # tunnels being cut
+        self.known: dict[str, None] = {}  # origins of the game's relays, oldest first (remember)
+
+    def remember(self) -> None:
+        """Keep the origins of the relays the game's members name (protocol.md 14, a member's `relay`): a page one of
+        them served may open its tunnel here once its own relay left (issue 26), even after that member is gone
+        from the lobby (a spectator is removed when its link ends). At most ORIGINS, the newest."""
+        node = self.node()
+        for member in node.members.values() if node is not None else ():
+            if member.relay is not None:
+                origin = origin_of(member.relay)
+                self.known.pop(origin, None)
+                self.known[origin] = None
+        while len(self.known) > ORIGINS:
+            del self.known[next(iter(self.known))]
+
+    def origins(self) -> set[str]:
+        """The origins of the pages of this game's relays (this one's own is the server's to add)."""
+        self.remember()
+        return set(self.known)
 
     def seated_ports(self) -> set[int]:
         """The ports the game's players listen at on this relay's address (a tunnel listening at one of them is a

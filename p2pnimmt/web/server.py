@@ -53,6 +53,12 @@ HEADERS = {
                                 "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
 }
 
+# The phone page may open its tunnel at another relay of its game when its own left (issue 26; web.relay): any ws:
+# address (which ones are learnt from the game, after the page loaded). Its script is still this server's only.
+PHONE_HEADERS = {**HEADERS, "Content-Security-Policy": HEADERS["Content-Security-Policy"].replace(
+    "connect-src 'self'", "connect-src 'self' ws:")}
+
+
 def static_files() -> dict[str, tuple[bytes, str]]:
     """The page's files, read once from the package: name -> (bytes, content type). Nothing else is served."""
     folder = resources.files("p2pnimmt.web") / "static"
@@ -181,11 +187,14 @@ class WebServer:
     async def _phone(self, request: web.Request) -> web.Response:
         self._relay_of(request)
         body, kind = self.files["phone.html"]
-        return web.Response(body=body, content_type=kind, charset="utf-8", headers=HEADERS)
+        return web.Response(body=body, content_type=kind, charset="utf-8", headers=PHONE_HEADERS)
 
     async def _relay(self, request: web.Request) -> web.StreamResponse:
         relay = self._relay_of(request)
-        if request.headers.get("Origin") not in {f"http://{h}" for h in self._hosts()}:
+        # Our own page, or one that another relay of this game served (its relay left: issue 26). Nothing else: a
+        # web site the phone has open cannot open tunnels from it (the token would not be enough).
+        origin = request.headers.get("Origin")
+        if origin not in {f"http://{h}" for h in self._hosts()} and origin not in relay.origins():
             raise web.HTTPForbidden(text="unknown origin", headers=HEADERS)
         transport = request.transport  # a seat's page (once it holds one): never shed for a newer connection
         return await relay.serve(request, keep=lambda: self.gate.keep(transport))

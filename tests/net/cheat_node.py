@@ -3,29 +3,46 @@
     python tests/net/cheat_node.py CHEAT TURN <p2pnimmt arguments...>
 
 CHEAT is one of
-- `split`: at turn TURN of round 1 the seat signs a second PLAY_COMMIT (the same seq and prev, another
-  commitment) and sends the real one to its relayer (the seat after it, which relays it to the others), then
-  the second one to every other peer it is linked to (who mostly have it before the relayed real one, but
-  not always: protocol.md 12 lets the turn's reveals decide); then it plays on as if nothing happened (its
-  next messages chain on the real one);
+- `split`: at turn TURN of round 1 (played once it is linked to every other seat) the seat signs a second
+  PLAY_COMMIT (the same seq and prev, another commitment) and sends the real one to its relayer (the seat
+  after it, which relays it to the others), then the second one to every other peer it is linked to (who
+  mostly have it before the relayed real one, but not always: protocol.md 12 lets the turn's reveals
+  decide); then it plays on as if nothing happened (its next messages chain on the real one);
 - `reveal`: at turn TURN of round 1 its PLAY_REVEAL names another card of its hand than the one it
   committed to, signed as its next message (its chain stays whole).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import sys
 
 from p2pnimmt.cli import main
 from p2pnimmt.net.node import Node
 from p2pnimmt.protocol.envelope import open_envelope, seal
-from p2pnimmt.protocol.events import Outgoing
+from p2pnimmt.protocol.events import Event, Outgoing, PlayNeeded
 from p2pnimmt.protocol.session import Session
 
 
 def split_commit(turn: int) -> None:
     feed = Node._feed
+    move = Node._bot_move
+
+    def linked_to_all(self: Node) -> bool:
+        session = self.session
+        return session is not None and all(peer in self.links for seat, peer in enumerate(session.roster)
+                                           if seat != session.seat)
+
+    def play_once_linked(self: Node, event: Event) -> None:
+        # The card of the turn it splits is played only once this node is linked to every other seat: a version
+        # sent to no seat is seen by none (on a loaded machine the mesh may still be forming at turn TURN: linked
+        # to its relayer alone, it sent the other version to nobody, every seat took the real one, and the game
+        # went on as if it had not cheated; CI of d159fb4).
+        if isinstance(event, PlayNeeded) and (event.round, event.turn) == (0, turn) and not linked_to_all(self):
+            asyncio.get_running_loop().call_later(0.05, play_once_linked, self, event)
+            return
+        move(self, event)
 
     def cheat(self: Node, outputs: list) -> None:
         session = self.session
@@ -40,8 +57,9 @@ def split_commit(turn: int) -> None:
             other = seal(session.identity, env.game_id, env.seq, env.prev, env.kind,
                          {**env.body, "commit": hashlib.sha256(b"the other commitment").digest()})
             relayer = session.roster[(session.seat + 1) % session.players]
-            print(f"cheat: two commits for turn {turn + 1}, #{env.seq}", flush=True)
             links = list(self.links.items())
+            seats = sorted(session.roster.index(peer) for peer, _ in links if peer in session.roster)
+            print(f"cheat: two commits for turn {turn + 1}, #{env.seq}, linked to seats {seats}", flush=True)
             for peer, conn in links:  # the real one to the relayer first, then the second to every other peer
                 if peer == relayer:
                     conn.send_message(item.wire)
@@ -51,6 +69,7 @@ def split_commit(turn: int) -> None:
         feed(self, rest)
 
     Node._feed = cheat  # type: ignore[method-assign]
+    Node._bot_move = play_once_linked  # type: ignore[method-assign]
 
 
 def reveal_another_card(turn: int) -> None:

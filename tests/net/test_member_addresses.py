@@ -31,6 +31,21 @@ def test_a_member_with_anything_but_a_short_list_of_ip_addresses_is_malformed(ad
     assert member_from({**BASE, "addresses": addresses}) is None
 
 
+def test_a_members_relay_is_kept_as_the_lobby_carries_it_and_one_not_of_its_form_left_out() -> None:
+    """protocol.md 14, a member's `relay` (issue 26): where its node relays phone pages, [IP address, port, token];
+    a phone page whose relay node left goes on through it. One not of that form is left out, the member kept."""
+    member = member_from({**BASE, "relay": ["10.0.0.7", 8080, "sOkDAGI8cRthj26QeOzY63Lu"]})
+    assert member is not None and member.relay == ("10.0.0.7", 8080, "sOkDAGI8cRthj26QeOzY63Lu")
+    assert member.as_dict()["relay"] == ["10.0.0.7", 8080, "sOkDAGI8cRthj26QeOzY63Lu"]
+    assert member_from(member.as_dict()) == member
+    assert "relay" not in member_from(BASE).as_dict()  # a member without one: the frame as before issue 26
+    for relay in (["ann-laptop", 8080, "sOkDAGI8cRthj26QeOzY63Lu"], ["10.0.0.7", 0, "sOkDAGI8cRthj26QeOzY63Lu"],
+                  ["10.0.0.7", 8080, "short"], ["10.0.0.7", 8080, "a/b?c=d&e=fghijklmnop"], ["10.0.0.7", "80", "x" * 24],
+                  ["10.0.0.7", 8080], "http://10.0.0.7:8080/phone?t=x", 7):
+        kept = member_from({**BASE, "relay": relay})
+        assert kept is not None and kept.relay is None, relay
+
+
 async def test_a_seat_tells_the_host_where_it_reached_a_player_and_a_bad_report_is_one_line(caplog) -> None:
     """protocol.md 14, `seen`: a seat's report (here a raw seat: the attacker's socket, which joined and has a
     seat of the START) adds the address to those the host would dial the player at, after the host's own

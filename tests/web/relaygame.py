@@ -10,6 +10,7 @@ from dataclasses import dataclass
 class Member:
     role: str
     port: int
+    relay: tuple[str, int, str] | None = None
 
     def dial_at(self) -> list[str]:
         return ["127.0.0.1"]

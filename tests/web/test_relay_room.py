@@ -11,6 +11,7 @@ import json
 import socket
 
 import aiohttp
+import pytest
 from aiohttp import WSMsgType, web
 from deadlines import OUTER
 from relaygame import Game, Member
@@ -157,3 +158,49 @@ async def test_a_player_elsewhere_lends_its_port_to_no_stranger() -> None:
         for session in sessions:
             await session.close()
         await runner.cleanup()
+
+
+async def test_a_relay_takes_a_page_from_the_origin_of_a_relay_its_game_named_and_no_other() -> None:
+    # Issue 26, item 4: a phone page whose relay node left opens its tunnel here, from that node's origin. This relay
+    # takes its own origin and those of the relays the game's members name (protocol.md 14, a member's `relay`), even
+    # once that member is gone from the lobby (a spectator is removed when its link ends); no other origin, and
+    # never without the token.
+    from p2pnimmt.web.server import PHONE_HEADERS, WebServer
+
+    async def host(reader, writer) -> None:
+        await reader.read()
+        writer.close()
+
+    host_server = await asyncio.start_server(host, "127.0.0.1", 0)
+    game = Game(host_server.sockets[0].getsockname()[1])
+    gone = free_port()
+    game.members[b"j" * 16] = Member("spectator", free_port(), relay=("127.0.0.1", gone, "A" * 24))
+    server = WebServer("127.0.0.1", 0)
+    relay = Relay(lambda: game, "127.0.0.1")
+    token = server.add_relay(relay)
+    await server.start()
+    url = f"ws://127.0.0.1:{server.port}/relay?t={token}"
+    try:
+        relay.remember()  # the lobby changed (app.web: a lobby listener)
+        del game.members[b"j" * 16]  # that member left the lobby
+        async with aiohttp.ClientSession() as http:
+            for origin in (f"http://127.0.0.1:{server.port}", f"http://127.0.0.1:{gone}"):
+                async with http.ws_connect(url, headers={"Origin": origin}) as ws:
+                    hello = await ws.receive(timeout=OUTER)
+                    assert hello.type == WSMsgType.TEXT and "port" in json.loads(hello.data), origin
+            for origin in ("http://evil.example", f"http://127.0.0.1:{gone + 1}", "null", None):
+                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                    await http.ws_connect(url, headers={"Origin": origin} if origin else {})
+                assert refused.value.status == 403, origin
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # the origin, but not the token
+                await http.ws_connect(f"ws://127.0.0.1:{server.port}/relay?t={'A' * 24}",
+                                      headers={"Origin": f"http://127.0.0.1:{gone}"})
+            assert refused.value.status == 403
+            # The phone page may open such a WebSocket (its CSP names ws:), and still runs only this server's script.
+            async with http.get(f"http://127.0.0.1:{server.port}/phone?t={token}") as page:
+                policy = page.headers["Content-Security-Policy"]
+                assert policy == PHONE_HEADERS["Content-Security-Policy"]
+                assert "connect-src 'self' ws:;" in policy and "script-src 'self';" in policy
+    finally:
+        await server.close()
+        host_server.close()

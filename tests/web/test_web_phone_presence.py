@@ -1,7 +1,8 @@
 """A phone page is a peer in presence too (issue 26), as a Python node (net/waiting.py, net/clock.py; protocol.md 11):
 it votes out a seat that went silent (its own drop timer: a drop needs every other active seat's vote, the page's
 too), its own seat's clock plays the stand-in's card when the person does not move, an away seat comes back with
-"I'm back", and a page closed past the drop time and opened again asks for its seat back and plays it again."""
+"I'm back", a page closed past the drop time and opened again asks for its seat back and plays it again, and with no
+clock the page asks the stand-in for a stalled seat's move ("Ask the stand-in", the terminal's `a`)."""
 
 from __future__ import annotations
 
@@ -204,4 +205,47 @@ async def test_a_phone_page_closed_past_the_drop_time_and_opened_again_takes_its
     assert cards == 10 * (3 - back + 1), (back, cards)
     assert host.finish(30) == 0, host.text()
     assert results((tmp_path / "host.p2pt").read_bytes()) == results(mine)
+    assert not errors, errors
+
+
+async def test_the_phone_asks_the_stand_in_for_a_stalled_seat_when_no_clock_runs(tmp_path: Path, procs, browser) -> None:
+    # No clock; the host's bot would wait 60 s a move (a stalled player). The phone plays its card, then "Ask the
+    # stand-in for the seats we wait on: ann" (as the terminal's `a` and the seat page's button): the page signs
+    # STANDIN for ann's move, the only other seat, so ann's node makes it at once by the stand-in's rule (auto).
+    # After three such cards ann is away and the stand-in plays for it unasked, to the end.
+    host, phone_url = two_seats_and_a_tv(procs, tmp_path, "--rounds", "1", "--deal", "open", "--clock", "0",
+                                         "--bot-delay", "60")
+    phone, _, errors = await seated_phone(browser, phone_url, "zoe")
+    asks = 0
+    while True:
+        await phone.wait_for_function(
+            "() => document.body.dataset.phase === 'over' || ['card', 'row'].includes(document.body.dataset.wanted) "
+            "|| !document.getElementById('ask-stand-in').hidden", timeout=WAIT)
+        if await phone.evaluate("document.body.dataset.phase") == "over":
+            break
+        if await phone.evaluate("['card', 'row'].includes(document.body.dataset.wanted)"):
+            step = await phone.evaluate("document.body.dataset.step")
+            await tap_move(phone)
+            await phone.wait_for_function("before => document.body.dataset.step !== before", arg=step, timeout=WAIT)
+            continue
+        button = phone.locator("#ask-stand-in")
+        assert await button.inner_text() == "Ask the stand-in for the seats we wait on: ann"
+        step = await phone.evaluate("document.body.dataset.step")
+        await button.tap()
+        asks += 1
+        # Asked: ann's node makes the move, so the game moves on (the button is done for this step either way).
+        await phone.wait_for_function("before => document.body.dataset.step !== before "
+                                      "|| document.body.dataset.phase === 'over'", arg=step, timeout=WAIT)
+    assert asks >= 3, asks  # at least the first three cards; then ann is away and the stand-in plays unasked
+    said = await phone.inner_text("#verdict-text")
+    assert "0 faults" in said, said
+    assert "asked the stand-in to play for ann in this turn" in await phone.inner_text("#notes")
+    mine = await download(phone, tmp_path / "phone.p2pt")
+    asked = messages_of(mine, "zoe", "STANDIN")
+    assert len(asked) == asks and {a["seat"] for a in asked} == {seat_of(mine, "ann")}, asked
+    assert host.finish(30) == 0, host.text()
+    hosts = (tmp_path / "host.p2pt").read_bytes()
+    autos = [r.get("auto") is True for r in messages_of(hosts, "ann", "PLAY_REVEAL")]
+    assert autos == [True] * 10, autos  # every card of ann's made by its node's stand-in, none by its bot
+    assert results(hosts) == results(mine)
     assert not errors, errors

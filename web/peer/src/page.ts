@@ -212,6 +212,10 @@ function render(node: PageNode): void {
     return li;
   }));
   showPresence(node);
+  const standIn = node.over() ? [] : seat.standInFor();
+  $("ask-stand-in").hidden = !standIn.length;
+  $("ask-stand-in").textContent = fmt(_("Ask the stand-in for the seats we wait on: {names}"),
+    { names: standIn.map((s) => seat.names[s] ?? "").join(", ") });
   const open = seat.drafting() ? seat.openCards() : null;
   draw("rows", node, JSON.stringify([seat.rows, wanted, open]), () => {
     if (open) { // the draft: the open cards, ours to pick from in turn
@@ -316,6 +320,13 @@ function showClock(node: PageNode): void {
     : fmt(_("{seconds} s left"), { seconds: Math.max(0, Math.ceil((ends - performance.now()) / 1000)) }));
 }
 
+/** "Ask the stand-in" tapped: asked for every other seat the turn waits on (when no clock runs); said in the notes. */
+function askStandIn(node: PageNode): void {
+  const names = node.askStandIn().map((s) => node.seat.names[s] ?? "");
+  node.note(names.length ? fmt(_("asked the stand-in to play for {names} in this turn"), { names: names.join(", ") })
+    : _("nobody to ask the stand-in for: the turn waits on no one else (or you asked)"));
+}
+
 function act(node: PageNode, intent: () => void): void {
   try {
     intent();
@@ -335,24 +346,66 @@ async function start(name: string): Promise<void> {
   connect(identity, name, null);
 }
 
-/** Open the tunnel to the node that served the page; when it closes, again after RECONNECT_AFTER ms, going on with
- * the seat we have (or the one kept in IndexedDB, on a first connect). */
-function connect(identity: Identity, name: string, had: { node: PageNode; game: Uint8Array } | null): void {
-  const portKey = `p2pnimmt-port${location.search}`;
+/** The relay of the node that served the page (its own origin). */
+const OWN = (): string => `ws://${location.host}/relay${location.search}`;
+/** Where the page may open its tunnel: its own node's relay first, then those the game's members name (the host's
+ * lobby frame, protocol.md 14: a member's `relay`), kept while the page is open (a node that left stays listed). */
+const relays: string[] = [];
+
+function knownRelays(now: PageNode | null): string[] {
+  if (!relays.length) relays.push(OWN());
+  for (const member of now?.members ?? []) {
+    if (!member.relay) continue;
+    const [address, port, token] = member.relay;
+    const host = address.includes(":") ? `[${address}]:${port}` : `${address}:${port}`;
+    const url = `ws://${host}/relay?t=${encodeURIComponent(token)}`;
+    if (host !== location.host && !relays.includes(url)) relays.push(url);
+  }
+  return relays;
+}
+
+/** Open the tunnel to a relay: the node that served the page, else (it left) another node of the game that relays
+ * phone pages (a cross-origin WebSocket: the key stays in this page's memory, issue 26). When the tunnel closes, the
+ * same relay again (at once if the tunnel had served for RECONNECT_AFTER ms, else after that); one that cannot be
+ * reached, the next one (at once, but after a round of all of them). It goes on with the seat we have (or the one kept in IndexedDB, on a first connect). */
+function connect(identity: Identity, name: string, had: { node: PageNode; game: Uint8Array } | null, at = 0): void {
+  const list = knownRelays(had?.node ?? null);
+  const url = list[at % list.length] as string;
+  const own = url === OWN();
+  const portKey = own ? `p2pnimmt-port${location.search}` : `p2pnimmt-port ${url}`;
   const [port = "", claim = ""] = (localStorage.getItem(portKey) ?? "").split(" ");
-  const ws = new WebSocket(`ws://${location.host}/relay${location.search}&port=${encodeURIComponent(port)}`
-    + `&claim=${encodeURIComponent(claim)}`);
+  let helloed: number | null = null; // when the relay said hello (performance.now())
+  let node: { node: PageNode; game: Uint8Array } | null = null;
+  const again = (): void => {
+    const next = helloed !== null ? at : at + 1;
+    const moving = list[next % list.length] !== url;
+    $("status").textContent = moving
+      ? fmt(_("the node that relayed this page cannot be reached: connecting through {address}…"),
+        { address: hostOf(list[next % list.length] as string) })
+      : _("the link to the node that served this page closed: connecting again…");
+    // At once after a tunnel that served a while (its relay node may be gone: every second away brings the others'
+    // drop votes nearer), and to the next relay but at the end of a round; else after a pause (no busy loop).
+    const atOnce = helloed !== null ? performance.now() - helloed >= RECONNECT_AFTER : moving && next % list.length !== 0;
+    setTimeout(() => connect(identity, name, node ?? had, next), atOnce ? 0 : RECONNECT_AFTER);
+  };
+  let ws: WebSocket;
+  try {
+    ws = new WebSocket(`${url}&port=${encodeURIComponent(port)}&claim=${encodeURIComponent(claim)}`);
+  } catch {
+    again();
+    return;
+  }
   ws.binaryType = "arraybuffer";
   const tunnel = new Tunnel({ send: (d) => ws.send(d), close: () => ws.close() });
   ws.onmessage = (m) => tunnel.received(typeof m.data === "string" ? m.data : new Uint8Array(m.data as ArrayBuffer));
-  let node: { node: PageNode; game: Uint8Array } | null = null;
   ws.onclose = () => {
     tunnel.lost();
     node?.node.stop();
-    $("status").textContent = _("the link to the node that served this page closed: connecting again…");
-    setTimeout(() => connect(identity, name, node ?? had), RECONNECT_AFTER);
+    again();
   };
   tunnel.onHello = async (hello) => {
+    helloed = performance.now();
+    document.body.dataset.relay = hostOf(url);
     localStorage.setItem(portKey, `${hello.port} ${hello.claim}`);
     const same = had !== null && bytes.equal(had.game, hello.game);
     const kept = same ? null : await keptGame(hello.game);
@@ -383,6 +436,11 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   };
 }
 
+/** The address:port of a relay's URL. */
+function hostOf(url: string): string {
+  return url.replace(/^ws:\/\//, "").replace(/\/.*$/, "");
+}
+
 /** A new game on the page (a rematch): last game's verdict, download and board go. */
 function newGame(): void {
   $("verdict").hidden = true;
@@ -403,6 +461,10 @@ function main(): void {
   $("present").addEventListener("click", () => node()?.clock.present());
   $("again").addEventListener("click", () => node()?.again(true));
   $("decline").addEventListener("click", () => node()?.again(false));
+  $("ask-stand-in").addEventListener("click", () => {
+    const now = node();
+    if (now) act(now, () => askStandIn(now));
+  });
   $("back").addEventListener("click", () => {
     const now = node();
     if (now) act(now, () => now.takeSeatBack());

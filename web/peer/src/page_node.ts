@@ -59,6 +59,8 @@ export interface LobbyMember {
   readonly host: string;
   readonly port: number;
   readonly addresses: readonly string[];
+  /** Where its node relays phone pages: [address, port, token] (protocol.md 14, since issue 26), or null. */
+  readonly relay: readonly [string, number, string] | null;
 }
 
 export class PageNode {
@@ -169,6 +171,23 @@ export class PageNode {
 
   /** The public key of the host we joined (null before a link to it). */
   hostKey: Uint8Array | null = null;
+
+  /** Ask the stand-in for every other seat this turn waits on (the terminal's `a`: ui/local.py, ask_stand_in); the
+   * seats asked. Once every other seat asked, that seat's node makes its move, marked auto (protocol.md 11.2). */
+  askStandIn(): number[] {
+    const asked: number[] = [];
+    const outs: Outgoing[] = [];
+    for (const x of this.seat.standInFor()) {
+      try {
+        outs.push(...this.seat.askStandIn(x));
+        asked.push(x);
+      } catch {
+        // the turn moved on meanwhile: nothing to ask for that seat
+      }
+    }
+    this.send(outs);
+    return asked;
+  }
 
   /** Our seat was dropped: ask for it back (REJOIN); we play again from the round after a round end at which every
    * other seat had our ask (protocol.md 11.3). */
@@ -364,5 +383,16 @@ function memberOf(m: MsgMap): LobbyMember {
     key: m.get("key") as Uint8Array, name: String(m.get("name")), role: String(m.get("role")), bot: m.get("bot") === true,
     host: String(m.get("host") ?? ""), port: Number(m.get("port")),
     addresses: Array.isArray(addresses) ? addresses.filter((a): a is string => typeof a === "string") : [],
+    relay: relayOf(m.get("relay")),
   };
+}
+
+/** A member's `relay`, [IP address, port, token], or null where it has none (or one not of that form). */
+function relayOf(value: Value | undefined): readonly [string, number, string] | null {
+  if (!Array.isArray(value) || value.length !== 3) return null;
+  const [address, port, token] = value;
+  if (typeof address !== "string" || !/^[0-9A-Fa-f.:]{2,45}$/.test(address)) return null;
+  if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) return null;
+  if (typeof token !== "string" || !/^[A-Za-z0-9_-]{8,64}$/.test(token)) return null;
+  return [address, port, token];
 }

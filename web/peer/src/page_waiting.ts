@@ -4,8 +4,9 @@
  * leave a gap), and after the drop time votes to drop a seat that is absent. Only an absent seat is dropped: one
  * with no link to us whose messages stopped coming; or a linked one whose node did not move when its clock ran out,
  * or when every other seat asked for the stand-in. A seat gone while the game waits on another is voted out too
- * (it would have to vote), and one that said `bye` before the end is voted out at once. The drop time is the one
- * of the node that serves the page (its --drop-after, in the relay's hello).
+ * (it would have to vote) where the seats with no link to us can be voted out without one of them
+ * (PageSeat.fewEnoughGone), and one that said `bye` before the end is voted out at once. The drop time is the one of
+ * the node that serves the page (its --drop-after, in the relay's hello).
  */
 import type { PageNode } from "./page_node.js";
 import { _, fmt } from "./page_words.js";
@@ -48,16 +49,24 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
         // not now (the game moved on, or we voted already): as the reference's LocalError
       }
     };
-    if (waiting.size) {
-      const named = new Set(waiting.values());
+    // The seats gone (no link to us): a vote naming one of them is cast only where they can be voted out without one
+    // of them (PageSeat.fewEnoughGone); else it would count only once one came back and voted the others out, and
+    // would then drop that seat for coming back (net/waiting.py: few_enough). Every seat with no link counts, however
+    // short its silence: two seats that went together reach the drop time at different moments, and a vote against
+    // the first in between would drop it once it came back, or stall the game.
+    const named = new Set(waiting.values());
+    const absent = [...unlinked.keys()];
+    const canVoteOutAbsent = seat.fewEnoughGone(absent);
+    if (waiting.size && canVoteOutAbsent) { // a seat gone while the game waits on another would have to vote
       for (const [s, start] of unlinked) {
         if (!named.has(s) && (now - start >= dropAfter || left(s))) vote(s, _("no link to it while the game waits on others"));
       }
     }
     for (const [key, start] of gone) {
       const s = waiting.get(key) as number;
-      if (now - start < dropAfter && !left(s)) continue;
-      vote(s, !node.linked(seat.peers[s] as Uint8Array) ? _("no link to it")
+      const linked = node.linked(seat.peers[s] as Uint8Array);
+      if ((now - start < dropAfter && !left(s)) || !(canVoteOutAbsent || linked)) continue;
+      vote(s, !linked ? _("no link to it")
         : clock !== null ? _("its node did not move when its clock ran out")
           : _("its node did not move when everyone asked for the stand-in"));
     }
