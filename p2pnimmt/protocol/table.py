@@ -273,8 +273,11 @@ class Table:
         number = self.step_now()
         if number is None:
             return None
-        if self.phase == Phase.ROUND_END:  # a sealed deal's keys until the round is scored, then ROUND_END
-            return Step(self.round, number, ROUND_END_PLACE if self.round in self.scored else KEYS_PLACE)
+        if self.phase == Phase.ROUND_END:  # a sealed deal's keys until the round is scored (or void), then ROUND_END
+            # A void round waits on nobody's keys: from the pass that voids it on, the game is at (r, 32, 1), also
+            # before the pass that scores it (protocol.md 17.9: the same position whatever the order of arrival).
+            keys = self.round not in self.scored and self.deal is not None and self.deal.keys_waiting(self) is not None
+            return Step(self.round, number, KEYS_PLACE if keys else ROUND_END_PLACE)
         if self.phase == Phase.DEAL and self.deal is not None and (sequential := self.deal.waiting(self)) is not None:
             return Step(self.round, sequential[0], sequential[1])  # a draft's pick, a sealed deal's seat
         return Step(self.round, number)
