@@ -43,7 +43,10 @@ async def watch_waiting(node) -> None:
         # within --drop-after of every other seat asking for the stand-in.
         linked = node.linked
         clock = session.game.settings.clock if session.game is not None else None
-        stalled = {key for key in waiting if session.roster[key[2]] not in linked
+        # A seat whose reveal names a commit set we cannot build is stalled too: it signed its reveal and will not
+        # move again in this turn (protocol.md 11, "A reveal naming another commit set").
+        lying = set(session.table.disagreeing())
+        stalled = {key for key in waiting if session.roster[key[2]] not in linked or key[2] in lying
                    or clock is not None and now - since[key] >= clock
                    or session.phase == "turn" and stand_in_asked(session, key[2])}
         # A seat we have no link to whose messages still reach us (relayed by the others: a member that reaches

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..engine import MAX_PLAYERS, Game
 from . import quorum
-from .commitments import state_hash
+from .commitments import commit_set_digest, state_hash
 from .deal import Deal
 from .envelope import Envelope
 from .events import Fault, GameOver
@@ -34,6 +34,7 @@ from .phase import (
     turn_steps,
 )
 from .quorum import vote_slot
+from .split import commit_sets
 
 AWAY_AFTER = 3  # stand-in cards in a row that make a seat "away"
 
@@ -355,9 +356,38 @@ class Table:
         for step, kind in ((commit, "PLAY_COMMIT"), (reveal, "PLAY_REVEAL")):
             have = self.slot(kind, r, t)
             missing = len(have) < self.players if everyone else any(s not in have for s in self.active_at(r, step))
-            if missing or self.held_back(step):
-                return step  # a message missing, or one we hold back (our vote to drop its sender is open)
+            if missing or self.held_back(step) or step == reveal and self._disagreeing(r, t):
+                return step  # a message missing (or naming a set we cannot build), or one we hold back
         return choice
+
+    def split_seats(self, r: int, t: int, committers: list[int]) -> list[int]:
+        """The seats with two versions of their commit of turn t held here: a committer, or a split seat expelled
+        at this turn's commit step (protocol.md 12, split.py)."""
+        commit = turn_steps(t)[0]
+        return sorted(s for s, v in self.versions.get((r, t), {}).items() if len(v) > 1 and (
+            s in committers or self.expelled_for.get(s) == "equivocation" and self.dropped.get(s) == Step(r, commit)))
+
+    def disagreeing(self) -> tuple[int, ...]:
+        """Active seats whose PLAY_REVEAL of this turn names a commit set this node cannot build from the commits
+        it holds (any version of a split commit included): the game counts such a reveal as missing, so that
+        its sender is voted out like an absent seat (protocol.md 11, "A reveal naming another commit set")."""
+        return self._disagreeing(self.round, self.turn) if self.phase == Phase.TURN else ()
+
+    def _disagreeing(self, r: int, t: int) -> tuple[int, ...]:
+        reveals = self.slot("PLAY_REVEAL", r, t)
+        if not reveals:
+            return ()
+        commit, reveal, _ = turn_steps(t)
+        commits = self.slot("PLAY_COMMIT", r, t)
+        committers = self.active_at(r, commit)
+        if any(s not in commits for s in committers):
+            return ()  # no set to compare with yet
+        split = self.split_seats(r, t, committers)
+        if split:
+            sets = set(commit_sets(sorted(set(committers) | set(split)), commits, self.versions[(r, t)]))
+        else:
+            sets = {commit_set_digest([commits[s].hash for s in committers])}
+        return tuple(s for s in self.active_at(r, reveal) if s in reveals and reveals[s].body["commits"] not in sets)
 
     def waiting_for(self) -> tuple[int, ...]:
         """Active seats whose message the game waits for now."""
@@ -382,8 +412,12 @@ class Table:
             chooser = self.record(r, t).chooser
             waiting = chooser is not None and chooser in active and chooser not in self.slot("ROW_CHOICE", r, t)
             return (chooser,) if waiting and chooser is not None else ()
+        if step.part == Part.REVEAL:
+            have = self.slot("PLAY_REVEAL", r, t)
+            lying = self._disagreeing(r, t)  # a reveal naming a set we cannot build counts as missing
+            return tuple(s for s in active if s not in have or s in lying)
         if step.part is not None:
-            have = self.slot("PLAY_COMMIT" if step.part == Part.COMMIT else "PLAY_REVEAL", r, t)
+            have = self.slot("PLAY_COMMIT", r, t)
         else:
             kind = {SEED_COMMIT_STEP: "SEED_COMMIT", SEED_REVEAL_STEP: "SEED_REVEAL", ROUND_END_STEP: "ROUND_END",
                     GAME_END_STEP: "GAME_END"}[number]
