@@ -73,6 +73,7 @@ async def watch_waiting(node) -> None:
         for key, start in gone.items():
             if now - start >= node.drop_after or left(node, session.roster[key[2]]):
                 why = ("no link to it" if session.roster[key[2]] not in linked else
+                       "its reveal names a commit set this node does not hold" if key[2] in lying else
                        "its node did not move when its clock ran out" if clock is not None else
                        "its node did not move when everyone asked for the stand-in")
                 try:
