@@ -489,3 +489,34 @@ def test_the_others_ask_the_stand_in_for_a_stalled_seat(stalled: int, child: Nod
         assert len(asks) >= 3 * 10 and all(body["seat"] == stalled for _signer, body in asks)
         if not mixed.is_typescript(peer):
             assert mixed.sessions[peer].away(stalled)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("deal", ["open", "sealed"])
+def test_typescript_seats_vote_out_a_python_seat_whose_reveal_lies(deal: str, child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11, "A reveal naming another commit set": the Python seat 2 names a commit set nobody holds in its
+    reveal of turn 2. Every seat, TypeScript or Python, counts that reveal as missing and waits on seat 2 (before, the
+    TypeScript seats waited on nobody and the table stopped for good); they vote it out as an absent seat and finish
+    alike (in a sealed deal the round is void and seat 2 forfeits)."""
+    import hashlib
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> None:
+        if env.kind == "PLAY_REVEAL" and body["round"] == 0 and body["turn"] == 2:
+            body["commits"] = hashlib.sha256(b"a set nobody saw").digest()
+            adv.fired = True
+
+    table = Table(child, deal, 4, [1, 3, 5], seed=3, rounds=2)
+    for net in table.nets:
+        adv = Adversary(net, 2, rule)
+        net.start()
+        net.run()
+        assert adv.fired
+        for seat in (0, 1, 3):
+            assert net.sessions[net.identities[seat].peer].waiting_for() == (2,)
+        assert net.vote_out(2) == 3
+        net.run()
+    outcomes = check(table, tmp_path, gone=2)
+    honest = [o for p, o in zip(table.mixed.peers, outcomes) if p != table.mixed.identities[2].peer]
+    assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [2] for o in honest), honest
