@@ -383,11 +383,21 @@ class Table:
         if any(s not in commits for s in committers):
             return ()  # no set to compare with yet
         split = self.split_seats(r, t, committers)
-        if split:
-            sets = set(commit_sets(sorted(set(committers) | set(split)), commits, self.versions[(r, t)]))
-        else:
+        revealers = self.active_at(r, reveal)
+        if not split:
             sets = {commit_set_digest([commits[s].hash for s in committers])}
-        return tuple(s for s in self.active_at(r, reveal) if s in reveals and reveals[s].body["commits"] not in sets)
+            return tuple(s for s in revealers if s in reveals and reveals[s].body["commits"] not in sets)
+        options = commit_sets(sorted(set(committers) | set(split)), commits, self.versions[(r, t)])
+        sets = set(options)
+        others = [s for s in revealers if s not in split]
+        if others and all(s in reveals and reveals[s].body["commits"] in options for s in others):
+            # Decided (protocol.md 12): a split seat whose version every other seat named keeps its seat, and only
+            # the sets with that version are the game's; its own reveal naming its other version counts as missing.
+            for x in split:
+                used = {options[reveals[s].body["commits"]][x] for s in others}
+                if x in committers and len(used) == 1:
+                    sets = {d for d in sets if options[d][x] in used}
+        return tuple(s for s in revealers if s in reveals and reveals[s].body["commits"] not in sets)
 
     def waiting_for(self) -> tuple[int, ...]:
         """Active seats whose message the game waits for now."""

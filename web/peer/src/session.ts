@@ -1116,14 +1116,24 @@ export class Session {
     const commits = this.slot("PLAY_COMMIT", r, t);
     if (!committers.every((s) => commits.has(s))) return [];
     const split = this.splitSeats(r, t, committers);
-    const sets = split.length
+    const revealers = this.activeAt([r, c + 1, 0]);
+    const named = (s: number): Uint8Array | undefined => reveals.get(s)?.body.get("commits") as Uint8Array | undefined;
+    let options = split.length
       ? commitSets([...new Set([...committers, ...split])].sort((a, b) => a - b), commits,
-        this.versions.get(`${r}|${t}`) as Map<number, Map<string, Envelope>>).map((o) => o.digest)
-      : [commitSet(committers.map((s) => (commits.get(s) as Envelope).hash))];
-    return this.activeAt([r, c + 1, 0]).filter((s) => {
-      const v = reveals.get(s);
-      return v !== undefined && !sets.some((set) => equal(v.body.get("commits") as Uint8Array, set));
-    });
+        this.versions.get(`${r}|${t}`) as Map<number, Map<string, Envelope>>)
+      : [{ digest: commitSet(committers.map((s) => (commits.get(s) as Envelope).hash)), picked: new Map<number, string>() }];
+    const find = (d: Uint8Array | undefined): (typeof options)[number] | undefined =>
+      d === undefined ? undefined : options.find((o) => equal(o.digest, d));
+    const others = revealers.filter((s) => !split.includes(s));
+    if (split.length && others.length && others.every((s) => find(named(s)) !== undefined)) {
+      // Decided (section 12): a split seat whose version every other seat named keeps its seat, and only the sets
+      // with that version are the game's; its own reveal naming its other version counts as missing.
+      for (const x of split) {
+        const used = new Set(others.map((s) => (find(named(s)) as (typeof options)[number]).picked.get(x)));
+        if (committers.includes(x) && used.size === 1) options = options.filter((o) => used.has(o.picked.get(x)));
+      }
+    }
+    return revealers.filter((s) => named(s) !== undefined && find(named(s)) === undefined);
   }
 
   /**
