@@ -43,7 +43,10 @@ async def watch_waiting(node) -> None:
         # within --drop-after of every other seat asking for the stand-in.
         linked = node.linked
         clock = session.game.settings.clock if session.game is not None else None
-        stalled = {key for key in waiting if session.roster[key[2]] not in linked
+        # A seat whose reveal names a commit set we cannot build is stalled too: it signed its reveal and will not
+        # move again in this turn (protocol.md 11, "A reveal naming another commit set").
+        lying = set(session.table.disagreeing())
+        stalled = {key for key in waiting if session.roster[key[2]] not in linked or key[2] in lying
                    or clock is not None and now - since[key] >= clock
                    or session.phase == "turn" and stand_in_asked(session, key[2])}
         # A seat we have no link to whose messages still reach us (relayed by the others: a member that reaches
@@ -82,6 +85,7 @@ async def watch_waiting(node) -> None:
             if (now - start >= node.drop_after or left(node, session.roster[key[2]])) and (
                     can_vote_out_absent or session.roster[key[2]] in linked):
                 why = ("no link to it" if session.roster[key[2]] not in linked else
+                       "its reveal names a commit set this node does not hold" if key[2] in lying else
                        "its node did not move when its clock ran out" if clock is not None else
                        "its node did not move when everyone asked for the stand-in")
                 try:

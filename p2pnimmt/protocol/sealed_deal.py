@@ -33,7 +33,7 @@ from .commitments import NONCE_SIZE, commitment
 from .deal import Deal
 from .effects import DropSeat, Effects, Fatal, KeepSecret, Send, Suspect
 from .envelope import Envelope
-from .phase import KEYS_PLACE, ROUND_END_STEP, SEED_COMMIT_STEP, SEED_REVEAL_STEP, Step
+from .phase import KEYS_PLACE, ROUND_END_PLACE, ROUND_END_STEP, SEED_COMMIT_STEP, SEED_REVEAL_STEP, Step
 from .sealed import (
     Layout,
     RoundSecrets,
@@ -153,8 +153,11 @@ class SealedDeal(Deal):
 
     def left(self, table: TableView, r: int, seats: Any) -> list[int]:
         """The seats of `seats` that shuffled in round `r` and were dropped later in it: their layer is in the deck
-        and can never be removed (the round is void, 17.9)."""
-        return [s for s in seats if s in table.dropped and table.dropped[s].round == r and self.shuffles(table, r, s)]
+        and can never be removed (the round is void, 17.9). Not one dropped at its ROUND_END's place (r, 32, 1): it
+        showed its keys, or the round was void already (a void round waits on nobody's keys)."""
+        end = Step(r, ROUND_END_STEP, ROUND_END_PLACE)
+        return [s for s in seats if s in table.dropped and table.dropped[s].round == r and table.dropped[s] < end
+                and self.shuffles(table, r, s)]
 
     def _shuffle(self, table: TableView, r: int, st: SealedRound) -> Effects[bool]:
         shuffles = table.slot("SEALED_SHUFFLE", r)

@@ -508,8 +508,8 @@ class Session:
         self._rewinds = set()
         self.table = Table(self.me, self.entropy, old.id)
         self.table.rewinds = drops
-        self.table.expelled = dict(old.expelled)
-        self.table.expelled_for = dict(old.expelled_for)
+        # Not the expelled seats: the rebuild finds each expulsion again at the message that proves it (a seat's
+        # messages before that message count, its DROPs among them; protocol.md 11.1, 12).
         self.table.versions = {at: {seat: dict(v) for seat, v in seats.items()} for at, seats in old.versions.items()}
         self.table.plays = dict(old.plays)
         self.table.auto = set(old.auto)
@@ -557,7 +557,7 @@ class Session:
         if isinstance(effect, Send):
             self.send(effect.kind, effect.body)
         elif isinstance(effect, Fatal):
-            if table.phase in (Phase.LOBBY, Phase.STARTING) or effect.code not in EXPELS or effect.final:
+            if effect.code not in EXPELS or effect.final or self._proves_start(effect):
                 self._fatal(table.roster[effect.seat], effect.code, effect.detail, effect.evidence)
             else:
                 self._expel(effect)
@@ -621,7 +621,7 @@ class Session:
         commit sets, the records and the relays stay bounded (protocol.md 12)."""
         table = self.table
         versions = split_versions(proof.evidence) if table.phase not in (
-            Phase.LOBBY, Phase.STARTING, Phase.ABORTED) and proof.code == "equivocation" else None
+            Phase.LOBBY, Phase.ABORTED) and proof.code == "equivocation" else None
         if versions is None or proof.peer not in table.keys:
             self._fatal(proof.peer, proof.code, proof.detail, proof.evidence)
             return
@@ -643,6 +643,14 @@ class Session:
             for wire in proof.evidence:
                 self._emit(Outgoing(wire))
         self._advance()
+
+    def _proves_start(self, effect: Fatal) -> bool:
+        """The fault is proven by a START or a START_ACK: fatal, whatever this node's phase (protocol.md 12: a game
+        without that seat's START_ACK cannot start). Any other proof expels, also at a node that still lacks a
+        START_ACK: every node finds it alike, whenever it comes."""
+        peer = self.table.roster[effect.seat] if effect.seat < len(self.table.roster) else None
+        return any(env.sender == peer and env.kind in ("START", "START_ACK")
+                   for env in map(open_envelope, effect.evidence))
 
     def _expel(self, effect: Fatal) -> None:
         """A proven rule break by a seat costs that seat its seat, not the others their game (protocol.md 12).

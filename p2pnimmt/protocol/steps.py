@@ -243,9 +243,7 @@ def step_turn(table: Table) -> Effects[None]:
         yield Send("PLAY_REVEAL", {"round": r, "turn": t, "card": card, "nonce": nonce, "commits": digest,
                                    **table.deal.reveal_fields(table, card), **auto})
         return
-    versions = table.versions.get((r, t), {})
-    split = sorted(s for s, v in versions.items() if len(v) > 1 and (s in committers or table.expelled_for.get(
-        s) == "equivocation" and table.dropped.get(s) == Step(r, commit_step)))
+    split = table.split_seats(r, t, committers)
     agreed = {digest}
     if split:  # a seat signed two commits for this turn: the reveals of the others decide (split.py)
         agreed = yield from split_commit(table, split, committers, commits, revealers, reveals)

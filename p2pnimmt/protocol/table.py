@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..engine import MAX_PLAYERS, Game
 from . import quorum
-from .commitments import state_hash
+from .commitments import commit_set_digest, state_hash
 from .deal import Deal
 from .envelope import Envelope
 from .events import Fault, GameOver
@@ -34,6 +34,7 @@ from .phase import (
     turn_steps,
 )
 from .quorum import vote_slot
+from .split import commit_sets
 
 AWAY_AFTER = 3  # stand-in cards in a row that make a seat "away"
 
@@ -273,8 +274,11 @@ class Table:
         number = self.step_now()
         if number is None:
             return None
-        if self.phase == Phase.ROUND_END:  # a sealed deal's keys until the round is scored, then ROUND_END
-            return Step(self.round, number, ROUND_END_PLACE if self.round in self.scored else KEYS_PLACE)
+        if self.phase == Phase.ROUND_END:  # a sealed deal's keys until the round is scored (or void), then ROUND_END
+            # A void round waits on nobody's keys: from the pass that voids it on, the game is at (r, 32, 1), also
+            # before the pass that scores it (protocol.md 17.9: the same position whatever the order of arrival).
+            keys = self.round not in self.scored and self.deal is not None and self.deal.keys_waiting(self) is not None
+            return Step(self.round, number, KEYS_PLACE if keys else ROUND_END_PLACE)
         if self.phase == Phase.DEAL and self.deal is not None and (sequential := self.deal.waiting(self)) is not None:
             return Step(self.round, sequential[0], sequential[1])  # a draft's pick, a sealed deal's seat
         return Step(self.round, number)
@@ -352,9 +356,48 @@ class Table:
         for step, kind in ((commit, "PLAY_COMMIT"), (reveal, "PLAY_REVEAL")):
             have = self.slot(kind, r, t)
             missing = len(have) < self.players if everyone else any(s not in have for s in self.active_at(r, step))
-            if missing or self.held_back(step):
-                return step  # a message missing, or one we hold back (our vote to drop its sender is open)
+            if missing or self.held_back(step) or step == reveal and self._disagreeing(r, t):
+                return step  # a message missing (or naming a set we cannot build), or one we hold back
         return choice
+
+    def split_seats(self, r: int, t: int, committers: list[int]) -> list[int]:
+        """The seats with two versions of their commit of turn t held here: a committer, or a split seat expelled
+        at this turn's commit step (protocol.md 12, split.py)."""
+        commit = turn_steps(t)[0]
+        return sorted(s for s, v in self.versions.get((r, t), {}).items() if len(v) > 1 and (
+            s in committers or self.expelled_for.get(s) == "equivocation" and self.dropped.get(s) == Step(r, commit)))
+
+    def disagreeing(self) -> tuple[int, ...]:
+        """Active seats whose PLAY_REVEAL of this turn names a commit set this node cannot build from the commits
+        it holds (any version of a split commit included): the game counts such a reveal as missing, so that
+        its sender is voted out like an absent seat (protocol.md 11, "A reveal naming another commit set")."""
+        return self._disagreeing(self.round, self.turn) if self.phase == Phase.TURN else ()
+
+    def _disagreeing(self, r: int, t: int) -> tuple[int, ...]:
+        reveals = self.slot("PLAY_REVEAL", r, t)
+        if not reveals:
+            return ()
+        commit, reveal, _ = turn_steps(t)
+        commits = self.slot("PLAY_COMMIT", r, t)
+        committers = self.active_at(r, commit)
+        if any(s not in commits for s in committers):
+            return ()  # no set to compare with yet
+        split = self.split_seats(r, t, committers)
+        revealers = self.active_at(r, reveal)
+        if not split:
+            sets = {commit_set_digest([commits[s].hash for s in committers])}
+            return tuple(s for s in revealers if s in reveals and reveals[s].body["commits"] not in sets)
+        options = commit_sets(sorted(set(committers) | set(split)), commits, self.versions[(r, t)])
+        sets = set(options)
+        others = [s for s in revealers if s not in split]
+        if others and all(s in reveals and reveals[s].body["commits"] in options for s in others):
+            # Decided (protocol.md 12): a split seat whose version every other seat named keeps its seat, and only
+            # the sets with that version are the game's; its own reveal naming its other version counts as missing.
+            for x in split:
+                used = {options[reveals[s].body["commits"]][x] for s in others}
+                if x in committers and len(used) == 1:
+                    sets = {d for d in sets if options[d][x] in used}
+        return tuple(s for s in revealers if s in reveals and reveals[s].body["commits"] not in sets)
 
     def waiting_for(self) -> tuple[int, ...]:
         """Active seats whose message the game waits for now."""
@@ -379,8 +422,12 @@ class Table:
             chooser = self.record(r, t).chooser
             waiting = chooser is not None and chooser in active and chooser not in self.slot("ROW_CHOICE", r, t)
             return (chooser,) if waiting and chooser is not None else ()
+        if step.part == Part.REVEAL:
+            have = self.slot("PLAY_REVEAL", r, t)
+            lying = self._disagreeing(r, t)  # a reveal naming a set we cannot build counts as missing
+            return tuple(s for s in active if s not in have or s in lying)
         if step.part is not None:
-            have = self.slot("PLAY_COMMIT" if step.part == Part.COMMIT else "PLAY_REVEAL", r, t)
+            have = self.slot("PLAY_COMMIT", r, t)
         else:
             kind = {SEED_COMMIT_STEP: "SEED_COMMIT", SEED_REVEAL_STEP: "SEED_REVEAL", ROUND_END_STEP: "ROUND_END",
                     GAME_END_STEP: "GAME_END"}[number]

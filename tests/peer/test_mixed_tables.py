@@ -489,3 +489,86 @@ def test_the_others_ask_the_stand_in_for_a_stalled_seat(stalled: int, child: Nod
         assert len(asks) >= 3 * 10 and all(body["seat"] == stalled for _signer, body in asks)
         if not mixed.is_typescript(peer):
             assert mixed.sessions[peer].away(stalled)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("deal", ["open", "sealed"])
+def test_typescript_seats_vote_out_a_python_seat_whose_reveal_lies(deal: str, child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11, "A reveal naming another commit set": the Python seat 2 names a commit set nobody holds in its
+    reveal of turn 2. Every seat, TypeScript or Python, counts that reveal as missing and waits on seat 2 (before, the
+    TypeScript seats waited on nobody and the table stopped for good); they vote it out as an absent seat and finish
+    alike (in a sealed deal the round is void and seat 2 forfeits)."""
+    import hashlib
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> None:
+        if env.kind == "PLAY_REVEAL" and body["round"] == 0 and body["turn"] == 2:
+            body["commits"] = hashlib.sha256(b"a set nobody saw").digest()
+            adv.fired = True
+
+    table = Table(child, deal, 4, [1, 3, 5], seed=3, rounds=2)
+    for net in table.nets:
+        adv = Adversary(net, 2, rule)
+        net.start()
+        net.run()
+        assert adv.fired
+        for seat in (0, 1, 3):
+            assert net.sessions[net.identities[seat].peer].waiting_for() == (2,)
+        assert net.vote_out(2) == 3
+        net.run()
+    outcomes = check(table, tmp_path, gone=2)
+    honest = [o for p, o in zip(table.mixed.peers, outcomes) if p != table.mixed.identities[2].peer]
+    assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [2] for o in honest), honest
+
+
+def test_typescript_seats_vote_out_a_split_seat_that_reveals_on_its_other_version(child: NodeSeats,
+                                                                                 tmp_path: Path) -> None:
+    """protocol.md 12, "Decided": the Python seat 2 signs two commits for turn 2 and sends both to everyone, its own
+    first; every other seat names the first, so seat 2 keeps its seat, but its own reveal names the set with its
+    other version. Every seat counts that reveal as missing and votes seat 2 out (before, the TypeScript seats
+    waited on nobody)."""
+    import hashlib
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+
+    from p2pnimmt.protocol.commitments import commit_set_digest
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "PLAY_COMMIT" and body["round"] == 0 and body["turn"] == 2:
+            a = adv.chain(env.kind, body, env)
+            b = adv.seal_at(a.seq, a.prev, env.kind, dict(body, commit=hashlib.sha256(b"another").digest()))
+            adv.state["other"] = b.hash
+            return adv.to(a.wire) + adv.to(b.wire)
+        if env.kind == "PLAY_REVEAL" and body["round"] == 0 and body["turn"] == 2:
+            commits = adv.session.slot("PLAY_COMMIT", 0, 2)
+            body["commits"] = commit_set_digest([adv.state["other"] if s == adv.seat else commits[s].hash
+                                                 for s in sorted(commits)])
+            adv.fired = True
+        return None
+
+    table = Table(child, "open", 4, [1, 3, 5], seed=4, rounds=1)
+    for net in table.nets:
+        net.shuffle_delivery = False
+        adv = Adversary(net, 2, rule)
+        net.start()
+        net.run()
+        assert adv.fired
+        for seat in (0, 1, 3):
+            assert net.sessions[net.identities[seat].peer].waiting_for() == (2,)
+        assert net.vote_out(2) == 3
+        net.run()
+    # Not check(): a TypeScript seat's record of the split's proof words its detail otherwise (issue 25's leftover:
+    # delivery-fault texts differ), so its transcript is not the Python seat's byte for byte; the game is the same.
+    cheat = table.mixed.identities[2].peer
+    honest = [table.mixed.outcome(p) for p in table.mixed.peers[:4] if p != cheat]
+    honest += [table.reference.outcome(p) for p in table.reference.peers[:4] if p != cheat]
+    assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [2] and o["fault"] is None
+               for o in honest), honest
+    assert all({k: v for k, v in o.items() if k != "fault"} == {k: v for k, v in honest[0].items() if k != "fault"}
+               for o in honest), honest
+    for peer in table.mixed.peers[:4]:
+        if peer != cheat:
+            verdict = verify_transcript(bytes(table.mixed.transcripts[peer]))
+            assert verdict.ok, verdict.report()

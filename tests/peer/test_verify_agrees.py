@@ -31,7 +31,9 @@ from harness import Net  # noqa: E402
 from test_arrival_orders import void_round_with_a_second_round_end, void_then_round_end_drop  # noqa: E402
 from test_attacks import at, commit_to, equivocate, h, play, someone_elses_card  # noqa: E402
 from test_drop import silence_after, vote_out  # noqa: E402
+from test_expelled_voter import CHEAT, expelled_voter  # noqa: E402
 from test_golden import GAMES as GOLDEN  # noqa: E402
+from test_lying_reveal import lying_reveal  # noqa: E402
 from test_take_back import comes_back  # noqa: E402
 
 GAMES = {  # name: (players, deal, variant, rounds, bots), seeded as test_golden.py's plain games
@@ -179,6 +181,41 @@ def test_both_verifiers_agree_on_a_seat_expelled_in_a_void_round(players: int, c
         path.write_bytes(bytes(net.transcripts[peer]))
         code, out, _err = same_lines(path)
         assert code == 0 and "lost its seat" in out, out
+
+
+# The examples of tests/protocol/test_expelled_voter.py (issue 21): a voter that signs its DROP twice is expelled
+# from the second (protocol.md 12). (4, open, 60, 0): a rebuild carried the expulsion in from the START; (5, sealed,
+# 200, 7): a void round placed at its keys before it was scored; (5, open, 76, 21001): a node lacking a START_ACK
+# aborted for the duplicate where the others expelled.
+@pytest.mark.parametrize("players, deal, cut_at, delivery", [(4, "open", 60, 0), (5, "sealed", 200, 7),
+                                                              (5, "open", 76, 21001)])
+def test_both_verifiers_agree_on_a_voter_expelled_by_its_second_drop(players: int, deal: str, cut_at: int,
+                                                                      delivery: int, tmp_path: Path) -> None:
+    net = expelled_voter(players, deal, cut_at, delivery)
+    for i, peer in enumerate(net.peers):
+        if peer == net.identities[CHEAT].peer:
+            continue
+        path = tmp_path / f"voter-{i}.p2pt"
+        path.write_bytes(bytes(net.transcripts[peer]))
+        code, out, _err = same_lines(path)
+        assert code == 0 and "lost its seat" in out, out
+
+
+@pytest.mark.parametrize("players, deal", [(4, "open"), (5, "sealed"), (3, "draft")])
+def test_both_verifiers_agree_on_a_liar_voted_out(players: int, deal: str, tmp_path: Path) -> None:
+    """A seat whose reveal names a commit set nobody holds, voted out as an absent seat (protocol.md 11)."""
+    liar = players - 2
+    net, adv = lying_reveal(players, deal, liar, seed=players)
+    vote_out(net, liar)
+    net.run()
+    for i, peer in enumerate(net.peers):
+        if peer == adv.peer:
+            continue
+        assert net.sessions[peer].phase == "over"
+        path = tmp_path / f"liar-{i}.p2pt"
+        path.write_bytes(bytes(net.transcripts[peer]))
+        code, out, _err = same_lines(path)
+        assert code == 0 and "verified:" in out, out
 
 
 def reveal_another_card(adv, env, body) -> None:

@@ -851,9 +851,10 @@ def test_message_for_a_step_that_does_not_exist(players, seat, what):
 def test_lying_commit_set_digest(players, seat):
     """A reveal whose commit-set digest is a lie (nobody equivocated).
 
-    Documented behaviour (protocol.md 11, "A reveal naming another commit set"; 15): honest peers record
-    nothing (they cannot tell the lie from a version of a split commit on its way to them), agree, and wait (the
-    turn never resolves; the game is neither over nor aborted: a stall)."""
+    Documented behaviour (protocol.md 11, "A reveal naming another commit set"): honest peers record nothing
+    (they cannot tell the lie from a version of a split commit on its way to them), agree, and wait on the liar:
+    its reveal counts as missing, so the drop timers vote it out like an absent seat (tests/protocol/
+    test_lying_reveal.py plays that to the end)."""
 
     def rule(adv, env, body):
         if at(env, "PLAY_REVEAL", turn=2):
@@ -868,3 +869,5 @@ def test_lying_commit_set_digest(players, seat):
         assert faults == [], faults
         assert (s.phase, s.round, s.turn) == ("turn", 0, 2)
         assert s.fault is None
+        if s.seat is not None:
+            assert s.waiting_for() == (seat,)  # the liar, as an absent seat (before: nobody)

@@ -357,6 +357,7 @@ window.P2PNIMMT_STRINGS = {
   "its keys": "seine Schlüssel",
   "its node did not move when everyone asked for the stand-in": "sein Knoten zog nicht, als alle nach der Vertretung fragten",
   "its node did not move when its clock ran out": "sein Knoten zog nicht, als seine Uhr ablief",
+  "its reveal names a commit set this node does not hold": "sein Aufdecken nennt Zusagen, die dieser Knoten nicht hat",
   "its shuffle": "seine Mischung",
   "its unlock": "seine Entsperrung",
   "join directly at this address, where multicast does not reach": "direkt bei dieser Adresse beitreten, wo Multicast nicht hinreicht",

@@ -29,7 +29,10 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
     since = new Map([...waiting.keys()].map((key) => [key, since.get(key) ?? now]));
     if ([...since.values()].some((start) => now - start >= PULL_EVERY)) node.pull();
     const clock = seat.settings?.clock ?? null;
-    const stalled = [...waiting].filter(([key, s]) => !node.linked(seat.peers[s] as Uint8Array)
+    // A seat whose reveal names a commit set we cannot build is stalled too: it signed its reveal and will not move
+    // again in this turn (protocol.md 11, "A reveal naming another commit set").
+    const lying = new Set(seat.disagreeing(seat.round, seat.turn));
+    const stalled = [...waiting].filter(([key, s]) => !node.linked(seat.peers[s] as Uint8Array) || lying.has(s)
       || (clock !== null && now - (since.get(key) as number) >= clock * 1000)
       || (seat.phase === "turn" && seat.standInAskedFor(s)));
     const counts = new Map(seat.peers.map((peer, s) => [s, seat.heard(peer)]));
@@ -67,6 +70,7 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
       const linked = node.linked(seat.peers[s] as Uint8Array);
       if ((now - start < dropAfter && !left(s)) || !(canVoteOutAbsent || linked)) continue;
       vote(s, !linked ? _("no link to it")
+        : lying.has(s) ? _("its reveal names a commit set this node does not hold")
         : clock !== null ? _("its node did not move when its clock ran out")
           : _("its node did not move when everyone asked for the stand-in"));
     }

@@ -212,7 +212,8 @@ export class Session {
    * reveals to decide on, the proof is noted as a non-fatal fault (once) and spread. False: it is fatal.
    */
   private splitProof(fault: Fault): boolean {
-    if (this.phase === "lobby" || this.phase === "starting" || this.phase === "aborted" || fault.peer === null) return false;
+    // Whatever this node's phase after the START (a node still missing a START_ACK keeps the versions too, 12).
+    if (this.phase === "lobby" || this.phase === "aborted" || fault.peer === null) return false;
     const versions = splitVersions(fault.evidence);
     const seat = this.peers.findIndex((p) => equal(p, fault.peer as Uint8Array));
     if (!versions || seat < 0) return false;
@@ -253,7 +254,10 @@ export class Session {
    */
   private blame(seat: number, code: string, detail: string, evidence: readonly Envelope[], offender?: Envelope): never {
     const fault = { peer: this.peers[seat] as Uint8Array, code, detail, evidence: evidence.map((e) => e.wire) };
-    if (this.phase === "lobby" || this.phase === "starting" || !EXPELLING.has(code)) {
+    // Fatal only where a START or a START_ACK proves it, whatever this node's phase (section 12): a node that still
+    // lacks a START_ACK expels as the others do.
+    const proof = offender ? [offender] : evidence;
+    if (this.phase === "lobby" || !EXPELLING.has(code) || proof.some((e) => e.kind === "START" || e.kind === "START_ACK")) {
       this.report({ ...fault, fatal: true });
       throw new Stop();
     }
@@ -567,7 +571,8 @@ export class Session {
         const commits = this.slot("PLAY_COMMIT", r, this.turn);
         if (!this.activeAt([r, c, 0]).every((s) => commits.has(s)) || this.heldBack([r, c, 0])) return [r, c, 0];
         const reveals = this.slot("PLAY_REVEAL", r, this.turn);
-        if (!this.activeAt([r, c + 1, 0]).every((s) => reveals.has(s)) || this.heldBack([r, c + 1, 0]) || !this.plays) {
+        if (!this.activeAt([r, c + 1, 0]).every((s) => reveals.has(s)) || this.heldBack([r, c + 1, 0]) || !this.plays
+          || this.disagreeing(r, this.turn).length) {
           return [r, c + 1, 0];
         }
         return [r, c + 2, 0];
@@ -636,7 +641,10 @@ export class Session {
       const t = Math.floor((step - 2) / 3);
       const phase = (step - 2) % 3;
       if (phase === 0) return lacking("PLAY_COMMIT", r, t, active);
-      if (phase === 1) return lacking("PLAY_REVEAL", r, t, active);
+      if (phase === 1) {
+        const lying = this.disagreeing(r, t); // a reveal naming a set this node cannot build counts as missing
+        return lacking("PLAY_REVEAL", r, t, active).concat(lying).sort((a, b) => a - b);
+      }
       const who = this.plays ? chooser(this.rows, this.plays) : null;
       return who === null ? [] : lacking("ROW_CHOICE", r, t, [who].filter((s) => active.includes(s)));
     }
@@ -1030,9 +1038,7 @@ export class Session {
     const revealers = this.activeAt([r, c + 1, 0]);
     const reveals = this.slot("PLAY_REVEAL", r, t);
     let agreed = [commitSet(committers.map((s) => (commits.get(s) as Envelope).hash))];
-    const versions = this.versions.get(`${r}|${t}`);
-    const split = [...(versions?.keys() ?? [])].filter((s) => ((versions?.get(s)?.size ?? 0) > 1) && (committers.includes(s)
-      || (this.expelledFor.get(s) === "equivocation" && cmp(this.dropped.get(s) ?? [-1, 0, 0], [r, c, 0]) === 0))).sort((a, b) => a - b);
+    const split = this.splitSeats(r, t, committers);
     if (split.length) {
       // A seat signed two commits for this turn: the reveals of the others decide (section 12, split.ts).
       const sets = this.splitCommit(split, committers, commits, revealers, reveals);
@@ -1085,6 +1091,49 @@ export class Session {
     this.plays = null;
     this.turn += 1;
     if (this.turn === HAND_SIZE) this.phase = "round-end";
+  }
+
+  /** The seats with two versions of their commit of turn t held here: a committer, or a split seat expelled at this
+   * turn's commit step (section 12). */
+  private splitSeats(r: number, t: number, committers: number[]): number[] {
+    const c = commitStep(t);
+    const versions = this.versions.get(`${r}|${t}`);
+    return [...(versions?.keys() ?? [])].filter((s) => ((versions?.get(s)?.size ?? 0) > 1) && (committers.includes(s)
+      || (this.expelledFor.get(s) === "equivocation" && cmp(this.dropped.get(s) ?? [-1, 0, 0], [r, c, 0]) === 0))).sort((a, b) => a - b);
+  }
+
+  /**
+   * Active seats whose PLAY_REVEAL of turn t names a commit set this node cannot build from the commits it holds (any
+   * version of a split commit included): the game counts such a reveal as missing, so that its sender is voted out
+   * like an absent seat (section 11, "A reveal naming another commit set"; the reference's Table.disagreeing).
+   */
+  disagreeing(r: number, t: number): number[] {
+    if (this.phase !== "turn" || r !== this.round || t !== this.turn) return [];
+    const reveals = this.slot("PLAY_REVEAL", r, t);
+    if (!reveals.size) return [];
+    const c = commitStep(t);
+    const committers = this.activeAt([r, c, 0]);
+    const commits = this.slot("PLAY_COMMIT", r, t);
+    if (!committers.every((s) => commits.has(s))) return [];
+    const split = this.splitSeats(r, t, committers);
+    const revealers = this.activeAt([r, c + 1, 0]);
+    const named = (s: number): Uint8Array | undefined => reveals.get(s)?.body.get("commits") as Uint8Array | undefined;
+    let options = split.length
+      ? commitSets([...new Set([...committers, ...split])].sort((a, b) => a - b), commits,
+        this.versions.get(`${r}|${t}`) as Map<number, Map<string, Envelope>>)
+      : [{ digest: commitSet(committers.map((s) => (commits.get(s) as Envelope).hash)), picked: new Map<number, string>() }];
+    const find = (d: Uint8Array | undefined): (typeof options)[number] | undefined =>
+      d === undefined ? undefined : options.find((o) => equal(o.digest, d));
+    const others = revealers.filter((s) => !split.includes(s));
+    if (split.length && others.length && others.every((s) => find(named(s)) !== undefined)) {
+      // Decided (section 12): a split seat whose version every other seat named keeps its seat, and only the sets
+      // with that version are the game's; its own reveal naming its other version counts as missing.
+      for (const x of split) {
+        const used = new Set(others.map((s) => (find(named(s)) as (typeof options)[number]).picked.get(x)));
+        if (committers.includes(x) && used.size === 1) options = options.filter((o) => used.has(o.picked.get(x)));
+      }
+    }
+    return revealers.filter((s) => named(s) !== undefined && find(named(s)) === undefined);
   }
 
   /**
