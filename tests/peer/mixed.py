@@ -186,7 +186,8 @@ class Mixed(Net):
             {p: [] for p in self.sessions}
         self.moves: dict[bytes, list[list[Any]]] = {p: [] for p in self.sessions}
         self.stalled: set[bytes] = set()  # seats whose person makes no move (others may ask the stand-in, 11.2)
-        self.clocked: set[bytes] = set()  # seats whose clock runs out on every move: the stand-in's, marked auto
+        self.clocked: set[bytes] = set()  # seats whose clock runs out on every move (a card, a row, a draft pick):
+        # the stand-in's, marked auto on its PLAY_REVEAL and ROW_CHOICE
 
     def is_typescript(self, peer: bytes) -> bool:
         return isinstance(self.sessions[peer], TypeScriptSeat)
@@ -212,7 +213,7 @@ class Mixed(Net):
         rng = self.choosers[peer]
         session: Any = self.sessions[peer]
         self.moves[peer].append(due)
-        if peer in self.clocked and due[0] in ("play", "row"):
+        if peer in self.clocked:
             out = session.play_stand_in()
         elif due[0] == "play":
             out = session.play(rng.choice(due[1]))

@@ -433,12 +433,14 @@ def auto_flags(net: Mixed, peer: bytes, seat: int) -> list[bool]:
     return [body.get("auto") is True for signer, body in signed_in(net, peer, "PLAY_REVEAL") if signer == seat]
 
 
-@pytest.mark.parametrize("deal", ["open", "sealed"])
+@pytest.mark.parametrize("deal", ["open", "sealed", "draft"])
 def test_a_clock_that_runs_out_plays_the_stand_in_alike(deal: str, child: NodeSeats, tmp_path: Path) -> None:
     """protocol.md 11.2: the START carries a 30 s clock; the clocks of seat 1 (TypeScript) and seat 2 (Python) run out
     on every move they owe, so each one's own node makes it by the stand-in's rule (the lowest card of the hand, open
-    or opened sealed; the row with the fewest bull heads), marked auto on its PLAY_REVEAL and ROW_CHOICE. Every node
-    sends the same bytes as the all-Python table, both verifiers agree, and every Python node counts both seats away."""
+    or opened sealed; the row with the fewest bull heads; in the draft, the lowest open card), marked auto on its
+    PLAY_REVEAL and ROW_CHOICE. Every node sends the same bytes as the all-Python table, both verifiers agree, and
+    every Python node counts both seats away. (The draft: before the TypeScript seat made the stand-in's pick, its
+    `standIn` refused with "not now: the game is in phase deal".)"""
     table = Table(child, deal, 4, [1, 3, 5], seed=21, rounds=1, clock=30)
     for net in table.nets:
         net.clocked = {net.identities[1].peer, net.identities[2].peer}
@@ -446,12 +448,46 @@ def test_a_clock_that_runs_out_plays_the_stand_in_alike(deal: str, child: NodeSe
         net.run()
     check(table, tmp_path)
     mixed = table.mixed
+    for seat in (1, 2):  # each pick of a clocked seat was the lowest open card when it was owed
+        peer = mixed.identities[seat].peer
+        owed = [min(due[1]) for due in mixed.moves[peer] if due[0] == "pick"]
+        assert len(owed) == (10 if deal == "draft" else 0)
+        assert [body["card"] for signer, body in signed_in(mixed, peer, "DRAFT_PICK") if signer == seat] == owed
     for peer in mixed.peers:
         assert auto_flags(mixed, peer, 1) == [True] * 10 and auto_flags(mixed, peer, 2) == [True] * 10
         assert auto_flags(mixed, peer, 0) == [False] * 10
         if not mixed.is_typescript(peer):
             session: Any = mixed.sessions[peer]
             assert [session.away(s) for s in range(4)] == [False, True, True, False]
+
+
+@pytest.mark.parametrize("stalled", [1, 2])
+def test_nobody_asks_the_stand_in_for_a_draft_pick(stalled: int, child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.2: STANDIN names a turn, so nobody can ask the stand-in for a draft pick. Seat `stalled` (1
+    TypeScript, 2 Python) holds up the draft; every other seat (TypeScript and Python) refuses its person's ask with
+    the same words, and signs nothing. Then the seat picks and the game ends as the all-Python table's."""
+    table = Table(child, "draft", 4, [1, 3, 5], seed=34, rounds=1)
+    for net in table.nets:
+        x = net.identities[stalled].peer
+        net.stalled = {x}
+        net.start()
+        net.run()
+        refusals = []
+        for ident in net.identities:
+            session: Any = net.sessions[ident.peer]
+            if ident.peer == x:
+                continue
+            assert tuple(session.waiting_for()) == (stalled,)
+            with pytest.raises(LocalError) as refused:
+                session.ask_stand_in(stalled)
+            refusals.append(str(refused.value))
+        assert refusals == ["not now: the game is in phase deal"] * 3
+        net.stalled = set()
+        net.move(x)
+        net.run()
+    check(table, tmp_path)
+    for peer in table.mixed.peers:
+        assert signed_in(table.mixed, peer, "STANDIN") == []
 
 
 @pytest.mark.parametrize("stalled", [1, 2])

@@ -5,7 +5,6 @@
  */
 import type { Card } from "./cards.js";
 import { cards as deckCards, deal as deals, seat as seats, steps, turn } from "./main.js";
-import type { Outgoing } from "./seat.js";
 import type { Fault } from "./session.js";
 
 const { Seat } = seats;
@@ -61,12 +60,6 @@ export class PageSeat extends Seat {
   /** The seat whose pick the draft waits on, or null. */
   picker(): number | null {
     return this.drafting() ? draftOrder(this.n, this.round)[this.draftPicks] ?? null : null;
-  }
-
-  /** Our draft pick, by the stand-in's rule (the lowest open card); else the move of Seat.standIn. */
-  override standIn(): Outgoing[] {
-    if (this.wanted() === "pick") return this.pick(standInPick(this.openCards()));
-    return super.standIn();
   }
 
   /** Our cards still in hand this round (sorted), or [] where we have no seat or no round. */

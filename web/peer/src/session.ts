@@ -84,7 +84,8 @@ export class Session {
   private readonly positions = new Map<number, Position>();
   protected sealed: SealedRound | null = null;
   protected draftPicks = 0;
-  private draftOpen = new Set<Card>();
+  /** The draft's open cards now (read by the stand-in's pick, seat.ts). */
+  protected draftOpen = new Set<Card>();
   private draftHands: Card[][] = [];
   private checked = new Set<string>();
   /** The turn's cards once its reveals are checked (a turn may then wait for its row choice). */

@@ -45,8 +45,7 @@ class HarnessSeat extends Seat {
     const r = this.round;
     if (this.phase === "deal") {
       if ((this.settings as Settings).variant !== "draft" || draftOrder(this.n, r)[at[2]] !== seat) return null;
-      // the open cards are the session's own (private to it; read here, never changed)
-      return ["pick", [...(this as unknown as { draftOpen: Set<Card> }).draftOpen].sort((a, b) => a - b)];
+      return ["pick", [...this.draftOpen].sort((a, b) => a - b)]; // the session's own (read here, never changed)
     }
     const c = commitStep(this.turn);
     if (at[1] === c) {
