@@ -344,6 +344,55 @@ def timers(net: Mixed) -> None:
             return
 
 
+def node_by_node(table: Table, tmp_path: Path) -> list[dict[str, Any]]:
+    """Each node of the mixed table as the node of the all-Python table in its place: the same bytes sent, the same
+    transcript, the same outcome; both verifiers give each transcript the same verdict and report. The outcomes."""
+    ref, mixed = table.nets
+    outcomes = []
+    for i, peer in enumerate(mixed.peers):
+        kind = "TypeScript" if mixed.is_typescript(peer) else "Python"
+        outcome, theirs = mixed.outcome(peer), ref.outcome(peer)
+        assert outcome == theirs, f"node {i} ({kind}): {outcome} where the Python node has {theirs}"
+        assert mixed.sent[peer] == ref.sent[peer], f"node {i} ({kind}) sent other bytes"
+        assert bytes(mixed.transcripts[peer]) == bytes(ref.transcripts[peer]), f"node {i} ({kind}): other transcript"
+        path = tmp_path / f"node-{i}.p2pt"
+        path.write_bytes(bytes(mixed.transcripts[peer]))
+        verdict = verify_transcript(path.read_bytes())
+        ours = (verdict.ok, "\n".join(neutral(text) for text in verdict.report().splitlines()))
+        answer = table.child.call("verify", -1, path=str(path))
+        assert (answer["ok"], answer["report"]) == ours, f"{path.name}:\n Python {ours}\n TypeScript {answer}"
+        outcomes.append(outcome)
+    return outcomes
+
+
+def test_a_finished_node_does_not_rebuild_for_late_drops(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11, "After the end": seat 1's GAME_END reaches its own node and the spectators but not seats 0 and
+    2, which vote seat 1 out at the game's end and finish without it. Their DROPs come to seat 1's node (TypeScript)
+    and the spectators (one Python, one TypeScript) after these finished: a finished node takes no further step, so
+    none of them rebuilds to drop seat 1; each holds the result it reached, as the Python node in its place does.
+    (Before, a finished TypeScript node found the vote complete at a position it had gone past and rebuilt.)"""
+    table = Table(child, "open", 3, [1, 2, 4], seed=5, rounds=1)
+    for net in table.nets:
+        x = net.identities[1].peer
+        voters = {net.identities[0].peer, net.identities[2].peer}
+
+        def late(to: bytes, _frm: bytes, wire: bytes, x: bytes = x, voters: set[bytes] = voters) -> bool:
+            env = open_envelope(wire)
+            return to in voters and env.sender == x and env.kind == "GAME_END"
+
+        net.withhold = late
+        net.start()
+        net.run()
+        assert [net.outcome(p)["phase"] for p in net.peers] == ["game-end", "over", "game-end", "over", "over"]
+        assert net.vote_out(1) == 2
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for o in outcomes] == ["over"] * 5
+    assert [[seat for seat, _at in o["dropped"]] for o in outcomes] == [[1], [], [1], [], []]
+    drops = [{seat for seat, _body in signed_in(table.mixed, peer, "DROP")} for peer in table.mixed.peers]
+    assert drops == [{0, 2}, set(), {0, 2}, set(), set()]  # a finished node's transcript was sealed at its end
+
+
 def test_a_typescript_seat_signs_keep_for_the_row_chooser_that_voted(child: NodeSeats, tmp_path: Path) -> None:
     """protocol.md 11.1, "KEEP": seat 0 is cut off during turn 2 of four seats; the row chooser lacks its reveal and
     votes it out at the reveal step, while the TypeScript seat 2 holds every reveal and waits on the chooser's row,

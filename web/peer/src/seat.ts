@@ -427,7 +427,10 @@ export class Seat extends Session {
 
   private oweNow(): boolean {
     if (this.replaying) return false; // what we signed before is in the transcript, and comes in its turn
-    if (this.phase === "over" && !this.transcript.sealed) this.transcript.seal();
+    if (this.phase === "over") { // the transcript sealed; nothing is signed after the end (11, "After the end")
+      if (!this.transcript.sealed) this.transcript.seal();
+      return false;
+    }
     const seat = this.seat;
     if (seat === null || this.start === null) return false;
     if (this.oweVotes(seat)) return true;

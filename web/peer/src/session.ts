@@ -599,6 +599,10 @@ export class Session {
       try {
         this.advance();
         if (this.phase === "aborted") return;
+        if (this.phase === "over") { // a finished node takes no further step (11, "After the end"): no drop, no rebuild
+          this.owe();
+          return;
+        }
         if (this.release()) continue;
       } catch (e) {
         if (e instanceof Restart) continue;
