@@ -305,6 +305,32 @@ if SWEEP:  # the long sweeps only (an empty parametrization would be a skip in t
         sweep_a_seat_goes_away)
 
 
+# ---------------------------------------------------------------- a node restarted (13)
+
+
+@pytest.mark.parametrize("deal, cut", [("open", 90), ("open", 420), ("sealed", 300), ("draft", 160)])
+def test_a_typescript_node_restarted_mid_game_finishes_it(deal: str, cut: int, child: NodeSeats,
+                                                          tmp_path: Path) -> None:
+    """protocol.md 13: the TypeScript seat 1's process dies mid-game (what was on its way to it is lost) and comes
+    back from its transcript and secrets with its key and entropy (Seat.restart), as the Python node in its place
+    comes back at the all-Python table; the others tell it what it lacks. It finishes the game: the same bytes as
+    the Python node in its place, every transcript verifies by both verifiers. (This found that the TypeScript
+    `replay` fault said other words than the reference's, and that a TypeScript node did not count as a replay a
+    message its sender delivered again while it was held ahead of its chain: a TypeScript node given the restarted
+    seat's messages again wrote another transcript than the Python node in its place.)"""
+    table = Table(child, deal, 4, [1, 3, 5], seed=60 + cut % 7, rounds=2)
+    for net in table.nets:
+        victim = net.identities[1].peer
+        net.start()
+        net.run(limit=cut)
+        assert net.outcome(victim)["phase"] not in ("over", "aborted")
+        net.restart(victim)
+        net.run()
+    assert table.mixed.is_typescript(table.mixed.identities[1].peer)
+    outcomes = check(table, tmp_path)
+    assert all(not o["dropped"] for o in outcomes)
+
+
 # ---------------------------------------------------------------- KEEP and several seats gone together (11.1)
 
 

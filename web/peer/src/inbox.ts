@@ -58,8 +58,18 @@ export class Inbox {
    * check). */
   private readonly known = new Map<string, { env: Envelope; sender: string }>();
 
+  /** peer id (hex) -> "seat s (name)", once the START is taken (the session sets it). */
+  labels = new Map<string, string>();
+
   constructor(game: Uint8Array | null) {
     this.game = game;
+  }
+
+  /** A peer as a fault's detail names it (the reference's words, Table.who): its seat and name, else its id in hex,
+   * else "an unknown peer". */
+  who(peer: Uint8Array | null): string {
+    if (peer === null) return "an unknown peer";
+    return this.labels.get(hex(peer)) ?? hex(peer);
   }
 
   /** The messages accepted from a sender so far. */
@@ -159,7 +169,10 @@ export class Inbox {
       return;
     }
     const head = this.heads.get(sender) ?? { next: 0, last: NO_PREVIOUS, accepted: [] };
-    if (env.seq < head.next && equal((head.accepted[env.seq] as Envelope).hash, env.hash)) {
+    // a copy of a message accepted, or held ahead of its chain (as the reference: its sender delivering it again
+    // is a replay either way)
+    const held = env.seq > head.next ? this.ahead.get(sender)?.get(env.seq) : undefined;
+    if ((env.seq < head.next && equal((head.accepted[env.seq] as Envelope).hash, env.hash)) || (held && equal(held.hash, env.hash))) {
       yield* this.copy(env, sender, via);
       return;
     }
@@ -197,7 +210,8 @@ export class Inbox {
     const key = `${sender}|${env.seq}`;
     if (this.direct.has(key) && !this.replayed.has(sender)) {
       this.replayed.add(sender);
-      yield refused(via, "replay", `${env.kind} seq ${env.seq} delivered again by its sender (reported once)`);
+      yield refused(via, "replay", `${this.who(via)} sent its message #${env.seq} (${env.kind}) again `
+        + "(reported once: its further copies are dropped unrecorded)");
     }
     this.direct.add(key);
   }

@@ -157,6 +157,7 @@ export class Session {
     }
     if (found.type === "start") {
       this.takeStart(found.env);
+      this.inbox.labels = new Map(this.peers.map((p, s) => [hex(p), `seat ${s} (${this.names[s] as string})`]));
       for (const next of this.inbox.take(found.env, this.keys, found.via)) this.handle(next);
       return;
     }
