@@ -197,6 +197,7 @@ class Mixed(Net):
             {p: [] for p in self.sessions}
         self.moves: dict[bytes, list[list[Any]]] = {p: [] for p in self.sessions}
         self.stalled: set[bytes] = set()  # seats whose person makes no move (others may ask the stand-in, 11.2)
+        self.away_seen: dict[bytes, list[list[int]]] = {p: [] for p in self.sessions}  # the seats away after each input
         self.clocked: set[bytes] = set()  # seats whose clock runs out on every move (a card, a row, a draft pick):
         # the stand-in's, marked auto on its PLAY_REVEAL and ROW_CHOICE
 
@@ -211,6 +212,14 @@ class Mixed(Net):
             else:
                 self.events[peer].append(item)
         self.move(peer)
+        self.away_seen[peer].append(self.away(peer))
+
+    def away(self, peer: bytes) -> list[int]:
+        """The seats `peer`'s node counts away now (protocol.md 11.2)."""
+        session: Any = self.sessions[peer]
+        if isinstance(session, TypeScriptSeat):
+            return list(session.child.call("away", session.index)["away"])
+        return [s for s in range(len(session.table.roster)) if session.away(s)]
 
     def due(self, peer: bytes) -> list[Any] | None:
         session = self.sessions[peer]

@@ -13,7 +13,7 @@
  *   restart: the node's process died and comes back from its transcript and secrets (Seat.restart, section 13),
  *   with the same key and entropy; heads: [[sender, messages accepted]...]; missing {heads}: the wires of the
  *   messages accepted that a peer with those heads lacks, in the order accepted (the heads exchange on reconnect);
- *   waiting: the seats the game waits on now; dropped: the seats dropped; hand: our cards still in hand; report: the
+ *   away: the seats away now (11.2); waiting: the seats the game waits on now; dropped: the seats dropped; hand: our cards still in hand; report: the
  *   node's state and transcript;
  *   verify {path} (no id): the TypeScript verifier's verdict on a transcript file and its report (what
  *   `node peer.js verify FILE` prints).
@@ -30,14 +30,15 @@ import { draftOrder } from "../src/deal.js";
 import { Identity, useEd25519 } from "../src/identity.js";
 import { sha256, useSha256 } from "../src/hash.js";
 import { useScalarMult } from "../src/sealed_group.js";
-import { type Member, type Outgoing, Seat } from "../src/seat.js";
+import { PageSeat } from "../src/page_seat.js";
+import type { Member, Outgoing } from "../src/seat.js";
 import type { Settings } from "../src/session.js";
 import { commitStep } from "../src/steps.js";
 import { report, verifyTranscript } from "../src/verify.js";
 
 type Due = ["play", Card[]] | ["row"] | ["pick", Card[]] | null;
 
-class HarnessSeat extends Seat {
+class HarnessSeat extends PageSeat {
   /** Cards our seat played from a hidden hand (sealed): `${round}|${card}`. */
   readonly played = new Set<string>();
 
@@ -166,6 +167,8 @@ function answer(req: Request): unknown {
     case "standin":
       out = node.askStandIn(req.seat as number);
       break;
+    case "away":
+      return { away: [...node.away()].sort((a, b) => a - b) };
     case "waiting":
       return { waiting: node.waiting() };
     case "hand":
