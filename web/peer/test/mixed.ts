@@ -30,15 +30,14 @@ import { draftOrder } from "../src/deal.js";
 import { Identity, useEd25519 } from "../src/identity.js";
 import { sha256, useSha256 } from "../src/hash.js";
 import { useScalarMult } from "../src/sealed_group.js";
-import { PageSeat } from "../src/page_seat.js";
-import type { Member, Outgoing } from "../src/seat.js";
+import { type Member, type Outgoing, Seat } from "../src/seat.js";
 import type { Settings } from "../src/session.js";
 import { commitStep } from "../src/steps.js";
 import { report, verifyTranscript } from "../src/verify.js";
 
 type Due = ["play", Card[]] | ["row"] | ["pick", Card[]] | null;
 
-class HarnessSeat extends PageSeat {
+class HarnessSeat extends Seat {
   /** Cards our seat played from a hidden hand (sealed): `${round}|${card}`. */
   readonly played = new Set<string>();
 
