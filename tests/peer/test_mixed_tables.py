@@ -372,6 +372,15 @@ def timers(net: Mixed) -> None:
             return
 
 
+def differs(ours: bytes | bytearray, theirs: bytes | bytearray) -> str:
+    """The first record where two transcripts differ, both versions (for a failure's message)."""
+    a, b = list(records(bytes(ours))), list(records(bytes(theirs)))
+    for k, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"record {k + 1}:\n this node: {x}\n Python's:  {y}"
+    return f"{len(a)} and {len(b)} records"
+
+
 def node_by_node(table: Table, tmp_path: Path) -> list[dict[str, Any]]:
     """Each node of the mixed table as the node of the all-Python table in its place: the same bytes sent, the same
     transcript, the same outcome; both verifiers give each transcript the same verdict and report. The outcomes."""
@@ -383,7 +392,8 @@ def node_by_node(table: Table, tmp_path: Path) -> list[dict[str, Any]]:
         assert outcome == theirs, f"node {i} ({kind}): {outcome} where the Python node has {theirs}"
         assert mixed.away_seen[peer] == ref.away_seen[peer], f"node {i} ({kind}) counted other seats away (11.2)"
         assert mixed.sent[peer] == ref.sent[peer], f"node {i} ({kind}) sent other bytes"
-        assert bytes(mixed.transcripts[peer]) == bytes(ref.transcripts[peer]), f"node {i} ({kind}): other transcript"
+        assert bytes(mixed.transcripts[peer]) == bytes(ref.transcripts[peer]), \
+            f"node {i} ({kind}): other transcript: {differs(mixed.transcripts[peer], ref.transcripts[peer])}"
         path = tmp_path / f"node-{i}.p2pt"
         path.write_bytes(bytes(mixed.transcripts[peer]))
         verdict = verify_transcript(path.read_bytes())
