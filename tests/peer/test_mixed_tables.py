@@ -310,10 +310,15 @@ if SWEEP:  # the long sweeps only (an empty parametrization would be a skip in t
 # ---------------------------------------------------------------- a node restarted (13)
 
 
-@pytest.mark.parametrize("deal, cut", [("open", 90), ("open", 420), ("sealed", 300), ("draft", 160)])
-def test_a_typescript_node_restarted_mid_game_finishes_it(deal: str, cut: int, child: NodeSeats,
+RESTARTS = [("seat", "open", 90), ("seat", "open", 420), ("seat", "sealed", 300), ("seat", "draft", 160),
+            ("spectator", "open", 420), ("spectator", "sealed", 300), ("spectator", "draft", 160)]
+
+
+@pytest.mark.parametrize("node, deal, cut", RESTARTS, ids=[f"{n}-{d}-{c}" for n, d, c in RESTARTS])
+def test_a_typescript_node_restarted_mid_game_finishes_it(node: str, deal: str, cut: int, child: NodeSeats,
                                                           tmp_path: Path) -> None:
-    """protocol.md 13: the TypeScript seat 1's process dies mid-game (what was on its way to it is lost) and comes
+    """protocol.md 13: the TypeScript seat 1's process (or the TypeScript spectator's, which relays and records
+    only) dies mid-game (what was on its way to it is lost) and comes
     back from its transcript and secrets with its key and entropy (Seat.restart), as the Python node in its place
     comes back at the all-Python table; the others tell it what it lacks. It finishes the game: the same bytes as
     the Python node in its place, every transcript verifies by both verifiers. (This found that the TypeScript
@@ -322,13 +327,13 @@ def test_a_typescript_node_restarted_mid_game_finishes_it(deal: str, cut: int, c
     seat's messages again wrote another transcript than the Python node in its place.)"""
     table = Table(child, deal, 4, [1, 3, 5], seed=60 + cut % 7, rounds=2)
     for net in table.nets:
-        victim = net.identities[1].peer
+        victim = net.identities[1].peer if node == "seat" else net.watchers[1].peer
         net.start()
         net.run(limit=cut)
         assert net.outcome(victim)["phase"] not in ("over", "aborted")
         net.restart(victim)
         net.run()
-    assert table.mixed.is_typescript(table.mixed.identities[1].peer)
+    assert table.mixed.is_typescript(table.mixed.identities[1].peer) and table.mixed.is_typescript(table.mixed.peers[5])
     outcomes = check(table, tmp_path)
     assert all(not o["dropped"] for o in outcomes)
 
