@@ -106,3 +106,28 @@ def test_the_same_bad_bytes_make_the_same_fault_records(request: pytest.FixtureR
         faults = [body for what, body in records(bytes(table.mixed.transcripts[peer])) if what == "fault"]
         assert {f["code"] for f in faults} == {"malformed", "wrong-game", "unknown-sender", "bad-signature"}
         assert len(faults) == 2 * len(codec_garbage()) + len(bad_shapes(b"", b"")) + 7
+
+
+def test_the_caps_on_fault_records_are_the_same(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """protocol.md 13, "Fault records": at most 32 non-fatal fault records blaming one peer and 256 in all. Bad bytes
+    from ten peers nobody knows, 40 each, one peer after the other, to a TypeScript seat and spectator and to the Python nodes in their
+    place (and to one of them after its restart, which counts the records it wrote before): the same records, the
+    caps kept alike. (Before, a TypeScript node recorded every one.)"""
+    process: NodeSeats = request.getfixturevalue("child")
+    table = Table(process, "open", 3, [1, 4], seed=81, rounds=1)
+    strangers = [hashlib.sha256(f"stranger {i}".encode()).digest()[:16] for i in range(10)]
+    for net in table.nets:
+        targets = [net.identities[1].peer, net.watchers[1].peer]
+        net.start()
+        net.run(limit=40)
+        for n, via in enumerate(strangers):
+            for k in range(40):
+                if (n, k) == (0, 20):
+                    net.restart(targets[0])
+                for to in targets:
+                    net.handle(to, net.sessions[to].receive(b"\xc1" + bytes([k]), via))
+        net.run()
+    node_by_node(table, tmp_path)
+    for peer in (table.mixed.identities[1].peer, table.mixed.watchers[1].peer):
+        faults = [body for what, body in records(bytes(table.mixed.transcripts[peer])) if what == "fault"]
+        assert len(faults) == 256 and [sum(f["peer"] == s for f in faults) for s in strangers][:8] == [32] * 8

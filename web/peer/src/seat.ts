@@ -16,8 +16,7 @@
  * `voteOut` also names a seat gone while the game waits on another (several seats gone together: the quorum rule is
  * the session's, quorum.ts); while its own vote at a position is undecided the seat holds back there (the session's
  * heldBack); it signs KEEP where 11.1 says (it holds X's message and waits on a voter of X, or it holds back on its
- * own votes while X voted there or went past: "KEEP when every seat voted"). Not here yet: the caps on fault
- * records.
+ * own votes while X voted there or went past: "KEEP when every seat voted").
  */
 import { concat, equal, hex } from "./bytes.js";
 import { type Card, deck as deckOf } from "./cards.js";
@@ -408,8 +407,8 @@ export class Seat extends Session {
     for (const wire of wires) this.out.push({ wire, to: null, skip: [], watchersOnly: false });
   }
 
-  /** A fault is recorded as section 13 says: the detail cut to its limit, the evidence not already a msg record
-   * (the caps on non-fatal records per peer and in all are not kept yet). */
+  /** A fault is recorded as section 13 says: the detail cut to its limit, the evidence not already a msg record,
+   * within the caps on non-fatal records per peer and in all (the transcript's). */
   protected override note(fault: Fault): void {
     super.note(fault);
     if (this.replaying || this.transcript.sealed) return;
