@@ -26,7 +26,7 @@ from typing import IO, Any
 from nodepeer import PEER, tool
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from harness import Net  # noqa: E402
+from harness import Net, catch_up, restart  # noqa: E402
 
 from p2pnimmt.engine import Settings  # noqa: E402
 from p2pnimmt.protocol.events import Outgoing  # noqa: E402
@@ -138,6 +138,17 @@ class TypeScriptSeat:
     def ask_stand_in(self, seat: int) -> list[Outgoing]:
         return self.call("standin", seat=seat)
 
+    def restart(self) -> list[Outgoing]:
+        """The node's process died: it comes back from its transcript and secrets (Seat.restart)."""
+        return self.call("restart")
+
+    def heads(self) -> list[list[bytes | int]]:
+        return [[bytes.fromhex(sender), count] for sender, count in self.child.call("heads", self.index)["heads"]]
+
+    def missing_for(self, heads: list[list[Any]]) -> list[bytes]:
+        have = [[sender.hex(), count] for sender, count in heads]
+        return [bytes.fromhex(w) for w in self.child.call("missing", self.index, heads=have)["wires"]]
+
     def waiting_for(self) -> tuple[int, ...]:
         return tuple(self.child.call("waiting", self.index)["waiting"])
 
@@ -186,7 +197,9 @@ class Mixed(Net):
             {p: [] for p in self.sessions}
         self.moves: dict[bytes, list[list[Any]]] = {p: [] for p in self.sessions}
         self.stalled: set[bytes] = set()  # seats whose person makes no move (others may ask the stand-in, 11.2)
-        self.clocked: set[bytes] = set()  # seats whose clock runs out on every move: the stand-in's, marked auto
+        self.away_seen: dict[bytes, list[list[int]]] = {p: [] for p in self.sessions}  # the seats away after each input
+        self.clocked: set[bytes] = set()  # seats whose clock runs out on every move (a card, a row, a draft pick):
+        # the stand-in's, marked auto on its PLAY_REVEAL and ROW_CHOICE
 
     def is_typescript(self, peer: bytes) -> bool:
         return isinstance(self.sessions[peer], TypeScriptSeat)
@@ -199,6 +212,14 @@ class Mixed(Net):
             else:
                 self.events[peer].append(item)
         self.move(peer)
+        self.away_seen[peer].append(self.away(peer))
+
+    def away(self, peer: bytes) -> list[int]:
+        """The seats `peer`'s node counts away now (protocol.md 11.2)."""
+        session: Any = self.sessions[peer]
+        if isinstance(session, TypeScriptSeat):
+            return list(session.child.call("away", session.index)["away"])
+        return [s for s in range(len(session.table.roster)) if session.away(s)]
 
     def due(self, peer: bytes) -> list[Any] | None:
         session = self.sessions[peer]
@@ -212,7 +233,7 @@ class Mixed(Net):
         rng = self.choosers[peer]
         session: Any = self.sessions[peer]
         self.moves[peer].append(due)
-        if peer in self.clocked and due[0] in ("play", "row"):
+        if peer in self.clocked:
             out = session.play_stand_in()
         elif due[0] == "play":
             out = session.play(rng.choice(due[1]))
@@ -221,6 +242,15 @@ class Mixed(Net):
         else:
             out = session.choose_row(rng.randrange(4))
         self.handle(peer, out)
+
+    def restart(self, peer: bytes) -> None:
+        """`peer`'s process dies (what was queued for it is lost) and comes back from its transcript and secrets
+        (the reference's harness.restart, or the TypeScript Seat.restart); its peers then tell it what it lacks
+        and it tells them (the heads exchange on reconnect, harness.catch_up)."""
+        self.queue = type(self.queue)(item for item in self.queue if item[0] != peer)
+        session: Any = self.sessions[peer]
+        self.handle(peer, session.restart() if isinstance(session, TypeScriptSeat) else restart(self, peer))
+        catch_up(self, peer)
 
     def vote_out(self, seat: int) -> int:
         """Every other seat the game waits on `seat` at votes to drop it; how many voted."""

@@ -131,7 +131,7 @@ async def test_a_phone_page_names_what_a_malicious_relay_did_and_goes_on_after_i
         assert phone_turns == 10  # every card played by the phone itself, before and after it was cut off
         said = await phone.inner_text("#verdict-text")
         assert "3 faults" in said, said
-        for named in ("the signature does not verify", "delivered again by its sender", "who is not seated"):
+        for named in ("has a signature that does not verify", "again (reported once", "who is not at this table"):
             assert named in said, (named, said)
         async with phone.expect_download() as download_info:
             await phone.tap("#download")

@@ -10,6 +10,8 @@
  * float, kept apart from the integers), string, Uint8Array (bin), Value[] and MsgMap (str keys, in order).
  */
 
+import { pyRepr } from "./names.js";
+
 export const MAX_MESSAGE = 65536; // bytes of one wire message (and of its signed part)
 export const MAX_ARRAY = 256;
 export const MAX_MAP = 32;
@@ -31,12 +33,123 @@ export class DecodeError extends Error {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+// The reasons are the reference's words (p2pnimmt/protocol/codec.py over msgpack-python), found in its order: a
+// value cut short, a reserved type byte and nesting past msgpack's stack as soon as they are read; a str, bin or
+// ext over its limit once its bytes are in; an array or map over its limit at its header; a map key of another
+// type than str or bin once its value is read; a bin key, then a key twice, once the map is read; bytes after
+// the value; then nesting deeper than section 7 allows. So a delivery fault's detail is the same in both.
+const msgpackError = (why: string): DecodeError => new DecodeError(`not valid msgpack: ${why}`);
+const STACK = 1024; // msgpack-python's stack of open containers
+
+/** Python's repr() of bytes (b'...'). */
+function bytesRepr(data: Uint8Array): string {
+  let has1 = false;
+  let has2 = false;
+  for (const b of data) {
+    if (b === 0x27) has1 = true;
+    if (b === 0x22) has2 = true;
+  }
+  const quote = has1 && !has2 ? '"' : "'";
+  let out = "";
+  for (const b of data) {
+    const ch = String.fromCharCode(b);
+    if (ch === "\\" || ch === quote) out += `\\${ch}`;
+    else if (b === 0x09) out += "\\t";
+    else if (b === 0x0a) out += "\\n";
+    else if (b === 0x0d) out += "\\r";
+    else if (b >= 0x20 && b < 0x7f) out += ch;
+    else out += `\\x${b.toString(16).padStart(2, "0")}`;
+  }
+  return `b${quote}${out}${quote}`;
+}
+
+/** Python's repr() of a float. */
+function floatRepr(v: number): string {
+  if (Number.isNaN(v)) return "nan";
+  if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
+  if (v === 0) return Object.is(v, -0) ? "-0.0" : "0.0";
+  const [mantissa, e] = v.toExponential().split("e") as [string, string];
+  const exp = Number(e);
+  const sign = mantissa.startsWith("-") ? "-" : "";
+  const digits = mantissa.replace("-", "").replace(".", "");
+  if (exp < -4 || exp >= 16) {
+    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${sign}${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  }
+  if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+  const whole = digits.length > exp + 1 ? digits.slice(0, exp + 1) : digits.padEnd(exp + 1, "0");
+  const frac = digits.length > exp + 1 ? digits.slice(exp + 1) : "0";
+  return `${sign}${whole}.${frac}`;
+}
+
+/** Python's repr() of a decoded value (the reference's words quote values so). */
+export function pyValueRepr(v: Value): string {
+  if (v === null) return "None";
+  if (typeof v === "boolean") return v ? "True" : "False";
+  if (typeof v === "number" || typeof v === "bigint") return String(v);
+  if (v instanceof Float) return floatRepr(v.value);
+  if (typeof v === "string") return pyRepr(v);
+  if (v instanceof Uint8Array) return bytesRepr(v);
+  if (Array.isArray(v)) return `[${v.map(pyValueRepr).join(", ")}]`;
+  return `{${[...v].map(([k, x]) => `${pyRepr(k)}: ${pyValueRepr(x)}`).join(", ")}}`;
+}
+
+/** CPython's words for the first UTF-8 error in `raw` (its strict decoder's ranges and reasons). */
+function utf8Error(raw: Uint8Array): string {
+  const fail = (s: number, e: number, reason: string): string => (e - s === 1
+    ? `'utf-8' codec can't decode byte 0x${(raw[s] as number).toString(16).padStart(2, "0")} in position ${s}: ${reason}`
+    : `'utf-8' codec can't decode bytes in position ${s}-${e - 1}: ${reason}`);
+  let i = 0;
+  while (i < raw.length) {
+    const b = raw[i] as number;
+    if (b < 0x80) {
+      i += 1;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0;
+      if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90;
+      if (b === 0xf4) hi = 0x8f;
+    } else return fail(i, i + 1, "invalid start byte");
+    for (let j = 1; j <= need; j++) {
+      if (i + j >= raw.length) return fail(i, raw.length, "unexpected end of data");
+      const c = raw[i + j] as number;
+      if (c < (j === 1 ? lo : 0x80) || c > (j === 1 ? hi : 0xbf)) return fail(i, i + j, "invalid continuation byte");
+    }
+    i += need + 1;
+  }
+  return "invalid UTF-8";
+}
+
+/** Python's type name of a decoded value (msgpack-python's words for a map key it does not allow). */
+function typeName(v: Value): string {
+  if (v === null) return "NoneType";
+  if (typeof v === "boolean") return "bool";
+  if (typeof v === "number" || typeof v === "bigint") return "int";
+  if (v instanceof Float) return "float";
+  if (typeof v === "string") return "str";
+  if (v instanceof Uint8Array) return "bytes";
+  return Array.isArray(v) ? "list" : "dict";
+}
+
 class Reader {
   at = 0;
+  /** Containers open now that still have entries to read (msgpack-python's stack). */
+  private open = 0;
+  /** The deepest container read (the outermost is 1). */
+  deepest = 0;
   constructor(private readonly data: Uint8Array, private readonly limit: number) {}
 
   private need(n: number): void {
-    if (this.at + n > this.data.length) throw new DecodeError("the value is cut short (truncated msgpack)");
+    if (this.at + n > this.data.length) throw msgpackError("Unpack failed: incomplete input");
   }
 
   private byte(): number {
@@ -67,40 +180,67 @@ class Reader {
   }
 
   private str(n: number): string {
-    if (n > MAX_STR) throw new DecodeError(`a str of ${n} bytes is over the ${MAX_STR}-byte limit`);
     const raw = this.bytes(n);
+    if (n > MAX_STR) throw msgpackError(`${n} exceeds max_str_len(${MAX_STR})`);
     try {
       return utf8.decode(raw);
     } catch {
-      throw new DecodeError("a str that is not valid UTF-8");
+      throw msgpackError(utf8Error(raw));
     }
   }
 
   private bin(n: number): Uint8Array {
-    if (n > this.limit) throw new DecodeError(`a bin of ${n} bytes is over the ${this.limit}-byte limit`);
-    return this.bytes(n);
+    const raw = this.bytes(n);
+    if (n > this.limit) throw msgpackError(`${n} exceeds max_bin_len(${this.limit})`);
+    return raw;
+  }
+
+  /** An ext value of `n` data bytes: never allowed (section 7). */
+  private ext(n: number): never {
+    const type = this.byte();
+    this.bytes(n);
+    if (n > 0) throw msgpackError(`${n + 1} exceeds max_ext_len(0)`);
+    throw new DecodeError(`msgpack ext type ${type >= 0x80 ? type - 0x100 : type} is not allowed`);
+  }
+
+  /** A container's header read: msgpack-python's stack, then its limit. */
+  private container(n: number, max: number, what: string, depth: number): void {
+    if (this.open >= STACK) throw msgpackError("StackError (nested too deep)");
+    if (n > max) throw msgpackError(`${n} exceeds max_${what}_len(${max})`);
+    this.deepest = Math.max(this.deepest, depth);
   }
 
   private array(n: number, depth: number): Value[] {
-    if (n > MAX_ARRAY) throw new DecodeError(`an array of ${n} entries is over the limit of ${MAX_ARRAY}`);
-    if (depth > MAX_DEPTH) throw new DecodeError(`nested deeper than ${MAX_DEPTH} levels`);
+    this.container(n, MAX_ARRAY, "array", depth);
     const out: Value[] = [];
+    if (n === 0) return out;
+    this.open += 1;
     for (let i = 0; i < n; i++) out.push(this.value(depth + 1));
+    this.open -= 1;
     return out;
   }
 
   private map(n: number, depth: number): MsgMap {
-    if (n > MAX_MAP) throw new DecodeError(`a map of ${n} entries is over the limit of ${MAX_MAP}`);
-    if (depth > MAX_DEPTH) throw new DecodeError(`nested deeper than ${MAX_DEPTH} levels`);
-    const out: MsgMap = new Map();
-    for (let i = 0; i < n; i++) {
-      const key = this.value(depth + 1);
-      if (typeof key !== "string") throw new DecodeError(`map key ${describe(key)} is not a string`);
-      const value = this.value(depth + 1);
-      if (out.has(key)) throw new DecodeError(`duplicate map key ${JSON.stringify(key)}`);
-      out.set(key, value);
+    this.container(n, MAX_MAP, "map", depth);
+    const pairs: [Value, Value][] = [];
+    if (n > 0) {
+      this.open += 1;
+      for (let i = 0; i < n; i++) {
+        const key = this.value(depth + 1);
+        const value = this.value(depth + 1);
+        if (typeof key !== "string" && !(key instanceof Uint8Array)) {
+          throw msgpackError(`${typeName(key)} is not allowed for map key when strict_map_key=True`);
+        }
+        pairs.push([key, value]);
+      }
+      this.open -= 1;
     }
-    return out;
+    const bin = pairs.find(([key]) => typeof key !== "string");
+    if (bin) throw new DecodeError(`map key ${bytesRepr(bin[0] as Uint8Array).slice(0, 40)} is not a string`);
+    const keys = pairs.map(([key]) => key as string);
+    const twice = keys.find((key) => keys.indexOf(key) !== keys.lastIndexOf(key));
+    if (twice !== undefined) throw new DecodeError(`duplicate map key ${pyRepr(twice)}`);
+    return new Map(pairs as [string, Value][]);
   }
 
   /** One value; `depth` is the depth a container read here would have (the outermost is 1). */
@@ -145,10 +285,16 @@ class Reader {
       case 0xdd: return this.array(this.uint(4), depth);
       case 0xde: return this.map(this.uint(2), depth);
       case 0xdf: return this.map(this.uint(4), depth);
-      case 0xc7: case 0xc8: case 0xc9: case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
-        throw new DecodeError("a msgpack ext type is not allowed");
+      case 0xd4: return this.ext(1);
+      case 0xd5: return this.ext(2);
+      case 0xd6: return this.ext(4);
+      case 0xd7: return this.ext(8);
+      case 0xd8: return this.ext(16);
+      case 0xc7: return this.ext(this.uint(1));
+      case 0xc8: return this.ext(this.uint(2));
+      case 0xc9: return this.ext(this.uint(4));
       default: // 0xc1
-        throw new DecodeError(`0x${b.toString(16)} is not a msgpack type byte`);
+        throw msgpackError("FormatError (a reserved or invalid type byte)");
     }
   }
 }
@@ -160,6 +306,7 @@ export function decode(data: Uint8Array, limit: number = MAX_MESSAGE): Value {
   const reader = new Reader(data, limit);
   const value = reader.value(1);
   if (reader.at !== data.length) throw new DecodeError("trailing bytes after the msgpack value");
+  if (reader.deepest > MAX_DEPTH) throw new DecodeError(`nested deeper than ${MAX_DEPTH} levels`);
   return value;
 }
 

@@ -4,7 +4,7 @@
  * Signature: Ed25519 over "p2pnimmt/message/v1" || signed; the message hash: SHA-256(signed).
  */
 import { ascii, concat } from "./bytes.js";
-import { decode, DecodeError, describe, type Encodable, encode, type MsgMap, type Value } from "./codec.js";
+import { decode, DecodeError, type Encodable, encode, type MsgMap, pyValueRepr, type Value } from "./codec.js";
 import { sha256 } from "./hash.js";
 import { GAME_ID_SIZE, type Identity, PEER_ID_SIZE, SIGNATURE_SIZE, verify } from "./identity.js";
 
@@ -54,11 +54,11 @@ export function open(wire: Uint8Array): Envelope {
     throw new DecodeError("signed part must be [version, game, sender, seq, prev, kind, body]");
   }
   const [version, game, sender, seq, prev, kind, body] = fields;
-  if (version !== VERSION) throw new DecodeError(`protocol version ${describe(version)}, this peer speaks ${VERSION}`);
+  if (version !== VERSION) throw new DecodeError(`protocol version ${pyValueRepr(version as Value)}, this peer speaks ${VERSION}`);
   if (!isBin(game, GAME_ID_SIZE)) throw new DecodeError(`game id must be ${GAME_ID_SIZE} bytes`);
   if (!isBin(sender, PEER_ID_SIZE)) throw new DecodeError(`sender must be a ${PEER_ID_SIZE}-byte peer id`);
   if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 0 || seq >= 2 ** 32) {
-    throw new DecodeError(`sequence number must be 0..2^32-1, got ${describe(seq)}`);
+    throw new DecodeError(`sequence number must be 0..2^32-1, got ${pyValueRepr(seq as Value)}`);
   }
   if (!isBin(prev, HASH_SIZE)) throw new DecodeError(`previous hash must be ${HASH_SIZE} bytes`);
   if (typeof kind !== "string") throw new DecodeError("kind must be a string");

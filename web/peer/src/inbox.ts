@@ -58,8 +58,18 @@ export class Inbox {
    * check). */
   private readonly known = new Map<string, { env: Envelope; sender: string }>();
 
+  /** peer id (hex) -> "seat s (name)", once the START is taken (the session sets it). */
+  labels = new Map<string, string>();
+
   constructor(game: Uint8Array | null) {
     this.game = game;
+  }
+
+  /** A peer as a fault's detail names it (the reference's words, Table.who): its seat and name, else its id in hex,
+   * else "an unknown peer". */
+  who(peer: Uint8Array | null): string {
+    if (peer === null) return "an unknown peer";
+    return this.labels.get(hex(peer)) ?? hex(peer);
   }
 
   /** The messages accepted from a sender so far. */
@@ -81,21 +91,21 @@ export class Inbox {
       env = open(wire);
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
-      yield refused(via, "malformed", e.message);
+      yield refused(via, "malformed", `bytes from ${this.who(via)}: ${e.message}`);
       return;
     }
     if (!this.started) {
       if (env.kind === "START" && env.seq === 0 && (this.game === null || equal(env.game, this.game))) {
         const problem = this.startProblem(env);
         if (problem) {
-          yield refused(via, problem[0], problem[1]);
+          yield refused(via, problem[0], `START delivered by ${this.who(via)}: ${problem[1]}`);
           return;
         }
         yield { type: "start", env, via };
         return;
       }
       if (this.game !== null && !equal(env.game, this.game)) {
-        yield refused(via, "wrong-game", `a message for game ${hex(env.game)}, not ${hex(this.game)}`);
+        yield refused(via, "wrong-game", `message from ${this.who(via)} is for game ${hex(env.game)}`);
         return;
       }
       if (wire.length <= MAX_HELD_WIRE && this.earlyCount < MAX_EARLY && this.earlyBytes + wire.length <= MAX_EARLY_BYTES) {
@@ -132,39 +142,44 @@ export class Inbox {
 
   private startProblem(env: Envelope): [string, string] | null {
     const problem = bodyProblem("START", env.body);
-    if (problem) return ["malformed", `a START that is not one: ${problem}`];
+    if (problem) return ["malformed", problem];
+    // Not the reference's way (it takes such a START, then finds its chain broken: chain-broken, fatal): kept apart
     if (!equal(env.prev, NO_PREVIOUS)) return ["malformed", "a START whose prev is not zero"];
     // The codes as the reference gives them (protocol.md section 8 leaves which code to which check open):
     // bad-signature for the signature alone, malformed for the rest.
     const roster = (env.body.get("roster") as Map<string, unknown>[]).map((s) => s.get("key") as Uint8Array);
     const key = roster.find((k) => equal(peerId(k), env.sender));
-    if (!key) return ["malformed", "a START whose sender is not in its roster"];
-    if (new Set(roster.map(hex)).size !== roster.length) return ["malformed", "a START whose roster has a key twice"];
-    if (!signedBy(env, key)) return ["bad-signature", "a START whose signature does not verify"];
+    if (!key) return ["malformed", "its sender is not in its roster"];
+    if (new Set(roster.map(hex)).size !== roster.length) return ["malformed", "its roster names a key twice"];
+    if (!signedBy(env, key)) return ["bad-signature", "its signature does not verify"];
     if (!equal(gameIdFor(key, env.body.get("salt") as Uint8Array), env.game)) {
-      return ["malformed", "a START whose game id is not bound to its signer's key and salt"];
+      return ["malformed", "its game id is not bound to its signer's key (only the host can start this game)"];
     }
     return null;
   }
 
   private *gate(env: Envelope, via: Uint8Array | null): Generator<Found> {
     if (!equal(env.game, this.game as Uint8Array)) {
-      yield refused(via, "wrong-game", `a message for game ${hex(env.game)}`);
+      yield refused(via, "wrong-game", `message from ${this.who(via)} is for game ${hex(env.game)}`);
       return;
     }
     const sender = hex(env.sender);
     const key = this.keys.get(sender);
     if (!key) {
-      yield refused(via, "unknown-sender", `a message from ${sender}, who is not seated`);
+      yield refused(via, "unknown-sender", `message from ${this.who(via)} signed by ${sender}, who is not at this table`);
       return;
     }
     const head = this.heads.get(sender) ?? { next: 0, last: NO_PREVIOUS, accepted: [] };
-    if (env.seq < head.next && equal((head.accepted[env.seq] as Envelope).hash, env.hash)) {
+    // a copy of a message accepted, or held ahead of its chain (as the reference: its sender delivering it again
+    // is a replay either way)
+    const held = env.seq > head.next ? this.ahead.get(sender)?.get(env.seq) : undefined;
+    if ((env.seq < head.next && equal((head.accepted[env.seq] as Envelope).hash, env.hash)) || (held && equal(held.hash, env.hash))) {
       yield* this.copy(env, sender, via);
       return;
     }
     if (!signedBy(env, key)) {
-      yield refused(via, "bad-signature", `${env.kind} seq ${env.seq}: the signature does not verify`);
+      yield refused(via, "bad-signature", `${env.kind} #${env.seq} claiming to be from ${this.who(env.sender)}, delivered by `
+        + `${this.who(via)}, has a signature that does not verify`);
       return;
     }
     if (env.seq < head.next) {
@@ -197,7 +212,8 @@ export class Inbox {
     const key = `${sender}|${env.seq}`;
     if (this.direct.has(key) && !this.replayed.has(sender)) {
       this.replayed.add(sender);
-      yield refused(via, "replay", `${env.kind} seq ${env.seq} delivered again by its sender (reported once)`);
+      yield refused(via, "replay", `${this.who(via)} sent its message #${env.seq} (${env.kind}) again `
+        + "(reported once: its further copies are dropped unrecorded)");
     }
     this.direct.add(key);
   }

@@ -181,3 +181,20 @@ export function skeleton(name: string): string {
 export function lookAlike(a: string, b: string): boolean {
   return skeleton(a) === skeleton(b);
 }
+
+/** A string as Python's repr() writes it (the reference's verdicts quote names and codes this way). */
+export function pyRepr(text: string): string {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = "";
+  for (const ch of text) {
+    const cp = ch.codePointAt(0) as number;
+    if (ch === "\\") out += "\\\\";
+    else if (ch === quote) out += `\\${ch}`;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (allowedInName(cp)) out += ch;
+    else out += cp < 0x100 ? `\\x${cp.toString(16).padStart(2, "0")}` : cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, "0")}` : `\\U${cp.toString(16).padStart(8, "0")}`;
+  }
+  return quote + out + quote;
+}

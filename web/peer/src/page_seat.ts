@@ -4,8 +4,7 @@
  * session's state; the moves go through Seat's intents (play, chooseRow).
  */
 import type { Card } from "./cards.js";
-import { cards as deckCards, deal as deals, seat as seats, steps, turn } from "./main.js";
-import type { Outgoing } from "./seat.js";
+import { cards as deckCards, deal as deals, seat as seats, session as sessions, steps, turn } from "./main.js";
 import type { Fault } from "./session.js";
 
 const { Seat } = seats;
@@ -17,8 +16,8 @@ const { draftOrder } = deals;
 /** What the page asks of its person now. */
 export type Wanted = "card" | "row" | "pick" | "wait";
 
-/** Three stand-in cards in a row make a seat away (protocol.md 11.2). */
-export const AWAY_AFTER = 3;
+/** Three stand-in cards in a row make a seat away (protocol.md 11.2): counted by the session (session.ts). */
+export const AWAY_AFTER = sessions.AWAY_AFTER;
 
 export class PageSeat extends Seat {
   /** Every fault this node found, in order (what the verdict at the end names). */
@@ -61,12 +60,6 @@ export class PageSeat extends Seat {
   /** The seat whose pick the draft waits on, or null. */
   picker(): number | null {
     return this.drafting() ? draftOrder(this.n, this.round)[this.draftPicks] ?? null : null;
-  }
-
-  /** Our draft pick, by the stand-in's rule (the lowest open card); else the move of Seat.standIn. */
-  override standIn(): Outgoing[] {
-    if (this.wanted() === "pick") return this.pick(standInPick(this.openCards()));
-    return super.standIn();
   }
 
   /** Our cards still in hand this round (sorted), or [] where we have no seat or no round. */
@@ -138,53 +131,6 @@ export class PageSeat extends Seat {
   /** The messages of `peer` this node holds (its chain's length): a seat whose count grows is there. */
   heard(peer: Uint8Array): number {
     return this.inbox.chain(peer).length;
-  }
-
-  /** Each seat's stand-in cards in a row, counted over the resolved turns in order (11.2: its reveal auto, and its
-   * row choice too if it chose one); a seat dropped meanwhile counts from 0 again once it plays. */
-  streaks(): number[] {
-    // The same as long as no message came, and the round, turn, phase and drops stand (a rebuild comes with a message).
-    const key = `${this.accepted.length}|${this.round}|${this.turn}|${this.phase}|${this.dropped.size}`;
-    if (this.streaksKey !== key) {
-      this.streaksNow = this.countStreaks();
-      this.streaksKey = key;
-    }
-    return [...this.streaksNow];
-  }
-
-  private streaksKey = "";
-  private streaksNow: number[] = [];
-
-  private countStreaks(): number[] {
-    const counts = this.keys.map(() => 0);
-    const gap = this.keys.map(() => false);
-    for (let r = 0; r <= this.round; r++) {
-      for (let t = 0; t < 10; t++) {
-        const resolved = r < this.round || t < this.turn || (t === this.turn && this.phase !== "turn" && this.phase !== "deal");
-        if (!resolved) break;
-        const reveals = this.slot("PLAY_REVEAL", r, t);
-        if (!reveals.size) continue;  // a void round's turns never came
-        const choices = this.slot("ROW_CHOICE", r, t);
-        this.keys.forEach((_, s) => {
-          const reveal = reveals.get(s);
-          if (!reveal) {
-            gap[s] = true;
-            return;
-          }
-          if (gap[s]) counts[s] = 0;
-          gap[s] = false;
-          const choice = choices.get(s);
-          const auto = reveal.body.get("auto") === true && (!choice || choice.body.get("auto") === true);
-          counts[s] = auto ? (counts[s] as number) + 1 : 0;
-        });
-      }
-    }
-    return counts;
-  }
-
-  /** The seats away now (their last AWAY_AFTER cards the stand-in's). */
-  away(): Set<number> {
-    return new Set(this.streaks().flatMap((n, s) => (n >= AWAY_AFTER ? [s] : [])));
   }
 
   /** Whom "ask the stand-in" asks for now (the terminal's `a`, the seat page's button; protocol.md 11.2): the other

@@ -16,8 +16,7 @@
  * `voteOut` also names a seat gone while the game waits on another (several seats gone together: the quorum rule is
  * the session's, quorum.ts); while its own vote at a position is undecided the seat holds back there (the session's
  * heldBack); it signs KEEP where 11.1 says (it holds X's message and waits on a voter of X, or it holds back on its
- * own votes while X voted there or went past: "KEEP when every seat voted"). Not here yet: the stand-in's draft
- * pick, the caps on fault records.
+ * own votes while X voted there or went past: "KEEP when every seat voted").
  */
 import { concat, equal, hex } from "./bytes.js";
 import { type Card, deck as deckOf } from "./cards.js";
@@ -30,9 +29,10 @@ import { gameIdFor, type Identity } from "./identity.js";
 import * as quorum from "./quorum.js";
 import type { Kind } from "./messages.js";
 import { type Fault, Session, type Settings } from "./session.js";
+import { draftOrder } from "./deal.js";
 import { cmp, commitStep, GAME_END_STEP, type Pos, ROUND_END_STEP, voteSlot } from "./steps.js";
 import { MAX_DETAIL, TranscriptWriter } from "./transcript.js";
-import { standInCard, standInRow } from "./turn.js";
+import { standInCard, standInPick, standInRow } from "./turn.js";
 
 /** Bytes to send: to every peer (`to` null) but those in `skip`; `watchersOnly`: to the spectators alone. */
 export interface Outgoing {
@@ -193,11 +193,15 @@ export class Seat extends Session {
   }
 
   /** The move our seat owes now, made by the stand-in's rule and marked auto (11.2: its clock ran out, or it is
-   * away): the lowest card of its hand, the row with the fewest bull heads. */
+   * away): the lowest card of its hand, the row with the fewest bull heads, the draft's lowest open card. */
   standIn(): Outgoing[] {
     return this.input(() => {
-      const seat = this.seated("turn");
-      if (!this.slot("PLAY_COMMIT", this.round, this.turn).has(seat)) this.commitCard(standInCard(this.handNow(seat)), true);
+      const seat = this.seated(this.phase === "deal" ? "deal" : "turn");
+      if (this.phase === "deal") { // the draft's pick: the lowest open card (a DRAFT_PICK carries no auto)
+        const draft = (this.settings as Settings).variant === "draft";
+        if (!draft || draftOrder(this.n, this.round)[this.draftPicks] !== seat) throw new Error("no move is owed now");
+        this.send("DRAFT_PICK", body(["round", this.round], ["pick", this.draftPicks], ["card", standInPick(this.draftOpen)]));
+      } else if (!this.slot("PLAY_COMMIT", this.round, this.turn).has(seat)) this.commitCard(standInCard(this.handNow(seat)), true);
       else if (this.rowOwed(seat)) this.sendRow(standInRow(this.rows), true);
       else throw new Error("no move is owed now");
     });
@@ -403,8 +407,8 @@ export class Seat extends Session {
     for (const wire of wires) this.out.push({ wire, to: null, skip: [], watchersOnly: false });
   }
 
-  /** A fault is recorded as section 13 says: the detail cut to its limit, the evidence not already a msg record
-   * (the caps on non-fatal records per peer and in all are not kept yet). */
+  /** A fault is recorded as section 13 says: the detail cut to its limit, the evidence not already a msg record,
+   * within the caps on non-fatal records per peer and in all (the transcript's). */
   protected override note(fault: Fault): void {
     super.note(fault);
     if (this.replaying || this.transcript.sealed) return;
@@ -422,7 +426,10 @@ export class Seat extends Session {
 
   private oweNow(): boolean {
     if (this.replaying) return false; // what we signed before is in the transcript, and comes in its turn
-    if (this.phase === "over" && !this.transcript.sealed) this.transcript.seal();
+    if (this.phase === "over") { // the transcript sealed; nothing is signed after the end (11, "After the end")
+      if (!this.transcript.sealed) this.transcript.seal();
+      return false;
+    }
     const seat = this.seat;
     if (seat === null || this.start === null) return false;
     if (this.oweVotes(seat)) return true;

@@ -11,7 +11,8 @@
  * one signed message proves is expelled (section 12). A sealed round that breaks or hears an alarm stops and is
  * audited at once (17.8); an audit's verdict voids the round and drops the seat it names (17.7, 17.9). Several
  * seats gone together are dropped as a set by the quorum rule (11.1, quorum.ts); a node with a seat (`ownPeer`) holds
- * back from a position while its own vote there is undecided (11.1), as the reference's Table.held_back.
+ * back from a position while its own vote there is undecided (11.1), as the reference's Table.held_back. Away (11.2)
+ * is counted here from the signed moves of each resolved turn (`away`), as the reference's Table.away.
  */
 import { equal, hex } from "./bytes.js";
 import { type Card, deck as deckOf, HAND_SIZE, penalty, type Variant } from "./cards.js";
@@ -48,6 +49,9 @@ export interface Settings extends EndRule {
 }
 
 /** A fault of section 12 found after the game started that expels the seat (equivocation: a split commit only). */
+/** Three stand-in cards in a row make a seat away (protocol.md 11.2). */
+export const AWAY_AFTER = 3;
+
 const EXPELLING = new Set(["equivocation", "unknown-kind", "bad-body", "unexpected", "duplicate", "seed-mismatch", "bad-reveal",
   "not-in-hand", "sealed-shuffle", "sealed-unlock", "state-mismatch", "wrong-chooser", "bad-row", "out-of-turn",
   "bad-pick", "result-mismatch"]);
@@ -84,7 +88,8 @@ export class Session {
   private readonly positions = new Map<number, Position>();
   protected sealed: SealedRound | null = null;
   protected draftPicks = 0;
-  private draftOpen = new Set<Card>();
+  /** The draft's open cards now (read by the stand-in's pick, seat.ts). */
+  protected draftOpen = new Set<Card>();
   private draftHands: Card[][] = [];
   private checked = new Set<string>();
   /** The turn's cards once its reveals are checked (a turn may then wait for its row choice). */
@@ -156,6 +161,7 @@ export class Session {
     }
     if (found.type === "start") {
       this.takeStart(found.env);
+      this.inbox.labels = new Map(this.peers.map((p, s) => [hex(p), `seat ${s} (${this.names[s] as string})`]));
       for (const next of this.inbox.take(found.env, this.keys, found.via)) this.handle(next);
       return;
     }
@@ -603,6 +609,10 @@ export class Session {
       try {
         this.advance();
         if (this.phase === "aborted") return;
+        if (this.phase === "over") { // a finished node takes no further step (11, "After the end"): no drop, no rebuild
+          this.owe();
+          return;
+        }
         if (this.release()) continue;
       } catch (e) {
         if (e instanceof Restart) continue;
@@ -808,6 +818,55 @@ export class Session {
     Object.assign(this, fresh, { inbox: this.inbox, settling: this.settling });
     this.found = found;
     if (fresh.fault) this.report(fresh.fault);
+  }
+
+  // ---------------------------------------------------------------- away (11.2): derived, informative
+
+  /** Each seat's stand-in cards in a row, counted over the resolved turns in order (11.2: its reveal auto, and its
+   * row choice too if it chose one); a seat dropped meanwhile counts from 0 again once it plays. */
+  streaks(): number[] {
+    // The same as long as no message came, and the round, turn, phase and drops stand (a rebuild comes with a message).
+    const key = `${this.accepted.length}|${this.round}|${this.turn}|${this.phase}|${this.dropped.size}`;
+    if (this.streaksKey !== key) {
+      this.streaksNow = this.countStreaks();
+      this.streaksKey = key;
+    }
+    return [...this.streaksNow];
+  }
+
+  private streaksKey = "";
+  private streaksNow: number[] = [];
+
+  private countStreaks(): number[] {
+    const counts = this.keys.map(() => 0);
+    const gap = this.keys.map(() => false);
+    for (let r = 0; r <= this.round; r++) {
+      for (let t = 0; t < 10; t++) {
+        const resolved = r < this.round || t < this.turn || (t === this.turn && this.phase !== "turn" && this.phase !== "deal");
+        if (!resolved) break;
+        const reveals = this.slot("PLAY_REVEAL", r, t);
+        if (!reveals.size) continue;  // a void round's turns never came
+        const choices = this.slot("ROW_CHOICE", r, t);
+        this.keys.forEach((_, s) => {
+          const reveal = reveals.get(s);
+          if (!reveal) {
+            gap[s] = true;
+            return;
+          }
+          if (gap[s]) counts[s] = 0;
+          gap[s] = false;
+          const choice = choices.get(s);
+          const auto = reveal.body.get("auto") === true && (!choice || choice.body.get("auto") === true);
+          counts[s] = auto ? (counts[s] as number) + 1 : 0;
+        });
+      }
+    }
+    return counts;
+  }
+
+  /** The seats away now (their last AWAY_AFTER cards the stand-in's). */
+  away(): Set<number> {
+    return new Set(this.streaks().flatMap((n, s) => (n >= AWAY_AFTER ? [s] : [])));
   }
 
   // ---------------------------------------------------------------- the game: as far as the slots allow

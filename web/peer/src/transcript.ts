@@ -3,7 +3,7 @@
  * ["p2pnimmt-transcript", 1, recorder key or nil]; every later record [index, link, type, payload] with
  * link = SHA-256("p2pnimmt/transcript-link/v1" || the previous record's bytes); the seal signs its own link.
  */
-import { ascii, concat, u32 } from "./bytes.js";
+import { ascii, concat, hex, u32 } from "./bytes.js";
 import { decode, DecodeError, type Encodable, encode, type Value } from "./codec.js";
 import { tagged } from "./hash.js";
 import { type Identity, PEER_ID_SIZE } from "./identity.js";
@@ -99,6 +99,14 @@ export class TranscriptWriter {
       this.index = fields[0] as number;
       this.sealed = fields[2] === "seal";
     }
+    for (const record of records.slice(1)) { // the non-fatal fault records so far count toward the caps
+      const got = decode(record, MAX_RECORD);
+      if (!Array.isArray(got) || got.length !== 4 || got[2] !== "fault" || !(got[3] instanceof Map)) continue;
+      if (got[3].get("fatal") === true) continue;
+      const peer = got[3].get("peer");
+      const key = peer instanceof Uint8Array ? hex(peer) : "";
+      this.faultCounts.set(key, (this.faultCounts.get(key) ?? 0) + 1);
+    }
   }
 
   /** The wire bytes of its msg records, in order. */
@@ -135,7 +143,19 @@ export class TranscriptWriter {
     this.record("msg", wire);
   }
 
+  /** Non-fatal fault records written, by the peer they blame (hex; "" for none): section 13's caps. */
+  private readonly faultCounts = new Map<string, number>();
+
+  /** Record a fault; a non-fatal one only while under MAX_FAULTS_PER_PEER and MAX_FAULTS (section 13), but for a
+   * split commit's proof, which the replay needs (as the reference's TranscriptJournal.fault). */
   fault(f: FaultRecord): void {
+    if (!f.fatal && f.code !== "equivocation") {
+      const key = f.peer ? hex(f.peer) : "";
+      const count = this.faultCounts.get(key) ?? 0;
+      const all = [...this.faultCounts.values()].reduce((a, b) => a + b, 0);
+      if (count >= MAX_FAULTS_PER_PEER || all >= MAX_FAULTS) return;
+      this.faultCounts.set(key, count + 1);
+    }
     this.record("fault", new Map<string, Encodable>([["peer", f.peer], ["code", f.code], ["detail", f.detail],
       ["fatal", f.fatal], ["evidence", [...f.evidence]]]));
   }

@@ -5,7 +5,9 @@
 import { concat, equal, hex } from "./bytes.js";
 import { decode, DecodeError, type Value } from "./codec.js";
 import { fingerprint, KEY_SIZE, peerId, verify as verifySignature } from "./identity.js";
-import { allowedInName } from "./names.js";
+import { allowedInName, pyRepr } from "./names.js";
+
+export { pyRepr };
 import { type Fault, Session, Unsupported } from "./session.js";
 import { FORMAT, frames, link, MAGIC, MAX_FAULTS, MAX_FAULTS_PER_PEER, MAX_RECORD, readFaultRecord, SEAL_TAG } from "./transcript.js";
 
@@ -41,23 +43,6 @@ export function neutral(text: string): string {
     else out += cp < 0x100 ? `\\x${cp.toString(16).padStart(2, "0")}` : cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, "0")}` : `\\U${cp.toString(16).padStart(8, "0")}`;
   }
   return out;
-}
-
-/** A string as Python's repr() writes it (the reference's verdicts quote names and codes this way). */
-export function pyRepr(text: string): string {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  let out = "";
-  for (const ch of text) {
-    const cp = ch.codePointAt(0) as number;
-    if (ch === "\\") out += "\\\\";
-    else if (ch === quote) out += `\\${ch}`;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (allowedInName(cp)) out += ch;
-    else out += cp < 0x100 ? `\\x${cp.toString(16).padStart(2, "0")}` : cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, "0")}` : `\\U${cp.toString(16).padStart(8, "0")}`;
-  }
-  return quote + out + quote;
 }
 
 function who(session: Session, peer: Uint8Array | null): string {

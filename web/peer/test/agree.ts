@@ -3,12 +3,12 @@
  * stdin and prints what the TypeScript rules compute. Request: {"deals": [{"seed", "variant", "players"}]}.
  * For each deal: the deck order, the hands and rows, and the round played out by the stand-in's rule
  * (every seat its lowest card, a row choice the stand-in's row): the rows and the cards taken after each turn.
- * For each draft: the pick order. For each codec input: null if section 7 refuses it, else the value re-encoded.
+ * For each draft: the pick order. For each codec input: {refused: why} if section 7 refuses it, else the value re-encoded.
  * For each body: null if section 9's check 3 passes it, else what is wrong. For each transcript: the verdict.
  */
 import { readFileSync } from "node:fs";
 import { fromHex, hex } from "../src/bytes.js";
-import { decode, encode, type MsgMap } from "../src/codec.js";
+import { decode, DecodeError, encode, type MsgMap } from "../src/codec.js";
 import { bodyProblem, isKind } from "../src/messages.js";
 import { verifyTranscript } from "../src/verify.js";
 import { type Card, deck, type Variant } from "../src/cards.js";
@@ -54,8 +54,9 @@ const drafts = (request.drafts ?? []).map(([players, round]) => draftOrder(playe
 const codec = (request.codec ?? []).map((input) => {
   try {
     return hex(encode(decode(fromHex(input))));
-  } catch {
-    return null;
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    return { refused: e.message };
   }
 });
 const bodies = (request.bodies ?? []).map(([kind, body]) => {

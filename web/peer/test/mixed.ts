@@ -10,7 +10,10 @@
  *   host {salt, settings, roster}; deliver {wire, via}; play {card}; row {row}; pick {card}; drop {seat}; rejoin;
  *   auto: the move owed now by the stand-in's rule, marked auto (its clock ran out, 11.2); standin {seat}: STANDIN
  *   for that seat's move of this turn;
- *   waiting: the seats the game waits on now; dropped: the seats dropped; hand: our cards still in hand; report: the
+ *   restart: the node's process died and comes back from its transcript and secrets (Seat.restart, section 13),
+ *   with the same key and entropy; heads: [[sender, messages accepted]...]; missing {heads}: the wires of the
+ *   messages accepted that a peer with those heads lacks, in the order accepted (the heads exchange on reconnect);
+ *   away: the seats away now (11.2); waiting: the seats the game waits on now; dropped: the seats dropped; hand: our cards still in hand; report: the
  *   node's state and transcript;
  *   verify {path} (no id): the TypeScript verifier's verdict on a transcript file and its report (what
  *   `node peer.js verify FILE` prints).
@@ -45,8 +48,7 @@ class HarnessSeat extends Seat {
     const r = this.round;
     if (this.phase === "deal") {
       if ((this.settings as Settings).variant !== "draft" || draftOrder(this.n, r)[at[2]] !== seat) return null;
-      // the open cards are the session's own (private to it; read here, never changed)
-      return ["pick", [...(this as unknown as { draftOpen: Set<Card> }).draftOpen].sort((a, b) => a - b)];
+      return ["pick", [...this.draftOpen].sort((a, b) => a - b)]; // the session's own (read here, never changed)
     }
     const c = commitStep(this.turn);
     if (at[1] === c) {
@@ -82,6 +84,9 @@ const shown = (out: Outgoing[]): unknown[] =>
   out.map((o) => [hex(o.wire), o.to === null ? null : hex(o.to), o.skip.map(hex), o.watchersOnly]);
 
 const nodes = new Map<number, HarnessSeat>();
+/** Each node's entropy and relay flag (a restarted node goes on drawing from the same stream, as the reference's
+ * harness restarts a Python session with the same entropy). */
+const made = new Map<number, { entropy: (n: number) => Uint8Array; relay: boolean }>();
 let cryptoChosen = false;
 
 type Request = Record<string, unknown> & { op: string; id: number };
@@ -99,14 +104,32 @@ function answer(req: Request): unknown {
     }
     cryptoChosen = true;
     const game = req.game === null ? null : fromHex(req.game as string);
-    nodes.set(req.id, new HarnessSeat(new Identity(fromHex(req.secret as string)), pinned(req.label as string), game,
-      req.relay as boolean));
+    const entropy = pinned(req.label as string);
+    made.set(req.id, { entropy, relay: req.relay as boolean });
+    nodes.set(req.id, new HarnessSeat(new Identity(fromHex(req.secret as string)), entropy, game, req.relay as boolean));
     return { out: [], due: null };
   }
   const node = nodes.get(req.id);
   if (!node) throw new Error(`no node ${req.id}`);
   let out: Outgoing[];
   switch (req.op) {
+    case "restart": {
+      const { entropy, relay } = made.get(req.id) as { entropy: (n: number) => Uint8Array; relay: boolean };
+      const back = HarnessSeat.restart(node.identity, entropy, node.transcript.bytes(), node.secrets, relay);
+      const seat = back.seat as HarnessSeat;
+      for (const played of node.played) seat.played.add(played);
+      nodes.set(req.id, seat);
+      return { out: shown(back.out), due: seat.due() };
+    }
+    case "heads": {
+      const counts = new Map<string, number>();
+      for (const env of node.accepted) counts.set(hex(env.sender), Math.max(counts.get(hex(env.sender)) ?? 0, env.seq + 1));
+      return { heads: [...counts] };
+    }
+    case "missing": {
+      const have = new Map(req.heads as [string, number][]);
+      return { wires: node.accepted.filter((env) => env.seq >= (have.get(hex(env.sender)) ?? 0)).map((env) => hex(env.wire)) };
+    }
     case "host": {
       const s = req.settings as Record<string, unknown>;
       const settings: Settings = { variant: s.variant as Settings["variant"], deal: s.deal as Settings["deal"],
@@ -143,6 +166,8 @@ function answer(req: Request): unknown {
     case "standin":
       out = node.askStandIn(req.seat as number);
       break;
+    case "away":
+      return { away: [...node.away()].sort((a, b) => a - b) };
     case "waiting":
       return { waiting: node.waiting() };
     case "hand":
