@@ -26,11 +26,13 @@ def kill(proc) -> None:
     proc.popen.wait()
 
 
-def gave_up(proc, where: str = "") -> None:
-    """The process exited 1 and said why: no progress for the --give-up time, and where it stood."""
+def gave_up(proc, where: str = "", or_why: str | None = None) -> None:
+    """The process exited 1 and said why: no progress for the --give-up time, and where it stood (or `or_why`,
+    another reason it may say first)."""
     assert proc.finish(BOUND) == 1, proc.text()
     text = proc.text()
-    assert re.search(r"giving up: no progress for \d+ s \(" + where, text), text
+    assert re.search(r"giving up: no progress for \d+ s \(" + where, text) or (
+        or_why is not None and re.search(or_why, text)), text
     assert "Traceback" not in text, text
 
 
@@ -79,7 +81,10 @@ def test_a_host_whose_players_are_all_gone_gives_up_and_so_does_its_spectator(tm
     assert host.finish(BOUND) == 1, host.text()
     assert re.search(r"giving up: too few players remain to play on: j\d, j\d left \(1 of 3 remain", host.text())
     assert "resume" in host.text() and "Traceback" not in host.text()
-    gave_up(watch)
+    # The spectator either reaches its give-up time first, or first finds every player gone: the host said `bye`
+    # as it gave up and nothing answers at the joiners' addresses (net.waiting.too_few); which comes first is a
+    # matter of timing (a loaded CI machine saw the second), and both are a clear line and a resumable transcript.
+    gave_up(watch, or_why=r"giving up: too few players remain to play on: .* left \(0 of 3 remain")
     for name in ("host.p2pt", "watch.p2pt"):
         data = (tmp_path / name).read_bytes()
         assert torn_tail(data) is None
