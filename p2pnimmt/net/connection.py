@@ -15,6 +15,7 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from ..protocol.codec import MAX_FRAME, DecodeError, decode, encode
@@ -103,6 +104,20 @@ def msg_payload(data: bytes) -> bytes | None:
     return data[start:]
 
 
+def _parse(data: bytes) -> tuple[str, Any]:
+    """A frame's bytes as (kind, payload): a session message's by slicing, anything else decoded and checked."""
+    wire = msg_payload(data)
+    if wire is not None:
+        return "msg", wire
+    try:
+        value = decode(data, FRAME_LIMIT)
+    except DecodeError as exc:
+        raise ConnectionFailed(f"bad frame: {exc}") from None
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)):
+        raise ConnectionFailed("frame is not [kind, payload]")
+    return value[0], value[1]
+
+
 def transcript_of(game_id: bytes, dialer_nonce: bytes, listener_nonce: bytes, dialer_key: bytes,
                   listener_key: bytes) -> bytes:
     return HANDSHAKE_TAG + game_id + dialer_nonce + listener_nonce + dialer_key + listener_key
@@ -135,6 +150,10 @@ class Connection:
         # it fires, not a timeout armed and cancelled around every read of the socket.
         self._deadline: float | None = None  # while a frame is waited for: when it must have come whole
         self._watch: asyncio.TimerHandle | None = None
+        self._served: _Link | None = None  # while serve() hands the frames on
+        # Called before anything is put on the socket: the node writes the transcript records it holds, so a
+        # message never leaves before its record (a link closed in a burst flushes its frames at once).
+        self.before_write: Callable[[], None] | None = None
 
     @classmethod
     async def open(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: Identity,
@@ -206,6 +225,8 @@ class Connection:
             return
         try:
             self._flush()
+            if self.before_write is not None:
+                self.before_write()
             self.writer.write(frame([kind, payload]))
             await self.writer.drain()
         except (ConnectionError, OSError) as exc:
@@ -233,6 +254,8 @@ class Connection:
         data, self._pending = b"".join(self._pending), []
         if self.closed or not data:
             return
+        if self.before_write is not None:
+            self.before_write()
         try:
             self.writer.write(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
@@ -254,16 +277,56 @@ class Connection:
         data = self._buffered()
         if data is None:
             data = await self._read()
-        wire = msg_payload(data)
-        if wire is not None:
-            return "msg", wire
+        return _parse(data)
+
+    async def serve(self, handle: Callable[[str, Any], None],
+                    burst: Callable[[], AbstractContextManager[Any]] | None = None) -> None:
+        """Hand every frame of this link to `handle(kind, payload)`, in order, until the link ends: ConnectionFailed
+        says why (as receive would have), or it returns once `handle` has closed the link.
+
+        The frames are taken as the socket's bytes come in (an asyncio.Protocol put on the link's transport), not
+        by a task woken for each read: the frames of one read are handled in that read's callback, inside one
+        `burst()` (the node holds its transcript's records over it: one write for them all). Frames already read
+        (by receive, or by the stream before) come first. The limits, errors and idle timeout are receive's."""
+        loop = asyncio.get_running_loop()
+        ended: asyncio.Future[None] = loop.create_future()
+        transport = self.writer.transport
+        if self.closed:
+            return  # as a read loop `while not conn.closed` would
+        reader = self.reader
+        # What the stream read from the socket and nobody took yet: its buffer, and how it ended if it did
+        # (asyncio's StreamReader keeps the bytes in _buffer; no public call hands them over without waiting).
+        pending = bytes(reader._buffer)  # type: ignore[attr-defined]
+        reader._buffer.clear()  # type: ignore[attr-defined]
+        failed = reader.exception()
+        if failed is not None:
+            pending = b""  # a stream's read raises its exception before it hands over what it holds
+        if isinstance(failed, TimeoutError):
+            why: ConnectionFailed | None = ConnectionFailed(f"nothing received for {self.idle_timeout:g} s")
+        elif failed is not None:
+            why = ConnectionFailed(f"connection lost: {failed}")
+        else:
+            why = ConnectionFailed("connection closed") if reader.at_eof() else None
+        link = _Link(self, handle, burst, ended, transport.get_protocol())
+        transport.set_protocol(link)
+        reader._maybe_resume_transport()  # type: ignore[attr-defined]  # the stream may have paused reading
+        self._served = link
+        link.waiting(loop)
+        if self._in[self._at:] or pending:
+            link.data_received(pending)
+        if why is not None:
+            link.ended(why)
         try:
-            value = decode(data, FRAME_LIMIT)
-        except DecodeError as exc:
-            raise ConnectionFailed(f"bad frame: {exc}") from None
-        if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)):
-            raise ConnectionFailed("frame is not [kind, payload]")
-        return value[0], value[1]
+            await ended
+        finally:
+            link.stop()
+            self._served = None
+            self._deadline = None
+
+    def _take(self) -> tuple[str, Any] | None:
+        """The next whole frame among those read, parsed, or None."""
+        data = self._buffered()
+        return None if data is None else _parse(data)
 
     def _buffered(self) -> bytes | None:
         """The next whole frame's bytes among those read, or None; ConnectionFailed if its length is over the limit."""
@@ -305,15 +368,18 @@ class Connection:
             self._deadline = None
 
     def _check_idle(self) -> None:
-        """The link's timer: a frame waited for past its deadline ends the wait (the read raises TimeoutError);
-        otherwise the timer is set for the present wait's deadline, or a whole timeout on."""
+        """The link's timer: a frame waited for past its deadline ends the wait (the read raises TimeoutError, a
+        served link ends); otherwise the timer is set for the present wait's deadline, or a whole timeout on."""
         self._watch = None
         if self.closed:
             return
         loop = asyncio.get_running_loop()
         now = loop.time()
         if self._deadline is not None and now >= self._deadline:
-            self.reader.set_exception(TimeoutError())
+            if self._served is not None:
+                self._served.ended(ConnectionFailed(f"nothing received for {self.idle_timeout:g} s"))
+            else:
+                self.reader.set_exception(TimeoutError())
             return
         self._watch = loop.call_at(self._deadline if self._deadline is not None else now + self.idle_timeout,
                                    self._check_idle)
@@ -326,3 +392,72 @@ class Connection:
             self._flush()
             self.closed = True
             self.writer.close()
+
+
+class _Link(asyncio.Protocol):
+    """A served link's protocol (Connection.serve): the socket's bytes go to the Connection's frames, each whole
+    frame to `handle`; the end of the link ends `ended`. The stream's own protocol is told what it needs to
+    stay whole (flow control for writes, the connection's loss: StreamWriter.drain and close keep working)."""
+
+    def __init__(self, conn: Connection, handle: Callable[[str, Any], None],
+                 burst: Callable[[], AbstractContextManager[Any]] | None, ended: asyncio.Future[None],
+                 stream: asyncio.BaseProtocol) -> None:
+        self.conn = conn
+        self.handle = handle
+        self.burst = burst if burst is not None else nullcontext
+        self.done = ended
+        self.stream = stream
+
+    def waiting(self, loop: asyncio.AbstractEventLoop) -> None:
+        """A wait for the next frame begins: it is due whole within the idle timeout (the link's timer checks)."""
+        conn = self.conn
+        conn._deadline = loop.time() + conn.idle_timeout
+        if conn._watch is None:
+            conn._watch = loop.call_at(conn._deadline, conn._check_idle)
+
+    def data_received(self, data: bytes) -> None:
+        conn = self.conn
+        if self.done.done():
+            return
+        conn._in, conn._at = conn._in[conn._at:] + data, 0
+        handled = False
+        try:
+            with self.burst():
+                while not conn.closed:
+                    frame = conn._take()
+                    if frame is None:
+                        break
+                    handled = True
+                    self.handle(*frame)
+        except Exception as exc:  # ConnectionFailed: the link's end; anything else: as the read loop raised it
+            self.ended(exc)
+            return
+        if conn.closed:
+            self.ended(None)
+        elif handled:
+            self.waiting(asyncio.get_running_loop())
+
+    def eof_received(self) -> bool | None:
+        self.ended(ConnectionFailed("connection closed"))
+        return self.stream.eof_received() if isinstance(self.stream, asyncio.Protocol) else None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.ended(ConnectionFailed("connection closed" if exc is None else f"connection lost: {exc}"))
+        self.stream.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self.stream.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.stream.resume_writing()
+
+    def ended(self, why: BaseException | None) -> None:
+        if not self.done.done():
+            if why is None:
+                self.done.set_result(None)
+            else:
+                self.done.set_exception(why)
+
+    def stop(self) -> None:
+        """serve() is over (the link ended, or the task was cancelled): frames that come now are not handled."""
+        self.ended(None)

@@ -30,8 +30,8 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
         if isinstance(payload, bytes) and payload in conn.received:
             # An honest peer sends a message once on a link (Connection.send_message): a copy again is a replay.
             bad_message(conn, "a message it had sent on this link already (replayed)")
-        elif isinstance(payload, bytes) and session.inbox.relayed_copy(payload, conn.peer):
-            conn.sent.add(payload)  # a relayed copy of a message we hold: nothing in it for the session
+        elif isinstance(payload, bytes) and session.inbox.held_copy(payload, conn.peer):
+            conn.sent.add(payload)  # a copy of a message we hold: nothing in it for the session
             conn.received.add(payload)
         elif isinstance(payload, bytes):
             outputs = session.receive(payload, via=conn.peer)

@@ -241,6 +241,7 @@ class Mesh:
         if old is not None:
             old.close()
         node.links[conn.peer] = conn
+        conn.before_write = node.write_held  # a message leaves only once its record is written
         node.byes.discard(conn.peer)  # it is back (resumed): its game goes on
         assert node.session is not None  # links are served once the node has its session
         if conn.peer == node.host_peer and self.join_frame is not None:
@@ -256,9 +257,7 @@ class Mesh:
             self.link(conn)
             pinger = node.spawn(self._ping(conn))
             try:
-                while not conn.closed:
-                    kind, payload = await conn.receive()
-                    on_frame(node, conn, kind, payload)
+                await conn.serve(partial(on_frame, node, conn), node.burst)
             except ConnectionFailed as exc:
                 if not node.done.is_set():
                     log.info("link to %s (%s) ended: %s", fingerprint(conn.peer), conn.address, exc)

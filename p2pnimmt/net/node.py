@@ -309,13 +309,25 @@ class Node:
 
     # ----------------------------------------------------------------- the session
 
+    def burst(self) -> _Burst:
+        """Frames read together from a link are handled inside this: the transcript records they lead to are
+        written in one piece when the last is handled (Connection.serve), before anything they led to is sent."""
+        return _Burst(self.session.journal if self.session is not None else None)
+
+    def write_held(self) -> None:
+        """Write the transcript records held so far (a link is about to put bytes on its socket)."""
+        if self.session is not None:
+            self.session.journal.write_held()
+
     def _feed(self, outputs: list) -> None:
         for item in outputs:
             if isinstance(item, Outgoing):
                 seated = self.session.keys if self.session is not None else {}
-                framed = msg_frame(item.wire)  # made once for every link it goes to
+                framed = None  # made once for every link it goes to, if any (most relays go to spectators only)
                 for peer, conn in list(self.links.items()):
                     if meant_for(item, peer, seated):
+                        if framed is None:
+                            framed = msg_frame(item.wire)
                         conn.send_message(item.wire, framed)
             else:
                 if isinstance(item, GameStarted):
@@ -398,3 +410,20 @@ class Node:
                 await asyncio.wait_for(conn.writer.drain(), 1.0)
             except (OSError, TimeoutError):
                 pass
+
+
+class _Burst:
+    """Holds a journal's records over the frames of one read (Node.burst)."""
+
+    __slots__ = ("journal",)
+
+    def __init__(self, journal: Journal | None) -> None:
+        self.journal = journal
+
+    def __enter__(self) -> None:
+        if self.journal is not None:
+            self.journal.hold()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.journal is not None:
+            self.journal.flush()

@@ -123,11 +123,19 @@ class Inbox:
         """These exact bytes are a message accepted or held ahead (a copy of it costs a lookup, nothing more)."""
         return wire in self._wires
 
-    def relayed_copy(self, wire: bytes, via: bytes | None) -> bool:
-        """These exact bytes are a message we hold, delivered by a peer that is not its sender: ingest would
-        find nothing in it (see _duplicate), so a link need not pass it on (about half a mesh's frames)."""
+    def held_copy(self, wire: bytes, via: bytes | None) -> bool:
+        """These exact bytes are a message we hold that ingest would find nothing in (see _duplicate), taken
+        here without the session: delivered by a peer that is not its sender (about half a mesh's frames), or
+        by its sender for the first time (noted, as ingest notes it: a second time is a replay, left to ingest)."""
         copy = self._wires.get(wire)
-        return copy is not None and via != copy.sender
+        if copy is None:
+            return False
+        if via != copy.sender:
+            return True
+        if self.closed or (copy.sender, copy.seq) in self._direct:
+            return False
+        self._direct.add((copy.sender, copy.seq))
+        return True
 
     def overflowed(self) -> dict[bytes, str]:
         """The delivering peers that went over a cap since the last call, with the cap: cut them off."""

@@ -32,3 +32,6 @@ class Journal:
 
     def flush(self) -> None:
         """Write out what was held since the matching `hold`, in one piece."""
+
+    def write_held(self) -> None:
+        """Write out what is held now, in one piece, and go on holding (something is about to be sent)."""

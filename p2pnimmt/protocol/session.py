@@ -535,10 +535,12 @@ class Session:
 
     def _fingerprint(self) -> tuple[Any, ...]:
         """What a pass can change that another pass may act on (the table's version counts its slots, drops,
-        votes and furthest steps)."""
+        votes and furthest steps). In a turn the step is not asked: it is the one Table.step_now keeps for the
+        (version, round, turn) already here."""
         table = self.table
         return (table.phase, table.round, table.turn, table.version, len(self.inbox.accepted), len(self._out),
-                len(table.parked), table.now() if table.phase not in (Phase.LOBBY, Phase.STARTING) else None)
+                len(table.parked),
+                table.now() if table.phase not in (Phase.LOBBY, Phase.STARTING, Phase.TURN) else None)
 
     def _drive(self, effects: Effects[Any]) -> Any:
         """Apply each effect a part yields, resuming it after each; return what the part returns."""

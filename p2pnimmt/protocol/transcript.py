@@ -133,7 +133,11 @@ class TranscriptJournal(Journal):
 
     def flush(self) -> None:
         self._holds = max(0, self._holds - 1)
-        if not self._holds and self._held:
+        if not self._holds:
+            self.write_held()
+
+    def write_held(self) -> None:
+        if self._held:
             held, self._held = self._held, []
             self.sink(b"".join(held))
 

@@ -1,5 +1,8 @@
 """A link's frames: session messages framed without msgpack (the same bytes), and frames read in bursts from a real
-socket on 127.0.0.1 (whole frames returned in order however the bytes arrive; the limits and errors of read_frame)."""
+socket on 127.0.0.1 (whole frames returned in order however the bytes arrive; the limits and errors of read_frame).
+
+Every case runs through both ways a link is read: Connection.receive (a task awaits each frame) and Connection.serve
+(an asyncio.Protocol on the transport hands each frame on from the read's callback)."""
 
 from __future__ import annotations
 
@@ -30,7 +33,7 @@ def test_other_shapes_are_left_to_decode() -> None:
     assert msg_payload(b"\x92\xa3msg\xa3abc") is None  # a str, not bytes
 
 
-async def _link(chunks: list[bytes], pause: float = 0.0, timeout: float = 5.0) -> tuple[list, str]:
+async def _link(chunks: list[bytes], pause: float = 0.0, timeout: float = 5.0, served: bool = False) -> tuple[list, str]:
     """Serve `chunks` one write each to a Connection on 127.0.0.1; (frames it received, why it ended)."""
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         for chunk in chunks:
@@ -45,10 +48,14 @@ async def _link(chunks: list[bytes], pause: float = 0.0, timeout: float = 5.0) -
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     conn = Connection(reader, writer, bytes(32), bytes(16))
     conn.idle_timeout = timeout
-    got = []
+    got: list = []
     try:
-        while True:
-            got.append(await conn.receive())
+        if served:
+            await conn.serve(lambda kind, payload: got.append((kind, payload)))
+            why = "returned"
+        else:
+            while True:
+                got.append(await conn.receive())
     except ConnectionFailed as exc:
         why = str(exc)
     conn.close()
@@ -57,27 +64,165 @@ async def _link(chunks: list[bytes], pause: float = 0.0, timeout: float = 5.0) -
     return got, why
 
 
-def test_frames_in_one_write_and_split_byte_by_byte() -> None:
+PATHS = pytest.mark.parametrize("served", [False, True], ids=["receive", "serve"])
+
+
+@PATHS
+def test_frames_in_one_write_and_split_byte_by_byte(served: bool) -> None:
     big = bytes(range(256)) * 200  # 51,200 bytes: a frame longer than one socket read may bring
     burst = frame(["ping", None]) + msg_frame(b"one") + frame(["heads", [[b"k", 3]]]) + msg_frame(big)
     dribbled = msg_frame(b"two")
     chunks = [burst, *(dribbled[i:i + 1] for i in range(len(dribbled)))]
-    got, why = asyncio.run(_link(chunks, pause=0.002))  # a pause between writes: the kernel cannot merge them
+    got, why = asyncio.run(_link(chunks, pause=0.002, served=served))  # a pause between writes: the kernel cannot merge them
     assert got == [("ping", None), ("msg", b"one"), ("heads", [[b"k", 3]]), ("msg", big), ("msg", b"two")]
     assert why == "connection closed"
 
 
-def test_a_frame_cut_short_and_a_length_over_the_limit() -> None:
-    got, why = asyncio.run(_link([msg_frame(b"whole"), msg_frame(b"cut short")[:-2]]))
+@PATHS
+def test_a_frame_cut_short_and_a_length_over_the_limit(served: bool) -> None:
+    got, why = asyncio.run(_link([msg_frame(b"whole"), msg_frame(b"cut short")[:-2]], served=served))
     assert got == [("msg", b"whole")] and why == "connection closed"
-    got, why = asyncio.run(_link([(FRAME_LIMIT + 1).to_bytes(4, "big") + b"x"]))
+    got, why = asyncio.run(_link([(FRAME_LIMIT + 1).to_bytes(4, "big") + b"x"], served=served))
     assert got == [] and why == f"frame of {FRAME_LIMIT + 1} bytes is over the {FRAME_LIMIT}-byte limit"
-    got, why = asyncio.run(_link([b"\x00\x00\x00\x02\xc1\xc1"]))  # 0xc1: never used in msgpack
+    got, why = asyncio.run(_link([b"\x00\x00\x00\x02\xc1\xc1"], served=served))  # 0xc1: never used in msgpack
     assert got == [] and why.startswith("bad frame: ")
 
 
-def test_a_frame_must_come_whole_within_the_timeout() -> None:
+@PATHS
+def test_a_frame_must_come_whole_within_the_timeout(served: bool) -> None:
     """Bytes dribbled a few a second do not keep a frame's wait open: the frame is due whole in the timeout."""
     framed = msg_frame(b"slowly")
-    got, why = asyncio.run(_link([framed[i:i + 1] for i in range(len(framed))], pause=0.1, timeout=0.5))
+    got, why = asyncio.run(_link([framed[i:i + 1] for i in range(len(framed))], pause=0.1, timeout=0.5, served=served))
     assert got == [] and why == "nothing received for 0.5 s"
+
+
+def test_a_frame_that_is_not_kind_and_payload() -> None:
+    for served in (False, True):
+        got, why = asyncio.run(_link([frame(["ping", None]), frame(["ping"])], served=served))
+        assert got == [("ping", None)] and why == "frame is not [kind, payload]"
+
+
+async def _pair() -> tuple[asyncio.Server, asyncio.StreamWriter, Connection]:
+    """A Connection on 127.0.0.1 and the writer of its other end."""
+    ends: asyncio.Queue[asyncio.StreamWriter] = asyncio.Queue()
+
+    async def accepted(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await ends.put(writer)
+
+    server = await asyncio.start_server(accepted, "127.0.0.1", 0)
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.sockets[0].getsockname()[1])
+    return server, await ends.get(), Connection(reader, writer, bytes(32), bytes(16))
+
+
+async def _until(condition) -> None:
+    """Wait (a loop turn at a time, never past 10 s) until `condition()`."""
+    async with asyncio.timeout(10):
+        while not condition():
+            await asyncio.sleep(0.005)
+
+
+def test_serve_takes_over_what_the_stream_read_and_resumes_its_reading() -> None:
+    """Frames read by receive, and bytes the stream holds past its limit (it paused the socket's reading), are
+    handed on first by serve, in order, and the socket is read again."""
+    big = [msg_frame(bytes([i]) * 10_000) for i in range(40)]  # 400 KB: over the stream's 128 KB pause mark
+
+    async def run() -> tuple[list, str, bool]:
+        server, other, conn = await _pair()
+        other.write(msg_frame(b"a") + msg_frame(b"b"))
+        first = await conn.receive()
+        other.write(b"".join(big))
+        await _until(lambda: len(conn.reader._buffer) > 2 * 65536)
+        paused = conn.reader._paused
+        got = [first]
+        other.write(msg_frame(b"last"))
+        other.close()
+        try:
+            await conn.serve(lambda kind, payload: got.append((kind, payload)))
+            why = "returned"
+        except ConnectionFailed as exc:
+            why = str(exc)
+        conn.close()
+        server.close()
+        return got, why, paused
+
+    got, why, paused = asyncio.run(run())
+    assert paused, "the stream did not pause its reading: the case is not tested"
+    assert got == [("msg", b"a"), ("msg", b"b"), *(("msg", msg_payload(f[4:])) for f in big), ("msg", b"last")]
+    assert why == "connection closed"
+
+
+def test_frames_of_one_read_are_handled_in_one_burst_and_a_handler_ends_the_link() -> None:
+    """The frames of one read go to the handler inside one burst(); a handler that closes the link ends serve (it
+    returns), and one that raises ends it with that exception (as the read loop would)."""
+    bursts: list[list[bytes]] = []
+
+    class Burst:
+        def __enter__(self) -> None:
+            bursts.append([])
+
+        def __exit__(self, *exc: object) -> None:
+            bursts[-1].append(b"end")
+
+    async def run(stop: str) -> str:
+        server, other, conn = await _pair()
+        other.write(b"".join(msg_frame(bytes([i])) for i in range(5)))
+        await _until(lambda: len(conn.reader._buffer) == 5 * len(msg_frame(b"x")))
+
+        def handle(kind: str, payload: bytes) -> None:
+            bursts[-1].append(payload)
+            if payload == b"\x02" and stop == "close":
+                conn.close()
+            elif payload == b"\x02" and stop == "raise":
+                raise ValueError("handler failed")
+            elif payload == b"\x04":
+                other.write(msg_frame(b"later"))  # another read: another burst
+            elif payload == b"later":
+                conn.close()
+
+        try:
+            await conn.serve(handle, Burst)
+            why = "returned"
+        except (ConnectionFailed, ValueError) as exc:
+            why = f"{type(exc).__name__}: {exc}"
+        conn.close()
+        other.close()
+        server.close()
+        return why
+
+    assert asyncio.run(run("")) == "returned"
+    assert bursts == [[bytes([i]) for i in range(5)] + [b"end"], [b"later", b"end"]]
+    bursts.clear()
+    assert asyncio.run(run("close")) == "returned"
+    assert bursts == [[b"\x00", b"\x01", b"\x02", b"end"]]
+    bursts.clear()
+    assert asyncio.run(run("raise")) == "ValueError: handler failed"
+    assert bursts == [[b"\x00", b"\x01", b"\x02", b"end"]]
+
+
+@PATHS
+def test_a_stream_that_ended_already(served: bool) -> None:
+    """The stream holds frames and the peer's end (or a failure) before the link is read: the frames, then the
+    end (a failure: at once, as a stream's read raises it before what it holds)."""
+    async def run(fail: bool) -> tuple[list, str]:
+        server, other, conn = await _pair()
+        other.write(msg_frame(b"a") + msg_frame(b"b"))
+        other.close()
+        await _until(lambda: conn.reader._eof)
+        if fail:
+            conn.reader.set_exception(ConnectionResetError("reset"))
+        got: list = []
+        try:
+            if served:
+                await conn.serve(lambda kind, payload: got.append((kind, payload)))
+                why = "returned"
+            else:
+                while True:
+                    got.append(await conn.receive())
+        except ConnectionFailed as exc:
+            why = str(exc)
+        conn.close()
+        server.close()
+        return got, why
+
+    assert asyncio.run(run(False)) == ([("msg", b"a"), ("msg", b"b")], "connection closed")
+    assert asyncio.run(run(True)) == ([], "connection lost: reset")
