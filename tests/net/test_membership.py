@@ -141,9 +141,11 @@ def test_spectators_who_hang_up_are_removed(tmp_path: Path, procs) -> None:
         assert sorted(members_of(lobby)) == ["ann", "last"]
     finally:
         watcher.close()
-    bob = joiner(procs, tmp_path, port, "bob")
+    # the tv is in the lobby before bob's join starts the game: this test is about the ghosts; a spectator that
+    # joins at the very moment the game starts stalled once in 5 clean-clone CI runs (noted on issue 26)
     tv = joiner(procs, tmp_path, port, "tv", role="watch")
     tv.wait_for(r"joined \w+ at")
+    bob = joiner(procs, tmp_path, port, "bob")
     all_finish_and_agree(tmp_path, {"ann": host, "bob": bob, "tv": tv})
 
 
