@@ -168,7 +168,9 @@ class Connection:
         key is not let in now, or None; asked once its hello names the key,
         before we sign (Unwelcome with that reason).
         """
-        tap = _Tap.on(writer)  # from the first byte: it sees the peer's end even if it comes with the handshake
+        # The tap is on before our hello leaves: a peer cannot sign its auth before it has our nonce, so whatever
+        # comes after a handshake that succeeds, its end included, comes through the tap (it notes that end).
+        tap = _Tap.on(writer)
         try:
             nonce = secrets.token_bytes(NONCE)
             said = game_id if game_id is not None else ANY_GAME
