@@ -18,7 +18,8 @@ costs a peer over a game. Like the memo of good signatures, the memo of layers
 applied (sealed_group.apply_all: a second session of a process finds the
 X25519 batches of the first) is off, so each peer's audit applies every other
 seat's keys; --layers-memo leaves it on: what the peers cost when they share
-one process (a host and its bots).
+one process (a host and its bots). --pass-time also prints the CPU spent inside the step machine's passes
+(protocol.steps.advance, each resumption of it timed) per peer per turn, mean over the peers.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "proto
 from harness import Net  # noqa: E402
 
 from p2pnimmt.engine import HAND_SIZE, Settings  # noqa: E402
-from p2pnimmt.protocol import envelope, identity, sealed_group  # noqa: E402
+from p2pnimmt.protocol import envelope, identity, sealed_group, steps  # noqa: E402
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, SIGN_TAG, seal  # noqa: E402
 from p2pnimmt.protocol.identity import Identity, verify_unmemoized  # noqa: E402
 
@@ -102,6 +103,30 @@ class Clocked:
         return verify_unmemoized(public_key, signature, data)
 
 
+class PassTimer:
+    """CPU seconds spent inside steps.advance (every resumption of the generator), all peers together."""
+
+    def __init__(self) -> None:
+        self.cpu = 0.0
+        self.advance = steps.advance
+
+    def __call__(self, table: Any) -> Any:
+        passes = self.advance(table)
+        value = None
+        while True:
+            t = time.process_time()
+            try:
+                effect = passes.send(value)
+            except StopIteration as stop:
+                self.cpu += time.process_time() - t
+                return stop.value
+            self.cpu += time.process_time() - t
+            value = yield effect
+
+
+pass_timer: PassTimer | None = None
+
+
 def one_game(seats: int, deal: str, rounds: int, seed: int) -> tuple[Clocked, float, float, int]:
     """(the clocks, wall seconds, 1-minute load average at the end, turns) of one game."""
     settings = Settings(players=seats, max_rounds=rounds, point_limit=None, deal=deal)
@@ -129,7 +154,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="rounds per game (default 2)")
     parser.add_argument("--games", type=int, default=3, help="games per figure, the best counts (default 3)")
     parser.add_argument("--layers-memo", action="store_true", help="the peers share their X25519 batches (above)")
+    parser.add_argument("--pass-time", action="store_true", help="also the CPU inside the step machine's passes")
     args = parser.parse_args()
+    global pass_timer
+    if args.pass_time:
+        pass_timer = PassTimer()
+        steps.advance = pass_timer  # type: ignore[assignment]  # the session calls steps.advance(table) each pass
     sealed_group.layers_memo = args.layers_memo
     sign_us, verify_us = per_message()
     print(f"signature costs (CPU, best of 5 x 400): sign {sign_us:.0f} µs, verify {verify_us:.0f} µs "
@@ -137,8 +167,12 @@ def main() -> None:
     for deal in args.deal:
         for seats in args.seats:
             best: tuple[float, float, float, float, float] | None = None
+            passes: list[float] = []
             for seed in range(args.games):
+                before = pass_timer.cpu if pass_timer is not None else 0.0
                 clocked, wall, load, turns = one_game(seats, deal, args.rounds, seed)
+                if pass_timer is not None:
+                    passes.append((pass_timer.cpu - before) / seats / turns * 1e3)
                 per_turn = max(clocked.cpu.values()) / turns * 1e3
                 mean = sum(clocked.cpu.values()) / seats / turns * 1e3
                 floor = max((clocked.signs[p] * sign_us + clocked.verifies[p] * verify_us) / turns / 1e3
@@ -151,6 +185,9 @@ def main() -> None:
                   f"mean {mean:.2f}), signature floor {floor:.2f} ms, ratio {per_turn / floor:.2f}; "
                   f"game {wall:.2f} s wall for all {seats} peers in one process"
                   f"{' sharing X25519 batches' if args.layers_memo else ''}; load average {load:.2f}")
+            if passes:
+                print(f"    inside the step machine's passes: {min(passes):.2f}-{max(passes):.2f} ms per peer per turn "
+                      f"(mean over the peers; each game)")
 
 
 if __name__ == "__main__":

@@ -127,10 +127,11 @@ class Connection:
     """An authenticated link to one peer. `peer` is its peer id, `key` its public key."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, key: bytes,
-                 game_id: bytes) -> None:
+                 game_id: bytes, tap: _Tap | None = None) -> None:
         self.game_id = game_id
         self.reader = reader
         self.writer = writer
+        self._tap = tap if tap is not None else _Tap.on(writer)  # where the socket's bytes go: the stream, then serve
         self.key = key
         self.peer = peer_id(key)
         self.address = writer.get_extra_info("peername")
@@ -167,6 +168,9 @@ class Connection:
         key is not let in now, or None; asked once its hello names the key,
         before we sign (Unwelcome with that reason).
         """
+        # The tap is on before our hello leaves: a peer cannot sign its auth before it has our nonce, so whatever
+        # comes after a handshake that succeeds, its end included, comes through the tap (it notes that end).
+        tap = _Tap.on(writer)
         try:
             nonce = secrets.token_bytes(NONCE)
             said = game_id if game_id is not None else ANY_GAME
@@ -218,7 +222,7 @@ class Connection:
         except (ConnectionError, OSError) as exc:
             writer.close()
             raise ConnectionFailed(f"connection lost during the handshake: {exc}") from None
-        return cls(reader, writer, their_key, game_id)
+        return cls(reader, writer, their_key, game_id, tap)
 
     async def send(self, kind: str, payload: Any) -> None:
         if self.closed:
@@ -284,32 +288,32 @@ class Connection:
         """Hand every frame of this link to `handle(kind, payload)`, in order, until the link ends: ConnectionFailed
         says why (as receive would have), or it returns once `handle` has closed the link.
 
-        The frames are taken as the socket's bytes come in (an asyncio.Protocol put on the link's transport), not
-        by a task woken for each read: the frames of one read are handled in that read's callback, inside one
-        `burst()` (the node holds its transcript's records over it: one write for them all). Frames already read
-        (by receive, or by the stream before) come first. The limits, errors and idle timeout are receive's."""
+        The frames are taken as the socket's bytes come in (the link's _Tap hands them over from the transport's
+        callback), not by a task woken for each read: the frames of one read are handled in that read's callback,
+        inside one `burst()` (the node holds its transcript's records over it: one write for them all). Frames
+        already read (by receive, or by the stream before) come first.
+        The limits, errors and idle timeout are receive's."""
         loop = asyncio.get_running_loop()
         ended: asyncio.Future[None] = loop.create_future()
-        transport = self.writer.transport
         if self.closed:
             return  # as a read loop `while not conn.closed` would
-        reader = self.reader
-        # What the stream read from the socket and nobody took yet: its buffer, and how it ended if it did
-        # (asyncio's StreamReader keeps the bytes in _buffer; no public call hands them over without waiting).
-        pending = bytes(reader._buffer)  # type: ignore[attr-defined]
-        reader._buffer.clear()  # type: ignore[attr-defined]
+        tap, reader = self._tap, self.reader
+        link = _Link(self, handle, burst, ended)
+        tap.link = link  # the socket's bytes go to the link from now on, the stream gets none
+        # What the stream read from the socket and nobody took yet: told it has ended (nothing more will reach it), it
+        # hands all of it over without waiting, and resumes the socket's reading if it had paused it (its limit).
         failed = reader.exception()
-        if failed is not None:
-            pending = b""  # a stream's read raises its exception before it hands over what it holds
+        pending = b""
+        if failed is None:
+            reader.feed_eof()
+            pending = await reader.read()  # at its end: returns at once
+        # else: a stream's read raises its exception before it hands over what it holds
         if isinstance(failed, TimeoutError):
             why: ConnectionFailed | None = ConnectionFailed(f"nothing received for {self.idle_timeout:g} s")
         elif failed is not None:
             why = ConnectionFailed(f"connection lost: {failed}")
         else:
-            why = ConnectionFailed("connection closed") if reader.at_eof() else None
-        link = _Link(self, handle, burst, ended, transport.get_protocol())
-        transport.set_protocol(link)
-        reader._maybe_resume_transport()  # type: ignore[attr-defined]  # the stream may have paused reading
+            why = ConnectionFailed("connection closed") if tap.ended else None
         self._served = link
         link.waiting(loop)
         if self._in[self._at:] or pending:
@@ -394,19 +398,68 @@ class Connection:
             self.writer.close()
 
 
-class _Link(asyncio.Protocol):
-    """A served link's protocol (Connection.serve): the socket's bytes go to the Connection's frames, each whole
-    frame to `handle`; the end of the link ends `ended`. The stream's own protocol is told what it needs to
-    stay whole (flow control for writes, the connection's loss: StreamWriter.drain and close keep working)."""
+class _Tap(asyncio.Protocol):
+    """A link's transport's protocol, put in front of its stream's (asyncio.StreamReaderProtocol) from the handshake
+    on: it hands the stream everything (Connection.receive and read_frame read the stream) until serve() takes the
+    link over; from then on the socket's bytes and its end go to the served link (_Link) instead. The stream's
+    protocol is told all the rest it needs to stay whole (flow control for writes, the peer's end, the connection's
+    loss: StreamWriter.drain, close and wait_closed keep working). It notes whether the peer's end has come."""
+
+    __slots__ = ("stream", "link", "ended")
+
+    def __init__(self, stream: asyncio.BaseProtocol) -> None:
+        self.stream = stream
+        self.link: _Link | None = None
+        self.ended = False  # the peer's end (EOF) or the connection's loss has come
+
+    @classmethod
+    def on(cls, writer: asyncio.StreamWriter) -> _Tap:
+        """The tap on `writer`'s transport, put there now if it is not yet."""
+        transport = writer.transport
+        protocol = transport.get_protocol()
+        if isinstance(protocol, _Tap):
+            return protocol
+        tap = cls(protocol)
+        transport.set_protocol(tap)
+        return tap
+
+    def data_received(self, data: bytes) -> None:
+        if self.link is not None:
+            self.link.data_received(data)
+        elif isinstance(self.stream, asyncio.Protocol):
+            self.stream.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        self.ended = True
+        if self.link is not None:
+            self.link.ended(ConnectionFailed("connection closed"))
+        return self.stream.eof_received() if isinstance(self.stream, asyncio.Protocol) else None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.ended = True
+        if self.link is not None:
+            self.link.ended(ConnectionFailed("connection closed" if exc is None else f"connection lost: {exc}"))
+        self.stream.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self.stream.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.stream.resume_writing()
+
+
+class _Link:
+    """A served link (Connection.serve): the socket's bytes (from its _Tap) go to the Connection's frames, each
+    whole frame to `handle`; the end of the link ends `ended`."""
+
+    __slots__ = ("conn", "handle", "burst", "done")
 
     def __init__(self, conn: Connection, handle: Callable[[str, Any], None],
-                 burst: Callable[[], AbstractContextManager[Any]] | None, ended: asyncio.Future[None],
-                 stream: asyncio.BaseProtocol) -> None:
+                 burst: Callable[[], AbstractContextManager[Any]] | None, ended: asyncio.Future[None]) -> None:
         self.conn = conn
         self.handle = handle
         self.burst = burst if burst is not None else nullcontext
         self.done = ended
-        self.stream = stream
 
     def waiting(self, loop: asyncio.AbstractEventLoop) -> None:
         """A wait for the next frame begins: it is due whole within the idle timeout (the link's timer checks)."""
@@ -436,20 +489,6 @@ class _Link(asyncio.Protocol):
             self.ended(None)
         elif handled:
             self.waiting(asyncio.get_running_loop())
-
-    def eof_received(self) -> bool | None:
-        self.ended(ConnectionFailed("connection closed"))
-        return self.stream.eof_received() if isinstance(self.stream, asyncio.Protocol) else None
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.ended(ConnectionFailed("connection closed" if exc is None else f"connection lost: {exc}"))
-        self.stream.connection_lost(exc)
-
-    def pause_writing(self) -> None:
-        self.stream.pause_writing()
-
-    def resume_writing(self) -> None:
-        self.stream.resume_writing()
 
     def ended(self, why: BaseException | None) -> None:
         if not self.done.done():

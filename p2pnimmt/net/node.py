@@ -332,10 +332,6 @@ class Node:
             else:
                 if isinstance(item, GameStarted):
                     self.mesh.members_updated()  # the START's roster are members
-                elif isinstance(item, (GameOver, GameAborted)):
-                    # the game's last records are written before anyone is told it ended: a front checks the
-                    # transcript then (ui.model), a rematch reads it (records held over a burst, Node.burst)
-                    self.write_held()
                 self._event(item)
 
     def _event(self, event: Event) -> None:

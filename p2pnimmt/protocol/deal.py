@@ -86,6 +86,8 @@ class Deal:
         """Seats whose round-end keys the game waits for (None: no keys in this deal)."""
         return None
 
+    interrupts = False  # void and audit_now can stop a round (a pass asks them only of a deal that says so)
+
     def void(self, table: TableView) -> Effects[str | None]:
         """Why the round in progress cannot be finished (it is void), or None."""
         return None

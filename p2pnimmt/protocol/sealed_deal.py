@@ -91,6 +91,7 @@ class SealedDeal(Deal):
     """Mental-poker deal: no peer learns another's hand or the undealt cards during the round."""
 
     kinds = ("SEALED_SHUFFLE", "SEALED_UNLOCK", "SEALED_KEYS")
+    interrupts = True  # a lost seat voids the round, a broken deal or an alarm audits it at once
 
     def __init__(self) -> None:
         self.rounds: dict[int, SealedRound] = {}

@@ -112,6 +112,9 @@ class Table:
         # seat dropped or back, a vote, a seat's furthest step. The session's fixed point and `step_now` key on it.
         self.version = 0
         self._turn_step: tuple[tuple[int, int, int], int] | None = None  # ((version, round, turn), step_now)
+        # (round, step, place) -> the seats active there: kept until a seat is dropped or comes back (the only
+        # changes of `dropped` and `absences`: drop, take_back), so a pass asks no seat twice.
+        self._active: dict[tuple[int, int, int], list[int]] = {}
 
     @property
     def game(self) -> Game:
@@ -137,10 +140,20 @@ class Table:
     def drop(self, seat: int, step: Step) -> None:
         """The stand-in plays `seat` from `step` on."""
         self.dropped[seat] = step
+        self._active.clear()
+        self.changed()
+
+    def take_back(self, seat: int, back: int) -> None:
+        """`seat`, dropped, plays again from round `back` (REJOIN, protocol.md 11.3)."""
+        self.absences.setdefault(seat, []).append((self.dropped.pop(seat), back))
+        self._active.clear()
         self.changed()
 
     def record(self, round_index: int, turn: int) -> TurnRecord:
-        return self.turns.setdefault((round_index, turn), TurnRecord())
+        record = self.turns.get((round_index, turn))
+        if record is None:  # (made only when missing: a pass asks for it on every message of the turn)
+            record = self.turns[(round_index, turn)] = TurnRecord()
+        return record
 
     def state_now(self) -> bytes:
         """The hash of the game state now (cached until `forget_state`)."""
@@ -159,7 +172,10 @@ class Table:
 
     def slot(self, kind: str, round_index: int, step: int = 0) -> dict[int, Envelope]:
         """The accepted messages of one kind for one round and turn (or pick), by seat."""
-        return self.slots.setdefault((kind, round_index, step), {})
+        slot = self.slots.get((kind, round_index, step))
+        if slot is None:
+            slot = self.slots[(kind, round_index, step)] = {}
+        return slot
 
     def expel(self, seat: int, seq: int, code: str) -> None:
         """From `seq` on, nothing `seat` signs counts: its messages from there are taken out of their slots."""
@@ -187,11 +203,19 @@ class Table:
         return seq is not None and env.seq >= seq
 
     def active_at(self, round_index: int, step: int, place: int = 0) -> list[int]:
-        """Seats not dropped at or before the position (round, step, place)."""
-        if not self.dropped and not self.absences:  # nobody was ever dropped: everyone (the usual game, fast)
-            return list(range(self.players))
-        at = Step(round_index, step, place)
-        return [s for s in range(self.players) if self._present(s, at)]
+        """Seats not dropped at or before the position (round, step, place), in seat order. The list is kept for
+        the next ask until a seat is dropped or back: read it, do not change it."""
+        key = (round_index, step, place)
+        active = self._active.get(key)
+        if active is None:
+            if not self.dropped and not self.absences:  # nobody was ever dropped: everyone (the usual game)
+                active = list(range(self.players))
+            else:
+                at = Step(round_index, step, place)
+                active = [s for s in range(self.players) if self._present(s, at)]
+            if self.roster:  # (before START there is no seat to keep)
+                self._active[key] = active
+        return active
 
     def _present(self, seat: int, at: Step) -> bool:
         if seat in self.dropped and self.dropped[seat] <= at:

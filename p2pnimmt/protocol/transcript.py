@@ -70,8 +70,8 @@ class TranscriptJournal(Journal):
     def __init__(self, sink: Callable[[bytes], None], recorder: Identity | None = None,
                  secret_sink: Callable[[bytes], None] | None = None) -> None:
         super().__init__()
-        self.data = bytearray()  # everything written so far: the transcript as it stands
-        self.sink = self._keep(sink)
+        self.data = bytearray()  # the transcript as it stands: what is written and what is held (what a front reads)
+        self.sink = sink  # the file: records reach it in one call per hold (whole records only)
         self.recorder = recorder
         self.secret_sink = secret_sink
         header = encode([MAGIC, FORMAT, recorder.public_key if recorder else None])
@@ -83,14 +83,7 @@ class TranscriptJournal(Journal):
         self.faults_left_out = 0  # non-fatal faults over the caps, not recorded
         self._held: list[bytes] = []  # frames made while held, not yet handed to the sink
         self._holds = 0
-        self.sink(frame(header))
-
-    def _keep(self, sink: Callable[[bytes], None]) -> Callable[[bytes], None]:
-        def write(data: bytes) -> None:
-            self.data.extend(data)
-            sink(data)
-
-        return write
+        self._out(frame(header))
 
     @classmethod
     def continuing(cls, data: bytes, sink: Callable[[bytes], None], recorder: Identity,
@@ -99,7 +92,7 @@ class TranscriptJournal(Journal):
         journal = cls.__new__(cls)
         Journal.__init__(journal)
         journal.data = bytearray(data)
-        journal.sink, journal.recorder, journal.secret_sink = journal._keep(sink), recorder, secret_sink
+        journal.sink, journal.recorder, journal.secret_sink = sink, recorder, secret_sink
         journal.index, journal.last, journal.sealed = 0, b"", False
         journal.recorded, journal.fault_counts, journal.faults_left_out = set(), {}, 0
         journal._held, journal._holds = [], 0
@@ -123,10 +116,16 @@ class TranscriptJournal(Journal):
         self.index += 1
         record = encode([self.index, self.last, kind, payload])
         self.last = link(record)
+        self._out(frame(record))
+
+    def _out(self, framed: bytes) -> None:
+        """A record is part of the transcript (`data`, what anyone in this process reads) at once, and reaches the
+        sink (the file) at once or, while held, with the others held when the hold ends (or a link sends)."""
+        self.data.extend(framed)
         if self._holds:
-            self._held.append(frame(record))
+            self._held.append(framed)
         else:
-            self.sink(frame(record))
+            self.sink(framed)
 
     def hold(self) -> None:
         self._holds += 1

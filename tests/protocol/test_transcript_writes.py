@@ -10,7 +10,7 @@ from harness import Net
 from support import short
 
 from p2pnimmt.protocol.codec import decode
-from p2pnimmt.protocol.transcript import MAX_RECORD, frames, records
+from p2pnimmt.protocol.transcript import MAX_RECORD, TranscriptJournal, frames, records
 
 
 def test_one_write_per_input_and_whole_records() -> None:
@@ -49,3 +49,21 @@ def test_one_write_per_input_and_whole_records() -> None:
     data = bytes(net.transcripts[peer])
     assert [payload for kind, payload in records(data) if kind == "msg"] == journal.messages
     assert list(records(data))[-1][0] == "seal"
+
+
+def test_what_is_held_is_in_the_data_a_front_reads() -> None:
+    """A front reads `journal.data` (ui.model checks it at GameOver): records held over a burst are in it at once,
+    while the file gets them only when the hold ends, in one write of whole records."""
+    written: list[bytes] = []
+    journal = TranscriptJournal(written.append)
+    header = bytes(journal.data)
+    assert written == [header]
+    journal.hold()  # a burst (Node.burst)
+    journal.hold()  # one input of it (Session)
+    journal.message(b"m1")
+    journal.flush()
+    journal.message(b"m2")
+    assert written == [header], "held records reached the file before the burst ended"
+    assert [payload for _kind, payload in records(bytes(journal.data))] == [b"m1", b"m2"]
+    journal.flush()
+    assert b"".join(written) == bytes(journal.data) and len(written) == 2
