@@ -16,34 +16,11 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "protocol"))
 
-from harness import Net  # noqa: E402
+from harness import stopped_at_first_commit  # noqa: E402
 
-from p2pnimmt.engine import Settings  # noqa: E402
 from p2pnimmt.net import waiting  # noqa: E402
-from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
 
 DROP_AFTER = 10.0
-
-
-def table_waiting_on(players: int, gone: set[int], seed: int) -> Net:
-    """A table of `players` bots whose seats `gone` stop at the first turn: their commits (and all after) wait in
-    `net.held`; everyone else committed."""
-    net = Net(players, settings=Settings(players=players, deal="open", max_rounds=1), spectators=0, seed=seed)
-    peers = {net.identities[s].peer for s in gone}
-    stopped: dict[bytes, int] = {}  # a gone seat -> the number of its first commit: it and all after wait
-
-    def withhold(to: bytes, frm: bytes, wire: bytes) -> bool:
-        if frm not in peers:
-            return False
-        env = open_envelope(wire)
-        if env.kind == "PLAY_COMMIT":
-            stopped[frm] = min(env.seq, stopped.get(frm, env.seq))
-        return frm in stopped and env.seq >= stopped[frm]
-
-    net.withhold = withhold
-    net.start()
-    net.run()
-    return net
 
 
 class TestClock:
@@ -75,7 +52,7 @@ async def test_two_seats_gone_at_different_moments_are_not_voted_out_one_by_one(
     after seat 2's last message. Seat 2 reaches the drop time first: seat 0 must not vote it out while seat 3,
     silent for less, is gone too (two of four cannot be voted out together). Once seat 3 links again, seat 2 is
     voted out. Failed before the rule counted every seat with no link: seat 0 voted against seat 2 at 10 s."""
-    net = table_waiting_on(4, {2, 3}, seed=26)
+    net = stopped_at_first_commit(4, {2, 3}, seed=26)
     me, p1, p2, p3 = (i.peer for i in net.identities)
     session = net.sessions[me]
     held_from_3 = [d for d in net.held if d[1] == p3 and d[0] == me]
@@ -115,7 +92,7 @@ def test_few_enough_counts_the_active_seats_gone_against_the_quorum() -> None:
     """few_enough itself: one seat gone can always be voted out; two of four cannot; two of five can (two of
     five is within most_named); three of five cannot."""
     for players, gone, expected in [(4, {2}, True), (4, {2, 3}, False), (5, {3, 4}, True), (5, {2, 3, 4}, False)]:
-        net = table_waiting_on(players, gone, seed=players)
+        net = stopped_at_first_commit(players, gone, seed=players)
         session = net.sessions[net.identities[0].peer]
         assert session.phase == "turn", session.phase
         assert waiting.few_enough(session, gone) is expected, (players, gone)
