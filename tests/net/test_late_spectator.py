@@ -19,7 +19,7 @@ import screens
 from p2pnimmt.app.nodes import stalled
 from p2pnimmt.bots import make_bot
 from p2pnimmt.engine import Settings
-from p2pnimmt.net import mesh as mesh_module
+from p2pnimmt.net import mesh as mesh_module, node as node_module
 from p2pnimmt.net.connection import Connection
 from p2pnimmt.net.node import Node
 from p2pnimmt.protocol.events import GameOver
@@ -81,6 +81,7 @@ async def test_a_spectator_whose_join_comes_as_the_game_ends_still_watches_it(mo
     host leaves then. Failed before: linger returned at once (every link had said bye), the host closed the
     spectator's connection unread, and the spectator had nothing."""
     monkeypatch.setattr(mesh_module, "MEMBER_WAIT", 120.0)  # the join is held over a whole game: not cut for it
+    monkeypatch.setattr(node_module, "BYE_WAIT", 120.0)  # a loaded machine: the wait is bounded, not the test's
     host, guest = bot_node("host"), bot_node("guest")
     tv, release = held_spectator(drop_after=0)
     events: list[object] = []
@@ -89,11 +90,11 @@ async def test_a_spectator_whose_join_comes_as_the_game_ends_still_watches_it(mo
         await play_until_over(host, guest, tv)
         lingering = asyncio.ensure_future(host.linger())
         # every link has said bye; a connection is still on its way to membership: the host waits for it (it
-        # would leave at once otherwise: half a second is a hundred times what that takes, and a tenth of BYE_WAIT)
+        # would leave at once otherwise: half a second is a hundred times what that takes)
         await asyncio.wait({lingering}, timeout=0.5)
         assert not lingering.done(), "the host left with a spectator's connection still waiting for its join"
         release.set()
-        await lingering  # until the spectator's bye (it had the whole game) or BYE_WAIT
+        await lingering  # until the spectator's bye (it had the whole game), or BYE_WAIT
         assert tv.identity.peer in host.byes
         await host.close()
         await until(lambda: tv.done.is_set() or not tv.links, "the spectator's game end, or its link's end")
