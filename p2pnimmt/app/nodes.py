@@ -12,7 +12,7 @@ from ..i18n import _, ngettext, said
 from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
-from ..net.spectator import tried
+from ..net.spectator import host_gone_before_start, tried
 from ..net.waiting import left, too_few
 from ..neutral import neutral
 from ..protocol.identity import Identity
@@ -127,9 +127,10 @@ async def stalled(node: Node, give_up: float) -> str:
     Too few players left to play on (waiting.too_few) is said once after the drop time (`node.drop_after`),
     and is then the reason given up with: a cut network may still heal before the give-up time, and this
     node then plays on (a minority cut off drops itself where the others dropped it, protocol.md 11.1).
-    When every seat missing said `bye` (it left on purpose: no cut to heal), that is the end at once."""
-    if give_up <= 0 and node.drop_after <= 0:
-        await asyncio.Event().wait()
+    When every seat missing said `bye` (it left on purpose: no cut to heal), that is the end at once; so is a
+    spectator's host gone before the START reached it (nothing listens where it was: no seat to dial, nothing
+    to take up again), whatever `give_up` says (issue 26: it waited in silence until then)."""
+    patient = give_up <= 0 and node.drop_after <= 0  # never gives up on a game that may move again
     loop = asyncio.get_running_loop()
     mark: object = None
     since = loop.time()
@@ -137,6 +138,12 @@ async def stalled(node: Node, give_up: float) -> str:
     told = False
     while True:
         await asyncio.sleep(min(1.0, give_up / 4) if give_up > 0 else 0.5)
+        if host_gone_before_start(node):
+            assert node.host_address is not None  # a spectator that dialled its host
+            return _("the host at {address} left before the game started for us (nothing listens there; its game "
+                     "may be over)").format(address="{}:{}".format(*node.host_address))
+        if patient:
+            continue
         now = loop.time()
         session = node.session
         # a spectator's gone seats: those that said bye, and, once it has no link at all, those whose address
@@ -188,7 +195,9 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
         if why is not None:
             raise RoleFailed(why)
         if stuck.done() and not stuck.cancelled() and not node.done.is_set():
-            raise RoleFailed(_("giving up: {why}").format(why=stuck.result()) + _resume_hint(files))
+            started = node.session is not None and node.session.start is not None  # else nothing to take up
+            raise RoleFailed(_("giving up: {why}").format(why=stuck.result()) + (_resume_hint(files) if started
+                                                                                 else ""))
         if node.refused:  # said once the full-screen table is gone (a line printed under it was lost)
             raise RoleFailed(_("refused by the host: {why}").format(why=said(node.refused)))
         await node.linger()

@@ -227,6 +227,11 @@ class Mesh:
                     pass
         return not conn.closed
 
+    def joining(self) -> int:
+        """Connections on their way to membership now: in the handshake, or waiting for their join (a host) or
+        for the host to name their peer (anyone else)."""
+        return sum(1 for why in self._pending.values() if not why)
+
     def members_updated(self) -> None:
         """Who is a member may have changed: links waiting to count look again."""
         changed, self._members_changed = self._members_changed, asyncio.Event()

@@ -396,13 +396,17 @@ class Node:
     async def linger(self) -> None:
         """After the game: give the other peers our last messages and wait (briefly) for their bye. A node that
         leaves before the game has ended (its lobby, a game in play) waits for no bye: the others play on, and
-        learn of its leaving from its own bye, said as it closes."""
+        learn of its leaving from its own bye, said as it closes.
+
+        Within the same wait, a connection still on its way to membership is waited for too: a spectator whose
+        join comes as the game ends (a short game, a slow machine) is admitted, the heads exchange brings it the
+        whole game, and its bye ends the wait; closed unread, it had nothing (issue 26)."""
         loop = asyncio.get_running_loop()
         session = self.session
         ended = session is not None and (session.phase in ("over", "aborted") or session.fault is not None)
         deadline = loop.time() + (BYE_WAIT if ended else 0.0)
         while loop.time() < deadline:
-            if all(peer in self.byes for peer in self.links):
+            if all(peer in self.byes for peer in self.links) and not self.mesh.joining():
                 break
             await asyncio.sleep(0.05)
         for conn in list(self.links.values()):

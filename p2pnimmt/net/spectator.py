@@ -7,7 +7,9 @@ gave for it, in seat order, one after the other, until one answers as that seat;
 new link brings whatever it missed. Dials to one address keep the mesh's spacing (net.mesh.Mesh.dial), so
 the rounds never become a tight loop. A spectator that can reach nobody stops when the game has not moved
 for --give-up seconds (app.nodes.finish, one line saying whom it tried), its transcript ending at its last
-whole record.
+whole record. One without the START whose host's port refuses (the host left before the game reached it: a
+join read as the game ended, after the host had gone) has no seat to dial and nothing to wait for: it stops at
+once (host_gone_before_start). A host waits, within its wait for the byes, for a join on its way (Node.linger).
 """
 
 from __future__ import annotations
@@ -50,6 +52,14 @@ def tried(node, host: tuple[str, int]) -> str:
     names = names_of(node)
     return ", ".join(f"{names.get(peer, 'the host') if peer is not None else 'the host'} at {addr}:{port}"
                      for peer, addr, port in candidates(node, host))
+
+
+def host_gone_before_start(node) -> bool:
+    """A spectator without the START whose host refused its last dial (nothing listens there): there is no
+    seat to dial, and nothing to wait for (a game is taken up again only past its START: app.resume)."""
+    session = node.session
+    return (node.role == "spectator" and session is not None and session.start is None and not node.links
+            and node.host_peer is not None and node.host_peer in node.unreachable)
 
 
 async def reach(node, host: tuple[str, int]) -> Connection | None:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from p2pnimmt.bots import bot_move, make_bot
 from p2pnimmt.engine import Settings
 from p2pnimmt.protocol.delivery import recipients
+from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.events import Fault, Outgoing
 from p2pnimmt.protocol.identity import Identity, game_id_for
 from p2pnimmt.protocol.session import Session
@@ -124,6 +125,28 @@ class Net:
 
     def faults(self, peer: bytes) -> list[Fault]:
         return [e for e in self.events[peer] if isinstance(e, Fault)]
+
+
+def stopped_at_first_commit(players: int, gone: set[int], seed: int, spectators: int = 0) -> Net:
+    """A table of `players` bots (one round, open deal) whose seats `gone` stop at the first turn: their commits
+    (and all they send after) wait in `net.held`; everyone else committed and waits on them."""
+    net = Net(players, settings=Settings(players=players, deal="open", max_rounds=1), spectators=spectators,
+              seed=seed)
+    peers = {net.identities[s].peer for s in gone}
+    stopped: dict[bytes, int] = {}  # a gone seat -> the number of its first commit: it and all after wait
+
+    def withhold(to: bytes, frm: bytes, wire: bytes) -> bool:
+        if frm not in peers:
+            return False
+        env = open_envelope(wire)
+        if env.kind == "PLAY_COMMIT":
+            stopped[frm] = min(env.seq, stopped.get(frm, env.seq))
+        return frm in stopped and env.seq >= stopped[frm]
+
+    net.withhold = withhold
+    net.start()
+    net.run()
+    return net
 
 
 def restart(net: Net, peer: bytes) -> list:

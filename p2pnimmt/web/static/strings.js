@@ -575,6 +575,7 @@ window.P2PNIMMT_STRINGS = {
   "the game's 4-letter code (found by mDNS on the LAN), or its invite link p2pnimmt://... (dialled directly, the host's key checked)": "der 4-stellige Spielcode (per mDNS im LAN gefunden), oder sein Einladungslink p2pnimmt://... (direkt angewählt, der Schlüssel des Gastgebers geprüft)",
   "the games played here: players, scores, winner, verified or not": "die hier gespielten Spiele: Spieler, Punkte, Gewinner, geprüft oder nicht",
   "the host": "der Gastgeber",
+  "the host at {address} left before the game started for us (nothing listens there; its game may be over)": "der Gastgeber unter {address} ist gegangen, bevor das Spiel für uns begann (dort lauscht nichts mehr; sein Spiel ist vielleicht vorbei)",
   "the host refused: {why}": "der Gastgeber hat abgelehnt: {why}",
   "the host's key as its screen shows it: join only that host's game (when two games answer one code, or to be sure)": "der Schlüssel des Gastgebers, wie sein Bildschirm ihn zeigt: nur dem Spiel dieses Gastgebers beitreten (wenn zwei Spiele auf einen Code antworten, oder um sicherzugehen)",
   "the host: {why}": "der Gastgeber: {why}",

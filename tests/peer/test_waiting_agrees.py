@@ -1,0 +1,47 @@
+"""The drop vote's count of the absent in both implementations (protocol.md 11.1): whether the seats with no link
+to a node can be voted out without one of them (net/waiting.py: few_enough; web/peer/src/page_seat.ts:
+PageSeat.fewEnoughGone, which page_waiting.ts asks before any vote against an absent seat). Tables of 2 to 7
+bots stop at the first turn with some seats gone; a spectator's session holds the same messages on both sides
+(the TypeScript side answers through web/peer/test/waiting_agree.ts), and both say the same for every set of
+seats of the table, the ones dropped already and the table's own size included."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from nodepeer import PEER, tool
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+from harness import stopped_at_first_commit  # noqa: E402
+
+from p2pnimmt.net.waiting import few_enough  # noqa: E402
+
+TABLES = [(2, {1}), (3, {2}), (4, {2, 3}), (5, {3, 4}), (5, {2, 3, 4}), (6, {1, 5}), (7, {4, 5, 6})]
+
+
+def test_both_implementations_count_the_absent_alike(compiled: Path) -> None:
+    cases, expected = [], []
+    for players, gone in TABLES:
+        net = stopped_at_first_commit(players, gone, seed=100 + players, spectators=1)
+        watcher = net.sessions[net.watchers[0].peer]
+        assert watcher.phase == "turn" and set(watcher.waiting_for()) == gone, (players, gone, watcher.phase)
+        subsets = [list(s) for k in range(players + 1) for s in itertools.combinations(range(players), k)]
+        cases.append({"game": net.game_id.hex(), "wires": [env.wire.hex() for env in watcher.inbox.accepted],
+                      "absent": subsets})
+        expected.append({"phase": "turn", "waiting": sorted(gone),
+                         "few": [few_enough(watcher, subset) for subset in subsets]})
+    done = subprocess.run([tool("node"), str(compiled / "test" / "waiting_agree.js")], cwd=PEER, capture_output=True,
+                          text=True, timeout=120, input=json.dumps({"cases": cases}))
+    assert done.returncode == 0, done.stderr
+    answers = json.loads(done.stdout)
+    for (players, gone), ours, theirs in zip(TABLES, expected, answers, strict=True):
+        theirs["waiting"] = sorted(theirs["waiting"])
+        assert theirs == ours, (players, gone)
+    # the rule itself, as protocol.md 11.1 puts it: one seat gone can always be voted out; several only within
+    # most_named (two of four cannot, two of five and three of seven can, three of five cannot)
+    assert [answer["few"][case["absent"].index(sorted(gone))] for (_, gone), case, answer
+            in zip(TABLES, cases, answers, strict=True)] == [True, True, False, True, False, True, True]

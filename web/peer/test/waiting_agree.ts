@@ -1,0 +1,26 @@
+/**
+ * A probe for pytest's cross-implementation check of the drop vote's count of the absent (tests/peer/
+ * test_waiting_agrees.py; protocol.md 11.1, net/waiting.py: few_enough, PageSeat.fewEnoughGone): reads one JSON
+ * request on stdin, {"cases": [{"game": hex, "wires": [hex, ...], "absent": [[seat, ...], ...]}]}, gives each case's
+ * messages, in order, to a page's seat without a seat at the table (a spectator's view: it signs nothing), and
+ * prints for each case the seats the game waits on and, for each absent set, whether they can be voted out without
+ * one of them.
+ */
+import { readFileSync } from "node:fs";
+import { fromHex } from "../src/bytes.js";
+import { Identity } from "../src/identity.js";
+import { PageSeat } from "../src/page_seat.js";
+
+interface Case {
+  game: string;
+  wires: string[];
+  absent: number[][];
+}
+
+const request = JSON.parse(readFileSync(0, "utf8")) as { cases: Case[] };
+const answers = request.cases.map(({ game, wires, absent }) => {
+  const watcher = new PageSeat(new Identity(new Uint8Array(32).fill(7)), (n) => new Uint8Array(n), fromHex(game));
+  for (const wire of wires) watcher.deliver(fromHex(wire));
+  return { phase: watcher.phase, waiting: watcher.waitingFor(), few: absent.map((seats) => watcher.fewEnoughGone(seats)) };
+});
+process.stdout.write(JSON.stringify(answers));
