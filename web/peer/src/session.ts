@@ -117,6 +117,8 @@ export class Session {
   private readonly gameArg: Uint8Array | null;
   /** Times a seat was dropped and back: from the position of its drop until the round it was back in. */
   private readonly absences = new Map<number, { from: Pos; until: number }[]>();
+  /** activeAt's answers by position, emptied whenever `dropped`, `absences` or the roster change. */
+  private readonly active = new Map<number, readonly number[]>();
   /** A seat back: the seq of its ask; what it signed up to there does not count. */
   private readonly since = new Map<number, number>();
   /** Seats whose next message bound by the progression rule may start a later round (a REJOIN came before it). */
@@ -292,6 +294,7 @@ export class Session {
     const body = env.body;
     const roster = body.get("roster") as MsgMap[];
     this.keys = roster.map((s) => s.get("key") as Uint8Array);
+    this.active.clear();
     this.peers = this.keys.map(peerId);
     this.names = roster.map((s) => s.get("name") as string);
     this.bots = roster.map((s) => s.get("bot") as boolean);
@@ -449,8 +452,16 @@ export class Session {
     return !at || cmp(pos, at) < 0;
   }
 
-  protected activeAt(pos: Pos): number[] {
-    return this.keys.map((_, s) => s).filter((s) => this.isActive(s, pos));
+  /** Seats active at `pos`, computed once per position until a seat is dropped or back (asked hundreds of times a
+   * turn: the gates, the step machine, the moves owed). Frozen: callers share it. */
+  protected activeAt(pos: Pos): readonly number[] {
+    const [r, step, place] = pos;
+    const key = step >= 0 && step < 64 && place >= 0 && place < 1024 ? (r * 64 + step) * 1024 + place : null;
+    const known = key === null ? undefined : this.active.get(key);
+    if (known) return known;
+    const seats = Object.freeze(this.keys.map((_, s) => s).filter((s) => this.isActive(s, pos)));
+    if (key !== null) this.active.set(key, seats);
+    return seats;
   }
 
   /** Whether seat `w` went on from seat `x`'s message at `pos`: a message of its own in a slot for a later position
@@ -632,7 +643,7 @@ export class Session {
   protected missing(at: Pos): number[] {
     const [r, step] = at;
     const settings = this.settings as Settings;
-    const lacking = (kind: Kind, round: number, k: number, seats: number[]): number[] => {
+    const lacking = (kind: Kind, round: number, k: number, seats: readonly number[]): number[] => {
       const slot = this.slot(kind, round, k);
       return seats.filter((s) => !slot.has(s));
     };
@@ -724,6 +735,7 @@ export class Session {
 
   private drop(x: number, at: Pos, voids = true): void {
     this.dropped.set(x, at);
+    this.active.clear();
     for (const m of this.placed.get(x) ?? []) if (cmp(m.pos, at) >= 0) this.slots.get(m.key)?.delete(x);
     this.placed.set(x, (this.placed.get(x) ?? []).filter((m) => cmp(m.pos, at) < 0));
     this.held.delete(x);
@@ -945,6 +957,7 @@ export class Session {
       if (seq === undefined || !asked.every((q) => q === seq) || this.forever.has(x)) continue;
       this.dropped.delete(x);
       this.absences.set(x, [...(this.absences.get(x) ?? []), { from, until: r + 1 }]);
+      this.active.clear();
       this.since.set(x, seq);
       this.positions.set(x, { round: r + 1, turn: 0 });
     }
@@ -1154,7 +1167,7 @@ export class Session {
 
   /** The seats with two versions of their commit of turn t held here: a committer, or a split seat expelled at this
    * turn's commit step (section 12). */
-  private splitSeats(r: number, t: number, committers: number[]): number[] {
+  private splitSeats(r: number, t: number, committers: readonly number[]): number[] {
     const c = commitStep(t);
     const versions = this.versions.get(`${r}|${t}`);
     return [...(versions?.keys() ?? [])].filter((s) => ((versions?.get(s)?.size ?? 0) > 1) && (committers.includes(s)
@@ -1201,7 +1214,7 @@ export class Session {
    * at the commit step) and a set with any of its versions agrees. With one version: it is the game's, if it is the
    * one this node accepted; otherwise this node cannot follow the game (fatal here alone).
    */
-  private splitCommit(split: number[], committers: number[], commits: Map<number, Envelope>, revealers: number[],
+  private splitCommit(split: number[], committers: readonly number[], commits: Map<number, Envelope>, revealers: readonly number[],
     reveals: Map<number, Envelope>): Uint8Array[] | null {
     const t = this.turn;
     const others = revealers.filter((s) => !split.includes(s));
