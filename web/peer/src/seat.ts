@@ -310,8 +310,9 @@ export class Seat extends Session {
   /** Join the open votes to drop a seat we wait on too, at the position we are at, and sign KEEP where 11.1 says,
    * every one owed now in position and seat order (the reference's steps.count_votes): true if we signed any. */
   private oweVotes(seat: number): boolean {
+    if (!this.votes.size) return false;
     const now = this.waitsOn();
-    if (!now || !this.votes.size) return false;
+    if (!now) return false;
     let signed = false;
     for (const at of this.votePositions()) {
       if (cmp(at, now) > 0) continue; // (a KEEP may be for an earlier round: its ROUND_END, when we wait on a voter in the next)

@@ -490,6 +490,7 @@ export class Session {
   /** Whether a message of `seat` at `pos` comes after a position where its votes are not decided yet (11.1, "A voter's
    * later messages"; with sets: quorum.undecided). */
   private undecidedVote(seat: number, pos: Pos): boolean {
+    if (!this.votes.size) return false;
     for (const at of this.votePositions()) {
       if (cmp(at, pos) >= 0) break;
       if (quorum.undecided(this.quorum, seat, at)) return true;
@@ -545,8 +546,9 @@ export class Session {
   /** Our own vote at `at` (of the round we are at) is open: we do not use the messages of that position yet (11.1,
    * the reference's Table.held_back). */
   protected heldBack(at: Pos): boolean {
+    if (!this.votes.size || at[0] !== this.round) return false;
     const me = this.ownSeat();
-    if (me === null || !this.votes.size || at[0] !== this.round) return false;
+    if (me === null) return false;
     const q = this.quorum;
     return quorum.names(q, me, at).length > 0 && quorum.undecided(q, me, at);
   }
@@ -676,6 +678,7 @@ export class Session {
 
   /** An expelled seat is dropped, with no vote, at the first position the game waits on it. */
   private dropExpelled(): boolean {
+    if (!this.expelled.size) return false; // nobody to drop (asked at every pass of the loop: no position to find)
     const now = this.waitsOn();
     if (!now) return false;
     for (const x of this.missing(now)) {
@@ -690,6 +693,10 @@ export class Session {
 
   /** Apply a drop whose votes are complete at the position the game waits on; rebuild for one it went past. */
   private checkVotes(): boolean {
+    if (!this.votes.size) { // no DROP in a slot: no vote to complete (asked at every pass of the loop)
+      this.settleVoid();
+      return false;
+    }
     const now = this.waitsOn();
     const past = this.completeVotes().find(([, at]) => !now || cmp(at, now) < 0);
     if (past) {
