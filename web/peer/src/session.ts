@@ -133,6 +133,8 @@ export class Session {
   private readonly versions = new Map<string, Map<number, Map<string, Envelope>>>();
   /** Messages of dropped seats for rounds the game has not reached. */
   private pending: Envelope[] = [];
+  /** commitSetOf's last answer, with the commits it hashed. */
+  private commitSetMemo: { envs: readonly Envelope[]; digest: Uint8Array } | null = null;
   private settling = false;
   /** Alarms (17.8), `${round}|${seat}`: the turns of the round its sender had revealed before it (the stop). */
   private readonly alarmTurns = new Map<string, number>();
@@ -1116,7 +1118,7 @@ export class Session {
     }
     const revealers = this.activeAt([r, c + 1, 0]);
     const reveals = this.slot("PLAY_REVEAL", r, t);
-    let agreed = [commitSet(committers.map((s) => (commits.get(s) as Envelope).hash))];
+    let agreed = [this.commitSetOf(committers, commits)];
     const split = this.splitSeats(r, t, committers);
     if (split.length) {
       // A seat signed two commits for this turn: the reveals of the others decide (section 12, split.ts).
@@ -1172,6 +1174,17 @@ export class Session {
     if (this.turn === HAND_SIZE) this.phase = "round-end";
   }
 
+  /** The commit set of these committers' commits (section 10), hashed once for the same commits (the step machine,
+   * the moves owed and the screen ask for it many times a turn). Shared: not to be changed. */
+  protected commitSetOf(committers: readonly number[], commits: ReadonlyMap<number, Envelope>): Uint8Array {
+    const envs = committers.map((s) => commits.get(s) as Envelope);
+    const memo = this.commitSetMemo;
+    if (memo && memo.envs.length === envs.length && memo.envs.every((e, i) => e === envs[i])) return memo.digest;
+    const digest = commitSet(envs.map((e) => e.hash));
+    this.commitSetMemo = { envs, digest };
+    return digest;
+  }
+
   /** The seats with two versions of their commit of turn t held here: a committer, or a split seat expelled at this
    * turn's commit step (section 12). */
   private splitSeats(r: number, t: number, committers: readonly number[]): number[] {
@@ -1200,7 +1213,7 @@ export class Session {
     let options = split.length
       ? commitSets([...new Set([...committers, ...split])].sort((a, b) => a - b), commits,
         this.versions.get(`${r}|${t}`) as Map<number, Map<string, Envelope>>)
-      : [{ digest: commitSet(committers.map((s) => (commits.get(s) as Envelope).hash)), picked: new Map<number, string>() }];
+      : [{ digest: this.commitSetOf(committers, commits), picked: new Map<number, string>() }];
     const find = (d: Uint8Array | undefined): (typeof options)[number] | undefined =>
       d === undefined ? undefined : options.find((o) => equal(o.digest, d));
     const others = revealers.filter((s) => !split.includes(s));
