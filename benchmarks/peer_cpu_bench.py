@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -50,8 +51,10 @@ def main() -> None:
     try:
         for deal in args.deal:
             for _ in range(args.runs):
+                ours = None
                 for native in [True, False] if args.portable else [True]:
                     r = typescript(args.seats, deal, args.rounds, native, out)
+                    ours = r["busiest_ms_per_turn"] if native else ours
                     print(f"TypeScript, {deal} deal, {args.seats} seats ({'OpenSSL' if native else 'portable'}): CPU "
                           f"per peer per turn {r['busiest_ms_per_turn']:.2f} ms (the busiest node; mean "
                           f"{r['mean_ms_per_turn']:.2f}; the whole process over seats x turns "
@@ -65,6 +68,12 @@ def main() -> None:
                 for line in python.stdout.splitlines():
                     if "CPU per peer per turn" in line:
                         print(f"Python, {line.strip()}", flush=True)
+                        theirs = re.search(r"CPU per peer per turn ([0-9.]+) ms", line)
+                        if theirs and ours is not None:
+                            print(f"target (issue 25, {deal}, {args.seats} seats): TypeScript's busiest node (OpenSSL) "
+                                  f"<= Python's busiest peer of the same sitting: {ours:.2f} against "
+                                  f"{float(theirs[1]):.2f} ms, {ours / float(theirs[1]):.2f}x: "
+                                  f"{'met' if ours <= float(theirs[1]) else 'NOT met'}", flush=True)
     finally:
         shutil.rmtree(out, ignore_errors=True)
     print(f"load average {os.getloadavg()[0]:.1f}")

@@ -15,8 +15,10 @@ export function fromHex(text: string): Uint8Array {
   return out;
 }
 
+const encoder = new TextEncoder();
+
 export function ascii(text: string): Uint8Array {
-  return new TextEncoder().encode(text);
+  return encoder.encode(text);
 }
 
 export function concat(...parts: Uint8Array[]): Uint8Array {

@@ -19,7 +19,15 @@ export function sha512(...parts: Uint8Array[]): Uint8Array {
   return nobleSha512(concat(...parts));
 }
 
+/** The bytes of the tags hashed so far (a handful of constants): not encoded again at every hash. */
+const tags = new Map<string, Uint8Array>();
+
 /** SHA-256 of an ASCII tag followed by the parts (every hash of protocol.md is tagged this way). */
 export function tagged(tag: string, ...parts: Uint8Array[]): Uint8Array {
-  return sha256Of(concat(ascii(tag), ...parts));
+  let bytes = tags.get(tag);
+  if (!bytes) {
+    bytes = ascii(tag);
+    if (tags.size < 64) tags.set(tag, bytes);
+  }
+  return sha256Of(concat(bytes, ...parts));
 }

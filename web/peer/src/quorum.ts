@@ -15,7 +15,7 @@ import type { Pos } from "./steps.js";
 /** What the quorum rule reads of a session (a view, so that the two do not import each other). */
 export interface QuorumTable {
   /** Seats active at `at`. */
-  activeAt(at: Pos): number[];
+  activeAt(at: Pos): readonly number[];
   /** Seats active at `at` counting no drop made at `at` itself. */
   seatedBefore(at: Pos): number[];
   /** The seats some DROP at `at` names, in seat order. */

@@ -22,7 +22,7 @@ import { concat, equal, hex } from "./bytes.js";
 import { type Card, deck as deckOf } from "./cards.js";
 import { type Encodable, encode, type MsgMap } from "./codec.js";
 import { type Envelope, NO_PREVIOUS, seal } from "./envelope.js";
-import { betweenRounds, commitment, commitSet, playValue, stateHash } from "./hashes.js";
+import { betweenRounds, commitment, playValue, stateHash } from "./hashes.js";
 import { handPositions, unlockValues } from "./sealed_deal.js";
 import { cardOf, drawKeyPair, inverseKey, type KeyPair, shuffleStep, X } from "./sealed_group.js";
 import { gameIdFor, type Identity } from "./identity.js";
@@ -310,8 +310,9 @@ export class Seat extends Session {
   /** Join the open votes to drop a seat we wait on too, at the position we are at, and sign KEEP where 11.1 says,
    * every one owed now in position and seat order (the reference's steps.count_votes): true if we signed any. */
   private oweVotes(seat: number): boolean {
+    if (!this.votes.size) return false;
     const now = this.waitsOn();
-    if (!now || !this.votes.size) return false;
+    if (!now) return false;
     let signed = false;
     for (const at of this.votePositions()) {
       if (cmp(at, now) > 0) continue; // (a KEEP may be for an earlier round: its ROUND_END, when we wait on a voter in the next)
@@ -464,7 +465,7 @@ export class Seat extends Session {
           || this.heldBack([r, commitStep(t), 0])) return false;
         const [card, nonce] = this.nonces.get(`${r}|${t}`) as [Card, Uint8Array];
         const position = this.positionOf(seat, card) ?? null;
-        const digest = commitSet(committers.map((s) => (commits.get(s) as Envelope).hash));
+        const digest = this.commitSetOf(committers, commits);
         const fields = body(["round", r], ["turn", t], ["card", card], ["nonce", nonce], ["commits", digest]);
         if (position !== null) fields.set("position", position);
         if (this.autos.has(`${r}|${t}`)) fields.set("auto", true);

@@ -117,6 +117,8 @@ export class Session {
   private readonly gameArg: Uint8Array | null;
   /** Times a seat was dropped and back: from the position of its drop until the round it was back in. */
   private readonly absences = new Map<number, { from: Pos; until: number }[]>();
+  /** activeAt's answers by position, emptied whenever `dropped`, `absences` or the roster change. */
+  private readonly active = new Map<number, readonly number[]>();
   /** A seat back: the seq of its ask; what it signed up to there does not count. */
   private readonly since = new Map<number, number>();
   /** Seats whose next message bound by the progression rule may start a later round (a REJOIN came before it). */
@@ -131,6 +133,8 @@ export class Session {
   private readonly versions = new Map<string, Map<number, Map<string, Envelope>>>();
   /** Messages of dropped seats for rounds the game has not reached. */
   private pending: Envelope[] = [];
+  /** commitSetOf's last answer, with the commits it hashed. */
+  private commitSetMemo: { envs: readonly Envelope[]; digest: Uint8Array } | null = null;
   private settling = false;
   /** Alarms (17.8), `${round}|${seat}`: the turns of the round its sender had revealed before it (the stop). */
   private readonly alarmTurns = new Map<string, number>();
@@ -292,6 +296,7 @@ export class Session {
     const body = env.body;
     const roster = body.get("roster") as MsgMap[];
     this.keys = roster.map((s) => s.get("key") as Uint8Array);
+    this.active.clear();
     this.peers = this.keys.map(peerId);
     this.names = roster.map((s) => s.get("name") as string);
     this.bots = roster.map((s) => s.get("bot") as boolean);
@@ -449,8 +454,16 @@ export class Session {
     return !at || cmp(pos, at) < 0;
   }
 
-  protected activeAt(pos: Pos): number[] {
-    return this.keys.map((_, s) => s).filter((s) => this.isActive(s, pos));
+  /** Seats active at `pos`, computed once per position until a seat is dropped or back (asked hundreds of times a
+   * turn: the gates, the step machine, the moves owed). Frozen: callers share it. */
+  protected activeAt(pos: Pos): readonly number[] {
+    const [r, step, place] = pos;
+    const key = step >= 0 && step < 64 && place >= 0 && place < 1024 ? (r * 64 + step) * 1024 + place : null;
+    const known = key === null ? undefined : this.active.get(key);
+    if (known) return known;
+    const seats = Object.freeze(this.keys.map((_, s) => s).filter((s) => this.isActive(s, pos)));
+    if (key !== null) this.active.set(key, seats);
+    return seats;
   }
 
   /** Whether seat `w` went on from seat `x`'s message at `pos`: a message of its own in a slot for a later position
@@ -479,6 +492,7 @@ export class Session {
   /** Whether a message of `seat` at `pos` comes after a position where its votes are not decided yet (11.1, "A voter's
    * later messages"; with sets: quorum.undecided). */
   private undecidedVote(seat: number, pos: Pos): boolean {
+    if (!this.votes.size) return false;
     for (const at of this.votePositions()) {
       if (cmp(at, pos) >= 0) break;
       if (quorum.undecided(this.quorum, seat, at)) return true;
@@ -534,8 +548,9 @@ export class Session {
   /** Our own vote at `at` (of the round we are at) is open: we do not use the messages of that position yet (11.1,
    * the reference's Table.held_back). */
   protected heldBack(at: Pos): boolean {
+    if (!this.votes.size || at[0] !== this.round) return false;
     const me = this.ownSeat();
-    if (me === null || !this.votes.size || at[0] !== this.round) return false;
+    if (me === null) return false;
     const q = this.quorum;
     return quorum.names(q, me, at).length > 0 && quorum.undecided(q, me, at);
   }
@@ -632,7 +647,7 @@ export class Session {
   protected missing(at: Pos): number[] {
     const [r, step] = at;
     const settings = this.settings as Settings;
-    const lacking = (kind: Kind, round: number, k: number, seats: number[]): number[] => {
+    const lacking = (kind: Kind, round: number, k: number, seats: readonly number[]): number[] => {
       const slot = this.slot(kind, round, k);
       return seats.filter((s) => !slot.has(s));
     };
@@ -665,6 +680,7 @@ export class Session {
 
   /** An expelled seat is dropped, with no vote, at the first position the game waits on it. */
   private dropExpelled(): boolean {
+    if (!this.expelled.size) return false; // nobody to drop (asked at every pass of the loop: no position to find)
     const now = this.waitsOn();
     if (!now) return false;
     for (const x of this.missing(now)) {
@@ -679,6 +695,10 @@ export class Session {
 
   /** Apply a drop whose votes are complete at the position the game waits on; rebuild for one it went past. */
   private checkVotes(): boolean {
+    if (!this.votes.size) { // no DROP in a slot: no vote to complete (asked at every pass of the loop)
+      this.settleVoid();
+      return false;
+    }
     const now = this.waitsOn();
     const past = this.completeVotes().find(([, at]) => !now || cmp(at, now) < 0);
     if (past) {
@@ -724,6 +744,7 @@ export class Session {
 
   private drop(x: number, at: Pos, voids = true): void {
     this.dropped.set(x, at);
+    this.active.clear();
     for (const m of this.placed.get(x) ?? []) if (cmp(m.pos, at) >= 0) this.slots.get(m.key)?.delete(x);
     this.placed.set(x, (this.placed.get(x) ?? []).filter((m) => cmp(m.pos, at) < 0));
     this.held.delete(x);
@@ -945,6 +966,7 @@ export class Session {
       if (seq === undefined || !asked.every((q) => q === seq) || this.forever.has(x)) continue;
       this.dropped.delete(x);
       this.absences.set(x, [...(this.absences.get(x) ?? []), { from, until: r + 1 }]);
+      this.active.clear();
       this.since.set(x, seq);
       this.positions.set(x, { round: r + 1, turn: 0 });
     }
@@ -1096,7 +1118,7 @@ export class Session {
     }
     const revealers = this.activeAt([r, c + 1, 0]);
     const reveals = this.slot("PLAY_REVEAL", r, t);
-    let agreed = [commitSet(committers.map((s) => (commits.get(s) as Envelope).hash))];
+    let agreed = [this.commitSetOf(committers, commits)];
     const split = this.splitSeats(r, t, committers);
     if (split.length) {
       // A seat signed two commits for this turn: the reveals of the others decide (section 12, split.ts).
@@ -1152,9 +1174,20 @@ export class Session {
     if (this.turn === HAND_SIZE) this.phase = "round-end";
   }
 
+  /** The commit set of these committers' commits (section 10), hashed once for the same commits (the step machine,
+   * the moves owed and the screen ask for it many times a turn). Shared: not to be changed. */
+  protected commitSetOf(committers: readonly number[], commits: ReadonlyMap<number, Envelope>): Uint8Array {
+    const envs = committers.map((s) => commits.get(s) as Envelope);
+    const memo = this.commitSetMemo;
+    if (memo && memo.envs.length === envs.length && memo.envs.every((e, i) => e === envs[i])) return memo.digest;
+    const digest = commitSet(envs.map((e) => e.hash));
+    this.commitSetMemo = { envs, digest };
+    return digest;
+  }
+
   /** The seats with two versions of their commit of turn t held here: a committer, or a split seat expelled at this
    * turn's commit step (section 12). */
-  private splitSeats(r: number, t: number, committers: number[]): number[] {
+  private splitSeats(r: number, t: number, committers: readonly number[]): number[] {
     const c = commitStep(t);
     const versions = this.versions.get(`${r}|${t}`);
     return [...(versions?.keys() ?? [])].filter((s) => ((versions?.get(s)?.size ?? 0) > 1) && (committers.includes(s)
@@ -1180,7 +1213,7 @@ export class Session {
     let options = split.length
       ? commitSets([...new Set([...committers, ...split])].sort((a, b) => a - b), commits,
         this.versions.get(`${r}|${t}`) as Map<number, Map<string, Envelope>>)
-      : [{ digest: commitSet(committers.map((s) => (commits.get(s) as Envelope).hash)), picked: new Map<number, string>() }];
+      : [{ digest: this.commitSetOf(committers, commits), picked: new Map<number, string>() }];
     const find = (d: Uint8Array | undefined): (typeof options)[number] | undefined =>
       d === undefined ? undefined : options.find((o) => equal(o.digest, d));
     const others = revealers.filter((s) => !split.includes(s));
@@ -1201,7 +1234,7 @@ export class Session {
    * at the commit step) and a set with any of its versions agrees. With one version: it is the game's, if it is the
    * one this node accepted; otherwise this node cannot follow the game (fatal here alone).
    */
-  private splitCommit(split: number[], committers: number[], commits: Map<number, Envelope>, revealers: number[],
+  private splitCommit(split: number[], committers: readonly number[], commits: Map<number, Envelope>, revealers: readonly number[],
     reveals: Map<number, Envelope>): Uint8Array[] | null {
     const t = this.turn;
     const others = revealers.filter((s) => !split.includes(s));

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { fromHex, hex, u32 } from "../src/bytes.js";
 import { sha256 } from "../src/hash.js";
 import { ed25519 } from "@noble/curves/ed25519.js";
+import { sha512 } from "@noble/hashes/sha2.js";
 import { fingerprint, gameCode, gameIdFor, Identity, peerId, portableEd25519, readCode, verify } from "../src/identity.js";
 import { allowedInName, isName, NAME_RANGES } from "../src/names.js";
 import { vector } from "./spec.js";
@@ -42,8 +43,9 @@ test("signatures: a signature verifies under its key only, over its data only; a
 });
 
 test("the portable Ed25519 (a key expanded once, a public key's multiples kept) signs the bytes @noble/curves signs and "
-  + "gives its verdict (zip215 off) on every input: forged, flipped, S not reduced, small-order and non-canonical keys and R", () => {
+  + "gives its verdict (zip215 off) on every input: forged, flipped, S not reduced, small-order and non-canonical keys and R, R with a small-order part", () => {
   const le = (n: bigint): Uint8Array => Uint8Array.from({ length: 32 }, (_, i) => Number((n >> BigInt(8 * i)) & 255n));
+  const leBig = (b: Uint8Array): bigint => b.reduceRight((v, x) => (v << 8n) | BigInt(x), 0n);
   const p = 2n ** 255n - 19n;
   const l = 2n ** 252n + 27742317777372353535851937790883648493n;
   const secrets = Array.from({ length: 4 }, (_, i) => sha256(Uint8Array.from([i])));
@@ -71,6 +73,17 @@ test("the portable Ed25519 (a key expanded once, a public key's multiples kept) 
     }
   }
   cases.push([le(1n), Uint8Array.from({ length: 64 }, (_, i) => (i === 0 ? 1 : 0)), new Uint8Array(3)]);
+  // A signature whose R has a small-order part (of order 2, then 4): R is not [S]B - [k]A, yet the cofactored
+  // equation holds, so it is valid (zip215 off as on)
+  for (const [i, small] of [le(p - 1n), le(0n)].map((b) => ed25519.Point.fromBytes(b)).entries()) {
+    for (let j = 0; j < 2; j++) {
+      const data = u32(1000 + 2 * i + j);
+      const R = ed25519.Point.BASE.multiply(BigInt(7 + 2 * i + j)).add(small).toBytes();
+      const k = leBig(sha512(Uint8Array.from([...R, ...(keys[j] as Uint8Array), ...data]))) % l;
+      const S = (BigInt(7 + 2 * i + j) + k * ed25519.utils.getExtendedPublicKey(secrets[j] as Uint8Array).scalar) % l;
+      cases.push([keys[j] as Uint8Array, Uint8Array.from([...R, ...le(S)]), data]);
+    }
+  }
   let valid = 0;
   for (let round = 0; round < 6; round++) {  // a key's first checks, then with its table (made at its 4th)
     for (const [key, signature, data] of cases) {
@@ -84,7 +97,7 @@ test("the portable Ed25519 (a key expanded once, a public key's multiples kept) 
       if (want && round === 0) valid += 1;
     }
   }
-  assert.equal(valid, 40);
+  assert.equal(valid, 40 + 4);
 });
 
 test("code-vectors: the game code of a game id (scrypt, issue 22); a typed code read case-blind", () => {
