@@ -72,6 +72,11 @@ export class Inbox {
     return this.labels.get(hex(peer)) ?? hex(peer);
   }
 
+  /** An equivocation's words (the reference's): two different signed messages with one seq. */
+  private twoMessages(known: Envelope, env: Envelope): string {
+    return `${this.who(env.sender)} signed two different messages #${env.seq} (${known.kind} and ${env.kind})`;
+  }
+
   /** The messages accepted from a sender so far. */
   chain(sender: Uint8Array): readonly Envelope[] {
     return this.heads.get(hex(sender))?.accepted ?? [];
@@ -185,7 +190,7 @@ export class Inbox {
     if (env.seq < head.next) {
       const mine = head.accepted[env.seq] as Envelope;
       yield { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
-        detail: `two different messages with seq ${env.seq}`, evidence: [mine.wire, env.wire] } };
+        detail: this.twoMessages(mine, env), evidence: [mine.wire, env.wire] } };
       return;
     }
     if (via !== null && equal(via, env.sender)) this.direct.add(`${sender}|${env.seq}`);
@@ -194,7 +199,7 @@ export class Inbox {
       const other = waiting.get(env.seq);
       if (other && !equal(other.hash, env.hash)) {
         yield { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
-          detail: `two different messages with seq ${env.seq}`, evidence: [other.wire, env.wire] } };
+          detail: this.twoMessages(other, env), evidence: [other.wire, env.wire] } };
         return;
       }
       const bytes = [...waiting.values()].reduce((s, e) => s + e.wire.length, env.wire.length);
@@ -226,11 +231,13 @@ export class Inbox {
       if (!equal(env.prev, head.last)) {
         if (env.seq === 0) {
           yield { type: "fault", fault: { peer: env.sender, code: "chain-broken", fatal: true,
-            detail: "a first message whose prev is not zero", evidence: [env.wire] } };
+            detail: `${this.who(env.sender)}'s first message names a previous one`, evidence: [env.wire] } };
         } else {
+          const held = head.accepted[env.seq - 1] as Envelope;
           yield { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
-            detail: `seq ${env.seq} is not built on the sender's message ${env.seq - 1}`,
-            evidence: [(head.accepted[env.seq - 1] as Envelope).wire, env.wire] } };
+            detail: `${this.who(env.sender)} signed message #${env.seq} (${env.kind}) following a message `
+              + `#${env.seq - 1} other than its ${held.kind} #${env.seq - 1}`,
+            evidence: [held.wire, env.wire] } };
         }
         return;
       }

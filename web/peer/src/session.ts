@@ -24,6 +24,7 @@ import { betweenRounds, commitment, commitSet, playValue, roundSeed, stateHash }
 import { type Fault, type Found, Inbox } from "./inbox.js";
 import { peerId } from "./identity.js";
 import { bodyProblem, isKind, type Kind } from "./messages.js";
+import { pyRepr } from "./names.js";
 import { mayFollow, type Position, positionOf, START_POSITION } from "./progression.js";
 import { SealedRound, type Verdict } from "./sealed_round.js";
 import { handPositions } from "./sealed_deal.js";
@@ -245,6 +246,11 @@ export class Session {
     return true;
   }
 
+  /** A seat as a fault's detail names it: "seat s (name)" (the reference's Table.who_seat). */
+  protected who(seat: number): string {
+    return `seat ${seat} (${this.names[seat] as string})`;
+  }
+
   private report(fault: Fault): void {
     this.note(fault);
     if (!fault.fatal) return;
@@ -267,7 +273,8 @@ export class Session {
       this.report({ ...fault, fatal: true });
       throw new Stop();
     }
-    this.note({ ...fault, fatal: false });
+    this.note({ ...fault, fatal: false, detail: `${detail}; it loses its seat (the stand-in plays it from the next step it owes)` });
+    this.spread(fault.evidence); // the proof to every peer, as the reference's Session._expel sends it
     const from = (offender ?? evidence[evidence.length - 1] as Envelope).seq;
     this.expelled.set(seat, Math.min(from, this.expelled.get(seat) ?? from));
     if (!this.expelledFor.has(seat)) this.expelledFor.set(seat, code);
@@ -352,9 +359,10 @@ export class Session {
     }
     if (env.seq <= (this.since.get(seat) ?? -1)) return; // signed before its ask: from its time as a dropped seat
     if (env.seq >= (this.expelled.get(seat) ?? Infinity)) return; // an expelled seat: nothing from there counts
-    if (!isKind(kind)) return fail("unknown-kind", `no kind ${JSON.stringify(kind)}`);
+    // bad-body and unknown-kind in the reference's words (protocol.md 8, "The words of a refusal")
+    if (!isKind(kind)) this.blame(seat, "unknown-kind", `${this.who(seat)} sent a message of unknown kind ${pyRepr(kind)}`, [env]);
     const problem = bodyProblem(kind, env.body);
-    if (problem) fail("bad-body", problem);
+    if (problem) this.blame(seat, "bad-body", `${this.who(seat)}: ${problem}`, [env]);
     const body = env.body;
     if (kind === "START") fail("unexpected", "a second START");
     if (kind === "START_ACK") {
@@ -922,7 +930,7 @@ export class Session {
   private takeRejoin(seat: number, env: Envelope): void {
     const problem = bodyProblem("REJOIN", env.body);
     if (problem) {
-      if (!this.dropped.has(seat)) this.blame(seat, "bad-body", `REJOIN seq ${env.seq}: ${problem}`, [env]);
+      if (!this.dropped.has(seat)) this.blame(seat, "bad-body", `${this.who(seat)}: ${problem}`, [env]);
       return;
     }
     this.rejoined.add(seat);
@@ -1220,13 +1228,14 @@ export class Session {
       const used = [...new Set(named.map((p) => p.get(x) as string))].sort();
       const mine = versions.get(x) as Map<string, Envelope>;
       if (used.length > 1) {
-        this.blame(x, "equivocation", `two commits for turn ${t + 1}, each shown to other seats`, used.slice(0, 2).map((h) => mine.get(h) as Envelope));
+        this.blame(x, "equivocation", `${this.who(x)} signed two commits for turn ${t + 1} and showed each to other seats`,
+          used.slice(0, 2).map((h) => mine.get(h) as Envelope));
       }
       const accepted = commits.get(x) as Envelope;
       if (used.length === 1 && used[0] !== hex(accepted.hash)) {
         this.report({ peer: this.peers[x] as Uint8Array, code: "equivocation", fatal: true,
           evidence: [accepted.wire, (mine.get(used[0] as string) as Envelope).wire],
-          detail: `two commits for turn ${t + 1}; every seat used the one this node did not accept, so it cannot follow the game` });
+          detail: `${this.who(x)} signed two commits for turn ${t + 1}; every seat used the one this node did not accept, so it cannot follow the game` });
       }
     }
     return options.filter((o) => split.every((x) => !committers.includes(x) || o.picked.get(x) === hex((commits.get(x) as Envelope).hash)))
