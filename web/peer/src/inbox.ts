@@ -131,6 +131,11 @@ export class Inbox {
     this.game = start.game;
     this.started = true;
     for (const key of roster) this.keys.set(hex(peerId(key)), key);
+    if (!equal(start.prev, NO_PREVIOUS)) { // the host's first message names a previous one: its chain is broken (section 8)
+      yield { type: "fault", fault: { peer: start.sender, code: "chain-broken", fatal: true,
+        detail: `${this.who(start.sender)}'s first message names a previous one`, evidence: [start.wire] } };
+      return;
+    }
     this.heads.set(hex(start.sender), { next: 1, last: start.hash, accepted: [start] });
     yield { type: "ready", env: start, via };
     const held = this.early;
@@ -148,8 +153,6 @@ export class Inbox {
   private startProblem(env: Envelope): [string, string] | null {
     const problem = bodyProblem("START", env.body);
     if (problem) return ["malformed", problem];
-    // Not the reference's way (it takes such a START, then finds its chain broken: chain-broken, fatal): kept apart
-    if (!equal(env.prev, NO_PREVIOUS)) return ["malformed", "a START whose prev is not zero"];
     // The codes as the reference gives them (protocol.md section 8 leaves which code to which check open):
     // bad-signature for the signature alone, malformed for the rest.
     const roster = (env.body.get("roster") as Map<string, unknown>[]).map((s) => s.get("key") as Uint8Array);

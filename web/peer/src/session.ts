@@ -256,6 +256,7 @@ export class Session {
     if (!fault.fatal) return;
     this.fault = fault;
     this.phase = "aborted";
+    this.spread(fault.evidence); // the proof to every peer, so every honest node reaches the same verdict (section 12)
     throw new Stop();
   }
 
