@@ -349,21 +349,24 @@ export class Session {
     const seat = this.peers.findIndex((p) => equal(p, env.sender));
     const fail = (code: string, detail: string): never => this.blame(seat, code, `${env.kind} seq ${env.seq}: ${detail}`, [env]);
     const kind = env.kind;
+    // An expelled seat: nothing from the message that expelled it on counts, a REJOIN included (section 12).
+    if (env.seq >= (this.expelled.get(seat) ?? Infinity)) return;
     if (kind === "REJOIN") {
       this.takeRejoin(seat, env);
       return;
     }
+    // The checks the message alone decides (section 9, items 2 and 3) come first, whether or not the seat is dropped
+    // here or the message is from before its ask: whether it proves a fault never depends on when it arrives (before
+    // or after the last vote that dropped its seat: issue 21). In the reference's words (protocol.md 8).
+    if (!isKind(kind)) this.blame(seat, "unknown-kind", `${this.who(seat)} sent a message of unknown kind ${pyRepr(kind)}`, [env]);
+    const problem = bodyProblem(kind, env.body);
+    if (problem) this.blame(seat, "bad-body", `${this.who(seat)}: ${problem}`, [env]);
     if (this.dropped.has(seat)) {
-      // Nothing a dropped seat says counts (section 9, item 1); one for a later round waits: it may be back by then.
+      // Nothing else a dropped seat says counts (section 9, item 1); one for a later round waits: it may be back.
       if (this.roundOf(env) > this.round) this.pending.push(env);
       return;
     }
     if (env.seq <= (this.since.get(seat) ?? -1)) return; // signed before its ask: from its time as a dropped seat
-    if (env.seq >= (this.expelled.get(seat) ?? Infinity)) return; // an expelled seat: nothing from there counts
-    // bad-body and unknown-kind in the reference's words (protocol.md 8, "The words of a refusal")
-    if (!isKind(kind)) this.blame(seat, "unknown-kind", `${this.who(seat)} sent a message of unknown kind ${pyRepr(kind)}`, [env]);
-    const problem = bodyProblem(kind, env.body);
-    if (problem) this.blame(seat, "bad-body", `${this.who(seat)}: ${problem}`, [env]);
     const body = env.body;
     if (kind === "START") fail("unexpected", "a second START");
     if (kind === "START_ACK") {
@@ -927,13 +930,10 @@ export class Session {
     return typeof value === "number" && Number.isInteger(value) ? value : -1;
   }
 
-  /** A REJOIN (11.3): its body checked only while its sender is not dropped; the first per seat and round kept. */
+  /** A REJOIN (11.3): its body checked, its sender dropped or not (section 9, item 1); the first per seat and round kept. */
   private takeRejoin(seat: number, env: Envelope): void {
     const problem = bodyProblem("REJOIN", env.body);
-    if (problem) {
-      if (!this.dropped.has(seat)) this.blame(seat, "bad-body", `${this.who(seat)}: ${problem}`, [env]);
-      return;
-    }
+    if (problem) this.blame(seat, "bad-body", `${this.who(seat)}: ${problem}`, [env]);
     this.rejoined.add(seat);
     const slot = this.slot("REJOIN", env.body.get("round") as number, 0);
     if (!slot.has(seat)) slot.set(seat, env);
