@@ -85,7 +85,7 @@ def open_envelope(wire: bytes) -> Envelope:
     if not (isinstance(fields, list) and len(fields) == 7):
         raise DecodeError("signed part must be [version, game, sender, seq, prev, kind, body]")
     version, game_id, sender, seq, prev, kind, body = fields
-    if version != VERSION:
+    if type(version) is not int or version != VERSION:  # the integer 1: not 1.0, not true (protocol.md 8)
         raise DecodeError(f"protocol version {version!r}, this peer speaks {VERSION}")
     if not (isinstance(game_id, bytes) and len(game_id) == GAME_ID_SIZE):
         raise DecodeError(f"game id must be {GAME_ID_SIZE} bytes")

@@ -30,6 +30,12 @@ def store(table: Table, env: Envelope) -> Effects[None]:
     if env.kind == "REJOIN":
         yield from ask_back(table, seat, env)
         return
+    # The checks the message alone decides (protocol.md 9, items 2 and 3) come first, whether or not the seat is
+    # dropped here or the message waits: so whether it proves a fault never depends on when it arrives (before
+    # or after the last vote that dropped its seat: issue 21).
+    if (fault := kind_and_body(table, seat, env)) is not None:
+        yield fault
+        return
     if env.seq < table.back_seq.get(seat, -1):
         return  # signed before it asked for its seat back: from while it was dropped, it does not count
     if seat in table.dropped:
@@ -42,18 +48,22 @@ def store(table: Table, env: Envelope) -> Effects[None]:
     yield from place(table, seat, env)
 
 
+def kind_and_body(table: Table, seat: int, env: Envelope) -> Fatal | None:
+    """The fault of a message whose kind or body is wrong (protocol.md 9, items 2 and 3), or None."""
+    if env.kind not in FIELDS:
+        return Fatal(seat, "unknown-kind", f"{table.who(env.sender)} sent a message of unknown kind {env.kind!r}",
+                     (env.wire,))
+    try:
+        check_body(env.kind, env.body)
+    except BodyError as exc:
+        return Fatal(seat, "bad-body", f"{table.who(env.sender)}: {exc}", (env.wire,))
+    return None
+
+
 def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
-    """Check a message of a seat still playing and put it in its slot."""
+    """Check a message of a seat still playing (its kind and body are sound: store) and put it in its slot."""
     kind, body = env.kind, env.body
     who = partial(table.who, env.sender)  # named in a fault only: not made for every message
-    if kind not in FIELDS:
-        yield Fatal(seat, "unknown-kind", f"{who()} sent a message of unknown kind {kind!r}", (env.wire,))
-        return
-    try:
-        check_body(kind, body)
-    except BodyError as exc:
-        yield Fatal(seat, "bad-body", f"{who()}: {exc}", (env.wire,))
-        return
     if kind == "START":
         if env is not table.start:
             yield Fatal(seat, "unexpected", f"{who()} sent a second START", (env.wire,))
@@ -131,9 +141,8 @@ def ask_back(table: Table, seat: int, env: Envelope) -> Effects[None]:
     """
     try:
         check_body(env.kind, env.body)
-    except BodyError as exc:
-        if seat not in table.dropped:
-            yield Fatal(seat, "bad-body", f"{table.who(env.sender)}: {exc}", (env.wire,))
+    except BodyError as exc:  # a fault whether or not its sender is dropped here (protocol.md 9, item 1)
+        yield Fatal(seat, "bad-body", f"{table.who(env.sender)}: {exc}", (env.wire,))
         return
     table.slot("REJOIN", env.body["round"]).setdefault(seat, env)
     table.changed()

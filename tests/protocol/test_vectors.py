@@ -10,6 +10,7 @@ import unicodedata
 from pathlib import Path
 
 import msgpack
+import pytest
 
 from p2pnimmt.engine import Game, Settings, shuffle
 from p2pnimmt.protocol.codec import encode
@@ -152,6 +153,27 @@ def test_the_messages_of_drops_keeps_and_taking_a_seat_back() -> None:
         assert opened.check_signature(ident.public_key) and opened.kind == v["kind"] and opened.body == body
         kinds.append(v["kind"])
     assert sorted(set(kinds)) == ["DROP", "KEEP", "REJOIN", "ROUND_END"]
+
+
+def test_the_envelope_refusals() -> None:
+    """Section 16's `envelope-refusals` (section 8, check 1): `version` is the integer 1; the float 1.0 and true,
+    each validly signed, are refused in the words given (before issue 25's settling the reference took both)."""
+    from p2pnimmt.protocol.codec import DecodeError, decode
+
+    block = json.loads(re.search(r"```json envelope-refusals\n(.*?)```", DOC, re.S).group(1))
+    ident = Identity(h(block["signer_secret"]))
+    assert [v["version"] for v in block["messages"]] == ["1", "1.0", "true"]
+    for v in block["messages"]:
+        wire = h(v["wire"])
+        signed, signature = decode(wire)
+        assert verify(ident.public_key, signature, b"p2pnimmt/message/v1" + signed)
+        assert decode(signed)[0] == 1 and decode(signed)[1] == h(block["game_id"])
+        if v["refusal"] is None:
+            assert open_envelope(wire).kind == "STANDIN"
+            continue
+        with pytest.raises(DecodeError) as refused:
+            open_envelope(wire)
+        assert str(refused.value) == v["refusal"]
 
 
 def test_the_names_table_is_unicode_14s() -> None:

@@ -72,6 +72,11 @@ export class Inbox {
     return this.labels.get(hex(peer)) ?? hex(peer);
   }
 
+  /** An equivocation's words (the reference's): two different signed messages with one seq. */
+  private twoMessages(known: Envelope, env: Envelope): string {
+    return `${this.who(env.sender)} signed two different messages #${env.seq} (${known.kind} and ${env.kind})`;
+  }
+
   /** The messages accepted from a sender so far. */
   chain(sender: Uint8Array): readonly Envelope[] {
     return this.heads.get(hex(sender))?.accepted ?? [];
@@ -126,6 +131,11 @@ export class Inbox {
     this.game = start.game;
     this.started = true;
     for (const key of roster) this.keys.set(hex(peerId(key)), key);
+    if (!equal(start.prev, NO_PREVIOUS)) { // the host's first message names a previous one: its chain is broken (section 8)
+      yield { type: "fault", fault: { peer: start.sender, code: "chain-broken", fatal: true,
+        detail: `${this.who(start.sender)}'s first message names a previous one`, evidence: [start.wire] } };
+      return;
+    }
     this.heads.set(hex(start.sender), { next: 1, last: start.hash, accepted: [start] });
     yield { type: "ready", env: start, via };
     const held = this.early;
@@ -143,8 +153,6 @@ export class Inbox {
   private startProblem(env: Envelope): [string, string] | null {
     const problem = bodyProblem("START", env.body);
     if (problem) return ["malformed", problem];
-    // Not the reference's way (it takes such a START, then finds its chain broken: chain-broken, fatal): kept apart
-    if (!equal(env.prev, NO_PREVIOUS)) return ["malformed", "a START whose prev is not zero"];
     // The codes as the reference gives them (protocol.md section 8 leaves which code to which check open):
     // bad-signature for the signature alone, malformed for the rest.
     const roster = (env.body.get("roster") as Map<string, unknown>[]).map((s) => s.get("key") as Uint8Array);
@@ -185,7 +193,7 @@ export class Inbox {
     if (env.seq < head.next) {
       const mine = head.accepted[env.seq] as Envelope;
       yield { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
-        detail: `two different messages with seq ${env.seq}`, evidence: [mine.wire, env.wire] } };
+        detail: this.twoMessages(mine, env), evidence: [mine.wire, env.wire] } };
       return;
     }
     if (via !== null && equal(via, env.sender)) this.direct.add(`${sender}|${env.seq}`);
@@ -194,7 +202,7 @@ export class Inbox {
       const other = waiting.get(env.seq);
       if (other && !equal(other.hash, env.hash)) {
         yield { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
-          detail: `two different messages with seq ${env.seq}`, evidence: [other.wire, env.wire] } };
+          detail: this.twoMessages(other, env), evidence: [other.wire, env.wire] } };
         return;
       }
       const bytes = [...waiting.values()].reduce((s, e) => s + e.wire.length, env.wire.length);
@@ -226,11 +234,13 @@ export class Inbox {
       if (!equal(env.prev, head.last)) {
         if (env.seq === 0) {
           yield { type: "fault", fault: { peer: env.sender, code: "chain-broken", fatal: true,
-            detail: "a first message whose prev is not zero", evidence: [env.wire] } };
+            detail: `${this.who(env.sender)}'s first message names a previous one`, evidence: [env.wire] } };
         } else {
+          const held = head.accepted[env.seq - 1] as Envelope;
           yield { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
-            detail: `seq ${env.seq} is not built on the sender's message ${env.seq - 1}`,
-            evidence: [(head.accepted[env.seq - 1] as Envelope).wire, env.wire] } };
+            detail: `${this.who(env.sender)} signed message #${env.seq} (${env.kind}) following a message `
+              + `#${env.seq - 1} other than its ${held.kind} #${env.seq - 1}`,
+            evidence: [held.wire, env.wire] } };
         }
         return;
       }

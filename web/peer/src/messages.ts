@@ -3,9 +3,9 @@
  * each of its type and range (**Types**, **Names**). bodyProblem() is section 9's check 3 (`bad-body`);
  * the narrower ranges (a turn above 9, a row above 3, ...) are later checks with other codes.
  */
-import { type MsgMap, type Value } from "./codec.js";
+import { type MsgMap, pyValueRepr, type Value } from "./codec.js";
 import { KEY_SIZE } from "./identity.js";
-import { isName, skeleton } from "./names.js";
+import { isName, pyRepr, skeleton } from "./names.js";
 import { MAX_PLAYERS, VARIANTS } from "./cards.js";
 
 export const KINDS = [
@@ -103,19 +103,30 @@ export function isKind(kind: string): kind is Kind {
   return (KINDS as readonly string[]).includes(kind);
 }
 
-/** What is wrong with a body of this kind (section 9's check 3, fault `bad-body`), or null if nothing. */
+/** What is wrong with a body of this kind (section 9's check 3, fault `bad-body`), or null if nothing: the reference's
+ * words and order (protocol.md 8, "The words of a refusal"): an optional field that is invalid, then the unknown
+ * fields (all, in code point order), then each required field in its order, missing or invalid; a value quoted as
+ * Python's repr writes it, cut to 80 code points. */
 export function bodyProblem(kind: Kind, body: MsgMap): string | null {
   const required = REQUIRED[kind];
   const optional = OPTIONAL[kind] ?? {};
-  for (const key of body.keys()) {
-    if (!Object.hasOwn(required, key) && !Object.hasOwn(optional, key)) return `${kind} has an unknown field ${JSON.stringify(key)}`;
-  }
-  for (const [key, ok] of Object.entries(required)) {
-    if (!body.has(key)) return `${kind} lacks field ${JSON.stringify(key)}`;
-    if (!ok(body.get(key) as Value)) return `${kind} field ${JSON.stringify(key)} is invalid`;
-  }
+  const invalid = (key: string): string => `${kind} field ${pyRepr(key)} is invalid: ${[...pyValueRepr(body.get(key) as Value)].slice(0, 80).join("")}`;
   for (const [key, ok] of Object.entries(optional)) {
-    if (body.has(key) && !ok(body.get(key) as Value)) return `${kind} field ${JSON.stringify(key)} is invalid`;
+    if (body.has(key) && !ok(body.get(key) as Value)) return invalid(key);
+  }
+  const extra = [...body.keys()].filter((key) => !Object.hasOwn(required, key) && !Object.hasOwn(optional, key));
+  if (extra.length) return `${kind} has unknown fields [${extra.sort(byCodePoint).map(pyRepr).join(", ")}]`;
+  for (const [key, ok] of Object.entries(required)) {
+    if (!body.has(key)) return `${kind} lacks field ${pyRepr(key)}`;
+    if (!ok(body.get(key) as Value)) return invalid(key);
   }
   return null;
+}
+
+/** Python's order of str: by code point (not by UTF-16 unit, as Array.prototype.sort has it). */
+function byCodePoint(a: string, b: string): number {
+  const x = [...a].map((c) => c.codePointAt(0) as number);
+  const y = [...b].map((c) => c.codePointAt(0) as number);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+  return x.length - y.length;
 }

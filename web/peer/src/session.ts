@@ -24,6 +24,7 @@ import { betweenRounds, commitment, commitSet, playValue, roundSeed, stateHash }
 import { type Fault, type Found, Inbox } from "./inbox.js";
 import { peerId } from "./identity.js";
 import { bodyProblem, isKind, type Kind } from "./messages.js";
+import { pyRepr } from "./names.js";
 import { mayFollow, type Position, positionOf, START_POSITION } from "./progression.js";
 import { SealedRound, type Verdict } from "./sealed_round.js";
 import { handPositions } from "./sealed_deal.js";
@@ -249,11 +250,17 @@ export class Session {
     return true;
   }
 
+  /** A seat as a fault's detail names it: "seat s (name)" (the reference's Table.who_seat). */
+  protected who(seat: number): string {
+    return `seat ${seat} (${this.names[seat] as string})`;
+  }
+
   private report(fault: Fault): void {
     this.note(fault);
     if (!fault.fatal) return;
     this.fault = fault;
     this.phase = "aborted";
+    this.spread(fault.evidence); // the proof to every peer, so every honest node reaches the same verdict (section 12)
     throw new Stop();
   }
 
@@ -271,7 +278,8 @@ export class Session {
       this.report({ ...fault, fatal: true });
       throw new Stop();
     }
-    this.note({ ...fault, fatal: false });
+    this.note({ ...fault, fatal: false, detail: `${detail}; it loses its seat (the stand-in plays it from the next step it owes)` });
+    this.spread(fault.evidence); // the proof to every peer, as the reference's Session._expel sends it
     const from = (offender ?? evidence[evidence.length - 1] as Envelope).seq;
     this.expelled.set(seat, Math.min(from, this.expelled.get(seat) ?? from));
     if (!this.expelledFor.has(seat)) this.expelledFor.set(seat, code);
@@ -346,20 +354,24 @@ export class Session {
     const seat = this.peers.findIndex((p) => equal(p, env.sender));
     const fail = (code: string, detail: string): never => this.blame(seat, code, `${env.kind} seq ${env.seq}: ${detail}`, [env]);
     const kind = env.kind;
+    // An expelled seat: nothing from the message that expelled it on counts, a REJOIN included (section 12).
+    if (env.seq >= (this.expelled.get(seat) ?? Infinity)) return;
     if (kind === "REJOIN") {
       this.takeRejoin(seat, env);
       return;
     }
+    // The checks the message alone decides (section 9, items 2 and 3) come first, whether or not the seat is dropped
+    // here or the message is from before its ask: whether it proves a fault never depends on when it arrives (before
+    // or after the last vote that dropped its seat: issue 21). In the reference's words (protocol.md 8).
+    if (!isKind(kind)) this.blame(seat, "unknown-kind", `${this.who(seat)} sent a message of unknown kind ${pyRepr(kind)}`, [env]);
+    const problem = bodyProblem(kind, env.body);
+    if (problem) this.blame(seat, "bad-body", `${this.who(seat)}: ${problem}`, [env]);
     if (this.dropped.has(seat)) {
-      // Nothing a dropped seat says counts (section 9, item 1); one for a later round waits: it may be back by then.
+      // Nothing else a dropped seat says counts (section 9, item 1); one for a later round waits: it may be back.
       if (this.roundOf(env) > this.round) this.pending.push(env);
       return;
     }
     if (env.seq <= (this.since.get(seat) ?? -1)) return; // signed before its ask: from its time as a dropped seat
-    if (env.seq >= (this.expelled.get(seat) ?? Infinity)) return; // an expelled seat: nothing from there counts
-    if (!isKind(kind)) return fail("unknown-kind", `no kind ${JSON.stringify(kind)}`);
-    const problem = bodyProblem(kind, env.body);
-    if (problem) fail("bad-body", problem);
     const body = env.body;
     if (kind === "START") fail("unexpected", "a second START");
     if (kind === "START_ACK") {
@@ -939,13 +951,10 @@ export class Session {
     return typeof value === "number" && Number.isInteger(value) ? value : -1;
   }
 
-  /** A REJOIN (11.3): its body checked only while its sender is not dropped; the first per seat and round kept. */
+  /** A REJOIN (11.3): its body checked, its sender dropped or not (section 9, item 1); the first per seat and round kept. */
   private takeRejoin(seat: number, env: Envelope): void {
     const problem = bodyProblem("REJOIN", env.body);
-    if (problem) {
-      if (!this.dropped.has(seat)) this.blame(seat, "bad-body", `REJOIN seq ${env.seq}: ${problem}`, [env]);
-      return;
-    }
+    if (problem) this.blame(seat, "bad-body", `${this.who(seat)}: ${problem}`, [env]);
     this.rejoined.add(seat);
     const slot = this.slot("REJOIN", env.body.get("round") as number, 0);
     if (!slot.has(seat)) slot.set(seat, env);
@@ -1253,13 +1262,14 @@ export class Session {
       const used = [...new Set(named.map((p) => p.get(x) as string))].sort();
       const mine = versions.get(x) as Map<string, Envelope>;
       if (used.length > 1) {
-        this.blame(x, "equivocation", `two commits for turn ${t + 1}, each shown to other seats`, used.slice(0, 2).map((h) => mine.get(h) as Envelope));
+        this.blame(x, "equivocation", `${this.who(x)} signed two commits for turn ${t + 1} and showed each to other seats`,
+          used.slice(0, 2).map((h) => mine.get(h) as Envelope));
       }
       const accepted = commits.get(x) as Envelope;
       if (used.length === 1 && used[0] !== hex(accepted.hash)) {
         this.report({ peer: this.peers[x] as Uint8Array, code: "equivocation", fatal: true,
           evidence: [accepted.wire, (mine.get(used[0] as string) as Envelope).wire],
-          detail: `two commits for turn ${t + 1}; every seat used the one this node did not accept, so it cannot follow the game` });
+          detail: `${this.who(x)} signed two commits for turn ${t + 1}; every seat used the one this node did not accept, so it cannot follow the game` });
       }
     }
     return options.filter((o) => split.every((x) => !committers.includes(x) || o.picked.get(x) === hex((commits.get(x) as Envelope).hash)))

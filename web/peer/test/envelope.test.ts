@@ -1,8 +1,9 @@
-/** Sections 8 and 10: signed messages and the hashes; protocol-vectors, message-vectors, rematch-vectors. */
+/** Sections 8 and 10: signed messages and the hashes; protocol-vectors, message-vectors, envelope-refusals,
+ * rematch-vectors. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fromHex, hex, uintBE } from "../src/bytes.js";
-import { type Encodable, encode } from "../src/codec.js";
+import { DecodeError, type Encodable, encode } from "../src/codec.js";
 import { open, seal, signedBy } from "../src/envelope.js";
 import { betweenRounds, commitment, commitmentContext, commitSet, encodeState, playValue, roundSeed, stateHash } from "../src/hashes.js";
 import { Identity } from "../src/identity.js";
@@ -37,6 +38,25 @@ test("message-vectors: KEEP, DROP and KEEP with places, REJOIN, ROUND_END with b
     assert.equal(hex(msg.hash), m.hash, m.kind);
   }
 });
+
+test("envelope-refusals: version is the integer 1, not the float 1.0 nor true, however validly signed", () => {
+  const v = vector("envelope-refusals");
+  const me = new Identity(fromHex(v.signer_secret));
+  assert.equal(v.messages.length, 3);
+  for (const m of v.messages) {
+    const wire = fromHex(m.wire);
+    if (m.refusal === null) {
+      const env = open(wire);
+      assert.ok(signedBy(env, me.publicKey) && env.kind === "STANDIN" && equalBytes(env.game, fromHex(v.game_id)));
+      continue;
+    }
+    assert.throws(() => open(wire), (e: unknown) => e instanceof DecodeError && e.message === m.refusal, m.version);
+  }
+});
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return hex(a) === hex(b);
+}
 
 test("rematch-vectors: the START naming a previous game, the again and rematch frames", () => {
   const v = vector("rematch-vectors");

@@ -1,0 +1,81 @@
+"""A seat being voted out whose own message proves a fault (issue 21's leftover): it is expelled whatever the order of
+arrival (protocol.md 9, item 1; 12).
+
+Seat 3 is cut off and the others vote it out. Its last message M, a STANDIN with a field no STANDIN has (`bad-body`),
+reaches seat 0 alone: either before the last DROP of seat 3 arrives there, or after seat 0 has dropped seat 3.
+Before issue 21's settling, the first order expelled seat 3 (and recorded the fault, and sent M on to every node,
+so every node expelled it) and the second did not (a dropped seat's messages were not checked at all): whether seat
+3 could ever take its seat back, the fault records and `verify`'s report depended on when M came. Now the checks the
+message alone decides (its kind and its body) run whether or not its sender is dropped here: both orders end alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from harness import Net
+from test_drop import vote_out
+from test_drop_consensus import cut_off
+
+from p2pnimmt.protocol.envelope import seal
+from p2pnimmt.protocol.transcript import records
+from p2pnimmt.protocol.verify import verify_transcript
+
+GONE = 3
+
+
+def proof_from_a_seat_being_dropped(order: str, players: int, deal: str, cut_at: int, delivery: int) -> Net:
+    """The net after the game: seat 3 cut and voted out, its bad STANDIN delivered to seat 0 `first` (before the
+    votes) or `after` (once seat 0 dropped seat 3, mid-game)."""
+    net = cut_off(players, deal, GONE, cut_at, delivery)
+    gone, at = net.identities[GONE], net.identities[0].peer
+    seq, prev = net.sessions[at].inbox.head(gone.peer)  # its chain as seat 0 holds it: M is its next message
+    table = net.sessions[at].table
+    bad = seal(gone, net.game_id, seq, prev, "STANDIN", {"round": table.round, "turn": table.turn, "seat": 0,
+                                                           "why": "no STANDIN has this field"})
+
+    def deliver() -> None:
+        net.handle(at, net.sessions[at].receive(bad.wire, gone.peer))
+
+    if order == "first":
+        deliver()
+        net.run()
+        vote_out(net, GONE)
+    else:
+        vote_out(net, GONE, run=False)
+        while GONE not in net.sessions[at].dropped:
+            net.run(limit=1)
+        assert str(net.sessions[at].phase) != "over"
+        deliver()
+    net.run()
+    return net
+
+
+def outcome(net: Net) -> list[tuple[Any, ...]]:
+    """Each node's (phase, result, drops, expelled, fault records' codes) and verify's verdict and report (the report's
+    record numbers and fault texts may differ with the order; whether seat 3 lost its seat may not)."""
+    found = []
+    for i, ident in enumerate(net.identities[:GONE] + net.watchers):
+        session = net.sessions[ident.peer]
+        data = bytes(net.transcripts[ident.peer])
+        verdict = verify_transcript(data)
+        assert verdict.ok, verdict.report()
+        lost = [line for line in verdict.report().splitlines() if "lost its seat" in line]
+        found.append((i, str(session.phase), session.result, tuple(sorted(session.dropped.items())),
+                      tuple(sorted(session.table.expelled)),
+                      sorted(body["code"] for what, body in records(data) if what == "fault"), lost))
+    return found
+
+
+# (Where seat 0 holds less of seat 3's chain than another node, M is a fork there: fatal `equivocation`, another
+# matter; these games have seat 0 hold all of it that anyone holds.)
+@pytest.mark.parametrize("players, deal, cut_at, delivery", [(4, "open", 60, 0), (4, "open", 100, 1),
+                                                             (4, "open", 150, 2), (5, "draft", 80, 3),
+                                                             (5, "draft", 120, 7), (5, "sealed", 150, 6)])
+def test_a_seat_being_dropped_is_expelled_by_its_own_proof_whatever_the_order(players: int, deal: str, cut_at: int,
+                                                                              delivery: int) -> None:
+    first = outcome(proof_from_a_seat_being_dropped("first", players, deal, cut_at, delivery))
+    after = outcome(proof_from_a_seat_being_dropped("after", players, deal, cut_at, delivery))
+    assert first == after
+    assert all(o[4] == (GONE,) and "bad-body" in o[5] and o[6] for o in first), first  # (sealed: also `absent`)
