@@ -266,7 +266,10 @@ def test_q4_a_rejoin_is_never_duplicate_and_a_seated_seats_rejoin_is_kept() -> N
     assert 2 in session.slot("REJOIN", 7)
 
 
-def test_q4_a_rejoin_with_a_bad_body_is_bad_body_from_a_seat_still_playing_and_ignored_from_a_dropped_one() -> None:
+def test_q4_a_rejoin_with_a_bad_body_is_bad_body_from_a_seat_still_playing_and_from_a_dropped_one() -> None:
+    """protocol.md 9, item 1: a REJOIN's body is checked whether or not its sender is dropped (since issue 21's
+    leftover: before, one from a dropped seat was ignored, so whether a seat being voted out lost its seat for it
+    depended on whether it came before or after the last DROP; tests/protocol/test_dropped_proof.py)."""
     t = Table()
     t.acks()
     t.sign(2, "REJOIN", {"round": 0, "extra": 1})
@@ -279,7 +282,10 @@ def test_q4_a_rejoin_with_a_bad_body_is_bad_body_from_a_seat_still_playing_and_i
     t.sign(1, "DROP", {"round": 0, "step": 1, "seat": 2})
     assert 2 in t.oracle.dropped
     t.sign(2, "REJOIN", {"round": 0, "extra": 1})
-    assert t.oracle_faults == [] and t.oracle.fault is None
+    assert [(f.code, f.peer, f.fatal) for f in t.oracle_faults] == [("bad-body", t.ids[2].peer, False)]
+    assert t.oracle.fault is None and 2 in t.oracle.table.expelled and 2 in t.oracle.dropped
+    session, faults = t.spectator()
+    assert broken_at(faults) == [(len(t.wires) - 1, "bad-body", t.ids[2].peer)]
 
 
 # ----------------------------------------------------------------- Q5, Q7: ROUND_END's back; active at a drop
