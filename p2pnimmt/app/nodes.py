@@ -12,7 +12,7 @@ from ..i18n import _, ngettext, said
 from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
-from ..net.spectator import host_gone_before_start, tried
+from ..net.spectator import host_gone_before_start, host_gone_how, tried
 from ..net.waiting import left, too_few
 from ..neutral import neutral
 from ..protocol.identity import Identity, fingerprint
@@ -130,7 +130,7 @@ def _host_gone(node: Node) -> str:
                  "may be over)").format(address=address)
     member = node.members.get(node.host_peer)
     name = member.name if member is not None else fingerprint(node.host_peer)  # a name the lobby checked
-    if node.host_peer in node.byes:
+    if host_gone_how(node) == "bye":
         return _("the host {name} at {address} left the lobby before the game started (it said goodbye): "
                  "there is no game to wait for").format(name=name, address=address)
     return _("the host {name} at {address} is gone from the lobby before the game started (nothing listens "

@@ -68,6 +68,14 @@ def host_gone_before_start(node) -> bool:
     return host in node.byes or host in node.unreachable
 
 
+def host_gone_how(node) -> str | None:
+    """How the host went, when host_gone_before_start: "bye" (it said so), else "refused"; None when it is not
+    gone (a node's line, app.nodes; its relay's word to its phone pages, web.relay.Relay.close)."""
+    if not host_gone_before_start(node):
+        return None
+    return "bye" if node.host_peer in node.byes else "refused"
+
+
 async def reach(node, host: tuple[str, int]) -> Connection | None:
     """Dial the host, then every seat, round after round, until one answers as who it should be, or the game
     is over for us (None)."""

@@ -340,6 +340,8 @@ function act(node: PageNode, intent: () => void): void {
 }
 
 export const RECONNECT_AFTER = 1000;
+/** The close code of a relay that leaves because its host left the lobby (web/relay.py: HOST_GONE). */
+const HOST_GONE = 4001;
 
 /** The node of the page's tunnel now (a new one after each reconnect). */
 const node = (): PageNode | null => ((window as unknown as { p2pnimmt?: { node: PageNode } }).p2pnimmt?.node ?? null);
@@ -406,7 +408,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   ws.binaryType = "arraybuffer";
   const tunnel = new Tunnel({ send: (d) => ws.send(d), close: () => ws.close() });
   ws.onmessage = (m) => tunnel.received(typeof m.data === "string" ? m.data : new Uint8Array(m.data as ArrayBuffer));
-  ws.onclose = () => {
+  ws.onclose = (event) => {
+    // Its relay node leaves because our host left the lobby (web/relay.py: HOST_GONE): no game to wait for.
+    const now = node?.node;
+    if (event.code === HOST_GONE && now && now.seat.start === null) now.hostGone ??= event.reason.endsWith("bye") ? "bye" : "refused";
     tunnel.lost();
     node?.node.stop();
     again();
