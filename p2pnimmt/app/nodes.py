@@ -12,10 +12,10 @@ from ..i18n import _, ngettext, said
 from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
-from ..net.spectator import host_gone_before_start, tried
+from ..net.spectator import host_gone_before_start, host_gone_how, tried
 from ..net.waiting import left, too_few
 from ..neutral import neutral
-from ..protocol.identity import Identity
+from ..protocol.identity import Identity, fingerprint
 from .options import Options, RoleFailed
 from .output import say, stamp
 
@@ -121,6 +121,22 @@ def _where(node: Node) -> str:
                     len(node.links)).format(place=place, wait=wait, n=len(node.links))
 
 
+def _host_gone(node: Node) -> str:
+    """Why a joiner stops at once when its host is gone before the START (net.spectator.host_gone_before_start)."""
+    assert node.host_address is not None and node.host_peer is not None  # a joiner that reached its host
+    address = "{}:{}".format(*node.host_address)
+    if node.role == "spectator":
+        return _("the host at {address} left before the game started for us (nothing listens there; its game "
+                 "may be over)").format(address=address)
+    member = node.members.get(node.host_peer)
+    name = member.name if member is not None else fingerprint(node.host_peer)  # a name the lobby checked
+    if host_gone_how(node) == "bye":
+        return _("the host {name} at {address} left the lobby before the game started (it said goodbye): "
+                 "there is no game to wait for").format(name=name, address=address)
+    return _("the host {name} at {address} is gone from the lobby before the game started (nothing listens "
+             "there any more): there is no game to wait for").format(name=name, address=address)
+
+
 async def stalled(node: Node, give_up: float) -> str:
     """Return (why) once the game has not moved for `give_up` seconds while it waits on others (0: never).
 
@@ -128,8 +144,9 @@ async def stalled(node: Node, give_up: float) -> str:
     and is then the reason given up with: a cut network may still heal before the give-up time, and this
     node then plays on (a minority cut off drops itself where the others dropped it, protocol.md 11.1).
     When every seat missing said `bye` (it left on purpose: no cut to heal), that is the end at once; so is a
-    spectator's host gone before the START reached it (nothing listens where it was: no seat to dial, nothing
-    to take up again), whatever `give_up` says (issue 26: it waited in silence until then)."""
+    joiner's host gone before the START reached it (a spectator's: nothing listens where it was; a player's in the
+    lobby: it said `bye`, or nothing listens there: no seat to dial, nothing to take up again), whatever `give_up`
+    says (issue 26: they waited in silence until then). A host merely silent in the lobby waits for `give_up`."""
     patient = give_up <= 0 and node.drop_after <= 0  # never gives up on a game that may move again
     loop = asyncio.get_running_loop()
     mark: object = None
@@ -139,9 +156,7 @@ async def stalled(node: Node, give_up: float) -> str:
     while True:
         await asyncio.sleep(min(1.0, give_up / 4) if give_up > 0 else 0.5)
         if host_gone_before_start(node):
-            assert node.host_address is not None  # a spectator that dialled its host
-            return _("the host at {address} left before the game started for us (nothing listens there; its game "
-                     "may be over)").format(address="{}:{}".format(*node.host_address))
+            return _host_gone(node)
         if patient:
             continue
         now = loop.time()

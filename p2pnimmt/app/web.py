@@ -18,6 +18,7 @@ from ..engine import Settings
 from ..i18n import _, language
 from ..net.discovery import game_code
 from ..net.node import Node
+from ..net.spectator import host_gone_how
 from ..ui.local import LocalSeat
 from ..ui.model import TableModel
 from ..web.qr import qr_uri
@@ -173,7 +174,7 @@ async def start_phone(node: Node, options: WebOptions | None = None) -> str:
         return _PHONES[id(node)]
     web = options or WebOptions()
     server = WebServer(web.interface, web.port)
-    relay = Relay(lambda: node, web.interface)
+    relay = Relay(lambda: node, web.interface, host_gone=host_gone_how)
     node.watch_lobby(remember(relay))  # the game's other relays (issue 26)
     token = server.add_relay(relay)
     await server.start()
@@ -352,7 +353,7 @@ class WebFront:
                                                    invite=self.invite_link)
         page_token = self.server.add(self.page.view)
         tv_token = page_token if spectator else self.server.add(self.tv.view)
-        relay = self.relay = Relay(lambda: self.node, self.web.interface)
+        relay = self.relay = Relay(lambda: self.node, self.web.interface, host_gone=host_gone_how)
         node.watch_lobby(remember(relay))  # the game's other relays (issue 26)
         phone_token = self.phone_token = self.server.add_relay(relay)
 

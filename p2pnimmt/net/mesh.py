@@ -248,6 +248,7 @@ class Mesh:
         node.links[conn.peer] = conn
         conn.before_write = node.write_held  # a message leaves only once its record is written
         node.byes.discard(conn.peer)  # it is back (resumed): its game goes on
+        node.unreachable.discard(conn.peer)  # it answers again
         assert node.session is not None  # links are served once the node has its session
         if conn.peer == node.host_peer and self.join_frame is not None:
             conn.send_nowait("join", self.join_frame)
@@ -320,6 +321,10 @@ class Mesh:
             conn = await self.dial(host, port)
         except ConnectionFailed as exc:
             log.info("dialling %s at %s:%d failed: %s", fingerprint(peer), host, port, exc)
+            session = self.node.session
+            if isinstance(exc, Refused) and peer == self.node.host_peer and session is not None \
+                    and session.start is None:  # the lobby's host is gone (net.spectator.host_gone_before_start)
+                self.node.unreachable.add(peer)
             return None
         if conn.peer != peer:
             log.warning("%s:%d now answers as %s, not %s", host, port, fingerprint(conn.peer), fingerprint(peer))

@@ -95,7 +95,9 @@ class Node:
         self.lobby_state = "lobby"
         self.done = asyncio.Event()
         self.byes: set[bytes] = set()
-        self.unreachable: set[bytes] = set()  # a spectator's: seats whose address refused its last dial (net.spectator)
+        # a spectator's: seats whose address refused its last dial (net.spectator); a player's: its host, when it
+        # refused a redial before the START (net.mesh)
+        self.unreachable: set[bytes] = set()
         self.tasks: set[asyncio.Task] = set()
         self.refused: str | None = None
         self.host_peer: bytes | None = None  # a joiner: the peer that answered our join (the host's link)

@@ -55,11 +55,25 @@ def tried(node, host: tuple[str, int]) -> str:
 
 
 def host_gone_before_start(node) -> bool:
-    """A spectator without the START whose host refused its last dial (nothing listens there): there is no
-    seat to dial, and nothing to wait for (a game is taken up again only past its START: app.resume)."""
-    session = node.session
-    return (node.role == "spectator" and session is not None and session.start is None and not node.links
-            and node.host_peer is not None and node.host_peer in node.unreachable)
+    """A joiner without the START whose host is gone: there is no seat to dial, and nothing to wait for (a game
+    is taken up again only past its START: app.resume). A spectator: its host refused its last dial (nothing
+    listens there) and it has no link at all. A player in the lobby: its host, not linked, said `bye` (it left
+    on purpose) or refused its last redial (net.mesh); a host merely silent (a cut network may heal) is not
+    gone: that is the give-up time's (app.nodes.stalled)."""
+    session, host = node.session, node.host_peer
+    if node.is_host or host is None or session is None or session.start is not None or host in node.links:
+        return False
+    if node.role == "spectator":
+        return not node.links and host in node.unreachable
+    return host in node.byes or host in node.unreachable
+
+
+def host_gone_how(node) -> str | None:
+    """How the host went, when host_gone_before_start: "bye" (it said so), else "refused"; None when it is not
+    gone (a node's line, app.nodes; its relay's word to its phone pages, web.relay.Relay.close)."""
+    if not host_gone_before_start(node):
+        return None
+    return "bye" if node.host_peer in node.byes else "refused"
 
 
 async def reach(node, host: tuple[str, int]) -> Connection | None:

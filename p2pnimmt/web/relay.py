@@ -6,13 +6,14 @@ opens and accepts for it and pipes, byte for byte, over the page's one WebSocket
 page's key (the handshake and every message are signed in the page) and, with the sealed deal, cannot read
 its hand; what it drops, delays or changes the page's session sees as any peer's fault or absence.
 
-On the WebSocket: first a text message from the relay, {"game": hex game id, "host": [address, port] of the
-game's host, "port": the port the relay listens on for the page, "claim": a random token for that port,
-"drop_after": the node's drop time in seconds (the page votes out an absent seat after it too, as the node
-does)}; then binary messages, an op byte, a 4-byte channel number and the rest: the page sends DIAL (rest: JSON
-[address, port]), DATA and CLOSE; the relay sends OPENED, ACCEPTED (a peer dialled the page's port), DATA and
-CLOSE (rest: why, UTF-8). The relay dials only the addresses of the game's members and its host (never an open
-proxy), and opens at most CHANNELS at once.
+On the WebSocket: first a text message from the relay, {"game": hex game id, "host": [address, port] of the game's
+host, "port": the port the relay listens on for the page, "claim": a random token for that port, "drop_after": the
+node's drop time in seconds (the page votes out an absent seat after it too, as the node does)}; then binary
+messages, an op byte, a 4-byte channel number and the rest: the page sends DIAL (rest: JSON [address, port]), DATA
+and CLOSE; the relay sends OPENED, ACCEPTED (a peer dialled the page's port), DATA and CLOSE (rest: why, UTF-8; a
+dial to an address where nothing listens: `refused: …`, REFUSED). The relay dials only the addresses of the game's
+members and its host (never an open proxy), and opens at most CHANNELS at once. A node that leaves because its host
+left the lobby closes the WebSocket with HOST_GONE (Tunnel.farewell): the page stops there.
 
 Who may hold a tunnel (issue 22 item 3: the phone's link is on the TV, in its QR code, for anyone to read): a
 tunnel whose page holds a player's seat (a player of the game listens at the tunnel's port) always has room and is
@@ -51,6 +52,8 @@ log = logging.getLogger("p2pnimmt.web")
 DIAL, DATA, CLOSE, OPENED, ACCEPTED = 1, 2, 3, 4, 5
 CHANNELS = 24  # TCP connections one page may have dialled through its relay (a full mesh of 10 and redials)
 INBOUND = 24  # connections accepted on the page's port at once; a new one past it cuts one (Tunnel.accepted)
+HOST_GONE = 4001  # the WebSocket's close code when the node leaves because its host left the lobby (farewell)
+REFUSED = "refused:"  # how a dial's CLOSE begins when its address refused (web/peer/src/page_node.ts: REFUSED)
 MAX_BUFFERED = 1024 * 1024  # bytes the page sent on a channel not yet taken by its peer: past it, it is closed
 MAX_TUNNEL_MESSAGE = 256 * 1024  # a session frame is at most about 66 KiB
 READ = 64 * 1024
@@ -78,6 +81,7 @@ class Node(Protocol):
     port: int
     host_address: tuple[str, int] | None
     drop_after: float
+    done: asyncio.Event
 
     @property
     def members(self) -> Mapping[bytes, Member]: ...
@@ -103,8 +107,9 @@ class Relay:
     """The relay of one node for its phone pages: `node()` is the node of the game now (a rematch: the next)."""
 
     def __init__(self, node: Callable[[], Node | None], interface: str, *, spare: int | None = None,
-                 per_source: int = PER_SOURCE) -> None:
+                 per_source: int = PER_SOURCE, host_gone: Callable[[Node], str | None] = lambda node: None) -> None:
         self.node = node
+        self.host_gone = host_gone  # how the node's host left the lobby, if it did (net.spectator.host_gone_how)
         self.interface = interface
         if spare is None:
             soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
@@ -278,6 +283,7 @@ class Tunnel:
                                                    "drop_after": node.drop_after}))
             except ConnectionError:  # the page went (or was cut) at once: nothing to relay, nothing to log
                 return
+            self.spawn(self.farewell(node))
             async for message in self.ws:
                 if message.type != WSMsgType.BINARY or len(message.data) < 5:
                     break
@@ -288,6 +294,16 @@ class Tunnel:
                 writer.close()
             for task in list(self.tasks):
                 task.cancel()
+
+    async def farewell(self, node: Node) -> None:
+        """The node leaves because its host left the lobby before the START (net.spectator.host_gone_before_start:
+        it says so in its own line and exits): the page is told so as its tunnel closes (HOST_GONE, reason
+        "host gone: bye" or "host gone: refused"), and stops there, dialling no other relay (web/peer/src/page.ts)."""
+        await node.done.wait()
+        how = self.relay.host_gone(node)
+        if how is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close(code=HOST_GONE, message=f"host gone: {how}".encode())
 
     def seat_check(self) -> None:
         """Once the page holds a seat, its connection is a seat's page's for the page server (never shed)."""
@@ -338,6 +354,10 @@ class Tunnel:
         self.dialling.add(channel)  # taken before the wait: a second DIAL of it, or past the cap, is refused
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(*target), DIAL_TIMEOUT)
+        except ConnectionRefusedError as exc:  # nothing listens there (a host gone: the page stops, page_node.ts)
+            await self.tell(CLOSE, channel, f"{REFUSED} nothing listens at {target[0]}:{target[1]} ({exc.strerror})"
+                            .encode()[:200])
+            return
         except (OSError, TimeoutError) as exc:
             await self.tell(CLOSE, channel, f"cannot connect: {exc}".encode()[:200])
             return

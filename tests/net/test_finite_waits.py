@@ -13,6 +13,8 @@ import re
 import signal
 from pathlib import Path
 
+import pytest
+
 from p2pnimmt.net.files import torn_tail
 from p2pnimmt.protocol.verify import verify_transcript
 
@@ -92,15 +94,44 @@ def test_a_host_whose_players_are_all_gone_gives_up_and_so_does_its_spectator(tm
         assert "ends before the game does" in verdict.fault, (name, verdict.report())
 
 
-def test_a_joiner_whose_host_died_in_the_lobby_gives_up(tmp_path: Path, procs) -> None:
+@pytest.mark.parametrize("leaves", [signal.SIGINT, signal.SIGKILL], ids=["quits", "dies"])
+def test_a_joiner_whose_host_left_the_lobby_says_so_at_once(tmp_path: Path, procs, leaves) -> None:
+    """The host leaves the lobby (Ctrl-C: it says bye; killed: its port refuses the joiner's redial): nothing to
+    wait for, and nothing to resume. The joiner says so at once (its --give-up, the default 300 s, is not what ends
+    it: before issue 26 it waited for it), one line naming the host, and exits 1."""
+    host = procs(["host", "--headless", "--seats", "3", *LO, "--name", "ann",
+                  "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    joiner = procs(["join", code, "--headless", *LO, "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "j.out")
+    host.wait_for("lobby: 2/3")
+    os.kill(host.popen.pid, leaves)
+    host.popen.wait()
+    assert joiner.finish(BOUND) == 1, joiner.text()
+    text = joiner.text()
+    what = "left the lobby before the game started \\(it said goodbye\\)" if leaves == signal.SIGINT else \
+        "is gone from the lobby before the game started \\(nothing listens there any more\\)"
+    assert re.search(r"giving up: the host ann at 127\.0\.0\.1:\d+ " + what + ": there is no game to wait for",
+                     text), text
+    if leaves == signal.SIGKILL:  # no bye came: the refused redial is what told it
+        assert "said goodbye" not in text, text
+    assert "resume" not in text and "no progress" not in text and "Traceback" not in text, text
+
+
+def test_a_joiner_whose_host_is_silent_in_the_lobby_gives_up(tmp_path: Path, procs) -> None:
+    """A host that stops answering in the lobby without leaving (stopped; as a cut network): it may come back, so
+    the joiner waits its --give-up time, then says where it stood."""
     host = procs(["host", "--headless", "--seats", "3", *LO, "--transcript", str(tmp_path / "host.p2pt")],
                  tmp_path / "host.out")
     code = host.wait_for(r"code: (\w{4})").group(1)
-    joiner = procs(["join", code, "--headless", *LO, *GIVE_UP, "--transcript", str(tmp_path / "j.p2pt")],
-                   tmp_path / "j.out")
+    joiner = procs(["join", code, "--headless", *LO, *GIVE_UP, "--link-timeout", "2",
+                    "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "j.out")
     host.wait_for("lobby: 2/3")
-    kill(host)
-    gave_up(joiner, "in the lobby, no link to the host")
+    os.kill(host.popen.pid, signal.SIGSTOP)
+    try:
+        gave_up(joiner, "in the lobby, no link to the host")
+        assert "left the lobby" not in joiner.text() and "is gone from the lobby" not in joiner.text()
+    finally:
+        kill(host)
 
 
 def test_what_counts_as_waiting_on_others() -> None:

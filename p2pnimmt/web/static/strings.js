@@ -577,6 +577,8 @@ window.P2PNIMMT_STRINGS = {
   "the host": "der Gastgeber",
   "the host at {address} left before the game started for us (nothing listens there; its game may be over)": "der Gastgeber unter {address} ist gegangen, bevor das Spiel für uns begann (dort lauscht nichts mehr; sein Spiel ist vielleicht vorbei)",
   "the host refused: {why}": "der Gastgeber hat abgelehnt: {why}",
+  "the host {name} at {address} is gone from the lobby before the game started (nothing listens there any more): there is no game to wait for": "der Gastgeber {name} unter {address} ist vor dem Spielbeginn aus dem Warteraum verschwunden (dort lauscht nichts mehr): es gibt kein Spiel, auf das zu warten wäre",
+  "the host {name} at {address} left the lobby before the game started (it said goodbye): there is no game to wait for": "der Gastgeber {name} unter {address} hat den Warteraum vor dem Spielbeginn verlassen (er hat sich verabschiedet): es gibt kein Spiel, auf das zu warten wäre",
   "the host's key as its screen shows it: join only that host's game (when two games answer one code, or to be sure)": "der Schlüssel des Gastgebers, wie sein Bildschirm ihn zeigt: nur dem Spiel dieses Gastgebers beitreten (wenn zwei Spiele auf einen Code antworten, oder um sicherzugehen)",
   "the host: {why}": "der Gastgeber: {why}",
   "the language of the screens and messages (default: the menu's choice, else the locale: LANG=de_DE.UTF-8 is German)": "die Sprache der Bildschirme und Meldungen (sonst die Wahl im Menü, sonst die Locale: LANG=de_DE.UTF-8 ist Deutsch)",

@@ -187,6 +187,10 @@ function render(node: PageNode): void {
     say("status", fmt(_("the host refused: {why}"), { why: _(node.refused) }));
     return;
   }
+  if (node.hostGone !== null) {
+    say("status", hostGone(node));
+    return;
+  }
   if (seat.start === null) {
     const players = node.members.filter((m) => m.role === "player");
     say("status", node.links.size
@@ -336,6 +340,8 @@ function act(node: PageNode, intent: () => void): void {
 }
 
 export const RECONNECT_AFTER = 1000;
+/** The close code of a relay that leaves because its host left the lobby (web/relay.py: HOST_GONE). */
+const HOST_GONE = 4001;
 
 /** The node of the page's tunnel now (a new one after each reconnect). */
 const node = (): PageNode | null => ((window as unknown as { p2pnimmt?: { node: PageNode } }).p2pnimmt?.node ?? null);
@@ -377,6 +383,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   let helloed: number | null = null; // when the relay said hello (performance.now())
   let node: { node: PageNode; game: Uint8Array } | null = null;
   const again = (): void => {
+    if (node?.node.hostGone != null) { // no game to wait for: said, not dialled again (nor through another relay)
+      say("status", hostGone(node.node));
+      return;
+    }
     const next = helloed !== null ? at : at + 1;
     const moving = list[next % list.length] !== url;
     $("status").textContent = moving
@@ -398,7 +408,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   ws.binaryType = "arraybuffer";
   const tunnel = new Tunnel({ send: (d) => ws.send(d), close: () => ws.close() });
   ws.onmessage = (m) => tunnel.received(typeof m.data === "string" ? m.data : new Uint8Array(m.data as ArrayBuffer));
-  ws.onclose = () => {
+  ws.onclose = (event) => {
+    // Its relay node leaves because our host left the lobby (web/relay.py: HOST_GONE): no game to wait for.
+    const now = node?.node;
+    if (event.code === HOST_GONE && now && now.seat.start === null) now.hostGone ??= event.reason.endsWith("bye") ? "bye" : "refused";
     tunnel.lost();
     node?.node.stop();
     again();
@@ -434,6 +447,15 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     (window as unknown as { p2pnimmt: unknown }).p2pnimmt = { node: now, identity };
     void now.join();
   };
+}
+
+/** Our host left the lobby before the START: one line naming it and what happened (app/nodes.py: _host_gone). */
+function hostGone(node: PageNode): string {
+  const [address, port] = node.hello.host;
+  const where = { name: node.hostName(), address: `${address}:${port}` };
+  return node.hostGone === "bye"
+    ? fmt(_("the host {name} at {address} left the lobby before the game started (it said goodbye): there is no game to wait for"), where)
+    : fmt(_("the host {name} at {address} is gone from the lobby before the game started (nothing listens there any more): there is no game to wait for"), where);
 }
 
 /** The address:port of a relay's URL. */

@@ -29,6 +29,8 @@ const { peerId } = identities;
 
 export const PING_EVERY = 5000;
 export const REDIAL_AFTER = 1000;
+/** How the relay's CLOSE of a dial begins when nothing listens at the address (web/relay.py: REFUSED). */
+export const REFUSED = "refused:";
 
 /** The host's offer of a rematch (net/rematch.py: Offer). */
 export interface Offer {
@@ -70,6 +72,10 @@ export class PageNode {
   lobbyState = "lobby";
   seats = 0;
   refused: string | null = null;
+  /** Our host left the lobby before the START: it said `bye` ("bye"), or the relay found nothing listening where it
+   * was ("refused", the relay's CLOSE: REFUSED). No game to wait for: the join loop ends (net/spectator.py:
+   * host_gone_before_start, the terminal's rule). */
+  hostGone: "bye" | "refused" | null = null;
   /** What went wrong on the links (shown small; the session's faults are the verdict). */
   readonly notes: string[] = [];
   onChange: () => void = () => {};
@@ -206,7 +212,7 @@ export class PageNode {
 
   /** Dial the host and ask for a seat (again after every break, as a joiner redials). */
   async join(): Promise<void> {
-    while (this.refused === null && !this.over() && !this.stopped) {
+    while (this.refused === null && this.hostGone === null && !this.over() && !this.stopped) {
       try {
         const [address, port] = this.hello.host;
         const link = await Link.open(await this.tunnel.dial(address, port), this.identity, this.hello.game, true);
@@ -219,8 +225,15 @@ export class PageNode {
         link.send("join", { name: this.name, role: "player", bot: false, port: this.hello.port, addresses: [] });
         await this.serve(link);
       } catch (error) {
-        this.note(fmt(_("the host: {why}"), { why: (error as Error).message }));
+        const why = (error as Error).message;
+        if (why.startsWith(REFUSED) && this.seat.start === null && !this.stopped) {
+          this.hostGone ??= "refused";
+          this.changed();
+          return;
+        }
+        this.note(fmt(_("the host: {why}"), { why }));
       }
+      if (this.hostGone !== null) return;
       await new Promise((ok) => setTimeout(ok, REDIAL_AFTER));
     }
   }
@@ -260,6 +273,11 @@ export class PageNode {
     });
   }
 
+  /** The host's name in the lobby (its key's start before the lobby frame came). */
+  hostName(): string {
+    return this.hostPeer ? this.nameOf(this.hostPeer) : "?";
+  }
+
   private nameOf(peer: Uint8Array): string {
     const member = this.members.find((m) => equal(this.peerOf(m), peer));
     return member ? member.name : hex(peer).slice(0, 8);
@@ -295,6 +313,7 @@ export class PageNode {
       link.close("refused");
     } else if (kind === "bye" && !this.over()) {
       this.byes.add(hex(link.peer));
+      if (this.hostPeer && equal(link.peer, this.hostPeer) && this.seat.start === null) this.hostGone = "bye";
     } else if (kind === "rematch" && this.hostPeer && equal(link.peer, this.hostPeer) && this.seat.phase === "over"
       && this.offer === null) {
       this.offer = offerOf(payload, this.hello.game);

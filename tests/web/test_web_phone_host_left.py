@@ -1,0 +1,55 @@
+"""A phone page in the lobby whose host leaves before the START (issue 26, "an evening with no surprises"): the
+page says so, naming the host, and stops dialling (before, its join loop redialled every second for ever). The
+terminal's rule (net/spectator.py: host_gone_before_start): the host said `bye`, or nothing listens where it was.
+Real processes on 127.0.0.1, chromium at 390x844 with touch."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+from pathlib import Path
+
+import pytest
+from test_web_phone_presence import PHONE, WAIT, two_seats_and_a_tv
+
+GONE = {signal.SIGINT: "left the lobby before the game started (it said goodbye): there is no game to wait for",
+        signal.SIGKILL: "is gone from the lobby before the game started (nothing listens there any more): there is no "
+                        "game to wait for"}
+
+
+@pytest.mark.parametrize("leaves", [signal.SIGINT, signal.SIGKILL], ids=["quits", "dies"])
+async def test_a_phone_in_the_lobby_says_its_host_left_and_stops_dialling(tmp_path: Path, procs, browser,
+                                                                          leaves) -> None:
+    # Ctrl-C in the lobby: the host says bye to every link (the page's too) and leaves. Killed: no bye; the page
+    # learns it from its relay, either as its redial of the host is refused there or as the relay node (the TV's,
+    # which leaves at once: its host is gone) closes the tunnel saying why (web/relay.py: HOST_GONE).
+    # A host of 3 seats (so the phone's seat does not start the game) and a TV's node that serves the phone page.
+    host, phone_url = two_seats_and_a_tv(procs, tmp_path, "--seats", "3", "--rounds", "1")
+    context = await browser.new_context(**PHONE)
+    phone = await context.new_page()
+    errors: list[str] = []
+    phone.on("pageerror", lambda exc: errors.append(str(exc)))
+    sockets: list = []
+    phone.on("websocket", lambda ws: sockets.append(ws))
+    await phone.goto(phone_url)
+    await phone.fill("#name", "zoe")
+    await phone.tap("#join")
+    host.wait_for("lobby: 2/3")  # the phone holds its seat in the host's lobby
+    os.kill(host.popen.pid, leaves)
+    host.popen.wait()
+    gone = GONE[leaves]
+    await phone.wait_for_function("text => document.getElementById('status').textContent.includes(text)", arg=gone,
+                                  timeout=WAIT)
+    status = await phone.inner_text("#status")
+    assert re.search(r"the host ann at 127\.0\.0\.1:\d+ " + re.escape(gone), status), status
+    # Its relay (the TV's node, whose host is gone too) leaves: the page's tunnel closes, and the page neither opens
+    # it again nor dials through another relay: it still says why, with the one tunnel it ever opened.
+    assert len(sockets) == 1, [s.url for s in sockets]
+    if not sockets[0].is_closed():
+        await sockets[0].wait_for_event("close", timeout=WAIT)
+    await phone.evaluate("() => new Promise((done) => setTimeout(done, 0))")  # the page's close handler has run
+    status = await phone.inner_text("#status")
+    assert gone in status, status
+    assert len(sockets) == 1, [s.url for s in sockets]
+    assert not errors, errors
