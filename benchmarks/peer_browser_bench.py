@@ -56,6 +56,9 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "web"))
+from tunnel_count import COUNT_TUNNEL  # noqa: E402  (a test helper, kept out of p2pnimmt)
+
 STATIC = Path(__file__).resolve().parent.parent / "p2pnimmt" / "web" / "static"
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 # The phone page's player: its lowest card or the first row whenever asked (the page's own data-wanted changes), and
@@ -297,11 +300,13 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
                 return sum(p["cpuTime"] for p in renderers) * 1000, main * 1000, metrics["TaskDuration"] * 1000
 
             marks: dict[str, tuple[float, float, float]] = {}
+            counts: dict[str, dict[str, int]] = {}
             done = asyncio.Event()
             loop = asyncio.get_running_loop()
 
             async def mark(what: str) -> None:
                 marks[what] = await cpu()
+                counts[what] = await page.evaluate("window.__tunnel")
                 if what == "t" and profile is not None:
                     await cdp.send("Profiler.enable")
                     await cdp.send("Profiler.setSamplingInterval", {"interval": 200})
@@ -317,6 +322,7 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
 
             await page.expose_function("benchMark", lambda what: loop.create_task(mark(what)) and None)
             await page.add_init_script(AUTOPLAY)
+            await page.add_init_script(COUNT_TUNNEL)
             await cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
             await page.goto(url)
             await page.fill("#name", "phone")
@@ -330,7 +336,10 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
             await browser.close()
         spent = {k: [marks[b][i] - marks[a][i] for i in range(3)] for k, a, b in
                  (("deal", "j", "t"), ("turns", "t", "e"), ("end", "e", "o"))}
-        return {"deal": spent["deal"][0], "turn": spent["turns"][0] / 10, "end": spent["end"][0],
+        sent, received = ({k: (counts["e"][k] - counts["t"][k]) / 10 for k in (way, way + "Ops")} for way in
+                          ("sent", "received"))
+        return {"sent": sent["sent"], "sentOps": sent["sentOps"], "received": received["received"],
+                "receivedOps": received["receivedOps"], "deal": spent["deal"][0], "turn": spent["turns"][0] / 10, "end": spent["end"][0],
                 "turnMain": spent["turns"][1] / 10, "turnTask": spent["turns"][2] / 10, "dealTask": spent["deal"][2]}
     finally:
         for proc in reversed(procs):
@@ -350,7 +359,9 @@ async def phones(seats: int, throttle: float, times: float, repeat: int, games: 
                       f"{r['turn']:.0f} ms of the renderer's CPU ({r['turnMain']:.0f} of its main thread; main-thread "
                       f"task time {r['turnTask']:.0f} ms), x{times:g} = {r['turn'] * times:.0f} ms (target <= 100 ms at "
                       f"4x: {'met' if r['turn'] * times <= 100 else 'NOT met'}); the deal {r['deal']:.0f} ms, the round "
-                      f"end {r['end']:.0f} ms of CPU; load average {os.getloadavg()[0]:.1f}", flush=True)
+                      f"end {r['end']:.0f} ms of CPU; WebSocket messages a turn: {r['sent']:.1f} sent holding {r['sentOps']:.1f} "
+                      f"tunnel messages, {r['received']:.1f} received holding {r['receivedOps']:.1f}; load average "
+                      f"{os.getloadavg()[0]:.1f}", flush=True)
             else:  # a throttled renderer spins while it is held back: its CPU time says nothing; its task time does
                 print(f"the phone page in a real {deal} game at {seats} seats, CPU throttled {throttle:g}x: a turn's "
                       f"main-thread task time {r['turnTask']:.0f} ms (target <= 100 ms: "

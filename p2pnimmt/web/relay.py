@@ -8,12 +8,17 @@ its hand; what it drops, delays or changes the page's session sees as any peer's
 
 On the WebSocket: first a text message from the relay, {"game": hex game id, "host": [address, port] of the game's
 host, "port": the port the relay listens on for the page, "claim": a random token for that port, "drop_after": the
-node's drop time in seconds (the page votes out an absent seat after it too, as the node does)}; then binary
-messages, an op byte, a 4-byte channel number and the rest: the page sends DIAL (rest: JSON [address, port]), DATA
-and CLOSE; the relay sends OPENED, ACCEPTED (a peer dialled the page's port), DATA and CLOSE (rest: why, UTF-8; a
-dial to an address where nothing listens: `refused: …`, REFUSED). The relay dials only the addresses of the game's
-members and its host (never an open proxy), and opens at most CHANNELS at once. A node that leaves because its host
-left the lobby closes the WebSocket with HOST_GONE (Tunnel.farewell): the page stops there.
+node's drop time in seconds (the page votes out an absent seat after it too, as the node does), "batch": true}; then
+binary messages, an op byte, a 4-byte channel number and the rest: the page sends DIAL (rest: JSON [address, port]),
+DATA and CLOSE; the relay sends OPENED, ACCEPTED (a peer dialled the page's port), DATA and CLOSE (rest: why, UTF-8;
+a dial to an address where nothing listens: `refused: …`, REFUSED). Either side may put several of these in one
+binary message, BATCH (channel 0; the rest: each message as a 4-byte length and its bytes, in order; never a BATCH
+in a BATCH): the relay sends what its connections gave in one pass of its event loop as one message, the page what
+one step of its session sent, so a turn costs the browser a few WebSocket messages, not one a frame. Each sends
+BATCHes only where the other takes them: the relay where the page asked with `batch=1`, the page where the hello
+says `"batch": true` (a page and a relay node of different versions still talk). The relay dials only the addresses
+of the game's members and its host (never an open proxy), and opens at most CHANNELS at once. A node that leaves
+because its host left the lobby closes the WebSocket with HOST_GONE (Tunnel.farewell): the page stops there.
 
 Who may hold a tunnel (issue 22 item 3: the phone's link is on the TV, in its QR code, for anyone to read): a
 tunnel whose page holds a player's seat (a player of the game listens at the tunnel's port) always has room and is
@@ -49,13 +54,14 @@ from aiohttp import WSMsgType, web
 
 log = logging.getLogger("p2pnimmt.web")
 
-DIAL, DATA, CLOSE, OPENED, ACCEPTED = 1, 2, 3, 4, 5
+DIAL, DATA, CLOSE, OPENED, ACCEPTED, BATCH = 1, 2, 3, 4, 5, 6
 CHANNELS = 24  # TCP connections one page may have dialled through its relay (a full mesh of 10 and redials)
 INBOUND = 24  # connections accepted on the page's port at once; a new one past it cuts one (Tunnel.accepted)
 HOST_GONE = 4001  # the WebSocket's close code when the node leaves because its host left the lobby (farewell)
 REFUSED = "refused:"  # how a dial's CLOSE begins when its address refused (web/peer/src/page_node.ts: REFUSED)
 MAX_BUFFERED = 1024 * 1024  # bytes the page sent on a channel not yet taken by its peer: past it, it is closed
 MAX_TUNNEL_MESSAGE = 256 * 1024  # a session frame is at most about 66 KiB
+MAX_BATCH = 128 * 1024  # bytes of the messages a BATCH gathers (one larger goes alone)
 READ = 64 * 1024
 DIAL_TIMEOUT = 5.0
 TUNNELS = 16  # tunnels of pages that hold no seat (yet), all addresses together (fewer with few open files)
@@ -101,6 +107,50 @@ def origin_of(relay: tuple[str, int, str]) -> str:
 
 def header(op: int, channel: int) -> bytes:
     return bytes([op]) + channel.to_bytes(4, "big")
+
+
+def batches(messages: list[bytes]) -> list[bytes]:
+    """Tunnel messages (op, channel, rest) as the fewest WebSocket messages, in order: one alone as itself, more
+    in BATCHes of at most about MAX_BATCH bytes."""
+    out: list[bytes] = []
+    group: list[bytes] = []
+    size = 0
+
+    def close_group() -> None:
+        if len(group) == 1:
+            out.append(group[0])
+        elif group:
+            out.append(header(BATCH, 0) + b"".join(len(m).to_bytes(4, "big") + m for m in group))
+
+    for message in messages:
+        if group and size + len(message) > MAX_BATCH:
+            close_group()
+            group, size = [], 0
+        group.append(message)
+        size += 4 + len(message)
+    close_group()
+    return out
+
+
+def unbatched(data: bytes) -> list[bytes] | None:
+    """The tunnel messages of one WebSocket message, in order (a BATCH's, else itself); None if it is not well
+    formed (shorter than an op and a channel, a BATCH whose lengths do not add up, or one in a BATCH)."""
+    if len(data) < 5:
+        return None
+    if data[0] != BATCH:
+        return [data]
+    found = []
+    at = 5
+    while at < len(data):
+        if at + 4 > len(data):
+            return None
+        size = int.from_bytes(data[at:at + 4], "big")
+        message = data[at + 4:at + 4 + size]
+        if size < 5 or len(message) != size or message[0] == BATCH:
+            return None
+        found.append(message)
+        at += 4 + size
+    return found
 
 
 class Relay:
@@ -223,6 +273,7 @@ class Relay:
         self.room(source, port)
         ws = web.WebSocketResponse(max_msg_size=MAX_TUNNEL_MESSAGE, heartbeat=10.0)
         tunnel = Tunnel(self, ws, source, keep)
+        tunnel.batching = request.query.get("batch") == "1"
         self.tunnels.append(tunnel)
         try:
             await ws.prepare(request)
@@ -255,6 +306,9 @@ class Tunnel:
         self.tasks: set[asyncio.Task] = set()
         self.next_inbound = 1 << 31  # channels the relay numbers (accepted); the page numbers below this
         self.server: asyncio.base_events.Server | None = None
+        self.outbox: list[bytes] = []  # messages for the page, sent as one batch by `flush`
+        self.sent: asyncio.Future[None] | None = None  # done when the outbox's batch went (or the page is gone)
+        self.batching = False  # the page takes BATCHes (it asked with batch=1)
 
     def spawn(self, coro) -> None:
         task = asyncio.ensure_future(coro)
@@ -280,14 +334,16 @@ class Tunnel:
             try:
                 await self.ws.send_str(json.dumps({"game": node.game_id.hex(), "host": host, "port": port,
                                                    "claim": self.relay.claim(port), "address": self.relay.interface,
-                                                   "drop_after": node.drop_after}))
+                                                   "drop_after": node.drop_after, "batch": True}))
             except ConnectionError:  # the page went (or was cut) at once: nothing to relay, nothing to log
                 return
             self.spawn(self.farewell(node))
             async for message in self.ws:
-                if message.type != WSMsgType.BINARY or len(message.data) < 5:
+                found = unbatched(message.data) if message.type == WSMsgType.BINARY else None
+                if found is None:
                     break
-                await self.on_message(message.data)
+                for data in found:
+                    await self.on_message(data)
         finally:
             self.server.close()
             for writer in self.writers.values():
@@ -333,9 +389,32 @@ class Tunnel:
             self.spawn(self.dial(channel, rest))
 
     async def tell(self, op: int, channel: int, rest: bytes = b"") -> None:
-        if not self.ws.closed:
-            with contextlib.suppress(ConnectionError, RuntimeError):
-                await self.ws.send_bytes(header(op, channel) + rest)
+        """Send a message to the page with the others of this pass of the event loop (one batch), and wait until
+        it went: a connection whose bytes the page does not take waits, as its sender's does."""
+        if self.ws.closed:
+            return
+        self.outbox.append(header(op, channel) + rest)
+        sent = self.sent
+        if sent is None:
+            sent = self.sent = asyncio.get_running_loop().create_future()
+            self.spawn(self.flush(sent))
+        await asyncio.wait([sent])  # not cancelled with a teller: the others wait on it too
+
+    async def flush(self, sent: asyncio.Future[None]) -> None:
+        try:
+            await asyncio.sleep(0)  # the connections this pass has woken put theirs in too
+            self.sent = None
+            messages, self.outbox = self.outbox, []
+            for data in batches(messages) if self.batching else messages:
+                if self.ws.closed:
+                    break
+                with contextlib.suppress(ConnectionError, RuntimeError):
+                    await self.ws.send_bytes(data)
+        finally:
+            if self.sent is sent:
+                self.sent = None
+            if not sent.done():
+                sent.set_result(None)
 
     async def dial(self, channel: int, rest: bytes) -> None:
         try:

@@ -22,7 +22,7 @@ from p2pnimmt.net.connection import frame
 from p2pnimmt.protocol.codec import decode
 from p2pnimmt.protocol.envelope import open_envelope, seal
 from p2pnimmt.protocol.identity import Identity, peer_id
-from p2pnimmt.web.relay import DATA, header
+from p2pnimmt.web.relay import DATA, header, unbatched
 from p2pnimmt.web.server import HEADERS, static_files
 
 
@@ -82,6 +82,7 @@ class EvilRelay:
         page = web.WebSocketResponse(max_msg_size=1 << 20)
         await page.prepare(request)
         asked = f"&port={request.query.get('port', '')}&claim={request.query.get('claim', '')}"
+        asked += f"&batch={request.query.get('batch', '')}"
         target = self.origin.replace("http://", "ws://") + f"/relay?t={self.token}{asked}"
         async with ClientSession() as session, session.ws_connect(target, origin=self.origin,
                                                                    max_msg_size=1 << 20) as real:
@@ -114,7 +115,10 @@ class EvilRelay:
         return page
 
     def tamper(self, channels: dict[int, Channel], data: bytes) -> list[bytes]:
-        """What goes to the page for one message from the real relay."""
+        """What goes to the page for one message from the real relay (each of a batch's, one by one)."""
+        return [out for one in unbatched(data) or () for out in self.tamper_one(channels, one)]
+
+    def tamper_one(self, channels: dict[int, Channel], data: bytes) -> list[bytes]:
         op, number = data[0], int.from_bytes(data[1:5], "big")
         if op != DATA:
             return [data]

@@ -1,6 +1,6 @@
 """The phone relay's bounds (issue 26, review): a stranger who opens many connections to a page's port cuts only
 its own oldest, never the page's own dials; a channel is taken before its dial's wait (a second DIAL of it is
-refused); a peer that takes nothing is cut once a megabyte waits for it. Real TCP and a real WebSocket on
+refused); a peer that takes nothing is cut once a megabyte waits for it; a burst goes as one BATCH each way. Real TCP and a real WebSocket on
 127.0.0.1, the relay's own aiohttp route."""
 
 from __future__ import annotations
@@ -12,7 +12,20 @@ import aiohttp
 from aiohttp import WSMsgType, web
 from relaygame import Game
 
-from p2pnimmt.web.relay import ACCEPTED, CHANNELS, CLOSE, DATA, DIAL, INBOUND, OPENED, Relay, header
+from p2pnimmt.web.relay import (
+    ACCEPTED,
+    BATCH,
+    CHANNELS,
+    CLOSE,
+    DATA,
+    DIAL,
+    INBOUND,
+    OPENED,
+    Relay,
+    batches,
+    header,
+    unbatched,
+)
 
 
 async def started(handler) -> tuple[asyncio.base_events.Server, int]:
@@ -37,9 +50,9 @@ async def frames(ws, until, timeout: float = 30.0) -> list[tuple[int, int, bytes
     while True:
         message = await ws.receive(timeout=timeout)
         assert message.type == WSMsgType.BINARY, message
-        data = message.data
-        got.append((data[0], int.from_bytes(data[1:5], "big"), data[5:]))
-        if until(*got[-1]):
+        found = [(one[0], int.from_bytes(one[1:5], "big"), one[5:]) for one in unbatched(message.data) or ()]
+        got += found
+        if [one for one in found if until(*one)]:  # each looked at once; a batch is taken whole
             return got
 
 
@@ -80,7 +93,7 @@ async def test_a_flood_on_the_pages_port_cuts_its_own_and_the_page_still_dials()
         await ws.send_bytes(header(DIAL, 7) + json.dumps(["127.0.0.1", host_port]).encode())
         answers = await frames(ws, lambda op, ch, rest: ch == 7 and op == CLOSE)
         assert [(op, ch) for op, ch, _ in answers if ch == 7][-1] == (CLOSE, 7)
-        assert f"at most {CHANNELS} connections".encode() in answers[-1][2]
+        assert f"at most {CHANNELS} connections".encode() in [r for op, ch, r in answers if ch == 7][-1]
         # A peer that takes nothing: past a megabyte waiting for it, the channel is closed (no memory held).
         chunk = header(DATA, 1) + bytes(200_000)
         closed = None
@@ -110,5 +123,63 @@ async def drain(ws) -> list[tuple[int, int, bytes]]:
             return got
         if message.type != WSMsgType.BINARY:
             return got
-        data = message.data
-        got.append((data[0], int.from_bytes(data[1:5], "big"), data[5:]))
+        got += [(one[0], int.from_bytes(one[1:5], "big"), one[5:]) for one in unbatched(message.data) or ()]
+
+
+# The BATCH of [DATA 1 "ab", CLOSE 2] as the page writes it too (web/peer/test/tunnel.test.ts has the same bytes).
+SAMPLE = bytes.fromhex("060000000000000007020000000161620000000503" "00000002")
+
+
+def test_a_batch_is_written_and_read_as_the_page_does() -> None:
+    two = [header(DATA, 1) + b"ab", header(CLOSE, 2)]
+    assert batches(two) == [SAMPLE] and unbatched(SAMPLE) == two
+    assert batches(two[1:]) == two[1:] and unbatched(two[1]) == two[1:]  # one alone goes as itself
+    assert unbatched(SAMPLE[:-1]) is None  # a length past the end
+    assert unbatched(batches([SAMPLE, two[1]])[0]) is None  # a BATCH in a BATCH
+    assert unbatched(header(BATCH, 0) + (4).to_bytes(4, "big") + b"\x02\x00\x00\x00") is None  # shorter than an op
+    assert unbatched(b"\x02\x00") is None
+
+
+async def test_the_relay_takes_a_pages_batch_in_order_and_sends_a_burst_as_one_message() -> None:
+    got: list[bytes] = []
+    writers: list[asyncio.StreamWriter] = []
+    both, ended = asyncio.Event(), asyncio.Event()
+
+    async def host(reader, writer) -> None:  # keeps what each connection sent until it closes
+        writers.append(writer)
+        if len(writers) == 2:
+            both.set()
+        got.append(await reader.read(-1))
+        if len(got) == 2:
+            ended.set()
+
+    host_server, host_port = await started(host)
+    runner, url = await relay_for(Game(host_port))
+    async with aiohttp.ClientSession() as http:
+        ws = await http.ws_connect(url + "?batch=1")  # the page says it takes BATCHes
+        assert json.loads((await ws.receive(timeout=10)).data)["batch"] is True  # the relay says it does
+        dial = json.dumps(["127.0.0.1", host_port]).encode()
+        await ws.send_bytes(batches([header(DIAL, 1) + dial, header(DIAL, 2) + dial])[0])
+        seen: set[int] = set()
+        opened = await frames(ws, lambda op, ch, rest: op == OPENED and (seen.add(ch) or seen == {1, 2}))
+        assert {ch for op, ch, _ in opened if op == OPENED} == {1, 2}, opened
+        await asyncio.wait_for(both.wait(), 10)
+        # The host writes on both connections in one step of this loop: the relay reads both in one pass and
+        # sends the page one BATCH of the two.
+        for writer in writers:
+            writer.write(b"burst")
+        message = await ws.receive(timeout=10)
+        assert message.data[0] == BATCH, message
+        assert sorted((m[0], int.from_bytes(m[1:5], "big"), m[5:]) for m in unbatched(message.data) or ()) == [
+            (DATA, 1, b"burst"), (DATA, 2, b"burst")]
+        # One BATCH from the page, taken message by message in order: each connection gets its bytes in order.
+        await ws.send_bytes(batches([header(DATA, 1) + b"one", header(DATA, 2) + b"two", header(DATA, 1) + b"three",
+                                     header(CLOSE, 1), header(CLOSE, 2)])[0])
+        await asyncio.wait_for(ended.wait(), 10)
+        assert sorted(got) == [b"onethree", b"two"], got
+        # A BATCH that is not well formed ends the tunnel (as a message shorter than an op always did).
+        await ws.send_bytes(SAMPLE[:-1])
+        assert (await ws.receive(timeout=10)).type in (WSMsgType.CLOSE, WSMsgType.CLOSED, WSMsgType.CLOSING)
+    await runner.cleanup()
+    host_server.close()
+    await host_server.wait_closed()

@@ -18,6 +18,7 @@ from pathlib import Path
 from deadlines import OUTER, outer
 from procs import Terminal, final_scores
 from test_web_phone_presence import PHONE, PHONE_URL, download
+from tunnel_count import COUNT_TUNNEL
 
 from p2pnimmt.protocol.verify import verify_transcript
 
@@ -90,7 +91,9 @@ async def table(tmp_path: Path, browser, host, joiner: Terminal, phone_url: str)
     phones = []
     errors: list[str] = []
     for name in ("zoe", "max", "eva"):
-        phone = await (await browser.new_context(**PHONE)).new_page()
+        context = await browser.new_context(**PHONE)
+        await context.add_init_script(COUNT_TUNNEL)
+        phone = await context.new_page()
         phone.on("pageerror", lambda exc: errors.append(str(exc)))
         await phone.goto(phone_url)
         await phone.fill("#name", name)
@@ -103,6 +106,12 @@ async def table(tmp_path: Path, browser, host, joiner: Terminal, phone_url: str)
     turns = await asyncio.gather(*(play(phone, where / "phone-turn.png" if where and n == 0 else None)
                                    for n, phone in enumerate(phones)), typed)
     assert turns[:3] == [10, 10, 10]  # every card of each phone's hand played by a tap on that phone
+    # The tunnel carries a burst of frames in one WebSocket message (issue 26: the browser's cost is per message):
+    # what one step of the page's session sends to its 4 peers goes as one, and the relay gathers what it has.
+    for phone in phones:
+        count = await phone.evaluate("window.__tunnel")
+        print("tunnel", count)
+        assert count["sentOps"] >= 2 * count["sent"] and count["receivedOps"] > count["received"], count
     assert len(re.findall(r"committed \d+; waiting for the others", joiner.text)) == 10, joiner.text  # tom's, typed
     reports = []
     for n, phone in enumerate(phones):

@@ -400,7 +400,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   };
   let ws: WebSocket;
   try {
-    ws = new WebSocket(`${url}&port=${encodeURIComponent(port)}&claim=${encodeURIComponent(claim)}`);
+    ws = new WebSocket(`${url}&port=${encodeURIComponent(port)}&claim=${encodeURIComponent(claim)}&batch=1`);
   } catch {
     again();
     return;

@@ -2,7 +2,13 @@
  * A page's TCP connections through the node that served it (issue 26; the relay is p2pnimmt/web/relay.py): one
  * WebSocket carries every connection as a numbered channel. The relay's first message says the game id, where
  * the game's host is and the port it listens on for the page; then binary messages: an op byte, a 4-byte channel
- * number, the rest. The relay only moves bytes: everything on a channel is the mesh's own protocol (link.ts).
+ * number, the rest; or several of them in one BATCH (channel 0; each as a 4-byte length and its bytes, in order,
+ * never a BATCH in a BATCH): the relay sends what one pass of its event loop gathered as one message, the page what
+ * one step of its session sent (all it put before its next microtask), so a turn costs the browser a few WebSocket
+ * messages, not one a frame. Each side sends BATCHes only where the other said it takes them (the page asks the
+ * relay with `batch=1`, the relay's hello says `"batch": true`): a page and a relay node of different versions
+ * still talk. The relay only moves bytes: everything on a channel is the mesh's own protocol
+ * (link.ts).
  */
 import { bytes } from "./main.js";
 
@@ -13,6 +19,59 @@ export const DATA = 2;
 export const CLOSE = 3;
 export const OPENED = 4;
 export const ACCEPTED = 5;
+export const BATCH = 6;
+/** Bytes of the messages one BATCH gathers (one larger goes alone; the relay takes at most 256 KiB a message). */
+export const MAX_BATCH = 128 * 1024;
+
+/** Tunnel messages as the fewest WebSocket messages, in order: one alone as itself, more in BATCHes. */
+export function batches(messages: readonly Uint8Array[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let group: Uint8Array[] = [];
+  let size = 0;
+  const close = (): void => {
+    if (group.length === 1) out.push(group[0] as Uint8Array);
+    else if (group.length > 1) {
+      const joined = new Uint8Array(5 + size);
+      joined[0] = BATCH;
+      const view = new DataView(joined.buffer);
+      let at = 5;
+      for (const message of group) {
+        view.setUint32(at, message.length);
+        joined.set(message, at + 4);
+        at += 4 + message.length;
+      }
+      out.push(joined);
+    }
+  };
+  for (const message of messages) {
+    if (group.length > 0 && size + 4 + message.length > MAX_BATCH) {
+      close();
+      group = [];
+      size = 0;
+    }
+    group.push(message);
+    size += 4 + message.length;
+  }
+  close();
+  return out;
+}
+
+/** The tunnel messages of one WebSocket message (a BATCH's, else itself), in order; [] where it is not well formed. */
+export function unbatched(data: Uint8Array): Uint8Array[] {
+  if (data.length < 5) return [];
+  if (data[0] !== BATCH) return [data];
+  const view = new DataView(data.buffer, data.byteOffset, data.length);
+  const found: Uint8Array[] = [];
+  let at = 5;
+  while (at < data.length) {
+    if (at + 4 > data.length) return [];
+    const size = view.getUint32(at);
+    if (size < 5 || at + 4 + size > data.length || data[at + 4] === BATCH) return [];
+    found.push(data.subarray(at + 4, at + 4 + size));
+    at += 4 + size;
+  }
+  return found;
+}
 
 /** The drop time where the relay does not say one (the nodes' default, --drop-after). */
 export const DROP_AFTER = 60;
@@ -69,6 +128,9 @@ export class Tunnel {
   private readonly channels = new Map<number, Channel>();
   private readonly dials = new Map<number, { ok: (c: Channel) => void; fail: (why: string) => void }>();
   private next = 1;
+  private outbox: Uint8Array[] = [];
+  /** The relay takes BATCHes (its hello said so). */
+  private batching = false;
   hello: Hello | null = null;
   onHello: (hello: Hello) => void = () => {};
 
@@ -78,16 +140,21 @@ export class Tunnel {
   received(data: Uint8Array | string): void {
     if (typeof data === "string") {
       const said = JSON.parse(data) as {
-        game: string; host: [string, number]; port: number; claim?: string; address: string; drop_after?: number };
+        game: string; host: [string, number]; port: number; claim?: string; address: string; drop_after?: number;
+        batch?: boolean };
       // The relay's word, with a floor: a relay cannot make the page vote out a seat at its first hiccup.
       const dropAfter = typeof said.drop_after !== "number" || !(said.drop_after >= 0) ? DROP_AFTER
         : said.drop_after === 0 ? 0 : Math.max(MIN_DROP_AFTER, said.drop_after);
       const claim = typeof said.claim === "string" ? said.claim : "";
+      this.batching = said.batch === true;
       this.hello = { game: fromHex(said.game), host: said.host, port: said.port, claim, address: said.address, dropAfter };
       this.onHello(this.hello);
       return;
     }
-    if (data.length < 5) return;
+    for (const message of unbatched(data)) this.take(message);
+  }
+
+  private take(data: Uint8Array): void {
     const op = data[0] as number;
     const id = new DataView(data.buffer, data.byteOffset + 1, 4).getUint32(0);
     const rest = data.subarray(5);
@@ -128,12 +195,20 @@ export class Tunnel {
     });
   }
 
+  /** Send a message with the others put before the next microtask (one BATCH: a step of the session's sends). */
   put(op: number, id: number, rest: Uint8Array): void {
     const head = new Uint8Array(5);
     head[0] = op;
     new DataView(head.buffer).setUint32(1, id);
+    this.outbox.push(concat(head, rest));
+    if (this.outbox.length === 1) queueMicrotask(() => this.flush());
+  }
+
+  private flush(): void {
+    const messages = this.outbox;
+    this.outbox = [];
     try {
-      this.socket.send(concat(head, rest));
+      for (const data of this.batching ? batches(messages) : messages) this.socket.send(data);
     } catch {
       // the socket closed: `lost` ends the channels
     }

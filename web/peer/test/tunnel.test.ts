@@ -1,0 +1,69 @@
+/** The page's tunnel (tunnel.ts; the relay: p2pnimmt/web/relay.py): what one step sends goes as one BATCH, in order. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ACCEPTED, BATCH, batches, CLOSE, DATA, DIAL, MAX_BATCH, OPENED, Tunnel, unbatched } from "../src/tunnel.js";
+
+/** The BATCH of [DATA 1 "ab", CLOSE 2 ""] as both sides write it (tests/web/test_relay_bounds.py has the same bytes). */
+const SAMPLE = "060000000000000007020000000161620000000503" + "00000002";
+
+const hexOf = (b: Uint8Array): string => Buffer.from(b).toString("hex");
+const op = (code: number, id: number, rest: number[] = []): Uint8Array =>
+  new Uint8Array([code, (id >>> 24) & 255, (id >>> 16) & 255, (id >>> 8) & 255, id & 255, ...rest]);
+
+const HELLO = { game: "00", host: ["127.0.0.1", 1], port: 2, claim: "c", address: "127.0.0.1", drop_after: 60 };
+
+test("a step's messages go as one BATCH, in order, after the step; one alone goes as itself", async () => {
+  const sent: Uint8Array[] = [];
+  const tunnel = new Tunnel({ send: (d) => sent.push(d as Uint8Array), close: () => {} });
+  tunnel.received(JSON.stringify({ ...HELLO, batch: true }));
+  tunnel.put(DATA, 1, new Uint8Array([0x61, 0x62]));
+  tunnel.put(CLOSE, 2, new Uint8Array());
+  assert.equal(sent.length, 0);
+  await Promise.resolve();
+  assert.deepEqual(sent.map(hexOf), [SAMPLE]);
+  tunnel.put(DATA, 3, new Uint8Array([1]));
+  await Promise.resolve();
+  assert.deepEqual(sent.slice(1).map(hexOf), [hexOf(op(DATA, 3, [1]))]);
+});
+
+test("to a relay whose hello does not say it takes BATCHes, each message goes alone", async () => {
+  const sent: Uint8Array[] = [];
+  const tunnel = new Tunnel({ send: (d) => sent.push(d as Uint8Array), close: () => {} });
+  tunnel.received(JSON.stringify(HELLO));
+  tunnel.put(DATA, 1, new Uint8Array([0x61, 0x62]));
+  tunnel.put(CLOSE, 2, new Uint8Array());
+  await Promise.resolve();
+  assert.deepEqual(sent.map(hexOf), [hexOf(op(DATA, 1, [0x61, 0x62])), hexOf(op(CLOSE, 2))]);
+});
+
+test("batches split past MAX_BATCH and unbatched gives back the messages; a bad BATCH gives none", () => {
+  const big = (id: number): Uint8Array => op(DATA, id, Array(MAX_BATCH / 2 - 100).fill(7));
+  const messages = [big(1), big(2), big(3), op(CLOSE, 4)];
+  const out = batches(messages);
+  assert.equal(out.length, 2);
+  assert.deepEqual(out.flatMap(unbatched).map(hexOf), messages.map(hexOf));
+  const sample = Uint8Array.from(Buffer.from(SAMPLE, "hex"));
+  assert.equal(unbatched(sample).length, 2);
+  assert.deepEqual(unbatched(sample.subarray(0, sample.length - 1)), []);  // a length past the end
+  const nested = batches([sample, op(DATA, 1)]);
+  assert.equal(nested[0]?.[0], BATCH);
+  assert.deepEqual(unbatched(nested[0] as Uint8Array), []);  // a BATCH in a BATCH
+  assert.deepEqual(unbatched(new Uint8Array([BATCH, 0, 0, 0, 0, 0, 0, 0, 4, 2, 0, 0, 0, 1])), []);  // shorter than an op
+});
+
+test("a received BATCH is taken message by message, in order", async () => {
+  const tunnel = new Tunnel({ send: () => {}, close: () => {} });
+  const seen: string[] = [];
+  tunnel.onAccept = (channel) => {
+    seen.push(`accepted ${channel.id}`);
+    channel.onData = (bytes) => seen.push(`data ${channel.id} ${hexOf(bytes)}`);
+    channel.onClose = (why) => seen.push(`closed ${channel.id} ${why}`);
+  };
+  const dialled = tunnel.dial("127.0.0.1", 9);
+  await Promise.resolve();
+  const [batch] = batches([op(OPENED, 1), op(ACCEPTED, 7), op(DATA, 7, [5]), op(CLOSE, 7, [0x78])]);
+  tunnel.received(batch as Uint8Array);
+  assert.equal((await dialled).id, 1);
+  assert.deepEqual(seen, ["accepted 7", "data 7 05", "closed 7 x"]);
+  assert.equal(DIAL, 1);
+});
