@@ -308,6 +308,7 @@ class Tunnel:
         self.server: asyncio.base_events.Server | None = None
         self.outbox: list[bytes] = []  # messages for the page, sent as one batch by `flush`
         self.sent: asyncio.Future[None] | None = None  # done when the outbox's batch went (or the page is gone)
+        self.sending = asyncio.Lock()  # one flush sends at a time, in the order they took their messages (FIFO)
         self.batching = False  # the page takes BATCHes (it asked with batch=1)
 
     def spawn(self, coro) -> None:
@@ -405,11 +406,12 @@ class Tunnel:
             await asyncio.sleep(0)  # the connections this pass has woken put theirs in too
             self.sent = None
             messages, self.outbox = self.outbox, []
-            for data in batches(messages) if self.batching else messages:
-                if self.ws.closed:
-                    break
-                with contextlib.suppress(ConnectionError, RuntimeError):
-                    await self.ws.send_bytes(data)
+            async with self.sending:  # a send may pause for the page: a later flush must not overtake it
+                for data in batches(messages) if self.batching else messages:
+                    if self.ws.closed:
+                        break
+                    with contextlib.suppress(ConnectionError, RuntimeError):
+                        await self.ws.send_bytes(data)
         finally:
             if self.sent is sent:
                 self.sent = None
