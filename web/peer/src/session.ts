@@ -373,10 +373,12 @@ export class Session {
     }
     if (env.seq <= (this.since.get(seat) ?? -1)) return; // signed before its ask: from its time as a dropped seat
     const body = env.body;
-    if (kind === "START") fail("unexpected", "a second START");
+    // In the reference's words (protocol.md 8) where converted; the rest still 'KIND seq N: ...' (issue 25).
+    const said = (code: string, detail: string): never => this.blame(seat, code, `${this.who(seat)} ${detail}`, [env]);
+    if (kind === "START") said("unexpected", "sent a second START");
     if (kind === "START_ACK") {
-      if (seat === this.host) fail("unexpected", "a START_ACK from the START's own signer");
-      if (!equal(body.get("start") as Uint8Array, (this.start as Envelope).hash)) fail("start-mismatch", "it acknowledges another START");
+      if (seat === this.host) said("unexpected", "sent START_ACK for its own START");
+      if (!equal(body.get("start") as Uint8Array, (this.start as Envelope).hash)) said("start-mismatch", "acknowledged a different START");
     }
     const settings = this.settings as Settings;
     const has = { seed: settings.deal === "open" && settings.variant !== "draft", draft: settings.variant === "draft", sealed: settings.deal === "sealed" };
@@ -407,7 +409,11 @@ export class Session {
       const named = body.get("seat") as number;
       if (named >= this.n || named === seat) fail("unexpected", `it names seat ${named}`);
     }
-    if (kind === "DRAFT_PICK" && draftOrder(this.n, round)[body.get("pick") as number] !== seat) fail("out-of-turn", "not this seat's pick");
+    if (kind === "DRAFT_PICK") {
+      const pick = body.get("pick") as number;
+      const picker = draftOrder(this.n, round)[pick] as number;
+      if (picker !== seat) said("out-of-turn", `sent pick ${pick + 1} of round ${round + 1}, which is seat ${picker}'s`);
+    }
     if (step !== null) {
       const at = positionOfMessage(kind, body) as Pos;
       const named = body.get("seat") as number;
@@ -417,7 +423,7 @@ export class Session {
       }
     }
     if (kind === "ROW_CHOICE" && (round < this.round || (round === this.round && (turn as number) < this.turn) || this.phase === "over")) {
-      fail("wrong-chooser", "a row choice for a turn already resolved");
+      said("wrong-chooser", `chose a row for turn ${(turn as number) + 1} of round ${round + 1}, which is over`);
     }
     const pos = positionOfMessage(kind, body, seat);
     const excluded = this.excluded.get(seat);
@@ -443,7 +449,10 @@ export class Session {
         : kind === "DROP" || kind === "KEEP" ? voteSlot(body.get("step") as number, (body.get("place") as number | undefined) ?? 0, body.get("seat") as number)
           : kind === "STANDIN" ? 100 * (body.get("turn") as number) + (body.get("seat") as number) : 0;
     const slot = this.slot(kind, round, k);
-    if (slot.has(seat)) this.blame(seat, "duplicate", `${kind} seq ${env.seq}: a second message for the same slot`, [env]);
+    if (slot.has(seat)) {
+      const what = kind === "DROP" || kind === "KEEP" ? ` naming seat ${body.get("seat") as number}` : "";
+      this.blame(seat, "duplicate", `${this.who(seat)} sent two ${kind} messages${what} for the same step`, [slot.get(seat) as Envelope, env]);
+    }
     slot.set(seat, env);
     const pos = positionOfMessage(kind, body, seat);
     if (pos) this.placed.set(seat, [...(this.placed.get(seat) ?? []), { key: `${kind}|${round}|${k}`, pos, seq: env.seq }]);
@@ -1122,7 +1131,7 @@ export class Session {
       const state = this.stateNow();
       for (const s of committers) {
         const m = commits.get(s) as Envelope;
-        if (!equal(m.body.get("state") as Uint8Array, state)) this.blame(s, "state-mismatch", `PLAY_COMMIT of turn ${t + 1}: another state`, [m]);
+        if (!equal(m.body.get("state") as Uint8Array, state)) this.blame(s, "state-mismatch", `${this.who(s)} committed on a different game state (round ${r + 1}, turn ${t + 1})`, [m]);
       }
     }
     const revealers = this.activeAt([r, c + 1, 0]);
@@ -1163,7 +1172,9 @@ export class Session {
     const who = chooser(this.rows, plays);
     for (let s = 0; s < this.n; s++) {
       const m = choices.get(s);
-      if (m && s !== who) this.blame(s, "wrong-chooser", `ROW_CHOICE of turn ${t + 1} from a seat that does not choose`, [m]);
+      if (m && s !== who) {
+        this.blame(s, "wrong-chooser", `${this.who(s)} chose a row in turn ${t + 1}, but ${who === null ? "nobody chooses" : `it is seat ${who}'s choice`}`, [m]);
+      }
     }
     let row: number | null = null;
     if (who !== null && this.isActive(who, [r, c + 2, 0])) {
@@ -1282,17 +1293,20 @@ export class Session {
     const settings = this.settings as Settings;
     const card = reveal.body.get("card") as number;
     const fail = (code: string, detail: string): never => this.blame(seat, code, `PLAY_REVEAL of turn ${this.turn + 1}: ${detail}`, [reveal]);
-    if (card > 255) fail("not-in-hand", `card ${card} is not a card`);
+    const said = (code: string, detail: string, evidence: Envelope[] = [reveal]): never => this.blame(seat, code, `${this.who(seat)}${detail}`, evidence);
+    if (card > 255) said("not-in-hand", ` played ${card}, which is not a card`);
     const position = reveal.body.has("position") ? (reveal.body.get("position") as number) : null;
-    if ((position !== null) !== (settings.deal === "sealed")) fail("bad-reveal", "a position only a sealed game has, or none where it must be");
+    if ((position !== null) !== (settings.deal === "sealed")) {
+      said("bad-reveal", `'s reveal in turn ${this.turn + 1} lacks the deck position the ${settings.deal} deal requires, or has one it does not`);
+    }
     const value = playValue(card, position);
     const game = (this.start as Envelope).game;
     if (!equal(commitment("play", game, this.round, this.turn, seat, value, reveal.body.get("nonce") as Uint8Array), commit.body.get("commit") as Uint8Array)) {
-      fail("bad-reveal", "it does not open its commitment");
+      said("bad-reveal", ` revealed ${card}, which does not match its commitment`, [commit, reveal]);
     }
     const hand = this.hands[seat];
     if (hand) {
-      if (!hand.has(card)) fail("not-in-hand", `card ${card} is not in the hand`);
+      if (!hand.has(card)) said("not-in-hand", ` played ${card}, which is not in its hand`);
       return card;
     }
     const sealed = this.sealed as SealedRound;
