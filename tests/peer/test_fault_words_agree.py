@@ -91,12 +91,37 @@ def other_start(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
     return None
 
 
+def ahead(turn: int) -> Any:
+    """Its PLAY_COMMIT of turn 2 names turn `turn` + 1 instead."""
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "PLAY_COMMIT" and body["turn"] == 1:
+            body["turn"] = turn
+            adv.fired = True
+        return None
+    return rule
+
+
+def standin_for_itself(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+    """After its PLAY_COMMIT of turn 2, a STANDIN asking the stand-in to play its own seat."""
+    if env.kind == "PLAY_COMMIT" and body["turn"] == 1:
+        a = adv.chain(env.kind, body, env)
+        b = adv.chain("STANDIN", {"round": body["round"], "turn": 1, "seat": adv.seat})
+        adv.fired = True
+        return adv.to(a.wire) + adv.to(b.wire)
+    return None
+
+
 CASES = [("duplicate", "open", duplicate, "duplicate", "seat 2 (p2) sent two PLAY_COMMIT messages for the same step"),
          ("bad-reveal", "open", broken_commitment, "bad-reveal", "which does not match its commitment"),
          ("not-in-hand", "open", not_in_hand, "not-in-hand", "which is not in its hand"),
          ("state-mismatch", "open", other_state, "state-mismatch",
           "seat 2 (p2) committed on a different game state (round 1, turn 2)"),
          ("out-of-turn", "draft", out_of_turn, "out-of-turn", "seat 2 (p2) sent pick "),
+         ("skipping-ahead", "open", ahead(3), "unexpected",
+          "seat 2 (p2) sent PLAY_COMMIT for round 1, turn 4, skipping ahead of its message for round 1, turn 1"),
+         ("no-such-turn", "open", ahead(10), "unexpected", "seat 2 (p2) sent PLAY_COMMIT for turn 11: a round has 10 turns"),
+         ("standin-for-itself", "open", standin_for_itself, "unexpected",
+          "seat 2 (p2) sent STANDIN to ask the stand-in for seat 2, which is itself or no seat"),
          ("start-mismatch", "open", other_start, "start-mismatch", "seat 2 (p2) acknowledged a different START")]
 
 

@@ -382,32 +382,36 @@ export class Session {
     }
     const settings = this.settings as Settings;
     const has = { seed: settings.deal === "open" && settings.variant !== "draft", draft: settings.variant === "draft", sealed: settings.deal === "sealed" };
-    if ((kind.startsWith("SEED_") && !has.seed) || (kind === "DRAFT_PICK" && !has.draft) || (kind.startsWith("SEALED_") && !has.sealed)) {
-      fail("unexpected", "a kind this game's deal or variant does not have");
-    }
+    const sent = (problem: string): never => said("unexpected", `sent ${kind} ${problem}`); // the reference's out_of_place
+    if ((kind.startsWith("SEED_") && has.draft) || (kind === "DRAFT_PICK" && !has.draft)) sent(`in a game of the ${settings.variant} variant`);
+    if ((kind.startsWith("SEED_") && !has.seed) || (kind.startsWith("SEALED_") && !has.sealed)) sent(`in a game with the ${settings.deal} deal`);
     const turn = body.has("turn") ? (body.get("turn") as number) : null;
-    if (turn !== null && turn > 9) fail("unexpected", `turn ${turn} does not exist`);
-    if (kind === "DRAFT_PICK" && (body.get("pick") as number) > HAND_SIZE * this.n - 1) fail("unexpected", "no such pick");
+    if (turn !== null && turn > 9) sent(`for turn ${turn + 1}: a round has ${HAND_SIZE} turns`);
+    if (kind === "DRAFT_PICK" && (body.get("pick") as number) > HAND_SIZE * this.n - 1) {
+      sent(`for pick ${(body.get("pick") as number) + 1}: a draft has ${HAND_SIZE * this.n} picks`);
+    }
     const round = kind === "GAME_END" || kind === "START_ACK" ? 0 : (body.get("round") as number);
     const step = kind === "DROP" || kind === "KEEP" ? (body.get("step") as number) : null;
-    if (step !== null && step > GAME_END_STEP) fail("unexpected", `step ${step} does not exist`);
+    if (step !== null && step > GAME_END_STEP) sent(`for step ${step}: a round has steps 0..${GAME_END_STEP}`);
     const previous = this.positions.get(seat) ?? START_POSITION;
     const position = positionOf(kind, round, turn, step, previous);
     if (position) {
       const rejoined = this.rejoined.delete(seat);
       if (!mayFollow(previous, position, rejoined)) {
-        fail("unexpected", `for round ${round + 1}, turn ${position.turn + 1}, out of step after its message for round ${previous.round + 1}, turn ${previous.turn + 1}`);
+        const back = position.round < previous.round || (position.round === previous.round && position.turn < previous.turn);
+        sent(`for round ${round + 1}, turn ${position.turn + 1}, ${back ? "after" : "skipping ahead of"} its message for round ${previous.round + 1}, turn ${previous.turn + 1}`);
       }
       this.positions.set(seat, position);
+    }
+    if (kind === "DROP" || kind === "KEEP" || kind === "STANDIN") {
+      const named = body.get("seat") as number;
+      const what = kind === "DROP" ? "to drop" : kind === "KEEP" ? "to keep" : "to ask the stand-in for";
+      if (named >= this.n || named === seat) sent(`${what} seat ${named}, which is itself or no seat`);
     }
     if (step !== null) {
       const place = body.get("place") as number | undefined;
       const problem = placeProblem(step, place, settings.variant === "draft", settings.deal === "sealed", this.n);
       if (problem) fail("unexpected", problem);
-    }
-    if (kind === "DROP" || kind === "KEEP" || kind === "STANDIN") {
-      const named = body.get("seat") as number;
-      if (named >= this.n || named === seat) fail("unexpected", `it names seat ${named}`);
     }
     if (kind === "DRAFT_PICK") {
       const pick = body.get("pick") as number;
