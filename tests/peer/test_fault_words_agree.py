@@ -23,6 +23,7 @@ from test_mixed_tables import (
 )
 
 from p2pnimmt.protocol.commitments import NONCE_SIZE, commitment
+from p2pnimmt.protocol.phase import Step
 from p2pnimmt.protocol.transcript import records
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
@@ -111,6 +112,17 @@ def standin_for_itself(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
     return None
 
 
+def drop_with_a_place(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+    """After its PLAY_COMMIT of turn 2, a DROP of seat 0 at that step naming a place, which the step does not have."""
+    if env.kind == "PLAY_COMMIT" and body["turn"] == 1:
+        a = adv.chain(env.kind, body, env)
+        at = Step.of_message(body["round"], env.kind, body, adv.seat)
+        b = adv.chain("DROP", {"round": body["round"], "step": at.number, "seat": 0, "place": 1})
+        adv.fired = True
+        return adv.to(a.wire) + adv.to(b.wire)
+    return None
+
+
 CASES = [("duplicate", "open", duplicate, "duplicate", "seat 2 (p2) sent two PLAY_COMMIT messages for the same step"),
          ("bad-reveal", "open", broken_commitment, "bad-reveal", "which does not match its commitment"),
          ("not-in-hand", "open", not_in_hand, "not-in-hand", "which is not in its hand"),
@@ -122,6 +134,9 @@ CASES = [("duplicate", "open", duplicate, "duplicate", "seat 2 (p2) sent two PLA
          ("no-such-turn", "open", ahead(10), "unexpected", "seat 2 (p2) sent PLAY_COMMIT for turn 11: a round has 10 turns"),
          ("standin-for-itself", "open", standin_for_itself, "unexpected",
           "seat 2 (p2) sent STANDIN to ask the stand-in for seat 2, which is itself or no seat"),
+         ("drop-with-a-place", "open", drop_with_a_place, "unexpected",
+          "seat 2 (p2) sent DROP with a place, which only step 32, step 0 of a draft and steps 0 and 1 of a sealed "
+          "game have"),
          ("start-mismatch", "open", other_start, "start-mismatch", "seat 2 (p2) acknowledged a different START")]
 
 

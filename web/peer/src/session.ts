@@ -352,7 +352,6 @@ export class Session {
   /** Section 9's checks on acceptance, then the slot (or a wait: a voter's later message, a dropped seat's). */
   private take(env: Envelope): void {
     const seat = this.peers.findIndex((p) => equal(p, env.sender));
-    const fail = (code: string, detail: string): never => this.blame(seat, code, `${env.kind} seq ${env.seq}: ${detail}`, [env]);
     const kind = env.kind;
     // An expelled seat: nothing from the message that expelled it on counts, a REJOIN included (section 12).
     if (env.seq >= (this.expelled.get(seat) ?? Infinity)) return;
@@ -373,7 +372,7 @@ export class Session {
     }
     if (env.seq <= (this.since.get(seat) ?? -1)) return; // signed before its ask: from its time as a dropped seat
     const body = env.body;
-    // In the reference's words (protocol.md 8) where converted; the rest still 'KIND seq N: ...' (issue 25).
+    // In the reference's words (protocol.md 8; issue 25).
     const said = (code: string, detail: string): never => this.blame(seat, code, `${this.who(seat)} ${detail}`, [env]);
     if (kind === "START") said("unexpected", "sent a second START");
     if (kind === "START_ACK") {
@@ -411,7 +410,7 @@ export class Session {
     if (step !== null) {
       const place = body.get("place") as number | undefined;
       const problem = placeProblem(step, place, settings.variant === "draft", settings.deal === "sealed", this.n);
-      if (problem) fail("unexpected", problem);
+      if (problem) sent(problem);
     }
     if (kind === "DRAFT_PICK") {
       const pick = body.get("pick") as number;
@@ -421,9 +420,10 @@ export class Session {
     if (step !== null) {
       const at = positionOfMessage(kind, body) as Pos;
       const named = body.get("seat") as number;
-      if (kind === "DROP" && this.wentOn(seat, named, at)) fail("unexpected", `a DROP of seat ${named} after going on from its message there`);
+      const where = `round ${at[0] + 1}, step ${at[1]}${at[2] || at[1] === ROUND_END_STEP ? `, place ${at[2]}` : ""}`;
+      if (kind === "DROP" && this.wentOn(seat, named, at)) sent(`naming seat ${named} at ${where}, after it went on from that seat's message there`);
       if (kind === "KEEP" && this.slot("DROP", at[0], voteSlot(at[1], at[2], named)).has(seat)) {
-        fail("unexpected", `a KEEP of seat ${named} after its own DROP of it there`);
+        sent(`naming seat ${named} at ${where}, after its own DROP of that seat there`);
       }
     }
     if (kind === "ROW_CHOICE" && (round < this.round || (round === this.round && (turn as number) < this.turn) || this.phase === "over")) {

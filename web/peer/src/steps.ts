@@ -48,11 +48,19 @@ export function voteSlot(step: number, place: number, seat: number): number {
 
 /** What is wrong with a DROP's or KEEP's place (section 9 item 5), or null. */
 export function placeProblem(step: number, place: number | undefined, draft: boolean, sealed: boolean, players: number): string | null {
+  // In the reference's words (p2pnimmt/protocol/slots.py place_problem; protocol.md 8).
   const hasPlaces = (step === 0 && draft) || (step <= 1 && sealed) || step === ROUND_END_STEP;
-  if (!hasPlaces) return place === undefined ? null : `step ${step} has no places`;
-  if (place === undefined) return `step ${step} needs a place`;
-  if (step <= 1 && sealed) return place <= players - 1 ? null : `no seat ${place}`; // the seat whose shuffle or unlock
-  if (step === 0) return place <= 10 * players - 1 ? null : `no pick ${place}`;
-  if (place > 1 || (place === 0 && !sealed)) return `no place ${place} at step ${step}`;
+  if (!hasPlaces) return place === undefined ? null : "with a place, which only step 32, step 0 of a draft and steps 0 and 1 of a sealed game have";
+  if (place === undefined) {
+    return `at step ${step} without the place it waits on (${sealed && step < ROUND_END_STEP ? "the seat)" : step === 0 ? "the pick)" : "0 for SEALED_KEYS, 1 for ROUND_END)"}`;
+  }
+  if (sealed && step < ROUND_END_STEP && place >= players) {
+    return `for place ${place} of step ${step}: a sealed game's shuffles and unlocks have one per seat (0..${players - 1})`;
+  }
+  if (step === 0 && place >= 10 * players) return `for pick ${place + 1}: a draft has ${10 * players} picks`;
+  if (step === ROUND_END_STEP && place > 1) return `for place ${place} of step ${step}: it has 0 (SEALED_KEYS) and 1 (ROUND_END)`;
+  if (step === ROUND_END_STEP && place === 0 && !sealed) {
+    return `for place 0 of step ${step} (SEALED_KEYS) in a game with the open deal`;
+  }
   return null;
 }

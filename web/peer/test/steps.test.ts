@@ -25,24 +25,24 @@ test("positions: the step of each kind, places at a draft's step 0 and at step 3
 });
 
 test("a sealed game's DROP at a shuffle or an unlock names the seat as its place", () => {
-  assert.match(placeProblem(0, undefined, false, true, 5) ?? "", /needs a place/);
-  assert.match(placeProblem(1, undefined, false, true, 5) ?? "", /needs a place/);
+  assert.match(placeProblem(0, undefined, false, true, 5) ?? "", /without the place it waits on/);
+  assert.match(placeProblem(1, undefined, false, true, 5) ?? "", /without the place it waits on/);
   assert.equal(placeProblem(0, 4, false, true, 5), null);
   assert.equal(placeProblem(1, 0, false, true, 5), null);
-  assert.match(placeProblem(0, 5, false, true, 5) ?? "", /no seat 5/);
-  assert.match(placeProblem(1, 0, false, false, 5) ?? "", /no places/); // the open deal's seed steps have none
+  assert.match(placeProblem(0, 5, false, true, 5) ?? "", /for place 5 of step 0: a sealed game's shuffles and unlocks have one per seat \(0\.\.4\)/);
+  assert.match(placeProblem(1, 0, false, false, 5) ?? "", /with a place, which only step 32/); // the open deal's seed steps have none
 });
 
 test("a DROP's place: required where the step has places, refused elsewhere, within range", () => {
   assert.equal(placeProblem(5, undefined, false, false, 4), null);
-  assert.match(placeProblem(5, 0, false, false, 4) ?? "", /no places/);
-  assert.match(placeProblem(0, undefined, true, false, 4) ?? "", /needs a place/);
+  assert.match(placeProblem(5, 0, false, false, 4) ?? "", /with a place, which only step 32/);
+  assert.match(placeProblem(0, undefined, true, false, 4) ?? "", /without the place it waits on/);
   assert.equal(placeProblem(0, 39, true, false, 4), null);
-  assert.match(placeProblem(0, 40, true, false, 4) ?? "", /no pick 40/);
+  assert.match(placeProblem(0, 40, true, false, 4) ?? "", /for pick 41: a draft has 40 picks/);
   assert.equal(placeProblem(32, 1, false, false, 4), null);
-  assert.match(placeProblem(32, 0, false, false, 4) ?? "", /no place 0/); // keys only in a sealed game
+  assert.match(placeProblem(32, 0, false, false, 4) ?? "", /for place 0 of step 32 \(SEALED_KEYS\) in a game with the open deal/); // keys only in a sealed game
   assert.equal(placeProblem(32, 0, false, true, 4), null);
-  assert.match(placeProblem(32, 2, false, true, 4) ?? "", /no place 2/);
+  assert.match(placeProblem(32, 2, false, true, 4) ?? "", /for place 2 of step 32: it has 0 \(SEALED_KEYS\) and 1 \(ROUND_END\)/);
 });
 
 test("progression: at or after the last position, at most one turn on, or turn 0 of the next round", () => {
