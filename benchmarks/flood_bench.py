@@ -28,25 +28,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from attacker import LOOPBACK, Attacker, rss_mb  # noqa: E402
+from bench_procs import LO, p2p, wait_for  # noqa: E402
 
 from p2pnimmt.protocol.inbox import MAX_HELD_WIRE  # noqa: E402
 from p2pnimmt.protocol.verify import verify_transcript  # noqa: E402
-
-LO = ["--interface", LOOPBACK]
-
-
-def p2p(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2pnimmt", *args]
-
-
-def wait_for(path: Path, pattern: str, timeout: float = 60.0) -> re.Match:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        m = re.search(pattern, path.read_text(errors="replace"))
-        if m:
-            return m
-        time.sleep(0.02)
-    raise SystemExit(f"no {pattern!r} in {path} within {timeout} s:\n{path.read_text(errors='replace')}")
 
 
 def send_all(a: Attacker, frames: list[bytes]) -> None:

@@ -36,6 +36,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -50,27 +51,18 @@ from attacker import (  # noqa: E402
     member_ports,
     replay_flood,
 )
+from bench_procs import (  # noqa: E402
+    LO,
+    p2p,
+    wait_for as wait_for_line,
+)
 
 from p2pnimmt.protocol.identity import Identity  # noqa: E402
 from p2pnimmt.protocol.verify import verify_transcript  # noqa: E402
 
-LO = ["--interface", LOOPBACK]
+wait_for = partial(wait_for_line, timeout=120.0, tail=3000)
 HONEST = ("ann", "bob", "cat")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def p2p(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2pnimmt", *args]
-
-
-def wait_for(path: Path, pattern: str, timeout: float = 120.0) -> re.Match:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        m = re.search(pattern, path.read_text(errors="replace"))
-        if m:
-            return m
-        time.sleep(0.02)
-    raise SystemExit(f"no {pattern!r} in {path} within {timeout} s:\n{path.read_text(errors='replace')[-3000:]}")
 
 
 class Sampler(threading.Thread):

@@ -17,31 +17,16 @@ import os
 import re
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-LO = ["--interface", "127.0.0.1"]
-
-
-def p2p(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2pnimmt", *args]
+from bench_procs import LO, p2p, wait_for
 
 
 def start(args: list[str], out: Path, env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen(args, stdout=open(out, "wb"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             env={**os.environ, **(env or {})})
-
-
-def wait_for(path: Path, pattern: str, timeout: float = 60.0) -> re.Match:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        m = re.search(pattern, path.read_text(errors="replace"))
-        if m:
-            return m
-        time.sleep(0.01)
-    raise SystemExit(f"no {pattern!r} in {path} within {timeout} s:\n{path.read_text(errors='replace')}")
 
 
 async def discovery_to_connected(settle: float) -> tuple[float, float]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -33,24 +32,15 @@ import aiohttp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "web")]
 
+from bench_procs import p2p, wait_for  # noqa: E402
 from slowloris import Slowloris, open_files  # noqa: E402
 
 
 def start(args: list[str], out: Path, prefix: list[str], home: Path) -> subprocess.Popen:
     env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "c"), "XDG_DATA_HOME": str(home / "d"),
            "P2PNIMMT_SERVICE": f"_pnt-b{os.getpid() % 100000}._tcp.local."}
-    return subprocess.Popen(prefix + [sys.executable, "-m", "p2pnimmt", *args], stdout=out.open("wb"),
+    return subprocess.Popen(prefix + p2p(*args), stdout=out.open("wb"),
                             stderr=subprocess.STDOUT, env=env)
-
-
-def wait_for(out: Path, pattern: str, timeout: float = 60.0) -> re.Match:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        found = re.search(pattern, out.read_text(errors="replace"))
-        if found:
-            return found
-        time.sleep(0.05)
-    raise SystemExit(f"no {pattern!r} in {out} within {timeout} s")
 
 
 def spread(values: list[float]) -> str:
