@@ -14,6 +14,7 @@ from pathlib import Path
 from deadlines import OUTER
 from evil_relay import EvilRelay
 from pages import play_by_clicks
+from test_web_phone_presence import messages_of
 
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.protocol.verify import verify_transcript
@@ -35,9 +36,10 @@ def host_with_phones(procs, tmp_path: Path, seats: int):
     return host, url, host.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1)
 
 
-async def play_phone(phone, reload_after: int | None = None, before_card=None) -> int:
+async def play_phone(phone, reload_after: int | tuple[int, ...] | None = None, before_card=None) -> int:
     """Tap the lowest card whenever a card is asked, the first row when a row is; the turns played. `reload_after`:
-    reload the page once after that many turns (it takes its seat up again from what it kept). `before_card`: awaited
+    reload the page after that many turns, or after each of these counts (it takes its seat up again from what it
+    kept). `before_card`: awaited
     with the number of cards played so far each time a card is asked, before the tap."""
     turns = 0
     step = ""
@@ -53,7 +55,7 @@ async def play_phone(phone, reload_after: int | None = None, before_card=None) -
                 await before_card(turns)
             await phone.locator("#hand .card:enabled").first.tap()
             turns += 1
-            if turns == reload_after:
+            if turns == reload_after or isinstance(reload_after, tuple) and turns in reload_after:
                 # The tap is taken (the commit sent) once the page asks nothing more of this step; the
                 # others may be quick enough that the next question comes before a poll sees 'wait'.
                 await phone.wait_for_function(
@@ -218,3 +220,29 @@ async def test_two_phone_pages_and_a_bot_play_a_sealed_game_with_the_host_and_al
     assert final, hosts.summary
     for summary in summaries:
         assert [line for line in summary.splitlines() if line in final] == final, (summary, hosts.summary)
+
+
+async def test_a_phone_reloaded_twice_in_a_sealed_round_plays_on(tmp_path: Path, procs, browser) -> None:
+    # Each reload goes on from what the page kept in IndexedDB: its transcript and its secrets records (section 13),
+    # the round's sealed key pair among them. The second reload needs what the first one kept: before, the page's
+    # keeper wrote over the kept secrets with those drawn since the reload (Seat.restart's `secrets`), and after the
+    # second reload the page played no more cards ("assert 6 == 10").
+    host, url, phone_url = host_with_phones(procs, tmp_path, 3)
+    laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
+    await laptop.goto(url)
+    phone = await (await browser.new_context(**PHONE)).new_page()
+    errors: list[str] = []
+    phone.on("pageerror", lambda exc: errors.append(str(exc)))
+    await phone.goto(phone_url)
+    await phone.fill("#name", "zoe")
+    await phone.tap("#join")
+    phone_turns, _ = await asyncio.gather(play_phone(phone, reload_after=(3, 6)),
+                                          play_by_clicks(laptop, rows_taken=[], turns=[], keys=True))
+    assert phone_turns == 10
+    said = await phone.inner_text("#verdict-text")
+    assert "0 faults" in said, said
+    await laptop.click("#leave")
+    assert host.finish(30) == 0, host.text()
+    reveals = messages_of((tmp_path / "host.p2pt").read_bytes(), "zoe", "PLAY_REVEAL")  # (it verifies)
+    assert [r.get("auto") is True for r in reveals] == [False] * 10, reveals  # every card the phone's own
+    assert not errors, errors

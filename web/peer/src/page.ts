@@ -70,6 +70,11 @@ async function keptGame(game: Uint8Array): Promise<Kept | undefined> {
   return await request(db.transaction(GAMES).objectStore(GAMES).get(bytes.hex(game))) as Kept | undefined;
 }
 
+/** The secrets records a seat was restarted from (Seat.restart keeps in `secrets` only what it draws after): kept
+ * again with the new ones, as a node's secrets file is appended to, so that a second reload still has the round's
+ * sealed key and seeds. */
+const restored = new WeakMap<PageSeat, readonly MsgMap[]>();
+
 /** Others' messages are kept within this many ms (a reload that lost them pulls them again from the peers). */
 export const KEEP_OTHERS_WITHIN = 1000;
 
@@ -78,6 +83,7 @@ export const KEEP_OTHERS_WITHIN = 1000;
  * write per message (each write is the whole transcript). One write at a time: what came while one is under way is
  * written as soon as it is done. */
 function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
+  const before = restored.get(seat) ?? [];
   let kept = -1;
   let keptOurs = -1;
   let seen = 0;
@@ -93,7 +99,8 @@ function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
     kept = size;
     keptOurs = ours + seat.secrets.length;
     writing = true;
-    const record: Kept = { transcript: seat.transcript.bytes(), secrets: seat.secretsBytes() };
+    const secrets = before.length ? codec.encode([...before, ...seat.secrets]) : seat.secretsBytes();
+    const record: Kept = { transcript: seat.transcript.bytes(), secrets };
     void database().then((db) => request(db.transaction(GAMES, "readwrite").objectStore(GAMES).put(record, bytes.hex(game))))
       .catch(() => { // written again with the next change
         kept = -1;
@@ -449,9 +456,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     localStorage.setItem(portKey, `${hello.port} ${hello.claim}`);
     const same = had !== null && bytes.equal(had.game, hello.game);
     const kept = same ? null : await keptGame(hello.game);
+    const secrets = kept ? codec.decode(kept.secrets, 1 << 20) as MsgMap[] : [];
     const seat = same ? (had as { node: PageNode }).node.seat
-      : kept ? PageSeat.restart(identity, entropy, kept.transcript,
-        codec.decode(kept.secrets, 1 << 20) as MsgMap[]).seat as PageSeat : null;
+      : kept ? PageSeat.restart(identity, entropy, kept.transcript, secrets).seat as PageSeat : null;
+    if (seat !== null && !same) restored.set(seat, secrets);
     adopt(new PageNode(identity, name, tunnel, hello, entropy, seat));
   };
   /** The page's node now: kept, shown, joined; a rematch it follows makes the next one on the same tunnel. */
