@@ -157,7 +157,7 @@ async def test_a_phone_page_names_what_a_malicious_relay_did_and_goes_on_after_i
         await phone.fill("#name", "zoe")
         await phone.tap("#join")
         phone_turns, _ = await asyncio.gather(play_phone(phone), play_by_clicks(laptop, rows_taken=[], turns=[]))
-        assert relay.plan.done == ["flip", "replay", "inject", "cut"]
+        assert relay.plan.done == ["flip", "replay", "inject", "withhold", "cut"]
         assert phone_turns == 10  # every card played by the phone itself, before and after it was cut off
         said = await phone.inner_text("#verdict-text")
         assert "3 faults" in said, said
