@@ -89,4 +89,16 @@ async def test_a_phone_whose_host_and_relay_die_in_the_lobby_says_the_host_is_go
             assert await phone.evaluate("document.body.dataset.gone") == "0"
             await phone.wait_for_function("() => document.body.dataset.gone === '1'", timeout=WAIT)
             assert len(sockets) > tried  # "Try again" tried again
+    # The host's laptop hosts again at the same address (the page's origin: the name is kept in its localStorage,
+    # which is per origin) and the person scans the new game's QR code: the phone remembers the name, and takes no
+    # seat before the tap.
+    web_port = re.search(r":(\d+)/phone", phone_url).group(1)
+    second = procs(["host", "--web", "--no-open", "--web-port", web_port, "--seats", "3", "--bots", "1", *LO,
+                    "--name", "bea", "--transcript", str(tmp_path / "second.p2pt")], tmp_path / "second.out",
+                   env={"HOME": str(tmp_path)})
+    again = await phone.context.new_page()
+    again.on("pageerror", lambda exc: errors.append(str(exc)))
+    await again.goto(second.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1))
+    assert await again.input_value("#name") == "zoe"
+    assert await again.locator("#welcome").is_visible()
     assert not errors, errors
