@@ -6,6 +6,8 @@ cut into the mesh's frames (net.connection); once the game has started it
   sender's own copy too, so the game goes on) -> the page must name a bad signature;
 - sends a message its link's peer signed and sent a second time (a replay) -> the page must name a replay;
 - injects a message signed by a key that is not at the table -> the page must name an unknown sender;
+- withholds a message its link's peer signed (passes nothing of it on) -> nothing to name (a lost frame looks the
+  same): the page gets it elsewhere (another peer's copy, or its pull) and the game goes on;
 - then closes the page's WebSocket once, in the middle of the game -> the page connects again (through this relay
   again) and goes on with the same seat.
 """
@@ -165,7 +167,12 @@ class EvilRelay:
             forged = seal(Identity.generate(), self.game, 0, bytes(32), "ROUND_END",
                           {"round": 0, "penalties": [0], "scores": [0], "state": bytes(32)})
             return [raw, frame(["msg", forged.wire])]
-        if "cut" not in done and "inject" in done and env.kind == "PLAY_REVEAL":
+        if "withhold" not in done and "inject" in done and env.sender == channel.peer and env.kind == "PLAY_COMMIT":
+            # A message its link's peer signed, never passed on: as a lost frame is, until another peer's copy of it
+            # or the page's own pull (heads) brings it.
+            done.append("withhold")
+            return []
+        if "cut" not in done and "withhold" in done and env.kind == "PLAY_REVEAL":
             done.append("cut")
             self.plan.cut = True
             return []  # and the page's tunnel is closed: this copy is lost with it

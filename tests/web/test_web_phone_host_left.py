@@ -11,7 +11,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from test_web_phone_presence import PHONE, WAIT, two_seats_and_a_tv
+from test_web_phone_presence import LO, PHONE, WAIT, seated_phone, two_seats_and_a_tv
 
 GONE = {signal.SIGINT: "left the lobby before the game started (it said goodbye): there is no game to wait for",
         signal.SIGKILL: "is gone from the lobby before the game started (nothing listens there any more): there is no "
@@ -52,4 +52,53 @@ async def test_a_phone_in_the_lobby_says_its_host_left_and_stops_dialling(tmp_pa
     status = await phone.inner_text("#status")
     assert gone in status, status
     assert len(sockets) == 1, [s.url for s in sockets]
+    assert not errors, errors
+
+
+async def test_a_phone_whose_host_and_relay_die_in_the_lobby_says_the_host_is_gone_and_offers_to_try_again(
+        tmp_path: Path, procs, browser) -> None:
+    # The phone page is served by the host's own node (`host --web`), the only node of the game that relays phone
+    # pages. The host is killed (SIGKILL: no bye, and its relay goes with it): nobody is left to tell the page, whose
+    # tunnel closes and whose every new one is refused. Before, it said "connecting again…" for ever; now, in the
+    # lobby, once no relay has answered for LOBBY_GIVE_UP (page.ts) it says the host is gone and offers "Try again",
+    # which tries again (and, the host still gone, says so again).
+    host = procs(["host", "--web", "--no-open", "--seats", "4", "--bots", "1", *LO, "--rounds", "1", "--no-points",
+                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
+                 env={"HOME": str(tmp_path)})
+    phone_url = host.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1)
+    phone, _, errors = await seated_phone(browser, phone_url, "zoe")
+    sockets: list = []
+    phone.on("websocket", lambda ws: sockets.append(ws))
+    await phone.wait_for_function("() => document.getElementById('status').textContent === 'in the lobby: 3/4 seats'",
+                                  timeout=WAIT)
+    os.kill(host.popen.pid, signal.SIGKILL)
+    host.popen.wait()
+    gone = re.compile(r"the host ann at 127\.0\.0\.1:\d+ is gone from the lobby: its node, which relayed this page, "
+                      r"has not answered for \d+ s")
+    for attempt in range(2):
+        await phone.wait_for_function("() => document.body.dataset.gone === '1'", timeout=WAIT)
+        status = await phone.inner_text("#status")
+        assert gone.fullmatch(status), status
+        assert await phone.locator("#retry").is_visible()
+        tried = len(sockets)
+        assert tried >= 1  # it did try again after the kill, through the host's relay, before it gave up
+        assert all(s.is_closed() for s in sockets)  # and it tries no more: no tunnel is open or on its way
+        if attempt == 0:
+            await phone.tap("#retry")
+            assert await phone.locator("#retry").is_hidden()
+            assert await phone.evaluate("document.body.dataset.gone") == "0"
+            await phone.wait_for_function("() => document.body.dataset.gone === '1'", timeout=WAIT)
+            assert len(sockets) > tried  # "Try again" tried again
+    # The host's laptop hosts again at the same address (the page's origin: the name is kept in its localStorage,
+    # which is per origin) and the person scans the new game's QR code: the phone remembers the name, and takes no
+    # seat before the tap.
+    web_port = re.search(r":(\d+)/phone", phone_url).group(1)
+    second = procs(["host", "--web", "--no-open", "--web-port", web_port, "--seats", "3", "--bots", "1", *LO,
+                    "--name", "bea", "--transcript", str(tmp_path / "second.p2pt")], tmp_path / "second.out",
+                   env={"HOME": str(tmp_path)})
+    again = await phone.context.new_page()
+    again.on("pageerror", lambda exc: errors.append(str(exc)))
+    await again.goto(second.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1))
+    assert await again.input_value("#name") == "zoe"
+    assert await again.locator("#welcome").is_visible()
     assert not errors, errors

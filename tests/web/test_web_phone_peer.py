@@ -1,7 +1,7 @@
 """A phone is a full peer (issue 26): the page served by the host's node makes its own key, joins the lobby as a
 seat of its own through the node (a relay of its bytes), plays a sealed game to the end by taps (reloaded
 mid-game, it goes on from what it kept in the browser, with the same key), checks it itself and shows its verdict; its own transcript, downloaded, verifies; nothing the relay node keeps (its files,
-its output) holds the page's secret key."""
+its output) holds the page's secret key, nor, mid-round, its sealed deal's secrets."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from deadlines import OUTER
 from evil_relay import EvilRelay
 from pages import play_by_clicks
+from test_web_phone_presence import messages_of
 
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.protocol.verify import verify_transcript
@@ -35,9 +36,11 @@ def host_with_phones(procs, tmp_path: Path, seats: int):
     return host, url, host.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1)
 
 
-async def play_phone(phone, reload_after: int | None = None) -> int:
+async def play_phone(phone, reload_after: int | tuple[int, ...] | None = None, before_card=None) -> int:
     """Tap the lowest card whenever a card is asked, the first row when a row is; the turns played. `reload_after`:
-    reload the page once after that many turns (it takes its seat up again from what it kept)."""
+    reload the page after that many turns, or after each of these counts (it takes its seat up again from what it
+    kept). `before_card`: awaited
+    with the number of cards played so far each time a card is asked, before the tap."""
     turns = 0
     step = ""
     while True:
@@ -48,9 +51,11 @@ async def play_phone(phone, reload_after: int | None = None) -> int:
             return turns
         step = await phone.evaluate("document.body.dataset.step")
         if await phone.evaluate("document.body.dataset.wanted") == "card":
+            if before_card is not None:
+                await before_card(turns)
             await phone.locator("#hand .card:enabled").first.tap()
             turns += 1
-            if turns == reload_after:
+            if turns == reload_after or isinstance(reload_after, tuple) and turns in reload_after:
                 # The tap is taken (the commit sent) once the page asks nothing more of this step; the
                 # others may be quick enough that the next question comes before a poll sees 'wait'.
                 await phone.wait_for_function(
@@ -85,7 +90,22 @@ async def test_a_phone_page_is_a_peer_that_plays_a_sealed_game_and_keeps_its_own
     await phone.wait_for_selector("#hand .card", timeout=OUTER * 1000)
     assert "zoe" in await laptop.inner_text("#players")
     host_turns: list[int] = []
-    phone_turns, _ = await asyncio.gather(play_phone(phone, reload_after=3), play_by_clicks(laptop, rows_taken=[], turns=host_turns))
+    mid_round: list[tuple[list[bytes], dict[Path, bytes]]] = []
+
+    async def look_mid_round(played: int) -> None:
+        # In the middle of the round (sealed: the page's key pair, permutation seed and nonce of this round's deal are
+        # revealed only at its end): the page's secrets of the round, and everything the host's node keeps now.
+        if played == 2:  # before the reload after the third card
+            drawn = await phone.evaluate("""() => window.p2pnimmt.node.seat.secrets
+                .filter((r) => r.get("kind") === "sealed").flatMap((r) => ["key", "seed", "nonce"].map((k) => Array.from(r.get(k))))""")
+            kept = await phone.evaluate("() => Array.from(window.p2pnimmt.node.seat.secretsBytes())")
+            files = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+            scalars = [bytes(x) for x in drawn]
+            assert scalars and all(x in bytes(kept) for x in scalars)  # what is looked for is what the page keeps
+            mid_round.append((scalars, files))
+
+    phone_turns, _ = await asyncio.gather(play_phone(phone, reload_after=3, before_card=look_mid_round),
+                                          play_by_clicks(laptop, rows_taken=[], turns=host_turns))
     assert phone_turns == 10 and len(host_turns) == 10
     verdict_text = await phone.inner_text("#verdict-text")
     assert "0 faults" in verdict_text, verdict_text
@@ -109,6 +129,16 @@ async def test_a_phone_page_is_a_peer_that_plays_a_sealed_game_and_keeps_its_own
     for path in kept:
         data = path.read_bytes()
         assert not any(form in data for form in forms), f"{path} holds the page's secret key"
+    # Nor, before the round's end, its sealed deal's scalars (its key pair's secret, its permutation seed, its nonce).
+    [(scalars, files)] = mid_round
+    assert files, "the host kept nothing to look in mid-round"
+    for scalar in scalars:
+        forms = [scalar, scalar.hex().encode(), base64.b64encode(scalar), base64.urlsafe_b64encode(scalar).rstrip(b"=")]
+        for path, data in files.items():
+            assert not any(form in data for form in forms), f"{path} holds a secret of the page's sealed deal mid-round"
+    # Once the round is over they are in the host's transcript (SEALED_KEYS opens them): the search finds them there.
+    hosts = (tmp_path / "host.p2pt").read_bytes()
+    assert all(scalar in hosts for scalar in scalars)
     assert not errors, errors
 
 
@@ -127,7 +157,7 @@ async def test_a_phone_page_names_what_a_malicious_relay_did_and_goes_on_after_i
         await phone.fill("#name", "zoe")
         await phone.tap("#join")
         phone_turns, _ = await asyncio.gather(play_phone(phone), play_by_clicks(laptop, rows_taken=[], turns=[]))
-        assert relay.plan.done == ["flip", "replay", "inject", "cut"]
+        assert relay.plan.done == ["flip", "replay", "inject", "withhold", "cut"]
         assert phone_turns == 10  # every card played by the phone itself, before and after it was cut off
         said = await phone.inner_text("#verdict-text")
         assert "3 faults" in said, said
@@ -190,3 +220,29 @@ async def test_two_phone_pages_and_a_bot_play_a_sealed_game_with_the_host_and_al
     assert final, hosts.summary
     for summary in summaries:
         assert [line for line in summary.splitlines() if line in final] == final, (summary, hosts.summary)
+
+
+async def test_a_phone_reloaded_twice_in_a_sealed_round_plays_on(tmp_path: Path, procs, browser) -> None:
+    # Each reload goes on from what the page kept in IndexedDB: its transcript and its secrets records (section 13),
+    # the round's sealed key pair among them. The second reload needs what the first one kept: before, the page's
+    # keeper wrote over the kept secrets with those drawn since the reload (Seat.restart's `secrets`), and after the
+    # second reload the page played no more cards ("assert 6 == 10").
+    host, url, phone_url = host_with_phones(procs, tmp_path, 3)
+    laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
+    await laptop.goto(url)
+    phone = await (await browser.new_context(**PHONE)).new_page()
+    errors: list[str] = []
+    phone.on("pageerror", lambda exc: errors.append(str(exc)))
+    await phone.goto(phone_url)
+    await phone.fill("#name", "zoe")
+    await phone.tap("#join")
+    phone_turns, _ = await asyncio.gather(play_phone(phone, reload_after=(3, 6)),
+                                          play_by_clicks(laptop, rows_taken=[], turns=[], keys=True))
+    assert phone_turns == 10
+    said = await phone.inner_text("#verdict-text")
+    assert "0 faults" in said, said
+    await laptop.click("#leave")
+    assert host.finish(30) == 0, host.text()
+    reveals = messages_of((tmp_path / "host.p2pt").read_bytes(), "zoe", "PLAY_REVEAL")  # (it verifies)
+    assert [r.get("auto") is True for r in reveals] == [False] * 10, reveals  # every card the phone's own
+    assert not errors, errors

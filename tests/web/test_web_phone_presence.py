@@ -60,6 +60,16 @@ async def download(phone, path: Path) -> bytes:
     return path.read_bytes()
 
 
+async def faultless_transcript(phone, path: Path):
+    """At game over: the page says it found no fault, and its downloaded transcript (saved at `path`) verifies; the
+    verdict."""
+    said = await phone.inner_text("#verdict-text")
+    assert "0 faults" in said, said
+    verdict = verify_transcript(await download(phone, path))
+    assert verdict.ok, verdict.report()
+    return verdict
+
+
 def messages_of(data: bytes, name: str, kind: str) -> list[dict]:
     """The bodies of `kind` that `name`'s seat signed, from a transcript that verifies."""
     verdict = verify_transcript(data)

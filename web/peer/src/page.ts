@@ -70,6 +70,11 @@ async function keptGame(game: Uint8Array): Promise<Kept | undefined> {
   return await request(db.transaction(GAMES).objectStore(GAMES).get(bytes.hex(game))) as Kept | undefined;
 }
 
+/** The secrets records a seat was restarted from (Seat.restart keeps in `secrets` only what it draws after): kept
+ * again with the new ones, as a node's secrets file is appended to, so that a second reload still has the round's
+ * sealed key and seeds. */
+const restored = new WeakMap<PageSeat, readonly MsgMap[]>();
+
 /** Others' messages are kept within this many ms (a reload that lost them pulls them again from the peers). */
 export const KEEP_OTHERS_WITHIN = 1000;
 
@@ -78,6 +83,7 @@ export const KEEP_OTHERS_WITHIN = 1000;
  * write per message (each write is the whole transcript). One write at a time: what came while one is under way is
  * written as soon as it is done. */
 function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
+  const before = restored.get(seat) ?? [];
   let kept = -1;
   let keptOurs = -1;
   let seen = 0;
@@ -93,7 +99,8 @@ function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
     kept = size;
     keptOurs = ours + seat.secrets.length;
     writing = true;
-    const record: Kept = { transcript: seat.transcript.bytes(), secrets: seat.secretsBytes() };
+    const secrets = before.length ? codec.encode([...before, ...seat.secrets]) : seat.secretsBytes();
+    const record: Kept = { transcript: seat.transcript.bytes(), secrets };
     void database().then((db) => request(db.transaction(GAMES, "readwrite").objectStore(GAMES).put(record, bytes.hex(game))))
       .catch(() => { // written again with the next change
         kept = -1;
@@ -180,6 +187,7 @@ function show(node: PageNode): void {
 }
 
 function render(node: PageNode): void {
+  if (retry !== null) return; // the lobby's page gave up reaching a relay: its line stays until "Try again"
   const seat = node.seat;
   const me = seat.seat;
   mark("phase", seat.phase);
@@ -340,6 +348,17 @@ function act(node: PageNode, intent: () => void): void {
 }
 
 export const RECONNECT_AFTER = 1000;
+/** In the lobby (no START yet), a page that has reached no relay for this long stops trying: it says the host is
+ * gone (or cannot be reached) and offers "Try again". A page whose relay was its host's own node, killed, has nobody
+ * left to tell it so (a TV's relay says "host gone", web/relay.py: HOST_GONE); without this it reconnected for ever.
+ * In the game the page never stops (its seat is worth keeping: it goes on through another relay when one comes). A
+ * relay that is merely silent (a stopped process, a cut network that drops the SYN) never closes the attempt, so it
+ * is still waited for, as at the terminal. */
+export const LOBBY_GIVE_UP = 10000;
+/** Since when (performance.now()) no tunnel of the page said hello; null while one does. */
+let unreached: number | null = null;
+/** "Try again" after the page gave up in the lobby: connect again from where it stopped. */
+let retry: (() => void) | null = null;
 /** The close code of a relay that leaves because its host left the lobby (web/relay.py: HOST_GONE). */
 const HOST_GONE = 4001;
 
@@ -362,9 +381,7 @@ function knownRelays(now: PageNode | null): string[] {
   if (!relays.length) relays.push(OWN());
   for (const member of now?.members ?? []) {
     if (!member.relay) continue;
-    const [address, port, token] = member.relay;
-    const host = address.includes(":") ? `[${address}]:${port}` : `${address}:${port}`;
-    const url = `ws://${host}/relay?t=${encodeURIComponent(token)}`;
+    const [host, url] = relayUrl(member.relay);
     if (host !== location.host && !relays.includes(url)) relays.push(url);
   }
   return relays;
@@ -388,6 +405,22 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
       return;
     }
     const next = helloed !== null ? at : at + 1;
+    const last = node ?? had;
+    if (helloed === null && (last === null || last.node.seat.start === null)) {
+      unreached ??= performance.now();
+      if (performance.now() - unreached >= LOBBY_GIVE_UP) {
+        say("status", unreachable(last?.node ?? null, list, performance.now() - unreached));
+        mark("gone", "1");
+        retry = () => {
+          unreached = null;
+          mark("gone", "0");
+          $("status").textContent = _("connecting…");
+          connect(identity, name, last, next);
+        };
+        $("retry").hidden = false;
+        return;
+      }
+    }
     const moving = list[next % list.length] !== url;
     $("status").textContent = moving
       ? fmt(_("the node that relayed this page cannot be reached: connecting through {address}…"),
@@ -418,13 +451,15 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   };
   tunnel.onHello = async (hello) => {
     helloed = performance.now();
+    unreached = null;
     document.body.dataset.relay = hostOf(url);
     localStorage.setItem(portKey, `${hello.port} ${hello.claim}`);
     const same = had !== null && bytes.equal(had.game, hello.game);
     const kept = same ? null : await keptGame(hello.game);
+    const secrets = kept ? codec.decode(kept.secrets, 1 << 20) as MsgMap[] : [];
     const seat = same ? (had as { node: PageNode }).node.seat
-      : kept ? PageSeat.restart(identity, entropy, kept.transcript,
-        codec.decode(kept.secrets, 1 << 20) as MsgMap[]).seat as PageSeat : null;
+      : kept ? PageSeat.restart(identity, entropy, kept.transcript, secrets).seat as PageSeat : null;
+    if (seat !== null && !same) restored.set(seat, secrets);
     adopt(new PageNode(identity, name, tunnel, hello, entropy, seat));
   };
   /** The page's node now: kept, shown, joined; a rematch it follows makes the next one on the same tunnel. */
@@ -458,6 +493,26 @@ function hostGone(node: PageNode): string {
     : fmt(_("the host {name} at {address} is gone from the lobby before the game started (nothing listens there any more): there is no game to wait for"), where);
 }
 
+/** The lobby's page reached no relay for `ms`: whose the relays were, in one line. Its host is gone where the host's
+ * own node relayed the page (the lobby frame's `relay` of the host, protocol.md 14): nothing of the host answers. */
+function unreachable(node: PageNode | null, list: readonly string[], ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (node === null) return fmt(_("the node that served this page has not answered for {seconds} s: the game cannot be reached from here"), { seconds });
+  const [address, port] = node.hello.host;
+  const where = { name: node.hostName(), address: `${address}:${port}`, seconds };
+  const host = node.members.find((m) => node.hostKey !== null && bytes.equal(m.key, node.hostKey));
+  const own = host?.relay ? relayUrl(host.relay) : null;
+  return own !== null && (own[0] === location.host || list.includes(own[1]))
+    ? fmt(_("the host {name} at {address} is gone from the lobby: its node, which relayed this page, has not answered for {seconds} s"), where)
+    : fmt(_("no node that relays this page has answered for {seconds} s: the host {name} at {address} cannot be reached from here"), where);
+}
+
+/** A member's relay as [address:port, the URL of its tunnel]. */
+function relayUrl([address, port, token]: readonly [string, number, string]): [string, string] {
+  const host = address.includes(":") ? `[${address}]:${port}` : `${address}:${port}`;
+  return [host, `ws://${host}/relay?t=${encodeURIComponent(token)}`];
+}
+
 /** The address:port of a relay's URL. */
 function hostOf(url: string): string {
   return url.replace(/^ws:\/\//, "").replace(/\/.*$/, "");
@@ -481,6 +536,12 @@ function main(): void {
     if (now) showClock(now); // the clock's seconds
   }, 1000);
   $("present").addEventListener("click", () => node()?.clock.present());
+  $("retry").addEventListener("click", () => {
+    const again = retry;
+    retry = null;
+    $("retry").hidden = true;
+    again?.();
+  });
   $("again").addEventListener("click", () => node()?.again(true));
   $("decline").addEventListener("click", () => node()?.again(false));
   $("ask-stand-in").addEventListener("click", () => {
