@@ -24,6 +24,15 @@ P2PNIMMT_TIMING stamps (CLOCK_MONOTONIC, shared by all processes) per round:
   round end the last node's `resolved R <last turn>` -> the last node's
             `ended R`: key reveal, audit and the signed result.
 
+and, from the CPU time each stamp carries (the node's process time), each
+node's own CPU: for the deal of round R >= 1 its `ended R-1` -> its `dealt R`,
+for the round end its `resolved R <last turn>` -> its `ended R` (median and
+max over the nodes and rounds). Wall times on a loaded machine mean little;
+the CPU per node is what to compare, old code against new in one sitting.
+The load average is printed with every game. `--profile FILE` runs the last
+joiner under cProfile (FILE.sealed10 etc., one per game; a profile costs that
+node time, so its figures are not comparable).
+
 On loopback every node's receipt checks and its own round-end audit share
 this machine's cores (each node audits the whole deal), where a LAN gives
 each node its own: expect loopback well above the in-process figures on a
@@ -188,10 +197,12 @@ class Reader:
                            + "\n".join(line for _, line in self.lines))
 
 
-def loopback_game(players: int, deal: str, rounds: int, workdir: Path, timeout: float) -> dict:
+def loopback_game(players: int, deal: str, rounds: int, workdir: Path, timeout: float,
+                  profile: str | None = None) -> dict:
     """One game of `players` separate processes on 127.0.0.1; per round the deal and round-end times (s)."""
     env = {**os.environ, "P2PNIMMT_TIMING": "1", "XDG_DATA_HOME": str(workdir / "data")}
     p2p = [sys.executable, "-m", "p2pnimmt"]
+    profiled = [sys.executable, "-m", "cProfile", "-o", f"{profile}.{deal}{players}", "-m", "p2pnimmt"]
     tag = f"{deal}{players}"
     nodes: list[Reader] = []
     try:
@@ -202,7 +213,8 @@ def loopback_game(players: int, deal: str, rounds: int, workdir: Path, timeout: 
         code = host.find(r"code: (\w{4})", 60).group(1)
         port = host.find(r"listening on 127\.0\.0\.1:(\d+)", 60).group(1)
         for i in range(players - 1):
-            nodes.append(Reader([*p2p, "join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}",
+            last = profile is not None and i == players - 2
+            nodes.append(Reader([*(profiled if last else p2p), "join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}",
                                  "--transcript", str(workdir / f"{tag}-j{i}.p2pt")], workdir / f"{tag}-j{i}.out", env))
         deadline = time.monotonic() + timeout
         for node in nodes:
@@ -228,12 +240,17 @@ def stamps(nodes: list[Reader], rounds: int) -> dict:
     last: dict[tuple, float] = {}
     seen: dict[tuple, int] = {}
     lags = []
+    cpus: list[dict[tuple, float]] = []  # per node: (kind, round, turn) -> its process time then
     for node in nodes:
+        cpu: dict[tuple, float] = {}
+        cpus.append(cpu)
         for read_at, line in node.lines:
-            m = re.fullmatch(r"timing (\w+) (\d+) (\d+) ([\d.]+)", line)
+            m = re.fullmatch(r"timing (\w+) (\d+) (\d+) ([\d.]+)(?: ([\d.]+))?", line)
             if m:
                 key, stamp = (m.group(1), int(m.group(2)), int(m.group(3))), float(m.group(4))
                 lags.append(read_at - stamp)
+                if m.group(5):
+                    cpu[key] = float(m.group(5))
             elif line.startswith("game started:"):
                 key, stamp = ("started", 0, 0), read_at
             else:
@@ -259,22 +276,48 @@ def stamps(nodes: list[Reader], rounds: int) -> dict:
             ends[r] = ended - resolved
         else:
             problems.append(f"round {r}: no round-end time (a node lacks its stamp; void round?)")
-    return {"deal": deals, "end": ends, "lag": lags, "problems": problems}
+    deal_cpu, end_cpu = [], []
+    for cpu in cpus:
+        for r in range(rounds):
+            last_turn = max((t for (kind, rr, t) in cpu if kind == "resolved" and rr == r), default=None)
+            if r >= 1 and ("ended", r - 1, 0) in cpu and ("dealt", r, 0) in cpu:
+                deal_cpu.append(cpu[("dealt", r, 0)] - cpu[("ended", r - 1, 0)])
+            if last_turn is not None and ("ended", r, 0) in cpu:
+                end_cpu.append(cpu[("ended", r, 0)] - cpu[("resolved", r, last_turn)])
+    return {"deal": deals, "end": ends, "lag": lags, "problems": problems, "deal_cpu": deal_cpu, "end_cpu": end_cpu}
 
 
-def loopback(player_counts: list[int], rounds: int, repeat: int, timeout: float) -> None:
+def load() -> str:
+    return "load " + " ".join(f"{v:.1f}" for v in os.getloadavg())
+
+
+def cpu_figures(values: list[float]) -> str:
+    if not values:
+        return "-"
+    return f"median {statistics.median(values) * 1000:.1f}, max {max(values) * 1000:.1f} ms"
+
+
+def loopback(player_counts: list[int], rounds: int, repeat: int, timeout: float, deals: tuple[str, ...] = ("sealed", "open"),
+             profile: str | None = None) -> None:
     print(f"\nloopback: every player a separate process on 127.0.0.1, {rounds} rounds per game, "
           f"{repeat} game(s) per row, bots play; times from the last node to the last node")
     results: dict[tuple[int, str], dict] = {}
     with tempfile.TemporaryDirectory(prefix="sealed-bench-") as tmp:
         workdir = Path(tmp)
         for players in player_counts:
-            for deal in ("sealed", "open"):
-                merged = {"deal": [], "end": [], "round0": [], "later": [], "lag": [], "problems": []}
+            for deal in deals:
+                merged = {"deal": [], "end": [], "round0": [], "later": [], "lag": [], "problems": [], "deal_cpu": [],
+                          "end_cpu": []}
                 for g in range(repeat):
                     gamedir = workdir / f"g{players}-{deal}-{g}"
                     gamedir.mkdir()
-                    got = loopback_game(players, deal, rounds, gamedir, timeout)
+                    before = load()
+                    got = loopback_game(players, deal, rounds, gamedir, timeout, profile)
+                    print(f"  {players:>2} players, {deal:<6}, game {g + 1}: {before} before, {load()} after; CPU per "
+                          f"node: deal (rounds >= 1) {cpu_figures(got['deal_cpu'])}, round end "
+                          f"{cpu_figures(got['end_cpu'])}", flush=True)
+                    merged["deal_cpu"] += got["deal_cpu"]
+                    merged["end_cpu"] += got["end_cpu"]
                     merged["deal"] += list(got["deal"].values())
                     merged["end"] += list(got["end"].values())
                     merged["round0"] += [v for r, v in got["deal"].items() if r == 0]
@@ -295,6 +338,9 @@ def loopback(player_counts: list[int], rounds: int, repeat: int, timeout: float)
         print(f"{players:>7}  {deal:<6} {ms(m['deal'], statistics.median)} {ms(m['deal'], max)}  "
               f"{ms(m['round0'], statistics.median)}        {ms(m['later'], statistics.median)}    "
               f"{ms(m['end'], statistics.median)} {ms(m['end'], max)}")
+    print("\nCPU per node (its own process time; deal: rounds >= 1, ended R-1 -> dealt R; round end: resolved -> ended)")
+    for (players, deal), m in results.items():
+        print(f"{players:>7}  {deal:<6} deal {cpu_figures(m['deal_cpu'])}; round end {cpu_figures(m['end_cpu'])}")
     lags = sorted(v for m in results.values() for v in m["lag"])
     if lags:
         print(f"pipe lag (a line's own stamp -> read here): median {statistics.median(lags) * 1000:.1f} ms, "
@@ -341,13 +387,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="rounds per loopback game (default 2)")
     parser.add_argument("--players", default="2,5,10", help="loopback player counts (default 2,5,10)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds a loopback game may take")
+    parser.add_argument("--deals", default="sealed,open", help="loopback deals (default sealed,open)")
+    parser.add_argument("--no-core", action="store_true", help="with --loopback, skip the in-process figures")
+    parser.add_argument("--profile", metavar="FILE", help="with --loopback, run the last joiner under cProfile")
     args = parser.parse_args()
     if args.vectors:
         print(json.dumps(vectors(), indent=2))
         return
     if args.loopback:
-        core(5)
-        loopback([int(n) for n in args.players.split(",")], args.rounds, args.repeat or 1, args.timeout)
+        if not args.no_core:
+            core(5)
+        loopback([int(n) for n in args.players.split(",")], args.rounds, args.repeat or 1, args.timeout,
+                 tuple(args.deals.split(",")), args.profile)
         return
     core(args.repeat or 5)
     print("vectors for protocol.md (python benchmarks/sealed_bench.py --vectors):")
