@@ -21,8 +21,10 @@ and committed to before the deal.
    shuffling seat s holds X25519(e_s, C_k), which s opens with d_s; a seat
    that did not shuffle has no layer, so its hand is public like the rows.
 4. Play: a reveal names the card and the position it came from.
-5. Round end: every seat reveals e and its seed; `audit` recomputes every
-   step from D_0 and checks every play, naming the first seat at fault.
+5. Round end: every seat reveals e and its seed; `audit` checks the deal's
+   outcomes (the last shuffle, the dealt values after every unlock) against
+   what the keys and seeds make them, recomputes every step from D_0 only
+   when one is wrong (naming the first seat at fault), and checks every play.
 
 Every received list goes through `check_shuffle` / `after_unlock` first
 (length, points, distinct): a ValueError there is the sender's fault at
