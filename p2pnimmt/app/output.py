@@ -89,13 +89,13 @@ def stamp(node, event: Event) -> None:
     """For the benchmarks (P2PNIMMT_TIMING): when our own commit went out, when a turn was resolved here, when a
     round was dealt and ended; each line `timing KIND ROUND TURN MONOTONIC CPU`, CPU this process's time so far."""
     if isinstance(event, Committed) and event.seat == node.session.seat:
-        kind, r, t = "commit", event.round, event.turn
+        head, r, t = "timing commit ", event.round, event.turn
     elif isinstance(event, TurnResolved):
-        kind, r, t = "resolved", event.round, event.turn
+        head, r, t = "timing resolved ", event.round, event.turn
     elif isinstance(event, RoundStarted):
-        kind, r, t = "dealt", event.round, 0
+        head, r, t = "timing dealt ", event.round, 0
     elif isinstance(event, RoundEnded):
-        kind, r, t = "ended", event.round, 0
+        head, r, t = "timing ended ", event.round, 0
     else:
         return
-    print(f"timing {kind} {r} {t} {time.monotonic():.6f} {time.process_time():.6f}", flush=True)
+    print(f"{head}{r} {t} {time.monotonic():.6f} {time.process_time():.6f}", flush=True)
