@@ -264,7 +264,7 @@ def audit(
     order; shuffles / unlocks: what each seat published; keys: seat ->
     (e, seed) as revealed; plays: (seat, card, position) for every card
     played, in play order. First the outcome of each phase (protocol.md
-    17.7, step 2.0: `outcomes`): if every key is usable and the last
+    17.7 step 0: `outcomes`): if every key is usable and the last
     shuffle and the dealt values after every unlock are what the keys and
     seeds make them, the deal is right. Otherwise every step is recomputed
     (`steps`), in protocol order: each seat's key and seed, then its
@@ -291,7 +291,7 @@ def audit(
 
 def outcomes(cards: Sequence[int], layout: Layout, seats: Sequence[int], shuffles: Mapping[int, object],
              unlocks: Mapping[int, object], keys: Mapping[int, object]) -> tuple[int, ...] | None:
-    """The card at each position if the deal's two outcomes are right (protocol.md 17.7, step 2.0), else None.
+    """The card at each position if the deal's two outcomes are right (protocol.md 17.7 step 0), else None.
 
     Right: every seat revealed a usable key and seed; every shuffle and unlock is a list of as many 32-byte values
     as it should hold; the last shuffle is D_n[j] = X(E, C_order[j]) (E the product of
@@ -336,7 +336,7 @@ def outcomes(cards: Sequence[int], layout: Layout, seats: Sequence[int], shuffle
 def steps(cards: Sequence[int], layout: Layout, seats: Sequence[int], shuffles: Mapping[int, object],
           unlocks: Mapping[int, object], keys: Mapping[int, object],
           trusted: int | None = None) -> tuple[int, ...] | AuditFault:
-    """Every step recomputed from D_0 (protocol.md 17.7, steps 2.1 and 2.2): the first fault, or the card at each
+    """Every step recomputed from D_0 (protocol.md 17.7 steps 1 and 2): the first fault, or the card at each
     position."""
     previous = initial_deck(cards)
     seeds: list[bytes] = []

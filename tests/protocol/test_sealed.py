@@ -690,7 +690,7 @@ def test_audit_never_crashes_on_garbage(table) -> None:
         audit(cards, 4, range(4), shuffles, unlocks, keys, [(9, 1, 1)])
 
 
-# ------------------------------------------------------------------ the audit's outcomes first (17.7, step 2.0)
+# ------------------------------------------------------------------ the audit's outcomes first (17.7 step 0)
 
 
 def test_encodings_under_a_product_of_keys_is_each_key_in_turn(monkeypatch) -> None:
@@ -744,7 +744,7 @@ def test_an_honest_audit_checks_outcomes_in_about_two_passes(table) -> None:
 
 
 def test_a_wrong_step_undone_within_its_phase_is_no_fault(table) -> None:
-    """17.7, step 2.0: seat 1 swaps two values of its shuffle and seat 2, knowing it, swaps them back in its own
+    """17.7 step 0: seat 1 swaps two values of its shuffle and seat 2, knowing it, swaps them back in its own
     output; seat 0 swaps two values of its unlock and seat 1 swaps them back. The outcomes are an honest deal's,
     so the audit finds nothing (only seats that act together can do this, and they gain nothing they could not
     learn by telling each other their secrets); recomputing every step would name seat 1, then seat 0."""
