@@ -86,12 +86,16 @@ def reporter(lines: StdinLines | None = None,
 
 
 def stamp(node, event: Event) -> None:
-    """For the benchmarks (P2PNIMMT_TIMING): when our own commit went out, and when a turn was resolved here."""
+    """For the benchmarks (P2PNIMMT_TIMING): when our own commit went out, when a turn was resolved here, when a
+    round was dealt and ended; each line `timing KIND ROUND TURN MONOTONIC CPU`, CPU this process's time so far."""
     if isinstance(event, Committed) and event.seat == node.session.seat:
-        print(f"timing commit {event.round} {event.turn} {time.monotonic():.6f}", flush=True)
+        head, r, t = "timing commit ", event.round, event.turn
     elif isinstance(event, TurnResolved):
-        print(f"timing resolved {event.round} {event.turn} {time.monotonic():.6f}", flush=True)
+        head, r, t = "timing resolved ", event.round, event.turn
     elif isinstance(event, RoundStarted):
-        print(f"timing dealt {event.round} 0 {time.monotonic():.6f}", flush=True)
+        head, r, t = "timing dealt ", event.round, 0
     elif isinstance(event, RoundEnded):
-        print(f"timing ended {event.round} 0 {time.monotonic():.6f}", flush=True)
+        head, r, t = "timing ended ", event.round, 0
+    else:
+        return
+    print(f"{head}{r} {t} {time.monotonic():.6f} {time.process_time():.6f}", flush=True)

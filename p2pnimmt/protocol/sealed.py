@@ -21,8 +21,10 @@ and committed to before the deal.
    shuffling seat s holds X25519(e_s, C_k), which s opens with d_s; a seat
    that did not shuffle has no layer, so its hand is public like the rows.
 4. Play: a reveal names the card and the position it came from.
-5. Round end: every seat reveals e and its seed; `audit` recomputes every
-   step from D_0 and checks every play, naming the first seat at fault.
+5. Round end: every seat reveals e and its seed; `audit` checks the deal's
+   outcomes (the last shuffle, the dealt values after every unlock) against
+   what the keys and seeds make them, recomputes every step from D_0 only
+   when one is wrong (naming the first seat at fault), and checks every play.
 
 Every received list goes through `check_shuffle` / `after_unlock` first
 (length, points, distinct): a ValueError there is the sender's fault at
@@ -45,6 +47,7 @@ from .sealed_group import (
     card_table,
     check_points,
     encode_deck,
+    encodings_under,
     key_pair_from,
     new_key_pair,
 )
@@ -255,22 +258,86 @@ def audit(
     plays: Iterable[tuple[int, int, int]],
     trusted: int | None = None,
 ) -> AuditFault | None:
-    """Recompute the round's deal from D_0 and check every play; the first fault, or None if all is right.
+    """Check the round's deal against the revealed keys and seeds, then every play; the first fault, or None.
 
     cards: the round's deck, ascending; seats: the shuffling seats in seat
     order; shuffles / unlocks: what each seat published; keys: seat ->
     (e, seed) as revealed; plays: (seat, card, position) for every card
-    played, in play order. Checks, in protocol order: each seat's key and
-    seed, then its shuffle output against the recomputation from the
-    (already checked) previous one; then each unlock likewise; then each
-    play: a dealt position of the player's own hand, not played before,
-    that opens to the card played. ValueError only for bad local
-    arguments (cards, players, seats); everything a peer sent gives a fault.
-    trusted: the auditing node's own seat, whose steps it computed itself
-    and need not recompute (a spectator and `verify` trust no seat).
+    played, in play order. First the outcome of each phase (protocol.md
+    17.7 step 0: `outcomes`): if every key is usable and the last
+    shuffle and the dealt values after every unlock are what the keys and
+    seeds make them, the deal is right. Otherwise every step is recomputed
+    (`steps`), in protocol order: each seat's key and seed, then its
+    shuffle output against the recomputation from the (already checked)
+    previous one; then each unlock likewise; the first step that differs is
+    the fault. Then each play: a dealt position of the player's own hand,
+    not played before, that opens to the card played. ValueError only for
+    bad local arguments (cards, players, seats); everything a peer sent
+    gives a fault. trusted: the auditing node's own seat, whose steps it
+    computed itself and need not recompute when steps are recomputed (a
+    spectator and `verify` trust no seat).
     """
     layout = Layout(players, len(cards))
     seats = layout.check_seats(seats)
+    initial_deck(cards)  # ValueError unless increasing cards
+    order = outcomes(cards, layout, seats, shuffles, unlocks, keys)
+    if order is None:
+        got = steps(cards, layout, seats, shuffles, unlocks, keys, trusted)
+        if isinstance(got, AuditFault):
+            return got
+        order = got
+    return _check_plays(layout, order, plays)
+
+
+def outcomes(cards: Sequence[int], layout: Layout, seats: Sequence[int], shuffles: Mapping[int, object],
+             unlocks: Mapping[int, object], keys: Mapping[int, object]) -> tuple[int, ...] | None:
+    """The card at each position if the deal's two outcomes are right (protocol.md 17.7 step 0), else None.
+
+    Right: every seat revealed a usable key and seed; every shuffle and unlock is a list of as many 32-byte values
+    as it should hold; the last shuffle is D_n[j] = X(E, C_order[j]) (E the product of
+    every e, order the deck permuted by every seed); and after every published unlock, a row position and a hand of a
+    seat that did not shuffle hold C_order[p], a hand position of a shuffling seat o holds X(e_o, C_order[p]).
+    Honest steps give exactly these, so an honest deal costs about 2N X25519 here instead of one per published
+    value (2 n N). A wrong step shows in an outcome unless a later step undoes it, and only a seat that knows what
+    was done wrong can undo it across the steps of the seats between (see protocol.md 17.7): `steps` then names
+    the first wrong step."""
+    pairs: dict[int, KeyPair] = {}
+    seeds = []
+    for s in seats:
+        got = _revealed(s, keys.get(s))
+        if isinstance(got, AuditFault):
+            return None
+        pairs[s], seed = got
+        seeds.append(seed)
+        if _shape(shuffles.get(s), layout.deck_size):
+            return None
+    last = cast("Sequence[bytes]", shuffles[seats[-1]])  # _shape checked it
+    current = list(last[: layout.dealt])
+    for s in seats:
+        positions = layout.unlocked_by(s)
+        published = unlocks.get(s)
+        if _shape(published, len(positions)):
+            return None
+        for p, v in zip(positions, cast("Sequence[bytes]", published)):
+            current[p] = v
+    order = deck_order(cards, seeds)
+    if list(last) != encodings_under([pairs[s].e for s in seats], order):
+        return None
+    for s in range(layout.players):
+        hand = [order[p] for p in layout.hand(s)]
+        want = apply_all(pairs[s].e, encode_deck(hand)) if s in pairs else encode_deck(hand)
+        if [current[p] for p in layout.hand(s)] != want:
+            return None
+    if [current[p] for p in layout.rows] != encode_deck([order[p] for p in layout.rows]):
+        return None
+    return order
+
+
+def steps(cards: Sequence[int], layout: Layout, seats: Sequence[int], shuffles: Mapping[int, object],
+          unlocks: Mapping[int, object], keys: Mapping[int, object],
+          trusted: int | None = None) -> tuple[int, ...] | AuditFault:
+    """Every step recomputed from D_0 (protocol.md 17.7 steps 1 and 2): the first fault, or the card at each
+    position."""
     previous = initial_deck(cards)
     seeds: list[bytes] = []
     pairs: dict[int, KeyPair] = {}
@@ -293,7 +360,6 @@ def audit(
                                   f"previous output under the revealed key and seed")
         previous = expected
         seeds.append(seed)
-    order = deck_order(cards, seeds)
     current = unlock_start(layout, previous)
     for s in seats:
         positions = layout.unlocked_by(s)
@@ -310,6 +376,12 @@ def audit(
                 return AuditFault(s, "unlock", p, f"position {p} is not the previous value with the revealed key's "
                                   f"layer removed")
             current[p] = want
+    return deck_order(cards, seeds)
+
+
+def _check_plays(layout: Layout, order: Sequence[int], plays: Iterable[tuple[int, int, int]]) -> AuditFault | None:
+    """Each play (seat, card, position), in play order: a dealt position of the seat's own hand, not played from
+    before, where `order` has the card; the first that is not, or None."""
     played: dict[int, int] = {}
     for seat, card, position in plays:
         layout.check_seat(seat)

@@ -12,8 +12,9 @@ Per round, in seat order among the seats still playing:
 4. Reveals name the deck position of the card, committed with it; a
    position not owned, reused, or a card already public is refused at once.
 5. SEALED_KEYS {round, key, seed, nonce, alarm}: at round end every seat
-   reveals its key and seed; `sealed.audit` recomputes the deal and every
-   play and names the first seat at fault. A seat whose own hand does not
+   reveals its key and seed; `sealed.audit` checks the deal (its outcomes;
+   every step when one is wrong) and every play and names the first seat at
+   fault. A seat whose own hand does not
    open reveals its keys at once instead (alarm) before its first play of
    the round: everyone then reveals and the audit names the cheat, or the
    alarm was false and its sender is at fault.

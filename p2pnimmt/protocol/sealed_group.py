@@ -284,15 +284,53 @@ def hash_to_curve(card: int) -> tuple[int, bytes]:
 
 
 @cache
+def hashed_points() -> tuple[bytes, ...]:
+    """u_k at index k for k in 1..104: the hash-to-curve point of card k, before S0 (index 0 is unused and empty)."""
+    return (b"", *(hash_to_curve(card)[1] for card in range(1, HIGHEST_CARD + 1)))
+
+
+@cache
 def encodings() -> tuple[bytes, ...]:
     """C_k at index k for k in 1..104 (index 0 is unused and empty)."""
     table = [b""]
-    for card in range(1, HIGHEST_CARD + 1):
-        _, u = hash_to_curve(card)  # on the curve and not low-order, so X25519(S0, u) is not all-zero
+    for u in hashed_points()[1:]:  # on the curve and not low-order, so X25519(S0, u) is not all-zero
         table.append(crypto_scalarmult(S0, u))
     if len(set(table)) != len(table) or bytes(SIZE) in table:
         raise AssertionError("card encodings collide")  # never: checked by the tests
     return tuple(table)
+
+
+def encodings_under(scalars: Sequence[bytes], cards: Sequence[int]) -> list[bytes]:
+    """[C_k with every scalar of `scalars` applied in turn, for k in cards], in one or two passes over the cards.
+
+    Every C_k is in the prime-order subgroup, so applying e_1, ..., e_n in turn is applying their product E mod l
+    once. X25519 takes only clamped scalars, and about half of all residues mod l have a clamped representative
+    (clamped_representative), so: E's, applied to C_k; else (E * S0 mod l)'s, applied to the hashed point u_k
+    (C_k = X25519(S0, u_k), and a clamped scalar is a multiple of 8, which clears u_k's low-order part); else
+    some e_i and (E / e_i)'s in two passes; else (about one time in 2^(n+1)) each scalar in turn. The values are the
+    same whichever way: only the cost differs. ValueError for a scalar that is not clamped or a card not a card.
+    """
+    cards = list(cards)
+    for k in cards:
+        encoding(k)  # a card, or ValueError
+    keys = [int.from_bytes(_private(e), "little") for e in scalars]
+    product = 1
+    for key in keys:
+        product = product * key % L
+    whole = clamped_representative(product)
+    if whole is not None:
+        return apply_all(whole, [encodings()[k] for k in cards])
+    times_s0 = clamped_representative(product * int.from_bytes(S0, "little") % L)
+    if times_s0 is not None:
+        return apply_all(times_s0, [hashed_points()[k] for k in cards])
+    for scalar, key in zip(scalars, keys):
+        rest = clamped_representative(product * pow(key, -1, L) % L)
+        if rest is not None:
+            return apply_all(scalar, apply_all(rest, [encodings()[k] for k in cards]))
+    points = [encodings()[k] for k in cards]
+    for scalar in scalars:
+        points = apply_all(scalar, points)
+    return points
 
 
 @cache

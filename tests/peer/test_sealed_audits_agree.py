@@ -17,9 +17,10 @@ import pytest
 from test_verify_agrees import mutations, same_lines, typescript_verdicts, verdicts_differ
 
 from p2pnimmt.protocol import sealed_group as g
+from p2pnimmt.protocol.sealed import outcomes, steps
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from sealed_adversary import change_field, cheat, deal_state, keys_body, run_with, swap_into_hand  # noqa: E402
+from sealed_adversary import Cheat, change_field, cheat, deal_state, keys_body, run_with, swap_into_hand  # noqa: E402
 from test_sealed_game import (  # noqa: E402
     ANOTHER_KEY,
     SHUFFLE_AT_ONCE,
@@ -82,7 +83,27 @@ def the_same_card_twice(turn: int):
 
 
 def fired(made) -> bool:
+    if isinstance(made, list):
+        return all(fired(m) for m in made)
     return made["fired"] if isinstance(made, dict) else made.fired
+
+
+def swap_two_of_seat_3_by(unlocker: int):
+    """A change to `unlocker`'s unlock: positions 0 and 3 of seat 3's hand swapped."""
+
+    def swap(c, values):
+        lay = deal_state(c.session).layout
+        (_, i), (_, j) = hand_position(lay, unlocker, 3, 0), hand_position(lay, unlocker, 3, 3)
+        values[i], values[j] = values[j], values[i]
+        return values
+
+    return swap
+
+
+def undone_swap(net) -> list[Cheat]:
+    """Seat 0 swaps two values of seat 3's hand in its unlock; seat 1, acting with it, unlocks what it received and
+    swaps them back: a wrong step undone within the unlock (17.7 step 0)."""
+    return [Cheat(net, s, change_field("SEALED_UNLOCK", "values", swap_two_of_seat_3_by(s))) for s in (0, 1)]
 
 
 CHEATS = {  # name: () -> (net, what tells the cheat was made)
@@ -118,6 +139,28 @@ def test_both_verifiers_agree_on_a_sealed_cheat(name: str, tmp_path: Path) -> No
     assert len(verified) == len(outs), [err for _c, _o, err in outs]
     if name != "shuffle-duplicate-at-once":
         assert all("round 1: void, nobody scores it: the audit of round 1 found" in out for out in verified), verified[0]
+
+
+def test_both_verifiers_pass_a_wrong_step_undone_within_its_phase(tmp_path: Path) -> None:
+    """17.7 step 0: seat 0's wrong unlock, undone by seat 1's, leaves the deal's outcomes an honest deal's. Every
+    peer's audit finds nothing, the game is scored in full, and both verifiers say so in the same words; recomputing
+    every step (17.7 steps 1-2, as before step 0) would have named seat 0."""
+    net, made = run_with(4, undone_swap)
+    assert fired(made), "the cheat was not made: the case is not exercised"
+    session = net.sessions[net.watchers[0].peer]
+    st = deal_state(session)
+    slot = session.slot
+    keys = {s: (env.body["key"], env.body["seed"]) for s, env in slot("SEALED_KEYS", 0).items()}
+    shuffles = {s: env.body["deck"] for s, env in slot("SEALED_SHUFFLE", 0).items()}
+    unlocks = {s: env.body["values"] for s, env in slot("SEALED_UNLOCK", 0).items()}
+    assert outcomes(st.cards, st.layout, st.seats, shuffles, unlocks, keys) is not None
+    fault = steps(st.cards, st.layout, st.seats, shuffles, unlocks, keys)
+    assert (fault.seat, fault.step, fault.index) == (0, "unlock", st.layout.hand(3)[0])
+    for who in (net.watchers[0], net.identities[2]):
+        path = tmp_path / f"undone-{who.peer.hex()[:8]}.p2pt"
+        path.write_bytes(bytes(net.transcripts[who.peer]))
+        code, out, err = same_lines(path)
+        assert code == 0 and "verified:" in out and "void" not in out and "fault" not in out.lower(), (out, err)
 
 
 def test_tamper_sweep_of_an_audited_game(compiled: Path) -> None:

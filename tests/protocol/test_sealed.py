@@ -34,8 +34,10 @@ from p2pnimmt.protocol.sealed import (
     open_hand,
     open_public,
     open_values,
+    outcomes,
     permutation,
     shuffle_step,
+    steps,
     unlock_start,
     unlock_step,
 )
@@ -657,16 +659,23 @@ def test_audit_never_crashes_on_garbage(table) -> None:
     shuffles, unlocks = audit_round()[1]
     keys = keys_of(secrets)
     garbage = ["hello", b"x" * 104, None, 7, [None] * 104, [b"x"] * 104, [1] * 94, {}, shuffles[1][:3],
-               [s[:31] for s in shuffles[1]], [bytes(32)] * 104, [s + b"\0" for s in shuffles[1]]]
+               [s[:31] for s in shuffles[1]], [bytes(32)] * 104, [bytes(32)] * 34, [s + b"\0" for s in shuffles[1]]]
     for junk in garbage:
         for kind in ("shuffle", "unlock"):
-            s_in = {**shuffles, 1: junk} if kind == "shuffle" else shuffles
-            u_in = {**unlocks, 1: junk} if kind == "unlock" else unlocks
-            if junk is None:
-                s_in = {s: v for s, v in s_in.items() if v is not None}
-                u_in = {s: v for s, v in u_in.items() if v is not None}
-            fault = audit(cards, 4, range(4), s_in, u_in, keys, honest)
-            assert isinstance(fault, AuditFault) and (fault.seat, fault.step) == (1, kind), (junk, fault)
+            # Seat 3 shuffles and unlocks last: what it sends is in the outcomes. (Seat 1's garbage of the right shape
+            # under the others' honest later steps, computed from what seat 1 should have sent, would be a wrong step
+            # undone within its phase: test_a_wrong_step_undone_within_its_phase_is_no_fault.)
+            for seat in (1, 3):
+                s_in = {**shuffles, seat: junk} if kind == "shuffle" else shuffles
+                u_in = {**unlocks, seat: junk} if kind == "unlock" else unlocks
+                if junk is None:
+                    s_in = {s: v for s, v in s_in.items() if v is not None}
+                    u_in = {s: v for s, v in u_in.items() if v is not None}
+                fault = audit(cards, 4, range(4), s_in, u_in, keys, honest)
+                if seat == 1 and junk == [bytes(32)] * (104 if kind == "shuffle" else 34):  # the right shape
+                    assert fault is None
+                    continue
+                assert isinstance(fault, AuditFault) and (fault.seat, fault.step) == (seat, kind), (junk, fault)
     for junk in ("x", [1, 2], None, [b"x" * 32] * 3):
         with pytest.raises(ValueError):
             check_shuffle(shuffles[0], junk)
@@ -679,3 +688,96 @@ def test_audit_never_crashes_on_garbage(table) -> None:
         audit(cards[:40], 4, range(4), shuffles, unlocks, keys, honest)
     with pytest.raises(ValueError):
         audit(cards, 4, range(4), shuffles, unlocks, keys, [(9, 1, 1)])
+
+
+# ------------------------------------------------------------------ the audit's outcomes first (17.7 step 0)
+
+
+def test_encodings_under_a_product_of_keys_is_each_key_in_turn(monkeypatch) -> None:
+    """encodings_under gives the bytes of applying every key in turn, whichever of its four ways it takes (forced
+    here by refusing the first j clamped representatives it asks for)."""
+    real = g.clamped_representative
+    cards = [1, 2, 50, 104]
+    for n in (1, 2, 3, 5):
+        keys = [g.new_key_pair(stream(f"product/{n}/{i}")).e for i in range(n)]
+        chained = g.encode_deck(cards)
+        for e in keys:
+            chained = g.apply_all(e, chained)
+        for refused in range(n + 3):
+            asked = []
+
+            def representative(x: int, asked=asked, refused=refused) -> bytes | None:
+                asked.append(x)
+                return None if len(asked) <= refused else real(x)
+
+            monkeypatch.setattr(g, "clamped_representative", representative)
+            assert g.encodings_under(keys, cards) == chained, (n, refused)
+    monkeypatch.setattr(g, "clamped_representative", real)
+    with pytest.raises(ValueError):
+        g.encodings_under([bytes(32)], cards)
+    with pytest.raises(ValueError):
+        g.encodings_under(keys, [105])
+
+
+def test_an_honest_audit_checks_outcomes_in_about_two_passes(table) -> None:
+    """An honest 4-seat deal: `outcomes` gives the deck order and `steps` agrees, and the audit applies about 2N
+    X25519 (N = 104), not one per published value (4 * 104 + 4 * 34)."""
+    cards, lay, secrets, order, honest = table
+    shuffles, unlocks = audit_round()[1]
+    keys = keys_of(secrets)
+    assert outcomes(cards, lay, range(4), shuffles, unlocks, keys) == order == steps(cards, lay, range(4), shuffles,
+                                                                                      unlocks, keys)
+    count = []
+    real = g.crypto_scalarmult
+
+    def counting(k: bytes, x: bytes) -> bytes:
+        count.append(1)
+        return real(k, x)
+
+    memo, g.layers_memo = g.layers_memo, False
+    try:
+        g.crypto_scalarmult = counting
+        assert audit_with(table) is None
+    finally:
+        g.crypto_scalarmult, g.layers_memo = real, memo
+    assert len(count) <= 2 * len(cards) + lay.dealt - 4, len(count)
+
+
+def test_a_wrong_step_undone_within_its_phase_is_no_fault(table) -> None:
+    """17.7 step 0: seat 1 swaps two values of its shuffle and seat 2, knowing it, swaps them back in its own
+    output; seat 0 swaps two values of its unlock and seat 1 swaps them back. The outcomes are an honest deal's,
+    so the audit finds nothing (only seats that act together can do this, and they gain nothing they could not
+    learn by telling each other their secrets); recomputing every step would name seat 1, then seat 0."""
+    cards, lay, secrets, order, honest = table
+    d0 = g.encode_deck(cards)
+    d1 = shuffle_step(secrets[0].key.e, secrets[0].seed, d0)
+    d2 = shuffle_step(secrets[1].key.e, secrets[1].seed, d1)
+    bad2 = [d2[1], d2[0], *d2[2:]]
+    pi = permutation(secrets[2].seed, len(cards))
+    d3 = g.apply_all(secrets[2].key.e, [bad2[j] for j in pi])
+    i, j = pi.index(0), pi.index(1)  # where seat 2's permutation put the two swapped values
+    d3[i], d3[j] = d3[j], d3[i]
+    assert d3 == shuffle_step(secrets[2].key.e, secrets[2].seed, d2)
+    shuffles = {0: d1, 1: bad2, 2: d3, 3: audit_round()[1][0][3]}
+    unlocks = dict(audit_round()[1][1])
+    p, q = lay.unlocked_by(0).index(20), lay.unlocked_by(0).index(21)  # two positions of seat 2's hand
+    u0 = list(unlocks[0])
+    u0[p], u0[q] = u0[q], u0[p]
+    current = unlock_start(lay, shuffles[3])
+    for pos, v in zip(lay.unlocked_by(0), u0):
+        current[pos] = v
+    u1 = unlock_step(lay, 1, secrets[1].key.d, current)
+    p1, q1 = lay.unlocked_by(1).index(20), lay.unlocked_by(1).index(21)
+    u1[p1], u1[q1] = u1[q1], u1[p1]
+    assert u1 == unlocks[1]
+    unlocks = {**unlocks, 0: u0}
+    keys = keys_of(secrets)
+    assert audit(cards, 4, range(4), shuffles, unlocks, keys, honest) is None
+    assert outcomes(cards, lay, range(4), shuffles, unlocks, keys) == order
+    fault = steps(cards, lay, range(4), shuffles, unlocks, keys)
+    assert (fault.seat, fault.step, fault.index) == (1, "shuffle", 0)
+    fault = steps(cards, lay, range(4), {**shuffles, 1: d2, 2: audit_round()[1][0][2]}, unlocks, keys)
+    assert (fault.seat, fault.step, fault.index) == (0, "unlock", 20)
+    # Without seat 2's help the swap shows in the outcome, and the steps name seat 1.
+    fault = audit_with(table, shuffle_tamper=(1, lambda out: [out[1], out[0], *out[2:]]))
+    assert (fault.seat, fault.step, fault.index) == (1, "shuffle", 0)

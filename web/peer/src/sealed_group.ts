@@ -119,13 +119,44 @@ const INV8 = powMod(8n, L - 2n, L);
 const TWO_251 = 2n ** 251n;
 const TWO_254 = 2n ** 254n;
 
+/** The clamped scalar congruent to n mod ℓ, or null: about half of all residues have one (17.3). */
+export function clampedRepresentative(n: bigint): Uint8Array | null {
+  const t = (((n - TWO_254) % L + L) % L * INV8) % L;
+  if (t >= TWO_251) return null;
+  return bigIntToLE(TWO_254 + 8n * t, 32);
+}
+
 /** d for a revealed e (17.3 steps 2-4), or null if e is not clamped or its inverse is not a clamped scalar. */
 export function inverseKey(e: Uint8Array): Uint8Array | null {
   if (!isClamped(e)) return null;
-  const x = powMod(leToBigInt(e), L - 2n, L);
-  const t = (((x - TWO_254) % L + L) % L * INV8) % L;
-  if (t >= TWO_251) return null;
-  return bigIntToLE(TWO_254 + 8n * t, 32);
+  return clampedRepresentative(powMod(leToBigInt(e), L - 2n, L));
+}
+
+let hashedPoints: Uint8Array[] | undefined;
+
+/**
+ * [C_k with every key of `keys` applied in turn, for k in cards] (17.7 step 0), in one or two passes: C_k is in the
+ * prime-order subgroup, so that is C_k under the product E of the keys mod ℓ. E's clamped representative applied
+ * to C_k; else (E·S0 mod ℓ)'s applied to the hashed point u_k (C_k = X(S0, u_k), and a clamped scalar, a multiple
+ * of 8, clears u_k's low-order part); else some e_i and (E / e_i)'s in two passes; else each key in turn. The
+ * same bytes whichever way (as the reference's sealed_group.encodings_under).
+ */
+export function encodingsUnder(keys: readonly Uint8Array[], cards: readonly number[]): Uint8Array[] {
+  const ints = keys.map(leToBigInt);
+  const product = ints.reduce((a, b) => (a * b) % L, 1n);
+  const plain = () => cards.map(encodingOf);
+  const whole = clampedRepresentative(product);
+  if (whole) return plain().map((c) => X(whole, c));
+  const timesS0 = clampedRepresentative((product * leToBigInt(S0)) % L);
+  if (timesS0) {
+    if (!hashedPoints) hashedPoints = Array.from({ length: HIGHEST_CARD }, (_, i) => encodeCard(i + 1).u);
+    return cards.map((k) => X(timesS0, hashedPoints?.[k - 1] as Uint8Array));
+  }
+  for (let i = 0; i < keys.length; i++) {
+    const rest = clampedRepresentative((product * powMod(ints[i] as bigint, L - 2n, L)) % L);
+    if (rest) return plain().map((c) => X(keys[i] as Uint8Array, X(rest, c)));
+  }
+  return plain().map((c) => keys.reduce((point, e) => X(e, point), c));
 }
 
 export interface KeyPair {

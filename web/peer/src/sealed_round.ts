@@ -1,7 +1,7 @@
 /**
  * The sealed deal of one round as a node with no hand of its own sees it (section 17.5-17.7): the SEALED_SHUFFLEs
  * and SEALED_UNLOCKs taken in seat order with the checks on arrival, the opened public positions, the plays'
- * positions, and the round-end audit that recomputes every step from the revealed keys and seeds.
+ * positions, and the round-end audit that checks the deal's outcomes (every step recomputed to name a fault).
  */
 import { concat, equal } from "./bytes.js";
 import { type Card, HAND_SIZE } from "./cards.js";
@@ -10,7 +10,7 @@ import type { Envelope } from "./envelope.js";
 import { commitment } from "./hashes.js";
 import { applyUnlock, dealtCount, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "./sealed_deal.js";
 import { hex } from "./bytes.js";
-import { cardOf, encodingOf, inverseKey, isClamped, permutation, shuffleStep } from "./sealed_group.js";
+import { cardOf, encodingOf, encodingsUnder, inverseKey, isClamped, permutation, shuffleStep, X } from "./sealed_group.js";
 
 export interface Verdict {
   readonly seat: number;
@@ -128,7 +128,8 @@ export class SealedRound {
   }
 
   /**
-   * The audit of 17.7 (every step recomputed), in the reference's words: the first verdict, or null. `keys`,
+   * The audit of 17.7 (the outcomes first, step 0; every step recomputed only if one is wrong), in the reference's
+   * words: the first verdict, or null. `keys`,
    * `shuffles` and `unlocks` are by seat; `reveals` lists, turn by turn up to the stop, each shuffling seat's
    * PLAY_REVEAL. A play's evidence is the seat's first reveal from that position (its keys when there is none).
    * `trusted`: the auditing node's own seat, whose shuffle and unlock it computed itself and need not recompute (as
@@ -144,8 +145,69 @@ export class SealedRound {
         return { seat, code: "sealed-key", detail: "revealed a key that does not match its commitment", evidence: k };
       }
     }
+    const order = this.outcomes(keys, shuffles, unlocks) ?? this.steps(keys, shuffles, unlocks, trusted);
+    if (!Array.isArray(order)) return order as Verdict;
+    const played = new Set<number>();
+    const first = new Map<string, Envelope>();
+    for (const [seat, reveal] of reveals) if (!first.has(`${seat}|${reveal.body.get("position") as number}`)) first.set(`${seat}|${reveal.body.get("position") as number}`, reveal);
+    for (const [seat, reveal] of reveals) {
+      const position = reveal.body.get("position") as number;
+      const card = reveal.body.get("card") as number;
+      const play = (detail: string): Verdict => ({ seat, code: "sealed-play", detail,
+        evidence: first.get(`${seat}|${position}`) ?? (keys.get(seat) as Envelope) });
+      if (position >= this.dealtPositions) return { ...play(`position ${position} is not a dealt position`), evidence: keys.get(seat) as Envelope };
+      const owner = position < HAND_SIZE * this.players ? Math.floor(position / HAND_SIZE) : null;
+      if (owner !== seat) return play(`played position ${position}, which is ${owner === null ? "a row" : `seat ${owner}'s`}`);
+      if (played.has(position)) return play(`played position ${position} twice`);
+      played.add(position);
+      if (order[position] !== card) return play(`played ${card} from position ${position}, which opens to ${order[position] as Card}`);
+    }
+    return null;
+  }
+
+  /** 17.7 step 0: the card at each position if every key is usable, every shuffle and unlock has its length, the
+   * last shuffle is [X(E, C_order[j])] and the dealt values after every unlock are C_order[p] (rows, hands of seats
+   * that did not shuffle) or X(e_o, C_order[p]) (hands of shuffling seats); else null (steps 1-2 name the fault). */
+  private outcomes(keys: ReadonlyMap<number, Envelope>, shuffles: ReadonlyMap<number, Envelope>,
+    unlocks: ReadonlyMap<number, Envelope>): Card[] | null {
+    const e = new Map<number, Uint8Array>();
+    let order: Card[] = this.cards.slice();
+    for (const seat of this.shufflers) {
+      const k = keys.get(seat) as Envelope;
+      const key = k.body.get("key") as Uint8Array;
+      const seed = k.body.get("seed") as Uint8Array;
+      if (!inverseKey(key) || !(seed instanceof Uint8Array) || seed.length !== 32) return null;
+      e.set(seat, key);
+      const pi = permutation(seed, order.length);
+      order = pi.map((from) => order[from] as Card);
+      const deck = (shuffles.get(seat) as Envelope).body.get("deck") as Uint8Array[];
+      if (deck.length !== this.cards.length || deck.some((v) => v.length !== 32)) return null;
+    }
+    const last = (shuffles.get(this.shufflers[this.shufflers.length - 1] as number) as Envelope).body.get("deck") as Uint8Array[];
+    let dealt = last.slice(0, this.dealtPositions);
+    for (const seat of this.shufflers) {
+      const values = (unlocks.get(seat) as Envelope).body.get("values") as Uint8Array[];
+      const positions = unlockPositions(seat, this.players);
+      if (values.length !== positions.length || values.some((v) => v.length !== 32)) return null;
+      dealt = dealt.slice();
+      positions.forEach((p, i) => { dealt[p] = values[i] as Uint8Array; });
+    }
+    const want = encodingsUnder(this.shufflers.map((s) => e.get(s) as Uint8Array), order);
+    if (want.some((v, j) => !equal(v, last[j] as Uint8Array))) return null;
+    for (let p = 0; p < this.dealtPositions; p++) {
+      const owner = p < HAND_SIZE * this.players ? Math.floor(p / HAND_SIZE) : null;
+      const key = owner === null ? undefined : e.get(owner);
+      const c = encodingOf(order[p] as Card);
+      if (!equal(dealt[p] as Uint8Array, key ? X(key, c) : c)) return null;
+    }
+    return order;
+  }
+
+  /** 17.7 steps 1-2: every step recomputed from D_0; the first verdict, or the card at each position. */
+  private steps(keys: ReadonlyMap<number, Envelope>, shuffles: ReadonlyMap<number, Envelope>,
+    unlocks: ReadonlyMap<number, Envelope>, trusted: number | null): Card[] | Verdict {
     let deck = this.cards.map(encodingOf);
-    let order = this.cards.slice();
+    let order: Card[] = this.cards.slice();
     const inverse = new Map<number, Uint8Array>();
     for (const seat of this.shufflers) {
       const k = keys.get(seat) as Envelope;
@@ -181,21 +243,6 @@ export class SealedRound {
       }
       dealt = applyUnlock(dealt, seat, this.players, want).dealt;
     }
-    const played = new Set<number>();
-    const first = new Map<string, Envelope>();
-    for (const [seat, reveal] of reveals) if (!first.has(`${seat}|${reveal.body.get("position") as number}`)) first.set(`${seat}|${reveal.body.get("position") as number}`, reveal);
-    for (const [seat, reveal] of reveals) {
-      const position = reveal.body.get("position") as number;
-      const card = reveal.body.get("card") as number;
-      const play = (detail: string): Verdict => ({ seat, code: "sealed-play", detail,
-        evidence: first.get(`${seat}|${position}`) ?? (keys.get(seat) as Envelope) });
-      if (position >= this.dealtPositions) return { ...play(`position ${position} is not a dealt position`), evidence: keys.get(seat) as Envelope };
-      const owner = position < HAND_SIZE * this.players ? Math.floor(position / HAND_SIZE) : null;
-      if (owner !== seat) return play(`played position ${position}, which is ${owner === null ? "a row" : `seat ${owner}'s`}`);
-      if (played.has(position)) return play(`played position ${position} twice`);
-      played.add(position);
-      if (order[position] !== card) return play(`played ${card} from position ${position}, which opens to ${order[position] as Card}`);
-    }
-    return null;
+    return order;
   }
 }

@@ -6,7 +6,7 @@ import { deck } from "../src/cards.js";
 import { commitment, commitmentContext, playValue } from "../src/hashes.js";
 import { sha256 } from "../src/hash.js";
 import { applyUnlock, handPositions, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "../src/sealed_deal.js";
-import { cardEncodings, cardOf, clamp, drawKeyPair, encodeCard, encodingOf, inverseKey, isValidPoint, L, P, permutation, S0, shuffleStep, X } from "../src/sealed_group.js";
+import { cardEncodings, cardOf, clamp, drawKeyPair, encodeCard, encodingOf, encodingsUnder, inverseKey, isValidPoint, L, P, permutation, S0, shuffleStep, X } from "../src/sealed_group.js";
 import { vector } from "./spec.js";
 
 test("sealed-encodings: S0, the counters, u and encodings shown, the digest of all 104", () => {
@@ -142,5 +142,18 @@ test("node's X25519 (used by `node peer.js verify`) agrees with the portable one
   for (const u of [0n, 1n, p, p + 1n, p - 1n]) {
     assert.throws(() => native(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)));
     assert.throws(() => nobleX(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)));
+  }
+});
+
+test("17.7 step 0: the cards under a product of keys are the cards under each key in turn, whichever way it goes", () => {
+  const cards = [1, 2, 50, 104];
+  let counter = 0;
+  const draw = () => sha256(new TextEncoder().encode(`product ${counter++}`));
+  for (let n = 1; n <= 5; n++) {
+    for (let round = 0; round < 4; round++) {
+      const keys = Array.from({ length: n }, () => drawKeyPair(draw).e);
+      const chained = cards.map((k) => keys.reduce((point, e) => X(e, point), encodingOf(k)));
+      assert.deepEqual(encodingsUnder(keys, cards), chained, `${n} keys, set ${round}`);
+    }
   }
 });
