@@ -3,7 +3,11 @@ informative; issue 25): a Python seat that cheats in one way, at a table where t
 TypeScript nodes, and the same table all in Python. Every node records the fault in the same bytes as the Python
 node in its place: its code, its detail ("seat s (name) sent ...", the reference's words) and its evidence, so the
 transcripts agree byte for byte. (Before, a TypeScript node wrote "KIND seq N: ..." for these, with the second
-message alone as a duplicate's evidence and the reveal alone as a broken commitment's.)
+message alone as a duplicate's evidence and the reveal alone as a broken commitment's; until session 17 it had its
+own words for a sealed hand's not-in-hand, seed-mismatch, bad-pick, bad-row, result-mismatch and the sealed deal's
+arrival checks.) A fatal fault (a START or START_ACK proves it) stops the game on every node, alike; any other
+costs the cheat its seat. A lie the others find only at the round-end audit is made in the cheat's own session
+(`Means`), so that it plays on until they do.
 """
 
 from __future__ import annotations
@@ -29,8 +33,9 @@ from p2pnimmt.protocol.transcript import records
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from adversary import Adversary  # noqa: E402
-from sealed_adversary import Cheat  # noqa: E402
-from test_sealed_game import recommit  # noqa: E402
+from sealed_adversary import Cheat, change_field, swap_into_hand  # noqa: E402
+from test_sealed_audits_agree import false_alarm  # noqa: E402
+from test_sealed_game import ANOTHER_KEY, recommit  # noqa: E402
 
 CHEAT = 2
 TURN_OF_ANOTHER, TURN_OF_NOBODY = 3, 2  # seed 11's turns where another seat chooses a row, and nobody
@@ -233,12 +238,36 @@ def no_card(adv: Adversary, body: dict[str, Any]) -> None:
     body["card"] = 300
 
 
-class Itself:
-    """A cheat its own session signs and accepts (sealed_adversary.Cheat: `change`): for a lie the others find only
-    later, so that the seat plays on until they do."""
+class Means:
+    """A cheat made in the seat's own session, `make(net, seat)` (what tells it was made): for a lie the others find
+    only later (the round-end audit), the seat's own view holds it too, so that it plays on until they do."""
 
-    def __init__(self, change: Any) -> None:
-        self.change = change
+    def __init__(self, make: Any) -> None:
+        self.make = make
+
+
+def itself(change: Any) -> Means:
+    """sealed_adversary.Cheat: its session signs and accepts what `change` makes of each message it sends."""
+    return Means(lambda net, seat: Cheat(net, seat, change))
+
+
+def undealt_or_anothers(session: Any) -> int:
+    """A card of the deck neither in its hand nor in a row (another seat's, or one nobody was dealt)."""
+    rnd = session.game.round
+    return min(set(range(1, 105)) - set(rnd.hands[CHEAT]) - {c for row in rnd.rows for c in row})
+
+
+def swap_undealt(c: Any, deck: list[bytes]) -> list[bytes]:
+    """Its shuffle output with two undealt values swapped: points as valid as before, found by the audit alone."""
+    deck[100], deck[101] = deck[101], deck[100]
+    return deck
+
+
+def swap_seat_3s(c: Any, values: list[bytes]) -> list[bytes]:
+    """Its unlock with the values of seat 3's positions 30 and 33 swapped: seat 3's hand still opens (two cards
+    trade places), and the audit finds the unlock wrong."""
+    values[20], values[23] = values[23], values[20]
+    return values
 
 
 def second_start(adv: Adversary, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -316,7 +345,8 @@ CASES = [("duplicate", "open", duplicate, "duplicate", "seat 2 (p2) sent two PLA
          ("bad-row", "sealed", edit("ROW_CHOICE", no_such_row), "bad-row", "seat 2 (p2) chose row 4; rows are 0..3"),
          ("round-end-mismatch", "open", edit("ROUND_END", another_state), "result-mismatch",
           "seat 2 (p2) signed ROUND_END with state b'\\xb5\\x11\\x9d,\\xa2s\\xb1\\xabc\\x7f1\\xba\\xb0\\x12/\\x01FW"
-          "\\xf0\\xb5*\\xa1\\x94w\\xca~\\xa5\\x900\\x91\\n\\xc6', but the game gives b'(\\xd5~\\xb2\\x00L\\xef\\xbf\\x1f"),
+          "\\xf0\\xb5*\\xa1\\x94w\\xca~\\xa5\\x900\\x91\\n\\xc6', but the game gives "
+          "b'(\\xd5~\\xb2\\x00L\\xef\\xbf\\x1f"),
          ("game-end-mismatch", "open", edit("GAME_END", other_winners), "result-mismatch",
           "seat 2 (p2) signed GAME_END with winners [3], but the game gives [1]"),
          ("sealed-shuffle-on-arrival", "sealed", edit("SEALED_SHUFFLE", duplicate_point), "sealed-shuffle",
@@ -325,9 +355,25 @@ CASES = [("duplicate", "open", duplicate, "duplicate", "seat 2 (p2) sent two PLA
           "seat 2 (p2): its unlock for round 1: seat 2's unlock: value 2 is a low-order point"),
          ("sealed-unlock-same-value", "sealed", edit("SEALED_UNLOCK", same_value_twice), "sealed-unlock",
           "seat 2 (p2): its unlock for round 1: seat 2's unlock: positions 0 and 1 now hold the same value"),
-         ("sealed-key-unclamped", "sealed", Itself(recommit(bytes(32))), "sealed-key",
+         ("sealed-key-unclamped", "sealed", itself(recommit(bytes(32))), "sealed-key",
           f"the audit of round 1 found seat 2 (p2) at fault: key '{'00' * 32}' is not a clamped 32-byte "
           "scalar"),
+         ("sealed-key-another", "sealed", itself(change_field("SEALED_KEYS", "key", lambda c, e: ANOTHER_KEY.e)),
+          "sealed-key", "the audit of round 1 found seat 2 (p2) at fault: revealed a key that does not match its "
+          "commitment"),
+         ("sealed-shuffle-audited", "sealed", itself(change_field("SEALED_SHUFFLE", "deck", swap_undealt)),
+          "sealed-shuffle", "the audit of round 1 found seat 2 (p2) at fault: value 100 of the shuffle output is not "
+          "the shuffle of the previous output under the revealed key and seed"),
+         ("sealed-unlock-audited", "sealed", itself(change_field("SEALED_UNLOCK", "values", swap_seat_3s)),
+          "sealed-unlock", "the audit of round 1 found seat 2 (p2) at fault: position 30 is not the previous value "
+          "with the revealed key's layer removed"),
+         ("sealed-play-audited", "sealed",
+          Means(lambda net, seat: swap_into_hand(net, seat, 1, undealt_or_anothers)), "sealed-play",
+          "the audit of round 1 found seat 2 (p2) at fault: played 1 from position 29, which opens to "
+          "20"),
+         ("sealed-false-alarm", "sealed", itself(false_alarm), "sealed-false-alarm",
+          "the audit of round 1 found seat 2 (p2) at fault: said its hand did not open, but the audit finds every "
+          "step right"),
          *((f"sealed-{name}", "sealed", plays_instead(choose), "not-in-hand", words)
            for name, (choose, words) in SEALED_PLAYS.items())]
 FATAL = {"start-mismatch", "second-start", "start-ack-of-its-own"}
@@ -341,10 +387,10 @@ def test_a_cheat_is_recorded_in_the_same_words_by_both(deal: str, rule: Any, cod
     table = Table(process, deal, 4, [1, 3, 5], seed=11, rounds=1)
     for net in table.nets:
         net.shuffle_delivery = False
-        made = Cheat(net, cheat, rule.change) if isinstance(rule, Itself) else Adversary(net, cheat, rule)
+        made = rule.make(net, cheat) if isinstance(rule, Means) else Adversary(net, cheat, rule)
         net.start()
         net.run()
-        assert made.fired
+        assert made["fired"] if isinstance(made, dict) else made.fired
     ref, mixed = table.nets
     cheater = mixed.identities[cheat].peer
     for peer in mixed.peers:
