@@ -100,6 +100,8 @@ test("checks on arrival: a deck of the wrong size, an invalid or repeated point;
   assert.match(shuffleProblem(c, 4) ?? "", /^shuffle output has 3 values, expected 4$/);
   assert.match(shuffleProblem([c[0] as Uint8Array, c[0] as Uint8Array], 2) ?? "", /^shuffle output: values 0 and 1 are equal$/);
   assert.match(shuffleProblem([c[0] as Uint8Array, new Uint8Array(32)], 2) ?? "", /^shuffle output: value 1 is a low-order point$/);
+  assert.equal(shuffleProblem([bigIntToLE(P, 32), c[0] as Uint8Array], 2),
+    "shuffle output: value 0 is not a canonical u-coordinate (not below 2^255 - 19)");
   const dealt = Array.from({ length: 24 }, (_, i) => encodingOf(i + 1));
   const values = unlockPositions(0, 2).map((p) => dealt[p] as Uint8Array);
   values[0] = dealt[0] as Uint8Array; // position 10 now equals position 0
