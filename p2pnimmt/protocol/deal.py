@@ -154,7 +154,8 @@ class OpenDeal(Deal):
             got = commitment("seed", table.game_id, round_index, 0, seat, body["contribution"], body["nonce"])
             if got != expected:
                 yield Fatal(seat, "seed-mismatch",
-                            f"seat {seat}'s seed reveal for round {round_index} does not match its commitment",
+                            f"{table.who_seat(seat)}'s seed reveal for round {round_index + 1} does not match its "
+                            "commitment",
                             (commits[seat].wire, reveals[seat].wire))
                 return None
             contributions.append(body["contribution"])

@@ -1,6 +1,6 @@
 /** The deal of a round in a sealed game (section 17.5): the layout, the unlock, the checks made on arrival. */
 import { HAND_SIZE, ROW_COUNT } from "./cards.js";
-import { isValidPoint, X } from "./sealed_group.js";
+import { pointProblem, X } from "./sealed_group.js";
 
 /** M = 10n + 4: the dealt positions (hands, then rows). */
 export function dealtCount(players: number): number {
@@ -23,31 +23,45 @@ export function unlockPositions(seat: number, players: number): number[] {
 
 const hexKey = (point: Uint8Array): string => String.fromCharCode(...point);
 
-function distinct(points: readonly Uint8Array[]): boolean {
-  return new Set(points.map(hexKey)).size === points.length;
+/** What is wrong with `values` as `count` points (the reference's check_points, its words after `what`), or null. */
+function pointsProblem(values: readonly Uint8Array[], count: number, what: string, distinct: boolean): string | null {
+  if (values.length !== count) return `${what} has ${values.length} values, expected ${count}`;
+  const seen = new Map<string, number>();
+  for (const [i, value] of values.entries()) {
+    const problem = pointProblem(value);
+    if (problem) return `${what}: value ${i} ${problem}`;
+    const earlier = seen.get(hexKey(value));
+    if (distinct && earlier !== undefined) return `${what}: values ${earlier} and ${i} are equal`;
+    seen.set(hexKey(value), i);
+  }
+  return null;
 }
 
-/** What is wrong with a SEALED_SHUFFLE's deck taken on arrival (`sealed-shuffle`), or null: N valid, distinct points. */
+/** What is wrong with a SEALED_SHUFFLE's deck taken on arrival (`sealed-shuffle`), or null: N valid, distinct points
+ * (in the reference's words). */
 export function shuffleProblem(deck: readonly Uint8Array[], size: number): string | null {
-  if (deck.length !== size) return `a deck of ${deck.length} points, not ${size}`;
-  const bad = deck.findIndex((p) => !isValidPoint(p));
-  if (bad >= 0) return `point ${bad} is not a valid point`;
-  return distinct(deck) ? null : "two points of the deck are equal";
+  return pointsProblem(deck, size, "shuffle output", true);
 }
 
 /**
- * What is wrong with a SEALED_UNLOCK taken on arrival (`sealed-unlock`), or null: M − 10 valid points, and the
- * M dealt values distinct once they replace the seat's positions. `dealt` is U_{i-1}; returns U_i as well.
+ * What is wrong with a SEALED_UNLOCK taken on arrival (`sealed-unlock`, in the reference's words), or null: M − 10
+ * valid points, and the M dealt values distinct once they replace the seat's positions. `dealt` is U_{i-1}; returns
+ * U_i as well.
  */
 export function applyUnlock(dealt: readonly Uint8Array[], seat: number, players: number,
   values: readonly Uint8Array[]): { problem: string | null; dealt: Uint8Array[] } {
   const positions = unlockPositions(seat, players);
   const next = dealt.slice();
-  if (values.length !== positions.length) return { problem: `${values.length} values, not ${positions.length}`, dealt: next };
-  const bad = values.findIndex((p) => !isValidPoint(p));
-  if (bad >= 0) return { problem: `value ${bad} is not a valid point`, dealt: next };
+  const problem = pointsProblem(values, positions.length, `seat ${seat}'s unlock`, false);
+  if (problem) return { problem, dealt: next };
   positions.forEach((p, i) => { next[p] = values[i] as Uint8Array; });
-  return { problem: distinct(next) ? null : "two dealt positions hold the same value", dealt: next };
+  const seen = new Map<string, number>();
+  for (const [p, value] of next.entries()) {
+    const earlier = seen.get(hexKey(value));
+    if (earlier !== undefined) return { problem: `seat ${seat}'s unlock: positions ${earlier} and ${p} now hold the same value`, dealt: next };
+    seen.set(hexKey(value), p);
+  }
+  return { problem: null, dealt: next };
 }
 
 /** The seat's unlock of U_{i-1}: X(d, U[p]) for its positions p, ascending. */

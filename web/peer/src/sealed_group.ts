@@ -43,6 +43,14 @@ export function isClamped(bytes: Uint8Array): boolean {
   return bytes.length === 32 && ((bytes[0] as number) & 7) === 0 && ((bytes[31] as number) & 0xc0) === 0x40;
 }
 
+/** Why a value is not a point as a receiver checks it at once (the reference's point_error, curve=False), or null. */
+export function pointProblem(point: Uint8Array): string | null {
+  if (point.length !== 32) return `is ${point.length} bytes, not 32`;
+  const u = leToBigInt(point);
+  if (u >= P) return "is not a canonical u-coordinate (not below 2^255 - 19)";
+  return LOW_ORDER.has(u) ? "is a low-order point" : null;
+}
+
 /** A received point is valid when it is canonical (u < p) and not one of the five low-order u-coordinates. */
 export function isValidPoint(point: Uint8Array): boolean {
   if (point.length !== 32) return false;

@@ -112,15 +112,16 @@ export class SealedRound {
     return this.rows;
   }
 
-  /** What is wrong with a play's position for a hidden hand (`not-in-hand`), or null. */
+  /** What is wrong with a play's position (`not-in-hand`), or null, in the reference's words. */
   playProblem(seat: number, position: number): string | null {
-    if (position >= this.dealtPositions) return `position ${position} was not dealt`;
-    if (Math.floor(position / HAND_SIZE) !== seat) return `position ${position} is not in seat ${seat}'s hand`;
-    if (this.played.get(seat)?.has(position)) return `position ${position} was played from before`;
+    if (position >= this.dealtPositions) return `played from position ${position}, which was not dealt (0..${this.dealtPositions - 1})`;
+    const owner = position < HAND_SIZE * this.players ? Math.floor(position / HAND_SIZE) : null;
+    if (owner !== seat) return `played from position ${position}, which is ${owner === null ? "a row's" : `seat ${owner}'s`}`;
+    if (this.played.get(seat)?.has(position)) return `played from position ${position} a second time`;
     return null;
   }
 
-  /** A play from a hidden hand, taken: its position cannot be played from again this round. */
+  /** A play from a sealed hand, taken: its position cannot be played from again this round. */
   notePlay(seat: number, position: number): void {
     const used = this.played.get(seat) ?? new Set<number>();
     used.add(position);

@@ -16,7 +16,7 @@
  */
 import { equal, hex } from "./bytes.js";
 import { type Card, deck as deckOf, HAND_SIZE, penalty, type Variant } from "./cards.js";
-import type { MsgMap } from "./codec.js";
+import { type MsgMap, pyValueRepr, type Value } from "./codec.js";
 import { dealOrder, draftOrder } from "./deal.js";
 import type { Envelope } from "./envelope.js";
 import { type EndRule, gameOver, winners } from "./game.js";
@@ -1042,7 +1042,7 @@ export class Session {
         const pick = this.slot("DRAFT_PICK", r, p).get(picker);
         if (!pick || this.heldBack([r, 0, p])) return;
         card = pick.body.get("card") as Card;
-        if (!this.draftOpen.has(card)) this.blame(picker, "bad-pick", `DRAFT_PICK ${p}: card ${card} is not open`, [pick]);
+        if (!this.draftOpen.has(card)) this.blame(picker, "bad-pick", `seat ${picker} picked ${card}, which is not among the open cards`, [pick]);
       } else {
         card = standInCard(this.draftOpen);
       }
@@ -1065,7 +1065,7 @@ export class Session {
         const c = commits.get(s) as Envelope;
         const v = reveals.get(s) as Envelope;
         const want = commitment("seed", game, r, 0, s, v.body.get("contribution") as Uint8Array, v.body.get("nonce") as Uint8Array);
-        if (!equal(want, c.body.get("commit") as Uint8Array)) this.blame(s, "seed-mismatch", "its SEED_REVEAL does not open its SEED_COMMIT", [c, v], v);
+        if (!equal(want, c.body.get("commit") as Uint8Array)) this.blame(s, "seed-mismatch", `${this.who(s)}'s seed reveal for round ${r + 1} does not match its commitment`, [c, v], v);
       }
       const seed = roundSeed(game, r, revealers.map((s) => (reveals.get(s) as Envelope).body.get("contribution") as Uint8Array));
       const { hands, rows } = dealOrder(shuffle(seed, deckOf(settings.variant, this.n)), this.n);
@@ -1078,7 +1078,7 @@ export class Session {
       const msg = this.slot("SEALED_SHUFFLE", r, 0).get(shuffler);
       if (!msg || this.heldBack([r, 0, 0])) return;
       const problem = sealed.takeShuffle(msg.body);
-      if (problem) this.blame(shuffler, "sealed-shuffle", problem, [msg]);
+      if (problem) this.blame(shuffler, "sealed-shuffle", `${this.who(shuffler)}: its shuffle for round ${r + 1}: ${problem}`, [msg]);
       this.checked.add(`shuffle|${shuffler}`);
       return;
     }
@@ -1087,7 +1087,7 @@ export class Session {
       const msg = this.slot("SEALED_UNLOCK", r, 0).get(unlocker);
       if (!msg || this.heldBack([r, 1, 0])) return;
       const problem = sealed.takeUnlock(unlocker, msg.body);
-      if (problem) this.blame(unlocker, "sealed-unlock", problem, [msg]);
+      if (problem) this.blame(unlocker, "sealed-unlock", `${this.who(unlocker)}: its unlock for round ${r + 1}: ${problem}`, [msg]);
       this.checked.add(`unlock|${unlocker}`);
       return;
     }
@@ -1166,7 +1166,7 @@ export class Session {
       }
       for (const s of revealers) {
         const position = (reveals.get(s) as Envelope).body.get("position");
-        if (this.sealed && !this.hands[s] && typeof position === "number") this.sealed.notePlay(s, position);
+        if (this.sealed && typeof position === "number") this.sealed.notePlay(s, position);
       }
       this.plays = plays;
     }
@@ -1185,7 +1185,7 @@ export class Session {
       const m = choices.get(who);
       if (!m || this.heldBack([r, c + 2, 0])) return;
       row = m.body.get("row") as number;
-      if (row > 3) this.blame(who, "bad-row", `row ${row} does not exist`, [m]);
+      if (row > 3) this.blame(who, "bad-row", `${this.who(who)} chose row ${row}; rows are 0..3`, [m]);
     } else if (who !== null) {
       row = standInRow(this.rows);
     }
@@ -1296,7 +1296,6 @@ export class Session {
   private checkReveal(seat: number, commit: Envelope, reveal: Envelope, earlier: ReadonlySet<Card>): Card {
     const settings = this.settings as Settings;
     const card = reveal.body.get("card") as number;
-    const fail = (code: string, detail: string): never => this.blame(seat, code, `PLAY_REVEAL of turn ${this.turn + 1}: ${detail}`, [reveal]);
     const said = (code: string, detail: string, evidence: Envelope[] = [reveal]): never => this.blame(seat, code, `${this.who(seat)}${detail}`, evidence);
     if (card > 255) said("not-in-hand", ` played ${card}, which is not a card`);
     const position = reveal.body.has("position") ? (reveal.body.get("position") as number) : null;
@@ -1309,22 +1308,28 @@ export class Session {
       said("bad-reveal", ` revealed ${card}, which does not match its commitment`, [commit, reveal]);
     }
     const hand = this.hands[seat];
-    if (hand) {
-      if (!hand.has(card)) said("not-in-hand", ` played ${card}, which is not in its hand`);
+    if (settings.deal !== "sealed") {
+      if (!hand?.has(card)) said("not-in-hand", ` played ${card}, which is not in its hand`);
       return card;
     }
+    // a sealed hand, in the reference's order (SealedDeal.check_play): the deck, the position, then the card
     const sealed = this.sealed as SealedRound;
-    const problem = sealed.playProblem(seat, position as number);
-    if (problem) fail("not-in-hand", problem);
+    const at = position as number;
+    if (!deckOf(settings.variant, this.n).includes(card)) said("not-in-hand", ` played ${card}, which is not in this game's deck`);
+    const problem = sealed.playProblem(seat, at);
+    if (problem) said("not-in-hand", ` ${problem}`);
     if (this.ownCard(seat, card)) return card; // only its owner sees the cheat: it raised an alarm (17.8)
+    if (hand) {  // a hand open to everyone (its seat did not shuffle): its position holds one known card
+      if (cardOf(sealed.valueAt(at)) !== card) said("not-in-hand", ` played ${card} from position ${at}, which does not hold it`);
+      return card;
+    }
     const publicCards = new Set<Card>([...this.rows.flat(), ...this.piles.flat()]);
     for (const h of this.hands) for (const c of h ?? []) publicCards.add(c);
-    if (!deckOf(settings.variant, this.n).includes(card)) fail("not-in-hand", `card ${card} is not a hidden card of the round`);
     if (earlier.has(card)) {  // the deal broke: the audit tells whose it is (17.8)
       sealed.broken = `card ${card} was revealed twice in one turn`;
       sealed.brokenTurn = this.turn + 1;
     } else if (publicCards.has(card)) {
-      fail("not-in-hand", `card ${card} is not a hidden card of the round`);
+      said("not-in-hand", ` played ${card}: ${card} is on the table, in a pile or in a known hand`);
     }
     return card;
   }
@@ -1385,17 +1390,23 @@ export class Session {
     this.beginRound(r + 1);
   }
 
-  private same(a: unknown, b: readonly number[]): boolean {
-    return Array.isArray(a) && a.length === b.length && a.every((v, i) => v === b[i]);
+  /** A signed ROUND_END's or GAME_END's fields against this node's result, in the reference's order: the first that
+   * differs is a `result-mismatch`, in its words (both values as Python's repr writes them). */
+  private agree(seat: number, env: Envelope, mine: readonly (readonly [string, number | number[] | Uint8Array])[]): void {
+    for (const [name, want] of mine) {
+      const got = env.body.get(name) as Value;
+      const same = want instanceof Uint8Array ? got instanceof Uint8Array && equal(got, want)
+        : Array.isArray(want) ? Array.isArray(got) && got.length === want.length && got.every((v, i) => v === want[i])
+          : got === want;
+      if (!same) {
+        this.blame(seat, "result-mismatch", `${this.who(seat)} signed ${env.kind} with ${name} ${pyValueRepr(got)}, but the game gives ${pyValueRepr(want)}`, [env]);
+      }
+    }
   }
 
   private checkResult(seat: number, env: Envelope): void {
-    const body = env.body;
     const state = stateHash(betweenRounds(this.round, this.scores));
-    if (!this.same(body.get("penalties"), this.history[this.round] as number[]) || !this.same(body.get("scores"), this.scores)
-      || !equal(body.get("state") as Uint8Array, state)) {
-      this.blame(seat, "result-mismatch", `ROUND_END of round ${this.round + 1} differs from the local result`, [env]);
-    }
+    this.agree(seat, env, [["penalties", this.history[this.round] as number[]], ["scores", this.scores], ["state", state]]);
   }
 
   get winners(): number[] {
@@ -1403,12 +1414,8 @@ export class Session {
   }
 
   private checkGameEnd(seat: number, env: Envelope): void {
-    const body = env.body;
     const state = stateHash(betweenRounds(this.round, this.scores));
-    if (body.get("rounds") !== this.round + 1 || !this.same(body.get("scores"), this.scores)
-      || !this.same(body.get("winners"), this.winners) || !equal(body.get("state") as Uint8Array, state)) {
-      this.blame(seat, "result-mismatch", "GAME_END differs from the local result", [env]);
-    }
+    this.agree(seat, env, [["rounds", this.round + 1], ["scores", this.scores], ["winners", this.winners], ["state", state]]);
   }
 
   /** A seat's name for people: "seat 1 ann (XXXX-XXXX)". */

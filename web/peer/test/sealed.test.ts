@@ -97,14 +97,16 @@ test("sealed-deal: two seats, tactical: shuffles, layout, unlocks, the hands and
 
 test("checks on arrival: a deck of the wrong size, an invalid or repeated point; an unlock that repeats a value", () => {
   const c = [1, 2, 3].map(encodingOf);
-  assert.match(shuffleProblem(c, 4) ?? "", /3 points, not 4/);
-  assert.match(shuffleProblem([c[0] as Uint8Array, c[0] as Uint8Array], 2) ?? "", /equal/);
-  assert.match(shuffleProblem([c[0] as Uint8Array, new Uint8Array(32)], 2) ?? "", /point 1 is not a valid point/);
+  assert.match(shuffleProblem(c, 4) ?? "", /^shuffle output has 3 values, expected 4$/);
+  assert.match(shuffleProblem([c[0] as Uint8Array, c[0] as Uint8Array], 2) ?? "", /^shuffle output: values 0 and 1 are equal$/);
+  assert.match(shuffleProblem([c[0] as Uint8Array, new Uint8Array(32)], 2) ?? "", /^shuffle output: value 1 is a low-order point$/);
+  assert.equal(shuffleProblem([bigIntToLE(P, 32), c[0] as Uint8Array], 2),
+    "shuffle output: value 0 is not a canonical u-coordinate (not below 2^255 - 19)");
   const dealt = Array.from({ length: 24 }, (_, i) => encodingOf(i + 1));
   const values = unlockPositions(0, 2).map((p) => dealt[p] as Uint8Array);
   values[0] = dealt[0] as Uint8Array; // position 10 now equals position 0
-  assert.match(applyUnlock(dealt, 0, 2, values).problem ?? "", /same value/);
-  assert.match(applyUnlock(dealt, 0, 2, values.slice(1)).problem ?? "", /13 values, not 14/);
+  assert.match(applyUnlock(dealt, 0, 2, values).problem ?? "", /^seat 0's unlock: positions 0 and 10 now hold the same value$/);
+  assert.match(applyUnlock(dealt, 0, 2, values.slice(1)).problem ?? "", /^seat 0's unlock has 13 values, expected 14$/);
 });
 
 test("sealed-commitments: the sealed commitment of e || seed and a sealed play's card and position", () => {
