@@ -1,6 +1,6 @@
 /** The deal of a round in a sealed game (section 17.5): the layout, the unlock, the checks made on arrival. */
 import { HAND_SIZE, ROW_COUNT } from "./cards.js";
-import { isValidPoint, X } from "./sealed_group.js";
+import { isValidPoint, pointKey, X } from "./sealed_group.js";
 
 /** M = 10n + 4: the dealt positions (hands, then rows). */
 export function dealtCount(players: number): number {
@@ -21,10 +21,8 @@ export function unlockPositions(seat: number, players: number): number[] {
   return Array.from({ length: dealtCount(players) }, (_, p) => p).filter((p) => !own.has(p));
 }
 
-const hexKey = (point: Uint8Array): string => String.fromCharCode(...point);
-
 function distinct(points: readonly Uint8Array[]): boolean {
-  return new Set(points.map(hexKey)).size === points.length;
+  return new Set(points.map(pointKey)).size === points.length;
 }
 
 /** What is wrong with a SEALED_SHUFFLE's deck taken on arrival (`sealed-shuffle`), or null: N valid, distinct points. */
