@@ -12,6 +12,9 @@ round end, so no sealed audit). Ed25519 and X25519 on node's OpenSSL, as `node p
 --portable also the code a browser runs (@noble/curves), on node.
 Python: benchmarks/turn_cpu_bench.py with the same seats, deal and rounds, --games 1 (its busiest peer; a sealed
 round's audit counted in its turns, as here). --runs N repeats each figure N times, alternating the two, in one sitting.
+Under each TypeScript figure, its floor: the signatures checked and made and the X25519 computed a node a turn (the
+mean node), each at its cost measured in that run (best of 5 batches): what the figure cannot go below with that
+library, to hold against Python's whole figure.
 """
 
 from __future__ import annotations
@@ -62,6 +65,10 @@ def main() -> None:
                           f"{r['turn_only_busiest_ms']:.2f}, mean {r['turn_only_mean_ms']:.2f}; {r['messages']} "
                           f"deliveries, game {r['wall_s']:.1f} s wall); load average {os.getloadavg()[0]:.1f}",
                           flush=True)
+                    print(f"  its floor a node a turn: {r['verifies_per_turn']:.1f} checks x {r['verify_us']:.0f} µs + "
+                          f"{r['signs_per_turn']:.1f} signatures x {r['sign_us']:.0f} µs + {r['x25519_per_turn']:.1f} "
+                          f"X25519 x {r['x25519_us']:.0f} µs = {r['floor_ms_per_turn']:.2f} ms (the costs measured "
+                          "here, best of 5)", flush=True)
                 python = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "turn_cpu_bench.py"), "--seats",
                                          str(args.seats), "--deal", deal, "--rounds", str(args.rounds), "--games", "1"],
                                         capture_output=True, text=True, timeout=3600, check=True)

@@ -329,53 +329,79 @@ export type Encodable = Value | readonly Encodable[] | { readonly [key: string]:
 
 const utf8Encoder = new TextEncoder();
 
+/** The bytes written so far, in one buffer that grows by doubling (no array of numbers, no part per value). */
 class Writer {
-  private chunks: number[] = [];
-  private parts: Uint8Array[] = [];
+  private buf = new Uint8Array(256);
+  private at = 0;
 
-  private flush(): void {
-    if (this.chunks.length) {
-      this.parts.push(Uint8Array.from(this.chunks));
-      this.chunks = [];
-    }
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.at + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.at));
+    this.buf = next;
   }
 
+  /** A type byte and `value` big-endian in `size` bytes. */
   head(type: number, value: number | bigint, size: number): void {
-    this.chunks.push(type);
-    let v = BigInt(value);
-    const bytes: number[] = [];
-    for (let i = 0; i < size; i++) {
-      bytes.unshift(Number(v & 0xffn));
-      v >>= 8n;
+    this.room(1 + size);
+    this.buf[this.at] = type;
+    if (typeof value === "number" && size <= 4) { // below 2^32: the common case, without BigInt
+      for (let i = size; i >= 1; i--) {
+        this.buf[this.at + i] = value & 0xff;
+        value >>>= 8;
+      }
+    } else {
+      let v = BigInt(value);
+      for (let i = size; i >= 1; i--) {
+        this.buf[this.at + i] = Number(v & 0xffn);
+        v >>= 8n;
+      }
     }
-    this.chunks.push(...bytes);
+    this.at += 1 + size;
   }
 
   raw(bytes: Uint8Array): void {
-    this.flush();
-    this.parts.push(bytes);
+    this.room(bytes.length);
+    this.buf.set(bytes, this.at);
+    this.at += bytes.length;
   }
 
-  push(...bytes: number[]): void {
-    this.chunks.push(...bytes);
+  byte(b: number): void {
+    this.room(1);
+    this.buf[this.at++] = b;
+  }
+
+  /** A string's UTF-8 after its head: an ASCII one (keys, kinds, codes) written as it is, without a TextEncoder. */
+  text(value: string): void {
+    const n = value.length;
+    let ascii = true;
+    for (let i = 0; i < n; i++) {
+      if (value.charCodeAt(i) >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (!ascii) {
+      const bytes = utf8Encoder.encode(value);
+      lengthHead(this, bytes.length, 0xa0, 31, [0xd9, 0xda, 0xdb]);
+      this.raw(bytes);
+      return;
+    }
+    lengthHead(this, n, 0xa0, 31, [0xd9, 0xda, 0xdb]);
+    this.room(n);
+    for (let i = 0; i < n; i++) this.buf[this.at + i] = value.charCodeAt(i);
+    this.at += n;
   }
 
   done(): Uint8Array {
-    this.flush();
-    let size = 0;
-    for (const p of this.parts) size += p.length;
-    const out = new Uint8Array(size);
-    let at = 0;
-    for (const p of this.parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
+    return this.buf.slice(0, this.at);
   }
 }
 
 function lengthHead(w: Writer, n: number, fix: number, fixMax: number, types: [number, number, number]): void {
-  if (n <= fixMax && fix >= 0) w.push(fix | n);
+  if (n <= fixMax && fix >= 0) w.byte(fix | n);
   else if (n < 0x100 && types[0] >= 0) w.head(types[0], n, 1);
   else if (n < 0x10000) w.head(types[1], n, 2);
   else w.head(types[2], n, 4);
@@ -383,16 +409,16 @@ function lengthHead(w: Writer, n: number, fix: number, fixMax: number, types: [n
 
 function integer(w: Writer, value: number | bigint): void {
   if (typeof value === "number" && value >= -32 && value <= 0xffffffff) {  // the common case, without BigInt
-    if (value < 0) w.push(value & 0xff);
-    else if (value < 0x80) w.push(value);
-    else if (value < 0x100) w.push(0xcc, value);
-    else if (value < 0x10000) w.push(0xcd, value >>> 8, value & 0xff);
-    else w.push(0xce, value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff);
+    if (value < 0) w.byte(value & 0xff);
+    else if (value < 0x80) w.byte(value);
+    else if (value < 0x100) w.head(0xcc, value, 1);
+    else if (value < 0x10000) w.head(0xcd, value, 2);
+    else w.head(0xce, value, 4);
     return;
   }
   const v = BigInt(value);
   if (v >= 0n) {
-    if (v < 0x80n) w.push(Number(v));
+    if (v < 0x80n) w.byte(Number(v));
     else if (v < 0x100n) w.head(0xcc, v, 1);
     else if (v < 0x10000n) w.head(0xcd, v, 2);
     else if (v < 0x100000000n) w.head(0xce, v, 4);
@@ -400,7 +426,7 @@ function integer(w: Writer, value: number | bigint): void {
     else throw new RangeError(`${v} does not fit msgpack`);
   } else {
     const unsigned = (bits: number): bigint => (v + (1n << BigInt(bits))) & ((1n << BigInt(bits)) - 1n);
-    if (v >= -32n) w.push(Number(v) & 0xff);
+    if (v >= -32n) w.byte(Number(v) & 0xff);
     else if (v >= -0x80n) w.head(0xd0, unsigned(8), 1);
     else if (v >= -0x8000n) w.head(0xd1, unsigned(16), 2);
     else if (v >= -0x80000000n) w.head(0xd2, unsigned(32), 4);
@@ -410,9 +436,9 @@ function integer(w: Writer, value: number | bigint): void {
 }
 
 function write(w: Writer, value: Encodable): void {
-  if (value === null) w.push(0xc0);
-  else if (value === false) w.push(0xc2);
-  else if (value === true) w.push(0xc3);
+  if (value === null) w.byte(0xc0);
+  else if (value === false) w.byte(0xc2);
+  else if (value === true) w.byte(0xc3);
   else if (typeof value === "number") {
     if (!Number.isInteger(value)) throw new TypeError(`${value} is not an integer: wrap a float in Float`);
     integer(w, value);
@@ -420,12 +446,10 @@ function write(w: Writer, value: Encodable): void {
   else if (value instanceof Float) {
     const bytes = new Uint8Array(8);
     new DataView(bytes.buffer).setFloat64(0, value.value);
-    w.push(0xcb);
+    w.byte(0xcb);
     w.raw(bytes);
   } else if (typeof value === "string") {
-    const bytes = utf8Encoder.encode(value);
-    lengthHead(w, bytes.length, 0xa0, 31, [0xd9, 0xda, 0xdb]);
-    w.raw(bytes);
+    w.text(value);
   } else if (value instanceof Uint8Array) {
     lengthHead(w, value.length, -1, -1, [0xc4, 0xc5, 0xc6]);
     w.raw(value);

@@ -1,6 +1,6 @@
 /** The deal of a round in a sealed game (section 17.5): the layout, the unlock, the checks made on arrival. */
 import { HAND_SIZE, ROW_COUNT } from "./cards.js";
-import { pointProblem, X } from "./sealed_group.js";
+import { pointKey, pointProblem, X } from "./sealed_group.js";
 
 /** M = 10n + 4: the dealt positions (hands, then rows). */
 export function dealtCount(players: number): number {
@@ -21,8 +21,6 @@ export function unlockPositions(seat: number, players: number): number[] {
   return Array.from({ length: dealtCount(players) }, (_, p) => p).filter((p) => !own.has(p));
 }
 
-const hexKey = (point: Uint8Array): string => String.fromCharCode(...point);
-
 /** What is wrong with `values` as `count` points (the reference's check_points, its words after `what`), or null. */
 function pointsProblem(values: readonly Uint8Array[], count: number, what: string, distinct: boolean): string | null {
   if (values.length !== count) return `${what} has ${values.length} values, expected ${count}`;
@@ -30,9 +28,9 @@ function pointsProblem(values: readonly Uint8Array[], count: number, what: strin
   for (const [i, value] of values.entries()) {
     const problem = pointProblem(value);
     if (problem) return `${what}: value ${i} ${problem}`;
-    const earlier = seen.get(hexKey(value));
+    const earlier = seen.get(pointKey(value));
     if (distinct && earlier !== undefined) return `${what}: values ${earlier} and ${i} are equal`;
-    seen.set(hexKey(value), i);
+    seen.set(pointKey(value), i);
   }
   return null;
 }
@@ -57,9 +55,9 @@ export function applyUnlock(dealt: readonly Uint8Array[], seat: number, players:
   positions.forEach((p, i) => { next[p] = values[i] as Uint8Array; });
   const seen = new Map<string, number>();
   for (const [p, value] of next.entries()) {
-    const earlier = seen.get(hexKey(value));
+    const earlier = seen.get(pointKey(value));
     if (earlier !== undefined) return { problem: `seat ${seat}'s unlock: positions ${earlier} and ${p} now hold the same value`, dealt: next };
-    seen.set(hexKey(value), p);
+    seen.set(pointKey(value), p);
   }
   return { problem: null, dealt: next };
 }

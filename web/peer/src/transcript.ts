@@ -166,8 +166,10 @@ export class TranscriptWriter {
     this.sealed = true;
   }
 
+  /** The file so far (a copy); its frames joined once, not again at every call (a page keeps it after each move). */
   bytes(): Uint8Array {
-    return concat(...this.chunks);
+    if (this.chunks.length > 1) this.chunks.splice(0, this.chunks.length, concat(...this.chunks));
+    return (this.chunks[0] as Uint8Array).slice();
   }
 }
 

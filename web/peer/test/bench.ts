@@ -19,8 +19,8 @@ import * as crypto from "node:crypto";
 import { type Card } from "../src/cards.js";
 import { nodeEd25519, nodeScalarMult, nodeSha256 } from "../src/cli.js";
 import { useSha256 } from "../src/hash.js";
-import { Identity, useEd25519 } from "../src/identity.js";
-import { useScalarMult } from "../src/sealed_group.js";
+import { type Ed25519, Identity, portableEd25519, useEd25519 } from "../src/identity.js";
+import { clamp, nobleX, type ScalarMult, useScalarMult } from "../src/sealed_group.js";
 import { type Member, type Outgoing, Seat } from "../src/seat.js";
 import type { Settings } from "../src/session.js";
 import { cmp, commitStep } from "../src/steps.js";
@@ -47,11 +47,14 @@ class BotSeat extends Seat {
 
 const [seats, deal, rounds, native] = [Number(process.argv[2] ?? 10), (process.argv[3] ?? "open") as Settings["deal"],
   Number(process.argv[4] ?? 1), process.argv[5] === "native"];
-if (native) {
-  useScalarMult(nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]));
-  useEd25519(nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0]));
-  useSha256(nodeSha256(crypto as unknown as Parameters<typeof nodeSha256>[0]));
-}
+/** The signatures made and checked and the X25519 computed in the game, all nodes together. */
+const calls = { sign: 0, verify: 0, x: 0 };
+const ed: Ed25519 = native ? nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0]) : portableEd25519;
+const mult: ScalarMult = native ? nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]) : nobleX;
+useEd25519({ sign: (secret, data) => (calls.sign++, ed.sign(secret, data)),
+  verify: (key, signature, data) => (calls.verify++, ed.verify(key, signature, data)) });
+useScalarMult((scalar, point) => (calls.x++, mult(scalar, point)));
+if (native) useSha256(nodeSha256(crypto as unknown as Parameters<typeof nodeSha256>[0]));
 
 const identities = Array.from({ length: seats }, () => new Identity(new Uint8Array(randomBytes(32))));
 const nodes = identities.map((id) => new BotSeat(id, (n) => new Uint8Array(randomBytes(n))));
@@ -111,7 +114,29 @@ if (!over) throw new Error(`the game did not end: ${nodes.map((n) => n.phase).jo
 const turns = rounds * 10;
 const spent = process.cpuUsage(cpuBefore);
 const total = (spent.user + spent.system) / 1000;
+/** CPU µs of one call, best of 5 batches of `n` (as the reference's turn_cpu_bench measures its signatures). */
+function perCall(n: number, call: (i: number) => void): number {
+  let best = Infinity;
+  for (let batch = 0; batch < 5; batch++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < n; i++) call(i);
+    const spent = process.cpuUsage(before);
+    best = Math.min(best, (spent.user + spent.system) / n);
+  }
+  return best;
+}
+const sample = identities[0] as Identity;
+const data = new Uint8Array(randomBytes(160));
+const signature = ed.sign(sample.secret, data);
+const scalar = clamp(new Uint8Array(randomBytes(32)));
+const points = Array.from({ length: 50 }, () => mult(clamp(new Uint8Array(randomBytes(32))), (identities[1] as Identity).publicKey));
+const cost = { sign: perCall(200, () => ed.sign(sample.secret, data)), verify: perCall(200, () => ed.verify(sample.publicKey, signature, data)),
+  x: perCall(50, (i) => mult(scalar, points[i] as Uint8Array)) };
 console.log(JSON.stringify({ seats, deal, rounds, turns, native, cpu_ms_per_peer_per_turn: total / seats / turns,
   busiest_ms_per_turn: Math.max(...spentBy) / turns, mean_ms_per_turn: spentBy.reduce((a, b) => a + b, 0) / seats / turns,
   turn_only_busiest_ms: Math.max(...inTurns) / turns, turn_only_mean_ms: inTurns.reduce((a, b) => a + b, 0) / seats / turns,
-  wall_s: (Date.now() - started) / 1000, messages }));
+  wall_s: (Date.now() - started) / 1000, messages,
+  // per node and turn: the calls, their cost each (µs, best of 5), and what they cost together (the floor)
+  signs_per_turn: calls.sign / seats / turns, verifies_per_turn: calls.verify / seats / turns, x25519_per_turn: calls.x / seats / turns,
+  sign_us: cost.sign, verify_us: cost.verify, x25519_us: cost.x,
+  floor_ms_per_turn: (calls.sign * cost.sign + calls.verify * cost.verify + calls.x * cost.x) / seats / turns / 1000 }));

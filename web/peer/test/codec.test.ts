@@ -90,6 +90,11 @@ test("encoding: the shortest forms, str for text, bin for bytes, map keys in the
     [new Uint8Array(0), "c400"], [new Uint8Array(256), "c50100" + "00".repeat(256)],
     [Array(15).fill(0), "9f" + "00".repeat(15)], [Array(16).fill(0), "dc0010" + "00".repeat(16)],
     [{ b: 1, a: 2 }, "82a16201a16102"], [new Map([["z", 0]]), "81a17a00"], [new Float(1.5), "cb3ff8000000000000"],
+    // text that is not ASCII: the head counts its UTF-8 bytes
+    ["€", "a3e282ac"], ["é".repeat(15) + "a", "bf" + "c3a9".repeat(15) + "61"], ["é".repeat(16), "d920" + "c3a9".repeat(16)],
+    ["\u{1F600}", "a4f09f9880"], ["a\u007f\u0080", "a4617fc280"],
+    // past the writer's first buffer: its growth keeps what was written
+    [[new Uint8Array(300).fill(7), "x", new Uint8Array(65536)], "93c5012c" + "07".repeat(300) + "a178c600010000" + "00".repeat(65536)],
   ];
   for (const [value, bytes] of cases) assert.equal(hex(encode(value)), bytes, String(value));
   // an integer as a number (encoded without BigInt up to 2^32 - 1) and as a bigint: the same bytes

@@ -6,7 +6,7 @@ import { deck } from "../src/cards.js";
 import { commitment, commitmentContext, playValue } from "../src/hashes.js";
 import { sha256 } from "../src/hash.js";
 import { applyUnlock, handPositions, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "../src/sealed_deal.js";
-import { cardEncodings, cardOf, clamp, drawKeyPair, encodeCard, encodingOf, encodingsUnder, inverseKey, isValidPoint, L, P, permutation, S0, shuffleStep, X } from "../src/sealed_group.js";
+import { A, cardEncodings, cardOf, clamp, drawKeyPair, encodeCard, encodingOf, encodingsUnder, inverseKey, isValidPoint, L, onCurve, P, permutation, powMod, S0, shuffleStep, X } from "../src/sealed_group.js";
 import { vector } from "./spec.js";
 
 test("sealed-encodings: S0, the counters, u and encodings shown, the digest of all 104", () => {
@@ -44,6 +44,29 @@ test("sealed-shuffle-step: the permutation and the output", () => {
   assert.deepEqual(permutation(seed, 4), v.permutation);
   const out = shuffleStep(v.cards.map(encodingOf), fromHex(v.e), seed);
   assert.deepEqual(out.map(hex), v.output);
+});
+
+test("isValidPoint and onCurve, computed on bytes and by the Jacobi symbol, agree with their definitions", () => {
+  // the definitions: u (all 32 bytes, little-endian) below p and not one of the five low-order values; u^3 + A u^2 + u
+  // a non-zero square mod p by Euler's criterion
+  const lowOrder = [0n, 1n, P - 1n, 325606250916557431795983626356110631294008115727848805560023387167927233504n,
+    39382357235489614581723060781553021112529911719440698176882885853963445705823n];
+  const valid = (u: bigint): boolean => u < P && !lowOrder.includes(u);
+  const square = (u: bigint): boolean => {
+    const rhs = (((u * u) % P) * u + ((A * u) % P) * u + u) % P;
+    return rhs !== 0n && powMod(rhs, (P - 1n) / 2n, P) === 1n;
+  };
+  const values: bigint[] = [...lowOrder, ...lowOrder.map((u) => u + P).filter((u) => u < 2n ** 256n), 2n ** 256n - 1n, 2n ** 255n];
+  for (let d = -300n; d <= 300n; d++) values.push(P + d, d < 0n ? -d : d);
+  let x = 0x123456789abcdefn;
+  for (let i = 0; i < 2000; i++) {
+    x = (x * 6364136223846793005n + 1442695040888963407n) % 2n ** 256n;
+    values.push(x, x >> 1n, (x % 2n ** 64n) + P - 2n ** 63n);
+  }
+  for (const u of values) {
+    assert.equal(isValidPoint(bigIntToLE(u, 32)), valid(u), String(u));
+    if (u < P) assert.equal(onCurve(u), square(u), String(u));
+  }
 });
 
 test("received points: canonical and not of low order; X commutes", () => {
