@@ -18,7 +18,9 @@ from harness import Net
 from test_drop import vote_out
 from test_drop_consensus import cut_off
 
+from p2pnimmt.protocol.effects import Fatal
 from p2pnimmt.protocol.envelope import seal
+from p2pnimmt.protocol.events import Fault
 from p2pnimmt.protocol.transcript import records
 from p2pnimmt.protocol.verify import verify_transcript
 
@@ -99,3 +101,28 @@ def test_a_seat_being_dropped_is_expelled_by_its_own_proof_whatever_the_order(pl
     after = outcome(proof_from_a_seat_being_dropped("after", players, deal, cut_at, delivery, proof))
     assert first == after
     assert all(o[4] == (GONE,) and proof in o[5] and o[6] for o in first), first  # (sealed: also `absent`)
+
+
+def test_an_expulsion_starts_at_the_highest_seq_in_the_evidence_and_a_second_proof_only_lower() -> None:
+    """protocol.md 12: the expulsion starts from the highest `seq` of the seat's messages in the evidence, whatever
+    their order, and a second proof against a seat expelled here counts (is recorded, and moves the start) only if it
+    starts lower. (The reference always took the highest; it ignored every second proof, so a bad reveal found after
+    a later message expelled its signer was never taken out of its slot.)"""
+    net = Net(4, seed=1)
+    net.start()
+    net.run(limit=200)
+    spectator = net.sessions[net.watchers[0].peer]
+    peer = net.identities[1].peer
+    mine = [env for env in spectator.inbox.accepted if env.sender == peer]
+    first, second = mine[1], mine[2]
+
+    def proof(*evidence: Any) -> list[str]:
+        outputs = spectator._run(lambda: spectator._apply(Fatal(1, "bad-body", "a proof",
+                                                                tuple(env.wire for env in evidence))))
+        return [out.code for out in outputs if isinstance(out, Fault)]
+
+    assert proof(second, first) == ["bad-body"]
+    assert spectator.table.expelled[1] == second.seq
+    assert proof(second) == []  # it starts at the expulsion: nothing recorded
+    assert proof(first) == ["bad-body"]  # it starts lower: recorded, and the expulsion starts there
+    assert spectator.table.expelled[1] == first.seq
