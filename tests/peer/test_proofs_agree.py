@@ -82,8 +82,8 @@ def test_a_second_proof_that_starts_earlier_is_recorded_by_both(child: NodeSeats
     node that had every other reveal first expels it for the reveal and never checks the STANDIN; one that lacked
     one expels it for the STANDIN, then finds the reveal: a second proof that starts earlier, recorded, and the
     expulsion starts from the reveal (protocol.md 12). Every node drops seat 2 at the same position. Before, a
-    Python node ignored the second proof (and its turn waited for ever on a reveal it never took out) and a
-    TypeScript node recorded it."""
+    Python node ignored the second proof (the reveal stayed in its slot) and a TypeScript node recorded it: `check`
+    failed."""
     cheat = 2
 
     def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
