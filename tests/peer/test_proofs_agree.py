@@ -43,6 +43,32 @@ def faults(table: Table, peer: bytes) -> list[tuple[str, bytes]]:
             if what == "fault"]
 
 
+def reveal_then(change: Any, kind: str, fields: dict[str, Any]) -> Any:
+    """An adversary's rule: its reveal of turn 3 changed by `change`, and right after it a message `kind` for that
+    turn with `fields`."""
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "PLAY_REVEAL" and body["turn"] == 2 and not adv.fired:
+            adv.fired = True
+            change(adv, body)
+            return adv.send(env.kind, body, env) + adv.send(kind, {"round": body["round"], "turn": 2, **fields})
+        return None
+    return rule
+
+
+def played(table: Table, cheat: int, rule: Any, tmp_path: Path, vote: bool = False) -> list[dict[str, Any]]:
+    """Both tables played to their end with `cheat` sending what `rule` decides (`vote`: the others then vote it
+    out, as the game waits on it); test_mixed_tables.check's outcomes."""
+    for net in table.nets:
+        adv = Adversary(net, cheat, rule)
+        net.start()
+        net.run()
+        assert adv.fired
+        if vote:
+            assert net.vote_out(cheat) == 3
+            net.run()
+    return check(table, tmp_path, gone=cheat)
+
+
 @pytest.mark.parametrize("proof", ["unexpected", "duplicate"])
 def test_a_voters_held_message_is_checked_when_it_is_accepted(proof: str, child: NodeSeats, tmp_path: Path) -> None:
     """Seat 3 is cut off; the Python seat 0 votes it out and, right after its DROP, signs a STANDIN for the next turn
@@ -86,22 +112,13 @@ def test_a_second_proof_that_starts_earlier_is_recorded_by_both(child: NodeSeats
     failed."""
     cheat = 2
 
-    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
-        if env.kind == "PLAY_REVEAL" and body["turn"] == 2 and not adv.fired:
-            adv.fired = True
-            hand = adv.session.table.game.round.hands[adv.seat]
-            body["card"] = next(c for c in sorted(hand) if c != body["card"])
-            sends = adv.send(env.kind, body, env)
-            return sends + adv.send("STANDIN", {"round": body["round"], "turn": 2, "seat": 0, "x": 1})
-        return None
+    def other_card(adv: Adversary, body: dict[str, Any]) -> None:
+        hand = adv.session.table.game.round.hands[adv.seat]
+        body["card"] = next(c for c in sorted(hand) if c != body["card"])
 
+    rule = reveal_then(other_card, "STANDIN", {"seat": 0, "x": 1})
     table = Table(child, "open", 4, [1, 3, 5], seed=5, rounds=1)
-    for net in table.nets:
-        adv = Adversary(net, cheat, rule)
-        net.start()
-        net.run()
-        assert adv.fired
-    outcomes = check(table, tmp_path, gone=cheat)
+    outcomes = played(table, cheat, rule, tmp_path)
     peer = table.mixed.identities[cheat].peer
     found = {i: [code for code, who in faults(table, p) if who == peer] for i, p in enumerate(table.mixed.peers)
              if i != cheat}
@@ -118,22 +135,11 @@ def test_a_stray_row_choice_of_a_seat_dropped_at_the_reveal_proves_nothing(child
     11, "When the checks run"), as at a node where it came after the drop."""
     cheat = 2
 
-    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
-        if env.kind == "PLAY_REVEAL" and body["turn"] == 2 and not adv.fired:
-            adv.fired = True
-            body["commits"] = hashlib.sha256(b"a set nobody saw").digest()
-            sends = adv.send(env.kind, body, env)
-            return sends + adv.send("ROW_CHOICE", {"round": body["round"], "turn": 2, "row": 0})
-        return None
+    def other_set(_adv: Adversary, body: dict[str, Any]) -> None:
+        body["commits"] = hashlib.sha256(b"a set nobody saw").digest()
 
+    rule = reveal_then(other_set, "ROW_CHOICE", {"row": 0})
     table = Table(child, "open", 4, [1, 3, 5], seed=3, rounds=1)
-    for net in table.nets:
-        adv = Adversary(net, cheat, rule)
-        net.start()
-        net.run()
-        assert adv.fired
-        assert net.vote_out(cheat) == 3
-        net.run()
-    outcomes = check(table, tmp_path, gone=cheat)
+    outcomes = played(table, cheat, rule, tmp_path, vote=True)
     assert all(not faults(table, p) for i, p in enumerate(table.mixed.peers) if i != cheat)
     assert all([s for s, _at in o["dropped"]] == [cheat] for i, o in enumerate(outcomes) if i != cheat), outcomes
