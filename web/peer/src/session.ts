@@ -295,8 +295,12 @@ export class Session {
     this.forever.add(seat);
     for (const m of this.placed.get(seat) ?? []) if (m.seq >= from) this.slots.get(m.key)?.delete(seat);
     this.placed.set(seat, (this.placed.get(seat) ?? []).filter((m) => m.seq < from));
-    this.held.delete(seat);
-    this.pending = this.pending.filter((e) => !equal(e.sender, this.peers[seat] as Uint8Array));
+    // Its messages before `from` that wait (held behind its open vote, or for a later round) still count: since
+    // items 4, 5 and 7 run on acceptance, a proof may come while they wait (the reference's Table.expel).
+    const held = (this.held.get(seat) ?? []).filter((e) => e.seq < from);
+    if (held.length) this.held.set(seat, held);
+    else this.held.delete(seat);
+    this.pending = this.pending.filter((e) => !equal(e.sender, this.peers[seat] as Uint8Array) || e.seq < from);
     // The positions and seats the DROPs still in their slots name (the reference's Table.expel recomputes them).
     this.votes.clear();
     for (const [key, slot] of this.slots) {
