@@ -663,7 +663,9 @@ class Session:
         table = self.table
         peer = table.roster[effect.seat]
         seqs = [env.seq for env in map(open_envelope, effect.evidence) if env.sender == peer]
-        if effect.seat in table.expelled or not seqs:
+        # From the highest seq of its messages in the evidence, whatever their order; a second proof counts only if
+        # it starts before the first (a check of section 11 or 17 on a message that waited): protocol.md 12.
+        if not seqs or max(seqs) >= table.expelled.get(effect.seat, max(seqs) + 1):
             return
         table.expel(effect.seat, max(seqs), effect.code)
         self._fault(peer, effect.code, f"{effect.detail}; it loses its seat (the stand-in plays it from the "

@@ -30,14 +30,16 @@ def store(table: Table, env: Envelope) -> Effects[None]:
     if env.kind == "REJOIN":
         yield from ask_back(table, seat, env)
         return
-    # The checks the message alone decides (protocol.md 9, items 2 and 3) come first, whether or not the seat is
-    # dropped here or the message waits: so whether it proves a fault never depends on when it arrives (before
-    # or after the last vote that dropped its seat: issue 21).
-    if (fault := kind_and_body(table, seat, env)) is not None:
+    # The checks the message and its sender's chain decide (protocol.md 9, items 2 to 5 and 7) come first, whether
+    # or not the seat is dropped here, the message was signed before its ask or waits behind its sender's open vote:
+    # so whether it proves a fault never depends on when it arrives (before or after the last vote that dropped its
+    # seat, or that decided its own vote: issue 21).
+    fault = kind_and_body(table, seat, env) or in_chain(table, seat, env)
+    if fault is not None:
         yield fault
         return
-    if env.seq < table.back_seq.get(seat, -1):
-        return  # signed before it asked for its seat back: from while it was dropped, it does not count
+    if env.kind == "START" or env.seq < table.back_seq.get(seat, -1):
+        return  # the START is taken; a message signed before its sender asked for its seat back does not count
     if seat in table.dropped:
         if round_of(env) > table.round:
             table.parked.append(env)  # it may be back by that round (11.3)
@@ -60,27 +62,36 @@ def kind_and_body(table: Table, seat: int, env: Envelope) -> Fatal | None:
     return None
 
 
-def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
-    """Check a message of a seat still playing (its kind and body are sound: store) and put it in its slot."""
+def slot_key(table: Table, seat: int, env: Envelope) -> tuple[str, int, int]:
+    """The slot of a message whose body is sound (section 11's table)."""
+    kind, body = env.kind, env.body
+    if kind in ("START", "START_ACK"):
+        return (kind, 0, 0)
+    round_index = body.get("round", table.round)
+    if kind in ("DROP", "KEEP"):
+        return (kind, round_index, vote_slot(Step.of_message(round_index, kind, body, seat), body["seat"]))
+    if kind == "STANDIN":
+        return (kind, round_index, standin_slot(body["turn"], body["seat"]))
+    return (kind, round_index if kind != "GAME_END" else 0, body.get("turn", body.get("pick", 0)))
+
+
+def in_chain(table: Table, seat: int, env: Envelope) -> Fatal | None:
+    """The fault of a message (kind and body sound) by protocol.md 9, items 4, 5 and 7, which depend on the message
+    and its sender's chain alone; None if none, and the message is then part of the chain those items compare with
+    (its sender's position, furthest step and slots), whether or not it is placed."""
     kind, body = env.kind, env.body
     who = partial(table.who, env.sender)  # named in a fault only: not made for every message
     if kind == "START":
-        if env is not table.start:
-            yield Fatal(seat, "unexpected", f"{who()} sent a second START", (env.wire,))
-        return
+        return Fatal(seat, "unexpected", f"{who()} sent a second START", (env.wire,)) if env is not table.start \
+            else None
     assert table.start is not None and table.deal is not None
     if kind == "START_ACK" and env.sender == table.start.sender:
-        yield Fatal(seat, "unexpected", f"{who()} sent START_ACK for its own START", (env.wire,))
-        return
-    if kind == "START_ACK":
-        if body["start"] != table.start.hash:
-            yield Fatal(seat, "start-mismatch", f"{who()} acknowledged a different START", (env.wire,))
-            return
-        key = (kind, 0, 0)
-    else:
+        return Fatal(seat, "unexpected", f"{who()} sent START_ACK for its own START", (env.wire,))
+    if kind == "START_ACK" and body["start"] != table.start.hash:
+        return Fatal(seat, "start-mismatch", f"{who()} acknowledged a different START", (env.wire,))
+    if kind != "START_ACK":
         round_index = body.get("round", table.round)
         step = body["step"] if kind in ("DROP", "KEEP") else body.get("turn", body.get("pick", body.get("step", 0)))
-        key = (kind, round_index if kind != "GAME_END" else 0, step)
         problem = out_of_place(table, env.sender, kind, round_index, step)
         if kind in ("DROP", "KEEP", "STANDIN") and not problem and \
                 not (body["seat"] < table.players and body["seat"] != seat):
@@ -89,38 +100,49 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
         if kind in ("DROP", "KEEP") and not problem:
             at = Step.of_message(round_index, kind, body, seat)
             problem = place_problem(table, body) or against_own_word(table, seat, kind, at, body["seat"])
-            key = (kind, round_index, vote_slot(at, body["seat"]))
-        if kind == "STANDIN":
-            key = (kind, round_index, standin_slot(step, body["seat"]))
         if problem:
-            yield Fatal(seat, "unexpected", f"{who()} sent {kind} {problem}", (env.wire,))
-            return
+            return Fatal(seat, "unexpected", f"{who()} sent {kind} {problem}", (env.wire,))
         if kind == "DRAFT_PICK" and (picker := pick_order(table.players, round_index)[step]) != seat:
             # the message alone says it: a fault whenever it arrives, also at a pick the stand-in makes (section 9)
-            yield Fatal(seat, "out-of-turn", f"{who()} sent pick {step + 1} of round {round_index + 1}, which is "
-                        f"seat {picker}'s", (env.wire,))
-            return
-        if kind == "ROW_CHOICE" and (round_index, step) < (table.round, table.turn):
-            yield Fatal(seat, "wrong-chooser", f"{who()} chose a row for turn {step + 1} of round {round_index + 1}, "
-                        "which is over", (env.wire,))
-            return
+            return Fatal(seat, "out-of-turn", f"{who()} sent pick {step + 1} of round {round_index + 1}, which is "
+                         f"seat {picker}'s", (env.wire,))
+    key = slot_key(table, seat, env)
+    signed = table.signed.setdefault(seat, {})
+    first = signed.get(key)
+    if first is not None:
+        what = f" naming seat {body['seat']}" if kind in ("DROP", "KEEP") else ""
+        return Fatal(seat, "duplicate", f"{who()} sent two {kind} messages{what} for the same step",
+                     (first.wire, env.wire))
+    signed[key] = env
+    if kind != "START_ACK":
+        step_of = Step.of_message(round_of(env), kind, body, seat)
+        if step_of > table.signed_furthest.get(seat, Step(-1, -1)):
+            table.signed_furthest[seat] = step_of
+    return None
+
+
+def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
+    """Put a message of a seat still playing in its slot (it passed section 9's items 2 to 5 and 7 on acceptance:
+    store), after item 6, which depends on this node's game and so runs only now."""
+    kind, body = env.kind, env.body
+    assert table.deal is not None
+    if kind == "ROW_CHOICE" and (body["round"], body["turn"]) < (table.round, table.turn):
+        yield Fatal(seat, "wrong-chooser", f"{table.who(env.sender)} chose a row for turn {body['turn'] + 1} of "
+                    f"round {body['round'] + 1}, which is over", (env.wire,))
+        return
     if rewound(table, seat, env):
         if round_of(env) > table.round:
             table.parked.append(env)  # it may be back by that round (11.3): the rebuild will know then
         return  # rebuilding with this seat dropped at that step: what it sent from there on does not count
+    key = slot_key(table, seat, env)
     slot = table.slots.setdefault(key, {})
-    if seat in slot:
-        what = f" naming seat {body['seat']}" if kind in ("DROP", "KEEP") else ""
-        yield Fatal(seat, "duplicate", f"{who()} sent two {kind} messages{what} for the same step",
-                    (slot[seat].wire, env.wire))
-        return
     slot[seat] = env
     if kind == "ROW_CHOICE" and len(slot) > 1:  # in seat order: a stray choice names the lowest seat (section 11)
         ordered = sorted(slot.items())
         slot.clear()
         slot.update(ordered)
     if kind == "DROP":
-        at = Step.of_message(round_index, kind, body, seat)
+        at = Step.of_message(key[1], kind, body, seat)
         table.drop_steps.add(at)
         table.drop_targets.setdefault(at, set()).add(body["seat"])
         if seat == table.seat:  # our own vote, known again after a restart or a rebuild: no KEEP or DROP after it
@@ -150,16 +172,18 @@ def ask_back(table: Table, seat: int, env: Envelope) -> Effects[None]:
 
 
 def against_own_word(table: Table, seat: int, kind: str, at: Step, target: int) -> str:
-    """A DROP of `target` at `at` from a seat that by its own placed messages went on from `target`'s message
-    there (table.went_on), or a KEEP of `target` after the seat's own DROP of it there: '' if neither
+    """A DROP of `target` at `at` from a seat that by its own earlier messages (its chain, placed or not) went on
+    from `target`'s message there, or a KEEP of `target` after the seat's own DROP of it there: '' if neither
     (protocol.md 9, item 5).
 
     Counted, such a DROP would undo the void that the seat's going on caused (11.1), and a node that went on
     with `target`'s message would have to rebuild a game its own signed messages came from.
     """
-    if kind == "DROP" and table.went_on(seat, at, target):
+    signed = table.signed.get(seat, {})
+    if kind == "DROP" and (table.signed_furthest.get(seat, Step(-1, -1)) > at or
+                           ("KEEP", at.round, vote_slot(at, target)) in signed):
         return f"naming seat {target} at {where(at)}, after it went on from that seat's message there"
-    if kind == "KEEP" and seat in table.slots.get(("DROP", at.round, vote_slot(at, target)), {}):
+    if kind == "KEEP" and ("DROP", at.round, vote_slot(at, target)) in signed:
         return f"naming seat {target} at {where(at)}, after its own DROP of that seat there"
     return ""
 

@@ -101,6 +101,10 @@ class Table:
         self.votes: dict[Step, set[int]] = {}  # step -> the seats we voted to drop there
         self.furthest: dict[int, Step] = {}  # seat -> furthest step it sent a message for
         self.progress: dict[bytes, tuple[int, int]] = {}  # sender -> (round, turn) of its latest message
+        # seat -> slot key -> its message there, and seat -> furthest step: of every message of its chain that passed
+        # section 9's checks, placed or not (items 5 and 7 compare with its chain, whatever its state here)
+        self.signed: dict[int, dict[tuple[str, int, int], Envelope]] = {}
+        self.signed_furthest: dict[int, Step] = {}
         self.rejoined: set[bytes] = set()  # senders whose REJOIN came after their latest message bound by progress
         self.turns: dict[tuple[int, int], TurnRecord] = {}
         self.scored: set[int] = set()  # rounds scored (or voided) here

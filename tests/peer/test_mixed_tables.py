@@ -693,33 +693,42 @@ def test_typescript_seats_vote_out_a_split_seat_that_reveals_on_its_other_versio
     assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [2] for o in honest), honest
 
 
-@pytest.mark.parametrize("deal, cut_at", [("open", 120), ("draft", 150), ("sealed", 200)])
-def test_a_seat_being_dropped_is_expelled_by_its_own_proof_in_either_order(deal: str, cut_at: int, child: NodeSeats,
-                                                                            tmp_path: Path) -> None:
+PROOFS = {"bad-body": [{"seat": 0, "x": 1}], "unexpected": [{"seat": 3}], "duplicate": [{"seat": 0}, {"seat": 0}]}
+DROPPED_PROOFS = [("open", 120, "bad-body"), ("draft", 150, "bad-body"), ("sealed", 200, "bad-body"),
+                  ("open", 120, "unexpected"), ("draft", 150, "duplicate"), ("sealed", 200, "duplicate")]
+
+
+@pytest.mark.parametrize("deal, cut_at, proof", DROPPED_PROOFS)
+def test_a_seat_being_dropped_is_expelled_by_its_own_proof_in_either_order(deal: str, cut_at: int, proof: str,
+                                                                            child: NodeSeats, tmp_path: Path) -> None:
     """protocol.md 9, item 1 (issue 21's leftover): seat 3, cut off and voted out, signed a STANDIN with a field no
-    STANDIN has (`bad-body`) that reaches the TypeScript seat 1 alone, before the votes or once seat 1 has dropped
-    seat 3. Before, seat 3 was expelled in the first order only (the messages of a dropped seat were not checked
-    at all); now the checks of its kind and body run whether or not it is dropped here: both orders expel it, and
-    every node, TypeScript or Python, writes the transcript the Python node in its place writes."""
+    STANDIN has (`bad-body`), or naming itself (`unexpected`), or two STANDINs for one slot (`duplicate`), that reach
+    the TypeScript seat 1 alone, before the votes or once seat 1 has dropped seat 3. Before, seat 3 was expelled in
+    the first order only (the messages of a dropped seat were not checked at all; since issue 21's first leftover
+    items 2 and 3, since its second items 4 to 7 but 6 run whether or not it is dropped here): both orders expel
+    it, and every node, TypeScript or Python, writes the transcript the Python node in its place writes."""
     from p2pnimmt.protocol.envelope import seal
 
     ends = {}
     for order in ("first", "after"):
         table = Table(child, deal, 4, [1, 5], seed=cut_at, rounds=1)
-        bad = None
+        bad: list[Any] = []
         for net in table.nets:  # the reference first: its seat 1 tells where seat 3's chain ends there
             gone, at = net.identities[3], net.identities[1].peer
             cut_off(net, 3, cut_at)
-            if bad is None:
+            if not bad:
                 session: Any = table.reference.sessions[at]
                 seq, prev = session.inbox.head(gone.peer)
-                bad = seal(gone, net.game_id, seq, prev, "STANDIN", {"round": session.table.round,
-                                                                     "turn": session.table.turn, "seat": 0, "x": 1})
+                for fields in PROOFS[proof]:
+                    bad.append(seal(gone, net.game_id, seq, prev, "STANDIN", {"round": session.table.round,
+                                                                              "turn": session.table.turn, **fields}))
+                    seq, prev = seq + 1, bad[-1].hash
             if order == "after":
                 assert net.vote_out(3) == 3
                 while 3 not in net.dropped_at(at):
                     net.run(limit=1)
-            net.handle(at, net.sessions[at].receive(bad.wire, gone.peer))
+            for env in bad:
+                net.handle(at, net.sessions[at].receive(env.wire, gone.peer))
             net.run()
             if order == "first":
                 net.vote_out(3)  # none: seat 3 is expelled, so dropped with no vote where the game waits on it
@@ -730,6 +739,6 @@ def test_a_seat_being_dropped_is_expelled_by_its_own_proof_in_either_order(deal:
         for i, peer in enumerate(table.mixed.peers):
             if i != 3:
                 codes = [body["code"] for what, body in records(bytes(table.mixed.transcripts[peer])) if what == "fault"]
-                assert "bad-body" in codes, (order, i, codes)
+                assert proof in codes, (order, i, codes)
                 assert outcomes[i]["phase"] == "over" and outcomes[i]["fault"] is None, (order, i, outcomes[i])
     assert ends["first"] == ends["after"]

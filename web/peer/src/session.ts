@@ -61,6 +61,8 @@ class Stop extends Error {}
 
 /** A seat was expelled in the middle of a step: the step runs again without its messages. */
 class Restart extends Error {}
+/** A proof against a seat expelled here from an earlier message: nothing recorded (section 12); the pass ends. */
+class Ignored extends Restart {}
 
 export class Session {
   phase: Phase = "lobby";
@@ -111,6 +113,10 @@ export class Session {
   private readonly excluded: ReadonlyMap<number, Pos>;
   /** Every message in a slot, by seat: its slot and position (for "went on", and to take a dropped seat's out). */
   private readonly placed = new Map<number, { key: string; pos: Pos; seq: number }[]>();
+  /** Every message of a seat's chain that passed section 9's items 2 to 5 and 7, placed or not, by its slot; and the
+   * furthest position among them (items 5 and 7 compare with the chain, whatever the seat's state here). */
+  private readonly signed = new Map<number, Map<string, Envelope>>();
+  private readonly signedFurthest = new Map<number, Pos>();
   /** Votes seen: `${round}|${step}|${place}|${seat}`. */
   protected readonly votes = new Set<string>();
   /** A voter's later messages, waiting until its vote is decided. */
@@ -278,16 +284,23 @@ export class Session {
       this.report({ ...fault, fatal: true });
       throw new Stop();
     }
+    // From the highest seq of its messages in the evidence, whatever their order; a second proof counts only if it
+    // starts before the first (a check of section 11 or 17 on a message that waited): protocol.md 12.
+    const from = Math.max(...evidence.filter((e) => equal(e.sender, this.peers[seat] as Uint8Array)).map((e) => e.seq));
+    if (from >= (this.expelled.get(seat) ?? Infinity)) throw new Ignored();
     this.note({ ...fault, fatal: false, detail: `${detail}; it loses its seat (the stand-in plays it from the next step it owes)` });
     this.spread(fault.evidence); // the proof to every peer, as the reference's Session._expel sends it
-    const from = (offender ?? evidence[evidence.length - 1] as Envelope).seq;
-    this.expelled.set(seat, Math.min(from, this.expelled.get(seat) ?? from));
-    if (!this.expelledFor.has(seat)) this.expelledFor.set(seat, code);
+    this.expelled.set(seat, from);
+    this.expelledFor.set(seat, code);
     this.forever.add(seat);
     for (const m of this.placed.get(seat) ?? []) if (m.seq >= from) this.slots.get(m.key)?.delete(seat);
     this.placed.set(seat, (this.placed.get(seat) ?? []).filter((m) => m.seq < from));
-    this.held.delete(seat);
-    this.pending = this.pending.filter((e) => !equal(e.sender, this.peers[seat] as Uint8Array));
+    // Its messages before `from` that wait (held behind its open vote, or for a later round) still count: since
+    // items 4, 5 and 7 run on acceptance, a proof may come while they wait (the reference's Table.expel).
+    const held = (this.held.get(seat) ?? []).filter((e) => e.seq < from);
+    if (held.length) this.held.set(seat, held);
+    else this.held.delete(seat);
+    this.pending = this.pending.filter((e) => !equal(e.sender, this.peers[seat] as Uint8Array) || e.seq < from);
     // The positions and seats the DROPs still in their slots name (the reference's Table.expel recomputes them).
     this.votes.clear();
     for (const [key, slot] of this.slots) {
@@ -365,12 +378,15 @@ export class Session {
     if (!isKind(kind)) this.blame(seat, "unknown-kind", `${this.who(seat)} sent a message of unknown kind ${pyRepr(kind)}`, [env]);
     const problem = bodyProblem(kind, env.body);
     if (problem) this.blame(seat, "bad-body", `${this.who(seat)}: ${problem}`, [env]);
-    if (this.dropped.has(seat)) {
-      // Nothing else a dropped seat says counts (section 9, item 1); one for a later round waits: it may be back.
-      if (this.roundOf(env) > this.round) this.pending.push(env);
-      return;
-    }
-    if (env.seq <= (this.since.get(seat) ?? -1)) return; // signed before its ask: from its time as a dropped seat
+    this.inChain(seat, env);
+    this.route(seat, env);
+  }
+
+  /** Section 9's items 4, 5 and 7, which depend on the message and its sender's chain alone: run on every message of a
+   * seat (not expelled from there) whatever its state here — dropped, signed before its ask, held behind its open vote
+   * (section 9, item 1; issue 21) — against its earlier messages in its chain, placed or not, which it then joins. */
+  private inChain(seat: number, env: Envelope): void {
+    const kind = env.kind as Kind;
     const body = env.body;
     // In the reference's words (protocol.md 8; issue 25).
     const said = (code: string, detail: string): never => this.blame(seat, code, `${this.who(seat)} ${detail}`, [env]);
@@ -417,19 +433,42 @@ export class Session {
       const picker = draftOrder(this.n, round)[pick] as number;
       if (picker !== seat) said("out-of-turn", `sent pick ${pick + 1} of round ${round + 1}, which is seat ${picker}'s`);
     }
+    const chain = this.signed.get(seat) ?? new Map<string, Envelope>();
+    this.signed.set(seat, chain);
     if (step !== null) {
       const at = positionOfMessage(kind, body) as Pos;
       const named = body.get("seat") as number;
       const where = `round ${at[0] + 1}, step ${at[1]}${at[2] || at[1] === ROUND_END_STEP ? `, place ${at[2]}` : ""}`;
-      if (kind === "DROP" && this.wentOn(seat, named, at)) sent(`naming seat ${named} at ${where}, after it went on from that seat's message there`);
-      if (kind === "KEEP" && this.slot("DROP", at[0], voteSlot(at[1], at[2], named)).has(seat)) {
-        sent(`naming seat ${named} at ${where}, after its own DROP of that seat there`);
+      const slot = `${at[0]}|${voteSlot(at[1], at[2], named)}`;
+      const furthest = this.signedFurthest.get(seat);
+      if (kind === "DROP" && ((furthest && cmp(furthest, at) > 0) || chain.has(`KEEP|${slot}`))) {
+        sent(`naming seat ${named} at ${where}, after it went on from that seat's message there`);
       }
+      if (kind === "KEEP" && chain.has(`DROP|${slot}`)) sent(`naming seat ${named} at ${where}, after its own DROP of that seat there`);
     }
-    if (kind === "ROW_CHOICE" && (round < this.round || (round === this.round && (turn as number) < this.turn) || this.phase === "over")) {
-      said("wrong-chooser", `chose a row for turn ${(turn as number) + 1} of round ${round + 1}, which is over`);
+    const key = this.slotKey(env);
+    const first = chain.get(key);
+    if (first) {
+      const what = kind === "DROP" || kind === "KEEP" ? ` naming seat ${body.get("seat") as number}` : "";
+      this.blame(seat, "duplicate", `${this.who(seat)} sent two ${kind} messages${what} for the same step`, [first, env]);
     }
+    chain.set(key, env);
     const pos = positionOfMessage(kind, body, seat);
+    const furthest = this.signedFurthest.get(seat);
+    if (pos && (!furthest || cmp(pos, furthest) > 0)) this.signedFurthest.set(seat, pos);
+  }
+
+  /** A message that passed section 9's items 2 to 5 and 7: into its slot, or a wait (a voter's later message, a
+   * dropped seat's for a later round), or nothing (a dropped seat's, one signed before its ask). */
+  private route(seat: number, env: Envelope): void {
+    const kind = env.kind as Kind;
+    if (this.dropped.has(seat)) {
+      // Nothing else a dropped seat says counts (section 9, item 1); one for a later round waits: it may be back.
+      if (this.roundOf(env) > this.round) this.pending.push(env);
+      return;
+    }
+    if (env.seq <= (this.since.get(seat) ?? -1)) return; // signed before its ask: from its time as a dropped seat
+    const pos = positionOfMessage(kind, env.body, seat);
     const excluded = this.excluded.get(seat);
     // Its DROPs at its own drop position count, as at the voters, until it is dropped there (11.1).
     if (pos && excluded && cmp(pos, excluded) >= 0 && !this.since.has(seat) && !(kind === "DROP" && cmp(pos, excluded) === 0)) {
@@ -443,8 +482,8 @@ export class Session {
     this.place(seat, env);
   }
 
-  /** Put an accepted message in its slot (section 11's table); a second one there is `duplicate`. */
-  private place(seat: number, env: Envelope): void {
+  /** The slot of a message (section 11's table), as `${kind}|${round}|${k}`. */
+  private slotKey(env: Envelope): string {
     const kind = env.kind as Kind;
     const body = env.body;
     const round = kind === "GAME_END" || kind === "START_ACK" ? 0 : (body.get("round") as number);
@@ -452,14 +491,24 @@ export class Session {
       : kind === "DRAFT_PICK" ? (body.get("pick") as number)
         : kind === "DROP" || kind === "KEEP" ? voteSlot(body.get("step") as number, (body.get("place") as number | undefined) ?? 0, body.get("seat") as number)
           : kind === "STANDIN" ? 100 * (body.get("turn") as number) + (body.get("seat") as number) : 0;
-    const slot = this.slot(kind, round, k);
-    if (slot.has(seat)) {
-      const what = kind === "DROP" || kind === "KEEP" ? ` naming seat ${body.get("seat") as number}` : "";
-      this.blame(seat, "duplicate", `${this.who(seat)} sent two ${kind} messages${what} for the same step`, [slot.get(seat) as Envelope, env]);
+    return `${kind}|${round}|${k}`;
+  }
+
+  /** Put a message in its slot (section 11's table), after section 9's item 6, which depends on this node's game and
+   * so runs only when the message is placed (a held one once it is released). */
+  private place(seat: number, env: Envelope): void {
+    const kind = env.kind as Kind;
+    const body = env.body;
+    const round = kind === "GAME_END" || kind === "START_ACK" ? 0 : (body.get("round") as number);
+    const turn = body.get("turn") as number;
+    if (kind === "ROW_CHOICE" && (round < this.round || (round === this.round && turn < this.turn) || this.phase === "over")) {
+      this.blame(seat, "wrong-chooser", `${this.who(seat)} chose a row for turn ${turn + 1} of round ${round + 1}, which is over`, [env]);
     }
+    const key = this.slotKey(env);
+    const slot = this.slot(kind, round, Number(key.split("|")[2]));
     slot.set(seat, env);
     const pos = positionOfMessage(kind, body, seat);
-    if (pos) this.placed.set(seat, [...(this.placed.get(seat) ?? []), { key: `${kind}|${round}|${k}`, pos, seq: env.seq }]);
+    if (pos) this.placed.set(seat, [...(this.placed.get(seat) ?? []), { key, pos, seq: env.seq }]);
     if (kind === "DROP") this.votes.add(`${pos?.join("|")}|${body.get("seat") as number}`);
     if (kind === "SEALED_KEYS" && body.get("alarm") === true) {
       // 17.8: the round stops before the first turn the alarm's sender has not revealed (its chain fixes it).
@@ -655,8 +704,8 @@ export class Session {
         }
         if (this.release()) continue;
       } catch (e) {
-        if (e instanceof Restart) continue;
-        throw e;
+        if (!(e instanceof Restart)) throw e;
+        if (!(e instanceof Ignored)) continue; // (ignored: the pass ends, as the reference's step does)
       }
       if (this.dropExpelled()) continue;
       if (this.pending.some((env) => this.roundOf(env) <= this.round)) {
@@ -989,8 +1038,7 @@ export class Session {
       this.dropped.delete(x);
       this.absences.set(x, [...(this.absences.get(x) ?? []), { from, until: r + 1 }]);
       this.active.clear();
-      this.since.set(x, seq);
-      this.positions.set(x, { round: r + 1, turn: 0 });
+      this.since.set(x, seq); // its progression is its chain's (its REJOIN lets it start round r + 1: 11.3)
     }
   }
 
@@ -1001,8 +1049,18 @@ export class Session {
     this.pending = this.pending.filter((env) => this.roundOf(env) > this.round);
     for (const env of now) {
       const seat = this.seatOf(env.sender);
-      if (!this.dropped.has(seat) && env.seq > (this.since.get(seat) ?? -1)) this.accept(env, false);
+      if (!this.dropped.has(seat) && env.seq > (this.since.get(seat) ?? -1)) this.routeAgain(seat, env);
     }
+  }
+
+  /** A waiting message of a dropped seat, its checks on acceptance passed: into its slot now, or a wait again. */
+  private routeAgain(seat: number, env: Envelope): void {
+    try {
+      this.route(seat, env);
+    } catch (e) {
+      if (!(e instanceof Restart)) throw e;
+    }
+    this.settle();
   }
 
   private beginRound(round: number): void {
@@ -1176,7 +1234,8 @@ export class Session {
     const who = chooser(this.rows, plays);
     for (let s = 0; s < this.n; s++) {
       const m = choices.get(s);
-      if (m && s !== who) {
+      // A seat dropped at or before the row step proves nothing there: its game may differ (section 11).
+      if (m && s !== who && this.isActive(s, [r, c + 2, 0])) {
         this.blame(s, "wrong-chooser", `${this.who(s)} chose a row in turn ${t + 1}, but ${who === null ? "nobody chooses" : `it is seat ${who}'s choice`}`, [m]);
       }
     }

@@ -1,0 +1,145 @@
+"""Where the two implementations took a proof differently once arrival orders vary (issue 21's second leftover,
+issue 25): each settled in protocol.md, then played at a table of TypeScript seats and a TypeScript spectator with a
+Python cheat, and at the same table all in Python (test_mixed_tables.Table): every node sends the same bytes and
+writes the same transcript as the Python node in its place, and both verifiers agree on each.
+
+- A held message (a voter's, behind its open vote, 11.1) gets section 9's items 2 to 5 and 7 when it is accepted,
+  item 6 when it is placed (9, item 1). Before, the reference ran items 4 to 7 once it was placed and the TypeScript
+  peer items 4 to 6 before holding it: a voter's STANDIN naming itself was recorded at another place of the
+  transcript.
+- A second proof against a seat already expelled (12, "A second proof"): it counts when it starts before the first,
+  and the expulsion then starts from it. Before, the reference ignored it and the TypeScript peer recorded it.
+- A stray row choice names the lowest such seat active at the turn's row step (11, "When the checks run"). The
+  TypeScript peer named the lowest such seat, active or not, which came to the same: it takes a dropped seat's
+  messages at and after its drop out of their slots (the test passed before; it guards the agreement).
+- An expulsion starts from the highest `seq` of the seat's messages in the evidence, whatever their order (12).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mixed import NodeSeats
+from test_mixed_tables import (
+    Table,
+    check,
+    child as child,  # noqa: F401 (the node process of test_mixed_tables, a fixture)
+    cut_off,
+)
+
+from p2pnimmt.protocol.phase import Step
+from p2pnimmt.protocol.transcript import records
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+from adversary import Adversary  # noqa: E402
+
+
+def faults(table: Table, peer: bytes) -> list[tuple[str, bytes]]:
+    return [(body["code"], body["peer"]) for what, body in records(bytes(table.mixed.transcripts[peer]))
+            if what == "fault"]
+
+
+def reveal_then(change: Any, kind: str, fields: dict[str, Any]) -> Any:
+    """An adversary's rule: its reveal of turn 3 changed by `change`, and right after it a message `kind` for that
+    turn with `fields`."""
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "PLAY_REVEAL" and body["turn"] == 2 and not adv.fired:
+            adv.fired = True
+            change(adv, body)
+            return adv.send(env.kind, body, env) + adv.send(kind, {"round": body["round"], "turn": 2, **fields})
+        return None
+    return rule
+
+
+def played(table: Table, cheat: int, rule: Any, tmp_path: Path, vote: bool = False) -> list[dict[str, Any]]:
+    """Both tables played to their end with `cheat` sending what `rule` decides (`vote`: the others then vote it
+    out, as the game waits on it); test_mixed_tables.check's outcomes."""
+    for net in table.nets:
+        adv = Adversary(net, cheat, rule)
+        net.start()
+        net.run()
+        assert adv.fired
+        if vote:
+            assert net.vote_out(cheat) == 3
+            net.run()
+    return check(table, tmp_path, gone=cheat)
+
+
+@pytest.mark.parametrize("proof", ["unexpected", "duplicate"])
+def test_a_voters_held_message_is_checked_when_it_is_accepted(proof: str, child: NodeSeats, tmp_path: Path) -> None:
+    """Seat 3 is cut off; the Python seat 0 votes it out and, right after its DROP, signs a STANDIN for the next turn
+    naming itself (`unexpected`, item 5), or two STANDINs for one slot (`duplicate`, item 7). Where seat 0's vote is
+    still open those wait behind it; they are checked on acceptance all the same (protocol.md 9, item 1), so every
+    node records the fault at the same place of its transcript whether or not it held them. Before, a TypeScript
+    node recorded the `unexpected` on acceptance and a Python node when the vote was decided: `check` failed
+    ("other transcript")."""
+    cheat = 0
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "DROP" and not adv.fired:
+            adv.fired = True
+            turn = min(Step(body["round"], body["step"]).turn + 1, 9)
+            sends = adv.send(env.kind, body, env)
+            for seat in ([cheat] if proof == "unexpected" else [1, 1]):
+                sends += adv.send("STANDIN", {"round": body["round"], "turn": turn, "seat": seat})
+            return sends
+        return None
+
+    table = Table(child, "open", 4, [1, 3, 5], seed=21, rounds=1)
+    for net in table.nets:
+        adv = Adversary(net, cheat, rule)
+        cut_off(net, 3, 100)
+        assert net.vote_out(3) == 3
+        net.run()
+        assert adv.fired
+    check(table, tmp_path, gone=(cheat, 3))
+    for i, peer in enumerate(table.mixed.peers):
+        if i not in (cheat, 3):
+            assert (proof, table.mixed.identities[cheat].peer) in faults(table, peer), (i, faults(table, peer))
+
+
+def test_a_second_proof_that_starts_earlier_is_recorded_by_both(child: NodeSeats, tmp_path: Path) -> None:
+    """The Python seat 2 reveals another card than it committed to in turn 3 (`bad-reveal`, found once the turn's
+    reveals are in) and at once signs a STANDIN with a field no STANDIN has (`bad-body`, found on acceptance). A
+    node that had every other reveal first expels it for the reveal and never checks the STANDIN; one that lacked
+    one expels it for the STANDIN, then finds the reveal: a second proof that starts earlier, recorded, and the
+    expulsion starts from the reveal (protocol.md 12). Every node drops seat 2 at the same position. Before, a
+    Python node ignored the second proof (the reveal stayed in its slot) and a TypeScript node recorded it: `check`
+    failed."""
+    cheat = 2
+
+    def other_card(adv: Adversary, body: dict[str, Any]) -> None:
+        hand = adv.session.table.game.round.hands[adv.seat]
+        body["card"] = next(c for c in sorted(hand) if c != body["card"])
+
+    rule = reveal_then(other_card, "STANDIN", {"seat": 0, "x": 1})
+    table = Table(child, "open", 4, [1, 3, 5], seed=5, rounds=1)
+    outcomes = played(table, cheat, rule, tmp_path)
+    peer = table.mixed.identities[cheat].peer
+    found = {i: [code for code, who in faults(table, p) if who == peer] for i, p in enumerate(table.mixed.peers)
+             if i != cheat}
+    assert all(codes in (["bad-reveal"], ["bad-body", "bad-reveal"]) for codes in found.values()), found
+    assert ["bad-body", "bad-reveal"] in found.values(), found  # a second proof was found somewhere
+    assert all([s for s, _at in o["dropped"]] == [cheat] for i, o in enumerate(outcomes) if i != cheat), outcomes
+
+
+def test_a_stray_row_choice_of_a_seat_dropped_at_the_reveal_proves_nothing(child: NodeSeats, tmp_path: Path) -> None:
+    """The Python seat 2 reveals on a commit set nobody holds in turn 3 (counted as missing: section 11) and then
+    chooses a row for that turn, which is not its choice. The others vote it out at the reveal step; the stand-in
+    plays its card. At a node where its ROW_CHOICE came before the drop it waits in its slot: a seat dropped at or
+    before the row step proves nothing there (its game may differ), so nobody records `wrong-chooser` (protocol.md
+    11, "When the checks run"), as at a node where it came after the drop."""
+    cheat = 2
+
+    def other_set(_adv: Adversary, body: dict[str, Any]) -> None:
+        body["commits"] = hashlib.sha256(b"a set nobody saw").digest()
+
+    rule = reveal_then(other_set, "ROW_CHOICE", {"row": 0})
+    table = Table(child, "open", 4, [1, 3, 5], seed=3, rounds=1)
+    outcomes = played(table, cheat, rule, tmp_path, vote=True)
+    assert all(not faults(table, p) for i, p in enumerate(table.mixed.peers) if i != cheat)
+    assert all([s for s, _at in o["dropped"]] == [cheat] for i, o in enumerate(outcomes) if i != cheat), outcomes
