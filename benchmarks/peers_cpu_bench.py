@@ -30,7 +30,8 @@ its RSS (VmRSS) when it is over: CPU per turn without the start-up's noise
 writes its stats to FILE (read them with `python -m pstats FILE`, or
 --profile-top N prints the N costliest functions by own time); with --in-game,
 from its game's start to its end only (a FILE ending in .samples: the Python stacks
-sampled every 0.5 ms of the process's CPU, SIGPROF, as JSON; `--profile-top N`
+sampled by SIGPROF, asked for every 0.5 ms of the process's CPU (the kernel
+delivers them at its tick, about every 4 ms here), as JSON; `--profile-top N`
 prints each function's share of the samples, inclusive and its own). --in-game also prints the kernel's share
 of the CPU per turn (system time, os.times); --uvloop (with --in-game) runs
 every process on uvloop's event loop instead of asyncio's.
@@ -191,7 +192,7 @@ def print_samples(path: Path, top: int) -> None:
         own[names[0]] = own.get(names[0], 0) + n
         for name in set(names):
             inclusive[name] = inclusive.get(name, 0) + n
-    print(f"{total} samples (0.5 ms of CPU each)")
+    print(f"{total} samples (asked for every 0.5 ms of CPU, delivered at the kernel's tick: read the shares)")
     for title, counts in (("inclusive", inclusive), ("own", own)):
         print(f"-- {title}")
         for name, n in sorted(counts.items(), key=lambda kv: -kv[1])[:top]:
