@@ -132,7 +132,7 @@ class Session:
         """The accepted messages of one kind for one round and turn (or pick), by seat."""
         return self.table.slot(kind, round_index, step)
 
-    def active_at(self, round_index: int, step: int) -> list[int]:
+    def active_at(self, round_index: int, step: int) -> tuple[int, ...]:
         """Seats not dropped at or before (round, step)."""
         return self.table.active_at(round_index, step)
 

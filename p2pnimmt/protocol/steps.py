@@ -187,7 +187,7 @@ def begin_round(table: Table, round_index: int) -> Effects[None]:
 def interrupted(table: Table) -> Effects[bool]:
     """The round stops before its end: void (a sealed deal lost a seat) or audited at once; go to round end."""
     assert table.deal is not None
-    if not table.deal.interrupts or (yield from table.deal.void(table)) is None and not table.deal.audit_now(table):
+    if not table.deal.interrupts or ((yield from table.deal.void(table)) is None and not table.deal.audit_now(table)):
         return False
     table.move(Phase.ROUND_END)
     return True

@@ -11,7 +11,7 @@ steps change it; a deal component sees it read-only (tableview.TableView).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..engine import MAX_PLAYERS, Game
@@ -118,7 +118,7 @@ class Table:
         self._turn_step: tuple[tuple[int, int, int], int] | None = None  # ((version, round, turn), step_now)
         # (round, step, place) -> the seats active there: kept until a seat is dropped or comes back (the only
         # changes of `dropped` and `absences`: drop, take_back), so a pass asks no seat twice.
-        self._active: dict[tuple[int, int, int], list[int]] = {}
+        self._active: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
     @property
     def game(self) -> Game:
@@ -206,17 +206,17 @@ class Table:
         seq = self.expelled.get(self.roster.index(env.sender))
         return seq is not None and env.seq >= seq
 
-    def active_at(self, round_index: int, step: int, place: int = 0) -> list[int]:
-        """Seats not dropped at or before the position (round, step, place), in seat order. The list is kept for
-        the next ask until a seat is dropped or back: read it, do not change it."""
+    def active_at(self, round_index: int, step: int, place: int = 0) -> tuple[int, ...]:
+        """Seats not dropped at or before the position (round, step, place), in seat order. Kept for the next ask
+        until a seat is dropped or back (a tuple: no caller can change what the next one reads)."""
         key = (round_index, step, place)
         active = self._active.get(key)
         if active is None:
             if not self.dropped and not self.absences:  # nobody was ever dropped: everyone (the usual game)
-                active = list(range(self.players))
+                active = tuple(range(self.players))
             else:
                 at = Step(round_index, step, place)
-                active = [s for s in range(self.players) if self._present(s, at)]
+                active = tuple(s for s in range(self.players) if self._present(s, at))
             if self.roster:  # (before START there is no seat to keep)
                 self._active[key] = active
         return active
@@ -388,7 +388,7 @@ class Table:
                 return step  # a message missing (or naming a set we cannot build), or one we hold back
         return choice
 
-    def split_seats(self, r: int, t: int, committers: list[int]) -> list[int]:
+    def split_seats(self, r: int, t: int, committers: Sequence[int]) -> list[int]:
         """The seats with two versions of their commit of turn t held here: a committer, or a split seat expelled
         at this turn's commit step (protocol.md 12, split.py)."""
         commit = turn_steps(t)[0]

@@ -311,7 +311,7 @@ def test_q5_q7_back_needs_the_seats_active_at_place_1_and_a_seat_is_not_active_a
         t.sign(s, "DROP", {"round": 0, "step": 2, "seat": 2})
     o = t.oracle
     assert o.dropped == {2: Step(0, 2)}
-    assert o.active_at(0, 1) == [0, 1, 2, 3] and o.active_at(0, 2) == [0, 1, 3]  # Q7: not at its own position
+    assert o.active_at(0, 1) == (0, 1, 2, 3) and o.active_at(0, 2) == (0, 1, 3)  # Q7: not at its own position
     ask = open_envelope(t.sign(2, "REJOIN", {"round": 0})).seq
     t.sign(2, "REJOIN", {"round": 0})
     for _ in range(10):
@@ -322,7 +322,7 @@ def test_q5_q7_back_needs_the_seats_active_at_place_1_and_a_seat_is_not_active_a
         t.sign(s, "DROP", {"round": 0, "step": 32, "seat": 3, "place": 1})
     assert t.oracle_faults == []
     assert o.round == 1 and o.dropped == {3: Step(0, 32, 1)} and o.table.absences == {2: [(Step(0, 2), 1)]}
-    assert o.table.active_at(0, 32, 0) == [0, 1, 3] and o.table.active_at(0, 32, 1) == [0, 1]
+    assert o.table.active_at(0, 32, 0) == (0, 1, 3) and o.table.active_at(0, 32, 1) == (0, 1)
 
 
 # ----------------------------------------------------------------- Q6: drops count DROPs in their slots
