@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+from collections import deque
 from collections.abc import Awaitable, Callable
+from typing import TextIO
 
 from ..engine import BULL_HEADS, HAND_SIZE
 from ..i18n import _
@@ -151,30 +153,65 @@ class StdinLines:
     """Lines of standard input for whoever asks next (the lobby, then the game), without blocking the loop.
 
     One thread reads standard input; a line typed goes to the one prompt
-    waiting for it, so the lobby's last read cannot swallow a card.
+    waiting for it, so the lobby's last read cannot swallow a card. A line
+    typed for a question that was withdrawn before it was read (the clock ran,
+    the seat was dropped, the game started) answered that question: it is
+    ignored, with a line saying so, never taken as the answer to the next one.
+    Lines typed ahead of any question (piped input) wait for the next prompt.
     """
 
-    def __init__(self) -> None:
-        self.queue: asyncio.Queue[str | None] | None = None
+    def __init__(self, stream: TextIO | None = None, say: Callable[[str], None] | None = None) -> None:
+        self.stream = stream  # None: sys.stdin when the first read starts
+        self.say = say or (lambda text: print(text, flush=True))
+        self.started = False
+        self.ahead: deque[str | None] = deque()  # lines typed while no prompt was open, for the next one
+        self.waiter: asyncio.Future[str | None] | None = None  # the open prompt's answer
+        self.withdrawn = False  # the last prompt was withdrawn unanswered, and no prompt is open since
 
     def _start(self) -> None:
         loop = asyncio.get_running_loop()
-        self.queue = asyncio.Queue()
+        stream = self.stream or sys.stdin
+        self.started = True
 
         def pump() -> None:
             while True:
-                line = sys.stdin.readline()
-                assert self.queue is not None  # set above, never unset
-                loop.call_soon_threadsafe(self.queue.put_nowait, line.rstrip("\n") if line else None)
+                line = stream.readline()
+                loop.call_soon_threadsafe(self._arrive, line.rstrip("\n") if line else None)
                 if not line:
                     return
 
         threading.Thread(target=pump, name="stdin", daemon=True).start()
 
+    def _arrive(self, line: str | None) -> None:
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(line)
+        elif line is not None and self.withdrawn:
+            self._ignore(line)
+        else:
+            self.ahead.append(line)
+
+    def _ignore(self, line: str) -> None:
+        self.say("  " + _("'{text}' ignored: the question it answered is no longer open").format(text=line))
+
     async def read(self, prompt: str) -> str | None:
         """The next line (after showing `prompt`); None at the end of input."""
-        if self.queue is None:
+        if not self.started:
             self._start()
         print(prompt, end="", flush=True)
-        assert self.queue is not None  # _start made it
-        return await self.queue.get()
+        self.withdrawn = False
+        if self.ahead:
+            return self.ahead.popleft()
+        waiter = self.waiter = asyncio.get_running_loop().create_future()
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            self.withdrawn = True
+            if waiter.done() and not waiter.cancelled():  # the answer came, then the prompt was withdrawn
+                line = waiter.result()
+                if line is None:
+                    self.ahead.append(None)  # the end of input stays the end of input
+                else:
+                    self._ignore(line)
+            raise
+        finally:
+            self.waiter = None

@@ -13,6 +13,7 @@ window.P2PNIMMT_STRINGS = {
   " at record {n}": " bei Eintrag {n}",
   " on interface {interface}": " auf der Schnittstelle {interface}",
   " or ": " oder ",
+  "'{text}' ignored: the question it answered is no longer open": "„{text}“ ignoriert: die Frage, auf die es antwortete, ist nicht mehr offen",
   "'{text}' is not a card in your hand; type one of: {cards}": "„{text}“ ist keine Karte auf deiner Hand; tippe eine davon: {cards}",
   "'{text}' is not a row; type 1, 2, 3 or 4": "„{text}“ ist keine Reihe; tippe 1, 2, 3 oder 4",
   "'{text}' is not an open card": "„{text}“ ist keine offene Karte",
