@@ -98,7 +98,7 @@ def outcome(net: Net) -> list[tuple[Any, ...]]:
 
 # (Where seat 0 holds less of seat 3's chain than another node, M is a fork there: fatal `equivocation`, another
 # matter; these games have seat 0 hold all of it that anyone holds.)
-GAMES = [(4, "open", 60, 0), (4, "open", 100, 1), (4, "open", 150, 2), (5, "draft", 80, 3), (5, "draft", 120, 7),
+GAMES = [(4, "open", 60, 0), (4, "open", 100, 1), (4, "open", 150, 2), (5, "draft", 80, 3), (5, "draft", 120, 11),
          (5, "sealed", 150, 6)]
 
 
