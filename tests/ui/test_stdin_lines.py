@@ -65,8 +65,9 @@ async def test_a_line_typed_after_its_question_was_withdrawn_is_ignored_and_the_
     pipe.type("88\n")  # typed for the withdrawn question
     await pipe.said_line(1)
     assert pipe.said == ["  '88' ignored: the question it answered is no longer open"]
+    card = await open_prompt(pipe, "your card> ")  # the next question is shown; the person types its answer
     pipe.type("23\n")
-    assert await asyncio.wait_for(pipe.lines.read("your card> "), 10) == "23"
+    assert await asyncio.wait_for(card, 10) == "23"
     await pipe.end()
 
 
@@ -79,8 +80,9 @@ async def test_a_line_that_came_just_before_its_question_was_withdrawn_does_not_
     with pytest.raises(asyncio.CancelledError):
         await card
     assert pipe.said == ["  '88' ignored: the question it answered is no longer open"]
+    row = await open_prompt(pipe, "take row (1-4)> ")
     pipe.type("4\n")
-    assert await asyncio.wait_for(pipe.lines.read("take row (1-4)> "), 10) == "4"
+    assert await asyncio.wait_for(row, 10) == "4"
     await pipe.end()
 
 
