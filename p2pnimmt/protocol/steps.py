@@ -65,7 +65,7 @@ def advance(table: Table) -> Effects[None]:
     if (yield from count_votes(table)):
         return  # the session rebuilds the table: this one is done with
     yield from unpark(table)
-    if table.rewinds and any(seat not in table.dropped and at == table.now() for seat, at in table.rewinds):
+    if table.rewinds and rewind_pending(table):
         return  # a rebuild stops where it drops a seat until that drop is made, a drop there that voids the round too
     step = PHASE_STEPS.get(table.phase)
     if step is not None:
@@ -109,6 +109,13 @@ def count_votes(table: Table) -> Effects[bool]:
         if seat not in table.dropped and seat in table.waiting_for():
             yield DropSeat(seat, now)  # it broke a rule: dropped where the game first waits on it, with no vote
     past = [(seat, at) for seat, at in table.complete_votes() if at < now]
+    for seat, at in past:
+        if (seat, at) in table.rewinds:
+            # Rebuilt without its messages from `at` on, and held there (rewind_pending) but for a drop at `at` that
+            # voided the round and moved the game to (r, 32, 1) before this one's votes were in: another rebuild
+            # would be this one again (the same messages, the same drops), for ever. Dropped where it was.
+            yield DropSeat(seat, at)
+            return False
     if past:
         yield Rewind(*past[0])
         return True
@@ -129,6 +136,18 @@ def count_votes(table: Table) -> Effects[bool]:
         for target, at in dropping:
             yield DropSeat(target, at)
     return False
+
+
+def rewind_pending(table: Table) -> bool:
+    """A rebuild's drop (table.rewinds) not made yet at or before the step the game is at, in this round: the game
+    goes no further until it is. (At the step itself it waits there; past it, a drop at that step voided the round
+    and moved the game to its end, 17.9, before this drop's votes were in: the round is not scored without it, or
+    the seat would not be among the round's leavers, 17.9, as it is at every node that dropped both at once.)"""
+    now = table.now()
+    return now is not None and any(
+        seat not in table.dropped and (at == now or at < now and at.round == now.round and
+                                       all(gone != at for gone, _ in table.absences.get(seat, ())))
+        for seat, at in table.rewinds)
 
 
 def joins(table: Table, at: Step, target: int) -> bool:

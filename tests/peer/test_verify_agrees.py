@@ -269,7 +269,8 @@ def test_both_verifiers_agree_on_a_cheat(attack: str, tmp_path: Path) -> None:
 
 def test_unreadable_and_foreign_files_get_the_same_status_and_words(tmp_path: Path) -> None:
     cases = {"missing": None, "dir": "dir", "empty": b"", "text": b"hello, this is not a transcript\n" * 4,
-             "cut": b"\x00\x00\x00\x10abc"}
+             "cut": b"\x00\x00\x00\x10abc",
+             "huge-frame-magic-near": b"\xff\xff\xff\xff p2pnimmt-transcript" + bytes(64)}  # damaged: exit 1
     for name, content in cases.items():
         path = tmp_path / name
         if content == "dir":

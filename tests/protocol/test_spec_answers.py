@@ -506,6 +506,41 @@ def test_q11_fault_records_may_come_before_the_start_a_message_may_not() -> None
     assert not v.ok and v.record == 1 and "not the next in its sender's chain" in v.fault
 
 
+# ----------------------------------------------------------------- Q12: verify's exit status
+
+
+def test_q12_verify_exits_1_for_a_damaged_transcript_and_2_for_a_file_that_is_none_or_cannot_be_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """protocol.md 13, "Exit status": 1 for a transcript that fails (malformed, cut short, empty, a bad record 0),
+    2 for a file that is plainly not a transcript (a first frame over the record limit and no magic in its first
+    64 bytes), one that cannot be read, or a bad command line. (It said 1 for a foreign file: issue 21 item 4.)"""
+    from p2pnimmt.cli import main
+
+    data, _recorder = honest()
+    header_flipped = bytearray(data)
+    header_flipped[4 + 5] ^= 1  # inside record 0's magic: a damaged transcript, not something else
+    cases: dict[str, tuple[bytes | None, int, str]] = {
+        "honest": (data, 0, ""),
+        "empty": (b"", 1, "FAILED at empty transcript"),
+        "cut": (data[:1000], 1, "FAILED at malformed transcript"),
+        "bad-header": (bytes(header_flipped), 1, "FAILED at record 0: not a p2pnimmt transcript (bad header)"),
+        "huge-frame-magic-near": (b"\xff\xff\xff\xff p2pnimmt-transcript" + bytes(64), 1, "FAILED at"),
+        "text": (b"# p2pnimmt\n\n**6 nimmt!** for a local network\n", 2,
+                 "is not a p2pnimmt transcript (it does not begin with a transcript header)"),
+        "missing": (None, 2, "cannot read"),
+    }
+    for name, (content, status, words) in cases.items():
+        path = tmp_path / name
+        if content is not None:
+            path.write_bytes(content)
+        assert main(["verify", str(path)]) == status, name
+        assert words in capsys.readouterr().err, name
+    assert main(["verify", str(tmp_path)]) == 2 and "cannot read" in capsys.readouterr().err  # a directory
+    with pytest.raises(SystemExit) as usage:
+        main(["verify"])
+    assert usage.value.code == 2
+
+
 # ----------------------------------------------------------------- Q13: one DROP per position
 
 

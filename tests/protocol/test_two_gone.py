@@ -210,6 +210,39 @@ def test_every_node_agrees_whichever_two_are_gone_and_whatever_the_order(players
         assert found.pop()[0] == "over"
 
 
+def test_a_seat_back_after_a_drop_that_voided_the_round_drops_itself_without_rebuilding_for_ever(monkeypatch) -> None:
+    """Found by the property above (6 seats, sealed, seats 2 and 4 cut at 81 during the unlocks, delivery 65536,
+    healed): the four others drop both at seat 2's unlock. Back, seat 4's node has their votes against 2 complete (its
+    own among them) before their votes against itself: it drops 2 there, the round is void and the game at its end
+    (17.9); then 4's drop at the unlock completes behind it, and it rebuilds, which dropped 2 and voided the round
+    the same way again, for ever (each rebuild left out its messages from the unlock, but its drop came after the
+    void). Now the rebuilt round waits at its end until that drop is made, which is made where it was, and it ends
+    as everywhere: both dropped at the unlock, both forfeit. (Before: 400 rebuilds in 60 s of CPU, not done.)"""
+    from p2pnimmt.protocol.session import Session
+
+    rebuild, count = Session._rebuild, [0]
+
+    def counted(self: Session) -> None:
+        count[0] += 1
+        assert count[0] <= 60, "a node rebuilds for ever"
+        rebuild(self)
+
+    monkeypatch.setattr(Session, "_rebuild", counted)
+    net = game(6, "sealed", 81, 81, 65536)
+    gone(net, (2, 4))
+    timers(net)
+    phase, _result, dropped = agreed(net, remaining(net, (2, 4)))
+    assert phase == "over" and {seat for seat, _ in dropped} == {2, 4}
+    net.heal()
+    net.run()
+    timers(net)
+    found = outcomes(net)
+    assert len(found) == 1, found
+    phase, _result, dropped = found.pop()[:3]
+    assert phase == "over" and len({at for _, at in dropped}) == 1 and {seat for seat, _ in dropped} == {2, 4}
+    assert all(net.sessions[peer].table.forfeits == {2, 4} for peer in net.peers)
+
+
 def test_most_named_keeps_the_unnamed_more_than_half() -> None:
     net = game(5, "open", 1, 0, delivery=1)
     table = net.sessions[net.peers[0]].table
