@@ -10,6 +10,7 @@ inherited by every process it starts.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -57,3 +58,19 @@ def procs():
     yield start
     for proc in started:
         proc.stop()
+
+
+@pytest.fixture(scope="session")
+def node_modules() -> Path:
+    """web/peer/node_modules as the committed lockfile has it (`npm ci` once per lockfile, whatever the workers): the
+    TypeScript peer's (tests/peer), and jsQR, its devDependency that decodes the pages' QR codes (tests/web)."""
+    from peer.nodepeer import PEER, installed_as_locked, run, tool
+
+    npm = tool("npm")
+    tool("node")
+    with open(PEER / ".npm-ci.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not installed_as_locked():
+            run([npm, "ci", "--no-audit", "--no-fund"], timeout=600)
+            assert installed_as_locked(), "npm ci did not install the lockfile's packages"
+    return PEER / "node_modules"

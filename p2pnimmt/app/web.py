@@ -30,6 +30,7 @@ from .rematch import PAGE, AfterGame
 
 if TYPE_CHECKING:  # the browser front's modules (aiohttp, prompt_toolkit's screens) load when a web front starts
     from ..web.relay import Relay
+    from ..web.server import WebServer
     from ..web.table import Command, Page
 
 
@@ -158,20 +159,18 @@ def offer_relay(node: Node, interface: str, port: int, token: str) -> None:
         node.offer_relay((interface, port, token))
 
 
-_PHONES: dict[int, str] = {}  # id(node) -> its phone link, once served from its terminal lobby
+_SERVED: dict[int, tuple[WebServer, str]] = {}  # id(node) -> its terminal lobby's web server and phone link
 
 
-async def start_phone(node: Node, options: WebOptions | None = None) -> str:
-    """From the host's terminal lobby (`phone`; key g in the full-screen lobby), with or without --web: serve the
-    phone page of `node`'s game (a peer of its own: this node only relays its bytes, web.relay) where `options`
-    says (--web-interface: a LAN address, for phones); its link, the same one on every ask. No seat is filled until
-    a phone takes one, and nothing is printed: the lobby shows the link (a line over the full-screen lobby garbled
-    it)."""
+async def lobby_server(node: Node, options: WebOptions | None = None) -> tuple[WebServer, str]:
+    """The web server of `node`'s terminal lobby, started once where `options` says (--web-interface: a LAN
+    address, for phones) and closed when the node is done: it serves the phone page of `node`'s game (a peer of its
+    own: this node only relays its bytes, web.relay) and the lobby's TV pages. The server and the phone link."""
     from ..web.relay import Relay
     from ..web.server import WebServer
 
-    if id(node) in _PHONES:
-        return _PHONES[id(node)]
+    if id(node) in _SERVED:
+        return _SERVED[id(node)]
     web = options or WebOptions()
     server = WebServer(web.interface, web.port)
     relay = Relay(lambda: node, web.interface, host_gone=host_gone_how)
@@ -180,23 +179,31 @@ async def start_phone(node: Node, options: WebOptions | None = None) -> str:
     await server.start()
     offer_relay(node, server.interface, server.port, token)
     url = server.phone_url(token) + ("" if language() == "en" else f"&lang={language()}")
-    _PHONES[id(node)] = url
+    _SERVED[id(node)] = server, url
 
     async def close_when_done() -> None:
         await node.done.wait()
-        _PHONES.pop(id(node), None)
+        _SERVED.pop(id(node), None)
         await server.close()
 
     node.spawn(close_when_done())
-    return url
+    return server, url
+
+
+async def start_phone(node: Node, options: WebOptions | None = None) -> str:
+    """From the host's terminal lobby (`phone`; key g in the full-screen lobby), with or without --web: the link of
+    the phone page of `node`'s game (lobby_server), the same one on every ask and the one the lobby's TV page shows
+    as its QR code. No seat is filled until a phone takes one, and nothing is printed: the lobby shows the link (a
+    line over the full-screen lobby garbled it)."""
+    return (await lobby_server(node, options))[1]
 
 
 async def start_tv(node: Node, options: WebOptions | None = None) -> str:
     """From a terminal lobby: serve a TV page of `node`'s table (read-only, no hand) and open it; its address.
 
-    The page follows the node from now on (the lobby, then every turn) until the node is done.
+    The page follows the node from now on (the lobby, then every turn) until the node is done. Its QR code is the
+    phone link (start_phone: a phone's camera opens it), not the `p2pnimmt join` line printed under it.
     """
-    from ..web.server import WebServer
     from ..web.table import Page, Placer, TvModel
 
     options = options or WebOptions()
@@ -205,18 +212,16 @@ async def start_tv(node: Node, options: WebOptions | None = None) -> str:
     model = TvModel()
     placer = Placer(model)
     node.watch_events(lambda n, event: model.update(n.session, event))
+    server, phone = await lobby_server(node, options)
     page = Page(model, tv=True, node=node, code=code, join_text=lambda: f"p2pnimmt join {code}", title="p2pnimmt",
-                invite=lambda: lobby_link(node, code))
-    server = WebServer(options.interface, options.port)
+                phone_url=lambda: phone, invite=lambda: lobby_link(node, code))
     token = server.add(page.view)
-    await server.start()
 
-    async def close_when_done() -> None:
+    async def stop_when_done() -> None:
         await node.done.wait()
         placer.stop()
-        await server.close()
 
-    node.spawn(close_when_done())
+    node.spawn(stop_when_done())
     url = server.url(token)
     if options.open and sys.stdout.isatty():
         opened(url)  # the lobby shows the address, for the TV's browser, either way

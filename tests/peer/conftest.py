@@ -1,8 +1,8 @@
-"""Fixtures for the TypeScript peer's tests: node_modules installed once per lockfile, the sources compiled."""
+"""Fixtures for the TypeScript peer's tests: the sources compiled (node_modules, installed once per lockfile, is
+tests/conftest.py's: the browser tests decode QR codes with one of its packages)."""
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import uuid
@@ -10,20 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from nodepeer import PEER, installed_as_locked, run, tool
-
-
-@pytest.fixture(scope="session")
-def node_modules() -> Path:
-    """web/peer/node_modules as the committed lockfile has it (`npm ci` once per lockfile, whatever the workers)."""
-    npm = tool("npm")
-    tool("node")
-    with open(PEER / ".npm-ci.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not installed_as_locked():
-            run([npm, "ci", "--no-audit", "--no-fund"], timeout=600)
-            assert installed_as_locked(), "npm ci did not install the lockfile's packages"
-    return PEER / "node_modules"
+from nodepeer import PEER, run, tool
 
 
 @pytest.fixture(scope="module")

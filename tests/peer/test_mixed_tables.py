@@ -41,7 +41,7 @@ from sweep import SWEEP  # noqa: E402
 from p2pnimmt.engine import Settings  # noqa: E402
 from p2pnimmt.neutral import neutral  # noqa: E402
 from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
-from p2pnimmt.protocol.session import LocalError  # noqa: E402
+from p2pnimmt.protocol.session import LocalError, Session  # noqa: E402
 from p2pnimmt.protocol.transcript import records  # noqa: E402
 from p2pnimmt.protocol.verify import verify_transcript  # noqa: E402
 
@@ -516,6 +516,108 @@ def test_two_seats_gone_at_once_are_dropped_together(deal: str, seed: int, cut: 
         for voter in (0, 2, 4):  # each named both, and neither seat was ever voted out by every other seat
             assert {body["seat"] for seat, body in drops if seat == voter and
                     [body["round"], body["step"], body.get("place", 0)] == at} == {1, 3}
+
+
+REBUILDS_AT_MOST = 60  # a node that rebuilds its table more often rebuilds it for ever (mixed.ts throws past as many)
+
+
+def counting_rebuilds(monkeypatch: pytest.MonkeyPatch) -> dict[int, int]:
+    """Each Python session's rebuilds of its table (Session._rebuild), by the session's id, from now on: one past
+    REBUILDS_AT_MOST fails the test there (a TypeScript node's are counted by mixed.ts, which throws past as many in
+    one input: its rebuilds, unlike the reference's, may come each inside the last)."""
+    counts: dict[int, int] = {}
+    rebuild = Session._rebuild
+
+    def counted(self: Session) -> None:
+        counts[id(self)] = counts.get(id(self), 0) + 1
+        assert counts[id(self)] <= REBUILDS_AT_MOST, "a node rebuilds for ever"
+        rebuild(self)
+
+    monkeypatch.setattr(Session, "_rebuild", counted)
+    return counts
+
+
+def rebuilds(net: Mixed, counts: dict[int, int]) -> list[int]:
+    """How many times each node of `net` rebuilt its table."""
+    sessions: list[Any] = [net.sessions[p] for p in net.peers]
+    return [s.report()["rebuilds"] if net.is_typescript(p) else counts.get(id(s), 0) for p, s in zip(net.peers, sessions)]
+
+
+def gone_and_back(table: Table, cut: int, seats: tuple[int, int]) -> None:
+    """tests/protocol/test_two_gone.py's run at a mixed table: `cut` deliveries, then `seats` cut off at once
+    (each alone); every other seat's timer votes out both, which drops them together, and the game goes on to its
+    end without them; then the cut heals and the two (and whoever lacked the votes) take it all in."""
+    for net in table.nets:
+        net.start()
+        net.run(limit=cut)
+        net.cut = {net.identities[s].peer for s in seats}
+        net.run()
+        timers(net)
+        rest = [p for i, p in enumerate(net.peers) if i not in seats]
+        assert all(net.outcome(p)["phase"] == "over" and net.dropped_at(p) == sorted(seats) for p in rest)
+        net.heal()
+        net.run()
+        timers(net)
+
+
+@pytest.mark.parametrize("cut, typescript, at, forfeits, rebuilt", [
+    (250, [1, 3, 4, 7], [0, 1, 2], [2, 4], 1), (260, [1, 3, 4, 5, 7], [0, 1, 2], [2, 4], 1),
+    (200, [0, 2, 4, 7], [0, 0, 4], [2], 2)], ids=["unlock", "unlock-held-back", "shuffle"])
+def test_a_typescript_seat_back_after_a_drop_that_voided_the_round_drops_itself_without_rebuilding_for_ever(
+        cut: int, typescript: list[int], at: list[int], forfeits: list[int], rebuilt: int, child: NodeSeats,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 21 item 2, the shape of test_two_gone.py's test_a_seat_back_after_a_drop_that_voided_the_round_drops_
+    itself_without_rebuilding_for_ever with seat 4 in TypeScript (six seats, sealed; seats 2 and 4 cut off during
+    the deal of the first round; some other seats and a spectator in TypeScript too): the four others drop both at
+    one position, which voids the round (seat 2 shuffled). Back, seat 4's node has the votes against 2 complete
+    before those against itself: it drops 2 there (or rebuilds for 2, had it gone past), which voids the round, and
+    then finds its own drop complete behind it and rebuilds without its messages from there on. The rebuilt table
+    must not go past the void without its own drop there (the reference's steps.rewind_pending; TypeScript's
+    settleVoid waits for it), or else make that drop where it was (the reference's count_votes, and TypeScript's
+    checkVotes), or each rebuild finds that drop behind it again, for ever: it rebuilds once (twice, if it had gone
+    past 2's drop too), as the Python node in its place does, both are dropped at that position, those that shuffled forfeit, and every node ends with the
+    same game and transcript. (Without the reference's guards its seat 4 in the all-Python table rebuilds for ever.)
+
+    "unlock": at seat 2's unlock, (0, 1, 2), as in test_two_gone.py (the TypeScript seat rebuilt for ever without
+    both of its guards). "unlock-held-back": the same, but seat 4 has 2's unlock before the last vote against 2,
+    having voted itself: it holds the unlock back (its own vote is open at 2's place, 11.1) and drops 2 there;
+    before, the TypeScript seat looked for its vote at place 0 of the unlocks (and of the shuffles), used the
+    unlock, went past and rebuilt for 2: the same game, but no `absent` record of seat 2 in its transcript where
+    the Python seat's has one. "shuffle": at seat 4's shuffle, (0, 0, 4) (4 did not shuffle: only 2 forfeits);
+    seat 4 had gone past it and rebuilds for 2, then for itself; before, the TypeScript seat 4 rebuilt for ever there
+    (checkVotes rebuilt for 2 again and again)."""
+    counts = counting_rebuilds(monkeypatch)
+    table = Table(child, "sealed", 6, typescript, seed=0, rounds=2)
+    assert table.mixed.is_typescript(table.mixed.identities[4].peer)
+    gone_and_back(table, cut, (2, 4))
+    outcomes = check(table, tmp_path)
+    assert all(o["dropped"] == [[2, at], [4, at]] for o in outcomes)  # at one position
+    assert all(o["voided"] == [0] and o["forfeits"] == forfeits for o in outcomes)
+    counted = rebuilds(table.mixed, counts)
+    assert counted == rebuilds(table.reference, counts), counted  # the same inputs, the same rebuilds
+    assert counted[4] == rebuilt, counted  # it went past its own drop: rebuilt for it (for 2 first, if past it too)
+
+
+def test_a_typescript_spectator_does_not_rebuild_for_ever_for_two_seats_dropped_together_behind_it(
+        child: NodeSeats, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same run cut later (six seats, sealed, seats 2 and 4 cut off during the unlocks; the spectator 0 in
+    TypeScript): the four others drop both together at seat 4's unlock, (0, 1, 4). The spectator had seat 4's
+    unlock and went past it; the votes come to it after the heal, both complete there, and it rebuilds without
+    seat 2's messages from there on (the first of the two), which still leaves 4's unlock to go past on: the drop
+    of 2 is behind it again. Rebuilding for 2 again would be the same table, for ever: it drops 2 where it was,
+    then rebuilds for 4 (the reference's count_votes on its Table.rewinds). Before, the TypeScript spectator rebuilt
+    for 2 without end (mixed.ts stopped it at 61 rebuilds in one input) where the Python node in its place rebuilt
+    twice."""
+    counts = counting_rebuilds(monkeypatch)
+    table = Table(child, "sealed", 6, [1, 3, 4, 6], seed=0, rounds=2)
+    assert table.mixed.is_typescript(table.mixed.watchers[0].peer)
+    gone_and_back(table, 340, (2, 4))
+    outcomes = check(table, tmp_path)
+    assert all(o["dropped"] == [[2, [0, 1, 4]], [4, [0, 1, 4]]] for o in outcomes)  # at one position: 4's unlock
+    assert all(o["voided"] == [0] and o["forfeits"] == [2, 4] for o in outcomes)
+    counted = rebuilds(table.mixed, counts)
+    assert counted == rebuilds(table.reference, counts), counted
+    assert counted[6] == 2, counted  # for 2, then for both
 
 
 # ---------------------------------------------------------------- the clock, STANDIN and away (11.2)

@@ -14,9 +14,10 @@ from pathlib import Path
 from deadlines import OUTER
 from evil_relay import EvilRelay
 from pages import play_by_clicks
-from test_web_phone_presence import messages_of
+from test_web_phone_presence import download, messages_of
 
 from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.protocol.transcript import records
 from p2pnimmt.protocol.verify import verify_transcript
 from p2pnimmt.web.qr import qr_uri
 
@@ -24,6 +25,25 @@ BUNDLE = Path(__file__).resolve().parents[2] / "p2pnimmt" / "web" / "static" / "
 
 LO = ["--interface", "127.0.0.1"]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+# The page's IndexedDB read as page.ts keptGame reads it, for the one game kept: its parts and the transcript (hex)
+KEPT = """async () => {
+  const ask = (r) => new Promise((ok, fail) => { r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
+  const db = await ask(indexedDB.open("p2pnimmt"));
+  const store = db.transaction("games").objectStore("games");
+  const ids = (await ask(store.getAllKeys())).filter((k) => !k.includes("/"));
+  if (ids.length !== 1) throw new Error("games kept: " + ids.length);
+  const kept = await ask(store.get(ids[0]));
+  const parts = [];
+  for (let i = 0; i < kept.parts; i++) parts.push(await ask(store.get(ids[0] + "/" + i)));
+  db.close();
+  return [kept.parts, parts.map((p) => Array.from(p, (b) => b.toString(16).padStart(2, "0")).join("")).join("")];
+}"""
+
+
+def kept_messages(data: bytes) -> list[bytes]:
+    return [payload for kind, payload in records(data) if kind == "msg"]
 
 
 def host_with_phones(procs, tmp_path: Path, seats: int):
@@ -241,6 +261,18 @@ async def test_a_phone_reloaded_twice_in_a_sealed_round_plays_on(tmp_path: Path,
     assert phone_turns == 10
     said = await phone.inner_text("#verdict-text")
     assert "0 faults" in said, said
+    # What the page keeps (its transcript in parts, a part a write) reads back as its transcript: every message of
+    # the downloaded one, in order, once the last write is done
+    own = await download(phone, tmp_path / "zoe.p2pt")
+    deadline = asyncio.get_running_loop().time() + 30
+    while True:
+        parts, kept = await phone.evaluate(KEPT)
+        kept = bytes.fromhex(kept)
+        if kept_messages(kept) == kept_messages(own) or asyncio.get_running_loop().time() > deadline:
+            break
+        await asyncio.sleep(0.2)
+    assert own.startswith(kept) and kept_messages(kept) == kept_messages(own), (parts, len(kept), len(own))
+    assert parts > 2, parts
     await laptop.click("#leave")
     assert host.finish(30) == 0, host.text()
     reveals = messages_of((tmp_path / "host.p2pt").read_bytes(), "zoe", "PLAY_REVEAL")  # (it verifies)

@@ -4,7 +4,7 @@ play a sealed game to the end; the phones' page is served, and their bytes relay
 (`watch --web`). All five transcripts -- each phone's downloaded one, the host's and the joiner's -- verify with
 both implementations (`p2pnimmt verify` and `node peer.js verify`, the same report) and agree on the final scores. With $P2PNIMMT_SCREENSHOTS (=docs) it saves the phone's join screen, its hand mid-game and its
 verdict (docs/phone-join.png, docs/phone-turn.png, docs/phone-verdict.png; docs/phone-hand.png is the laptop-held
-guest seat's, made by test_web_guest). The TV page's QR code is checked in test_web_phone_peer."""
+guest seat's, made by test_web_guest). The TV page's QR code is decoded in test_web_qr_decode."""
 
 from __future__ import annotations
 

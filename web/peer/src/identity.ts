@@ -3,6 +3,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { scrypt } from "@noble/hashes/scrypt.js";
 import { concat, equal, hex, leToBigInt } from "./bytes.js";
+import { encodeDifference, table, type Table } from "./ed25519_tables.js";
 import { tagged } from "./hash.js";
 
 export const KEY_SIZE = 32;
@@ -118,14 +119,19 @@ function portableSign(secret: Uint8Array, data: Uint8Array): Uint8Array {
 }
 
 /** A signer's public key decoded once, null when @noble/curves' strict check refuses it (not canonical, not a
- * point, or of small order); from its TABLE_AFTER-th signature on, with a table of its multiples (wNAF, 6-bit
- * windows: [k]A, the costliest part of a check, 5 times faster; the table costs about three checks, so a key seen
- * once or twice goes without). A table sits at a few public keys: a game's seats, hundreds of checks each. */
-const publicKeys = new Map<string, { point: EdPoint | null; uses: number }>();
-const PRECOMPUTE_WINDOW = 6;
+ * point, or of small order); from its TABLE_AFTER-th signature on, with a table of its multiples (ed25519_tables.ts,
+ * 5-bit windows: [k]A in 52 float64 additions, no BigInt point; the table costs about as much as a few checks, so
+ * a key seen once or twice goes without). A table sits at a few public keys (a game's seats, hundreds of checks
+ * each); at most TABLES keys keep one (the oldest made goes first), at most 64 keys are remembered. */
+const publicKeys = new Map<string, { point: EdPoint | null; uses: number; table: Table | null }>();
+const tabled: string[] = [];
+const KEY_WINDOW = 5;
+const BASE_WINDOW = 6;
 const TABLE_AFTER = 4;
+const TABLES = 16;
+let baseTable: Table | null = null;
 
-function publicPoint(publicKey: Uint8Array): EdPoint | null {
+function publicPoint(publicKey: Uint8Array): { point: EdPoint | null; uses: number; table: Table | null } {
   const id = hex(publicKey);
   let known = publicKeys.get(id);
   if (!known) {
@@ -136,33 +142,45 @@ function publicPoint(publicKey: Uint8Array): EdPoint | null {
     } catch {
       point = null;
     }
-    known = { point, uses: 0 };
-    if (publicKeys.size >= 64) publicKeys.clear();
+    known = { point, uses: 0, table: null };
+    if (publicKeys.size >= 64) {
+      publicKeys.clear();
+      tabled.length = 0;
+    }
     publicKeys.set(id, known);
   }
   known.uses += 1;
-  if (known.uses === TABLE_AFTER && known.point) known.point.precompute(PRECOMPUTE_WINDOW);
-  return known.point;
+  if (known.uses === TABLE_AFTER && known.point) {
+    const { x, y } = known.point.toAffine();
+    known.table = table(x, y, KEY_WINDOW);
+    tabled.push(id);
+    if (tabled.length > TABLES) {
+      const oldest = publicKeys.get(tabled.shift() as string);
+      if (oldest) oldest.table = null;
+    }
+  }
+  return known;
 }
 
 /** RFC 8032 5.1.7 exactly as @noble/curves' ed25519.verify with zip215 off (the same verdict on every input: strict
  * decoding of A and R, 0 <= S < L, A not of small order, the cofactored equation [8][S]B = [8]R + [8][k]A), with
- * A decoded once per key and its multiples kept. */
+ * A decoded once per key and, for a key with a table, [S]B - [k]A computed from tables. */
 function portableVerify(publicKey: Uint8Array, signature: Uint8Array, data: Uint8Array): boolean {
-  const A = publicPoint(publicKey);
+  const { point: A, table: keyTable } = publicPoint(publicKey);
   if (!A) return false;
   const r = signature.subarray(0, 32);
-  let SB: EdPoint;
-  try {
-    SB = Point.BASE.multiplyUnsafe(leToBigInt(signature.subarray(32, 64))); // throws unless 0 <= S < L
-  } catch {
-    return false;
-  }
+  const s = leToBigInt(signature.subarray(32, 64));
+  if (!Fn.isValid(s)) return false; // 0 <= S < L
   const k = scalarOf(sha512(concat(r, publicKey, data)));
-  const P = SB.subtract(A.multiplyUnsafe(k));
   // An honest signature's R is [S]B - [k]A itself: when the bytes of R are that point's (canonical) encoding, R
   // decodes strictly to it and [8](R + [k]A - [S]B) = 0, @noble/curves' verdict too. Encoding P costs an inversion,
-  // decoding R a square root (a fifth of a check). Any other R gets the whole check.
+  // decoding R a square root (a fifth of a check). Any other R gets the whole check, on @noble/curves' points.
+  if (keyTable) {
+    baseTable ??= baseTableOf();
+    const encoded = encodeDifference(baseTable, s, keyTable, k);
+    if (encoded && equal(encoded, r)) return true;
+  }
+  const P = Point.BASE.multiplyUnsafe(s).subtract(A.multiplyUnsafe(k));
   if (equal(P.toBytes(), r)) return true;
   let R: EdPoint;
   try {
@@ -171,6 +189,16 @@ function portableVerify(publicKey: Uint8Array, signature: Uint8Array, data: Uint
     return false;
   }
   return R.subtract(P).clearCofactor().is0();
+}
+
+/** How many public keys have a table now (tests: the tables are made, and no more than TABLES of them). */
+export function tabledKeys(): number {
+  return tabled.filter((id) => publicKeys.get(id)?.table).length;
+}
+
+function baseTableOf(): Table {
+  const { x, y } = Point.BASE.toAffine();
+  return table(x, y, BASE_WINDOW);
 }
 
 /** The portable Ed25519 (@noble/curves), what a browser runs. */

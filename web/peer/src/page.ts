@@ -65,9 +65,30 @@ interface Kept {
   readonly secrets: Uint8Array;
 }
 
+/** How a game is kept: under its id its secrets and how many parts its transcript is in, each part (the bytes one
+ * write added) under `id/N`. A write adds a part and the count in one transaction, so what is read back is a
+ * transcript as it stood after some write. (Pages of before kept the whole transcript under the id at every write,
+ * the put of a value that grew all game long: the heaviest script of a turn after the signature checks.) */
+interface KeptParts {
+  readonly parts: number;
+  readonly secrets: Uint8Array;
+}
+
 async function keptGame(game: Uint8Array): Promise<Kept | undefined> {
   const db = await database();
-  return await request(db.transaction(GAMES).objectStore(GAMES).get(bytes.hex(game))) as Kept | undefined;
+  const id = bytes.hex(game);
+  const kept = await request(db.transaction(GAMES).objectStore(GAMES).get(id)) as Kept | KeptParts | undefined;
+  if (kept === undefined || "transcript" in kept) return kept;
+  const store = db.transaction(GAMES).objectStore(GAMES);
+  const parts = await Promise.all(Array.from({ length: kept.parts }, (_, i) => request(store.get(`${id}/${i}`)))) as Uint8Array[];
+  return { transcript: bytes.concat(...parts), secrets: kept.secrets };
+}
+
+function committed(tx: IDBTransaction): Promise<void> {
+  return new Promise((ok, fail) => {
+    tx.oncomplete = () => ok();
+    tx.onabort = tx.onerror = () => fail(tx.error);
+  });
 }
 
 /** The secrets records a seat was restarted from (Seat.restart keeps in `secrets` only what it draws after): kept
@@ -80,7 +101,8 @@ export const KEEP_OTHERS_WITHIN = 1000;
 
 /** Keep the seat's transcript and secrets: a reload goes on from them. Our own messages and secrets at once (a
  * reload must not sign a second version of a message we sent); others' messages within KEEP_OTHERS_WITHIN ms, not a
- * write per message (each write is the whole transcript). One write at a time: what came while one is under way is
+ * write per message. A write adds what the transcript gained since the last one as a part (KeptParts); a seat
+ * restarted writes its whole transcript again as part 0. One write at a time: what came while one is under way is
  * written as soon as it is done. */
 function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
   const before = restored.get(seat) ?? [];
@@ -91,6 +113,8 @@ function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
   let writing = false;
   let again = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
+  let stored = 0; // transcript bytes kept, in `parts` parts
+  let parts = 0;
   const write = (): void => {
     if (timer !== null) clearTimeout(timer);
     timer = null;
@@ -100,8 +124,20 @@ function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
     keptOurs = ours + seat.secrets.length;
     writing = true;
     const secrets = before.length ? codec.encode([...before, ...seat.secrets]) : seat.secretsBytes();
-    const record: Kept = { transcript: seat.transcript.bytes(), secrets };
-    void database().then((db) => request(db.transaction(GAMES, "readwrite").objectStore(GAMES).put(record, bytes.hex(game))))
+    const tail = seat.transcript.since(stored);
+    const part = parts;
+    void database().then((db) => {
+      const tx = db.transaction(GAMES, "readwrite");
+      const store = tx.objectStore(GAMES);
+      const id = bytes.hex(game);
+      if (tail.length) store.put(tail, `${id}/${part}`);
+      const record: KeptParts = { parts: part + (tail.length ? 1 : 0), secrets };
+      store.put(record, id);
+      return committed(tx).then(() => {
+        stored += tail.length;
+        parts = record.parts;
+      });
+    })
       .catch(() => { // written again with the next change
         kept = -1;
         keptOurs = -1;

@@ -774,7 +774,16 @@ export class Session {
       return false;
     }
     const now = this.waitsOn();
-    const past = this.completeVotes().find(([, at]) => !now || cmp(at, now) < 0);
+    const behind = this.completeVotes().filter(([, at]) => !now || cmp(at, now) < 0);
+    // Rebuilt already without x's messages from `at` on, yet gone past `at` (on the messages of another seat dropped
+    // there, whose drop is not made yet): another rebuild for x would be this one again, for ever. x is dropped
+    // where it was, and the next pass rebuilds for the other (the reference's count_votes, on its Table.rewinds).
+    const again = behind.find(([x, at]) => { const from = this.excluded.get(x); return from !== undefined && cmp(from, at) === 0; });
+    if (again) {
+      this.drop(again[0], again[1]);
+      return true;
+    }
+    const past = behind[0];
     if (past) {
       this.rebuild(past[0], past[1]);
       return true;
@@ -1134,7 +1143,7 @@ export class Session {
     const shuffler = sealed.nextShuffler;
     if (shuffler !== null) {
       const msg = this.slot("SEALED_SHUFFLE", r, 0).get(shuffler);
-      if (!msg || this.heldBack([r, 0, 0])) return;
+      if (!msg || this.heldBack([r, 0, shuffler])) return; // at its place (the reference's held_back(SHUFFLE_STEP, seat))
       const problem = sealed.takeShuffle(msg.body);
       if (problem) this.blame(shuffler, "sealed-shuffle", `${this.who(shuffler)}: its shuffle for round ${r + 1}: ${problem}`, [msg]);
       this.checked.add(`shuffle|${shuffler}`);
@@ -1143,7 +1152,7 @@ export class Session {
     const unlocker = sealed.nextUnlocker;
     if (unlocker !== null) {
       const msg = this.slot("SEALED_UNLOCK", r, 0).get(unlocker);
-      if (!msg || this.heldBack([r, 1, 0])) return;
+      if (!msg || this.heldBack([r, 1, unlocker])) return; // at its place (the reference's held_back(UNLOCK_STEP, seat))
       const problem = sealed.takeUnlock(unlocker, msg.body);
       if (problem) this.blame(unlocker, "sealed-unlock", `${this.who(unlocker)}: its unlock for round ${r + 1}: ${problem}`, [msg]);
       this.checked.add(`unlock|${unlocker}`);

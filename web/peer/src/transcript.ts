@@ -166,7 +166,19 @@ export class TranscriptWriter {
     this.sealed = true;
   }
 
-  /** The file so far (a copy); its frames joined once, not again at every call (a page keeps it after each move). */
+  /** The file's bytes from `offset` on (a copy), what came before not joined nor copied (a page keeps only what is
+   * new after each move). */
+  since(offset: number): Uint8Array {
+    const tail: Uint8Array[] = [];
+    let at = 0;
+    for (const chunk of this.chunks) {
+      if (at + chunk.length > offset) tail.push(chunk.subarray(Math.max(0, offset - at)));
+      at += chunk.length;
+    }
+    return concat(...tail);
+  }
+
+  /** The file so far (a copy); its frames joined once, not again at every call. */
   bytes(): Uint8Array {
     if (this.chunks.length > 1) this.chunks.splice(0, this.chunks.length, concat(...this.chunks));
     return (this.chunks[0] as Uint8Array).slice();

@@ -5,7 +5,8 @@ import { fromHex, hex, u32 } from "../src/bytes.js";
 import { sha256 } from "../src/hash.js";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { sha512 } from "@noble/hashes/sha2.js";
-import { fingerprint, gameCode, gameIdFor, Identity, peerId, portableEd25519, readCode, verify } from "../src/identity.js";
+import { encodeDifference, table } from "../src/ed25519_tables.js";
+import { fingerprint, gameCode, gameIdFor, Identity, peerId, portableEd25519, readCode, tabledKeys, verify } from "../src/identity.js";
 import { allowedInName, isName, NAME_RANGES } from "../src/names.js";
 import { vector } from "./spec.js";
 
@@ -98,6 +99,103 @@ test("the portable Ed25519 (a key expanded once, a public key's multiples kept) 
     }
   }
   assert.equal(valid, 40 + 4);
+});
+
+const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+const leBytes = (n: bigint): Uint8Array => Uint8Array.from({ length: 32 }, (_, i) => Number((n >> BigInt(8 * i)) & 255n));
+const leNumber = (b: Uint8Array): bigint => b.reduceRight((v, x) => (v << 8n) | BigInt(x), 0n);
+/** Points of order 8 and 4 (RFC 8032's small-order encodings), for keys and R with a small-order part. */
+type EdPoint = InstanceType<typeof ed25519.Point>;
+/** [n]P for any n >= 0, P with a small-order part too ([L]P is then not 0). */
+const multiple = (P: EdPoint, n: bigint): EdPoint => (n < L ? P.multiplyUnsafe(n) : multiple(P, n - L).add(P.multiplyUnsafe(L - 1n).add(P)));
+const SMALL = ["26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+  "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a", "0000000000000000000000000000000000000000000000000000000000000000"]
+  .map((h) => ed25519.Point.fromBytes(fromHex(h)));
+
+test("[S]B - [k]A from tables (ed25519_tables.ts) encodes as @noble/curves' points do: random scalars, the edges "
+  + "(0, 1, L - 1, a window's half, carries through every window), keys with a small-order part", () => {
+  for (const T of SMALL) assert.ok(!T.is0() && T.clearCofactor().is0() && (T === SMALL[2] || !T.double().double().is0()));
+  const B = ed25519.Point.BASE;
+  const base = table(B.toAffine().x, B.toAffine().y, 6);
+  const keys = [1, 2, 3].map((i) => B.multiply(leNumber(sha256(u32(i))) % L));
+  keys.push(...SMALL.map((T, i) => (keys[i] as typeof B).add(T)));
+  const edges = [0n, 1n, 2n, 15n, 16n, 17n, 31n, 32n, 33n, 2n ** 252n, L - 1n, L - 2n, (2n ** 253n - 1n) / 63n * 31n,
+    (2n ** 253n - 1n) / 31n * 15n, 2n ** 253n - 1n];
+  let cases = 0;
+  for (const [w, A] of keys.entries()) {
+    const { x, y } = A.toAffine();
+    const key = table(x, y, 4 + (w % 3)); // windows of 4, 5 and 6 bits
+    const pairs: [bigint, bigint][] = edges.flatMap((s) => edges.map((k): [bigint, bigint] => [s, k]));
+    for (let i = 0; i < 60; i++) {
+      const h = sha512(u32(1000 * w + i));
+      pairs.push([leNumber(h.subarray(0, 32)) % L, leNumber(h.subarray(32)) % L]);
+    }
+    for (const [s, k] of pairs) {
+      const exact = multiple(B, s).subtract(multiple(A, k));
+      assert.equal(hex(encodeDifference(base, s, key, k) as Uint8Array), hex(exact.toBytes()), `${w} ${s} ${k}`);
+      cases += 1;
+    }
+  }
+  assert.equal(cases, 6 * (15 * 15 + 60));
+});
+
+test("the portable check with key tables gives @noble/curves' verdict (zip215 off) on random keys and messages, "
+  + "forgeries, S near L, R and keys with a small-order part, with more keys than keep a table", () => {
+  const B = ed25519.Point.BASE;
+  const noble = (key: Uint8Array, signature: Uint8Array, data: Uint8Array): boolean => {
+    try {
+      return ed25519.verify(signature, data, key, { zip215: false });
+    } catch {
+      return false;
+    }
+  };
+  /** A signature by the scalar a (key [a]B + T) with nonce r and R + U as R: honest where T and U are 0. */
+  const signWith = (a: bigint, T: EdPoint, r: bigint, U: EdPoint, data: Uint8Array): [Uint8Array, Uint8Array] => {
+    const key = B.multiply(a).add(T).toBytes();
+    const R = B.multiply(r).add(U).toBytes();
+    const k = leNumber(sha512(Uint8Array.from([...R, ...key, ...data]))) % L;
+    return [key, Uint8Array.from([...R, ...leBytes((r + k * a) % L)])];
+  };
+  const cases: [Uint8Array, Uint8Array, Uint8Array][] = [];
+  const zero = ed25519.Point.ZERO;
+  for (let i = 0; i < 24; i++) { // 24 keys: more than keep a table (16), so tables are dropped and made again
+    const h = sha512(u32(7000 + i));
+    const a = (leNumber(h.subarray(0, 32)) % (L - 1n)) + 1n;
+    const T = i % 4 === 3 ? (SMALL[i % 3] as EdPoint) : zero;
+    for (let j = 0; j < 5; j++) {
+      const data = sha512(u32(100 * i + j)).subarray(0, (i * 7 + j) % 64);
+      const r = (leNumber(sha512(Uint8Array.from([...data, ...u32(i)])).subarray(0, 32)) % (L - 1n)) + 1n;
+      const U = j === 4 ? (SMALL[(i + j) % 3] as EdPoint) : zero;
+      const [key, signature] = signWith(a, T, r, U, data);
+      cases.push([key, signature, data]);
+      const flipped = signature.slice();
+      flipped[(i + 13 * j) % 64] = (flipped[(i + 13 * j) % 64] as number) ^ (1 << (j % 8));
+      cases.push([key, flipped, data]);
+      cases.push([key, signature, Uint8Array.from([...data, 0])]);
+      const s = leNumber(signature.subarray(32));
+      for (const other of [s + L, L - 1n, L, 2n ** 256n - 1n, (s + 1n) % L]) {
+        cases.push([key, Uint8Array.from([...signature.subarray(0, 32), ...leBytes(other % 2n ** 256n)]), data]);
+      }
+      const y = leNumber(signature.subarray(0, 31)) | (BigInt((signature[31] as number) & 127) << 248n);
+      if (y + 2n ** 255n - 19n < 2n ** 255n) { // R's y not reduced: never canonical
+        const r2 = leBytes(y + 2n ** 255n - 19n);
+        r2[31] = (r2[31] as number) | ((signature[31] as number) & 128);
+        cases.push([key, Uint8Array.from([...r2, ...signature.subarray(32)]), data]);
+      }
+    }
+  }
+  let valid = 0;
+  let most = 0;
+  for (let round = 0; round < 6; round++) { // a key's first checks, then with its table (made at its 4th)
+    for (const [key, signature, data] of cases) {
+      const want = noble(key, signature, data);
+      assert.equal(portableEd25519.verify(key, signature, data), want, `round ${round}: ${hex(key)} ${hex(signature)} ${hex(data)}`);
+      if (want && round === 0) valid += 1;
+      most = Math.max(most, tabledKeys());
+    }
+  }
+  assert.equal(most, 16);
+  assert.ok(valid >= 24 * 5, `${valid}`); // every honest signature, and some forged ones the cofactored rule lets by
 });
 
 test("code-vectors: the game code of a game id (scrypt, issue 22); a typed code read case-blind", () => {

@@ -14,7 +14,7 @@
  *   with the same key and entropy; heads: [[sender, messages accepted]...]; missing {heads}: the wires of the
  *   messages accepted that a peer with those heads lacks, in the order accepted (the heads exchange on reconnect);
  *   away: the seats away now (11.2); waiting: the seats the game waits on now; dropped: the seats dropped; hand: our cards still in hand; report: the
- *   node's state and transcript;
+ *   node's state and transcript, and how many times it rebuilt its table (11.1: a drop at a position it went past);
  *   verify {path} (no id): the TypeScript verifier's verdict on a transcript file and its report (what
  *   `node peer.js verify FILE` prints).
  * Every answer but report's: {out: [[wire, to, skip, watchersOnly]...], due} or {error}: `due` is the move the
@@ -31,8 +31,8 @@ import { Identity, useEd25519 } from "../src/identity.js";
 import { sha256, useSha256 } from "../src/hash.js";
 import { useScalarMult } from "../src/sealed_group.js";
 import { type Member, type Outgoing, Seat } from "../src/seat.js";
-import type { Settings } from "../src/session.js";
-import { commitStep } from "../src/steps.js";
+import { Session, type Settings } from "../src/session.js";
+import { commitStep, type Pos } from "../src/steps.js";
 import { report, verifyTranscript } from "../src/verify.js";
 
 type Due = ["play", Card[]] | ["row"] | ["pick", Card[]] | null;
@@ -79,6 +79,22 @@ function pinned(label: string): (n: number) => Uint8Array {
     return sha256(ascii(`${label}/${counter}`)).slice(0, n);
   };
 }
+
+/** The rebuilds of a node's table (the TypeScript Session.rebuild, 11.1: a drop at a position it went past) in the
+ * request under way, those of a rebuild's own replay included (the table it replays into may rebuild in turn), and
+ * each node's count over its requests. More than REBUILDS_AT_MOST in one request throws: an endless rebuild (the
+ * same table again and again, in a loop or each inside the last) is an error answer to that input, not a node
+ * process that never answers or runs out of stack. */
+const REBUILDS_AT_MOST = 60;
+let rebuildsNow = 0;
+const rebuilt = new Map<number, number>();
+const sessions = Session.prototype as unknown as { rebuild: (this: Session, x: number, at: Pos) => void };
+const rebuild = sessions.rebuild;
+sessions.rebuild = function (this: Session, x: number, at: Pos): void {
+  rebuildsNow += 1;
+  if (rebuildsNow > REBUILDS_AT_MOST) throw new Error(`${rebuildsNow} rebuilds in one input: a node rebuilds for ever`);
+  rebuild.call(this, x, at);
+};
 
 const shown = (out: Outgoing[]): unknown[] =>
   out.map((o) => [hex(o.wire), o.to === null ? null : hex(o.to), o.skip.map(hex), o.watchersOnly]);
@@ -180,7 +196,7 @@ function answer(req: Request): unknown {
         dropped: [...node.dropped].sort((a, b) => a[0] - b[0]), voided: [...node.voided].sort((a, b) => a[0] - b[0]),
         forfeits: [...node.forfeits].sort((a, b) => a - b), winners: node.phase === "over" ? node.winners : null,
         fault: node.fault ? { code: node.fault.code, detail: node.fault.detail } : null,
-        transcript: hex(node.transcript.bytes()), sealed: node.transcript.sealed,
+        transcript: hex(node.transcript.bytes()), sealed: node.transcript.sealed, rebuilds: rebuilt.get(req.id) ?? 0,
       };
     default:
       throw new Error(`no op ${req.op}`);
@@ -201,11 +217,13 @@ process.stdin.on("data", (chunk: Uint8Array) => {
     const req = JSON.parse(new TextDecoder().decode(buffer.subarray(4, 4 + size))) as Request;
     buffer = buffer.slice(4 + size);
     let reply: unknown;
+    rebuildsNow = 0;
     try {
       reply = answer(req);
     } catch (e) {
       reply = { error: String((e as Error).message ?? e), stack: String((e as Error).stack ?? "") };
     }
+    if (rebuildsNow) rebuilt.set(req.id, (rebuilt.get(req.id) ?? 0) + rebuildsNow);
     const payload = new TextEncoder().encode(JSON.stringify(reply));
     const frame = new Uint8Array(4 + payload.length);
     new DataView(frame.buffer).setUint32(0, payload.length);
