@@ -55,11 +55,16 @@ async def test_a_reload_mid_game_restores_the_state(browser, no_delay) -> None:
         await page.goto(seat)
         turns: list[int] = []
         await play_by_clicks(page, rows_taken=[], turns=turns, stop_after=4)
-        await page.wait_for_function("() => ['card', 'row'].includes(document.body.dataset.asked)")
+        # Settled before the snapshot: turn 5 asked of us (play_by_clicks returns at its 4th commit, while the page
+        # may still show turn 4), its cards all placed and every other seat played; and the snapshot taken in one
+        # call (read piece by piece, a state that came between the reads mixed turn 4's rows with turn 5's key).
+        await page.wait_for_function("() => document.body.dataset.key.split('.').slice(1, 3).join('.') === '1.5'"
+                                     " && ['card', 'row'].includes(document.body.dataset.asked)"
+                                     " && document.body.dataset.placing === '0' && document.body.dataset.waiting === ''")
 
         async def shown() -> tuple:
-            return (await page.inner_text("#rows"), await page.inner_text("#hand"), await page.inner_text("#players"),
-                    await page.inner_text("#where"), await page.evaluate("document.body.dataset.key"))
+            return tuple(await page.evaluate("""() => [...['rows', 'hand', 'players', 'where'].map(
+                (id) => document.getElementById(id).innerText), document.body.dataset.key]"""))
 
         before = await shown()
         await page.reload()

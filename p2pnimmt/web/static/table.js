@@ -81,6 +81,9 @@
     // For tests and styling: where the game is, in one attribute that changes with every step asked of us.
     document.body.dataset.asked = s.asked || "none";
     document.body.dataset.over = s.over ? "1" : s.aborted ? "aborted" : "0";
+    // Settled: the turn's cards all placed, and nobody else still to play (what a snapshot of the page waits for).
+    document.body.dataset.placing = s.placing ? "1" : "0";
+    document.body.dataset.waiting = (s.waiting || []).join(",");
     // A draft's picks share round and turn: each is its own step by its count of open cards (a seat's page only).
     document.body.dataset.key = s.kind + "." + s.round + "." + s.turn + "." + (s.asked || "") + "." + s.turn_cards.length +
       "." + (s.open_cards || []).length;
