@@ -50,7 +50,6 @@ CODE_LENGTH = 4
 CODE_SALT, CODE_N, CODE_R, CODE_P = b"p2pnimmt/code/v1", 2**15, 8, 1
 LIST_CHECKED = 16  # codes a list of games (`games`, the menu, the closest code) draws from game ids, at most
 SETTLE = 1.5  # seconds a look for one code goes on after the first game answers it: does a second answer?
-RESOLVE_AGAIN = 0.5  # seconds before an advertisement whose details did not come within 3 s is asked again
 _AS_TYPED = str.maketrans({"I": "1", "L": "1", "O": "0"})
 
 
@@ -349,21 +348,18 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
 
     async def resolve(name: str) -> None:
         info = AsyncServiceInfo(service, name)
-        # Asked again until answered while the scan lasts: a game under way is announced once, so one lost answer
-        # (a busy host, a dropped packet) would otherwise hide it for the whole scan (the scan cancels this task).
-        while not await info.async_request(zc.zeroconf, 3000):
-            await asyncio.sleep(RESOLVE_AGAIN)
-        try:
-            ad = parse_ad(info.properties or {}, tuple(info.parsed_addresses(IPVersion.V4Only)),
-                          info.port or 0, name)
-        except NotAGame as exc:
-            found.pop(name, None)
-            broken[name] = str(exc)
-            return
-        broken.pop(name, None)
-        found[name] = ad
-        if code is not None and ad.answers(code):
-            done.set()
+        if await info.async_request(zc.zeroconf, 3000):
+            try:
+                ad = parse_ad(info.properties or {}, tuple(info.parsed_addresses(IPVersion.V4Only)),
+                              info.port or 0, name)
+            except NotAGame as exc:
+                found.pop(name, None)
+                broken[name] = str(exc)
+                return
+            broken.pop(name, None)
+            found[name] = ad
+            if code is not None and ad.answers(code):
+                done.set()
 
     def on_change(zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
         if state_change in (ServiceStateChange.Added, ServiceStateChange.Updated):

@@ -89,7 +89,11 @@ def test_honest_game_records_no_faults(make_lan) -> None:
     its transcript and as a WARNING.
     """
     lan = make_lan(7)
-    code, procs, transcripts = host_and_joiners(lan, seats=6, bots=0, joiners=5, rounds=8, watcher=False)
+    # Each headless seat's moves 0.2 s apart: the seven rounds after the first last 14 s at least, long enough for
+    # the spectator to find the game under way (without it an idle machine played all eight rounds in 2 s, and the
+    # spectator found the game's advertisement withdrawn at its end: "no game with code ... found").
+    code, procs, transcripts = host_and_joiners(lan, seats=6, bots=0, joiners=5, rounds=8, watcher=False,
+                                                extra=("--bot-delay", "0.2"))
     procs["host"].wait_for(r"round 1: ")  # and a spectator comes to watch the game under way
     procs["watch"] = lan.start(7, ["watch", code, "--headless", "--transcript", str(lan.tmp_path / "watch.p2pt")],
                                "watch")
