@@ -7,7 +7,7 @@ import sys
 from ..bots import make_bot
 from ..i18n import _, ngettext, said
 from ..net.connection import ConnectionFailed
-from ..net.discovery import GameAd, closest_codes, game_code, parse_code
+from ..net.discovery import GameAd, Scan, closest_codes, game_code, parse_code
 from ..net.invite import Invite
 from ..net.node import Node
 from ..protocol.identity import Identity, fingerprint
@@ -88,23 +88,35 @@ async def locate(code: str, options: Options, verb: str = "join", ask: bool = Fa
     say(_("looking for game {code} on the LAN{where} (up to {seconds} s) ...").format(
         code=code, where=where, seconds=f"{FIND_SECONDS:.0f}"))
     found = await look(options.interface, FIND_SECONDS, code=code)
-    match = [ad for ad in found.ads if ad.answers(code)]
-    if options.host_key is not None:
-        others = [ad for ad in match if ad.host != options.host_key]
-        match = [ad for ad in match if ad.host == options.host_key]
-        if not match:
-            seen = "; ".join(ad.told_apart() for ad in others)
-            raise RoleFailed(_("no game with code {code} and host key {key} found on the LAN{where}").format(
-                code=code, key=options.host_key, where=where)
-                + (_(" (with that code: {seen})").format(seen=seen) if seen else ""))
-    if not match:
-        raise RoleFailed(not_found(code, found.ads, where, verb))
+    match = answering(code, found, options, where, verb)
     games: dict[bytes, list[GameAd]] = {}
     for ad in match:
         games.setdefault(ad.game_id, []).append(ad)
     if len(games) == 1:
         return match
     return await pick(code, list(games.values()), verb, ask)
+
+
+def answering(code: str, found: Scan, options: Options, where: str, verb: str) -> list[GameAd]:
+    """The advertisements of one look that answer `code` (and `options.host_key`, if given); RoleFailed saying why
+    there are none: a game seen and then withdrawn (it ended as we looked), or none with that code (and key)."""
+    match = [ad for ad in found.ads if ad.answers(code)]
+    others = [ad for ad in match if ad.host != options.host_key]
+    if options.host_key is not None:
+        match = [ad for ad in match if ad.host == options.host_key]
+    gone = [ad for ad in found.withdrawn if ad.answers(code)
+            and (options.host_key is None or ad.host == options.host_key)]
+    if not match and gone:  # seen, then withdrawn while we looked: not a code typed wrong, a game that just ended
+        raise RoleFailed(_("game {code} (host key {key}) stopped advertising while we looked for it: its game is "
+                           "over, or its host left").format(code=code, key=gone[0].host))
+    if not match and options.host_key is not None:
+        seen = "; ".join(ad.told_apart() for ad in others)
+        raise RoleFailed(_("no game with code {code} and host key {key} found on the LAN{where}").format(
+            code=code, key=options.host_key, where=where)
+            + (_(" (with that code: {seen})").format(seen=seen) if seen else ""))
+    if not match:
+        raise RoleFailed(not_found(code, found.ads, where, verb))
+    return match
 
 
 async def reach(node: Node, code: str, ads: list[GameAd], options: Options) -> tuple[str, int]:

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # zeroconf (about 5 MB and 110 modules) loads when a node advertises or looks for games:
+    from collections.abc import Callable
+
     from zeroconf import ServiceStateChange  # a seat that dials an address (--peer, an invite link) never does
     from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
@@ -331,17 +333,21 @@ class Scan:
     ads: list[GameAd] = field(default_factory=list)
     not_games: dict[str, str] = field(default_factory=dict)  # instance name -> why it is not a game
     unresolved: int = 0  # advertisements beyond MAX_GAMES, not looked at
+    withdrawn: list[GameAd] = field(default_factory=list)  # games seen, then gone before the look ended (a game over)
 
 
-async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settle: float = SETTLE) -> Scan:
+async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settle: float = SETTLE,
+               seen: Callable[[GameAd], None] | None = None) -> Scan:
     """Games seen within `seconds`; looking for `code` (as game_code writes it), it returns `settle` seconds
-    after the first game that answers it (so that a second game answering the same code is seen too)."""
+    after the first game that answers it (so that a second game answering the same code is seen too). `seen` is
+    told of each game as its advertisement is read."""
     from zeroconf import DNSQuestionType, IPVersion, ServiceStateChange
     from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo
 
     service = service_type()
     found: dict[str, GameAd] = {}
     broken: dict[str, str] = {}
+    withdrawn: dict[str, GameAd] = {}
     pending: dict[str, asyncio.Task] = {}  # one resolution at a time per advertisement
     skipped: set[str] = set()
     done = asyncio.Event()
@@ -357,7 +363,10 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
                 broken[name] = str(exc)
                 return
             broken.pop(name, None)
+            withdrawn.pop(name, None)
             found[name] = ad
+            if seen is not None:
+                seen(ad)
             if code is not None and ad.answers(code):
                 done.set()
 
@@ -372,7 +381,8 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
             task = pending[name] = asyncio.ensure_future(resolve(name))
             task.add_done_callback(lambda t: pending.pop(name) if pending.get(name) is t else None)
         elif state_change is ServiceStateChange.Removed:
-            found.pop(name, None)
+            if name in found:
+                withdrawn[name] = found.pop(name)
             broken.pop(name, None)
             skipped.discard(name)
             if name in pending:
@@ -389,7 +399,8 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
         await browser.async_cancel()
         for task in list(pending.values()):
             task.cancel()
-    return Scan(sorted(found.values(), key=lambda ad: (ad.advertised or "", ad.name)), broken, len(skipped))
+    return Scan(sorted(found.values(), key=lambda ad: (ad.advertised or "", ad.name)), broken, len(skipped),
+                sorted(withdrawn.values(), key=lambda ad: ad.name))
 
 
 async def browse(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> list[GameAd]:

@@ -461,3 +461,39 @@ def test_the_give_up_message_names_the_closest_code_else_the_live_games_else_how
     assert not_found("MMMM", [], "", "join").splitlines()[1:] == [
         "no game is advertised now; where multicast does not reach, give the host's invite link (`host` prints it) "
         "or dial the host:", "  p2pnimmt join 'p2pnimmt://ADDRESS:PORT/MMMM#KEY'", "  p2pnimmt join MMMM --peer HOST:PORT"]
+
+
+async def test_a_game_withdrawn_while_it_is_looked_for_is_named_as_ended_not_as_a_wrong_code() -> None:
+    """Real zeroconf on 127.0.0.1: a look for a game's code sees its advertisement, which is then withdrawn (its
+    game ended, its host left) before the look ends. The look reports it withdrawn, not as a game it holds, and
+    `join`/`watch` say so (with the host key seen), not "no game with code ... found" and the multicast advice
+    (a spectator that came as a fast game ended was told that, as if it had typed the code wrong)."""
+    from p2pnimmt.app.join import answering
+    from p2pnimmt.app.options import Options, RoleFailed
+    from p2pnimmt.net.discovery import Advertiser, scan
+
+    gid = bytes(range(40, 56))
+    code = game_code(gid)
+    host_zc = AsyncZeroconf(interfaces=[LOOPBACK], ip_version=IPVersion.V4Only)
+    look_zc = AsyncZeroconf(interfaces=[LOOPBACK], ip_version=IPVersion.V4Only)
+    advertiser = Advertiser(host_zc, gid, "WXYZ-2345", 4321, [LOOPBACK], host_name="ann")
+    seen = asyncio.Event()
+    try:
+        await advertiser.start(3, 3, "playing", "standard", "open")
+        look = asyncio.ensure_future(scan(look_zc, 20, code=code, settle=4,
+                                          seen=lambda ad: seen.set() if ad.answers(code) else None))
+        await asyncio.wait_for(seen.wait(), 15)
+        await advertiser.stop()  # the game is over while the look still waits for a second game of that code
+        found = await asyncio.wait_for(look, 20)
+    finally:
+        await advertiser.stop()
+        await look_zc.async_close()
+        await host_zc.async_close()
+    assert [ad.code for ad in found.ads] == [] and [ad.code for ad in found.withdrawn] == [code]
+    with pytest.raises(RoleFailed) as failed:
+        answering(code, found, Options(interface=LOOPBACK), " on interface 127.0.0.1", "watch")
+    assert str(failed.value) == (f"game {code} (host key WXYZ-2345) stopped advertising while we looked for it: its "
+                                 "game is over, or its host left")
+    with pytest.raises(RoleFailed) as failed:  # another host's key was asked for: that game's end is not this one
+        answering(code, found, Options(interface=LOOPBACK, host_key="AAAA-BBBB"), "", "join")
+    assert str(failed.value).startswith(f"no game with code {code} and host key AAAA-BBBB found on the LAN")

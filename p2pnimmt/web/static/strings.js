@@ -315,6 +315,7 @@ window.P2PNIMMT_STRINGS = {
   "game did not finish: phase {phase}": "das Spiel endete nicht: Phase {phase}",
   "game over": "Spielende",
   "game started: {names} (you: {seat})": "Spiel beginnt: {names} (du: {seat})",
+  "game {code} (host key {key}) stopped advertising while we looked for it: its game is over, or its host left": "Spiel {code} (Schlüssel des Gastgebers {key}) wurde nicht mehr angekündigt, während wir es suchten: das Spiel ist vorbei, oder der Gastgeber ist gegangen",
   "game {code}: join with  p2pnimmt watch {code}  or  p2pnimmt join {code}": "Spiel {code}: dazu mit  p2pnimmt watch {code}  oder  p2pnimmt join {code}",
   "game {id}: {n} players, variant {variant}, {deal} deal, ends at {end}": "Spiel {id}: {n} Spieler, Variante {variant}, Austeilen {deal}, Ende bei {end}",
   "games": "Spiele",
