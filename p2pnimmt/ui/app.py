@@ -426,8 +426,10 @@ class TableApp:
 
     def _title(self):
         model = self.model
-        who = (_("spectator") if model.spectator
-               else _("you: {name}").format(name=model.players[model.seat].name) if model.players else "")
+        name = model.players[model.seat].name if model.players and model.seat is not None else None
+        # A person who gave no name plays as "you" (cli): the title says "you", not "you: you".
+        who = (_("spectator") if model.spectator else "" if name is None
+               else _("you") if name == _("you") else _("you: {name}").format(name=name))
         where = (_("round {round}  turn {turn}/{turns}").format(
             round=model.round + 1, turn=min(model.turn, HAND_SIZE - 1) + 1, turns=HAND_SIZE) if model.players
                  else _("waiting for the game"))

@@ -148,3 +148,23 @@ async def test_the_lobby_code_is_in_large_letters_on_a_large_terminal() -> None:
             assert "██" not in screen_text(small, 80, 24) and f"|   {'   '.join(code)}   |" in screen_text(small)
     finally:
         await host.close()
+
+
+def test_the_title_says_you_not_you_colon_you_for_a_person_who_gave_no_name():
+    """`p2pnimmt play` with no name saved plays as "you" (cli): the title line said "you: you"."""
+    async def title(name: str) -> str:
+        model = TableModel()
+        t = LocalTable(Settings(players=3, max_rounds=1, point_limit=None), name=name, seed=bytes(32),
+                       on_event=model.update)
+        with create_pipe_input() as inp:
+            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput(80, 24))
+            task = asyncio.create_task(ui.app.run_async())
+            t.start()
+            await until(lambda: model.asked is not None, "the first ask")
+            line = screen_text(ui, 80, 24).splitlines()[0]
+            task.cancel()
+            return line
+
+    unnamed, named = asyncio.run(title("you")), asyncio.run(title("ann"))
+    assert unnamed.rstrip().endswith("turn 1/10   you") and "you: you" not in unnamed, unnamed
+    assert named.rstrip().endswith("turn 1/10   you: ann"), named

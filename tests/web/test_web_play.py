@@ -14,10 +14,10 @@ SEED = bytes(range(32))
 TWO_ROUNDS = Settings(players=4, point_limit=None, max_rounds=2)
 
 
-async def start_play(settings: Settings = TWO_ROUNDS, seed: bytes = SEED):
+async def start_play(settings: Settings = TWO_ROUNDS, seed: bytes = SEED, name: str = "ann"):
     """The game running in this loop; (task, seat url, tv url)."""
     urls: asyncio.Future = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(run_play_web(settings, bot="heuristic", name="ann", seed=seed,
+    task = asyncio.ensure_future(run_play_web(settings, bot="heuristic", name=name, seed=seed,
                                               options=WebOptions(open=False),
                                               ready=lambda seat, tv: urls.set_result((seat, tv))))
     seat, tv = await asyncio.wait_for(urls, 30)
@@ -91,3 +91,17 @@ async def test_play_web_on_the_command_line_serves_the_seat(tmp_path, procs, bro
     await page.wait_for_selector("#hand .card")
     assert await page.locator("#hand .card").count() == 10
     assert "ann" in await page.inner_text("#players")
+
+
+async def test_the_seat_page_says_you_not_you_colon_you_for_a_person_who_gave_no_name(browser) -> None:
+    """`play --web` with no name saved plays as "you" (cli): the page's line said "you: you"."""
+    task, seat, _tv = await start_play(name="you")
+    try:
+        page = await browser.new_page()
+        await page.goto(seat)
+        await page.wait_for_selector("#hand .card")
+        where = await page.inner_text("#where")
+        assert re.search(r"turn 1/10\s+you$", where) and "you:" not in where, where
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)

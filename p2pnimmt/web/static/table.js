@@ -159,7 +159,7 @@
   function drawTable(s) {
     $("where").textContent = fmt(_("round {round}  turn {turn}/{turns}"), { round: s.round, turn: s.turn, turns: s.hand_size }) +
       (s.view === "tv" ? "  " + _("spectator") : s.me !== null && s.players[s.me]
-        ? "  " + fmt(_("you: {name}"), { name: s.players[s.me].name }) : "");
+        ? "  " + (s.players[s.me].name === _("you") ? _("you") : fmt(_("you: {name}"), { name: s.players[s.me].name })) : "");
     // The rows: up to five cards and the sixth slot, with the row's bull heads.
     const rows = clear($("rows"));
     s.rows.forEach((row, i) => {
