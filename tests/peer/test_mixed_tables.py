@@ -219,6 +219,48 @@ def test_a_dropped_seat_takes_its_seat_back(deal: str, seat: int, language: str,
     assert sum(e.kind == "PLAY_REVEAL" and e.body["round"] == 2 for e in own) == 10
 
 
+@pytest.mark.parametrize("deal", ["open", "sealed"])
+def test_a_seat_dropped_back_and_dropped_again_is_rebuilt_without_either_stretch(deal: str, child: NodeSeats,
+                                                                                tmp_path: Path) -> None:
+    """Seat 1 (TypeScript) is cut off and voted out, heals, asks back and plays again; then it is cut off again and
+    voted out again, at a step its own node had gone past. Its node rebuilds leaving out its messages of both
+    stretches (from each drop until the round it came back in after it), as the reference does (Table.rewinds). Was:
+    one position per seat, each rebuild undid the other's, and the node rebuilt for ever ("61 rebuilds in one
+    input"; before 44b9736 a RangeError); found by a review of that commit."""
+    seat, players = 1, 4
+    table = Table(child, deal, players, [1, 3, 5], seed=70 + seat, rounds=3)
+    x = table.mixed.identities[seat].peer
+    assert table.mixed.is_typescript(x)
+    for net in table.nets:
+        cut_off(net, seat, 220)
+        assert net.vote_out(seat) == players - 1
+        net.run(limit=40)
+        net.heal()
+        asked, steps = False, 0
+        while net.queue and steps < 400:
+            net.run(limit=1)
+            steps += 1
+            if not asked and seat in net.dropped_at(x):
+                net.handle(x, net.sessions[x].rejoin())  # type: ignore[union-attr]
+                asked = True
+        assert asked
+        net.cut = {x}
+        net.run()
+        assert net.vote_out(seat) == players - 1
+        net.run(limit=40)
+        net.heal()
+        net.run()
+    outcomes = check(table, tmp_path)
+    # dropped again in a later round than the first drop's (round 1): it was back in between
+    assert all(o["dropped"] and o["dropped"][0][0] == seat and o["dropped"][0][1][0] >= 1 for o in outcomes), outcomes
+    assert max(rebuilds_of(table.mixed)) <= 4
+
+
+def rebuilds_of(net: Mixed) -> list[int]:
+    """Each TypeScript node's rebuilds in this game (its session's report)."""
+    return [net.sessions[p].report()["rebuilds"] for p in net.peers if net.is_typescript(p)]  # type: ignore[union-attr]
+
+
 def alarms_of(net: Mixed, peer: bytes) -> list[int]:
     """The seats whose SEALED_KEYS with alarm=true `peer`'s transcript holds (round 0)."""
     seats = {ident.peer: i for i, ident in enumerate(net.identities)}

@@ -109,8 +109,9 @@ export class Session {
   private absentDue: number[] = []; // seats whose drop voids the round, named once every drop at its position is made
   /** Void rounds and why. */
   readonly voided = new Map<number, string>();
-  /** Messages of a seat at or after a position are not put in their slots (a rebuild's drops). */
-  private readonly excluded: ReadonlyMap<number, Pos>;
+  /** A rebuild's drops: the positions from which a seat's messages are not put in their slots, until the round it
+   * came back in after that drop (a seat dropped, back and dropped again has two; the reference's Table.rewinds). */
+  private readonly excluded: ReadonlyMap<number, readonly Pos[]>;
   /** Every message in a slot, by seat: its slot and position (for "went on", and to take a dropped seat's out). */
   private readonly placed = new Map<number, { key: string; pos: Pos; seq: number }[]>();
   /** Every message of a seat's chain that passed section 9's items 2 to 5 and 7, placed or not, by its slot; and the
@@ -148,7 +149,7 @@ export class Session {
   /** The peer id of this node's own seat (a Seat sets it): its votes make it hold back (11.1). Null: no vote. */
   protected ownPeer: Uint8Array | null = null;
 
-  constructor(game: Uint8Array | null = null, excluded: ReadonlyMap<number, Pos> = new Map()) {
+  constructor(game: Uint8Array | null = null, excluded: ReadonlyMap<number, readonly Pos[]> = new Map()) {
     this.inbox = new Inbox(game);
     this.gameArg = game;
     this.excluded = excluded;
@@ -469,9 +470,8 @@ export class Session {
     }
     if (env.seq <= (this.since.get(seat) ?? -1)) return; // signed before its ask: from its time as a dropped seat
     const pos = positionOfMessage(kind, env.body, seat);
-    const excluded = this.excluded.get(seat);
     // Its DROPs at its own drop position count, as at the voters, until it is dropped there (11.1).
-    if (pos && excluded && cmp(pos, excluded) >= 0 && !this.since.has(seat) && !(kind === "DROP" && cmp(pos, excluded) === 0)) {
+    if (pos && this.rewound(seat, pos) && !(kind === "DROP" && this.excludedAt(seat, pos))) {
       if (pos[0] > this.round) this.pending.push(env); // a rebuild's drop: never placed, unless the seat is back then
       return;
     }
@@ -778,7 +778,7 @@ export class Session {
     // Rebuilt already without x's messages from `at` on, yet gone past `at` (on the messages of another seat dropped
     // there, whose drop is not made yet): another rebuild for x would be this one again, for ever. x is dropped
     // where it was, and the next pass rebuilds for the other (the reference's count_votes, on its Table.rewinds).
-    const again = behind.find(([x, at]) => { const from = this.excluded.get(x); return from !== undefined && cmp(from, at) === 0; });
+    const again = behind.find(([x, at]) => this.excludedAt(x, at));
     if (again) {
       this.drop(again[0], again[1]);
       return true;
@@ -871,7 +871,8 @@ export class Session {
   private settleVoid(): void {
     if (!this.absentDue.length) return;
     // A rebuild stops where it drops a seat until that drop is made (11.1), a drop there that voids the round too.
-    if ([...this.excluded].some(([x, at]) => !this.dropped.has(x) && !this.since.has(x) && cmp(at, this.voidedAt as Pos) === 0)) return;
+    if ([...this.excluded].some(([x, all]) => all.some((at) => cmp(at, this.voidedAt as Pos) === 0 && !this.dropped.has(x) &&
+      !(this.absences.get(x) ?? []).some((a) => cmp(a.from, at) === 0)))) return;
     const due = [...this.absentDue].sort((a, b) => a - b);
     this.absentDue = [];
     for (const x of due) {
@@ -906,10 +907,26 @@ export class Session {
     }
   }
 
+  /** A rebuild drops x at `at` (one of its excluded positions). */
+  private excludedAt(x: number, at: Pos): boolean {
+    return (this.excluded.get(x) ?? []).some((from) => cmp(from, at) === 0);
+  }
+
+  /** In a rebuild: a message of `seat` for `pos` does not count (from a drop on, until the round it came back in after
+   * that drop: the reference's Table.rewound). */
+  private rewound(seat: number, pos: Pos): boolean {
+    for (const from of this.excluded.get(seat) ?? []) {
+      if (cmp(from, pos) > 0) continue;
+      const back = (this.absences.get(seat) ?? []).find((a) => cmp(a.from, from) === 0);
+      if (!back || pos[0] < back.until) return true;
+    }
+    return false;
+  }
+
   /** Start again from the START with every message accepted, in order, leaving out x's from `at` on (11.1). */
   private rebuild(x: number, at: Pos): void {
     const excluded = new Map(this.excluded);
-    excluded.set(x, at);
+    if (!this.excludedAt(x, at)) excluded.set(x, [...(excluded.get(x) ?? []), at]);
     const fresh = new Session(this.gameArg, excluded);
     fresh.ownPeer = this.ownPeer;
     for (const [k, v] of this.versions) fresh.versions.set(k, v);
