@@ -65,23 +65,31 @@ def test_a_spectators_game_over_screen_offers_no_key_to_play_again():
     asyncio.run(main())
 
 
+async def at_first_ask(settings: Settings, check, **table) -> None:
+    """The person's seat of a LocalTable (seed 0) on the full-screen app at 80×24, keys through a pipe: `await
+    check(ui, model, table)` once the game first asks something of it."""
+    model = TableModel()
+    t = LocalTable(settings, seed=bytes(32), on_event=model.update, **table)
+    with create_pipe_input() as inp:
+        ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput(80, 24))
+        task = asyncio.create_task(ui.app.run_async())
+        t.start()
+        await until(lambda: model.asked is not None, "the first ask")
+        try:
+            await check(ui, model, t)
+        finally:
+            task.cancel()
+
+
 def second_round(clock: int | None, check) -> None:
     """Play round 1 from the person's seat (the first card, the first row) at 80×24, then `check(ui, model, table)`
     once the next round asks for our first card."""
-    async def main():
-        model = TableModel()
-        t = LocalTable(Settings(players=3, clock=clock, max_rounds=2, point_limit=None), seed=bytes(32),
-                       on_event=model.update)
-        with create_pipe_input() as inp:
-            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput(80, 24))
-            task = asyncio.create_task(ui.app.run_async())
-            t.start()
-            await until(lambda: model.asked is not None, "the first ask")
-            play_to_the_end(model, LocalSeat(t), until=lambda: model.round_over is not None)
-            await until(lambda: model.round == 1 and model.asked == "card", "the next round's first card")
-            check(ui, model, t)
-            task.cancel()
-    asyncio.run(main())
+    async def round_two(ui, model, t):
+        play_to_the_end(model, LocalSeat(t), until=lambda: model.round_over is not None)
+        await until(lambda: model.round == 1 and model.asked == "card", "the next round's first card")
+        check(ui, model, t)
+
+    asyncio.run(at_first_ask(Settings(players=3, clock=clock, max_rounds=2, point_limit=None), round_two))
 
 
 def test_with_a_clock_the_round_end_box_leaves_the_table_to_the_next_turn():
@@ -153,17 +161,13 @@ async def test_the_lobby_code_is_in_large_letters_on_a_large_terminal() -> None:
 def test_the_title_says_you_not_you_colon_you_for_a_person_who_gave_no_name():
     """`p2pnimmt play` with no name saved plays as "you" (cli): the title line said "you: you"."""
     async def title(name: str) -> str:
-        model = TableModel()
-        t = LocalTable(Settings(players=3, max_rounds=1, point_limit=None), name=name, seed=bytes(32),
-                       on_event=model.update)
-        with create_pipe_input() as inp:
-            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput(80, 24))
-            task = asyncio.create_task(ui.app.run_async())
-            t.start()
-            await until(lambda: model.asked is not None, "the first ask")
-            line = screen_text(ui, 80, 24).splitlines()[0]
-            task.cancel()
-            return line
+        lines: list[str] = []
+
+        async def first_line(ui, model, t):
+            lines.append(screen_text(ui, 80, 24).splitlines()[0])
+
+        await at_first_ask(Settings(players=3, max_rounds=1, point_limit=None), first_line, name=name)
+        return lines[0]
 
     unnamed, named = asyncio.run(title("you")), asyncio.run(title("ann"))
     assert unnamed.rstrip().endswith("turn 1/10   you") and "you: you" not in unnamed, unnamed
