@@ -14,6 +14,8 @@ PO = Path(p2pnimmt.__file__).parent / "locale" / "de" / "LC_MESSAGES" / "p2pnimm
 PLACEHOLDER = re.compile(r"\{\w*\}")
 WORD = re.compile(r"[A-Za-zÄÖÜäöüß]{2,}")
 KEY = re.compile(r"\b[A-Z2-7]{4}(-[A-Z2-7]{4})+\b")  # a key's fingerprint (base32), not words
+# a default name's random tail ('Zuschauer-40VS', four letters of the game code alphabet: cli.seat_name), not a word
+DEFAULT_TAIL = re.compile(r"(?<=\w-)[0-9A-Z]{4}\b")
 
 
 def words(text: str) -> set[str]:
@@ -67,5 +69,6 @@ COMMAND = re.compile(r"p2pnimmt \w+|--[\w-]+|`[^`]*`")
 def english_on(screen: str, names: tuple[str, ...] = (), code: str = "") -> set[str]:
     """The UI's English words on `screen`; players' names, the game's code and keys' fingerprints left out."""
     screen = KEY.sub(" ", screen.replace(code, " ") if code else screen)
+    screen = DEFAULT_TAIL.sub(" ", screen)
     screen = COMMAND.sub(" ", screen)  # a command to type (`p2pnimmt join CODE`) is typed as it is
     return (words(screen) & ENGLISH) - {n.lower() for n in names}

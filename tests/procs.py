@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -11,6 +12,13 @@ import time
 from pathlib import Path
 
 from deadlines import outer
+
+
+def default_signals() -> None:
+    """Ctrl-C and Ctrl-\\ as a terminal gives them: a test run started in the background (bash ignores SIGINT and
+    SIGQUIT in its `&` jobs, and children inherit that) must not make a process deaf to the SIGINT a test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 class Proc:
@@ -22,7 +30,7 @@ class Proc:
         self.file = open(out, "wb")
         self.popen = subprocess.Popen((prefix or []) + [sys.executable, "-m", "p2pnimmt", *args],
                                       stdout=self.file, stderr=subprocess.STDOUT, stdin=stdin,
-                                      env={**os.environ, **(env or {})})
+                                      env={**os.environ, **(env or {})}, preexec_fn=default_signals)
 
     def text(self) -> str:
         return self.out.read_text(errors="replace")

@@ -16,6 +16,7 @@ game id, port or address is not a game (its reason is kept for
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import os
@@ -52,6 +53,10 @@ CODE_LENGTH = 4
 CODE_SALT, CODE_N, CODE_R, CODE_P = b"p2pnimmt/code/v1", 2**15, 8, 1
 LIST_CHECKED = 16  # codes a list of games (`games`, the menu, the closest code) draws from game ids, at most
 SETTLE = 1.5  # seconds a look for one code goes on after the first game answers it: does a second answer?
+ASK_AGAIN = (2.5, 8.0)  # seconds into a look at which it asks for games again (zeroconf asks at 0.1, 1.1, 5.1)
+RESOLVE_TRIES = 3  # asks for an advertisement's details (a lost answer is asked for again while the look lasts)
+RESOLVE_MS = 3000  # how long one ask for an advertisement's details waits
+RESOLVE_PAUSE = 0.5  # seconds between two asks for one advertisement's details
 _AS_TYPED = str.maketrans({"I": "1", "L": "1", "O": "0"})
 
 
@@ -340,8 +345,12 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
                seen: Callable[[GameAd], None] | None = None) -> Scan:
     """Games seen within `seconds`; looking for `code` (as game_code writes it), it returns `settle` seconds
     after the first game that answers it (so that a second game answering the same code is seen too). `seen` is
-    told of each game as its advertisement is read."""
-    from zeroconf import DNSQuestionType, IPVersion, ServiceStateChange
+    told of each game as its advertisement is read.
+
+    A question or an answer lost on the way (a busy Wi-Fi) costs one of the look's questions, not the look:
+    zeroconf's browser asks at about 0.1, 1.1 and 5.1 s (then 14 s), and the look asks again at ASK_AGAIN; an
+    advertisement whose details did not come is asked for again (RESOLVE_TRIES in all) while the look lasts."""
+    from zeroconf import DNSQuestionType, IPVersion, NotRunningException, ServiceStateChange, current_time_millis
     from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo
 
     service = service_type()
@@ -351,26 +360,38 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
     pending: dict[str, asyncio.Task] = {}  # one resolution at a time per advertisement
     skipped: set[str] = set()
     done = asyncio.Event()
+    closing = False  # the look is over: what the browser still tells is not looked at
 
     async def resolve(name: str) -> None:
-        info = AsyncServiceInfo(service, name)
-        if await info.async_request(zc.zeroconf, 3000):
+        for attempt in range(RESOLVE_TRIES):
+            info = AsyncServiceInfo(service, name)
             try:
-                ad = parse_ad(info.properties or {}, tuple(info.parsed_addresses(IPVersion.V4Only)),
-                              info.port or 0, name)
-            except NotAGame as exc:
-                found.pop(name, None)
-                broken[name] = str(exc)
-                return
-            broken.pop(name, None)
-            withdrawn.pop(name, None)
-            found[name] = ad
-            if seen is not None:
-                seen(ad)
-            if code is not None and ad.answers(code):
-                done.set()
+                if await info.async_request(zc.zeroconf, RESOLVE_MS):
+                    break
+            except NotRunningException:
+                return  # the look ended as it began
+            if attempt + 1 < RESOLVE_TRIES:
+                await asyncio.sleep(RESOLVE_PAUSE)
+        else:
+            return
+        try:
+            ad = parse_ad(info.properties or {}, tuple(info.parsed_addresses(IPVersion.V4Only)),
+                          info.port or 0, name)
+        except NotAGame as exc:
+            found.pop(name, None)
+            broken[name] = str(exc)
+            return
+        broken.pop(name, None)
+        withdrawn.pop(name, None)
+        found[name] = ad
+        if seen is not None:
+            seen(ad)
+        if code is not None and ad.answers(code):
+            done.set()
 
     def on_change(zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
+        if closing:
+            return
         if state_change in (ServiceStateChange.Added, ServiceStateChange.Updated):
             if name not in found and name not in broken and name not in pending \
                     and len(found.keys() | broken.keys() | pending.keys()) >= MAX_GAMES:
@@ -388,7 +409,16 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
             if name in pending:
                 pending.pop(name).cancel()
 
+    async def ask_again(browser: AsyncServiceBrowser) -> None:
+        begun = asyncio.get_running_loop().time()
+        for at in ASK_AGAIN:
+            await asyncio.sleep(max(0.0, begun + at - asyncio.get_running_loop().time()))
+            browser.query_scheduler.async_send_ready_queries(False, current_time_millis(), {service})
+
+    with contextlib.suppress(NotRunningException):
+        await zc.zeroconf.async_wait_for_start()  # the look's time counts from a zeroconf that can ask
     browser = AsyncServiceBrowser(zc.zeroconf, service, handlers=[on_change], question_type=DNSQuestionType.QM)
+    asking = asyncio.ensure_future(ask_again(browser))
     try:
         try:
             await asyncio.wait_for(done.wait(), seconds)
@@ -396,8 +426,10 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
         except TimeoutError:
             pass
     finally:
+        closing = True
+        asking.cancel()
         await browser.async_cancel()
-        for task in list(pending.values()):
+        for task in [asking, *pending.values()]:
             task.cancel()
     return Scan(sorted(found.values(), key=lambda ad: (ad.advertised or "", ad.name)), broken, len(skipped),
                 sorted(withdrawn.values(), key=lambda ad: ad.name))
