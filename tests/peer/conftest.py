@@ -13,10 +13,11 @@ import pytest
 from nodepeer import PEER, run, tool
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def compiled(node_modules: Path) -> Iterator[Path]:
-    """The sources and node tests compiled by tsc (strict) into a folder of this test module's own, inside web/peer
-    (so node finds node_modules from there); removed afterwards. Read only: one compile serves a module's tests."""
+    """The sources and node tests compiled by tsc (strict) into a folder of this test process's own (each xdist
+    worker's), inside web/peer (so node finds node_modules from there); removed at the end. Read only: one compile
+    (5 s of CPU) serves every test of the process, where one a module cost eleven of them a run."""
     out = PEER / "dist" / f"pytest-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     run([tool("node"), str(node_modules / "typescript" / "bin" / "tsc"), "-p", "tsconfig.json", "--outDir", str(out)])
     yield out
