@@ -229,8 +229,8 @@ class Connection:
             return
         try:
             self._flush()
-            if self.before_write is not None:
-                self.before_write()
+            if not self._records_written():
+                return
             self.writer.write(frame([kind, payload]))
             await self.writer.drain()
         except (ConnectionError, OSError) as exc:
@@ -254,12 +254,24 @@ class Connection:
             asyncio.get_running_loop().call_soon(self._flush)
         self._pending.append(data)
 
+    def _records_written(self) -> bool:
+        """Whether the records the node holds are written (before_write), so that what they led to may leave. Not
+        when they cannot be (a full disk): then nothing is sent on this link, nor on any other (the records stay
+        held and each try fails again), and the node stops, its files saying why once."""
+        if self.before_write is None:
+            return True
+        try:
+            self.before_write()
+        except OSError:
+            return False
+        return True
+
     def _flush(self) -> None:
         data, self._pending = b"".join(self._pending), []
         if self.closed or not data:
             return
-        if self.before_write is not None:
-            self.before_write()
+        if not self._records_written():
+            return
         try:
             self.writer.write(data)
         except (ConnectionError, OSError, RuntimeError) as exc:

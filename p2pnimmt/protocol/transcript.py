@@ -136,9 +136,12 @@ class TranscriptJournal(Journal):
             self.write_held()
 
     def write_held(self) -> None:
+        """Hand the held records to the sink. They stay held until it takes them: when it fails (a full disk), every
+        later call fails again, so a link that flushes after another link's failed write sends nothing either (a
+        message never leaves without its record)."""
         if self._held:
-            held, self._held = self._held, []
-            self.sink(b"".join(held))
+            self.sink(b"".join(self._held))
+            self._held = []
 
     def message(self, wire: bytes) -> None:
         super().message(wire)

@@ -147,6 +147,37 @@ def test_a_failed_write_is_cut_back_to_the_last_whole_record_and_nothing_follows
     files.close()
 
 
+def test_held_records_refused_by_a_full_disk_let_no_link_send(tmp_path: Path, small_disk) -> None:
+    """A burst's records, held until a link is about to send (Node.write_held, each link's before_write), do not fit
+    on the disk. Every link that flushes in that turn of the event loop must be refused, not only the first: before,
+    the first flush took the held records off the list and failed, the next found nothing held and sent — CI saw
+    the resumed host stop on a PLAY_REVEAL of its own that the others held and its transcript did not."""
+    from p2pnimmt.net.files import transcript_journal
+    from p2pnimmt.protocol.identity import Identity
+
+    disk, _remount = small_disk
+    files = FileSet()
+    journal = transcript_journal(disk / "t.p2pt", Identity.generate(), files)
+    before = (disk / "t.p2pt").read_bytes()
+    filler = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT, 0o600)  # the rest of the disk
+    try:
+        while True:
+            os.write(filler, b"x" * 1024)
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC, exc
+    finally:
+        os.close(filler)
+    journal.hold()
+    journal.message(bytes(20000))  # a message about to be sent (past the page the file has): its record is held
+    for _link in ("first", "second", "third"):  # each link's flush before it puts the message on its socket
+        with pytest.raises(WriteFailed):
+            journal.write_held()
+    with pytest.raises(WriteFailed):
+        journal.flush()  # the burst ends: refused again, not dropped
+    assert (disk / "t.p2pt").read_bytes() == before  # nothing torn, nothing of the message
+    files.close()
+
+
 def test_a_full_disk_at_the_start_is_one_clear_error(tmp_path: Path, small_disk) -> None:
     """No room even for the header: `host` exits 1 at once with one line, no traceback."""
     disk, _remount = small_disk
