@@ -410,9 +410,10 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
                 pending.pop(name).cancel()
 
     async def ask_again(browser: AsyncServiceBrowser) -> None:
-        begun = asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        begun = loop.time()
         for at in ASK_AGAIN:
-            await asyncio.sleep(max(0.0, begun + at - asyncio.get_running_loop().time()))
+            await asyncio.sleep(max(0.0, begun + at - loop.time()))
             browser.query_scheduler.async_send_ready_queries(False, current_time_millis(), {service})
 
     with contextlib.suppress(NotRunningException):
@@ -429,7 +430,7 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
         closing = True
         asking.cancel()
         await browser.async_cancel()
-        for task in [asking, *pending.values()]:
+        for task in list(pending.values()):
             task.cancel()
     return Scan(sorted(found.values(), key=lambda ad: (ad.advertised or "", ad.name)), broken, len(skipped),
                 sorted(withdrawn.values(), key=lambda ad: ad.name))

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from procs import final_scores
 
+from p2pnimmt.net.files import torn_tail
 from p2pnimmt.protocol.codec import encode
 from p2pnimmt.protocol.transcript import frame, frames, link
 from p2pnimmt.protocol.verify import verify_transcript
@@ -134,8 +135,6 @@ def test_a_torn_last_record_is_trimmed_and_the_seat_resumes(tmp_path: Path, proc
     kill(peers["j1"])
     path = tmp_path / "j1.p2pt"
     data = path.read_bytes()
-    from p2pnimmt.net.files import torn_tail
-
     # SIGKILL can itself cut a write short where it crosses a page (the kernel stops a write at a page boundary
     # when a fatal signal is pending): that tail goes first, so that the torn record is the test's own, 57 bytes.
     cut = torn_tail(data)
@@ -150,7 +149,6 @@ def test_a_torn_last_record_is_trimmed_and_the_seat_resumes(tmp_path: Path, proc
 
 def test_a_frame_damaged_in_the_middle_is_not_taken_for_a_torn_tail(tmp_path: Path) -> None:
     """A length prefix made larger in the middle of the file: not a cut tail (whole records follow), refused."""
-    from p2pnimmt.net.files import torn_tail
 
     records = [encode([i, bytes(32), "msg", bytes(40 + i)]) for i in range(6)]
     data = b"".join(frame(r) for r in records)
