@@ -259,7 +259,26 @@ def heaviest(profile: dict, top: int = 25) -> list[tuple[float, str]]:
     return sorted(((ms, name) for name, ms in spent.items()), reverse=True)[:top]
 
 
-async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile: Path | None) -> dict[str, float]:
+# The page's main-thread figures of CDP Performance.getMetrics that --details prints a turn of (counts; durations in ms).
+DETAIL = ("LayoutCount", "RecalcStyleCount", "LayoutDuration", "RecalcStyleDuration", "ScriptDuration", "TaskDuration",
+          "TaskOtherDuration", "JSEventListeners", "Nodes", "LayoutObjects")
+
+
+def threads(pid: int) -> dict[str, float]:
+    """A process's CPU (ms, user + system) by thread name (/proc: 10 ms ticks)."""
+    spent: dict[str, float] = defaultdict(float)
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            name, fields = (task / "stat").read_text().split("(", 1)[1].rsplit(")", 1)
+            ticks = fields.split()
+            spent[name] += (int(ticks[11]) + int(ticks[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            pass
+    return spent
+
+
+async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile: Path | None,
+                     details: bool = False) -> dict[str, float]:
     """One real game with one phone page; the page's CPU (ms) in its deal, a turn, its round end."""
     env = dict(os.environ, HOME=str(home), P2PNIMMT_PLACE_DELAY="0")
     lo = ["--interface", "127.0.0.1"]
@@ -297,15 +316,26 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
                     except (OSError, IndexError, ValueError):
                         pass
                 metrics = {m["name"]: m["value"] for m in (await cdp.send("Performance.getMetrics"))["metrics"]}
+                if detail is not None:  # what the renderers' threads and the page's main thread did, so far
+                    now: dict[str, float] = defaultdict(float)
+                    for p in renderers:
+                        for name, ms in threads(p["id"]).items():
+                            now[f"thread {name}"] += ms
+                    now.update({k: metrics[k] * (1000 if k.endswith("Duration") else 1) for k in DETAIL})
+                    detail.append(now)
                 return sum(p["cpuTime"] for p in renderers) * 1000, main * 1000, metrics["TaskDuration"] * 1000
 
             marks: dict[str, tuple[float, float, float]] = {}
+            detail: list[dict[str, float]] | None = [] if details else None
             counts: dict[str, dict[str, int]] = {}
+            seen: dict[str, dict[str, float]] = {}
             done = asyncio.Event()
             loop = asyncio.get_running_loop()
 
             async def mark(what: str) -> None:
                 marks[what] = await cpu()
+                if detail is not None:
+                    seen[what] = detail[-1]
                 counts[what] = await page.evaluate("window.__tunnel")
                 if what == "t" and profile is not None:
                     await cdp.send("Profiler.enable")
@@ -334,6 +364,9 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
             verdict = await page.inner_text("#verdict-text")
             assert "0 faults" in verdict, verdict
             await browser.close()
+        if details:  # a turn's share of each figure that moved
+            print("  a turn: " + ", ".join(f"{k} {(seen['e'][k] - seen['t'].get(k, 0)) / 10:.1f}" for k in sorted(seen["e"])
+                                          if seen["e"][k] != seen["t"].get(k, 0)), flush=True)
         spent = {k: [marks[b][i] - marks[a][i] for i in range(3)] for k, a, b in
                  (("deal", "j", "t"), ("turns", "t", "e"), ("end", "e", "o"))}
         sent, received = ({k: (counts["e"][k] - counts["t"][k]) / 10 for k in (way, way + "Ops")} for way in
@@ -346,12 +379,13 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
             proc.stop()
 
 
-async def phones(seats: int, throttle: float, times: float, repeat: int, games: list[str], profile: Path | None) -> None:
+async def phones(seats: int, throttle: float, times: float, repeat: int, games: list[str], profile: Path | None,
+                 details: bool = False) -> None:
     for deal in games:
         for _ in range(repeat):
             home = Path(tempfile.mkdtemp(prefix="phone-cpu-bench-"))
             try:
-                r = await phone_game(seats, throttle, deal, home, profile)
+                r = await phone_game(seats, throttle, deal, home, profile, details)
             finally:
                 shutil.rmtree(home, ignore_errors=True)
             if throttle == 1:  # the page's real CPU, and what a CPU `--times` slower would spend
@@ -398,13 +432,15 @@ def main() -> None:
                         help="with --phone and --throttle 1: the slower CPU the page's CPU is scaled to (default 4)")
     parser.add_argument("--profile", type=Path, help="with --phone: write the turns' CPU profile into this folder")
     parser.add_argument("--unminified", action="store_true", help="with --phone: serve unminified bundles")
+    parser.add_argument("--details", action="store_true",
+                        help="with --phone: also a turn's CPU by renderer thread (/proc) and main-thread metrics (CDP)")
     args = parser.parse_args()
     if args.phone:
         scratch = Path(tempfile.mkdtemp(prefix="phone-bundles-")) if args.unminified else None
         if scratch is not None:
             os.environ["PYTHONPATH"] = str(unminified(scratch))
         try:
-            asyncio.run(phones(args.seats, args.throttle, args.times, args.repeat, args.phone, args.profile))
+            asyncio.run(phones(args.seats, args.throttle, args.times, args.repeat, args.phone, args.profile, args.details))
         finally:
             if scratch is not None:
                 shutil.rmtree(scratch, ignore_errors=True)

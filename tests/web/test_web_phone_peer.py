@@ -27,18 +27,19 @@ LO = ["--interface", "127.0.0.1"]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
-# The page's IndexedDB read as page.ts keptGame reads it, for the one game kept: its parts and the transcript (hex)
+# The page's IndexedDB read as page.ts keptGame reads it, for the one game kept: its parts (each under [game id, N])
+# and the transcript (hex)
 KEPT = """async () => {
   const ask = (r) => new Promise((ok, fail) => { r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
   const db = await ask(indexedDB.open("p2pnimmt"));
   const store = db.transaction("games").objectStore("games");
-  const ids = (await ask(store.getAllKeys())).filter((k) => !k.includes("/"));
-  if (ids.length !== 1) throw new Error("games kept: " + ids.length);
-  const kept = await ask(store.get(ids[0]));
-  const parts = [];
-  for (let i = 0; i < kept.parts; i++) parts.push(await ask(store.get(ids[0] + "/" + i)));
+  const keys = await ask(store.getAllKeys());
+  const ids = new Set(keys.filter((k) => Array.isArray(k)).map((k) => k[0]));
+  if (ids.size !== 1 || keys.some((k) => !Array.isArray(k))) throw new Error("games kept: " + JSON.stringify(keys));
+  const parts = await ask(store.getAll(IDBKeyRange.bound([[...ids][0], 0], [[...ids][0], Infinity])));
   db.close();
-  return [kept.parts, parts.map((p) => Array.from(p, (b) => b.toString(16).padStart(2, "0")).join("")).join("")];
+  const hex = (p) => Array.from(p, (b) => b.toString(16).padStart(2, "0")).join("");
+  return [parts.length, parts.map((p) => hex(p.transcript)).join("")];
 }"""
 
 

@@ -65,23 +65,38 @@ interface Kept {
   readonly secrets: Uint8Array;
 }
 
-/** How a game is kept: under its id its secrets and how many parts its transcript is in, each part (the bytes one
- * write added) under `id/N`. A write adds a part and the count in one transaction, so what is read back is a
- * transcript as it stood after some write. (Pages of before kept the whole transcript under the id at every write,
- * the put of a value that grew all game long: the heaviest script of a turn after the signature checks.) */
-interface KeptParts {
+/** How a game is kept: its transcript in parts, each the bytes one write added, under the key [id, N] (N = 0, 1,
+ * ...), with the secrets records as they stood at that write where they had changed since the one before (always
+ * in part 0). A write is one put (the fewest requests and answers a write can cost the browser: each is a task of
+ * its), so what is read back is a transcript as it stood after some write.
+ * Pages of before kept, under the id as a string, the part count and the secrets (KeptCount: each part under
+ * `id/N`), or (before that) the whole transcript (Kept): still read where a game has no parts. */
+interface KeptPart {
+  readonly transcript: Uint8Array;
+  readonly secrets?: Uint8Array;
+}
+
+interface KeptCount {
   readonly parts: number;
   readonly secrets: Uint8Array;
 }
 
+/** The keys of a game's parts (from `from` on). */
+const partsOf = (id: string, from = 0): IDBKeyRange => IDBKeyRange.bound([id, from], [id, Infinity]);
+
 async function keptGame(game: Uint8Array): Promise<Kept | undefined> {
   const db = await database();
   const id = bytes.hex(game);
-  const kept = await request(db.transaction(GAMES).objectStore(GAMES).get(id)) as Kept | KeptParts | undefined;
+  const parts = await request(db.transaction(GAMES).objectStore(GAMES).getAll(partsOf(id))) as KeptPart[];
+  if (parts.length) {
+    const secrets = parts.reduce<Uint8Array | undefined>((last, part) => part.secrets ?? last, undefined);
+    return { transcript: bytes.concat(...parts.map((part) => part.transcript)), secrets: secrets ?? codec.encode([]) };
+  }
+  const kept = await request(db.transaction(GAMES).objectStore(GAMES).get(id)) as Kept | KeptCount | undefined;
   if (kept === undefined || "transcript" in kept) return kept;
   const store = db.transaction(GAMES).objectStore(GAMES);
-  const parts = await Promise.all(Array.from({ length: kept.parts }, (_, i) => request(store.get(`${id}/${i}`)))) as Uint8Array[];
-  return { transcript: bytes.concat(...parts), secrets: kept.secrets };
+  const counted = await Promise.all(Array.from({ length: kept.parts }, (_, i) => request(store.get(`${id}/${i}`)))) as Uint8Array[];
+  return { transcript: bytes.concat(...counted), secrets: kept.secrets };
 }
 
 function committed(tx: IDBTransaction): Promise<void> {
@@ -101,8 +116,9 @@ export const KEEP_OTHERS_WITHIN = 1000;
 
 /** Keep the seat's transcript and secrets: a reload goes on from them. Our own messages and secrets at once (a
  * reload must not sign a second version of a message we sent); others' messages within KEEP_OTHERS_WITHIN ms, not a
- * write per message. A write adds what the transcript gained since the last one as a part (KeptParts); a seat
- * restarted writes its whole transcript again as part 0. One write at a time: what came while one is under way is
+ * write per message. A write adds what the transcript gained since the last one as a part (KeptPart), with the
+ * secrets where they changed; a seat restarted writes its whole transcript again as part 0 (the parts after it, and
+ * what a page of before kept, go in the same transaction). One write at a time: what came while one is under way is
  * written as soon as it is done. */
 function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
   const before = restored.get(seat) ?? [];
@@ -115,6 +131,7 @@ function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
   let timer: ReturnType<typeof setTimeout> | null = null;
   let stored = 0; // transcript bytes kept, in `parts` parts
   let parts = 0;
+  let secretsKept = -1; // how many of the seat's secrets records the parts hold
   const write = (): void => {
     if (timer !== null) clearTimeout(timer);
     timer = null;
@@ -123,19 +140,24 @@ function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
     kept = size;
     keptOurs = ours + seat.secrets.length;
     writing = true;
-    const secrets = before.length ? codec.encode([...before, ...seat.secrets]) : seat.secretsBytes();
-    const tail = seat.transcript.since(stored);
     const part = parts;
+    const secretsNow = seat.secrets.length;
+    const secrets = part > 0 && secretsNow === secretsKept ? undefined
+      : before.length ? codec.encode([...before, ...seat.secrets]) : seat.secretsBytes();
+    const tail = seat.transcript.since(stored);
     void database().then((db) => {
       const tx = db.transaction(GAMES, "readwrite");
       const store = tx.objectStore(GAMES);
       const id = bytes.hex(game);
-      if (tail.length) store.put(tail, `${id}/${part}`);
-      const record: KeptParts = { parts: part + (tail.length ? 1 : 0), secrets };
-      store.put(record, id);
+      if (part === 0) { // a new game, or a seat restarted: no part after this one, nor a record of before
+        store.delete(partsOf(id, 1));
+        store.delete(IDBKeyRange.bound(id, `${id}/\uffff`));
+      }
+      store.put(secrets === undefined ? { transcript: tail } : { transcript: tail, secrets }, [id, part]);
       return committed(tx).then(() => {
         stored += tail.length;
-        parts = record.parts;
+        parts = part + 1;
+        secretsKept = secretsNow;
       });
     })
       .catch(() => { // written again with the next change
@@ -200,26 +222,41 @@ function mark(name: string, value: string): void {
   if (document.body.dataset[name] !== value) document.body.dataset[name] = value;
 }
 
+/** An element's text, set only when it changes (a write of the same text is still a change of the page to draw). */
 function say(id: string, text: string): void {
   const element = $(id);
   if (element.textContent !== text) element.textContent = text;
 }
 
+/** An element shown or hidden, set only when that changes. */
+function hide(id: string, hidden: boolean): void {
+  showIf($(id), !hidden);
+}
+
+function showIf(element: HTMLElement, shown: boolean): void {
+  if (element.hidden === shown) element.hidden = !shown;
+}
+
 /** Render `node` once before the next frame, however many messages come meanwhile (and within 100 ms where the
- * page gets no frames, hidden). */
+ * page gets no frames, hidden): whichever of the two comes first renders and cancels the other (a timer that fires
+ * for nothing is still a task of the browser's). */
 let due: PageNode | null = null;
 
 function show(node: PageNode): void {
   const first = due === null;
   due = node;
   if (!first) return;
+  let frame = 0;
+  let timer: ReturnType<typeof setTimeout> | null = null;
   const go = (): void => {
+    cancelAnimationFrame(frame);
+    if (timer !== null) clearTimeout(timer);
     const now = due;
     due = null;
     if (now) render(now);
   };
-  requestAnimationFrame(go);
-  setTimeout(go, 100);
+  frame = requestAnimationFrame(go);
+  timer = setTimeout(go, 100);
 }
 
 function render(node: PageNode): void {
@@ -261,11 +298,13 @@ function render(node: PageNode): void {
   }));
   showPresence(node);
   const standIn = node.over() ? [] : seat.standInFor();
-  $("ask-stand-in").hidden = !standIn.length;
-  $("ask-stand-in").textContent = fmt(_("Ask the stand-in for the seats we wait on: {names}"),
-    { names: standIn.map((s) => seat.names[s] ?? "").join(", ") });
+  hide("ask-stand-in", !standIn.length);
+  say("ask-stand-in", fmt(_("Ask the stand-in for the seats we wait on: {names}"),
+    { names: standIn.map((s) => seat.names[s] ?? "").join(", ") }));
   const open = seat.drafting() ? seat.openCards() : null;
-  draw("rows", node, JSON.stringify([seat.rows, wanted, open]), () => {
+  // The rows drawn again only when their cards change (the take buttons shown as asked, below); the hand only when
+  // its cards do (which are enabled, which chosen, below): each is drawn once a turn, not at every step of it.
+  draw("rows", node, JSON.stringify([seat.rows, open, open && wanted]), () => {
     if (open) { // the draft: the open cards, ours to pick from in turn
       const cards = document.createElement("div");
       cards.className = "open";
@@ -279,19 +318,20 @@ function render(node: PageNode): void {
       const take = document.createElement("button");
       take.className = "take";
       take.textContent = fmt(_("take row {row}"), { row: r + 1 });
-      take.hidden = wanted !== "row";
       take.addEventListener("click", () => act(node, () => node.chooseRow(r)));
       line.append(...row.map((c) => cardButton(c, false, () => {})), take);
       return line;
     });
   });
+  if (!open) $("rows").querySelectorAll<HTMLButtonElement>(".take").forEach((take) => showIf(take, wanted === "row"));
   const committed = seat.committed();
   const hand = seat.hand();
-  draw("hand", node, JSON.stringify([hand, wanted === "card", committed]), () => hand.map((c) => {
-    const button = cardButton(c, wanted === "card", () => act(node, () => node.play(c)));
-    if (c === committed) button.classList.add("chosen");
-    return button;
-  }));
+  draw("hand", node, JSON.stringify(hand), () => hand.map((c) => cardButton(c, false, () => act(node, () => node.play(c)))));
+  $("hand").querySelectorAll<HTMLButtonElement>(".card").forEach((button) => {
+    if (button.disabled !== (wanted !== "card")) button.disabled = wanted !== "card";
+    const chosen = Number(button.dataset.card) === committed;
+    if (button.classList.contains("chosen") !== chosen) button.classList.toggle("chosen", chosen);
+  });
   const said: Record<string, string> = { card: _("your turn: tap a card"),
     row: _("your card is below every row: tap a row to take"), wait: _("waiting for the others…") };
   say("status", seat.drafting()
@@ -319,9 +359,8 @@ function showVerdict(node: PageNode): void {
     { n: faults.length }),
     ...faults.map((f) => fmt(_("fault: {detail}"), { detail: f.detail })),
   ];
-  const box = $("verdict");
-  box.hidden = false;
-  $("verdict-text").textContent = lines.join("\n");
+  hide("verdict", false);
+  say("verdict-text", lines.join("\n"));
   showRematch(node);
   const link = $("download") as HTMLAnchorElement;
   if (!link.href) {
@@ -335,12 +374,12 @@ function showVerdict(node: PageNode): void {
 function showRematch(node: PageNode): void {
   const offer = node.offer;
   const ours = offer !== null && node.seatedInOffer() && node.wish === null;
-  document.body.dataset.rematch = offer === null ? "" : node.wish === null ? (ours ? "offered" : "no seat")
-    : node.wish ? "following" : "declined";
-  $("rematch").hidden = !ours;
+  mark("rematch", offer === null ? "" : node.wish === null ? (ours ? "offered" : "no seat")
+    : node.wish ? "following" : "declined");
+  hide("rematch", !ours);
   const seat = node.seat;
   const host = seat.start ? seat.names[seat.seatOf(seat.start.sender)] ?? "" : "";
-  if (ours) $("rematch-text").textContent = fmt(_("{host} offers a rematch with the same seats"), { host });
+  if (ours) say("rematch-text", fmt(_("{host} offers a rematch with the same seats"), { host }));
 }
 
 /** Our seat's presence: away ("I'm back"), dropped ("Take my seat back"), and the clock of the move we owe. */
@@ -351,9 +390,9 @@ function showPresence(node: PageNode): void {
   const asked = dropped && seat.askedBack();
   mark("away", node.clock.away() ? "1" : "0");
   mark("dropped", dropped ? (asked ? "asked" : "1") : "0");
-  $("presence").hidden = !(node.clock.away() || dropped) || over;
-  $("present").hidden = !node.clock.away() || dropped;
-  $("back").hidden = !dropped || asked;
+  hide("presence", !(node.clock.away() || dropped) || over);
+  hide("present", !node.clock.away() || dropped);
+  hide("back", !dropped || asked);
   say("presence-text", dropped ? (asked
     ? _("You asked for your seat back: you play again from the round after every player has your ask.")
     : _("The others dropped your seat: the stand-in plays your hand."))
@@ -361,11 +400,25 @@ function showPresence(node: PageNode): void {
   showClock(node);
 }
 
-/** The seconds left on the clock of the move we owe ("" where none runs). */
+/** The timer of the clock's next second (null where no clock runs). */
+let tick: ReturnType<typeof setTimeout> | null = null;
+
+/** The seconds left on the clock of the move we owe ("" where none runs), shown again as each second passes: a timer
+ * only while a clock runs, none between (each is a task of the browser's). */
 function showClock(node: PageNode): void {
+  if (tick !== null) clearTimeout(tick);
+  tick = null;
   const ends = node.clock.ends;
-  say("clock", ends === null ? ""
-    : fmt(_("{seconds} s left"), { seconds: Math.max(0, Math.ceil((ends - performance.now()) / 1000)) }));
+  const left = ends === null ? 0 : ends - performance.now();
+  const seconds = Math.max(0, Math.ceil(left / 1000));
+  say("clock", ends === null ? "" : fmt(_("{seconds} s left"), { seconds }));
+  if (seconds > 0) {
+    tick = setTimeout(() => {
+      tick = null;
+      const now = pageNode();
+      if (now) showClock(now);
+    }, left - (seconds - 1) * 1000 + 1);
+  }
 }
 
 /** "Ask the stand-in" tapped: asked for every other seat the turn waits on (when no clock runs); said in the notes. */
@@ -399,7 +452,7 @@ let retry: (() => void) | null = null;
 const HOST_GONE = 4001;
 
 /** The node of the page's tunnel now (a new one after each reconnect). */
-const node = (): PageNode | null => ((window as unknown as { p2pnimmt?: { node: PageNode } }).p2pnimmt?.node ?? null);
+const pageNode = (): PageNode | null => ((window as unknown as { p2pnimmt?: { node: PageNode } }).p2pnimmt?.node ?? null);
 
 async function start(name: string): Promise<void> {
   const identity = await ourIdentity();
@@ -567,25 +620,21 @@ function newGame(): void {
 
 function main(): void {
   translatePage();
-  setInterval(() => {
-    const now = node();
-    if (now) showClock(now); // the clock's seconds
-  }, 1000);
-  $("present").addEventListener("click", () => node()?.clock.present());
+  $("present").addEventListener("click", () => pageNode()?.clock.present());
   $("retry").addEventListener("click", () => {
     const again = retry;
     retry = null;
     $("retry").hidden = true;
     again?.();
   });
-  $("again").addEventListener("click", () => node()?.again(true));
-  $("decline").addEventListener("click", () => node()?.again(false));
+  $("again").addEventListener("click", () => pageNode()?.again(true));
+  $("decline").addEventListener("click", () => pageNode()?.again(false));
   $("ask-stand-in").addEventListener("click", () => {
-    const now = node();
+    const now = pageNode();
     if (now) act(now, () => askStandIn(now));
   });
   $("back").addEventListener("click", () => {
-    const now = node();
+    const now = pageNode();
     if (now) act(now, () => now.takeSeatBack());
   });
   const input = $("name") as HTMLInputElement;
