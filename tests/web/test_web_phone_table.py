@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from deadlines import OUTER, outer
+from dom_count import COUNT_DOM
 from procs import Terminal, final_scores
 from test_web_phone_presence import PHONE, PHONE_URL, download
 from tunnel_count import COUNT_TUNNEL
@@ -93,6 +94,7 @@ async def table(tmp_path: Path, browser, host, joiner: Terminal, phone_url: str)
     for name in ("zoe", "max", "eva"):
         context = await browser.new_context(**PHONE)
         await context.add_init_script(COUNT_TUNNEL)
+        await context.add_init_script(COUNT_DOM)
         phone = await context.new_page()
         phone.on("pageerror", lambda exc: errors.append(str(exc)))
         await phone.goto(phone_url)
@@ -112,6 +114,14 @@ async def table(tmp_path: Path, browser, host, joiner: Terminal, phone_url: str)
         count = await phone.evaluate("window.__tunnel")
         print("tunnel", count)
         assert count["sentOps"] >= 2 * count["sent"] and count["receivedOps"] > count["received"], count
+    # The page changes its document only where what it shows changed (issue 26: every change is style, layout and a
+    # frame of the browser's): the hand and the rows drawn anew once a turn (their cards), not at each step of it
+    # (a card tapped, the reveals, the row asked: what is enabled, chosen or shown is set in place), and no write
+    # leaves things as they were.
+    for phone in phones:
+        dom = await phone.evaluate("window.__dom")
+        print("dom", dom)
+        assert dom["draws"]["hand"] <= 12 and dom["draws"]["rows"] <= 12 and not dom["idle"], dom
     assert len(re.findall(r"committed \d+; waiting for the others", joiner.text)) == 10, joiner.text  # tom's, typed
     reports = []
     for n, phone in enumerate(phones):
