@@ -9,6 +9,7 @@ import type { MsgMap } from "./codec.js";
 import { bytes, cards, codec, identity as identities } from "./main.js";
 import { PageNode } from "./page_node.js";
 import { PageSeat } from "./page_seat.js";
+import { $, changed, clearLists, draw, hide, mark, say, showIf } from "./page_view.js";
 import { _, fmt, ngettext, translatePage } from "./page_words.js";
 import { Tunnel } from "./tunnel.js";
 
@@ -190,7 +191,6 @@ async function ourIdentity(): Promise<Identity> {
   return new Identity(secret);
 }
 
-const $ = (id: string): HTMLElement => document.getElementById(id) as HTMLElement;
 
 function cardButton(card: number, enabled: boolean, onTap: () => void): HTMLButtonElement {
   const button = document.createElement("button");
@@ -202,61 +202,12 @@ function cardButton(card: number, enabled: boolean, onTap: () => void): HTMLButt
   return button;
 }
 
-/** Each node's number (a list drawn for one node has its buttons bound to it: drawn again for another). */
-const serials = new WeakMap<PageNode, number>();
-let nodes = 0;
-
-/** What each list shows now, by its element's id: a list whose key did not change is left as it is. */
-const drawn = new Map<string, string>();
-
-function draw(id: string, node: PageNode, key: string, make: () => Node[]): void {
-  if (!serials.has(node)) serials.set(node, ++nodes);
-  const full = `${serials.get(node)}|${key}`;
-  if (drawn.get(id) === full) return;
-  drawn.set(id, full);
-  $(id).replaceChildren(...make());
-}
-
-/** A data attribute of the body, set only when it changes (the style depends on some). */
-function mark(name: string, value: string): void {
-  if (document.body.dataset[name] !== value) document.body.dataset[name] = value;
-}
-
-/** An element's text, set only when it changes (a write of the same text is still a change of the page to draw). */
-function say(id: string, text: string): void {
-  const element = $(id);
-  if (element.textContent !== text) element.textContent = text;
-}
-
-/** An element shown or hidden, set only when that changes. */
-function hide(id: string, hidden: boolean): void {
-  showIf($(id), !hidden);
-}
-
-function showIf(element: HTMLElement, shown: boolean): void {
-  if (element.hidden === shown) element.hidden = !shown;
-}
-
-/** Render `node` once before the next frame, however many messages come meanwhile (and within 100 ms where the
- * page gets no frames, hidden): whichever of the two comes first renders and cancels the other (a timer that fires
- * for nothing is still a task of the browser's). */
-let due: PageNode | null = null;
-
+/** Render `node` (at the end of a task that changed it: PageNode.changed, once for all the task's changes). Each
+ * write is made only where it changes what is shown (page_view.ts), so a render of a state that looks the same
+ * costs the browser nothing: no frame is asked for the page's own sake (a frame a render was a frame per message
+ * burst, most of them drawing nothing new, and a timer besides). */
 function show(node: PageNode): void {
-  const first = due === null;
-  due = node;
-  if (!first) return;
-  let frame = 0;
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  const go = (): void => {
-    cancelAnimationFrame(frame);
-    if (timer !== null) clearTimeout(timer);
-    const now = due;
-    due = null;
-    if (now) render(now);
-  };
-  frame = requestAnimationFrame(go);
-  timer = setTimeout(go, 100);
+  render(node);
 }
 
 function render(node: PageNode): void {
@@ -304,7 +255,7 @@ function render(node: PageNode): void {
   const open = seat.drafting() ? seat.openCards() : null;
   // The rows drawn again only when their cards change (the take buttons shown as asked, below); the hand only when
   // its cards do (which are enabled, which chosen, below): each is drawn once a turn, not at every step of it.
-  draw("rows", node, JSON.stringify([seat.rows, open, open && wanted]), () => {
+  const rowsDrawn = draw("rows", node, JSON.stringify([seat.rows, open, open && wanted]), () => {
     if (open) { // the draft: the open cards, ours to pick from in turn
       const cards = document.createElement("div");
       cards.className = "open";
@@ -323,15 +274,20 @@ function render(node: PageNode): void {
       return line;
     });
   });
-  if (!open) $("rows").querySelectorAll<HTMLButtonElement>(".take").forEach((take) => showIf(take, wanted === "row"));
+  const takes = changed("takes", wanted);
+  if (!open && (rowsDrawn || takes)) {
+    $("rows").querySelectorAll<HTMLButtonElement>(".take").forEach((take) => showIf(take, wanted === "row"));
+  }
   const committed = seat.committed();
   const hand = seat.hand();
-  draw("hand", node, JSON.stringify(hand), () => hand.map((c) => cardButton(c, false, () => act(node, () => node.play(c)))));
-  $("hand").querySelectorAll<HTMLButtonElement>(".card").forEach((button) => {
-    if (button.disabled !== (wanted !== "card")) button.disabled = wanted !== "card";
-    const chosen = Number(button.dataset.card) === committed;
-    if (button.classList.contains("chosen") !== chosen) button.classList.toggle("chosen", chosen);
-  });
+  const handDrawn = draw("hand", node, JSON.stringify(hand), () => hand.map((c) => cardButton(c, false, () => act(node, () => node.play(c)))));
+  if (changed("hand", `${wanted === "card"}|${committed}`) || handDrawn) {
+    $("hand").querySelectorAll<HTMLButtonElement>(".card").forEach((button) => {
+      if (button.disabled !== (wanted !== "card")) button.disabled = wanted !== "card";
+      const chosen = Number(button.dataset.card) === committed;
+      if (button.classList.contains("chosen") !== chosen) button.classList.toggle("chosen", chosen);
+    });
+  }
   const said: Record<string, string> = { card: _("your turn: tap a card"),
     row: _("your card is below every row: tap a row to take"), wait: _("waiting for the others…") };
   say("status", seat.drafting()
@@ -432,7 +388,7 @@ function act(node: PageNode, intent: () => void): void {
   try {
     intent();
   } catch (error) {
-    $("status").textContent = (error as Error).message;
+    say("status", (error as Error).message);
   }
 }
 
@@ -456,7 +412,7 @@ const pageNode = (): PageNode | null => ((window as unknown as { p2pnimmt?: { no
 
 async function start(name: string): Promise<void> {
   const identity = await ourIdentity();
-  $("me").textContent = fmt(_("{name} · key {key}"), { name, key: identity.fingerprint });
+  say("me", fmt(_("{name} · key {key}"), { name, key: identity.fingerprint }));
   connect(identity, name, null);
 }
 
@@ -503,18 +459,18 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
         retry = () => {
           unreached = null;
           mark("gone", "0");
-          $("status").textContent = _("connecting…");
+          say("status", _("connecting…"));
           connect(identity, name, last, next);
         };
-        $("retry").hidden = false;
+        hide("retry", false);
         return;
       }
     }
     const moving = list[next % list.length] !== url;
-    $("status").textContent = moving
+    say("status", moving
       ? fmt(_("the node that relayed this page cannot be reached: connecting through {address}…"),
         { address: hostOf(list[next % list.length] as string) })
-      : _("the link to the node that served this page closed: connecting again…");
+      : _("the link to the node that served this page closed: connecting again…"));
     // At once after a tunnel that served a while (its relay node may be gone: every second away brings the others'
     // drop votes nearer), and to the next relay but at the end of a round; else after a pause (no busy loop).
     const atOnce = helloed !== null ? performance.now() - helloed >= RECONNECT_AFTER : moving && next % list.length !== 0;
@@ -541,7 +497,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   tunnel.onHello = async (hello) => {
     helloed = performance.now();
     unreached = null;
-    document.body.dataset.relay = hostOf(url);
+    mark("relay", hostOf(url));
     localStorage.setItem(portKey, `${hello.port} ${hello.claim}`);
     const same = had !== null && bytes.equal(had.game, hello.game);
     const kept = same ? null : await keptGame(hello.game);
@@ -609,13 +565,12 @@ function hostOf(url: string): string {
 
 /** A new game on the page (a rematch): last game's verdict, download and board go. */
 function newGame(): void {
-  $("verdict").hidden = true;
-  $("rematch").hidden = true;
+  hide("verdict", true);
+  hide("rematch", true);
   const link = $("download") as HTMLAnchorElement;
   if (link.href) URL.revokeObjectURL(link.href);
   link.removeAttribute("href");
-  for (const id of ["rows", "hand", "notes", "players"]) $(id).replaceChildren();
-  drawn.clear();
+  clearLists(["rows", "hand", "notes", "players"]);
 }
 
 function main(): void {
@@ -624,7 +579,7 @@ function main(): void {
   $("retry").addEventListener("click", () => {
     const again = retry;
     retry = null;
-    $("retry").hidden = true;
+    hide("retry", true);
     again?.();
   });
   $("again").addEventListener("click", () => pageNode()?.again(true));
@@ -650,8 +605,8 @@ function main(): void {
 }
 
 function begin(name: string): void {
-  $("welcome").hidden = true;
-  $("table").hidden = false;
+  hide("welcome", true);
+  hide("table", false);
   void start(name);
 }
 
