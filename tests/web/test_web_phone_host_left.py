@@ -55,6 +55,7 @@ async def test_a_phone_in_the_lobby_says_its_host_left_and_stops_dialling(tmp_pa
     status = await phone.inner_text("#status")
     assert gone in status, status
     assert len(sockets) == 1, [s.url for s in sockets]
+    assert await phone.locator("#leave").is_visible()  # a way out: there is nothing to wait for (test below)
     assert not errors, errors
 
 
@@ -92,6 +93,16 @@ async def test_a_phone_whose_host_and_relay_die_in_the_lobby_says_the_host_is_go
             assert await phone.evaluate("document.body.dataset.gone") == "0"
             await phone.wait_for_function("() => document.body.dataset.gone === '1'", timeout=WAIT)
             assert len(sockets) > tried  # "Try again" tried again
+    # "Leave": the page stops trying, forgets that this link's seat was taken (a reload would not take it again at
+    # once) and shows its start again, saying what happened.
+    assert await phone.locator("#leave").is_visible()
+    tried = len(sockets)
+    await phone.tap("#leave")
+    await phone.locator("#left").wait_for(timeout=WAIT)
+    assert await phone.inner_text("#left") == ("You left that game. To play, scan the code of a game that is open.")
+    assert await phone.locator("#welcome").is_visible() and await phone.locator("#table").is_hidden()
+    assert await phone.evaluate("Object.keys(localStorage).filter((k) => k.startsWith('p2pnimmt-seated'))") == []
+    assert len(sockets) == tried and all(s.is_closed() for s in sockets)
     # The host's laptop hosts again at the same address (the page's origin: the name is kept in its localStorage,
     # which is per origin) and the person scans the new game's QR code: the phone remembers the name, and takes no
     # seat before the tap.

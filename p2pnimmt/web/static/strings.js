@@ -177,6 +177,7 @@ window.P2PNIMMT_STRINGS = {
   "You commit {card}": "Du legst {card} verdeckt",
   "You committed {card}. Waiting for the others…": "Du hast {card} verdeckt gelegt. Warten auf die anderen …",
   "You left in round {round}, turn {turn}. Scores so far: {scores}.": "Du bist in Runde {round}, Zug {turn} gegangen. Punkte bis dahin: {scores}.",
+  "You left that game. To play, scan the code of a game that is open.": "Du hast dieses Spiel verlassen. Zum Spielen scanne den Code eines offenen Spiels.",
   "You take row {row} ({heads})": "Du nimmst Reihe {row} ({heads})",
   "You were dropped by the others' vote: a stand-in plays your hand. Press any key to ask for your seat back from a next round": "Die anderen haben dich abgewählt: eine Vertretung spielt deine Hand. Drück eine Taste, um deinen Platz ab einer nächsten Runde zurückzuverlangen",
   "You were dropped: the stand-in plays your hand": "Du wurdest abgewählt: die Vertretung spielt deine Hand",

@@ -211,7 +211,7 @@ function show(node: PageNode): void {
 }
 
 function render(node: PageNode): void {
-  if (retry !== null) return; // the lobby's page gave up reaching a relay: its line stays until "Try again"
+  if (retry !== null || left) return; // the lobby's page gave up reaching a relay (its line stays until "Try again"), or left
   const seat = node.seat;
   const me = seat.seat;
   mark("phase", seat.phase);
@@ -221,6 +221,7 @@ function render(node: PageNode): void {
   }
   if (node.hostGone !== null) {
     say("status", hostGone(node));
+    hide("leave", false);
     return;
   }
   if (seat.start === null) {
@@ -404,6 +405,10 @@ export const LOBBY_GIVE_UP = 10000;
 let unreached: number | null = null;
 /** "Try again" after the page gave up in the lobby: connect again from where it stopped. */
 let retry: (() => void) | null = null;
+/** The person left a lobby with no host ("Leave"): the page tries nothing more, and shows its start again. */
+let left = false;
+/** Close the page's tunnel now (the one open or on its way). */
+let closeTunnel: () => void = () => {};
 /** The close code of a relay that leaves because its host left the lobby (web/relay.py: HOST_GONE). */
 const HOST_GONE = 4001;
 
@@ -445,8 +450,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   let helloed: number | null = null; // when the relay said hello (performance.now())
   let node: { node: PageNode; game: Uint8Array } | null = null;
   const again = (): void => {
+    if (left) return;
     if (node?.node.hostGone != null) { // no game to wait for: said, not dialled again (nor through another relay)
       say("status", hostGone(node.node));
+      hide("leave", false);
       return;
     }
     const next = helloed !== null ? at : at + 1;
@@ -463,6 +470,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
           connect(identity, name, last, next);
         };
         hide("retry", false);
+        hide("leave", false);
         return;
       }
     }
@@ -484,6 +492,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     return;
   }
   ws.binaryType = "arraybuffer";
+  closeTunnel = () => ws.close();
   const tunnel = new Tunnel({ send: (d) => ws.send(d), close: () => ws.close() });
   ws.onmessage = (m) => tunnel.received(typeof m.data === "string" ? m.data : new Uint8Array(m.data as ArrayBuffer));
   ws.onclose = (event) => {
@@ -580,8 +589,10 @@ function main(): void {
     const again = retry;
     retry = null;
     hide("retry", true);
+    hide("leave", true);
     again?.();
   });
+  $("leave").addEventListener("click", leave);
   $("again").addEventListener("click", () => pageNode()?.again(true));
   $("decline").addEventListener("click", () => pageNode()?.again(false));
   $("ask-stand-in").addEventListener("click", () => {
@@ -605,9 +616,28 @@ function main(): void {
 }
 
 function begin(name: string): void {
+  left = false;
+  unreached = null;
+  hide("left", true);
   hide("welcome", true);
   hide("table", false);
   void start(name);
+}
+
+/** "Leave", where there is no game to wait for (its host left the lobby, or no relay answers): the page stops
+ * trying, forgets that this link's seat was taken (a reload does not dial again) and shows its start, saying what
+ * happened; "Take a seat" there tries the game again. */
+function leave(): void {
+  left = true;
+  retry = null;
+  localStorage.removeItem(SEATED);
+  pageNode()?.stop();
+  closeTunnel();
+  for (const id of ["retry", "leave", "table"]) hide(id, true);
+  mark("gone", "0");
+  say("status", _("connecting…"));
+  hide("welcome", false);
+  hide("left", false);
 }
 
 main();
