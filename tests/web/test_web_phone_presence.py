@@ -6,6 +6,7 @@ clock the page asks the stand-in for a stalled seat's move ("Ask the stand-in", 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from deadlines import OUTER
@@ -151,8 +152,15 @@ async def test_the_phones_own_clock_plays_the_stand_in_and_an_away_phone_says_i_
     # a card; then nothing again. Nobody drops the phone (--drop-after 60 at the host: the clock moves it first).
     host, phone_url = two_seats_and_a_tv(procs, tmp_path, "--rounds", "1", "--clock", "4", "--bot-delay", "3")
     phone, _, errors = await seated_phone(browser, phone_url, "zoe")
+    # the clock's line, as it changes: it counts the seconds down (a timer at each second's change, none between)
+    await phone.evaluate("""() => { window.clockSaid = []; new MutationObserver(() => window.clockSaid.push(
+        document.getElementById("clock").textContent)).observe(document.getElementById("clock"), { childList: true,
+        characterData: true, subtree: true }); }""")
     await phone.wait_for_selector("#hand .card", timeout=WAIT)
     await phone.wait_for_selector("#present", state="visible", timeout=WAIT)
+    said = await phone.evaluate("window.clockSaid")
+    assert all(text == "" or re.fullmatch(r"[0-4] s left", text) for text in said), said
+    assert ["3 s left", "2 s left"] in [said[i:i + 2] for i in range(len(said))], said  # one second, then the next
     assert await phone.evaluate("document.body.dataset.away") == "1"
     assert "away" in await phone.inner_text("#presence-text")
     assert "away" in await phone.locator("#players li", has_text="zoe").inner_text()

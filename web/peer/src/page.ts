@@ -289,12 +289,13 @@ function render(node: PageNode): void {
       if (button.classList.contains("chosen") !== chosen) button.classList.toggle("chosen", chosen);
     });
   }
-  const said: Record<string, string> = { card: _("your turn: tap a card"),
-    row: _("your card is below every row: tap a row to take"), wait: _("waiting for the others…") };
+  const said = (): string => wanted === "card" ? _("your turn: tap a card")
+    : wanted === "row" ? _("your card is below every row: tap a row to take")
+    : wanted === "wait" ? _("waiting for the others…") : "";
   say("status", seat.drafting()
     ? (wanted === "pick" ? _("Pick a card for your hand") : _("Draft: the cards lie open; pick your hand in turn."))
     : seat.phase === "turn"
-    ? fmt(_("round {round}, turn {turn}: {what}"), { round: seat.round + 1, turn: seat.turn + 1, what: said[wanted] ?? "" })
+    ? fmt(_("round {round}, turn {turn}: {what}"), { round: seat.round + 1, turn: seat.turn + 1, what: said() })
     : seat.phase === "over" ? _("game over") : phaseWords(seat.phase));
   const notes = [...seat.faults.map((f) => fmt(_("fault ({code}): {detail}"), { code: f.code, detail: f.detail })),
     ...node.notes];
@@ -359,19 +360,25 @@ function showPresence(node: PageNode): void {
 
 /** The timer of the clock's next second (null where no clock runs). */
 let tick: ReturnType<typeof setTimeout> | null = null;
+/** The clock's end and the second shown that `tick` is for ("" where none runs). */
+let tickFor = "";
 
 /** The seconds left on the clock of the move we owe ("" where none runs), shown again as each second passes: a timer
- * only while a clock runs, none between (each is a task of the browser's). */
+ * only while a clock runs, one a second (each is a task of the browser's). */
 function showClock(node: PageNode): void {
-  if (tick !== null) clearTimeout(tick);
-  tick = null;
   const ends = node.clock.ends;
   const left = ends === null ? 0 : ends - performance.now();
   const seconds = Math.max(0, Math.ceil(left / 1000));
   say("clock", ends === null ? "" : fmt(_("{seconds} s left"), { seconds }));
-  if (seconds > 0) {
+  const due = ends === null || seconds === 0 ? "" : `${ends}|${seconds}`;
+  if (due === tickFor) return; // its timer is set already (or none is needed)
+  if (tick !== null) clearTimeout(tick);
+  tick = null;
+  tickFor = due;
+  if (due) {
     tick = setTimeout(() => {
       tick = null;
+      tickFor = "";
       const now = pageNode();
       if (now) showClock(now);
     }, left - (seconds - 1) * 1000 + 1);
