@@ -1,7 +1,7 @@
 """The TypeScript peer in Chromium with 4x CPU throttling (a mid-range phone, via the DevTools protocol). Prints.
 
     python benchmarks/peer_browser_bench.py [--seats 10] [--throttle 4] [--repeat 3] [--game open --game sealed] [--bundle F]
-    python benchmarks/peer_browser_bench.py --phone open --phone sealed --throttle 1 [--profile DIR --unminified]
+    python benchmarks/peer_browser_bench.py --phone open --phone sealed --throttle 1 [--profile DIR --unminified] [--details]
 
 Debian's chromium driven by Playwright (docs: /work/shared/design/testing.md), headless, the shipped bundle
 p2pnimmt/web/static/peer.js served on 127.0.0.1 and imported by a page; CDP's Emulation.setCPUThrottlingRate
@@ -32,7 +32,11 @@ slows the page's CPU. In the page, with the bundle's own portable code (@noble/c
   is printed only unthrottled, with the figure times --times (4: what a CPU 4 times slower spends, the target's
   phone); throttled, the task time is printed (stretched by the machine's load as well). --profile DIR writes the
   turns' CPU profile (CDP Profiler) there and prints its heaviest functions by self time; with `--unminified` (both
-  bundles built without minifying into a scratch copy of the package) the names read.
+  bundles built without minifying into a scratch copy of the package) the names read. --details prints, a turn,
+  the renderers' CPU by thread (/proc: the main thread, V8's workers "ThreadPoolForeg", the compositor, IO) and
+  the page's main-thread figures of CDP Performance.getMetrics (style recalcs, layouts, script and task time, DOM
+  nodes and listeners made); --tasks traces the turns and prints the page's main-thread tasks a turn by where the
+  browser posted them from (a message of the WebSocket or of IndexedDB, a timer, a frame), and its frames.
   Old against new: run the script from this tree with PYTHONPATH at the other tree (the bundles it serves).
 """
 
@@ -264,6 +268,27 @@ DETAIL = ("LayoutCount", "RecalcStyleCount", "LayoutDuration", "RecalcStyleDurat
           "TaskOtherDuration", "JSEventListeners", "Nodes", "LayoutObjects")
 
 
+def tasks_a_turn(events: list[dict]) -> list[str]:
+    """A trace's (CDP Tracing, 10 turns) tasks of the page's main thread a turn, by where each was posted from (its
+    count, its wall time in ms), and its timeline events a turn (frames: FireAnimationFrame, Commit; style: UpdateLayoutTree)."""
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    main = {k for k, v in names.items() if v == "CrRendererMain"}
+    posted: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
+    timeline: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
+    for e in events:
+        if (e.get("pid"), e.get("tid")) not in main or e.get("ph") != "X":
+            continue
+        table = posted if e.get("name") == "ThreadControllerImpl::RunTask" else timeline
+        key = str(e.get("args", {}).get("src_func") or "?") if table is posted else e["name"]
+        table[key][0] += 1
+        table[key][1] += e.get("dur", 0) / 1000
+    lines = [f"  tasks a turn: {sum(n for n, _ in posted.values()) / 10:.1f} ({sum(ms for _, ms in posted.values()) / 10:.1f} ms)"]
+    lines += [f"    {n / 10:5.1f} {ms / 10:6.2f} ms  {k}" for k, (n, ms) in sorted(posted.items(), key=lambda i: -i[1][0])[:10]]
+    lines += [f"  {k} a turn: {timeline[k][0] / 10:.1f} ({timeline[k][1] / 10:.2f} ms)"
+              for k in ("FireAnimationFrame", "TimerFire", "Commit", "UpdateLayoutTree", "Layout", "Paint")]
+    return lines
+
+
 def threads(pid: int) -> dict[str, float]:
     """A process's CPU (ms, user + system) by thread name (/proc: 10 ms ticks)."""
     spent: dict[str, float] = defaultdict(float)
@@ -278,7 +303,7 @@ def threads(pid: int) -> dict[str, float]:
 
 
 async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile: Path | None,
-                     details: bool = False) -> dict[str, float]:
+                     details: bool = False, tasks: bool = False) -> dict[str, float]:
     """One real game with one phone page; the page's CPU (ms) in its deal, a turn, its round end."""
     env = dict(os.environ, HOME=str(home), P2PNIMMT_PLACE_DELAY="0")
     lo = ["--interface", "127.0.0.1"]
@@ -329,6 +354,10 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
             detail: list[dict[str, float]] | None = [] if details else None
             counts: dict[str, dict[str, int]] = {}
             seen: dict[str, dict[str, float]] = {}
+            traced: list[dict] = []
+            trace_done = asyncio.Event()
+            cdp.on("Tracing.dataCollected", lambda p: traced.extend(p["value"]))
+            cdp.on("Tracing.tracingComplete", lambda p: trace_done.set())
             done = asyncio.Event()
             loop = asyncio.get_running_loop()
 
@@ -337,6 +366,13 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
                 if detail is not None:
                     seen[what] = detail[-1]
                 counts[what] = await page.evaluate("window.__tunnel")
+                if what == "t" and tasks:
+                    await cdp.send("Tracing.start", {"traceConfig": {"includedCategories": ["toplevel", "devtools.timeline"]},
+                                                     "transferMode": "ReportEvents"})
+                if what == "e" and tasks:
+                    await cdp.send("Tracing.end")
+                    await trace_done.wait()
+                    print("\n".join(tasks_a_turn(traced)), flush=True)
                 if what == "t" and profile is not None:
                     await cdp.send("Profiler.enable")
                     await cdp.send("Profiler.setSamplingInterval", {"interval": 200})
@@ -380,12 +416,12 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
 
 
 async def phones(seats: int, throttle: float, times: float, repeat: int, games: list[str], profile: Path | None,
-                 details: bool = False) -> None:
+                 details: bool = False, tasks: bool = False) -> None:
     for deal in games:
         for _ in range(repeat):
             home = Path(tempfile.mkdtemp(prefix="phone-cpu-bench-"))
             try:
-                r = await phone_game(seats, throttle, deal, home, profile, details)
+                r = await phone_game(seats, throttle, deal, home, profile, details, tasks)
             finally:
                 shutil.rmtree(home, ignore_errors=True)
             if throttle == 1:  # the page's real CPU, and what a CPU `--times` slower would spend
@@ -434,13 +470,17 @@ def main() -> None:
     parser.add_argument("--unminified", action="store_true", help="with --phone: serve unminified bundles")
     parser.add_argument("--details", action="store_true",
                         help="with --phone: also a turn's CPU by renderer thread (/proc) and main-thread metrics (CDP)")
+    parser.add_argument("--tasks", action="store_true",
+                        help="with --phone: trace the turns (CDP Tracing): the main thread's tasks a turn by where they "
+                             "were posted from, its frames and style recalcs (the trace's own cost in the CPU figures)")
     args = parser.parse_args()
     if args.phone:
         scratch = Path(tempfile.mkdtemp(prefix="phone-bundles-")) if args.unminified else None
         if scratch is not None:
             os.environ["PYTHONPATH"] = str(unminified(scratch))
         try:
-            asyncio.run(phones(args.seats, args.throttle, args.times, args.repeat, args.phone, args.profile, args.details))
+            asyncio.run(phones(args.seats, args.throttle, args.times, args.repeat, args.phone, args.profile, args.details,
+                               args.tasks))
         finally:
             if scratch is not None:
                 shutil.rmtree(scratch, ignore_errors=True)
