@@ -367,7 +367,8 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
                     seen[what] = detail[-1]
                 counts[what] = await page.evaluate("window.__tunnel")
                 if what == "t" and tasks:
-                    await cdp.send("Tracing.start", {"traceConfig": {"includedCategories": ["toplevel", "devtools.timeline"]},
+                    await cdp.send("Tracing.start", {"traceConfig": {"includedCategories": [
+                        "toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline"]},
                                                      "transferMode": "ReportEvents"})
                 if what == "e" and tasks:
                     await cdp.send("Tracing.end")
