@@ -191,7 +191,6 @@ async function ourIdentity(): Promise<Identity> {
   return new Identity(secret);
 }
 
-
 function cardButton(card: number, enabled: boolean, onTap: () => void): HTMLButtonElement {
   const button = document.createElement("button");
   button.className = `card heads-${bullHeads(card)}`;
