@@ -13,6 +13,8 @@ writes the same transcript as the Python node in its place, and both verifiers a
   TypeScript peer named the lowest such seat, active or not, which came to the same: it takes a dropped seat's
   messages at and after its drop out of their slots (the test passed before; it guards the agreement).
 - An expulsion starts from the highest `seq` of the seat's messages in the evidence, whatever their order (12).
+- After the end (11), a ROW_CHOICE for a turn the game never reached proves nothing (section 9, item 6: it was never
+  resolved). Before, a TypeScript node that was over took it for `wrong-chooser` and sent its proof on.
 """
 
 from __future__ import annotations
@@ -143,3 +145,29 @@ def test_a_stray_row_choice_of_a_seat_dropped_at_the_reveal_proves_nothing(child
     outcomes = played(table, cheat, rule, tmp_path, vote=True)
     assert all(not faults(table, p) for i, p in enumerate(table.mixed.peers) if i != cheat)
     assert all([s for s, _at in o["dropped"]] == [cheat] for i, o in enumerate(outcomes) if i != cheat), outcomes
+
+
+def test_a_row_choice_after_the_end_for_a_turn_never_reached_proves_nothing(child: NodeSeats, tmp_path: Path) -> None:
+    """The Python seat 2 of a one-round game signs, right after its GAME_END, a ROW_CHOICE for turn 1 of round 2,
+    which its progression allows (turn 0 of the next round) and the game never reaches. It arrives at nodes that are
+    over: section 9's checks only (11, "After the end"), and item 6 names a turn already resolved, which this one
+    never was: nothing is recorded, nothing sent. Before, a TypeScript node that was over took it for
+    `wrong-chooser` and sent it on as its proof: `check` failed (each TypeScript node sent one message more than the
+    Python node in its place, and the Python seats counted the extra inputs)."""
+    cheat = 2
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "GAME_END" and not adv.fired:
+            adv.fired = True
+            return adv.send(env.kind, body, env) + adv.send("ROW_CHOICE", {"round": 1, "turn": 0, "row": 0})
+        return None
+
+    table = Table(child, "open", 4, [1, 3, 5], seed=11, rounds=1)
+    for net in table.nets:
+        net.shuffle_delivery = False
+        adv = Adversary(net, cheat, rule)
+        net.start()
+        net.run()
+        assert adv.fired
+    check(table, tmp_path)
+    assert all(not faults(table, p) for p in table.mixed.peers)

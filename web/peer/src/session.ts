@@ -501,7 +501,9 @@ export class Session {
     const body = env.body;
     const round = kind === "GAME_END" || kind === "START_ACK" ? 0 : (body.get("round") as number);
     const turn = body.get("turn") as number;
-    if (kind === "ROW_CHOICE" && (round < this.round || (round === this.round && turn < this.turn) || this.phase === "over")) {
+    // Resolved: before this node's round and turn, also once the game is over (section 11, "After the end": a turn the
+    // game never reached, or past the one its last round ended at, was never resolved).
+    if (kind === "ROW_CHOICE" && (round < this.round || (round === this.round && turn < this.turn))) {
       this.blame(seat, "wrong-chooser", `${this.who(seat)} chose a row for turn ${turn + 1} of round ${round + 1}, which is over`, [env]);
     }
     const key = this.slotKey(env);
