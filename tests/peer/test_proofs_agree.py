@@ -33,6 +33,7 @@ from test_mixed_tables import (
     cut_off,
 )
 
+from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.phase import Step
 from p2pnimmt.protocol.transcript import records
 
@@ -171,3 +172,32 @@ def test_a_row_choice_after_the_end_for_a_turn_never_reached_proves_nothing(chil
         assert adv.fired
     check(table, tmp_path)
     assert all(not faults(table, p) for p in table.mixed.peers)
+
+
+def test_a_seat_signs_its_round_end_before_joining_a_vote_there(child: NodeSeats, tmp_path: Path) -> None:
+    """The Python seat 2, right after its PLAY_COMMIT of the last turn, votes to drop seat 3 at the round's end
+    (round 1, step 32, place 1), where seat 3 is not absent. Once the last turn is resolved every seat waits there on
+    seat 3's ROUND_END too, and joins the vote: the reference signs its ROUND_END in the step that scores the round and
+    only then counts the votes it owes there (its next pass), so its DROP comes after its ROUND_END (protocol.md 11,
+    "Entropy"). Before, a TypeScript seat signed the DROP first (its moves owed: the votes before the phase's own
+    message): the same two messages in the other order, with other seqs, so `check` failed ("sent other bytes")."""
+    cheat = 2
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "PLAY_COMMIT" and body["turn"] == 9 and not adv.fired:
+            adv.fired = True
+            return adv.send(env.kind, body, env) + adv.send("DROP", {"round": 0, "step": 32, "seat": 3, "place": 1})
+        return None
+
+    table = Table(child, "open", 4, [1, 3, 5], seed=420, rounds=2)
+    for net in table.nets:
+        net.shuffle_delivery = False
+        adv = Adversary(net, cheat, rule)
+        net.start()
+        net.run()
+        assert adv.fired
+    check(table, tmp_path, gone=cheat)  # (its own session never saw its DROP: it waits for ever, unharmed)
+    seat_1 = table.mixed.identities[1].peer  # a TypeScript seat that joined the vote after its ROUND_END
+    own = [env for env in (open_envelope(sent[0]) for sent in table.mixed.sent[seat_1]) if env.sender == seat_1]
+    kinds = [env.kind for env in own if env.kind in ("ROUND_END", "DROP")]
+    assert kinds[:2] == ["ROUND_END", "DROP"], kinds
