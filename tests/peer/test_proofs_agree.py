@@ -15,6 +15,10 @@ writes the same transcript as the Python node in its place, and both verifiers a
 - An expulsion starts from the highest `seq` of the seat's messages in the evidence, whatever their order (12).
 - After the end (11), a ROW_CHOICE for a turn the game never reached proves nothing (section 9, item 6: it was never
   resolved). Before, a TypeScript node that was over took it for `wrong-chooser` and sent its proof on.
+- At the round's end a seat signs its SEALED_KEYS and ROUND_END before it counts the votes there: the DROPs it joins,
+  the drop of an expelled seat the game waits on there (11, the reference's free choices). Before, a TypeScript seat
+  did those first. And every ROUND_END already in when the round is scored is checked (11, "When the checks run"):
+  a TypeScript node checked them only up to the first `result-mismatch`.
 """
 
 from __future__ import annotations
@@ -201,3 +205,33 @@ def test_a_seat_signs_its_round_end_before_joining_a_vote_there(child: NodeSeats
     own = [env for env in (open_envelope(sent[0]) for sent in table.mixed.sent[seat_1]) if env.sender == seat_1]
     kinds = [env.kind for env in own if env.kind in ("ROUND_END", "DROP")]
     assert kinds[:2] == ["ROUND_END", "DROP"], kinds
+
+
+def test_a_seat_signs_its_keys_before_an_expelled_shuffler_is_dropped_there(child: NodeSeats,
+                                                                            tmp_path: Path) -> None:
+    """A sealed game: the Python seat 2 sends its PLAY_REVEAL of the last turn twice (`duplicate`: expelled from the
+    second on, after the first counted). The turn resolves and the round ends; the game then waits on the shufflers'
+    SEALED_KEYS, seat 2's among them, and an expelled seat is dropped where the game first waits on it (12): there,
+    which voids the round (17.9, `absent`). The reference signs its SEALED_KEYS in the step that ends the round, and
+    drops seat 2 on its next pass: every seat sends its keys, then a ROUND_END of the void round (protocol.md 11,
+    "Entropy"). Before, a TypeScript seat dropped seat 2 first and sent no keys at all: `check` failed ("sent other
+    bytes"). The cheat's own session never saw its second reveal: it scores the round and finds the ROUND_ENDs of
+    the void round wrong, seat 0's and seat 1's both in when it scores; the TypeScript verify of its transcript
+    checked only the first of those already in and failed it ("not one the replay found") where the reference's
+    passed: `check` failed on that too once the keys were sent."""
+    cheat = 2
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "PLAY_REVEAL" and body["turn"] == 9 and not adv.fired:
+            adv.fired = True
+            return adv.send(env.kind, body, env) + adv.send(env.kind, dict(body))
+        return None
+
+    table = Table(child, "sealed", 4, [1, 3, 5], seed=271, rounds=2)
+    played(table, cheat, rule, tmp_path)
+    seat_1 = table.mixed.identities[1].peer  # a TypeScript seat
+    own = [env for env in (open_envelope(sent[0]) for sent in table.mixed.sent[seat_1]) if env.sender == seat_1]
+    ends = [env.kind for env in own if env.kind in ("SEALED_KEYS", "ROUND_END") and env.body["round"] == 0]
+    assert ends == ["SEALED_KEYS", "ROUND_END"], ends
+    assert all(("absent", table.mixed.identities[cheat].peer) in faults(table, p)
+               for i, p in enumerate(table.mixed.peers) if i != cheat)

@@ -425,6 +425,14 @@ export class Seat extends Session {
     return this.oweNow() && this.inbox.chain(this.identity.peer).length > before;
   }
 
+  protected override oweAtOnce(): boolean {
+    if (this.replaying || this.phase === "over" || this.seat === null || this.start === null || this.dropped.has(this.seat)) {
+      return false;
+    }
+    const before = this.inbox.chain(this.identity.peer).length;
+    return this.oweEnd(this.seat) && this.inbox.chain(this.identity.peer).length > before;
+  }
+
   private oweNow(): boolean {
     if (this.replaying) return false; // what we signed before is in the transcript, and comes in its turn
     if (this.phase === "over") { // the transcript sealed; nothing is signed after the end (11, "After the end")
