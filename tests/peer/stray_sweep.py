@@ -5,8 +5,10 @@ write the same transcript and send the same bytes as the Python node in its plac
 
     SWEEP_N=600 SWEEP_BASE=0 .venv/bin/python -m pytest -q -n 2 tests/peer/stray_sweep.py
 
-Issue 25, session of branch `agree`: 600 tables, 9 disagreements; 5 settled (the order of a seat's ROUND_END and the
-votes it joins there), 4 open (seeds 50, 248, 271, 315: a sealed round whose shuffler is expelled at its last turn).
+Issue 25, session of branch `agree`: seeds 0-599 found 9 disagreements; 8 settled (a seat's SEALED_KEYS and ROUND_END
+before the votes and the expelled seat's drop at the round's end; every ROUND_END already in checked), 1 open: seed 50,
+a sealed shuffler expelled by a STANDIN right after its SEALED_KEYS, where even the all-Python table's nodes disagree
+(some void the round, "stopped before sending its keys", others score it). Seeds 600-1199 then passed.
 A failing seed prints the first records where node transcripts differ (with -s)."""
 from __future__ import annotations
 
