@@ -235,3 +235,29 @@ def test_a_seat_signs_its_keys_before_an_expelled_shuffler_is_dropped_there(chil
     assert ends == ["SEALED_KEYS", "ROUND_END"], ends
     assert all(("absent", table.mixed.identities[cheat].peer) in faults(table, p)
                for i, p in enumerate(table.mixed.peers) if i != cheat)
+
+
+def test_a_shuffler_expelled_after_its_keys_is_dropped_at_its_round_end(child: NodeSeats, tmp_path: Path) -> None:
+    """A sealed game: the Python seat 2 sends its SEALED_KEYS of round 1, then a STANDIN naming itself (`unexpected`:
+    expelled from there on; its keys count). Some nodes get the proof while they wait on another seat's keys, some
+    after the round is scored. Once every key is in the game waits at (r, 32, 0) on nobody until the round is scored
+    (11.1): seat 2 is dropped at its ROUND_END's place on every node, the round is scored, nobody forfeits. Before,
+    a Python node that had every key but had not scored yet waited there on the seats lacking a ROUND_END, dropped
+    seat 2 at its keys and voided the round (`absent`), while the others scored it: even the all-Python table
+    disagreed with itself (`result-mismatch` against honest seats), and the TypeScript nodes (which wait on nobody
+    there) with it."""
+    cheat = 2
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "SEALED_KEYS" and body["round"] == 0 and not adv.fired:
+            adv.fired = True
+            return adv.send(env.kind, body, env) + adv.send("STANDIN", {"round": 0, "turn": 9, "seat": cheat})
+        return None
+
+    table = Table(child, "sealed", 4, [1, 3, 5], seed=50, rounds=2)
+    played(table, cheat, rule, tmp_path)
+    for net in table.nets:
+        for i, peer in enumerate(net.peers):
+            if i != cheat:
+                found = [(b["code"], b["peer"]) for what, b in records(bytes(net.transcripts[peer])) if what == "fault"]
+                assert found == [("unexpected", net.identities[cheat].peer)], (i, found)
