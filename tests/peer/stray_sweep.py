@@ -5,10 +5,11 @@ write the same transcript and send the same bytes as the Python node in its plac
 
     SWEEP_N=600 SWEEP_BASE=0 .venv/bin/python -m pytest -q -n 2 tests/peer/stray_sweep.py
 
-Issue 25, session of branch `agree`: seeds 0-599 found 9 disagreements; 8 settled (a seat's SEALED_KEYS and ROUND_END
-before the votes and the expelled seat's drop at the round's end; every ROUND_END already in checked), 1 open: seed 50,
-a sealed shuffler expelled by a STANDIN right after its SEALED_KEYS, where even the all-Python table's nodes disagree
-(some void the round, "stopped before sending its keys", others score it). Seeds 600-1199 then passed.
+Issue 25, session of branch `agree`: seeds 0-599 found 9 disagreements, all settled: a seat's SEALED_KEYS and
+ROUND_END before the votes and the expelled seat's drop at the round's end, every ROUND_END already in checked (8), and
+seed 50, a sealed shuffler expelled by a STANDIN right after its SEALED_KEYS, where even the all-Python table's nodes
+disagreed (the reference waited at (r, 32, 0) with every key in on the seats lacking a ROUND_END). Seeds 600-1199 then
+passed.
 A failing seed prints the first records where node transcripts differ (with -s)."""
 from __future__ import annotations
 
