@@ -444,8 +444,8 @@ class Table:
             return sequential[2]
         if self.phase == Phase.ROUND_END and r not in self.scored:
             keys = self.deal.keys_waiting(self)
-            if keys:
-                return keys
+            if keys is not None:  # at (r, 32, 0): the shufflers whose keys are missing; with every one in, nobody
+                return keys  # (a seat expelled then is dropped at its ROUND_END's place: protocol.md 11.1)
         if step.part == Part.ROW_CHOICE:
             chooser = self.record(r, t).chooser
             waiting = chooser is not None and chooser in active and chooser not in self.slot("ROW_CHOICE", r, t)

@@ -13,6 +13,12 @@ writes the same transcript as the Python node in its place, and both verifiers a
   TypeScript peer named the lowest such seat, active or not, which came to the same: it takes a dropped seat's
   messages at and after its drop out of their slots (the test passed before; it guards the agreement).
 - An expulsion starts from the highest `seq` of the seat's messages in the evidence, whatever their order (12).
+- After the end (11), a ROW_CHOICE for a turn the game never reached proves nothing (section 9, item 6: it was never
+  resolved). Before, a TypeScript node that was over took it for `wrong-chooser` and sent its proof on.
+- At the round's end a seat signs its SEALED_KEYS and ROUND_END before it counts the votes there: the DROPs it joins,
+  the drop of an expelled seat the game waits on there (11, the reference's free choices). Before, a TypeScript seat
+  did those first. And every ROUND_END already in when the round is scored is checked (11, "When the checks run"):
+  a TypeScript node checked them only up to the first `result-mismatch`.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from test_mixed_tables import (
     cut_off,
 )
 
+from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.phase import Step
 from p2pnimmt.protocol.transcript import records
 
@@ -143,3 +150,114 @@ def test_a_stray_row_choice_of_a_seat_dropped_at_the_reveal_proves_nothing(child
     outcomes = played(table, cheat, rule, tmp_path, vote=True)
     assert all(not faults(table, p) for i, p in enumerate(table.mixed.peers) if i != cheat)
     assert all([s for s, _at in o["dropped"]] == [cheat] for i, o in enumerate(outcomes) if i != cheat), outcomes
+
+
+def test_a_row_choice_after_the_end_for_a_turn_never_reached_proves_nothing(child: NodeSeats, tmp_path: Path) -> None:
+    """The Python seat 2 of a one-round game signs, right after its GAME_END, a ROW_CHOICE for turn 1 of round 2,
+    which its progression allows (turn 0 of the next round) and the game never reaches. It arrives at nodes that are
+    over: section 9's checks only (11, "After the end"), and item 6 names a turn already resolved, which this one
+    never was: nothing is recorded, nothing sent. Before, a TypeScript node that was over took it for
+    `wrong-chooser` and sent it on as its proof: `check` failed (each TypeScript node sent one message more than the
+    Python node in its place, and the Python seats counted the extra inputs)."""
+    cheat = 2
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "GAME_END" and not adv.fired:
+            adv.fired = True
+            return adv.send(env.kind, body, env) + adv.send("ROW_CHOICE", {"round": 1, "turn": 0, "row": 0})
+        return None
+
+    table = Table(child, "open", 4, [1, 3, 5], seed=11, rounds=1)
+    for net in table.nets:
+        net.shuffle_delivery = False
+        adv = Adversary(net, cheat, rule)
+        net.start()
+        net.run()
+        assert adv.fired
+    check(table, tmp_path)
+    assert all(not faults(table, p) for p in table.mixed.peers)
+
+
+def test_a_seat_signs_its_round_end_before_joining_a_vote_there(child: NodeSeats, tmp_path: Path) -> None:
+    """The Python seat 2, right after its PLAY_COMMIT of the last turn, votes to drop seat 3 at the round's end
+    (round 1, step 32, place 1), where seat 3 is not absent. Once the last turn is resolved every seat waits there on
+    seat 3's ROUND_END too, and joins the vote: the reference signs its ROUND_END in the step that scores the round and
+    only then counts the votes it owes there (its next pass), so its DROP comes after its ROUND_END (protocol.md 11,
+    "Entropy"). Before, a TypeScript seat signed the DROP first (its moves owed: the votes before the phase's own
+    message): the same two messages in the other order, with other seqs, so `check` failed ("sent other bytes")."""
+    cheat = 2
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "PLAY_COMMIT" and body["turn"] == 9 and not adv.fired:
+            adv.fired = True
+            return adv.send(env.kind, body, env) + adv.send("DROP", {"round": 0, "step": 32, "seat": 3, "place": 1})
+        return None
+
+    table = Table(child, "open", 4, [1, 3, 5], seed=420, rounds=2)
+    for net in table.nets:
+        net.shuffle_delivery = False
+        adv = Adversary(net, cheat, rule)
+        net.start()
+        net.run()
+        assert adv.fired
+    check(table, tmp_path, gone=cheat)  # (its own session never saw its DROP: it waits for ever, unharmed)
+    seat_1 = table.mixed.identities[1].peer  # a TypeScript seat that joined the vote after its ROUND_END
+    own = [env for env in (open_envelope(sent[0]) for sent in table.mixed.sent[seat_1]) if env.sender == seat_1]
+    kinds = [env.kind for env in own if env.kind in ("ROUND_END", "DROP")]
+    assert kinds[:2] == ["ROUND_END", "DROP"], kinds
+
+
+def test_a_seat_signs_its_keys_before_an_expelled_shuffler_is_dropped_there(child: NodeSeats,
+                                                                            tmp_path: Path) -> None:
+    """A sealed game: the Python seat 2 sends its PLAY_REVEAL of the last turn twice (`duplicate`: expelled from the
+    second on, after the first counted). The turn resolves and the round ends; the game then waits on the shufflers'
+    SEALED_KEYS, seat 2's among them, and an expelled seat is dropped where the game first waits on it (12): there,
+    which voids the round (17.9, `absent`). The reference signs its SEALED_KEYS in the step that ends the round, and
+    drops seat 2 on its next pass: every seat sends its keys, then a ROUND_END of the void round (protocol.md 11,
+    "Entropy"). Before, a TypeScript seat dropped seat 2 first and sent no keys at all: `check` failed ("sent other
+    bytes"). The cheat's own session never saw its second reveal: it scores the round and finds the ROUND_ENDs of
+    the void round wrong, seat 0's and seat 1's both in when it scores; the TypeScript verify of its transcript
+    checked only the first of those already in and failed it ("not one the replay found") where the reference's
+    passed: `check` failed on that too once the keys were sent."""
+    cheat = 2
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "PLAY_REVEAL" and body["turn"] == 9 and not adv.fired:
+            adv.fired = True
+            return adv.send(env.kind, body, env) + adv.send(env.kind, dict(body))
+        return None
+
+    table = Table(child, "sealed", 4, [1, 3, 5], seed=271, rounds=2)
+    played(table, cheat, rule, tmp_path)
+    seat_1 = table.mixed.identities[1].peer  # a TypeScript seat
+    own = [env for env in (open_envelope(sent[0]) for sent in table.mixed.sent[seat_1]) if env.sender == seat_1]
+    ends = [env.kind for env in own if env.kind in ("SEALED_KEYS", "ROUND_END") and env.body["round"] == 0]
+    assert ends == ["SEALED_KEYS", "ROUND_END"], ends
+    assert all(("absent", table.mixed.identities[cheat].peer) in faults(table, p)
+               for i, p in enumerate(table.mixed.peers) if i != cheat)
+
+
+def test_a_shuffler_expelled_after_its_keys_is_dropped_at_its_round_end(child: NodeSeats, tmp_path: Path) -> None:
+    """A sealed game: the Python seat 2 sends its SEALED_KEYS of round 1, then a STANDIN naming itself (`unexpected`:
+    expelled from there on; its keys count). Some nodes get the proof while they wait on another seat's keys, some
+    after the round is scored. Once every key is in the game waits at (r, 32, 0) on nobody until the round is scored
+    (11.1): seat 2 is dropped at its ROUND_END's place on every node, the round is scored, nobody forfeits. Before,
+    a Python node that had every key but had not scored yet waited there on the seats lacking a ROUND_END, dropped
+    seat 2 at its keys and voided the round (`absent`), while the others scored it: even the all-Python table
+    disagreed with itself (`result-mismatch` against honest seats), and the TypeScript nodes (which wait on nobody
+    there) with it."""
+    cheat = 2
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "SEALED_KEYS" and body["round"] == 0 and not adv.fired:
+            adv.fired = True
+            return adv.send(env.kind, body, env) + adv.send("STANDIN", {"round": 0, "turn": 9, "seat": cheat})
+        return None
+
+    table = Table(child, "sealed", 4, [1, 3, 5], seed=50, rounds=2)
+    played(table, cheat, rule, tmp_path)
+    for net in table.nets:
+        for i, peer in enumerate(net.peers):
+            if i != cheat:
+                found = [(b["code"], b["peer"]) for what, b in records(bytes(net.transcripts[peer])) if what == "fault"]
+                assert found == [("unexpected", net.identities[cheat].peer)], (i, found)

@@ -425,6 +425,14 @@ export class Seat extends Session {
     return this.oweNow() && this.inbox.chain(this.identity.peer).length > before;
   }
 
+  protected override oweAtOnce(): boolean {
+    if (this.replaying || this.phase === "over" || this.seat === null || this.start === null || this.dropped.has(this.seat)) {
+      return false;
+    }
+    const before = this.inbox.chain(this.identity.peer).length;
+    return this.oweEnd(this.seat) && this.inbox.chain(this.identity.peer).length > before;
+  }
+
   private oweNow(): boolean {
     if (this.replaying) return false; // what we signed before is in the transcript, and comes in its turn
     if (this.phase === "over") { // the transcript sealed; nothing is signed after the end (11, "After the end")
@@ -433,6 +441,9 @@ export class Seat extends Session {
     }
     const seat = this.seat;
     if (seat === null || this.start === null) return false;
+    // The reference signs SEALED_KEYS and ROUND_END in the step that ends the round, GAME_END in the one that ends
+    // the game, and only then counts the votes it owes there (its next pass): those come first (protocol.md 11).
+    if (!this.dropped.has(seat) && this.oweEnd(seat)) return true;
     if (this.oweVotes(seat)) return true;
     if (this.dropped.has(seat)) return false;
     const r = this.round;
@@ -472,6 +483,17 @@ export class Seat extends Session {
         this.send("PLAY_REVEAL", fields);
         return true;
       }
+      default:
+        return false;
+    }
+  }
+
+  /** SEALED_KEYS and ROUND_END at the round's end, GAME_END at the game's: true if we signed one. */
+  private oweEnd(seat: number): boolean {
+    const r = this.round;
+    const settings = this.settings as Settings;
+    const mine = (kind: Kind, round: number, k: number): boolean => this.slot(kind, round, k).has(seat);
+    switch (this.phase) {
       case "round-end":
         if (!this.scored && settings.deal === "sealed") return this.oweKeys(seat);
         if (!this.scored || mine("ROUND_END", r, 0) || !this.activeAt([r, ROUND_END_STEP, 1]).includes(seat)) return false;

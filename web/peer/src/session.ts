@@ -133,6 +133,8 @@ export class Session {
   private readonly rejoined = new Set<number>();
   /** Expelled seats (section 12): the seq from which nothing they sign counts. */
   readonly expelled = new Map<number, number>();
+  /** The ROUND_ENDs and GAME_ENDs checked against this node's result (checkResults). */
+  private readonly resultsChecked = new WeakSet<Envelope>();
   /** Seats that never come back (expelled). */
   private readonly forever = new Set<number>();
   /** Expelled seats: the fault code. */
@@ -207,6 +209,13 @@ export class Session {
 
   /** At a fixed point of the game: a seat sends the one message it owes now, if any (true if it sent one). */
   protected owe(): boolean {
+    return false;
+  }
+
+  /** Before the drops and votes of the position the game just reached: a seat sends what the reference signs in the
+   * step that reaches it (SEALED_KEYS and ROUND_END as the round ends, GAME_END as the game ends; protocol.md 11,
+   * "Entropy"), true if it sent one. */
+  protected oweAtOnce(): boolean {
     return false;
   }
 
@@ -501,7 +510,9 @@ export class Session {
     const body = env.body;
     const round = kind === "GAME_END" || kind === "START_ACK" ? 0 : (body.get("round") as number);
     const turn = body.get("turn") as number;
-    if (kind === "ROW_CHOICE" && (round < this.round || (round === this.round && turn < this.turn) || this.phase === "over")) {
+    // Resolved: before this node's round and turn, also once the game is over (section 11, "After the end": a turn the
+    // game never reached, or past the one its last round ended at, was never resolved).
+    if (kind === "ROW_CHOICE" && (round < this.round || (round === this.round && turn < this.turn))) {
       this.blame(seat, "wrong-chooser", `${this.who(seat)} chose a row for turn ${turn + 1} of round ${round + 1}, which is over`, [env]);
     }
     const key = this.slotKey(env);
@@ -516,8 +527,14 @@ export class Session {
       for (let t = 0; t < HAND_SIZE; t++) if (this.slot("PLAY_REVEAL", round, t).has(seat)) turns += 1;
       this.alarmTurns.set(`${round}|${seat}`, turns);
     }
-    if (kind === "ROUND_END" && this.scored && round === this.round && this.phase === "round-end") this.checkResult(seat, env);
-    if (kind === "GAME_END" && (this.phase === "game-end" || this.phase === "over")) this.checkGameEnd(seat, env);
+    if (kind === "ROUND_END" && this.scored && round === this.round && this.phase === "round-end") {
+      this.resultsChecked.add(env);
+      this.checkResult(seat, env);
+    }
+    if (kind === "GAME_END" && (this.phase === "game-end" || this.phase === "over")) {
+      this.resultsChecked.add(env);
+      this.checkGameEnd(seat, env);
+    }
   }
 
   // ---------------------------------------------------------------- dropping (section 11.1)
@@ -707,7 +724,7 @@ export class Session {
         if (!(e instanceof Restart)) throw e;
         if (!(e instanceof Ignored)) continue; // (ignored: the pass ends, as the reference's step does)
       }
-      if (this.dropExpelled()) continue;
+      if (this.oweAtOnce() || this.dropExpelled()) continue;
       if (this.pending.some((env) => this.roundOf(env) <= this.round)) {
         this.takePending();
         continue;
@@ -900,11 +917,7 @@ export class Session {
     this.plays = null;
     this.history.push(this.keys.map(() => 0));
     this.scored = true;
-    const ends = this.slot("ROUND_END", this.round, 0);
-    for (const s of this.activeAt([this.round, ROUND_END_STEP, 1])) {
-      const e = ends.get(s);
-      if (e) this.checkResult(s, e);
-    }
+    this.checkResults("ROUND_END");
   }
 
   /** A rebuild drops x at `at` (one of its excluded positions). */
@@ -1022,6 +1035,7 @@ export class Session {
         this.stepRoundEnd();
         return;
       case "game-end": {
+        this.checkResults("GAME_END");
         const ends = this.slot("GAME_END", 0, 0);
         if (this.activeAt([this.round, GAME_END_STEP, 0]).every((s) => ends.has(s)) && !this.heldBack([this.round, GAME_END_STEP, 0])) {
           this.phase = "over";
@@ -1454,22 +1468,14 @@ export class Session {
       this.history.push(penalties);
       this.scores = this.scores.map((v, s) => v + (penalties[s] as number));
       this.scored = true;
-      const ends = this.slot("ROUND_END", r, 0);
-      for (const s of this.activeAt([r, ROUND_END_STEP, 1])) {
-        const e = ends.get(s);
-        if (e) this.checkResult(s, e);
-      }
     }
+    this.checkResults("ROUND_END");
     const ends = this.slot("ROUND_END", r, 0);
     if (!this.activeAt([r, ROUND_END_STEP, 1]).every((s) => ends.has(s)) || this.heldBack([r, ROUND_END_STEP, 1])) return;
     this.takeBack(r);
     if (gameOver(settings, r + 1, this.scores)) {
       this.phase = "game-end";
-      const ends = this.slot("GAME_END", 0, 0);
-      for (const s of this.activeAt([r, GAME_END_STEP, 0])) {
-        const e = ends.get(s);
-        if (e) this.checkGameEnd(s, e);
-      }
+      this.checkResults("GAME_END");
       return;
     }
     this.beginRound(r + 1);
@@ -1486,6 +1492,21 @@ export class Session {
       if (!same) {
         this.blame(seat, "result-mismatch", `${this.who(seat)} signed ${env.kind} with ${name} ${pyValueRepr(got)}, but the game gives ${pyValueRepr(want)}`, [env]);
       }
+    }
+  }
+
+  /** Every active seat's ROUND_END (GAME_END) already in, once this node has the result: each checked once, in seat
+   * order. A fault expels its seat and ends the pass; the next pass checks the rest, as the reference's agree() does
+   * on every pass (section 11, "When the checks run": those already in, then each on acceptance). */
+  private checkResults(kind: "ROUND_END" | "GAME_END"): void {
+    const r = this.round;
+    const ends = kind === "ROUND_END" ? this.slot(kind, r, 0) : this.slot(kind, 0, 0);
+    for (const s of this.activeAt(kind === "ROUND_END" ? [r, ROUND_END_STEP, 1] : [r, GAME_END_STEP, 0])) {
+      const e = ends.get(s);
+      if (!e || this.resultsChecked.has(e)) continue;
+      this.resultsChecked.add(e);
+      if (kind === "ROUND_END") this.checkResult(s, e);
+      else this.checkGameEnd(s, e);
     }
   }
 
