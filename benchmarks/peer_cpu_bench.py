@@ -12,6 +12,8 @@ round end, so no sealed audit). Ed25519 and X25519 on node's OpenSSL, as `node p
 --portable also the code a browser runs (@noble/curves), on node.
 Python: benchmarks/turn_cpu_bench.py with the same seats, deal and rounds, --games 1 (its busiest peer; a sealed
 round's audit counted in its turns, as here). --runs N repeats each figure N times, alternating the two, in one sitting.
+--against REF also runs the TypeScript nodes of git REF's web/peer (compiled the same way), alternating with this
+tree's in every run, and prints the medians of both (a change's before and after, in the same sitting).
 Under each TypeScript figure, its floor: the signatures checked and made and the X25519 computed a node a turn (the
 mean node), each at its cost measured in that run (best of 5 batches): what the figure cannot go below with that
 library, to hold against Python's whole figure.
@@ -24,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import uuid
@@ -39,6 +42,22 @@ def typescript(seats: int, deal: str, rounds: int, native: bool, out: Path) -> d
     return json.loads(done.stdout)
 
 
+def compile_tree(out: Path, ref: str | None) -> Path:
+    """This tree's web/peer (ref None), or git REF's, compiled by this tree's tsc into `out`; the folder to run."""
+    tsc = str(PEER / "node_modules" / "typescript" / "bin" / "tsc")
+    if ref is None:
+        subprocess.run(["node", tsc, "-p", "tsconfig.json", "--outDir", str(out)], cwd=PEER, check=True, timeout=600)
+        return out
+    tree = out / "tree"  # inside web/peer/dist: its imports find web/peer/node_modules
+    tree.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", ref, "web/peer/src", "web/peer/test", "web/peer/tsconfig.json",
+                              "web/peer/package.json"], cwd=ROOT, capture_output=True, check=True, timeout=120).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True, timeout=120)
+    subprocess.run(["node", tsc, "-p", str(tree / "web" / "peer" / "tsconfig.json"), "--outDir",
+                    str(tree / "web" / "peer" / "dist")], cwd=PEER, check=True, timeout=600)
+    return tree / "web" / "peer" / "dist"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seats", type=int, default=10)
@@ -46,14 +65,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--portable", action="store_true")
     parser.add_argument("--runs", type=int, default=1, help="times each figure is measured (default 1)")
+    parser.add_argument("--against", metavar="REF", help="git ref whose TypeScript nodes run too, alternating")
     args = parser.parse_args()
     out = PEER / "dist" / f"bench-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-    subprocess.run(["node", str(PEER / "node_modules" / "typescript" / "bin" / "tsc"), "-p", "tsconfig.json",
-                    "--outDir", str(out)], cwd=PEER, check=True, timeout=600)
+    compile_tree(out, None)
+    before = compile_tree(out / "against", args.against) if args.against else None
     print(f"load average {os.getloadavg()[0]:.1f}")
     try:
         for deal in args.deal:
+            pairs: list[tuple[float, float]] = []
             for _ in range(args.runs):
+                if before is not None:
+                    theirs_ts = typescript(args.seats, deal, args.rounds, True, before)
+                    ours_ts = typescript(args.seats, deal, args.rounds, True, out)
+                    pairs.append((theirs_ts["busiest_ms_per_turn"], ours_ts["busiest_ms_per_turn"]))
+                    print(f"TypeScript ({args.against} | this tree), {deal} deal, OpenSSL: busiest node "
+                          f"{pairs[-1][0]:.2f} | {pairs[-1][1]:.2f} ms, mean {theirs_ts['mean_ms_per_turn']:.2f} | "
+                          f"{ours_ts['mean_ms_per_turn']:.2f} ms; load average {os.getloadavg()[0]:.1f}", flush=True)
                 ours = None
                 for native in [True, False] if args.portable else [True]:
                     r = typescript(args.seats, deal, args.rounds, native, out)
@@ -81,6 +109,10 @@ def main() -> None:
                                   f"<= Python's busiest peer of the same sitting: {ours:.2f} against "
                                   f"{float(theirs[1]):.2f} ms, {ours / float(theirs[1]):.2f}x: "
                                   f"{'met' if ours <= float(theirs[1]) else 'NOT met'}", flush=True)
+            if pairs:
+                print(f"TypeScript, {deal} deal, busiest node, median of {len(pairs)} alternating pairs: "
+                      f"{args.against} {statistics.median(p[0] for p in pairs):.2f} ms, this tree "
+                      f"{statistics.median(p[1] for p in pairs):.2f} ms", flush=True)
     finally:
         shutil.rmtree(out, ignore_errors=True)
     print(f"load average {os.getloadavg()[0]:.1f}")

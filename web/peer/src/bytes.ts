@@ -35,6 +35,11 @@ export function concat(...parts: Uint8Array[]): Uint8Array {
 
 /** `value` as `size` bytes, big-endian (size ≤ 8, 0 ≤ value < 2^(8·size)). */
 export function uintBE(value: number | bigint, size: number): Uint8Array {
+  if (typeof value === "number" && size <= 4 && Number.isInteger(value) && value >= 0 && value < 2 ** (8 * size)) {
+    const out = new Uint8Array(size); // a length or an index (u16, u32: every frame and commitment): no BigInt
+    for (let i = size - 1, n = value; i >= 0; i--, n >>>= 8) out[i] = n & 0xff;
+    return out;
+  }
   let v = BigInt(value);
   if (v < 0n || v >= 1n << BigInt(8 * size)) throw new RangeError(`${value} does not fit in ${size} bytes`);
   const out = new Uint8Array(size);

@@ -329,10 +329,19 @@ export type Encodable = Value | readonly Encodable[] | { readonly [key: string]:
 
 const utf8Encoder = new TextEncoder();
 
-/** The bytes written so far, in one buffer that grows by doubling (no array of numbers, no part per value). */
+/** The bytes written so far, in one buffer that grows by doubling (no array of numbers, no part per value). One
+ * writer serves every encode (an encode runs no code of its caller's: it cannot begin another), its buffer kept
+ * from one to the next: a message's encode allocates only the bytes it returns. */
 class Writer {
-  private buf = new Uint8Array(256);
+  private buf = new Uint8Array(1024);
   private at = 0;
+
+  /** Start a new value (what was written before is left for the next bytes to overwrite; a buffer grown past a
+   * message's limit by a large value is not kept). */
+  reset(): void {
+    this.at = 0;
+    if (this.buf.length > 2 * MAX_MESSAGE) this.buf = new Uint8Array(1024);
+  }
 
   private room(n: number): void {
     if (this.at + n <= this.buf.length) return;
@@ -471,9 +480,12 @@ function write(w: Writer, value: Encodable): void {
   }
 }
 
+const writer = new Writer();
+
 /** The msgpack bytes of `value`: shortest integers, str for text, bin for bytes, map keys in the order given. */
 export function encode(value: Encodable): Uint8Array {
-  const w = new Writer();
+  const w = writer;
+  w.reset();
   write(w, value);
   return w.done();
 }

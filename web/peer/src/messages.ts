@@ -99,6 +99,13 @@ const OPTIONAL: Partial<Record<Kind, Record<string, Check>>> = {
   KEEP: { place: isCount },
 };
 
+/** By kind, its fields' checks in their order and the names of all its fields: made once, not at every message. */
+const FIELDS = new Map(KINDS.map((kind) => {
+  const required = Object.entries(REQUIRED[kind]);
+  const optional = Object.entries(OPTIONAL[kind] ?? {});
+  return [kind, { required, optional, known: new Set([...required, ...optional].map(([key]) => key)) }];
+}));
+
 export function isKind(kind: string): kind is Kind {
   return (KINDS as readonly string[]).includes(kind);
 }
@@ -108,20 +115,24 @@ export function isKind(kind: string): kind is Kind {
  * fields (all, in code point order), then each required field in its order, missing or invalid; a value quoted as
  * Python's repr writes it, cut to 80 code points. */
 export function bodyProblem(kind: Kind, body: MsgMap): string | null {
-  const required = REQUIRED[kind];
-  const optional = OPTIONAL[kind] ?? {};
+  const { required, optional, known } = FIELDS.get(kind) as NonNullable<ReturnType<typeof FIELDS.get>>;
   const invalid = (key: string): string => `${kind} field ${pyRepr(key)} is invalid: ${[...pyValueRepr(body.get(key) as Value)].slice(0, 80).join("")}`;
-  for (const [key, ok] of Object.entries(optional)) {
+  for (const [key, ok] of optional) {
     if (body.has(key) && !ok(body.get(key) as Value)) return invalid(key);
   }
-  const extra = [...body.keys()].filter((key) => !Object.hasOwn(required, key) && !Object.hasOwn(optional, key));
-  if (extra.length) return `${kind} has unknown fields [${extra.sort(byCodePoint).map(pyRepr).join(", ")}]`;
-  for (const [key, ok] of Object.entries(required)) {
+  let unknown = false;
+  for (const key of body.keys()) if (!known.has(key)) unknown = true;
+  if (unknown) {
+    const extra = [...body.keys()].filter((key) => !known.has(key));
+    return `${kind} has unknown fields [${extra.sort(byCodePoint).map(pyRepr).join(", ")}]`;
+  }
+  for (const [key, ok] of required) {
     if (!body.has(key)) return `${kind} lacks field ${pyRepr(key)}`;
     if (!ok(body.get(key) as Value)) return invalid(key);
   }
   return null;
 }
+
 
 /** Python's order of str: by code point (not by UTF-16 unit, as Array.prototype.sort has it). */
 function byCodePoint(a: string, b: string): number {

@@ -122,9 +122,15 @@ export class Seat extends Session {
 
   /** Our seat, or null (a spectator; or before the START). */
   get seat(): number | null {
-    const seat = this.peers.findIndex((p) => equal(p, this.identity.peer));
-    return seat < 0 ? null : seat;
+    if (this.seatFound.peers !== this.peers) {
+      const seat = this.seatOf(this.identity.peer);
+      this.seatFound = { peers: this.peers, seat: seat < 0 ? null : seat };
+    }
+    return this.seatFound.seat;
   }
+
+  /** Our seat, found once for the roster it is in (asked at every pass of the step machine). */
+  private seatFound: { peers: readonly Uint8Array[] | null; seat: number | null } = { peers: null, seat: null };
 
   protected override auditTrusts(): number | null {
     return this.seat;
@@ -396,7 +402,7 @@ export class Seat extends Session {
     if (!this.transcript.sealed) this.transcript.message(env.wire);
     if (!this.relay || equal(env.sender, this.identity.peer)) return;
     // The seat after the sender relays to the other seats; every node relays to the spectators (section 8).
-    const sender = this.peers.findIndex((p) => equal(p, env.sender));
+    const sender = this.seatOf(env.sender);
     const relayer = sender < 0 ? null : this.peers[(sender + 1) % this.n] as Uint8Array;
     this.out.push({ wire: env.wire, to: null, skip: via === null ? [env.sender] : [env.sender, via],
       watchersOnly: relayer === null || !equal(relayer, this.identity.peer) });

@@ -242,7 +242,7 @@ export class Session {
     // Whatever this node's phase after the START (a node still missing a START_ACK keeps the versions too, 12).
     if (this.phase === "lobby" || this.phase === "aborted" || fault.peer === null) return false;
     const versions = splitVersions(fault.evidence);
-    const seat = this.peers.findIndex((p) => equal(p, fault.peer as Uint8Array));
+    const seat = this.seatOf(fault.peer as Uint8Array);
     if (!versions || seat < 0) return false;
     const first = versions[0] as Envelope;
     const at = `${first.body.get("round") as number}|${first.body.get("turn") as number}`;
@@ -331,7 +331,7 @@ export class Session {
     this.peers = this.keys.map(peerId);
     this.names = roster.map((s) => s.get("name") as string);
     this.bots = roster.map((s) => s.get("bot") as boolean);
-    this.host = this.peers.findIndex((p) => equal(p, env.sender));
+    this.host = this.seatOf(env.sender);
     const s = body.get("settings") as MsgMap;
     this.settings = {
       variant: s.get("variant") as Variant, deal: s.get("deal") as "open" | "sealed",
@@ -345,12 +345,30 @@ export class Session {
 
   // ---------------------------------------------------------------- acceptance: section 9's checks, the slots
 
+  /** The slots again, by kind, round and k: found without a key string made and hashed (the step machine and the
+   * moves owed ask for a slot dozens of times a message). A slot once made is never removed, only emptied. */
+  private readonly slotsFound = new Map<Kind, Map<number, Map<number, Map<number, Envelope>>>>();
+
   protected slot(kind: Kind, round: number, k: number): Map<number, Envelope> {
-    const key = `${kind}|${round}|${k}`;
-    let slot = this.slots.get(key);
+    let rounds = this.slotsFound.get(kind);
+    if (!rounds) {
+      rounds = new Map();
+      this.slotsFound.set(kind, rounds);
+    }
+    let ks = rounds.get(round);
+    if (!ks) {
+      ks = new Map();
+      rounds.set(round, ks);
+    }
+    let slot = ks.get(k);
     if (!slot) {
-      slot = new Map();
-      this.slots.set(key, slot);
+      const key = `${kind}|${round}|${k}`;
+      slot = this.slots.get(key);
+      if (!slot) {
+        slot = new Map();
+        this.slots.set(key, slot);
+      }
+      ks.set(k, slot);
     }
     return slot;
   }
@@ -374,7 +392,7 @@ export class Session {
 
   /** Section 9's checks on acceptance, then the slot (or a wait: a voter's later message, a dropped seat's). */
   private take(env: Envelope): void {
-    const seat = this.peers.findIndex((p) => equal(p, env.sender));
+    const seat = this.seatOf(env.sender);
     const kind = env.kind;
     // An expelled seat: nothing from the message that expelled it on counts, a REJOIN included (section 12).
     if (env.seq >= (this.expelled.get(seat) ?? Infinity)) return;
@@ -493,14 +511,21 @@ export class Session {
 
   /** The slot of a message (section 11's table), as `${kind}|${round}|${k}`. */
   private slotKey(env: Envelope): string {
+    return `${env.kind}|${this.slotRound(env)}|${this.slotK(env)}`;
+  }
+
+  private slotRound(env: Envelope): number {
+    return env.kind === "GAME_END" || env.kind === "START_ACK" ? 0 : (env.body.get("round") as number);
+  }
+
+  /** The k of a message's slot (its turn, pick, vote or stand-in ask; 0 for the others). */
+  private slotK(env: Envelope): number {
     const kind = env.kind as Kind;
     const body = env.body;
-    const round = kind === "GAME_END" || kind === "START_ACK" ? 0 : (body.get("round") as number);
-    const k = kind === "PLAY_COMMIT" || kind === "PLAY_REVEAL" || kind === "ROW_CHOICE" ? (body.get("turn") as number)
+    return kind === "PLAY_COMMIT" || kind === "PLAY_REVEAL" || kind === "ROW_CHOICE" ? (body.get("turn") as number)
       : kind === "DRAFT_PICK" ? (body.get("pick") as number)
         : kind === "DROP" || kind === "KEEP" ? voteSlot(body.get("step") as number, (body.get("place") as number | undefined) ?? 0, body.get("seat") as number)
           : kind === "STANDIN" ? 100 * (body.get("turn") as number) + (body.get("seat") as number) : 0;
-    return `${kind}|${round}|${k}`;
   }
 
   /** Put a message in its slot (section 11's table), after section 9's item 6, which depends on this node's game and
@@ -508,18 +533,22 @@ export class Session {
   private place(seat: number, env: Envelope): void {
     const kind = env.kind as Kind;
     const body = env.body;
-    const round = kind === "GAME_END" || kind === "START_ACK" ? 0 : (body.get("round") as number);
+    const round = this.slotRound(env);
     const turn = body.get("turn") as number;
     // Resolved: before this node's round and turn, also once the game is over (section 11, "After the end": a turn the
     // game never reached, or past the one its last round ended at, was never resolved).
     if (kind === "ROW_CHOICE" && (round < this.round || (round === this.round && turn < this.turn))) {
       this.blame(seat, "wrong-chooser", `${this.who(seat)} chose a row for turn ${turn + 1} of round ${round + 1}, which is over`, [env]);
     }
-    const key = this.slotKey(env);
-    const slot = this.slot(kind, round, Number(key.split("|")[2]));
-    slot.set(seat, env);
+    const k = this.slotK(env);
+    this.slot(kind, round, k).set(seat, env);
     const pos = positionOfMessage(kind, body, seat);
-    if (pos) this.placed.set(seat, [...(this.placed.get(seat) ?? []), { key, pos, seq: env.seq }]);
+    if (pos) {
+      const placed = this.placed.get(seat);
+      const m = { key: `${kind}|${round}|${k}`, pos, seq: env.seq };
+      if (placed) placed.push(m); // (only this map holds a seat's list: an expulsion or a drop puts a new one)
+      else this.placed.set(seat, [m]);
+    }
     if (kind === "DROP") this.votes.add(`${pos?.join("|")}|${body.get("seat") as number}`);
     if (kind === "SEALED_KEYS" && body.get("alarm") === true) {
       // 17.8: the round stops before the first turn the alarm's sender has not revealed (its chain fixes it).
@@ -632,7 +661,7 @@ export class Session {
   protected ownSeat(): number | null {
     const own = this.ownPeer;
     if (own === null) return null;
-    const seat = this.peers.findIndex((p) => equal(p, own));
+    const seat = this.seatOf(own);
     return seat < 0 ? null : seat;
   }
 
@@ -1526,7 +1555,9 @@ export class Session {
 
   /** A seat's name for people: "seat 1 ann (XXXX-XXXX)". */
   seatOf(peer: Uint8Array): number {
-    return this.peers.findIndex((p) => equal(p, peer));
+    const peers = this.peers;
+    for (let s = 0; s < peers.length; s++) if (equal(peers[s] as Uint8Array, peer)) return s;
+    return -1;
   }
 
   describeGame(): string {

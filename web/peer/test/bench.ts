@@ -14,7 +14,7 @@
  * turns, cpu_ms_per_peer_per_turn, busiest_ms_per_turn, mean_ms_per_turn, turn_only_busiest_ms, turn_only_mean_ms,
  * wall_s, messages}.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes as systemBytes } from "node:crypto";
 import * as crypto from "node:crypto";
 import { type Card } from "../src/cards.js";
 import { nodeEd25519, nodeScalarMult, nodeSha256 } from "../src/cli.js";
@@ -43,6 +43,17 @@ class BotSeat extends Seat {
     if (cmp(at, [this.round, commitStep(this.turn) + 2, 0]) === 0) return { row: 0 };
     return null;
   }
+}
+
+/** With BENCH_SEED set, every random byte drawn from SHA-256(seed | counter): the same game in every build (to
+ * compare two builds by instructions counted, e.g. under valgrind, which the load does not move). */
+const seed = process.env.BENCH_SEED;
+let drawn = 0;
+function randomBytes(n: number): Uint8Array {
+  if (seed === undefined) return new Uint8Array(systemBytes(n));
+  const out = new Uint8Array(n);
+  for (let at = 0; at < n; at += 32) out.set(createHash("sha256").update(`${seed}|${drawn++}`).digest().subarray(0, n - at), at);
+  return out;
 }
 
 const [seats, deal, rounds, native] = [Number(process.argv[2] ?? 10), (process.argv[3] ?? "open") as Settings["deal"],
