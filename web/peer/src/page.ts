@@ -112,6 +112,9 @@ function committed(tx: IDBTransaction): Promise<void> {
  * sealed key and seeds. */
 const restored = new WeakMap<PageSeat, readonly MsgMap[]>();
 
+/** Each seat's keeper (below): one a seat, however often its tunnel is opened again. */
+const keepers = new WeakMap<PageSeat, () => void>();
+
 /** Others' messages are kept within this many ms (a reload that lost them pulls them again from the peers). */
 export const KEEP_OTHERS_WITHIN = 1000;
 
@@ -526,7 +529,11 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   const adopt = (now: PageNode): void => {
     const game = now.hello.game;
     node = { node: now, game };
-    const keep = keeper(now.seat, game, identity.peer);
+    // One keeper a seat: a tunnel reopened to the same game goes on with the seat's keeper (a second one would
+    // write its parts beside the first's, and a write the first had timed would add a stale part after them).
+    const existing = keepers.get(now.seat);
+    const keep = existing ?? keeper(now.seat, game, identity.peer);
+    if (existing === undefined) keepers.set(now.seat, keep);
     now.onChange = () => {
       keep();
       show(now);
