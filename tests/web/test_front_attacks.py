@@ -243,7 +243,10 @@ async def test_500_tv_sockets_leave_the_seat_and_the_guest_their_pages(tmp_path:
         statuses = {getattr(r, "status", None) for r in refused}
         assert 503 in statuses, statuses
         await wait_until(lambda: 0 < sum(not ws.closed for ws in opened) <= min(TV_SOCKETS, TV_PER_SOURCE
-                                                                                * len(sources)), "the TV's bound")
+                                                                                * len(sources)),
+                         lambda: f"the TV's bound ({sum(not ws.closed for ws in opened)} of {len(opened)} sockets "
+                                 f"still open; the host {'running' if host.popen.poll() is None else 'exited'}; "
+                                 f"its output: {host.text()[-1500:]})")
         # The room's TV, from an address of its own, still gets in (the oldest of a stranger's gives way).
         tv_sessions, tvs, no = await open_tv_sockets(port, tv_token, ["127.0.0.60"], 1)
         sessions += tv_sessions
@@ -337,11 +340,12 @@ async def test_the_host_raises_its_open_file_limit_where_it_may(tmp_path: Path, 
     assert open_files(host.popen.pid)[1] == 4096
 
 
-async def wait_until(condition, what: str, timeout: float = OUTER) -> None:
-    """Poll `condition` until it holds (or fail after `timeout` s, naming `what`)."""
+async def wait_until(condition, what, timeout: float = OUTER) -> None:
+    """Poll `condition` until it holds (or fail after `timeout` s, naming `what`: a text, or a function that says
+    what was seen at the failure)."""
     end = asyncio.get_running_loop().time() + timeout
     while not condition():
-        assert asyncio.get_running_loop().time() < end, f"no {what} within {timeout} s"
+        assert asyncio.get_running_loop().time() < end, f"no {what() if callable(what) else what} within {timeout} s"
         await asyncio.sleep(0.05)
 
 
