@@ -203,26 +203,33 @@ async def test_the_tv_page_holds_no_guest_link_and_a_guest_seat_is_its_first_bro
         await seat_ws.close()
 
 
-async def open_sockets(url: str, own: dict, sources: list[str], each: int) -> tuple[list, list, list]:
+async def open_sockets(url: str, own: dict, sources: list[str], each: int,
+                       readers: list | None = None) -> tuple[list, list, list]:
     """`each` WebSockets to `url` (with the headers `own`) from every address of `sources` at once: (sessions,
-    opened sockets, refusals)."""
+    opened sockets, refusals). With `readers`, each socket is read from the moment it opens, as a page's is (its
+    reader added there): the server closes a socket that answers no ping (web.guard's HEARTBEAT), and opening
+    hundreds can take longer than that on a loaded machine."""
     sessions = [aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(ip, 0), limit=0)) for ip in sources]
 
     async def one(session):
         try:
-            return await session.ws_connect(url, headers=own, timeout=aiohttp.ClientWSTimeout(ws_close=5))
+            ws = await session.ws_connect(url, headers=own, timeout=aiohttp.ClientWSTimeout(ws_close=5))
         except (aiohttp.WSServerHandshakeError, aiohttp.ClientError, OSError) as exc:
             return exc
+        if readers is not None:
+            readers.append(asyncio.ensure_future(drain(ws)))
+        return ws
 
     results = await asyncio.gather(*(one(s) for s in sessions for _ in range(each)))
     opened = [r for r in results if isinstance(r, aiohttp.ClientWebSocketResponse)]
     return sessions, opened, [r for r in results if not isinstance(r, aiohttp.ClientWebSocketResponse)]
 
 
-async def open_tv_sockets(port: str, token: str, sources: list[str], each: int) -> tuple[list, list, list]:
+async def open_tv_sockets(port: str, token: str, sources: list[str], each: int,
+                          readers: list | None = None) -> tuple[list, list, list]:
     """`each` TV-token WebSockets from every address of `sources` at once: (sessions, opened sockets, refusals)."""
     url, own = ws_url(port, token)
-    return await open_sockets(url, own, sources, each)
+    return await open_sockets(url, own, sources, each, readers)
 
 
 async def test_500_tv_sockets_leave_the_seat_and_the_guest_their_pages(tmp_path: Path, procs) -> None:
@@ -236,8 +243,8 @@ async def test_500_tv_sockets_leave_the_seat_and_the_guest_their_pages(tmp_path:
     _url, port, seat_token = host.wait_for(SEAT_URL).groups()
     tv_token = host.wait_for(TV_URL).group(2)
     sources = [f"127.0.0.{n}" for n in range(2, 12)]
-    sessions, opened, refused = await open_tv_sockets(port, tv_token, sources, 50)
-    readers = [asyncio.ensure_future(drain(ws)) for ws in opened]  # a socket cut for a newer one reads its close
+    readers: list[asyncio.Future] = []  # each socket read as it opens (it answers pings; a cut one reads its close)
+    sessions, opened, refused = await open_tv_sockets(port, tv_token, sources, 50, readers)
     try:
         assert len(opened) + len(refused) == 500
         statuses = {getattr(r, "status", None) for r in refused}
