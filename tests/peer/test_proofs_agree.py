@@ -62,10 +62,12 @@ def reveal_then(change: Any, kind: str, fields: dict[str, Any]) -> Any:
     return rule
 
 
-def played(table: Table, cheat: int, rule: Any, tmp_path: Path, vote: bool = False) -> list[dict[str, Any]]:
+def play(table: Table, cheat: int, rule: Any, *, vote: bool = False, in_order: bool = False) -> None:
     """Both tables played to their end with `cheat` sending what `rule` decides (`vote`: the others then vote it
-    out, as the game waits on it); test_mixed_tables.check's outcomes."""
+    out, as the game waits on it; `in_order`: every message delivered in the order it was sent)."""
     for net in table.nets:
+        if in_order:
+            net.shuffle_delivery = False
         adv = Adversary(net, cheat, rule)
         net.start()
         net.run()
@@ -73,6 +75,11 @@ def played(table: Table, cheat: int, rule: Any, tmp_path: Path, vote: bool = Fal
         if vote:
             assert net.vote_out(cheat) == 3
             net.run()
+
+
+def played(table: Table, cheat: int, rule: Any, tmp_path: Path, vote: bool = False) -> list[dict[str, Any]]:
+    """play(), with `cheat` gone by the end; test_mixed_tables.check's outcomes."""
+    play(table, cheat, rule, vote=vote)
     return check(table, tmp_path, gone=cheat)
 
 
@@ -168,12 +175,7 @@ def test_a_row_choice_after_the_end_for_a_turn_never_reached_proves_nothing(chil
         return None
 
     table = Table(child, "open", 4, [1, 3, 5], seed=11, rounds=1)
-    for net in table.nets:
-        net.shuffle_delivery = False
-        adv = Adversary(net, cheat, rule)
-        net.start()
-        net.run()
-        assert adv.fired
+    play(table, cheat, rule, in_order=True)
     check(table, tmp_path)
     assert all(not faults(table, p) for p in table.mixed.peers)
 
@@ -194,12 +196,7 @@ def test_a_seat_signs_its_round_end_before_joining_a_vote_there(child: NodeSeats
         return None
 
     table = Table(child, "open", 4, [1, 3, 5], seed=420, rounds=2)
-    for net in table.nets:
-        net.shuffle_delivery = False
-        adv = Adversary(net, cheat, rule)
-        net.start()
-        net.run()
-        assert adv.fired
+    play(table, cheat, rule, in_order=True)
     check(table, tmp_path, gone=cheat)  # (its own session never saw its DROP: it waits for ever, unharmed)
     seat_1 = table.mixed.identities[1].peer  # a TypeScript seat that joined the vote after its ROUND_END
     own = [env for env in (open_envelope(sent[0]) for sent in table.mixed.sent[seat_1]) if env.sender == seat_1]
