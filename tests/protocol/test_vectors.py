@@ -176,6 +176,32 @@ def test_the_envelope_refusals() -> None:
         assert str(refused.value) == v["refusal"]
 
 
+def test_the_signature_checks() -> None:
+    """Section 16's `signature-checks` (section 8, "The signature check"): the reference's verdict on each edge
+    (OpenSSL's: the cofactorless equation, keys of any order, y >= p and x = 0 with the sign bit taken) — made
+    in full (not from the memo of good signatures), by libsodium first, and by OpenSSL alone."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    from p2pnimmt.protocol.identity import clear_verify_memo, verify_unmemoized
+
+    block = json.loads(re.search(r"```json signature-checks\n(.*?)```", DOC, re.S).group(1))
+    data = h(block["data"])
+    assert len(block["cases"]) == 13 and {c["valid"] for c in block["cases"]} == {True, False}
+    for case in block["cases"]:
+        key, signature = h(case["key"]), h(case["signature"])
+        try:
+            Ed25519PublicKey.from_public_bytes(key).verify(signature, data)
+            openssl = True
+        except (InvalidSignature, ValueError):
+            openssl = False
+        assert openssl == case["valid"], case["why"]
+        assert verify_unmemoized(key, signature, data) == case["valid"], case["why"]
+        clear_verify_memo()
+        assert verify(key, signature, data) == case["valid"], case["why"]
+        assert verify(key, signature, data) == case["valid"], case["why"]  # the second time: from the memo if good
+
+
 def test_the_names_table_is_unicode_14s() -> None:
     """Section 9's **Names**: the shipped table of the code points a name may hold is the vector's (its number,
     size, ends and digest), whatever the running Python's Unicode version; on Unicode 14.0.0's Python it is

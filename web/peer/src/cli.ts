@@ -96,14 +96,59 @@ function der(prefix: Uint8Array, raw: Uint8Array): Uint8Array {
   return out;
 }
 
+/** libsodium's Ed25519 as the sodium-native package hands it to node (an optional dependency of web/peer). */
+export interface Sodium {
+  crypto_sign_seed_keypair(publicKey: Uint8Array, secretKey: Uint8Array, seed: Uint8Array): void;
+  crypto_sign_detached(signature: Uint8Array, message: Uint8Array, secretKey: Uint8Array): void;
+  crypto_sign_verify_detached(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
+}
+
+/** sodium-native where node can load it from beside this module (web/peer's node_modules: the tests' and benchmarks'
+ * nodes), else null (the shipped bundle, a browser): Ed25519 then runs on OpenSSL alone, with the same verdicts. */
+export function nodeSodium(): Sodium | null {
+  const proc = (globalThis as { process?: NodeProcess }).process;
+  try {
+    const module = proc?.getBuiltinModule?.("node:module") as { createRequire(from: string): (id: string) => unknown } | undefined;
+    return (module?.createRequire(import.meta.url)("sodium-native") as Sodium | undefined) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** Ed25519 by node's OpenSSL: the library whose verdicts the reference takes (its check falls back to OpenSSL). A
- * key OpenSSL will not read verifies nothing (the caller turns the throw into false). */
-export function nodeEd25519(crypto: NodeCrypto): Ed25519 {
+ * key OpenSSL will not read verifies nothing (the caller turns the throw into false). With `sodium`, as the
+ * reference does (p2pnimmt/protocol/identity.py): libsodium checks first, at half OpenSSL's cost, and a signature it
+ * refuses goes to OpenSSL, whose verdict counts. libsodium accepts a subset of what OpenSSL accepts (the same
+ * cofactorless equation on the same bytes; it also refuses keys and R of small order and non-canonical keys), so
+ * the verdicts are OpenSSL's on every input (web/peer/test/identity.test.ts compares them). libsodium signs too:
+ * Ed25519 signing is deterministic (RFC 8032), the same bytes as OpenSSL's. */
+export function nodeEd25519(crypto: NodeCrypto, sodium: Sodium | null = null): Ed25519 {
   const privateKey = keyCache((secret) => crypto.createPrivateKey({ key: der(PKCS8_ED25519, secret), format: "der", type: "pkcs8" }));
   const publicKey = keyCache((key) => crypto.createPublicKey({ key: der(SPKI_ED25519, key), format: "der", type: "spki" }));
-  return {
+  const openssl: Ed25519 = {
     sign: (secret, data) => new Uint8Array(crypto.sign(null, data, privateKey(secret))),
     verify: (key, signature, data) => crypto.verify(null, data, publicKey(key), signature),
+  };
+  if (sodium === null) return openssl;
+  const expanded = keyCache((secret) => {
+    const secretKey = new Uint8Array(64);
+    sodium.crypto_sign_seed_keypair(new Uint8Array(32), secretKey, secret);
+    return secretKey;
+  });
+  return {
+    sign: (secret, data) => {
+      const signature = new Uint8Array(64);
+      sodium.crypto_sign_detached(signature, data, expanded(secret) as Uint8Array);
+      return signature;
+    },
+    verify: (key, signature, data) => {
+      try {
+        if (key.length === 32 && signature.length === 64 && sodium.crypto_sign_verify_detached(signature, data, key)) return true;
+      } catch {
+        // refused by a throw: OpenSSL decides, as for a refusal
+      }
+      return openssl.verify(key, signature, data);
+    },
   };
 }
 
@@ -187,7 +232,7 @@ export function runIfMain(moduleUrl: string): void {
   const fs = proc.getBuiltinModule("node:fs") as { readFileSync(path: string): Uint8Array };
   const crypto = proc.getBuiltinModule("node:crypto") as NodeCrypto;
   useScalarMult(nodeScalarMult(crypto));
-  useEd25519(nodeEd25519(crypto));
+  useEd25519(nodeEd25519(crypto, nodeSodium()));
   useSha256(nodeSha256(crypto));
   proc.exitCode = run(proc.argv.slice(2), {
     readFile: (path) => new Uint8Array(fs.readFileSync(path)),

@@ -118,8 +118,7 @@ function portableSign(secret: Uint8Array, data: Uint8Array): Uint8Array {
   return concat(R, Fn.toBytes(s));
 }
 
-/** A signer's public key decoded once, null when @noble/curves' strict check refuses it (not canonical, not a
- * point, or of small order); from its TABLE_AFTER-th signature on, with a table of its multiples (ed25519_tables.ts,
+/** A signer's public key decoded once (section 8's lenient decoding), null when it is no point; from its TABLE_AFTER-th signature on, with a table of its multiples (ed25519_tables.ts,
  * 5-bit windows: [k]A in 52 float64 additions, no BigInt point; the table costs about as much as a few checks, so
  * a key seen once or twice goes without). A table sits at a few public keys (a game's seats, hundreds of checks
  * each); at most TABLES keys keep one (the oldest made goes first), at most 64 keys are remembered. */
@@ -137,8 +136,7 @@ function publicPoint(publicKey: Uint8Array): { point: EdPoint | null; uses: numb
   if (!known) {
     let point: EdPoint | null;
     try {
-      point = Point.fromBytes(publicKey, false);
-      if (point.isSmallOrder()) point = null;
+      point = Point.fromBytes(publicKey, true);
     } catch {
       point = null;
     }
@@ -162,9 +160,11 @@ function publicPoint(publicKey: Uint8Array): { point: EdPoint | null; uses: numb
   return known;
 }
 
-/** RFC 8032 5.1.7 exactly as @noble/curves' ed25519.verify with zip215 off (the same verdict on every input: strict
- * decoding of A and R, 0 <= S < L, A not of small order, the cofactored equation [8][S]B = [8]R + [8][k]A), with
- * A decoded once per key and, for a key with a table, [S]B - [k]A computed from tables. */
+/** Section 8's signature check, OpenSSL's verdict on every input: 0 <= S < L; A decoded leniently (y taken modulo p,
+ * x = 0 with the sign bit allowed: @noble/curves' zip215 decoding), of any order; valid exactly when the encoding
+ * of [S]B - [k]A is the bytes of R (the cofactorless equation). A is decoded once per key and, for a key with a
+ * table, [S]B - [k]A computed from tables. (Before issue 25's settling this was @noble/curves' own check, zip215
+ * off: the cofactored equation, A strict and not of small order — not the reference's verdict.) */
 function portableVerify(publicKey: Uint8Array, signature: Uint8Array, data: Uint8Array): boolean {
   const { point: A, table: keyTable } = publicPoint(publicKey);
   if (!A) return false;
@@ -172,23 +172,14 @@ function portableVerify(publicKey: Uint8Array, signature: Uint8Array, data: Uint
   const s = leToBigInt(signature.subarray(32, 64));
   if (!Fn.isValid(s)) return false; // 0 <= S < L
   const k = scalarOf(sha512(concat(r, publicKey, data)));
-  // An honest signature's R is [S]B - [k]A itself: when the bytes of R are that point's (canonical) encoding, R
-  // decodes strictly to it and [8](R + [k]A - [S]B) = 0, @noble/curves' verdict too. Encoding P costs an inversion,
-  // decoding R a square root (a fifth of a check). Any other R gets the whole check, on @noble/curves' points.
+  // From the tables where the key has one; where they give no encoding (a point they do not encode), on
+  // @noble/curves' points.
   if (keyTable) {
     baseTable ??= baseTableOf();
     const encoded = encodeDifference(baseTable, s, keyTable, k);
-    if (encoded && equal(encoded, r)) return true;
+    if (encoded) return equal(encoded, r);
   }
-  const P = Point.BASE.multiplyUnsafe(s).subtract(A.multiplyUnsafe(k));
-  if (equal(P.toBytes(), r)) return true;
-  let R: EdPoint;
-  try {
-    R = Point.fromBytes(r, false);
-  } catch {
-    return false;
-  }
-  return R.subtract(P).clearCofactor().is0();
+  return equal(Point.BASE.multiplyUnsafe(s).subtract(A.multiplyUnsafe(k)).toBytes(), r);
 }
 
 /** How many public keys have a table now (tests: the tables are made, and no more than TABLES of them). */

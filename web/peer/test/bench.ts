@@ -17,7 +17,7 @@
 import { createHash, randomBytes as systemBytes } from "node:crypto";
 import * as crypto from "node:crypto";
 import { type Card } from "../src/cards.js";
-import { nodeEd25519, nodeScalarMult, nodeSha256 } from "../src/cli.js";
+import { nodeEd25519, nodeScalarMult, nodeSha256, nodeSodium } from "../src/cli.js";
 import { useSha256 } from "../src/hash.js";
 import { type Ed25519, Identity, portableEd25519, useEd25519 } from "../src/identity.js";
 import { clamp, nobleX, type ScalarMult, useScalarMult } from "../src/sealed_group.js";
@@ -60,7 +60,7 @@ const [seats, deal, rounds, native] = [Number(process.argv[2] ?? 10), (process.a
   Number(process.argv[4] ?? 1), process.argv[5] === "native"];
 /** The signatures made and checked and the X25519 computed in the game, all nodes together. */
 const calls = { sign: 0, verify: 0, x: 0 };
-const ed: Ed25519 = native ? nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0]) : portableEd25519;
+const ed: Ed25519 = native ? nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0], nodeSodium()) : portableEd25519;
 const mult: ScalarMult = native ? nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]) : nobleX;
 useEd25519({ sign: (secret, data) => (calls.sign++, ed.sign(secret, data)),
   verify: (key, signature, data) => (calls.verify++, ed.verify(key, signature, data)) });

@@ -9,6 +9,20 @@ import { encodeDifference, table } from "../src/ed25519_tables.js";
 import { fingerprint, gameCode, gameIdFor, Identity, peerId, portableEd25519, readCode, tabledKeys, verify } from "../src/identity.js";
 import { allowedInName, isName, NAME_RANGES } from "../src/names.js";
 import { vector } from "./spec.js";
+import crypto from "node:crypto";
+import { nodeEd25519, nodeSodium } from "../src/cli.js";
+
+/** Section 8's check as the reference makes it: OpenSSL's verdict (node's), a key it will not read verifying nothing. */
+const openssl = nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0]);
+const sodium = nodeSodium();
+const withSodium = nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0], sodium);
+function reference(key: Uint8Array, signature: Uint8Array, data: Uint8Array): boolean {
+  try {
+    return openssl.verify(key, signature, data);
+  } catch {
+    return false;
+  }
+}
 
 test("protocol-vectors identity and game_id: public key, peer id, fingerprint, the game id bound to the host", () => {
   const v = vector("protocol-vectors");
@@ -44,7 +58,7 @@ test("signatures: a signature verifies under its key only, over its data only; a
 });
 
 test("the portable Ed25519 (a key expanded once, a public key's multiples kept) signs the bytes @noble/curves signs and "
-  + "gives its verdict (zip215 off) on every input: forged, flipped, S not reduced, small-order and non-canonical keys and R, R with a small-order part", () => {
+  + "gives OpenSSL's verdict on every input: forged, flipped, S not reduced, small-order and non-canonical keys and R, R with a small-order part", () => {
   const le = (n: bigint): Uint8Array => Uint8Array.from({ length: 32 }, (_, i) => Number((n >> BigInt(8 * i)) & 255n));
   const leBig = (b: Uint8Array): bigint => b.reduceRight((v, x) => (v << 8n) | BigInt(x), 0n);
   const p = 2n ** 255n - 19n;
@@ -75,7 +89,7 @@ test("the portable Ed25519 (a key expanded once, a public key's multiples kept) 
   }
   cases.push([le(1n), Uint8Array.from({ length: 64 }, (_, i) => (i === 0 ? 1 : 0)), new Uint8Array(3)]);
   // A signature whose R has a small-order part (of order 2, then 4): R is not [S]B - [k]A, yet the cofactored
-  // equation holds, so it is valid (zip215 off as on)
+  // equation holds: invalid (section 8's check is cofactorless; @noble/curves' own check takes it)
   for (const [i, small] of [le(p - 1n), le(0n)].map((b) => ed25519.Point.fromBytes(b)).entries()) {
     for (let j = 0; j < 2; j++) {
       const data = u32(1000 + 2 * i + j);
@@ -88,17 +102,13 @@ test("the portable Ed25519 (a key expanded once, a public key's multiples kept) 
   let valid = 0;
   for (let round = 0; round < 6; round++) {  // a key's first checks, then with its table (made at its 4th)
     for (const [key, signature, data] of cases) {
-      let want: boolean;
-      try {
-        want = ed25519.verify(signature, data, key, { zip215: false });
-      } catch {
-        want = false;
-      }
+      const want = reference(key, signature, data);
       assert.equal(portableEd25519.verify(key, signature, data), want, `${hex(key)} ${hex(signature)}`);
+      assert.equal(withSodium.verify(key, signature, data), want, `sodium: ${hex(key)} ${hex(signature)}`);
       if (want && round === 0) valid += 1;
     }
   }
-  assert.equal(valid, 40 + 4);
+  assert.equal(valid, 40 + 1); // every honest signature, and the neutral point as key and R with S = 0
 });
 
 const L = 2n ** 252n + 27742317777372353535851937790883648493n;
@@ -139,16 +149,9 @@ test("[S]B - [k]A from tables (ed25519_tables.ts) encodes as @noble/curves' poin
   assert.equal(cases, 6 * (15 * 15 + 60));
 });
 
-test("the portable check with key tables gives @noble/curves' verdict (zip215 off) on random keys and messages, "
+test("the portable check with key tables gives OpenSSL's verdict on random keys and messages, "
   + "forgeries, S near L, R and keys with a small-order part, with more keys than keep a table", () => {
   const B = ed25519.Point.BASE;
-  const noble = (key: Uint8Array, signature: Uint8Array, data: Uint8Array): boolean => {
-    try {
-      return ed25519.verify(signature, data, key, { zip215: false });
-    } catch {
-      return false;
-    }
-  };
   /** A signature by the scalar a (key [a]B + T) with nonce r and R + U as R: honest where T and U are 0. */
   const signWith = (a: bigint, T: EdPoint, r: bigint, U: EdPoint, data: Uint8Array): [Uint8Array, Uint8Array] => {
     const key = B.multiply(a).add(T).toBytes();
@@ -188,14 +191,17 @@ test("the portable check with key tables gives @noble/curves' verdict (zip215 of
   let most = 0;
   for (let round = 0; round < 6; round++) { // a key's first checks, then with its table (made at its 4th)
     for (const [key, signature, data] of cases) {
-      const want = noble(key, signature, data);
+      const want = reference(key, signature, data);
       assert.equal(portableEd25519.verify(key, signature, data), want, `round ${round}: ${hex(key)} ${hex(signature)} ${hex(data)}`);
+      assert.equal(withSodium.verify(key, signature, data), want, `sodium, round ${round}: ${hex(key)} ${hex(signature)}`);
       if (want && round === 0) valid += 1;
       most = Math.max(most, tabledKeys());
     }
   }
   assert.equal(most, 16);
-  assert.ok(valid >= 24 * 5, `${valid}`); // every honest signature, and some forged ones the cofactored rule lets by
+  // every honest signature (18 keys without a small-order part, 4 with R honest), and the 2 of the 24 by keys with
+  // a small-order part T where [k]T happens to be 0 (where it is not, only the cofactored equation holds: invalid)
+  assert.equal(valid, 18 * 4 + 2);
 });
 
 test("code-vectors: the game code of a game id (scrypt, issue 22); a typed code read case-blind", () => {
@@ -232,4 +238,29 @@ test("names: 1..40 code points (not bytes), every one printable", () => {
   assert.ok(!isName("a\u00a0b"));
   assert.ok(!isName("\ud800"));
   assert.ok(!isName(7));
+});
+
+test("signature-checks (section 8's check): the portable check, OpenSSL's and libsodium's-then-OpenSSL's give each "
+  + "edge its verdict, a key's first checks and with its table", () => {
+  const v = vector("signature-checks");
+  const data = fromHex(v.data);
+  assert.ok(sodium !== null, "sodium-native (web/peer's optional dependency) is installed and loads");
+  assert.equal(v.cases.length, 13);
+  for (let round = 0; round < 6; round++) { // a key's table is made at its 4th check
+    for (const c of v.cases as { why: string; valid: boolean; key: string; signature: string }[]) {
+      const [key, signature] = [fromHex(c.key), fromHex(c.signature)];
+      assert.equal(reference(key, signature, data), c.valid, `OpenSSL: ${c.why}`);
+      assert.equal(portableEd25519.verify(key, signature, data), c.valid, `portable, round ${round}: ${c.why}`);
+      assert.equal(withSodium.verify(key, signature, data), c.valid, `libsodium then OpenSSL: ${c.why}`);
+      assert.equal(verify(key, signature, data), c.valid, `verify(): ${c.why}`);
+    }
+  }
+});
+
+test("node's Ed25519 with libsodium signs the bytes OpenSSL signs", () => {
+  for (let i = 0; i < 8; i++) {
+    const secret = sha256(u32(900 + i));
+    const data = sha256(u32(i)).subarray(0, 4 * i);
+    assert.equal(hex(withSodium.sign(secret, data)), hex(openssl.sign(secret, data)));
+  }
 });

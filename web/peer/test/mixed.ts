@@ -25,7 +25,7 @@ import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ascii, fromHex, hex } from "../src/bytes.js";
 import type { Card } from "../src/cards.js";
-import { nodeEd25519, nodeScalarMult, nodeSha256 } from "../src/cli.js";
+import { nodeEd25519, nodeScalarMult, nodeSha256, nodeSodium } from "../src/cli.js";
 import { draftOrder } from "../src/deal.js";
 import { Identity, useEd25519 } from "../src/identity.js";
 import { sha256, useSha256 } from "../src/hash.js";
@@ -115,7 +115,7 @@ function answer(req: Request): unknown {
   if (req.op === "new") {
     if (!cryptoChosen && req.native) {
       useScalarMult(nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]));
-      useEd25519(nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0]));
+      useEd25519(nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0], nodeSodium()));
       useSha256(nodeSha256(crypto as unknown as Parameters<typeof nodeSha256>[0]));
     }
     cryptoChosen = true;
