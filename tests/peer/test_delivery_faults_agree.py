@@ -15,16 +15,19 @@ transcript as the Python node in its place, and both verifiers say the same of e
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import msgpack
 import pytest
 from mixed import NodeSeats
+from nacl import bindings as sodium
 from test_mixed_tables import (
     Table,
     child as child,  # noqa: F401 (the node process of test_mixed_tables, a fixture)
     node_by_node,
+    node_child,
 )
 
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, seal
@@ -64,6 +67,65 @@ def bad_shapes(game: bytes, sender: bytes) -> list[bytes]:
 def forged(wire: bytes) -> bytes:
     """The message with its signature's last byte changed: nobody signed it."""
     return wire[:-1] + bytes([wire[-1] ^ 1])
+
+
+# A point of order 8 (RFC 8032's small-order encodings).
+ORDER_8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
+
+
+def cofactored_only(signer: Identity, wire: bytes) -> bytes:
+    """The message signed by `signer` with R = [r]B + T, T of order 8, S = r + k a: [8][S]B = [8]R + [8][k]A holds,
+    [S]B = R + [k]A does not — a signature the cofactored equation takes and section 8's check refuses."""
+    signed, _ = msgpack.unpackb(wire)
+    clamped = bytearray(hashlib.sha512(signer.secret).digest()[:32])
+    clamped[0] &= 248
+    clamped[31] = (clamped[31] & 127) | 64
+    a = sodium.crypto_core_ed25519_scalar_reduce(bytes(clamped) + bytes(32))
+    r = sodium.crypto_core_ed25519_scalar_reduce(hashlib.sha512(b"nonce" + signed).digest())
+    R = sodium.crypto_core_ed25519_add(sodium.crypto_scalarmult_ed25519_base_noclamp(r), ORDER_8)
+    k = sodium.crypto_core_ed25519_scalar_reduce(
+        hashlib.sha512(R + signer.public_key + b"p2pnimmt/message/v1" + signed).digest())
+    S = sodium.crypto_core_ed25519_scalar_add(r, sodium.crypto_core_ed25519_scalar_mul(k, a))
+    return msgpack.packb([signed, R + S], use_bin_type=True)
+
+
+@pytest.fixture(scope="module")
+def portable_child(node_modules: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[NodeSeats]:
+    """A node process whose TypeScript seats sign and check with the portable code a browser runs."""
+    seats = node_child(tmp_path_factory)
+    yield seats
+    seats.close()
+
+
+def test_a_signature_only_the_cofactored_equation_takes_is_bad_signature_on_both_sides(
+        portable_child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 8, "The signature check": the host's START and a later message, each signed with an R that has
+    a part of order 8 (only the cofactored equation holds), delivered to a TypeScript seat and spectator on the
+    portable check (a phone's) and to the Python nodes in their place: `bad-signature` on both sides, the same
+    records, and the game the real START begins plays to the end alike. (Before, the portable check took both: the
+    TypeScript nodes held the cheat's START and message where Python blamed their deliverer.)"""
+    table = Table(portable_child, "open", 3, [1, 4], seed=82, rounds=1, native=False)
+    for net in table.nets:
+        seats = net.identities
+        host, game = seats[0], net.game_id
+        targets = [seats[1].peer, net.watchers[1].peer]
+        roster = [{"key": i.public_key, "name": f"p{n}", "bot": True} for n, i in enumerate(seats)]
+        settings = {"variant": "standard", "point_limit": None, "max_rounds": 1, "deal": "open"}
+        start = cofactored_only(host, seal(host, game, 0, NO_PREVIOUS, "START",
+                                           {"salt": net.salt, "settings": settings, "roster": roster}).wire)
+        for to in targets:
+            net.handle(to, net.sessions[to].receive(start, seats[2].peer))
+        net.start()
+        net.run(limit=30)
+        later = cofactored_only(host, seal(host, game, 300, NO_PREVIOUS, "START_ACK", {"start": b"h" * 32}).wire)
+        for to in targets:
+            net.handle(to, net.sessions[to].receive(later, seats[2].peer))
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for o in outcomes] == ["over"] * 5
+    for peer in (table.mixed.identities[1].peer, table.mixed.watchers[1].peer):  # the TypeScript nodes fed
+        faults = [body for what, body in records(bytes(table.mixed.transcripts[peer])) if what == "fault"]
+        assert [f["code"] for f in faults] == ["bad-signature"] * 2, faults
 
 
 def test_the_same_bad_bytes_make_the_same_fault_records(request: pytest.FixtureRequest, tmp_path: Path) -> None:

@@ -56,26 +56,34 @@ def child(node_modules: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
     """The node process of the module's TypeScript seats (one for all its tables; each node has its own id):
     web/peer/test/mixed.ts and the sources it imports bundled by esbuild (tsc type-checks them in
     test_typescript.py; a bundle takes a tenth of a second where tsc takes seconds)."""
+    seats = node_child(tmp_path_factory)
+    yield seats
+    seats.close()
+
+
+def node_child(tmp_path_factory: pytest.TempPathFactory) -> NodeSeats:
+    """A new node process of TypeScript seats (the `child` fixture's; close it after use)."""
     where = tmp_path_factory.mktemp("node")
     script = where / "mixed.mjs"
     run([tool("node"), "--input-type=module", "-e",
          "import { build } from 'esbuild'; await build({ entryPoints: ['test/mixed.ts'], bundle: true, "
          f"format: 'esm', platform: 'node', target: 'es2022', logLevel: 'warning', outfile: {str(script)!r} }});"])
-    seats = NodeSeats(script, where / "stderr.log")
-    yield seats
-    seats.close()
+    return NodeSeats(script, where / "stderr.log")
 
 
 class Table:
     """One game's two tables: `reference` (every node in Python) and `mixed` (`typescript` nodes in TypeScript)."""
 
     def __init__(self, child: NodeSeats, deal: str, players: int, typescript: list[int], seed: int,
-                 rounds: int = 1, clock: int | None = None) -> None:
+                 rounds: int = 1, clock: int | None = None, native: bool = True) -> None:
+        """`native`: the TypeScript nodes sign and check on node's OpenSSL (the first table of `child` decides for
+        the process), else on the portable code a browser runs."""
         variant, how = DEALS[deal]
         settings = Settings(players=players, variant=variant, max_rounds=rounds, point_limit=None, deal=how,
                             clock=clock)
         self.reference = Mixed(players, settings=settings, seed=seed, spectators=2)
-        self.mixed = Mixed(players, settings=settings, seed=seed, spectators=2, typescript=typescript, child=child)
+        self.mixed = Mixed(players, settings=settings, seed=seed, spectators=2, typescript=typescript, child=child,
+                           native=native)
         self.nets = (self.reference, self.mixed)
         self.child = child
 
