@@ -8,7 +8,8 @@ nodes in one node process, linked in memory, each checking every signature. Coun
 node's own calls timed with CPU time, routing and the bots' choices left out): the busiest node's CPU over the turns
 (the figure to hold against Python's) and the mean; then the process's whole CPU from the START to the end over
 seats x turns (routing included: an upper bound); and a turn's own cost (the calls begun in a turn: no deal, no
-round end, so no sealed audit). Ed25519 and X25519 on node's OpenSSL, as `node peer.js verify` runs; with
+round end, so no sealed audit). Ed25519 on libsodium then OpenSSL (sodium-native, as the reference's PyNaCl then
+OpenSSL; the figure's line names the backend) and X25519 on node's OpenSSL, as `node peer.js verify` runs; with
 --portable also the code a browser runs (@noble/curves), on node.
 Python: benchmarks/turn_cpu_bench.py with the same seats, deal and rounds, --games 1 (its busiest peer; a sealed
 round's audit counted in its turns, as here). --runs N repeats each figure N times, alternating the two, in one sitting.
@@ -79,14 +80,15 @@ def main() -> None:
                     theirs_ts = typescript(args.seats, deal, args.rounds, True, before)
                     ours_ts = typescript(args.seats, deal, args.rounds, True, out)
                     pairs.append((theirs_ts["busiest_ms_per_turn"], ours_ts["busiest_ms_per_turn"]))
-                    print(f"TypeScript ({args.against} | this tree), {deal} deal, OpenSSL: busiest node "
+                    print(f"TypeScript ({args.against} | this tree), {deal} deal, {theirs_ts.get('backend', 'OpenSSL')} | "
+                          f"{ours_ts.get('backend', 'OpenSSL')}: busiest node "
                           f"{pairs[-1][0]:.2f} | {pairs[-1][1]:.2f} ms, mean {theirs_ts['mean_ms_per_turn']:.2f} | "
                           f"{ours_ts['mean_ms_per_turn']:.2f} ms; load average {os.getloadavg()[0]:.1f}", flush=True)
                 ours = None
                 for native in [True, False] if args.portable else [True]:
                     r = typescript(args.seats, deal, args.rounds, native, out)
                     ours = r["busiest_ms_per_turn"] if native else ours
-                    print(f"TypeScript, {deal} deal, {args.seats} seats ({'OpenSSL' if native else 'portable'}): CPU "
+                    print(f"TypeScript, {deal} deal, {args.seats} seats ({r.get('backend', 'OpenSSL' if native else 'portable')}): CPU "
                           f"per peer per turn {r['busiest_ms_per_turn']:.2f} ms (the busiest node; mean "
                           f"{r['mean_ms_per_turn']:.2f}; the whole process over seats x turns "
                           f"{r['cpu_ms_per_peer_per_turn']:.2f}; a turn's own, no deal or round end: busiest "
@@ -105,7 +107,7 @@ def main() -> None:
                         print(f"Python, {line.strip()}", flush=True)
                         theirs = re.search(r"CPU per peer per turn ([0-9.]+) ms", line)
                         if theirs and ours is not None:
-                            print(f"target (issue 25, {deal}, {args.seats} seats): TypeScript's busiest node (OpenSSL) "
+                            print(f"target (issue 25, {deal}, {args.seats} seats): TypeScript's busiest node (node's crypto) "
                                   f"<= Python's busiest peer of the same sitting: {ours:.2f} against "
                                   f"{float(theirs[1]):.2f} ms, {ours / float(theirs[1]):.2f}x: "
                                   f"{'met' if ours <= float(theirs[1]) else 'NOT met'}", flush=True)

@@ -8,8 +8,9 @@
  * START to the end is divided among the nodes and turns: routing and the moves' choice are counted too (an upper
  * bound). And as the reference's benchmarks/turn_cpu_bench.py counts: each node's own calls (its deliveries, moves
  * and the START) timed one by one with process.cpuUsage (about 1 µs a call, a few per cent of the figure), the
- * busiest node's CPU over the turns, and the mean of the nodes. With `native`, Ed25519 and X25519 run on node's
- * OpenSSL, as `node peer.js verify` does (a browser has the portable code). The same two for the calls begun in a
+ * busiest node's CPU over the turns, and the mean of the nodes. With `native`, Ed25519 runs on libsodium then
+ * OpenSSL (sodium-native where it loads, as the reference's PyNaCl then OpenSSL) and X25519 on node's OpenSSL, as
+ * `node peer.js verify` does from web/peer (a browser has the portable code); `backend` says which. The same two for the calls begun in a
  * turn only (turn_only_*: no deal, no round end, so no sealed audit). Prints one JSON line: {seats, deal, rounds,
  * turns, cpu_ms_per_peer_per_turn, busiest_ms_per_turn, mean_ms_per_turn, turn_only_busiest_ms, turn_only_mean_ms,
  * wall_s, messages}.
@@ -60,7 +61,9 @@ const [seats, deal, rounds, native] = [Number(process.argv[2] ?? 10), (process.a
   Number(process.argv[4] ?? 1), process.argv[5] === "native"];
 /** The signatures made and checked and the X25519 computed in the game, all nodes together. */
 const calls = { sign: 0, verify: 0, x: 0 };
-const ed: Ed25519 = native ? nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0], nodeSodium()) : portableEd25519;
+const sodium = native ? nodeSodium() : null;
+const backend = native ? (sodium ? "libsodium, then OpenSSL" : "OpenSSL") : "portable";
+const ed: Ed25519 = native ? nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0], sodium) : portableEd25519;
 const mult: ScalarMult = native ? nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]) : nobleX;
 useEd25519({ sign: (secret, data) => (calls.sign++, ed.sign(secret, data)),
   verify: (key, signature, data) => (calls.verify++, ed.verify(key, signature, data)) });
@@ -143,7 +146,7 @@ const scalar = clamp(new Uint8Array(randomBytes(32)));
 const points = Array.from({ length: 50 }, () => mult(clamp(new Uint8Array(randomBytes(32))), (identities[1] as Identity).publicKey));
 const cost = { sign: perCall(200, () => ed.sign(sample.secret, data)), verify: perCall(200, () => ed.verify(sample.publicKey, signature, data)),
   x: perCall(50, (i) => mult(scalar, points[i] as Uint8Array)) };
-console.log(JSON.stringify({ seats, deal, rounds, turns, native, cpu_ms_per_peer_per_turn: total / seats / turns,
+console.log(JSON.stringify({ seats, deal, rounds, turns, native, backend, cpu_ms_per_peer_per_turn: total / seats / turns,
   busiest_ms_per_turn: Math.max(...spentBy) / turns, mean_ms_per_turn: spentBy.reduce((a, b) => a + b, 0) / seats / turns,
   turn_only_busiest_ms: Math.max(...inTurns) / turns, turn_only_mean_ms: inTurns.reduce((a, b) => a + b, 0) / seats / turns,
   wall_s: (Date.now() - started) / 1000, messages,
