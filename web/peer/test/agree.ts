@@ -5,9 +5,15 @@
  * (every seat its lowest card, a row choice the stand-in's row): the rows and the cards taken after each turn.
  * For each draft: the pick order. For each codec input: {refused: why} if section 7 refuses it, else the value re-encoded.
  * For each body: null if section 9's check 3 passes it, else what is wrong. For each transcript: the verdict.
+ * For the group (17.1, 17.3): each point's problem as received (null if valid), whether it is on the curve (u < p) and
+ * the card it encodes; each scalar times each point by the portable X25519 (a browser's) and by node's OpenSSL
+ * (`{refused: true}` where it throws); each key's clamped inverse d (null if it has none or is not clamped).
  */
+import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
-import { fromHex, hex } from "../src/bytes.js";
+import { nodeScalarMult } from "../src/cli.js";
+import { cardOf, inverseKey, nobleX, onCurve, P, pointProblem, type ScalarMult } from "../src/sealed_group.js";
+import { fromHex, hex, leToBigInt } from "../src/bytes.js";
 import { decode, DecodeError, encode, type MsgMap } from "../src/codec.js";
 import { bodyProblem, isKind } from "../src/messages.js";
 import { verifyTranscript } from "../src/verify.js";
@@ -44,7 +50,7 @@ function playOut(hands: Card[][], rows: Card[][]): { rows: Card[][]; taken: Card
 }
 
 const request = JSON.parse(readFileSync(0, "utf8")) as { deals?: DealRequest[]; drafts?: [number, number][]; codec?: string[];
-  bodies?: [string, string][]; verify?: string[] };
+  bodies?: [string, string][]; verify?: string[]; group?: { points: string[]; scalars: string[]; keys: string[] } };
 const deals = (request.deals ?? []).map(({ seed, variant, players }) => {
   const order = shuffle(fromHex(seed), deck(variant, players));
   const { hands, rows } = dealOrder(order, players);
@@ -67,4 +73,25 @@ const verify = (request.verify ?? []).map((data) => {
   const v = verifyTranscript(fromHex(data));
   return { ok: v.ok, text: v.text, record: v.record, peer: v.peer ? hex(v.peer) : null, unsupported: v.unsupported ?? null };
 });
-process.stdout.write(JSON.stringify({ deals, drafts, codec, bodies, verify }));
+const group = request.group && (({ points, scalars, keys }) => {
+  const native = nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]);
+  const times = (mult: ScalarMult, scalar: string, point: string): string | { refused: true } => {
+    try {
+      return hex(mult(fromHex(scalar), fromHex(point)));
+    } catch {
+      return { refused: true };
+    }
+  };
+  return {
+    points: points.map((point) => {
+      const u = leToBigInt(fromHex(point));
+      return { problem: pointProblem(fromHex(point)), onCurve: u < P ? onCurve(u) : null, card: cardOf(fromHex(point)) };
+    }),
+    products: scalars.map((scalar) => points.map((point) => ({ portable: times(nobleX, scalar, point), node: times(native, scalar, point) }))),
+    keys: keys.map((key) => {
+      const d = inverseKey(fromHex(key));
+      return d && hex(d);
+    }),
+  };
+})(request.group);
+process.stdout.write(JSON.stringify({ deals, drafts, codec, bodies, verify, group }));
