@@ -150,64 +150,11 @@ function sub(o: Fe, a: Fe, b: Fe): void {
   for (let i = 0; i < 16; i++) o[i] = a[i]! - b[i]!;
 }
 
-/** o = z^(2^n) (o may be z). */
-function squares(o: Fe, z: Fe, n: number): void {
-  mul(o, z, z);
-  for (let i = 1; i < n; i++) mul(o, o, o);
-}
-
-const [i0, i1, i2, i3] = Array.from({ length: 4 }, fe) as [Fe, Fe, Fe, Fe];
-
-/** o = 1/z = z^(p-2) mod p (0 where z is): ref10's chain, 254 squarings and 11 multiplications in the limbs, no
- * BigInt (the extended Euclid on bigints made a fifth of the phone page's garbage a turn, one a check). */
-function invert(o: Fe, z: Fe): void {
-  squares(i0, z, 1); // z^2
-  squares(i1, i0, 2); // z^8
-  mul(i1, z, i1); // z^9
-  mul(i0, i0, i1); // z^11
-  squares(i2, i0, 1); // z^22
-  mul(i1, i1, i2); // z^(2^5-1)
-  squares(i2, i1, 5);
-  mul(i1, i2, i1); // z^(2^10-1)
-  squares(i2, i1, 10);
-  mul(i2, i2, i1); // z^(2^20-1)
-  squares(i3, i2, 20);
-  mul(i2, i3, i2); // z^(2^40-1)
-  squares(i2, i2, 10);
-  mul(i1, i2, i1); // z^(2^50-1)
-  squares(i2, i1, 50);
-  mul(i2, i2, i1); // z^(2^100-1)
-  squares(i3, i2, 100);
-  mul(i2, i3, i2); // z^(2^200-1)
-  squares(i2, i2, 50);
-  mul(i1, i2, i1); // z^(2^250-1)
-  squares(i1, i1, 5); // z^(2^255-32)
-  mul(o, i1, i0); // z^(2^255-21) = z^(p-2)
-}
-
-const [pt, pm] = [fe(), fe()];
-
-/** The canonical value of n (0 <= v < p) as 32 bytes, little-endian, into out (TweetNaCl's pack25519). */
-function pack(out: Uint8Array, n: Fe): void {
-  pt.set(n);
-  carry(pt);
-  carry(pt);
-  carry(pt);
-  for (let j = 0; j < 2; j++) { // minus p, where that is not below 0
-    pm[0] = pt[0]! - 0xffed;
-    for (let i = 1; i < 15; i++) {
-      pm[i] = pt[i]! - 0xffff - ((pm[i - 1]! >> 16) & 1);
-      pm[i - 1] = pm[i - 1]! & 0xffff;
-    }
-    pm[15] = pt[15]! - 0x7fff - ((pm[14]! >> 16) & 1);
-    const borrow = (pm[15]! >> 16) & 1;
-    pm[14] = pm[14]! & 0xffff;
-    if (!borrow) pt.set(pm);
-  }
-  for (let i = 0; i < 16; i++) {
-    out[2 * i] = pt[i]! & 0xff;
-    out[2 * i + 1] = pt[i]! >> 8;
-  }
+/** The canonical value (0 <= n < p) as a bigint, whatever the limbs' signs and sizes. */
+function toBig(n: Fe): bigint {
+  let v = 0n;
+  for (let i = 15; i >= 0; i--) v = (v << 16n) + BigInt(n[i]!);
+  return ((v % P) + P) % P;
 }
 
 /** A point in extended coordinates. */
@@ -313,7 +260,6 @@ function addMultiple(p: Ext, t: Table, n: bigint, sign: 1 | -1): void {
 }
 
 const sum = ext();
-const [zi, xy] = [fe(), fe()];
 
 /** The encoding (RFC 8032 5.1.2: y, little-endian, x's parity in the top bit) of [s]·B - [k]·A, where `base` is
  * B's table and `key` A's (0 <= s, k < 2^253). */
@@ -326,15 +272,16 @@ export function encodeDifference(base: Table, s: bigint, key: Table, k: bigint):
   sum.T.fill(0);
   addMultiple(sum, base, s, 1);
   addMultiple(sum, key, k, -1);
+  const z = toBig(sum.Z);
+  if (z === 0n) return null; // not a point (cannot happen with complete formulas): the caller's own check decides
+  const zi = inverse(z);
+  const x = (toBig(sum.X) * zi) % P;
+  let y = (toBig(sum.Y) * zi) % P;
   const out = new Uint8Array(32);
-  pack(out, sum.Z);
-  if (out.every((b) => b === 0)) return null; // not a point (cannot happen with complete formulas): the caller's own check decides
-  invert(zi, sum.Z);
-  mul(xy, sum.X, zi);
-  pack(out, xy);
-  const odd = out[0]! & 1; // x's parity
-  mul(xy, sum.Y, zi);
-  pack(out, xy);
-  out[31] = out[31]! | (odd << 7);
+  for (let i = 0; i < 32; i++) {
+    out[i] = Number(y & 0xffn);
+    y >>= 8n;
+  }
+  out[31] = out[31]! | (Number(x & 1n) << 7);
   return out;
 }
