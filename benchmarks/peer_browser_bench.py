@@ -31,7 +31,8 @@ slows the page's CPU. In the page, with the bundle's own portable code (@noble/c
   a throttled renderer spins while it is held back (its CPU grows with the wall time, idle or not), so its CPU time
   is printed only unthrottled, with the figure times --times (4: what a CPU 4 times slower spends, the target's
   phone); throttled, the task time is printed (stretched by the machine's load as well). --profile DIR writes the
-  turns' CPU profile (CDP Profiler) there and prints its heaviest functions by self time; with `--unminified` (both
+  turns' CPU profile (CDP Profiler) there and prints its heaviest functions by self time, and their sampled
+  allocations (CDP HeapProfiler, garbage included: what keeps V8's collector busy) by the function that allocated; with `--unminified` (both
   bundles built without minifying into a scratch copy of the package) the names read. --details prints, a turn,
   the renderers' CPU by thread (/proc: the main thread, V8's workers "ThreadPoolForeg", the compositor, IO) and
   the page's main-thread figures of CDP Performance.getMetrics (style recalcs, layouts, script and task time, DOM
@@ -252,6 +253,21 @@ class Proc:
                 self.proc.wait()
 
 
+def allocators(profile: dict, top: int = 15) -> tuple[float, list[tuple[float, str]]]:
+    """A sampling heap profile's bytes in all, and its functions by bytes they allocated themselves, most first."""
+    sizes: dict[str, float] = defaultdict(float)
+
+    def walk(node: dict) -> None:
+        frame = node["callFrame"]
+        name = f"{frame['functionName'] or '(anonymous)'} {frame['url'].rsplit('/', 1)[-1]}:{frame['lineNumber'] + 1}"
+        sizes[name] += node["selfSize"]
+        for child in node.get("children", []):
+            walk(child)
+
+    walk(profile["head"])
+    return sum(sizes.values()), sorted(((v, k) for k, v in sizes.items()), reverse=True)[:top]
+
+
 def heaviest(profile: dict, top: int = 25) -> list[tuple[float, str]]:
     """A CPU profile's functions by self time (ms), heaviest first."""
     nodes = {n["id"]: n for n in profile["nodes"]}
@@ -378,7 +394,18 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
                     await cdp.send("Profiler.enable")
                     await cdp.send("Profiler.setSamplingInterval", {"interval": 200})
                     await cdp.send("Profiler.start")
+                    await cdp.send("HeapProfiler.enable")
+                    await cdp.send("HeapProfiler.startSampling", {
+                        "samplingInterval": 4096, "includeObjectsCollectedByMajorGC": True,
+                        "includeObjectsCollectedByMinorGC": True})
                 if what == "e" and profile is not None:
+                    allocated = (await cdp.send("HeapProfiler.stopSampling"))["profile"]
+                    (profile / f"phone-{deal}.heapprofile").parent.mkdir(parents=True, exist_ok=True)
+                    (profile / f"phone-{deal}.heapprofile").write_text(json.dumps(allocated))
+                    total, top = allocators(allocated)
+                    print(f"  allocated a turn: {total / 10 / 1024:.0f} KiB (sampled; garbage included), by function:")
+                    for size, name in top:
+                        print(f"  {size / 10 / 1024:8.1f} KiB  {name}", flush=True)
                     taken = (await cdp.send("Profiler.stop"))["profile"]
                     profile.mkdir(parents=True, exist_ok=True)
                     (profile / f"phone-{deal}.cpuprofile").write_text(json.dumps(taken))

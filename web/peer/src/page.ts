@@ -418,6 +418,10 @@ let retry: (() => void) | null = null;
 let left = false;
 /** Close the page's tunnel now (the one open or on its way). */
 let closeTunnel: () => void = () => {};
+/** Which attempt to connect is the page's now: each `connect` takes the next, and "Leave" ends the one it left.
+ * What an older attempt's tunnel does later (its close, a hello on its way, its node's changes) is dropped: a quick
+ * "Take a seat" after "Leave" is not written over by the tunnel it left, whose close may come after. */
+let attempt = 0;
 /** The close code of a relay that leaves because its host left the lobby (web/relay.py: HOST_GONE). */
 const HOST_GONE = 4001;
 
@@ -458,8 +462,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   const [port = "", claim = ""] = (localStorage.getItem(portKey) ?? "").split(" ");
   let helloed: number | null = null; // when the relay said hello (performance.now())
   let node: { node: PageNode; game: Uint8Array } | null = null;
+  const mine = ++attempt;
+  const current = (): boolean => mine === attempt && !left;
   const again = (): void => {
-    if (left) return;
+    if (!current()) return;
     if (node?.node.hostGone != null) { // no game to wait for: said, not dialled again (nor through another relay)
       say("status", hostGone(node.node));
       hide("leave", false);
@@ -491,7 +497,9 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     // At once after a tunnel that served a while (its relay node may be gone: every second away brings the others'
     // drop votes nearer), and to the next relay but at the end of a round; else after a pause (no busy loop).
     const atOnce = helloed !== null ? performance.now() - helloed >= RECONNECT_AFTER : moving && next % list.length !== 0;
-    setTimeout(() => connect(identity, name, node ?? had, next), atOnce ? 0 : RECONNECT_AFTER);
+    setTimeout(() => {
+      if (current()) connect(identity, name, node ?? had, next);
+    }, atOnce ? 0 : RECONNECT_AFTER);
   };
   let ws: WebSocket;
   try {
@@ -513,12 +521,14 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     again();
   };
   tunnel.onHello = async (hello) => {
+    if (!current()) return;
     helloed = performance.now();
     unreached = null;
     mark("relay", hostOf(url));
     localStorage.setItem(portKey, `${hello.port} ${hello.claim}`);
     const same = had !== null && bytes.equal(had.game, hello.game);
     const kept = same ? null : await keptGame(hello.game);
+    if (!current()) return; // the person left meanwhile (its close follows)
     const secrets = kept ? codec.decode(kept.secrets, 1 << 20) as MsgMap[] : [];
     const seat = same ? (had as { node: PageNode }).node.seat
       : kept ? PageSeat.restart(identity, entropy, kept.transcript, secrets).seat as PageSeat : null;
@@ -536,7 +546,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     if (existing === undefined) keepers.set(now.seat, keep);
     now.onChange = () => {
       keep();
-      show(now);
+      if (current()) show(now);
     };
     now.onRematch = (offer) => {
       now.stop();
@@ -642,6 +652,7 @@ function begin(name: string): void {
  * happened; "Take a seat" there tries the game again. */
 function leave(): void {
   left = true;
+  attempt += 1;
   retry = null;
   localStorage.removeItem(SEATED);
   pageNode()?.stop();

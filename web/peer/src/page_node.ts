@@ -15,7 +15,7 @@
  */
 import type { MsgMap, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
-import { Link } from "./link.js";
+import { Link, wireKey } from "./link.js";
 import { bytes, identity as identities } from "./main.js";
 import { MoveClock } from "./page_clock.js";
 import { PageSeat } from "./page_seat.js";
@@ -298,7 +298,7 @@ export class PageNode {
 
   private frame(link: Link, kind: string, payload: Value): void {
     if (kind === "msg" && payload instanceof Uint8Array) {
-      link.sent.add(hex(payload));
+      link.sent.add(wireKey(payload));
       this.send(this.seat.deliver(payload, link.peer));
     } else if (kind === "heads" && Array.isArray(payload)) {
       const have = new Map<string, number>();
@@ -326,12 +326,13 @@ export class PageNode {
   send(outs: readonly Outgoing[]): void {
     const seated = this.seat.peers;
     for (const out of outs) {
+      const key = wireKey(out.wire); // once a message, not once a link
       for (const link of this.links.values()) {
         const peer = link.peer;
         if (out.to !== null && !equal(out.to, peer)) continue;
         if (out.skip.some((p) => equal(p, peer))) continue;
         if (out.watchersOnly && seated.some((p) => equal(p, peer))) continue;
-        link.sendMessage(out.wire);
+        link.sendMessage(out.wire, key);
       }
     }
     if (this.over() && !this.byeSent) {

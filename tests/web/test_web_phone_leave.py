@@ -1,0 +1,144 @@
+"""A phone page's "Leave" then a quick "Take a seat" (issue 26, review): what the old tunnel does as it closes late
+(its WebSocket's close, its node's last changes) belongs to an attempt the person gave up, and must not write over
+the new one. Before, the old socket's close handler still ran once the new attempt had begun: it wrote "the host
+... left the lobby" over the new attempt's "connecting…" and showed "Leave" again (or dialled again beside it).
+
+The race is made certain by a relay the test controls, in front of the host's real one: it passes the page's tunnel
+on both ways, but holds the page's WebSocket open (its close unanswered) until the test lets it close, after the
+new attempt began; the new attempt's WebSocket it leaves unanswered (it stays "connecting…").
+Real processes on 127.0.0.1, chromium at 390x844 with touch."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from pathlib import Path
+
+from aiohttp import ClientSession, WSMsgType, web
+from test_web_phone_presence import LO, PHONE, PHONE_URL, WAIT
+
+from p2pnimmt.web.server import HEADERS, static_files
+
+OUTER_S = WAIT / 1000
+GONE = "left the lobby before the game started (it said goodbye): there is no game to wait for"
+
+
+class HoldingRelay:
+    """Serves the phone page; its first tunnel passes to the real relay both ways, and closes towards the page only
+    once `release` is set (whatever the real relay or the page did before); every later tunnel is left unanswered."""
+
+    def __init__(self, real_phone_url: str) -> None:
+        self.origin = real_phone_url.split("/phone")[0]
+        self.token = real_phone_url.split("t=", 1)[1]
+        self.files = static_files()
+        self.release = asyncio.Event()
+        self.tunnels = 0
+        self.later = asyncio.Event()  # a second tunnel was asked for
+        self.handlers: list[asyncio.Task] = []  # the tunnels' handlers, cancelled at `close`
+        self.runner: web.AppRunner | None = None
+        self.url = ""
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/phone", self._page)
+        app.router.add_get("/static/{name}", self._static)
+        app.router.add_get("/relay", self._relay)
+        self.runner = web.AppRunner(app, access_log=None)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.url = f"http://127.0.0.1:{port}/phone?t={self.token}"
+
+    async def close(self) -> None:
+        for task in self.handlers:
+            task.cancel()
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+    async def _page(self, request: web.Request) -> web.Response:
+        body, kind = self.files["phone.html"]
+        return web.Response(body=body, content_type=kind, charset="utf-8", headers=HEADERS)
+
+    async def _static(self, request: web.Request) -> web.Response:
+        body, kind = self.files[request.match_info["name"]]
+        return web.Response(body=body, content_type=kind, headers=HEADERS)
+
+    async def _relay(self, request: web.Request) -> web.StreamResponse:
+        self.tunnels += 1
+        self.handlers.append(asyncio.current_task())  # type: ignore[arg-type]
+        if self.tunnels > 1:
+            self.later.set()
+            await asyncio.Event().wait()  # unanswered: the page's WebSocket stays CONNECTING (cancelled at cleanup)
+        page = web.WebSocketResponse(max_msg_size=1 << 20, autoclose=False)  # its close answered at `release`
+        await page.prepare(request)
+        asked = "".join(f"&{k}={request.query.get(k, '')}" for k in ("port", "claim", "batch"))
+        target = self.origin.replace("http://", "ws://") + f"/relay?t={self.token}{asked}"
+        async with ClientSession() as session, session.ws_connect(target, origin=self.origin,
+                                                                   max_msg_size=1 << 20) as real:
+
+            async def up() -> None:
+                async for message in page:
+                    if message.type == WSMsgType.BINARY:
+                        with contextlib.suppress(ConnectionError):
+                            await real.send_bytes(message.data)
+
+            uplink = asyncio.ensure_future(up())
+            async for message in real:  # the real relay's frames, but not its close
+                if message.type == WSMsgType.TEXT:
+                    await page.send_str(message.data)
+                elif message.type == WSMsgType.BINARY:
+                    await page.send_bytes(message.data)
+            await self.release.wait()
+            uplink.cancel()
+        await page.close()
+        return page
+
+
+async def test_leave_then_take_a_seat_at_once_is_not_overwritten_by_the_old_tunnels_close(
+        tmp_path: Path, procs, browser) -> None:
+    # A host of 3 seats serving the phone page (its own node relays it), reached through the holding relay.
+    host = procs(["host", "--web", "--no-open", "--seats", "3", *LO, "--rounds", "1", "--no-points", "--name", "ann",
+                  "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env={"HOME": str(tmp_path)})
+    relay = HoldingRelay(host.wait_for(PHONE_URL).group(1))
+    await relay.start()
+    try:
+        context = await browser.new_context(**PHONE)
+        phone = await context.new_page()
+        errors: list[str] = []
+        phone.on("pageerror", lambda exc: errors.append(str(exc)))
+        sockets: list = []
+        phone.on("websocket", lambda ws: sockets.append(ws))
+        await phone.goto(relay.url)
+        await phone.fill("#name", "zoe")
+        await phone.tap("#join")
+        await phone.wait_for_function(
+            "() => document.getElementById('status').textContent === 'in the lobby: 2/3 seats'", timeout=WAIT)
+        # Ctrl-C: the host says bye to the page and leaves; the page says so and offers "Leave". Its tunnel is still
+        # open (the holding relay keeps it).
+        os.kill(host.popen.pid, signal.SIGINT)
+        host.popen.wait()
+        await phone.wait_for_function("text => document.getElementById('status').textContent.includes(text)",
+                                      arg=GONE, timeout=WAIT)
+        assert await phone.locator("#leave").is_visible()
+        assert not sockets[0].is_closed()
+        # "Leave", then at once "Take a seat": the old tunnel's close is not answered yet; the new one is on its way.
+        await phone.tap("#leave")
+        await phone.locator("#left").wait_for(timeout=WAIT)
+        await phone.tap("#join")
+        await asyncio.wait_for(relay.later.wait(), OUTER_S)
+        assert await phone.inner_text("#status") == "connecting…"
+        # Now the old tunnel closes (its close answered): its handlers belong to the attempt given up.
+        relay.release.set()
+        await sockets[0].wait_for_event("close", timeout=WAIT)
+        for _ in range(3):  # the page's close handler, its node's changes (a microtask) and timers of 0 ms have run
+            await phone.evaluate("() => new Promise((done) => setTimeout(done, 0))")
+        assert await phone.inner_text("#status") == "connecting…"
+        assert await phone.locator("#leave").is_hidden()
+        assert len(sockets) == 2, [s.url for s in sockets]  # nothing dialled beside the new attempt
+        assert not errors, errors
+    finally:
+        await relay.close()
+
