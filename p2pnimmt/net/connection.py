@@ -136,6 +136,7 @@ class Connection:
         self.peer = peer_id(key)
         self.address = writer.get_extra_info("peername")
         self.closed = False
+        self.writing_ended = False  # our end of the stream is on its way (end_writing): nothing more is queued
         self.sent: set[bytes] = set()  # session messages already sent on this link (never twice)
         self.received: set[bytes] = set()  # session messages its peer sent on this link that we hold
         self._pending: list[bytes] = []  # frames queued this turn of the event loop, written together
@@ -247,8 +248,30 @@ class Connection:
         """Queue a frame without waiting for the socket (order is kept; frames queued together go in one write)."""
         self._queue(frame([kind, payload]))
 
+    def end_writing(self) -> None:
+        """Send what is queued, then our end of the stream (FIN): the peer reads every byte we sent, our `bye` above
+        all, before it sees the end. Closing a socket that still holds bytes it has not read resets the connection
+        (RST), and a reset throws away what the socket had not sent yet: a `bye` waiting behind a busy peer's full
+        window was lost so, and that peer waited the drop time for a player who had left (Node.close waits for the
+        peer's end before closing)."""
+        if self.closed or self.writing_ended:
+            return
+        self._flush()
+        self.writing_ended = True
+        if self.closed or not self.writer.can_write_eof():
+            return
+        try:
+            self.writer.write_eof()  # after what the transport still buffers
+        except (OSError, RuntimeError):
+            pass
+
+    @property
+    def peer_ended(self) -> bool:
+        """The peer's end (EOF) or the connection's loss has come."""
+        return self._tap.ended
+
     def _queue(self, data: bytes) -> None:
-        if self.closed:
+        if self.closed or self.writing_ended:
             return
         if not self._pending:
             asyncio.get_running_loop().call_soon(self._flush)
@@ -408,6 +431,21 @@ class Connection:
             self._flush()
             self.closed = True
             self.writer.close()
+
+
+async def say_bye(links: list[Connection], wait: float) -> None:
+    """Leave: `bye` on every link, then our end of the stream (Connection.end_writing); each link is closed once
+    its peer ended its side (it read all we sent) or after `wait` seconds, so that no bye is lost — neither to a
+    reset nor in a buffer the process never sent before it ended."""
+    for conn in links:
+        conn.send_nowait("bye", None)
+        conn.end_writing()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    while loop.time() < deadline and not all(conn.peer_ended or conn.closed for conn in links):
+        await asyncio.sleep(0.02)
+    for conn in links:
+        conn.close()
 
 
 class _Tap(asyncio.Protocol):

@@ -38,7 +38,7 @@ from ..protocol.events import Event, Fault, GameAborted, GameOver, GameStarted, 
 from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
 from ..protocol.session import Journal, LocalError, Session
 from .clock import MoveClock
-from .connection import IDLE_TIMEOUT, Connection, ConnectionFailed, msg_frame
+from .connection import IDLE_TIMEOUT, Connection, ConnectionFailed, msg_frame, say_bye
 from .discovery import game_code
 from .frames import BAD_MESSAGE_CODES, MAX_LINK_FAULTS
 from .held import HeldSeats
@@ -56,6 +56,7 @@ __all__ = ["BYE_WAIT", "MAX_LINK_FAULTS", "MAX_PENDING", "MAX_SPECTATORS", "MEMB
            "LobbyListener", "Node"]
 
 BYE_WAIT = 5.0  # after game over, how long to wait for the other peers' bye before leaving
+BYE_READ = 2.0  # on leaving, how long to wait for each peer to read our bye and end its side of the link
 
 EventListener = Callable[["Node", Event], None]
 LobbyListener = Callable[["Node"], None]
@@ -275,13 +276,12 @@ class Node:
 
     async def close(self) -> None:
         """Leave: every link is told `bye` (this node's game is over: a peer that leaves before the end is not
-        waited for, protocol.md 14) and closed."""
+        waited for, protocol.md 14), then our end of the stream; each link is closed once its peer ended its side
+        (it read our bye) or after BYE_READ s, so that no bye is lost to a reset (Connection.end_writing)."""
         self.done.set()
-        for conn in list(self.links.values()):
-            conn.send_nowait("bye", None)
-            conn.close()
-        if self.server is not None:
+        if self.server is not None:  # first: a peer that redials while we say bye finds nobody (no link again)
             self.server.close()
+        await say_bye(list(self.links.values()), BYE_READ)
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
