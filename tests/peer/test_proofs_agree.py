@@ -46,6 +46,7 @@ from p2pnimmt.protocol.transcript import records
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from adversary import Adversary  # noqa: E402
+from sealed_adversary import Cheat, keys_body  # noqa: E402
 
 
 def faults(table: Table, peer: bytes) -> list[tuple[str, bytes]]:
@@ -332,3 +333,36 @@ def test_two_stray_row_choices_of_one_turn_are_named_alike_by_both(held: bool, c
              for i, p in enumerate(table.mixed.peers) if i not in cheats}
     assert all(codes == [("wrong-chooser", 0), ("wrong-chooser", 2)] for codes in named.values()), named
     assert [s for s, _at in outcomes[1]["dropped"]] == [0, 2], outcomes[1]["dropped"]
+
+
+def alarm_after_reveal(c: Cheat, kind: str, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]] | None:
+    """A Cheat's change: its PLAY_REVEAL of turn 1, then at once its SEALED_KEYS with `alarm` (a false alarm)."""
+    if kind == "PLAY_REVEAL" and (body["round"], body["turn"]) == (0, 0) and not c.fired:
+        c.fired = True
+        return [(kind, body), ("SEALED_KEYS", keys_body(c.session, alarm=True))]
+    return None
+
+
+@pytest.mark.parametrize("seed", [5, 6, 10])
+def test_a_seat_behind_an_alarm_reveals_before_its_keys(seed: int, child: NodeSeats, tmp_path: Path) -> None:
+    """A sealed game: the Python seat 2 reveals its card of turn 1, then at once raises a false alarm (its own
+    session signs both: `itself`). The alarm's turn is 1; a seat whose every commit of turn 1 was not in yet when
+    the alarm came has not revealed turn 1, and the audit needs every shuffler's reveal of it. Such a seat signs its
+    reveal once the turn's commits are in, then its keys (17.8); the audit runs on every node, finds the alarm
+    false (`sealed-false-alarm`), the round is void and the game goes on without seat 2: the same bytes at the mixed
+    table as at the all-Python one, both verifiers agree. Before, that seat sent its keys and never its reveal:
+    every node, TypeScript and Python, waited at (r, 32, 0) on nobody, for ever (no clock, no vote: the game
+    stuck in round-end; with these delivery orders, seeds 5, 6 and 10)."""
+    cheat = 2
+    table = Table(child, "sealed", 4, [1, 3, 5], seed=seed, rounds=2)
+    for net in table.nets:
+        alarm = Cheat(net, cheat, alarm_after_reveal)
+        net.start()
+        net.run()
+        assert alarm.fired
+    outcomes = check(table, tmp_path, gone=cheat)
+    peer = table.mixed.identities[cheat].peer
+    for i, p in enumerate(table.mixed.peers):
+        if i != cheat:
+            assert faults(table, p) == [("sealed-false-alarm", peer)], (i, faults(table, p))
+            assert outcomes[i]["voided"] == [0] and [s for s, _at in outcomes[i]["dropped"]] == [cheat], outcomes[i]

@@ -1237,6 +1237,13 @@ export class Session {
     return stateHash({ round: this.round, turn: this.turn, rows: this.rows, scores: this.scores, taken: this.piles });
   }
 
+  /** 17.7's stop of round r (the current one): the lowest turn of its alarms in so far, or the turn after the deal
+   * broke, or 10. */
+  protected auditStop(r: number): number {
+    const alarms = [...this.slot("SEALED_KEYS", r, 0)].filter(([, k]) => k.body.get("alarm") === true);
+    return Math.min(this.sealed?.brokenTurn ?? HAND_SIZE, ...alarms.map(([s]) => this.alarmTurns.get(`${r}|${s}`) ?? HAND_SIZE));
+  }
+
   /** 17.8: the deal is in and broke, or an alarm came: the round stops here and goes to its audit. */
   private auditNow(): boolean {
     const sealed = this.sealed;
@@ -1472,7 +1479,7 @@ export class Session {
         const shufflers = sealed.shufflers;
         if (!shufflers.every((s) => keys.has(s)) || this.heldBack([r, ROUND_END_STEP, 0])) return;
         const alarms = shufflers.filter((s) => keys.get(s)?.body.get("alarm") === true);
-        const stop = Math.min(sealed.brokenTurn, ...alarms.map((s) => this.alarmTurns.get(`${r}|${s}`) ?? HAND_SIZE));
+        const stop = this.auditStop(r);
         const reveals: [number, Envelope][] = [];
         for (let t = 0; t < stop; t++) {
           const slot = this.slot("PLAY_REVEAL", r, t);
