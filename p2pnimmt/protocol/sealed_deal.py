@@ -376,7 +376,13 @@ class SealedDeal(Deal):
             return None
         keys = table.slot("SEALED_KEYS", table.round)
         active = table.active_at(table.round, ROUND_END_STEP, KEYS_PLACE)
-        return tuple(s for s in st.seats if s not in keys and s in active)
+        lacking = tuple(s for s in st.seats if s not in keys and s in active)
+        if lacking:
+            return lacking
+        # Every key in: the audit also needs every reveal below the stop, which a seat sends before its keys (17.8);
+        # one that sent its keys instead is waited on here, so that it can be voted out (11.1).
+        reveals = [table.slot("PLAY_REVEAL", table.round, t) for t in range(self.stop(table, table.round))]
+        return tuple(s for s in st.seats if s in active and any(s not in slot for slot in reveals))
 
     def settle(self, table: TableView, r: int) -> Effects[bool]:
         st = self.rounds[r]

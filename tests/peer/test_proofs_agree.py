@@ -366,3 +366,37 @@ def test_a_seat_behind_an_alarm_reveals_before_its_keys(seed: int, child: NodeSe
         if i != cheat:
             assert faults(table, p) == [("sealed-false-alarm", peer)], (i, faults(table, p))
             assert outcomes[i]["voided"] == [0] and [s for s, _at in outcomes[i]["dropped"]] == [cheat], outcomes[i]
+
+
+def keys_instead_of_reveal(c: Cheat, kind: str, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]] | None:
+    """A Cheat's change: behind an alarm at turn 1, its SEALED_KEYS in place of the reveal of turn 1 it owes first."""
+    if kind == "PLAY_REVEAL" and (body["round"], body["turn"]) == (0, 0) and c.session.phase == "round-end":
+        c.fired = True
+        return [("SEALED_KEYS", keys_body(c.session))]
+    return None
+
+
+def test_a_seat_that_sends_its_keys_instead_of_the_reveal_it_owes_is_waited_on(child: NodeSeats,
+                                                                                  tmp_path: Path) -> None:
+    """Two Python seats collude: seat 2 raises a false alarm right after its reveal of turn 1, and seat 0, behind it
+    (its every commit of turn 1 was not in when the alarm came), sends its SEALED_KEYS instead of the reveal it owes
+    first (17.8). Every key is in and the audit lacks seat 0's reveal: the game waits at (r, 32, 0) on seat 0 (11.1),
+    on every node, TypeScript and Python; the others vote it out there, the round is void (`absent`) and the game
+    goes on: the same bytes at the mixed table as at the all-Python one, both verifiers agree. Before, the game
+    waited there on nobody, and no vote could be called: stuck for good."""
+    table = Table(child, "sealed", 4, [1, 3, 5], seed=5, rounds=2)
+    for net in table.nets:
+        alarm = Cheat(net, 2, alarm_after_reveal)
+        behind = Cheat(net, 0, keys_instead_of_reveal)
+        net.start()
+        net.run()
+        assert alarm.fired and behind.fired
+        assert all(net.sessions[p].waiting_for() == (0,) for p in net.peers if p != net.identities[0].peer)
+        assert net.vote_out(0) == 3
+        net.run()
+    outcomes = check(table, tmp_path, gone=0)
+    peer = table.mixed.identities[0].peer
+    for i, p in enumerate(table.mixed.peers):
+        if i != 0:
+            assert faults(table, p) == [("absent", peer)], (i, faults(table, p))
+            assert outcomes[i]["voided"] == [0] and outcomes[i]["dropped"] == [[0, [0, 32, 0]]], outcomes[i]

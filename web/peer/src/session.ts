@@ -793,7 +793,15 @@ export class Session {
       const who = this.plays ? chooser(this.rows, this.plays) : null;
       return who === null ? [] : lacking("ROW_CHOICE", r, t, [who].filter((s) => active.includes(s)));
     }
-    if (step === ROUND_END_STEP && at[2] === 0) return lacking("SEALED_KEYS", r, 0, (this.sealed as SealedRound).shufflers.filter((s) => active.includes(s)));
+    if (step === ROUND_END_STEP && at[2] === 0) {
+      const shufflers = (this.sealed as SealedRound).shufflers.filter((s) => active.includes(s));
+      const keys = lacking("SEALED_KEYS", r, 0, shufflers);
+      if (keys.length) return keys;
+      // Every key in: the audit also needs every reveal below the stop, which a seat sends before its keys (17.8); one
+      // that sent its keys instead is waited on here, so that it can be voted out (11.1).
+      const stop = this.auditStop(r);
+      return shufflers.filter((s) => Array.from({ length: stop }, (_, t) => t).some((t) => !this.slot("PLAY_REVEAL", r, t).has(s)));
+    }
     if (step === ROUND_END_STEP) return lacking("ROUND_END", r, 0, active);
     return lacking("GAME_END", 0, 0, active);
   }
