@@ -87,7 +87,6 @@ export class Session {
   scores: number[] = [];
   /** The bull heads of each round played. */
   readonly history: number[][] = [];
-  private readonly slots = new Map<string, Map<number, Envelope>>();
   private readonly positions = new Map<number, Position>();
   protected sealed: SealedRound | null = null;
   protected draftPicks = 0;
@@ -113,7 +112,7 @@ export class Session {
    * came back in after that drop (a seat dropped, back and dropped again has two; the reference's Table.rewinds). */
   private readonly excluded: ReadonlyMap<number, readonly Pos[]>;
   /** Every message in a slot, by seat: its slot and position (for "went on", and to take a dropped seat's out). */
-  private readonly placed = new Map<number, { key: string; pos: Pos; seq: number }[]>();
+  private readonly placed = new Map<number, { kind: Kind; round: number; k: number; pos: Pos; seq: number }[]>();
   /** Every message of a seat's chain that passed section 9's items 2 to 5 and 7, placed or not, by its slot; and the
    * furthest position among them (items 5 and 7 compare with the chain, whatever the seat's state here). */
   private readonly signed = new Map<number, Map<string, Envelope>>();
@@ -303,7 +302,7 @@ export class Session {
     this.expelled.set(seat, from);
     this.expelledFor.set(seat, code);
     this.forever.add(seat);
-    for (const m of this.placed.get(seat) ?? []) if (m.seq >= from) this.slots.get(m.key)?.delete(seat);
+    for (const m of this.placed.get(seat) ?? []) if (m.seq >= from) this.slot(m.kind, m.round, m.k).delete(seat);
     this.placed.set(seat, (this.placed.get(seat) ?? []).filter((m) => m.seq < from));
     // Its messages before `from` that wait (held behind its open vote, or for a later round) still count: since
     // items 4, 5 and 7 run on acceptance, a proof may come while they wait (the reference's Table.expel).
@@ -313,12 +312,12 @@ export class Session {
     this.pending = this.pending.filter((e) => !equal(e.sender, this.peers[seat] as Uint8Array) || e.seq < from);
     // The positions and seats the DROPs still in their slots name (the reference's Table.expel recomputes them).
     this.votes.clear();
-    for (const [key, slot] of this.slots) {
-      const [kind, round, k] = key.split("|");
-      if (kind !== "DROP" || !slot.size) continue;
-      const index = Number(k);
-      const stepPlace = Math.floor(index / 10);
-      this.votes.add(`${round}|${stepPlace % 34}|${Math.floor(stepPlace / 34)}|${index % 10}`);
+    for (const [round, ks] of this.slots.get("DROP") ?? []) {
+      for (const [index, slot] of ks) {
+        if (!slot.size) continue;
+        const stepPlace = Math.floor(index / 10);
+        this.votes.add(`${round}|${stepPlace % 34}|${Math.floor(stepPlace / 34)}|${index % 10}`);
+      }
     }
     throw new Restart();
   }
@@ -345,15 +344,16 @@ export class Session {
 
   // ---------------------------------------------------------------- acceptance: section 9's checks, the slots
 
-  /** The slots again, by kind, round and k: found without a key string made and hashed (the step machine and the
-   * moves owed ask for a slot dozens of times a message). A slot once made is never removed, only emptied. */
-  private readonly slotsFound = new Map<Kind, Map<number, Map<number, Map<number, Envelope>>>>();
+  /** The slots, by kind, round and k (section 11's table): nested maps, so that a slot is found without a key string
+   * made and hashed (the step machine and the moves owed ask for a slot dozens of times a message). A slot once
+   * made is never removed, only emptied. */
+  private readonly slots = new Map<Kind, Map<number, Map<number, Map<number, Envelope>>>>();
 
   protected slot(kind: Kind, round: number, k: number): Map<number, Envelope> {
-    let rounds = this.slotsFound.get(kind);
+    let rounds = this.slots.get(kind);
     if (!rounds) {
       rounds = new Map();
-      this.slotsFound.set(kind, rounds);
+      this.slots.set(kind, rounds);
     }
     let ks = rounds.get(round);
     if (!ks) {
@@ -362,12 +362,7 @@ export class Session {
     }
     let slot = ks.get(k);
     if (!slot) {
-      const key = `${kind}|${round}|${k}`;
-      slot = this.slots.get(key);
-      if (!slot) {
-        slot = new Map();
-        this.slots.set(key, slot);
-      }
+      slot = new Map();
       ks.set(k, slot);
     }
     return slot;
@@ -545,7 +540,7 @@ export class Session {
     const pos = positionOfMessage(kind, body, seat);
     if (pos) {
       const placed = this.placed.get(seat);
-      const m = { key: `${kind}|${round}|${k}`, pos, seq: env.seq };
+      const m = { kind, round, k, pos, seq: env.seq };
       if (placed) placed.push(m); // (only this map holds a seat's list: an expulsion or a drop puts a new one)
       else this.placed.set(seat, [m]);
     }
@@ -882,7 +877,7 @@ export class Session {
   private drop(x: number, at: Pos, voids = true): void {
     this.dropped.set(x, at);
     this.active.clear();
-    for (const m of this.placed.get(x) ?? []) if (cmp(m.pos, at) >= 0) this.slots.get(m.key)?.delete(x);
+    for (const m of this.placed.get(x) ?? []) if (cmp(m.pos, at) >= 0) this.slot(m.kind, m.round, m.k).delete(x);
     this.placed.set(x, (this.placed.get(x) ?? []).filter((m) => cmp(m.pos, at) < 0));
     this.held.delete(x);
     const sealed = this.sealed;
