@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine import Round, shuffle
+from ..engine import HAND_SIZE, Round, shuffle
 from .commitments import NONCE_SIZE, card_value, commitment, round_seed
 from .effects import Effects, Emit, Fatal, KeepSecret, Send
 from .envelope import Envelope
@@ -100,6 +100,10 @@ class Deal:
     def audit_now(self, table: TableView) -> bool:
         """True when the round must stop for an audit before it ends."""
         return False
+
+    def stop(self, table: TableView, r: int) -> int:
+        """The turns of round r whose reveals its round end needs: every turn, unless an audit stopped it early."""
+        return HAND_SIZE
 
     def turn_resolved(self, table: TableView) -> None:
         """The turn's revealed cards were placed."""

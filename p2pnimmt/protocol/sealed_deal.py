@@ -350,6 +350,13 @@ class SealedDeal(Deal):
             return False  # nothing to audit before the whole deal is in (an alarm that early waits for it)
         return bool(st.broken) or self._alarmed(table, table.round)
 
+    def stop(self, table: TableView, r: int) -> int:
+        """17.7's stop: the lowest turn of the round's alarms in so far, or the turn after the deal broke, or 10."""
+        st = self.rounds.get(r)
+        keys = table.slot("SEALED_KEYS", r)
+        alarms = [self.alarm_turns[(r, s)] for s, env in keys.items() if env.body["alarm"]]
+        return min([*alarms, st.broken_turn if st is not None else HAND_SIZE])
+
     def _send_keys(self, table: TableView, r: int, alarm: bool = False) -> Effects[None]:
         got = yield from self._secrets(table, r)
         if got is None:
@@ -369,7 +376,13 @@ class SealedDeal(Deal):
             return None
         keys = table.slot("SEALED_KEYS", table.round)
         active = table.active_at(table.round, ROUND_END_STEP, KEYS_PLACE)
-        return tuple(s for s in st.seats if s not in keys and s in active)
+        lacking = tuple(s for s in st.seats if s not in keys and s in active)
+        if lacking:
+            return lacking
+        # Every key in: the audit also needs every reveal below the stop, which a seat sends before its keys (17.8);
+        # one that sent its keys instead is waited on here, so that it can be voted out (11.1).
+        reveals = [table.slot("PLAY_REVEAL", table.round, t) for t in range(self.stop(table, table.round))]
+        return tuple(s for s in st.seats if s in active and any(s not in slot for slot in reveals))
 
     def settle(self, table: TableView, r: int) -> Effects[bool]:
         st = self.rounds[r]
@@ -393,7 +406,7 @@ class SealedDeal(Deal):
             revealed[seat] = (body["key"], body["seed"])
         unlocks = table.slot("SEALED_UNLOCK", r)
         alarms = [s for s in st.seats if keys[s].body["alarm"]]
-        stop = min([self.alarm_turns[(r, s)] for s in alarms] + [st.broken_turn])
+        stop = self.stop(table, r)
         plays: list[tuple[int, int, Any]] = []
         # every seat's reveals of the turns before the stop, from the slots: alike everywhere
         wires: dict[tuple[int, Any], bytes] = {}

@@ -257,10 +257,7 @@ def step_turn(table: Table) -> Effects[None]:
     revealers = table.active_at(r, reveal_step)
     reveals = table.slot("PLAY_REVEAL", r, t)
     if table.seat in revealers and table.seat not in reveals:
-        card, nonce = table.plays[(r, t)]
-        auto = {"auto": True} if (r, t) in table.auto else {}
-        yield Send("PLAY_REVEAL", {"round": r, "turn": t, "card": card, "nonce": nonce, "commits": digest,
-                                   **table.deal.reveal_fields(table, card), **auto})
+        yield our_reveal(table, digest)
         return
     split = table.split_seats(r, t, committers)
     agreed = {digest}
@@ -329,6 +326,37 @@ def step_turn(table: Table) -> Effects[None]:
     if rnd.over:
         table.move(Phase.ROUND_END)
         yield from score_round(table)
+
+
+def our_reveal(table: Table, digest: bytes) -> Send:
+    """Our PLAY_REVEAL of the current turn, on the commit set `digest`."""
+    assert table.deal is not None
+    r, t = table.round, table.turn
+    card, nonce = table.plays[(r, t)]
+    auto = {"auto": True} if (r, t) in table.auto else {}
+    return Send("PLAY_REVEAL", {"round": r, "turn": t, "card": card, "nonce": nonce, "commits": digest,
+                                **table.deal.reveal_fields(table, card), **auto})
+
+
+def revealed_before_keys(table: Table) -> Effects[bool]:
+    """True once we owe no reveal before our keys. A round stopped for an audit at once (17.8) after our
+    PLAY_COMMIT of a turn below its stop and before our PLAY_REVEAL of it (the alarm's sender revealed that turn
+    before we had the turn's every commit): our reveal first, once every commit of the turn is in, then our keys,
+    so that the keys of every seat in mean its reveals below the stop are in (the audit needs them)."""
+    assert table.deal is not None
+    r, t = table.round, table.turn
+    if table.seat is None or t >= table.deal.stop(table, r):
+        return True
+    commit_step, reveal_step, _ = turn_steps(t)
+    commits = table.slot("PLAY_COMMIT", r, t)
+    if table.seat not in commits or table.seat in table.slot("PLAY_REVEAL", r, t) \
+            or table.seat not in table.active_at(r, reveal_step):
+        return True
+    committers = table.active_at(r, commit_step)
+    if table.held_back(commit_step) or any(s not in commits for s in committers):
+        return False
+    yield our_reveal(table, commit_set_digest([commits[s].hash for s in committers]))
+    return False
 
 
 def split_commit(table: Table, split: Sequence[int], committers: Sequence[int],
@@ -428,7 +456,7 @@ def score_round(table: Table) -> Effects[bool]:
         penalties = table.game.void_round()
         table.voided[r] = reason
         yield Emit(RoundVoided(r, reason))
-    elif (yield from table.deal.settle(table, r)):
+    elif (yield from revealed_before_keys(table)) and (yield from table.deal.settle(table, r)):
         penalties = table.game.finish_round()
     else:
         return False

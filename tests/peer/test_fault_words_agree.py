@@ -26,6 +26,7 @@ from test_mixed_tables import (
     node_by_node,
 )
 
+from p2pnimmt.protocol import sealed_group as g
 from p2pnimmt.protocol.commitments import NONCE_SIZE, commitment
 from p2pnimmt.protocol.phase import Step
 from p2pnimmt.protocol.sealed_deal import sealed_value
@@ -33,7 +34,7 @@ from p2pnimmt.protocol.transcript import records
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from adversary import Adversary  # noqa: E402
-from sealed_adversary import Cheat, change_field, swap_into_hand  # noqa: E402
+from sealed_adversary import Cheat, change_field, silence, swap_into_hand  # noqa: E402
 from test_sealed_audits_agree import false_alarm  # noqa: E402
 from test_sealed_game import ANOTHER_KEY, recommit  # noqa: E402
 
@@ -238,6 +239,22 @@ def no_card(adv: Adversary, body: dict[str, Any]) -> None:
     body["card"] = 300
 
 
+def without_a_clamped_inverse() -> bytes:
+    """The first clamped scalar of a fixed stream whose inverse mod l is not clamped (about half of them): a key no
+    honest seat draws (17.3), which its commitment opens all the same."""
+    for i in range(100):
+        e = g.clamp(hashlib.sha256(b"no clamped inverse/%d" % i).digest())
+        try:
+            g.key_pair_from(e)
+        except ValueError as exc:
+            assert "no clamped inverse" in str(exc), exc
+            return e
+    raise AssertionError("every draw has a clamped inverse")
+
+
+NO_INVERSE = without_a_clamped_inverse()
+
+
 class Means:
     """A cheat made in the seat's own session, `make(net, seat)` (what tells it was made): for a lie the others find
     only later (the round-end audit), the seat's own view holds it too, so that it plays on until they do."""
@@ -358,6 +375,9 @@ CASES = [("duplicate", "open", duplicate, "duplicate", "seat 2 (p2) sent two PLA
          ("sealed-key-unclamped", "sealed", itself(recommit(bytes(32))), "sealed-key",
           f"the audit of round 1 found seat 2 (p2) at fault: key '{'00' * 32}' is not a clamped 32-byte "
           "scalar"),
+         # issue 25: a key that opens its commitment and is clamped, but has no clamped inverse
+         ("sealed-key-no-inverse", "sealed", itself(recommit(NO_INVERSE)), "sealed-key",
+          f"the audit of round 1 found seat 2 (p2) at fault: key {NO_INVERSE.hex()} has no clamped inverse"),
          ("sealed-key-another", "sealed", itself(change_field("SEALED_KEYS", "key", lambda c, e: ANOTHER_KEY.e)),
           "sealed-key", "the audit of round 1 found seat 2 (p2) at fault: revealed a key that does not match its "
           "commitment"),
@@ -412,3 +432,37 @@ def test_a_cheat_is_recorded_in_the_same_words_by_both(deal: str, rule: Any, cod
         assert phases == ["aborted"] * (len(mixed.peers) - 1), phases
     else:  # the cheat loses its seat; the others finish the game alike (every byte sent, every transcript)
         check(table, tmp_path, gone=cheat)
+
+
+ABSENT = {  # name: (the first message of its own the shuffler does not send, what it stopped before sending)
+    "its-unlock": (lambda env: env.kind == "SEALED_UNLOCK", "its unlock"),
+    "its-card": (lambda env: env.kind == "PLAY_COMMIT" and env.body["turn"] == 3, "its card"),
+    "its-keys": (lambda env: env.kind == "SEALED_KEYS", "its keys"),
+}
+
+
+@pytest.mark.parametrize("stop, what", ABSENT.values(), ids=list(ABSENT))
+def test_a_shuffler_that_stops_is_recorded_absent_in_the_same_words_by_both(stop: Any, what: str, child: NodeSeats,
+                                                                           tmp_path: Path) -> None:
+    """The Python seat 2 of a sealed game shuffles, then stops (it sends nothing more and hears nothing) before its
+    unlock, before its card of turn 4, or before its keys; the others, TypeScript and Python, vote it out where the
+    game waits on it (11.1): the round is void and every node but its own records `absent` against it in the
+    reference's words (protocol.md 8, "The words of a refusal"; 17.9), the same bytes at the mixed table as at the
+    all-Python one, and both verifiers say the same of every transcript."""
+    table = Table(child, "sealed", 4, [1, 3, 5], seed=11, rounds=2)
+    for net in table.nets:
+        stopped = silence(net, CHEAT, stop)
+        net.start()
+        net.run()
+        assert stopped["stopped"]
+        assert net.vote_out(CHEAT) == 3
+        net.run()
+    check(table, tmp_path, gone=CHEAT)
+    mixed = table.mixed
+    cheater = mixed.identities[CHEAT].peer
+    words = (f"seat 2 (p2) stopped before sending {what} after it shuffled: its layer cannot be removed nor its key "
+             "revealed")
+    for peer in mixed.peers:
+        if peer != cheater:
+            faults = [body for kind, body in records(bytes(mixed.transcripts[peer])) if kind == "fault"]
+            assert [(f["code"], f["peer"], f["detail"]) for f in faults] == [("absent", cheater, words)], faults

@@ -13,6 +13,9 @@ writes the same transcript as the Python node in its place, and both verifiers a
   TypeScript peer named the lowest such seat, active or not, which came to the same: it takes a dropped seat's
   messages at and after its drop out of their slots (the test passed before; it guards the agreement).
 - An expulsion starts from the highest `seq` of the seat's messages in the evidence, whatever their order (12).
+- A ROW_CHOICE from a seat that does not choose, signed before its turn is resolved anywhere, waits in its slot and
+  is checked when the turn's cards are known; two of them in one turn name the lower seat first, then the other
+  (11, "When the checks run"). Both implementations agreed already (the tests guard it).
 - After the end (11), a ROW_CHOICE for a turn the game never reached proves nothing (section 9, item 6: it was never
   resolved). Before, a TypeScript node that was over took it for `wrong-chooser` and sent its proof on.
 - At the round's end a seat signs its SEALED_KEYS and ROUND_END before it counts the votes there: the DROPs it joins,
@@ -43,6 +46,7 @@ from p2pnimmt.protocol.transcript import records
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from adversary import Adversary  # noqa: E402
+from sealed_adversary import Cheat, keys_body  # noqa: E402
 
 
 def faults(table: Table, peer: bytes) -> list[tuple[str, bytes]]:
@@ -258,3 +262,141 @@ def test_a_shuffler_expelled_after_its_keys_is_dropped_at_its_round_end(child: N
             if i != cheat:
                 found = [(b["code"], b["peer"]) for what, b in records(bytes(net.transcripts[peer])) if what == "fault"]
                 assert found == [("unexpected", net.identities[cheat].peer)], (i, found)
+
+
+def row_choice_after_commit(turn: int) -> Any:
+    """An adversary's rule: right after its PLAY_COMMIT of turn `turn` + 1, a ROW_CHOICE (row 0) for that turn, which
+    its progression allows; it reaches every node before the turn can be resolved there (its own reveal comes
+    after it in its chain), so every node holds it in its slot until the turn's cards are known."""
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "PLAY_COMMIT" and body["turn"] == turn and not adv.fired:
+            adv.fired = True
+            return adv.send(env.kind, body, env) + adv.send("ROW_CHOICE", {"round": body["round"], "turn": turn,
+                                                                            "row": 0})
+        return None
+    return rule
+
+
+def fault_words(table: Table, peer: bytes) -> list[tuple[str, bytes, str]]:
+    return [(body["code"], body["peer"], body["detail"]) for what, body in records(bytes(table.mixed.transcripts[peer]))
+            if what == "fault"]
+
+
+@pytest.mark.parametrize("turn, whose", [(3, "but it is seat 1's choice"), (2, "but nobody chooses")])
+def test_a_wrong_choosers_held_row_choice_is_checked_when_the_turn_is_reached(turn: int, whose: str,
+                                                                              child: NodeSeats, tmp_path: Path) -> None:
+    """The Python seat 2 chooses a row for turn 4 (seat 1's choice) or turn 3 (nobody's) right after its commit of
+    that turn, before any node can resolve it: the ROW_CHOICE waits in its slot on every node, and is checked once
+    the turn's cards are known (11, "When the checks run"): `wrong-chooser` in the same words at the same place of
+    every transcript, seat 2 expelled and dropped at the same step, the same bytes at the mixed table as at the
+    all-Python one, and both verifiers agree."""
+    cheat = 2
+    table = Table(child, "open", 4, [1, 3, 5], seed=11, rounds=1)
+    outcomes = played(table, cheat, row_choice_after_commit(turn), tmp_path)
+    peer = table.mixed.identities[cheat].peer
+    words = f"seat 2 (p2) chose a row in turn {turn + 1}, {whose}"
+    for i, p in enumerate(table.mixed.peers):
+        if i != cheat:
+            found = fault_words(table, p)
+            assert [(code, who) for code, who, _ in found] == [("wrong-chooser", peer)], (i, found)
+            assert found[0][2].startswith(words), (i, found)
+    assert all([s for s, _at in o["dropped"]] == [cheat] for i, o in enumerate(outcomes) if i != cheat), outcomes
+
+
+@pytest.mark.parametrize("held", [False, True], ids=["after-the-reveals", "held"])
+def test_two_stray_row_choices_of_one_turn_are_named_alike_by_both(held: bool, child: NodeSeats,
+                                                                   tmp_path: Path) -> None:
+    """The Python seats 0 and 2 both choose a row for turn 4, which is seat 1's choice: each right after its reveal
+    of that turn, or each right after its commit (held on every node until the turn's cards are known). Every node,
+    TypeScript or Python, records the same faults in the same order and drops the same seats at the same steps (11,
+    "When the checks run": the lowest such seat first), the same bytes at the mixed table as at the all-Python one,
+    and both verifiers agree."""
+    cheats = (0, 2)
+    turn = 3
+
+    def after_reveal(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "PLAY_REVEAL" and body["turn"] == turn and not adv.fired:
+            adv.fired = True
+            return adv.send(env.kind, body, env) + adv.send("ROW_CHOICE", {"round": body["round"], "turn": turn,
+                                                                            "row": 0})
+        return None
+
+    table = Table(child, "open", 4, [1, 3, 5], seed=11, rounds=1)
+    for net in table.nets:
+        advs = [Adversary(net, c, row_choice_after_commit(turn) if held else after_reveal) for c in cheats]
+        net.start()
+        net.run()
+        assert all(adv.fired for adv in advs)
+    outcomes = check(table, tmp_path, gone=cheats)
+    seat_of = {ident.peer: seat for seat, ident in enumerate(table.mixed.identities)}
+    named = {i: [(code, seat_of[who]) for code, who, _ in fault_words(table, p)]
+             for i, p in enumerate(table.mixed.peers) if i not in cheats}
+    assert all(codes == [("wrong-chooser", 0), ("wrong-chooser", 2)] for codes in named.values()), named
+    assert [s for s, _at in outcomes[1]["dropped"]] == [0, 2], outcomes[1]["dropped"]
+
+
+def alarm_after_reveal(c: Cheat, kind: str, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]] | None:
+    """A Cheat's change: its PLAY_REVEAL of turn 1, then at once its SEALED_KEYS with `alarm` (a false alarm)."""
+    if kind == "PLAY_REVEAL" and (body["round"], body["turn"]) == (0, 0) and not c.fired:
+        c.fired = True
+        return [(kind, body), ("SEALED_KEYS", keys_body(c.session, alarm=True))]
+    return None
+
+
+@pytest.mark.parametrize("seed", [5, 6, 10])
+def test_a_seat_behind_an_alarm_reveals_before_its_keys(seed: int, child: NodeSeats, tmp_path: Path) -> None:
+    """A sealed game: the Python seat 2 reveals its card of turn 1, then at once raises a false alarm (its own
+    session signs both: `itself`). The alarm's turn is 1; a seat whose every commit of turn 1 was not in yet when
+    the alarm came has not revealed turn 1, and the audit needs every shuffler's reveal of it. Such a seat signs its
+    reveal once the turn's commits are in, then its keys (17.8); the audit runs on every node, finds the alarm
+    false (`sealed-false-alarm`), the round is void and the game goes on without seat 2: the same bytes at the mixed
+    table as at the all-Python one, both verifiers agree. Before, that seat sent its keys and never its reveal:
+    every node, TypeScript and Python, waited at (r, 32, 0) on nobody, for ever (no clock, no vote: the game
+    stuck in round-end; with these delivery orders, seeds 5, 6 and 10)."""
+    cheat = 2
+    table = Table(child, "sealed", 4, [1, 3, 5], seed=seed, rounds=2)
+    for net in table.nets:
+        alarm = Cheat(net, cheat, alarm_after_reveal)
+        net.start()
+        net.run()
+        assert alarm.fired
+    outcomes = check(table, tmp_path, gone=cheat)
+    peer = table.mixed.identities[cheat].peer
+    for i, p in enumerate(table.mixed.peers):
+        if i != cheat:
+            assert faults(table, p) == [("sealed-false-alarm", peer)], (i, faults(table, p))
+            assert outcomes[i]["voided"] == [0] and [s for s, _at in outcomes[i]["dropped"]] == [cheat], outcomes[i]
+
+
+def keys_instead_of_reveal(c: Cheat, kind: str, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]] | None:
+    """A Cheat's change: behind an alarm at turn 1, its SEALED_KEYS in place of the reveal of turn 1 it owes first."""
+    if kind == "PLAY_REVEAL" and (body["round"], body["turn"]) == (0, 0) and c.session.phase == "round-end":
+        c.fired = True
+        return [("SEALED_KEYS", keys_body(c.session))]
+    return None
+
+
+def test_a_seat_that_sends_its_keys_instead_of_the_reveal_it_owes_is_waited_on(child: NodeSeats,
+                                                                                  tmp_path: Path) -> None:
+    """Two Python seats collude: seat 2 raises a false alarm right after its reveal of turn 1, and seat 0, behind it
+    (its every commit of turn 1 was not in when the alarm came), sends its SEALED_KEYS instead of the reveal it owes
+    first (17.8). Every key is in and the audit lacks seat 0's reveal: the game waits at (r, 32, 0) on seat 0 (11.1),
+    on every node, TypeScript and Python; the others vote it out there, the round is void (`absent`) and the game
+    goes on: the same bytes at the mixed table as at the all-Python one, both verifiers agree. Before, the game
+    waited there on nobody, and no vote could be called: stuck for good."""
+    table = Table(child, "sealed", 4, [1, 3, 5], seed=5, rounds=2)
+    for net in table.nets:
+        alarm = Cheat(net, 2, alarm_after_reveal)
+        behind = Cheat(net, 0, keys_instead_of_reveal)
+        net.start()
+        net.run()
+        assert alarm.fired and behind.fired
+        assert all(net.sessions[p].waiting_for() == (0,) for p in net.peers if p != net.identities[0].peer)
+        assert net.vote_out(0) == 3
+        net.run()
+    outcomes = check(table, tmp_path, gone=0)
+    peer = table.mixed.identities[0].peer
+    for i, p in enumerate(table.mixed.peers):
+        if i != 0:
+            assert faults(table, p) == [("absent", peer)], (i, faults(table, p))
+            assert outcomes[i]["voided"] == [0] and outcomes[i]["dropped"] == [[0, [0, 32, 0]]], outcomes[i]

@@ -480,18 +480,42 @@ export class Seat extends Session {
         const commits = this.slot("PLAY_COMMIT", r, t);
         if (!commits.has(seat) || mine("PLAY_REVEAL", r, t) || !committers.every((s) => commits.has(s))
           || this.heldBack([r, commitStep(t), 0])) return false;
-        const [card, nonce] = this.nonces.get(`${r}|${t}`) as [Card, Uint8Array];
-        const position = this.positionOf(seat, card) ?? null;
-        const digest = this.commitSetOf(committers, commits);
-        const fields = body(["round", r], ["turn", t], ["card", card], ["nonce", nonce], ["commits", digest]);
-        if (position !== null) fields.set("position", position);
-        if (this.autos.has(`${r}|${t}`)) fields.set("auto", true);
-        this.send("PLAY_REVEAL", fields);
+        this.sendReveal(seat, committers, commits);
         return true;
       }
       default:
         return false;
     }
+  }
+
+  /** Our PLAY_REVEAL of the current turn, on the commit set of `committers`. */
+  private sendReveal(seat: number, committers: readonly number[], commits: ReadonlyMap<number, Envelope>): void {
+    const r = this.round;
+    const t = this.turn;
+    const [card, nonce] = this.nonces.get(`${r}|${t}`) as [Card, Uint8Array];
+    const position = this.positionOf(seat, card) ?? null;
+    const digest = this.commitSetOf(committers, commits);
+    const fields = body(["round", r], ["turn", t], ["card", card], ["nonce", nonce], ["commits", digest]);
+    if (position !== null) fields.set("position", position);
+    if (this.autos.has(`${r}|${t}`)) fields.set("auto", true);
+    this.send("PLAY_REVEAL", fields);
+  }
+
+  /** 17.8: a round stopped for an audit at once after our PLAY_COMMIT of a turn below its stop and before our
+   * PLAY_REVEAL of it (the alarm's sender revealed that turn before we had every commit of it): our reveal first,
+   * once every commit of the turn is in, then our keys (so a seat's keys in mean its reveals below the stop are in,
+   * which the audit needs). True: we signed it; false: we wait for the turn's commits; null: none owed. */
+  private revealOwedBeforeKeys(seat: number): boolean | null {
+    const r = this.round;
+    const t = this.turn;
+    if (t >= this.auditStop(r)) return null;
+    const c = commitStep(t);
+    const commits = this.slot("PLAY_COMMIT", r, t);
+    if (!commits.has(seat) || this.slot("PLAY_REVEAL", r, t).has(seat) || !this.activeAt([r, c + 1, 0]).includes(seat)) return null;
+    const committers = this.activeAt([r, c, 0]);
+    if (!committers.every((s) => commits.has(s)) || this.heldBack([r, c, 0])) return false;
+    this.sendReveal(seat, committers, commits);
+    return true;
   }
 
   /** SEALED_KEYS and ROUND_END at the round's end, GAME_END at the game's: true if we signed one. */
@@ -501,7 +525,7 @@ export class Seat extends Session {
     const mine = (kind: Kind, round: number, k: number): boolean => this.slot(kind, round, k).has(seat);
     switch (this.phase) {
       case "round-end":
-        if (!this.scored && settings.deal === "sealed") return this.oweKeys(seat);
+        if (!this.scored && settings.deal === "sealed") return this.revealOwedBeforeKeys(seat) ?? this.oweKeys(seat);
         if (!this.scored || mine("ROUND_END", r, 0) || !this.activeAt([r, ROUND_END_STEP, 1]).includes(seat)) return false;
       {
         const fields = body(["round", r], ["penalties", (this.history[r] as number[]).slice()],

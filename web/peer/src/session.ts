@@ -87,7 +87,6 @@ export class Session {
   scores: number[] = [];
   /** The bull heads of each round played. */
   readonly history: number[][] = [];
-  private readonly slots = new Map<string, Map<number, Envelope>>();
   private readonly positions = new Map<number, Position>();
   protected sealed: SealedRound | null = null;
   protected draftPicks = 0;
@@ -113,7 +112,7 @@ export class Session {
    * came back in after that drop (a seat dropped, back and dropped again has two; the reference's Table.rewinds). */
   private readonly excluded: ReadonlyMap<number, readonly Pos[]>;
   /** Every message in a slot, by seat: its slot and position (for "went on", and to take a dropped seat's out). */
-  private readonly placed = new Map<number, { key: string; pos: Pos; seq: number }[]>();
+  private readonly placed = new Map<number, { kind: Kind; round: number; k: number; pos: Pos; seq: number }[]>();
   /** Every message of a seat's chain that passed section 9's items 2 to 5 and 7, placed or not, by its slot; and the
    * furthest position among them (items 5 and 7 compare with the chain, whatever the seat's state here). */
   private readonly signed = new Map<number, Map<string, Envelope>>();
@@ -303,7 +302,7 @@ export class Session {
     this.expelled.set(seat, from);
     this.expelledFor.set(seat, code);
     this.forever.add(seat);
-    for (const m of this.placed.get(seat) ?? []) if (m.seq >= from) this.slots.get(m.key)?.delete(seat);
+    for (const m of this.placed.get(seat) ?? []) if (m.seq >= from) this.slot(m.kind, m.round, m.k).delete(seat);
     this.placed.set(seat, (this.placed.get(seat) ?? []).filter((m) => m.seq < from));
     // Its messages before `from` that wait (held behind its open vote, or for a later round) still count: since
     // items 4, 5 and 7 run on acceptance, a proof may come while they wait (the reference's Table.expel).
@@ -313,12 +312,12 @@ export class Session {
     this.pending = this.pending.filter((e) => !equal(e.sender, this.peers[seat] as Uint8Array) || e.seq < from);
     // The positions and seats the DROPs still in their slots name (the reference's Table.expel recomputes them).
     this.votes.clear();
-    for (const [key, slot] of this.slots) {
-      const [kind, round, k] = key.split("|");
-      if (kind !== "DROP" || !slot.size) continue;
-      const index = Number(k);
-      const stepPlace = Math.floor(index / 10);
-      this.votes.add(`${round}|${stepPlace % 34}|${Math.floor(stepPlace / 34)}|${index % 10}`);
+    for (const [round, ks] of this.slots.get("DROP") ?? []) {
+      for (const [index, slot] of ks) {
+        if (!slot.size) continue;
+        const stepPlace = Math.floor(index / 10);
+        this.votes.add(`${round}|${stepPlace % 34}|${Math.floor(stepPlace / 34)}|${index % 10}`);
+      }
     }
     throw new Restart();
   }
@@ -345,15 +344,16 @@ export class Session {
 
   // ---------------------------------------------------------------- acceptance: section 9's checks, the slots
 
-  /** The slots again, by kind, round and k: found without a key string made and hashed (the step machine and the
-   * moves owed ask for a slot dozens of times a message). A slot once made is never removed, only emptied. */
-  private readonly slotsFound = new Map<Kind, Map<number, Map<number, Map<number, Envelope>>>>();
+  /** The slots, by kind, round and k (section 11's table): nested maps, so that a slot is found without a key string
+   * made and hashed (the step machine and the moves owed ask for a slot dozens of times a message). A slot once
+   * made is never removed, only emptied. */
+  private readonly slots = new Map<Kind, Map<number, Map<number, Map<number, Envelope>>>>();
 
   protected slot(kind: Kind, round: number, k: number): Map<number, Envelope> {
-    let rounds = this.slotsFound.get(kind);
+    let rounds = this.slots.get(kind);
     if (!rounds) {
       rounds = new Map();
-      this.slotsFound.set(kind, rounds);
+      this.slots.set(kind, rounds);
     }
     let ks = rounds.get(round);
     if (!ks) {
@@ -362,12 +362,7 @@ export class Session {
     }
     let slot = ks.get(k);
     if (!slot) {
-      const key = `${kind}|${round}|${k}`;
-      slot = this.slots.get(key);
-      if (!slot) {
-        slot = new Map();
-        this.slots.set(key, slot);
-      }
+      slot = new Map();
       ks.set(k, slot);
     }
     return slot;
@@ -545,7 +540,7 @@ export class Session {
     const pos = positionOfMessage(kind, body, seat);
     if (pos) {
       const placed = this.placed.get(seat);
-      const m = { key: `${kind}|${round}|${k}`, pos, seq: env.seq };
+      const m = { kind, round, k, pos, seq: env.seq };
       if (placed) placed.push(m); // (only this map holds a seat's list: an expulsion or a drop puts a new one)
       else this.placed.set(seat, [m]);
     }
@@ -793,7 +788,15 @@ export class Session {
       const who = this.plays ? chooser(this.rows, this.plays) : null;
       return who === null ? [] : lacking("ROW_CHOICE", r, t, [who].filter((s) => active.includes(s)));
     }
-    if (step === ROUND_END_STEP && at[2] === 0) return lacking("SEALED_KEYS", r, 0, (this.sealed as SealedRound).shufflers.filter((s) => active.includes(s)));
+    if (step === ROUND_END_STEP && at[2] === 0) {
+      const shufflers = (this.sealed as SealedRound).shufflers.filter((s) => active.includes(s));
+      const keys = lacking("SEALED_KEYS", r, 0, shufflers);
+      if (keys.length) return keys;
+      // Every key in: the audit also needs every reveal below the stop, which a seat sends before its keys (17.8); one
+      // that sent its keys instead is waited on here, so that it can be voted out (11.1).
+      const stop = this.auditStop(r);
+      return shufflers.filter((s) => Array.from({ length: stop }, (_, t) => t).some((t) => !this.slot("PLAY_REVEAL", r, t).has(s)));
+    }
     if (step === ROUND_END_STEP) return lacking("ROUND_END", r, 0, active);
     return lacking("GAME_END", 0, 0, active);
   }
@@ -874,7 +877,7 @@ export class Session {
   private drop(x: number, at: Pos, voids = true): void {
     this.dropped.set(x, at);
     this.active.clear();
-    for (const m of this.placed.get(x) ?? []) if (cmp(m.pos, at) >= 0) this.slots.get(m.key)?.delete(x);
+    for (const m of this.placed.get(x) ?? []) if (cmp(m.pos, at) >= 0) this.slot(m.kind, m.round, m.k).delete(x);
     this.placed.set(x, (this.placed.get(x) ?? []).filter((m) => cmp(m.pos, at) < 0));
     this.held.delete(x);
     const sealed = this.sealed;
@@ -1237,6 +1240,13 @@ export class Session {
     return stateHash({ round: this.round, turn: this.turn, rows: this.rows, scores: this.scores, taken: this.piles });
   }
 
+  /** 17.7's stop of round r (the current one): the lowest turn of its alarms in so far, or the turn after the deal
+   * broke, or 10. */
+  protected auditStop(r: number): number {
+    const alarms = [...this.slot("SEALED_KEYS", r, 0)].filter(([, k]) => k.body.get("alarm") === true);
+    return Math.min(this.sealed?.brokenTurn ?? HAND_SIZE, ...alarms.map(([s]) => this.alarmTurns.get(`${r}|${s}`) ?? HAND_SIZE));
+  }
+
   /** 17.8: the deal is in and broke, or an alarm came: the round stops here and goes to its audit. */
   private auditNow(): boolean {
     const sealed = this.sealed;
@@ -1472,7 +1482,7 @@ export class Session {
         const shufflers = sealed.shufflers;
         if (!shufflers.every((s) => keys.has(s)) || this.heldBack([r, ROUND_END_STEP, 0])) return;
         const alarms = shufflers.filter((s) => keys.get(s)?.body.get("alarm") === true);
-        const stop = Math.min(sealed.brokenTurn, ...alarms.map((s) => this.alarmTurns.get(`${r}|${s}`) ?? HAND_SIZE));
+        const stop = this.auditStop(r);
         const reveals: [number, Envelope][] = [];
         for (let t = 0; t < stop; t++) {
           const slot = this.slot("PLAY_REVEAL", r, t);
