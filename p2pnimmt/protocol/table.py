@@ -250,6 +250,16 @@ class Table:
         return gone is not None and any(seat in self.slots.get(("REJOIN", r, 0), {})
                                         for r in range(gone.round, round_index + 1))
 
+    def lacking(self, seats: Sequence[int], slot: dict[int, Envelope]) -> bool:
+        """Some of `seats` has no message in `slot` (whose keys are seats). Every seat asked: counted, not scanned."""
+        if len(seats) == self.players:
+            return len(slot) < len(seats)
+        return any(s not in slot for s in seats)
+
+    def to_count(self) -> bool:
+        """Some vote to count or seat to expel (steps.count_votes has nothing to do in the usual game)."""
+        return bool(self.drop_steps or self.expelled)
+
     def playing(self, seat: int | None, round_index: int, step: int, place: int = 0) -> bool:
         return seat is not None and seat in self.active_at(round_index, step, place)
 
@@ -369,7 +379,7 @@ class Table:
             if sequential is not None:
                 return sequential[0]
             commits = self.slot("SEED_COMMIT", r)
-            missing = any(s not in commits for s in self.active_at(r, 0)) or self.held_back(SEED_COMMIT_STEP)
+            missing = self.lacking(self.active_at(r, 0), commits) or self.held_back(SEED_COMMIT_STEP)
             return SEED_COMMIT_STEP if missing else SEED_REVEAL_STEP
         if self.phase == Phase.TURN:
             key = (self.version, r, t)
@@ -408,7 +418,7 @@ class Table:
         commit, reveal, _ = turn_steps(t)
         commits = self.slot("PLAY_COMMIT", r, t)
         committers = self.active_at(r, commit)
-        if any(s not in commits for s in committers):
+        if self.lacking(committers, commits):
             return ()  # no set to compare with yet
         split = self.split_seats(r, t, committers)
         revealers = self.active_at(r, reveal)
