@@ -556,7 +556,11 @@ class Session:
 
     def _apply(self, effect: Effect) -> None:
         table = self.table
-        if isinstance(effect, Send):
+        if isinstance(effect, Emit):  # (the most frequent first: a committed card, a turn resolved)
+            if isinstance(effect.event, GameOver):
+                self.journal.seal()
+            self._emit(effect.event)
+        elif isinstance(effect, Send):
             self.send(effect.kind, effect.body)
         elif isinstance(effect, Fatal):
             if effect.code not in EXPELS or effect.final or self._proves_start(effect):
@@ -575,10 +579,6 @@ class Session:
             self._emit(SeatDropped(effect.seat, effect.step.round, effect.step.number))
         elif isinstance(effect, KeepSecret):
             self.journal.secret(effect.record)
-        elif isinstance(effect, Emit):
-            if isinstance(effect.event, GameOver):
-                self.journal.seal()
-            self._emit(effect.event)
 
     # ----------------------------------------------------------------- machinery
 
