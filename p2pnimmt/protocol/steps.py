@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import quorum
-from .commitments import commit_set_digest, commitment
+from .commitments import commitment
 from .effects import DropSeat, Effects, Emit, Fatal, Rewind, Send, StandInMove
 from .envelope import Envelope
 from .events import (
@@ -256,7 +256,7 @@ def step_turn(table: Table) -> Effects[None]:
                 yield Fatal(seat, "state-mismatch", f"{table.who_seat(seat)} committed on a different game state "
                             f"(round {r + 1}, turn {t + 1})", (commits[seat].wire,))
                 return
-    digest = commit_set_digest([commits[s].hash for s in committers])
+    digest = table.commit_digest(r, t, committers)
     revealers = table.active_at(r, reveal_step)
     reveals = table.slot("PLAY_REVEAL", r, t)
     if table.seat in revealers and table.seat not in reveals:
