@@ -326,7 +326,10 @@ class Node:
             if isinstance(item, Outgoing):
                 seated = self.session.keys if self.session is not None else {}
                 framed = None  # made once for every link it goes to, if any (most relays go to spectators only)
-                for peer, conn in list(self.links.items()):
+                # (a relay to spectators only is not asked of every seat's link: most tables have no spectator)
+                links = [(peer, conn) for peer, conn in self.links.items() if peer not in seated] \
+                    if item.watchers_only else list(self.links.items())
+                for peer, conn in links:
                     if meant_for(item, peer, seated):
                         if framed is None:
                             framed = msg_frame(item.wire)

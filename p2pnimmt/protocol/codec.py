@@ -6,6 +6,7 @@ received or sent, never a re-encoding.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import msgpack
@@ -95,7 +96,14 @@ def decode(data: bytes, limit: int = MAX_FRAME) -> Any:
     return value
 
 
+_packers = threading.local()  # one Packer per thread, made once (msgpack.packb makes one per call)
+
+
 def encode(value: Any) -> bytes:
-    """msgpack bytes of `value` (bin for bytes, str for text, no ext types)."""
-    packed: bytes = msgpack.packb(value, use_bin_type=True, strict_types=False)
+    """msgpack bytes of `value` (bin for bytes, str for text, no ext types): what msgpack.packb with these options
+    gives, by a Packer kept for the thread (it starts afresh after each value, and after a value it refused)."""
+    packer = getattr(_packers, "packer", None)
+    if packer is None:
+        packer = _packers.packer = msgpack.Packer(use_bin_type=True, strict_types=False)
+    packed: bytes = packer.pack(value)
     return packed

@@ -181,7 +181,8 @@ class Inbox:
             yield Refused(via, "unknown-sender", f"message from {self.who(via)} signed by {env.sender.hex()}, "
                                                  "who is not at this table")
             return
-        known = self._seen.get((env.sender, env.seq)) or self._ahead.get(env.sender, {}).get(env.seq)
+        ahead = self._ahead.get(env.sender)
+        known = self._seen.get((env.sender, env.seq)) or (ahead.get(env.seq) if ahead else None)
         if known is not None and known.hash == env.hash:
             yield from self._duplicate(known, via)
             return
@@ -189,13 +190,13 @@ class Inbox:
             yield Refused(via, "bad-signature", f"{env.kind} #{env.seq} claiming to be from {self.who(env.sender)}, "
                                                 f"delivered by {self.who(via)}, has a signature that does not verify")
             return
-        if known is not None and env.seq > self.head(env.sender)[0] and len(wire) > MAX_HELD_WIRE:
+        next_seq = self.head(env.sender)[0]
+        if known is not None and env.seq > next_seq and len(wire) > MAX_HELD_WIRE:
             return  # not held (too large to be ahead); it comes again in order, and is judged then
         if known is not None:
             yield Refused(env.sender, "equivocation", f"{self.who(env.sender)} signed two different messages "
                           f"#{env.seq} ({known.kind} and {env.kind})", True, (known.wire, env.wire))
             return
-        next_seq, _ = self.head(env.sender)
         if env.seq > next_seq and not self._hold_ahead(env, via):
             return
         if via == env.sender:
@@ -204,7 +205,8 @@ class Inbox:
             return
         self._wires[env.wire] = env
         yield Ready(env, via)
-        yield from self._drain(env.sender)
+        if self._ahead.get(env.sender):
+            yield from self._drain(env.sender)
 
     def _hold_ahead(self, env: Envelope, via: bytes | None) -> bool:
         """Hold `env`, ahead of its sender's chain, if the caps allow; False if it is not held."""

@@ -126,9 +126,8 @@ def check_body(kind: str, body: dict[str, Any]) -> None:
     for name, ok in OPTIONAL.get(kind, _NONE).items():
         if name in body and not ok(body[name]):
             raise BodyError(f"{kind} field {name!r} is invalid: {body[name]!r:.80}")
-    extra = body.keys() - _ALLOWED[kind]
-    if extra:
-        raise BodyError(f"{kind} has unknown fields {sorted(extra)}")
+    if not body.keys() <= _ALLOWED[kind]:  # (compared, not subtracted: no set made for a sound body)
+        raise BodyError(f"{kind} has unknown fields {sorted(body.keys() - _ALLOWED[kind])}")
     for name, ok in fields.items():
         if name not in body:
             raise BodyError(f"{kind} lacks field {name!r}")

@@ -104,6 +104,7 @@ class Session:
         self._rewinds: set[tuple[int, Step]] = set()  # drops found complete at a step this node had passed
         self._rebuilding = False
         self._signed: set[tuple[Any, ...]] = set()  # the slot of every message of ours accepted (slot_of)
+        self._relaying: frozenset[bytes] = frozenset()  # senders whose messages we relay to the seats (_take_start)
 
     # ----------------------------------------------------------------- the table, read-only
 
@@ -439,14 +440,12 @@ class Session:
         self.inbox.take(env)
         if env.sender == self.me:
             self._signed.add(slot_of(env.kind, env.body))
-        roster = self.roster
         if self.relay and env.sender != self.me:
             # One seat relays each sender's messages to the other seats: the next seat after the sender.
             # A message shown differently to different peers thus reaches everyone in both versions.
             # Every peer relays to spectators (who may be linked to it alone).
-            skip = tuple(p for p in (env.sender, via) if p is not None)
-            relayer = roster[(roster.index(env.sender) + 1) % self.players] if env.sender in self.keys else None
-            self._emit(Outgoing(env.wire, skip=skip, watchers_only=relayer != self.me or relayer is None))
+            skip = (env.sender,) if via is None else (env.sender, via)
+            self._emit(Outgoing(env.wire, skip=skip, watchers_only=env.sender not in self._relaying))
         if not self.table.void_since_expelled(env):
             self._drive(store(self.table, env))
         self._advance()
@@ -462,6 +461,9 @@ class Session:
         table.bots = [s["bot"] for s in roster]
         table.keys = {peer_id(s["key"]): s["key"] for s in roster}
         table.seat = table.roster.index(self.me) if self.me in table.keys else None
+        players = len(table.roster)
+        # the seats whose messages this node relays to the other seats: the seat before ours (see _accept)
+        self._relaying = frozenset(table.roster[s - 1] for s in range(players) if table.roster[s] == self.me)
         table.engine = Game(settings_from_body(body["settings"], len(roster)))
         table.deal = deal_for(table.engine.settings)
         for record in self._restored:
@@ -554,7 +556,11 @@ class Session:
 
     def _apply(self, effect: Effect) -> None:
         table = self.table
-        if isinstance(effect, Send):
+        if isinstance(effect, Emit):  # (the most frequent first: a committed card, a turn resolved)
+            if isinstance(effect.event, GameOver):
+                self.journal.seal()
+            self._emit(effect.event)
+        elif isinstance(effect, Send):
             self.send(effect.kind, effect.body)
         elif isinstance(effect, Fatal):
             if effect.code not in EXPELS or effect.final or self._proves_start(effect):
@@ -573,10 +579,6 @@ class Session:
             self._emit(SeatDropped(effect.seat, effect.step.round, effect.step.number))
         elif isinstance(effect, KeepSecret):
             self.journal.secret(effect.record)
-        elif isinstance(effect, Emit):
-            if isinstance(effect.event, GameOver):
-                self.journal.seal()
-            self._emit(effect.event)
 
     # ----------------------------------------------------------------- machinery
 

@@ -8,7 +8,6 @@ however far behind, reaches the same verdict.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from ..engine import HAND_SIZE, pick_order
@@ -22,6 +21,11 @@ from .quorum import vote_slot
 from .table import Table, standin_slot
 
 TURN_KINDS = ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE", "STANDIN")  # messages of one turn
+NO_STEP = Step(-1, -1)  # before every step: the furthest step of a seat that has signed nothing yet
+# The field that places a message within its round (a turn, a pick or a step), None where none does: each kind
+# has at most one of them, a count its body check has seen (so these read a sound body's field, not ask for three).
+POSITION_FIELD = {kind: next((n for n in ("turn", "pick", "step") if n in fields), None)
+                  for kind, fields in FIELDS.items()}
 
 
 def store(table: Table, env: Envelope) -> Effects[None]:
@@ -44,7 +48,7 @@ def store(table: Table, env: Envelope) -> Effects[None]:
         if round_of(env) > table.round:
             table.parked.append(env)  # it may be back by that round (11.3)
         return  # a dropped seat's client may still talk; the stand-in plays for it and nothing it says counts
-    if any(p.sender == env.sender for p in table.parked) or after_open_vote(table, seat, env):
+    if table.parked and any(p.sender == env.sender for p in table.parked) or after_open_vote(table, seat, env):
         table.parked.append(env)  # a voter's message from past its open vote: used once the vote is decided here
         return
     yield from place(table, seat, env)
@@ -72,7 +76,8 @@ def slot_key(table: Table, seat: int, env: Envelope) -> tuple[str, int, int]:
         return (kind, round_index, vote_slot(Step.of_message(round_index, kind, body, seat), body["seat"]))
     if kind == "STANDIN":
         return (kind, round_index, standin_slot(body["turn"], body["seat"]))
-    return (kind, round_index if kind != "GAME_END" else 0, body.get("turn", body.get("pick", 0)))
+    position = POSITION_FIELD[kind]
+    return (kind, round_index if kind != "GAME_END" else 0, body[position] if position is not None else 0)
 
 
 def in_chain(table: Table, seat: int, env: Envelope) -> Fatal | None:
@@ -80,18 +85,18 @@ def in_chain(table: Table, seat: int, env: Envelope) -> Fatal | None:
     and its sender's chain alone; None if none, and the message is then part of the chain those items compare with
     (its sender's position, furthest step and slots), whether or not it is placed."""
     kind, body = env.kind, env.body
-    who = partial(table.who, env.sender)  # named in a fault only: not made for every message
     if kind == "START":
-        return Fatal(seat, "unexpected", f"{who()} sent a second START", (env.wire,)) if env is not table.start \
-            else None
+        return Fatal(seat, "unexpected", f"{table.who(env.sender)} sent a second START", (env.wire,)) \
+            if env is not table.start else None
     assert table.start is not None and table.deal is not None
     if kind == "START_ACK" and env.sender == table.start.sender:
-        return Fatal(seat, "unexpected", f"{who()} sent START_ACK for its own START", (env.wire,))
+        return Fatal(seat, "unexpected", f"{table.who(env.sender)} sent START_ACK for its own START", (env.wire,))
     if kind == "START_ACK" and body["start"] != table.start.hash:
-        return Fatal(seat, "start-mismatch", f"{who()} acknowledged a different START", (env.wire,))
+        return Fatal(seat, "start-mismatch", f"{table.who(env.sender)} acknowledged a different START", (env.wire,))
     if kind != "START_ACK":
         round_index = body.get("round", table.round)
-        step = body["step"] if kind in ("DROP", "KEEP") else body.get("turn", body.get("pick", body.get("step", 0)))
+        position = POSITION_FIELD[kind]
+        step = body[position] if position is not None else 0
         problem = out_of_place(table, env.sender, kind, round_index, step)
         if kind in ("DROP", "KEEP", "STANDIN") and not problem and \
                 not (body["seat"] < table.players and body["seat"] != seat):
@@ -101,22 +106,22 @@ def in_chain(table: Table, seat: int, env: Envelope) -> Fatal | None:
             at = Step.of_message(round_index, kind, body, seat)
             problem = place_problem(table, body) or against_own_word(table, seat, kind, at, body["seat"])
         if problem:
-            return Fatal(seat, "unexpected", f"{who()} sent {kind} {problem}", (env.wire,))
+            return Fatal(seat, "unexpected", f"{table.who(env.sender)} sent {kind} {problem}", (env.wire,))
         if kind == "DRAFT_PICK" and (picker := pick_order(table.players, round_index)[step]) != seat:
             # the message alone says it: a fault whenever it arrives, also at a pick the stand-in makes (section 9)
-            return Fatal(seat, "out-of-turn", f"{who()} sent pick {step + 1} of round {round_index + 1}, which is "
-                         f"seat {picker}'s", (env.wire,))
+            return Fatal(seat, "out-of-turn", f"{table.who(env.sender)} sent pick {step + 1} of round "
+                         f"{round_index + 1}, which is seat {picker}'s", (env.wire,))
     key = slot_key(table, seat, env)
     signed = table.signed.setdefault(seat, {})
     first = signed.get(key)
     if first is not None:
         what = f" naming seat {body['seat']}" if kind in ("DROP", "KEEP") else ""
-        return Fatal(seat, "duplicate", f"{who()} sent two {kind} messages{what} for the same step",
+        return Fatal(seat, "duplicate", f"{table.who(env.sender)} sent two {kind} messages{what} for the same step",
                      (first.wire, env.wire))
     signed[key] = env
     if kind != "START_ACK":
         step_of = Step.of_message(round_of(env), kind, body, seat)
-        if step_of > table.signed_furthest.get(seat, Step(-1, -1)):
+        if step_of > table.signed_furthest.get(seat, NO_STEP):
             table.signed_furthest[seat] = step_of
     return None
 
@@ -180,7 +185,7 @@ def against_own_word(table: Table, seat: int, kind: str, at: Step, target: int) 
     with `target`'s message would have to rebuild a game its own signed messages came from.
     """
     signed = table.signed.get(seat, {})
-    if kind == "DROP" and (table.signed_furthest.get(seat, Step(-1, -1)) > at or
+    if kind == "DROP" and (table.signed_furthest.get(seat, NO_STEP) > at or
                            ("KEEP", at.round, vote_slot(at, target)) in signed):
         return f"naming seat {target} at {where(at)}, after it went on from that seat's message there"
     if kind == "KEEP" and ("DROP", at.round, vote_slot(at, target)) in signed:

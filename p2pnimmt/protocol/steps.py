@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import quorum
-from .commitments import commit_set_digest, commitment
+from .commitments import commitment
 from .effects import DropSeat, Effects, Emit, Fatal, Rewind, Send, StandInMove
 from .envelope import Envelope
 from .events import (
@@ -62,9 +62,12 @@ __all__ = ["GAME_END_STEP", "ROUND_END_STEP", "SEED_COMMIT_STEP", "SEED_REVEAL_S
 
 def advance(table: Table) -> Effects[None]:
     """One pass: join or complete drop votes, then the current phase's step."""
-    if (yield from count_votes(table)):
+    # (each part is asked only where it has something to do: a generator made for nothing costs what a pass
+    # while a turn waits for commits does)
+    if table.to_count() and (yield from count_votes(table)):
         return  # the session rebuilds the table: this one is done with
-    yield from unpark(table)
+    if table.parked:
+        yield from unpark(table)
     if table.rewinds and rewind_pending(table):
         return  # a rebuild stops where it drops a seat until that drop is made, a drop there that voids the round too
     step = PHASE_STEPS.get(table.phase)
@@ -100,7 +103,7 @@ def count_votes(table: Table) -> Effects[bool]:
     True if a vote is complete for a step this node has gone past (it used the seat's messages there, which
     the voters did not): the session then rebuilds the table with the seat dropped at that step.
     """
-    if not table.drop_steps and not table.expelled:
+    if not table.to_count():
         return False  # no vote anywhere, nobody to expel: nothing to count (the usual game)
     now = table.now()
     if now is None:
@@ -229,7 +232,7 @@ def step_deal(table: Table) -> Effects[None]:
 
 def step_turn(table: Table) -> Effects[None]:
     assert table.game.round is not None and table.deal is not None
-    if (yield from interrupted(table)):
+    if table.deal.interrupts and (yield from interrupted(table)):
         return
     r, t = table.round, table.turn
     record = table.record(r, t)
@@ -243,7 +246,7 @@ def step_turn(table: Table) -> Effects[None]:
         assert table.seat is not None
         if table.stand_in_asked(table.seat, r, t, commit_step):
             yield StandInMove()  # every other seat asked for our stalled move: our node makes it, marked auto
-    if table.held_back(commit_step) or any(s not in commits for s in committers):
+    if table.held_back(commit_step) or table.lacking(committers, commits):
         return
     if not record.state_checked:
         record.state_checked = True
@@ -253,7 +256,7 @@ def step_turn(table: Table) -> Effects[None]:
                 yield Fatal(seat, "state-mismatch", f"{table.who_seat(seat)} committed on a different game state "
                             f"(round {r + 1}, turn {t + 1})", (commits[seat].wire,))
                 return
-    digest = commit_set_digest([commits[s].hash for s in committers])
+    digest = table.commit_digest(r, t, committers)
     revealers = table.active_at(r, reveal_step)
     reveals = table.slot("PLAY_REVEAL", r, t)
     if table.seat in revealers and table.seat not in reveals:
@@ -265,7 +268,7 @@ def step_turn(table: Table) -> Effects[None]:
         agreed = yield from split_commit(table, split, committers, commits, revealers, reveals)
         if not agreed:
             return
-    if table.held_back(reveal_step) or any(s not in reveals for s in revealers):
+    if table.held_back(reveal_step) or table.lacking(revealers, reveals):
         return
     if any(reveals[s].body["commits"] not in agreed for s in revealers):
         # No fault (protocol.md 11, "A reveal naming another commit set"): the seat may hold a version of a split
@@ -276,7 +279,7 @@ def step_turn(table: Table) -> Effects[None]:
         if cards is None:
             return  # refused: a fatal fault
         record.cards = tuple(cards)
-    if (yield from interrupted(table)):
+    if table.deal.interrupts and (yield from interrupted(table)):
         return
     if not record.revealed:
         record.revealed = True

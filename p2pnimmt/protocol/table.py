@@ -61,6 +61,7 @@ class TurnRecord:
     cards: tuple[int, ...] | None = None  # every seat's card, checked (hidden cards learnt from the reveals)
     revealed: bool = False  # Revealed was emitted
     chooser: int | None = None  # the seat that must choose a row (RowChoiceNeeded was emitted)
+    commit_set: tuple[tuple[int, ...], bytes] | None = None  # (committers, the digest of their commits: commit_digest)
 
 
 class Table:
@@ -250,6 +251,29 @@ class Table:
         return gone is not None and any(seat in self.slots.get(("REJOIN", r, 0), {})
                                         for r in range(gone.round, round_index + 1))
 
+    def lacking(self, seats: Sequence[int], slot: dict[int, Envelope]) -> bool:
+        """Some of `seats` has no message in `slot` (whose keys are seats). Every seat asked: counted, not scanned."""
+        if len(seats) == self.players:
+            return len(slot) < len(seats)
+        return any(s not in slot for s in seats)
+
+    def commit_digest(self, r: int, t: int, committers: tuple[int, ...]) -> bytes:
+        """The digest of turn t's commit set: the commits of `committers`, every one held here (not `lacking`).
+
+        Kept per turn for the committers it was made for: a commit placed in its slot is never replaced (a second
+        one for the slot is a duplicate, protocol.md 9; an expelled seat's is taken out, and the set is then
+        lacking until the seat is dropped, which changes the committers), so the same committers mean the same
+        commits. Every pass while a turn waits for reveals asks it."""
+        record = self.record(r, t)
+        if record.commit_set is None or record.commit_set[0] != committers:
+            commits = self.slot("PLAY_COMMIT", r, t)
+            record.commit_set = (committers, commit_set_digest([commits[s].hash for s in committers]))
+        return record.commit_set[1]
+
+    def to_count(self) -> bool:
+        """Some vote to count or seat to expel (steps.count_votes has nothing to do in the usual game)."""
+        return bool(self.drop_steps or self.expelled)
+
     def playing(self, seat: int | None, round_index: int, step: int, place: int = 0) -> bool:
         return seat is not None and seat in self.active_at(round_index, step, place)
 
@@ -369,7 +393,7 @@ class Table:
             if sequential is not None:
                 return sequential[0]
             commits = self.slot("SEED_COMMIT", r)
-            missing = any(s not in commits for s in self.active_at(r, 0)) or self.held_back(SEED_COMMIT_STEP)
+            missing = self.lacking(self.active_at(r, 0), commits) or self.held_back(SEED_COMMIT_STEP)
             return SEED_COMMIT_STEP if missing else SEED_REVEAL_STEP
         if self.phase == Phase.TURN:
             key = (self.version, r, t)
@@ -391,8 +415,11 @@ class Table:
     def split_seats(self, r: int, t: int, committers: Sequence[int]) -> list[int]:
         """The seats with two versions of their commit of turn t held here: a committer, or a split seat expelled
         at this turn's commit step (protocol.md 12, split.py)."""
+        versions = self.versions.get((r, t))
+        if not versions:
+            return []  # (nobody signed two: the usual turn, asked by every pass while it waits for reveals)
         commit = turn_steps(t)[0]
-        return sorted(s for s, v in self.versions.get((r, t), {}).items() if len(v) > 1 and (
+        return sorted(s for s, v in versions.items() if len(v) > 1 and (
             s in committers or self.expelled_for.get(s) == "equivocation" and self.dropped.get(s) == Step(r, commit)))
 
     def disagreeing(self) -> tuple[int, ...]:
@@ -408,12 +435,12 @@ class Table:
         commit, reveal, _ = turn_steps(t)
         commits = self.slot("PLAY_COMMIT", r, t)
         committers = self.active_at(r, commit)
-        if any(s not in commits for s in committers):
+        if self.lacking(committers, commits):
             return ()  # no set to compare with yet
         split = self.split_seats(r, t, committers)
         revealers = self.active_at(r, reveal)
         if not split:
-            sets = {commit_set_digest([commits[s].hash for s in committers])}
+            sets = {self.commit_digest(r, t, committers)}
             return tuple(s for s in revealers if s in reveals and reveals[s].body["commits"] not in sets)
         options = commit_sets(sorted(set(committers) | set(split)), commits, self.versions[(r, t)])
         sets = set(options)
