@@ -358,7 +358,7 @@ def revealed_before_keys(table: Table) -> Effects[bool]:
     committers = table.active_at(r, commit_step)
     if table.held_back(commit_step) or any(s not in commits for s in committers):
         return False
-    yield our_reveal(table, commit_set_digest([commits[s].hash for s in committers]))
+    yield our_reveal(table, table.commit_digest(r, t, committers))
     return False
 
 
