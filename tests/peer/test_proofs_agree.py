@@ -45,7 +45,7 @@ from p2pnimmt.protocol.phase import Step
 from p2pnimmt.protocol.transcript import records
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from adversary import Adversary  # noqa: E402
+from adversary import Adversary, then_send  # noqa: E402
 from sealed_adversary import Cheat, keys_body  # noqa: E402
 
 
@@ -172,11 +172,7 @@ def test_a_row_choice_after_the_end_for_a_turn_never_reached_proves_nothing(chil
     Python node in its place, and the Python seats counted the extra inputs)."""
     cheat = 2
 
-    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
-        if env.kind == "GAME_END" and not adv.fired:
-            adv.fired = True
-            return adv.send(env.kind, body, env) + adv.send("ROW_CHOICE", {"round": 1, "turn": 0, "row": 0})
-        return None
+    rule = then_send("GAME_END", lambda body: True, lambda body: ("ROW_CHOICE", {"round": 1, "turn": 0, "row": 0}))
 
     table = Table(child, "open", 4, [1, 3, 5], seed=11, rounds=1)
     play(table, cheat, rule, in_order=True)
@@ -193,11 +189,8 @@ def test_a_seat_signs_its_round_end_before_joining_a_vote_there(child: NodeSeats
     message): the same two messages in the other order, with other seqs, so `check` failed ("sent other bytes")."""
     cheat = 2
 
-    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
-        if env.kind == "PLAY_COMMIT" and body["turn"] == 9 and not adv.fired:
-            adv.fired = True
-            return adv.send(env.kind, body, env) + adv.send("DROP", {"round": 0, "step": 32, "seat": 3, "place": 1})
-        return None
+    rule = then_send("PLAY_COMMIT", lambda body: body["turn"] == 9,
+                     lambda body: ("DROP", {"round": 0, "step": 32, "seat": 3, "place": 1}))
 
     table = Table(child, "open", 4, [1, 3, 5], seed=420, rounds=2)
     play(table, cheat, rule, in_order=True)
@@ -248,12 +241,8 @@ def test_a_shuffler_expelled_after_its_keys_is_dropped_at_its_round_end(child: N
     disagreed with itself (`result-mismatch` against honest seats), and the TypeScript nodes (which wait on nobody
     there) with it."""
     cheat = 2
-
-    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
-        if env.kind == "SEALED_KEYS" and body["round"] == 0 and not adv.fired:
-            adv.fired = True
-            return adv.send(env.kind, body, env) + adv.send("STANDIN", {"round": 0, "turn": 9, "seat": cheat})
-        return None
+    rule = then_send("SEALED_KEYS", lambda body: body["round"] == 0,
+                     lambda body: ("STANDIN", {"round": 0, "turn": 9, "seat": cheat}))
 
     table = Table(child, "sealed", 4, [1, 3, 5], seed=50, rounds=2)
     played(table, cheat, rule, tmp_path)
@@ -264,17 +253,12 @@ def test_a_shuffler_expelled_after_its_keys_is_dropped_at_its_round_end(child: N
                 assert found == [("unexpected", net.identities[cheat].peer)], (i, found)
 
 
-def row_choice_after_commit(turn: int) -> Any:
-    """An adversary's rule: right after its PLAY_COMMIT of turn `turn` + 1, a ROW_CHOICE (row 0) for that turn, which
-    its progression allows; it reaches every node before the turn can be resolved there (its own reveal comes
-    after it in its chain), so every node holds it in its slot until the turn's cards are known."""
-    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
-        if env.kind == "PLAY_COMMIT" and body["turn"] == turn and not adv.fired:
-            adv.fired = True
-            return adv.send(env.kind, body, env) + adv.send("ROW_CHOICE", {"round": body["round"], "turn": turn,
-                                                                            "row": 0})
-        return None
-    return rule
+def row_choice_after(kind: str, turn: int) -> Any:
+    """An adversary's rule: right after its `kind` of turn `turn` + 1, a ROW_CHOICE (row 0) for that turn, which its
+    progression allows. After its PLAY_COMMIT it reaches every node before the turn can be resolved there (its own
+    reveal comes after it in its chain), so every node holds it in its slot until the turn's cards are known."""
+    return then_send(kind, lambda body: body["turn"] == turn,
+                     lambda body: ("ROW_CHOICE", {"round": body["round"], "turn": turn, "row": 0}))
 
 
 def fault_words(table: Table, peer: bytes) -> list[tuple[str, bytes, str]]:
@@ -292,7 +276,7 @@ def test_a_wrong_choosers_held_row_choice_is_checked_when_the_turn_is_reached(tu
     all-Python one, and both verifiers agree."""
     cheat = 2
     table = Table(child, "open", 4, [1, 3, 5], seed=11, rounds=1)
-    outcomes = played(table, cheat, row_choice_after_commit(turn), tmp_path)
+    outcomes = played(table, cheat, row_choice_after("PLAY_COMMIT", turn), tmp_path)
     peer = table.mixed.identities[cheat].peer
     words = f"seat 2 (p2) chose a row in turn {turn + 1}, {whose}"
     for i, p in enumerate(table.mixed.peers):
@@ -314,16 +298,9 @@ def test_two_stray_row_choices_of_one_turn_are_named_alike_by_both(held: bool, c
     cheats = (0, 2)
     turn = 3
 
-    def after_reveal(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
-        if env.kind == "PLAY_REVEAL" and body["turn"] == turn and not adv.fired:
-            adv.fired = True
-            return adv.send(env.kind, body, env) + adv.send("ROW_CHOICE", {"round": body["round"], "turn": turn,
-                                                                            "row": 0})
-        return None
-
     table = Table(child, "open", 4, [1, 3, 5], seed=11, rounds=1)
     for net in table.nets:
-        advs = [Adversary(net, c, row_choice_after_commit(turn) if held else after_reveal) for c in cheats]
+        advs = [Adversary(net, c, row_choice_after("PLAY_COMMIT" if held else "PLAY_REVEAL", turn)) for c in cheats]
         net.start()
         net.run()
         assert all(adv.fired for adv in advs)

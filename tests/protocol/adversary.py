@@ -68,6 +68,18 @@ class AttackNet(Net):
                 raise
 
 
+def then_send(kind: str, when: Callable[[dict[str, Any]], bool],
+              extra: Callable[[dict[str, Any]], tuple[str, dict[str, Any]]]) -> Rule:
+    """A rule: the adversary's first `kind` message whose body `when` holds goes as it is, and right after it (next
+    in its chain) the message `extra(body)`, a kind and a body."""
+    def rule(adv: Adversary, env: Envelope, body: dict[str, Any]) -> Sends | None:
+        if env.kind == kind and when(body) and not adv.fired:
+            adv.fired = True
+            return adv.send(env.kind, body, env) + adv.send(*extra(body))
+        return None
+    return rule
+
+
 class Adversary:
     """Seat `seat` of `net`, sending what `rule` decides."""
 

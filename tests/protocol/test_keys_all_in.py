@@ -6,9 +6,7 @@ seat's keys, between the last key and the scoring, or after it: its keys count a
 
 from __future__ import annotations
 
-from typing import Any
-
-from adversary import Adversary
+from adversary import Adversary, then_send
 from sealed_adversary import SealedNet, sealed
 from support import outcome
 
@@ -19,12 +17,9 @@ from p2pnimmt.protocol.verify import verify_transcript
 CHEAT = 2
 
 
-def keys_then_a_standin_for_itself(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
-    """Its SEALED_KEYS of round 1, then a STANDIN naming itself (`unexpected`: expelled from there on)."""
-    if env.kind == "SEALED_KEYS" and body["round"] == 0 and not adv.fired:
-        adv.fired = True
-        return adv.send(env.kind, body, env) + adv.send("STANDIN", {"round": 0, "turn": 9, "seat": CHEAT})
-    return None
+# Its SEALED_KEYS of round 1, then a STANDIN naming itself (`unexpected`: expelled from there on).
+keys_then_a_standin_for_itself = then_send("SEALED_KEYS", lambda body: body["round"] == 0,
+                                           lambda body: ("STANDIN", {"round": 0, "turn": 9, "seat": CHEAT}))
 
 
 def test_a_shuffler_expelled_after_its_keys_is_dropped_at_its_round_end_on_every_node() -> None:
