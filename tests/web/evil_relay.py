@@ -45,14 +45,15 @@ class Plan:
     kept: tuple[bytes, int, bytes] | None = None  # (sender, seq, frame) of a message to send again later
 
 
-class EvilRelay:
+class PageRelay:
+    """A relay in front of a node's real one, for the phone page's tests: it serves the phone page itself and takes
+    its tunnels (`_relay`, each subclass's own); `tunnel_url` is the real relay's for a tunnel the page asked for."""
+
     def __init__(self, real_phone_url: str) -> None:
         self.real = real_phone_url  # http://127.0.0.1:PORT/phone?t=TOKEN
         self.origin = real_phone_url.split("/phone")[0]
         self.token = real_phone_url.split("t=", 1)[1]
         self.files = static_files()
-        self.plan = Plan()
-        self.game: bytes | None = None
         self.runner: web.AppRunner | None = None
         self.url = ""
 
@@ -80,13 +81,25 @@ class EvilRelay:
         body, kind = self.files[request.match_info["name"]]
         return web.Response(body=body, content_type=kind, headers=HEADERS)
 
+    async def _relay(self, request: web.Request) -> web.StreamResponse:
+        raise NotImplementedError
+
+    def tunnel_url(self, request: web.Request) -> str:
+        """The real relay's WebSocket URL for the tunnel `request` asked for (its port, claim and batch)."""
+        asked = "".join(f"&{k}={request.query.get(k, '')}" for k in ("port", "claim", "batch"))
+        return self.origin.replace("http://", "ws://") + f"/relay?t={self.token}{asked}"
+
+
+class EvilRelay(PageRelay):
+    def __init__(self, real_phone_url: str) -> None:
+        super().__init__(real_phone_url)
+        self.plan = Plan()
+        self.game: bytes | None = None
+
     async def _relay(self, request: web.Request) -> web.WebSocketResponse:
         page = web.WebSocketResponse(max_msg_size=1 << 20)
         await page.prepare(request)
-        asked = f"&port={request.query.get('port', '')}&claim={request.query.get('claim', '')}"
-        asked += f"&batch={request.query.get('batch', '')}"
-        target = self.origin.replace("http://", "ws://") + f"/relay?t={self.token}{asked}"
-        async with ClientSession() as session, session.ws_connect(target, origin=self.origin,
+        async with ClientSession() as session, session.ws_connect(self.tunnel_url(request), origin=self.origin,
                                                                    max_msg_size=1 << 20) as real:
             channels: dict[int, Channel] = {}
 

@@ -11,7 +11,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from test_web_phone_presence import LO, PHONE, WAIT, seated_phone, two_seats_and_a_tv
+from test_web_phone_presence import LO, WAIT, seated_phone, two_seats_and_a_tv
 
 GONE = {signal.SIGINT: "left the lobby before the game started (it said goodbye): there is no game to wait for",
         signal.SIGKILL: "is gone from the lobby before the game started (nothing listens there any more): there is no "
@@ -26,15 +26,8 @@ async def test_a_phone_in_the_lobby_says_its_host_left_and_stops_dialling(tmp_pa
     # which leaves at once: its host is gone) closes the tunnel saying why (web/relay.py: HOST_GONE).
     # A host of 3 seats (so the phone's seat does not start the game) and a TV's node that serves the phone page.
     host, phone_url = two_seats_and_a_tv(procs, tmp_path, "--seats", "3", "--rounds", "1")
-    context = await browser.new_context(**PHONE)
-    phone = await context.new_page()
-    errors: list[str] = []
-    phone.on("pageerror", lambda exc: errors.append(str(exc)))
     sockets: list = []
-    phone.on("websocket", lambda ws: sockets.append(ws))
-    await phone.goto(phone_url)
-    await phone.fill("#name", "zoe")
-    await phone.tap("#join")
+    phone, _, errors = await seated_phone(browser, phone_url, "zoe", sockets=sockets)
     host.wait_for("lobby: 2/3")  # the phone holds its seat in the host's lobby
     # ... and the page has the lobby the host sent it (its host's name): the host seeing the phone is not the phone
     # seeing the host (CI: killed in between, the page could only name the host by its key)

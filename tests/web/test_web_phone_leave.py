@@ -17,54 +17,28 @@ import signal
 from pathlib import Path
 
 from aiohttp import ClientSession, WSMsgType, web
-from test_web_phone_presence import LO, PHONE, PHONE_URL, WAIT
-
-from p2pnimmt.web.server import HEADERS, static_files
+from evil_relay import PageRelay
+from test_web_phone_presence import LO, PHONE_URL, WAIT, seated_phone
 
 OUTER_S = WAIT / 1000
 GONE = "left the lobby before the game started (it said goodbye): there is no game to wait for"
 
 
-class HoldingRelay:
+class HoldingRelay(PageRelay):
     """Serves the phone page; its first tunnel passes to the real relay both ways, and closes towards the page only
     once `release` is set (whatever the real relay or the page did before); every later tunnel is left unanswered."""
 
     def __init__(self, real_phone_url: str) -> None:
-        self.origin = real_phone_url.split("/phone")[0]
-        self.token = real_phone_url.split("t=", 1)[1]
-        self.files = static_files()
+        super().__init__(real_phone_url)
         self.release = asyncio.Event()
         self.tunnels = 0
         self.later = asyncio.Event()  # a second tunnel was asked for
         self.handlers: list[asyncio.Task] = []  # the tunnels' handlers, cancelled at `close`
-        self.runner: web.AppRunner | None = None
-        self.url = ""
-
-    async def start(self) -> None:
-        app = web.Application()
-        app.router.add_get("/phone", self._page)
-        app.router.add_get("/static/{name}", self._static)
-        app.router.add_get("/relay", self._relay)
-        self.runner = web.AppRunner(app, access_log=None)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.url = f"http://127.0.0.1:{port}/phone?t={self.token}"
 
     async def close(self) -> None:
         for task in self.handlers:
             task.cancel()
-        if self.runner is not None:
-            await self.runner.cleanup()
-
-    async def _page(self, request: web.Request) -> web.Response:
-        body, kind = self.files["phone.html"]
-        return web.Response(body=body, content_type=kind, charset="utf-8", headers=HEADERS)
-
-    async def _static(self, request: web.Request) -> web.Response:
-        body, kind = self.files[request.match_info["name"]]
-        return web.Response(body=body, content_type=kind, headers=HEADERS)
+        await super().close()
 
     async def _relay(self, request: web.Request) -> web.StreamResponse:
         self.tunnels += 1
@@ -74,9 +48,7 @@ class HoldingRelay:
             await asyncio.Event().wait()  # unanswered: the page's WebSocket stays CONNECTING (cancelled at cleanup)
         page = web.WebSocketResponse(max_msg_size=1 << 20, autoclose=False)  # its close answered at `release`
         await page.prepare(request)
-        asked = "".join(f"&{k}={request.query.get(k, '')}" for k in ("port", "claim", "batch"))
-        target = self.origin.replace("http://", "ws://") + f"/relay?t={self.token}{asked}"
-        async with ClientSession() as session, session.ws_connect(target, origin=self.origin,
+        async with ClientSession() as session, session.ws_connect(self.tunnel_url(request), origin=self.origin,
                                                                    max_msg_size=1 << 20) as real:
 
             async def up() -> None:
@@ -105,15 +77,8 @@ async def test_leave_then_take_a_seat_at_once_is_not_overwritten_by_the_old_tunn
     relay = HoldingRelay(host.wait_for(PHONE_URL).group(1))
     await relay.start()
     try:
-        context = await browser.new_context(**PHONE)
-        phone = await context.new_page()
-        errors: list[str] = []
-        phone.on("pageerror", lambda exc: errors.append(str(exc)))
         sockets: list = []
-        phone.on("websocket", lambda ws: sockets.append(ws))
-        await phone.goto(relay.url)
-        await phone.fill("#name", "zoe")
-        await phone.tap("#join")
+        phone, _, errors = await seated_phone(browser, relay.url, "zoe", sockets=sockets)
         await phone.wait_for_function(
             "() => document.getElementById('status').textContent === 'in the lobby: 2/3 seats'", timeout=WAIT)
         # Ctrl-C: the host says bye to the page and leaves; the page says so and offers "Leave". Its tunnel is still

@@ -22,12 +22,15 @@ PHONE_URL = r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)"
 WAIT = OUTER * 1000
 
 
-async def seated_phone(browser, url: str, name: str, context=None):
-    """A phone (390x844, touch) that opened `url`, typed `name` and took a seat; its page, context and errors."""
+async def seated_phone(browser, url: str, name: str, context=None, sockets: list | None = None):
+    """A phone (390x844, touch) that opened `url`, typed `name` and took a seat; its page, context and errors.
+    `sockets`: gets every WebSocket the page opens, from the first."""
     context = context or await browser.new_context(**PHONE)
     phone = await context.new_page()
     errors: list[str] = []
     phone.on("pageerror", lambda exc: errors.append(str(exc)))
+    if sockets is not None:
+        phone.on("websocket", lambda ws: sockets.append(ws))
     await phone.goto(url)
     await phone.fill("#name", name)
     await phone.tap("#join")
