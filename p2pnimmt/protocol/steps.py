@@ -356,7 +356,7 @@ def revealed_before_keys(table: Table) -> Effects[bool]:
             or table.seat not in table.active_at(r, reveal_step):
         return True
     committers = table.active_at(r, commit_step)
-    if table.held_back(commit_step) or any(s not in commits for s in committers):
+    if table.held_back(commit_step) or table.lacking(committers, commits):
         return False
     yield our_reveal(table, table.commit_digest(r, t, committers))
     return False
