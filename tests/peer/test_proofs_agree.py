@@ -377,3 +377,25 @@ def test_a_seat_that_sends_its_keys_instead_of_the_reveal_it_owes_is_waited_on(c
         if i != 0:
             assert faults(table, p) == [("absent", peer)], (i, faults(table, p))
             assert outcomes[i]["voided"] == [0] and outcomes[i]["dropped"] == [[0, [0, 32, 0]]], outcomes[i]
+
+
+@pytest.mark.parametrize("seed", [5, 6, 10])
+def test_a_turn_an_alarm_stopped_before_a_node_resolved_it_does_not_count_toward_away(seed: int, child: NodeSeats,
+                                                                                    tmp_path: Path) -> None:
+    """protocol.md 11.2, away: a node counts the stand-in's cards of each turn it resolves. A sealed game whose seat 1
+    (TypeScript) has its clock run out on every move, so each of its reveals is auto; the Python seat 2 raises a false
+    alarm right after its reveal of turn 1, which stops the round before some nodes resolved turn 1 (17.8). Such a
+    node holds seat 1's auto reveal of turn 1 but never resolved that turn: it does not count, and seat 1 is away
+    after its third auto card of round 2, not its second. Found by the seeded chaos (tests/peer/chaos.py, seed 13):
+    a TypeScript node counted every turn of a past round whose reveals it held, and the turn it stopped at, so it
+    showed seat 1 away one turn early where the Python node in its place did not (`check` failed: "counted other
+    seats away")."""
+    table = Table(child, "sealed", 4, [1, 3, 5], seed=seed, rounds=2, clock=30)
+    for net in table.nets:
+        net.clocked = {net.identities[1].peer}
+        alarm = Cheat(net, 2, alarm_after_reveal)
+        net.start()
+        net.run()
+        assert alarm.fired
+    check(table, tmp_path, gone=2)
+    assert all(table.mixed.away(p) == [1] for i, p in enumerate(table.mixed.peers) if i != 2)

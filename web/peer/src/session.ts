@@ -1001,6 +1001,8 @@ export class Session {
   }
 
   private streaksKey = "";
+  /** The turns each past round resolved here (11.2: away counts those; HAND_SIZE but in a round stopped early). */
+  private turnsResolved = new Map<number, number>();
   private streaksNow: number[] = [];
 
   private countStreaks(): number[] {
@@ -1008,7 +1010,9 @@ export class Session {
     const gap = this.keys.map(() => false);
     for (let r = 0; r <= this.round; r++) {
       for (let t = 0; t < 10; t++) {
-        const resolved = r < this.round || t < this.turn || (t === this.turn && this.phase !== "turn" && this.phase !== "deal");
+        // the turns this node resolved: of a past round as many as it had when the next began (fewer than 10 in a
+        // round an alarm or a broken deal stopped, 17.8: a turn below the stop it never resolved does not count)
+        const resolved = t < (r < this.round ? this.turnsResolved.get(r) ?? HAND_SIZE : this.turn);
         if (!resolved) break;
         const reveals = this.slot("PLAY_REVEAL", r, t);
         if (!reveals.size) continue;  // a void round's turns never came
@@ -1137,6 +1141,7 @@ export class Session {
 
   private beginRound(round: number): void {
     const settings = this.settings as Settings;
+    if (round > this.round) this.turnsResolved.set(this.round, this.turn); // (away, 11.2)
     this.round = round;
     this.turn = 0;
     this.scored = false;
