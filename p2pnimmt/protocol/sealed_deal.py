@@ -98,6 +98,7 @@ class SealedDeal(Deal):
         self.rounds: dict[int, SealedRound] = {}
         self.secrets: dict[int, tuple[RoundSecrets, bytes]] = {}  # round -> (our key and seed, commitment nonce)
         self.alarm_turns: dict[tuple[int, int], int] = {}  # (round, seat) -> the turn its alarm stops the round at
+        self.absent_words: dict[tuple[int, int], str] = {}  # (round, seat) -> why its drop voided the round
 
     # ----------------------------------------------------------------- secrets
 
@@ -457,6 +458,16 @@ class SealedDeal(Deal):
         """The seats that shuffled in the round so far (all of them, once every shuffle is in)."""
         return st.seats if st.seats is not None else tuple(st.shufflers)
 
+    def _owed_a_reveal(self, table: TableView, seat: int) -> bool:
+        """Dropped at its keys (r, 32, 0): a PLAY_REVEAL of `seat` is not in for a turn below the stop of every alarm
+        this node took in the round (a dropped seat's too) and of a broken deal: the message it lacked there was a
+        reveal it owed before its keys (17.8), whether or not its keys came (protocol.md 17.9, the words)."""
+        r = table.round
+        st = self.rounds.get(r)
+        stop = min([t for (at, _s), t in self.alarm_turns.items() if at == r] +
+                   [st.broken_turn if st is not None else HAND_SIZE])
+        return any(seat not in table.slot("PLAY_REVEAL", r, t) for t in range(stop))
+
     def leavers(self, table: TableView) -> tuple[int, ...]:
         st = self.rounds.get(table.round)
         if st is None or st.caught or st.settled:
@@ -476,9 +487,10 @@ class SealedDeal(Deal):
         for seat in gone:  # every seat dropped with the one that voids the round, in seat order (protocol.md 17.9)
             at = table.dropped[seat]  # (dropped at a later seat's shuffle: it stopped before its unlock)
             what = "its unlock" if at.number in (SHUFFLE_STEP, UNLOCK_STEP) else \
-                "its keys" if at.number == ROUND_END_STEP else "its card"
-            reasons[seat] = (f"{table.who_seat(seat)} stopped before sending {what} after it shuffled: its "
-                             f"layer cannot be removed nor its key revealed")
+                "its keys" if at.number == ROUND_END_STEP and not self._owed_a_reveal(table, seat) else "its card"
+            reasons[seat] = self.absent_words.setdefault(
+                (table.round, seat), f"{table.who_seat(seat)} stopped before sending {what} after it shuffled: its "
+                f"layer cannot be removed nor its key revealed")  # the words of its first count (17.9)
             if seat not in st.absent:
                 st.absent.add(seat)
                 yield Suspect(seat, "absent", reasons[seat])  # at fault: it left the deal half done

@@ -902,8 +902,17 @@ export class Session {
   }
 
   private absentReason(x: number, at: Pos): string {
-    const what = at[1] <= 1 ? "its unlock" : at[1] === ROUND_END_STEP ? "its keys" : "its card";
+    const what = at[1] <= 1 ? "its unlock" : at[1] === ROUND_END_STEP && !this.owedReveal(x, at[0]) ? "its keys" : "its card";
     return `seat ${x} (${this.names[x]}) stopped before sending ${what} after it shuffled: its layer cannot be removed nor its key revealed`;
+  }
+
+  /** Dropped at its keys: a reveal of x is not in for a turn below the stop of every alarm this node took in round r
+   * (a dropped seat's too: its keys are out of the slot, its alarm's turn is not) and of a broken deal (17.9's words). */
+  private owedReveal(x: number, r: number): boolean {
+    const alarms = [...this.alarmTurns].filter(([k]) => k.startsWith(`${r}|`)).map(([, turns]) => turns);
+    const stop = Math.min(this.sealed?.brokenTurn ?? HAND_SIZE, ...alarms);
+    for (let t = 0; t < stop; t++) if (!this.slot("PLAY_REVEAL", r, t).has(x)) return true;
+    return false;
   }
 
   private voidRound(x: number, at: Pos): void {
