@@ -894,3 +894,43 @@ def test_a_seat_being_dropped_is_expelled_by_its_own_proof_in_either_order(deal:
                 assert proof in codes, (order, i, codes)
                 assert outcomes[i]["phase"] == "over" and outcomes[i]["fault"] is None, (order, i, outcomes[i])
     assert ends["first"] == ends["after"]
+
+
+def test_a_seat_that_reaches_its_own_drop_joins_the_vote_there_first(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11, "Entropy" (a free choice, the reference's): five seats, open deal; seat 3 is gone after its
+    SEED_COMMIT, which never reaches the TypeScript seat 1, so seat 1 waits at the seed commits (step 0) on seat 3 and
+    votes it out there, while the others wait at the reveals (step 1) on seats 1 and 3 and drop both there together
+    (11.1, "Several seats gone together"). Then seat 3's commit reaches seat 1: it comes to (0, 1), where it waits on
+    seat 3 too and the drops of both are complete. Like the reference's count_votes it signs the DROP it owes there
+    (it is active there until the drops are made), then makes the drops: the same bytes as the Python node in its
+    place. Found by the seeded chaos (tests/peer/chaos.py, seed 303): the TypeScript seat made the drops first, so it
+    was no longer active and signed nothing ("sent other bytes")."""
+    table = Table(child, "open", 5, [1, 3, 6], seed=1, rounds=1)
+    for net in table.nets:
+        late, gone = net.identities[1].peer, net.identities[3].peer
+
+        def withhold(to: bytes, _frm: bytes, wire: bytes, late: bytes = late, gone: bytes = gone) -> bool:
+            env = open_envelope(wire)
+            return env.sender == gone and (env.seq >= 2 or to == late and env.kind == "SEED_COMMIT")
+
+        net.withhold = withhold
+        net.start()
+        net.run()
+        assert net.sessions[late].waiting_for() == (3,)
+        for voter in (0, 2, 4):  # (seat 3's node votes too: nothing it signs from here on comes out)
+            session: Any = net.sessions[net.identities[voter].peer]
+            assert session.waiting_for() == (1, 3)
+            for seat in (1, 3):
+                net.handle(net.identities[voter].peer, session.drop(seat))
+        seat_1: Any = net.sessions[late]
+        net.handle(late, seat_1.drop(3))
+        net.run()
+        commit = next(item for item in net.held if item[0] == late and open_envelope(item[2]).kind == "SEED_COMMIT")
+        net.held.remove(commit)
+        net.queue.append(commit)
+        net.withhold = lambda _to, frm, wire, withhold=withhold: withhold(b"", frm, wire)  # seat 3 stays gone
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert all(o["dropped"] == [[1, [0, 1, 0]], [3, [0, 1, 0]]] for i, o in enumerate(outcomes) if i != 3), outcomes
+    own = [body for seat, body in signed_in(table.mixed, table.mixed.peers[1], "DROP") if seat == 1]
+    assert own == [{"round": 0, "step": 0, "seat": 3}, {"round": 0, "step": 1, "seat": 3}], own  # (the others are over)

@@ -431,6 +431,12 @@ export class Seat extends Session {
     return this.oweNow() && this.inbox.chain(this.identity.peer).length > before;
   }
 
+  protected override joinFirst(): boolean {
+    if (this.replaying || this.phase === "over" || this.seat === null || this.start === null) return false;
+    const before = this.inbox.chain(this.identity.peer).length;
+    return this.oweVotes(this.seat) && this.inbox.chain(this.identity.peer).length > before;
+  }
+
   protected override oweAtOnce(): boolean {
     if (this.replaying || this.phase === "over" || this.seat === null || this.start === null || this.dropped.has(this.seat)) {
       return false;

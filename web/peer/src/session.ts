@@ -837,6 +837,9 @@ export class Session {
       this.rebuild(past[0], past[1]);
       return true;
     }
+    // The votes our seat owes here are signed before the drops complete here are made, as the reference's count_votes
+    // does (it joins, then drops: protocol.md 11, "Entropy"), though one of the drops is our own.
+    if (now && this.completeVotes().some(([, at]) => cmp(at, now) === 0) && this.joinFirst()) return true;
     // A drop here can complete another here (its seat's vote is no longer needed: 11.1, "Active"), and a set drops
     // all its seats at once: all of them are made before the game moves on (a void round would otherwise leave the
     // second for a position gone past).
@@ -853,6 +856,11 @@ export class Session {
       for (const [x, at] of here.sort((a, b) => a[0] - b[0])) this.drop(x, at);
       dropped = true;
     }
+  }
+
+  /** Sign the DROPs and KEEPs our seat owes where the game is (a Seat's; nothing here): true if we signed any. */
+  protected joinFirst(): boolean {
+    return false;
   }
 
   /** [seat, position] of every drop not yet made, in the reference's order (Table.complete_votes): by position; at
