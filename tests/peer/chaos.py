@@ -10,10 +10,11 @@ What a seed may draw (`Plan`):
   own node never signed it);
 - a cheat (a Python seat, so that its own session drives it, tests/protocol/adversary.py and sealed_adversary.py):
   its `nth` message of one kind is sent twice, with a field too many, with a field changed, or is followed by a row
-  choice for a turn gone by or for this one, a STANDIN or a DROP naming itself, or (a sealed deal) its keys early,
-  a false alarm, or its reveal is never sent;
-- presence: a seat cut off (and later back, asking for its seat, or not), a node restarted from its transcript, a
-  seat whose clock runs out on every move, a seat that stalls and is asked the stand-in's moves.
+  choice for a turn gone by or for this one, a STANDIN naming itself or any seat, a DROP for this turn or a later
+  one, a KEEP, a REJOIN while it is seated, or (a sealed deal) its keys early, a false alarm, or its reveal is never
+  sent;
+- presence: a seat cut off, or two (and later back, asking for their seats, or not), a node restarted from its
+  transcript, a seat whose clock runs out on every move, a seat that stalls and is asked the stand-in's moves.
 
 Whenever nothing is left to deliver, the table's clocks act (`quiet`): what was held back is delivered, a stalled
 seat is asked the stand-in's move, and every seat votes out each seat it waits on (the drop timer); a seat cut off
@@ -45,6 +46,7 @@ from p2pnimmt.protocol.session import LocalError  # noqa: E402
 CHEATS = ["twice", "extra-field", "wrong-value", "late-row", "stray-row", "standin-self", "drop-self",
           "keys-early", "false-alarm", "no-reveal"]
 SEALED_ONLY = {"keys-early", "false-alarm"}
+LATER_CHEATS = ["keep-other", "rejoin-early", "drop-future", "standin-other"]
 RARE = {"ROW_CHOICE", "ROUND_END", "SEALED_SHUFFLE", "SEALED_UNLOCK", "SEALED_KEYS", "START_ACK"}
 KINDS = ["PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE", "ROUND_END", "DRAFT_PICK", "SEALED_SHUFFLE", "SEALED_UNLOCK",
          "SEALED_KEYS", "START_ACK"]
@@ -63,6 +65,7 @@ class Plan:
     cheat: tuple[int, str, str, int] | None = None  # (seat, what, kind of message it hangs on, which one of them)
     forger: int | None = None  # the seat whose key signs twins at the network
     cut: tuple[int, int, bool] | None = None  # (seat, after so many deliveries, back after the vote)
+    cut2: tuple[int, int] | None = None  # a second seat cut off (after so many deliveries), back with the first
     restart: tuple[int, int] | None = None  # (node, after so many deliveries)
     clocked: int | None = None
     stalled: int | None = None
@@ -78,7 +81,7 @@ class Plan:
                  f"{self.rounds} round(s), clock {self.clock}"]
         if self.forger is not None:
             parts.append(f"forger {self.forger} from {self.forge_from} ({self.forge})")
-        for name in ("cheat", "cut", "restart", "clocked", "stalled"):
+        for name in ("cheat", "cut", "cut2", "restart", "clocked", "stalled"):
             if getattr(self, name) is not None:
                 parts.append(f"{name} {getattr(self, name)}")
         parts.append(f"hold {self.hold:.3f} twice {self.twice:.3f} replay {self.replay:.3f}")
@@ -119,6 +122,14 @@ def plan(seed: int) -> Plan:
     p.hold = rng.choice([0.0, 0.0, 0.01, 0.05])
     p.twice = rng.choice([0.0, 0.0, 0.01, 0.05])
     p.replay = rng.choice([0.0, 0.0, 0.005, 0.02])
+    # (drawn last, so that the draws above, and the seeds swept before these were added, stay as they were)
+    if rng.random() < 0.2 and python:
+        p.cheat = (rng.choice(python), rng.choice(LATER_CHEATS), "PLAY_COMMIT", rng.randrange(12))
+        if p.restart is not None and p.restart[0] == p.cheat[0]:
+            p.restart = None  # (a cheat's session is wrapped: it is not restarted)
+    others = [s for s in range(players) if p.cheat is None or s != p.cheat[0]]
+    if p.cut is not None and rng.random() < 0.3:
+        p.cut2 = (rng.choice([s for s in others if s != p.cut[0]]), p.cut[1] + rng.randrange(0, 40 * players))
     return p
 
 
@@ -203,8 +214,16 @@ def cheat_rule(p: Plan, net: Mixed) -> tuple[Any, Any] | None:
             extra = ("ROW_CHOICE", {"round": r, "turn": t, "row": rng.randrange(4)})
         elif what == "standin-self":
             extra = ("STANDIN", {"round": r, "turn": t, "seat": seat})
-        else:  # drop-self: a vote naming a seat at the commit step of this turn
+        elif what == "drop-self":  # a vote naming a seat at the commit step of this turn
             extra = ("DROP", {"round": r, "step": 2 + 3 * t, "seat": rng.randrange(p.players)})
+        elif what == "drop-future":  # a vote at the commit step of a later turn
+            extra = ("DROP", {"round": r, "step": 2 + 3 * min(t + 1 + rng.randrange(3), 9), "seat": rng.randrange(p.players)})
+        elif what == "keep-other":
+            extra = ("KEEP", {"round": r, "step": 2 + 3 * t, "seat": rng.randrange(p.players)})
+        elif what == "rejoin-early":
+            extra = ("REJOIN", {"round": r})
+        else:  # standin-other: the stand-in asked for any seat's move of this turn
+            extra = ("STANDIN", {"round": r, "turn": t, "seat": rng.randrange(p.players)})
         return adv.send(env.kind, body, env) + adv.send(*extra)
     return None, Adversary(net, seat, rule)
 
@@ -293,6 +312,8 @@ class Chaos:
         p, net = self.p, self.net
         if p.cut is not None and self.count == p.cut[1]:
             net.cut = {net.identities[p.cut[0]].peer}
+        if p.cut2 is not None and self.count == p.cut2[1]:
+            net.cut = net.cut | {net.identities[p.cut2[0]].peer}
         if p.restart is not None and self.count == p.restart[1]:
             peer = net.peers[p.restart[0]]
             if peer not in net.cut:
@@ -356,14 +377,17 @@ class Chaos:
     def ask_back(self) -> bool:
         net, p = self.net, self.p
         assert p.cut is not None
-        x = net.identities[p.cut[0]].peer
-        if p.cut[0] not in net.dropped_at(x):
-            return False
-        try:
-            net.handle(x, net.sessions[x].rejoin())  # type: ignore[union-attr]
-            return True
-        except (LocalError, TypeScriptRefused):
-            return False
+        asked = False
+        for seat in [p.cut[0]] + ([p.cut2[0]] if p.cut2 is not None else []):
+            x = net.identities[seat].peer
+            if seat not in net.dropped_at(x):
+                continue
+            try:
+                net.handle(x, net.sessions[x].rejoin())  # type: ignore[union-attr]
+                asked = True
+            except (LocalError, TypeScriptRefused):
+                pass
+        return asked
 
 
 def table_of(p: Plan, child: NodeSeats) -> Table:
