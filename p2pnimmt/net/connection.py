@@ -140,6 +140,7 @@ class Connection:
         self.sent: set[bytes] = set()  # session messages already sent on this link (never twice)
         self.received: set[bytes] = set()  # session messages its peer sent on this link that we hold
         self._pending: list[bytes] = []  # frames queued this turn of the event loop, written together
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop its flushes are called on (asked once)
         self._in = b""  # bytes read from the socket, from offset _at on not yet taken as frames
         self._at = 0
         self.faults = 0  # bad messages that came over this link
@@ -274,7 +275,10 @@ class Connection:
         if self.closed or self.writing_ended:
             return
         if not self._pending:
-            asyncio.get_running_loop().call_soon(self._flush)
+            loop = self._loop
+            if loop is None:
+                loop = self._loop = asyncio.get_running_loop()
+            loop.call_soon(self._flush)
         self._pending.append(data)
 
     def _records_written(self) -> bool:
@@ -333,7 +337,7 @@ class Connection:
         if self.closed:
             return  # as a read loop `while not conn.closed` would
         tap, reader = self._tap, self.reader
-        link = _Link(self, handle, burst, ended)
+        link = _Link(self, handle, burst, ended, loop)
         tap.link = link  # the socket's bytes go to the link from now on, the stream gets none
         # What the stream read from the socket and nobody took yet: told it has ended (nothing more will reach it), it
         # hands all of it over without waiting, and resumes the socket's reading if it had paused it (its limit).
@@ -350,7 +354,7 @@ class Connection:
         else:
             why = ConnectionFailed("connection closed") if tap.ended else None
         self._served = link
-        link.waiting(loop)
+        link.waiting()
         if self._in[self._at:] or pending:
             link.data_received(pending)
         if why is not None:
@@ -361,11 +365,6 @@ class Connection:
             link.stop()
             self._served = None
             self._deadline = None
-
-    def _take(self) -> tuple[str, Any] | None:
-        """The next whole frame among those read, parsed, or None."""
-        data = self._buffered()
-        return None if data is None else _parse(data)
 
     def _buffered(self) -> bytes | None:
         """The next whole frame's bytes among those read, or None; ConnectionFailed if its length is over the limit."""
@@ -502,18 +501,20 @@ class _Link:
     """A served link (Connection.serve): the socket's bytes (from its _Tap) go to the Connection's frames, each
     whole frame to `handle`; the end of the link ends `ended`."""
 
-    __slots__ = ("conn", "handle", "burst", "done")
+    __slots__ = ("conn", "handle", "burst", "done", "loop")
 
     def __init__(self, conn: Connection, handle: Callable[[str, Any], None],
-                 burst: Callable[[], AbstractContextManager[Any]] | None, ended: asyncio.Future[None]) -> None:
+                 burst: Callable[[], AbstractContextManager[Any]] | None, ended: asyncio.Future[None],
+                 loop: asyncio.AbstractEventLoop) -> None:
         self.conn = conn
         self.handle = handle
         self.burst = burst if burst is not None else nullcontext
         self.done = ended
+        self.loop = loop  # serve()'s (asked once: not at each read)
 
-    def waiting(self, loop: asyncio.AbstractEventLoop) -> None:
+    def waiting(self) -> None:
         """A wait for the next frame begins: it is due whole within the idle timeout (the link's timer checks)."""
-        conn = self.conn
+        conn, loop = self.conn, self.loop
         conn._deadline = loop.time() + conn.idle_timeout
         if conn._watch is None:
             conn._watch = loop.call_at(conn._deadline, conn._check_idle)
@@ -527,18 +528,18 @@ class _Link:
         try:
             with self.burst():
                 while not conn.closed:
-                    frame = conn._take()
-                    if frame is None:
+                    whole = conn._buffered()
+                    if whole is None:
                         break
                     handled = True
-                    self.handle(*frame)
+                    self.handle(*_parse(whole))
         except Exception as exc:  # ConnectionFailed: the link's end; anything else: as the read loop raised it
             self.ended(exc)
             return
         if conn.closed:
             self.ended(None)
         elif handled:
-            self.waiting(asyncio.get_running_loop())
+            self.waiting()
 
     def ended(self, why: BaseException | None) -> None:
         if not self.done.done():

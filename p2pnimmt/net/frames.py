@@ -51,7 +51,7 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
                 conn.warned.add(kind)
                 quiet.warning(conn.address, "msg frame without bytes", "%s sent a msg frame without bytes",
                               fingerprint(conn.peer))
-        if conn.faults > node.mesh.fault_budget(conn.peer) and not conn.closed:
+        if conn.faults and conn.faults > node.mesh.fault_budget(conn.peer) and not conn.closed:  # (a budget: >= 0)
             node.mesh.cut_for_bad_messages(conn)
     elif kind == "heads":
         for wire in session.missing_for(payload):

@@ -1,15 +1,18 @@
-"""What a Session tells its caller: bytes to send, and events (frozen dataclasses)."""
+"""What a Session tells its caller: bytes to send (a named tuple), and events (frozen dataclasses)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Outgoing:
+class Outgoing(NamedTuple):
     """Send `wire` to peer `to`, or to every peer when `to` is None, except the peers in `skip`.
 
     With `watchers_only`, send it only to peers that have no seat (spectators).
+
+    A named tuple (one is made for every message a session accepts: its relay): read-only like the events, at a
+    third of a frozen dataclass's constructor.
     """
 
     wire: bytes

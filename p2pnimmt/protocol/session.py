@@ -419,15 +419,15 @@ class Session:
         for found in self.inbox.ingest(wire, via):
             if self.phase == Phase.ABORTED:
                 return
-            if isinstance(found, Refused):
+            if isinstance(found, Ready):  # (the most frequent first)
+                self._accept(found.env, found.via)
+            elif isinstance(found, Refused):
                 if found.fatal:
                     self._proven(found)
                 else:
                     self._fault(found.peer, found.code, found.detail, found.evidence)
             elif isinstance(found, StartFound):
                 self._take_start(found.env)
-                self._accept(found.env, found.via)
-            elif isinstance(found, Ready):
                 self._accept(found.env, found.via)
 
     def _accept(self, env: Envelope, via: bytes | None) -> None:
