@@ -32,9 +32,23 @@ export type Found =
 const refused = (peer: Uint8Array | null, code: string, detail: string): Found =>
   ({ type: "fault", fault: { peer, code, detail, fatal: false, evidence: [] } });
 
-/** A wire message's signature, its last 64 bytes, as a map key. */
-function signatureKey(wire: Uint8Array): string {
-  return String.fromCharCode.apply(null, wire.subarray(wire.length - SIGNATURE_SIZE) as unknown as number[]);
+/** A wire message's signature (its last 64 bytes) as a map key: its first 30 bits, a number (no string of 64 made
+ * and hashed at every delivery). Two signatures alike there are told apart by their bytes (`ingest`): the second
+ * takes the first one's place, and a copy of the first then passes the gates the long way, with the same outcome. */
+function signatureKey(wire: Uint8Array): number {
+  const at = wire.length - SIGNATURE_SIZE;
+  return (wire[at] as number) | ((wire[at + 1] as number) << 8) | ((wire[at + 2] as number) << 16) | (((wire[at + 3] as number) & 0x3f) << 24);
+}
+
+/** The map key (hex) of a peer id this node asks about again and again (its own, a seat's): made once per id. */
+const peerKeys = new WeakMap<Uint8Array, string>();
+function peerKey(peer: Uint8Array): string {
+  let key = peerKeys.get(peer);
+  if (key === undefined) {
+    key = hex(peer);
+    peerKeys.set(peer, key);
+  }
+  return key;
 }
 
 /** Signature and chain bookkeeping for one node. */
@@ -56,7 +70,7 @@ export class Inbox {
    * (relays send them all the time: about two per new message at 10 seats) is known by its bytes, before it is
    * decoded and hashed, and passes the gates exactly as its decoded copy would (section 8: a copy, nothing more to
    * check). */
-  private readonly known = new Map<string, { env: Envelope; sender: string }>();
+  private readonly known = new Map<number, { env: Envelope; sender: string }>();
 
   /** peer id (hex) -> "seat s (name)", once the START is taken (the session sets it). */
   labels = new Map<string, string>();
@@ -79,7 +93,7 @@ export class Inbox {
 
   /** The messages accepted from a sender so far. */
   chain(sender: Uint8Array): readonly Envelope[] {
-    return this.heads.get(hex(sender))?.accepted ?? [];
+    return this.heads.get(peerKey(sender))?.accepted ?? [];
   }
 
   /** What these bytes are: a START to take, the next message of a chain (and any it releases), or faults. */

@@ -1039,10 +1039,17 @@ export class Session {
 
   private advance(): void {
     for (;;) {
-      const state = (): string => `${this.phase}|${this.round}|${this.turn}|${this.draftPicks}|${this.checked.size}|${this.scored}|${this.plays !== null}`;
-      const before = state();
+      // What a step may change (compared field by field: no string made at every pass).
+      const phase = this.phase;
+      const round = this.round;
+      const turn = this.turn;
+      const picks = this.draftPicks;
+      const checked = this.checked.size;
+      const scored = this.scored;
+      const plays = this.plays !== null;
       this.step();
-      if (before === state()) return;
+      if (phase === this.phase && round === this.round && turn === this.turn && picks === this.draftPicks
+        && checked === this.checked.size && scored === this.scored && plays === (this.plays !== null)) return;
     }
   }
 
