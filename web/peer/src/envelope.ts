@@ -3,7 +3,7 @@
  * signed = msgpack [version 1, game: bin(16), sender: bin(16), seq, prev: bin(32), kind: str, body: map].
  * Signature: Ed25519 over "p2pnimmt/message/v1" || signed; the message hash: SHA-256(signed).
  */
-import { ascii, concat } from "./bytes.js";
+import { ascii, joinedForNow } from "./bytes.js";
 import { decode, DecodeError, type Encodable, encode, MAX_MESSAGE, type MsgMap, pyValueRepr, type Value } from "./codec.js";
 import { sha256 } from "./hash.js";
 import { GAME_ID_SIZE, type Identity, PEER_ID_SIZE, SIGNATURE_SIZE, verify } from "./identity.js";
@@ -31,7 +31,7 @@ export interface Envelope {
 export function seal(identity: Identity, game: Uint8Array, seq: number, prev: Uint8Array, kind: string,
   body: ReadonlyMap<string, Encodable> | { readonly [key: string]: Encodable }): Envelope {
   const signed = encode([VERSION, game, identity.peer, seq, prev, kind, body]);
-  const signature = identity.sign(concat(SIGN_TAG, signed));
+  const signature = identity.sign(joinedForNow([SIGN_TAG, signed])); // read at once, not kept
   return openOwn(encode([signed, signature])); // encode's bytes are a fresh copy already
 }
 
@@ -73,5 +73,5 @@ function openOwn(wire: Uint8Array): Envelope {
 
 /** Whether the key signed the message's exact bytes. */
 export function signedBy(envelope: Envelope, publicKey: Uint8Array): boolean {
-  return verify(publicKey, envelope.signature, concat(SIGN_TAG, envelope.signed));
+  return verify(publicKey, envelope.signature, joinedForNow([SIGN_TAG, envelope.signed])); // read at once, not kept
 }

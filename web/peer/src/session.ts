@@ -163,7 +163,7 @@ export class Session {
   /** The bytes one peer delivered (null: no link, e.g. a transcript): the faults found, in order. */
   receive(wire: Uint8Array, via: Uint8Array | null = null): Fault[] {
     return this.run(() => {
-      for (const found of this.inbox.ingest(wire, via)) this.handle(found);
+      this.inbox.ingest(wire, via, (found) => this.handle(found));
     });
   }
 
@@ -175,7 +175,7 @@ export class Session {
     if (found.type === "start") {
       this.takeStart(found.env);
       this.inbox.labels = new Map(this.peers.map((p, s) => [hex(p), `seat ${s} (${this.names[s] as string})`]));
-      for (const next of this.inbox.take(found.env, this.keys, found.via)) this.handle(next);
+      this.inbox.take(found.env, this.keys, found.via, (next) => this.handle(next));
       return;
     }
     this.accept(found.env, true, found.via);
@@ -1346,9 +1346,13 @@ export class Session {
   /** The commit set of these committers' commits (section 10), hashed once for the same commits (the step machine,
    * the moves owed and the screen ask for it many times a turn). Shared: not to be changed. */
   protected commitSetOf(committers: readonly number[], commits: ReadonlyMap<number, Envelope>): Uint8Array {
-    const envs = committers.map((s) => commits.get(s) as Envelope);
     const memo = this.commitSetMemo;
-    if (memo && memo.envs.length === envs.length && memo.envs.every((e, i) => e === envs[i])) return memo.digest;
+    if (memo && memo.envs.length === committers.length) {
+      let same = true;
+      for (let i = 0; i < committers.length && same; i++) same = commits.get(committers[i] as number) === memo.envs[i];
+      if (same) return memo.digest;
+    }
+    const envs = committers.map((s) => commits.get(s) as Envelope);
     const digest = commitSet(envs.map((e) => e.hash));
     this.commitSetMemo = { envs, digest };
     return digest;
@@ -1357,6 +1361,7 @@ export class Session {
   /** The seats with two versions of their commit of turn t held here: a committer, or a split seat expelled at this
    * turn's commit step (section 12). */
   private splitSeats(r: number, t: number, committers: readonly number[]): number[] {
+    if (!this.versions.size) return []; // no proof of a split commit held (asked at every pass of the step machine)
     const c = commitStep(t);
     const versions = this.versions.get(`${r}|${t}`);
     return [...(versions?.keys() ?? [])].filter((s) => ((versions?.get(s)?.size ?? 0) > 1) && (committers.includes(s)
@@ -1379,6 +1384,13 @@ export class Session {
     const split = this.splitSeats(r, t, committers);
     const revealers = this.activeAt([r, c + 1, 0]);
     const named = (s: number): Uint8Array | undefined => reveals.get(s)?.body.get("commits") as Uint8Array | undefined;
+    if (!split.length) { // the one commit set this node can build (asked at every pass once reveals are in)
+      const digest = this.commitSetOf(committers, commits);
+      return revealers.filter((s) => {
+        const d = named(s);
+        return d !== undefined && !equal(d, digest);
+      });
+    }
     let options = split.length
       ? commitSets([...new Set([...committers, ...split])].sort((a, b) => a - b), commits,
         this.versions.get(`${r}|${t}`) as Map<number, Map<string, Envelope>>)
