@@ -1244,8 +1244,18 @@ export class Session {
   }
 
   protected stateNow(): Uint8Array {
-    return stateHash({ round: this.round, turn: this.turn, rows: this.rows, scores: this.scores, taken: this.piles });
+    const memo = this.stateMemo;
+    if (memo && memo.round === this.round && memo.turn === this.turn && memo.rows === this.rows && memo.scores === this.scores
+      && memo.piles === this.piles) return memo.hash;
+    const hash = stateHash({ round: this.round, turn: this.turn, rows: this.rows, scores: this.scores, taken: this.piles });
+    this.stateMemo = { round: this.round, turn: this.turn, rows: this.rows, scores: this.scores, piles: this.piles, hash };
+    return hash;
   }
+
+  /** stateNow's last answer and what it hashed (a seat's commit and the step machine ask for it each turn): the state
+   * changes only with the round, the turn or new rows, scores or piles arrays (the piles take a turn's cards in place
+   * as the rows are replaced and the turn moves on). Shared: not to be changed. */
+  private stateMemo: { round: number; turn: number; rows: Card[][]; scores: number[]; piles: Card[][]; hash: Uint8Array } | null = null;
 
   /** 17.7's stop of round r (the current one): the lowest turn of its alarms in so far, or the turn after the deal
    * broke, or 10. */
