@@ -33,6 +33,24 @@ export function concat(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** The buffer `joinedForNow` fills: grown as needed, never shrunk below a message's size. */
+let scratch = new Uint8Array(1024);
+
+/** The parts one after the other, in a buffer the next call fills again: for bytes read at once and dropped (a hash's
+ * input, a signature check's), with no new buffer each time (a few hundred bytes to allocate and free cost more than
+ * hashing them). */
+export function joinedForNow(parts: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const p of parts) size += p.length;
+  if (size > scratch.length) scratch = new Uint8Array(Math.max(size, 2 * scratch.length));
+  let at = 0;
+  for (const p of parts) {
+    scratch.set(p, at);
+    at += p.length;
+  }
+  return scratch.subarray(0, size);
+}
+
 /** `value` as `size` bytes, big-endian (size ≤ 8, 0 ≤ value < 2^(8·size)). */
 export function uintBE(value: number | bigint, size: number): Uint8Array {
   if (typeof value === "number" && size <= 4 && Number.isInteger(value) && value >= 0 && value < 2 ** (8 * size)) {

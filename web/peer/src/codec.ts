@@ -140,13 +140,57 @@ function typeName(v: Value): string {
   return Array.isArray(v) ? "list" : "dict";
 }
 
+/** Short ASCII strings decoded so far (kinds, field names, codes: the same few in every message), by a hash of their
+ * bytes: each decoded once, then the same string given back, with no decoder call, no new string, its hash for the
+ * maps computed once. */
+const SHORT_STR = 16;
+const MAX_KNOWN_STRINGS = 1024;
+const knownStrings = new Map<number, string>();
+
+/** The string of the `n` bytes at `at`, if they are ASCII: one known already, or (while there is room) made and kept;
+ * null for other bytes (decoded the long way). */
+function knownString(data: Uint8Array, at: number, n: number): string | null {
+  let hash = n;
+  for (let i = at; i < at + n; i++) {
+    const b = data[i] as number;
+    if (b >= 0x80) return null;
+    hash = (Math.imul(hash, 31) + b) | 0;
+  }
+  const known = knownStrings.get(hash);
+  if (known !== undefined && known.length === n) {
+    let same = true;
+    for (let i = 0; i < n; i++) {
+      if (known.charCodeAt(i) !== data[at + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return known;
+  }
+  if (knownStrings.size >= MAX_KNOWN_STRINGS) return null;
+  let text = "";
+  for (let i = at; i < at + n; i++) text += String.fromCharCode(data[i] as number);
+  const kept = internalized(text);
+  if (known === undefined) knownStrings.set(hash, kept);
+  return kept;
+}
+
+/** V8 keeps one copy of each string used as a property name: the protocol's names as its source spells them, so that a
+ * map's key and the name looked up compare at once. */
+function internalized(text: string): string {
+  const holder: Record<string, true> = Object.create(null) as Record<string, true>;
+  holder[text] = true;
+  return Object.keys(holder)[0] ?? text;
+}
+
 class Reader {
   at = 0;
   /** Containers open now that still have entries to read (msgpack-python's stack). */
   private open = 0;
   /** The deepest container read (the outermost is 1). */
   deepest = 0;
-  constructor(private readonly data: Uint8Array, private readonly limit: number) {}
+  /** `views`: a bin is a view of `data`, not a copy (the caller owns `data` and never changes it). */
+  constructor(private readonly data: Uint8Array, private readonly limit: number, private readonly views: boolean) {}
 
   private need(n: number): void {
     if (this.at + n > this.data.length) throw msgpackError("Unpack failed: incomplete input");
@@ -172,15 +216,25 @@ class Reader {
     return Number.isSafeInteger(Number(v)) && BigInt(Number(v)) === v ? Number(v) : v;
   }
 
-  private bytes(n: number): Uint8Array {
+  /** The next `n` bytes: a view of `data` where nothing keeps them (a str's, read at once), or where the caller
+   * asked for views; else a copy. */
+  private bytes(n: number, view: boolean): Uint8Array {
     this.need(n);
-    const out = this.data.slice(this.at, this.at + n);
+    const out = view ? this.data.subarray(this.at, this.at + n) : this.data.slice(this.at, this.at + n);
     this.at += n;
     return out;
   }
 
   private str(n: number): string {
-    const raw = this.bytes(n);
+    if (n <= SHORT_STR) {
+      this.need(n);
+      const known = knownString(this.data, this.at, n);
+      if (known !== null) {
+        this.at += n;
+        return known;
+      }
+    }
+    const raw = this.bytes(n, true);
     if (n > MAX_STR) throw msgpackError(`${n} exceeds max_str_len(${MAX_STR})`);
     try {
       return utf8.decode(raw);
@@ -190,7 +244,7 @@ class Reader {
   }
 
   private bin(n: number): Uint8Array {
-    const raw = this.bytes(n);
+    const raw = this.bytes(n, this.views);
     if (n > this.limit) throw msgpackError(`${n} exceeds max_bin_len(${this.limit})`);
     return raw;
   }
@@ -198,7 +252,7 @@ class Reader {
   /** An ext value of `n` data bytes: never allowed (section 7). */
   private ext(n: number): never {
     const type = this.byte();
-    this.bytes(n);
+    this.bytes(n, true);
     if (n > 0) throw msgpackError(`${n + 1} exceeds max_ext_len(0)`);
     throw new DecodeError(`msgpack ext type ${type >= 0x80 ? type - 0x100 : type} is not allowed`);
   }
@@ -222,7 +276,9 @@ class Reader {
 
   private map(n: number, depth: number): MsgMap {
     this.container(n, MAX_MAP, "map", depth);
-    const pairs: [Value, Value][] = [];
+    const out: MsgMap = new Map();
+    let bin: Uint8Array | null = null; // the first bin key
+    let twice: Set<string> | null = null; // the str keys found again
     if (n > 0) {
       this.open += 1;
       for (let i = 0; i < n; i++) {
@@ -231,16 +287,17 @@ class Reader {
         if (typeof key !== "string" && !(key instanceof Uint8Array)) {
           throw msgpackError(`${typeName(key)} is not allowed for map key when strict_map_key=True`);
         }
-        pairs.push([key, value]);
+        if (typeof key !== "string") bin ??= key;
+        else if (out.has(key)) (twice ??= new Set()).add(key);
+        else out.set(key, value);
       }
       this.open -= 1;
     }
-    const bin = pairs.find(([key]) => typeof key !== "string");
-    if (bin) throw new DecodeError(`map key ${bytesRepr(bin[0] as Uint8Array).slice(0, 40)} is not a string`);
-    const keys = pairs.map(([key]) => key as string);
-    const twice = keys.find((key) => keys.indexOf(key) !== keys.lastIndexOf(key));
-    if (twice !== undefined) throw new DecodeError(`duplicate map key ${pyRepr(twice)}`);
-    return new Map(pairs as [string, Value][]);
+    if (bin) throw new DecodeError(`map key ${bytesRepr(bin).slice(0, 40)} is not a string`);
+    if (twice) { // the first key (where it first came) that came again
+      for (const key of out.keys()) if (twice.has(key)) throw new DecodeError(`duplicate map key ${pyRepr(key)}`);
+    }
+    return out;
   }
 
   /** One value; `depth` is the depth a container read here would have (the outermost is 1). */
@@ -299,11 +356,12 @@ class Reader {
   }
 }
 
-/** Decode one untrusted msgpack value of at most `limit` bytes; DecodeError naming the first problem. */
-export function decode(data: Uint8Array, limit: number = MAX_MESSAGE): Value {
+/** Decode one untrusted msgpack value of at most `limit` bytes; DecodeError naming the first problem. Its bins are
+ * copies; with `views`, views of `data` (which the caller then must never change: envelope.ts's own copy of a wire). */
+export function decode(data: Uint8Array, limit: number = MAX_MESSAGE, views = false): Value {
   if (data.length > limit) throw new DecodeError(`${data.length} bytes is over the ${limit}-byte limit`);
   if (data.length === 0) throw new DecodeError("no bytes at all");
-  const reader = new Reader(data, limit);
+  const reader = new Reader(data, limit, views);
   const value = reader.value(1);
   if (reader.at !== data.length) throw new DecodeError("trailing bytes after the msgpack value");
   if (reader.deepest > MAX_DEPTH) throw new DecodeError(`nested deeper than ${MAX_DEPTH} levels`);
@@ -486,6 +544,16 @@ const writer = new Writer();
 export function encode(value: Encodable): Uint8Array {
   const w = writer;
   w.reset();
+  write(w, value);
+  return w.done();
+}
+
+/** `prefix` followed by the msgpack bytes of `value`, in one new buffer (a tag and the bytes a hash covers, without
+ * a copy of the bytes to join them). */
+export function encodeAfter(prefix: Uint8Array, value: Encodable): Uint8Array {
+  const w = writer;
+  w.reset();
+  w.raw(prefix);
   write(w, value);
   return w.done();
 }

@@ -3,8 +3,8 @@
  * signed = msgpack [version 1, game: bin(16), sender: bin(16), seq, prev: bin(32), kind: str, body: map].
  * Signature: Ed25519 over "p2pnimmt/message/v1" || signed; the message hash: SHA-256(signed).
  */
-import { ascii, concat } from "./bytes.js";
-import { decode, DecodeError, type Encodable, encode, type MsgMap, pyValueRepr, type Value } from "./codec.js";
+import { ascii, joinedForNow } from "./bytes.js";
+import { decode, DecodeError, type Encodable, encode, MAX_MESSAGE, type MsgMap, pyValueRepr, type Value } from "./codec.js";
 import { sha256 } from "./hash.js";
 import { GAME_ID_SIZE, type Identity, PEER_ID_SIZE, SIGNATURE_SIZE, verify } from "./identity.js";
 
@@ -31,17 +31,22 @@ export interface Envelope {
 export function seal(identity: Identity, game: Uint8Array, seq: number, prev: Uint8Array, kind: string,
   body: ReadonlyMap<string, Encodable> | { readonly [key: string]: Encodable }): Envelope {
   const signed = encode([VERSION, game, identity.peer, seq, prev, kind, body]);
-  const signature = identity.sign(concat(SIGN_TAG, signed));
-  const wire = encode([signed, signature]);
-  return open(wire);
+  const signature = identity.sign(joinedForNow([SIGN_TAG, signed])); // read at once, not kept
+  return openOwn(encode([signed, signature])); // encode's bytes are a fresh copy already
 }
 
 const isBin = (v: Value | undefined, size?: number): v is Uint8Array =>
   v instanceof Uint8Array && (size === undefined || v.length === size);
 
 /** Parse a wire message (the signature NOT yet checked); DecodeError naming the first problem of its shape. */
-export function open(wire: Uint8Array): Envelope {
-  const outer = decode(wire);
+export function open(received: Uint8Array): Envelope {
+  return openOwn(received.slice());
+}
+
+/** `open` of bytes no one else holds: every bin of the message (the signed part, the signature, the ids and the
+ * body's) is a view of them, never a copy. */
+function openOwn(wire: Uint8Array): Envelope {
+  const outer = decode(wire, MAX_MESSAGE, true);
   if (!(Array.isArray(outer) && outer.length === 2 && isBin(outer[0]) && isBin(outer[1]))) {
     throw new DecodeError("a message must be [signed bytes, signature]");
   }
@@ -49,7 +54,7 @@ export function open(wire: Uint8Array): Envelope {
   if (signature.length !== SIGNATURE_SIZE) {
     throw new DecodeError(`signature must be ${SIGNATURE_SIZE} bytes, got ${signature.length}`);
   }
-  const fields = decode(signed);
+  const fields = decode(signed, MAX_MESSAGE, true);
   if (!(Array.isArray(fields) && fields.length === 7)) {
     throw new DecodeError("signed part must be [version, game, sender, seq, prev, kind, body]");
   }
@@ -63,10 +68,10 @@ export function open(wire: Uint8Array): Envelope {
   if (!isBin(prev, HASH_SIZE)) throw new DecodeError(`previous hash must be ${HASH_SIZE} bytes`);
   if (typeof kind !== "string") throw new DecodeError("kind must be a string");
   if (!(body instanceof Map)) throw new DecodeError("body must be a map");
-  return { version, game, sender, seq, prev, kind, body, signed, signature, wire: wire.slice(), hash: sha256(signed) };
+  return { version, game, sender, seq, prev, kind, body, signed, signature, wire, hash: sha256(signed) };
 }
 
 /** Whether the key signed the message's exact bytes. */
 export function signedBy(envelope: Envelope, publicKey: Uint8Array): boolean {
-  return verify(publicKey, envelope.signature, concat(SIGN_TAG, envelope.signed));
+  return verify(publicKey, envelope.signature, joinedForNow([SIGN_TAG, envelope.signed])); // read at once, not kept
 }

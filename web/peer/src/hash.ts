@@ -1,9 +1,10 @@
 /** The two hash functions of protocol.md: SHA-256 and (for card encodings, 17.2) SHA-512. */
 import { sha256 as nobleSha256, sha512 as nobleSha512 } from "@noble/hashes/sha2.js";
-import { ascii, concat } from "./bytes.js";
+import { ascii, concat, joinedForNow } from "./bytes.js";
 
 /** SHA-256 of one byte string: @noble/hashes', or node's OpenSSL (cli.ts: `node peer.js verify`, the tests' node
- * seats), several times faster on a SEALED_SHUFFLE's 3.5 KB. */
+ * seats), several times faster on a SEALED_SHUFFLE's 3.5 KB. It reads its input at once and keeps none of it (the
+ * parts are joined in a buffer the next hash reuses). */
 let sha256Of: (data: Uint8Array) => Uint8Array = nobleSha256;
 
 /** Hash with `fn` from now on; it must be SHA-256. */
@@ -12,7 +13,7 @@ export function useSha256(fn: (data: Uint8Array) => Uint8Array): void {
 }
 
 export function sha256(...parts: Uint8Array[]): Uint8Array {
-  return sha256Of(parts.length === 1 ? parts[0] as Uint8Array : concat(...parts));
+  return sha256Of(parts.length === 1 ? parts[0] as Uint8Array : joinedForNow(parts));
 }
 
 export function sha512(...parts: Uint8Array[]): Uint8Array {
@@ -29,5 +30,6 @@ export function tagged(tag: string, ...parts: Uint8Array[]): Uint8Array {
     bytes = ascii(tag);
     if (tags.size < 64) tags.set(tag, bytes);
   }
-  return sha256Of(concat(bytes, ...parts));
+  parts.unshift(bytes);
+  return sha256Of(joinedForNow(parts));
 }

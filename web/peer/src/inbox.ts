@@ -32,9 +32,31 @@ export type Found =
 const refused = (peer: Uint8Array | null, code: string, detail: string): Found =>
   ({ type: "fault", fault: { peer, code, detail, fatal: false, evidence: [] } });
 
-/** A wire message's signature, its last 64 bytes, as a map key. */
-function signatureKey(wire: Uint8Array): string {
-  return String.fromCharCode.apply(null, wire.subarray(wire.length - SIGNATURE_SIZE) as unknown as number[]);
+/** A wire message's signature (its last 64 bytes) as a map key: its first 30 bits, a number (no string of 64 made
+ * and hashed at every delivery). Two signatures alike there are told apart by their bytes (`ingest`): the second
+ * takes the first one's place, and a copy of the first then passes the gates the long way, with the same outcome. */
+function signatureKey(wire: Uint8Array): number {
+  const at = wire.length - SIGNATURE_SIZE;
+  return (wire[at] as number) | ((wire[at + 1] as number) << 8) | ((wire[at + 2] as number) << 16) | (((wire[at + 3] as number) & 0x3f) << 24);
+}
+
+/** The map key (hex) of each peer id met so far, found by its first four bytes and then all of them: the same string
+ * every time (ids come as new views of every message), made and hashed once. */
+const peerKeys = new Map<number, { id: Uint8Array; key: string }[]>();
+const MAX_PEER_KEYS = 1024;
+let peerKeyCount = 0;
+function peerKey(peer: Uint8Array): string {
+  const prefix = ((peer[0] ?? 0) | ((peer[1] ?? 0) << 8) | ((peer[2] ?? 0) << 16) | ((peer[3] ?? 0) << 24));
+  const known = peerKeys.get(prefix);
+  if (known) for (const k of known) if (equal(k.id, peer)) return k.key;
+  const key = hex(peer);
+  if (peerKeyCount < MAX_PEER_KEYS) {
+    peerKeyCount += 1;
+    const entry = { id: peer.slice(), key };
+    if (known) known.push(entry);
+    else peerKeys.set(prefix, [entry]);
+  }
+  return key;
 }
 
 /** Signature and chain bookkeeping for one node. */
@@ -56,7 +78,7 @@ export class Inbox {
    * (relays send them all the time: about two per new message at 10 seats) is known by its bytes, before it is
    * decoded and hashed, and passes the gates exactly as its decoded copy would (section 8: a copy, nothing more to
    * check). */
-  private readonly known = new Map<string, { env: Envelope; sender: string }>();
+  private readonly known = new Map<number, { env: Envelope; sender: string }>();
 
   /** peer id (hex) -> "seat s (name)", once the START is taken (the session sets it). */
   labels = new Map<string, string>();
@@ -79,15 +101,16 @@ export class Inbox {
 
   /** The messages accepted from a sender so far. */
   chain(sender: Uint8Array): readonly Envelope[] {
-    return this.heads.get(hex(sender))?.accepted ?? [];
+    return this.heads.get(peerKey(sender))?.accepted ?? [];
   }
 
-  /** What these bytes are: a START to take, the next message of a chain (and any it releases), or faults. */
-  *ingest(wire: Uint8Array, via: Uint8Array | null): Generator<Found> {
+  /** What these bytes are: a START to take, the next message of a chain (and any it releases), or faults; each given
+   * to `found` as soon as it is known (which may change what this inbox holds before the next). */
+  ingest(wire: Uint8Array, via: Uint8Array | null, found: (f: Found) => void): void {
     if (this.started && wire.length > SIGNATURE_SIZE) {
       const known = this.known.get(signatureKey(wire));
       if (known && equal(known.env.wire, wire) && this.keys.has(known.sender)) {
-        yield* this.copy(known.env, known.sender, via);
+        this.copy(known.env, known.sender, via, found);
         return;
       }
     }
@@ -96,21 +119,21 @@ export class Inbox {
       env = open(wire);
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
-      yield refused(via, "malformed", `bytes from ${this.who(via)}: ${e.message}`);
+      found(refused(via, "malformed", `bytes from ${this.who(via)}: ${e.message}`));
       return;
     }
     if (!this.started) {
       if (env.kind === "START" && env.seq === 0 && (this.game === null || equal(env.game, this.game))) {
         const problem = this.startProblem(env);
         if (problem) {
-          yield refused(via, problem[0], `START delivered by ${this.who(via)}: ${problem[1]}`);
+          found(refused(via, problem[0], `START delivered by ${this.who(via)}: ${problem[1]}`));
           return;
         }
-        yield { type: "start", env, via };
+        found({ type: "start", env, via });
         return;
       }
       if (this.game !== null && !equal(env.game, this.game)) {
-        yield refused(via, "wrong-game", `message from ${this.who(via)} is for game ${hex(env.game)}`);
+        found(refused(via, "wrong-game", `message from ${this.who(via)} is for game ${hex(env.game)}`));
         return;
       }
       if (wire.length <= MAX_HELD_WIRE && this.earlyCount < MAX_EARLY && this.earlyBytes + wire.length <= MAX_EARLY_BYTES) {
@@ -123,31 +146,31 @@ export class Inbox {
       }
       return;
     }
-    yield* this.gate(env, via);
+    this.gate(env, via, found);
   }
 
   /** Take the START: its roster's keys become the known senders; then the messages held before it. */
-  *take(start: Envelope, roster: readonly Uint8Array[], via: Uint8Array | null = null): Generator<Found> {
+  take(start: Envelope, roster: readonly Uint8Array[], via: Uint8Array | null, found: (f: Found) => void): void {
     this.game = start.game;
     this.started = true;
-    for (const key of roster) this.keys.set(hex(peerId(key)), key);
+    for (const key of roster) this.keys.set(peerKey(peerId(key)), key);
     if (!equal(start.prev, NO_PREVIOUS)) { // the host's first message names a previous one: its chain is broken (section 8)
-      yield { type: "fault", fault: { peer: start.sender, code: "chain-broken", fatal: true,
-        detail: `${this.who(start.sender)}'s first message names a previous one`, evidence: [start.wire] } };
+      found({ type: "fault", fault: { peer: start.sender, code: "chain-broken", fatal: true,
+        detail: `${this.who(start.sender)}'s first message names a previous one`, evidence: [start.wire] } });
       return;
     }
-    this.heads.set(hex(start.sender), { next: 1, last: start.hash, accepted: [start] });
-    yield { type: "ready", env: start, via };
+    this.heads.set(peerKey(start.sender), { next: 1, last: start.hash, accepted: [start] });
+    found({ type: "ready", env: start, via });
     const held = this.early;
     this.early = new Map();
     this.earlyCount = this.earlyBytes = 0;
-    for (const queue of held.values()) for (const wire of queue.wires) yield* this.ingest(wire, queue.via);
+    for (const queue of held.values()) for (const wire of queue.wires) this.ingest(wire, queue.via, found);
   }
 
   /** A message this node signed itself: the next of its own chain (no signature to check). */
-  *own(env: Envelope): Generator<Found> {
-    const sender = hex(env.sender);
-    yield* this.accept(env, this.heads.get(sender) ?? { next: 0, last: NO_PREVIOUS, accepted: [] }, sender, env.sender);
+  own(env: Envelope, found: (f: Found) => void): void {
+    const sender = peerKey(env.sender);
+    this.accept(env, this.heads.get(sender) ?? { next: 0, last: NO_PREVIOUS, accepted: [] }, sender, env.sender, found);
   }
 
   private startProblem(env: Envelope): [string, string] | null {
@@ -166,15 +189,15 @@ export class Inbox {
     return null;
   }
 
-  private *gate(env: Envelope, via: Uint8Array | null): Generator<Found> {
+  private gate(env: Envelope, via: Uint8Array | null, found: (f: Found) => void): void {
     if (!equal(env.game, this.game as Uint8Array)) {
-      yield refused(via, "wrong-game", `message from ${this.who(via)} is for game ${hex(env.game)}`);
+      found(refused(via, "wrong-game", `message from ${this.who(via)} is for game ${hex(env.game)}`));
       return;
     }
-    const sender = hex(env.sender);
+    const sender = peerKey(env.sender);
     const key = this.keys.get(sender);
     if (!key) {
-      yield refused(via, "unknown-sender", `message from ${this.who(via)} signed by ${sender}, who is not at this table`);
+      found(refused(via, "unknown-sender", `message from ${this.who(via)} signed by ${sender}, who is not at this table`));
       return;
     }
     const head = this.heads.get(sender) ?? { next: 0, last: NO_PREVIOUS, accepted: [] };
@@ -182,18 +205,18 @@ export class Inbox {
     // is a replay either way)
     const held = env.seq > head.next ? this.ahead.get(sender)?.get(env.seq) : undefined;
     if ((env.seq < head.next && equal((head.accepted[env.seq] as Envelope).hash, env.hash)) || (held && equal(held.hash, env.hash))) {
-      yield* this.copy(env, sender, via);
+      this.copy(env, sender, via, found);
       return;
     }
     if (!signedBy(env, key)) {
-      yield refused(via, "bad-signature", `${env.kind} #${env.seq} claiming to be from ${this.who(env.sender)}, delivered by `
-        + `${this.who(via)}, has a signature that does not verify`);
+      found(refused(via, "bad-signature", `${env.kind} #${env.seq} claiming to be from ${this.who(env.sender)}, delivered by `
+        + `${this.who(via)}, has a signature that does not verify`));
       return;
     }
     if (env.seq < head.next) {
       const mine = head.accepted[env.seq] as Envelope;
-      yield { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
-        detail: this.twoMessages(mine, env), evidence: [mine.wire, env.wire] } };
+      found({ type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
+        detail: this.twoMessages(mine, env), evidence: [mine.wire, env.wire] } });
       return;
     }
     if (via !== null && equal(via, env.sender)) this.direct.add(`${sender}|${env.seq}`);
@@ -201,8 +224,8 @@ export class Inbox {
       const waiting = this.ahead.get(sender) ?? new Map<number, Envelope>();
       const other = waiting.get(env.seq);
       if (other && !equal(other.hash, env.hash)) {
-        yield { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
-          detail: this.twoMessages(other, env), evidence: [other.wire, env.wire] } };
+        found({ type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
+          detail: this.twoMessages(other, env), evidence: [other.wire, env.wire] } });
         return;
       }
       const bytes = [...waiting.values()].reduce((s, e) => s + e.wire.length, env.wire.length);
@@ -210,37 +233,37 @@ export class Inbox {
       this.ahead.set(sender, waiting);
       return;
     }
-    yield* this.accept(env, head, sender, via);
+    this.accept(env, head, sender, via, found);
   }
 
   /** A copy of a message accepted (relays send them all the time): nothing more to check. The sender delivering it
    * a second time itself is a replay, reported once per sender. */
-  private *copy(env: Envelope, sender: string, via: Uint8Array | null): Generator<Found> {
+  private copy(env: Envelope, sender: string, via: Uint8Array | null, found: (f: Found) => void): void {
     if (via === null || !equal(via, env.sender)) return;
     const key = `${sender}|${env.seq}`;
     if (this.direct.has(key) && !this.replayed.has(sender)) {
       this.replayed.add(sender);
-      yield refused(via, "replay", `${this.who(via)} sent its message #${env.seq} (${env.kind}) again `
-        + "(reported once: its further copies are dropped unrecorded)");
+      found(refused(via, "replay", `${this.who(via)} sent its message #${env.seq} (${env.kind}) again `
+        + "(reported once: its further copies are dropped unrecorded)"));
     }
     this.direct.add(key);
   }
 
-  private *accept(first: Envelope, head: { next: number; last: Uint8Array; accepted: Envelope[] }, sender: string,
-    via: Uint8Array | null): Generator<Found> {
+  private accept(first: Envelope, head: { next: number; last: Uint8Array; accepted: Envelope[] }, sender: string,
+    via: Uint8Array | null, found: (f: Found) => void): void {
     let env: Envelope | undefined = first;
     let from = via;
     while (env) {
       if (!equal(env.prev, head.last)) {
         if (env.seq === 0) {
-          yield { type: "fault", fault: { peer: env.sender, code: "chain-broken", fatal: true,
-            detail: `${this.who(env.sender)}'s first message names a previous one`, evidence: [env.wire] } };
+          found({ type: "fault", fault: { peer: env.sender, code: "chain-broken", fatal: true,
+            detail: `${this.who(env.sender)}'s first message names a previous one`, evidence: [env.wire] } });
         } else {
           const held = head.accepted[env.seq - 1] as Envelope;
-          yield { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
+          found({ type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
             detail: `${this.who(env.sender)} signed message #${env.seq} (${env.kind}) following a message `
               + `#${env.seq - 1} other than its ${held.kind} #${env.seq - 1}`,
-            evidence: [held.wire, env.wire] } };
+            evidence: [held.wire, env.wire] } });
         }
         return;
       }
@@ -249,7 +272,7 @@ export class Inbox {
       head.accepted.push(env);
       this.heads.set(sender, head);
       if (this.started && equal(env.game, this.game as Uint8Array)) this.known.set(signatureKey(env.wire), { env, sender });
-      yield { type: "ready", env, via: from };
+      found({ type: "ready", env, via: from });
       from = null; // released from the chain's gap: no one delivered it now
       const waiting = this.ahead.get(sender);
       env = waiting?.get(head.next);

@@ -58,10 +58,15 @@ export interface Member {
 type Body = Map<string, Encodable>;
 const body = (...fields: [string, Encodable][]): Body => new Map(fields);
 
+const SLOT_FIELDS = ["round", "turn", "pick", "step", "place", "seat"] as const;
+
 /** What names the one message a seat may sign of `kind` (section 11's table): its round, turn or pick, step, place
  * and the seat it names (a DROP, KEEP or STANDIN). */
-const slotOf = (kind: Kind, fields: ReadonlyMap<string, unknown>): string =>
-  [kind, ...["round", "turn", "pick", "step", "place", "seat"].map((name) => String(fields.get(name) ?? "-"))].join("|");
+function slotOf(kind: Kind, fields: ReadonlyMap<string, unknown>): string {
+  let slot: string = kind;
+  for (const name of SLOT_FIELDS) slot += `|${String(fields.get(name) ?? "-")}`;
+  return slot;
+}
 
 export class Seat extends Session {
   /** The transcript this node keeps (section 13), sealed once the game is over. */
@@ -393,7 +398,7 @@ export class Seat extends Session {
     const last = chain[chain.length - 1];
     const env = seal(this.identity, this.gameId, chain.length, last ? last.hash : NO_PREVIOUS, kind, fields);
     this.out.push({ wire: env.wire, to: null, skip: [], watchersOnly: false });
-    for (const found of this.inbox.own(env)) this.handle(found);
+    this.inbox.own(env, (found) => this.handle(found));
   }
 
   protected override accepted_(env: Envelope, via: Uint8Array | null): void {

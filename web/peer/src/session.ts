@@ -163,7 +163,7 @@ export class Session {
   /** The bytes one peer delivered (null: no link, e.g. a transcript): the faults found, in order. */
   receive(wire: Uint8Array, via: Uint8Array | null = null): Fault[] {
     return this.run(() => {
-      for (const found of this.inbox.ingest(wire, via)) this.handle(found);
+      this.inbox.ingest(wire, via, (found) => this.handle(found));
     });
   }
 
@@ -175,7 +175,7 @@ export class Session {
     if (found.type === "start") {
       this.takeStart(found.env);
       this.inbox.labels = new Map(this.peers.map((p, s) => [hex(p), `seat ${s} (${this.names[s] as string})`]));
-      for (const next of this.inbox.take(found.env, this.keys, found.via)) this.handle(next);
+      this.inbox.take(found.env, this.keys, found.via, (next) => this.handle(next));
       return;
     }
     this.accept(found.env, true, found.via);
@@ -1060,10 +1060,17 @@ export class Session {
 
   private advance(): void {
     for (;;) {
-      const state = (): string => `${this.phase}|${this.round}|${this.turn}|${this.draftPicks}|${this.checked.size}|${this.scored}|${this.plays !== null}`;
-      const before = state();
+      // What a step may change (compared field by field: no string made at every pass).
+      const phase = this.phase;
+      const round = this.round;
+      const turn = this.turn;
+      const picks = this.draftPicks;
+      const checked = this.checked.size;
+      const scored = this.scored;
+      const plays = this.plays !== null;
       this.step();
-      if (before === state()) return;
+      if (phase === this.phase && round === this.round && turn === this.turn && picks === this.draftPicks
+        && checked === this.checked.size && scored === this.scored && plays === (this.plays !== null)) return;
     }
   }
 
@@ -1259,8 +1266,18 @@ export class Session {
   }
 
   protected stateNow(): Uint8Array {
-    return stateHash({ round: this.round, turn: this.turn, rows: this.rows, scores: this.scores, taken: this.piles });
+    const memo = this.stateMemo;
+    if (memo && memo.round === this.round && memo.turn === this.turn && memo.rows === this.rows && memo.scores === this.scores
+      && memo.piles === this.piles) return memo.hash;
+    const hash = stateHash({ round: this.round, turn: this.turn, rows: this.rows, scores: this.scores, taken: this.piles });
+    this.stateMemo = { round: this.round, turn: this.turn, rows: this.rows, scores: this.scores, piles: this.piles, hash };
+    return hash;
   }
+
+  /** stateNow's last answer and what it hashed (a seat's commit and the step machine ask for it each turn): the state
+   * changes only with the round, the turn or new rows, scores or piles arrays (the piles take a turn's cards in place
+   * as the rows are replaced and the turn moves on). Shared: not to be changed. */
+  private stateMemo: { round: number; turn: number; rows: Card[][]; scores: number[]; piles: Card[][]; hash: Uint8Array } | null = null;
 
   /** 17.7's stop of round r (the current one): the lowest turn of its alarms in so far, or the turn after the deal
    * broke, or 10. */
@@ -1361,9 +1378,13 @@ export class Session {
   /** The commit set of these committers' commits (section 10), hashed once for the same commits (the step machine,
    * the moves owed and the screen ask for it many times a turn). Shared: not to be changed. */
   protected commitSetOf(committers: readonly number[], commits: ReadonlyMap<number, Envelope>): Uint8Array {
-    const envs = committers.map((s) => commits.get(s) as Envelope);
     const memo = this.commitSetMemo;
-    if (memo && memo.envs.length === envs.length && memo.envs.every((e, i) => e === envs[i])) return memo.digest;
+    if (memo && memo.envs.length === committers.length) {
+      let same = true;
+      for (let i = 0; i < committers.length && same; i++) same = commits.get(committers[i] as number) === memo.envs[i];
+      if (same) return memo.digest;
+    }
+    const envs = committers.map((s) => commits.get(s) as Envelope);
     const digest = commitSet(envs.map((e) => e.hash));
     this.commitSetMemo = { envs, digest };
     return digest;
@@ -1372,6 +1393,7 @@ export class Session {
   /** The seats with two versions of their commit of turn t held here: a committer, or a split seat expelled at this
    * turn's commit step (section 12). */
   private splitSeats(r: number, t: number, committers: readonly number[]): number[] {
+    if (!this.versions.size) return []; // no proof of a split commit held (asked at every pass of the step machine)
     const c = commitStep(t);
     const versions = this.versions.get(`${r}|${t}`);
     return [...(versions?.keys() ?? [])].filter((s) => ((versions?.get(s)?.size ?? 0) > 1) && (committers.includes(s)
@@ -1394,6 +1416,13 @@ export class Session {
     const split = this.splitSeats(r, t, committers);
     const revealers = this.activeAt([r, c + 1, 0]);
     const named = (s: number): Uint8Array | undefined => reveals.get(s)?.body.get("commits") as Uint8Array | undefined;
+    if (!split.length) { // the one commit set this node can build (asked at every pass once reveals are in)
+      const digest = this.commitSetOf(committers, commits);
+      return revealers.filter((s) => {
+        const d = named(s);
+        return d !== undefined && !equal(d, digest);
+      });
+    }
     let options = split.length
       ? commitSets([...new Set([...committers, ...split])].sort((a, b) => a - b), commits,
         this.versions.get(`${r}|${t}`) as Map<number, Map<string, Envelope>>)

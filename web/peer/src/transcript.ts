@@ -4,8 +4,8 @@
  * link = SHA-256("p2pnimmt/transcript-link/v1" || the previous record's bytes); the seal signs its own link.
  */
 import { ascii, concat, hex, u32 } from "./bytes.js";
-import { decode, DecodeError, type Encodable, encode, type Value } from "./codec.js";
-import { tagged } from "./hash.js";
+import { decode, DecodeError, type Encodable, encode, encodeAfter, type Value } from "./codec.js";
+import { sha256 } from "./hash.js";
 import { type Identity, PEER_ID_SIZE } from "./identity.js";
 
 export const MAGIC = "p2pnimmt-transcript";
@@ -16,8 +16,10 @@ export const MAX_FAULTS_PER_PEER = 32;
 export const MAX_FAULTS = 256;
 export const MAX_DETAIL = 500;
 
+const LINK_TAG = ascii("p2pnimmt/transcript-link/v1");
+
 export function link(record: Uint8Array): Uint8Array {
-  return tagged("p2pnimmt/transcript-link/v1", record);
+  return sha256(LINK_TAG, record);
 }
 
 export function frame(record: Uint8Array): Uint8Array {
@@ -134,9 +136,11 @@ export class TranscriptWriter {
   private record(type: string, payload: Encodable): void {
     if (this.sealed) throw new Error("a sealed transcript takes no more records");
     this.index += 1;
-    const bytes = encode([this.index, this.last, type, payload]);
-    this.chunks.push(frame(bytes));
-    this.last = link(bytes);
+    // The link's tag and the record in one buffer: the record is framed and hashed as it is, never copied.
+    const linked = encodeAfter(LINK_TAG, [this.index, this.last, type, payload]);
+    const bytes = linked.subarray(LINK_TAG.length);
+    this.chunks.push(u32(bytes.length), bytes);
+    this.last = sha256(linked);
   }
 
   message(wire: Uint8Array): void {

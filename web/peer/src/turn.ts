@@ -7,13 +7,14 @@ export type Rows = readonly (readonly Card[])[];
 export function rowFor(rows: Rows, card: Card): number | null {
   let best: number | null = null;
   let bestEnd = 0;
-  rows.forEach((row, index) => {
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index] as readonly Card[];
     const end = row[row.length - 1] as Card;
     if (end < card && (best === null || end > bestEnd)) {
       best = index;
       bestEnd = end;
     }
-  });
+  }
   return best;
 }
 
@@ -37,37 +38,52 @@ export interface TurnResult {
   readonly taken: Map<number, Card[]>;
 }
 
-/** Place every card in ascending order; `rowChoice` is the chooser's row (required exactly when there is one). */
+/** Place every card in ascending order; `rowChoice` is the chooser's row (required exactly when there is one).
+ * (Plain loops, no closure nor spread: V8 compiled the former version for 300 ms of a background thread's CPU.) */
 export function resolveTurn(rows: Rows, plays: ReadonlyMap<number, Card>, rowChoice: number | null): TurnResult {
   if (rows.length !== ROW_COUNT) throw new RangeError(`a table has ${ROW_COUNT} rows, not ${rows.length}`);
-  const next = rows.map((row) => row.slice());
+  const next: Card[][] = [];
+  for (const row of rows) next.push(row.slice());
   const taken = new Map<number, Card[]>();
-  const take = (seat: number, cards: Card[]): void => {
-    taken.set(seat, [...(taken.get(seat) ?? []), ...cards]);
-  };
   const choosing = chooser(rows, plays);
   if ((choosing === null) !== (rowChoice === null)) {
     throw new Error(choosing === null ? "a row choice where no card is below every row" : "a row choice is needed");
   }
-  const ordered = [...plays].sort((a, b) => a[1] - b[1]);
-  for (const [seat, card] of ordered) {
+  for (const [seat, card] of ascending(plays)) {
+    let took: Card[] | null = null;
     if (seat === choosing && rowChoice !== null) {
       if (!Number.isInteger(rowChoice) || rowChoice < 0 || rowChoice >= ROW_COUNT) throw new RangeError(`no row ${rowChoice}`);
-      take(seat, next[rowChoice] as Card[]);
+      took = next[rowChoice] as Card[];
       next[rowChoice] = [card];
-      continue;
-    }
-    const index = rowFor(next, card);
-    if (index === null) throw new Error(`card ${card} is below every row end and is not the chooser's`);
-    const row = next[index] as Card[];
-    if (row.length >= ROW_LIMIT) {
-      take(seat, row.slice());
-      next[index] = [card];
     } else {
-      row.push(card);
+      const index = rowFor(next, card);
+      if (index === null) throw new Error(`card ${card} is below every row end and is not the chooser's`);
+      const row = next[index] as Card[];
+      if (row.length >= ROW_LIMIT) {
+        took = row;
+        next[index] = [card];
+      } else {
+        row.push(card);
+      }
     }
+    if (took !== null) taken.set(seat, (taken.get(seat) ?? []).concat(took));
   }
   return { rows: next, taken };
+}
+
+/** The plays by card, lowest first (equal cards in the order given). */
+function ascending(plays: ReadonlyMap<number, Card>): [number, Card][] {
+  const ordered: [number, Card][] = [];
+  for (const play of plays) {
+    let at = ordered.length;
+    ordered.push(play);
+    while (at > 0 && (ordered[at - 1] as [number, Card])[1] > play[1]) {
+      ordered[at] = ordered[at - 1] as [number, Card];
+      at -= 1;
+    }
+    ordered[at] = play;
+  }
+  return ordered;
 }
 
 /** The stand-in's card: the lowest of the hand. */
