@@ -9,7 +9,7 @@ node's own calls timed with CPU time, routing and the bots' choices left out): t
 (the figure to hold against Python's) and the mean; then the process's whole CPU from the START to the end over
 seats x turns (routing included: an upper bound); and a turn's own cost (the calls begun in a turn: no deal, no
 round end, so no sealed audit). Ed25519 on libsodium then OpenSSL (sodium-native, as the reference's PyNaCl then
-OpenSSL; the figure's line names the backend) and X25519 on node's OpenSSL, as `node peer.js verify` runs; with
+OpenSSL; the figure's line names the backend) and X25519 likewise (libsodium, then OpenSSL), as `node peer.js verify` runs; with
 --portable also the code a browser runs (@noble/curves), on node.
 Python: benchmarks/turn_cpu_bench.py with the same seats, deal and rounds, --games 1 (its busiest peer; a sealed
 round's audit counted in its turns, as here). --runs N repeats each figure N times, alternating the two, in one sitting.

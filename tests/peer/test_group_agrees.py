@@ -3,11 +3,12 @@ are valid or refused (in the same words), X25519 gives the same bytes or refuses
 same revealed keys have the same clamped inverse or none.
 
 The paths: the reference's X25519 (libsodium's crypto_scalarmult, via PyNaCl), OpenSSL's (the `cryptography`
-package, what protocol.md 17.1 names), the TypeScript portable one (@noble/curves: what a browser runs) and node's
-OpenSSL (`node peer.js`), asked through web/peer/test/agree.ts. The same question, asked of the Ed25519 check, found
+package, what protocol.md 17.1 names), the TypeScript portable one (@noble/curves: what a browser runs), node's
+OpenSSL, and node's libsodium then OpenSSL (`node peer.js` and the benchmarks, sodium-native where it loads), asked
+through web/peer/test/agree.ts. The same question, asked of the Ed25519 check, found
 a disagreement (protocol.md 8, "The signature check"); here none: a value that is not canonical (u >= p, the top
 bit set) or of low order is refused on arrival by both (17.1, conditions 1 and 2) before any X25519 sees it, and on
-every valid value (curve or twist, with or without a small-order part) the four X25519 agree and never refuse.
+every valid value (curve or twist, with or without a small-order part) the five X25519 agree and never refuse.
 
 The values: every u of low order, each also plus p, plus 2^255 and plus both; 0..39; p - 40 .. p + 18 (every
 non-canonical u below 2^255); 2^255 .. 2^255 + 39; 2^256 - 40 .. 2^256 - 1; 30+ points of the curve and 30+ of its
@@ -109,7 +110,7 @@ def test_points_x25519_and_keys_agree_on_every_edge(compiled: Path) -> None:
     for scalar, row in zip(scalars, theirs["products"], strict=True):
         for point, answer in zip(points, row, strict=True):
             ours = sodium(scalar, point)
-            assert answer == {"portable": ours, "node": ours} and openssl(scalar, point) == ours, (scalar.hex(), point.hex())
+            assert answer == {"portable": ours, "node": ours, "sodium": ours} and openssl(scalar, point) == ours, (scalar.hex(), point.hex())
             if ours == {"refused": True}:
                 refused.add(point)
     # refused exactly where the u-coordinate, its top bit cleared and reduced mod p, is of low order; never a valid one

@@ -11,7 +11,7 @@
  */
 import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
-import { nodeScalarMult } from "../src/cli.js";
+import { nodeScalarMult, nodeSodium } from "../src/cli.js";
 import { cardOf, inverseKey, nobleX, onCurve, P, pointProblem, type ScalarMult } from "../src/sealed_group.js";
 import { fromHex, hex, leToBigInt } from "../src/bytes.js";
 import { decode, DecodeError, encode, type MsgMap } from "../src/codec.js";
@@ -75,6 +75,9 @@ const verify = (request.verify ?? []).map((data) => {
 });
 const group = request.group && (({ points, scalars, keys }) => {
   const native = nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]);
+  const sodium = nodeSodium();
+  if (sodium === null) throw new Error("sodium-native does not load: run npm ci in web/peer");
+  const withSodium = nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0], sodium);
   const times = (mult: ScalarMult, scalar: string, point: string): string | { refused: true } => {
     try {
       return hex(mult(fromHex(scalar), fromHex(point)));
@@ -87,7 +90,7 @@ const group = request.group && (({ points, scalars, keys }) => {
       const u = leToBigInt(fromHex(point));
       return { problem: pointProblem(fromHex(point)), onCurve: u < P ? onCurve(u) : null, card: cardOf(fromHex(point)) };
     }),
-    products: scalars.map((scalar) => points.map((point) => ({ portable: times(nobleX, scalar, point), node: times(native, scalar, point) }))),
+    products: scalars.map((scalar) => points.map((point) => ({ portable: times(nobleX, scalar, point), node: times(native, scalar, point), sodium: times(withSodium, scalar, point) }))),
     keys: keys.map((key) => {
       const d = inverseKey(fromHex(key));
       return d && hex(d);

@@ -9,7 +9,7 @@
  * bound). And as the reference's benchmarks/turn_cpu_bench.py counts: each node's own calls (its deliveries, moves
  * and the START) timed one by one with process.cpuUsage (about 1 µs a call, a few per cent of the figure), the
  * busiest node's CPU over the turns, and the mean of the nodes. With `native`, Ed25519 runs on libsodium then
- * OpenSSL (sodium-native where it loads, as the reference's PyNaCl then OpenSSL) and X25519 on node's OpenSSL, as
+ * OpenSSL (sodium-native where it loads, as the reference's PyNaCl then OpenSSL) and X25519 likewise, as
  * `node peer.js verify` does from web/peer (a browser has the portable code); `backend` says which. The same two for the calls begun in a
  * turn only (turn_only_*: no deal, no round end, so no sealed audit). Prints one JSON line: {seats, deal, rounds,
  * turns, cpu_ms_per_peer_per_turn, busiest_ms_per_turn, mean_ms_per_turn, turn_only_busiest_ms, turn_only_mean_ms,
@@ -64,7 +64,7 @@ const calls = { sign: 0, verify: 0, x: 0 };
 const sodium = native ? nodeSodium() : null;
 const backend = native ? (sodium ? "libsodium, then OpenSSL" : "OpenSSL") : "portable";
 const ed: Ed25519 = native ? nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0], sodium) : portableEd25519;
-const mult: ScalarMult = native ? nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]) : nobleX;
+const mult: ScalarMult = native ? nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0], sodium) : nobleX;
 useEd25519({ sign: (secret, data) => (calls.sign++, ed.sign(secret, data)),
   verify: (key, signature, data) => (calls.verify++, ed.verify(key, signature, data)) });
 useScalarMult((scalar, point) => (calls.x++, mult(scalar, point)));

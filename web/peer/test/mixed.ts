@@ -114,8 +114,9 @@ function answer(req: Request): unknown {
   }
   if (req.op === "new") {
     if (!cryptoChosen && req.native) {
-      useScalarMult(nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]));
-      useEd25519(nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0], nodeSodium()));
+      const sodium = nodeSodium();
+      useScalarMult(nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0], sodium));
+      useEd25519(nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0], sodium));
       useSha256(nodeSha256(crypto as unknown as Parameters<typeof nodeSha256>[0]));
     }
     cryptoChosen = true;

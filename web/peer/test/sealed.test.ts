@@ -145,28 +145,32 @@ test("sealed-commitments: the sealed commitment of e || seed and a sealed play's
   assert.equal(hex(commitment("play", fromHex(p.game_id), p.round, p.turn, p.seat, playValue(p.card, p.position), fromHex(p.nonce))), p.commitment);
 });
 
-test("node's X25519 (used by `node peer.js verify`) agrees with the portable one, low-order points refused by both", async () => {
-  const { nodeScalarMult } = await import("../src/cli.js");
+test("node's X25519 (used by `node peer.js verify`), OpenSSL alone and libsodium then OpenSSL, agrees with the portable one, low-order points refused by all", async () => {
+  const { nodeScalarMult, nodeSodium } = await import("../src/cli.js");
   const crypto = await import("node:crypto");
-  const native = nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0]);
   const { nobleX } = await import("../src/sealed_group.js");
-  let point = encodingOf(1);
-  for (let i = 0; i < 40; i++) {
-    const scalar = clamp(sha256(Uint8Array.from([i])));
-    const a = native(scalar, point);
-    assert.deepEqual(a, nobleX(scalar, point));
-    point = a;
-  }
-  const twist = bigIntToLE(2n, 32); // any canonical u that is not of low order, on the curve or its twist
-  assert.deepEqual(native(clamp(new Uint8Array(32).fill(1)), twist), nobleX(clamp(new Uint8Array(32).fill(1)), twist));
-  // u >= p and the top bit set: both read u mod 2^255 reduced mod p (RFC 7748), node's JWK import as the ladder
-  const p = 2n ** 255n - 19n;
-  for (const u of [p + 9n, 2n ** 255n + 9n, 2n ** 256n - 1n]) {
-    assert.deepEqual(native(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)), nobleX(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)));
-  }
-  for (const u of [0n, 1n, p, p + 1n, p - 1n]) {
-    assert.throws(() => native(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)));
-    assert.throws(() => nobleX(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)));
+  const sodium = nodeSodium();
+  assert.ok(sodium?.crypto_scalarmult, "sodium-native loads beside web/peer (npm ci)");
+  const mult = (withSodium: boolean) => nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0], withSodium ? sodium : null);
+  for (const native of [mult(false), mult(true)]) {
+    let point = encodingOf(1);
+    for (let i = 0; i < 40; i++) {
+      const scalar = clamp(sha256(Uint8Array.from([i])));
+      const a = native(scalar, point);
+      assert.deepEqual(a, nobleX(scalar, point));
+      point = a;
+    }
+    const twist = bigIntToLE(2n, 32); // any canonical u that is not of low order, on the curve or its twist
+    assert.deepEqual(native(clamp(new Uint8Array(32).fill(1)), twist), nobleX(clamp(new Uint8Array(32).fill(1)), twist));
+    // u >= p and the top bit set: both read u mod 2^255 reduced mod p (RFC 7748), node's JWK import as the ladder
+    const p = 2n ** 255n - 19n;
+    for (const u of [p + 9n, 2n ** 255n + 9n, 2n ** 256n - 1n]) {
+      assert.deepEqual(native(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)), nobleX(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)));
+    }
+    for (const u of [0n, 1n, p, p + 1n, p - 1n]) {
+      assert.throws(() => native(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)));
+      assert.throws(() => nobleX(clamp(new Uint8Array(32).fill(1)), bigIntToLE(u, 32)));
+    }
   }
 });
 
