@@ -934,3 +934,31 @@ def test_a_seat_that_reaches_its_own_drop_joins_the_vote_there_first(child: Node
     assert all(o["dropped"] == [[1, [0, 1, 0]], [3, [0, 1, 0]]] for i, o in enumerate(outcomes) if i != 3), outcomes
     own = [body for seat, body in signed_in(table.mixed, table.mixed.peers[1], "DROP") if seat == 1]
     assert own == [{"round": 0, "step": 0, "seat": 3}, {"round": 0, "step": 1, "seat": 3}], own  # (the others are over)
+
+
+def test_a_seat_listed_back_at_the_last_round_end_stays_dropped(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.3: a seat is taken back before the next round is dealt; after the game's last round there is
+    none. The TypeScript seat 1 of a one-round game is cut off and voted out, heals and asks back; every ROUND_END of
+    the round lists it, and the game ends: it stays dropped on every node, its own included, as on the Python node in
+    its place (it would play again from a round that never comes). Found by the seeded chaos (tests/peer/chaos.py,
+    seeds 702 and 728, a seated seat's early REJOIN that counted once it was dropped): a TypeScript node took the seat
+    back at the last round's end, so it held it active where the Python node held it dropped (no byte differed)."""
+    seat, players = 1, 4
+    table = Table(child, "open", players, [1, 3, 5], seed=71, rounds=1)
+    x = table.mixed.identities[seat].peer
+    for net in table.nets:
+        cut_off(net, seat, 220)
+        assert net.vote_out(seat) == players - 1
+        net.run(limit=40)
+        net.heal()
+        asked = False
+        while net.queue:
+            net.run(limit=1)
+            if not asked and seat in net.dropped_at(x):
+                net.handle(x, net.sessions[x].rejoin())  # type: ignore[union-attr]
+                asked = True
+        assert asked
+    outcomes = node_by_node(table, tmp_path)
+    assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [seat] for o in outcomes), outcomes
+    ends = signed_in(table.mixed, table.mixed.peers[0], "ROUND_END")
+    assert ends and all(body.get("back") for _signer, body in ends), ends  # listed back by every signer

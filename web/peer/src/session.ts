@@ -1533,12 +1533,12 @@ export class Session {
     this.checkResults("ROUND_END");
     const ends = this.slot("ROUND_END", r, 0);
     if (!this.activeAt([r, ROUND_END_STEP, 1]).every((s) => ends.has(s)) || this.heldBack([r, ROUND_END_STEP, 1])) return;
-    this.takeBack(r);
-    if (gameOver(settings, r + 1, this.scores)) {
+    if (gameOver(settings, r + 1, this.scores)) { // no round to take a seat back in: it stays dropped (11.3)
       this.phase = "game-end";
       this.checkResults("GAME_END");
       return;
     }
+    this.takeBack(r);
     this.beginRound(r + 1);
   }
 
