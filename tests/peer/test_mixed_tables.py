@@ -962,3 +962,34 @@ def test_a_seat_listed_back_at_the_last_round_end_stays_dropped(child: NodeSeats
     assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [seat] for o in outcomes), outcomes
     ends = signed_in(table.mixed, table.mixed.peers[0], "ROUND_END")
     assert ends and all(body.get("back") for _signer, body in ends), ends  # listed back by every signer
+
+
+def test_a_node_still_starting_when_a_seat_is_voted_out_starts_with_it(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.1: a node is at no position before the game starts, so it makes no drop there. Seat 2's
+    START_ACK reaches every seat but not the TypeScript spectator; seat 2 is then gone, and the others vote it out at
+    the seed commits (0, 0). The spectator, still starting, holds every later message; once seat 2's START_ACK comes
+    it starts, drops seat 2 at (0, 0) as everyone did and follows the game to its end, as the Python spectator in its
+    place does. Found by the seeded chaos (tests/peer/chaos.py, seed 751: a seat's node still starting when two seats
+    were dropped together): a TypeScript node took every complete vote for one behind it while starting, dropped the
+    seat there, so never took its START_ACK and never started; the TypeScript verifier failed such a transcript where
+    the reference's passed."""
+    table = Table(child, "open", 4, [1, 3, 5], seed=3, rounds=1)
+    for net in table.nets:
+        gone, late = net.identities[2].peer, net.watchers[1].peer
+
+        def withhold(to: bytes, _frm: bytes, wire: bytes, gone: bytes = gone, late: bytes = late) -> bool:
+            env = open_envelope(wire)
+            return env.sender == gone and (env.seq >= 1 or to == late)
+
+        net.withhold = withhold
+        net.start()
+        net.run()
+        assert net.outcome(late)["phase"] == "starting"
+        assert net.vote_out(2) == 3
+        net.run()
+        net.withhold = lambda to, frm, wire, withhold=withhold: withhold(b"", frm, wire)  # seat 2 stays gone
+        net.queue.extend(item for item in net.held if item[0] == late and open_envelope(item[2]).seq == 0)
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for i, o in enumerate(outcomes) if i != 2] == ["over"] * 5, outcomes
+    assert all(o["dropped"] == [[2, [0, 0, 0]]] for i, o in enumerate(outcomes) if i != 2), outcomes

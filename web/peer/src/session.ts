@@ -823,7 +823,10 @@ export class Session {
       return false;
     }
     const now = this.waitsOn();
-    const behind = this.completeVotes().filter(([, at]) => !now || cmp(at, now) < 0);
+    // Outside a round (still starting) the game is at no position: no drop is made, none is behind (the reference's
+    // count_votes; protocol.md 11.1): a seat voted out at (0, 0) while this node lacked its START_ACK starts with it.
+    if (!now) return false;
+    const behind = this.completeVotes().filter(([, at]) => cmp(at, now) < 0);
     // Rebuilt already without x's messages from `at` on, yet gone past `at` (on the messages of another seat dropped
     // there, whose drop is not made yet): another rebuild for x would be this one again, for ever. x is dropped
     // where it was, and the next pass rebuilds for the other (the reference's count_votes, on its Table.rewinds).
@@ -845,7 +848,7 @@ export class Session {
     // second for a position gone past).
     let dropped = false;
     for (;;) {
-      const here = now ? this.completeVotes().filter(([, at]) => cmp(at, now) === 0) : [];
+      const here = this.completeVotes().filter(([, at]) => cmp(at, now) === 0);
       if (!here.length) {
         this.settleVoid(); // every seat dropped here that voids the round named, in seat order (17.9)
         return dropped;
