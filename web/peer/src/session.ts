@@ -806,14 +806,14 @@ export class Session {
     if (!this.expelled.size) return false; // nobody to drop (asked at every pass of the loop: no position to find)
     const now = this.waitsOn();
     if (!now) return false;
-    for (const x of this.missing(now)) {
-      if (this.expelled.has(x) && !this.dropped.has(x)) {
-        this.drop(x, now);
-        this.settleVoid();
-        return true;
-      }
-    }
-    return false;
+    const gone = this.missing(now).filter((x) => this.expelled.has(x) && !this.dropped.has(x));
+    if (!gone.length) return false;
+    for (const x of gone) this.drop(x, now);
+    // Then, as the reference's count_votes, the DROPs and KEEPs our seat owes (unless a vote is complete behind us: a
+    // rebuild comes first), and only then the void these drops make (protocol.md 11, "Entropy").
+    if (!this.completeVotes().some(([, at]) => cmp(at, now) < 0)) this.joinFirst();
+    this.settleVoid();
+    return true;
   }
 
   /** Apply a drop whose votes are complete at the position the game waits on; rebuild for one it went past. */
