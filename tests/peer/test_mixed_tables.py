@@ -993,3 +993,33 @@ def test_a_node_still_starting_when_a_seat_is_voted_out_starts_with_it(child: No
     outcomes = node_by_node(table, tmp_path)
     assert [o["phase"] for i, o in enumerate(outcomes) if i != 2] == ["over"] * 5, outcomes
     assert all(o["dropped"] == [[2, [0, 0, 0]]] for i, o in enumerate(outcomes) if i != 2), outcomes
+
+
+def test_a_seat_dropped_at_a_draft_pick_votes_no_more(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.1: a seat dropped at a draft's pick p, a position (r, 0, p), is not active from there on. Seat 2
+    (TypeScript at the mixed table, Python at the other) stalls at its pick and the two others vote it out there; then
+    the picker after it stalls too, and seat 2's node (linked still) is asked to vote it out: it refuses, as it is no
+    longer in the game, in both implementations. Before, the reference asked whether it was active at (r, 0) without
+    the place, found it active and signed a DROP (found by the seeded chaos, tests/peer/chaos.py, seed 691: the
+    TypeScript seat refused, so the two tables went apart)."""
+    table = Table(child, "draft", 3, [2, 4], seed=5, rounds=1)
+    for net in table.nets:
+        x = net.identities[2].peer
+        net.stalled = {x}
+        net.start()
+        net.run()
+        others = [net.identities[s].peer for s in (0, 1)]
+        assert all(net.sessions[p].waiting_for() == (2,) for p in others)
+        net.stalled = {x, *others}  # (nobody picks, for now)
+        assert net.vote_out(2) == 2
+        net.run()
+        picker = next(s for s in (0, 1) if s in net.sessions[others[0]].waiting_for())
+        assert 2 in net.dropped_at(x) and picker in net.sessions[x].waiting_for()
+        with pytest.raises(LocalError):
+            net.handle(x, net.sessions[x].drop(picker))
+        net.stalled = {x}
+        for peer in others:
+            net.move(peer)
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for o in outcomes] == ["over"] * 5, outcomes
