@@ -291,9 +291,11 @@ class Session:
         together), which would otherwise have to vote."""
 
         def act() -> None:
-            if self.seat is None or self.seat not in self.active_at(self.round, self.step_now() or 0):
+            at = self.table.now()  # the position, its place included: a seat dropped at a draft's pick p, or at a
+            # sealed deal's shuffle or unlock of seat p, is no longer in the game there (protocol.md 11.1)
+            active = self.table.active_at(*at) if at is not None else self.active_at(self.round, 0)
+            if self.seat is None or self.seat not in active:
                 raise LocalError("only a player still in the game can vote")
-            at = self.table.now()
             waiting = self.waiting_for()
             if seat == self.seat or self.phase == Phase.STARTING or at is None or not waiting or \
                     seat not in waiting and seat not in self.table.active_at(*at):

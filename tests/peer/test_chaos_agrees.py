@@ -25,7 +25,10 @@ from test_mixed_tables import (
     node_by_node,
 )
 
-SEEDS = list(range(12))
+# Twelve seeds, then seeds that found a disagreement where no focused test was made of it (each failed before its
+# fix): 622, a seat that owed a KEEP where an expelled voter's drop voids a sealed round (the reference signs it
+# before the void; the TypeScript session voided first and signed none).
+SEEDS = list(range(12)) + [622]
 
 
 def seeds() -> list[int]:

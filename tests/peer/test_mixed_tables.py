@@ -934,3 +934,92 @@ def test_a_seat_that_reaches_its_own_drop_joins_the_vote_there_first(child: Node
     assert all(o["dropped"] == [[1, [0, 1, 0]], [3, [0, 1, 0]]] for i, o in enumerate(outcomes) if i != 3), outcomes
     own = [body for seat, body in signed_in(table.mixed, table.mixed.peers[1], "DROP") if seat == 1]
     assert own == [{"round": 0, "step": 0, "seat": 3}, {"round": 0, "step": 1, "seat": 3}], own  # (the others are over)
+
+
+def test_a_seat_listed_back_at_the_last_round_end_stays_dropped(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.3: a seat is taken back before the next round is dealt; after the game's last round there is
+    none. The TypeScript seat 1 of a one-round game is cut off and voted out, heals and asks back; every ROUND_END of
+    the round lists it, and the game ends: it stays dropped on every node, its own included, as on the Python node in
+    its place (it would play again from a round that never comes). Found by the seeded chaos (tests/peer/chaos.py,
+    seeds 702 and 728, a seated seat's early REJOIN that counted once it was dropped): a TypeScript node took the seat
+    back at the last round's end, so it held it active where the Python node held it dropped (no byte differed)."""
+    seat, players = 1, 4
+    table = Table(child, "open", players, [1, 3, 5], seed=71, rounds=1)
+    x = table.mixed.identities[seat].peer
+    for net in table.nets:
+        cut_off(net, seat, 220)
+        assert net.vote_out(seat) == players - 1
+        net.run(limit=40)
+        net.heal()
+        asked = False
+        while net.queue:
+            net.run(limit=1)
+            if not asked and seat in net.dropped_at(x):
+                net.handle(x, net.sessions[x].rejoin())  # type: ignore[union-attr]
+                asked = True
+        assert asked
+    outcomes = node_by_node(table, tmp_path)
+    assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [seat] for o in outcomes), outcomes
+    ends = signed_in(table.mixed, table.mixed.peers[0], "ROUND_END")
+    assert ends and all(body.get("back") for _signer, body in ends), ends  # listed back by every signer
+
+
+def test_a_node_still_starting_when_a_seat_is_voted_out_starts_with_it(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.1: a node is at no position before the game starts, so it makes no drop there. Seat 2's
+    START_ACK reaches every seat but not the TypeScript spectator; seat 2 is then gone, and the others vote it out at
+    the seed commits (0, 0). The spectator, still starting, holds every later message; once seat 2's START_ACK comes
+    it starts, drops seat 2 at (0, 0) as everyone did and follows the game to its end, as the Python spectator in its
+    place does. Found by the seeded chaos (tests/peer/chaos.py, seed 751: a seat's node still starting when two seats
+    were dropped together): a TypeScript node took every complete vote for one behind it while starting, dropped the
+    seat there, so never took its START_ACK and never started; the TypeScript verifier failed such a transcript where
+    the reference's passed."""
+    table = Table(child, "open", 4, [1, 3, 5], seed=3, rounds=1)
+    for net in table.nets:
+        gone, late = net.identities[2].peer, net.watchers[1].peer
+
+        def withhold(to: bytes, _frm: bytes, wire: bytes, gone: bytes = gone, late: bytes = late) -> bool:
+            env = open_envelope(wire)
+            return env.sender == gone and (env.seq >= 1 or to == late)
+
+        net.withhold = withhold
+        net.start()
+        net.run()
+        assert net.outcome(late)["phase"] == "starting"
+        assert net.vote_out(2) == 3
+        net.run()
+        net.withhold = lambda to, frm, wire, withhold=withhold: withhold(b"", frm, wire)  # seat 2 stays gone
+        net.queue.extend(item for item in net.held if item[0] == late and open_envelope(item[2]).seq == 0)
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for i, o in enumerate(outcomes) if i != 2] == ["over"] * 5, outcomes
+    assert all(o["dropped"] == [[2, [0, 0, 0]]] for i, o in enumerate(outcomes) if i != 2), outcomes
+
+
+def test_a_seat_dropped_at_a_draft_pick_votes_no_more(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.1: a seat dropped at a draft's pick p, a position (r, 0, p), is not active from there on. Seat 2
+    (TypeScript at the mixed table, Python at the other) stalls at its pick and the two others vote it out there; then
+    the picker after it stalls too, and seat 2's node (linked still) is asked to vote it out: it refuses, as it is no
+    longer in the game, in both implementations. Before, the reference asked whether it was active at (r, 0) without
+    the place, found it active and signed a DROP (found by the seeded chaos, tests/peer/chaos.py, seed 691: the
+    TypeScript seat refused, so the two tables went apart)."""
+    table = Table(child, "draft", 3, [2, 4], seed=5, rounds=1)
+    for net in table.nets:
+        x = net.identities[2].peer
+        net.stalled = {x}
+        net.start()
+        net.run()
+        others = [net.identities[s].peer for s in (0, 1)]
+        assert all(net.sessions[p].waiting_for() == (2,) for p in others)
+        net.stalled = {x, *others}  # (nobody picks, for now)
+        assert net.vote_out(2) == 2
+        net.run()
+        picker = next(s for s in (0, 1) if s in net.sessions[others[0]].waiting_for())
+        assert 2 in net.dropped_at(x) and picker in net.sessions[x].waiting_for()
+        with pytest.raises(LocalError):
+            net.handle(x, net.sessions[x].drop(picker))
+        net.stalled = {x}
+        for peer in others:
+            net.move(peer)
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for o in outcomes] == ["over"] * 5, outcomes

@@ -806,14 +806,14 @@ export class Session {
     if (!this.expelled.size) return false; // nobody to drop (asked at every pass of the loop: no position to find)
     const now = this.waitsOn();
     if (!now) return false;
-    for (const x of this.missing(now)) {
-      if (this.expelled.has(x) && !this.dropped.has(x)) {
-        this.drop(x, now);
-        this.settleVoid();
-        return true;
-      }
-    }
-    return false;
+    const gone = this.missing(now).filter((x) => this.expelled.has(x) && !this.dropped.has(x));
+    if (!gone.length) return false;
+    for (const x of gone) this.drop(x, now);
+    // Then, as the reference's count_votes, the DROPs and KEEPs our seat owes (unless a vote is complete behind us: a
+    // rebuild comes first), and only then the void these drops make (protocol.md 11, "Entropy").
+    if (!this.completeVotes().some(([, at]) => cmp(at, now) < 0)) this.joinFirst();
+    this.settleVoid();
+    return true;
   }
 
   /** Apply a drop whose votes are complete at the position the game waits on; rebuild for one it went past. */
@@ -823,7 +823,10 @@ export class Session {
       return false;
     }
     const now = this.waitsOn();
-    const behind = this.completeVotes().filter(([, at]) => !now || cmp(at, now) < 0);
+    // Outside a round (still starting) the game is at no position: no drop is made, none is behind (the reference's
+    // count_votes; protocol.md 11.1): a seat voted out at (0, 0) while this node lacked its START_ACK starts with it.
+    if (!now) return false;
+    const behind = this.completeVotes().filter(([, at]) => cmp(at, now) < 0);
     // Rebuilt already without x's messages from `at` on, yet gone past `at` (on the messages of another seat dropped
     // there, whose drop is not made yet): another rebuild for x would be this one again, for ever. x is dropped
     // where it was, and the next pass rebuilds for the other (the reference's count_votes, on its Table.rewinds).
@@ -845,7 +848,7 @@ export class Session {
     // second for a position gone past).
     let dropped = false;
     for (;;) {
-      const here = now ? this.completeVotes().filter(([, at]) => cmp(at, now) === 0) : [];
+      const here = this.completeVotes().filter(([, at]) => cmp(at, now) === 0);
       if (!here.length) {
         this.settleVoid(); // every seat dropped here that voids the round named, in seat order (17.9)
         return dropped;
@@ -1562,12 +1565,12 @@ export class Session {
     this.checkResults("ROUND_END");
     const ends = this.slot("ROUND_END", r, 0);
     if (!this.activeAt([r, ROUND_END_STEP, 1]).every((s) => ends.has(s)) || this.heldBack([r, ROUND_END_STEP, 1])) return;
-    this.takeBack(r);
-    if (gameOver(settings, r + 1, this.scores)) {
+    if (gameOver(settings, r + 1, this.scores)) { // no round to take a seat back in: it stays dropped (11.3)
       this.phase = "game-end";
       this.checkResults("GAME_END");
       return;
     }
+    this.takeBack(r);
     this.beginRound(r + 1);
   }
 
