@@ -64,6 +64,10 @@ def advance(table: Table) -> Effects[None]:
     """One pass: join or complete drop votes, then the current phase's step."""
     # (each part is asked only where it has something to do: a generator made for nothing costs what a pass
     # while a turn waits for commits does)
+    if table.parked:
+        # a vote the last message decided (it went on, or completed it) frees its voters' messages first: whether
+        # we wait for a seat, and so join a vote on it or KEEP, is judged with every message we may use (11.1)
+        yield from unpark(table)
     if table.to_count() and (yield from count_votes(table)):
         return  # the session rebuilds the table: this one is done with
     if table.parked:
