@@ -105,6 +105,23 @@ def cut_off(net: Mixed, seat: int, cut_at: int) -> None:
     net.run()
 
 
+def voted_out_and_asked_back(net: Mixed, seat: int, cut_at: int) -> None:
+    """`seat` cut off after `cut_at` deliveries and voted out by every other seat; the cut heals and, once its own
+    node holds it dropped, it asks back (REJOIN, 11.3); the table plays on until nothing more happens."""
+    x = net.identities[seat].peer
+    cut_off(net, seat, cut_at)
+    assert net.vote_out(seat) == len(net.identities) - 1
+    net.run(limit=40)
+    net.heal()
+    asked = False
+    while net.queue:
+        net.run(limit=1)
+        if not asked and seat in net.dropped_at(x):
+            net.handle(x, net.sessions[x].rejoin())  # type: ignore[union-attr]
+            asked = True
+    assert asked
+
+
 def check(table: Table, tmp_path: Path, gone: int | tuple[int, ...] | None = None) -> list[dict[str, Any]]:
     """The checks of the module's docstring; each node's outcome. `gone`: a seat (or seats) cut off for good, or a
     cheat's own node (the same bytes as the Python node in its place, and both verifiers say the same of its
@@ -204,17 +221,7 @@ def test_a_dropped_seat_takes_its_seat_back(deal: str, seat: int, language: str,
     x = table.mixed.identities[seat].peer
     assert table.mixed.is_typescript(x) == (language == "TypeScript")
     for net in table.nets:
-        cut_off(net, seat, cut_at)
-        assert net.vote_out(seat) == players - 1
-        net.run(limit=40)
-        net.heal()
-        asked = False
-        while net.queue:
-            net.run(limit=1)
-            if not asked and seat in net.dropped_at(x):
-                net.handle(x, net.sessions[x].rejoin())  # type: ignore[union-attr]
-                asked = True
-        assert asked
+        voted_out_and_asked_back(net, seat, cut_at)
     outcomes = check(table, tmp_path)
     assert all(o["dropped"] == [] for o in outcomes)  # back
     void = deal == "sealed" and cut_at > 30
@@ -945,19 +952,8 @@ def test_a_seat_listed_back_at_the_last_round_end_stays_dropped(child: NodeSeats
     back at the last round's end, so it held it active where the Python node held it dropped (no byte differed)."""
     seat, players = 1, 4
     table = Table(child, "open", players, [1, 3, 5], seed=71, rounds=1)
-    x = table.mixed.identities[seat].peer
     for net in table.nets:
-        cut_off(net, seat, 220)
-        assert net.vote_out(seat) == players - 1
-        net.run(limit=40)
-        net.heal()
-        asked = False
-        while net.queue:
-            net.run(limit=1)
-            if not asked and seat in net.dropped_at(x):
-                net.handle(x, net.sessions[x].rejoin())  # type: ignore[union-attr]
-                asked = True
-        assert asked
+        voted_out_and_asked_back(net, seat, 220)
     outcomes = node_by_node(table, tmp_path)
     assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [seat] for o in outcomes), outcomes
     ends = signed_in(table.mixed, table.mixed.peers[0], "ROUND_END")
