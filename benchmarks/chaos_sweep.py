@@ -2,7 +2,7 @@
 all-Python table and at the mixed one, compared node by node (test_mixed_tables.node_by_node). Prints one line a
 seed (ok or FAIL with the first difference, how long it took, the phases, the fault codes recorded, the plan) and,
 at the end, how many seeds ran, how many failed, and which tables stopped with a seat still playing that nothing
-excuses (not the cheat's, the forger's, a seat cut off for good: the same at both tables, not a disagreement, but
+excuses (not the cheat's, the forger's, the seats cut off for good: the same at both tables, not a disagreement, but
 worth a look). Asserts nothing; exit status 1 if a seed failed.
 
     python benchmarks/chaos_sweep.py FIRST LAST   # seeds FIRST..LAST-1
@@ -55,8 +55,8 @@ def main() -> int:
             mixed = table.mixed
             codes = sorted({b["code"] for peer in mixed.peers for what, b in records(bytes(mixed.transcripts[peer]))
                             if what == "fault"})
-            excused = {x for x in ((p.cheat or (None,))[0], p.forger, p.cut[0] if p.cut and not p.cut[2] else None)
-                       if x is not None}
+            gone = [p.cut[0]] + ([p.cut2[0]] if p.cut2 else []) if p.cut and not p.cut[2] else []  # never back
+            excused = {x for x in [(p.cheat or (None,))[0], p.forger, *gone] if x is not None}
             still = [i for i, o in enumerate(outcomes) if o["phase"] not in ("over", "aborted") and i not in excused]
             if still:
                 stopped.append(seed)

@@ -17,8 +17,9 @@ What a seed may draw (`Plan`):
   transcript, a seat whose clock runs out on every move, a seat that stalls and is asked the stand-in's moves.
 
 Whenever nothing is left to deliver, the table's clocks act (`quiet`): what was held back is delivered, a stalled
-seat is asked the stand-in's move, and every seat votes out each seat it waits on (the drop timer); a seat cut off
-may come back. Every decision is drawn from the seed's own stream and from what is on the wire (the same at both
+seat is asked the stand-in's move, a node that waits asks the others for what it lacks (its `heads`, as the
+reference's node does every half second while a step waits), and every seat votes out each seat it waits on (the
+drop timer); a seat cut off may come back. Every decision is drawn from the seed's own stream and from what is on the wire (the same at both
 tables as long as every node agrees), so a disagreement shows as other bytes: `test_mixed_tables.node_by_node`
 compares every node's outgoing bytes, transcript, outcome and seats away, and both verifiers' verdicts.
 """
@@ -240,6 +241,7 @@ class Chaos:
         self.made = cheat_rule(p, net)
         self.back = False
         self.forged = 0
+        self.pulled: set[tuple[bytes, bytes]] = set()
         seats = net.identities
         if p.clocked is not None:
             net.clocked = {seats[p.clocked].peer}
@@ -328,6 +330,8 @@ class Chaos:
             return True
         if net.stalled and self.ask_stand_in():
             return True
+        if self.pull():
+            return True
         if self.vote():
             return True
         if net.cut and self.p.cut is not None and self.p.cut[2] and not self.back:
@@ -339,6 +343,30 @@ class Chaos:
         if self.back and self.ask_back():
             return True
         return False
+
+    def pull(self) -> bool:
+        """Each node that waits on a seat asks its peers for what it lacks (the reference's node sends its heads
+        every half second while a step waits, p2pnimmt/net/waiting.py; protocol.md 14 `heads`): a message that
+        reached only some nodes before its sender was cut off reaches the rest from those that hold it."""
+        net = self.net
+        nodes = net.identities + net.watchers
+        pulled = False
+        for ident in nodes:
+            if ident.peer in net.cut:
+                continue
+            session: Any = net.sessions[ident.peer]
+            if not [seat for seat in session.waiting_for() if net.identities[seat].peer != ident.peer]:
+                continue
+            heads = session.heads()
+            for other in nodes:
+                if other.peer == ident.peer or other.peer in net.cut:
+                    continue
+                for wire in net.sessions[other.peer].missing_for(heads):
+                    if (ident.peer, wire) not in self.pulled:  # what it took once and did not keep, it keeps not
+                        self.pulled.add((ident.peer, wire))
+                        net.queue.append((ident.peer, other.peer, wire))
+                        pulled = True
+        return pulled
 
     def ask_stand_in(self) -> bool:
         net = self.net

@@ -53,3 +53,19 @@ def test_a_table_in_chaos_plays_as_a_python_one(seed: int, child: NodeSeats, tmp
         node_by_node(table, tmp_path)
     except AssertionError as e:
         raise AssertionError(f"{p.describe()}\n{e}") from e
+
+
+def test_a_message_that_reached_some_nodes_before_its_sender_was_cut_off_reaches_the_rest(
+        child: NodeSeats, tmp_path: Path) -> None:
+    """Seed 14: three seats; seat 2's commit of turn 3 reached seat 1, then seat 2 was cut off for good while its
+    copy to seat 0 (its relayer, section 8) was on its way. Seat 0 waited on that commit, seat 1 (past it) on the
+    reveals: their votes were at two positions and never completed, and before the harness's nodes asked each other
+    for what they lacked (as the reference's node does while a step waits: its `heads`, p2pnimmt/net/waiting.py)
+    the table stopped for good. Now seat 0 takes the commit from seat 1, both vote seat 2 out at the reveal step, and
+    every node but seat 2's ends the game, at both tables, the same (node_by_node)."""
+    p = plan(14)
+    assert p.cut == (2, 220, False) and p.players == 3
+    table = play(p, child)
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for i, o in enumerate(outcomes) if i != 2] == ["over"] * 4
+    assert all(o["dropped"] == [[2, [0, 9, 0]]] for i, o in enumerate(outcomes) if i != 2)
