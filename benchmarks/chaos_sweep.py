@@ -6,6 +6,7 @@ excuses (not the cheat's, the forger's, the seats cut off for good: the same at 
 worth a look). Asserts nothing; exit status 1 if a seed failed.
 
     python benchmarks/chaos_sweep.py FIRST LAST   # seeds FIRST..LAST-1
+    python benchmarks/chaos_sweep.py FIRST LAST --no-pull   # no node asks for what it lacks (as the GAPS seeds)
 
 (the pytest form: P2PNIMMT_CHAOS_SEEDS=FIRST-LAST python -m pytest -q -n 2 tests/peer/test_chaos_agrees.py).
 """
@@ -36,13 +37,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("first", type=int)
     parser.add_argument("last", type=int)
+    parser.add_argument("--no-pull", action="store_true",
+                        help="no node asks the others for what it lacks (chaos.Plan.pull): votes cast over gaps")
     args = parser.parse_args()
     child = node_child(Folders())  # type: ignore[arg-type]
     failed, stopped = [], []
     began = time.time()
     try:
         for seed in range(args.first, args.last):
-            p = plan(seed)
+            p = plan(seed, not args.no_pull)
             t0 = time.time()
             try:
                 table = play(p, child)

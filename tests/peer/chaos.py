@@ -75,6 +75,7 @@ class Plan:
     replay: float = 0.0  # per delivery: a message delivered before, delivered again to another peer
     forge: float = 0.0  # per delivery: the forger's twin of a message on its way
     forge_from: int = 0  # the forger's first twin comes after so many deliveries, its last three twins later
+    pull: bool = True  # a node that waits asks the others for what it lacks (False: a gap stays until it is voted on)
     notes: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
@@ -86,18 +87,23 @@ class Plan:
             if getattr(self, name) is not None:
                 parts.append(f"{name} {getattr(self, name)}")
         parts.append(f"hold {self.hold:.3f} twice {self.twice:.3f} replay {self.replay:.3f}")
+        if not self.pull:
+            parts.append("no pull")
         return "; ".join(parts)
 
 
-def plan(seed: int) -> Plan:
-    """The seed's table and events (drawn from `chaos/SEED` alone)."""
+def plan(seed: int, pull: bool = True) -> Plan:
+    """The seed's table and events (drawn from `chaos/SEED` alone). `pull` False: no node asks for what it lacks,
+    so the votes are cast while some nodes lack what others hold (how the seeds before the pull were played:
+    the disagreements found then show only so)."""
     rng = random.Random(f"chaos/{seed}")
     deal = rng.choice(["open", "open", "sealed", "sealed", "draft", "tactical"])
     players = rng.choice([3, 3, 4, 4, 5, 6, 7, 8, 9, 10])
     odd = rng.random() < 0.5
     typescript = [i for i in range(players) if i % 2 == (1 if odd else 0)] + [players + 1]
     python = [i for i in range(players) if i not in typescript]
-    p = Plan(seed, deal, players, typescript, rounds=rng.choice([1, 2]), clock=rng.choice([None, None, 30]))
+    p = Plan(seed, deal, players, typescript, rounds=rng.choice([1, 2]), clock=rng.choice([None, None, 30]),
+             pull=pull)
     if rng.random() < 0.6:
         whats = [w for w in CHEATS if deal == "sealed" or w not in SEALED_ONLY]
         what = rng.choice(whats)
@@ -330,7 +336,7 @@ class Chaos:
             return True
         if net.stalled and self.ask_stand_in():
             return True
-        if self.pull():
+        if self.p.pull and self.pull():
             return True
         if self.vote():
             return True

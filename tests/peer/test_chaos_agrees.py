@@ -9,7 +9,7 @@ The default run plays the seeds of SEEDS; more by hand, e.g.
 
     P2PNIMMT_CHAOS_SEEDS=0-999 .venv/bin/python -m pytest -q -n 2 tests/peer/test_chaos_agrees.py
 
-(a range, or seeds separated by commas).
+(a range, or seeds separated by commas; with P2PNIMMT_CHAOS_PULL=0 no node asks for what it lacks, as GAPS).
 """
 
 from __future__ import annotations
@@ -25,29 +25,37 @@ from test_mixed_tables import (
     node_by_node,
 )
 
-# Twelve seeds, then seeds that found a disagreement where no focused test was made of it (each failed before its
-# fix): 622, a seat that owed a KEEP where an expelled voter's drop voids a sealed round (the reference signs it
-# before the void; the TypeScript session voided first and signed none); 1113, a seat back from a cut that joined a
-# vote on the row chooser whose row choice it held aside behind the chooser's own vote, in the pass in which the
-# message that came made that vote void (the reference joined and dropped the chooser; protocol.md 11.1: a decided
-# vote frees its voter's messages before any vote is joined).
-SEEDS = list(range(12)) + [622, 1113]
+# Twelve seeds, played as a table plays: a node that waits asks the others for what it lacks (chaos.Plan.pull).
+SEEDS = list(range(12))
+# Seeds played with no node asking for what it lacks, so that votes are cast while some nodes lack what others hold
+# (a gap a real table closes within a second, unless a link is down) — how these seeds found a disagreement where
+# no focused test was made of it (each failed before its fix): 622, a seat that owed a KEEP where an expelled
+# voter's drop voids a sealed round (the reference signs it before the void; the TypeScript session voided first and
+# signed none); 1113, a seat back from a cut that joined a vote on the row chooser whose row choice it held aside
+# behind the chooser's own vote, in the pass in which the message that came made that vote void (the reference
+# joined and dropped the chooser; protocol.md 11.1: a decided vote frees its voter's messages before any vote is
+# joined).
+GAPS = [622, 1113]
 
 
-def seeds() -> list[int]:
+def seeds() -> list[tuple[int, bool]]:
+    """(seed, pull): SEEDS and GAPS, or the seeds asked for in P2PNIMMT_CHAOS_SEEDS (pulling unless
+    P2PNIMMT_CHAOS_PULL=0)."""
     asked = os.environ.get("P2PNIMMT_CHAOS_SEEDS")
     if not asked:
-        return SEEDS
-    found: list[int] = []
+        return [(seed, True) for seed in SEEDS] + [(seed, False) for seed in GAPS]
+    pull = os.environ.get("P2PNIMMT_CHAOS_PULL", "1") != "0"
+    found: list[tuple[int, bool]] = []
     for part in asked.split(","):
         low, _, high = part.partition("-")
-        found.extend(range(int(low), int(high or low) + 1))
+        found.extend((seed, pull) for seed in range(int(low), int(high or low) + 1))
     return found
 
 
-@pytest.mark.parametrize("seed", seeds())
-def test_a_table_in_chaos_plays_as_a_python_one(seed: int, child: NodeSeats, tmp_path: Path) -> None:
-    p = plan(seed)
+@pytest.mark.parametrize(("seed", "pull"), seeds(), ids=lambda v: ("pull" if v else "gaps") if isinstance(v, bool)
+                         else str(v))
+def test_a_table_in_chaos_plays_as_a_python_one(seed: int, pull: bool, child: NodeSeats, tmp_path: Path) -> None:
+    p = plan(seed, pull)
     table = play(p, child)
     try:
         node_by_node(table, tmp_path)
