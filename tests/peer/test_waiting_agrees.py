@@ -16,9 +16,11 @@ from pathlib import Path
 from nodepeer import PEER, tool
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from harness import stopped_at_first_commit  # noqa: E402
+from harness import Net, stopped_at_first_commit  # noqa: E402
 
+from p2pnimmt.engine.game import Settings  # noqa: E402
 from p2pnimmt.net.waiting import few_enough  # noqa: E402
+from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
 
 TABLES = [(2, {1}), (3, {2}), (4, {2, 3}), (5, {3, 4}), (5, {2, 3, 4}), (6, {1, 5}), (7, {4, 5, 6})]
 
@@ -45,3 +47,24 @@ def test_both_implementations_count_the_absent_alike(compiled: Path) -> None:
     # most_named (two of four cannot, two of five and three of seven can, three of five cannot)
     assert [answer["few"][case["absent"].index(sorted(gone))] for (_, gone), case, answer
             in zip(TABLES, cases, answers, strict=True)] == [True, True, False, True, False, True, True]
+
+
+def test_a_page_still_starting_waits_on_the_seats_whose_start_ack_it_lacks(compiled: Path) -> None:
+    """A node that lacks a START_ACK waits on its seat (the reference's waiting_for), so it asks its peers for it as
+    for any message it waits on (net/waiting.py, page_waiting.ts: the pull); it votes on nobody while starting
+    (11.1). The page said it waited on nobody while starting, so a page that missed a START_ACK (its seat cut off
+    just after sending it to some) never asked and stayed starting while the others played: chaos seed 128
+    (tests/peer/test_chaos_agrees.py). Four seats; seats 1 and 3's START_ACKs never arrive."""
+    net = Net(4, settings=Settings(players=4, deal="open", max_rounds=1), spectators=1, seed=7)
+    gone = {net.identities[1].peer, net.identities[3].peer}
+    net.withhold = lambda to, frm, wire: frm in gone and open_envelope(wire).kind == "START_ACK"
+    net.start()
+    net.run()
+    watcher = net.sessions[net.watchers[0].peer]
+    assert watcher.phase == "starting" and watcher.waiting_for() == (1, 3)
+    done = subprocess.run([tool("node"), str(compiled / "test" / "waiting_agree.js")], cwd=PEER, capture_output=True,
+                          text=True, timeout=120, input=json.dumps({"cases": [{
+                              "game": net.game_id.hex(), "wires": [env.wire.hex() for env in watcher.inbox.accepted],
+                              "absent": []}]}))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [{"phase": "starting", "waiting": [1, 3], "few": []}]

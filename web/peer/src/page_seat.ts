@@ -110,9 +110,11 @@ export class PageSeat extends Seat {
     return plays;
   }
 
-  /** The seats, ours aside, the game waits on now (net/waiting.py: waiting_for). */
+  /** The seats, ours aside, the game waits on now (net/waiting.py: waiting_for); while starting, those whose
+   * START_ACK we lack, so that the page asks its peers for them (it votes on nobody then). */
   waitingFor(): number[] {
-    const at = this.start !== null && this.phase !== "starting" ? this.waitsOn() : null;
+    if (this.phase === "starting") return this.acksMissing().filter((s) => s !== this.seat);
+    const at = this.start !== null ? this.waitsOn() : null;
     return at ? this.missing(at).filter((s) => s !== this.seat) : [];
   }
 

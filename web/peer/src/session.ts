@@ -758,6 +758,14 @@ export class Session {
     }
   }
 
+  /** While starting, the seats (the host aside) whose START_ACK this node lacks: whom it waits on (the reference's
+   * Table.waiting_for; a node asks its peers for them as for any message it waits on, net/waiting.py). */
+  acksMissing(): number[] {
+    if (this.phase !== "starting") return [];
+    const acks = this.slot("START_ACK", 0, 0);
+    return this.keys.map((_, s) => s).filter((s) => s !== this.host && !acks.has(s));
+  }
+
   /** The seats whose message the game waits for at `at` (the position it waits on). */
   protected missing(at: Pos): number[] {
     const [r, step] = at;
@@ -1086,7 +1094,7 @@ export class Session {
   private step(): void {
     switch (this.phase) {
       case "starting":
-        if (this.keys.every((_, s) => s === this.host || this.slot("START_ACK", 0, 0).has(s))) this.beginRound(0);
+        if (!this.acksMissing().length) this.beginRound(0);
         return;
       case "deal":
         this.stepDeal();

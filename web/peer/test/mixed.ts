@@ -65,8 +65,9 @@ class HarnessSeat extends Seat {
     return cards.sort((a, b) => a - b);
   }
 
-  /** The seats the game waits on now. */
+  /** The seats the game waits on now (while starting, those whose START_ACK it lacks: the reference's waiting_for). */
   waiting(): number[] {
+    if (this.phase === "starting") return this.acksMissing();
     const at = this.waitsOn();
     return at && this.phase !== "over" && this.phase !== "aborted" ? this.missing(at) : [];
   }
