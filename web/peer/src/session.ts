@@ -1017,7 +1017,8 @@ export class Session {
   // ---------------------------------------------------------------- away (11.2): derived, informative
 
   /** Each seat's stand-in cards in a row, counted over the resolved turns in order (11.2: its reveal auto, and its
-   * row choice too if it chose one); a seat dropped meanwhile counts from 0 again once it plays. */
+   * row choice too if it chose one); a seat dropped meanwhile stands still, and counts from 0 again once it is back
+   * (taken back at a round's start, 11.3). */
   streaks(): number[] {
     // The same as long as no message came, and the round, turn, phase and drops stand (a rebuild comes with a message).
     const key = `${this.accepted.length}|${this.round}|${this.turn}|${this.phase}|${this.dropped.size}`;
@@ -1037,6 +1038,9 @@ export class Session {
     const counts = this.keys.map(() => 0);
     const gap = this.keys.map(() => false);
     for (let r = 0; r <= this.round; r++) {
+      this.keys.forEach((_, s) => {
+        if (this.absences.get(s)?.some((a) => a.until === r)) counts[s] = 0; // back from round r: not away (11.2)
+      });
       for (let t = 0; t < 10; t++) {
         // the turns this node resolved: of a past round as many as it had when the next began (fewer than 10 in a
         // round an alarm or a broken deal stopped, 17.8: a turn below the stop it never resolved does not count)
