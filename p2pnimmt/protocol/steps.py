@@ -216,6 +216,9 @@ def interrupted(table: Table) -> Effects[bool]:
     if not table.deal.interrupts or ((yield from table.deal.void(table)) is None and not table.deal.audit_now(table)):
         return False
     table.move(Phase.ROUND_END)
+    # The step that ends the round signs what a seat owes there (a void round's ROUND_END, the keys of an audit at
+    # once), and only then are the votes there counted, on the next pass: as where the last turn ends it (11)
+    yield from score_round(table)
     return True
 
 

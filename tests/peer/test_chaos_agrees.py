@@ -30,8 +30,10 @@ from test_mixed_tables import (
 # before the void; the TypeScript session voided first and signed none); 1113, a seat back from a cut that joined a
 # vote on the row chooser whose row choice it held aside behind the chooser's own vote, in the pass in which the
 # message that came made that vote void (the reference joined and dropped the chooser; protocol.md 11.1: a decided
-# vote frees its voter's messages before any vote is joined).
-SEEDS = list(range(12)) + [622, 1113]
+# vote frees its voter's messages before any vote is joined); 1166, a sealed round voided at an unlock while the
+# seat held votes at (r, 32, 1) it then joined (the reference signed those DROPs before the void round's ROUND_END,
+# protocol.md 11, "Entropy": a round ends where the drop that voids it is made).
+SEEDS = list(range(12)) + [622, 1113, 1166]
 
 
 def seeds() -> list[int]:

@@ -1019,3 +1019,45 @@ def test_a_seat_dropped_at_a_draft_pick_votes_no_more(child: NodeSeats, tmp_path
         net.run()
     outcomes = node_by_node(table, tmp_path)
     assert [o["phase"] for o in outcomes] == ["over"] * 5, outcomes
+
+
+@pytest.mark.parametrize("cut_at", [150, 350])  # seat 3 gone at its unlock (0, 1, 3), or at turn 1's reveal (0, 6)
+def test_a_seat_signs_the_round_end_of_a_void_round_before_the_votes_there(cut_at: int, child: NodeSeats,
+                                                                           tmp_path: Path) -> None:
+    """protocol.md 11, "Entropy": a seat signs its ROUND_END as the round ends, and only then the DROPs it owes at
+    (r, 32, 1); a round a drop voids ends where that drop is made (17.9). Four seats, sealed; the shuffler seat 3 is
+    gone and voted out by the three others, but seat 0's vote does not reach seat 2 (TypeScript at the mixed table),
+    and seat 0 then hears nothing more. Seat 1 drops seat 3, the round is void, it signs its ROUND_END and votes out
+    seat 0 at (0, 32, 1); seat 2 holds those behind seat 1's vote on seat 3 until seat 0's vote comes: it drops seat
+    3, the round is void, and it signs its ROUND_END, then joins the vote on seat 0. Found by the seeded chaos
+    (tests/peer/chaos.py, seed 1166): the reference voided the round in one pass and signed its ROUND_END in the
+    next, after the DROPs it owed there, where the TypeScript node signed the ROUND_END first."""
+    table = Table(child, "sealed", 4, [0, 2, 5], seed=3, rounds=1)
+    for net in table.nets:
+        first, late = net.identities[0].peer, net.identities[2].peer
+
+        def withhold(to: bytes, _frm: bytes, wire: bytes, first: bytes = first, late: bytes = late) -> bool:
+            env = open_envelope(wire)
+            return to == first or to == late and env.sender == first and env.kind == "DROP" and env.body["seat"] == 3
+
+        cut_off(net, 3, cut_at)
+        net.withhold = withhold
+        assert net.vote_out(3) == 3
+        net.run()
+        one: Any = net.sessions[net.identities[1].peer]
+        assert one.phase == "round-end" and one.waiting_for() == (0, 2)
+        net.handle(net.identities[1].peer, one.drop(0))
+        net.run()
+        vote = next(item for item in net.held if item[0] == late and open_envelope(item[2]).sender == first)
+        net.held.remove(vote)
+        net.queue.append(vote)
+        net.withhold = lambda to, _frm, _wire, first=first: to == first  # (seat 0 hears nothing more)
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for o in outcomes] == ["deal" if cut_at == 150 else "turn", "over", "over", "deal"
+                                              if cut_at == 150 else "turn", "over", "over"], outcomes
+    for net in table.nets:
+        late = net.identities[2].peer
+        own = [open_envelope(wire) for wire, *_ in net.sent[late]]
+        ends = [(e.kind, e.body.get("step")) for e in own if e.sender == late and e.kind in ("ROUND_END", "DROP")]
+        assert ends[1:] == [("ROUND_END", None), ("DROP", 32)], ends
