@@ -32,8 +32,10 @@ from test_mixed_tables import (
 # message that came made that vote void (the reference joined and dropped the chooser; protocol.md 11.1: a decided
 # vote frees its voter's messages before any vote is joined); 1166, a sealed round voided at an unlock while the
 # seat held votes at (r, 32, 1) it then joined (the reference signed those DROPs before the void round's ROUND_END,
-# protocol.md 11, "Entropy": a round ends where the drop that voids it is made).
-SEEDS = list(range(12)) + [622, 1113, 1166]
+# protocol.md 11, "Entropy": a round ends where the drop that voids it is made); 113, a seat behind, voted out with
+# two others, that joined the vote on one of them and owed KEEP on the other (the reference swept its votes once,
+# by seat, and made the drops; protocol.md 11, "Entropy": swept again while a sweep signed one).
+SEEDS = list(range(12)) + [113, 622, 1113, 1166]
 
 
 def seeds() -> list[int]:

@@ -1061,3 +1061,52 @@ def test_a_seat_signs_the_round_end_of_a_void_round_before_the_votes_there(cut_a
         own = [open_envelope(wire) for wire, *_ in net.sent[late]]
         ends = [(e.kind, e.body.get("step")) for e in own if e.sender == late and e.kind in ("ROUND_END", "DROP")]
         assert ends[1:] == [("ROUND_END", None), ("DROP", 32)], ends
+
+
+def test_a_seat_behind_signs_the_keep_its_own_vote_makes_owed_before_the_drops(child: NodeSeats,
+                                                                               tmp_path: Path) -> None:
+    """protocol.md 11, "Entropy", and 11.1, "KEEP when every seat voted": seven seats, open deal. Seat 5 is gone after
+    its SEED_COMMIT, which never reaches seat 1 (TypeScript at the mixed table): seat 1 waits at the seed commits on
+    seat 5. The others come to the reveals; seat 3 votes out seats 1 and 5 there, its votes reach seat 1 alone, and it
+    hears nothing more; seats 0, 2, 4 and 6 vote out seats 1, 3 and 5 there together (11.1, "Several seats gone
+    together"). Then seat 5's commit reaches seat 1: it comes to the reveals, where the drop of all three is complete,
+    and before it is made it signs what it owes there, swept until nothing more is: its vote on seat 5, and then, as
+    it now holds back there on that vote while seat 3 voted there, KEEP on seat 3. Found by the seeded chaos
+    (tests/peer/chaos.py, seed 113): the reference swept the votes once, by seat, passing seat 3 before its own vote
+    made that KEEP owed, and made the drops, where the TypeScript seat signed the KEEP."""
+    table = Table(child, "open", 7, [1, 3, 5, 8], seed=1, rounds=1)
+    for net in table.nets:
+        late, kept, gone = (net.identities[s].peer for s in (1, 3, 5))
+
+        def withhold(to: bytes, _frm: bytes, wire: bytes, late: bytes = late, gone: bytes = gone) -> bool:
+            env = open_envelope(wire)
+            return env.sender == gone and (env.seq >= 2 or to == late and env.kind == "SEED_COMMIT")
+
+        net.withhold = withhold
+        net.start()
+        net.run()
+        assert net.sessions[late].waiting_for() == (5,) and net.sessions[kept].waiting_for() == (1, 5)
+        net.withhold = lambda to, frm, wire, kept=kept, late=late, w=withhold: (
+            to == kept or frm == kept and to != late or w(to, frm, wire))
+        for seat in (1, 5):
+            net.handle(kept, net.sessions[kept].drop(seat))
+        for voter in (0, 2, 4, 6):
+            session: Any = net.sessions[net.identities[voter].peer]
+            for seat in (1, 3, 5):
+                net.handle(net.identities[voter].peer, session.drop(seat))
+        seat_1: Any = net.sessions[late]
+        net.handle(late, seat_1.drop(5))
+        net.run()
+        commit = next(item for item in net.held if item[0] == late and open_envelope(item[2]).kind == "SEED_COMMIT")
+        net.held.remove(commit)
+        net.queue.append(commit)
+        net.withhold = lambda to, frm, wire, kept=kept, late=late, w=withhold: (
+            to == kept or frm == kept and to != late or w(b"", frm, wire))
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert all(o["dropped"] == [[s, [0, 1, 0]] for s in (1, 3, 5)] for i, o in enumerate(outcomes) if i not in (1, 3, 5)), \
+        outcomes
+    own = [(e.kind, dict(e.body)) for e in (open_envelope(w) for w, *_ in table.mixed.sent[table.mixed.peers[1]])
+           if e.sender == table.mixed.peers[1] and e.kind in ("DROP", "KEEP")]
+    assert own == [("DROP", {"round": 0, "step": 0, "seat": 5}), ("DROP", {"round": 0, "step": 1, "seat": 5}),
+                   ("KEEP", {"round": 0, "step": 1, "seat": 3})], own
