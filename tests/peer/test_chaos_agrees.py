@@ -34,8 +34,11 @@ from test_mixed_tables import (
 # seat held votes at (r, 32, 1) it then joined (the reference signed those DROPs before the void round's ROUND_END,
 # protocol.md 11, "Entropy": a round ends where the drop that voids it is made); 113, a seat behind, voted out with
 # two others, that joined the vote on one of them and owed KEEP on the other (the reference swept its votes once,
-# by seat, and made the drops; protocol.md 11, "Entropy": swept again while a sweep signed one).
-SEEDS = list(range(12)) + [113, 622, 1113, 1166]
+# by seat, and made the drops; protocol.md 11, "Entropy": swept again while a sweep signed one); 1524, a dropped
+# seat whose node aborted on a forger's equivocation, asked back (the reference signed the REJOIN, the TypeScript
+# seat signed nothing and did not refuse, so the table's clocks asked again for ever; protocol.md 11: an aborted
+# session signs nothing more).
+SEEDS = list(range(12)) + [113, 622, 1113, 1166, 1524]
 
 
 def seeds() -> list[int]:
