@@ -314,6 +314,8 @@ class Session:
         which every other seat had our ask (protocol.md 11.3); our score so far stays ours."""
 
         def act() -> None:
+            if self.phase == Phase.ABORTED:  # an aborted session signs nothing more (protocol.md 11)
+                raise LocalError("the game was aborted")
             if self.seat is None or self.seat not in self.table.dropped:
                 raise LocalError("your seat is not dropped")
             if self.table.asked_back(self.seat, self.round):

@@ -1019,3 +1019,94 @@ def test_a_seat_dropped_at_a_draft_pick_votes_no_more(child: NodeSeats, tmp_path
         net.run()
     outcomes = node_by_node(table, tmp_path)
     assert [o["phase"] for o in outcomes] == ["over"] * 5, outcomes
+
+
+@pytest.mark.parametrize("cut_at", [150, 350])  # seat 3 gone at its unlock (0, 1, 3), or at turn 1's reveal (0, 6)
+def test_a_seat_signs_the_round_end_of_a_void_round_before_the_votes_there(cut_at: int, child: NodeSeats,
+                                                                           tmp_path: Path) -> None:
+    """protocol.md 11, "Entropy": a seat signs its ROUND_END as the round ends, and only then the DROPs it owes at
+    (r, 32, 1); a round a drop voids ends where that drop is made (17.9). Four seats, sealed; the shuffler seat 3 is
+    gone and voted out by the three others, but seat 0's vote does not reach seat 2 (TypeScript at the mixed table),
+    and seat 0 then hears nothing more. Seat 1 drops seat 3, the round is void, it signs its ROUND_END and votes out
+    seat 0 at (0, 32, 1); seat 2 holds those behind seat 1's vote on seat 3 until seat 0's vote comes: it drops seat
+    3, the round is void, and it signs its ROUND_END, then joins the vote on seat 0. Found by the seeded chaos
+    (tests/peer/chaos.py, seed 1166): the reference voided the round in one pass and signed its ROUND_END in the
+    next, after the DROPs it owed there, where the TypeScript node signed the ROUND_END first."""
+    table = Table(child, "sealed", 4, [0, 2, 5], seed=3, rounds=1)
+    for net in table.nets:
+        first, late = net.identities[0].peer, net.identities[2].peer
+
+        def withhold(to: bytes, _frm: bytes, wire: bytes, first: bytes = first, late: bytes = late) -> bool:
+            env = open_envelope(wire)
+            return to == first or to == late and env.sender == first and env.kind == "DROP" and env.body["seat"] == 3
+
+        cut_off(net, 3, cut_at)
+        net.withhold = withhold
+        assert net.vote_out(3) == 3
+        net.run()
+        one: Any = net.sessions[net.identities[1].peer]
+        assert one.phase == "round-end" and one.waiting_for() == (0, 2)
+        net.handle(net.identities[1].peer, one.drop(0))
+        net.run()
+        vote = next(item for item in net.held if item[0] == late and open_envelope(item[2]).sender == first)
+        net.held.remove(vote)
+        net.queue.append(vote)
+        net.withhold = lambda to, _frm, _wire, first=first: to == first  # (seat 0 hears nothing more)
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for o in outcomes] == ["deal" if cut_at == 150 else "turn", "over", "over", "deal"
+                                              if cut_at == 150 else "turn", "over", "over"], outcomes
+    for net in table.nets:
+        late = net.identities[2].peer
+        own = [open_envelope(wire) for wire, *_ in net.sent[late]]
+        ends = [(e.kind, e.body.get("step")) for e in own if e.sender == late and e.kind in ("ROUND_END", "DROP")]
+        assert ends[1:] == [("ROUND_END", None), ("DROP", 32)], ends
+
+
+def test_a_seat_behind_signs_the_keep_its_own_vote_makes_owed_before_the_drops(child: NodeSeats,
+                                                                               tmp_path: Path) -> None:
+    """protocol.md 11, "Entropy", and 11.1, "KEEP when every seat voted": seven seats, open deal. Seat 5 is gone after
+    its SEED_COMMIT, which never reaches seat 1 (TypeScript at the mixed table): seat 1 waits at the seed commits on
+    seat 5. The others come to the reveals; seat 3 votes out seats 1 and 5 there, its votes reach seat 1 alone, and it
+    hears nothing more; seats 0, 2, 4 and 6 vote out seats 1, 3 and 5 there together (11.1, "Several seats gone
+    together"). Then seat 5's commit reaches seat 1: it comes to the reveals, where the drop of all three is complete,
+    and before it is made it signs what it owes there, swept until nothing more is: its vote on seat 5, and then, as
+    it now holds back there on that vote while seat 3 voted there, KEEP on seat 3. Found by the seeded chaos
+    (tests/peer/chaos.py, seed 113): the reference swept the votes once, by seat, passing seat 3 before its own vote
+    made that KEEP owed, and made the drops, where the TypeScript seat signed the KEEP."""
+    table = Table(child, "open", 7, [1, 3, 5, 8], seed=1, rounds=1)
+    for net in table.nets:
+        late, kept, gone = (net.identities[s].peer for s in (1, 3, 5))
+
+        def withhold(to: bytes, _frm: bytes, wire: bytes, late: bytes = late, gone: bytes = gone) -> bool:
+            env = open_envelope(wire)
+            return env.sender == gone and (env.seq >= 2 or to == late and env.kind == "SEED_COMMIT")
+
+        net.withhold = withhold
+        net.start()
+        net.run()
+        assert net.sessions[late].waiting_for() == (5,) and net.sessions[kept].waiting_for() == (1, 5)
+        net.withhold = lambda to, frm, wire, kept=kept, late=late, w=withhold: (
+            to == kept or frm == kept and to != late or w(to, frm, wire))
+        for seat in (1, 5):
+            net.handle(kept, net.sessions[kept].drop(seat))
+        for voter in (0, 2, 4, 6):
+            session: Any = net.sessions[net.identities[voter].peer]
+            for seat in (1, 3, 5):
+                net.handle(net.identities[voter].peer, session.drop(seat))
+        seat_1: Any = net.sessions[late]
+        net.handle(late, seat_1.drop(5))
+        net.run()
+        commit = next(item for item in net.held if item[0] == late and open_envelope(item[2]).kind == "SEED_COMMIT")
+        net.held.remove(commit)
+        net.queue.append(commit)
+        net.withhold = lambda to, frm, wire, kept=kept, late=late, w=withhold: (
+            to == kept or frm == kept and to != late or w(b"", frm, wire))
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert all(o["dropped"] == [[s, [0, 1, 0]] for s in (1, 3, 5)] for i, o in enumerate(outcomes) if i not in (1, 3, 5)), \
+        outcomes
+    own = [(e.kind, dict(e.body)) for e in (open_envelope(w) for w, *_ in table.mixed.sent[table.mixed.peers[1]])
+           if e.sender == table.mixed.peers[1] and e.kind in ("DROP", "KEEP")]
+    assert own == [("DROP", {"round": 0, "step": 0, "seat": 5}), ("DROP", {"round": 0, "step": 1, "seat": 5}),
+                   ("KEEP", {"round": 0, "step": 1, "seat": 3})], own

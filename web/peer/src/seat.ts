@@ -279,6 +279,8 @@ export class Seat extends Session {
 
   /** Ask for our seat back, the others having dropped it (11.3): REJOIN with the round we are at. */
   rejoin(): Outgoing[] {
+    // An aborted session signs nothing more (protocol.md 11): the ask is refused, as any intent it will not carry out.
+    if (this.phase === "aborted") throw new Error("the game was aborted");
     return this.input(() => {
       const seat = this.seat;
       if (seat === null || !this.dropped.has(seat)) throw new Error("your seat is not dropped");
