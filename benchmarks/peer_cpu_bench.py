@@ -6,7 +6,8 @@ target: at 10 seats the TypeScript figure at most the Python one). Prints; asser
 TypeScript: web/peer/test/bench.ts (compiled here with tsc into a scratch folder of web/peer/dist): SEATS signing
 nodes in one node process, linked in memory, each checking every signature. Counted as the reference counts (each
 node's own calls timed with CPU time, routing and the bots' choices left out): the busiest node's CPU over the turns
-(the figure to hold against Python's) and the mean; then the process's whole CPU from the START to the end over
+(the figure to hold against Python's) and the mean (the clock started once the start-up's work on V8's background
+threads is over, the routing making no garbage: bench.ts says why); then the process's whole CPU from the START to the end over
 seats x turns (routing included: an upper bound); and a turn's own cost (the calls begun in a turn: no deal, no
 round end, so no sealed audit). Ed25519 on libsodium then OpenSSL (sodium-native, as the reference's PyNaCl then
 OpenSSL; the figure's line names the backend) and X25519 likewise (libsodium, then OpenSSL), as `node peer.js verify` runs; with
@@ -99,6 +100,9 @@ def main() -> None:
                           f"{r['signs_per_turn']:.1f} signatures x {r['sign_us']:.0f} µs + {r['x25519_per_turn']:.1f} "
                           f"X25519 x {r['x25519_us']:.0f} µs = {r['floor_ms_per_turn']:.2f} ms (the costs measured "
                           "here, best of 5)", flush=True)
+                    if "idle_cpu_ms" in r:
+                        print(f"  start-up's work on V8's threads waited out before the game's clock: "
+                              f"{r['idle_cpu_ms']:.1f} ms CPU in {r['idle_ms']} ms", flush=True)
                 python = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "turn_cpu_bench.py"), "--seats",
                                          str(args.seats), "--deal", deal, "--rounds", str(args.rounds), "--games", "1"],
                                         capture_output=True, text=True, timeout=3600, check=True)

@@ -175,6 +175,21 @@ def drop_with_a_place(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
     return None
 
 
+def votes_twice(first: str, second: str) -> Any:
+    """After its PLAY_COMMIT of turn 2, a `first` then a `second` (DROP or KEEP) of seat 0 at that step: a seat's chain
+    of slots (section 9, item 7) answers whether it signed the other vote on that seat there."""
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind == "PLAY_COMMIT" and body["turn"] == 1 and not adv.fired:
+            a = adv.chain(env.kind, body, env)
+            at = Step.of_message(body["round"], env.kind, body, adv.seat)
+            b = adv.chain(first, {"round": body["round"], "step": at.number, "seat": 0})
+            c = adv.chain(second, {"round": body["round"], "step": at.number, "seat": 0})
+            adv.fired = True
+            return adv.to(a.wire) + adv.to(b.wire) + adv.to(c.wire)
+        return None
+    return rule
+
+
 def after(kind: str, turn: int | None, extra: Any, before: bool = False) -> Any:
     """After its `kind` of turn `turn` + 1 (its first such message if `turn` is None), or just `before` it, the
     message `extra(adv, body)` = (kind, body), signed as the next of its chain."""
@@ -326,6 +341,11 @@ CASES = [("duplicate", "open", duplicate, "duplicate", "seat 2 (p2) sent two PLA
           "seat 2 (p2) sent DROP with a place, which only step 32, step 0 of a draft and steps 0 and 1 of a sealed "
           "game have"),
          ("start-mismatch", "open", other_start, "start-mismatch", "seat 2 (p2) acknowledged a different START"),
+         # issue 25, fourteenth sitting: the chain's slots as numbers (web/peer/src/session.ts, chainSlot)
+         ("keep-after-its-drop", "open", votes_twice("DROP", "KEEP"), "unexpected",
+          "seat 2 (p2) sent KEEP naming seat 0 at round 1, step 5, after its own DROP of that seat there"),
+         ("drop-after-its-keep", "open", votes_twice("KEEP", "DROP"), "unexpected",
+          "seat 2 (p2) sent DROP naming seat 0 at round 1, step 5, after it went on from that seat's message there"),
          # issue 25, session 17: the words session 16 changed but did not test
          ("second-start", "open", after("START", None, second_start), "unexpected", "seat 0 (p0) sent a second START",
           0),

@@ -465,6 +465,11 @@ class Writer {
   done(): Uint8Array {
     return this.buf.slice(0, this.at);
   }
+
+  /** The bytes written, a view of this writer's own buffer: good until the next encode. */
+  forNow(): Uint8Array {
+    return this.buf.subarray(0, this.at);
+  }
 }
 
 function lengthHead(w: Writer, n: number, fix: number, fixMax: number, types: [number, number, number]): void {
@@ -548,12 +553,13 @@ export function encode(value: Encodable): Uint8Array {
   return w.done();
 }
 
-/** `prefix` followed by the msgpack bytes of `value`, in one new buffer (a tag and the bytes a hash covers, without
- * a copy of the bytes to join them). */
-export function encodeAfter(prefix: Uint8Array, value: Encodable): Uint8Array {
+/** `prefix` followed by the msgpack bytes of `value`, in the buffer the next encode fills again (bytes read or copied
+ * at once: a transcript's record, hashed and appended to its file). */
+export function encodeAfterForNow(prefix: Uint8Array, value: Encodable): Uint8Array {
   const w = writer;
   w.reset();
   w.raw(prefix);
   write(w, value);
-  return w.done();
+  return w.forNow();
 }
+

@@ -3,7 +3,7 @@
  * signed = msgpack [version 1, game: bin(16), sender: bin(16), seq, prev: bin(32), kind: str, body: map].
  * Signature: Ed25519 over "p2pnimmt/message/v1" || signed; the message hash: SHA-256(signed).
  */
-import { ascii, joinedForNow } from "./bytes.js";
+import { ascii, equal, joinedForNow } from "./bytes.js";
 import { decode, DecodeError, type Encodable, encode, MAX_MESSAGE, type MsgMap, pyValueRepr, type Value } from "./codec.js";
 import { sha256 } from "./hash.js";
 import { GAME_ID_SIZE, type Identity, PEER_ID_SIZE, SIGNATURE_SIZE, verify } from "./identity.js";
@@ -40,12 +40,53 @@ const isBin = (v: Value | undefined, size?: number): v is Uint8Array =>
 
 /** Parse a wire message (the signature NOT yet checked); DecodeError naming the first problem of its shape. */
 export function open(received: Uint8Array): Envelope {
-  return openOwn(received.slice());
+  // one buffer for the copy of the wire and, after it, the message's hash
+  const copy = new Uint8Array(received.length + HASH_SIZE);
+  copy.set(received);
+  return openOwn(copy.subarray(0, received.length), copy.subarray(received.length));
+}
+
+/** An opened message. Every node keeps each message it accepts to the end of the game (ten nodes, thousands of
+ * messages, in the tests' and benchmarks' processes), so it holds what is read again and little else: its signed
+ * part and signature, read once by the signature check, are made (views of the wire) when asked for, not kept; its
+ * game and sender ids are the one copy of those bytes met before (`interned`), not a view per message. */
+class Opened implements Envelope {
+  constructor(readonly version: number, readonly game: Uint8Array, readonly sender: Uint8Array, readonly seq: number,
+    readonly prev: Uint8Array, readonly kind: string, readonly body: MsgMap, readonly wire: Uint8Array,
+    readonly hash: Uint8Array, private readonly signedAt: number, private readonly signedSize: number) {}
+
+  get signed(): Uint8Array {
+    return this.wire.subarray(this.signedAt, this.signedAt + this.signedSize);
+  }
+
+  get signature(): Uint8Array {
+    return this.wire.subarray(this.wire.length - SIGNATURE_SIZE);
+  }
+}
+
+/** The ids met so far (games, peers: a handful at a table), by their first four bytes, each one copy; at most
+ * MAX_INTERNED are kept (any further id stays the view it came as). */
+const internedIds = new Map<number, Uint8Array[]>();
+const MAX_INTERNED = 1024;
+let internedCount = 0;
+
+/** These id bytes as the one copy kept of them (the bytes, not the object, are what a message says). */
+function interned(id: Uint8Array): Uint8Array {
+  const prefix = ((id[0] ?? 0) | ((id[1] ?? 0) << 8) | ((id[2] ?? 0) << 16) | ((id[3] ?? 0) << 24));
+  const known = internedIds.get(prefix);
+  if (known) for (const k of known) if (equal(k, id)) return k;
+  if (internedCount >= MAX_INTERNED) return id;
+  internedCount += 1;
+  const copy = id.slice();
+  if (known) known.push(copy);
+  else internedIds.set(prefix, [copy]);
+  return copy;
 }
 
 /** `open` of bytes no one else holds: every bin of the message (the signed part, the signature, the ids and the
- * body's) is a view of them, never a copy. */
-function openOwn(wire: Uint8Array): Envelope {
+ * body's) is a view of them, never a copy. Its hash is written into `hashInto` where given (32 bytes of the wire's
+ * buffer: no buffer of its own), else is a new array. */
+function openOwn(wire: Uint8Array, hashInto: Uint8Array | null = null): Envelope {
   const outer = decode(wire, MAX_MESSAGE, true);
   if (!(Array.isArray(outer) && outer.length === 2 && isBin(outer[0]) && isBin(outer[1]))) {
     throw new DecodeError("a message must be [signed bytes, signature]");
@@ -68,7 +109,14 @@ function openOwn(wire: Uint8Array): Envelope {
   if (!isBin(prev, HASH_SIZE)) throw new DecodeError(`previous hash must be ${HASH_SIZE} bytes`);
   if (typeof kind !== "string") throw new DecodeError("kind must be a string");
   if (!(body instanceof Map)) throw new DecodeError("body must be a map");
-  return { version, game, sender, seq, prev, kind, body, signed, signature, wire, hash: sha256(signed) };
+  // the signature is the wire's last SIGNATURE_SIZE bytes (decode read the wire to its end)
+  let hash = sha256(signed);
+  if (hashInto !== null) {
+    hashInto.set(hash);
+    hash = hashInto;
+  }
+  return new Opened(version, interned(game), interned(sender), seq, prev, kind, body, wire, hash,
+    signed.byteOffset - wire.byteOffset, signed.length);
 }
 
 /** Whether the key signed the message's exact bytes. */

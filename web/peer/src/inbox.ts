@@ -67,8 +67,9 @@ export class Inbox {
   started = false;
   private readonly heads = new Map<string, { next: number; last: Uint8Array; accepted: Envelope[] }>();
   private readonly ahead = new Map<string, Map<number, Envelope>>();
-  /** `${sender}|${seq}` of the messages their sender delivered itself; the senders already reported for a replay. */
-  private readonly direct = new Set<string>();
+  /** By sender (hex), the seqs of the messages it delivered itself (numbers: no key string made, hashed and kept a
+   * message); the senders already reported for a replay. */
+  private readonly direct = new Map<string, Set<number>>();
   private readonly replayed = new Set<string>();
   /** Messages held before the START, by the peer that delivered them (in the order each first delivered one). */
   private early = new Map<string, { via: Uint8Array | null; wires: Uint8Array[] }>();
@@ -78,7 +79,7 @@ export class Inbox {
    * (relays send them all the time: about two per new message at 10 seats) is known by its bytes, before it is
    * decoded and hashed, and passes the gates exactly as its decoded copy would (section 8: a copy, nothing more to
    * check). */
-  private readonly known = new Map<number, { env: Envelope; sender: string }>();
+  private readonly known = new Map<number, Envelope>();
 
   /** peer id (hex) -> "seat s (name)", once the START is taken (the session sets it). */
   labels = new Map<string, string>();
@@ -109,9 +110,12 @@ export class Inbox {
   ingest(wire: Uint8Array, via: Uint8Array | null, found: (f: Found) => void): void {
     if (this.started && wire.length > SIGNATURE_SIZE) {
       const known = this.known.get(signatureKey(wire));
-      if (known && equal(known.env.wire, wire) && this.keys.has(known.sender)) {
-        this.copy(known.env, known.sender, via, found);
-        return;
+      if (known && equal(known.wire, wire)) {
+        const sender = peerKey(known.sender);
+        if (this.keys.has(sender)) {
+          this.copy(known, sender, via, found);
+          return;
+        }
       }
     }
     let env: Envelope;
@@ -219,7 +223,7 @@ export class Inbox {
         detail: this.twoMessages(mine, env), evidence: [mine.wire, env.wire] } });
       return;
     }
-    if (via !== null && equal(via, env.sender)) this.direct.add(`${sender}|${env.seq}`);
+    if (via !== null && equal(via, env.sender)) this.directFrom(sender).add(env.seq);
     if (env.seq > head.next) {
       const waiting = this.ahead.get(sender) ?? new Map<number, Envelope>();
       const other = waiting.get(env.seq);
@@ -240,13 +244,23 @@ export class Inbox {
    * a second time itself is a replay, reported once per sender. */
   private copy(env: Envelope, sender: string, via: Uint8Array | null, found: (f: Found) => void): void {
     if (via === null || !equal(via, env.sender)) return;
-    const key = `${sender}|${env.seq}`;
-    if (this.direct.has(key) && !this.replayed.has(sender)) {
+    const direct = this.directFrom(sender);
+    if (direct.has(env.seq) && !this.replayed.has(sender)) {
       this.replayed.add(sender);
       found(refused(via, "replay", `${this.who(via)} sent its message #${env.seq} (${env.kind}) again `
         + "(reported once: its further copies are dropped unrecorded)"));
     }
-    this.direct.add(key);
+    direct.add(env.seq);
+  }
+
+  /** The seqs `sender` delivered itself. */
+  private directFrom(sender: string): Set<number> {
+    let seqs = this.direct.get(sender);
+    if (!seqs) {
+      seqs = new Set();
+      this.direct.set(sender, seqs);
+    }
+    return seqs;
   }
 
   private accept(first: Envelope, head: { next: number; last: Uint8Array; accepted: Envelope[] }, sender: string,
@@ -271,7 +285,7 @@ export class Inbox {
       head.last = env.hash;
       head.accepted.push(env);
       this.heads.set(sender, head);
-      if (this.started && equal(env.game, this.game as Uint8Array)) this.known.set(signatureKey(env.wire), { env, sender });
+      if (this.started && equal(env.game, this.game as Uint8Array)) this.known.set(signatureKey(env.wire), env);
       found({ type: "ready", env, via: from });
       from = null; // released from the chain's gap: no one delivered it now
       const waiting = this.ahead.get(sender);

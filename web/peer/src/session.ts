@@ -23,7 +23,7 @@ import { type EndRule, gameOver, winners } from "./game.js";
 import { betweenRounds, commitment, commitSet, playValue, roundSeed, stateHash } from "./hashes.js";
 import { type Fault, type Found, Inbox } from "./inbox.js";
 import { peerId } from "./identity.js";
-import { bodyProblem, isKind, type Kind } from "./messages.js";
+import { bodyProblem, isKind, type Kind, KINDS } from "./messages.js";
 import { pyRepr } from "./names.js";
 import { mayFollow, type Position, positionOf, START_POSITION } from "./progression.js";
 import { SealedRound, type Verdict } from "./sealed_round.js";
@@ -61,8 +61,14 @@ class Stop extends Error {}
 
 /** A seat was expelled in the middle of a step: the step runs again without its messages. */
 class Restart extends Error {}
+
 /** A proof against a seat expelled here from an earlier message: nothing recorded (section 12); the pass ends. */
 class Ignored extends Restart {}
+
+/** A message's slot within its round in its seat's chain (section 11's table: kind and k), as one number: kept by
+ * every node for every message, so no key string is made for it. */
+const KIND_INDEX = new Map<string, number>(KINDS.map((kind, i) => [kind, i]));
+const chainSlot = (kind: string, k: number): number => k * KINDS.length + (KIND_INDEX.get(kind) as number);
 
 export class Session {
   phase: Phase = "lobby";
@@ -115,7 +121,7 @@ export class Session {
   private readonly placed = new Map<number, { kind: Kind; round: number; k: number; pos: Pos; seq: number }[]>();
   /** Every message of a seat's chain that passed section 9's items 2 to 5 and 7, placed or not, by its slot; and the
    * furthest position among them (items 5 and 7 compare with the chain, whatever the seat's state here). */
-  private readonly signed = new Map<number, Map<string, Envelope>>();
+  private readonly signed = new Map<number, Map<number, Map<number, Envelope>>>(); // seat -> round -> chainSlot -> message
   private readonly signedFurthest = new Map<number, Pos>();
   /** Votes seen: `${round}|${step}|${place}|${seat}`. */
   protected readonly votes = new Set<string>();
@@ -456,26 +462,33 @@ export class Session {
       const picker = draftOrder(this.n, round)[pick] as number;
       if (picker !== seat) said("out-of-turn", `sent pick ${pick + 1} of round ${round + 1}, which is seat ${picker}'s`);
     }
-    const chain = this.signed.get(seat) ?? new Map<string, Envelope>();
+    const chain = this.signed.get(seat) ?? new Map<number, Map<number, Envelope>>();
     this.signed.set(seat, chain);
     if (step !== null) {
       const at = positionOfMessage(kind, body) as Pos;
       const named = body.get("seat") as number;
       const where = `round ${at[0] + 1}, step ${at[1]}${at[2] || at[1] === ROUND_END_STEP ? `, place ${at[2]}` : ""}`;
-      const slot = `${at[0]}|${voteSlot(at[1], at[2], named)}`;
+      const votes = chain.get(at[0]);
+      const k = voteSlot(at[1], at[2], named);
       const furthest = this.signedFurthest.get(seat);
-      if (kind === "DROP" && ((furthest && cmp(furthest, at) > 0) || chain.has(`KEEP|${slot}`))) {
+      if (kind === "DROP" && ((furthest && cmp(furthest, at) > 0) || votes?.has(chainSlot("KEEP", k)))) {
         sent(`naming seat ${named} at ${where}, after it went on from that seat's message there`);
       }
-      if (kind === "KEEP" && chain.has(`DROP|${slot}`)) sent(`naming seat ${named} at ${where}, after its own DROP of that seat there`);
+      if (kind === "KEEP" && votes?.has(chainSlot("DROP", k))) sent(`naming seat ${named} at ${where}, after its own DROP of that seat there`);
     }
-    const key = this.slotKey(env);
-    const first = chain.get(key);
+    const slotRound = this.slotRound(env);
+    let inRound = chain.get(slotRound);
+    if (!inRound) {
+      inRound = new Map();
+      chain.set(slotRound, inRound);
+    }
+    const key = chainSlot(kind, this.slotK(env));
+    const first = inRound.get(key);
     if (first) {
       const what = kind === "DROP" || kind === "KEEP" ? ` naming seat ${body.get("seat") as number}` : "";
       this.blame(seat, "duplicate", `${this.who(seat)} sent two ${kind} messages${what} for the same step`, [first, env]);
     }
-    chain.set(key, env);
+    inRound.set(key, env);
     const pos = positionOfMessage(kind, body, seat);
     const furthest = this.signedFurthest.get(seat);
     if (pos && (!furthest || cmp(pos, furthest) > 0)) this.signedFurthest.set(seat, pos);
@@ -502,11 +515,6 @@ export class Session {
       return;
     }
     this.place(seat, env);
-  }
-
-  /** The slot of a message (section 11's table), as `${kind}|${round}|${k}`. */
-  private slotKey(env: Envelope): string {
-    return `${env.kind}|${this.slotRound(env)}|${this.slotK(env)}`;
   }
 
   private slotRound(env: Envelope): number {

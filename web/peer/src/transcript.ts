@@ -4,7 +4,7 @@
  * link = SHA-256("p2pnimmt/transcript-link/v1" || the previous record's bytes); the seal signs its own link.
  */
 import { ascii, concat, hex, u32 } from "./bytes.js";
-import { decode, DecodeError, type Encodable, encode, encodeAfter, type Value } from "./codec.js";
+import { decode, DecodeError, type Encodable, encode, encodeAfterForNow, type Value } from "./codec.js";
 import { sha256 } from "./hash.js";
 import { type Identity, PEER_ID_SIZE } from "./identity.js";
 
@@ -81,20 +81,23 @@ export function readFaultRecord(payload: Value): FaultRecord | string {
 export class TranscriptWriter {
   private index = 0;
   private last: Uint8Array;
-  private readonly chunks: Uint8Array[] = [];
+  /** The file so far: its first `size` bytes (one buffer, grown by doubling: no buffer, view or backing store a
+   * record, which a node keeps to the game's end). */
+  private data = new Uint8Array(4096);
+  private size = 0;
   sealed = false;
 
   constructor(private readonly recorder: Identity | null, written: Uint8Array | null = null) {
     if (written === null) {
       const head = header(recorder ? recorder.publicKey : null);
-      this.chunks.push(frame(head));
+      this.append(frame(head));
       this.last = link(head);
       return;
     }
     // Going on with a transcript written before a restart: its index and link from its last record.
     const records = frames(written);
     const lastRecord = records[records.length - 1] as Uint8Array;
-    this.chunks.push(written.slice());
+    this.append(written);
     this.last = link(lastRecord);
     const fields = decode(lastRecord, MAX_RECORD);
     if (records.length > 1 && Array.isArray(fields)) {
@@ -136,11 +139,34 @@ export class TranscriptWriter {
   private record(type: string, payload: Encodable): void {
     if (this.sealed) throw new Error("a sealed transcript takes no more records");
     this.index += 1;
-    // The link's tag and the record in one buffer: the record is framed and hashed as it is, never copied.
-    const linked = encodeAfter(LINK_TAG, [this.index, this.last, type, payload]);
-    const bytes = linked.subarray(LINK_TAG.length);
-    this.chunks.push(u32(bytes.length), bytes);
+    // The link's tag and the record encoded in one (reused) buffer: hashed as they are, then the record framed onto
+    // the file.
+    const linked = encodeAfterForNow(LINK_TAG, [this.index, this.last, type, payload]);
     this.last = sha256(linked);
+    const size = linked.length - LINK_TAG.length;
+    this.room(4 + size);
+    const data = this.data;
+    let at = this.size;
+    data[at++] = size >>> 24;
+    data[at++] = (size >>> 16) & 0xff;
+    data[at++] = (size >>> 8) & 0xff;
+    data[at++] = size & 0xff;
+    data.set(linked.subarray(LINK_TAG.length), at);
+    this.size = at + size;
+  }
+
+  /** Room for `n` more bytes in the file's buffer. */
+  private room(n: number): void {
+    if (this.size + n <= this.data.length) return;
+    const grown = new Uint8Array(Math.max(2 * this.data.length, this.size + n));
+    grown.set(this.data.subarray(0, this.size));
+    this.data = grown;
+  }
+
+  private append(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.data.set(bytes, this.size);
+    this.size += bytes.length;
   }
 
   message(wire: Uint8Array): void {
@@ -170,22 +196,13 @@ export class TranscriptWriter {
     this.sealed = true;
   }
 
-  /** The file's bytes from `offset` on (a copy), what came before not joined nor copied (a page keeps only what is
-   * new after each move). */
+  /** The file's bytes from `offset` on (a copy). */
   since(offset: number): Uint8Array {
-    const tail: Uint8Array[] = [];
-    let at = 0;
-    for (const chunk of this.chunks) {
-      if (at + chunk.length > offset) tail.push(chunk.subarray(Math.max(0, offset - at)));
-      at += chunk.length;
-    }
-    return concat(...tail);
+    return this.data.slice(Math.min(offset, this.size), this.size);
   }
 
-  /** The file so far (a copy); its frames joined once, not again at every call. */
+  /** The file so far (a copy). */
   bytes(): Uint8Array {
-    if (this.chunks.length > 1) this.chunks.splice(0, this.chunks.length, concat(...this.chunks));
-    return (this.chunks[0] as Uint8Array).slice();
+    return this.data.slice(0, this.size);
   }
 }
-
