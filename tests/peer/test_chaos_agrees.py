@@ -41,12 +41,10 @@ SEEDS = list(range(12)) + [120, 128]
 # joined and dropped the chooser; protocol.md 11.1: a decided vote frees its voter's messages before any vote is
 # joined); 1166, a sealed round voided at an unlock while the seat held votes at (r, 32, 1) it then joined (the
 # reference signed those DROPs before the void round's ROUND_END, protocol.md 11, "Entropy": a round ends where the
-# drop that voids it is made); 113, a seat behind, voted out with two others, that joined the vote on one of them
-# and owed KEEP on the other (the reference swept its votes once, by seat, and made the drops; protocol.md 11,
-# "Entropy": swept again while a sweep signed one); 1524, a dropped seat whose node aborted on a forger's
+# drop that voids it is made); 1524, a dropped seat whose node aborted on a forger's
 # equivocation, asked back (the reference signed the REJOIN, the TypeScript seat signed nothing and did not refuse,
 # so the table's clocks asked again for ever; protocol.md 11: an aborted session signs nothing more).
-GAPS = [113, 622, 1113, 1166, 1524]
+GAPS = [622, 1113, 1166, 1524]
 
 
 def seeds() -> list[tuple[int, bool]]:
