@@ -32,8 +32,10 @@ from test_mixed_tables import (
 # message that came made that vote void (the reference joined and dropped the chooser; protocol.md 11.1: a decided
 # vote frees its voter's messages before any vote is joined); 920, a seat whose own DROP completed a drop and that
 # owed KEEP for a seat before the one it named (the reference judged what it owed in one pass and made the drop at
-# once; protocol.md 11.1, "KEEP when every seat voted"; also test_mixed_tables).
-SEEDS = list(range(12)) + [622, 920, 1113]
+# once; protocol.md 11.1, "KEEP when every seat voted"; also test_mixed_tables); 757, a voter whose rebuild, for
+# seats dropped together behind it, ended the game (the reference signed no GAME_END after the rebuild and waited on
+# itself for ever; 11.1, "A node already past the step").
+SEEDS = list(range(12)) + [622, 757, 920, 1113]
 
 
 def seeds() -> list[int]:
