@@ -128,22 +128,6 @@ def count_votes(table: Table) -> Effects[bool]:
     if past:
         yield Rewind(*past[0])
         return True
-    while (yield from owed_votes(table, now)):
-        pass  # what we signed may make us owe more (our DROP holds us back: KEEP when every seat voted, 11.1)
-    # A drop here can complete another here (its seat's vote is no longer needed: 11.1, "Active"): all of them
-    # are made before the game moves on (a void round would otherwise leave the second for a step gone past).
-    while dropping := [(target, at) for target, at in table.complete_votes() if at == now]:
-        for target, at in dropping:
-            yield DropSeat(target, at)
-    return False
-
-
-def owed_votes(table: Table, now: Step) -> Effects[bool]:
-    """Sign the DROPs and KEEPs we owe, by position, then seat; True if we signed any. What we owe is judged again
-    after what we sign, until we owe nothing more, before any drop complete here is made (protocol.md 11,
-    "Entropy"): our own DROP that completes a drop holds us back until the drop is made, so we may then owe a KEEP
-    for a seat before the one we named (11.1, "KEEP when every seat voted")."""
-    version = table.version
     for at in table.vote_steps():
         if at > now:
             continue  # (a KEEP may be for an earlier round: its ROUND_END, when we wait on a voter in the next)
@@ -155,7 +139,12 @@ def owed_votes(table: Table, now: Step) -> Effects[bool]:
                 yield from vote(table, target, at)
             elif keeps(table, at, target):
                 yield Send("KEEP", position(table, at, target))
-    return table.version != version  # (nothing changes while replaying: nothing is signed then)
+    # A drop here can complete another here (its seat's vote is no longer needed: 11.1, "Active"): all of them
+    # are made before the game moves on (a void round would otherwise leave the second for a step gone past).
+    while dropping := [(target, at) for target, at in table.complete_votes() if at == now]:
+        for target, at in dropping:
+            yield DropSeat(target, at)
+    return False
 
 
 def rewind_pending(table: Table) -> bool:
