@@ -68,8 +68,6 @@ def advance(table: Table) -> Effects[None]:
         # a vote the last message decided (it went on, or completed it) frees its voters' messages first: whether
         # we wait for a seat, and so join a vote on it or KEEP, is judged with every message we may use (11.1)
         yield from unpark(table)
-    if table.phase in (Phase.ROUND_END, Phase.GAME_END):
-        yield from owed_end(table)
     if table.to_count() and (yield from count_votes(table)):
         return  # the session rebuilds the table: this one is done with
     if table.parked:
@@ -476,28 +474,10 @@ def score_round(table: Table) -> Effects[bool]:
     table.changed()
     table.forget_state()
     if table.playing(table.seat, r, ROUND_END_STEP, ROUND_END_PLACE):
-        yield Send("ROUND_END", round_end_body(table, r, penalties))
+        back = [[seat, ask.seq] for seat in sorted(table.dropped) if (ask := table.ask_back(seat, r)) is not None]
+        yield Send("ROUND_END", {"round": r, "penalties": list(penalties), "scores": list(table.game.scores),
+                                 "state": table.state_now(), **({"back": back} if back else {})})
     return True
-
-
-def round_end_body(table: Table, r: int, penalties: Sequence[int]) -> dict[str, Any]:
-    back = [[seat, ask.seq] for seat in sorted(table.dropped) if (ask := table.ask_back(seat, r)) is not None]
-    return {"round": r, "penalties": list(penalties), "scores": list(table.game.scores), "state": table.state_now(),
-            **({"back": back} if back else {})}
-
-
-def owed_end(table: Table) -> Effects[None]:
-    """Our ROUND_END or GAME_END, owed where the game stands and never signed: a rebuild (which signs nothing) can
-    take the game further than it was, to the scoring of the round or the game's end, and we sign it then (before
-    the votes we owe there, as at the step that scores the round or ends the game: protocol.md 11.1, "A node
-    already past the step"; 11, "Entropy")."""
-    seat = table.seat
-    if table.phase == Phase.GAME_END:
-        if table.playing(seat, table.round, GAME_END_STEP) and seat not in table.slot("GAME_END", 0):
-            yield Send("GAME_END", game_end_body(table))
-    elif table.round in table.scored and table.playing(seat, table.round, ROUND_END_STEP, ROUND_END_PLACE) and \
-            seat not in table.slot("ROUND_END", table.round):
-        yield Send("ROUND_END", round_end_body(table, table.round, table.game.history[-1]))
 
 
 def agree(table: Table, kind: str, at: Step, fields: Sequence[str], mine: dict[str, Any]) -> Effects[bool]:
