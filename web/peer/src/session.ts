@@ -1044,7 +1044,6 @@ export class Session {
 
   private countStreaks(): number[] {
     const counts = this.keys.map(() => 0);
-    const gap = this.keys.map(() => false);
     for (let r = 0; r <= this.round; r++) {
       this.keys.forEach((_, s) => {
         if (this.absences.get(s)?.some((a) => a.until === r)) counts[s] = 0; // back from round r: not away (11.2)
@@ -1059,12 +1058,7 @@ export class Session {
         const choices = this.slot("ROW_CHOICE", r, t);
         this.keys.forEach((_, s) => {
           const reveal = reveals.get(s);
-          if (!reveal) {
-            gap[s] = true;
-            return;
-          }
-          if (gap[s]) counts[s] = 0;
-          gap[s] = false;
+          if (!reveal) return; // dropped: its count stands still (until it is back, above)
           const choice = choices.get(s);
           const auto = reveal.body.get("auto") === true && (!choice || choice.body.get("auto") === true);
           counts[s] = auto ? (counts[s] as number) + 1 : 0;
