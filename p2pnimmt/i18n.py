@@ -206,6 +206,10 @@ _PEER_TEXTS = (
      r"game goes on without the missing only while more than half remain\)",
      N_("too few players remain to play on: {names} left ({remain} of {active} remain, and a game goes on without "
         "the missing only while more than half remain)")),
+    (r"the game cannot start: (?P<names>.+) left before acknowledging its START \(a game starts once every seat "
+     r"has acknowledged it; nobody can be voted out before that\)",
+     N_("the game cannot start: {names} left before acknowledging its START (a game starts once every seat has "
+        "acknowledged it; nobody can be voted out before that)")),
     (r"(?P<code>[a-z][a-z0-9-]*): (?P<detail>.*) \(peer at fault: (?P<who>.+)\)",
      N_("{code}: {detail} (peer at fault: {who})")),
 )

@@ -13,7 +13,7 @@ from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
 from ..net.spectator import host_gone_before_start, host_gone_how, tried
-from ..net.waiting import left, too_few
+from ..net.waiting import left, too_few, unacknowledged
 from ..neutral import neutral
 from ..protocol.identity import Identity, fingerprint
 from .options import Options, RoleFailed
@@ -140,7 +140,9 @@ def _host_gone(node: Node) -> str:
 async def stalled(node: Node, give_up: float) -> str:
     """Return (why) once the game has not moved for `give_up` seconds while it waits on others (0: never).
 
-    Too few players left to play on (waiting.too_few) is said once after the drop time (`node.drop_after`),
+    Too few players left to play on (waiting.too_few), or a seat gone before it acknowledged the START
+    (waiting.unacknowledged: nobody can vote it out, the game cannot start), is said once after the drop time
+    (`node.drop_after`),
     and is then the reason given up with: a cut network may still heal before the give-up time, and this
     node then plays on (a minority cut off drops itself where the others dropped it, protocol.md 11.1).
     When every seat missing said `bye` (it left on purpose: no cut to heal), that is the end at once; so is a
@@ -165,6 +167,8 @@ async def stalled(node: Node, give_up: float) -> str:
         # refused its last dial (nothing listens there; a seat that answers, or a link, keeps it watching)
         gone = node.byes | (node.unreachable if not node.links else set())
         found = too_few(session, node.linked, gone) if node.drop_after > 0 and session is not None else None
+        if found is None and session is not None:  # a seat gone before it acknowledged the START: no game yet
+            found = unacknowledged(session, node.linked, gone)
         few = found[0] if found is not None else None
         if found is not None and session is not None and all(
                 left(node, session.roster[s]) or (session.seat is None and not node.links

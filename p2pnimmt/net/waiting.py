@@ -152,3 +152,24 @@ def too_few(session: Session, linked: frozenset[bytes], byes: Collection[bytes] 
     names = ", ".join(session.names[s] for s in gone)
     return (f"too few players remain to play on: {names} left ({len(active) - len(gone)} of {len(active)} remain, "
             "and a game goes on without the missing only while more than half remain)"), gone
+
+
+def unacknowledged(session: Session, linked: frozenset[bytes],
+                   byes: Collection[bytes] = ()) -> tuple[str, list[int]] | None:
+    """(why this game cannot start, the seats), or None: the game was STARTed and lacks the START_ACK of seats
+    we have no link to. Nobody can vote such a seat out (protocol.md 11.1: a node still starting is behind every
+    position and drops nobody), so the game starts only if they come back and acknowledge; the caller says so
+    after the drop time, and gives up at once when every one of them left on purpose (said `bye`).
+
+    A spectator, linked to a seat or two only, counts only the seats that said `bye` (its caller adds those whose
+    address refused its last dial), as too_few does."""
+    if session.start is None or session.phase != "starting":
+        return None
+    missing = [s for s in session.waiting_for() if s != session.seat]
+    gone = [s for s in missing if session.roster[s] not in linked
+            and (session.seat is not None or session.roster[s] in byes)]
+    if not gone:
+        return None
+    names = ", ".join(session.names[s] for s in gone)
+    return (f"the game cannot start: {names} left before acknowledging its START (a game starts once every seat "
+            "has acknowledged it; nobody can be voted out before that)"), gone

@@ -9,13 +9,18 @@ CHEAT is one of
   mostly have it before the relayed real one, but not always: protocol.md 12 lets the turn's reveals
   decide); then it plays on as if nothing happened (its next messages chain on the real one);
 - `reveal`: at turn TURN of round 1 its PLAY_REVEAL names another card of its hand than the one it
-  committed to, signed as its next message (its chain stays whole).
+  committed to, signed as its next message (its chain stays whole);
+- `vanish`: when the START comes, the process ends at once in place of signing its START_ACK (as a laptop
+  whose lid is shut that moment: no `bye`, the links just close); TURN is not used;
+- `leave`: when the START comes, it signs no START_ACK and leaves as Ctrl-C makes it (it says `bye`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
+import signal
 import sys
 
 from p2pnimmt.cli import main
@@ -85,7 +90,23 @@ def reveal_another_card(turn: int) -> None:
     Session.send = cheat  # type: ignore[method-assign]
 
 
+def gone_before_start(vanish: bool) -> None:
+    send = Session.send
+
+    def cheat(self: Session, kind: str, body: dict) -> None:
+        if kind != "START_ACK":
+            send(self, kind, body)
+            return
+        print("cheat: gone before its START_ACK", flush=True)
+        if vanish:
+            os._exit(0)
+        signal.raise_signal(signal.SIGINT)  # Ctrl-C: the node leaves, saying bye; no START_ACK signed
+
+    Session.send = cheat  # type: ignore[method-assign]
+
+
 if __name__ == "__main__":
-    cheats = {"split": split_commit, "reveal": reveal_another_card}
+    cheats = {"split": split_commit, "reveal": reveal_another_card,
+              "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False)}
     cheats[sys.argv[1]](int(sys.argv[2]))
     sys.exit(main(sys.argv[3:]))

@@ -568,6 +568,7 @@ window.P2PNIMMT_STRINGS = {
   "the full-screen table even when standard input/output is not a terminal": "der Vollbild-Tisch auch, wenn Standardein-/ausgabe kein Terminal ist",
   "the game also ends after R rounds (default: no round limit)": "das Spiel endet auch nach R Runden (Vorgabe: keine Rundengrenze)",
   "the game at {address} has code {found}, not {code}": "das Spiel bei {address} hat den Code {found}, nicht {code}",
+  "the game cannot start: {names} left before acknowledging its START (a game starts once every seat has acknowledged it; nobody can be voted out before that)": "das Spiel kann nicht beginnen: {names} ist gegangen, bevor der START bestätigt war (ein Spiel beginnt, sobald jeder Platz ihn bestätigt hat; vorher kann niemand abgewählt werden)",
   "the game ends after the round in which someone reaches P bull heads (default {points})": "das Spiel endet nach der Runde, in der jemand P Hornochsen erreicht (Vorgabe {points})",
   "the game has started": "das Spiel hat begonnen",
   "the game has stopped": "das Spiel ist abgebrochen",
