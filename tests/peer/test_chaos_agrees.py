@@ -30,8 +30,11 @@ from test_mixed_tables import (
 # the START_ACK of a seat cut off just after sending it to some, said it waited on nobody, so it never asked for the
 # ack and stayed starting while the others played (the reference's node waits on that seat and asks); 120, a seat
 # away (its clock ran out three turns in a row) dropped and taken back: the TypeScript node kept its count until its
-# first card of the new round and showed it away meanwhile (protocol.md 11.2: taken back, it counts from 0).
-SEEDS = list(range(12)) + [120, 128]
+# first card of the new round and showed it away meanwhile (protocol.md 11.2: taken back, it counts from 0); 376, a
+# stalled seat whose stand-in move (every other seat asked for it) completed the last turn's commits while a seat
+# expelled earlier was first waited on at that turn's reveals: the reference signed its reveal in the pass that made
+# the move, before that drop voided the sealed round (protocol.md 11, "Entropy"; every other node signed ROUND_END).
+SEEDS = list(range(12)) + [120, 128, 376]
 # Seeds played with no node asking for what it lacks, so that votes are cast while some nodes lack what others hold
 # (a gap a real table closes within a second, unless a link is down) — how these seeds found a disagreement where
 # no focused test was made of it (each failed before its fix): 622, a seat that owed a KEEP where an expelled
