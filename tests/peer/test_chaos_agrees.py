@@ -31,13 +31,14 @@ from test_mixed_tables import (
 # ack and stayed starting while the others played (the reference's node waits on that seat and asks); 120, a seat
 # away (its clock ran out three turns in a row) dropped and taken back: the TypeScript node kept its count until its
 # first card of the new round and showed it away meanwhile (protocol.md 11.2: taken back, it counts from 0).
-SEEDS = list(range(12)) + [120, 128, 52]
+SEEDS = list(range(12)) + [120, 128, 23, 52]
 # Seeds whose every node must also end, over or aborted, but those the plan excuses (chaos.still_playing): both
 # tables may agree on a node stuck for ever. 52, a sealed deal where the forger signs a twin of seat 1's PLAY_COMMIT
 # on another `state`: the seats that took the twin first expelled seat 1 at the turn's state check and voided the
 # round, a spectator that took the real one kept both as a split commit and waited in 'turn' for reveals that never
-# came (protocol.md 12, "Two commits with another `state`": now a fatal proof, so every node ends aborted).
-ENDS = {52}
+# came (protocol.md 12, "Two commits with another `state`": now a fatal proof, so every node ends aborted); 23, the
+# same in an open deal (three seats; seat 2's twin): a seat and both spectators waited in 'turn' for ever.
+ENDS = {23, 52}
 # Seeds played with no node asking for what it lacks, so that votes are cast while some nodes lack what others hold
 # (a gap a real table closes within a second, unless a link is down) — how these seeds found a disagreement where
 # no focused test was made of it (each failed before its fix): 622, a seat that owed a KEEP where an expelled
