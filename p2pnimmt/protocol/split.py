@@ -1,9 +1,10 @@
 """A split commit: the one equivocation that costs its signer its seat, not the others their game (protocol.md 12).
 
-Seat X signs two different PLAY_COMMITs for one turn, with one `seq` and one `prev`, and shows each to
-other peers. Every other proof of equivocation stays fatal. A split commit cannot have moved any honest
-game apart: no node resolves the turn until every seat's PLAY_REVEAL names the commit set it holds, and
-the seats shown the two versions name two sets. So the turn's reveals decide, the same on every node:
+Seat X signs two different PLAY_COMMITs for one turn, with one `seq`, one `prev` and one `state` (they differ
+in `commit` alone), and shows each to other peers. Every other proof of equivocation stays fatal. A split commit
+cannot have moved any honest game apart: no node resolves the turn until every seat's PLAY_REVEAL names the
+commit set it holds, the seats shown the two versions name two sets, and the one check before the reveals (the
+`state`) gives both versions the same result. So the turn's reveals decide, the same on every node:
 - the seats other than X name sets with two versions of X's commit: X is expelled from that `seq`
   (dropped at the turn's commit step, the stand-in plays its card), and a reveal naming the commit set with
   any version of X's commit agrees;
@@ -21,11 +22,16 @@ from .commitments import commit_set_digest
 from .envelope import Envelope, open_envelope
 from .messages import BodyError, check_body
 
+# What two versions of a split commit share: they differ in `commit` alone. Another `state` is no split commit but a
+# fatal proof: the turn's `state` check, which runs before any reveal, would give the versions different results, so
+# what a node did there would depend on which version it took first (protocol.md 12, chaos seed 52).
+SAME = ("round", "turn", "state")
+
 
 def split_versions(evidence: Sequence[bytes]) -> tuple[Envelope, ...] | None:
     """The PLAY_COMMITs an equivocation's proof shows, if it may be a split commit; None if it is fatal.
 
-    Two messages with one seq: both PLAY_COMMITs of one round and turn, with one prev. A fork (a message
+    Two messages with one seq: both PLAY_COMMITs of one round and turn on one state, with one prev. A fork (a message
     whose prev is not the hash of the sender's message before it, held here): that held message is a
     PLAY_COMMIT, whose other version (the one the fork names) may be a PLAY_COMMIT of the same turn.
     """
@@ -46,7 +52,7 @@ def split_versions(evidence: Sequence[bytes]) -> tuple[Envelope, ...] | None:
         check_body(second.kind, second.body)
     except BodyError:
         return None
-    if (first.body["round"], first.body["turn"]) != (second.body["round"], second.body["turn"]):
+    if tuple(first.body[f] for f in SAME) != tuple(second.body[f] for f in SAME):
         return None
     return first, second
 

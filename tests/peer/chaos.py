@@ -436,4 +436,13 @@ def play(p: Plan, child: NodeSeats) -> Table:
     return table
 
 
+def still_playing(p: Plan, outcomes: list[dict[str, Any]]) -> list[int]:
+    """The nodes (seats, then spectators) that stopped neither over nor aborted, but those the plan excuses: the
+    cheat's seat, the forger's, the seats cut off for good (the same at both tables: no disagreement, but a table
+    that stopped with a seat still playing)."""
+    gone = [p.cut[0]] + ([p.cut2[0]] if p.cut2 else []) if p.cut and not p.cut[2] else []  # never back
+    excused = {x for x in [(p.cheat or (None,))[0], p.forger, *gone] if x is not None}
+    return [i for i, o in enumerate(outcomes) if o["phase"] not in ("over", "aborted") and i not in excused]
+
+
 assert set(DEALS) >= {"open", "sealed", "draft", "tactical"}

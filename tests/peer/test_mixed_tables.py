@@ -852,6 +852,54 @@ def test_typescript_seats_vote_out_a_split_seat_that_reveals_on_its_other_versio
     assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [2] for o in honest), honest
 
 
+SPLIT_STATE = [("open", "seats", False), ("open", "spectators", True), ("sealed", "seats", False),
+               ("sealed", "seats", True), ("sealed", "spectators", False)]
+
+
+@pytest.mark.parametrize("deal, shown, hold", SPLIT_STATE)
+def test_a_seat_that_splits_its_commit_on_two_states_aborts_every_node_alike(deal: str, shown: str, hold: bool,
+                                                                              child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 12, "Two commits with another `state`": the Python seat 0 signs two commits for turn 2, its own
+    (A) and one on another `state` (B), B first to the TypeScript seat 1 and the Python seat 2 (or to both
+    spectators, one of each), A first to the others; with `hold`, the version a node was not shown reaches it only
+    once nothing else moves. What a node does at the turn's state check depends on the version it took first, so
+    the pair is no split commit: every node that holds both aborts, and every node, TypeScript or Python, ends
+    aborted on seat 0's equivocation, with the bytes, transcript and verdicts of the Python node in its place
+    (before, the TypeScript peer kept both as a split commit where the reference aborted: other bytes; and both
+    left nodes waiting for ever, chaos seed 52)."""
+    import hashlib
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+
+    table = Table(child, deal, 4, [1, 3, 5], seed=6, rounds=1)
+    for net in table.nets:
+        to_b = [net.identities[1].peer, net.identities[2].peer] if shown == "seats" else [w.peer for w in net.watchers]
+
+        def rule(adv: Adversary, env: Any, body: dict[str, Any], to_b: list[bytes] = to_b) -> Any:
+            if env.kind != "PLAY_COMMIT" or body["round"] != 0 or body["turn"] != 2:
+                return None
+            a = adv.chain(env.kind, body, env)
+            b = adv.seal_at(a.seq, a.prev, env.kind, dict(body, state=hashlib.sha256(b"another game").digest()))
+            adv.state["first"] = {p: (b.wire if p in to_b else a.wire) for p in adv.others}
+            adv.state["pair"] = {a.wire, b.wire}
+            adv.fired = True
+            return list(adv.state["first"].items())
+
+        adv = Adversary(net, 0, rule)
+        if hold:
+            net.withhold = lambda to, frm, wire, adv=adv: (wire in adv.state.get("pair", ())
+                                                           and wire != adv.state["first"].get(to, wire))
+        net.start()
+        net.run()
+        net.heal()
+        net.run()
+        assert adv.fired
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for o in outcomes[1:]] == ["aborted"] * 5, [o["phase"] for o in outcomes]
+    assert all(o["fault"]["code"] == "equivocation" for o in outcomes[1:]), outcomes
+
+
 PROOFS = {"bad-body": [{"seat": 0, "x": 1}], "unexpected": [{"seat": 3}], "duplicate": [{"seat": 0}, {"seat": 0}]}
 DROPPED_PROOFS = [("open", 120, "bad-body"), ("draft", 150, "bad-body"), ("sealed", 200, "bad-body"),
                   ("open", 120, "unexpected"), ("draft", 150, "duplicate"), ("sealed", 200, "duplicate")]

@@ -1,6 +1,6 @@
 /**
- * A split commit (protocol.md 12): a seat signs two different PLAY_COMMITs for one turn, with one seq and one prev,
- * and shows each to other peers. It is the one equivocation that costs its signer its seat, not the others their
+ * A split commit (protocol.md 12): a seat signs two different PLAY_COMMITs for one turn, with one seq, one prev and
+ * one state (they differ in `commit` alone), and shows each to other peers. It is the one equivocation that costs its signer its seat, not the others their
  * game: no node resolves the turn until every seat's PLAY_REVEAL names the commit set it holds, so the turn's
  * reveals decide, the same on every node. Every other proof of equivocation stays fatal.
  */
@@ -11,8 +11,8 @@ import { commitSet } from "./hashes.js";
 import { bodyProblem } from "./messages.js";
 
 /** The PLAY_COMMITs a proof of equivocation shows, if it may be a split commit; null if it is fatal. Two messages
- * with one seq: both PLAY_COMMITs of one round and turn, with one prev. A fork on a held PLAY_COMMIT (the next
- * message names another one as its previous): that commit, whose other version may come, relayed. */
+ * with one seq: both PLAY_COMMITs of one round and turn on one state, with one prev. A fork on a held PLAY_COMMIT
+ * (the next message names another one as its previous): that commit, whose other version may come, relayed. */
 export function splitVersions(evidence: readonly Uint8Array[]): Envelope[] | null {
   if (evidence.length !== 2) return null;
   let first: Envelope;
@@ -29,7 +29,10 @@ export function splitVersions(evidence: readonly Uint8Array[]): Envelope[] | nul
   if (second.seq !== first.seq || second.kind !== "PLAY_COMMIT" || !equal(second.prev, first.prev)) return null;
   if (bodyProblem("PLAY_COMMIT", second.body)) return null;
   const at = (e: Envelope): string => `${e.body.get("round") as number}|${e.body.get("turn") as number}`;
-  return at(first) === at(second) ? [first, second] : null;
+  if (at(first) !== at(second)) return null;
+  // Another `state` is no split commit but a fatal proof: the turn's state check, before any reveal, would give the
+  // versions different results, so what a node did there would depend on which one it took first (chaos seed 52).
+  return equal(first.body.get("state") as Uint8Array, second.body.get("state") as Uint8Array) ? [first, second] : null;
 }
 
 /** Each commit set a reveal may name, with the version (hex hash) of each split seat in it. `seats`: the seats in
