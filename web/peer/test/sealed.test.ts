@@ -132,6 +132,24 @@ test("checks on arrival: a deck of the wrong size, an invalid or repeated point;
   assert.match(applyUnlock(dealt, 0, 2, values.slice(1)).problem ?? "", /^seat 0's unlock has 13 values, expected 14$/);
 });
 
+test("checks on arrival: values alike in their first bytes but not equal are told apart; the first repeat, the first invalid value, whichever comes first", () => {
+  const alike = (last: number) => { const v = encodingOf(5).slice(); v[31] = last; return v; }; // same first 31 bytes
+  const [a, b, c, d] = [alike(1), alike(2), encodingOf(6), encodingOf(7)];
+  assert.equal(shuffleProblem([a, b, c, d], 4), null);
+  assert.equal(shuffleProblem([a, b, c, b], 4), "shuffle output: values 1 and 3 are equal");
+  assert.equal(shuffleProblem([c, a, b, c, a], 5), "shuffle output: values 0 and 3 are equal");
+  assert.equal(shuffleProblem([a, c, new Uint8Array(32), c], 4), "shuffle output: value 2 is a low-order point");
+  assert.equal(shuffleProblem([a, c, c, new Uint8Array(32)], 4), "shuffle output: values 1 and 2 are equal");
+  assert.equal(shuffleProblem([a, c, new Uint8Array(3), c], 4), "shuffle output: value 2 is 3 bytes, not 32");
+  const dealt = Array.from({ length: 24 }, (_, i) => encodingOf(i + 1));
+  dealt[2] = alike(1);
+  dealt[3] = alike(2);
+  const values = unlockPositions(0, 2).map((p) => dealt[p] as Uint8Array);
+  assert.equal(applyUnlock(dealt, 0, 2, values).problem, null);
+  values[13] = alike(2); // position 23 now equals position 3
+  assert.equal(applyUnlock(dealt, 0, 2, values).problem, "seat 0's unlock: positions 3 and 23 now hold the same value");
+});
+
 test("sealed-commitments: the sealed commitment of e || seed and a sealed play's card and position", () => {
   const v = vector("sealed-commitments");
   const s = v.sealed;
