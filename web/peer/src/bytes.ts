@@ -90,9 +90,10 @@ export function compare(a: Uint8Array, b: Uint8Array): number {
 
 /** A little-endian integer of any length. */
 export function leToBigInt(bytes: Uint8Array): bigint {
-  let v = 0n;
-  for (let i = bytes.length - 1; i >= 0; i--) v = (v << 8n) | BigInt(bytes[i] as number);
-  return v;
+  if (bytes.length === 0) return 0n;
+  let digits = "0x"; // one BigInt parsed from hex: half the cost of a shift and an or a byte
+  for (let i = bytes.length - 1; i >= 0; i--) digits += HEX[bytes[i] as number] as string;
+  return BigInt(digits);
 }
 
 export function bigIntToLE(value: bigint, size: number): Uint8Array {

@@ -28,11 +28,19 @@ export function penalty(cards: Iterable<Card>): number {
 
 /** The deck of a variant at a table of n seats, ascending (section 2). */
 export function deck(variant: Variant, players: number): Card[] {
+  return Array.from({ length: deckSize(variant, players) }, (_, i) => i + 1);
+}
+
+/** Whether a card is in deck(variant, players), without making the deck (a sealed reveal's check). */
+export function inDeck(variant: Variant, players: number, card: number): boolean {
+  return Number.isInteger(card) && card >= 1 && card <= deckSize(variant, players);
+}
+
+function deckSize(variant: Variant, players: number): number {
   if (!Number.isInteger(players) || players < MIN_PLAYERS || players > MAX_PLAYERS) {
     throw new RangeError(`${players} players: a table has 2..10 seats`);
   }
-  const size = variant === "standard" ? HIGHEST_CARD : HAND_SIZE * players + ROW_COUNT;
-  return Array.from({ length: size }, (_, i) => i + 1);
+  return variant === "standard" ? HIGHEST_CARD : HAND_SIZE * players + ROW_COUNT;
 }
 
 /** The cards dealt in a round: 10 per seat and the four that start the rows. */

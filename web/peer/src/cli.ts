@@ -1,6 +1,6 @@
 /** `node peer.js verify FILE`: the same output and exit status as `p2pnimmt verify FILE` (section 13). */
 import { equal, hex } from "./bytes.js";
-import { useSha256 } from "./hash.js";
+import { useSha256, useSha512 } from "./hash.js";
 import { type Ed25519, useEd25519 } from "./identity.js";
 import { type ScalarMult, useScalarMult } from "./sealed_group.js";
 import { report, verifyTranscript } from "./verify.js";
@@ -65,9 +65,9 @@ interface NodeCrypto {
     | { key: { kty: "OKP"; crv: "X25519"; x: string }; format: "jwk" }): unknown;
   diffieHellman(options: { privateKey: unknown; publicKey: unknown }): Uint8Array;
   sign(algorithm: null, data: Uint8Array, key: unknown): Uint8Array;
-  createHash(algorithm: "sha256"): { update(data: Uint8Array): { digest(): Uint8Array } };
+  createHash(algorithm: "sha256" | "sha512"): { update(data: Uint8Array): { digest(): Uint8Array } };
   /** One-shot digest (node >= 20.12 / 21.7): no Hash object per call. */
-  hash?(algorithm: "sha256", data: Uint8Array, outputEncoding: "latin1"): string;
+  hash?(algorithm: "sha256" | "sha512", data: Uint8Array, outputEncoding: "latin1"): string;
   verify(algorithm: null, data: Uint8Array, key: unknown, signature: Uint8Array): boolean;
 }
 
@@ -243,16 +243,25 @@ function nodeBase64url(): ((bytes: Uint8Array) => string) | null {
  * message's few hundred bytes), its digest as a latin1 string (one char a byte: no Buffer to allocate and free, half
  * the cost again), else createHash. */
 export function nodeSha256(crypto: NodeCrypto): (data: Uint8Array) => Uint8Array {
+  return nodeDigest(crypto, "sha256", 32);
+}
+
+/** SHA-512 by node's OpenSSL, as nodeSha256 (the card encodings: cold, @noble/hashes' takes ~90 µs a hash). */
+export function nodeSha512(crypto: NodeCrypto): (data: Uint8Array) => Uint8Array {
+  return nodeDigest(crypto, "sha512", 64);
+}
+
+function nodeDigest(crypto: NodeCrypto, algorithm: "sha256" | "sha512", size: number): (data: Uint8Array) => Uint8Array {
   const hash = crypto.hash;
   if (hash) {
     return (data) => {
-      const digest = hash("sha256", data, "latin1");
-      const out = new Uint8Array(32);
-      for (let i = 0; i < 32; i++) out[i] = digest.charCodeAt(i);
+      const digest = hash(algorithm, data, "latin1");
+      const out = new Uint8Array(size);
+      for (let i = 0; i < size; i++) out[i] = digest.charCodeAt(i);
       return out;
     };
   }
-  return (data) => new Uint8Array(crypto.createHash("sha256").update(data).digest());
+  return (data) => new Uint8Array(crypto.createHash(algorithm).update(data).digest());
 }
 
 /** When this bundle is the script node runs (never in a browser): run the command line. */
@@ -267,6 +276,7 @@ export function runIfMain(moduleUrl: string): void {
   useScalarMult(nodeScalarMult(crypto, sodium));
   useEd25519(nodeEd25519(crypto, sodium));
   useSha256(nodeSha256(crypto));
+  useSha512(nodeSha512(crypto));
   proc.exitCode = run(proc.argv.slice(2), {
     readFile: (path) => new Uint8Array(fs.readFileSync(path)),
     out: (text) => proc.stdout.write(`${text}\n`),

@@ -16,8 +16,16 @@ export function sha256(...parts: Uint8Array[]): Uint8Array {
   return sha256Of(parts.length === 1 ? parts[0] as Uint8Array : joinedForNow(parts));
 }
 
+/** SHA-512 (the card encodings' hash-to-curve, some 210 hashes once a process): @noble/hashes', or node's. */
+let sha512Of: (data: Uint8Array) => Uint8Array = nobleSha512;
+
+/** Hash with `fn` from now on; it must be SHA-512. */
+export function useSha512(fn: (data: Uint8Array) => Uint8Array): void {
+  sha512Of = fn;
+}
+
 export function sha512(...parts: Uint8Array[]): Uint8Array {
-  return nobleSha512(concat(...parts));
+  return sha512Of(concat(...parts));
 }
 
 /** The bytes of the tags hashed so far (a handful of constants): not encoded again at every hash. */

@@ -1,5 +1,6 @@
 /** The deal of a round in a sealed game (section 17.5): the layout, the unlock, the checks made on arrival. */
 import { HAND_SIZE, ROW_COUNT } from "./cards.js";
+import { equal } from "./bytes.js";
 import { pointKey, pointProblem, X } from "./sealed_group.js";
 
 /** M = 10n + 4: the dealt positions (hands, then rows). */
@@ -24,13 +25,40 @@ export function unlockPositions(seat: number, players: number): number[] {
 /** What is wrong with `values` as `count` points (the reference's check_points, its words after `what`), or null. */
 function pointsProblem(values: readonly Uint8Array[], count: number, what: string, distinct: boolean): string | null {
   if (values.length !== count) return `${what} has ${values.length} values, expected ${count}`;
-  const seen = new Map<string, number>();
-  for (const [i, value] of values.entries()) {
-    const problem = pointProblem(value);
+  const repeat = distinct ? firstRepeat(values) : null; // the checks in index order: the first value wrong either way
+  for (let i = 0; i < values.length; i++) {
+    if (repeat && repeat[1] < i) break;
+    const problem = pointProblem(values[i] as Uint8Array);
     if (problem) return `${what}: value ${i} ${problem}`;
-    const earlier = seen.get(pointKey(value));
-    if (distinct && earlier !== undefined) return `${what}: values ${earlier} and ${i} are equal`;
-    seen.set(pointKey(value), i);
+  }
+  return repeat ? `${what}: values ${repeat[0]} and ${repeat[1]} are equal` : null;
+}
+
+/** The first index holding a value an earlier one holds, with that earlier index, or null: the values told apart
+ * by 30 bits of their first four bytes (a small integer: no string made and hashed per point, a sealed round's
+ * ~3,000 a node), the bytes compared when those agree; two different values that agree there (which a peer can
+ * send) and the whole bytes decide, as pointKey. */
+function firstRepeat(values: readonly Uint8Array[]): [number, number] | null {
+  const seen = new Map<number, number>();
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as Uint8Array;
+    if (v.length < 4) return firstRepeatByKey(values);
+    const key = (v[0] as number) | ((v[1] as number) << 8) | ((v[2] as number) << 16) | (((v[3] as number) & 0x3f) << 24);
+    const earlier = seen.get(key);
+    if (earlier === undefined) seen.set(key, i);
+    else if (equal(values[earlier] as Uint8Array, v)) return [earlier, i];
+    else return firstRepeatByKey(values);
+  }
+  return null;
+}
+
+function firstRepeatByKey(values: readonly Uint8Array[]): [number, number] | null {
+  const seen = new Map<string, number>();
+  for (let i = 0; i < values.length; i++) {
+    const key = pointKey(values[i] as Uint8Array);
+    const earlier = seen.get(key);
+    if (earlier !== undefined) return [earlier, i];
+    seen.set(key, i);
   }
   return null;
 }
@@ -53,12 +81,8 @@ export function applyUnlock(dealt: readonly Uint8Array[], seat: number, players:
   const problem = pointsProblem(values, positions.length, `seat ${seat}'s unlock`, false);
   if (problem) return { problem, dealt: next };
   positions.forEach((p, i) => { next[p] = values[i] as Uint8Array; });
-  const seen = new Map<string, number>();
-  for (const [p, value] of next.entries()) {
-    const earlier = seen.get(pointKey(value));
-    if (earlier !== undefined) return { problem: `seat ${seat}'s unlock: positions ${earlier} and ${p} now hold the same value`, dealt: next };
-    seen.set(pointKey(value), p);
-  }
+  const repeat = firstRepeat(next);
+  if (repeat) return { problem: `seat ${seat}'s unlock: positions ${repeat[0]} and ${repeat[1]} now hold the same value`, dealt: next };
   return { problem: null, dealt: next };
 }
 

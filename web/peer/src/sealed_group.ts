@@ -30,6 +30,26 @@ export function powMod(base: bigint, exponent: bigint, modulus: bigint): bigint 
   return result;
 }
 
+/** powMod(a, m - 2, m) for a prime m: a's inverse mod m, or 0 for a multiple of m. By the extended Euclidean
+ * algorithm, a fourth of the exponentiation's cost on a scalar mod ℓ. */
+export function inverseMod(a: bigint, m: bigint): bigint {
+  let r0 = m;
+  let r1 = ((a % m) + m) % m;
+  let t0 = 0n;
+  let t1 = 1n;
+  while (r1 !== 0n) {
+    const q = r0 / r1;
+    const r2 = r0 - q * r1;
+    r0 = r1;
+    r1 = r2;
+    const t2 = t0 - q * t1;
+    t0 = t1;
+    t1 = t2;
+  }
+  if (r0 !== 1n) return 0n;
+  return t0 < 0n ? t0 + m : t0;
+}
+
 /** Clear bits 0-2 of byte 0 and bit 7 of byte 31, set bit 6 of byte 31 (RFC 7748's decodeScalar25519). */
 export function clamp(bytes: Uint8Array): Uint8Array {
   if (bytes.length !== 32) throw new RangeError(`a scalar is 32 bytes, not ${bytes.length}`);
@@ -131,11 +151,17 @@ export function encodeCard(card: number): CardEncoding {
 }
 
 let encodings: Uint8Array[] | undefined;
+/** u_1 .. u_104 (index k-1): the hashed points, kept from the same pass as the encodings. */
+let hashedPoints: Uint8Array[] | undefined;
 let cardsByEncoding: Map<string, number> | undefined;
 
-/** C_1 .. C_104 (index k-1), computed once. */
+/** C_1 .. C_104 (index k-1), computed once, with the hashed points u_k they came from. */
 export function cardEncodings(): readonly Uint8Array[] {
-  if (!encodings) encodings = Array.from({ length: HIGHEST_CARD }, (_, i) => encodeCard(i + 1).encoding);
+  if (!encodings) {
+    const all = Array.from({ length: HIGHEST_CARD }, (_, i) => encodeCard(i + 1));
+    hashedPoints = all.map((c) => c.u);
+    encodings = all.map((c) => c.encoding);
+  }
   return encodings;
 }
 
@@ -151,7 +177,7 @@ export function encodingOf(card: number): Uint8Array {
   return c;
 }
 
-const INV8 = powMod(8n, L - 2n, L);
+const INV8 = inverseMod(8n, L);
 const TWO_251 = 2n ** 251n;
 const TWO_254 = 2n ** 254n;
 
@@ -165,10 +191,8 @@ export function clampedRepresentative(n: bigint): Uint8Array | null {
 /** d for a revealed e (17.3 steps 2-4), or null if e is not clamped or its inverse is not a clamped scalar. */
 export function inverseKey(e: Uint8Array): Uint8Array | null {
   if (!isClamped(e)) return null;
-  return clampedRepresentative(powMod(leToBigInt(e), L - 2n, L));
+  return clampedRepresentative(inverseMod(leToBigInt(e), L));
 }
-
-let hashedPoints: Uint8Array[] | undefined;
 
 /**
  * [C_k with every key of `keys` applied in turn, for k in cards] (17.7 step 0), in one or two passes: C_k is in the
@@ -185,11 +209,11 @@ export function encodingsUnder(keys: readonly Uint8Array[], cards: readonly numb
   if (whole) return plain().map((c) => X(whole, c));
   const timesS0 = clampedRepresentative((product * leToBigInt(S0)) % L);
   if (timesS0) {
-    if (!hashedPoints) hashedPoints = Array.from({ length: HIGHEST_CARD }, (_, i) => encodeCard(i + 1).u);
+    cardEncodings();
     return cards.map((k) => X(timesS0, hashedPoints?.[k - 1] as Uint8Array));
   }
   for (let i = 0; i < keys.length; i++) {
-    const rest = clampedRepresentative((product * powMod(ints[i] as bigint, L - 2n, L)) % L);
+    const rest = clampedRepresentative((product * inverseMod(ints[i] as bigint, L)) % L);
     if (rest) return plain().map((c) => X(keys[i] as Uint8Array, X(rest, c)));
   }
   return plain().map((c) => keys.reduce((point, e) => X(e, point), c));

@@ -15,7 +15,7 @@
  * is counted here from the signed moves of each resolved turn (`away`), as the reference's Table.away.
  */
 import { equal, hex } from "./bytes.js";
-import { type Card, deck as deckOf, HAND_SIZE, penalty, type Variant } from "./cards.js";
+import { type Card, deck as deckOf, HAND_SIZE, inDeck, penalty, type Variant } from "./cards.js";
 import { type MsgMap, pyValueRepr, type Value } from "./codec.js";
 import { dealOrder, draftOrder } from "./deal.js";
 import type { Envelope } from "./envelope.js";
@@ -1521,7 +1521,7 @@ export class Session {
     // a sealed hand, in the reference's order (SealedDeal.check_play): the deck, the position, then the card
     const sealed = this.sealed as SealedRound;
     const at = position as number;
-    if (!deckOf(settings.variant, this.n).includes(card)) said("not-in-hand", ` played ${card}, which is not in this game's deck`);
+    if (!inDeck(settings.variant, this.n, card)) said("not-in-hand", ` played ${card}, which is not in this game's deck`);
     const problem = sealed.playProblem(seat, at);
     if (problem) said("not-in-hand", ` ${problem}`);
     if (this.ownCard(seat, card)) return card; // only its owner sees the cheat: it raised an alarm (17.8)
@@ -1529,12 +1529,11 @@ export class Session {
       if (cardOf(sealed.valueAt(at)) !== card) said("not-in-hand", ` played ${card} from position ${at}, which does not hold it`);
       return card;
     }
-    const publicCards = new Set<Card>([...this.rows.flat(), ...this.piles.flat()]);
-    for (const h of this.hands) for (const c of h ?? []) publicCards.add(c);
     if (earlier.has(card)) {  // the deal broke: the audit tells whose it is (17.8)
       sealed.broken = `card ${card} was revealed twice in one turn`;
       sealed.brokenTurn = this.turn + 1;
-    } else if (publicCards.has(card)) {
+    } else if (this.rows.some((row) => row.includes(card)) || this.piles.some((pile) => pile.includes(card))
+      || this.hands.some((h) => h?.has(card))) {
       said("not-in-hand", ` played ${card}: ${card} is on the table, in a pile or in a known hand`);
     }
     return card;

@@ -23,8 +23,8 @@
 import { createHash, randomBytes as systemBytes } from "node:crypto";
 import * as crypto from "node:crypto";
 import { type Card } from "../src/cards.js";
-import { nodeEd25519, nodeScalarMult, nodeSha256, nodeSodium } from "../src/cli.js";
-import { useSha256 } from "../src/hash.js";
+import { nodeEd25519, nodeScalarMult, nodeSha256, nodeSha512, nodeSodium } from "../src/cli.js";
+import { useSha256, useSha512 } from "../src/hash.js";
 import { type Ed25519, Identity, portableEd25519, useEd25519 } from "../src/identity.js";
 import { clamp, nobleX, type ScalarMult, useScalarMult } from "../src/sealed_group.js";
 import { type Member, type Outgoing, Seat } from "../src/seat.js";
@@ -73,7 +73,10 @@ const mult: ScalarMult = native ? nodeScalarMult(crypto as unknown as Parameters
 useEd25519({ sign: (secret, data) => (calls.sign++, ed.sign(secret, data)),
   verify: (key, signature, data) => (calls.verify++, ed.verify(key, signature, data)) });
 useScalarMult((scalar, point) => (calls.x++, mult(scalar, point)));
-if (native) useSha256(nodeSha256(crypto as unknown as Parameters<typeof nodeSha256>[0]));
+if (native) {
+  useSha256(nodeSha256(crypto as unknown as Parameters<typeof nodeSha256>[0]));
+  useSha512(nodeSha512(crypto as unknown as Parameters<typeof nodeSha512>[0]));
+}
 
 const identities = Array.from({ length: seats }, () => new Identity(new Uint8Array(randomBytes(32))));
 const nodes = identities.map((id) => new BotSeat(id, (n) => new Uint8Array(randomBytes(n))));

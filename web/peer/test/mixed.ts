@@ -25,10 +25,10 @@ import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ascii, fromHex, hex } from "../src/bytes.js";
 import type { Card } from "../src/cards.js";
-import { nodeEd25519, nodeScalarMult, nodeSha256, nodeSodium } from "../src/cli.js";
+import { nodeEd25519, nodeScalarMult, nodeSha256, nodeSha512, nodeSodium } from "../src/cli.js";
 import { draftOrder } from "../src/deal.js";
 import { Identity, useEd25519 } from "../src/identity.js";
-import { sha256, useSha256 } from "../src/hash.js";
+import { sha256, useSha256, useSha512 } from "../src/hash.js";
 import { useScalarMult } from "../src/sealed_group.js";
 import { type Member, type Outgoing, Seat } from "../src/seat.js";
 import { Session, type Settings } from "../src/session.js";
@@ -119,6 +119,7 @@ function answer(req: Request): unknown {
       useScalarMult(nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0], sodium));
       useEd25519(nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0], sodium));
       useSha256(nodeSha256(crypto as unknown as Parameters<typeof nodeSha256>[0]));
+      useSha512(nodeSha512(crypto as unknown as Parameters<typeof nodeSha512>[0]));
     }
     cryptoChosen = true;
     const game = req.game === null ? null : fromHex(req.game as string);

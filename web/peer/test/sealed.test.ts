@@ -6,7 +6,7 @@ import { deck } from "../src/cards.js";
 import { commitment, commitmentContext, playValue } from "../src/hashes.js";
 import { sha256 } from "../src/hash.js";
 import { applyUnlock, handPositions, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "../src/sealed_deal.js";
-import { A, cardEncodings, cardOf, clamp, drawKeyPair, encodeCard, encodingOf, encodingsUnder, inverseKey, isValidPoint, L, onCurve, P, permutation, powMod, S0, shuffleStep, X } from "../src/sealed_group.js";
+import { A, cardEncodings, cardOf, clamp, drawKeyPair, encodeCard, encodingOf, encodingsUnder, inverseKey, inverseMod, isValidPoint, L, onCurve, P, permutation, powMod, S0, shuffleStep, X } from "../src/sealed_group.js";
 import { vector } from "./spec.js";
 
 test("sealed-encodings: S0, the counters, u and encodings shown, the digest of all 104", () => {
@@ -132,6 +132,24 @@ test("checks on arrival: a deck of the wrong size, an invalid or repeated point;
   assert.match(applyUnlock(dealt, 0, 2, values.slice(1)).problem ?? "", /^seat 0's unlock has 13 values, expected 14$/);
 });
 
+test("checks on arrival: values alike in their first bytes but not equal are told apart; the first repeat, the first invalid value, whichever comes first", () => {
+  const alike = (last: number) => { const v = encodingOf(5).slice(); v[31] = last; return v; }; // same first 31 bytes
+  const [a, b, c, d] = [alike(1), alike(2), encodingOf(6), encodingOf(7)];
+  assert.equal(shuffleProblem([a, b, c, d], 4), null);
+  assert.equal(shuffleProblem([a, b, c, b], 4), "shuffle output: values 1 and 3 are equal");
+  assert.equal(shuffleProblem([c, a, b, c, a], 5), "shuffle output: values 0 and 3 are equal");
+  assert.equal(shuffleProblem([a, c, new Uint8Array(32), c], 4), "shuffle output: value 2 is a low-order point");
+  assert.equal(shuffleProblem([a, c, c, new Uint8Array(32)], 4), "shuffle output: values 1 and 2 are equal");
+  assert.equal(shuffleProblem([a, c, new Uint8Array(3), c], 4), "shuffle output: value 2 is 3 bytes, not 32");
+  const dealt = Array.from({ length: 24 }, (_, i) => encodingOf(i + 1));
+  dealt[2] = alike(1);
+  dealt[3] = alike(2);
+  const values = unlockPositions(0, 2).map((p) => dealt[p] as Uint8Array);
+  assert.equal(applyUnlock(dealt, 0, 2, values).problem, null);
+  values[13] = alike(2); // position 23 now equals position 3
+  assert.equal(applyUnlock(dealt, 0, 2, values).problem, "seat 0's unlock: positions 3 and 23 now hold the same value");
+});
+
 test("sealed-commitments: the sealed commitment of e || seed and a sealed play's card and position", () => {
   const v = vector("sealed-commitments");
   const s = v.sealed;
@@ -184,5 +202,36 @@ test("17.7 step 0: the cards under a product of keys are the cards under each ke
       const chained = cards.map((k) => keys.reduce((point, e) => X(e, point), encodingOf(k)));
       assert.deepEqual(encodingsUnder(keys, cards), chained, `${n} keys, set ${round}`);
     }
+  }
+});
+
+test("inverseMod is powMod(a, m - 2, m): the inverse mod ℓ or p, 0 for a multiple of the modulus", () => {
+  const values = [0n, 1n, 2n, 8n, L - 1n, L, 2n * L, L + 1n, -1n, -L - 3n, 2n ** 255n - 1n];
+  for (let i = 0; i < 40; i++) values.push(leToBigInt(sha256(Uint8Array.from([i]))));
+  for (const m of [L, P]) {
+    for (const a of values) assert.equal(inverseMod(a, m), powMod(a, m - 2n, m), `${a} mod ${m}`);
+  }
+});
+
+test("node's SHA-512 (cli.ts, as `node peer.js` hashes) gives @noble/hashes' digests and the card encodings' vector", async () => {
+  const { nodeSha512 } = await import("../src/cli.js");
+  const crypto = await import("node:crypto");
+  const { sha512: nobleSha512 } = await import("@noble/hashes/sha2.js");
+  const { useSha512 } = await import("../src/hash.js");
+  const node = nodeSha512(crypto as unknown as Parameters<typeof nodeSha512>[0]);
+  for (const size of [0, 1, 55, 56, 111, 112, 128, 300]) {
+    const data = Uint8Array.from({ length: size }, (_, i) => (i * 7 + size) & 0xff);
+    assert.deepEqual(node(data), nobleSha512(data), `${size} bytes`);
+  }
+  useSha512(node);
+  try {
+    const v = vector("sealed-encodings");
+    for (const [card, want] of Object.entries(v.cards) as [string, { counter: number; encoding: string }][]) {
+      const got = encodeCard(Number(card));
+      assert.equal(got.counter, want.counter, card);
+      assert.equal(hex(got.encoding), want.encoding, card);
+    }
+  } finally {
+    useSha512(nobleSha512);
   }
 });
