@@ -70,8 +70,8 @@ async def test_two_seats_gone_at_different_moments_are_not_voted_out_one_by_one(
 
     monkeypatch.setattr(session, "drop", voting)
     monkeypatch.setattr(waiting, "asyncio", SimpleNamespace(get_running_loop=lambda: clock, sleep=clock.sleep))
-    node = SimpleNamespace(session=session, done=asyncio.Event(), links={}, linked=frozenset({p1}), byes=set(),
-                           drop_after=DROP_AFTER, act=lambda outputs: None)
+    node = SimpleNamespace(session=session, done=asyncio.Event(), leaving=False, links={}, linked=frozenset({p1}),
+                           byes=set(), drop_after=DROP_AFTER, act=lambda outputs: None)
 
     def seat_3_heard_late() -> None:  # relayed to seat 0 by a seat that had it: seat 3 is still not linked
         for _to, _frm, wire in held_from_3:
