@@ -207,7 +207,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         return status, node, again
     finally:
         if not again:  # leaving (the game's end, Ctrl-C): every seat of this process stops at once, before any
-            for leaving in (node, *helpers):  # says bye (Node.leave): none joins the vote on another that went first
+            for leaving in (node, *helpers):  # says bye (Node.leave): no move, no vote of its own timer
                 leaving.leave()
         await advertiser.stop()
         for helper in helpers:  # one by one: each says bye on the links it has by then (a bot still dialling the
