@@ -126,6 +126,22 @@ def count_votes(table: Table) -> Effects[bool]:
     if past:
         yield Rewind(*past[0])
         return True
+    # Swept again while a sweep signed something: a vote we sign may make a KEEP owed that the sweep had passed
+    # (we hold back there now on our own vote: 11.1, "KEEP when every seat voted"), owed still before the drops
+    while (yield from owed_votes(table, now)):
+        pass
+    # A drop here can complete another here (its seat's vote is no longer needed: 11.1, "Active"): all of them
+    # are made before the game moves on (a void round would otherwise leave the second for a step gone past).
+    while dropping := [(target, at) for target, at in table.complete_votes() if at == now]:
+        for target, at in dropping:
+            yield DropSeat(target, at)
+    return False
+
+
+def owed_votes(table: Table, now: Step) -> Effects[bool]:
+    """One sweep of the votes we owe, by position, then seat: join an open vote on a seat we wait for too, or sign
+    KEEP (protocol.md 11.1). True if it signed something (never while replaying: what we signed comes back)."""
+    before = table.version
     for at in table.vote_steps():
         if at > now:
             continue  # (a KEEP may be for an earlier round: its ROUND_END, when we wait on a voter in the next)
@@ -137,12 +153,7 @@ def count_votes(table: Table) -> Effects[bool]:
                 yield from vote(table, target, at)
             elif keeps(table, at, target):
                 yield Send("KEEP", position(table, at, target))
-    # A drop here can complete another here (its seat's vote is no longer needed: 11.1, "Active"): all of them
-    # are made before the game moves on (a void round would otherwise leave the second for a step gone past).
-    while dropping := [(target, at) for target, at in table.complete_votes() if at == now]:
-        for target, at in dropping:
-            yield DropSeat(target, at)
-    return False
+    return not table.replaying and table.version != before
 
 
 def rewind_pending(table: Table) -> bool:

@@ -43,8 +43,10 @@ SEEDS = list(range(12)) + [120, 128]
 # reference signed those DROPs before the void round's ROUND_END, protocol.md 11, "Entropy": a round ends where the
 # drop that voids it is made); 1524, a dropped seat whose node aborted on a forger's
 # equivocation, asked back (the reference signed the REJOIN, the TypeScript seat signed nothing and did not refuse,
-# so the table's clocks asked again for ever; protocol.md 11: an aborted session signs nothing more).
-GAPS = [622, 1113, 1166, 1524]
+# so the table's clocks asked again for ever; protocol.md 11: an aborted session signs nothing more); 113 and 920, a
+# seat that came to a position where its own DROP completed a drop and owed KEEP on a seat its one sweep by seat had
+# passed (the reference swept once and made the drops; protocol.md 11, "Entropy": swept again while a sweep signed).
+GAPS = [113, 622, 920, 1113, 1166, 1524]
 
 
 def seeds() -> list[tuple[int, bool]]:
