@@ -206,9 +206,12 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
             carry.files.append(files)
         return status, node, again
     finally:
+        if not again:  # leaving (the game's end, Ctrl-C): every seat of this process stops at once, before any
+            for leaving in (node, *helpers):  # says bye (Node.leave): no move, no vote of its own timer
+                leaving.leave()
         await advertiser.stop()
-        for helper in helpers:
-            await helper.close()
+        for helper in helpers:  # one by one: each says bye on the links it has by then (a bot still dialling the
+            await helper.close()  # last joiner as the game starts links it meanwhile, and its bye reaches it)
         if not again:
             await node.close()
             files.close()

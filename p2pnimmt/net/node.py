@@ -95,6 +95,7 @@ class Node:
         self.is_host = False
         self.lobby_state = "lobby"
         self.done = asyncio.Event()
+        self.leaving = False  # its person left (leave): the node signs nothing on its own any more
         self.byes: set[bytes] = set()
         # a spectator's: seats whose address refused its last dial (net.spectator); a player's: its host, when it
         # refused a redial before the START (net.mesh)
@@ -106,7 +107,8 @@ class Node:
         self.drop_after = drop_after  # seconds waited on one player before voting to drop it (0: never)
         self.bot_delay = bot_delay  # seconds a bot waits before each move (so people can follow)
         self.link_timeout = link_timeout  # a link silent this long has ended (pings every quarter of it)
-        self.clock = MoveClock(lambda: self.session, self._feed, self._event, self.spawn)  # a person's turn clock
+        # a person's turn clock (none once the person left: Node.leave)
+        self.clock = MoveClock(lambda: None if self.leaving else self.session, self._feed, self._event, self.spawn)
         self.mesh = Mesh(self)  # the links: dials, accepted connections, readers, redials (net.mesh)
         self.lobby = Lobby(self)  # the lobby on the wire: a host's door, a joiner's mirror (net.lobby)
         # A rematch (protocol.md 14, "Rematch"): over the links of the finished game (net.rematch), and the
@@ -274,10 +276,21 @@ class Node:
                 self.settings = session.game.settings
                 self.seats = session.players
 
+    def leave(self) -> None:
+        """Our person leaves (Ctrl-C, a closed window): from now on this node signs nothing on its own (no move of
+        its bot or clock, no vote of its own timer, no ask for its seat back), before our `bye` is said (protocol.md
+        14, `bye`). A process holding several seats (a host and its bots) calls this on each of them first. Until
+        it closes, its session still takes in what comes (and joins a vote it waits on, as any seat), and it still
+        dials the players it has no link to yet, so that its `bye` reaches them (with `done` set here, a bot that
+        had not linked the last joiner yet as the game started never did, and that joiner waited for it:
+        tests/net/test_leaving.py)."""
+        self.leaving = True
+
     async def close(self) -> None:
         """Leave: every link is told `bye` (this node's game is over: a peer that leaves before the end is not
         waited for, protocol.md 14), then our end of the stream; each link is closed once its peer ended its side
         (it read our bye) or after BYE_READ s, so that no bye is lost to a reset (Connection.end_writing)."""
+        self.leave()
         self.done.set()
         if self.server is not None:  # first: a peer that redials while we say bye finds nobody (no link again)
             self.server.close()
@@ -373,6 +386,8 @@ class Node:
     def _bot_move(self, event: Event) -> None:
         """Let this node's bot answer what the game asks of its seat."""
         assert self.bot is not None  # only called when this node has a bot
+        if self.leaving:
+            return
         try:
             self._feed(bot_move(self.session, self.bot, event))
         except LocalError as exc:
@@ -391,7 +406,7 @@ class Node:
     def take_seat_back(self) -> bool:
         """If our seat is dropped and has not asked yet, ask for it back from a next round (REJOIN)."""
         session = self.session
-        if session is None or session.seat is None or session.seat not in session.dropped \
+        if self.leaving or session is None or session.seat is None or session.seat not in session.dropped \
                 or session.phase in ("over", "aborted") or session.table.asked_back(session.seat, session.round):
             return False
         self._feed(session.rejoin())

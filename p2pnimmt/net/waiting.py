@@ -25,6 +25,8 @@ async def watch_waiting(node) -> None:
     heard: dict[int, int] = {}  # each seat's messages we hold, at the last look
     while not node.done.is_set():
         await asyncio.sleep(PULL_EVERY)
+        if node.done.is_set() or node.leaving:
+            return  # over, or our person left (Node.leave): no vote of ours is signed after that
         session = node.session
         assert session is not None  # this task is spawned once the node has its session
         if session.start is None or session.phase in ("over", "aborted"):
@@ -122,36 +124,46 @@ def stand_in_asked(session: Session, seat: int) -> bool:
     return step is not None and table.stand_in_asked(seat, table.round, table.turn, step)
 
 
-def gone_seats(session: Session, linked: frozenset[bytes]) -> list[int]:
-    """The seats active now, ours aside, that we have no link to."""
-    at = session.table.now()
-    if at is None or session.seat is None:
-        return []
-    return [s for s in session.table.active_at(*at) if s != session.seat and session.roster[s] not in linked]
-
-
 def too_few(session: Session, linked: frozenset[bytes], byes: Collection[bytes] = ()) -> tuple[str, list[int]] | None:
-    """(why this seat cannot play on, the seats gone), or None: the game waits on a seat we have no link to, and
-    the seats we have no link to are more than the rest of us could ever vote out together (protocol.md 11.1: a
-    set of several seats goes only by the votes of more than half the table), so nobody can drop them.
+    """(why this seat cannot play on, the seats gone), or None: the seats gone are two or more, and either more
+    than the rest of us could ever vote out together (the game waits on one we have no link to; protocol.md 11.1:
+    a set of several seats goes only by the votes of more than half the table), so nobody can drop them; or, with
+    the seats voted out already after they left on purpose (said `bye`, in `byes`, and are not linked again), no
+    more than half of the table's seats remain: players who left one by one leave as few as players who left
+    together, and a game left to one or two against stand-ins is no game (the spectator-left-alone test: the host
+    and its bot left a seat alone to play 29 rounds against their stand-ins).
 
     A spectator, linked to a seat or two only, counts as gone the seats that left on purpose (said `bye`, in
     `byes`, and are not linked again; its caller adds those whose address refused its last dial: nothing listens
-    there): once they are too many to vote out, the game it watches cannot go on."""
+    there): once they are too many to vote out, the game it watches cannot go on.
+
+    While starting (every START_ACK not in yet) the table is every seat, and none can be voted out (protocol.md
+    11.1: no position yet): seats gone then, too many to vote out once the game starts, are too few left as
+    anywhere (a host that left with its bots on Ctrl-C as the game started, before its node took the acks in)."""
     table = session.table
     at = table.now()
-    if session.phase in ("over", "aborted") or at is None or session.start is None:
+    if session.phase in ("over", "aborted") or session.start is None or at is None and session.phase != "starting":
         return None
-    active = table.active_at(*at)
+    active = list(range(session.players)) if at is None else table.active_at(*at)
     if session.seat is None:
         gone = [s for s in active if session.roster[s] in byes and session.roster[s] not in linked]
-    elif session.seat not in active or not set(gone := gone_seats(session, linked)) & set(session.waiting_for()):
+    elif session.seat not in active:
         return None
-    if len(gone) < 2 or len(gone) <= quorum.most_named(table, at):
+    elif not set(gone := [s for s in active if s != session.seat and session.roster[s] not in linked]) \
+            & set(session.waiting_for()):
+        gone = []  # the game moves: the seats we have no link to now are not waited on (yet)
+    left_before = [s for s in sorted(session.dropped) if s not in active and session.roster[s] in byes
+                   and session.roster[s] not in linked]
+    seats = len(active) + len(left_before)
+    remain = seats - len(gone) - len(left_before)
+    most = (seats - 1) // 2 if at is None else quorum.most_named(table, at)  # (as many as seated then, starting)
+    many = len(gone) > most or bool(left_before) and 2 * remain <= seats
+    if len(gone) + len(left_before) < 2 or not many:
         return None
-    names = ", ".join(session.names[s] for s in gone)
-    return (f"too few players remain to play on: {names} left ({len(active) - len(gone)} of {len(active)} remain, "
-            "and a game goes on without the missing only while more than half remain)"), gone
+    away = sorted(gone + left_before)
+    names = ", ".join(session.names[s] for s in away)
+    return (f"too few players remain to play on: {names} left ({remain} of {seats} remain, "
+            "and a game goes on without the missing only while more than half remain)"), away
 
 
 def unacknowledged(session: Session, linked: frozenset[bytes],

@@ -68,6 +68,8 @@ def advance(table: Table) -> Effects[None]:
         # a vote the last message decided (it went on, or completed it) frees its voters' messages first: whether
         # we wait for a seat, and so join a vote on it or KEEP, is judged with every message we may use (11.1)
         yield from unpark(table)
+    if table.phase in (Phase.ROUND_END, Phase.GAME_END):
+        yield from owed_end(table)
     if table.to_count() and (yield from count_votes(table)):
         return  # the session rebuilds the table: this one is done with
     if table.parked:
@@ -126,6 +128,22 @@ def count_votes(table: Table) -> Effects[bool]:
     if past:
         yield Rewind(*past[0])
         return True
+    # Swept again while a sweep signed something: a vote we sign may make a KEEP owed that the sweep had passed
+    # (we hold back there now on our own vote: 11.1, "KEEP when every seat voted"), owed still before the drops
+    while (yield from owed_votes(table, now)):
+        pass
+    # A drop here can complete another here (its seat's vote is no longer needed: 11.1, "Active"): all of them
+    # are made before the game moves on (a void round would otherwise leave the second for a step gone past).
+    while dropping := [(target, at) for target, at in table.complete_votes() if at == now]:
+        for target, at in dropping:
+            yield DropSeat(target, at)
+    return False
+
+
+def owed_votes(table: Table, now: Step) -> Effects[bool]:
+    """One sweep of the votes we owe, by position, then seat: join an open vote on a seat we wait for too, or sign
+    KEEP (protocol.md 11.1). True if it signed something (never while replaying: what we signed comes back)."""
+    before = table.version
     for at in table.vote_steps():
         if at > now:
             continue  # (a KEEP may be for an earlier round: its ROUND_END, when we wait on a voter in the next)
@@ -137,12 +155,7 @@ def count_votes(table: Table) -> Effects[bool]:
                 yield from vote(table, target, at)
             elif keeps(table, at, target):
                 yield Send("KEEP", position(table, at, target))
-    # A drop here can complete another here (its seat's vote is no longer needed: 11.1, "Active"): all of them
-    # are made before the game moves on (a void round would otherwise leave the second for a step gone past).
-    while dropping := [(target, at) for target, at in table.complete_votes() if at == now]:
-        for target, at in dropping:
-            yield DropSeat(target, at)
-    return False
+    return not table.replaying and table.version != before
 
 
 def rewind_pending(table: Table) -> bool:
@@ -478,10 +491,44 @@ def score_round(table: Table) -> Effects[bool]:
     table.changed()
     table.forget_state()
     if table.playing(table.seat, r, ROUND_END_STEP, ROUND_END_PLACE):
-        back = [[seat, ask.seq] for seat in sorted(table.dropped) if (ask := table.ask_back(seat, r)) is not None]
-        yield Send("ROUND_END", {"round": r, "penalties": list(penalties), "scores": list(table.game.scores),
-                                 "state": table.state_now(), **({"back": back} if back else {})})
+        yield Send("ROUND_END", round_end_body(table, r, penalties))
     return True
+
+
+def round_end_body(table: Table, r: int, penalties: Sequence[int]) -> dict[str, Any]:
+    back = [[seat, ask.seq] for seat in sorted(table.dropped) if (ask := table.ask_back(seat, r)) is not None]
+    return {"round": r, "penalties": list(penalties), "scores": list(table.game.scores), "state": table.state_now(),
+            **({"back": back} if back else {})}
+
+
+def owed_end(table: Table) -> Effects[None]:
+    """Our ROUND_END or GAME_END, owed where the game stands and never signed: a rebuild (which signs nothing) can
+    take the game further than it was, to the scoring of the round or the game's end, and we sign it then (before
+    the votes we owe there, as at the step that scores the round or ends the game: protocol.md 11.1, "A node
+    already past the step"; 11, "Entropy"). Not while a drop is complete behind the game or a rebuild's drop is
+    not made yet (count_votes, rewind_pending): the game that stands is the one rebuilt with it, where our seat may
+    be dropped and owe nothing (a voter back at a void round's end, rebuilt for one of two seats dropped together,
+    itself the other: the TypeScript peer signed nothing there, tests/peer/test_mixed_tables.py)."""
+    seat = table.seat
+    if table.phase == Phase.GAME_END:
+        owed = table.playing(seat, table.round, GAME_END_STEP) and seat not in table.slot("GAME_END", 0)
+    else:
+        owed = table.round in table.scored and table.playing(seat, table.round, ROUND_END_STEP, ROUND_END_PLACE) \
+            and seat not in table.slot("ROUND_END", table.round)
+    if not owed or table.to_count() and rebuild_first(table):
+        return
+    if table.phase == Phase.GAME_END:
+        yield Send("GAME_END", game_end_body(table))
+    else:
+        yield Send("ROUND_END", round_end_body(table, table.round, table.game.history[-1]))
+
+
+def rebuild_first(table: Table) -> bool:
+    """A drop complete at a step the game went past, or a rebuild's drop not made yet: the game as it stands is
+    not the one that will stand (count_votes rebuilds or drops first; rewind_pending holds the game)."""
+    now = table.now()
+    return now is not None and (any(at < now for _, at in table.complete_votes())
+                                or bool(table.rewinds) and rewind_pending(table))
 
 
 def agree(table: Table, kind: str, at: Step, fields: Sequence[str], mine: dict[str, Any]) -> Effects[bool]:

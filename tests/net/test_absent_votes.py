@@ -70,8 +70,8 @@ async def test_two_seats_gone_at_different_moments_are_not_voted_out_one_by_one(
 
     monkeypatch.setattr(session, "drop", voting)
     monkeypatch.setattr(waiting, "asyncio", SimpleNamespace(get_running_loop=lambda: clock, sleep=clock.sleep))
-    node = SimpleNamespace(session=session, done=asyncio.Event(), links={}, linked=frozenset({p1}), byes=set(),
-                           drop_after=DROP_AFTER, act=lambda outputs: None)
+    node = SimpleNamespace(session=session, done=asyncio.Event(), leaving=False, links={}, linked=frozenset({p1}),
+                           byes=set(), drop_after=DROP_AFTER, act=lambda outputs: None)
 
     def seat_3_heard_late() -> None:  # relayed to seat 0 by a seat that had it: seat 3 is still not linked
         for _to, _frm, wire in held_from_3:
@@ -96,3 +96,35 @@ def test_few_enough_counts_the_active_seats_gone_against_the_quorum() -> None:
         session = net.sessions[net.identities[0].peer]
         assert session.phase == "turn", session.phase
         assert waiting.few_enough(session, gone) is expected, (players, gone)
+
+
+async def test_a_node_whose_person_left_votes_no_seat_out(monkeypatch) -> None:
+    """Node.leave (protocol.md 14, `bye`): seat 0's person left (a host stopped by Ctrl-C leaves its node and its
+    bots at once) while the game waits on seat 2, gone, whose `bye` came: seat 0's own timer votes nobody out from
+    then on. Before, a node that left went on voting until it closed (a host's node voted out its own bot, whose
+    bye went first): seat 0 voted against seat 2 at once."""
+    net = stopped_at_first_commit(3, {2}, seed=26)
+    me, p1, p2 = (i.peer for i in net.identities)
+    session = net.sessions[me]
+    assert session.phase == "turn" and list(session.waiting_for()) == [2], session.phase
+    clock = TestClock()
+    votes: list[int] = []
+    drop = session.drop
+
+    def voting(seat: int) -> list:
+        outputs = drop(seat)  # LocalError when there is no vote to cast (one was cast already): not counted
+        votes.append(seat)
+        return outputs
+
+    monkeypatch.setattr(session, "drop", voting)
+    monkeypatch.setattr(waiting, "asyncio", SimpleNamespace(get_running_loop=lambda: clock, sleep=clock.sleep))
+    node = SimpleNamespace(session=session, done=asyncio.Event(), leaving=True, links={}, linked=frozenset({p1}),
+                           byes={p2}, drop_after=DROP_AFTER, act=lambda outputs: None)
+    clock.at(2 * DROP_AFTER, node.done.set)  # (the node closes; a loop that did not stop for leaving ends here)
+    await waiting.watch_waiting(node)
+    assert votes == [], votes
+    node.leaving = False  # the same node whose person stayed votes seat 2 out at once (it said bye: it left)
+    node.done.clear()
+    clock.at(clock.now + 2 * DROP_AFTER, node.done.set)
+    await waiting.watch_waiting(node)
+    assert votes == [2], votes

@@ -53,8 +53,13 @@ ENDS = {23, 52}
 # reference signed those DROPs before the void round's ROUND_END, protocol.md 11, "Entropy": a round ends where the
 # drop that voids it is made); 1524, a dropped seat whose node aborted on a forger's
 # equivocation, asked back (the reference signed the REJOIN, the TypeScript seat signed nothing and did not refuse,
-# so the table's clocks asked again for ever; protocol.md 11: an aborted session signs nothing more).
-GAPS = [622, 1113, 1166, 1524]
+# so the table's clocks asked again for ever; protocol.md 11: an aborted session signs nothing more); 113 and 920, a
+# seat that came to a position where its own DROP completed a drop and owed KEEP on a seat its one sweep by seat had
+# passed (the reference swept once and made the drops; protocol.md 11, "Entropy": swept again while a sweep signed);
+# 757, a voter at the last round's end rebuilt for every other seat dropped together at a turn: the rebuilt game
+# ended, and the reference, which signed GAME_END only in the step that ended the game (a step the rebuild took
+# signing nothing), waited on its own GAME_END for ever (protocol.md 11.1, "A node already past the step").
+GAPS = [113, 622, 757, 920, 1113, 1166, 1524]
 
 
 def seeds() -> list[tuple[int, bool]]:

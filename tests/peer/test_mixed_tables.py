@@ -1109,3 +1109,91 @@ def test_a_seat_signs_the_round_end_of_a_void_round_before_the_votes_there(cut_a
         own = [open_envelope(wire) for wire, *_ in net.sent[late]]
         ends = [(e.kind, e.body.get("step")) for e in own if e.sender == late and e.kind in ("ROUND_END", "DROP")]
         assert ends[1:] == [("ROUND_END", None), ("DROP", 32)], ends
+
+
+def test_a_seat_behind_signs_the_keep_its_own_vote_makes_owed_before_the_drops(child: NodeSeats,
+                                                                               tmp_path: Path) -> None:
+    """protocol.md 11, "Entropy", and 11.1, "KEEP when every seat voted": seven seats, open deal. Seat 5 is gone after
+    its SEED_COMMIT, which never reaches seat 1 (TypeScript at the mixed table): seat 1 waits at the seed commits on
+    seat 5. The others come to the reveals; seat 3 votes out seats 1 and 5 there, its votes reach seat 1 alone, and it
+    hears nothing more; seats 0, 2, 4 and 6 vote out seats 1, 3 and 5 there together (11.1, "Several seats gone
+    together"). Then seat 5's commit reaches seat 1: it comes to the reveals, where the drop of all three is complete,
+    and before it is made it signs what it owes there, swept until nothing more is: its vote on seat 5, and then, as
+    it now holds back there on that vote while seat 3 voted there, KEEP on seat 3. Found by the seeded chaos
+    (tests/peer/chaos.py, seed 113): the reference swept the votes once, by seat, passing seat 3 before its own vote
+    made that KEEP owed, and made the drops, where the TypeScript seat signed the KEEP."""
+    table = Table(child, "open", 7, [1, 3, 5, 8], seed=1, rounds=1)
+    for net in table.nets:
+        late, kept, gone = (net.identities[s].peer for s in (1, 3, 5))
+
+        def withhold(to: bytes, _frm: bytes, wire: bytes, late: bytes = late, gone: bytes = gone) -> bool:
+            env = open_envelope(wire)
+            return env.sender == gone and (env.seq >= 2 or to == late and env.kind == "SEED_COMMIT")
+
+        net.withhold = withhold
+        net.start()
+        net.run()
+        assert net.sessions[late].waiting_for() == (5,) and net.sessions[kept].waiting_for() == (1, 5)
+        net.withhold = lambda to, frm, wire, kept=kept, late=late, w=withhold: (
+            to == kept or frm == kept and to != late or w(to, frm, wire))
+        for seat in (1, 5):
+            net.handle(kept, net.sessions[kept].drop(seat))
+        for voter in (0, 2, 4, 6):
+            session: Any = net.sessions[net.identities[voter].peer]
+            for seat in (1, 3, 5):
+                net.handle(net.identities[voter].peer, session.drop(seat))
+        seat_1: Any = net.sessions[late]
+        net.handle(late, seat_1.drop(5))
+        net.run()
+        commit = next(item for item in net.held if item[0] == late and open_envelope(item[2]).kind == "SEED_COMMIT")
+        net.held.remove(commit)
+        net.queue.append(commit)
+        net.withhold = lambda to, frm, wire, kept=kept, late=late, w=withhold: (
+            to == kept or frm == kept and to != late or w(b"", frm, wire))
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert all(o["dropped"] == [[s, [0, 1, 0]] for s in (1, 3, 5)] for i, o in enumerate(outcomes) if i not in (1, 3, 5)), \
+        outcomes
+    own = [(e.kind, dict(e.body)) for e in (open_envelope(w) for w, *_ in table.mixed.sent[table.mixed.peers[1]])
+           if e.sender == table.mixed.peers[1] and e.kind in ("DROP", "KEEP")]
+    assert own == [("DROP", {"round": 0, "step": 0, "seat": 5}), ("DROP", {"round": 0, "step": 1, "seat": 5}),
+                   ("KEEP", {"round": 0, "step": 1, "seat": 3})], own
+
+
+def test_a_seat_whose_drop_completes_a_vote_keeps_a_seat_named_before_it(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.1, "KEEP when every seat voted", and 11, "Entropy": five seats, open deal; seat 4 is gone after
+    its SEED_COMMIT, which never reaches the TypeScript seat 1, so seat 1 waits at the seed commits. The others wait
+    at the reveals (step 1) on seats 1 and 4; seats 0, 2 and 3 vote out seat 4 there, and seats 0 and 2 name seat 3
+    too. Then seat 4's commit reaches seat 1: it comes to (0, 1), waits on seat 4 and joins the vote, which completes
+    the drop. Until the drop is made its own vote holds it back, and seat 3 (alive: it voted there) is named by DROPs
+    it did not sign, so it owes KEEP(0, 1, 3) too, signed before the drop is made, as the Python node in its place
+    signs it. Found by the seeded chaos (tests/peer/chaos.py, seed 920): the reference judged what it owed in one
+    pass in seat order and made the drop at once, so it signed no KEEP for a seat before the one its DROP named (and
+    would for one after it); the TypeScript seat signed it ("sent other bytes")."""
+    table = Table(child, "open", 5, [1, 3, 6], seed=1, rounds=1)
+    for net in table.nets:
+        late, gone = net.identities[1].peer, net.identities[4].peer
+
+        def withhold(to: bytes, _frm: bytes, wire: bytes, late: bytes = late, gone: bytes = gone) -> bool:
+            env = open_envelope(wire)
+            return env.sender == gone and (env.seq >= 2 or to == late and env.kind == "SEED_COMMIT")
+
+        net.withhold = withhold
+        net.start()
+        net.run()
+        assert net.sessions[late].waiting_for() == (4,)
+        for voter, seats in ((0, (4, 3)), (2, (4, 3)), (3, (4,))):
+            session: Any = net.sessions[net.identities[voter].peer]
+            assert session.waiting_for() == (1, 4)
+            for seat in seats:
+                net.handle(net.identities[voter].peer, session.drop(seat))
+        net.run()
+        commit = next(item for item in net.held if item[0] == late and open_envelope(item[2]).kind == "SEED_COMMIT")
+        net.held.remove(commit)
+        net.queue.append(commit)
+        net.withhold = lambda _to, frm, wire, withhold=withhold: withhold(b"", frm, wire)  # seat 4 stays gone
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert all(o["phase"] == "over" and o["dropped"] == [[4, [0, 1, 0]]] for o in outcomes[:4]), outcomes
+    keeps = signed_in(table.mixed, table.mixed.peers[0], "KEEP")
+    assert keeps == [(1, {"round": 0, "step": 1, "seat": 3})], keeps

@@ -827,7 +827,9 @@ export class Session {
     for (const x of gone) this.drop(x, now);
     // Then, as the reference's count_votes, the DROPs and KEEPs our seat owes (unless a vote is complete behind us: a
     // rebuild comes first), and only then the void these drops make (protocol.md 11, "Entropy").
-    if (!this.completeVotes().some(([, at]) => cmp(at, now) < 0)) this.joinFirst();
+    // Swept again while a sweep signed something: a vote signed may make a KEEP owed that the sweep had passed
+    // (protocol.md 11, "Entropy"; 11.1, "KEEP when every seat voted"), as checkVotes' passes do.
+    if (!this.completeVotes().some(([, at]) => cmp(at, now) < 0)) while (this.joinFirst());
     this.settleVoid();
     return true;
   }
