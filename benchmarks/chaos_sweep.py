@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests" / "peer"), str(ROOT / "tests")]
 
-from chaos import plan, play  # noqa: E402
+from chaos import plan, play, still_playing  # noqa: E402
 from test_mixed_tables import node_by_node, node_child  # noqa: E402
 
 from p2pnimmt.protocol.transcript import records  # noqa: E402
@@ -58,9 +58,7 @@ def main() -> int:
             mixed = table.mixed
             codes = sorted({b["code"] for peer in mixed.peers for what, b in records(bytes(mixed.transcripts[peer]))
                             if what == "fault"})
-            gone = [p.cut[0]] + ([p.cut2[0]] if p.cut2 else []) if p.cut and not p.cut[2] else []  # never back
-            excused = {x for x in [(p.cheat or (None,))[0], p.forger, *gone] if x is not None}
-            still = [i for i, o in enumerate(outcomes) if o["phase"] not in ("over", "aborted") and i not in excused]
+            still = still_playing(p, outcomes)
             if still:
                 stopped.append(seed)
             print(f"{seed} ok {time.time() - t0:.1f}s {[o['phase'] for o in outcomes]} {codes}"
