@@ -48,6 +48,11 @@ EXPELS = frozenset({"equivocation", "unknown-kind", "bad-body", "unexpected", "d
                     "wrong-chooser", "bad-row", "out-of-turn", "bad-pick", "result-mismatch"})
 
 
+# Kinds of a seat's chain that are at no position of a round (a REJOIN asks for a round, 11.3): going on by them is
+# going on from nothing (Table.expelled_furthest; the TypeScript positionOfMessage gives them none either)
+UNPLACED = frozenset({"START_ACK", "REJOIN"})
+
+
 def standin_slot(turn: int, seat: int) -> int:
     """STANDIN votes are kept per (round, turn, seat asked for): the slot's step number for (turn, seat)."""
     return turn * MAX_PLAYERS + seat
@@ -192,7 +197,7 @@ class Table:
         self.expelled_for[seat] = code
         self.expelled_furthest[seat] = max(
             (Step.of_message(message_round(env.kind, env.body), env.kind, env.body, seat)
-             for env in self.signed.get(seat, {}).values() if env.seq <= seq and env.kind != "START_ACK"),
+             for env in self.signed.get(seat, {}).values() if env.seq <= seq and env.kind not in UNPLACED),
             default=Step(-1, -1))
         peer = self.roster[seat]
         for slot in self.slots.values():
