@@ -149,3 +149,13 @@ def turn_step(turn: int, part: int) -> int:
 def message_step(kind: str, body: dict[str, Any]) -> int:
     """The step number a message belongs to."""
     return Step.of_message(0, kind, body).number
+
+
+def message_round(kind: str, body: Any) -> int:
+    """The round a message is for; a GAME_END is for the last round (`rounds` - 1): a seat that is dropped
+    where it arrives may be back by then (11.3)."""
+    fields = body if isinstance(body, dict) else {}
+    got = fields.get("rounds") if kind == "GAME_END" else fields.get("round")
+    if type(got) is not int:
+        return -1
+    return got - 1 if kind == "GAME_END" else got

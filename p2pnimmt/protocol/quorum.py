@@ -90,8 +90,9 @@ def counted(table: Table, voter: int, at: Step) -> set[int]:
 
 def dropped_together(table: Table, at: Step) -> set[int]:
     """The largest set of two or more seats active at `at` that every other active seat voted out there with
-    its counted names (empty if there is none). Sets that qualify are closed under union, so the largest is
-    found by removing, until nothing changes, every seat some voter outside the set did not name."""
+    its counted names (empty if there is none), an expelled seat that did not go on excused (`excused`), one
+    seat outside at least naming them all. Sets that qualify are closed under union, so the largest is found by
+    removing, until nothing changes, every seat some voter outside the set did not name."""
     targets = table.drop_targets.get(at, ())
     if len(targets) < 2 or most_named(table, at) < 2:
         return set()
@@ -100,21 +101,30 @@ def dropped_together(table: Table, at: Step) -> set[int]:
     known: dict[int, set[int]] = {}
     while len(group) >= 2:
         rest = [s for s in active if s not in group]
-        kept = {d for d in group if all(d in known.setdefault(v, counted(table, v, at)) for v in rest)}
-        if kept == group:
-            return group if rest else set()
+        mine = {v: known.setdefault(v, counted(table, v, at)) for v in rest}
+        kept = {d for d in group if all(d in mine[v] or excused(table, v, at, d) for v in rest)}
+        if kept == group:  # (and some seat outside voted them all out: a drop needs a DROP)
+            return group if any(group <= mine[v] for v in rest) else set()
         group = kept
     return set()
 
 
+def excused(table: Table, seat: int, at: Step, target: int) -> bool:
+    """`seat` is expelled and did not go on from `target`'s message at `at` by its messages up to the one that
+    expelled it: it is not needed to drop `target` there, alone or in a set (protocol.md 11.1, "An expelled
+    seat")."""
+    return seat in table.expelled and not table.went_on(seat, at, target)
+
+
 def never_names(table: Table, seat: int, at: Step, target: int) -> bool:
-    """`seat` will never have a counted DROP of `target` at `at`: it has none, and it went on from `target`'s
-    message there (a DROP after that is `unexpected`), or it is expelled (nothing it signs counts any more,
-    section 12), or its counted names are all used."""
+    """`seat` will never have a counted DROP of `target` at `at`, and is needed: it has none, and it went on from
+    `target`'s message there (a DROP after that is `unexpected`), or its counted names are all used. An expelled
+    seat is needed only where it went on (by its messages up to the one that expelled it: `excused`)."""
     if target in counted(table, seat, at):
         return False
-    return table.went_on(seat, at, target) or seat in table.expelled or \
-        len(names(table, seat, at)) >= most_named(table, at)
+    if seat in table.expelled:
+        return table.went_on(seat, at, target)
+    return table.went_on(seat, at, target) or len(names(table, seat, at)) >= most_named(table, at)
 
 
 def set_void(table: Table, at: Step, group: set[int]) -> bool:

@@ -16,7 +16,15 @@ from .effects import Effects, Emit, Fatal
 from .envelope import Envelope
 from .events import Committed
 from .messages import FIELDS, BodyError, check_body
-from .phase import GAME_END_STEP, KEYS_PLACE, ROUND_END_PLACE, ROUND_END_STEP, SEED_COMMIT_STEP, Step
+from .phase import (
+    GAME_END_STEP,
+    KEYS_PLACE,
+    ROUND_END_PLACE,
+    ROUND_END_STEP,
+    SEED_COMMIT_STEP,
+    Step,
+    message_round,
+)
 from .quorum import vote_slot
 from .table import Table, standin_slot
 
@@ -230,14 +238,8 @@ def rewound(table: Table, seat: int, env: Envelope) -> bool:
 
 
 def round_of(env: Envelope) -> int:
-    """The round a message is for; a GAME_END is for the last round (`rounds` - 1): a seat that is dropped
-    where it arrives may be back by then (11.3)."""
-    body = env.body if isinstance(env.body, dict) else {}
-    if env.kind == "GAME_END":
-        got = body.get("rounds")
-        return got - 1 if type(got) is int else -1
-    got = body.get("round")
-    return got if type(got) is int else -1
+    """The round a message is for (phase.message_round)."""
+    return message_round(env.kind, env.body)
 
 
 def unpark(table: Table) -> Effects[None]:

@@ -31,6 +31,7 @@ from .phase import (
     Phase,
     Step,
     check_transition,
+    message_round,
     turn_steps,
 )
 from .quorum import vote_slot
@@ -45,6 +46,11 @@ AWAY_AFTER = 3  # stand-in cards in a row that make a seat "away"
 EXPELS = frozenset({"equivocation", "unknown-kind", "bad-body", "unexpected", "duplicate",
                     "seed-mismatch", "bad-reveal", "not-in-hand", "sealed-shuffle", "sealed-unlock", "state-mismatch",
                     "wrong-chooser", "bad-row", "out-of-turn", "bad-pick", "result-mismatch"})
+
+
+# Kinds of a seat's chain that are at no position of a round (a REJOIN asks for a round, 11.3): going on by them is
+# going on from nothing (Table.expelled_furthest; the TypeScript positionOfMessage gives them none either)
+UNPLACED = frozenset({"START_ACK", "REJOIN"})
 
 
 def standin_slot(turn: int, seat: int) -> int:
@@ -89,6 +95,9 @@ class Table:
         self.forfeits: set[int] = set()  # seats whose drop voided a round: they cannot win (protocol.md 17.9)
         self.expelled: dict[int, int] = {}  # seat -> seq of its message that broke a rule: from it on nothing counts
         self.expelled_for: dict[int, str] = {}  # seat -> the fault code it was expelled for
+        # seat -> the furthest position of its chain up to the message that expelled it, that one included where it
+        # passed section 9's checks: where it went on, the same at every node that expelled it (11.1, went_on)
+        self.expelled_furthest: dict[int, Step] = {}
         # (round, turn) -> seat -> hash -> its PLAY_COMMITs of that turn held here, once a proof shows two (split.py)
         self.versions: dict[tuple[int, int], dict[int, dict[bytes, Envelope]]] = {}
         self.dropped: dict[int, Step] = {}  # seat -> the step from which the stand-in plays it
@@ -186,6 +195,10 @@ class Table:
         """From `seq` on, nothing `seat` signs counts: its messages from there are taken out of their slots."""
         self.expelled[seat] = seq
         self.expelled_for[seat] = code
+        self.expelled_furthest[seat] = max(
+            (Step.of_message(message_round(env.kind, env.body), env.kind, env.body, seat)
+             for env in self.signed.get(seat, {}).values() if env.seq <= seq and env.kind not in UNPLACED),
+            default=Step(-1, -1))
         peer = self.roster[seat]
         for slot in self.slots.values():
             env = slot.get(seat)
@@ -301,7 +314,13 @@ class Table:
         That is a message for a later position (a sealed deal's shuffles and unlocks are at their seats'
         places: a seat's own shuffle after `target`'s is a later position than `target`'s), or a
         KEEP(at, target): it holds the message and waits on a seat that voted to drop `target` there.
+        An expelled seat by its chain up to the message that expelled it only (protocol.md 11.1, "An expelled
+        seat"): that message included where it passed section 9's checks (a node may have used it before its
+        check of section 11 or 17 found the fault), none after it.
         """
+        if seat in self.expelled:
+            keep = self.signed.get(seat, {}).get(("KEEP", at.round, vote_slot(at, target)))
+            return self.expelled_furthest[seat] > at or keep is not None and keep.seq <= self.expelled[seat]
         return self.furthest.get(seat, Step(-1, -1)) > at or seat in self.slots.get(("KEEP", at.round,
                                                                                      vote_slot(at, target)), {})
 
@@ -314,12 +333,18 @@ class Table:
         """A seat active at `at` that did not vote to drop `target` there went on from `target`'s message.
 
         That seat never votes, so the drop can never complete. (A voter that went on did so because the drop
-        completed at it, or because the vote was void already: it voids nothing.) Nor does an expelled seat that
-        did not vote there before the message that expelled it: nothing it signs from there counts (section 12).
+        completed at it, or because the vote was void already: it voids nothing.) An expelled seat goes on by its
+        messages up to the one that expelled it only (`went_on`); one that did not is not needed (`needed`).
         """
         voters = self.voters(at, target)
-        return any(self.went_on(s, at, target) or s in self.expelled
-                   for s in self.active_at(*at) if s != target and s not in voters)
+        return any(self.went_on(s, at, target) for s in self.active_at(*at) if s != target and s not in voters)
+
+    def needed(self, at: Step, target: int) -> set[int]:
+        """The seats whose DROP(at, target) the one-seat rule needs: every seat active at `at` but `target`, except
+        an expelled seat (protocol.md 11.1, "An expelled seat"): its DROP there counts if it signed one before the
+        message that expelled it, and if it went on there the vote is void (`vote_void`), but it is not waited
+        for: nothing it signs now counts, and the game may never wait on it (it sent what the game needs there)."""
+        return {s for s in self.active_at(*at) if s != target and s not in self.expelled}
 
     def now(self) -> Step | None:
         """The step the game is at (None outside a round)."""
@@ -342,8 +367,11 @@ class Table:
         for at in self.vote_steps():
             others = set(self.active_at(*at))
             for target in self.vote_targets(at):
-                if target in others and target not in self.dropped and others - {target} and \
-                        self.voters(at, target) >= others - {target}:
+                if target not in others or target in self.dropped:
+                    continue
+                voters = self.voters(at, target)  # (at least one: a drop needs a DROP)
+                if voters and voters >= self.needed(at, target) and \
+                        (not self.expelled or not self.vote_void(at, target)):
                     found.append((target, at))
             found += [(target, at) for target in sorted(quorum.dropped_together(self, at))
                       if target not in self.dropped and (target, at) not in found]

@@ -92,6 +92,19 @@ class Plan:
         return "; ".join(parts)
 
 
+def still_playing(p: Plan, outcomes: list[dict[str, Any]], started: bool = False) -> list[int]:
+    """The nodes that stopped with their game neither over nor aborted, but for those nothing excuses: the cheat's,
+    the forger's, the seats cut off for good (a table stopped so is the same at both tables, not a disagreement, but
+    one misbehaving or absent player must not cost the others their game). `started`: none at a table where no node
+    started (a seat cut off before its START_ACK left it: no game starts without it, protocol.md 11, and none was
+    lost)."""
+    if started and all(o["phase"] in ("lobby", "starting") for o in outcomes):
+        return []
+    gone = [p.cut[0]] + ([p.cut2[0]] if p.cut2 else []) if p.cut and not p.cut[2] else []  # never back
+    excused = {x for x in [(p.cheat or (None,))[0], p.forger, *gone] if x is not None}
+    return [i for i, o in enumerate(outcomes) if o["phase"] not in ("over", "aborted") and i not in excused]
+
+
 def plan(seed: int, pull: bool = True) -> Plan:
     """The seed's table and events (drawn from `chaos/SEED` alone). `pull` False: no node asks for what it lacks,
     so the votes are cast while some nodes lack what others hold (how the seeds before the pull were played:
@@ -434,15 +447,6 @@ def play(p: Plan, child: NodeSeats) -> Table:
     for net in table.nets:
         Chaos(p, net).play()
     return table
-
-
-def still_playing(p: Plan, outcomes: list[dict[str, Any]]) -> list[int]:
-    """The nodes (seats, then spectators) that stopped neither over nor aborted, but those the plan excuses: the
-    cheat's seat, the forger's, the seats cut off for good (the same at both tables: no disagreement, but a table
-    that stopped with a seat still playing)."""
-    gone = [p.cut[0]] + ([p.cut2[0]] if p.cut2 else []) if p.cut and not p.cut[2] else []  # never back
-    excused = {x for x in [(p.cheat or (None,))[0], p.forger, *gone] if x is not None}
-    return [i for i, o in enumerate(outcomes) if o["phase"] not in ("over", "aborted") and i not in excused]
 
 
 assert set(DEALS) >= {"open", "sealed", "draft", "tactical"}

@@ -1197,3 +1197,36 @@ def test_a_seat_whose_drop_completes_a_vote_keeps_a_seat_named_before_it(child: 
     assert all(o["phase"] == "over" and o["dropped"] == [[4, [0, 1, 0]]] for o in outcomes[:4]), outcomes
     keeps = signed_in(table.mixed, table.mixed.peers[0], "KEEP")
     assert keeps == [(1, {"round": 0, "step": 1, "seat": 3})], keeps
+
+
+@pytest.mark.parametrize("deal", ["open", "sealed"])
+@pytest.mark.parametrize(("players", "gone"), [(4, (3,)), (6, (4, 5))])
+def test_a_seat_expelled_then_another_cut_off_the_rest_vote_it_out_and_finish(
+        deal: str, players: int, gone: tuple[int, ...], child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.1, "An expelled seat": the Python seat 2 commits in turn 4, then signs a STANDIN naming itself
+    and is expelled from it; the game does not wait on it at that commit step. Then seat 3 (with six seats: seats 4
+    and 5, TypeScript and Python) is cut off before its commit of the turn leaves it. Every other seat, TypeScript
+    or Python, votes it out: the expelled seat is not needed (before, at both tables alike, it made every vote
+    there void and the table stopped for good), the gone seats are dropped at the commit step (two together by the
+    quorum rule), seat 2 where the game then waits on it, and the rest finish alike, spectators included."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from test_expelled_not_needed import CHEAT, TURN, expel_then_cut
+
+    from p2pnimmt.protocol.phase import turn_steps
+
+    table = Table(child, deal, players, seats_in_typescript(players), seed=players, rounds=1)
+    for net in table.nets:
+        adv = expel_then_cut(net, gone)
+        net.start()
+        net.run()
+        assert adv.fired
+        for seat in gone:
+            net.vote_out(seat)
+        net.run()
+    outcomes = check(table, tmp_path, gone=(CHEAT, *gone))
+    commit = [0, turn_steps(TURN)[0], 0]
+    for i, o in enumerate(outcomes):
+        if i != CHEAT and i not in gone:
+            assert o["phase"] == "over"
+            assert {seat for seat, at in o["dropped"] if at == commit} == set(gone), o["dropped"]
+            assert CHEAT in [seat for seat, _at in o["dropped"]], o["dropped"]

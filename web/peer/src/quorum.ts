@@ -61,16 +61,24 @@ export function voters(t: QuorumTable, at: Pos, target: number): number[] {
   return t.activeAt(at).filter((v) => t.vote("DROP", v, at, target) !== undefined);
 }
 
-/** A seat active at `at` that did not vote to drop `target` there went on from its message, or is expelled: the
- * one-seat drop can never complete. */
+/** A seat active at `at` that did not vote to drop `target` there went on from its message: the one-seat drop can
+ * never complete. (An expelled seat goes on by its messages up to the one that expelled it only; one that did not is
+ * not needed: `excused`.) */
 export function voteVoid(t: QuorumTable, at: Pos, target: number): boolean {
   const voted = new Set(voters(t, at, target));
-  return t.activeAt(at).some((s) => s !== target && !voted.has(s) && (t.wentOn(s, target, at) || t.isExpelled(s)));
+  return t.activeAt(at).some((s) => s !== target && !voted.has(s) && t.wentOn(s, target, at));
+}
+
+/** `seat` is expelled and did not go on from `target`'s message at `at` by its messages up to the one that expelled
+ * it: it is not needed to drop `target` there, alone or in a set (11.1, "An expelled seat"). */
+export function excused(t: QuorumTable, seat: number, at: Pos, target: number): boolean {
+  return t.isExpelled(seat) && !t.wentOn(seat, target, at);
 }
 
 /** The largest set of two or more seats active at `at` that every other active seat voted out there with its counted
- * names (empty if none): sets that qualify are closed under union, so seats some voter outside did not name are
- * removed until nothing changes. */
+ * names (empty if none), an expelled seat that did not go on excused (`excused`), one seat outside at least naming
+ * them all: sets that qualify are closed under union, so seats some voter outside did not name are removed until
+ * nothing changes. */
 export function droppedTogether(t: QuorumTable, at: Pos): number[] {
   const targets = t.targets(at);
   if (targets.length < 2 || mostNamed(t, at) < 2) return [];
@@ -87,18 +95,19 @@ export function droppedTogether(t: QuorumTable, at: Pos): number[] {
   };
   while (group.length >= 2) {
     const rest = active.filter((s) => !group.includes(s));
-    const kept = group.filter((d) => rest.every((v) => countedOf(v).has(d)));
-    if (kept.length === group.length) return rest.length ? group : [];
+    const kept = group.filter((d) => rest.every((v) => countedOf(v).has(d) || excused(t, v, at, d)));
+    if (kept.length === group.length) return rest.some((v) => group.every((d) => countedOf(v).has(d))) ? group : [];
     group = kept;
   }
   return [];
 }
 
-/** `seat` will never have a counted DROP of `target` at `at`: it went on from `target`'s message there, or is
- * expelled, or its counted names are all used. */
+/** `seat` will never have a counted DROP of `target` at `at`, and is needed: it went on from `target`'s message
+ * there, or its counted names are all used. An expelled seat is needed only where it went on (`excused`). */
 export function neverNames(t: QuorumTable, seat: number, at: Pos, target: number): boolean {
   if (counted(t, seat, at).has(target)) return false;
-  return t.wentOn(seat, target, at) || t.isExpelled(seat) || names(t, seat, at).length >= mostNamed(t, at);
+  if (t.isExpelled(seat)) return t.wentOn(seat, target, at);
+  return t.wentOn(seat, target, at) || names(t, seat, at).length >= mostNamed(t, at);
 }
 
 /** The set can never be dropped together at `at`: a seat active there, outside it, never names one of its seats. */

@@ -144,6 +144,9 @@ export class Session {
   private readonly forever = new Set<number>();
   /** Expelled seats: the fault code. */
   readonly expelledFor = new Map<number, string>();
+  /** Expelled seats: the furthest position of the chain up to the message that expelled it, that one included where
+   * it passed section 9's checks (where it went on, the same at every node that expelled it: 11.1, wentOn). */
+  private readonly expelledFurthest = new Map<number, Pos>();
   /** `${round}|${turn}` -> seat -> hex hash -> its PLAY_COMMITs of that turn held here, once a proof shows two. */
   private readonly versions = new Map<string, Map<number, Map<string, Envelope>>>();
   /** Messages of dropped seats for rounds the game has not reached. */
@@ -307,6 +310,14 @@ export class Session {
     this.spread(fault.evidence); // the proof to every peer, as the reference's Session._expel sends it
     this.expelled.set(seat, from);
     this.expelledFor.set(seat, code);
+    let furthest: Pos = [-1, -1, 0];
+    for (const inRound of this.signed.get(seat)?.values() ?? []) {
+      for (const e of inRound.values()) {
+        const pos = e.seq <= from ? positionOfMessage(e.kind as Kind, e.body, seat) : null;
+        if (pos && cmp(pos, furthest) > 0) furthest = pos;
+      }
+    }
+    this.expelledFurthest.set(seat, furthest);
     this.forever.add(seat);
     for (const m of this.placed.get(seat) ?? []) if (m.seq >= from) this.slot(m.kind, m.round, m.k).delete(seat);
     this.placed.set(seat, (this.placed.get(seat) ?? []).filter((m) => m.seq < from));
@@ -591,10 +602,18 @@ export class Session {
 
   /** Whether seat `w` went on from seat `x`'s message at `pos`: a message of its own in a slot for a later position
    * (a sealed game's shuffles and unlocks are at their seats' places: w's own shuffle after x's is a later position
-   * than x's), or KEEP there naming x. */
+   * than x's), or KEEP there naming x. An expelled seat by its chain up to the message that expelled it only
+   * (11.1, "An expelled seat"): that message included where it passed section 9's checks (a node may have used it
+   * before its check of section 11 or 17 found the fault), none after it. */
   protected wentOn(w: number, x: number, pos: Pos): boolean {
-    if (this.wentPast(w, pos)) return true;
     const [r, step, place] = pos;
+    const from = this.expelled.get(w);
+    if (from !== undefined) {
+      if (cmp(this.expelledFurthest.get(w) ?? [-1, -1, 0], pos) > 0) return true;
+      const keep = this.signed.get(w)?.get(r)?.get(chainSlot("KEEP", voteSlot(step, place, x)));
+      return keep !== undefined && keep.seq <= from;
+    }
+    if (this.wentPast(w, pos)) return true;
     return this.slot("KEEP", r, voteSlot(step, place, x)).has(w);
   }
 
@@ -893,8 +912,12 @@ export class Session {
       const active = this.activeAt(at);
       for (const x of this.voteTargets(at)) {
         if (!active.includes(x) || this.dropped.has(x)) continue;
-        const others = active.filter((s) => s !== x);
-        if (others.length && others.every((v) => this.hasVote(v, at, x))) found.push([x, at]);
+        // Every other active seat's DROP but an expelled seat's, which is not needed (11.1, "An expelled seat"); at
+        // least one; and not void (an expelled seat that went on there: nothing else voids a vote all cast)
+        const needed = active.filter((s) => s !== x && !this.expelled.has(s));
+        const voted = active.some((v) => v !== x && this.hasVote(v, at, x));
+        if (voted && needed.every((v) => this.hasVote(v, at, x))
+          && (!this.expelled.size || !quorum.voteVoid(this.quorum, at, x))) found.push([x, at]);
       }
       for (const x of quorum.droppedTogether(this.quorum, at).sort((a, b) => a - b)) {
         if (!this.dropped.has(x) && !found.some(([y, pos]) => y === x && cmp(pos, at) === 0)) found.push([x, at]);
