@@ -25,7 +25,7 @@ and a seat (TypeScript or Python) voted out at 3, 6 and 9 seats of every deal.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -951,6 +951,17 @@ def test_a_seat_being_dropped_is_expelled_by_its_own_proof_in_either_order(deal:
     assert ends["first"] == ends["after"]
 
 
+
+def gone_after_seed_commit(gone: bytes, late: bytes) -> Callable[[bytes, bytes, bytes], bool]:
+    """A net's `withhold`: `gone` is gone after its SEED_COMMIT (nothing of it from seq 2 on reaches anyone), and
+    that SEED_COMMIT never reaches `late` (it waits at the seed commits on `gone` while the others go on)."""
+
+    def withhold(to: bytes, _frm: bytes, wire: bytes) -> bool:
+        env = open_envelope(wire)
+        return env.sender == gone and (env.seq >= 2 or to == late and env.kind == "SEED_COMMIT")
+
+    return withhold
+
 def test_a_seat_that_reaches_its_own_drop_joins_the_vote_there_first(child: NodeSeats, tmp_path: Path) -> None:
     """protocol.md 11, "Entropy" (a free choice, the reference's): five seats, open deal; seat 3 is gone after its
     SEED_COMMIT, which never reaches the TypeScript seat 1, so seat 1 waits at the seed commits (step 0) on seat 3 and
@@ -964,10 +975,7 @@ def test_a_seat_that_reaches_its_own_drop_joins_the_vote_there_first(child: Node
     for net in table.nets:
         late, gone = net.identities[1].peer, net.identities[3].peer
 
-        def withhold(to: bytes, _frm: bytes, wire: bytes, late: bytes = late, gone: bytes = gone) -> bool:
-            env = open_envelope(wire)
-            return env.sender == gone and (env.seq >= 2 or to == late and env.kind == "SEED_COMMIT")
-
+        withhold = gone_after_seed_commit(gone, late)
         net.withhold = withhold
         net.start()
         net.run()
@@ -1126,10 +1134,7 @@ def test_a_seat_behind_signs_the_keep_its_own_vote_makes_owed_before_the_drops(c
     for net in table.nets:
         late, kept, gone = (net.identities[s].peer for s in (1, 3, 5))
 
-        def withhold(to: bytes, _frm: bytes, wire: bytes, late: bytes = late, gone: bytes = gone) -> bool:
-            env = open_envelope(wire)
-            return env.sender == gone and (env.seq >= 2 or to == late and env.kind == "SEED_COMMIT")
-
+        withhold = gone_after_seed_commit(gone, late)
         net.withhold = withhold
         net.start()
         net.run()
@@ -1174,10 +1179,7 @@ def test_a_seat_whose_drop_completes_a_vote_keeps_a_seat_named_before_it(child: 
     for net in table.nets:
         late, gone = net.identities[1].peer, net.identities[4].peer
 
-        def withhold(to: bytes, _frm: bytes, wire: bytes, late: bytes = late, gone: bytes = gone) -> bool:
-            env = open_envelope(wire)
-            return env.sender == gone and (env.seq >= 2 or to == late and env.kind == "SEED_COMMIT")
-
+        withhold = gone_after_seed_commit(gone, late)
         net.withhold = withhold
         net.start()
         net.run()
