@@ -113,7 +113,15 @@ function committed(tx: IDBTransaction): Promise<void> {
 const restored = new WeakMap<PageSeat, readonly MsgMap[]>();
 
 /** Each seat's keeper (below): one a seat, however often its tunnel is opened again. */
-const keepers = new WeakMap<PageSeat, () => void>();
+const keepers = new WeakMap<PageSeat, Keeper>();
+
+/** `keep`: keep what changed (ours at once, others' within KEEP_OTHERS_WITHIN); `kept`: the same, and a promise that
+ * every message and secret of ours made so far is written (null: it is already), which what we send waits for
+ * (PageNode.kept). A write that fails settles it too: the page then plays on unkept rather than not at all. */
+interface Keeper {
+  readonly keep: () => void;
+  readonly kept: () => Promise<void> | null;
+}
 
 /** Others' messages are kept within this many ms (a reload that lost them pulls them again from the peers). */
 export const KEEP_OTHERS_WITHIN = 1000;
@@ -124,8 +132,15 @@ export const KEEP_OTHERS_WITHIN = 1000;
  * secrets where they changed; a seat restarted writes its whole transcript again as part 0 (the parts after it, and
  * what a page of before kept, go in the same transaction). One write at a time: what came while one is under way is
  * written as soon as it is done. */
-function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
+function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): Keeper {
   const before = restored.get(seat) ?? [];
+  let oursWritten = 0; // ours (messages and secrets) that a finished write holds
+  let waiting: { ours: number; done: () => void }[] = [];
+  const settle = (all: boolean): void => {
+    const now = waiting.filter((w) => all || w.ours <= oursWritten);
+    waiting = waiting.filter((w) => !now.includes(w));
+    for (const w of now) w.done();
+  };
   let kept = -1;
   let keptOurs = -1;
   let seen = 0;
@@ -149,6 +164,7 @@ function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
     const secrets = part > 0 && secretsNow === secretsKept ? undefined
       : before.length ? codec.encode([...before, ...seat.secrets]) : seat.secretsBytes();
     const tail = seat.transcript.since(stored);
+    const oursNow = keptOurs;
     void database().then((db) => {
       const tx = db.transaction(GAMES, "readwrite");
       const store = tx.objectStore(GAMES);
@@ -162,11 +178,14 @@ function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
         stored += tail.length;
         parts = part + 1;
         secretsKept = secretsNow;
+        oursWritten = Math.max(oursWritten, oursNow);
+        settle(false);
       });
     })
       .catch(() => { // written again with the next change
         kept = -1;
         keptOurs = -1;
+        settle(true);
       })
       .finally(() => {
         writing = false;
@@ -176,12 +195,21 @@ function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): () => void {
         }
       });
   };
-  return () => {
+  const keep = (): void => {
     for (; seen < seat.accepted.length; seen++) if (bytes.equal((seat.accepted[seen] as { sender: Uint8Array }).sender, me)) ours++;
     if (seat.accepted.length + seat.secrets.length === kept) return;
     if (writing) again = true;
     else if (ours + seat.secrets.length !== keptOurs) write();
     else timer ??= setTimeout(write, KEEP_OTHERS_WITHIN);
+  };
+  return {
+    keep,
+    kept: () => {
+      keep();
+      const target = ours + seat.secrets.length;
+      if (target <= oursWritten) return null;
+      return new Promise((done) => waiting.push({ ours: target, done }));
+    },
   };
 }
 
@@ -542,8 +570,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     // One keeper a seat: a tunnel reopened to the same game goes on with the seat's keeper (a second one would
     // write its parts beside the first's, and a write the first had timed would add a stale part after them).
     const existing = keepers.get(now.seat);
-    const keep = existing ?? keeper(now.seat, game, identity.peer);
-    if (existing === undefined) keepers.set(now.seat, keep);
+    const keeping = existing ?? keeper(now.seat, game, identity.peer);
+    if (existing === undefined) keepers.set(now.seat, keeping);
+    const keep = keeping.keep;
+    now.kept = keeping.kept;
     now.onChange = () => {
       keep();
       if (current()) show(now);

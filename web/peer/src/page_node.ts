@@ -305,7 +305,10 @@ export class PageNode {
       for (const item of payload) {
         if (Array.isArray(item) && item[0] instanceof Uint8Array && typeof item[1] === "number") have.set(hex(item[0]), item[1]);
       }
-      for (const env of this.seat.accepted) if (env.seq >= (have.get(hex(env.sender)) ?? 0)) link.sendMessage(env.wire);
+      const held = this.held?.keys;
+      for (const env of this.seat.accepted) {
+        if (env.seq >= (have.get(hex(env.sender)) ?? 0) && !held?.has(wireKey(env.wire))) link.sendMessage(env.wire);
+      }
     } else if (kind === "lobby" && this.hostPeer && equal(link.peer, this.hostPeer)) {
       this.mirror(payload);
     } else if (kind === "refuse" && this.hostPeer && equal(link.peer, this.hostPeer) && this.seat.start === null) {
@@ -324,6 +327,45 @@ export class PageNode {
 
   /** Carry out what the session returned: each message to the links it is meant for (net: delivery.meant_for). */
   send(outs: readonly Outgoing[]): void {
+    if (this.held === null && outs.length > 0) {
+      const kept = this.kept();
+      if (kept !== null) this.hold(kept);
+    }
+    if (this.held !== null) {
+      for (const out of outs) {
+        this.held.outs.push(out);
+        this.held.keys.add(wireKey(out.wire));
+      }
+    } else this.write(outs);
+    this.changed();
+  }
+
+  /** Where our own messages and secrets are kept (the page's IndexedDB): a promise that they are, once every one of
+   * ours now made is written (null: already). A reload between the sending of our message and its keeping would go
+   * on without it and without its secrets (a sealed round's nonce): the others would wait for a reveal the page
+   * cannot make, or see a second version of the message. So what we send waits for it (as the reference's node
+   * writes its transcript before its frames go out). Unset: sent at once. */
+  kept: () => Promise<void> | null = () => null;
+
+  /** What waits for our own messages to be kept, in order (and their wires, which no heads answer may carry). */
+  private held: { outs: Outgoing[]; keys: Set<string> } | null = null;
+
+  private hold(kept: Promise<void>): void {
+    this.held ??= { outs: [], keys: new Set() };
+    void kept.then(() => {
+      const more = this.kept(); // ours made meanwhile (held behind them)
+      if (more !== null) {
+        this.hold(more);
+        return;
+      }
+      const held = this.held;
+      this.held = null;
+      if (held !== null) this.write(held.outs);
+      this.changed();
+    });
+  }
+
+  private write(outs: readonly Outgoing[]): void {
     const seated = this.seat.peers;
     for (const out of outs) {
       const key = wireKey(out.wire); // once a message, not once a link
@@ -339,7 +381,6 @@ export class PageNode {
       this.byeSent = true;
       for (const link of this.links.values()) link.send("bye", null);
     }
-    this.changed();
   }
 
   private mirror(payload: Value): void {
