@@ -66,7 +66,7 @@ def secrets_of(path: Path) -> list[dict]:
     return [decode(record) for _offset, record in frames(secrets_path(path).read_bytes())]
 
 
-def check_abandoned(path: Path) -> None:
+def check_abandoned(path: Path) -> None:  # a seat's (a spectator keeps no secrets file)
     """The abandoned game's transcript is kept: every record in it verifies, and it ends in a game that never
     started (a START and the acks of the seats that were there); its secrets file says why it was abandoned."""
     verdict = verify_transcript(path.read_bytes())
@@ -96,13 +96,16 @@ def test_a_seat_gone_before_its_start_ack_leaves_the_others_a_new_game(tmp_path:
     bob = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "bob")], tmp_path / "bob.out",
                 env=ENV)
     bob.wait_for(r"joined \w{4}")
+    tv = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript", str(tmp_path / "tv.p2pt")],
+               tmp_path / "tv.out", env=ENV)
+    tv.wait_for(r"joined \w{4}")
     mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
                     tmp_path / "mal.out")
     try:
         mal.wait_for(r"cheat: gone before its START_ACK", 60)
-        for proc in (ann, bob):
+        for proc in (ann, bob, tv):
             assert proc.finish(90) == 0, proc.text()
-        said = {name: proc.text() for name, proc in (("ann", ann), ("bob", bob))}
+        said = {name: proc.text() for name, proc in (("ann", ann), ("bob", bob), ("tv", tv))}
         for text in said.values():
             assert "Traceback" not in text and "giving up:" not in text, text
             assert len(re.findall(r"final scores", text)) == 1, text
@@ -117,9 +120,16 @@ def test_a_seat_gone_before_its_start_ack_leaves_the_others_a_new_game(tmp_path:
         if cheat == "vanish":  # bob said why it waited, while ann's drop time ran
             assert re.search(rf"{WHY} \(.*\); waiting for ann to start a new game without them, or for them to "
                              "come back", said["bob"]) or "waiting" not in said["bob"], said["bob"]
+        assert "ann starts a new game at once with the others" in said["tv"], said["tv"]  # the TV follows
         for name in ("ann", "bob"):
             check_abandoned(tmp_path / f"{name}.p2pt")
+        for name in ("ann", "bob", "tv"):
             check_finished(tmp_path / f"{name}-2.p2pt", ["ann", "bob"])
+        # nothing to take up: its players went on
+        resume = procs(["resume", str(tmp_path / "bob.p2pt"), "--headless", *LO], tmp_path / "resume.out")
+        assert resume.finish(30) == 1, resume.text()
+        assert f"the game in {tmp_path / 'bob.p2pt'} was abandoned before it started (mal left before " \
+               "acknowledging its START): its players went on to a new game" in resume.text(), resume.text()
     finally:
         mal.stop()
 
