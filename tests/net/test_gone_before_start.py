@@ -136,20 +136,21 @@ def test_a_seat_gone_before_its_start_ack_leaves_the_others_a_new_game(tmp_path:
 
 def test_a_new_bot_takes_the_seat_left_where_the_hosts_bots_play(tmp_path: Path, procs) -> None:
     """ann hosts three seats with a bot of her own: mal's seat, left before its START_ACK, goes to a new bot, in
-    mal's place at the table."""
+    mal's place at the table. ann speaks German (--lang de): the new lines are in the catalog."""
     timers = ["--drop-after", "1", "--give-up", "60"]
-    ann = procs(["host", "--headless", "--seats", "3", "--bots", "1", *SHORT, *timers, *LO, *files(tmp_path, "ann")],
-                tmp_path / "ann.out", env=ENV)
-    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = code_of(tmp_path / "ann.out")
+    ann = procs(["host", "--headless", "--seats", "3", "--bots", "1", *SHORT, *timers, *LO, *files(tmp_path, "ann"),
+                 "--lang", "de"], tmp_path / "ann.out", env={**ENV, "XDG_CONFIG_HOME": str(tmp_path / "config")})
+    port = int(ann.wait_for(r"lausche auf 127\.0\.0\.1:(\d+)").group(1))
+    code = ann.wait_for(r"Code: (\w{4})").group(1)
     mal = CheatProc("vanish", ["join", code, "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, *timers,
                                *files(tmp_path, "mal")], tmp_path / "mal.out")
     try:
         mal.wait_for(r"cheat: gone before its START_ACK", 60)
         assert ann.finish(90) == 0, ann.text()
         text = ann.text()
-        assert f"game {code} is abandoned: mal left before acknowledging its START; a new game starts at once with " \
-               "the others, a new bot in each seat left empty" in text, text
+        assert f"Spiel {code} ist abgebrochen: mal ist gegangen, bevor der START bestätigt war; ein neues Spiel " \
+               "beginnt sofort mit den anderen, ein neuer Bot auf jedem frei gewordenen Platz" in text, text
+        assert re.search(rf"Neustart von {code} ohne mal: die Plätze bleiben 60 s für die anderen frei", text), text
         check_abandoned(tmp_path / "ann.p2pt")
         check_finished(tmp_path / "ann-2.p2pt", ["ann", "bot1", "bot2"])
     finally:

@@ -1,6 +1,7 @@
 // Made by `python -m p2pnimmt.web.strings` from p2pnimmt/locale (do not edit): the page's words.
 window.P2PNIMMT_STRINGS = {
  "de": {
+  " (a new start of {code} without {names})": " (ein Neustart von {code} ohne {names})",
   " (a rematch of {code})": " (eine Revanche von {code})",
   " (bot)": " (Bot)",
   " (giving up after {seconds} s without progress)": " (Aufgabe nach {seconds} s ohne Fortschritt)",
@@ -204,6 +205,7 @@ window.P2PNIMMT_STRINGS = {
   "a host key is 8 letters and digits 2-7 as XXXX-XXXX, got {text}": "ein Schlüssel des Gastgebers hat 8 Buchstaben und Ziffern 2-7 als XXXX-XXXX, nicht {text}",
   "a link to a peer that sent nothing this long has ended and is dialled again (default 20; peers ping every quarter of it; 1..600)": "eine Verbindung, über die so lange nichts kam, gilt als beendet und wird neu aufgebaut (Vorgabe 20; Teilnehmer pingen jedes Viertel davon; 1..600)",
   "a matrix needs the measured bot and at least one other, got {bots}": "eine Matrix braucht den gemessenen Bot und mindestens einen anderen, nicht {bots}",
+  "a new start of {code} without {names}: the seats are held for the others for {seconds} s": "Neustart von {code} ohne {names}: die Plätze bleiben {seconds} s für die anderen frei",
   "a peer": "ein Teilnehmer",
   "a player": "ein Spieler",
   "a table needs at least 2 players, got {players}": "ein Tisch braucht mindestens 2 Spieler, nicht {players}",
@@ -317,6 +319,9 @@ window.P2PNIMMT_STRINGS = {
   "game over": "Spielende",
   "game started: {names} (you: {seat})": "Spiel beginnt: {names} (du: {seat})",
   "game {code} (host key {key}) stopped advertising while we looked for it: its game is over, or its host left": "Spiel {code} (Schlüssel des Gastgebers {key}) wurde nicht mehr angekündigt, während wir es suchten: das Spiel ist vorbei, oder der Gastgeber ist gegangen",
+  "game {code} is abandoned: {names} left before acknowledging its START; a new game starts at once with the others ({n} players)": "Spiel {code} ist abgebrochen: {names} ist gegangen, bevor der START bestätigt war; ein neues Spiel beginnt sofort mit den anderen ({n} Spieler)",
+  "game {code} is abandoned: {names} left before acknowledging its START; a new game starts at once with the others, a new bot in each seat left empty": "Spiel {code} ist abgebrochen: {names} ist gegangen, bevor der START bestätigt war; ein neues Spiel beginnt sofort mit den anderen, ein neuer Bot auf jedem frei gewordenen Platz",
+  "game {code} is abandoned: {names} left before acknowledging its START; {host} starts a new game at once with the others": "Spiel {code} ist abgebrochen: {names} ist gegangen, bevor der START bestätigt war; {host} startet sofort ein neues Spiel mit den anderen",
   "game {code}: join with  p2pnimmt watch {code}  or  p2pnimmt join {code}": "Spiel {code}: dazu mit  p2pnimmt watch {code}  oder  p2pnimmt join {code}",
   "game {id}: {n} players, variant {variant}, {deal} deal, ends at {end}": "Spiel {id}: {n} Spieler, Variante {variant}, Austeilen {deal}, Ende bei {end}",
   "games": "Spiele",
@@ -574,6 +579,7 @@ window.P2PNIMMT_STRINGS = {
   "the game has stopped": "das Spiel ist abgebrochen",
   "the game in {path} had not started for this peer (a lobby, or a join the host refused): there is nothing to take up; {again}": "das Spiel in {path} hatte für diesen Teilnehmer nicht begonnen (ein Warteraum, oder ein vom Gastgeber abgelehnter Beitritt): es gibt nichts wieder aufzunehmen; {again}",
   "the game in {path} is over (its transcript is sealed)": "das Spiel in {path} ist aus (sein Spielprotokoll ist versiegelt)",
+  "the game in {path} was abandoned before it started ({why}): its players went on to a new game; there is nothing to take up": "das Spiel in {path} wurde abgebrochen, bevor es begann ({why}): seine Spieler sind zu einem neuen Spiel weitergegangen; hier gibt es nichts fortzusetzen",
   "the game in {path} was aborted: {why}": "das Spiel in {path} wurde abgebrochen: {why}",
   "the game is ending…": "das Spiel endet…",
   "the game is starting…": "das Spiel beginnt…",
@@ -692,6 +698,7 @@ window.P2PNIMMT_STRINGS = {
   "{command} takes a positive number or 'none', got {value}": "{command} braucht eine positive Zahl oder 'none', nicht {value}",
   "{deal} deal": "Austeilen {deal}",
   "{file} is not a p2pnimmt transcript ({why}); `p2pnimmt history` lists the games kept here": "{file} ist kein Spielprotokoll von p2pnimmt ({why}); `p2pnimmt history` listet die hier gespeicherten Spiele",
+  "{host} abandoned game {code} before it started and starts a new game without this seat (it had no link to it)": "{host} hat Spiel {code} abgebrochen, bevor es begann, und startet ein neues Spiel ohne diesen Platz (es hatte keine Verbindung zu ihm)",
   "{host} has left: no rematch": "{host} ist gegangen: keine Revanche",
   "{host} offers a rematch ({wait} s): {again} to play, {leave} to leave": "{host} bietet eine Revanche an ({wait} s): {again} zum Spielen, {leave} zum Gehen",
   "{host} offers a rematch with the same seats": "{host} bietet eine Revanche mit denselben Plätzen an",
@@ -701,6 +708,7 @@ window.P2PNIMMT_STRINGS = {
   "{kind} from {name}: {why}": "{kind} von {name}: {why}",
   "{least}..{most} seconds": "{least}..{most} Sekunden",
   "{measured} against {against}; {players} players, {games} games per table, variant {variant}, end at {end}, seed {seed}": "{measured} gegen {against}; {players} Spieler, {games} Spiele pro Tisch, Variante {variant}, Ende bei {end}, Startwert {seed}",
+  "{names} left before acknowledging its START": "{names} ist gegangen, bevor der START bestätigt war",
   "{name} (a guest seat) does not follow a rematch: the seat held for them is free": "{name} (ein Gastplatz) folgt keiner Revanche: der freigehaltene Platz ist frei",
   "{name} has gone: the seat held for them is free": "{name} ist weg: der freigehaltene Platz ist frei",
   "{name} is away: the stand-in plays for them": "{name} ist abwesend: die Vertretung spielt für {name}",
@@ -775,10 +783,12 @@ window.P2PNIMMT_STRINGS = {
   "{who} take row {row} with {card}: {heads}": "{who} nimmst Reihe {row} mit {card}: {heads}",
   "{who} takes row {row} with {card}: {heads}": "{who} nimmt Reihe {row} mit {card}: {heads}",
   "{who}, host key {key}, at {address}, seats {seats}, {state}": "{who}, Schlüssel des Gastgebers {key}, bei {address}, Plätze {seats}, {state}",
+  "{why}, and the host {host} has left too: nobody can start a new game without them": "{why}, und der Gastgeber {host} ist auch gegangen: niemand kann ein neues Spiel ohne sie starten",
   "{why}, cannot be joined": "{why}, kein Beitritt möglich",
   "{why}: check --interface (an IPv4 address of this machine) and --port (free, 1..65535)": "{why}: prüfe --interface (eine IPv4-Adresse dieses Rechners) und --port (frei, 1..65535)",
   "{why}; trying the link's next address": "{why}; versuche die nächste Adresse des Links",
   "{why}; waiting for them to come back": "{why}; warte auf ihre Rückkehr",
+  "{why}; waiting for {host} to start a new game without them, or for them to come back": "{why}; warte, bis {host} ein neues Spiel ohne sie startet, oder auf ihre Rückkehr",
   "± is the half width of the {confidence} interval; ratios are paired per game (delta method); ties share the win.": "± ist die halbe Breite des {confidence}-Intervalls; Verhältnisse sind je Spiel gepaart (Delta-Methode); Gleichstände teilen sich den Sieg.",
   "± is the half width of the {confidence} interval; ties share the win.": "± ist die halbe Breite des {confidence}-Intervalls; Gleichstände teilen sich den Sieg."
  }
