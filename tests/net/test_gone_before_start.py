@@ -192,7 +192,7 @@ def test_a_host_gone_too_leaves_nobody_to_start_anew_and_the_others_are_told(tmp
     port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     code = code_of(tmp_path / "ann.out")
     peer = ["--peer", f"{LOOPBACK}:{port}"]
-    timers = ["--drop-after", "1", "--give-up", "6"]
+    timers = ["--drop-after", "1", "--give-up", "15"]  # time to kill ann before bob gives up
     bob = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "bob")], tmp_path / "bob.out",
                 env=ENV)
     bob.wait_for(r"joined \w{4}")
