@@ -11,11 +11,20 @@ host gone too leaves nobody to start a new game: the others are told so and give
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from ..i18n import _
 from ..net.discovery import game_code
-from ..net.node import Node
-from ..protocol.session import Session
+from ..net.files import secrets_path
+from ..neutral import neutral
+from ..protocol.codec import DecodeError, decode
+from ..protocol.transcript import MAX_RECORD, frames
 from .evening import previous_of
+
+if TYPE_CHECKING:  # `p2pnimmt history` reads abandoned_why without loading the node
+    from ..net.node import Node
+    from ..protocol.session import Session
 
 MIN_PLAYERS = 2  # a new start without the seats gone needs at least this many left (the host's bots count)
 
@@ -74,6 +83,21 @@ def offered_anew(node: Node) -> NewStart | str:
     if node.role == "player":
         node.rematch.ask_again(True)  # accepted: the host holds our seat until we join (not freed as our link ends)
     return NewStart(session, gone, host)
+
+
+def abandoned_why(secrets: list[dict]) -> str | None:
+    """Why a game was abandoned for a new start, as its node's secrets file says (English), or None."""
+    record = next((r for r in secrets if r.get("kind") == "abandoned"), None)
+    return None if record is None else neutral(str(record.get("why")), 200)
+
+
+def read_secrets(path: Path) -> list[dict]:
+    """The records of a transcript's secrets file that decode (none if it cannot be read)."""
+    try:
+        data = secrets_path(path).read_bytes()
+        return [r for _offset, rec in frames(data) if isinstance(r := decode(rec, MAX_RECORD), dict)]
+    except (OSError, DecodeError):
+        return []
 
 
 def abandon(node: Node, new: NewStart) -> None:

@@ -20,12 +20,12 @@ from ..net.discovery import Advertiser, game_code, local_addresses, open_zerocon
 from ..net.files import InUse, OwnFiles, key_path, own_messages, read_key, read_own_files, secrets_path
 from ..net.members import Member, member_from
 from ..net.node import Node
-from ..neutral import neutral
 from ..protocol.codec import DecodeError
 from ..protocol.identity import Identity
 from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames, replay_wires
 from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
+from .anew import abandoned_why
 from .front import Front
 from .nodes import NodeFiles, finish, new_node
 from .onecopy import OneCopySession
@@ -156,11 +156,10 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
             raise RoleFailed(_("cannot resume from {path}: the transcript{key} is damaged{where}: {why}; nothing was "
                                "sent (`p2pnimmt verify` shows the same)").format(
                 path=path, key=key, where=where, why=exc.reason)) from None
-        abandoned = next((r for r in own.secrets if r.get("kind") == "abandoned"), None)
+        abandoned = abandoned_why(own.secrets)
         if abandoned is not None:  # app.anew: its players went on to a new start
             raise RoleFailed(_("the game in {path} was abandoned before it started ({why}): its players went on to "
-                               "a new game; there is nothing to take up").format(
-                path=path, why=said(neutral(str(abandoned.get("why")), 200))))
+                               "a new game; there is nothing to take up").format(path=path, why=said(abandoned)))
         if checked.sealed:
             raise RoleFailed(_("the game in {path} is over (its transcript is sealed)").format(path=path))
         if checked.session.fault is not None:

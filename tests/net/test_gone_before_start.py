@@ -28,6 +28,7 @@ import pytest
 from attacker import LOOPBACK
 from procs import Proc, code_of, default_signals
 
+from p2pnimmt.app.history import history_lines, read_game
 from p2pnimmt.net.files import secrets_path
 from p2pnimmt.protocol.codec import decode
 from p2pnimmt.protocol.envelope import open_envelope
@@ -75,6 +76,9 @@ def check_abandoned(path: Path) -> None:  # a seat's (a spectator keeps no secre
     assert names_of(path) == ["ann", "bob", "mal"] or names_of(path) == ["ann", "bot1", "mal"], names_of(path)
     why = [r for r in secrets_of(path) if r.get("kind") == "abandoned"]
     assert why == [{"kind": "abandoned", "why": "mal left before acknowledging its START", "gone": [2]}], why
+    lines = history_lines([read_game(path)])  # `p2pnimmt history` names it for what it is
+    assert re.match(r"\S+ \S+  abandoned before it started \(mal left before acknowledging its START\): its "
+                    "players went on to a new game$", lines[0]), lines
 
 
 def check_finished(path: Path, players: list[str]) -> None:
