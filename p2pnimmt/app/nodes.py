@@ -296,12 +296,12 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
 def abandoned(node: Node, files: NodeFiles, new: NewStart) -> None:
     """The game is abandoned for a new start: nothing more goes in, the secrets file says why, the transcript (a game
     that never started) is sealed as it stands and kept; RoleFailed if a write failed."""
-    abandon(node, new)
     assert node.session is not None  # a node whose game was STARTed
     try:
+        abandon(node, new)
         node.session.journal.seal()
     except WriteFailed:
-        pass
+        pass  # told by _check_writes
     _check_writes(files)
     for f in files.files:
         f.flush()
