@@ -130,6 +130,15 @@ class Front:
         finally:
             reading.cancel()
 
+    def restarted(self, text: str) -> None:
+        """The game was abandoned before it started, and a new one follows at once (app.anew): say so; the full
+        screen closes for the new game's lobby and table, as for a rematch."""
+        if self.screen is not None:
+            self._note(text)
+            self.screen.go_again()
+        else:
+            say(text)
+
     def no_lobby(self) -> None:
         """Full screen: the table opens at once (a resumed game, which has no lobby to close first)."""
         if self.lobby_closed is not None and not self.lobby_closed.done():

@@ -13,14 +13,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..i18n import N_, _, ngettext
+from ..i18n import N_, _, ngettext, said
 from ..net.discovery import game_code
 from ..net.files import data_dir
 from ..protocol.identity import fingerprint, peer_id
 from ..protocol.verify import TranscriptError, replay
+from .anew import abandoned_why, read_secrets
 from .evening import previous_of
 
-STATUSES = (N_("finished"), N_("aborted"), N_("unfinished"), N_("damaged"), N_("not started"), N_("bot"))
+STATUSES = (N_("finished"), N_("aborted"), N_("unfinished"), N_("damaged"), N_("not started"), N_("bot"),
+            N_("abandoned"))
 
 
 def transcripts_dir() -> Path:
@@ -43,7 +45,7 @@ class GameRecord:
 
     path: Path
     when: float
-    status: str  # "finished", "aborted", "unfinished" or "damaged"
+    status: str  # "finished", "aborted", "unfinished", "damaged", "not started" or "abandoned" (app.anew)
     variant: str = ""
     deal: str = ""
     rounds: int = 0
@@ -84,7 +86,10 @@ def read_game(path: Path) -> GameRecord:
                     for seat, (name, peer, bot, score) in
                     enumerate(zip(session.names, session.roster, session.bots, game.scores)))
     status = {"over": "finished", "aborted": "aborted"}.get(str(session.phase), "unfinished")
-    if session.fault is not None:
+    why = abandoned_why(read_secrets(path)) if session.phase == "starting" else None
+    if why is not None:  # a seat left before its START_ACK: its players went on to a new start
+        status, problem = "abandoned", why
+    elif session.fault is not None:
         problem = _("aborted: {why}").format(why=session.fault.detail)
     elif status == "unfinished":
         problem = _("unfinished: it stops in round {round}").format(round=session.round + 1) + (
@@ -112,6 +117,11 @@ def history_lines(records: Iterable[GameRecord]) -> list[str]:
         date = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.when))
         if not g.players:
             lines.append(f"{date}  {g.path.name}: {_(g.status)} ({g.problem})")
+            continue
+        if g.status == "abandoned":
+            lines.append(f"{date}  " + _("abandoned before it started ({why}): its players went on to a new game")
+                         .format(why=said(g.problem)))
+            lines.append("    " + ", ".join(p.name for p in g.players))
             continue
         winners = [p.name for p in g.players if p.won]
         check = _("verified") if g.verified else _("NOT verified: {why}").format(why=g.problem or _(g.status))

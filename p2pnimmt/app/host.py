@@ -14,6 +14,7 @@ from ..net.files import WriteFailed
 from ..net.node import Node
 from ..protocol.identity import Identity
 from ..protocol.names import first_unlike
+from .anew import NewStart, seats_anew
 from .evening import Evening
 from .front import lobby_link
 from .fronts import evening_front
@@ -80,7 +81,8 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
             if not again:
                 await node.close()
                 return status
-            rematches = max(0, rematches - 1)
+            if carry.anew is None:  # a new start is no rematch of the count
+                rematches = max(0, rematches - 1)
             assert node.settings is not None
             settings = node.settings
             old, game = node, game + 1
@@ -113,10 +115,11 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     await node.listen(options.port)
     await node.host(settings)
     assert node.game_id is not None and node.session is not None  # a node that hosts has both
+    anew, carry.anew = carry.anew, None
     if old is not None:
         assert old.game_id is not None
-        seats = seat_keys(old)
-        node.hold_seats(old.game_id, seats, HOLD_SECONDS)
+        seats = seat_keys(old) if anew is None else seats_anew(old, anew, new_bots(old, anew, host_bots))
+        node.hold_seats(old.game_id if anew is None else anew.previous, seats, HOLD_SECONDS)
         guests = {helper.identity.peer for helper in getattr(front, "helpers", [])}  # --web's guest seats
         stop = declined(old, node, {kept.identity.peer for kept in host_bots}, front.say, guests)
         old.rematch.offer_to_all(node.game_id, node.port, seats, HOLD_SECONDS)
@@ -131,7 +134,10 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     say(_("listening on {address}").format(address=f"{options.interface or '0.0.0.0'}:{node.port}"))
     say(_("invite link: {link}  (join or watch it where mDNS does not reach)").format(
         link=lobby_link(node, code)))
-    if old is not None:
+    if anew is not None:
+        say(_("a new start of {code} without {names}: the seats are held for the others for {seconds} s").format(
+            code=game_code(anew.game_id), names=anew.names, seconds=HOLD_SECONDS))
+    elif old is not None:
         say(_("rematch of {code}: the seats are held for its players for {seconds} s").format(
             code=game_code(old.game_id or bytes(16)), seconds=HOLD_SECONDS))
     advertiser = Advertiser(zc, node.game_id, identity.fingerprint, node.port, local_addresses(options.interface),
@@ -187,16 +193,23 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
             if bots:
                 front.say(ngettext("added {n} {kind} bot", "added {n} {kind} bots", bots).format(
                     n=bots, kind=bot_kind))
-        else:  # the bots stay: the same keys and names, in the seats they had
-            seated = {peer for peer in (old.session.roster if old.session is not None else [])}
+        else:  # the bots stay: the same keys and names, in the seats they had (and a new start's new bots)
             for kept in host_bots:
-                if kept.identity.peer in seated:
+                if kept.identity.public_key in seats:
                     await add_bot(kept.kind, kept)
         if front.full_screen:
             front.show_lobby(node, command)
         elif not headless:
             node.spawn(lobby_console(node, helpers, add_bot, console, command))
-        status = await finish(node, files, options.give_up)
+        try:
+            status = await finish(node, files, options.give_up)
+        except NewStart as new:  # a seat left before acknowledging the START: a new game at once, without it
+            new.bots = any(kept.identity.peer in node.session.roster for kept in host_bots)
+            front.restarted(new.told(True, node.session.players - (0 if new.bots else len(new.gone))))
+            carry.anew, again = new, True
+            unwatch()
+            carry.files.append(files)
+            return 0, node, True
         if status == 0:
             again = await front.after_game(node)
         if not again:
@@ -217,6 +230,22 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
             files.close()
 
 
+
+
+def new_bots(old: Node, anew: NewStart, host_bots: list[HostBot]) -> list[bytes]:
+    """A new start where the host's bots sit at the table: a new bot of their kind for each seat left out (kept
+    with the host's bots from now on), its key; none at a table of people only (it plays with fewer seats)."""
+    if not anew.bots:
+        return []
+    kind = host_bots[0].kind
+    names = list(old.session.names) if old.session is not None else []
+    keys = []
+    for _seat in anew.gone:
+        name = first_unlike((f"bot{n}" for n in count(len(host_bots) + 1)), names + [b.name for b in host_bots])
+        kept = HostBot(Identity.generate(), name, kind)
+        host_bots.append(kept)
+        keys.append(kept.identity.public_key)
+    return keys
 
 
 def bot_name(node: Node, number: int) -> str:

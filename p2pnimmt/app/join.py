@@ -11,6 +11,7 @@ from ..net.discovery import GameAd, Scan, closest_codes, game_code, parse_code
 from ..net.invite import Invite
 from ..net.node import Node
 from ..protocol.identity import Identity, fingerprint
+from .anew import NewStart
 from .evening import Evening
 from .fronts import evening_front
 from .games import look
@@ -172,7 +173,8 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
             old = node
             if not again:
                 return status
-            rematches = max(0, rematches - 1)
+            if carry.anew is None:  # a new start is no rematch of the count
+                rematches = max(0, rematches - 1)
             game += 1
     finally:
         if old is not None:
@@ -200,6 +202,7 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
         old.server.close()  # the rematch's node listens (on --port, if given) from now on
     await node.listen(options.port)
     offer = old.rematch.offer if old is not None else None
+    anew, carry.anew = carry.anew, None
     try:
         direct = (offer.host, offer.port) if offer is not None else options.peer  # not looked for: dialled
         if direct is not None:
@@ -234,7 +237,9 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
     who = _(role) + (f" {options.name}" if role == "player" else "")  # "player carol": the name the seat has
     front.say(_("joined {code} at {address} as {role}").format(code=game_code(node.game_id),
                                                                 address=f"{host}:{port}", role=who)
-              + (_(" (a rematch of {code})").format(code=game_code(offer.previous)) if offer is not None else "")
+              + (_(" (a new start of {code} without {names})").format(code=game_code(offer.previous), names=anew.names)
+                 if offer is not None and anew is not None else
+                 _(" (a rematch of {code})").format(code=game_code(offer.previous)) if offer is not None else "")
               + (_("; host key {key} (the host's screen shows it)").format(key=fingerprint(node.host_peer))
                  if node.host_peer else ""))
     front.show_lobby(node)
@@ -243,6 +248,10 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
         again = status == 0 and await front.after_game(node)
         if not again:
             await front.results()
+    except NewStart as new:  # the host abandoned a game a seat left before its START_ACK: on to its new start
+        front.restarted(new.told(False, 0))
+        carry.anew = new
+        return 0, node, True
     except BaseException:  # Ctrl-C, a give-up: the node leaves now, saying bye (the others need not wait)
         await node.close()
         raise

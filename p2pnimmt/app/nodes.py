@@ -16,6 +16,7 @@ from ..net.spectator import host_gone_before_start, host_gone_how, tried
 from ..net.waiting import left, too_few, unacknowledged
 from ..neutral import neutral
 from ..protocol.identity import Identity, fingerprint
+from .anew import NewStart, abandon, host_anew, offered_anew
 from .options import Options, RoleFailed
 from .output import say, stamp
 
@@ -137,8 +138,9 @@ def _host_gone(node: Node) -> str:
              "there any more): there is no game to wait for").format(name=name, address=address)
 
 
-async def stalled(node: Node, give_up: float) -> str:
-    """Return (why) once the game has not moved for `give_up` seconds while it waits on others (0: never).
+async def stalled(node: Node, give_up: float) -> str | NewStart:
+    """Return (why) once the game has not moved for `give_up` seconds while it waits on others (0: never), or the
+    new start this node goes on to (app.anew).
 
     Too few players left to play on (waiting.too_few), or a seat gone before it acknowledged the START
     (waiting.unacknowledged: nobody can vote it out, the game cannot start), is said once after the drop time
@@ -148,44 +150,74 @@ async def stalled(node: Node, give_up: float) -> str:
     When every seat missing said `bye` (it left on purpose: no cut to heal), that is the end at once; so is a
     joiner's host gone before the START reached it (a spectator's: nothing listens where it was; a player's in the
     lobby: it said `bye`, or nothing listens there: no seat to dial, nothing to take up again), whatever `give_up`
-    says (issue 26: they waited in silence until then). A host merely silent in the lobby waits for `give_up`."""
+    says (issue 26: they waited in silence until then). A host merely silent in the lobby waits for `give_up`.
+
+    A seat gone before it acknowledged the START does not cost the others their game: after the drop time (at once
+    when it said `bye`) the host abandons it and starts a new one without that seat (`host_anew`), if two or more
+    are left; a member whose game is still starting follows the host's offer (`offered_anew`), and waits for it
+    (not giving up at once) while the host is linked."""
     patient = give_up <= 0 and node.drop_after <= 0  # never gives up on a game that may move again
     loop = asyncio.get_running_loop()
     mark: object = None
     since = loop.time()
     few_since: float | None = None
-    told = False
+    told: str | None = None  # the reason said last
     while True:
         await asyncio.sleep(min(1.0, give_up / 4) if give_up > 0 else 0.5)
         if host_gone_before_start(node):
             return _host_gone(node)
+        session = node.session
+        starting = session is not None and session.phase == "starting"
+        if starting and not node.is_host and node.rematch.offer is not None:
+            return offered_anew(node)  # the host abandoned the game and starts a new one: follow it
         if patient:
             continue
         now = loop.time()
-        session = node.session
         # a spectator's gone seats: those that said bye, and, once it has no link at all, those whose address
         # refused its last dial (nothing listens there; a seat that answers, or a link, keeps it watching)
         gone = node.byes | (node.unreachable if not node.links else set())
-        found = too_few(session, node.linked, gone) if node.drop_after > 0 and session is not None else None
-        if found is None and session is not None:  # a seat gone before it acknowledged the START: no game yet
-            found = unacknowledged(session, node.linked, gone)
+        # while starting, a seat gone before its START_ACK is the reason first: a new start needs no vote
+        unacked = unacknowledged(session, node.linked, gone) if session is not None else None
+        found = unacked if unacked is not None else \
+            too_few(session, node.linked, gone) if node.drop_after > 0 and session is not None else None
         few = found[0] if found is not None else None
-        if found is not None and session is not None and all(
-                left(node, session.roster[s]) or (session.seat is None and not node.links
-                                                  and session.roster[s] in node.unreachable) for s in found[1]):
-            return said(found[0])
         few_since = None if few is None else now if few_since is None else few_since
-        if few is not None and few_since is not None and now - few_since >= node.drop_after and not told:
-            told = True
-            say(_("{why}; waiting for them to come back").format(why=said(few)) + (
-                _(" (giving up after {seconds} s without progress)").format(seconds=f"{give_up:.0f}")
-                if give_up > 0 else ""))
+        waited = few_since is not None and now - few_since >= node.drop_after
+        on_purpose = found is not None and session is not None and all(
+            left(node, session.roster[s]) or (session.seat is None and not node.links
+                                              and session.roster[s] in node.unreachable) for s in found[1])
+        if unacked is not None and node.is_host and node.drop_after > 0 and (waited or on_purpose):
+            new = host_anew(node, unacked[1])
+            if new is not None:
+                return new
+        # a member whose game is starting, linked to its host, waits for the host's new start
+        host_there = starting and not node.is_host and node.host_peer in node.linked
+        if few is not None and unacked is not None and starting and not node.is_host and not host_there:
+            few = _("{why}, and the host {host} has left too: nobody can start a new game without them").format(
+                why=said(few), host=_host_name(node))
+        if on_purpose and few is not None and not host_there:
+            return said(few)
+        if few is not None and waited and few != told:  # said once, and again if it changes (the host left too)
+            told = few
+            wait = (_("{why}; waiting for {host} to start a new game without them, or for them to come back")
+                    .format(why=said(few), host=_host_name(node)) if unacked is not None and host_there
+                    else _("{why}; waiting for them to come back").format(why=said(few)))
+            say(wait + (_(" (giving up after {seconds} s without progress)").format(seconds=f"{give_up:.0f}")
+                        if give_up > 0 else ""))
         current, busy = _progress(node)
         if busy or current != mark:
             mark, since = current, now
         elif 0 < give_up <= now - since:
             return said(few) if few is not None else _("no progress for {seconds} s ({where})").format(
                 seconds=f"{now - since:.0f}", where=_where(node))
+
+
+def _host_name(node: Node) -> str:
+    """The host's name as the START's roster has it (a joiner's, once the game is STARTed)."""
+    session = node.session
+    if session is not None and node.host_peer in session.roster:
+        return session.names[session.roster.index(node.host_peer)]
+    return _("the host")
 
 
 async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
@@ -214,9 +246,12 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
         if why is not None:
             raise RoleFailed(why)
         if stuck.done() and not stuck.cancelled() and not node.done.is_set():
+            result = stuck.result()
+            if isinstance(result, NewStart):
+                abandoned(node, files, result)
+                raise result
             started = node.session is not None and node.session.start is not None  # else nothing to take up
-            raise RoleFailed(_("giving up: {why}").format(why=stuck.result()) + (_resume_hint(files) if started
-                                                                                 else ""))
+            raise RoleFailed(_("giving up: {why}").format(why=result) + (_resume_hint(files) if started else ""))
         if node.refused:  # said once the full-screen table is gone (a line printed under it was lost)
             raise RoleFailed(_("refused by the host: {why}").format(why=said(node.refused)))
         await node.linger()
@@ -256,6 +291,20 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
     finally:
         for task in waits:
             task.cancel()
+
+
+def abandoned(node: Node, files: NodeFiles, new: NewStart) -> None:
+    """The game is abandoned for a new start: nothing more goes in, the secrets file says why, the transcript (a game
+    that never started) is sealed as it stands and kept; RoleFailed if a write failed."""
+    assert node.session is not None  # a node whose game was STARTed
+    try:
+        abandon(node, new)
+        node.session.journal.seal()
+    except WriteFailed:
+        pass  # told by _check_writes
+    _check_writes(files)
+    for f in files.files:
+        f.flush()
 
 
 def own_fault(code: str, detail: str) -> str:

@@ -45,6 +45,7 @@ class Carry:
         self.files: list = []  # app.nodes.NodeFiles, oldest first
         self.web: Any = None  # app.web.WebFront, with --web
         self.closing: list[asyncio.Task] = []
+        self.anew: Any = None  # app.anew.NewStart: the game before was abandoned, and this one starts without its gone
 
 
 def numbered(path: Path | None, game: int) -> Path | None:

@@ -25,6 +25,7 @@ from ..protocol.identity import Identity
 from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames, replay_wires
 from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
+from .anew import abandoned_why
 from .front import Front
 from .nodes import NodeFiles, finish, new_node
 from .onecopy import OneCopySession
@@ -155,6 +156,10 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
             raise RoleFailed(_("cannot resume from {path}: the transcript{key} is damaged{where}: {why}; nothing was "
                                "sent (`p2pnimmt verify` shows the same)").format(
                 path=path, key=key, where=where, why=exc.reason)) from None
+        abandoned = abandoned_why(own.secrets)
+        if abandoned is not None:  # app.anew: its players went on to a new start
+            raise RoleFailed(_("the game in {path} was abandoned before it started ({why}): its players went on to "
+                               "a new game; there is nothing to take up").format(path=path, why=said(abandoned)))
         if checked.sealed:
             raise RoleFailed(_("the game in {path} is over (its transcript is sealed)").format(path=path))
         if checked.session.fault is not None:

@@ -321,6 +321,12 @@ class WebFront:
     def say(self, text: str) -> None:
         say(text)
 
+    def restarted(self, text: str) -> None:
+        """The game was abandoned before it started, and a new one follows at once (app.anew): said, and shown on the
+        pages until the new game's lobby replaces them."""
+        self._note(text, text)
+        say(text)
+
     def show_lobby(self, node: Node, command: Command | None = None) -> None:
         """Serve the pages (lobby, then table) for `node`, and print their addresses."""
         from ..ui.app import NodeSeat

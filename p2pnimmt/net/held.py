@@ -21,7 +21,7 @@ class HeldSeats:
         self.seat_order: dict[bytes, int] = {}  # peer id -> its seat in the previous game (roster order)
         self.holding = False  # a rematch whose held seats are not all answered yet
 
-    def hold(self, previous: bytes, seats: list[bytes], wait: float) -> None:
+    def hold(self, previous: bytes | None, seats: list[bytes], wait: float) -> None:
         """The START names `previous`; the seats are held for these keys (in this seat order) for `wait`
         seconds, or until each has joined or declined."""
         node = self.node

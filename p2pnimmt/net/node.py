@@ -309,7 +309,7 @@ class Node:
         """Host: start with the players in the lobby now (the seats not taken are dropped from the table)."""
         self.lobby.start_now()
 
-    def hold_seats(self, previous: bytes, seats: list[bytes], wait: float) -> None:
+    def hold_seats(self, previous: bytes | None, seats: list[bytes], wait: float) -> None:
         """Host of a rematch: the START names `previous`; the seats are held for these keys (in this seat order)
         for `wait` seconds, or until each has joined or declined; then the game starts with those present."""
         self.held_seats.hold(previous, seats, wait)

@@ -6,6 +6,8 @@ the host sends every member (seats and spectators) ["rematch", {game, port, seat
 new game it hosts, the port it listens on, the keys of the seats held for the finished game's players (in
 seat order) and how long they are held. Only the host of the finished game may offer (taken once that game
 is over at the receiver), only its seats answer; anything else is ignored with one log line naming the peer.
+The same offer, taken while the receiver's game is still starting, is a new start (app.anew): the host abandoned
+a game that a seat left before acknowledging its START, and hosts a new one without that seat.
 """
 
 from __future__ import annotations
@@ -133,7 +135,7 @@ class RematchLinks:
             return self._ignore(conn, "rematch", f"not an offer: {problem}")
         if self.offer is not None:
             return self._ignore(conn, "rematch", "a rematch was offered already")
-        if session.phase != "over":
+        if session.phase not in ("over", "starting"):  # starting: a new start of a game it cannot start (app.anew)
             if session.phase == "aborted":
                 return self._ignore(conn, "rematch", "the game was aborted")
             self._early = (conn, payload)  # taken at our game over (the host may be over first)
@@ -141,7 +143,8 @@ class RematchLinks:
         assert node.host_address is not None  # a joiner: set by Node.join()
         self.offer = Offer(payload["game"], node.host_address[0], payload["port"], tuple(payload["seats"]),
                            payload["wait"], session.game_id)
-        log.info("the host offers a rematch: game %s on port %d", payload["game"].hex()[:8], payload["port"])
+        log.info("the host offers a %s: game %s on port %d", "rematch" if session.phase == "over" else "new start",
+                 payload["game"].hex()[:8], payload["port"])
         self._changed(self.offer)
 
     def _answered(self, conn, payload: Any) -> None:

@@ -170,8 +170,10 @@ def unacknowledged(session: Session, linked: frozenset[bytes],
                    byes: Collection[bytes] = ()) -> tuple[str, list[int]] | None:
     """(why this game cannot start, the seats), or None: the game was STARTed and lacks the START_ACK of seats
     we have no link to. Nobody can vote such a seat out (protocol.md 11.1: a node still starting is behind every
-    position and drops nobody), so the game starts only if they come back and acknowledge; the caller says so
-    after the drop time, and gives up at once when every one of them left on purpose (said `bye`).
+    position and drops nobody), so the game starts only if they come back and acknowledge. The caller
+    (app.nodes.stalled) has its host abandon the game and start a new one without them (app.anew) after the drop
+    time, at once when every one of them left on purpose (said `bye`); the others follow it, or say so and give up
+    where the host is gone too.
 
     A spectator, linked to a seat or two only, counts only the seats that said `bye` (its caller adds those whose
     address refused its last dial), as too_few does."""

@@ -12,7 +12,9 @@ CHEAT is one of
   committed to, signed as its next message (its chain stays whole);
 - `vanish`: when the START comes, the process ends at once in place of signing its START_ACK (as a laptop
   whose lid is shut that moment: no `bye`, the links just close); TURN is not used;
-- `leave`: when the START comes, it signs no START_ACK and leaves as Ctrl-C makes it (it says `bye`).
+- `leave`: when the START comes, it signs no START_ACK and leaves as Ctrl-C makes it (it says `bye`);
+- `host-vanish` (a host): the process ends a moment after it sent its START (no `bye`, the links just close):
+  the START is out, but the host takes part in nothing after it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import signal
 import sys
 
 from p2pnimmt.cli import main
+from p2pnimmt.net.lobby import Lobby
 from p2pnimmt.net.node import Node
 from p2pnimmt.protocol.envelope import open_envelope, seal
 from p2pnimmt.protocol.events import Event, Outgoing, PlayNeeded
@@ -105,8 +108,20 @@ def gone_before_start(vanish: bool) -> None:
     Session.send = cheat  # type: ignore[method-assign]
 
 
+def host_gone_after_start() -> None:
+    start = Lobby.start
+
+    def cheat(self: Lobby) -> None:
+        start(self)  # the START and the lobby's last frame are queued on every link
+        print("cheat: the host is gone after its START", flush=True)
+        asyncio.get_running_loop().call_later(0.3, os._exit, 0)  # time for the queued frames to leave
+
+    Lobby.start = cheat  # type: ignore[method-assign]
+
+
 if __name__ == "__main__":
     cheats = {"split": split_commit, "reveal": reveal_another_card,
-              "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False)}
+              "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
+              "host-vanish": lambda _turn: host_gone_after_start()}
     cheats[sys.argv[1]](int(sys.argv[2]))
     sys.exit(main(sys.argv[3:]))

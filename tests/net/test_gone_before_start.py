@@ -1,21 +1,25 @@
-"""A seat gone between the START and its START_ACK: the others say the game cannot start, and why.
+"""A seat gone between the START and its START_ACK does not cost the others their game (app.anew).
 
 Nobody can vote out a seat that never acknowledged the START (protocol.md 11.1: a node still starting is behind
-every position and drops nobody), so the game can start only if it comes back. Real `p2pnimmt` processes on
+every position and drops nobody), so that game cannot start: its host abandons it and at once hosts a new game
+for the others, by the steps of a rematch (protocol.md 14, "A new start"). Real `p2pnimmt` processes on
 127.0.0.1: ann hosts three seats, bob joins, and mal joins with a modified client (tests/net/cheat_node.py) that
 is gone when the START comes, in place of signing its START_ACK:
-- `vanish`: the process ends (no `bye`): ann and bob say, after the drop time, that the game cannot start
-  without mal and that they wait for it to come back, then give up after --give-up, naming mal (the later of
-  the two may give up as too few remain, once the other left: it names mal there too) (before: they
-  gave up after --give-up with 'no progress', and a default node waited five minutes in silence);
-- `leave`: mal says `bye` (Ctrl-C): no cut to heal, so a node that has the `bye` (the host: mal joined
-  through it) gives up at once, whatever --give-up says; a `bye` goes over a link, so bob, if it had no link to
-  mal yet, waits as for `vanish` (it names mal after the drop time).
+- `vanish`: the process ends (no `bye`): after the drop time ann abandons the game and starts a new one with
+  bob, who follows; they play it to its end (before: both said the game cannot start and gave up);
+- `leave`: mal says `bye` (Ctrl-C): no cut to heal, so ann starts anew at once, whatever --drop-after says (a
+  drop time of 600 s would time this out).
+Where the host's own bots sit at the table, a new bot takes the seat left empty (the table keeps its size).
+
+The host gone: after its START, the others start and finish the game with its stand-in (it is voted out as any
+seat absent, protocol.md 11.1); gone before its new start, with a seat gone before its START_ACK, nobody can
+start a new game, and the others say so, naming both, and give up.
 """
 
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -24,13 +28,22 @@ import pytest
 from attacker import LOOPBACK
 from procs import Proc, code_of, default_signals
 
+from p2pnimmt.app.history import history_lines, read_game
+from p2pnimmt.net.files import secrets_path
+from p2pnimmt.protocol.codec import decode
+from p2pnimmt.protocol.envelope import open_envelope
+from p2pnimmt.protocol.transcript import frames, records
+from p2pnimmt.protocol.verify import verify_transcript
+
 CHEAT = Path(__file__).with_name("cheat_node.py")
 LO = ["--interface", LOOPBACK]
+SHORT = ["--rounds", "1", "--no-points", "--deal", "open", "--bot-delay", "0.05"]
+ENV = {"P2PNIMMT_PLACE_DELAY": "0"}
 WHY = r"the game cannot start: mal left before acknowledging its START"
 
 
 class CheatProc(Proc):
-    """mal: p2pnimmt run by cheat_node.py."""
+    """p2pnimmt run by cheat_node.py."""
 
     def __init__(self, cheat: str, args: list[str], out: Path) -> None:
         self.out = out
@@ -39,39 +52,165 @@ class CheatProc(Proc):
                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=default_signals)
 
 
-@pytest.mark.parametrize("cheat, give_up", [("vanish", "6"), ("leave", "600")])
-def test_a_seat_gone_before_its_start_ack_is_named_and_the_others_give_up(tmp_path: Path, procs, cheat: str,
-                                                                          give_up: str) -> None:
-    timers = ["--drop-after", "1", "--give-up", give_up]
+def files(tmp_path: Path, name: str) -> list[str]:
+    return ["--name", name, "--transcript", str(tmp_path / f"{name}.p2pt")]
 
-    def files(name: str) -> list[str]:
-        return ["--name", name, "--transcript", str(tmp_path / f"{name}.p2pt")]
 
-    ann = procs(["host", "--headless", "--seats", "3", *timers, *LO, *files("ann")], tmp_path / "ann.out")
+def names_of(path: Path) -> list[str]:
+    """The roster of the game a transcript records, from its START."""
+    start = next(open_envelope(p) for kind, p in records(path.read_bytes()) if kind == "msg")
+    assert start.kind == "START"
+    return [seat["name"] for seat in start.body["roster"]]
+
+
+def secrets_of(path: Path) -> list[dict]:
+    return [decode(record) for _offset, record in frames(secrets_path(path).read_bytes())]
+
+
+def check_abandoned(path: Path) -> None:  # a seat's (a spectator keeps no secrets file)
+    """The abandoned game's transcript is kept: every record in it verifies, and it ends in a game that never
+    started (a START and the acks of the seats that were there); its secrets file says why it was abandoned."""
+    verdict = verify_transcript(path.read_bytes())
+    assert not verdict.ok and verdict.record is None, verdict.report()
+    assert "ends before the game does (phase starting" in verdict.fault, verdict.report()
+    assert names_of(path) == ["ann", "bob", "mal"] or names_of(path) == ["ann", "bot1", "mal"], names_of(path)
+    why = [r for r in secrets_of(path) if r.get("kind") == "abandoned"]
+    assert why == [{"kind": "abandoned", "why": "mal left before acknowledging its START", "gone": [2]}], why
+    lines = history_lines([read_game(path)])  # `p2pnimmt history` names it for what it is
+    assert re.match(r"\S+ \S+  abandoned before it started \(mal left before acknowledging its START\): its "
+                    "players went on to a new game$", lines[0]), lines
+
+
+def check_finished(path: Path, players: list[str]) -> None:
+    verdict = verify_transcript(path.read_bytes())
+    assert verdict.ok, verdict.report()
+    assert names_of(path) == players
+    assert "rematch of" not in verdict.summary  # the first game of the evening: the new start follows nothing
+
+
+@pytest.mark.parametrize("cheat, drop_after", [("vanish", "1"), ("leave", "600")])
+def test_a_seat_gone_before_its_start_ack_leaves_the_others_a_new_game(tmp_path: Path, procs, cheat: str,
+                                                                       drop_after: str) -> None:
+    timers = ["--drop-after", drop_after, "--give-up", "60"]
+    ann = procs(["host", "--headless", "--seats", "3", *SHORT, *timers, *LO, *files(tmp_path, "ann")],
+                tmp_path / "ann.out", env=ENV)
     port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     code = code_of(tmp_path / "ann.out")
     peer = ["--peer", f"{LOOPBACK}:{port}"]
-    bob = procs(["join", code, "--headless", *peer, *LO, *timers, *files("bob")], tmp_path / "bob.out")
+    bob = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "bob")], tmp_path / "bob.out",
+                env=ENV)
     bob.wait_for(r"joined \w{4}")
-    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *timers, *files("mal")], tmp_path / "mal.out")
+    tv = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript", str(tmp_path / "tv.p2pt")],
+               tmp_path / "tv.out", env=ENV)
+    tv.wait_for(r"joined \w{4}")
+    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+                    tmp_path / "mal.out")
     try:
         mal.wait_for(r"cheat: gone before its START_ACK", 60)
-        # `vanish`: both after the drop time and --give-up; `leave`: the host, linked to mal (mal joined through
-        # it), has its `bye`, and gives up at once (a give-up of 600 s would time this out)
-        # (once one of ann and bob gave up and left, the other may give up for that: too few remain, mal and the
-        # one who left gone; both name mal)
-        gave_up = {name: rf"giving up: ({WHY}|too few players remain to play on: {other}, mal left \(1 of 3 remain)"
-                   for name, other in (("ann", "bob"), ("bob", "ann"))}
-        for proc, why in ((ann, gave_up["ann"]), (bob, gave_up["bob"])) if cheat == "vanish" else ((ann, rf"giving up: {WHY}"),):
-            assert proc.finish(60) == 1, proc.text()
+        for proc in (ann, bob, tv):
+            assert proc.finish(90) == 0, proc.text()
+        said = {name: proc.text() for name, proc in (("ann", ann), ("bob", bob), ("tv", tv))}
+        for text in said.values():
+            assert "Traceback" not in text and "giving up:" not in text, text
+            assert len(re.findall(r"final scores", text)) == 1, text
+        assert f"game {code} is abandoned: mal left before acknowledging its START; a new game starts at once " \
+               "with the others (2 players)" in said["ann"], said["ann"]
+        new = re.search(rf"a new start of {code} without mal: the seats are held", said["ann"])
+        assert new, said["ann"]
+        assert f"game {code} is abandoned: mal left before acknowledging its START; ann starts a new game at once " \
+               "with the others" in said["bob"], said["bob"]
+        assert re.search(rf"joined (?!{code})\w{{4}} at .* \(a new start of {code} without mal\)", said["bob"]), \
+            said["bob"]
+        if cheat == "vanish":  # bob said why it waited, while ann's drop time ran
+            assert re.search(rf"{WHY} \(.*\); waiting for ann to start a new game without them, or for them to "
+                             "come back", said["bob"]) or "waiting" not in said["bob"], said["bob"]
+        assert "ann starts a new game at once with the others" in said["tv"], said["tv"]  # the TV follows
+        for name in ("ann", "bob"):
+            check_abandoned(tmp_path / f"{name}.p2pt")
+        for name in ("ann", "bob", "tv"):
+            check_finished(tmp_path / f"{name}-2.p2pt", ["ann", "bob"])
+        # nothing to take up: its players went on
+        resume = procs(["resume", str(tmp_path / "bob.p2pt"), "--headless", *LO], tmp_path / "resume.out")
+        assert resume.finish(30) == 1, resume.text()
+        assert f"the game in {tmp_path / 'bob.p2pt'} was abandoned before it started (mal left before " \
+               "acknowledging its START): its players went on to a new game" in resume.text(), resume.text()
+    finally:
+        mal.stop()
+
+
+def test_a_new_bot_takes_the_seat_left_where_the_hosts_bots_play(tmp_path: Path, procs) -> None:
+    """ann hosts three seats with a bot of her own: mal's seat, left before its START_ACK, goes to a new bot, in
+    mal's place at the table. ann speaks German (--lang de): the new lines are in the catalog."""
+    timers = ["--drop-after", "1", "--give-up", "60"]
+    ann = procs(["host", "--headless", "--seats", "3", "--bots", "1", *SHORT, *timers, *LO, *files(tmp_path, "ann"),
+                 "--lang", "de"], tmp_path / "ann.out", env={**ENV, "XDG_CONFIG_HOME": str(tmp_path / "config")})
+    port = int(ann.wait_for(r"lausche auf 127\.0\.0\.1:(\d+)").group(1))
+    code = ann.wait_for(r"Code: (\w{4})").group(1)
+    mal = CheatProc("vanish", ["join", code, "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, *timers,
+                               *files(tmp_path, "mal")], tmp_path / "mal.out")
+    try:
+        mal.wait_for(r"cheat: gone before its START_ACK", 60)
+        assert ann.finish(90) == 0, ann.text()
+        text = ann.text()
+        assert f"Spiel {code} ist abgebrochen: mal ist gegangen, bevor der START bestätigt war; ein neues Spiel " \
+               "beginnt sofort mit den anderen, ein neuer Bot auf jedem frei gewordenen Platz" in text, text
+        assert re.search(rf"Neustart von {code} ohne mal: die Plätze bleiben 60 s für die anderen frei", text), text
+        check_abandoned(tmp_path / "ann.p2pt")
+        check_finished(tmp_path / "ann-2.p2pt", ["ann", "bot1", "bot2"])
+    finally:
+        mal.stop()
+
+
+def test_a_host_gone_after_its_start_leaves_the_others_their_game(tmp_path: Path, procs) -> None:
+    """ann's process ends a moment after her START: bob and mal acknowledge it, start, vote ann out after the drop
+    time and play the game to its end against her stand-in."""
+    timers = ["--drop-after", "1", "--give-up", "60"]
+    ann = CheatProc("host-vanish", ["host", "--headless", "--seats", "3", *SHORT, *timers, *LO,
+                                    *files(tmp_path, "ann")], tmp_path / "ann.out")
+    try:
+        port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+        code = code_of(tmp_path / "ann.out")
+        peer = ["--peer", f"{LOOPBACK}:{port}"]
+        bob = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "bob")],
+                    tmp_path / "bob.out", env=ENV)
+        bob.wait_for(r"joined \w{4}")
+        mal = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+                    tmp_path / "mal.out", env=ENV)
+        ann.wait_for(r"cheat: the host is gone after its START")
+        for name, proc in (("bob", bob), ("mal", mal)):
+            assert proc.finish(90) == 0, proc.text()
             text = proc.text()
-            assert "Traceback" not in text, text
-            assert re.search(why, text), text
-            if cheat == "vanish":  # said once the drop time is over, while the node still waits for mal
-                assert f"{WHY} (a game starts once every seat has acknowledged it; nobody can be voted out " \
-                       "before that); waiting for them to come back" in text, text
-            assert "final scores" not in text, text
-        if cheat == "leave":  # bob had mal's `bye` only if it was linked to mal yet: either way it names mal
-            bob.wait_for(rf"{WHY}|too few players remain to play on: ann, mal left", 30)
+            assert "Traceback" not in text and "final scores" in text, text
+            verdict = verify_transcript((tmp_path / f"{name}.p2pt").read_bytes())
+            assert verdict.ok, verdict.report()
+            assert names_of(tmp_path / f"{name}.p2pt") == ["ann", "bob", "mal"]
+    finally:
+        ann.stop()
+
+
+def test_a_host_gone_too_leaves_nobody_to_start_anew_and_the_others_are_told(tmp_path: Path, procs) -> None:
+    """mal is gone before its START_ACK, and ann, the host, is gone (killed) before her drop time ran out: nobody
+    can start a new game; bob says so, naming both, and gives up."""
+    ann = procs(["host", "--headless", "--seats", "3", *SHORT, "--drop-after", "600", *LO, *files(tmp_path, "ann")],
+                tmp_path / "ann.out", env=ENV)
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    code = code_of(tmp_path / "ann.out")
+    peer = ["--peer", f"{LOOPBACK}:{port}"]
+    timers = ["--drop-after", "1", "--give-up", "15"]  # time to kill ann before bob gives up
+    bob = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "bob")], tmp_path / "bob.out",
+                env=ENV)
+    bob.wait_for(r"joined \w{4}")
+    mal = CheatProc("vanish", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+                    tmp_path / "mal.out")
+    try:
+        bob.wait_for(rf"{WHY} \(.*\); waiting for ann to start a new game without them, or for them to come back",
+                     30)
+        ann.popen.send_signal(signal.SIGKILL)
+        assert bob.finish(60) == 1, bob.text()
+        text = bob.text()
+        gone = rf"{WHY} \(.*\), and the host ann has left too: nobody can start a new game without them"
+        assert re.search(gone + "; waiting for them to come back", text), text
+        assert re.search("giving up: " + gone, text), text
+        assert "Traceback" not in text and "final scores" not in text, text
     finally:
         mal.stop()

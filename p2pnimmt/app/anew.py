@@ -1,0 +1,120 @@
+"""A new start (protocol.md 14, "A new start"): a game that a seat left between its START and its START_ACK
+cannot start (nobody can vote out a seat that never acknowledged it, protocol.md 11.1), so its host abandons it
+and at once hosts a new one for the others, by the steps of a rematch: the same links carry its offer, the seats
+are held for the players who are still there, and the seat that left is left out (or, where the host's own bots
+sit at the table, a new bot takes it). The abandoned game's transcript is kept (it verifies up to its last
+record, a game that never started); each node's secrets file says why it was abandoned.
+
+The host decides (only it can sign the new START), once the seat has had no link to it for the drop time, or at
+once when it said `bye`; everyone else follows its offer while its own copy of the game is still starting. A
+host gone too leaves nobody to start a new game: the others are told so and give up (app.nodes.stalled)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..i18n import _
+from ..net.discovery import game_code
+from ..net.files import secrets_path
+from ..neutral import neutral
+from ..protocol.codec import DecodeError, decode
+from ..protocol.transcript import MAX_RECORD, frames
+from .evening import previous_of
+
+if TYPE_CHECKING:  # `p2pnimmt history` reads abandoned_why without loading the node
+    from ..net.node import Node
+    from ..protocol.session import Session
+
+MIN_PLAYERS = 2  # a new start without the seats gone needs at least this many left (the host's bots count)
+
+
+class NewStart(Exception):
+    """This node's game is abandoned before it started; the next game of the evening starts without `gone`."""
+
+    def __init__(self, session: Session, gone: list[int], host: str, bots: bool = False) -> None:
+        super().__init__("a new start")
+        self.game_id = session.game_id
+        self.previous = previous_of(session)  # the new game follows what the abandoned one followed
+        self.gone = gone  # the seats left out (in the abandoned game's seat order)
+        self.names = ", ".join(session.names[s] for s in gone)
+        self.host = host  # the name of the host that starts the new game
+        self.bots = bots  # the host fills the seats left out with new bots of its own
+
+    def record(self) -> dict:
+        """What the node's secrets file keeps of it (English, as every record)."""
+        return {"kind": "abandoned", "why": f"{self.names} left before acknowledging its START",
+                "gone": list(self.gone)}
+
+    def told(self, is_host: bool, players: int) -> str:
+        """The line each node says as it goes on to the new game."""
+        code = game_code(self.game_id)
+        if not is_host:
+            return _("game {code} is abandoned: {names} left before acknowledging its START; {host} starts a new "
+                     "game at once with the others").format(code=code, names=self.names, host=self.host)
+        if self.bots:
+            return _("game {code} is abandoned: {names} left before acknowledging its START; a new game starts at "
+                     "once with the others, a new bot in each seat left empty").format(code=code, names=self.names)
+        return _("game {code} is abandoned: {names} left before acknowledging its START; a new game starts at once "
+                 "with the others ({n} players)").format(code=code, names=self.names, n=players)
+
+
+def host_anew(node: Node, gone: list[int]) -> NewStart | None:
+    """The host: the new start without `gone` (seats that left before acknowledging its START), or None when
+    fewer than two seats would be left (the host's bots count, and fill the seats left out)."""
+    session = node.session
+    assert session is not None and session.seat is not None  # a host has its seat
+    if session.players - len(gone) < MIN_PLAYERS:
+        return None
+    return NewStart(session, gone, session.names[session.seat])
+
+
+def offered_anew(node: Node) -> NewStart | str:
+    """A member whose game is still starting took its host's offer: the new start it follows (a seat accepts it with
+    `again true`, as a rematch), or why this seat cannot follow (the host left it out: it has no link to it)."""
+    session = node.session
+    offer = node.rematch.offer
+    assert session is not None and session.start is not None and offer is not None  # taken while starting
+    host = session.names[session.roster.index(session.start.sender)]
+    gone = [seat for seat, peer in enumerate(session.roster) if session.keys[peer] not in offer.seats]
+    if node.role == "player" and node.identity.public_key not in offer.seats:
+        return _("{host} abandoned game {code} before it started and starts a new game without this seat (it had "
+                 "no link to it)").format(host=host, code=game_code(session.game_id))
+    if node.role == "player":
+        node.rematch.ask_again(True)  # accepted: the host holds our seat until we join (not freed as our link ends)
+    return NewStart(session, gone, host)
+
+
+def abandoned_why(secrets: list[dict]) -> str | None:
+    """Why a game was abandoned for a new start, as its node's secrets file says (English), or None."""
+    record = next((r for r in secrets if r.get("kind") == "abandoned"), None)
+    return None if record is None else neutral(str(record.get("why")), 200)
+
+
+def read_secrets(path: Path) -> list[dict]:
+    """The records of a transcript's secrets file that decode (none if it cannot be read)."""
+    try:
+        data = secrets_path(path).read_bytes()
+        return [r for _offset, rec in frames(data) if isinstance(r := decode(rec, MAX_RECORD), dict)]
+    except (OSError, DecodeError):
+        return []
+
+
+def abandon(node: Node, new: NewStart) -> None:
+    """The node's game is abandoned: it takes nothing more in (so it signs nothing more in it), its own timers
+    stop, and its secrets file says why. The caller seals the transcript and goes on to the new game."""
+    session = node.session
+    assert session is not None
+    node.leave()
+    session.inbox.close()
+    session.journal.secret(new.record())
+
+
+def seats_anew(old: Node, new: NewStart, bot_keys: list[bytes]) -> list[bytes]:
+    """The host: the keys whose seats the new game holds, in the abandoned game's order: each seat left out is
+    dropped, or, when `bot_keys` are given (one per seat left out), a new bot takes it."""
+    session = old.session
+    assert session is not None and session.start is not None
+    keys = [seat["key"] for seat in session.start.body["roster"]]
+    fill = dict(zip(new.gone, bot_keys, strict=True)) if bot_keys else {}
+    return [fill.get(seat, key) for seat, key in enumerate(keys) if seat not in new.gone or seat in fill]

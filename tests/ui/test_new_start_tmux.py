@@ -1,0 +1,74 @@
+"""A new start on real terminals (tmux): a full-screen player and a full-screen TV whose game a seat left before
+its START_ACK go on, with no key pressed, to the game its host starts anew without that seat, and play it to its
+end (app.anew; tests/net/test_gone_before_start.py has the lines)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from procs import default_signals
+from tmuxpane import needs_tmux
+
+from p2pnimmt.protocol.envelope import open_envelope
+from p2pnimmt.protocol.transcript import records
+from p2pnimmt.protocol.verify import verify_transcript
+
+pytestmark = needs_tmux
+
+LO = ["--interface", "127.0.0.1"]
+CHEAT = Path(__file__).parent.parent / "net" / "cheat_node.py"
+
+
+def wait_file(path: Path, timeout: float = 60.0):
+    """The transcript's verdict once it verifies (the node seals it after the game)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists():
+            verdict = verify_transcript(path.read_bytes())
+            if verdict.ok:
+                return verdict
+        time.sleep(0.2)
+    raise AssertionError(f"{path} did not verify within {timeout} s")
+
+
+def roster(path: Path) -> list[str]:
+    start = next(open_envelope(p) for kind, p in records(path.read_bytes()) if kind == "msg")
+    return [seat["name"] for seat in start.body["roster"]]
+
+
+def test_a_full_screen_player_and_tv_go_on_to_the_new_start(tmp_path: Path, procs, panes) -> None:
+    env = {"P2PNIMMT_PLACE_DELAY": "0", "XDG_DATA_HOME": str(tmp_path / "data")}
+    # The person at the keys plays nothing: a 1 s clock has the stand-in play each of their cards.
+    host = procs(["host", "--headless", "--seats", "3", *LO, "--rounds", "1", "--no-points", "--deal", "open",
+                  "--clock", "1", "--drop-after", "1", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")],
+                 tmp_path / "ann.out", env=env)
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    peer = f"--peer 127.0.0.1:{port}"
+    tv = panes(f"{sys.executable} -m p2pnimmt watch {code} {' '.join(LO)} {peer} "
+               f"--transcript {tmp_path / 'tv.p2pt'}; sleep 300", 160, 48, env=env)
+    tv.wait("Spectators: 1", 20)
+    bob = panes(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} {peer} --name bob --drop-after 1 "
+                f"--transcript {tmp_path / 'bob.p2pt'}; sleep 300", 80, 24, env=env)
+    host.wait_for(r"lobby: 2/3 seats: ann, bob")
+    with open(tmp_path / "mal.out", "wb") as out:
+        mal = subprocess.Popen([sys.executable, str(CHEAT), "vanish", "0", "join", code, "--headless", *LO,
+                                "--peer", f"127.0.0.1:{port}", "--name", "mal", "--transcript",
+                                str(tmp_path / "mal.p2pt")], stdout=out, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL, preexec_fn=default_signals)
+    try:
+        assert mal.wait(60) == 0  # gone when the START came (cheat_node's `vanish`)
+        second = wait_file(tmp_path / "bob-2.p2pt", 90)  # bob's screen went on to the new game by itself
+        assert roster(tmp_path / "bob-2.p2pt") == ["ann", "bob"], second.summary
+        bob.wait("The game is over", 30)
+        assert roster(tmp_path / "tv-2.p2pt") == ["ann", "bob"]  # and so did the TV
+        assert roster(tmp_path / "bob.p2pt") == ["ann", "bob", "mal"]
+        assert host.finish(60) == 0, host.text()
+        assert f"game {code} is abandoned: mal left before acknowledging its START" in host.text(), host.text()
+    finally:
+        if mal.poll() is None:
+            mal.kill()
+            mal.wait()
