@@ -583,7 +583,9 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
       now.onChange = keep; // the finished game's links may still bring something: kept, no longer shown
       const hello = { ...now.hello, game: offer.game, host: [now.hello.host[0], offer.port] as const };
       newGame();
-      adopt(new PageNode(identity, name, tunnel, hello, entropy, null, now.hostKey));
+      const next = new PageNode(identity, name, tunnel, hello, entropy, null, now.hostKey);
+      adopt(next);
+      if (now.anew !== null) next.note(now.anew); // a new start: why the game before was left
     };
     render(now);
     (window as unknown as { p2pnimmt: unknown }).p2pnimmt = { node: now, identity };

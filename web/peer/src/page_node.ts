@@ -170,6 +170,24 @@ export class PageNode {
     return this.offer !== null && this.offer.seats.some((k) => equal(k, this.identity.publicKey));
   }
 
+  /** The host's offer while our game is still starting: a new start (protocol.md 14), the game abandoned because a
+   * seat left before its START_ACK. A seat held for our key says so and follows at once, as the reference's node
+   * does (app/anew.py): nobody is asked, the players wanted to play. */
+  private startAnew(): void {
+    if (!this.seatedInOffer() || this.offer === null) return;
+    const held = this.offer.seats;
+    const gone = this.seat.names.filter((_name, s) => !held.some((k) => equal(k, this.seat.keys[s] as Uint8Array)));
+    const said = _("game {code} is abandoned: {names} left before acknowledging its START; {host} starts a new game at once with the others");
+    this.anew = fmt(said, { code: identities.gameCode(this.hello.game), names: gone.join(", "), host: this.hostName() });
+    this.wish = true;
+    const host = this.hostPeer ? this.links.get(hex(this.hostPeer)) : undefined;
+    host?.send("again", true);
+    this.follow();
+  }
+
+  /** What a new start says (startAnew), for the page to show on with the new game. */
+  anew: string | null = null;
+
   private follow(): void {
     if (!this.offer || !this.seatedInOffer()) return;
     this.onRematch(this.offer);
@@ -317,10 +335,11 @@ export class PageNode {
     } else if (kind === "bye" && !this.over()) {
       this.byes.add(hex(link.peer));
       if (this.hostPeer && equal(link.peer, this.hostPeer) && this.seat.start === null) this.hostGone = "bye";
-    } else if (kind === "rematch" && this.hostPeer && equal(link.peer, this.hostPeer) && this.seat.phase === "over"
-      && this.offer === null) {
+    } else if (kind === "rematch" && this.hostPeer && equal(link.peer, this.hostPeer) && this.offer === null
+      && (this.seat.phase === "over" || this.seat.phase === "starting")) {
       this.offer = offerOf(payload, this.hello.game);
-      if (this.offer && this.wish) this.follow();
+      if (this.offer && this.seat.phase === "starting") this.startAnew();
+      else if (this.offer && this.wish) this.follow();
     }
     this.changed();
   }

@@ -1,0 +1,54 @@
+"""A phone page follows a new start (protocol.md 14, "A new start"; app/anew.py): a seat gone between the host's START
+and its own START_ACK leaves a game that can never start; its host abandons it and at once hosts a new one for the
+others, and the phone page, whose game is still starting, takes its held seat there by itself (no tap, as the
+reference's node does) and plays it to its end; the page says why. Real processes on 127.0.0.1, chromium; mal joins
+with tests/net/cheat_node.py's `vanish` (the process ends when the START comes, no `bye`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from pages import TV, open_page
+from test_web_phone_presence import LO, PHONE_URL, faultless_transcript, results, seated_phone
+from test_web_phone_rematch import play_to_the_end
+from test_web_tv import URL
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "net"))
+from test_gone_before_start import CheatProc  # noqa: E402
+
+SHORT = ["--rounds", "1", "--no-points", "--deal", "open"]
+TIMERS = ["--drop-after", "1", "--give-up", "60"]
+ENV = {"P2PNIMMT_PLACE_DELAY": "0"}
+
+
+async def test_a_phone_follows_a_new_start_without_the_seat_gone_before_its_start_ack(tmp_path: Path, procs,
+                                                                                     browser) -> None:
+    host = procs(["host", "--headless", "--seats", "3", *SHORT, *TIMERS, *LO, "--name", "ann", "--transcript",
+                  str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=ENV)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    peer = ["--peer", f"127.0.0.1:{port}"]
+    tv = procs(["watch", code, *LO, *peer, "--web", "--no-open", "--web-interface", "127.0.0.1", *TIMERS,
+                "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out", env={"HOME": str(tmp_path), **ENV})
+    screen, screen_errors = await open_page(browser, tv.wait_for(URL).group(1), "lobby", TV)
+    phone, _, errors = await seated_phone(browser, tv.wait_for(PHONE_URL).group(1), "zoe")
+    host.wait_for(r"lobby: 2/3 seats: ann, zoe")
+    mal = CheatProc("vanish", ["join", code, "--headless", *peer, *LO, *TIMERS, "--name", "mal", "--transcript",
+                               str(tmp_path / "mal.p2pt")], tmp_path / "mal.out")
+    try:
+        mal.wait_for(r"cheat: gone before its START_ACK", 60)
+        assert await play_to_the_end(phone) == 10  # the new game's: the first never dealt a card
+        said = await phone.inner_text("#notes")
+        assert f"game {code} is abandoned: mal left before acknowledging its START; ann starts a new game at once " \
+               "with the others" in said, said
+        verdict = await faultless_transcript(phone, tmp_path / "phone-2.p2pt")
+        assert "rematch of" not in verdict.summary, verdict.summary  # the new start follows what the first followed
+        assert host.finish(60) == 0, host.text()
+        assert results((tmp_path / "host-2.p2pt").read_bytes()) == results((tmp_path / "phone-2.p2pt").read_bytes())
+        assert "ann, zoe" in host.text(), host.text()
+        await screen.wait_for_function("() => document.body.dataset.over === '1'", timeout=60_000)  # the TV followed
+        assert not errors, errors
+        assert not screen_errors, screen_errors
+    finally:
+        mal.stop()
