@@ -156,7 +156,7 @@ export class Seat extends Session {
         ["max_rounds", settings.maxRounds], ["deal", settings.deal]);
       if (settings.clock !== null) fields.set("clock", settings.clock);
       const start = seal(this.identity, game, 0, NO_PREVIOUS, "START", body(["salt", salt], ["settings", fields],
-        ["roster", roster.map((m) => body(["key", m.key], ["name", m.name], ["bot", m.bot]))]));
+        ["roster", roster.map((m) => body(["key", m.key], ["name", m.name], ["bot", m.bot]))]), this.inbox.ids);
       this.out.push({ wire: start.wire, to: null, skip: [], watchersOnly: false });
       this.handle({ type: "start", env: start, via: this.identity.peer });
     });
@@ -398,7 +398,7 @@ export class Seat extends Session {
     if (this.signedSlots.has(slotOf(kind, fields))) return;
     const chain = this.inbox.chain(this.identity.peer);
     const last = chain[chain.length - 1];
-    const env = seal(this.identity, this.gameId, chain.length, last ? last.hash : NO_PREVIOUS, kind, fields);
+    const env = seal(this.identity, this.gameId, chain.length, last ? last.hash : NO_PREVIOUS, kind, fields, this.inbox.ids);
     this.out.push({ wire: env.wire, to: null, skip: [], watchersOnly: false });
     this.inbox.own(env, (found) => this.handle(found));
   }
