@@ -852,27 +852,15 @@ def test_typescript_seats_vote_out_a_split_seat_that_reveals_on_its_other_versio
     assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [2] for o in honest), honest
 
 
-SPLIT_STATE = [("open", "seats", False), ("open", "spectators", True), ("sealed", "seats", False),
-               ("sealed", "seats", True), ("sealed", "spectators", False)]
-
-
-@pytest.mark.parametrize("deal, shown, hold", SPLIT_STATE)
-def test_a_seat_that_splits_its_commit_on_two_states_aborts_every_node_alike(deal: str, shown: str, hold: bool,
-                                                                              child: NodeSeats, tmp_path: Path) -> None:
-    """protocol.md 12, "Two commits with another `state`": the Python seat 0 signs two commits for turn 2, its own
-    (A) and one on another `state` (B), B first to the TypeScript seat 1 and the Python seat 2 (or to both
-    spectators, one of each), A first to the others; with `hold`, the version a node was not shown reaches it only
-    once nothing else moves. What a node does at the turn's state check depends on the version it took first, so
-    the pair is no split commit: every node that holds both aborts, and every node, TypeScript or Python, ends
-    aborted on seat 0's equivocation, with the bytes, transcript and verdicts of the Python node in its place
-    (before, the TypeScript peer kept both as a split commit where the reference aborted: other bytes; and both
-    left nodes waiting for ever, chaos seed 52)."""
+def split_on_two_states(table: Table, shown: str, hold: bool) -> None:
+    """Seat 0 (Python) signs two commits for turn 2 of round 0, its own (A) and one on another `state` (B), B first
+    to seats 1 and 2 (`shown` "seats") or to the two spectators, A first to the others; with `hold`, the version a
+    node was not shown reaches it only once nothing else moves; both tables play until nothing more happens."""
     import hashlib
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
     from adversary import Adversary
 
-    table = Table(child, deal, 4, [1, 3, 5], seed=6, rounds=1)
     for net in table.nets:
         to_b = [net.identities[1].peer, net.identities[2].peer] if shown == "seats" else [w.peer for w in net.watchers]
 
@@ -895,9 +883,56 @@ def test_a_seat_that_splits_its_commit_on_two_states_aborts_every_node_alike(dea
         net.heal()
         net.run()
         assert adv.fired
+
+
+SPLIT_STATE = [("open", "seats", False), ("open", "spectators", True), ("sealed", "seats", False),
+               ("sealed", "seats", True), ("sealed", "spectators", False)]
+
+
+@pytest.mark.parametrize("deal, shown, hold", SPLIT_STATE)
+def test_a_seat_that_splits_its_commit_on_two_states_aborts_every_node_alike(deal: str, shown: str, hold: bool,
+                                                                              child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 12, "Two commits with another `state`": the Python seat 0 signs two commits for turn 2, its own
+    (A) and one on another `state` (B), B first to the TypeScript seat 1 and the Python seat 2 (or to both
+    spectators, one of each), A first to the others; with `hold`, the version a node was not shown reaches it only
+    once nothing else moves. What a node does at the turn's state check depends on the version it took first, so
+    the pair is no split commit: every node that holds both aborts, and every node, TypeScript or Python, ends
+    aborted on seat 0's equivocation, with the bytes, transcript and verdicts of the Python node in its place
+    (before, the TypeScript peer kept both as a split commit where the reference aborted: other bytes; and both
+    left nodes waiting for ever, chaos seed 52)."""
+    table = Table(child, deal, 4, [1, 3, 5], seed=6, rounds=1)
+    split_on_two_states(table, shown, hold)
     outcomes = node_by_node(table, tmp_path)
     assert [o["phase"] for o in outcomes[1:]] == ["aborted"] * 5, [o["phase"] for o in outcomes]
     assert all(o["fault"]["code"] == "equivocation" for o in outcomes[1:]), outcomes
+
+
+def test_an_aborted_node_refuses_every_ask_alike(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11: an aborted session signs nothing more, whatever its person asks there: the ask is refused,
+    `the game was aborted`, by a TypeScript node as by a Python one (before, the TypeScript peer refused only a
+    REJOIN and took every other ask in silence: no message, no refusal for its page to show; the Python session
+    refused each for another reason, `not now: the game is in phase aborted` or, for a vote, `the game is not
+    waiting for seat 2`). Seats 1 (TypeScript), 2 (Python) and 3 (TypeScript) end aborted on seat 0's two commits on
+    two states; each is asked for every move, a vote, the stand-in and its seat back, and sends nothing."""
+    table = Table(child, "open", 4, [1, 3, 5], seed=6, rounds=1)
+    split_on_two_states(table, "seats", False)
+    for net in table.nets:
+        for seat in (1, 2, 3):
+            peer = net.identities[seat].peer
+            session: Any = net.sessions[peer]
+            asks: dict[str, Callable[[], list[Any]]] = {
+                "play": lambda s=session: s.play(1), "row": lambda s=session: s.choose_row(0),
+                "pick": lambda s=session: s.pick(1), "auto": session.play_stand_in,
+                "drop": lambda s=session, x=(seat % 3) + 1: s.drop(x), "rejoin": session.rejoin,
+                "standin": lambda s=session, x=(seat % 3) + 1: s.ask_stand_in(x)}
+            sent = len(net.sent[peer])
+            for what, ask in asks.items():
+                with pytest.raises(LocalError) as refused:
+                    net.handle(peer, ask())
+                assert str(refused.value) == "the game was aborted", (seat, what, str(refused.value))
+            assert len(net.sent[peer]) == sent
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for o in outcomes[1:]] == ["aborted"] * 5, [o["phase"] for o in outcomes]
 
 
 PROOFS = {"bad-body": [{"seat": 0, "x": 1}], "unexpected": [{"seat": 3}], "duplicate": [{"seat": 0}, {"seat": 0}]}
