@@ -407,7 +407,8 @@ class Node:
         """If our seat is dropped and has not asked yet, ask for it back from a next round (REJOIN)."""
         session = self.session
         if self.leaving or session is None or session.seat is None or session.seat not in session.dropped \
-                or session.phase in ("over", "aborted") or session.table.asked_back(session.seat, session.round):
+                or session.phase in ("game-end", "over", "aborted") \
+                or session.table.asked_back(session.seat, session.round):
             return False
         self._feed(session.rejoin())
         log.info("asked for our seat back: we play again from a next round once every player has the ask")

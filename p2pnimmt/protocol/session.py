@@ -316,6 +316,8 @@ class Session:
         def act() -> None:
             if self.seat is None or self.seat not in self.table.dropped:
                 raise LocalError("your seat is not dropped")
+            if self.phase in (Phase.GAME_END, Phase.OVER):  # no round is left to play again in (protocol.md 11.3)
+                raise LocalError("the game is over: no round is left to take your seat back in")
             if self.table.asked_back(self.seat, self.round):
                 raise LocalError("you asked for your seat back already")
             self.send("REJOIN", {"round": self.round})

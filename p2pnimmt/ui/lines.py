@@ -141,6 +141,8 @@ class LineSeat:
             node.done.set()
         elif node.take_seat_back():
             self.say("  " + _("asked: you play again from the round after every player has your ask"))
+        elif session.phase in ("game-end", "over"):  # no round is left to play again in (protocol.md 11.3)
+            self.say("  " + _("the game is over: no round is left to take your seat back in"))
 
     def _act(self, node, intent: Callable[[], list]) -> None:
         try:

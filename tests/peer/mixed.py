@@ -157,6 +157,10 @@ class TypeScriptSeat:
     def waiting_for(self) -> tuple[int, ...]:
         return tuple(self.child.call("waiting", self.index)["waiting"])
 
+    @property
+    def phase(self) -> str:
+        return str(self.child.call("phase", self.index)["phase"])
+
     def report(self) -> dict[str, Any]:
         return self.child.call("report", self.index)
 

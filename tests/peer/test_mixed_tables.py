@@ -40,7 +40,8 @@ from sweep import SWEEP  # noqa: E402
 
 from p2pnimmt.engine import Settings  # noqa: E402
 from p2pnimmt.neutral import neutral  # noqa: E402
-from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
+from p2pnimmt.protocol.envelope import open_envelope, seal  # noqa: E402
+from p2pnimmt.protocol.events import Outgoing  # noqa: E402
 from p2pnimmt.protocol.session import LocalError, Session  # noqa: E402
 from p2pnimmt.protocol.transcript import records  # noqa: E402
 from p2pnimmt.protocol.verify import verify_transcript  # noqa: E402
@@ -1049,6 +1050,67 @@ def test_a_seat_listed_back_at_the_last_round_end_stays_dropped(child: NodeSeats
     assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [seat] for o in outcomes), outcomes
     ends = signed_in(table.mixed, table.mixed.peers[0], "ROUND_END")
     assert ends and all(body.get("back") for _signer, body in ends), ends  # listed back by every signer
+
+
+GAME_IS_OVER = "the game is over: no round is left to take your seat back in"
+
+
+def test_a_seat_dropped_at_the_end_cannot_ask_back_and_a_late_rejoin_changes_nothing(child: NodeSeats,
+                                                                                   tmp_path: Path) -> None:
+    """protocol.md 11.3: after the game's last round no round is left to play again in. The TypeScript seat 1 of a
+    one-round game is cut off and voted out, heals and never asks back; once its node is at game-end, and again once
+    it is over, its ask is refused with one message by its TypeScript node as by the Python node in its place (before,
+    both signed a REJOIN that changed nothing). A REJOIN of seat 1 that arrives anyway (an older node of the seat, a
+    late copy), once at game-end and once more when every node is over, is taken alike by every node: no fault, every
+    node over with the same scores, seat 1 still dropped, the same bytes and transcripts as the all-Python table's."""
+    seat, players = 1, 4
+    table = Table(child, "open", players, [1, 2, 5], seed=71, rounds=1)
+    late: list[Outgoing] = []  # the REJOINs made at the reference table, sent at the mixed one at the same point
+
+    def ask_back_refused(net: Mixed, x: bytes) -> None:
+        with pytest.raises(LocalError) as refused:
+            net.handle(x, net.sessions[x].rejoin())  # type: ignore[union-attr]
+        assert str(refused.value) == GAME_IS_OVER
+
+    def rejoin_arrives(net: Mixed, x: bytes, k: int) -> None:
+        """Seat 1's k-th late REJOIN (the next of its chain as the reference's Python seat 1 holds it) goes out."""
+        if net is table.reference:
+            me: Any = net.sessions[x]
+            before = open_envelope(late[-1].wire) if late else None  # not sent to seat 1's own node
+            seq, prev = (before.seq + 1, before.hash) if before is not None else me.inbox.head(x)
+            late.append(Outgoing(seal(net.identities[seat], net.game_id, seq, prev, "REJOIN", {"round": 0}).wire))
+        net.send(x, late[k])
+
+    for net in table.nets:
+        x = net.identities[seat].peer
+        cut_off(net, seat, 220)
+        assert net.vote_out(seat) == players - 1
+        net.run(limit=40)
+        net.heal()
+        at_game_end = False
+        while net.queue:
+            net.run(limit=1)
+            if not at_game_end and net.sessions[x].phase == "game-end":
+                at_game_end = True
+                ask_back_refused(net, x)
+                rejoin_arrives(net, x, 0)
+        assert at_game_end
+        assert net.sessions[x].phase == "over"
+        ask_back_refused(net, x)
+        rejoin_arrives(net, x, 1)
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert all(o["phase"] == "over" and o["fault"] is None and [s for s, _at in o["dropped"]] == [seat]
+               for o in outcomes), outcomes
+    assert not any(kind == "REJOIN" for kind in kinds_sent(table.mixed, table.mixed.identities[seat].peer))
+    # the first taken and recorded by the TypeScript seat 2, still at game-end then; the second after every seal
+    held = [[w.wire in bytes(table.mixed.transcripts[p]) for w in late] for p in table.mixed.peers]
+    assert held[2] == [True, False] and not any(held[0] + held[3] + held[5]), held
+
+
+def kinds_sent(net: Mixed, peer: bytes) -> list[str]:
+    """The kinds of the messages `peer`'s node signed and sent."""
+    return [open_envelope(wire).kind for wire, *_ in net.sent[peer] if open_envelope(wire).sender == peer]
 
 
 def test_a_node_still_starting_when_a_seat_is_voted_out_starts_with_it(child: NodeSeats, tmp_path: Path) -> None:

@@ -282,6 +282,9 @@ export class Seat extends Session {
     return this.ask(() => {
       const seat = this.seat;
       if (seat === null || !this.dropped.has(seat)) throw new Error("your seat is not dropped");
+      if (this.phase === "game-end" || this.phase === "over") { // no round is left to play again in (protocol.md 11.3)
+        throw new Error("the game is over: no round is left to take your seat back in");
+      }
       if (this.askOf(seat, this.round)) throw new Error("you asked for your seat back already");
       this.send("REJOIN", body(["round", this.round]));
     });
