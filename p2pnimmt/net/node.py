@@ -286,6 +286,13 @@ class Node:
         tests/net/test_leaving.py)."""
         self.leaving = True
 
+    def quit(self) -> None:
+        """Our person leaves the game at its front (a quit key, Ctrl-C at the table, the screen or the page closed,
+        the input closed): from now on this node signs nothing on its own (leave), and whoever waits for its game
+        to end goes on (done: the app then closes the node, which says bye)."""
+        self.leave()
+        self.done.set()
+
     async def close(self) -> None:
         """Leave: every link is told `bye` (this node's game is over: a peer that leaves before the end is not
         waited for, protocol.md 14), then our end of the stream; each link is closed once its peer ended its side
