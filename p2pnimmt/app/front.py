@@ -161,7 +161,7 @@ class Front:
             assert self.lobby_closed is not None  # made with the full screen
             self.lobby_closed.set_result(stayed)
             if not stayed:
-                node.done.set()
+                node.quit()
 
         node.spawn(lobby())
 

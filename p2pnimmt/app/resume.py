@@ -204,7 +204,7 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
                 port=info["listen"], why=exc)) from None
         await node.listen(0)
     session = OneCopySession(identity, game_id=game_id, journal=journal)
-    session.on_other_copy = node.done.set  # another process plays this seat: this one stops (app.onecopy)
+    session.on_other_copy = node.quit  # another process plays this seat: this one stops (app.onecopy)
     zc = advertiser = None
     try:
         # the full-screen table shows the game so far, rebuilt as the replay goes (no lobby: it has started)

@@ -286,6 +286,13 @@ class Node:
         tests/net/test_leaving.py)."""
         self.leaving = True
 
+    def quit(self) -> None:
+        """Our person leaves the game at its front (a quit key, Ctrl-C at the table, the screen or the page closed,
+        the input closed): from now on this node signs nothing on its own (leave), and whoever waits for its game
+        to end goes on (done: the app then closes the node, which says bye)."""
+        self.leave()
+        self.done.set()
+
     async def close(self) -> None:
         """Leave: every link is told `bye` (this node's game is over: a peer that leaves before the end is not
         waited for, protocol.md 14), then our end of the stream; each link is closed once its peer ended its side
@@ -407,7 +414,8 @@ class Node:
         """If our seat is dropped and has not asked yet, ask for it back from a next round (REJOIN)."""
         session = self.session
         if self.leaving or session is None or session.seat is None or session.seat not in session.dropped \
-                or session.phase in ("over", "aborted") or session.table.asked_back(session.seat, session.round):
+                or session.phase in ("game-end", "over", "aborted") \
+                or session.table.asked_back(session.seat, session.round):
             return False
         self._feed(session.rejoin())
         log.info("asked for our seat back: we play again from a next round once every player has the ask")

@@ -201,11 +201,11 @@ class Session:
 
     def play(self, card: int) -> list[Output]:
         """This seat commits to `card` for the current turn."""
-        return self._run(lambda: self._commit(card, auto=False))
+        return self._ask(lambda: self._commit(card, auto=False))
 
     def choose_row(self, row: int) -> list[Output]:
         """This seat, whose card is below every row end, takes row `row` (0..3)."""
-        return self._run(lambda: self._choose(row, auto=False))
+        return self._ask(lambda: self._choose(row, auto=False))
 
     def play_stand_in(self) -> list[Output]:
         """Make the move this seat owes now by the stand-in's rule, marked auto (its clock ran out, or it is away).
@@ -213,7 +213,7 @@ class Session:
         The card is the lowest of the hand, the row the one with the fewest bull heads, the pick the lowest open
         card: what every node's stand-in would play. LocalError if this seat owes no move now.
         """
-        return self._run(self._stand_in_move)
+        return self._ask(self._stand_in_move)
 
     def ask_stand_in(self, seat: int) -> list[Output]:
         """Ask the stand-in to make `seat`'s move of this turn (it has stalled); once every other seat asked,
@@ -228,7 +228,7 @@ class Session:
                 raise LocalError(f"already asked the stand-in for seat {seat} in this turn")
             self.send("STANDIN", {"round": table.round, "turn": table.turn, "seat": seat})
 
-        return self._run(act)
+        return self._ask(act)
 
     def away(self, seat: int) -> bool:
         """The seat's last three cards were played by the stand-in."""
@@ -307,23 +307,23 @@ class Session:
             self._drive(steps.vote(self.table, seat, at))
             self._advance()
 
-        return self._run(act)
+        return self._ask(act)
 
     def rejoin(self) -> list[Output]:
         """Ask for our seat back (the others dropped it): we play again from the round after a round end at
         which every other seat had our ask (protocol.md 11.3); our score so far stays ours."""
 
         def act() -> None:
-            if self.phase == Phase.ABORTED:  # an aborted session signs nothing more (protocol.md 11)
-                raise LocalError("the game was aborted")
             if self.seat is None or self.seat not in self.table.dropped:
                 raise LocalError("your seat is not dropped")
+            if self.phase in (Phase.GAME_END, Phase.OVER):  # no round is left to play again in (protocol.md 11.3)
+                raise LocalError("the game is over: no round is left to take your seat back in")
             if self.table.asked_back(self.seat, self.round):
                 raise LocalError("you asked for your seat back already")
             self.send("REJOIN", {"round": self.round})
             self._advance()
 
-        return self._run(act)
+        return self._ask(act)
 
     def pick(self, card: int) -> list[Output]:
         """Draft variant: this seat takes `card` from the open cards."""
@@ -337,7 +337,7 @@ class Session:
                 raise LocalError(f"{card!r} is not an open card")
             self.send("DRAFT_PICK", {"round": self.round, "pick": draft.picks, "card": card})
 
-        return self._run(act)
+        return self._ask(act)
 
     def replay(self, wires: Sequence[bytes], secrets: Sequence[dict[str, Any]] = (),
                seen: Callable[[Event], None] | None = None) -> list[Output]:
@@ -595,6 +595,13 @@ class Session:
             self.journal.flush()
         out, self._out = self._out, []
         return out
+
+    def _ask(self, action: Callable[[], None]) -> list[Output]:
+        """A person's ask (a move, a vote, its seat back), run as any input; refused once the game is aborted, whatever
+        it asks: an aborted session signs nothing more (protocol.md 11)."""
+        if self.phase == Phase.ABORTED:
+            raise LocalError("the game was aborted")
+        return self._run(action)
 
     def _seated(self, phase: Phase) -> tuple[int, Game, Deal]:
         """(our seat, the game, the deal) if we may act in `phase` now; LocalError otherwise."""

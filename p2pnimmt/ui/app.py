@@ -479,7 +479,8 @@ def screen_text(ui: TableApp, width: int = 80, height: int = 24) -> str:
 
 
 def NodeSeat(node) -> Seat:  # noqa: N802 - reads as the seat it makes
-    """A seated Node's intents, for the full-screen app; leaving ends the node's game."""
+    """A seated Node's intents, for the full-screen app and a browser's page; leaving ends the node's game and,
+    from then, it signs nothing on its own (Node.quit)."""
     from .local import SessionSeat
 
-    return SessionSeat(lambda: node.session, node.act, node.done.set, node.present)
+    return SessionSeat(lambda: node.session, node.act, node.quit, node.present)

@@ -62,7 +62,7 @@ class FullScreenFront:
             assert self.ui is not None  # made before this task
             return await self.ui.app.run_async()
         finally:
-            node.done.set()
+            node.quit()  # the screen closed: its person left (or saw the end), and the node signs nothing more
 
 
 async def wait_closed() -> None:

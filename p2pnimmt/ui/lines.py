@@ -91,7 +91,7 @@ class LineSeat:
             text = await self.read(prompt)
             if text is None:
                 self.say(_("input closed: leaving the game"))
-                node.done.set()
+                node.quit()
                 return None
             value = valid(text.strip())
             if value is not None:
@@ -138,9 +138,11 @@ class LineSeat:
             return
         text = await self.read(_("press Enter to ask for your seat back> "))
         if text is None:
-            node.done.set()
+            node.quit()
         elif node.take_seat_back():
             self.say("  " + _("asked: you play again from the round after every player has your ask"))
+        elif session.phase in ("game-end", "over"):  # no round is left to play again in (protocol.md 11.3)
+            self.say("  " + _("the game is over: no round is left to take your seat back in"))
 
     def _act(self, node, intent: Callable[[], list]) -> None:
         try:

@@ -265,7 +265,8 @@ class Page:
         me = model.seat
         if me is None or not 0 <= me < len(model.players) or model.players[me].status != DROPPED:
             return self.refuse(_("back: your seat is not dropped"))
-        if model.over is not None or model.aborted:
+        session = getattr(self.node, "session", None)  # at game-end, before the last GAME_END: over too (11.3)
+        if model.over is not None or model.aborted or getattr(session, "phase", None) in ("game-end", "over"):
             return self.refuse(_("back: the game is over"))
         try:
             take = getattr(self.node, "take_seat_back", None)

@@ -44,6 +44,11 @@ class TypeScriptRefused(LocalError):
     """The TypeScript node refused a player's move (as a Python session's LocalError)."""
 
 
+# A person's asks (a move, a vote, its seat back): a TypeScript node's error answer to one is its refusal (as a
+# Python session's LocalError), to anything else a failure.
+ASKS = ("play", "row", "pick", "auto", "drop", "rejoin", "standin")
+
+
 class NodeSeats:
     """The node process that hosts the TypeScript seats of a table (started and ended by us, by its pid)."""
 
@@ -102,7 +107,7 @@ class TypeScriptSeat:
     def call(self, op: str, **fields: Any) -> list[Outgoing]:
         answer = self.child.call(op, self.index, **fields)
         if "error" in answer:
-            if op in ("drop", "rejoin", "standin"):
+            if op in ASKS:
                 raise TypeScriptRefused(answer["error"])
             raise TypeScriptError(f"TypeScript node {self.index}, {op}: {answer['stack']}")
         self.due = answer["due"]
@@ -151,6 +156,10 @@ class TypeScriptSeat:
 
     def waiting_for(self) -> tuple[int, ...]:
         return tuple(self.child.call("waiting", self.index)["waiting"])
+
+    @property
+    def phase(self) -> str:
+        return str(self.child.call("phase", self.index)["phase"])
 
     def report(self) -> dict[str, Any]:
         return self.child.call("report", self.index)

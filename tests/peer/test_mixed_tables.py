@@ -40,7 +40,8 @@ from sweep import SWEEP  # noqa: E402
 
 from p2pnimmt.engine import Settings  # noqa: E402
 from p2pnimmt.neutral import neutral  # noqa: E402
-from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
+from p2pnimmt.protocol.envelope import open_envelope, seal  # noqa: E402
+from p2pnimmt.protocol.events import Outgoing  # noqa: E402
 from p2pnimmt.protocol.session import LocalError, Session  # noqa: E402
 from p2pnimmt.protocol.transcript import records  # noqa: E402
 from p2pnimmt.protocol.verify import verify_transcript  # noqa: E402
@@ -852,27 +853,15 @@ def test_typescript_seats_vote_out_a_split_seat_that_reveals_on_its_other_versio
     assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [2] for o in honest), honest
 
 
-SPLIT_STATE = [("open", "seats", False), ("open", "spectators", True), ("sealed", "seats", False),
-               ("sealed", "seats", True), ("sealed", "spectators", False)]
-
-
-@pytest.mark.parametrize("deal, shown, hold", SPLIT_STATE)
-def test_a_seat_that_splits_its_commit_on_two_states_aborts_every_node_alike(deal: str, shown: str, hold: bool,
-                                                                              child: NodeSeats, tmp_path: Path) -> None:
-    """protocol.md 12, "Two commits with another `state`": the Python seat 0 signs two commits for turn 2, its own
-    (A) and one on another `state` (B), B first to the TypeScript seat 1 and the Python seat 2 (or to both
-    spectators, one of each), A first to the others; with `hold`, the version a node was not shown reaches it only
-    once nothing else moves. What a node does at the turn's state check depends on the version it took first, so
-    the pair is no split commit: every node that holds both aborts, and every node, TypeScript or Python, ends
-    aborted on seat 0's equivocation, with the bytes, transcript and verdicts of the Python node in its place
-    (before, the TypeScript peer kept both as a split commit where the reference aborted: other bytes; and both
-    left nodes waiting for ever, chaos seed 52)."""
+def split_on_two_states(table: Table, shown: str, hold: bool) -> None:
+    """Seat 0 (Python) signs two commits for turn 2 of round 0, its own (A) and one on another `state` (B), B first
+    to seats 1 and 2 (`shown` "seats") or to the two spectators, A first to the others; with `hold`, the version a
+    node was not shown reaches it only once nothing else moves; both tables play until nothing more happens."""
     import hashlib
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
     from adversary import Adversary
 
-    table = Table(child, deal, 4, [1, 3, 5], seed=6, rounds=1)
     for net in table.nets:
         to_b = [net.identities[1].peer, net.identities[2].peer] if shown == "seats" else [w.peer for w in net.watchers]
 
@@ -895,9 +884,56 @@ def test_a_seat_that_splits_its_commit_on_two_states_aborts_every_node_alike(dea
         net.heal()
         net.run()
         assert adv.fired
+
+
+SPLIT_STATE = [("open", "seats", False), ("open", "spectators", True), ("sealed", "seats", False),
+               ("sealed", "seats", True), ("sealed", "spectators", False)]
+
+
+@pytest.mark.parametrize("deal, shown, hold", SPLIT_STATE)
+def test_a_seat_that_splits_its_commit_on_two_states_aborts_every_node_alike(deal: str, shown: str, hold: bool,
+                                                                              child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 12, "Two commits with another `state`": the Python seat 0 signs two commits for turn 2, its own
+    (A) and one on another `state` (B), B first to the TypeScript seat 1 and the Python seat 2 (or to both
+    spectators, one of each), A first to the others; with `hold`, the version a node was not shown reaches it only
+    once nothing else moves. What a node does at the turn's state check depends on the version it took first, so
+    the pair is no split commit: every node that holds both aborts, and every node, TypeScript or Python, ends
+    aborted on seat 0's equivocation, with the bytes, transcript and verdicts of the Python node in its place
+    (before, the TypeScript peer kept both as a split commit where the reference aborted: other bytes; and both
+    left nodes waiting for ever, chaos seed 52)."""
+    table = Table(child, deal, 4, [1, 3, 5], seed=6, rounds=1)
+    split_on_two_states(table, shown, hold)
     outcomes = node_by_node(table, tmp_path)
     assert [o["phase"] for o in outcomes[1:]] == ["aborted"] * 5, [o["phase"] for o in outcomes]
     assert all(o["fault"]["code"] == "equivocation" for o in outcomes[1:]), outcomes
+
+
+def test_an_aborted_node_refuses_every_ask_alike(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11: an aborted session signs nothing more, whatever its person asks there: the ask is refused,
+    `the game was aborted`, by a TypeScript node as by a Python one (before, the TypeScript peer refused only a
+    REJOIN and took every other ask in silence: no message, no refusal for its page to show; the Python session
+    refused each for another reason, `not now: the game is in phase aborted` or, for a vote, `the game is not
+    waiting for seat 2`). Seats 1 (TypeScript), 2 (Python) and 3 (TypeScript) end aborted on seat 0's two commits on
+    two states; each is asked for every move, a vote, the stand-in and its seat back, and sends nothing."""
+    table = Table(child, "open", 4, [1, 3, 5], seed=6, rounds=1)
+    split_on_two_states(table, "seats", False)
+    for net in table.nets:
+        for seat in (1, 2, 3):
+            peer = net.identities[seat].peer
+            session: Any = net.sessions[peer]
+            asks: dict[str, Callable[[], list[Any]]] = {
+                "play": lambda s=session: s.play(1), "row": lambda s=session: s.choose_row(0),
+                "pick": lambda s=session: s.pick(1), "auto": session.play_stand_in,
+                "drop": lambda s=session, x=(seat % 3) + 1: s.drop(x), "rejoin": session.rejoin,
+                "standin": lambda s=session, x=(seat % 3) + 1: s.ask_stand_in(x)}
+            sent = len(net.sent[peer])
+            for what, ask in asks.items():
+                with pytest.raises(LocalError) as refused:
+                    net.handle(peer, ask())
+                assert str(refused.value) == "the game was aborted", (seat, what, str(refused.value))
+            assert len(net.sent[peer]) == sent
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for o in outcomes[1:]] == ["aborted"] * 5, [o["phase"] for o in outcomes]
 
 
 PROOFS = {"bad-body": [{"seat": 0, "x": 1}], "unexpected": [{"seat": 3}], "duplicate": [{"seat": 0}, {"seat": 0}]}
@@ -1014,6 +1050,67 @@ def test_a_seat_listed_back_at_the_last_round_end_stays_dropped(child: NodeSeats
     assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [seat] for o in outcomes), outcomes
     ends = signed_in(table.mixed, table.mixed.peers[0], "ROUND_END")
     assert ends and all(body.get("back") for _signer, body in ends), ends  # listed back by every signer
+
+
+GAME_IS_OVER = "the game is over: no round is left to take your seat back in"
+
+
+def test_a_seat_dropped_at_the_end_cannot_ask_back_and_a_late_rejoin_changes_nothing(child: NodeSeats,
+                                                                                   tmp_path: Path) -> None:
+    """protocol.md 11.3: after the game's last round no round is left to play again in. The TypeScript seat 1 of a
+    one-round game is cut off and voted out, heals and never asks back; once its node is at game-end, and again once
+    it is over, its ask is refused with one message by its TypeScript node as by the Python node in its place (before,
+    both signed a REJOIN that changed nothing). A REJOIN of seat 1 that arrives anyway (an older node of the seat, a
+    late copy), once at game-end and once more when every node is over, is taken alike by every node: no fault, every
+    node over with the same scores, seat 1 still dropped, the same bytes and transcripts as the all-Python table's."""
+    seat, players = 1, 4
+    table = Table(child, "open", players, [1, 2, 5], seed=71, rounds=1)
+    late: list[Outgoing] = []  # the REJOINs made at the reference table, sent at the mixed one at the same point
+
+    def ask_back_refused(net: Mixed, x: bytes) -> None:
+        with pytest.raises(LocalError) as refused:
+            net.handle(x, net.sessions[x].rejoin())  # type: ignore[union-attr]
+        assert str(refused.value) == GAME_IS_OVER
+
+    def rejoin_arrives(net: Mixed, x: bytes, k: int) -> None:
+        """Seat 1's k-th late REJOIN (the next of its chain as the reference's Python seat 1 holds it) goes out."""
+        if net is table.reference:
+            me: Any = net.sessions[x]
+            before = open_envelope(late[-1].wire) if late else None  # not sent to seat 1's own node
+            seq, prev = (before.seq + 1, before.hash) if before is not None else me.inbox.head(x)
+            late.append(Outgoing(seal(net.identities[seat], net.game_id, seq, prev, "REJOIN", {"round": 0}).wire))
+        net.send(x, late[k])
+
+    for net in table.nets:
+        x = net.identities[seat].peer
+        cut_off(net, seat, 220)
+        assert net.vote_out(seat) == players - 1
+        net.run(limit=40)
+        net.heal()
+        at_game_end = False
+        while net.queue:
+            net.run(limit=1)
+            if not at_game_end and net.sessions[x].phase == "game-end":
+                at_game_end = True
+                ask_back_refused(net, x)
+                rejoin_arrives(net, x, 0)
+        assert at_game_end
+        assert net.sessions[x].phase == "over"
+        ask_back_refused(net, x)
+        rejoin_arrives(net, x, 1)
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert all(o["phase"] == "over" and o["fault"] is None and [s for s, _at in o["dropped"]] == [seat]
+               for o in outcomes), outcomes
+    assert not any(kind == "REJOIN" for kind in kinds_sent(table.mixed, table.mixed.identities[seat].peer))
+    # the first taken and recorded by the TypeScript seat 2, still at game-end then; the second after every seal
+    held = [[w.wire in bytes(table.mixed.transcripts[p]) for w in late] for p in table.mixed.peers]
+    assert held[2] == [True, False] and not any(held[0] + held[3] + held[5]), held
+
+
+def kinds_sent(net: Mixed, peer: bytes) -> list[str]:
+    """The kinds of the messages `peer`'s node signed and sent."""
+    return [open_envelope(wire).kind for wire, *_ in net.sent[peer] if open_envelope(wire).sender == peer]
 
 
 def test_a_node_still_starting_when_a_seat_is_voted_out_starts_with_it(child: NodeSeats, tmp_path: Path) -> None:

@@ -584,6 +584,7 @@ window.P2PNIMMT_STRINGS = {
   "the game in {path} was abandoned before it started ({why}): its players went on to a new game; there is nothing to take up": "das Spiel in {path} wurde abgebrochen, bevor es begann ({why}): seine Spieler sind zu einem neuen Spiel weitergegangen; hier gibt es nichts fortzusetzen",
   "the game in {path} was aborted: {why}": "das Spiel in {path} wurde abgebrochen: {why}",
   "the game is ending…": "das Spiel endet…",
+  "the game is over: no round is left to take your seat back in": "das Spiel ist aus: keine Runde ist mehr übrig, um deinen Platz zurückzunehmen",
   "the game is starting…": "das Spiel beginnt…",
   "the game was aborted": "das Spiel wurde abgebrochen",
   "the game's 4-letter code (found by mDNS on the LAN), or its invite link p2pnimmt://... (dialled directly, the host's key checked)": "der 4-stellige Spielcode (per mDNS im LAN gefunden), oder sein Einladungslink p2pnimmt://... (direkt angewählt, der Schlüssel des Gastgebers geprüft)",

@@ -3,10 +3,11 @@
  * signed = msgpack [version 1, game: bin(16), sender: bin(16), seq, prev: bin(32), kind: str, body: map].
  * Signature: Ed25519 over "p2pnimmt/message/v1" || signed; the message hash: SHA-256(signed).
  */
-import { ascii, equal, joinedForNow } from "./bytes.js";
+import { ascii, joinedForNow } from "./bytes.js";
 import { decode, DecodeError, type Encodable, encode, MAX_MESSAGE, type MsgMap, pyValueRepr, type Value } from "./codec.js";
 import { sha256 } from "./hash.js";
 import { GAME_ID_SIZE, type Identity, PEER_ID_SIZE, SIGNATURE_SIZE, verify } from "./identity.js";
+import type { Ids } from "./ids.js";
 
 export const VERSION = 1;
 export const HASH_SIZE = 32;
@@ -27,29 +28,31 @@ export interface Envelope {
   readonly hash: Uint8Array;
 }
 
-/** Sign a new message; `body` fields are encoded in the order given. */
+/** Sign a new message; `body` fields are encoded in the order given. `ids`: the node's table of ids met (its game
+ * and sender ids are kept as those copies), or none. */
 export function seal(identity: Identity, game: Uint8Array, seq: number, prev: Uint8Array, kind: string,
-  body: ReadonlyMap<string, Encodable> | { readonly [key: string]: Encodable }): Envelope {
+  body: ReadonlyMap<string, Encodable> | { readonly [key: string]: Encodable }, ids: Ids | null = null): Envelope {
   const signed = encode([VERSION, game, identity.peer, seq, prev, kind, body]);
   const signature = identity.sign(joinedForNow([SIGN_TAG, signed])); // read at once, not kept
-  return openOwn(encode([signed, signature])); // encode's bytes are a fresh copy already
+  return openOwn(encode([signed, signature]), null, ids); // encode's bytes are a fresh copy already
 }
 
 const isBin = (v: Value | undefined, size?: number): v is Uint8Array =>
   v instanceof Uint8Array && (size === undefined || v.length === size);
 
-/** Parse a wire message (the signature NOT yet checked); DecodeError naming the first problem of its shape. */
-export function open(received: Uint8Array): Envelope {
+/** Parse a wire message (the signature NOT yet checked); DecodeError naming the first problem of its shape. `ids`:
+ * the node's table of ids met (the message's game and sender ids are kept as those copies), or none. */
+export function open(received: Uint8Array, ids: Ids | null = null): Envelope {
   // one buffer for the copy of the wire and, after it, the message's hash
   const copy = new Uint8Array(received.length + HASH_SIZE);
   copy.set(received);
-  return openOwn(copy.subarray(0, received.length), copy.subarray(received.length));
+  return openOwn(copy.subarray(0, received.length), copy.subarray(received.length), ids);
 }
 
 /** An opened message. Every node keeps each message it accepts to the end of the game (ten nodes, thousands of
  * messages, in the tests' and benchmarks' processes), so it holds what is read again and little else: its signed
  * part and signature, read once by the signature check, are made (views of the wire) when asked for, not kept; its
- * game and sender ids are the one copy of those bytes met before (`interned`), not a view per message. */
+ * game and sender ids are the one copy of those bytes its node met before (its Ids), not a view per message. */
 class Opened implements Envelope {
   constructor(readonly version: number, readonly game: Uint8Array, readonly sender: Uint8Array, readonly seq: number,
     readonly prev: Uint8Array, readonly kind: string, readonly body: MsgMap, readonly wire: Uint8Array,
@@ -64,29 +67,10 @@ class Opened implements Envelope {
   }
 }
 
-/** The ids met so far (games, peers: a handful at a table), by their first four bytes, each one copy; at most
- * MAX_INTERNED are kept (any further id stays the view it came as). */
-const internedIds = new Map<number, Uint8Array[]>();
-const MAX_INTERNED = 1024;
-let internedCount = 0;
-
-/** These id bytes as the one copy kept of them (the bytes, not the object, are what a message says). */
-function interned(id: Uint8Array): Uint8Array {
-  const prefix = ((id[0] ?? 0) | ((id[1] ?? 0) << 8) | ((id[2] ?? 0) << 16) | ((id[3] ?? 0) << 24));
-  const known = internedIds.get(prefix);
-  if (known) for (const k of known) if (equal(k, id)) return k;
-  if (internedCount >= MAX_INTERNED) return id;
-  internedCount += 1;
-  const copy = id.slice();
-  if (known) known.push(copy);
-  else internedIds.set(prefix, [copy]);
-  return copy;
-}
-
 /** `open` of bytes no one else holds: every bin of the message (the signed part, the signature, the ids and the
  * body's) is a view of them, never a copy. Its hash is written into `hashInto` where given (32 bytes of the wire's
  * buffer: no buffer of its own), else is a new array. */
-function openOwn(wire: Uint8Array, hashInto: Uint8Array | null = null): Envelope {
+function openOwn(wire: Uint8Array, hashInto: Uint8Array | null, ids: Ids | null): Envelope {
   const outer = decode(wire, MAX_MESSAGE, true);
   if (!(Array.isArray(outer) && outer.length === 2 && isBin(outer[0]) && isBin(outer[1]))) {
     throw new DecodeError("a message must be [signed bytes, signature]");
@@ -115,7 +99,7 @@ function openOwn(wire: Uint8Array, hashInto: Uint8Array | null = null): Envelope
     hashInto.set(hash);
     hash = hashInto;
   }
-  return new Opened(version, interned(game), interned(sender), seq, prev, kind, body, wire, hash,
+  return new Opened(version, ids ? ids.copy(game) : game, ids ? ids.copy(sender) : sender, seq, prev, kind, body, wire, hash,
     signed.byteOffset - wire.byteOffset, signed.length);
 }
 

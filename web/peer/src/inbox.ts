@@ -6,6 +6,7 @@
 import { equal, hex } from "./bytes.js";
 import { DecodeError } from "./codec.js";
 import { type Envelope, NO_PREVIOUS, open, signedBy } from "./envelope.js";
+import { Ids } from "./ids.js";
 import { gameIdFor, peerId, SIGNATURE_SIZE } from "./identity.js";
 import { bodyProblem } from "./messages.js";
 
@@ -40,25 +41,6 @@ function signatureKey(wire: Uint8Array): number {
   return (wire[at] as number) | ((wire[at + 1] as number) << 8) | ((wire[at + 2] as number) << 16) | (((wire[at + 3] as number) & 0x3f) << 24);
 }
 
-/** The map key (hex) of each peer id met so far, found by its first four bytes and then all of them: the same string
- * every time (ids come as new views of every message), made and hashed once. */
-const peerKeys = new Map<number, { id: Uint8Array; key: string }[]>();
-const MAX_PEER_KEYS = 1024;
-let peerKeyCount = 0;
-function peerKey(peer: Uint8Array): string {
-  const prefix = ((peer[0] ?? 0) | ((peer[1] ?? 0) << 8) | ((peer[2] ?? 0) << 16) | ((peer[3] ?? 0) << 24));
-  const known = peerKeys.get(prefix);
-  if (known) for (const k of known) if (equal(k.id, peer)) return k.key;
-  const key = hex(peer);
-  if (peerKeyCount < MAX_PEER_KEYS) {
-    peerKeyCount += 1;
-    const entry = { id: peer.slice(), key };
-    if (known) known.push(entry);
-    else peerKeys.set(prefix, [entry]);
-  }
-  return key;
-}
-
 /** Signature and chain bookkeeping for one node. */
 export class Inbox {
   game: Uint8Array | null;
@@ -84,7 +66,9 @@ export class Inbox {
   /** peer id (hex) -> "seat s (name)", once the START is taken (the session sets it). */
   labels = new Map<string, string>();
 
-  constructor(game: Uint8Array | null) {
+  /** `ids`: the game and peer ids this node met, one copy of each with its key (hex); a rebuilt table's inbox
+   * (section 11.1) shares its node's. */
+  constructor(game: Uint8Array | null, readonly ids: Ids = new Ids()) {
     this.game = game;
   }
 
@@ -102,7 +86,7 @@ export class Inbox {
 
   /** The messages accepted from a sender so far. */
   chain(sender: Uint8Array): readonly Envelope[] {
-    return this.heads.get(peerKey(sender))?.accepted ?? [];
+    return this.heads.get(this.ids.key(sender))?.accepted ?? [];
   }
 
   /** What these bytes are: a START to take, the next message of a chain (and any it releases), or faults; each given
@@ -111,7 +95,7 @@ export class Inbox {
     if (this.started && wire.length > SIGNATURE_SIZE) {
       const known = this.known.get(signatureKey(wire));
       if (known && equal(known.wire, wire)) {
-        const sender = peerKey(known.sender);
+        const sender = this.ids.key(known.sender);
         if (this.keys.has(sender)) {
           this.copy(known, sender, via, found);
           return;
@@ -120,7 +104,7 @@ export class Inbox {
     }
     let env: Envelope;
     try {
-      env = open(wire);
+      env = open(wire, this.ids);
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       found(refused(via, "malformed", `bytes from ${this.who(via)}: ${e.message}`));
@@ -157,13 +141,13 @@ export class Inbox {
   take(start: Envelope, roster: readonly Uint8Array[], via: Uint8Array | null, found: (f: Found) => void): void {
     this.game = start.game;
     this.started = true;
-    for (const key of roster) this.keys.set(peerKey(peerId(key)), key);
+    for (const key of roster) this.keys.set(this.ids.key(peerId(key)), key);
     if (!equal(start.prev, NO_PREVIOUS)) { // the host's first message names a previous one: its chain is broken (section 8)
       found({ type: "fault", fault: { peer: start.sender, code: "chain-broken", fatal: true,
         detail: `${this.who(start.sender)}'s first message names a previous one`, evidence: [start.wire] } });
       return;
     }
-    this.heads.set(peerKey(start.sender), { next: 1, last: start.hash, accepted: [start] });
+    this.heads.set(this.ids.key(start.sender), { next: 1, last: start.hash, accepted: [start] });
     found({ type: "ready", env: start, via });
     const held = this.early;
     this.early = new Map();
@@ -173,7 +157,7 @@ export class Inbox {
 
   /** A message this node signed itself: the next of its own chain (no signature to check). */
   own(env: Envelope, found: (f: Found) => void): void {
-    const sender = peerKey(env.sender);
+    const sender = this.ids.key(env.sender);
     this.accept(env, this.heads.get(sender) ?? { next: 0, last: NO_PREVIOUS, accepted: [] }, sender, env.sender, found);
   }
 
@@ -198,7 +182,7 @@ export class Inbox {
       found(refused(via, "wrong-game", `message from ${this.who(via)} is for game ${hex(env.game)}`));
       return;
     }
-    const sender = peerKey(env.sender);
+    const sender = this.ids.key(env.sender);
     const key = this.keys.get(sender);
     if (!key) {
       found(refused(via, "unknown-sender", `message from ${this.who(via)} signed by ${sender}, who is not at this table`));

@@ -373,7 +373,7 @@ function showRematch(node: PageNode): void {
 /** Our seat's presence: away ("I'm back"), dropped ("Take my seat back"), and the clock of the move we owe. */
 function showPresence(node: PageNode): void {
   const seat = node.seat;
-  const over = node.over();
+  const over = node.over() || seat.phase === "game-end"; // no round is left to take a seat back in (11.3)
   const dropped = seat.droppedNow() && !over;
   const asked = dropped && seat.askedBack();
   mark("away", node.clock.away() ? "1" : "0");

@@ -156,7 +156,7 @@ export class Seat extends Session {
         ["max_rounds", settings.maxRounds], ["deal", settings.deal]);
       if (settings.clock !== null) fields.set("clock", settings.clock);
       const start = seal(this.identity, game, 0, NO_PREVIOUS, "START", body(["salt", salt], ["settings", fields],
-        ["roster", roster.map((m) => body(["key", m.key], ["name", m.name], ["bot", m.bot]))]));
+        ["roster", roster.map((m) => body(["key", m.key], ["name", m.name], ["bot", m.bot]))]), this.inbox.ids);
       this.out.push({ wire: start.wire, to: null, skip: [], watchersOnly: false });
       this.handle({ type: "start", env: start, via: this.identity.peer });
     });
@@ -164,7 +164,7 @@ export class Seat extends Session {
 
   /** Our seat commits to `card` for the turn now (PLAY_COMMIT; a nonce drawn). */
   play(card: Card): Outgoing[] {
-    return this.input(() => this.commitCard(card, false));
+    return this.ask(() => this.commitCard(card, false));
   }
 
   /** PLAY_COMMIT of `card`; `auto`: the stand-in's card, so that our reveal says so (11.2). */
@@ -191,7 +191,7 @@ export class Seat extends Session {
 
   /** Our seat, whose card is below every row's end, takes row `row` (0..3). */
   chooseRow(row: number): Outgoing[] {
-    return this.input(() => this.sendRow(row, false));
+    return this.ask(() => this.sendRow(row, false));
   }
 
   private sendRow(row: number, auto: boolean): void {
@@ -206,7 +206,7 @@ export class Seat extends Session {
   /** The move our seat owes now, made by the stand-in's rule and marked auto (11.2: its clock ran out, or it is
    * away): the lowest card of its hand, the row with the fewest bull heads, the draft's lowest open card. */
   standIn(): Outgoing[] {
-    return this.input(() => {
+    return this.ask(() => {
       const seat = this.seated(this.phase === "deal" ? "deal" : "turn");
       if (this.phase === "deal") { // the draft's pick: the lowest open card (a DRAFT_PICK carries no auto)
         const draft = (this.settings as Settings).variant === "draft";
@@ -221,7 +221,7 @@ export class Seat extends Session {
   /** Ask the stand-in for seat x's move of this turn, which the game waits on (STANDIN, 11.2): once every other
    * seat asked, x's own node makes it, marked auto. */
   askStandIn(x: number): Outgoing[] {
-    return this.input(() => {
+    return this.ask(() => {
       const seat = this.seated("turn");
       const at = this.waitsOn();
       if (x === seat || !at || !this.missing(at).includes(x)) throw new Error(`the game is not waiting for seat ${x}`);
@@ -255,7 +255,7 @@ export class Seat extends Session {
 
   /** Draft variant: our seat takes `card` from the open cards (DRAFT_PICK numbered by the pick now). */
   pick(card: Card): Outgoing[] {
-    return this.input(() => {
+    return this.ask(() => {
       this.seated("deal");
       this.send("DRAFT_PICK", body(["round", this.round], ["pick", this.draftPicks], ["card", card]));
     });
@@ -263,7 +263,7 @@ export class Seat extends Session {
 
   /** Vote to drop seat `x`, whose message the game has waited on too long (11.1): DROP at the position it waits on. */
   voteOut(x: number): Outgoing[] {
-    return this.input(() => {
+    return this.ask(() => {
       const seat = this.seat;
       const at = this.waitsOn();
       if (seat === null || this.dropped.has(seat) || !at || !this.activeAt(at).includes(seat)) {
@@ -279,11 +279,12 @@ export class Seat extends Session {
 
   /** Ask for our seat back, the others having dropped it (11.3): REJOIN with the round we are at. */
   rejoin(): Outgoing[] {
-    // An aborted session signs nothing more (protocol.md 11): the ask is refused, as any intent it will not carry out.
-    if (this.phase === "aborted") throw new Error("the game was aborted");
-    return this.input(() => {
+    return this.ask(() => {
       const seat = this.seat;
       if (seat === null || !this.dropped.has(seat)) throw new Error("your seat is not dropped");
+      if (this.phase === "game-end" || this.phase === "over") { // no round is left to play again in (protocol.md 11.3)
+        throw new Error("the game is over: no round is left to take your seat back in");
+      }
       if (this.askOf(seat, this.round)) throw new Error("you asked for your seat back already");
       this.send("REJOIN", body(["round", this.round]));
     });
@@ -377,6 +378,13 @@ export class Seat extends Session {
     return seat;
   }
 
+  /** A person's ask (a move, a vote, its seat back), run as any input; refused once the game is aborted, whatever it
+   * asks: an aborted session signs nothing more (protocol.md 11; the reference's Session._ask). */
+  private ask(action: () => void): Outgoing[] {
+    if (this.phase === "aborted") throw new Error("the game was aborted");
+    return this.input(action);
+  }
+
   private input(action: () => void): Outgoing[] {
     this.out = [];
     this.run(action);
@@ -398,7 +406,7 @@ export class Seat extends Session {
     if (this.signedSlots.has(slotOf(kind, fields))) return;
     const chain = this.inbox.chain(this.identity.peer);
     const last = chain[chain.length - 1];
-    const env = seal(this.identity, this.gameId, chain.length, last ? last.hash : NO_PREVIOUS, kind, fields);
+    const env = seal(this.identity, this.gameId, chain.length, last ? last.hash : NO_PREVIOUS, kind, fields, this.inbox.ids);
     this.out.push({ wire: env.wire, to: null, skip: [], watchersOnly: false });
     this.inbox.own(env, (found) => this.handle(found));
   }

@@ -21,6 +21,7 @@ import { dealOrder, draftOrder } from "./deal.js";
 import type { Envelope } from "./envelope.js";
 import { type EndRule, gameOver, winners } from "./game.js";
 import { betweenRounds, commitment, commitSet, playValue, roundSeed, stateHash } from "./hashes.js";
+import { Ids } from "./ids.js";
 import { type Fault, type Found, Inbox } from "./inbox.js";
 import { peerId } from "./identity.js";
 import { bodyProblem, isKind, type Kind, KINDS } from "./messages.js";
@@ -159,8 +160,9 @@ export class Session {
   /** The peer id of this node's own seat (a Seat sets it): its votes make it hold back (11.1). Null: no vote. */
   protected ownPeer: Uint8Array | null = null;
 
-  constructor(game: Uint8Array | null = null, excluded: ReadonlyMap<number, readonly Pos[]> = new Map()) {
-    this.inbox = new Inbox(game);
+  /** `ids`: the game and peer ids the node met (a rebuilt table shares its node's: section 11.1). */
+  constructor(game: Uint8Array | null = null, excluded: ReadonlyMap<number, readonly Pos[]> = new Map(), ids: Ids = new Ids()) {
+    this.inbox = new Inbox(game, ids);
     this.gameArg = game;
     this.excluded = excluded;
   }
@@ -1033,7 +1035,7 @@ export class Session {
   private rebuild(x: number, at: Pos): void {
     const excluded = new Map(this.excluded);
     if (!this.excludedAt(x, at)) excluded.set(x, [...(excluded.get(x) ?? []), at]);
-    const fresh = new Session(this.gameArg, excluded);
+    const fresh = new Session(this.gameArg, excluded, this.inbox.ids);
     fresh.ownPeer = this.ownPeer;
     for (const [k, v] of this.versions) fresh.versions.set(k, v);
     const faults: Fault[] = [];

@@ -13,7 +13,8 @@
  *   restart: the node's process died and comes back from its transcript and secrets (Seat.restart, section 13),
  *   with the same key and entropy; heads: [[sender, messages accepted]...]; missing {heads}: the wires of the
  *   messages accepted that a peer with those heads lacks, in the order accepted (the heads exchange on reconnect);
- *   away: the seats away now (11.2); waiting: the seats the game waits on now; dropped: the seats dropped; hand: our cards still in hand; report: the
+ *   away: the seats away now (11.2); waiting: the seats the game waits on now; dropped: the seats dropped; phase: the
+ *   session's phase; hand: our cards still in hand; report: the
  *   node's state and transcript, and how many times it rebuilt its table (11.1: a drop at a position it went past);
  *   verify {path} (no id): the TypeScript verifier's verdict on a transcript file and its report (what
  *   `node peer.js verify FILE` prints).
@@ -193,6 +194,8 @@ function answer(req: Request): unknown {
       return { hand: node.cardsInHand() };
     case "dropped":
       return { dropped: [...node.dropped.keys()].sort((a, b) => a - b) };
+    case "phase":
+      return { phase: node.phase };
     case "report":
       return {
         phase: node.phase, seat: node.seat, round: node.round, turn: node.turn, scores: node.scores, history: node.history,
