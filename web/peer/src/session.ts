@@ -70,10 +70,25 @@ class Ignored extends Restart {}
 const KIND_INDEX = new Map<string, number>(KINDS.map((kind, i) => [kind, i]));
 const chainSlot = (kind: string, k: number): number => k * KINDS.length + (KIND_INDEX.get(kind) as number);
 
+/** once()'s keys of the turns' state checks, made once (asked at every pass once a turn's commits are in). */
+const STATE_KEYS = Array.from({ length: HAND_SIZE }, (_, t) => `state|${t}`);
+
 /** Whether every one of `seats` has a message in `slot` (a plain loop: asked at every pass of the step machine and of
  * the moves owed, where `seats.every((s) => slot.has(s))` made a closure each time). */
 export function allIn(seats: readonly number[], slot: ReadonlyMap<number, unknown>): boolean {
   for (let i = 0; i < seats.length; i++) if (!slot.has(seats[i] as number)) return false;
+  return true;
+}
+
+/** Whether every revealer's PLAY_REVEAL names one of the `agreed` commit sets (plain loops: asked at every pass once
+ * a turn's reveals are in). */
+function namesAgreed(revealers: readonly number[], reveals: ReadonlyMap<number, Envelope>, agreed: readonly Uint8Array[]): boolean {
+  for (let i = 0; i < revealers.length; i++) {
+    const named = (reveals.get(revealers[i] as number) as Envelope).body.get("commits") as Uint8Array;
+    let found = false;
+    for (let j = 0; j < agreed.length && !found; j++) found = equal(named, agreed[j] as Uint8Array);
+    if (!found) return false;
+  }
   return true;
 }
 
@@ -1368,7 +1383,7 @@ export class Session {
     const committers = this.activeAt([r, c, 0]);
     const commits = this.slot("PLAY_COMMIT", r, t);
     if (!allIn(committers, commits) || this.heldBack([r, c, 0])) return;
-    if (this.once(`state|${t}`)) {
+    if (this.once(STATE_KEYS[t] ?? `state|${t}`)) {
       // Names the lowest seat, once a turn, as the reference does (protocol.md leaves open whether the check
       // runs again over the other commits once that seat is expelled: see the report of issue 25).
       const state = this.stateNow();
@@ -1390,7 +1405,7 @@ export class Session {
     if (!allIn(revealers, reveals) || this.heldBack([r, c + 1, 0])) return;
     // A reveal naming another commit set is no fault (section 11, "A reveal naming another commit set"): its seat
     // may hold a version of a split commit on its way to this node; the turn waits for it.
-    if (!revealers.every((s) => agreed.some((set) => equal((reveals.get(s) as Envelope).body.get("commits") as Uint8Array, set)))) return;
+    if (!namesAgreed(revealers, reveals, agreed)) return;
     if (!this.plays) {
       const plays = new Map<number, Card>();
       const revealed = new Set<Card>();
