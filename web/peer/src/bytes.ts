@@ -41,10 +41,11 @@ let scratch = new Uint8Array(1024);
  * hashing them). */
 export function joinedForNow(parts: readonly Uint8Array[]): Uint8Array {
   let size = 0;
-  for (const p of parts) size += p.length;
+  for (let i = 0; i < parts.length; i++) size += (parts[i] as Uint8Array).length; // (indexed: no iterator to compile)
   if (size > scratch.length) scratch = new Uint8Array(Math.max(size, 2 * scratch.length));
   let at = 0;
-  for (const p of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i] as Uint8Array;
     scratch.set(p, at);
     at += p.length;
   }
@@ -68,8 +69,25 @@ export function uintBE(value: number | bigint, size: number): Uint8Array {
   return out;
 }
 
-export const u16 = (value: number): Uint8Array => uintBE(value, 2);
-export const u32 = (value: number): Uint8Array => uintBE(value, 4);
+/** `value` as 2 bytes big-endian (every commitment's lengths): uintBE's bytes, without its BigInt path to compile. */
+export function u16(value: number): Uint8Array {
+  if (!(Number.isInteger(value) && value >= 0 && value < 0x10000)) return uintBE(value, 2); // (its error)
+  const out = new Uint8Array(2);
+  out[0] = value >>> 8;
+  out[1] = value & 0xff;
+  return out;
+}
+
+/** `value` as 4 bytes big-endian (frames, a round's seed): uintBE's bytes, without its BigInt path to compile. */
+export function u32(value: number): Uint8Array {
+  if (!(Number.isInteger(value) && value >= 0 && value < 0x100000000)) return uintBE(value, 4); // (its error)
+  const out = new Uint8Array(4);
+  out[0] = value >>> 24;
+  out[1] = (value >>> 16) & 0xff;
+  out[2] = (value >>> 8) & 0xff;
+  out[3] = value & 0xff;
+  return out;
+}
 export const u64 = (value: number | bigint): Uint8Array => uintBE(value, 8);
 
 export function equal(a: Uint8Array, b: Uint8Array): boolean {

@@ -527,12 +527,14 @@ function write(w: Writer, value: Encodable): void {
     w.raw(value);
   } else if (Array.isArray(value)) {
     lengthHead(w, value.length, 0x90, 15, [-1, 0xdc, 0xdd]);
-    for (const item of value as readonly Encodable[]) write(w, item);
+    const items = value as readonly Encodable[];
+    for (let i = 0; i < items.length; i++) write(w, items[i] as Encodable);
+  } else if (value instanceof Map) { // (forEach: no array of its entries made, no iterator protocol to compile)
+    lengthHead(w, value.size, 0x80, 15, [-1, 0xde, 0xdf]);
+    (value as ReadonlyMap<string, Encodable>).forEach(writeEntry, w);
   } else {
-    const entries: [string, Encodable][] = value instanceof Map
-      ? [...(value as ReadonlyMap<string, Encodable>)]
-      : Object.entries(value as { readonly [key: string]: Encodable });
-    if (!(value instanceof Map) && entries.some(([key]) => /^(0|[1-9][0-9]*)$/.test(key))) {
+    const entries = Object.entries(value as { readonly [key: string]: Encodable });
+    if (entries.some(([key]) => /^(0|[1-9][0-9]*)$/.test(key))) {
       throw new TypeError("an object with integer-like keys loses its key order: use a Map");
     }
     lengthHead(w, entries.length, 0x80, 15, [-1, 0xde, 0xdf]);
@@ -541,6 +543,12 @@ function write(w: Writer, value: Encodable): void {
       write(w, item);
     }
   }
+}
+
+/** One entry of a map, key then value, into the writer `this` (Map.forEach's callback). */
+function writeEntry(this: Writer, item: Encodable, key: string): void {
+  write(this, key);
+  write(this, item);
 }
 
 const writer = new Writer();

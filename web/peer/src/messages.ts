@@ -116,9 +116,9 @@ export function isKind(kind: string): kind is Kind {
  * Python's repr writes it, cut to 80 code points. */
 export function bodyProblem(kind: Kind, body: MsgMap): string | null {
   const { required, optional, known } = FIELDS.get(kind) as NonNullable<ReturnType<typeof FIELDS.get>>;
-  const invalid = (key: string): string => `${kind} field ${pyRepr(key)} is invalid: ${[...pyValueRepr(body.get(key) as Value)].slice(0, 80).join("")}`;
-  for (const [key, ok] of optional) {
-    if (body.has(key) && !ok(body.get(key) as Value)) return invalid(key);
+  for (let i = 0; i < optional.length; i++) { // (indexed, no destructuring: asked of every message)
+    const key = (optional[i] as [string, (v: Value) => boolean])[0];
+    if (body.has(key) && !(optional[i] as [string, (v: Value) => boolean])[1](body.get(key) as Value)) return invalid(kind, body, key);
   }
   let unknown = false;
   for (const key of body.keys()) if (!known.has(key)) unknown = true;
@@ -126,11 +126,17 @@ export function bodyProblem(kind: Kind, body: MsgMap): string | null {
     const extra = [...body.keys()].filter((key) => !known.has(key));
     return `${kind} has unknown fields [${extra.sort(byCodePoint).map(pyRepr).join(", ")}]`;
   }
-  for (const [key, ok] of required) {
+  for (let i = 0; i < required.length; i++) {
+    const key = (required[i] as [string, (v: Value) => boolean])[0];
     if (!body.has(key)) return `${kind} lacks field ${pyRepr(key)}`;
-    if (!ok(body.get(key) as Value)) return invalid(key);
+    if (!(required[i] as [string, (v: Value) => boolean])[1](body.get(key) as Value)) return invalid(kind, body, key);
   }
   return null;
+}
+
+/** The words for an invalid field: its value quoted as Python's repr writes it, cut to 80 code points. */
+function invalid(kind: Kind, body: MsgMap, key: string): string {
+  return `${kind} field ${pyRepr(key)} is invalid: ${[...pyValueRepr(body.get(key) as Value)].slice(0, 80).join("")}`;
 }
 
 

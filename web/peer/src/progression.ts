@@ -24,12 +24,11 @@ function stepTurn(step: number): number | null {
 /** A message's position given the sender's previous one, or null if the rule does not bind its kind. */
 export function positionOf(kind: Kind, round: number, turn: number | null, step: number | null, previous: Position): Position | null {
   if (UNBOUND.has(kind)) return null;
-  const endTurn = (): number => (round === previous.round ? previous.turn : 0);
   switch (kind) {
     case "PLAY_COMMIT": case "PLAY_REVEAL": case "ROW_CHOICE": case "STANDIN":
       return { round, turn: turn ?? 0 };
     case "ROUND_END": case "SEALED_KEYS":
-      return { round, turn: endTurn() };
+      return { round, turn: round === previous.round ? previous.turn : 0 };
     case "DROP": case "KEEP": {
       const t = stepTurn(step ?? 0);
       if (t !== null) return { round, turn: t };

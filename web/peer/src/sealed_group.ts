@@ -7,6 +7,7 @@ import { ascii, bigIntToLE, equal, leToBigInt, u16, u32 } from "./bytes.js";
 import { sha256, sha512 } from "./hash.js";
 import { shuffle } from "./shuffle.js";
 import { HIGHEST_CARD } from "./cards.js";
+import { CARD_TABLE } from "./sealed_cards.js";
 
 export const P = 2n ** 255n - 19n;
 export const A = 486662n;
@@ -151,18 +152,33 @@ export function encodeCard(card: number): CardEncoding {
 }
 
 let encodings: Uint8Array[] | undefined;
-/** u_1 .. u_104 (index k-1): the hashed points, kept from the same pass as the encodings. */
+/** u_1 .. u_104 (index k-1): the hashed points the encodings came from. */
 let hashedPoints: Uint8Array[] | undefined;
 let cardsByEncoding: Map<string, number> | undefined;
 
-/** C_1 .. C_104 (index k-1), computed once, with the hashed points u_k they came from. */
+/** C_1 .. C_104 (index k-1), with the hashed points u_k they came from: read from the table shipped precomputed
+ * (sealed_cards.ts, a public constant, made by encodeCard and checked against it by the tests), not made at the
+ * first sealed deal (104 hash-to-curve searches and 104 X25519: 15-18 ms of one node under node, ~60 ms of a
+ * phone at 4x throttling). */
 export function cardEncodings(): readonly Uint8Array[] {
   if (!encodings) {
-    const all = Array.from({ length: HIGHEST_CARD }, (_, i) => encodeCard(i + 1));
-    hashedPoints = all.map((c) => c.u);
-    encodings = all.map((c) => c.encoding);
+    const text = atob(CARD_TABLE);
+    const table = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) table[i] = text.charCodeAt(i);
+    hashedPoints = [];
+    encodings = [];
+    for (let k = 0; k < HIGHEST_CARD; k++) {
+      hashedPoints.push(table.slice(64 * k, 64 * k + 32));
+      encodings.push(table.slice(64 * k + 32, 64 * k + 64));
+    }
   }
   return encodings;
+}
+
+/** u_1 .. u_104 (index k-1): the hashed points of the encodings (17.2). */
+export function cardHashedPoints(): readonly Uint8Array[] {
+  cardEncodings();
+  return hashedPoints as Uint8Array[];
 }
 
 /** The card a point encodes, or null (the table C_k -> k). */
@@ -209,8 +225,8 @@ export function encodingsUnder(keys: readonly Uint8Array[], cards: readonly numb
   if (whole) return plain().map((c) => X(whole, c));
   const timesS0 = clampedRepresentative((product * leToBigInt(S0)) % L);
   if (timesS0) {
-    cardEncodings();
-    return cards.map((k) => X(timesS0, hashedPoints?.[k - 1] as Uint8Array));
+    const points = cardHashedPoints();
+    return cards.map((k) => X(timesS0, points[k - 1] as Uint8Array));
   }
   for (let i = 0; i < keys.length; i++) {
     const rest = clampedRepresentative((product * inverseMod(ints[i] as bigint, L)) % L);

@@ -28,7 +28,7 @@ import { cardOf, drawKeyPair, inverseKey, type KeyPair, shuffleStep, X } from ".
 import { gameIdFor, type Identity } from "./identity.js";
 import * as quorum from "./quorum.js";
 import type { Kind } from "./messages.js";
-import { type Fault, Session, type Settings } from "./session.js";
+import { allIn, type Fault, Session, type Settings } from "./session.js";
 import { draftOrder } from "./deal.js";
 import { cmp, commitStep, GAME_END_STEP, type Pos, ROUND_END_STEP, voteSlot } from "./steps.js";
 import { MAX_DETAIL, TranscriptWriter } from "./transcript.js";
@@ -249,8 +249,9 @@ export class Seat extends Session {
   /** Every seat active at `at` but `seat` asked the stand-in for `seat`'s move of this turn (11.2). */
   protected standInAsked(seat: number, at: Pos): boolean {
     const voters = this.slot("STANDIN", this.round, 100 * this.turn + seat);
+    if (!voters.size) return false; // no ask (asked at every pass: no array made then)
     const others = this.activeAt(at).filter((s) => s !== seat);
-    return others.length > 0 && others.every((s) => voters.has(s));
+    return others.length > 0 && allIn(others, voters);
   }
 
   /** Draft variant: our seat takes `card` from the open cards (DRAFT_PICK numbered by the pick now). */
@@ -475,10 +476,9 @@ export class Seat extends Session {
     if (this.dropped.has(seat)) return false;
     const r = this.round;
     const settings = this.settings as Settings;
-    const mine = (kind: Kind, round: number, k: number): boolean => this.slot(kind, round, k).has(seat);
     switch (this.phase) {
       case "starting":
-        if (equal(this.start.sender, this.identity.peer) || mine("START_ACK", 0, 0)) return false;
+        if (equal(this.start.sender, this.identity.peer) || this.slot("START_ACK", 0, 0).has(seat)) return false;
         this.send("START_ACK", body(["start", this.start.hash]));
         return true;
       case "deal":
@@ -489,17 +489,17 @@ export class Seat extends Session {
         const t = this.turn;
         const c = commitStep(t);
         // Every other seat asked the stand-in for our stalled move: our node makes it, marked auto (11.2).
-        if (this.activeAt([r, c, 0]).includes(seat) && !mine("PLAY_COMMIT", r, t) && this.standInAsked(seat, [r, c, 0])) {
+        if (this.activeAt([r, c, 0]).includes(seat) && !this.slot("PLAY_COMMIT", r, t).has(seat) && this.standInAsked(seat, [r, c, 0])) {
           this.commitCard(standInCard(this.handNow(seat)), true);
           return true;
         }
-        if (this.rowOwed(seat) && this.standInAsked(seat, [r, c + 2, 0])) {
+        if (this.standInAsked(seat, [r, c + 2, 0]) && this.rowOwed(seat)) { // (the cheap test first: both only read)
           this.sendRow(standInRow(this.rows), true);
           return true;
         }
         const committers = this.activeAt([r, commitStep(t), 0]);
         const commits = this.slot("PLAY_COMMIT", r, t);
-        if (!commits.has(seat) || mine("PLAY_REVEAL", r, t) || !committers.every((s) => commits.has(s))
+        if (!commits.has(seat) || this.slot("PLAY_REVEAL", r, t).has(seat) || !allIn(committers, commits)
           || this.heldBack([r, commitStep(t), 0])) return false;
         this.sendReveal(seat, committers, commits);
         return true;
@@ -513,7 +513,9 @@ export class Seat extends Session {
   private sendReveal(seat: number, committers: readonly number[], commits: ReadonlyMap<number, Envelope>): void {
     const r = this.round;
     const t = this.turn;
-    const [card, nonce] = this.nonces.get(`${r}|${t}`) as [Card, Uint8Array];
+    const kept = this.nonces.get(`${r}|${t}`) as [Card, Uint8Array];
+    const card = kept[0];
+    const nonce = kept[1];
     const position = this.positionOf(seat, card) ?? null;
     const digest = this.commitSetOf(committers, commits);
     const fields = body(["round", r], ["turn", t], ["card", card], ["nonce", nonce], ["commits", digest]);
@@ -534,7 +536,7 @@ export class Seat extends Session {
     const commits = this.slot("PLAY_COMMIT", r, t);
     if (!commits.has(seat) || this.slot("PLAY_REVEAL", r, t).has(seat) || !this.activeAt([r, c + 1, 0]).includes(seat)) return null;
     const committers = this.activeAt([r, c, 0]);
-    if (!committers.every((s) => commits.has(s)) || this.heldBack([r, c, 0])) return false;
+    if (!allIn(committers, commits) || this.heldBack([r, c, 0])) return false;
     this.sendReveal(seat, committers, commits);
     return true;
   }
@@ -543,11 +545,10 @@ export class Seat extends Session {
   private oweEnd(seat: number): boolean {
     const r = this.round;
     const settings = this.settings as Settings;
-    const mine = (kind: Kind, round: number, k: number): boolean => this.slot(kind, round, k).has(seat);
     switch (this.phase) {
       case "round-end":
         if (!this.scored && settings.deal === "sealed") return this.revealOwedBeforeKeys(seat) ?? this.oweKeys(seat);
-        if (!this.scored || mine("ROUND_END", r, 0) || !this.activeAt([r, ROUND_END_STEP, 1]).includes(seat)) return false;
+        if (!this.scored || this.slot("ROUND_END", r, 0).has(seat) || !this.activeAt([r, ROUND_END_STEP, 1]).includes(seat)) return false;
       {
         const fields = body(["round", r], ["penalties", (this.history[r] as number[]).slice()],
           ["scores", this.scores.slice()], ["state", stateHash(betweenRounds(r, this.scores))]);
@@ -561,7 +562,7 @@ export class Seat extends Session {
         return true;
       }
       case "game-end":
-        if (mine("GAME_END", 0, 0) || !this.activeAt([r, GAME_END_STEP, 0]).includes(seat)) return false;
+        if (this.slot("GAME_END", 0, 0).has(seat) || !this.activeAt([r, GAME_END_STEP, 0]).includes(seat)) return false;
         this.send("GAME_END", body(["rounds", r + 1], ["scores", this.scores.slice()], ["winners", this.winners],
           ["state", stateHash(betweenRounds(r, this.scores))]));
         return true;
@@ -584,7 +585,7 @@ export class Seat extends Session {
       this.send("SEED_COMMIT", body(["round", r], ["commit", commitment("seed", this.gameId, r, 0, seat, contribution, nonce)]));
       return true;
     }
-    if (this.slot("SEED_REVEAL", r, 0).has(seat) || !this.activeAt([r, 0, 0]).every((s) => commits.has(s))
+    if (this.slot("SEED_REVEAL", r, 0).has(seat) || !allIn(this.activeAt([r, 0, 0]), commits)
       || this.heldBack([r, 0, 0])) return false;
     if (!this.activeAt([r, 1, 0]).includes(seat)) return false;
     const [contribution, nonce] = this.seeds.get(r) as [Uint8Array, Uint8Array];

@@ -71,6 +71,28 @@ class Ignored extends Restart {}
 const KIND_INDEX = new Map<string, number>(KINDS.map((kind, i) => [kind, i]));
 const chainSlot = (kind: string, k: number): number => k * KINDS.length + (KIND_INDEX.get(kind) as number);
 
+/** once()'s keys of the turns' state checks, made once (asked at every pass once a turn's commits are in). */
+const STATE_KEYS = Array.from({ length: HAND_SIZE }, (_, t) => `state|${t}`);
+
+/** Whether every one of `seats` has a message in `slot` (a plain loop: asked at every pass of the step machine and of
+ * the moves owed, where `seats.every((s) => slot.has(s))` made a closure each time). */
+export function allIn(seats: readonly number[], slot: ReadonlyMap<number, unknown>): boolean {
+  for (let i = 0; i < seats.length; i++) if (!slot.has(seats[i] as number)) return false;
+  return true;
+}
+
+/** Whether every revealer's PLAY_REVEAL names one of the `agreed` commit sets (plain loops: asked at every pass once
+ * a turn's reveals are in). */
+function namesAgreed(revealers: readonly number[], reveals: ReadonlyMap<number, Envelope>, agreed: readonly Uint8Array[]): boolean {
+  for (let i = 0; i < revealers.length; i++) {
+    const named = (reveals.get(revealers[i] as number) as Envelope).body.get("commits") as Uint8Array;
+    let found = false;
+    for (let j = 0; j < agreed.length && !found; j++) found = equal(named, agreed[j] as Uint8Array);
+    if (!found) return false;
+  }
+  return true;
+}
+
 export class Session {
   phase: Phase = "lobby";
   fault: Fault | null = null;
@@ -430,50 +452,52 @@ export class Session {
   private inChain(seat: number, env: Envelope): void {
     const kind = env.kind as Kind;
     const body = env.body;
-    // In the reference's words (protocol.md 8; issue 25).
-    const said = (code: string, detail: string): never => this.blame(seat, code, `${this.who(seat)} ${detail}`, [env]);
-    if (kind === "START") said("unexpected", "sent a second START");
+    // In the reference's words (protocol.md 8; issue 25): said and sent (made once, not two closures a message).
+    const said = this.said;
+    const sent = this.sent;
+    if (kind === "START") said(seat, env, "unexpected", "sent a second START");
     if (kind === "START_ACK") {
-      if (seat === this.host) said("unexpected", "sent START_ACK for its own START");
-      if (!equal(body.get("start") as Uint8Array, (this.start as Envelope).hash)) said("start-mismatch", "acknowledged a different START");
+      if (seat === this.host) said(seat, env, "unexpected", "sent START_ACK for its own START");
+      if (!equal(body.get("start") as Uint8Array, (this.start as Envelope).hash)) said(seat, env, "start-mismatch", "acknowledged a different START");
     }
     const settings = this.settings as Settings;
-    const has = { seed: settings.deal === "open" && settings.variant !== "draft", draft: settings.variant === "draft", sealed: settings.deal === "sealed" };
-    const sent = (problem: string): never => said("unexpected", `sent ${kind} ${problem}`); // the reference's out_of_place
-    if ((kind.startsWith("SEED_") && has.draft) || (kind === "DRAFT_PICK" && !has.draft)) sent(`in a game of the ${settings.variant} variant`);
-    if ((kind.startsWith("SEED_") && !has.seed) || (kind.startsWith("SEALED_") && !has.sealed)) sent(`in a game with the ${settings.deal} deal`);
+    const draft = settings.variant === "draft";
+    const seed = settings.deal === "open" && !draft;
+    const sealed = settings.deal === "sealed";
+    if ((kind.startsWith("SEED_") && draft) || (kind === "DRAFT_PICK" && !draft)) sent(seat, env, `in a game of the ${settings.variant} variant`);
+    if ((kind.startsWith("SEED_") && !seed) || (kind.startsWith("SEALED_") && !sealed)) sent(seat, env, `in a game with the ${settings.deal} deal`);
     const turn = body.has("turn") ? (body.get("turn") as number) : null;
-    if (turn !== null && turn > 9) sent(`for turn ${turn + 1}: a round has ${HAND_SIZE} turns`);
+    if (turn !== null && turn > 9) sent(seat, env, `for turn ${turn + 1}: a round has ${HAND_SIZE} turns`);
     if (kind === "DRAFT_PICK" && (body.get("pick") as number) > HAND_SIZE * this.n - 1) {
-      sent(`for pick ${(body.get("pick") as number) + 1}: a draft has ${HAND_SIZE * this.n} picks`);
+      sent(seat, env, `for pick ${(body.get("pick") as number) + 1}: a draft has ${HAND_SIZE * this.n} picks`);
     }
     const round = kind === "GAME_END" || kind === "START_ACK" ? 0 : (body.get("round") as number);
     const step = kind === "DROP" || kind === "KEEP" ? (body.get("step") as number) : null;
-    if (step !== null && step > GAME_END_STEP) sent(`for step ${step}: a round has steps 0..${GAME_END_STEP}`);
+    if (step !== null && step > GAME_END_STEP) sent(seat, env, `for step ${step}: a round has steps 0..${GAME_END_STEP}`);
     const previous = this.positions.get(seat) ?? START_POSITION;
     const position = positionOf(kind, round, turn, step, previous);
     if (position) {
       const rejoined = this.rejoined.delete(seat);
       if (!mayFollow(previous, position, rejoined)) {
         const back = position.round < previous.round || (position.round === previous.round && position.turn < previous.turn);
-        sent(`for round ${round + 1}, turn ${position.turn + 1}, ${back ? "after" : "skipping ahead of"} its message for round ${previous.round + 1}, turn ${previous.turn + 1}`);
+        sent(seat, env, `for round ${round + 1}, turn ${position.turn + 1}, ${back ? "after" : "skipping ahead of"} its message for round ${previous.round + 1}, turn ${previous.turn + 1}`);
       }
       this.positions.set(seat, position);
     }
     if (kind === "DROP" || kind === "KEEP" || kind === "STANDIN") {
       const named = body.get("seat") as number;
       const what = kind === "DROP" ? "to drop" : kind === "KEEP" ? "to keep" : "to ask the stand-in for";
-      if (named >= this.n || named === seat) sent(`${what} seat ${named}, which is itself or no seat`);
+      if (named >= this.n || named === seat) sent(seat, env, `${what} seat ${named}, which is itself or no seat`);
     }
     if (step !== null) {
       const place = body.get("place") as number | undefined;
       const problem = placeProblem(step, place, settings.variant === "draft", settings.deal === "sealed", this.n);
-      if (problem) sent(problem);
+      if (problem) sent(seat, env, problem);
     }
     if (kind === "DRAFT_PICK") {
       const pick = body.get("pick") as number;
       const picker = draftOrder(this.n, round)[pick] as number;
-      if (picker !== seat) said("out-of-turn", `sent pick ${pick + 1} of round ${round + 1}, which is seat ${picker}'s`);
+      if (picker !== seat) said(seat, env, "out-of-turn", `sent pick ${pick + 1} of round ${round + 1}, which is seat ${picker}'s`);
     }
     const chain = this.signed.get(seat) ?? new Map<number, Map<number, Envelope>>();
     this.signed.set(seat, chain);
@@ -485,9 +509,9 @@ export class Session {
       const k = voteSlot(at[1], at[2], named);
       const furthest = this.signedFurthest.get(seat);
       if (kind === "DROP" && ((furthest && cmp(furthest, at) > 0) || votes?.has(chainSlot("KEEP", k)))) {
-        sent(`naming seat ${named} at ${where}, after it went on from that seat's message there`);
+        sent(seat, env, `naming seat ${named} at ${where}, after it went on from that seat's message there`);
       }
-      if (kind === "KEEP" && votes?.has(chainSlot("DROP", k))) sent(`naming seat ${named} at ${where}, after its own DROP of that seat there`);
+      if (kind === "KEEP" && votes?.has(chainSlot("DROP", k))) sent(seat, env, `naming seat ${named} at ${where}, after its own DROP of that seat there`);
     }
     const slotRound = this.slotRound(env);
     let inRound = chain.get(slotRound);
@@ -506,6 +530,14 @@ export class Session {
     const furthest = this.signedFurthest.get(seat);
     if (pos && (!furthest || cmp(pos, furthest) > 0)) this.signedFurthest.set(seat, pos);
   }
+
+  /** A fault of section 9's items 4, 5 and 7 in the reference's words: `seat` and its message `env`, then what it did. */
+  private readonly said = (seat: number, env: Envelope, code: string, detail: string): never =>
+    this.blame(seat, code, `${this.who(seat)} ${detail}`, [env]);
+
+  /** The reference's out_of_place: `seat` sent its message `env` where it has no place. */
+  private readonly sent = (seat: number, env: Envelope, problem: string): never =>
+    this.said(seat, env, "unexpected", `sent ${env.kind} ${problem}`);
 
   /** A message that passed section 9's items 2 to 5 and 7: into its slot, or a wait (a voter's later message, a
    * dropped seat's for a later round), or nothing (a dropped seat's, one signed before its ask). */
@@ -593,7 +625,9 @@ export class Session {
   /** Seats active at `pos`, computed once per position until a seat is dropped or back (asked hundreds of times a
    * turn: the gates, the step machine, the moves owed). Frozen: callers share it. */
   protected activeAt(pos: Pos): readonly number[] {
-    const [r, step, place] = pos;
+    const r = pos[0];
+    const step = pos[1];
+    const place = pos[2];
     const key = step >= 0 && step < 64 && place >= 0 && place < 1024 ? (r * 64 + step) * 1024 + place : null;
     const known = key === null ? undefined : this.active.get(key);
     if (known) return known;
@@ -701,6 +735,7 @@ export class Session {
 
   /** Put the held messages of voters whose votes are decided now in their slots, in the order they came. */
   private release(): boolean {
+    if (!this.held.size) return false; // (asked at every pass: no copy of an empty map)
     let any = false;
     for (const [seat, queue] of [...this.held]) {
       while (queue.length) {
@@ -725,7 +760,7 @@ export class Session {
         if (settings.variant === "draft") return [r, 0, this.draftPicks];
         if (settings.deal === "open") {
           const commits = this.slot("SEED_COMMIT", r, 0);
-          return this.activeAt([r, 0, 0]).every((s) => commits.has(s)) && !this.heldBack([r, 0, 0]) ? [r, 1, 0] : [r, 0, 0];
+          return allIn(this.activeAt([r, 0, 0]), commits) && !this.heldBack([r, 0, 0]) ? [r, 1, 0] : [r, 0, 0];
         }
         const sealed = this.sealed as SealedRound; // at the place of the seat whose shuffle or unlock it waits on
         if (sealed.nextShuffler !== null) return [r, 0, sealed.nextShuffler];
@@ -734,9 +769,9 @@ export class Session {
       case "turn": {
         const c = commitStep(this.turn);
         const commits = this.slot("PLAY_COMMIT", r, this.turn);
-        if (!this.activeAt([r, c, 0]).every((s) => commits.has(s)) || this.heldBack([r, c, 0])) return [r, c, 0];
+        if (!allIn(this.activeAt([r, c, 0]), commits) || this.heldBack([r, c, 0])) return [r, c, 0];
         const reveals = this.slot("PLAY_REVEAL", r, this.turn);
-        if (!this.activeAt([r, c + 1, 0]).every((s) => reveals.has(s)) || this.heldBack([r, c + 1, 0]) || !this.plays
+        if (!allIn(this.activeAt([r, c + 1, 0]), reveals) || this.heldBack([r, c + 1, 0]) || !this.plays
           || this.disagreeing(r, this.turn).length) {
           return [r, c + 1, 0];
         }
@@ -778,7 +813,7 @@ export class Session {
         if (!(e instanceof Ignored)) continue; // (ignored: the pass ends, as the reference's step does)
       }
       if (this.oweAtOnce() || this.dropExpelled()) continue;
-      if (this.pending.some((env) => this.roundOf(env) <= this.round)) {
+      if (this.pending.length && this.pending.some((env) => this.roundOf(env) <= this.round)) { // (no closure when none)
         this.takePending();
         continue;
       }
@@ -797,7 +832,8 @@ export class Session {
 
   /** The seats whose message the game waits for at `at` (the position it waits on). */
   protected missing(at: Pos): number[] {
-    const [r, step] = at;
+    const r = at[0];
+    const step = at[1];
     const settings = this.settings as Settings;
     const lacking = (kind: Kind, round: number, k: number, seats: readonly number[]): number[] => {
       const slot = this.slot(kind, round, k);
@@ -1141,7 +1177,7 @@ export class Session {
       case "game-end": {
         this.checkResults("GAME_END");
         const ends = this.slot("GAME_END", 0, 0);
-        if (this.activeAt([this.round, GAME_END_STEP, 0]).every((s) => ends.has(s)) && !this.heldBack([this.round, GAME_END_STEP, 0])) {
+        if (allIn(this.activeAt([this.round, GAME_END_STEP, 0]), ends) && !this.heldBack([this.round, GAME_END_STEP, 0])) {
           this.phase = "over";
         }
         return;
@@ -1260,9 +1296,9 @@ export class Session {
     if (settings.deal === "open") {
       const commits = this.slot("SEED_COMMIT", r, 0);
       const reveals = this.slot("SEED_REVEAL", r, 0);
-      if (!this.activeAt([r, 0, 0]).every((s) => commits.has(s)) || this.heldBack([r, 0, 0])) return;
+      if (!allIn(this.activeAt([r, 0, 0]), commits) || this.heldBack([r, 0, 0])) return;
       const revealers = this.activeAt([r, 1, 0]);
-      if (!revealers.every((s) => reveals.has(s)) || this.heldBack([r, 1, 0])) return;
+      if (!allIn(revealers, reveals) || this.heldBack([r, 1, 0])) return;
       const game = (this.start as Envelope).game;
       for (const s of revealers) {
         const c = commits.get(s) as Envelope;
@@ -1348,8 +1384,8 @@ export class Session {
     const c = commitStep(t);
     const committers = this.activeAt([r, c, 0]);
     const commits = this.slot("PLAY_COMMIT", r, t);
-    if (!committers.every((s) => commits.has(s)) || this.heldBack([r, c, 0])) return;
-    if (this.once(`state|${t}`)) {
+    if (!allIn(committers, commits) || this.heldBack([r, c, 0])) return;
+    if (this.once(STATE_KEYS[t] ?? `state|${t}`)) {
       // Names the lowest seat, once a turn, as the reference does (protocol.md leaves open whether the check
       // runs again over the other commits once that seat is expelled: see the report of issue 25).
       const state = this.stateNow();
@@ -1368,10 +1404,10 @@ export class Session {
       if (!sets) return;
       agreed = sets;
     }
-    if (!revealers.every((s) => reveals.has(s)) || this.heldBack([r, c + 1, 0])) return;
+    if (!allIn(revealers, reveals) || this.heldBack([r, c + 1, 0])) return;
     // A reveal naming another commit set is no fault (section 11, "A reveal naming another commit set"): its seat
     // may hold a version of a split commit on its way to this node; the turn waits for it.
-    if (!revealers.every((s) => agreed.some((set) => equal((reveals.get(s) as Envelope).body.get("commits") as Uint8Array, set)))) return;
+    if (!namesAgreed(revealers, reveals, agreed)) return;
     if (!this.plays) {
       const plays = new Map<number, Card>();
       const revealed = new Set<Card>();
@@ -1411,8 +1447,8 @@ export class Session {
       row = standInRow(this.rows);
     }
     const result = resolveTurn(this.rows, plays, row);
-    for (const [s, card] of plays) this.hands[s]?.delete(card);
-    for (const [s, cards] of result.taken) (this.piles[s] as Card[]).push(...cards);
+    plays.forEach((card, s) => this.hands[s]?.delete(card));
+    result.taken.forEach((cards, s) => (this.piles[s] as Card[]).push(...cards));
     this.rows = result.rows;
     this.plays = null;
     this.turn += 1;
@@ -1456,7 +1492,7 @@ export class Session {
     const c = commitStep(t);
     const committers = this.activeAt([r, c, 0]);
     const commits = this.slot("PLAY_COMMIT", r, t);
-    if (!committers.every((s) => commits.has(s))) return [];
+    if (!allIn(committers, commits)) return [];
     const split = this.splitSeats(r, t, committers);
     const revealers = this.activeAt([r, c + 1, 0]);
     const named = (s: number): Uint8Array | undefined => reveals.get(s)?.body.get("commits") as Uint8Array | undefined;
@@ -1495,7 +1531,7 @@ export class Session {
     reveals: Map<number, Envelope>): Uint8Array[] | null {
     const t = this.turn;
     const others = revealers.filter((s) => !split.includes(s));
-    if (!others.every((s) => reveals.has(s)) || this.heldBack([this.round, commitStep(t) + 1, 0])) return null;
+    if (!allIn(others, reveals) || this.heldBack([this.round, commitStep(t) + 1, 0])) return null;
     const versions = this.versions.get(`${this.round}|${t}`) as Map<number, Map<string, Envelope>>;
     const options = commitSets([...new Set([...committers, ...split])].sort((a, b) => a - b), commits, versions);
     const named: Map<number, string>[] = [];
@@ -1574,13 +1610,13 @@ export class Session {
         const keys = this.slot("SEALED_KEYS", r, 0);
         const sealed = this.sealed as SealedRound;
         const shufflers = sealed.shufflers;
-        if (!shufflers.every((s) => keys.has(s)) || this.heldBack([r, ROUND_END_STEP, 0])) return;
+        if (!allIn(shufflers, keys) || this.heldBack([r, ROUND_END_STEP, 0])) return;
         const alarms = shufflers.filter((s) => keys.get(s)?.body.get("alarm") === true);
         const stop = this.auditStop(r);
         const reveals: [number, Envelope][] = [];
         for (let t = 0; t < stop; t++) {
           const slot = this.slot("PLAY_REVEAL", r, t);
-          if (!shufflers.every((s) => slot.has(s))) return;  // the turn is not complete here yet; it will be
+          if (!allIn(shufflers, slot)) return;  // the turn is not complete here yet; it will be
           for (const s of shufflers) reveals.push([s, slot.get(s) as Envelope]);
         }
         const verdict = sealed.audit(keys, this.slot("SEALED_SHUFFLE", r, 0), this.slot("SEALED_UNLOCK", r, 0), reveals,
@@ -1604,7 +1640,7 @@ export class Session {
     }
     this.checkResults("ROUND_END");
     const ends = this.slot("ROUND_END", r, 0);
-    if (!this.activeAt([r, ROUND_END_STEP, 1]).every((s) => ends.has(s)) || this.heldBack([r, ROUND_END_STEP, 1])) return;
+    if (!allIn(this.activeAt([r, ROUND_END_STEP, 1]), ends) || this.heldBack([r, ROUND_END_STEP, 1])) return;
     if (gameOver(settings, r + 1, this.scores)) { // no round to take a seat back in: it stays dropped (11.3)
       this.phase = "game-end";
       this.checkResults("GAME_END");

@@ -22,12 +22,12 @@ export function rowFor(rows: Rows, card: Card): number | null {
 export function chooser(rows: Rows, plays: ReadonlyMap<number, Card>): number | null {
   let lowestSeat: number | null = null;
   let lowest = Infinity;
-  for (const [seat, card] of plays) {
+  plays.forEach((card, seat) => { // (no iterator protocol nor destructuring for V8's compiler)
     if (card < lowest) {
       lowest = card;
       lowestSeat = seat;
     }
-  }
+  });
   if (lowestSeat === null || rowFor(rows, lowest) !== null) return null;
   return lowestSeat;
 }
@@ -43,13 +43,16 @@ export interface TurnResult {
 export function resolveTurn(rows: Rows, plays: ReadonlyMap<number, Card>, rowChoice: number | null): TurnResult {
   if (rows.length !== ROW_COUNT) throw new RangeError(`a table has ${ROW_COUNT} rows, not ${rows.length}`);
   const next: Card[][] = [];
-  for (const row of rows) next.push(row.slice());
+  for (let i = 0; i < rows.length; i++) next.push((rows[i] as readonly Card[]).slice());
   const taken = new Map<number, Card[]>();
   const choosing = chooser(rows, plays);
   if ((choosing === null) !== (rowChoice === null)) {
     throw new Error(choosing === null ? "a row choice where no card is below every row" : "a row choice is needed");
   }
-  for (const [seat, card] of ascending(plays)) {
+  const ordered = ascending(plays);
+  for (let i = 0; i < ordered.length; i++) {
+    const seat = (ordered[i] as [number, Card])[0];
+    const card = (ordered[i] as [number, Card])[1];
     let took: Card[] | null = null;
     if (seat === choosing && rowChoice !== null) {
       if (!Number.isInteger(rowChoice) || rowChoice < 0 || rowChoice >= ROW_COUNT) throw new RangeError(`no row ${rowChoice}`);
@@ -74,7 +77,8 @@ export function resolveTurn(rows: Rows, plays: ReadonlyMap<number, Card>, rowCho
 /** The plays by card, lowest first (equal cards in the order given). */
 function ascending(plays: ReadonlyMap<number, Card>): [number, Card][] {
   const ordered: [number, Card][] = [];
-  for (const play of plays) {
+  plays.forEach((card, seat) => {
+    const play: [number, Card] = [seat, card];
     let at = ordered.length;
     ordered.push(play);
     while (at > 0 && (ordered[at - 1] as [number, Card])[1] > play[1]) {
@@ -82,7 +86,7 @@ function ascending(plays: ReadonlyMap<number, Card>): [number, Card][] {
       at -= 1;
     }
     ordered[at] = play;
-  }
+  });
   return ordered;
 }
 

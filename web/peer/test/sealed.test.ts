@@ -6,7 +6,7 @@ import { deck } from "../src/cards.js";
 import { commitment, commitmentContext, playValue } from "../src/hashes.js";
 import { sha256 } from "../src/hash.js";
 import { applyUnlock, handPositions, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "../src/sealed_deal.js";
-import { A, cardEncodings, cardOf, clamp, drawKeyPair, encodeCard, encodingOf, encodingsUnder, inverseKey, inverseMod, isValidPoint, L, onCurve, P, permutation, powMod, S0, shuffleStep, X } from "../src/sealed_group.js";
+import { A, cardEncodings, cardHashedPoints, cardOf, clamp, drawKeyPair, encodeCard, encodingOf, encodingsUnder, inverseKey, inverseMod, isValidPoint, L, onCurve, P, permutation, powMod, S0, shuffleStep, X } from "../src/sealed_group.js";
 import { vector } from "./spec.js";
 
 test("sealed-encodings: S0, the counters, u and encodings shown, the digest of all 104", () => {
@@ -22,6 +22,20 @@ test("sealed-encodings: S0, the counters, u and encodings shown, the digest of a
   assert.equal(new Set(cardEncodings().map(hex)).size, 104);
   assert.equal(cardOf(encodingOf(55)), 55);
   assert.equal(cardOf(new Uint8Array(32).fill(9)), null);
+});
+
+test("the card table shipped (sealed_cards.ts) is what encodeCard computes from 17.2's definition: every u_k and C_k", () => {
+  // cardEncodings() reads the shipped table; encodeCard searches the hash-to-curve counter and applies S0 itself.
+  const shipped = cardEncodings();
+  assert.equal(shipped.length, 104);
+  for (let k = 1; k <= 104; k++) {
+    const made = encodeCard(k);
+    assert.equal(hex(shipped[k - 1] as Uint8Array), hex(made.encoding), `C_${k}: run scripts/gen_sealed_cards.mjs`);
+    assert.equal(hex(made.encoding), hex(X(S0, made.u)), `C_${k} = X(S0, u_${k})`);
+  }
+  // u_k as shipped (encodingsUnder's E·S0 path applies a key to them, 17.7)
+  const table = cardHashedPoints();
+  for (let k = 1; k <= 104; k++) assert.equal(hex(table[k - 1] as Uint8Array), hex(encodeCard(k).u), `u_${k}: run scripts/gen_sealed_cards.mjs`);
 });
 
 test("sealed-key-pair: the first draw rejected, the second kept; d·e ≡ 1 mod ℓ; d removes e's layer", () => {
