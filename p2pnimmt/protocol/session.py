@@ -216,8 +216,9 @@ class Session:
         return self._ask(self._stand_in_move)
 
     def ask_stand_in(self, seat: int) -> list[Output]:
-        """Ask the stand-in to make `seat`'s move of this turn (it has stalled); once every other seat asked,
-        the seat's own node makes it, marked auto. The seat stays seated."""
+        """Ask the stand-in to make `seat`'s move of this turn (it has stalled); once every other seat asked (an
+        expelled seat is not needed: protocol.md 11.2), the seat's own node makes it, marked auto. The seat stays
+        seated."""
 
         def act() -> None:
             table = self.table

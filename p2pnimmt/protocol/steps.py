@@ -265,9 +265,9 @@ def step_turn(table: Table) -> Effects[None]:
             yield Emit(PlayNeeded(r, t))
         assert table.seat is not None
         if table.stand_in_asked(table.seat, r, t, commit_step):
-            # every other seat asked for our stalled move: our node makes it, marked auto; the next pass takes it
-            # from the top, as any message that comes in (a drop our commit lets the game reach may void the round
-            # before our reveal: protocol.md 11, 17.9)
+            # every other seat (an expelled one not needed) asked for our stalled move: our node makes it, marked auto;
+            # the next pass takes it from the top, as any message that comes in (a drop our commit lets the game reach
+            # may void the round before our reveal: protocol.md 11, 17.9)
             yield StandInMove()
             return
     if table.held_back(commit_step) or table.lacking(committers, commits):

@@ -398,9 +398,11 @@ class Table:
         return self.streak.get(seat, 0) >= AWAY_AFTER
 
     def stand_in_asked(self, seat: int, round_index: int, turn: int, step: int) -> bool:
-        """Every seat active at `step` but `seat` asked the stand-in to play `seat`'s move in this turn."""
+        """Every seat active at `step` but `seat` and the expelled seats asked the stand-in to play `seat`'s move in
+        this turn, at least one (protocol.md 11.2: an expelled seat is never needed for the ask; nothing it signs
+        from the message that expelled it on counts, so its ask may never come)."""
         voters = set(self.slot("STANDIN", round_index, standin_slot(turn, seat)))
-        others = set(self.active_at(round_index, step)) - {seat}
+        others = set(self.active_at(round_index, step)) - {seat} - set(self.expelled)
         return bool(others) and voters >= others
 
     def who(self, peer: bytes | None) -> str:

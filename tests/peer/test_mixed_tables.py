@@ -1329,3 +1329,53 @@ def test_a_seat_expelled_then_another_cut_off_the_rest_vote_it_out_and_finish(
             assert o["phase"] == "over"
             assert {seat for seat, at in o["dropped"] if at == commit} == set(gone), o["dropped"]
             assert CHEAT in [seat for seat, _at in o["dropped"]], o["dropped"]
+
+
+@pytest.mark.parametrize("stalled", [3, 0])
+def test_an_expelled_seat_is_not_needed_to_ask_the_stand_in(stalled: int, child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.2, "An expelled seat is never needed for the ask" (chaos seed 998): seat `stalled` (3
+    TypeScript, 0 Python) never moves by itself; the others ask the stand-in for it every turn. In turn 4 the Python
+    seat 2 commits, signs a DROP at turn 4's row choice (it went on: the others' vote on the stalled seat is void) and
+    a STANDIN for turn 3 (`unexpected`), and is expelled. The others ask and vote; the stalled seat's node, TypeScript or Python,
+    makes the move once every seat not expelled asked (before: it waited for seat 2's ask for ever, at both tables),
+    seat 2 is dropped at the reveal step and the rest finish alike."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+    from test_standin_expelled import CHEAT, TURN, cheat_then_silent
+
+    from p2pnimmt.protocol.phase import turn_steps
+
+    table = Table(child, "open", 4, seats_in_typescript(4), seed=33, rounds=1)
+    for net in table.nets:
+        x = net.identities[stalled].peer
+        net.stalled = {x}
+        adv = Adversary(net, CHEAT, cheat_then_silent)
+        adv.state["stalled"] = stalled
+        adv.state["named"] = 1 if stalled == 3 else 3  # not turn 4's row chooser (test_standin_expelled.NAMED)
+        net.start()
+        net.run()
+        voted = False
+        for _ in range(100):
+            asked = False
+            if adv.fired and not voted:
+                net.vote_out(stalled)  # void: seat 2 went on from the stalled seat's commit
+                voted = True
+            for ident in net.identities:
+                session: Any = net.sessions[ident.peer]
+                if ident.peer != x and stalled in session.waiting_for():
+                    try:
+                        net.handle(ident.peer, session.ask_stand_in(stalled))
+                        asked = True
+                    except LocalError:
+                        pass  # asked already in this turn
+            net.run()
+            if not asked:
+                break
+        assert adv.fired
+    outcomes = check(table, tmp_path, gone=CHEAT)
+    for i, o in enumerate(outcomes):
+        if i != CHEAT:
+            assert o["phase"] == "over", (i, o["phase"])
+            assert o["dropped"] == [[CHEAT, [0, turn_steps(TURN)[1], 0]]], o["dropped"]
+    mixed = table.mixed
+    assert auto_flags(mixed, mixed.peers[0], stalled) == [True] * 10

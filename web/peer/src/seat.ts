@@ -246,11 +246,13 @@ export class Seat extends Session {
     return at !== null && at[1] === commitStep(this.turn) + 2 && this.missing(at).includes(seat);
   }
 
-  /** Every seat active at `at` but `seat` asked the stand-in for `seat`'s move of this turn (11.2). */
+  /** Every seat active at `at` but `seat` and the expelled seats asked the stand-in for `seat`'s move of this turn,
+   * at least one (11.2: an expelled seat is never needed for the ask; nothing it signs from the message that expelled
+   * it on counts, so its ask may never come). */
   protected standInAsked(seat: number, at: Pos): boolean {
     const voters = this.slot("STANDIN", this.round, 100 * this.turn + seat);
     if (!voters.size) return false; // no ask (asked at every pass: no array made then)
-    const others = this.activeAt(at).filter((s) => s !== seat);
+    const others = this.activeAt(at).filter((s) => s !== seat && !this.expelled.has(s));
     return others.length > 0 && allIn(others, voters);
   }
 
