@@ -1,0 +1,64 @@
+"""A new start's offer decides by the phase it arrives at (protocol.md 14, "A new start"): a member whose game is
+still starting when its host's offer comes follows it, also where the last START_ACK comes a moment later, before
+its node looked (app.nodes.stalled looks about once a second). Real nodes in one process over TCP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+
+import screens
+
+from p2pnimmt.app.anew import NewStart
+from p2pnimmt.app.nodes import stalled
+from p2pnimmt.bots import make_bot
+from p2pnimmt.engine import Settings
+from p2pnimmt.net.node import Node
+from p2pnimmt.protocol.envelope import open_envelope
+from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.protocol.session import Session
+
+LO = "127.0.0.1"
+until = partial(screens.until, timeout=20.0)
+
+
+def bot_node(name: str) -> Node:
+    identity = Identity.generate()
+    return Node(identity, name=name, bot=make_bot("random", identity.secret), interface=LO, drop_after=0)
+
+
+async def test_an_offer_taken_while_starting_is_followed_though_the_last_start_ack_came_before_the_node_looked(
+        monkeypatch) -> None:
+    ann, bob, mal = bot_node("ann"), bot_node("bob"), bot_node("mal")
+    held: list[bytes] = []  # mal's START_ACK as it reached bob, held back until the offer is taken at bob's
+    holding = [True]
+    receive = Session.receive
+
+    def late_start_ack(self: Session, wire: bytes, via: bytes | None = None) -> list:
+        if self is bob.session and open_envelope(wire).kind == "START_ACK" \
+                and open_envelope(wire).sender == mal.identity.peer and holding[0]:
+            held.append(wire)
+            return []
+        return receive(self, wire, via=via)
+
+    monkeypatch.setattr(Session, "receive", late_start_ack)
+    try:
+        await ann.listen()
+        await ann.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
+        for joiner in (bob, mal):
+            await joiner.listen()
+            await joiner.join(LO, ann.port, ann.game_id)
+        await until(lambda: held and bob.session is not None and bob.session.phase == "starting", "bob starting")
+        # ann abandons the game for a new start without mal (as app.host does), while bob's game is starting
+        seats = [ann.identity.public_key, bob.identity.public_key]
+        assert ann.port is not None
+        ann.rematch.offer_to_all(b"\x07" * 16, ann.port, seats, 60)
+        await until(lambda: bob.rematch.offer is not None, "the offer taken at bob's")
+        holding[0] = False  # mal's START_ACK comes a moment later: bob's game starts before stalled looks
+        bob.act(receive(bob.session, held[0], via=mal.identity.peer))
+        assert bob.session is not None and bob.session.phase != "starting"
+        new = await asyncio.wait_for(stalled(bob, 0), 10)  # before: it waited for good (the offer kept for later)
+        assert isinstance(new, NewStart) and new.names == "mal", new
+    finally:
+        for node in (mal, bob, ann):
+            await node.close()
