@@ -251,6 +251,8 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
             result = stuck.result()
             if isinstance(result, NewStart):
                 abandoned(node, files, result)
+                if result.left_out is not None:  # nothing to follow, nor to take up (no resume hint)
+                    raise RoleFailed(_("giving up: {why}").format(why=result.left_out))
                 raise result
             started = node.session is not None and node.session.start is not None  # else nothing to take up
             raise RoleFailed(_("giving up: {why}").format(why=result) + (_resume_hint(files) if started else ""))

@@ -7,10 +7,13 @@ from __future__ import annotations
 import asyncio
 from functools import partial
 
+import pytest
 import screens
 
 from p2pnimmt.app.anew import NewStart
-from p2pnimmt.app.nodes import stalled
+from p2pnimmt.app.nodes import NodeFiles, finish, journal_opener, new_node, stalled
+from p2pnimmt.app.options import Options, RoleFailed
+from p2pnimmt.app.resume import run_resume
 from p2pnimmt.bots import make_bot
 from p2pnimmt.engine import Settings
 from p2pnimmt.net.node import Node
@@ -62,3 +65,47 @@ async def test_an_offer_taken_while_starting_is_followed_though_the_last_start_a
     finally:
         for node in (mal, bob, ann):
             await node.close()
+
+
+async def test_a_seat_the_new_start_leaves_out_is_told_so_and_its_transcript_is_not_offered_to_resume(
+        monkeypatch, tmp_path) -> None:
+    # mal's link came back between ann's choice and her offer: it takes the offer, and its seat is not in it. Its game
+    # is abandoned as the others' are (its secrets file says why, `resume` refuses it); before, it was told to take
+    # the game up again with `p2pnimmt resume`, a game whose host and players had gone on to another.
+    ann, bob = bot_node("ann"), bot_node("bob")
+    identity = Identity.generate()
+    files = NodeFiles()
+    options = Options(interface=LO, transcript=tmp_path / "mal.p2pt", name="mal", drop_after=0)
+    mal = new_node(identity, options, bot=make_bot("random", identity.secret),
+                   journal_for=journal_opener(identity, options, files))
+    receive = Session.receive
+
+    def no_start_ack_from_bob(self: Session, wire: bytes, via: bytes | None = None) -> list:
+        if self is mal.session and open_envelope(wire).kind == "START_ACK" \
+                and open_envelope(wire).sender == bob.identity.peer:
+            return []  # mal stays starting
+        return receive(self, wire, via=via)
+
+    monkeypatch.setattr(Session, "receive", no_start_ack_from_bob)
+    try:
+        await ann.listen()
+        await ann.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
+        for joiner in (bob, mal):
+            await joiner.listen()
+            await joiner.join(LO, ann.port, ann.game_id)
+        await until(lambda: mal.session is not None and mal.session.phase == "starting"
+                    and mal.session.start is not None, "mal starting")
+        assert ann.port is not None
+        ann.rematch.offer_to_all(b"\x07" * 16, ann.port, [ann.identity.public_key, bob.identity.public_key], 60)
+        try:
+            await asyncio.wait_for(finish(mal, files, 0), 20)
+            raise AssertionError("mal's game went on")
+        except RoleFailed as failed:
+            said = str(failed)
+        assert "ann abandoned game" in said and "without this seat" in said and "resume" not in said, said
+    finally:
+        for node in (mal, bob, ann):
+            await node.close()
+        files.close()
+    with pytest.raises(RoleFailed, match="abandoned before it started"):
+        await run_resume(tmp_path / "mal.p2pt", Options(interface=LO), headless=True)
