@@ -67,6 +67,7 @@ def host_anew(node: Node, gone: list[int]) -> NewStart | None:
     assert session is not None and session.seat is not None  # a host has its seat
     if session.players - len(gone) < MIN_PLAYERS:
         return None
+    stop_taking(node)  # chosen: from this moment on (a START_ACK that comes now would start the game left)
     return NewStart(session, gone, session.names[session.seat])
 
 
@@ -79,6 +80,7 @@ def offered_anew(node: Node) -> NewStart:
     assert session is not None and session.start is not None and offer is not None  # taken while starting
     host = session.names[session.roster.index(session.start.sender)]
     gone = [seat for seat, peer in enumerate(session.roster) if session.keys[peer] not in offer.seats]
+    stop_taking(node)
     new = NewStart(session, gone, host)
     if node.role == "player" and node.identity.public_key not in offer.seats:
         new.left_out = _("{host} abandoned game {code} before it started and starts a new game without this seat (it "
@@ -103,13 +105,21 @@ def read_secrets(path: Path) -> list[dict]:
         return []
 
 
-def abandon(node: Node, new: NewStart) -> None:
-    """The node's game is abandoned: it takes nothing more in (so it signs nothing more in it), its own timers
-    stop, and its secrets file says why. The caller seals the transcript and goes on to the new game."""
+def stop_taking(node: Node) -> None:
+    """The node leaves its game for a new start: it takes nothing more in (so it signs nothing more in it), and its
+    own timers stop. Done as the new start is chosen or followed, in the same step (host_anew, offered_anew)."""
     session = node.session
     assert session is not None
     node.leave()
     session.inbox.close()
+
+
+def abandon(node: Node, new: NewStart) -> None:
+    """The node's game is abandoned: it takes nothing more in (stop_taking), and its secrets file says why. The
+    caller seals the transcript and goes on to the new game."""
+    session = node.session
+    assert session is not None
+    stop_taking(node)
     session.journal.secret(new.record())
 
 

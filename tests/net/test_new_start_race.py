@@ -109,3 +109,38 @@ async def test_a_seat_the_new_start_leaves_out_is_told_so_and_its_transcript_is_
         files.close()
     with pytest.raises(RoleFailed, match="abandoned before it started"):
         await run_resume(tmp_path / "mal.p2pt", Options(interface=LO), headless=True)
+
+
+async def test_the_host_takes_nothing_more_in_from_the_moment_it_chooses_a_new_start(monkeypatch) -> None:
+    # The choice and the end of its intake are one step: a START_ACK of the seat left out that comes a moment after
+    # (before app.nodes.finish abandons the game) does not start, at the host, the game it has left. Before, it did.
+    identity = Identity.generate()
+    ann = Node(identity, name="ann", bot=make_bot("random", identity.secret), interface=LO, drop_after=60)
+    bob, mal = bot_node("bob"), bot_node("mal")
+    held: list[bytes] = []
+    receive = Session.receive
+
+    def no_start_ack_from_mal(self: Session, wire: bytes, via: bytes | None = None) -> list:
+        if self is ann.session and open_envelope(wire).kind == "START_ACK" \
+                and open_envelope(wire).sender == mal.identity.peer and not held:
+            held.append(wire)
+            return []
+        return receive(self, wire, via=via)
+
+    monkeypatch.setattr(Session, "receive", no_start_ack_from_mal)
+    try:
+        await ann.listen()
+        await ann.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
+        for joiner in (bob, mal):
+            await joiner.listen()
+            await joiner.join(LO, ann.port, ann.game_id)
+        await until(lambda: held and ann.session is not None and ann.session.phase == "starting", "ann starting")
+        await mal.close()  # mal says bye: ann chooses a new start at once
+        new = await asyncio.wait_for(stalled(ann, 0), 10)
+        assert isinstance(new, NewStart) and new.names == "mal", new
+        assert ann.session is not None
+        ann.act(ann.session.receive(held[0], via=bob.identity.peer))  # mal's START_ACK, a moment late
+        assert ann.session.phase == "starting"
+    finally:
+        for node in (mal, bob, ann):
+            await node.close()
