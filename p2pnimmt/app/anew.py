@@ -40,6 +40,7 @@ class NewStart(Exception):
         self.names = ", ".join(session.names[s] for s in gone)
         self.host = host  # the name of the host that starts the new game
         self.bots = bots  # the host fills the seats left out with new bots of its own
+        self.left_out: str | None = None  # this node's seat is not in the new start: why it cannot follow (said)
 
     def record(self) -> dict:
         """What the node's secrets file keeps of it (English, as every record)."""
@@ -66,23 +67,27 @@ def host_anew(node: Node, gone: list[int]) -> NewStart | None:
     assert session is not None and session.seat is not None  # a host has its seat
     if session.players - len(gone) < MIN_PLAYERS:
         return None
+    stop_taking(node)  # chosen: from this moment on (a START_ACK that comes now would start the game left)
     return NewStart(session, gone, session.names[session.seat])
 
 
-def offered_anew(node: Node) -> NewStart | str:
-    """A member whose game is still starting took its host's offer: the new start it follows (a seat accepts it with
-    `again true`, as a rematch), or why this seat cannot follow (the host left it out: it has no link to it)."""
+def offered_anew(node: Node) -> NewStart:
+    """A member whose game was still starting took its host's offer: the new start it follows (a seat accepts it with
+    `again true`, as a rematch), or, where the host left this seat out (it had no link to it), the same with why it
+    cannot follow (`left_out`): its game is abandoned all the same (its host and players went on)."""
     session = node.session
     offer = node.rematch.offer
     assert session is not None and session.start is not None and offer is not None  # taken while starting
     host = session.names[session.roster.index(session.start.sender)]
     gone = [seat for seat, peer in enumerate(session.roster) if session.keys[peer] not in offer.seats]
+    stop_taking(node)
+    new = NewStart(session, gone, host)
     if node.role == "player" and node.identity.public_key not in offer.seats:
-        return _("{host} abandoned game {code} before it started and starts a new game without this seat (it had "
-                 "no link to it)").format(host=host, code=game_code(session.game_id))
-    if node.role == "player":
+        new.left_out = _("{host} abandoned game {code} before it started and starts a new game without this seat (it "
+                         "had no link to it)").format(host=host, code=game_code(session.game_id))
+    elif node.role == "player":
         node.rematch.ask_again(True)  # accepted: the host holds our seat until we join (not freed as our link ends)
-    return NewStart(session, gone, host)
+    return new
 
 
 def abandoned_why(secrets: list[dict]) -> str | None:
@@ -100,13 +105,21 @@ def read_secrets(path: Path) -> list[dict]:
         return []
 
 
-def abandon(node: Node, new: NewStart) -> None:
-    """The node's game is abandoned: it takes nothing more in (so it signs nothing more in it), its own timers
-    stop, and its secrets file says why. The caller seals the transcript and goes on to the new game."""
+def stop_taking(node: Node) -> None:
+    """The node leaves its game for a new start: it takes nothing more in (so it signs nothing more in it), and its
+    own timers stop. Done as the new start is chosen or followed, in the same step (host_anew, offered_anew)."""
     session = node.session
     assert session is not None
     node.leave()
     session.inbox.close()
+
+
+def abandon(node: Node, new: NewStart) -> None:
+    """The node's game is abandoned: it takes nothing more in (stop_taking), and its secrets file says why. The
+    caller seals the transcript and goes on to the new game."""
+    session = node.session
+    assert session is not None
+    stop_taking(node)
     session.journal.secret(new.record())
 
 

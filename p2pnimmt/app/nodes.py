@@ -168,8 +168,10 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
             return _host_gone(node)
         session = node.session
         starting = session is not None and session.phase == "starting"
-        if starting and not node.is_host and node.rematch.offer is not None:
-            return offered_anew(node)  # the host abandoned the game and starts a new one: follow it
+        if node.rematch.anew and not node.is_host and node.rematch.offer is not None:
+            # the host abandoned the game and starts a new one: follow it (the phase the offer came at decides, as
+            # at the page: a START_ACK that came before we looked does not keep us in a game the host has left)
+            return offered_anew(node)
         if patient:
             continue
         now = loop.time()
@@ -249,6 +251,8 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
             result = stuck.result()
             if isinstance(result, NewStart):
                 abandoned(node, files, result)
+                if result.left_out is not None:  # nothing to follow, nor to take up (no resume hint)
+                    raise RoleFailed(_("giving up: {why}").format(why=result.left_out))
                 raise result
             started = node.session is not None and node.session.start is not None  # else nothing to take up
             raise RoleFailed(_("giving up: {why}").format(why=result) + (_resume_hint(files) if started else ""))

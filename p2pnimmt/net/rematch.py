@@ -79,6 +79,7 @@ class RematchLinks:
     def __init__(self, node) -> None:
         self.node = node
         self.offer: Offer | None = None  # the host's rematch offer we took (once the game was over here)
+        self.anew = False  # the offer was taken while our game was still starting: a new start (app.anew)
         self.answers: dict[bytes, bool] = {}  # a host: each seat's latest answer (again or not)
         self._early: tuple[Any, Any] | None = None  # (link, payload) of an offer that came before our game was over
         self._listeners: list[Listener] = []
@@ -143,6 +144,7 @@ class RematchLinks:
         assert node.host_address is not None  # a joiner: set by Node.join()
         self.offer = Offer(payload["game"], node.host_address[0], payload["port"], tuple(payload["seats"]),
                            payload["wait"], session.game_id)
+        self.anew = session.phase == "starting"  # followed as such though the last START_ACK comes a moment later
         log.info("the host offers a %s: game %s on port %d", "rematch" if session.phase == "over" else "new start",
                  payload["game"].hex()[:8], payload["port"])
         self._changed(self.offer)

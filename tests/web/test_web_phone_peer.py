@@ -340,3 +340,40 @@ async def test_a_phone_reloaded_at_once_after_each_tap_never_loses_nor_repeats_a
     assert [r.get("auto") is True for r in reveals] == [False] * 10, reveals  # every card the phone's own
     assert len(taps) >= 10, taps
     assert not errors, errors
+
+
+# The page cannot keep anything: every write to its games store fails (a full disk, a private window that has no
+# IndexedDB for pages, a store the browser cleared under it)
+NO_KEEPING = """(() => {
+  const put = IDBObjectStore.prototype.put;
+  IDBObjectStore.prototype.put = function (value, key) {
+    if (this.name === "games") throw new DOMException("no room left", "QuotaExceededError");
+    return put.call(this, value, key);
+  };
+})()"""
+
+
+async def test_a_phone_that_cannot_keep_anything_plays_on_unkept(tmp_path: Path, procs, browser) -> None:
+    # What the page sends of its own waits for its keeping (PageNode.kept), and a failed write releases it: the page
+    # plays on unkept rather than not at all. A write that failed every time was tried again at once and held what
+    # the page sent for good: its START_ACK never left, and the game never started ("Timeout 90000ms exceeded").
+    host, url, phone_url = host_with_phones(procs, tmp_path, 3)
+    laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
+    await laptop.goto(url)
+    context = await browser.new_context(**PHONE)
+    await context.add_init_script(NO_KEEPING)
+    phone = await context.new_page()
+    errors: list[str] = []
+    phone.on("pageerror", lambda exc: errors.append(str(exc)))
+    await phone.goto(phone_url)
+    await phone.fill("#name", "zoe")
+    await phone.tap("#join")
+    phone_turns, _ = await asyncio.gather(play_phone(phone), play_by_clicks(laptop, rows_taken=[], turns=[]))
+    assert phone_turns == 10
+    said = await phone.inner_text("#verdict-text")
+    assert "0 faults" in said, said
+    await laptop.click("#leave")
+    assert host.finish(30) == 0, host.text()
+    reveals = messages_of((tmp_path / "host.p2pt").read_bytes(), "zoe", "PLAY_REVEAL")
+    assert [r.get("auto") is True for r in reveals] == [False] * 10, reveals  # every card the phone's own
+    assert not errors, errors

@@ -117,10 +117,11 @@ const keepers = new WeakMap<PageSeat, Keeper>();
 
 /** `keep`: keep what changed (ours at once, others' within KEEP_OTHERS_WITHIN); `kept`: the same, and a promise that
  * every message and secret of ours made so far is written (null: it is already), which what we send waits for
- * (PageNode.kept). A write that fails settles it too: the page then plays on unkept rather than not at all. */
+ * (PageNode.kept): true once written; false once a write failed (the page then plays on unkept rather than not at
+ * all: what waits goes out, and the write is tried again with the next change). */
 interface Keeper {
   readonly keep: () => void;
-  readonly kept: () => Promise<void> | null;
+  readonly kept: () => Promise<boolean> | null;
 }
 
 /** Others' messages are kept within this many ms (a reload that lost them pulls them again from the peers). */
@@ -135,11 +136,12 @@ export const KEEP_OTHERS_WITHIN = 1000;
 function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): Keeper {
   const before = restored.get(seat) ?? [];
   let oursWritten = 0; // ours (messages and secrets) that a finished write holds
-  let waiting: { ours: number; done: () => void }[] = [];
-  const settle = (all: boolean): void => {
-    const now = waiting.filter((w) => all || w.ours <= oursWritten);
+  let waiting: { ours: number; done: (written: boolean) => void }[] = [];
+  /** `failed`: a write failed, and all that wait are told so (false); else those the writes now hold (true). */
+  const settle = (failed: boolean): void => {
+    const now = waiting.filter((w) => failed || w.ours <= oursWritten);
     waiting = waiting.filter((w) => !now.includes(w));
-    for (const w of now) w.done();
+    for (const w of now) w.done(!failed);
   };
   let kept = -1;
   let keptOurs = -1;
@@ -208,7 +210,7 @@ function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): Keeper {
       keep();
       const target = ours + seat.secrets.length;
       if (target <= oursWritten) return null;
-      return new Promise((done) => waiting.push({ ours: target, done }));
+      return new Promise<boolean>((done) => waiting.push({ ours: target, done }));
     },
   };
 }

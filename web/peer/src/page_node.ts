@@ -363,16 +363,19 @@ export class PageNode {
    * ours now made is written (null: already). A reload between the sending of our message and its keeping would go
    * on without it and without its secrets (a sealed round's nonce): the others would wait for a reveal the page
    * cannot make, or see a second version of the message. So what we send waits for it (as the reference's node
-   * writes its transcript before its frames go out). Unset: sent at once. */
-  kept: () => Promise<void> | null = () => null;
+   * writes its transcript before its frames go out). False: the write failed, and what waits goes out unkept (a
+   * page that can keep nothing plays on rather than not at all). Unset: sent at once. */
+  kept: () => Promise<boolean> | null = () => null;
 
   /** What waits for our own messages to be kept, in order (and their wires, which no heads answer may carry). */
   private held: { outs: Outgoing[]; keys: Set<string> } | null = null;
 
-  private hold(kept: Promise<void>): void {
+  private hold(kept: Promise<boolean>): void {
     this.held ??= { outs: [], keys: new Set() };
-    void kept.then(() => {
-      const more = this.kept(); // ours made meanwhile (held behind them)
+    void kept.then((written) => {
+      // ours made meanwhile (held behind them); after a failed write none are waited for (the next write is tried
+      // at once, and a store that fails every time would hold them for good)
+      const more = written ? this.kept() : null;
       if (more !== null) {
         this.hold(more);
         return;

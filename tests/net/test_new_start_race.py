@@ -1,0 +1,146 @@
+"""A new start's offer decides by the phase it arrives at (protocol.md 14, "A new start"): a member whose game is
+still starting when its host's offer comes follows it, also where the last START_ACK comes a moment later, before
+its node looked (app.nodes.stalled looks about once a second). Real nodes in one process over TCP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+
+import pytest
+import screens
+
+from p2pnimmt.app.anew import NewStart
+from p2pnimmt.app.nodes import NodeFiles, finish, journal_opener, new_node, stalled
+from p2pnimmt.app.options import Options, RoleFailed
+from p2pnimmt.app.resume import run_resume
+from p2pnimmt.bots import make_bot
+from p2pnimmt.engine import Settings
+from p2pnimmt.net.node import Node
+from p2pnimmt.protocol.envelope import open_envelope
+from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.protocol.session import Session
+
+LO = "127.0.0.1"
+until = partial(screens.until, timeout=20.0)
+
+
+def bot_node(name: str) -> Node:
+    identity = Identity.generate()
+    return Node(identity, name=name, bot=make_bot("random", identity.secret), interface=LO, drop_after=0)
+
+
+async def test_an_offer_taken_while_starting_is_followed_though_the_last_start_ack_came_before_the_node_looked(
+        monkeypatch) -> None:
+    ann, bob, mal = bot_node("ann"), bot_node("bob"), bot_node("mal")
+    held: list[bytes] = []  # mal's START_ACK as it reached bob, held back until the offer is taken at bob's
+    holding = [True]
+    receive = Session.receive
+
+    def late_start_ack(self: Session, wire: bytes, via: bytes | None = None) -> list:
+        if self is bob.session and open_envelope(wire).kind == "START_ACK" \
+                and open_envelope(wire).sender == mal.identity.peer and holding[0]:
+            held.append(wire)
+            return []
+        return receive(self, wire, via=via)
+
+    monkeypatch.setattr(Session, "receive", late_start_ack)
+    try:
+        await ann.listen()
+        await ann.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
+        for joiner in (bob, mal):
+            await joiner.listen()
+            await joiner.join(LO, ann.port, ann.game_id)
+        await until(lambda: held and bob.session is not None and bob.session.phase == "starting", "bob starting")
+        # ann abandons the game for a new start without mal (as app.host does), while bob's game is starting
+        seats = [ann.identity.public_key, bob.identity.public_key]
+        assert ann.port is not None
+        ann.rematch.offer_to_all(b"\x07" * 16, ann.port, seats, 60)
+        await until(lambda: bob.rematch.offer is not None, "the offer taken at bob's")
+        holding[0] = False  # mal's START_ACK comes a moment later: bob's game starts before stalled looks
+        bob.act(receive(bob.session, held[0], via=mal.identity.peer))
+        assert bob.session is not None and bob.session.phase != "starting"
+        new = await asyncio.wait_for(stalled(bob, 0), 10)  # before: it waited for good (the offer kept for later)
+        assert isinstance(new, NewStart) and new.names == "mal", new
+    finally:
+        for node in (mal, bob, ann):
+            await node.close()
+
+
+async def test_a_seat_the_new_start_leaves_out_is_told_so_and_its_transcript_is_not_offered_to_resume(
+        monkeypatch, tmp_path) -> None:
+    # mal's link came back between ann's choice and her offer: it takes the offer, and its seat is not in it. Its game
+    # is abandoned as the others' are (its secrets file says why, `resume` refuses it); before, it was told to take
+    # the game up again with `p2pnimmt resume`, a game whose host and players had gone on to another.
+    ann, bob = bot_node("ann"), bot_node("bob")
+    identity = Identity.generate()
+    files = NodeFiles()
+    options = Options(interface=LO, transcript=tmp_path / "mal.p2pt", name="mal", drop_after=0)
+    mal = new_node(identity, options, bot=make_bot("random", identity.secret),
+                   journal_for=journal_opener(identity, options, files))
+    receive = Session.receive
+
+    def no_start_ack_from_bob(self: Session, wire: bytes, via: bytes | None = None) -> list:
+        if self is mal.session and open_envelope(wire).kind == "START_ACK" \
+                and open_envelope(wire).sender == bob.identity.peer:
+            return []  # mal stays starting
+        return receive(self, wire, via=via)
+
+    monkeypatch.setattr(Session, "receive", no_start_ack_from_bob)
+    try:
+        await ann.listen()
+        await ann.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
+        for joiner in (bob, mal):
+            await joiner.listen()
+            await joiner.join(LO, ann.port, ann.game_id)
+        await until(lambda: mal.session is not None and mal.session.phase == "starting"
+                    and mal.session.start is not None, "mal starting")
+        assert ann.port is not None
+        ann.rematch.offer_to_all(b"\x07" * 16, ann.port, [ann.identity.public_key, bob.identity.public_key], 60)
+        try:
+            await asyncio.wait_for(finish(mal, files, 0), 20)
+            raise AssertionError("mal's game went on")
+        except RoleFailed as failed:
+            said = str(failed)
+        assert "ann abandoned game" in said and "without this seat" in said and "resume" not in said, said
+    finally:
+        for node in (mal, bob, ann):
+            await node.close()
+        files.close()
+    with pytest.raises(RoleFailed, match="abandoned before it started"):
+        await run_resume(tmp_path / "mal.p2pt", Options(interface=LO), headless=True)
+
+
+async def test_the_host_takes_nothing_more_in_from_the_moment_it_chooses_a_new_start(monkeypatch) -> None:
+    # The choice and the end of its intake are one step: a START_ACK of the seat left out that comes a moment after
+    # (before app.nodes.finish abandons the game) does not start, at the host, the game it has left. Before, it did.
+    identity = Identity.generate()
+    ann = Node(identity, name="ann", bot=make_bot("random", identity.secret), interface=LO, drop_after=60)
+    bob, mal = bot_node("bob"), bot_node("mal")
+    held: list[bytes] = []
+    receive = Session.receive
+
+    def no_start_ack_from_mal(self: Session, wire: bytes, via: bytes | None = None) -> list:
+        if self is ann.session and open_envelope(wire).kind == "START_ACK" \
+                and open_envelope(wire).sender == mal.identity.peer and not held:
+            held.append(wire)
+            return []
+        return receive(self, wire, via=via)
+
+    monkeypatch.setattr(Session, "receive", no_start_ack_from_mal)
+    try:
+        await ann.listen()
+        await ann.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
+        for joiner in (bob, mal):
+            await joiner.listen()
+            await joiner.join(LO, ann.port, ann.game_id)
+        await until(lambda: held and ann.session is not None and ann.session.phase == "starting", "ann starting")
+        await mal.close()  # mal says bye: ann chooses a new start at once
+        new = await asyncio.wait_for(stalled(ann, 0), 10)
+        assert isinstance(new, NewStart) and new.names == "mal", new
+        assert ann.session is not None
+        ann.act(ann.session.receive(held[0], via=bob.identity.peer))  # mal's START_ACK, a moment late
+        assert ann.session.phase == "starting"
+    finally:
+        for node in (mal, bob, ann):
+            await node.close()
