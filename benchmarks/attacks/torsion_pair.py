@@ -1,6 +1,10 @@
-"""FINDING (session 28, attack8): one cheat in a sealed deal gets honest seats expelled for `sealed-shuffle` /
-`sealed-unlock`. A reproduction, not a test: it prints what every node holds at the end and exits 1 while an
-honest seat is blamed (0 once the protocol defends against it).
+"""FOUND AND FIXED (session 28, attack8): one cheat in a sealed deal got honest seats expelled for `sealed-shuffle` /
+`sealed-unlock`. A reproduction, not a test (tests/protocol/test_attack_torsion.py is the test): it prints what every
+node holds at the end and exits 1 while an honest seat is blamed. Since the fix (protocol.md 17.1, "eightfolds":
+no list a receiver takes may hold two values that differ by a small-order point) the cheat's own message is
+refused, it alone loses its seat, and this exits 0; before (36e5bf0) it printed, for the three variants, seats 2
+and 3 expelled (the cheat too, by its own unlock), seat 1 expelled (the cheat, seat 3, kept its seat), seat 2
+expelled (the cheat, seat 1, kept its seat).
 
 The cheat publishes, in its SEALED_SHUFFLE (or SEALED_UNLOCK), two values u and 1/u mod p at two positions. Both
 pass every check made on arrival (protocol.md 17.5: canonical, not one of the five low-order u-coordinates, all
