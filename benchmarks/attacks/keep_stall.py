@@ -11,7 +11,10 @@ may be signed (`duplicate`). The cheat need not sign anything wrong later: whate
 at (0, 8) on seat 3's commit, which never comes. With four seats no set can be voted out (m = 1); with five or
 more the honest seats could vote out {3, cheat} by the quorum rule, but the reference votes a linked seat out only
 where the game waits on it (net/waiting.py), and the game waits on seat 3 alone. Any message of the cheat for a
-later position (a DROP, a STANDIN or a commit of the next turn, a SEALED_KEYS) voids the vote the same way. One
+later position (a DROP, a STANDIN or a commit of the next turn, a SEALED_KEYS) voids the vote the same way, and so
+does a KEEP signed before anyone voted ("ahead": right after its own commit of the turn, naming seat 3 at the
+commit step; no check refuses a KEEP that answers no vote), so a cheat can make every other seat undroppable, turn
+after turn, before any of them is gone. One
 rule breaker and one seat gone thus cost every other seat its game, the case section 11.1 closed for an expelled
 seat ("An expelled seat ... is not needed"), where here nothing proves the lie.
 
@@ -31,12 +34,13 @@ from test_drop import vote_out  # noqa: E402
 
 from p2pnimmt.engine import Settings  # noqa: E402
 from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
+from p2pnimmt.protocol.phase import turn_steps  # noqa: E402
 from p2pnimmt.protocol.session import LocalError  # noqa: E402
 
 PLAYERS, GONE, CHEAT, TURN = 4, 3, 1, 2
 
 
-def table(cheat: bool) -> AttackNet:
+def table(cheat: str | None) -> AttackNet:
     net = AttackNet(PLAYERS, settings=Settings(players=PLAYERS, max_rounds=1, deal="open"), seed=3)
     gone = net.identities[GONE].peer
     stopped: dict[str, int] = {}
@@ -57,8 +61,16 @@ def table(cheat: bool) -> AttackNet:
             return adv.send("KEEP", body)  # the same round, step and seat
         return None
 
+    def keep_ahead(adv: Adversary, env, body):
+        if env.kind == "PLAY_COMMIT" and body["turn"] == TURN and not adv.fired:
+            adv.fired = True
+            return adv.default(env, body) + adv.send("KEEP", {"round": 0, "step": turn_steps(TURN)[0], "seat": GONE})
+        if env.kind == "DROP" and body["seat"] == GONE:
+            return []  # it never votes
+        return None
+
     if cheat:
-        Adversary(net, CHEAT, keep_instead)
+        Adversary(net, CHEAT, keep_instead if cheat == "instead" else keep_ahead)
     net.start()
     net.run()
     vote_out(net, GONE)
@@ -68,9 +80,11 @@ def table(cheat: bool) -> AttackNet:
 
 def main() -> int:
     stuck = False
-    for cheat in (False, True):
+    for cheat in (None, "instead", "ahead"):
         net = table(cheat)
-        print(f"--- {'with' if cheat else 'without'} the cheat's KEEP (seat {CHEAT})")
+        how = {None: "without the cheat", "instead": f"the cheat (seat {CHEAT}) signs KEEP instead of its DROP",
+               "ahead": f"the cheat (seat {CHEAT}) signs KEEP ahead, before anyone votes, and never votes"}[cheat]
+        print(f"--- {how}")
         for i, ident in enumerate(net.identities):
             if i == GONE:
                 continue
