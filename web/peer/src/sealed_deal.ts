@@ -18,8 +18,10 @@ export function rowPositions(players: number): number[] {
 
 /** The positions a seat unlocks: every dealt position not in its own hand, ascending (M − 10 of them). */
 export function unlockPositions(seat: number, players: number): number[] {
-  const own = new Set(handPositions(seat));
-  return Array.from({ length: dealtCount(players) }, (_, p) => p).filter((p) => !own.has(p));
+  const first = HAND_SIZE * seat; // its hand: first .. first + HAND_SIZE - 1
+  const positions: number[] = [];
+  for (let p = 0; p < dealtCount(players); p++) if (p < first || p >= first + HAND_SIZE) positions.push(p);
+  return positions;
 }
 
 /** What is wrong with `values` as `count` points (the reference's check_points, its words after `what`), or null. */

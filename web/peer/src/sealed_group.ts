@@ -259,10 +259,21 @@ export function clampedRepresentative(n: bigint): Uint8Array | null {
   return bigIntToLE(TWO_254 + 8n * t, 32);
 }
 
+/** inverseKey's answers for the keys met last (every node audits every seat's key each round: ~25 µs of BigInt
+ * work a key), by the key's bytes; copies handed out. */
+const inverses = new Map<string, Uint8Array | null>();
+
 /** d for a revealed e (17.3 steps 2-4), or null if e is not clamped or its inverse is not a clamped scalar. */
 export function inverseKey(e: Uint8Array): Uint8Array | null {
   if (!isClamped(e)) return null;
-  return clampedRepresentative(inverseMod(leToBigInt(e), L));
+  const key = pointKey(e);
+  let d = inverses.get(key);
+  if (d === undefined) {
+    d = clampedRepresentative(inverseMod(leToBigInt(e), L));
+    if (inverses.size >= 256) inverses.clear();
+    inverses.set(key, d);
+  }
+  return d && d.slice();
 }
 
 /**
