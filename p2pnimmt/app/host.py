@@ -11,7 +11,7 @@ from ..engine import Settings
 from ..i18n import _, ngettext
 from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
 from ..net.files import WriteFailed
-from ..net.node import Node
+from ..net.node import BYE_READ, Node
 from ..protocol.identity import Identity
 from ..protocol.names import first_unlike
 from .anew import NewStart, seats_anew
@@ -223,11 +223,23 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
             for leaving in (node, *helpers):  # says bye (Node.leave): no move, no vote of its own timer
                 leaving.leave()
         await advertiser.stop()
-        for helper in helpers:  # one by one: each says bye on the links it has by then (a bot still dialling the
-            await helper.close()  # last joiner as the game starts links it meanwhile, and its bye reaches it)
+        await close_together(helpers if again else [*helpers, node])
         if not again:
-            await node.close()
             files.close()
+
+
+async def close_together(nodes: list[Node]) -> None:
+    """The seats of this process leave together: each says `bye` on its links in the same moment (Node.close), and
+    they wait for the peers' ends together. One by one, each waited up to BYE_READ s for a busy peer to end its side
+    before the next said bye: that peer saw one seat leave seconds before the others, voted it out at once, and with
+    its vote open the game waited on no seat, so it never saw that too few were left and waited for good (the flake
+    of tests/net/test_leaving.py). A dial still on its way first gets up to BYE_READ s (a bot linking the last joiner
+    as the game started: its bye reaches it)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + BYE_READ
+    while loop.time() < deadline and any(n.mesh.dialing or n.mesh.joining() for n in nodes):
+        await asyncio.sleep(0.02)
+    await asyncio.gather(*(n.close() for n in nodes))
 
 
 

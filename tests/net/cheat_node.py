@@ -14,7 +14,9 @@ CHEAT is one of
   whose lid is shut that moment: no `bye`, the links just close); TURN is not used;
 - `leave`: when the START comes, it signs no START_ACK and leaves as Ctrl-C makes it (it says `bye`);
 - `host-vanish` (a host): the process ends a moment after it sent its START (no `bye`, the links just close):
-  the START is out, but the host takes part in nothing after it.
+  the START is out, but the host takes part in nothing after it;
+- `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
+  only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import signal
 import sys
 
 from p2pnimmt.cli import main
+from p2pnimmt.net.connection import Connection
 from p2pnimmt.net.lobby import Lobby
 from p2pnimmt.net.node import Node
 from p2pnimmt.protocol.envelope import open_envelope, seal
@@ -119,9 +122,23 @@ def host_gone_after_start() -> None:
     Lobby.start = cheat  # type: ignore[method-assign]
 
 
+def slow_end(tenths: int) -> None:
+    close = Connection.close
+    slowed: set[int] = set()
+
+    def cheat(self: Connection) -> None:
+        if self.peer_ended and not self.closed and id(self) not in slowed:
+            slowed.add(id(self))
+            asyncio.get_running_loop().call_later(tenths / 10, close, self)
+            return
+        close(self)
+
+    Connection.close = cheat  # type: ignore[method-assign]
+
+
 if __name__ == "__main__":
     cheats = {"split": split_commit, "reveal": reveal_another_card,
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
-              "host-vanish": lambda _turn: host_gone_after_start()}
+              "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end}
     cheats[sys.argv[1]](int(sys.argv[2]))
     sys.exit(main(sys.argv[3:]))

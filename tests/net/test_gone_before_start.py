@@ -45,10 +45,10 @@ WHY = r"the game cannot start: mal left before acknowledging its START"
 class CheatProc(Proc):
     """p2pnimmt run by cheat_node.py."""
 
-    def __init__(self, cheat: str, args: list[str], out: Path) -> None:
+    def __init__(self, cheat: str, args: list[str], out: Path, turn: int = 0) -> None:
         self.out = out
         self.file = open(out, "wb")
-        self.popen = subprocess.Popen([sys.executable, str(CHEAT), cheat, "0", *args], stdout=self.file,
+        self.popen = subprocess.Popen([sys.executable, str(CHEAT), cheat, str(turn), *args], stdout=self.file,
                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=default_signals)
 
 
