@@ -19,6 +19,7 @@ from typing import Any
 
 from ..protocol.identity import KEY_SIZE, fingerprint
 from ..quietlog import quiet
+from .discovery import game_code
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -63,6 +64,19 @@ def offer_problem(payload: Any, game_id: bytes) -> str | None:
     if type(wait) is not int or not 0 < wait <= MAX_WAIT:
         return f"its wait is not 1..{MAX_WAIT} seconds"
     return None
+
+
+def left_out(session, seats: list[bytes]) -> list[int]:
+    """The seats of the START whose keys an offer's `seats` leave out (a new start leaves out at least one: the seat
+    gone before its START_ACK, or its key where a new bot of the host's takes that seat)."""
+    return [seat for seat, peer in enumerate(session.roster) if session.keys[peer] not in seats]
+
+
+def no_new_start(session, host: bytes, payload: dict[str, Any]) -> str:
+    """Why an offer taken while starting that leaves out no seat is refused: it names the host and what it sent."""
+    return (f"{session.names[session.roster.index(host)]} offered a new start of game {game_code(session.game_id)} "
+            f"(game {game_code(payload['game'])} on port {payload['port']}) that leaves out no seat of it: a new start "
+            "leaves out the seat gone before its START_ACK, so this is none")
 
 
 def offer_body(game_id: bytes, port: int, seats: list[bytes], wait: int) -> dict[str, Any]:
@@ -136,6 +150,8 @@ class RematchLinks:
             return self._ignore(conn, "rematch", f"not an offer: {problem}")
         if self.offer is not None:
             return self._ignore(conn, "rematch", "a rematch was offered already")
+        if session.phase == "starting" and not left_out(session, payload["seats"]):
+            return self._ignore(conn, "rematch", no_new_start(session, conn.peer, payload))
         if session.phase not in ("over", "starting"):  # starting: a new start of a game it cannot start (app.anew)
             if session.phase == "aborted":
                 return self._ignore(conn, "rematch", "the game was aborted")
