@@ -110,8 +110,9 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     node = new_node(identity, options, bot=make_bot(bot_kind, identity.secret) if headless else None,
                     on_event=front.on_event, journal_for=journal_opener(identity, options, files))
     front.follow(node)
-    if old is not None and old.server is not None:
-        old.server.close()  # the rematch listens (on --port, if given) from now on
+    if old is not None and old.server is not None and options.port:
+        old.server.close()  # the rematch listens on --port from now on (else the finished game's port stays open while
+        # its links are kept: a seat whose link comes back there is told the offer, net.rematch.RematchLinks.linked)
     await node.listen(options.port)
     await node.host(settings)
     assert node.game_id is not None and node.session is not None  # a node that hosts has both
@@ -123,7 +124,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         guests = {helper.identity.peer for helper in getattr(front, "helpers", [])}  # --web's guest seats
         stop = declined(old, node, {kept.identity.peer for kept in host_bots}, front.say, guests)
         old.rematch.offer_to_all(node.game_id, node.port, seats, HOLD_SECONDS)
-        carry.closing.append(asyncio.ensure_future(close_after_answers(old, node, stop)))
+        carry.closing.append(asyncio.ensure_future(close_after_answers(old, node, stop, anew is not None)))
     code = game_code(node.game_id)
     node.session.journal.secret({"kind": "node", "role": "player", "name": options.name,
                                  "bot": bot_kind if headless else None, "listen": node.port,
