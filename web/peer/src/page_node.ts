@@ -364,7 +364,7 @@ export class PageNode {
       this.byes.add(hex(link.peer));
       if (this.hostPeer && equal(link.peer, this.hostPeer) && this.seat.start === null) this.hostGone = "bye";
     } else if (kind === "rematch" && this.hostPeer && equal(link.peer, this.hostPeer) && this.offer === null
-      && this.seat.phase !== "aborted") {
+      && this.seat.start !== null && this.seat.phase !== "aborted") {
       const offer = offerOf(payload, this.hello.game);
       const phase = this.seat.phase;
       // An offer while starting is a new start; one without our seat while our game is on is too (a rematch holds
