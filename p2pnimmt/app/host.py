@@ -11,7 +11,7 @@ from ..engine import Settings
 from ..i18n import _, ngettext
 from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
 from ..net.files import WriteFailed
-from ..net.node import Node
+from ..net.node import BYE_READ, Node
 from ..protocol.identity import Identity
 from ..protocol.names import first_unlike
 from .anew import NewStart, seats_anew
@@ -110,8 +110,9 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     node = new_node(identity, options, bot=make_bot(bot_kind, identity.secret) if headless else None,
                     on_event=front.on_event, journal_for=journal_opener(identity, options, files))
     front.follow(node)
-    if old is not None and old.server is not None:
-        old.server.close()  # the rematch listens (on --port, if given) from now on
+    if old is not None and old.server is not None and options.port:
+        old.server.close()  # the rematch listens on --port from now on (else the finished game's port stays open while
+        # its links are kept: a seat whose link comes back there is told the offer, net.rematch.RematchLinks.linked)
     await node.listen(options.port)
     await node.host(settings)
     assert node.game_id is not None and node.session is not None  # a node that hosts has both
@@ -123,7 +124,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         guests = {helper.identity.peer for helper in getattr(front, "helpers", [])}  # --web's guest seats
         stop = declined(old, node, {kept.identity.peer for kept in host_bots}, front.say, guests)
         old.rematch.offer_to_all(node.game_id, node.port, seats, HOLD_SECONDS)
-        carry.closing.append(asyncio.ensure_future(close_after_answers(old, node, stop)))
+        carry.closing.append(asyncio.ensure_future(close_after_answers(old, node, stop, anew is not None)))
     code = game_code(node.game_id)
     node.session.journal.secret({"kind": "node", "role": "player", "name": options.name,
                                  "bot": bot_kind if headless else None, "listen": node.port,
@@ -223,11 +224,23 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
             for leaving in (node, *helpers):  # says bye (Node.leave): no move, no vote of its own timer
                 leaving.leave()
         await advertiser.stop()
-        for helper in helpers:  # one by one: each says bye on the links it has by then (a bot still dialling the
-            await helper.close()  # last joiner as the game starts links it meanwhile, and its bye reaches it)
+        await close_together(helpers if again else [*helpers, node])
         if not again:
-            await node.close()
             files.close()
+
+
+async def close_together(nodes: list[Node]) -> None:
+    """The seats of this process leave together: each says `bye` on its links in the same moment (Node.close), and
+    they wait for the peers' ends together. One by one, each waited up to BYE_READ s for a busy peer to end its side
+    before the next said bye: that peer saw one seat leave seconds before the others, voted it out at once, and with
+    its vote open the game waited on no seat, so it never saw that too few were left and waited for good (the flake
+    of tests/net/test_leaving.py). A dial still on its way first gets up to BYE_READ s (a bot linking the last joiner
+    as the game started: its bye reaches it)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + BYE_READ
+    while loop.time() < deadline and any(n.mesh.dialing or n.mesh.joining() for n in nodes):
+        await asyncio.sleep(0.02)
+    await asyncio.gather(*(n.close() for n in nodes))
 
 
 

@@ -197,7 +197,11 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
         if few is not None and unacked is not None and starting and not node.is_host and not host_there:
             few = _("{why}, and the host {host} has left too: nobody can start a new game without them").format(
                 why=said(few), host=_host_name(node))
-        if on_purpose and few is not None and not host_there:
+        # ... and one whose link to its host is lost, though the host did not say bye, may find it again (redialled):
+        # its new start, if it left this seat out, is told there (net.rematch.RematchLinks.linked): not given up at
+        # once for the others' byes (a player that followed the host says bye as it leaves the abandoned game)
+        host_may_be_back = unacked is not None and starting and not node.is_host and node.host_peer not in node.byes
+        if on_purpose and few is not None and not host_there and not host_may_be_back:
             return said(few)
         if few is not None and waited and few != told:  # said once, and again if it changes (the host left too)
             told = few

@@ -227,11 +227,19 @@ def declined(old: Node, new: Node, bots: set[bytes], note: Callable[[str], None]
     return stop
 
 
-async def close_after_answers(old: Node, new: Node, stop: Callable[[], None]) -> None:
-    """Host: keep the finished game's links until every held seat of the rematch is answered, then close them."""
+async def close_after_answers(old: Node, new: Node, stop: Callable[[], None], abandoned: bool = False) -> None:
+    """Host: keep the finished game's links until every held seat of the rematch is answered, then close them. An
+    `abandoned` game (a new start) is kept for the rest of the evening (closed as this task is cancelled): the seat
+    it left out, whose link comes back there, is told the offer (net.rematch.RematchLinks.linked), so it learns
+    that it was left out."""
     while new.held and not new.done.is_set():
         await asyncio.sleep(0.2)
     stop()
+    if abandoned:
+        try:
+            await asyncio.Event().wait()  # until the evening ends (run_host cancels it)
+        finally:
+            await old.close()
     await asyncio.sleep(1.0)  # the last answers' links close from their side
     await old.close()
 

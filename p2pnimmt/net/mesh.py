@@ -254,6 +254,7 @@ class Mesh:
             conn.send_nowait("join", self.join_frame)
         conn.send_nowait("heads", node.session.heads())
         self.seen.tell(conn)
+        node.rematch.linked(conn)  # a host that offered a rematch or new start tells it to a link that came later
 
     async def serve(self, conn: Connection, redial: tuple[str, int] | None = None) -> None:
         """Read frames from one member's link until it breaks; the dialling side (`redial`: the address it

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..protocol.identity import KEY_SIZE, fingerprint
 from ..quietlog import quiet
+from .discovery import game_code
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -65,6 +66,19 @@ def offer_problem(payload: Any, game_id: bytes) -> str | None:
     return None
 
 
+def left_out(session, seats: list[bytes]) -> list[int]:
+    """The seats of the START whose keys an offer's `seats` leave out (a new start leaves out at least one: the seat
+    gone before its START_ACK, or its key where a new bot of the host's takes that seat)."""
+    return [seat for seat, peer in enumerate(session.roster) if session.keys[peer] not in seats]
+
+
+def no_new_start(session, host: bytes, payload: dict[str, Any]) -> str:
+    """Why an offer taken while starting that leaves out no seat is refused: it names the host and what it sent."""
+    return (f"{session.names[session.roster.index(host)]} offered a new start of game {game_code(session.game_id)} "
+            f"(game {game_code(payload['game'])} on port {payload['port']}) that leaves out no seat of it: a new start "
+            "leaves out the seat gone before its START_ACK, so this is none")
+
+
 def offer_body(game_id: bytes, port: int, seats: list[bytes], wait: int) -> dict[str, Any]:
     return {"game": game_id, "port": port, "seats": list(seats), "wait": wait}
 
@@ -81,6 +95,7 @@ class RematchLinks:
         self.offer: Offer | None = None  # the host's rematch offer we took (once the game was over here)
         self.anew = False  # the offer was taken while our game was still starting: a new start (app.anew)
         self.answers: dict[bytes, bool] = {}  # a host: each seat's latest answer (again or not)
+        self.offered: dict[str, Any] | None = None  # a host: the offer we sent (told to a link that comes later)
         self._early: tuple[Any, Any] | None = None  # (link, payload) of an offer that came before our game was over
         self._listeners: list[Listener] = []
 
@@ -111,10 +126,17 @@ class RematchLinks:
             conn.send_nowait("again", again)
 
     def offer_to_all(self, game_id: bytes, port: int, seats: list[bytes], wait: int) -> None:
-        """Host, after the game: offer every member (seats and spectators) the rematch we host."""
-        body = offer_body(game_id, port, seats, wait)
+        """Host, after the game: offer every member (seats and spectators) the rematch we host; one whose link comes
+        back later is told too (linked)."""
+        self.offered = offer_body(game_id, port, seats, wait)
         for conn in list(self.node.links.values()):
-            conn.send_nowait("rematch", body)
+            conn.send_nowait("rematch", self.offered)
+
+    def linked(self, conn) -> None:
+        """Host: a member's link came (back) after our offer: it is told the offer too. A seat that a new start left
+        out (it had no link to us as we chose) learns so here, not from a game that never moves again."""
+        if self.offered is not None and self.node.is_host:
+            conn.send_nowait("rematch", self.offered)
 
     def _ignore(self, conn, kind: str, why: str) -> None:
         """A frame that does not count: one log line naming the peer (per link and reason)."""
@@ -135,8 +157,16 @@ class RematchLinks:
         if problem is not None:
             return self._ignore(conn, "rematch", f"not an offer: {problem}")
         if self.offer is not None:
+            if payload["game"] == self.offer.game_id:
+                return None  # the same offer again (told once more on a link that came back: linked)
             return self._ignore(conn, "rematch", "a rematch was offered already")
-        if session.phase not in ("over", "starting"):  # starting: a new start of a game it cannot start (app.anew)
+        if session.phase == "starting" and not left_out(session, payload["seats"]):
+            return self._ignore(conn, "rematch", no_new_start(session, conn.peer, payload))
+        # the host left our game for a new start without our seat, though the game started here (our START_ACK and
+        # the others' came to us, ours never to the host): a rematch holds every seat, so this is that new start
+        without_us = session.phase not in ("over", "starting", "aborted") and node.role == "player" \
+            and node.identity.public_key not in payload["seats"]
+        if session.phase not in ("over", "starting") and not without_us:  # starting: a new start (app.anew)
             if session.phase == "aborted":
                 return self._ignore(conn, "rematch", "the game was aborted")
             self._early = (conn, payload)  # taken at our game over (the host may be over first)
@@ -144,7 +174,7 @@ class RematchLinks:
         assert node.host_address is not None  # a joiner: set by Node.join()
         self.offer = Offer(payload["game"], node.host_address[0], payload["port"], tuple(payload["seats"]),
                            payload["wait"], session.game_id)
-        self.anew = session.phase == "starting"  # followed as such though the last START_ACK comes a moment later
+        self.anew = session.phase != "over"  # followed as such though the last START_ACK comes a moment later
         log.info("the host offers a %s: game %s on port %d", "rematch" if session.phase == "over" else "new start",
                  payload["game"].hex()[:8], payload["port"])
         self._changed(self.offer)

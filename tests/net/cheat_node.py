@@ -14,7 +14,15 @@ CHEAT is one of
   whose lid is shut that moment: no `bye`, the links just close); TURN is not used;
 - `leave`: when the START comes, it signs no START_ACK and leaves as Ctrl-C makes it (it says `bye`);
 - `host-vanish` (a host): the process ends a moment after it sent its START (no `bye`, the links just close):
-  the START is out, but the host takes part in nothing after it.
+  the START is out, but the host takes part in nothing after it;
+- `offer-all` (a host): right after its START it offers a new start (protocol.md 14) of a game nobody hosts, holding
+  every seat of the START: no seat left out, so it is none; `offer-without-last`: the same, leaving out the last
+  seat of the START (the last to join); TURN is not used;
+- `cut`: no rule broken, a network that goes away: as it signs its START_ACK, every link of the node is cut and
+  it neither dials nor takes a connection (the ack reaches nobody) until the process gets SIGUSR1 (the test says
+  when its network is back); TURN is not used;
+- `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
+  only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
 
 from __future__ import annotations
@@ -26,7 +34,9 @@ import signal
 import sys
 
 from p2pnimmt.cli import main
+from p2pnimmt.net.connection import Connection
 from p2pnimmt.net.lobby import Lobby
+from p2pnimmt.net.mesh import Mesh
 from p2pnimmt.net.node import Node
 from p2pnimmt.protocol.envelope import open_envelope, seal
 from p2pnimmt.protocol.events import Event, Outgoing, PlayNeeded
@@ -119,9 +129,73 @@ def host_gone_after_start() -> None:
     Lobby.start = cheat  # type: ignore[method-assign]
 
 
+def offer_anew_at_start(leave_out_last: bool) -> None:
+    start = Lobby.start
+
+    def cheat(self: Lobby) -> None:
+        start(self)
+        node = self.node
+        keys = [seat["key"] for seat in node.session.start.body["roster"]]
+        node.rematch.offer_to_all(os.urandom(16), node.port, keys[:-1] if leave_out_last else keys, 60)
+        print(f"cheat: offered a new start of {len(keys) - leave_out_last} of {len(keys)} seats", flush=True)
+
+    Lobby.start = cheat  # type: ignore[method-assign]
+
+
+def cut_at_start_ack() -> None:
+    feed, dial, accepted = Node._feed, Mesh.dial, Mesh.accepted
+    cut = [False, False]  # cut now, cut once already
+
+    def back(_signal: int, _frame: object) -> None:
+        cut[0] = False
+        print("cheat: its network is back", flush=True)
+
+    signal.signal(signal.SIGUSR1, back)
+
+    def cheat(self: Node, outputs: list) -> None:
+        if not cut[1] and any(isinstance(item, Outgoing) and open_envelope(item.wire).kind == "START_ACK"
+                              and open_envelope(item.wire).sender == self.identity.peer for item in outputs):
+            cut[0] = cut[1] = True
+            print("cheat: cut off as it signed its START_ACK", flush=True)
+            for conn in list(self.links.values()):
+                conn.writer.transport.abort()  # the ack below goes nowhere
+        feed(self, outputs)
+
+    async def dial_when_back(self: Mesh, host: str, port: int):
+        while cut[0]:
+            await asyncio.sleep(0.05)
+        return await dial(self, host, port)
+
+    async def accept_when_back(self: Mesh, reader, writer) -> None:
+        if cut[0]:
+            writer.transport.abort()
+            return
+        await accepted(self, reader, writer)
+
+    Node._feed = cheat  # type: ignore[method-assign]
+    Mesh.dial = dial_when_back  # type: ignore[method-assign]
+    Mesh.accepted = accept_when_back  # type: ignore[method-assign]
+
+
+def slow_end(tenths: int) -> None:
+    close = Connection.close
+    slowed: set[int] = set()
+
+    def cheat(self: Connection) -> None:
+        if self.peer_ended and not self.closed and id(self) not in slowed:
+            slowed.add(id(self))
+            asyncio.get_running_loop().call_later(tenths / 10, close, self)
+            return
+        close(self)
+
+    Connection.close = cheat  # type: ignore[method-assign]
+
+
 if __name__ == "__main__":
     cheats = {"split": split_commit, "reveal": reveal_another_card,
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
-              "host-vanish": lambda _turn: host_gone_after_start()}
+              "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
+              "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
+              "offer-without-last": lambda _turn: offer_anew_at_start(True)}
     cheats[sys.argv[1]](int(sys.argv[2]))
     sys.exit(main(sys.argv[3:]))

@@ -45,10 +45,10 @@ WHY = r"the game cannot start: mal left before acknowledging its START"
 class CheatProc(Proc):
     """p2pnimmt run by cheat_node.py."""
 
-    def __init__(self, cheat: str, args: list[str], out: Path) -> None:
+    def __init__(self, cheat: str, args: list[str], out: Path, turn: int = 0) -> None:
         self.out = out
         self.file = open(out, "wb")
-        self.popen = subprocess.Popen([sys.executable, str(CHEAT), cheat, "0", *args], stdout=self.file,
+        self.popen = subprocess.Popen([sys.executable, str(CHEAT), cheat, str(turn), *args], stdout=self.file,
                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=default_signals)
 
 
@@ -215,5 +215,41 @@ def test_a_host_gone_too_leaves_nobody_to_start_anew_and_the_others_are_told(tmp
         assert re.search(gone + "; waiting for them to come back", text), text
         assert re.search("giving up: " + gone, text), text
         assert "Traceback" not in text and "final scores" not in text, text
+    finally:
+        mal.stop()
+
+
+def test_the_seat_left_out_comes_back_and_is_told_plainly_that_its_game_was_abandoned_without_it(
+        tmp_path: Path, procs) -> None:
+    """mal's network goes away as it signs its START_ACK (tests/net/cheat_node.py `cut`) and is back once ann started
+    anew without it. Its link to ann's abandoned game (kept open for the rest of the evening) is told
+    ann's offer, and mal says plainly that its game was abandoned and a new one started without it, at once. Before,
+    nothing listened there any more: it said that the game could not start as bob had left before acknowledging its
+    START and the host had left too, and gave up only after --give-up."""
+    timers = ["--drop-after", "1", "--give-up", "60"]
+    longer = [*SHORT, "--rounds", "3"]  # the new game (and ann's process) lasts past mal's return
+    ann = procs(["host", "--headless", "--seats", "3", *longer, *timers, *LO, *files(tmp_path, "ann")],
+                tmp_path / "ann.out", env=ENV)
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    code = code_of(tmp_path / "ann.out")
+    peer = ["--peer", f"{LOOPBACK}:{port}"]
+    bob = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "bob")], tmp_path / "bob.out",
+                env=ENV)
+    bob.wait_for(r"joined \w{4}")
+    mal = CheatProc("cut", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+                    tmp_path / "mal.out")
+    try:
+        mal.wait_for(r"cheat: cut off as it signed its START_ACK", 60)
+        ann.wait_for(rf"a new start of {code} without mal", 30)
+        bob.wait_for(rf"joined \w{{4}} at .* \(a new start of {code} without mal\)", 30)  # (not a moment before: a
+        # START_ACK of mal's that came to bob before the offer would start there the game his host left, by design)
+        mal.popen.send_signal(signal.SIGUSR1)  # its network is back
+        assert mal.finish(30) == 1, mal.text()
+        assert f"giving up: ann abandoned game {code} before it started and starts a new game without this seat" \
+               in mal.text(), mal.text()
+        assert "resume" not in mal.text(), mal.text()  # nothing to take up: its host and players went on
+        for proc in (ann, bob):
+            assert proc.finish(90) == 0, proc.text()
+        check_finished(tmp_path / "ann-2.p2pt", ["ann", "bob"])
     finally:
         mal.stop()

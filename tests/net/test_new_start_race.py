@@ -16,9 +16,10 @@ from p2pnimmt.app.options import Options, RoleFailed
 from p2pnimmt.app.resume import run_resume
 from p2pnimmt.bots import make_bot
 from p2pnimmt.engine import Settings
+from p2pnimmt.net.discovery import game_code
 from p2pnimmt.net.node import Node
 from p2pnimmt.protocol.envelope import open_envelope
-from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.protocol.identity import Identity, fingerprint
 from p2pnimmt.protocol.session import Session
 
 LO = "127.0.0.1"
@@ -141,6 +142,42 @@ async def test_the_host_takes_nothing_more_in_from_the_moment_it_chooses_a_new_s
         assert ann.session is not None
         ann.act(ann.session.receive(held[0], via=bob.identity.peer))  # mal's START_ACK, a moment late
         assert ann.session.phase == "starting"
+    finally:
+        for node in (mal, bob, ann):
+            await node.close()
+
+
+async def test_an_offer_taken_while_starting_that_leaves_out_no_seat_is_refused_as_no_new_start(
+        monkeypatch, caplog) -> None:
+    # A new start leaves out the seat gone before its START_ACK (or puts a new bot in its place): an offer of every
+    # seat while bob's game is starting is none. Before, bob took it, abandoned his game and followed it, saying that
+    # the game was abandoned because "" left.
+    ann, bob, mal = bot_node("ann"), bot_node("bob"), bot_node("mal")
+    receive = Session.receive
+
+    def no_start_ack_from_mal(self: Session, wire: bytes, via: bytes | None = None) -> list:
+        if self is bob.session and open_envelope(wire).kind == "START_ACK" \
+                and open_envelope(wire).sender == mal.identity.peer:
+            return []  # bob stays starting
+        return receive(self, wire, via=via)
+
+    monkeypatch.setattr(Session, "receive", no_start_ack_from_mal)
+    try:
+        await ann.listen()
+        await ann.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
+        for joiner in (bob, mal):
+            await joiner.listen()
+            await joiner.join(LO, ann.port, ann.game_id)
+        await until(lambda: bob.session is not None and bob.session.phase == "starting", "bob starting")
+        assert ann.port is not None and ann.game_id is not None and bob.session is not None
+        every = [node.identity.public_key for node in (ann, bob, mal)]
+        ann.rematch.offer_to_all(b"\x07" * 16, ann.port, every, 60)
+        await until(lambda: "leaves out no seat" in caplog.text, "bob's refusal")
+        code, new = game_code(ann.game_id), game_code(b"\x07" * 16)
+        assert f"ignored a rematch frame from {fingerprint(ann.identity.peer)}: ann offered a new start of game " \
+               f"{code} (game {new} on port {ann.port}) that leaves out no seat of it" in caplog.text, caplog.text
+        assert bob.rematch.offer is None and not bob.leaving and bob.session.phase == "starting"
+        assert not bob.session.inbox.closed  # still taking its game in: the offer did not abandon it
     finally:
         for node in (mal, bob, ann):
             await node.close()

@@ -52,3 +52,58 @@ async def test_a_phone_follows_a_new_start_without_the_seat_gone_before_its_star
         assert not screen_errors, screen_errors
     finally:
         mal.stop()
+
+
+async def new_start_offered(tmp_path: Path, procs, browser, cheat: str, phone_last: bool, lang: str = ""):
+    """ann hosts three seats with cheat_node.py's `cheat` (an offer of a new start right after her START); the TV
+    serves the phone page (zoe) and bob joins headless, zoe last where `phone_last`. (host, phone, errors, code)."""
+    host = CheatProc(cheat, ["host", "--headless", "--seats", "3", *SHORT, *TIMERS, *LO, "--name", "ann",
+                             "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    peer = ["--peer", f"127.0.0.1:{port}"]
+    tv = procs(["watch", code, *LO, *peer, "--web", "--no-open", "--web-interface", "127.0.0.1", *TIMERS,
+                "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out", env={"HOME": str(tmp_path), **ENV})
+    bob = ["join", code, "--headless", *peer, *LO, *TIMERS, "--name", "bob", "--transcript", str(tmp_path / "bob.p2pt")]
+    if phone_last:
+        procs(bob, tmp_path / "bob.out", env=ENV)
+        host.wait_for(r"lobby: 2/3 seats: ann, bob")
+    phone, _, errors = await seated_phone(browser, tv.wait_for(PHONE_URL).group(1) + lang, "zoe")
+    if not phone_last:
+        host.wait_for(r"lobby: 2/3 seats: ann, zoe")
+        procs(bob, tmp_path / "bob.out", env=ENV)
+    host.wait_for(r"cheat: offered a new start", 60)
+    return host, phone, errors, code
+
+
+async def test_a_phone_refuses_a_new_start_that_leaves_out_no_seat_and_plays_its_game_on(tmp_path: Path, procs,
+                                                                                      browser) -> None:
+    # Before, the page took it: it said "game ABCD is abandoned:  left before acknowledging its START" (no name) and
+    # went to a game nobody hosts, and its own was never played.
+    host, phone, errors, code = await new_start_offered(tmp_path, procs, browser, "offer-all", phone_last=False)
+    try:
+        assert await play_to_the_end(phone) == 10  # the game it refused to leave
+        said = await phone.inner_text("#notes")
+        assert f"ignored ann's new start of game {code}: its offer (game " in said, said
+        assert "leaves out no seat of it, so it is none" in said and "abandoned" not in said, said
+        assert host.finish(60) == 0, host.text()
+        assert not errors, errors
+    finally:
+        host.stop()
+
+
+async def test_a_phone_the_new_start_leaves_out_says_so_in_german_and_stops_waiting(tmp_path: Path, procs,
+                                                                                  browser) -> None:
+    # Before, the page said nothing and waited on a game its host had left ("the game is starting…").
+    host, phone, errors, code = await new_start_offered(tmp_path, procs, browser, "offer-without-last",
+                                                        phone_last=True, lang="&lang=de")
+    try:
+        await phone.wait_for_function("() => document.body.dataset.leftOut === '1'", timeout=60_000)
+        line = f"ann hat Spiel {code} abgebrochen, bevor es begann, und startet ein neues Spiel ohne diesen Platz"
+        assert line in await phone.inner_text("#notes")
+        assert line in await phone.inner_text("#status")
+        # left: bye said, its links closed, none served again (it dials nobody and takes no link any more)
+        await phone.wait_for_function("() => window.p2pnimmt.node.links.size === 0", timeout=30_000)
+        assert not errors, errors
+    finally:
+        host.stop()

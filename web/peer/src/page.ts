@@ -324,7 +324,8 @@ function render(node: PageNode): void {
   const said = (): string => wanted === "card" ? _("your turn: tap a card")
     : wanted === "row" ? _("your card is below every row: tap a row to take")
     : wanted === "wait" ? _("waiting for the others…") : "";
-  say("status", seat.drafting()
+  mark("leftOut", node.leftOut !== null ? "1" : "0");
+  say("status", node.leftOut !== null ? node.leftOut : seat.drafting()
     ? (wanted === "pick" ? _("Pick a card for your hand") : _("Draft: the cards lie open; pick your hand in turn."))
     : seat.phase === "turn"
     ? fmt(_("round {round}, turn {turn}: {what}"), { round: seat.round + 1, turn: seat.turn + 1, what: said() })
@@ -496,8 +497,8 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   const current = (): boolean => mine === attempt && !left;
   const again = (): void => {
     if (!current()) return;
-    if (node?.node.hostGone != null) { // no game to wait for: said, not dialled again (nor through another relay)
-      say("status", hostGone(node.node));
+    if (node?.node.hostGone != null || node?.node.leftOut != null) { // no game to wait for: said, not dialled again
+      say("status", node.node.leftOut ?? hostGone(node.node)); // (nor through another relay)
       hide("leave", false);
       return;
     }

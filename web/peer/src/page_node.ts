@@ -174,9 +174,15 @@ export class PageNode {
    * seat left before its START_ACK. A seat held for our key says so and follows at once, as the reference's node
    * does (app/anew.py): nobody is asked, the players wanted to play. */
   private startAnew(): void {
-    if (!this.seatedInOffer() || this.offer === null) return;
-    const held = this.offer.seats;
-    const gone = this.seat.names.filter((_name, s) => !held.some((k) => equal(k, this.seat.keys[s] as Uint8Array)));
+    if (this.offer === null) return;
+    if (!this.seatedInOffer()) { // left out (it had no link to the host as it chose): abandoned all the same, nothing to follow
+      this.leftOut = fmt(_("{host} abandoned game {code} before it started and starts a new game without this seat (it had no link to it)"),
+        { host: this.hostName(), code: identities.gameCode(this.hello.game) });
+      this.note(this.leftOut);
+      this.leave();
+      return;
+    }
+    const gone = this.leftOutBy(this.offer).map((s) => this.seat.names[s] ?? "");
     const said = _("game {code} is abandoned: {names} left before acknowledging its START; {host} starts a new game at once with the others");
     this.anew = fmt(said, { code: identities.gameCode(this.hello.game), names: gone.join(", "), host: this.hostName() });
     this.wish = true;
@@ -187,6 +193,24 @@ export class PageNode {
 
   /** What a new start says (startAnew), for the page to show on with the new game. */
   anew: string | null = null;
+  /** A new start left our seat out: why (the page's status and notes); the node has left the game it abandoned. */
+  leftOut: string | null = null;
+
+  /** The seats of our START whose keys an offer leaves out (net/rematch.py: left_out). */
+  private leftOutBy(offer: Offer): number[] {
+    return this.seat.keys.flatMap((key, s) => offer.seats.some((k) => equal(k, key)) ? [] : [s]);
+  }
+
+  /** Our game is abandoned and there is nothing to follow: `bye` on every link, which are closed, and the node stops
+   * (its join, mesh and clock end). */
+  private leave(): void {
+    this.byeSent = true;
+    for (const link of [...this.links.values()]) {
+      link.send("bye", null);
+      link.close("left: the game was abandoned");
+    }
+    this.stop();
+  }
 
   private follow(): void {
     if (!this.offer || !this.seatedInOffer()) return;
@@ -268,6 +292,10 @@ export class PageNode {
 
   /** Serve a link until it closes. */
   private serve(link: Link): Promise<void> {
+    if (this.stopped) { // a link that came as this node stopped (left, or its tunnel gone): not ours to serve
+      link.close("this node has stopped");
+      return Promise.resolve();
+    }
     const key = hex(link.peer);
     this.links.get(key)?.close("a newer link");
     this.links.set(key, link);
@@ -336,10 +364,21 @@ export class PageNode {
       this.byes.add(hex(link.peer));
       if (this.hostPeer && equal(link.peer, this.hostPeer) && this.seat.start === null) this.hostGone = "bye";
     } else if (kind === "rematch" && this.hostPeer && equal(link.peer, this.hostPeer) && this.offer === null
-      && (this.seat.phase === "over" || this.seat.phase === "starting")) {
-      this.offer = offerOf(payload, this.hello.game);
-      if (this.offer && this.seat.phase === "starting") this.startAnew();
-      else if (this.offer && this.wish) this.follow();
+      && this.seat.start !== null && this.seat.phase !== "aborted") {
+      const offer = offerOf(payload, this.hello.game);
+      const phase = this.seat.phase;
+      // An offer while starting is a new start; one without our seat while our game is on is too (a rematch holds
+      // every seat: our game started here, our START_ACK never reached the host). Any other before our game is over
+      // is not taken (the host offers after its own game's end, which is ours too).
+      const withoutUs = offer !== null && phase !== "over" && !offer.seats.some((k) => equal(k, this.identity.publicKey));
+      if (offer && phase === "starting" && this.leftOutBy(offer).length === 0) { // no new start (protocol.md 14)
+        this.note(fmt(_("ignored {host}'s new start of game {code}: its offer (game {game} on port {port}) leaves out no seat of it, so it is none"),
+          { host: this.hostName(), code: identities.gameCode(this.hello.game), game: identities.gameCode(offer.game), port: offer.port }));
+      } else if (offer && (phase === "over" || phase === "starting" || withoutUs)) {
+        this.offer = offer;
+        if (phase !== "over") this.startAnew();
+        else if (this.wish) this.follow();
+      }
     }
     this.changed();
   }
