@@ -82,6 +82,10 @@ async def play_phone(phone, reload_after: int | tuple[int, ...] | None = None, b
                 await phone.wait_for_function(
                     "before => document.body.dataset.wanted !== 'card' || document.body.dataset.step !== before",
                     arg=step, timeout=OUTER * 1000)
+                # ... and sent: what the page signs waits until it is kept (protocol.md 13, "Kept before sent"), and
+                # a reload before then loses the unsent commit, so the page rightly asks that card again (a flake of
+                # this test under load: 11 taps for 10 cards).
+                await phone.wait_for_function("() => window.p2pnimmt.node.held === null", timeout=OUTER * 1000)
                 await phone.reload()
                 step = ""
         else:
