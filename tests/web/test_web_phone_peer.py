@@ -293,23 +293,30 @@ SLOW_KEEPING = """(() => {
 })()"""
 
 
-async def test_a_phone_reloaded_at_once_after_each_tap_never_loses_nor_repeats_a_card(tmp_path: Path, procs,
-                                                                                        browser) -> None:
-    # What the page sends of its own waits until it is kept (page_node.ts: PageNode.kept): a reload between the two
-    # went on without the commit the others held and without its nonce, and signed another message in its place:
-    # "seat 2 (zoe) sent its message #4 (PLAY_REVEAL) again", the page waiting for good ("Timeout 90000ms exceeded").
-    # Now a reload before the keeping loses the tap whole (nobody saw it): the page asks for the card again.
+async def seated_with_keeping(tmp_path: Path, procs, browser, keeping: str):
+    """host_with_phones' table (3 seats, a bot), ann's page open on the laptop, zoe's phone seated with the init
+    script `keeping` (what its IndexedDB writes do): (host, laptop, phone, the phone's page errors)."""
     host, url, phone_url = host_with_phones(procs, tmp_path, 3)
     laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
     await laptop.goto(url)
     context = await browser.new_context(**PHONE)
-    await context.add_init_script(SLOW_KEEPING)
+    await context.add_init_script(keeping)
     phone = await context.new_page()
     errors: list[str] = []
     phone.on("pageerror", lambda exc: errors.append(str(exc)))
     await phone.goto(phone_url)
     await phone.fill("#name", "zoe")
     await phone.tap("#join")
+    return host, laptop, phone, errors
+
+
+async def test_a_phone_reloaded_at_once_after_each_tap_never_loses_nor_repeats_a_card(tmp_path: Path, procs,
+                                                                                        browser) -> None:
+    # What the page sends of its own waits until it is kept (page_node.ts: PageNode.kept): a reload between the two
+    # went on without the commit the others held and without its nonce, and signed another message in its place:
+    # "seat 2 (zoe) sent its message #4 (PLAY_REVEAL) again", the page waiting for good ("Timeout 90000ms exceeded").
+    # Now a reload before the keeping loses the tap whole (nobody saw it): the page asks for the card again.
+    host, laptop, phone, errors = await seated_with_keeping(tmp_path, procs, browser, SLOW_KEEPING)
     taps: list[str] = []  # the step of every tap
 
     async def tap_and_reload() -> None:
@@ -357,17 +364,7 @@ async def test_a_phone_that_cannot_keep_anything_plays_on_unkept(tmp_path: Path,
     # What the page sends of its own waits for its keeping (PageNode.kept), and a failed write releases it: the page
     # plays on unkept rather than not at all. A write that failed every time was tried again at once and held what
     # the page sent for good: its START_ACK never left, and the game never started ("Timeout 90000ms exceeded").
-    host, url, phone_url = host_with_phones(procs, tmp_path, 3)
-    laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
-    await laptop.goto(url)
-    context = await browser.new_context(**PHONE)
-    await context.add_init_script(NO_KEEPING)
-    phone = await context.new_page()
-    errors: list[str] = []
-    phone.on("pageerror", lambda exc: errors.append(str(exc)))
-    await phone.goto(phone_url)
-    await phone.fill("#name", "zoe")
-    await phone.tap("#join")
+    host, laptop, phone, errors = await seated_with_keeping(tmp_path, procs, browser, NO_KEEPING)
     phone_turns, _ = await asyncio.gather(play_phone(phone), play_by_clicks(laptop, rows_taken=[], turns=[]))
     assert phone_turns == 10
     said = await phone.inner_text("#verdict-text")

@@ -452,52 +452,52 @@ export class Session {
   private inChain(seat: number, env: Envelope): void {
     const kind = env.kind as Kind;
     const body = env.body;
-    // In the reference's words (protocol.md 8; issue 25): said and sent (made once, not two closures a message).
-    const said = this.said;
-    const sent = this.sent;
-    if (kind === "START") said(seat, env, "unexpected", "sent a second START");
+    // In the reference's words (protocol.md 8; issue 25): this.said and this.sent (methods, not two closures a
+    // message, nor fields: a rebuild copies a fresh session's fields onto this one, and a field's arrow would blame
+    // on the fresh one; chaos seeds 1039, 1094, 1139).
+    if (kind === "START") this.said(seat, env, "unexpected", "sent a second START");
     if (kind === "START_ACK") {
-      if (seat === this.host) said(seat, env, "unexpected", "sent START_ACK for its own START");
-      if (!equal(body.get("start") as Uint8Array, (this.start as Envelope).hash)) said(seat, env, "start-mismatch", "acknowledged a different START");
+      if (seat === this.host) this.said(seat, env, "unexpected", "sent START_ACK for its own START");
+      if (!equal(body.get("start") as Uint8Array, (this.start as Envelope).hash)) this.said(seat, env, "start-mismatch", "acknowledged a different START");
     }
     const settings = this.settings as Settings;
     const draft = settings.variant === "draft";
     const seed = settings.deal === "open" && !draft;
     const sealed = settings.deal === "sealed";
-    if ((kind.startsWith("SEED_") && draft) || (kind === "DRAFT_PICK" && !draft)) sent(seat, env, `in a game of the ${settings.variant} variant`);
-    if ((kind.startsWith("SEED_") && !seed) || (kind.startsWith("SEALED_") && !sealed)) sent(seat, env, `in a game with the ${settings.deal} deal`);
+    if ((kind.startsWith("SEED_") && draft) || (kind === "DRAFT_PICK" && !draft)) this.sent(seat, env, `in a game of the ${settings.variant} variant`);
+    if ((kind.startsWith("SEED_") && !seed) || (kind.startsWith("SEALED_") && !sealed)) this.sent(seat, env, `in a game with the ${settings.deal} deal`);
     const turn = body.has("turn") ? (body.get("turn") as number) : null;
-    if (turn !== null && turn > 9) sent(seat, env, `for turn ${turn + 1}: a round has ${HAND_SIZE} turns`);
+    if (turn !== null && turn > 9) this.sent(seat, env, `for turn ${turn + 1}: a round has ${HAND_SIZE} turns`);
     if (kind === "DRAFT_PICK" && (body.get("pick") as number) > HAND_SIZE * this.n - 1) {
-      sent(seat, env, `for pick ${(body.get("pick") as number) + 1}: a draft has ${HAND_SIZE * this.n} picks`);
+      this.sent(seat, env, `for pick ${(body.get("pick") as number) + 1}: a draft has ${HAND_SIZE * this.n} picks`);
     }
     const round = kind === "GAME_END" || kind === "START_ACK" ? 0 : (body.get("round") as number);
     const step = kind === "DROP" || kind === "KEEP" ? (body.get("step") as number) : null;
-    if (step !== null && step > GAME_END_STEP) sent(seat, env, `for step ${step}: a round has steps 0..${GAME_END_STEP}`);
+    if (step !== null && step > GAME_END_STEP) this.sent(seat, env, `for step ${step}: a round has steps 0..${GAME_END_STEP}`);
     const previous = this.positions.get(seat) ?? START_POSITION;
     const position = positionOf(kind, round, turn, step, previous);
     if (position) {
       const rejoined = this.rejoined.delete(seat);
       if (!mayFollow(previous, position, rejoined)) {
         const back = position.round < previous.round || (position.round === previous.round && position.turn < previous.turn);
-        sent(seat, env, `for round ${round + 1}, turn ${position.turn + 1}, ${back ? "after" : "skipping ahead of"} its message for round ${previous.round + 1}, turn ${previous.turn + 1}`);
+        this.sent(seat, env, `for round ${round + 1}, turn ${position.turn + 1}, ${back ? "after" : "skipping ahead of"} its message for round ${previous.round + 1}, turn ${previous.turn + 1}`);
       }
       this.positions.set(seat, position);
     }
     if (kind === "DROP" || kind === "KEEP" || kind === "STANDIN") {
       const named = body.get("seat") as number;
       const what = kind === "DROP" ? "to drop" : kind === "KEEP" ? "to keep" : "to ask the stand-in for";
-      if (named >= this.n || named === seat) sent(seat, env, `${what} seat ${named}, which is itself or no seat`);
+      if (named >= this.n || named === seat) this.sent(seat, env, `${what} seat ${named}, which is itself or no seat`);
     }
     if (step !== null) {
       const place = body.get("place") as number | undefined;
       const problem = placeProblem(step, place, settings.variant === "draft", settings.deal === "sealed", this.n);
-      if (problem) sent(seat, env, problem);
+      if (problem) this.sent(seat, env, problem);
     }
     if (kind === "DRAFT_PICK") {
       const pick = body.get("pick") as number;
       const picker = draftOrder(this.n, round)[pick] as number;
-      if (picker !== seat) said(seat, env, "out-of-turn", `sent pick ${pick + 1} of round ${round + 1}, which is seat ${picker}'s`);
+      if (picker !== seat) this.said(seat, env, "out-of-turn", `sent pick ${pick + 1} of round ${round + 1}, which is seat ${picker}'s`);
     }
     const chain = this.signed.get(seat) ?? new Map<number, Map<number, Envelope>>();
     this.signed.set(seat, chain);
@@ -509,9 +509,9 @@ export class Session {
       const k = voteSlot(at[1], at[2], named);
       const furthest = this.signedFurthest.get(seat);
       if (kind === "DROP" && ((furthest && cmp(furthest, at) > 0) || votes?.has(chainSlot("KEEP", k)))) {
-        sent(seat, env, `naming seat ${named} at ${where}, after it went on from that seat's message there`);
+        this.sent(seat, env, `naming seat ${named} at ${where}, after it went on from that seat's message there`);
       }
-      if (kind === "KEEP" && votes?.has(chainSlot("DROP", k))) sent(seat, env, `naming seat ${named} at ${where}, after its own DROP of that seat there`);
+      if (kind === "KEEP" && votes?.has(chainSlot("DROP", k))) this.sent(seat, env, `naming seat ${named} at ${where}, after its own DROP of that seat there`);
     }
     const slotRound = this.slotRound(env);
     let inRound = chain.get(slotRound);
@@ -532,12 +532,14 @@ export class Session {
   }
 
   /** A fault of section 9's items 4, 5 and 7 in the reference's words: `seat` and its message `env`, then what it did. */
-  private readonly said = (seat: number, env: Envelope, code: string, detail: string): never =>
-    this.blame(seat, code, `${this.who(seat)} ${detail}`, [env]);
+  private said(seat: number, env: Envelope, code: string, detail: string): never {
+    return this.blame(seat, code, `${this.who(seat)} ${detail}`, [env]);
+  }
 
   /** The reference's out_of_place: `seat` sent its message `env` where it has no place. */
-  private readonly sent = (seat: number, env: Envelope, problem: string): never =>
-    this.said(seat, env, "unexpected", `sent ${env.kind} ${problem}`);
+  private sent(seat: number, env: Envelope, problem: string): never {
+    return this.said(seat, env, "unexpected", `sent ${env.kind} ${problem}`);
+  }
 
   /** A message that passed section 9's items 2 to 5 and 7: into its slot, or a wait (a voter's later message, a
    * dropped seat's for a later round), or nothing (a dropped seat's, one signed before its ask). */
