@@ -63,7 +63,7 @@ __all__ = ["GAME_END_STEP", "ROUND_END_STEP", "SEED_COMMIT_STEP", "SEED_REVEAL_S
 
 
 def advance(table: Table) -> Effects[None]:
-    """One pass: join or complete drop votes, then the current phase's step."""
+    """One pass: sign the KEEPs owed and complete drop votes (never join one: 11.1), then the current phase's step."""
     # (each part is asked only where it has something to do: a generator made for nothing costs what a pass
     # while a turn waits for commits does)
     if table.parked:

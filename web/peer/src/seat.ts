@@ -3,7 +3,7 @@
  * of its own. Fed bytes (`deliver`) and a seat's moves (`hostGame`, `play`, `chooseRow`, `pick`, `voteOut`), it
  * returns what to send: its own messages, signed, and the relays of section 8 (every message accepted, to the
  * spectators; the seat after the sender also to the other seats). At each fixed point of the game it signs the one
- * message it owes there (the DROPs joining open votes on seats it waits on too, and the KEEPs of 11.1; START_ACK;
+ * message it owes there (the KEEPs of 11.1, never a DROP: a vote is the page's policy's, 11.1; START_ACK;
  * SEED_COMMIT then
  * SEED_REVEAL, or SEALED_SHUFFLE then SEALED_UNLOCK; PLAY_REVEAL; SEALED_KEYS, ROUND_END; GAME_END); the moves
  * a person or a bot makes come in as intents. Entropy is drawn where section 10.1's commitments need it, in the
