@@ -135,3 +135,17 @@ class Terminal:
         if self.popen.poll() is None:
             self.popen.kill()  # by pid
             self.popen.wait()
+
+
+def wait_verified(path: Path, timeout: float = 60.0):
+    """The transcript's verdict once it verifies (a node seals it after the game)."""
+    from p2pnimmt.protocol.verify import verify_transcript
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists():
+            verdict = verify_transcript(path.read_bytes())
+            if verdict.ok:
+                return verdict
+        time.sleep(0.2)
+    raise AssertionError(f"{path} did not verify within {timeout} s")

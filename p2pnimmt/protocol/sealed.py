@@ -48,6 +48,7 @@ from .sealed_group import (
     check_points,
     encode_deck,
     encodings_under,
+    first_twins,
     key_pair_from,
     new_key_pair,
 )
@@ -179,6 +180,9 @@ def after_unlock(layout: Layout, seat: int, current: Sequence[bytes], published:
         if v in seen:
             raise ValueError(f"seat {seat}'s unlock: positions {seen[v]} and {p} now hold the same value")
         seen[v] = p
+    twins = first_twins(new)
+    if twins is not None:
+        raise ValueError(f"seat {seat}'s unlock: positions {twins[0]} and {twins[1]} now differ by a small-order point")
     return new
 
 

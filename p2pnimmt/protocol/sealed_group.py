@@ -184,7 +184,50 @@ def check_points(values: object, count: int, what: str, distinct: bool = True, c
         if distinct and value in seen:
             raise ValueError(f"{what}: values {seen[value]} and {i} are equal")
         seen[value] = i
+    if distinct:
+        twins = first_twins(values)
+        if twins is not None:
+            raise ValueError(f"{what}: values {twins[0]} and {twins[1]} differ by a small-order point")
     return list(values)
+
+
+def eightfolds(values: Sequence[bytes]) -> list[int]:
+    """The eightfold of each value (protocol.md 17.1): the u-coordinate of 8P, three doublings on the u-line, one
+    inversion for the whole list (Montgomery's trick). Two distinct valid values share one exactly when they differ
+    by a small-order point, so the next clamped scalar maps them to one value. -1 for a value that reaches the point
+    at infinity (a low-order point: never a valid value)."""
+    xs, zs = [], []
+    for value in values:
+        x, z = int.from_bytes(value, "little") % P, 1
+        for _ in range(3):
+            xx, zz, xz = x * x % P, z * z % P, x * z % P
+            x, z = (xx - zz) ** 2 % P, 4 * xz * (xx + A * xz + zz) % P
+        xs.append(x)
+        zs.append(z)
+    prefix, product = [], 1
+    for z in zs:
+        prefix.append(product)
+        product = product * z % P if z else product
+    inverse = pow(product, P - 2, P)
+    out = [0] * len(zs)
+    for i in range(len(zs) - 1, -1, -1):
+        if zs[i]:
+            out[i] = xs[i] * inverse % P * prefix[i] % P
+            inverse = inverse * zs[i] % P
+        else:
+            out[i] = -1
+    return out
+
+
+def first_twins(values: Sequence[bytes]) -> tuple[int, int] | None:
+    """(i, j): j the first index whose eightfold an earlier index i has (two values that differ by a small-order
+    point, or are equal), or None."""
+    seen: dict[int, int] = {}
+    for j, eightfold in enumerate(eightfolds(values)):
+        if eightfold in seen:
+            return seen[eightfold], j
+        seen[eightfold] = j
+    return None
 
 
 def _private(scalar: bytes) -> bytes:

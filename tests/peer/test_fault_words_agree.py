@@ -246,6 +246,20 @@ def same_value_twice(adv: Adversary, body: dict[str, Any]) -> None:
     body["values"][1] = body["values"][0]
 
 
+def inverse(value: bytes) -> bytes:
+    """1/u: the u-coordinate of P + (0, 0), P's twin (protocol.md 17.1): valid and distinct, but the next clamped
+    scalar maps the two to one value."""
+    return pow(int.from_bytes(value, "little"), g.P - 2, g.P).to_bytes(32, "little")
+
+
+def twin_points(adv: Adversary, body: dict[str, Any]) -> None:
+    body["deck"][1] = inverse(body["deck"][0])
+
+
+def twin_values(adv: Adversary, body: dict[str, Any]) -> None:
+    body["values"][1] = inverse(body["values"][0])
+
+
 def a_position(adv: Adversary, body: dict[str, Any]) -> None:
     body["position"] = 3
 
@@ -388,6 +402,12 @@ CASES = [("duplicate", "open", duplicate, "duplicate", "seat 2 (p2) sent two PLA
           "seat 2 (p2) signed GAME_END with winners [3], but the game gives [1]"),
          ("sealed-shuffle-on-arrival", "sealed", edit("SEALED_SHUFFLE", duplicate_point), "sealed-shuffle",
           "seat 2 (p2): its shuffle for round 1: shuffle output: values 0 and 1 are equal"),
+         # session 28: twins (P and P + T, T of small order) were taken, and the next honest seat, whose layer made
+         # them equal, was expelled in the cheat's place (benchmarks/attacks/torsion_pair.py)
+         ("sealed-shuffle-twins", "sealed", edit("SEALED_SHUFFLE", twin_points), "sealed-shuffle",
+          "seat 2 (p2): its shuffle for round 1: shuffle output: values 0 and 1 differ by a small-order point"),
+         ("sealed-unlock-twins", "sealed", edit("SEALED_UNLOCK", twin_values), "sealed-unlock",
+          "seat 2 (p2): its unlock for round 1: seat 2's unlock: positions 0 and 1 now differ by a small-order point"),
          ("sealed-unlock-no-point", "sealed", edit("SEALED_UNLOCK", low_order_point), "sealed-unlock",
           "seat 2 (p2): its unlock for round 1: seat 2's unlock: value 2 is a low-order point"),
          ("sealed-unlock-same-value", "sealed", edit("SEALED_UNLOCK", same_value_twice), "sealed-unlock",

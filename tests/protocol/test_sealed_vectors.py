@@ -63,6 +63,7 @@ KEY = BLOCKS["sealed-key-pair"]
 STEP = BLOCKS["sealed-shuffle-step"]
 DEAL = BLOCKS["sealed-deal"]
 COMMITS = BLOCKS["sealed-commitments"]
+EIGHTFOLDS = BLOCKS["sealed-eightfolds"]
 h = bytes.fromhex
 
 
@@ -462,3 +463,22 @@ def test_sealed_play_commitment() -> None:
     # The open deal's commitment of the same card (section 16) differs: the position is bound too.
     assert got != commitment("play", game, v["round"], v["turn"], v["seat"], bytes([v["card"]]), nonce)
     assert got != commitment("play", game, v["round"], v["turn"], v["seat"], sealed_value(v["card"], 18), nonce)
+
+
+def test_sealed_eightfolds():
+    """17.1's eightfolds: card 1's encoding and its seven twins (P + kT, T of order 8) share one, each a valid value
+    that X(S0, .) maps where it maps the encoding; the twist's u = 12 and 1/u share theirs; the list check names
+    the first twin (section 8's words)."""
+    v = EIGHTFOLDS
+    value, twins = h(v["value"]), [h(t) for t in v["twins"]]
+    assert v["value"] == ENC["cards"]["1"]["encoding"] and len(set(twins)) == 7 and value not in twins
+    assert h(v["twins"][3]) == pow(int.from_bytes(value, "little"), REF_P - 2, REF_P).to_bytes(32, "little")
+    folds = g.eightfolds([value, *twins])
+    assert folds == [int.from_bytes(h(v["eightfold"]), "little")] * 8
+    for twin in twins:
+        assert ref_valid_point(twin) and ref_x25519(REF_S0, twin) == ref_x25519(REF_S0, value)
+    twist = v["twist"]
+    assert g.eightfolds([h(twist["value"]), h(twist["twin"])]) == [int.from_bytes(h(twist["eightfold"]), "little")] * 2
+    assert not ref_on_curve(12) and int.from_bytes(h(twist["value"]), "little") == 12
+    with pytest.raises(ValueError, match="^shuffle output: values 0 and 2 differ by a small-order point$"):
+        g.check_points([value, h(ENC["cards"]["2"]["encoding"]), twins[5]], 3, "shuffle output")

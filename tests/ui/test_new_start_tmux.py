@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from procs import default_signals
+from procs import default_signals, wait_verified
 from tmuxpane import needs_tmux
 
 from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.transcript import records
-from p2pnimmt.protocol.verify import verify_transcript
 
 pytestmark = needs_tmux
 
@@ -22,16 +20,6 @@ LO = ["--interface", "127.0.0.1"]
 CHEAT = Path(__file__).parent.parent / "net" / "cheat_node.py"
 
 
-def wait_file(path: Path, timeout: float = 60.0):
-    """The transcript's verdict once it verifies (the node seals it after the game)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists():
-            verdict = verify_transcript(path.read_bytes())
-            if verdict.ok:
-                return verdict
-        time.sleep(0.2)
-    raise AssertionError(f"{path} did not verify within {timeout} s")
 
 
 def roster(path: Path) -> list[str]:
@@ -61,7 +49,7 @@ def test_a_full_screen_player_and_tv_go_on_to_the_new_start(tmp_path: Path, proc
                                stdin=subprocess.DEVNULL, preexec_fn=default_signals)
     try:
         assert mal.wait(60) == 0  # gone when the START came (cheat_node's `vanish`)
-        second = wait_file(tmp_path / "bob-2.p2pt", 90)  # bob's screen went on to the new game by itself
+        second = wait_verified(tmp_path / "bob-2.p2pt", 90)  # bob's screen went on to the new game by itself
         assert roster(tmp_path / "bob-2.p2pt") == ["ann", "bob"], second.summary
         bob.wait("The game is over", 30)
         assert roster(tmp_path / "tv-2.p2pt") == ["ann", "bob"]  # and so did the TV

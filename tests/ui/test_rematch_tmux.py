@@ -5,30 +5,19 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from pathlib import Path
 
+from procs import wait_verified
 from tmuxpane import needs_tmux
 
 from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.transcript import records
-from p2pnimmt.protocol.verify import verify_transcript
 
 pytestmark = needs_tmux
 
 LO = ["--interface", "127.0.0.1"]
 
 
-def wait_file(path: Path, timeout: float = 60.0):
-    """The transcript's verdict once it verifies (the node seals it after the game)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists():
-            verdict = verify_transcript(path.read_bytes())
-            if verdict.ok:
-                return verdict
-        time.sleep(0.2)
-    raise AssertionError(f"{path} did not verify within {timeout} s")
 
 
 def test_a_full_screen_player_presses_r_and_the_tv_follows_the_rematch(tmp_path: Path, procs, panes) -> None:
@@ -45,7 +34,7 @@ def test_a_full_screen_player_presses_r_and_the_tv_follows_the_rematch(tmp_path:
     tv.wait("Spectators: 1", 20)
     bob = panes(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} {peer} --name bob "
                 f"--transcript {tmp_path / 'bob.p2pt'}; sleep 300", 80, 24, env=env)
-    first = wait_file(tmp_path / "bob.p2pt", 90)
+    first = wait_verified(tmp_path / "bob.p2pt", 90)
     bob.wait("The game is over")  # the table says so (a key pressed before it would be a move, not this)
     bob.keys("Enter")  # the game-over screen, with the host's offer
     shown = bob.wait("offers a rematch", 30)
@@ -58,7 +47,7 @@ def test_a_full_screen_player_presses_r_and_the_tv_follows_the_rematch(tmp_path:
     # The TV's evening table is up from the rematch's end until the TV leaves with the host: watched from now on.
     tv_evening = tv.watch("The evening: 2 games")
     bob.keys("r")
-    second = wait_file(tmp_path / "bob-2.p2pt", 90)
+    second = wait_verified(tmp_path / "bob-2.p2pt", 90)
     assert "rematch of game" in second.summary
     # The TV went on to the rematch by itself and shows the evening's table of both games.
     screen = tv_evening(30)
@@ -91,12 +80,12 @@ def test_the_full_screen_host_presses_r_and_its_bot_and_player_follow(tmp_path: 
     first_code = "".join(letters.groups())
     bob = procs(["join", first_code, "--headless", *LO, "--rematch", "1", "--name", "bob",
                  "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env=env)
-    first = wait_file(tmp_path / "ann.p2pt", 90)
+    first = wait_verified(tmp_path / "ann.p2pt", 90)
     ann.wait("The game is over")
     ann.keys("Enter")  # the game-over screen
     ann.wait("r: play again", 15)
     ann.keys("r")  # offer the rematch: the new lobby, then the table (the stand-in plays ann's cards again)
-    second = wait_file(tmp_path / "ann-2.p2pt", 90)
+    second = wait_verified(tmp_path / "ann-2.p2pt", 90)
     assert "rematch of game" in second.summary
     starts = []
     for name in ("ann.p2pt", "ann-2.p2pt"):
@@ -126,7 +115,7 @@ def test_a_players_results_stay_up_after_the_host_has_left(tmp_path: Path, procs
     bob = panes(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} --peer 127.0.0.1:{port} --name bob "
                 f"--transcript {tmp_path / 'bob.p2pt'}; echo exited-$?; sleep 300", 80, 24, env=env)
     assert host.finish(120) == 0, host.text()  # the game is over and the host has gone
-    assert wait_file(tmp_path / "bob.p2pt", 30).ok
+    assert wait_verified(tmp_path / "bob.p2pt", 30).ok
     bob.wait("The game is over")
     bob.keys("Enter")
     shown = bob.wait("has left: no rematch", 30)  # bob's node knows the host is gone: the results are still up

@@ -34,7 +34,33 @@ export function seal(identity: Identity, game: Uint8Array, seq: number, prev: Ui
   body: ReadonlyMap<string, Encodable> | { readonly [key: string]: Encodable }, ids: Ids | null = null): Envelope {
   const signed = encode([VERSION, game, identity.peer, seq, prev, kind, body]);
   const signature = identity.sign(joinedForNow([SIGN_TAG, signed])); // read at once, not kept
-  return openOwn(encode([signed, signature]), null, ids); // encode's bytes are a fresh copy already
+  return openOwn(kept(encode([signed, signature])), ids);
+}
+
+/** Opened messages' bytes are kept in slabs of SLAB bytes, each message's wire and then its hash a window of one:
+ * no buffer of its own a message (an ArrayBuffer, its backing store and the record of it that every young collection
+ * sweeps; every node keeps every message it accepts to the game's end). A slab is never written again where it was
+ * handed out (the windows' views must not change); a message over a fourth of a slab gets a buffer of its own. */
+const SLAB = 64 * 1024;
+let slab = new Uint8Array(0);
+let slabAt = 0;
+
+/** A copy of `bytes` in a slab, followed there by HASH_SIZE bytes for its hash. */
+function kept(bytes: Uint8Array): Uint8Array {
+  const size = bytes.length + HASH_SIZE;
+  if (size > SLAB / 4) {
+    const own = new Uint8Array(size);
+    own.set(bytes);
+    return own.subarray(0, bytes.length);
+  }
+  if (slabAt + size > slab.length) {
+    slab = new Uint8Array(SLAB);
+    slabAt = 0;
+  }
+  const copy = slab.subarray(slabAt, slabAt + bytes.length);
+  copy.set(bytes);
+  slabAt += size;
+  return copy;
 }
 
 const isBin = (v: Value | undefined, size?: number): v is Uint8Array =>
@@ -43,20 +69,27 @@ const isBin = (v: Value | undefined, size?: number): v is Uint8Array =>
 /** Parse a wire message (the signature NOT yet checked); DecodeError naming the first problem of its shape. `ids`:
  * the node's table of ids met (the message's game and sender ids are kept as those copies), or none. */
 export function open(received: Uint8Array, ids: Ids | null = null): Envelope {
-  // one buffer for the copy of the wire and, after it, the message's hash
-  const copy = new Uint8Array(received.length + HASH_SIZE);
-  copy.set(received);
-  return openOwn(copy.subarray(0, received.length), copy.subarray(received.length), ids);
+  return openOwn(kept(received), ids);
 }
 
 /** An opened message. Every node keeps each message it accepts to the end of the game (ten nodes, thousands of
  * messages, in the tests' and benchmarks' processes), so it holds what is read again and little else: its signed
- * part and signature, read once by the signature check, are made (views of the wire) when asked for, not kept; its
- * game and sender ids are the one copy of those bytes its node met before (its Ids), not a view per message. */
+ * part, signature, previous hash and hash are made (views of the wire's buffer) when asked for, not kept (each a
+ * typed array object every young collection would copy twice, about 100 bytes a message: read once or twice
+ * each); its game and sender ids are the one copy of those bytes its node met before (its Ids), not a view per
+ * message. The wire's buffer holds its hash after it (32 bytes: `kept`). */
 class Opened implements Envelope {
   constructor(readonly version: number, readonly game: Uint8Array, readonly sender: Uint8Array, readonly seq: number,
-    readonly prev: Uint8Array, readonly kind: string, readonly body: MsgMap, readonly wire: Uint8Array,
-    readonly hash: Uint8Array, private readonly signedAt: number, private readonly signedSize: number) {}
+    private readonly prevAt: number, readonly kind: string, readonly body: MsgMap, readonly wire: Uint8Array,
+    private readonly signedAt: number, private readonly signedSize: number) {}
+
+  get prev(): Uint8Array {
+    return this.wire.subarray(this.prevAt, this.prevAt + HASH_SIZE);
+  }
+
+  get hash(): Uint8Array {
+    return new Uint8Array(this.wire.buffer, this.wire.byteOffset + this.wire.length, HASH_SIZE);
+  }
 
   get signed(): Uint8Array {
     return this.wire.subarray(this.signedAt, this.signedAt + this.signedSize);
@@ -67,10 +100,10 @@ class Opened implements Envelope {
   }
 }
 
-/** `open` of bytes no one else holds: every bin of the message (the signed part, the signature, the ids and the
- * body's) is a view of them, never a copy. Its hash is written into `hashInto` where given (32 bytes of the wire's
- * buffer: no buffer of its own), else is a new array. */
-function openOwn(wire: Uint8Array, hashInto: Uint8Array | null, ids: Ids | null): Envelope {
+/** `open` of bytes no one else holds, followed in their buffer by 32 bytes for the message's hash (written here):
+ * every bin of the message (the signed part, the signature, the ids and the body's) is a view of them, never a
+ * copy. */
+function openOwn(wire: Uint8Array, ids: Ids | null): Envelope {
   const outer = decode(wire, MAX_MESSAGE, true);
   if (!(Array.isArray(outer) && outer.length === 2 && isBin(outer[0]) && isBin(outer[1]))) {
     throw new DecodeError("a message must be [signed bytes, signature]");
@@ -101,13 +134,10 @@ function openOwn(wire: Uint8Array, hashInto: Uint8Array | null, ids: Ids | null)
   if (typeof kind !== "string") throw new DecodeError("kind must be a string");
   if (!(body instanceof Map)) throw new DecodeError("body must be a map");
   // the signature is the wire's last SIGNATURE_SIZE bytes (decode read the wire to its end)
-  let hash = sha256(signed);
-  if (hashInto !== null) {
-    hashInto.set(hash);
-    hash = hashInto;
-  }
-  return new Opened(version, ids ? ids.copy(game) : game, ids ? ids.copy(sender) : sender, seq, prev, kind, body, wire, hash,
-    signed.byteOffset - wire.byteOffset, signed.length);
+  const buffer = new Uint8Array(wire.buffer, wire.byteOffset, wire.length + HASH_SIZE);
+  buffer.set(sha256(signed), wire.length);
+  return new Opened(version, ids ? ids.copy(game) : game, ids ? ids.copy(sender) : sender, seq,
+    prev.byteOffset - wire.byteOffset, kind, body, wire, signed.byteOffset - wire.byteOffset, signed.length);
 }
 
 /** Whether the key signed the message's exact bytes. */

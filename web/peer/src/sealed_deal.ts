@@ -1,7 +1,7 @@
 /** The deal of a round in a sealed game (section 17.5): the layout, the unlock, the checks made on arrival. */
 import { HAND_SIZE, ROW_COUNT } from "./cards.js";
 import { equal } from "./bytes.js";
-import { pointKey, pointProblem, X } from "./sealed_group.js";
+import { firstTwins, pointKey, pointProblem, X } from "./sealed_group.js";
 
 /** M = 10n + 4: the dealt positions (hands, then rows). */
 export function dealtCount(players: number): number {
@@ -18,8 +18,10 @@ export function rowPositions(players: number): number[] {
 
 /** The positions a seat unlocks: every dealt position not in its own hand, ascending (M − 10 of them). */
 export function unlockPositions(seat: number, players: number): number[] {
-  const own = new Set(handPositions(seat));
-  return Array.from({ length: dealtCount(players) }, (_, p) => p).filter((p) => !own.has(p));
+  const first = HAND_SIZE * seat; // its hand: first .. first + HAND_SIZE - 1
+  const positions: number[] = [];
+  for (let p = 0; p < dealtCount(players); p++) if (p < first || p >= first + HAND_SIZE) positions.push(p);
+  return positions;
 }
 
 /** What is wrong with `values` as `count` points (the reference's check_points, its words after `what`), or null. */
@@ -31,7 +33,10 @@ function pointsProblem(values: readonly Uint8Array[], count: number, what: strin
     const problem = pointProblem(values[i] as Uint8Array);
     if (problem) return `${what}: value ${i} ${problem}`;
   }
-  return repeat ? `${what}: values ${repeat[0]} and ${repeat[1]} are equal` : null;
+  if (repeat) return `${what}: values ${repeat[0]} and ${repeat[1]} are equal`;
+  // every value valid and none equal: no two may differ by a small-order point either (section 17.1)
+  const twins = distinct ? firstTwins(values) : null;
+  return twins ? `${what}: values ${twins[0]} and ${twins[1]} differ by a small-order point` : null;
 }
 
 /** The first index holding a value an earlier one holds, with that earlier index, or null: the values told apart
@@ -83,6 +88,10 @@ export function applyUnlock(dealt: readonly Uint8Array[], seat: number, players:
   positions.forEach((p, i) => { next[p] = values[i] as Uint8Array; });
   const repeat = firstRepeat(next);
   if (repeat) return { problem: `seat ${seat}'s unlock: positions ${repeat[0]} and ${repeat[1]} now hold the same value`, dealt: next };
+  const twins = firstTwins(next);
+  if (twins) {
+    return { problem: `seat ${seat}'s unlock: positions ${twins[0]} and ${twins[1]} now differ by a small-order point`, dealt: next };
+  }
   return { problem: null, dealt: next };
 }
 

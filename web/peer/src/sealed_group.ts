@@ -51,6 +51,61 @@ export function inverseMod(a: bigint, m: bigint): bigint {
   return t0 < 0n ? t0 + m : t0;
 }
 
+/** The eightfold of each value (section 17.1): the u-coordinate of 8P, three doublings on the u-line, one inversion
+ * for the whole list (Montgomery's trick). Two distinct valid values share one exactly when they differ by a
+ * small-order point, so the next clamped scalar maps them to one value. -1n for a value that reaches the point at
+ * infinity (a low-order point: never a valid value). The reference's sealed_group.eightfolds. */
+export function eightfolds(values: readonly Uint8Array[]): bigint[] {
+  const xs: bigint[] = [];
+  const zs: bigint[] = [];
+  for (const value of values) {
+    let x = leToBigInt(value) % P;
+    let z = 1n;
+    for (let i = 0; i < 3; i++) {
+      const xx = (x * x) % P;
+      const zz = (z * z) % P;
+      const xz = (x * z) % P;
+      const d = (((xx - zz) % P) + P) % P;
+      x = (d * d) % P;
+      z = (4n * xz * ((xx + A * xz + zz) % P)) % P;
+    }
+    xs.push(x);
+    zs.push(z);
+  }
+  const prefix: bigint[] = [];
+  let product = 1n;
+  for (const z of zs) {
+    prefix.push(product);
+    if (z !== 0n) product = (product * z) % P;
+  }
+  let inverse = inverseMod(product, P);
+  const out: bigint[] = new Array<bigint>(zs.length).fill(0n);
+  for (let i = zs.length - 1; i >= 0; i--) {
+    const z = zs[i] as bigint;
+    if (z === 0n) {
+      out[i] = -1n;
+      continue;
+    }
+    out[i] = (((xs[i] as bigint) * inverse) % P * (prefix[i] as bigint)) % P;
+    inverse = (inverse * z) % P;
+  }
+  return out;
+}
+
+/** [i, j]: j the first index whose eightfold an earlier index i has (two values that differ by a small-order point,
+ * or are equal), or null. The reference's sealed_group.first_twins. */
+export function firstTwins(values: readonly Uint8Array[]): [number, number] | null {
+  const seen = new Map<bigint, number>();
+  const folds = eightfolds(values);
+  for (let j = 0; j < folds.length; j++) {
+    const fold = folds[j] as bigint;
+    const earlier = seen.get(fold);
+    if (earlier !== undefined) return [earlier, j];
+    seen.set(fold, j);
+  }
+  return null;
+}
+
 /** Clear bits 0-2 of byte 0 and bit 7 of byte 31, set bit 6 of byte 31 (RFC 7748's decodeScalar25519). */
 export function clamp(bytes: Uint8Array): Uint8Array {
   if (bytes.length !== 32) throw new RangeError(`a scalar is 32 bytes, not ${bytes.length}`);
@@ -204,10 +259,21 @@ export function clampedRepresentative(n: bigint): Uint8Array | null {
   return bigIntToLE(TWO_254 + 8n * t, 32);
 }
 
+/** inverseKey's answers for the keys met last (every node audits every seat's key each round: ~25 µs of BigInt
+ * work a key), by the key's bytes; copies handed out. */
+const inverses = new Map<string, Uint8Array | null>();
+
 /** d for a revealed e (17.3 steps 2-4), or null if e is not clamped or its inverse is not a clamped scalar. */
 export function inverseKey(e: Uint8Array): Uint8Array | null {
   if (!isClamped(e)) return null;
-  return clampedRepresentative(inverseMod(leToBigInt(e), L));
+  const key = pointKey(e);
+  let d = inverses.get(key);
+  if (d === undefined) {
+    d = clampedRepresentative(inverseMod(leToBigInt(e), L));
+    if (inverses.size >= 256) inverses.clear();
+    inverses.set(key, d);
+  }
+  return d && d.slice();
 }
 
 /**

@@ -457,7 +457,11 @@ export class Seat extends Session {
       return false;
     }
     const before = this.inbox.chain(this.identity.peer).length;
-    return this.oweEnd(this.seat) && this.inbox.chain(this.identity.peer).length > before;
+    const sent = this.oweEnd(this.seat);
+    // (our chain read again whether or not we signed: V8 would throw away the compiled step machine at the first
+    // round end, the first time it took that path)
+    const grew = this.inbox.chain(this.identity.peer).length > before;
+    return sent && grew;
   }
 
   private oweNow(): boolean {

@@ -140,8 +140,9 @@ export class Session {
   /** A rebuild's drops: the positions from which a seat's messages are not put in their slots, until the round it
    * came back in after that drop (a seat dropped, back and dropped again has two; the reference's Table.rewinds). */
   private readonly excluded: ReadonlyMap<number, readonly Pos[]>;
-  /** Every message in a slot, by seat: its slot and position (for "went on", and to take a dropped seat's out). */
-  private readonly placed = new Map<number, { kind: Kind; round: number; k: number; pos: Pos; seq: number }[]>();
+  /** Every message in a slot, by seat (for "went on", and to take a dropped seat's out: its slot and position read
+   * from it again then, not kept a message). */
+  private readonly placed = new Map<number, Envelope[]>();
   /** Every message of a seat's chain that passed section 9's items 2 to 5 and 7, placed or not, by its slot; and the
    * furthest position among them (items 5 and 7 compare with the chain, whatever the seat's state here). */
   private readonly signed = new Map<number, Map<number, Map<number, Envelope>>>(); // seat -> round -> chainSlot -> message
@@ -343,7 +344,7 @@ export class Session {
     }
     this.expelledFurthest.set(seat, furthest);
     this.forever.add(seat);
-    for (const m of this.placed.get(seat) ?? []) if (m.seq >= from) this.slot(m.kind, m.round, m.k).delete(seat);
+    for (const m of this.placed.get(seat) ?? []) if (m.seq >= from) this.unplace(seat, m);
     this.placed.set(seat, (this.placed.get(seat) ?? []).filter((m) => m.seq < from));
     // Its messages before `from` that wait (held behind its open vote, or for a later round) still count: since
     // items 4, 5 and 7 run on acceptance, a proof may come while they wait (the reference's Table.expel).
@@ -593,11 +594,10 @@ export class Session {
     const k = this.slotK(env);
     this.slot(kind, round, k).set(seat, env);
     const pos = positionOfMessage(kind, body, seat);
-    if (pos) {
+    if (pos) { // the message itself: its slot and position read from it again where asked (a drop, a vote)
       const placed = this.placed.get(seat);
-      const m = { kind, round, k, pos, seq: env.seq };
-      if (placed) placed.push(m); // (only this map holds a seat's list: an expulsion or a drop puts a new one)
-      else this.placed.set(seat, [m]);
+      if (placed) placed.push(env); // (only this map holds a seat's list: an expulsion or a drop puts a new one)
+      else this.placed.set(seat, [env]);
     }
     if (kind === "DROP") this.votes.add(`${pos?.join("|")}|${body.get("seat") as number}`);
     if (kind === "SEALED_KEYS" && body.get("alarm") === true) {
@@ -657,7 +657,17 @@ export class Session {
 
   /** Seat `w` has a message in a slot for a position after `pos` (the reference's `furthest`). */
   protected wentPast(w: number, pos: Pos): boolean {
-    return (this.placed.get(w) ?? []).some((m) => cmp(m.pos, pos) > 0);
+    return (this.placed.get(w) ?? []).some((m) => cmp(this.placedAt(w, m), pos) > 0);
+  }
+
+  /** The position of a message seat `seat` has placed (every placed message has one). */
+  private placedAt(seat: number, env: Envelope): Pos {
+    return positionOfMessage(env.kind as Kind, env.body, seat) as Pos;
+  }
+
+  /** A placed message of seat `seat` taken out of its slot. */
+  private unplace(seat: number, env: Envelope): void {
+    this.slot(env.kind as Kind, this.slotRound(env), this.slotK(env)).delete(seat);
   }
 
   /** The seats that shuffle in round r: active at their own shuffle's position (r, 0, s) (17.5). */
@@ -969,8 +979,8 @@ export class Session {
   private drop(x: number, at: Pos, voids = true): void {
     this.dropped.set(x, at);
     this.active.clear();
-    for (const m of this.placed.get(x) ?? []) if (cmp(m.pos, at) >= 0) this.slot(m.kind, m.round, m.k).delete(x);
-    this.placed.set(x, (this.placed.get(x) ?? []).filter((m) => cmp(m.pos, at) < 0));
+    for (const m of this.placed.get(x) ?? []) if (cmp(this.placedAt(x, m), at) >= 0) this.unplace(x, m);
+    this.placed.set(x, (this.placed.get(x) ?? []).filter((m) => cmp(this.placedAt(x, m), at) < 0));
     this.held.delete(x);
     const sealed = this.sealed;
     const before = at[1] === 0 && at[2] <= x; // at or before its own shuffle's place: it did not shuffle (17.9)

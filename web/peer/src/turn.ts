@@ -10,7 +10,8 @@ export function rowFor(rows: Rows, card: Card): number | null {
   for (let index = 0; index < rows.length; index++) {
     const row = rows[index] as readonly Card[];
     const end = row[row.length - 1] as Card;
-    if (end < card && (best === null || end > bestEnd)) {
+    const higher = end > bestEnd; // (compared at every row: no path V8's compiled code has not met, below)
+    if (end < card && (best === null || higher)) {
       best = index;
       bestEnd = end;
     }

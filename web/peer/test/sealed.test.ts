@@ -6,7 +6,7 @@ import { deck } from "../src/cards.js";
 import { commitment, commitmentContext, playValue } from "../src/hashes.js";
 import { sha256 } from "../src/hash.js";
 import { applyUnlock, handPositions, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "../src/sealed_deal.js";
-import { A, cardEncodings, cardHashedPoints, cardOf, clamp, drawKeyPair, encodeCard, encodingOf, encodingsUnder, inverseKey, inverseMod, isValidPoint, L, onCurve, P, permutation, powMod, S0, shuffleStep, X } from "../src/sealed_group.js";
+import { A, cardEncodings, cardHashedPoints, cardOf, clamp, drawKeyPair, eightfolds, encodeCard, encodingOf, encodingsUnder, inverseKey, inverseMod, isValidPoint, L, onCurve, P, permutation, powMod, S0, shuffleStep, X } from "../src/sealed_group.js";
 import { vector } from "./spec.js";
 
 test("sealed-encodings: S0, the counters, u and encodings shown, the digest of all 104", () => {
@@ -162,6 +162,32 @@ test("checks on arrival: values alike in their first bytes but not equal are tol
   assert.equal(applyUnlock(dealt, 0, 2, values).problem, null);
   values[13] = alike(2); // position 23 now equals position 3
   assert.equal(applyUnlock(dealt, 0, 2, values).problem, "seat 0's unlock: positions 3 and 23 now hold the same value");
+});
+
+test("sealed-eightfolds: card 1's encoding and its seven twins share one eightfold; so do the twist's 12 and 1/12; the arrival checks name the first twin", () => {
+  const v = vector("sealed-eightfolds");
+  const value = fromHex(v.value);
+  const twins = (v.twins as string[]).map(fromHex);
+  const fold = leToBigInt(fromHex(v.eightfold));
+  assert.deepEqual(eightfolds([value, ...twins]), Array(8).fill(fold));
+  for (const twin of twins) {
+    assert.ok(isValidPoint(twin)); // on the curve, canonical, not of low order
+    assert.equal(hex(X(S0, twin)), hex(X(S0, value)));
+  }
+  assert.equal(leToBigInt(twins[3] as Uint8Array), inverseMod(leToBigInt(value), P)); // 4T = (0, 0): u and 1/u
+  assert.deepEqual(eightfolds([fromHex(v.twist.value), fromHex(v.twist.twin)]), Array(2).fill(leToBigInt(fromHex(v.twist.eightfold))));
+  const c = [2, 3].map(encodingOf);
+  assert.equal(shuffleProblem([value, c[0] as Uint8Array, twins[5] as Uint8Array], 3),
+    "shuffle output: values 0 and 2 differ by a small-order point");
+  assert.equal(shuffleProblem([value, value, twins[5] as Uint8Array], 3), "shuffle output: values 0 and 1 are equal");
+  const dealt = Array.from({ length: 24 }, (_, i) => encodingOf(i + 1));
+  const values = unlockPositions(0, 2).map((p) => dealt[p] as Uint8Array);
+  assert.equal(applyUnlock(dealt, 0, 2, values).problem, null);
+  values[0] = value; // position 10: card 1's encoding, which position 0 holds too
+  values[1] = twins[0] as Uint8Array; // position 11: a twin of it
+  assert.equal(applyUnlock(dealt, 0, 2, values).problem, "seat 0's unlock: positions 0 and 10 now hold the same value");
+  dealt[0] = encodingOf(50); // no longer equal: still twins
+  assert.equal(applyUnlock(dealt, 0, 2, values).problem, "seat 0's unlock: positions 10 and 11 now differ by a small-order point");
 });
 
 test("sealed-commitments: the sealed commitment of e || seed and a sealed play's card and position", () => {
