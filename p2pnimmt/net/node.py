@@ -277,13 +277,13 @@ class Node:
                 self.seats = session.players
 
     def leave(self) -> None:
-        """Our person leaves (Ctrl-C, a closed window): from now on this node signs nothing on its own (no move of
-        its bot or clock, no vote of its own timer, no ask for its seat back), before our `bye` is said (protocol.md
-        14, `bye`). A process holding several seats (a host and its bots) calls this on each of them first. Until
-        it closes, its session still takes in what comes (and joins a vote it waits on, as any seat), and it still
-        dials the players it has no link to yet, so that its `bye` reaches them (with `done` set here, a bot that
-        had not linked the last joiner yet as the game started never did, and that joiner waited for it:
-        tests/net/test_leaving.py)."""
+        """Our person leaves (Ctrl-C, a closed window): from now on this node signs nothing on its own (no move of its
+        bot or clock, no vote of its own timer, no ask for its seat back), before our `bye` is said (protocol.md 14,
+        `bye`). A process holding several seats (a host and its bots) calls this on each of them first. Until it closes,
+        its session still takes in what comes (and signs a KEEP it owes, as any seat; it joins no vote: protocol.md
+        11.1), and it still dials the players it has no link to yet, so that its `bye` reaches them (with `done` set
+        here, a bot that had not linked the last joiner yet as the game started never did, and that joiner waited for
+        it: tests/net/test_leaving.py)."""
         self.leaving = True
 
     def quit(self) -> None:

@@ -69,8 +69,10 @@ async def watch_waiting(node) -> None:
         # relay node) reach the drop time at different moments (each one's time runs from its own last message,
         # and one's last may come late, relayed), and votes cast against the first in between dropped the phone
         # once it came back and voted the node out, or stalled the game (tests/web/test_web_phone_failover.py).
-        # A seat reached only through others' relays counts too; a vote of a seat linked to all still spreads
-        # (a seat waiting on X that sees a vote against X joins it: protocol.md 11.1).
+        # A seat reached only through others' relays counts too. Another seat's vote against a seat we wait on is
+        # a claim, not evidence: we join it only where we see that seat gone ourselves (no link to it, nothing new
+        # from it), and then at once, not after the whole --drop-after; never against a seat we see playing
+        # (protocol.md 11.1, "A seat joins a vote only by its own policy").
         named = {key[2] for key in waiting}
         absent = set(unlinked)
         can_vote_out_absent = few_enough(session, absent)
@@ -84,7 +86,8 @@ async def watch_waiting(node) -> None:
                     except LocalError:
                         pass
         for key, start in gone.items():
-            if (now - start >= node.drop_after or left(node, session.roster[key[2]])) and (
+            if (now - start >= node.drop_after or left(node, session.roster[key[2]])
+                    or voted_out_unseen(session, key[2], linked, moved)) and (
                     can_vote_out_absent or session.roster[key[2]] in linked):
                 why = ("no link to it" if session.roster[key[2]] not in linked else
                        "its reveal names a commit set this node does not hold" if key[2] in lying else
@@ -109,6 +112,16 @@ def few_enough(session: Session, absent: Collection[int]) -> bool:
         return True
     gone = set(absent) & set(session.table.active_at(*at))  # a seat dropped already is no longer in the count
     return len(gone) <= max(1, quorum.most_named(session.table, at))
+
+
+def voted_out_unseen(session: Session, seat: int, linked: Collection[bytes], moved: Collection[int]) -> bool:
+    """Another seat voted to drop `seat` where the game waits on it, and we see it gone too: no link to it, and
+    nothing new from it (relayed) since our last look. Our own policy then agrees, and we join at once (the
+    others need our vote; protocol.md 11.1). A seat linked to us, or still heard through others, is not voted
+    out on another's word: a lone vote is a claim, not evidence (a cheat's DROP against a person thinking)."""
+    at = session.table.now()
+    return (at is not None and session.roster[seat] not in linked and seat not in moved
+            and bool(session.table.voters(at, seat) - {session.seat}))
 
 
 def left(node, peer: bytes) -> bool:

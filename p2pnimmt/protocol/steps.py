@@ -9,9 +9,11 @@ The steps of a round are numbered in phase.py. A seat dropped at
 (standin.py) plays for it, the same on every node.
 
 Dropping (DROP votes): a seat that has waited too long for seat X at
-step S votes DROP(X, S). A seat that is itself still waiting for X at S
-joins the vote (S is a position: a draft's pick, a sealed deal's shuffle
-or unlock of one seat, each has its own place). Once every seat active at S but X has voted, X is dropped
+step S votes DROP(X, S) (S is a position: a draft's pick, a sealed deal's
+shuffle or unlock of one seat, each has its own place). Another seat's
+vote is never joined here: a vote alone is a claim, not evidence; the
+node's policy (net/waiting.py) votes when it sees X gone itself
+(protocol.md 11.1). Once every seat active at S but X has voted, X is dropped
 at S. A voter holds back from S (it will not use X's late messages there)
 unless it sees that some other seat has moved past S: that seat used X's
 messages, so the drop can never complete, and the voter withdraws and
@@ -61,12 +63,12 @@ __all__ = ["GAME_END_STEP", "ROUND_END_STEP", "SEED_COMMIT_STEP", "SEED_REVEAL_S
 
 
 def advance(table: Table) -> Effects[None]:
-    """One pass: join or complete drop votes, then the current phase's step."""
+    """One pass: sign the KEEPs owed and complete drop votes (never join one: 11.1), then the current phase's step."""
     # (each part is asked only where it has something to do: a generator made for nothing costs what a pass
     # while a turn waits for commits does)
     if table.parked:
         # a vote the last message decided (it went on, or completed it) frees its voters' messages first: whether
-        # we wait for a seat, and so join a vote on it or KEEP, is judged with every message we may use (11.1)
+        # we wait for a seat, and so KEEP (never joining its vote: 11.1), is judged with every message we may use (11.1)
         yield from unpark(table)
     if table.phase in (Phase.ROUND_END, Phase.GAME_END):
         yield from owed_end(table)
@@ -104,7 +106,7 @@ def position(table: Table, at: Step, target: int) -> dict[str, int]:
 
 
 def count_votes(table: Table) -> Effects[bool]:
-    """Join open votes to drop a seat we wait for too, or sign that we went on; drop a seat once all voted.
+    """Sign that we went on (KEEP) where a vote holds a seat we wait on; drop a seat once all voted.
 
     True if a vote is complete for a step this node has gone past (it used the seat's messages there, which
     the voters did not): the session then rebuilds the table with the seat dropped at that step.
@@ -141,8 +143,9 @@ def count_votes(table: Table) -> Effects[bool]:
 
 
 def owed_votes(table: Table, now: Step) -> Effects[bool]:
-    """One sweep of the votes we owe, by position, then seat: join an open vote on a seat we wait for too, or sign
-    KEEP (protocol.md 11.1). True if it signed something (never while replaying: what we signed comes back)."""
+    """One sweep of the KEEPs we owe, by position, then seat (protocol.md 11.1; an open vote on a seat we wait for
+    too is not joined here: only the node's own policy votes). True if it signed something (never while
+    replaying: what we signed comes back)."""
     before = table.version
     for at in table.vote_steps():
         if at > now:
@@ -151,9 +154,7 @@ def owed_votes(table: Table, now: Step) -> Effects[bool]:
         for target in table.vote_targets(at):
             if target not in active or target in table.dropped:
                 continue
-            if at == now and joins(table, at, target):
-                yield from vote(table, target, at)
-            elif keeps(table, at, target):
+            if keeps(table, at, target):
                 yield Send("KEEP", position(table, at, target))
     return not table.replaying and table.version != before
 
@@ -168,13 +169,6 @@ def rewind_pending(table: Table) -> bool:
         seat not in table.dropped and (at == now or at < now and at.round == now.round and
                                        all(gone != at for gone, _ in table.absences.get(seat, ())))
         for seat, at in table.rewinds)
-
-
-def joins(table: Table, at: Step, target: int) -> bool:
-    """We wait for `target` at `at` (the step we are at) too: we sign the vote to drop it."""
-    me = table.seat
-    return (me is not None and me != target and me in table.active_at(*at) and target not in table.votes.get(at, ())
-            and target in table.waiting_for() and not table.went_on(me, at, target))
 
 
 def keeps(table: Table, at: Step, target: int) -> bool:

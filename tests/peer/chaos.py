@@ -19,7 +19,9 @@ What a seed may draw (`Plan`):
 Whenever nothing is left to deliver, the table's clocks act (`quiet`): what was held back is delivered, a stalled
 seat is asked the stand-in's move, a node that waits asks the others for what it lacks (its `heads`, as the
 reference's node does every half second while a step waits), and every seat votes out each seat it waits on (the
-drop timer); a seat cut off may come back. Every decision is drawn from the seed's own stream and from what is on the wire (the same at both
+drop timer); a seat cut off may come back. A seat cut off is gone from every node's view (harness.Net.gone): after
+each delivery, the node that took it joins a vote on such a seat it waits on once another seat cast one (the node's
+policy, net/waiting.py; the session itself joins no vote, protocol.md 11.1); no other vote is joined on sight. Every decision is drawn from the seed's own stream and from what is on the wire (the same at both
 tables as long as every node agrees), so a disagreement shows as other bytes: `test_mixed_tables.node_by_node`
 compares every node's outgoing bytes, transcript, outcome and seats away, and both verifiers' verdicts.
 """
@@ -283,6 +285,8 @@ class Chaos:
             self.delivered.append((to, frm, wire))
             self.count += 1
             net.handle(to, net.sessions[to].receive(wire, via=frm))
+            if net.gone and to not in net.cut:
+                net.join_votes(to)  # the node's policy: a vote on a seat gone from its view is joined on sight
             self.after_delivery()
         raise AssertionError(f"{self.p.describe()}: no end after {limit} steps")
 
@@ -333,8 +337,10 @@ class Chaos:
         p, net = self.p, self.net
         if p.cut is not None and self.count == p.cut[1]:
             net.cut = {net.identities[p.cut[0]].peer}
+            net.gone = {p.cut[0]}
         if p.cut2 is not None and self.count == p.cut2[1]:
             net.cut = net.cut | {net.identities[p.cut2[0]].peer}
+            net.gone = net.gone | {p.cut2[0]}
         if p.restart is not None and self.count == p.restart[1]:
             peer = net.peers[p.restart[0]]
             if peer not in net.cut:
@@ -356,6 +362,7 @@ class Chaos:
         if net.cut and self.p.cut is not None and self.p.cut[2] and not self.back:
             self.back = True
             net.cut = set()
+            net.gone = set()
             net.queue.extend(net.held)
             net.held = []
             return True

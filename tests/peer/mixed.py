@@ -157,6 +157,10 @@ class TypeScriptSeat:
     def waiting_for(self) -> tuple[int, ...]:
         return tuple(self.child.call("waiting", self.index)["waiting"])
 
+    def voters(self, seat: int) -> set[int]:
+        """The seats whose DROP names `seat` where the game waits now (the reference's Table.voters there)."""
+        return set(self.child.call("voters", self.index, seat=seat)["voters"])
+
     @property
     def phase(self) -> str:
         return str(self.child.call("phase", self.index)["phase"])
@@ -261,8 +265,29 @@ class Mixed(Net):
         self.handle(peer, session.restart() if isinstance(session, TypeScriptSeat) else restart(self, peer))
         catch_up(self, peer)
 
+    def join_votes(self, peer: bytes) -> None:
+        """The node's policy (harness.Net.join_votes) for a TypeScript node too: it joins a vote against a seat in
+        `gone` that the game waits on, once another seat's DROP against it is in (net/waiting.py: voted_out_unseen,
+        page_waiting.ts)."""
+        session: Any = self.sessions[peer]
+        if not isinstance(session, TypeScriptSeat):
+            super().join_votes(peer)
+            return
+        seats = [ident.peer for ident in self.identities]
+        if peer not in seats:
+            return  # a spectator votes not
+        me = seats.index(peer)
+        for seat in sorted(self.gone & set(session.waiting_for())):
+            if session.voters(seat) - {me}:
+                try:
+                    self.handle(peer, session.drop(seat))
+                except LocalError:
+                    pass
+
     def vote_out(self, seat: int) -> int:
-        """Every other seat the game waits on `seat` at votes to drop it; how many voted."""
+        """Every other seat the game waits on `seat` at votes to drop it; how many voted. Each node's timer found it
+        gone: a node that comes to wait on it later joins the vote on sight (harness.Net.gone, the node's policy)."""
+        self.gone.add(seat)
         voted = 0
         for voter, ident in enumerate(self.identities):
             session: Any = self.sessions[ident.peer]
@@ -271,7 +296,7 @@ class Mixed(Net):
                     self.handle(ident.peer, session.drop(seat))
                     voted += 1
                 except LocalError:
-                    pass  # it joined the vote already
+                    pass  # it voted already
         return voted
 
     def dropped_at(self, peer: bytes) -> list[int]:

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from harness import Net, stopped_at_first_commit  # noqa: E402
 
 from p2pnimmt.engine.game import Settings  # noqa: E402
-from p2pnimmt.net.waiting import few_enough  # noqa: E402
+from p2pnimmt.net.waiting import few_enough, voted_out_unseen  # noqa: E402
 from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
 
 TABLES = [(2, {1}), (3, {2}), (4, {2, 3}), (5, {3, 4}), (5, {2, 3, 4}), (6, {1, 5}), (7, {4, 5, 6})]
@@ -35,7 +35,7 @@ def test_both_implementations_count_the_absent_alike(compiled: Path) -> None:
         cases.append({"game": net.game_id.hex(), "wires": [env.wire.hex() for env in watcher.inbox.accepted],
                       "absent": subsets})
         expected.append({"phase": "turn", "waiting": sorted(gone),
-                         "few": [few_enough(watcher, subset) for subset in subsets]})
+                         "few": [few_enough(watcher, subset) for subset in subsets], "voted": []})
     done = subprocess.run([tool("node"), str(compiled / "test" / "waiting_agree.js")], cwd=PEER, capture_output=True,
                           text=True, timeout=120, input=json.dumps({"cases": cases}))
     assert done.returncode == 0, done.stderr
@@ -67,4 +67,24 @@ def test_a_page_still_starting_waits_on_the_seats_whose_start_ack_it_lacks(compi
                               "game": net.game_id.hex(), "wires": [env.wire.hex() for env in watcher.inbox.accepted],
                               "absent": []}]}))
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == [{"phase": "starting", "waiting": [1, 3], "few": []}]
+    assert json.loads(done.stdout) == [{"phase": "starting", "waiting": [1, 3], "few": [], "voted": []}]
+
+
+def test_both_implementations_see_a_vote_cast_by_another_seat_alike(compiled: Path) -> None:
+    """A node joins another seat's vote at once only against a seat it sees gone itself (protocol.md 11.1, "A seat
+    joins a vote only by its own policy"): the reference's net/waiting.voted_out_unseen and the page's
+    PageSeat.votedOut (page_waiting.ts) read the same votes. Four seats stopped at the first turn, seats 2 and 3
+    gone; seat 0 votes seat 2 out: both say a vote names seat 2 where the game waits, none seat 3 (nor a seat that
+    plays)."""
+    net = stopped_at_first_commit(4, {2, 3}, seed=104, spectators=1)
+    net.handle(net.identities[0].peer, net.sessions[net.identities[0].peer].drop(2))
+    net.run()
+    watcher = net.sessions[net.watchers[0].peer]
+    ours = [x for x in range(4) if voted_out_unseen(watcher, x, linked=(), moved=())]
+    assert ours == [2]
+    done = subprocess.run([tool("node"), str(compiled / "test" / "waiting_agree.js")], cwd=PEER, capture_output=True,
+                          text=True, timeout=120, input=json.dumps({"cases": [{
+                              "game": net.game_id.hex(), "wires": [env.wire.hex() for env in watcher.inbox.accepted],
+                              "absent": []}]}))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [{"phase": "turn", "waiting": [2, 3], "few": [], "voted": ours}]

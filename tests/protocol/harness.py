@@ -20,7 +20,7 @@ from p2pnimmt.protocol.delivery import recipients
 from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.events import Fault, Outgoing
 from p2pnimmt.protocol.identity import Identity, game_id_for
-from p2pnimmt.protocol.session import Session
+from p2pnimmt.protocol.session import LocalError, Session
 from p2pnimmt.protocol.transcript import TranscriptJournal
 
 
@@ -65,6 +65,10 @@ class Net:
         self.withhold: Callable[[bytes, bytes, bytes], bool] | None = None
         self.game_id = game_id
         self.delivered = 0
+        # seats every node's drop timer has found gone (vote_out): a node waiting on one of them joins another
+        # seat's vote against it on sight, as net/waiting.py's policy does for a seat with no link to it (the
+        # session itself never joins a vote: protocol.md 11.1, "A seat joins a vote only by its own policy")
+        self.gone: set[int] = set()
 
     @property
     def peers(self) -> list[bytes]:
@@ -101,6 +105,17 @@ class Net:
             self.handle(peer, bot_move(self.sessions[peer], bot, event))
 
     def run(self, limit: int = 10_000_000) -> None:
+        self.deliver(limit)
+        while self.gone and not self.queue and self.quiet_votes():  # a node came to wait on a seat gone by its own move
+            self.deliver(limit)
+
+    def quiet_votes(self) -> bool:
+        """Quiet: each node's policy joins the votes it owes on seats gone (Net.gone); True if one signed any."""
+        for peer in self.peers:
+            self.join_votes(peer)
+        return bool(self.queue)
+
+    def deliver(self, limit: int) -> None:
         while self.queue and limit:
             limit -= 1
             if self.shuffle_delivery and len(self.queue) > 1:
@@ -115,6 +130,22 @@ class Net:
                 continue
             self.delivered += 1
             self.handle(to, self.sessions[to].receive(wire, via=frm))
+            if self.gone:
+                self.join_votes(to)
+
+    def join_votes(self, peer: bytes) -> None:
+        """`peer`'s node policy: it joins a vote against a seat in `gone` that the game waits on, once another
+        seat's DROP against it is in (net/waiting.py: voted_out_unseen)."""
+        session = self.sessions[peer]
+        at = session.table.now()
+        if at is None or session.seat is None:
+            return
+        for seat in sorted(self.gone & set(session.waiting_for())):
+            if session.table.voters(at, seat) - {session.seat}:
+                try:
+                    self.handle(peer, session.drop(seat))
+                except LocalError:
+                    pass
 
     def heal(self) -> None:
         """The cut peers are back: what waited is delivered (in the order it was sent)."""

@@ -31,14 +31,16 @@ def silence_after(net: Net, seat: int, messages: int) -> None:
 
 def vote_out(net: Net, seat: int, run: bool = True) -> None:
     """When the game is stuck on `seat`, every other player votes to drop it (what the timer does on a network);
-    then (`run`) the votes are delivered."""
+    then (`run`) the votes are delivered. Each node's timer found it gone: a node that comes to wait on it later
+    joins the vote on sight (Net.gone, the node's policy; the session never joins by itself, protocol.md 11.1)."""
+    net.gone.add(seat)
     for voter, ident in enumerate(net.identities):
         session = net.sessions[ident.peer]
         if voter != seat and seat in session.waiting_for():
             try:
                 net.handle(ident.peer, session.drop(seat))
             except LocalError:
-                pass  # it joined the vote already, or the game is not under way yet
+                pass  # it voted already, or the game is not under way yet
     if run:
         net.run()
 

@@ -87,8 +87,13 @@ def test_a_cut_host_that_went_past_the_step_drops_itself_there_and_finishes() ->
         assert len(found) == 1, (cut_at, found)
         phase, result, dropped = found.pop()
         assert phase == "over" and result.rounds == 2
-        assert [seat for seat, _ in dropped] == [0]
         assert host.phase == "over"
+        if cut_at == 60 and not dropped:
+            # Seats 1 and 3 voted at the seed reveal, seat 2 had it and went on (a KEEP voids that vote) and voted at
+            # the commit; after the heal the host is back and plays, and nobody joins seat 2's lone vote (a vote is
+            # a claim, not evidence: protocol.md 11.1, session 27). Every node agrees it played on.
+            continue
+        assert [seat for seat, _ in dropped] == [0]
         (_seat, step), = dropped
         own = [open_envelope(w) for w in host.journal.messages if open_envelope(w).sender == host.me]
         went_past += any(Step.of_message(e.body.get("round", 0), e.kind, e.body) > step for e in own)
@@ -197,6 +202,9 @@ def test_a_sealed_seat_cut_between_its_keys_and_its_round_end_does_not_split_the
     assert len(found) == 1, found
     phase, result, dropped = found.pop()
     assert phase == "over" and result.rounds == 2
-    assert dropped == ((1, Step.round_end(0)),)  # at place 1: after its keys, which count
+    # Until session 27 the seat was dropped at place 1, after its keys: the seats that came to its ROUND_END joined
+    # a vote there on sight. Now a seat joins only by its own policy (protocol.md 11.1), and after the heal the seat
+    # is back: its ROUND_END comes, the vote at place 0 is void, and nobody is dropped. The table does not split.
+    assert dropped == ()
     for session in net.sessions.values():
         assert 0 not in session.table.voided  # round 1 scored, not void

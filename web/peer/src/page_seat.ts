@@ -130,6 +130,13 @@ export class PageSeat extends Seat {
     return this.phase === "turn" && at !== null && this.standInAsked(x, at);
   }
 
+  /** Another seat voted to drop x where the game waits on it now (a claim, not evidence: the page joins it only
+   * where it sees x gone itself; net/waiting.py: voted_out_unseen; protocol.md 11.1). */
+  votedOut(x: number): boolean {
+    const at = this.waitsOn();
+    return at !== null && this.voters(at, x).some((v) => v !== this.seat);
+  }
+
   /** The messages of `peer` this node holds (its chain's length): a seat whose count grows is there. */
   heard(peer: Uint8Array): number {
     return this.inbox.chain(peer).length;

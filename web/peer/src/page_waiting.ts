@@ -5,7 +5,8 @@
  * with no link to us whose messages stopped coming; or a linked one whose node did not move when its clock ran out,
  * or when every other seat asked for the stand-in. A seat gone while the game waits on another is voted out too
  * (it would have to vote) where the seats with no link to us can be voted out without one of them
- * (PageSeat.fewEnoughGone), and one that said `bye` before the end is voted out at once. The drop time is the one of
+ * (PageSeat.fewEnoughGone), and one that said `bye` before the end is voted out at once, as is one with no link to
+ * us that another seat voted out (a vote alone is a claim: never joined against a seat we see playing). The drop time is the one of
  * the node that serves the page (its --drop-after, in the relay's hello).
  */
 import type { PageNode } from "./page_node.js";
@@ -68,7 +69,10 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
     for (const [key, start] of gone) {
       const s = waiting.get(key) as number;
       const linked = node.linked(seat.peers[s] as Uint8Array);
-      if ((now - start < dropAfter && !left(s)) || !(canVoteOutAbsent || linked)) continue;
+      // Another seat's vote against s is joined at once where we see s gone ourselves (no link, nothing new from
+      // it), never against a seat we see playing: a lone vote is a claim, not evidence (protocol.md 11.1).
+      const unseen = !linked && !moved.has(s) && seat.votedOut(s);
+      if ((now - start < dropAfter && !left(s) && !unseen) || !(canVoteOutAbsent || linked)) continue;
       vote(s, !linked ? _("no link to it")
         : lying.has(s) ? _("its reveal names a commit set this node does not hold")
         : clock !== null ? _("its node did not move when its clock ran out")

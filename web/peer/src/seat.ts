@@ -3,7 +3,7 @@
  * of its own. Fed bytes (`deliver`) and a seat's moves (`hostGame`, `play`, `chooseRow`, `pick`, `voteOut`), it
  * returns what to send: its own messages, signed, and the relays of section 8 (every message accepted, to the
  * spectators; the seat after the sender also to the other seats). At each fixed point of the game it signs the one
- * message it owes there (the DROPs joining open votes on seats it waits on too, and the KEEPs of 11.1; START_ACK;
+ * message it owes there (the KEEPs of 11.1, never a DROP: a vote is the page's policy's, 11.1; START_ACK;
  * SEED_COMMIT then
  * SEED_REVEAL, or SEALED_SHUFFLE then SEALED_UNLOCK; PLAY_REVEAL; SEALED_KEYS, ROUND_END; GAME_END); the moves
  * a person or a bot makes come in as intents. Entropy is drawn where section 10.1's commitments need it, in the
@@ -304,6 +304,11 @@ export class Seat extends Session {
     return ask;
   }
 
+  /** The seats active at `at` whose DROP there names x (the reference's Table.voters). */
+  protected voters(at: Pos, x: number): number[] {
+    return quorum.voters(this.quorum, at, x);
+  }
+
   private voted(seat: number, at: Pos, x: number): boolean {
     return this.slot("DROP", at[0], voteSlot(at[1], at[2], x)).has(seat);
   }
@@ -324,8 +329,9 @@ export class Seat extends Session {
     return fields;
   }
 
-  /** Join the open votes to drop a seat we wait on too, at the position we are at, and sign KEEP where 11.1 says,
-   * every one owed now in position and seat order (the reference's steps.count_votes): true if we signed any. */
+  /** Sign KEEP where 11.1 says, every one owed now in position and seat order (the reference's steps.count_votes):
+   * true if we signed any. (An open vote is never joined here: a vote alone is a claim, not evidence; the page's
+   * policy, page_waiting.ts, joins it when it sees the seat gone itself: 11.1.) */
   private oweVotes(seat: number): boolean {
     if (!this.votes.size) return false;
     const now = this.waitsOn();
@@ -335,22 +341,13 @@ export class Seat extends Session {
       if (cmp(at, now) > 0) continue; // (a KEEP may be for an earlier round: its ROUND_END, when we wait on a voter in the next)
       for (const x of this.voteTargets(at)) {
         if (!this.activeAt(at).includes(x) || this.dropped.has(x)) continue;
-        if (cmp(at, now) === 0 && this.joins(seat, at, x)) {
-          this.vote(x, at);
-          signed = true;
-        } else if (this.keeps(seat, at, x)) {
+        if (this.keeps(seat, at, x)) {
           this.send("KEEP", this.votePosition(x, at));
           signed = true;
         }
       }
     }
     return signed;
-  }
-
-  /** We wait for x at `at` (the position we are at) too: we sign the vote to drop it. */
-  private joins(seat: number, at: Pos, x: number): boolean {
-    return seat !== x && this.activeAt(at).includes(seat) && !this.voted(seat, at, x) && this.missing(at).includes(x)
-      && !this.wentOn(seat, x, at);
   }
 
   /** We hold x's message at `at` and wait on a seat that voted to drop it there, or hold back there ourselves (our own

@@ -13,8 +13,9 @@
  *   restart: the node's process died and comes back from its transcript and secrets (Seat.restart, section 13),
  *   with the same key and entropy; heads: [[sender, messages accepted]...]; missing {heads}: the wires of the
  *   messages accepted that a peer with those heads lacks, in the order accepted (the heads exchange on reconnect);
- *   away: the seats away now (11.2); waiting: the seats the game waits on now; dropped: the seats dropped; phase: the
- *   session's phase; hand: our cards still in hand; report: the
+ *   away: the seats away now (11.2); waiting: the seats the game waits on now; voters {seat}: the seats whose DROP
+ *   names that seat where the game waits now (the node's policy joins a vote on a seat gone only once another cast
+ *   one, protocol.md 11.1); dropped: the seats dropped; phase: the session's phase; hand: our cards still in hand; report: the
  *   node's state and transcript, and how many times it rebuilt its table (11.1: a drop at a position it went past);
  *   verify {path} (no id): the TypeScript verifier's verdict on a transcript file and its report (what
  *   `node peer.js verify FILE` prints).
@@ -71,6 +72,12 @@ class HarnessSeat extends Seat {
     if (this.phase === "starting") return this.acksMissing();
     const at = this.waitsOn();
     return at && this.phase !== "over" && this.phase !== "aborted" ? this.missing(at) : [];
+  }
+
+  /** The seats whose DROP names x where the game waits now (none while it waits nowhere). */
+  votersNow(x: number): number[] {
+    const at = this.waitsOn();
+    return at ? this.voters(at, x) : [];
   }
 }
 
@@ -190,6 +197,8 @@ function answer(req: Request): unknown {
       return { away: [...node.away()].sort((a, b) => a - b) };
     case "waiting":
       return { waiting: node.waiting() };
+    case "voters":
+      return { voters: node.votersNow(req.seat as number) };
     case "hand":
       return { hand: node.cardsInHand() };
     case "dropped":
