@@ -31,27 +31,39 @@ def bot_node(name: str) -> Node:
     return Node(identity, name=name, bot=make_bot("random", identity.secret), interface=LO, drop_after=0)
 
 
-async def test_an_offer_taken_while_starting_is_followed_though_the_last_start_ack_came_before_the_node_looked(
-        monkeypatch) -> None:
-    ann, bob, mal = bot_node("ann"), bot_node("bob"), bot_node("mal")
-    held: list[bytes] = []  # mal's START_ACK as it reached bob, held back until the offer is taken at bob's
-    holding = [True]
+def hold_start_acks(monkeypatch, node: Node, sender: Node, hold=lambda held: True) -> list[bytes]:
+    """`sender`'s START_ACK as it reaches `node`'s session is held back (kept in the list returned, not taken in)
+    while `hold(held)` says so."""
+    held: list[bytes] = []
     receive = Session.receive
 
-    def late_start_ack(self: Session, wire: bytes, via: bytes | None = None) -> list:
-        if self is bob.session and open_envelope(wire).kind == "START_ACK" \
-                and open_envelope(wire).sender == mal.identity.peer and holding[0]:
+    def receive_or_hold(self: Session, wire: bytes, via: bytes | None = None) -> list:
+        if self is node.session and hold(held) and open_envelope(wire).kind == "START_ACK" \
+                and open_envelope(wire).sender == sender.identity.peer:
             held.append(wire)
             return []
         return receive(self, wire, via=via)
 
-    monkeypatch.setattr(Session, "receive", late_start_ack)
+    monkeypatch.setattr(Session, "receive", receive_or_hold)
+    return held
+
+
+async def seated(host: Node, *joiners: Node) -> None:
+    """`host` hosts a 3-seat open game of one round and the joiners join it."""
+    await host.listen()
+    await host.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
+    for joiner in joiners:
+        await joiner.listen()
+        await joiner.join(LO, host.port, host.game_id)
+
+
+async def test_an_offer_taken_while_starting_is_followed_though_the_last_start_ack_came_before_the_node_looked(
+        monkeypatch) -> None:
+    ann, bob, mal = bot_node("ann"), bot_node("bob"), bot_node("mal")
+    holding = [True]  # mal's START_ACK as it reached bob, held back until the offer is taken at bob's
+    held = hold_start_acks(monkeypatch, bob, mal, lambda _: holding[0])
     try:
-        await ann.listen()
-        await ann.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
-        for joiner in (bob, mal):
-            await joiner.listen()
-            await joiner.join(LO, ann.port, ann.game_id)
+        await seated(ann, bob, mal)
         await until(lambda: held and bob.session is not None and bob.session.phase == "starting", "bob starting")
         # ann abandons the game for a new start without mal (as app.host does), while bob's game is starting
         seats = [ann.identity.public_key, bob.identity.public_key]
@@ -59,7 +71,7 @@ async def test_an_offer_taken_while_starting_is_followed_though_the_last_start_a
         ann.rematch.offer_to_all(b"\x07" * 16, ann.port, seats, 60)
         await until(lambda: bob.rematch.offer is not None, "the offer taken at bob's")
         holding[0] = False  # mal's START_ACK comes a moment later: bob's game starts before stalled looks
-        bob.act(receive(bob.session, held[0], via=mal.identity.peer))
+        bob.act(bob.session.receive(held[0], via=mal.identity.peer))
         assert bob.session is not None and bob.session.phase != "starting"
         new = await asyncio.wait_for(stalled(bob, 0), 10)  # before: it waited for good (the offer kept for later)
         assert isinstance(new, NewStart) and new.names == "mal", new
@@ -79,21 +91,9 @@ async def test_a_seat_the_new_start_leaves_out_is_told_so_and_its_transcript_is_
     options = Options(interface=LO, transcript=tmp_path / "mal.p2pt", name="mal", drop_after=0)
     mal = new_node(identity, options, bot=make_bot("random", identity.secret),
                    journal_for=journal_opener(identity, options, files))
-    receive = Session.receive
-
-    def no_start_ack_from_bob(self: Session, wire: bytes, via: bytes | None = None) -> list:
-        if self is mal.session and open_envelope(wire).kind == "START_ACK" \
-                and open_envelope(wire).sender == bob.identity.peer:
-            return []  # mal stays starting
-        return receive(self, wire, via=via)
-
-    monkeypatch.setattr(Session, "receive", no_start_ack_from_bob)
+    hold_start_acks(monkeypatch, mal, bob)  # mal stays starting
     try:
-        await ann.listen()
-        await ann.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
-        for joiner in (bob, mal):
-            await joiner.listen()
-            await joiner.join(LO, ann.port, ann.game_id)
+        await seated(ann, bob, mal)
         await until(lambda: mal.session is not None and mal.session.phase == "starting"
                     and mal.session.start is not None, "mal starting")
         assert ann.port is not None
@@ -118,23 +118,9 @@ async def test_the_host_takes_nothing_more_in_from_the_moment_it_chooses_a_new_s
     identity = Identity.generate()
     ann = Node(identity, name="ann", bot=make_bot("random", identity.secret), interface=LO, drop_after=60)
     bob, mal = bot_node("bob"), bot_node("mal")
-    held: list[bytes] = []
-    receive = Session.receive
-
-    def no_start_ack_from_mal(self: Session, wire: bytes, via: bytes | None = None) -> list:
-        if self is ann.session and open_envelope(wire).kind == "START_ACK" \
-                and open_envelope(wire).sender == mal.identity.peer and not held:
-            held.append(wire)
-            return []
-        return receive(self, wire, via=via)
-
-    monkeypatch.setattr(Session, "receive", no_start_ack_from_mal)
+    held = hold_start_acks(monkeypatch, ann, mal, lambda held: not held)
     try:
-        await ann.listen()
-        await ann.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
-        for joiner in (bob, mal):
-            await joiner.listen()
-            await joiner.join(LO, ann.port, ann.game_id)
+        await seated(ann, bob, mal)
         await until(lambda: held and ann.session is not None and ann.session.phase == "starting", "ann starting")
         await mal.close()  # mal says bye: ann chooses a new start at once
         new = await asyncio.wait_for(stalled(ann, 0), 10)
@@ -153,21 +139,9 @@ async def test_an_offer_taken_while_starting_that_leaves_out_no_seat_is_refused_
     # seat while bob's game is starting is none. Before, bob took it, abandoned his game and followed it, saying that
     # the game was abandoned because "" left.
     ann, bob, mal = bot_node("ann"), bot_node("bob"), bot_node("mal")
-    receive = Session.receive
-
-    def no_start_ack_from_mal(self: Session, wire: bytes, via: bytes | None = None) -> list:
-        if self is bob.session and open_envelope(wire).kind == "START_ACK" \
-                and open_envelope(wire).sender == mal.identity.peer:
-            return []  # bob stays starting
-        return receive(self, wire, via=via)
-
-    monkeypatch.setattr(Session, "receive", no_start_ack_from_mal)
+    hold_start_acks(monkeypatch, bob, mal)  # bob stays starting
     try:
-        await ann.listen()
-        await ann.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
-        for joiner in (bob, mal):
-            await joiner.listen()
-            await joiner.join(LO, ann.port, ann.game_id)
+        await seated(ann, bob, mal)
         await until(lambda: bob.session is not None and bob.session.phase == "starting", "bob starting")
         assert ann.port is not None and ann.game_id is not None and bob.session is not None
         every = [node.identity.public_key for node in (ann, bob, mal)]
