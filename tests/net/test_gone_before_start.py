@@ -56,6 +56,20 @@ def files(tmp_path: Path, name: str) -> list[str]:
     return ["--name", name, "--transcript", str(tmp_path / f"{name}.p2pt")]
 
 
+def ann_and_bob(procs, tmp_path: Path, host_options: list[str], timers: list[str]):
+    """ann hosts a 3-seat game (`host_options`), bob joins it with `timers`: (ann, bob, bob's --peer option,
+    the game's code)."""
+    ann = procs(["host", "--headless", "--seats", "3", *host_options, *LO, *files(tmp_path, "ann")],
+                tmp_path / "ann.out", env=ENV)
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    code = code_of(tmp_path / "ann.out")
+    peer = ["--peer", f"{LOOPBACK}:{port}"]
+    bob = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "bob")], tmp_path / "bob.out",
+                env=ENV)
+    bob.wait_for(r"joined \w{4}")
+    return ann, bob, peer, code
+
+
 def names_of(path: Path) -> list[str]:
     """The roster of the game a transcript records, from its START."""
     start = next(open_envelope(p) for kind, p in records(path.read_bytes()) if kind == "msg")
@@ -94,14 +108,7 @@ def check_finished(path: Path, players: list[str]) -> None:
 def test_a_seat_gone_before_its_start_ack_leaves_the_others_a_new_game(tmp_path: Path, procs, cheat: str,
                                                                        drop_after: str) -> None:
     timers = ["--drop-after", drop_after, "--give-up", "60"]
-    ann = procs(["host", "--headless", "--seats", "3", *SHORT, *timers, *LO, *files(tmp_path, "ann")],
-                tmp_path / "ann.out", env=ENV)
-    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = code_of(tmp_path / "ann.out")
-    peer = ["--peer", f"{LOOPBACK}:{port}"]
-    bob = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "bob")], tmp_path / "bob.out",
-                env=ENV)
-    bob.wait_for(r"joined \w{4}")
+    ann, bob, peer, code = ann_and_bob(procs, tmp_path, [*SHORT, *timers], timers)
     tv = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript", str(tmp_path / "tv.p2pt")],
                tmp_path / "tv.out", env=ENV)
     tv.wait_for(r"joined \w{4}")
@@ -194,15 +201,8 @@ def test_a_host_gone_after_its_start_leaves_the_others_their_game(tmp_path: Path
 def test_a_host_gone_too_leaves_nobody_to_start_anew_and_the_others_are_told(tmp_path: Path, procs) -> None:
     """mal is gone before its START_ACK, and ann, the host, is gone (killed) before her drop time ran out: nobody
     can start a new game; bob says so, naming both, and gives up."""
-    ann = procs(["host", "--headless", "--seats", "3", *SHORT, "--drop-after", "600", *LO, *files(tmp_path, "ann")],
-                tmp_path / "ann.out", env=ENV)
-    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = code_of(tmp_path / "ann.out")
-    peer = ["--peer", f"{LOOPBACK}:{port}"]
     timers = ["--drop-after", "1", "--give-up", "15"]  # time to kill ann before bob gives up
-    bob = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "bob")], tmp_path / "bob.out",
-                env=ENV)
-    bob.wait_for(r"joined \w{4}")
+    ann, bob, peer, code = ann_and_bob(procs, tmp_path, [*SHORT, "--drop-after", "600"], timers)
     mal = CheatProc("vanish", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
                     tmp_path / "mal.out")
     try:
@@ -228,14 +228,7 @@ def test_the_seat_left_out_comes_back_and_is_told_plainly_that_its_game_was_aban
     START and the host had left too, and gave up only after --give-up."""
     timers = ["--drop-after", "1", "--give-up", "60"]
     longer = [*SHORT, "--rounds", "3"]  # the new game (and ann's process) lasts past mal's return
-    ann = procs(["host", "--headless", "--seats", "3", *longer, *timers, *LO, *files(tmp_path, "ann")],
-                tmp_path / "ann.out", env=ENV)
-    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = code_of(tmp_path / "ann.out")
-    peer = ["--peer", f"{LOOPBACK}:{port}"]
-    bob = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "bob")], tmp_path / "bob.out",
-                env=ENV)
-    bob.wait_for(r"joined \w{4}")
+    ann, bob, peer, code = ann_and_bob(procs, tmp_path, [*longer, *timers], timers)
     mal = CheatProc("cut", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
                     tmp_path / "mal.out")
     try:
