@@ -85,7 +85,7 @@ async def play_phone(phone, reload_after: int | tuple[int, ...] | None = None, b
                 # ... and sent: what the page signs waits until it is kept (protocol.md 13, "Kept before sent"), and
                 # a reload before then loses the unsent commit, so the page rightly asks that card again (a flake of
                 # this test under load: 11 taps for 10 cards).
-                await phone.wait_for_function("() => window.p2pnimmt.node.held === null", timeout=OUTER * 1000)
+                await phone.wait_for_function("() => window.p2pnimmt.node.held.waiting === null", timeout=OUTER * 1000)
                 await phone.reload()
                 step = ""
         else:
@@ -316,7 +316,7 @@ async def seated_with_keeping(tmp_path: Path, procs, browser, keeping: str):
 
 async def test_a_phone_reloaded_at_once_after_each_tap_never_loses_nor_repeats_a_card(tmp_path: Path, procs,
                                                                                         browser) -> None:
-    # What the page sends of its own waits until it is kept (page_node.ts: PageNode.kept): a reload between the two
+    # What the page sends of its own waits until it is kept (page_held.ts: Held, one a seat): a reload between the two
     # went on without the commit the others held and without its nonce, and signed another message in its place:
     # "seat 2 (zoe) sent its message #4 (PLAY_REVEAL) again", the page waiting for good ("Timeout 90000ms exceeded").
     # Now a reload before the keeping loses the tap whole (nobody saw it): the page asks for the card again.
@@ -365,7 +365,7 @@ NO_KEEPING = """(() => {
 
 
 async def test_a_phone_that_cannot_keep_anything_plays_on_unkept(tmp_path: Path, procs, browser) -> None:
-    # What the page sends of its own waits for its keeping (PageNode.kept), and a failed write releases it: the page
+    # What the page sends of its own waits for its keeping (page_held.ts: Held), and a failed write releases it: the page
     # plays on unkept rather than not at all. A write that failed every time was tried again at once and held what
     # the page sent for good: its START_ACK never left, and the game never started ("Timeout 90000ms exceeded").
     host, laptop, phone, errors = await seated_with_keeping(tmp_path, procs, browser, NO_KEEPING)

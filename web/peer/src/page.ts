@@ -7,6 +7,7 @@
  */
 import type { MsgMap } from "./codec.js";
 import { bytes, cards, codec, identity as identities } from "./main.js";
+import { Held } from "./page_held.js";
 import { PageNode } from "./page_node.js";
 import { PageSeat } from "./page_seat.js";
 import { $, changed, clearLists, draw, hide, mark, say, showIf } from "./page_view.js";
@@ -115,13 +116,14 @@ const restored = new WeakMap<PageSeat, readonly MsgMap[]>();
 /** Each seat's keeper (below): one a seat, however often its tunnel is opened again. */
 const keepers = new WeakMap<PageSeat, Keeper>();
 
-/** `keep`: keep what changed (ours at once, others' within KEEP_OTHERS_WITHIN); `kept`: the same, and a promise that
- * every message and secret of ours made so far is written (null: it is already), which what we send waits for
- * (PageNode.kept): true once written; false once a write failed (the page then plays on unkept rather than not at
- * all: what waits goes out, and the write is tried again with the next change). */
+/** `keep`: keep what changed (ours at once, others' within KEEP_OTHERS_WITHIN); `held`: what we send, waiting until
+ * every message and secret of ours made so far is written (page_held.ts, its `kept`: the same as `keep`, and a
+ * promise of that, null where it is already; false once a write failed: the page then plays on unkept rather than not
+ * at all, what waits goes out, and the write is tried again with the next change). One a seat, as the keeper: a node
+ * of the seat's next tunnel sends what one of its last held. */
 interface Keeper {
   readonly keep: () => void;
-  readonly kept: () => Promise<boolean> | null;
+  readonly held: Held;
 }
 
 /** Others' messages are kept within this many ms (a reload that lost them pulls them again from the peers). */
@@ -206,12 +208,12 @@ function keeper(seat: PageSeat, game: Uint8Array, me: Uint8Array): Keeper {
   };
   return {
     keep,
-    kept: () => {
+    held: new Held(() => {
       keep();
       const target = ours + seat.secrets.length;
       if (target <= oursWritten) return null;
       return new Promise<boolean>((done) => waiting.push({ ours: target, done }));
-    },
+    }),
   };
 }
 
@@ -571,12 +573,14 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     const game = now.hello.game;
     node = { node: now, game };
     // One keeper a seat: a tunnel reopened to the same game goes on with the seat's keeper (a second one would
-    // write its parts beside the first's, and a write the first had timed would add a stale part after them).
+    // write its parts beside the first's, and a write the first had timed would add a stale part after them), and
+    // with what it holds of ours until kept (the node before's links are closed; a node's own queue let the next
+    // one's heads answers send what was not kept yet).
     const existing = keepers.get(now.seat);
     const keeping = existing ?? keeper(now.seat, game, identity.peer);
     if (existing === undefined) keepers.set(now.seat, keeping);
     const keep = keeping.keep;
-    now.kept = keeping.kept;
+    now.keepWith(keeping.held); // what a node of the seat before held goes out through this one's links
     now.onChange = () => {
       keep();
       if (current()) show(now);

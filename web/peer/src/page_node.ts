@@ -18,6 +18,7 @@ import type { Identity } from "./identity.js";
 import { Link, wireKey } from "./link.js";
 import { bytes, identity as identities } from "./main.js";
 import { MoveClock } from "./page_clock.js";
+import { Held } from "./page_held.js";
 import { PageSeat } from "./page_seat.js";
 import { watchWaiting } from "./page_waiting.js";
 import type { Entropy, Outgoing } from "./seat.js";
@@ -100,6 +101,7 @@ export class PageNode {
   constructor(readonly identity: Identity, readonly name: string, private readonly tunnel: Tunnel,
     readonly hello: Hello, entropy: Entropy, seat: PageSeat | null = null, private readonly host: Uint8Array | null = null) {
     this.seat = seat ?? new PageSeat(identity, entropy, hello.game);
+    this.held.carrier = this;
     tunnel.onAccept = (channel) => void this.accepted(channel);
     this.pinger = setInterval(() => {
       for (const link of this.links.values()) link.send("ping", null);
@@ -351,9 +353,8 @@ export class PageNode {
       for (const item of payload) {
         if (Array.isArray(item) && item[0] instanceof Uint8Array && typeof item[1] === "number") have.set(hex(item[0]), item[1]);
       }
-      const held = this.held?.keys;
       for (const env of this.seat.accepted) {
-        if (env.seq >= (have.get(hex(env.sender)) ?? 0) && !held?.has(wireKey(env.wire))) link.sendMessage(env.wire);
+        if (env.seq >= (have.get(hex(env.sender)) ?? 0) && !this.held.has(env.wire)) link.sendMessage(env.wire);
       }
     } else if (kind === "lobby" && this.hostPeer && equal(link.peer, this.hostPeer)) {
       this.mirror(payload);
@@ -383,50 +384,25 @@ export class PageNode {
     this.changed();
   }
 
-  /** Carry out what the session returned: each message to the links it is meant for (net: delivery.meant_for). */
+  /** Carry out what the session returned: each message to the links it is meant for, once ours are kept (`held`). */
   send(outs: readonly Outgoing[]): void {
-    if (this.held === null && outs.length > 0) {
-      const kept = this.kept();
-      if (kept !== null) this.hold(kept);
-    }
-    if (this.held !== null) {
-      for (const out of outs) {
-        this.held.outs.push(out);
-        this.held.keys.add(wireKey(out.wire));
-      }
-    } else this.write(outs);
+    this.held.send(outs);
     this.changed();
   }
 
-  /** Where our own messages and secrets are kept (the page's IndexedDB): a promise that they are, once every one of
-   * ours now made is written (null: already). A reload between the sending of our message and its keeping would go
-   * on without it and without its secrets (a sealed round's nonce): the others would wait for a reveal the page
-   * cannot make, or see a second version of the message. So what we send waits for it (as the reference's node
-   * writes its transcript before its frames go out). False: the write failed, and what waits goes out unkept (a
-   * page that can keep nothing plays on rather than not at all). Unset: sent at once. */
-  kept: () => Promise<boolean> | null = () => null;
+  /** What waits for our own messages and secrets to be kept (protocol.md 13, "Kept before sent"): the seat's, shared
+   * with every node of it (page.ts gives each the seat's: `keepWith`), so that what a node before this one held goes
+   * out through our links once kept, and our heads answers skip it meanwhile. Unset: sent at once. */
+  held = new Held();
 
-  /** What waits for our own messages to be kept, in order (and their wires, which no heads answer may carry). */
-  private held: { outs: Outgoing[]; keys: Set<string> } | null = null;
-
-  private hold(kept: Promise<boolean>): void {
-    this.held ??= { outs: [], keys: new Set() };
-    void kept.then((written) => {
-      // ours made meanwhile (held behind them); after a failed write none are waited for (the next write is tried
-      // at once, and a store that fails every time would hold them for good)
-      const more = written ? this.kept() : null;
-      if (more !== null) {
-        this.hold(more);
-        return;
-      }
-      const held = this.held;
-      this.held = null;
-      if (held !== null) this.write(held.outs);
-      this.changed();
-    });
+  /** Send what our seat's `held` releases through our links from now on (this node is the seat's newest). */
+  keepWith(held: Held): void {
+    this.held = held;
+    held.carrier = this;
   }
 
-  private write(outs: readonly Outgoing[]): void {
+  /** Each message to the links it is meant for (net: delivery.meant_for), now. */
+  write(outs: readonly Outgoing[]): void {
     const seated = this.seat.peers;
     for (const out of outs) {
       const key = wireKey(out.wire); // once a message, not once a link
