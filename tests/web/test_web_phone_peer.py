@@ -378,3 +378,103 @@ async def test_a_phone_that_cannot_keep_anything_plays_on_unkept(tmp_path: Path,
     reveals = messages_of((tmp_path / "host.p2pt").read_bytes(), "zoe", "PLAY_REVEAL")
     assert [r.get("auto") is True for r in reveals] == [False] * 10, reveals  # every card the phone's own
     assert not errors, errors
+
+
+# The page's keeping held open while `window.keepingGated` (the test's to set): a write to its games store does not
+# end until the test lets it (its transaction kept busy by one read after another), and a reload meanwhile loses it.
+# The page's WebSockets (its tunnels) are listed in `window.tunnels`, for the test to close one.
+GATED_KEEPING = """(() => {
+  const put = IDBObjectStore.prototype.put;
+  window.keepingGated = false;
+  IDBObjectStore.prototype.put = function (value, key) {
+    if (this.name === "games" && window.keepingGated) {
+      const store = this;
+      const busy = () => { if (window.keepingGated) store.get("busy").onsuccess = busy; };
+      busy();
+    }
+    return put.call(this, value, key);
+  };
+  const Socket = window.WebSocket;
+  window.tunnels = [];
+  window.WebSocket = class extends Socket {
+    constructor(...args) { super(...args); window.tunnels.push(this); }
+  };
+})()"""
+
+# Tap the lowest card with the keeping gated, and at once close the page's tunnel: the hex of the wires of ours the
+# tap made (signed, not kept, so not sent)
+TAP_AND_CUT = """() => {
+  window.keepingGated = true;
+  window.before = window.p2pnimmt.node;
+  const me = window.p2pnimmt.identity.peer;
+  const ours = () => window.before.seat.accepted.filter((e) => e.sender.every((b, i) => b === me[i]));
+  const had = ours().length;
+  document.querySelector('#hand .card:enabled').click();
+  window.tunnels[window.tunnels.length - 1].close();
+  const hex = (w) => Array.from(w, (b) => b.toString(16).padStart(2, "0")).join("");
+  return ours().slice(had).map((e) => hex(e.wire));
+}"""
+
+# The tunnel is open again: a new node of the seat has its host's lobby frame (which the host sends after its heads:
+# p2pnimmt/net/mesh.py link, then lobby.announce), so the page has answered the host's heads
+REOPENED = "() => window.p2pnimmt.node !== window.before && window.p2pnimmt.node.members.length > 0"
+
+
+async def test_a_phone_whose_tunnel_reopens_before_its_tap_is_kept_sends_the_card_once(tmp_path: Path, procs,
+                                                                                        browser) -> None:
+    # What waits to be kept is the seat's (page_held.ts: Held, one a seat), not its node's: the tunnel reopened, the
+    # new node's heads answers sent the tap's commit before it was kept (protocol.md 13, "Kept before sent"), and a
+    # reload then went on without it and signed another commit in its place; the old node sent the kept commit to
+    # its closed links. Here: taps 2 and 6 are kept after the tunnel reopened (the card goes out then, through the new
+    # links), taps 4 and 8 are lost to a reload before that (the page asks the card again, nobody saw the first).
+    host, laptop, phone, errors = await seated_with_keeping(tmp_path, procs, browser, GATED_KEEPING)
+    sent: list[bytes] = []  # what the page sent through its tunnels (from the first tap on)
+
+    def on_socket(socket) -> None:
+        socket.on("framesent", lambda payload: sent.append(payload if isinstance(payload, bytes) else payload.encode()))
+
+    phone.on("websocket", on_socket)
+    lost: list[bytes] = []  # the wires of the taps a reload lost
+
+    def out(wires: list[bytes]) -> bool:
+        return any(wire in frame for frame in sent for wire in wires)
+
+    async def tap_cut_and_keep() -> int:
+        taps = 0
+        step = ""
+        while True:
+            await phone.wait_for_function(
+                "before => document.body.dataset.phase === 'over' || (document.body.dataset.step !== before "
+                "&& ['card', 'row'].includes(document.body.dataset.wanted))", arg=step, timeout=OUTER * 1000)
+            if await phone.evaluate("document.body.dataset.phase") == "over":
+                return taps
+            step = await phone.evaluate("document.body.dataset.step")
+            if await phone.evaluate("document.body.dataset.wanted") != "card":
+                await phone.locator("#rows .take").first.tap()
+                continue
+            taps += 1
+            if taps not in (2, 4, 6, 8):
+                await phone.locator("#hand .card:enabled").first.tap()
+                continue
+            wires = [bytes.fromhex(w) for w in await phone.evaluate(TAP_AND_CUT)]
+            assert wires, "the tap signed nothing"
+            await phone.wait_for_function(REOPENED, timeout=OUTER * 1000)
+            assert not out(wires), f"tap {taps}: sent before it was kept"
+            if taps in (4, 8):
+                lost.extend(wires)
+                await phone.reload()
+                step = ""
+            else:
+                await phone.evaluate("() => { window.keepingGated = false; }")
+
+    taps, _ = await asyncio.gather(tap_cut_and_keep(), play_by_clicks(laptop, rows_taken=[], turns=[], keys=True))
+    assert taps == 12, taps  # 10 cards, two of them tapped twice
+    said = await phone.inner_text("#verdict-text")
+    assert "0 faults" in said, said
+    await laptop.click("#leave")
+    assert host.finish(30) == 0, host.text()
+    assert "fault" not in host.text(), host.text()
+    reveals = messages_of((tmp_path / "host.p2pt").read_bytes(), "zoe", "PLAY_REVEAL")  # (it verifies)
+    assert [r.get("auto") is True for r in reveals] == [False] * 10, reveals  # every card the phone's own
+    assert not out(lost), "a commit lost to the reload went out"
+    assert not errors, errors
