@@ -141,11 +141,11 @@ def too_few(session: Session, linked: frozenset[bytes], byes: Collection[bytes] 
     """(why this seat cannot play on, the seats gone), or None: the seats gone are two or more, and either more
     than the rest of us could ever vote out together (the game waits on one we have no link to, or an open vote at
     its position names one: voted_on; protocol.md 11.1: a set of several seats goes only by the votes of more
-    than half the table), so nobody can drop them; or, with
-    the seats voted out already after they left on purpose (said `bye`, in `byes`, and are not linked again), no
-    more than half of the table's seats remain: players who left one by one leave as few as players who left
-    together, and a game left to one or two against stand-ins is no game (the spectator-left-alone test: the host
-    and its bot left a seat alone to play 29 rounds against their stand-ins).
+    than half the table), so nobody can drop them; or, with the seats voted out already after they left on
+    purpose (said `bye`, in `byes`, and are not linked again), no more than half of the table's seats remain:
+    players who left one by one leave as few as players who left together, and a game left to one or two against
+    stand-ins is no game (the spectator-left-alone test: the host and its bot left a seat alone to play 29 rounds
+    against their stand-ins).
 
     A spectator, linked to a seat or two only, counts as gone the seats that left on purpose (said `bye`, in
     `byes`, and are not linked again; its caller adds those whose address refused its last dial: nothing listens
