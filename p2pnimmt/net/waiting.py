@@ -139,12 +139,13 @@ def stand_in_asked(session: Session, seat: int) -> bool:
 
 def too_few(session: Session, linked: frozenset[bytes], byes: Collection[bytes] = ()) -> tuple[str, list[int]] | None:
     """(why this seat cannot play on, the seats gone), or None: the seats gone are two or more, and either more
-    than the rest of us could ever vote out together (the game waits on one we have no link to; protocol.md 11.1:
-    a set of several seats goes only by the votes of more than half the table), so nobody can drop them; or, with
-    the seats voted out already after they left on purpose (said `bye`, in `byes`, and are not linked again), no
-    more than half of the table's seats remain: players who left one by one leave as few as players who left
-    together, and a game left to one or two against stand-ins is no game (the spectator-left-alone test: the host
-    and its bot left a seat alone to play 29 rounds against their stand-ins).
+    than the rest of us could ever vote out together (the game waits on one we have no link to, or an open vote at
+    its position names one: voted_on; protocol.md 11.1: a set of several seats goes only by the votes of more
+    than half the table), so nobody can drop them; or, with the seats voted out already after they left on
+    purpose (said `bye`, in `byes`, and are not linked again), no more than half of the table's seats remain:
+    players who left one by one leave as few as players who left together, and a game left to one or two against
+    stand-ins is no game (the spectator-left-alone test: the host and its bot left a seat alone to play 29 rounds
+    against their stand-ins).
 
     A spectator, linked to a seat or two only, counts as gone the seats that left on purpose (said `bye`, in
     `byes`, and are not linked again; its caller adds those whose address refused its last dial: nothing listens
@@ -163,7 +164,7 @@ def too_few(session: Session, linked: frozenset[bytes], byes: Collection[bytes] 
     elif session.seat not in active:
         return None
     elif not set(gone := [s for s in active if s != session.seat and session.roster[s] not in linked]) \
-            & set(session.waiting_for()):
+            & (set(session.waiting_for()) | voted_on(session)):
         gone = []  # the game moves: the seats we have no link to now are not waited on (yet)
     left_before = [s for s in sorted(session.dropped) if s not in active and session.roster[s] in byes
                    and session.roster[s] not in linked]
@@ -177,6 +178,22 @@ def too_few(session: Session, linked: frozenset[bytes], byes: Collection[bytes] 
     names = ", ".join(session.names[s] for s in away)
     return (f"too few players remain to play on: {names} left ({remain} of {seats} remain, "
             "and a game goes on without the missing only while more than half remain)"), away
+
+
+def voted_on(session: Session) -> set[int]:
+    """The seats an open DROP vote at the position the game is at names (protocol.md 11.1): the game is held there
+    until it is decided, waiting on nobody while our own vote is open on a seat whose message we hold (a sealed
+    deal's shuffle that came after our vote, a commit come late), so too_few counts them as waited on: a seat
+    that said bye, voted out by us at once, and the others gone after it, are too few left, not a game that moves
+    (the flake of commit 38f2d2d: a slow bob saw bot1 leave first, voted it out, and waited the drop time)."""
+    table = session.table
+    at = table.now()
+    if at is None or not table.drop_targets.get(at):
+        return set()
+    active = table.active_at(*at)
+    voters = {v for target in table.vote_targets(at) for v in table.voters(at, target)}
+    return {target for v in voters if quorum.undecided(table, v, at)
+            for target in quorum.names(table, v, at) if target in active}
 
 
 def unacknowledged(session: Session, linked: frozenset[bytes],

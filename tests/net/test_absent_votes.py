@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "protocol"))
 from harness import stopped_at_first_commit  # noqa: E402
 
 from p2pnimmt.net import waiting  # noqa: E402
+from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
 
 DROP_AFTER = 10.0
 
@@ -128,3 +129,26 @@ async def test_a_node_whose_person_left_votes_no_seat_out(monkeypatch) -> None:
     clock.at(clock.now + 2 * DROP_AFTER, node.done.set)
     await waiting.watch_waiting(node)
     assert votes == [2], votes
+
+
+def test_too_few_counts_the_seats_an_open_vote_names() -> None:
+    """Players leave one by one, each saying bye: seat 0 votes out the first that left (at once: it said bye), then
+    the message the game waited for comes in late (relayed) and is held back while seat 0's vote is open, so the
+    game waits on nobody (waiting_for() is empty, as the sealed deal's step is while such a vote is open); then the
+    others leave too. Seat 0 alone of four: too few remain, at once (net.waiting.too_few), whichever seat the open
+    vote names: the one whose commit came late (1) or one gone while the game waited on another (2, the flake of
+    tests/net/test_leaving.py's slow bob, commit 38f2d2d). Before, too_few counted only the seats waiting_for()
+    names and said the game moves: the node waited its whole drop time."""
+    for target in (1, 2):
+        net = stopped_at_first_commit(4, {1}, seed=40 + target)
+        me, p1, p2, p3 = (i.peer for i in net.identities)
+        session = net.sessions[me]
+        assert session.phase == "turn" and list(session.waiting_for()) == [1], session.phase
+        net.handle(me, session.drop(target))  # (not delivered: the others are gone)
+        commit = next(w for to, frm, w in net.held if to == me and frm == p1 and open_envelope(w).kind == "PLAY_COMMIT")
+        session.receive(commit, via=p2)  # seat 1's commit (not its reveal: it left), relayed late: held back
+        assert session.waiting_for() == () and waiting.voted_on(session) == {target}, target
+        assert waiting.too_few(session, frozenset({p1, p2, p3}) - {net.identities[target].peer}) is None
+        found = waiting.too_few(session, frozenset(), byes={p1, p2, p3})
+        assert found is not None, target
+        assert found[1] == [1, 2, 3] and "p1, p2, p3 left (1 of 4 remain" in found[0], found
