@@ -60,8 +60,9 @@ async def watch_waiting(node) -> None:
                 for key in stalled}
         unlinked = {seat: now if seat in moved else unlinked.get(seat, now) for seat, peer in enumerate(session.roster)
                     if seat != session.seat and peer not in linked}
-        if node.drop_after <= 0 or session.phase == "starting":
+        if session.phase == "starting":
             continue
+        timed = node.drop_after > 0  # 0: we never start a vote by our timers, but join one on a seat gone from our view
         # The seats gone (no link to us): a vote naming one of them is cast only where they can be voted out without
         # one of them (few_enough); else it would count only once one came back and voted the others out, and would
         # then drop that seat for coming back (issue 26: a phone back through another relay after the drop time).
@@ -76,17 +77,17 @@ async def watch_waiting(node) -> None:
         named = {key[2] for key in waiting}
         absent = set(unlinked)
         can_vote_out_absent = few_enough(session, absent)
-        if waiting and can_vote_out_absent:  # a seat gone while the game waits on another would have to vote: it
-            for seat, start in unlinked.items():
+        if timed and waiting and can_vote_out_absent:
+            for seat, start in unlinked.items():  # a seat gone while the game waits on another would have to vote:
                 if seat not in named and (now - start >= node.drop_after or left(node, session.roster[seat])):
-                    try:  # is voted out too
+                    try:  # it is voted out too
                         node.act(session.drop(seat))
                         log.warning("voted to drop seat %d (%s): no link to it while the game waits on others, "
                                     "for %.0f s", seat, session.names[seat], now - start)
                     except LocalError:
                         pass
         for key, start in gone.items():
-            if (now - start >= node.drop_after or left(node, session.roster[key[2]])
+            if (timed and (now - start >= node.drop_after or left(node, session.roster[key[2]]))
                     or voted_out_unseen(session, key[2], linked, moved)) and (
                     can_vote_out_absent or session.roster[key[2]] in linked):
                 why = ("no link to it" if session.roster[key[2]] not in linked else

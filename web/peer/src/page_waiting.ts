@@ -43,7 +43,9 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
       moved.has(s) && !node.linked(seat.peers[s] as Uint8Array) ? now : gone.get(key) ?? now]));
     unlinked = new Map(seat.peers.flatMap((peer, s) => (s === me || node.linked(peer) ? []
       : [[s, moved.has(s) ? now : unlinked.get(s) ?? now] as [number, number]])));
-    if (dropAfter <= 0 || seat.phase === "starting" || me === null) return;
+    if (seat.phase === "starting" || me === null) return;
+    // 0: this node never starts a vote by its timers; it still joins another's vote on a seat gone from its own view
+    const timed = dropAfter > 0;
     const left = (s: number): boolean => node.left(seat.peers[s] as Uint8Array);
     const vote = (s: number, why: string): void => {
       try {
@@ -61,7 +63,7 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
     const named = new Set(waiting.values());
     const absent = [...unlinked.keys()];
     const canVoteOutAbsent = seat.fewEnoughGone(absent);
-    if (waiting.size && canVoteOutAbsent) { // a seat gone while the game waits on another would have to vote
+    if (timed && waiting.size && canVoteOutAbsent) { // a seat gone while the game waits on another would have to vote
       for (const [s, start] of unlinked) {
         if (!named.has(s) && (now - start >= dropAfter || left(s))) vote(s, _("no link to it while the game waits on others"));
       }
@@ -72,7 +74,7 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
       // Another seat's vote against s is joined at once where we see s gone ourselves (no link, nothing new from
       // it), never against a seat we see playing: a lone vote is a claim, not evidence (protocol.md 11.1).
       const unseen = !linked && !moved.has(s) && seat.votedOut(s);
-      if ((now - start < dropAfter && !left(s) && !unseen) || !(canVoteOutAbsent || linked)) continue;
+      if ((!(timed && (now - start >= dropAfter || left(s))) && !unseen) || !(canVoteOutAbsent || linked)) continue;
       vote(s, !linked ? _("no link to it")
         : lying.has(s) ? _("its reveal names a commit set this node does not hold")
         : clock !== null ? _("its node did not move when its clock ran out")
