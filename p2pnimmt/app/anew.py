@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from ..i18n import _
 from ..net.discovery import game_code
 from ..net.files import secrets_path
+from ..net.rematch import left_out
 from ..neutral import neutral
 from ..protocol.codec import DecodeError, decode
 from ..protocol.transcript import MAX_RECORD, frames
@@ -79,7 +80,7 @@ def offered_anew(node: Node) -> NewStart:
     offer = node.rematch.offer
     assert session is not None and session.start is not None and offer is not None  # taken while starting
     host = session.names[session.roster.index(session.start.sender)]
-    gone = [seat for seat, peer in enumerate(session.roster) if session.keys[peer] not in offer.seats]
+    gone = left_out(session, list(offer.seats))
     stop_taking(node)
     new = NewStart(session, gone, host)
     if node.role == "player" and node.identity.public_key not in offer.seats:

@@ -123,6 +123,22 @@ def voted_out_and_asked_back(net: Mixed, seat: int, cut_at: int) -> None:
     assert asked
 
 
+def every_other_asks_the_stand_in(net: Mixed, stalled: int) -> bool:
+    """Every seat but `stalled` that waits on it asks the stand-in for its move (an ask made already in this turn is
+    refused, LocalError); whether any asked."""
+    x = net.identities[stalled].peer
+    asked = False
+    for ident in net.identities:
+        session: Any = net.sessions[ident.peer]
+        if ident.peer != x and stalled in session.waiting_for():
+            try:
+                net.handle(ident.peer, session.ask_stand_in(stalled))
+                asked = True
+            except LocalError:
+                pass  # asked already in this turn
+    return asked
+
+
 def check(table: Table, tmp_path: Path, gone: int | tuple[int, ...] | None = None) -> list[dict[str, Any]]:
     """The checks of the module's docstring; each node's outcome. `gone`: a seat (or seats) cut off for good, or a
     cheat's own node (the same bytes as the Python node in its place, and both verifiers say the same of its
@@ -764,15 +780,7 @@ def test_the_others_ask_the_stand_in_for_a_stalled_seat(stalled: int, child: Nod
         net.start()
         net.run()
         for _ in range(100):
-            asked = False
-            for ident in net.identities:
-                session: Any = net.sessions[ident.peer]
-                if ident.peer != x and stalled in session.waiting_for():
-                    try:
-                        net.handle(ident.peer, session.ask_stand_in(stalled))
-                        asked = True
-                    except LocalError:
-                        pass  # asked already in this turn
+            asked = every_other_asks_the_stand_in(net, stalled)
             net.run()
             if not asked:
                 break
@@ -1376,18 +1384,10 @@ def test_an_expelled_seat_is_not_needed_to_ask_the_stand_in(stalled: int, child:
         net.run()
         voted = False
         for _ in range(100):
-            asked = False
             if adv.fired and not voted:
                 net.vote_out(stalled)  # void: seat 2 went on from the stalled seat's commit
                 voted = True
-            for ident in net.identities:
-                session: Any = net.sessions[ident.peer]
-                if ident.peer != x and stalled in session.waiting_for():
-                    try:
-                        net.handle(ident.peer, session.ask_stand_in(stalled))
-                        asked = True
-                    except LocalError:
-                        pass  # asked already in this turn
+            asked = every_other_asks_the_stand_in(net, stalled)
             net.run()
             if not asked:
                 break

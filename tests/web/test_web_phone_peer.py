@@ -14,7 +14,7 @@ from pathlib import Path
 from deadlines import OUTER
 from evil_relay import EvilRelay
 from pages import play_by_clicks
-from test_web_phone_presence import download, messages_of
+from test_web_phone_presence import download, messages_of, next_ask
 
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.protocol.transcript import records
@@ -65,12 +65,9 @@ async def play_phone(phone, reload_after: int | tuple[int, ...] | None = None, b
     turns = 0
     step = ""
     while True:
-        await phone.wait_for_function(
-            "before => document.body.dataset.phase === 'over' || (document.body.dataset.step !== before "
-            "&& ['card', 'row'].includes(document.body.dataset.wanted))", arg=step, timeout=OUTER * 1000)
-        if await phone.evaluate("document.body.dataset.phase") == "over":
+        step = await next_ask(phone, step)
+        if not step:
             return turns
-        step = await phone.evaluate("document.body.dataset.step")
         if await phone.evaluate("document.body.dataset.wanted") == "card":
             if before_card is not None:
                 await before_card(turns)
@@ -326,12 +323,9 @@ async def test_a_phone_reloaded_at_once_after_each_tap_never_loses_nor_repeats_a
     async def tap_and_reload() -> None:
         step = ""
         while True:
-            await phone.wait_for_function(
-                "before => document.body.dataset.phase === 'over' || (document.body.dataset.step !== before "
-                "&& ['card', 'row'].includes(document.body.dataset.wanted))", arg=step, timeout=OUTER * 1000)
-            if await phone.evaluate("document.body.dataset.phase") == "over":
+            step = await next_ask(phone, step)
+            if not step:
                 return
-            step = await phone.evaluate("document.body.dataset.step")
             if await phone.evaluate("document.body.dataset.wanted") == "card":
                 taps.append(step)
                 # the tap and, 5 ms later, the reload: nothing of the test's between them
@@ -443,12 +437,9 @@ async def test_a_phone_whose_tunnel_reopens_before_its_tap_is_kept_sends_the_car
         taps = 0
         step = ""
         while True:
-            await phone.wait_for_function(
-                "before => document.body.dataset.phase === 'over' || (document.body.dataset.step !== before "
-                "&& ['card', 'row'].includes(document.body.dataset.wanted))", arg=step, timeout=OUTER * 1000)
-            if await phone.evaluate("document.body.dataset.phase") == "over":
+            step = await next_ask(phone, step)
+            if not step:
                 return taps
-            step = await phone.evaluate("document.body.dataset.step")
             if await phone.evaluate("document.body.dataset.wanted") != "card":
                 await phone.locator("#rows .take").first.tap()
                 continue
