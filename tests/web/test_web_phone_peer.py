@@ -311,6 +311,19 @@ async def seated_with_keeping(tmp_path: Path, procs, browser, keeping: str):
     return host, laptop, phone, errors
 
 
+async def ends_with_every_card_zoes(tmp_path: Path, host, laptop, phone, errors: list[str]) -> None:
+    """The keeping tests' end: the phone's verdict names no fault, ann leaves, the host ends cleanly, and every one of
+    zoe's ten reveals in the host's transcript (which verifies) is her own card, none the stand-in's."""
+    said = await phone.inner_text("#verdict-text")
+    assert "0 faults" in said, said
+    await laptop.click("#leave")
+    assert host.finish(30) == 0, host.text()
+    assert "fault" not in host.text(), host.text()
+    reveals = messages_of((tmp_path / "host.p2pt").read_bytes(), "zoe", "PLAY_REVEAL")  # (it verifies)
+    assert [r.get("auto") is True for r in reveals] == [False] * 10, reveals  # every card the phone's own
+    assert not errors, errors
+
+
 async def test_a_phone_reloaded_at_once_after_each_tap_never_loses_nor_repeats_a_card(tmp_path: Path, procs,
                                                                                         browser) -> None:
     # What the page sends of its own waits until it is kept (page_held.ts: Held, one a seat): a reload between the two
@@ -336,15 +349,8 @@ async def test_a_phone_reloaded_at_once_after_each_tap_never_loses_nor_repeats_a
                 await phone.locator("#rows .take").first.tap()
 
     await asyncio.gather(tap_and_reload(), play_by_clicks(laptop, rows_taken=[], turns=[], keys=True))
-    said = await phone.inner_text("#verdict-text")
-    assert "0 faults" in said, said
-    await laptop.click("#leave")
-    assert host.finish(30) == 0, host.text()
-    assert "fault" not in host.text(), host.text()
-    reveals = messages_of((tmp_path / "host.p2pt").read_bytes(), "zoe", "PLAY_REVEAL")  # (it verifies)
-    assert [r.get("auto") is True for r in reveals] == [False] * 10, reveals  # every card the phone's own
     assert len(taps) >= 10, taps
-    assert not errors, errors
+    await ends_with_every_card_zoes(tmp_path, host, laptop, phone, errors)
 
 
 # The page cannot keep anything: every write to its games store fails (a full disk, a private window that has no
@@ -365,13 +371,7 @@ async def test_a_phone_that_cannot_keep_anything_plays_on_unkept(tmp_path: Path,
     host, laptop, phone, errors = await seated_with_keeping(tmp_path, procs, browser, NO_KEEPING)
     phone_turns, _ = await asyncio.gather(play_phone(phone), play_by_clicks(laptop, rows_taken=[], turns=[]))
     assert phone_turns == 10
-    said = await phone.inner_text("#verdict-text")
-    assert "0 faults" in said, said
-    await laptop.click("#leave")
-    assert host.finish(30) == 0, host.text()
-    reveals = messages_of((tmp_path / "host.p2pt").read_bytes(), "zoe", "PLAY_REVEAL")
-    assert [r.get("auto") is True for r in reveals] == [False] * 10, reveals  # every card the phone's own
-    assert not errors, errors
+    await ends_with_every_card_zoes(tmp_path, host, laptop, phone, errors)
 
 
 # The page's keeping held open while `window.keepingGated` (the test's to set): a write to its games store does not
@@ -460,12 +460,5 @@ async def test_a_phone_whose_tunnel_reopens_before_its_tap_is_kept_sends_the_car
 
     taps, _ = await asyncio.gather(tap_cut_and_keep(), play_by_clicks(laptop, rows_taken=[], turns=[], keys=True))
     assert taps == 12, taps  # 10 cards, two of them tapped twice
-    said = await phone.inner_text("#verdict-text")
-    assert "0 faults" in said, said
-    await laptop.click("#leave")
-    assert host.finish(30) == 0, host.text()
-    assert "fault" not in host.text(), host.text()
-    reveals = messages_of((tmp_path / "host.p2pt").read_bytes(), "zoe", "PLAY_REVEAL")  # (it verifies)
-    assert [r.get("auto") is True for r in reveals] == [False] * 10, reveals  # every card the phone's own
     assert not out(lost), "a commit lost to the reload went out"
-    assert not errors, errors
+    await ends_with_every_card_zoes(tmp_path, host, laptop, phone, errors)
