@@ -48,6 +48,15 @@ async def _link(chunks: list[bytes], pause: float = 0.0, timeout: float = 5.0, s
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     conn = Connection(reader, writer, bytes(32), bytes(16))
     conn.idle_timeout = timeout
+    got, why = await _read_all(conn, served)
+    conn.close()
+    server.close()
+    await server.wait_closed()
+    return got, why
+
+
+async def _read_all(conn: Connection, served: bool) -> tuple[list, str]:
+    """Every frame the link reads until it fails, by `serve` or by `receive`, and why it stopped."""
     got: list = []
     try:
         if served:
@@ -58,9 +67,6 @@ async def _link(chunks: list[bytes], pause: float = 0.0, timeout: float = 5.0, s
                 got.append(await conn.receive())
     except ConnectionFailed as exc:
         why = str(exc)
-    conn.close()
-    server.close()
-    await server.wait_closed()
     return got, why
 
 
@@ -210,16 +216,7 @@ def test_a_stream_that_ended_already(served: bool) -> None:
         await _until(lambda: conn.reader._eof)
         if fail:
             conn.reader.set_exception(ConnectionResetError("reset"))
-        got: list = []
-        try:
-            if served:
-                await conn.serve(lambda kind, payload: got.append((kind, payload)))
-                why = "returned"
-            else:
-                while True:
-                    got.append(await conn.receive())
-        except ConnectionFailed as exc:
-            why = str(exc)
+        got, why = await _read_all(conn, served)
         conn.close()
         server.close()
         return got, why
