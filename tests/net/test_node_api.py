@@ -64,11 +64,8 @@ async def test_lobby_watchers_linked_peers_and_players() -> None:
     assert task.cancelled(), "close() ends what was spawned on the node"
 
 
-async def test_event_watchers_see_a_whole_game_of_bots() -> None:
-    host, guest = bot_node("host"), bot_node("guest")
-    events: dict[str, list] = {"host": [], "guest": []}
-    host.watch_events(lambda node, event: events["host"].append(event))
-    guest.watch_events(lambda node, event: events["guest"].append(event))
+async def play_one_round(host, guest) -> None:
+    """host hosts a one-round open game of two on 127.0.0.1, guest joins, both play it to the end; both closed."""
     try:
         await host.listen()
         await host.host(Settings(players=2, max_rounds=1, point_limit=None, deal="open"))
@@ -78,6 +75,14 @@ async def test_event_watchers_see_a_whole_game_of_bots() -> None:
     finally:
         await guest.close()
         await host.close()
+
+
+async def test_event_watchers_see_a_whole_game_of_bots() -> None:
+    host, guest = bot_node("host"), bot_node("guest")
+    events: dict[str, list] = {"host": [], "guest": []}
+    host.watch_events(lambda node, event: events["host"].append(event))
+    guest.watch_events(lambda node, event: events["guest"].append(event))
+    await play_one_round(host, guest)
     for name in ("host", "guest"):
         kinds = [type(e) for e in events[name]]
         assert kinds[0] is GameStarted and kinds[-1] is GameOver, (name, kinds)
@@ -93,15 +98,7 @@ async def test_the_benchmark_stamps_are_the_apps_not_the_nodes(capsys, monkeypat
     host = new_node(host_identity, options, name="host", bot=make_bot("random", host_identity.secret))
     guest = Node(guest_identity, name="guest", bot=make_bot("random", guest_identity.secret), interface=LO,
                  drop_after=0)
-    try:
-        await host.listen()
-        await host.host(Settings(players=2, max_rounds=1, point_limit=None, deal="open"))
-        await guest.listen()
-        await guest.join(LO, host.port, host.game_id)
-        await asyncio.wait_for(asyncio.gather(host.done.wait(), guest.done.wait()), 30)
-    finally:
-        await guest.close()
-        await host.close()
+    await play_one_round(host, guest)
     lines = capsys.readouterr().out.splitlines()
     kinds = [line.split()[1] for line in lines]
     assert all(line.startswith("timing ") for line in lines), lines
