@@ -28,7 +28,7 @@ export function positionOfMessage(kind: Kind, body: MsgMap, seat = 0): Pos | nul
   // The step and place by kind, the position made once (one array literal), as the round read at every message: V8
   // throws away a compiled caller (the gates and the step machine, run on every message) the first time it reaches
   // a literal or a read it never ran before, e.g. at the first round's end.
-  let round = kind === "GAME_END" ? r - 1 : r;
+  let round = r - (kind === "GAME_END" ? 1 : 0); // (one subtraction for every kind: no new operation at the end)
   let step: number;
   let place = 0;
   switch (kind) {
