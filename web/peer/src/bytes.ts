@@ -88,7 +88,22 @@ export function u32(value: number): Uint8Array {
   out[3] = value & 0xff;
   return out;
 }
-export const u64 = (value: number | bigint): Uint8Array => uintBE(value, 8);
+/** `value` as 8 bytes big-endian (the shuffle's counter): uintBE's bytes, its BigInt path left for what needs it. */
+export function u64(value: number | bigint): Uint8Array {
+  if (!(typeof value === "number" && Number.isSafeInteger(value) && value >= 0)) return uintBE(value, 8);
+  const out = new Uint8Array(8);
+  const high = Math.floor(value / 0x100000000);
+  const low = value >>> 0;
+  out[0] = high >>> 24;
+  out[1] = (high >>> 16) & 0xff;
+  out[2] = (high >>> 8) & 0xff;
+  out[3] = high & 0xff;
+  out[4] = low >>> 24;
+  out[5] = (low >>> 16) & 0xff;
+  out[6] = (low >>> 8) & 0xff;
+  out[7] = low & 0xff;
+  return out;
+}
 
 export function equal(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

@@ -167,11 +167,17 @@ function knownString(data: Uint8Array, at: number, n: number): string | null {
     }
     if (same) return known;
   }
+  return newString(data, at, n, hash, known === undefined);
+}
+
+/** knownString's string made and kept (apart from it: every message's decode inlines knownString, and finds its
+ * strings known after the first few messages). */
+function newString(data: Uint8Array, at: number, n: number, hash: number, keep: boolean): string | null {
   if (knownStrings.size >= MAX_KNOWN_STRINGS) return null;
   let text = "";
   for (let i = at; i < at + n; i++) text += String.fromCharCode(data[i] as number);
   const kept = internalized(text);
-  if (known === undefined) knownStrings.set(hash, kept);
+  if (keep) knownStrings.set(hash, kept);
   return kept;
 }
 

@@ -41,7 +41,13 @@ export class Ids {
   private known(id: Uint8Array): Known | null {
     const prefix = ((id[0] ?? 0) | ((id[1] ?? 0) << 8) | ((id[2] ?? 0) << 16) | ((id[3] ?? 0) << 24));
     const same = this.byPrefix.get(prefix);
-    if (same) for (const k of same) if (equal(k.id, id)) return k;
+    if (same) for (let i = 0; i < same.length; i++) if (equal((same[i] as Known).id, id)) return same[i] as Known;
+    return this.add(id, prefix, same);
+  }
+
+  /** A new id's entry (apart from `known`, which every message's open and gates inline, and which finds its ids known
+   * after the first few messages). */
+  private add(id: Uint8Array, prefix: number, same: Known[] | undefined): Known | null {
     if (this.count >= MAX_IDS) return null;
     this.count += 1;
     const entry = { id: id.slice(), key: null };

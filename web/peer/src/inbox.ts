@@ -89,6 +89,12 @@ export class Inbox {
     return this.heads.get(this.ids.key(sender))?.accepted ?? [];
   }
 
+  /** How many messages were accepted from the sender whose id's key (hex) this is: chain's length, for a caller that
+   * keeps the key (a seat asks for its own at every pass of its session). */
+  chainLength(key: string): number {
+    return this.heads.get(key)?.accepted.length ?? 0;
+  }
+
   /** What these bytes are: a START to take, the next message of a chain (and any it releases), or faults; each given
    * to `found` as soon as it is known (which may change what this inbox holds before the next). */
   ingest(wire: Uint8Array, via: Uint8Array | null, found: (f: Found) => void): void {

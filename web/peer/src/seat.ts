@@ -93,7 +93,16 @@ export class Seat extends Session {
     private readonly relay = true, written: Uint8Array | null = null) {
     super(game);
     this.ownPeer = identity.peer;
+    this.ownKey = hex(identity.peer);
     this.transcript = new TranscriptWriter(identity, written);
+  }
+
+  /** Our peer id's key (hex) in our inbox's tables. */
+  private readonly ownKey: string;
+
+  /** How many messages we signed (our chain's length): read before and after each step that may sign one. */
+  private signedSoFar(): number {
+    return this.inbox.chainLength(this.ownKey);
   }
 
   /**
@@ -442,25 +451,25 @@ export class Seat extends Session {
   /** Sign the one message we owe at this fixed point, if any: true if we signed one (the session then takes
    * another pass). A message owed for a slot we signed already is not signed again (`send`): no pass follows. */
   protected override owe(): boolean {
-    const before = this.inbox.chain(this.identity.peer).length;
-    return this.oweNow() && this.inbox.chain(this.identity.peer).length > before;
+    const before = this.signedSoFar();
+    return this.oweNow() && this.signedSoFar() > before;
   }
 
   protected override joinFirst(): boolean {
     if (this.replaying || this.phase === "over" || this.seat === null || this.start === null) return false;
-    const before = this.inbox.chain(this.identity.peer).length;
-    return this.oweVotes(this.seat) && this.inbox.chain(this.identity.peer).length > before;
+    const before = this.signedSoFar();
+    return this.oweVotes(this.seat) && this.signedSoFar() > before;
   }
 
   protected override oweAtOnce(): boolean {
     if (this.replaying || this.phase === "over" || this.seat === null || this.start === null || this.dropped.has(this.seat)) {
       return false;
     }
-    const before = this.inbox.chain(this.identity.peer).length;
+    const before = this.signedSoFar();
     const sent = this.oweEnd(this.seat);
     // (our chain read again whether or not we signed: V8 would throw away the compiled step machine at the first
     // round end, the first time it took that path)
-    const grew = this.inbox.chain(this.identity.peer).length > before;
+    const grew = this.signedSoFar() > before;
     return sent && grew;
   }
 

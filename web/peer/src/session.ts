@@ -630,11 +630,17 @@ export class Session {
     const r = pos[0];
     const step = pos[1];
     const place = pos[2];
-    const key = step >= 0 && step < 64 && place >= 0 && place < 1024 ? (r * 64 + step) * 1024 + place : null;
-    const known = key === null ? undefined : this.active.get(key);
-    if (known) return known;
-    const seats = Object.freeze(this.keys.map((_, s) => s).filter((s) => this.isActive(s, pos)));
-    if (key !== null) this.active.set(key, seats);
+    const key = step >= 0 && step < 64 && place >= 0 && place < 1024 ? (r * 64 + step) * 1024 + place : -1;
+    return (key < 0 ? undefined : this.active.get(key)) ?? this.activeNow(pos, key);
+  }
+
+  /** activeAt's answer made (once per position; key -1: not kept), apart from activeAt, which dozens of hot
+   * functions inline: each compiled copy then holds a map lookup, not this array's making. */
+  private activeNow(pos: Pos, key: number): readonly number[] {
+    const seats: number[] = [];
+    for (let s = 0; s < this.keys.length; s++) if (this.isActive(s, pos)) seats.push(s);
+    Object.freeze(seats);
+    if (key >= 0) this.active.set(key, seats);
     return seats;
   }
 

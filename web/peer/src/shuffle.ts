@@ -16,15 +16,18 @@ export class WordStream {
   }
 
   next(): number {
-    if (this.at >= this.block.length) {
-      this.block = tagged(TAG, this.seed, u64(this.counter));
-      this.counter += 1;
-      this.at = 0;
-    }
+    if (this.at >= this.block.length) this.refill();
     const b = this.block;
     const i = this.at;
     this.at += 4;
     return (((b[i] as number) << 24) >>> 0) + ((b[i + 1] as number) << 16) + ((b[i + 2] as number) << 8) + (b[i + 3] as number);
+  }
+
+  /** The next block of the stream (once every 8 words: left out of next, which the shuffle's loop inlines). */
+  private refill(): void {
+    this.block = tagged(TAG, this.seed, u64(this.counter));
+    this.counter += 1;
+    this.at = 0;
   }
 
   /** A uniform integer in 0..m-1 (1 ≤ m ≤ 2^32) with no modulo bias. */

@@ -22,12 +22,13 @@ export const commitStep = (turn: number): number => 2 + 3 * turn;
 /** A message's position (null for START, START_ACK and REJOIN, which have none); `seat`: its sender's (a sealed
  * game's SEALED_SHUFFLE and SEALED_UNLOCK are at their sender's place). */
 export function positionOfMessage(kind: Kind, body: MsgMap, seat = 0): Pos | null {
-  const r = body.get("round") as number;
+  // (GAME_END's round read by the same call as every other kind's: its first GAME_END threw away every compiled caller)
+  const r = body.get(kind === "GAME_END" ? "rounds" : "round") as number;
   const t = body.get("turn") as number;
   // The step and place by kind, the position made once (one array literal), as the round read at every message: V8
   // throws away a compiled caller (the gates and the step machine, run on every message) the first time it reaches
   // a literal or a read it never ran before, e.g. at the first round's end.
-  let round = r;
+  let round = r - (kind === "GAME_END" ? 1 : 0); // (one subtraction for every kind: no new operation at the end)
   let step: number;
   let place = 0;
   switch (kind) {
@@ -41,7 +42,7 @@ export function positionOfMessage(kind: Kind, body: MsgMap, seat = 0): Pos | nul
     case "ROW_CHOICE": step = commitStep(t) + 2; break;
     case "SEALED_KEYS": step = ROUND_END_STEP; break;
     case "ROUND_END": step = ROUND_END_STEP; place = 1; break;
-    case "GAME_END": round = (body.get("rounds") as number) - 1; step = GAME_END_STEP; break;
+    case "GAME_END": step = GAME_END_STEP; break;
     case "DROP": case "KEEP": step = body.get("step") as number; place = (body.get("place") as number | undefined) ?? 0; break;
     default: return null;
   }
