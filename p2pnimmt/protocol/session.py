@@ -124,6 +124,8 @@ class Session:
     fault = property(lambda self: self.table.fault, doc="the fatal fault, once there is one")
     voided = property(lambda self: self.table.voided, doc="round -> why it was void (scored as nothing)")
     dropped = property(lambda self: self.table.dropped, doc="seat -> (round, step) from which the stand-in plays it")
+    forfeits = property(lambda self: self.table.forfeits,
+                        doc="seat -> the round its drop first voided: it cannot win, and is dealt open from then on")
 
     @property
     def players(self) -> int:
