@@ -1418,7 +1418,7 @@ def test_one_signer_withholding_an_ask_keeps_no_seat_out(asker: int, child: Node
     assert not table.mixed.is_typescript(table.mixed.identities[1].peer)
     for net in table.nets:
         cheat = Cheat(net, 1, without_back)
-        voted_out_and_asked_back(net, asker, 220)
+        voted_out_and_asked_back(net, asker, 150)
         assert cheat.fired  # its ROUND_END left the ask out
     outcomes = check(table, tmp_path)
     assert all(o["dropped"] == [] for o in outcomes)  # back on every node
@@ -1470,7 +1470,7 @@ def test_a_seat_that_forfeited_is_dealt_open_and_voids_no_more_rounds(seat: int,
     x = table.mixed.identities[seat].peer
     assert table.mixed.is_typescript(x) == (seat == 1)
     for net in table.nets:
-        griefer_back(net, seat, 200, again)
+        griefer_back(net, seat, 100, again)
     outcomes = check(table, tmp_path)
     assert all(o["voided"] == [0] and o["forfeits"] == [seat] for o in outcomes), outcomes
     assert all(o["dropped"] == [] and seat not in o["winners"] for o in outcomes)
