@@ -9,7 +9,7 @@ dealt open (its positions carry no layer of its own and are public after the unl
 that open hand once back, and a later drop of it voids nothing (the stand-in plays its open hand).
 
 Four seats, sealed, six rounds; seat 1 is the griefer. On main's code it voided rounds 1, 3 and 5
-(`benchmarks/attacks/void_every_round.py` exited 1).
+(its reproduction, benchmarks/attacks/void_every_round.py, exited 1; this test replaces it).
 """
 
 from __future__ import annotations
@@ -21,14 +21,22 @@ from p2pnimmt.engine import Settings
 from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.events import SeatBack, SeatDropped
 from p2pnimmt.protocol.verify import replay, verify_transcript
+from p2pnimmt.ui.model import TableModel
 
 PLAYERS, GRIEFER, ROUNDS = 4, 1, 6
 
 
 class GrieferNet(SealedNet):
-    """The griefer's node asks for its seat back as soon as it learns it was dropped."""
+    """The griefer's node asks for its seat back as soon as it learns it was dropped. Each seat's events also go to
+    a terminal table's model (`models`), as a node's front has them."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.models = {ident.peer: TableModel() for ident in self.identities}
 
     def react(self, peer: bytes, event: object) -> None:
+        if peer in self.models:
+            self.models[peer].update(self.sessions[peer], event)
         super().react(peer, event)
         x = self.identities[GRIEFER].peer
         if peer == x and isinstance(event, SeatDropped) and event.seat == GRIEFER and self.sessions[x].phase != "over":
@@ -101,6 +109,9 @@ def test_a_seat_that_forfeited_voids_no_more_rounds_and_plays_with_an_open_hand(
     # Its hand is public: every node (a spectator's too) sees it, and the reveals are those cards at those positions.
     for peer, session in net.sessions.items():
         deal = session.deal
+        # The griefer's player is told that its hand is open (the terminal's log); nobody else is told so of itself.
+        told = [line for line in net.models.get(peer, TableModel()).log if line.startswith("You forfeited")]
+        assert len(told) == (1 if peer == net.identities[GRIEFER].peer else 0), told
         for r in range(first_back, ROUNDS):
             known = deal.rounds[r].known[GRIEFER]
             assert r not in session.voided and GRIEFER not in deal.rounds[r].seats

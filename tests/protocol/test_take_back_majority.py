@@ -8,7 +8,8 @@ signers more than half is both: there the cheat still keeps X out (the rule's li
 
 Four seats, open deal, three rounds: seat 2 is cut off in round 1, voted out, the link heals and it asks for its
 seat back; seat 1 (the cheat) strips `back` from every ROUND_END it signs. On main's code seat 2 stayed dropped to
-the end at every honest node (`benchmarks/attacks/back_withheld.py` exited 1).
+the end at every honest node (its reproduction, benchmarks/attacks/back_withheld.py, exited 1; this test replaces
+it).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from adversary import AttackNet
 from sealed_adversary import Cheat
 from test_drop import vote_out
 from test_drop_consensus import short
+from test_sealed_vectors import BLOCKS
 
 from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.events import SeatBack
@@ -107,15 +109,11 @@ def test_with_two_signers_both_are_still_needed() -> None:
 
 
 def test_more_than_half_with_one_and_the_same_seq() -> None:
-    """The count itself (both implementations: web/peer/src/session.ts listedByMost): a seat's seq needs more than
-    half of all the signers (one that lists nothing counts against it), and two seqs cannot both have it."""
+    """protocol.md's ```json take-back vector (web/peer/test/takeback.test.ts checks it on listedByMost): a seat's seq
+    needs more than half of all the signers (one that lists nothing counts against it), and two seqs cannot both."""
     from p2pnimmt.protocol.steps import listed_by_most  # (here: main's code has none, and the games above fail there)
 
-    assert listed_by_most(2, [[[2, 7]], [[2, 7]], []]) == 7  # 2 of 3
-    assert listed_by_most(2, [[[2, 7]], [], []]) is None  # 1 of 3
-    assert listed_by_most(2, [[[2, 7]], [[2, 7]], [], []]) is None  # 2 of 4: not more than half
-    assert listed_by_most(2, [[[2, 7]], [[2, 8]], [[2, 7]]]) == 7  # a signer naming another seq counts for nothing
-    assert listed_by_most(2, [[[2, 7]], [[2, 8]]]) is None  # two signers: both, with one seq
-    assert listed_by_most(2, [[[1, 3], [2, 7]], [[2, 7], [3, 4]]]) == 7
-    assert listed_by_most(3, [[[1, 3], [2, 7]], [[2, 7], [3, 4]]]) is None
-    assert listed_by_most(2, [[[2, 7]]]) == 7  # one signer
+    cases = BLOCKS["take-back"]["cases"]  # type: ignore[index]
+    assert len(cases) >= 10
+    for case in cases:
+        assert listed_by_most(case["seat"], [back or [] for back in case["listings"]]) == case["back"], case
