@@ -314,7 +314,7 @@ class Session:
 
     def rejoin(self) -> list[Output]:
         """Ask for our seat back (the others dropped it): we play again from the round after a round end at
-        which every other seat had our ask (protocol.md 11.3); our score so far stays ours."""
+        which more than half of the other seats had our ask (protocol.md 11.3); our score so far stays ours."""
 
         def act() -> None:
             if self.seat is None or self.seat not in self.table.dropped:

@@ -228,9 +228,9 @@ def test_a_seat_that_goes_away_is_voted_out_by_both(deal: str, seat: int, langua
 def test_a_dropped_seat_takes_its_seat_back(deal: str, seat: int, language: str, cut_at: int, child: NodeSeats,
                                             tmp_path: Path) -> None:
     """A seat cut off and voted out (at a turn of the first round; or, the last, before it shuffled); the cut heals,
-    its node learns it was dropped and asks back (REJOIN); every ROUND_END of the round lists it (Python's and
+    its node learns it was dropped and asks back (REJOIN); the ROUND_ENDs of the round list it (Python's and
     TypeScript's), and it plays again from the next round, on its own node, with its score (a sealed round it left
-    after shuffling is void, and it forfeits)."""
+    after shuffling is void, and it forfeits: it plays the rounds after with its hand dealt open, 17.9)."""
     players = 4
     odd = {i for i in range(players) if i % 2 == 1}
     typescript = (odd | {seat} if language == "TypeScript" else odd - {seat}) | {players + 1}

@@ -1,6 +1,7 @@
 """Taking a dropped seat back (protocol.md 11.3): a seat the others dropped asks with REJOIN, and plays again
-from the round after a round end whose every ROUND_END lists it. Every node — the seat itself, spectators and
-verify — agrees on when it is back, whatever the delivery order and whenever it asks; its score stays its own.
+from the round after a round end at which more than half of the ROUND_ENDs list it. Every node — the seat itself,
+spectators and verify — agrees on when it is back, whatever the delivery order and whenever it asks; its score stays
+its own.
 """
 
 from __future__ import annotations
