@@ -96,8 +96,9 @@ def test_every_node_agrees_on_when_a_seat_is_back_whatever_the_order(players: in
 def test_leaving_a_sealed_round_to_void_it_never_pays_the_leaver_cannot_win() -> None:
     """A shuffling seat that is dropped mid-round makes the round void for everyone (17.9); it may come back
     and play on, but it forfeits the game: every node, and verify, leaves it out of the winners (issue 21)."""
-    net = comes_back(4, "sealed", 2, 190, 0, delay=0)  # p2 ends with the fewest bull heads: 19 of 29, 27, 19, 33
-    # (cut at 150 until session 27: since nobody joins a vote on sight, only by its policy, that game went otherwise)
+    net = comes_back(4, "sealed", 2, 198, 3, delay=0)  # p2 ends with the fewest bull heads: 16 of 29, 36, 16, 45
+    # (cut at 150 until session 27: since nobody joins a vote on sight, only by its policy, that game went otherwise;
+    # cut at 190, delivery 0 until session 29: since a seat that forfeited is dealt open, that game went otherwise)
     found = outcomes(net)
     assert len(found) == 1, found
     phase, result, _, absences = found.pop()
