@@ -14,12 +14,17 @@ Four seats, sealed, six rounds; seat 1 is the griefer. On main's code it voided 
 
 from __future__ import annotations
 
+from typing import Any
+
+from adversary import Adversary
 from sealed_adversary import Cheat, SealedNet
 from test_drop import vote_out
 
 from p2pnimmt.engine import Settings
-from p2pnimmt.protocol.envelope import open_envelope
+from p2pnimmt.protocol.commitments import commitment
+from p2pnimmt.protocol.envelope import Envelope, open_envelope
 from p2pnimmt.protocol.events import SeatBack, SeatDropped
+from p2pnimmt.protocol.sealed_deal import sealed_value
 from p2pnimmt.protocol.verify import replay, verify_transcript
 from p2pnimmt.ui.model import TableModel
 
@@ -43,9 +48,10 @@ class GrieferNet(SealedNet):
             self.handle(x, self.sessions[x].rejoin())
 
 
-def griefer(stall_turn_of: int | None = None) -> tuple[GrieferNet, Cheat]:
+def griefer(stall_turn_of: int | None = None, liar: Any = None) -> tuple[GrieferNet, Cheat]:
     """The griefer never unlocks; and, with `stall_turn_of` r, never commits its card of turn 5 of round r either
-    (it stalls there once back, to be voted out again). Every seat the game waits on for good is voted out."""
+    (it stalls there once back, to be voted out again). `liar`: an adversary rule for seat 0. Every seat the game
+    waits on for good is voted out."""
 
     def grief(c: Cheat, kind: str, body: dict) -> list | None:
         if kind == "SEALED_UNLOCK" or kind == "PLAY_COMMIT" and (body["round"], body["turn"]) == (stall_turn_of, 4):
@@ -57,6 +63,8 @@ def griefer(stall_turn_of: int | None = None) -> tuple[GrieferNet, Cheat]:
     settings = Settings(players=PLAYERS, variant="standard", max_rounds=ROUNDS, point_limit=None, deal="sealed")
     net = GrieferNet(PLAYERS, seed=5, settings=settings, bots="heuristic")
     made = Cheat(net, GRIEFER, grief)
+    if liar is not None:
+        Adversary(net, 0, liar)
     net.start()
     net.run()
     host = net.sessions[net.identities[0].peer]
@@ -132,3 +140,39 @@ def test_a_seat_that_forfeited_and_stalls_again_is_dropped_without_voiding_the_r
     host = net.sessions[net.identities[0].peer]
     assert host.table.absences[GRIEFER][1][0].round == 3  # its second drop was in round 4, which was scored
     assert sum(host.game.history[3]) > 0 and host.game.history[3][GRIEFER] >= 0
+
+
+def plays_from_the_open_hand(r: int, turn: int):
+    """Seat 0's rule: at `turn` of round `r` it commits to and reveals a card of the griefer's open hand, claiming
+    it lay at a position of its own hand it has not played from (the commitment binds exactly what is revealed)."""
+
+    def rule(adv: Adversary, env: Envelope, body: dict) -> None:
+        if env.kind == "PLAY_COMMIT" and (env.body["round"], env.body["turn"]) == (r, turn):
+            st = adv.session.deal.rounds[r]
+            card = sorted(adv.session.game.round.hands[GRIEFER])[0]
+            position = min(set(st.known[0].values()) - st.used.get(0, set()))
+            nonce = bytes([turn + 1]) * 32
+            adv.state["play"] = (card, position, nonce)
+            body["commit"] = commitment("play", adv.net.game_id, r, turn, 0, sealed_value(card, position), nonce)
+        elif env.kind == "PLAY_REVEAL" and (env.body["round"], env.body["turn"]) == (r, turn):
+            body["card"], body["position"], body["nonce"] = adv.state["play"]
+            adv.fired = True
+
+    return rule
+
+
+def test_a_card_of_the_forfeiters_open_hand_played_by_another_is_public_at_every_node_its_own_too() -> None:
+    """protocol.md 17.6: a card of an open hand is public, so another seat playing it is `not-in-hand` at every
+    node; the forfeiter's own node among them, whose hand is open: it raises no alarm and sends no SEALED_KEYS (it
+    has no layer of its own to show). Before (the reference's SealedDeal.check_play), its node took the card for
+    one of its own hidden hand: it sent an alarm with keys of a round it never shuffled in, and took the play where
+    every other node expelled the liar."""
+    r = 3
+    net, _made = griefer(liar=plays_from_the_open_hand(r, 2))
+    x, liar = net.identities[GRIEFER].peer, net.identities[0].peer
+    for peer in net.peers[1:]:  # a proven rule break: the liar is expelled and the game goes on (section 12)
+        assert net.sessions[peer].phase == "over", (peer == x, net.sessions[peer].phase)
+        # not-in-hand, then `absent`: the liar had shuffled, and its drop voids the round (17.9)
+        assert [f.code for f in net.faults(peer) if f.peer == liar] == ["not-in-hand", "absent"], (peer == x)
+    assert GRIEFER not in net.sessions[x].slot("SEALED_KEYS", r)
+    assert not [env for env in griefers_messages(net) if env.kind == "SEALED_KEYS" and env.body["round"] == r]
