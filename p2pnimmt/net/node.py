@@ -418,7 +418,8 @@ class Node:
                 or session.table.asked_back(session.seat, session.round):
             return False
         self._feed(session.rejoin())
-        log.info("asked for our seat back: we play again from a next round once every player has the ask")
+        log.info("asked for our seat back: we play again from a next round once more than half of the players have "
+                 "the ask")
         return True
 
     async def linger(self) -> None:

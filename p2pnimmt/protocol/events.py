@@ -152,8 +152,8 @@ class SeatDropped(Event):
 
 @dataclass(frozen=True, slots=True)
 class SeatBack(Event):
-    """`seat`, dropped, asked for its seat back, and every other player agreed at the round end: from `round`
-    on it plays again (its score so far stays its own)."""
+    """`seat`, dropped, asked for its seat back, and more than half of the players listed its ask at the round end:
+    from `round` on it plays again (its score so far stays its own; dealt open if it forfeited, protocol.md 17.9)."""
 
     seat: int
     round: int

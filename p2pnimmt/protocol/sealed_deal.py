@@ -151,8 +151,9 @@ class SealedDeal(Deal):
 
     @staticmethod
     def shuffles(table: TableView, r: int, seat: int) -> bool:
-        """`seat` shuffles in round `r`: it is active at its own shuffle's position (r, 0, seat) (protocol.md 17.5)."""
-        return table.playing(seat, r, SHUFFLE_STEP, seat)
+        """`seat` shuffles in round `r`: it is active at its own shuffle's position (r, 0, seat) and did not forfeit
+        in an earlier round (protocol.md 17.5, 17.9: a seat that forfeited is dealt open for the rest of the game)."""
+        return table.forfeits.get(seat, r) >= r and table.playing(seat, r, SHUFFLE_STEP, seat)
 
     def left(self, table: TableView, r: int, seats: Any) -> list[int]:
         """The seats of `seats` that shuffled in round `r` and were dropped later in it: their layer is in the deck
@@ -308,7 +309,8 @@ class SealedDeal(Deal):
             return f"played from position {position}, which is " + ("a row's" if owner is None else f"seat {owner}'s")
         if position in st.used.get(seat, ()) or any(p == position for _s, _c, p in st.pending):
             return f"played from position {position} a second time"
-        mine = rnd.hands[table.seat] if table.seat is not None and table.seat in st.known else ()
+        # our hand hidden (we shuffled): a card of an open hand of ours is public, not-in-hand as everywhere (17.6)
+        mine = rnd.hands[table.seat] if table.seat is not None and table.seat in (st.seats or ()) else ()
         if seat != table.seat and card in mine:
             # Only we can see that this card is ours: make everyone reveal keys, and the audit names the cheat.
             if table.seat not in table.slot("SEALED_KEYS", table.round):

@@ -124,6 +124,8 @@ class Session:
     fault = property(lambda self: self.table.fault, doc="the fatal fault, once there is one")
     voided = property(lambda self: self.table.voided, doc="round -> why it was void (scored as nothing)")
     dropped = property(lambda self: self.table.dropped, doc="seat -> (round, step) from which the stand-in plays it")
+    forfeits = property(lambda self: self.table.forfeits,
+                        doc="seat -> the round its drop first voided: it cannot win, and is dealt open from then on")
 
     @property
     def players(self) -> int:
@@ -312,7 +314,7 @@ class Session:
 
     def rejoin(self) -> list[Output]:
         """Ask for our seat back (the others dropped it): we play again from the round after a round end at
-        which every other seat had our ask (protocol.md 11.3); our score so far stays ours."""
+        which more than half of the other seats had our ask (protocol.md 11.3); our score so far stays ours."""
 
         def act() -> None:
             if self.seat is None or self.seat not in self.table.dropped:

@@ -22,6 +22,7 @@ uses them too. Either everyone drops X at S or nobody does.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -473,7 +474,8 @@ def score_round(table: Table) -> Effects[bool]:
         return True
     reason = yield from table.deal.void(table)
     if reason is not None:
-        table.forfeits.update(table.deal.leavers(table))  # leaving never pays: it voids the round, not its loss
+        for seat in table.deal.leavers(table):  # leaving never pays: it voids the round, not its loss
+            table.forfeits.setdefault(seat, r)
         penalties = table.game.void_round()
         table.voided[r] = reason
         yield Emit(RoundVoided(r, reason))
@@ -560,14 +562,13 @@ def step_round_end(table: Table) -> Effects[None]:
 
 
 def take_back(table: Table, r: int) -> Effects[None]:
-    """A dropped seat plays again from round r + 1 if every seat's ROUND_END of round r listed it (11.3)."""
+    """A dropped seat plays again from round r + 1 if more than half of the seats' ROUND_ENDs of round r listed it
+    with one and the same seq (11.3: one signer that never lists an ask cannot keep the seat out)."""
     ends = table.slot("ROUND_END", r)
     signers = table.active_at(*Step.round_end(r))
     for seat in sorted(table.dropped):
-        asks = {dict((a, b) for a, b in ends[s].body.get("back", ())).get(seat) for s in signers}
-        if signers and len(asks) == 1 and None not in asks:
-            seq = asks.pop()
-            assert seq is not None
+        seq = listed_by_most(seat, [ends[s].body.get("back", ()) for s in signers])
+        if seq is not None:
             table.back_seq[seat] = seq
             table.take_back(seat, r + 1)
             was = table.away(seat)
@@ -575,6 +576,13 @@ def take_back(table: Table, r: int) -> Effects[None]:
             yield Emit(SeatBack(seat, r + 1))
             if was:
                 yield Emit(SeatAway(seat, False))
+
+
+def listed_by_most(seat: int, listings: Sequence[Sequence[Sequence[int]]]) -> int | None:
+    """The seq that more than half of `listings` (each signer's `back`) give `seat`, or None (protocol.md 11.3)."""
+    seqs = Counter(pair[1] for back in listings for pair in back if pair[0] == seat)
+    seq, count = max(seqs.items(), key=lambda item: item[1], default=(None, 0))
+    return seq if 2 * count > len(listings) else None
 
 
 def game_end_body(table: Table) -> dict[str, Any]:

@@ -92,7 +92,8 @@ class Table:
         self.fault: Fault | None = None  # the fatal fault, once there is one
         self.replaying = False
         self.voided: dict[int, str] = {}  # round -> why it was void (scored as nothing)
-        self.forfeits: set[int] = set()  # seats whose drop voided a round: they cannot win (protocol.md 17.9)
+        # seat -> the round its drop first voided: it cannot win, and never shuffles again (protocol.md 17.9)
+        self.forfeits: dict[int, int] = {}
         self.expelled: dict[int, int] = {}  # seat -> seq of its message that broke a rule: from it on nothing counts
         self.expelled_for: dict[int, str] = {}  # seat -> the fault code it was expelled for
         # seat -> the furthest position of its chain up to the message that expelled it, that one included where it

@@ -140,7 +140,7 @@ class LineSeat:
         if text is None:
             node.quit()
         elif node.take_seat_back():
-            self.say("  " + _("asked: you play again from the round after every player has your ask"))
+            self.say("  " + _("asked: you play again from the round after more than half of the players have your ask"))
         elif session.phase in ("game-end", "over"):  # no round is left to play again in (protocol.md 11.3)
             self.say("  " + _("the game is over: no round is left to take your seat back in"))
 

@@ -277,7 +277,8 @@ class Page:
         except Exception as exc:  # a network problem: a message, never a traceback
             return model.warn(f"{type(exc).__name__}: {exc}")
         self.back_asked = True
-        model.say(_("You asked for your seat back: you play again from the round after every player has your ask"))
+        model.say(_("You asked for your seat back: you play again from the round after more than half of the players "
+                    "have your ask"))
         model.changed()
 
     def _move(self, do: str, number: int) -> None:

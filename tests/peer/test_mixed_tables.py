@@ -228,9 +228,9 @@ def test_a_seat_that_goes_away_is_voted_out_by_both(deal: str, seat: int, langua
 def test_a_dropped_seat_takes_its_seat_back(deal: str, seat: int, language: str, cut_at: int, child: NodeSeats,
                                             tmp_path: Path) -> None:
     """A seat cut off and voted out (at a turn of the first round; or, the last, before it shuffled); the cut heals,
-    its node learns it was dropped and asks back (REJOIN); every ROUND_END of the round lists it (Python's and
+    its node learns it was dropped and asks back (REJOIN); the ROUND_ENDs of the round list it (Python's and
     TypeScript's), and it plays again from the next round, on its own node, with its score (a sealed round it left
-    after shuffling is void, and it forfeits)."""
+    after shuffling is void, and it forfeits: it plays the rounds after with its hand dealt open, 17.9)."""
     players = 4
     odd = {i for i in range(players) if i % 2 == 1}
     typescript = (odd | {seat} if language == "TypeScript" else odd - {seat}) | {players + 1}
@@ -1399,3 +1399,86 @@ def test_an_expelled_seat_is_not_needed_to_ask_the_stand_in(stalled: int, child:
             assert o["dropped"] == [[CHEAT, [0, turn_steps(TURN)[1], 0]]], o["dropped"]
     mixed = table.mixed
     assert auto_flags(mixed, mixed.peers[0], stalled) == [True] * 10
+
+
+@pytest.mark.parametrize("asker", [2, 3], ids=["Python-asker", "TypeScript-asker"])
+def test_one_signer_withholding_an_ask_keeps_no_seat_out(asker: int, child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 11.3 (since session 29): a seat is back once more than half of the signers list its ask. The Python
+    seat 1 (a cheat: its own session signs every ROUND_END without `back`, tests/protocol/test_take_back_majority.py)
+    never lists the ask of the seat cut off, voted out and asking back; the other two signers, a Python and a
+    TypeScript seat, do: 2 of 3, and it plays again from the next round on every node, in the same bytes on both
+    tables, and both verifiers agree. Before, every signer had to list it, and the cheat kept it out to the end."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from sealed_adversary import Cheat
+    from test_take_back_majority import without_back
+
+    players = 4
+    table = Table(child, "open", players, [3, 5], seed=60 + asker, rounds=3)
+    x = table.mixed.identities[asker].peer
+    assert not table.mixed.is_typescript(table.mixed.identities[1].peer)
+    for net in table.nets:
+        cheat = Cheat(net, 1, without_back)
+        voted_out_and_asked_back(net, asker, 150)
+        assert cheat.fired  # its ROUND_END left the ask out
+    outcomes = check(table, tmp_path)
+    assert all(o["dropped"] == [] for o in outcomes)  # back on every node
+    ends = signed_in(table.mixed, table.mixed.peers[0], "ROUND_END")
+    listing = {signer for signer, body in ends if any(seat == asker for seat, _seq in body.get("back", ()))}
+    assert 1 not in listing and len(listing) == 2, ends
+    own = [open_envelope(payload) for kind, payload in records(bytes(table.mixed.transcripts[table.mixed.peers[0]]))
+           if kind == "msg"]
+    assert sum(e.sender == x and e.kind == "PLAY_REVEAL" and e.body["round"] == 2 for e in own) == 10
+
+
+def griefer_back(net: Mixed, seat: int, cut_at: int, again: int | None) -> None:
+    """`seat` cut off after `cut_at` deliveries (sealed round 1, after its shuffle) and voted out: the round is void
+    and it forfeits (17.9); the cut heals, it asks back and plays again. With `again`: once back it is cut off again at
+    turn 5 of round `again` + 1 and voted out there, and asks back again."""
+    x = net.identities[seat].peer
+    host: Any = net.sessions[net.identities[0].peer]
+    cut_off(net, seat, cut_at)
+    assert net.vote_out(seat)  # the others join on sight (Net.gone)
+    net.run(limit=40)
+    net.heal()
+    asked = False
+    while net.queue:
+        net.run(limit=1)
+        if not asked and seat in net.dropped_at(x):
+            net.handle(x, net.sessions[x].rejoin())  # type: ignore[union-attr]
+            asked = True
+        if again is not None and host.round == again and host.turn == 4 and seat not in net.dropped_at(x):
+            again = None
+            net.cut = {x}
+            net.run()
+            assert net.vote_out(seat)  # the others join on sight (Net.gone)
+            net.run(limit=40)
+            net.heal()
+            asked = False
+    assert asked
+
+
+@pytest.mark.parametrize("seat", [1, 2], ids=["TypeScript-griefer", "Python-griefer"])
+@pytest.mark.parametrize("again", [None, 2], ids=["once", "twice"])
+def test_a_seat_that_forfeited_is_dealt_open_and_voids_no_more_rounds(seat: int, again: int | None, child: NodeSeats,
+                                                                      tmp_path: Path) -> None:
+    """protocol.md 17.9 (since session 29): a sealed seat whose drop voided round 1 forfeits, comes back, and never
+    shuffles again: from its return it plays its own cards from its hand dealt open (Python and TypeScript seats
+    check them against it, and so do both verifiers), sends no SEALED_SHUFFLE, SEALED_UNLOCK or SEALED_KEYS, and
+    (`again`) voted out again mid-round it voids nothing: that round is scored. Same bytes on both tables."""
+    players = 4
+    table = Table(child, "sealed", players, [1, 3, 5], seed=80 + seat, rounds=4)
+    x = table.mixed.identities[seat].peer
+    assert table.mixed.is_typescript(x) == (seat == 1)
+    for net in table.nets:
+        griefer_back(net, seat, 100, again)
+    outcomes = check(table, tmp_path)
+    assert all(o["voided"] == [0] and o["forfeits"] == [seat] for o in outcomes), outcomes
+    assert all(o["dropped"] == [] and seat not in o["winners"] for o in outcomes)
+    own = [open_envelope(payload) for kind, payload in records(bytes(table.mixed.transcripts[table.mixed.peers[0]]))
+           if kind == "msg"]
+    own = [e for e in own if e.sender == x and e.body.get("round", -1) >= 1]
+    assert own and not [e for e in own if e.kind.startswith("SEALED_")]
+    reveals = [e for e in own if e.kind == "PLAY_REVEAL"]
+    assert reveals and all(10 * seat <= e.body["position"] < 10 * seat + 10 for e in reveals)
+    if again is not None:
+        assert sum(e.body["round"] == again for e in reveals) == 4  # its turns 1 to 4; the stand-in played the rest

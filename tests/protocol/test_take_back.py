@@ -1,6 +1,7 @@
 """Taking a dropped seat back (protocol.md 11.3): a seat the others dropped asks with REJOIN, and plays again
-from the round after a round end whose every ROUND_END lists it. Every node — the seat itself, spectators and
-verify — agrees on when it is back, whatever the delivery order and whenever it asks; its score stays its own.
+from the round after a round end at which more than half of the ROUND_ENDs list it. Every node — the seat itself,
+spectators and verify — agrees on when it is back, whatever the delivery order and whenever it asks; its score stays
+its own.
 """
 
 from __future__ import annotations
@@ -95,14 +96,15 @@ def test_every_node_agrees_on_when_a_seat_is_back_whatever_the_order(players: in
 def test_leaving_a_sealed_round_to_void_it_never_pays_the_leaver_cannot_win() -> None:
     """A shuffling seat that is dropped mid-round makes the round void for everyone (17.9); it may come back
     and play on, but it forfeits the game: every node, and verify, leaves it out of the winners (issue 21)."""
-    net = comes_back(4, "sealed", 2, 190, 0, delay=0)  # p2 ends with the fewest bull heads: 19 of 29, 27, 19, 33
-    # (cut at 150 until session 27: since nobody joins a vote on sight, only by its policy, that game went otherwise)
+    net = comes_back(4, "sealed", 2, 198, 3, delay=0)  # p2 ends with the fewest bull heads: 16 of 29, 36, 16, 45
+    # (cut at 150 until session 27: since nobody joins a vote on sight, only by its policy, that game went otherwise;
+    # cut at 190, delivery 0 until session 29: since a seat that forfeited is dealt open, that game went otherwise)
     found = outcomes(net)
     assert len(found) == 1, found
     phase, result, _, absences = found.pop()
     assert phase == "over" and dict(absences)[2]  # it came back
     for peer, session in net.sessions.items():
-        assert session.voided and session.table.forfeits == {2}
+        assert session.voided and set(session.table.forfeits) == {2}
         assert session.result.winners == tuple(
             s for s in (0, 1, 3) if result.scores[s] == min(result.scores[t] for t in (0, 1, 3)))
         summary = verify_transcript(bytes(net.transcripts[peer])).summary

@@ -177,7 +177,7 @@ async def test_a_dropped_seat_asks_for_its_seat_back(browser, no_delay) -> None:
         assert await page.inner_text("#take-back") == "Take my seat back from the next round"
         await page.click("#take-back")
         await page.wait_for_selector("#take-back", state="hidden")
-        text = "asked: you play again from the round after every player has your ask"
+        text = "asked: you play again from the round after more than half of the players have your ask"
         assert await page.inner_text("#presence-text") == text
         assert presents == [1]  # no node here: present(), which asks a node for the dropped seat back
         await page.reload()

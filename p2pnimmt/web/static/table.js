@@ -313,7 +313,7 @@
     $("present").hidden = !away;
     $("take-back").hidden = !dropped || !!s.asked_back;
     $("presence-text").textContent = dropped
-      ? (s.asked_back ? _("asked: you play again from the round after every player has your ask")
+      ? (s.asked_back ? _("asked: you play again from the round after more than half of the players have your ask")
         : _("You were dropped: the stand-in plays your hand"))
       : away ? _("You are away: the stand-in plays your cards until you are back") : "";
     const names = s.stand_in || [];

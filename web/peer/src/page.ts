@@ -333,7 +333,9 @@ function render(node: PageNode): void {
     ? fmt(_("round {round}, turn {turn}: {what}"), { round: seat.round + 1, turn: seat.turn + 1, what: said() })
     : seat.phase === "over" ? _("game over") : phaseWords(seat.phase));
   const notes = [...seat.faults.map((f) => fmt(_("fault ({code}): {detail}"), { code: f.code, detail: f.detail })),
-    ...node.notes];
+    ...node.notes, ...(seat.forfeited() && seat.phase !== "over"
+      ? [_("You forfeited this game by leaving a round you made void: you cannot win, and your hand is dealt open from now on (every player sees it)")]
+      : [])];
   draw("notes", node, JSON.stringify(notes), () => notes.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
   if (seat.phase === "over" || seat.phase === "aborted") showVerdict(node);
 }
@@ -387,7 +389,7 @@ function showPresence(node: PageNode): void {
   hide("present", !node.clock.away() || dropped);
   hide("back", !dropped || asked);
   say("presence-text", dropped ? (asked
-    ? _("You asked for your seat back: you play again from the round after every player has your ask.")
+    ? _("You asked for your seat back: you play again from the round after more than half of the players have your ask.")
     : _("The others dropped your seat: the stand-in plays your hand."))
     : _("You are away: the stand-in plays your cards."));
   showClock(node);

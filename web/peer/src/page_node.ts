@@ -239,8 +239,8 @@ export class PageNode {
     return asked;
   }
 
-  /** Our seat was dropped: ask for it back (REJOIN); we play again from the round after a round end at which every
-   * other seat had our ask (protocol.md 11.3). */
+  /** Our seat was dropped: ask for it back (REJOIN); we play again from the round after a round end at which more
+   * than half of the other seats had our ask (protocol.md 11.3). */
   takeSeatBack(): void {
     this.clock.present();
     this.send(this.seat.rejoin());

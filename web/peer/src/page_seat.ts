@@ -168,6 +168,11 @@ export class PageSeat extends Seat {
     return this.seat !== null && this.dropped.has(this.seat);
   }
 
+  /** Our seat forfeited (its drop voided a round, 17.9): it cannot win, and its hand is dealt open from then on. */
+  forfeited(): boolean {
+    return this.seat !== null && this.forfeits.has(this.seat);
+  }
+
   /** Our dropped seat asked to be back (a REJOIN of ours for its drop's round or later is in). */
   askedBack(): boolean {
     const me = this.seat;

@@ -184,7 +184,8 @@ export class Seat extends Session {
     if (this.slot("PLAY_COMMIT", r, t).has(seat)) throw new Error(`already committed a card for turn ${t + 1}`);
     const position = this.positionOf(seat, card);
     const played = Array.from({ length: t }, (_, u) => this.nonces.get(`${r}|${u}`)?.[0]);
-    const held = position === null ? this.hands[seat]?.has(card) : !played.includes(card);
+    const open = this.hands[seat]; // an open deal's hand, or a sealed hand open to all (we did not shuffle, 17.9)
+    const held = open ? open.has(card) : !played.includes(card);
     if (!held || position === undefined) throw new Error(`${card} is not in your hand`);
     const nonce = this.draw(NONCE_SIZE);
     this.nonces.set(`${r}|${t}`, [card, nonce]);
@@ -676,10 +677,13 @@ export class Seat extends Session {
     return true;
   }
 
-  /** A card's deck position in our hidden hand (sealed, 17.6): null where our hand is open, undefined if not in it. */
+  /** A card's deck position in our hand in a sealed round (17.6; hidden, or open where we did not shuffle: a seat that
+   * forfeited, 17.9); null in an open deal; undefined if not in it. */
   private positionOf(seat: number, card: Card): number | null | undefined {
     const hidden = this.hiddenHand(seat);
-    return hidden ? hidden.get(card) : null;
+    if (hidden) return hidden.get(card);
+    const sealed = this.sealed;
+    return sealed ? handPositions(seat).find((p) => cardOf(sealed.valueAt(p)) === card) : null;
   }
 
   /** Our hand in a sealed round we shuffled, opened with our d (17.5 step 4); null where the hand is open. (Where

@@ -7,7 +7,8 @@
  * waits on once every other seat active there voted; votes completed for a position the game went past make it
  * rebuild from the START without that seat's messages from there on; a voter's later messages wait until its
  * vote is decided; the stand-in plays a dropped seat; a sealed round a shuffler left is void and it forfeits.
- * A seat dropped is taken back after a round end whose every ROUND_END lists it (11.3); a seat that breaks a rule
+ * A seat dropped is taken back after a round end at which more than half of the ROUND_ENDs list it (11.3); a seat
+ * that forfeited is dealt open from then on (17.9); a seat that breaks a rule
  * one signed message proves is expelled (section 12). A sealed round that breaks or hears an alarm stops and is
  * audited at once (17.8); an audit's verdict voids the round and drops the seat it names (17.7, 17.9). Several
  * seats gone together are dropped as a set by the quorum rule (11.1, quorum.ts); a node with a seat (`ownPeer`) holds
@@ -129,8 +130,9 @@ export class Session {
   protected found: Fault[] = [];
   /** Seats dropped, and where. */
   readonly dropped = new Map<number, Pos>();
-  /** Seats whose drop made a round void: they cannot win (17.9). */
-  readonly forfeits = new Set<number>();
+  /** Seats whose drop made a round void, each with the first round it voided: they cannot win, and never shuffle
+   * again in the game (17.9: dealt open from the next round on). */
+  readonly forfeits = new Map<number, number>();
   /** Where the last round a shuffler's drop made void was made void. */
   private voidedAt: Pos | null = null;
   private voidedBy = 0;
@@ -676,9 +678,10 @@ export class Session {
     this.slot(env.kind as Kind, this.slotRound(env), this.slotK(env)).delete(seat);
   }
 
-  /** The seats that shuffle in round r: active at their own shuffle's position (r, 0, s) (17.5). */
+  /** The seats that shuffle in round r: active at their own shuffle's position (r, 0, s), and not forfeited in an
+   * earlier round (17.5, 17.9: a seat that forfeited is dealt open for the rest of the game, back or not). */
   protected shufflersOf(r: number): number[] {
-    return this.keys.map((_, s) => s).filter((s) => this.isActive(s, [r, 0, s]));
+    return this.keys.map((_, s) => s).filter((s) => (this.forfeits.get(s) ?? r) >= r && this.isActive(s, [r, 0, s]));
   }
 
   private hasVote(voter: number, pos: Pos, x: number): boolean {
@@ -991,7 +994,7 @@ export class Session {
     const sealed = this.sealed;
     const before = at[1] === 0 && at[2] <= x; // at or before its own shuffle's place: it did not shuffle (17.9)
     if (sealed && voids && this.voidedAt && cmp(this.voidedAt, at) === 0 && sealed.shufflers.includes(x) && !before) {
-      this.forfeits.add(x); // dropped with the seat that voided the round, at once (11.1): its drop voids it too (17.9)
+      this.forfeit(x, at); // dropped with the seat that voided the round, at once (11.1): its drop voids it too (17.9)
       this.absentDue.push(x);
       if (x < this.voidedBy) this.voidedBy = x; // the round's reason names the lowest of them, as the reference does
       return;
@@ -1023,8 +1026,13 @@ export class Session {
     return false;
   }
 
+  /** Leaving never pays (17.9): x's drop at `at` voided its round. */
+  private forfeit(x: number, at: Pos): void {
+    if (!this.forfeits.has(x)) this.forfeits.set(x, at[0]);
+  }
+
   private voidRound(x: number, at: Pos): void {
-    this.forfeits.add(x);
+    this.forfeit(x, at);
     this.voidedAt = at;
     this.voidedBy = x;
     this.absentDue.push(x);
@@ -1220,19 +1228,16 @@ export class Session {
     if (!slot.has(seat)) slot.set(seat, env);
   }
 
-  /** After every ROUND_END of round r: a dropped seat that every signer lists with one and the same `seq` is back
-   * from round r + 1 (11.3): active from (r + 1, 0, 0), its progression from there, its messages after that seq. */
+  /** After every ROUND_END of round r: a dropped seat that more than half of the signers list with one and the same
+   * `seq` is back from round r + 1 (11.3: one signer that never lists an ask cannot keep the seat out): active from
+   * (r + 1, 0, 0), its progression from there, its messages after that seq. */
   private takeBack(r: number): void {
     const signers = this.activeAt([r, ROUND_END_STEP, 1]);
     const ends = this.slot("ROUND_END", r, 0);
     for (const [x, from] of [...this.dropped]) {
       if (cmp(from, [r, ROUND_END_STEP, 1]) > 0) continue;
-      const asked = signers.map((s) => {
-        const back = (ends.get(s) as Envelope).body.get("back") as number[][] | undefined;
-        return back?.find((pair) => pair[0] === x)?.[1];
-      });
-      const seq = asked[0];
-      if (seq === undefined || !asked.every((q) => q === seq) || this.forever.has(x)) continue;
+      const seq = listedByMost(x, signers.map((s) => (ends.get(s) as Envelope).body.get("back") as number[][] | undefined));
+      if (seq === null || this.forever.has(x)) continue;
       this.dropped.delete(x);
       this.absences.set(x, [...(this.absences.get(x) ?? []), { from, until: r + 1 }]);
       this.active.clear();
@@ -1703,7 +1708,7 @@ export class Session {
   }
 
   get winners(): number[] {
-    return winners(this.scores, this.forfeits);
+    return winners(this.scores, new Set(this.forfeits.keys()));
   }
 
   private checkGameEnd(seat: number, env: Envelope): void {
@@ -1721,4 +1726,16 @@ export class Session {
   describeGame(): string {
     return this.start ? hex(this.start.game) : "";
   }
+}
+
+/** The seq that more than half of the signers' `back` listings give seat x, or null (11.3). A listing names a seat at
+ * most once (its seats strictly ascending, section 9). */
+export function listedByMost(x: number, listings: readonly (readonly (readonly number[])[] | undefined)[]): number | null {
+  const counts = new Map<number, number>();
+  for (const back of listings) {
+    const seq = back?.find((pair) => pair[0] === x)?.[1];
+    if (seq !== undefined) counts.set(seq, (counts.get(seq) ?? 0) + 1);
+  }
+  for (const [seq, count] of counts) if (2 * count > listings.length) return seq;
+  return null;
 }

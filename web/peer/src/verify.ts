@@ -220,7 +220,7 @@ function summary(replay: Replay): string {
   }
   if (session.forfeits.size) {
     lines.push("forfeited (left a round and made it void, so cannot win): "
-      + [...session.forfeits].sort((a, b) => a - b).map((i) => session.names[i]).join(", "));
+      + [...session.forfeits.keys()].sort((a, b) => a - b).map((i) => session.names[i]).join(", "));
   }
   const won = session.winners.map((i) => session.names[i] as string);
   lines.push((won.length > 1 ? "winners: " : "winner: ") + won.join(", "));
