@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from p2pnimmt.bots import bot_move, make_bot
 from p2pnimmt.engine import Settings
+from p2pnimmt.net.waiting import few_enough, never_passed_on
 from p2pnimmt.protocol.delivery import recipients
 from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.events import Fault, Outgoing
@@ -113,6 +114,7 @@ class Net:
         """Quiet: each node's policy joins the votes it owes on seats gone (Net.gone); True if one signed any."""
         for peer in self.peers:
             self.join_votes(peer)
+            self.vote_out_keepers(peer)
         return bool(self.queue)
 
     def deliver(self, limit: int) -> None:
@@ -146,6 +148,22 @@ class Net:
                     self.handle(peer, session.drop(seat))
                 except LocalError:
                     pass
+
+    def vote_out_keepers(self, peer: bytes) -> None:
+        """`peer`'s node policy once quiet (its drop time gone by: an honest seat's relay brought everything it went
+        on from): a seat that went on from the message of a seat in `gone` the game waits on, and never passed it on,
+        is voted out together with it, where the two can be (net/waiting.py: never_passed_on, few_enough)."""
+        session = self.sessions[peer]
+        if session.seat is None or session.table.now() is None:
+            return
+        for seat in sorted(self.gone & set(session.waiting_for())):
+            for liar in sorted(never_passed_on(session, seat) - self.gone):
+                if few_enough(session, self.gone | {liar}):
+                    for target in (seat, liar):
+                        try:
+                            self.handle(peer, session.drop(target))
+                        except LocalError:
+                            pass
 
     def heal(self) -> None:
         """The cut peers are back: what waited is delivered (in the order it was sent)."""
