@@ -13,6 +13,9 @@ from ..protocol.session import LocalError, Session
 log = logging.getLogger("p2pnimmt.net")
 
 PULL_EVERY = 0.5  # while waiting, ask peers for missing messages this often
+# how long a wait on a seat whose message another went on from, never passing it on (kept_back), lasts before the
+# node says why, where --drop-after is 0 (it votes nobody out by its timers then); else the drop time
+TELL_AFTER = 10.0
 
 
 async def watch_waiting(node) -> None:
@@ -118,7 +121,7 @@ async def watch_waiting(node) -> None:
                         node.act(session.drop(seat))
                         log.warning("voted to drop seat %d (%s): %s, for %.0f s", seat, session.names[seat],
                                     "no link to it" if seat == key[2] else
-                                    f"it went on from {session.names[key[2]]}'s message and never passed it on",
+                                    f"it went on from {session.names[key[2]]}'s move and never passed it on",
                                     now - start)
                     except LocalError:
                         pass

@@ -153,17 +153,24 @@ class Net:
         """`peer`'s node policy once quiet (its drop time gone by: an honest seat's relay brought everything it went
         on from): a seat that went on from the message of a seat in `gone` the game waits on, and never passed it on,
         is voted out together with it, where the two can be (net/waiting.py: never_passed_on, few_enough)."""
-        session = self.sessions[peer]
-        if session.seat is None or session.table.now() is None:
-            return
-        for seat in sorted(self.gone & set(session.waiting_for())):
-            for liar in sorted(never_passed_on(session, seat) - self.gone):
-                if few_enough(session, self.gone | {liar}):
+        if peer not in {ident.peer for ident in self.identities}:
+            return  # a spectator votes not
+        for seat in sorted(self.gone & set(self.sessions[peer].waiting_for())):
+            for liar in sorted(self.never_passed_on(peer, seat) - self.gone):
+                if self.few_enough(peer, self.gone | {liar}):
                     for target in (seat, liar):
                         try:
-                            self.handle(peer, session.drop(target))
+                            self.handle(peer, self.sessions[peer].drop(target))
                         except LocalError:
                             pass
+
+    def never_passed_on(self, peer: bytes, seat: int) -> set[int]:
+        """net/waiting.py's never_passed_on at `peer`'s node."""
+        return never_passed_on(self.sessions[peer], seat)
+
+    def few_enough(self, peer: bytes, absent: set[int]) -> bool:
+        """net/waiting.py's few_enough at `peer`'s node."""
+        return few_enough(self.sessions[peer], absent)
 
     def heal(self) -> None:
         """The cut peers are back: what waited is delivered (in the order it was sent)."""
