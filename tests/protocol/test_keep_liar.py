@@ -52,11 +52,9 @@ def liar(lie: str):
     return rule
 
 
-def table(players: int, lie: str | None) -> AttackNet:
-    """`players` seats, open deal, one round; the last seat gone at its commit of turn TURN; seat CHEAT lies (or
-    not); every seat's timer finds the gone seat gone (vote_out), and the nodes' policy runs once quiet."""
-    net = AttackNet(players, settings=Settings(players=players, max_rounds=1, deal="open"), seed=3)
-    gone = net.identities[players - 1].peer
+def gone_at_turn(net, seat: int):
+    """A withhold: `seat`'s node stops at its commit of turn TURN (it and all it sends after never arrive)."""
+    gone = net.identities[seat].peer
     stopped: dict[str, int] = {}
 
     def withhold(to: bytes, frm: bytes, wire: bytes) -> bool:
@@ -67,7 +65,14 @@ def table(players: int, lie: str | None) -> AttackNet:
             stopped.setdefault("seq", env.seq)
         return "seq" in stopped and env.seq >= stopped["seq"]
 
-    net.withhold = withhold
+    return withhold
+
+
+def table(players: int, lie: str | None) -> AttackNet:
+    """`players` seats, open deal, one round; the last seat gone at its commit of turn TURN; seat CHEAT lies (or
+    not); every seat's timer finds the gone seat gone (vote_out), and the nodes' policy runs once quiet."""
+    net = AttackNet(players, settings=Settings(players=players, max_rounds=1, deal="open"), seed=3)
+    net.withhold = gone_at_turn(net, players - 1)
     if lie is not None:
         Adversary(net, CHEAT, liar(lie))
     net.start()
