@@ -19,6 +19,7 @@ import pytest
 from adversary import Adversary, AttackNet
 from test_drop import vote_out
 
+from p2pnimmt import i18n
 from p2pnimmt.engine import Settings
 from p2pnimmt.net.waiting import kept_back, never_passed_on
 from p2pnimmt.protocol.envelope import open_envelope
@@ -123,3 +124,11 @@ def test_four_seats_wait_and_say_why(lie: str) -> None:
         "waiting for p3: p1 says it has p3's move but never passed it on (start a new game without p1 if it stays "
         "so)", [CHEAT])
     assert kept_back(p0, linked | {net.identities[3].peer}) is None  # seat 3 linked: it may yet move
+    why = kept_back(p0, linked)
+    assert why is not None
+    i18n.use("de")  # said as the node says it (app.nodes.stalled), in the language in use (i18n._PEER_TEXTS)
+    try:
+        assert i18n.said(why[0]) == ("warten auf p3: p1 sagt, es habe den Zug von p3, hat ihn aber nie weitergereicht "
+                                     "(starte ein neues Spiel ohne p1, wenn es so bleibt)")
+    finally:
+        i18n.use("en")
