@@ -7,7 +7,7 @@ KEEP, so the vote on X is void at every node, and the honest seats waited on X f
 Since session 29 the node's policy (protocol.md 11.1, "A seat that never passes on what it went on from";
 net/waiting.py: never_passed_on) votes W out together with X once X's message still has not come a drop time after
 W's going on: at five seats the quorum rule drops {X, W} and the table finishes (tests/protocol/test_keep_liar.py,
-tests/net/test_keep_liar.py). At four seats no set can be dropped (m = 1: two faults of four are beyond any quorum):
+tests/net/test_keep_liar_nodes.py). At four seats no set can be dropped (m = 1: two faults of four are beyond any quorum):
 the honest seats wait on X, and their status says why (net/waiting.py: kept_back), so the people at the table can
 start a new game without W. This script shows both; it exits 1 if five seats do not finish, or four seats do not
 wait with that reason.

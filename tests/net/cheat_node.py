@@ -23,7 +23,7 @@ CHEAT is one of
   when its network is back); TURN is not used;
 - `keep`: right after its own PLAY_COMMIT of turn TURN of round 1 it signs KEEP(0, 2+3·TURN, s) naming every other
   seat s ("ahead", before anyone voted): it says it went on from every seat's commit there, and passes none on
-  (benchmarks/attacks of session 28, keep_stall; tests/net/test_keep_liar.py);
+  (benchmarks/attacks of session 28, keep_stall; tests/net/test_keep_liar_nodes.py);
 - `stop`: no rule broken, a node gone mid-game: in place of signing its PLAY_COMMIT of turn TURN of round 1 the
   process ends at once (no `bye`, the links just close);
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
