@@ -153,9 +153,9 @@ def voted_out_unseen(session: Session, seat: int, linked: Collection[bytes], mov
 def never_passed_on(session: Session, seat: int) -> set[int]:
     """The seats that went on from `seat`'s message where the game waits on it (a KEEP naming it, or a message for
     a later position: protocol.md 11.1, "went on") without voting it out there, while we still lack that message.
-    An honest seat relays every message it goes on from (links relay what they take in), so where `seat` is gone
-    from our view and its message still does not come a whole drop time after such a seat's going on, that seat
-    is lying: it keeps the vote on `seat` void at every node, and the table would wait on `seat` for good. Our
+    An honest seat passes on every message it goes on from (the seat after the sender relays it, and every node
+    answers our asks for what we lack: the heads we send while we wait), so where `seat` is gone from our view and
+    its message still does not come a whole drop time after such a seat's going on, that seat is lying: it keeps the vote on `seat` void at every node, and the table would wait on `seat` for good. Our
     policy votes it out together with `seat` (the quorum rule, five seats and more; keep_stall)."""
     table = session.table
     at = table.now()

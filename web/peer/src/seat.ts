@@ -306,9 +306,9 @@ export class Seat extends Session {
 
   /** The seats that went on from x's message where the game waits on it (a KEEP naming it, or a message for a later
    * position: protocol.md 11.1, "went on") without voting it out there, while we still lack that message. An honest
-   * seat relays what it goes on from: the page's policy votes such a seat out together with x, gone from its view,
-   * once x's message still has not come a drop time after it saw the going on (page_waiting.ts; the reference's
-   * net/waiting.py: never_passed_on). */
+   * seat passes on what it goes on from (the seat after the sender relays it, and any answers our asks: `heads`):
+   * the page's policy votes such a seat out together with x, gone from its view, once x's message still has not
+   * come a drop time after it saw the going on (page_waiting.ts; the reference's net/waiting.py: never_passed_on). */
   neverPassedOn(x: number): number[] {
     const at = this.start !== null && this.phase !== "starting" ? this.waitsOn() : null;
     if (at === null || x === this.seat || !this.missing(at).includes(x)) return [];
