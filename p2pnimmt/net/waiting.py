@@ -155,8 +155,9 @@ def never_passed_on(session: Session, seat: int) -> set[int]:
     a later position: protocol.md 11.1, "went on") without voting it out there, while we still lack that message.
     An honest seat passes on every message it goes on from (the seat after the sender relays it, and every node
     answers our asks for what we lack: the heads we send while we wait), so where `seat` is gone from our view and
-    its message still does not come a whole drop time after such a seat's going on, that seat is lying: it keeps the vote on `seat` void at every node, and the table would wait on `seat` for good. Our
-    policy votes it out together with `seat` (the quorum rule, five seats and more; keep_stall)."""
+    its message still does not come a whole drop time after such a seat's going on, that seat is lying: it keeps
+    the vote on `seat` void at every node, and the table would wait on `seat` for good. Our policy votes it out
+    together with `seat` (the quorum rule, five seats and more; benchmarks/attacks/keep_stall.py)."""
     table = session.table
     at = table.now()
     if at is None or seat == session.seat or seat not in session.waiting_for():
