@@ -210,6 +210,10 @@ _PEER_TEXTS = (
      r"has acknowledged it; nobody can be voted out before that\)",
      N_("the game cannot start: {names} left before acknowledging its START (a game starts once every seat has "
         "acknowledged it; nobody can be voted out before that)")),
+    (r"waiting for (?P<name>.+): (?P<names>.+) says it has (?P=name)'s move but never passed it on \(start a new game "
+     r"without (?P=names) if it stays so\)",
+     N_("waiting for {name}: {names} says it has {name}'s move but never passed it on (start a new game without "
+        "{names} if it stays so)")),
     # why a game was abandoned for a new start (app.anew; the secrets file's `abandoned` record)
     (r"(?P<names>.+) left before acknowledging its START", N_("{names} left before acknowledging its START")),
     (r"(?P<code>[a-z][a-z0-9-]*): (?P<detail>.*) \(peer at fault: (?P<who>.+)\)",

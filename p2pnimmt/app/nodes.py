@@ -13,7 +13,7 @@ from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
 from ..net.spectator import host_gone_before_start, host_gone_how, tried
-from ..net.waiting import left, too_few, unacknowledged
+from ..net.waiting import TELL_AFTER, kept_back, left, too_few, unacknowledged
 from ..neutral import neutral
 from ..protocol.identity import Identity, fingerprint
 from .anew import NewStart, abandon, host_anew, offered_anew
@@ -162,6 +162,8 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
     since = loop.time()
     few_since: float | None = None
     told: str | None = None  # the reason said last
+    kept: tuple[str, float] | None = None  # why the game waits on a seat another went on from (kept_back), since
+    kept_told: set[str] = set()
     while True:
         await asyncio.sleep(min(1.0, give_up / 4) if give_up > 0 else 0.5)
         if host_gone_before_start(node):
@@ -172,9 +174,18 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
             # the host abandoned the game and starts a new one: follow it (the phase the offer came at decides, as
             # at the page: a START_ACK that came before we looked does not keep us in a game the host has left)
             return offered_anew(node)
+        now = loop.time()
+        # the game waits on a seat gone from our view whose message another seat went on from and never passed on:
+        # said once after the drop time (at five seats and more our policy votes both out then; below, nobody can)
+        why_kept = kept_back(session, node.linked) if session is not None else None
+        kept = None if why_kept is None else (why_kept[0], kept[1] if kept is not None and kept[0] == why_kept[0]
+                                              else now)
+        if kept is not None and kept[0] not in kept_told and \
+                now - kept[1] >= (node.drop_after if node.drop_after > 0 else TELL_AFTER):
+            kept_told.add(kept[0])
+            say(said(kept[0]))
         if patient:
             continue
-        now = loop.time()
         # a spectator's gone seats: those that said bye, and, once it has no link at all, those whose address
         # refused its last dial (nothing listens there; a seat that answers, or a link, keeps it watching)
         gone = node.byes | (node.unreachable if not node.links else set())

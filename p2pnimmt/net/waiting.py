@@ -13,6 +13,9 @@ from ..protocol.session import LocalError, Session
 log = logging.getLogger("p2pnimmt.net")
 
 PULL_EVERY = 0.5  # while waiting, ask peers for missing messages this often
+# how long a wait on a seat whose message another went on from, never passing it on (kept_back), lasts before the
+# node says why, where --drop-after is 0 (it votes nobody out by its timers then); else the drop time
+TELL_AFTER = 10.0
 
 
 async def watch_waiting(node) -> None:
@@ -23,6 +26,7 @@ async def watch_waiting(node) -> None:
     gone: dict[tuple, float] = {}  # waited on, with no link to us, since
     unlinked: dict[int, float] = {}  # any other seat with no link to us, since
     heard: dict[int, int] = {}  # each seat's messages we hold, at the last look
+    passed: dict[tuple, float] = {}  # (waited on, a seat that went on from its message there) -> since we saw that
     while not node.done.is_set():
         await asyncio.sleep(PULL_EVERY)
         if node.done.is_set() or node.leaving:
@@ -60,6 +64,12 @@ async def watch_waiting(node) -> None:
                 for key in stalled}
         unlinked = {seat: now if seat in moved else unlinked.get(seat, now) for seat, peer in enumerate(session.roster)
                     if seat != session.seat and peer not in linked}
+        # A seat that went on from the message of a seat gone from our view, where we wait on it, without passing
+        # that message on (never_passed_on): its time runs from when we first saw its going on; the message
+        # arriving ends it (we no longer wait there), nothing else does.
+        passed = {(key, w): passed.get((key, w), now) for key in waiting
+                  if session.roster[key[2]] not in linked and key[2] not in moved
+                  for w in never_passed_on(session, key[2])}
         if session.phase == "starting":
             continue
         timed = node.drop_after > 0  # 0: we never start a vote by our timers, but join one on a seat gone from our view
@@ -100,6 +110,21 @@ async def watch_waiting(node) -> None:
                                 why, now - start)
                 except LocalError:
                     pass
+        # A seat that says it holds the message of one gone (a KEEP, or a message for a later position) and never
+        # passed it on is voted out with it, by the quorum rule (protocol.md 11.1, the node's policy): a vote our
+        # timer starts, so never with --drop-after 0; only where the two can be voted out without one of them
+        # (five seats and more; below, the status says why the table waits: net.waiting.kept_back).
+        for (key, liar), start in passed.items():
+            if timed and now - start >= node.drop_after and few_enough(session, absent | {key[2], liar}):
+                for seat in (key[2], liar):  # the seat gone first: a voter's first DROPs count for a set
+                    try:
+                        node.act(session.drop(seat))
+                        log.warning("voted to drop seat %d (%s): %s, for %.0f s", seat, session.names[seat],
+                                    "no link to it" if seat == key[2] else
+                                    f"it went on from {session.names[key[2]]}'s move and never passed it on",
+                                    now - start)
+                    except LocalError:
+                        pass
 
 
 def few_enough(session: Session, absent: Collection[int]) -> bool:
@@ -123,6 +148,40 @@ def voted_out_unseen(session: Session, seat: int, linked: Collection[bytes], mov
     at = session.table.now()
     return (at is not None and session.roster[seat] not in linked and seat not in moved
             and bool(session.table.voters(at, seat) - {session.seat}))
+
+
+def never_passed_on(session: Session, seat: int) -> set[int]:
+    """The seats that went on from `seat`'s message where the game waits on it (a KEEP naming it, or a message for
+    a later position: protocol.md 11.1, "went on") without voting it out there, while we still lack that message.
+    An honest seat passes on every message it goes on from (the seat after the sender relays it, and every node
+    answers our asks for what we lack: the heads we send while we wait), so where `seat` is gone from our view and
+    its message still does not come a whole drop time after such a seat's going on, that seat is lying: it keeps
+    the vote on `seat` void at every node, and the table would wait on `seat` for good. Our policy votes it out
+    together with `seat` (the quorum rule, five seats and more; benchmarks/attacks/keep_stall.py)."""
+    table = session.table
+    at = table.now()
+    if at is None or seat == session.seat or seat not in session.waiting_for():
+        return set()
+    voters = table.voters(at, seat)
+    return {w for w in table.active_at(*at)
+            if w not in (seat, session.seat) and w not in voters and table.went_on(w, at, seat)}
+
+
+def kept_back(session: Session, linked: Collection[bytes]) -> tuple[str, list[int]] | None:
+    """(why the game waits on a seat gone from our view, the seats that went on from its message there and never
+    passed it on: never_passed_on), or None. At five seats and more our policy votes them out together after
+    the drop time; below, nobody can (two faults at four seats are beyond any quorum, protocol.md 11.1), and the
+    people at the table may start a new game without the seats named."""
+    if session.seat is None or session.phase in ("over", "aborted", "starting"):
+        return None
+    for seat in session.waiting_for():
+        if seat != session.seat and session.roster[seat] not in linked:
+            liars = sorted(never_passed_on(session, seat))
+            if liars:
+                name, names = session.names[seat], ", ".join(session.names[w] for w in liars)
+                return (f"waiting for {name}: {names} says it has {name}'s move but never passed it on (start a "
+                        f"new game without {names} if it stays so)"), liars
+    return None
 
 
 def left(node, peer: bytes) -> bool:

@@ -21,6 +21,11 @@ CHEAT is one of
 - `cut`: no rule broken, a network that goes away: as it signs its START_ACK, every link of the node is cut and
   it neither dials nor takes a connection (the ack reaches nobody) until the process gets SIGUSR1 (the test says
   when its network is back); TURN is not used;
+- `keep`: right after its own PLAY_COMMIT of turn TURN of round 1 it signs KEEP(0, 2+3·TURN, s) naming every other
+  seat s ("ahead", before anyone voted): it says it went on from every seat's commit there, and passes none on
+  (benchmarks/attacks of session 28, keep_stall; tests/net/test_keep_liar_nodes.py);
+- `stop`: no rule broken, a node gone mid-game: in place of signing its PLAY_COMMIT of turn TURN of round 1 the
+  process ends at once (no `bye`, the links just close);
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -40,6 +45,7 @@ from p2pnimmt.net.mesh import Mesh
 from p2pnimmt.net.node import Node
 from p2pnimmt.protocol.envelope import open_envelope, seal
 from p2pnimmt.protocol.events import Event, Outgoing, PlayNeeded
+from p2pnimmt.protocol.phase import turn_steps
 from p2pnimmt.protocol.session import Session
 
 
@@ -98,6 +104,32 @@ def reveal_another_card(turn: int) -> None:
             hand = sorted(self.game.round.hands[self.seat])
             body = {**body, "card": next(c for c in hand if c != body["card"])}
             print(f"cheat: revealed {body['card']} in turn {turn + 1}, not the card committed to", flush=True)
+        send(self, kind, body)
+
+    Session.send = cheat  # type: ignore[method-assign]
+
+
+def keep_ahead(turn: int) -> None:
+    send = Session.send
+
+    def cheat(self: Session, kind: str, body: dict) -> None:
+        send(self, kind, body)
+        if kind == "PLAY_COMMIT" and (body["round"], body["turn"]) == (0, turn) and not self.table.replaying:
+            for seat in range(self.players):
+                if seat != self.seat:
+                    send(self, "KEEP", {"round": 0, "step": turn_steps(turn)[0], "seat": seat})
+            print(f"cheat: KEEP for every other seat's commit of turn {turn + 1}", flush=True)
+
+    Session.send = cheat  # type: ignore[method-assign]
+
+
+def stop_at_commit(turn: int) -> None:
+    send = Session.send
+
+    def cheat(self: Session, kind: str, body: dict) -> None:
+        if kind == "PLAY_COMMIT" and (body["round"], body["turn"]) == (0, turn) and not self.table.replaying:
+            print(f"cheat: gone before its commit of turn {turn + 1}", flush=True)
+            os._exit(0)
         send(self, kind, body)
 
     Session.send = cheat  # type: ignore[method-assign]
@@ -196,6 +228,6 @@ if __name__ == "__main__":
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
-              "offer-without-last": lambda _turn: offer_anew_at_start(True)}
+              "offer-without-last": lambda _turn: offer_anew_at_start(True), "keep": keep_ahead, "stop": stop_at_commit}
     cheats[sys.argv[1]](int(sys.argv[2]))
     sys.exit(main(sys.argv[3:]))

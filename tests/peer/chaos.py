@@ -19,7 +19,8 @@ What a seed may draw (`Plan`):
 Whenever nothing is left to deliver, the table's clocks act (`quiet`): what was held back is delivered, a stalled
 seat is asked the stand-in's move, a node that waits asks the others for what it lacks (its `heads`, as the
 reference's node does every half second while a step waits), and every seat votes out each seat it waits on (the
-drop timer); a seat cut off may come back. A seat cut off is gone from every node's view (harness.Net.gone): after
+drop timer), and with a seat cut off any seat that went on from its message and never passed it on (net/waiting.py:
+never_passed_on); a seat cut off may come back. A seat cut off is gone from every node's view (harness.Net.gone): after
 each delivery, the node that took it joins a vote on such a seat it waits on once another seat cast one (the node's
 policy, net/waiting.py; the session itself joins no vote, protocol.md 11.1); no other vote is joined on sight. Every decision is drawn from the seed's own stream and from what is on the wire (the same at both
 tables as long as every node agrees), so a disagreement shows as other bytes: `test_mixed_tables.node_by_node`
@@ -426,7 +427,13 @@ class Chaos:
                     voted = True
                 except LocalError:
                     pass
-        return voted
+        # and a seat that went on from the message of a seat cut off, and never passed it on, with it (harness.Net.
+        # vote_out_keepers: asked for it first, as the node's heads do)
+        queued = len(net.queue)
+        for ident in net.identities:
+            if ident.peer not in net.cut:
+                net.vote_out_keepers(ident.peer)
+        return voted or len(net.queue) > queued
 
     def ask_back(self) -> bool:
         net, p = self.net, self.p

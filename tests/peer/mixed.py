@@ -284,6 +284,20 @@ class Mixed(Net):
                 except LocalError:
                     pass
 
+    def never_passed_on(self, peer: bytes, seat: int) -> set[int]:
+        """harness.Net.never_passed_on for a TypeScript node too (Seat.neverPassedOn)."""
+        session: Any = self.sessions[peer]
+        if not isinstance(session, TypeScriptSeat):
+            return super().never_passed_on(peer, seat)
+        return set(session.child.call("passed", session.index, seat=seat)["passed"])
+
+    def few_enough(self, peer: bytes, absent: set[int]) -> bool:
+        """harness.Net.few_enough for a TypeScript node too (Seat.fewEnoughGone)."""
+        session: Any = self.sessions[peer]
+        if not isinstance(session, TypeScriptSeat):
+            return super().few_enough(peer, absent)
+        return bool(session.child.call("few", session.index, absent=sorted(absent))["few"])
+
     def vote_out(self, seat: int) -> int:
         """Every other seat the game waits on `seat` at votes to drop it; how many voted. Each node's timer found it
         gone: a node that comes to wait on it later joins the vote on sight (harness.Net.gone, the node's policy)."""

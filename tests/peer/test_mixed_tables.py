@@ -1482,3 +1482,30 @@ def test_a_seat_that_forfeited_is_dealt_open_and_voids_no_more_rounds(seat: int,
     assert reveals and all(10 * seat <= e.body["position"] < 10 * seat + 10 for e in reveals)
     if again is not None:
         assert sum(e.body["round"] == again for e in reveals) == 4  # its turns 1 to 4; the stand-in played the rest
+
+
+@pytest.mark.parametrize("lie", ["instead", "ahead", "later"])
+def test_both_vote_out_a_gone_seat_with_the_seat_that_never_passed_its_message_on(lie: str, child: NodeSeats,
+                                                                                 tmp_path: Path) -> None:
+    """Five seats; seat 4 is gone at its commit of turn 3, and the Python cheat seat 1 says it went on from that
+    commit (a KEEP instead of its DROP, a KEEP ahead, or a DROP for a later position: tests/protocol/
+    test_keep_liar.py). The node's policy (net/waiting.py: never_passed_on; page_waiting.ts: Seat.neverPassedOn)
+    votes out seat 1 together with seat 4, TypeScript seats and Python seats alike, and the quorum rule drops the
+    two at every node (before, the vote on seat 4 stayed void and the table waited for good)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+    from test_keep_liar import CHEAT, COMMIT, gone_at_turn, liar
+
+    table = Table(child, "open", 5, [0, 2, 6], seed=3)
+    for net in table.nets:
+        net.withhold = gone_at_turn(net, 4)
+        Adversary(net, CHEAT, liar(lie))
+        net.start()
+        net.run()
+        assert net.sessions[net.identities[0].peer].waiting_for() == (4,)
+        net.vote_out(4)
+        net.run()
+    outcomes = check(table, tmp_path, gone=(CHEAT, 4))
+    honest = [o for p, o in zip(table.mixed.peers, outcomes)
+              if p not in {table.mixed.identities[s].peer for s in (CHEAT, 4)}]
+    assert all(o["dropped"] == [[CHEAT, [0, COMMIT, 0]], [4, [0, COMMIT, 0]]] for o in honest), honest

@@ -13,13 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from nodepeer import PEER, tool
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from harness import Net, stopped_at_first_commit  # noqa: E402
 
 from p2pnimmt.engine.game import Settings  # noqa: E402
-from p2pnimmt.net.waiting import few_enough, voted_out_unseen  # noqa: E402
+from p2pnimmt.net.waiting import few_enough, never_passed_on, voted_out_unseen  # noqa: E402
 from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
 
 TABLES = [(2, {1}), (3, {2}), (4, {2, 3}), (5, {3, 4}), (5, {2, 3, 4}), (6, {1, 5}), (7, {4, 5, 6})]
@@ -35,7 +36,8 @@ def test_both_implementations_count_the_absent_alike(compiled: Path) -> None:
         cases.append({"game": net.game_id.hex(), "wires": [env.wire.hex() for env in watcher.inbox.accepted],
                       "absent": subsets})
         expected.append({"phase": "turn", "waiting": sorted(gone),
-                         "few": [few_enough(watcher, subset) for subset in subsets], "voted": []})
+                         "few": [few_enough(watcher, subset) for subset in subsets], "voted": [],
+                         "passed": [[]] * players})
     done = subprocess.run([tool("node"), str(compiled / "test" / "waiting_agree.js")], cwd=PEER, capture_output=True,
                           text=True, timeout=120, input=json.dumps({"cases": cases}))
     assert done.returncode == 0, done.stderr
@@ -67,7 +69,8 @@ def test_a_page_still_starting_waits_on_the_seats_whose_start_ack_it_lacks(compi
                               "game": net.game_id.hex(), "wires": [env.wire.hex() for env in watcher.inbox.accepted],
                               "absent": []}]}))
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == [{"phase": "starting", "waiting": [1, 3], "few": [], "voted": []}]
+    assert json.loads(done.stdout) == [{"phase": "starting", "waiting": [1, 3], "few": [], "voted": [],
+                                        "passed": [[]] * 4}]
 
 
 def test_both_implementations_see_a_vote_cast_by_another_seat_alike(compiled: Path) -> None:
@@ -87,4 +90,50 @@ def test_both_implementations_see_a_vote_cast_by_another_seat_alike(compiled: Pa
                               "game": net.game_id.hex(), "wires": [env.wire.hex() for env in watcher.inbox.accepted],
                               "absent": []}]}))
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == [{"phase": "turn", "waiting": [2, 3], "few": [], "voted": ours}]
+    assert json.loads(done.stdout) == [{"phase": "turn", "waiting": [2, 3], "few": [], "voted": ours,
+                                        "passed": [[]] * 4}]
+
+
+@pytest.mark.parametrize("lie", ["instead", "ahead", "later"])
+def test_both_implementations_see_a_seat_that_never_passed_a_gone_seats_message_on_alike(lie: str,
+                                                                                        compiled: Path) -> None:
+    """The node's policy against a liar's KEEP (protocol.md 11.1; net/waiting.never_passed_on, Seat.neverPassedOn in
+    page_waiting.ts): four seats, seat 3 gone at its commit of turn 3, and seat 1 said it went on from it (a KEEP
+    instead of its DROP, a KEEP ahead, a DROP for a later position; tests/protocol/test_keep_liar.py). Both name seat 1
+    for seat 3, and nobody for a seat whose message is in; at four seats the two cannot be voted out together
+    (few_enough, Seat.fewEnoughGone: false), at five they can."""
+    from test_keep_liar import CHEAT
+
+    for players in (4, 5):
+        net = table_before_votes(players, lie)
+        watcher = net.sessions[net.watchers[0].peer]
+        gone = players - 1
+        ours = [sorted(never_passed_on(watcher, x)) for x in range(players)]
+        assert ours == [[CHEAT] if x == gone else [] for x in range(players)], (players, ours)
+        done = subprocess.run([tool("node"), str(compiled / "test" / "waiting_agree.js")], cwd=PEER,
+                              capture_output=True, text=True, timeout=120, input=json.dumps({"cases": [{
+                                  "game": net.game_id.hex(),
+                                  "wires": [env.wire.hex() for env in watcher.inbox.accepted],
+                                  "absent": [[CHEAT, gone]]}]}))
+        assert done.returncode == 0, done.stderr
+        [answer] = json.loads(done.stdout)
+        assert answer["passed"] == ours and answer["waiting"] == [gone], (players, answer)
+        assert answer["few"] == [few_enough(watcher, {CHEAT, gone})] == [players == 5]
+
+
+def table_before_votes(players: int, lie: str):
+    """test_keep_liar's table, without the nodes' policy (at five seats it would drop the two): the liar's message is
+    in, and the votes on the gone seat."""
+    from adversary import Adversary, AttackNet
+    from test_drop import vote_out
+    from test_keep_liar import CHEAT, gone_at_turn, liar
+
+    net = AttackNet(players, settings=Settings(players=players, max_rounds=1, deal="open"), seed=3)
+    net.withhold = gone_at_turn(net, players - 1)
+    Adversary(net, CHEAT, liar(lie))
+    net.start()
+    net.run()
+    vote_out(net, players - 1, run=False)
+    net.gone = set()  # no node's policy: the votes delivered only
+    net.run()
+    return net

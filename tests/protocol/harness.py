@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from p2pnimmt.bots import bot_move, make_bot
 from p2pnimmt.engine import Settings
+from p2pnimmt.net.waiting import few_enough, never_passed_on
 from p2pnimmt.protocol.delivery import recipients
 from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.events import Fault, Outgoing
@@ -69,6 +70,7 @@ class Net:
         # seat's vote against it on sight, as net/waiting.py's policy does for a seat with no link to it (the
         # session itself never joins a vote: protocol.md 11.1, "A seat joins a vote only by its own policy")
         self.gone: set[int] = set()
+        self.pulled: set[tuple[bytes, bytes]] = set()  # (peer, wire) a node asked another for (vote_out_keepers)
 
     @property
     def peers(self) -> list[bytes]:
@@ -113,6 +115,7 @@ class Net:
         """Quiet: each node's policy joins the votes it owes on seats gone (Net.gone); True if one signed any."""
         for peer in self.peers:
             self.join_votes(peer)
+            self.vote_out_keepers(peer)
         return bool(self.queue)
 
     def deliver(self, limit: int) -> None:
@@ -146,6 +149,48 @@ class Net:
                     self.handle(peer, session.drop(seat))
                 except LocalError:
                     pass
+
+    def vote_out_keepers(self, peer: bytes) -> None:
+        """`peer`'s node policy once quiet (its drop time gone by): a seat that went on from the message of a seat in
+        `gone` the game waits on, and never passed it on, is voted out together with it, where the two can be
+        (net/waiting.py: never_passed_on, few_enough). An honest seat passes it on: only the seat after the sender
+        relays a message to the others, but a node that waits asks its peers for what it lacks (net/waiting.py: the
+        heads it sends every PULL_EVERY), and gets it from any that holds it; so that seat's copy is delivered here
+        in place of a vote."""
+        if peer not in {ident.peer for ident in self.identities}:
+            return  # a spectator votes not
+        for seat in sorted(self.gone & set(self.sessions[peer].waiting_for())):
+            for liar in sorted(self.never_passed_on(peer, seat) - self.gone):
+                if not self.few_enough(peer, self.gone | {liar}) or self.pull(peer, liar, seat):
+                    continue  # (asked only where it would vote: elsewhere the harness models no asks)
+                for target in (seat, liar):
+                    try:
+                        self.handle(peer, self.sessions[peer].drop(target))
+                    except LocalError:
+                        pass
+
+    def pull(self, peer: bytes, frm: int, seat: int) -> bool:
+        """`peer` asks seat `frm` (not cut off from it) for the messages of seat `seat` it lacks: True if `frm` holds
+        any (it is sent, once; a `withhold` may still keep it from `peer`: this policy assumes the asks work, and a
+        network that never lets the message through is beyond it)."""
+        other = self.identities[frm].peer
+        if other in self.cut or peer in self.cut:
+            return False
+        sender = self.identities[seat].peer
+        wires = [wire for wire in self.sessions[other].missing_for(self.sessions[peer].heads())
+                 if open_envelope(wire).sender == sender]
+        fresh = [wire for wire in wires if (peer, wire) not in self.pulled]
+        self.pulled.update((peer, wire) for wire in fresh)  # what it took once and did not keep, it asks not again
+        self.queue.extend((peer, other, wire) for wire in fresh)
+        return bool(wires)
+
+    def never_passed_on(self, peer: bytes, seat: int) -> set[int]:
+        """net/waiting.py's never_passed_on at `peer`'s node."""
+        return never_passed_on(self.sessions[peer], seat)
+
+    def few_enough(self, peer: bytes, absent: set[int]) -> bool:
+        """net/waiting.py's few_enough at `peer`'s node."""
+        return few_enough(self.sessions[peer], absent)
 
     def heal(self) -> None:
         """The cut peers are back: what waited is delivered (in the order it was sent)."""

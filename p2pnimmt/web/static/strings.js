@@ -366,6 +366,7 @@ window.P2PNIMMT_STRINGS = {
    "es nimmt gerade niemanden auf (läuft oder voll): prüfe den Code auf dem Bildschirm des Gastgebers",
    "sie nehmen gerade niemanden auf (laufen oder voll): prüfe den Code auf dem Bildschirm des Gastgebers"
   ],
+  "it went on from {name}'s move and never passed it on": "es spielte mit dem Zug von {name} weiter und hat ihn nie weitergereicht",
   "its card": "seine Karte",
   "its keys": "seine Schlüssel",
   "its node did not move when everyone asked for the stand-in": "sein Knoten zog nicht, als alle nach der Vertretung fragten",
@@ -659,6 +660,7 @@ window.P2PNIMMT_STRINGS = {
   "waiting for the host to offer the rematch ({leave} to leave)": "warten, bis der Gastgeber die Revanche anbietet ({leave} zum Gehen)",
   "waiting for the others…": "warten auf die anderen …",
   "waiting for {names}": "warten auf {names}",
+  "waiting for {name}: {names} says it has {name}'s move but never passed it on (start a new game without {names} if it stays so)": "warten auf {name}: {names} sagt, es habe den Zug von {name}, hat ihn aber nie weitergereicht (starte ein neues Spiel ohne {names}, wenn es so bleibt)",
   "waiting for: {names}": "warten auf: {names}",
   "waiting: {why}": "Warten: {why}",
   "watch the game with this code as a spectator (no cards)": "dem Spiel mit diesem Code zuschauen (ohne Karten)",

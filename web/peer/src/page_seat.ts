@@ -151,18 +151,6 @@ export class PageSeat extends Seat {
     return this.waitingFor().filter((x) => !this.slot("STANDIN", this.round, 100 * this.turn + x).has(me));
   }
 
-  /** Whether the seats `absent` (gone, as this page sees them) can be voted out without one of them: one alone by
-   * every other seat, several together by the quorum rule (protocol.md 11.1, quorum.ts: mostNamed). With more, a
-   * vote naming one of them counts only once one of them comes back and votes the others out, and would then drop
-   * that seat for coming back (as net/waiting.py: few_enough; issue 26). */
-  fewEnoughGone(absent: Iterable<number>): boolean {
-    const at = this.waitsOn();
-    if (at === null) return true;
-    const active = this.activeAt(at);
-    const gone = [...new Set(absent)].filter((s) => active.includes(s)); // a seat dropped already does not count
-    return gone.length <= Math.max(1, Math.floor((this.quorum.seatedBefore(at).length - 1) / 2));
-  }
-
   /** Our seat is dropped (the stand-in plays it). */
   droppedNow(): boolean {
     return this.seat !== null && this.dropped.has(this.seat);

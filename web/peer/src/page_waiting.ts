@@ -13,6 +13,9 @@ import type { PageNode } from "./page_node.js";
 import { _, fmt } from "./page_words.js";
 
 export const PULL_EVERY = 500;
+/** How long a wait on a seat whose message another seat went on from, never passing it on, lasts before the page
+ * says why, where its drop time is 0 (it votes nobody out by its timers then): net/waiting.py's TELL_AFTER. */
+export const TELL_AFTER = 10_000;
 
 /** Watch `node`'s waits every PULL_EVERY ms; votes after `dropAfter` ms (0: never). Returns the stop. */
 export function watchWaiting(node: PageNode, dropAfter: number): () => void {
@@ -20,6 +23,10 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
   let gone = new Map<string, number>(); // waited on and stalled since
   let unlinked = new Map<number, number>(); // any other seat with no link to us, since
   let heard = new Map<number, number>(); // each seat's messages we hold, at the last look
+  // a seat w that went on from the message of x, gone from our view, where we wait on it, and never passed it on
+  // (PageSeat.neverPassedOn), since we saw that: the message arriving ends it (we no longer wait there), nothing else
+  let passed = new Map<string, { x: number; w: number; since: number }>();
+  const told = new Set<string>(); // the waits whose reason we said (net/waiting.py: kept_back)
   const look = (): void => {
     const seat = node.seat;
     if (seat.start === null || node.over()) return;
@@ -43,6 +50,8 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
       moved.has(s) && !node.linked(seat.peers[s] as Uint8Array) ? now : gone.get(key) ?? now]));
     unlinked = new Map(seat.peers.flatMap((peer, s) => (s === me || node.linked(peer) ? []
       : [[s, moved.has(s) ? now : unlinked.get(s) ?? now] as [number, number]])));
+    passed = new Map([...waiting].flatMap(([key, x]) => (node.linked(seat.peers[x] as Uint8Array) || moved.has(x) ? []
+      : seat.neverPassedOn(x).map((w) => [`${key}|${w}`, { x, w, since: passed.get(`${key}|${w}`)?.since ?? now }] as const))));
     if (seat.phase === "starting" || me === null) return;
     // 0: this node never starts a vote by its timers; it still joins another's vote on a seat gone from its own view
     const timed = dropAfter > 0;
@@ -79,6 +88,23 @@ export function watchWaiting(node: PageNode, dropAfter: number): () => void {
         : lying.has(s) ? _("its reveal names a commit set this node does not hold")
         : clock !== null ? _("its node did not move when its clock ran out")
           : _("its node did not move when everyone asked for the stand-in"));
+    }
+    // A seat that says it holds the message of one gone (a KEEP, or a message for a later position) and never passed
+    // it on is voted out with it by the quorum rule (protocol.md 11.1, the node's policy): a vote our timer starts, so
+    // never with a drop time of 0; only where the two can be voted out without one of them (five seats and more).
+    // Below, the page says why the table waits, so that the people at it may start a new game without that seat.
+    for (const [key, { x, w, since }] of passed) {
+      const name = seat.names[x] as string;
+      if (now - since >= (timed ? dropAfter : TELL_AFTER) && !told.has(key)) {
+        told.add(key);
+        const names = seat.neverPassedOn(x).map((v) => seat.names[v] as string).join(", ");
+        node.note(fmt(_("waiting for {name}: {names} says it has {name}'s move but never passed it on (start a new game without {names} if it stays so)"),
+          { name, names }));
+      }
+      if (timed && now - since >= dropAfter && seat.fewEnoughGone([...absent, x, w])) {
+        vote(x, _("no link to it")); // the seat gone first: a voter's first DROPs count for a set
+        vote(w, fmt(_("it went on from {name}'s move and never passed it on"), { name }));
+      }
     }
   };
   const timer = setInterval(() => {

@@ -314,6 +314,30 @@ export class Seat extends Session {
     return ask;
   }
 
+  /** The seats that went on from x's message where the game waits on it (a KEEP naming it, or a message for a later
+   * position: protocol.md 11.1, "went on") without voting it out there, while we still lack that message. An honest
+   * seat passes on what it goes on from (the seat after the sender relays it, and any answers our asks: `heads`):
+   * the page's policy votes such a seat out together with x, gone from its view, once x's message still has not
+   * come a drop time after it saw the going on (page_waiting.ts; the reference's net/waiting.py: never_passed_on). */
+  neverPassedOn(x: number): number[] {
+    const at = this.start !== null && this.phase !== "starting" ? this.waitsOn() : null;
+    if (at === null || x === this.seat || !this.missing(at).includes(x)) return [];
+    const voted = new Set(this.voters(at, x));
+    return this.activeAt(at).filter((w) => w !== x && w !== this.seat && !voted.has(w) && this.wentOn(w, x, at));
+  }
+
+  /** Whether the seats `absent` (gone, as this node sees them) can be voted out without one of them: one alone by
+   * every other seat, several together by the quorum rule (protocol.md 11.1, quorum.ts: mostNamed). With more, a
+   * vote naming one of them counts only once one of them comes back and votes the others out, and would then drop
+   * that seat for coming back (as net/waiting.py: few_enough; issue 26). */
+  fewEnoughGone(absent: Iterable<number>): boolean {
+    const at = this.waitsOn();
+    if (at === null) return true;
+    const active = this.activeAt(at);
+    const gone = [...new Set(absent)].filter((s) => active.includes(s)); // a seat dropped already does not count
+    return gone.length <= Math.max(1, Math.floor((this.quorum.seatedBefore(at).length - 1) / 2));
+  }
+
   /** The seats active at `at` whose DROP there names x (the reference's Table.voters). */
   protected voters(at: Pos, x: number): number[] {
     return quorum.voters(this.quorum, at, x);

@@ -15,7 +15,9 @@
  *   messages accepted that a peer with those heads lacks, in the order accepted (the heads exchange on reconnect);
  *   away: the seats away now (11.2); waiting: the seats the game waits on now; voters {seat}: the seats whose DROP
  *   names that seat where the game waits now (the node's policy joins a vote on a seat gone only once another cast
- *   one, protocol.md 11.1); dropped: the seats dropped; phase: the session's phase; hand: our cards still in hand; report: the
+ *   one, protocol.md 11.1); passed {seat}: the seats that went on from that seat's message where the game waits on it
+ *   and never passed it on (Seat.neverPassedOn); few {absent}: whether those seats can be voted out without one of
+ *   them (Seat.fewEnoughGone); dropped: the seats dropped; phase: the session's phase; hand: our cards still in hand; report: the
  *   node's state and transcript, and how many times it rebuilt its table (11.1: a drop at a position it went past);
  *   verify {path} (no id): the TypeScript verifier's verdict on a transcript file and its report (what
  *   `node peer.js verify FILE` prints).
@@ -199,6 +201,10 @@ function answer(req: Request): unknown {
       return { waiting: node.waiting() };
     case "voters":
       return { voters: node.votersNow(req.seat as number) };
+    case "passed":
+      return { passed: node.neverPassedOn(req.seat as number) };
+    case "few":
+      return { few: node.fewEnoughGone(req.absent as number[]) };
     case "hand":
       return { hand: node.cardsInHand() };
     case "dropped":
