@@ -17,7 +17,8 @@ in a BATCH): the relay sends what its connections gave in one pass of its event 
 one step of its session sent, so a turn costs the browser a few WebSocket messages, not one a frame. Each sends
 BATCHes only where the other takes them: the relay where the page asked with `batch=1`, the page where the hello
 says `"batch": true` (a page and a relay node of different versions still talk). The relay dials only the addresses
-of the game's members and its host (never an open proxy), and opens at most CHANNELS at once. A node that leaves
+of the game's players and its host (never an open proxy: no spectator's, no loopback address a member named), and
+opens at most CHANNELS at once. A node that leaves
 because its host left the lobby closes the WebSocket with HOST_GONE (Tunnel.farewell): the page stops there.
 
 Who may hold a tunnel (issue 22 item 3: the phone's link is on the TV, in its QR code, for anyone to read): a
@@ -243,12 +244,16 @@ class Relay:
             task.add_done_callback(self.closing.discard)
 
     def allowed(self) -> set[tuple[str, int]]:
-        """The addresses a page may have dialled: the game's host and its members (as the host's lobby says)."""
+        """The addresses a page may have dialled: the game's host and its players (as the host's lobby says), each
+        at its port. Never a spectator's (a page dials none; anyone may join to watch, naming any port), nor a
+        loopback address a member gave (Member.dial_at: a stranger's service on this laptop's 127.0.0.1)."""
         node = self.node()
         if node is None:
             return set()
         found = {self.host_address(node)}
         for member in node.members.values():
+            if member.role != "player" or not 1 <= member.port <= 65535:
+                continue
             for address in member.dial_at():
                 found.add((address, member.port))
         return found
