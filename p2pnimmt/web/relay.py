@@ -69,10 +69,12 @@ TUNNELS = 16  # tunnels of pages that hold no seat (yet), all addresses together
 PER_SOURCE = 3  # of them from one address (a phone whose old tunnel the relay has not seen close yet)
 CLAIMS = 256  # claims of ports kept (those of seats and open tunnels always)
 ORIGINS = 64  # origins of the game's other relays remembered (a page one of them served may come here)
+ORIGINS_PER_SOURCE = 4  # of them named by members the host saw at one address
 
 
 class Member(Protocol):
     role: str
+    host: str
     port: int
     relay: tuple[str, int, str] | None
 
@@ -171,18 +173,24 @@ class Relay:
         self.tunnels: list[Tunnel] = []  # open, oldest first
         self.claims: dict[int, str] = {}  # port -> the claim given with it (a page asks for it back with that)
         self.closing: set[asyncio.Task] = set()  # tunnels being cut
-        self.known: dict[str, None] = {}  # origins of the game's relays, oldest first (remember)
+        self.known: dict[str, str] = {}  # origins of the game's relays, oldest first -> where the host saw its member
 
     def remember(self) -> None:
         """Keep the origins of the relays the game's members name (protocol.md 14, a member's `relay`): a page one of
         them served may open its tunnel here once its own relay left (issue 26), even after that member is gone
-        from the lobby (a spectator is removed when its link ends). At most ORIGINS, the newest."""
+        from the lobby (a spectator is removed when its link ends). At most ORIGINS, the newest, and at most
+        ORIGINS_PER_SOURCE of members the host saw at one address: a stranger joining to watch again and again, a
+        made-up relay each time, cannot push out the origin of a relay that left (the TV's, whose phones come here)
+        without as many addresses (red team, session 29)."""
         node = self.node()
         for member in node.members.values() if node is not None else ():
             if member.relay is not None:
                 origin = origin_of(member.relay)
                 self.known.pop(origin, None)
-                self.known[origin] = None
+                mine = [o for o, source in self.known.items() if source == member.host]
+                for old in mine[:max(0, len(mine) - ORIGINS_PER_SOURCE + 1)]:  # one address: its newest few only
+                    del self.known[old]
+                self.known[origin] = member.host
         while len(self.known) > ORIGINS:
             del self.known[next(iter(self.known))]
 

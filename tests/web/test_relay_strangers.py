@@ -16,10 +16,11 @@ import aiohttp
 import pytest
 from attacker import Attacker
 from deadlines import OUTER
+from relaygame import Game, Member
 from test_front_attacks import LO, PHONE_URL, SEAT_URL, open_tunnels
 from test_relay_bounds import frames
 
-from p2pnimmt.web.relay import CLOSE, DATA, DIAL, OPENED, header
+from p2pnimmt.web.relay import CLOSE, DATA, DIAL, OPENED, ORIGINS_PER_SOURCE, Relay, header, origin_of
 
 STRANGER = "127.0.0.7"
 
@@ -93,3 +94,23 @@ async def test_the_phone_relay_dials_no_loopback_service_a_stranger_names(tmp_pa
         stranger.close()
         victim.close()
     host.stop()
+
+
+def test_a_stranger_joining_to_watch_again_and_again_keeps_the_origin_of_a_relay_that_left() -> None:
+    """The TV's node (a spectator at 127.0.0.5) relays phones, then leaves: the phones come to this relay from the
+    TV's origin, which it remembers (issue 26). A stranger at one address (127.0.0.7) joins to watch 100 times, a
+    made-up relay each time, each seen by the lobby (as app.web's listener tells the relay): the TV's origin is still
+    taken, and the stranger holds ORIGINS_PER_SOURCE of the remembered ones. Before, the newest 64 were kept
+    whoever named them: the TV's was pushed out and its phones refused ("unknown origin")."""
+    game = Game(4000)
+    relay = Relay(lambda: game, "127.0.0.1")
+    tv = ("127.0.0.5", 8080, "T" * 24)
+    game.members[b"tv"] = Member("spectator", 1, relay=tv, host="127.0.0.5")
+    relay.remember()
+    del game.members[b"tv"]  # its link ended: a spectator is removed
+    for n in range(100):
+        game.members[b"m%d" % n] = Member("spectator", 1, relay=("127.0.0.7", 10000 + n, "M" * 24), host=STRANGER)
+        relay.remember()
+        del game.members[b"m%d" % n]
+    assert origin_of(tv) in relay.origins()
+    assert sum(o.startswith("http://127.0.0.7:") for o in relay.origins()) == ORIGINS_PER_SOURCE
