@@ -7,7 +7,7 @@ import sys
 from ..bots import make_bot
 from ..i18n import _, ngettext, said
 from ..net.connection import ConnectionFailed
-from ..net.discovery import GameAd, Scan, closest_codes, game_code, parse_code
+from ..net.discovery import GameAd, Scan, closest_codes, game_code, named_for, parse_code
 from ..net.invite import Invite
 from ..net.node import Node
 from ..protocol.identity import Identity, fingerprint
@@ -54,6 +54,27 @@ def not_found(code: str, ads: list[GameAd], where: str, verb: str) -> str:
         lines.append(f"  p2pnimmt {verb} 'p2pnimmt://ADDRESS:PORT/{code}#KEY'")
         lines.append(f"  p2pnimmt {verb} {code} --peer HOST:PORT")
     return "\n".join(lines)
+
+
+def interference(code: str, found: Scan) -> str:
+    """What a look for `code` that found no game saw of a stranger's mDNS (red team, session 29): advertisements
+    named for the code (`CODE-HOSTKEY`) that do not hold it, or more than a look takes. Anyone on the LAN can
+    answer for a host (its instance name) or flood the LAN, and mDNS cannot tell who is right: the invite link,
+    whose host key the handshake proves, does not go through it. Empty when the look saw neither."""
+    named = sum(named_for(ad.name, code) and not ad.answers(code) for ad in found.ads)
+    named += sum(named_for(name, code) for name in found.not_games)
+    if not named and not found.unresolved:
+        return ""
+    seen = []
+    if named:
+        seen.append(ngettext("{n} advertisement named for game {code} does not hold it",
+                             "{n} advertisements named for game {code} do not hold it", named).format(
+            n=named, code=code))
+    if found.unresolved:
+        seen.append(ngettext("{n} more advertisement was not looked at", "{n} more advertisements were not looked at",
+                             found.unresolved).format(n=found.unresolved))
+    return "\n" + _("{seen}: someone on this network may be answering in its host's place or flooding it; ask the "
+                    "host for its invite link (`host` prints it) and join with it").format(seen="; ".join(seen))
 
 
 def several(code: str, games: list[list[GameAd]], verb: str) -> str:
@@ -114,9 +135,9 @@ def answering(code: str, found: Scan, options: Options, where: str, verb: str) -
         seen = "; ".join(ad.told_apart() for ad in others)
         raise RoleFailed(_("no game with code {code} and host key {key} found on the LAN{where}").format(
             code=code, key=options.host_key, where=where)
-            + (_(" (with that code: {seen})").format(seen=seen) if seen else ""))
+            + (_(" (with that code: {seen})").format(seen=seen) if seen else "") + interference(code, found))
     if not match:
-        raise RoleFailed(not_found(code, found.ads, where, verb))
+        raise RoleFailed(not_found(code, found.ads, where, verb) + interference(code, found))
     return match
 
 

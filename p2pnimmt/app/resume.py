@@ -226,7 +226,11 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
         else:
             host, port = options.peer or (info["host"], info["host_port"])
             try:
-                await node.join(host, port, session.game_id)
+                # the START's signer, proven at the handshake: whoever else answers there with the game's id (it is
+                # in the host's advertisement) is told nothing, not even our join (red team, session 29)
+                await node.join(host, port, session.game_id,
+                                expect=session.start.sender if session.start is not None else None,
+                                expected_as="the host of this game (the signer of its START)")
             except ConnectionFailed as exc:
                 raise RoleFailed(_("cannot reach the host at {address}: {why}").format(
                     address=f"{host}:{port}", why=said(str(exc)))) from None

@@ -22,6 +22,7 @@ import hashlib
 import os
 import re
 import socket
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -178,8 +179,9 @@ class GameAd:
         return game_code(self.game_id)
 
     def answers(self, code: str) -> bool:
-        """Whether this game has `code`: it advertises that code and its game id gives it."""
-        return self.advertised == code and self.code == code
+        """Whether this game has `code`: it is named for it (`CODE-HOSTKEY`), advertises it, and its game id gives it
+        (the costly check last: a stranger's advertisement named otherwise costs no scrypt)."""
+        return named_for(self.name, code) and self.advertised == code and self.code == code
 
     @property
     def seats(self) -> str:
@@ -341,11 +343,20 @@ class Scan:
     withdrawn: list[GameAd] = field(default_factory=list)  # games seen, then gone before the look ended (a game over)
 
 
+def named_for(name: str, code: str | None) -> bool:
+    """Whether the advertisement's instance name is one a host of game `code` gives (`CODE-HOSTKEY`, protocol.md
+    14); False when no code is looked for."""
+    return code is not None and name.upper().startswith(code + "-")
+
+
 async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settle: float = SETTLE,
                seen: Callable[[GameAd], None] | None = None) -> Scan:
     """Games seen within `seconds`; looking for `code` (as game_code writes it), it returns `settle` seconds
     after the first game that answers it (so that a second game answering the same code is seen too). `seen` is
     told of each game as its advertisement is read.
+
+    Looking for a code, the advertisements named for it (`named_for`) and the others are bounded apart, MAX_GAMES
+    each: a stranger who names made-up games as fast as it likes hides no game whose code it does not know.
 
     A question or an answer lost on the way (a busy Wi-Fi) costs one of the look's questions, not the look:
     zeroconf's browser asks at about 0.1, 1.1 and 5.1 s (then 14 s), and the look asks again at ASK_AGAIN; an
@@ -386,15 +397,19 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
         found[name] = ad
         if seen is not None:
             seen(ad)
-        if code is not None and ad.answers(code):
-            done.set()
+        if code is not None and named_for(name, code) and ad.advertised == code:
+            # The scrypt of its game id in a thread of its own (one at a time): a stranger's many advertisements
+            # that claim the code cost it one by one, while the look goes on reading the LAN.
+            if await asyncio.get_running_loop().run_in_executor(checker, game_code, ad.game_id) == code:
+                done.set()
 
     def on_change(zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
         if closing:
             return
         if state_change in (ServiceStateChange.Added, ServiceStateChange.Updated):
-            if name not in found and name not in broken and name not in pending \
-                    and len(found.keys() | broken.keys() | pending.keys()) >= MAX_GAMES:
+            ours = named_for(name, code)  # looking for a code: its games have a bound of their own
+            if name not in found and name not in broken and name not in pending and sum(
+                    named_for(n, code) == ours for n in found.keys() | broken.keys() | pending.keys()) >= MAX_GAMES:
                 skipped.add(name)
                 return
             if name in pending:
@@ -416,6 +431,7 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
             await asyncio.sleep(max(0.0, begun + at - loop.time()))
             browser.query_scheduler.async_send_ready_queries(False, current_time_millis(), {service})
 
+    checker = ThreadPoolExecutor(1, thread_name_prefix="p2pnimmt-code")  # game_code: 32 MiB each, so one at once
     with contextlib.suppress(NotRunningException):
         await zc.zeroconf.async_wait_for_start()  # the look's time counts from a zeroconf that can ask
     browser = AsyncServiceBrowser(zc.zeroconf, service, handlers=[on_change], question_type=DNSQuestionType.QM)
@@ -432,6 +448,7 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
         await browser.async_cancel()
         for task in list(pending.values()):
             task.cancel()
+        checker.shutdown(wait=False, cancel_futures=True)
     return Scan(sorted(found.values(), key=lambda ad: (ad.advertised or "", ad.name)), broken, len(skipped),
                 sorted(withdrawn.values(), key=lambda ad: ad.name))
 

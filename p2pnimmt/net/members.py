@@ -35,8 +35,11 @@ class Member:
         return peer_id(self.key)
 
     def dial_at(self) -> list[str]:
-        """The addresses a player dials it at, in turn: where the host saw it, then those it gave."""
-        return list(dict.fromkeys(a for a in (self.host, *self.addresses) if a))
+        """The addresses a player dials it at, in turn: where the host saw it, then those it gave, but a loopback
+        or unspecified one (protocol.md 14: an honest join leaves loopback out; one named by a member seen
+        elsewhere would be the dialler's own machine, where a stranger could make a phone's relay reach a
+        service that listens on loopback only)."""
+        return list(dict.fromkeys(a for a in (self.host, *(a for a in self.addresses if not this_machine(a))) if a))
 
     def as_dict(self) -> dict[str, Any]:
         found = {"key": self.key, "name": self.name, "role": self.role, "bot": self.bot, "host": self.host,
@@ -78,6 +81,14 @@ def relay_from(value: Any) -> Relay | None:
 def _address(host: object) -> bool:
     """A member's `host`: an IP address, or empty (not known); never free text a screen could show."""
     return host == "" or is_ip(host)
+
+
+def this_machine(address: str) -> bool:
+    """A loopback or unspecified address (IPv4-mapped ones too): whoever dials it reaches its own machine."""
+    ip = ipaddress.ip_address(address)
+    mapped = getattr(ip, "ipv4_mapped", None)
+    ip = mapped if mapped is not None else ip
+    return ip.is_loopback or ip.is_unspecified
 
 
 def is_ip(host: object) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections import Counter
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -47,6 +48,7 @@ class Mesh:
         self.dialing: set[bytes] = set()  # players we are dialling for the mesh
         self.join_frame: dict[str, Any] | None = None  # a joiner: what we asked the host, sent again on every redial
         self._pending: dict[asyncio.StreamWriter, str] = {}  # connections not (yet) a member's -> why closed
+        self._sources: dict[asyncio.StreamWriter, str] = {}  # the address each of them came from
         self._members_changed = asyncio.Event()  # set and replaced whenever who is a member may have changed
         self._dial_spacing: dict[tuple[str, int], tuple[float, float]] = {}  # address -> (next dial at, spacing)
         self._spaced: dict[bytes, tuple[int, float]] = {}  # seat cut for bad messages -> (cuts, refused until)
@@ -97,14 +99,18 @@ class Mesh:
         if node.game_id is None:
             writer.close()
             return
+        source = address[0] if address else "?"
         waiting = [w for w, why in self._pending.items() if not why]  # in the order they came
-        if len(waiting) >= MAX_PENDING:  # the oldest is cut off: a flood of idle ones cannot keep joiners out
-            oldest = waiting[0]
+        if len(waiting) >= MAX_PENDING:  # the oldest of the address holding the most is cut off: a flood of idle
+            held = Counter(self._sources.get(w, "?") for w in waiting)  # ones, however fast, cuts its own
+            most = max(held, key=lambda s: (held[s], s == source))
+            oldest = next(w for w in waiting if self._sources.get(w, "?") == most)
             self._pending[oldest] = (f"cut off: {MAX_PENDING} connections were waiting to become a member's "
-                                     "and this was the oldest")
+                                     f"and this was the oldest of the address holding the most ({most})")
             oldest.close()
             self.members_updated()  # wakes it if it waits to become a member
         self._pending[writer] = ""
+        self._sources[writer] = source
         conn: Connection | None = None
         try:
             try:
@@ -123,6 +129,7 @@ class Mesh:
                 return
             finally:
                 self._pending.pop(writer, None)
+                self._sources.pop(writer, None)
             if member:
                 await self.serve(conn)
         except asyncio.CancelledError:

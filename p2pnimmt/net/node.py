@@ -191,12 +191,14 @@ class Node:
                                                   self.interface or "", self.port, relay=self.relay)
 
     async def join(self, host: str, port: int, game_id: bytes | None = None, code: str | None = None,
-                   expect: bytes | None = None, salt: bytes | None = None, host_key: str | None = None) -> None:
+                   expect: bytes | None = None, salt: bytes | None = None, host_key: str | None = None,
+                   expected_as: str = "the host of the finished game") -> None:
         """Dial the host of a game and ask for a seat (or to watch).
 
         `code`: the game code the person gave; when the game at that address has another, nothing is asked of
         its host and ConnectionFailed says so (an address given by hand can hold another game). `expect`: the
-        peer id the host must have (a rematch: the host of the finished game), else ConnectionFailed. `salt`: the
+        peer id the host must have (a rematch: the host of the finished game; a resumed seat: the START's signer),
+        else ConnectionFailed, saying it answered not as `expected_as`. `salt`: the
         salt its advertisement gave: the game id must be the one bound to the key the handshake proved (section
         8), else it is not the game advertised (a copy of another's advertisement) and it learns nothing of us,
         not even our name. `host_key`: the fingerprint the person was told to expect (the host's screen, XXXX-XXXX,
@@ -211,8 +213,7 @@ class Node:
         elif code is not None and game_code(conn.game_id) != code.upper():
             why = f"the game at {host}:{port} has code {game_code(conn.game_id)}, not {code.upper()}"
         elif expect is not None and conn.peer != expect:
-            why = (f"{host}:{port} answers as {fingerprint(conn.peer)}, not as the host of the finished game "
-                   f"({fingerprint(expect)})")
+            why = f"{host}:{port} answers as {fingerprint(conn.peer)}, not as {expected_as} ({fingerprint(expect)})"
         elif salt is not None and game_id_for(conn.key, salt) != conn.game_id:
             why = (f"{host}:{port} is not the game it advertised: its key {fingerprint(conn.peer)} does not hold "
                    "that game id (a copy of another host's advertisement)")

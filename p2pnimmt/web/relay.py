@@ -17,7 +17,8 @@ in a BATCH): the relay sends what its connections gave in one pass of its event 
 one step of its session sent, so a turn costs the browser a few WebSocket messages, not one a frame. Each sends
 BATCHes only where the other takes them: the relay where the page asked with `batch=1`, the page where the hello
 says `"batch": true` (a page and a relay node of different versions still talk). The relay dials only the addresses
-of the game's members and its host (never an open proxy), and opens at most CHANNELS at once. A node that leaves
+of the game's players and its host (never an open proxy: no spectator's, no loopback address a member named), and
+opens at most CHANNELS at once. A node that leaves
 because its host left the lobby closes the WebSocket with HOST_GONE (Tunnel.farewell): the page stops there.
 
 Who may hold a tunnel (issue 22 item 3: the phone's link is on the TV, in its QR code, for anyone to read): a
@@ -68,10 +69,12 @@ TUNNELS = 16  # tunnels of pages that hold no seat (yet), all addresses together
 PER_SOURCE = 3  # of them from one address (a phone whose old tunnel the relay has not seen close yet)
 CLAIMS = 256  # claims of ports kept (those of seats and open tunnels always)
 ORIGINS = 64  # origins of the game's other relays remembered (a page one of them served may come here)
+ORIGINS_PER_SOURCE = 4  # of them named by members the host saw at one address
 
 
 class Member(Protocol):
     role: str
+    host: str
     port: int
     relay: tuple[str, int, str] | None
 
@@ -170,18 +173,24 @@ class Relay:
         self.tunnels: list[Tunnel] = []  # open, oldest first
         self.claims: dict[int, str] = {}  # port -> the claim given with it (a page asks for it back with that)
         self.closing: set[asyncio.Task] = set()  # tunnels being cut
-        self.known: dict[str, None] = {}  # origins of the game's relays, oldest first (remember)
+        self.known: dict[str, str] = {}  # origins of the game's relays, oldest first -> where the host saw its member
 
     def remember(self) -> None:
         """Keep the origins of the relays the game's members name (protocol.md 14, a member's `relay`): a page one of
         them served may open its tunnel here once its own relay left (issue 26), even after that member is gone
-        from the lobby (a spectator is removed when its link ends). At most ORIGINS, the newest."""
+        from the lobby (a spectator is removed when its link ends). At most ORIGINS, the newest, and at most
+        ORIGINS_PER_SOURCE of members the host saw at one address: a stranger joining to watch again and again, a
+        made-up relay each time, cannot push out the origin of a relay that left (the TV's, whose phones come here)
+        without as many addresses (red team, session 29)."""
         node = self.node()
         for member in node.members.values() if node is not None else ():
             if member.relay is not None:
                 origin = origin_of(member.relay)
                 self.known.pop(origin, None)
-                self.known[origin] = None
+                mine = [o for o, source in self.known.items() if source == member.host]
+                for old in mine[:max(0, len(mine) - ORIGINS_PER_SOURCE + 1)]:  # one address: its newest few only
+                    del self.known[old]
+                self.known[origin] = member.host
         while len(self.known) > ORIGINS:
             del self.known[next(iter(self.known))]
 
@@ -243,12 +252,16 @@ class Relay:
             task.add_done_callback(self.closing.discard)
 
     def allowed(self) -> set[tuple[str, int]]:
-        """The addresses a page may have dialled: the game's host and its members (as the host's lobby says)."""
+        """The addresses a page may have dialled: the game's host and its players (as the host's lobby says), each
+        at its port. Never a spectator's (a page dials none; anyone may join to watch, naming any port), nor a
+        loopback address a member gave (Member.dial_at: a stranger's service on this laptop's 127.0.0.1)."""
         node = self.node()
         if node is None:
             return set()
         found = {self.host_address(node)}
         for member in node.members.values():
+            if member.role != "player" or not 1 <= member.port <= 65535:
+                continue
             for address in member.dial_at():
                 found.add((address, member.port))
         return found

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2pnimmt.net.members import MAX_ADDRESSES, member_from
+from p2pnimmt.net.members import MAX_ADDRESSES, member_from, this_machine
 
 BASE = {"key": bytes(32), "name": "bob", "role": "player", "bot": False, "host": "10.0.0.7", "port": 4001}
 
@@ -23,6 +23,22 @@ def test_a_member_is_dialled_where_the_host_saw_it_then_at_the_addresses_it_gave
     assert member_from(member.as_dict()) == member  # as the lobby frame carries it
     unseen = member_from({**BASE, "host": "", "addresses": ["100.64.0.7"]})
     assert unseen is not None and unseen.dial_at() == ["100.64.0.7"]
+
+
+OWN_MACHINE = ["127.0.0.1", "127.9.8.7", "0.0.0.0", "::1", "0:0:0:0:0:0:0:1", "::", "::ffff:127.0.0.1", "::ffff:0.0.0.0"]
+ELSEWHERE = ["192.168.1.20", "10.0.0.1", "100.64.0.7", "fd7a:115c:a1e0::7", "::ffff:192.168.1.2", "fe80::1", "1.127.0.0"]
+
+
+def test_a_loopback_address_a_member_gives_is_never_dialled_where_the_host_saw_it_it_is() -> None:
+    """protocol.md 14: an honest join leaves loopback out; one given anyway is the dialler's own machine (red team,
+    session 29: a stranger's spectator join made the phone relay dial 127.0.0.1 at a port of its choosing;
+    tests/web/test_relay_strangers.py). Where the host saw a member on loopback, that member is on its machine:
+    dialled there. The same cases as web/peer/test/tunnel.test.ts (thisMachine)."""
+    assert all(this_machine(a) for a in OWN_MACHINE) and not any(this_machine(a) for a in ELSEWHERE)
+    member = member_from({**BASE, "addresses": [*OWN_MACHINE[:3], "100.64.0.7", *OWN_MACHINE[5:]]})
+    assert member is not None and member.dial_at() == ["10.0.0.7", "100.64.0.7"]
+    local = member_from({**BASE, "host": "127.0.0.1", "addresses": ["127.0.0.2"]})
+    assert local is not None and local.dial_at() == ["127.0.0.1"]
 
 
 @pytest.mark.parametrize("addresses", ["10.0.0.7", ["10.0.0.300"], ["ann-laptop"], [""], [7], None,

@@ -11,6 +11,7 @@ class Member:
     role: str
     port: int
     relay: tuple[str, int, str] | None = None
+    host: str = "127.0.0.1"  # where the host saw it
 
     def dial_at(self) -> list[str]:
         return ["127.0.0.1"]

@@ -735,6 +735,10 @@ window.P2PNIMMT_STRINGS = {
   "{name} · key {key}": "{name} · Schlüssel {key}",
   "{name} → row {row}": "{name} → Reihe {row}",
   "{name}'s {card} is below every row: they choose a row": "{card} von {name} ist kleiner als jede Reihe: {name} wählt eine Reihe",
+  "{n} advertisement named for game {code} does not hold it": [
+   "{n} Ankündigung, die nach Spiel {code} benannt ist, gehört nicht zu ihm",
+   "{n} Ankündigungen, die nach Spiel {code} benannt sind, gehören nicht zu ihm"
+  ],
   "{n} bot": [
    "{n} Bot",
    "{n} Bots"
@@ -752,6 +756,10 @@ window.P2PNIMMT_STRINGS = {
    "{n} Spiele"
   ],
   "{n} games answer to code {code} (one may be an impostor): tell them apart by the host key the host's screen shows next to the code": "{n} Spiele antworten auf den Code {code} (eines kann ein Betrüger sein): unterscheide sie am Schlüssel des Gastgebers, den sein Bildschirm neben dem Code zeigt",
+  "{n} more advertisement was not looked at": [
+   "{n} weitere Ankündigung wurde nicht angesehen",
+   "{n} weitere Ankündigungen wurden nicht angesehen"
+  ],
   "{n} more advertisements not looked at (one look takes at most {most})": "{n} weitere Ankündigungen nicht angesehen (eine Suche nimmt höchstens {most})",
   "{n} of each of {kinds}, and at a mixed table": "je {n} von {kinds}, und an einem gemischten Tisch",
   "{n} round": [
@@ -775,6 +783,7 @@ window.P2PNIMMT_STRINGS = {
   "{seconds} s left": "noch {seconds} s",
   "{seconds} s left, then the stand-in plays for you": "noch {seconds} s, dann spielt die Vertretung für dich",
   "{seconds} s left: then the stand-in plays {what}": "noch {seconds} s: dann spielt die Vertretung {what}",
+  "{seen}: someone on this network may be answering in its host's place or flooding it; ask the host for its invite link (`host` prints it) and join with it": "{seen}: jemand in diesem Netz antwortet vielleicht an Stelle des Gastgebers oder überflutet es; bitte den Gastgeber um seinen Einladungslink (`host` gibt ihn aus) und tritt damit bei",
   "{table} ({games} games, {rounds} rounds)": "{table} ({games} Spiele, {rounds} Runden)",
   "{variant}, {deal} deal, {n} round": [
    "{variant}, Austeilen {deal}, {n} Runde",

@@ -445,7 +445,7 @@ export class PageNode {
   private async meshLink(member: LobbyMember, peer: Uint8Array): Promise<void> {
     const key = hex(peer);
     while (!this.over() && !this.stopped) {
-      for (const address of [member.host, ...member.addresses].filter((a) => a)) {
+      for (const address of [member.host, ...member.addresses.filter((a) => !thisMachine(a))].filter((a) => a)) {
         if (this.links.has(key)) break;
         try {
           const link = await Link.open(await this.tunnel.dial(address, member.port), this.identity, this.hello.game, true);
@@ -473,6 +473,13 @@ export class PageNode {
       this.note(fmt(_("a connection to us: {why}"), { why: (error as Error).message }));
     }
   }
+}
+
+/** A loopback or unspecified address (IPv4-mapped too): a member's `addresses` never name one (protocol.md 14),
+ * and one named anyway is not dialled (it is the relay's own machine; p2pnimmt/net/members.py: this_machine). */
+export function thisMachine(address: string): boolean {
+  const a = address.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "");
+  return /^127\./.test(a) || a === "0.0.0.0" || /^(0*:)*:?0*1$/.test(a) && a.includes(":") || /^[0:]+$/.test(a) && a.includes(":");
 }
 
 function memberOf(m: MsgMap): LobbyMember {

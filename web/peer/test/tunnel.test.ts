@@ -2,6 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ACCEPTED, BATCH, batches, CLOSE, DATA, DIAL, MAX_BATCH, OPENED, Tunnel, unbatched } from "../src/tunnel.js";
+import { thisMachine } from "../src/page_node.js";
 
 /** The BATCH of [DATA 1 "ab", CLOSE 2 ""] as both sides write it (tests/web/test_relay_bounds.py has the same bytes). */
 const SAMPLE = "060000000000000007020000000161620000000503" + "00000002";
@@ -66,4 +67,14 @@ test("a received BATCH is taken message by message, in order", async () => {
   assert.equal((await dialled).id, 1);
   assert.deepEqual(seen, ["accepted 7", "data 7 05", "closed 7 x"]);
   assert.equal(DIAL, 1);
+});
+
+/** The same cases as tests/net/test_member_addresses.py: a member's address on the dialler's own machine. */
+test("a loopback or unspecified address a member names is the dialler's own machine (never dialled)", () => {
+  for (const own of ["127.0.0.1", "127.9.8.7", "0.0.0.0", "::1", "0:0:0:0:0:0:0:1", "::", "::ffff:127.0.0.1", "::ffff:0.0.0.0"]) {
+    assert.equal(thisMachine(own), true, own);
+  }
+  for (const other of ["192.168.1.20", "10.0.0.1", "100.64.0.7", "fd7a:115c:a1e0::7", "::ffff:192.168.1.2", "fe80::1", "1.127.0.0"]) {
+    assert.equal(thisMachine(other), false, other);
+  }
 });

@@ -1,0 +1,85 @@
+"""A stranger's stream of idle connections cuts only its own (red team, session 29). A node holds at most
+MAX_PENDING connections that are not (yet) a member's; before, a newcomer past them cut the oldest of all, so a
+stranger opening a few hundred connections a second from one address cut every joiner whose handshake took longer
+than the time the stranger needed for MAX_PENDING connections: a phone's, through its relay and its own crypto, takes
+a good part of a second. Now the oldest of the address holding the most gives way. Real processes on 127.0.0.1;
+the stranger comes from 127.0.0.7, the slow joiner from 127.0.0.1."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import socket
+import threading
+import time
+from pathlib import Path
+
+from attacker import LOOPBACK, RawLink
+from deadlines import OUTER
+
+from p2pnimmt.net.connection import HELLO, frame, transcript_of
+from p2pnimmt.net.mesh import MAX_PENDING
+from p2pnimmt.protocol.identity import Identity
+
+LO = ["--interface", "127.0.0.1"]
+STRANGER = "127.0.0.7"
+
+
+def stream_of_idle_connections(port: int, stop: threading.Event, opened: list[int]) -> None:
+    """Connections from STRANGER that say nothing, a few hundred a second, each kept until the node cuts it."""
+    held: list[socket.socket] = []
+    while not stop.is_set():
+        try:
+            held.append(socket.create_connection((LOOPBACK, port), timeout=5, source_address=(STRANGER, 0)))
+            opened[0] += 1
+        except OSError:
+            pass
+        if len(held) > 2 * MAX_PENDING:
+            held.pop(0).close()
+        time.sleep(0.002)
+    for sock in held:
+        sock.close()
+
+
+def slow_join(port: int, pause: float) -> list:
+    """A joiner that takes `pause` seconds over its handshake (a phone through its relay), then asks to watch: the
+    host's answer (its lobby frame), or what ended the link."""
+    link = RawLink(socket.create_connection((LOOPBACK, port), timeout=OUTER))
+    try:
+        _, _, game_id, their_key, their_nonce = link.hello()
+        time.sleep(pause)
+        me = Identity.generate()
+        nonce = secrets.token_bytes(16)
+        link.raw(frame([HELLO, 1, game_id, me.public_key, nonce]))
+        link.raw(frame(["auth", me.sign(transcript_of(game_id, nonce, their_nonce, me.public_key, their_key))]))
+        assert link.read_frame()[0] == "auth"
+        link.raw(frame(["join", {"name": "phone", "role": "spectator", "bot": False, "port": 1}]))
+        while True:
+            got = link.read_frame()
+            if got[0] in ("lobby", "refuse"):
+                return got
+    except (EOFError, ConnectionError, OSError) as exc:
+        return ["closed", repr(exc)]
+    finally:
+        link.close()
+
+
+def test_a_stream_of_idle_connections_from_one_address_does_not_cut_a_slow_joiner(tmp_path: Path, procs) -> None:
+    host = procs(["host", "--headless", "--seats", "3", *LO, "--name", "ann", "--transcript",
+                  str(tmp_path / "host.p2pt")], tmp_path / "host.out")
+    port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    stop = threading.Event()
+    opened = [0]
+    stream = threading.Thread(target=stream_of_idle_connections, args=(port, stop, opened), daemon=True)
+    stream.start()
+    try:
+        host.wait_for(r"cut off: \d+ connections were waiting")  # the stream is past the bound
+        before = opened[0]
+        answer = slow_join(port, 1.5)
+        during = opened[0] - before
+    finally:
+        stop.set()
+        stream.join(OUTER)
+    assert during > MAX_PENDING, f"the stream opened only {during} connections during the slow handshake"
+    assert answer[0] == "lobby" and "phone" in [m["name"] for m in answer[1]["members"]], answer
+    assert not re.search(r"refused a connection from \('127\.0\.0\.1'", host.text()), host.text()[-2000:]
