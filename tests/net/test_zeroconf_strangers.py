@@ -5,7 +5,9 @@ what anyone on the LAN can."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from deadlines import outer
@@ -27,6 +29,13 @@ def fake(instance: str, gid: bytes, code: str, port: int = 4000, host: str = "AB
                             properties={"v": "1", "code": code, "gid": gid.hex(), "host": host, "seats": "1/2",
                                         "state": "lobby", "salt": "00" * 16},
                             server=f"{instance.lower()}.local.")
+
+
+def ann_hosting(procs, tmp_path: Path):
+    """ann hosts a one-round open game of two, headless on 127.0.0.1: (its process, the game's code)."""
+    host = procs(["host", "--headless", "--seats", "2", *LO, *SHORT, "--name", "ann", "--transcript",
+                  str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
+    return host, host.wait_for(r"code: (\w{4})").group(1)
 
 
 async def real_ad(code: str):
@@ -51,9 +60,7 @@ def play_through(procs, tmp_path: Path, host, code: str) -> None:
 async def test_a_flood_of_advertisements_claiming_the_code_does_not_hide_the_real_game(tmp_path: Path, procs) -> None:
     """MAX_GAMES + 6 advertisements, all claiming the real game's code (anyone reads it off the LAN), advertised
     before a joiner looks: `join CODE` still finds the real host among them and plays."""
-    host = procs(["host", "--headless", "--seats", "2", *LO, *SHORT, "--name", "ann", "--transcript",
-                  str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    host, code = ann_hosting(procs, tmp_path)
     await real_ad(code)
     zc = AsyncZeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
     ads = [fake(f"FLOOD{i:03d}", bytes([i + 1]) * 16, code) for i in range(2 * MAX_GAMES)]
@@ -75,13 +82,10 @@ def pointers(zc: AsyncZeroconf, names: list[str]) -> None:
     zc.zeroconf.async_send(out)
 
 
-async def test_a_stream_of_made_up_advertisements_does_not_hide_the_real_game(tmp_path: Path, procs) -> None:
-    """A stranger who does not know the code names made-up games as fast as it likes (20 new names every 20 ms,
-    from before the joiner looks until it is done): `join CODE` still finds the real host and plays."""
-    host = procs(["host", "--headless", "--seats", "2", *LO, *SHORT, "--name", "ann", "--transcript",
-                  str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
-    await real_ad(code)
+@contextlib.asynccontextmanager
+async def flooding(name: Callable[[int], str]) -> AsyncIterator[None]:
+    """The stranger's zeroconf names made-up games, name(n) for n = 0, 1, 2, ..., 20 new ones every 20 ms, from half a
+    second before the block until it is done."""
     zc = AsyncZeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
     await zc.zeroconf.async_wait_for_start()
     stop = asyncio.Event()
@@ -89,18 +93,27 @@ async def test_a_stream_of_made_up_advertisements_does_not_hide_the_real_game(tm
     async def flood() -> None:
         n = 0
         while not stop.is_set():
-            pointers(zc, [f"MADE-UP-{n + i}" for i in range(20)])
+            pointers(zc, [name(n + i) for i in range(20)])
             n += 20
             await asyncio.sleep(0.02)
 
-    flooding = asyncio.ensure_future(flood())
+    task = asyncio.ensure_future(flood())
     try:
         await asyncio.sleep(0.5)
-        await asyncio.to_thread(play_through, procs, tmp_path, host, code)
+        yield
     finally:
         stop.set()
-        await flooding
+        await task
         await zc.async_close()
+
+
+async def test_a_stream_of_made_up_advertisements_does_not_hide_the_real_game(tmp_path: Path, procs) -> None:
+    """A stranger who does not know the code names made-up games as fast as it likes (20 new names every 20 ms,
+    from before the joiner looks until it is done): `join CODE` still finds the real host and plays."""
+    host, code = ann_hosting(procs, tmp_path)
+    await real_ad(code)
+    async with flooding(lambda n: f"MADE-UP-{n}"):
+        await asyncio.to_thread(play_through, procs, tmp_path, host, code)
 
 
 def joined_anyway(procs, tmp_path: Path, host, code: str) -> str:
@@ -123,9 +136,7 @@ async def test_a_stranger_answering_for_the_real_host_is_named_and_the_invite_li
     not the real one and a port where nothing listens: the joiner's mDNS keeps the stranger's answer, so `join CODE`
     finds no game (open: benchmarks/attacks/mdns_answer_for_host.py), but says what it saw and to join by the
     invite link (before: "live games: ..." naming the stranger's game), and the link joins."""
-    host = procs(["host", "--headless", "--seats", "2", *LO, *SHORT, "--name", "ann", "--transcript",
-                  str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    host, code = ann_hosting(procs, tmp_path)
     real = await real_ad(code)
     assert game_code(real.game_id) == code
     zc = AsyncZeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
@@ -146,29 +157,10 @@ async def test_a_stream_of_advertisements_named_for_the_code_is_named(tmp_path: 
     """A stranger who read the code names made-up games under it (`CODE-...`) as fast as it likes: the real one may
     be among those a look does not take (open: benchmarks/attacks/mdns_answer_for_host.py); a `join` that finds no
     game says so and points to the invite link, which joins."""
-    host = procs(["host", "--headless", "--seats", "2", *LO, *SHORT, "--name", "ann", "--transcript",
-                  str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    host, code = ann_hosting(procs, tmp_path)
     await real_ad(code)
-    zc = AsyncZeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
-    await zc.zeroconf.async_wait_for_start()
-    stop = asyncio.Event()
-
-    async def flood() -> None:
-        n = 0
-        while not stop.is_set():
-            pointers(zc, [f"{code}-MADE{n + i:05d}" for i in range(20)])
-            n += 20
-            await asyncio.sleep(0.02)
-
-    flooding = asyncio.ensure_future(flood())
-    try:
-        await asyncio.sleep(0.5)
+    async with flooding(lambda n: f"{code}-MADE{n:05d}"):
         text = await asyncio.to_thread(joined_anyway, procs, tmp_path, host, code)
-    finally:
-        stop.set()
-        await flooding
-        await zc.async_close()
     assert f"joined {code}" in text or "more advertisements were not looked at: someone on this network may be answering in its host's place " \
            "or flooding it; ask the host for its invite link" in text, text
 
