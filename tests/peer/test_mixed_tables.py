@@ -109,9 +109,16 @@ def cut_off(net: Mixed, seat: int, cut_at: int) -> None:
 def voted_out_and_asked_back(net: Mixed, seat: int, cut_at: int) -> None:
     """`seat` cut off after `cut_at` deliveries and voted out by every other seat; the cut heals and, once its own
     node holds it dropped, it asks back (REJOIN, 11.3); the table plays on until nothing more happens."""
-    x = net.identities[seat].peer
     cut_off(net, seat, cut_at)
     assert net.vote_out(seat) == len(net.identities) - 1
+    healed_and_asked_back(net, seat)
+
+
+def healed_and_asked_back(net: Mixed, seat: int, cut_again: Callable[[], bool] | None = None) -> None:
+    """`seat` just voted out: 40 deliveries, the cut heals, and once its own node holds it dropped it asks back
+    (REJOIN, 11.3); the table plays on until nothing more happens. `cut_again`, asked after each delivery: True
+    when it cut the seat off and had it voted out again (it then asks back again)."""
+    x = net.identities[seat].peer
     net.run(limit=40)
     net.heal()
     asked = False
@@ -120,6 +127,8 @@ def voted_out_and_asked_back(net: Mixed, seat: int, cut_at: int) -> None:
         if not asked and seat in net.dropped_at(x):
             net.handle(x, net.sessions[x].rejoin())  # type: ignore[union-attr]
             asked = True
+        if cut_again is not None and cut_again():
+            asked = False
     assert asked
 
 
@@ -1438,23 +1447,20 @@ def griefer_back(net: Mixed, seat: int, cut_at: int, again: int | None) -> None:
     host: Any = net.sessions[net.identities[0].peer]
     cut_off(net, seat, cut_at)
     assert net.vote_out(seat)  # the others join on sight (Net.gone)
-    net.run(limit=40)
-    net.heal()
-    asked = False
-    while net.queue:
-        net.run(limit=1)
-        if not asked and seat in net.dropped_at(x):
-            net.handle(x, net.sessions[x].rejoin())  # type: ignore[union-attr]
-            asked = True
-        if again is not None and host.round == again and host.turn == 4 and seat not in net.dropped_at(x):
-            again = None
-            net.cut = {x}
-            net.run()
-            assert net.vote_out(seat)  # the others join on sight (Net.gone)
-            net.run(limit=40)
-            net.heal()
-            asked = False
-    assert asked
+
+    def cut_again() -> bool:
+        nonlocal again
+        if again is None or host.round != again or host.turn != 4 or seat in net.dropped_at(x):
+            return False
+        again = None
+        net.cut = {x}
+        net.run()
+        assert net.vote_out(seat)  # the others join on sight (Net.gone)
+        net.run(limit=40)
+        net.heal()
+        return True
+
+    healed_and_asked_back(net, seat, cut_again)
 
 
 @pytest.mark.parametrize("seat", [1, 2], ids=["TypeScript-griefer", "Python-griefer"])
