@@ -42,10 +42,13 @@ async def test_a_phone_says_why_its_table_of_four_waits_on_a_seat_another_never_
         while True:  # zoe plays until the table waits on dan and the notes say why
             await phone.wait_for_function(
                 "([before, said]) => [...document.querySelectorAll('#notes li')].some((li) => li.textContent === said)"
-                " || (document.body.dataset.step !== before && ['card', 'row'].includes(document.body.dataset.wanted))",
+                " || (document.body.dataset.step !== before && ['card', 'row'].includes(document.body.dataset.wanted))"
+                " || document.body.dataset.phase === 'over'",
                 arg=[step, SAID], timeout=WAIT)
-            if SAID in await phone.locator("#notes li").all_inner_texts():
+            notes = await phone.locator("#notes li").all_inner_texts()
+            if SAID in notes:
                 break
+            assert await phone.evaluate("document.body.dataset.phase") != "over", ("the game went on", notes)
             step = await phone.evaluate("document.body.dataset.step")
             await tap_move(phone)
         assert await phone.evaluate("document.body.dataset.phase") == "turn"  # it waits: nobody was voted out
