@@ -1490,6 +1490,36 @@ def test_a_seat_that_forfeited_is_dealt_open_and_voids_no_more_rounds(seat: int,
         assert sum(e.body["round"] == again for e in reveals) == 4  # its turns 1 to 4; the stand-in played the rest
 
 
+def test_a_card_of_the_forfeiters_open_hand_played_by_another_is_not_in_hand_at_every_node(child: NodeSeats,
+                                                                                              tmp_path: Path) -> None:
+    """protocol.md 17.6 (since session 29): a card of a forfeiter's open hand is public, so a seat that plays it
+    (the Python cheat seat 0, in round 4: tests/protocol/test_forfeit_open_hand.py's rule) breaks `not-in-hand` at
+    every node, the TypeScript forfeiter's own node among them: its hand is open, so it raises no alarm and sends no
+    SEALED_KEYS for a round it never shuffled in (before, the reference took the card there for one of its own
+    hidden hand). The cheat is expelled; its drop voids round 4, as it had shuffled (17.9). Same bytes on both
+    tables, both verifiers agree."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+    from test_forfeit_open_hand import GRIEFER, plays_from_the_open_hand
+
+    liar, r = 0, 3
+    table = Table(child, "sealed", 4, [1, 3, 5], seed=81, rounds=4)
+    x = table.mixed.identities[GRIEFER].peer
+    assert table.mixed.is_typescript(x) and not table.mixed.is_typescript(table.mixed.identities[liar].peer)
+    for net in table.nets:
+        Adversary(net, liar, plays_from_the_open_hand(r, 2))
+        griefer_back(net, GRIEFER, 100, None)
+    outcomes = check(table, tmp_path, gone=liar)
+    honest = [o for p, o in zip(table.mixed.peers, outcomes) if p != table.mixed.identities[liar].peer]
+    assert all(o["voided"] == [0, r] and o["forfeits"] == [liar, GRIEFER] for o in honest), honest
+    assert all([seat for seat, _at in o["dropped"]] == [liar] for o in honest), honest
+    own = [open_envelope(payload) for kind, payload in records(bytes(table.mixed.transcripts[x])) if kind == "msg"]
+    assert not [e for e in own if e.sender == x and e.kind == "SEALED_KEYS"]
+    faults = verify_transcript(bytes(table.mixed.transcripts[x])).faults_recorded  # the forfeiter's own node's
+    cheat = table.mixed.identities[liar].peer
+    assert [f["code"] for f in faults if f["peer"] == cheat] == ["not-in-hand", "absent"], faults
+
+
 @pytest.mark.parametrize("lie", ["instead", "ahead", "later"])
 def test_both_vote_out_a_gone_seat_with_the_seat_that_never_passed_its_message_on(lie: str, child: NodeSeats,
                                                                                  tmp_path: Path) -> None:
