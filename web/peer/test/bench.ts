@@ -19,6 +19,15 @@
  * V8's background threads is over (`quiet`: the reference has no thread that goes on after its imports), and the
  * routing between the calls makes no garbage (V8 would collect it inside a node's call; the reference's harness
  * frees its own at once). Background threads' CPU during a call stays in that call's figure (process.cpuUsage).
+ *
+ * That figure leaves CPU out and puts CPU in the wrong place (issue 25's twentieth sitting): the kernel brings V8's
+ * worker threads' CPU into the process's total only at their scheduler ticks, so a call is charged whatever lump
+ * lands in it, and what lands between the calls (the routing) or after the last is charged to no node. Beside it:
+ * `other_threads_ms` (the workers' CPU from the START until they are done with the game, read per thread from /proc)
+ * and, with BENCH_CLOCK=thread, each call by the main thread's own CPU (test/bench_bot.ts) and `threads_*`: a node's
+ * calls plus an even share of the workers. And all ten nodes share V8's compiled code and its compile work here, as
+ * no two players' nodes do: test/bench_alone.ts plays a game recorded here (BENCH_RECORD=FILE) again with each node
+ * alone in its own process.
  */
 import { createHash, randomBytes as systemBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
@@ -26,7 +35,7 @@ import { Identity } from "../src/identity.js";
 import { clamp } from "../src/sealed_group.js";
 import type { Member, Outgoing } from "../src/seat.js";
 import type { Settings } from "../src/session.js";
-import { BotSeat, calls, mainThreadNs, otherThreadsMs, otherThreadsNs, quiet, useBackend } from "./bench_bot.js";
+import { BotSeat, calls, mainThreadClockUs, mainThreadNs, otherThreadsMs, otherThreadsNs, quiet, useBackend } from "./bench_bot.js";
 
 /** With BENCH_SEED set, every random byte drawn from SHA-256(seed | counter): the same game in every build (to
  * compare two builds by instructions counted, e.g. under valgrind, which the load does not move). */
@@ -44,6 +53,8 @@ const [seats, deal, rounds, native] = [Number(process.argv[2] ?? 10), (process.a
 /** BENCH_CLOCK=thread: each call timed by the main thread's own CPU (schedstat), not the process's (cpuUsage): no
  * worker thread's CPU in it; the workers' CPU over the game is then given out evenly (`threads_*` figures). */
 const threadClock = process.env.BENCH_CLOCK === "thread";
+/** With it: what the clock adds to each call it times (µs), taken off each call's figure. */
+const clockMs = threadClock ? mainThreadClockUs() / 1000 : 0;
 const { backend, ed, mult } = useBackend(native);
 const identities = Array.from({ length: seats }, () => new Identity(new Uint8Array(randomBytes(32))));
 /** BENCH_RECORD=FILE: what each node was given (its secret, its random bytes, its calls in order) written to FILE
@@ -77,7 +88,7 @@ function charge(i: number, inTurn: boolean, before: NodeJS.CpuUsage): void {
 }
 /** The same by the main thread's own CPU (BENCH_CLOCK=thread): `before` from mainThreadNs. */
 function chargeThread(i: number, inTurn: boolean, before: number): void {
-  const ms = (mainThreadNs() - before) / 1e6;
+  const ms = (mainThreadNs() - before) / 1e6 - clockMs;
   spentBy[i] = (spentBy[i] as number) + ms;
   if (inTurn) inTurns[i] = (inTurns[i] as number) + ms;
 }
@@ -224,7 +235,7 @@ const cost = { sign: perCall(200, () => ed.sign(sample.secret, data)), verify: p
 console.log(JSON.stringify({ seats, deal, rounds, turns, native, backend, cpu_ms_per_peer_per_turn: total / seats / turns,
   per_node: spentBy.map((s) => s / turns), busiest_ms_per_turn: Math.max(...spentBy) / turns, mean_ms_per_turn: spentBy.reduce((a, b) => a + b, 0) / seats / turns,
   turn_only_busiest_ms: Math.max(...inTurns) / turns, turn_only_mean_ms: inTurns.reduce((a, b) => a + b, 0) / seats / turns,
-  clock: threadClock ? "main thread" : "process",
+  clock: threadClock ? "main thread" : "process", clock_us: clockMs * 1000,
   // The process's threads apart (Linux): the main thread's CPU from the START to the end (routing included), the
   // other threads' (V8's compiler and collector) until they were done with the game (end_quiet_ms after its end),
   // that over seats x turns, and the busiest and mean node with it added evenly (with BENCH_CLOCK=thread: a node's

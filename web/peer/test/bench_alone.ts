@@ -1,6 +1,6 @@
 /**
  * CPU per peer per turn of TypeScript nodes, EACH ALONE IN ITS OWN node PROCESS, as a phone's page or a laptop's
- * `node peer.js` is one process for one node: `node dist/test/bench_alone.js RECORDING [NODE]`.
+ * `node peer.js` is one process for one node: `node dist/test/bench_alone.js RECORDING [NODE [GAMES]]`.
  *
  * RECORDING: a game test/bench.ts played with BENCH_RECORD (every node's secret, the random bytes it drew and its
  * calls in order: the bytes delivered and by whom, its moves). Without NODE this process starts one process per node
@@ -15,6 +15,9 @@
  * recording: the routing, which bench.ts and the reference leave out too), printed beside it. Each call is timed by
  * the main thread's own CPU (Linux's schedstat, test/bench_bot.ts), the clock's own cost (µs a reading pair, best
  * of 5 batches) taken off; the workers' CPU is counted whole from /proc over the game, not in lumps at their ticks.
+ * GAMES (with NODE; default 1): the node plays its game that many times in the one process, a new node each time,
+ * and the line is the last game's: what V8's warm-up costs a node's first game (a process that plays on, rematches,
+ * pays it once).
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -89,8 +92,9 @@ async function alone(file: string, index: number): Promise<Alone> {
     routing_ms_per_turn: (main - callsMain) / turns, clock_us: clockUs, deliveries: calls.length };
 }
 
-const [file, which] = [process.argv[2] as string, process.argv[3]];
+const [file, which, games] = [process.argv[2] as string, process.argv[3], Number(process.argv[4] ?? 1)];
 if (which !== undefined) {
+  for (let game = 1; game < games; game++) await alone(file, Number(which));
   console.log(JSON.stringify(await alone(file, Number(which))));
 } else {
   const game = JSON.parse(readFileSync(file, "utf8")) as Pick<Recording, "seats" | "deal" | "rounds" | "nodes">;
