@@ -1,7 +1,7 @@
 """Protocol CPU per peer per turn with each peer ALONE in its own process, as each player's node is: the reference's
 side of web/peer/test/bench_alone.ts. Prints one JSON line; asserts nothing.
 
-    python benchmarks/turn_cpu_alone.py [--seats 10] [--deal open] [--rounds 4] [--seed 0]
+    python benchmarks/turn_cpu_alone.py [--seats 10] [--deal open] [--rounds 4] [--seed 0] [--keep FILE]
 
 One game as benchmarks/turn_cpu_bench.py plays it (tests/protocol/harness.py, random bots, every signature checked
 by each peer, the layers memo off), every peer's calls (its receives and moves, in order, with their arguments)
@@ -77,8 +77,10 @@ def recorded(seats: int, deal: str, rounds: int, seed: int) -> tuple[list[list[C
     return logs, session.game.rounds_played * HAND_SIZE
 
 
-def alone(seats: int, deal: str, rounds: int, seed: int, index: int, calls: list[Call]) -> tuple[float, float]:
-    """(whole, calls) CPU ms of peer `index` replaying its calls alone in this process."""
+def alone(seats: int, deal: str, rounds: int, seed: int, index: int, calls: list[Call],
+          whole_game: bool = True) -> tuple[float, float]:
+    """(whole, calls) CPU ms of peer `index` replaying its calls alone in this process (`whole_game`: all of them,
+    the game's end checked)."""
     session = list(table(seats, deal, rounds, seed).sessions.values())[index]
     methods = [getattr(session, name) for name, _, _ in calls]
     spent = 0.0
@@ -88,7 +90,7 @@ def alone(seats: int, deal: str, rounds: int, seed: int, index: int, calls: list
         method(*args, **kwargs)
         spent += time.process_time() - t
     whole = time.process_time() - start
-    assert session.phase == "over", session.phase
+    assert session.phase == "over" or not whole_game, session.phase
     return whole * 1e3, spent * 1e3
 
 
@@ -98,14 +100,20 @@ def main() -> None:
     parser.add_argument("--deal", default="open", choices=["open", "sealed"])
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--keep", metavar="FILE", help="also write every peer's calls to FILE (a pickle; to replay one "
+                        "peer alone by hand, e.g. under valgrind: --peer N --calls FILE [--limit N])")
     parser.add_argument("--peer", type=int, help=argparse.SUPPRESS)  # a child: this peer's replay
     parser.add_argument("--calls", help=argparse.SUPPRESS)  # a child: the file of every peer's calls
+    parser.add_argument("--limit", type=int, help=argparse.SUPPRESS)  # a child: its first N calls only (valgrind)
     args = parser.parse_args()
     if args.peer is not None:
         logs = pickle.loads(Path(args.calls).read_bytes())
-        print(json.dumps(alone(args.seats, args.deal, args.rounds, args.seed, args.peer, logs[args.peer])))
+        print(json.dumps(alone(args.seats, args.deal, args.rounds, args.seed, args.peer,
+                               logs[args.peer][:args.limit], args.limit is None)))
         return
     logs, turns = recorded(args.seats, args.deal, args.rounds, args.seed)
+    if args.keep:
+        Path(args.keep).write_bytes(pickle.dumps(logs))
     with tempfile.NamedTemporaryFile(suffix=".pickle") as file:
         file.write(pickle.dumps(logs))
         file.flush()
