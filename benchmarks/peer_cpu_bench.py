@@ -24,7 +24,7 @@ process, each call timed by the main thread's own CPU (Linux's per-thread scheds
 worker threads' CPU over the game (compiling, collecting: for all ten nodes, caused by all) given out evenly; (2) EACH
 NODE ALONE IN ITS OWN PROCESS, as a phone's page or a player's node is: the game recorded (bench.ts with
 BENCH_RECORD), then each node plays it again alone (web/peer/test/bench_alone.ts: its process's CPU over the game,
-its workers' included, less the main thread's between the calls), against the reference's peers played again alone
+its workers' included), against the reference's peers played again alone
 the same way (benchmarks/turn_cpu_alone.py). Issue 25's target is held against (2): docs/benchmarks.md's twentieth
 sitting says why. With --against, REF's web/peer/src runs under this tree's bench files (the same harness for both).
 """
@@ -150,9 +150,9 @@ def main() -> None:
                 a = alone(args.seats, deal, args.rounds, out)
                 print(f"TypeScript, {deal} deal, {args.seats} seats, EACH NODE ALONE in its own process (node's crypto):"
                       f" busiest {a['busiest_ms_per_turn']:.2f} ms, mean {a['mean_ms_per_turn']:.2f} (mean node: its "
-                      f"calls on the main thread {a['calls_main_ms_per_turn']:.2f} + V8's worker threads "
-                      f"{a['other_threads_ms_per_turn']:.2f}; besides, the routing on its main thread "
-                      f"{a['routing_ms_per_turn']:.2f}); load average {os.getloadavg()[0]:.1f}", flush=True)
+                      f"main thread {a['main_ms_per_turn']:.2f}, of which its calls {a['calls_main_ms_per_turn']:.2f}, "
+                      f"+ V8's worker threads {a['other_threads_ms_per_turn']:.2f}); load average "
+                      f"{os.getloadavg()[0]:.1f}", flush=True)
                 p = python_alone(args.seats, deal, args.rounds)
                 print(f"Python, {deal} deal, {args.seats} seats, EACH PEER ALONE in its own process: busiest "
                       f"{p['busiest_ms_per_turn']:.2f} ms, mean {p['mean_ms_per_turn']:.2f} (its calls alone: busiest "

@@ -5,16 +5,19 @@
  * RECORDING: a game test/bench.ts played with BENCH_RECORD (every node's secret, the random bytes it drew and its
  * calls in order: the bytes delivered and by whom, its moves). Without NODE this process starts one process per node
  * (this file with the node's index), one after the other, and prints one JSON line over them all: {seats, deal,
- * rounds, turns, busiest_ms_per_turn, mean_ms_per_turn, per_node, calls_main_ms_per_turn, other_threads_ms_per_turn,
- * process_ms_per_turn, routing_ms_per_turn, clock_us, deliveries}. With NODE: that node plays its game again alone
- * (the same bytes in and, from the same random bytes, the same bytes out) and prints its own line.
+ * rounds, turns, busiest_ms_per_turn, mean_ms_per_turn, per_node, main_ms_per_turn, calls_main_ms_per_turn,
+ * other_threads_ms_per_turn, process_ms_per_turn, between_calls_ms_per_turn, clock_us, deliveries}. With NODE: that
+ * node plays its game again alone (the same bytes in and, from the same random bytes, the same bytes out) and prints
+ * its own line.
  *
- * A node's figure is its process's CPU from the game's first call to its last, V8's worker threads' included once
- * they are done with what the game gave them (compiling, collecting: nothing shared with another node, each pays its
- * own warm-up, as on its own device), less its main thread's CPU between the calls (reading the next call from the
- * recording: the routing, which bench.ts and the reference leave out too), printed beside it. Each call is timed by
- * the main thread's own CPU (Linux's schedstat, test/bench_bot.ts), the clock's own cost (µs a reading pair, best
- * of 5 batches) taken off; the workers' CPU is counted whole from /proc over the game, not in lumps at their ticks.
+ * A node's figure (own_ms_per_turn) is its process's CPU from the game's first call to its last, V8's worker
+ * threads' included once they are done with what the game gave them (compiling, collecting: nothing shared with
+ * another node, each pays its own warm-up, as on its own device): its main thread's (main_ms_per_turn) and the
+ * others'. The main thread's between the calls is in it (between_calls_ms_per_turn: the loop that hands the node its
+ * next call is next to nothing, but V8 installs compiled code and collects there too, work the node caused), as the
+ * reference's whole figure has its loop; the calls' alone beside it. Each call is timed by the main thread's own CPU
+ * (Linux's schedstat, test/bench_bot.ts), the clock's own cost (µs a reading pair, best of 5 batches) taken off; the
+ * workers' CPU is counted whole from /proc over the game, not in lumps at their ticks.
  * GAMES (with NODE; default 1): the node plays its game that many times in the one process, a new node each time,
  * and the line is the last game's: what V8's warm-up costs a node's first game (a process that plays on, rematches,
  * pays it once). BENCH_CALLS=N: only the node's first N calls, no check of the game's end (under valgrind, the
@@ -38,8 +41,9 @@ interface Recording {
   nodes: { secret: string; drawn: string[]; calls: Call[] }[];
 }
 /** One node's line (ms a turn but clock_us). */
-interface Alone { own_ms_per_turn: number; calls_main_ms_per_turn: number; other_threads_ms_per_turn: number;
-  process_ms_per_turn: number; routing_ms_per_turn: number; clock_us: number; deliveries: number }
+interface Alone { own_ms_per_turn: number; main_ms_per_turn: number; calls_main_ms_per_turn: number;
+  other_threads_ms_per_turn: number; process_ms_per_turn: number; between_calls_ms_per_turn: number; clock_us: number;
+  deliveries: number }
 
 const bytes = (hex: string): Uint8Array => new Uint8Array(Buffer.from(hex, "hex"));
 
@@ -89,10 +93,12 @@ async function alone(file: string, index: number): Promise<Alone> {
   const others = otherThreadsMs(since.others, otherThreadsNs());
   if (limit === null && (node.phase !== "over" || draws !== drawn.length)) throw new Error(`node ${index} did not play its game again: ${node.phase}, ${draws} of ${drawn.length} draws (${sent} sent)`);
   const turns = rounds * 10;
-  const callsMain = callsNs / 1e6 - calls.length * clockUs / 1000;
-  return { own_ms_per_turn: (callsMain + others) / turns, calls_main_ms_per_turn: callsMain / turns,
-    other_threads_ms_per_turn: others / turns, process_ms_per_turn: (spent.user + spent.system) / 1000 / turns,
-    routing_ms_per_turn: (main - callsMain) / turns, clock_us: clockUs, deliveries: calls.length };
+  const clock = calls.length * clockUs / 1000;
+  const callsMain = callsNs / 1e6 - clock;
+  return { own_ms_per_turn: (main - clock + others) / turns, main_ms_per_turn: (main - clock) / turns,
+    calls_main_ms_per_turn: callsMain / turns, other_threads_ms_per_turn: others / turns,
+    process_ms_per_turn: (spent.user + spent.system) / 1000 / turns, between_calls_ms_per_turn: (main - clock - callsMain) / turns,
+    clock_us: clockUs, deliveries: calls.length };
 }
 
 const [file, which, games] = [process.argv[2] as string, process.argv[3], Number(process.argv[4] ?? 1)];
@@ -107,7 +113,8 @@ if (which !== undefined) {
   const mean = (f: (l: Alone) => number): number => lines.reduce((a, l) => a + f(l), 0) / lines.length;
   console.log(JSON.stringify({ seats: game.seats, deal: game.deal, rounds: game.rounds, turns: game.rounds * 10,
     busiest_ms_per_turn: Math.max(...own), mean_ms_per_turn: mean((l) => l.own_ms_per_turn), per_node: own,
-    calls_main_ms_per_turn: mean((l) => l.calls_main_ms_per_turn), other_threads_ms_per_turn: mean((l) => l.other_threads_ms_per_turn),
-    process_ms_per_turn: mean((l) => l.process_ms_per_turn), routing_ms_per_turn: mean((l) => l.routing_ms_per_turn),
+    main_ms_per_turn: mean((l) => l.main_ms_per_turn), calls_main_ms_per_turn: mean((l) => l.calls_main_ms_per_turn),
+    other_threads_ms_per_turn: mean((l) => l.other_threads_ms_per_turn), process_ms_per_turn: mean((l) => l.process_ms_per_turn),
+    between_calls_ms_per_turn: mean((l) => l.between_calls_ms_per_turn),
     clock_us: mean((l) => l.clock_us), deliveries: mean((l) => l.deliveries) }));
 }
