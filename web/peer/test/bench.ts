@@ -19,37 +19,23 @@
  * V8's background threads is over (`quiet`: the reference has no thread that goes on after its imports), and the
  * routing between the calls makes no garbage (V8 would collect it inside a node's call; the reference's harness
  * frees its own at once). Background threads' CPU during a call stays in that call's figure (process.cpuUsage).
+ *
+ * That figure leaves CPU out and puts CPU in the wrong place (issue 25's twentieth sitting): the kernel brings V8's
+ * worker threads' CPU into the process's total only at their scheduler ticks, so a call is charged whatever lump
+ * lands in it, and what lands between the calls (the routing) or after the last is charged to no node. Beside it:
+ * `other_threads_ms` (the workers' CPU from the START until they are done with the game, read per thread from /proc)
+ * and, with BENCH_CLOCK=thread, each call by the main thread's own CPU (test/bench_bot.ts) and `threads_*`: a node's
+ * calls plus an even share of the workers. And all ten nodes share V8's compiled code and its compile work here, as
+ * no two players' nodes do: test/bench_alone.ts plays a game recorded here (BENCH_RECORD=FILE) again with each node
+ * alone in its own process.
  */
 import { createHash, randomBytes as systemBytes } from "node:crypto";
-import * as crypto from "node:crypto";
-import { type Card } from "../src/cards.js";
-import { nodeEd25519, nodeScalarMult, nodeSha256, nodeSha512, nodeSodium } from "../src/cli.js";
-import { useSha256, useSha512 } from "../src/hash.js";
-import { type Ed25519, Identity, portableEd25519, useEd25519 } from "../src/identity.js";
-import { clamp, nobleX, type ScalarMult, useScalarMult } from "../src/sealed_group.js";
-import { type Member, type Outgoing, Seat } from "../src/seat.js";
+import { writeFileSync } from "node:fs";
+import { Identity } from "../src/identity.js";
+import { clamp } from "../src/sealed_group.js";
+import type { Member, Outgoing } from "../src/seat.js";
 import type { Settings } from "../src/session.js";
-import { cmp, commitStep } from "../src/steps.js";
-
-/** A node whose bot plays its lowest card and takes row 0. */
-class BotSeat extends Seat {
-  /** Cards played from a hidden hand (sealed): `${round}|${card}`. */
-  readonly played = new Set<string>();
-
-  /** The move owed now: a card to commit, a row to choose, or nothing. */
-  due(): { card: Card } | { row: number } | null {
-    const seat = this.seat;
-    const at = this.waitsOn();
-    if (seat === null || this.phase !== "turn" || !at || !this.missing(at).includes(seat)) return null;
-    if (cmp(at, [this.round, commitStep(this.turn), 0]) === 0) {
-      const open = this.hands[seat];
-      const cards = open ? [...open] : [...(this.hiddenHand(seat)?.keys() ?? [])].filter((c) => !this.played.has(`${this.round}|${c}`));
-      return { card: Math.min(...cards) };
-    }
-    if (cmp(at, [this.round, commitStep(this.turn) + 2, 0]) === 0) return { row: 0 };
-    return null;
-  }
-}
+import { BotSeat, calls, mainThreadClockUs, mainThreadNs, otherThreadsMs, otherThreadsNs, quiet, useBackend } from "./bench_bot.js";
 
 /** With BENCH_SEED set, every random byte drawn from SHA-256(seed | counter): the same game in every build (to
  * compare two builds by instructions counted, e.g. under valgrind, which the load does not move). */
@@ -64,22 +50,27 @@ function randomBytes(n: number): Uint8Array {
 
 const [seats, deal, rounds, native] = [Number(process.argv[2] ?? 10), (process.argv[3] ?? "open") as Settings["deal"],
   Number(process.argv[4] ?? 1), process.argv[5] === "native"];
-/** The signatures made and checked and the X25519 computed in the game, all nodes together. */
-const calls = { sign: 0, verify: 0, x: 0 };
-const sodium = native ? nodeSodium() : null;
-const backend = native ? (sodium ? "libsodium, then OpenSSL" : "OpenSSL") : "portable";
-const ed: Ed25519 = native ? nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0], sodium) : portableEd25519;
-const mult: ScalarMult = native ? nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0], sodium) : nobleX;
-useEd25519({ sign: (secret, data) => (calls.sign++, ed.sign(secret, data)),
-  verify: (key, signature, data) => (calls.verify++, ed.verify(key, signature, data)) });
-useScalarMult((scalar, point) => (calls.x++, mult(scalar, point)));
-if (native) {
-  useSha256(nodeSha256(crypto as unknown as Parameters<typeof nodeSha256>[0]));
-  useSha512(nodeSha512(crypto as unknown as Parameters<typeof nodeSha512>[0]));
-}
-
+/** BENCH_CLOCK=thread: each call timed by the main thread's own CPU (schedstat), not the process's (cpuUsage): no
+ * worker thread's CPU in it; the workers' CPU over the game is then given out evenly (`threads_*` figures). */
+const threadClock = process.env.BENCH_CLOCK === "thread";
+/** With it: what the clock adds to each call it times (µs), taken off each call's figure. */
+const clockMs = threadClock ? mainThreadClockUs() / 1000 : 0;
+const { backend, ed, mult } = useBackend(native);
 const identities = Array.from({ length: seats }, () => new Identity(new Uint8Array(randomBytes(32))));
-const nodes = identities.map((id) => new BotSeat(id, (n) => new Uint8Array(randomBytes(n))));
+/** BENCH_RECORD=FILE: what each node was given (its secret, its random bytes, its calls in order) written to FILE
+ * as JSON for test/bench_alone.ts, which plays each node again alone in its own process. The recording makes
+ * garbage in the routing: this run's own figures are not the ones to read. */
+const record = process.env.BENCH_RECORD;
+type Call = ["host", string] | ["deliver", string, number] | ["play", number] | ["row", number];
+const recorded = identities.map((id) => ({ secret: hex(id.secret), drawn: [] as string[], calls: [] as Call[] }));
+function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString("hex");
+}
+const nodes = identities.map((id, i) => new BotSeat(id, (n) => {
+  const bytes = new Uint8Array(randomBytes(n));
+  if (record) recorded[i]?.drawn.push(hex(bytes));
+  return bytes;
+}));
 let messages = 0;
 
 const spentBy = new Array<number>(seats).fill(0);
@@ -92,6 +83,12 @@ const inTurns = new Array<number>(seats).fill(0);
 function charge(i: number, inTurn: boolean, before: NodeJS.CpuUsage): void {
   const after = process.cpuUsage(before);
   const ms = (after.user + after.system) / 1000;
+  spentBy[i] = (spentBy[i] as number) + ms;
+  if (inTurn) inTurns[i] = (inTurns[i] as number) + ms;
+}
+/** The same by the main thread's own CPU (BENCH_CLOCK=thread): `before` from mainThreadNs. */
+function chargeThread(i: number, inTurn: boolean, before: number): void {
+  const ms = (mainThreadNs() - before) / 1e6 - clockMs;
   spentBy[i] = (spentBy[i] as number) + ms;
   if (inTurn) inTurns[i] = (inTurns[i] as number) + ms;
 }
@@ -138,34 +135,27 @@ function addressed(o: Outgoing, i: number): boolean {
 }
 
 const started = Date.now();
-/** Start-up is over: no CPU spent by the process while its main thread sleeps (V8's background threads finished the
- * start-up's work: optimizing the loops that unpack the name tables and the curve's tables at import, collecting).
- * The game's clock starts then, as a node's game starts long after its process did: the reference's figure has no
- * start-up in it either (its imports and sessions made before the game, with no thread to go on after them).
- * `idle`: how long it took (ms), and the CPU the process spent meanwhile (ms), which the first calls of the game
+/* Start-up is over (quiet): no CPU spent by the process while its main thread sleeps (V8's background threads
+ * finished the start-up's work: optimizing the loops that unpack the name tables and the curve's tables at import,
+ * collecting). The game's clock starts then, as a node's game starts long after its process did: the reference's
+ * figure has no start-up in it either (its imports and sessions made before the game, with no thread to go on after
+ * them). `idle`: how long it took (ms), and the CPU the process spent meanwhile (ms), which the first calls of the game
  * were charged before. BENCH_NO_QUIET set: the clock starts at once (as before). */
-async function quiet(): Promise<{ ms: number; cpuMs: number }> {
-  const since = Date.now();
-  const cpuSince = process.cpuUsage();
-  for (let calm = 0; calm < 3 && Date.now() - since < 5000;) {
-    const before = process.cpuUsage();
-    await new Promise((done) => setTimeout(done, 20));
-    const spent = process.cpuUsage(before);
-    calm = spent.user + spent.system < 500 ? calm + 1 : 0; // under 0.5 ms of CPU in 20 ms, three times in a row
-  }
-  const spent = process.cpuUsage(cpuSince);
-  return { ms: Date.now() - since, cpuMs: (spent.user + spent.system) / 1000 };
-}
 const idle = process.env.BENCH_NO_QUIET ? { ms: 0, cpuMs: 0 } : await quiet();
+const othersBefore = otherThreadsNs(); // read before the process's clock starts: its reads are in no figure
+const mainBefore = mainThreadNs();
 const cpuBefore = process.cpuUsage();
 const settings: Settings = { variant: "standard", deal, pointLimit: null, maxRounds: rounds, clock: null };
 const roster: Member[] = identities.map((id, i) => ({ key: id.publicKey, name: `p${i}`, bot: true }));
 {
   const host = nodes[0] as BotSeat;
   const salt = new Uint8Array(randomBytes(16));
+  if (record) recorded[0]?.calls.push(["host", hex(salt)]);
   const before = process.cpuUsage();
+  const beforeNs = threadClock ? mainThreadNs() : 0;
   const out = host.hostGame(salt, settings, roster);
-  charge(0, false, before);
+  if (threadClock) chargeThread(0, false, beforeNs);
+  else charge(0, false, before);
   route(0, out);
 }
 for (let quiet = false; !quiet;) {
@@ -182,9 +172,12 @@ for (let quiet = false; !quiet;) {
       const node = nodes[i] as BotSeat;
       messages += 1;
       const inTurn = node.phase === "turn";
+      if (record) recorded[i]?.calls.push(["deliver", hex(o.wire), from]);
       const before = process.cpuUsage();
+      const beforeNs = threadClock ? mainThreadNs() : 0;
       const out = node.deliver(o.wire, sender);
-      charge(i, inTurn, before);
+      if (threadClock) chargeThread(i, inTurn, beforeNs);
+      else charge(i, inTurn, before);
       route(i, out);
     }
   }
@@ -196,17 +189,26 @@ for (let quiet = false; !quiet;) {
     quiet = false;
     if ("card" in move) node.played.add(`${node.round}|${move.card}`);
     const inTurn = node.phase === "turn";
+    if (record) recorded[i]?.calls.push("card" in move ? ["play", move.card] : ["row", move.row]);
     const before = process.cpuUsage();
+    const beforeNs = threadClock ? mainThreadNs() : 0;
     const out = "card" in move ? node.play(move.card) : node.chooseRow(move.row);
-    charge(i, inTurn, before);
+    if (threadClock) chargeThread(i, inTurn, beforeNs);
+    else charge(i, inTurn, before);
     route(i, out);
   }
 }
 const over = nodes.every((n) => n.phase === "over");
 if (!over) throw new Error(`the game did not end: ${nodes.map((n) => n.phase).join(", ")}`);
 const turns = rounds * 10;
+if (record) writeFileSync(record, JSON.stringify({ seats, deal, rounds, native, keys: identities.map((id) => hex(id.publicKey)), nodes: recorded }));
 const spent = process.cpuUsage(cpuBefore);
 const total = (spent.user + spent.system) / 1000;
+const mainMs = (mainThreadNs() - mainBefore) / 1e6;
+/** The other threads' CPU from the START to the end, and once they are done with what the game gave them (their
+ * compile and collector jobs run on after the last call): no node's call holds it whole, each caused part of it. */
+const end = await quiet();
+const othersMs = otherThreadsMs(othersBefore, otherThreadsNs());
 /** What the nodes hold at the game's end (MB of V8's heap after a full collection; node run with its expose-gc flag,
  * else null): every message and transcript each node keeps, which each young collection copies once or twice. */
 const collect = (globalThis as { gc?: () => void }).gc;
@@ -233,6 +235,15 @@ const cost = { sign: perCall(200, () => ed.sign(sample.secret, data)), verify: p
 console.log(JSON.stringify({ seats, deal, rounds, turns, native, backend, cpu_ms_per_peer_per_turn: total / seats / turns,
   per_node: spentBy.map((s) => s / turns), busiest_ms_per_turn: Math.max(...spentBy) / turns, mean_ms_per_turn: spentBy.reduce((a, b) => a + b, 0) / seats / turns,
   turn_only_busiest_ms: Math.max(...inTurns) / turns, turn_only_mean_ms: inTurns.reduce((a, b) => a + b, 0) / seats / turns,
+  clock: threadClock ? "main thread" : "process", clock_us: clockMs * 1000,
+  // The process's threads apart (Linux): the main thread's CPU from the START to the end (routing included), the
+  // other threads' (V8's compiler and collector) until they were done with the game (end_quiet_ms after its end),
+  // that over seats x turns, and the busiest and mean node with it added evenly (with BENCH_CLOCK=thread: a node's
+  // own calls on the main thread, plus its even share of the workers: every CPU second of the game counted once).
+  main_thread_ms: mainMs, other_threads_ms: othersMs, other_threads_ms_per_peer_per_turn: othersMs / seats / turns,
+  threads_busiest_ms_per_turn: threadClock ? Math.max(...spentBy) / turns + othersMs / seats / turns : null,
+  threads_mean_ms_per_turn: threadClock ? spentBy.reduce((a, b) => a + b, 0) / seats / turns + othersMs / seats / turns : null,
+  end_quiet_ms: end.ms,
   wall_s: (Date.now() - started) / 1000, messages, held_mb: heldMb, idle_ms: idle.ms, idle_cpu_ms: idle.cpuMs,
   // per node and turn: the calls, their cost each (µs, best of 5), and what they cost together (the floor)
   signs_per_turn: calls.sign / seats / turns, verifies_per_turn: calls.verify / seats / turns, x25519_per_turn: calls.x / seats / turns,
