@@ -220,7 +220,8 @@ _PEER_TEXTS = (
         "{names} if it stays so)")),
     # why a game was abandoned for a new start (app.anew; the secrets file's `abandoned` record)
     (r"(?P<names>.+) left before acknowledging its START", N_("{names} left before acknowledging its START")),
-    (r"(?P<names>.+) signed a START_ACK that the checks refuse", N_("{names} signed a START_ACK that the checks refuse")),
+    (r"(?P<names>.+) signed a START_ACK that the checks refuse",
+     N_("{names} signed a START_ACK that the checks refuse")),
     (r"(?P<code>[a-z][a-z0-9-]*): (?P<detail>.*) \(peer at fault: (?P<who>.+)\)",
      N_("{code}: {detail} (peer at fault: {who})")),
 )

@@ -193,6 +193,7 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
             new = host_anew(node, refused)
             if new is not None:
                 return new
+            assert session is not None  # (refused seats: a session that STARTed)
             why = unacknowledged(session, node.linked)
             assert why is not None
             return _("{why}, and fewer than two players would remain for a new start").format(why=said(why[0]))

@@ -682,7 +682,7 @@ class Session:
     def _refuses_ack(self, seat: int, code: str, evidence: tuple[bytes, ...]) -> bool:
         """The proof refuses the seat's acknowledgement (protocol.md 12, "A refused START_ACK"): it shows a START_ACK of
         a seat other than the host, and this node has taken no START_ACK of that seat before (an equivocation: the
-        version taken, if any, is one of the proof's). A START_ACK after the seat's first is a rule break that expels."""
+        version taken, if any, is one of the proof's). A START_ACK after the seat's first is a rule break: it expels."""
         table = self.table
         if table.start is None or seat >= len(table.roster) or table.roster[seat] == table.start.sender \
                 or seat in table.refused:
