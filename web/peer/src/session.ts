@@ -901,6 +901,19 @@ export class Session {
     }
   }
 
+  /** The seats whose first START_ACK this node refused, while starting (section 12, "A refused START_ACK"), or the
+   * seat whose START_ACK equivocation aborted our game once it had started on the right version: the host's new start
+   * without them is due, and taken (section 14; the reference's net/waiting.py refused_acks). */
+  refusedAcks(): number[] {
+    if (this.start === null) return [];
+    if (this.phase === "starting") return [...this.refused.keys()].sort((a, b) => a - b);
+    const f = this.fault;
+    if (this.phase !== "aborted" || !f || f.code !== "equivocation" || f.peer === null) return [];
+    const seat = this.seatOf(f.peer);
+    if (seat < 0 || seat === this.host) return [];
+    return f.evidence.some((w) => { const e = open(w); return e.kind === "START_ACK" && equal(e.sender, f.peer as Uint8Array); }) ? [seat] : [];
+  }
+
   /** While starting, the seats (the host aside) whose START_ACK this node lacks: whom it waits on (the reference's
    * Table.waiting_for; a node asks its peers for them as for any message it waits on, net/waiting.py). */
   acksMissing(): number[] {
