@@ -1519,8 +1519,8 @@ def test_both_vote_out_a_gone_seat_with_the_seat_that_never_passed_its_message_o
 
 def liar_rule(kind: str) -> Any:
     """The Adversary's rule for a START_ACK the checks refuse (protocol.md 12, "A refused START_ACK"): `hash`, one of
-    another START; `body`, one with a field it does not have; `some`, the right one to the host and seat 2, one of
-    another START to the others (an equivocation)."""
+    another START; `body`, one with a field it does not have; `chain`, one that names a previous message; `some`, the
+    right one to the host and seat 2, one of another START to the others (an equivocation)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
     from adversary import Adversary
 
@@ -1534,6 +1534,8 @@ def liar_rule(kind: str) -> Any:
             body["start"] = bytes(32)
         elif kind == "body":
             body["note"] = 1
+        elif kind == "chain":  # its first message names a previous one
+            return adv.to(adv.advance(adv.seal_at(0, bytes([1]) * 32, "START_ACK", body)).wire)
         else:
             ids = [i.peer for i in adv.net.identities]
             right = adv.seal_at(0, NO_PREVIOUS, "START_ACK", body)
@@ -1544,7 +1546,8 @@ def liar_rule(kind: str) -> Any:
     return rule
 
 
-@pytest.mark.parametrize("deal, lie", [("open", "hash"), ("sealed", "body"), ("draft", "hash"), ("open", "some")])
+@pytest.mark.parametrize("deal, lie", [("open", "hash"), ("sealed", "body"), ("draft", "hash"), ("open", "chain"),
+                                       ("open", "some")])
 def test_a_typescript_seat_whose_start_ack_lies_is_refused_alike(deal: str, lie: str, child: NodeSeats,
                                                                   tmp_path: Path) -> None:
     """protocol.md 12, "A refused START_ACK": the TypeScript seat 1 signs a START_ACK the checks refuse (its messages

@@ -91,6 +91,20 @@ def test_bad_body_is_refused(deal, variant):
     assert_refused(net, adv, "bad-body")
 
 
+def test_a_broken_chain_start_ack_is_refused():
+    """A START_ACK, the seat's first message, that names a previous message: `chain-broken`, refused alike (its
+    evidence is no message of the transcript: verify replays the proof)."""
+
+    def broken(adv: Adversary, env, body):
+        if env.kind == "START_ACK":
+            adv.fired = True
+            return adv.to(adv.advance(adv.seal_at(0, bytes([1]) * 32, "START_ACK", body)).wire)
+        return None
+
+    net, adv = game(4, 3, broken)
+    assert_refused(net, adv, "chain-broken")
+
+
 def test_two_liars_are_both_refused():
     """Two seats lie: both are refused at every honest node (the host leaves both out of its new start)."""
     net = AttackNet(5, seed=2, settings=Settings(players=5, max_rounds=1, deal="open"))
