@@ -210,12 +210,18 @@ _PEER_TEXTS = (
      r"has acknowledged it; nobody can be voted out before that\)",
      N_("the game cannot start: {names} left before acknowledging its START (a game starts once every seat has "
         "acknowledged it; nobody can be voted out before that)")),
+    (r"the game cannot start: (?P<names>.+) signed a START_ACK that the checks refuse \(protocol.md 12; its host "
+     r"may start it again without them\)",
+     N_("the game cannot start: {names} signed a START_ACK that the checks refuse (protocol.md 12; its host may start "
+        "it again without them)")),
     (r"waiting for (?P<name>.+): (?P<names>.+) says it has (?P=name)'s move but never passed it on \(start a new game "
      r"without (?P=names) if it stays so\)",
      N_("waiting for {name}: {names} says it has {name}'s move but never passed it on (start a new game without "
         "{names} if it stays so)")),
     # why a game was abandoned for a new start (app.anew; the secrets file's `abandoned` record)
     (r"(?P<names>.+) left before acknowledging its START", N_("{names} left before acknowledging its START")),
+    (r"(?P<names>.+) signed a START_ACK that the checks refuse",
+     N_("{names} signed a START_ACK that the checks refuse")),
     (r"(?P<code>[a-z][a-z0-9-]*): (?P<detail>.*) \(peer at fault: (?P<who>.+)\)",
      N_("{code}: {detail} (peer at fault: {who})")),
 )

@@ -1,23 +1,15 @@
-"""FINDING (session 29, redteam9), not fixed: one seat that lies in its START_ACK aborts the game for every other
-seat, and nothing starts it again. A reproduction, not a test: it prints each seat's phase and faults and exits 1
-while the honest seats' game is aborted.
+"""FINDING (session 29, redteam9), fixed in session 30: one seat that lies in its START_ACK no longer aborts the game
+for every other seat. A demonstration, not a test (tests/protocol/test_refused_ack.py, tests/net/test_start_ack_lie.py
+and tests/peer/test_mixed_tables.py are the tests): it prints each seat's phase, faults and the seats it refused, and
+exits 1 if an honest node lost its game to the lie (aborted without the ground of a new start).
 
 Four seats, open and sealed deal. Seat 2, the cheat, signs START_ACK with a `start` that is not the hash of the
-START (or any START_ACK the checks refuse: a bad body, one from the host). protocol.md 9's checks make that fault,
-`start-mismatch`, fatal ("fatal if that message is a START or a START_ACK"): every honest node records it, names the
-cheat, and aborts; the cheat's own node plays on alone. An aborted game takes no rematch (section 14: `again` and
-`rematch` are ignored once G is aborted), and the new start of section 14 ("A new start") is only for a seat gone
-before its START_ACK, not for one that signed a wrong one. So one rule breaker, with a signed proof against it,
-costs the others the game before its first card, and the evening's next game has to be hosted by hand (a new code
-for everyone). The cost is small (nothing was played yet), but it is the case the promise "one misbehaving player
-never costs the others their game" names, and it can be repeated at every game the cheat joins.
-
-Candidate fixes: (1) a START_ACK fault by a seat other than the host is a ground for the host's new start without
-that seat (section 14, "A new start": the same frames, `seats` without X; the seat's proof is in every honest
-transcript, so the others can check the host's reason), taken by the receivers while aborted for that fault only;
-(2) expel the seat instead of aborting (as any other signed rule break does, section 12): the others would still
-lack its START_ACK, so the starting phase would need to count an expelled seat as acknowledged, which START's
-order of seats and the sealed deal's first shuffle make delicate.
+START; then, as an equivocation, a right START_ACK to the host and seat 1 and a wrong one to the others. Before, the
+fault (`start-mismatch`) was fatal: every honest node aborted, and an aborted game takes no rematch. Now
+(protocol.md 12, "A refused START_ACK") each honest node records the fault as non-fatal, refuses the seat and stays
+starting; a node that had started on the right version aborts on the equivocation, with the same ground: the host
+starts a new game without the cheat at once, and every honest node takes it (protocol.md 14, "A new start"; the
+net part is app.nodes.stalled and net.rematch, shown by tests/net/test_start_ack_lie.py).
 
     python benchmarks/attacks/start_ack_lie.py
 """
@@ -33,6 +25,8 @@ sys.path[:0] = [str(ROOT / "tests" / "protocol"), str(ROOT)]
 from adversary import Adversary, AttackNet  # noqa: E402
 
 from p2pnimmt.engine import Settings  # noqa: E402
+from p2pnimmt.net.waiting import refused_acks  # noqa: E402
+from p2pnimmt.protocol.envelope import NO_PREVIOUS  # noqa: E402
 
 PLAYERS, CHEAT = 4, 2
 
@@ -44,20 +38,36 @@ def lie(adv: Adversary, env, body):
     return None
 
 
+def lie_to_some(adv: Adversary, env, body):
+    if env.kind == "START_ACK":
+        ids = [i.peer for i in adv.net.identities]
+        right = adv.seal_at(0, NO_PREVIOUS, "START_ACK", body)
+        wrong = adv.seal_at(0, NO_PREVIOUS, "START_ACK", {"start": bytes(32)})
+        adv.advance(right, env)
+        return [(p, right.wire if p in ids[:2] else wrong.wire) for p in adv.others]
+    return None
+
+
 def main() -> int:
     lost = False
     for deal in ("open", "sealed"):
-        net = AttackNet(PLAYERS, settings=Settings(players=PLAYERS, max_rounds=1, deal=deal), seed=3)
-        Adversary(net, CHEAT, lie)
-        net.start()
-        net.run()
-        print(f"--- {deal} deal, seat {CHEAT} signs a START_ACK of another START")
-        for i, ident in enumerate(net.identities):
-            session = net.sessions[ident.peer]
-            print(f"seat {i}{' (the cheat)' if i == CHEAT else ''}: {session.phase}, "
-                  f"faults {[f.code for f in net.faults(ident.peer)]}")
-            lost = lost or (i != CHEAT and session.phase == "aborted")
-    print(f"\nthe honest seats lost their game to one cheat's START_ACK: {lost}")
+        for name, rule, shuffle in (("signs a START_ACK of another START", lie, True),
+                                    ("shows the host and seat 1 a right START_ACK, the others a wrong one",
+                                     lie_to_some, False)):
+            net = AttackNet(PLAYERS, settings=Settings(players=PLAYERS, max_rounds=1, deal=deal), seed=3,
+                            shuffle_delivery=shuffle)
+            Adversary(net, CHEAT, rule)
+            net.start()
+            net.run()
+            print(f"--- {deal} deal, seat {CHEAT} {name}")
+            for i, ident in enumerate(net.identities):
+                session = net.sessions[ident.peer]
+                ground = refused_acks(session)
+                print(f"seat {i}{' (the cheat)' if i == CHEAT else ''}: {session.phase}, "
+                      f"faults {[(f.code, 'fatal' if f.fatal else 'recorded') for f in net.faults(ident.peer)]}, "
+                      f"new start without {ground}")
+                lost = lost or (i != CHEAT and ground != [CHEAT])
+    print(f"\nan honest seat lost its game to one cheat's START_ACK: {lost}")
     return 1 if lost else 0
 
 

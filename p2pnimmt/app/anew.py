@@ -18,6 +18,7 @@ from ..i18n import _
 from ..net.discovery import game_code
 from ..net.files import secrets_path
 from ..net.rematch import left_out
+from ..net.waiting import refused_acks
 from ..neutral import neutral
 from ..protocol.codec import DecodeError, decode
 from ..protocol.transcript import MAX_RECORD, frames
@@ -34,6 +35,7 @@ class NewStart(Exception):
     """This node's game is abandoned before it started; the next game of the evening starts without `gone`."""
 
     def __init__(self, session: Session, gone: list[int], host: str, bots: bool = False) -> None:
+        refused = set(gone) & set(refused_acks(session))
         super().__init__("a new start")
         self.game_id = session.game_id
         self.previous = previous_of(session)  # the new game follows what the abandoned one followed
@@ -42,23 +44,32 @@ class NewStart(Exception):
         self.host = host  # the name of the host that starts the new game
         self.bots = bots  # the host fills the seats left out with new bots of its own
         self.left_out: str | None = None  # this node's seat is not in the new start: why it cannot follow (said)
+        # why: the seats' START_ACKs were refused here (protocol.md 12, "A refused START_ACK"), or they left before it
+        self.refused = bool(refused)
+
+    def why(self) -> str:
+        """Why the game was abandoned (English, as every record; app.history and said() translate it)."""
+        return f"{self.names} signed a START_ACK that the checks refuse" if self.refused \
+            else f"{self.names} left before acknowledging its START"
 
     def record(self) -> dict:
         """What the node's secrets file keeps of it (English, as every record)."""
-        return {"kind": "abandoned", "why": f"{self.names} left before acknowledging its START",
-                "gone": list(self.gone)}
+        return {"kind": "abandoned", "why": self.why(), "gone": list(self.gone)}
 
     def told(self, is_host: bool, players: int) -> str:
         """The line each node says as it goes on to the new game."""
         code = game_code(self.game_id)
+        why = _("{names} signed a START_ACK that the checks refuse") if self.refused \
+            else _("{names} left before acknowledging its START")
+        why = why.format(names=self.names)
         if not is_host:
-            return _("game {code} is abandoned: {names} left before acknowledging its START; {host} starts a new "
-                     "game at once with the others").format(code=code, names=self.names, host=self.host)
+            return _("game {code} is abandoned: {why}; {host} starts a new game at once with the others").format(
+                code=code, why=why, host=self.host)
         if self.bots:
-            return _("game {code} is abandoned: {names} left before acknowledging its START; a new game starts at "
-                     "once with the others, a new bot in each seat left empty").format(code=code, names=self.names)
-        return _("game {code} is abandoned: {names} left before acknowledging its START; a new game starts at once "
-                 "with the others ({n} players)").format(code=code, names=self.names, n=players)
+            return _("game {code} is abandoned: {why}; a new game starts at once with the others, a new bot in each "
+                     "seat left empty").format(code=code, why=why)
+        return _("game {code} is abandoned: {why}; a new game starts at once with the others ({n} players)").format(
+            code=code, why=why, n=players)
 
 
 def host_anew(node: Node, gone: list[int]) -> NewStart | None:
@@ -84,8 +95,10 @@ def offered_anew(node: Node) -> NewStart:
     stop_taking(node)
     new = NewStart(session, gone, host)
     if node.role == "player" and node.identity.public_key not in offer.seats:
-        new.left_out = _("{host} abandoned game {code} before it started and starts a new game without this seat (it "
-                         "had no link to it)").format(host=host, code=game_code(session.game_id))
+        new.left_out = (_("{host} abandoned game {code} before it started and starts a new game without this seat "
+                          "(it refused this seat's START_ACK)") if new.refused or session.seat in refused_acks(session)
+                        else _("{host} abandoned game {code} before it started and starts a new game without this "
+                               "seat (it had no link to it)")).format(host=host, code=game_code(session.game_id))
     elif node.role == "player":
         node.rematch.ask_again(True)  # accepted: the host holds our seat until we join (not freed as our link ends)
     return new

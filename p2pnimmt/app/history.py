@@ -86,8 +86,9 @@ def read_game(path: Path) -> GameRecord:
                     for seat, (name, peer, bot, score) in
                     enumerate(zip(session.names, session.roster, session.bots, game.scores)))
     status = {"over": "finished", "aborted": "aborted"}.get(str(session.phase), "unfinished")
-    why = abandoned_why(read_secrets(path)) if session.phase == "starting" else None
-    if why is not None:  # a seat left before its START_ACK: its players went on to a new start
+    # aborted too: a START_ACK equivocation found once this node had started (protocol.md 12, "A refused START_ACK")
+    why = abandoned_why(read_secrets(path)) if session.phase in ("starting", "aborted") else None
+    if why is not None:  # a seat left before its START_ACK (or its START_ACK was refused): its players went on anew
         status, problem = "abandoned", why
     elif session.fault is not None:
         problem = _("aborted: {why}").format(why=session.fault.detail)

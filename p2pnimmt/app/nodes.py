@@ -13,7 +13,7 @@ from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
 from ..net.spectator import host_gone_before_start, host_gone_how, tried
-from ..net.waiting import TELL_AFTER, kept_back, left, too_few, unacknowledged
+from ..net.waiting import TELL_AFTER, kept_back, left, refused_acks, too_few, unacknowledged
 from ..neutral import neutral
 from ..protocol.identity import Identity, fingerprint
 from .anew import NewStart, abandon, host_anew, offered_anew
@@ -155,7 +155,9 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
     A seat gone before it acknowledged the START does not cost the others their game: after the drop time (at once
     when it said `bye`) the host abandons it and starts a new one without that seat (`host_anew`), if two or more
     are left; a member whose game is still starting follows the host's offer (`offered_anew`), and waits for it
-    (not giving up at once) while the host is linked."""
+    (not giving up at once) while the host is linked. A seat whose START_ACK this node refused (protocol.md 12, "A
+    refused START_ACK": signed proof, linked or not) is the same ground, taken by the host at once; with fewer than
+    two seats left the host says so and gives up."""
     patient = give_up <= 0 and node.drop_after <= 0  # never gives up on a game that may move again
     loop = asyncio.get_running_loop()
     mark: object = None
@@ -169,7 +171,8 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
         if host_gone_before_start(node):
             return _host_gone(node)
         session = node.session
-        starting = session is not None and session.phase == "starting"
+        # starting, or aborted on a START_ACK equivocation after our start (waiting.refused_acks): a new start is due
+        starting = session is not None and (session.phase == "starting" or bool(refused_acks(session)))
         if node.rematch.anew and not node.is_host and node.rematch.offer is not None:
             # the host abandoned the game and starts a new one: follow it (the phase the offer came at decides, as
             # at the page: a START_ACK that came before we looked does not keep us in a game the host has left)
@@ -184,6 +187,16 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
                 now - kept[1] >= (node.drop_after if node.drop_after > 0 else TELL_AFTER):
             kept_told.add(kept[0])
             say(said(kept[0]))
+        refused = refused_acks(session) if session is not None else []
+        if refused and node.is_host:
+            # a seat's START_ACK refused here (protocol.md 12): the proof is signed, so the new start is at once
+            new = host_anew(node, refused)
+            if new is not None:
+                return new
+            assert session is not None  # (refused seats: a session that STARTed)
+            why = unacknowledged(session, node.linked)
+            assert why is not None
+            return _("{why}, and fewer than two players would remain for a new start").format(why=said(why[0]))
         if patient:
             continue
         # a spectator's gone seats: those that said bye, and, once it has no link at all, those whose address
@@ -197,7 +210,7 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
         few_since = None if few is None else now if few_since is None else few_since
         waited = few_since is not None and now - few_since >= node.drop_after
         on_purpose = found is not None and session is not None and all(
-            left(node, session.roster[s]) or (session.seat is None and not node.links
+            s in refused or left(node, session.roster[s]) or (session.seat is None and not node.links
                                               and session.roster[s] in node.unreachable) for s in found[1])
         if unacked is not None and node.is_host and node.drop_after > 0 and (waited or on_purpose):
             new = host_anew(node, unacked[1])

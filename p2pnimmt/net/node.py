@@ -48,7 +48,7 @@ from .members import MAX_ADDRESSES, Member
 from .mesh import MAX_PENDING, MEMBER_WAIT, Mesh
 from .rematch import RematchLinks
 from .spectator import watch_through
-from .waiting import watch_waiting
+from .waiting import refused_acks, watch_waiting
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -377,7 +377,11 @@ class Node:
                 asyncio.get_running_loop().call_later(self.bot_delay, self._bot_move, event)
             else:
                 self._bot_move(event)
-        if isinstance(event, (GameOver, GameAborted)):
+        if isinstance(event, GameAborted) and refused_acks(self.session):
+            # a START_ACK equivocation after our start: no bye, we wait for the host's new start (app.nodes.stalled);
+            # one offered before our game aborted is taken now
+            self.rematch.game_over()
+        elif isinstance(event, (GameOver, GameAborted)):
             self.done.set()
             for conn in self.links.values():
                 conn.send_nowait("bye", None)

@@ -20,6 +20,7 @@ from typing import Any
 from ..protocol.identity import KEY_SIZE, fingerprint
 from ..quietlog import quiet
 from .discovery import game_code
+from .waiting import refused_acks
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -160,13 +161,16 @@ class RematchLinks:
             if payload["game"] == self.offer.game_id:
                 return None  # the same offer again (told once more on a link that came back: linked)
             return self._ignore(conn, "rematch", "a rematch was offered already")
-        if session.phase == "starting" and not left_out(session, payload["seats"]):
+        # aborted on a START_ACK equivocation of a seat the offer leaves out (protocol.md 14): taken as a new start
+        anew = session.phase == "starting" or session.phase == "aborted" and bool(refused_acks(session)) and \
+            set(refused_acks(session)) <= set(left_out(session, payload["seats"]))
+        if anew and not left_out(session, payload["seats"]):
             return self._ignore(conn, "rematch", no_new_start(session, conn.peer, payload))
         # the host left our game for a new start without our seat, though the game started here (our START_ACK and
         # the others' came to us, ours never to the host): a rematch holds every seat, so this is that new start
         without_us = session.phase not in ("over", "starting", "aborted") and node.role == "player" \
             and node.identity.public_key not in payload["seats"]
-        if session.phase not in ("over", "starting") and not without_us:  # starting: a new start (app.anew)
+        if session.phase != "over" and not anew and not without_us:  # starting: a new start (app.anew)
             if session.phase == "aborted":
                 return self._ignore(conn, "rematch", "the game was aborted")
             self._early = (conn, payload)  # taken at our game over (the host may be over first)
@@ -188,7 +192,7 @@ class RematchLinks:
         if session is None or session.start is None or conn.peer not in session.roster \
                 or conn.peer == node.identity.peer:
             return self._ignore(conn, "again", "only a seat of the game answers a rematch")
-        if session.phase == "aborted":
+        if session.phase == "aborted" and not refused_acks(session):  # else our new start's (protocol.md 14)
             return self._ignore(conn, "again", "the game was aborted")
         if not isinstance(payload, bool):
             return self._ignore(conn, "again", "its answer is not true or false")

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Collection
 
 from ..protocol import quorum
+from ..protocol.envelope import open_envelope
 from ..protocol.session import LocalError, Session
 
 log = logging.getLogger("p2pnimmt.net")
@@ -266,9 +267,15 @@ def unacknowledged(session: Session, linked: frozenset[bytes],
     where the host is gone too.
 
     A spectator, linked to a seat or two only, counts only the seats that said `bye` (its caller adds those whose
-    address refused its last dial), as too_few does."""
-    if session.start is None or session.phase != "starting":
+    address refused its last dial), as too_few does. A seat whose START_ACK this node refused is the reason first
+    (refused_acks), linked or not: the host starts anew without it at once."""
+    refused = refused_acks(session)
+    if session.start is None or session.phase != "starting" and not refused:
         return None
+    if refused:  # proven, whatever the links (protocol.md 12, "A refused START_ACK")
+        names = ", ".join(session.names[s] for s in refused)
+        return (f"the game cannot start: {names} signed a START_ACK that the checks refuse (protocol.md 12; its "
+                "host may start it again without them)"), refused
     missing = [s for s in session.waiting_for() if s != session.seat]
     gone = [s for s in missing if session.roster[s] not in linked
             and (session.seat is not None or session.roster[s] in byes)]
@@ -277,3 +284,21 @@ def unacknowledged(session: Session, linked: frozenset[bytes],
     names = ", ".join(session.names[s] for s in gone)
     return (f"the game cannot start: {names} left before acknowledging its START (a game starts once every seat "
             "has acknowledged it; nobody can be voted out before that)"), gone
+
+
+def refused_acks(session: Session | None) -> list[int]:
+    """The seats whose first START_ACK this node refused (protocol.md 12, "A refused START_ACK"), while the game is
+    starting: it never starts, and its host starts a new one without them (app.anew), at once. Or the seat whose
+    START_ACK equivocation aborted this node's game once it had started on the right version (the one case the
+    others refuse and this node cannot): it too takes the host's new start without that seat."""
+    if session is None or session.start is None:
+        return []
+    if session.phase == "starting":
+        return sorted(session.table.refused)
+    fault = session.fault
+    if session.phase != "aborted" or fault is None or fault.code != "equivocation" or fault.peer is None \
+            or fault.peer not in session.roster or fault.peer == session.start.sender:
+        return []
+    if not any(env.kind == "START_ACK" and env.sender == fault.peer for env in map(open_envelope, fault.evidence)):
+        return []
+    return [session.roster.index(fault.peer)]

@@ -570,7 +570,9 @@ class Session:
         elif isinstance(effect, Send):
             self.send(effect.kind, effect.body)
         elif isinstance(effect, Fatal):
-            if effect.code not in EXPELS or effect.final or self._proves_start(effect):
+            if self._refuses_ack(effect.seat, effect.code, effect.evidence):
+                self._refuse(effect.seat, effect.code, effect.detail, effect.evidence)
+            elif effect.code not in EXPELS or effect.final or self._proves_start(effect):
                 self._fatal(table.roster[effect.seat], effect.code, effect.detail, effect.evidence)
             else:
                 self._expel(effect)
@@ -636,6 +638,13 @@ class Session:
         than the table has seats is fatal: a seat needs no more to show each peer its own, and the reveals'
         commit sets, the records and the relays stay bounded (protocol.md 12)."""
         table = self.table
+        seat = table.roster.index(proof.peer) if proof.peer in table.keys else None
+        if seat is not None and seat in table.refused:
+            return  # nothing the seat signed from its refused START_ACK on counts (a proof against it included)
+        if seat is not None and proof.code in ("equivocation", "chain-broken") and table.phase == Phase.STARTING \
+                and self._refuses_ack(seat, proof.code, proof.evidence):
+            self._refuse(seat, proof.code, proof.detail, proof.evidence)
+            return
         versions = split_versions(proof.evidence) if table.phase not in (
             Phase.LOBBY, Phase.ABORTED) and proof.code == "equivocation" else None
         if versions is None or proof.peer not in table.keys:
@@ -661,12 +670,46 @@ class Session:
         self._advance()
 
     def _proves_start(self, effect: Fatal) -> bool:
-        """The fault is proven by a START or a START_ACK: fatal, whatever this node's phase (protocol.md 12: a game
-        without that seat's START_ACK cannot start). Any other proof expels, also at a node that still lacks a
-        START_ACK: every node finds it alike, whenever it comes."""
-        peer = self.table.roster[effect.seat] if effect.seat < len(self.table.roster) else None
-        return any(env.sender == peer and env.kind in ("START", "START_ACK")
+        """The fault is proven by the START or a START_ACK of its signer: fatal, whatever this node's phase (protocol.md
+        12: nobody but the host can start the game again). Any other proof expels, also at a node that still lacks a
+        START_ACK: every node finds it alike, whenever it comes (another seat's first START_ACK: _refuses_ack)."""
+        table = self.table
+        peer = table.roster[effect.seat] if effect.seat < len(table.roster) else None
+        host = table.start.sender if table.start is not None else None
+        return any(env.sender == peer and (env.kind == "START" or env.kind == "START_ACK" and peer == host)
                    for env in map(open_envelope, effect.evidence))
+
+    def _refuses_ack(self, seat: int, code: str, evidence: tuple[bytes, ...]) -> bool:
+        """The proof refuses the seat's acknowledgement (protocol.md 12, "A refused START_ACK"): it shows a START_ACK of
+        a seat other than the host, and this node has taken no START_ACK of that seat before (an equivocation: the
+        version taken, if any, is one of the proof's). A START_ACK after the seat's first is a rule break: it expels."""
+        table = self.table
+        if table.start is None or seat >= len(table.roster) or table.roster[seat] == table.start.sender \
+                or seat in table.refused:
+            return False
+        peer = table.roster[seat]
+        acks = [env for env in map(open_envelope, evidence) if env.sender == peer and env.kind == "START_ACK"]
+        if not acks:
+            return False
+        taken = table.signed.get(seat, {}).get(("START_ACK", 0, 0))
+        return taken is None or code == "equivocation" and taken.wire in evidence
+
+    def _refuse(self, seat: int, code: str, detail: str, evidence: tuple[bytes, ...]) -> None:
+        """A seat's first START_ACK is proven wrong: it never acknowledges the START here (protocol.md 12, "A refused
+        START_ACK"). Not fatal: the fault is recorded with its evidence, which is sent on to everyone; nothing the seat
+        signs from that message on counts; the game stays starting, and its host starts a new one without the seat
+        (protocol.md 14, "A new start")."""
+        table = self.table
+        peer = table.roster[seat]
+        seqs = [env.seq for env in map(open_envelope, evidence) if env.sender == peer]
+        table.refused[seat] = code
+        table.expel(seat, min(seqs), code)
+        table.changed()
+        self._fault(peer, code, f"{detail}; its START_ACK is refused: the game cannot start, its host may start it "
+                    "again without it (protocol.md 12)", evidence)
+        if not table.replaying:
+            for wire in evidence:
+                self._emit(Outgoing(wire))
 
     def _expel(self, effect: Fatal) -> None:
         """A proven rule break by a seat costs that seat its seat, not the others their game (protocol.md 12).

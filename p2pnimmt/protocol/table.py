@@ -42,8 +42,9 @@ AWAY_AFTER = 3  # stand-in cards in a row that make a seat "away"
 # Faults proven by one signed message that every node checks alike: they cost the signer its seat, not the
 # game (protocol.md 12); and so does a split commit, decided by the turn's reveals (split.py, "equivocation").
 # Any other equivocation and a broken chain stay fatal (two nodes may hold different versions), and so does any
-# fault before the game started (start-mismatch: a game without that seat's START_ACK never starts).
-EXPELS = frozenset({"equivocation", "unknown-kind", "bad-body", "unexpected", "duplicate",
+# fault the host's START or START_ACK proves; one another seat's first START_ACK proves refuses that seat's
+# acknowledgement (the game waits for the host's new start), one a later START_ACK proves expels it (protocol.md 12).
+EXPELS = frozenset({"equivocation", "unknown-kind", "bad-body", "unexpected", "duplicate", "start-mismatch",
                     "seed-mismatch", "bad-reveal", "not-in-hand", "sealed-shuffle", "sealed-unlock", "state-mismatch",
                     "wrong-chooser", "bad-row", "out-of-turn", "bad-pick", "result-mismatch"})
 
@@ -96,6 +97,9 @@ class Table:
         self.forfeits: dict[int, int] = {}
         self.expelled: dict[int, int] = {}  # seat -> seq of its message that broke a rule: from it on nothing counts
         self.expelled_for: dict[int, str] = {}  # seat -> the fault code it was expelled for
+        # seat -> the fault code its first START_ACK was refused for (protocol.md 12, "A refused START_ACK"): the game
+        # never starts; nothing the seat signs from that message on counts (it is in `expelled` too)
+        self.refused: dict[int, str] = {}
         # seat -> the furthest position of its chain up to the message that expelled it, that one included where it
         # passed section 9's checks: where it went on, the same at every node that expelled it (11.1, went_on)
         self.expelled_furthest: dict[int, Step] = {}

@@ -177,6 +177,13 @@ class Witness(Session):
         super()._fault(peer, code, detail, evidence)
 
 
+def refused_text(session: Session) -> str:
+    """The seats whose START_ACK the replay refused (protocol.md 12, "A refused START_ACK"), as verify names them after
+    a transcript that ends starting; '' if none."""
+    return "".join(f"; refused START_ACK: {session.names[seat]} ({code}): the game cannot start; its host may start "
+                   "it again without that seat" for seat, code in sorted(session.table.refused.items()))
+
+
 def fault_record_problem(payload: dict[Any, Any]) -> str:
     """Why a fault record's payload is not [the map of section 13], or ''."""
     if set(payload) != FAULT_RECORD_KEYS:
@@ -251,10 +258,12 @@ class Replay:
         peer: bytes | None = payload["peer"]
         code: str = payload["code"]
         if not payload["fatal"]:
-            if code == "equivocation":  # a split commit's proof (protocol.md 12): taken as the recorder took it
-                for wire in payload["evidence"]:  # and not counted: the replay needs every version it shows
+            # a split commit's proof (protocol.md 12): taken as the recorder took it and not counted (the replay needs
+            # every version it shows); a refused START_ACK's broken chain: its evidence is no message of the transcript
+            if code in ("equivocation", "chain-broken"):
+                for wire in payload["evidence"]:
                     session.receive(wire)
-            else:
+            if code != "equivocation":
                 self.noted[peer] = self.noted.get(peer, 0) + 1
             if self.noted.get(peer, 0) > MAX_FAULTS_PER_PEER or sum(self.noted.values()) > MAX_FAULTS:
                 raise TranscriptError(f"more than {MAX_FAULTS_PER_PEER} non-fatal fault records against "
@@ -297,7 +306,8 @@ class Replay:
                                   faults_recorded=self.faults_recorded)
         if session.phase != "over":
             raise TranscriptError(f"the transcript ends before the game does (phase {session.phase}, "
-                                  f"round {session.round + 1}, turn {session.turn + 1})", messages=self.accepted)
+                                  f"round {session.round + 1}, turn {session.turn + 1})" + refused_text(session),
+                                  messages=self.accepted)
         if not self.sealed:
             raise TranscriptError("the transcript has no seal (cut short, or never closed)", messages=self.accepted)
 

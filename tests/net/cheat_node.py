@@ -27,6 +27,11 @@ CHEAT is one of
 - `stop`: no rule broken, a node gone mid-game: in place of signing its PLAY_COMMIT of turn TURN of round 1 it
   signs nothing more, and its process ends as soon as what it sent before has left (a few hops of the event loop:
   no `bye`, the links just close);
+- `lie`: it signs its START_ACK with a `start` that is not the START's hash (protocol.md 12, "A refused
+  START_ACK"; tests/net/test_start_ack_lie.py); TURN is not used;
+- `lie-to-some`: it signs two START_ACKs with one seq: the right one goes to the host, a wrong one to every other
+  peer, sent or answered to a `heads`, and sent once more to each other seat as it links (the host relays the
+  right one to them): an equivocation; TURN is not used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -166,6 +171,55 @@ def gone_before_start(vanish: bool) -> None:
     Session.send = cheat  # type: ignore[method-assign]
 
 
+def lie_in_start_ack() -> None:
+    send = Session.send
+
+    def cheat(self: Session, kind: str, body: dict) -> None:
+        if kind == "START_ACK":
+            body = {**body, "start": hashlib.sha256(b"another START").digest()}
+            print("cheat: signed a START_ACK of another START", flush=True)
+        send(self, kind, body)
+
+    Session.send = cheat  # type: ignore[method-assign]
+
+
+def lie_to_some() -> None:
+    feed = Node._feed
+    send_message = Connection.send_message
+    swap: dict[bytes, tuple[bytes, bytes]] = {}  # our right START_ACK -> (the wrong one, the host's peer id)
+
+    async def show_the_others(self: Node, right: bytes) -> None:
+        # the host relays our right one to the others: each other seat is shown the wrong one too, once linked
+        wrong, host = swap[right]
+        shown: set[bytes] = set()
+        while self.session is not None and len(shown) < len(self.session.roster) - 2:
+            for peer, conn in list(self.links.items()):
+                if peer not in shown and peer != host and peer in self.session.roster:
+                    shown.add(peer)
+                    conn.send_nowait("msg", wrong)
+            await asyncio.sleep(0.01)
+
+    def cheat(self: Node, outputs: list) -> None:
+        session = self.session
+        for item in outputs:
+            env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
+            if env is not None and session is not None and env.sender == session.me and env.kind == "START_ACK":
+                assert session.identity is not None and session.start is not None
+                wrong = seal(session.identity, env.game_id, env.seq, env.prev, "START_ACK", {"start": bytes(32)})
+                swap[env.wire] = (wrong.wire, session.start.sender)
+                self.spawn(show_the_others(self, env.wire))
+                print("cheat: signed a right START_ACK for the host and a wrong one for the others", flush=True)
+        feed(self, outputs)
+
+    def send(self: Connection, wire: bytes, framed: bytes | None = None) -> None:  # sent, or asked for (heads)
+        if wire in swap and self.peer != swap[wire][1]:
+            wire, framed = swap[wire][0], None
+        send_message(self, wire, framed)
+
+    Node._feed = cheat  # type: ignore[method-assign]
+    Connection.send_message = send  # type: ignore[method-assign]
+
+
 def host_gone_after_start() -> None:
     start = Lobby.start
 
@@ -244,6 +298,7 @@ if __name__ == "__main__":
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
-              "offer-without-last": lambda _turn: offer_anew_at_start(True), "keep": keep_ahead, "stop": stop_at_commit}
+              "offer-without-last": lambda _turn: offer_anew_at_start(True), "keep": keep_ahead, "stop": stop_at_commit,
+              "lie": lambda _turn: lie_in_start_ack(), "lie-to-some": lambda _turn: lie_to_some()}
     cheats[sys.argv[1]](int(sys.argv[2]))
     sys.exit(main(sys.argv[3:]))

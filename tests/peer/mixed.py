@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from harness import Net, catch_up, restart  # noqa: E402
 
 from p2pnimmt.engine import Settings  # noqa: E402
+from p2pnimmt.net.waiting import refused_acks  # noqa: E402
 from p2pnimmt.protocol.events import Outgoing  # noqa: E402
 from p2pnimmt.protocol.identity import Identity  # noqa: E402
 from p2pnimmt.protocol.session import LocalError, Session  # noqa: E402
@@ -329,7 +330,7 @@ class Mixed(Net):
             return {"phase": got["phase"], "scores": got["scores"], "history": got["history"],
                     "dropped": [[seat, list(pos)] for seat, pos in got["dropped"]],
                     "voided": [r for r, _why in got["voided"]], "forfeits": got["forfeits"], "winners": got["winners"],
-                    "fault": got["fault"]}
+                    "fault": got["fault"], "refused": got["refused"]}
         game = session.game
         result = session.result
         return {"phase": str(session.phase), "scores": list(game.scores) if game else [],
@@ -338,4 +339,5 @@ class Mixed(Net):
                 "voided": sorted(session.voided), "forfeits": sorted(session.table.forfeits),
                 "winners": list(result.winners) if result is not None else None,
                 "fault": None if session.fault is None else {"code": session.fault.code,
-                                                             "detail": session.fault.detail}}
+                                                             "detail": session.fault.detail},
+                "refused": refused_acks(session)}  # a START_ACK refused (protocol.md 12): the new start is due

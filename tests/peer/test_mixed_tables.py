@@ -1545,3 +1545,61 @@ def test_both_vote_out_a_gone_seat_with_the_seat_that_never_passed_its_message_o
     honest = [o for p, o in zip(table.mixed.peers, outcomes)
               if p not in {table.mixed.identities[s].peer for s in (CHEAT, 4)}]
     assert all(o["dropped"] == [[CHEAT, [0, COMMIT, 0]], [4, [0, COMMIT, 0]]] for o in honest), honest
+
+
+def liar_rule(kind: str) -> Any:
+    """The Adversary's rule for a START_ACK the checks refuse (protocol.md 12, "A refused START_ACK"): `hash`, one of
+    another START; `body`, one with a field it does not have; `chain`, one that names a previous message; `some`, the
+    right one to the host and seat 2, one of another START to the others (an equivocation)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+
+    from p2pnimmt.protocol.envelope import NO_PREVIOUS
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind != "START_ACK":
+            return None
+        adv.fired = True
+        if kind == "hash":
+            body["start"] = bytes(32)
+        elif kind == "body":
+            body["note"] = 1
+        elif kind == "chain":  # its first message names a previous one
+            return adv.to(adv.advance(adv.seal_at(0, bytes([1]) * 32, "START_ACK", body)).wire)
+        else:
+            ids = [i.peer for i in adv.net.identities]
+            right = adv.seal_at(0, NO_PREVIOUS, "START_ACK", body)
+            wrong = adv.seal_at(0, NO_PREVIOUS, "START_ACK", {"start": bytes(32)})
+            adv.advance(right, env)
+            return [(p, right.wire if p in (ids[0], ids[2]) else wrong.wire) for p in adv.others]
+        return None
+    return rule
+
+
+@pytest.mark.parametrize("deal, lie", [("open", "hash"), ("sealed", "body"), ("draft", "hash"), ("open", "chain"),
+                                       ("open", "some")])
+def test_a_typescript_seat_whose_start_ack_lies_is_refused_alike(deal: str, lie: str, child: NodeSeats,
+                                                                  tmp_path: Path) -> None:
+    """protocol.md 12, "A refused START_ACK": the TypeScript seat 1 signs a START_ACK the checks refuse (its messages
+    pass through the tests' Adversary). Every other node, the TypeScript seat 3 and spectator among them, records the
+    fault (not fatal), refuses seat 1 and waits for the host's new start, with the bytes, transcript, outcome and
+    verdicts of the Python node in its place (before, every node aborted on it). An equivocation (`some`): the nodes
+    that started on the right version abort on it, the others refuse; every one holds the same ground."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+
+    table = Table(child, deal, 5, [1, 3, 6], seed=11, rounds=1)
+    for net in table.nets:
+        net.shuffle_delivery = lie != "some"
+        adv = Adversary(net, 1, liar_rule(lie))
+        net.start()
+        net.run()
+        assert adv.fired
+    assert table.mixed.is_typescript(table.mixed.identities[1].peer)
+    outcomes = node_by_node(table, tmp_path)
+    honest = [o for i, o in enumerate(outcomes) if i != 1]
+    assert all(o["refused"] == [1] for o in honest), honest
+    if lie != "some":
+        assert all(o["phase"] == "starting" and o["fault"] is None for o in honest), honest
+    else:
+        assert {o["phase"] for o in honest} == {"starting", "aborted"}, honest  # both ways, here

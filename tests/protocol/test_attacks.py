@@ -778,17 +778,8 @@ def test_wrong_result(players, seat, what):
 # --------------------------------------------------------------------------- more of the same kind
 
 
-@pytest.mark.parametrize("players, seat", TABLES)
-def test_wrong_start_ack(players, seat):
-    """Acknowledge a START other than the one the host signed."""
-
-    def rule(adv, env, body):
-        if env.kind == "START_ACK":
-            body["start"] = h("another start")
-            adv.fired = True
-
-    net, adv = play(players, seat, rule)
-    assert_caught(net, adv, "start-mismatch")
+# A START_ACK of another START is no longer fatal: tests/protocol/test_refused_ack.py (protocol.md 12, "A refused
+# START_ACK").
 
 
 @pytest.mark.parametrize("players, seat", TABLES)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from pages import TV, open_page
 from test_web_phone_presence import LO, PHONE_URL, faultless_transcript, results, seated_phone
 from test_web_phone_rematch import play_to_the_end
@@ -47,6 +48,41 @@ async def test_a_phone_follows_a_new_start_without_the_seat_gone_before_its_star
         assert host.finish(60) == 0, host.text()
         assert results((tmp_path / "host-2.p2pt").read_bytes()) == results((tmp_path / "phone-2.p2pt").read_bytes())
         assert "ann, zoe" in host.text(), host.text()
+        await screen.wait_for_function("() => document.body.dataset.over === '1'", timeout=60_000)  # the TV followed
+        assert not errors, errors
+        assert not screen_errors, screen_errors
+    finally:
+        mal.stop()
+
+
+@pytest.mark.parametrize("cheat", ["lie", "lie-to-some"])
+async def test_a_phone_follows_a_new_start_without_a_seat_whose_start_ack_lies(tmp_path: Path, procs, browser,
+                                                                              cheat: str) -> None:
+    """protocol.md 12, "A refused START_ACK": mal signs a START_ACK of another START (`lie`), or shows the host a
+    right one and the others a wrong one (`lie-to-some`: the page may have started on the right one, and stops on the
+    proof). The page refuses mal, takes ann's new start by itself and plays it to its end; the TV follows (before,
+    the page aborted with `start-mismatch` and stayed there)."""
+    host = procs(["host", "--headless", "--seats", "3", *SHORT, "--drop-after", "600", "--give-up", "60", *LO,
+                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=ENV)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    code = host.wait_for(r"code: (\w{4})").group(1)
+    peer = ["--peer", f"127.0.0.1:{port}"]
+    tv = procs(["watch", code, *LO, *peer, "--web", "--no-open", "--web-interface", "127.0.0.1", *TIMERS,
+                "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out", env={"HOME": str(tmp_path), **ENV})
+    screen, screen_errors = await open_page(browser, tv.wait_for(URL).group(1), "lobby", TV)
+    phone, _, errors = await seated_phone(browser, tv.wait_for(PHONE_URL).group(1), "zoe")
+    host.wait_for(r"lobby: 2/3 seats: ann, zoe")
+    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *TIMERS, "--name", "mal", "--transcript",
+                            str(tmp_path / "mal.p2pt")], tmp_path / "mal.out")
+    try:
+        mal.wait_for(r"cheat: signed a", 60)
+        assert await play_to_the_end(phone) == 10  # the new game's: the first never dealt a card
+        said = await phone.inner_text("#notes")
+        assert f"game {code} is abandoned: mal signed a START_ACK that the checks refuse; ann starts a new game at " \
+               "once with the others" in said, said
+        await faultless_transcript(phone, tmp_path / "phone-2.p2pt")
+        assert host.finish(60) == 0, host.text()
+        assert results((tmp_path / "host-2.p2pt").read_bytes()) == results((tmp_path / "phone-2.p2pt").read_bytes())
         await screen.wait_for_function("() => document.body.dataset.over === '1'", timeout=60_000)  # the TV followed
         assert not errors, errors
         assert not screen_errors, screen_errors

@@ -117,6 +117,7 @@ export class PageNode {
     this.looking = true;
     queueMicrotask(() => {
       this.looking = false;
+      this.takeEarly();
       this.clock.look();
       this.onChange();
     });
@@ -177,16 +178,22 @@ export class PageNode {
    * does (app/anew.py): nobody is asked, the players wanted to play. */
   private startAnew(): void {
     if (this.offer === null) return;
+    const refused = this.seat.refusedAcks();
     if (!this.seatedInOffer()) { // left out (it had no link to the host as it chose): abandoned all the same, nothing to follow
-      this.leftOut = fmt(_("{host} abandoned game {code} before it started and starts a new game without this seat (it had no link to it)"),
-        { host: this.hostName(), code: identities.gameCode(this.hello.game) });
+      const ours = this.seat.seat !== null && refused.includes(this.seat.seat); // (our START_ACK was refused)
+      this.leftOut = fmt(ours ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it refused this seat's START_ACK)")
+        : _("{host} abandoned game {code} before it started and starts a new game without this seat (it had no link to it)"),
+      { host: this.hostName(), code: identities.gameCode(this.hello.game) });
       this.note(this.leftOut);
       this.leave();
       return;
     }
-    const gone = this.leftOutBy(this.offer).map((s) => this.seat.names[s] ?? "");
-    const said = _("game {code} is abandoned: {names} left before acknowledging its START; {host} starts a new game at once with the others");
-    this.anew = fmt(said, { code: identities.gameCode(this.hello.game), names: gone.join(", "), host: this.hostName() });
+    const out = this.leftOutBy(this.offer);
+    const names = out.map((s) => this.seat.names[s] ?? "").join(", ");
+    const why = fmt(out.some((s) => refused.includes(s)) ? _("{names} signed a START_ACK that the checks refuse")
+      : _("{names} left before acknowledging its START"), { names });
+    const said = _("game {code} is abandoned: {why}; {host} starts a new game at once with the others");
+    this.anew = fmt(said, { code: identities.gameCode(this.hello.game), why, host: this.hostName() });
     this.wish = true;
     const host = this.hostPeer ? this.links.get(hex(this.hostPeer)) : undefined;
     host?.send("again", true);
@@ -283,7 +290,8 @@ export class PageNode {
   }
 
   over(): boolean {
-    return this.seat.phase === "over" || this.seat.phase === "aborted";
+    // (aborted on a START_ACK equivocation after our start: not over, the host's new start is due, protocol.md 14)
+    return this.seat.phase === "over" || (this.seat.phase === "aborted" && !this.seat.refusedAcks().length);
   }
 
   note(text: string): void {
@@ -365,23 +373,44 @@ export class PageNode {
       this.byes.add(hex(link.peer));
       if (this.hostPeer && equal(link.peer, this.hostPeer) && this.seat.start === null) this.hostGone = "bye";
     } else if (kind === "rematch" && this.hostPeer && equal(link.peer, this.hostPeer) && this.offer === null
-      && this.seat.start !== null && this.seat.phase !== "aborted") {
-      const offer = offerOf(payload, this.hello.game);
-      const phase = this.seat.phase;
-      // An offer while starting is a new start; one without our seat while our game is on is too (a rematch holds
-      // every seat: our game started here, our START_ACK never reached the host). Any other before our game is over
-      // is not taken (the host offers after its own game's end, which is ours too).
-      const withoutUs = offer !== null && phase !== "over" && !offer.seats.some((k) => equal(k, this.identity.publicKey));
-      if (offer && phase === "starting" && this.leftOutBy(offer).length === 0) { // no new start (protocol.md 14)
-        this.note(fmt(_("ignored {host}'s new start of game {code}: its offer (game {game} on port {port}) leaves out no seat of it, so it is none"),
-          { host: this.hostName(), code: identities.gameCode(this.hello.game), game: identities.gameCode(offer.game), port: offer.port }));
-      } else if (offer && (phase === "over" || phase === "starting" || withoutUs)) {
-        this.offer = offer;
-        if (phase !== "over") this.startAnew();
-        else if (this.wish) this.follow();
-      }
+      && this.seat.start !== null) {
+      this.offered(payload);
     }
     this.changed();
+  }
+
+  /** The host's rematch offer (from its link, our game STARTed, none taken yet). */
+  private offered(payload: Value): void {
+    const offer = offerOf(payload, this.hello.game);
+    // aborted on a START_ACK equivocation of a seat the offer leaves out: a new start, as while starting (protocol.md
+    // 14; the reference's net/rematch.py); any other abort takes no offer
+    const refused = this.seat.refusedAcks();
+    if (this.seat.phase === "aborted" && !(offer && refused.length && refused.every((s) => this.leftOutBy(offer).includes(s)))) return;
+    const phase = this.seat.phase === "aborted" ? "starting" : this.seat.phase;
+    // An offer while starting is a new start; one without our seat while our game is on is too (a rematch holds
+    // every seat: our game started here, our START_ACK never reached the host). Any other before our game is over
+    // is kept, and taken if our game aborts on a START_ACK equivocation (the host offers a rematch after its own
+    // game's end, which is ours too).
+    const withoutUs = offer !== null && phase !== "over" && !offer.seats.some((k) => equal(k, this.identity.publicKey));
+    if (offer && phase === "starting" && this.leftOutBy(offer).length === 0) { // no new start (protocol.md 14)
+      this.note(fmt(_("ignored {host}'s new start of game {code}: its offer (game {game} on port {port}) leaves out no seat of it, so it is none"),
+        { host: this.hostName(), code: identities.gameCode(this.hello.game), game: identities.gameCode(offer.game), port: offer.port }));
+    } else if (offer && (phase === "over" || phase === "starting" || withoutUs)) {
+      this.early = null;
+      this.offer = offer;
+      if (phase !== "over") this.startAnew();
+      else if (this.wish) this.follow();
+    } else if (offer) {
+      this.early = payload;
+    }
+  }
+
+  /** An offer that came while our game was on (offered): looked at again once it aborts (a START_ACK equivocation). */
+  private early: Value = null;
+
+  /** Our game aborted on a START_ACK equivocation after our start: an offer kept is taken now (offered). */
+  takeEarly(): void {
+    if (this.early !== null && this.offer === null && this.seat.phase === "aborted") this.offered(this.early);
   }
 
   /** Carry out what the session returned: each message to the links it is meant for, once ours are kept (`held`). */

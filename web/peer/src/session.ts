@@ -19,7 +19,7 @@ import { equal, hex } from "./bytes.js";
 import { type Card, deck as deckOf, HAND_SIZE, inDeck, penalty, type Variant } from "./cards.js";
 import { type MsgMap, pyValueRepr, type Value } from "./codec.js";
 import { dealOrder, draftOrder } from "./deal.js";
-import type { Envelope } from "./envelope.js";
+import { type Envelope, open } from "./envelope.js";
 import { type EndRule, gameOver, winners } from "./game.js";
 import { betweenRounds, commitment, commitSet, playValue, roundSeed, stateHash } from "./hashes.js";
 import { Ids } from "./ids.js";
@@ -55,7 +55,7 @@ export interface Settings extends EndRule {
 /** Three stand-in cards in a row make a seat away (protocol.md 11.2). */
 export const AWAY_AFTER = 3;
 
-const EXPELLING = new Set(["equivocation", "unknown-kind", "bad-body", "unexpected", "duplicate", "seed-mismatch", "bad-reveal",
+const EXPELLING = new Set(["equivocation", "unknown-kind", "bad-body", "unexpected", "duplicate", "start-mismatch", "seed-mismatch", "bad-reveal",
   "not-in-hand", "sealed-shuffle", "sealed-unlock", "state-mismatch", "wrong-chooser", "bad-row", "out-of-turn",
   "bad-pick", "result-mismatch"]);
 
@@ -170,6 +170,9 @@ export class Session {
   private readonly forever = new Set<number>();
   /** Expelled seats: the fault code. */
   readonly expelledFor = new Map<number, string>();
+  /** Seats whose first START_ACK was refused (section 12, "A refused START_ACK"): the fault code. The game never starts;
+   * nothing the seat signs from that message on counts (it is expelled from there too). */
+  readonly refused = new Map<number, string>();
   /** Expelled seats: the furthest position of the chain up to the message that expelled it, that one included where
    * it passed section 9's checks (where it went on, the same at every node that expelled it: 11.1, wentOn). */
   private readonly expelledFurthest = new Map<number, Pos>();
@@ -205,6 +208,7 @@ export class Session {
 
   protected handle(found: Found): void {
     if (found.type === "fault") {
+      if (found.fault.fatal && this.refusedProof(found.fault)) return;
       if (!(found.fault.fatal && found.fault.code === "equivocation" && this.splitProof(found.fault))) this.report(found.fault);
       return;
     }
@@ -301,6 +305,49 @@ export class Session {
     return true;
   }
 
+  /**
+   * A proof found at the gates (an equivocation, a broken chain) against a seat whose START_ACK this node still lacks
+   * or took as one of the proof's versions, found while starting: the seat's START_ACK is refused (section 12, "A
+   * refused START_ACK"; the reference's Session._proven). A proof against a seat refused already is ignored. False:
+   * handled as before.
+   */
+  private refusedProof(fault: Fault): boolean {
+    if (this.phase !== "starting" || fault.peer === null) return false;
+    const seat = this.seatOf(fault.peer);
+    if (seat < 0) return false;
+    if (this.refused.has(seat)) return true; // nothing it signed from its refused START_ACK on counts
+    if (fault.code !== "equivocation" && fault.code !== "chain-broken") return false;
+    const evidence = fault.evidence.map((w) => open(w));
+    if (!this.refusesAck(seat, fault.code, evidence)) return false;
+    this.refuse(seat, fault.code, fault.detail, evidence);
+    this.settle();
+    return true;
+  }
+
+  /** The proof refuses the seat's acknowledgement (section 12, "A refused START_ACK"): it shows a START_ACK of a seat
+   * other than the host, and this node has taken no START_ACK of that seat before (an equivocation: the version
+   * taken, if any, is one of the proof's). A START_ACK after the seat's first is a rule break that expels. */
+  private refusesAck(seat: number, code: string, evidence: readonly Envelope[]): boolean {
+    if (this.start === null || seat < 0 || seat === this.host || this.refused.has(seat)) return false;
+    const peer = this.peers[seat] as Uint8Array;
+    if (!evidence.some((e) => e.kind === "START_ACK" && equal(e.sender, peer))) return false;
+    const taken = this.signed.get(seat)?.get(0)?.get(chainSlot("START_ACK", 0));
+    return !taken || (code === "equivocation" && evidence.some((e) => equal(e.wire, taken.wire)));
+  }
+
+  /** A seat's first START_ACK is proven wrong: it never acknowledges the START here. Not fatal: noted with its
+   * evidence, which is spread; nothing the seat signs from that message on counts; the game stays starting, and its
+   * host starts a new one without the seat (section 14, "A new start"; the reference's Session._refuse). */
+  private refuse(seat: number, code: string, detail: string, evidence: readonly Envelope[]): void {
+    const peer = this.peers[seat] as Uint8Array;
+    this.refused.set(seat, code);
+    this.note({ peer, code, fatal: false, evidence: evidence.map((e) => e.wire),
+      detail: `${detail}; its START_ACK is refused: the game cannot start, its host may start it again without it (protocol.md 12)` });
+    this.spread(evidence.map((e) => e.wire));
+    this.expelFrom(seat, Math.min(...evidence.filter((e) => equal(e.sender, peer)).map((e) => e.seq)), code);
+    this.slot("START_ACK", 0, 0).delete(seat); // a version taken (an equivocation) counts for nothing from now on
+  }
+
   /** A seat as a fault's detail names it: "seat s (name)" (the reference's Table.who_seat). */
   protected who(seat: number): string {
     return `seat ${seat} (${this.names[seat] as string})`;
@@ -325,7 +372,13 @@ export class Session {
     // Fatal only where a START or a START_ACK proves it, whatever this node's phase (section 12): a node that still
     // lacks a START_ACK expels as the others do.
     const proof = offender ? [offender] : evidence;
-    if (this.phase === "lobby" || !EXPELLING.has(code) || proof.some((e) => e.kind === "START" || e.kind === "START_ACK")) {
+    if (this.phase !== "lobby" && this.refusesAck(seat, code, evidence)) {
+      this.refuse(seat, code, detail, evidence);
+      throw new Restart();
+    }
+    const host = this.peers[this.host] as Uint8Array;
+    if (this.phase === "lobby" || !EXPELLING.has(code)
+      || proof.some((e) => e.kind === "START" || (e.kind === "START_ACK" && equal(e.sender, host)))) {
       this.report({ ...fault, fatal: true });
       throw new Stop();
     }
@@ -335,6 +388,12 @@ export class Session {
     if (from >= (this.expelled.get(seat) ?? Infinity)) throw new Ignored();
     this.note({ ...fault, fatal: false, detail: `${detail}; it loses its seat (the stand-in plays it from the next step it owes)` });
     this.spread(fault.evidence); // the proof to every peer, as the reference's Session._expel sends it
+    this.expelFrom(seat, from, code);
+    throw new Restart();
+  }
+
+  /** From `from` on nothing `seat` signs counts: its messages from there are taken out (the reference's Table.expel). */
+  private expelFrom(seat: number, from: number, code: string): void {
     this.expelled.set(seat, from);
     this.expelledFor.set(seat, code);
     let furthest: Pos = [-1, -1, 0];
@@ -363,7 +422,6 @@ export class Session {
         this.votes.add(`${round}|${stepPlace % 34}|${Math.floor(stepPlace / 34)}|${index % 10}`);
       }
     }
-    throw new Restart();
   }
 
   private takeStart(env: Envelope): void {
@@ -841,6 +899,19 @@ export class Session {
       if (this.checkVotes() || this.owe()) continue;
       return;
     }
+  }
+
+  /** The seats whose first START_ACK this node refused, while starting (section 12, "A refused START_ACK"), or the
+   * seat whose START_ACK equivocation aborted our game once it had started on the right version: the host's new start
+   * without them is due, and taken (section 14; the reference's net/waiting.py refused_acks). */
+  refusedAcks(): number[] {
+    if (this.start === null) return [];
+    if (this.phase === "starting") return [...this.refused.keys()].sort((a, b) => a - b);
+    const f = this.fault;
+    if (this.phase !== "aborted" || !f || f.code !== "equivocation" || f.peer === null) return [];
+    const seat = this.seatOf(f.peer);
+    if (seat < 0 || seat === this.host) return [];
+    return f.evidence.some((w) => { const e = open(w); return e.kind === "START_ACK" && equal(e.sender, f.peer as Uint8Array); }) ? [seat] : [];
   }
 
   /** While starting, the seats (the host aside) whose START_ACK this node lacks: whom it waits on (the reference's

@@ -98,7 +98,8 @@ class Replay {
     if (!record.fatal) {
       // A split commit's proof (section 12): the replay takes it as the recorder did.
       // Not counted by the caps: the replay needs every version it shows (at most seats - 1 records a turn).
-      if (record.code === "equivocation") for (const wire of record.evidence) this.feed(wire);
+      // A refused START_ACK's broken chain (section 12): its evidence is no message of the transcript, so likewise.
+      if (record.code === "equivocation" || record.code === "chain-broken") for (const wire of record.evidence) this.feed(wire);
       const key = record.peer ? hex(record.peer) : "";
       if (record.code !== "equivocation") this.noted.set(key, (this.noted.get(key) ?? 0) + 1);
       const total = [...this.noted.values()].reduce((a, b) => a + b, 0);
@@ -131,10 +132,18 @@ class Replay {
     const f = session.fault;
     if (f) throw new Failure(`the game was aborted: ${f.code}: ${f.detail}; peer at fault: ${who(session, f.peer)}`, null, f.peer);
     if (session.phase !== "over") {
-      throw new Failure(`the transcript ends before the game does (phase ${session.phase}, round ${session.round + 1}, turn ${session.turn + 1})`);
+      throw new Failure(`the transcript ends before the game does (phase ${session.phase}, round ${session.round + 1}, turn ${session.turn + 1})`
+        + refusedText(session));
     }
     if (!this.sealed) throw new Failure("the transcript has no seal (cut short, or never closed)");
   }
+}
+
+/** The seats whose START_ACK the replay refused (section 12, "A refused START_ACK"), as the reference's verify names
+ * them after a transcript that ends starting; "" if none. */
+function refusedText(session: Session): string {
+  return [...session.refused].sort((a, b) => a[0] - b[0]).map(([seat, code]) => `; refused START_ACK: `
+    + `${session.names[seat] as string} (${code}): the game cannot start; its host may start it again without that seat`).join("");
 }
 
 function readHeader(raw: Uint8Array): Uint8Array | null {

@@ -215,7 +215,7 @@ function answer(req: Request): unknown {
       return {
         phase: node.phase, seat: node.seat, round: node.round, turn: node.turn, scores: node.scores, history: node.history,
         dropped: [...node.dropped].sort((a, b) => a[0] - b[0]), voided: [...node.voided].sort((a, b) => a[0] - b[0]),
-        forfeits: [...node.forfeits.keys()].sort((a, b) => a - b),
+        forfeits: [...node.forfeits.keys()].sort((a, b) => a - b), refused: node.refusedAcks(),
         // the result reached stands (11, "After the end"), though a fatal fault after the end aborted the session
         winners: node.phase === "over" || (node.phase === "aborted" && node.transcript.sealed) ? node.winners : null,
         fault: node.fault ? { code: node.fault.code, detail: node.fault.detail } : null,

@@ -1,0 +1,92 @@
+"""One seat's lying START_ACK does not cost the others their game (protocol.md 12, "A refused START_ACK"; 14, "A new
+start").
+
+Real `p2pnimmt` processes on 127.0.0.1: ann hosts, bob joins, a TV watches, and mal joins with a modified client
+(tests/net/cheat_node.py):
+- `lie`: mal signs its START_ACK with a `start` that is not the START's hash. Every node refuses it (the fault is
+  recorded, not fatal: nobody aborts), ann abandons the game at once (the proof is signed: no drop time) and starts a
+  new one without mal; bob and the TV follow and play it to its end; mal is told it was left out. Before, every
+  honest node aborted with `start-mismatch`, and an aborted game takes no rematch;
+- `lie-to-some`: mal signs two START_ACKs with one seq, the right one to ann and a wrong one to the others (an
+  equivocation): whichever version each node took first, and whether or not it had started on the right one, every
+  honest node ends in ann's new game without mal.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from attacker import LOOPBACK
+from procs import code_of
+from test_gone_before_start import ENV, LO, SHORT, CheatProc, files, names_of, secrets_of
+
+from p2pnimmt.app.history import history_lines, read_game
+from p2pnimmt.protocol.verify import verify_transcript
+
+WHY = "mal signed a START_ACK that the checks refuse"
+
+
+def check_abandoned(path: Path, players: list[str]) -> None:
+    """The abandoned game's transcript verifies record by record, ends starting (or, for a node that had started on
+    mal's right START_ACK, at the equivocation that aborted it), names mal's fault; its secrets file says why."""
+    verdict = verify_transcript(path.read_bytes())
+    assert not verdict.ok and verdict.record is None, verdict.report()
+    assert "refused START_ACK: mal" in verdict.fault or "equivocation" in verdict.fault, verdict.report()
+    assert sorted(names_of(path)) == sorted(players), names_of(path)
+    why = [r for r in secrets_of(path) if r.get("kind") == "abandoned"]
+    assert why == [{"kind": "abandoned", "why": WHY, "gone": [names_of(path).index("mal")]}], why
+    lines = history_lines([read_game(path)])
+    assert re.match(rf"\S+ \S+  abandoned before it started \({WHY}\): its players went on to a new game$",
+                    lines[0]), lines
+
+
+@pytest.mark.parametrize("cheat, others", [("lie", ["bob"]), ("lie-to-some", ["bob", "cy"])])
+def test_a_lying_start_ack_leaves_the_others_a_new_game(tmp_path: Path, procs, cheat: str, others: list[str]) -> None:
+    timers = ["--drop-after", "600", "--give-up", "60"]  # the new start does not wait for a drop time
+    seats = str(len(others) + 2)
+    ann = procs(["host", "--headless", "--seats", seats, *SHORT, *timers, *LO, *files(tmp_path, "ann")],
+                tmp_path / "ann.out", env=ENV)
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    code = code_of(tmp_path / "ann.out")
+    peer = ["--peer", f"{LOOPBACK}:{port}"]
+    joined = {}
+    for name in others:
+        joined[name] = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, name)],
+                             tmp_path / f"{name}.out", env=ENV)
+        joined[name].wait_for(r"joined \w{4}")
+    tv = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript", str(tmp_path / "tv.p2pt")],
+               tmp_path / "tv.out", env=ENV)
+    tv.wait_for(r"joined \w{4}")
+    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+                    tmp_path / "mal.out")
+    try:
+        mal.wait_for(r"cheat: signed a", 60)
+        for proc in (ann, *joined.values(), tv):
+            assert proc.finish(90) == 0, proc.text()
+        said = {name: proc.text() for name, proc in (("ann", ann), *joined.items(), ("tv", tv))}
+        for text in said.values():
+            assert "Traceback" not in text and "giving up:" not in text, text
+            assert len(re.findall(r"final scores", text)) == 1, text
+        assert f"game {code} is abandoned: {WHY}; a new game starts at once with the others ({len(others) + 1} " \
+               "players)" in said["ann"], said["ann"]
+        for name in others:
+            assert f"game {code} is abandoned: {WHY}; ann starts a new game at once with the others" in said[name], \
+                said[name]
+            assert re.search(rf"joined (?!{code})\w{{4}} at .* \(a new start of {code} without mal\)", said[name]), \
+                said[name]
+        assert "ann starts a new game at once with the others" in said["tv"], said["tv"]  # the TV follows
+        players = ["ann", *others, "mal"]
+        for name in ("ann", *others):
+            check_abandoned(tmp_path / f"{name}.p2pt", players)
+        for name in ("ann", *others, "tv"):
+            verdict = verify_transcript((tmp_path / f"{name}-2.p2pt").read_bytes())
+            assert verdict.ok, verdict.report()
+            assert sorted(names_of(tmp_path / f"{name}-2.p2pt")) == sorted(["ann", *others])
+        # the liar's own node is told it was left out, and gives up
+        assert mal.finish(60) == 1, mal.text()
+        assert re.search(rf"giving up: ann abandoned game {code} before it started and starts a new game without "
+                         r"this seat \(it (refused this seat's START_ACK|had no link to it)\)", mal.text()), mal.text()
+    finally:
+        mal.stop()
