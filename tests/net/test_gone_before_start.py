@@ -70,6 +70,16 @@ def ann_and_bob(procs, tmp_path: Path, host_options: list[str], timers: list[str
     return ann, bob, peer, code
 
 
+def tv_and_mal(procs, tmp_path: Path, code: str, peer: list[str], timers: list[str], cheat: str):
+    """A headless spectator (tv) joins the game `code` with `timers`, then mal with cheat_node.py's `cheat`."""
+    tv = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript", str(tmp_path / "tv.p2pt")],
+               tmp_path / "tv.out", env=ENV)
+    tv.wait_for(r"joined \w{4}")
+    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+                    tmp_path / "mal.out")
+    return tv, mal
+
+
 def names_of(path: Path) -> list[str]:
     """The roster of the game a transcript records, from its START."""
     start = next(open_envelope(p) for kind, p in records(path.read_bytes()) if kind == "msg")
@@ -109,11 +119,7 @@ def test_a_seat_gone_before_its_start_ack_leaves_the_others_a_new_game(tmp_path:
                                                                        drop_after: str) -> None:
     timers = ["--drop-after", drop_after, "--give-up", "60"]
     ann, bob, peer, code = ann_and_bob(procs, tmp_path, [*SHORT, *timers], timers)
-    tv = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript", str(tmp_path / "tv.p2pt")],
-               tmp_path / "tv.out", env=ENV)
-    tv.wait_for(r"joined \w{4}")
-    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
-                    tmp_path / "mal.out")
+    tv, mal = tv_and_mal(procs, tmp_path, code, peer, timers, cheat)
     try:
         mal.wait_for(r"cheat: gone before its START_ACK", 60)
         for proc in (ann, bob, tv):

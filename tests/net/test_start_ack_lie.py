@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from attacker import LOOPBACK
 from procs import code_of
-from test_gone_before_start import ENV, LO, SHORT, CheatProc, files, names_of, secrets_of
+from test_gone_before_start import ENV, LO, SHORT, files, names_of, secrets_of, tv_and_mal
 
 from p2pnimmt.app.history import history_lines, read_game
 from p2pnimmt.protocol.verify import verify_transcript
@@ -56,11 +56,7 @@ def test_a_lying_start_ack_leaves_the_others_a_new_game(tmp_path: Path, procs, c
         joined[name] = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, name)],
                              tmp_path / f"{name}.out", env=ENV)
         joined[name].wait_for(r"joined \w{4}")
-    tv = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript", str(tmp_path / "tv.p2pt")],
-               tmp_path / "tv.out", env=ENV)
-    tv.wait_for(r"joined \w{4}")
-    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
-                    tmp_path / "mal.out")
+    tv, mal = tv_and_mal(procs, tmp_path, code, peer, timers, cheat)
     try:
         mal.wait_for(r"cheat: signed a", 60)
         for proc in (ann, *joined.values(), tv):

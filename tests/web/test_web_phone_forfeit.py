@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_web_phone_presence import WAIT, download, next_ask, results, seated_phone, tap_move, two_seats_and_a_tv
+from test_web_phone_presence import (
+    WAIT,
+    closed_and_opened_again,
+    download,
+    next_ask,
+    results,
+    seated_phone,
+    tap_move,
+    two_seats_and_a_tv,
+)
 
 FORFEIT = ("You forfeited this game by leaving a round you made void: you cannot win, and your hand is dealt open from "
            "now on (every player sees it)")
@@ -23,18 +32,10 @@ async def test_a_phone_that_made_a_sealed_round_void_is_told_it_forfeited_and_pl
     host, phone_url = two_seats_and_a_tv(procs, tmp_path, "--rounds", "3", "--deal", "sealed", "--bot-delay", "1",
                                          "--drop-after", "2")
     phone, context, errors = await seated_phone(browser, phone_url, "zoe")
-    step = await next_ask(phone, "")
-    assert await tap_move(phone) == "card"
+    await phone.wait_for_function("() => document.body.dataset.wanted === 'card'", timeout=WAIT)
     assert FORFEIT not in await notes(phone)  # nothing forfeited yet
-    await phone.wait_for_function("s => document.body.dataset.wanted === 'wait' || document.body.dataset.step !== s",
-                                  arg=step)
-    await phone.close()
-    host.wait_for(r"zoe was dropped by the others' vote")
+    again = await closed_and_opened_again(phone, context, phone_url, host, errors)
     host.wait_for(r"round 1 is void \(nobody scores it\)")
-    again = await context.new_page()
-    again.on("pageerror", lambda exc: errors.append(str(exc)))
-    await again.goto(phone_url)
-    await again.wait_for_selector("#back", state="visible", timeout=WAIT)
     await again.wait_for_function("said => [...document.querySelectorAll('#notes li')].some((li) => "
                                   "li.textContent === said)", arg=FORFEIT, timeout=WAIT)
     await again.tap("#back")

@@ -23,9 +23,11 @@ TIMERS = ["--drop-after", "1", "--give-up", "60"]
 ENV = {"P2PNIMMT_PLACE_DELAY": "0"}
 
 
-async def test_a_phone_follows_a_new_start_without_the_seat_gone_before_its_start_ack(tmp_path: Path, procs,
-                                                                                     browser) -> None:
-    host = procs(["host", "--headless", "--seats", "3", *SHORT, *TIMERS, *LO, "--name", "ann", "--transcript",
+async def ann_zoe_and_mal(tmp_path: Path, procs, browser, cheat: str, host_timers: list[str]):
+    """ann hosts three seats (`host_timers`); the TV's screen shows the lobby and serves the phone page, where zoe
+    takes a seat; then mal joins with cheat_node.py's `cheat`. (host, code, screen, its errors, phone, its errors,
+    mal)."""
+    host = procs(["host", "--headless", "--seats", "3", *SHORT, *host_timers, *LO, "--name", "ann", "--transcript",
                   str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=ENV)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     code = host.wait_for(r"code: (\w{4})").group(1)
@@ -35,8 +37,15 @@ async def test_a_phone_follows_a_new_start_without_the_seat_gone_before_its_star
     screen, screen_errors = await open_page(browser, tv.wait_for(URL).group(1), "lobby", TV)
     phone, _, errors = await seated_phone(browser, tv.wait_for(PHONE_URL).group(1), "zoe")
     host.wait_for(r"lobby: 2/3 seats: ann, zoe")
-    mal = CheatProc("vanish", ["join", code, "--headless", *peer, *LO, *TIMERS, "--name", "mal", "--transcript",
-                               str(tmp_path / "mal.p2pt")], tmp_path / "mal.out")
+    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *TIMERS, "--name", "mal", "--transcript",
+                            str(tmp_path / "mal.p2pt")], tmp_path / "mal.out")
+    return host, code, screen, screen_errors, phone, errors, mal
+
+
+async def test_a_phone_follows_a_new_start_without_the_seat_gone_before_its_start_ack(tmp_path: Path, procs,
+                                                                                     browser) -> None:
+    host, code, screen, screen_errors, phone, errors, mal = await ann_zoe_and_mal(tmp_path, procs, browser, "vanish",
+                                                                                  TIMERS)
     try:
         mal.wait_for(r"cheat: gone before its START_ACK", 60)
         assert await play_to_the_end(phone) == 10  # the new game's: the first never dealt a card
@@ -62,18 +71,8 @@ async def test_a_phone_follows_a_new_start_without_a_seat_whose_start_ack_lies(t
     right one and the others a wrong one (`lie-to-some`: the page may have started on the right one, and stops on the
     proof). The page refuses mal, takes ann's new start by itself and plays it to its end; the TV follows (before,
     the page aborted with `start-mismatch` and stayed there)."""
-    host = procs(["host", "--headless", "--seats", "3", *SHORT, "--drop-after", "600", "--give-up", "60", *LO,
-                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=ENV)
-    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
-    peer = ["--peer", f"127.0.0.1:{port}"]
-    tv = procs(["watch", code, *LO, *peer, "--web", "--no-open", "--web-interface", "127.0.0.1", *TIMERS,
-                "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out", env={"HOME": str(tmp_path), **ENV})
-    screen, screen_errors = await open_page(browser, tv.wait_for(URL).group(1), "lobby", TV)
-    phone, _, errors = await seated_phone(browser, tv.wait_for(PHONE_URL).group(1), "zoe")
-    host.wait_for(r"lobby: 2/3 seats: ann, zoe")
-    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *TIMERS, "--name", "mal", "--transcript",
-                            str(tmp_path / "mal.p2pt")], tmp_path / "mal.out")
+    host, code, screen, screen_errors, phone, errors, mal = await ann_zoe_and_mal(
+        tmp_path, procs, browser, cheat, ["--drop-after", "600", "--give-up", "60"])
     try:
         mal.wait_for(r"cheat: signed a", 60)
         assert await play_to_the_end(phone) == 10  # the new game's: the first never dealt a card

@@ -95,6 +95,25 @@ def seat_of(data: bytes, name: str) -> int:
     return [s["name"] for s in start.body["roster"]].index(name)
 
 
+async def closed_and_opened_again(phone, context, url: str, host, errors: list[str]):
+    """The phone plays its first card and its page is closed; once `host` says zoe was dropped, the page is opened
+    again in the same browser (`context`), which took the seat before and takes it up again without asking a name.
+    The new page, its "Take my seat back" shown."""
+    step = await next_ask(phone, "")
+    assert await tap_move(phone) == "card"
+    # its card is out once it waits for the others, or once the turn went on (the bot and the host may have
+    # committed while the tap came: then the wait lasts a few ms, less than a poll)
+    await phone.wait_for_function("s => document.body.dataset.wanted === 'wait' || document.body.dataset.step !== s",
+                                  arg=step)
+    await phone.close()
+    host.wait_for(r"zoe was dropped by the others' vote")
+    again = await context.new_page()
+    again.on("pageerror", lambda exc: errors.append(str(exc)))
+    await again.goto(url)
+    await again.wait_for_selector("#back", state="visible", timeout=WAIT)
+    return again
+
+
 async def test_a_peer_killed_mid_game_is_voted_out_by_the_phone_and_the_phones_table_finishes(
         tmp_path: Path, procs, browser) -> None:
     # Three seats: the host's bot (which never starts a vote: --drop-after 0, though it joins one), a bot process
@@ -196,18 +215,7 @@ async def test_a_phone_page_closed_past_the_drop_time_and_opened_again_takes_its
     host, phone_url = two_seats_and_a_tv(procs, tmp_path, "--rounds", "3", "--deal", "open", "--bot-delay", "1",
                                          "--drop-after", "2")
     phone, context, errors = await seated_phone(browser, phone_url, "zoe")
-    step = await next_ask(phone, "")
-    assert await tap_move(phone) == "card"
-    # its card is out once it waits for the others, or once the turn went on (the bot and the host may have
-    # committed while the tap came: then the wait lasts a few ms, less than a poll)
-    await phone.wait_for_function("s => document.body.dataset.wanted === 'wait' || document.body.dataset.step !== s",
-                                  arg=step)
-    await phone.close()
-    host.wait_for(r"zoe was dropped by the others' vote")
-    again = await context.new_page()
-    again.on("pageerror", lambda exc: errors.append(str(exc)))
-    await again.goto(phone_url)  # this browser took the seat before: it takes it up again without asking a name
-    await again.wait_for_selector("#back", state="visible", timeout=WAIT)
+    again = await closed_and_opened_again(phone, context, phone_url, host, errors)
     assert "dropped" in await again.inner_text("#presence-text")
     await again.tap("#back")
     await again.wait_for_function("() => document.body.dataset.dropped === 'asked'", timeout=WAIT)
