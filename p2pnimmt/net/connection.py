@@ -46,6 +46,11 @@ class Refused(ConnectionFailed):
     """Nothing listens at the address dialled (the connection was refused): the peer's process is gone from there."""
 
 
+class Unanswered(ConnectionFailed):
+    """Nobody answered the dial in time (the address is not reached, or its port's queue is full: a flood of
+    connections on it, net.door): worth dialling again, unlike a refusal."""
+
+
 class Unwelcome(ConnectionFailed):
     """The peer's key is not let in now (cut off, or its reconnects are spaced): refused in the handshake,
     before we sign anything for it. Logged once, when the key was cut, not at each refusal."""
@@ -184,6 +189,8 @@ class Connection:
                 if str(exc).startswith(("frame of", "bad frame")):  # it speaks, but not our protocol
                     raise ConnectionFailed(f"not a p2pnimmt peer (its first bytes are no p2pnimmt hello: {exc})") \
                         from None
+                if dialer and str(exc).startswith("nothing received"):  # a listener too busy to say its hello
+                    raise Unanswered(str(exc)) from None
                 raise
             if not (isinstance(hello, list) and len(hello) == 5 and hello[0] == HELLO):
                 raise ConnectionFailed("not a p2pnimmt peer: it did not say a p2pnimmt hello")

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..protocol.identity import fingerprint, peer_id
 from ..quietlog import quiet
-from .connection import Connection, ConnectionFailed, Refused, Unwelcome
+from .connection import Connection, ConnectionFailed, Refused, Unanswered, Unwelcome
 from .frames import MAX_LINK_FAULTS, on_frame
 from .seen import Seen
 
@@ -72,7 +72,7 @@ class Mesh:
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5.0)
         except TimeoutError:
-            raise ConnectionFailed(f"cannot reach {host}:{port}: no answer within 5 s") from None
+            raise Unanswered(f"cannot reach {host}:{port}: no answer within 5 s") from None
         except OSError as exc:
             why = f"{os.strerror(exc.errno)} (errno {exc.errno})" if exc.errno else (str(exc) or type(exc).__name__)
             failed = Refused if isinstance(exc, ConnectionRefusedError) else ConnectionFailed
@@ -130,6 +130,8 @@ class Mesh:
             finally:
                 self._pending.pop(writer, None)
                 self._sources.pop(writer, None)
+                if node.server is not None:  # a member's link, or one closing: its address's door count is freed
+                    node.server.settled(writer.transport)
             if member:
                 await self.serve(conn)
         except asyncio.CancelledError:
