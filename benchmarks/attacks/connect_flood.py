@@ -5,7 +5,9 @@ joins a seat meanwhile, prints what the joiner said, how long the join took and 
 spent, and exits 1 if the join failed.
 
 KIND of stranger:
+  none   no stranger (the figures to compare with);
   churn  connects opened and dropped as fast as four threads can (the finding);
+  under  the same, each address just under the rate at which the host shuts it out;
   idle   connections that send nothing, each held until the host cuts it (half-open, from the host's side);
   slow   connections that say their hello one byte a second (slowloris).
 
@@ -35,6 +37,9 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT)]
+
+from p2pnimmt.net.door import SHUT_AFTER, SHUT_WINDOW  # noqa: E402
 HELLO_BYTES = b"\x00\x00\x00\x50" + bytes(80)  # a frame's length and what could be a hello, said one byte a second
 
 
@@ -42,10 +47,15 @@ def strangers(n: int) -> list[str]:
     return [f"127.0.0.{10 + i}" for i in range(n)]
 
 
-def churn(port: int, addresses: list[str], stop: threading.Event, opened: list[int]) -> None:
+def churn(port: int, addresses: list[str], stop: threading.Event, opened: list[int], rate: float = 0.0) -> None:
+    """Connects from `addresses` in turn, as fast as the thread can (or `rate` a second), each dropped soon after."""
     held: list[socket.socket] = []
     turn = 0
+    began = time.monotonic()
     while not stop.is_set():
+        if rate and turn > rate * (time.monotonic() - began):
+            time.sleep(0.001)
+            continue
         try:
             sock = socket.socket()
             sock.setblocking(False)
@@ -120,8 +130,12 @@ def main(before: float, n_addresses: int, kind: str) -> int:
                 time.sleep(0.05)
             port = int(found.group(1))
             code = re.search(r"code: (\w{4})", (d / "h.out").read_text()).group(1)
-            if kind == "churn":
-                threads = [threading.Thread(target=churn, args=(port, addresses, stop, opened), daemon=True)
+            if kind == "none":  # the figures without a stranger, to compare
+                threads = []
+            elif kind in ("churn", "under"):
+                # under: each address just under the rate that shuts it out (net.door: SHUT_AFTER in SHUT_WINDOW s)
+                rate = 0.9 * SHUT_AFTER / SHUT_WINDOW * len(addresses) / 4 if kind == "under" else 0.0
+                threads = [threading.Thread(target=churn, args=(port, addresses, stop, opened, rate), daemon=True)
                            for _ in range(4)]
             else:
                 threads = [threading.Thread(target=holding, args=(port, addresses, stop, opened, kind == "slow"),
@@ -130,10 +144,15 @@ def main(before: float, n_addresses: int, kind: str) -> int:
                 thread.start()
             time.sleep(before)
             cpu_before, began = cpu_seconds(host.pid), time.monotonic()
-            joiner = subprocess.run([sys.executable, "-m", "p2pnimmt", "join", code, "--headless", "--interface",
-                                     "127.0.0.1", "--peer", f"127.0.0.1:{port}", "--name", "bob", "--give-up", "60",
-                                     "--transcript", str(d / "b.p2pt")], capture_output=True, text=True, env=env,
-                                    timeout=300)
+            joiner = subprocess.Popen([sys.executable, "-m", "p2pnimmt", "join", code, "--headless", "--interface",
+                                       "127.0.0.1", "--peer", f"127.0.0.1:{port}", "--name", "bob", "--give-up", "60",
+                                       "--transcript", str(d / "b.p2pt")], stdout=open(d / "b.out", "wb"),
+                                      stderr=subprocess.STDOUT, env=env)
+            seated = float("nan")
+            while joiner.poll() is None:
+                if seated != seated and "joined" in (d / "b.out").read_text(errors="replace"):
+                    seated = time.monotonic() - began
+                time.sleep(0.05)
             took = time.monotonic() - began
             cpu = cpu_seconds(host.pid) - cpu_before if host.poll() is None else float("nan")
         finally:
@@ -143,13 +162,13 @@ def main(before: float, n_addresses: int, kind: str) -> int:
             if host.poll() is None:
                 host.kill()  # by pid
             host.wait()
-        said = (joiner.stdout + joiner.stderr).strip().splitlines()
+        said = (d / "b.out").read_text(errors="replace").strip().splitlines()
         named = [line for line in (d / "h.out").read_text(errors="replace").splitlines() if "refused connections" in
-                 line or "cut off:" in line]
-        print(f"{kind} from {n_addresses} address(es): the stranger opened {opened[0]} connections; the join (a game "
-              f"of one round) exited {joiner.returncode} after {took:.1f} s, the host busy {cpu / took:.0%} of a core "
-              f"meanwhile: {said[-1] if said else '(nothing)'}")
-        for line in named[:3]:
+                 line or "cut off:" in line or "shut out" in line]
+        print(f"{kind} from {n_addresses} address(es): the stranger opened {opened[0]} connections; the joiner had "
+              f"its seat after {seated:.1f} s and exited {joiner.returncode} after {took:.1f} s (a game of one round), "
+              f"the host busy {cpu / took:.0%} of a core meanwhile: {said[-1] if said else '(nothing)'}")
+        for line in named[:2] + ([f"... {len(named) - 2} more"] if len(named) > 2 else []):
             print(f"  host: {line.strip()[:200]}")
         return 1 if joiner.returncode != 0 else 0
 
