@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT)]
 
 from p2pnimmt.net.door import SHUT_AFTER, SHUT_WINDOW  # noqa: E402
+
 HELLO_BYTES = b"\x00\x00\x00\x50" + bytes(80)  # a frame's length and what could be a hello, said one byte a second
 
 

@@ -22,7 +22,7 @@ from procs import final_scores
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.net.connection import HELLO
-from p2pnimmt.net.door import PER_ADDRESS
+from p2pnimmt.net.door import PER_ADDRESS, SHUT_AFTER
 from p2pnimmt.net.node import Node
 from p2pnimmt.protocol.codec import decode
 from p2pnimmt.protocol.identity import Identity
@@ -114,6 +114,43 @@ async def test_one_connection_past_the_bound_of_its_address_is_reset_at_once_and
                 break
             await asyncio.sleep(0.05)
         assert decode((await asyncio.to_thread(first_bytes, node.port, STRANGER))[4:])[0] == HELLO
+    finally:
+        for sock in held:
+            sock.close()
+        await node.close()
+
+
+def dial_until_unanswered(port: int, source: str, most: int) -> int:
+    """Dial from `source` (each dial dropped at once) until one is not answered within 2 s: the dials made."""
+    for n in range(1, most + 1):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=2, source_address=(source, 0)).close()
+        except TimeoutError:
+            return n
+        except OSError:
+            pass  # reset at the door
+    return most + 1
+
+
+async def test_an_address_that_floods_the_door_is_shut_out_and_others_are_not(caplog) -> None:
+    """An address whose dials the door keeps resetting (SHUT_AFTER within SHUT_WINDOW s) is shut out: its dials go
+    unanswered (the kernel drops them before the listen queue), in one log line naming it; another address is
+    greeted as before."""
+    caplog.set_level(logging.INFO, "p2pnimmt.net")
+    node = Node(Identity.generate(), name="ann", interface="127.0.0.1", drop_after=0)
+    await node.listen()
+    await node.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
+    held = []
+    try:
+        for _ in range(PER_ADDRESS):  # its bound taken: every further dial of it is reset at the door
+            held.append(await asyncio.to_thread(socket.create_connection, ("127.0.0.1", node.port), OUTER,
+                                                (STRANGER, 0)))
+        dials = await asyncio.to_thread(dial_until_unanswered, node.port, STRANGER, 50 * SHUT_AFTER)
+        assert dials <= 50 * SHUT_AFTER, "the flooding address was never shut out"
+        assert node.server is not None and STRANGER in node.server.shut_out
+        assert decode((await asyncio.to_thread(first_bytes, node.port, "127.0.0.1"))[4:])[0] == HELLO
+        lines = [r.getMessage() for r in caplog.records if "shut out" in r.getMessage()]
+        assert len(lines) == 1 and STRANGER in lines[0], lines
     finally:
         for sock in held:
             sock.close()
