@@ -48,7 +48,8 @@ class Refused(ConnectionFailed):
 
 class Unanswered(ConnectionFailed):
     """Nobody answered the dial in time (the address is not reached, or its port's queue is full: a flood of
-    connections on it, net.door): worth dialling again, unlike a refusal."""
+    connections on it, net.door), or the listener closed before its hello (over a bound under a flood): worth
+    dialling again, unlike a refusal."""
 
 
 class Unwelcome(ConnectionFailed):
@@ -189,7 +190,8 @@ class Connection:
                 if str(exc).startswith(("frame of", "bad frame")):  # it speaks, but not our protocol
                     raise ConnectionFailed(f"not a p2pnimmt peer (its first bytes are no p2pnimmt hello: {exc})") \
                         from None
-                if dialer and str(exc).startswith("nothing received"):  # a listener too busy to say its hello
+                if dialer and str(exc).startswith(("nothing received", "connection closed", "connection lost")):
+                    # a listener too busy to say its hello, or one that closed before it (a flood's: over a bound)
                     raise Unanswered(str(exc)) from None
                 raise
             if not (isinstance(hello, list) and len(hello) == 5 and hello[0] == HELLO):

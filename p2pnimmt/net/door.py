@@ -57,6 +57,7 @@ class Door:
         self._entries: dict[asyncio.BaseTransport, _Entry] = {}  # the connections counted in `waiting`
         self.refusals: dict[str, tuple[float, int]] = {}  # address -> (its window's start, refused in it)
         self.shut_out: dict[str, asyncio.TimerHandle] = {}  # address -> when it is let in again
+        self._letting: set[asyncio.Future] = set()
         self._filter: ctypes.Array | None = None  # the socket filter's instructions (kept while the kernel uses them)
         self._loop = asyncio.get_running_loop()
         self._closed = False
@@ -112,7 +113,9 @@ class Door:
                 continue
             self.waiting[source] = held + 1
             conn.setblocking(False)
-            asyncio.ensure_future(self._let_in(conn, source))
+            task = asyncio.ensure_future(self._let_in(conn, source))
+            self._letting.add(task)  # referenced until its stream is made
+            task.add_done_callback(self._letting.discard)
 
     def _refused_from(self, source: str) -> None:
         """Count a refusal of `source`; SHUT_AFTER of them within SHUT_WINDOW seconds shut it out."""
