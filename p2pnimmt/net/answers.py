@@ -5,10 +5,10 @@ mDNS cannot tell whose answer for a name is right: its records are unsigned, and
 evicts the others' from the cache (RFC 6762 10.2), so the look's resolution of the name gives one TXT and one SRV,
 often the stranger's. Heard listens to the records of every response as it comes, before the cache keeps or
 flushes them (zeroconf's RecordUpdateListener), and keeps, for each name named for the code, each distinct TXT, each
-distinct SRV (port and host name) and each address that answered for those host names: `readings(name)` makes
-a GameAd of every TXT with every SRV. `join` dials every one that holds the code; the handshake proves which is
-the game advertised (the salt binds its game id to the key proved: net.node.Node.join), so the real host wins
-and a copy pointing elsewhere is refused, as before.
+distinct SRV (port and host name) and each address that answered for those host names: `readings(name)` pairs
+every TXT with every SRV (net.discovery.readings makes a GameAd of each). `join` dials every one that holds the
+code; the handshake proves which is the game advertised (the salt binds its game id to the key proved:
+net.node.Node.join), so the real host wins and a copy pointing elsewhere is refused, as before.
 
 Bounded: MAX_READINGS TXTs and SRVs for a name (those heard most often first: the host answers every question
 with the same), MAX_READINGS addresses for a host name, the names as the look bounds them (MAX_GAMES).
@@ -22,8 +22,6 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from zeroconf import DNSAddress, DNSService, DNSText, RecordUpdateListener
-
-from .discovery import GameAd, NotAGame, named_for, parse_ad
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -50,8 +48,10 @@ def txt_properties(text: bytes) -> dict[bytes, bytes | None]:
 class Heard(RecordUpdateListener):
     """The TXTs, SRVs and addresses heard for the advertisements named for `code` under `service` (module doc)."""
 
-    def __init__(self, code: str, service: str, told: Callable[[str], None] | None = None) -> None:
+    def __init__(self, code: str, service: str, ours: Callable[[str], bool],
+                 told: Callable[[str], None] | None = None) -> None:
         self.code = code
+        self.ours = ours  # whether a name is named for the code (net.discovery.named_for)
         self.told = told  # told(name) when a TXT not heard before is kept for `name`
         self.suffix = "." + service.lower()
         self.texts: dict[str, Counter[bytes]] = {}  # name (lower case) -> TXT data -> times heard
@@ -61,7 +61,7 @@ class Heard(RecordUpdateListener):
 
     def _ours(self, name: str) -> str | None:
         key = name.lower()
-        if not key.endswith(self.suffix) or not named_for(name, self.code):
+        if not key.endswith(self.suffix) or not self.ours(name):
             return None
         if key not in self.names:
             if len(self.names) >= MAX_NAMES:
@@ -108,15 +108,16 @@ class Heard(RecordUpdateListener):
                 ids.append(bytes.fromhex(gid.decode()))
         return list(dict.fromkeys(ids))
 
-    def readings(self, name: str, resolved: GameAd | None = None) -> list[GameAd]:
-        """A game of each TXT heard for `name` that claims the code, with each SRV heard for it (at the addresses
-        heard for its host name; else, for the SRV the look resolved, at those it resolved), the most heard first.
-        Those that are not games are left out; whether each holds the code (a scrypt) is the caller's to ask."""
+    def readings(self, name: str, resolved: tuple[int, tuple[str, ...]] | None = None
+                 ) -> list[tuple[dict[bytes, bytes | None], tuple[str, ...], int, str]]:
+        """Each TXT heard for `name` that claims the code, with each SRV heard for it (at the addresses heard for its
+        host name; else, for the port and addresses the look's resolution gave, `resolved`), the most heard first:
+        (properties, addresses, port, name), what net.discovery.parse_ad reads."""
         key = name.lower()
         services = [service for service, _n in self.services.get(key, Counter()).most_common()]
         if resolved is not None and not services:
-            services = [(resolved.port, "")]
-        ads = []
+            services = [(resolved[0], "")]
+        found = []
         for text, _n in self.texts.get(key, Counter()).most_common():
             properties = txt_properties(text)
             if properties.get(b"code") != self.code.encode():
@@ -124,9 +125,6 @@ class Heard(RecordUpdateListener):
             for port, server in services:
                 addresses = tuple(self.addresses.get(server, {}))
                 if not addresses and resolved is not None:
-                    addresses = resolved.addresses
-                try:
-                    ads.append(parse_ad(properties, addresses, port, self.names.get(key, name)))
-                except NotAGame:
-                    continue
-        return ads
+                    addresses = resolved[1]
+                found.append((properties, addresses, port, self.names.get(key, name)))
+        return found

@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # zeroconf (about 5 MB and 110 modules) loads when a node adv
     from zeroconf import ServiceStateChange  # a seat that dials an address (--peer, an invite link) never does
     from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
+    from .answers import Heard
+
 from ..engine import DEALS, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 from ..i18n import _
 from ..neutral import shown
@@ -456,7 +458,7 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
     if code is not None:  # every answer for the names named for the code, each apart (net.answers)
         from .answers import Heard
 
-        heard = Heard(code, service, heard_text)
+        heard = Heard(code, service, functools.partial(named_for, code=code), heard_text)
         zc.zeroconf.async_add_listener(heard, None)
     browser = AsyncServiceBrowser(zc.zeroconf, service, handlers=[on_change], question_type=DNSQuestionType.QM)
     asking = asyncio.ensure_future(ask_again(browser))
@@ -479,9 +481,22 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
         checker.shutdown(wait=False, cancel_futures=True)
     ads = sorted(found.values(), key=lambda ad: (ad.advertised or "", ad.name))
     if heard is not None:  # the game's other readings: the TXTs that hold the code, with every SRV heard
-        ads += [ad for name in heard.names.values() for ad in heard.readings(name, found.get(name))
+        ads += [ad for name in heard.names.values() for ad in readings(heard, name, found.get(name))
                 if held.get(ad.game_id) and ad not in ads]
     return Scan(ads, broken, len(skipped), sorted(withdrawn.values(), key=lambda ad: ad.name))
+
+
+def readings(heard: Heard, name: str, resolved: GameAd | None = None) -> list[GameAd]:
+    """The games heard for `name` (net.answers.Heard.readings), each TXT with each SRV; those that are not games
+    are left out."""
+    ads = []
+    for properties, addresses, port, instance in heard.readings(
+            name, (resolved.port, resolved.addresses) if resolved is not None else None):
+        try:
+            ads.append(parse_ad(properties, addresses, port, instance))
+        except NotAGame:
+            continue
+    return ads
 
 
 async def browse(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> list[GameAd]:

@@ -19,7 +19,18 @@ from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
 from p2pnimmt.app.join import interference
 from p2pnimmt.net.answers import Heard
-from p2pnimmt.net.discovery import MAX_GAMES, GameAd, Scan, game_code, open_zeroconf, parse_ad, scan, service_type
+from p2pnimmt.net.discovery import (
+    MAX_GAMES,
+    GameAd,
+    Scan,
+    game_code,
+    named_for,
+    open_zeroconf,
+    parse_ad,
+    readings,
+    scan,
+    service_type,
+)
 from p2pnimmt.protocol.verify import verify_transcript
 
 LO = ["--interface", "127.0.0.1"]
@@ -172,7 +183,7 @@ def test_every_answer_for_a_name_named_for_the_code_is_kept_apart() -> None:
         items = [b"v=1", b"code=" + code.encode(), b"gid=" + game_id.hex().encode(), b"salt=" + b"00" * 16]
         return b"".join(bytes([len(item)]) + item for item in items)
 
-    heard = Heard(code, service)
+    heard = Heard(code, service, lambda n: named_for(n, code))
     host, stranger = "p2pnimmt-abcd-efgh.local.", "stranger.local."
     heard.async_update_records(None, 0, [  # the host's answer
         record(DNSText, name, const._TYPE_TXT, const._CLASS_IN | const._CLASS_UNIQUE, 4500, txt(gid)),
@@ -186,8 +197,8 @@ def test_every_answer_for_a_name_named_for_the_code_is_kept_apart() -> None:
                socket.inet_aton("127.0.0.9")),
         record(DNSText, f"OTHER-ABCD-EFGH.{service}", const._TYPE_TXT, const._CLASS_IN, 4500, txt(gid))])
     assert heard.game_ids(name) == [gid, other]
-    readings = {(ad.game_id, ad.addresses, ad.port) for ad in heard.readings(name)}
-    assert readings == {(gid, ("127.0.0.1",), 4000), (gid, ("127.0.0.9",), 9),
+    games = {(ad.game_id, ad.addresses, ad.port) for ad in readings(heard, name)}
+    assert games == {(gid, ("127.0.0.1",), 4000), (gid, ("127.0.0.9",), 9),
                         (other, ("127.0.0.1",), 4000), (other, ("127.0.0.9",), 9)}
     assert list(heard.names.values()) == [name]
 
