@@ -36,6 +36,9 @@ MAX_UNSENT = 16 * 1024 * 1024  # bytes queued to a peer that does not read befor
 READ_SIZE = 256 * 1024  # bytes a link takes from its socket at once: every whole frame in them is read without waiting
 MSG_PREFIX = b"\x92\xa3msg"  # msgpack of a 2-array and the str "msg": how a session message's frame begins
 _BIN_WIDTH = {0xC4: 1, 0xC5: 2, 0xC6: 4}  # msgpack bin 8, 16, 32: bytes of the length after the type byte
+# How a handshake that a dialer should make again fails: the listener said nothing in time, or closed (a flood's
+# bounds cut it, net.door and net.mesh), not a refusal or a wrong answer.
+_UNANSWERED = ("nothing received", "connection closed", "connection lost")
 
 
 class ConnectionFailed(Exception):
@@ -190,9 +193,6 @@ class Connection:
                 if str(exc).startswith(("frame of", "bad frame")):  # it speaks, but not our protocol
                     raise ConnectionFailed(f"not a p2pnimmt peer (its first bytes are no p2pnimmt hello: {exc})") \
                         from None
-                if dialer and str(exc).startswith(("nothing received", "connection closed", "connection lost")):
-                    # a listener too busy to say its hello, or one that closed before it (a flood's: over a bound)
-                    raise Unanswered(str(exc)) from None
                 raise
             if not (isinstance(hello, list) and len(hello) == 5 and hello[0] == HELLO):
                 raise ConnectionFailed("not a p2pnimmt peer: it did not say a p2pnimmt hello")
@@ -227,12 +227,15 @@ class Connection:
             if not verify(their_key, auth[1], signed):
                 claimed = fingerprint(peer_id(their_key))
                 raise ConnectionFailed(f"the peer's handshake signature does not verify (claims {claimed})")
-        except ConnectionFailed:
+        except ConnectionFailed as exc:
             writer.close()
+            if dialer and not isinstance(exc, Unwelcome) and str(exc).startswith(_UNANSWERED):
+                raise Unanswered(str(exc)) from None  # a listener too busy, or cut under a flood: dial it again
             raise
         except (ConnectionError, OSError) as exc:
             writer.close()
-            raise ConnectionFailed(f"connection lost during the handshake: {exc}") from None
+            failed = Unanswered if dialer else ConnectionFailed
+            raise failed(f"connection lost during the handshake: {exc}") from None
         return cls(reader, writer, their_key, game_id, tap)
 
     async def send(self, kind: str, payload: Any) -> None:
