@@ -6,7 +6,9 @@ From one address at most PER_ADDRESS connections wait to become a member's (in t
 and not joined); one more from there is closed at once (a reset: it holds nothing here, not even a closing
 state) and counted, in one log line that names the address (p2pnimmt.quietlog: the first, then a count). A
 connection stops counting once it is a member's link (Door.settled): a process of many bots, or a phone relay
-carrying several pages, links as often as it likes once its peers are members. The bound over all addresses is
+carrying several pages, links as often as it likes once its peers are members. A connection from this machine
+itself (from the address it was dialled at: the node's own phone relay, the bots of its process) is not counted
+here: no stranger comes from there, and net.mesh's MAX_PENDING bounds it as any. The bound over all addresses is
 net.mesh's MAX_PENDING. The listen queue holds BACKLOG connections the door has not taken yet (asyncio's 100
 filled at once under a flood, and the kernel dropped a joiner's dial).
 
@@ -99,6 +101,10 @@ class Door:
                 quiet.warning("door", "accept failed", "could not accept a connection: %s", exc)
                 return
             source = str(address[0]) if address else "?"
+            if _own(conn, source):  # from this machine (its phone relay, its bots): no stranger; MAX_PENDING bounds it
+                conn.setblocking(False)
+                self._start(conn, "")
+                continue
             held = self.waiting.get(source, 0)
             if held >= self.per_address:
                 self.refused += 1
@@ -113,9 +119,12 @@ class Door:
                 continue
             self.waiting[source] = held + 1
             conn.setblocking(False)
-            task = asyncio.ensure_future(self._let_in(conn, source))
-            self._letting.add(task)  # referenced until its stream is made
-            task.add_done_callback(self._letting.discard)
+            self._start(conn, source)
+
+    def _start(self, conn: socket.socket, source: str) -> None:
+        task = asyncio.ensure_future(self._let_in(conn, source))
+        self._letting.add(task)  # referenced until its stream is made
+        task.add_done_callback(self._letting.discard)
 
     def _refused_from(self, source: str) -> None:
         """Count a refusal of `source`; SHUT_AFTER of them within SHUT_WINDOW seconds shut it out."""
@@ -157,11 +166,12 @@ class Door:
         return True
 
     async def _let_in(self, conn: socket.socket, source: str) -> None:
+        """Make the stream of a connection let in; `source`: the address it counts at ("" for this machine's)."""
         entry = _Entry(self, source)
         try:
             await self._loop.connect_accepted_socket(lambda: entry, conn)
         except OSError:
-            if entry.transport is None:  # else its end uncounts it
+            if entry.transport is None and source:  # else its end uncounts it
                 self._uncount(source)
             conn.close()
 
@@ -177,6 +187,14 @@ class Door:
             self.waiting[source] = left
         else:
             self.waiting.pop(source, None)
+
+
+def _own(conn: socket.socket, source: str) -> bool:
+    """Whether a connection comes from this machine: from the very address it was dialled at."""
+    try:
+        return conn.getsockname()[0] == source
+    except OSError:
+        return False
 
 
 def _drop_from(addresses: list[int]) -> bytes:
@@ -206,7 +224,8 @@ class _Entry(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport
-        self.door._entries[transport] = self
+        if self.source:  # counted at its address until it settles
+            self.door._entries[transport] = self
         self.inner.connection_made(transport)
 
     def data_received(self, data: bytes) -> None:

@@ -76,7 +76,8 @@ class Mesh:
             raise Unanswered(f"cannot reach {host}:{port}: no answer within 5 s") from None
         except OSError as exc:
             why = f"{os.strerror(exc.errno)} (errno {exc.errno})" if exc.errno else (str(exc) or type(exc).__name__)
-            failed = Refused if isinstance(exc, ConnectionRefusedError) else ConnectionFailed
+            failed = Refused if isinstance(exc, ConnectionRefusedError) else \
+                Unanswered if isinstance(exc, ConnectionResetError) else ConnectionFailed  # reset: a door's bound
             raise failed(f"cannot reach {host}:{port}: {why}") from None
         conn = await Connection.open(reader, writer, self.node.identity, self.node.game_id, dialer=True)
         conn.idle_timeout = self.node.link_timeout
