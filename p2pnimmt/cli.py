@@ -223,8 +223,9 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
                         help=_("a link to a peer that sent nothing this long has ended and is dialled again "
                              "(default 20; peers ping every quarter of it; 1..600)"))
     parser.add_argument("--give-up", type=duration_arg(DAY, N_("never")), default=300.0, metavar="SECONDS",
-                        help=_("exit 1, saying why, when the game has not moved this long while waiting on others "
-                             "(default 300; 0: never); the transcript stays resumable"))
+                        help=_("exit 1, saying why, when the game has not moved this long while waiting on others, "
+                             "or a joiner's host has not answered its dials this long (default 300; 0: never); the "
+                             "transcript stays resumable"))
     parser.add_argument("--lines", action="store_true",
                         help=_("the line terminal instead of the full-screen lobby and table"))
     parser.add_argument("--bot-delay", type=duration_arg(60, N_("no wait")), default=0.0, metavar="SECONDS",

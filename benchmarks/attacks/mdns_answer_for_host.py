@@ -1,29 +1,23 @@
-"""FINDING (session 29, redteam9), not fixed: a stranger on the LAN can keep `join CODE` from finding a game, by
-answering in its host's place on mDNS. A reproduction, not a test: it prints what each `join CODE` said and exits 1
-while any of them found no game.
+"""FINDING (session 29, redteam9), fixed in session 30: a stranger on the LAN could keep `join CODE` from finding a
+game, by answering in its host's place on mDNS. A reproduction and a measure: it prints what each `join CODE` said
+and exits 1 if any of them found no game.
 
 Anyone can read a game's advertisement off the LAN (its instance name `CODE-HOSTKEY`, its TXT) and advertise under
-the same instance name: a TXT with another game id, a port where nothing listens. mDNS has no way to tell whose
-answer is right (its records are unsigned; an answer's cache-flush bit even evicts the host's): the joiner's
-zeroconf keeps one TXT for the name, often the stranger's, and `join CODE` finds no game with the code. The same
-for a stranger who streams made-up advertisements named for the code (`CODE-...`, as fast as it likes): a look
-takes at most 64 of them (protocol.md 14), and the real one may come after. Since session 29 a look that finds
-nothing says so and points to the invite link ("1 advertisement named for game CODE does not hold it: someone on
-this network may be answering in its host's place or flooding it; ask the host for its invite link ..."), and a
-stream of made-up names that are not named for the code hides nothing (tests/net/test_zeroconf_strangers.py);
-the invite link (or --peer) joins, and the handshake proves the host's key. Nobody can take a seat or learn a
-name this way: it costs the people the code's convenience, not the game.
+the same instance name. mDNS cannot tell whose answer is right (its records are unsigned; an answer's cache-flush
+bit even evicts the host's), so the joiner's zeroconf kept one TXT and one SRV for the name, often the stranger's,
+and `join CODE` found no game with the code (session 29: 2 of 4 tries). Now a look listens to every answer as it
+comes (p2pnimmt/net/answers.py: each TXT, each SRV and each address heard for a name named for the code, kept
+apart) and `join` dials every reading whose game id holds the code; the handshake proves which is the game
+advertised (the salt binds its game id to the key proved), so the real host wins and a copy is refused. A
+stranger who floods the LAN with more answers than a look keeps (net.answers.MAX_READINGS a name, MAX_GAMES names)
+can still hide the game: the look says so and points to the invite link, which the host's screen shows as a QR
+code too (docs/lan-and-browser.md).
 
-Why it matters: the LAN promise says no stranger can lock anyone out. Here one can, out of the code (not out of
-the game: the link works).
+KIND of stranger's answer under the host's name:
+  other  a TXT with another game id (not the code's), a port where nothing listens (the finding);
+  copy   the host's own TXT (its game id and salt), a port where nothing listens.
 
-Candidate fixes: (1) the joiner asks the host's own address (the A record of `p2pnimmt-HOSTKEY.local.`, and
-every address that answered for the name) and dials every game id any answer gave, instead of the one TXT its
-cache kept: the handshake tells the real one (a copy pointing elsewhere is already refused there); (2) the host's
-screen shows the invite link as a QR code beside the code, so joining by the link is no harder than typing the code;
-(3) a unicast question (QU) to each address that answered, so each answer is read apart.
-
-    python benchmarks/attacks/mdns_answer_for_host.py [TRIES]
+    python benchmarks/attacks/mdns_answer_for_host.py [TRIES] [KIND]
 """
 
 from __future__ import annotations
@@ -66,7 +60,7 @@ def wait_for(out: Path, pattern: str, timeout: float = 60.0) -> re.Match:
     raise SystemExit(f"no {pattern!r} in {out}:\n{out.read_text(errors='replace')}")
 
 
-async def one_try(folder: Path, n: int) -> tuple[bool, str]:
+async def one_try(folder: Path, n: int, kind: str) -> tuple[bool, str]:
     host = started(["host", "--headless", "--seats", "2", *LO, "--rounds", "1", "--no-points", "--name", "ann",
                     "--transcript", str(folder / f"ann{n}.p2pt")], folder / f"ann{n}.out")
     zc = AsyncZeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
@@ -79,8 +73,9 @@ async def one_try(folder: Path, n: int) -> tuple[bool, str]:
         finally:
             await look.async_close()
         twin = AsyncServiceInfo(service_type(), real.name, addresses=[socket.inet_aton("127.0.0.1")], port=9,
-                                properties={"v": "1", "code": code, "gid": "00" * 16, "host": real.host,
-                                            "seats": "1/2", "state": "lobby", "salt": "00" * 16},
+                                properties={"v": "1", "code": code, "host": real.host, "seats": "1/2", "state": "lobby",
+                                            **({"gid": "00" * 16, "salt": "00" * 16} if kind == "other" else
+                                               {"gid": real.game_id.hex(), "salt": (real.salt or bytes(16)).hex()})},
                                 server="stranger.local.")
         await (await zc.async_register_service(twin, cooperating_responders=True))
 
@@ -98,16 +93,16 @@ async def one_try(folder: Path, n: int) -> tuple[bool, str]:
         host.wait()
 
 
-async def main(tries: int) -> int:
+async def main(tries: int, kind: str) -> int:
     lost = 0
     with TemporaryDirectory() as folder:
         for n in range(tries):
-            joined, last = await one_try(Path(folder), n)
+            joined, last = await one_try(Path(folder), n, kind)
             lost += not joined
             print(f"try {n + 1}: {'joined the real game' if joined else 'found no game'}: {last}")
-    print(f"{lost} of {tries} joins by code were kept from the real game by a stranger's answer under its name")
+    print(f"{kind}: {lost} of {tries} joins by code were kept from the real game by a stranger's answer under its name")
     return 1 if lost else 0
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 6)))
+    sys.exit(asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 6, sys.argv[2] if len(sys.argv) > 2 else "other")))

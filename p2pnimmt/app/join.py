@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
+from collections.abc import Awaitable, Callable
+from functools import partial
 
 from ..bots import make_bot
 from ..i18n import _, ngettext, said
-from ..net.connection import ConnectionFailed
+from ..net.connection import ConnectionFailed, Unanswered
 from ..net.discovery import GameAd, Scan, closest_codes, game_code, named_for, parse_code
 from ..net.invite import Invite
 from ..net.node import Node
@@ -141,36 +144,75 @@ def answering(code: str, found: Scan, options: Options, where: str, verb: str) -
     return match
 
 
+Dial = tuple[str, int, Callable[[], Awaitable[None]]]  # an address, its port, and the join's dial of it
+
+
+async def answered(dials: list[Dial], give_up: float, tell: Callable[[str], None] | None = None
+                   ) -> tuple[tuple[str, int] | None, list[str]]:
+    """Each dial in turn until one joins: its address, else None and why each failed. A dial nobody answered
+    (Unanswered: the host's port does not answer, a flood of connections on it or a host gone; red team, session 29)
+    is made again, round after round, for up to `give_up` seconds (0: until the person stops it), and said once;
+    any other failure is final. `tell(why)`: a failure of the first round, before the next address is dialled."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + give_up if give_up > 0 else None
+    failures: dict[int, str] = {}
+    left = list(range(len(dials)))
+    told = False
+    while left:
+        again = []
+        for i in left:
+            host, port, dial = dials[i]
+            try:
+                await dial()
+                return (host, port), []
+            except ConnectionFailed as exc:
+                failures[i] = said(str(exc))
+                if isinstance(exc, Unanswered):
+                    again.append(i)
+            if tell is not None and not told and i != left[-1]:
+                tell(failures[i])
+        left = again
+        if not left or (deadline is not None and loop.time() >= deadline):
+            break
+        if not told:
+            told = True
+            where = ", ".join(f"{dials[i][0]}:{dials[i][1]}" for i in left)
+            say(_("the host's port does not answer ({address}): a flood of connections on it, or the host is gone; "
+                  "dialling again for up to {seconds} s").format(address=where, seconds=f"{give_up:.0f}")
+                if deadline is not None else
+                _("the host's port does not answer ({address}): a flood of connections on it, or the host is gone; "
+                  "dialling again until it answers (Ctrl-C: stop)").format(address=where))
+    return None, [failures[i] for i in sorted(failures)]
+
+
 async def reach(node: Node, code: str, ads: list[GameAd], options: Options) -> tuple[str, int]:
     """Join the game these advertisements (of one game id) point at: each address in turn until one is the game
     advertised (the handshake proves the key its id is bound to); the address joined."""
-    failures = []
+    unsalted = []
+    dials: list[Dial] = []
     for ad in ads:
         if ad.salt is None:  # nothing binds its game id to the key it would prove (protocol.md 14)
-            failures.append(_("{address} advertises no salt, so its game cannot be checked (an older p2pnimmt? "
+            unsalted.append(_("{address} advertises no salt, so its game cannot be checked (an older p2pnimmt? "
                               "dial it with --peer HOST:PORT)").format(address=ad.address))
             continue
         for address in ad.addresses:
-            try:
-                await node.join(address, ad.port, ad.game_id, code=code, salt=ad.salt, host_key=options.host_key)
-                return address, ad.port
-            except ConnectionFailed as exc:
-                failures.append(said(str(exc)))
-    raise RoleFailed(_("cannot join {code}: {why}").format(code=code, why="; ".join(failures)))
+            dials.append((address, ad.port, partial(node.join, address, ad.port, ad.game_id, code=code, salt=ad.salt,
+                                                    host_key=options.host_key)))
+    joined, failures = await answered(dials, options.give_up)
+    if joined is not None:
+        return joined
+    raise RoleFailed(_("cannot join {code}: {why}").format(code=code, why="; ".join(unsalted + failures)))
 
 
-async def reach_invite(node: Node, invite: Invite) -> tuple[str, int]:
+async def reach_invite(node: Node, invite: Invite, give_up: float) -> tuple[str, int]:
     """Join the game of an invite link: its addresses in order, no mDNS, until one answers with the link's host
     key (checked before anything is sent, our name included) and its code; the address joined."""
-    failures = []
-    for host, port in invite.addresses:
-        try:
-            await node.join(host, port, code=invite.code, host_key=invite.host_key)
-            return host, port
-        except ConnectionFailed as exc:
-            failures.append(said(str(exc)))
-            if len(failures) < len(invite.addresses):
-                say(_("{why}; trying the link's next address").format(why=said(str(exc))))
+    dials: list[Dial] = [(host, port, partial(node.join, host, port, code=invite.code, host_key=invite.host_key))
+                         for host, port in invite.addresses]
+    joined, failures = await answered(
+        dials, give_up, lambda why: say(_("{why}; trying the link's next address").format(why=why)))
+    if joined is not None:
+        return joined
     raise RoleFailed(_("cannot join {code} by its link: {why}").format(code=invite.code, why="; ".join(failures)))
 
 
@@ -228,17 +270,16 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
         direct = (offer.host, offer.port) if offer is not None else options.peer  # not looked for: dialled
         if direct is not None:
             host, port = direct
-            try:
-                await node.join(host, port, offer.game_id if offer is not None else None,
-                                code=None if offer is not None else code,
-                                expect=old.host_peer if old is not None else None,
-                                host_key=None if offer is not None else options.host_key)
-            except ConnectionFailed as exc:
+            joined, failures = await answered([(host, port, lambda: node.join(
+                host, port, offer.game_id if offer is not None else None, code=None if offer is not None else code,
+                expect=old.host_peer if old is not None else None,
+                host_key=None if offer is not None else options.host_key))], options.give_up)
+            if joined is None:
                 what = _("the rematch") if offer is not None else code
                 raise RoleFailed(_("cannot join {what} at {address}: {why}").format(
-                    what=what, address=f"{host}:{port}", why=said(str(exc)))) from None
+                    what=what, address=f"{host}:{port}", why="; ".join(failures)))
         elif invite is not None and offer is None:
-            host, port = await reach_invite(node, invite)
+            host, port = await reach_invite(node, invite, options.give_up)
         else:
             verb = "watch" if role == "spectator" else "join"
             ads = await locate(code, options, verb, ask=not headless and not front.full_screen and sys.stdin.isatty())

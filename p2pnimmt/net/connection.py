@@ -36,6 +36,9 @@ MAX_UNSENT = 16 * 1024 * 1024  # bytes queued to a peer that does not read befor
 READ_SIZE = 256 * 1024  # bytes a link takes from its socket at once: every whole frame in them is read without waiting
 MSG_PREFIX = b"\x92\xa3msg"  # msgpack of a 2-array and the str "msg": how a session message's frame begins
 _BIN_WIDTH = {0xC4: 1, 0xC5: 2, 0xC6: 4}  # msgpack bin 8, 16, 32: bytes of the length after the type byte
+# How a handshake that a dialer should make again fails: the listener said nothing in time, or closed (a flood's
+# bounds cut it, net.door and net.mesh), not a refusal or a wrong answer.
+_UNANSWERED = ("nothing received", "connection closed", "connection lost")
 
 
 class ConnectionFailed(Exception):
@@ -44,6 +47,12 @@ class ConnectionFailed(Exception):
 
 class Refused(ConnectionFailed):
     """Nothing listens at the address dialled (the connection was refused): the peer's process is gone from there."""
+
+
+class Unanswered(ConnectionFailed):
+    """Nobody answered the dial in time (the address is not reached, or its port's queue is full: a flood of
+    connections on it, net.door), or the listener closed before its hello (over a bound under a flood): worth
+    dialling again, unlike a refusal."""
 
 
 class Unwelcome(ConnectionFailed):
@@ -218,12 +227,15 @@ class Connection:
             if not verify(their_key, auth[1], signed):
                 claimed = fingerprint(peer_id(their_key))
                 raise ConnectionFailed(f"the peer's handshake signature does not verify (claims {claimed})")
-        except ConnectionFailed:
+        except ConnectionFailed as exc:
             writer.close()
+            if dialer and not isinstance(exc, Unwelcome) and str(exc).startswith(_UNANSWERED):
+                raise Unanswered(str(exc)) from None  # a listener too busy, or cut under a flood: dial it again
             raise
         except (ConnectionError, OSError) as exc:
             writer.close()
-            raise ConnectionFailed(f"connection lost during the handshake: {exc}") from None
+            failed = Unanswered if dialer else ConnectionFailed
+            raise failed(f"connection lost during the handshake: {exc}") from None
         return cls(reader, writer, their_key, game_id, tap)
 
     async def send(self, kind: str, payload: Any) -> None:

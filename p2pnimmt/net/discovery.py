@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # zeroconf (about 5 MB and 110 modules) loads when a node adv
     from zeroconf import ServiceStateChange  # a seat that dials an address (--peer, an invite link) never does
     from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
+    from .answers import Heard
+
 from ..engine import DEALS, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 from ..i18n import _
 from ..neutral import shown
@@ -431,9 +433,33 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
             await asyncio.sleep(max(0.0, begun + at - loop.time()))
             browser.query_scheduler.async_send_ready_queries(False, current_time_millis(), {service})
 
+    held: dict[bytes, bool] = {}  # game id heard for the code -> whether it holds it (False until checked)
+    checking: set[asyncio.Future] = set()
+
+    def heard_text(name: str) -> None:
+        """A TXT not heard before for a name named for the code (net.answers): if it is the game's, the look may
+        end (the resolution of the name may have kept another answer)."""
+        for game_id in heard.game_ids(name) if heard is not None else []:
+            if game_id not in held and len(held) < LIST_CHECKED and not closing:
+                held[game_id] = False
+                task = asyncio.ensure_future(check_held(game_id))
+                checking.add(task)
+                task.add_done_callback(checking.discard)
+
+    async def check_held(game_id: bytes) -> None:
+        held[game_id] = await asyncio.get_running_loop().run_in_executor(checker, game_code, game_id) == code
+        if held[game_id]:
+            done.set()
+
     checker = ThreadPoolExecutor(1, thread_name_prefix="p2pnimmt-code")  # game_code: 32 MiB each, so one at once
     with contextlib.suppress(NotRunningException):
         await zc.zeroconf.async_wait_for_start()  # the look's time counts from a zeroconf that can ask
+    heard = None
+    if code is not None:  # every answer for the names named for the code, each apart (net.answers)
+        from .answers import Heard
+
+        heard = Heard(code, service, functools.partial(named_for, code=code), heard_text)
+        zc.zeroconf.async_add_listener(heard, None)
     browser = AsyncServiceBrowser(zc.zeroconf, service, handlers=[on_change], question_type=DNSQuestionType.QM)
     asking = asyncio.ensure_future(ask_again(browser))
     try:
@@ -442,15 +468,35 @@ async def scan(zc: AsyncZeroconf, seconds: float, code: str | None = None, settl
             await asyncio.sleep(settle)  # does another game answer the same code?
         except TimeoutError:
             pass
+        if checking:  # a reading heard as the look ended: checked still (LIST_CHECKED at most in all)
+            await asyncio.wait(set(checking), timeout=max(settle, 1.0))
     finally:
         closing = True
         asking.cancel()
         await browser.async_cancel()
-        for task in list(pending.values()):
+        if heard is not None:
+            zc.zeroconf.async_remove_listener(heard)
+        for task in list(pending.values()) + list(checking):
             task.cancel()
         checker.shutdown(wait=False, cancel_futures=True)
-    return Scan(sorted(found.values(), key=lambda ad: (ad.advertised or "", ad.name)), broken, len(skipped),
-                sorted(withdrawn.values(), key=lambda ad: ad.name))
+    ads = sorted(found.values(), key=lambda ad: (ad.advertised or "", ad.name))
+    if heard is not None:  # the game's other readings: the TXTs that hold the code, with every SRV heard
+        ads += [ad for name in heard.names.values() for ad in readings(heard, name, found.get(name))
+                if held.get(ad.game_id) and ad not in ads]
+    return Scan(ads, broken, len(skipped), sorted(withdrawn.values(), key=lambda ad: ad.name))
+
+
+def readings(heard: Heard, name: str, resolved: GameAd | None = None) -> list[GameAd]:
+    """The games heard for `name` (net.answers.Heard.readings), each TXT with each SRV; those that are not games
+    are left out."""
+    ads = []
+    for properties, addresses, port, instance in heard.readings(
+            name, (resolved.port, resolved.addresses) if resolved is not None else None):
+        try:
+            ads.append(parse_ad(properties, addresses, port, instance))
+        except NotAGame:
+            continue
+    return ads
 
 
 async def browse(zc: AsyncZeroconf, seconds: float, code: str | None = None) -> list[GameAd]:

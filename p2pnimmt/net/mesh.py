@@ -20,7 +20,7 @@ from typing import Any
 
 from ..protocol.identity import fingerprint, peer_id
 from ..quietlog import quiet
-from .connection import Connection, ConnectionFailed, Refused, Unwelcome
+from .connection import Connection, ConnectionFailed, Refused, Unanswered, Unwelcome
 from .frames import MAX_LINK_FAULTS, on_frame
 from .seen import Seen
 
@@ -49,6 +49,7 @@ class Mesh:
         self.join_frame: dict[str, Any] | None = None  # a joiner: what we asked the host, sent again on every redial
         self._pending: dict[asyncio.StreamWriter, str] = {}  # connections not (yet) a member's -> why closed
         self._sources: dict[asyncio.StreamWriter, str] = {}  # the address each of them came from
+        self._spoke: set[asyncio.StreamWriter] = set()  # those of them whose hello came (a key named)
         self._members_changed = asyncio.Event()  # set and replaced whenever who is a member may have changed
         self._dial_spacing: dict[tuple[str, int], tuple[float, float]] = {}  # address -> (next dial at, spacing)
         self._spaced: dict[bytes, tuple[int, float]] = {}  # seat cut for bad messages -> (cuts, refused until)
@@ -72,10 +73,11 @@ class Mesh:
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5.0)
         except TimeoutError:
-            raise ConnectionFailed(f"cannot reach {host}:{port}: no answer within 5 s") from None
+            raise Unanswered(f"cannot reach {host}:{port}: no answer within 5 s") from None
         except OSError as exc:
             why = f"{os.strerror(exc.errno)} (errno {exc.errno})" if exc.errno else (str(exc) or type(exc).__name__)
-            failed = Refused if isinstance(exc, ConnectionRefusedError) else ConnectionFailed
+            failed = Refused if isinstance(exc, ConnectionRefusedError) else \
+                Unanswered if isinstance(exc, ConnectionResetError) else ConnectionFailed  # reset: a door's bound
             raise failed(f"cannot reach {host}:{port}: {why}") from None
         conn = await Connection.open(reader, writer, self.node.identity, self.node.game_id, dialer=True)
         conn.idle_timeout = self.node.link_timeout
@@ -102,7 +104,10 @@ class Mesh:
         source = address[0] if address else "?"
         waiting = [w for w, why in self._pending.items() if not why]  # in the order they came
         if len(waiting) >= MAX_PENDING:  # the oldest of the address holding the most is cut off: a flood of idle
-            held = Counter(self._sources.get(w, "?") for w in waiting)  # ones, however fast, cuts its own
+            # ones, however fast, cuts its own; and one that has not said its hello goes before one that has (a
+            # flood of connects from many addresses, each holding one or two, cut a joiner mid-way before)
+            waiting = [w for w in waiting if w not in self._spoke] or waiting
+            held = Counter(self._sources.get(w, "?") for w in waiting)
             most = max(held, key=lambda s: (held[s], s == source))
             oldest = next(w for w in waiting if self._sources.get(w, "?") == most)
             self._pending[oldest] = (f"cut off: {MAX_PENDING} connections were waiting to become a member's "
@@ -115,7 +120,7 @@ class Mesh:
         try:
             try:
                 conn = await Connection.open(reader, writer, node.identity, node.game_id, dialer=False,
-                                             admit=self._admit)
+                                             admit=partial(self._admit, said_by=writer))
                 conn.idle_timeout = node.link_timeout
                 member = await self._membership(conn)
             except Unwelcome as exc:  # said once, at the cut; a flood of redials is not a flood of lines
@@ -130,6 +135,9 @@ class Mesh:
             finally:
                 self._pending.pop(writer, None)
                 self._sources.pop(writer, None)
+                self._spoke.discard(writer)
+                if node.server is not None:  # a member's link, or one closing: its address's door count is freed
+                    node.server.settled(writer.transport)
             if member:
                 await self.serve(conn)
         except asyncio.CancelledError:
@@ -148,10 +156,12 @@ class Mesh:
         _cuts, until = self._spaced.get(peer, (0, 0.0))
         return max(0.0, until - asyncio.get_running_loop().time())
 
-    def _admit(self, key: bytes) -> str | None:
-        """Connection.open's question once a dialer's hello names its key: why not now, or None. A key cut off
-        for good is let through once more, to be told why (net.lobby refuses its join); after that it is
-        refused in the handshake, as cheaply as a stranger."""
+    def _admit(self, key: bytes, said_by: asyncio.StreamWriter | None = None) -> str | None:
+        """Connection.open's question once a dialer's hello names its key (on the connection of `said_by`): why
+        not now, or None. A key cut off for good is let through once more, to be told why (net.lobby refuses its
+        join); after that it is refused in the handshake, as cheaply as a stranger."""
+        if said_by is not None and said_by in self._pending:
+            self._spoke.add(said_by)
         peer = peer_id(key)
         if peer in self.node.lobby.cut_off and not self._seated(peer):
             if peer in self._told:

@@ -40,6 +40,7 @@ from ..protocol.session import Journal, LocalError, Session
 from .clock import MoveClock
 from .connection import IDLE_TIMEOUT, Connection, ConnectionFailed, msg_frame, say_bye
 from .discovery import game_code
+from .door import Door
 from .frames import BAD_MESSAGE_CODES, MAX_LINK_FAULTS
 from .held import HeldSeats
 from .invite import link_addresses
@@ -87,7 +88,7 @@ class Node:
         self.session: Session | None = None
         self.game_id: bytes | None = None
         self.port = 0
-        self.server: asyncio.AbstractServer | None = None
+        self.server: Door | None = None  # our listener (net.door)
         self.links: dict[bytes, Connection] = {}
         self.members: dict[bytes, Member] = {}  # lobby, by peer id (the host's view, mirrored to all)
         self.settings: Settings | None = None
@@ -171,8 +172,8 @@ class Node:
     # ----------------------------------------------------------------- setup
 
     async def listen(self, port: int = 0) -> None:
-        self.server = await asyncio.start_server(self.mesh.accepted, host=self.interface or "0.0.0.0", port=port)
-        self.port = self.server.sockets[0].getsockname()[1]
+        self.server = await Door.listen(self.mesh.accepted, self.interface or "0.0.0.0", port)
+        self.port = self.server.port
 
     def _new_session(self, game_id: bytes) -> None:
         self.game_id = game_id

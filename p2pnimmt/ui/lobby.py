@@ -12,8 +12,10 @@ import os
 from collections.abc import Awaitable, Callable
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings
-from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout.containers import WindowAlign
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.widgets import Frame
@@ -22,6 +24,7 @@ from ..i18n import N_, _
 from ..protocol.identity import fingerprint
 from . import widgets
 from .letters import block_letters
+from .qr import STYLE, qr_lines
 from .words import end_text, variant_name
 
 HOST_KEYS = N_("b: heuristic bot   r: random bot   ↑/↓: choose   x: remove the chosen one\n"
@@ -35,6 +38,8 @@ DEAL_TEXT = {"sealed": N_("sealed (no one can see another's hand, audited at rou
 POINTS = ("66", "100", "33", "none")
 ROUNDS = ("none", "1", "3", "5", "10")
 CLOCKS = ("30", "60", "120", "off")
+
+QR_BESIDE = 82  # columns the lobby keeps for its text when the invite link's QR code is shown beside it
 
 Command = Callable[[list[str]], Awaitable[str]]
 
@@ -115,8 +120,28 @@ class LobbyScreen:
         lines.append(("class:dim", "\n" + _(HOST_KEYS if self.command is not None else GUEST_KEYS)))
         return lines
 
+    def qr(self) -> tuple[str, ...]:
+        """The invite link's QR code as the screen shows it beside the lobby (none for a joiner, or when the screen
+        has no room for it: the link is written out above the seats either way)."""
+        if self.link is None:
+            return ()
+        lines = qr_lines(self.link)
+        columns, rows = self.size()
+        return lines if columns >= len(lines[0]) + QR_BESIDE and rows >= len(lines) + 2 else ()
+
+    def _qr_text(self):
+        return [(STYLE, line + "\n") for line in self.qr()]
+
     def _root(self):
-        return HSplit([Frame(Window(FormattedTextControl(self._text), wrap_lines=True))])
+        text = Window(FormattedTextControl(self._text), wrap_lines=True)
+        beside = ConditionalContainer(
+            HSplit([Window(FormattedTextControl(self._qr_text), width=lambda: len(self.qr()[0]) if self.qr() else 0,
+                           dont_extend_height=True),
+                    Window(FormattedTextControl(lambda: [("class:dim", _("the invite link"))]), height=1,
+                           align=WindowAlign.CENTER),
+                    Window()]),
+            filter=Condition(lambda: bool(self.qr())))
+        return HSplit([Frame(VSplit([text, beside]))])
 
     def _do(self, words: list[str]) -> None:
         async def run() -> None:

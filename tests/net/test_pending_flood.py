@@ -3,7 +3,8 @@ MAX_PENDING connections that are not (yet) a member's; before, a newcomer past t
 stranger opening a few hundred connections a second from one address cut every joiner whose handshake took longer
 than the time the stranger needed for MAX_PENDING connections: a phone's, through its relay and its own crypto, takes
 a good part of a second. Now the oldest of the address holding the most gives way. Real processes on 127.0.0.1;
-the stranger comes from 127.0.0.7, the slow joiner from 127.0.0.1."""
+the stranger comes from 40 addresses 127.0.0.20 on (since session 30 one address holds at most PER_ADDRESS waiting:
+net.door), the slow joiner from 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -22,15 +23,20 @@ from p2pnimmt.net.mesh import MAX_PENDING
 from p2pnimmt.protocol.identity import Identity
 
 LO = ["--interface", "127.0.0.1"]
-STRANGER = "127.0.0.7"
+STRANGERS = [f"127.0.0.{n}" for n in range(20, 60)]
 
 
-def stream_of_idle_connections(port: int, stop: threading.Event, opened: list[int]) -> None:
-    """Connections from STRANGER that say nothing, a few hundred a second, each kept until the node cuts it."""
+def stream_of_idle_connections(port: int, stop: threading.Event, opened: list[int],
+                               strangers: list[str] = STRANGERS) -> None:
+    """Connections from `strangers` in turn that say nothing, a few hundred a second, each kept until the node cuts
+    it."""
     held: list[socket.socket] = []
+    turn = 0
     while not stop.is_set():
+        turn += 1
         try:
-            held.append(socket.create_connection((LOOPBACK, port), timeout=5, source_address=(STRANGER, 0)))
+            held.append(socket.create_connection((LOOPBACK, port), timeout=5,
+                                                 source_address=(strangers[turn % len(strangers)], 0)))
             opened[0] += 1
         except OSError:
             pass
@@ -41,16 +47,19 @@ def stream_of_idle_connections(port: int, stop: threading.Event, opened: list[in
         sock.close()
 
 
-def slow_join(port: int, pause: float) -> list:
-    """A joiner that takes `pause` seconds over its handshake (a phone through its relay), then asks to watch: the
-    host's answer (its lobby frame), or what ended the link."""
+def slow_join(port: int, pause: float, hello_first: bool = False) -> list:
+    """A joiner that takes `pause` seconds over its handshake (a phone through its relay: before its hello, or after
+    it with `hello_first`), then asks to watch: the host's answer (its lobby frame), or what ended the link."""
     link = RawLink(socket.create_connection((LOOPBACK, port), timeout=OUTER))
     try:
         _, _, game_id, their_key, their_nonce = link.hello()
-        time.sleep(pause)
         me = Identity.generate()
         nonce = secrets.token_bytes(16)
+        if not hello_first:
+            time.sleep(pause)
         link.raw(frame([HELLO, 1, game_id, me.public_key, nonce]))
+        if hello_first:
+            time.sleep(pause)
         link.raw(frame(["auth", me.sign(transcript_of(game_id, nonce, their_nonce, me.public_key, their_key))]))
         assert link.read_frame()[0] == "auth"
         link.raw(frame(["join", {"name": "phone", "role": "spectator", "bot": False, "port": 1}]))
@@ -64,7 +73,7 @@ def slow_join(port: int, pause: float) -> list:
         link.close()
 
 
-def test_a_stream_of_idle_connections_from_one_address_does_not_cut_a_slow_joiner(tmp_path: Path, procs) -> None:
+def test_a_stream_of_idle_connections_from_many_addresses_does_not_cut_a_slow_joiner(tmp_path: Path, procs) -> None:
     host = procs(["host", "--headless", "--seats", "3", *LO, "--name", "ann", "--transcript",
                   str(tmp_path / "host.p2pt")], tmp_path / "host.out")
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
@@ -83,3 +92,28 @@ def test_a_stream_of_idle_connections_from_one_address_does_not_cut_a_slow_joine
     assert during > MAX_PENDING, f"the stream opened only {during} connections during the slow handshake"
     assert answer[0] == "lobby" and "phone" in [m["name"] for m in answer[1]["members"]], answer
     assert not re.search(r"refused a connection from \('127\.0\.0\.1'", host.text()), host.text()[-2000:]
+
+
+def test_silent_connections_from_many_addresses_do_not_cut_a_joiner_that_said_its_hello(tmp_path: Path,
+                                                                                        procs) -> None:
+    """Idle connections from 200 addresses, one or two from each (as many as the joiner's own address holds): past
+    MAX_PENDING, one that has said nothing goes before a joiner that said its hello and takes 1.5 s over the rest
+    of its handshake (session 30: before, the oldest of those tied went, the joiner)."""
+    host = procs(["host", "--headless", "--seats", "3", *LO, "--name", "ann", "--transcript",
+                  str(tmp_path / "host.p2pt")], tmp_path / "host.out")
+    port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    stop = threading.Event()
+    opened = [0]
+    many = [f"127.0.0.{n}" for n in range(20, 220)]
+    stream = threading.Thread(target=stream_of_idle_connections, args=(port, stop, opened, many), daemon=True)
+    stream.start()
+    try:
+        host.wait_for(r"cut off: \d+ connections were waiting")  # the stream is past the bound
+        before = opened[0]
+        answer = slow_join(port, 1.5, hello_first=True)
+        during = opened[0] - before
+    finally:
+        stop.set()
+        stream.join(OUTER)
+    assert during > MAX_PENDING, f"the stream opened only {during} connections during the slow handshake"
+    assert answer[0] == "lobby" and "phone" in [m["name"] for m in answer[1]["members"]], answer
