@@ -73,22 +73,29 @@ def slow_join(port: int, pause: float, hello_first: bool = False) -> list:
         link.close()
 
 
-def test_a_stream_of_idle_connections_from_many_addresses_does_not_cut_a_slow_joiner(tmp_path: Path, procs) -> None:
-    host = procs(["host", "--headless", "--seats", "3", *LO, "--name", "ann", "--transcript",
-                  str(tmp_path / "host.p2pt")], tmp_path / "host.out")
-    port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+def joined_during_a_stream(host, port: int, addresses: list[str] = STRANGERS, hello_first: bool = False):
+    """A stream of idle connections from `addresses` past the host's bound,
+    and meanwhile a joiner's handshake taking 1.5 s (slow_join): its answer, and how many connections the stream
+    opened during it."""
     stop = threading.Event()
     opened = [0]
-    stream = threading.Thread(target=stream_of_idle_connections, args=(port, stop, opened), daemon=True)
+    stream = threading.Thread(target=stream_of_idle_connections, args=(port, stop, opened, addresses), daemon=True)
     stream.start()
     try:
         host.wait_for(r"cut off: \d+ connections were waiting")  # the stream is past the bound
         before = opened[0]
-        answer = slow_join(port, 1.5)
-        during = opened[0] - before
+        answer = slow_join(port, 1.5, hello_first=hello_first)
+        return answer, opened[0] - before
     finally:
         stop.set()
         stream.join(OUTER)
+
+
+def test_a_stream_of_idle_connections_from_many_addresses_does_not_cut_a_slow_joiner(tmp_path: Path, procs) -> None:
+    host = procs(["host", "--headless", "--seats", "3", *LO, "--name", "ann", "--transcript",
+                  str(tmp_path / "host.p2pt")], tmp_path / "host.out")
+    port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    answer, during = joined_during_a_stream(host, port)
     assert during > MAX_PENDING, f"the stream opened only {during} connections during the slow handshake"
     assert answer[0] == "lobby" and "phone" in [m["name"] for m in answer[1]["members"]], answer
     assert not re.search(r"refused a connection from \('127\.0\.0\.1'", host.text()), host.text()[-2000:]
@@ -102,18 +109,6 @@ def test_silent_connections_from_many_addresses_do_not_cut_a_joiner_that_said_it
     host = procs(["host", "--headless", "--seats", "3", *LO, "--name", "ann", "--transcript",
                   str(tmp_path / "host.p2pt")], tmp_path / "host.out")
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    stop = threading.Event()
-    opened = [0]
-    many = [f"127.0.0.{n}" for n in range(20, 220)]
-    stream = threading.Thread(target=stream_of_idle_connections, args=(port, stop, opened, many), daemon=True)
-    stream.start()
-    try:
-        host.wait_for(r"cut off: \d+ connections were waiting")  # the stream is past the bound
-        before = opened[0]
-        answer = slow_join(port, 1.5, hello_first=True)
-        during = opened[0] - before
-    finally:
-        stop.set()
-        stream.join(OUTER)
+    answer, during = joined_during_a_stream(host, port, [f"127.0.0.{n}" for n in range(20, 220)], hello_first=True)
     assert during > MAX_PENDING, f"the stream opened only {during} connections during the slow handshake"
     assert answer[0] == "lobby" and "phone" in [m["name"] for m in answer[1]["members"]], answer
