@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import logging
+import os
 import socket
 import struct
 import time
@@ -68,7 +69,11 @@ class Door:
     @classmethod
     async def listen(cls, accepted: Accepted, host: str, port: int = 0, per_address: int = PER_ADDRESS) -> Door:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.create_server((host, port), family=family, backlog=BACKLOG)
+        try:
+            sock = socket.create_server((host, port), family=family, backlog=BACKLOG)
+        except OSError as exc:  # as asyncio.start_server said it (cli names the options to check)
+            why = os.strerror(exc.errno).lower() if exc.errno else str(exc)
+            raise OSError(exc.errno, f"cannot listen on {host}:{port}: {why}") from None
         sock.setblocking(False)
         return cls(sock, accepted, per_address)
 

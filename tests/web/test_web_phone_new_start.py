@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from pages import TV, open_page
-from test_web_phone_presence import LO, PHONE_URL, faultless_transcript, results, seated_phone
+from test_web_phone_presence import LO, PHONE_URL, WAIT, faultless_transcript, results, seated_phone
 from test_web_phone_rematch import play_to_the_end
 from test_web_tv import URL
 
@@ -75,7 +75,11 @@ async def test_a_phone_follows_a_new_start_without_a_seat_whose_start_ack_lies(t
         tmp_path, procs, browser, cheat, ["--drop-after", "600", "--give-up", "60"])
     try:
         mal.wait_for(r"cheat: signed a", 60)
-        assert await play_to_the_end(phone) == 10  # the new game's: the first never dealt a card
+        # the page follows the new start before it plays (with `lie-to-some` it may have started the first game on
+        # the right version and been asked its first move there, until the proof came)
+        await phone.wait_for_function("code => document.getElementById('notes').textContent.includes("
+                                      "`game ${code} is abandoned`)", arg=code, timeout=WAIT)
+        assert await play_to_the_end(phone) == 10  # the new game's
         said = await phone.inner_text("#notes")
         assert f"game {code} is abandoned: mal signed a START_ACK that the checks refuse; ann starts a new game at " \
                "once with the others" in said, said
