@@ -155,12 +155,14 @@ def main(before: float, n_addresses: int, kind: str) -> int:
                                        "--transcript", str(d / "b.p2pt")], stdout=open(d / "b.out", "wb"),
                                       stderr=subprocess.STDOUT, env=env)
             seated = float("nan")
+            cpu, busy = 0.0, 0.0  # the host's CPU and the time it was read at, last read while it ran (it ends with the game)
             while joiner.poll() is None:
                 if seated != seated and "joined" in (d / "b.out").read_text(errors="replace"):
                     seated = time.monotonic() - began
+                if host.poll() is None:
+                    cpu, busy = cpu_seconds(host.pid) - cpu_before, time.monotonic() - began
                 time.sleep(0.05)
             took = time.monotonic() - began
-            cpu = cpu_seconds(host.pid) - cpu_before if host.poll() is None else float("nan")
         finally:
             stop.set()
             for thread in threads:
@@ -173,7 +175,7 @@ def main(before: float, n_addresses: int, kind: str) -> int:
                  line or "cut off:" in line or "shut out" in line]
         print(f"{kind} from {n_addresses} address(es), nice {NICE}: the stranger opened {opened[0]} connections; the joiner had "
               f"its seat after {seated:.1f} s and exited {joiner.returncode} after {took:.1f} s (a game of one round), "
-              f"the host busy {cpu / took:.0%} of a core meanwhile: {said[-1] if said else '(nothing)'}")
+              f"the host busy {cpu / busy if busy else 0.0:.0%} of a core meanwhile: {said[-1] if said else '(nothing)'}")
         for line in named[:2] + ([f"... {len(named) - 2} more"] if len(named) > 2 else []):
             print(f"  host: {line.strip()[:200]}")
         return 1 if joiner.returncode != 0 else 0

@@ -195,6 +195,12 @@ class Inbox:
         if known is not None and env.seq > next_seq and len(wire) > MAX_HELD_WIRE:
             return  # not held (too large to be ahead); it comes again in order, and is judged then
         if known is not None:
+            if env.seq > 0 and env.prev != known.prev:
+                # A fork below this seq: judged as one, the same at a node that does not hold `known` yet
+                # (protocol.md 8, check 4); held back only, its message seq - 1 is not here yet: dropped unjudged.
+                if env.seq < next_seq:
+                    yield self._fork(self._seen[(env.sender, env.seq - 1)], env)
+                return
             yield Refused(env.sender, "equivocation", f"{self.who(env.sender)} signed two different messages "
                           f"#{env.seq} ({known.kind} and {env.kind})", True, (known.wire, env.wire))
             return
@@ -291,8 +297,10 @@ class Inbox:
         if env.seq == 0:
             return Refused(env.sender, "chain-broken", f"{self.who(env.sender)}'s first message names a previous one",
                            True, (env.wire,))
-        # It signed #k+1 on top of a #k other than the one we hold: a fork, provable with both.
-        held = self._seen[(env.sender, env.seq - 1)]
+        return self._fork(self._seen[(env.sender, env.seq - 1)], env)
+
+    def _fork(self, held: Envelope, env: Envelope) -> Refused:
+        """`env` names a message #k other than `held`, the sender's #k we hold: a fork, provable with both."""
         return Refused(env.sender, "equivocation",
                        f"{self.who(env.sender)} signed message #{env.seq} ({env.kind}) following a message "
                        f"#{env.seq - 1} other than its {held.kind} #{env.seq - 1}", True, (held.wire, env.wire))

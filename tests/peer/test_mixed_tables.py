@@ -880,6 +880,32 @@ def test_typescript_seats_vote_out_a_split_seat_that_reveals_on_its_other_versio
     assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [2] for o in honest), honest
 
 
+def test_a_split_seat_that_reveals_on_each_version_is_voted_out_alike_and_nobody_aborts(child: NodeSeats,
+                                                                                       tmp_path: Path) -> None:
+    """protocol.md 8 (check 4) and 12: the Python seat 0 splits its commit of turn 3, version A to seat 1 and the
+    spectators, B to seats 2 and 3, and reveals on each version (two copies of one seat's files do so). A node that
+    holds the reveal on its own version when the other comes relayed judges it as the fork it is, as a node that
+    does not hold it yet does: nobody aborts (before, such nodes aborted, the others played on:
+    tests/net/test_copied_seat.py in CI). Seat 0 is expelled at the turn's commit step at every node, TypeScript
+    seats 1 and 2 and the second spectator among them, with the same bytes as the Python node in each place."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+    from test_split_branches import TURN, branch_rule
+
+    table = Table(child, "open", 4, [1, 2, 5], seed=2, rounds=1)
+    for net in table.nets:
+        net.shuffle_delivery = False
+        adv = Adversary(net, 0, branch_rule(net, 4, 2))
+        net.start()
+        net.run()
+        assert adv.fired
+    outcomes = check(table, tmp_path, gone=0)
+    honest = [o for p, o in zip(table.mixed.peers, outcomes) if p != table.mixed.identities[0].peer]
+    assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [0] for o in honest), honest
+    assert all(at == [0, 2 + 3 * TURN, 0] or tuple(at) == (0, 2 + 3 * TURN, 0)
+               for o in honest for _s, at in o["dropped"]), honest
+
+
 def split_on_two_states(table: Table, shown: str, hold: bool) -> None:
     """Seat 0 (Python) signs two commits for turn 2 of round 0, its own (A) and one on another `state` (B), B first
     to seats 1 and 2 (`shown` "seats") or to the two spectators, A first to the others; with `hold`, the version a

@@ -84,6 +84,14 @@ export class Inbox {
     return `${this.who(env.sender)} signed two different messages #${env.seq} (${known.kind} and ${env.kind})`;
   }
 
+  /** `env` names a message #k other than `held`, the sender's #k held here: a fork, provable with both. */
+  private fork(held: Envelope, env: Envelope): Found {
+    return { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
+      detail: `${this.who(env.sender)} signed message #${env.seq} (${env.kind}) following a message `
+        + `#${env.seq - 1} other than its ${held.kind} #${env.seq - 1}`,
+      evidence: [held.wire, env.wire] } };
+  }
+
   /** The messages accepted from a sender so far. */
   chain(sender: Uint8Array): readonly Envelope[] {
     return this.heads.get(this.ids.key(sender))?.accepted ?? [];
@@ -209,8 +217,10 @@ export class Inbox {
     }
     if (env.seq < head.next) {
       const mine = head.accepted[env.seq] as Envelope;
-      found({ type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
-        detail: this.twoMessages(mine, env), evidence: [mine.wire, env.wire] } });
+      // A fork below this seq is judged as one, the same at a node that does not hold `mine` yet (protocol.md 8, 4).
+      found(env.seq > 0 && !equal(env.prev, mine.prev) ? this.fork(head.accepted[env.seq - 1] as Envelope, env)
+        : { type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
+          detail: this.twoMessages(mine, env), evidence: [mine.wire, env.wire] } });
       return;
     }
     if (via !== null && equal(via, env.sender)) this.directFrom(sender).add(env.seq);
@@ -218,6 +228,8 @@ export class Inbox {
       const waiting = this.ahead.get(sender) ?? new Map<number, Envelope>();
       const other = waiting.get(env.seq);
       if (other && !equal(other.hash, env.hash)) {
+        // Another prev: its fork shows against a message seq - 1 not held yet: dropped unjudged (protocol.md 8, 4).
+        if (!equal(other.prev, env.prev)) return;
         found({ type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
           detail: this.twoMessages(other, env), evidence: [other.wire, env.wire] } });
         return;
@@ -263,11 +275,7 @@ export class Inbox {
           found({ type: "fault", fault: { peer: env.sender, code: "chain-broken", fatal: true,
             detail: `${this.who(env.sender)}'s first message names a previous one`, evidence: [env.wire] } });
         } else {
-          const held = head.accepted[env.seq - 1] as Envelope;
-          found({ type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
-            detail: `${this.who(env.sender)} signed message #${env.seq} (${env.kind}) following a message `
-              + `#${env.seq - 1} other than its ${held.kind} #${env.seq - 1}`,
-            evidence: [held.wire, env.wire] } });
+          found(this.fork(head.accepted[env.seq - 1] as Envelope, env));
         }
         return;
       }
