@@ -64,6 +64,37 @@ async def test_a_phone_follows_a_new_start_without_the_seat_gone_before_its_star
         mal.stop()
 
 
+async def test_a_phone_follows_a_new_start_without_a_seat_linked_but_silent_after_the_start(tmp_path: Path, procs,
+                                                                                          browser) -> None:
+    """mal joins with cheat_node.py's `mute`: it signs no START_ACK and stays linked. Once ann's grace has run from her
+    START (net.waiting.start_grace: 20 s here), she starts anew without mal; the page, still starting, takes its held
+    seat there by itself, says why (mal is linked to it: the host's word, protocol.md 14) and plays to the end; mal
+    is told it was left out. Before, every node waited on mal until --give-up and the game was lost for all."""
+    host, code, screen, screen_errors, phone, errors, mal = await ann_zoe_and_mal(tmp_path, procs, browser, "mute",
+                                                                                  TIMERS)
+    try:
+        mal.wait_for(r"cheat: linked, and silent after the START", 60)
+        await phone.wait_for_function("code => document.getElementById('notes').textContent.includes("
+                                      "`game ${code} is abandoned`)", arg=code, timeout=60_000)
+        assert await play_to_the_end(phone) == 10  # the new game's: the first never dealt a card
+        said = await phone.inner_text("#notes")
+        assert f"game {code} is abandoned: mal did not acknowledge its START in time; ann starts a new game at once " \
+               "with the others" in said, said
+        await faultless_transcript(phone, tmp_path / "phone-2.p2pt")
+        assert host.finish(60) == 0, host.text()
+        assert f"game {code} is abandoned: mal did not acknowledge its START in time; a new game starts at once with " \
+               "the others (2 players)" in host.text(), host.text()
+        assert results((tmp_path / "host-2.p2pt").read_bytes()) == results((tmp_path / "phone-2.p2pt").read_bytes())
+        assert mal.finish(30) == 1, mal.text()
+        assert f"ann abandoned game {code} before it started and starts a new game without this seat (it did not " \
+               "have this seat's START_ACK in time)" in mal.text(), mal.text()
+        await screen.wait_for_function("() => document.body.dataset.over === '1'", timeout=60_000)  # the TV followed
+        assert not errors, errors
+        assert not screen_errors, screen_errors
+    finally:
+        mal.stop()
+
+
 @pytest.mark.parametrize("cheat", ["lie", "lie-to-some"])
 async def test_a_phone_follows_a_new_start_without_a_seat_whose_start_ack_lies(tmp_path: Path, procs, browser,
                                                                               cheat: str) -> None:
