@@ -6,7 +6,9 @@ sit at the table, a new bot takes it). The abandoned game's transcript is kept (
 record, a game that never started); each node's secrets file says why it was abandoned.
 
 The host decides (only it can sign the new START), once the seat has had no link to it for the drop time, or at
-once when it said `bye`; everyone else follows its offer while its own copy of the game is still starting. A
+once when it said `bye` or its START_ACK was refused, or once its grace has run from the START (net.waiting.start_grace)
+for every seat whose START_ACK it still lacks, linked or not; everyone else follows its offer while its own copy of
+the game is still starting. A
 host gone too leaves nobody to start a new game: the others are told so and give up (app.nodes.stalled)."""
 
 from __future__ import annotations

@@ -158,7 +158,10 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
     are left; a member whose game is still starting follows the host's offer (`offered_anew`), and waits for it
     (not giving up at once) while the host is linked. A seat whose START_ACK this node refused (protocol.md 12, "A
     refused START_ACK": signed proof, linked or not) is the same ground, taken by the host at once; with fewer than
-    two seats left the host says so and gives up."""
+    two seats left the host says so and gives up. And once the grace has run from the START (waiting.start_grace:
+    the longer of the drop time and 20 s), every seat whose START_ACK the host still lacks, however it behaves
+    otherwise (linked and silent, sending garbage, its START_ACK shown to some peers only), is left out of the
+    host's new start (`_grace_over`); a member past its own grace says why it waits (`_late`)."""
     patient = give_up <= 0 and node.drop_after <= 0  # never gives up on a game that may move again
     loop = asyncio.get_running_loop()
     mark: object = None
