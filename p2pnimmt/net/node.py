@@ -273,6 +273,8 @@ class Node:
         self.resumed = True
         outputs = session.replay(wires, secrets, None if seen is None else partial(seen, self))
         self.game_id = session.game_id  # known once the replay has taken the START (links need it)
+        if session.start is not None and self.started_at is None:
+            self.started_at = time.monotonic()  # the grace for the START_ACKs counts from the restart (app.nodes)
         self._feed(outputs)
         self.take_seat_back()  # restarted after the others dropped us: we are back at the keys
         self.spawn(watch_waiting(self))
