@@ -223,9 +223,10 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
             new = host_anew(node, unacked[1])
             if new is not None:
                 return new
-        if node.is_host and _grace_over(node):  # every seat still without its START_ACK, linked or not, is left out
-            assert session is not None
-            new = host_anew(node, [s for s in session.waiting_for() if s != session.seat], late=True)
+        silent = [s for s in session.waiting_for() if s != session.seat] \
+            if node.is_host and session is not None and _grace_over(node) else []
+        if silent:  # every seat still without its START_ACK at the host, linked or not, is left out
+            new = host_anew(node, silent, late=True)
             if new is not None:
                 return new
         # a member whose game is starting, linked to its host, waits for the host's new start
