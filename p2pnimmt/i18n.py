@@ -214,6 +214,10 @@ _PEER_TEXTS = (
      r"may start it again without them\)",
      N_("the game cannot start: {names} signed a START_ACK that the checks refuse (protocol.md 12; its host may start "
         "it again without them)")),
+    (r"the game cannot start: (?P<names>.+) did not acknowledge its START in time \(linked, but silent "
+     r"(?P<seconds>\d+) s after it; its host may start it again without them\)",
+     N_("the game cannot start: {names} did not acknowledge its START in time (linked, but silent {seconds} s after "
+        "it; its host may start it again without them)")),
     (r"waiting for (?P<name>.+): (?P<names>.+) says it has (?P=name)'s move but never passed it on \(start a new game "
      r"without (?P=names) if it stays so\)",
      N_("waiting for {name}: {names} says it has {name}'s move but never passed it on (start a new game without "
@@ -222,6 +226,7 @@ _PEER_TEXTS = (
     (r"(?P<names>.+) left before acknowledging its START", N_("{names} left before acknowledging its START")),
     (r"(?P<names>.+) signed a START_ACK that the checks refuse",
      N_("{names} signed a START_ACK that the checks refuse")),
+    (r"(?P<names>.+) did not acknowledge its START in time", N_("{names} did not acknowledge its START in time")),
     (r"(?P<code>[a-z][a-z0-9-]*): (?P<detail>.*) \(peer at fault: (?P<who>.+)\)",
      N_("{code}: {detail} (peer at fault: {who})")),
 )

@@ -6,7 +6,9 @@ sit at the table, a new bot takes it). The abandoned game's transcript is kept (
 record, a game that never started); each node's secrets file says why it was abandoned.
 
 The host decides (only it can sign the new START), once the seat has had no link to it for the drop time, or at
-once when it said `bye`; everyone else follows its offer while its own copy of the game is still starting. A
+once when it said `bye` or its START_ACK was refused, or once its grace has run from the START (net.waiting.start_grace)
+for every seat whose START_ACK it still lacks, linked or not; everyone else follows its offer while its own copy of
+the game is still starting. A
 host gone too leaves nobody to start a new game: the others are told so and give up (app.nodes.stalled)."""
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ MIN_PLAYERS = 2  # a new start without the seats gone needs at least this many l
 class NewStart(Exception):
     """This node's game is abandoned before it started; the next game of the evening starts without `gone`."""
 
-    def __init__(self, session: Session, gone: list[int], host: str, bots: bool = False) -> None:
+    def __init__(self, session: Session, gone: list[int], host: str, bots: bool = False, late: bool = False) -> None:
         refused = set(gone) & set(refused_acks(session))
         super().__init__("a new start")
         self.game_id = session.game_id
@@ -46,10 +48,13 @@ class NewStart(Exception):
         self.left_out: str | None = None  # this node's seat is not in the new start: why it cannot follow (said)
         # why: the seats' START_ACKs were refused here (protocol.md 12, "A refused START_ACK"), or they left before it
         self.refused = bool(refused)
+        # or they did not acknowledge it within the host's grace, linked or not (protocol.md 14; the host's word)
+        self.late = late and not self.refused
 
     def why(self) -> str:
         """Why the game was abandoned (English, as every record; app.history and said() translate it)."""
         return f"{self.names} signed a START_ACK that the checks refuse" if self.refused \
+            else f"{self.names} did not acknowledge its START in time" if self.late \
             else f"{self.names} left before acknowledging its START"
 
     def record(self) -> dict:
@@ -60,6 +65,7 @@ class NewStart(Exception):
         """The line each node says as it goes on to the new game."""
         code = game_code(self.game_id)
         why = _("{names} signed a START_ACK that the checks refuse") if self.refused \
+            else _("{names} did not acknowledge its START in time") if self.late \
             else _("{names} left before acknowledging its START")
         why = why.format(names=self.names)
         if not is_host:
@@ -72,15 +78,16 @@ class NewStart(Exception):
             code=code, why=why, n=players)
 
 
-def host_anew(node: Node, gone: list[int]) -> NewStart | None:
-    """The host: the new start without `gone` (seats that left before acknowledging its START), or None when
-    fewer than two seats would be left (the host's bots count, and fill the seats left out)."""
+def host_anew(node: Node, gone: list[int], late: bool = False) -> NewStart | None:
+    """The host: the new start without `gone` (seats that left before acknowledging its START; `late`: seats that
+    did not acknowledge it within the grace, linked or not), or None when fewer than two seats would be left (the
+    host's bots count, and fill the seats left out)."""
     session = node.session
     assert session is not None and session.seat is not None  # a host has its seat
     if session.players - len(gone) < MIN_PLAYERS:
         return None
     stop_taking(node)  # chosen: from this moment on (a START_ACK that comes now would start the game left)
-    return NewStart(session, gone, session.names[session.seat])
+    return NewStart(session, gone, session.names[session.seat], late=late)
 
 
 def offered_anew(node: Node) -> NewStart:
@@ -92,11 +99,23 @@ def offered_anew(node: Node) -> NewStart:
     assert session is not None and session.start is not None and offer is not None  # taken while starting
     host = session.names[session.roster.index(session.start.sender)]
     gone = left_out(session, list(offer.seats))
+    # a seat left out that we saw gone (no link to it as we took the offer, or it said `bye`) left; one linked to us
+    # was there, silent: the host's grace ran out (its word: protocol.md 14); a spectator, linked to a seat or two,
+    # sees only the byes: the others did not acknowledge in time, whichever ground the host took
+    seen_gone = {peer for peer in session.roster if peer in node.rematch.byes_then
+                 or node.role == "player" and peer not in node.rematch.linked_then}
+    late = any(session.roster[s] not in seen_gone for s in gone if s != session.seat)
+    # our own seat left out while our link to the host stayed up since the START: it did not have our START_ACK
+    # in time (no cut it could take for a seat gone)
+    link = node.links.get(node.host_peer) if node.host_peer is not None else None
+    unbroken = link is not None and link is node.host_link_at_start
     stop_taking(node)
-    new = NewStart(session, gone, host)
+    new = NewStart(session, gone, host, late=late)
     if node.role == "player" and node.identity.public_key not in offer.seats:
         new.left_out = (_("{host} abandoned game {code} before it started and starts a new game without this seat "
                           "(it refused this seat's START_ACK)") if new.refused or session.seat in refused_acks(session)
+                        else _("{host} abandoned game {code} before it started and starts a new game without this "
+                               "seat (it did not have this seat's START_ACK in time)") if unbroken
                         else _("{host} abandoned game {code} before it started and starts a new game without this "
                                "seat (it had no link to it)")).format(host=host, code=game_code(session.game_id))
     elif node.role == "player":

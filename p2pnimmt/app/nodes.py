@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
 from ..net.spectator import host_gone_before_start, host_gone_how, tried
-from ..net.waiting import TELL_AFTER, kept_back, left, refused_acks, too_few, unacknowledged
+from ..net.waiting import TELL_AFTER, kept_back, left, refused_acks, silent_acks, start_grace, too_few, unacknowledged
 from ..neutral import neutral
 from ..protocol.identity import Identity, fingerprint
 from .anew import NewStart, abandon, host_anew, offered_anew
@@ -157,7 +158,10 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
     are left; a member whose game is still starting follows the host's offer (`offered_anew`), and waits for it
     (not giving up at once) while the host is linked. A seat whose START_ACK this node refused (protocol.md 12, "A
     refused START_ACK": signed proof, linked or not) is the same ground, taken by the host at once; with fewer than
-    two seats left the host says so and gives up."""
+    two seats left the host says so and gives up. And once the grace has run from the START (waiting.start_grace:
+    the longer of the drop time and 20 s), every seat whose START_ACK the host still lacks, however it behaves
+    otherwise (linked and silent, sending garbage, its START_ACK shown to some peers only), is left out of the
+    host's new start (`_grace_over`); a member past its own grace says why it waits (`_late`)."""
     patient = give_up <= 0 and node.drop_after <= 0  # never gives up on a game that may move again
     loop = asyncio.get_running_loop()
     mark: object = None
@@ -204,7 +208,10 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
         gone = node.byes | (node.unreachable if not node.links else set())
         # while starting, a seat gone before its START_ACK is the reason first: a new start needs no vote
         unacked = unacknowledged(session, node.linked, gone) if session is not None else None
-        found = unacked if unacked is not None else \
+        # past the grace after the START (waiting.start_grace), a seat still silent though linked: the host starts
+        # anew without it as without one gone; a member says why it waits (protocol.md 14, "A new start")
+        late = _late(node) if unacked is None else None
+        found = unacked if unacked is not None else late if late is not None else \
             too_few(session, node.linked, gone) if node.drop_after > 0 and session is not None else None
         few = found[0] if found is not None else None
         few_since = None if few is None else now if few_since is None else few_since
@@ -216,9 +223,16 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
             new = host_anew(node, unacked[1])
             if new is not None:
                 return new
+        silent = [s for s in session.waiting_for() if s != session.seat] \
+            if node.is_host and session is not None and _grace_over(node) else []
+        if silent:  # every seat still without its START_ACK at the host, linked or not, is left out
+            new = host_anew(node, silent, late=True)
+            if new is not None:
+                return new
         # a member whose game is starting, linked to its host, waits for the host's new start
         host_there = starting and not node.is_host and node.host_peer in node.linked
-        if few is not None and unacked is not None and starting and not node.is_host and not host_there:
+        if few is not None and (unacked is not None or late is not None) and starting and not node.is_host \
+                and not host_there:
             few = _("{why}, and the host {host} has left too: nobody can start a new game without them").format(
                 why=said(few), host=_host_name(node))
         # ... and one whose link to its host is lost, though the host did not say bye, may find it again (redialled):
@@ -231,6 +245,8 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
             told = few
             wait = (_("{why}; waiting for {host} to start a new game without them, or for them to come back")
                     .format(why=said(few), host=_host_name(node)) if unacked is not None and host_there
+                    else _("{why}; waiting for {host} to start a new game without them").format(
+                        why=said(few), host=_host_name(node)) if late is not None and host_there
                     else _("{why}; waiting for them to come back").format(why=said(few)))
             say(wait + (_(" (giving up after {seconds} s without progress)").format(seconds=f"{give_up:.0f}")
                         if give_up > 0 else ""))
@@ -240,6 +256,23 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
         elif 0 < give_up <= now - since:
             return said(few) if few is not None else _("no progress for {seconds} s ({where})").format(
                 seconds=f"{now - since:.0f}", where=_where(node))
+
+
+def _grace_over(node: Node) -> bool:
+    """The START is older at this node than the grace for its START_ACKs (waiting.start_grace), and the game still
+    waits on some: a seat of it that has not acknowledged by now is left out of the host's new start, however it
+    behaves otherwise (an honest node signs its START_ACK at once: one signature, no deal work)."""
+    session = node.session
+    grace = start_grace(node.drop_after)
+    return (session is not None and session.phase == "starting" and grace > 0 and node.started_at is not None
+            and time.monotonic() - node.started_at >= grace)
+
+
+def _late(node: Node) -> tuple[str, list[int]] | None:
+    """Past the grace, the seats linked to us whose START_ACK we lack (waiting.silent_acks), or None."""
+    if not _grace_over(node) or node.session is None or node.session.seat is None or node.started_at is None:
+        return None
+    return silent_acks(node.session, node.linked, time.monotonic() - node.started_at)
 
 
 def _host_name(node: Node) -> str:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -104,6 +105,10 @@ class Node:
         self.tasks: set[asyncio.Task] = set()
         self.refused: str | None = None
         self.host_peer: bytes | None = None  # a joiner: the peer that answered our join (the host's link)
+        # when this node took the START (time.monotonic(); the host's grace for the START_ACKs counts from it:
+        # app.nodes), and a joiner's link to its host then (an offer leaving our seat out over that same link: no cut)
+        self.started_at: float | None = None
+        self.host_link_at_start: Connection | None = None
         self.relay: tuple[str, int, str] | None = None  # where this node relays phone pages (offer_relay), if it does
         self.drop_after = drop_after  # seconds waited on one player before voting to drop it (0: never)
         self.bot_delay = bot_delay  # seconds a bot waits before each move (so people can follow)
@@ -268,6 +273,8 @@ class Node:
         self.resumed = True
         outputs = session.replay(wires, secrets, None if seen is None else partial(seen, self))
         self.game_id = session.game_id  # known once the replay has taken the START (links need it)
+        if session.start is not None and self.started_at is None:
+            self.started_at = time.monotonic()  # the grace for the START_ACKs counts from the restart (app.nodes)
         self._feed(outputs)
         self.take_seat_back()  # restarted after the others dropped us: we are back at the keys
         self.spawn(watch_waiting(self))
@@ -358,6 +365,8 @@ class Node:
                         conn.send_message(item.wire, framed)
             else:
                 if isinstance(item, GameStarted):
+                    self.started_at = time.monotonic()
+                    self.host_link_at_start = self.links.get(self.host_peer) if self.host_peer is not None else None
                     self.mesh.members_updated()  # the START's roster are members
                 self._event(item)
 

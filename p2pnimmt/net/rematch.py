@@ -95,6 +95,10 @@ class RematchLinks:
         self.node = node
         self.offer: Offer | None = None  # the host's rematch offer we took (once the game was over here)
         self.anew = False  # the offer was taken while our game was still starting: a new start (app.anew)
+        # as we took the offer: whom we had a link to, and who had said `bye` (app.anew: why the host left seats out;
+        # the seat left out leaves a moment later, as it takes the offer too)
+        self.linked_then: frozenset[bytes] = frozenset()
+        self.byes_then: frozenset[bytes] = frozenset()
         self.answers: dict[bytes, bool] = {}  # a host: each seat's latest answer (again or not)
         self.offered: dict[str, Any] | None = None  # a host: the offer we sent (told to a link that comes later)
         self._early: tuple[Any, Any] | None = None  # (link, payload) of an offer that came before our game was over
@@ -179,6 +183,7 @@ class RematchLinks:
         self.offer = Offer(payload["game"], node.host_address[0], payload["port"], tuple(payload["seats"]),
                            payload["wait"], session.game_id)
         self.anew = session.phase != "over"  # followed as such though the last START_ACK comes a moment later
+        self.linked_then, self.byes_then = node.linked, frozenset(node.byes)
         log.info("the host offers a %s: game %s on port %d", "rematch" if session.phase == "over" else "new start",
                  payload["game"].hex()[:8], payload["port"])
         self._changed(self.offer)

@@ -17,6 +17,12 @@ PULL_EVERY = 0.5  # while waiting, ask peers for missing messages this often
 # how long a wait on a seat whose message another went on from, never passing it on (kept_back), lasts before the
 # node says why, where --drop-after is 0 (it votes nobody out by its timers then); else the drop time
 TELL_AFTER = 10.0
+# the least time a host waits for every seat's START_ACK, counted from its START, before it starts a new game without
+# the seats still silent, however they behave otherwise (protocol.md 14, "A new start"): linked or not, sending
+# garbage or nothing at all. A START_ACK costs an honest node one signature on the START's hash and no deal work
+# (protocol.steps.step_starting; the page's seat.ts), so a slow honest seat is far inside it. The grace is the
+# longer of this and the node's --drop-after (start_grace).
+START_GRACE = 20.0
 
 
 async def watch_waiting(node) -> None:
@@ -284,6 +290,27 @@ def unacknowledged(session: Session, linked: frozenset[bytes],
     names = ", ".join(session.names[s] for s in gone)
     return (f"the game cannot start: {names} left before acknowledging its START (a game starts once every seat "
             "has acknowledged it; nobody can be voted out before that)"), gone
+
+
+def start_grace(drop_after: float) -> float:
+    """How long after its START a host waits for the START_ACKs before it starts anew without the seats still
+    silent (0: never, as a node with --drop-after 0 leaves nobody out by its timers)."""
+    return max(drop_after, START_GRACE) if drop_after > 0 else 0.0
+
+
+def silent_acks(session: Session, linked: Collection[bytes], waited: float) -> tuple[str, list[int]] | None:
+    """(why the game cannot start, the seats) once the START is `waited` seconds old at this node, or None: the seats
+    (not the host) whose START_ACK this node lacks though we have a link to them (linked and silent: a node that
+    does not sign it, or signs it for some peers only). Nobody votes them out (a node still starting drops nobody);
+    past the grace (start_grace) the host starts anew without them, as without a seat gone (protocol.md 14)."""
+    if session.start is None or session.phase != "starting" or session.table.refused:
+        return None
+    silent = [s for s in session.waiting_for() if s != session.seat and session.roster[s] in linked]
+    if not silent:
+        return None
+    names = ", ".join(session.names[s] for s in silent)
+    return (f"the game cannot start: {names} did not acknowledge its START in time (linked, but silent {waited:.0f} s "
+            "after it; its host may start it again without them)"), silent
 
 
 def refused_acks(session: Session | None) -> list[int]:

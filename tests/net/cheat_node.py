@@ -32,6 +32,11 @@ CHEAT is one of
 - `lie-to-some`: it signs two START_ACKs with one seq: the right one goes to the host, a wrong one to every other
   peer, sent or answered to a `heads`, and sent once more to each other seat as it links (the host relays the
   right one to them): an equivocation; TURN is not used;
+- `mute`: when the START comes it signs no START_ACK and stays: linked, answering pings and `heads`, relaying the
+  others' messages, as a node that is there but never acknowledges (protocol.md 14, "A new start": the host's
+  grace); TURN is not used;
+- `slow-ack`: no rule broken, a slow honest node (a phone page at 4x CPU throttle, a loaded laptop): it signs its
+  START_ACK TURN seconds after the START came, and then plays on as any node;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -171,6 +176,49 @@ def gone_before_start(vanish: bool) -> None:
     Session.send = cheat  # type: ignore[method-assign]
 
 
+def mute_after_start() -> None:
+    send = Session.send
+    said = [False]
+
+    def cheat(self: Session, kind: str, body: dict) -> None:
+        if kind != "START_ACK":
+            send(self, kind, body)
+            return
+        if not said[0]:
+            said[0] = True
+            print("cheat: linked, and silent after the START", flush=True)
+
+    Session.send = cheat  # type: ignore[method-assign]
+
+
+def slow_start_ack(seconds: int) -> None:
+    send, feed = Session.send, Node._feed
+    nodes: list[Node] = []
+    due = [False, False]  # the START_ACK may be signed now, its timer is set
+
+    def sign_now(session: Session) -> None:
+        due[0] = True
+        print("cheat: signs its START_ACK now", flush=True)
+        nodes[0].act(session._run(session._advance))  # a pass of the steps: the START_ACK owed is signed
+
+    def cheat(self: Session, kind: str, body: dict) -> None:
+        if kind != "START_ACK" or due[0]:
+            send(self, kind, body)
+            return
+        if not due[1]:
+            due[1] = True
+            print(f"cheat: a slow node, its START_ACK comes in {seconds} s", flush=True)
+            asyncio.get_running_loop().call_later(seconds, sign_now, self)
+
+    def keep(self: Node, outputs: list) -> None:
+        if not nodes:
+            nodes.append(self)
+        feed(self, outputs)
+
+    Session.send = cheat  # type: ignore[method-assign]
+    Node._feed = keep  # type: ignore[method-assign]
+
+
 def lie_in_start_ack() -> None:
     send = Session.send
 
@@ -299,6 +347,7 @@ if __name__ == "__main__":
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
               "offer-without-last": lambda _turn: offer_anew_at_start(True), "keep": keep_ahead, "stop": stop_at_commit,
-              "lie": lambda _turn: lie_in_start_ack(), "lie-to-some": lambda _turn: lie_to_some()}
+              "lie": lambda _turn: lie_in_start_ack(), "lie-to-some": lambda _turn: lie_to_some(),
+              "mute": lambda _turn: mute_after_start(), "slow-ack": slow_start_ack}
     cheats[sys.argv[1]](int(sys.argv[2]))
     sys.exit(main(sys.argv[3:]))

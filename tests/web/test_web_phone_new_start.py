@@ -6,6 +6,7 @@ with tests/net/cheat_node.py's `vanish` (the process ends when the START comes, 
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -23,10 +24,10 @@ TIMERS = ["--drop-after", "1", "--give-up", "60"]
 ENV = {"P2PNIMMT_PLACE_DELAY": "0"}
 
 
-async def ann_zoe_and_mal(tmp_path: Path, procs, browser, cheat: str, host_timers: list[str]):
+async def ann_zoe_and_mal(tmp_path: Path, procs, browser, cheat: str, host_timers: list[str], throttle: int = 1):
     """ann hosts three seats (`host_timers`); the TV's screen shows the lobby and serves the phone page, where zoe
-    takes a seat; then mal joins with cheat_node.py's `cheat`. (host, code, screen, its errors, phone, its errors,
-    mal)."""
+    takes a seat (its CPU slowed `throttle` times, as Chromium's devtools do); then mal joins with cheat_node.py's
+    `cheat`. (host, code, screen, its errors, phone, its errors, mal)."""
     host = procs(["host", "--headless", "--seats", "3", *SHORT, *host_timers, *LO, "--name", "ann", "--transcript",
                   str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=ENV)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
@@ -36,6 +37,9 @@ async def ann_zoe_and_mal(tmp_path: Path, procs, browser, cheat: str, host_timer
                 "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out", env={"HOME": str(tmp_path), **ENV})
     screen, screen_errors = await open_page(browser, tv.wait_for(URL).group(1), "lobby", TV)
     phone, _, errors = await seated_phone(browser, tv.wait_for(PHONE_URL).group(1), "zoe")
+    if throttle > 1:
+        devtools = await phone.context.new_cdp_session(phone)
+        await devtools.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
     host.wait_for(r"lobby: 2/3 seats: ann, zoe")
     mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *TIMERS, "--name", "mal", "--transcript",
                             str(tmp_path / "mal.p2pt")], tmp_path / "mal.out")
@@ -57,6 +61,39 @@ async def test_a_phone_follows_a_new_start_without_the_seat_gone_before_its_star
         assert host.finish(60) == 0, host.text()
         assert results((tmp_path / "host-2.p2pt").read_bytes()) == results((tmp_path / "phone-2.p2pt").read_bytes())
         assert "ann, zoe" in host.text(), host.text()
+        await screen.wait_for_function("() => document.body.dataset.over === '1'", timeout=60_000)  # the TV followed
+        assert not errors, errors
+        assert not screen_errors, screen_errors
+    finally:
+        mal.stop()
+
+
+async def test_a_phone_follows_a_new_start_without_a_seat_linked_but_silent_after_the_start(tmp_path: Path, procs,
+                                                                                          browser) -> None:
+    """mal joins with cheat_node.py's `mute`: it signs no START_ACK and stays linked. Once ann's grace has run from her
+    START (net.waiting.start_grace: 20 s here), she starts anew without mal; the page, still starting, takes its held
+    seat there by itself, says why (mal is linked to it: the host's word, protocol.md 14) and plays to the end; mal
+    is told it was left out. Before, every node waited on mal until --give-up and the game was lost for all. The
+    page runs at 4x CPU throttle: an honest slow seat, its START_ACK taken, is held in the new start."""
+    host, code, screen, screen_errors, phone, errors, mal = await ann_zoe_and_mal(tmp_path, procs, browser, "mute",
+                                                                                  TIMERS, throttle=4)
+    try:
+        mal.wait_for(r"cheat: linked, and silent after the START", 60)
+        await phone.wait_for_function("code => document.getElementById('notes').textContent.includes("
+                                      "`game ${code} is abandoned`)", arg=code, timeout=60_000)
+        assert await play_to_the_end(phone) == 10  # the new game's: the first never dealt a card
+        said = await phone.inner_text("#notes")
+        assert f"game {code} is abandoned: mal did not acknowledge its START in time; ann starts a new game at once " \
+               "with the others" in said, said
+        await faultless_transcript(phone, tmp_path / "phone-2.p2pt")
+        assert host.finish(60) == 0, host.text()
+        assert f"game {code} is abandoned: mal did not acknowledge its START in time; a new game starts at once with " \
+               "the others (2 players)" in host.text(), host.text()
+        assert re.search(rf"a new start of {code} without mal: ", host.text()), host.text()  # zoe is not left out
+        assert results((tmp_path / "host-2.p2pt").read_bytes()) == results((tmp_path / "phone-2.p2pt").read_bytes())
+        assert mal.finish(30) == 1, mal.text()
+        assert f"ann abandoned game {code} before it started and starts a new game without this seat (it did not " \
+               "have this seat's START_ACK in time)" in mal.text(), mal.text()
         await screen.wait_for_function("() => document.body.dataset.over === '1'", timeout=60_000)  # the TV followed
         assert not errors, errors
         assert not screen_errors, screen_errors

@@ -181,7 +181,11 @@ export class PageNode {
     const refused = this.seat.refusedAcks();
     if (!this.seatedInOffer()) { // left out (it had no link to the host as it chose): abandoned all the same, nothing to follow
       const ours = this.seat.seat !== null && refused.includes(this.seat.seat); // (our START_ACK was refused)
+      // our link to the host stayed up from the START to the offer: it did not have our START_ACK in time (its grace)
+      const host = this.hostPeer ? this.links.get(hex(this.hostPeer)) : undefined;
+      const unbroken = host !== undefined && host === this.hostLinkAtStart;
       this.leftOut = fmt(ours ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it refused this seat's START_ACK)")
+        : unbroken ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it did not have this seat's START_ACK in time)")
         : _("{host} abandoned game {code} before it started and starts a new game without this seat (it had no link to it)"),
       { host: this.hostName(), code: identities.gameCode(this.hello.game) });
       this.note(this.leftOut);
@@ -190,7 +194,14 @@ export class PageNode {
     }
     const out = this.leftOutBy(this.offer);
     const names = out.map((s) => this.seat.names[s] ?? "").join(", ");
+    // a seat left out that is linked to us and said no `bye` was there, silent: the host's grace ran out (its word,
+    // protocol.md 14); one we have no link to left (the reference's app/anew.py: offered_anew)
+    const late = out.some((s) => {
+      const key = this.seat.keys[s] ? hex(peerId(this.seat.keys[s] as Uint8Array)) : "";
+      return s !== this.seat.seat && this.links.has(key) && !this.byes.has(key);
+    });
     const why = fmt(out.some((s) => refused.includes(s)) ? _("{names} signed a START_ACK that the checks refuse")
+      : late ? _("{names} did not acknowledge its START in time")
       : _("{names} left before acknowledging its START"), { names });
     const said = _("game {code} is abandoned: {why}; {host} starts a new game at once with the others");
     this.anew = fmt(said, { code: identities.gameCode(this.hello.game), why, host: this.hostName() });
@@ -199,6 +210,10 @@ export class PageNode {
     host?.send("again", true);
     this.follow();
   }
+
+  /** Our link to the host as our START came (undefined before): an offer leaving our seat out over that same link
+   * came with no cut between (startAnew). */
+  private hostLinkAtStart: Link | null | undefined = undefined;
 
   /** What a new start says (startAnew), for the page to show on with the new game. */
   anew: string | null = null;
@@ -356,6 +371,9 @@ export class PageNode {
     if (kind === "msg" && payload instanceof Uint8Array) {
       link.sent.add(wireKey(payload));
       this.send(this.seat.deliver(payload, link.peer));
+      if (this.hostLinkAtStart === undefined && this.seat.start !== null) {
+        this.hostLinkAtStart = this.hostPeer ? this.links.get(hex(this.hostPeer)) ?? null : null;
+      }
     } else if (kind === "heads" && Array.isArray(payload)) {
       const have = new Map<string, number>();
       for (const item of payload) {
