@@ -209,9 +209,10 @@ def replay_wires(data: bytes) -> list[bytes]:
     for kind, payload in records(data):
         if kind == "msg" and isinstance(payload, bytes):
             wires.append(payload)
-        elif kind == "fault" and isinstance(payload, dict) and isinstance(payload.get("evidence"), list) and (
-                payload.get("fatal") is True or payload.get("code") == "equivocation" and payload.get("fatal") is False):
-            wires += [wire for wire in payload["evidence"] if isinstance(wire, bytes)]
+        elif kind == "fault" and isinstance(payload, dict) and isinstance(payload.get("evidence"), list):
+            fatal = payload.get("fatal")
+            if fatal is True or fatal is False and payload.get("code") == "equivocation":
+                wires += [wire for wire in payload["evidence"] if isinstance(wire, bytes)]
     return wires
 
 
