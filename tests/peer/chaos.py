@@ -102,15 +102,19 @@ class Plan:
 
 def still_playing(p: Plan, outcomes: list[dict[str, Any]], started: bool = False) -> list[int]:
     """The nodes that stopped with their game neither over nor aborted, but for those nothing excuses: the cheat's,
-    the forger's, the seats cut off for good (a table stopped so is the same at both tables, not a disagreement, but
-    one misbehaving or absent player must not cost the others their game). `started`: none at a table where no node
+    the forger's, the seats cut off for good, those waiting for their host's new start (a table stopped so is the
+    same at both tables, not a disagreement, but one misbehaving or absent player must not cost the others their
+    game). `started`: none at a table where no node
     started (a seat cut off before its START_ACK left it: no game starts without it, protocol.md 11, and none was
     lost)."""
     if started and all(o["phase"] in ("lobby", "starting") for o in outcomes):
         return []
     gone = [p.cut[0]] + ([p.cut2[0]] if p.cut2 else []) if p.cut and not p.cut[2] else []  # never back
     excused = {x for x in [(p.cheat or (None,))[0], p.forger, *gone] if x is not None}
-    return [i for i, o in enumerate(outcomes) if o["phase"] not in ("over", "aborted") and i not in excused]
+    # a node still starting that refused a seat's START_ACK waits for its host's new start without that seat
+    # (protocol.md 14, "A new start": made by the nodes' net, not played here), as one aborted on that seat's twins does
+    return [i for i, o in enumerate(outcomes) if o["phase"] not in ("over", "aborted") and i not in excused
+            and not (o["phase"] == "starting" and o["refused"])]
 
 
 def plan(seed: int, pull: bool = True) -> Plan:
