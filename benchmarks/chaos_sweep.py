@@ -2,8 +2,10 @@
 all-Python table and at the mixed one, compared node by node (test_mixed_tables.node_by_node). Prints one line a
 seed (ok or FAIL with the first difference, how long it took, the phases, the fault codes recorded, the plan) and,
 at the end, how many seeds ran, how many failed, and which tables stopped with a seat still playing that nothing
-excuses (not the cheat's, the forger's, the seats cut off for good: the same at both tables, not a disagreement, but
-worth a look). Asserts nothing; exit status 1 if a seed failed.
+excuses (not the cheat's, the forger's, the seats cut off for good, nor a node still starting that refused a seat's
+START_ACK: it waits for its host's new start, which is not played in memory; the same at both tables, not a
+disagreement, but worth a look). A cut marked `lossy` loses what was on its way; back, the heads exchange of the new
+links brings it (and the proofs the node missed). Asserts nothing; exit status 1 if a seed failed.
 
     python benchmarks/chaos_sweep.py FIRST LAST   # seeds FIRST..LAST-1
     python benchmarks/chaos_sweep.py FIRST LAST --no-pull   # no node asks for what it lacks (as the GAPS seeds)

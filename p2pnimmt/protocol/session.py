@@ -105,6 +105,7 @@ class Session:
         self._rebuilding = False
         self._signed: set[tuple[Any, ...]] = set()  # the slot of every message of ours accepted (slot_of)
         self._relaying: frozenset[bytes] = frozenset()  # senders whose messages we relay to the seats (_take_start)
+        self._proofs: dict[bytes, None] = {}  # the messages of every proof we sent on (_spread), others' only, in order
 
     # ----------------------------------------------------------------- the table, read-only
 
@@ -152,13 +153,19 @@ class Session:
         return self.inbox.heads()
 
     def missing_for(self, heads: Any) -> list[bytes]:
-        """Wire bytes of the messages a peer with these `heads` lacks, in an order it can accept them."""
+        """Wire bytes of the messages a peer with these `heads` lacks, in an order it can accept them; then the
+        messages of every proof we sent on (protocol.md 14 `heads`): a peer that was down or unlinked when a proof
+        passed gets it on its next link (a carrier sends a message once per link: Connection.send_message)."""
         have: dict[bytes, int] = {}
         if isinstance(heads, list):
             for item in heads:
                 if isinstance(item, list) and len(item) == 2 and isinstance(item[0], bytes) and type(item[1]) is int:
                     have[item[0]] = item[1]
-        return self.inbox.missing(have)
+        lacked = self.inbox.missing(have)
+        if not self._proofs:
+            return lacked
+        listed = set(lacked)
+        return lacked + [wire for wire in self._proofs if wire not in listed]
 
     def view(self) -> PlayerView:
         """What this peer's seat may know now (for a bot or a UI)."""
@@ -664,9 +671,7 @@ class Session:
         table.changed()
         self._fault(proof.peer, proof.code, f"{proof.detail}; the turn's reveals decide (protocol.md 12)",
                     proof.evidence)
-        if not table.replaying:
-            for wire in proof.evidence:
-                self._emit(Outgoing(wire))
+        self._spread(proof.evidence)
         self._advance()
 
     def _proves_start(self, effect: Fatal) -> bool:
@@ -707,9 +712,7 @@ class Session:
         table.changed()
         self._fault(peer, code, f"{detail}; its START_ACK is refused: the game cannot start, its host may start it "
                     "again without it (protocol.md 12)", evidence)
-        if not table.replaying:
-            for wire in evidence:
-                self._emit(Outgoing(wire))
+        self._spread(evidence)
 
     def _expel(self, effect: Fatal) -> None:
         """A proven rule break by a seat costs that seat its seat, not the others their game (protocol.md 12).
@@ -729,8 +732,17 @@ class Session:
         table.expel(effect.seat, max(seqs), effect.code)
         self._fault(peer, effect.code, f"{effect.detail}; it loses its seat (the stand-in plays it from the "
                     "next step it owes)", effect.evidence)
-        if not table.replaying:
-            for wire in effect.evidence:
+        self._spread(effect.evidence)
+
+    def _spread(self, evidence: tuple[bytes, ...]) -> None:
+        """Send a proof on to every peer (protocol.md 12), and keep its messages for every later link's heads answer
+        (missing_for, protocol.md 14), but those we signed ourselves (a copy of our own message sent again is a
+        `replay` where it came from us before). Kept while replaying our transcript too: what we held, we hold."""
+        for wire in evidence:
+            if wire not in self._proofs and open_envelope(wire).sender != self.me:
+                self._proofs[wire] = None
+        if not self.table.replaying:
+            for wire in evidence:
                 self._emit(Outgoing(wire))
 
     def _fatal(self, peer: bytes | None, code: str, detail: str, evidence: tuple[bytes, ...] = ()) -> None:
@@ -743,8 +755,6 @@ class Session:
         self.inbox.close()
         if not table.replaying:
             self.journal.fault(fault)
-        # Spread the proof so every honest peer reaches the same verdict.
-        for wire in evidence:
-            self._emit(Outgoing(wire))
+        self._spread(evidence)  # so every honest peer reaches the same verdict
         self._emit(fault)
         self._emit(GameAborted(fault))  # the journal is sealed by whoever closes it: a sharper verdict may follow

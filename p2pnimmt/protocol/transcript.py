@@ -201,15 +201,18 @@ def records(data: bytes) -> Iterator[tuple[str, Any]]:
 def replay_wires(data: bytes) -> list[bytes]:
     """What a restarted peer replays from its own transcript, in order: every message it had accepted, and at its
     place the evidence of every split commit's proof it recorded (a non-fatal `equivocation`: the versions of one
-    commit it held besides the one accepted, which the turn's reveals decide on; protocol.md 12 and 13). Without
-    them a resumed node would lose the versions it held and wait for ever on reveals naming them."""
+    commit it held besides the one accepted, which the turn's reveals decide on; protocol.md 12 and 13) and of every
+    fatal fault it recorded. Without them a resumed node would lose the versions it held and wait for ever on
+    reveals naming them, or come back in the game its proof had aborted (since session 31: chaos seed 267, a node
+    restarted after it aborted played on, holding no proof)."""
     wires: list[bytes] = []
     for kind, payload in records(data):
         if kind == "msg" and isinstance(payload, bytes):
             wires.append(payload)
-        elif kind == "fault" and isinstance(payload, dict) and payload.get("code") == "equivocation" and \
-                payload.get("fatal") is False and isinstance(payload.get("evidence"), list):
-            wires += [wire for wire in payload["evidence"] if isinstance(wire, bytes)]
+        elif kind == "fault" and isinstance(payload, dict) and isinstance(payload.get("evidence"), list):
+            fatal = payload.get("fatal")
+            if fatal is True or fatal is False and payload.get("code") == "equivocation":
+                wires += [wire for wire in payload["evidence"] if isinstance(wire, bytes)]
     return wires
 
 

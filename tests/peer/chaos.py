@@ -13,8 +13,9 @@ What a seed may draw (`Plan`):
   choice for a turn gone by or for this one, a STANDIN naming itself or any seat, a DROP for this turn or a later
   one, a KEEP, a REJOIN while it is seated, or (a sealed deal) its keys early, a false alarm, or its reveal is never
   sent;
-- presence: a seat cut off, or two (and later back, asking for their seats, or not), a node restarted from its
-  transcript, a seat whose clock runs out on every move, a seat that stalls and is asked the stand-in's moves.
+- presence: a seat cut off, or two (and later back, asking for their seats, or not; back, what was on its way is
+  delivered then, or it was lost and the heads exchange of the new links brings what each lacks), a node restarted
+  from its transcript, a seat whose clock runs out on every move, a seat that stalls and is asked the stand-in's moves.
 
 Whenever nothing is left to deliver, the table's clocks act (`quiet`): what was held back is delivered, a stalled
 seat is asked the stand-in's move, a node that waits asks the others for what it lacks (its `heads`, as the
@@ -36,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mixed import Mixed, NodeSeats, TypeScriptRefused
+from mixed import Mixed, NodeSeats, TypeScriptRefused, catch_up
 from test_mixed_tables import DEALS, Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
@@ -70,6 +71,8 @@ class Plan:
     forger: int | None = None  # the seat whose key signs twins at the network
     cut: tuple[int, int, bool] | None = None  # (seat, after so many deliveries, back after the vote)
     cut2: tuple[int, int] | None = None  # a second seat cut off (after so many deliveries), back with the first
+    lossy: bool = False  # the cut loses what was on its way (the links were lost); back, the heads exchange of the
+    # new links brings what a node lacks (catch_up); else what was held is delivered then
     restart: tuple[int, int] | None = None  # (node, after so many deliveries)
     clocked: int | None = None
     stalled: int | None = None
@@ -89,6 +92,8 @@ class Plan:
         for name in ("cheat", "cut", "cut2", "restart", "clocked", "stalled"):
             if getattr(self, name) is not None:
                 parts.append(f"{name} {getattr(self, name)}")
+        if self.lossy:
+            parts.append("lossy")
         parts.append(f"hold {self.hold:.3f} twice {self.twice:.3f} replay {self.replay:.3f}")
         if not self.pull:
             parts.append("no pull")
@@ -97,15 +102,19 @@ class Plan:
 
 def still_playing(p: Plan, outcomes: list[dict[str, Any]], started: bool = False) -> list[int]:
     """The nodes that stopped with their game neither over nor aborted, but for those nothing excuses: the cheat's,
-    the forger's, the seats cut off for good (a table stopped so is the same at both tables, not a disagreement, but
-    one misbehaving or absent player must not cost the others their game). `started`: none at a table where no node
+    the forger's, the seats cut off for good, those waiting for their host's new start (a table stopped so is the
+    same at both tables, not a disagreement, but one misbehaving or absent player must not cost the others their
+    game). `started`: none at a table where no node
     started (a seat cut off before its START_ACK left it: no game starts without it, protocol.md 11, and none was
     lost)."""
     if started and all(o["phase"] in ("lobby", "starting") for o in outcomes):
         return []
     gone = [p.cut[0]] + ([p.cut2[0]] if p.cut2 else []) if p.cut and not p.cut[2] else []  # never back
     excused = {x for x in [(p.cheat or (None,))[0], p.forger, *gone] if x is not None}
-    return [i for i, o in enumerate(outcomes) if o["phase"] not in ("over", "aborted") and i not in excused]
+    # a node still starting that refused a seat's START_ACK waits for its host's new start without that seat
+    # (protocol.md 14, "A new start": made by the nodes' net, not played here), as one aborted on that seat's twins does
+    return [i for i, o in enumerate(outcomes) if o["phase"] not in ("over", "aborted") and i not in excused
+            and not (o["phase"] == "starting" and o["refused"])]
 
 
 def plan(seed: int, pull: bool = True) -> Plan:
@@ -153,6 +162,9 @@ def plan(seed: int, pull: bool = True) -> Plan:
     others = [s for s in range(players) if p.cheat is None or s != p.cheat[0]]
     if p.cut is not None and rng.random() < 0.3:
         p.cut2 = (rng.choice([s for s in others if s != p.cut[0]]), p.cut[1] + rng.randrange(0, 40 * players))
+    # (drawn last, as above; since session 31: a proof sent while a node's links were down reaches it only by the
+    # heads answers of its new links, protocol.md 12, "A proof reaches every node")
+    p.lossy = p.cut is not None and p.cut[2] and rng.random() < 0.5
     return p
 
 
@@ -362,8 +374,13 @@ class Chaos:
             return True
         if net.cut and self.p.cut is not None and self.p.cut[2] and not self.back:
             self.back = True
-            net.cut = set()
+            back, net.cut = sorted(net.cut), set()
             net.gone = set()
+            if self.p.lossy:  # what was on its way is lost; each node back links to every peer again
+                net.held = []
+                for peer in back:
+                    catch_up(net, peer)
+                return True
             net.queue.extend(net.held)
             net.held = []
             return True

@@ -1629,3 +1629,84 @@ def test_a_typescript_seat_whose_start_ack_lies_is_refused_alike(deal: str, lie:
         assert all(o["phase"] == "starting" and o["fault"] is None for o in honest), honest
     else:
         assert {o["phase"] for o in honest} == {"starting", "aborted"}, honest  # both ways, here
+
+
+def start_ack_twins(table: Table, missed: int | None) -> None:
+    """Seat 4 (Python) signs one START_ACK right for the host and seat 1 and another, wrong one for the others (chaos
+    seed 267's forger), unshuffled: the host and seat 1 start on the right version, the others refuse seat 4 and the
+    host aborts on the proof. `missed`: every copy of the wrong version on its way to that node is held (it is down
+    when the proof passes). Both tables played until quiet."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+
+    for net in table.nets:
+        wrong: list[bytes] = []
+
+        def rule(adv: Adversary, env: Any, body: dict[str, Any], wrong: list[bytes] = wrong) -> Any:
+            if env.kind != "START_ACK":
+                return None
+            adv.fired = True
+            ids = [i.peer for i in adv.net.identities]
+            right = adv.seal_at(0, env.prev, "START_ACK", body)
+            other = adv.seal_at(0, env.prev, "START_ACK", {"start": bytes(32)})
+            wrong.append(other.wire)
+            adv.advance(right, env)
+            return [(p, right.wire) for p in ids[:2]] + [(p, other.wire) for p in adv.others if p not in ids[:2]]
+
+        net.shuffle_delivery = False
+        adv = Adversary(net, 4, rule)
+        if missed is not None:
+            peer = net.identities[missed].peer
+            net.withhold = lambda to, _frm, wire, peer=peer, wrong=wrong: to == peer and wire in wrong
+        net.start()
+        net.run()
+        assert adv.fired
+
+
+def test_a_typescript_node_that_missed_a_proof_gets_it_on_its_next_link(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 12, "A proof reaches every node": the TypeScript seat 1 started on seat 4's right START_ACK and was
+    down while the wrong one and the host's proof went by (what was on its way to it is lost); restarted from its
+    transcript (Seat.restart), it gets the proof in the heads answers of its new links, the TypeScript host's among
+    them (Seat.missingFor: the messages it lacks, then the proof's, as Session.missing_for answers), aborts as the
+    host did, and every node holds the same ground, with the bytes, transcript and verdicts of the Python node in its
+    place. Before, seat 1 waited in the deal, holding no proof (chaos seed 267)."""
+    table = Table(child, "open", 5, [0, 1, 3, 6], seed=4, rounds=1)
+    start_ack_twins(table, missed=1)
+    ref, mixed = table.nets
+    host, seat1 = (ref.identities[i].peer for i in (0, 1))
+    assert mixed.is_typescript(host) and mixed.is_typescript(seat1)
+    heads = ref.sessions[seat1].heads()
+    answer = ref.sessions[host].missing_for(heads)
+    assert mixed.sessions[host].missing_for(heads) == answer and len(answer) == 2  # the proof's two versions
+    for net in table.nets:
+        assert net.sessions[seat1].phase == "deal"
+        net.withhold = None
+        net.held = [item for item in net.held if item[0] != seat1]
+        net.heal()
+        net.restart(seat1)  # its queue lost, its transcript replayed, then the heads exchange of its new links
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    honest = [o for i, o in enumerate(outcomes) if i != 4]
+    assert all(o["refused"] == [4] for o in honest), honest
+    assert outcomes[1]["phase"] == "aborted" and outcomes[1]["fault"]["code"] == "equivocation", outcomes[1]
+
+
+def test_a_typescript_node_restarted_after_it_aborted_stays_aborted(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 13: a node restarts from its transcript replaying its fatal records' evidence too; the TypeScript
+    host, aborted on seat 4's START_ACK twins, restarted (no link yet) is aborted again on the same fault, as the
+    Python host is (before, both came back in the deal)."""
+    from harness import restart
+
+    table = Table(child, "open", 5, [0, 1, 3, 6], seed=4, rounds=1)
+    start_ack_twins(table, missed=None)
+    for net in table.nets:
+        host = net.identities[0].peer
+        assert net.sessions[host].phase == "aborted"
+        net.queue.clear()
+        session: Any = net.sessions[host]
+        if net.is_typescript(host):
+            net.handle(host, session.restart())
+        else:
+            net.handle(host, restart(net, host))
+    outcomes = node_by_node(table, tmp_path)
+    assert outcomes[0]["phase"] == "aborted" and outcomes[0]["fault"]["code"] == "equivocation", outcomes[0]

@@ -379,9 +379,7 @@ export class PageNode {
       for (const item of payload) {
         if (Array.isArray(item) && item[0] instanceof Uint8Array && typeof item[1] === "number") have.set(hex(item[0]), item[1]);
       }
-      for (const env of this.seat.accepted) {
-        if (env.seq >= (have.get(hex(env.sender)) ?? 0) && !this.held.has(env.wire)) link.sendMessage(env.wire);
-      }
+      for (const wire of this.seat.missingFor(have)) if (!this.held.has(wire)) link.sendMessage(wire);
     } else if (kind === "lobby" && this.hostPeer && equal(link.peer, this.hostPeer)) {
       this.mirror(payload);
     } else if (kind === "refuse" && this.hostPeer && equal(link.peer, this.hostPeer) && this.seat.start === null) {

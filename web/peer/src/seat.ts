@@ -21,7 +21,7 @@
 import { concat, equal, hex } from "./bytes.js";
 import { type Card, deck as deckOf } from "./cards.js";
 import { type Encodable, encode, type MsgMap } from "./codec.js";
-import { type Envelope, NO_PREVIOUS, seal } from "./envelope.js";
+import { type Envelope, NO_PREVIOUS, open, seal } from "./envelope.js";
 import { betweenRounds, commitment, playValue, stateHash } from "./hashes.js";
 import { handPositions, unlockValues } from "./sealed_deal.js";
 import { cardOf, drawKeyPair, inverseKey, type KeyPair, shuffleStep, X } from "./sealed_group.js";
@@ -457,10 +457,30 @@ export class Seat extends Session {
       watchersOnly: relayer === null || !equal(relayer, this.identity.peer) });
   }
 
-  /** A proof goes to every peer (section 12: every node comes to hold every version of a split commit). */
+  /** The messages of every proof we spread, others' only, in order (by their hex): every later link's heads
+   * answer carries them (`missingFor`). */
+  private readonly proofs = new Map<string, Uint8Array>();
+
+  /** A proof goes to every peer (section 12: every node comes to hold every version of a split commit); its messages
+   * are kept for every later link (protocol.md 14 `heads`), but those we signed ourselves (a copy of our own message
+   * sent again is a `replay` where it came from us before). Kept while replaying our transcript too. */
   protected override spread(wires: readonly Uint8Array[]): void {
+    for (const wire of wires) {
+      const key = hex(wire);
+      if (!this.proofs.has(key) && !equal(open(wire).sender, this.identity.peer)) this.proofs.set(key, wire);
+    }
     if (this.replaying) return;
     for (const wire of wires) this.out.push({ wire, to: null, skip: [], watchersOnly: false });
+  }
+
+  /** The wires a peer whose heads are `have` (sender's peer id in hex -> messages of it held) lacks, in the order
+   * accepted; then the messages of every proof we spread that are not among them (protocol.md 14 `heads`: a peer that
+   * was down or unlinked when a proof passed gets it on its next link; a link sends a message once). */
+  missingFor(have: ReadonlyMap<string, number>): Uint8Array[] {
+    const lacked = this.accepted.filter((env) => env.seq >= (have.get(hex(env.sender)) ?? 0)).map((env) => env.wire);
+    if (!this.proofs.size) return lacked;
+    const listed = new Set(lacked.map(hex));
+    return [...lacked, ...[...this.proofs].filter(([key]) => !listed.has(key)).map(([, wire]) => wire)];
   }
 
   /** A fault is recorded as section 13 says: the detail cut to its limit, the evidence not already a msg record,

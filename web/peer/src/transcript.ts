@@ -122,13 +122,15 @@ export class TranscriptWriter {
 
   /** What a restarted node replays (section 13): the wire bytes of its msg records, in order, and at its place the
    * evidence of every non-fatal `equivocation` record (a split commit's versions, section 12: in no chain, so no
-   * peer sends them again). */
+   * chain exchange brings them again) and of every fatal record (the proof that aborted its game: a node restarted
+   * after it aborted came back in the game and played on, holding no proof; since session 31, chaos seed 267). */
   static replayed(written: Uint8Array): Uint8Array[] {
     const wires: Uint8Array[] = [];
     for (const f of frames(written).slice(1).map((r) => decode(r, MAX_RECORD) as Value[])) {
       if (f[2] === "msg") wires.push(f[3] as Uint8Array);
       const fault = f[3];
-      if (f[2] === "fault" && fault instanceof Map && fault.get("code") === "equivocation" && fault.get("fatal") === false) {
+      if (f[2] === "fault" && fault instanceof Map
+        && (fault.get("fatal") === true || (fault.get("code") === "equivocation" && fault.get("fatal") === false))) {
         const evidence = fault.get("evidence");
         if (Array.isArray(evidence)) for (const w of evidence) if (w instanceof Uint8Array) wires.push(w);
       }

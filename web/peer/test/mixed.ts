@@ -12,7 +12,8 @@
  *   for that seat's move of this turn;
  *   restart: the node's process died and comes back from its transcript and secrets (Seat.restart, section 13),
  *   with the same key and entropy; heads: [[sender, messages accepted]...]; missing {heads}: the wires of the
- *   messages accepted that a peer with those heads lacks, in the order accepted (the heads exchange on reconnect);
+ *   messages accepted that a peer with those heads lacks, in the order accepted, then our proofs' (Seat.missingFor: the
+ *   heads exchange on reconnect);
  *   away: the seats away now (11.2); waiting: the seats the game waits on now; voters {seat}: the seats whose DROP
  *   names that seat where the game waits now (the node's policy joins a vote on a seat gone only once another cast
  *   one, protocol.md 11.1); passed {seat}: the seats that went on from that seat's message where the game waits on it
@@ -157,7 +158,7 @@ function answer(req: Request): unknown {
     }
     case "missing": {
       const have = new Map(req.heads as [string, number][]);
-      return { wires: node.accepted.filter((env) => env.seq >= (have.get(hex(env.sender)) ?? 0)).map((env) => hex(env.wire)) };
+      return { wires: node.missingFor(have).map(hex) };
     }
     case "host": {
       const s = req.settings as Record<string, unknown>;

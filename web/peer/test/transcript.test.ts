@@ -43,7 +43,7 @@ test("verdicts quote as Python's repr does", () => {
   assert.equal(pyRepr("a\u0007b\\"), "'a\\x07b\\\\'");
 });
 
-test("a restarted node replays its messages and, at their place, the versions of a split commit it recorded (13)", () => {
+test("a restarted node replays its messages and, at their place, the versions of a split commit and a fatal proof it recorded (13)", () => {
   const w = new TranscriptWriter(recorder);
   const [a, b, c, d] = [1, 2, 3, 4].map((n) => Uint8Array.of(n));
   const fault = (code: string, fatal: boolean, evidence: Uint8Array[]) =>
@@ -54,5 +54,5 @@ test("a restarted node replays its messages and, at their place, the versions of
   w.message(d as Uint8Array);
   w.fault(fault("equivocation", true, [c as Uint8Array]));
   assert.deepEqual(TranscriptWriter.messages(w.bytes()), [a, d]);
-  assert.deepEqual(TranscriptWriter.replayed(w.bytes()), [a, b, d]);
+  assert.deepEqual(TranscriptWriter.replayed(w.bytes()), [a, b, d, c]); // (before session 31 the fatal one was not)
 });
