@@ -306,19 +306,33 @@ class Reader {
     return out;
   }
 
-  /** One value; `depth` is the depth a container read here would have (the outermost is 1). */
+  /** One value; `depth` is the depth a container read here would have (the outermost is 1). The types every
+   * message is made of (fixints, fixstr, fixmap, fixarray, bin 8, uint 8/16/32, nil, booleans) here; the others apart
+   * (`rare`: never met in a game, so never compiled with this, which V8 compiles early and inlines into the
+   * containers' readers). */
   value(depth: number): Value {
-    const b = this.byte();
+    const at = this.at; // (byte()'s read, here: the one call every value makes)
+    if (at >= this.data.length) throw msgpackError("Unpack failed: incomplete input");
+    const b = this.data[at] as number;
+    this.at = at + 1;
     if (b <= 0x7f) return b;
-    if (b >= 0xe0) return b - 0x100;
+    if (b >= 0xa0 && b <= 0xbf) return this.str(b & 0x1f);
     if (b >= 0x80 && b <= 0x8f) return this.map(b & 0x0f, depth);
     if (b >= 0x90 && b <= 0x9f) return this.array(b & 0x0f, depth);
-    if (b >= 0xa0 && b <= 0xbf) return this.str(b & 0x1f);
+    if (b === 0xc4) return this.bin(this.uint(1));
+    if (b >= 0xe0) return b - 0x100;
+    if (b === 0xcc) return this.uint(1);
+    if (b === 0xcd) return this.uint(2);
+    if (b === 0xce) return this.uint(4);
+    if (b === 0xc0) return null;
+    if (b === 0xc2) return false;
+    if (b === 0xc3) return true;
+    return this.rare(b, depth);
+  }
+
+  /** A value of the type byte `b` that `value` leaves (read already). */
+  private rare(b: number, depth: number): Value {
     switch (b) {
-      case 0xc0: return null;
-      case 0xc2: return false;
-      case 0xc3: return true;
-      case 0xc4: return this.bin(this.uint(1));
       case 0xc5: return this.bin(this.uint(2));
       case 0xc6: return this.bin(this.uint(4));
       case 0xca: {
@@ -333,9 +347,6 @@ class Reader {
         this.at += 8;
         return new Float(v);
       }
-      case 0xcc: return this.uint(1);
-      case 0xcd: return this.uint(2);
-      case 0xce: return this.uint(4);
       case 0xcf: return this.big(8, false);
       case 0xd0: return this.big(1, true);
       case 0xd1: return this.big(2, true);
@@ -458,11 +469,11 @@ class Writer {
     }
     if (!ascii) {
       const bytes = utf8Encoder.encode(value);
-      lengthHead(this, bytes.length, 0xa0, 31, [0xd9, 0xda, 0xdb]);
+      lengthHead(this, bytes.length, 0xa0, 31, STR_HEADS);
       this.raw(bytes);
       return;
     }
-    lengthHead(this, n, 0xa0, 31, [0xd9, 0xda, 0xdb]);
+    lengthHead(this, n, 0xa0, 31, STR_HEADS);
     this.room(n);
     for (let i = 0; i < n; i++) this.buf[this.at + i] = value.charCodeAt(i);
     this.at += n;
@@ -478,7 +489,14 @@ class Writer {
   }
 }
 
-function lengthHead(w: Writer, n: number, fix: number, fixMax: number, types: [number, number, number]): void {
+/** The type bytes of a length's 8-, 16- and 32-bit heads (-1: none), made once (not an array a value written). */
+type Heads = readonly [number, number, number];
+const STR_HEADS: Heads = [0xd9, 0xda, 0xdb];
+const BIN_HEADS: Heads = [0xc4, 0xc5, 0xc6];
+const ARRAY_HEADS: Heads = [-1, 0xdc, 0xdd];
+const MAP_HEADS: Heads = [-1, 0xde, 0xdf];
+
+function lengthHead(w: Writer, n: number, fix: number, fixMax: number, types: Heads): void {
   if (n <= fixMax && fix >= 0) w.byte(fix | n);
   else if (n < 0x100 && types[0] >= 0) w.head(types[0], n, 1);
   else if (n < 0x10000) w.head(types[1], n, 2);
@@ -528,21 +546,21 @@ function write(w: Writer, value: Encodable): void {
   } else if (typeof value === "string") {
     w.text(value);
   } else if (value instanceof Uint8Array) {
-    lengthHead(w, value.length, -1, -1, [0xc4, 0xc5, 0xc6]);
+    lengthHead(w, value.length, -1, -1, BIN_HEADS);
     w.raw(value);
   } else if (Array.isArray(value)) {
-    lengthHead(w, value.length, 0x90, 15, [-1, 0xdc, 0xdd]);
+    lengthHead(w, value.length, 0x90, 15, ARRAY_HEADS);
     const items = value as readonly Encodable[];
     for (let i = 0; i < items.length; i++) write(w, items[i] as Encodable);
   } else if (value instanceof Map) { // (forEach: no array of its entries made, no iterator protocol to compile)
-    lengthHead(w, value.size, 0x80, 15, [-1, 0xde, 0xdf]);
+    lengthHead(w, value.size, 0x80, 15, MAP_HEADS);
     (value as ReadonlyMap<string, Encodable>).forEach(writeEntry, w);
   } else {
     const entries = Object.entries(value as { readonly [key: string]: Encodable });
     if (entries.some(([key]) => /^(0|[1-9][0-9]*)$/.test(key))) {
       throw new TypeError("an object with integer-like keys loses its key order: use a Map");
     }
-    lengthHead(w, entries.length, 0x80, 15, [-1, 0xde, 0xdf]);
+    lengthHead(w, entries.length, 0x80, 15, MAP_HEADS);
     for (const [key, item] of entries) {
       write(w, key);
       write(w, item);

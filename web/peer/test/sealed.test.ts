@@ -190,6 +190,34 @@ test("sealed-eightfolds: card 1's encoding and its seven twins share one eightfo
   assert.equal(applyUnlock(dealt, 0, 2, values).problem, "seat 0's unlock: positions 10 and 11 now differ by a small-order point");
 });
 
+test("eightfolds: the u-coordinate of 8P by 17.1's doubling as written, one value at a time, on values near every edge of the reduction", () => {
+  // The textbook: x' = (x^2 - z^2)^2, z' = 4xz(x^2 + Axz + z^2), three times, then x/z (-1 for z = 0), each product
+  // reduced by BigInt's %. eightfolds computes the same numbers its own way (the ladder's doubling, p's own reduction,
+  // one inversion for the list): they must agree on every value, at the top of the field and beyond p too.
+  const textbook = (value: Uint8Array): bigint => {
+    let x = leToBigInt(value) % P;
+    let z = 1n;
+    for (let i = 0; i < 3; i++) {
+      const xx = (x * x) % P;
+      const zz = (z * z) % P;
+      const xz = (x * z) % P;
+      x = ((((xx - zz) % P) + P) % P) ** 2n % P;
+      z = (4n * xz * ((xx + A * xz + zz) % P)) % P;
+    }
+    return z === 0n ? -1n : (x * powMod(z, P - 2n, P)) % P;
+  };
+  const values: Uint8Array[] = [];
+  for (const u of [0n, 1n, 2n, 3n, 9n, 12n, P - 3n, P - 2n, P - 1n, P, P + 1n, P + 18n, 2n ** 255n - 1n, 2n ** 254n, 2n ** 128n + 7n]) {
+    values.push(bigIntToLE(u, 32));
+  }
+  let state = sha256(new Uint8Array([17]));
+  for (let i = 0; i < 200; i++) { // spread over the whole 32 bytes (a quarter with the top bit set: u >= 2^255)
+    state = sha256(state);
+    values.push(state.slice());
+  }
+  assert.deepEqual(eightfolds(values), values.map(textbook));
+});
+
 test("sealed-commitments: the sealed commitment of e || seed and a sealed play's card and position", () => {
   const v = vector("sealed-commitments");
   const s = v.sealed;
