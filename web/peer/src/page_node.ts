@@ -117,6 +117,7 @@ export class PageNode {
     this.looking = true;
     queueMicrotask(() => {
       this.looking = false;
+      this.refuseStart();
       this.takeEarly();
       this.clock.look();
       this.onChange();
@@ -179,10 +180,13 @@ export class PageNode {
   private startAnew(): void {
     if (this.offer === null) return;
     const refused = this.seat.refusedAcks();
+    // a seat's equivocation after the START ended our game (protocol.md 12): the new game carries the scores
+    const forked = this.seat.phase === "aborted" && refused.length > 0;
     if (!this.seatedInOffer()) { // left out (it had no link to the host as it chose): abandoned all the same, nothing to follow
       const ours = this.seat.seat !== null && refused.includes(this.seat.seat); // (our START_ACK was refused)
-      this.leftOut = fmt(ours ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it refused this seat's START_ACK)")
-        : _("{host} abandoned game {code} before it started and starts a new game without this seat (it had no link to it)"),
+      this.leftOut = fmt(forked ? _("{host} left game {code} for a new game without this seat (this seat's key signed two different messages at one place)")
+        : ours ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it refused this seat's START_ACK)")
+          : _("{host} abandoned game {code} before it started and starts a new game without this seat (it had no link to it)"),
       { host: this.hostName(), code: identities.gameCode(this.hello.game) });
       this.note(this.leftOut);
       this.leave();
@@ -190,14 +194,27 @@ export class PageNode {
     }
     const out = this.leftOutBy(this.offer);
     const names = out.map((s) => this.seat.names[s] ?? "").join(", ");
-    const why = fmt(out.some((s) => refused.includes(s)) ? _("{names} signed a START_ACK that the checks refuse")
-      : _("{names} left before acknowledging its START"), { names });
+    let why = fmt(forked ? _("{names} signed two different messages at one place (an equivocation); the round in play is lost")
+      : out.some((s) => refused.includes(s)) ? _("{names} signed a START_ACK that the checks refuse")
+        : _("{names} left before acknowledging its START"), { names });
+    const rounds = Math.max(0, ...this.seat.roundEnds().keys());
+    if (forked && rounds > 0) why += fmt(_(" (the new game carries the scores after round {round} and plays the rounds left)"), { round: rounds });
     const said = _("game {code} is abandoned: {why}; {host} starts a new game at once with the others");
     this.anew = fmt(said, { code: identities.gameCode(this.hello.game), why, host: this.hostName() });
     this.wish = true;
     const host = this.hostPeer ? this.links.get(hex(this.hostPeer)) : undefined;
     host?.send("again", true);
     this.follow();
+  }
+
+  /** A new start whose carry is not our record of the game we played (the session's inbox refused its START,
+   * protocol.md 14): not signed, not played; said, and the node leaves (`bye`: its host starts anew without it). */
+  private refuseStart(): void {
+    const why = this.seat.inbox.refusedStart;
+    if (why === null || this.seat.start !== null || this.leftOut !== null || this.stopped) return;
+    this.leftOut = fmt(_("refused the new game: {why}"), { why });
+    this.note(this.leftOut);
+    this.leave();
   }
 
   /** What a new start says (startAnew), for the page to show on with the new game. */
