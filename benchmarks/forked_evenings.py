@@ -44,10 +44,13 @@ def main() -> int:
         seats = [net.sessions[i.peer] for i in net.identities]
         honest = [s for n, s in enumerate(seats) if n not in (p.forger, (p.cheat or (None,))[0])]
         if not honest or not all(s.phase == "aborted" for s in honest):
-            print(f"{seed}: forger {p.forger}, not every honest seat aborted: {[s.phase for s in seats]}")
+            print(f"{seed}: forger {p.forger}, not every honest seat aborted: {[str(s.phase) for s in seats]}")
             continue
         lost += 1
         host = seats[0]
+        if host not in honest or host.fault is None:
+            print(f"{seed}: every honest seat aborted; the host is the cheat ({host.phase})")
+            continue
         gone = refused_acks(host)
         if not gone or p.players - len(gone) < 2:
             print(f"{seed}: every honest seat aborted; no new start: host's fault {host.fault.code} "

@@ -43,10 +43,12 @@ def carry_fits(body: dict[str, Any]) -> str | None:
     return None
 
 
-def round_ends(table: Table) -> dict[int, dict[bytes, int]]:
+def round_ends(table: Table, scored: bool = False) -> dict[int, dict[bytes, int]]:
     """The round ends of the evening this node's session completed (every seat active there signed its ROUND_END, the
     same totals as ours), by the number of rounds of the evening played then (the carry's `rounds`): each seat's
-    total by its public key. The game's own start counts as one (what it carried, or zeros at rounds 0)."""
+    total by its public key. The game's own start counts as one (what it carried, or zeros at rounds 0). `scored`:
+    also the rounds this node scored itself whose ROUND_ENDs are not all in here (a seat checking a carry: the host
+    completed a round end only once every active seat signed it, so every honest seat had scored it)."""
     if table.start is None or table.engine is None:
         return {}
     game = table.engine
@@ -62,7 +64,7 @@ def round_ends(table: Table) -> dict[int, dict[bytes, int]]:
             active = table.active_at(*Step.round_end(r))
             agreed = r == table.round and bool(active) and all(
                 s in signed and signed[s].body["scores"] == totals for s in active)
-        if not agreed:
+        if not agreed and not scored:
             break
         ends[game.before + r + 1] = dict(zip(keys, totals, strict=True))
     return ends
@@ -83,9 +85,11 @@ def carry_for(table: Table, keys: list[bytes]) -> dict[str, Any] | None:
 def carry_problem(table: Table, body: dict[str, Any]) -> str | None:
     """A seat of the game in `table`, offered a new start: why the new START's carry (or its lack) is not what this
     node's own record of the game says (None: it signs its START_ACK). The game named is the one it played; the round
-    end named is one its session completed, its last or the one before; each seat's score is its own there. No carry
+    end named is one its session completed or scored itself, not before the one before its last completed; each
+    seat's score is its own there. No carry
     is the game's start at rounds 0 (a game that carried itself must carry on)."""
-    ends = round_ends(table)
+    ends = round_ends(table, scored=True)  # its own count: the round ends it completed or scored itself
+    completed = round_ends(table)
     carry = body.get("carry")
     rounds = carry["rounds"] if carry is not None else 0
     if carry is not None and carry["game"] != table.id:
@@ -93,7 +97,7 @@ def carry_problem(table: Table, body: dict[str, Any]) -> str | None:
         return f"its carry names game {carry['game'].hex()}, not {played}, the one this seat played"
     if not ends:
         return "this node has no record of the game it continues"
-    last = max(ends)
+    last = max(completed)
     if rounds not in ends or rounds < last - 1:
         return (f"its carry is after {rounds} rounds played, but this node's last round end is after {last}: "
                 "not one of its own last two")

@@ -453,8 +453,9 @@ export class Session {
 
   /** The round ends of the evening this node completed (every seat active there signed its ROUND_END with the totals
    * of our count), by the rounds of the evening played then: each seat's total, in seat order. The game's own start
-   * counts as one (the reference's p2pnimmt/protocol/carry.py: round_ends). */
-  roundEnds(): Map<number, number[]> {
+   * counts as one (the reference's p2pnimmt/protocol/carry.py: round_ends). `scored`: also the rounds this node scored
+   * whose ROUND_ENDs are not all in (a seat checking a carry: every honest seat scored a round end the host completed). */
+  roundEnds(scored = false): Map<number, number[]> {
     const ends = new Map<number, number[]>();
     if (this.start === null) return ends;
     let totals = [...this.carried];
@@ -472,7 +473,7 @@ export class Session {
           return Array.isArray(got) && got.length === want.length && got.every((v, i) => v === want[i]);
         });
       }
-      if (!agreed) break;
+      if (!agreed && !scored) break;
       ends.set(this.before + r + 1, totals);
     }
     return ends;
@@ -482,7 +483,8 @@ export class Session {
    * played (null: it signs its START_ACK), in the reference's words (carry.py: carry_problem; protocol.md 12, "An
    * equivocation after the START"). */
   carryProblem(body: MsgMap): string | null {
-    const ends = this.roundEnds();
+    const ends = this.roundEnds(true); // its own count: the round ends it completed or scored itself
+    const completed = this.roundEnds();
     const carry = body.get("carry");
     const c = carry instanceof Map ? carry : null;
     const rounds = c ? c.get("rounds") as number : 0;
@@ -491,7 +493,7 @@ export class Session {
       return `its carry names game ${hex(c.get("game") as Uint8Array)}, not ${hex(game)}, the one this seat played`;
     }
     if (!ends.size) return "this node has no record of the game it continues";
-    const last = Math.max(...ends.keys());
+    const last = Math.max(...completed.keys());
     if (!ends.has(rounds) || rounds < last - 1) {
       return `its carry is after ${rounds} rounds played, but this node's last round end is after ${last}: not one of its own last two`;
     }
