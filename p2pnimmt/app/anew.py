@@ -22,6 +22,7 @@ from ..net.waiting import refused_acks
 from ..neutral import neutral
 from ..protocol.carry import carry_problem, round_ends
 from ..protocol.codec import DecodeError, decode
+from ..protocol.envelope import open_envelope
 from ..protocol.transcript import MAX_RECORD, frames
 from .evening import previous_of
 
@@ -49,7 +50,10 @@ class NewStart(Exception):
         self.refused = bool(refused)
         # or: a seat's equivocation ended the game after its START (protocol.md 12): the new game carries the scores
         # of the last round end this node's session completed (protocol.md 9, START's `carry`), checked by each seat
-        self.forked = bool(refused) and session.phase == "aborted"
+        # (a START_ACK's equivocation keeps its own words: "signed a START_ACK that the checks refuse")
+        fault = session.fault
+        self.forked = bool(refused) and session.phase == "aborted" and fault is not None and not any(
+            env.kind == "START_ACK" for env in map(open_envelope, fault.evidence))
         self.table = session.table  # the abandoned game's record: the host's carry, a seat's check of it
         ends = round_ends(session.table)
         self.rounds = max(ends) if ends else 0  # rounds of the evening played at its last round end completed here

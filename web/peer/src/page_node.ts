@@ -16,7 +16,7 @@
 import type { MsgMap, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
 import { Link, wireKey } from "./link.js";
-import { bytes, identity as identities } from "./main.js";
+import { bytes, envelope, identity as identities } from "./main.js";
 import { MoveClock } from "./page_clock.js";
 import { Held } from "./page_held.js";
 import { PageSeat } from "./page_seat.js";
@@ -181,7 +181,10 @@ export class PageNode {
     if (this.offer === null) return;
     const refused = this.seat.refusedAcks();
     // a seat's equivocation after the START ended our game (protocol.md 12): the new game carries the scores
-    const forked = this.seat.phase === "aborted" && refused.length > 0;
+    // (a START_ACK's equivocation keeps its own words: "signed a START_ACK that the checks refuse")
+    const fault = this.seat.fault;
+    const forked = this.seat.phase === "aborted" && refused.length > 0 && fault !== null
+      && !fault.evidence.some((w) => envelope.open(w).kind === "START_ACK");
     if (!this.seatedInOffer()) { // left out (it had no link to the host as it chose): abandoned all the same, nothing to follow
       const ours = this.seat.seat !== null && refused.includes(this.seat.seat); // (our START_ACK was refused)
       this.leftOut = fmt(forked ? _("{host} left game {code} for a new game without this seat (this seat's key signed two different messages at one place)")
