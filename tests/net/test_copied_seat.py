@@ -17,8 +17,9 @@ seat) and the game goes on; where every seat revealed on one version, that one i
 its seat (a node that accepted the other alone cannot follow: fatal there). Any other fork (two messages of
 one `seq` that are not two commits of one turn, or a fork on any other kind: e.g. the copies' next reveals,
 votes or deal messages) stays fatal: every honest node that holds both aborts the game with `equivocation`
-naming bob, recorded in its transcript; a node that never receives the second version plays on with the
-first. The test holds what must hold whichever way the race goes: every honest process ends, without a
+naming bob, recorded in its transcript, and (since session 31, protocol.md 12, "An equivocation after the START")
+ann starts a new game at once without bob that carries the scores, which the others follow and play to its end; a
+node that never receives the second version plays on with the first. The test holds what must hold whichever way the race goes: every honest process ends, without a
 traceback, with a whole transcript that either verifies (the game finished, bob expelled or not; then every
 finished node has the same scores) or ends in the `equivocation` fault naming bob; no honest seat is named
 in any fault record of an honest transcript; bob is named by at least one process; and each copy ends too (a
