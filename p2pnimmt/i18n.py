@@ -199,6 +199,8 @@ _PEER_TEXTS = (
      N_("the name {name} looks like {twin}'s, who has a seat here: choose another name (--name NAME, or the menu)")),
     (r"too many spectators \((?P<n>\d+)\)", N_("too many spectators ({n})")),
     (r"removed by the host", N_("removed by the host")),
+    (r"this game continues the scores of the one before: only its players sit",
+     N_("this game continues the scores of the one before: only its players sit")),
     (r"cut off: you went over a limit of this node", N_("cut off: you went over a limit of this node")),
     (r"all (?P<seats>\d+) seats are taken", N_("all {seats} seats are taken")),
     (r"a guest seat is already offered", N_("a guest seat is already offered")),
@@ -218,6 +220,10 @@ _PEER_TEXTS = (
      r"(?P<seconds>\d+) s after it; its host may start it again without them\)",
      N_("the game cannot start: {names} did not acknowledge its START in time (linked, but silent {seconds} s after "
         "it; its host may start it again without them)")),
+    (r"the game cannot go on: (?P<names>.+) signed two different messages at one place \(protocol.md 12; its host "
+     r"may start a new game without them that carries the scores\)",
+     N_("the game cannot go on: {names} signed two different messages at one place (protocol.md 12; its host may "
+        "start a new game without them that carries the scores)")),
     (r"waiting for (?P<name>.+): (?P<names>.+) says it has (?P=name)'s move but never passed it on \(start a new game "
      r"without (?P=names) if it stays so\)",
      N_("waiting for {name}: {names} says it has {name}'s move but never passed it on (start a new game without "
@@ -227,6 +233,8 @@ _PEER_TEXTS = (
     (r"(?P<names>.+) signed a START_ACK that the checks refuse",
      N_("{names} signed a START_ACK that the checks refuse")),
     (r"(?P<names>.+) did not acknowledge its START in time", N_("{names} did not acknowledge its START in time")),
+    (r"(?P<names>.+) signed two different messages at one place \(an equivocation\); the round in play is lost",
+     N_("{names} signed two different messages at one place (an equivocation); the round in play is lost")),
     (r"(?P<code>[a-z][a-z0-9-]*): (?P<detail>.*) \(peer at fault: (?P<who>.+)\)",
      N_("{code}: {detail} (peer at fault: {who})")),
 )

@@ -22,7 +22,9 @@ from ..net.files import secrets_path
 from ..net.rematch import left_out
 from ..net.waiting import refused_acks
 from ..neutral import neutral
+from ..protocol.carry import carry_problem, round_ends
 from ..protocol.codec import DecodeError, decode
+from ..protocol.envelope import open_envelope
 from ..protocol.transcript import MAX_RECORD, frames
 from .evening import previous_of
 
@@ -50,9 +52,21 @@ class NewStart(Exception):
         self.refused = bool(refused)
         # or they did not acknowledge it within the host's grace, linked or not (protocol.md 14; the host's word)
         self.late = late and not self.refused
+        # or: a seat's equivocation ended the game after its START (protocol.md 12): the new game carries the scores
+        # of the last round end this node's session completed (protocol.md 9, START's `carry`), checked by each seat
+        # (a START_ACK's equivocation keeps its own words: "signed a START_ACK that the checks refuse")
+        fault = session.fault
+        self.forked = bool(refused) and session.phase == "aborted" and fault is not None and not any(
+            env.kind == "START_ACK" for env in map(open_envelope, fault.evidence))
+        self.table = session.table  # the abandoned game's record: the host's carry, a seat's check of it
+        ends = round_ends(session.table)
+        self.rounds = max(ends) if ends else 0  # rounds of the evening played at its last round end completed here
 
     def why(self) -> str:
         """Why the game was abandoned (English, as every record; app.history and said() translate it)."""
+        if self.forked:
+            return (f"{self.names} signed two different messages at one place (an equivocation); the round in play is "
+                    "lost")
         return f"{self.names} signed a START_ACK that the checks refuse" if self.refused \
             else f"{self.names} did not acknowledge its START in time" if self.late \
             else f"{self.names} left before acknowledging its START"
@@ -64,10 +78,14 @@ class NewStart(Exception):
     def told(self, is_host: bool, players: int) -> str:
         """The line each node says as it goes on to the new game."""
         code = game_code(self.game_id)
-        why = _("{names} signed a START_ACK that the checks refuse") if self.refused \
+        why = _("{names} signed two different messages at one place (an equivocation); the round in play is lost") \
+            if self.forked else _("{names} signed a START_ACK that the checks refuse") if self.refused \
             else _("{names} did not acknowledge its START in time") if self.late \
             else _("{names} left before acknowledging its START")
         why = why.format(names=self.names)
+        if self.forked and self.rounds:
+            why += _(" (the new game carries the scores after round {round} and plays the rounds left)").format(
+                round=self.rounds)
         if not is_host:
             return _("game {code} is abandoned: {why}; {host} starts a new game at once with the others").format(
                 code=code, why=why, host=self.host)
@@ -112,7 +130,9 @@ def offered_anew(node: Node) -> NewStart:
     stop_taking(node)
     new = NewStart(session, gone, host, late=late)
     if node.role == "player" and node.identity.public_key not in offer.seats:
-        new.left_out = (_("{host} abandoned game {code} before it started and starts a new game without this seat "
+        new.left_out = (_("{host} left game {code} for a new game without this seat (this seat's key signed two "
+                          "different messages at one place)") if new.forked else
+                        _("{host} abandoned game {code} before it started and starts a new game without this seat "
                           "(it refused this seat's START_ACK)") if new.refused or session.seat in refused_acks(session)
                         else _("{host} abandoned game {code} before it started and starts a new game without this "
                                "seat (it did not have this seat's START_ACK in time)") if unbroken
@@ -121,6 +141,14 @@ def offered_anew(node: Node) -> NewStart:
     elif node.role == "player":
         node.rematch.ask_again(True)  # accepted: the host holds our seat until we join (not freed as our link ends)
     return new
+
+
+def checks_carry(new: NewStart):
+    """A seat that follows a new start: the check its node makes of the new START before it signs its START_ACK (its
+    signature is its agreement): the carry (or its lack) is this node's own record of the game it played (protocol.md
+    14, "A new start"). A spectator takes what the seats sign."""
+    table = new.table
+    return lambda body: carry_problem(table, body)
 
 
 def abandoned_why(secrets: list[dict]) -> str | None:

@@ -120,10 +120,12 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     if old is not None:
         assert old.game_id is not None
         seats = seat_keys(old) if anew is None else seats_anew(old, anew, new_bots(old, anew, host_bots))
-        node.hold_seats(old.game_id if anew is None else anew.previous, seats, HOLD_SECONDS)
+        node.hold_seats(old.game_id if anew is None else anew.previous, seats, HOLD_SECONDS,
+                        anew.table if anew is not None else None)  # a new start's START carries (protocol.md 9)
         guests = {helper.identity.peer for helper in getattr(front, "helpers", [])}  # --web's guest seats
         stop = declined(old, node, {kept.identity.peer for kept in host_bots}, front.say, guests)
-        old.rematch.offer_to_all(node.game_id, node.port, seats, HOLD_SECONDS)
+        fault = old.session.fault if old.session is not None and anew is not None and anew.forked else None
+        old.rematch.offer_to_all(node.game_id, node.port, seats, HOLD_SECONDS, fault.evidence if fault else ())
         carry.closing.append(asyncio.ensure_future(close_after_answers(old, node, stop, anew is not None)))
     code = game_code(node.game_id)
     node.session.journal.secret({"kind": "node", "role": "player", "name": options.name,
@@ -205,7 +207,8 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         try:
             status = await finish(node, files, options.give_up)
         except NewStart as new:  # a seat left before acknowledging the START: a new game at once, without it
-            new.bots = any(kept.identity.peer in node.session.roster for kept in host_bots)
+            # the host's bots fill the seats left out; not in a game that carries scores (a new bot has none)
+            new.bots = any(kept.identity.peer in node.session.roster for kept in host_bots) and not new.rounds
             front.restarted(new.told(True, node.session.players - (0 if new.bots else len(new.gone))))
             carry.anew, again = new, True
             unwatch()

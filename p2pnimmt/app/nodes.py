@@ -175,6 +175,9 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
         if host_gone_before_start(node):
             return _host_gone(node)
         session = node.session
+        if session is not None and session.start is None and session.inbox.refused_start is not None:
+            # a new start whose carry is not our record of the game we played: not signed, not played (protocol.md 14)
+            return _("refused the new game: {why}").format(why=session.inbox.refused_start)
         # starting, or aborted on a START_ACK equivocation after our start (waiting.refused_acks): a new start is due
         starting = session is not None and (session.phase == "starting" or bool(refused_acks(session)))
         if node.rematch.anew and not node.is_host and node.rematch.offer is not None:

@@ -54,10 +54,16 @@ def reporter(lines: StdinLines | None = None,
         if isinstance(event, GameStarted):
             seat = _("seat {seat}").format(seat=event.seat + 1) if event.seat is not None else _("spectator")
             say(_("game started: {names} (you: {seat})").format(names=", ".join(event.names), seat=seat))
+            carry = node.session.start.body.get("carry")
+            if carry is not None:  # it continues a game a seat's equivocation ended (protocol.md 9, 12)
+                say(_("it carries the scores after round {round}: {scores}; the rounds left are played").format(
+                    round=carry["rounds"], scores=", ".join(f"{name} {p}" for name, p in zip(
+                        event.names, carry["scores"], strict=True))))
         elif isinstance(event, RoundEnded):
             n = node.session.names
             say(_("round {round}: {penalties} | scores: {scores}").format(
-                round=event.round + 1, penalties=", ".join(f"{n[i]} +{p}" for i, p in enumerate(event.penalties)),
+                round=event.round + 1 + node.session.game.before,  # a game that carries: the evening's rounds
+                penalties=", ".join(f"{n[i]} +{p}" for i, p in enumerate(event.penalties)),
                 scores=", ".join(f"{n[i]} {p}" for i, p in enumerate(event.scores))))
         elif isinstance(event, GameOver):
             n = node.session.names

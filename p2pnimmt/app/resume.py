@@ -25,7 +25,7 @@ from ..protocol.identity import Identity
 from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames, replay_wires
 from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
-from .anew import abandoned_why
+from .anew import NewStart, abandoned_why
 from .front import Front
 from .nodes import NodeFiles, finish, new_node
 from .onecopy import OneCopySession
@@ -234,7 +234,11 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
             except ConnectionFailed as exc:
                 raise RoleFailed(_("cannot reach the host at {address}: {why}").format(
                     address=f"{host}:{port}", why=said(str(exc)))) from None
-        status = await finish(node, files, options.give_up, stopped=session.why_stopped)
+        try:
+            status = await finish(node, files, options.give_up, stopped=session.why_stopped)
+        except NewStart as new:  # its host starts a new game (app.anew): a resumed node does not follow it (its seat is
+            # held 60 s, then the new game starts without it); said, not a traceback
+            raise RoleFailed(_("giving up: {why}").format(why=new.told(False, 0))) from None
         await front.results()
         return status
     finally:

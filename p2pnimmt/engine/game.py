@@ -63,11 +63,17 @@ class Settings:
 class Game:
     """Scores across rounds; starts and finishes rounds; knows when the game is over and who won."""
 
-    __slots__ = ("settings", "deck", "scores", "history", "round", "draft", "_cards")
+    __slots__ = ("settings", "deck", "scores", "history", "round", "draft", "_cards", "before", "carried")
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, before: int = 0, carried: Sequence[int] | None = None) -> None:
+        """`before` rounds of the evening were played in a game this one continues (protocol.md 9, START's `carry`),
+        each seat's total then `carried`: the game plays the rounds left, and its end counts the carried scores."""
         self.settings = settings
-        self.scores = [0] * settings.players
+        if carried is not None and len(carried) != settings.players:
+            raise ValueError(f"{settings.players} seats need {settings.players} carried scores, got {len(carried)}")
+        self.before = before
+        self.carried = tuple(carried) if carried is not None else (0,) * settings.players
+        self.scores = list(self.carried)
         self.history: list[tuple[int, ...]] = []  # bull heads taken per seat, one entry per finished round
         self.round: Round | None = None
         self.draft: Draft | None = None
@@ -82,7 +88,7 @@ class Game:
     def over(self) -> bool:
         """True once a finished round met the end condition (point limit reached, or the last round played)."""
         s = self.settings
-        if s.max_rounds is not None and self.rounds_played >= s.max_rounds:
+        if s.max_rounds is not None and self.before + self.rounds_played >= s.max_rounds:
             return True
         return s.point_limit is not None and bool(self.history) and max(self.scores) >= s.point_limit
 

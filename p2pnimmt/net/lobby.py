@@ -93,6 +93,10 @@ class Lobby:
                 len(node.players()) >= node.seats or node.lobby_state != "lobby"):
             self.refuse(conn, "the table is full" if node.lobby_state == "lobby" else "the game has started")
             return
+        continues = held.continues()
+        if member.role == "player" and not seated and continues is not None and conn.peer not in continues:
+            self.refuse(conn, "this game continues the scores of the one before: only its players sit")
+            return
         if member.role == "player" and conn.peer not in held.held and (known is None or known.role != "player") \
                 and len(node.players()) + len(held.held) >= node.seats:
             self.refuse(conn, "the seats are held for the players of the previous game")
@@ -233,4 +237,5 @@ class Lobby:
         roster = [(m.key, m.name, m.bot) for m in players]
         self.announce()
         assert node.session is not None and node.settings is not None  # both set by host()
-        node.act(node.session.host(node.salt, node.settings, roster, previous=held.previous))
+        node.act(node.session.host(node.salt, node.settings, roster, previous=held.previous,
+                                   carry=held.carry([key for key, _name, _bot in roster])))

@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
+from typing import Any
 
 from ..bots import NEEDED, Bot, bot_move
 from ..engine import Settings
@@ -87,6 +88,8 @@ class Node:
         self.journal_for = journal_for  # game id -> where to record the transcript
         self._event_listeners: list[EventListener] = [on_event] if on_event is not None else []
         self.session: Session | None = None
+        # a node following a new start: checks the new START (its carry) before it takes it (app.anew)
+        self.start_check: Callable[[dict[str, Any]], str | None] | None = None
         self.game_id: bytes | None = None
         self.port = 0
         self.server: Door | None = None  # our listener (net.door)
@@ -184,6 +187,7 @@ class Node:
         self.game_id = game_id
         journal = self.journal_for(game_id) if self.journal_for is not None else None
         self.session = Session(self.identity, game_id=game_id, journal=journal)
+        self.session.inbox.start_check = self.start_check  # a new start's carry, checked (app.anew; protocol.md 14)
         self.spawn(watch_waiting(self))
 
     async def host(self, settings: Settings) -> None:
@@ -325,10 +329,10 @@ class Node:
         """Host: start with the players in the lobby now (the seats not taken are dropped from the table)."""
         self.lobby.start_now()
 
-    def hold_seats(self, previous: bytes | None, seats: list[bytes], wait: float) -> None:
+    def hold_seats(self, previous: bytes | None, seats: list[bytes], wait: float, carry_from=None) -> None:
         """Host of a rematch: the START names `previous`; the seats are held for these keys (in this seat order)
         for `wait` seconds, or until each has joined or declined; then the game starts with those present."""
-        self.held_seats.hold(previous, seats, wait)
+        self.held_seats.hold(previous, seats, wait, carry_from)
 
     def release_seat(self, peer: bytes) -> None:
         """A held seat's player declined (or did not answer in time): its seat is no longer held."""

@@ -101,6 +101,7 @@ class RematchLinks:
         self.byes_then: frozenset[bytes] = frozenset()
         self.answers: dict[bytes, bool] = {}  # a host: each seat's latest answer (again or not)
         self.offered: dict[str, Any] | None = None  # a host: the offer we sent (told to a link that comes later)
+        self.proof: tuple[bytes, ...] = ()  # a host: the signed proof of the equivocation our new start leaves out
         self._early: tuple[Any, Any] | None = None  # (link, payload) of an offer that came before our game was over
         self._listeners: list[Listener] = []
 
@@ -130,18 +131,27 @@ class RematchLinks:
         if conn is not None and not node.is_host:
             conn.send_nowait("again", again)
 
-    def offer_to_all(self, game_id: bytes, port: int, seats: list[bytes], wait: int) -> None:
+    def offer_to_all(self, game_id: bytes, port: int, seats: list[bytes], wait: int, proof: tuple[bytes, ...] = ()) \
+            -> None:
         """Host, after the game: offer every member (seats and spectators) the rematch we host; one whose link comes
-        back later is told too (linked)."""
+        back later is told too (linked). `proof`: a new start after a seat's equivocation (protocol.md 14): its signed
+        proof goes before the offer on each link (a member that lacks it aborts its game on it, and then takes the
+        offer; one that has it is sent nothing twice)."""
         self.offered = offer_body(game_id, port, seats, wait)
+        self.proof = proof
         for conn in list(self.node.links.values()):
-            conn.send_nowait("rematch", self.offered)
+            self._tell(conn)
+
+    def _tell(self, conn) -> None:
+        for wire in self.proof:
+            conn.send_message(wire)
+        conn.send_nowait("rematch", self.offered)
 
     def linked(self, conn) -> None:
         """Host: a member's link came (back) after our offer: it is told the offer too. A seat that a new start left
         out (it had no link to us as we chose) learns so here, not from a game that never moves again."""
         if self.offered is not None and self.node.is_host:
-            conn.send_nowait("rematch", self.offered)
+            self._tell(conn)
 
     def _ignore(self, conn, kind: str, why: str) -> None:
         """A frame that does not count: one log line naming the peer (per link and reason)."""

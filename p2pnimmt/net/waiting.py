@@ -8,7 +8,6 @@ import logging
 from collections.abc import Collection
 
 from ..protocol import quorum
-from ..protocol.envelope import open_envelope
 from ..protocol.session import LocalError, Session
 
 log = logging.getLogger("p2pnimmt.net")
@@ -280,6 +279,9 @@ def unacknowledged(session: Session, linked: frozenset[bytes],
         return None
     if refused:  # proven, whatever the links (protocol.md 12, "A refused START_ACK")
         names = ", ".join(session.names[s] for s in refused)
+        if session.phase == "aborted":  # an equivocation of a seat, found after the START (waiting.forked)
+            return (f"the game cannot go on: {names} signed two different messages at one place (protocol.md 12; its "
+                    "host may start a new game without them that carries the scores)"), refused
         return (f"the game cannot start: {names} signed a START_ACK that the checks refuse (protocol.md 12; its "
                 "host may start it again without them)"), refused
     missing = [s for s in session.waiting_for() if s != session.seat]
@@ -315,17 +317,22 @@ def silent_acks(session: Session, linked: Collection[bytes], waited: float) -> t
 
 def refused_acks(session: Session | None) -> list[int]:
     """The seats whose first START_ACK this node refused (protocol.md 12, "A refused START_ACK"), while the game is
-    starting: it never starts, and its host starts a new one without them (app.anew), at once. Or the seat whose
-    START_ACK equivocation aborted this node's game once it had started on the right version (the one case the
-    others refuse and this node cannot): it too takes the host's new start without that seat."""
+    starting: it never starts, and its host starts a new one without them (app.anew), at once. Or the seat X whose
+    equivocation aborted this node's game, X not the host, whatever the phase and the messages (protocol.md 12, "An
+    equivocation after the START"): the host starts a new game without X at once, which carries the scores of the last
+    round end its session completed (protocol.md 9, START's `carry`), and this node takes it. The host's own
+    equivocation stays fatal (nobody else can start the game again)."""
     if session is None or session.start is None:
         return []
     if session.phase == "starting":
         return sorted(session.table.refused)
+    return forked(session)
+
+
+def forked(session: Session) -> list[int]:
+    """[X]: this node's game aborted on an `equivocation` of seat X, not its host (protocol.md 12); else []."""
     fault = session.fault
-    if session.phase != "aborted" or fault is None or fault.code != "equivocation" or fault.peer is None \
-            or fault.peer not in session.roster or fault.peer == session.start.sender:
-        return []
-    if not any(env.kind == "START_ACK" and env.sender == fault.peer for env in map(open_envelope, fault.evidence)):
+    if session.start is None or session.phase != "aborted" or fault is None or fault.code != "equivocation" \
+            or fault.peer is None or fault.peer not in session.roster or fault.peer == session.start.sender:
         return []
     return [session.roster.index(fault.peer)]

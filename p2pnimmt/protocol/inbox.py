@@ -22,7 +22,7 @@ move the game, and the game may then abort: `close()` stops the inbox).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .codec import DecodeError
 from .envelope import NO_PREVIOUS, Envelope, open_envelope
@@ -88,6 +88,10 @@ class Inbox:
         self._seen: dict[tuple[bytes, int], Envelope] = {}  # (sender, seq) -> accepted message
         self._ahead: dict[bytes, dict[int, Envelope]] = {}
         self._early: dict[bytes | None, list[bytes]] = {}  # via -> held messages, before START
+        # a node that follows a new start checks the new START's carry against its own record of the game it played
+        # (protocol.md 14, "A new start"): why not, or None; a START it fails is not taken (`refused_start` says why)
+        self.start_check: Callable[[dict[str, Any]], str | None] | None = None
+        self.refused_start: str | None = None
         self._early_bytes: dict[bytes | None, int] = {}  # via -> bytes held early
         self._ahead_bytes: dict[bytes, int] = {}  # sender -> bytes held ahead
         self._overflowed: dict[bytes, str] = {}  # delivering peer -> which cap it went over, until collected
@@ -241,6 +245,12 @@ class Inbox:
             if problem:
                 yield Refused(via, "bad-signature" if "signature" in problem else "malformed",
                               f"START delivered by {self.who(via)}: {problem}")
+                return
+            refused = self.start_check(env.body) if self.start_check is not None else None
+            if refused is not None:  # not taken, as a wrong START is: this node does not play that game
+                self.refused_start = refused
+                yield Refused(via, "malformed", f"START delivered by {self.who(via)} refused: {refused} (protocol.md "
+                              "14, \"A new start\": its carry must be this node's own record of the game it played)")
                 return
             yield StartFound(env, via)
             yield from self._drain(env.sender)

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..engine import DEALS, MAX_PLAYERS, VARIANTS, Settings
 from ..engine.game import MAX_CLOCK
+from .carry import carry_fits, carry_shape
 from .identity import KEY_SIZE
 from .names import is_name, skeleton
 
@@ -112,7 +113,9 @@ OPTIONAL: dict[str, dict[str, Callable[[Any], bool]]] = {
     "DROP": {"place": lambda v: _count(v)},
     "KEEP": {"place": lambda v: _count(v)},
     # a rematch names the game it follows (protocol.md 9 and 14, "Rematch"): that game's id
-    "START": {"previous": lambda v: isinstance(v, bytes) and len(v) == 16},
+    "START": {"previous": lambda v: isinstance(v, bytes) and len(v) == 16,
+              # a game that continues the evening of one a seat's equivocation ended (protocol.md 9, 14)
+              "carry": carry_shape},
 }
 
 
@@ -133,6 +136,8 @@ def check_body(kind: str, body: dict[str, Any]) -> None:
             raise BodyError(f"{kind} lacks field {name!r}")
         if not ok(body[name]):
             raise BodyError(f"{kind} field {name!r} is invalid: {body[name]!r:.80}")
+    if kind == "START" and "carry" in body and (problem := carry_fits(body)) is not None:
+        raise BodyError(f"START field 'carry' does not fit: {problem}")
 
 
 def settings_body(settings: Settings) -> dict[str, Any]:

@@ -179,9 +179,10 @@ class Session:
     # ----------------------------------------------------------------- inputs
 
     def host(self, salt: bytes, settings: Settings, roster: Sequence[tuple[bytes, str, bool]],
-             previous: bytes | None = None) -> list[Output]:
+             previous: bytes | None = None, carry: dict[str, Any] | None = None) -> list[Output]:
         """Start a game as its host: sign START with the settings and the ordered roster (key, name, bot);
-        `previous`: the id of the game this one is a rematch of (START's optional `previous`).
+        `previous`: the id of the game this one is a rematch of (START's optional `previous`); `carry`: what it
+        carries from the game an equivocation ended (START's optional `carry`, protocol.md 9).
 
         The game id is `game_id_for(our key, salt)`: bound to the host, so no one else can sign a START for it.
         """
@@ -202,6 +203,8 @@ class Session:
         }
         if previous is not None:
             body["previous"] = previous
+        if carry is not None:
+            body["carry"] = carry
         return self._run(lambda: self.send("START", body))
 
     def receive(self, wire: bytes, via: bytes | None = None) -> list[Output]:
@@ -478,7 +481,9 @@ class Session:
         players = len(table.roster)
         # the seats whose messages this node relays to the other seats: the seat before ours (see _accept)
         self._relaying = frozenset(table.roster[s - 1] for s in range(players) if table.roster[s] == self.me)
-        table.engine = Game(settings_from_body(body["settings"], len(roster)))
+        carry = body.get("carry")  # a game that continues the evening of one an equivocation ended (protocol.md 9)
+        table.engine = Game(settings_from_body(body["settings"], len(roster)),
+                            carry["rounds"] if carry is not None else 0, carry["scores"] if carry is not None else None)
         table.deal = deal_for(table.engine.settings)
         for record in self._restored:
             table.deal.restore(record)

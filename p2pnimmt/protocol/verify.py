@@ -358,11 +358,17 @@ def summary(session: Session, recorder: bytes | None, messages: int) -> str:
     previous = session.start.body.get("previous") if session.start is not None else None
     if isinstance(previous, bytes):  # START names the game this one is a rematch of
         lines.insert(1, f"rematch of game {previous.hex()}")
+    carry = session.start.body.get("carry") if session.start is not None else None
+    if carry is not None:  # START continues a game an equivocation ended (protocol.md 9): its rounds are numbered on
+        lines.insert(2, f"carried from game {carry['game'].hex()} after round {carry['rounds']}: "
+                     + ", ".join(f"{session.names[i]} {p}" for i, p in enumerate(carry["scores"]))
+                     + " (signed by every seat's START_ACK; that game itself is not checked here)")
     for r, taken in enumerate(game.history):
         if r in session.voided:
-            lines.append(f"round {r + 1}: void, nobody scores it: {session.voided[r]}")
+            lines.append(f"round {game.before + r + 1}: void, nobody scores it: {session.voided[r]}")
             continue
-        lines.append(f"round {r + 1}: " + ", ".join(f"{session.names[i]} {p}" for i, p in enumerate(taken)))
+        lines.append(f"round {game.before + r + 1}: "
+                     + ", ".join(f"{session.names[i]} {p}" for i, p in enumerate(taken)))
     lines.append("scores: " + ", ".join(f"{session.names[i]} {p}" for i, p in enumerate(game.scores)))
     for seat, code in sorted(session.table.expelled_for.items()):
         at = session.dropped.get(seat)

@@ -37,6 +37,10 @@ CHEAT is one of
   grace); TURN is not used;
 - `slow-ack`: no rule broken, a slow honest node (a phone page at 4x CPU throttle, a loaded laptop): it signs its
   START_ACK TURN seconds after the START came, and then plays on as any node;
+- `fork`: at turn TURN of round 2 the seat signs two PLAY_REVEALs with one seq, the real one to its relayer (the
+  seat after it) and one marked `auto` (the same card and nonce: either one plays the same game) to every other peer:
+  an equivocation that is no split commit, fatal where both are held (protocol.md 12, "An equivocation after the
+  START": the host starts a new game without the seat that carries the scores; tests/net/test_fork_mid_game.py);
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -105,6 +109,29 @@ def split_commit(turn: int) -> None:
 
     Node._feed = cheat  # type: ignore[method-assign]
     Node._bot_move = play_once_linked  # type: ignore[method-assign]
+
+
+def fork_a_reveal(turn: int) -> None:
+    feed = Node._feed
+
+    def cheat(self: Node, outputs: list) -> None:
+        session = self.session
+        rest = []
+        for item in outputs:
+            env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
+            if env is None or session is None or env.sender != session.me or env.kind != "PLAY_REVEAL" \
+                    or (env.body["round"], env.body["turn"]) != (1, turn):
+                rest.append(item)
+                continue
+            assert session.identity is not None and session.seat is not None
+            other = seal(session.identity, env.game_id, env.seq, env.prev, env.kind, {**env.body, "auto": True})
+            relayer = session.roster[(session.seat + 1) % session.players]
+            print(f"cheat: two reveals for round 2, turn {turn + 1}, #{env.seq}", flush=True)
+            for peer, conn in list(self.links.items()):
+                conn.send_message(item.wire if peer == relayer else other.wire)
+        feed(self, rest)
+
+    Node._feed = cheat  # type: ignore[method-assign]
 
 
 def reveal_another_card(turn: int) -> None:
@@ -342,7 +369,7 @@ def slow_end(tenths: int) -> None:
 
 
 if __name__ == "__main__":
-    cheats = {"split": split_commit, "reveal": reveal_another_card,
+    cheats = {"split": split_commit, "reveal": reveal_another_card, "fork": fork_a_reveal,
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),

@@ -17,8 +17,9 @@ seat) and the game goes on; where every seat revealed on one version, that one i
 its seat (a node that accepted the other alone cannot follow: fatal there). Any other fork (two messages of
 one `seq` that are not two commits of one turn, or a fork on any other kind: e.g. the copies' next reveals,
 votes or deal messages) stays fatal: every honest node that holds both aborts the game with `equivocation`
-naming bob, recorded in its transcript; a node that never receives the second version plays on with the
-first. The test holds what must hold whichever way the race goes: every honest process ends, without a
+naming bob, recorded in its transcript, and (since session 31, protocol.md 12, "An equivocation after the START")
+ann starts a new game at once without bob that carries the scores, which the others follow and play to its end; a
+node that never receives the second version plays on with the first. The test holds what must hold whichever way the race goes: every honest process ends, without a
 traceback, with a whole transcript that either verifies (the game finished, bob expelled or not; then every
 finished node has the same scores) or ends in the `equivocation` fault naming bob; no honest seat is named
 in any fault record of an honest transcript; bob is named by at least one process; and each copy ends too (a
@@ -123,14 +124,24 @@ def test_a_seat_resumed_twice_from_copied_files_is_named_and_the_honest_end_whol
         else:
             assert verdict.peer == bob_peer and "equivocation: seat " in verdict.fault and "(bob)" in verdict.fault, \
                 (name, verdict.report())
-            assert statuses[name] == 1 and re.search(r"game aborted: equivocation: .*\(peer at fault: bob\)", text), \
-                (name, text)
+            assert re.search(r"game aborted: equivocation: .*\(peer at fault: bob\)", text), (name, text)
             outcomes[name] = "aborted: bob equivocated"
+            # since session 31 (protocol.md 12, "An equivocation after the START"): ann starts a new game without bob
+            # at once, which carries the scores; each honest node follows it (or gives up, status 1, where it did not
+            # get there), and what it played verifies
+            if statuses[name] == 0:
+                assert "is abandoned: bob signed two different messages at one place (an equivocation)" in text, \
+                    (name, text)
+                again = verify_transcript((tmp_path / f"{name}-2.p2pt").read_bytes())
+                assert again.ok and "bob" not in again.summary.splitlines()[1], (name, again.report())
+                outcomes[name] += ", then finished the new game: " + final_scores(text)
         for kind, payload in records(data):
             if kind == "fault":
                 assert payload["peer"] in (bob_peer, None), (name, payload)
     finished = {outcome for outcome in outcomes.values() if outcome.startswith("finished")}
     assert len(finished) <= 1, outcomes  # whoever finished agrees on the scores
+    anew = {outcome.split("new game: ", 1)[1] for outcome in outcomes.values() if "new game: " in outcome}
+    assert len(anew) <= 1, outcomes  # and so does whoever played the new game
 
     for where, proc in copies.items():
         status = proc.finish(120)
@@ -139,6 +150,7 @@ def test_a_seat_resumed_twice_from_copied_files_is_named_and_the_honest_end_whol
         assert status in (0, 1), (where, text)
         assert re.search(r"stopped: the table holds a message signed with this seat's key that this process did "
                          r"not sign|stopped: this seat's key signed two different messages|giving up: (no progress|too few players)|"
+                         r"giving up: ann left game \w+ for a new game without this seat|giving up: game \w+ is abandoned|"
                          r"final scores: ", text), (where, text)
     # bob is named: by the honest nodes that hold both versions, or by the copy that saw the other's message
     # first and stopped before signing one of its own (then the table never saw two versions: nothing to name)

@@ -114,11 +114,19 @@ class TypeScriptSeat:
         self.due = answer["due"]
         return outgoing(answer["out"])
 
-    def host(self, salt: bytes, settings: Settings, roster: Sequence[tuple[bytes, str, bool]]) -> list[Outgoing]:
+    def host(self, salt: bytes, settings: Settings, roster: Sequence[tuple[bytes, str, bool]],
+             carry: dict[str, Any] | None = None) -> list[Outgoing]:
         return self.call("host", salt=salt.hex(), settings={
             "variant": settings.variant, "deal": settings.deal, "point_limit": settings.point_limit,
             "max_rounds": settings.max_rounds, "clock": settings.clock},
-            roster=[[key.hex(), name, bot] for key, name, bot in roster])
+            roster=[[key.hex(), name, bot] for key, name, bot in roster],
+            carry=None if carry is None else {**carry, "game": carry["game"].hex()})
+
+    def carry_problem(self, keys: Sequence[bytes], carry: dict[str, Any] | None) -> str | None:
+        """Why this node refuses a new START seating `keys` with `carry` (protocol.md 12; seat.ts carryProblem)."""
+        answer = self.child.call("carry", self.index, roster=[k.hex() for k in keys],
+                                 carry=None if carry is None else {**carry, "game": carry["game"].hex()})
+        return answer["problem"]
 
     def receive(self, wire: bytes, via: bytes | None = None) -> list[Outgoing]:
         return self.call("deliver", wire=wire.hex(), via=None if via is None else via.hex())

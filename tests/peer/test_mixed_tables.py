@@ -1710,3 +1710,76 @@ def test_a_typescript_node_restarted_after_it_aborted_stays_aborted(child: NodeS
             net.handle(host, restart(net, host))
     outcomes = node_by_node(table, tmp_path)
     assert outcomes[0]["phase"] == "aborted" and outcomes[0]["fault"]["code"] == "equivocation", outcomes[0]
+def start_with_carry(net: Mixed, carry: dict[str, Any]) -> None:
+    """The host (seat 0) signs a START that carries `carry` (protocol.md 9: a game that continues another)."""
+    host = net.identities[0]
+    roster = [(i.public_key, f"p{n}", True) for n, i in enumerate(net.identities)]
+    net.handle(host.peer, net.sessions[host.peer].host(net.salt, net.settings, roster, carry=carry))
+
+
+@pytest.mark.parametrize("deal, host", [("open", "TypeScript"), ("sealed", "Python")])
+def test_a_mixed_table_that_carries_plays_the_rounds_left_as_a_python_one(deal: str, host: str, child: NodeSeats,
+                                                                           tmp_path: Path) -> None:
+    """protocol.md 9, START's `carry`, and 12, "An equivocation after the START": a game that continues another after
+    round 1 of 3 plays the 2 rounds left from the carried scores, at a table of TypeScript and Python nodes (the host
+    of either): every node sends and writes what the Python node in its place does, and both verifiers accept every
+    transcript with the same report, which says what was carried and ends with the carried scores plus the rounds
+    played. (Before session 31 neither implementation took a START with a `carry`.)"""
+    carry = {"game": bytes(range(16)), "rounds": 1, "scores": [7, 0, 12, 3]}
+    table = Table(child, deal, 4, seats_in_typescript(4, odd=host == "Python"), seed=31, rounds=3)
+    table.each(lambda net: (start_with_carry(net, carry), net.run()))
+    outcomes = node_by_node(table, tmp_path)
+    assert all(o["phase"] == "over" and o["fault"] is None for o in outcomes), outcomes
+    history = outcomes[0]["history"]
+    assert len(history) == 2
+    assert outcomes[0]["scores"] == [c + sum(r[s] for r in history) for s, c in enumerate(carry["scores"])]
+    report = verify_transcript(bytes(table.mixed.transcripts[table.mixed.peers[1]])).report()
+    assert f"carried from game {bytes(range(16)).hex()} after round 1: p0 7, p1 0, p2 12, p3 3" in report, report
+    assert "\nround 2: " in report and "\nround 3: " in report and "\nround 1: " not in report, report
+
+
+@pytest.mark.parametrize("deal", ["open", "sealed"])
+def test_typescript_seats_check_the_hosts_carry_after_an_equivocation_as_python_ones(deal: str, child: NodeSeats,
+                                                                                   tmp_path: Path) -> None:
+    """protocol.md 12, "An equivocation after the START": the Python seat 2 signs two PLAY_REVEALs with one seq in
+    round 2 (no split commit), one to half the others and the other to the rest. Every node, TypeScript or Python,
+    ends aborted on seat 2's equivocation with the bytes and verdicts of the Python node in its place, takes the
+    host's new start without seat 2 as due (its refused seats: [2]), and checks the host's carry (round 1's totals)
+    as the reference does: the same carry taken, the same lies refused in the same words."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+
+    from p2pnimmt.net.waiting import refused_acks
+    from p2pnimmt.protocol.carry import carry_for, carry_problem
+
+    table = Table(child, deal, 4, [1, 3, 5], seed=9, rounds=3)
+    for net in table.nets:
+        def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+            if env.kind != "PLAY_REVEAL" or (body["round"], body["turn"]) != (1, 3) or adv.fired:
+                return None
+            a = adv.chain(env.kind, body, env)
+            b = adv.seal_at(a.seq, a.prev, env.kind, dict(body, auto=True))
+            adv.fired = True
+            half = adv.others[::2]
+            return adv.to(a.wire, half) + adv.to(b.wire, [p for p in adv.others if p not in half])
+
+        adv = Adversary(net, 2, rule)
+        net.start()
+        net.run()
+        assert adv.fired
+    outcomes = node_by_node(table, tmp_path)
+    honest = [o for i, o in enumerate(outcomes) if i != 2]
+    assert all(o["phase"] == "aborted" and o["fault"]["code"] == "equivocation" for o in honest), honest
+    ref, mixed = table.nets
+    keys = [i.public_key for n, i in enumerate(ref.identities) if n != 2]
+    carry = carry_for(ref.sessions[ref.identities[0].peer].table, keys)
+    assert carry is not None and carry["rounds"] == 1
+    lies = [None, dict(carry, scores=[carry["scores"][0] + 1, *carry["scores"][1:]]), dict(carry, game=bytes(16)),
+            dict(carry, rounds=2)]
+    for n in (1, 3):  # the TypeScript seats, against the Python seat in their place
+        ts, py = mixed.sessions[mixed.identities[n].peer], ref.sessions[ref.identities[n].peer]
+        assert refused_acks(py) == [2]
+        assert ts.carry_problem(keys, carry) is None
+        for lie in lies:
+            body = {"roster": [{"key": k} for k in keys], **({"carry": lie} if lie is not None else {})}
+            assert ts.carry_problem(keys, lie) == carry_problem(py.table, body), lie

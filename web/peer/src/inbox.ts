@@ -4,7 +4,7 @@
  * chain waits until the gap is filled. The START itself is checked here before it is taken.
  */
 import { equal, hex } from "./bytes.js";
-import { DecodeError } from "./codec.js";
+import { DecodeError, type MsgMap } from "./codec.js";
 import { type Envelope, NO_PREVIOUS, open, signedBy } from "./envelope.js";
 import { Ids } from "./ids.js";
 import { gameIdFor, peerId, SIGNATURE_SIZE } from "./identity.js";
@@ -62,6 +62,11 @@ export class Inbox {
    * decoded and hashed, and passes the gates exactly as its decoded copy would (section 8: a copy, nothing more to
    * check). */
   private readonly known = new Map<number, Envelope>();
+
+  /** A node that follows a new start checks the new START's carry against its own record of the game it played
+   * (protocol.md 14, "A new start"): why not, or null. A START it fails is not taken; `refusedStart` says why. */
+  startCheck: ((body: MsgMap) => string | null) | null = null;
+  refusedStart: string | null = null;
 
   /** peer id (hex) -> "seat s (name)", once the START is taken (the session sets it). */
   labels = new Map<string, string>();
@@ -129,6 +134,12 @@ export class Inbox {
         const problem = this.startProblem(env);
         if (problem) {
           found(refused(via, problem[0], `START delivered by ${this.who(via)}: ${problem[1]}`));
+          return;
+        }
+        const refusal = this.startCheck !== null ? this.startCheck(env.body) : null;
+        if (refusal !== null) { // not taken, as a wrong START is: this node does not play that game
+          this.refusedStart = refusal;
+          found(refused(via, "malformed", `START delivered by ${this.who(via)} refused: ${refusal} (protocol.md 14, "A new start": its carry must be this node's own record of the game it played)`));
           return;
         }
         found({ type: "start", env, via });

@@ -68,6 +68,28 @@ const back: Check = (v) => {
   return v.every((p, i) => i === 0 || ((v[i - 1] as number[])[0] as number) < ((p as number[])[0] as number));
 };
 
+/** START's `carry` (section 9): a map of exactly `game` bin(16), `rounds` a count >= 1, `scores` counts. */
+const carry: Check = (v) => v instanceof Map && hasExactly(v, ["game", "rounds", "scores"]) && bin(16)(v.get("game") as Value)
+  && isCount(v.get("rounds") as Value) && (v.get("rounds") as number) >= 1
+  && Array.isArray(v.get("scores")) && (v.get("scores") as Value[]).every(isCount);
+
+/** Why a START's carry does not fit its own settings and roster (null: it fits, or there is none), in the reference's
+ * words (p2pnimmt/protocol/carry.py, carry_fits): one score per seat, rounds left, no total at the points end. */
+export function carryFits(body: MsgMap): string | null {
+  const c = body.get("carry");
+  if (!(c instanceof Map)) return null;
+  const s = body.get("settings") as MsgMap;
+  const seats = (body.get("roster") as Value[]).length;
+  const scores = c.get("scores") as number[];
+  const rounds = c.get("rounds") as number;
+  const maxRounds = s.get("max_rounds") as number | null;
+  const limit = s.get("point_limit") as number | null;
+  if (scores.length !== seats) return `its carry has ${scores.length} scores for ${seats} seats`;
+  if (maxRounds !== null && rounds >= maxRounds) return `its carry has ${rounds} rounds played of ${maxRounds}: none left to play`;
+  if (limit !== null && Math.max(...scores) >= limit) return `its carry has a score at the points end (${limit}): the game was over there`;
+  return null;
+}
+
 const position: Check = (v) => typeof v === "number" && Number.isInteger(v) && v >= 0 && v < MAX_POINTS;
 
 const REQUIRED: Record<Kind, Record<string, Check>> = {
@@ -91,7 +113,7 @@ const REQUIRED: Record<Kind, Record<string, Check>> = {
 };
 
 const OPTIONAL: Partial<Record<Kind, Record<string, Check>>> = {
-  START: { previous: bin(16) },
+  START: { previous: bin(16), carry },
   PLAY_REVEAL: { position, auto: isTrue },
   ROW_CHOICE: { auto: isTrue },
   ROUND_END: { back },
@@ -130,6 +152,10 @@ export function bodyProblem(kind: Kind, body: MsgMap): string | null {
     const key = (required[i] as [string, (v: Value) => boolean])[0];
     if (!body.has(key)) return `${kind} lacks field ${pyRepr(key)}`;
     if (!(required[i] as [string, (v: Value) => boolean])[1](body.get(key) as Value)) return invalid(kind, body, key);
+  }
+  if (kind === "START" && body.has("carry")) {
+    const problem = carryFits(body);
+    if (problem !== null) return `START field 'carry' does not fit: ${problem}`;
   }
   return null;
 }

@@ -593,6 +593,8 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
       const hello = { ...now.hello, game: offer.game, host: [now.hello.host[0], offer.port] as const };
       newGame();
       const next = new PageNode(identity, name, tunnel, hello, entropy, null, now.hostKey);
+      // a new start: its START's carry is checked against our record of the game we played (protocol.md 14)
+      if (now.anew !== null) next.seat.inbox.startCheck = (body) => now.seat.carryProblem(body);
       adopt(next);
       if (now.anew !== null) next.note(now.anew); // a new start: why the game before was left
     };

@@ -16,7 +16,7 @@
 import type { MsgMap, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
 import { Link, wireKey } from "./link.js";
-import { bytes, identity as identities } from "./main.js";
+import { bytes, envelope, identity as identities } from "./main.js";
 import { MoveClock } from "./page_clock.js";
 import { Held } from "./page_held.js";
 import { PageSeat } from "./page_seat.js";
@@ -117,6 +117,7 @@ export class PageNode {
     this.looking = true;
     queueMicrotask(() => {
       this.looking = false;
+      this.refuseStart();
       this.takeEarly();
       this.clock.look();
       this.onChange();
@@ -179,14 +180,20 @@ export class PageNode {
   private startAnew(): void {
     if (this.offer === null) return;
     const refused = this.seat.refusedAcks();
+    // a seat's equivocation after the START ended our game (protocol.md 12): the new game carries the scores
+    // (a START_ACK's equivocation keeps its own words: "signed a START_ACK that the checks refuse")
+    const fault = this.seat.fault;
+    const forked = this.seat.phase === "aborted" && refused.length > 0 && fault !== null
+      && !fault.evidence.some((w) => envelope.open(w).kind === "START_ACK");
     if (!this.seatedInOffer()) { // left out (it had no link to the host as it chose): abandoned all the same, nothing to follow
       const ours = this.seat.seat !== null && refused.includes(this.seat.seat); // (our START_ACK was refused)
       // our link to the host stayed up from the START to the offer: it did not have our START_ACK in time (its grace)
       const host = this.hostPeer ? this.links.get(hex(this.hostPeer)) : undefined;
       const unbroken = host !== undefined && host === this.hostLinkAtStart;
-      this.leftOut = fmt(ours ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it refused this seat's START_ACK)")
-        : unbroken ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it did not have this seat's START_ACK in time)")
-        : _("{host} abandoned game {code} before it started and starts a new game without this seat (it had no link to it)"),
+      this.leftOut = fmt(forked ? _("{host} left game {code} for a new game without this seat (this seat's key signed two different messages at one place)")
+        : ours ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it refused this seat's START_ACK)")
+          : unbroken ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it did not have this seat's START_ACK in time)")
+            : _("{host} abandoned game {code} before it started and starts a new game without this seat (it had no link to it)"),
       { host: this.hostName(), code: identities.gameCode(this.hello.game) });
       this.note(this.leftOut);
       this.leave();
@@ -200,9 +207,12 @@ export class PageNode {
       const key = this.seat.keys[s] ? hex(peerId(this.seat.keys[s] as Uint8Array)) : "";
       return s !== this.seat.seat && this.links.has(key) && !this.byes.has(key);
     });
-    const why = fmt(out.some((s) => refused.includes(s)) ? _("{names} signed a START_ACK that the checks refuse")
-      : late ? _("{names} did not acknowledge its START in time")
-      : _("{names} left before acknowledging its START"), { names });
+    let why = fmt(forked ? _("{names} signed two different messages at one place (an equivocation); the round in play is lost")
+      : out.some((s) => refused.includes(s)) ? _("{names} signed a START_ACK that the checks refuse")
+        : late ? _("{names} did not acknowledge its START in time")
+          : _("{names} left before acknowledging its START"), { names });
+    const rounds = Math.max(0, ...this.seat.roundEnds().keys());
+    if (forked && rounds > 0) why += fmt(_(" (the new game carries the scores after round {round} and plays the rounds left)"), { round: rounds });
     const said = _("game {code} is abandoned: {why}; {host} starts a new game at once with the others");
     this.anew = fmt(said, { code: identities.gameCode(this.hello.game), why, host: this.hostName() });
     this.wish = true;
@@ -214,6 +224,16 @@ export class PageNode {
   /** Our link to the host as our START came (undefined before): an offer leaving our seat out over that same link
    * came with no cut between (startAnew). */
   private hostLinkAtStart: Link | null | undefined = undefined;
+
+  /** A new start whose carry is not our record of the game we played (the session's inbox refused its START,
+   * protocol.md 14): not signed, not played; said, and the node leaves (`bye`: its host starts anew without it). */
+  private refuseStart(): void {
+    const why = this.seat.inbox.refusedStart;
+    if (why === null || this.seat.start !== null || this.leftOut !== null || this.stopped) return;
+    this.leftOut = fmt(_("refused the new game: {why}"), { why });
+    this.note(this.leftOut);
+    this.leave();
+  }
 
   /** What a new start says (startAnew), for the page to show on with the new game. */
   anew: string | null = null;

@@ -156,7 +156,9 @@ export class Seat extends Session {
   }
 
   /** Start a game as its host: START with the settings and the ordered roster; the game id binds our key and salt. */
-  hostGame(salt: Uint8Array, settings: Settings, roster: readonly Member[]): Outgoing[] {
+  /** `carry`: the START's optional `carry` (section 9: the game this one continues after a seat's equivocation). */
+  hostGame(salt: Uint8Array, settings: Settings, roster: readonly Member[],
+    carry: { game: Uint8Array; rounds: number; scores: number[] } | null = null): Outgoing[] {
     return this.input(() => {
       if (this.phase !== "lobby") throw new Error("only a node in the lobby can host");
       if (!roster.some((m) => equal(m.key, this.identity.publicKey))) throw new Error("the host must sit at the table");
@@ -164,8 +166,10 @@ export class Seat extends Session {
       const fields = body(["variant", settings.variant], ["point_limit", settings.pointLimit],
         ["max_rounds", settings.maxRounds], ["deal", settings.deal]);
       if (settings.clock !== null) fields.set("clock", settings.clock);
-      const start = seal(this.identity, game, 0, NO_PREVIOUS, "START", body(["salt", salt], ["settings", fields],
-        ["roster", roster.map((m) => body(["key", m.key], ["name", m.name], ["bot", m.bot]))]), this.inbox.ids);
+      const fieldsOfStart = body(["salt", salt], ["settings", fields],
+        ["roster", roster.map((m) => body(["key", m.key], ["name", m.name], ["bot", m.bot]))]);
+      if (carry !== null) fieldsOfStart.set("carry", body(["game", carry.game], ["rounds", carry.rounds], ["scores", carry.scores]));
+      const start = seal(this.identity, game, 0, NO_PREVIOUS, "START", fieldsOfStart, this.inbox.ids);
       this.out.push({ wire: start.wire, to: null, skip: [], watchersOnly: false });
       this.handle({ type: "start", env: start, via: this.identity.peer });
     });

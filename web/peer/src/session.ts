@@ -115,6 +115,10 @@ export class Session {
   hands: (Set<Card> | null)[] = [];
   piles: Card[][] = [];
   scores: number[] = [];
+  /** A game that continues one a seat's equivocation ended (section 9, START's `carry`): the rounds of the evening
+   * played before it, and each seat's total then (zeros, and 0 rounds, for a game that carries nothing). */
+  before = 0;
+  carried: number[] = [];
   /** The bull heads of each round played. */
   readonly history: number[][] = [];
   private readonly positions = new Map<number, Position>();
@@ -440,8 +444,72 @@ export class Session {
       clock: (s.get("clock") as number | undefined) ?? null,
     };
     this.start = env;
-    this.scores = this.keys.map(() => 0);
+    const carry = body.get("carry");
+    this.before = carry instanceof Map ? carry.get("rounds") as number : 0;
+    this.carried = carry instanceof Map ? [...carry.get("scores") as number[]] : this.keys.map(() => 0);
+    this.scores = [...this.carried];
     this.phase = "starting";
+  }
+
+  /** The round ends of the evening this node completed (every seat active there signed its ROUND_END with the totals
+   * of our count), by the rounds of the evening played then: each seat's total, in seat order. The game's own start
+   * counts as one (the reference's p2pnimmt/protocol/carry.py: round_ends). `scored`: also the rounds this node scored
+   * whose ROUND_ENDs are not all in (a seat checking a carry: every honest seat scored a round end the host completed). */
+  roundEnds(scored = false): Map<number, number[]> {
+    const ends = new Map<number, number[]>();
+    if (this.start === null) return ends;
+    let totals = [...this.carried];
+    ends.set(this.before, totals);
+    for (let r = 0; r < this.history.length; r++) {
+      const taken = this.history[r] as number[];
+      totals = totals.map((v, s) => v + (taken[s] as number));
+      let agreed = r < this.round || ((this.phase === "game-end" || this.phase === "over") && r === this.round);
+      if (!agreed && r === this.round) {
+        const signed = this.slot("ROUND_END", r, 0);
+        const active = this.activeAt([r, ROUND_END_STEP, 1]);
+        const want = totals;
+        agreed = active.length > 0 && active.every((s) => {
+          const got = signed.get(s)?.body.get("scores");
+          return Array.isArray(got) && got.length === want.length && got.every((v, i) => v === want[i]);
+        });
+      }
+      if (!agreed && !scored) break;
+      ends.set(this.before + r + 1, totals);
+    }
+    return ends;
+  }
+
+  /** A seat offered a new start: why the new START's carry (or its lack) is not this node's own record of the game it
+   * played (null: it signs its START_ACK), in the reference's words (carry.py: carry_problem; protocol.md 12, "An
+   * equivocation after the START"). */
+  carryProblem(body: MsgMap): string | null {
+    const ends = this.roundEnds(true); // its own count: the round ends it completed or scored itself
+    const completed = this.roundEnds();
+    const carry = body.get("carry");
+    const c = carry instanceof Map ? carry : null;
+    const rounds = c ? c.get("rounds") as number : 0;
+    const game = this.start ? this.start.game : new Uint8Array(0);
+    if (c && !equal(c.get("game") as Uint8Array, game)) {
+      return `its carry names game ${hex(c.get("game") as Uint8Array)}, not ${hex(game)}, the one this seat played`;
+    }
+    if (!ends.size) return "this node has no record of the game it continues";
+    const last = Math.max(...completed.keys());
+    if (!ends.has(rounds) || rounds < last - 1) {
+      return `its carry is after ${rounds} rounds played, but this node's last round end is after ${last}: not one of its own last two`;
+    }
+    if (!c && rounds === 0 && (ends.get(0) as number[]).every((v) => v === 0)) return null;
+    const roster = (body.get("roster") as MsgMap[]).map((seat) => seat.get("key") as Uint8Array);
+    const scores = c ? c.get("scores") as number[] : roster.map(() => 0);
+    const at = ends.get(rounds) as number[];
+    for (let i = 0; i < roster.length; i++) {
+      const key = roster[i] as Uint8Array;
+      const seat = this.keys.findIndex((k) => equal(k, key));
+      if (seat < 0) return `its roster seats ${hex(key).slice(0, 8)}, who had no seat in the game it continues`;
+      if (at[seat] !== scores[i]) {
+        return `its carry gives ${hex(key).slice(0, 8)} ${scores[i]} points after ${rounds} rounds; this node counted ${at[seat]}`;
+      }
+    }
+    return null;
   }
 
   // ---------------------------------------------------------------- acceptance: section 9's checks, the slots
@@ -909,9 +977,10 @@ export class Session {
     if (this.phase === "starting") return [...this.refused.keys()].sort((a, b) => a - b);
     const f = this.fault;
     if (this.phase !== "aborted" || !f || f.code !== "equivocation" || f.peer === null) return [];
+    // an equivocation of a seat other than the host, of any message, in any phase after the START: the host starts a
+    // new game without it that carries the scores (protocol.md 12, "An equivocation after the START")
     const seat = this.seatOf(f.peer);
-    if (seat < 0 || seat === this.host) return [];
-    return f.evidence.some((w) => { const e = open(w); return e.kind === "START_ACK" && equal(e.sender, f.peer as Uint8Array); }) ? [seat] : [];
+    return seat < 0 || seat === this.host ? [] : [seat];
   }
 
   /** While starting, the seats (the host aside) whose START_ACK this node lacks: whom it waits on (the reference's
@@ -1735,7 +1804,7 @@ export class Session {
     this.checkResults("ROUND_END");
     const ends = this.slot("ROUND_END", r, 0);
     if (!allIn(this.activeAt([r, ROUND_END_STEP, 1]), ends) || this.heldBack([r, ROUND_END_STEP, 1])) return;
-    if (gameOver(settings, r + 1, this.scores)) { // no round to take a seat back in: it stays dropped (11.3)
+    if (gameOver(settings, this.before + r + 1, this.scores)) { // no round to take a seat back in: it stays dropped (11.3)
       this.phase = "game-end";
       this.checkResults("GAME_END");
       return;

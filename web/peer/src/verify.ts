@@ -216,10 +216,16 @@ function summary(replay: Replay): string {
   ];
   const previous = session.start?.body.get("previous");
   if (previous instanceof Uint8Array) lines.splice(1, 0, `rematch of game ${hex(previous)}`);
+  const carry = session.start?.body.get("carry");
+  if (carry instanceof Map) { // START continues a game an equivocation ended (section 9): its rounds numbered on
+    lines.splice(2, 0, `carried from game ${hex(carry.get("game") as Uint8Array)} after round ${carry.get("rounds") as number}: `
+      + (carry.get("scores") as number[]).map((p, i) => `${session.names[i]} ${p}`).join(", ")
+      + " (signed by every seat's START_ACK; that game itself is not checked here)");
+  }
   session.history.forEach((taken, r) => {
     const why = session.voided.get(r);
-    if (why !== undefined) lines.push(`round ${r + 1}: void, nobody scores it: ${why}`);
-    else lines.push(`round ${r + 1}: ` + taken.map((p, i) => `${session.names[i]} ${p}`).join(", "));
+    if (why !== undefined) lines.push(`round ${session.before + r + 1}: void, nobody scores it: ${why}`);
+    else lines.push(`round ${session.before + r + 1}: ` + taken.map((p, i) => `${session.names[i]} ${p}`).join(", "));
   });
   lines.push("scores: " + session.scores.map((p, i) => `${session.names[i]} ${p}`).join(", "));
   for (const [seat, code] of [...session.expelledFor].sort((a, b) => a[0] - b[0])) {

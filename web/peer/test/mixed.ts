@@ -30,6 +30,7 @@ import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ascii, fromHex, hex } from "../src/bytes.js";
 import type { Card } from "../src/cards.js";
+import type { Value } from "../src/codec.js";
 import { nodeEd25519, nodeScalarMult, nodeSha256, nodeSha512, nodeSodium } from "../src/cli.js";
 import { draftOrder } from "../src/deal.js";
 import { Identity, useEd25519 } from "../src/identity.js";
@@ -165,8 +166,16 @@ function answer(req: Request): unknown {
       const settings: Settings = { variant: s.variant as Settings["variant"], deal: s.deal as Settings["deal"],
         pointLimit: s.point_limit as number | null, maxRounds: s.max_rounds as number | null, clock: (s.clock as number | null) ?? null };
       const roster: Member[] = (req.roster as [string, string, boolean][]).map(([key, name, bot]) => ({ key: fromHex(key), name, bot }));
-      out = node.hostGame(fromHex(req.salt as string), settings, roster);
+      const c = req.carry as { game: string; rounds: number; scores: number[] } | null | undefined;
+      out = node.hostGame(fromHex(req.salt as string), settings, roster,
+        c ? { game: fromHex(c.game), rounds: c.rounds, scores: c.scores } : null);
       break;
+    }
+    case "carry": { // a new START's carry checked against this node's record (protocol.md 12; seat.ts carryProblem)
+      const c = req.carry as { game: string; rounds: number; scores: number[] } | null;
+      const fields = new Map<string, Value>([["roster", (req.roster as string[]).map((k) => new Map<string, Value>([["key", fromHex(k)]]))]]);
+      if (c) fields.set("carry", new Map<string, Value>([["game", fromHex(c.game)], ["rounds", c.rounds], ["scores", c.scores]]));
+      return { problem: node.carryProblem(fields), refused: node.refusedAcks(), ends: [...node.roundEnds()] };
     }
     case "deliver":
       out = node.deliver(fromHex(req.wire as string), req.via === null ? null : fromHex(req.via as string));

@@ -1,0 +1,114 @@
+"""A game that continues the evening of one a seat's equivocation ended (protocol.md 9, START's `carry`; 12, "An
+equivocation after the START"; 14, "A new start").
+
+The host H of a game G whose session ended in an `equivocation` of a seat X other than H starts a new game G' without
+X, and G' carries from G: G's id, the rounds of the evening played at the last round end H's session of G completed,
+and each remaining seat's total there. Every seat checks the carry against its own record of G before it signs its
+START_ACK (`carry_problem`); a node one round end ahead of H takes H's (that round is lost for all alike).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .phase import Phase, Step
+
+if TYPE_CHECKING:
+    from .table import Table
+
+GAME_ID_SIZE = 16
+
+
+def carry_shape(v: Any) -> bool:
+    """START's optional `carry`: a map of exactly `game` bin(16), `rounds` count >= 1, `scores` array of counts."""
+    return isinstance(v, dict) and set(v) == {"game", "rounds", "scores"} \
+        and isinstance(v["game"], bytes) and len(v["game"]) == GAME_ID_SIZE \
+        and type(v["rounds"]) is int and 1 <= v["rounds"] < 2**32 \
+        and isinstance(v["scores"], list) and all(type(x) is int and 0 <= x < 2**32 for x in v["scores"])
+
+
+def carry_fits(body: dict[str, Any]) -> str | None:
+    """Why a START's carry does not fit its own settings and roster (None: it fits, or there is none): one score per
+    seat, rounds left to play, and no carried total at the points end already (G would have ended there)."""
+    carry = body.get("carry")
+    if carry is None:
+        return None
+    settings, roster = body["settings"], body["roster"]
+    if len(carry["scores"]) != len(roster):
+        return f"its carry has {len(carry['scores'])} scores for {len(roster)} seats"
+    if settings["max_rounds"] is not None and carry["rounds"] >= settings["max_rounds"]:
+        return f"its carry has {carry['rounds']} rounds played of {settings['max_rounds']}: none left to play"
+    if settings["point_limit"] is not None and max(carry["scores"]) >= settings["point_limit"]:
+        return f"its carry has a score at the points end ({settings['point_limit']}): the game was over there"
+    return None
+
+
+def round_ends(table: Table, scored: bool = False) -> dict[int, dict[bytes, int]]:
+    """The round ends of the evening this node's session completed (every seat active there signed its ROUND_END, the
+    same totals as ours), by the number of rounds of the evening played then (the carry's `rounds`): each seat's
+    total by its public key. The game's own start counts as one (what it carried, or zeros at rounds 0). `scored`:
+    also the rounds this node scored itself whose ROUND_ENDs are not all in here (a seat checking a carry: the host
+    completed a round end only once every active seat signed it, so every honest seat had scored it)."""
+    if table.start is None or table.engine is None:
+        return {}
+    game = table.engine
+    keys = [seat["key"] for seat in table.start.body["roster"]]
+    totals = list(game.carried)
+    ends = {game.before: dict(zip(keys, totals, strict=True))}
+    for r, taken in enumerate(game.history):
+        totals = [a + b for a, b in zip(totals, taken, strict=True)]
+        if r < table.round or table.phase in (Phase.GAME_END, Phase.OVER) and r == table.round:
+            agreed = True  # the game went past this round end: every active seat's ROUND_END agreed with ours
+        else:
+            signed = table.slot("ROUND_END", r)
+            active = table.active_at(*Step.round_end(r))
+            agreed = r == table.round and bool(active) and all(
+                s in signed and signed[s].body["scores"] == totals for s in active)
+        if not agreed and not scored:
+            break
+        ends[game.before + r + 1] = dict(zip(keys, totals, strict=True))
+    return ends
+
+
+def carry_for(table: Table, keys: list[bytes]) -> dict[str, Any] | None:
+    """The host: the carry of a new game seating `keys` (every one a seat of this game), from the last round end its
+    session completed; None where no round of the evening was played yet (the new game starts from zero alike)."""
+    ends = round_ends(table)
+    if not ends:
+        return None
+    rounds = max(ends)
+    if rounds == 0:
+        return None
+    return {"game": table.id, "rounds": rounds, "scores": [ends[rounds][key] for key in keys]}
+
+
+def carry_problem(table: Table, body: dict[str, Any]) -> str | None:
+    """A seat of the game in `table`, offered a new start: why the new START's carry (or its lack) is not what this
+    node's own record of the game says (None: it signs its START_ACK). The game named is the one it played; the round
+    end named is one its session completed or scored itself, not before the one before its last completed; each
+    seat's score is its own there. No carry
+    is the game's start at rounds 0 (a game that carried itself must carry on)."""
+    ends = round_ends(table, scored=True)  # its own count: the round ends it completed or scored itself
+    completed = round_ends(table)
+    carry = body.get("carry")
+    rounds = carry["rounds"] if carry is not None else 0
+    if carry is not None and carry["game"] != table.id:
+        played = (table.id or b"").hex()
+        return f"its carry names game {carry['game'].hex()}, not {played}, the one this seat played"
+    if not ends:
+        return "this node has no record of the game it continues"
+    last = max(completed)
+    if rounds not in ends or rounds < last - 1:
+        return (f"its carry is after {rounds} rounds played, but this node's last round end is after {last}: "
+                "not one of its own last two")
+    if carry is None and rounds == 0 and all(v == 0 for v in ends[0].values()):
+        return None
+    roster = [seat["key"] for seat in body["roster"]]
+    scores = carry["scores"] if carry is not None else [0] * len(roster)
+    for key, score in zip(roster, scores, strict=True):
+        own = ends[rounds].get(key)
+        if own is None:
+            return f"its roster seats {key.hex()[:8]}, who had no seat in the game it continues"
+        if own != score:
+            return f"its carry gives {key.hex()[:8]} {score} points after {rounds} rounds; this node counted {own}"
+    return None
