@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from adversary import Adversary, AttackNet
 from harness import Net, catch_up, restart
+from test_refused_ack import acked_two_ways
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.net.waiting import refused_acks
-from p2pnimmt.protocol.envelope import NO_PREVIOUS, open_envelope
+from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.verify import verify_transcript
 
 LIAR, MISSED = 4, 1
@@ -30,20 +31,8 @@ def table(miss: bool = True) -> tuple[Net, Adversary, bytes]:
     the wrong START_ACK on its way to seat 1 (a relay, a proof's evidence) is held, as for a node that is down. The
     net run until quiet, and the wrong version's bytes."""
     wrong: list[bytes] = []
-
-    def equivocate(adv: Adversary, env, body):
-        if env.kind == "START_ACK":
-            adv.fired = True
-            ids = [i.peer for i in adv.net.identities]
-            right = adv.seal_at(0, NO_PREVIOUS, "START_ACK", body)
-            other = adv.seal_at(0, NO_PREVIOUS, "START_ACK", {"start": bytes(32)})
-            wrong.append(other.wire)
-            adv.advance(right, env)
-            return [(p, right.wire) for p in ids[:2]] + [(p, other.wire) for p in adv.others if p not in ids[:2]]
-        return None
-
     net = AttackNet(5, seed=4, shuffle_delivery=False, settings=Settings(players=5, max_rounds=1, deal="open"))
-    adv = Adversary(net, LIAR, equivocate)
+    adv = Adversary(net, LIAR, acked_two_ways(wrong))
     missed = net.identities[MISSED].peer
     if miss:
         net.withhold = lambda to, frm, wire: to == missed and wire in wrong

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from adversary import Adversary, AttackNet
+from adversary import Adversary, AttackNet, Rule
 from harness import Net
 
 from p2pnimmt.engine import Settings
@@ -180,6 +180,25 @@ def test_host_start_ack_is_still_fatal():
             assert s.phase == "aborted" and s.fault is not None and s.fault.code == "unexpected", net.faults(p)
 
 
+def acked_two_ways(wrong: list[bytes] | None = None) -> Rule:
+    """The seat's START_ACK: the right one to the host and seat 1, one on another start to every other peer (its
+    bytes appended to `wrong`)."""
+
+    def equivocate(adv: Adversary, env, body):
+        if env.kind == "START_ACK":
+            adv.fired = True
+            ids = [i.peer for i in adv.net.identities]
+            right = adv.seal_at(0, NO_PREVIOUS, "START_ACK", body)
+            other = adv.seal_at(0, NO_PREVIOUS, "START_ACK", {"start": bytes(32)})
+            if wrong is not None:
+                wrong.append(other.wire)
+            adv.advance(right, env)
+            return [(p, right.wire) for p in ids[:2]] + [(p, other.wire) for p in adv.others if p not in ids[:2]]
+        return None
+
+    return equivocate
+
+
 @pytest.mark.parametrize("shuffle, seed", [(False, 4), (True, 1), (True, 4), (True, 5)])
 def test_equivocating_start_ack_leaves_every_node_waiting_for_the_new_start(shuffle, seed):
     """One START_ACK right to two seats (the host among them), another wrong to the others: a node that holds both
@@ -188,18 +207,8 @@ def test_equivocating_start_ack_leaves_every_node_waiting_for_the_new_start(shuf
     the same ground, waiting.refused_acks, so each takes the host's new start without the seat (protocol.md 14).
     Unshuffled (seed 4) the host and seat 1 started first; shuffled, some seeds have every node still starting."""
 
-    def equivocate(adv: Adversary, env, body):
-        if env.kind == "START_ACK":
-            adv.fired = True
-            ids = [i.peer for i in adv.net.identities]
-            right = adv.seal_at(0, NO_PREVIOUS, "START_ACK", body)
-            wrong = adv.seal_at(0, NO_PREVIOUS, "START_ACK", {"start": bytes(32)})
-            adv.advance(right, env)
-            return [(p, right.wire) for p in ids[:2]] + [(p, wrong.wire) for p in adv.others if p not in ids[:2]]
-        return None
-
     net = AttackNet(5, seed=seed, shuffle_delivery=shuffle, settings=Settings(players=5, max_rounds=1, deal="open"))
-    adv = Adversary(net, 4, equivocate)
+    adv = Adversary(net, 4, acked_two_ways())
     net.start()
     net.run()
     assert adv.fired

@@ -8,20 +8,14 @@ carry, the same game as the host's; the TV follows. Before session 31 the page s
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from pages import TV, open_page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
-from test_web_phone_presence import LO, PHONE_URL, WAIT, faultless_transcript, next_ask, results, seated_phone
-from test_web_tv import URL
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "net"))
-from test_gone_before_start import CheatProc  # noqa: E402
+from test_web_phone_new_start import ann_zoe_and_mal
+from test_web_phone_presence import WAIT, faultless_transcript, next_ask, results
 
 ROUNDS = ["--rounds", "3", "--no-points", "--deal", "open"]
 TIMERS = ["--drop-after", "600", "--give-up", "90"]
-ENV = {"P2PNIMMT_PLACE_DELAY": "0"}
 
 
 async def play_through(phone) -> None:
@@ -39,18 +33,9 @@ async def play_through(phone) -> None:
 
 async def test_a_phone_takes_the_game_that_carries_the_scores_after_a_seats_equivocation(tmp_path: Path, procs,
                                                                                       browser) -> None:
-    host = procs(["host", "--headless", "--seats", "3", *ROUNDS, *TIMERS, *LO, "--name", "ann", "--bot-delay", "0.05",
-                  "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=ENV)
-    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
-    peer = ["--peer", f"127.0.0.1:{port}"]
-    tv = procs(["watch", code, *LO, *peer, "--web", "--no-open", "--web-interface", "127.0.0.1", *TIMERS,
-                "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out", env={"HOME": str(tmp_path), **ENV})
-    screen, screen_errors = await open_page(browser, tv.wait_for(URL).group(1), "lobby", TV)
-    phone, _, errors = await seated_phone(browser, tv.wait_for(PHONE_URL).group(1), "zoe")
-    host.wait_for(r"lobby: 2/3 seats: ann, zoe")
-    mal = CheatProc("fork", ["join", code, "--headless", *peer, *LO, *TIMERS, "--bot-delay", "0.05", "--name", "mal",
-                             "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", turn=3)
+    host, code, screen, screen_errors, phone, errors, mal = await ann_zoe_and_mal(
+        tmp_path, procs, browser, "fork", [*TIMERS, "--bot-delay", "0.05"], game=ROUNDS, turn=3, timers=TIMERS,
+        mal_extra=("--bot-delay", "0.05"))
     try:
         await play_through(phone)
         mal.wait_for(r"cheat: two reveals", 10)

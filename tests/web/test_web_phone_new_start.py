@@ -24,16 +24,19 @@ TIMERS = ["--drop-after", "1", "--give-up", "60"]
 ENV = {"P2PNIMMT_PLACE_DELAY": "0"}
 
 
-async def ann_zoe_and_mal(tmp_path: Path, procs, browser, cheat: str, host_timers: list[str], throttle: int = 1):
-    """ann hosts three seats (`host_timers`); the TV's screen shows the lobby and serves the phone page, where zoe
-    takes a seat (its CPU slowed `throttle` times, as Chromium's devtools do); then mal joins with cheat_node.py's
-    `cheat`. (host, code, screen, its errors, phone, its errors, mal)."""
-    host = procs(["host", "--headless", "--seats", "3", *SHORT, *host_timers, *LO, "--name", "ann", "--transcript",
+async def ann_zoe_and_mal(tmp_path: Path, procs, browser, cheat: str, host_timers: list[str], throttle: int = 1,
+                          game: list[str] = SHORT, turn: int = 0, timers: list[str] = TIMERS,
+                          mal_extra: tuple[str, ...] = ()):
+    """ann hosts three seats (`game`, `host_timers`); the TV's screen shows the lobby and serves the phone page, where
+    zoe takes a seat (its CPU slowed `throttle` times, as Chromium's devtools do); then mal joins with cheat_node.py's
+    `cheat` (at `turn`, with `mal_extra`); the TV's node and mal's run with `timers`. (host, code, screen, its errors, phone, its
+    errors, mal)."""
+    host = procs(["host", "--headless", "--seats", "3", *game, *host_timers, *LO, "--name", "ann", "--transcript",
                   str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=ENV)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     code = host.wait_for(r"code: (\w{4})").group(1)
     peer = ["--peer", f"127.0.0.1:{port}"]
-    tv = procs(["watch", code, *LO, *peer, "--web", "--no-open", "--web-interface", "127.0.0.1", *TIMERS,
+    tv = procs(["watch", code, *LO, *peer, "--web", "--no-open", "--web-interface", "127.0.0.1", *timers,
                 "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out", env={"HOME": str(tmp_path), **ENV})
     screen, screen_errors = await open_page(browser, tv.wait_for(URL).group(1), "lobby", TV)
     phone, _, errors = await seated_phone(browser, tv.wait_for(PHONE_URL).group(1), "zoe")
@@ -41,8 +44,8 @@ async def ann_zoe_and_mal(tmp_path: Path, procs, browser, cheat: str, host_timer
         devtools = await phone.context.new_cdp_session(phone)
         await devtools.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
     host.wait_for(r"lobby: 2/3 seats: ann, zoe")
-    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *TIMERS, "--name", "mal", "--transcript",
-                            str(tmp_path / "mal.p2pt")], tmp_path / "mal.out")
+    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *timers, *mal_extra, "--name", "mal", "--transcript",
+                            str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", turn=turn)
     return host, code, screen, screen_errors, phone, errors, mal
 
 
