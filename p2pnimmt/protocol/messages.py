@@ -7,7 +7,7 @@ from typing import Any
 
 from ..engine import DEALS, MAX_PLAYERS, VARIANTS, Settings
 from ..engine.game import MAX_CLOCK
-from .carry import carry_fits, carry_shape
+from .carry_body import carry_fits, carry_shape
 from .identity import KEY_SIZE
 from .names import is_name, skeleton
 
