@@ -22,7 +22,7 @@ from ..net.files import secrets_path
 from ..net.rematch import left_out
 from ..net.waiting import refused_acks
 from ..neutral import neutral
-from ..protocol.carry import carry_problem, round_ends
+from ..protocol.carry import carry_problem, evening_over, round_ends
 from ..protocol.codec import DecodeError, decode
 from ..protocol.envelope import open_envelope
 from ..protocol.transcript import MAX_RECORD, frames
@@ -102,8 +102,8 @@ def host_anew(node: Node, gone: list[int], late: bool = False) -> NewStart | Non
     host's bots count, and fill the seats left out)."""
     session = node.session
     assert session is not None and session.seat is not None  # a host has its seat
-    if session.players - len(gone) < MIN_PLAYERS:
-        return None
+    if session.players - len(gone) < MIN_PLAYERS or session.phase == "aborted" and evening_over(session.table):
+        return None  # too few; or the round end it would carry already ended the game (protocol.md 12)
     stop_taking(node)  # chosen: from this moment on (a START_ACK that comes now would start the game left)
     return NewStart(session, gone, session.names[session.seat], late=late)
 
@@ -149,6 +149,15 @@ def checks_carry(new: NewStart):
     14, "A new start"). A spectator takes what the seats sign."""
     table = new.table
     return lambda body: carry_problem(table, body)
+
+
+def carries_nothing(body: dict) -> str | None:
+    """A seat that follows no new start (its first game, a rematch): a START that carries scores is refused (protocol.md
+    12: only a new start after an equivocation carries, and only a seat that played the game it continues can check
+    the carry)."""
+    carry = body.get("carry")
+    return None if carry is None else \
+        f"it carries the scores of game {carry['game'].hex()}, and this node continues no game it played"
 
 
 def abandoned_why(secrets: list[dict]) -> str | None:

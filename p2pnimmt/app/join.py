@@ -14,7 +14,7 @@ from ..net.discovery import GameAd, Scan, closest_codes, game_code, named_for, p
 from ..net.invite import Invite
 from ..net.node import Node
 from ..protocol.identity import Identity, fingerprint
-from .anew import NewStart, checks_carry
+from .anew import NewStart, carries_nothing, checks_carry
 from .evening import Evening
 from .fronts import evening_front
 from .games import look
@@ -266,8 +266,9 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
     await node.listen(options.port)
     offer = old.rematch.offer if old is not None else None
     anew, carry.anew = carry.anew, None
-    if anew is not None and role == "player":  # its carry is checked before our START_ACK (protocol.md 14)
-        node.start_check = checks_carry(anew)
+    if role == "player":  # a START's carry is checked before our START_ACK: against our record of the game a new
+        # start continues; a first game or a rematch carries nothing (protocol.md 12, 14)
+        node.start_check = checks_carry(anew) if anew is not None else carries_nothing
     try:
         direct = (offer.host, offer.port) if offer is not None else options.peer  # not looked for: dialled
         if direct is not None:

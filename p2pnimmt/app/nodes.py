@@ -16,6 +16,7 @@ from ..net.node import EventListener, Node
 from ..net.spectator import host_gone_before_start, host_gone_how, tried
 from ..net.waiting import TELL_AFTER, kept_back, left, refused_acks, silent_acks, start_grace, too_few, unacknowledged
 from ..neutral import neutral
+from ..protocol.carry import evening_over
 from ..protocol.identity import Identity, fingerprint
 from .anew import NewStart, abandon, host_anew, offered_anew
 from .options import Options, RoleFailed
@@ -201,6 +202,10 @@ async def stalled(node: Node, give_up: float) -> str | NewStart:
             if new is not None:
                 return new
             assert session is not None  # (refused seats: a session that STARTed)
+            if session.phase == "aborted" and evening_over(session.table):
+                # an equivocation after the game was decided (its GAME_END): nothing left to carry (protocol.md 12)
+                return _("the game was decided before {names} signed two different messages at one place: no new game "
+                         "follows").format(names=", ".join(session.names[s] for s in refused))
             why = unacknowledged(session, node.linked)
             assert why is not None
             return _("{why}, and fewer than two players would remain for a new start").format(why=said(why[0]))

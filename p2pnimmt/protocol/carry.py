@@ -56,6 +56,18 @@ def carry_for(table: Table, keys: list[bytes]) -> dict[str, Any] | None:
     return {"game": table.id, "rounds": rounds, "scores": [ends[rounds][key] for key in keys]}
 
 
+def evening_over(table: Table) -> bool:
+    """The last round end this node's session completed already ended the game (its last round, or a total at the
+    points end): a new game has nothing left to continue (protocol.md 12: no new start is made)."""
+    ends = round_ends(table)
+    if table.start is None or not ends:
+        return False
+    rounds = max(ends)
+    settings = table.start.body["settings"]
+    return settings["max_rounds"] is not None and rounds >= settings["max_rounds"] or \
+        settings["point_limit"] is not None and max(ends[rounds].values(), default=0) >= settings["point_limit"]
+
+
 def carry_problem(table: Table, body: dict[str, Any]) -> str | None:
     """A seat of the game in `table`, offered a new start: why the new START's carry (or its lack) is not what this
     node's own record of the game says (None: it signs its START_ACK). The game named is the one it played; the round

@@ -41,6 +41,8 @@ CHEAT is one of
   seat after it) and one marked `auto` (the same card and nonce: either one plays the same game) to every other peer:
   an equivocation that is no split commit, fatal where both are held (protocol.md 12, "An equivocation after the
   START": the host starts a new game without the seat that carries the scores; tests/net/test_fork_mid_game.py);
+- `carry-host`: the host's first START carries invented scores (as only a new start after an equivocation may:
+  protocol.md 12); TURN is not used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -295,6 +297,20 @@ def lie_to_some() -> None:
     Connection.send_message = send  # type: ignore[method-assign]
 
 
+def host_with_a_carry() -> None:
+    """`carry-host`: the host's first START carries invented scores (another game's id, one round, 0 for itself and
+    50 for every other seat), as a new start after an equivocation does (protocol.md 9, `carry`)."""
+    host = Session.host
+
+    def cheat(self: Session, salt, settings, roster, previous=None, carry=None):  # type: ignore[no-untyped-def]
+        mine = self.identity.public_key if self.identity is not None else None
+        carry = {"game": os.urandom(16), "rounds": 1, "scores": [0 if key == mine else 50 for key, _, _ in roster]}
+        print("cheat: a START that carries invented scores", flush=True)
+        return host(self, salt, settings, roster, previous, carry)
+
+    Session.host = cheat  # type: ignore[method-assign]
+
+
 def host_gone_after_start() -> None:
     start = Lobby.start
 
@@ -375,6 +391,7 @@ if __name__ == "__main__":
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
               "offer-without-last": lambda _turn: offer_anew_at_start(True), "keep": keep_ahead, "stop": stop_at_commit,
               "lie": lambda _turn: lie_in_start_ack(), "lie-to-some": lambda _turn: lie_to_some(),
-              "mute": lambda _turn: mute_after_start(), "slow-ack": slow_start_ack}
+              "mute": lambda _turn: mute_after_start(), "slow-ack": slow_start_ack,
+              "carry-host": lambda _turn: host_with_a_carry()}
     cheats[sys.argv[1]](int(sys.argv[2]))
     sys.exit(main(sys.argv[3:]))

@@ -20,7 +20,7 @@ from harness import Net
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.net.waiting import refused_acks
-from p2pnimmt.protocol.carry import carry_for, carry_problem, round_ends
+from p2pnimmt.protocol.carry import carry_for, carry_problem, evening_over, round_ends
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, open_envelope, seal
 from p2pnimmt.protocol.identity import Identity, game_id_for
 from p2pnimmt.protocol.inbox import start_problem
@@ -207,3 +207,31 @@ def test_a_seat_that_scored_the_hosts_last_round_end_but_lacks_a_round_end_of_it
     assert carry_problem(table, {"roster": [{"key": k} for k in keys], "carry": carry}) is None
     lie = dict(carry, scores=[carry["scores"][0] + 1, *carry["scores"][1:]])
     assert "this node counted" in carry_problem(table, {"roster": [{"key": k} for k in keys], "carry": lie})
+
+
+def two_game_ends(adv: Adversary, env, body):
+    """The forger's GAME_END to half the others, another one (other winners) under the same seq to the rest."""
+    if env.kind != "GAME_END" or adv.fired:
+        return None
+    a = adv.chain(env.kind, body, env)
+    b = adv.seal_at(a.seq, a.prev, env.kind, dict(body, winners=[0]))
+    adv.fired = True
+    half = adv.others[::2]
+    return adv.to(a.wire, half) + adv.to(b.wire, [p for p in adv.others if p not in half])
+
+
+def test_an_equivocation_after_the_game_was_decided_makes_no_new_start() -> None:
+    """Found by the session-31 review: a seat that signs two GAME_ENDs aborts the game after its last round end; the
+    carry of that round end has no round left (section 9's body check refuses it), so the host signed a START its own
+    session took as `bad-body` and the seats waited for their --give-up. Now no new start is made there
+    (carry.evening_over; app.anew.host_anew), while one is made after an equivocation mid-game."""
+    net = AttackNet(4, seed=3, settings=Settings(players=4, max_rounds=2, point_limit=None, deal="open"))
+    adv = Adversary(net, FORGER, two_game_ends)
+    net.start()
+    net.run()
+    assert adv.fired
+    host = net.sessions[net.identities[0].peer]
+    assert host.phase == "aborted" and refused_acks(host) == [FORGER], (host.phase, host.fault)
+    assert max(round_ends(host.table)) == 2 and evening_over(host.table)
+    mid, _adv = forked_game()
+    assert not evening_over(mid.sessions[mid.identities[0].peer].table)

@@ -596,6 +596,7 @@ window.P2PNIMMT_STRINGS = {
   "the game is over: no round is left to take your seat back in": "das Spiel ist aus: keine Runde ist mehr übrig, um deinen Platz zurückzunehmen",
   "the game is starting…": "das Spiel beginnt…",
   "the game was aborted": "das Spiel wurde abgebrochen",
+  "the game was decided before {names} signed two different messages at one place: no new game follows": "das Spiel war entschieden, bevor {names} zwei verschiedene Nachrichten an derselben Stelle signierte: es folgt kein neues Spiel",
   "the game's 4-letter code (found by mDNS on the LAN), or its invite link p2pnimmt://... (dialled directly, the host's key checked)": "der 4-stellige Spielcode (per mDNS im LAN gefunden), oder sein Einladungslink p2pnimmt://... (direkt angewählt, der Schlüssel des Gastgebers geprüft)",
   "the games played here: players, scores, winner, verified or not": "die hier gespielten Spiele: Spieler, Punkte, Gewinner, geprüft oder nicht",
   "the host": "der Gastgeber",

@@ -66,6 +66,14 @@ export interface LobbyMember {
   readonly relay: readonly [string, number, string] | null;
 }
 
+/** A START's carry refused by a seat that follows no new start (the reference's app.anew.carries_nothing). */
+function carriesNothing(body: MsgMap): string | null {
+  const carry = body.get("carry");
+  return carry instanceof Map
+    ? `it carries the scores of game ${hex(carry.get("game") as Uint8Array)}, and this node continues no game it played`
+    : null;
+}
+
 export class PageNode {
   readonly seat: PageSeat;
   readonly links = new Map<string, Link>();
@@ -101,6 +109,9 @@ export class PageNode {
   constructor(readonly identity: Identity, readonly name: string, private readonly tunnel: Tunnel,
     readonly hello: Hello, entropy: Entropy, seat: PageSeat | null = null, private readonly host: Uint8Array | null = null) {
     this.seat = seat ?? new PageSeat(identity, entropy, hello.game);
+    // a seat that follows no new start (its first game, a rematch) refuses a START that carries scores; a new start
+    // after an equivocation puts its own check in place (page.ts; protocol.md 12, the reference's app.anew)
+    if (seat === null) this.seat.inbox.startCheck = carriesNothing;
     this.held.carrier = this;
     tunnel.onAccept = (channel) => void this.accepted(channel);
     this.pinger = setInterval(() => {
