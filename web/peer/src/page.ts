@@ -258,6 +258,11 @@ function render(node: PageNode): void {
     hide("leave", false);
     return;
   }
+  if (node.leftOut !== null && seat.start === null) { // a START refused (its carry is no record of ours): said at once
+    mark("leftOut", "1");
+    say("status", node.leftOut);
+    return;
+  }
   if (seat.start === null) {
     const players = node.members.filter((m) => m.role === "player");
     say("status", node.links.size
