@@ -117,7 +117,8 @@ def read_header(raw: bytes) -> bytes | None:
         header = decode(raw, MAX_RECORD)
     except DecodeError as exc:
         raise TranscriptError(f"malformed header: {exc}", 0) from exc
-    if not (isinstance(header, list) and len(header) == 3 and header[0] == MAGIC and header[1] == FORMAT
+    if not (isinstance(header, list) and len(header) == 3 and header[0] == MAGIC
+            and type(header[1]) is int and header[1] == FORMAT  # the integer 1: not 1.0, not true
             and (header[2] is None or (isinstance(header[2], bytes) and len(header[2]) == KEY_SIZE))):
         raise TranscriptError(f"{NOT_A_TRANSCRIPT} (bad header)", 0)
     recorder: bytes | None = header[2]
@@ -191,6 +192,8 @@ def fault_record_problem(payload: dict[Any, Any]) -> str:
     peer, code, detail, evidence = payload["peer"], payload["code"], payload["detail"], payload["evidence"]
     if peer is not None and not (isinstance(peer, bytes) and len(peer) == PEER_ID_SIZE):
         return "its peer is neither a peer id nor nil"
+    if not isinstance(code, str):  # a list or a map is no key of FAULT_CODES either (it is not hashable)
+        return "its code is not a text"
     if code not in FAULT_CODES:
         return f"{code!r:.40} is no fault code"
     if not isinstance(detail, str) or len(detail) > MAX_DETAIL:

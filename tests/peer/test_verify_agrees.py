@@ -17,13 +17,15 @@ import json
 import random
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
 from nodepeer import BUNDLE, PEER, tool
 
 from p2pnimmt.engine import Settings
-from p2pnimmt.protocol.transcript import frame, frames
+from p2pnimmt.protocol.codec import decode, encode
+from p2pnimmt.protocol.transcript import FORMAT, MAGIC, MAX_RECORD, SEAL_TAG, frame, frames, link
 from p2pnimmt.protocol.verify import verify_transcript
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
@@ -387,3 +389,78 @@ def test_both_verifiers_agree_on_a_reveal_before_the_version_it_names(players: i
         path.write_bytes(bytes(net.transcripts[peer]))
         status, out, err = same_lines(path)
         assert status == 0 and "verified:" in out, err
+
+
+@cache
+def crafted_records() -> dict[str, bytes]:
+    """Transcripts a forger relinks and reseals with the recorder's own key (so every link and the seal verify), each
+    with one record crafted where section 13's types are strict: the header's format, a fault record's code and keys,
+    an index past 2^53 (session 32, redteam10)."""
+    net = Net(2, settings=Settings(players=2, variant="standard", max_rounds=1, point_limit=None, deal="open"),
+              bots="heuristic", seed=15)
+    net.start()
+    net.run()
+    recorder = net.identities[0]
+    wires = [raw for raw in (decode(r, MAX_RECORD) for _o, r in list(frames(bytes(net.transcripts[recorder.peer])))[1:])
+             if raw[2] == "msg"]
+
+    def relinked(records: list, head: list | None = None, index=lambda i: i) -> bytes:
+        header = encode(head or [MAGIC, FORMAT, recorder.public_key])
+        out, last = [header], link(header)
+        for i, (kind, payload) in enumerate([*records, ("seal", None)], start=1):
+            if kind == "seal":
+                payload = recorder.sign(SEAL_TAG + last)
+            raw = encode([index(i), last, kind, payload])
+            out.append(raw)
+            last = link(raw)
+        return b"".join(frame(r) for r in out)
+
+    msgs = [("msg", r[3]) for r in wires]
+
+    def fault(**fields) -> list:
+        payload = {"peer": None, "code": "malformed", "detail": "", "fatal": False, "evidence": []} | fields
+        return [*msgs[:4], ("fault", payload), *msgs[4:]]
+
+    return {
+        "honest": relinked(msgs),
+        "format-true": relinked(msgs, [MAGIC, True, recorder.public_key]),  # Python took true == 1 and verified it
+        "format-float": relinked(msgs, [MAGIC, 1.0, recorder.public_key]),
+        "code-list": relinked(fault(code=[])),  # Python: a traceback (unhashable type: 'list')
+        "code-map": relinked(fault(code={})),
+        "code-bin": relinked(fault(code=b"ab")),  # TypeScript said "97,98 is no fault code", Python "b'ab' ..."
+        "code-nil": relinked(fault(code=None)),
+        "code-bool": relinked(fault(code=True)),
+        "code-float": relinked(fault(code=1.5)),
+        "code-int": relinked(fault(code=5)),
+        "code-long": relinked(fault(code="it's \"x\"" + "é" * 40)),
+        "keys-escaped": relinked(
+            [*msgs[:4], ("fault", {"peer": None, "code": "malformed", "detail": "", "fatal": False,
+                                   "a'b\"\n\x00": 1, "\uffff": 2, "\U0001F600": 3}), *msgs[4:]]),
+        "index-2^63": relinked(msgs, index=lambda i: 2**63 if i == 3 else i),  # TypeScript: #9223372036854776000
+    }
+
+
+@pytest.mark.parametrize("name", ["honest", "format-true", "format-float", "code-list", "code-map", "code-bin",
+                                  "code-nil", "code-bool", "code-float", "code-int", "code-long", "keys-escaped",
+                                  "index-2^63"])
+def test_crafted_records_get_the_same_words_and_no_traceback(name: str, tmp_path: Path) -> None:
+    """Each crafted transcript: the same exit status and lines from both verifiers, a verdict (never a traceback), and
+    nothing but the honest one verifies. Before (session 32), a header's format true or 1.0 verified under Python and
+    not under TypeScript, a fault record's code that is a list or a map made `p2pnimmt verify` print a traceback, and
+    the TypeScript verifier's words differed for a code that is no text, for odd keys and for an index past 2^53."""
+    path = tmp_path / f"{name}.p2pt"
+    path.write_bytes(crafted_records()[name])
+    status, out, err = same_lines(path)
+    assert "Traceback" not in err
+    if name == "honest":
+        assert status == 0 and "verified:" in out, err
+        return
+    assert status == 1, (out, err)
+    expected = {"format": "FAILED at record 0: not a p2pnimmt transcript (bad header)",
+                "code": "FAILED at record 5: malformed fault record: ",
+                "keys": "FAILED at record 5: malformed fault record: its keys are ['a\\'b\"\\n\\x00', 'code', 'detail', "
+                        "'fatal', 'peer', '\\uffff', '\U0001F600'], not ['code', 'detail', 'evidence', 'fatal', 'peer']",
+                "index": "FAILED at record 3: record #3 is missing (the next record is #9223372036854775808)"}
+    assert expected[name.split("-")[0]] in err, err
+    if name.startswith("code-") and name not in ("code-long", "code-int"):
+        assert err.rstrip().endswith("its code is not a text"), err

@@ -7,6 +7,7 @@ import { ascii, concat, hex, u32 } from "./bytes.js";
 import { decode, DecodeError, type Encodable, encode, encodeAfterForNow, type Value } from "./codec.js";
 import { sha256 } from "./hash.js";
 import { type Identity, PEER_ID_SIZE } from "./identity.js";
+import { pyRepr } from "./names.js";
 
 export const MAGIC = "p2pnimmt-transcript";
 export const FORMAT = 1;
@@ -59,18 +60,35 @@ export interface FaultRecord {
   readonly evidence: readonly Uint8Array[];
 }
 
+/** Texts in Python's `sorted` order: by code point (JavaScript's `sort` compares UTF-16 units, which puts an astral
+ * character before U+E000..U+FFFF). */
+function byCodePoint(texts: string[]): string[] {
+  const points = (t: string): number[] => [...t].map((ch) => ch.codePointAt(0) as number);
+  return texts.sort((a, b) => {
+    const x = points(a), y = points(b);
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+    return x.length - y.length;
+  });
+}
+
+/** A list of texts as Python prints one (`['code', 'detail']`), the words `p2pnimmt verify` says. */
+function listRepr(texts: readonly string[]): string {
+  return `[${texts.map(pyRepr).join(", ")}]`;
+}
+
 /** The fault record's payload read from a decoded map, or why it is not one (the codes are checked by the caller). */
 export function readFaultRecord(payload: Value): FaultRecord | string {
   if (!(payload instanceof Map)) return "fault record is not a map";
-  const keys = [...payload.keys()].sort();
-  if (keys.join() !== [...FAULT_KEYS].sort().join()) return `its keys are ${JSON.stringify(keys)}, not ${JSON.stringify([...FAULT_KEYS].sort())}`;
+  const keys = byCodePoint([...payload.keys()]);
+  const wanted = byCodePoint([...FAULT_KEYS]);
+  if (keys.join() !== wanted.join()) return `its keys are ${listRepr(keys)}, not ${listRepr(wanted)}`;
   const peer = payload.get("peer") as Value;
   const code = payload.get("code") as Value;
   const detail = payload.get("detail") as Value;
   const fatal = payload.get("fatal") as Value;
   const evidence = payload.get("evidence") as Value;
   if (peer !== null && !(peer instanceof Uint8Array && peer.length === PEER_ID_SIZE)) return "its peer is neither a peer id nor nil";
-  if (typeof code !== "string") return `${String(code)} is no fault code`;
+  if (typeof code !== "string") return "its code is not a text";
   if (typeof detail !== "string" || [...detail].length > MAX_DETAIL) return `its detail is not a text of at most ${MAX_DETAIL} characters`;
   if (typeof fatal !== "boolean") return "its fatal is not a boolean";
   if (!(Array.isArray(evidence) && evidence.every((w) => w instanceof Uint8Array))) return "its evidence is not an array of messages";

@@ -186,7 +186,7 @@ function readRecord(records: readonly Uint8Array[], position: number, last: Uint
     && record[1] instanceof Uint8Array && typeof record[2] === "string")) {
     throw new Failure("record is not [index, link, type, payload]", position);
   }
-  const index = Number(record[0]);
+  const index = record[0];  // a bigint past 2^53 stays exact in the words (`the next record is #9223372036854775808`)
   const moved = `records out of order: #${index} stands where #${position} belongs`;
   if (index > position) {
     if (laterIndexes(records.slice(position + 1)).has(position)) throw new Failure(moved, position);
