@@ -13,7 +13,10 @@ hands with every honest peer as a seated member. Then, until the game is over:
   signature nobody made, as fast as the link takes them; redialled at once whenever the peer hangs up;
 - replay: at each honest peer, ["heads", []] (so it sends the whole game so far), then every valid message
   received, sent back again and again all game long; redialled at once when cut;
-- spectator: a fresh key joins the host as a spectator and floods it as above, joining again whenever cut.
+- spectator: a fresh key joins the host as a spectator and floods it as above, joining again whenever cut;
+- heads / pings: at each honest peer, ["heads", []] ("I hold nothing": the node looks up the whole game for each)
+  or ["ping", []] frames, 64 to a write, as fast as the link takes them (session 32, redteam10);
+- spectator-heads: a fresh key joins the host as a spectator and sends it ["heads", []] so.
 
 Per scenario: the honest turn time (a turn: from the previous turn's resolution, or the deal, to this one's,
 on each honest node; only turns that began once the attack had begun), median and 90th percentile; each
@@ -130,6 +133,28 @@ def spectator_link(size: int, admitted: list[float], target: bytes):
     return attack
 
 
+def asks_flood(kind: str, spectator: bool, admitted: list[float]):
+    """A Campaign's attack: [kind, []] frames (`heads`: "I hold nothing", so the node looks up the whole game for
+    each; `ping`: nothing to do) in batches of 64, as fast as the link takes them, reading what comes back; as a
+    spectator (a stranger who knows the code) after its join, else as the seated member."""
+    def attack(link: Attacker, stop: threading.Event) -> None:
+        if spectator:
+            link.join("spectator", name="tv")
+            link.sock.settimeout(10)
+            while True:
+                got, _ = link.read_frame()
+                if got == "refuse":
+                    return
+                if got == "lobby":
+                    admitted.append(time.monotonic())
+                    break
+        batch = link.frame_bytes(kind, []) * 64
+        while not stop.is_set():
+            link.raw(batch)
+            link.frames_waiting()
+    return attack
+
+
 # ----------------------------------------------------------------- one run
 
 
@@ -167,6 +192,13 @@ def run(scenario: str, rounds: int, delay: float, d: Path) -> dict:
             for name in HONEST:
                 attack = forged_flood() if scenario == "flood" else replay_flood(pool)
                 campaigns.append(Campaign(ports[name], mal, attack))
+        elif scenario in ("heads", "pings"):  # the seated member, at each honest peer
+            ports = member_ports(port, mal, listener.port, HONEST) | {"ann": port}
+            for name in HONEST:
+                campaigns.append(Campaign(ports[name], mal, asks_flood("heads" if scenario == "heads" else "ping",
+                                                                       False, admitted)))
+        elif scenario == "spectator-heads":
+            campaigns.append(Campaign(port, spectator, asks_flood("heads", True, admitted)))
         elif scenario == "spectator":
             campaigns.append(Campaign(port, spectator, spectator_link(60_000, admitted, mal.peer)))
         for campaign in campaigns:
@@ -185,7 +217,7 @@ def run(scenario: str, rounds: int, delay: float, d: Path) -> dict:
                 proc.wait()
         listener.close()
     times = [t for name in HONEST for t in turn_times(d / f"{name}.out", since)]
-    blamed = spectator.peer if scenario == "spectator" else mal.peer
+    blamed = spectator.peer if scenario.startswith("spectator") else mal.peer
     records, verified, scores, warnings = {}, True, set(), Counter()
     for name in HONEST:
         verdict = verify_transcript((d / f"{name}.p2pt").read_bytes())
@@ -209,7 +241,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8, help="rounds per game (default 8)")
     parser.add_argument("--bot-delay", type=float, default=0.1, help="every bot's delay before a move (default 0.1)")
     parser.add_argument("--runs", type=int, default=1, help="games per scenario (default 1)")
-    parser.add_argument("--only", default="quiet,flood,replay,spectator", help="scenarios, comma-separated")
+    parser.add_argument("--only", default="quiet,flood,replay,spectator,heads,pings,spectator-heads", help="scenarios, comma-separated")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for scenario in args.only.split(","):
@@ -227,7 +259,7 @@ def main() -> None:
                       f"verified {r['verified']}  agree {r['agree']}", flush=True)
                 if r["accepted"]:
                     print(f"{'':10}handshakes accepted {r['accepted']} refused {r['refused']}"
-                          + (f"  spectator admitted {r['admitted']}" if scenario == "spectator" else "")
+                          + (f"  spectator admitted {r['admitted']}" if scenario.startswith("spectator") else "")
                           + f"  fault records blaming the attacker {list(r['records'].values())}")
                 for line, n in r["warnings"].most_common(5):
                     print(f"{'':10}{n:6} x {line}")

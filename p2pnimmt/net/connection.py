@@ -132,6 +132,30 @@ def transcript_of(game_id: bytes, dialer_nonce: bytes, listener_nonce: bytes, di
     return HANDSHAKE_TAG + game_id + dialer_nonce + listener_nonce + dialer_key + listener_key
 
 
+class Asks:
+    """A link's budget of asks (`heads`, `ping`, `seen` frames): a bucket of BURST that fills at PER_SECOND.
+    An honest peer sends at most about ten a second (a `heads` each PULL_EVERY while it waits, a ping and a `seen`
+    each quarter of the shortest --link-timeout); each `heads` costs a look over the whole game (protocol.md 14,
+    "Bounds"; since session 32: a member sending them as fast as its link took them slowed every turn fifty-fold)."""
+
+    PER_SECOND = 20.0
+    BURST = 64.0
+
+    def __init__(self) -> None:
+        self.left = self.BURST
+        self.at: float | None = None
+
+    def take(self, now: float) -> bool:
+        """One ask at `now` (seconds, monotonic): True if it is within the budget, else False (and it is not)."""
+        if self.at is not None:
+            self.left = min(self.BURST, self.left + (now - self.at) * self.PER_SECOND)
+        self.at = now
+        if self.left < 1.0:
+            return False
+        self.left -= 1.0
+        return True
+
+
 class Connection:
     """An authenticated link to one peer. `peer` is its peer id, `key` its public key."""
 
@@ -155,6 +179,7 @@ class Connection:
         self.faults = 0  # bad messages that came over this link
         self.first_fault = ""  # what the first of them was
         self.warned: set[str] = set()  # what was logged once about this link
+        self.asks = Asks()  # its heads, pings and seen reports: a rate an honest peer stays well under (net.frames)
         self.dialed: tuple[str, int] | None = None  # the address we dialled, if we did
         self.opened_at = 0.0  # loop time when the handshake completed (set by a dialer)
         self.idle_timeout = IDLE_TIMEOUT  # silence this long ends the link (the node's --link-timeout)

@@ -4,13 +4,14 @@ rematch's to net.rematch (the frame kinds: net.node's docstring, protocol.md "Ne
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from ..neutral import neutral
 from ..protocol.events import Fault
 from ..protocol.identity import fingerprint
 from ..quietlog import quiet
-from .connection import Connection
+from .connection import Asks, Connection
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -22,10 +23,19 @@ MAX_LINK_FAULTS = 20  # bad messages over a key's first link before we hang up o
 BAD_MESSAGE_CODES = frozenset({"malformed", "wrong-game", "unknown-sender", "bad-signature"})
 
 
+ASKS = frozenset({"heads", "ping", "seen"})  # frames a link may send only at a rate (connection.Asks)
+
+
 def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
     """One frame from a member's link (links are members' only: see net.mesh)."""
     session = node.session
     assert session is not None  # frames come over links, which Mesh.link gave our heads (of the session)
+    if kind in ASKS and not conn.asks.take(time.monotonic()):
+        # Not answered: each one past the budget is a bad message, so a flood of them is cut as one of forged bytes.
+        bad_message(conn, f"more than {Asks.PER_SECOND:.0f} asks a second (heads, ping, seen frames)")
+        if conn.faults > node.mesh.fault_budget(conn.peer) and not conn.closed:
+            node.mesh.cut_for_bad_messages(conn)
+        return
     if kind == "msg":
         if isinstance(payload, bytes) and payload in conn.received:
             # An honest peer sends a message once on a link (Connection.send_message): a copy again is a replay.

@@ -55,6 +55,33 @@ export function wireKey(wire: Uint8Array): string {
   return bytesAsText.decode(wire);
 }
 
+/** A link's budget of asks (`heads`, `ping`, `seen` frames), as the reference's net.connection.Asks (protocol.md 14,
+ * "Bounds"): a burst of ASKS_BURST, then ASKS_PER_SECOND; an honest peer sends about ten a second at the most. */
+export const ASKS = new Set(["heads", "ping", "seen"]);
+export const ASKS_PER_SECOND = 20;
+export const ASKS_BURST = 64;
+/** Asks past the budget a link may send before it is closed (the reference's MAX_LINK_FAULTS: bad messages). */
+export const MAX_ASKS_OVER = 20;
+
+export class Asks {
+  private left = ASKS_BURST;
+  private at: number | null = null;
+  /** Asks past the budget so far (none of them answered). */
+  over = 0;
+
+  /** One ask at `now` (milliseconds, monotonic): true if it is within the budget, else false (and it is not). */
+  take(now: number): boolean {
+    if (this.at !== null) this.left = Math.min(ASKS_BURST, this.left + ((now - this.at) / 1000) * ASKS_PER_SECOND);
+    this.at = now;
+    if (this.left < 1) {
+      this.over += 1;
+      return false;
+    }
+    this.left -= 1;
+    return true;
+  }
+}
+
 export class Link {
   /** [kind, payload] frames after the handshake (from `start` on; those that came before wait for it). */
   private onFrame: ((kind: string, payload: Value) => void) | null = null;
@@ -64,6 +91,8 @@ export class Link {
   closed = false;
   /** Session messages sent on this link, or that its peer sent us on it (their wireKey): never sent on it (again). */
   readonly sent = new Set<string>();
+  /** Its heads, pings and seen reports: a rate an honest peer stays well under. */
+  readonly asks = new Asks();
 
   private constructor(private readonly channel: Channel, readonly key: Uint8Array, readonly dialer: boolean) {
     this.peer = peerId(key);

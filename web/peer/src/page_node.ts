@@ -15,7 +15,7 @@
  */
 import type { MsgMap, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
-import { Link, wireKey } from "./link.js";
+import { ASKS, ASKS_PER_SECOND, Link, MAX_ASKS_OVER, wireKey } from "./link.js";
 import { bytes, envelope, identity as identities } from "./main.js";
 import { MoveClock } from "./page_clock.js";
 import { Held } from "./page_held.js";
@@ -399,6 +399,11 @@ export class PageNode {
   }
 
   private frame(link: Link, kind: string, payload: Value): void {
+    if (ASKS.has(kind) && !link.asks.take(performance.now())) {
+      // not answered (a heads costs a look over the whole game, every frame a render); a flood of them is cut
+      if (link.asks.over > MAX_ASKS_OVER) link.close(`more than ${ASKS_PER_SECOND} asks a second (heads, ping, seen frames)`);
+      return;
+    }
     if (kind === "msg" && payload instanceof Uint8Array) {
       link.sent.add(wireKey(payload));
       this.send(this.seat.deliver(payload, link.peer));

@@ -1,0 +1,88 @@
+"""A member that floods asks (session 32, redteam10): `heads`, `ping` and `seen` frames as fast as its link takes them.
+
+Each `heads` ("I hold nothing") makes the node look up the whole game for it; before, nothing bounded them: a seated
+member sending them at every honest peer slowed every turn from 0.1 s to 5.7 s (median; 10.6 s p90), and a spectator
+(anyone who reads the game's code off the LAN) at the host alone to 1.5 s (benchmarks/member_flood_bench.py, scenarios
+heads and spectator-heads). Now a link has a budget of asks (net.connection.Asks: a burst of 64, then 20 a second,
+protocol.md 14 "Bounds"); each one past it is not answered and counts as a bad message, so the flood is cut as one of
+forged bytes is: a spectator is removed and not admitted again. Real `p2pnimmt` processes on 127.0.0.1; the rates an
+honest node keeps are checked in process.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from attacker import LOOPBACK, Attacker
+from deadlines import outer
+from procs import code_of, final_scores
+
+from p2pnimmt.net.connection import Asks
+from p2pnimmt.net.frames import MAX_LINK_FAULTS
+from p2pnimmt.net.waiting import PULL_EVERY
+from p2pnimmt.protocol.identity import fingerprint
+from p2pnimmt.protocol.verify import verify_transcript
+
+LO = ["--interface", LOOPBACK]
+SLOW = ["--bot-delay", "0.1", "--drop-after", "1"]
+
+
+def test_a_spectator_flooding_heads_is_cut_and_the_game_plays_on(tmp_path: Path, procs) -> None:
+    """A spectator sends ["heads", []] 600 times in one write: the host answers the first ones (the game so far),
+    cuts the link once the asks past its budget are more than MAX_LINK_FAULTS (one WARNING line naming the
+    spectator and the asks), and does not admit it again; the game finishes, its transcripts verify. Before, the
+    link was never cut (`closed_by_peer` timed out) and the host answered every one."""
+    ann = procs(["host", "--headless", "--seats", "2", "--rounds", "3", "--no-points", *LO, *SLOW, "--name", "ann",
+                 "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    bob = procs(["join", code_of(tmp_path / "ann.out"), "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, *SLOW,
+                 "--name", "bob", "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
+    bob.wait_for("game started")
+    tv = Attacker.dial(port)
+    try:
+        tv.join("spectator", name="tv")
+        tv.lobby()
+        try:
+            tv.raw(tv.frame_bytes("heads", []) * 600)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        assert tv.closed_by_peer(outer(15)), "the host never cut a link that flooded it with asks"
+    finally:
+        tv.close()
+    again = Attacker.dial(port, tv.identity)  # back once: told why, and not admitted
+    try:
+        again.join("spectator", name="tv")
+        again.sock.settimeout(outer(10))
+        kinds = [again.read_frame()]
+        while kinds[-1][0] != "refuse":
+            kinds.append(again.read_frame())
+        assert kinds[-1][1].startswith("cut off") and "lobby" not in [k for k, _ in kinds], kinds
+    finally:
+        again.close()
+    for proc in (ann, bob):
+        assert proc.finish(120) == 0, proc.text()
+    assert final_scores(ann.text()) == final_scores(bob.text())
+    for name in ("ann", "bob"):
+        verdict = verify_transcript((tmp_path / f"{name}.p2pt").read_bytes())
+        assert verdict.ok, verdict.report()
+    lines = re.findall(rf"WARNING .*{re.escape(fingerprint(tv.identity.peer))}.*", ann.text())
+    assert len(lines) == 1 and f"{MAX_LINK_FAULTS + 1} bad messages" in lines[0] and "asks a second" in lines[0], \
+        lines
+    assert "WARNING" not in bob.text(), bob.text()
+
+
+def test_an_honest_nodes_asks_stay_within_the_budget() -> None:
+    """A minute of the most an honest node sends on one link — a `heads` each PULL_EVERY while it waits, and a ping
+    and a `seen` each quarter of the shortest --link-timeout (1 s) — plus the `heads` and `seen` of a new link, is
+    never refused; a burst of 100 at once is taken up to the budget and no further, and the budget fills again at
+    its rate."""
+    asks = Asks()
+    now = 0.0
+    assert asks.take(now) and asks.take(now)  # a new link: its heads and its seen
+    events = sorted([k * PULL_EVERY for k in range(1, int(60 / PULL_EVERY))] + [k * 0.25 for k in range(1, 240)] * 2)
+    assert all(asks.take(t) for t in events)
+    burst = Asks()
+    assert sum(burst.take(100.0) for _ in range(100)) == Asks.BURST
+    assert not burst.take(100.0)
+    assert sum(burst.take(101.0) for _ in range(100)) == Asks.PER_SECOND
