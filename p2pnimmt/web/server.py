@@ -267,7 +267,7 @@ class WebServer:
             return  # a read-only page: nothing it sends does anything
         try:
             intent = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # deep nesting is RecursionError, not ValueError
             intent = None
         if not isinstance(intent, dict):
             intent = {}  # refused by the view as ill-formed (a message on the page; the connection stays)

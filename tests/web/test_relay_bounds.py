@@ -183,3 +183,34 @@ async def test_the_relay_takes_a_pages_batch_in_order_and_sends_a_burst_as_one_m
     await runner.cleanup()
     host_server.close()
     await host_server.wait_closed()
+
+
+async def test_a_dial_that_names_no_address_is_answered_whatever_its_bytes() -> None:
+    """A DIAL whose rest is JSON nested 50,000 deep, a port of 1e400 or NaN, or no [address, port] at all, is
+    answered CLOSE "a dial names [address, port]" (session 32, redteam10: the first two ended the dial's task with a
+    traceback in the log, RecursionError and OverflowError, and the channel was never answered; anyone who reads a
+    phone's link can open a tunnel)."""
+    async def host(reader, writer) -> None:
+        writer.close()
+
+    host_server, host_port = await started(host)
+    runner, url = await relay_for(Game(host_port))
+    bad = {3: b"[" * 50_000, 4: b'["127.0.0.1", 1e400]', 5: b'["127.0.0.1", NaN]', 6: b"[1, 2, 3]", 7: b"\xff\xfe"}
+    async with aiohttp.ClientSession() as http:
+        ws = await http.ws_connect(url)
+        await ws.receive(timeout=10)
+        for channel, rest in bad.items():
+            await ws.send_bytes(header(DIAL, channel) + rest)
+        answered: dict[int, bytes] = {}
+
+        def all_answered(op: int, channel: int, rest: bytes) -> bool:
+            if op == CLOSE:
+                answered[channel] = rest
+            return set(answered) >= set(bad)
+
+        await frames(ws, all_answered, timeout=10)
+        assert answered == dict.fromkeys(bad, b"a dial names [address, port]"), answered
+        await ws.close()
+    await runner.cleanup()
+    host_server.close()
+    await host_server.wait_closed()

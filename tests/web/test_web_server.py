@@ -169,3 +169,18 @@ async def test_a_static_file_is_kept_by_the_browser_and_asked_again_and_a_page_n
         assert r.status == 200 and r.headers["ETag"] != tag  # a tag per file's bytes
     async with http.get(f"{base}/?t={tokens['seat']}") as r:
         assert r.status == 200 and r.headers["Cache-Control"] == "no-store" and "ETag" not in r.headers
+
+
+async def test_a_seats_socket_stays_after_json_nested_too_deep(served) -> None:
+    """An intent nested 4,000 deep (within the 4 KB a message may hold) is an ill-formed intent like any other: the
+    view gets {} and the socket stays (session 32, redteam10: json's RecursionError, no ValueError, ended the socket
+    with a traceback in the log)."""
+    server, http, base, tokens, acted = served
+    own = {"Origin": f"http://127.0.0.1:{server.port}"}
+    async with http.ws_connect(f"ws://127.0.0.1:{server.port}/ws?t={tokens['seat']}", headers=own) as ws:
+        await ws.receive_json(timeout=10)
+        await ws.send_str("[" * 4000)
+        assert (await ws.receive_json(timeout=10))["acted"] == 1
+        await ws.send_json({"do": "play", "card": 5})
+        assert (await ws.receive_json(timeout=10))["acted"] == 2
+    assert acted == [{}, {"do": "play", "card": 5}]
