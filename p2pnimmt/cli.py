@@ -656,16 +656,18 @@ def cmd_history(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
 
 
 def cmd_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .protocol.transcript import read_file
     from .ui.replay import ReplayApp, ReplayError, frames
 
     try:
-        stops = frames(Path(args.file).read_bytes())
+        data = read_file(args.file)
+        stops = frames(data)
     except OSError as exc:
         print("p2pnimmt replay: " + _("cannot read {file}: {why}").format(file=args.file, why=exc.strerror or exc),
               file=sys.stderr)
         return 1
     except ReplayError as exc:
-        why = not_a_transcript(Path(args.file).read_bytes())
+        why = not_a_transcript(data)
         if why is not None:  # a wrong file, said as verify says it
             print("p2pnimmt replay: " + _("{file} is not a p2pnimmt transcript ({why}); `p2pnimmt history` lists "
                                           "the games kept here").format(file=args.file, why=why), file=sys.stderr)
@@ -690,9 +692,10 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     from .neutral import neutral
     from .protocol.verify import verify_transcript
 
+    from .protocol.transcript import read_file
+
     try:
-        with open(args.file, "rb") as f:
-            data = f.read()
+        data = read_file(args.file)
     except OSError as exc:
         print("p2pnimmt verify: " + _("cannot read {file}: {why}").format(file=args.file, why=exc.strerror or exc),
               file=sys.stderr)

@@ -25,6 +25,9 @@ FORMAT = 1
 LINK_TAG = b"p2pnimmt/transcript-link/v1"
 SEAL_TAG = b"p2pnimmt/transcript-seal/v1"
 MAX_RECORD = MAX_FRAME + 1024
+# `verify` and `replay` read at most this much of a file (protocol.md 13, "Exit status"): a ten-seat sealed round is
+# about 150 KB, so this holds some 1,700 of them; /dev/zero, or a disk image named by mistake, is not read for ever.
+MAX_FILE = 256 * 1024 * 1024
 # Fault records are capped so that nothing anyone sends can grow a transcript without bound or make a
 # record too large to read (protocol.md section 13, "Fault records").
 MAX_FAULTS_PER_PEER = 32  # non-fatal fault records blaming one peer (or no one)
@@ -34,6 +37,23 @@ MAX_DETAIL = 500  # characters of a fault record's detail
 
 def link(record: bytes) -> bytes:
     return hashlib.sha256(LINK_TAG + record).digest()
+
+
+class TooLarge(OSError):
+    """A file over MAX_FILE bytes: not read (its strerror says so, as an OSError's says why a file cannot be read)."""
+
+    def __init__(self) -> None:
+        super().__init__(f"larger than {MAX_FILE >> 20} MiB, which no game's transcript is")
+        self.strerror = str(self)
+
+
+def read_file(path: str) -> bytes:
+    """A transcript file's bytes; OSError if it cannot be read, TooLarge past MAX_FILE bytes (not read further)."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_FILE + 1)
+    if len(data) > MAX_FILE:
+        raise TooLarge()
+    return data
 
 
 def frame(record: bytes) -> bytes:

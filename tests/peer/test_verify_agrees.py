@@ -25,7 +25,7 @@ from nodepeer import BUNDLE, PEER, tool
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.protocol.codec import decode, encode
-from p2pnimmt.protocol.transcript import FORMAT, MAGIC, MAX_RECORD, SEAL_TAG, frame, frames, link
+from p2pnimmt.protocol.transcript import FORMAT, MAGIC, MAX_FILE, MAX_RECORD, SEAL_TAG, frame, frames, link
 from p2pnimmt.protocol.verify import verify_transcript
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
@@ -464,3 +464,20 @@ def test_crafted_records_get_the_same_words_and_no_traceback(name: str, tmp_path
     assert expected[name.split("-")[0]] in err, err
     if name.startswith("code-") and name not in ("code-long", "code-int"):
         assert err.rstrip().endswith("its code is not a text"), err
+
+
+def test_a_file_past_256_mib_is_not_read_for_ever(tmp_path: Path) -> None:
+    """A file over transcript.MAX_FILE (a sparse one: no disk taken) gets exit 2 and the same words from both
+    verifiers, `replay` says the same; /dev/zero is answered so too (session 32, redteam10: before, both read
+    /dev/zero until the memory ran out, Python ending in a MemoryError traceback)."""
+    big = tmp_path / "disk.img"
+    with open(big, "wb") as f:
+        f.truncate(MAX_FILE + 1)
+    for path in (big, Path("/dev/zero")):
+        ours, theirs = python_verify(path), node_verify(path)
+        assert (theirs.returncode, theirs.stdout, theirs.stderr) == (ours.returncode, ours.stdout, ours.stderr)
+        assert ours.returncode == 2 and ours.stderr == (f"p2pnimmt verify: cannot read {path}: larger than 256 MiB, "
+                                                        "which no game's transcript is\n"), ours.stderr
+    replay = subprocess.run([sys.executable, "-m", "p2pnimmt", "replay", str(big)], capture_output=True, text=True,
+                            timeout=300)
+    assert replay.returncode == 1 and "larger than 256 MiB" in replay.stderr and "Traceback" not in replay.stderr

@@ -264,13 +264,48 @@ function nodeDigest(crypto: NodeCrypto, algorithm: "sha256" | "sha512", size: nu
   return (data) => new Uint8Array(crypto.createHash(algorithm).update(data).digest());
 }
 
+interface NodeFs {
+  openSync(path: string, flags: "r"): number;
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: null): number;
+  closeSync(fd: number): void;
+}
+
+/** `verify` reads at most this much of a file (section 13, "Exit status"; the reference's transcript.MAX_FILE). */
+export const MAX_FILE = 256 * 1024 * 1024;
+
+/** A file's bytes, read up to MAX_FILE + 1 (/dev/zero is not read for ever); an error whose message says why past that. */
+function readCapped(fs: NodeFs, path: string): Uint8Array {
+  const fd = fs.openSync(path, "r");
+  try {
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = new Uint8Array(Math.min(1 << 20, MAX_FILE + 1 - total));
+      const got = fs.readSync(fd, chunk, 0, chunk.length, null);
+      if (got === 0) break;
+      chunks.push(got === chunk.length ? chunk : chunk.subarray(0, got));
+      total += got;
+      if (total > MAX_FILE) throw new Error(`larger than ${MAX_FILE / (1 << 20)} MiB, which no game's transcript is`);
+    }
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** When this bundle is the script node runs (never in a browser): run the command line. */
 export function runIfMain(moduleUrl: string): void {
   const proc = (globalThis as { process?: NodeProcess }).process;
   if (!proc?.getBuiltinModule || !proc.argv[1]) return;
   const url = proc.getBuiltinModule("node:url") as { pathToFileURL(path: string): URL };
   if (url.pathToFileURL(proc.argv[1]).href !== moduleUrl) return;
-  const fs = proc.getBuiltinModule("node:fs") as { readFileSync(path: string): Uint8Array };
+  const fs = proc.getBuiltinModule("node:fs") as NodeFs;
   const crypto = proc.getBuiltinModule("node:crypto") as NodeCrypto;
   const sodium = nodeSodium();
   useScalarMult(nodeScalarMult(crypto, sodium));
@@ -278,7 +313,7 @@ export function runIfMain(moduleUrl: string): void {
   useSha256(nodeSha256(crypto));
   useSha512(nodeSha512(crypto));
   proc.exitCode = run(proc.argv.slice(2), {
-    readFile: (path) => new Uint8Array(fs.readFileSync(path)),
+    readFile: (path) => readCapped(fs, path),
     out: (text) => proc.stdout.write(`${text}\n`),
     err: (text) => proc.stderr.write(`${text}\n`),
   });
