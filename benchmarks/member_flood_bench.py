@@ -16,7 +16,8 @@ hands with every honest peer as a seated member. Then, until the game is over:
 - spectator: a fresh key joins the host as a spectator and floods it as above, joining again whenever cut;
 - heads / pings: at each honest peer, ["heads", []] ("I hold nothing": the node looks up the whole game for each)
   or ["ping", []] frames, 64 to a write, as fast as the link takes them (session 32, redteam10);
-- spectator-heads: a fresh key joins the host as a spectator and sends it ["heads", []] so.
+- spectator-heads: a fresh key joins the host as a spectator and sends it ["heads", []] so; spectator-joins: its
+  join again and again, under two names by turns.
 
 Per scenario: the honest turn time (a turn: from the previous turn's resolution, or the deal, to this one's,
 on each honest node; only turns that began once the attack had begun), median and 90th percentile; each
@@ -149,6 +150,9 @@ def asks_flood(kind: str, spectator: bool, admitted: list[float]):
                     admitted.append(time.monotonic())
                     break
         batch = link.frame_bytes(kind, []) * 64
+        if kind == "join":  # its join again and again, under two names by turns: each a change the host announces
+            batch = b"".join(link.frame_bytes("join", {"name": f"tv{i % 2}", "role": "spectator", "bot": False,
+                                                       "port": 1}) for i in range(64))
         while not stop.is_set():
             link.raw(batch)
             link.frames_waiting()
@@ -197,8 +201,9 @@ def run(scenario: str, rounds: int, delay: float, d: Path) -> dict:
             for name in HONEST:
                 campaigns.append(Campaign(ports[name], mal, asks_flood("heads" if scenario == "heads" else "ping",
                                                                        False, admitted)))
-        elif scenario == "spectator-heads":
-            campaigns.append(Campaign(port, spectator, asks_flood("heads", True, admitted)))
+        elif scenario in ("spectator-heads", "spectator-joins"):
+            campaigns.append(Campaign(port, spectator, asks_flood("heads" if scenario == "spectator-heads" else
+                                                                  "join", True, admitted)))
         elif scenario == "spectator":
             campaigns.append(Campaign(port, spectator, spectator_link(60_000, admitted, mal.peer)))
         for campaign in campaigns:
@@ -241,7 +246,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8, help="rounds per game (default 8)")
     parser.add_argument("--bot-delay", type=float, default=0.1, help="every bot's delay before a move (default 0.1)")
     parser.add_argument("--runs", type=int, default=1, help="games per scenario (default 1)")
-    parser.add_argument("--only", default="quiet,flood,replay,spectator,heads,pings,spectator-heads", help="scenarios, comma-separated")
+    parser.add_argument("--only", default="quiet,flood,replay,spectator,heads,pings,spectator-heads,spectator-joins", help="scenarios, comma-separated")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for scenario in args.only.split(","):

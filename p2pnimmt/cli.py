@@ -690,9 +690,8 @@ def not_a_transcript(data: bytes, verdict=None) -> str | None:
 
 def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .neutral import neutral
-    from .protocol.verify import verify_transcript
-
     from .protocol.transcript import read_file
+    from .protocol.verify import verify_transcript
 
     try:
         data = read_file(args.file)
