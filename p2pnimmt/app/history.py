@@ -17,6 +17,7 @@ from ..i18n import N_, _, ngettext, said
 from ..net.discovery import game_code
 from ..net.files import data_dir
 from ..protocol.identity import fingerprint, peer_id
+from ..protocol.transcript import read_file
 from ..protocol.verify import TranscriptError, replay
 from .anew import abandoned_why, read_secrets
 from .evening import previous_of
@@ -63,7 +64,7 @@ def read_game(path: Path) -> GameRecord:
     """Replay one transcript (the checks of `p2pnimmt verify`) and say what game it holds."""
     when = path.stat().st_mtime
     try:
-        data = path.read_bytes()
+        data = read_file(str(path))  # at most MAX_FILE: a /dev/zero linked here is no endless read
     except OSError as exc:
         return GameRecord(path, when, "damaged", problem=_("cannot read it: {why}").format(why=exc.strerror or exc))
     problem = ""
