@@ -23,7 +23,10 @@ from pathlib import Path
 import pytest
 from nodepeer import BUNDLE, PEER, tool
 
+from p2pnimmt.bots import BOTS
+from p2pnimmt.bots.base import SeededBot
 from p2pnimmt.engine import Settings
+from p2pnimmt.engine.cards import bull_heads
 from p2pnimmt.protocol.codec import decode, encode
 from p2pnimmt.protocol.transcript import FORMAT, MAGIC, MAX_FILE, MAX_RECORD, SEAL_TAG, frame, frames, link
 from p2pnimmt.protocol.verify import verify_transcript
@@ -481,3 +484,72 @@ def test_a_file_past_256_mib_is_not_read_for_ever(tmp_path: Path) -> None:
     replay = subprocess.run([sys.executable, "-m", "p2pnimmt", "replay", str(big)], capture_output=True, text=True,
                             timeout=300)
     assert replay.returncode == 1 and "larger than 256 MiB" in replay.stderr and "Traceback" not in replay.stderr
+
+
+class LowestCard(SeededBot):
+    """Legal and degenerate: always its lowest card, the row with the most bull heads whenever it must take one, the
+    lowest open card in a draft (session 32, redteam10)."""
+
+    name = "lowest"
+
+    def choose_card(self, view) -> int:
+        return min(view.hand)
+
+    def choose_row(self, view, plays) -> int:
+        return max(range(len(view.rows)), key=lambda r: (sum(bull_heads(c) for c in view.rows[r]), r))
+
+    def choose_pick(self, view) -> int:
+        return min(view.open_cards)
+
+
+class HighestCard(LowestCard):
+    """Always its highest card, the last row, the highest open card."""
+
+    name = "highest"
+
+    def choose_card(self, view) -> int:
+        return max(view.hand)
+
+    def choose_row(self, view, plays) -> int:
+        return len(view.rows) - 1
+
+    def choose_pick(self, view) -> int:
+        return max(view.open_cards)
+
+
+@pytest.mark.parametrize("variant, deal, players, limit, rounds", [
+    ("tactical", "sealed", 10, 1, 3),  # every seat past the limit in round 1
+    ("standard", "open", 2, 1, None),
+    ("draft", "open", 5, 8, 3),
+    ("standard", "sealed", 4, None, 2),
+])
+def test_degenerate_play_ends_by_the_rulebook_and_both_verifiers_agree(variant: str, deal: str, players: int,
+                                                                       limit: int | None, rounds: int | None,
+                                                                       tmp_path: Path, monkeypatch) -> None:
+    """Seats that play their lowest (or highest) card always and take the worst row: the game ends after the round in
+    which someone reaches the limit (several at once included) or after its rounds, every seat with the fewest points
+    wins (rulebook, "End of the Game"), and both verifiers print the same summary. Session 32's red team ran 312 such
+    tables (2, 5 and 10 seats, every variant and deal, limits 1 and 8, 1 and 3 rounds): all held."""
+    monkeypatch.setitem(BOTS, "lowest", LowestCard)
+    monkeypatch.setitem(BOTS, "highest", HighestCard)
+    net = Net(players, settings=Settings(players=players, variant=variant, deal=deal, point_limit=limit,
+                                         max_rounds=rounds), bots=[("lowest", "highest")[i % 2] for i in range(players)],
+              seed=players * 31)
+    net.start()
+    net.run()
+    session = net.sessions[net.peers[0]]
+    assert session.phase == "over", session.fault
+    game = session.game
+    totals = [0] * players
+    for r, taken in enumerate(game.history):
+        totals = [a + b for a, b in zip(totals, taken)]
+        last = r == len(game.history) - 1
+        reached = limit is not None and max(totals) >= limit
+        assert reached == (last and reached), f"played on after round {r + 1}, where someone had {max(totals)}"
+        assert last or rounds is None or r + 1 < rounds
+    assert (limit is not None and max(totals) >= limit) or len(game.history) == rounds
+    assert list(session.result.winners) == [i for i, x in enumerate(totals) if x == min(totals)]
+    path = tmp_path / "degenerate.p2pt"
+    path.write_bytes(bytes(net.transcripts[net.peers[-1]]))
+    status, out, err = same_lines(path)
+    assert status == 0 and "verified:" in out, err
