@@ -132,6 +132,10 @@ def transcript_of(game_id: bytes, dialer_nonce: bytes, listener_nonce: bytes, di
     return HANDSHAKE_TAG + game_id + dialer_nonce + listener_nonce + dialer_key + listener_key
 
 
+JOINS_PER_SECOND = 1.0  # a member's joins again over one link (protocol.md 14, "Bounds"; net.frames)
+JOINS_BURST = 4.0
+
+
 class Asks:
     """A link's budget of asks (`heads`, `ping`, `seen` frames): a bucket of BURST that fills at PER_SECOND.
     An honest peer sends at most about ten a second (a `heads` each PULL_EVERY while it waits, a ping and a `seen`
@@ -141,14 +145,15 @@ class Asks:
     PER_SECOND = 20.0
     BURST = 64.0
 
-    def __init__(self) -> None:
-        self.left = self.BURST
+    def __init__(self, per_second: float = PER_SECOND, burst: float = BURST) -> None:
+        self.per_second, self.burst = per_second, burst
+        self.left = burst
         self.at: float | None = None
 
     def take(self, now: float) -> bool:
         """One ask at `now` (seconds, monotonic): True if it is within the budget, else False (and it is not)."""
         if self.at is not None:
-            self.left = min(self.BURST, self.left + (now - self.at) * self.PER_SECOND)
+            self.left = min(self.burst, self.left + (now - self.at) * self.per_second)
         self.at = now
         if self.left < 1.0:
             return False
@@ -180,6 +185,9 @@ class Connection:
         self.first_fault = ""  # what the first of them was
         self.warned: set[str] = set()  # what was logged once about this link
         self.asks = Asks()  # its heads, pings and seen reports: a rate an honest peer stays well under (net.frames)
+        # its joins after the first (a host announces each to every member): an honest node sends one again only when
+        # it offers a phone relay (Node.offer_relay)
+        self.joins = Asks(JOINS_PER_SECOND, JOINS_BURST)
         self.dialed: tuple[str, int] | None = None  # the address we dialled, if we did
         self.opened_at = 0.0  # loop time when the handshake completed (set by a dialer)
         self.idle_timeout = IDLE_TIMEOUT  # silence this long ends the link (the node's --link-timeout)

@@ -11,7 +11,7 @@ from ..neutral import neutral
 from ..protocol.events import Fault
 from ..protocol.identity import fingerprint
 from ..quietlog import quiet
-from .connection import Asks, Connection
+from .connection import JOINS_PER_SECOND, Asks, Connection
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -30,9 +30,12 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
     """One frame from a member's link (links are members' only: see net.mesh)."""
     session = node.session
     assert session is not None  # frames come over links, which Mesh.link gave our heads (of the session)
-    if kind in ASKS and not conn.asks.take(time.monotonic()):
-        # Not answered: each one past the budget is a bad message, so a flood of them is cut as one of forged bytes.
-        bad_message(conn, f"more than {Asks.PER_SECOND:.0f} asks a second (heads, ping, seen frames)")
+    if over_budget(node, conn, kind):
+        # Not answered: each one past its budget is a bad message, so a flood of them is cut as one of forged bytes.
+        # (A join again, the first came before the link counted, net.mesh, is announced to every member: a stranger
+        # watching who sent its own again and again, under two names by turns, slowed every turn 60-fold.)
+        bad_message(conn, f"more than {JOINS_PER_SECOND:.0f} join a second" if kind == "join" else
+                    f"more than {Asks.PER_SECOND:.0f} asks a second (heads, ping, seen frames)")
         if conn.faults > node.mesh.fault_budget(conn.peer) and not conn.closed:
             node.mesh.cut_for_bad_messages(conn)
         return
@@ -89,6 +92,14 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
     elif kind != "ping":
         quiet.warning(conn.address, "unknown frame kind", "%s sent an unknown frame kind %r", fingerprint(conn.peer),
                       kind[:40])
+
+
+def over_budget(node, conn: Connection, kind: str) -> bool:
+    """This frame is an ask (`heads`, `ping`, `seen`) or, at a host, a join past its link's budget (protocol.md 14,
+    "Bounds"; since session 32)."""
+    if kind in ASKS:
+        return not conn.asks.take(time.monotonic())
+    return kind == "join" and node.is_host and not conn.joins.take(time.monotonic())
 
 
 def bad_message(conn: Connection, detail: str) -> None:

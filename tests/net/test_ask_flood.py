@@ -18,7 +18,7 @@ from attacker import LOOPBACK, Attacker
 from deadlines import outer
 from procs import code_of, final_scores
 
-from p2pnimmt.net.connection import Asks
+from p2pnimmt.net.connection import JOINS_BURST, JOINS_PER_SECOND, Asks
 from p2pnimmt.net.frames import MAX_LINK_FAULTS
 from p2pnimmt.net.waiting import PULL_EVERY
 from p2pnimmt.protocol.identity import fingerprint
@@ -28,28 +28,20 @@ LO = ["--interface", LOOPBACK]
 SLOW = ["--bot-delay", "0.1", "--drop-after", "1"]
 
 
-def test_a_spectator_flooding_heads_is_cut_and_the_game_plays_on(tmp_path: Path, procs) -> None:
-    """A spectator sends ["heads", []] 600 times in one write: the host answers the first ones (the game so far),
-    cuts the link once the asks past its budget are more than MAX_LINK_FAULTS (one WARNING line naming the
-    spectator and the asks), and does not admit it again; the game finishes, its transcripts verify. Before, the
-    link was never cut (`closed_by_peer` timed out) and the host answered every one."""
+def two_seats(tmp_path: Path, procs):
+    """ann hosts two seats, bob joins; the game has started. (ann, bob, the host's port)"""
     ann = procs(["host", "--headless", "--seats", "2", "--rounds", "3", "--no-points", *LO, *SLOW, "--name", "ann",
                  "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
     port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     bob = procs(["join", code_of(tmp_path / "ann.out"), "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, *SLOW,
                  "--name", "bob", "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
     bob.wait_for("game started")
-    tv = Attacker.dial(port)
-    try:
-        tv.join("spectator", name="tv")
-        tv.lobby()
-        try:
-            tv.raw(tv.frame_bytes("heads", []) * 600)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        assert tv.closed_by_peer(outer(15)), "the host never cut a link that flooded it with asks"
-    finally:
-        tv.close()
+    return ann, bob, port
+
+
+def cut_off_and_the_game_plays_on(tmp_path: Path, ann, bob, port: int, tv: Attacker, why: str) -> None:
+    """`tv`'s link was cut: coming back it is told `cut off` and not admitted; the game finishes, agreed and
+    verified; ann wrote one WARNING line about tv, naming `why`, bob none."""
     again = Attacker.dial(port, tv.identity)  # back once: told why, and not admitted
     try:
         again.join("spectator", name="tv")
@@ -67,9 +59,49 @@ def test_a_spectator_flooding_heads_is_cut_and_the_game_plays_on(tmp_path: Path,
         verdict = verify_transcript((tmp_path / f"{name}.p2pt").read_bytes())
         assert verdict.ok, verdict.report()
     lines = re.findall(rf"WARNING .*{re.escape(fingerprint(tv.identity.peer))}.*", ann.text())
-    assert len(lines) == 1 and f"{MAX_LINK_FAULTS + 1} bad messages" in lines[0] and "asks a second" in lines[0], \
-        lines
+    assert len(lines) == 1 and f"{MAX_LINK_FAULTS + 1} bad messages" in lines[0] and why in lines[0], lines
     assert "WARNING" not in bob.text(), bob.text()
+
+
+def test_a_spectator_flooding_heads_is_cut_and_the_game_plays_on(tmp_path: Path, procs) -> None:
+    """A spectator sends ["heads", []] 600 times in one write: the host answers the first ones (the game so far),
+    cuts the link once the asks past its budget are more than MAX_LINK_FAULTS (one WARNING line naming the
+    spectator and the asks), and does not admit it again; the game finishes, its transcripts verify. Before, the
+    link was never cut (`closed_by_peer` timed out) and the host answered every one."""
+    ann, bob, port = two_seats(tmp_path, procs)
+    tv = Attacker.dial(port)
+    try:
+        tv.join("spectator", name="tv")
+        tv.lobby()
+        try:
+            tv.raw(tv.frame_bytes("heads", []) * 600)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        assert tv.closed_by_peer(outer(15)), "the host never cut a link that flooded it with asks"
+    finally:
+        tv.close()
+    cut_off_and_the_game_plays_on(tmp_path, ann, bob, port, tv, "asks a second")
+
+
+def test_a_spectator_joining_again_and_again_is_cut(tmp_path: Path, procs) -> None:
+    """A spectator sends its join 100 times more in one write, as tv0 and tv1 by turns (each a change the host
+    announces to every member): past a burst of 4 each is a bad message, and the link is cut as above. Before, the
+    host announced every one (benchmarks/member_flood_bench.py spectator-joins: the honest turn 0.11 s -> 7.0 s,
+    the host at 440 MB)."""
+    ann, bob, port = two_seats(tmp_path, procs)
+    tv = Attacker.dial(port)
+    try:
+        tv.join("spectator", name="tv")
+        tv.lobby()
+        try:
+            tv.raw(b"".join(tv.frame_bytes("join", {"name": f"tv{i % 2}", "role": "spectator", "bot": False,
+                                                    "port": 1}) for i in range(100)))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        assert tv.closed_by_peer(outer(15)), "the host never cut a link that sent its join again and again"
+    finally:
+        tv.close()
+    cut_off_and_the_game_plays_on(tmp_path, ann, bob, port, tv, "join a second")
 
 
 def test_an_honest_nodes_asks_stay_within_the_budget() -> None:
@@ -86,3 +118,7 @@ def test_an_honest_nodes_asks_stay_within_the_budget() -> None:
     assert sum(burst.take(100.0) for _ in range(100)) == Asks.BURST
     assert not burst.take(100.0)
     assert sum(burst.take(101.0) for _ in range(100)) == Asks.PER_SECOND
+    joins = Asks(JOINS_PER_SECOND, JOINS_BURST)
+    assert all(joins.take(t) for t in (0.0, 0.0, 1.0, 60.0, 61.0))  # its relay offered now and then: never refused
+    assert sum(joins.take(62.0) for _ in range(10)) == JOINS_BURST  # 3 left at 61 s, one more a second later
+    assert not joins.take(62.5)
