@@ -184,3 +184,29 @@ def test_a_seat_that_forfeited_up_to_the_carried_round_end_is_left_out_and_refus
     mine = net.sessions[griefer.peer]
     assert mine.table.forfeits == {CHEAT: 0}
     assert "this seat forfeited it" in own_reason(mine, NewStart(mine, gone, "p0"), unbroken=True)
+
+
+def test_a_seat_left_out_of_a_start_where_another_seats_start_ack_was_refused_is_told_its_own_reason() -> None:
+    """A new start before the game started: seat 1's START_ACK is refused (a wrong START hash), and the host also leaves
+    out seat 2, which it did not hear from in its grace. Seat 2 is told that the host did not have its START_ACK in time,
+    not that its START_ACK was refused (before: the words were keyed on any seat's refusal, `new.refused`); seat 1 is
+    told its own was refused."""
+    from test_refused_ack import game, wrong_hash
+
+    net, adv = game(4, 1, wrong_hash)
+    assert adv.fired
+    silent = net.sessions[net.identities[2].peer]
+    assert silent.phase == "starting" and refused_acks(silent) == [1]
+    new = NewStart(silent, [1, 2], "p0", late=True)
+    assert new.refused  # the new start is made for the refused START_ACK
+    assert own_reason(silent, new, unbroken=True) == (
+        "{host} abandoned game {code} before it started and starts a new game without this seat (it did not have "
+        "this seat's START_ACK in time)")
+    assert own_reason(silent, new, unbroken=False).endswith("(it had no link to it)")
+    liar = net.sessions[net.identities[0].peer]  # seen from seat 1's place: its own START_ACK was refused
+    liar.table.seat = 1
+    try:
+        assert own_reason(liar, NewStart(liar, [1, 2], "p0"), unbroken=True).endswith(
+            "(it refused this seat's START_ACK)")
+    finally:
+        liar.table.seat = 0
