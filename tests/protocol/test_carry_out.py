@@ -210,3 +210,20 @@ def test_a_seat_left_out_of_a_start_where_another_seats_start_ack_was_refused_is
             "(it refused this seat's START_ACK)")
     finally:
         liar.table.seat = 0
+
+
+def test_the_record_of_why_is_said_in_german_with_the_seats_left_out() -> None:
+    """The abandoned game's record keeps English (app.anew.NewStart.why); `p2pnimmt history` and the node's lines say
+    it in the language in use (i18n._PEER_TEXTS), the seats left out for a proof or by the host's word included."""
+    from p2pnimmt import i18n
+
+    net, _cheat, _forger = forked_after_an_expulsion()
+    why = NewStart(net.sessions[net.identities[4].peer], [FORGER, CHEAT, 4], "p0").why()
+    i18n.use("de")
+    try:
+        assert i18n.said(why) == (
+            "p2 hat zwei verschiedene Nachrichten an derselben Stelle signiert (eine Äquivokation); die laufende Runde "
+            "ist verloren (p3 ebenfalls nicht dabei: Platz verloren wegen eines nachgewiesenen Regelbruchs, oder das "
+            "Spiel verwirkt) (p4 ebenfalls nicht dabei, auf das Wort des Gastgebers)"), i18n.said(why)
+    finally:
+        i18n.use("en")
