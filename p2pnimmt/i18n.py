@@ -235,6 +235,10 @@ _PEER_TEXTS = (
     (r"(?P<names>.+) did not acknowledge its START in time", N_("{names} did not acknowledge its START in time")),
     (r"(?P<names>.+) signed two different messages at one place \(an equivocation\); the round in play is lost",
      N_("{names} signed two different messages at one place (an equivocation); the round in play is lost")),
+    (r"(?P<why>.+) \((?P<names>.+) left out too: out of it for a proven rule break or a forfeit\)",
+     N_("{why} ({names} left out too: out of it for a proven rule break or a forfeit)")),
+    (r"(?P<why>.+) \((?P<names>.+) left out too, by its host's word\)",
+     N_("{why} ({names} left out too, by its host's word)")),
     (r"(?P<code>[a-z][a-z0-9-]*): (?P<detail>.*) \(peer at fault: (?P<who>.+)\)",
      N_("{code}: {detail} (peer at fault: {who})")),
 )

@@ -22,7 +22,7 @@ from ..net.files import secrets_path
 from ..net.rematch import left_out
 from ..net.waiting import refused_acks
 from ..neutral import neutral
-from ..protocol.carry import carry_problem, evening_over, round_ends
+from ..protocol.carry import carry_problem, evening_over, out_for_proof, round_ends
 from ..protocol.codec import DecodeError, decode
 from ..protocol.envelope import open_envelope
 from ..protocol.transcript import MAX_RECORD, frames
@@ -44,7 +44,10 @@ class NewStart(Exception):
         self.game_id = session.game_id
         self.previous = previous_of(session)  # the new game follows what the abandoned one followed
         self.gone = gone  # the seats left out (in the abandoned game's seat order)
-        self.names = ", ".join(session.names[s] for s in gone)
+        # of them, those out of the game for a proof as this node knows it (protocol.md 12, "Who G' leaves out"):
+        # expelled, or forfeited; their own words, after the reason the new start is made for
+        proven = out_for_proof(session.table)
+        self.out = [s for s in gone if s in proven and s not in refused]
         self.host = host  # the name of the host that starts the new game
         self.bots = bots  # the host fills the seats left out with new bots of its own
         self.left_out: str | None = None  # this node's seat is not in the new start: why it cannot follow (said)
@@ -58,18 +61,29 @@ class NewStart(Exception):
         fault = session.fault
         self.forked = bool(refused) and session.phase == "aborted" and fault is not None and not any(
             env.kind == "START_ACK" for env in map(open_envelope, fault.evidence))
+        # the seats the reason is about; after an equivocation, a seat left out that is neither the equivocator nor out
+        # for a proof here is its host's word (protocol.md 12: a proof that never reached this node's game)
+        self.word = [s for s in gone if self.forked and s not in refused and s not in self.out]
+        reason = [s for s in gone if s not in self.out and s not in self.word] or gone
+        self.names = ", ".join(session.names[s] for s in reason)
+        self.out_names = ", ".join(session.names[s] for s in self.out)
+        self.word_names = ", ".join(session.names[s] for s in self.word)
         self.table = session.table  # the abandoned game's record: the host's carry, a seat's check of it
         ends = round_ends(session.table)
         self.rounds = max(ends) if ends else 0  # rounds of the evening played at its last round end completed here
 
     def why(self) -> str:
         """Why the game was abandoned (English, as every record; app.history and said() translate it)."""
-        if self.forked:
-            return (f"{self.names} signed two different messages at one place (an equivocation); the round in play is "
-                    "lost")
-        return f"{self.names} signed a START_ACK that the checks refuse" if self.refused \
+        why = (f"{self.names} signed two different messages at one place (an equivocation); the round in play is "
+               "lost") if self.forked \
+            else f"{self.names} signed a START_ACK that the checks refuse" if self.refused \
             else f"{self.names} did not acknowledge its START in time" if self.late \
             else f"{self.names} left before acknowledging its START"
+        if self.out:
+            why += f" ({self.out_names} left out too: out of it for a proven rule break or a forfeit)"
+        if self.word:
+            why += f" ({self.word_names} left out too, by its host's word)"
+        return why
 
     def record(self) -> dict:
         """What the node's secrets file keeps of it (English, as every record)."""
@@ -83,6 +97,11 @@ class NewStart(Exception):
             else _("{names} did not acknowledge its START in time") if self.late \
             else _("{names} left before acknowledging its START")
         why = why.format(names=self.names)
+        if self.out:
+            why += _(" ({names} left out too: out of it for a proven rule break or a forfeit)").format(
+                names=self.out_names)
+        if self.word:
+            why += _(" ({names} left out too, by its host's word)").format(names=self.word_names)
         if self.forked and self.rounds:
             why += _(" (the new game carries the scores after round {round} and plays the rounds left)").format(
                 round=self.rounds)
@@ -102,10 +121,42 @@ def host_anew(node: Node, gone: list[int], late: bool = False) -> NewStart | Non
     host's bots count, and fill the seats left out)."""
     session = node.session
     assert session is not None and session.seat is not None  # a host has its seat
+    gone = leaves_out(session, gone)
     if session.players - len(gone) < MIN_PLAYERS or session.phase == "aborted" and evening_over(session.table):
         return None  # too few; or the round end it would carry already ended the game (protocol.md 12)
     stop_taking(node)  # chosen: from this moment on (a START_ACK that comes now would start the game left)
     return NewStart(session, gone, session.names[session.seat], late=late)
+
+
+def leaves_out(session: Session, gone: list[int]) -> list[int]:
+    """The host: the seats its new start leaves out, in seat order: `gone`, and every seat out of its game for a proof
+    as its session knows it: expelled, or forfeited up to the round end the new game carries (protocol.md 12, "Who G'
+    leaves out"; before, they sat in it with full rights)."""
+    ends = round_ends(session.table)
+    return sorted(set(gone) | set(out_for_proof(session.table, max(ends) if ends else 0)))
+
+
+def own_reason(session: Session, new: NewStart, unbroken: bool) -> str:
+    """A seat left out of its host's new start: why, by its own seat's reason as its record holds it, whatever the
+    others' (protocol.md 14; before, a seat left out for its silence where another seat's START_ACK was refused was
+    told its own was, and an honest seat left out of a forked start that its key had signed two messages): the words
+    (`host`, `code` to fill in). `unbroken`: our link to the host stayed up from the START to the offer."""
+    own = session.seat
+    proven = out_for_proof(session.table)
+    return (_("{host} left game {code} for a new game without this seat (this seat's key signed two different "
+              "messages at one place)") if new.forked and own in refused_acks(session) else
+            _("{host} left game {code} for a new game without this seat (this seat lost its seat in it for a proven "
+              "rule break)") if own in proven and own in session.table.expelled else
+            _("{host} left game {code} for a new game without this seat (this seat forfeited it: its drop voided a "
+              "round)") if own in proven else
+            _("{host} left game {code} for a new game without this seat (by its host's word: this node holds no "
+              "proof against this seat)") if new.forked else
+            _("{host} abandoned game {code} before it started and starts a new game without this seat (it refused "
+              "this seat's START_ACK)") if own in refused_acks(session) else
+            _("{host} abandoned game {code} before it started and starts a new game without this seat (it did not "
+              "have this seat's START_ACK in time)") if unbroken else
+            _("{host} abandoned game {code} before it started and starts a new game without this seat (it had no link "
+              "to it)"))
 
 
 def offered_anew(node: Node) -> NewStart:
@@ -130,14 +181,7 @@ def offered_anew(node: Node) -> NewStart:
     stop_taking(node)
     new = NewStart(session, gone, host, late=late)
     if node.role == "player" and node.identity.public_key not in offer.seats:
-        new.left_out = (_("{host} left game {code} for a new game without this seat (this seat's key signed two "
-                          "different messages at one place)") if new.forked else
-                        _("{host} abandoned game {code} before it started and starts a new game without this seat "
-                          "(it refused this seat's START_ACK)") if new.refused or session.seat in refused_acks(session)
-                        else _("{host} abandoned game {code} before it started and starts a new game without this "
-                               "seat (it did not have this seat's START_ACK in time)") if unbroken
-                        else _("{host} abandoned game {code} before it started and starts a new game without this "
-                               "seat (it had no link to it)")).format(host=host, code=game_code(session.game_id))
+        new.left_out = own_reason(session, new, unbroken).format(host=host, code=game_code(session.game_id))
     elif node.role == "player":
         node.rematch.ask_again(True)  # accepted: the host holds our seat until we join (not freed as our link ends)
     return new

@@ -68,11 +68,27 @@ def evening_over(table: Table) -> bool:
         settings["point_limit"] is not None and max(ends[rounds].values(), default=0) >= settings["point_limit"]
 
 
+def out_for_proof(table: Table, rounds: int | None = None) -> dict[int, str]:
+    """The seats out of this node's game for a proof (protocol.md 12, "Who G' leaves out"), with why (English): every
+    seat it expelled (section 12, a split commit included), whatever the round, and every seat that forfeited it (17.9)
+    in a round of the evening up to `rounds` (None: any; a forfeit in the round a new start loses counts for nothing).
+    Not a seat whose START_ACK was refused (it never sat: a new start leaves it out for that) nor one merely dropped
+    (it may take its seat back, 11.3)."""
+    before = table.engine.before if table.engine is not None else 0
+    out = {seat: f"lost its seat for a proven rule break ({code})"
+           for seat, code in sorted(table.expelled_for.items()) if seat not in table.refused}
+    for seat, r in sorted(table.forfeits.items()):
+        if seat not in out and (rounds is None or before + r + 1 <= rounds):
+            out[seat] = f"forfeited in round {before + r + 1}"
+    return out
+
+
 def carry_problem(table: Table, body: dict[str, Any]) -> str | None:
     """A seat of the game in `table`, offered a new start: why the new START's carry (or its lack) is not what this
     node's own record of the game says (None: it signs its START_ACK). The game named is the one it played; the round
     end named is one its session completed or scored itself, not before the one before its last completed; each
-    seat's score is its own there. No carry
+    seat's score is its own there; no seat of it is one this node holds out of the game for a proof (out_for_proof: a
+    new start leaves those out; a seat left out that this node does not know to be out is its host's word). No carry
     is the game's start at rounds 0 (a game that carried itself must carry on)."""
     ends = round_ends(table, scored=True)  # its own count: the round ends it completed or scored itself
     completed = round_ends(table)
@@ -87,9 +103,15 @@ def carry_problem(table: Table, body: dict[str, Any]) -> str | None:
     if rounds not in ends or rounds < last - 1:
         return (f"its carry is after {rounds} rounds played, but this node's last round end is after {last}: "
                 "not one of its own last two")
+    roster = [seat["key"] for seat in body["roster"]]
+    assert table.start is not None  # (it has round ends)
+    keys = [seat["key"] for seat in table.start.body["roster"]]
+    out = out_for_proof(table, rounds)
+    for key in roster:
+        if key in keys and keys.index(key) in out:
+            return f"its roster seats {key.hex()[:8]}, who is out of the game it continues: it {out[keys.index(key)]}"
     if carry is None and rounds == 0 and all(v == 0 for v in ends[0].values()):
         return None
-    roster = [seat["key"] for seat in body["roster"]]
     scores = carry["scores"] if carry is not None else [0] * len(roster)
     for key, score in zip(roster, scores, strict=True):
         own = ends[rounds].get(key)

@@ -128,6 +128,12 @@ class TypeScriptSeat:
                                  carry=None if carry is None else {**carry, "game": carry["game"].hex()})
         return answer["problem"]
 
+    def out_for_proof(self, rounds: int | None = None) -> dict[int, str]:
+        """The seats out of this node's game for a proof, with why (protocol.md 12, "Who G' leaves out"; session.ts
+        outForProof)."""
+        answer = self.child.call("carry", self.index, roster=[], carry=None, rounds=rounds)
+        return {seat: why for seat, why in answer["out"]}
+
     def receive(self, wire: bytes, via: bytes | None = None) -> list[Outgoing]:
         return self.call("deliver", wire=wire.hex(), via=None if via is None else via.hex())
 

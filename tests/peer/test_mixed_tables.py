@@ -1783,3 +1783,57 @@ def test_typescript_seats_check_the_hosts_carry_after_an_equivocation_as_python_
         for lie in lies:
             body = {"roster": [{"key": k} for k in keys], **({"carry": lie} if lie is not None else {})}
             assert ts.carry_problem(keys, lie) == carry_problem(py.table, body), lie
+
+
+@pytest.mark.parametrize("deal", ["open", "sealed"])
+def test_typescript_seats_leave_out_the_expelled_seat_of_a_forked_start_as_python_ones(deal: str, child: NodeSeats,
+                                                                                       tmp_path: Path) -> None:
+    """protocol.md 12, "Who G' leaves out": the Python seat 3 signs a ROUND_END of round 1 with a wrong total
+    (`result-mismatch`: expelled, the game goes on without it), then the Python seat 2 signs two PLAY_REVEALs with one
+    seq in round 2. Every node, TypeScript or Python, ends aborted on seat 2's equivocation with the bytes and verdicts
+    of the Python node in its place and holds seat 3 out for the same proof; the host's new start leaves out seats 2
+    and 3, which the TypeScript seats take as the Python ones do, and a START that seats seat 3 they refuse in the same
+    words. (Before session 32 the host seated seat 3, and neither implementation refused a START that did.)"""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+    from test_carry_out import wrong_round_end
+
+    from p2pnimmt.app.anew import leaves_out
+    from p2pnimmt.net.waiting import refused_acks
+    from p2pnimmt.protocol.carry import carry_for, carry_problem, out_for_proof
+
+    table = Table(child, deal, 5, [1, 4, 6], seed=3, rounds=4)
+    for net in table.nets:
+        def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+            if env.kind != "PLAY_REVEAL" or (body["round"], body["turn"]) != (1, 3) or adv.fired:
+                return None
+            a = adv.chain(env.kind, body, env)
+            b = adv.seal_at(a.seq, a.prev, env.kind, dict(body, auto=True))
+            adv.fired = True
+            half = adv.others[::2]
+            return adv.to(a.wire, half) + adv.to(b.wire, [p for p in adv.others if p not in half])
+
+        cheat, forger = Adversary(net, 3, wrong_round_end), Adversary(net, 2, rule)
+        net.start()
+        net.run()
+        assert cheat.fired and forger.fired
+    outcomes = node_by_node(table, tmp_path)
+    honest = [o for i, o in enumerate(outcomes) if i not in (2, 3)]
+    assert all(o["phase"] == "aborted" and o["fault"]["code"] == "equivocation" for o in honest), honest
+    ref, mixed = table.nets
+    host = ref.sessions[ref.identities[0].peer]
+    gone = leaves_out(host, refused_acks(host))
+    assert gone == [2, 3]
+    keys = [i.public_key for n, i in enumerate(ref.identities) if n not in gone]
+    seated = [i.public_key for n, i in enumerate(ref.identities) if n != 2]
+    carry, carry_seated = carry_for(host.table, keys), carry_for(host.table, seated)
+    assert carry is not None and carry["rounds"] == 1
+    for n in (1, 4):  # the TypeScript seats, against the Python seat in their place
+        ts, py = mixed.sessions[mixed.identities[n].peer], ref.sessions[ref.identities[n].peer]
+        assert ts.out_for_proof() == out_for_proof(py.table) == {3: "lost its seat for a proven rule break "
+                                                                    "(result-mismatch)"}
+        assert ts.carry_problem(keys, carry) is None is carry_problem(py.table, {"roster": [{"key": k} for k in keys],
+                                                                                 "carry": carry})
+        why = ts.carry_problem(seated, carry_seated)
+        assert why == carry_problem(py.table, {"roster": [{"key": k} for k in seated], "carry": carry_seated})
+        assert why is not None and why.endswith("it lost its seat for a proven rule break (result-mismatch)"), why

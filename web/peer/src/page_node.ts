@@ -196,25 +196,38 @@ export class PageNode {
     const fault = this.seat.fault;
     const forked = this.seat.phase === "aborted" && refused.length > 0 && fault !== null
       && !fault.evidence.some((w) => envelope.open(w).kind === "START_ACK");
+    const proven = this.seat.outForProof(); // the seats out of the game for a proof here (protocol.md 12, "Who G' leaves out")
     if (!this.seatedInOffer()) { // left out (it had no link to the host as it chose): abandoned all the same, nothing to follow
-      const ours = this.seat.seat !== null && refused.includes(this.seat.seat); // (our START_ACK was refused)
+      // the words name our own reason, whatever the others' (the reference's app/anew.py: offered_anew)
+      const own = this.seat.seat ?? -1;
+      const ours = refused.includes(own); // (our START_ACK was refused, or our key equivocated)
       // our link to the host stayed up from the START to the offer: it did not have our START_ACK in time (its grace)
       const host = this.hostPeer ? this.links.get(hex(this.hostPeer)) : undefined;
       const unbroken = host !== undefined && host === this.hostLinkAtStart;
-      this.leftOut = fmt(forked ? _("{host} left game {code} for a new game without this seat (this seat's key signed two different messages at one place)")
-        : ours ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it refused this seat's START_ACK)")
-          : unbroken ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it did not have this seat's START_ACK in time)")
-            : _("{host} abandoned game {code} before it started and starts a new game without this seat (it had no link to it)"),
+      this.leftOut = fmt(forked && ours ? _("{host} left game {code} for a new game without this seat (this seat's key signed two different messages at one place)")
+        : proven.has(own) && this.seat.expelled.has(own) ? _("{host} left game {code} for a new game without this seat (this seat lost its seat in it for a proven rule break)")
+          : proven.has(own) ? _("{host} left game {code} for a new game without this seat (this seat forfeited it: its drop voided a round)")
+            : forked ? _("{host} left game {code} for a new game without this seat (by its host's word: this node holds no proof against this seat)")
+              : ours ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it refused this seat's START_ACK)")
+                : unbroken ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it did not have this seat's START_ACK in time)")
+                  : _("{host} abandoned game {code} before it started and starts a new game without this seat (it had no link to it)"),
       { host: this.hostName(), code: identities.gameCode(this.hello.game) });
       this.note(this.leftOut);
       this.leave();
       return;
     }
-    const out = this.leftOutBy(this.offer);
-    const names = out.map((s) => this.seat.names[s] ?? "").join(", ");
+    const gone = this.leftOutBy(this.offer);
+    // of the seats left out: those out for a proof here, and (after an equivocation) any other but the equivocator,
+    // left out by the host's word; the reason is about the rest (the reference's app/anew.py: NewStart)
+    const outSeats = gone.filter((s) => proven.has(s) && !refused.includes(s));
+    const word = gone.filter((s) => forked && !refused.includes(s) && !outSeats.includes(s));
+    const rest = gone.filter((s) => !outSeats.includes(s) && !word.includes(s));
+    const out = rest.length ? rest : gone;
+    const nameOf = (seats: number[]) => seats.map((s) => this.seat.names[s] ?? "").join(", ");
+    const names = nameOf(out);
     // a seat left out that is linked to us and said no `bye` was there, silent: the host's grace ran out (its word,
     // protocol.md 14); one we have no link to left (the reference's app/anew.py: offered_anew)
-    const late = out.some((s) => {
+    const late = gone.some((s) => {
       const key = this.seat.keys[s] ? hex(peerId(this.seat.keys[s] as Uint8Array)) : "";
       return s !== this.seat.seat && this.links.has(key) && !this.byes.has(key);
     });
@@ -222,6 +235,8 @@ export class PageNode {
       : out.some((s) => refused.includes(s)) ? _("{names} signed a START_ACK that the checks refuse")
         : late ? _("{names} did not acknowledge its START in time")
           : _("{names} left before acknowledging its START"), { names });
+    if (outSeats.length) why += fmt(_(" ({names} left out too: out of it for a proven rule break or a forfeit)"), { names: nameOf(outSeats) });
+    if (word.length) why += fmt(_(" ({names} left out too, by its host's word)"), { names: nameOf(word) });
     const rounds = Math.max(0, ...this.seat.roundEnds().keys());
     if (forked && rounds > 0) why += fmt(_(" (the new game carries the scores after round {round} and plays the rounds left)"), { round: rounds });
     const said = _("game {code} is abandoned: {why}; {host} starts a new game at once with the others");

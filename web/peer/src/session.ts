@@ -479,9 +479,26 @@ export class Session {
     return ends;
   }
 
+  /** The seats out of this node's game for a proof (protocol.md 12, "Who G' leaves out"), with why, in seat order:
+   * every seat it expelled (a split commit included), whatever the round, and every seat that forfeited (17.9) in a
+   * round of the evening up to `rounds` (null: any). Not a seat whose START_ACK was refused, nor one merely dropped
+   * (the reference's carry.py: out_for_proof). */
+  outForProof(rounds: number | null = null): Map<number, string> {
+    const out = new Map<number, string>();
+    for (const seat of [...this.expelledFor.keys()].sort((a, b) => a - b)) {
+      if (!this.refused.has(seat)) out.set(seat, `lost its seat for a proven rule break (${this.expelledFor.get(seat)})`);
+    }
+    for (const seat of [...this.forfeits.keys()].sort((a, b) => a - b)) {
+      const round = this.before + (this.forfeits.get(seat) as number) + 1;
+      if (!out.has(seat) && (rounds === null || round <= rounds)) out.set(seat, `forfeited in round ${round}`);
+    }
+    return new Map([...out].sort((a, b) => a[0] - b[0]));
+  }
+
   /** A seat offered a new start: why the new START's carry (or its lack) is not this node's own record of the game it
    * played (null: it signs its START_ACK), in the reference's words (carry.py: carry_problem; protocol.md 12, "An
-   * equivocation after the START"). */
+   * equivocation after the START"; a seat this node holds out of the game for a proof is refused: "Who G' leaves
+   * out"). */
   carryProblem(body: MsgMap): string | null {
     const ends = this.roundEnds(true); // its own count: the round ends it completed or scored itself
     const completed = this.roundEnds();
@@ -497,8 +514,13 @@ export class Session {
     if (!ends.has(rounds) || rounds < last - 1) {
       return `its carry is after ${rounds} rounds played, but this node's last round end is after ${last}: not one of its own last two`;
     }
-    if (!c && rounds === 0 && (ends.get(0) as number[]).every((v) => v === 0)) return null;
     const roster = (body.get("roster") as MsgMap[]).map((seat) => seat.get("key") as Uint8Array);
+    const out = this.outForProof(rounds);
+    for (const key of roster) {
+      const why = out.get(this.keys.findIndex((k) => equal(k, key)));
+      if (why !== undefined) return `its roster seats ${hex(key).slice(0, 8)}, who is out of the game it continues: it ${why}`;
+    }
+    if (!c && rounds === 0 && (ends.get(0) as number[]).every((v) => v === 0)) return null;
     const scores = c ? c.get("scores") as number[] : roster.map(() => 0);
     const at = ends.get(rounds) as number[];
     for (let i = 0; i < roster.length; i++) {

@@ -175,7 +175,8 @@ function answer(req: Request): unknown {
       const c = req.carry as { game: string; rounds: number; scores: number[] } | null;
       const fields = new Map<string, Value>([["roster", (req.roster as string[]).map((k) => new Map<string, Value>([["key", fromHex(k)]]))]]);
       if (c) fields.set("carry", new Map<string, Value>([["game", fromHex(c.game)], ["rounds", c.rounds], ["scores", c.scores]]));
-      return { problem: node.carryProblem(fields), refused: node.refusedAcks(), ends: [...node.roundEnds()] };
+      return { problem: node.carryProblem(fields), refused: node.refusedAcks(), ends: [...node.roundEnds()],
+        out: [...node.outForProof((req.rounds as number | null | undefined) ?? null)] };
     }
     case "deliver":
       out = node.deliver(fromHex(req.wire as string), req.via === null ? null : fromHex(req.via as string));
