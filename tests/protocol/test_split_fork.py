@@ -1,0 +1,104 @@
+"""A split commit's forger that signs on above it on one branch (protocol.md 8, check 4; 12, "A split commit").
+
+Seat X (not the host) signs two PLAY_COMMITs of turn TURN (version A to some nodes, B to the others), reveals on each
+version, and then signs its next message (its PLAY_COMMIT of the next turn, seq s+2) on top of its reveal on A alone,
+sent to every node. A node on A takes it as X's next message; a node on B holds X's reveal on B at s+1, and the new
+message names another message s+1: a fork above X's commit. Before session 32 that fork was fatal (its held message
+is a PLAY_REVEAL, not a commit): every node on B aborted while the nodes on A played on, so one forger split the
+honest nodes. Now a conflict in X's chain above X's commit of a turn the node has not decided is held unjudged until
+the turn's reveals decide; the seats named both versions, so X is expelled from the split's seq and the conflict is
+dropped at every node: every honest node ends the game alike, X voted out at the turn's commit step.
+
+Varied: 3 to 5 seats, the host on A or on B, X's message s+2 reaching the nodes on B after the split's proof (in
+order) or before it (A and X's reveal on A are held back from them until nothing else moves), and the order of
+delivery (seeds, shuffled).
+"""
+
+from __future__ import annotations
+
+import pytest
+from adversary import Adversary, AttackNet
+from test_attacks import at, h, honest
+
+from p2pnimmt.engine import Settings
+from p2pnimmt.protocol.commitments import NONCE_SIZE, card_value, commit_set_digest, commitment
+from p2pnimmt.protocol.verify import verify_transcript
+
+TURN = 2
+X = 1  # the forger: not the host (seat 0)
+
+
+def on_a(net: AttackNet, players: int, host_on_a: bool) -> list[bytes]:
+    """The nodes shown version A: the host, or the seat after the forger (its relayer) where the host is on B; and
+    the spectator. The other seats (one at least) are shown B."""
+    seat = 0 if host_on_a else (X + 1) % players
+    return [net.identities[seat].peer] + [w.peer for w in net.watchers]
+
+
+def split_fork(players: int, host_on_a: bool, before_proof: bool, seed: int,
+               shuffled: bool = True) -> tuple[AttackNet, Adversary, list[bytes]]:
+    net = AttackNet(players, seed=seed, settings=Settings(players=players, max_rounds=1, deal="open"),
+                    shuffle_delivery=shuffled)
+    first = on_a(net, players, host_on_a)
+    b_side = [p for p in net.peers if p not in first and p != net.identities[X].peer]
+
+    def rule(adv: Adversary, env, body):
+        if at(env, "PLAY_COMMIT", turn=TURN):
+            card, _nonce = adv.session.table.plays[(0, TURN)]
+            nonce_b = bytes([seed + 7]) * NONCE_SIZE
+            a = adv.chain(env.kind, body, env)
+            b = adv.seal_at(a.seq, a.prev, env.kind, dict(
+                body, commit=commitment("play", net.game_id, 0, TURN, X, card_value(card), nonce_b)))
+            adv.state.update(a=a, b=b, nonce_b=nonce_b)
+            return adv.to(a.wire, first) + adv.to(b.wire, [p for p in adv.others if p not in first])
+        if at(env, "PLAY_REVEAL", turn=TURN):
+            a, b = adv.state["a"], adv.state["b"]
+            commits = adv.session.slot("PLAY_COMMIT", 0, TURN)
+            on_b = commit_set_digest([b.hash if s == X else commits[s].hash for s in range(players)])
+            reveal_a = adv.chain(env.kind, body, env)
+            reveal_b = adv.seal_at(reveal_a.seq, b.hash, env.kind, dict(body, nonce=adv.state["nonce_b"], commits=on_b))
+            # its next message, on A alone, to everyone: the next turn's commit (any state: X is expelled before
+            # any node checks it)
+            above = adv.chain("PLAY_COMMIT", {"round": 0, "turn": TURN + 1, "commit": h("next card"),
+                                              "state": h("a state")})
+            adv.state.update(reveal_a=reveal_a, reveal_b=reveal_b, above=above)
+            adv.fired = True
+            adv.silent = True
+            return (adv.to(reveal_a.wire, first) + adv.to(reveal_b.wire, [p for p in adv.others if p not in first])
+                    + adv.to(above.wire))
+        return None
+
+    adv = Adversary(net, X, rule)
+    if before_proof:  # the nodes on B get A and X's reveal on A only once nothing else moves
+        net.withhold = lambda to, frm, wire: (to in b_side and "a" in adv.state
+                                              and wire in (adv.state["a"].wire, adv.state.get("reveal_a", adv.state["a"]).wire))
+    net.start()
+    net.run()
+    net.heal()
+    net.run()
+    return net, adv, b_side
+
+
+CASES = [(players, host_on_a) for players in (3, 4, 5) for host_on_a in (True, False)]
+
+
+@pytest.mark.parametrize(("players", "host_on_a"), CASES, ids=[f"{p}-seats-host-on-{'A' if a else 'B'}"
+                                                                  for p, a in CASES])
+@pytest.mark.parametrize("before_proof", [False, True], ids=["after-proof", "before-proof"])
+@pytest.mark.parametrize("seed", range(3))
+def test_a_forger_signing_on_above_its_split_commit_on_one_branch_splits_no_honest_nodes(
+        players: int, host_on_a: bool, before_proof: bool, seed: int) -> None:
+    net, adv, b_side = split_fork(players, host_on_a, before_proof, seed)
+    assert adv.fired and b_side
+    ends = set()
+    for p in honest(net, adv):
+        s = net.sessions[p]
+        assert s.phase == "over", (p in b_side, s.phase, s.fault)
+        for f in net.faults(p):
+            assert f.peer == adv.peer and not f.fatal, f
+        assert s.table.expelled_for.get(X) == "equivocation"
+        assert s.dropped[X] == (0, 2 + 3 * TURN, 0)  # at the turn's commit step: the stand-in plays its card
+        ends.add(s.result)
+        verdict = verify_transcript(bytes(net.transcripts[p]))
+        assert verdict.ok, verdict.report()
+    assert len(ends) == 1, ends
