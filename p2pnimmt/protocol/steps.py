@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import quorum
+from .above_split import settle
 from .commitments import commitment
 from .effects import DropSeat, Effects, Emit, Fatal, Rewind, Send, StandInMove
 from .envelope import Envelope
@@ -293,6 +294,8 @@ def step_turn(table: Table) -> Effects[None]:
         # No fault (protocol.md 11, "A reveal naming another commit set"): the seat may hold a version of a split
         # commit that is on its way to this node, relayed or as a proof's evidence; the turn waits for it.
         return
+    if table.held_proofs and (yield from settle(table, (r, t))):
+        return  # a proof held above a commit of this turn, judged now, before any reveal is used (above_split.py)
     if record.cards is None:  # checked once: a sealed deal learns hidden cards from the reveals
         cards = yield from turn_cards(table, commits, reveals, revealers)
         if cards is None:

@@ -79,6 +79,45 @@ def split_fork(players: int, host_on_a: bool, before_proof: bool, seed: int,
     return net, adv, b_side
 
 
+def took(net: AttackNet, adv: Adversary, peer: bytes) -> str:
+    """The version of X's commit `peer` accepted: 'A' or 'B'."""
+    return "A" if net.sessions[peer].inbox.message(adv.peer, adv.state["a"].seq) == adv.state["a"] else "B"
+
+
+def outcome(net: AttackNet, adv: Adversary) -> str:
+    """'expelled': the seats named both versions; else the version every seat named, the game's."""
+    seats = {took(net, adv, net.identities[s].peer) for s in range(len(net.identities)) if s != X}
+    return "expelled" if len(seats) > 1 else seats.pop()
+
+
+def check(net: AttackNet, adv: Adversary) -> str:
+    """Every honest node ends alike (the module's docstring); the outcome."""
+    assert adv.fired
+    end = outcome(net, adv)
+    results = set()
+    for p in honest(net, adv):
+        s = net.sessions[p]
+        verdict = verify_transcript(bytes(net.transcripts[p]))
+        if end == "expelled":  # no node aborts: X loses its seat at the turn's commit step
+            assert s.phase == "over", (took(net, adv, p), s.phase, s.fault)
+            for f in net.faults(p):
+                assert f.peer == adv.peer and not f.fatal, f
+            assert s.table.expelled_for.get(X) == "equivocation"
+            assert s.dropped[X] == (0, 2 + 3 * TURN, 0)  # the stand-in plays its card
+            results.add(s.result)
+            assert verdict.ok, verdict.report()
+        else:  # every seat named the version `end`: X's message above it on A is a fork on the game's branch where
+            # the game's version is B (judged once the turn is decided: fatal), and a node that took the other
+            # version cannot follow: every honest node aborts on X's equivocation, whatever the order
+            assert s.phase == ("over" if end == "A" else "aborted"), (took(net, adv, p), end, s.phase, s.fault)
+            if end == "B":
+                assert s.fault.code == "equivocation" and s.fault.peer == adv.peer, s.fault
+                assert not verdict.ok and "equivocation" in verdict.fault and verdict.peer == adv.peer, \
+                    verdict.report()
+    assert len(results) <= 1, results
+    return end
+
+
 CASES = [(players, host_on_a) for players in (3, 4, 5) for host_on_a in (True, False)]
 
 
@@ -88,17 +127,14 @@ CASES = [(players, host_on_a) for players in (3, 4, 5) for host_on_a in (True, F
 @pytest.mark.parametrize("seed", range(3))
 def test_a_forger_signing_on_above_its_split_commit_on_one_branch_splits_no_honest_nodes(
         players: int, host_on_a: bool, before_proof: bool, seed: int) -> None:
-    net, adv, b_side = split_fork(players, host_on_a, before_proof, seed)
-    assert adv.fired and b_side
-    ends = set()
-    for p in honest(net, adv):
-        s = net.sessions[p]
-        assert s.phase == "over", (p in b_side, s.phase, s.fault)
-        for f in net.faults(p):
-            assert f.peer == adv.peer and not f.fatal, f
-        assert s.table.expelled_for.get(X) == "equivocation"
-        assert s.dropped[X] == (0, 2 + 3 * TURN, 0)  # at the turn's commit step: the stand-in plays its card
-        ends.add(s.result)
-        verdict = verify_transcript(bytes(net.transcripts[p]))
-        assert verdict.ok, verdict.report()
-    assert len(ends) == 1, ends
+    net, _adv, _b_side = split_fork(players, host_on_a, before_proof, seed)
+    check(net, _adv)
+
+
+@pytest.mark.parametrize(("players", "host_on_a"), CASES, ids=[f"{p}-seats-host-on-{'A' if a else 'B'}"
+                                                                  for p, a in CASES])
+@pytest.mark.parametrize("before_proof", [False, True], ids=["after-proof", "before-proof"])
+def test_in_order_the_seats_name_both_versions_and_every_node_plays_on(players: int, host_on_a: bool,
+                                                                      before_proof: bool) -> None:
+    net, adv, _b_side = split_fork(players, host_on_a, before_proof, 0, shuffled=False)
+    assert check(net, adv) == "expelled"

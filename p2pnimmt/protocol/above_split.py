@@ -1,0 +1,100 @@
+"""A proof of equivocation above a seat's commit of an undecided turn: held until the turn's reveals decide it
+(protocol.md 8, check 4; 12, "A split commit", *Above a split commit*).
+
+Seat X splits its commit of a turn at seq s (version A to some nodes, B to others), reveals on each version, and
+signs on (s+2) on A alone. A node on A takes s+2 as X's next message; a node on B holds X's reveal on B at s+1, so
+s+2 is a fork to it. Judged at once, the nodes on B alone would abort. So a proof against X that is not a split
+commit's is judged by where its lowest message lies in X's chain as this node holds it:
+- dropped (nothing recorded or sent) where X was expelled here from a split commit's seq below it: nothing X
+  signed from there counts at any node;
+- held where this node's chain of X has not reached it yet, or has, below it, a PLAY_COMMIT of a turn this node
+  has not decided (the turn's reveals not agreed): every node decides the turn alike, from the reveals;
+- else judged as before: fatal.
+One held proof per seat, the one lowest in the chain (any higher one is decided no sooner and alike).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from .effects import Effects, Fatal
+from .envelope import open_envelope
+from .phase import Phase
+from .split import Held
+from .table import Table
+
+DROP, HOLD, JUDGE = "drop", "hold", "judge"
+
+
+def lowest(seat_peer: bytes, evidence: Sequence[bytes]) -> int | None:
+    """The lowest seq of the sender's messages in a proof (None: none of them is its)."""
+    seqs = [env.seq for env in map(open_envelope, evidence) if env.sender == seat_peer]
+    return min(seqs) if seqs else None
+
+
+def split_seq(table: Table, seat: int) -> int | None:
+    """The seq from which the seat was expelled for a split commit its turn's reveals decided (protocol.md 12), or None."""
+    if table.expelled_for.get(seat) != "equivocation" or seat in table.refused:
+        return None
+    return table.expelled[seat]
+
+
+def decided(table: Table, turn: tuple[int, int], agreed: tuple[int, int] | None = None) -> bool:
+    """This node has decided the turn: its reveals agreed (section 11's digest check passed: `agreed` is the turn
+    whose reveals agree now), or it has gone by."""
+    if table.phase in (Phase.GAME_END, Phase.OVER) or turn == agreed:
+        return True
+    if (table.round, table.turn) != turn:
+        return (table.round, table.turn) > turn
+    record = table.turns.get(turn)
+    return record is not None and record.cards is not None
+
+
+def anchor(table: Table, held: Held) -> tuple[int, int] | None | bool:
+    """The (round, turn) of the seat's last PLAY_COMMIT below the proof's lowest message in this node's chain of it;
+    True if it has none there; None if this node has not accepted its message before that one yet."""
+    peer = table.roster[held.seat]
+    if held.low > 0 and table.message_of(peer, held.low - 1) is None:
+        return None
+    for seq in range(held.low - 1, -1, -1):
+        env = table.message_of(peer, seq)
+        if env is not None and env.kind == "PLAY_COMMIT":
+            return (env.body["round"], env.body["turn"])
+    return True
+
+
+def verdict(table: Table, held: Held, agreed: tuple[int, int] | None = None) -> tuple[str, Held]:
+    """DROP, HOLD or JUDGE the proof (the module's docstring), with `held`'s turn filled in once known."""
+    split = split_seq(table, held.seat)
+    if split is not None and held.low > split:
+        return DROP, held
+    if held.turn is None:
+        found = anchor(table, held)
+        if found is None:
+            return HOLD, held
+        if found is True:
+            return JUDGE, held
+        held = held._replace(turn=found)
+    assert held.turn is not None
+    return (JUDGE if decided(table, held.turn, agreed) else HOLD), held
+
+
+def hold(table: Table, held: Held) -> None:
+    """Keep the proof unjudged: one per seat, the lowest in its chain."""
+    kept = table.held_proofs.get(held.seat)
+    if kept is None or held.low < kept.low:
+        table.held_proofs[held.seat] = held
+
+
+def settle(table: Table, agreed: tuple[int, int] | None = None) -> Effects[bool]:
+    """Judge again every held proof (`agreed`: the turn whose reveals agree now, before the node uses them): drop
+    those above a seat's decided split commit, yield the first to be judged (fatal); True if one was."""
+    for seat, held in sorted(table.held_proofs.items()):
+        found, held = verdict(table, held, agreed)
+        if found == HOLD:
+            table.held_proofs[seat] = held
+            continue
+        del table.held_proofs[seat]
+        if found == JUDGE:
+            yield Fatal(seat, held.code, held.detail, held.evidence, final=True)
+            return True
+    return False
