@@ -41,8 +41,8 @@ def split_seq(table: Table, seat: int) -> int | None:
 def decided(table: Table, turn: tuple[int, int], agreed: tuple[int, int] | None = None) -> bool:
     """This node has decided the turn: its reveals agreed (section 11's digest check passed: `agreed` is the turn
     whose reveals agree now), or it has gone by."""
-    if table.phase in (Phase.GAME_END, Phase.OVER) or turn == agreed:
-        return True
+    if turn == agreed or table.phase in (Phase.ROUND_END, Phase.GAME_END, Phase.OVER) and turn[0] <= table.round:
+        return True  # (a round stopped for its audit, or void, ends with turns never played: none is left to decide)
     if (table.round, table.turn) != turn:
         return (table.round, table.turn) > turn
     record = table.turns.get(turn)

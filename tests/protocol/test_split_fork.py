@@ -17,7 +17,8 @@ delivery (seeds, shuffled).
 from __future__ import annotations
 
 import pytest
-from adversary import Adversary, AttackNet
+from adversary import Adversary, AttackNet, Rule
+from harness import Net
 from test_attacks import at, h, honest
 
 from p2pnimmt.engine import Settings
@@ -35,12 +36,9 @@ def on_a(net: AttackNet, players: int, host_on_a: bool) -> list[bytes]:
     return [net.identities[seat].peer] + [w.peer for w in net.watchers]
 
 
-def split_fork(players: int, host_on_a: bool, before_proof: bool, seed: int,
-               shuffled: bool = True) -> tuple[AttackNet, Adversary, list[bytes]]:
-    net = AttackNet(players, seed=seed, settings=Settings(players=players, max_rounds=1, deal="open"),
-                    shuffle_delivery=shuffled)
-    first = on_a(net, players, host_on_a)
-    b_side = [p for p in net.peers if p not in first and p != net.identities[X].peer]
+def fork_rule(net: Net, players: int, seed: int, x: int, first: list[bytes]) -> Rule:
+    """Seat `x` splits its commit of TURN (A to `first`, B to the other nodes), reveals on each version, and signs
+    its next message (its commit of the next turn) on its reveal on A alone, sent to every node."""
 
     def rule(adv: Adversary, env, body):
         if at(env, "PLAY_COMMIT", turn=TURN):
@@ -48,17 +46,17 @@ def split_fork(players: int, host_on_a: bool, before_proof: bool, seed: int,
             nonce_b = bytes([seed + 7]) * NONCE_SIZE
             a = adv.chain(env.kind, body, env)
             b = adv.seal_at(a.seq, a.prev, env.kind, dict(
-                body, commit=commitment("play", net.game_id, 0, TURN, X, card_value(card), nonce_b)))
+                body, commit=commitment("play", net.game_id, 0, TURN, x, card_value(card), nonce_b)))
             adv.state.update(a=a, b=b, nonce_b=nonce_b)
             return adv.to(a.wire, first) + adv.to(b.wire, [p for p in adv.others if p not in first])
         if at(env, "PLAY_REVEAL", turn=TURN):
             a, b = adv.state["a"], adv.state["b"]
             commits = adv.session.slot("PLAY_COMMIT", 0, TURN)
-            on_b = commit_set_digest([b.hash if s == X else commits[s].hash for s in range(players)])
+            on_b = commit_set_digest([b.hash if s == x else commits[s].hash for s in range(players)])
             reveal_a = adv.chain(env.kind, body, env)
             reveal_b = adv.seal_at(reveal_a.seq, b.hash, env.kind, dict(body, nonce=adv.state["nonce_b"], commits=on_b))
-            # its next message, on A alone, to everyone: the next turn's commit (any state: X is expelled before
-            # any node checks it)
+            # its next message, on A alone, to everyone: the next turn's commit (any state: no node checks it before
+            # the turn's reveals decide)
             above = adv.chain("PLAY_COMMIT", {"round": 0, "turn": TURN + 1, "commit": h("next card"),
                                               "state": h("a state")})
             adv.state.update(reveal_a=reveal_a, reveal_b=reveal_b, above=above)
@@ -68,10 +66,19 @@ def split_fork(players: int, host_on_a: bool, before_proof: bool, seed: int,
                     + adv.to(above.wire))
         return None
 
-    adv = Adversary(net, X, rule)
+    return rule
+
+
+def split_fork(players: int, host_on_a: bool, before_proof: bool, seed: int,
+               shuffled: bool = True) -> tuple[AttackNet, Adversary, list[bytes]]:
+    net = AttackNet(players, seed=seed, settings=Settings(players=players, max_rounds=1, deal="open"),
+                    shuffle_delivery=shuffled)
+    first = on_a(net, players, host_on_a)
+    b_side = [p for p in net.peers if p not in first and p != net.identities[X].peer]
+    adv = Adversary(net, X, fork_rule(net, players, seed, X, first))
     if before_proof:  # the nodes on B get A and X's reveal on A only once nothing else moves
-        net.withhold = lambda to, frm, wire: (to in b_side and "a" in adv.state
-                                              and wire in (adv.state["a"].wire, adv.state.get("reveal_a", adv.state["a"]).wire))
+        net.withhold = lambda to, frm, wire: (to in b_side and "a" in adv.state and wire in (
+            adv.state["a"].wire, adv.state.get("reveal_a", adv.state["a"]).wire))
     net.start()
     net.run()
     net.heal()

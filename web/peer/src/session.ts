@@ -35,6 +35,7 @@ import { cmp, commitStep, GAME_END_STEP, placeProblem, type Pos, positionOfMessa
 import * as quorum from "./quorum.js";
 import { shuffle } from "./shuffle.js";
 import { commitSets, splitVersions } from "./split.js";
+import { type Held, hold, lowest, verdict, type Where } from "./above_split.js";
 import { chooser, resolveTurn, standInCard, standInRow } from "./turn.js";
 
 export type { Fault };
@@ -182,6 +183,8 @@ export class Session {
   private readonly expelledFurthest = new Map<number, Pos>();
   /** `${round}|${turn}` -> seat -> hex hash -> its PLAY_COMMITs of that turn held here, once a proof shows two. */
   private readonly versions = new Map<string, Map<number, Map<string, Envelope>>>();
+  /** seat -> a proof of equivocation against it held unjudged above its commit of an undecided turn (above_split.ts) */
+  private readonly heldProofs = new Map<number, Held>();
   /** Messages of dropped seats for rounds the game has not reached. */
   private pending: Envelope[] = [];
   /** commitSetOf's last answer, with the commits it hashed. */
@@ -213,7 +216,8 @@ export class Session {
   protected handle(found: Found): void {
     if (found.type === "fault") {
       if (found.fault.fatal && this.refusedProof(found.fault)) return;
-      if (!(found.fault.fatal && found.fault.code === "equivocation" && this.splitProof(found.fault))) this.report(found.fault);
+      if (found.fault.fatal && found.fault.code === "equivocation" && this.placedProof(found.fault)) return;
+      this.report(found.fault);
       return;
     }
     if (found.type === "start") {
@@ -276,6 +280,51 @@ export class Session {
 
   /** Send these signed messages to every peer (a seat does: a proof, so that every node holds every version). */
   protected spread(_wires: readonly Uint8Array[]): void {}
+
+  /**
+   * A proof of equivocation: dropped above a split commit that cost its signer its seat here, taken as a split
+   * commit's, or held unjudged above its signer's commit of a turn this node has not decided (protocol.md 12, *Above a
+   * split commit*; the reference's Session._proven). False: it is fatal now.
+   */
+  private placedProof(fault: Fault): boolean {
+    const seat = fault.peer === null ? -1 : this.seatOf(fault.peer);
+    const low = seat >= 0 && this.phase !== "lobby" && this.phase !== "aborted"
+      ? lowest(fault.peer as Uint8Array, fault.evidence) : null;
+    if (low !== null) {
+      const split = this.splitSeq(seat);
+      if (split !== null && low > split) return true; // nothing it signed there counts at any node
+    }
+    if (this.splitProof(fault)) return true;
+    if (low === null) return false;
+    const [found, held] = verdict(this.where(), { seat, low, turn: null, fault });
+    if (found !== "hold") return false;
+    hold(this.heldProofs, held);
+    return true;
+  }
+
+  /** The seq from which `seat` was expelled for a split commit its turn's reveals decided (section 12), or null. */
+  private splitSeq(seat: number): number | null {
+    return this.expelledFor.get(seat) === "equivocation" && !this.refused.has(seat) ? this.expelled.get(seat) ?? null : null;
+  }
+
+  private where(): Where {
+    return { phase: this.phase, round: this.round, turn: this.turn, agreedNow: this.plays !== null,
+      splitSeq: (seat) => this.splitSeq(seat), chain: (seat) => this.inbox.chain(this.peers[seat] as Uint8Array) };
+  }
+
+  /** Judge again every held proof (`agreed`: the turn whose reveals agree now, before they are used): drop those above
+   * a seat's decided split commit; the first to be judged is fatal (reported: the game stops). */
+  private settleHeld(agreed: [number, number] | null): void {
+    for (const seat of [...this.heldProofs.keys()].sort((a, b) => a - b)) {
+      const [found, held] = verdict(this.where(), this.heldProofs.get(seat) as Held, agreed);
+      if (found === "hold") {
+        this.heldProofs.set(seat, held);
+        continue;
+      }
+      this.heldProofs.delete(seat);
+      if (found === "judge") this.report(held.fault);
+    }
+  }
 
   /**
    * A proof of equivocation that may show a split commit (section 12): its PLAY_COMMITs are kept for the turn's
@@ -940,6 +989,8 @@ export class Session {
     this.settling = true;
     try {
       this.settleLoop();
+      // a held proof whose turn went by without its reveals agreeing (a round void or stopped for its audit)
+      if (this.heldProofs.size && this.phase !== "aborted") this.settleHeld(null);
     } finally {
       this.settling = false;
     }
@@ -1240,6 +1291,7 @@ export class Session {
     const fresh = new Session(this.gameArg, excluded, this.inbox.ids);
     fresh.ownPeer = this.ownPeer;
     for (const [k, v] of this.versions) fresh.versions.set(k, v);
+    for (const [k, v] of this.heldProofs) fresh.heldProofs.set(k, v);
     const faults: Fault[] = [];
     for (const env of this.accepted) faults.push(...fresh.receive(env.wire));
     const found = this.found;
@@ -1571,6 +1623,8 @@ export class Session {
     // A reveal naming another commit set is no fault (section 11, "A reveal naming another commit set"): its seat
     // may hold a version of a split commit on its way to this node; the turn waits for it.
     if (!namesAgreed(revealers, reveals, agreed)) return;
+    // a proof held above a commit of this turn is judged now, before any reveal is used (above_split.ts)
+    if (this.heldProofs.size) this.settleHeld([r, t]);
     if (!this.plays) {
       const plays = new Map<number, Card>();
       const revealed = new Set<Card>();
