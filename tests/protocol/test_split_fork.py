@@ -88,7 +88,7 @@ def split_fork(players: int, host_on_a: bool, before_proof: bool, seed: int,
 
 def took(net: AttackNet, adv: Adversary, peer: bytes) -> str:
     """The version of X's commit `peer` accepted: 'A' or 'B'."""
-    return "A" if net.sessions[peer].inbox.message(adv.peer, adv.state["a"].seq) == adv.state["a"] else "B"
+    return "A" if adv.state["a"].hash in {env.hash for env in net.sessions[peer].inbox.accepted} else "B"
 
 
 def outcome(net: AttackNet, adv: Adversary) -> str:
