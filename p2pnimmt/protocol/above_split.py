@@ -16,6 +16,7 @@ One held proof per seat, the one lowest in the chain (any higher one is decided 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 from .effects import Effects, Fatal
 from .envelope import open_envelope
 from .phase import Phase
@@ -23,6 +24,7 @@ from .split import Held
 from .table import Table
 
 DROP, HOLD, JUDGE = "drop", "hold", "judge"
+NOT_REACHED, NO_COMMIT = "not reached", "no commit"
 
 
 def lowest(seat_peer: bytes, evidence: Sequence[bytes]) -> int | None:
@@ -32,7 +34,7 @@ def lowest(seat_peer: bytes, evidence: Sequence[bytes]) -> int | None:
 
 
 def split_seq(table: Table, seat: int) -> int | None:
-    """The seq from which the seat was expelled for a split commit its turn's reveals decided (protocol.md 12), or None."""
+    """The seq from which the seat was expelled for a split commit its turn's reveals decided (protocol.md 12)."""
     if table.expelled_for.get(seat) != "equivocation" or seat in table.refused:
         return None
     return table.expelled[seat]
@@ -49,17 +51,17 @@ def decided(table: Table, turn: tuple[int, int], agreed: tuple[int, int] | None 
     return record is not None and record.cards is not None
 
 
-def anchor(table: Table, held: Held) -> tuple[int, int] | None | bool:
+def anchor(table: Table, held: Held) -> tuple[int, int] | str:
     """The (round, turn) of the seat's last PLAY_COMMIT below the proof's lowest message in this node's chain of it;
-    True if it has none there; None if this node has not accepted its message before that one yet."""
+    NO_COMMIT if it has none there; NOT_REACHED if this node has not accepted its message before that one yet."""
     peer = table.roster[held.seat]
     if held.low > 0 and table.message_of(peer, held.low - 1) is None:
-        return None
+        return NOT_REACHED
     for seq in range(held.low - 1, -1, -1):
         env = table.message_of(peer, seq)
         if env is not None and env.kind == "PLAY_COMMIT":
             return (env.body["round"], env.body["turn"])
-    return True
+    return NO_COMMIT
 
 
 def verdict(table: Table, held: Held, agreed: tuple[int, int] | None = None) -> tuple[str, Held]:
@@ -67,15 +69,16 @@ def verdict(table: Table, held: Held, agreed: tuple[int, int] | None = None) -> 
     split = split_seq(table, held.seat)
     if split is not None and held.low > split:
         return DROP, held
-    if held.turn is None:
+    turn = held.turn
+    if turn is None:
         found = anchor(table, held)
-        if found is None:
+        if found == NOT_REACHED:
             return HOLD, held
-        if found is True:
+        if not isinstance(found, tuple):
             return JUDGE, held
-        held = held._replace(turn=found)
-    assert held.turn is not None
-    return (JUDGE if decided(table, held.turn, agreed) else HOLD), held
+        turn = found
+        held = held._replace(turn=turn)
+    return (JUDGE if decided(table, turn, agreed) else HOLD), held
 
 
 def hold(table: Table, held: Held) -> None:

@@ -663,8 +663,8 @@ class Session:
                 and self._refuses_ack(seat, proof.code, proof.evidence):
             self._refuse(seat, proof.code, proof.detail, proof.evidence)
             return
-        low = lowest(proof.peer, proof.evidence) if seat is not None and proof.code == "equivocation" \
-            and table.phase not in (Phase.LOBBY, Phase.ABORTED) else None
+        low = lowest(proof.peer, proof.evidence) if seat is not None and proof.peer is not None \
+            and proof.code == "equivocation" and table.phase not in (Phase.LOBBY, Phase.ABORTED) else None
         if low is not None and seat is not None:  # above a split commit decided here: nothing there counts
             split = split_seq(table, seat)
             if split is not None and low > split:
@@ -673,9 +673,9 @@ class Session:
             Phase.LOBBY, Phase.ABORTED) and proof.code == "equivocation" else None
         if versions is None or proof.peer not in table.keys:
             if low is not None and seat is not None:  # judged by where it lies in the seat's chain (above_split.py)
-                found, held = verdict(table, Held(seat, low, None, proof.code, proof.detail, proof.evidence))
+                found, waiting = verdict(table, Held(seat, low, None, proof.code, proof.detail, proof.evidence))
                 if found == HOLD:
-                    hold(table, held)
+                    hold(table, waiting)
                     return
             self._fatal(proof.peer, proof.code, proof.detail, proof.evidence)
             return
