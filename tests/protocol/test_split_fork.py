@@ -36,9 +36,10 @@ def on_a(net: AttackNet, players: int, host_on_a: bool) -> list[bytes]:
     return [net.identities[seat].peer] + [w.peer for w in net.watchers]
 
 
-def fork_rule(net: Net, players: int, seed: int, x: int, first: list[bytes]) -> Rule:
+def fork_rule(net: Net, players: int, seed: int, x: int, first: list[bytes], twice: bool = False) -> Rule:
     """Seat `x` splits its commit of TURN (A to `first`, B to the other nodes), reveals on each version, and signs
-    its next message (its commit of the next turn) on its reveal on A alone, sent to every node."""
+    its next message (its commit of the next turn) on its reveal on A alone, sent to every node; `twice`: two such
+    messages, on two game states (no split commit: a pair fatal where it is judged), each to half the nodes."""
 
     def rule(adv: Adversary, env, body):
         if at(env, "PLAY_COMMIT", turn=TURN):
@@ -62,20 +63,24 @@ def fork_rule(net: Net, players: int, seed: int, x: int, first: list[bytes]) -> 
             adv.state.update(reveal_a=reveal_a, reveal_b=reveal_b, above=above)
             adv.fired = True
             adv.silent = True
-            return (adv.to(reveal_a.wire, first) + adv.to(reveal_b.wire, [p for p in adv.others if p not in first])
-                    + adv.to(above.wire))
+            sends = adv.to(reveal_a.wire, first) + adv.to(reveal_b.wire, [p for p in adv.others if p not in first])
+            if not twice:
+                return sends + adv.to(above.wire)
+            other = adv.seal_at(above.seq, above.prev, above.kind, dict(above.body, state=h("another state")))
+            half = adv.others[::2]
+            return sends + adv.to(above.wire, half) + adv.to(other.wire, [p for p in adv.others if p not in half])
         return None
 
     return rule
 
 
 def split_fork(players: int, host_on_a: bool, before_proof: bool, seed: int,
-               shuffled: bool = True) -> tuple[AttackNet, Adversary, list[bytes]]:
+               shuffled: bool = True, twice: bool = False) -> tuple[AttackNet, Adversary, list[bytes]]:
     net = AttackNet(players, seed=seed, settings=Settings(players=players, max_rounds=1, deal="open"),
                     shuffle_delivery=shuffled)
     first = on_a(net, players, host_on_a)
     b_side = [p for p in net.peers if p not in first and p != net.identities[X].peer]
-    adv = Adversary(net, X, fork_rule(net, players, seed, X, first))
+    adv = Adversary(net, X, fork_rule(net, players, seed, X, first, twice))
     if before_proof:  # the nodes on B get A and X's reveal on A only once nothing else moves
         net.withhold = lambda to, frm, wire: (to in b_side and "a" in adv.state and wire in (
             adv.state["a"].wire, adv.state.get("reveal_a", adv.state["a"]).wire))
@@ -97,8 +102,8 @@ def outcome(net: AttackNet, adv: Adversary) -> str:
     return "expelled" if len(seats) > 1 else seats.pop()
 
 
-def check(net: AttackNet, adv: Adversary) -> str:
-    """Every honest node ends alike (the module's docstring); the outcome."""
+def check(net: AttackNet, adv: Adversary, twice: bool = False) -> str:
+    """Every honest node ends alike (the module's docstring); the outcome. `twice`: X signed two messages s+2 on A."""
     assert adv.fired
     end = outcome(net, adv)
     results = set()
@@ -115,9 +120,11 @@ def check(net: AttackNet, adv: Adversary) -> str:
             assert verdict.ok, verdict.report()
         else:  # every seat named the version `end`: X's message above it on A is a fork on the game's branch where
             # the game's version is B (judged once the turn is decided: fatal), and a node that took the other
-            # version cannot follow: every honest node aborts on X's equivocation, whatever the order
-            assert s.phase == ("over" if end == "A" else "aborted"), (took(net, adv, p), end, s.phase, s.fault)
-            if end == "B":
+            # version cannot follow: every honest node aborts on X's equivocation, whatever the order; where it is A,
+            # X's one message on it is its next, and two are a pair of one seq on the game's branch (fatal)
+            aborts = end == "B" or twice
+            assert s.phase == ("aborted" if aborts else "over"), (took(net, adv, p), end, s.phase, s.fault)
+            if aborts:
                 assert s.fault.code == "equivocation" and s.fault.peer == adv.peer, s.fault
                 assert not verdict.ok and "equivocation" in verdict.fault and verdict.peer == adv.peer, \
                     verdict.report()
@@ -145,3 +152,14 @@ def test_in_order_the_seats_name_both_versions_and_every_node_plays_on(players: 
                                                                       before_proof: bool) -> None:
     net, adv, _b_side = split_fork(players, host_on_a, before_proof, 0, shuffled=False)
     assert check(net, adv) == "expelled"
+
+
+@pytest.mark.parametrize("host_on_a", [True, False], ids=["host-on-A", "host-on-B"])
+@pytest.mark.parametrize("seed", range(3))
+def test_two_messages_of_one_seq_above_the_split_decide_alike_too(host_on_a: bool, seed: int) -> None:
+    """X signs two different messages s+2 on its reveal on A (commits of the next turn on two states), each to half
+    the nodes: on A a pair of one seq, on B two forks. Judged at once, the pair aborted the nodes that held both on
+    A; the nodes on B, holding the forks alone, could not judge the pair. Held until the turn is decided, the pair
+    and the forks go the same way everywhere."""
+    net, adv, _b_side = split_fork(4, host_on_a, False, seed, twice=True)
+    check(net, adv, twice=True)
