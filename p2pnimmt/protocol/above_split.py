@@ -15,7 +15,7 @@ One held proof per seat, the one lowest in the chain (any higher one is decided 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .effects import Effects, Fatal
 from .envelope import open_envelope
@@ -40,10 +40,9 @@ def split_seq(table: Table, seat: int) -> int | None:
     return table.expelled[seat]
 
 
-def decided(table: Table, turn: tuple[int, int], agreed: tuple[int, int] | None = None) -> bool:
-    """This node has decided the turn: its reveals agreed (section 11's digest check passed: `agreed` is the turn
-    whose reveals agree now), or it has gone by."""
-    if turn == agreed or table.phase in (Phase.ROUND_END, Phase.GAME_END, Phase.OVER) and turn[0] <= table.round:
+def decided(table: Table, turn: tuple[int, int]) -> bool:
+    """This node has gone past the turn (its reveals agreed, or its round ended)."""
+    if table.phase in (Phase.ROUND_END, Phase.GAME_END, Phase.OVER) and turn[0] <= table.round:
         return True  # (a round stopped for its audit, or void, ends with turns never played: none is left to decide)
     if (table.round, table.turn) != turn:
         return (table.round, table.turn) > turn
@@ -64,8 +63,11 @@ def anchor(table: Table, held: Held) -> tuple[int, int] | str:
     return NO_COMMIT
 
 
-def verdict(table: Table, held: Held, agreed: tuple[int, int] | None = None) -> tuple[str, Held]:
-    """DROP, HOLD or JUDGE the proof (the module's docstring), with `held`'s turn filled in once known."""
+def verdict(table: Table, held: Held, now: tuple[int, int] | None = None,
+            others_in: Callable[[int], bool] | None = None) -> tuple[str, Held]:
+    """DROP, HOLD or JUDGE the proof (the module's docstring), with `held`'s turn filled in once known. `now`: the
+    turn at hand, whose reveals of every seat but the held proof's signer are in and name commit sets this node
+    knows where `others_in(signer)`: the turn is decided (protocol.md 12, "Decided"), whatever the signer's own."""
     split = split_seq(table, held.seat)
     if split is not None and held.low > split:
         return DROP, held
@@ -78,7 +80,8 @@ def verdict(table: Table, held: Held, agreed: tuple[int, int] | None = None) -> 
             return JUDGE, held
         turn = found
         held = held._replace(turn=turn)
-    return (JUDGE if decided(table, turn, agreed) else HOLD), held
+    done = decided(table, turn) or turn == now and others_in is not None and others_in(held.seat)
+    return (JUDGE if done else HOLD), held
 
 
 def hold(table: Table, held: Held) -> None:
@@ -88,11 +91,12 @@ def hold(table: Table, held: Held) -> None:
         table.held_proofs[held.seat] = held
 
 
-def settle(table: Table, agreed: tuple[int, int] | None = None) -> Effects[bool]:
-    """Judge again every held proof (`agreed`: the turn whose reveals agree now, before the node uses them): drop
+def settle(table: Table, now: tuple[int, int] | None = None,
+           others_in: Callable[[int], bool] | None = None) -> Effects[bool]:
+    """Judge again every held proof (`now`, `others_in`: as verdict's; before the node uses the turn's reveals): drop
     those above a seat's decided split commit, yield the first to be judged (fatal); True if one was."""
     for seat, held in sorted(table.held_proofs.items()):
-        found, held = verdict(table, held, agreed)
+        found, held = verdict(table, held, now, others_in)
         if found == HOLD:
             table.held_proofs[seat] = held
             continue

@@ -676,6 +676,8 @@ class Session:
                 found, waiting = verdict(table, Held(seat, low, None, proof.code, proof.detail, proof.evidence))
                 if found == HOLD:
                     hold(table, waiting)
+                    table.changed()
+                    self._advance()  # the turn may be decided already, but for the signer's own reveal (above_split)
                     return
             self._fatal(proof.peer, proof.code, proof.detail, proof.evidence)
             return

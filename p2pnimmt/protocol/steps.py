@@ -288,14 +288,15 @@ def step_turn(table: Table) -> Effects[None]:
         agreed = yield from split_commit(table, split, committers, commits, revealers, reveals)
         if not agreed:
             return
+    if table.held_proofs and (yield from settle(table, (r, t), lambda x: all(
+            s in reveals and reveals[s].body["commits"] in agreed for s in revealers if s != x))):
+        return  # a proof held above a seat's commit of this turn, judged once the others' reveals decide the turn
     if table.held_back(reveal_step) or table.lacking(revealers, reveals):
         return
     if any(reveals[s].body["commits"] not in agreed for s in revealers):
         # No fault (protocol.md 11, "A reveal naming another commit set"): the seat may hold a version of a split
         # commit that is on its way to this node, relayed or as a proof's evidence; the turn waits for it.
         return
-    if table.held_proofs and (yield from settle(table, (r, t))):
-        return  # a proof held above a commit of this turn, judged now, before any reveal is used (above_split.py)
     if record.cards is None:  # checked once: a sealed deal learns hidden cards from the reveals
         cards = yield from turn_cards(table, commits, reveals, revealers)
         if cards is None:

@@ -163,3 +163,33 @@ def test_two_messages_of_one_seq_above_the_split_decide_alike_too(host_on_a: boo
     and the forks go the same way everywhere."""
     net, adv, _b_side = split_fork(4, host_on_a, False, seed, twice=True)
     check(net, adv, twice=True)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+@pytest.mark.parametrize("seed", range(2))
+def test_two_reveals_of_one_commit_stay_fatal_at_every_node(players: int, seed: int) -> None:
+    """No split: X signs two PLAY_REVEALs of its one commit (the second names another commit set), each to half the
+    nodes. The pair lies above X's commit of an undecided turn, so it is held; the others' reveals decide the turn
+    without X's own (a reveal naming a set nobody holds would keep a turn waiting for ever), X keeps its seat, and
+    the pair is judged as before: every honest node aborts on it, as on main."""
+    net = AttackNet(players, seed=seed, settings=Settings(players=players, max_rounds=1, deal="open"))
+
+    def rule(adv: Adversary, env, body):
+        if not at(env, "PLAY_REVEAL", turn=TURN):
+            return None
+        one = adv.chain(env.kind, body, env)
+        other = adv.seal_at(one.seq, one.prev, env.kind, dict(body, commits=h("another commit set")))
+        adv.fired = True
+        half = adv.others[::2]
+        return adv.to(one.wire, half) + adv.to(other.wire, [p for p in adv.others if p not in half])
+
+    adv = Adversary(net, X, rule)
+    net.start()
+    net.run()
+    assert adv.fired
+    for p in honest(net, adv):
+        s = net.sessions[p]
+        assert s.phase == "aborted", (p, s.phase, net.faults(p))
+        assert s.fault.code == "equivocation" and s.fault.peer == adv.peer, s.fault
+        verdict = verify_transcript(bytes(net.transcripts[p]))
+        assert not verdict.ok and "equivocation" in verdict.fault and verdict.peer == adv.peer, verdict.report()

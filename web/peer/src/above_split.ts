@@ -51,10 +51,9 @@ function before(a: readonly [number, number], b: readonly [number, number]): boo
   return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 }
 
-/** This node has decided the turn: its reveals agreed (`agreed`: the turn whose reveals agree now), or it has gone
- * by (a round that ends, or stops for its audit, leaves none of its turns to decide). */
-export function decided(at: Where, turn: [number, number], agreed: [number, number] | null): boolean {
-  if (agreed && agreed[0] === turn[0] && agreed[1] === turn[1]) return true;
+/** This node has gone past the turn (its reveals agreed, or its round ended: a round that ends, or stops for its
+ * audit, leaves none of its turns to decide). */
+export function decided(at: Where, turn: [number, number]): boolean {
   if ((at.phase === "round-end" || at.phase === "game-end" || at.phase === "over") && turn[0] <= at.round) return true;
   if (at.round !== turn[0] || at.turn !== turn[1]) return before(turn, [at.round, at.turn]);
   return at.agreedNow;
@@ -71,8 +70,11 @@ function anchor(chain: readonly Envelope[], low: number): [number, number] | nul
   return true;
 }
 
-/** Drop, hold or judge the proof, with `held`'s turn filled in once known. */
-export function verdict(at: Where, held: Held, agreed: [number, number] | null = null): [Verdict, Held] {
+/** Drop, hold or judge the proof, with `held`'s turn filled in once known. `now`: the turn at hand, whose reveals of
+ * every seat but the proof's signer are in and name commit sets this node knows where `othersIn(signer)`: the turn is
+ * decided (protocol.md 12, "Decided"), whatever the signer's own. */
+export function verdict(at: Where, held: Held, now: [number, number] | null = null,
+  othersIn: ((seat: number) => boolean) | null = null): [Verdict, Held] {
   const split = at.splitSeq(held.seat);
   if (split !== null && held.low > split) return ["drop", held];
   let turn = held.turn;
@@ -82,8 +84,9 @@ export function verdict(at: Where, held: Held, agreed: [number, number] | null =
     if (found === true) return ["judge", held];
     turn = found;
   }
-  const now = { ...held, turn };
-  return [decided(at, turn, agreed) ? "judge" : "hold", now];
+  const done = decided(at, turn) || (now !== null && now[0] === turn[0] && now[1] === turn[1]
+    && othersIn !== null && othersIn(held.seat));
+  return [done ? "judge" : "hold", { ...held, turn }];
 }
 
 /** Keep the proof unjudged: one per seat, the lowest in its chain. */

@@ -299,6 +299,7 @@ export class Session {
     const [found, held] = verdict(this.where(), { seat, low, turn: null, fault });
     if (found !== "hold") return false;
     hold(this.heldProofs, held);
+    this.settle(); // the turn may be decided already, but for the signer's own reveal (above_split.ts)
     return true;
   }
 
@@ -312,11 +313,11 @@ export class Session {
       splitSeq: (seat) => this.splitSeq(seat), chain: (seat) => this.inbox.chain(this.peers[seat] as Uint8Array) };
   }
 
-  /** Judge again every held proof (`agreed`: the turn whose reveals agree now, before they are used): drop those above
-   * a seat's decided split commit; the first to be judged is fatal (reported: the game stops). */
-  private settleHeld(agreed: [number, number] | null): void {
+  /** Judge again every held proof (`now`, `othersIn`: as verdict's; before the turn's reveals are used): drop those
+   * above a seat's decided split commit; the first to be judged is fatal (reported: the game stops). */
+  private settleHeld(now: [number, number] | null = null, othersIn: ((seat: number) => boolean) | null = null): void {
     for (const seat of [...this.heldProofs.keys()].sort((a, b) => a - b)) {
-      const [found, held] = verdict(this.where(), this.heldProofs.get(seat) as Held, agreed);
+      const [found, held] = verdict(this.where(), this.heldProofs.get(seat) as Held, now, othersIn);
       if (found === "hold") {
         this.heldProofs.set(seat, held);
         continue;
@@ -990,7 +991,7 @@ export class Session {
     try {
       this.settleLoop();
       // a held proof whose turn went by without its reveals agreeing (a round void or stopped for its audit)
-      if (this.heldProofs.size && this.phase !== "aborted") this.settleHeld(null);
+      if (this.heldProofs.size && this.phase !== "aborted") this.settleHeld();
     } finally {
       this.settling = false;
     }
@@ -1619,12 +1620,15 @@ export class Session {
       if (!sets) return;
       agreed = sets;
     }
+    // a proof held above a seat's commit of this turn is judged once the others' reveals decide the turn
+    if (this.heldProofs.size) {
+      this.settleHeld([r, t], (x) => namesAgreed(revealers.filter((s) => s !== x && reveals.has(s)), reveals, agreed)
+        && revealers.every((s) => s === x || reveals.has(s)));
+    }
     if (!allIn(revealers, reveals) || this.heldBack([r, c + 1, 0])) return;
     // A reveal naming another commit set is no fault (section 11, "A reveal naming another commit set"): its seat
     // may hold a version of a split commit on its way to this node; the turn waits for it.
     if (!namesAgreed(revealers, reveals, agreed)) return;
-    // a proof held above a commit of this turn is judged now, before any reveal is used (above_split.ts)
-    if (this.heldProofs.size) this.settleHeld([r, t]);
     if (!this.plays) {
       const plays = new Map<number, Card>();
       const revealed = new Set<Card>();
