@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 from .effects import Effects, Fatal
 from .envelope import open_envelope
+from .messages import BodyError, check_body
 from .phase import Phase
 from .split import Held
 from .table import Table
@@ -59,6 +60,10 @@ def anchor(table: Table, held: Held) -> tuple[int, int] | str:
     for seq in range(held.low - 1, -1, -1):
         env = table.message_of(peer, seq)
         if env is not None and env.kind == "PLAY_COMMIT":
+            try:
+                check_body(env.kind, env.body)
+            except BodyError:  # it broke section 9 (its seat is expelled from it alike everywhere): no turn to wait
+                return NO_COMMIT  # on, judged as before
             return (env.body["round"], env.body["turn"])
     return NO_COMMIT
 

@@ -12,6 +12,7 @@
 import { equal } from "./bytes.js";
 import { type Envelope, open } from "./envelope.js";
 import type { Fault } from "./inbox.js";
+import { bodyProblem } from "./messages.js";
 
 /** A proof held unjudged: the lowest seq of the seat's messages in it, and the (round, turn) of the seat's commit
  * below it that waits to be decided (null while this node's chain of the seat has not reached it). */
@@ -65,7 +66,11 @@ function anchor(chain: readonly Envelope[], low: number): [number, number] | nul
   if (low > chain.length) return null;
   for (let seq = low - 1; seq >= 0; seq--) {
     const env = chain[seq] as Envelope;
-    if (env.kind === "PLAY_COMMIT") return [env.body.get("round") as number, env.body.get("turn") as number];
+    if (env.kind === "PLAY_COMMIT") {
+      // one that broke section 9 (its seat is expelled from it alike everywhere): no turn to wait on, judged as before
+      if (bodyProblem("PLAY_COMMIT", env.body) !== null) return true;
+      return [env.body.get("round") as number, env.body.get("turn") as number];
+    }
   }
   return true;
 }

@@ -7,11 +7,11 @@ import { type Held, decided, hold, verdict, type Where } from "../src/above_spli
 import { decode, encode, type MsgMap } from "../src/codec.js";
 import type { Envelope } from "../src/envelope.js";
 
-const msg = (seq: number, kind: string, body: Record<string, number>): Envelope =>
+const msg = (seq: number, kind: string, body: Record<string, number | Uint8Array>): Envelope =>
   ({ seq, kind, body: decode(encode(body)) as MsgMap }) as unknown as Envelope;
 
 // seat 1's chain here: START_ACK, then its commit and reveal of turn 2 (seqs 0..2)
-const chain = [msg(0, "START_ACK", {}), msg(1, "PLAY_COMMIT", { round: 0, turn: 2 }), msg(2, "PLAY_REVEAL", { round: 0, turn: 2 })];
+const chain = [msg(0, "START_ACK", {}), msg(1, "PLAY_COMMIT", { round: 0, turn: 2, commit: new Uint8Array(32), state: new Uint8Array(32) }), msg(2, "PLAY_REVEAL", { round: 0, turn: 2 })];
 const where = (over: Partial<Where> = {}): Where => ({ phase: "turn", round: 0, turn: 2, agreedNow: false,
   splitSeq: () => null, chain: () => chain, ...over });
 const proof = (low: number): Held => ({ seat: 1, low, turn: null,
@@ -39,6 +39,11 @@ test("it is dropped above a split commit that cost the signer its seat, judged b
 test("a proof the chain has not reached is held; one with no commit below is judged at once", () => {
   assert.equal(verdict(where(), proof(4))[0], "hold");
   assert.equal(verdict(where(), proof(1))[0], "judge"); // below it the START_ACK only
+});
+
+test("a commit that broke section 9 waits on no turn: a proof above it is judged as before", () => {
+  const broken = [chain[0] as Envelope, msg(1, "PLAY_COMMIT", { round: 0 }), chain[2] as Envelope];
+  assert.equal(verdict(where({ chain: () => broken }), proof(2))[0], "judge");
 });
 
 test("the turns a node has decided: gone past, or its round ended", () => {
