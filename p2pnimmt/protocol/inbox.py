@@ -106,6 +106,10 @@ class Inbox:
         """(the next sequence number, the hash of the last accepted message) of `sender`'s chain."""
         return self._heads.get(sender, (0, NO_PREVIOUS)) if sender is not None else (0, NO_PREVIOUS)
 
+    def message(self, sender: bytes, seq: int) -> Envelope | None:
+        """`sender`'s message accepted here at `seq`, if any."""
+        return self._seen.get((sender, seq))
+
     def missing(self, have: dict[bytes, int]) -> list[bytes]:
         """Wire bytes of the accepted messages a peer that holds `have[sender]` of each sender's lacks, in the order
         accepted. It costs a look at each sender's count and the messages lacked, not a pass over every message of

@@ -38,6 +38,7 @@ from typing import Any
 
 from ..engine import Game, PlayerView, Settings
 from . import steps
+from .above_split import HOLD, hold, lowest, settle, split_seq, verdict
 from .commitments import NONCE_SIZE, commitment
 from .deal import Deal
 from .deals import deal_for
@@ -62,7 +63,7 @@ from .journal import Journal
 from .messages import settings_body, settings_from_body
 from .phase import Phase, Step
 from .slots import store
-from .split import split_versions
+from .split import Held, split_versions
 from .standin import stand_in_card, stand_in_pick, stand_in_row
 from .table import EXPELS, Table, standin_slot
 
@@ -98,6 +99,7 @@ class Session:
         self.relay = relay
         self.table = Table(self.me, entropy, game_id)
         self.inbox = Inbox(game_id, self.table.who)
+        self.table.message_of = self.inbox.message
         self._out: list[Output] = []
         self._advancing = False
         self._restored: list[dict[str, Any]] = []  # the deal's secrets records, until START makes the deal
@@ -513,6 +515,8 @@ class Session:
                 if after == before:
                     break
                 before = after  # nothing changes between two passes: the next pass starts from this
+            if self.table.held_proofs and self.phase != Phase.ABORTED:
+                self._drive(settle(self.table))  # a held proof whose turn went by without its reveals agreeing
         finally:
             self._advancing = False
 
@@ -532,6 +536,8 @@ class Session:
         # Not the expelled seats: the rebuild finds each expulsion again at the message that proves it (a seat's
         # messages before that message count, its DROPs among them; protocol.md 11.1, 12).
         self.table.versions = {at: {seat: dict(v) for seat, v in seats.items()} for at, seats in old.versions.items()}
+        self.table.held_proofs = dict(old.held_proofs)
+        self.table.message_of = self.inbox.message
         self.table.plays = dict(old.plays)
         self.table.auto = set(old.auto)
         self._restored = old.deal.secret_records() if old.deal is not None else []
@@ -657,9 +663,22 @@ class Session:
                 and self._refuses_ack(seat, proof.code, proof.evidence):
             self._refuse(seat, proof.code, proof.detail, proof.evidence)
             return
+        low = lowest(proof.peer, proof.evidence) if seat is not None and proof.peer is not None \
+            and proof.code == "equivocation" and table.phase not in (Phase.LOBBY, Phase.ABORTED) else None
+        if low is not None and seat is not None:  # above a split commit decided here: nothing there counts
+            split = split_seq(table, seat)
+            if split is not None and low > split:
+                return
         versions = split_versions(proof.evidence) if table.phase not in (
             Phase.LOBBY, Phase.ABORTED) and proof.code == "equivocation" else None
         if versions is None or proof.peer not in table.keys:
+            if low is not None and seat is not None:  # judged by where it lies in the seat's chain (above_split.py)
+                found, waiting = verdict(table, Held(seat, low, None, proof.code, proof.detail, proof.evidence))
+                if found == HOLD:
+                    hold(table, waiting)
+                    table.changed()
+                    self._advance()  # the turn may be decided already, but for the signer's own reveal (above_split)
+                    return
             self._fatal(proof.peer, proof.code, proof.detail, proof.evidence)
             return
         seat = table.roster.index(proof.peer)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import product
+from typing import NamedTuple
 
 from .codec import DecodeError
 from .commitments import commit_set_digest
@@ -70,3 +71,16 @@ def commit_sets(seats: Sequence[int], commits: Mapping[int, Envelope],
         digest = commit_set_digest([picked[s] if s in picked else commits[s].hash for s in seats])
         options[digest] = picked
     return options
+
+
+class Held(NamedTuple):
+    """A proof of equivocation against seat `seat` held unjudged (above_split.py): the lowest seq of the seat's
+    messages in it (`low`), and the (round, turn) of the seat's commit below it that waits to be decided (`turn`),
+    None while this node's chain of the seat has not reached it."""
+
+    seat: int
+    low: int
+    turn: tuple[int, int] | None
+    code: str
+    detail: str
+    evidence: tuple[bytes, ...]

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import quorum
+from .above_split import settle
 from .commitments import commitment
 from .effects import DropSeat, Effects, Emit, Fatal, Rewind, Send, StandInMove
 from .envelope import Envelope
@@ -287,6 +288,9 @@ def step_turn(table: Table) -> Effects[None]:
         agreed = yield from split_commit(table, split, committers, commits, revealers, reveals)
         if not agreed:
             return
+    if table.held_proofs and (yield from settle(table, (r, t), lambda x: all(
+            s in reveals and reveals[s].body["commits"] in agreed for s in revealers if s != x))):
+        return  # a proof held above a seat's commit of this turn, judged once the others' reveals decide the turn
     if table.held_back(reveal_step) or table.lacking(revealers, reveals):
         return
     if any(reveals[s].body["commits"] not in agreed for s in revealers):

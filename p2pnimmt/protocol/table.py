@@ -35,7 +35,7 @@ from .phase import (
     turn_steps,
 )
 from .quorum import vote_slot
-from .split import commit_sets
+from .split import Held, commit_sets
 
 AWAY_AFTER = 3  # stand-in cards in a row that make a seat "away"
 
@@ -105,6 +105,10 @@ class Table:
         self.expelled_furthest: dict[int, Step] = {}
         # (round, turn) -> seat -> hash -> its PLAY_COMMITs of that turn held here, once a proof shows two (split.py)
         self.versions: dict[tuple[int, int], dict[int, dict[bytes, Envelope]]] = {}
+        # seat -> a proof of equivocation against it held unjudged above its commit of an undecided turn (above_split)
+        self.held_proofs: dict[int, Held] = {}
+        # (sender, seq) -> the sender's message accepted here at that seq (the session's inbox), for above_split
+        self.message_of: Callable[[bytes, int], Envelope | None] = lambda _sender, _seq: None
         self.dropped: dict[int, Step] = {}  # seat -> the step from which the stand-in plays it
         self.rewinds: set[tuple[int, Step]] = set()  # in a rebuild: (seat, step from which its messages do not count)
         self.absences: dict[int, list[tuple[Step, int]]] = {}  # seat -> (dropped at, back from round) it came back from

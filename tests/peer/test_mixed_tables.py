@@ -906,6 +906,64 @@ def test_a_split_seat_that_reveals_on_each_version_is_voted_out_alike_and_nobody
                for o in honest for _s, at in o["dropped"]), honest
 
 
+def test_a_split_seat_that_signs_on_above_one_version_is_voted_out_alike_and_nobody_aborts(child: NodeSeats,
+                                                                                           tmp_path: Path) -> None:
+    """protocol.md 12, *Above a split commit*: the Python seat 3 splits its commit of turn 3, version A to the
+    TypeScript seat 1 and the TypeScript spectator, B to seats 0 (the host) and 2 and the other spectator, reveals on
+    each version, then signs its commit of turn 4 on its reveal on A alone, to every node. A node holding B holds
+    that fork until the turn's reveals decide: the seats named both versions, so seat 3 is expelled from its split
+    commit and the fork is dropped everywhere (before, the nodes on B aborted, those on A played on). Every node ends
+    the game alike, TypeScript seats 1 and 2 and the spectator with the same bytes as the Python node in each place."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+    from test_split_fork import TURN, fork_rule
+
+    table = Table(child, "open", 4, [1, 2, 5], seed=3, rounds=1)
+    for net in table.nets:
+        net.shuffle_delivery = False
+        first = [net.identities[1].peer, net.watchers[1].peer]
+        adv = Adversary(net, 3, fork_rule(net, 4, 3, 3, first))
+        net.start()
+        net.run()
+        assert adv.fired
+    outcomes = check(table, tmp_path, gone=3)
+    honest = [o for p, o in zip(table.mixed.peers, outcomes) if p != table.mixed.identities[3].peer]
+    assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [3] for o in honest), honest
+    assert all(tuple(at) == (0, 2 + 3 * TURN, 0) for o in honest for _s, at in o["dropped"]), honest
+
+
+def test_two_reveals_of_one_commit_held_then_judged_abort_every_node_alike(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 12, *Above a split commit*: the Python seat 3 signs two PLAY_REVEALs of its one commit of turn 3
+    (the second names a commit set nobody holds), each to half the nodes. The pair lies above its commit of a turn
+    not decided yet: every node holds it until the other seats' reveals are in, then judges it (fatal). Every node,
+    TypeScript or Python, ends aborted on seat 3's equivocation with the bytes, transcript and verdicts of the Python
+    node in its place (a node that judged the pair before or after another had signed its reveal would differ)."""
+    import hashlib
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+
+    table = Table(child, "open", 4, [1, 2, 5], seed=4, rounds=1)
+    for net in table.nets:
+        def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+            if env.kind != "PLAY_REVEAL" or body["round"] != 0 or body["turn"] != 2:
+                return None
+            one = adv.chain(env.kind, body, env)
+            other = adv.seal_at(one.seq, one.prev, env.kind, dict(body, commits=hashlib.sha256(b"no set").digest()))
+            adv.fired = True
+            half = adv.others[::2]
+            return adv.to(one.wire, half) + adv.to(other.wire, [p for p in adv.others if p not in half])
+
+        adv = Adversary(net, 3, rule)
+        net.start()
+        net.run()
+        assert adv.fired
+    outcomes = node_by_node(table, tmp_path)
+    honest = [o for p, o in zip(table.mixed.peers, outcomes) if p != table.mixed.identities[3].peer]
+    assert [o["phase"] for o in honest] == ["aborted"] * 5, [o["phase"] for o in outcomes]
+    assert all(o["fault"]["code"] == "equivocation" for o in honest), honest
+
+
 def split_on_two_states(table: Table, shown: str, hold: bool) -> None:
     """Seat 0 (Python) signs two commits for turn 2 of round 0, its own (A) and one on another `state` (B), B first
     to seats 1 and 2 (`shown` "seats") or to the two spectators, A first to the others; with `hold`, the version a

@@ -35,6 +35,7 @@ import { cmp, commitStep, GAME_END_STEP, placeProblem, type Pos, positionOfMessa
 import * as quorum from "./quorum.js";
 import { shuffle } from "./shuffle.js";
 import { commitSets, splitVersions } from "./split.js";
+import { type Held, hold, lowest, verdict, type Where } from "./above_split.js";
 import { chooser, resolveTurn, standInCard, standInRow } from "./turn.js";
 
 export type { Fault };
@@ -182,6 +183,8 @@ export class Session {
   private readonly expelledFurthest = new Map<number, Pos>();
   /** `${round}|${turn}` -> seat -> hex hash -> its PLAY_COMMITs of that turn held here, once a proof shows two. */
   private readonly versions = new Map<string, Map<number, Map<string, Envelope>>>();
+  /** seat -> a proof of equivocation against it held unjudged above its commit of an undecided turn (above_split.ts) */
+  private readonly heldProofs = new Map<number, Held>();
   /** Messages of dropped seats for rounds the game has not reached. */
   private pending: Envelope[] = [];
   /** commitSetOf's last answer, with the commits it hashed. */
@@ -213,7 +216,8 @@ export class Session {
   protected handle(found: Found): void {
     if (found.type === "fault") {
       if (found.fault.fatal && this.refusedProof(found.fault)) return;
-      if (!(found.fault.fatal && found.fault.code === "equivocation" && this.splitProof(found.fault))) this.report(found.fault);
+      if (found.fault.fatal && found.fault.code === "equivocation" && this.placedProof(found.fault)) return;
+      this.report(found.fault);
       return;
     }
     if (found.type === "start") {
@@ -276,6 +280,52 @@ export class Session {
 
   /** Send these signed messages to every peer (a seat does: a proof, so that every node holds every version). */
   protected spread(_wires: readonly Uint8Array[]): void {}
+
+  /**
+   * A proof of equivocation: dropped above a split commit that cost its signer its seat here, taken as a split
+   * commit's, or held unjudged above its signer's commit of a turn this node has not decided (protocol.md 12, *Above a
+   * split commit*; the reference's Session._proven). False: it is fatal now.
+   */
+  private placedProof(fault: Fault): boolean {
+    const seat = fault.peer === null ? -1 : this.seatOf(fault.peer);
+    const low = seat >= 0 && this.phase !== "lobby" && this.phase !== "aborted"
+      ? lowest(fault.peer as Uint8Array, fault.evidence) : null;
+    if (low !== null) {
+      const split = this.splitSeq(seat);
+      if (split !== null && low > split) return true; // nothing it signed there counts at any node
+    }
+    if (this.splitProof(fault)) return true;
+    if (low === null) return false;
+    const [found, held] = verdict(this.where(), { seat, low, turn: null, fault });
+    if (found !== "hold") return false;
+    hold(this.heldProofs, held);
+    this.settle(); // the turn may be decided already, but for the signer's own reveal (above_split.ts)
+    return true;
+  }
+
+  /** The seq from which `seat` was expelled for a split commit its turn's reveals decided (section 12), or null. */
+  private splitSeq(seat: number): number | null {
+    return this.expelledFor.get(seat) === "equivocation" && !this.refused.has(seat) ? this.expelled.get(seat) ?? null : null;
+  }
+
+  private where(): Where {
+    return { phase: this.phase, round: this.round, turn: this.turn, agreedNow: this.plays !== null,
+      splitSeq: (seat) => this.splitSeq(seat), chain: (seat) => this.inbox.chain(this.peers[seat] as Uint8Array) };
+  }
+
+  /** Judge again every held proof (`now`, `othersIn`: as verdict's; before the turn's reveals are used): drop those
+   * above a seat's decided split commit; the first to be judged is fatal (reported: the game stops). */
+  private settleHeld(now: [number, number] | null = null, othersIn: ((seat: number) => boolean) | null = null): void {
+    for (const seat of [...this.heldProofs.keys()].sort((a, b) => a - b)) {
+      const [found, held] = verdict(this.where(), this.heldProofs.get(seat) as Held, now, othersIn);
+      if (found === "hold") {
+        this.heldProofs.set(seat, held);
+        continue;
+      }
+      this.heldProofs.delete(seat);
+      if (found === "judge") this.report(held.fault);
+    }
+  }
 
   /**
    * A proof of equivocation that may show a split commit (section 12): its PLAY_COMMITs are kept for the turn's
@@ -962,6 +1012,8 @@ export class Session {
     this.settling = true;
     try {
       this.settleLoop();
+      // a held proof whose turn went by without its reveals agreeing (a round void or stopped for its audit)
+      if (this.heldProofs.size && this.phase !== "aborted") this.settleHeld();
     } finally {
       this.settling = false;
     }
@@ -1262,6 +1314,7 @@ export class Session {
     const fresh = new Session(this.gameArg, excluded, this.inbox.ids);
     fresh.ownPeer = this.ownPeer;
     for (const [k, v] of this.versions) fresh.versions.set(k, v);
+    for (const [k, v] of this.heldProofs) fresh.heldProofs.set(k, v);
     const faults: Fault[] = [];
     for (const env of this.accepted) faults.push(...fresh.receive(env.wire));
     const found = this.found;
@@ -1588,6 +1641,11 @@ export class Session {
       const sets = this.splitCommit(split, committers, commits, revealers, reveals);
       if (!sets) return;
       agreed = sets;
+    }
+    // a proof held above a seat's commit of this turn is judged once the others' reveals decide the turn
+    if (this.heldProofs.size) {
+      this.settleHeld([r, t], (x) => namesAgreed(revealers.filter((s) => s !== x && reveals.has(s)), reveals, agreed)
+        && revealers.every((s) => s === x || reveals.has(s)));
     }
     if (!allIn(revealers, reveals) || this.heldBack([r, c + 1, 0])) return;
     // A reveal naming another commit set is no fault (section 11, "A reveal naming another commit set"): its seat
