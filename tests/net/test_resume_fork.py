@@ -7,7 +7,8 @@ join, a TV watches, mal runs the `fork` cheat (tests/net/cheat_node.py: two PLAY
 round 2). bob's process is killed (SIGKILL) and resumed from its files:
 - in round 1, resumed at once: it plays on; then mal's equivocation ends the game, and the resumed bob follows ann's
   new start that carries round 1's scores, plays the 2 rounds left and writes that game's transcript where `join`
-  would (bob-2.p2pt), which verifies with the same game as ann's;
+  would (bob-2.p2pt), which verifies with the same game as ann's; the TV, killed and resumed with bob, watches the
+  new game as a `watch` node does;
 - after round 1, and resumed only once the new start was made while it was down (the others dropped it, played on,
   and mal forked): the new start did not hold its seat (nobody waits for a seat that is down), and its host's kept
   game tells the resumed bob the proof and the offer as it links again: bob learns that the new game went on without
@@ -95,13 +96,21 @@ def test_a_resumed_player_follows_the_new_start_after_an_equivocation(tmp_path: 
     try:
         bob.wait_for("game started", 60)
         kill(bob)  # in round 1: the others wait on bob
+        kill(tv)  # and the TV's machine too: a resumed spectator follows the new start as a `watch` node does
         assert "round 1:" not in bob.text() and "final scores" not in bob.text()
         resumed = procs(["resume", str(tmp_path / "bob.p2pt"), "--headless", *LO, *timers], tmp_path / "resume.out",
                         env=ENV)
+        tv_again = procs(["resume", str(tmp_path / "tv.p2pt"), "--headless", *LO, *timers], tmp_path / "tv2.out",
+                         env=ENV)
         mal.wait_for(r"cheat: two reveals", 120)  # round 2: bob's resumed node played round 1 with the others
         assert resumed.finish(150) == 0, resumed.text()
-        for proc in (ann, cy, tv):
+        for proc in (ann, cy, tv_again):
             assert proc.finish(150) == 0, proc.text()
+        watched = tv_again.text()
+        assert f"game {code} is abandoned: {WHY}" in watched and "ann starts a new game at once" in watched, watched
+        assert re.search(rf"joined \w{{4}} at 127\.0\.0\.1:\d+ as spectator \(a new start of {code} without mal\)",
+                         watched), watched
+        assert "tv-2.p2pt" in watched and "Traceback" not in watched, watched
         text = resumed.text()
         resumed_then_new_start(text, code)
         verdict = verify_transcript((tmp_path / "bob.p2pt").read_bytes())  # the game bob played, resumed, aborted
