@@ -49,6 +49,7 @@ def reporter(lines: StdinLines | None = None,
     person = LineSeat(lines.read, say_lines) if lines is not None else None
 
     def report(node, event: Event) -> None:
+        before = getattr(node.session.game, "before", 0)  # the rounds of the evening a game that carries counts on
         if person is not None:
             person.on_event(node, event)
         if isinstance(event, GameStarted):
@@ -74,7 +75,7 @@ def reporter(lines: StdinLines | None = None,
             for line in evening(node):
                 say(line)
         elif isinstance(event, RoundVoided):
-            say(_("round {round} is void (nobody scores it): {reason}").format(round=event.round + 1,
+            say(_("round {round} is void (nobody scores it): {reason}").format(round=event.round + 1 + before,
                                                                                reason=said(event.reason)))
         elif isinstance(event, SeatDropped):
             say(_("{name} was dropped by the others' vote: a stand-in plays that hand").format(
@@ -83,7 +84,7 @@ def reporter(lines: StdinLines | None = None,
                 say(_("you were dropped: type anything to ask for your seat back from a next round"))
         elif isinstance(event, SeatBack):
             say(_("{name} is back in the game from round {round}").format(name=node.session.names[event.seat],
-                                                                          round=event.round + 1))
+                                                                          round=event.round + 1 + before))
         elif isinstance(event, GameAborted):
             say(_("game aborted: {why}").format(
                 why=said(neutral(event.fault.describe(dict(zip(node.session.roster, node.session.names)))))))
