@@ -11,6 +11,7 @@ import time
 from prompt_toolkit.input import create_pipe_input
 from screens import SizedOutput, until
 
+from p2pnimmt import i18n
 from p2pnimmt.engine import Settings
 from p2pnimmt.net.discovery import game_code
 from p2pnimmt.ui.app import TYPED_AHEAD, TableApp, screen_text
@@ -98,3 +99,20 @@ def test_a_game_that_carries_nothing_numbers_its_rounds_from_1():
     assert model.before == 0 and model.round_no(0) == 1
     assert not any("continues game" in line for line in model.log)
     assert table_state(model)["carried"] is None and table_state(model)["round"] == 1
+
+
+def test_in_german_the_table_says_runde_3_and_which_game_it_continues():
+    i18n.use("de")
+    try:
+        model = TableModel()
+        t = CarriedTable(Settings(players=4, max_rounds=4, point_limit=None), seed=bytes(32), on_event=model.update)
+        t.start()
+        with create_pipe_input() as inp:
+            screen = screen_text(TableApp(model, LocalSeat(t), input=inp, output=SizedOutput()))
+        assert "Runde 3" in screen.splitlines()[0], screen
+        assert any(line == "Runde 3 beginnt" for line in model.log), list(model.log)
+        said = f"Es setzt Spiel {game_code(CONTINUED)} nach 2 Runden fort, mit den Punkten von damals: "
+        assert sum(line.startswith(said) for line in model.log) == 1, list(model.log)
+        assert re.search(r"^\s*1-2\s+5\s+0\s+12\s+3\s*$", "\n".join(scoresheet(model)), re.M), scoresheet(model)
+    finally:
+        i18n.use("en")
