@@ -324,7 +324,8 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
         return 0, node, True
     except RoleFailed as failed:
         await node.close()
-        if anew is not None and node.refused and node.session.start is None:  # its seat was freed at once: see below
+        # a new start that freed our seat at once (no link to its host as it opened: app.rematch.declined) has started
+        if anew is not None and node.refused == "the game has started" and node.session.start is None:
             raise RoleFailed(_("{why}: {host} started the new game without this seat (a new start holds the seat of a "
                                "player linked to its host as it opens, not of one that was down then); nothing to "
                                "take up").format(why=failed, host=anew.host)) from None

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from ..engine import BULL_HEADS
 from ..i18n import N_, _, said
-from ..net.discovery import game_code
 from ..neutral import neutral
 from ..protocol.events import (
     ClockRan,
@@ -40,6 +39,7 @@ from ..protocol.events import (
     SeatDropped,
     TurnResolved,
 )
+from ..protocol.gamecode import game_code
 from ..protocol.verify import verify_transcript
 from .console import STAND_IN_ROW
 from .words import addressed, bull_heads, n_cards, n_rounds
