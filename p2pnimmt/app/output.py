@@ -38,6 +38,12 @@ def stdin_lines() -> StdinLines:
     return _stdin
 
 
+def evening_round(session) -> int:
+    """The evening's number of the round `session` is in: a game that carries counts on from the rounds of the game
+    it continues (protocol.md 9, START's `carry`), as its totals and every screen do (ui.model.TableModel.round_no)."""
+    return session.round + 1 + getattr(session.game, "before", 0)
+
+
 def reporter(lines: StdinLines | None = None,
              evening: Callable[[Any], list[str]] | None = None) -> Callable[[object, Event], None]:
     """Prints game progress; given `lines`, also the table and prompts for a person; `evening(node)`: the

@@ -33,7 +33,7 @@ from .join import join_evening
 from .nodes import NodeFiles, default_transcript, finish, new_node
 from .onecopy import OneCopySession
 from .options import Options, RoleFailed, UsageError
-from .output import say
+from .output import evening_round, say
 from .ownfiles import SecretsProblem, check_secrets
 from .rematch import Carry
 
@@ -238,7 +238,8 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
         if is_host:
             restore_lobby(node, session, secrets)
         say(_("resumed {code} from {path}: {n} messages replayed, phase {phase}, round {round}").format(
-            code=game_code(session.game_id), path=path, n=len(wires), phase=session.phase, round=session.round + 1))
+            code=game_code(session.game_id), path=path, n=len(wires), phase=session.phase,
+            round=evening_round(session)))
         if is_host:
             say(_("listening on {address}").format(address=f"{options.interface or '0.0.0.0'}:{node.port}"))
             zc = open_zeroconf(options.interface)

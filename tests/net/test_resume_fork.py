@@ -29,6 +29,7 @@ from procs import code_of
 from test_fork_mid_game import ROUNDS, WHY, round_end_scores
 from test_gone_before_start import ENV, LO, CheatProc, files, names_of
 
+from p2pnimmt.app.history import history_lines, read_game
 from p2pnimmt.protocol.verify import verify_transcript
 
 
@@ -116,6 +117,12 @@ def test_a_resumed_player_follows_the_new_start_after_an_equivocation(tmp_path: 
         verdict = verify_transcript((tmp_path / "bob.p2pt").read_bytes())  # the game bob played, resumed, aborted
         assert not verdict.ok and "equivocation" in verdict.fault and "mal" in verdict.fault, verdict.report()
         same_new_game(tmp_path, ["ann", "bob", "cy", "tv"])
+        # `p2pnimmt history` names the first game for what it is, and counts the new one's rounds as the evening's
+        lines = history_lines([read_game(tmp_path / "bob.p2pt")])
+        assert re.match(rf"\S+ \S+  abandoned after its start \({re.escape(WHY)}\): its players went on to a new game "
+                        "that carries its scores$", lines[0]), lines
+        assert read_game(tmp_path / "bob-2.p2pt").rounds == 3
+        assert ", 3 rounds" in history_lines([read_game(tmp_path / "bob-2.p2pt")])[0]
         again = procs(["resume", str(tmp_path / "bob.p2pt"), "--headless", *LO], tmp_path / "again.out")
         assert again.finish(30) == 1, again.text()
         assert "was abandoned after its start (mal signed two different messages at one place (an equivocation); " \

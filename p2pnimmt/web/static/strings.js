@@ -216,6 +216,7 @@ window.P2PNIMMT_STRINGS = {
   "a transcript written by p2pnimmt (see `p2pnimmt history`)": "ein von p2pnimmt geschriebenes Spielprotokoll (siehe `p2pnimmt history`)",
   "a whole number, or the 64 hex digits `play` prints (the same number)": "eine ganze Zahl, oder die 64 Hex-Ziffern, die `play` ausgibt (dieselbe Zahl)",
   "abandoned": "abgebrochen",
+  "abandoned after its start ({why}): its players went on to a new game that carries its scores": "abgebrochen nach seinem Beginn ({why}): seine Spieler sind zu einem neuen Spiel weitergegangen, das seine Punkte übernimmt",
   "abandoned before it started ({why}): its players went on to a new game": "abgebrochen, bevor es begann ({why}): seine Spieler sind zu einem neuen Spiel weitergegangen",
   "aborted": "abgebrochen",
   "aborted: {why}": "abgebrochen: {why}",
