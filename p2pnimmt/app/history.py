@@ -16,10 +16,9 @@ from pathlib import Path
 from ..i18n import N_, _, ngettext, said
 from ..net.discovery import game_code
 from ..net.files import data_dir
-from ..net.waiting import forked
 from ..protocol.identity import fingerprint, peer_id
 from ..protocol.verify import TranscriptError, replay
-from .anew import abandoned_why, read_secrets
+from .anew import abandoned_why, carried_on, read_secrets
 from .evening import previous_of
 
 STATUSES = (N_("finished"), N_("aborted"), N_("unfinished"), N_("damaged"), N_("not started"), N_("bot"),
@@ -99,7 +98,7 @@ def read_game(path: Path) -> GameRecord:
             _(", turn {turn}").format(turn=session.turn + 1) if session.phase == "turn" else f" ({session.phase})")
     # a game that carries: the evening's rounds, which its scores count (the game it continues is not finished)
     return GameRecord(path, when, status, game.settings.variant, game.settings.deal, game.before + game.rounds_played,
-                      players, problem, session.game_id, previous_of(session), bool(forked(session)))
+                      players, problem, session.game_id, previous_of(session), carried_on(session))
 
 
 def games(folder: Path | None = None) -> list[GameRecord]:

@@ -21,13 +21,12 @@ from ..net.discovery import Advertiser, game_code, local_addresses, open_zerocon
 from ..net.files import InUse, OwnFiles, key_path, own_messages, read_key, read_own_files, secrets_path
 from ..net.members import Member, member_from
 from ..net.node import Node
-from ..net.waiting import forked
 from ..protocol.codec import DecodeError
 from ..protocol.identity import Identity
 from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames, replay_wires
 from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
-from .anew import NewStart, abandoned_why
+from .anew import NewStart, abandoned_why, carried_on
 from .front import Front
 from .join import join_evening
 from .nodes import NodeFiles, default_transcript, finish, new_node
@@ -161,7 +160,7 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
                                "sent (`p2pnimmt verify` shows the same)").format(
                 path=path, key=key, where=where, why=exc.reason)) from None
         abandoned = abandoned_why(own.secrets)
-        if abandoned is not None and forked(checked.session):  # app.anew: its players went on, the scores carried
+        if abandoned is not None and carried_on(checked.session):  # app.anew: its players went on, the scores carried
             raise RoleFailed(_("the game in {path} was abandoned after its start ({why}): its players went on to a new "
                                "game that carries its scores; there is nothing to take up here "
                                "(`p2pnimmt history` lists the new game)").format(path=path, why=said(abandoned)))
