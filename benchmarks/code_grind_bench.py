@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from p2pnimmt.net.discovery import CODE_N, CODE_P, CODE_R, game_code  # noqa: E402
+from p2pnimmt.protocol.gamecode import CODE_N, CODE_P, CODE_R, game_code  # noqa: E402
 from p2pnimmt.protocol.identity import Identity, game_id_for  # noqa: E402
 
 CODES = 2**20

@@ -20,7 +20,7 @@ from ..i18n import _
 from ..net.discovery import game_code
 from ..net.files import secrets_path
 from ..net.rematch import left_out
-from ..net.waiting import refused_acks
+from ..net.waiting import forked, refused_acks
 from ..neutral import neutral
 from ..protocol.carry import carry_problem, evening_over, out_for_proof, round_ends
 from ..protocol.codec import DecodeError, decode
@@ -202,6 +202,14 @@ def carries_nothing(body: dict) -> str | None:
     carry = body.get("carry")
     return None if carry is None else \
         f"it carries the scores of game {carry['game'].hex()}, and this node continues no game it played"
+
+
+def carried_on(session: Session) -> bool:
+    """The game was aborted after its start by a seat's equivocation (not a START_ACK's: that game never started), so
+    its players went on to a new game that carries its scores (protocol.md 12; NewStart.forked)."""
+    fault = session.fault
+    return bool(forked(session)) and fault is not None and not any(
+        env.kind == "START_ACK" for env in map(open_envelope, fault.evidence))
 
 
 def abandoned_why(secrets: list[dict]) -> str | None:

@@ -19,7 +19,7 @@ from ..net.files import data_dir
 from ..protocol.identity import fingerprint, peer_id
 from ..protocol.transcript import read_file
 from ..protocol.verify import TranscriptError, replay
-from .anew import abandoned_why, read_secrets
+from .anew import abandoned_why, carried_on, read_secrets
 from .evening import previous_of
 
 STATUSES = (N_("finished"), N_("aborted"), N_("unfinished"), N_("damaged"), N_("not started"), N_("bot"),
@@ -54,6 +54,7 @@ class GameRecord:
     problem: str = ""
     game_id: bytes = b""
     previous: bytes | None = None  # the game this one is a rematch of (its START's `previous`)
+    carried_on: bool = False  # abandoned after its start (a seat's equivocation): the new game carries its scores
 
     @property
     def verified(self) -> bool:
@@ -94,10 +95,11 @@ def read_game(path: Path) -> GameRecord:
     elif session.fault is not None:
         problem = _("aborted: {why}").format(why=session.fault.detail)
     elif status == "unfinished":
-        problem = _("unfinished: it stops in round {round}").format(round=session.round + 1) + (
+        problem = _("unfinished: it stops in round {round}").format(round=game.before + session.round + 1) + (
             _(", turn {turn}").format(turn=session.turn + 1) if session.phase == "turn" else f" ({session.phase})")
-    return GameRecord(path, when, status, game.settings.variant, game.settings.deal, game.rounds_played,
-                      players, problem, session.game_id, previous_of(session))
+    # a game that carries: the evening's rounds, which its scores count (the game it continues is not finished)
+    return GameRecord(path, when, status, game.settings.variant, game.settings.deal, game.before + game.rounds_played,
+                      players, problem, session.game_id, previous_of(session), carried_on(session))
 
 
 def games(folder: Path | None = None) -> list[GameRecord]:
@@ -121,7 +123,9 @@ def history_lines(records: Iterable[GameRecord]) -> list[str]:
             lines.append(f"{date}  {g.path.name}: {_(g.status)} ({g.problem})")
             continue
         if g.status == "abandoned":
-            lines.append(f"{date}  " + _("abandoned before it started ({why}): its players went on to a new game")
+            lines.append(f"{date}  " + (_("abandoned after its start ({why}): its players went on to a new game that "
+                                          "carries its scores") if g.carried_on else
+                                        _("abandoned before it started ({why}): its players went on to a new game"))
                          .format(why=said(g.problem)))
             lines.append("    " + ", ".join(p.name for p in g.players))
             continue

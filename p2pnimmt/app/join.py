@@ -224,11 +224,16 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
         code = parse_code(code)
     except ValueError as exc:
         raise RoleFailed(str(exc)) from None
-    identity = Identity.generate()
+    return await join_evening(code, role, Identity.generate(), options, headless, rematches, Carry(), invite=invite)
+
+
+async def join_evening(code: str, role: str, identity: Identity, options: Options, headless: bool, rematches: int,
+                       carry: Carry, old: Node | None = None, game: int = 1, invite: Invite | None = None) -> int:
+    """The evening of a joiner: its games one after the other, from the `game`-th (its transcript numbered so,
+    app.rematch.numbered). `old`: the node of the game before, whose host's offer (a rematch, or `carry.anew`, a new
+    start) the first one follows: a resumed node's (app.resume) goes on so; its files are `carry.files`' last. The
+    nodes and files are closed at the end."""
     evening = Evening()
-    old: Node | None = None
-    carry = Carry()
-    game = 1
     try:
         while True:
             status, node, again = await join_game(code, role, identity, game_options(options, game), headless,
@@ -317,6 +322,14 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
         front.restarted(new.told(False, 0))
         carry.anew = new
         return 0, node, True
+    except RoleFailed as failed:
+        await node.close()
+        # a new start that freed our seat at once (no link to its host as it opened: app.rematch.declined) has started
+        if anew is not None and node.refused == "the game has started" and node.session.start is None:
+            raise RoleFailed(_("{why}: {host} started the new game without this seat (a new start holds the seat of a "
+                               "player linked to its host as it opens, not of one that was down then); nothing to "
+                               "take up").format(why=failed, host=anew.host)) from None
+        raise
     except BaseException:  # Ctrl-C, a give-up: the node leaves now, saying bye (the others need not wait)
         await node.close()
         raise

@@ -20,7 +20,7 @@ from ..protocol.carry import evening_over
 from ..protocol.identity import Identity, fingerprint
 from .anew import NewStart, abandon, host_anew, offered_anew
 from .options import Options, RoleFailed
-from .output import say, stamp
+from .output import evening_round, say, stamp
 
 
 def new_node(identity: Identity, options: Options, *, name: str | None = None, role: str = "player",
@@ -114,7 +114,7 @@ def _where(node: Node) -> str:
     if session is None or session.start is None:
         return _("in the lobby, no link to the host")
     waiting = [session.names[seat] for seat in session.waiting_for() if seat != session.seat]
-    place = _("round {round}, turn {turn}, phase {phase}").format(round=session.round + 1, turn=session.turn + 1,
+    place = _("round {round}, turn {turn}, phase {phase}").format(round=evening_round(session), turn=session.turn + 1,
                                                                   phase=session.phase)
     wait = _("waiting for {names}").format(names=", ".join(waiting)) if waiting else _("waiting")
     if node.role == "spectator" and not node.links and node.host_address is not None:
@@ -356,9 +356,9 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
         elif session.phase == "aborted":
             say(_("game did not finish: phase {phase}").format(phase=session.phase))
         elif node.role == "spectator":
-            say(_("stopped watching in round {round}").format(round=session.round + 1))
+            say(_("stopped watching in round {round}").format(round=evening_round(session)))
         else:  # left during the game (q, Ctrl-C, input closed): the seat can come back
-            say(_("left the game in round {round} before its end").format(round=session.round + 1)
+            say(_("left the game in round {round} before its end").format(round=evening_round(session))
                 + _resume_hint(files))
         return 1
     finally:

@@ -11,6 +11,7 @@ listens on its old port and takes its lobby back from its secrets.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from ..bots import make_bot
@@ -25,13 +26,15 @@ from ..protocol.identity import Identity
 from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames, replay_wires
 from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
-from .anew import NewStart, abandoned_why
+from .anew import NewStart, abandoned_why, carried_on
 from .front import Front
-from .nodes import NodeFiles, finish, new_node
+from .join import join_evening
+from .nodes import NodeFiles, default_transcript, finish, new_node
 from .onecopy import OneCopySession
 from .options import Options, RoleFailed, UsageError
-from .output import say
+from .output import evening_round, say
 from .ownfiles import SecretsProblem, check_secrets
+from .rematch import Carry
 
 
 def check_own_transcript(data: bytes, identity: Identity) -> Replay:
@@ -157,6 +160,10 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
                                "sent (`p2pnimmt verify` shows the same)").format(
                 path=path, key=key, where=where, why=exc.reason)) from None
         abandoned = abandoned_why(own.secrets)
+        if abandoned is not None and carried_on(checked.session):  # app.anew: its players went on, the scores carried
+            raise RoleFailed(_("the game in {path} was abandoned after its start ({why}): its players went on to a new "
+                               "game that carries its scores; there is nothing to take up here "
+                               "(`p2pnimmt history` lists the new game)").format(path=path, why=said(abandoned)))
         if abandoned is not None:  # app.anew: its players went on to a new start
             raise RoleFailed(_("the game in {path} was abandoned before it started ({why}): its players went on to "
                                "a new game; there is nothing to take up").format(path=path, why=said(abandoned)))
@@ -188,6 +195,23 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
         files.close()
 
 
+async def follow_anew(node: Node, new: NewStart, path: Path, files: NodeFiles, options: Options, role: str,
+                      headless: bool) -> int:
+    """A resumed node whose host left its game for a new start (app.anew: a seat's equivocation, or a seat gone or
+    silent before its START_ACK): it goes on to the new game as a joiner does (app.join: the same evening, its carry
+    checked against the game this node's transcript replays, protocol.md 12), a player in its seat, a spectator
+    watching. The new game's transcript is written where `join` would have written the evening's second one: next
+    to the resumed one, numbered (PATH-2), or named by its game in the data folder when the resumed one is there."""
+    assert node.session is not None and node.game_id is not None  # a resumed node has both
+    default = default_transcript(node.game_id, node.identity)
+    transcript = None if path.resolve() == default.resolve() else path
+    carry = Carry()
+    carry.files.append(files)  # the next game takes over the identity's lock from these
+    carry.anew = new
+    return await join_evening(game_code(node.game_id), role, node.identity, replace(options, transcript=transcript,
+                              web=None), headless, 0, carry, old=node, game=2)
+
+
 async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], secrets: list[dict], info: dict,
                   game_id: bytes | None, files: NodeFiles, options: Options, headless: bool) -> int:
     is_host = bool(info.get("is_host"))
@@ -213,7 +237,8 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
         if is_host:
             restore_lobby(node, session, secrets)
         say(_("resumed {code} from {path}: {n} messages replayed, phase {phase}, round {round}").format(
-            code=game_code(session.game_id), path=path, n=len(wires), phase=session.phase, round=session.round + 1))
+            code=game_code(session.game_id), path=path, n=len(wires), phase=session.phase,
+            round=evening_round(session)))
         if is_host:
             say(_("listening on {address}").format(address=f"{options.interface or '0.0.0.0'}:{node.port}"))
             zc = open_zeroconf(options.interface)
@@ -236,9 +261,14 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
                     address=f"{host}:{port}", why=said(str(exc)))) from None
         try:
             status = await finish(node, files, options.give_up, stopped=session.why_stopped)
-        except NewStart as new:  # its host starts a new game (app.anew): a resumed node does not follow it (its seat is
-            # held 60 s, then the new game starts without it); said, not a traceback
-            raise RoleFailed(_("giving up: {why}").format(why=new.told(False, 0))) from None
+        except NewStart as new:  # its host starts a new game (app.anew): followed as a joiner follows it
+            if is_host:  # a resumed host has not its lobby's bots nor its evening: it starts no new game
+                raise RoleFailed(_("giving up: game {code} is abandoned: {why}; a resumed host starts no new game "
+                                   "(`p2pnimmt host` opens one)").format(code=game_code(new.game_id),
+                                                                         why=said(new.why()))) from None
+            front.restarted(new.told(False, 0))
+            seat = replace(options, name=info["name"], bot=bot_kind if bot else None)
+            return await follow_anew(node, new, path, files, seat, info["role"], headless)
         await front.results()
         return status
     finally:

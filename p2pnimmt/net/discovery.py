@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import hashlib
 import os
 import re
 import socket
@@ -37,6 +36,7 @@ if TYPE_CHECKING:  # zeroconf (about 5 MB and 110 modules) loads when a node adv
 from ..engine import DEALS, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 from ..i18n import _
 from ..neutral import shown
+from ..protocol.gamecode import CODE_ALPHABET, CODE_LENGTH, game_code
 from ..protocol.names import is_name, name_problem
 
 SERVICE = "_p2pnimmt._tcp.local."
@@ -46,14 +46,6 @@ _SERVICE_TYPE = re.compile(r"_(?=[a-z0-9-]*[a-z])[a-z0-9](?:[a-z0-9-]{0,13}[a-z0
 VERSION = "1"
 MAX_GAMES = 64  # advertisements kept from one look at the LAN; a flood beyond that is counted, not resolved
 
-# Crockford's base32: the digits and the letters without I, L, O and U, so a code never has a letter that
-# reads as a digit. Typed, I and L are read as 1 and O as 0 (what a person who sees or hears the code means).
-CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-CODE_LENGTH = 4
-# The code is drawn from the game id through scrypt (RFC 7914) with these parameters: ~32 MiB and a tenth of a second
-# or more of one core per code, so a stranger grinding salts for a game whose code is another's pays that for
-# each of the ~2^20 tries (protocol.md 14, "The game code", with the figures of benchmarks/code_grind_bench.py).
-CODE_SALT, CODE_N, CODE_R, CODE_P = b"p2pnimmt/code/v1", 2**15, 8, 1
 LIST_CHECKED = 16  # codes a list of games (`games`, the menu, the closest code) draws from game ids, at most
 SETTLE = 1.5  # seconds a look for one code goes on after the first game answers it: does a second answer?
 ASK_AGAIN = (2.5, 8.0)  # seconds into a look at which it asks for games again (zeroconf asks at 0.1, 1.1, 5.1)
@@ -80,17 +72,6 @@ def service_type() -> str:
     if problem:
         raise ValueError(problem)
     return value
-
-
-@functools.lru_cache(maxsize=512)
-def game_code(game_id: bytes) -> str:
-    """The 4-character code people type: the first 20 bits of scrypt(game id), 5 at a time, in CODE_ALPHABET.
-
-    Costly on purpose (CODE_N, CODE_R, CODE_P), and remembered once drawn."""
-    digest = hashlib.scrypt(game_id, salt=CODE_SALT, n=CODE_N, r=CODE_R, p=CODE_P, dklen=32,
-                            maxmem=2 * 128 * CODE_R * CODE_N * CODE_P)
-    bits = int.from_bytes(digest[:3], "big") >> 4
-    return "".join(CODE_ALPHABET[(bits >> (5 * (CODE_LENGTH - 1 - i))) & 31] for i in range(CODE_LENGTH))
 
 
 def parse_code(text: str) -> str:

@@ -430,9 +430,9 @@ class TableApp:
         # A person who gave no name plays as "you" (cli): the title says "you", not "you: you".
         who = (_("spectator") if model.spectator else "" if name is None
                else _("you") if name == _("you") else _("you: {name}").format(name=name))
-        where = (_("round {round}  turn {turn}/{turns}").format(
-            round=model.round + 1, turn=min(model.turn, HAND_SIZE - 1) + 1, turns=HAND_SIZE) if model.players
-                 else _("waiting for the game"))
+        where = (_("round {round}  turn {turn}/{turns}").format(  # the evening's round: a game that carries counts on
+            round=model.round_no(model.round), turn=min(model.turn, HAND_SIZE - 1) + 1, turns=HAND_SIZE)
+            if model.players else _("waiting for the game"))
         return f" {self.title}   {where}   {who}"
 
     def _message(self, width: int):

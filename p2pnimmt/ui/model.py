@@ -39,6 +39,7 @@ from ..protocol.events import (
     SeatDropped,
     TurnResolved,
 )
+from ..protocol.gamecode import game_code
 from ..protocol.verify import verify_transcript
 from .console import STAND_IN_ROW
 from .words import addressed, bull_heads, n_cards, n_rounds
@@ -101,6 +102,10 @@ class TableModel:
         self.open_cards: tuple[int, ...] = ()  # draft variant
         self.round = 0
         self.turn = 0
+        # a game that continues one a seat's equivocation ended (protocol.md 9, START's `carry`): the rounds of the
+        # evening played before it, and each seat's total then; its rounds are shown with the evening's numbers
+        self.before = 0
+        self.carried: tuple[int, ...] = ()
         # what is asked of me: None, "card", "row", "pick"; and what I committed this turn
         self.asked: str | None = None
         self.committed: int | None = None
@@ -272,12 +277,24 @@ class TableModel:
                 self.players[picker].asked_at = self.now()
             self._picker = picker
 
+    def round_no(self, index: int) -> int:
+        """The evening's number of the game's round `index` (0-based): a game that carries counts on from the rounds
+        of the game it continues ("round 3" after 2 carried), as its totals do."""
+        return self.before + index + 1
+
     def _on_GameStarted(self, session, event: GameStarted) -> None:
         bots = list(getattr(session, "bots", [])) or [False] * len(event.names)
         self.players = [Player(name, bool(bot)) for name, bot in zip(event.names, bots)]
         self.seat = event.seat
         who = _("you watch") if event.seat is None else _("you: seat {seat}").format(seat=event.seat + 1)
         self.say(_("Game started: {names} ({who})").format(names=", ".join(event.names), who=who))
+        start = getattr(session, "start", None)
+        carry = start.body.get("carry") if start is not None else None
+        if carry is not None:
+            self.before, self.carried = carry["rounds"], tuple(carry["scores"])
+            self.say(_("It continues game {code} after {rounds}, from the scores then: {scores}").format(
+                code=game_code(carry["game"]), rounds=n_rounds(self.before), scores=", ".join(
+                    f"{name} {points}" for name, points in zip(event.names, self.carried, strict=True))))
 
     def _on_RoundStarted(self, session, event: RoundStarted) -> None:
         self.placing, self.placed = (), 0
@@ -288,7 +305,7 @@ class TableModel:
         self._ask_all()
         for player in self.players:
             player.card = None
-        self.say(_("Round {round} begins").format(round=event.round + 1))
+        self.say(_("Round {round} begins").format(round=self.round_no(event.round)))
 
     def _on_PlayNeeded(self, session, event: PlayNeeded) -> None:
         self.round, self.turn = event.round, event.turn
@@ -361,7 +378,7 @@ class TableModel:
         self.round_over = (event.round, tuple(event.penalties), tuple(event.scores))
         self.hand = ()
         self._all(WAITING)
-        self.say(_("Round {round} over: ").format(round=event.round + 1)
+        self.say(_("Round {round} over: ").format(round=self.round_no(event.round))
                  + ", ".join(f"{p.name} +{n}" for p, n in zip(self.players, event.penalties)))
 
     def _on_GameOver(self, session, event: GameOver) -> None:
@@ -369,7 +386,7 @@ class TableModel:
         self.asked = None
         names = ", ".join(self.players[s].name for s in event.winners)
         winners = _("Winners: {names}") if len(event.winners) > 1 else _("Winner: {names}")
-        self.say(_("Game over after {rounds}.").format(rounds=n_rounds(event.rounds)) + " "
+        self.say(_("Game over after {rounds}.").format(rounds=n_rounds(self.before + event.rounds)) + " "
                  + winners.format(names=names))
         data = getattr(session.journal, "data", None)
         if data is not None:  # check our own transcript exactly as `p2pnimmt verify` would
@@ -396,7 +413,7 @@ class TableModel:
 
     def _on_RoundVoided(self, session, event: RoundVoided) -> None:
         self.say(_("Round {round} is void (nobody scores it): {reason}; the next round is dealt without that seat")
-                 .format(round=event.round + 1, reason=said(event.reason)))
+                 .format(round=self.round_no(event.round), reason=said(event.reason)))
 
     def _on_SeatDropped(self, session, event: SeatDropped) -> None:
         self.players[event.seat].status = DROPPED
@@ -411,7 +428,7 @@ class TableModel:
         self.players[event.seat].status = WAITING
         back = (_("You are back in the game from round {round}") if event.seat == self.seat
                 else _("{name} is back in the game from round {round}"))
-        self.say(back.format(name=self.players[event.seat].name, round=event.round + 1))
+        self.say(back.format(name=self.players[event.seat].name, round=self.round_no(event.round)))
         if event.seat == self.seat and event.seat in session.forfeits:  # dealt open from then on (protocol.md 17.9)
             self.say(_("You forfeited this game by leaving a round you made void: you cannot win, and your hand is "
                        "dealt open from now on (every player sees it)"))

@@ -73,15 +73,15 @@ def frames(data: bytes) -> list[Frame]:
                 model.say(commitments_line(session, item))
             model.update(session, item)
             if isinstance(item, RoundStarted):
-                keep(item, "round", _("round {round} dealt").format(round=item.round + 1))
+                keep(item, "round", _("round {round} dealt").format(round=model.round_no(item.round)))
             elif isinstance(item, Revealed):
                 keep(item, "revealed", _("round {round}, turn {turn}: cards revealed").format(
-                    round=item.round + 1, turn=item.turn + 1))
+                    round=model.round_no(item.round), turn=item.turn + 1))
             elif isinstance(item, TurnResolved):
                 keep(item, "placed", _("round {round}, turn {turn}: cards placed").format(
-                    round=item.round + 1, turn=item.turn + 1))
+                    round=model.round_no(item.round), turn=item.turn + 1))
             elif isinstance(item, RoundEnded):
-                keep(item, "round-end", _("round {round} over").format(round=item.round + 1))
+                keep(item, "round-end", _("round {round} over").format(round=model.round_no(item.round)))
             elif isinstance(item, GameOver):
                 keep(item, "over", _("game over"))
     if not found:

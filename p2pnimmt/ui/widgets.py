@@ -192,8 +192,11 @@ def scoresheet(model: TableModel, width: int = 80) -> list[str]:
     """Points by round and seat, and the totals; the columns narrow so that 10 players fit in `width`."""
     column = max(5, min(9, (width - 6) // max(1, len(model.players))))
     lines = [fit(_("round"), 5) + " " + "".join(" " + fit(p.name, column - 1, right=True) for p in model.players)]
+    if model.before:  # a game that carries: the totals it started from, after the rounds of the game it continues
+        rounds = "1" if model.before == 1 else f"1-{model.before}"
+        lines.append(f"{rounds:>5} " + "".join(f"{p:>{column}}" for p in model.carried))
     for r, penalties in enumerate(model.sheet):
-        lines.append(f"{r + 1:>5} " + "".join(f"{'+' + str(p):>{column}}" for p in penalties))
+        lines.append(f"{model.round_no(r):>5} " + "".join(f"{'+' + str(p):>{column}}" for p in penalties))
     lines.append(fit(_("total"), 5) + " " + "".join(f"{p.score:>{column}}" for p in model.players))
     return lines
 
@@ -246,7 +249,7 @@ def round_text(model: TableModel) -> str:
     """The round-end screen: each seat's penalty and total, the scoresheet, the evening's table of games."""
     assert model.round_over is not None  # the screen is up only at a round's end
     rnd, penalties, scores = model.round_over
-    lines = [_("End of round {round}").format(round=rnd + 1), ""]
+    lines = [_("End of round {round}").format(round=model.round_no(rnd)), ""]
     lines += [f"  {fit(p.name, 16)} +{n:<4} " + _("total {points}").format(points=s)
               for p, n, s in zip(model.players, penalties, scores)]
     lines += ["", *scoresheet(model)]

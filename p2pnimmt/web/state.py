@@ -39,7 +39,7 @@ def table_state(model: TableModel, *, tv: bool = False) -> dict[str, Any]:
         "kind": "table" if model.players else "waiting",
         "view": "tv" if tv or model.seat is None else "seat",
         "me": me,
-        "round": model.round + 1,
+        "round": model.round_no(model.round),  # the evening's number: a game that carries counts on
         "turn": min(model.turn, HAND_SIZE - 1) + 1,
         "hand_size": HAND_SIZE,
         "rows": [[card(c) for c in row] for row in shown],
@@ -56,6 +56,10 @@ def table_state(model: TableModel, *, tv: bool = False) -> dict[str, Any]:
         "waiting": model.waiting_names(),
         "takes": list(model.takes),
         "sheet": [list(r) for r in model.sheet],
+        "sheet_from": model.round_no(0),  # the number of the sheet's first round
+        # a game that carries: the rounds of the game it continues ("1-2") and each seat's total then
+        "carried": {"rounds": "1" if model.before == 1 else f"1-{model.before}", "scores": list(model.carried)}
+        if model.before else None,
         "round_over": None,
         "over": None,
         "verified": model.verified,
@@ -71,9 +75,9 @@ def table_state(model: TableModel, *, tv: bool = False) -> dict[str, Any]:
                                                       "points": r.points} for r in rows]}
     if model.round_over is not None and over is None and (model.round == model.round_over[0] or model.turn == 0):
         rnd, penalties, scores = model.round_over
-        state["round_over"] = {"round": rnd + 1, "penalties": list(penalties), "scores": list(scores)}
+        state["round_over"] = {"round": model.round_no(rnd), "penalties": list(penalties), "scores": list(scores)}
     if over is not None:
-        state["over"] = {"rounds": over.rounds, "scores": list(over.scores), "winners": model.winners()}
+        state["over"] = {"rounds": model.before + over.rounds, "scores": list(over.scores), "winners": model.winners()}
     if me is not None:
         state.update({
             "hand": [card(c) for c in model.hand],

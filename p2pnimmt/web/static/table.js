@@ -250,11 +250,15 @@
     // On the TV the evening's points and wins are two more lines of the scoresheet, under each player's column:
     // ten names in a second table do not fit one screen next to the players' list (issue 23 item 6).
     const tvEvening = s.view === "tv" && s.evening ? s.evening : null;
-    if (s.sheet.length || tvEvening) {
+    if (s.sheet.length || tvEvening || s.carried) {
       const head = el("tr"); head.appendChild(el("th", "", _("round")));
       s.players.forEach((p) => head.appendChild(el("th", "", p.name))); sheet.appendChild(head);
-      s.sheet.forEach((r, i) => {
-        const tr = el("tr"); tr.appendChild(el("td", "", i + 1)); r.forEach((n) => tr.appendChild(el("td", "", n))); sheet.appendChild(tr);
+      if (s.carried) { // a game that carries: each seat's total after the rounds of the game it continues
+        const tr = el("tr", "carried"); tr.appendChild(el("td", "", s.carried.rounds));
+        s.carried.scores.forEach((n) => tr.appendChild(el("td", "", n))); sheet.appendChild(tr);
+      }
+      s.sheet.forEach((r, i) => { // numbered as the evening's rounds (a game that carries counts on)
+        const tr = el("tr"); tr.appendChild(el("td", "", i + s.sheet_from)); r.forEach((n) => tr.appendChild(el("td", "", n))); sheet.appendChild(tr);
       });
       if (tvEvening) {
         const byName = new Map(tvEvening.rows.map((r) => [r.name, r]));

@@ -335,14 +335,30 @@ function render(node: PageNode): void {
   say("status", node.leftOut !== null ? node.leftOut : seat.drafting()
     ? (wanted === "pick" ? _("Pick a card for your hand") : _("Draft: the cards lie open; pick your hand in turn."))
     : seat.phase === "turn"
-    ? fmt(_("round {round}, turn {turn}: {what}"), { round: seat.round + 1, turn: seat.turn + 1, what: said() })
+    ? fmt(_("round {round}, turn {turn}: {what}"), { round: seat.before + seat.round + 1, turn: seat.turn + 1, what: said() })
     : seat.phase === "over" ? _("game over") : phaseWords(seat.phase));
-  const notes = [...seat.faults.map((f) => fmt(_("fault ({code}): {detail}"), { code: f.code, detail: f.detail })),
+  const notes = [...continues(seat), ...seat.faults.map((f) => fmt(_("fault ({code}): {detail}"), { code: f.code, detail: f.detail })),
     ...node.notes, ...(seat.forfeited() && seat.phase !== "over"
       ? [_("You forfeited this game by leaving a round you made void: you cannot win, and your hand is dealt open from now on (every player sees it)")]
       : [])];
   draw("notes", node, JSON.stringify(notes), () => notes.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
   if (seat.phase === "over" || seat.phase === "aborted") showVerdict(node);
+}
+
+const codes = new Map<string, string>(); // game id (hex) -> its code: scrypt, costly on purpose, drawn once
+
+/** A game that carries the scores of one a seat's equivocation ended (protocol.md 9, START's `carry`): the line that
+ * says which game it continues, after how many rounds and from which scores (its rounds are numbered on from them,
+ * as the terminal's ui.model says it); none for a game that carries nothing. */
+function continues(seat: PageSeat): string[] {
+  const carry = seat.start?.body.get("carry");
+  if (!(carry instanceof Map) || seat.before === 0) return [];
+  const game = carry.get("game") as Uint8Array;
+  const key = bytes.hex(game);
+  if (!codes.has(key)) codes.set(key, identities.gameCode(game));
+  return [fmt(_("It continues game {code} after {rounds}, from the scores then: {scores}"), {
+    code: codes.get(key) as string, rounds: fmt(ngettext("{n} round", "{n} rounds", seat.before), { n: seat.before }),
+    scores: seat.names.map((name, i) => `${name} ${seat.carried[i] as number}`).join(", ") })];
 }
 
 function showVerdict(node: PageNode): void {
