@@ -144,21 +144,33 @@ class Asks:
 
     PER_SECOND = 20.0
     BURST = 64.0
+    # Past BURST, asks up to SLACK more (filling at PER_SECOND as well) are not answered but not counted as bad either:
+    # a link that stalled (a network hiccup, a laptop's lid shut) brings what its peer sent meanwhile at once, up to
+    # its link timeout's worth: a heads each PULL_EVERY and a ping and a seen each quarter of the timeout, 2 x 600 + 8
+    # at the longest --link-timeout (600 s). Before, an honest link past 39 s of --link-timeout was cut for it
+    # (session-32 review).
+    SLACK = 1280.0
 
-    def __init__(self, per_second: float = PER_SECOND, burst: float = BURST) -> None:
-        self.per_second, self.burst = per_second, burst
-        self.left = burst
+    def __init__(self, per_second: float = PER_SECOND, burst: float = BURST, slack: float = 0.0) -> None:
+        self.per_second, self.burst, self.slack = per_second, burst, slack
+        self.left, self.slack_left = burst, slack
         self.at: float | None = None
+        self.excused = False  # the last ask refused was within the slack: not answered, and no bad message
 
     def take(self, now: float) -> bool:
         """One ask at `now` (seconds, monotonic): True if it is within the budget, else False (and it is not)."""
         if self.at is not None:
-            self.left = min(self.burst, self.left + (now - self.at) * self.per_second)
+            gained = (now - self.at) * self.per_second
+            self.left = min(self.burst, self.left + gained)
+            self.slack_left = min(self.slack, self.slack_left + gained)
         self.at = now
-        if self.left < 1.0:
-            return False
-        self.left -= 1.0
-        return True
+        if self.left >= 1.0:
+            self.left -= 1.0
+            return True
+        self.excused = self.slack_left >= 1.0
+        if self.excused:
+            self.slack_left -= 1.0
+        return False
 
 
 class Connection:
@@ -184,7 +196,7 @@ class Connection:
         self.faults = 0  # bad messages that came over this link
         self.first_fault = ""  # what the first of them was
         self.warned: set[str] = set()  # what was logged once about this link
-        self.asks = Asks()  # its heads, pings and seen reports: a rate an honest peer stays well under (net.frames)
+        self.asks = Asks(slack=Asks.SLACK)  # its heads, pings and seen reports: a rate honest peers keep (net.frames)
         # its joins after the first (a host announces each to every member): an honest node sends one again only when
         # it offers a phone relay (Node.offer_relay)
         self.joins = Asks(JOINS_PER_SECOND, JOINS_BURST)

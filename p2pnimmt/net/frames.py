@@ -31,7 +31,10 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
     session = node.session
     assert session is not None  # frames come over links, which Mesh.link gave our heads (of the session)
     if over_budget(node, conn, kind):
-        # Not answered: each one past its budget is a bad message, so a flood of them is cut as one of forged bytes.
+        if kind in ASKS and conn.asks.excused:
+            return  # not answered, within what a stalled honest link brings at once (connection.Asks.SLACK)
+        # Not answered: each one past its budget (an ask's past its slack too) is a bad message, so a flood of them
+        # is cut as one of forged bytes is.
         # (A join again, the first came before the link counted, net.mesh, is announced to every member: a stranger
         # watching who sent its own again and again, under two names by turns, slowed every turn 60-fold.)
         bad_message(conn, f"more than {JOINS_PER_SECOND:.0f} join a second" if kind == "join" else

@@ -60,25 +60,35 @@ export function wireKey(wire: Uint8Array): string {
 export const ASKS = new Set(["heads", "ping", "seen"]);
 export const ASKS_PER_SECOND = 20;
 export const ASKS_BURST = 64;
+/** Past the burst, asks up to ASKS_SLACK more (filling at ASKS_PER_SECOND as well) are not answered but not counted
+ * either: a link that stalled brings what its peer sent meanwhile at once, up to a link timeout's worth (2 x 600 + 8
+ * at the longest --link-timeout; the reference's Asks.SLACK, session-32 review). */
+export const ASKS_SLACK = 1280;
 /** Asks past the budget a link may send before it is closed (the reference's MAX_LINK_FAULTS: bad messages). */
 export const MAX_ASKS_OVER = 20;
 
 export class Asks {
   private left = ASKS_BURST;
+  private slack = ASKS_SLACK;
   private at: number | null = null;
-  /** Asks past the budget so far (none of them answered). */
+  /** Asks past the budget and its slack so far (none of them answered). */
   over = 0;
 
   /** One ask at `now` (milliseconds, monotonic): true if it is within the budget, else false (and it is not). */
   take(now: number): boolean {
-    if (this.at !== null) this.left = Math.min(ASKS_BURST, this.left + ((now - this.at) / 1000) * ASKS_PER_SECOND);
-    this.at = now;
-    if (this.left < 1) {
-      this.over += 1;
-      return false;
+    if (this.at !== null) {
+      const gained = ((now - this.at) / 1000) * ASKS_PER_SECOND;
+      this.left = Math.min(ASKS_BURST, this.left + gained);
+      this.slack = Math.min(ASKS_SLACK, this.slack + gained);
     }
-    this.left -= 1;
-    return true;
+    this.at = now;
+    if (this.left >= 1) {
+      this.left -= 1;
+      return true;
+    }
+    if (this.slack >= 1) this.slack -= 1;
+    else this.over += 1;
+    return false;
   }
 }
 

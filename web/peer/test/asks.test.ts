@@ -2,7 +2,7 @@
  * honest peer sends is never refused; a flood is taken up to the budget, and counted past it (session 32). */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Asks, ASKS_BURST, ASKS_PER_SECOND } from "../src/link.js";
+import { Asks, ASKS_BURST, ASKS_PER_SECOND, ASKS_SLACK } from "../src/link.js";
 import { PULL_EVERY } from "../src/page_waiting.js";
 
 test("a minute of an honest peer's heads, pings and seen reports is never refused", () => {
@@ -16,13 +16,27 @@ test("a minute of an honest peer's heads, pings and seen reports is never refuse
   assert.equal(asks.over, 0);
 });
 
-test("a burst is taken up to the budget, the rest counted over it; the budget fills at its rate", () => {
+test("a burst is taken up to the budget, the rest not answered and counted only past the slack; both fill at the rate", () => {
   const asks = new Asks();
   let taken = 0;
   for (let i = 0; i < 100; i++) taken += asks.take(100_000) ? 1 : 0;
   assert.equal(taken, ASKS_BURST);
-  assert.equal(asks.over, 100 - ASKS_BURST);
+  assert.equal(asks.over, 0); // within the slack: what a stalled honest link brings at once
   taken = 0;
   for (let i = 0; i < 100; i++) taken += asks.take(101_000) ? 1 : 0;
   assert.equal(taken, ASKS_PER_SECOND);
+  assert.equal(asks.over, 0);
+  // a flood: the slack (36 of it taken at 100 s, 20 back a second later, 80 taken then) runs out, then each counts
+  const slackLeft = ASKS_SLACK - (100 - ASKS_BURST) + ASKS_PER_SECOND - (100 - ASKS_PER_SECOND);
+  for (let i = 0; i < ASKS_SLACK; i++) asks.take(101_000);
+  assert.equal(asks.over, ASKS_SLACK - slackLeft);
+  assert.equal(asks.take(101_000), false);
+  assert.equal(asks.over, ASKS_SLACK - slackLeft + 1);
+});
+
+test("a stalled link's backlog at the longest link timeout (600 s) is never counted over", () => {
+  const asks = new Asks();
+  const backlog = 2 * 600 + 8; // a heads each half second, a ping and a seen each quarter of the timeout
+  for (let i = 0; i < backlog; i++) asks.take(5_000);
+  assert.equal(asks.over, 0);
 });
