@@ -39,7 +39,12 @@ class NewStart(Exception):
     """This node's game is abandoned before it started; the next game of the evening starts without `gone`."""
 
     def __init__(self, session: Session, gone: list[int], host: str, bots: bool = False, late: bool = False) -> None:
-        refused = set(gone) & set(refused_acks(session))
+        # a proof against a seat left out that we hold unjudged, above its commit of a turn not decided here yet
+        # (protocol.md 12, "Above a split commit": it comes with the host's offer, the turn's reveals we lack after
+        # it): the new start is for that seat's equivocation, as where it aborted our game (session-32 review: the
+        # words said "before it started")
+        held = set() if session.phase == "aborted" else set(gone) & set(session.table.held_proofs)
+        refused = set(gone) & (set(refused_acks(session)) | held)
         super().__init__("a new start")
         self.game_id = session.game_id
         self.previous = previous_of(session)  # the new game follows what the abandoned one followed
@@ -59,7 +64,7 @@ class NewStart(Exception):
         # of the last round end this node's session completed (protocol.md 9, START's `carry`), checked by each seat
         # (a START_ACK's equivocation keeps its own words: "signed a START_ACK that the checks refuse")
         fault = session.fault
-        self.forked = bool(refused) and session.phase == "aborted" and fault is not None and not any(
+        self.forked = bool(held) or bool(refused) and session.phase == "aborted" and fault is not None and not any(
             env.kind == "START_ACK" for env in map(open_envelope, fault.evidence))
         # the seats the reason is about; after an equivocation, a seat left out that is neither the equivocator nor out
         # for a proof here is its host's word (protocol.md 12: a proof that never reached this node's game)

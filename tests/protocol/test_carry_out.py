@@ -25,6 +25,7 @@ from p2pnimmt.app.anew import NewStart, leaves_out, own_reason
 from p2pnimmt.engine import Settings
 from p2pnimmt.net.waiting import refused_acks
 from p2pnimmt.protocol.carry import carry_for, carry_problem, out_for_proof, round_ends
+from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.verify import verify_transcript
 
 PLAYERS, FORGER, CHEAT = 5, 2, 3
@@ -227,3 +228,39 @@ def test_the_record_of_why_is_said_in_german_with_the_seats_left_out() -> None:
             "Spiel verwirkt) (p4 ebenfalls nicht dabei, auf das Wort des Gastgebers)"), i18n.said(why)
     finally:
         i18n.use("en")
+
+
+def test_a_seat_holding_the_proof_unjudged_is_told_the_equivocation_not_a_start() -> None:
+    """A seat that lacks a reveal of the forged turn holds the host's re-sent proof unjudged (protocol.md 12, "Above a
+    split commit": the turn is not decided here yet) when the host's offer comes, leaving it out (it was down as the
+    new start opened): its words are those it gets once the proof is judged - the equivocation, the round lost, its
+    own seat left out by its host's word. Before (session-32 review), it was told its host "abandoned game ... before
+    it started" and that the others "left before acknowledging its START"."""
+    net = AttackNet(4, seed=3, settings=Settings(players=4, max_rounds=4, point_limit=None, deal="open"))
+    Adversary(net, FORGER, two_reveals(1, 3))
+    host, late, relayed = (net.identities[s].peer for s in (0, 3, 1))
+    net.withhold = lambda to, frm, wire: to == late and (e := open_envelope(wire)).sender == relayed and \
+        e.kind == "PLAY_REVEAL" and (e.body["round"], e.body["turn"]) == (1, 3)
+    net.start()
+    net.run()
+    h, n = net.sessions[host], net.sessions[late]
+    for wire in h.fault.evidence:  # the host's proof, sent again before its offer
+        net.queue.append((late, host, wire))
+    net.run()
+    gone = [FORGER, 3]
+
+    def words() -> tuple[str, str]:
+        new = NewStart(n, gone, "p0")
+        return new.told(False, 0), own_reason(n, new, unbroken=False)
+
+    assert n.phase == "turn" and sorted(n.table.held_proofs) == [FORGER]
+    held = words()
+    assert held[0].startswith("game ") and "p2 signed two different messages at one place (an equivocation); the round " \
+        "in play is lost (p3 left out too, by its host's word)" in held[0], held
+    assert held[1] == ("{host} left game {code} for a new game without this seat (by its host's word: this node holds "
+                       "no proof against this seat)"), held
+    for wire in h.missing_for(n.heads()):  # the reveal it lacked, in the host's answer to its heads
+        net.queue.append((late, host, wire))
+    net.withhold = None
+    net.run()
+    assert n.phase == "aborted" and words() == held

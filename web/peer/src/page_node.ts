@@ -190,11 +190,17 @@ export class PageNode {
    * does (app/anew.py): nobody is asked, the players wanted to play. */
   private startAnew(): void {
     if (this.offer === null) return;
-    const refused = this.seat.refusedAcks();
+    const gone = this.leftOutBy(this.offer);
+    // a proof against a seat left out that we hold unjudged, above its commit of a turn not decided here yet (section
+    // 12, "Above a split commit": it comes with the host's offer, the turn's reveals we lack after it): the new start
+    // is for that seat's equivocation, as where it aborted our game (session-32 review: the words said "before it
+    // started")
+    const held = this.seat.heldAgainst().filter((s) => gone.includes(s));
+    const refused = [...new Set([...this.seat.refusedAcks(), ...held])].sort((a, b) => a - b);
     // a seat's equivocation after the START ended our game (protocol.md 12): the new game carries the scores
     // (a START_ACK's equivocation keeps its own words: "signed a START_ACK that the checks refuse")
     const fault = this.seat.fault;
-    const forked = this.seat.phase === "aborted" && refused.length > 0 && fault !== null
+    const forked = held.length > 0 || this.seat.phase === "aborted" && refused.length > 0 && fault !== null
       && !fault.evidence.some((w) => envelope.open(w).kind === "START_ACK");
     const proven = this.seat.outForProof(); // the seats out of the game for a proof here (protocol.md 12, "Who G' leaves out")
     if (!this.seatedInOffer()) { // left out (it had no link to the host as it chose): abandoned all the same, nothing to follow
@@ -216,7 +222,6 @@ export class PageNode {
       this.leave();
       return;
     }
-    const gone = this.leftOutBy(this.offer);
     // of the seats left out: those out for a proof here, and (after an equivocation) any other but the equivocator,
     // left out by the host's word; the reason is about the rest (the reference's app/anew.py: NewStart)
     const outSeats = gone.filter((s) => proven.has(s) && !refused.includes(s));

@@ -1043,6 +1043,12 @@ export class Session {
     }
   }
 
+  /** The seats against which this node holds a proof of equivocation unjudged, above their commit of a turn it has
+   * not decided yet (section 12, "Above a split commit"); none once aborted (the reference's table.held_proofs). */
+  heldAgainst(): number[] {
+    return this.phase === "aborted" ? [] : [...this.heldProofs.keys()].sort((a, b) => a - b);
+  }
+
   /** The seats whose first START_ACK this node refused, while starting (section 12, "A refused START_ACK"), or the
    * seat whose START_ACK equivocation aborted our game once it had started on the right version: the host's new start
    * without them is due, and taken (section 14; the reference's net/waiting.py refused_acks). */
