@@ -51,7 +51,9 @@ class NewStart(Exception):
         self.gone = gone  # the seats left out (in the abandoned game's seat order)
         # of them, those out of the game for a proof as this node knows it (protocol.md 12, "Who G' leaves out"):
         # expelled, or forfeited; their own words, after the reason the new start is made for
-        proven = out_for_proof(session.table)
+        ends = round_ends(session.table)
+        # (a forfeit counts up to the last round end completed here: one in the round the new start loses, none)
+        proven = out_for_proof(session.table, max(ends) if ends else 0)
         self.out = [s for s in gone if s in proven and s not in refused]
         self.host = host  # the name of the host that starts the new game
         self.bots = bots  # the host fills the seats left out with new bots of its own
@@ -74,7 +76,6 @@ class NewStart(Exception):
         self.out_names = ", ".join(session.names[s] for s in self.out)
         self.word_names = ", ".join(session.names[s] for s in self.word)
         self.table = session.table  # the abandoned game's record: the host's carry, a seat's check of it
-        ends = round_ends(session.table)
         self.rounds = max(ends) if ends else 0  # rounds of the evening played at its last round end completed here
 
     def why(self) -> str:
@@ -147,7 +148,7 @@ def own_reason(session: Session, new: NewStart, unbroken: bool) -> str:
     told its own was, and an honest seat left out of a forked start that its key had signed two messages): the words
     (`host`, `code` to fill in). `unbroken`: our link to the host stayed up from the START to the offer."""
     own = session.seat
-    proven = out_for_proof(session.table)
+    proven = out_for_proof(session.table, new.rounds)
     return (_("{host} left game {code} for a new game without this seat (this seat's key signed two different "
               "messages at one place)") if new.forked and own in refused_acks(session) else
             _("{host} left game {code} for a new game without this seat (this seat lost its seat in it for a proven "

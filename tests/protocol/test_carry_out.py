@@ -185,6 +185,17 @@ def test_a_seat_that_forfeited_up_to_the_carried_round_end_is_left_out_and_refus
     mine = net.sessions[griefer.peer]
     assert mine.table.forfeits == {CHEAT: 0}
     assert "this seat forfeited it" in own_reason(mine, NewStart(mine, gone, "p0"), unbroken=True)
+    # a forfeit in the round lost counts for nothing in the words either (session-32 review: a seat left out that its
+    # own record has forfeiting in round 2 only was told "this seat forfeited it"; the host left it out by its word):
+    # seat 4's record, as if its drop there had voided round 2
+    s = net.sessions[net.identities[4].peer]
+    s.table.forfeits[4] = 1
+    try:
+        new = NewStart(s, [*gone, 4], "p0")
+        assert 4 not in new.out and 4 in new.word, (new.out, new.word)
+        assert "by its host's word" in own_reason(s, new, unbroken=True)
+    finally:
+        del s.table.forfeits[4]
 
 
 def test_a_seat_left_out_of_a_start_where_another_seats_start_ack_was_refused_is_told_its_own_reason() -> None:

@@ -202,7 +202,10 @@ export class PageNode {
     const fault = this.seat.fault;
     const forked = held.length > 0 || this.seat.phase === "aborted" && refused.length > 0 && fault !== null
       && !fault.evidence.some((w) => envelope.open(w).kind === "START_ACK");
-    const proven = this.seat.outForProof(); // the seats out of the game for a proof here (protocol.md 12, "Who G' leaves out")
+    const rounds = Math.max(0, ...this.seat.roundEnds().keys());
+    // the seats out of the game for a proof here (protocol.md 12, "Who G' leaves out"): a forfeit up to the last round
+    // end completed here (one in the round the new start loses counts for nothing)
+    const proven = this.seat.outForProof(rounds);
     if (!this.seatedInOffer()) { // left out (it had no link to the host as it chose): abandoned all the same, nothing to follow
       // the words name our own reason, whatever the others' (the reference's app/anew.py: offered_anew)
       const own = this.seat.seat ?? -1;
@@ -242,7 +245,6 @@ export class PageNode {
           : _("{names} left before acknowledging its START"), { names });
     if (outSeats.length) why += fmt(_(" ({names} left out too: out of it for a proven rule break or a forfeit)"), { names: nameOf(outSeats) });
     if (word.length) why += fmt(_(" ({names} left out too, by its host's word)"), { names: nameOf(word) });
-    const rounds = Math.max(0, ...this.seat.roundEnds().keys());
     if (forked && rounds > 0) why += fmt(_(" (the new game carries the scores after round {round} and plays the rounds left)"), { round: rounds });
     const said = _("game {code} is abandoned: {why}; {host} starts a new game at once with the others");
     this.anew = fmt(said, { code: identities.gameCode(this.hello.game), why, host: this.hostName() });
