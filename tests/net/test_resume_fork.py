@@ -134,13 +134,15 @@ def test_a_resumed_player_follows_the_new_start_after_an_equivocation(tmp_path: 
 
 
 def test_a_player_down_as_the_new_start_opens_is_told_it_went_on_without_it(tmp_path: Path, procs) -> None:
-    """bob is killed once round 1 is over; the others drop it (--drop-after 2), play on, and mal forks in round 2.
+    """bob is killed once round 1 is over; the others drop it (--drop-after 3), play on, and mal forks in round 2.
     ann's new start frees bob's seat at once (no link to bob: as for a rematch, the others do not wait for a seat that
     is down) and starts with cy. bob resumed then dials ann at the game's port, where ann's abandoned game still
     listens: told mal's equivocation and the offer as it links, it aborts that game on the proof and follows the offer,
     and is told that the new game started without it: it says so and exits 1 (before session 32: "giving up" with the
-    abandoned game's words, and no word of the new game)."""
-    timers = ["--drop-after", "2", "--give-up", "90"]
+    abandoned game's words, and no word of the new game). Every seat plays a move a second (--bot-delay 1), so the
+    new game's two rounds outlast bob's resume, which must find it started, not over (under the suite's load a new
+    game of moves without delay was over before the resumed bob dialled it: 'cannot reach')."""
+    timers = ["--drop-after", "3", "--give-up", "90", "--bot-delay", "1"]
     ann, bob, cy, tv, mal, code = table(procs, tmp_path, timers, ["--drop-after", "600", "--give-up", "90"])
     try:
         bob.wait_for(r"(?m)^round 1:", 90)
