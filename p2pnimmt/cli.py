@@ -103,7 +103,7 @@ def add_end_options(parser: argparse.ArgumentParser, deal: bool = False) -> None
     parser.add_argument("--variant", choices=VARIANTS, default="standard", help=_("deck and deal (default: standard)"))
     if deal:
         parser.add_argument(
-            "--deal", choices=DEALS, default="sealed",
+            "--deal", choices=DEALS, default=None,  # (None: sealed, or open for the draft; see settings_from)
             help=_("sealed: no one, not even a modified client, sees another hand (default); open: a shared seed "
                  "deals, faster, but a modified client could compute every hand (the draft variant is always open)"),
         )
@@ -124,8 +124,12 @@ def settings_from(args: argparse.Namespace, players: int, parser: argparse.Argum
     if point_limit is None and args.rounds is None:
         parser.error(_("--no-points needs --rounds R: a game needs an end"))
     # Without a network there is no one to hide the hands from: local play and simulations deal open.
+    deal = getattr(args, "deal", "open")
+    if args.variant == "draft" and deal == "sealed":  # said, not dealt open behind the player's back
+        parser.error(_("the draft variant is always dealt open (its cards are drafted face up): --deal sealed cannot "
+                       "apply; leave --deal out"))
     return Settings(players=players, variant=args.variant, point_limit=point_limit, max_rounds=args.rounds,
-                    deal=getattr(args, "deal", "open"))
+                    deal=deal or "sealed")
 
 
 DAY = 24 * 3600  # the most --drop-after and --give-up take: longer is "never", said with 0

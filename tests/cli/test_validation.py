@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from p2pnimmt.cli import build_parser, settings_from
+
 SEED_ERROR = "must be a whole number 0..2**256-1 or 64 hex digits"
 
 
@@ -60,3 +62,15 @@ def test_a_name_of_40_characters_plays() -> None:
 def test_a_link_timeout_out_of_range_is_refused(value: str, why: str) -> None:
     result = run("join", "ABCD", "--headless", "--interface", "127.0.0.1", "--link-timeout", value)
     assert result.returncode == 2 and f"argument --link-timeout: {why}" in result.stderr, result.stderr
+
+
+def test_a_sealed_deal_asked_for_the_draft_is_refused_not_dealt_open() -> None:
+    """The draft variant's cards are drafted face up, so it is always dealt open: `--deal sealed` with it is refused
+    with why (before, the game was silently dealt open: the session-32 red team); left out, the draft deals open and
+    every other variant sealed, as before."""
+    result = run("host", "--headless", "--interface", "127.0.0.1", "--variant", "draft", "--deal", "sealed")
+    assert result.returncode == 2 and "the draft variant is always dealt open" in result.stderr, result.stderr
+    parser = build_parser()
+    for argv, deal in ((["host", "--variant", "draft"], "open"), (["host"], "sealed"),
+                       (["host", "--variant", "tactical", "--deal", "open"], "open")):
+        assert settings_from(parser.parse_args(argv), 4, parser).deal == deal, argv

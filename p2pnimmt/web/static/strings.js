@@ -582,6 +582,7 @@ window.P2PNIMMT_STRINGS = {
    "der nächstliegende laufende Code: {codes}",
    "die nächstliegenden laufenden Codes: {codes}"
   ],
+  "the draft variant is always dealt open (its cards are drafted face up): --deal sealed cannot apply; leave --deal out": "die Variante Auswahl (draft) wird immer offen gegeben (ihre Karten werden offen gewählt): --deal sealed kann nicht gelten; --deal weglassen",
   "the following arguments are required: %s": "diese Argumente fehlen: %s",
   "the full-screen table even when standard input/output is not a terminal": "der Vollbild-Tisch auch, wenn Standardein-/ausgabe kein Terminal ist",
   "the game also ends after R rounds (default: no round limit)": "das Spiel endet auch nach R Runden (Vorgabe: keine Rundengrenze)",
