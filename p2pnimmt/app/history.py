@@ -95,7 +95,7 @@ def read_game(path: Path) -> GameRecord:
     elif session.fault is not None:
         problem = _("aborted: {why}").format(why=session.fault.detail)
     elif status == "unfinished":
-        problem = _("unfinished: it stops in round {round}").format(round=game.before + session.round + 1) + (
+        problem = _("unfinished: it stops in round {round}").format(round=game.round_no(session.round)) + (
             _(", turn {turn}").format(turn=session.turn + 1) if session.phase == "turn" else f" ({session.phase})")
     # a game that carries: the evening's rounds, which its scores count (the game it continues is not finished)
     return GameRecord(path, when, status, game.settings.variant, game.settings.deal, game.before + game.rounds_played,

@@ -41,7 +41,8 @@ def stdin_lines() -> StdinLines:
 def evening_round(session) -> int:
     """The evening's number of the round `session` is in: a game that carries counts on from the rounds of the game
     it continues (protocol.md 9, START's `carry`), as its totals and every screen do (ui.model.TableModel.round_no)."""
-    return session.round + 1 + getattr(session.game, "before", 0)
+    game = session.game
+    return game.round_no(session.round) if game is not None else session.round + 1
 
 
 def reporter(lines: StdinLines | None = None,
@@ -55,7 +56,6 @@ def reporter(lines: StdinLines | None = None,
     person = LineSeat(lines.read, say_lines) if lines is not None else None
 
     def report(node, event: Event) -> None:
-        before = getattr(node.session.game, "before", 0)  # the rounds of the evening a game that carries counts on
         if person is not None:
             person.on_event(node, event)
         if isinstance(event, GameStarted):
@@ -69,7 +69,7 @@ def reporter(lines: StdinLines | None = None,
         elif isinstance(event, RoundEnded):
             n = node.session.names
             say(_("round {round}: {penalties} | scores: {scores}").format(
-                round=event.round + 1 + node.session.game.before,  # a game that carries: the evening's rounds
+                round=node.session.game.round_no(event.round),  # a game that carries: the evening's rounds
                 penalties=", ".join(f"{n[i]} +{p}" for i, p in enumerate(event.penalties)),
                 scores=", ".join(f"{n[i]} {p}" for i, p in enumerate(event.scores))))
         elif isinstance(event, GameOver):
@@ -81,8 +81,8 @@ def reporter(lines: StdinLines | None = None,
             for line in evening(node):
                 say(line)
         elif isinstance(event, RoundVoided):
-            say(_("round {round} is void (nobody scores it): {reason}").format(round=event.round + 1 + before,
-                                                                               reason=said(event.reason)))
+            say(_("round {round} is void (nobody scores it): {reason}").format(
+                round=node.session.game.round_no(event.round), reason=said(event.reason)))
         elif isinstance(event, SeatDropped):
             say(_("{name} was dropped by the others' vote: a stand-in plays that hand").format(
                 name=node.session.names[event.seat]))
@@ -90,7 +90,7 @@ def reporter(lines: StdinLines | None = None,
                 say(_("you were dropped: type anything to ask for your seat back from a next round"))
         elif isinstance(event, SeatBack):
             say(_("{name} is back in the game from round {round}").format(name=node.session.names[event.seat],
-                                                                          round=event.round + 1 + before))
+                                                                          round=node.session.game.round_no(event.round)))
         elif isinstance(event, GameAborted):
             say(_("game aborted: {why}").format(
                 why=said(neutral(event.fault.describe(dict(zip(node.session.roster, node.session.names)))))))

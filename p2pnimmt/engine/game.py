@@ -84,6 +84,11 @@ class Game:
     def rounds_played(self) -> int:
         return len(self.history)
 
+    def round_no(self, index: int) -> int:
+        """The evening's number of this game's round `index` (0-based): a game that carries counts on from the rounds
+        of the game it continues ("round 3" after 2 carried), as its totals do."""
+        return self.before + index + 1
+
     @property
     def over(self) -> bool:
         """True once a finished round met the end condition (point limit reached, or the last round played)."""

@@ -368,9 +368,9 @@ def summary(session: Session, recorder: bytes | None, messages: int) -> str:
                      + " (signed by every seat's START_ACK; that game itself is not checked here)")
     for r, taken in enumerate(game.history):
         if r in session.voided:
-            lines.append(f"round {game.before + r + 1}: void, nobody scores it: {session.voided[r]}")
+            lines.append(f"round {game.round_no(r)}: void, nobody scores it: {session.voided[r]}")
             continue
-        lines.append(f"round {game.before + r + 1}: "
+        lines.append(f"round {game.round_no(r)}: "
                      + ", ".join(f"{session.names[i]} {p}" for i, p in enumerate(taken)))
     lines.append("scores: " + ", ".join(f"{session.names[i]} {p}" for i, p in enumerate(game.scores)))
     for seat, code in sorted(session.table.expelled_for.items()):

@@ -45,7 +45,7 @@ class LineSeat:
         session = node.session
         names = session.names
         if isinstance(event, RoundStarted):
-            self.say(_("round {round} begins").format(round=event.round + 1 + session.game.before))  # the evening's
+            self.say(_("round {round} begins").format(round=session.game.round_no(event.round)))  # the evening's
         elif isinstance(event, Revealed):
             self.say(*turn_lines(event, names, session.seat))
         elif isinstance(event, TurnResolved):
@@ -103,7 +103,7 @@ class LineSeat:
         session = node.session
         rnd = session.game.round
         self.say("", _("round {round}, turn {turn}/{turns}").format(
-            round=session.round + 1 + session.game.before, turn=session.turn + 1, turns=HAND_SIZE),
+            round=session.game.round_no(session.round), turn=session.turn + 1, turns=HAND_SIZE),
             *table_text(rnd.rows))
         hand = list(rnd.hands[session.seat])
         self.say("  " + _("your hand: {cards}").format(cards=" ".join(card_text(c) for c in hand)))
