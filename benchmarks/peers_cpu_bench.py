@@ -33,7 +33,7 @@ from its game's start to its end only (a FILE ending in .samples: the Python sta
 sampled by SIGPROF, asked for every 0.5 ms of the process's CPU (the kernel
 delivers them at its tick, about every 4 ms here), as JSON; `--profile-top N`
 prints each function's share of the samples, inclusive and its own). --in-game also prints the kernel's share
-of the CPU per turn (system time, os.times); --uvloop (with --in-game) runs
+of the CPU per turn (system time, os.times) and the minor page faults per peer per turn; --uvloop (with --in-game) runs
 every process on uvloop's event loop instead of asyncio's.
 """
 
@@ -67,7 +67,7 @@ PROFILE = ("import cProfile, sys, time\nimport p2pnimmt.cli\nprofile = cProfile.
            "code = profile.runcall(p2pnimmt.cli.main, sys.argv[2:])\nprofile.dump_stats(sys.argv[1])\nsys.exit(code)")
 
 
-IN_GAME = ("import json, os, sys, time\nimport p2pnimmt.cli\nfrom p2pnimmt.net.node import Node\n"
+IN_GAME = ("import json, os, resource, sys, time\nimport p2pnimmt.cli\nfrom p2pnimmt.net.node import Node\n"
            "if os.environ.get('BENCH_UVLOOP'):\n"
            "    import asyncio, uvloop\n    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())\n"
            "from p2pnimmt.protocol.events import GameOver, GameStarted\nmarks = {}\nseen = Node._event\n"
@@ -96,6 +96,7 @@ IN_GAME = ("import json, os, sys, time\nimport p2pnimmt.cli\nfrom p2pnimmt.net.n
            "        if name not in marks:\n"
            "            marks[name] = time.process_time()\n"
            "            marks[name + '-sys'] = os.times().system\n"
+           "            marks[name + '-faults'] = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
            "            if profile is not None:\n"
            "                profile.enable() if name == 'GameStarted' else profile.disable()\n"
            "        if isinstance(event, GameOver):\n"
@@ -170,11 +171,12 @@ def in_game_figures(seats: int, deal: str, rounds: int, workdir: Path, floor: fl
     turns = rounds * HAND_SIZE
     per_turn = [(m["GameOver"] - m["GameStarted"]) / turns * 1e3 for m in marks]
     system = sum(m["GameOver-sys"] - m["GameStarted-sys"] for m in marks) / turns * 1e3 / seats
+    faults = sum(m["GameOver-faults"] - m["GameStarted-faults"] for m in marks) / turns / seats
     joiners = sorted(per_turn[1:])
     rss = sorted(m["rss"] / 1024 for m in marks[1:])
     print(f"{deal} deal, {seats:>2} separate processes, in game ({rounds} rounds{', uvloop' if os.environ.get('BENCH_UVLOOP') else ''}): CPU per peer per turn "
           f"{sum(per_turn) / seats:.2f} ms (host {per_turn[0]:.2f}, joiners {joiners[0]:.2f}-{joiners[-1]:.2f}; "
-          f"the kernel's share {system:.2f}); "
+          f"the kernel's share {system:.2f}, page faults {faults:.0f}); "
           f"signature floor {floor:.2f} ms, ratio {sum(per_turn) / seats / floor:.1f} (with the round's messages "
           f"{round_floor:.2f} ms, ratio {sum(per_turn) / seats / round_floor:.1f}); "
           f"a headless joiner's RSS at game over {rss[len(rss) // 2]:.1f} MB (median; {rss[0]:.1f}-{rss[-1]:.1f}); "

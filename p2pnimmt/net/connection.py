@@ -504,19 +504,24 @@ async def say_bye(links: list[Connection], wait: float) -> None:
         conn.close()
 
 
-class _Tap(asyncio.Protocol):
+class _Tap(asyncio.BufferedProtocol):
     """A link's transport's protocol, put in front of its stream's (asyncio.StreamReaderProtocol) from the handshake
     on: it hands the stream everything (Connection.receive and read_frame read the stream) until serve() takes the
     link over; from then on the socket's bytes and its end go to the served link (_Link) instead. The stream's
     protocol is told all the rest it needs to stay whole (flow control for writes, the peer's end, the connection's
     loss: StreamWriter.drain, close and wait_closed keep working). It notes whether the peer's end has come."""
 
-    __slots__ = ("stream", "link", "ended")
+    __slots__ = ("stream", "link", "ended", "_space")
 
     def __init__(self, stream: asyncio.BaseProtocol) -> None:
         self.stream = stream
         self.link: _Link | None = None
         self.ended = False  # the peer's end (EOF) or the connection's loss has come
+        # The socket is read into this, the link's own space, made once: a protocol that is not buffered has the
+        # transport make a READ_SIZE bytes object at every read and shrink it to what came (glibc: mmap, mremap and
+        # munmap, three system calls and fresh pages a read, once its allocation history puts READ_SIZE above
+        # malloc's mmap threshold).
+        self._space = memoryview(bytearray(READ_SIZE))
 
     @classmethod
     def on(cls, writer: asyncio.StreamWriter) -> _Tap:
@@ -528,6 +533,12 @@ class _Tap(asyncio.Protocol):
         tap = cls(protocol)
         transport.set_protocol(tap)
         return tap
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self._space
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.data_received(self._space[:nbytes].tobytes())
 
     def data_received(self, data: bytes) -> None:
         if self.link is not None:
