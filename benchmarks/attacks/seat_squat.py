@@ -13,7 +13,9 @@ starts by itself when every seat is taken") and signs a START that seats the str
 bob would be refused for his own name ("the name bob looks like bob's, who has a seat here"). The stranger then
 says nothing: the host waits for START_ACKs that never come ("bob, carl left before acknowledging its START ...
 giving up after 300 s"), and its evening is the stranger's. The host's `kick NAME` (lobby) cannot help: the
-table starts before a person can read the lobby, and a kicked stranger joins again with another fresh key.
+table starts before a person can read the lobby, and a kicked stranger joins again with another fresh key. A phone
+page's link (on the TV, in its QR code, for the room to read) is the same way in: "a seat no phone has taken is no
+seat" (docs/phone.md), so whoever opens it first sits.
 
 Why it matters: the project's promise (1), "a LAN on which no stranger can ... take a seat or lock anyone out".
 Joining needs nothing that is not on the air: the code and the port are advertised, and the invite link's
