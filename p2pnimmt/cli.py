@@ -272,6 +272,28 @@ def pages_options(args: argparse.Namespace):
     return WebOptions(args.web_interface, args.web_port, args.web_open)
 
 
+TABLE_COMMANDS = {"play", "host", "join", "watch", "replay", "resume"}  # they place a turn's cards on a timer
+BOT_COMMANDS = {"play", "simulate", "host", "join", "bot", "resume"}  # they may run an mcs bot
+
+
+def environment_problem(command: str | None) -> str | None:
+    """Why an environment variable this command reads cannot be used (P2PNIMMT_PLACE_DELAY, P2PNIMMT_BOT_ROLLOUTS,
+    P2PNIMMT_BOT_BUDGET), said before anything starts; None if they can. Another command is not troubled by them."""
+    if command in TABLE_COMMANDS:
+        from .ui.placing import delay_problem
+
+        if problem := delay_problem():
+            return problem
+    if command in BOT_COMMANDS:
+        from .bots.mcs import env_search
+
+        try:
+            env_search()
+        except ValueError as exc:
+            return str(exc)
+    return None
+
+
 def pages_problem(args: argparse.Namespace) -> str | None:
     """Why this command could not serve its pages at --web-interface/--web-port, tried before anything starts
     (a game is never hosted or joined only to find its pages cannot be served); None if it can, or has no pages."""
@@ -750,7 +772,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args(chosen)
         else:
             args = parser.parse_args(["play", *(argv or [])])
-    problem = pages_problem(args)
+    problem = environment_problem(args.command) or pages_problem(args)
     if problem:
         print(f"p2pnimmt {args.command}: {problem}", file=sys.stderr)
         return 2

@@ -60,6 +60,37 @@ ROLLOUTS_ENV = "P2PNIMMT_BOT_ROLLOUTS"
 BUDGET_ENV = "P2PNIMMT_BOT_BUDGET"
 
 
+def env_search() -> tuple[int | None, float | None]:
+    """The search the environment asks for: (rollouts, None) by $P2PNIMMT_BOT_ROLLOUTS, else (None, budget) by
+    $P2PNIMMT_BOT_BUDGET, else (None, None). A value that is no such number is a ValueError naming it (the command
+    line says it before anything starts: cli.environment_problem)."""
+    from ..i18n import _
+    from ..neutral import shown
+
+    env_rollouts, env_budget = os.environ.get(ROLLOUTS_ENV), os.environ.get(BUDGET_ENV)
+    if env_rollouts:
+        try:
+            rollouts = int(env_rollouts)
+        except ValueError:
+            rollouts = 0
+        if rollouts < 1:
+            raise ValueError(_("{variable}={value} is not a whole number of 1 or more (the mcs bot's deals per "
+                               "decision); unset it for the default").format(variable=ROLLOUTS_ENV,
+                                                                            value=shown(env_rollouts, 40)))
+        return rollouts, None
+    if env_budget:
+        try:
+            budget = float(env_budget)
+        except ValueError:
+            budget = math.nan
+        if not 0 < budget < math.inf:
+            raise ValueError(_("{variable}={value} is not a number of seconds above 0 (the mcs bot's time per "
+                               "decision); unset it for the default").format(variable=BUDGET_ENV,
+                                                                            value=shown(env_budget, 40)))
+        return None, budget
+    return None, None
+
+
 class MCSBot(SeededBot):
     """Determinized Monte-Carlo search: the card (or row) with the fewest bull heads over sampled rest-of-rounds.
 
@@ -96,17 +127,7 @@ class MCSBot(SeededBot):
     ) -> None:
         super().__init__(seed)
         if rollouts is None and budget is None:
-            env_rollouts = os.environ.get(ROLLOUTS_ENV)
-            env_budget = os.environ.get(BUDGET_ENV)
-            try:
-                if env_rollouts:
-                    rollouts = int(env_rollouts)
-                elif env_budget:
-                    budget = float(env_budget)
-            except ValueError:
-                raise ValueError(
-                    f"{ROLLOUTS_ENV}={env_rollouts!r} / {BUDGET_ENV}={env_budget!r}: not a number"
-                ) from None
+            rollouts, budget = env_search()
             if rollouts is None and budget is None:
                 rollouts, budget = self.default_rollouts, self.default_budget
         if rollouts is not None:

@@ -94,7 +94,8 @@ class Deal:
         yield
 
     def leavers(self, table: TableView) -> tuple[int, ...]:
-        """The seats whose drop made the round in progress void (they forfeit the game: protocol.md 17.9)."""
+        """The seats that forfeit the game with the round in progress void (protocol.md 17.9): those whose drop made
+        it void, or the one its audit named."""
         return ()
 
     def audit_now(self, table: TableView) -> bool:

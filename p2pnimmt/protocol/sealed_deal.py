@@ -85,6 +85,7 @@ class SealedRound:
     pending: list[tuple[int, int, int]] = field(default_factory=list)  # this turn's plays, until it resolves
     settled: bool = False
     caught: str = ""  # the audit's verdict against a seat (the round is void)
+    culprit: int | None = None  # the seat it names: it forfeits the game (17.9)
     absent: set[int] = field(default_factory=set)  # seats already reported for leaving the deal half done
 
 
@@ -342,9 +343,18 @@ class SealedDeal(Deal):
 
     # ----------------------------------------------------------------- round end
 
-    def _alarmed(self, table: TableView, r: int) -> bool:
+    def _alarms(self, table: TableView, r: int) -> list[int]:
+        """The seats whose SEALED_KEYS of round r in so far say `alarm`: shuffling seats of the round only (17.8). A
+        seat that does not shuffle in it (it forfeited before, 17.9: dealt open) has no keys to send; one it signs
+        anyway is taken by no step, as its SEALED_SHUFFLE or SEALED_UNLOCK would be (since session 33: its alarm
+        stopped the round, nothing settled it, and the reference raised 'no finished round to score')."""
+        st = self.rounds.get(r)
+        seats = st.seats if st is not None and st.seats is not None else ()
         keys = table.slot("SEALED_KEYS", r)
-        return any(env.body["alarm"] for env in keys.values())
+        return [s for s, env in keys.items() if env.body["alarm"] and s in seats]
+
+    def _alarmed(self, table: TableView, r: int) -> bool:
+        return bool(self._alarms(table, r))
 
     def audit_now(self, table: TableView) -> bool:
         """True when the round must stop for an audit before it ends (a broken deal, or an alarm)."""
@@ -356,8 +366,7 @@ class SealedDeal(Deal):
     def stop(self, table: TableView, r: int) -> int:
         """17.7's stop: the lowest turn of the round's alarms in so far, or the turn after the deal broke, or 10."""
         st = self.rounds.get(r)
-        keys = table.slot("SEALED_KEYS", r)
-        alarms = [self.alarm_turns[(r, s)] for s, env in keys.items() if env.body["alarm"]]
+        alarms = [self.alarm_turns[(r, s)] for s in self._alarms(table, r)]
         return min([*alarms, st.broken_turn if st is not None else HAND_SIZE])
 
     def _send_keys(self, table: TableView, r: int, alarm: bool = False) -> Effects[None]:
@@ -444,13 +453,15 @@ class SealedDeal(Deal):
 
     def _caught(self, table: TableView, st: SealedRound, seat: int, code: str, detail: str,
                 wire: bytes) -> Effects[bool]:
-        """The audit names `seat`: the round is void, and the seat is dropped (the stand-in plays it from now on).
+        """The audit names `seat`: the round is void, the seat is dropped (the stand-in plays it from now on) and it
+        forfeits the game (17.9: it may take its seat back, dealt open, but cannot win nor void another round).
 
         Every node runs the same audit on the same signed messages, so every node drops the same seat at the
         same step; the fault (with the message that proves it) goes in the transcript.
         """
         r = table.round
         st.caught = f"the audit of round {r + 1} found {table.who_seat(seat)} at fault: {detail}"
+        st.culprit = seat
         yield Suspect(seat, code, st.caught, (wire,))
         yield DropSeat(seat, Step(r, ROUND_END_STEP))
         return False
@@ -466,12 +477,15 @@ class SealedDeal(Deal):
         reveal it owed before its keys (17.8), whether or not its keys came (protocol.md 17.9, the words)."""
         r = table.round
         st = self.rounds.get(r)
-        stop = min([t for (at, _s), t in self.alarm_turns.items() if at == r] +
+        seats = st.seats if st is not None and st.seats is not None else ()
+        stop = min([t for (at, s), t in self.alarm_turns.items() if at == r and s in seats] +
                    [st.broken_turn if st is not None else HAND_SIZE])
         return any(seat not in table.slot("PLAY_REVEAL", r, t) for t in range(stop))
 
     def leavers(self, table: TableView) -> tuple[int, ...]:
         st = self.rounds.get(table.round)
+        if st is not None and st.culprit is not None:  # the seat the audit named forfeits too (17.9, since session 33)
+            return (st.culprit,)
         if st is None or st.caught or st.settled:
             return ()
         return tuple(self.left(table, table.round, self._shuffled(st)))

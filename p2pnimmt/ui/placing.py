@@ -4,15 +4,40 @@ by the terminal's table (ui.app) and the browser's page (web.table)."""
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 from collections.abc import Callable
 
+from ..i18n import _
+from ..neutral import shown
 from .model import TableModel
+
+DELAY_ENV = "P2PNIMMT_PLACE_DELAY"
+MAX_DELAY = 60.0  # seconds between two cards at most: more is a typo, not a pace
+
+
+def delay_problem() -> str | None:
+    """Why $P2PNIMMT_PLACE_DELAY cannot be the seconds between the cards of a turn; None when it can (or is unset).
+    The command line says it before anything starts (cli.environment_problem), never a traceback mid-game."""
+    value = os.environ.get(DELAY_ENV)
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if 0 <= seconds <= MAX_DELAY:
+        return None
+    return _("{variable}={value} is not a number of seconds from 0 to {most:g} (the pause between the cards of a "
+             "turn); unset it for the default").format(variable=DELAY_ENV, value=shown(value, 40), most=MAX_DELAY)
 
 
 def place_delay(default: float) -> float:
     """Seconds between the cards of a turn: `default`, unless P2PNIMMT_PLACE_DELAY says otherwise."""
-    return float(os.environ.get("P2PNIMMT_PLACE_DELAY", default))
+    problem = delay_problem()
+    if problem:
+        raise ValueError(problem)
+    return float(os.environ.get(DELAY_ENV) or default)
 
 
 class Placer:

@@ -17,21 +17,31 @@ def config_path() -> Path:
     return Path(base) / "p2pnimmt" / "config.json"
 
 
+MAX_CONFIG = 65536  # bytes of config.json read at most: a name and a language are a few dozen
+
+
+def _config() -> dict:
+    """config.json's map, or {} when there is none or it is not one. Whatever the file holds (a JSON nested past
+    Python's recursion limit, a huge file, bytes that are no text) it is only not remembered: every command reads
+    it first, so a bad one must stop none of them (session 33: one nested 100,000 deep was a traceback each)."""
+    try:
+        with config_path().open("rb") as file:
+            data = file.read(MAX_CONFIG + 1)
+        config = json.loads(data.decode()) if len(data) <= MAX_CONFIG else {}
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
 def load_name() -> str:
     """The remembered name, or "" when there is none (or it is not a name)."""
-    try:
-        name = json.loads(config_path().read_text()).get("name", "")
-    except (OSError, ValueError, AttributeError):
-        return ""
-    return name if is_name(name) else ""
+    name = _config().get("name", "")
+    return name if isinstance(name, str) and is_name(name) else ""
 
 
 def load_lang() -> str:
     """The language the menu remembered ('en' or 'de'), or "" when none was chosen there (p2pnimmt.i18n)."""
-    try:
-        lang = json.loads(config_path().read_text()).get("lang", "")
-    except (OSError, ValueError, AttributeError):
-        return ""
+    lang = _config().get("lang", "")
     return lang if lang in ("en", "de") else ""
 
 
@@ -47,12 +57,7 @@ def _save(key: str, value: str) -> None:
     path = config_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            config = json.loads(path.read_text())
-        except (OSError, ValueError):
-            config = {}
-        config = config if isinstance(config, dict) else {}
-        path.write_text(json.dumps({**config, key: value}))
+        path.write_text(json.dumps({**_config(), key: value}))
     except OSError:
         pass  # remembering a name or a language is a convenience, never a reason to stop
 

@@ -152,3 +152,21 @@ def test_web_says_so_when_no_browser_can_be_opened(panes) -> None:
     url = re.search(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)", shown)
     assert url, shown
     assert f"open {url.group(1)} in a browser yourself" in shown.replace("\n", "")
+
+
+@pytest.mark.parametrize(("variable", "value", "args"), [
+    ("P2PNIMMT_PLACE_DELAY", "abc", ("play", "--full-screen")),
+    ("P2PNIMMT_PLACE_DELAY", "-1", ("play", "--full-screen")),
+    ("P2PNIMMT_BOT_ROLLOUTS", "abc", ("simulate", "--games", "1", "--players", "2", "--bots", "mcs,mcs")),
+    ("P2PNIMMT_BOT_ROLLOUTS", "0", ("host", "--headless", "--interface", "127.0.0.1", "--bot", "mcs")),
+    ("P2PNIMMT_BOT_BUDGET", "nan", ("simulate", "--games", "1", "--players", "2", "--bots", "mcs,mcs")),
+    ("P2PNIMMT_BOT_BUDGET", "inf", ("bot", "ABCD", "--bot", "mcs")),
+])
+def test_a_wrong_tuning_variable_is_said_before_anything_starts(variable: str, value: str, args: tuple) -> None:
+    """Session 33's red team: each of these ended in a Python traceback (a ValueError from float() or from the mcs
+    bot, the table's half drawn or the host's game begun); now one line naming the variable and its value, exit 2."""
+    out = p2pnimmt(*args, env={variable: value})
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr and len(out.stderr.splitlines()) == 1, out.stderr
+    assert f"{variable}='{value}' is not a" in out.stderr and "unset it for the default" in out.stderr
+    assert p2pnimmt("verify", os.devnull, env={variable: value}).returncode == 1  # a command that does not read it

@@ -30,3 +30,19 @@ def test_play_uses_the_remembered_name(tmp_path: Path) -> None:
         assert "Scores: carol " in game.text and "revealed: carol " in game.text, game.text
     finally:
         game.stop()
+
+
+def test_a_config_file_that_is_no_config_stops_no_command(tmp_path: Path, monkeypatch) -> None:
+    """Session 33's red team: a config.json nested 100,000 deep made every command (`verify` too) end in a
+    RecursionError traceback, read before the command line; now it is only not remembered, and saving a name
+    writes a good one over it."""
+    from p2pnimmt.ui import remembered
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    config = tmp_path / "p2pnimmt" / "config.json"
+    config.parent.mkdir()
+    for text in ("[" * 100_000 + "]" * 100_000, '{"name": [1], "lang": {"de": 1}}', "\udcff", " " * 70_000 + "{}"):
+        config.write_bytes(text.encode(errors="surrogateescape"))
+        assert (remembered.load_name(), remembered.load_lang()) == ("", "")
+    remembered.save_name("carol")
+    assert (remembered.load_name(), json.loads(config.read_text())) == ("carol", {"name": "carol"})

@@ -16,8 +16,9 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "protocol"))
 
-from harness import stopped_at_first_commit  # noqa: E402
+from harness import Net, stopped_at_first_commit  # noqa: E402
 
+from p2pnimmt.engine import Settings  # noqa: E402
 from p2pnimmt.net import waiting  # noqa: E402
 from p2pnimmt.protocol.envelope import open_envelope  # noqa: E402
 
@@ -152,3 +153,36 @@ def test_too_few_counts_the_seats_an_open_vote_names() -> None:
         found = waiting.too_few(session, frozenset(), byes={p1, p2, p3})
         assert found is not None, target
         assert found[1] == [1, 2, 3] and "p1, p2, p3 left (1 of 4 remain" in found[0], found
+
+
+async def test_a_linked_seat_that_ignores_its_clock_is_voted_out_a_drop_time_after_it_ran_out(monkeypatch) -> None:
+    """Protocol.md 11.2 and net.waiting (session 33's red team, a seated cheat on time): with a clock of c seconds a
+    seat's own node owes its move within c; one whose modified node ignores its clock, linked and answering the
+    whole time, is stalled from c on, and seat 0 votes it out a --drop-after later: at c + drop, not before (a
+    thinking player within its clock is never voted out). So a cheat just under that line costs the table at most
+    c + drop a move, and never stops the evening."""
+    net = Net(3, settings=Settings(players=3, deal="open", max_rounds=1, clock=5), seed=33)
+    cheat = net.identities[2].peer
+    net.withhold = lambda to, frm, wire: frm == cheat and open_envelope(wire).kind == "PLAY_COMMIT"
+    net.start()
+    net.run()
+    me, p1, _p2 = (i.peer for i in net.identities)
+    session = net.sessions[me]
+    assert session.phase == "turn" and list(session.waiting_for()) == [2], session.phase
+    clock = TestClock()
+    votes: list[tuple[float, int]] = []
+    drop = session.drop
+
+    def voting(seat: int) -> list:
+        outputs = drop(seat)
+        votes.append((clock.now, seat))
+        return outputs
+
+    monkeypatch.setattr(session, "drop", voting)
+    monkeypatch.setattr(waiting, "asyncio", SimpleNamespace(get_running_loop=lambda: clock, sleep=clock.sleep))
+    node = SimpleNamespace(session=session, done=asyncio.Event(), leaving=False, links={},
+                           linked=frozenset({p1, cheat}), byes=set(), drop_after=DROP_AFTER, act=lambda outputs: None)
+    clock.at(30.0, node.done.set)
+    await waiting.watch_waiting(node)
+    assert [seat for _t, seat in votes] == [2], votes
+    assert 5.0 + DROP_AFTER <= votes[0][0] <= 5.0 + DROP_AFTER + 1.0, votes

@@ -812,6 +812,9 @@ window.P2PNIMMT_STRINGS = {
   "{seconds} s left: then the stand-in plays {what}": "noch {seconds} s: dann spielt die Vertretung {what}",
   "{seen}: someone on this network may be answering in its host's place or flooding it; ask the host for its invite link (`host` prints it) and join with it": "{seen}: jemand in diesem Netz antwortet vielleicht an Stelle des Gastgebers oder überflutet es; bitte den Gastgeber um seinen Einladungslink (`host` gibt ihn aus) und tritt damit bei",
   "{table} ({games} games, {rounds} rounds)": "{table} ({games} Spiele, {rounds} Runden)",
+  "{variable}={value} is not a number of seconds above 0 (the mcs bot's time per decision); unset it for the default": "{variable}={value} ist keine Zahl von Sekunden über 0 (die Bedenkzeit des mcs-Bots je Entscheidung); ohne die Variable gilt die Vorgabe",
+  "{variable}={value} is not a number of seconds from 0 to {most:g} (the pause between the cards of a turn); unset it for the default": "{variable}={value} ist keine Zahl von Sekunden von 0 bis {most:g} (die Pause zwischen den Karten eines Zugs); ohne die Variable gilt die Vorgabe",
+  "{variable}={value} is not a whole number of 1 or more (the mcs bot's deals per decision); unset it for the default": "{variable}={value} ist keine ganze Zahl ab 1 (die Verteilungen des mcs-Bots je Entscheidung); ohne die Variable gilt die Vorgabe",
   "{variant}, {deal} deal, {n} round": [
    "{variant}, Austeilen {deal}, {n} Runde",
    "{variant}, Austeilen {deal}, {n} Runden"

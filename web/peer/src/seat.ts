@@ -706,7 +706,7 @@ export class Seat extends Session {
   private oweAlarm(seat: number): boolean {
     const r = this.round;
     const keys = this.slot("SEALED_KEYS", r, 0);
-    if (!this.sealed?.shufflers.includes(seat) || keys.has(seat) || [...keys.values()].some((k) => k.body.get("alarm") === true)) return false;
+    if (!this.sealed?.shufflers.includes(seat) || keys.has(seat) || this.alarms(r).length) return false;
     if (this.ownHand(seat)?.opens !== false) return false;
     this.sendKeys(r, true);
     return true;

@@ -1240,7 +1240,9 @@ export class Session {
   /** Dropped at its keys: a reveal of x is not in for a turn below the stop of every alarm this node took in round r
    * (a dropped seat's too: its keys are out of the slot, its alarm's turn is not) and of a broken deal (17.9's words). */
   private owedReveal(x: number, r: number): boolean {
-    const alarms = [...this.alarmTurns].filter(([k]) => k.startsWith(`${r}|`)).map(([, turns]) => turns);
+    const shufflers = this.sealed?.shufflers ?? [];
+    const alarms = [...this.alarmTurns].filter(([k]) => k.startsWith(`${r}|`) && shufflers.includes(Number(k.split("|")[1])))
+      .map(([, turns]) => turns);
     const stop = Math.min(this.sealed?.brokenTurn ?? HAND_SIZE, ...alarms);
     for (let t = 0; t < stop; t++) if (!this.slot("PLAY_REVEAL", r, t).has(x)) return true;
     return false;
@@ -1278,11 +1280,12 @@ export class Session {
     else this.scoreVoid(reason);
   }
 
-  /** The audit named a seat (17.7): the verdict recorded, the round void, the seat dropped at step 32 (no forfeit:
-   * a cheat's verdict, 17.9). */
+  /** The audit named a seat (17.7): the verdict recorded, the round void, the seat dropped at step 32; it forfeits the
+   * game (17.9, since session 33: before, it took its seat back and cheated again, voiding round after round). */
   private caught(v: Verdict): void {
     const reason = `the audit of round ${this.round + 1} found seat ${v.seat} (${this.names[v.seat]}) at fault: ${v.detail}`;
     this.note({ peer: this.peers[v.seat] as Uint8Array, code: v.code, detail: reason, fatal: false, evidence: [v.evidence.wire] });
+    this.forfeit(v.seat, [this.round, ROUND_END_STEP, 0]);
     this.drop(v.seat, [this.round, ROUND_END_STEP, 0], false);
     this.scoreVoid(reason);
   }
@@ -1606,16 +1609,24 @@ export class Session {
   /** 17.7's stop of round r (the current one): the lowest turn of its alarms in so far, or the turn after the deal
    * broke, or 10. */
   protected auditStop(r: number): number {
-    const alarms = [...this.slot("SEALED_KEYS", r, 0)].filter(([, k]) => k.body.get("alarm") === true);
-    return Math.min(this.sealed?.brokenTurn ?? HAND_SIZE, ...alarms.map(([s]) => this.alarmTurns.get(`${r}|${s}`) ?? HAND_SIZE));
+    return Math.min(this.sealed?.brokenTurn ?? HAND_SIZE, ...this.alarms(r).map((s) => this.alarmTurns.get(`${r}|${s}`) ?? HAND_SIZE));
+  }
+
+  /** The seats whose SEALED_KEYS of round r (the current one) say `alarm`: shuffling seats only (17.8). A seat that does
+   * not shuffle in it (it forfeited before, 17.9: dealt open) has no keys to send; one it signs anyway is taken by no
+   * step, as its SEALED_SHUFFLE or SEALED_UNLOCK would be (since session 33: its alarm stopped the round and nothing
+   * settled it; this node scored the stopped round, a spectator dropped the honest seats). */
+  protected alarms(r: number): number[] {
+    const shufflers = this.sealed?.shufflers ?? [];
+    return [...this.slot("SEALED_KEYS", r, 0)].filter(([s, k]) => k.body.get("alarm") === true && shufflers.includes(s))
+      .map(([s]) => s);
   }
 
   /** 17.8: the deal is in and broke, or an alarm came: the round stops here and goes to its audit. */
   private auditNow(): boolean {
     const sealed = this.sealed;
     if (!sealed || this.scored || !sealed.complete) return false;
-    const keys = this.slot("SEALED_KEYS", this.round, 0);
-    if (!sealed.broken && ![...keys.values()].some((k) => k.body.get("alarm") === true)) return false;
+    if (!sealed.broken && !this.alarms(this.round).length) return false;
     this.phase = "round-end";
     this.plays = null;
     return true;
