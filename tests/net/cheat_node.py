@@ -8,6 +8,12 @@ CHEAT is one of
   after it, which relays it to the others), then the second one to every other peer it is linked to (who
   mostly have it before the relayed real one, but not always: protocol.md 12 lets the turn's reveals
   decide); then it plays on as if nothing happened (its next messages chain on the real one);
+- `split-on`: `split`, and then it signs on above the split on one branch (protocol.md 12, *Above a split
+  commit*; the in-memory reproduction is tests/protocol/test_split_fork.py): its second commit opens to the same
+  card under another nonce, it reveals on each version (the real reveal to its relayer, the one on the other
+  version to every other peer) and at once signs its next message, a PLAY_COMMIT of the next turn, on its real
+  reveal alone, sent to every peer; then it signs nothing more (a node on the other version holds its reveal there:
+  the message above is a fork to it);
 - `reveal`: at turn TURN of round 1 its PLAY_REVEAL names another card of its hand than the one it
   committed to, signed as its next message (its chain stays whole);
 - `vanish`: when the START comes, the process ends at once in place of signing its START_ACK (as a laptop
@@ -60,15 +66,17 @@ from p2pnimmt.net.connection import Connection
 from p2pnimmt.net.lobby import Lobby
 from p2pnimmt.net.mesh import Mesh
 from p2pnimmt.net.node import Node
-from p2pnimmt.protocol.envelope import open_envelope, seal
+from p2pnimmt.protocol.commitments import NONCE_SIZE, card_value, commit_set_digest, commitment
+from p2pnimmt.protocol.envelope import Envelope, open_envelope, seal
 from p2pnimmt.protocol.events import Event, Outgoing, PlayNeeded
 from p2pnimmt.protocol.phase import turn_steps
 from p2pnimmt.protocol.session import Session
 
 
-def split_commit(turn: int) -> None:
+def split_commit(turn: int, above: bool = False) -> None:
     feed = Node._feed
     move = Node._bot_move
+    forged: dict = {}  # `above`: X's second commit and its nonce; once fired, X signs nothing more
 
     def linked_to_all(self: Node) -> bool:
         session = self.session
@@ -85,28 +93,64 @@ def split_commit(turn: int) -> None:
             return
         move(self, event)
 
+    def send_split(self: Node, real: bytes, other: bytes) -> None:
+        """The real message to X's relayer first, then the other to every other peer."""
+        session = self.session
+        assert session is not None and session.seat is not None
+        relayer = session.roster[(session.seat + 1) % session.players]
+        links = list(self.links.items())
+        for peer, conn in links:
+            if peer == relayer:
+                conn.send_message(real)
+        for peer, conn in links:
+            if peer != relayer:
+                conn.send_message(other)
+
+    def second_commit(session: Session, env: Envelope) -> bytes:
+        if not above:
+            return hashlib.sha256(b"the other commitment").digest()
+        nonce = forged["nonce"] = hashlib.sha256(b"the other nonce").digest()[:NONCE_SIZE]
+        card, _nonce = session.table.plays[(0, turn)]
+        return commitment("play", env.game_id, 0, turn, session.seat, card_value(card), nonce)
+
+    def reveal_on_both(self: Node, session: Session, env: Envelope) -> None:
+        assert session.identity is not None and session.seat is not None
+        other = forged["other"]
+        commits = session.slot("PLAY_COMMIT", 0, turn)
+        on_other = commit_set_digest([other.hash if seat == session.seat else commits[seat].hash
+                                      for seat in range(session.players)])
+        reveal = seal(session.identity, env.game_id, env.seq, other.hash, env.kind,
+                      {**env.body, "nonce": forged["nonce"], "commits": on_other})
+        next_commit = seal(session.identity, env.game_id, env.seq + 1, env.hash, "PLAY_COMMIT",
+                           {"round": 0, "turn": turn + 1, "commit": hashlib.sha256(b"next card").digest(),
+                            "state": hashlib.sha256(b"a state").digest()})
+        print(f"cheat: a reveal on each version, and #{next_commit.seq} on the real one to every peer", flush=True)
+        send_split(self, env.wire, reveal.wire)
+        for conn in list(self.links.values()):
+            conn.send_message(next_commit.wire)
+        forged["fired"] = True
+
     def cheat(self: Node, outputs: list) -> None:
         session = self.session
         rest = []
         for item in outputs:
             env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
-            if env is None or session is None or env.sender != session.me or env.kind != "PLAY_COMMIT" \
-                    or (env.body["round"], env.body["turn"]) != (0, turn):
+            mine = env is not None and session is not None and env.sender == session.me
+            if mine and forged.get("fired"):
+                continue  # `above`: it signs nothing more
+            if mine and above and "other" in forged and env.kind == "PLAY_REVEAL" \
+                    and (env.body["round"], env.body["turn"]) == (0, turn):
+                reveal_on_both(self, session, env)
+                continue
+            if not mine or env.kind != "PLAY_COMMIT" or (env.body["round"], env.body["turn"]) != (0, turn):
                 rest.append(item)
                 continue
-            assert session.identity is not None and session.seat is not None
-            other = seal(session.identity, env.game_id, env.seq, env.prev, env.kind,
-                         {**env.body, "commit": hashlib.sha256(b"the other commitment").digest()})
-            relayer = session.roster[(session.seat + 1) % session.players]
-            links = list(self.links.items())
-            seats = sorted(session.roster.index(peer) for peer, _ in links if peer in session.roster)
+            assert session is not None and session.identity is not None and session.seat is not None
+            other = forged["other"] = seal(session.identity, env.game_id, env.seq, env.prev, env.kind,
+                                           {**env.body, "commit": second_commit(session, env)})
+            seats = sorted(session.roster.index(peer) for peer in self.links if peer in session.roster)
             print(f"cheat: two commits for turn {turn + 1}, #{env.seq}, linked to seats {seats}", flush=True)
-            for peer, conn in links:  # the real one to the relayer first, then the second to every other peer
-                if peer == relayer:
-                    conn.send_message(item.wire)
-            for peer, conn in links:
-                if peer != relayer:
-                    conn.send_message(other.wire)
+            send_split(self, item.wire, other.wire)
         feed(self, rest)
 
     Node._feed = cheat  # type: ignore[method-assign]
@@ -385,7 +429,7 @@ def slow_end(tenths: int) -> None:
 
 
 if __name__ == "__main__":
-    cheats = {"split": split_commit, "reveal": reveal_another_card, "fork": fork_a_reveal,
+    cheats = {"split": split_commit, "split-on": lambda turn: split_commit(turn, True), "reveal": reveal_another_card, "fork": fork_a_reveal,
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
