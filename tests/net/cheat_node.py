@@ -14,6 +14,13 @@ CHEAT is one of
   version to every other peer) and at once signs its next message, a PLAY_COMMIT of the next turn, on its real
   reveal alone, sent to every peer; then it signs nothing more (a node on the other version holds its reveal there:
   the message above is a fork to it);
+- `pair-above`: at turn TURN of round 1, with its PLAY_REVEAL, it signs two different messages on top of it (its
+  PLAY_COMMIT of the next turn on two states), both sent to every peer, and then signs nothing more: an
+  equivocation above its commit of a turn no node has decided yet, held unjudged until the turn's reveals are in
+  (protocol.md 12, *Above a split commit*), then fatal at every node;
+- `hold-reveal`: no rule broken, a slow node: it signs its PLAY_REVEAL of turn TURN of round 1 only once the process
+  got SIGUSR1 (the test says when) and it is linked to every other seat (a seat restarted meanwhile links to its
+  host before it links here: it learns this node's address there), and then plays on as any node;
 - `reveal`: at turn TURN of round 1 its PLAY_REVEAL names another card of its hand than the one it
   committed to, signed as its next message (its chain stays whole);
 - `vanish`: when the START comes, the process ends at once in place of signing its START_ACK (as a laptop
@@ -178,6 +185,68 @@ def fork_a_reveal(turn: int) -> None:
         feed(self, rest)
 
     Node._feed = cheat  # type: ignore[method-assign]
+
+
+def pair_above(turn: int) -> None:
+    feed = Node._feed
+    fired = [False]
+
+    def cheat(self: Node, outputs: list) -> None:
+        session = self.session
+        rest = []
+        for item in outputs:
+            env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
+            mine = env is not None and session is not None and env.sender == session.me
+            if mine and fired[0]:
+                continue  # it signs nothing more
+            if mine and env.kind == "PLAY_REVEAL" and (env.body["round"], env.body["turn"]) == (0, turn):
+                assert session is not None and session.identity is not None
+                pair = [seal(session.identity, env.game_id, env.seq + 1, env.hash, "PLAY_COMMIT",
+                             {"round": 0, "turn": turn + 1, "commit": hashlib.sha256(b"next card").digest(),
+                              "state": hashlib.sha256(state).digest()}) for state in (b"a state", b"another")]
+                print(f"cheat: two messages #{env.seq + 1} above its reveal of turn {turn + 1}", flush=True)
+                for conn in list(self.links.values()):
+                    for wire in (env.wire, pair[0].wire, pair[1].wire):
+                        conn.send_message(wire)
+                fired[0] = True
+                continue
+            rest.append(item)
+        feed(self, rest)
+
+    Node._feed = cheat  # type: ignore[method-assign]
+
+
+def hold_reveal(turn: int) -> None:
+    send, feed = Session.send, Node._feed
+    nodes: list[Node] = []
+    held = [True, False]  # the reveal is held, said so
+
+    def release(session: Session) -> None:
+        node = nodes[0]
+        if not all(peer in node.links for peer in session.roster if peer != session.me):
+            asyncio.get_running_loop().call_later(0.05, release, session)  # a seat restarted: once linked again
+            return
+        held[0] = False
+        print("cheat: signs its reveal now", flush=True)
+        nodes[0].act(session._run(session._advance))  # a pass of the steps: the reveal owed is signed
+
+    def cheat(self: Session, kind: str, body: dict) -> None:
+        if kind != "PLAY_REVEAL" or (body["round"], body["turn"]) != (0, turn) or not held[0]:
+            send(self, kind, body)
+            return
+        if not held[1]:
+            held[1] = True
+            loop = asyncio.get_running_loop()
+            signal.signal(signal.SIGUSR1, lambda _signal, _frame: loop.call_soon_threadsafe(release, self))
+            print(f"cheat: holds its reveal of turn {turn + 1}", flush=True)
+
+    def keep(self: Node, outputs: list) -> None:
+        if not nodes:
+            nodes.append(self)
+        feed(self, outputs)
+
+    Session.send = cheat  # type: ignore[method-assign]
+    Node._feed = keep  # type: ignore[method-assign]
 
 
 def reveal_another_card(turn: int) -> None:
@@ -429,7 +498,8 @@ def slow_end(tenths: int) -> None:
 
 
 if __name__ == "__main__":
-    cheats = {"split": split_commit, "split-on": lambda turn: split_commit(turn, True), "reveal": reveal_another_card, "fork": fork_a_reveal,
+    cheats = {"split": split_commit, "split-on": lambda turn: split_commit(turn, True), "pair-above": pair_above,
+              "hold-reveal": hold_reveal, "reveal": reveal_another_card, "fork": fork_a_reveal,
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
