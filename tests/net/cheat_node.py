@@ -21,6 +21,8 @@ CHEAT is one of
 - `hold-reveal`: no rule broken, a slow node: it signs its PLAY_REVEAL of turn TURN of round 1 only once the process
   got SIGUSR1 (the test says when) and it is linked to every other seat (a seat restarted meanwhile links to its
   host before it links here: it learns this node's address there), and then plays on as any node;
+- `again-flood`: once its game is over it sends its host TURN `["again", true]` frames at once (an honest node
+  sends one per choice of its person), then plays on as any node;
 - `reveal`: at turn TURN of round 1 its PLAY_REVEAL names another card of its hand than the one it
   committed to, signed as its next message (its chain stays whole);
 - `vanish`: when the START comes, the process ends at once in place of signing its START_ACK (as a laptop
@@ -75,7 +77,7 @@ from p2pnimmt.net.mesh import Mesh
 from p2pnimmt.net.node import Node
 from p2pnimmt.protocol.commitments import NONCE_SIZE, card_value, commit_set_digest, commitment
 from p2pnimmt.protocol.envelope import Envelope, open_envelope, seal
-from p2pnimmt.protocol.events import Event, Outgoing, PlayNeeded
+from p2pnimmt.protocol.events import Event, GameOver, Outgoing, PlayNeeded
 from p2pnimmt.protocol.phase import turn_steps
 from p2pnimmt.protocol.session import Session
 
@@ -247,6 +249,20 @@ def hold_reveal(turn: int) -> None:
 
     Session.send = cheat  # type: ignore[method-assign]
     Node._feed = keep  # type: ignore[method-assign]
+
+
+def again_flood(times: int) -> None:
+    event = Node._event
+
+    def cheat(self: Node, what: Event) -> None:
+        event(self, what)
+        host = self.links.get(self.host_peer) if self.host_peer is not None else None
+        if isinstance(what, GameOver) and host is not None:
+            print(f"cheat: {times} again frames to the host", flush=True)
+            for _ in range(times):
+                host.send_nowait("again", True)
+
+    Node._event = cheat  # type: ignore[method-assign]
 
 
 def reveal_another_card(turn: int) -> None:
@@ -499,7 +515,8 @@ def slow_end(tenths: int) -> None:
 
 if __name__ == "__main__":
     cheats = {"split": split_commit, "split-on": lambda turn: split_commit(turn, True), "pair-above": pair_above,
-              "hold-reveal": hold_reveal, "reveal": reveal_another_card, "fork": fork_a_reveal,
+              "hold-reveal": hold_reveal, "again-flood": again_flood,
+              "reveal": reveal_another_card, "fork": fork_a_reveal,
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
