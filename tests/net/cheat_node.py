@@ -23,6 +23,9 @@ CHEAT is one of
   host before it links here: it learns this node's address there), and then plays on as any node;
 - `again-flood`: once its game is over it sends its host TURN `["again", true]` frames at once (an honest node
   sends one per choice of its person), then plays on as any node;
+- `ack-to-host`: no rule broken by the message itself: it shows its START_ACK to its host alone (never on another
+  link, sent or in an answer to a `heads`), and then plays on as any node: the others must get it from the host;
+  TURN is not used;
 - `reveal`: at turn TURN of round 1 its PLAY_REVEAL names another card of its hand than the one it
   committed to, signed as its next message (its chain stays whole);
 - `vanish`: when the START comes, the process ends at once in place of signing its START_ACK (as a laptop
@@ -263,6 +266,30 @@ def again_flood(times: int) -> None:
                 host.send_nowait("again", True)
 
     Node._event = cheat  # type: ignore[method-assign]
+
+
+def ack_to_host_alone() -> None:
+    feed = Node._feed
+    send_message = Connection.send_message
+    only: dict[bytes, bytes] = {}  # our START_ACK -> the host's peer id
+
+    def cheat(self: Node, outputs: list) -> None:
+        session = self.session
+        for item in outputs:
+            env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
+            if env is not None and session is not None and env.sender == session.me and env.kind == "START_ACK" \
+                    and session.start is not None and env.wire not in only:
+                only[env.wire] = session.start.sender
+                print("cheat: shows its START_ACK to the host alone", flush=True)
+        feed(self, outputs)
+
+    def send(self: Connection, wire: bytes, framed: bytes | None = None) -> None:  # sent, or asked for (heads)
+        if wire in only and self.peer != only[wire]:
+            return
+        send_message(self, wire, framed)
+
+    Node._feed = cheat  # type: ignore[method-assign]
+    Connection.send_message = send  # type: ignore[method-assign]
 
 
 def reveal_another_card(turn: int) -> None:
@@ -516,6 +543,7 @@ def slow_end(tenths: int) -> None:
 if __name__ == "__main__":
     cheats = {"split": split_commit, "split-on": lambda turn: split_commit(turn, True), "pair-above": pair_above,
               "hold-reveal": hold_reveal, "again-flood": again_flood,
+              "ack-to-host": lambda _turn: ack_to_host_alone(),
               "reveal": reveal_another_card, "fork": fork_a_reveal,
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,

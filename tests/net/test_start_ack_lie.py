@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from attacker import LOOPBACK
 from procs import code_of
-from test_gone_before_start import ENV, LO, SHORT, files, names_of, secrets_of, tv_and_mal
+from test_gone_before_start import ENV, LO, SHORT, CheatProc, files, names_of, secrets_of, tv_and_mal
 
 from p2pnimmt.app.history import history_lines, read_game
 from p2pnimmt.protocol.verify import verify_transcript
@@ -84,5 +84,46 @@ def test_a_lying_start_ack_leaves_the_others_a_new_game(tmp_path: Path, procs, c
         assert mal.finish(60) == 1, mal.text()
         assert re.search(rf"giving up: ann abandoned game {code} before it started and starts a new game without "
                          r"this seat \(it (refused this seat's START_ACK|had no link to it)\)", mal.text()), mal.text()
+    finally:
+        mal.stop()
+
+
+def test_a_start_ack_shown_to_the_host_alone_reaches_every_node_and_the_game_is_played(tmp_path: Path, procs) -> None:
+    """A START_ACK shown only to some peers (session 31's startgrace left it untested): mal (tests/net/cheat_node.py
+    `ack-to-host`) signs one right START_ACK and shows it to ann alone, on no other link and in no answer to a
+    `heads`; mal joins first, so its relayer is bob, not ann (ann relays it to the TV alone). The others get it in
+    ann's answers to their `heads` (protocol.md 14): every node starts, nobody is left out or given up on, and the
+    game is played to its end with mal, one game everywhere."""
+    timers = ["--drop-after", "600", "--give-up", "60"]  # nobody is voted out; a new start would show in the lines
+    ann = procs(["host", "--headless", "--seats", "4", *SHORT, *timers, *LO, *files(tmp_path, "ann")],
+                tmp_path / "ann.out", env=ENV)
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    code = code_of(tmp_path / "ann.out")
+    peer = ["--peer", f"{LOOPBACK}:{port}"]
+    mal = CheatProc("ack-to-host", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+                    tmp_path / "mal.out")
+    try:
+        mal.wait_for(r"joined \w{4}", 60)
+        honest = {"ann": ann}
+        for name in ("bob", "cy"):
+            honest[name] = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, name)],
+                                 tmp_path / f"{name}.out", env=ENV)
+            honest[name].wait_for(r"joined \w{4}")
+        honest["tv"] = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript",
+                              str(tmp_path / "tv.p2pt")], tmp_path / "tv.out", env=ENV)
+        mal.wait_for(r"cheat: shows its START_ACK to the host alone", 60)
+        assert names_of(tmp_path / "ann.p2pt")[1] == "mal"  # seat 1: its relayer is bob's seat 2
+        for name, proc in honest.items():
+            assert proc.finish(90) == 0, (name, proc.text())
+            text = proc.text()
+            assert "abandoned" not in text and "Traceback" not in text and "giving up" not in text, (name, text)
+        assert mal.finish(60) == 0, mal.text()
+        summaries = set()
+        for name in (*honest, "mal"):
+            verdict = verify_transcript((tmp_path / f"{name}.p2pt").read_bytes())
+            assert verdict.ok, (name, verdict.report())
+            assert "lost its seat" not in verdict.summary and "dropped" not in verdict.summary, verdict.summary
+            summaries.add(verdict.summary.split("\nverified:")[0])
+        assert len(summaries) == 1, summaries
     finally:
         mal.stop()
