@@ -36,9 +36,9 @@ CHEAT is one of
 - `offer-all` (a host): right after its START it offers a new start (protocol.md 14) of a game nobody hosts, holding
   every seat of the START: no seat left out, so it is none; `offer-without-last`: the same, leaving out the last
   seat of the START (the last to join); TURN is not used;
-- `cut`: no rule broken, a network that goes away: as it signs its START_ACK, every link of the node is cut and
-  it neither dials nor takes a connection (the ack reaches nobody) until the process gets SIGUSR1 (the test says
-  when its network is back); TURN is not used;
+- `cut`: no rule broken, a network that goes away: as it signs its START_ACK (a spectator: as the START comes),
+  every link of the node is cut and it neither dials nor takes a connection (the ack reaches nobody) until the
+  process gets SIGUSR1 (the test says when its network is back); TURN is not used;
 - `keep`: right after its own PLAY_COMMIT of turn TURN of round 1 it signs KEEP(0, 2+3·TURN, s) naming every other
   seat s ("ahead", before anyone voted): it says it went on from every seat's commit there, and passes none on
   (benchmarks/attacks of session 28, keep_stall; tests/net/test_keep_liar_nodes.py);
@@ -502,10 +502,14 @@ def cut_at_start_ack() -> None:
     signal.signal(signal.SIGUSR1, back)
 
     def cheat(self: Node, outputs: list) -> None:
-        if not cut[1] and any(isinstance(item, Outgoing) and open_envelope(item.wire).kind == "START_ACK"
-                              and open_envelope(item.wire).sender == self.identity.peer for item in outputs):
+        session = self.session
+        watching = session is not None and session.seat is None and session.start is not None  # a spectator's START
+        if not cut[1] and (watching or any(isinstance(item, Outgoing) and open_envelope(item.wire).kind == "START_ACK"
+                                           and open_envelope(item.wire).sender == self.identity.peer
+                                           for item in outputs)):
             cut[0] = cut[1] = True
-            print("cheat: cut off as it signed its START_ACK", flush=True)
+            print("cheat: cut off as the START came" if watching else "cheat: cut off as it signed its START_ACK",
+                  flush=True)
             for conn in list(self.links.values()):
                 conn.writer.transport.abort()  # the ack below goes nowhere
         feed(self, outputs)
