@@ -26,6 +26,8 @@ CHEAT is one of
 - `ack-to-host`: no rule broken by the message itself: it shows its START_ACK to its host alone (never on another
   link, sent or in an answer to a `heads`), and then plays on as any node: the others must get it from the host;
   TURN is not used;
+- `heads-flood`: before its move of turn 3 of round 1 it sends TURN `["heads", []]` frames at once on every link
+  (an honest node sends about ten asks a second), then plays on as any node;
 - `reveal`: at turn TURN of round 1 its PLAY_REVEAL names another card of its hand than the one it
   committed to, signed as its next message (its chain stays whole);
 - `vanish`: when the START comes, the process ends at once in place of signing its START_ACK (as a laptop
@@ -292,6 +294,22 @@ def ack_to_host_alone() -> None:
     Connection.send_message = send  # type: ignore[method-assign]
 
 
+def heads_flood(times: int) -> None:
+    move = Node._bot_move
+    done = [False]
+
+    def cheat(self: Node, event: Event) -> None:
+        if isinstance(event, PlayNeeded) and (event.round, event.turn) == (0, 2) and not done[0]:
+            done[0] = True
+            print(f"cheat: {times} heads frames on each of {len(self.links)} links", flush=True)
+            for conn in list(self.links.values()):
+                for _ in range(times):
+                    conn.send_nowait("heads", [])
+        move(self, event)
+
+    Node._bot_move = cheat  # type: ignore[method-assign]
+
+
 def reveal_another_card(turn: int) -> None:
     send = Session.send
 
@@ -547,7 +565,7 @@ def slow_end(tenths: int) -> None:
 if __name__ == "__main__":
     cheats = {"split": split_commit, "split-on": lambda turn: split_commit(turn, True), "pair-above": pair_above,
               "hold-reveal": hold_reveal, "again-flood": again_flood,
-              "ack-to-host": lambda _turn: ack_to_host_alone(),
+              "ack-to-host": lambda _turn: ack_to_host_alone(), "heads-flood": heads_flood,
               "reveal": reveal_another_card, "fork": fork_a_reveal,
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
