@@ -132,7 +132,7 @@ def transcript_of(game_id: bytes, dialer_nonce: bytes, listener_nonce: bytes, di
     return HANDSHAKE_TAG + game_id + dialer_nonce + listener_nonce + dialer_key + listener_key
 
 
-JOINS_PER_SECOND = 1.0  # a member's joins again over one link (protocol.md 14, "Bounds"; net.frames)
+JOINS_PER_SECOND = 1.0  # a member's joins again, a seat's `again` frames, over one link (protocol.md 14, "Bounds")
 JOINS_BURST = 4.0
 
 
@@ -200,6 +200,9 @@ class Connection:
         # its joins after the first (a host announces each to every member): an honest node sends one again only when
         # it offers a phone relay (Node.offer_relay)
         self.joins = Asks(JOINS_PER_SECOND, JOINS_BURST)
+        # its answers to a rematch (at a host: each a line on its screen): an honest node sends one per choice of its
+        # person, and once more as its link comes back
+        self.answers = Asks(JOINS_PER_SECOND, JOINS_BURST)
         self.dialed: tuple[str, int] | None = None  # the address we dialled, if we did
         self.opened_at = 0.0  # loop time when the handshake completed (set by a dialer)
         self.idle_timeout = IDLE_TIMEOUT  # silence this long ends the link (the node's --link-timeout)

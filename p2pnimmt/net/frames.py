@@ -37,7 +37,7 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
         # is cut as one of forged bytes is.
         # (A join again, the first came before the link counted, net.mesh, is announced to every member: a stranger
         # watching who sent its own again and again, under two names by turns, slowed every turn 60-fold.)
-        bad_message(conn, f"more than {JOINS_PER_SECOND:.0f} join a second" if kind == "join" else
+        bad_message(conn, f"more than {JOINS_PER_SECOND:.0f} {kind} a second" if kind in ("join", "again") else
                     f"more than {Asks.PER_SECOND:.0f} asks a second (heads, ping, seen frames)")
         if conn.faults > node.mesh.fault_budget(conn.peer) and not conn.closed:
             node.mesh.cut_for_bad_messages(conn)
@@ -98,11 +98,15 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
 
 
 def over_budget(node, conn: Connection, kind: str) -> bool:
-    """This frame is an ask (`heads`, `ping`, `seen`) or, at a host, a join past its link's budget (protocol.md 14,
-    "Bounds"; since session 32)."""
+    """This frame is an ask (`heads`, `ping`, `seen`) or, at a host, a join (since session 32) or an answer to a
+    rematch (`again`, since session 33) past its link's budget (protocol.md 14, "Bounds")."""
     if kind in ASKS:
         return not conn.asks.take(time.monotonic())
-    return kind == "join" and node.is_host and not conn.joins.take(time.monotonic())
+    if not node.is_host:
+        return False
+    if kind == "join":
+        return not conn.joins.take(time.monotonic())
+    return kind == "again" and not conn.answers.take(time.monotonic())
 
 
 def bad_message(conn: Connection, detail: str) -> None:

@@ -211,6 +211,8 @@ class RematchLinks:
             return self._ignore(conn, "again", "the game was aborted")
         if not isinstance(payload, bool):
             return self._ignore(conn, "again", "its answer is not true or false")
+        if self.answers.get(conn.peer) == payload:
+            return  # the answer it gave already: nothing new to say (protocol.md 14, "Rematch")
         self.answers[conn.peer] = payload  # one that comes before our own game is over is kept as well
         if session.phase == "over":
             self._changed(Answer(conn.peer, payload))

@@ -171,10 +171,10 @@ class Witness(Session):
 
     def __init__(self) -> None:
         super().__init__(None, relay=False)
-        self.found: set[tuple[str, bytes | None]] = set()  # (code, peer)
+        self.found: dict[tuple[str, bytes | None], int] = {}  # (code, peer) -> how many times
 
     def _fault(self, peer: bytes | None, code: str, detail: str, evidence: tuple[bytes, ...] = ()) -> None:
-        self.found.add((code, peer))
+        self.found[(code, peer)] = self.found.get((code, peer), 0) + 1
         super()._fault(peer, code, detail, evidence)
 
 
@@ -215,6 +215,7 @@ class Replay:
         self.sealed = False
         self.faults_recorded: list[dict[str, Any]] = []
         self.noted: dict[bytes | None, int] = {}  # non-fatal fault records by the peer they blame
+        self.equivocations: dict[bytes | None, int] = {}  # non-fatal `equivocation` records by the peer they blame
 
     def read(self, position: int, kind: str, payload: object, link_before: bytes) -> None:
         """Record `position`, of type `kind`; `link_before` is the link of the record before it."""
@@ -262,7 +263,8 @@ class Replay:
         code: str = payload["code"]
         if not payload["fatal"]:
             # a split commit's proof (protocol.md 12): taken as the recorder took it and not counted (the replay needs
-            # every version it shows); a refused START_ACK's broken chain: its evidence is no message of the transcript
+            # every version it shows), but each a fault the replay found (below); a refused START_ACK's broken chain:
+            # its evidence is no message of the transcript
             if code in ("equivocation", "chain-broken"):
                 for wire in payload["evidence"]:
                     session.receive(wire)
@@ -274,6 +276,12 @@ class Replay:
             if code not in DELIVERER_CODES and (code, peer) not in session.found:
                 raise TranscriptError(f"the recorded fault {code!r} against {_name(session, peer)} is not one the "
                                       "replay found (nobody's word is taken)", position, peer=recorder)
+            if code == "equivocation":  # not counted by the caps, so never more records than the replay finds
+                self.equivocations[peer] = self.equivocations.get(peer, 0) + 1
+                if self.equivocations[peer] > session.found[(code, peer)]:
+                    raise TranscriptError(f"the recorded fault 'equivocation' against {_name(session, peer)} is "
+                                          "recorded more often than the replay found it (a node records a split "
+                                          "commit's proof once per version)", position, peer=recorder)
         self.faults_recorded.append(payload)
         if not payload["fatal"] or session.phase == "aborted":
             return

@@ -8,6 +8,26 @@ CHEAT is one of
   after it, which relays it to the others), then the second one to every other peer it is linked to (who
   mostly have it before the relayed real one, but not always: protocol.md 12 lets the turn's reveals
   decide); then it plays on as if nothing happened (its next messages chain on the real one);
+- `split-on`: `split`, and then it signs on above the split on one branch (protocol.md 12, *Above a split
+  commit*; the in-memory reproduction is tests/protocol/test_split_fork.py): its second commit opens to the same
+  card under another nonce, it reveals on each version (the real reveal to its relayer, the one on the other
+  version to every other peer) and at once signs its next message, a PLAY_COMMIT of the next turn, on its real
+  reveal alone, sent to every peer; then it signs nothing more (a node on the other version holds its reveal there:
+  the message above is a fork to it);
+- `pair-above`: at turn TURN of round 1, with its PLAY_REVEAL, it signs two different messages on top of it (its
+  PLAY_COMMIT of the next turn on two states), both sent to every peer, and then signs nothing more: an
+  equivocation above its commit of a turn no node has decided yet, held unjudged until the turn's reveals are in
+  (protocol.md 12, *Above a split commit*), then fatal at every node;
+- `hold-reveal`: no rule broken, a slow node: it signs its PLAY_REVEAL of turn TURN of round 1 only once the process
+  got SIGUSR1 (the test says when) and it is linked to every other seat (a seat restarted meanwhile links to its
+  host before it links here: it learns this node's address there), and then plays on as any node;
+- `again-flood`: once its game is over it sends its host TURN `["again", true]` frames at once (an honest node
+  sends one per choice of its person), then plays on as any node;
+- `ack-to-host`: no rule broken by the message itself: it shows its START_ACK to its host alone (never on another
+  link, sent or in an answer to a `heads`), and then plays on as any node: the others must get it from the host;
+  TURN is not used;
+- `heads-flood`: before its move of turn 3 of round 1 it sends TURN `["heads", []]` frames at once on every link
+  (an honest node sends about ten asks a second), then plays on as any node;
 - `reveal`: at turn TURN of round 1 its PLAY_REVEAL names another card of its hand than the one it
   committed to, signed as its next message (its chain stays whole);
 - `vanish`: when the START comes, the process ends at once in place of signing its START_ACK (as a laptop
@@ -18,9 +38,9 @@ CHEAT is one of
 - `offer-all` (a host): right after its START it offers a new start (protocol.md 14) of a game nobody hosts, holding
   every seat of the START: no seat left out, so it is none; `offer-without-last`: the same, leaving out the last
   seat of the START (the last to join); TURN is not used;
-- `cut`: no rule broken, a network that goes away: as it signs its START_ACK, every link of the node is cut and
-  it neither dials nor takes a connection (the ack reaches nobody) until the process gets SIGUSR1 (the test says
-  when its network is back); TURN is not used;
+- `cut`: no rule broken, a network that goes away: as it signs its START_ACK (a spectator: as the START comes),
+  every link of the node is cut and it neither dials nor takes a connection (the ack reaches nobody) until the
+  process gets SIGUSR1 (the test says when its network is back); TURN is not used;
 - `keep`: right after its own PLAY_COMMIT of turn TURN of round 1 it signs KEEP(0, 2+3·TURN, s) naming every other
   seat s ("ahead", before anyone voted): it says it went on from every seat's commit there, and passes none on
   (benchmarks/attacks of session 28, keep_stall; tests/net/test_keep_liar_nodes.py);
@@ -60,15 +80,17 @@ from p2pnimmt.net.connection import Connection
 from p2pnimmt.net.lobby import Lobby
 from p2pnimmt.net.mesh import Mesh
 from p2pnimmt.net.node import Node
-from p2pnimmt.protocol.envelope import open_envelope, seal
-from p2pnimmt.protocol.events import Event, Outgoing, PlayNeeded
+from p2pnimmt.protocol.commitments import NONCE_SIZE, card_value, commit_set_digest, commitment
+from p2pnimmt.protocol.envelope import Envelope, open_envelope, seal
+from p2pnimmt.protocol.events import Event, GameOver, Outgoing, PlayNeeded
 from p2pnimmt.protocol.phase import turn_steps
 from p2pnimmt.protocol.session import Session
 
 
-def split_commit(turn: int) -> None:
+def split_commit(turn: int, above: bool = False) -> None:
     feed = Node._feed
     move = Node._bot_move
+    forged: dict = {}  # `above`: X's second commit and its nonce; once fired, X signs nothing more
 
     def linked_to_all(self: Node) -> bool:
         session = self.session
@@ -85,28 +107,64 @@ def split_commit(turn: int) -> None:
             return
         move(self, event)
 
+    def send_split(self: Node, real: bytes, other: bytes) -> None:
+        """The real message to X's relayer first, then the other to every other peer."""
+        session = self.session
+        assert session is not None and session.seat is not None
+        relayer = session.roster[(session.seat + 1) % session.players]
+        links = list(self.links.items())
+        for peer, conn in links:
+            if peer == relayer:
+                conn.send_message(real)
+        for peer, conn in links:
+            if peer != relayer:
+                conn.send_message(other)
+
+    def second_commit(session: Session, env: Envelope) -> bytes:
+        if not above:
+            return hashlib.sha256(b"the other commitment").digest()
+        nonce = forged["nonce"] = hashlib.sha256(b"the other nonce").digest()[:NONCE_SIZE]
+        card, _nonce = session.table.plays[(0, turn)]
+        return commitment("play", env.game_id, 0, turn, session.seat, card_value(card), nonce)
+
+    def reveal_on_both(self: Node, session: Session, env: Envelope) -> None:
+        assert session.identity is not None and session.seat is not None
+        other = forged["other"]
+        commits = session.slot("PLAY_COMMIT", 0, turn)
+        on_other = commit_set_digest([other.hash if seat == session.seat else commits[seat].hash
+                                      for seat in range(session.players)])
+        reveal = seal(session.identity, env.game_id, env.seq, other.hash, env.kind,
+                      {**env.body, "nonce": forged["nonce"], "commits": on_other})
+        next_commit = seal(session.identity, env.game_id, env.seq + 1, env.hash, "PLAY_COMMIT",
+                           {"round": 0, "turn": turn + 1, "commit": hashlib.sha256(b"next card").digest(),
+                            "state": hashlib.sha256(b"a state").digest()})
+        print(f"cheat: a reveal on each version, and #{next_commit.seq} on the real one to every peer", flush=True)
+        send_split(self, env.wire, reveal.wire)
+        for conn in list(self.links.values()):
+            conn.send_message(next_commit.wire)
+        forged["fired"] = True
+
     def cheat(self: Node, outputs: list) -> None:
         session = self.session
         rest = []
         for item in outputs:
             env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
-            if env is None or session is None or env.sender != session.me or env.kind != "PLAY_COMMIT" \
-                    or (env.body["round"], env.body["turn"]) != (0, turn):
+            mine = env is not None and session is not None and env.sender == session.me
+            if mine and forged.get("fired"):
+                continue  # `above`: it signs nothing more
+            if mine and above and "other" in forged and env.kind == "PLAY_REVEAL" \
+                    and (env.body["round"], env.body["turn"]) == (0, turn):
+                reveal_on_both(self, session, env)
+                continue
+            if not mine or env.kind != "PLAY_COMMIT" or (env.body["round"], env.body["turn"]) != (0, turn):
                 rest.append(item)
                 continue
-            assert session.identity is not None and session.seat is not None
-            other = seal(session.identity, env.game_id, env.seq, env.prev, env.kind,
-                         {**env.body, "commit": hashlib.sha256(b"the other commitment").digest()})
-            relayer = session.roster[(session.seat + 1) % session.players]
-            links = list(self.links.items())
-            seats = sorted(session.roster.index(peer) for peer, _ in links if peer in session.roster)
+            assert session is not None and session.identity is not None and session.seat is not None
+            other = forged["other"] = seal(session.identity, env.game_id, env.seq, env.prev, env.kind,
+                                           {**env.body, "commit": second_commit(session, env)})
+            seats = sorted(session.roster.index(peer) for peer in self.links if peer in session.roster)
             print(f"cheat: two commits for turn {turn + 1}, #{env.seq}, linked to seats {seats}", flush=True)
-            for peer, conn in links:  # the real one to the relayer first, then the second to every other peer
-                if peer == relayer:
-                    conn.send_message(item.wire)
-            for peer, conn in links:
-                if peer != relayer:
-                    conn.send_message(other.wire)
+            send_split(self, item.wire, other.wire)
         feed(self, rest)
 
     Node._feed = cheat  # type: ignore[method-assign]
@@ -134,6 +192,122 @@ def fork_a_reveal(turn: int) -> None:
         feed(self, rest)
 
     Node._feed = cheat  # type: ignore[method-assign]
+
+
+def pair_above(turn: int) -> None:
+    feed = Node._feed
+    fired = [False]
+
+    def cheat(self: Node, outputs: list) -> None:
+        session = self.session
+        rest = []
+        for item in outputs:
+            env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
+            mine = env is not None and session is not None and env.sender == session.me
+            if mine and fired[0]:
+                continue  # it signs nothing more
+            if mine and env.kind == "PLAY_REVEAL" and (env.body["round"], env.body["turn"]) == (0, turn):
+                assert session is not None and session.identity is not None
+                pair = [seal(session.identity, env.game_id, env.seq + 1, env.hash, "PLAY_COMMIT",
+                             {"round": 0, "turn": turn + 1, "commit": hashlib.sha256(b"next card").digest(),
+                              "state": hashlib.sha256(state).digest()}) for state in (b"a state", b"another")]
+                print(f"cheat: two messages #{env.seq + 1} above its reveal of turn {turn + 1}", flush=True)
+                for conn in list(self.links.values()):
+                    for wire in (env.wire, pair[0].wire, pair[1].wire):
+                        conn.send_message(wire)
+                fired[0] = True
+                continue
+            rest.append(item)
+        feed(self, rest)
+
+    Node._feed = cheat  # type: ignore[method-assign]
+
+
+def hold_reveal(turn: int) -> None:
+    send, feed = Session.send, Node._feed
+    nodes: list[Node] = []
+    held = [True, False]  # the reveal is held, said so
+
+    def release(session: Session) -> None:
+        node = nodes[0]
+        if not all(peer in node.links for peer in session.roster if peer != session.me):
+            asyncio.get_running_loop().call_later(0.05, release, session)  # a seat restarted: once linked again
+            return
+        held[0] = False
+        print("cheat: signs its reveal now", flush=True)
+        nodes[0].act(session._run(session._advance))  # a pass of the steps: the reveal owed is signed
+
+    def cheat(self: Session, kind: str, body: dict) -> None:
+        if kind != "PLAY_REVEAL" or (body["round"], body["turn"]) != (0, turn) or not held[0]:
+            send(self, kind, body)
+            return
+        if not held[1]:
+            held[1] = True
+            loop = asyncio.get_running_loop()
+            signal.signal(signal.SIGUSR1, lambda _signal, _frame: loop.call_soon_threadsafe(release, self))
+            print(f"cheat: holds its reveal of turn {turn + 1}", flush=True)
+
+    def keep(self: Node, outputs: list) -> None:
+        if not nodes:
+            nodes.append(self)
+        feed(self, outputs)
+
+    Session.send = cheat  # type: ignore[method-assign]
+    Node._feed = keep  # type: ignore[method-assign]
+
+
+def again_flood(times: int) -> None:
+    event = Node._event
+
+    def cheat(self: Node, what: Event) -> None:
+        event(self, what)
+        host = self.links.get(self.host_peer) if self.host_peer is not None else None
+        if isinstance(what, GameOver) and host is not None:
+            print(f"cheat: {times} again frames to the host", flush=True)
+            for _ in range(times):
+                host.send_nowait("again", True)
+
+    Node._event = cheat  # type: ignore[method-assign]
+
+
+def ack_to_host_alone() -> None:
+    feed = Node._feed
+    send_message = Connection.send_message
+    only: dict[bytes, bytes] = {}  # our START_ACK -> the host's peer id
+
+    def cheat(self: Node, outputs: list) -> None:
+        session = self.session
+        for item in outputs:
+            env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
+            if env is not None and session is not None and env.sender == session.me and env.kind == "START_ACK" \
+                    and session.start is not None and env.wire not in only:
+                only[env.wire] = session.start.sender
+                print("cheat: shows its START_ACK to the host alone", flush=True)
+        feed(self, outputs)
+
+    def send(self: Connection, wire: bytes, framed: bytes | None = None) -> None:  # sent, or asked for (heads)
+        if wire in only and self.peer != only[wire]:
+            return
+        send_message(self, wire, framed)
+
+    Node._feed = cheat  # type: ignore[method-assign]
+    Connection.send_message = send  # type: ignore[method-assign]
+
+
+def heads_flood(times: int) -> None:
+    move = Node._bot_move
+    done = [False]
+
+    def cheat(self: Node, event: Event) -> None:
+        if isinstance(event, PlayNeeded) and (event.round, event.turn) == (0, 2) and not done[0]:
+            done[0] = True
+            print(f"cheat: {times} heads frames on each of {len(self.links)} links", flush=True)
+            for conn in list(self.links.values()):
+                for _ in range(times):
+                    conn.send_nowait("heads", [])
+        move(self, event)
+
+    Node._bot_move = cheat  # type: ignore[method-assign]
 
 
 def reveal_another_card(turn: int) -> None:
@@ -346,10 +520,14 @@ def cut_at_start_ack() -> None:
     signal.signal(signal.SIGUSR1, back)
 
     def cheat(self: Node, outputs: list) -> None:
-        if not cut[1] and any(isinstance(item, Outgoing) and open_envelope(item.wire).kind == "START_ACK"
-                              and open_envelope(item.wire).sender == self.identity.peer for item in outputs):
+        session = self.session
+        watching = session is not None and session.seat is None and session.start is not None  # a spectator's START
+        if not cut[1] and (watching or any(isinstance(item, Outgoing) and open_envelope(item.wire).kind == "START_ACK"
+                                           and open_envelope(item.wire).sender == self.identity.peer
+                                           for item in outputs)):
             cut[0] = cut[1] = True
-            print("cheat: cut off as it signed its START_ACK", flush=True)
+            print("cheat: cut off as the START came" if watching else "cheat: cut off as it signed its START_ACK",
+                  flush=True)
             for conn in list(self.links.values()):
                 conn.writer.transport.abort()  # the ack below goes nowhere
         feed(self, outputs)
@@ -385,7 +563,10 @@ def slow_end(tenths: int) -> None:
 
 
 if __name__ == "__main__":
-    cheats = {"split": split_commit, "reveal": reveal_another_card, "fork": fork_a_reveal,
+    cheats = {"split": split_commit, "split-on": lambda turn: split_commit(turn, True), "pair-above": pair_above,
+              "hold-reveal": hold_reveal, "again-flood": again_flood,
+              "ack-to-host": lambda _turn: ack_to_host_alone(), "heads-flood": heads_flood,
+              "reveal": reveal_another_card, "fork": fork_a_reveal,
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),

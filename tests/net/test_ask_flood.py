@@ -17,6 +17,7 @@ from pathlib import Path
 from attacker import LOOPBACK, Attacker
 from deadlines import outer
 from procs import code_of, final_scores
+from test_gone_before_start import CheatProc
 
 from p2pnimmt.net.connection import JOINS_BURST, JOINS_PER_SECOND, Asks
 from p2pnimmt.net.frames import MAX_LINK_FAULTS
@@ -141,3 +142,34 @@ def test_a_stalled_honest_links_backlog_is_not_a_bad_message() -> None:
     assert all(joins.take(t) for t in (0.0, 0.0, 1.0, 60.0, 61.0))  # its relay offered now and then: never refused
     assert sum(joins.take(62.0) for _ in range(10)) == JOINS_BURST  # 3 left at 61 s, one more a second later
     assert not joins.take(62.5)
+
+
+def test_a_seat_answering_a_rematch_again_and_again_is_cut_and_said_once(tmp_path: Path, procs) -> None:
+    """A seat's `["again", true]` at its host (protocol.md 14, "Bounds"; session 33): before, every one was taken,
+    with no bound, and told to the host's rematch screen (an interactive host's note, "mal wants a rematch", each
+    time). Now an answer that repeats the seat's last is no news (not passed on), and a link's answers have the budget
+    of a member's joins (a burst of 4, then 1 a second): each one past it is a bad message, so the flood is cut as one
+    of forged bytes. Real processes: ann hosts (headless) with a rematch, bob and mal (tests/net/cheat_node.py
+    `again-flood`, 200 answers at once) join; ann says mal's wish once, cuts its link, and plays the rematch with bob
+    (on 2736648 the link was never cut)."""
+    game = ["--rounds", "1", "--no-points", "--deal", "open", "--bot-delay", "0.05", "--rematch", "1"]
+    ann = procs(["host", "--headless", "--seats", "3", *game, *LO, "--name", "ann",
+                 "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    peer = ["--peer", f"{LOOPBACK}:{port}"]
+    code = code_of(tmp_path / "ann.out")
+    bob = procs(["join", code, "--headless", *peer, *LO, *game[-2:], "--name", "bob",
+                 "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
+    bob.wait_for(r"joined \w{4}")
+    mal = CheatProc("again-flood", ["join", code, "--headless", *peer, *LO, "--name", "mal",
+                                    "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", turn=200)
+    try:
+        mal.wait_for(r"cheat: 200 again frames", 120)
+        for proc in (ann, bob):
+            assert proc.finish(120) == 0, proc.text()
+        said = ann.text()
+        assert len(re.findall(r"mal wants a rematch", said)) == 1, said
+        assert re.search(r"more than 1 again a second.*cut", said), said
+        assert (tmp_path / "bob-2.p2pt").exists() and not (tmp_path / "mal-2.p2pt").exists()
+    finally:
+        mal.stop()

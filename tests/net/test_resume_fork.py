@@ -33,9 +33,10 @@ from p2pnimmt.app.history import history_lines, read_game
 from p2pnimmt.protocol.verify import verify_transcript
 
 
-def table(procs, tmp_path: Path, timers: list[str], bob_timers: list[str]):
-    """ann hosts, bob and cy join, the TV watches, mal (the `fork` cheat) joins: (ann, bob, cy, tv, mal, the --peer
-    option, the code)."""
+def table(procs, tmp_path: Path, timers: list[str], bob_timers: list[str], cheat: tuple[str, int] = ("fork", 3),
+          cy_cheat: tuple[str, int] | None = None):
+    """ann hosts, bob and cy join, the TV watches, mal (the `fork` cheat, or `cheat`: its name and TURN) joins: (ann,
+    bob, cy, tv, mal, the --peer option, the code). `cy_cheat`: cy runs cheat_node.py too (a slow node's cheat)."""
     ann = procs(["host", "--headless", "--seats", "4", *ROUNDS, *timers, *LO, *files(tmp_path, "ann")],
                 tmp_path / "ann.out", env=ENV)
     port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
@@ -44,13 +45,15 @@ def table(procs, tmp_path: Path, timers: list[str], bob_timers: list[str]):
     bob = procs(["join", code, "--headless", *peer, *LO, *bob_timers, *files(tmp_path, "bob")],
                 tmp_path / "bob.out", env=ENV)
     bob.wait_for(r"joined \w{4}")
-    cy = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "cy")], tmp_path / "cy.out", env=ENV)
+    cy_args = ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "cy")]
+    cy = procs(cy_args, tmp_path / "cy.out", env=ENV) if cy_cheat is None else \
+        CheatProc(cy_cheat[0], cy_args, tmp_path / "cy.out", turn=cy_cheat[1])
     cy.wait_for(r"joined \w{4}")
     tv = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript", str(tmp_path / "tv.p2pt")],
                tmp_path / "tv.out", env=ENV)
     tv.wait_for(r"joined \w{4}")
-    mal = CheatProc("fork", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
-                    tmp_path / "mal.out", turn=3)
+    mal = CheatProc(cheat[0], ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+                    tmp_path / "mal.out", turn=cheat[1])
     return ann, bob, cy, tv, mal, code
 
 

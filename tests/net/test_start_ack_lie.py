@@ -14,13 +14,15 @@ Real `p2pnimmt` processes on 127.0.0.1: ann hosts, bob joins, a TV watches, and 
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 from pathlib import Path
 
 import pytest
 from attacker import LOOPBACK
 from procs import code_of
-from test_gone_before_start import ENV, LO, SHORT, files, names_of, secrets_of, tv_and_mal
+from test_gone_before_start import ENV, LO, SHORT, CheatProc, files, names_of, secrets_of, tv_and_mal
 
 from p2pnimmt.app.history import history_lines, read_game
 from p2pnimmt.protocol.verify import verify_transcript
@@ -86,3 +88,92 @@ def test_a_lying_start_ack_leaves_the_others_a_new_game(tmp_path: Path, procs, c
                          r"this seat \(it (refused this seat's START_ACK|had no link to it)\)", mal.text()), mal.text()
     finally:
         mal.stop()
+
+
+def test_a_start_ack_shown_to_the_host_alone_reaches_every_node_and_the_game_is_played(tmp_path: Path, procs) -> None:
+    """A START_ACK shown only to some peers (session 31's startgrace left it untested): mal (tests/net/cheat_node.py
+    `ack-to-host`) signs one right START_ACK and shows it to ann alone, on no other link and in no answer to a
+    `heads`; mal joins first, so its relayer is bob, not ann (ann relays it to the TV alone). The others get it in
+    ann's answers to their `heads` (protocol.md 14): every node starts, nobody is left out or given up on, and the
+    game is played to its end with mal, one game everywhere."""
+    timers = ["--drop-after", "600", "--give-up", "60"]  # nobody is voted out; a new start would show in the lines
+    ann = procs(["host", "--headless", "--seats", "4", *SHORT, *timers, *LO, *files(tmp_path, "ann")],
+                tmp_path / "ann.out", env=ENV)
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    code = code_of(tmp_path / "ann.out")
+    peer = ["--peer", f"{LOOPBACK}:{port}"]
+    mal = CheatProc("ack-to-host", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+                    tmp_path / "mal.out")
+    try:
+        mal.wait_for(r"joined \w{4}", 60)
+        honest = {"ann": ann}
+        for name in ("bob", "cy"):
+            honest[name] = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, name)],
+                                 tmp_path / f"{name}.out", env=ENV)
+            honest[name].wait_for(r"joined \w{4}")
+        honest["tv"] = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript",
+                              str(tmp_path / "tv.p2pt")], tmp_path / "tv.out", env=ENV)
+        mal.wait_for(r"cheat: shows its START_ACK to the host alone", 60)
+        assert names_of(tmp_path / "ann.p2pt")[1] == "mal"  # seat 1: its relayer is bob's seat 2
+        for name, proc in honest.items():
+            assert proc.finish(90) == 0, (name, proc.text())
+            text = proc.text()
+            assert "abandoned" not in text and "Traceback" not in text and "giving up" not in text, (name, text)
+        assert mal.finish(60) == 0, mal.text()
+        summaries = set()
+        for name in (*honest, "mal"):
+            verdict = verify_transcript((tmp_path / f"{name}.p2pt").read_bytes())
+            assert verdict.ok, (name, verdict.report())
+            assert "lost its seat" not in verdict.summary and "dropped" not in verdict.summary, verdict.summary
+            summaries.add(verdict.summary.split("\nverified:")[0])
+        assert len(summaries) == 1, summaries
+    finally:
+        mal.stop()
+
+
+def test_a_spectator_cut_off_while_the_proof_passed_gets_it_on_its_link_back(tmp_path: Path, procs) -> None:
+    """A proof sent again on a link that comes back (protocol.md 12, "A proof reaches every node"; session 31's
+    proofagain had it in memory only): the TV's network goes away as the START comes (tests/net/cheat_node.py `cut`),
+    and mal (`lie-to-some`) signs two START_ACKs with one seq, the right one to ann, a wrong one to the others. The
+    wrong one is in no node's chain (every node refuses it): it travels as the proof alone. ann abandons the game and
+    starts a new one without mal; then the TV's network is back: it links to ann again, gets the proof in ann's answer
+    to its `heads` (and the offer: its link to ann came back while ann keeps the game's links), holds the ground the
+    others hold, and watches the new game, the same game as ann's."""
+    timers = ["--drop-after", "600", "--give-up", "60"]
+    ann = procs(["host", "--headless", "--seats", "4", *SHORT, *timers, *LO, *files(tmp_path, "ann")],
+                tmp_path / "ann.out", env=ENV)
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    code = code_of(tmp_path / "ann.out")
+    peer = ["--peer", f"{LOOPBACK}:{port}"]
+    joined = {}
+    for name in ("bob", "cy"):
+        joined[name] = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, name)],
+                             tmp_path / f"{name}.out", env=ENV)
+        joined[name].wait_for(r"joined \w{4}")
+    tv = CheatProc("cut", ["watch", code, "--headless", *peer, *LO, *timers, "--transcript",
+                           str(tmp_path / "tv.p2pt")], tmp_path / "tv.out")
+    tv.wait_for(r"joined \w{4}", 60)
+    mal = CheatProc("lie-to-some", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+                    tmp_path / "mal.out")
+    try:
+        tv.wait_for(r"cheat: cut off as the START came", 60)
+        ann.wait_for(r"a new game starts at once with the others", 60)
+        os.kill(tv.popen.pid, signal.SIGUSR1)
+        for proc in (ann, *joined.values(), tv):
+            assert proc.finish(90) == 0, proc.text()
+        watched = tv.text()
+        assert f"game {code} is abandoned: {WHY}; ann starts a new game at once with the others" in watched, watched
+        assert "Traceback" not in watched and len(re.findall(r"final scores", watched)) == 1, watched
+        # the TV's record of the abandoned game holds the proof it got on its link back
+        verdict = verify_transcript((tmp_path / "tv.p2pt").read_bytes())
+        assert not verdict.ok and ("refused START_ACK: mal" in verdict.fault or "equivocation" in verdict.fault), \
+            verdict.report()
+        summaries = set()
+        for name in ("ann", "bob", "cy", "tv"):
+            verdict = verify_transcript((tmp_path / f"{name}-2.p2pt").read_bytes())
+            assert verdict.ok, (name, verdict.report())
+            summaries.add(verdict.summary.split("\nverified:")[0])
+        assert len(summaries) == 1, summaries
+    finally:
+        mal.stop()
+        tv.stop()

@@ -1895,3 +1895,39 @@ def test_typescript_seats_leave_out_the_expelled_seat_of_a_forked_start_as_pytho
         why = ts.carry_problem(seated, carry_seated)
         assert why == carry_problem(py.table, {"roster": [{"key": k} for k in seated], "carry": carry_seated})
         assert why is not None and why.endswith("it lost its seat for a proven rule break (result-mismatch)"), why
+
+
+def test_a_start_ack_shown_to_the_host_alone_comes_to_every_node_alike(child: NodeSeats, tmp_path: Path) -> None:
+    """protocol.md 14 (a START_ACK shown only to some peers; session 31's startgrace left it without a mixed-table
+    case): seat 1 signs its right START_ACK and shows it to the host alone (its messages pass through the tests'
+    Adversary); its relayer is seat 2, so no seat gets it from a relay. The others, waiting for it, get it in the
+    host's answer to their `heads` (harness.catch_up: the heads exchange), and every node, the TypeScript host, seat 2
+    and spectator among them, starts and plays the game to its end, with the bytes, transcript, outcome and verdicts
+    of the Python node in its place; nobody is refused or dropped. (The same on real nodes:
+    tests/net/test_start_ack_lie.py.)"""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+    from harness import catch_up
+
+    def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
+        if env.kind != "START_ACK":
+            return None
+        adv.fired = True
+        right = adv.seal_at(0, env.prev, "START_ACK", body)
+        adv.advance(right, env)
+        return [(adv.net.identities[0].peer, right.wire)]
+
+    table = Table(child, "open", 4, [0, 2, 5], seed=11, rounds=1)
+    for net in table.nets:
+        adv = Adversary(net, 1, rule)
+        net.start()
+        net.run()
+        assert adv.fired
+        waiting = [p for p in net.peers if net.sessions[p].phase == "starting"]
+        assert waiting, "every node had seat 1's START_ACK without asking"
+        for peer in waiting:
+            catch_up(net, peer)
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert all(o["phase"] == "over" and o["fault"] is None and not o["refused"] and not o["dropped"]
+               for o in outcomes), outcomes

@@ -374,6 +374,40 @@ def test_both_verifiers_agree_on_a_split_into_many_versions(versions: int, tmp_p
             assert versions == 2 or "versions of one commit" in err, err
 
 
+@pytest.mark.parametrize("copies", [1, 40])
+def test_a_split_commits_record_repeated_is_refused_by_both_verifiers(copies: int, tmp_path: Path) -> None:
+    """protocol.md 13: a split commit's `equivocation` records are not counted by the caps of non-fatal records, but
+    a node makes one per version (at most seats - 1 a commit), and one as the seat is expelled: a record the replay
+    does not find as often fails there. An honest seat's transcript of a split commit (three versions at four seats)
+    with one of its records repeated `copies` times, relinked and resealed with the recorder's key: both verifiers
+    fail at the first copy with the same words, naming the recorder. Before (session 32), both verified it: a
+    forger holding a key could grow its transcript without bound."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "protocol"))
+    from test_attacks import vote_out_when_stalled
+    from test_split_flood import flood
+
+    net, adv = play(4, 1, flood(1, 2), shuffle=False)
+    vote_out_when_stalled(net, adv)
+    recorder = next(i for i in net.identities if i.peer != adv.peer)
+    records = [(raw[2], raw[3]) for raw in (decode(r, MAX_RECORD) for _o, r in
+                                            list(frames(bytes(net.transcripts[recorder.peer])))[1:])
+               if raw[2] != "seal"]
+    splits = [i for i, (kind, payload) in enumerate(records) if kind == "fault" and payload["code"] == "equivocation"]
+    # two versions not held, then the seat expelled at the turn's reveals: each a fault the replay finds itself
+    assert len(splits) == 3 and not any(records[i][1]["fatal"] for i in splits), splits
+    honest = tmp_path / "honest.p2pt"
+    honest.write_bytes(resealed(recorder, records))
+    assert same_lines(honest)[0] == 0
+    at = splits[0] + 1
+    path = tmp_path / f"repeated-{copies}.p2pt"
+    path.write_bytes(resealed(recorder, records[:at] + [records[at - 1]] * copies + records[at:]))
+    status, _out, err = same_lines(path)
+    assert status == 1, err
+    assert f"FAILED at record {at + 1}: the recorded fault 'equivocation' against seat {net.peers.index(adv.peer)} " \
+           in err and "is recorded more often than the replay found it (a node records a split commit's proof once " \
+           "per version)" in err, err
+
+
 @pytest.mark.parametrize("players, turn", [(3, 0), (5, 2)])
 def test_both_verifiers_agree_on_a_reveal_before_the_version_it_names(players: int, turn: int,
                                                                        tmp_path: Path) -> None:
@@ -394,6 +428,20 @@ def test_both_verifiers_agree_on_a_reveal_before_the_version_it_names(players: i
         assert status == 0 and "verified:" in out, err
 
 
+def resealed(recorder, records: list, head: list | None = None, index=lambda i: i) -> bytes:
+    """A transcript of `records` ((type, payload) each) linked and sealed with `recorder`'s own key, as a forger who
+    holds it makes one: every link and the seal verify."""
+    header = encode(head or [MAGIC, FORMAT, recorder.public_key])
+    out, last = [header], link(header)
+    for i, (kind, payload) in enumerate([*records, ("seal", None)], start=1):
+        if kind == "seal":
+            payload = recorder.sign(SEAL_TAG + last)
+        raw = encode([index(i), last, kind, payload])
+        out.append(raw)
+        last = link(raw)
+    return b"".join(frame(r) for r in out)
+
+
 @cache
 def crafted_records() -> dict[str, bytes]:
     """Transcripts a forger relinks and reseals with the recorder's own key (so every link and the seal verify), each
@@ -408,15 +456,7 @@ def crafted_records() -> dict[str, bytes]:
              if raw[2] == "msg"]
 
     def relinked(records: list, head: list | None = None, index=lambda i: i) -> bytes:
-        header = encode(head or [MAGIC, FORMAT, recorder.public_key])
-        out, last = [header], link(header)
-        for i, (kind, payload) in enumerate([*records, ("seal", None)], start=1):
-            if kind == "seal":
-                payload = recorder.sign(SEAL_TAG + last)
-            raw = encode([index(i), last, kind, payload])
-            out.append(raw)
-            last = link(raw)
-        return b"".join(frame(r) for r in out)
+        return resealed(recorder, records, head, index)
 
     msgs = [("msg", r[3]) for r in wires]
 

@@ -57,14 +57,19 @@ class Replay {
   accepted = 0;
   sealed = false;
   private readonly noted = new Map<string, number>();
-  /** (code, peer) of every non-fatal fault the replay found itself. */
-  private readonly found = new Set<string>();
+  /** (code, peer) of every non-fatal fault the replay found itself: how many times. */
+  private readonly found = new Map<string, number>();
+  /** Non-fatal `equivocation` records by the peer they blame. */
+  private readonly equivocations = new Map<string, number>();
 
   constructor(readonly recorder: Uint8Array | null) {}
 
   private feed(wire: Uint8Array): Fault[] {
     const faults = this.session.receive(wire);
-    for (const f of faults) if (!f.fatal) this.found.add(`${f.code}|${f.peer ? hex(f.peer) : ""}`);
+    for (const f of faults) {
+      const key = `${f.code}|${f.peer ? hex(f.peer) : ""}`;
+      if (!f.fatal) this.found.set(key, (this.found.get(key) ?? 0) + 1);
+    }
     return faults;
   }
 
@@ -97,7 +102,8 @@ class Replay {
     const session = this.session;
     if (!record.fatal) {
       // A split commit's proof (section 12): the replay takes it as the recorder did.
-      // Not counted by the caps: the replay needs every version it shows (at most seats - 1 records a turn).
+      // Not counted by the caps: the replay needs every version it shows (at most seats - 1 records a turn), but each
+      // a fault the replay found (below).
       // A refused START_ACK's broken chain (section 12): its evidence is no message of the transcript, so likewise.
       if (record.code === "equivocation" || record.code === "chain-broken") for (const wire of record.evidence) this.feed(wire);
       const key = record.peer ? hex(record.peer) : "";
@@ -108,6 +114,13 @@ class Replay {
       }
       if (!DELIVERER_CODES.has(record.code) && !this.found.has(`${record.code}|${key}`)) {
         throw new Failure(`the recorded fault ${pyRepr(record.code)} against ${who(session, record.peer)} is not one the replay found (nobody's word is taken)`, position, recorder);
+      }
+      if (record.code === "equivocation") { // not counted by the caps, so never more records than the replay finds
+        const times = (this.equivocations.get(key) ?? 0) + 1;
+        this.equivocations.set(key, times);
+        if (times > (this.found.get(`equivocation|${key}`) ?? 0)) {
+          throw new Failure(`the recorded fault 'equivocation' against ${who(session, record.peer)} is recorded more often than the replay found it (a node records a split commit's proof once per version)`, position, recorder);
+        }
       }
       return;
     }

@@ -1,0 +1,71 @@
+"""A split commit's forger that signs on above its split does not split the honest nodes (protocol.md 8, check 4;
+12, "A split commit", *Above a split commit*), on real nodes: the in-memory reproduction is
+tests/protocol/test_split_fork.py.
+
+Real `p2pnimmt` processes on 127.0.0.1: ann hosts four seats of an open game, bob and cy join, a TV watches, and mal
+joins with tests/net/cheat_node.py `split-on`: at turn 3 of round 1 it signs two PLAY_COMMITs (version A, the real
+one, to its relayer ann; B, the same card under another nonce, to bob, cy and the TV), reveals on each version (on A
+to ann, on B to the others), and at once signs its next message on its reveal on A alone, sent to every node; then
+nothing more. To ann the message above is mal's next; to a node that took B it is a fork above mal's commit (its
+held message is mal's reveal on B). The seats named both versions, so mal is expelled from its split commit at every
+node and the stand-in plays it from that turn's commit step; the fork above is dropped, as the spec says, at every
+node. Every honest node ends alike: the game over with the same scores, every transcript verifies with the same
+summary under both verifiers. Before session 32 (952b8e3) the nodes on B aborted on the fork while ann played on.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from attacker import LOOPBACK
+from procs import code_of, final_scores
+from test_cheat_loses_its_seat import BUNDLE, tool
+from test_gone_before_start import ENV, LO, CheatProc, files
+
+LOST = "lost its seat for a proven rule break: mal (equivocation, the stand-in played it from round 1, step 8)"
+
+
+def test_a_forger_signing_on_above_its_split_commit_leaves_every_honest_node_the_same_game(tmp_path: Path,
+                                                                                           procs) -> None:
+    # no vote is needed: mal is expelled by the proof, not voted out (a 600 s drop time would time the test out if
+    # it were)
+    timers = ["--bot-delay", "0.05", "--drop-after", "600", "--give-up", "90"]
+    game = ["--rounds", "1", "--no-points", "--deal", "open", *timers]
+    ann = procs(["host", "--headless", "--seats", "4", *game, *LO, *files(tmp_path, "ann")], tmp_path / "ann.out",
+                env=ENV)
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    code = code_of(tmp_path / "ann.out")
+    peer = ["--peer", f"{LOOPBACK}:{port}"]
+    honest = {"ann": ann}
+    for name in ("bob", "cy"):
+        honest[name] = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, name)],
+                             tmp_path / f"{name}.out", env=ENV)
+        honest[name].wait_for(r"joined \w{4}")
+    honest["tv"] = procs(["watch", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "tv")],
+                         tmp_path / "tv.out", env=ENV)
+    honest["tv"].wait_for(r"joined \w{4}")
+    mal = CheatProc("split-on", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+                    tmp_path / "mal.out", turn=2)
+    try:
+        mal.wait_for(r"cheat: a reveal on each version", 120)
+        for name, proc in honest.items():
+            assert proc.finish(150) == 0, (name, proc.text())  # none aborted (an aborted game ends 1)
+            assert "Traceback" not in proc.text() and "aborted" not in proc.text(), (name, proc.text())
+        assert len({final_scores(proc.text()) for proc in honest.values()}) == 1
+        summaries = set()
+        for name in honest:
+            path = tmp_path / f"{name}.p2pt"
+            ours = subprocess.run([sys.executable, "-m", "p2pnimmt", "verify", str(path)], capture_output=True,
+                                  text=True, timeout=300)
+            theirs = subprocess.run([tool("node"), str(BUNDLE), "verify", str(path)], capture_output=True, text=True,
+                                    timeout=300)
+            assert ours.returncode == 0, (name, ours.stdout, ours.stderr)
+            assert (theirs.returncode, theirs.stdout) == (ours.returncode, ours.stdout), (name, theirs.stderr)
+            summaries.add(re.sub(r"(verified: )\d+( signed messages).*", r"\1\2", ours.stdout))
+        assert len(summaries) == 1, summaries  # one game everywhere: the same rounds, scores and drop
+        assert LOST in summaries.pop()
+    finally:
+        mal.stop()
