@@ -301,6 +301,8 @@ class SealedDeal(Deal):
         rnd = table.game.round
         assert rnd is not None
         position = body["position"]
+        if (seat, card, position) in st.pending:
+            return None  # checked in this turn's pass already: the pass runs again after another seat's fault
         if card not in st.cards:
             return f"played {card}, which is not in this game's deck"
         if position >= st.layout.dealt:
@@ -312,16 +314,19 @@ class SealedDeal(Deal):
             return f"played from position {position} a second time"
         # our hand hidden (we shuffled): a card of an open hand of ours is public, not-in-hand as everywhere (17.6)
         mine = rnd.hands[table.seat] if table.seat is not None and table.seat in (st.seats or ()) else ()
-        if seat != table.seat and card in mine:
+        known = st.known.get(seat)
+        if known is not None:
+            # a hand open to everyone (its seat did not shuffle): its position holds one known card, first (17.8): a
+            # card of ours from it is not-in-hand at every node alike, never an alarm the audit (which looks at no
+            # open hand) would find false
+            if known.get(card) != position:
+                return f"played {card} from position {position}, which does not hold it"
+        elif seat != table.seat and card in mine:
             # Only we can see that this card is ours: make everyone reveal keys, and the audit names the cheat.
             if table.seat not in table.slot("SEALED_KEYS", table.round):
                 yield from self._send_keys(table, table.round, alarm=True)
             st.pending.append((seat, card, position))
             return None
-        known = st.known.get(seat)
-        if known is not None:
-            if known.get(card) != position:
-                return f"played {card} from position {position}, which does not hold it"
         else:
             try:
                 rnd.reveal(seat, card)

@@ -95,3 +95,25 @@ def test_keys_with_an_alarm_from_a_seat_dealt_open_are_no_alarm_alike(child: Nod
     played(table, grief)
     outcomes = check(table, tmp_path, gone=CHEAT)
     assert outcomes[0]["voided"] == [0] and sum(outcomes[0]["history"][2]) > 0, outcomes[0]
+
+
+def test_both_verifiers_agree_where_a_seat_dealt_open_lies_in_a_reveal(tmp_path: Path) -> None:
+    """The session-33 review's two games (tests/protocol): a seat dealt open plays a card of an honest seat's hidden
+    hand (the owner's node raised an alarm where the others found not-in-hand: now not-in-hand everywhere, 17.8);
+    and one whose reveal does not open its commitment after the turn's first pass (the reference then found the
+    honest seats before it 'a second time'). Every honest node's transcript verifies alike under both verifiers
+    (before, `node peer.js verify` refused the reference's, and the owner's TypeScript replay raised the alarm)."""
+    from test_audit_forfeit import alarm_then_bad_reveal, table as audit_table
+    from test_forfeit_open_hand import GRIEFER, hidden_card_game
+    from test_verify_agrees import same_lines
+
+    hidden, _made = hidden_card_game()
+    lying, _lies = audit_table(4, alarm_then_bad_reveal)
+    for name, net, cheat in (("hidden-card", hidden, GRIEFER), ("bad-reveal", lying, CHEAT)):
+        for i, ident in enumerate(net.identities):
+            if i == cheat:
+                continue
+            path = tmp_path / f"{name}-{i}.p2pt"
+            path.write_bytes(bytes(net.transcripts[ident.peer]))
+            code, out, err = same_lines(path)
+            assert code == 0 and "verified:" in out, (name, i, out, err)

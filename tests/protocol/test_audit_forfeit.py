@@ -132,3 +132,32 @@ def test_keys_with_an_alarm_from_a_seat_dealt_open_are_no_alarm() -> None:
         assert sorted(s.voided) == [0] and dict(s.table.forfeits) == {GRIEFER: 0}, who
         assert sum(s.game.history[2]) > 0, (who, s.game.history)  # round 3 scored
         assert verify_transcript(bytes(net.transcripts[p])).ok, who
+
+
+def alarm_then_bad_reveal(c: Cheat, kind: str, body: dict, lies: list[int]) -> list | None:
+    """A false alarm in round 1 (the audit names it: it forfeits, dealt open from round 2), then in round 2 or
+    later a reveal whose nonce does not open its commitment (bad-reveal)."""
+    r = body.get("round")
+    if kind == "PLAY_REVEAL" and r == 0 and body["turn"] == 3 and not lies:
+        lies.append(r)
+        return [(kind, body), ("SEALED_KEYS", keys_body(c.session, 0, alarm=True))]
+    if kind == "PLAY_REVEAL" and r >= 1 and body["turn"] >= 3 and len(lies) == 1:
+        lies.append(r)
+        c.fired = True
+        body["nonce"] = bytes(32)
+        return [(kind, body)]
+    return None
+
+
+def test_a_seat_dealt_open_that_lies_in_a_reveal_costs_no_honest_seat_anything() -> None:
+    """The session's review of the merged red team: the turn's reveals are checked in seat order, the cheat's fails,
+    the cheat is expelled (voiding nothing: it does not shuffle) and the turn is checked again; the reference kept
+    each play it had checked in that pass, so at the second check the honest seats before the cheat were found
+    'played from position P a second time', expelled, and forfeited with a void round (the TypeScript verifier
+    refused those transcripts). Now a play checked in the pass already is not checked twice."""
+    net, lies = table(4, alarm_then_bad_reveal)
+    assert len(lies) == 2, lies
+    (voided, forfeits, winners, codes), = ends(net)  # every honest node alike, only the cheat blamed
+    assert voided == (0,) and forfeits == ((CHEAT, 0),), (voided, forfeits)  # before: seat 0 forfeited too
+    assert codes[:2] == ("sealed-false-alarm", "bad-reveal"), codes  # then its own node's later messages
+    assert CHEAT not in winners

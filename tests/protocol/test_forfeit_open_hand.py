@@ -176,3 +176,69 @@ def test_a_card_of_the_forfeiters_open_hand_played_by_another_is_public_at_every
         assert [f.code for f in net.faults(peer) if f.peer == liar] == ["not-in-hand", "absent"], (peer == x)
     assert GRIEFER not in net.sessions[x].slot("SEALED_KEYS", r)
     assert not [env for env in griefers_messages(net) if env.kind == "SEALED_KEYS" and env.body["round"] == r]
+
+
+HIDDEN_CARD_ROUND = 2
+
+
+def hidden_card_game() -> tuple[GrieferNet, Cheat]:
+    """The griefer withholds its unlock of round 1 (voted out: the round is void, it forfeits), is back dealt open,
+    and at turn 4 of round 3 commits to and reveals a card of seat 2's hidden hand at a position of its own open
+    hand. Every seat the game waits on for good is voted out."""
+    r, turn, owner = HIDDEN_CARD_ROUND, 3, 2
+
+    def grief(c: Cheat, kind: str, body: dict) -> list | None:
+        rnd = body.get("round")
+        if kind == "SEALED_UNLOCK" and rnd == 0:
+            c.fired = True
+            return []  # round 1 void: it forfeits, dealt open from round 2 on
+        if kind == "PLAY_COMMIT" and (rnd, body["turn"]) == (r, turn):
+            st = c.session.table.deal.rounds[r]
+            own_card, nonce = c.session.table.plays[(r, turn)]
+            target = sorted(net.sessions[net.identities[owner].peer].table.game.round.hands[owner])[0]
+            c.state.update(target=target, nonce=nonce)
+            body["commit"] = commitment("play", net.game_id, r, turn, GRIEFER,
+                                        sealed_value(target, st.known[GRIEFER][own_card]), nonce)
+            return [(kind, body)]
+        if kind == "PLAY_REVEAL" and (rnd, body["turn"]) == (r, turn) and "target" in c.state:
+            body["card"] = c.state["target"]
+            c.state["revealed"] = True
+            return [(kind, body)]
+        return None
+
+    net = GrieferNet(PLAYERS, seed=5, settings=Settings(players=PLAYERS, variant="standard", max_rounds=ROUNDS,
+                                                      point_limit=None, deal="sealed"), bots="heuristic")
+    made = Cheat(net, GRIEFER, grief)
+    net.start()
+    net.run()
+    host = net.sessions[net.identities[0].peer]
+    for _ in range(100):
+        if host.phase == "over":
+            break
+        for seat in host.waiting_for():
+            if seat != 0:
+                vote_out(net, seat)
+        net.run()
+    return net, made
+
+
+def test_a_card_of_a_hidden_hand_played_from_the_forfeiters_open_hand_is_not_in_hand_everywhere() -> None:
+    """The session-33 review: the griefer, back with an open hand, commits to and reveals a card of an honest
+    shuffler's HIDDEN hand (a lucky guess, one in three at four seats) at a position of its own open hand. Its
+    owner's node checked 'a card of my own hand' first and raised an alarm, where every other node found the play
+    not-in-hand; the audit (which looks at no open hand) then named the honest owner for a false alarm and it
+    forfeited, and the nodes ended apart. Now an open hand's play is checked against its own cards first (17.8),
+    at every node alike: the griefer is expelled, nobody raises an alarm, and every node ends the same game
+    (both verifiers alike: tests/peer/test_forfeit_alarm_agrees.py)."""
+    net, made = hidden_card_game()
+    assert made.state.get("revealed"), made.state
+    x = net.identities[GRIEFER].peer
+    phase, _result, voided, forfeits, _back = agreed(net)  # every node and every replay alike; all verify
+    assert phase == "over" and voided == (0,) and forfeits == ((GRIEFER, 0),), (phase, voided, forfeits)
+    for peer in net.peers:
+        if peer != x:
+            faults = net.faults(peer)
+            assert all(f.peer == x for f in faults), [f.describe() for f in faults]
+            assert [f.code for f in faults][:2] == ["absent", "not-in-hand"], [f.describe() for f in faults]
+            assert not [env for env in map(open_envelope, net.sessions[peer].journal.messages)
+                        if env.kind == "SEALED_KEYS" and env.body["round"] == HIDDEN_CARD_ROUND and env.body.get("alarm")]

@@ -1847,11 +1847,11 @@ export class Session {
     if (!inDeck(settings.variant, this.n, card)) said("not-in-hand", ` played ${card}, which is not in this game's deck`);
     const problem = sealed.playProblem(seat, at);
     if (problem) said("not-in-hand", ` ${problem}`);
-    if (this.ownCard(seat, card)) return card; // only its owner sees the cheat: it raised an alarm (17.8)
-    if (hand) {  // a hand open to everyone (its seat did not shuffle): its position holds one known card
+    if (hand) {  // a hand open to everyone (its seat did not shuffle): its position holds one known card, first (17.8)
       if (cardOf(sealed.valueAt(at)) !== card) said("not-in-hand", ` played ${card} from position ${at}, which does not hold it`);
       return card;
     }
+    if (this.ownCard(seat, card)) return card; // a hidden hand's play: only its owner sees the cheat, it raised an alarm (17.8)
     if (earlier.has(card)) {  // the deal broke: the audit tells whose it is (17.8)
       sealed.broken = `card ${card} was revealed twice in one turn`;
       sealed.brokenTurn = this.turn + 1;
