@@ -405,7 +405,8 @@ def build_parser() -> argparse.ArgumentParser:
     bot.set_defaults(handler=cmd_join, parser=bot, role="player", headless=True)
 
     resume = sub.add_parser("resume", help=_("take a game up again after this peer's process died"))
-    resume.add_argument("transcript", type=Path, metavar="TRANSCRIPT", help=_("the transcript this peer was writing"))
+    resume.add_argument("transcript_path", type=Path, metavar="TRANSCRIPT",
+                        help=_("the transcript this peer was writing"))
     resume.add_argument("--bot", type=bot_arg, default=None, help=_("with --headless: the bot that plays on"))
     add_network_options(resume)
     resume.set_defaults(handler=cmd_resume, parser=resume)
@@ -643,7 +644,14 @@ def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def cmd_resume(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .app.resume import run_resume
 
-    return run(run_resume(args.transcript, network_options(args, "player"), args.headless))
+    # the seat's name and transcript are the game's: a resumed seat plays on under its name, writing on where it wrote
+    if args.name is not None:
+        parser.error(_("--name: a resumed seat plays on under the name it has in the game"))
+    if args.transcript is not None:
+        parser.error(_("--transcript: a resumed seat writes on in TRANSCRIPT (the evening's next games next to it: "
+                       "TRANSCRIPT-2, ...)"))
+    return run(run_resume(args.transcript_path, network_options(args, "player"), args.headless,
+                          rematches=args.rematch if args.headless else 0))
 
 
 def cmd_games(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
