@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..bots import Bot
-from ..i18n import _, ngettext, said
+from ..i18n import _, evening_rounds, fault_said, ngettext, said
 from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
@@ -20,7 +20,7 @@ from ..protocol.carry import evening_over
 from ..protocol.identity import Identity, fingerprint
 from .anew import NewStart, abandon, host_anew, offered_anew
 from .options import Options, RoleFailed
-from .output import evening_round, say, stamp
+from .output import evening_round, rounds_before, say, stamp
 
 
 def new_node(identity: Identity, options: Options, *, name: str | None = None, role: str = "player",
@@ -344,11 +344,11 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
             return 0
         fault = session.fault
         if fault is not None and fault.peer == node.identity.peer:
-            raise RoleFailed(own_fault(fault.code, neutral(fault.detail)))
+            raise RoleFailed(own_fault(fault.code, neutral(evening_rounds(fault.detail, rounds_before(session)))))
         if fault is not None and over_first:
             # Over here (the transcript sealed with its result), then a message proved a rule broken: the game
             # this node played stands, as for the peers that had left by then; the proof is told, not recorded.
-            proof = said(neutral(fault.describe(dict(zip(session.roster, session.names)))))
+            proof = fault_said(fault, dict(zip(session.roster, session.names)), rounds_before(session))
             say(_("after the game was over: {proof}; the sealed transcript stands").format(proof=proof))
             return 0
         if session.phase in ("lobby", "starting"):

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..bots import make_bot
-from ..i18n import _, said
+from ..i18n import _, evening_rounds, said
 from ..net.connection import ConnectionFailed
 from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
 from ..net.files import InUse, OwnFiles, key_path, own_messages, read_key, read_own_files, secrets_path
@@ -34,7 +34,7 @@ from .join import join_evening
 from .nodes import NodeFiles, default_transcript, finish, new_node
 from .onecopy import OneCopySession
 from .options import Options, RoleFailed, UsageError
-from .output import evening_round, say
+from .output import evening_round, rounds_before, say
 from .ownfiles import SecretsProblem, check_secrets
 from .rematch import Carry
 
@@ -175,7 +175,7 @@ async def run_resume(path: Path, options: Options, headless: bool, rematches: in
             raise RoleFailed(_("the game in {path} is over (its transcript is sealed)").format(path=path))
         if checked.session.fault is not None:
             raise RoleFailed(_("the game in {path} was aborted: {why}").format(
-                path=path, why=said(checked.session.fault.detail)))
+                path=path, why=said(evening_rounds(checked.session.fault.detail, rounds_before(checked.session)))))
         secrets = _secrets(path, own, checked)
         info = next((r for r in reversed(secrets) if r.get("kind") == "node"), None)
         if info is None:

@@ -93,3 +93,6 @@ def test_options_a_resumed_seat_cannot_take_are_refused_saying_why(tmp_path: Pat
                                 capture_output=True, text=True, timeout=OUTER)
         assert result.returncode == 2, result
         assert why in result.stderr, result.stderr
+    result = subprocess.run([sys.executable, "-m", "p2pnimmt", "resume", str(path), "--name", "carl", "--lang", "de",
+                             *LO], capture_output=True, text=True, timeout=OUTER)
+    assert result.returncode == 2 and "ein fortgesetzter Platz spielt unter dem Namen weiter" in result.stderr, result
