@@ -282,22 +282,22 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
                     address=f"{host}:{port}", why=said(str(exc)))) from None
         try:
             status = await finish(node, files, options.give_up, stopped=session.why_stopped)
-        except NewStart as new:  # its host starts a new game (app.anew): followed as a joiner follows it
-            if is_host:  # a resumed host has not its lobby's bots: it starts no new game
-                raise RoleFailed(_("giving up: game {code} is abandoned: {why}; a resumed host starts no new game "
-                                   "(`p2pnimmt host` opens one)").format(code=game_code(new.game_id),
-                                                                         why=said(new.why()))) from None
-            front.restarted(new.told(False, 0))
-            return await follow_anew(node, new, path, files, seat, info["role"], headless, carry, evening, rematches)
-        again = status == 0 and await front.after_game(node)
-        if not again:
-            await front.results()
-            return status
-        # the evening goes on (--rematch, a person's r, a page's Play again): the rematch, as `host` and `join` do
-        rematches = max(0, rematches - 1)
+        except NewStart as new:  # its host starts a new game (app.anew): followed as a joiner follows it; or, a resumed
+            # host's own new start, opened as `host` opens it (without bots of its own: they are not in its files)
+            front.restarted(new.told(is_host, session.players - len(new.gone)))
+            if not is_host:
+                return await follow_anew(node, new, path, files, seat, info["role"], headless, carry, evening,
+                                         rematches)
+            carry.anew = new
+        else:
+            if not (status == 0 and await front.after_game(node)):
+                await front.results()
+                return status
+            # the evening goes on (--rematch, a person's r, a page's Play again): the rematch, as `host` and `join` do
+            rematches = max(0, rematches - 1)
         carry.files.append(files)  # the next game takes over the identity's lock from these
         if advertiser is not None:
-            await advertiser.stop()  # the rematch's lobby advertises itself
+            await advertiser.stop()  # the next game's lobby advertises itself
             advertiser = None
         if is_host:
             assert node.settings is not None and zc is not None  # a resumed host has both

@@ -341,7 +341,6 @@ window.P2PNIMMT_STRINGS = {
   "games": "Spiele",
   "games to play (default 1000; with --matrix: per table, default 40)": "Zahl der Spiele (Vorgabe 1000; mit --matrix: pro Tisch, Vorgabe 40)",
   "give --bots (one bot per seat) or --matrix (a cross-play report), one of them": "gib --bots (ein Bot pro Platz) oder --matrix (ein Kreuzvergleich) an, eines davon",
-  "giving up: game {code} is abandoned: {why}; a resumed host starts no new game (`p2pnimmt host` opens one)": "gebe auf: Spiel {code} ist abgebrochen: {why}; ein fortgesetzter Gastgeber startet kein neues Spiel (`p2pnimmt host` eröffnet eines)",
   "giving up: {why}": "gebe auf: {why}",
   "guest of {name}": "Gast von {name}",
   "guest seat QR": "QR-Code des Gastplatzes",
