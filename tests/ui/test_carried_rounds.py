@@ -118,23 +118,23 @@ def test_in_german_the_table_says_runde_3_and_which_game_it_continues():
         i18n.use("en")
 
 
-def carried_fault(model: TableModel) -> CarriedTable:
+def carried_fault() -> tuple[TableModel, list[str]]:
     """A carried game (2 rounds before it) where seat 1 signs a PLAY_COMMIT for the game's round 2, turn 4 in its
-    round 1, turn 1: the protocol layer's fault names the game's rounds 2 and 1 (the evening's 4 and 3)."""
+    round 1, turn 1: the protocol layer's fault names the game's rounds 2 and 1 (the evening's 4 and 3). The table's
+    model, and the lines of its log that tell the fault."""
+    model = TableModel()
     t = CarriedTable(Settings(players=4, max_rounds=4, point_limit=None), seed=bytes(32), on_event=model.update)
     t.start()
     bob = t.sessions[t.identities[1].peer]
     t.act(t.identities[1].peer, bob._run(lambda: bob.send("PLAY_COMMIT", {"round": 1, "turn": 3,
                                                                             "commit": bytes(32), "state": bytes(32)})))
-    return t
+    return model, [line for line in model.log if "skipping ahead" in line]
 
 
 def test_a_fault_in_a_carried_game_names_the_evenings_rounds_on_the_table_and_the_pages():
     """Session 33: the protocol layer writes a fault's detail with the game's own round numbers (the record and the
     verifier keep them); what a person reads says the evening's, as the table's status line does."""
-    model = TableModel()
-    carried_fault(model)
-    said = [line for line in model.log if "skipping ahead" in line]
+    model, said = carried_fault()
     assert said == ["ignored bad data: unexpected: seat 1 (bot1) sent PLAY_COMMIT for round 4, turn 4, skipping ahead of "
                     "its message for round 3, turn 1; it loses its seat (the stand-in plays it from the next step it "
                     "owes) (peer at fault: bot1)"], list(model.log)
@@ -144,9 +144,7 @@ def test_a_fault_in_a_carried_game_names_the_evenings_rounds_on_the_table_and_th
 def test_a_fault_in_a_carried_game_names_the_evenings_rounds_in_german_too():
     i18n.use("de")
     try:
-        model = TableModel()
-        carried_fault(model)
-        said = [line for line in model.log if "skipping ahead" in line]
+        model, said = carried_fault()
         # the frame in German; the protocol layer's detail stays English (i18n.said: a text it does not know), its
         # rounds the evening's
         assert said == ["fehlerhafte Daten ignoriert: unexpected: Platz 1 (bot1) sent PLAY_COMMIT for round 4, turn 4, "
