@@ -18,6 +18,7 @@ from ..net.waiting import TELL_AFTER, kept_back, left, refused_acks, silent_acks
 from ..neutral import neutral
 from ..protocol.carry import evening_over
 from ..protocol.identity import Identity, fingerprint
+from ..ui.words import phase_name
 from .anew import NewStart, abandon, host_anew, offered_anew
 from .options import Options, RoleFailed
 from .output import evening_round, rounds_before, say, stamp
@@ -115,7 +116,7 @@ def _where(node: Node) -> str:
         return _("in the lobby, no link to the host")
     waiting = [session.names[seat] for seat in session.waiting_for() if seat != session.seat]
     place = _("round {round}, turn {turn}, phase {phase}").format(round=evening_round(session), turn=session.turn + 1,
-                                                                  phase=session.phase)
+                                                                  phase=phase_name(session.phase))
     wait = _("waiting for {names}").format(names=", ".join(waiting)) if waiting else _("waiting")
     if node.role == "spectator" and not node.links and node.host_address is not None:
         return _("{place}, {wait}; no member of the game answers (dialled {tried})").format(
@@ -354,7 +355,7 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
         if session.phase in ("lobby", "starting"):
             say(_("left before the game started"))
         elif session.phase == "aborted":
-            say(_("game did not finish: phase {phase}").format(phase=session.phase))
+            say(_("game did not finish: phase {phase}").format(phase=phase_name(session.phase)))
         elif node.role == "spectator":
             say(_("stopped watching in round {round}").format(round=evening_round(session)))
         else:  # left during the game (q, Ctrl-C, input closed): the seat can come back

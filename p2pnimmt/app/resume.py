@@ -26,6 +26,7 @@ from ..protocol.identity import Identity
 from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames, replay_wires
 from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
+from ..ui.words import phase_name
 from .anew import NewStart, abandoned_why, carried_on
 from .evening import Evening
 from .fronts import evening_front
@@ -258,7 +259,7 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
             restore_lobby(node, session, secrets)
         front.resumed(node)
         say(_("resumed {code} from {path}: {n} messages replayed, phase {phase}, round {round}").format(
-            code=game_code(session.game_id), path=path, n=len(wires), phase=session.phase,
+            code=game_code(session.game_id), path=path, n=len(wires), phase=phase_name(session.phase),
             round=evening_round(session)))
         if is_host:
             say(_("listening on {address}").format(address=f"{options.interface or '0.0.0.0'}:{node.port}"))

@@ -10,6 +10,7 @@ and resumed from its files."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -29,17 +30,18 @@ def kill(proc) -> None:
     proc.popen.wait()
 
 
-def table(procs, tmp_path: Path, bob: list[str], rematch: int = 1):
-    """ann hosts (headless, `rematch` rematches offered, a move every half second), bob joins with `bob`: (ann, bob,
-    peer)."""
+def table(procs, tmp_path: Path, bob: list[str], rematch: int = 1, lang: str = "en"):
+    """ann hosts (headless, `rematch` rematches offered, a move every half second), bob joins with `bob`, both in
+    `lang`: (ann, bob, peer)."""
     ann = procs(["host", "--headless", "--seats", "2", *LO, *GAME, *WAIT, "--bot-delay", "0.5", "--rematch", str(rematch),
+                 "--lang", lang,
                  "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out", env=ENV)
-    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = ann.wait_for(r"code: (\w{4})").group(1)
+    port = int(ann.wait_for(r"(?:listening on|lausche auf) 127\.0\.0\.1:(\d+)").group(1))
+    code = ann.wait_for(r"(?:code|Code): (\w{4})").group(1)
     peer = ["--peer", f"127.0.0.1:{port}"]
-    joined = procs(["join", code, *LO, *peer, *WAIT, *bob, "--name", "bob", "--transcript", str(tmp_path / "bob.p2pt")],
-                   tmp_path / "bob.out", env=ENV)
-    joined.wait_for(r"joined \w{4}")
+    joined = procs(["join", code, *LO, *peer, *WAIT, *bob, "--name", "bob", "--lang", lang,
+                    "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env=ENV)
+    joined.wait_for(r"(?:joined|beigetreten) ")
     return ann, joined, peer
 
 
@@ -66,6 +68,25 @@ def test_a_resumed_player_follows_the_rematch_after_its_game(tmp_path: Path, pro
     rematch_of(tmp_path, "ann")
     assert evening_printed(text) == evening_printed(ann.text())  # the resumed game is on the evening's table
     assert {games for games, _won, _points in evening_printed(text).values()} == {2}, text
+
+
+def test_a_resumed_evening_in_german_says_no_english_word(tmp_path: Path, procs) -> None:
+    """The same evening with --lang de: what the resumed node says, its replay's line ("Phase Zug", where it said
+    "Phase turn"), the rematch and the evening's table, has none of the UI's English words (tests/german.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ui"))
+    from test_german_lines import german
+
+    ann, bob, _peer = table(procs, tmp_path, ["--headless", "--rematch", "1"], lang="de")
+    bob.wait_for("Spiel beginnt", 60)
+    kill(bob)
+    resumed = procs(["resume", str(tmp_path / "bob.p2pt"), "--headless", *LO, *WAIT, "--rematch", "1", "--lang", "de"],
+                    tmp_path / "resume.out", env=ENV)
+    assert resumed.finish(150) == 0, resumed.text()
+    assert ann.finish(60) == 0, ann.text()
+    text = resumed.text()
+    assert re.search(r"Nachrichten nachgespielt, Phase (Zug|Austeilen), Runde 1", text) and "bob-2.p2pt" in text, text
+    german(text)
+    rematch_of(tmp_path, "bob")
 
 
 def test_a_resumed_host_offers_the_rematch_after_its_game(tmp_path: Path, procs) -> None:
