@@ -822,7 +822,7 @@ def test_typescript_seats_vote_out_a_python_seat_whose_reveal_lies(deal: str, ch
 
     table = Table(child, deal, 4, [1, 3, 5], seed=3, rounds=2)
     for net in table.nets:
-        adv = Adversary(net, 2, fork_at_turn_4_of_round_2)
+        adv = Adversary(net, 2, rule)
         net.start()
         net.run()
         assert adv.fired
@@ -864,7 +864,7 @@ def test_typescript_seats_vote_out_a_split_seat_that_reveals_on_its_other_versio
     table = Table(child, "open", 4, [1, 3, 5], seed=4, rounds=1)
     for net in table.nets:
         net.shuffle_delivery = False
-        adv = Adversary(net, 2, fork_at_turn_4_of_round_2)
+        adv = Adversary(net, 2, rule)
         net.start()
         net.run()
         assert adv.fired
