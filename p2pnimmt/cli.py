@@ -427,7 +427,8 @@ def build_parser() -> argparse.ArgumentParser:
     bot.set_defaults(handler=cmd_join, parser=bot, role="player", headless=True)
 
     resume = sub.add_parser("resume", help=_("take a game up again after this peer's process died"))
-    resume.add_argument("transcript", type=Path, metavar="TRANSCRIPT", help=_("the transcript this peer was writing"))
+    resume.add_argument("transcript_path", type=Path, metavar="TRANSCRIPT",
+                        help=_("the transcript this peer was writing"))
     resume.add_argument("--bot", type=bot_arg, default=None, help=_("with --headless: the bot that plays on"))
     add_network_options(resume)
     resume.set_defaults(handler=cmd_resume, parser=resume)
@@ -665,7 +666,14 @@ def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def cmd_resume(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .app.resume import run_resume
 
-    return run(run_resume(args.transcript, network_options(args, "player"), args.headless))
+    # the seat's name and transcript are the game's: a resumed seat plays on under its name, writing on where it wrote
+    if args.name is not None:
+        parser.error(_("--name: a resumed seat plays on under the name it has in the game"))
+    if args.transcript is not None:
+        parser.error(_("--transcript: a resumed seat writes on in TRANSCRIPT (the evening's next games next to it: "
+                       "TRANSCRIPT-2, ...)"))
+    return run(run_resume(args.transcript_path, network_options(args, "player"), args.headless,
+                          rematches=args.rematch if args.headless else 0))
 
 
 def cmd_games(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -734,8 +742,34 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     if verdict.ok:
         print(report)
         return 0
+    before = carried_rounds(data)
+    if before:  # the report is the verifier's (both implementations print it alike): the game's own round numbers
+        from .ui.words import n_rounds
+
+        report += "\n" + _("(the rounds named here are this game's own, as its record numbers them: it continues a "
+                           "game after {rounds}, so its round 1 is the evening's round {first})").format(
+            rounds=n_rounds(before), first=before + 1)
     print(f"p2pnimmt verify: {args.file}: {report}", file=sys.stderr)
     return 1
+
+
+def carried_rounds(data: bytes) -> int:
+    """The rounds of the evening a transcript's game continues after (its START's `carry`, protocol.md 9); 0 for a
+    game that carries nothing, or a transcript whose START cannot be read."""
+    from .protocol.envelope import open_envelope
+    from .protocol.transcript import records
+
+    try:
+        for kind, payload in records(data):
+            if kind == "msg":
+                env = open_envelope(payload)
+                if env.kind == "START":
+                    carry = env.body.get("carry")
+                    rounds = carry.get("rounds") if isinstance(carry, dict) else 0
+                    return rounds if isinstance(rounds, int) and rounds > 0 else 0
+    except Exception:  # a damaged transcript: the report says what is wrong
+        return 0
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -264,6 +264,29 @@ def _ends(text: str) -> str:
     return _(" or ").join(parts)
 
 
+_GAME_ROUND = re.compile(r"(?<!forfeited in )\bround (\d+)")  # carry.out_for_proof's forfeit: the evening's already
+
+
+def evening_rounds(text: str, before: int) -> str:
+    """A text of the protocol layer (a fault's detail, a void round's reason: English, as every record) that numbers
+    the rounds of its own game (`round 1`: the game's first), with the evening's numbers that every screen shows
+    (engine Game.round_no): a game that carries `before` rounds of the game it continues counts on from them. The
+    records and the verifier's report keep the game's own numbers (`p2pnimmt verify` says so)."""
+    if not before:
+        return text
+    return _GAME_ROUND.sub(lambda m: f"round {int(m.group(1)) + before}", text)
+
+
+def fault_said(fault, names: Mapping[bytes, str], before: int) -> str:
+    """A fault (protocol.events.Fault) as a person reads it: its rounds the evening's (evening_rounds), its text made
+    neutral (others' words: never raw) and in the language in use; the names are not renumbered."""
+    from dataclasses import replace
+
+    from .neutral import neutral
+
+    return said(neutral(replace(fault, detail=evening_rounds(fault.detail, before)).describe(dict(names))))
+
+
 def said(text: str) -> str:
     """A text the protocol or the network layer wrote in English (a host's refusal reason, a fault's description),
     in the language in use where it is one _PEER_TEXTS knows; any other text as it is (the record keeps English)."""

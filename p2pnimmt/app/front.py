@@ -139,8 +139,8 @@ class Front:
         else:
             say(text)
 
-    def no_lobby(self) -> None:
-        """Full screen: the table opens at once (a resumed game, which has no lobby to close first)."""
+    def resumed(self, node: Node) -> None:
+        """A resumed game, which has no lobby: full screen, the table opens at once (no lobby to close first)."""
         if self.lobby_closed is not None and not self.lobby_closed.done():
             self.lobby_closed.set_result(True)
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..i18n import N_, _, ngettext, said
+from ..i18n import N_, _, evening_rounds, ngettext, said
 from ..net.discovery import game_code
 from ..net.files import data_dir
 from ..protocol.identity import fingerprint, peer_id
@@ -93,7 +93,7 @@ def read_game(path: Path) -> GameRecord:
     if why is not None:  # a seat left before its START_ACK (or its START_ACK was refused): its players went on anew
         status, problem = "abandoned", why
     elif session.fault is not None:
-        problem = _("aborted: {why}").format(why=session.fault.detail)
+        problem = _("aborted: {why}").format(why=evening_rounds(session.fault.detail, game.before))
     elif status == "unfinished":
         problem = _("unfinished: it stops in round {round}").format(round=game.round_no(session.round)) + (
             _(", turn {turn}").format(turn=session.turn + 1) if session.phase == "turn" else f" ({session.phase})")

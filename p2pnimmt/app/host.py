@@ -66,13 +66,21 @@ class HostBot:
 async def run_host(settings: Settings, bots: int, bot_kind: str, options: Options, headless: bool,
                    rematches: int = 0) -> int:
     """Host a game, and the rematches the host offers after it (`rematches`: headless, offer this many)."""
-    identity = Identity.generate()
-    evening = Evening()
     zc = open_zeroconf(options.interface)
+    try:
+        return await host_evening(Identity.generate(), settings, bots, bot_kind, options, headless, rematches, zc,
+                                  Carry(), Evening())
+    finally:
+        await zc.async_close()
+
+
+async def host_evening(identity: Identity, settings: Settings, bots: int, bot_kind: str, options: Options,
+                       headless: bool, rematches: int, zc, carry: Carry, evening: Evening, old: Node | None = None,
+                       game: int = 1) -> int:
+    """The evening of a host: its games one after the other, from the `game`-th (its transcript numbered so,
+    app.rematch.numbered). `old`: the finished game whose players the first one's lobby holds the seats for (a
+    resumed host's, app.resume: its files are `carry.files`' last). The nodes and files are closed at the end."""
     host_bots: list[HostBot] = []
-    old: Node | None = None
-    carry = Carry()
-    game = 1
     try:
         while True:
             status, node, again = await host_game(identity, settings, bots, bot_kind, game_options(options, game),
@@ -94,7 +102,6 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
             await old.close()
         for files in carry.files:
             files.close()
-        await zc.async_close()
 
 
 async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind: str, options: Options,

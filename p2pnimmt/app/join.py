@@ -228,12 +228,13 @@ async def run_join(code: str, role: str, options: Options, headless: bool = True
 
 
 async def join_evening(code: str, role: str, identity: Identity, options: Options, headless: bool, rematches: int,
-                       carry: Carry, old: Node | None = None, game: int = 1, invite: Invite | None = None) -> int:
+                       carry: Carry, old: Node | None = None, game: int = 1, invite: Invite | None = None,
+                       evening: Evening | None = None) -> int:
     """The evening of a joiner: its games one after the other, from the `game`-th (its transcript numbered so,
     app.rematch.numbered). `old`: the node of the game before, whose host's offer (a rematch, or `carry.anew`, a new
-    start) the first one follows: a resumed node's (app.resume) goes on so; its files are `carry.files`' last. The
-    nodes and files are closed at the end."""
-    evening = Evening()
+    start) the first one follows: a resumed node's (app.resume) goes on so; its files are `carry.files`' last, its
+    finished game in `evening`. The nodes and files are closed at the end."""
+    evening = evening or Evening()
     try:
         while True:
             status, node, again = await join_game(code, role, identity, game_options(options, game), headless,

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..bots import Bot
-from ..i18n import _, ngettext, said
+from ..i18n import _, evening_rounds, fault_said, ngettext, said
 from ..net.discovery import game_code
 from ..net.files import FileSet, IdentityLock, WriteFailed, data_dir, transcript_journal
 from ..net.node import EventListener, Node
@@ -18,9 +18,10 @@ from ..net.waiting import TELL_AFTER, kept_back, left, refused_acks, silent_acks
 from ..neutral import neutral
 from ..protocol.carry import evening_over
 from ..protocol.identity import Identity, fingerprint
+from ..ui.words import phase_name
 from .anew import NewStart, abandon, host_anew, offered_anew
 from .options import Options, RoleFailed
-from .output import evening_round, say, stamp
+from .output import evening_round, rounds_before, say, stamp
 
 
 def new_node(identity: Identity, options: Options, *, name: str | None = None, role: str = "player",
@@ -115,7 +116,7 @@ def _where(node: Node) -> str:
         return _("in the lobby, no link to the host")
     waiting = [session.names[seat] for seat in session.waiting_for() if seat != session.seat]
     place = _("round {round}, turn {turn}, phase {phase}").format(round=evening_round(session), turn=session.turn + 1,
-                                                                  phase=session.phase)
+                                                                  phase=phase_name(session.phase))
     wait = _("waiting for {names}").format(names=", ".join(waiting)) if waiting else _("waiting")
     if node.role == "spectator" and not node.links and node.host_address is not None:
         return _("{place}, {wait}; no member of the game answers (dialled {tried})").format(
@@ -344,17 +345,17 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
             return 0
         fault = session.fault
         if fault is not None and fault.peer == node.identity.peer:
-            raise RoleFailed(own_fault(fault.code, neutral(fault.detail)))
+            raise RoleFailed(own_fault(fault.code, neutral(evening_rounds(fault.detail, rounds_before(session)))))
         if fault is not None and over_first:
             # Over here (the transcript sealed with its result), then a message proved a rule broken: the game
             # this node played stands, as for the peers that had left by then; the proof is told, not recorded.
-            proof = said(neutral(fault.describe(dict(zip(session.roster, session.names)))))
+            proof = fault_said(fault, dict(zip(session.roster, session.names)), rounds_before(session))
             say(_("after the game was over: {proof}; the sealed transcript stands").format(proof=proof))
             return 0
         if session.phase in ("lobby", "starting"):
             say(_("left before the game started"))
         elif session.phase == "aborted":
-            say(_("game did not finish: phase {phase}").format(phase=session.phase))
+            say(_("game did not finish: phase {phase}").format(phase=phase_name(session.phase)))
         elif node.role == "spectator":
             say(_("stopped watching in round {round}").format(round=evening_round(session)))
         else:  # left during the game (q, Ctrl-C, input closed): the seat can come back

@@ -6,8 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..i18n import _, said
-from ..neutral import neutral
+from ..i18n import _, evening_rounds, fault_said, said
 from ..protocol.events import (
     Committed,
     Event,
@@ -36,6 +35,12 @@ def stdin_lines() -> StdinLines:
     if _stdin is None:
         _stdin = StdinLines()
     return _stdin
+
+
+def rounds_before(session) -> int:
+    """The rounds of the evening before `session`'s game: those of the game it continues (START's `carry`), else 0."""
+    game = getattr(session, "game", None)  # None before the START
+    return game.before if game is not None else 0
 
 
 def evening_round(session) -> int:
@@ -82,7 +87,8 @@ def reporter(lines: StdinLines | None = None,
                 say(line)
         elif isinstance(event, RoundVoided):
             say(_("round {round} is void (nobody scores it): {reason}").format(
-                round=node.session.game.round_no(event.round), reason=said(event.reason)))
+                round=node.session.game.round_no(event.round),
+                reason=said(evening_rounds(event.reason, node.session.game.before))))
         elif isinstance(event, SeatDropped):
             say(_("{name} was dropped by the others' vote: a stand-in plays that hand").format(
                 name=node.session.names[event.seat]))
@@ -93,7 +99,8 @@ def reporter(lines: StdinLines | None = None,
                                                                           round=node.session.game.round_no(event.round)))
         elif isinstance(event, GameAborted):
             say(_("game aborted: {why}").format(
-                why=said(neutral(event.fault.describe(dict(zip(node.session.roster, node.session.names)))))))
+                why=fault_said(event.fault, dict(zip(node.session.roster, node.session.names)),
+                               rounds_before(node.session))))
 
     return report
 

@@ -122,8 +122,12 @@ class AfterGame:
     def want(self, again: bool) -> str | None:
         """The person chose: None when the screen should close (on to the rematch, or leaving), else what to say."""
         if self.wish.done():
-            return None if not again or self.ready() else (
-                _("waiting for the host to offer the rematch ({leave} to leave)").format(leave=_(self.keys.leave)))
+            if not again or self.ready():
+                return None
+            if self.host_gone():  # its host left at game over: nobody can offer one (before, "waiting for the host")
+                return _("{host} has left: there is no rematch to wait for ({leave} to leave)").format(
+                    host=self.host_name(), leave=_(self.keys.leave))
+            return _("waiting for the host to offer the rematch ({leave} to leave)").format(leave=_(self.keys.leave))
         self.wish.set_result(again)
         self.changed.set()
         if self.host or self.spectator or not again:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..bots import make_bot
-from ..i18n import _, said
+from ..i18n import _, evening_rounds, said
 from ..net.connection import ConnectionFailed
 from ..net.discovery import Advertiser, game_code, local_addresses, open_zeroconf
 from ..net.files import InUse, OwnFiles, key_path, own_messages, read_key, read_own_files, secrets_path
@@ -26,13 +26,16 @@ from ..protocol.identity import Identity
 from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames, replay_wires
 from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
+from ..ui.words import phase_name
 from .anew import NewStart, abandoned_why, carried_on
-from .front import Front
+from .evening import Evening
+from .fronts import evening_front
+from .host import host_evening
 from .join import join_evening
 from .nodes import NodeFiles, default_transcript, finish, new_node
 from .onecopy import OneCopySession
 from .options import Options, RoleFailed, UsageError
-from .output import evening_round, say
+from .output import evening_round, rounds_before, say
 from .ownfiles import SecretsProblem, check_secrets
 from .rematch import Carry
 
@@ -140,7 +143,9 @@ def read_files(path: Path, files: NodeFiles) -> tuple[OwnFiles, Callable[[], Tra
         raise RoleFailed(_("cannot resume from {path}: {why}").format(path=path, why=f"{what}{where}")) from None
 
 
-async def run_resume(path: Path, options: Options, headless: bool) -> int:
+async def run_resume(path: Path, options: Options, headless: bool, rematches: int = 0) -> int:
+    """Take the game of `path` up again, and the evening on after it as `host` and `join` go on (`rematches`:
+    headless, offer or follow this many rematches; a person chooses at game over)."""
     files = NodeFiles()
     try:
         if not path.is_file():
@@ -171,7 +176,7 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
             raise RoleFailed(_("the game in {path} is over (its transcript is sealed)").format(path=path))
         if checked.session.fault is not None:
             raise RoleFailed(_("the game in {path} was aborted: {why}").format(
-                path=path, why=said(checked.session.fault.detail)))
+                path=path, why=said(evening_rounds(checked.session.fault.detail, rounds_before(checked.session)))))
         secrets = _secrets(path, own, checked)
         info = next((r for r in reversed(secrets) if r.get("kind") == "node"), None)
         if info is None:
@@ -190,54 +195,71 @@ async def run_resume(path: Path, options: Options, headless: bool) -> int:
         except (DecodeError, OSError) as exc:
             raise RoleFailed(_("cannot resume from {path}: {why}").format(path=path, why=exc)) from None
         return await _resume(path, own.identity, journal, replay_wires(own.data), secrets, info, game_id, files,
-                             options, headless)
+                             options, headless, rematches)
     finally:
         files.close()
 
 
+def next_options(node: Node, path: Path, options: Options) -> Options:
+    """The options of the evening's next game after a resumed one: its transcript where `join` or `host` would have
+    written the evening's second one, next to the resumed one, numbered (PATH-2: app.rematch.numbered), or named by
+    its game in the data folder when the resumed one is there."""
+    assert node.game_id is not None  # a resumed node has its game
+    default = default_transcript(node.game_id, node.identity)
+    return replace(options, transcript=None if path.resolve() == default.resolve() else path)
+
+
 async def follow_anew(node: Node, new: NewStart, path: Path, files: NodeFiles, options: Options, role: str,
-                      headless: bool) -> int:
+                      headless: bool, carry: Carry, evening: Evening, rematches: int) -> int:
     """A resumed node whose host left its game for a new start (app.anew: a seat's equivocation, or a seat gone or
     silent before its START_ACK): it goes on to the new game as a joiner does (app.join: the same evening, its carry
     checked against the game this node's transcript replays, protocol.md 12), a player in its seat, a spectator
-    watching. The new game's transcript is written where `join` would have written the evening's second one: next
-    to the resumed one, numbered (PATH-2), or named by its game in the data folder when the resumed one is there."""
+    watching, and on to the rematches after it as `join` does (--rematch, a person's r)."""
     assert node.session is not None and node.game_id is not None  # a resumed node has both
-    default = default_transcript(node.game_id, node.identity)
-    transcript = None if path.resolve() == default.resolve() else path
-    carry = Carry()
     carry.files.append(files)  # the next game takes over the identity's lock from these
     carry.anew = new
-    return await join_evening(game_code(node.game_id), role, node.identity, replace(options, transcript=transcript,
-                              web=None), headless, 0, carry, old=node, game=2)
+    return await join_evening(game_code(node.game_id), role, node.identity, next_options(node, path, options),
+                              headless, rematches, carry, old=node, game=2, evening=evening)
 
 
 async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], secrets: list[dict], info: dict,
-                  game_id: bytes | None, files: NodeFiles, options: Options, headless: bool) -> int:
+                  game_id: bytes | None, files: NodeFiles, options: Options, headless: bool, rematches: int) -> int:
     is_host = bool(info.get("is_host"))
     bot_kind = options.bot or info.get("bot") or ("heuristic" if headless else None)
     bot = make_bot(bot_kind, identity.secret) if bot_kind and info["role"] == "player" else None
-    front = Front(options, headless)
-    node = new_node(identity, options, name=info["name"], role=info["role"], bot=bot, on_event=front.on_event)
+    if is_host and options.peer is not None:
+        raise UsageError(_("--peer: a resumed host dials nobody (its players redial it)"))
+    if is_host and options.port and options.port != info["listen"]:
+        raise UsageError(_("--port {port}: a resumed host listens on its game's port {old} again (its players redial "
+                           "it): leave out --port, or give {old}").format(port=options.port, old=info["listen"]))
+    # the options of this seat from now on, for the evening's next games too: its name, its bot
+    seat = replace(options, name=info["name"], bot=bot_kind if bot else None)
+    carry = Carry()
+    evening = Evening()
+    front = evening_front(carry, seat, headless, evening, rematches)
+    node = new_node(identity, seat, role=info["role"], bot=bot, on_event=front.on_event)
     front.follow(node)
     try:
-        await node.listen(info["listen"])
+        await node.listen(options.port or info["listen"])
     except OSError as exc:
         if is_host:
             raise RoleFailed(_("cannot listen on port {port} again (the players redial it): {why}").format(
                 port=info["listen"], why=exc)) from None
+        if options.port:
+            raise RoleFailed(_("cannot listen on port {port}: {why}").format(port=options.port, why=exc)) from None
         await node.listen(0)
     session = OneCopySession(identity, game_id=game_id, journal=journal)
     session.on_other_copy = node.quit  # another process plays this seat: this one stops (app.onecopy)
     zc = advertiser = None
     try:
-        # the full-screen table shows the game so far, rebuilt as the replay goes (no lobby: it has started)
+        # the full-screen table (or the browser's) shows the game so far, rebuilt as the replay goes (no lobby: it
+        # has started)
         node.resume(session, wires, secrets, as_host=is_host, seen=front.on_event if front.full_screen else None)
-        front.no_lobby()
         if is_host:
             restore_lobby(node, session, secrets)
+        front.resumed(node)
         say(_("resumed {code} from {path}: {n} messages replayed, phase {phase}, round {round}").format(
-            code=game_code(session.game_id), path=path, n=len(wires), phase=session.phase,
+            code=game_code(session.game_id), path=path, n=len(wires), phase=phase_name(session.phase),
             round=evening_round(session)))
         if is_host:
             say(_("listening on {address}").format(address=f"{options.interface or '0.0.0.0'}:{node.port}"))
@@ -261,16 +283,29 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
                     address=f"{host}:{port}", why=said(str(exc)))) from None
         try:
             status = await finish(node, files, options.give_up, stopped=session.why_stopped)
-        except NewStart as new:  # its host starts a new game (app.anew): followed as a joiner follows it
-            if is_host:  # a resumed host has not its lobby's bots nor its evening: it starts no new game
-                raise RoleFailed(_("giving up: game {code} is abandoned: {why}; a resumed host starts no new game "
-                                   "(`p2pnimmt host` opens one)").format(code=game_code(new.game_id),
-                                                                         why=said(new.why()))) from None
-            front.restarted(new.told(False, 0))
-            seat = replace(options, name=info["name"], bot=bot_kind if bot else None)
-            return await follow_anew(node, new, path, files, seat, info["role"], headless)
-        await front.results()
-        return status
+        except NewStart as new:  # its host starts a new game (app.anew): followed as a joiner follows it; or, a resumed
+            # host's own new start, opened as `host` opens it (without bots of its own: they are not in its files)
+            front.restarted(new.told(is_host, session.players - len(new.gone)))
+            if not is_host:
+                return await follow_anew(node, new, path, files, seat, info["role"], headless, carry, evening,
+                                         rematches)
+            carry.anew = new
+        else:
+            if not (status == 0 and await front.after_game(node)):
+                await front.results()
+                return status
+            # the evening goes on (--rematch, a person's r, a page's Play again): the rematch, as `host` and `join` do
+            rematches = max(0, rematches - 1)
+        carry.files.append(files)  # the next game takes over the identity's lock from these
+        if advertiser is not None:
+            await advertiser.stop()  # the next game's lobby advertises itself
+            advertiser = None
+        if is_host:
+            assert node.settings is not None and zc is not None  # a resumed host has both
+            return await host_evening(identity, node.settings, 0, bot_kind or "heuristic", next_options(
+                node, path, seat), headless, rematches, zc, carry, evening, old=node, game=2)
+        return await join_evening(game_code(session.game_id), info["role"], identity, next_options(node, path, seat),
+                                  headless, rematches, carry, old=node, game=2, evening=evening)
     finally:
         if advertiser is not None:
             try:

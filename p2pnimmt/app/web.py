@@ -386,6 +386,11 @@ class WebFront:
 
         node.spawn(serve())
 
+    def resumed(self, node: Node) -> None:
+        """A resumed game (app.resume): its pages are served, the table rebuilt from the transcript on them (the
+        game has started: no lobby)."""
+        self.show_lobby(node)
+
     def invite_link(self) -> str | None:
         """The host's invite link for the TV page's lobby (a joiner's is None)."""
         node = self.node

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine import BULL_HEADS
-from ..i18n import N_, _, said
+from ..i18n import N_, _, evening_rounds, fault_said, said
 from ..neutral import neutral
 from ..protocol.events import (
     ClockRan,
@@ -398,7 +398,7 @@ class TableModel:
 
     def _on_GameAborted(self, session, event: GameAborted) -> None:
         self.asked = None
-        self.aborted = said(neutral(event.fault.describe(dict(zip(session.roster, session.names)))))
+        self.aborted = fault_said(event.fault, dict(zip(session.roster, session.names)), self.before)
         self.say(_("Game aborted: {why}").format(why=self.aborted))
 
     def _on_Fault(self, session, event: Fault) -> None:
@@ -406,14 +406,15 @@ class TableModel:
             names = dict(zip(session.roster, session.names))
             if event.code.startswith("sealed-") or event.code == "absent":  # a verdict on the sealed deal
                 self.message = _("{who} is at fault: {detail}").format(
-                    who=names.get(event.peer, _("a peer")), detail=said(neutral(event.detail)))
+                    who=names.get(event.peer, _("a peer")), detail=said(neutral(evening_rounds(event.detail,
+                                                                                           self.before))))
             else:
-                self.message = _("ignored bad data: {what}").format(what=said(neutral(event.describe(names))))
+                self.message = _("ignored bad data: {what}").format(what=fault_said(event, names, self.before))
             self.say(self.message)
 
     def _on_RoundVoided(self, session, event: RoundVoided) -> None:
         self.say(_("Round {round} is void (nobody scores it): {reason}; the next round is dealt without that seat")
-                 .format(round=self.round_no(event.round), reason=said(event.reason)))
+                 .format(round=self.round_no(event.round), reason=said(evening_rounds(event.reason, self.before))))
 
     def _on_SeatDropped(self, session, event: SeatDropped) -> None:
         self.players[event.seat].status = DROPPED

@@ -122,6 +122,15 @@ VARIANTS = {"standard": N_("standard"), "tactical": N_("tactical"), "draft": N_(
 DEALS = (N_("sealed"), N_("open"))  # the deal's names, translated where shown
 
 
+PHASES = {"lobby": N_("lobby"), "starting": N_("starting"), "deal": N_("deal"), "turn": N_("turn"),
+          "round-end": N_("round end"), "game-end": N_("game end"), "over": N_("over"), "aborted": N_("aborted")}
+
+
+def phase_name(phase: str) -> str:
+    """A session's phase (protocol.phase.Phase) in the language in use: 'turn', German 'Zug'."""
+    return _(PHASES[phase]) if phase in PHASES else phase
+
+
 def variant_name(variant: str) -> str:
     """A variant's name in the language in use: 'standard', German 'Standard'."""
     return _(VARIANTS[variant]) if variant in VARIANTS else variant

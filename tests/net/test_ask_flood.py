@@ -64,24 +64,31 @@ def cut_off_and_the_game_plays_on(tmp_path: Path, ann, bob, port: int, tv: Attac
     assert "WARNING" not in bob.text(), bob.text()
 
 
-def test_a_spectator_flooding_heads_is_cut_and_the_game_plays_on(tmp_path: Path, procs) -> None:
-    """A spectator sends ["heads", []] 600 times past the budget and its slack in one write: the host answers the
-    first ones (the game so far), cuts the link once the asks past its budget and slack are more than MAX_LINK_FAULTS (one WARNING line naming the
-    spectator and the asks), and does not admit it again; the game finishes, its transcripts verify. Before, the
-    link was never cut (`closed_by_peer` timed out) and the host answered every one."""
+def flood_and_cut(tmp_path: Path, procs, flood, uncut: str, why: str) -> None:
+    """ann and bob play (two_seats); a spectator joins the host and sends `flood(tv)` in one write: the host cuts its
+    link (else the test fails saying `uncut`), and the game plays on (cut_off_and_the_game_plays_on, `why`)."""
     ann, bob, port = two_seats(tmp_path, procs)
     tv = Attacker.dial(port)
     try:
         tv.join("spectator", name="tv")
         tv.lobby()
         try:
-            tv.raw(tv.frame_bytes("heads", []) * (int(Asks.BURST + Asks.SLACK) + 600))
+            tv.raw(flood(tv))
         except (BrokenPipeError, ConnectionResetError):
             pass
-        assert tv.closed_by_peer(outer(15)), "the host never cut a link that flooded it with asks"
+        assert tv.closed_by_peer(outer(15)), uncut
     finally:
         tv.close()
-    cut_off_and_the_game_plays_on(tmp_path, ann, bob, port, tv, "asks a second")
+    cut_off_and_the_game_plays_on(tmp_path, ann, bob, port, tv, why)
+
+
+def test_a_spectator_flooding_heads_is_cut_and_the_game_plays_on(tmp_path: Path, procs) -> None:
+    """A spectator sends ["heads", []] 600 times past the budget and its slack in one write: the host answers the
+    first ones (the game so far), cuts the link once the asks past its budget and slack are more than MAX_LINK_FAULTS (one WARNING line naming the
+    spectator and the asks), and does not admit it again; the game finishes, its transcripts verify. Before, the
+    link was never cut (`closed_by_peer` timed out) and the host answered every one."""
+    flood_and_cut(tmp_path, procs, lambda tv: tv.frame_bytes("heads", []) * (int(Asks.BURST + Asks.SLACK) + 600),
+                  "the host never cut a link that flooded it with asks", "asks a second")
 
 
 def test_a_spectator_joining_again_and_again_is_cut(tmp_path: Path, procs) -> None:
@@ -89,20 +96,12 @@ def test_a_spectator_joining_again_and_again_is_cut(tmp_path: Path, procs) -> No
     announces to every member): past a burst of 4 each is a bad message, and the link is cut as above. Before, the
     host announced every one (benchmarks/member_flood_bench.py spectator-joins: the honest turn 0.11 s -> 7.0 s,
     the host at 440 MB)."""
-    ann, bob, port = two_seats(tmp_path, procs)
-    tv = Attacker.dial(port)
-    try:
-        tv.join("spectator", name="tv")
-        tv.lobby()
-        try:
-            tv.raw(b"".join(tv.frame_bytes("join", {"name": f"tv{i % 2}", "role": "spectator", "bot": False,
-                                                    "port": 1}) for i in range(100)))
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        assert tv.closed_by_peer(outer(15)), "the host never cut a link that sent its join again and again"
-    finally:
-        tv.close()
-    cut_off_and_the_game_plays_on(tmp_path, ann, bob, port, tv, "join a second")
+    def joins(tv: Attacker) -> bytes:
+        join = {"role": "spectator", "bot": False, "port": 1}
+        return b"".join(tv.frame_bytes("join", {"name": f"tv{i % 2}", **join}) for i in range(100))
+
+    flood_and_cut(tmp_path, procs, joins, "the host never cut a link that sent its join again and again",
+                  "join a second")
 
 
 def test_an_honest_nodes_asks_stay_within_the_budget() -> None:

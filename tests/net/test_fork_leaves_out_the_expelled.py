@@ -15,10 +15,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from attacker import LOOPBACK
-from procs import code_of
-from test_fork_mid_game import ROUNDS, WHY
-from test_gone_before_start import ENV, LO, CheatProc, files, names_of
+from test_fork_mid_game import WHY, ended_well, honest_table
+from test_gone_before_start import LO, CheatProc, files, names_of
 
 from p2pnimmt.protocol.verify import verify_transcript
 
@@ -28,19 +26,7 @@ CARRIED = " (the new game carries the scores after round 1 and plays the rounds 
 
 def test_a_forked_new_start_leaves_out_the_seat_expelled_before_it(tmp_path: Path, procs) -> None:
     timers = ["--drop-after", "600", "--give-up", "90"]  # nobody is voted out for silence: eve is expelled, no vote
-    ann = procs(["host", "--headless", "--seats", "5", *ROUNDS, *timers, *LO, *files(tmp_path, "ann")],
-                tmp_path / "ann.out", env=ENV)
-    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = code_of(tmp_path / "ann.out")
-    peer = ["--peer", f"{LOOPBACK}:{port}"]
-    joined = {}
-    for name in ("bob", "cy"):
-        joined[name] = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, name)],
-                             tmp_path / f"{name}.out", env=ENV)
-        joined[name].wait_for(r"joined \w{4}")
-    tv = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript", str(tmp_path / "tv.p2pt")],
-               tmp_path / "tv.out", env=ENV)
-    tv.wait_for(r"joined \w{4}")
+    ann, joined, tv, peer, code = honest_table(procs, tmp_path, 5, timers)
     eve = CheatProc("reveal", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "eve")],
                     tmp_path / "eve.out", turn=2)
     eve.wait_for(r"joined \w{4}", 60)
@@ -49,12 +35,7 @@ def test_a_forked_new_start_leaves_out_the_seat_expelled_before_it(tmp_path: Pat
     try:
         eve.wait_for(r"cheat: revealed", 120)
         mal.wait_for(r"cheat: two reveals", 120)
-        for proc in (ann, *joined.values(), tv):
-            assert proc.finish(150) == 0, proc.text()
-        said = {name: proc.text() for name, proc in (("ann", ann), *joined.items(), ("tv", tv))}
-        for text in said.values():
-            assert "Traceback" not in text and "giving up:" not in text, text
-            assert len(re.findall(r"final scores", text)) == 1, text
+        said = ended_well(ann, joined, tv)
         assert f"game {code} is abandoned: {WHY}{OUT}{CARRIED}; a new game starts at once with the others (3 " \
                "players)" in said["ann"], said["ann"]
         for name in ("bob", "cy"):

@@ -36,9 +36,10 @@ def round_end_scores(path: Path, round_index: int) -> dict[str, int]:
     return dict(zip(names, ends[0].body["scores"], strict=True))
 
 
-def test_an_equivocation_mid_game_leaves_the_others_a_game_that_carries_the_scores(tmp_path: Path, procs) -> None:
-    timers = ["--drop-after", "600", "--give-up", "90"]  # the new start waits for no drop time: the proof is signed
-    ann = procs(["host", "--headless", "--seats", "4", *ROUNDS, *timers, *LO, *files(tmp_path, "ann")],
+def honest_table(procs, tmp_path: Path, seats: int, timers: list[str]):
+    """ann hosts a game of `seats` seats (ROUNDS), bob and cy join, a TV watches, the seats left for the cheats:
+    (ann, {"bob": ..., "cy": ...}, the TV, the --peer option, the code)."""
+    ann = procs(["host", "--headless", "--seats", str(seats), *ROUNDS, *timers, *LO, *files(tmp_path, "ann")],
                 tmp_path / "ann.out", env=ENV)
     port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     code = code_of(tmp_path / "ann.out")
@@ -51,16 +52,29 @@ def test_an_equivocation_mid_game_leaves_the_others_a_game_that_carries_the_scor
     tv = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript", str(tmp_path / "tv.p2pt")],
                tmp_path / "tv.out", env=ENV)
     tv.wait_for(r"joined \w{4}")
+    return ann, joined, tv, peer, code
+
+
+def ended_well(ann, joined: dict, tv) -> dict[str, str]:
+    """The honest nodes and the TV of honest_table end their evening (exit 0), with no traceback nor give-up, each
+    with one game's final scores: what each said, by name."""
+    for proc in (ann, *joined.values(), tv):
+        assert proc.finish(150) == 0, proc.text()
+    said = {name: proc.text() for name, proc in (("ann", ann), *joined.items(), ("tv", tv))}
+    for text in said.values():
+        assert "Traceback" not in text and "giving up:" not in text, text
+        assert len(re.findall(r"final scores", text)) == 1, text
+    return said
+
+
+def test_an_equivocation_mid_game_leaves_the_others_a_game_that_carries_the_scores(tmp_path: Path, procs) -> None:
+    timers = ["--drop-after", "600", "--give-up", "90"]  # the new start waits for no drop time: the proof is signed
+    ann, joined, tv, peer, code = honest_table(procs, tmp_path, 4, timers)
     mal = CheatProc("fork", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
                     tmp_path / "mal.out", turn=3)
     try:
         mal.wait_for(r"cheat: two reveals", 120)
-        for proc in (ann, *joined.values(), tv):
-            assert proc.finish(150) == 0, proc.text()
-        said = {name: proc.text() for name, proc in (("ann", ann), *joined.items(), ("tv", tv))}
-        for text in said.values():
-            assert "Traceback" not in text and "giving up:" not in text, text
-            assert len(re.findall(r"final scores", text)) == 1, text
+        said = ended_well(ann, joined, tv)
         carried = " (the new game carries the scores after round 1 and plays the rounds left)"
         assert f"game {code} is abandoned: {WHY}{carried}; a new game starts at once with the others (3 players)" \
             in said["ann"], said["ann"]

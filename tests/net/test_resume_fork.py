@@ -171,3 +171,31 @@ def test_a_player_down_as_the_new_start_opens_is_told_it_went_on_without_it(tmp_
         assert mal.finish(90) != 0, mal.text()
     finally:
         mal.stop()
+
+
+def test_a_resumed_host_starts_the_new_game_after_an_equivocation(tmp_path: Path, procs) -> None:
+    """ann, the host, is killed in round 1 and resumed at once; mal's equivocation in round 2 ends the game, and the
+    resumed ann starts the new game without mal that carries round 1's scores, as `host` does (session 33: its evening
+    goes on; before, it said "a resumed host starts no new game" and exited 1, and the others gave up). bob, cy and the
+    TV follow it; every new transcript is the same game, ann's next to the resumed one (ann-2.p2pt)."""
+    timers = ["--drop-after", "600", "--give-up", "90"]  # nobody is dropped: the game waits for the resumed host
+    ann, bob, cy, tv, mal, code = table(procs, tmp_path, timers, timers)
+    try:
+        ann.wait_for("game started", 60)
+        kill(ann)  # in round 1: the others wait on their host
+        resumed = procs(["resume", str(tmp_path / "ann.p2pt"), "--headless", *LO, *timers], tmp_path / "resume.out",
+                        env=ENV)
+        mal.wait_for(r"cheat: two reveals", 120)
+        assert resumed.finish(150) == 0, resumed.text()
+        for proc in (bob, cy, tv):
+            assert proc.finish(150) == 0, proc.text()
+        text = resumed.text()
+        assert f"game {code} is abandoned: {WHY} (the new game carries the scores after round 1 and plays the rounds " \
+               "left); a new game starts at once with the others (3 players)" in text, text
+        assert "ann-2.p2pt" in text and "Traceback" not in text and "giving up" not in text, text
+        for name in ("bob", "cy"):
+            assert f"game {code} is abandoned: {WHY}" in (tmp_path / f"{name}.out").read_text(), name
+        same_new_game(tmp_path, ["ann", "bob", "cy", "tv"])
+        assert mal.finish(90) != 0, mal.text()
+    finally:
+        mal.stop()

@@ -1796,6 +1796,18 @@ def test_a_mixed_table_that_carries_plays_the_rounds_left_as_a_python_one(deal: 
     assert "\nround 2: " in report and "\nround 3: " in report and "\nround 1: " not in report, report
 
 
+def fork_at_turn_4_of_round_2(adv: Any, env: Any, body: dict[str, Any]) -> Any:
+    """An adversary's rule (tests/protocol/adversary.py): its seat signs two PLAY_REVEALs with one seq at turn 4 of
+    round 2 (the second marked `auto`), one to half the others and the other to the rest (no split commit)."""
+    if env.kind != "PLAY_REVEAL" or (body["round"], body["turn"]) != (1, 3) or adv.fired:
+        return None
+    a = adv.chain(env.kind, body, env)
+    b = adv.seal_at(a.seq, a.prev, env.kind, dict(body, auto=True))
+    adv.fired = True
+    half = adv.others[::2]
+    return adv.to(a.wire, half) + adv.to(b.wire, [p for p in adv.others if p not in half])
+
+
 @pytest.mark.parametrize("deal", ["open", "sealed"])
 def test_typescript_seats_check_the_hosts_carry_after_an_equivocation_as_python_ones(deal: str, child: NodeSeats,
                                                                                    tmp_path: Path) -> None:
@@ -1812,16 +1824,7 @@ def test_typescript_seats_check_the_hosts_carry_after_an_equivocation_as_python_
 
     table = Table(child, deal, 4, [1, 3, 5], seed=9, rounds=3)
     for net in table.nets:
-        def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
-            if env.kind != "PLAY_REVEAL" or (body["round"], body["turn"]) != (1, 3) or adv.fired:
-                return None
-            a = adv.chain(env.kind, body, env)
-            b = adv.seal_at(a.seq, a.prev, env.kind, dict(body, auto=True))
-            adv.fired = True
-            half = adv.others[::2]
-            return adv.to(a.wire, half) + adv.to(b.wire, [p for p in adv.others if p not in half])
-
-        adv = Adversary(net, 2, rule)
+        adv = Adversary(net, 2, fork_at_turn_4_of_round_2)
         net.start()
         net.run()
         assert adv.fired
@@ -1862,16 +1865,7 @@ def test_typescript_seats_leave_out_the_expelled_seat_of_a_forked_start_as_pytho
 
     table = Table(child, deal, 5, [1, 4, 6], seed=3, rounds=4)
     for net in table.nets:
-        def rule(adv: Adversary, env: Any, body: dict[str, Any]) -> Any:
-            if env.kind != "PLAY_REVEAL" or (body["round"], body["turn"]) != (1, 3) or adv.fired:
-                return None
-            a = adv.chain(env.kind, body, env)
-            b = adv.seal_at(a.seq, a.prev, env.kind, dict(body, auto=True))
-            adv.fired = True
-            half = adv.others[::2]
-            return adv.to(a.wire, half) + adv.to(b.wire, [p for p in adv.others if p not in half])
-
-        cheat, forger = Adversary(net, 3, wrong_round_end), Adversary(net, 2, rule)
+        cheat, forger = Adversary(net, 3, wrong_round_end), Adversary(net, 2, fork_at_turn_4_of_round_2)
         net.start()
         net.run()
         assert cheat.fired and forger.fired

@@ -39,12 +39,22 @@ def wrong_round_end(adv: Adversary, env: Any, body: dict[str, Any]) -> None:
     return None
 
 
-def forked_after_an_expulsion(deal: str = "open", seed: int = 3) -> tuple[AttackNet, Adversary, Adversary]:
-    net = AttackNet(PLAYERS, seed=seed, settings=Settings(players=PLAYERS, max_rounds=4, point_limit=None, deal=deal))
-    cheat = Adversary(net, CHEAT, wrong_round_end)
+def four_rounds(deal: str) -> Settings:
+    return Settings(players=PLAYERS, max_rounds=4, point_limit=None, deal=deal)
+
+
+def forged_in_round_2(net: AttackNet) -> Adversary:
+    """The forger signs two PLAY_REVEALs with one seq at turn 4 of round 2; the game started and run till quiet."""
     forger = Adversary(net, FORGER, two_reveals(1, 3))
     net.start()
     net.run()
+    return forger
+
+
+def forked_after_an_expulsion(deal: str = "open", seed: int = 3) -> tuple[AttackNet, Adversary, Adversary]:
+    net = AttackNet(PLAYERS, seed=seed, settings=four_rounds(deal))
+    cheat = Adversary(net, CHEAT, wrong_round_end)
+    forger = forged_in_round_2(net)
     assert cheat.fired and forger.fired
     return net, cheat, forger
 
@@ -137,11 +147,9 @@ def grief_round_one(c: Cheat, kind: str, body: dict) -> list | None:
 
 
 def forked_after_a_forfeit() -> tuple[SealedNet, Cheat, Adversary]:
-    net = SealedNet(PLAYERS, seed=5, settings=Settings(players=PLAYERS, max_rounds=4, point_limit=None, deal="sealed"))
+    net = SealedNet(PLAYERS, seed=5, settings=four_rounds("sealed"))
     griefer = Cheat(net, CHEAT, grief_round_one)
-    forger = Adversary(net, FORGER, two_reveals(1, 3))
-    net.start()
-    net.run()
+    forger = forged_in_round_2(net)
     host = net.sessions[net.identities[0].peer]
     for _ in range(100):
         if host.phase in ("aborted", "over"):

@@ -116,3 +116,79 @@ def test_in_german_the_table_says_runde_3_and_which_game_it_continues():
         assert re.search(r"^\s*1-2\s+5\s+0\s+12\s+3\s*$", "\n".join(scoresheet(model)), re.M), scoresheet(model)
     finally:
         i18n.use("en")
+
+
+def carried_fault() -> tuple[TableModel, list[str]]:
+    """A carried game (2 rounds before it) where seat 1 signs a PLAY_COMMIT for the game's round 2, turn 4 in its
+    round 1, turn 1: the protocol layer's fault names the game's rounds 2 and 1 (the evening's 4 and 3). The table's
+    model, and the lines of its log that tell the fault."""
+    model = TableModel()
+    t = CarriedTable(Settings(players=4, max_rounds=4, point_limit=None), seed=bytes(32), on_event=model.update)
+    t.start()
+    bob = t.sessions[t.identities[1].peer]
+    t.act(t.identities[1].peer, bob._run(lambda: bob.send("PLAY_COMMIT", {"round": 1, "turn": 3,
+                                                                            "commit": bytes(32), "state": bytes(32)})))
+    return model, [line for line in model.log if "skipping ahead" in line]
+
+
+def test_a_fault_in_a_carried_game_names_the_evenings_rounds_on_the_table_and_the_pages():
+    """Session 33: the protocol layer writes a fault's detail with the game's own round numbers (the record and the
+    verifier keep them); what a person reads says the evening's, as the table's status line does."""
+    model, said = carried_fault()
+    assert said == ["ignored bad data: unexpected: seat 1 (bot1) sent PLAY_COMMIT for round 4, turn 4, skipping ahead of "
+                    "its message for round 3, turn 1; it loses its seat (the stand-in plays it from the next step it "
+                    "owes) (peer at fault: bot1)"], list(model.log)
+    assert "round 4, turn 4" in " ".join(table_state(model)["log"])  # the pages draw the same model
+
+
+def test_a_fault_in_a_carried_game_names_the_evenings_rounds_in_german_too():
+    i18n.use("de")
+    try:
+        model, said = carried_fault()
+        # the frame in German; the protocol layer's detail stays English (i18n.said: a text it does not know), its
+        # rounds the evening's
+        assert said == ["fehlerhafte Daten ignoriert: unexpected: Platz 1 (bot1) sent PLAY_COMMIT for round 4, turn 4, "
+                        "skipping ahead of its message for round 3, turn 1; it loses its seat (the stand-in plays it "
+                        "from the next step it owes) (schuld: bot1)"], list(model.log)
+    finally:
+        i18n.use("en")
+
+
+def test_the_line_terminal_says_an_aborted_carried_games_fault_with_the_evenings_rounds(capsys):
+    """app.output.reporter (the line terminal, headless nodes): a game aborted on a fault that names a round."""
+    from dataclasses import dataclass
+
+    from p2pnimmt.app.output import reporter
+    from p2pnimmt.protocol.events import Fault, GameAborted
+
+    t = CarriedTable(Settings(players=4, max_rounds=4, point_limit=None), seed=bytes(32))
+    t.start()
+
+    @dataclass
+    class Seat:  # what the reporter reads of a node: its session (a real one, in its carried game)
+        session: object
+
+    fault = Fault(t.identities[2].peer, "state-mismatch", "seat 2 (bot2) committed on a different game state "
+                  "(round 1, turn 5)", True)
+    reporter()(Seat(t.session), GameAborted(fault))
+    out = capsys.readouterr().out
+    assert "game aborted: state-mismatch: seat 2 (bot2) committed on a different game state (round 3, turn 5) " \
+           "(peer at fault: bot2)" in out, out
+
+
+def test_verify_says_that_its_report_numbers_a_carried_games_rounds_as_its_record_does(tmp_path, capsys):
+    """The verifier's report keeps the game's own round numbers (the TypeScript verifier prints the same lines):
+    `p2pnimmt verify` of a carried game's transcript cut short says so, with the evening's number of its round 1."""
+    from p2pnimmt.cli import main
+
+    chunks: list[bytes] = []
+    t = CarriedTable(Settings(players=4, max_rounds=4, point_limit=None), seed=bytes(32),
+                     keep=lambda game_id, identity: chunks.append)
+    t.start()
+    path = tmp_path / "carried.p2pt"
+    path.write_bytes(b"".join(chunks))
+    assert main(["verify", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "the transcript ends before the game does (phase turn, round 1, turn 1)" in err, err
+    assert "(the rounds named here are this game's own, as its record numbers them: it continues a game after 2 " \
+           "rounds, so its round 1 is the evening's round 3)" in err, err

@@ -122,3 +122,31 @@ def test_a_players_results_stay_up_after_the_host_has_left(tmp_path: Path, procs
     assert "GAME OVER" in shown and "exited-" not in shown, shown
     bob.keys("q")
     assert "exited-0" in bob.wait("exited-", 30)
+
+
+def test_r_after_the_host_has_left_says_there_is_no_rematch_to_wait_for(tmp_path: Path, procs, panes) -> None:
+    """A full-screen player whose host left at game over (no rematch offered) presses `r` on its results screen: it is
+    told the host has left and there is nothing to wait for (session 33's walk: it said "waiting for the host to offer
+    the rematch", for a host that had gone). In German too."""
+    env = {"P2PNIMMT_PLACE_DELAY": "0", "XDG_DATA_HOME": str(tmp_path / "data")}
+    for lang, over, gone, nothing, waiting in (
+            ("en", "The game is over", "ann has left: no rematch",
+             "ann has left: there is no rematch to wait for (q to leave)", "waiting for the host"),
+            ("de", "Das Spiel ist aus", "ann ist gegangen: keine Revanche",
+             "ann ist gegangen: auf keine Revanche zu warten (q zum Gehen)", "warten, bis der Gastgeber")):
+        out = tmp_path / lang
+        out.mkdir()
+        host = procs(["host", "--headless", "--seats", "2", *LO, "--rounds", "1", "--no-points", "--deal", "open",
+                      "--clock", "1", "--name", "ann", "--lang", lang, "--transcript", str(out / "ann.p2pt")],
+                     out / "ann.out", env=env)
+        port = host.wait_for(r"(?:listening on|lausche auf) 127\.0\.0\.1:(\d+)").group(1)
+        code = host.wait_for(r"(?:code|Code): (\w{4})").group(1)
+        bob = panes(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} --peer 127.0.0.1:{port} --name bob "
+                    f"--lang {lang} --transcript {out / 'bob.p2pt'}; sleep 300", 80, 24, env=env)
+        bob.wait(over, 90)  # the person played nothing: the 1 s clock's stand-in played each card
+        assert host.finish(60) == 0, host.text()  # the host left, offering nothing
+        bob.keys("Enter")
+        bob.wait(gone, 30)
+        bob.keys("r")
+        shown = bob.wait(nothing, 10)
+        assert waiting not in shown, shown

@@ -11,7 +11,7 @@ import { Held } from "./page_held.js";
 import { PageNode } from "./page_node.js";
 import { PageSeat } from "./page_seat.js";
 import { $, changed, clearLists, draw, hide, mark, say, showIf } from "./page_view.js";
-import { _, fmt, ngettext, translatePage } from "./page_words.js";
+import { _, eveningRounds, fmt, ngettext, translatePage } from "./page_words.js";
 import { Tunnel } from "./tunnel.js";
 
 const { bullHeads } = cards;
@@ -337,7 +337,7 @@ function render(node: PageNode): void {
     : seat.phase === "turn"
     ? fmt(_("round {round}, turn {turn}: {what}"), { round: seat.before + seat.round + 1, turn: seat.turn + 1, what: said() })
     : seat.phase === "over" ? _("game over") : phaseWords(seat.phase));
-  const notes = [...continues(seat), ...seat.faults.map((f) => fmt(_("fault ({code}): {detail}"), { code: f.code, detail: f.detail })),
+  const notes = [...continues(seat), ...seat.faults.map((f) => fmt(_("fault ({code}): {detail}"), { code: f.code, detail: eveningRounds(f.detail, seat.before) })),
     ...node.notes, ...(seat.forfeited() && seat.phase !== "over"
       ? [_("You forfeited this game by leaving a round you made void: you cannot win, and your hand is dealt open from now on (every player sees it)")]
       : [])];
@@ -373,7 +373,7 @@ function showVerdict(node: PageNode): void {
     fmt(ngettext("checked here, in this browser: every signature, every commitment and every reveal; {n} fault",
       "checked here, in this browser: every signature, every commitment and every reveal; {n} faults", faults.length),
     { n: faults.length }),
-    ...faults.map((f) => fmt(_("fault: {detail}"), { detail: f.detail })),
+    ...faults.map((f) => fmt(_("fault: {detail}"), { detail: eveningRounds(f.detail, seat.before) })),
   ];
   hide("verdict", false);
   say("verdict-text", lines.join("\n"));

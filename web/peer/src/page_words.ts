@@ -39,3 +39,12 @@ export function translatePage(): void {
     if (text) element.textContent = _(text);
   }
 }
+
+/** A text of the protocol layer (a fault's detail: English, as every record) that numbers the rounds of its own game
+ * (`round 1`: the game's first), with the evening's numbers every screen shows (the page's status says
+ * `seat.before + seat.round + 1`): a game that carries `before` rounds of the game it continues counts on from them
+ * (the reference's i18n.evening_rounds). A forfeit's "forfeited in round N" is the evening's already. */
+export function eveningRounds(text: string, before: number): string {
+  if (!before) return text;
+  return text.replace(/(?<!forfeited in )\bround (\d+)/g, (_whole, n: string) => `round ${Number(n) + before}`);
+}
