@@ -133,7 +133,7 @@ def test_r_after_the_host_has_left_says_there_is_no_rematch_to_wait_for(tmp_path
             ("en", "The game is over", "ann has left: no rematch",
              "ann has left: there is no rematch to wait for (q to leave)", "waiting for the host"),
             ("de", "Das Spiel ist aus", "ann ist gegangen: keine Revanche",
-             "ann ist gegangen: auf keine Revanche zu warten (q zum Gehen)", "warten, bis der Gastgeber")):
+             "ann ist gegangen: keine Revanche mehr zu erwarten (q zum Gehen)", "warten, bis der Gastgeber")):
         out = tmp_path / lang
         out.mkdir()
         host = procs(["host", "--headless", "--seats", "2", *LO, "--rounds", "1", "--no-points", "--deal", "open",

@@ -736,7 +736,7 @@ window.P2PNIMMT_STRINGS = {
   "{host} abandoned game {code} before it started and starts a new game without this seat (it had no link to it)": "{host} hat Spiel {code} abgebrochen, bevor es begann, und startet ein neues Spiel ohne diesen Platz (es hatte keine Verbindung zu ihm)",
   "{host} abandoned game {code} before it started and starts a new game without this seat (it refused this seat's START_ACK)": "{host} hat Spiel {code} abgebrochen, bevor es begann, und startet ein neues Spiel ohne diesen Platz (es hat das START_ACK dieses Platzes zurückgewiesen)",
   "{host} has left: no rematch": "{host} ist gegangen: keine Revanche",
-  "{host} has left: there is no rematch to wait for ({leave} to leave)": "{host} ist gegangen: auf keine Revanche zu warten ({leave} zum Gehen)",
+  "{host} has left: there is no rematch to wait for ({leave} to leave)": "{host} ist gegangen: keine Revanche mehr zu erwarten ({leave} zum Gehen)",
   "{host} left game {code} for a new game without this seat (by its host's word: this node holds no proof against this seat)": "{host} hat Spiel {code} für ein neues Spiel ohne diesen Platz verlassen (auf das Wort des Gastgebers: dieser Knoten hält keinen Beweis gegen diesen Platz)",
   "{host} left game {code} for a new game without this seat (this seat forfeited it: its drop voided a round)": "{host} hat Spiel {code} für ein neues Spiel ohne diesen Platz verlassen (dieser Platz hat es verwirkt: sein Ausscheiden hat eine Runde ungültig gemacht)",
   "{host} left game {code} for a new game without this seat (this seat lost its seat in it for a proven rule break)": "{host} hat Spiel {code} für ein neues Spiel ohne diesen Platz verlassen (dieser Platz hat ihn darin wegen eines nachgewiesenen Regelbruchs verloren)",
