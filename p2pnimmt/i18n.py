@@ -159,8 +159,8 @@ _PEER_TEXTS = (
     (r"round (?P<round>\d+): (?P<list>.+)", N_("round {round}: {list}")),
     (r"scores: (?P<list>.+)", N_("scores: {list}")),
     (r"lost its seat for a proven rule break: (?P<name>.+)", N_("lost its seat for a proven rule break: {name}")),
-    (r"forfeited \(left a round and made it void, so cannot win\): (?P<names>.+)",
-     N_("forfeited (left a round and made it void, so cannot win): {names}")),
+    (r"forfeited \(made a round void, so cannot win\): (?P<names>.+)",
+     N_("forfeited (made a round void, so cannot win): {names}")),
     (r"winner: (?P<names>.+)", N_("winner: {names}")),
     (r"winners: (?P<names>.+)", N_("winners: {names}")),
     (r"verified: (?P<n>\d+) signed messages \(signatures, chains, commitments, the sealed deal audited, every turn, "

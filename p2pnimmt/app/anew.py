@@ -153,8 +153,8 @@ def own_reason(session: Session, new: NewStart, unbroken: bool) -> str:
               "messages at one place)") if new.forked and own in refused_acks(session) else
             _("{host} left game {code} for a new game without this seat (this seat lost its seat in it for a proven "
               "rule break)") if own in proven and own in session.table.expelled else
-            _("{host} left game {code} for a new game without this seat (this seat forfeited it: its drop voided a "
-              "round)") if own in proven else
+            _("{host} left game {code} for a new game without this seat (this seat forfeited it: it made a round "
+              "void)") if own in proven else
             _("{host} left game {code} for a new game without this seat (by its host's word: this node holds no "
               "proof against this seat)") if new.forked else
             _("{host} abandoned game {code} before it started and starts a new game without this seat (it refused "

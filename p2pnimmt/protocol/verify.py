@@ -386,7 +386,7 @@ def summary(session: Session, recorder: bytes | None, messages: int) -> str:
         where = f", the stand-in played it from round {at.round + 1}, step {at.number}" if at is not None else ""
         lines.append(f"lost its seat for a proven rule break: {session.names[seat]} ({code}{where})")
     if session.table.forfeits:
-        lines.append("forfeited (left a round and made it void, so cannot win): "
+        lines.append("forfeited (made a round void, so cannot win): "
                      + ", ".join(session.names[i] for i in sorted(session.table.forfeits)))
     winners = [session.names[i] for i in session.result.winners]
     lines.append(("winners: " if len(winners) > 1 else "winner: ") + ", ".join(winners))

@@ -431,7 +431,7 @@ class TableModel:
                 else _("{name} is back in the game from round {round}"))
         self.say(back.format(name=self.players[event.seat].name, round=self.round_no(event.round)))
         if event.seat == self.seat and event.seat in session.forfeits:  # dealt open from then on (protocol.md 17.9)
-            self.say(_("You forfeited this game by leaving a round you made void: you cannot win, and your hand is "
+            self.say(_("You forfeited this game by making a round void: you cannot win, and your hand is "
                        "dealt open from now on (every player sees it)"))
 
     def _on_SeatAway(self, session, event: SeatAway) -> None:

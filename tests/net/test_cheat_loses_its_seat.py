@@ -94,7 +94,7 @@ def test_a_proven_cheat_loses_its_seat_and_the_table_plays_on(tmp_path: Path, pr
             # other version did): mal plays on with the game, and nobody loses a seat. Every seat's transcript
             # holds the proof of the split, naming mal.
             assert cheat == "split", summary
-            assert ("forfeited (left a round and made it void, so cannot win): mal" in summary
+            assert ("forfeited (made a round void, so cannot win): mal" in summary
                     or "lost its seat" not in summary and "forfeited" not in summary and "void" not in summary
                     ), summary
             for name in ("ann", "bob", "cat"):

@@ -121,7 +121,7 @@ def test_two_players_killed_at_once_are_dropped_and_the_rest_finish(tmp_path: Pa
             at = Step(killed_in, 0, 4)  # together, at seat 4's shuffle
             assert dict(session.dropped) == {2: at, 4: at}, session.dropped
             assert killed_in in session.voided and set(session.table.forfeits) == {2}
-            assert "forfeited (left a round and made it void, so cannot win): gone1" in verdict.summary
+            assert "forfeited (made a round void, so cannot win): gone1" in verdict.summary
 
 
 def test_a_player_left_alone_says_so_within_the_drop_time_and_ends(tmp_path: Path, procs) -> None:

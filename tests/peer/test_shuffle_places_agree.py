@@ -47,7 +47,7 @@ def test_both_verifiers_agree_on_two_seats_dropped_at_a_shuffles_place(round_ind
         assert f"round {round_index + 1}: void, nobody scores it: seat 2 (p2) stopped before sending its unlock " \
                "after it shuffled" in out, out
         assert f"round {2 - round_index}: void" not in out, out
-        assert "forfeited (left a round and made it void, so cannot win): p2\n" in out, out
+        assert "forfeited (made a round void, so cannot win): p2\n" in out, out
         assert "winner: p2" not in out, out
 
 

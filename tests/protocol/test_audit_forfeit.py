@@ -93,7 +93,7 @@ def test_a_seat_the_audit_named_forfeits_and_voids_no_other_round() -> None:
             assert forfeits == ((CHEAT, first),) and CHEAT not in winners, (forfeits, winners)
             assert codes[0] == code, codes
             summary = verify_transcript(bytes(net.transcripts[net.identities[0].peer])).summary
-            assert "forfeited (left a round and made it void, so cannot win): p1" in summary, summary
+            assert "forfeited (made a round void, so cannot win): p1" in summary, summary
 
 
 def test_keys_with_an_alarm_from_a_seat_dealt_open_are_no_alarm() -> None:

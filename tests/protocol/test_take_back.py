@@ -108,6 +108,6 @@ def test_leaving_a_sealed_round_to_void_it_never_pays_the_leaver_cannot_win() ->
         assert session.result.winners == tuple(
             s for s in (0, 1, 3) if result.scores[s] == min(result.scores[t] for t in (0, 1, 3)))
         summary = verify_transcript(bytes(net.transcripts[peer])).summary
-        assert "forfeited (left a round and made it void, so cannot win): p2" in summary
+        assert "forfeited (made a round void, so cannot win): p2" in summary
     assert result.scores[2] < min(result.scores[t] for t in (0, 1, 3))
     assert all(2 not in s.result.winners for s in net.sessions.values())

@@ -19,7 +19,7 @@ from test_web_phone_presence import (
     two_seats_and_a_tv,
 )
 
-FORFEIT = ("You forfeited this game by leaving a round you made void: you cannot win, and your hand is dealt open from "
+FORFEIT = ("You forfeited this game by making a round void: you cannot win, and your hand is dealt open from "
            "now on (every player sees it)")
 
 
@@ -50,6 +50,6 @@ async def test_a_phone_that_made_a_sealed_round_void_is_told_it_forfeited_and_pl
     mine = await download(again, tmp_path / "phone.p2pt")
     assert host.finish(30) == 0, host.text()
     said = results(mine)
-    assert "forfeited (left a round and made it void, so cannot win): zoe" in said, said
+    assert "forfeited (made a round void, so cannot win): zoe" in said, said
     assert results((tmp_path / "host.p2pt").read_bytes()) == said
     assert not errors, errors

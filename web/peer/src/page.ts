@@ -339,7 +339,7 @@ function render(node: PageNode): void {
     : seat.phase === "over" ? _("game over") : phaseWords(seat.phase));
   const notes = [...continues(seat), ...seat.faults.map((f) => fmt(_("fault ({code}): {detail}"), { code: f.code, detail: eveningRounds(f.detail, seat.before) })),
     ...node.notes, ...(seat.forfeited() && seat.phase !== "over"
-      ? [_("You forfeited this game by leaving a round you made void: you cannot win, and your hand is dealt open from now on (every player sees it)")]
+      ? [_("You forfeited this game by making a round void: you cannot win, and your hand is dealt open from now on (every player sees it)")]
       : [])];
   draw("notes", node, JSON.stringify(notes), () => notes.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
   if (seat.phase === "over" || seat.phase === "aborted") showVerdict(node);

@@ -215,7 +215,7 @@ export class PageNode {
       const unbroken = host !== undefined && host === this.hostLinkAtStart;
       this.leftOut = fmt(forked && ours ? _("{host} left game {code} for a new game without this seat (this seat's key signed two different messages at one place)")
         : proven.has(own) && this.seat.expelled.has(own) ? _("{host} left game {code} for a new game without this seat (this seat lost its seat in it for a proven rule break)")
-          : proven.has(own) ? _("{host} left game {code} for a new game without this seat (this seat forfeited it: its drop voided a round)")
+          : proven.has(own) ? _("{host} left game {code} for a new game without this seat (this seat forfeited it: it made a round void)")
             : forked ? _("{host} left game {code} for a new game without this seat (by its host's word: this node holds no proof against this seat)")
               : ours ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it refused this seat's START_ACK)")
                 : unbroken ? _("{host} abandoned game {code} before it started and starts a new game without this seat (it did not have this seat's START_ACK in time)")

@@ -156,7 +156,7 @@ export class PageSeat extends Seat {
     return this.seat !== null && this.dropped.has(this.seat);
   }
 
-  /** Our seat forfeited (its drop voided a round, 17.9): it cannot win, and its hand is dealt open from then on. */
+  /** Our seat forfeited (it made a round void: its drop, or the audit named it; 17.9): it cannot win, and its hand is dealt open from then on. */
   forfeited(): boolean {
     return this.seat !== null && this.forfeits.has(this.seat);
   }

@@ -247,7 +247,7 @@ function summary(replay: Replay): string {
     lines.push(`lost its seat for a proven rule break: ${session.names[seat]} (${code}${where})`);
   }
   if (session.forfeits.size) {
-    lines.push("forfeited (left a round and made it void, so cannot win): "
+    lines.push("forfeited (made a round void, so cannot win): "
       + [...session.forfeits.keys()].sort((a, b) => a - b).map((i) => session.names[i]).join(", "));
   }
   const won = session.winners.map((i) => session.names[i] as string);
