@@ -34,6 +34,7 @@ HANDSHAKE_TIMEOUT = 5.0
 IDLE_TIMEOUT = 20.0  # a peer silent this long is gone (the default of --link-timeout; peers ping every quarter)
 MAX_UNSENT = 16 * 1024 * 1024  # bytes queued to a peer that does not read before its link is cut
 READ_SIZE = 256 * 1024  # bytes a link takes from its socket at once: every whole frame in them is read without waiting
+LINK_SPACE = 64 * 1024  # bytes a served link reads into, its own buffer (_Tap): held and touched for the link's life
 MSG_PREFIX = b"\x92\xa3msg"  # msgpack of a 2-array and the str "msg": how a session message's frame begins
 _BIN_WIDTH = {0xC4: 1, 0xC5: 2, 0xC6: 4}  # msgpack bin 8, 16, 32: bytes of the length after the type byte
 # How a handshake that a dialer should make again fails: the listener said nothing in time, or closed (a flood's
@@ -521,10 +522,11 @@ class _Tap(asyncio.BufferedProtocol):
         self.link: _Link | None = None
         self.ended = False  # the peer's end (EOF) or the connection's loss has come
         # The socket is read into this, the link's own space, made once: a protocol that is not buffered has the
-        # transport make a READ_SIZE bytes object at every read and shrink it to what came (glibc: mmap, mremap and
-        # munmap, three system calls and fresh pages a read, once its allocation history puts READ_SIZE above
-        # malloc's mmap threshold).
-        self._space = memoryview(bytearray(READ_SIZE))
+        # transport make a 256 KiB bytes object at every read and shrink it to what came (glibc: mmap, mremap and
+        # munmap, three system calls and fresh pages a read, once its allocation history puts that size above
+        # malloc's mmap threshold). 64 KiB (a whole frame at most, or many of a turn) keeps nine links' spaces at
+        # 0.6 MB of a node's memory; what is larger comes in over several reads.
+        self._space = memoryview(bytearray(LINK_SPACE))
 
     @classmethod
     def on(cls, writer: asyncio.StreamWriter) -> _Tap:

@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from p2pnimmt.net.connection import FRAME_LIMIT, READ_SIZE, Connection, ConnectionFailed, frame, msg_frame, msg_payload
+from p2pnimmt.net.connection import FRAME_LIMIT, LINK_SPACE, Connection, ConnectionFailed, frame, msg_frame, msg_payload
 from p2pnimmt.protocol.codec import encode
 
 SIZES = [0, 1, 255, 256, 65535, 65536, 65600]  # either side of msgpack's bin 8 / 16 / 32 headers
@@ -104,11 +104,11 @@ def test_a_frame_must_come_whole_within_the_timeout(served: bool) -> None:
 
 @PATHS
 def test_a_write_larger_than_the_links_read_space(served: bool) -> None:
-    """A link reads its socket into one space of READ_SIZE bytes, made once (not a new buffer a read): one write of
-    frames well past it comes in over several reads, every frame whole and in order, the last ones cut across the
+    """A link reads its socket into one space of LINK_SPACE bytes, made once (not a new buffer a read): one write of
+    frames well past it comes in over several reads, every frame whole and in order, the frames cut across the
     reads' ends."""
-    frames = [msg_frame(bytes([i]) * (60_000 + 7 * i)) for i in range(12)]  # 12 frames, 2.8 x READ_SIZE in one write
-    assert len(b"".join(frames)) > 2 * READ_SIZE
+    frames = [msg_frame(bytes([i]) * (60_000 + 7 * i)) for i in range(12)]  # 12 frames, 11 x LINK_SPACE in one write
+    assert len(b"".join(frames)) > 10 * LINK_SPACE
     got, why = asyncio.run(_link([b"".join(frames), frame(["ping", None])], served=served))
     assert got == [*(("msg", msg_payload(f[4:])) for f in frames), ("ping", None)]
     assert why == "connection closed"
@@ -116,14 +116,14 @@ def test_a_write_larger_than_the_links_read_space(served: bool) -> None:
 
 def test_a_link_reads_into_one_space_made_once() -> None:
     """The link's transport reads into the buffer its protocol hands it (asyncio.BufferedProtocol), the same one at
-    every read: asyncio's plain protocol would have the transport make a new READ_SIZE bytes object a read (the
+    every read: asyncio's plain protocol would have the transport make a new 256 KiB bytes object a read (the
     benchmark's page faults per turn show what that cost: peers_cpu_bench.py --in-game)."""
     async def run() -> None:
         server, other, conn = await _pair()
         protocol = conn.writer.transport.get_protocol()
         assert isinstance(protocol, asyncio.BufferedProtocol)
         space = protocol.get_buffer(-1)
-        assert len(space) == READ_SIZE and protocol.get_buffer(-1) is space
+        assert len(space) == LINK_SPACE and protocol.get_buffer(-1) is space
         other.write(msg_frame(b"a"))
         assert await conn.receive() == ("msg", b"a")  # read through the space, handed to the stream before serve
         conn.close()
