@@ -177,8 +177,12 @@ def test_a_resumed_host_starts_the_new_game_after_an_equivocation(tmp_path: Path
     """ann, the host, is killed in round 1 and resumed at once; mal's equivocation in round 2 ends the game, and the
     resumed ann starts the new game without mal that carries round 1's scores, as `host` does (session 33: its evening
     goes on; before, it said "a resumed host starts no new game" and exited 1, and the others gave up). bob, cy and the
-    TV follow it; every new transcript is the same game, ann's next to the resumed one (ann-2.p2pt)."""
-    timers = ["--drop-after", "600", "--give-up", "90"]  # nobody is dropped: the game waits for the resumed host
+    TV follow it; every new transcript is the same game, ann's next to the resumed one (ann-2.p2pt). Every seat plays
+    a move a second (--bot-delay 1): the TV, watching through bob while ann was down, hears the offer only once its
+    link to the resumed ann is back, and under the suite's load a new game of moves without delay was over and ann
+    gone before it dialled ('cannot reach': the CI of session 33's end)."""
+    # nobody is dropped: the game waits for the resumed host
+    timers = ["--drop-after", "600", "--give-up", "90", "--bot-delay", "1"]
     ann, bob, cy, tv, mal, code = table(procs, tmp_path, timers, timers)
     try:
         ann.wait_for("game started", 60)
