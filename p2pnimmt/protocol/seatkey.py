@@ -1,0 +1,64 @@
+"""The seat key (protocol.md 14, "The seat key"): what only the room sees, proven on each link to the host.
+
+A host draws 4 characters of the code's alphabet when it starts and shows them next to the game's code
+(`QM5Z-7Q2K`); a joiner (player or spectator) proves them in its `join` frame with an HMAC bound to this link's
+handshake, under a key drawn from the game id and the seat key by the game code's scrypt. The host admits no join
+without a proof that holds (a seat of its START excepted: it is a member already).
+
+Apart from net/ so that the screens (ui) may read what a person typed, as gamecode is."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+import secrets
+
+from .gamecode import CODE_ALPHABET, CODE_LENGTH, CODE_N, CODE_P, CODE_R
+
+SEAT_KEY_LENGTH = 4
+SEAT_SALT = b"p2pnimmt/seat/v1"
+JOIN_TAG = b"p2pnimmt/join/v1"
+PROOF_SIZE = 32
+# A person's typing: I and L read as 1, O as 0 (as the game code is read).
+_AS_TYPED = str.maketrans({"I": "1", "L": "1", "O": "0"})
+
+
+def new_seat_key() -> str:
+    """A fresh seat key: 4 characters of the code's alphabet from the system's CSPRNG (20 bits)."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(SEAT_KEY_LENGTH))
+
+
+@functools.lru_cache(maxsize=64)
+def seat_secret(game_id: bytes, seat_key: str) -> bytes:
+    """K = scrypt(game id || seat key, "p2pnimmt/seat/v1", 2^15, 8, 1): costly on purpose (a proof seen on the air
+    is ground key by key at this cost), drawn once per game."""
+    return hashlib.scrypt(game_id + seat_key.encode("ascii"), salt=SEAT_SALT, n=CODE_N, r=CODE_R, p=CODE_P, dklen=32,
+                          maxmem=2 * 128 * CODE_R * CODE_N * CODE_P)
+
+
+def join_proof(secret: bytes, game_id: bytes, joiner_nonce: bytes, host_nonce: bytes, joiner_key: bytes) -> bytes:
+    """The `proof` of a join: HMAC-SHA256 under K of this link's handshake (its nonces and the joiner's key)."""
+    return hmac.new(secret, JOIN_TAG + game_id + joiner_nonce + host_nonce + joiner_key, hashlib.sha256).digest()
+
+
+def proof_holds(proof: object, secret: bytes, game_id: bytes, joiner_nonce: bytes, host_nonce: bytes,
+                joiner_key: bytes) -> bool:
+    """Whether a join's `proof` is this link's proof under K (compared in constant time)."""
+    if not isinstance(proof, bytes) or len(proof) != PROOF_SIZE:
+        return False
+    return hmac.compare_digest(proof, join_proof(secret, game_id, joiner_nonce, host_nonce, joiner_key))
+
+
+def split_join_code(cleaned: str) -> tuple[str, str | None]:
+    """A code as a person typed it, made plain (upper case, no spaces or hyphens, I/L/O read as 1/1/0): the game's
+    code and its seat key (None when only the 4 characters of the code were given)."""
+    if len(cleaned) == CODE_LENGTH + SEAT_KEY_LENGTH:
+        return cleaned[:CODE_LENGTH], cleaned[CODE_LENGTH:]
+    return cleaned, None
+
+
+def plain(text: str) -> str:
+    """What a person typed, made plain as a code is read: upper case, without spaces or hyphens, I and L as 1, O
+    as 0."""
+    return "".join(ch for ch in text.upper() if ch not in " -").translate(_AS_TYPED)
