@@ -113,6 +113,9 @@ class Node:
         self.started_at: float | None = None
         self.host_link_at_start: Connection | None = None
         self.relay: tuple[str, int, str] | None = None  # where this node relays phone pages (offer_relay), if it does
+        # the evening's seat key (protocol.md 14, "The seat key"): a host's, drawn when it starts; a joiner's, typed
+        # with the code (CODE-KEY) or read from its link or its secrets; shown only where a person reads it
+        self.seat_key: str | None = None
         self.drop_after = drop_after  # seconds waited on one player before voting to drop it (0: never)
         self.bot_delay = bot_delay  # seconds a bot waits before each move (so people can follow)
         self.link_timeout = link_timeout  # a link silent this long has ended (pings every quarter of it)
