@@ -327,8 +327,8 @@ def web_options(args: argparse.Namespace):
     return WebOptions(args.web_interface, args.web_port, args.web_open) if args.web else None
 
 
-CODE_OR_LINK = N_("the game's 4-letter code (found by mDNS on the LAN), or its invite link p2pnimmt://... "
-                  "(dialled directly, the host's key checked)")
+CODE_OR_LINK = N_("the game's code with its seat key, as the host's screen shows it (CODE-KEY; the game is found "
+                  "by mDNS on the LAN), or its invite link p2pnimmt://... (dialled directly, the host's key checked)")
 
 
 class Parser(argparse.ArgumentParser):
@@ -618,7 +618,7 @@ def network_options(args: argparse.Namespace, default_name: str):
                    link_timeout=args.link_timeout,
                    give_up=args.give_up, bot_delay=args.bot_delay, lines=args.lines,
                    web=None if args.headless else web_options(args), pages=pages_options(args),
-                   host_key=getattr(args, "host_key", None))
+                   host_key=getattr(args, "host_key", None), seat_key=getattr(args, "seat_key", None))
 
 
 def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -637,7 +637,7 @@ def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     if args.role == "player" and args.bot is None and args.headless:
         args.bot = "heuristic"
-    from .net.discovery import parse_code
+    from .net.discovery import parse_join_code
     from .net.invite import BadLink, looks_like_link, parse_link
 
     invite = None
@@ -651,12 +651,15 @@ def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             print(f"p2pnimmt {args.command}: " + _("an invite link names the addresses and the host key: "
                                                    "leave out --peer and --host-key"), file=sys.stderr)
             return 2
-        args.code = invite.code
+        args.code, args.seat_key = invite.code, invite.seat_key
     else:
         try:
-            args.code = parse_code(args.code)  # any case; I and L read as 1, O as 0
+            args.code, args.seat_key = parse_join_code(args.code)  # any case; I and L read as 1, O as 0
         except ValueError as exc:
             parser.error(str(exc))
+        if args.seat_key is None:
+            parser.error(_("{code} needs its seat key: type the code as the host's screen shows it, with the 4 "
+                           "characters after it ({code}-KEY), or open its invite link").format(code=args.code))
     # the default name, in the language in use ('Zuschauer-K3QF' on a German TV)
     default = _("spectator") if args.role == "spectator" else ("bot" if args.bot else _("player"))
     return run(run_join(args.code, args.role, network_options(args, default), args.headless,

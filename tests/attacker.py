@@ -27,6 +27,7 @@ from p2pnimmt.net.connection import FRAME_LIMIT, HELLO, frame, transcript_of
 from p2pnimmt.protocol.codec import decode, encode
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, VERSION, seal
 from p2pnimmt.protocol.identity import SIGNATURE_SIZE, Identity
+from p2pnimmt.protocol.seatkey import join_proof, seat_secret
 
 LOOPBACK = "127.0.0.1"  # the only address an attacker of these tests ever dials or binds
 
@@ -112,6 +113,7 @@ class Attacker(RawLink):
         self.identity = identity
         self.game_id = game_id
         self.their_key = their_key
+        self.nonces = (b"", b"")  # ours, the listener's: what a join's seat-key proof is bound to
 
     @classmethod
     def try_dial(cls, port: int, identity: Identity | None = None, timeout: float = 10.0) -> Attacker | None:
@@ -140,7 +142,7 @@ class Attacker(RawLink):
             sock.close()
             raise
         assert auth[0] == "auth", auth
-        a.game_id, a.their_key = game_id, their_key
+        a.game_id, a.their_key, a.nonces = game_id, their_key, (nonce, their_nonce)
         return a
 
     # ----------------------------------------------------------------- bytes
@@ -162,8 +164,14 @@ class Attacker(RawLink):
 
     # ----------------------------------------------------------------- lobby and messages
 
-    def join(self, role: str = "spectator", name: str = "mallory", port: int = 1) -> None:
-        self.send("join", {"name": name, "role": role, "bot": False, "port": port})
+    def join(self, role: str = "spectator", name: str = "mallory", port: int = 1, seat_key: str | None = None) -> None:
+        """Ask the host for a seat (or to watch), proving `seat_key` as an honest joiner does (protocol.md 14: a
+        friend who has the key and misbehaves); without it, as a stranger who never saw the host's screen."""
+        payload: dict[str, Any] = {"name": name, "role": role, "bot": False, "port": port}
+        if seat_key is not None:
+            secret = seat_secret(self.game_id, seat_key)
+            payload["proof"] = join_proof(secret, self.game_id, *self.nonces, self.identity.public_key)
+        self.send("join", payload)
 
     def lobby(self, timeout: float = 10.0) -> dict:
         return self.until("lobby", timeout)

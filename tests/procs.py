@@ -69,10 +69,21 @@ class Proc:
 
 
 def code_of(out: Path) -> str:
-    """The game code a host printed to its output file (`code: ABCD`)."""
-    match = re.search(r"code: (\w{4})", out.read_text(errors="replace"))
+    """The code a host printed to its output file with its seat key (`code: ABCD-WXYZ`): what a friend types to join
+    or watch (protocol.md 14, "The seat key"); its first 4 characters are the game's code (game_of)."""
+    match = re.search(r"code: (\w{4}-\w{4})", out.read_text(errors="replace"))
     assert match, f"no game code in {out}"
     return match.group(1)
+
+
+def game_of(code: str) -> str:
+    """The game's own code (what its lines name: `joined ABCD`, `game ABCD is abandoned`) of a typed `ABCD-WXYZ`."""
+    return code[:4]
+
+
+def seat_key_of(code: str) -> str:
+    """The seat key of a typed `ABCD-WXYZ`."""
+    return code[5:]
 
 
 def final_scores(text: str) -> str:

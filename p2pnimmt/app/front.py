@@ -22,7 +22,9 @@ def lobby_link(node: Node, code: str) -> str | None:
     """The invite link a host's lobby shows (net.invite); a joiner's lobby shows none."""
     if not node.is_host:
         return None
-    return invite_link(link_addresses(node.interface), node.port, code, node.identity.peer)
+    if node.seat_key is None:
+        return None
+    return invite_link(link_addresses(node.interface), node.port, code, node.identity.peer, node.seat_key)
 
 
 class Front:
@@ -157,7 +159,9 @@ class Front:
         async def lobby() -> None:
             assert node.game_id is not None  # the lobby is shown once the node has hosted or joined
             code = game_code(node.game_id)
-            stayed = await LobbyScreen(node, code, command, link=lobby_link(node, code)).run()
+            # the host's screen is where the room reads the seat key (protocol.md 14): CODE-KEY
+            shown = f"{code}-{node.seat_key}" if node.is_host and node.seat_key else code
+            stayed = await LobbyScreen(node, shown, command, link=lobby_link(node, code)).run()
             assert self.lobby_closed is not None  # made with the full screen
             self.lobby_closed.set_result(stayed)
             if not stayed:

@@ -121,6 +121,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         old.server.close()  # the rematch listens on --port from now on (else the finished game's port stays open while
         # its links are kept: a seat whose link comes back there is told the offer, net.rematch.RematchLinks.linked)
     await node.listen(options.port)
+    node.seat_key = old.seat_key if old is not None else None  # the evening keeps its seat key (none: one is drawn)
     await node.host(settings)
     assert node.game_id is not None and node.session is not None  # a node that hosts has both
     anew, carry.anew = carry.anew, None
@@ -137,8 +138,11 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     code = game_code(node.game_id)
     node.session.journal.secret({"kind": "node", "role": "player", "name": options.name,
                                  "bot": bot_kind if headless else None, "listen": node.port,
-                                 "host": options.interface or "", "host_port": node.port, "is_host": True})
-    say(_("code: {code}").format(code=code))
+                                 "host": options.interface or "", "host_port": node.port, "is_host": True,
+                                 "seat_key": node.seat_key})
+    say(_("code: {code}").format(code=f"{code}-{node.seat_key}"))
+    say(_("seat key: {key} (the 4 characters after the hyphen; nobody sits or watches without them, and no network "
+          "carries them)").format(key=node.seat_key))
     say(_("host key: {key} (if two games answer this code, joiners tell them apart by it)").format(
         key=identity.fingerprint))
     say(_("listening on {address}").format(address=f"{options.interface or '0.0.0.0'}:{node.port}"))
@@ -191,6 +195,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
             kept = HostBot(bot_identity, bot_name(node, len(host_bots) + 1), kind)
             host_bots.append(kept)
         helper = new_node(kept.identity, options, name=kept.name, bot=make_bot(kept.kind, kept.identity.secret))
+        helper.seat_key = node.seat_key  # the host's own bots prove its key as any joiner
         await helper.listen()
         helpers.append(helper)
         await helper.join(options.interface or "127.0.0.1", node.port, node.game_id)

@@ -304,7 +304,8 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
         raise RoleFailed(_("the game at {address} has code {found}, not {code}").format(
             address=f"{host}:{port}", found=game_code(node.game_id), code=code))
     node.session.journal.secret({"kind": "node", "role": role, "name": options.name, "bot": options.bot,
-                                 "listen": node.port, "host": host, "host_port": port, "is_host": False})
+                                 "listen": node.port, "host": host, "host_port": port, "is_host": False,
+                                 "seat_key": node.seat_key})
     who = _(role) + (f" {options.name}" if role == "player" else "")  # "player carol": the name the seat has
     front.say(_("joined {code} at {address} as {role}").format(code=game_code(node.game_id),
                                                                 address=f"{host}:{port}", role=who)

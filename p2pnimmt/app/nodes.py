@@ -30,6 +30,7 @@ def new_node(identity: Identity, options: Options, *, name: str | None = None, r
     node = Node(identity, name=options.name if name is None else name, role=role, bot=bot,
                 interface=options.interface, journal_for=journal_for, drop_after=options.drop_after,
                 bot_delay=options.bot_delay, link_timeout=options.link_timeout)
+    node.seat_key = options.seat_key
     if os.environ.get("P2PNIMMT_TIMING"):
         node.watch_events(stamp)
     if on_event is not None:

@@ -49,4 +49,5 @@ class Options:
     lines: bool = False  # the line terminal even on a terminal
     web: Any = None  # app.web.WebOptions: the browser front (--web), else None
     host_key: str | None = None  # join: only the game whose host has this key fingerprint (XXXX-XXXX)
+    seat_key: str | None = None  # join: the seat key typed with the code (CODE-KEY) or its link's (protocol.md 14)
     pages: Any = None  # app.web.WebOptions: where the lobby's TV page and guest seats are served (--web-interface)

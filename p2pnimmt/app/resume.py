@@ -22,7 +22,9 @@ from ..net.files import InUse, OwnFiles, key_path, own_messages, read_key, read_
 from ..net.members import Member, member_from
 from ..net.node import Node
 from ..protocol.codec import DecodeError
+from ..protocol.gamecode import CODE_ALPHABET
 from ..protocol.identity import Identity
+from ..protocol.seatkey import SEAT_KEY_LENGTH, new_seat_key
 from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames, replay_wires
 from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
@@ -222,6 +224,16 @@ async def follow_anew(node: Node, new: NewStart, path: Path, files: NodeFiles, o
                               headless, rematches, carry, old=node, game=2, evening=evening)
 
 
+def kept_seat_key(info: dict, is_host: bool) -> str | None:
+    """The evening's seat key our secrets kept (protocol.md 14): a joiner proves it again (a spectator cannot watch
+    on without it; a seat of the START needs none), a host asks it of its spectators and its next games' joiners. A
+    host whose secrets predate the key draws one: its door is never open."""
+    key = info.get("seat_key")
+    if isinstance(key, str) and len(key) == SEAT_KEY_LENGTH and set(key) <= set(CODE_ALPHABET):
+        return key
+    return new_seat_key() if is_host else None
+
+
 async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], secrets: list[dict], info: dict,
                   game_id: bytes | None, files: NodeFiles, options: Options, headless: bool, rematches: int) -> int:
     is_host = bool(info.get("is_host"))
@@ -233,7 +245,7 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
         raise UsageError(_("--port {port}: a resumed host listens on its game's port {old} again (its players redial "
                            "it): leave out --port, or give {old}").format(port=options.port, old=info["listen"]))
     # the options of this seat from now on, for the evening's next games too: its name, its bot
-    seat = replace(options, name=info["name"], bot=bot_kind if bot else None)
+    seat = replace(options, name=info["name"], bot=bot_kind if bot else None, seat_key=kept_seat_key(info, is_host))
     carry = Carry()
     evening = Evening()
     front = evening_front(carry, seat, headless, evening, rematches)

@@ -205,6 +205,8 @@ class Connection:
         # person, and once more as its link comes back
         self.answers = Asks(JOINS_PER_SECOND, JOINS_BURST)
         self.dialed: tuple[str, int] | None = None  # the address we dialled, if we did
+        # this link's handshake nonces (ours, its): what a join's seat-key proof is bound to (protocol.md 14)
+        self.nonces: tuple[bytes, bytes] = (b"", b"")
         self.opened_at = 0.0  # loop time when the handshake completed (set by a dialer)
         self.idle_timeout = IDLE_TIMEOUT  # silence this long ends the link (the node's --link-timeout)
         # The wait for a frame ends at _deadline: one timer per link checks it (_watch), set again only when
@@ -285,7 +287,9 @@ class Connection:
             writer.close()
             failed = Unanswered if dialer else ConnectionFailed
             raise failed(f"connection lost during the handshake: {exc}") from None
-        return cls(reader, writer, their_key, game_id, tap)
+        conn = cls(reader, writer, their_key, game_id, tap)
+        conn.nonces = (nonce, their_nonce)
+        return conn
 
     async def send(self, kind: str, payload: Any) -> None:
         if self.closed:

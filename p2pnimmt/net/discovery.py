@@ -38,6 +38,7 @@ from ..i18n import _
 from ..neutral import shown
 from ..protocol.gamecode import CODE_ALPHABET, CODE_LENGTH, game_code
 from ..protocol.names import is_name, name_problem
+from ..protocol.seatkey import SEAT_KEY_LENGTH, plain, split_join_code
 
 SERVICE = "_p2pnimmt._tcp.local."
 SERVICE_ENV = "P2PNIMMT_SERVICE"
@@ -88,6 +89,22 @@ def parse_code(text: str) -> str:
         raise ValueError(_("a game code has no {char} (codes use 0-9 and A-Z without I, L, O, U), got {text}").format(
             char=shown(wrong), text=shown(text)))
     return cleaned
+
+
+def parse_join_code(text: str) -> tuple[str, str | None]:
+    """A code as a person typed it to join or watch: the game's code and its seat key (`QM5Z-7Q2K`, any case, with
+    or without the hyphen; protocol.md 14, "The seat key"), or the code alone (None for the key: the caller says
+    it is missing). ValueError saying what is wrong."""
+    cleaned = plain(text)
+    if len(cleaned) not in (CODE_LENGTH, CODE_LENGTH + SEAT_KEY_LENGTH):
+        raise ValueError(_("a game code with its seat key is 4 + 4 letters and digits as the host's screen shows it "
+                           "(CODE-KEY), got {text}").format(text=shown(text)))
+    code, key = split_join_code(cleaned)
+    wrong = next((ch for ch in cleaned if ch not in CODE_ALPHABET), None)
+    if wrong is not None:
+        raise ValueError(_("a game code has no {char} (codes use 0-9 and A-Z without I, L, O, U), got {text}").format(
+            char=shown(wrong), text=shown(text)))
+    return code, key
 
 
 def listed_codes(ads: list[GameAd]) -> list[str]:

@@ -1,12 +1,12 @@
 """Invite links: where a game's host listens, its code and its key, in one line to send a friend elsewhere.
 
-    p2pnimmt://100.101.102.103:4000,192.168.1.20:4000/QM5Z#ABCD-EFGH-IJKL-MNOP-QRST-UVWX
+    p2pnimmt://100.101.102.103:4000,192.168.1.20:4000/QM5Z-7Q2K#ABCD-EFGH-IJKL-MNOP-QRST-UVWX
 
-protocol.md 14, "Invite links": one or more ADDRESS:PORT (an IPv6 address in brackets, or a DNS name) separated
-by commas, best first; the game code; after `#` the host key's long fingerprint (protocol.md 6: six groups,
-whose first two are the host key its screen shows; the short XXXX-XXXX is read too). A joiner dials the
-addresses in order, no mDNS, and goes on only with a peer whose key has that fingerprint (net.node.Node.join
-checks it before sending anything, its name included).
+protocol.md 14, "Invite links": one or more ADDRESS:PORT (an IPv6 address in brackets, or a DNS name)
+separated by commas, best first; the game code with its seat key (protocol.md 14, "The seat key"); after `#`
+the host key's long fingerprint (protocol.md 6: six groups, whose first two are the host key its screen shows;
+the short XXXX-XXXX is read too). A joiner dials the addresses in order, no mDNS, and goes on only with a peer
+whose key has that fingerprint (net.node.Node.join checks it before sending anything, its name included).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..neutral import shown
 from ..protocol.identity import fingerprint
-from .discovery import parse_code
+from .discovery import parse_join_code
 
 SCHEME = "p2pnimmt"
 MAX_LINK = 2048  # characters of a link read at all
@@ -43,15 +43,18 @@ class Invite:
     addresses: tuple[tuple[str, int], ...]
     code: str
     host_key: str
+    seat_key: str
 
     def link(self) -> str:
         where = ",".join(f"[{host}]:{port}" if ":" in host else f"{host}:{port}" for host, port in self.addresses)
-        return f"{SCHEME}://{where}/{self.code}#{self.host_key}"
+        return f"{SCHEME}://{where}/{self.code}-{self.seat_key}#{self.host_key}"
 
 
-def invite_link(addresses: list[str], port: int, code: str, peer: bytes) -> str:
-    """The link of a game hosted by the key with peer id `peer`, listening on `port` at `addresses`."""
-    return Invite(tuple((address, port) for address in addresses), code, fingerprint(peer, long=True)).link()
+def invite_link(addresses: list[str], port: int, code: str, peer: bytes, seat_key: str) -> str:
+    """The link of a game hosted by the key with peer id `peer`, listening on `port` at `addresses`, with the seat
+    key that lets its reader sit (protocol.md 14)."""
+    return Invite(tuple((address, port) for address in addresses), code, fingerprint(peer, long=True),
+                  seat_key).link()
 
 
 def looks_like_link(text: str) -> bool:
@@ -60,10 +63,12 @@ def looks_like_link(text: str) -> bool:
 
 
 def read_code_or_link(text: str) -> str:
-    """What the menu's "type a code" field takes: a code (as parse_code reads it) or an invite link (written
+    """What the menu's "type a code" field takes: a code, with its seat key (CODE-KEY) or without (as
+    parse_join_code reads it), or an invite link (written
     back whole, as parse_link reads it); ValueError saying what is wrong."""
     if not looks_like_link(text):
-        return parse_code(text)
+        code, seat_key = parse_join_code(text)
+        return code if seat_key is None else f"{code}-{seat_key}"
     try:
         return parse_link(text).link()
     except BadLink as exc:
@@ -92,10 +97,12 @@ def parse_link(text: str) -> Invite:
     if "/" in code_text:
         raise BadLink(f"its path is {shown('/' + path)}, not one game code")
     try:
-        code = parse_code(code_text)
+        code, seat_key = parse_join_code(code_text)
     except ValueError as exc:
         raise BadLink(f"bad game code: {exc}") from None
-    return Invite(parse_addresses(authority), code, parse_key(key))
+    if seat_key is None:
+        raise BadLink("the link has no seat key after its code (/CODE-KEY): ask the host for its link again")
+    return Invite(parse_addresses(authority), code, parse_key(key), seat_key)
 
 
 def parse_key(text: str) -> str:

@@ -20,6 +20,7 @@ from ..protocol.names import look_alike, watcher_name
 from ..quietlog import quiet
 from .connection import Connection
 from .members import MAX_ADDRESSES, Member, member_from
+from .seatdoor import SeatDoor
 
 log = logging.getLogger("p2pnimmt.net")  # what strangers can repeat goes through quietlog's `quiet`
 
@@ -34,6 +35,7 @@ class Lobby:
     def __init__(self, node) -> None:
         self.node = node
         self.cut_off: set[bytes] = set()  # peers cut off for going over a cap (never admitted again)
+        self.door = SeatDoor(node)  # a host: the seat key each join proves (protocol.md 14)
         self.shown_as: str | None = None  # a joiner: the name the host shows for us, when not ours (told once)
         self._listeners: list[LobbyListener] = []
 
@@ -88,6 +90,10 @@ class Lobby:
         held = node.held_seats
         if conn.peer in self.cut_off and not seated:  # a seat keeps its seat (its link was closed, that is all)
             self.refuse(conn, "cut off: you went over a limit of this node")
+            return
+        why = None if seated else self.door.why_not(conn, payload)  # a seat of the START is a member already
+        if why is not None:
+            self.refuse(conn, why)
             return
         if member.role == "player" and not seated and (known is None or known.role != "player") and (
                 len(node.players()) >= node.seats or node.lobby_state != "lobby"):

@@ -22,6 +22,7 @@ from ..protocol.identity import fingerprint, peer_id
 from ..quietlog import quiet
 from .connection import Connection, ConnectionFailed, Refused, Unanswered, Unwelcome
 from .frames import MAX_LINK_FAULTS, on_frame
+from .seatdoor import join_with_proof
 from .seen import Seen
 
 log = logging.getLogger("p2pnimmt.net")  # what strangers can repeat goes through quietlog's `quiet`
@@ -268,7 +269,7 @@ class Mesh:
         node.unreachable.discard(conn.peer)  # it answers again
         assert node.session is not None  # links are served once the node has its session
         if conn.peer == node.host_peer and self.join_frame is not None:
-            conn.send_nowait("join", self.join_frame)
+            conn.send_nowait("join", join_with_proof(node, conn, self.join_frame))
         conn.send_nowait("heads", node.session.heads())
         self.seen.tell(conn)
         node.rematch.linked(conn)  # a host that offered a rematch or new start tells it to a link that came later

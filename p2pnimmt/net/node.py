@@ -38,6 +38,7 @@ from ..neutral import PLAIN
 from ..protocol.delivery import meant_for
 from ..protocol.events import Event, Fault, GameAborted, GameOver, GameStarted, Outgoing, SeatDropped
 from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
+from ..protocol.seatkey import new_seat_key, seat_secret
 from ..protocol.session import Journal, LocalError, Session
 from .clock import MoveClock
 from .connection import IDLE_TIMEOUT, Connection, ConnectionFailed, msg_frame, say_bye
@@ -50,6 +51,7 @@ from .lobby import MAX_SPECTATORS, Lobby
 from .members import MAX_ADDRESSES, Member
 from .mesh import MAX_PENDING, MEMBER_WAIT, Mesh
 from .rematch import RematchLinks
+from .seatdoor import join_with_proof
 from .spectator import watch_through
 from .waiting import refused_acks, watch_waiting
 
@@ -200,6 +202,10 @@ class Node:
         self.seats = settings.players
         self.salt = secrets.token_bytes(SALT_SIZE)
         self._new_session(game_id_for(self.identity.public_key, self.salt))
+        if self.seat_key is None:  # no door without a key: one is drawn (an evening's next game keeps the first's)
+            self.seat_key = new_seat_key()
+        assert self.game_id is not None
+        await asyncio.to_thread(seat_secret, self.game_id, self.seat_key)  # drawn once per game, off the loop
         self.members[self.identity.peer] = Member(self.identity.public_key, self.name, "player", self.bot is not None,
                                                   self.interface or "", self.port, relay=self.relay)
 
@@ -237,6 +243,8 @@ class Node:
         if self.session is None:
             self._new_session(conn.game_id)
         self.host_peer = conn.peer
+        if self.seat_key is not None:  # K for this game, drawn off the loop before our join proves it
+            await asyncio.to_thread(seat_secret, conn.game_id, self.seat_key)
         self.mesh.join_frame = {"name": self.name, "role": self.role, "bot": self.bot is not None, "port": self.port,
                                 "addresses": self.own_addresses()}
         if self.relay is not None:
@@ -260,7 +268,7 @@ class Node:
             self.mesh.join_frame["relay"] = list(relay)
             conn = self.links.get(self.host_peer) if self.host_peer is not None else None
             if conn is not None:
-                conn.send_nowait("join", self.mesh.join_frame)
+                conn.send_nowait("join", join_with_proof(self, conn, self.mesh.join_frame))
 
     def own_addresses(self) -> list[str]:
         """Where this node listens, as a join tells the host (a player's may be dialled at any of them): the

@@ -48,7 +48,7 @@ def big(code: str, columns: int = 80, rows: int = 24) -> str:
     """The code to be read from across the room: in block letters as large as the screen has room for (5 lines
     from 60×30, 10 lines from 120×44), else spaced out and framed (3 lines)."""
     for scale, (width, height) in ((2, (120, 44)), (1, (60, 30))):
-        if columns >= width and rows >= height:
+        if columns >= max(width, 8 * scale * len(code)) and rows >= height:  # a letter and its gap: 8 x scale
             return "\n".join(block_letters(code, scale)) + f"\n{'   '.join(code)}"
     letters = "   ".join(code)
     return f"+{'-' * (len(letters) + 6)}+\n|   {letters}   |\n+{'-' * (len(letters) + 6)}+"

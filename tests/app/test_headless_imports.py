@@ -20,7 +20,7 @@ def test_a_headless_game_never_imports_the_fronts_or_numpy(tmp_path: Path, procs
     joiner not zeroconf either (the host advertises: zeroconf, and ifaddr with it)."""
     host = procs(["host", "--headless", "--seats", "2", *LO, "--transcript", str(tmp_path / "h.p2pt")],
                  tmp_path / "host.out", prefix=AT_EXIT)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     joiner = procs(["join", code, "--headless", "--peer", f"127.0.0.1:{port}", *LO,
                     "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "join.out", prefix=AT_EXIT)

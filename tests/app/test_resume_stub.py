@@ -18,7 +18,7 @@ def run(args: list[str], home: Path) -> subprocess.CompletedProcess:
 def test_resuming_the_stub_of_a_refused_join_says_there_is_nothing_to_take_up(tmp_path: Path, procs) -> None:
     host = procs(["host", "--headless", "--seats", "2", "--bots", "1", "--rounds", "8", "--no-points", *LO,
                   "--bot-delay", "0.2", "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     host.wait_for("game started", 60)
     stub = tmp_path / "late.p2pt"
     late = run(["join", code, "--headless", *LO, "--transcript", str(stub)], tmp_path)

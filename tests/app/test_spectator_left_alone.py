@@ -30,7 +30,7 @@ def test_a_spectator_whose_players_left_says_so_and_ends(tmp_path: Path, procs, 
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", "--rounds", "30", "--no-points", *LO, *LONG,
                   "--bot-delay", "0.2", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")],
                  tmp_path / "ann.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     peer = ["--peer", f"127.0.0.1:{port}"]
     tv = procs(["watch", code, "--lines", *peer, *LO, *LONG, "--name", "tv", "--transcript",

@@ -91,7 +91,7 @@ def test_a_five_seat_sealed_game_over_a_slow_jittery_path_finishes_with_nobody_d
         host = overlay.start(1, ["host", "--headless", "--seats", "5", "--name", "ann", "--rounds", "1",
                                  "--no-points", "--transcript", str(out / "host.p2pt")], "host")
         link = host.wait_for(r"invite link: (p2pnimmt://\S+)").group(1)
-        code = host.wait_for(r"code: (\w{4})").group(1)
+        code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
         procs = {"host": host}
         procs["watch"] = overlay.start(6, ["watch", link, "--headless", "--transcript", str(out / "watch.p2pt")],
                                        "watch")

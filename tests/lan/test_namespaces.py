@@ -47,7 +47,7 @@ def host_and_joiners(lan, seats: int, bots: int, joiners: int, rounds: int, watc
     out = lan.tmp_path
     host = lan.start(1, ["host", "--headless", "--seats", str(seats), "--bots", str(bots), "--name", "ann",
                          "--rounds", str(rounds), *SHORT, *extra, "--transcript", str(out / "host.p2pt")], "host", env)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     host.wait_for(rf"listening on {re.escape(lan.addr(1))}:\d+")
     procs = {"host": host}
     if watcher:

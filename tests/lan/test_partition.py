@@ -22,7 +22,7 @@ def test_the_partitioned_host_of_four_gives_up_and_the_others_finish(make_lan) -
     host = lan.start(1, ["host", "--headless", "--seats", "4", "--name", "ann", "--rounds", "3", "--no-points",
                          "--drop-after", "2", "--give-up", "15", "--bot-delay", "0.05",
                          "--transcript", str(out / "host.p2pt")], "host")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     host.wait_for(rf"listening on {re.escape(lan.addr(1))}:\d+")
     watch = lan.start(5, ["watch", code, "--headless", "--give-up", "15", "--transcript", str(out / "watch.p2pt")],
                       "watch")

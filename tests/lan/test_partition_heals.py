@@ -20,7 +20,7 @@ def test_a_host_cut_off_and_back_drops_itself_where_the_others_did_and_finishes(
     host = lan.start(1, ["host", "--headless", "--seats", "4", "--name", "ann", "--rounds", "4", "--no-points",
                          "--deal", "open", "--drop-after", "2", "--bot-delay", "0.15",
                          "--transcript", str(out / "host.p2pt")], "host")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     host.wait_for(rf"listening on {re.escape(lan.addr(1))}:\d+")
     players = {f"j{i}": lan.start(i, ["join", code, "--headless", "--name", f"j{i}", "--drop-after", "2",
                                       "--bot-delay", "0.15", "--transcript", str(out / f"j{i}.p2pt")], f"j{i}")

@@ -148,7 +148,7 @@ def test_host_two_joiners_and_a_spectator_play_across_a_router_by_the_invite_lin
     host = lan.start("a1", ["host", "--headless", "--seats", "3", "--name", "ann", *SHORT,
                             "--transcript", str(out / "host.p2pt")], "host")
     link = host.wait_for(r"invite link: (p2pnimmt://\S+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(rf"listening on {re.escape(lan.addr('a1'))}:(\d+)").group(1)
     assert link.startswith(f"p2pnimmt://{lan.addr('a1')}:{port}/{code}#")
     # mDNS reaches subnet A, not B: the router forwards no multicast.

@@ -120,7 +120,7 @@ def test_a_sealed_game_over_a_wireguard_overlay_by_the_invite_link(make_lan) -> 
         host = overlay.start(1, ["host", "--headless", "--seats", "3", "--name", "ann", *SHORT,
                                  "--transcript", str(out / "host.p2pt")], "host")
         link = host.wait_for(r"invite link: (p2pnimmt://\S+)").group(1)
-        code = host.wait_for(r"code: (\w{4})").group(1)
+        code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
         port = host.wait_for(rf"listening on {re.escape(overlay.addr(1))}:(\d+)").group(1)
         assert link.startswith(f"p2pnimmt://{overlay.addr(1)}:{port}/{code}#"), link  # the tunnel's address
         procs = {"host": host}

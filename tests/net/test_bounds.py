@@ -43,7 +43,7 @@ def start_host(procs, tmp_path: Path, seats: int = 2):
 
 def play_it_out(tmp_path: Path, procs, host, port: int) -> None:
     """A real joiner fills the table: the game is played to its end, agreed and verified."""
-    bob = procs(["join", host.wait_for(r"code: (\w{4})").group(1), "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", "bob",
+    bob = procs(["join", host.wait_for(r"code: (\w{4}-\w{4})").group(1), "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", "bob",
                  "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
     assert bob.finish(90) == 0, bob.text()
     assert host.finish(90) == 0, host.text()

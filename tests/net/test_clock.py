@@ -19,7 +19,7 @@ def test_a_person_who_never_moves_is_played_by_the_stand_in_and_stays_seated(tmp
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, "--deal", "open", "--rounds", "1",
                   "--no-points", "--clock", "2", "--drop-after", "1", "--transcript", str(tmp_path / "host.p2pt"),
                   "--name", "ann"], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     # A person at a line terminal who never types a thing (stdin open, nothing on it); its drop timer is short:
     # only an absent peer may be dropped, and this one is linked the whole time.
     # A spectator at a line terminal: another screen's log, where the stand-in's cards are marked.

@@ -163,7 +163,7 @@ def test_a_join_gets_in_during_a_flood_of_connections_from_one_address(tmp_path:
     host = procs(["host", "--headless", "--seats", "2", *LO, "--rounds", "1", "--no-points", "--deal", "open",
                   "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     with flooding(port, [STRANGER]):
         host.wait_for(f"refused connections from {re.escape(STRANGER)}")  # the flood is over the bound
         joiner = procs(["join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}", "--name", "bob",
@@ -180,7 +180,7 @@ def test_a_game_in_play_loses_no_seat_to_a_flood_of_new_connections(tmp_path: Pa
                   "--bot-delay", "0.1", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")],
                  tmp_path / "ann.out")
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     joiners = [procs(["join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}", "--name", name,
                       "--bot-delay", "0.1", "--transcript", str(tmp_path / f"{name}.p2pt")], tmp_path / f"{name}.out")
                for name in ("bob", "cid")]
@@ -254,7 +254,7 @@ def test_a_joiner_dials_again_while_the_hosts_port_does_not_answer(tmp_path: Pat
     host = procs(["host", "--headless", "--seats", "2", *LO, "--rounds", "1", "--no-points", "--deal", "open",
                   "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     key = host.wait_for(r"p2pnimmt://\S+#(\S+)").group(1)
     stop = threading.Event()
     with port_that_does_not_answer() as (listener, busy):

@@ -80,7 +80,7 @@ def test_a_seat_resumed_twice_from_copied_files_is_named_and_the_honest_end_whol
     ever holds both, is a race: the test holds what must hold either way (the module's docstring)."""
     host = procs(["host", "--headless", "--seats", "4", "--rounds", "8", "--no-points", *LO, *TIMERS, "--name", "ann",
                   "--give-up", "60", "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     peer = ["--peer", f"{LOOPBACK}:{port}"]
     tv = procs(["watch", code, "--headless", *peer, *LO, *TIMERS, "--give-up", "60", "--name", "tv",

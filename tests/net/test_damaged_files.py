@@ -61,7 +61,7 @@ def paused_seat(tmp_path_factory: pytest.TempPathFactory) -> Path:
                      "--drop-after", "0", *LO, "--name", "ann", "--transcript", str(game / "ann.p2pt")], env=env)
     bob: Proc | None = None
     try:
-        code = host.wait_for(r"code: (\w{4})").group(1)
+        code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
         port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
         bob = Proc(["join", code, "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--drop-after", "0",
                     "--name", "bob", "--transcript", str(game / "bob.p2pt")], game / "bob.out", env=env)

@@ -51,7 +51,7 @@ def decoy(tmp_path_factory: pytest.TempPathFactory):
     proc = Proc(["host", "--headless", "--seats", "3", "--name", "decoy", *LO, "--transcript",
                  str(home / "decoy.p2pt")], home / "decoy.out", env=env)
     try:
-        code = proc.wait_for(r"code: (\w{4})").group(1)
+        code = proc.wait_for(r"code: (\w{4}-\w{4})").group(1)
         proc.wait_for("listening on")
         yield code, env
     finally:
@@ -289,7 +289,7 @@ def test_games_shows_the_hosts_name_variant_deal_and_seats_as_the_lobby_changes(
                             stdin=subprocess.PIPE, stdout=open(tmp_path / "host.out", "wb"), stderr=subprocess.STDOUT,
                             env={**os.environ})
     try:
-        code = wait_for_text(tmp_path / "host.out", r"code: (\w{4})").group(1)
+        code = wait_for_text(tmp_path / "host.out", r"code: (\w{4}-\w{4})").group(1)
         wait_for_text(tmp_path / "host.out", "lobby> ")
 
         def listing() -> str:
@@ -332,7 +332,7 @@ def test_join_with_a_code_no_game_has_says_it_is_searching_then_names_the_closes
                                                                                         procs) -> None:
     host = procs(["host", "--headless", "--seats", "2", "--name", "ann", *LO,
                   "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     host.wait_for("listening on")
     near = code[:3] + next(ch for ch in CODE_ALPHABET if ch != code[3])
     joiner = procs(["join", near.lower(), "--headless", *LO, "--name", "bob"], tmp_path / "join.out")
@@ -355,7 +355,7 @@ def test_join_by_the_code_typed_in_lower_case_with_o_for_zero(tmp_path: Path, pr
     """A player who reads the code aloud types it in lower case, maybe with o for 0 and i for 1: it joins."""
     host = procs(["host", "--headless", "--seats", "2", *LO, "--transcript", str(tmp_path / "h.p2pt")],
                  tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     typed = code.lower().replace("0", "o").replace("1", "i")
     joiner = procs(["join", typed, "--headless", *LO, "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "j.out")
     joiner.wait_for(rf"joined {code} at 127\.0\.0\.1:\d+ as player")

@@ -14,7 +14,7 @@ ENV = {"P2PNIMMT_PLACE_DELAY": "0"}
 def test_the_rematchs_round_end_shows_the_first_games_table_and_its_end_both(tmp_path: Path, procs) -> None:
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, *SHORT, "--rematch", "1",
                   "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out", env=ENV)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     bob = procs(["join", code, "--headless", *LO, "--rematch", "1", "--name", "bob",
                  "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env=ENV)
     for proc in (host, bob):

@@ -84,7 +84,7 @@ ATTACKS = {
 def start_host(procs, tmp_path: Path, seats: int = 2, extra: list[str] = SHORT):
     host = procs(["host", "--headless", "--seats", str(seats), *LO, "--name", "ann", *extra,
                   "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     return host, code, port
 

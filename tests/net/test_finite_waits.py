@@ -43,7 +43,7 @@ def test_the_spectator_of_a_host_that_died_gives_up(tmp_path: Path, procs) -> No
     the game with the stand-in; the spectator, which hears from no one now, says so and leaves."""
     host = procs(["host", "--headless", "--seats", "2", "--rounds", "3", "--no-points", *LO, "--drop-after", "0",
                   "--bot-delay", "0.05", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     watch = procs(["watch", code, "--headless", *LO, *GIVE_UP, "--transcript", str(tmp_path / "watch.p2pt")],
                   tmp_path / "watch.out")
     watch.wait_for("joined")
@@ -70,7 +70,7 @@ def test_a_host_whose_players_are_all_gone_gives_up_and_so_does_its_spectator(tm
     transcripts resumable."""
     host = procs(["host", "--headless", "--seats", "3", "--rounds", "3", "--no-points", *LO, "--drop-after", "1",
                   *GIVE_UP, "--bot-delay", "0.05", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     watch = procs(["watch", code, "--headless", *LO, *GIVE_UP, "--transcript", str(tmp_path / "watch.p2pt")],
                   tmp_path / "watch.out")
     joiners = [procs(["join", code, "--headless", *LO, "--drop-after", "0", "--bot-delay", "0.05", "--name", f"j{i}",
@@ -101,7 +101,7 @@ def test_a_joiner_whose_host_left_the_lobby_says_so_at_once(tmp_path: Path, proc
     it: before issue 26 it waited for it), one line naming the host, and exits 1."""
     host = procs(["host", "--headless", "--seats", "3", *LO, "--name", "ann",
                   "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     joiner = procs(["join", code, "--headless", *LO, "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "j.out")
     host.wait_for("lobby: 2/3")
     os.kill(host.popen.pid, leaves)
@@ -122,7 +122,7 @@ def test_a_joiner_whose_host_is_silent_in_the_lobby_gives_up(tmp_path: Path, pro
     the joiner waits its --give-up time, then says where it stood."""
     host = procs(["host", "--headless", "--seats", "3", *LO, "--transcript", str(tmp_path / "host.p2pt")],
                  tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     joiner = procs(["join", code, "--headless", *LO, *GIVE_UP, "--link-timeout", "2",
                     "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "j.out")
     host.wait_for("lobby: 2/3")

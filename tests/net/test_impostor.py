@@ -78,7 +78,7 @@ def the_ad(code: str):
 def test_joiners_reach_the_real_host_past_a_copy_and_a_claim_and_the_impostor_learns_no_name(procs, tmp_path: Path):
     host = procs(["host", "--headless", "--seats", "3", *LO, *SHORT, "--name", "ann", "--transcript",
                   str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
-    code = code_of(tmp_path / "ann.out") if host.wait_for(r"code: (\w{4})") else ""
+    code = code_of(tmp_path / "ann.out") if host.wait_for(r"code: (\w{4}-\w{4})") else ""
     key = host.wait_for(r"host key: ([A-Z2-7]{4}-[A-Z2-7]{4})").group(1)
     real = the_ad(code)
     assert real.host == key and real.salt is not None

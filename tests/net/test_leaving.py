@@ -25,7 +25,7 @@ def table(tmp_path: Path, procs, seats: int, rounds: int, slow_bob: bool = False
     host = procs(["host", "--headless", "--seats", str(seats), "--bots", str(seats - 2), "--rounds", str(rounds),
                   "--no-points", *LO, *LONG, "--bot-delay", "0.2", "--name", "ann",
                   "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     args = ["join", code, "--headless", "--peer", f"127.0.0.1:{port}", *LO, *LONG, "--bot-delay", "0.2",
             "--name", "bob", "--transcript", str(tmp_path / "bob.p2pt")]

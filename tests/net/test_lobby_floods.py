@@ -76,7 +76,7 @@ def test_forty_keys_from_one_address_are_a_line_per_kind_then_a_count(tmp_path: 
                   "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out",
                  env={"P2PNIMMT_LOG_EVERY": str(EVERY)})
     began = time.monotonic()
-    host.wait_for(r"code: (\w{4})")
+    host.wait_for(r"code: (\w{4}-\w{4})")
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     bob = player(procs, tmp_path, port, "bob")
     host.wait_for(r"lobby: 2/3 seats: ann, bob")

@@ -23,7 +23,7 @@ def test_host_join_watch_play_a_whole_game(tmp_path: Path, procs, seats: int, bo
     deal_option = ["--deal", "open"] if deal == "open" else []
     host = procs(["host", "--headless", "--seats", str(seats), "--bots", str(bots), *LO, *deal_option,
                   "--transcript", str(tmp_path / "host.p2pt"), "--name", "ann"], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     watcher = procs(["watch", code, "--headless", *LO, "--transcript", str(tmp_path / "watch.p2pt")],
                     tmp_path / "watch.out")
     watcher.wait_for("joined")
@@ -48,7 +48,7 @@ def test_host_join_watch_play_a_whole_game(tmp_path: Path, procs, seats: int, bo
 def test_games_lists_a_hosted_game_and_join_by_address(tmp_path: Path, procs) -> None:
     host = procs(["host", "--headless", "--seats", "2", *LO, "--transcript", str(tmp_path / "h.p2pt")],
                  tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     listing = subprocess.run([sys.executable, "-m", "p2pnimmt", "games", *LO, "--seconds", "1.5"],
                              capture_output=True, text=True, timeout=30)

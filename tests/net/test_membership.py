@@ -26,7 +26,7 @@ SHORT = ["--rounds", "1", "--no-points"]
 def start_host(procs, tmp_path: Path, seats: int, extra: list[str] = SHORT):
     host = procs(["host", "--headless", "--seats", str(seats), *LO, "--name", "ann", *extra,
                   "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
-    host.wait_for(r"code: (\w{4})")
+    host.wait_for(r"code: (\w{4}-\w{4})")
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     return host, port
 

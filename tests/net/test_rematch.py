@@ -56,7 +56,7 @@ def test_a_rematch_moves_the_players_who_accept_the_spectator_and_the_bots_to_a_
                                                                                          procs) -> None:
     host = procs(["host", "--headless", "--seats", "4", "--bots", "1", *LO, *SHORT, "--rematch", "1",
                   "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out", env=ENV)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     tv = procs(["watch", code, "--headless", *LO, "--rematch", "1", "--transcript", str(tmp_path / "tv.p2pt")],
                tmp_path / "tv.out", env=ENV)
     tv.wait_for("joined")
@@ -117,7 +117,7 @@ def test_a_forged_rematch_offer_from_a_member_who_is_not_the_host_is_ignored(tmp
     trap = Listener()
     try:
         spy.join("spectator", name="spy")
-        bob = procs(["join", host.wait_for(r"code: (\w{4})").group(1), "--headless", *LO, "--rematch", "1",
+        bob = procs(["join", host.wait_for(r"code: (\w{4}-\w{4})").group(1), "--headless", *LO, "--rematch", "1",
                      "--peer", f"127.0.0.1:{port}", "--name", "bob", "--bot-delay", "0.3",
                      "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env=ENV)
         lobby = spy.until("lobby")
@@ -165,7 +165,7 @@ def test_the_line_terminal_types_again(tmp_path: Path) -> None:
                      "--deal", "open", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")], env=ENV)
     bob = None
     try:
-        code = host.wait_for(r"code: (\w{4})").group(1)
+        code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
         port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
         bob = Terminal(["join", code, "--lines", *LO, "--peer", f"127.0.0.1:{port}", "--name", "bob",
                         "--transcript", str(tmp_path / "bob.p2pt")], env=ENV)

@@ -35,7 +35,7 @@ def same_scores_verified(host, resumed, tmp_path: Path) -> None:
 def test_killed_peer_resumes_from_its_transcript(tmp_path: Path, procs) -> None:
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", "--rounds", "3", "--no-points", *LO,
                   "--drop-after", "0", "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     victim = procs(["join", code, "--headless", *LO, "--drop-after", "0", "--bot-delay", "0.02",
                     "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "join.out")
     victim.wait_for(r"(?m)^round 1:", 60)  # a round is over: the game is well under way
@@ -54,7 +54,7 @@ def test_killed_peer_resumes_from_its_transcript(tmp_path: Path, procs) -> None:
 def test_a_second_process_on_the_same_transcript_is_refused(tmp_path: Path, procs) -> None:
     host = procs(["host", "--headless", "--seats", "2", *LO, "--transcript", str(tmp_path / "h.p2pt")],
                  tmp_path / "host.out")
-    host.wait_for(r"code: (\w{4})")
+    host.wait_for(r"code: (\w{4}-\w{4})")
     result = subprocess.run([sys.executable, "-m", "p2pnimmt", "resume", str(tmp_path / "h.p2pt"), "--headless", *LO],
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 1
@@ -64,7 +64,7 @@ def test_a_second_process_on_the_same_transcript_is_refused(tmp_path: Path, proc
 def test_a_dead_player_is_dropped_by_the_others_and_the_game_completes(tmp_path: Path, procs) -> None:
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", "--rounds", "2", "--no-points", *LO,
                   "--drop-after", "1.5", "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     victim = procs(["join", code, "--headless", *LO, "--transcript", str(tmp_path / "j.p2pt"), "--name", "gone",
                     "--bot-delay", "0.05"], tmp_path / "join.out")
     victim.wait_for("game started", 30)
@@ -86,7 +86,7 @@ def test_a_dropped_player_that_resumes_takes_its_seat_back_from_a_next_round(tmp
     slow = ["--bot-delay", "0.1"]
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", "--rounds", "8", "--no-points", *LO, *slow,
                   "--drop-after", "1", "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     victim = procs(["join", code, "--headless", *LO, *slow, "--name", "gone", "--transcript",
                     str(tmp_path / "j.p2pt")], tmp_path / "join.out")
     victim.wait_for(r"(?m)^round 1:", 60)
@@ -111,7 +111,7 @@ def test_a_resumed_person_dropped_meanwhile_asks_back_on_its_own_and_its_lines_s
     slow = ["--bot-delay", "0.1"]
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", "--rounds", "8", "--no-points", *LO, *slow,
                   "--drop-after", "1", "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     victim = Terminal(["join", code, "--lines", *LO, "--name", "gone", "--transcript", str(tmp_path / "j.p2pt")])
     try:
         victim.play_lines(until=r"\nround 1:", timeout=60)  # a person plays round 1, then is killed

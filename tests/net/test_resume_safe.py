@@ -36,7 +36,7 @@ def start_game(tmp_path: Path, procs, joiners: int = 2, watcher: bool = True, ro
     `pace`: more options of every seat (a --bot-delay)."""
     host = procs(["host", "--headless", "--seats", str(joiners + 1), "--rounds", str(rounds), "--no-points", *LO,
                   *PEER, *pace, "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     peers = {"host": host}
     for i in range(1, joiners + 1):
         peers[f"j{i}"] = procs(["join", code, "--headless", *LO, *PEER, *pace, "--name", f"j{i}",

@@ -70,7 +70,7 @@ class FakeHost(threading.Thread):
 def test_a_resumed_seat_sends_nothing_to_a_stranger_at_its_hosts_address(tmp_path: Path, procs) -> None:
     host = procs(["host", "--headless", "--seats", "2", "--rounds", "3", "--no-points", *LO, *PEER, "--name", "ann",
                   "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     bob = procs(["join", code, "--headless", *LO, *PEER, "--name", "bob", "--transcript", str(tmp_path / "bob.p2pt")],
                 tmp_path / "bob.out")

@@ -28,7 +28,7 @@ def start(procs, tmp_path: Path, seats: int, rounds: int, extra: list[str] = ())
     """A host (ann), a spectator (tv) that watches through it, and seats - 1 joiners (bob, cat, ...)."""
     host = procs(["host", "--headless", "--seats", str(seats), "--rounds", str(rounds), "--no-points", *LO,
                   *TIMERS, *extra, "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     peer = ["--peer", f"{LOOPBACK}:{port}"]
     tv = procs(["watch", code, "--headless", *peer, *LO, *TIMERS, *extra, "--name", "tv",

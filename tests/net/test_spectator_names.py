@@ -42,7 +42,7 @@ def no_two_alike(names: list[str]) -> bool:
 def test_spectators_are_shown_under_names_no_member_looks_like(tmp_path: Path, procs) -> None:
     host = procs(["host", "--headless", "--seats", "2", *LO, "--name", "ann", "--rounds", "1", "--no-points",
                   "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
-    host.wait_for(r"code: (\w{4})")
+    host.wait_for(r"code: (\w{4}-\w{4})")
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     spy = Attacker.dial(port)
     spy.join("spectator", name="bob")

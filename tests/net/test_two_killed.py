@@ -91,7 +91,7 @@ def test_two_players_killed_at_once_are_dropped_and_the_rest_finish(tmp_path: Pa
     host = procs(["host", "--headless", "--seats", "5", "--bots", "1", "--rounds", str(rounds), "--no-points",
                   "--deal", deal, *LO, "--drop-after", "1.5", "--bot-delay", "0.05", "--transcript",
                   str(tmp_path / "h.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     joiners = {}
     for taken, name in enumerate(("gone1", "stays", "gone2"), start=3):  # one after the other: seats 2, 3, 4
         joiners[name] = procs(["join", code, "--headless", *LO, "--name", name, "--drop-after", "1.5", "--bot-delay",
@@ -134,7 +134,7 @@ def test_a_player_left_alone_says_so_within_the_drop_time_and_ends(tmp_path: Pat
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", "--rounds", "3", "--no-points", *LO,
                   "--drop-after", "1.5", "--bot-delay", "0.05", "--transcript", str(tmp_path / "h.p2pt")],
                  tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     alone = procs(["join", code, "--headless", *LO, "--name", "alone", "--drop-after", "1.5", "--bot-delay", "0.05",
                    "--give-up", "8", "--transcript", str(tmp_path / "alone.p2pt")], tmp_path / "alone.out")
     alone.wait_for(r"(?m)^round 1:", 90)

@@ -50,7 +50,7 @@ def ann_hosting(procs, tmp_path: Path):
     """ann hosts a one-round open game of two, headless on 127.0.0.1: (its process, the game's code)."""
     host = procs(["host", "--headless", "--seats", "2", *LO, *SHORT, "--name", "ann", "--transcript",
                   str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
-    return host, host.wait_for(r"code: (\w{4})").group(1)
+    return host, host.wait_for(r"code: (\w{4}-\w{4})").group(1)
 
 
 async def real_ad(code: str):

@@ -72,7 +72,7 @@ def test_a_live_sealed_game_of_real_processes(tmp_path: Path, procs) -> None:
     127.0.0.1): each of the three transcripts gets the same lines from both verifiers, and verifies."""
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
                   "--transcript", str(tmp_path / "host.p2pt"), "--name", "ann"], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     tv = procs(["watch", code, "--headless", *LO, "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out")
     tv.wait_for("joined")
     joiner = procs(["join", code, "--headless", *LO, "--name", "bo", "--transcript", str(tmp_path / "bo.p2pt")],

@@ -19,7 +19,7 @@ LO = ["--interface", "127.0.0.1"]
 def start_host(tmp_path: Path, procs) -> tuple[Proc, str]:
     host = procs(["host", "--headless", "--seats", "2", "--rounds", "1", "--no-points", "--bot-delay", "0.05", *LO,
                   "--name", "ann", "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
-    return host, host.wait_for(r"code: (\w{4})").group(1)
+    return host, host.wait_for(r"code: (\w{4}-\w{4})").group(1)
 
 
 def test_join_plays_a_network_game_on_the_full_screen_table(tmp_path: Path, procs) -> None:
@@ -65,7 +65,7 @@ def test_watch_shows_the_table_without_a_hand(tmp_path: Path, procs) -> None:
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", "--rounds", "2", "--no-points",
                   "--bot-delay", "0.2", *LO, "--name", "ann", "--transcript", str(tmp_path / "h.p2pt")],
                  tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     pane = Pane(f"{sys.executable} -m p2pnimmt watch {code} {' '.join(LO)} --transcript {tmp_path / 'w.p2pt'}; "
                 "sleep 300")
     try:
@@ -109,7 +109,7 @@ def test_host_lobby_screen_adds_bots_by_keys_and_the_table_follows(tmp_path: Pat
 def test_join_shows_the_lobby_until_the_table_is_full(tmp_path: Path, procs) -> None:
     host = procs(["host", "--headless", "--seats", "3", "--rounds", "1", "--no-points", *LO, "--name", "ann",
                   "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     pane = Pane(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} --name bob "
                 f"--transcript {tmp_path / 'j.p2pt'}; sleep 300")
     try:

@@ -33,7 +33,7 @@ def test_a_full_screen_player_and_tv_go_on_to_the_new_start(tmp_path: Path, proc
     host = procs(["host", "--headless", "--seats", "3", *LO, "--rounds", "1", "--no-points", "--deal", "open",
                   "--clock", "1", "--drop-after", "1", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")],
                  tmp_path / "ann.out", env=env)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     peer = f"--peer 127.0.0.1:{port}"
     tv = panes(f"{sys.executable} -m p2pnimmt watch {code} {' '.join(LO)} {peer} "

@@ -26,7 +26,7 @@ def test_a_full_screen_player_presses_r_and_the_tv_follows_the_rematch(tmp_path:
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
                   "--deal", "open", "--clock", "1", "--rematch", "1", "--name", "ann",
                   "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out", env=env)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     peer = f"--peer 127.0.0.1:{port}"
     tv = panes(f"{sys.executable} -m p2pnimmt watch {code} {' '.join(LO)} {peer} "
@@ -110,7 +110,7 @@ def test_a_players_results_stay_up_after_the_host_has_left(tmp_path: Path, procs
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
                   "--deal", "open", "--clock", "1", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")],
                  tmp_path / "ann.out", env=env)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     bob = panes(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} --peer 127.0.0.1:{port} --name bob "
                 f"--transcript {tmp_path / 'bob.p2pt'}; echo exited-$?; sleep 300", 80, 24, env=env)

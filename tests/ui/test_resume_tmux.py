@@ -25,7 +25,7 @@ def test_a_killed_player_resumes_at_the_full_screen_table_and_plays_on_by_keys(t
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", "--interface", "127.0.0.1", "--rounds", "3",
                   "--no-points", "--bot-delay", "0.05", "--drop-after", "120", "--name", "ann",
                   "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out", env=env)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     transcript = tmp_path / "bob.p2pt"
     pid = tmp_path / "bob.pid"  # bob's process writes its pid, then becomes p2pnimmt (exec): killed by it below

@@ -48,7 +48,7 @@ def test_watch_at_160x48_draws_big_cards_scores_and_the_code(tmp_path: Path, pro
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", "--rounds", "1", "--no-points",
                   "--bot-delay", "0.3", *LO.split(), "--name", "ann", "--transcript", str(tmp_path / "h.p2pt")],
                  tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     pane = panes(f"{sys.executable} -m p2pnimmt watch {code} {LO} --transcript {tmp_path / 'w.p2pt'}; sleep 300",
                  160, 48)
     pane.wait("p2pnimmt lobby")

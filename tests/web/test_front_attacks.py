@@ -292,7 +292,7 @@ def capped_host_under_slowloris(procs, tmp_path: Path, game: list[str]):
                   "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
                  prefix=["prlimit", "--nofile=256:256", "--"], env={"P2PNIMMT_PLACE_DELAY": "0"})
     seat = host.wait_for(SEAT_URL).groups()
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     game_port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     attack = Slowloris(int(seat[1]), [f"127.0.0.{n}" for n in range(2, 32)], 20)
     greedy = Slowloris(int(seat[1]), ["127.0.0.40"], 100)
@@ -380,7 +380,7 @@ async def test_a_stranger_with_the_phone_link_keeps_no_seat_out_and_takes_few_fi
                  env={"P2PNIMMT_PLACE_DELAY": "0"})
     url, port, seat_token = host.wait_for(SEAT_URL).groups()
     phone_token = host.wait_for(PHONE_URL).group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     game_port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     sessions, opened, refused = await open_tunnels(port, phone_token, [f"127.0.0.{n}" for n in range(2, 14)], 24)
     try:

@@ -35,7 +35,7 @@ async def test_the_tv_page_in_german_from_lobby_to_game_over(tmp_path: Path, pro
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, "--rounds", "2", "--no-points",
                   "--bot-delay", "0.5", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
                  tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     peer = ["--peer", f"127.0.0.1:{port}"]
     watcher = procs(["watch", code, "--web", "--no-open", "--lang", "de", *LO, *peer,

@@ -15,7 +15,7 @@ async def test_the_host_runs_the_lobby_and_plays_its_seat_in_the_browser(tmp_pat
     host = procs(["host", "--web", "--no-open", "--seats", "3", *LO, "--rounds", "1", "--no-points", "--name", "ann",
                   "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
     url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     page = await browser.new_page(viewport={"width": 1280, "height": 800})
     await page.goto(url)

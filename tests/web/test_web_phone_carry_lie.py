@@ -26,7 +26,7 @@ async def test_a_phone_refuses_a_first_start_that_carries_invented_scores(tmp_pa
                                     "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
     try:
         port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-        code = host.wait_for(r"code: (\w{4})").group(1)
+        code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
         tv = procs(["watch", code, *LO, "--peer", f"127.0.0.1:{port}", "--web", "--no-open", "--web-interface",
                     "127.0.0.1", *TIMERS, "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out",
                    env={"HOME": str(tmp_path)})

@@ -46,7 +46,7 @@ async def test_a_phones_relay_node_killed_mid_game_and_the_phone_goes_on_through
                   "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
                  env={**env, "HOME": str(tmp_path / "ann")})
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     peer = ["--peer", f"127.0.0.1:{port}"]
     procs(["bot", code, *LO, *peer, *DROP, "--name", "bob", "--transcript", str(tmp_path / "bob.p2pt")],
           tmp_path / "bob.out", env={**env, "HOME": str(tmp_path / "bob")})

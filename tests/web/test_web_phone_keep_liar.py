@@ -25,7 +25,7 @@ async def test_a_phone_says_why_its_table_of_four_waits_on_a_seat_another_never_
                   "--drop-after", "3", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")],
                  tmp_path / "ann.out")
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     join = ["join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}", "--drop-after", "3"]
     cheats = [CheatProc("keep", [*join, "--name", "mal", "--transcript", str(tmp_path / "mal.p2pt")],
                         tmp_path / "mal.out")]

@@ -34,7 +34,7 @@ async def ann_zoe_and_mal(tmp_path: Path, procs, browser, cheat: str, host_timer
     host = procs(["host", "--headless", "--seats", "3", *game, *host_timers, *LO, "--name", "ann", "--transcript",
                   str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=ENV)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     peer = ["--peer", f"127.0.0.1:{port}"]
     tv = procs(["watch", code, *LO, *peer, "--web", "--no-open", "--web-interface", "127.0.0.1", *timers,
                 "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out", env={"HOME": str(tmp_path), **ENV})
@@ -139,7 +139,7 @@ async def new_start_offered(tmp_path: Path, procs, browser, cheat: str, phone_la
     host = CheatProc(cheat, ["host", "--headless", "--seats", "3", *SHORT, *TIMERS, *LO, "--name", "ann",
                              "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     peer = ["--peer", f"127.0.0.1:{port}"]
     tv = procs(["watch", code, *LO, *peer, "--web", "--no-open", "--web-interface", "127.0.0.1", *TIMERS,
                 "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out", env={"HOME": str(tmp_path), **ENV})

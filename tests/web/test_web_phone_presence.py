@@ -123,7 +123,7 @@ async def test_a_peer_killed_mid_game_is_voted_out_by_the_phone_and_the_phones_t
                   "--drop-after", "0", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
                  tmp_path / "host.out")
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     peer = ["--peer", f"127.0.0.1:{port}"]
     bob = procs(["bot", code, *LO, *peer, "--name", "bob", "--headless", "--drop-after", "0",
                  "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
@@ -159,7 +159,7 @@ def two_seats_and_a_tv(procs, tmp_path: Path, *args: str):
     host = procs(["host", "--headless", "--seats", "2", *LO, "--no-points", "--name", "ann",
                   "--transcript", str(tmp_path / "host.p2pt"), *args], tmp_path / "host.out")
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     tv = procs(["watch", code, *LO, "--peer", f"127.0.0.1:{port}", "--web", "--no-open", "--web-interface",
                 "127.0.0.1", "--drop-after", "2", "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out",
                env={"HOME": str(tmp_path)})

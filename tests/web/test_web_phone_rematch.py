@@ -38,7 +38,7 @@ async def test_a_phone_follows_the_hosts_rematch_and_the_tv_page_too(tmp_path: P
                   "--rematch", "1", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
                  env={"P2PNIMMT_PLACE_DELAY": "0"})
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     tv = procs(["watch", code, *LO, "--peer", f"127.0.0.1:{port}", "--web", "--no-open", "--web-interface", "127.0.0.1",
                 "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out",
                env={"HOME": str(tmp_path), "P2PNIMMT_PLACE_DELAY": "0"})

@@ -71,7 +71,7 @@ async def test_three_phones_a_terminal_player_and_a_bot_play_a_sealed_game_and_a
                   "--rounds", "1", "--no-points", "--name", "bot", "--transcript", str(tmp_path / "host.p2pt")],
                  tmp_path / "host.out", env={"P2PNIMMT_PLACE_DELAY": "0", "HOME": str(tmp_path)})
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     tv = procs(["watch", code, *LO, "--peer", f"127.0.0.1:{port}", "--web", "--no-open", "--web-interface",
                 "127.0.0.1", "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out",
                env={"HOME": str(tmp_path / "tv"), "P2PNIMMT_PLACE_DELAY": "0"})

@@ -51,7 +51,7 @@ async def test_an_away_seat_says_i_am_back_and_plays_its_own_cards_again(tmp_pat
                   "--clock", "3", "--bot-delay", "2", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
                  tmp_path / "host.out")
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     sam = procs(["join", code, *LO, *WEB, "--peer", f"127.0.0.1:{port}", "--name", "sam",
                  "--transcript", str(tmp_path / "sam.p2pt")], tmp_path / "sam.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
     page = await browser.new_page(viewport={"width": 1280, "height": 800})
@@ -89,7 +89,7 @@ async def test_the_stand_in_is_asked_for_a_stalled_seat_when_no_clock_runs(tmp_p
                  env={"P2PNIMMT_PLACE_DELAY": "0"})
     url = host.wait_for(URL).group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     # sam sits at a line terminal and never types a thing: the game waits on sam, and no clock will play for it.
     procs(["join", code, "--lines", *LO, "--peer", f"127.0.0.1:{port}", "--name", "sam",
            "--transcript", str(tmp_path / "sam.p2pt")], tmp_path / "sam.out", stdin=subprocess.PIPE)

@@ -24,7 +24,7 @@ async def test_the_tv_page_follows_a_rematch_and_shows_the_evening(tmp_path: Pat
                   "--deal", "open", "--bot-delay", "0.05", "--rematch", "1", "--name", "ann",
                   "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
                  env={"P2PNIMMT_PLACE_DELAY": "0"})
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     watcher = procs(["watch", code, "--web", "--no-open", *LO, "--peer", f"127.0.0.1:{port}",
                      "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out",
@@ -107,7 +107,7 @@ async def test_a_players_page_accepts_the_rematch(tmp_path: Path, procs, browser
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
                   "--deal", "open", "--rematch", "1", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")],
                  tmp_path / "ann.out", env={"P2PNIMMT_PLACE_DELAY": "0"})
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     bob = procs(["join", code, "--web", "--no-open", *LO, "--peer", f"127.0.0.1:{port}", "--name", "bob",
                  "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env={"P2PNIMMT_PLACE_DELAY": "0"})

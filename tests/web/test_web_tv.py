@@ -36,7 +36,7 @@ async def test_the_tv_page_follows_a_whole_game_to_the_end(tmp_path: Path, procs
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, "--rounds", "2", "--no-points",
                   "--bot-delay", "0.25", "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
                  tmp_path / "host.out")
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     peer = ["--peer", f"127.0.0.1:{port}"]
     watcher = procs(["watch", code, "--web", "--no-open", *LO, *peer, "--transcript", str(tmp_path / "tv.p2pt")],

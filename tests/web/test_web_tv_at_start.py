@@ -28,7 +28,7 @@ async def test_a_tv_page_that_joins_as_the_game_starts_shows_the_whole_game_and_
     host = procs(["host", "--web", "--no-open", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
                   "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
                  env={"P2PNIMMT_PLACE_DELAY": "0", "HOME": str(tmp_path)})
-    code = host.wait_for(r"code: (\w{4})").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     laptop_url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
     laptop, laptop_errors = await open_page(browser, laptop_url, "lobby", LAPTOP)

@@ -1,0 +1,88 @@
+"""The seat key at the door (protocol.md 14, "The seat key"): a joiner's `join` proves it on each link; a host
+admits no join without that proof, but from a seat of its START, and bounds the wrong ones per address.
+
+The key itself never crosses a link: only HMACs bound to one link's handshake nonces (protocol.seatkey)."""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from ..protocol.identity import fingerprint
+from ..protocol.seatkey import join_proof, proof_holds, seat_secret
+from ..quietlog import quiet
+from .connection import Connection
+
+if TYPE_CHECKING:
+    from .node import Node
+
+# Wrong seat keys one address may try: a burst, then one each WRONG_EVERY seconds (protocol.md 14, "Bounds").
+WRONG_BURST = 8.0
+WRONG_EVERY = 10.0
+WRONG_ADDRESSES = 1024  # addresses remembered (the oldest forgotten first)
+
+MISSING = ("the seat key is missing: type the code as the host's screen shows it, with its seat key (CODE-KEY), "
+           "or open its invite link")
+WRONG = ("wrong seat key: type the code as the host's screen shows it, with its seat key (CODE-KEY), or open its "
+         "invite link")
+TOO_MANY = "too many wrong seat keys from this address: wait, then type the code as the host's screen shows it"
+
+
+def join_with_proof(node: Node, conn: Connection, frame: dict[str, Any]) -> dict[str, Any]:
+    """Our `join` for this link: `frame` with the proof of our seat key bound to its handshake (none without a key:
+    the host then refuses it, saying the key is missing)."""
+    if node.seat_key is None or conn.game_id is None:
+        return frame
+    ours, theirs = conn.nonces
+    secret = seat_secret(conn.game_id, node.seat_key)
+    return {**frame, "proof": join_proof(secret, conn.game_id, ours, theirs, node.identity.public_key)}
+
+
+class _Tries:
+    """The wrong seat keys one address has left: WRONG_BURST, refilled by one each WRONG_EVERY seconds."""
+
+    def __init__(self, now: float) -> None:
+        self.left, self.at = WRONG_BURST, now
+
+    def have(self, now: float) -> bool:
+        self.left = min(WRONG_BURST, self.left + (now - self.at) / WRONG_EVERY)
+        self.at = now
+        return self.left >= 1.0
+
+
+class SeatDoor:
+    """A host's check of the seat key in each join, and its count of wrong ones per address."""
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.tries: OrderedDict[str, _Tries] = OrderedDict()
+        self.refused = 0  # joins refused for the key, in all
+
+    def why_not(self, conn: Connection, payload: dict[str, Any]) -> str | None:
+        """Why this join may not be admitted for the seat key (None: its proof holds, or the host has no key)."""
+        node = self.node
+        if node.seat_key is None or node.game_id is None:
+            return None
+        address = conn.address[0] if conn.address else ""
+        now = time.monotonic()
+        tries = self.tries.get(address)
+        if tries is not None and not tries.have(now):
+            return self._refused(conn, address, TOO_MANY)  # not checked: guessing is bounded per address
+        proof = payload.get("proof")
+        ours, theirs = conn.nonces
+        if proof is not None and proof_holds(proof, seat_secret(node.game_id, node.seat_key), node.game_id, theirs,
+                                             ours, conn.key):
+            return None
+        if tries is None:
+            tries = self.tries[address] = _Tries(now)
+            while len(self.tries) > WRONG_ADDRESSES:
+                self.tries.popitem(last=False)
+        tries.left -= 1.0
+        return self._refused(conn, address, MISSING if proof is None else WRONG)
+
+    def _refused(self, conn: Connection, address: str, why: str) -> str:
+        self.refused += 1
+        quiet.warning(address, "refused a join for the seat key", "refused a join from %s at %s: %s",
+                      fingerprint(conn.peer), address, why.split(":", 1)[0])
+        return why
