@@ -66,7 +66,8 @@ async def one_try(folder: Path, n: int, kind: str) -> tuple[bool, str]:
     zc = AsyncZeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
     twin = None
     try:
-        code = wait_for(folder / f"ann{n}.out", r"code: (\w{4}-\w{4})").group(1)
+        typed = wait_for(folder / f"ann{n}.out", r"code: (\w{4}-\w{4})").group(1)  # what a friend types: CODE-KEY
+        code = typed[:4]  # the game's code, all the LAN hears (the seat key is never advertised)
         look = open_zeroconf("127.0.0.1")
         try:
             real = next(ad for ad in (await scan(look, 30, code=code, settle=0)).ads if ad.answers(code))
@@ -79,7 +80,7 @@ async def one_try(folder: Path, n: int, kind: str) -> tuple[bool, str]:
                                 server="stranger.local.")
         await (await zc.async_register_service(twin, cooperating_responders=True))
 
-        joiner = await asyncio.create_subprocess_exec(sys.executable, "-m", "p2pnimmt", "join", code, "--headless",
+        joiner = await asyncio.create_subprocess_exec(sys.executable, "-m", "p2pnimmt", "join", typed, "--headless",
                                                       *LO, "--name", "bob", stdout=asyncio.subprocess.PIPE,
                                                       stderr=asyncio.subprocess.STDOUT)
         said = (await asyncio.wait_for(joiner.communicate(), 120))[0].decode(errors="replace")
