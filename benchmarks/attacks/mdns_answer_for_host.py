@@ -13,6 +13,9 @@ stranger who floods the LAN with more answers than a look keeps (net.answers.MAX
 can still hide the game: the look says so and points to the invite link, which the host's screen shows as a QR
 code too (docs/lan-and-browser.md).
 
+Since session 34 a friend types the code with its seat key (`join CODE-KEY`, protocol.md 14); only the game's code
+(CODE) is on mDNS, so the stranger copies what it can read and the join looks for CODE as before.
+
 KIND of stranger's answer under the host's name:
   other  a TXT with another game id (not the code's), a port where nothing listens (the finding);
   copy   the host's own TXT (its game id and salt), a port where nothing listens.
