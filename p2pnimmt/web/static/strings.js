@@ -59,7 +59,7 @@ window.P2PNIMMT_STRINGS = {
   "Add a random bot": "Zufalls-Bot hinzufügen",
   "Ask the stand-in for the seats we wait on": "Vertretung für die Plätze rufen, auf die wir warten",
   "Ask the stand-in for the seats we wait on: {names}": "Vertretung für die Plätze rufen, auf die wir warten: {names}",
-  "CODE (the code on the host's screen)": "CODE (der Code auf dem Bildschirm des Gastgebers)",
+  "CODE-KEY (the code on the host's screen)": "CODE-KEY (der Code auf dem Bildschirm des Gastgebers)",
   "Cancel": "Abbrechen",
   "Clock: none (the others can ask the stand-in to play a stalled move)": "Uhr: keine (die anderen können für einen hängenden Zug die Vertretung rufen)",
   "Clock: {seconds} s a move, then the stand-in plays it": "Uhr: {seconds} s pro Zug, dann spielt ihn die Vertretung",
