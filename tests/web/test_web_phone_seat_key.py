@@ -233,4 +233,3 @@ async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_t
             await relay.close()
         await host.close()
         host.done.set()
-
