@@ -147,7 +147,8 @@ async def new_start_offered(tmp_path: Path, procs, browser, cheat: str, phone_la
     if phone_last:
         procs(bob, tmp_path / "bob.out", env=ENV)
         host.wait_for(r"lobby: 2/3 seats: ann, bob")
-    phone, _, errors = await seated_phone(browser, tv.wait_for(PHONE_URL).group(1) + lang, "zoe")
+    link, hash_, seat_key = tv.wait_for(PHONE_URL).group(1).partition("#")  # the language before the seat key's #
+    phone, _, errors = await seated_phone(browser, link + lang + hash_ + seat_key, "zoe")
     if not phone_last:
         host.wait_for(r"lobby: 2/3 seats: ann, zoe")
         procs(bob, tmp_path / "bob.out", env=ENV)
