@@ -231,15 +231,16 @@ def test_refused_joiner_is_disconnected_and_not_fed_the_game(tmp_path: Path, pro
     the host: the game has started", then "game started: ... (you: spectator)", writes the game into
     its transcript and may log spurious `replay` faults before it exits 1.
     """
-    host, _, port = start_host(procs, tmp_path, extra=["--rounds", "20", "--no-points"])
+    host, code, port = start_host(procs, tmp_path, extra=["--rounds", "20", "--no-points"])
     first = joiner(procs, tmp_path, port, "j1")
     first.wait_for("game started")
     s = Attacker.dial(port)
     try:
-        s.raw(frame(["join", {"name": "late", "role": "player", "bot": True, "port": 1}]))
+        s.join("player", name="late", seat_key=seat_key_of(code))  # with the key: refused for the game, not the key
         s.sock.settimeout(10)
-        while s.read_frame()[0] != "refuse":  # "heads", "lobby" and live game messages may come first
+        while (got := s.read_frame())[0] != "refuse":  # "heads", "lobby" and live game messages may come first
             pass
+        assert got[1] == "the game has started", got
         after: list[str] = []
         s.sock.settimeout(2.0)
         try:
