@@ -31,7 +31,7 @@ def start(args: list[str], out: Path, env: dict | None = None) -> subprocess.Pop
 
 async def discovery_to_connected(settle: float) -> tuple[float, float]:
     """In-process, real zeroconf on 127.0.0.1: a host starts and advertises; `settle` seconds later a joiner
-    starts, browses for the code, dials, handshakes and joins. Returns (host start -> connected,
+    starts, browses for the code, dials, handshakes and joins with the seat key's proof. Returns (host start -> connected,
     joiner start -> connected)."""
     from p2pnimmt.engine import Settings
     from p2pnimmt.net.discovery import Advertiser, browse, game_code, open_zeroconf
@@ -52,6 +52,7 @@ async def discovery_to_connected(settle: float) -> tuple[float, float]:
     zc_join = open_zeroconf("127.0.0.1")
     found = await browse(zc_join, 5, code=game_code(host.game_id))
     ad_found = [a for a in found if a.code == game_code(host.game_id)][0]
+    joiner.seat_key = host.seat_key  # typed from the host's screen (protocol.md 14): the join proves it
     await joiner.join(ad_found.addresses[0], ad_found.port, ad_found.game_id)
     while joiner.identity.peer not in host.members:
         await asyncio.sleep(0.001)
@@ -70,7 +71,7 @@ def turn_latencies(peers: int, rounds: int, workdir: Path) -> list[float]:
     host_out = workdir / f"h{peers}.out"
     procs = [start(p2p("host", "--headless", "--seats", str(peers), *LO, "--rounds", str(rounds), "--no-points",
                        "--transcript", str(workdir / f"h{peers}.p2pt")), host_out, env)]
-    code = wait_for(host_out, r"code: (\w{4})").group(1)
+    code = wait_for(host_out, r"code: (\w{4}-\w{4})").group(1)
     port = wait_for(host_out, r"listening on 127\.0\.0\.1:(\d+)").group(1)
     for i in range(peers - 1):
         procs.append(start(p2p("join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}",
@@ -114,7 +115,7 @@ def memory_and_wall(workdir: Path) -> tuple[float, list[float]]:
     host_out = workdir / "mem-h.out"
     procs = [start(["/usr/bin/time", "-f", "maxrss %M", *p2p("host", "--headless", "--seats", "3", *LO,
                     "--transcript", str(workdir / "mem-h.p2pt"))], host_out)]
-    code = wait_for(host_out, r"code: (\w{4})").group(1)
+    code = wait_for(host_out, r"code: (\w{4}-\w{4})").group(1)
     for i in range(2):
         procs.append(start(["/usr/bin/time", "-f", "maxrss %M", *p2p("join", code, "--headless", *LO,
                             "--transcript", str(workdir / f"mem-j{i}.p2pt"))], workdir / f"mem-j{i}.out"))
