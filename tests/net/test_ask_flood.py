@@ -16,13 +16,14 @@ from pathlib import Path
 
 from attacker import LOOPBACK, Attacker
 from deadlines import outer
-from procs import code_of, final_scores
+from procs import code_of, final_scores, seat_key_of
 from test_gone_before_start import CheatProc
 
 from p2pnimmt.net.connection import JOINS_BURST, JOINS_PER_SECOND, Asks
 from p2pnimmt.net.frames import MAX_LINK_FAULTS
 from p2pnimmt.net.waiting import PULL_EVERY
 from p2pnimmt.protocol.identity import fingerprint
+from p2pnimmt.protocol.seatkey import join_proof, seat_secret
 from p2pnimmt.protocol.verify import verify_transcript
 
 LO = ["--interface", LOOPBACK]
@@ -45,7 +46,7 @@ def cut_off_and_the_game_plays_on(tmp_path: Path, ann, bob, port: int, tv: Attac
     verified; ann wrote one WARNING line about tv, naming `why`, bob none."""
     again = Attacker.dial(port, tv.identity)  # back once: told why, and not admitted
     try:
-        again.join("spectator", name="tv")
+        again.join("spectator", name="tv", seat_key=seat_key_of(code_of(tmp_path / "ann.out")))  # the key holds
         again.sock.settimeout(outer(10))
         kinds = [again.read_frame()]
         while kinds[-1][0] != "refuse":
@@ -66,11 +67,12 @@ def cut_off_and_the_game_plays_on(tmp_path: Path, ann, bob, port: int, tv: Attac
 
 def flood_and_cut(tmp_path: Path, procs, flood, uncut: str, why: str) -> None:
     """ann and bob play (two_seats); a spectator joins the host and sends `flood(tv)` in one write: the host cuts its
-    link (else the test fails saying `uncut`), and the game plays on (cut_off_and_the_game_plays_on, `why`)."""
+    link (else the test fails saying `uncut`), and the game plays on (cut_off_and_the_game_plays_on, `why`). The
+    spectator is a member who has the seat key (protocol.md 14: a stranger without it is refused at its join)."""
     ann, bob, port = two_seats(tmp_path, procs)
     tv = Attacker.dial(port)
     try:
-        tv.join("spectator", name="tv")
+        tv.join("spectator", name="tv", seat_key=seat_key_of(code_of(tmp_path / "ann.out")))
         tv.lobby()
         try:
             tv.raw(flood(tv))
@@ -97,7 +99,9 @@ def test_a_spectator_joining_again_and_again_is_cut(tmp_path: Path, procs) -> No
     host announced every one (benchmarks/member_flood_bench.py spectator-joins: the honest turn 0.11 s -> 7.0 s,
     the host at 440 MB)."""
     def joins(tv: Attacker) -> bytes:
-        join = {"role": "spectator", "bot": False, "port": 1}
+        secret = seat_secret(tv.game_id, seat_key_of(code_of(tmp_path / "ann.out")))
+        proof = join_proof(secret, tv.game_id, *tv.nonces, tv.identity.public_key)  # each join proves the key
+        join = {"role": "spectator", "bot": False, "port": 1, "proof": proof}
         return b"".join(tv.frame_bytes("join", {"name": f"tv{i % 2}", **join}) for i in range(100))
 
     flood_and_cut(tmp_path, procs, joins, "the host never cut a link that sent its join again and again",

@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 from attacker import LOOPBACK, Attacker, peak_rss_mb
-from procs import final_scores
+from procs import code_of, final_scores, seat_key_of
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.net.node import MAX_LINK_FAULTS
@@ -71,15 +71,17 @@ def test_a_flood_of_held_messages_before_start_is_cut_off(tmp_path: Path, procs)
     from 40 MB to 1 GB). Half have not joined: the first msg frame cuts them off. Half joined as spectators
     (members): each is cut off at its own cap, the later ones at the total cap, and the host's peak memory stays
     far below the flood's size; then the game is played normally. The cuts are told in one line per address and
-    cap, then a count (issue 22 item 8: 32 keys from one address are not 32 lines)."""
+    cap, then a count (issue 22 item 8: 32 keys from one address are not 32 lines). The members have the seat key
+    (protocol.md 14: without it a join is refused)."""
     host, port = start_host(procs, tmp_path)
+    seat_key = seat_key_of(code_of(tmp_path / "ann.out"))
     keys = []
     for k in range(64):
         a = Attacker.dial(port)
         keys.append(a.identity.peer)
         size = 60_000
         if k % 2:
-            a.join("spectator", name=f"flood{k}")
+            a.join("spectator", name=f"flood{k}", seat_key=seat_key)
             a.lobby()
             size = 60_000 if k == 1 else MAX_HELD_WIRE - 1_000  # one over the size cap; the rest fill the others
         flood(a, [a.padded(seq, size) for seq in range(256)])
@@ -111,17 +113,18 @@ def test_bad_messages_close_the_link_once_and_fault_records_are_capped(tmp_path:
     """A member (a spectator) sends garbage msg frames: its link is closed once, with one log line naming the
     first (not one line a frame), and it is cut off: dialling again and asking to watch it is refused, and
     its next dials are refused in the handshake. The host's transcript holds one fault record per bad message
-    that reached it, and verifies."""
+    that reached it, and verifies. The member has the seat key (protocol.md 14)."""
     host, port = start_host(procs, tmp_path)
+    seat_key = seat_key_of(code_of(tmp_path / "ann.out"))
     me = Identity.generate()
     a = Attacker.dial(port, identity=me)
-    a.join("spectator", name="junk")
+    a.join("spectator", name="junk", seat_key=seat_key)
     a.lobby()
     a.raw(b"".join(a.frame_bytes("msg", b"\xc1" + bytes([k])) for k in range(3 * MAX_LINK_FAULTS)))
     assert a.closed_by_peer()
     a.close()
     a = Attacker.dial(port, identity=me)
-    a.join("spectator", name="junk")
+    a.join("spectator", name="junk", seat_key=seat_key)  # with the key: refused for the cut all the same
     assert str(a.until("refuse")).startswith("cut off"), "a spectator cut off was admitted again"
     assert a.closed_by_peer()
     a.close()
@@ -159,7 +162,7 @@ def test_cannot_reach_says_why(tmp_path: Path, procs) -> None:
     with socket.socket() as s:
         s.bind((LOOPBACK, 0))
         closed_port = s.getsockname()[1]
-    joiner = procs(["join", "XXXX", "--headless", "--peer", f"{LOOPBACK}:{closed_port}", *LO,
+    joiner = procs(["join", "XXXX-7Q2K", "--headless", "--peer", f"{LOOPBACK}:{closed_port}", *LO,
                     "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "j.out")
     assert joiner.finish(30) == 1
     assert re.search(rf"cannot reach 127\.0\.0\.1:{closed_port}: Connection refused \(errno \d+\)", joiner.text()), \

@@ -40,6 +40,7 @@ async def seated(ann: Node, others: list[Node]) -> None:
     await ann.host(Settings(players=4, max_rounds=1, point_limit=None, deal="open"))
     for joiner in others:
         await joiner.listen()
+        joiner.seat_key = ann.seat_key  # what ann's screen shows them
         await joiner.join(LO, ann.port, ann.game_id)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from deadlines import outer
+from procs import game_of, seat_key_of
 from tmuxpane import needs_tmux
 from zeroconf import IPVersion
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
@@ -51,7 +52,7 @@ def decoy(tmp_path_factory: pytest.TempPathFactory):
     proc = Proc(["host", "--headless", "--seats", "3", "--name", "decoy", *LO, "--transcript",
                  str(home / "decoy.p2pt")], home / "decoy.out", env=env)
     try:
-        code = proc.wait_for(r"code: (\w{4}-\w{4})").group(1)
+        code = game_of(proc.wait_for(r"code: (\w{4}-\w{4})").group(1))  # the game's code: what `games` lists
         proc.wait_for("listening on")
         yield code, env
     finally:
@@ -148,7 +149,12 @@ def test_the_closest_codes_are_one_edit_or_a_swap_away() -> None:
 
 
 def test_join_with_a_code_that_cannot_be_is_a_usage_error() -> None:
-    for typed, says in [("abcu", "a game code has no 'U'"), ("abc", "a game code is 4 letters and digits")]:
+    """Since session 34 a code is typed with its seat key (CODE-KEY, protocol.md 14): the code alone says the key
+    is missing."""
+    for typed, says in [("abcu-7q2k", "a game code has no 'U'"), ("abcd-7q2u", "a game code has no 'U'"),
+                        ("abc", "a game code with its seat key is 4 + 4 letters and digits"),
+                        ("abcd-7q2", "a game code with its seat key is 4 + 4 letters and digits"),
+                        ("abcd", "ABCD needs its seat key: type the code as the host's screen shows it")]:
         result = subprocess.run([sys.executable, "-m", "p2pnimmt", "join", typed, "--headless", *LO],
                                 capture_output=True, text=True, timeout=30)
         assert result.returncode == 2 and says in result.stderr and "Traceback" not in result.stderr, result.stderr
@@ -299,11 +305,11 @@ def test_games_shows_the_hosts_name_variant_deal_and_seats_as_the_lobby_changes(
             return result.stdout
 
         out = listing()
-        assert re.search(rf"^{code}\s+ann\s+tactical\s+open\s+1/3\s+lobby\s+127\.0\.0\.1:\d+$", out, re.M), out
+        assert re.search(rf"^{game_of(code)}\s+ann\s+tactical\s+open\s+1/3\s+lobby\s+127\.0\.0\.1:\d+$", out, re.M), out
         host.stdin.write(b"variant draft\nbot\n")
         host.stdin.flush()
         wait_for_text(tmp_path / "host.out", "added a heuristic bot")
-        wait_for(lambda: re.search(rf"^{code}\s+ann\s+draft\s+open\s+2/3\s+lobby", listing(), re.M), 30)
+        wait_for(lambda: re.search(rf"^{game_of(code)}\s+ann\s+draft\s+open\s+2/3\s+lobby", listing(), re.M), 30)
     finally:
         host.kill()
         host.wait()
@@ -334,8 +340,9 @@ def test_join_with_a_code_no_game_has_says_it_is_searching_then_names_the_closes
                   "--transcript", str(tmp_path / "h.p2pt")], tmp_path / "host.out")
     code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     host.wait_for("listening on")
-    near = code[:3] + next(ch for ch in CODE_ALPHABET if ch != code[3])
-    joiner = procs(["join", near.lower(), "--headless", *LO, "--name", "bob"], tmp_path / "join.out")
+    near = code[:3] + next(ch for ch in CODE_ALPHABET if ch != code[3])  # a typo in the code, the seat key right
+    joiner = procs(["join", f"{near}-{seat_key_of(code)}".lower(), "--headless", *LO, "--name", "bob"],
+                   tmp_path / "join.out")
     # while it looks, it says so: the code it looks for (as a code is written) and for how long
     joiner.wait_for(rf"looking for game {near} on the LAN on interface 127\.0\.0\.1 \(up to 10 s\)", 10)
     assert joiner.popen.poll() is None, "it said so while it was still looking"
@@ -343,11 +350,11 @@ def test_join_with_a_code_no_game_has_says_it_is_searching_then_names_the_closes
     text = joiner.text()
     assert f"no game with code {near} found on the LAN on interface 127.0.0.1 (10 s)" in text
     key = host.wait_for(r"host key: (\S+)").group(1)
-    assert re.search(rf"the closest live code: {code} \(ann, host key {key}, at 127\.0\.0\.1:\d+, seats 1/2, lobby\)",
+    assert re.search(rf"the closest live code: {game_of(code)} \(ann, host key {key}, at 127\.0\.0\.1:\d+, seats 1/2, lobby\)",
                      text), text
     # no command to run: a code one typo away is another game, the person checks the host's screen
     assert "if the host's screen shows that code and host key, type it again" in text
-    assert f"p2pnimmt join {code}" not in text
+    assert f"p2pnimmt join {game_of(code)}" not in text
     assert "Traceback" not in text
 
 
@@ -358,7 +365,7 @@ def test_join_by_the_code_typed_in_lower_case_with_o_for_zero(tmp_path: Path, pr
     code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     typed = code.lower().replace("0", "o").replace("1", "i")
     joiner = procs(["join", typed, "--headless", *LO, "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "j.out")
-    joiner.wait_for(rf"joined {code} at 127\.0\.0\.1:\d+ as player")
+    joiner.wait_for(rf"joined {game_of(code)} at 127\.0\.0\.1:\d+ as player")
     assert joiner.finish(90) == 0, joiner.text()
     assert host.finish(60) == 0, host.text()
 
@@ -367,7 +374,7 @@ def test_join_by_the_code_typed_in_lower_case_with_o_for_zero(tmp_path: Path, pr
 def test_join_on_a_terminal_shows_the_search_not_a_blank_screen(tmp_path: Path, panes) -> None:
     """The real console script under tmux at 80x24: `join` of a code no game has says what it looks for while
     it looks, then why it gave up, every line within 80 columns."""
-    pane = panes(f"{sys.executable} -m p2pnimmt join zzzz --name bob --interface 127.0.0.1; echo exited-$?; sleep 300",
+    pane = panes(f"{sys.executable} -m p2pnimmt join zzzz-7q2k --name bob --interface 127.0.0.1; echo exited-$?; sleep 300",
                  env={"XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)})
 
     def showing(text: str):

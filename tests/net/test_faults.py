@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from attacker import LOOPBACK, Attacker, RawLink
-from procs import code_of, final_scores
+from procs import code_of, final_scores, game_of, seat_key_of
 
 from p2pnimmt.net.connection import ANY_GAME, HANDSHAKE_TIMEOUT, HELLO, frame, transcript_of
 from p2pnimmt.net.door import PER_ADDRESS
@@ -146,11 +146,20 @@ def test_authenticated_stranger_sending_junk_frames_is_harmless(tmp_path: Path, 
     sends a msg without bytes, bytes that are no message, odd heads, lobby and refuse frames (the host
     takes them from no one), unknown kinds and at last a join that is not a map: the host logs what it can,
     refuses the bad join (closing the link), keeps running, and the game with a real joiner completes.
-    (A stranger that has not joined is cut off at its first frame that is not a join: test_membership.)"""
-    host, _, port = start_host(procs, tmp_path)
+    (A stranger that has not joined is cut off at its first frame that is not a join: test_membership.)
+    Since session 34 (protocol.md 14, "The seat key") a stranger without the key is refused at its join, so the
+    junk comes from one who has it (a friend who runs a modified client)."""
+    host, code, port = start_host(procs, tmp_path)
+    stranger = Attacker.dial(port)
+    try:
+        stranger.join("spectator", name="junk")  # no seat key: refused, the link closed
+        assert stranger.until("refuse").startswith("the seat key is missing")
+        assert stranger.closed_by_peer(HANDSHAKE_TIMEOUT + 5)
+    finally:
+        stranger.close()
     s = Attacker.dial(port)
     try:
-        s.raw(frame(["join", {"name": "junk", "role": "spectator", "bot": False, "port": 1}]))
+        s.join("spectator", name="junk", seat_key=seat_key_of(code))
         for junk in (["msg", "not bytes"], ["msg", b"\xc1\xc1"], ["msg", b""], ["heads", "x"],
                      ["heads", [[b"x" * 16, -1], [1, 2], "z"]], ["lobby", {"members": [1]}], ["refuse", "ha"],
                      ["nonsense", None], ["bye", None], ["join", {"name": 5}], ["join", "not a map"]):
@@ -222,15 +231,16 @@ def test_refused_joiner_is_disconnected_and_not_fed_the_game(tmp_path: Path, pro
     the host: the game has started", then "game started: ... (you: spectator)", writes the game into
     its transcript and may log spurious `replay` faults before it exits 1.
     """
-    host, _, port = start_host(procs, tmp_path, extra=["--rounds", "20", "--no-points"])
+    host, code, port = start_host(procs, tmp_path, extra=["--rounds", "20", "--no-points"])
     first = joiner(procs, tmp_path, port, "j1")
     first.wait_for("game started")
     s = Attacker.dial(port)
     try:
-        s.raw(frame(["join", {"name": "late", "role": "player", "bot": True, "port": 1}]))
+        s.join("player", name="late", seat_key=seat_key_of(code))  # with the key: refused for the game, not the key
         s.sock.settimeout(10)
-        while s.read_frame()[0] != "refuse":  # "heads", "lobby" and live game messages may come first
+        while (got := s.read_frame())[0] != "refuse":  # "heads", "lobby" and live game messages may come first
             pass
+        assert got[1] == "the game has started", got
         after: list[str] = []
         s.sock.settimeout(2.0)
         try:
@@ -252,11 +262,11 @@ def test_refused_joiner_is_disconnected_and_not_fed_the_game(tmp_path: Path, pro
 def test_join_with_a_wrong_code_at_an_address_is_refused(tmp_path: Path, procs) -> None:
     """`join ABCD --peer HOST:PORT` checks the code too: the address holds another game, and the joiner says so."""
     host, code, port = start_host(procs, tmp_path)
-    wrong = "ZZZZ" if code != "ZZZZ" else "YYYY"
-    out = procs(["join", wrong, "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", "bob",
+    wrong = "ZZZZ" if game_of(code) != "ZZZZ" else "YYYY"
+    out = procs(["join", f"{wrong}-{seat_key_of(code)}", "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", "bob",
                  "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
     assert out.finish(30) == 1
-    assert f"has code {code}, not {wrong}" in out.text() and "Traceback" not in out.text()
+    assert f"has code {game_of(code)}, not {wrong}" in out.text() and "Traceback" not in out.text()
     player = joiner(procs, tmp_path, port, "j1")  # the right code still joins, and the game is played
     assert player.finish(60) == 0 and host.finish(60) == 0, player.text() + host.text()
 
@@ -280,7 +290,7 @@ def test_peer_at_a_server_that_is_not_p2pnimmt_says_so(tmp_path: Path, procs) ->
 
     threading.Thread(target=answer, daemon=True).start()
     try:
-        out = procs(["join", "ABCD", "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", "bob",
+        out = procs(["join", "ABCD-7Q2K", "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, "--name", "bob",
                      "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
         assert out.finish(30) == 1
         assert "not a p2pnimmt peer" in out.text() and "Traceback" not in out.text(), out.text()

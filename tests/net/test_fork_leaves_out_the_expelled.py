@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from procs import game_of
 from test_fork_mid_game import WHY, ended_well, honest_table
 from test_gone_before_start import LO, CheatProc, files, names_of
 
@@ -36,10 +37,10 @@ def test_a_forked_new_start_leaves_out_the_seat_expelled_before_it(tmp_path: Pat
         eve.wait_for(r"cheat: revealed", 120)
         mal.wait_for(r"cheat: two reveals", 120)
         said = ended_well(ann, joined, tv)
-        assert f"game {code} is abandoned: {WHY}{OUT}{CARRIED}; a new game starts at once with the others (3 " \
+        assert f"game {game_of(code)} is abandoned: {WHY}{OUT}{CARRIED}; a new game starts at once with the others (3 " \
                "players)" in said["ann"], said["ann"]
         for name in ("bob", "cy"):
-            assert f"game {code} is abandoned: {WHY}{OUT}{CARRIED}; ann starts a new game at once" in said[name], \
+            assert f"game {game_of(code)} is abandoned: {WHY}{OUT}{CARRIED}; ann starts a new game at once" in said[name], \
                 said[name]
         # the first game: eve lost its seat in round 1, then mal's equivocation ended it, at every honest node
         for name in ("ann", "bob", "cy"):
@@ -60,7 +61,7 @@ def test_a_forked_new_start_leaves_out_the_seat_expelled_before_it(tmp_path: Pat
         assert len(summaries) == 1, summaries
         # eve's node is told it is left out, and plays no new game
         eve.finish(90)
-        assert f"ann left game {code} for a new game without this seat (this seat lost its seat in it for a proven " \
+        assert f"ann left game {game_of(code)} for a new game without this seat (this seat lost its seat in it for a proven " \
                "rule break)" in eve.text(), eve.text()
         assert not (tmp_path / "eve-2.p2pt").exists()
         assert mal.finish(90) != 0, mal.text()

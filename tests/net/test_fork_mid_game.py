@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from procs import game_of
 from test_gone_before_start import ENV, LO, CheatProc, ann_and_joiners, files, names_of
 
 from p2pnimmt.protocol.envelope import open_envelope
@@ -65,10 +66,10 @@ def test_an_equivocation_mid_game_leaves_the_others_a_game_that_carries_the_scor
         mal.wait_for(r"cheat: two reveals", 120)
         said = ended_well(ann, joined, tv)
         carried = " (the new game carries the scores after round 1 and plays the rounds left)"
-        assert f"game {code} is abandoned: {WHY}{carried}; a new game starts at once with the others (3 players)" \
+        assert f"game {game_of(code)} is abandoned: {WHY}{carried}; a new game starts at once with the others (3 players)" \
             in said["ann"], said["ann"]
         for name in ("bob", "cy"):
-            assert f"game {code} is abandoned: {WHY}{carried}; ann starts a new game at once" in said[name], said[name]
+            assert f"game {game_of(code)} is abandoned: {WHY}{carried}; ann starts a new game at once" in said[name], said[name]
         assert "ann starts a new game at once with the others" in said["tv"], said["tv"]
         # the first game: every honest transcript ends in mal's equivocation
         for name in ("ann", "bob", "cy"):

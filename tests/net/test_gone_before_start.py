@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 from attacker import LOOPBACK
-from procs import Proc, code_of, default_signals
+from procs import Proc, code_of, default_signals, game_of
 
 from p2pnimmt.app.history import history_lines, read_game
 from p2pnimmt.net.files import secrets_path
@@ -138,13 +138,13 @@ def test_a_seat_gone_before_its_start_ack_leaves_the_others_a_new_game(tmp_path:
         for text in said.values():
             assert "Traceback" not in text and "giving up:" not in text, text
             assert len(re.findall(r"final scores", text)) == 1, text
-        assert f"game {code} is abandoned: mal left before acknowledging its START; a new game starts at once " \
+        assert f"game {game_of(code)} is abandoned: mal left before acknowledging its START; a new game starts at once " \
                "with the others (2 players)" in said["ann"], said["ann"]
-        new = re.search(rf"a new start of {code} without mal: the seats are held", said["ann"])
+        new = re.search(rf"a new start of {game_of(code)} without mal: the seats are held", said["ann"])
         assert new, said["ann"]
-        assert f"game {code} is abandoned: mal left before acknowledging its START; ann starts a new game at once " \
+        assert f"game {game_of(code)} is abandoned: mal left before acknowledging its START; ann starts a new game at once " \
                "with the others" in said["bob"], said["bob"]
-        assert re.search(rf"joined (?!{code})\w{{4}} at .* \(a new start of {code} without mal\)", said["bob"]), \
+        assert re.search(rf"joined (?!{game_of(code)})\w{{4}} at .* \(a new start of {game_of(code)} without mal\)", said["bob"]), \
             said["bob"]
         if cheat == "vanish":  # bob said why it waited, while ann's drop time ran
             assert re.search(rf"{WHY} \(.*\); waiting for ann to start a new game without them, or for them to "
@@ -170,16 +170,16 @@ def test_a_new_bot_takes_the_seat_left_where_the_hosts_bots_play(tmp_path: Path,
     ann = procs(["host", "--headless", "--seats", "3", "--bots", "1", *SHORT, *timers, *LO, *files(tmp_path, "ann"),
                  "--lang", "de"], tmp_path / "ann.out", env={**ENV, "XDG_CONFIG_HOME": str(tmp_path / "config")})
     port = int(ann.wait_for(r"lausche auf 127\.0\.0\.1:(\d+)").group(1))
-    code = ann.wait_for(r"Code: (\w{4})").group(1)
+    code = ann.wait_for(r"Code: (\w{4}-\w{4})").group(1)
     mal = CheatProc("vanish", ["join", code, "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, *timers,
                                *files(tmp_path, "mal")], tmp_path / "mal.out")
     try:
         mal.wait_for(r"cheat: gone before its START_ACK", 60)
         assert ann.finish(90) == 0, ann.text()
         text = ann.text()
-        assert f"Spiel {code} ist abgebrochen: mal ist gegangen, bevor der START bestätigt war; ein neues Spiel " \
+        assert f"Spiel {game_of(code)} ist abgebrochen: mal ist gegangen, bevor der START bestätigt war; ein neues Spiel " \
                "beginnt sofort mit den anderen, ein neuer Bot auf jedem frei gewordenen Platz" in text, text
-        assert re.search(rf"Neustart von {code} ohne mal: die Plätze bleiben 60 s für die anderen frei", text), text
+        assert re.search(rf"Neustart von {game_of(code)} ohne mal: die Plätze bleiben 60 s für die anderen frei", text), text
         check_abandoned(tmp_path / "ann.p2pt")
         # the new bot in mal's seat, the others where they sat (mal may have joined before bot1)
         check_finished(tmp_path / "ann-2.p2pt", [{"mal": "bot2"}.get(n, n) for n in names_of(tmp_path / "ann.p2pt")])
@@ -249,12 +249,12 @@ def test_the_seat_left_out_comes_back_and_is_told_plainly_that_its_game_was_aban
                     tmp_path / "mal.out")
     try:
         mal.wait_for(r"cheat: cut off as it signed its START_ACK", 60)
-        ann.wait_for(rf"a new start of {code} without mal", 30)
-        bob.wait_for(rf"joined \w{{4}} at .* \(a new start of {code} without mal\)", 30)  # (not a moment before: a
+        ann.wait_for(rf"a new start of {game_of(code)} without mal", 30)
+        bob.wait_for(rf"joined \w{{4}} at .* \(a new start of {game_of(code)} without mal\)", 30)  # (not a moment before: a
         # START_ACK of mal's that came to bob before the offer would start there the game his host left, by design)
         mal.popen.send_signal(signal.SIGUSR1)  # its network is back
         assert mal.finish(30) == 1, mal.text()
-        assert f"giving up: ann abandoned game {code} before it started and starts a new game without this seat" \
+        assert f"giving up: ann abandoned game {game_of(code)} before it started and starts a new game without this seat" \
                in mal.text(), mal.text()
         assert "resume" not in mal.text(), mal.text()  # nothing to take up: its host and players went on
         for proc in (ann, bob):

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from deadlines import outer
-from procs import code_of, final_scores
+from procs import code_of, final_scores, game_of
 from tmuxpane import needs_tmux
 
 from p2pnimmt.app.games import menu_games
@@ -36,6 +36,8 @@ LO = ["--interface", "127.0.0.1"]
 SHORT = ["--rounds", "1", "--no-points", "--deal", "open"]
 # Two games whose codes collide (both EACC): the Ed25519 secrets A1..A1 and B2..B2 with these salts, found once
 # by trying salts SHA-256(public key || i)[:16] for i = 0, 1, ... with both keys (a collision at i = 1,368).
+# The seat key typed with the impostors' code: any (they check no proof; protocol.md 14, "The seat key").
+ANY_KEY = "7Q2K"
 COLLIDING = (("a1" * 32, "596d4211420ee8c4170fb6e075be287f"), ("b2" * 32, "c6a9f93687a72d654575bc9fe50d2f71"))
 
 
@@ -80,10 +82,10 @@ def test_joiners_reach_the_real_host_past_a_copy_and_a_claim_and_the_impostor_le
                   str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
     code = code_of(tmp_path / "ann.out") if host.wait_for(r"code: (\w{4}-\w{4})") else ""
     key = host.wait_for(r"host key: ([A-Z2-7]{4}-[A-Z2-7]{4})").group(1)
-    real = the_ad(code)
+    real = the_ad(game_of(code))  # the game's code, as advertised
     assert real.host == key and real.salt is not None
     copy = Impostor(tmp_path / "copy.out", "--copy", real.game_id.hex(), real.salt.hex(), real.host)
-    claim = Impostor(tmp_path / "claim.out", "--claim", code)
+    claim = Impostor(tmp_path / "claim.out", "--claim", game_of(code))
     try:
         copy.wait_for("advertising")
         claim.wait_for("advertising")
@@ -114,14 +116,15 @@ def test_two_games_of_one_code_are_told_apart_by_the_host_key(procs, tmp_path: P
     try:
         a.wait_for("advertising")
         b.wait_for("advertising")
-        unsure = procs(["join", code, "--headless", *LO, "--name", "dan"], tmp_path / "unsure.out")
+        typed = f"{code}-{ANY_KEY}"
+        unsure = procs(["join", typed, "--headless", *LO, "--name", "dan"], tmp_path / "unsure.out")
         assert unsure.finish(60) == 1
         text = unsure.text()
         assert f"2 games answer to code {code}" in text, text
         assert all(f"ann, host key {k.fingerprint}, at 127.0.0.1:" in text for k in keys), text
         assert f"p2pnimmt join {code} --host-key XXXX-XXXX" in text
         assert "got join" not in a.text() + b.text()  # nobody was asked for a seat
-        sure = procs(["join", code, "--headless", *LO, "--name", "dan", "--host-key", keys[1].fingerprint.lower()],
+        sure = procs(["join", typed, "--headless", *LO, "--name", "dan", "--host-key", keys[1].fingerprint.lower()],
                      tmp_path / "sure.out")
         b.wait_for(r"got join dan")
         assert "got join" not in a.text()
@@ -145,7 +148,7 @@ def test_at_a_line_terminal_the_player_picks_one_of_two_games_by_its_host_key(pa
     try:
         a.wait_for("advertising")
         b.wait_for("advertising")
-        pane = panes(f"{sys.executable} -m p2pnimmt join eacc --lines --name dan --interface 127.0.0.1; sleep 600",
+        pane = panes(f"{sys.executable} -m p2pnimmt join eacc-7q2k --lines --name dan --interface 127.0.0.1; sleep 600",
                      columns=120, rows=30, env={"XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)})
         shown = pane.wait("which one (1-2, Enter: none)>")
         assert "2 games answer to code EACC (one may be an impostor)" in shown, shown
@@ -176,7 +179,7 @@ async def test_an_advertisement_without_a_salt_is_not_dialled_by_code(tmp_path: 
                             properties={"v": "1", "gid": gid.hex(), "code": code, "host": "OLDS-TYLE", "name": "ann"})
     try:
         await (await zc.async_register_service(info, cooperating_responders=True))
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "p2pnimmt", "join", code, "--headless", *LO,
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "p2pnimmt", "join", f"{code}-{ANY_KEY}", "--headless", *LO,
                                                     "--name", "dan", stdout=asyncio.subprocess.PIPE,
                                                     stderr=asyncio.subprocess.STDOUT)
         out, _ = await asyncio.wait_for(proc.communicate(), outer(60))

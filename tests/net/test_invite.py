@@ -1,5 +1,6 @@
 """Invite links (issue 27 item 1, protocol.md 14 "Invite links"): written and read back, every malformed part
-named, the host key's long fingerprint, and the order a host names its addresses in."""
+named, the host key's long fingerprint, and the order a host names its addresses in. Since session 34 a link
+carries the game's seat key after its code (/CODE-KEY, "The seat key"); one without it is not an invite link."""
 
 from __future__ import annotations
 
@@ -23,61 +24,73 @@ def test_the_long_fingerprint_begins_with_the_one_on_the_host_screen() -> None:
 
 
 def test_a_host_link_reads_back_as_written() -> None:
-    link = invite_link(["100.64.0.7", "192.168.1.20", "fd7a:115c:a1e0::7"], 4000, "QM5Z", ANN.peer)
-    assert link == f"p2pnimmt://100.64.0.7:4000,192.168.1.20:4000,[fd7a:115c:a1e0::7]:4000/QM5Z#{LONG}"
+    link = invite_link(["100.64.0.7", "192.168.1.20", "fd7a:115c:a1e0::7"], 4000, "QM5Z", ANN.peer, "7Q2K")
+    assert link == f"p2pnimmt://100.64.0.7:4000,192.168.1.20:4000,[fd7a:115c:a1e0::7]:4000/QM5Z-7Q2K#{LONG}"
     invite = parse_link(link)
     assert invite == Invite((("100.64.0.7", 4000), ("192.168.1.20", 4000), ("fd7a:115c:a1e0::7", 4000)), "QM5Z",
-                            LONG)
+                            LONG, "7Q2K")
     assert invite.link() == link
 
 
 def test_a_pasted_link_is_read_case_blind_with_or_without_hyphens_and_spaces_around() -> None:
-    typed = f"  P2PNimmt://ann-laptop.tail1234.ts.net:4000,10.0.0.5:40000/qm5z?later=1#{LONG.lower().replace('-', '')}\n"
+    """The code and its seat key as a person types them (protocol.md 14, "The seat key": case-blind, the hyphen
+    optional, I and L as 1, O as 0)."""
+    typed = (f"  P2PNimmt://ann-laptop.tail1234.ts.net:4000,10.0.0.5:40000/qm5z-7q2k?later=1"
+             f"#{LONG.lower().replace('-', '')}\n")
     typed = typed[:40] + "\n  " + typed[40:]  # wrapped by a terminal
     invite = parse_link(typed)
     assert invite.addresses == (("ann-laptop.tail1234.ts.net", 4000), ("10.0.0.5", 40000))
-    assert invite.code == "QM5Z" and invite.host_key == LONG
-    assert parse_link("p2pnimmt://10.0.0.5:4000/QM5Z#nlkphqtu").host_key == "NLKP-HQTU"  # the short one
+    assert invite.code == "QM5Z" and invite.seat_key == "7Q2K" and invite.host_key == LONG
+    assert parse_link("p2pnimmt://10.0.0.5:4000/QM5Z-7Q2K#nlkphqtu").host_key == "NLKP-HQTU"  # the short one
+    assert parse_link(f"p2pnimmt://10.0.0.5:4000/qm5z7q2k#{LONG}").seat_key == "7Q2K"  # no hyphen
+    assert parse_link(f"p2pnimmt://10.0.0.5:4000/QM5Z-IQOL#{LONG}").seat_key == "1Q01"  # I, O, L as typed
 
 
 def test_a_fully_qualified_name_and_one_slash_after_the_code_are_read() -> None:
     """protocol.md 14: a DNS name may end with one `.` (fully qualified), and one `/` may follow the code."""
-    invite = parse_link(f"p2pnimmt://ann-laptop.tail1234.ts.net.:4000/QM5Z/#{LONG}")
+    invite = parse_link(f"p2pnimmt://ann-laptop.tail1234.ts.net.:4000/QM5Z-7Q2K/#{LONG}")
     assert invite.addresses == (("ann-laptop.tail1234.ts.net.", 4000),) and invite.code == "QM5Z"
+    assert invite.seat_key == "7Q2K"
 
 
 @pytest.mark.parametrize("link,why", [
-    ("http://10.0.0.5:4000/QM5Z#" + LONG, "its scheme is 'http', not p2pnimmt"),
-    ("p2pnimmt:10.0.0.5:4000/QM5Z#" + LONG, "an invite link begins with p2pnimmt://"),
-    ("p2pnimmt://10.0.0.5:4000/QM5Z", "it has no host key"),
-    ("p2pnimmt://10.0.0.5:4000/QM5Z#", "it has no host key"),
+    ("http://10.0.0.5:4000/QM5Z-7Q2K#" + LONG, "its scheme is 'http', not p2pnimmt"),
+    ("p2pnimmt:10.0.0.5:4000/QM5Z-7Q2K#" + LONG, "an invite link begins with p2pnimmt://"),
+    ("p2pnimmt://10.0.0.5:4000/QM5Z-7Q2K", "it has no host key"),
+    ("p2pnimmt://10.0.0.5:4000/QM5Z-7Q2K#", "it has no host key"),
     ("p2pnimmt://10.0.0.5:4000#" + LONG, "it has no game code"),
     ("p2pnimmt://10.0.0.5:4000/#" + LONG, "it has no game code"),
-    ("p2pnimmt://10.0.0.5:4000/QM5ZX#" + LONG, "bad game code: a game code is 4 letters and digits, got 'QM5ZX'"),
-    ("p2pnimmt://10.0.0.5:4000/QM5U#" + LONG, "bad game code: a game code has no 'U'"),
-    ("p2pnimmt://10.0.0.5:4000/QM5Z/x#" + LONG, "its path is '/QM5Z/x', not one game code"),
-    ("p2pnimmt://10.0.0.5:4000//QM5Z#" + LONG, "its path is '//QM5Z', not one game code"),
-    ("p2pnimmt://10.0.0.5:4000/QM5Z//#" + LONG, "its path is '/QM5Z//', not one game code"),
+    ("p2pnimmt://10.0.0.5:4000/QM5Z#" + LONG, "the link has no seat key after its code (/CODE-KEY)"),
+    ("p2pnimmt://10.0.0.5:4000/QM5Z/#" + LONG, "the link has no seat key after its code (/CODE-KEY)"),
+    ("p2pnimmt://10.0.0.5:4000/QM5ZX#" + LONG,
+     "bad game code: a game code with its seat key is 4 + 4 letters and digits as the host's screen shows it "
+     "(CODE-KEY), got 'QM5ZX'"),
+    ("p2pnimmt://10.0.0.5:4000/QM5Z-7Q2KX#" + LONG, "bad game code: a game code with its seat key is 4 + 4"),
+    ("p2pnimmt://10.0.0.5:4000/QM5U-7Q2K#" + LONG, "bad game code: a game code has no 'U'"),
+    ("p2pnimmt://10.0.0.5:4000/QM5Z-7Q2U#" + LONG, "bad game code: a game code has no 'U'"),
+    ("p2pnimmt://10.0.0.5:4000/QM5Z-7Q2K/x#" + LONG, "its path is '/QM5Z-7Q2K/x', not one game code"),
+    ("p2pnimmt://10.0.0.5:4000//QM5Z-7Q2K#" + LONG, "its path is '//QM5Z-7Q2K', not one game code"),
+    ("p2pnimmt://10.0.0.5:4000/QM5Z-7Q2K//#" + LONG, "its path is '/QM5Z-7Q2K//', not one game code"),
     ("p2pnimmt://10.0.0.5:4000//#" + LONG, "it has no game code"),
-    ("p2pnimmt://ann-laptop..:4000/QM5Z#" + LONG, "'ann-laptop..' is neither an IP address nor a host name"),
-    ("p2pnimmt://.:4000/QM5Z#" + LONG, "'.' is neither an IP address nor a host name"),
-    ("p2pnimmt:///QM5Z#" + LONG, "it names no address"),
-    ("p2pnimmt://10.0.0.5/QM5Z#" + LONG, "address '10.0.0.5' has no port"),
-    ("p2pnimmt://10.0.0.5:0/QM5Z#" + LONG, "the port of '10.0.0.5:0' must be 1..65535, got '0'"),
-    ("p2pnimmt://10.0.0.5:65536/QM5Z#" + LONG, "must be 1..65535, got '65536'"),
-    ("p2pnimmt://10.0.0.5:40x/QM5Z#" + LONG, "must be 1..65535, got '40x'"),
-    ("p2pnimmt://10.0.0.5:４０００/QM5Z#" + LONG, "must be 1..65535"),  # fullwidth digits are no port
-    ("p2pnimmt://10.0.0.256:4000/QM5Z#" + LONG, "'10.0.0.256' is not an IPv4 address"),
-    ("p2pnimmt://fd00::1:4000/QM5Z#" + LONG, "an IPv6 address goes in brackets"),
-    ("p2pnimmt://[fd00::zz]:4000/QM5Z#" + LONG, "'fd00::zz' in brackets is not an IPv6 address"),
-    ("p2pnimmt://[fd00::1]/QM5Z#" + LONG, "has no port ([IPv6]:PORT)"),
-    ("p2pnimmt://ann_laptop:4000/QM5Z#" + LONG, "'ann_laptop' is neither an IP address nor a host name"),
-    ("p2pnimmt://10.0.0.5:4000,/QM5Z#" + LONG, "address '' has no port"),
-    ("p2pnimmt://" + ",".join(["10.0.0.5:4000"] * 17) + "/QM5Z#" + LONG, "it names 17 addresses, at most 16"),
-    ("p2pnimmt://10.0.0.5:4000/QM5Z#NLKP-HQTU-2G77", "the host key after # must be 24 letters and digits 2-7"),
-    ("p2pnimmt://10.0.0.5:4000/QM5Z#NLKP-HQT1-2G77-ZUJ5-PMQI-2VM4", "got 'NLKP-HQT1-2G77-ZUJ5-PMQI-2VM4'"),
-    ("p2pnimmt://10.0.0.5:4000/QM5Z#" + "A" * 3000, "characters long, at most 2048"),
-    ("p2pnimmt://\x1b[2J:4000/QM5Z#" + LONG, "'\\x1b[2J' is neither an IP address nor a host name"),
+    ("p2pnimmt://ann-laptop..:4000/QM5Z-7Q2K#" + LONG, "'ann-laptop..' is neither an IP address nor a host name"),
+    ("p2pnimmt://.:4000/QM5Z-7Q2K#" + LONG, "'.' is neither an IP address nor a host name"),
+    ("p2pnimmt:///QM5Z-7Q2K#" + LONG, "it names no address"),
+    ("p2pnimmt://10.0.0.5/QM5Z-7Q2K#" + LONG, "address '10.0.0.5' has no port"),
+    ("p2pnimmt://10.0.0.5:0/QM5Z-7Q2K#" + LONG, "the port of '10.0.0.5:0' must be 1..65535, got '0'"),
+    ("p2pnimmt://10.0.0.5:65536/QM5Z-7Q2K#" + LONG, "must be 1..65535, got '65536'"),
+    ("p2pnimmt://10.0.0.5:40x/QM5Z-7Q2K#" + LONG, "must be 1..65535, got '40x'"),
+    ("p2pnimmt://10.0.0.5:４０００/QM5Z-7Q2K#" + LONG, "must be 1..65535"),  # fullwidth digits are no port
+    ("p2pnimmt://10.0.0.256:4000/QM5Z-7Q2K#" + LONG, "'10.0.0.256' is not an IPv4 address"),
+    ("p2pnimmt://fd00::1:4000/QM5Z-7Q2K#" + LONG, "an IPv6 address goes in brackets"),
+    ("p2pnimmt://[fd00::zz]:4000/QM5Z-7Q2K#" + LONG, "'fd00::zz' in brackets is not an IPv6 address"),
+    ("p2pnimmt://[fd00::1]/QM5Z-7Q2K#" + LONG, "has no port ([IPv6]:PORT)"),
+    ("p2pnimmt://ann_laptop:4000/QM5Z-7Q2K#" + LONG, "'ann_laptop' is neither an IP address nor a host name"),
+    ("p2pnimmt://10.0.0.5:4000,/QM5Z-7Q2K#" + LONG, "address '' has no port"),
+    ("p2pnimmt://" + ",".join(["10.0.0.5:4000"] * 17) + "/QM5Z-7Q2K#" + LONG, "it names 17 addresses, at most 16"),
+    ("p2pnimmt://10.0.0.5:4000/QM5Z-7Q2K#NLKP-HQTU-2G77", "the host key after # must be 24 letters and digits 2-7"),
+    ("p2pnimmt://10.0.0.5:4000/QM5Z-7Q2K#NLKP-HQT1-2G77-ZUJ5-PMQI-2VM4", "got 'NLKP-HQT1-2G77-ZUJ5-PMQI-2VM4'"),
+    ("p2pnimmt://10.0.0.5:4000/QM5Z-7Q2K#" + "A" * 3000, "characters long, at most 2048"),
+    ("p2pnimmt://\x1b[2J:4000/QM5Z-7Q2K#" + LONG, "'\\x1b[2J' is neither an IP address nor a host name"),
 ])
 def test_a_bad_link_is_refused_naming_what_is_wrong(link: str, why: str) -> None:
     with pytest.raises(BadLink) as refused:
@@ -101,11 +114,13 @@ def test_a_host_names_its_overlay_address_first_then_the_lan_then_others_then_co
 
 
 def test_the_invite_vectors_of_protocol_md() -> None:
-    """protocol.md 14's vectors (read from it): section 16's key, its fingerprints, and a link to its game."""
+    """protocol.md 14's vectors (read from it): section 16's key, its fingerprints, and a link to its game with its
+    seat key (/QM5Z-7Q2K, since session 34)."""
     text = (Path(__file__).resolve().parents[2] / "protocol.md").read_text()
     v = json.loads(re.search(r"```json invite-vectors\n(.*?)```", text, re.S).group(1))
     assert ANN.peer.hex() == v["peer_id"] and ANN.fingerprint == v["fingerprint"]
     assert fingerprint(ANN.peer, long=True) == v["long_fingerprint"]
     addresses = [address for address, _ in v["addresses"]]
-    assert invite_link(addresses, 4000, v["code"], ANN.peer) == v["link"]
-    assert parse_link(v["link"]) == Invite(tuple(map(tuple, v["addresses"])), v["code"], v["long_fingerprint"])
+    assert invite_link(addresses, 4000, v["code"], ANN.peer, v["seat_key"]) == v["link"]
+    assert parse_link(v["link"]) == Invite(tuple(map(tuple, v["addresses"])), v["code"], v["long_fingerprint"],
+                                           v["seat_key"])

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from fake_host import handshake
-from procs import final_scores
+from procs import final_scores, game_of
 from runid import RUN_ID
 
 from p2pnimmt.protocol.identity import Identity
@@ -49,12 +49,13 @@ def by_link(procs, tmp_path: Path, verb: str, link: str, name: str):
 
 def test_two_joiners_and_a_spectator_play_a_whole_game_by_the_link_without_mdns(procs, tmp_path: Path) -> None:
     ann, link, port, key = host(procs, tmp_path, "ann", 3)
-    code = re.search(r"/(\w{4})#", link).group(1)
+    code = re.search(r"/(\w{4}-\w{4})#", link).group(1)  # the game's code and its seat key (protocol.md 14)
+    assert ann.wait_for(r"code: (\w{4}-\w{4})").group(1) == code  # the code the host's screen shows
     long_key = link.rsplit("#", 1)[1]
     assert link == f"p2pnimmt://127.0.0.1:{port}/{code}#{long_key}"  # bound to one interface: that one alone
     assert long_key.startswith(key + "-") and len(long_key) == 29  # six groups; the first two are the host key
     tv = by_link(procs, tmp_path, "watch", link, "tv")
-    tv.wait_for(rf"joined {code} at 127\.0\.0\.1:{port} as spectator; host key {key}")
+    tv.wait_for(rf"joined {game_of(code)} at 127\.0\.0\.1:{port} as spectator; host key {key}")
     players = {name: by_link(procs, tmp_path, "join", link, name) for name in ("bob", "cy")}
     everyone = {"ann": ann, "tv": tv, **players}
     for name, proc in everyone.items():
@@ -67,7 +68,7 @@ def test_two_joiners_and_a_spectator_play_a_whole_game_by_the_link_without_mdns(
         assert "sealed deal" in verdict.summary and "scores: " + scores["ann"] in verdict.summary
         if name != "ann":
             assert "looking for game" not in proc.text()  # dialled, never looked for
-            assert f"joined {code} at 127.0.0.1:{port}" in proc.text()
+            assert f"joined {game_of(code)} at 127.0.0.1:{port}" in proc.text()
 
 
 class RawImpostor:
@@ -111,7 +112,7 @@ def test_an_impostor_at_the_link_address_is_refused_learns_no_name_and_the_real_
     bee, _, bee_port, bee_key = host(procs, tmp_path, "bee", 3, "--deal", "open")  # a second real host
     raw = RawImpostor()
     try:
-        code, long_key = re.search(r"/(\w{4})#(\S+)$", link).groups()
+        code, long_key = re.search(r"/(\w{4}-\w{4})#(\S+)$", link).groups()
         tricked = f"p2pnimmt://127.0.0.1:{raw.port},127.0.0.1:{bee_port},127.0.0.1:{port}/{code}#{long_key}"
         zed = by_link(procs, tmp_path, "join", tricked, "zed-victim")
         assert zed.finish(180) == 0 and ann.finish(60) == 0, zed.text() + ann.text()
@@ -120,7 +121,7 @@ def test_an_impostor_at_the_link_address_is_refused_learns_no_name_and_the_real_
         assert re.search(rf"127\.0\.0\.1:{raw.port} answers with host key {raw_key}-\S+, not {long_key}: it is "
                          "not the host you were sent to; trying the link's next address", text), text
         assert re.search(rf"127\.0\.0\.1:{bee_port} answers with host key {bee_key}-\S+, not {long_key}", text), text
-        assert f"joined {code} at 127.0.0.1:{port} as player zed-victim; host key {key}" in text
+        assert f"joined {game_of(code)} at 127.0.0.1:{port} as player zed-victim; host key {key}" in text
         assert final_scores(text) == final_scores(ann.text()) and "zed-victim" in final_scores(text)
         assert verify_transcript((tmp_path / "zed-victim.p2pt").read_bytes()).ok
         raw.thread.join(35)
@@ -136,7 +137,7 @@ def test_a_link_whose_only_address_holds_another_key_is_refused_in_one_line(proc
         real = Identity.generate()  # the host the link was made for, nowhere to be found
         from p2pnimmt.net.invite import invite_link
 
-        link = invite_link([LOOPBACK], raw.port, "QM5Z", real.peer)
+        link = invite_link([LOOPBACK], raw.port, "QM5Z", real.peer, "7Q2K")
         zed = by_link(procs, tmp_path, "watch", link, "zed-victim")
         assert zed.finish(60) == 1
         lines = zed.text().strip().splitlines()
@@ -154,11 +155,12 @@ KEY = "NLKP-HQTU-2G77-ZUJ5-PMQI-2VM4"
 
 @pytest.mark.parametrize("verb", ["join", "watch", "bot"])
 @pytest.mark.parametrize("link,why", [
-    (f"https://127.0.0.1:4000/QM5Z#{KEY}", "its scheme is 'https', not p2pnimmt"),
-    (f"p2pnimmt://127.0.0.1:99999/QM5Z#{KEY}", "the port of '127.0.0.1:99999' must be 1..65535, got '99999'"),
-    ("p2pnimmt://127.0.0.1:4000/QM5Z#NLKP-HQTU-2G77", "the host key after # must be 24 letters and digits 2-7"),
-    (f"p2pnimmt://127.0.0.1:4000/QM5U#{KEY}", "bad game code: a game code has no 'U'"),
-    ("p2pnimmt://127.0.0.1:4000/QM5Z", "it has no host key"),
+    (f"https://127.0.0.1:4000/QM5Z-7Q2K#{KEY}", "its scheme is 'https', not p2pnimmt"),
+    (f"p2pnimmt://127.0.0.1:99999/QM5Z-7Q2K#{KEY}", "the port of '127.0.0.1:99999' must be 1..65535, got '99999'"),
+    ("p2pnimmt://127.0.0.1:4000/QM5Z-7Q2K#NLKP-HQTU-2G77", "the host key after # must be 24 letters and digits 2-7"),
+    (f"p2pnimmt://127.0.0.1:4000/QM5U-7Q2K#{KEY}", "bad game code: a game code has no 'U'"),
+    ("p2pnimmt://127.0.0.1:4000/QM5Z-7Q2K", "it has no host key"),
+    (f"p2pnimmt://127.0.0.1:4000/QM5Z#{KEY}", "the link has no seat key after its code (/CODE-KEY)"),  # session 34
 ])
 def test_a_bad_link_is_one_line_naming_what_is_wrong_and_exit_status_2(verb: str, link: str, why: str) -> None:
     out = subprocess.run([sys.executable, "-m", "p2pnimmt", verb, link, "--headless", *LO], capture_output=True,
@@ -169,7 +171,7 @@ def test_a_bad_link_is_one_line_naming_what_is_wrong_and_exit_status_2(verb: str
 
 
 def test_a_link_with_peer_or_host_key_is_refused() -> None:
-    link = f"p2pnimmt://127.0.0.1:4000/QM5Z#{KEY}"
+    link = f"p2pnimmt://127.0.0.1:4000/QM5Z-7Q2K#{KEY}"
     for extra in (["--peer", "127.0.0.1:4001"], ["--host-key", "NLKP-HQTU"]):
         out = subprocess.run([sys.executable, "-m", "p2pnimmt", "join", link, *extra, *LO], capture_output=True,
                              text=True, timeout=60)

@@ -67,6 +67,7 @@ async def play_until_over(host: Node, guest: Node, tv: Node) -> None:
     await host.listen()
     await host.host(Settings(players=2, max_rounds=1, point_limit=None, deal="open"))
     await tv.listen()
+    tv.seat_key = guest.seat_key = host.seat_key  # what the host's screen shows them
     await tv.join(LO, host.port, host.game_id)  # the handshake is done; the join waits in the spectator
     await guest.listen()
     await guest.join(LO, host.port, host.game_id)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from attacker import Attacker
-from procs import code_of, final_scores
+from procs import code_of, final_scores, seat_key_of
 
 from p2pnimmt.net.node import MAX_LINK_FAULTS, MAX_SPECTATORS
 from p2pnimmt.protocol.names import look_alike
@@ -76,7 +76,8 @@ def test_forty_keys_from_one_address_are_a_line_per_kind_then_a_count(tmp_path: 
                   "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out",
                  env={"P2PNIMMT_LOG_EVERY": str(EVERY)})
     began = time.monotonic()
-    host.wait_for(r"code: (\w{4}-\w{4})")
+    # the attacker has the seat key (a friend's modified client, protocol.md 14): its keys are admitted to watch
+    seat_key = seat_key_of(host.wait_for(r"code: (\w{4}-\w{4})").group(1))
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     bob = player(procs, tmp_path, port, "bob")
     host.wait_for(r"lobby: 2/3 seats: ann, bob")
@@ -84,7 +85,7 @@ def test_forty_keys_from_one_address_are_a_line_per_kind_then_a_count(tmp_path: 
     links, refused, lobby = [], 0, None
     for _ in range(FIRST_WAVE):
         a = Attacker.dial(port, source=SOURCE, timeout=60)
-        a.join("spectator", name="ann")
+        a.join("spectator", name="ann", seat_key=seat_key)
         got = admitted(a)
         if got is None:
             refused += 1
@@ -105,7 +106,7 @@ def test_forty_keys_from_one_address_are_a_line_per_kind_then_a_count(tmp_path: 
     host.wait_for(r"lobby: 3/3 seats")  # and START
     for _ in range(SECOND_WAVE):
         a = Attacker.dial(port, source=SOURCE, timeout=60)
-        a.join("spectator", name="bob")
+        a.join("spectator", name="bob", seat_key=seat_key)
         got = admitted(a)
         assert got is not None and got["state"] == "playing", got
         assert any(m["name"] == "bob (watching)" for m in got["members"]), got["members"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from attacker import Attacker
 from deadlines import OUTER
+from procs import seat_key_of
 
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, seal
 
@@ -51,6 +52,8 @@ def test_a_flood_of_refused_messages_is_a_line_per_source_and_kind_then_a_count(
                  env={"P2PNIMMT_LOG_EVERY": str(EVERY)})
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     web_port = int(host.wait_for(r"web: http://127\.0\.0\.1:(\d+)/").group(1))
+    # the spectators below have the seat key (members with a modified client; protocol.md 14)
+    seat_key = seat_key_of(host.wait_for(r"code: (\w{4}-\w{4})").group(1))
     # 1. Two addresses, 300 connections each that are no p2pnimmt peer.
     for source in ("127.0.0.2", "127.0.0.3"):
         for _ in range(300):
@@ -59,14 +62,14 @@ def test_a_flood_of_refused_messages_is_a_line_per_source_and_kind_then_a_count(
                 drain(sock)  # the host's hello, then it hangs up: refused
     # 2. A spectator that sends 500 frames of a kind nobody knows.
     spectator = Attacker.dial(port, source="127.0.0.4")
-    spectator.join("spectator")
+    spectator.join("spectator", seat_key=seat_key)
     spectator.lobby(OUTER)
     for n in range(500):
         spectator.send("zzz", n)
     # 3. Thirty fresh keys from one address, each a spectator sending messages of another game until cut.
     for _ in range(30):
         link = Attacker.dial(port, source="127.0.0.5")
-        link.join("spectator")
+        link.join("spectator", seat_key=seat_key)
         link.lobby(OUTER)
         try:
             for seq in range(25):

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from procs import final_scores
+from procs import final_scores, game_of
 
 from p2pnimmt.protocol.verify import verify_transcript
 
@@ -53,7 +53,7 @@ def test_games_lists_a_hosted_game_and_join_by_address(tmp_path: Path, procs) ->
     listing = subprocess.run([sys.executable, "-m", "p2pnimmt", "games", *LO, "--seconds", "1.5"],
                              capture_output=True, text=True, timeout=30)
     assert listing.returncode == 0
-    assert re.search(rf"^{code}\s+host-\w{{4}}\s+standard\s+sealed\s+1/2\s+lobby\s+127\.0\.0\.1:{port}$", listing.stdout,
+    assert re.search(rf"^{game_of(code)}\s+host-\w{{4}}\s+standard\s+sealed\s+1/2\s+lobby\s+127\.0\.0\.1:{port}$", listing.stdout,
                      re.M), listing.stdout
     joiner = procs(["join", code, "--headless", "--peer", f"127.0.0.1:{port}", *LO,
                     "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "join.out")
@@ -63,7 +63,7 @@ def test_games_lists_a_hosted_game_and_join_by_address(tmp_path: Path, procs) ->
 
 
 def test_join_unknown_code_fails_clearly(tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "p2pnimmt", "join", "ZZZZ", "--headless", *LO],
+    result = subprocess.run([sys.executable, "-m", "p2pnimmt", "join", "ZZZZ-7Q2K", "--headless", *LO],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert "no game with code ZZZZ found on the LAN on interface 127.0.0.1" in result.stderr

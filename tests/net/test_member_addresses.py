@@ -81,9 +81,10 @@ async def test_a_seat_tells_the_host_where_it_reached_a_player_and_a_bad_report_
     await bob.listen()
     await host.host(Settings(players=3, deal="open"))
     try:
+        bob.seat_key = host.seat_key  # what the host's screen shows (protocol.md 14, "The seat key")
         await bob.join("127.0.0.1", host.port)
         mallory = await asyncio.to_thread(Attacker.dial, host.port)
-        await asyncio.to_thread(mallory.join, "player")
+        await asyncio.to_thread(mallory.join, "player", seat_key=host.seat_key)  # a seat: it has the key
         deadline = asyncio.get_running_loop().time() + 30
         while host.session.start is None:  # the three seats: START
             assert asyncio.get_running_loop().time() < deadline

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from attacker import LOOPBACK, Attacker, Campaign, Listener, forged_flood, member_key, member_ports, replay_flood
 from deadlines import outer
-from procs import code_of, final_scores
+from procs import code_of, final_scores, seat_key_of
 
 import p2pnimmt.protocol.envelope as envelope
 import p2pnimmt.protocol.inbox as inbox
@@ -184,16 +184,17 @@ def test_a_spectator_cut_for_bad_messages_is_refused_when_it_comes_back(tmp_path
     """Item 5, from a spectator's link: it joins mid-game and sends messages forged as bob's; its link is cut
     with one log line and it is removed. Dialling again and asking to watch, it is refused ("cut off") and
     sent no lobby frame; every later dial is refused in the handshake (protocol.md 14: a spectator cut off is
-    not admitted again)."""
+    not admitted again). The spectator has the seat key (a member; protocol.md 14, "The seat key")."""
     ann = procs(["host", "--headless", "--seats", "2", "--rounds", "4", "--no-points", *LO, *SLOW, "--name", "ann",
                  "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
     port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     bob = procs(["join", code_of(tmp_path / "ann.out"), "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, *SLOW,
                  "--name", "bob", "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out")
     bob.wait_for("game started")
+    seat_key = seat_key_of(code_of(tmp_path / "ann.out"))
     tv = Attacker.dial(port)
     try:
-        tv.join("spectator", name="tv")
+        tv.join("spectator", name="tv", seat_key=seat_key)
         members = {m["name"]: m for m in tv.lobby()["members"]}
         bob_peer = peer_id(members["bob"]["key"])
         try:
@@ -206,7 +207,7 @@ def test_a_spectator_cut_for_bad_messages_is_refused_when_it_comes_back(tmp_path
         tv.close()
     again = Attacker.dial(port, tv.identity)  # back once: told why
     try:
-        again.join("spectator", name="tv")
+        again.join("spectator", name="tv", seat_key=seat_key)  # the key holds, and it is refused for the cut
         kinds = []
         again.sock.settimeout(outer(10))
         while not kinds or kinds[-1][0] != "refuse":

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from attacker import Attacker, Listener
-from procs import code_of, final_scores
+from procs import code_of, final_scores, seat_key_of
 
 from p2pnimmt.net.node import MAX_SPECTATORS, MEMBER_WAIT
 from p2pnimmt.protocol.identity import Identity, fingerprint, peer_id
@@ -65,13 +65,14 @@ def test_forged_refuse_and_lobby_frames_to_a_player_are_ignored(tmp_path: Path, 
     """Finding 1. A stranger joins as a spectator, reads the players' ports from the lobby frame, and sends
     `refuse` and a forged `lobby` (pointing at an address it listens on) to a player's own port: once with
     its spectator key (a member, whose link the player accepts) and once with a fresh key (a non-member,
-    whose link carries nothing). The player ignores both, logs why, dials nothing, and plays on."""
+    whose link carries nothing). The player ignores both, logs why, dials nothing, and plays on. Since session 34
+    the spy has the seat key (protocol.md 14: a stranger without it is not admitted to watch, test_faults)."""
     host, port = start_host(procs, tmp_path, seats=3)
     bob = joiner(procs, tmp_path, port, "bob")
     spy = Attacker.dial(port)
     trap = Listener()
     try:
-        spy.join("spectator", name="spy")
+        spy.join("spectator", name="spy", seat_key=seat_key_of(code_of(tmp_path / "ann.out")))
         lobby = lobby_with(spy, lambda lb: "bob" in members_of(lb))
         bob_port = members_of(lobby)["bob"]["port"]
         forged = {"state": "playing", "seats": 3, "settings": lobby["settings"],
@@ -127,16 +128,18 @@ def test_a_strangers_link_carries_only_a_join(tmp_path: Path, procs) -> None:
 
 def test_spectators_who_hang_up_are_removed(tmp_path: Path, procs) -> None:
     """Finding 2 (second half). 300 "join as spectator, then hang up": each is removed when it leaves, so the
-    lobby frame stays small (it outgrew its 256-entry array cap before) and the game then runs normally."""
+    lobby frame stays small (it outgrew its 256-entry array cap before) and the game then runs normally. The
+    ghosts have the seat key (protocol.md 14)."""
     host, port = start_host(procs, tmp_path, seats=2)
+    seat_key = seat_key_of(code_of(tmp_path / "ann.out"))
     for k in range(300):
         a = Attacker.dial(port)
-        a.join("spectator", name=f"ghost{k}")
+        a.join("spectator", name=f"ghost{k}", seat_key=seat_key)
         a.lobby()
         a.close()
     watcher = Attacker.dial(port)
     try:
-        watcher.join("spectator", name="last")
+        watcher.join("spectator", name="last", seat_key=seat_key)
         lobby = lobby_with(watcher, lambda lb: len(lb["members"]) == 2)  # the host and this one: ghosts left
         assert sorted(members_of(lobby)) == ["ann", "last"]
     finally:
@@ -151,15 +154,17 @@ def test_spectators_who_hang_up_are_removed(tmp_path: Path, procs) -> None:
 
 def test_spectators_are_capped_and_the_rest_refused(tmp_path: Path, procs) -> None:
     """At most MAX_SPECTATORS watch at once: the next are refused with a reason; the host says so in one line for
-    their address, then a count (issue 22 item 8: many keys from one address are not a line each)."""
+    their address, then a count (issue 22 item 8: many keys from one address are not a line each). The watchers
+    have the seat key (protocol.md 14)."""
     host, port = start_host(procs, tmp_path, seats=2)
+    seat_key = seat_key_of(code_of(tmp_path / "ann.out"))
     watchers: list[Attacker] = []
     try:
         refused = 0
         for k in range(MAX_SPECTATORS + 3):  # one after the other (at once, past PER_ADDRESS are reset: net.door)
             w = Attacker.dial(port)
             watchers.append(w)
-            w.join("spectator", name=f"w{k}")
+            w.join("spectator", name=f"w{k}", seat_key=seat_key)
             w.sock.settimeout(10)
             while True:
                 kind, payload = w.read_frame()

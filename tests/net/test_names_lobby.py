@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from attacker import Attacker
-from procs import code_of, final_scores
+from procs import code_of, final_scores, seat_key_of
 from tmuxpane import needs_tmux
 
 from p2pnimmt.protocol.verify import verify_transcript
@@ -109,7 +109,7 @@ def test_a_join_under_a_name_that_shows_nothing_more_is_refused_by_the_host(proc
     for twin in ("ann\u2800", "ann\u034f", "\u3164ann"):
         a = Attacker.dial(port)
         try:
-            a.join("player", name=twin)
+            a.join("player", name=twin, seat_key=seat_key_of(code))  # a friend's modified client: it has the key
             reason = str(a.until("refuse"))
         finally:
             a.close()

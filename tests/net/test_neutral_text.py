@@ -41,7 +41,8 @@ def test_a_fake_hosts_escapes_reach_neither_the_terminal_nor_the_log(procs, tmp_
         while not (match := re.search(r"port (\d+)", (tmp_path / "fake.out").read_text())):
             assert time.monotonic() < deadline and fake.poll() is None, (tmp_path / "fake.out").read_text()
             time.sleep(0.05)
-        joiner = procs(["join", game_code(bytes.fromhex(gid)), "--lines", "--peer", f"{LOOPBACK}:{match[1]}", *LO,
+        # any seat key: the fake host checks no proof (protocol.md 14); what it answers is the test
+        joiner = procs(["join", f"{game_code(bytes.fromhex(gid))}-7Q2K", "--lines", "--peer", f"{LOOPBACK}:{match[1]}", *LO,
                         "--name", "bob"], tmp_path / "bob.out", env={"P2PNIMMT_LOG": "INFO"})
         assert joiner.finish() == 1
         printed = (tmp_path / "bob.out").read_bytes().decode("utf-8")  # its stdout and stderr, as a terminal gets it

@@ -54,6 +54,7 @@ async def seated(host: Node, *joiners: Node) -> None:
     await host.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
     for joiner in joiners:
         await joiner.listen()
+        joiner.seat_key = host.seat_key  # what the host's screen shows them
         await joiner.join(LO, host.port, host.game_id)
 
 

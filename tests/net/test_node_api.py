@@ -36,6 +36,7 @@ async def test_lobby_watchers_linked_peers_and_players() -> None:
         host.watch_lobby(lambda node: seen.append([m.name for m in node.players()]))
         unwatch = host.watch_lobby(lambda node: stopped.append(1))
         await guest.listen()
+        guest.seat_key = host.seat_key  # what the host's screen shows the guest
         await guest.join(LO, host.port, host.game_id)
         await until(lambda: guest.identity.peer in host.linked and len(host.players()) == 2, "the guest's seat")
         assert seen[-1] == ["host", "guest"] and stopped == [1]
@@ -44,6 +45,7 @@ async def test_lobby_watchers_linked_peers_and_players() -> None:
                     "the guest's mirror of the lobby")
         unwatch()
         await watcher.listen()
+        watcher.seat_key = host.seat_key
         await watcher.join(LO, host.port, host.game_id)
         await until(lambda: watcher.identity.peer in host.members, "the spectator in the lobby")
         assert stopped == [1], "an unwatched listener is not called again"
@@ -70,6 +72,7 @@ async def play_one_round(host, guest) -> None:
         await host.listen()
         await host.host(Settings(players=2, max_rounds=1, point_limit=None, deal="open"))
         await guest.listen()
+        guest.seat_key = host.seat_key
         await guest.join(LO, host.port, host.game_id)
         await asyncio.wait_for(asyncio.gather(host.done.wait(), guest.done.wait()), 30)
     finally:

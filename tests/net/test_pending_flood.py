@@ -17,10 +17,12 @@ from pathlib import Path
 
 from attacker import LOOPBACK, RawLink
 from deadlines import OUTER
+from procs import code_of, seat_key_of
 
 from p2pnimmt.net.connection import HELLO, frame, transcript_of
 from p2pnimmt.net.mesh import MAX_PENDING
 from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.protocol.seatkey import join_proof, seat_secret
 
 LO = ["--interface", "127.0.0.1"]
 STRANGERS = [f"127.0.0.{n}" for n in range(20, 60)]
@@ -47,9 +49,10 @@ def stream_of_idle_connections(port: int, stop: threading.Event, opened: list[in
         sock.close()
 
 
-def slow_join(port: int, pause: float, hello_first: bool = False) -> list:
+def slow_join(port: int, pause: float, seat_key: str, hello_first: bool = False) -> list:
     """A joiner that takes `pause` seconds over its handshake (a phone through its relay: before its hello, or after
-    it with `hello_first`), then asks to watch: the host's answer (its lobby frame), or what ended the link."""
+    it with `hello_first`), then asks to watch proving `seat_key` (protocol.md 14): the host's answer (its lobby
+    frame), or what ended the link."""
     link = RawLink(socket.create_connection((LOOPBACK, port), timeout=OUTER))
     try:
         _, _, game_id, their_key, their_nonce = link.hello()
@@ -62,7 +65,8 @@ def slow_join(port: int, pause: float, hello_first: bool = False) -> list:
             time.sleep(pause)
         link.raw(frame(["auth", me.sign(transcript_of(game_id, nonce, their_nonce, me.public_key, their_key))]))
         assert link.read_frame()[0] == "auth"
-        link.raw(frame(["join", {"name": "phone", "role": "spectator", "bot": False, "port": 1}]))
+        proof = join_proof(seat_secret(game_id, seat_key), game_id, nonce, their_nonce, me.public_key)
+        link.raw(frame(["join", {"name": "phone", "role": "spectator", "bot": False, "port": 1, "proof": proof}]))
         while True:
             got = link.read_frame()
             if got[0] in ("lobby", "refuse"):
@@ -73,7 +77,8 @@ def slow_join(port: int, pause: float, hello_first: bool = False) -> list:
         link.close()
 
 
-def joined_during_a_stream(host, port: int, addresses: list[str] = STRANGERS, hello_first: bool = False):
+def joined_during_a_stream(host, port: int, seat_key: str, addresses: list[str] = STRANGERS,
+                           hello_first: bool = False):
     """A stream of idle connections from `addresses` past the host's bound,
     and meanwhile a joiner's handshake taking 1.5 s (slow_join): its answer, and how many connections the stream
     opened during it."""
@@ -84,7 +89,7 @@ def joined_during_a_stream(host, port: int, addresses: list[str] = STRANGERS, he
     try:
         host.wait_for(r"cut off: \d+ connections were waiting")  # the stream is past the bound
         before = opened[0]
-        answer = slow_join(port, 1.5, hello_first=hello_first)
+        answer = slow_join(port, 1.5, seat_key, hello_first=hello_first)
         return answer, opened[0] - before
     finally:
         stop.set()
@@ -95,7 +100,7 @@ def test_a_stream_of_idle_connections_from_many_addresses_does_not_cut_a_slow_jo
     host = procs(["host", "--headless", "--seats", "3", *LO, "--name", "ann", "--transcript",
                   str(tmp_path / "host.p2pt")], tmp_path / "host.out")
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    answer, during = joined_during_a_stream(host, port)
+    answer, during = joined_during_a_stream(host, port, seat_key_of(code_of(tmp_path / "host.out")))
     assert during > MAX_PENDING, f"the stream opened only {during} connections during the slow handshake"
     assert answer[0] == "lobby" and "phone" in [m["name"] for m in answer[1]["members"]], answer
     assert not re.search(r"refused a connection from \('127\.0\.0\.1'", host.text()), host.text()[-2000:]
@@ -109,6 +114,7 @@ def test_silent_connections_from_many_addresses_do_not_cut_a_joiner_that_said_it
     host = procs(["host", "--headless", "--seats", "3", *LO, "--name", "ann", "--transcript",
                   str(tmp_path / "host.p2pt")], tmp_path / "host.out")
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    answer, during = joined_during_a_stream(host, port, [f"127.0.0.{n}" for n in range(20, 220)], hello_first=True)
+    answer, during = joined_during_a_stream(host, port, seat_key_of(code_of(tmp_path / "host.out")),
+                                            [f"127.0.0.{n}" for n in range(20, 220)], hello_first=True)
     assert during > MAX_PENDING, f"the stream opened only {during} connections during the slow handshake"
     assert answer[0] == "lobby" and "phone" in [m["name"] for m in answer[1]["members"]], answer

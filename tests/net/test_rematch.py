@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from attacker import Attacker, Listener
+from procs import game_of, seat_key_of
 
 from p2pnimmt.app.evening import Evening
 from p2pnimmt.app.history import games, history_lines
@@ -86,7 +87,7 @@ def test_a_rematch_moves_the_players_who_accept_the_spectator_and_the_bots_to_a_
     for name in ("bob", "tv"):
         start, verdict = start_of(tmp_path / f"{name}-2.p2pt")
         assert start.game_id == second.game_id and scores_of(verdict) == scores_of(two)
-        assert f"(a rematch of {code})" in (tmp_path / f"{name}.out").read_text()
+        assert f"(a rematch of {game_of(code)})" in (tmp_path / f"{name}.out").read_text()
 
     # The evening's table, as the host, the player and the TV printed it, is the sum of both transcripts.
     expected: dict[str, tuple[int, int, int]] = {}
@@ -103,7 +104,7 @@ def test_a_rematch_moves_the_players_who_accept_the_spectator_and_the_bots_to_a_
     assert last.previous == first.game_id
     rows = Evening.from_records(records_, last).rows()
     assert {r.name: (r.games, r.wins, r.points) for r in rows} == expected
-    assert any(f"rematch of {code}" in line for line in history_lines(records_)), "history names the game before"
+    assert any(f"rematch of {game_of(code)}" in line for line in history_lines(records_)), "history names the game before"
 
 
 def test_a_forged_rematch_offer_from_a_member_who_is_not_the_host_is_ignored(tmp_path: Path, procs) -> None:
@@ -113,11 +114,12 @@ def test_a_forged_rematch_offer_from_a_member_who_is_not_the_host_is_ignored(tmp
     host = procs(["host", "--headless", "--seats", "2", *LO, *SHORT, "--rematch", "1", "--name", "ann",
                   "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out", env=ENV)
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     spy = Attacker.dial(port)
     trap = Listener()
     try:
-        spy.join("spectator", name="spy")
-        bob = procs(["join", host.wait_for(r"code: (\w{4}-\w{4})").group(1), "--headless", *LO, "--rematch", "1",
+        spy.join("spectator", name="spy", seat_key=seat_key_of(code))  # a member: it watches with the room's key
+        bob = procs(["join", code, "--headless", *LO, "--rematch", "1",
                      "--peer", f"127.0.0.1:{port}", "--name", "bob", "--bot-delay", "0.3",
                      "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env=ENV)
         lobby = spy.until("lobby")
@@ -184,7 +186,7 @@ def test_the_line_terminal_types_again(tmp_path: Path) -> None:
         host.type("again")
         first_order = host.wait_for(r"game started: (ann, (?:bot1, bob|bob, bot1))").group(1)  # who joined first
         after_host = host.wait_for(r"game started: " + re.escape(first_order), seen).end()  # the same seats
-        after_bob = bob.wait_for(r"joined \w{4} at 127\.0\.0\.1:\d+ as player bob \(a rematch of " + code).end()
+        after_bob = bob.wait_for(r"joined \w{4} at 127\.0\.0\.1:\d+ as player bob \(a rematch of " + game_of(code)).end()
         played = threading.Thread(target=bob.play_lines, args=(after_bob,))
         played.start()
         host.play_lines(after_host)

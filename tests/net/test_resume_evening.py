@@ -37,7 +37,7 @@ def table(procs, tmp_path: Path, bob: list[str], rematch: int = 1, lang: str = "
                  "--lang", lang,
                  "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out", env=ENV)
     port = int(ann.wait_for(r"(?:listening on|lausche auf) 127\.0\.0\.1:(\d+)").group(1))
-    code = ann.wait_for(r"(?:code|Code): (\w{4})").group(1)
+    code = ann.wait_for(r"(?:code|Code): (\w{4}-\w{4})").group(1)
     peer = ["--peer", f"127.0.0.1:{port}"]
     joined = procs(["join", code, *LO, *peer, *WAIT, *bob, "--name", "bob", "--lang", lang,
                     "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env=ENV)

@@ -25,7 +25,7 @@ import signal
 from pathlib import Path
 
 from attacker import LOOPBACK
-from procs import code_of
+from procs import code_of, game_of
 from test_fork_mid_game import ROUNDS, WHY, round_end_scores
 from test_gone_before_start import ENV, LO, CheatProc, files, names_of
 
@@ -84,7 +84,7 @@ def same_new_game(tmp_path: Path, names: list[str], seats: tuple[str, ...] = ("a
 
 def abandoned(code: str, then: str) -> str:
     """What a node says of the game `code` that mal's equivocation ended, and `then`, what comes next."""
-    return f"game {code} is abandoned: {WHY} (the new game carries the scores after round 1 and plays the rounds " \
+    return f"game {game_of(code)} is abandoned: {WHY} (the new game carries the scores after round 1 and plays the rounds " \
            f"left); {then}"
 
 
@@ -99,9 +99,9 @@ def ended(resumed, others: tuple, status: int = 0, seconds: float = 150) -> str:
 
 def resumed_then_new_start(text: str, code: str) -> None:
     """What the resumed bob says: its resume, the abandoned game and why, the new game joined, its end."""
-    assert re.search(rf"resumed {code} from .*bob\.p2pt: \d+ messages replayed", text), text
+    assert re.search(rf"resumed {game_of(code)} from .*bob\.p2pt: \d+ messages replayed", text), text
     assert abandoned(code, "ann starts a new game at once with the others") in text, text
-    assert re.search(rf"joined \w{{4}} at 127\.0\.0\.1:\d+ as player bob \(a new start of {code} without mal\)",
+    assert re.search(rf"joined \w{{4}} at 127\.0\.0\.1:\d+ as player bob \(a new start of {game_of(code)} without mal\)",
                      text), text
     assert "bob-2.p2pt" in text, text  # where `join` writes the evening's second game
     assert "Traceback" not in text and "giving up" not in text, text
@@ -123,8 +123,8 @@ def test_a_resumed_player_follows_the_new_start_after_an_equivocation(tmp_path: 
         mal.wait_for(r"cheat: two reveals", 120)  # round 2: bob's resumed node played round 1 with the others
         text = ended(resumed, (ann, cy, tv_again))
         watched = tv_again.text()
-        assert f"game {code} is abandoned: {WHY}" in watched and "ann starts a new game at once" in watched, watched
-        assert re.search(rf"joined \w{{4}} at 127\.0\.0\.1:\d+ as spectator \(a new start of {code} without mal\)",
+        assert f"game {game_of(code)} is abandoned: {WHY}" in watched and "ann starts a new game at once" in watched, watched
+        assert re.search(rf"joined \w{{4}} at 127\.0\.0\.1:\d+ as spectator \(a new start of {game_of(code)} without mal\)",
                          watched), watched
         assert "tv-2.p2pt" in watched and "Traceback" not in watched, watched
         resumed_then_new_start(text, code)
@@ -162,7 +162,7 @@ def test_a_player_down_as_the_new_start_opens_is_told_it_went_on_without_it(tmp_
         bob.wait_for(r"(?m)^round 1:", 90)
         kill(bob)
         ann.wait_for("bob was dropped by the others' vote", 60)
-        ann.wait_for(rf"a new start of {code} without mal: the seats are held", 90)
+        ann.wait_for(rf"a new start of {game_of(code)} without mal: the seats are held", 90)
         ann.wait_for("bob has gone: the seat held for them is free", 30)
         resumed = procs(["resume", str(tmp_path / "bob.p2pt"), "--headless", *LO, *timers], tmp_path / "resume.out",
                         env=ENV)
@@ -201,7 +201,7 @@ def test_a_resumed_host_starts_the_new_game_after_an_equivocation(tmp_path: Path
         assert abandoned(code, "a new game starts at once with the others (3 players)") in text, text
         assert "ann-2.p2pt" in text and "Traceback" not in text and "giving up" not in text, text
         for name in ("bob", "cy"):
-            assert f"game {code} is abandoned: {WHY}" in (tmp_path / f"{name}.out").read_text(), name
+            assert f"game {game_of(code)} is abandoned: {WHY}" in (tmp_path / f"{name}.out").read_text(), name
         same_new_game(tmp_path, ["ann", "bob", "cy", "tv"])
         assert mal.finish(90) != 0, mal.text()
     finally:

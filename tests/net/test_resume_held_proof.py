@@ -20,6 +20,7 @@ import signal
 import time
 from pathlib import Path
 
+from procs import game_of
 from test_fork_mid_game import WHY
 from test_gone_before_start import ENV, LO, names_of
 from test_resume_fork import kill, table
@@ -60,7 +61,7 @@ def test_a_node_restarted_holding_a_proof_unjudged_ends_like_the_others(tmp_path
         for name, proc in (("ann", ann), ("bob", resumed), ("cy", cy), ("tv", tv)):
             assert proc.finish(150) == 0, (name, proc.text())
             text = proc.text()
-            assert f"game {code} is abandoned: {WHY}" in text, (name, text)
+            assert f"game {game_of(code)} is abandoned: {WHY}" in text, (name, text)
             assert "Traceback" not in text and "giving up" not in text, (name, text)
             assert len(re.findall(r"final scores", text)) == 1, (name, text)
         # the first game: every honest transcript ends in mal's equivocation, the resumed bob's too

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from attacker import LOOPBACK
-from procs import code_of
+from procs import code_of, game_of
 from test_gone_before_start import ENV, LO, SHORT, CheatProc, files, names_of, secrets_of
 
 from p2pnimmt.app.history import history_lines, read_game
@@ -55,7 +55,7 @@ def test_a_seat_linked_but_silent_after_the_start_leaves_the_others_a_new_game(t
     try:
         mal.wait_for(r"cheat: linked, and silent after the START", 60)
         silent_since = time.monotonic()
-        ann.wait_for(rf"a new start of {code} without mal: the seats are held", 60)
+        ann.wait_for(rf"a new start of {game_of(code)} without mal: the seats are held", 60)
         waited = time.monotonic() - silent_since
         assert waited >= START_GRACE - 2, waited  # not before the grace (counted from ann's START: a moment earlier)
         for proc in (ann, bob, tv):
@@ -64,16 +64,16 @@ def test_a_seat_linked_but_silent_after_the_start_leaves_the_others_a_new_game(t
         for text in said.values():
             assert "Traceback" not in text and "giving up:" not in text and "Aufgeben:" not in text, text
             assert len(re.findall(r"final scores|Endstand", text)) == 1, text
-        assert f"game {code} is abandoned: {WHY}; a new game starts at once with the others (2 players)" \
+        assert f"game {game_of(code)} is abandoned: {WHY}; a new game starts at once with the others (2 players)" \
                in said["ann"], said["ann"]
         # bob speaks German: the host's reason, as his node says it (mal is linked to him: the host's grace ran out)
-        assert f"Spiel {code} ist abgebrochen: mal hat den START nicht rechtzeitig bestätigt; ann startet sofort ein " \
+        assert f"Spiel {game_of(code)} ist abgebrochen: mal hat den START nicht rechtzeitig bestätigt; ann startet sofort ein " \
                "neues Spiel mit den anderen" in said["bob"], said["bob"]
-        assert f"game {code} is abandoned: {WHY}; ann starts a new game at once with the others" in said["tv"], \
+        assert f"game {game_of(code)} is abandoned: {WHY}; ann starts a new game at once with the others" in said["tv"], \
             said["tv"]
         # mal, still there and linked all along, is told it was left out and why; nothing to take up
         assert mal.finish(30) == 1, mal.text()
-        assert f"giving up: ann abandoned game {code} before it started and starts a new game without this seat (it " \
+        assert f"giving up: ann abandoned game {game_of(code)} before it started and starts a new game without this seat (it " \
                "did not have this seat's START_ACK in time)" in mal.text(), mal.text()
         assert "resume" not in mal.text(), mal.text()
         for name in ("ann", "bob"):  # the abandoned game: kept, verifies up to its end (starting), says why

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from attacker import Attacker
-from procs import code_of, final_scores
+from procs import code_of, final_scores, seat_key_of
 
 from p2pnimmt.protocol.names import look_alike
 from p2pnimmt.protocol.verify import verify_transcript
@@ -40,12 +40,22 @@ def no_two_alike(names: list[str]) -> bool:
 
 
 def test_spectators_are_shown_under_names_no_member_looks_like(tmp_path: Path, procs) -> None:
+    """A spectator watching as `bob` cannot keep bob from his seat. Since session 34 (protocol.md 14, "The seat
+    key") a stranger without the seat key cannot watch at all (refused at its join); the spy here is one who has
+    the key (someone in the room), as the lookalike watchers do."""
     host = procs(["host", "--headless", "--seats", "2", *LO, "--name", "ann", "--rounds", "1", "--no-points",
                   "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
-    host.wait_for(r"code: (\w{4}-\w{4})")
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    stranger = Attacker.dial(port)
+    try:
+        stranger.join("spectator", name="bob")  # without the key: refused, and not shown to anyone
+        assert stranger.until("refuse").startswith("the seat key is missing")
+        assert stranger.closed_by_peer()
+    finally:
+        stranger.close()
     spy = Attacker.dial(port)
-    spy.join("spectator", name="bob")
+    spy.join("spectator", name="bob", seat_key=seat_key_of(code))
     assert "bob" in names_until(spy, lambda names: True)  # nobody looks like bob yet: shown as asked
     tv1 = process(procs, tmp_path, port, "watch", "ann", "tv1")
     names_until(spy, lambda names: "ann (watching)" in names)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from attacker import LOOPBACK
-from procs import code_of
+from procs import code_of, game_of
 from test_fork_mid_game import ended_well
 from test_gone_before_start import (
     ENV,
@@ -63,12 +63,12 @@ def test_a_lying_start_ack_leaves_the_others_a_new_game(tmp_path: Path, procs, c
     try:
         mal.wait_for(r"cheat: signed a", 60)
         said = ended_well(ann, joined, tv, 90)
-        assert f"game {code} is abandoned: {WHY}; a new game starts at once with the others ({len(others) + 1} " \
+        assert f"game {game_of(code)} is abandoned: {WHY}; a new game starts at once with the others ({len(others) + 1} " \
                "players)" in said["ann"], said["ann"]
         for name in others:
-            assert f"game {code} is abandoned: {WHY}; ann starts a new game at once with the others" in said[name], \
+            assert f"game {game_of(code)} is abandoned: {WHY}; ann starts a new game at once with the others" in said[name], \
                 said[name]
-            assert re.search(rf"joined (?!{code})\w{{4}} at .* \(a new start of {code} without mal\)", said[name]), \
+            assert re.search(rf"joined (?!{game_of(code)})\w{{4}} at .* \(a new start of {game_of(code)} without mal\)", said[name]), \
                 said[name]
         assert "ann starts a new game at once with the others" in said["tv"], said["tv"]  # the TV follows
         players = ["ann", *others, "mal"]
@@ -80,7 +80,7 @@ def test_a_lying_start_ack_leaves_the_others_a_new_game(tmp_path: Path, procs, c
             assert sorted(names_of(tmp_path / f"{name}-2.p2pt")) == sorted(["ann", *others])
         # the liar's own node is told it was left out, and gives up
         assert mal.finish(60) == 1, mal.text()
-        assert re.search(rf"giving up: ann abandoned game {code} before it started and starts a new game without "
+        assert re.search(rf"giving up: ann abandoned game {game_of(code)} before it started and starts a new game without "
                          r"this seat \(it (refused this seat's START_ACK|had no link to it)\)", mal.text()), mal.text()
     finally:
         mal.stop()
@@ -149,7 +149,7 @@ def test_a_spectator_cut_off_while_the_proof_passed_gets_it_on_its_link_back(tmp
         for proc in (ann, *joined.values(), tv):
             assert proc.finish(90) == 0, proc.text()
         watched = tv.text()
-        assert f"game {code} is abandoned: {WHY}; ann starts a new game at once with the others" in watched, watched
+        assert f"game {game_of(code)} is abandoned: {WHY}; ann starts a new game at once with the others" in watched, watched
         assert "Traceback" not in watched and len(re.findall(r"final scores", watched)) == 1, watched
         # the TV's record of the abandoned game holds the proof it got on its link back
         verdict = verify_transcript((tmp_path / "tv.p2pt").read_bytes())

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from deadlines import outer
-from procs import final_scores
+from procs import final_scores, game_of
 from zeroconf import DNSAddress, DNSOutgoing, DNSPointer, DNSService, DNSText, IPVersion, RecordUpdate, const
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
@@ -47,7 +47,7 @@ def fake(instance: str, gid: bytes, code: str, port: int = 4000, host: str = "AB
 
 
 def ann_hosting(procs, tmp_path: Path):
-    """ann hosts a one-round open game of two, headless on 127.0.0.1: (its process, the game's code)."""
+    """ann hosts a one-round open game of two, headless on 127.0.0.1: (its process, the code a friend types: CODE-KEY)."""
     host = procs(["host", "--headless", "--seats", "2", *LO, *SHORT, "--name", "ann", "--transcript",
                   str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
     return host, host.wait_for(r"code: (\w{4}-\w{4})").group(1)
@@ -76,9 +76,9 @@ async def test_a_flood_of_advertisements_claiming_the_code_does_not_hide_the_rea
     """MAX_GAMES + 6 advertisements, all claiming the real game's code (anyone reads it off the LAN), advertised
     before a joiner looks: `join CODE` still finds the real host among them and plays."""
     host, code = ann_hosting(procs, tmp_path)
-    await real_ad(code)
+    await real_ad(game_of(code))
     zc = AsyncZeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
-    ads = [fake(f"FLOOD{i:03d}", bytes([i + 1]) * 16, code) for i in range(2 * MAX_GAMES)]
+    ads = [fake(f"FLOOD{i:03d}", bytes([i + 1]) * 16, game_of(code)) for i in range(2 * MAX_GAMES)]
     try:
         await asyncio.gather(*[(await zc.async_register_service(info, cooperating_responders=True)) for info in ads])
         await asyncio.to_thread(play_through, procs, tmp_path, host, code)
@@ -126,7 +126,7 @@ async def test_a_stream_of_made_up_advertisements_does_not_hide_the_real_game(tm
     """A stranger who does not know the code names made-up games as fast as it likes (20 new names every 20 ms,
     from before the joiner looks until it is done): `join CODE` still finds the real host and plays."""
     host, code = ann_hosting(procs, tmp_path)
-    await real_ad(code)
+    await real_ad(game_of(code))
     async with flooding(lambda n: f"MADE-UP-{n}"):
         await asyncio.to_thread(play_through, procs, tmp_path, host, code)
 
@@ -153,10 +153,10 @@ async def test_a_stranger_answering_for_the_real_host_does_not_keep_join_from_th
     keeps one answer for the name, often the stranger's (session 29: `join CODE` found no game then); the look now
     keeps every answer apart (net.answers) and `join CODE` dials each that holds the code: it joins the real game."""
     host, code = ann_hosting(procs, tmp_path)
-    real = await real_ad(code)
-    assert game_code(real.game_id) == code and real.salt is not None
+    real = await real_ad(game_of(code))
+    assert game_code(real.game_id) == game_of(code) and real.salt is not None
     zc = AsyncZeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
-    twin = fake(real.name.removesuffix("." + service_type()), real.game_id if copy else bytes(16), code, port=9,
+    twin = fake(real.name.removesuffix("." + service_type()), real.game_id if copy else bytes(16), game_of(code), port=9,
                 host=real.host, salt=real.salt if copy else bytes(16))
     try:
         await (await zc.async_register_service(twin, cooperating_responders=True))
@@ -208,10 +208,10 @@ async def test_a_stream_of_advertisements_named_for_the_code_is_named(tmp_path: 
     be among those a look does not take (a limit: docs/lan-and-browser.md); a `join` that finds no
     game says so and points to the invite link, which joins."""
     host, code = ann_hosting(procs, tmp_path)
-    await real_ad(code)
-    async with flooding(lambda n: f"{code}-MADE{n:05d}"):
+    await real_ad(game_of(code))
+    async with flooding(lambda n: f"{game_of(code)}-MADE{n:05d}"):
         text = await asyncio.to_thread(joined_anyway, procs, tmp_path, host, code)
-    assert f"joined {code}" in text or "more advertisements were not looked at: someone on this network may be answering in its host's place " \
+    assert f"joined {game_of(code)}" in text or "more advertisements were not looked at: someone on this network may be answering in its host's place " \
            "or flooding it; ask the host for its invite link" in text, text
 
 
