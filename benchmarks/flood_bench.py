@@ -103,7 +103,7 @@ def run(name: str, flood: Callable[[int], None], d: Path) -> None:
     joiner = None
     try:
         port = int(wait_for(host_out, r"listening on 127\.0\.0\.1:(\d+)").group(1))
-        code = wait_for(host_out, r"code: (\w{4})").group(1)
+        code = wait_for(host_out, r"code: (\w{4}-\w{4})").group(1)
         time.sleep(1.0)  # settled after start-up
         before = rss_mb(host.pid)
         samples: list[float] = []

@@ -177,7 +177,7 @@ def run(scenario: str, rounds: int, delay: float, d: Path) -> dict:
     try:
         start("ann", ["host", "--headless", "--seats", "4", "--rounds", str(rounds), "--no-points"])
         port = int(wait_for(d / "ann.out", r"listening on 127\.0\.0\.1:(\d+)").group(1))
-        code = wait_for(d / "ann.out", r"code: (\w{4})").group(1)
+        code = wait_for(d / "ann.out", r"code: (\w{4}-\w{4})").group(1)
         for name in ("bob", "cat", "mal"):
             start(name, ["join", code, "--headless", "--peer", f"{LOOPBACK}:{port}"])
         wait_for(d / "mal.out", r"timing commit 0 0 ")  # past START and its shuffle: the game needs it now

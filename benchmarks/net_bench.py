@@ -70,7 +70,7 @@ def turn_latencies(peers: int, rounds: int, workdir: Path) -> list[float]:
     host_out = workdir / f"h{peers}.out"
     procs = [start(p2p("host", "--headless", "--seats", str(peers), *LO, "--rounds", str(rounds), "--no-points",
                        "--transcript", str(workdir / f"h{peers}.p2pt")), host_out, env)]
-    code = wait_for(host_out, r"code: (\w{4})").group(1)
+    code = wait_for(host_out, r"code: (\w{4}-\w{4})").group(1)
     port = wait_for(host_out, r"listening on 127\.0\.0\.1:(\d+)").group(1)
     for i in range(peers - 1):
         procs.append(start(p2p("join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}",
@@ -114,7 +114,7 @@ def memory_and_wall(workdir: Path) -> tuple[float, list[float]]:
     host_out = workdir / "mem-h.out"
     procs = [start(["/usr/bin/time", "-f", "maxrss %M", *p2p("host", "--headless", "--seats", "3", *LO,
                     "--transcript", str(workdir / "mem-h.p2pt"))], host_out)]
-    code = wait_for(host_out, r"code: (\w{4})").group(1)
+    code = wait_for(host_out, r"code: (\w{4}-\w{4})").group(1)
     for i in range(2):
         procs.append(start(["/usr/bin/time", "-f", "maxrss %M", *p2p("join", code, "--headless", *LO,
                             "--transcript", str(workdir / f"mem-j{i}.p2pt"))], workdir / f"mem-j{i}.out"))

@@ -329,7 +329,7 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
     procs = [host]
     try:
         port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-        code = host.wait_for(r"code: (\w{4})").group(1)
+        code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
         tv = Proc(["watch", code, *lo, "--peer", f"127.0.0.1:{port}", "--web", "--no-open", "--web-interface",
                    "127.0.0.1", "--transcript", str(home / "tv.p2pt")], dict(env, HOME=str(home / "tv")), home)
         procs.append(tv)

@@ -52,7 +52,7 @@ class Table:
     def host(self, seats: int, bots: int, *extra: str) -> tuple[Proc, str]:
         host = self.start("host", ["host", "--headless", "--seats", str(seats), "--bots", str(bots), *LO, *extra,
                                    *self.transcript("host"), "--name", "ann"])
-        return host, host.wait_for(r"code: (\w{4})").group(1)
+        return host, host.wait_for(r"code: (\w{4}-\w{4})").group(1)
 
     def watch(self, code: str, *extra: str) -> Proc:
         tv = self.start("tv", ["watch", code, "--headless", *LO, *extra, *self.transcript("tv")])

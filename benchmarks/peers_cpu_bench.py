@@ -142,7 +142,7 @@ def game(seats: int, deal: str, rounds: int, workdir: Path,
                                   marks=workdir / f"{tag}-host.json"),
                               stdout=open(outs[0], "wb"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                               env=env)]
-    code = wait_for(outs[0], r"code: (\w{4})", procs[0]).group(1)
+    code = wait_for(outs[0], r"code: (\w{4}-\w{4})", procs[0]).group(1)
     port = wait_for(outs[0], r"listening on 127\.0\.0\.1:(\d+)", procs[0]).group(1)
     for i in range(seats - 1):
         procs.append(subprocess.Popen(p2p("join", code, *common, "--peer", f"127.0.0.1:{port}",

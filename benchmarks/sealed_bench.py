@@ -226,7 +226,7 @@ def loopback_game(players: int, deal: str, rounds: int, workdir: Path, timeout: 
                        "--no-points", "--deal", deal, "--transcript", str(workdir / f"{tag}-h.p2pt")],
                       workdir / f"{tag}-h.out", env)
         nodes.append(host)
-        code = host.find(r"code: (\w{4})", 60).group(1)
+        code = host.find(r"code: (\w{4}-\w{4})", 60).group(1)
         port = host.find(r"listening on 127\.0\.0\.1:(\d+)", 60).group(1)
         for i in range(players - 1):
             last = profile is not None and i == players - 2

@@ -77,7 +77,7 @@ async def run(options: argparse.Namespace, folder: Path) -> None:
         page = wait_for(host_out, r"web: (http://127\.0\.0\.1:(\d+)/\?t=\S+)")
         url, port = page.group(1), int(page.group(2))
         tv_token = wait_for(host_out, r"tv: http://127\.0\.0\.1:\d+/\?t=(\S+)").group(1)
-        code = wait_for(host_out, r"code: (\w{4})").group(1)
+        code = wait_for(host_out, r"code: (\w{4}-\w{4})").group(1)
         game_port = wait_for(host_out, r"listening on 127\.0\.0\.1:(\d+)").group(1)
         attack = Slowloris(port, [f"127.0.0.{n}" for n in range(2, 2 + options.sources)], options.each,
                            budget=1_000_000)

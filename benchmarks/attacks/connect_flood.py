@@ -135,7 +135,7 @@ def main(before: float, n_addresses: int, kind: str) -> int:
                     raise SystemExit((d / "h.out").read_text())
                 time.sleep(0.05)
             port = int(found.group(1))
-            code = re.search(r"code: (\w{4})", (d / "h.out").read_text()).group(1)
+            code = re.search(r"code: (\w{4}-\w{4})", (d / "h.out").read_text()).group(1)
             if kind == "none":  # the figures without a stranger, to compare
                 threads = []
             elif kind in ("churn", "under"):

@@ -66,7 +66,7 @@ async def one_try(folder: Path, n: int, kind: str) -> tuple[bool, str]:
     zc = AsyncZeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
     twin = None
     try:
-        code = wait_for(folder / f"ann{n}.out", r"code: (\w{4})").group(1)
+        code = wait_for(folder / f"ann{n}.out", r"code: (\w{4}-\w{4})").group(1)
         look = open_zeroconf("127.0.0.1")
         try:
             real = next(ad for ad in (await scan(look, 30, code=code, settle=0)).ads if ad.answers(code))

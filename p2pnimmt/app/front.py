@@ -18,6 +18,14 @@ from .rematch import ASK_SECONDS, FULL_SCREEN, LINES, OFFER_WAIT, AfterGame
 AGAIN_WORDS = ("again", "rematch", "r", "y", "yes")
 
 
+def typed_code(node: Node) -> str:
+    """What a friend types to join or watch `node`'s game: its code and the evening's seat key (protocol.md 14),
+    `ABCD-WXYZ`, as the screens in the room show it (the host's, a TV's); the code alone without a key."""
+    assert node.game_id is not None
+    code = game_code(node.game_id)
+    return f"{code}-{node.seat_key}" if node.seat_key else code
+
+
 def lobby_link(node: Node, code: str) -> str | None:
     """The invite link a host's lobby shows (net.invite); a joiner's lobby shows none."""
     if not node.is_host:
@@ -160,7 +168,7 @@ class Front:
             assert node.game_id is not None  # the lobby is shown once the node has hosted or joined
             code = game_code(node.game_id)
             # the host's screen is where the room reads the seat key (protocol.md 14): CODE-KEY
-            shown = f"{code}-{node.seat_key}" if node.is_host and node.seat_key else code
+            shown = typed_code(node) if node.is_host else code
             stayed = await LobbyScreen(node, shown, command, link=lobby_link(node, code)).run()
             assert self.lobby_closed is not None  # made with the full screen
             self.lobby_closed.set_result(stayed)

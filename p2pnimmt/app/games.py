@@ -111,6 +111,7 @@ async def code_problem(interface: str | None, code: str, verb: str, seconds: flo
     An invite link is not looked for (`join` dials it)."""
     if looks_like_link(code):
         return None
+    code = code.partition("-")[0]  # the game's code: its seat key is on no network (protocol.md 14)
     try:
         found = await look(interface, seconds, code=code)
     except OSError as exc:

@@ -187,7 +187,9 @@ async def run_resume(path: Path, options: Options, headless: bool, rematches: in
         is_host = bool(info.get("is_host"))
         game_id = checked.session.game_id
         if checked.session.start is None:  # a lobby, or a join refused (the game had started without us)
-            code = game_code(game_id) if game_id is not None else _("CODE (the code on the host's screen)")
+            seat_key = kept_seat_key(info, False) or "KEY"
+            code = (f"{game_code(game_id)}-{seat_key}" if game_id is not None
+                    else _("CODE-KEY (the code on the host's screen)"))
             again = _("host a new game") if is_host else _("to play, join again: {command}").format(
                 command=f"p2pnimmt join {code}")
             raise RoleFailed(_("the game in {path} had not started for this peer (a lobby, or a join the host "

@@ -23,7 +23,7 @@ from ..ui.local import LocalSeat
 from ..ui.model import TableModel
 from ..web.qr import qr_uri
 from .evening import Evening
-from .front import lobby_link
+from .front import lobby_link, typed_code
 from .options import Options, WebOptions
 from .output import reporter, say
 from .rematch import PAGE, AfterGame
@@ -214,7 +214,8 @@ async def start_tv(node: Node, options: WebOptions | None = None) -> str:
     placer = Placer(model)
     node.watch_events(lambda n, event: model.update(n.session, event))
     server, phone = await lobby_server(node, options)
-    page = Page(model, tv=True, node=node, code=code, join_text=lambda: f"p2pnimmt join {code}", title="p2pnimmt",
+    page = Page(model, tv=True, node=node, code=typed_code(node), join_text=lambda: f"p2pnimmt join {typed_code(node)}",
+                title="p2pnimmt",
                 phone_url=lambda: phone, invite=lambda: lobby_link(node, code))
     token = server.add(page.view)
 
@@ -335,7 +336,7 @@ class WebFront:
         from ..web.table import Page
 
         assert node.game_id is not None  # shown once the node has hosted or joined
-        code = game_code(node.game_id)
+        code = typed_code(node)  # the room's screens show the seat key with the code (protocol.md 14)
         join = f"p2pnimmt join {code}"
         spectator = node.role == "spectator"
         if self.node is not None and self.page is not None and self.tv is not None:  # a rematch: the same pages

@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..protocol.identity import fingerprint
 from ..protocol.seatkey import join_proof, proof_holds, seat_secret
 from ..quietlog import quiet
 from .connection import Connection
-
-if TYPE_CHECKING:
-    from .node import Node
 
 # Wrong seat keys one address may try: a burst, then one each WRONG_EVERY seconds (protocol.md 14, "Bounds").
 WRONG_BURST = 8.0
@@ -29,7 +26,7 @@ WRONG = ("wrong seat key: type the code as the host's screen shows it, with its 
 TOO_MANY = "too many wrong seat keys from this address: wait, then type the code as the host's screen shows it"
 
 
-def join_with_proof(node: Node, conn: Connection, frame: dict[str, Any]) -> dict[str, Any]:
+def join_with_proof(node: Any, conn: Connection, frame: dict[str, Any]) -> dict[str, Any]:
     """Our `join` for this link: `frame` with the proof of our seat key bound to its handshake (none without a key:
     the host then refuses it, saying the key is missing)."""
     if node.seat_key is None or conn.game_id is None:
@@ -54,7 +51,7 @@ class _Tries:
 class SeatDoor:
     """A host's check of the seat key in each join, and its count of wrong ones per address."""
 
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: Any) -> None:  # net.node.Node (not imported: it imports us through net.lobby)
         self.node = node
         self.tries: OrderedDict[str, _Tries] = OrderedDict()
         self.refused = 0  # joins refused for the key, in all

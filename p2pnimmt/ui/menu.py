@@ -25,6 +25,8 @@ from prompt_toolkit.widgets import Button, Dialog, Label, RadioList, TextArea, V
 from .. import i18n
 from ..bots import BOTS, LEVELS
 from ..i18n import N_, _, ngettext
+from ..protocol.gamecode import CODE_ALPHABET
+from ..protocol.seatkey import SEAT_KEY_LENGTH, plain
 from .remembered import checked_name, config_path, load_name, save_lang, save_name  # noqa: F401 (the menu's API)
 
 TITLE = N_("p2pnimmt — 6 nimmt! on the LAN")
@@ -151,11 +153,12 @@ def ask_lang() -> None:
 
 
 def plain_code(text: str) -> str:
-    """A typed code, upper case, when it is 4 letters and digits (cli passes the network's own check)."""
-    code = text.strip().upper()
-    if len(code) != 4 or not code.isalnum():
+    """A typed code, upper case, when it is 4 letters and digits, perhaps with its seat key (`ABCD-WXYZ`; cli passes
+    the network's own check)."""
+    code, _hyphen, key = text.strip().upper().partition("-")
+    if len(code) != 4 or not code.isalnum() or (key and (len(key) != 4 or not key.isalnum())):
         raise ValueError(_("a game code is 4 letters and digits, got {text}").format(text=repr(text)))
-    return code
+    return f"{code}-{key}" if key else code
 
 
 @dataclass(frozen=True)
@@ -247,8 +250,9 @@ def _steps(asks: list[Callable[[], str | None]]) -> list[str] | None:
 
 
 def game_args(picked: str) -> list[str]:
-    """A picked game as a command's arguments: `CODE`, or `CODE --host-key KEY` for `CODE/KEY` (one of several
-    games that answer one code, app.games.menu_games), or an invite link as it is."""
+    """A picked game as a command's arguments: `CODE-SEATKEY`, or `CODE-SEATKEY --host-key KEY` for
+    `CODE-SEATKEY/KEY` (one of several games that answer one code, app.games.menu_games), or an invite link as
+    it is."""
     if "://" in picked:
         return [picked]
     code, _, key = picked.partition("/")
@@ -256,6 +260,29 @@ def game_args(picked: str) -> list[str]:
 
 
 TYPE_A_CODE = N_("Type a code instead")
+
+
+def read_seat_key(text: str) -> str:
+    """A typed seat key: 4 characters of the code's alphabet, read as a code is (I and L as 1, O as 0); ValueError
+    saying what is wrong."""
+    key = plain(text)
+    if len(key) != SEAT_KEY_LENGTH or not set(key) <= set(CODE_ALPHABET):
+        raise ValueError(_("a seat key is the 4 letters and digits after the hyphen on the host's screen, got "
+                           "{text}").format(text=repr(text)))
+    return key
+
+
+def with_seat_key(value: str) -> str | None:
+    """`value` (`CODE`, `CODE/HOST-KEY`, `CODE-SEATKEY`, or an invite link) with its seat key: asked when it has
+    none (protocol.md 14: nobody sits or watches without it); None if the person went back (Esc)."""
+    if "://" in value:
+        return value
+    code, slash, host = value.partition("/")
+    if "-" in code:
+        return value
+    key = text_dialog(_(TITLE), _("The seat key of {code}: the 4 characters after the hyphen on the host's screen "
+                                  "({code}-XXXX):").format(code=code), check=read_seat_key).run()
+    return None if key is None else f"{code}-{key}{slash}{host}"
 
 
 def ask_code(games: list[Listed] | None, verb: str, read_code: Callable[[str], str] = plain_code,
@@ -283,11 +310,20 @@ def ask_code(games: list[Listed] | None, verb: str, read_code: Callable[[str], s
                     code=picked.partition('/')[0], why=closed[picked]) + "\n\n"
                 continue
             if picked:
-                return picked
+                keyed = with_seat_key(picked)
+                if keyed is not None:
+                    return keyed
+                continue  # Esc in the seat key: back to the list
         confirm = (lambda code: check_code(code, verb)) if check_code is not None else None
-        typed = text_dialog(_(TITLE), _("The game's 4-character code (I reads as 1, O as 0), or its invite link:"),
+        typed = text_dialog(_(TITLE), _("The game's code with its seat key as the host's screen shows it (ABCD-WXYZ; "
+                                        "I reads as 1, O as 0), or its invite link:"),
                             check=read_code,
                             confirm=confirm).run()
-        if typed is not None or not games:
-            return typed
+        if typed is not None:
+            keyed = with_seat_key(typed)
+            if keyed is not None:
+                return keyed
+            continue  # Esc in the seat key: the code again
+        if not games:
+            return None
         why = ""
