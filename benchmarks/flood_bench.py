@@ -8,6 +8,8 @@ while the host's resident memory (VmRSS) is sampled every 50 ms; then a real joi
 the game is played to its end. Prints, per flood: the host's RSS before, its peak during the flood
 (VmHWM), after the game; the game's wall time; whether both transcripts verify and the scores agree;
 the host's log lines about the flood. Goal: under 100 MB throughout, the game finishing normally.
+The attacker's joins prove the seat key (read off the host's `code: ABCD-WXYZ`, protocol.md 14): a friend
+who misbehaves, as before the key; a stranger without it is refused at the door (tests/net/test_seat_door.py).
 Everything binds and dials 127.0.0.1 only; every process started is ended by its pid. Asserts nothing.
 """
 
@@ -41,14 +43,15 @@ def send_all(a: Attacker, frames: list[bytes]) -> None:
         pass  # cut off: the host hung up
 
 
-def held_messages(port: int, keys: int, messages: int, join: bool) -> None:
+def held_messages(port: int, seat_key: str, keys: int, messages: int, join: bool) -> None:
     """`keys` fresh keys each send `messages` signed messages before START (64 KB each; as spectators,
-    after joining, just under the held-message size cap, so they fill the per-peer and total caps)."""
+    after joining with the seat key, just under the held-message size cap, so they fill the per-peer and
+    total caps)."""
     for k in range(keys):
         a = Attacker.dial(port)
         size = 60_000
         if join:
-            a.join("spectator", name=f"flood{k}")
+            a.join("spectator", name=f"flood{k}", seat_key=seat_key)
             a.lobby()
             size = MAX_HELD_WIRE - 1_000
         send_all(a, [a.frame_bytes("msg", a.padded(seq, size)) for seq in range(messages)])
@@ -56,11 +59,11 @@ def held_messages(port: int, keys: int, messages: int, join: bool) -> None:
         a.close()
 
 
-def spectators_hang_up(port: int, count: int) -> None:
-    """`count` times: join as a spectator, read the lobby frame, hang up."""
+def spectators_hang_up(port: int, seat_key: str, count: int) -> None:
+    """`count` times: join as a spectator (with the seat key), read the lobby frame, hang up."""
     for k in range(count):
         a = Attacker.dial(port)
-        a.join("spectator", name=f"ghost{k}")
+        a.join("spectator", name=f"ghost{k}", seat_key=seat_key)
         a.lobby()
         a.close()
 
@@ -75,9 +78,9 @@ def idle_connections(port: int, count: int) -> None:
         s.close()
 
 
-def bad_messages(port: int, links: int) -> None:
-    """A member (spectator) sends 60 garbage msg frames, then dials again `links` - 1 times (it is cut off:
-    each time it asks to watch it is refused)."""
+def bad_messages(port: int, seat_key: str, links: int) -> None:
+    """A member (spectator, with the seat key) sends 60 garbage msg frames, then dials again `links` - 1 times
+    (it is cut off: each time it asks to watch, with the key, it is refused)."""
     from p2pnimmt.protocol.identity import Identity
 
     me = Identity.generate()
@@ -85,7 +88,7 @@ def bad_messages(port: int, links: int) -> None:
         a = Attacker.try_dial(port, identity=me)
         if a is None:  # refused in the handshake (it was told why once)
             continue
-        a.join("spectator", name="junk")
+        a.join("spectator", name="junk", seat_key=seat_key)
         if k == 0:
             a.lobby()
             send_all(a, [a.frame_bytes("msg", b"\xc1" + bytes([j])) for j in range(60)])
@@ -95,7 +98,7 @@ def bad_messages(port: int, links: int) -> None:
         a.close()
 
 
-def run(name: str, flood: Callable[[int], None], d: Path) -> None:
+def run(name: str, flood: Callable[[int, str], None], d: Path) -> None:
     host_out = d / "host.out"
     host = subprocess.Popen(p2p("host", "--headless", "--seats", "2", *LO, "--name", "ann", "--rounds", "3",
                                 "--no-points", "--transcript", str(d / "ann.p2pt")),
@@ -120,7 +123,7 @@ def run(name: str, flood: Callable[[int], None], d: Path) -> None:
         sampler = threading.Thread(target=sample)
         sampler.start()
         t0 = time.monotonic()
-        flood(port)
+        flood(port, code[5:])  # the seat key: the spectators of a flood are friends who misbehave
         flood_s = time.monotonic() - t0
         t1 = time.monotonic()
         joiner = subprocess.Popen(p2p("join", code, "--headless", "--peer", f"{LOOPBACK}:{port}", *LO,
@@ -157,15 +160,15 @@ def main() -> None:
     parser.add_argument("--keys", type=int, default=64)
     parser.add_argument("--messages", type=int, default=256)
     args = parser.parse_args()
-    floods: dict[str, Callable[[int], None]] = {
-        "none (honest game)": lambda port: None,
-        f"{args.keys} keys x {args.messages} held, not joined": lambda port: held_messages(
-            port, args.keys, args.messages, join=False),
-        f"{args.keys} keys x {args.messages} held, joined": lambda port: held_messages(
-            port, args.keys, args.messages, join=True),
-        "300 spectators hang up": lambda port: spectators_hang_up(port, 300),
-        "200 idle connections": lambda port: idle_connections(port, 200),
-        "60 bad messages, then 3 dials": lambda port: bad_messages(port, 4),
+    floods: dict[str, Callable[[int, str], None]] = {  # (the host's port, its seat key)
+        "none (honest game)": lambda port, key: None,
+        f"{args.keys} keys x {args.messages} held, not joined": lambda port, key: held_messages(
+            port, key, args.keys, args.messages, join=False),
+        f"{args.keys} keys x {args.messages} held, joined": lambda port, key: held_messages(
+            port, key, args.keys, args.messages, join=True),
+        "300 spectators hang up": lambda port, key: spectators_hang_up(port, key, 300),
+        "200 idle connections": lambda port, key: idle_connections(port, 200),
+        "60 bad messages, then 3 dials": lambda port, key: bad_messages(port, key, 4),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for k, (name, flood) in enumerate(floods.items()):

@@ -5,8 +5,11 @@
 Four seats, every peer a real `p2pnimmt` process on 127.0.0.1 (zeroconf too: `--interface 127.0.0.1`): the
 host ann and the joiners bob and cat are honest; the joiner mal is killed once the game has started, the
 others vote it out (`--drop-after 2`), and from then on the attacker (this script, with the raw-socket helpers
-of tests/attacker.py) holds mal's seat key (read from the key file beside mal's transcript) and so shakes
-hands with every honest peer as a seated member. Then, until the game is over:
+of tests/attacker.py) holds mal's key (its identity, read from the key file beside mal's transcript) and so shakes
+hands with every honest peer as a seated member. It also knows the game's seat key (protocol.md 14: mal saw the
+host's `code: ABCD-WXYZ`), so every join of its spectator proves it, as a friend's does: the spectator scenarios
+measure a friend who misbehaves once admitted (a stranger without the key is refused at the door:
+tests/net/test_seat_door.py). Then, until the game is over:
 
 - quiet: nothing (the same table, mal's seat played by the stand-in);
 - flood: at each honest peer, frames that decode as mal's messages (60 KB of fresh random padding) with a
@@ -17,7 +20,8 @@ hands with every honest peer as a seated member. Then, until the game is over:
 - heads / pings: at each honest peer, ["heads", []] ("I hold nothing": the node looks up the whole game for each)
   or ["ping", []] frames, 64 to a write, as fast as the link takes them (session 32, redteam10);
 - spectator-heads: a fresh key joins the host as a spectator and sends it ["heads", []] so; spectator-joins: its
-  join again and again, under two names by turns.
+  join again and again, under two names by turns (each join with the link's seat-key proof, so that the host
+  takes each one as a change of name to announce, not a refusal at the door).
 
 Per scenario: the honest turn time (a turn: from the previous turn's resolution, or the deal, to this one's,
 on each honest node; only turns that began once the attack had begun), median and 90th percentile; each
@@ -62,6 +66,7 @@ from bench_procs import (  # noqa: E402
 )
 
 from p2pnimmt.protocol.identity import Identity  # noqa: E402
+from p2pnimmt.protocol.seatkey import join_proof, seat_secret  # noqa: E402
 from p2pnimmt.protocol.verify import verify_transcript  # noqa: E402
 
 wait_for = partial(wait_for_line, timeout=120.0, tail=3000)
@@ -115,9 +120,9 @@ def turn_times(out: Path, since: float) -> list[float]:
 # ----------------------------------------------------------------- the attacks (one link each; Campaign redials)
 
 
-def spectator_link(size: int, admitted: list[float], target: bytes):
+def spectator_link(size: int, admitted: list[float], target: bytes, seat_key: str):
     def attack(link: Attacker, stop: threading.Event) -> None:
-        link.join("spectator", name="tv")
+        link.join("spectator", name="tv", seat_key=seat_key)
         link.sock.settimeout(10)
         while True:
             kind, _ = link.read_frame()
@@ -134,13 +139,14 @@ def spectator_link(size: int, admitted: list[float], target: bytes):
     return attack
 
 
-def asks_flood(kind: str, spectator: bool, admitted: list[float]):
+def asks_flood(kind: str, spectator: bool, admitted: list[float], seat_key: str | None = None):
     """A Campaign's attack: [kind, []] frames (`heads`: "I hold nothing", so the node looks up the whole game for
-    each; `ping`: nothing to do) in batches of 64, as fast as the link takes them, reading what comes back; as a
-    spectator (a stranger who knows the code) after its join, else as the seated member."""
+    each; `ping`: nothing to do; `join`: its join again) in batches of 64, as fast as the link takes them, reading
+    what comes back; as a spectator (a friend who knows the code and its seat key) after its join, else as the
+    seated member."""
     def attack(link: Attacker, stop: threading.Event) -> None:
         if spectator:
-            link.join("spectator", name="tv")
+            link.join("spectator", name="tv", seat_key=seat_key)
             link.sock.settimeout(10)
             while True:
                 got, _ = link.read_frame()
@@ -151,8 +157,11 @@ def asks_flood(kind: str, spectator: bool, admitted: list[float]):
                     break
         batch = link.frame_bytes(kind, []) * 64
         if kind == "join":  # its join again and again, under two names by turns: each a change the host announces
+            assert seat_key is not None, "a spectator's joins prove the seat key"
+            proof = join_proof(seat_secret(link.game_id, seat_key), link.game_id, *link.nonces,
+                               link.identity.public_key)  # this link's: each join on it proves the key, as the first
             batch = b"".join(link.frame_bytes("join", {"name": f"tv{i % 2}", "role": "spectator", "bot": False,
-                                                       "port": 1}) for i in range(64))
+                                                       "port": 1, "proof": proof}) for i in range(64))
         while not stop.is_set():
             link.raw(batch)
             link.frames_waiting()
@@ -178,6 +187,7 @@ def run(scenario: str, rounds: int, delay: float, d: Path) -> dict:
         start("ann", ["host", "--headless", "--seats", "4", "--rounds", str(rounds), "--no-points"])
         port = int(wait_for(d / "ann.out", r"listening on 127\.0\.0\.1:(\d+)").group(1))
         code = wait_for(d / "ann.out", r"code: (\w{4}-\w{4})").group(1)
+        seat_key = code[5:]  # what a friend types after the hyphen (protocol.md 14)
         for name in ("bob", "cat", "mal"):
             start(name, ["join", code, "--headless", "--peer", f"{LOOPBACK}:{port}"])
         wait_for(d / "mal.out", r"timing commit 0 0 ")  # past START and its shuffle: the game needs it now
@@ -203,9 +213,9 @@ def run(scenario: str, rounds: int, delay: float, d: Path) -> dict:
                                                                        False, admitted)))
         elif scenario in ("spectator-heads", "spectator-joins"):
             campaigns.append(Campaign(port, spectator, asks_flood("heads" if scenario == "spectator-heads" else
-                                                                  "join", True, admitted)))
+                                                                  "join", True, admitted, seat_key)))
         elif scenario == "spectator":
-            campaigns.append(Campaign(port, spectator, spectator_link(60_000, admitted, mal.peer)))
+            campaigns.append(Campaign(port, spectator, spectator_link(60_000, admitted, mal.peer, seat_key)))
         for campaign in campaigns:
             campaign.start()
         codes = {name: procs[name].wait(900) for name in HONEST}

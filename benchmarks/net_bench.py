@@ -31,7 +31,7 @@ def start(args: list[str], out: Path, env: dict | None = None) -> subprocess.Pop
 
 async def discovery_to_connected(settle: float) -> tuple[float, float]:
     """In-process, real zeroconf on 127.0.0.1: a host starts and advertises; `settle` seconds later a joiner
-    starts, browses for the code, dials, handshakes and joins. Returns (host start -> connected,
+    starts, browses for the code, dials, handshakes and joins with the seat key's proof. Returns (host start -> connected,
     joiner start -> connected)."""
     from p2pnimmt.engine import Settings
     from p2pnimmt.net.discovery import Advertiser, browse, game_code, open_zeroconf
@@ -52,6 +52,7 @@ async def discovery_to_connected(settle: float) -> tuple[float, float]:
     zc_join = open_zeroconf("127.0.0.1")
     found = await browse(zc_join, 5, code=game_code(host.game_id))
     ad_found = [a for a in found if a.code == game_code(host.game_id)][0]
+    joiner.seat_key = host.seat_key  # typed from the host's screen (protocol.md 14): the join proves it
     await joiner.join(ad_found.addresses[0], ad_found.port, ad_found.game_id)
     while joiner.identity.peer not in host.members:
         await asyncio.sleep(0.001)

@@ -8,7 +8,7 @@ Two measures, each the best of --runs fresh interpreters:
 - imports: a process that imports what `python -m p2pnimmt join --headless` imports before dialling
   (p2pnimmt.cli, then p2pnimmt.app.join, as cli's join handler does) reports its own CPU time (user + system)
   and peak RSS, the modules loaded, and whether aiohttp, prompt_toolkit or numpy is among them;
-- dialling: the real command, `python -m p2pnimmt join CODE --headless --peer 127.0.0.1:PORT` (its own
+- dialling: the real command, `python -m p2pnimmt join CODE-KEY --headless --peer 127.0.0.1:PORT` (its own
   HOME, everything on 127.0.0.1), dials a listener of this script; when that listener accepts the connection,
   the joiner's CPU time so far (/proc/PID/schedstat) and RSS (VmRSS) are read, and the joiner is ended.
 
@@ -49,7 +49,7 @@ def dial_once(home: Path) -> tuple[float, float]:
     port = listener.getsockname()[1]
     env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
            "XDG_CONFIG_HOME": str(home / "config"), "XDG_STATE_HOME": str(home / "state")}
-    proc = subprocess.Popen([sys.executable, "-m", "p2pnimmt", "join", "ABCD", "--headless", "--interface",
+    proc = subprocess.Popen([sys.executable, "-m", "p2pnimmt", "join", "ABCD-WXYZ", "--headless", "--interface",
                              "127.0.0.1", "--peer", f"127.0.0.1:{port}"], env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -13,6 +13,9 @@ stranger who floods the LAN with more answers than a look keeps (net.answers.MAX
 can still hide the game: the look says so and points to the invite link, which the host's screen shows as a QR
 code too (docs/lan-and-browser.md).
 
+Since session 34 a friend types the code with its seat key (`join CODE-KEY`, protocol.md 14); only the game's code
+(CODE) is on mDNS, so the stranger copies what it can read and the join looks for CODE as before.
+
 KIND of stranger's answer under the host's name:
   other  a TXT with another game id (not the code's), a port where nothing listens (the finding);
   copy   the host's own TXT (its game id and salt), a port where nothing listens.
@@ -66,7 +69,8 @@ async def one_try(folder: Path, n: int, kind: str) -> tuple[bool, str]:
     zc = AsyncZeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
     twin = None
     try:
-        code = wait_for(folder / f"ann{n}.out", r"code: (\w{4}-\w{4})").group(1)
+        typed = wait_for(folder / f"ann{n}.out", r"code: (\w{4}-\w{4})").group(1)  # what a friend types: CODE-KEY
+        code = typed[:4]  # the game's code, all the LAN hears (the seat key is never advertised)
         look = open_zeroconf("127.0.0.1")
         try:
             real = next(ad for ad in (await scan(look, 30, code=code, settle=0)).ads if ad.answers(code))
@@ -79,7 +83,7 @@ async def one_try(folder: Path, n: int, kind: str) -> tuple[bool, str]:
                                 server="stranger.local.")
         await (await zc.async_register_service(twin, cooperating_responders=True))
 
-        joiner = await asyncio.create_subprocess_exec(sys.executable, "-m", "p2pnimmt", "join", code, "--headless",
+        joiner = await asyncio.create_subprocess_exec(sys.executable, "-m", "p2pnimmt", "join", typed, "--headless",
                                                       *LO, "--name", "bob", stdout=asyncio.subprocess.PIPE,
                                                       stderr=asyncio.subprocess.STDOUT)
         said = (await asyncio.wait_for(joiner.communicate(), 120))[0].decode(errors="replace")

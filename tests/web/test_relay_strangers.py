@@ -20,6 +20,7 @@ from relaygame import Game, Member
 from test_front_attacks import LO, PHONE_URL, SEAT_URL, open_tunnels
 from test_relay_bounds import frames
 
+from p2pnimmt.protocol.seatkey import join_proof, seat_secret
 from p2pnimmt.web.relay import CLOSE, DATA, DIAL, OPENED, ORIGINS_PER_SOURCE, Relay, header, origin_of
 
 STRANGER = "127.0.0.7"
@@ -58,18 +59,23 @@ async def test_the_phone_relay_dials_no_loopback_service_a_stranger_names(tmp_pa
     """The stranger joins the lobby (to watch, or a free seat) naming 127.0.0.1 and the victim's port, then opens a
     tunnel with the phone's link and dials the victim through it: refused ("not an address of this game's
     members"), and the victim hears nothing; a dial to the host still opens. A spectator's own address (where the
-    host saw it) is no player's either: refused too."""
+    host saw it) is no player's either: refused too. Since session 34 a join needs the seat key: the stranger has
+    it, for it holds the phone's link (the TV's QR code), which carries it after #."""
     victim = Victim()
     host = procs(["host", "--web", "--no-open", "--seats", "3", *LO, "--name", "ann",
                   "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
     port = host.wait_for(SEAT_URL).group(2)
     phone_token = host.wait_for(PHONE_URL).group(1)
     game_port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    seat_key = host.wait_for(r"code: \w{4}-(\w{4})").group(1)
     stranger = await asyncio.to_thread(Attacker.dial, game_port, None, 10.0, STRANGER)
     sessions: list[aiohttp.ClientSession] = []
     try:
+        secret = seat_secret(stranger.game_id, seat_key)
         stranger.send("join", {"name": "mallory", "role": role, "bot": False, "port": victim.port,
-                               "addresses": ["127.0.0.1"]})
+                               "addresses": ["127.0.0.1"],
+                               "proof": join_proof(secret, stranger.game_id, *stranger.nonces,
+                                                   stranger.identity.public_key)})
         lobby = await asyncio.to_thread(stranger.lobby, OUTER)
         me = next(m for m in lobby["members"] if m["name"] == "mallory")
         assert me["host"] == STRANGER and me["addresses"] == ["127.0.0.1"] and me["role"] == role, me

@@ -23,7 +23,8 @@ async def test_the_lobby_starts_a_tv_page_that_shows_the_code_and_no_controls(br
         page = await browser.new_page(viewport={"width": 1280, "height": 720})
         await page.goto(url)
         await page.wait_for_function("() => document.body.dataset.kind === 'lobby'")
-        assert await page.inner_text("#lobby-code") == game_code(host.game_id)
+        # the room's screens show the code with its seat key (protocol.md 14)
+        assert await page.inner_text("#lobby-code") == f"{game_code(host.game_id)}-{host.seat_key}"
         assert "ann" in await page.inner_text("#lobby-players")
         assert await page.locator("#lobby-controls").is_hidden()  # read-only: the host's controls stay at the host
         wrong = await browser.new_page()

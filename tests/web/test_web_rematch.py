@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from pages import LAPTOP, TV, open_page, play_by_clicks
+from procs import game_of
 from test_web_tv import LO, URL, screenshot_dir, sealed_verdict
 
 
@@ -65,7 +66,7 @@ async def test_the_tv_page_follows_a_rematch_and_shows_the_evening(tmp_path: Pat
     assert side[0] == "2 games", side
     heads = [await th.text_content() for th in await page.locator("#sheet tr").first.locator("th").all()]
     assert dict(zip(heads[1:], map(int, side[1:]))) == {name: p for name, (_, _, p) in expected.items()}
-    assert f"(a rematch of {code})" in watcher.text()
+    assert f"(a rematch of {game_of(code)})" in watcher.text()
     assert host.finish(60) == 0, host.text()
     assert not errors, errors
 
@@ -135,7 +136,7 @@ async def test_a_players_page_accepts_the_rematch(tmp_path: Path, procs, browser
     first, second = sealed_verdict(tmp_path / "bob.p2pt"), sealed_verdict(tmp_path / "bob-2.p2pt")
     assert first is not None and first.ok and second is not None and second.ok
     assert "rematch of game" in second.summary
-    assert f"(a rematch of {code})" in bob.text()
+    assert f"(a rematch of {game_of(code)})" in bob.text()
     await page.click("#leave")
     assert bob.finish(30) == 0, bob.text()
     assert host.finish(30) == 0, host.text()
