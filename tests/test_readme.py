@@ -341,9 +341,14 @@ KEYLESS_ON_PURPOSE: dict[tuple[str, str], str] = {
 
 def seat_key_problem(typed: str) -> str | None:
     """Why `typed`, as the code of a join, watch or bot, would be refused for lacking its seat key (None: a code
-    with its key, or an invite link)."""
-    if looks_like_link(typed) or typed == "LINK":
+    with its key, or an invite link whose code has its key, or a link left out: `p2pnimmt://...`, LINK)."""
+    if typed == "LINK" or typed.endswith("://..."):
         return None
+    if looks_like_link(typed):
+        path = re.search(r"/([^/#]*)#", typed)  # p2pnimmt://ADDRESSES/CODE-KEY#HOSTKEY (protocol.md 14)
+        if path is None:
+            return f"{typed}: not an invite link's shape (/CODE-KEY#HOSTKEY)"
+        typed = path.group(1)
     try:
         code, key = parse_join_code(typed)
     except ValueError as error:
@@ -380,6 +385,8 @@ def test_the_seat_key_check_refuses_a_code_alone() -> None:
                            capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert alone.returncode == 2 and "seat key" in alone.stderr, alone.stderr
     assert seat_key_problem(SAMPLES["CODE"]) is not None and seat_key_problem(SAMPLES["CODE-KEY"]) is None
+    assert seat_key_problem("p2pnimmt://10.8.0.1:4000/QM5Z#…") is not None
+    assert seat_key_problem("p2pnimmt://10.8.0.1:4000/QM5Z-7Q2K#…") is None
 
 
 def test_every_option_named_is_real() -> None:
