@@ -24,7 +24,9 @@ NAMES = ("ann", "bob", "carl", "bot1", *BOTS)  # players' names, and the bots' k
 
 
 COMMANDS = re.compile(r"^ {4}\w+(?= )", re.M)  # `p2pnimmt --help` lists the commands as they are typed
-TYPED = re.compile(r"'[^' ]*'|\S*/\S+|\b[0-9a-f]{32}\b")  # a value quoted as typed ('frob'), a path, a game's id
+# a value quoted as typed ('frob'), a path, a game's id, and a code, seat key or key fingerprint (4 upper-case letters
+# and digits, in hyphened groups: the game code 21WE read as the English "we")
+TYPED = re.compile(r"'[^' ]*'|\S*/\S+|\b[0-9a-f]{32}\b|\b[0-9A-Z]{4}(?:-[0-9A-Z]{4})*\b")
 
 
 def german(text: str, code: str = "") -> str:
