@@ -191,6 +191,16 @@ _PEER_TEXTS = (
     (r"FAILED at record (?P<n>\d+): (?P<why>.+)", N_("FAILED at record {n}: {why}")),
     (r"FAILED at (?P<why>.+)", N_("FAILED at {why}")),
     (r"the table is full", N_("the table is full")),
+    (r"the seat key is missing: type the code as the host's screen shows it, with its seat key \(CODE-KEY\), "
+     r"or open its invite link",
+     N_("the seat key is missing: type the code as the host's screen shows it, with its seat key (CODE-KEY), or "
+        "open its invite link")),
+    (r"wrong seat key: type the code as the host's screen shows it, with its seat key \(CODE-KEY\), or open its "
+     r"invite link",
+     N_("wrong seat key: type the code as the host's screen shows it, with its seat key (CODE-KEY), or open its "
+        "invite link")),
+    (r"too many wrong seat keys from this address: wait, then type the code as the host's screen shows it",
+     N_("too many wrong seat keys from this address: wait, then type the code as the host's screen shows it")),
     (r"the game has started", N_("the game has started")),
     (r"the seats are held for the players of the previous game",
      N_("the seats are held for the players of the previous game")),

@@ -53,7 +53,7 @@ class Front:
 
             logging.getLogger("p2pnimmt").setLevel(logging.ERROR)  # warnings would be drawn over the screen
             self.lobby_closed = asyncio.get_running_loop().create_future()
-            self.screen = FullScreenFront(after=self.lobby_closed, code_of=game_code, again=self._again)
+            self.screen = FullScreenFront(after=self.lobby_closed, code_of=typed_code, again=self._again)
             self.on_event = self.screen.on_event
         else:
             self.on_event = reporter(None if headless else stdin_lines(), evening=self._evening_lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 from .app import NodeSeat, TableApp
 from .model import TableModel
@@ -15,12 +16,14 @@ OPEN: set[asyncio.Task] = set()  # full-screen apps still showing, for the calle
 class FullScreenFront:
     """The full-screen front end of a network node: starts the app at GameStarted, then feeds it events."""
 
-    def __init__(self, after: asyncio.Future | None = None, code_of: Callable[[bytes], str] | None = None,
+    def __init__(self, after: asyncio.Future | None = None, code_of: Callable[[Any], str] | None = None,
                  again: Callable[[], str | None] | None = None) -> None:
         self.model = TableModel()
         self.again = again  # `r` at game over (a rematch), see TableApp
         self.task: asyncio.Task | None = None  # the running screen; its result: "again", "over" or "left"
-        self.code_of = code_of  # the game's code from its id (net.discovery.game_code), for the big TV view
+        # what a latecomer types to watch or join the node's game (app.front.typed_code: the code and its seat key,
+        # as the room's screens show them), for the big TV view
+        self.code_of = code_of
         self.ui: TableApp | None = None
         self.after = after  # the lobby screen: the table opens once it has closed
         self._seen: frozenset[bytes] = frozenset()  # the peers linked to this node at some time in the game
@@ -29,7 +32,7 @@ class FullScreenFront:
         self.model.update(node.session, event)
         if self.ui is None and self.model.players:
             seat = NodeSeat(node) if node.session.seat is not None and node.bot is None else None
-            code = self.code_of(node.game_id) if self.code_of is not None and node.game_id is not None else None
+            code = self.code_of(node) if self.code_of is not None and node.game_id is not None else None
             self.ui = TableApp(self.model, seat, code=code, again=self.again)
             node.watch_lobby(self.on_links)
             self.task = task = asyncio.ensure_future(self._run(node))
