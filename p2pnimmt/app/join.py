@@ -185,6 +185,19 @@ async def answered(dials: list[Dial], give_up: float, tell: Callable[[str], None
     return None, [failures[i] for i in sorted(failures)]
 
 
+def once_admitted(node: Node, say: Callable[[str], None], line: str) -> None:
+    """Say `line` (joined ...) when the host's lobby frame first names us: at once as it comes, before what follows it
+    (the START of a table our seat filled); never for a join the host refused (the seat key, a full table: finish
+    says why)."""
+    def admitted(_node: Node) -> None:
+        if node.identity.peer in node.members and node.refused is None:
+            stop()
+            say(line)
+
+    stop = node.watch_lobby(admitted)
+    admitted(node)
+
+
 async def reach(node: Node, code: str, ads: list[GameAd], options: Options) -> tuple[str, int]:
     """Join the game these advertisements (of one game id) point at: each address in turn until one is the game
     advertised (the handshake proves the key its id is bound to); the address joined."""
@@ -307,13 +320,15 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
                                  "listen": node.port, "host": host, "host_port": port, "is_host": False,
                                  "seat_key": node.seat_key})
     who = _(role) + (f" {options.name}" if role == "player" else "")  # "player carol": the name the seat has
-    front.say(_("joined {code} at {address} as {role}").format(code=game_code(node.game_id),
-                                                                address=f"{host}:{port}", role=who)
-              + (_(" (a new start of {code} without {names})").format(code=game_code(offer.previous), names=anew.names)
-                 if offer is not None and anew is not None else
-                 _(" (a rematch of {code})").format(code=game_code(offer.previous)) if offer is not None else "")
-              + (_("; host key {key} (the host's screen shows it)").format(key=fingerprint(node.host_peer))
-                 if node.host_peer else ""))
+    line = _("joined {code} at {address} as {role}").format(code=game_code(node.game_id), address=f"{host}:{port}",
+                                                            role=who)
+    if offer is not None:
+        line += (_(" (a new start of {code} without {names})").format(code=game_code(offer.previous),
+                                                                     names=anew.names) if anew is not None else
+                 _(" (a rematch of {code})").format(code=game_code(offer.previous)))
+    if node.host_peer:
+        line += _("; host key {key} (the host's screen shows it)").format(key=fingerprint(node.host_peer))
+    once_admitted(node, front.say, line)
     front.show_lobby(node)
     try:
         status = await finish(node, files, options.give_up)
