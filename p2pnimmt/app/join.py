@@ -80,18 +80,21 @@ def interference(code: str, found: Scan) -> str:
                     "host for its invite link (`host` prints it) and join with it").format(seen="; ".join(seen))
 
 
-def several(code: str, games: list[list[GameAd]], verb: str) -> str:
-    """Two or more games answer one code: which they are, and how to name the one meant."""
+def several(code: str, games: list[list[GameAd]], verb: str, seat_key: str | None = None) -> str:
+    """Two or more games answer one code: which they are, and how to name the one meant (with the seat key typed,
+    which is on no network: protocol.md 14)."""
     lines = [_("{n} games answer to code {code} (one may be an impostor): tell them apart by the host key "
                "the host's screen shows next to the code").format(n=len(games), code=code)]
     lines += [f"  {i}. {ads[0].told_apart()}" for i, ads in enumerate(games, 1)]
-    lines.append(_("then:  {command}").format(command=f"p2pnimmt {verb} {code} --host-key XXXX-XXXX"))
+    lines.append(_("then:  {command}").format(
+        command=f"p2pnimmt {verb} {code}-{seat_key or 'KEY'} --host-key XXXX-XXXX"))
     return "\n".join(lines)
 
 
-async def pick(code: str, games: list[list[GameAd]], verb: str, ask: bool) -> list[GameAd]:
+async def pick(code: str, games: list[list[GameAd]], verb: str, ask: bool, seat_key: str | None = None) \
+        -> list[GameAd]:
     """The game the person means among several of one code: asked at a line terminal, else RoleFailed."""
-    text = several(code, games, verb)
+    text = several(code, games, verb, seat_key)
     if not ask:
         raise RoleFailed(text)
     say(text.rsplit("\n", 1)[0])
@@ -119,7 +122,7 @@ async def locate(code: str, options: Options, verb: str = "join", ask: bool = Fa
         games.setdefault(ad.game_id, []).append(ad)
     if len(games) == 1:
         return match
-    return await pick(code, list(games.values()), verb, ask)
+    return await pick(code, list(games.values()), verb, ask, options.seat_key)
 
 
 def answering(code: str, found: Scan, options: Options, where: str, verb: str) -> list[GameAd]:

@@ -122,7 +122,7 @@ def test_two_games_of_one_code_are_told_apart_by_the_host_key(procs, tmp_path: P
         text = unsure.text()
         assert f"2 games answer to code {code}" in text, text
         assert all(f"ann, host key {k.fingerprint}, at 127.0.0.1:" in text for k in keys), text
-        assert f"p2pnimmt join {code} --host-key XXXX-XXXX" in text
+        assert f"p2pnimmt join {typed} --host-key XXXX-XXXX" in text  # the seat key typed: a command that joins
         assert "got join" not in a.text() + b.text()  # nobody was asked for a seat
         sure = procs(["join", typed, "--headless", *LO, "--name", "dan", "--host-key", keys[1].fingerprint.lower()],
                      tmp_path / "sure.out")
