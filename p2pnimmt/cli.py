@@ -745,7 +745,7 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     if verdict.ok:
         print(report)
         return 0
-    before = carried_rounds(data)
+    before = verdict.before  # the evening's rounds before its game, as the replay read its START
     if before:  # the report is the verifier's (both implementations print it alike): the game's own round numbers
         from .ui.words import n_rounds
 
@@ -754,25 +754,6 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
             rounds=n_rounds(before), first=before + 1)
     print(f"p2pnimmt verify: {args.file}: {report}", file=sys.stderr)
     return 1
-
-
-def carried_rounds(data: bytes) -> int:
-    """The rounds of the evening a transcript's game continues after (its START's `carry`, protocol.md 9); 0 for a
-    game that carries nothing, or a transcript whose START cannot be read."""
-    from .protocol.envelope import open_envelope
-    from .protocol.transcript import records
-
-    try:
-        for kind, payload in records(data):
-            if kind == "msg":
-                env = open_envelope(payload)
-                if env.kind == "START":
-                    carry = env.body.get("carry")
-                    rounds = carry.get("rounds") if isinstance(carry, dict) else 0
-                    return rounds if isinstance(rounds, int) and rounds > 0 else 0
-    except Exception:  # a damaged transcript: the report says what is wrong
-        return 0
-    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

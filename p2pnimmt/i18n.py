@@ -264,17 +264,52 @@ def _ends(text: str) -> str:
     return _(" or ").join(parts)
 
 
-_GAME_ROUND = re.compile(r"(?<!forfeited in )\bround (\d+)")  # carry.out_for_proof's forfeit: the evening's already
+# The protocol layer's texts that number a round of their own game (protocol/slots.py, steps.py, deal.py and
+# sealed_deal.py; the page's session.ts words them the same), each the whole of a fault's detail or a void round's
+# reason, its groups the rounds. A text is matched whole, so that only these words are renumbered, never a player's
+# name in it ("round 2" is a name): the seat it blames (table.who: "seat 1 (NAME)") stands before the words (in the
+# audit's, after them), `.*` takes the longest start, and each text's own words are longer than a name can be
+# (protocol.names.NAME_LENGTH, 40): a name never holds them. What the session adds after a detail ("; it loses its
+# seat ...") may follow. carry.out_for_proof's "forfeited in round N", the evening's number already, is none of them.
+# Compiled when first used (round_texts), as peer_texts.
+_AFTER = r"(?:; .*)?"
+_ROUND_TEXTS = (
+    r".* sent [A-Z_]+ for round (\d+), turn \d+, (?:after|skipping ahead of) its message for round (\d+), turn \d+"
+    + _AFTER,
+    r".* sent (?:DROP|KEEP) naming seat \d+ at round (\d+), step \d+(?:, place \d+)?, after (?:it went on from that "
+    r"seat's message there|its own DROP of that seat there)" + _AFTER,
+    r".* sent pick \d+ of round (\d+), which is seat \d+'s" + _AFTER,
+    r".* chose a row for turn \d+ of round (\d+), which is over" + _AFTER,
+    r".*'s seed reveal for round (\d+) does not match its commitment" + _AFTER,
+    r".* committed on a different game state \(round (\d+), turn \d+\)" + _AFTER,
+    r".*: its shuffle for round (\d+): shuffle output[ :].*",  # sealed.check_shuffle's words follow
+    r".*: its unlock for round (\d+): seat \d+'s unlock.*",  # sealed.after_unlock's
+    r"the audit of round (\d+) found .*",
+)
+
+
+@functools.cache
+def round_texts() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(pattern, re.S | re.A) for pattern in _ROUND_TEXTS)
 
 
 def evening_rounds(text: str, before: int) -> str:
     """A text of the protocol layer (a fault's detail, a void round's reason: English, as every record) that numbers
     the rounds of its own game (`round 1`: the game's first), with the evening's numbers that every screen shows
-    (engine Game.round_no): a game that carries `before` rounds of the game it continues counts on from them. The
+    (engine Game.round_no): a game that carries `before` rounds of the game it continues counts on from them. Only
+    the protocol's own words are renumbered (_ROUND_TEXTS), never a name, and any other text is left as it is. The
     records and the verifier's report keep the game's own numbers (`p2pnimmt verify` says so)."""
     if not before:
         return text
-    return _GAME_ROUND.sub(lambda m: f"round {int(m.group(1)) + before}", text)
+    for pattern in round_texts():
+        match = pattern.fullmatch(text)
+        if match:
+            parts, at = [], 0
+            for group in range(1, pattern.groups + 1):
+                parts += [text[at:match.start(group)], str(int(match[group]) + before)]
+                at = match.end(group)
+            return "".join(parts) + text[at:]
+    return text
 
 
 def fault_said(fault, names: Mapping[bytes, str], before: int) -> str:

@@ -76,11 +76,12 @@ async def run_host(settings: Settings, bots: int, bot_kind: str, options: Option
 
 async def host_evening(identity: Identity, settings: Settings, bots: int, bot_kind: str, options: Options,
                        headless: bool, rematches: int, zc, carry: Carry, evening: Evening, old: Node | None = None,
-                       game: int = 1) -> int:
+                       game: int = 1, host_bots: list[HostBot] | None = None) -> int:
     """The evening of a host: its games one after the other, from the `game`-th (its transcript numbered so,
     app.rematch.numbered). `old`: the finished game whose players the first one's lobby holds the seats for (a
-    resumed host's, app.resume: its files are `carry.files`' last). The nodes and files are closed at the end."""
-    host_bots: list[HostBot] = []
+    resumed host's, app.resume: its files are `carry.files`' last), and `host_bots` its bots (from its secrets:
+    they take their seats again). The nodes and files are closed at the end."""
+    host_bots = host_bots if host_bots is not None else []
     try:
         while True:
             status, node, again = await host_game(identity, settings, bots, bot_kind, game_options(options, game),
@@ -175,7 +176,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     def lobby_changed(n: Node) -> None:
         players = n.players()
         if n.lobby_state == "playing":
-            remember_lobby(n)
+            remember_lobby(n, host_bots)
             console.stop()  # its pending read must not take the first card typed
         line = _("lobby: {taken}/{seats} seats: {names}").format(taken=len(players), seats=n.seats,
                                                                   names=", ".join(m.name for m in players))
@@ -281,12 +282,15 @@ def bot_name(node: Node, number: int) -> str:
     return first_unlike((f"bot{n}" for n in count(number)), [m.name for m in node.players()])
 
 
-def remember_lobby(node: Node) -> None:
+def remember_lobby(node: Node, host_bots: list[HostBot]) -> None:
     """Once the game is on, the host keeps its members in its secrets: resumed, it knows them again
-    (who may rejoin, where each player listens, the spectators)."""
+    (who may rejoin, where each player listens, the spectators); and its own bots at the table, their keys too:
+    resumed, its rematch seats them again (app.resume.lobby_bots)."""
     assert node.session is not None  # a host has its session from host()
+    bots = [{"secret": kept.identity.secret, "name": kept.name, "kind": kept.kind} for kept in host_bots
+            if kept.identity.peer in node.members]
     try:
         node.session.journal.secret({"kind": "lobby", "seats": node.seats,
-                                     "members": [m.as_dict() for m in node.members.values()]})
+                                     "members": [m.as_dict() for m in node.members.values()], "bots": bots})
     except WriteFailed:
         pass  # told once, by finish()

@@ -2,8 +2,8 @@
 
 The secrets file holds what only this seat knows: the card and nonce of each play commitment, its seed
 contribution (open deal) or its key and seed (sealed deal) of each round, where it listens (`node`), and a
-host's members (`lobby`). Each secret is written before the message that commits to it, so a whole pair of
-files has a secret for every commitment of ours in the transcript.
+host's members and its own bots' keys (`lobby`). Each secret is written before the message that commits to it,
+so a whole pair of files has a secret for every commitment of ours in the transcript.
 
 - A record that does not decode, or decodes to the wrong shape, is damage: refused, naming the record.
 - A secret the transcript can tell again is taken from it: a commitment of ours that we already opened
@@ -25,10 +25,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..bots import BOTS
 from ..i18n import _, ngettext
 from ..protocol.codec import DecodeError
 from ..protocol.commitments import NONCE_SIZE, card_value, commitment
 from ..protocol.envelope import open_envelope
+from ..protocol.names import is_name
 from ..protocol.sealed_deal import sealed_value
 from ..protocol.sealed_group import key_pair_from
 
@@ -47,6 +49,12 @@ def _count(value: Any) -> bool:
 
 def _hash(value: Any) -> bool:
     return isinstance(value, bytes) and len(value) == HASH
+
+
+def _host_bot(value: Any) -> bool:
+    """One of a host's bots in its `lobby` record (app.host.remember_lobby): its secret key, name and kind."""
+    return (isinstance(value, dict) and _hash(value.get("secret")) and isinstance(value.get("name"), str)
+            and is_name(value["name"]) and value.get("kind") in BOTS)
 
 
 def shape_problem(record: Any) -> str | None:
@@ -76,8 +84,9 @@ def shape_problem(record: Any) -> str | None:
               and isinstance(record.get("is_host"), bool) and isinstance(record.get("host"), str)
               and _count(record.get("host_port")) and record.get("host_port", 0) < 65536
               and (record.get("bot") is None or isinstance(record.get("bot"), str)))
-    elif kind == "lobby":
-        ok = isinstance(record.get("members"), list)
+    elif kind == "lobby":  # `bots`: the host's own at the table (since session 34; an older lobby has none)
+        ok = isinstance(record.get("members"), list) and isinstance(record.get("bots", []), list) \
+            and all(_host_bot(bot) for bot in record.get("bots", []))
     return None if ok else f"its {kind!r} record has missing or malformed fields"
 
 

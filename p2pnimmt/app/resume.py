@@ -32,7 +32,7 @@ from ..ui.words import phase_name
 from .anew import NewStart, abandoned_why, carried_on
 from .evening import Evening
 from .fronts import evening_front
-from .host import host_evening
+from .host import HostBot, host_evening
 from .join import join_evening
 from .nodes import NodeFiles, default_transcript, finish, new_node
 from .onecopy import OneCopySession
@@ -71,6 +71,14 @@ def restore_lobby(node: Node, session: Session, secrets: list[dict]) -> None:
     node.seats = session.players
     assert session.game is not None  # a host's transcript starts with its START
     node.change_settings(session.game.settings)
+
+
+def lobby_bots(secrets: list[dict]) -> list[HostBot]:
+    """A resumed host's own bots at the table (its last `lobby` secret, app.host.remember_lobby: their keys, names
+    and kinds; app.ownfiles checked their shape): its rematch, or new start, seats them again as `host`'s does, under
+    their keys. None in the lobby secret of a version before session 34."""
+    record = next((r for r in reversed(secrets) if r.get("kind") == "lobby"), None)
+    return [HostBot(Identity(bot["secret"]), bot["name"], bot["kind"]) for bot in (record or {}).get("bots", [])]
 
 
 def _position(session: Session) -> tuple[int, int]:
@@ -298,8 +306,11 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
         try:
             status = await finish(node, files, options.give_up, stopped=session.why_stopped)
         except NewStart as new:  # its host starts a new game (app.anew): followed as a joiner follows it; or, a resumed
-            # host's own new start, opened as `host` opens it (without bots of its own: they are not in its files)
-            front.restarted(new.told(is_host, session.players - len(new.gone)))
+            # host's own new start, opened as `host` opens it: its bots back (lobby_bots), and, as there, new ones
+            # in the seats left out where they sit at the table, unless the new game carries scores
+            new.bots = is_host and not new.rounds and any(kept.identity.peer in session.roster
+                                                          for kept in lobby_bots(secrets))
+            front.restarted(new.told(is_host, session.players - (0 if new.bots else len(new.gone))))
             if not is_host:
                 return await follow_anew(node, new, path, files, seat, info["role"], headless, carry, evening,
                                          rematches)
@@ -317,7 +328,8 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
         if is_host:
             assert node.settings is not None and zc is not None  # a resumed host has both
             return await host_evening(identity, node.settings, 0, bot_kind or "heuristic", next_options(
-                node, path, seat), headless, rematches, zc, carry, evening, old=node, game=2)
+                node, path, seat), headless, rematches, zc, carry, evening, old=node, game=2,
+                host_bots=lobby_bots(secrets))
         return await join_evening(game_code(session.game_id), info["role"], identity, next_options(node, path, seat),
                                   headless, rematches, carry, old=node, game=2, evening=evening)
     finally:

@@ -160,7 +160,14 @@ def offer_relay(node: Node, interface: str, port: int, token: str) -> None:
         node.offer_relay((interface, port, token))
 
 
-_SERVED: dict[int, tuple[WebServer, str]] = {}  # id(node) -> its terminal lobby's web server and phone link
+_SERVED: dict[int, tuple[WebServer, str]] = {}  # id(node) -> its terminal lobby's web server and phone page's token
+
+
+def phone_link(server: WebServer, token: str, node: Node | None) -> str:
+    """The phone page's link as a node shows it and its QR codes encode it: in the host's language (`&lang=`, the
+    page speaks it: web/peer/src/page_words.ts) and with the game's seat key after `#` where the node holds one
+    (protocol.md 14, "The seat key"; a browser never sends the fragment, so no relay learns it from the page)."""
+    return server.phone_url(token, language(), node.seat_key if node is not None else None)
 
 
 async def lobby_server(node: Node, options: WebOptions | None = None) -> tuple[WebServer, str]:
@@ -171,7 +178,8 @@ async def lobby_server(node: Node, options: WebOptions | None = None) -> tuple[W
     from ..web.server import WebServer
 
     if id(node) in _SERVED:
-        return _SERVED[id(node)]
+        served, token = _SERVED[id(node)]
+        return served, phone_link(served, token, node)
     web = options or WebOptions()
     server = WebServer(web.interface, web.port)
     relay = Relay(lambda: node, web.interface, host_gone=host_gone_how)
@@ -179,8 +187,7 @@ async def lobby_server(node: Node, options: WebOptions | None = None) -> tuple[W
     token = server.add_relay(relay)
     await server.start()
     offer_relay(node, server.interface, server.port, token)
-    url = server.phone_url(token) + ("" if language() == "en" else f"&lang={language()}")
-    _SERVED[id(node)] = server, url
+    _SERVED[id(node)] = server, token
 
     async def close_when_done() -> None:
         await node.done.wait()
@@ -188,7 +195,14 @@ async def lobby_server(node: Node, options: WebOptions | None = None) -> tuple[W
         await server.close()
 
     node.spawn(close_when_done())
-    return server, url
+    return server, phone_link(server, token, node)
+
+
+def lobby_server_link(node: Node) -> str:
+    """The phone link of `node`'s terminal lobby as it stands now ("" before its server is up): with the seat key
+    the node holds now (a host's, drawn as it starts)."""
+    served = _SERVED.get(id(node))
+    return phone_link(*served, node) if served is not None else ""
 
 
 async def start_phone(node: Node, options: WebOptions | None = None) -> str:
@@ -213,10 +227,10 @@ async def start_tv(node: Node, options: WebOptions | None = None) -> str:
     model = TvModel()
     placer = Placer(model)
     node.watch_events(lambda n, event: model.update(n.session, event))
-    server, phone = await lobby_server(node, options)
+    server, _phone = await lobby_server(node, options)
     page = Page(model, tv=True, node=node, code=typed_code(node), join_text=lambda: f"p2pnimmt join {typed_code(node)}",
-                title="p2pnimmt",
-                phone_url=lambda: phone, invite=lambda: lobby_link(node, code))
+                title="p2pnimmt", phone_url=lambda: lobby_server_link(node) or None,
+                invite=lambda: lobby_link(node, code))
     token = server.add(page.view)
 
     async def stop_when_done() -> None:
@@ -320,6 +334,13 @@ class WebFront:
             if watcher is not None:
                 watcher.cancel()
 
+    def phone_link(self) -> str | None:
+        """The phone page's link as it stands now (its QR codes encode it), None before the server is up: in the
+        host's language and with the seat key of the node the pages show (protocol.md 14, "The seat key")."""
+        if self.phone_token is None or self.server.runner is None:
+            return None
+        return phone_link(self.server, self.phone_token, self.node)
+
     def say(self, text: str) -> None:
         say(text)
 
@@ -358,11 +379,11 @@ class WebFront:
         self.page = Page(self.tv_model if spectator else self.model, seat=None if spectator else NodeSeat(node),
                          tv=spectator, node=node, code=code, command=command, join_text=lambda: join,
                          title="p2pnimmt", extra=guest, offer_guest=self.offer_guest if node.is_host else None,
-                         phone_url=lambda: self.phone_url or None)
+                         phone_url=self.phone_link)
         self.tv = self.page if spectator else Page(self.tv_model, tv=True, node=node, code=code,
                                                    extra=self.public_guest if node.is_host else None,
                                                    join_text=lambda: join, title="p2pnimmt",
-                                                   phone_url=lambda: self.phone_url or None,
+                                                   phone_url=self.phone_link,
                                                    invite=self.invite_link)
         page_token = self.server.add(self.page.view)
         tv_token = page_token if spectator else self.server.add(self.tv.view)
@@ -376,7 +397,7 @@ class WebFront:
             if self.node is not None:  # the game learns where this node relays phone pages (before the link is out)
                 offer_relay(self.node, self.server.interface, self.server.port, phone_token)
             # the phone page speaks the host's language (its link says it: web/peer/src/page_words.ts)
-            self.phone_url = self.server.phone_url(phone_token) + ("" if language() == "en" else f"&lang={language()}")
+            self.phone_url = self.phone_link() or ""
             if not spectator:
                 say(f"tv: {self.tv_url}")
             say(_("phone: {url}").format(url=self.phone_url))

@@ -52,6 +52,7 @@ class Verdict:
     peer: bytes | None = None
     messages: int = 0
     faults_recorded: list[dict[str, Any]] = field(default_factory=list)
+    before: int = 0  # the evening's rounds before its game (its START's carry, once the replay took it), else 0
 
     def report(self) -> str:
         if self.ok:
@@ -84,10 +85,11 @@ class TranscriptError(ValueError):
         self.peer = peer
         self.messages = messages
         self.faults_recorded = faults_recorded if faults_recorded is not None else []
+        self.before = 0  # replay() tells it: Verdict.before
 
     def verdict(self) -> Verdict:
         return Verdict(False, fault=self.reason, record=self.record, peer=self.peer, messages=self.messages,
-                       faults_recorded=self.faults_recorded)
+                       faults_recorded=self.faults_recorded, before=self.before)
 
 
 def read_frames(data: bytes) -> list[tuple[int, bytes]]:
@@ -217,6 +219,12 @@ class Replay:
         self.noted: dict[bytes | None, int] = {}  # non-fatal fault records by the peer they blame
         self.equivocations: dict[bytes | None, int] = {}  # non-fatal `equivocation` records by the peer they blame
 
+    def before(self) -> int:
+        """The rounds of the evening before the game (its START's `carry`, protocol.md 9): 0 for a game that carries
+        nothing, or before the START is taken."""
+        game = self.session.game
+        return game.before if game is not None else 0
+
     def read(self, position: int, kind: str, payload: object, link_before: bytes) -> None:
         """Record `position`, of type `kind`; `link_before` is the link of the record before it."""
         if kind == "msg":
@@ -335,14 +343,18 @@ def replay(data: bytes, *, recorder_key: bytes | None = None, complete: bool = T
         raise TranscriptError("the transcript was recorded by another key than the one in its .key file", 0)
     state = Replay(recorder)
     last = link(records[0][1])
-    for position in range(1, len(records)):
-        if state.sealed:
-            raise TranscriptError("records after the seal", position)
-        kind, payload = read_record(records, position, last)
-        last_before, last = last, link(records[position][1])
-        state.read(position, kind, payload, last_before)
-    if complete:
-        state.finish()
+    try:
+        for position in range(1, len(records)):
+            if state.sealed:
+                raise TranscriptError("records after the seal", position)
+            kind, payload = read_record(records, position, last)
+            last_before, last = last, link(records[position][1])
+            state.read(position, kind, payload, last_before)
+        if complete:
+            state.finish()
+    except TranscriptError as exc:
+        exc.before = state.before()  # what the replay read of the game: the verdict's `before`
+        raise
     return state
 
 
@@ -353,7 +365,7 @@ def verify_transcript(data: bytes) -> Verdict:
     except TranscriptError as exc:
         return exc.verdict()
     return Verdict(True, summary=summary(state.session, state.recorder, state.accepted), messages=state.accepted,
-                   faults_recorded=state.faults_recorded)
+                   faults_recorded=state.faults_recorded, before=state.before())
 
 
 def summary(session: Session, recorder: bytes | None, messages: int) -> str:

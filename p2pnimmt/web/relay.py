@@ -8,7 +8,9 @@ its hand; what it drops, delays or changes the page's session sees as any peer's
 
 On the WebSocket: first a text message from the relay, {"game": hex game id, "host": [address, port] of the game's
 host, "port": the port the relay listens on for the page, "claim": a random token for that port, "drop_after": the
-node's drop time in seconds (the page votes out an absent seat after it too, as the node does), "batch": true}; then
+node's drop time in seconds (the page votes out an absent seat after it too, as the node does), "batch": true,
+"keyed": whether the node holds its game's seat key (protocol.md 14, "The seat key"; never the key itself, which the
+page's link carries after `#`: a page whose link has none says so rather than joining to be refused)}; then
 binary messages, an op byte, a 4-byte channel number and the rest: the page sends DIAL (rest: JSON [address, port]),
 DATA and CLOSE; the relay sends OPENED, ACCEPTED (a peer dialled the page's port), DATA and CLOSE (rest: why, UTF-8;
 a dial to an address where nothing listens: `refused: …`, REFUSED). Either side may put several of these in one
@@ -90,6 +92,7 @@ class Node(Protocol):
     port: int
     host_address: tuple[str, int] | None
     drop_after: float
+    seat_key: str | None  # the game's seat key (protocol.md 14): the relay says only whether there is one
     done: asyncio.Event
 
     @property
@@ -348,7 +351,8 @@ class Tunnel:
             try:
                 await self.ws.send_str(json.dumps({"game": node.game_id.hex(), "host": host, "port": port,
                                                    "claim": self.relay.claim(port), "address": self.relay.interface,
-                                                   "drop_after": node.drop_after, "batch": True}))
+                                                   "drop_after": node.drop_after, "batch": True,
+                                                   "keyed": node.seat_key is not None}))
             except ConnectionError:  # the page went (or was cut) at once: nothing to relay, nothing to log
                 return
             self.spawn(self.farewell(node))

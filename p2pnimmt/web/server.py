@@ -108,8 +108,12 @@ class WebServer:
     def url(self, token: str, host: str | None = None) -> str:
         return f"http://{host or self.interface}:{self.port}/?t={token}"
 
-    def phone_url(self, token: str) -> str:
-        return f"http://{self.interface}:{self.port}/phone?t={token}"
+    def phone_url(self, token: str, lang: str = "en", seat_key: str | None = None) -> str:
+        """The phone page's link: its relay's token, the page's language where it is not English (`&lang=`), and
+        the game's seat key after `#` where the node holds one (protocol.md 14, "The seat key": a browser never
+        sends a fragment to a server, so the page proves the key in its own join and no relay learns it)."""
+        return (f"http://{self.interface}:{self.port}/phone?t={token}" + ("" if lang == "en" else f"&lang={lang}")
+                + ("" if seat_key is None else f"#{seat_key}"))
 
     async def start(self) -> None:
         app = web.Application(client_max_size=MAX_MESSAGE)

@@ -74,6 +74,7 @@ import hashlib
 import os
 import signal
 import sys
+from collections.abc import Callable
 
 from p2pnimmt.cli import main
 from p2pnimmt.net.connection import Connection
@@ -87,8 +88,25 @@ from p2pnimmt.protocol.phase import turn_steps
 from p2pnimmt.protocol.session import Session
 
 
-def split_commit(turn: int, above: bool = False) -> None:
+def on_own_messages(handle: Callable[[Node, Session, Envelope, Outgoing], bool]) -> None:
+    """Node._feed, with each message of this node's own shown to `handle` (the node, its session, the message and
+    the output that carries it) before it goes out: True where `handle` dealt with it (sent it its own way, or not
+    at all), False to let it go as any node's."""
     feed = Node._feed
+
+    def cheat(self: Node, outputs: list) -> None:
+        session = self.session
+        rest = []
+        for item in outputs:
+            env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
+            if env is None or session is None or env.sender != session.me or not handle(self, session, env, item):
+                rest.append(item)
+        feed(self, rest)
+
+    Node._feed = cheat  # type: ignore[method-assign]
+
+
+def split_commit(turn: int, above: bool = False) -> None:
     move = Node._bot_move
     forged: dict = {}  # `above`: X's second commit and its nonce; once fired, X signs nothing more
 
@@ -144,88 +162,81 @@ def split_commit(turn: int, above: bool = False) -> None:
             conn.send_message(next_commit.wire)
         forged["fired"] = True
 
-    def cheat(self: Node, outputs: list) -> None:
-        session = self.session
-        rest = []
-        for item in outputs:
-            env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
-            mine = env is not None and session is not None and env.sender == session.me
-            if mine and forged.get("fired"):
-                continue  # `above`: it signs nothing more
-            if mine and above and "other" in forged and env.kind == "PLAY_REVEAL" \
-                    and (env.body["round"], env.body["turn"]) == (0, turn):
-                reveal_on_both(self, session, env)
-                continue
-            if not mine or env.kind != "PLAY_COMMIT" or (env.body["round"], env.body["turn"]) != (0, turn):
-                rest.append(item)
-                continue
-            assert session is not None and session.identity is not None and session.seat is not None
-            other = forged["other"] = seal(session.identity, env.game_id, env.seq, env.prev, env.kind,
-                                           {**env.body, "commit": second_commit(session, env)})
-            seats = sorted(session.roster.index(peer) for peer in self.links if peer in session.roster)
-            print(f"cheat: two commits for turn {turn + 1}, #{env.seq}, linked to seats {seats}", flush=True)
-            send_split(self, item.wire, other.wire)
-        feed(self, rest)
+    def split(self: Node, session: Session, env: Envelope, item: Outgoing) -> bool:
+        if forged.get("fired"):
+            return True  # `above`: it signs nothing more
+        if above and "other" in forged and env.kind == "PLAY_REVEAL" \
+                and (env.body["round"], env.body["turn"]) == (0, turn):
+            reveal_on_both(self, session, env)
+            return True
+        if env.kind != "PLAY_COMMIT" or (env.body["round"], env.body["turn"]) != (0, turn):
+            return False
+        assert session.identity is not None and session.seat is not None
+        other = forged["other"] = seal(session.identity, env.game_id, env.seq, env.prev, env.kind,
+                                       {**env.body, "commit": second_commit(session, env)})
+        seats = sorted(session.roster.index(peer) for peer in self.links if peer in session.roster)
+        print(f"cheat: two commits for turn {turn + 1}, #{env.seq}, linked to seats {seats}", flush=True)
+        send_split(self, item.wire, other.wire)
+        return True
 
-    Node._feed = cheat  # type: ignore[method-assign]
+    on_own_messages(split)
     Node._bot_move = play_once_linked  # type: ignore[method-assign]
 
 
 def fork_a_reveal(turn: int) -> None:
-    feed = Node._feed
+    def fork(self: Node, session: Session, env: Envelope, item: Outgoing) -> bool:
+        if env.kind != "PLAY_REVEAL" or (env.body["round"], env.body["turn"]) != (1, turn):
+            return False
+        assert session.identity is not None and session.seat is not None
+        other = seal(session.identity, env.game_id, env.seq, env.prev, env.kind, {**env.body, "auto": True})
+        relayer = session.roster[(session.seat + 1) % session.players]
+        print(f"cheat: two reveals for round 2, turn {turn + 1}, #{env.seq}", flush=True)
+        for peer, conn in list(self.links.items()):
+            conn.send_message(item.wire if peer == relayer else other.wire)
+        return True
 
-    def cheat(self: Node, outputs: list) -> None:
-        session = self.session
-        rest = []
-        for item in outputs:
-            env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
-            if env is None or session is None or env.sender != session.me or env.kind != "PLAY_REVEAL" \
-                    or (env.body["round"], env.body["turn"]) != (1, turn):
-                rest.append(item)
-                continue
-            assert session.identity is not None and session.seat is not None
-            other = seal(session.identity, env.game_id, env.seq, env.prev, env.kind, {**env.body, "auto": True})
-            relayer = session.roster[(session.seat + 1) % session.players]
-            print(f"cheat: two reveals for round 2, turn {turn + 1}, #{env.seq}", flush=True)
-            for peer, conn in list(self.links.items()):
-                conn.send_message(item.wire if peer == relayer else other.wire)
-        feed(self, rest)
-
-    Node._feed = cheat  # type: ignore[method-assign]
+    on_own_messages(fork)
 
 
 def pair_above(turn: int) -> None:
-    feed = Node._feed
     fired = [False]
 
-    def cheat(self: Node, outputs: list) -> None:
-        session = self.session
-        rest = []
-        for item in outputs:
-            env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
-            mine = env is not None and session is not None and env.sender == session.me
-            if mine and fired[0]:
-                continue  # it signs nothing more
-            if mine and env.kind == "PLAY_REVEAL" and (env.body["round"], env.body["turn"]) == (0, turn):
-                assert session is not None and session.identity is not None
-                pair = [seal(session.identity, env.game_id, env.seq + 1, env.hash, "PLAY_COMMIT",
-                             {"round": 0, "turn": turn + 1, "commit": hashlib.sha256(b"next card").digest(),
-                              "state": hashlib.sha256(state).digest()}) for state in (b"a state", b"another")]
-                print(f"cheat: two messages #{env.seq + 1} above its reveal of turn {turn + 1}", flush=True)
-                for conn in list(self.links.values()):
-                    for wire in (env.wire, pair[0].wire, pair[1].wire):
-                        conn.send_message(wire)
-                fired[0] = True
-                continue
-            rest.append(item)
-        feed(self, rest)
+    def pair(self: Node, session: Session, env: Envelope, item: Outgoing) -> bool:
+        if fired[0]:
+            return True  # it signs nothing more
+        if env.kind != "PLAY_REVEAL" or (env.body["round"], env.body["turn"]) != (0, turn):
+            return False
+        assert session.identity is not None
+        pair = [seal(session.identity, env.game_id, env.seq + 1, env.hash, "PLAY_COMMIT",
+                     {"round": 0, "turn": turn + 1, "commit": hashlib.sha256(b"next card").digest(),
+                      "state": hashlib.sha256(state).digest()}) for state in (b"a state", b"another")]
+        print(f"cheat: two messages #{env.seq + 1} above its reveal of turn {turn + 1}", flush=True)
+        for conn in list(self.links.values()):
+            for wire in (env.wire, pair[0].wire, pair[1].wire):
+                conn.send_message(wire)
+        fired[0] = True
+        return True
 
-    Node._feed = cheat  # type: ignore[method-assign]
+    on_own_messages(pair)
+
+
+def the_node() -> list[Node]:
+    """This process's node, once it has fed its first outputs: a cheat that signs later acts through it."""
+    feed = Node._feed
+    nodes: list[Node] = []
+
+    def keep(self: Node, outputs: list) -> None:
+        if not nodes:
+            nodes.append(self)
+        feed(self, outputs)
+
+    Node._feed = keep  # type: ignore[method-assign]
+    return nodes
 
 
 def hold_reveal(turn: int) -> None:
-    send, feed = Session.send, Node._feed
-    nodes: list[Node] = []
+    send = Session.send
+    nodes = the_node()
     held = [True, False]  # the reveal is held, said so
 
     def release(session: Session) -> None:
@@ -247,13 +258,7 @@ def hold_reveal(turn: int) -> None:
             signal.signal(signal.SIGUSR1, lambda _signal, _frame: loop.call_soon_threadsafe(release, self))
             print(f"cheat: holds its reveal of turn {turn + 1}", flush=True)
 
-    def keep(self: Node, outputs: list) -> None:
-        if not nodes:
-            nodes.append(self)
-        feed(self, outputs)
-
     Session.send = cheat  # type: ignore[method-assign]
-    Node._feed = keep  # type: ignore[method-assign]
 
 
 def again_flood(times: int) -> None:
@@ -271,26 +276,21 @@ def again_flood(times: int) -> None:
 
 
 def ack_to_host_alone() -> None:
-    feed = Node._feed
     send_message = Connection.send_message
     only: dict[bytes, bytes] = {}  # our START_ACK -> the host's peer id
 
-    def cheat(self: Node, outputs: list) -> None:
-        session = self.session
-        for item in outputs:
-            env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
-            if env is not None and session is not None and env.sender == session.me and env.kind == "START_ACK" \
-                    and session.start is not None and env.wire not in only:
-                only[env.wire] = session.start.sender
-                print("cheat: shows its START_ACK to the host alone", flush=True)
-        feed(self, outputs)
+    def note(self: Node, session: Session, env: Envelope, item: Outgoing) -> bool:
+        if env.kind == "START_ACK" and session.start is not None and env.wire not in only:
+            only[env.wire] = session.start.sender
+            print("cheat: shows its START_ACK to the host alone", flush=True)
+        return False  # it goes out as any node's: `send` keeps it from every link but the host's
 
     def send(self: Connection, wire: bytes, framed: bytes | None = None) -> None:  # sent, or asked for (heads)
         if wire in only and self.peer != only[wire]:
             return
         send_message(self, wire, framed)
 
-    Node._feed = cheat  # type: ignore[method-assign]
+    on_own_messages(note)
     Connection.send_message = send  # type: ignore[method-assign]
 
 
@@ -395,8 +395,8 @@ def mute_after_start() -> None:
 
 
 def slow_start_ack(seconds: int) -> None:
-    send, feed = Session.send, Node._feed
-    nodes: list[Node] = []
+    send = Session.send
+    nodes = the_node()
     due = [False, False]  # the START_ACK may be signed now, its timer is set
 
     def sign_now(session: Session) -> None:
@@ -413,13 +413,7 @@ def slow_start_ack(seconds: int) -> None:
             print(f"cheat: a slow node, its START_ACK comes in {seconds} s", flush=True)
             asyncio.get_running_loop().call_later(seconds, sign_now, self)
 
-    def keep(self: Node, outputs: list) -> None:
-        if not nodes:
-            nodes.append(self)
-        feed(self, outputs)
-
     Session.send = cheat  # type: ignore[method-assign]
-    Node._feed = keep  # type: ignore[method-assign]
 
 
 def lie_in_start_ack() -> None:
@@ -435,7 +429,6 @@ def lie_in_start_ack() -> None:
 
 
 def lie_to_some() -> None:
-    feed = Node._feed
     send_message = Connection.send_message
     swap: dict[bytes, tuple[bytes, bytes]] = {}  # our right START_ACK -> (the wrong one, the host's peer id)
 
@@ -450,24 +443,21 @@ def lie_to_some() -> None:
                     conn.send_nowait("msg", wrong)
             await asyncio.sleep(0.01)
 
-    def cheat(self: Node, outputs: list) -> None:
-        session = self.session
-        for item in outputs:
-            env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
-            if env is not None and session is not None and env.sender == session.me and env.kind == "START_ACK":
-                assert session.identity is not None and session.start is not None
-                wrong = seal(session.identity, env.game_id, env.seq, env.prev, "START_ACK", {"start": bytes(32)})
-                swap[env.wire] = (wrong.wire, session.start.sender)
-                self.spawn(show_the_others(self, env.wire))
-                print("cheat: signed a right START_ACK for the host and a wrong one for the others", flush=True)
-        feed(self, outputs)
+    def lie(self: Node, session: Session, env: Envelope, item: Outgoing) -> bool:
+        if env.kind == "START_ACK":
+            assert session.identity is not None and session.start is not None
+            wrong = seal(session.identity, env.game_id, env.seq, env.prev, "START_ACK", {"start": bytes(32)})
+            swap[env.wire] = (wrong.wire, session.start.sender)
+            self.spawn(show_the_others(self, env.wire))
+            print("cheat: signed a right START_ACK for the host and a wrong one for the others", flush=True)
+        return False  # it goes out as any node's: `send` shows the others the wrong one
 
     def send(self: Connection, wire: bytes, framed: bytes | None = None) -> None:  # sent, or asked for (heads)
         if wire in swap and self.peer != swap[wire][1]:
             wire, framed = swap[wire][0], None
         send_message(self, wire, framed)
 
-    Node._feed = cheat  # type: ignore[method-assign]
+    on_own_messages(lie)
     Connection.send_message = send  # type: ignore[method-assign]
 
 

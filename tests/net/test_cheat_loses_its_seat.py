@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,24 @@ CHEAT = Path(__file__).with_name("cheat_node.py")
 LO = ["--interface", LOOPBACK]
 TIMERS = ["--bot-delay", "0.05", "--drop-after", "20"]
 GAME = ["--rounds", "2", "--no-points", *TIMERS]
+
+
+def one_summary(tmp_path: Path, names: Iterable[str]) -> str:
+    """Each of `names`' transcripts (NAME.p2pt) verifies, and both verifiers (`p2pnimmt verify`, the TypeScript `node
+    peer.js verify`) print the same of it; every one's summary is the same (but for its count of messages): that
+    summary."""
+    summaries = set()
+    for name in names:
+        path = tmp_path / f"{name}.p2pt"
+        ours = subprocess.run([sys.executable, "-m", "p2pnimmt", "verify", str(path)], capture_output=True,
+                              text=True, timeout=300)
+        theirs = subprocess.run([tool("node"), str(BUNDLE), "verify", str(path)], capture_output=True, text=True,
+                                timeout=300)
+        assert ours.returncode == 0, (name, ours.stdout, ours.stderr)
+        assert (theirs.returncode, theirs.stdout) == (ours.returncode, ours.stdout), (name, theirs.stderr)
+        summaries.add(re.sub(r"(verified: )\d+( signed messages).*", r"\1\2", ours.stdout))
+    assert len(summaries) == 1, summaries
+    return summaries.pop()
 
 
 class CheatProc(Proc):
@@ -74,18 +93,7 @@ def test_a_proven_cheat_loses_its_seat_and_the_table_plays_on(tmp_path: Path, pr
             assert proc.finish(180) == 0, (name, proc.text())
             assert "Traceback" not in proc.text(), proc.text()
         assert len({final_scores(proc.text()) for proc in honest.values()}) == 1
-        summaries = set()
-        for name in honest:
-            path = tmp_path / f"{name}.p2pt"
-            ours = subprocess.run([sys.executable, "-m", "p2pnimmt", "verify", str(path)], capture_output=True,
-                                  text=True, timeout=300)
-            theirs = subprocess.run([tool("node"), str(BUNDLE), "verify", str(path)], capture_output=True, text=True,
-                                    timeout=300)
-            assert ours.returncode == 0, (name, ours.stderr)
-            assert (theirs.returncode, theirs.stdout) == (ours.returncode, ours.stdout), (name, theirs.stderr)
-            summaries.add(re.sub(r"(verified: )\d+( signed messages).*", r"\1\2", ours.stdout))
-        assert len(summaries) == 1, summaries  # the same game everywhere: rounds, scores, winners, the drop
-        summary = summaries.pop()
+        summary = one_summary(tmp_path, honest)  # the same game everywhere: rounds, scores, winners, the drop
         if f"lost its seat for a proven rule break: mal ({line})" not in summary:
             # A split commit only: every honest seat took the same version, and protocol.md 12 makes it the game's
             # and mal keeps its seat. Either the other one (the relayer's copy of the real one came after a pull had

@@ -15,9 +15,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from attacker import LOOPBACK
-from procs import code_of, game_of
-from test_gone_before_start import ENV, LO, CheatProc, files, names_of
+from procs import game_of
+from test_gone_before_start import ENV, LO, CheatProc, ann_and_joiners, files, names_of
 
 from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.transcript import records
@@ -39,27 +38,18 @@ def round_end_scores(path: Path, round_index: int) -> dict[str, int]:
 def honest_table(procs, tmp_path: Path, seats: int, timers: list[str]):
     """ann hosts a game of `seats` seats (ROUNDS), bob and cy join, a TV watches, the seats left for the cheats:
     (ann, {"bob": ..., "cy": ...}, the TV, the --peer option, the code)."""
-    ann = procs(["host", "--headless", "--seats", str(seats), *ROUNDS, *timers, *LO, *files(tmp_path, "ann")],
-                tmp_path / "ann.out", env=ENV)
-    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = code_of(tmp_path / "ann.out")
-    peer = ["--peer", f"{LOOPBACK}:{port}"]
-    joined = {}
-    for name in ("bob", "cy"):
-        joined[name] = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, name)],
-                             tmp_path / f"{name}.out", env=ENV)
-        joined[name].wait_for(r"joined \w{4}")
+    ann, joined, peer, code = ann_and_joiners(procs, tmp_path, seats, [*ROUNDS, *timers], timers, ["bob", "cy"])
     tv = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript", str(tmp_path / "tv.p2pt")],
                tmp_path / "tv.out", env=ENV)
     tv.wait_for(r"joined \w{4}")
     return ann, joined, tv, peer, code
 
 
-def ended_well(ann, joined: dict, tv) -> dict[str, str]:
-    """The honest nodes and the TV of honest_table end their evening (exit 0), with no traceback nor give-up, each
-    with one game's final scores: what each said, by name."""
+def ended_well(ann, joined: dict, tv, seconds: float = 150) -> dict[str, str]:
+    """The honest nodes and the TV of honest_table end their evening (exit 0, each within `seconds`), with no
+    traceback nor give-up, each with one game's final scores: what each said, by name."""
     for proc in (ann, *joined.values(), tv):
-        assert proc.finish(150) == 0, proc.text()
+        assert proc.finish(seconds) == 0, proc.text()
     said = {name: proc.text() for name, proc in (("ann", ann), *joined.items(), ("tv", tv))}
     for text in said.values():
         assert "Traceback" not in text and "giving up:" not in text, text

@@ -59,15 +59,25 @@ def files(tmp_path: Path, name: str) -> list[str]:
 def ann_and_bob(procs, tmp_path: Path, host_options: list[str], timers: list[str]):
     """ann hosts a 3-seat game (`host_options`), bob joins it with `timers`: (ann, bob, bob's --peer option,
     the game's code)."""
-    ann = procs(["host", "--headless", "--seats", "3", *host_options, *LO, *files(tmp_path, "ann")],
+    ann, joined, peer, code = ann_and_joiners(procs, tmp_path, 3, host_options, timers, ["bob"])
+    return ann, joined["bob"], peer, code
+
+
+def ann_and_joiners(procs, tmp_path: Path, seats: int, host_options: list[str], timers: list[str],
+                    names: list[str]):
+    """ann hosts a game of `seats` seats (`host_options`), and each of `names` joins it in turn with `timers`:
+    (ann, {name: its process}, the --peer option, the game's code)."""
+    ann = procs(["host", "--headless", "--seats", str(seats), *host_options, *LO, *files(tmp_path, "ann")],
                 tmp_path / "ann.out", env=ENV)
     port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     code = code_of(tmp_path / "ann.out")
     peer = ["--peer", f"{LOOPBACK}:{port}"]
-    bob = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "bob")], tmp_path / "bob.out",
-                env=ENV)
-    bob.wait_for(r"joined \w{4}")
-    return ann, bob, peer, code
+    joined = {}
+    for name in names:
+        joined[name] = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, name)],
+                             tmp_path / f"{name}.out", env=ENV)
+        joined[name].wait_for(r"joined \w{4}")
+    return ann, joined, peer, code
 
 
 def tv_and_mal(procs, tmp_path: Path, code: str, peer: list[str], timers: list[str], cheat: str):

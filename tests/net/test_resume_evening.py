@@ -117,3 +117,58 @@ def test_options_a_resumed_seat_cannot_take_are_refused_saying_why(tmp_path: Pat
     result = subprocess.run([sys.executable, "-m", "p2pnimmt", "resume", str(path), "--name", "carl", "--lang", "de",
                              *LO], capture_output=True, text=True, timeout=OUTER)
     assert result.returncode == 2 and "ein fortgesetzter Platz spielt unter dem Namen weiter" in result.stderr, result
+
+
+def test_a_resumed_hosts_rematch_seats_its_bots_again(tmp_path: Path, procs) -> None:
+    """ann hosts with a bot of her own (bot1, in her process), bob joins; ann is killed once round 1 is over (bot1
+    dies with her) and resumed: ann and bob vote the gone bot1 out (the stand-in plays it) and finish the game. ann's
+    rematch seats bot1 again, under its key and name, as `host`'s does (session 34: its key kept in her secrets'
+    `lobby` record; before, a resumed host's rematch had no bots of its lobby: bot1's seat was freed, "bot1 has gone",
+    and the rematch started without it)."""
+    timers = ["--drop-after", "3", "--give-up", "90", "--bot-delay", "0.5"]  # while ann is down, bob alone votes
+    # nobody out (two of three seats gone: net.waiting.few_enough); with ann back, both vote bot1 out after 3 s
+    game = ["--rounds", "2", "--no-points", "--deal", "open"]
+    ann = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, *game, *timers, "--rematch", "1",
+                 "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out", env=ENV)
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    code = ann.wait_for(r"code: (\w{4})").group(1)
+    bob = procs(["join", code, *LO, "--peer", f"127.0.0.1:{port}", "--headless", *timers, "--rematch", "1",
+                 "--name", "bob", "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env=ENV)
+    bob.wait_for(r"(?m)^round 1:", 90)  # round 1 is over: round 2 is played with bot1 gone
+    kill(ann)
+    resumed = procs(["resume", str(tmp_path / "ann.p2pt"), "--headless", *LO, *timers, "--rematch", "1"],
+                    tmp_path / "resume.out", env=ENV)
+    assert resumed.finish(150) == 0, resumed.text()
+    assert bob.finish(60) == 0, bob.text()
+    text = resumed.text()
+    assert "bot1 was dropped by the others' vote" in bob.text(), bob.text()
+    assert "bot1 has gone" not in text and "Traceback" not in text, text
+    rematch_of(tmp_path, "ann")
+    rematch_of(tmp_path, "bob")
+    first, _verdict = start_of(tmp_path / "ann.p2pt")
+    second, verdict = start_of(tmp_path / "ann-2.p2pt")
+    assert [(s["key"], s["name"], s["bot"]) for s in second.body["roster"]] == \
+        [(s["key"], s["name"], s["bot"]) for s in first.body["roster"]], verdict.summary
+    assert [s["name"] for s in first.body["roster"]] == ["ann", "bot1", "bob"]
+
+
+def test_a_hosts_bots_in_its_lobby_secret_are_checked_and_read_back() -> None:
+    """The `lobby` secret's `bots` (app.host.remember_lobby): a damaged one is damage of the secrets file, as any
+    record's wrong shape (app.ownfiles); a lobby secret of a version before session 34 has none; resume reads each
+    back as the bot it was (its key, name and kind)."""
+    from p2pnimmt.app.ownfiles import shape_problem
+    from p2pnimmt.app.resume import lobby_bots
+    from p2pnimmt.protocol.identity import Identity
+
+    bot = Identity.generate()
+    good = {"kind": "lobby", "seats": 3, "members": [], "bots": [{"secret": bot.secret, "name": "bot1",
+                                                                   "kind": "heuristic"}]}
+    assert shape_problem(good) is None
+    assert shape_problem({key: value for key, value in good.items() if key != "bots"}) is None
+    for wrong in ({"secret": bot.secret[:31]}, {"name": ""}, {"kind": "nobody"}, {"secret": None}):
+        damaged = {**good, "bots": [{**good["bots"][0], **wrong}]}
+        assert shape_problem(damaged) == "its 'lobby' record has missing or malformed fields", wrong
+    assert shape_problem({**good, "bots": "bot1"}) == "its 'lobby' record has missing or malformed fields"
+    [kept] = lobby_bots([{"kind": "node"}, {**good, "bots": []}, good])  # the last lobby secret
+    assert (kept.identity.public_key, kept.name, kept.kind) == (bot.public_key, "bot1", "heuristic")
+    assert lobby_bots([{"kind": "lobby", "members": []}]) == []

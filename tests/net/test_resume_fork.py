@@ -82,11 +82,25 @@ def same_new_game(tmp_path: Path, names: list[str], seats: tuple[str, ...] = ("a
     assert len(summaries) == 1, summaries
 
 
+def abandoned(code: str, then: str) -> str:
+    """What a node says of the game `code` that mal's equivocation ended, and `then`, what comes next."""
+    return f"game {code} is abandoned: {WHY} (the new game carries the scores after round 1 and plays the rounds " \
+           f"left); {then}"
+
+
+def ended(resumed, others: tuple, status: int = 0, seconds: float = 150) -> str:
+    """The resumed node ends with `status` within `seconds`, then each of `others` with 0: what the resumed one
+    said."""
+    assert resumed.finish(seconds) == status, resumed.text()
+    for proc in others:
+        assert proc.finish(150) == 0, proc.text()
+    return resumed.text()
+
+
 def resumed_then_new_start(text: str, code: str) -> None:
     """What the resumed bob says: its resume, the abandoned game and why, the new game joined, its end."""
     assert re.search(rf"resumed {game_of(code)} from .*bob\.p2pt: \d+ messages replayed", text), text
-    assert f"game {game_of(code)} is abandoned: {WHY} (the new game carries the scores after round 1 and plays the rounds " \
-           "left); ann starts a new game at once with the others" in text, text
+    assert abandoned(game_of(code), "ann starts a new game at once with the others") in text, text
     assert re.search(rf"joined \w{{4}} at 127\.0\.0\.1:\d+ as player bob \(a new start of {game_of(code)} without mal\)",
                      text), text
     assert "bob-2.p2pt" in text, text  # where `join` writes the evening's second game
@@ -107,15 +121,12 @@ def test_a_resumed_player_follows_the_new_start_after_an_equivocation(tmp_path: 
         tv_again = procs(["resume", str(tmp_path / "tv.p2pt"), "--headless", *LO, *timers], tmp_path / "tv2.out",
                          env=ENV)
         mal.wait_for(r"cheat: two reveals", 120)  # round 2: bob's resumed node played round 1 with the others
-        assert resumed.finish(150) == 0, resumed.text()
-        for proc in (ann, cy, tv_again):
-            assert proc.finish(150) == 0, proc.text()
+        text = ended(resumed, (ann, cy, tv_again))
         watched = tv_again.text()
         assert f"game {game_of(code)} is abandoned: {WHY}" in watched and "ann starts a new game at once" in watched, watched
         assert re.search(rf"joined \w{{4}} at 127\.0\.0\.1:\d+ as spectator \(a new start of {game_of(code)} without mal\)",
                          watched), watched
         assert "tv-2.p2pt" in watched and "Traceback" not in watched, watched
-        text = resumed.text()
         resumed_then_new_start(text, code)
         verdict = verify_transcript((tmp_path / "bob.p2pt").read_bytes())  # the game bob played, resumed, aborted
         assert not verdict.ok and "equivocation" in verdict.fault and "mal" in verdict.fault, verdict.report()
@@ -155,12 +166,8 @@ def test_a_player_down_as_the_new_start_opens_is_told_it_went_on_without_it(tmp_
         ann.wait_for("bob has gone: the seat held for them is free", 30)
         resumed = procs(["resume", str(tmp_path / "bob.p2pt"), "--headless", *LO, *timers], tmp_path / "resume.out",
                         env=ENV)
-        assert resumed.finish(60) == 1, resumed.text()
-        for proc in (ann, cy, tv):
-            assert proc.finish(150) == 0, proc.text()
-        text = resumed.text()
-        assert f"game {game_of(code)} is abandoned: {WHY} (the new game carries the scores after round 1 and plays the " \
-               "rounds left); ann starts a new game at once with the others" in text, text
+        text = ended(resumed, (ann, cy, tv), status=1, seconds=60)
+        assert abandoned(game_of(code), "ann starts a new game at once with the others") in text, text
         assert "refused by the host: the game has started: ann started the new game without this seat (a new start " \
                "holds the seat of a player linked to its host as it opens, not of one that was down then); nothing " \
                "to take up" in text, text
@@ -190,12 +197,8 @@ def test_a_resumed_host_starts_the_new_game_after_an_equivocation(tmp_path: Path
         resumed = procs(["resume", str(tmp_path / "ann.p2pt"), "--headless", *LO, *timers], tmp_path / "resume.out",
                         env=ENV)
         mal.wait_for(r"cheat: two reveals", 120)
-        assert resumed.finish(150) == 0, resumed.text()
-        for proc in (bob, cy, tv):
-            assert proc.finish(150) == 0, proc.text()
-        text = resumed.text()
-        assert f"game {game_of(code)} is abandoned: {WHY} (the new game carries the scores after round 1 and plays the rounds " \
-               "left); a new game starts at once with the others (3 players)" in text, text
+        text = ended(resumed, (bob, cy, tv))
+        assert abandoned(game_of(code), "a new game starts at once with the others (3 players)") in text, text
         assert "ann-2.p2pt" in text and "Traceback" not in text and "giving up" not in text, text
         for name in ("bob", "cy"):
             assert f"game {game_of(code)} is abandoned: {WHY}" in (tmp_path / f"{name}.out").read_text(), name

@@ -15,15 +15,11 @@ summary under both verifiers. Before session 32 (952b8e3) the nodes on B aborted
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 from pathlib import Path
 
-from attacker import LOOPBACK
-from procs import code_of, final_scores
-from test_cheat_loses_its_seat import BUNDLE, tool
-from test_gone_before_start import ENV, LO, CheatProc, files
+from procs import final_scores
+from test_cheat_loses_its_seat import one_summary
+from test_gone_before_start import ENV, LO, CheatProc, ann_and_joiners, files
 
 LOST = "lost its seat for a proven rule break: mal (equivocation, the stand-in played it from round 1, step 8)"
 
@@ -34,16 +30,8 @@ def test_a_forger_signing_on_above_its_split_commit_leaves_every_honest_node_the
     # it were)
     timers = ["--bot-delay", "0.05", "--drop-after", "600", "--give-up", "90"]
     game = ["--rounds", "1", "--no-points", "--deal", "open", *timers]
-    ann = procs(["host", "--headless", "--seats", "4", *game, *LO, *files(tmp_path, "ann")], tmp_path / "ann.out",
-                env=ENV)
-    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = code_of(tmp_path / "ann.out")
-    peer = ["--peer", f"{LOOPBACK}:{port}"]
-    honest = {"ann": ann}
-    for name in ("bob", "cy"):
-        honest[name] = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, name)],
-                             tmp_path / f"{name}.out", env=ENV)
-        honest[name].wait_for(r"joined \w{4}")
+    ann, joined, peer, code = ann_and_joiners(procs, tmp_path, 4, game, timers, ["bob", "cy"])
+    honest = {"ann": ann, **joined}
     honest["tv"] = procs(["watch", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "tv")],
                          tmp_path / "tv.out", env=ENV)
     honest["tv"].wait_for(r"joined \w{4}")
@@ -55,17 +43,6 @@ def test_a_forger_signing_on_above_its_split_commit_leaves_every_honest_node_the
             assert proc.finish(150) == 0, (name, proc.text())  # none aborted (an aborted game ends 1)
             assert "Traceback" not in proc.text() and "aborted" not in proc.text(), (name, proc.text())
         assert len({final_scores(proc.text()) for proc in honest.values()}) == 1
-        summaries = set()
-        for name in honest:
-            path = tmp_path / f"{name}.p2pt"
-            ours = subprocess.run([sys.executable, "-m", "p2pnimmt", "verify", str(path)], capture_output=True,
-                                  text=True, timeout=300)
-            theirs = subprocess.run([tool("node"), str(BUNDLE), "verify", str(path)], capture_output=True, text=True,
-                                    timeout=300)
-            assert ours.returncode == 0, (name, ours.stdout, ours.stderr)
-            assert (theirs.returncode, theirs.stdout) == (ours.returncode, ours.stdout), (name, theirs.stderr)
-            summaries.add(re.sub(r"(verified: )\d+( signed messages).*", r"\1\2", ours.stdout))
-        assert len(summaries) == 1, summaries  # one game everywhere: the same rounds, scores and drop
-        assert LOST in summaries.pop()
+        assert LOST in one_summary(tmp_path, honest)  # one game everywhere: the same rounds, scores and drop
     finally:
         mal.stop()

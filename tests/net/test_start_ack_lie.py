@@ -22,7 +22,18 @@ from pathlib import Path
 import pytest
 from attacker import LOOPBACK
 from procs import code_of, game_of
-from test_gone_before_start import ENV, LO, SHORT, CheatProc, files, names_of, secrets_of, tv_and_mal
+from test_fork_mid_game import ended_well
+from test_gone_before_start import (
+    ENV,
+    LO,
+    SHORT,
+    CheatProc,
+    ann_and_joiners,
+    files,
+    names_of,
+    secrets_of,
+    tv_and_mal,
+)
 
 from p2pnimmt.app.history import history_lines, read_game
 from p2pnimmt.protocol.verify import verify_transcript
@@ -47,26 +58,11 @@ def check_abandoned(path: Path, players: list[str]) -> None:
 @pytest.mark.parametrize("cheat, others", [("lie", ["bob"]), ("lie-to-some", ["bob", "cy"])])
 def test_a_lying_start_ack_leaves_the_others_a_new_game(tmp_path: Path, procs, cheat: str, others: list[str]) -> None:
     timers = ["--drop-after", "600", "--give-up", "60"]  # the new start does not wait for a drop time
-    seats = str(len(others) + 2)
-    ann = procs(["host", "--headless", "--seats", seats, *SHORT, *timers, *LO, *files(tmp_path, "ann")],
-                tmp_path / "ann.out", env=ENV)
-    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = code_of(tmp_path / "ann.out")
-    peer = ["--peer", f"{LOOPBACK}:{port}"]
-    joined = {}
-    for name in others:
-        joined[name] = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, name)],
-                             tmp_path / f"{name}.out", env=ENV)
-        joined[name].wait_for(r"joined \w{4}")
+    ann, joined, peer, code = ann_and_joiners(procs, tmp_path, len(others) + 2, [*SHORT, *timers], timers, others)
     tv, mal = tv_and_mal(procs, tmp_path, code, peer, timers, cheat)
     try:
         mal.wait_for(r"cheat: signed a", 60)
-        for proc in (ann, *joined.values(), tv):
-            assert proc.finish(90) == 0, proc.text()
-        said = {name: proc.text() for name, proc in (("ann", ann), *joined.items(), ("tv", tv))}
-        for text in said.values():
-            assert "Traceback" not in text and "giving up:" not in text, text
-            assert len(re.findall(r"final scores", text)) == 1, text
+        said = ended_well(ann, joined, tv, 90)
         assert f"game {game_of(code)} is abandoned: {WHY}; a new game starts at once with the others ({len(others) + 1} " \
                "players)" in said["ann"], said["ann"]
         for name in others:
@@ -140,16 +136,7 @@ def test_a_spectator_cut_off_while_the_proof_passed_gets_it_on_its_link_back(tmp
     to its `heads` (and the offer: its link to ann came back while ann keeps the game's links), holds the ground the
     others hold, and watches the new game, the same game as ann's."""
     timers = ["--drop-after", "600", "--give-up", "60"]
-    ann = procs(["host", "--headless", "--seats", "4", *SHORT, *timers, *LO, *files(tmp_path, "ann")],
-                tmp_path / "ann.out", env=ENV)
-    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = code_of(tmp_path / "ann.out")
-    peer = ["--peer", f"{LOOPBACK}:{port}"]
-    joined = {}
-    for name in ("bob", "cy"):
-        joined[name] = procs(["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, name)],
-                             tmp_path / f"{name}.out", env=ENV)
-        joined[name].wait_for(r"joined \w{4}")
+    ann, joined, peer, code = ann_and_joiners(procs, tmp_path, 4, [*SHORT, *timers], timers, ["bob", "cy"])
     tv = CheatProc("cut", ["watch", code, "--headless", *peer, *LO, *timers, "--transcript",
                            str(tmp_path / "tv.p2pt")], tmp_path / "tv.out")
     tv.wait_for(r"joined \w{4}", 60)

@@ -20,7 +20,6 @@ from p2pnimmt.protocol.events import SeatDropped
 from p2pnimmt.protocol.session import LocalError
 
 CHEAT = 1
-MADE_UP = {"key": bytes(31) + b"\x40", "seed": bytes(32), "nonce": bytes(32), "alarm": True}
 
 
 def asks_back_at_once(net: Mixed) -> None:
@@ -81,18 +80,10 @@ def test_a_seat_the_audit_named_forfeits_alike(child: NodeSeats, tmp_path: Path)
 def test_keys_with_an_alarm_from_a_seat_dealt_open_are_no_alarm_alike(child: NodeSeats, tmp_path: Path) -> None:
     """Seat 1 withholds its unlock in round 1 (voted out: the round is void, it forfeits), is back dealt open and in
     round 3 signs made-up keys with `alarm` after its reveal of turn 4: every node plays round 3 out and scores it."""
-
-    def grief(c: Any, kind: str, body: dict) -> list | None:
-        r = body.get("round")
-        if kind == "SEALED_UNLOCK" and r == 0:
-            return []
-        if kind == "PLAY_REVEAL" and r >= 2 and body["turn"] == 3 and "alarmed" not in c.state:
-            c.state["alarmed"] = r
-            return [(kind, body), ("SEALED_KEYS", {"round": r, **MADE_UP})]
-        return None
+    from test_audit_forfeit import alarm_when_back  # the Python seats' test's griefer
 
     table = Table(child, "sealed", 4, [0, 2, 5], seed=5, rounds=4)
-    played(table, grief)
+    played(table, alarm_when_back)
     outcomes = check(table, tmp_path, gone=CHEAT)
     assert outcomes[0]["voided"] == [0] and sum(outcomes[0]["history"][2]) > 0, outcomes[0]
 

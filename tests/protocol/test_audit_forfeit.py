@@ -96,36 +96,32 @@ def test_a_seat_the_audit_named_forfeits_and_voids_no_other_round() -> None:
             assert "forfeited (made a round void, so cannot win): p1" in summary, summary
 
 
+MADE_UP = {"key": bytes(31) + b"\x40", "seed": bytes(32), "nonce": bytes(32), "alarm": True}  # of no shuffle
+
+
+def alarm_when_back(c: Cheat, kind: str, body: dict) -> list | None:
+    """The griefer of test_forfeit_open_hand: it never unlocks in round 1 (voted out: the round is void, it forfeits)
+    and, back dealt open, signs made-up keys with `alarm` after its reveal of turn 4, once, in round 3 or later."""
+    r = body.get("round")
+    if kind == "SEALED_UNLOCK" and r == 0:
+        return []
+    if kind == "PLAY_REVEAL" and r >= 2 and body["turn"] == 3 and "alarmed" not in c.state:
+        c.state["alarmed"] = r
+        c.fired = True
+        return [(kind, body), ("SEALED_KEYS", {"round": r, **MADE_UP})]
+    return None
+
+
 def test_keys_with_an_alarm_from_a_seat_dealt_open_are_no_alarm() -> None:
     """The griefer of test_forfeit_open_hand (seat 1 of four) never unlocks in round 1, is voted out (the round is
     void, it forfeits) and is back, dealt open; in round 3 it signs keys with `alarm` after its reveal of turn 4.
     Before, that stopped the round at every node and the reference raised 'no finished round to score' out of
     `receive` (this test failed with that ValueError); now the round is played out and scored."""
-    from test_drop import vote_out
-    from test_forfeit_open_hand import GRIEFER, PLAYERS, ROUNDS, GrieferNet
-
-    def grief(c: Cheat, kind: str, body: dict) -> list | None:
-        r = body.get("round")
-        if kind == "SEALED_UNLOCK" and r == 0:
-            return []
-        if kind == "PLAY_REVEAL" and r >= 2 and body["turn"] == 3 and "alarmed" not in c.state:
-            c.state["alarmed"] = r
-            c.fired = True
-            keys = {"round": r, "key": bytes(31) + b"\x40", "seed": bytes(32), "nonce": bytes(32), "alarm": True}
-            return [(kind, body), ("SEALED_KEYS", keys)]
-        return None
+    from test_forfeit_open_hand import GRIEFER, PLAYERS, ROUNDS, GrieferNet, played_out
 
     net = GrieferNet(PLAYERS, seed=5, settings=sealed(PLAYERS, ROUNDS), bots="heuristic")
-    made = Cheat(net, GRIEFER, grief)
-    net.start()
-    net.run()
-    host = net.sessions[net.identities[0].peer]
-    for _ in range(100):
-        if host.phase == "over":
-            break
-        if GRIEFER in host.waiting_for():
-            vote_out(net, GRIEFER)
-        net.run()
+    made = Cheat(net, GRIEFER, alarm_when_back)
+    played_out(net)
     assert made.fired and made.state["alarmed"] == 2
     for p, who, s, _faults in honest_peers(net, GRIEFER):
         assert s.phase == "over", f"{who}: {s.phase}"

@@ -14,6 +14,7 @@ Four seats, sealed, six rounds; seat 1 is the griefer. On main's code it voided 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from adversary import Adversary
@@ -65,16 +66,23 @@ def griefer(stall_turn_of: int | None = None, liar: Any = None) -> tuple[Griefer
     made = Cheat(net, GRIEFER, grief)
     if liar is not None:
         Adversary(net, 0, liar)
+    played_out(net)
+    return net, made
+
+
+def played_out(net: GrieferNet, out: Callable[[int], bool] = lambda seat: seat == GRIEFER) -> None:
+    """Start the game and play it to its end: each seat it waits on for good (the host waits on it after a pass of
+    the net) that `out` names (the griefer) is voted out."""
     net.start()
     net.run()
     host = net.sessions[net.identities[0].peer]
     for _ in range(100):
         if host.phase == "over":
             break
-        if GRIEFER in host.waiting_for():
-            vote_out(net, GRIEFER)
+        for seat in host.waiting_for():
+            if out(seat):
+                vote_out(net, seat)
         net.run()
-    return net, made
 
 
 def agreed(net: GrieferNet) -> tuple:
@@ -209,16 +217,7 @@ def hidden_card_game() -> tuple[GrieferNet, Cheat]:
     net = GrieferNet(PLAYERS, seed=5, settings=Settings(players=PLAYERS, variant="standard", max_rounds=ROUNDS,
                                                       point_limit=None, deal="sealed"), bots="heuristic")
     made = Cheat(net, GRIEFER, grief)
-    net.start()
-    net.run()
-    host = net.sessions[net.identities[0].peer]
-    for _ in range(100):
-        if host.phase == "over":
-            break
-        for seat in host.waiting_for():
-            if seat != 0:
-                vote_out(net, seat)
-        net.run()
+    played_out(net, lambda seat: seat != 0)
     return net, made
 
 

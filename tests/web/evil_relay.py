@@ -50,9 +50,10 @@ class PageRelay:
     its tunnels (`_relay`, each subclass's own); `tunnel_url` is the real relay's for a tunnel the page asked for."""
 
     def __init__(self, real_phone_url: str) -> None:
-        self.real = real_phone_url  # http://127.0.0.1:PORT/phone?t=TOKEN
+        self.real = real_phone_url  # http://127.0.0.1:PORT/phone?t=TOKEN, perhaps with #SEATKEY
         self.origin = real_phone_url.split("/phone")[0]
-        self.token = real_phone_url.split("t=", 1)[1]
+        self.token, hash_, seat_key = real_phone_url.split("t=", 1)[1].partition("#")
+        self.fragment = hash_ + seat_key  # the seat key stays in the page's link (protocol.md 14): the page proves it
         self.files = static_files()
         self.runner: web.AppRunner | None = None
         self.url = ""
@@ -67,7 +68,7 @@ class PageRelay:
         site = web.TCPSite(self.runner, "127.0.0.1", 0)
         await site.start()
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.url = f"http://127.0.0.1:{port}/phone?t={self.token}"
+        self.url = f"http://127.0.0.1:{port}/phone?t={self.token}{self.fragment}"
 
     async def close(self) -> None:
         if self.runner is not None:

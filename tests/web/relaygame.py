@@ -27,4 +27,5 @@ class Game:
         self.port = port
         self.host_address = None
         self.drop_after = 60.0
+        self.seat_key: str | None = None
         self.members: dict[bytes, Member] = {}

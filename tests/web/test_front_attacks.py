@@ -356,7 +356,7 @@ async def wait_until(condition, what, timeout: float = OUTER) -> None:
         await asyncio.sleep(0.05)
 
 
-PHONE_URL = r"phone: http://127\.0\.0\.1:\d+/phone\?t=(\S+)"
+PHONE_URL = r"phone: http://127\.0\.0\.1:\d+/phone\?t=([\w-]+)"  # (the token: no #SEATKEY after it)
 
 
 async def open_tunnels(port: str, token: str, sources: list[str], each: int) -> tuple[list, list, list]:

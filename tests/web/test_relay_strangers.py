@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import socket
 from pathlib import Path
 
@@ -66,16 +67,18 @@ async def test_the_phone_relay_dials_no_loopback_service_a_stranger_names(tmp_pa
                   "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out")
     port = host.wait_for(SEAT_URL).group(2)
     phone_token = host.wait_for(PHONE_URL).group(1)
+    # the phone link's seat key (protocol.md 14): a stranger who reads the link has it too
+    seat_key = re.search(r"phone: http://\S+", host.text()).group(0).partition("#")[2]
+    assert seat_key == host.wait_for(r"code: \w{4}-(\w{4})").group(1)  # the key the host's screen shows
     game_port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    seat_key = host.wait_for(r"code: \w{4}-(\w{4})").group(1)
     stranger = await asyncio.to_thread(Attacker.dial, game_port, None, 10.0, STRANGER)
     sessions: list[aiohttp.ClientSession] = []
     try:
-        secret = seat_secret(stranger.game_id, seat_key)
-        stranger.send("join", {"name": "mallory", "role": role, "bot": False, "port": victim.port,
-                               "addresses": ["127.0.0.1"],
-                               "proof": join_proof(secret, stranger.game_id, *stranger.nonces,
-                                                   stranger.identity.public_key)})
+        join = {"name": "mallory", "role": role, "bot": False, "port": victim.port, "addresses": ["127.0.0.1"]}
+        # proven on this link as any joiner does (its handshake's nonces)
+        join["proof"] = join_proof(seat_secret(stranger.game_id, seat_key), stranger.game_id, *stranger.nonces,
+                                   stranger.identity.public_key)
+        stranger.send("join", join)
         lobby = await asyncio.to_thread(stranger.lobby, OUTER)
         me = next(m for m in lobby["members"] if m["name"] == "mallory")
         assert me["host"] == STRANGER and me["addresses"] == ["127.0.0.1"] and me["role"] == role, me

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from pages import TV, open_page
+from procs import game_of
 from test_web_phone_presence import LO, PHONE_URL, WAIT, faultless_transcript, results, seated_phone
 from test_web_phone_rematch import play_to_the_end
 from test_web_tv import URL
@@ -46,7 +47,7 @@ async def ann_zoe_and_mal(tmp_path: Path, procs, browser, cheat: str, host_timer
     host.wait_for(r"lobby: 2/3 seats: ann, zoe")
     mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *timers, *mal_extra, "--name", "mal", "--transcript",
                             str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", turn=turn)
-    return host, code, screen, screen_errors, phone, errors, mal
+    return host, game_of(code), screen, screen_errors, phone, errors, mal  # the lines name the game's own code
 
 
 async def test_a_phone_follows_a_new_start_without_the_seat_gone_before_its_start_ack(tmp_path: Path, procs,
@@ -147,12 +148,13 @@ async def new_start_offered(tmp_path: Path, procs, browser, cheat: str, phone_la
     if phone_last:
         procs(bob, tmp_path / "bob.out", env=ENV)
         host.wait_for(r"lobby: 2/3 seats: ann, bob")
-    phone, _, errors = await seated_phone(browser, tv.wait_for(PHONE_URL).group(1) + lang, "zoe")
+    link, hash_, seat_key = tv.wait_for(PHONE_URL).group(1).partition("#")  # the language before the seat key's #
+    phone, _, errors = await seated_phone(browser, link + lang + hash_ + seat_key, "zoe")
     if not phone_last:
         host.wait_for(r"lobby: 2/3 seats: ann, zoe")
         procs(bob, tmp_path / "bob.out", env=ENV)
     host.wait_for(r"cheat: offered a new start", 60)
-    return host, phone, errors, code
+    return host, phone, errors, game_of(code)  # the lines name the game's own code
 
 
 async def test_a_phone_refuses_a_new_start_that_leaves_out_no_seat_and_plays_its_game_on(tmp_path: Path, procs,

@@ -20,15 +20,19 @@ from procs import Terminal
 
 LO = ["--interface", "127.0.0.1"]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-PHONE_LINK = r"phone: (http://127\.0\.0\.1:\d+/phone\?t=[\w-]+)"
+PHONE_LINK = r"phone: (http://127\.0\.0\.1:\d+/phone\?t=[\w-]+(?:&lang=\w+)?(?:#[0-9A-Z]{4})?)"  # #SEATKEY
 MODULE_PX = 3  # the smallest module a phone's camera reads across a room, as drawn on the screen
 BORDER = 2  # the quiet zone segno draws around the code (p2pnimmt.web.qr), in modules
 
 
 def longest(link: str) -> str:
-    """`link` as long as a LAN makes it: an IPv4 address of 15 characters, a 5-digit port, a language (app.web)."""
+    """`link` as long as a LAN makes it: an IPv4 address of 15 characters, a 5-digit port, a language (app.web) and,
+    for a phone link, the seat key after `#` (protocol.md 14)."""
     link = re.sub(r"^http://[^/]+", "http://192.168.100.200:65535", link)
-    return link + "&lang=de" if "/phone?" in link and "&lang=" not in link else link
+    if "/phone?" not in link:
+        return link
+    base, _, seat_key = link.partition("#")
+    return base + ("" if "&lang=" in base else "&lang=de") + "#" + (seat_key or "7Q2K")
 
 DECODE = """async (png) => {
     const bytes = Uint8Array.from(atob(png), (c) => c.charCodeAt(0));

@@ -104,7 +104,10 @@ export class Link {
   /** Its heads, pings and seen reports: a rate an honest peer stays well under. */
   readonly asks = new Asks();
 
-  private constructor(private readonly channel: Channel, readonly key: Uint8Array, readonly dialer: boolean) {
+  /** `nonces`: this connection's handshake nonces, [ours, the peer's] (a join's seat-key proof is bound to them,
+   * protocol.md 14, "The seat key": each (re)connection has its own). */
+  private constructor(private readonly channel: Channel, readonly key: Uint8Array, readonly dialer: boolean,
+    readonly nonces: readonly [Uint8Array, Uint8Array]) {
     this.peer = peerId(key);
   }
 
@@ -170,7 +173,7 @@ export class Link {
       if (!(Array.isArray(auth) && auth.length === 2 && auth[0] === "auth" && auth[1] instanceof Uint8Array
         && auth[1].length === SIGNATURE_SIZE)) throw new Error("the peer did not authenticate");
       if (!verify(theirKey, auth[1], signed)) throw new Error("the peer's handshake signature does not verify");
-      link = new Link(channel, theirKey, dialer);
+      link = new Link(channel, theirKey, dialer, [nonce, theirNonce]);
       if (ended !== null) link.closed = true;
       link.early.push(...queue.splice(0));
       return link;

@@ -11,6 +11,7 @@ export * as turn from "./turn.js";
 export * as game from "./game.js";
 export * as codec from "./codec.js";
 export * as identity from "./identity.js";
+export * as seatKey from "./seatkey.js";
 export * as names from "./names.js";
 export * as envelope from "./envelope.js";
 export * as hashes from "./hashes.js";

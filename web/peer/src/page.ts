@@ -6,7 +6,7 @@
  * every message itself, shows its hand and the rows, and at the end its own verdict and its transcript.
  */
 import type { MsgMap } from "./codec.js";
-import { bytes, cards, codec, identity as identities } from "./main.js";
+import { bytes, cards, codec, identity as identities, seatKey } from "./main.js";
 import { Held } from "./page_held.js";
 import { PageNode } from "./page_node.js";
 import { PageSeat } from "./page_seat.js";
@@ -24,6 +24,28 @@ const GAMES = "games";
 const NAME = "p2pnimmt-name";
 /** This link's seat was taken in this browser: a reload takes it up again at once (localStorage, by token). */
 const SEATED = `p2pnimmt-seated${location.search}`;
+/** The seat key this link carried after `#` (protocol.md 14, "The seat key"), kept by token: a reload of the link
+ * without its fragment (a browser that dropped it, a hand-edited address) still proves it. */
+const SEAT_KEY = `p2pnimmt-seat-key${location.search}`;
+
+/** The evening's seat key from the page's link (`…/phone?t=TOKEN#7Q2K`: a browser never sends the fragment to the
+ * server, so the relay never learns it), else the one kept for this link; `problem`: the fragment is no seat key. */
+function linkSeatKey(): { key: string | null; problem: string | null } {
+  let fragment = location.hash.replace(/^#/, "");
+  try {
+    fragment = decodeURIComponent(fragment);
+  } catch {
+    // left as it is: readSeatKey names what is wrong
+  }
+  if (!fragment.trim()) return { key: localStorage.getItem(SEAT_KEY), problem: null };
+  try {
+    const key = seatKey.readSeatKey(fragment);
+    localStorage.setItem(SEAT_KEY, key);
+    return { key, problem: null };
+  } catch (error) {
+    return { key: null, problem: (error as Error).message };
+  }
+}
 
 const entropy = (n: number): Uint8Array => crypto.getRandomValues(new Uint8Array(n));
 
@@ -250,7 +272,8 @@ function render(node: PageNode): void {
   const me = seat.seat;
   mark("phase", seat.phase);
   if (node.refused !== null) {
-    say("status", fmt(_("the host refused: {why}"), { why: _(node.refused) }));
+    mark("refused", refusedFor(node.refused));
+    say("status", refusedWords(node.refused));
     return;
   }
   if (node.hostGone !== null) {
@@ -578,6 +601,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   };
   tunnel.onHello = async (hello) => {
     if (!current()) return;
+    if (seatKeyProblem !== null || hello.keyed && pageSeatKey === null) {
+      noSeatKey();
+      return;
+    }
     helloed = performance.now();
     unreached = null;
     mark("relay", hostOf(url));
@@ -619,10 +646,46 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
       adopt(next);
       if (now.anew !== null) next.note(now.anew); // a new start: why the game before was left
     };
+    now.seatKey = pageSeatKey; // the evening's: each game's join proves it under that game's K
     render(now);
     (window as unknown as { p2pnimmt: unknown }).p2pnimmt = { node: now, identity };
     void now.join();
   };
+}
+
+/** What a host's refusal is about: "seat-key" (the seat key was missing or wrong, protocol.md 14), "seat-key-tries"
+ * (too many wrong keys from this address), else "other". */
+function refusedFor(why: string): string {
+  return why.startsWith("the seat key is missing") || why.startsWith("wrong seat key") ? "seat-key"
+    : why.startsWith("too many wrong seat keys") ? "seat-key-tries" : "other";
+}
+
+/** The host's refusal in one line: for the seat key, what the person can do about it (the host's words speak of
+ * typing a code, which a phone does not). */
+function refusedWords(why: string): string {
+  const about = refusedFor(why);
+  if (about === "seat-key") {
+    return pageSeatKey === null
+      ? _("the host refused this page: the game asks for its seat key, and this page's link has none (it ends with # and the 4 characters of the seat key). Scan the QR code the host shows now, or open its phone link whole.")
+      : _("the host refused this page's seat key (the 4 characters after # in its link): it is not the key of this host's evening. Scan the QR code the host shows now, or open its phone link whole.");
+  }
+  if (about === "seat-key-tries") return _("the host refused: too many wrong seat keys came from this address. Wait a while, then scan the QR code the host shows now.");
+  return fmt(_("the host refused: {why}"), { why: _(why) });
+}
+
+/** The page's seat key and what is wrong with the link's, read once at load (linkSeatKey). */
+let pageSeatKey: string | null = null;
+let seatKeyProblem: string | null = null;
+
+/** The page will not join: its link carries no seat key, or a fragment that is none, and the game asks for one. Said
+ * in one line (not joined only to be refused), and the page tries nothing more. */
+function noSeatKey(): void {
+  attempt += 1;
+  closeTunnel();
+  mark("seatKey", seatKeyProblem === null ? "missing" : "bad");
+  say("status", seatKeyProblem === null
+    ? _("this link has no seat key: a phone link ends with # and the game's 4-character seat key (…/phone?t=…#7Q2K). Scan the QR code the host shows now, or open its phone link whole.")
+    : fmt(_("this link's seat key (after #) is not one: {why}. Scan the QR code the host shows now, or open its phone link whole."), { why: seatKeyProblem }));
 }
 
 /** Our host left the lobby before the START: one line naming it and what happened (app/nodes.py: _host_gone). */
@@ -671,6 +734,7 @@ function newGame(): void {
 
 function main(): void {
   translatePage();
+  ({ key: pageSeatKey, problem: seatKeyProblem } = linkSeatKey());
   $("present").addEventListener("click", () => pageNode()?.clock.present());
   $("retry").addEventListener("click", () => {
     const again = retry;

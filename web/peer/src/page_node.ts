@@ -1,7 +1,8 @@
 /**
  * A page's node (issue 26): a player with its own key and session that reaches the mesh through a tunnel
  * (tunnel.ts) and speaks the mesh's protocol itself, as p2pnimmt/net/node.py does: it dials the game's host and
- * sends ["join", {name, role, bot, port, addresses}], mirrors the host's ["lobby", ...] frames, and once the game
+ * sends ["join", {name, role, bot, port, addresses, proof}] (proof: the seat key's, bound to that link's handshake,
+ * protocol.md 14), mirrors the host's ["lobby", ...] frames, and once the game
  * is playing dials every player with a higher peer id (the lower dials; the others dial the page's port at the
  * relay). Frames: ["msg", wire] to its session and what the session returns to the links it is meant for;
  * ["heads", ...] on every new link, answered with what the other side lacks; ["ping", nil]; ["bye", nil] at the
@@ -13,10 +14,10 @@
  * ["rematch", {game, port, seats, wait}] names the new game, where the host listens for it and the keys of its
  * seats; a page whose key has a seat follows (`onRematch`: a new node for the new game, on the same tunnel).
  */
-import type { MsgMap, Value } from "./codec.js";
+import type { Encodable, MsgMap, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
 import { ASKS, ASKS_PER_SECOND, Link, MAX_ASKS_OVER, wireKey } from "./link.js";
-import { bytes, envelope, identity as identities } from "./main.js";
+import { bytes, envelope, identity as identities, seatKey as seatKeys } from "./main.js";
 import { MoveClock } from "./page_clock.js";
 import { Held } from "./page_held.js";
 import { PageSeat } from "./page_seat.js";
@@ -27,6 +28,7 @@ import { _, fmt } from "./page_words.js";
 
 const { compare, equal, hex } = bytes;
 const { peerId } = identities;
+const { joinProof, seatSecret } = seatKeys;
 
 export const PING_EVERY = 5000;
 export const REDIAL_AFTER = 1000;
@@ -329,10 +331,25 @@ export class PageNode {
     this.clock.cancel();
   }
 
+  /** The evening's seat key (protocol.md 14, "The seat key": the 4 characters after `#` in the page's link), or
+   * null where the link has none: each join proves it on its own link (`proof`), never shows it. */
+  seatKey: string | null = null;
+
+  /** The `join` frame for a link to the host: with the seat key's proof bound to this link's handshake (its nonces
+   * and our key) where we hold a key. */
+  private joinFrame(link: Link, secret: Uint8Array | null): Record<string, Encodable> {
+    const join: Record<string, Encodable> = { name: this.name, role: "player", bot: false, port: this.hello.port, addresses: [] };
+    if (secret !== null) join["proof"] = joinProof(secret, this.hello.game, link.nonces[0], link.nonces[1], this.identity.publicKey);
+    return join;
+  }
+
   /** Dial the host and ask for a seat (again after every break, as a joiner redials). */
   async join(): Promise<void> {
     while (this.refused === null && this.hostGone === null && !this.over() && !this.stopped) {
       try {
+        // K, once per game (a rematch's new game id draws its own), before dialling: the host waits on no scrypt
+        const secret = this.seatKey === null ? null : await seatSecret(this.hello.game, this.seatKey);
+        if (this.stopped) return;
         const [address, port] = this.hello.host;
         const link = await Link.open(await this.tunnel.dial(address, port), this.identity, this.hello.game, true);
         if (this.host && !equal(link.key, this.host)) {
@@ -341,7 +358,7 @@ export class PageNode {
         }
         this.hostPeer = link.peer;
         this.hostKey = link.key;
-        link.send("join", { name: this.name, role: "player", bot: false, port: this.hello.port, addresses: [] });
+        link.send("join", this.joinFrame(link, secret));
         await this.serve(link);
       } catch (error) {
         const why = (error as Error).message;

@@ -88,6 +88,9 @@ export interface Hello {
   readonly address: string;
   /** Seconds the serving node waits on a player before voting to drop it (its --drop-after; 0: never). */
   readonly dropAfter: number;
+  /** The serving node holds a seat key for its game (protocol.md 14, "The seat key"; never the key itself): a page
+   * whose link has none says so rather than joining to be refused. False from a relay of before session 34. */
+  readonly keyed: boolean;
 }
 
 /** The part of a WebSocket a tunnel uses (a browser's WebSocket with binaryType "arraybuffer"). */
@@ -141,13 +144,14 @@ export class Tunnel {
     if (typeof data === "string") {
       const said = JSON.parse(data) as {
         game: string; host: [string, number]; port: number; claim?: string; address: string; drop_after?: number;
-        batch?: boolean };
+        batch?: boolean; keyed?: boolean };
       // The relay's word, with a floor: a relay cannot make the page vote out a seat at its first hiccup.
       const dropAfter = typeof said.drop_after !== "number" || !(said.drop_after >= 0) ? DROP_AFTER
         : said.drop_after === 0 ? 0 : Math.max(MIN_DROP_AFTER, said.drop_after);
       const claim = typeof said.claim === "string" ? said.claim : "";
       this.batching = said.batch === true;
-      this.hello = { game: fromHex(said.game), host: said.host, port: said.port, claim, address: said.address, dropAfter };
+      this.hello = { game: fromHex(said.game), host: said.host, port: said.port, claim, address: said.address, dropAfter,
+        keyed: said.keyed === true };
       this.onHello(this.hello);
       return;
     }

@@ -1,0 +1,235 @@
+"""The phone page proves the seat key (protocol.md 14, "The seat key"): the link a node shows carries it after `#`
+(which a browser never sends to a server), and the page's `join` on each link to the host carries `proof`, the HMAC
+under K = scrypt(G || key) of that link's handshake. A relay the test controls sits between the page and the node's
+real relay and reads each tunnel as the node sees it (the handshakes' nonces and keys, the join): the proof is
+checked with the reference's seatkey.py, for the first join and for the join after a reload whose address has no
+fragment (the page kept the key by its token), each on its own link. A link without the key, where the relay's node
+holds one, makes the page say so and dial nobody; a link with another key is refused by a host that checks the key
+(the lead's net/seatdoor.py), and the page says why in its own words. In process: the host Node on 127.0.0.1, its
+terminal lobby's phone link (app.web.start_phone), chromium at 390x844 with touch."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from dataclasses import dataclass, field
+
+from aiohttp import ClientSession, WSMsgType, web
+from evil_relay import PageRelay
+
+from p2pnimmt.app.web import start_phone
+from p2pnimmt.engine import Settings
+from p2pnimmt.net.node import Node
+from p2pnimmt.protocol.codec import decode
+from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.protocol.seatkey import new_seat_key, proof_holds, seat_secret
+from p2pnimmt.web.relay import DATA, DIAL, unbatched
+
+LO = "127.0.0.1"
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+@dataclass
+class Seen:
+    """One channel of a tunnel as the relay passed it: the page's frames and its peer's, whole."""
+
+    dialled: tuple[str, int] | None = None
+    up: bytes = b""
+    down: bytes = b""
+    page: list = field(default_factory=list)  # the page's frames (its hello first)
+    peer: list = field(default_factory=list)  # its peer's
+
+
+def frames(buffer: bytes, into: list) -> bytes:
+    """Whole frames off the front of `buffer` (4-byte length, msgpack) into `into`; what is left."""
+    while len(buffer) >= 4 and len(buffer) >= 4 + int.from_bytes(buffer[:4], "big"):
+        size = int.from_bytes(buffer[:4], "big")
+        into.append(decode(buffer[4:4 + size], 1 << 20))
+        buffer = buffer[4 + size:]
+    return buffer
+
+
+class WatchingRelay(PageRelay):
+    """Serves the phone page and passes each of its tunnels to the real relay both ways, unchanged, reading every
+    channel (`tunnels`: one dict of channels a tunnel, by number) and the query each tunnel asked with."""
+
+    def __init__(self, real_phone_url: str) -> None:
+        super().__init__(real_phone_url)
+        self.tunnels: list[dict[int, Seen]] = []
+        self.asked: list[str] = []  # each tunnel's path and query, as this server received it
+        self.handlers: list[asyncio.Task] = []
+
+    async def close(self) -> None:
+        for task in self.handlers:
+            task.cancel()
+        await super().close()
+
+    def read(self, channels: dict[int, Seen], data: bytes, up: bool) -> None:
+        for one in unbatched(data) or ():
+            op, number = one[0], int.from_bytes(one[1:5], "big")
+            seen = channels.setdefault(number, Seen())
+            if op == DIAL:
+                address, port = json.loads(one[5:])
+                seen.dialled = (address, port)
+            elif op == DATA and up:
+                seen.up = frames(seen.up + one[5:], seen.page)
+            elif op == DATA:
+                seen.down = frames(seen.down + one[5:], seen.peer)
+
+    async def _relay(self, request: web.Request) -> web.WebSocketResponse:
+        self.handlers.append(asyncio.current_task())  # type: ignore[arg-type]
+        self.asked.append(request.path_qs)
+        channels: dict[int, Seen] = {}
+        self.tunnels.append(channels)
+        page = web.WebSocketResponse(max_msg_size=1 << 20)
+        await page.prepare(request)
+        async with ClientSession() as session, session.ws_connect(self.tunnel_url(request), origin=self.origin,
+                                                                   max_msg_size=1 << 20) as real:
+
+            async def up() -> None:
+                async for message in page:
+                    if message.type != WSMsgType.BINARY:
+                        break
+                    self.read(channels, message.data, True)
+                    with contextlib.suppress(ConnectionError):
+                        await real.send_bytes(message.data)
+                await real.close()
+
+            uplink = asyncio.ensure_future(up())
+            try:
+                async for message in real:
+                    if message.type == WSMsgType.TEXT:
+                        await page.send_str(message.data)
+                    elif message.type == WSMsgType.BINARY:
+                        self.read(channels, message.data, False)
+                        await page.send_bytes(message.data)
+                    else:
+                        break
+            finally:
+                uplink.cancel()
+                await page.close()
+        return page
+
+    def joins(self) -> list[tuple[list, list, dict]]:
+        """Every `join` a page sent, with its link's two hellos: (the page's hello, its peer's, the join)."""
+        found = []
+        for channels in self.tunnels:
+            for seen in channels.values():
+                for value in seen.page:
+                    if isinstance(value, list) and len(value) == 2 and value[0] == "join":
+                        found.append((seen.page[0], seen.peer[0], value[1]))
+        return found
+
+    def dials(self) -> list[tuple[str, int]]:
+        return [seen.dialled for channels in self.tunnels for seen in channels.values() if seen.dialled is not None]
+
+
+def proven(hellos_and_join: tuple[list, list, dict], game: bytes, key: str) -> bool:
+    """Whether the join's proof holds for `key` on its own link (the page's nonce and key, the host's nonce)."""
+    ours, theirs, join = hellos_and_join
+    assert ours[0] == theirs[0] == "p2pnimmt-hello" and ours[2] == game
+    return proof_holds(join.get("proof"), seat_secret(game, key), game, ours[4], theirs[4], ours[3])
+
+
+async def seat_in_lobby(host: Node, name: str) -> bytes:
+    """The key of the member `name` once the host admitted it."""
+    for _ in range(600):
+        member = next((m for m in host.members.values() if m.name == name), None)
+        if member is not None:
+            return member.key
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{name} never took a seat: {[m.name for m in host.members.values()]}")
+
+
+async def take_a_seat(browser, url: str, name: str):
+    context = await browser.new_context(**PHONE)
+    phone = await context.new_page()
+    await phone.goto(url)
+    await phone.fill("#name", name)
+    await phone.tap("#join")
+    return context, phone
+
+
+async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_the_key_joins_nobody(browser) -> None:
+    host = Node(Identity.generate(), name="ann", interface=LO, drop_after=0)
+    await host.listen()
+    await host.host(Settings(players=4, deal="open"))
+    if host.seat_key is None:  # (a host of before the lead's change draws none: the test gives it one)
+        host.seat_key = new_seat_key()
+    key = host.seat_key
+    game = host.game_id
+    assert game is not None
+    relay: WatchingRelay | None = None
+    contexts = []
+    try:
+        link = await start_phone(host)
+        assert link.endswith(f"#{key}") and link.count("#") == 1, link  # the phone link the lobby shows, its QR code
+        relay = WatchingRelay(link)
+        await relay.start()
+        assert relay.url.endswith(f"#{key}")
+
+        # The page of the whole link: its join proves the key on its link, and the host seats it.
+        context, zoe = await take_a_seat(browser, relay.url, "zoe")
+        contexts.append(context)
+        member = await seat_in_lobby(host, "zoe")
+        await zoe.wait_for_function("() => /in the lobby/.test(document.getElementById('status').textContent)")
+        [first] = relay.joins()
+        assert first[0][3] == member  # the page's own key, in its hello and in the lobby
+        assert proven(first, game, key)
+        assert not proven(first, game, "7Q2M" if key != "7Q2M" else "7Q2N")  # (another key's proof is not that)
+        assert isinstance(first[2]["proof"], bytes) and len(first[2]["proof"]) == 32
+        assert key not in "".join(relay.asked)  # the fragment never reached a server: no relay learns the key
+
+        # A reload at the link without its fragment: the page kept the key for its token, joins again at once (the
+        # seat taken in this browser) on a new link with new nonces, and proves it there.
+        await zoe.goto(relay.url.split("#")[0])
+        for _ in range(600):
+            if len(relay.joins()) >= 2:
+                break
+            await asyncio.sleep(0.05)
+        second = relay.joins()[1]
+        assert second[0][4] != first[0][4] and second[1][4] != first[1][4]  # another handshake
+        assert second[2]["proof"] != first[2]["proof"] and proven(second, game, key)
+        await zoe.wait_for_function("() => /in the lobby/.test(document.getElementById('status').textContent)")
+
+        # A fresh phone with the link but no key, where the node holds one (its relay's hello says so): the page
+        # says so, and dials nobody (it does not join only to be refused).
+        dials = len(relay.dials())
+        context, bare = await take_a_seat(browser, relay.url.split("#")[0], "bea")
+        contexts.append(context)
+        await bare.wait_for_function("() => document.body.dataset.seatKey === 'missing'")
+        said = await bare.inner_text("#status")
+        assert said.startswith("this link has no seat key: a phone link ends with # and the game's 4-character seat key")
+        await asyncio.sleep(0.5)
+        assert len(relay.dials()) == dials and "bea" not in [m.name for m in host.members.values()]
+
+        # A fragment that is no seat key: said, not dialled either.
+        context, bad = await take_a_seat(browser, relay.url.split("#")[0] + "#7Q2U", "bo")
+        contexts.append(context)
+        await bad.wait_for_function("() => document.body.dataset.seatKey === 'bad'")
+        assert '"U" is not in a seat key' in await bad.inner_text("#status")
+        assert len(relay.dials()) == dials
+
+        # Another evening's key: its proof does not hold; a host that checks the key refuses it, and the page says
+        # why in its own words (the host's speak of typing a code).
+        other = next(k for k in ("7Q2M", "7Q2N") if k != key)
+        context, wrong = await take_a_seat(browser, relay.url.split("#")[0] + f"#{other.lower()}", "max")
+        contexts.append(context)
+        for _ in range(600):
+            if len(relay.joins()) >= 3:
+                break
+            await asyncio.sleep(0.05)
+        third = relay.joins()[2]
+        assert proven(third, game, other) and not proven(third, game, key)  # read case-blind, and not this game's
+        if hasattr(host.lobby, "door"):  # the host checks the seat key (net/seatdoor.py, the lead's change)
+            await wrong.wait_for_function("() => document.body.dataset.refused === 'seat-key'")
+            assert (await wrong.inner_text("#status")).startswith("the host refused this page's seat key")
+            assert "max" not in [m.name for m in host.members.values()]
+    finally:
+        for context in contexts:
+            await context.close()
+        if relay is not None:
+            await relay.close()
+        await host.close()
+        host.done.set()

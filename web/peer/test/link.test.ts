@@ -1,0 +1,45 @@
+/** Section 14's handshake over a link (link.ts): each side keeps the connection's two nonces, which a join's seat-key
+ * proof is bound to ("The seat key"): the joiner's proof from its side is the one the host checks from its side. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { equal, hex } from "../src/bytes.js";
+import { Identity } from "../src/identity.js";
+import { Link } from "../src/link.js";
+import { joinProof, seatSecret } from "../src/seatkey.js";
+import type { Channel } from "../src/tunnel.js";
+
+/** Two ends of a connection in memory, as a tunnel's channels are to the link. */
+function pipe(): [Channel, Channel] {
+  const make = () => ({ onData: (_: Uint8Array) => {}, onClose: (_: string) => {}, closed: false, other: null as unknown,
+    send(bytes: Uint8Array) { const to = this.other as { onData: (b: Uint8Array) => void }; queueMicrotask(() => to.onData(bytes)); },
+    close() { this.closed = true; } });
+  const a = make();
+  const b = make();
+  a.other = b;
+  b.other = a;
+  return [a as unknown as Channel, b as unknown as Channel];
+}
+
+test("a link keeps its handshake's nonces, each side's own first; a join's proof holds from the host's side", async () => {
+  const game = new Uint8Array(16).fill(7);
+  const joiner = new Identity(new Uint8Array(32).fill(1));
+  const host = new Identity(new Uint8Array(32).fill(2));
+  const links: [Link, Link][] = [];
+  for (let i = 0; i < 2; i++) {
+    const [a, b] = pipe();
+    links.push(await Promise.all([Link.open(a, joiner, game, true), Link.open(b, host, game, false)]));
+  }
+  const secret = await seatSecret(game, "7Q2K");
+  const proofs = links.map(([dialled, accepted]) => {
+    assert.equal(dialled.nonces[0].length, 16);
+    assert.ok(equal(dialled.nonces[0], accepted.nonces[1]) && equal(dialled.nonces[1], accepted.nonces[0]));
+    assert.ok(equal(dialled.key, host.publicKey) && equal(accepted.key, joiner.publicKey));
+    const proof = joinProof(secret, game, dialled.nonces[0], dialled.nonces[1], joiner.publicKey);
+    // the host's check: the joiner's nonce is the one it received, its own the one it sent
+    assert.equal(hex(joinProof(secret, game, accepted.nonces[1], accepted.nonces[0], accepted.key)), hex(proof));
+    return hex(proof);
+  });
+  const [first, second] = links;
+  assert.ok(first && second && !equal(first[0].nonces[0], second[0].nonces[0]), "each connection draws its own nonce");
+  assert.notEqual(proofs[0], proofs[1], "a proof of one link is not another's");
+});
