@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from p2pnimmt.cli import build_parser
+from p2pnimmt.net.discovery import parse_join_code
+from p2pnimmt.net.invite import looks_like_link
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -26,6 +28,7 @@ PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 # Placeholders a reader replaces, and the sample value each command is parsed with.
 SAMPLES = {
     "CODE": "ABCD",
+    "CODE-KEY": "ABCD-WXYZ",
     "FILE": "x.p2pt",
     "TRANSCRIPT": "x.p2pt",
     "PATH": "x.p2pt",
@@ -326,6 +329,64 @@ def test_every_usage_line_names_real_options() -> None:
             if problem is not None:
                 problems.append(f"{where}: the CLI refuses it (as parsed: {shlex.join(argv)}): {problem}")
     assert not problems, "\n".join(problems)
+
+
+# What a friend types to take a seat, watch or add a bot: the game's code with its seat key (protocol.md 14).
+JOINING = ("join", "watch", "bot")
+# Joins shown on purpose without a seat key: (page, command) -> why.
+KEYLESS_ON_PURPOSE: dict[tuple[str, str], str] = {
+    ("docs/phone.md", "p2pnimmt join CODE"): "what a terminal lobby's TV page encoded once, quoted as it was",
+}
+
+
+def seat_key_problem(typed: str) -> str | None:
+    """Why `typed`, as the code of a join, watch or bot, would be refused for lacking its seat key (None: a code
+    with its key, or an invite link whose code has its key, or a link left out: `p2pnimmt://...`, LINK)."""
+    if typed == "LINK" or typed.endswith("://..."):
+        return None
+    if looks_like_link(typed):
+        path = re.search(r"/([^/#]*)#", typed)  # p2pnimmt://ADDRESSES/CODE-KEY#HOSTKEY (protocol.md 14)
+        if path is None:
+            return f"{typed}: not an invite link's shape (/CODE-KEY#HOSTKEY)"
+        typed = path.group(1)
+    try:
+        code, key = parse_join_code(typed)
+    except ValueError as error:
+        return str(error)
+    return None if key is not None else f"{typed} has no seat key: the pages show CODE-KEY (the host's screen)"
+
+
+def test_every_join_shown_carries_the_seat_key() -> None:
+    """`p2pnimmt join|watch|bot` take the code as the host's screen shows it, with its seat key (`join ABCD` alone
+    exits 2, a check after argparse's): every such command and usage line on the pages shows a code with a key
+    (CODE-KEY, or a sample like 4K7Q-9XYZ) or an invite link."""
+    problems = []
+    for command in CLI_COMMANDS:
+        argv = [SAMPLES.get(token, token) for token in cli_argv(command) or []]
+        if not argv or argv[0] not in JOINING or parse_problem(argv) is not None:
+            continue  # a command that does not parse is test_every_p2pnimmt_command_shown_parses's
+        problem = seat_key_problem(build_parser().parse_args(argv).code)
+        if problem is not None and (str(command.page.relative_to(ROOT)), command.text) not in KEYLESS_ON_PURPOSE:
+            problems.append(f"{command.where()}: {problem}")
+    joins = [(page, line, text) for page in PAGES for line, text in synopses(page) if text.split()[1] in JOINING]
+    assert joins, "no usage line of join, watch or bot on the pages"
+    for page, line, text in joins:
+        for typed in text.split()[2].split("|"):
+            problem = seat_key_problem(SAMPLES.get(typed, typed))
+            if problem is not None:
+                problems.append(f"{page.relative_to(ROOT)}:{line}: `{text}`: {problem}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_seat_key_check_refuses_a_code_alone() -> None:
+    """What the check above stands on: the CLI itself refuses `join ABCD` (exit 2, saying the seat key is missing)
+    and not `join ABCD-WXYZ` for the key (it then looks for the game: a short look finds none here)."""
+    alone = subprocess.run([sys.executable, "-m", "p2pnimmt", "join", SAMPLES["CODE"], "--headless"],
+                           capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert alone.returncode == 2 and "seat key" in alone.stderr, alone.stderr
+    assert seat_key_problem(SAMPLES["CODE"]) is not None and seat_key_problem(SAMPLES["CODE-KEY"]) is None
+    assert seat_key_problem("p2pnimmt://10.8.0.1:4000/QM5Z#…") is not None
+    assert seat_key_problem("p2pnimmt://10.8.0.1:4000/QM5Z-7Q2K#…") is None
 
 
 def test_every_option_named_is_real() -> None:

@@ -38,6 +38,7 @@ async def test_a_node_that_leaves_before_the_end_waits_for_no_bye(monkeypatch, c
         await host.listen()
         await host.host(Settings(players=2 if when == "in play" else 3, deal="open"))
         await guest.listen()
+        guest.seat_key = host.seat_key  # bob read the host's screen (protocol.md 14)
         await guest.join(LO, host.port, host.game_id)
         if when == "in play":
             await until(lambda: host.session is not None and host.session.phase == "turn", "the game in play", 30)

@@ -60,6 +60,7 @@ async def test_a_person_who_leaves_at_the_table_signs_nothing_more(how: str) -> 
             await ann.listen()
             await ann.host(Settings(players=2, deal="open", clock=CLOCK))
             await bob.listen()
+            bob.seat_key = ann.seat_key  # bob read ann's screen (protocol.md 14)
             await bob.join(LO, ann.port, ann.game_id)
             await until(lambda: ann.clock._task is not None, "ann asked for her first card, her clock running", 30)
             clock = ann.clock._task

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from conftest import Lan
 from deadlines import outer
+from procs import game_of
 from test_namespaces import check_game
 from test_wireguard import PORT, Overlay, require_wireguard
 
@@ -95,7 +96,7 @@ def test_a_five_seat_sealed_game_over_a_slow_jittery_path_finishes_with_nobody_d
         procs = {"host": host}
         procs["watch"] = overlay.start(6, ["watch", link, "--headless", "--transcript", str(out / "watch.p2pt")],
                                        "watch")
-        procs["watch"].wait_for(rf"joined {code} at {re.escape(overlay.addr(1))}:\d+ as spectator", timeout=60)
+        procs["watch"].wait_for(rf"joined {game_of(code)} at {re.escape(overlay.addr(1))}:\d+ as spectator", timeout=60)
         started = time.monotonic()
         for i in range(2, 6):
             procs[f"join{i}"] = overlay.start(i, ["join", link, "--headless", "--name", f"j{i}",

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from procs import game_of
 
 from p2pnimmt.protocol.verify import Verdict, verify_transcript
 
@@ -54,7 +55,7 @@ def host_and_joiners(lan, seats: int, bots: int, joiners: int, rounds: int, watc
         procs["watch"] = lan.start(2 + joiners, ["watch", code, "--headless", *extra,
                                                  "--transcript", str(out / "watch.p2pt")], "watch", env)
         # Found by mDNS, at the host's namespace address (not loopback, not another interface).
-        procs["watch"].wait_for(rf"joined {code} at {re.escape(lan.addr(1))}:\d+ as spectator", timeout=30)
+        procs["watch"].wait_for(rf"joined {game_of(code)} at {re.escape(lan.addr(1))}:\d+ as spectator", timeout=30)
     for i in range(2, 2 + joiners):
         procs[f"join{i}"] = lan.start(i, ["join", code, "--headless", "--name", f"j{i}", *extra,
                                           "--transcript", str(out / f"join{i}.p2pt")], f"join{i}", env)
@@ -73,7 +74,7 @@ def test_game_across_namespaces_found_by_mdns(make_lan, seats: int, bots: int, j
     assert sorted(names) == sorted(["ann", *[f"bot{k + 1}" for k in range(bots)],
                                     *[f"j{i}" for i in range(2, 2 + joiners)]]), scores
     for i in range(2, 2 + joiners):
-        assert f"joined {code} at {lan.addr(1)}:" in procs[f"join{i}"].text()
+        assert f"joined {game_of(code)} at {lan.addr(1)}:" in procs[f"join{i}"].text()
 
 
 def test_honest_game_records_no_faults(make_lan) -> None:

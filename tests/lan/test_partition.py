@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from procs import game_of
+
 from p2pnimmt.net.files import torn_tail
 from p2pnimmt.protocol.verify import verify_transcript
 
@@ -26,7 +28,7 @@ def test_the_partitioned_host_of_four_gives_up_and_the_others_finish(make_lan) -
     host.wait_for(rf"listening on {re.escape(lan.addr(1))}:\d+")
     watch = lan.start(5, ["watch", code, "--headless", "--give-up", "15", "--transcript", str(out / "watch.p2pt")],
                       "watch")
-    watch.wait_for(rf"joined {code} at {re.escape(lan.addr(1))}:\d+ as spectator", timeout=30)
+    watch.wait_for(rf"joined {game_of(code)} at {re.escape(lan.addr(1))}:\d+ as spectator", timeout=30)
     players = {f"j{i}": lan.start(i, ["join", code, "--headless", "--name", f"j{i}", "--drop-after", "2",
                                       "--give-up", "60", "--bot-delay", "0.05",
                                       "--transcript", str(out / f"j{i}.p2pt")], f"j{i}") for i in (2, 3, 4)}

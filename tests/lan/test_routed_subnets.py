@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from conftest import RUN_PREFIX, ip, namespaces, require_netns
 from deadlines import outer
-from procs import Proc
+from procs import Proc, game_of
 from runid import base36
 from test_namespaces import check_game
 
@@ -155,11 +155,11 @@ def test_host_two_joiners_and_a_spectator_play_across_a_router_by_the_invite_lin
     seen_a = lan.start("a2", ["games", "--seconds", "3"], "games-a")
     seen_b = lan.start("b1", ["games", "--seconds", "3"], "games-b")
     assert seen_a.finish(60) == 0 and seen_b.finish(60) == 0
-    assert code in seen_a.text(), seen_a.text()
-    assert code not in seen_b.text(), seen_b.text()
+    assert game_of(code) in seen_a.text(), seen_a.text()  # `games` lists the code alone
+    assert game_of(code) not in seen_b.text(), seen_b.text()
     procs = {"host": host}
     procs["watch"] = lan.start("a2", ["watch", link, "--headless", "--transcript", str(out / "watch.p2pt")], "watch")
-    procs["watch"].wait_for(rf"joined {code} at {re.escape(lan.addr('a1'))}:{port} as spectator", timeout=30)
+    procs["watch"].wait_for(rf"joined {game_of(code)} at {re.escape(lan.addr('a1'))}:{port} as spectator", timeout=30)
     for peer in ("b1", "b2"):  # a bot delay: the game lasts long enough to see the joiners' own link
         procs[peer] = lan.start(peer, ["join", link, "--headless", "--name", peer, "--bot-delay", "0.3",
                                        "--transcript", str(out / f"{peer}.p2pt")], peer)
@@ -171,7 +171,7 @@ def test_host_two_joiners_and_a_spectator_play_across_a_router_by_the_invite_lin
     assert sorted(part.rsplit(" ", 1)[0] for part in scores.split(", ")) == ["ann", "b1", "b2"], scores
     for name in ("watch", "b1", "b2"):
         text = procs[name].text()
-        assert f"joined {code} at {lan.addr('a1')}:{port}" in text and "looking for game" not in text, text
+        assert f"joined {game_of(code)} at {lan.addr('a1')}:{port}" in text and "looking for game" not in text, text
 
 
 def test_two_joiners_that_cannot_reach_each_other_play_through_a_host_on_both_subnets(routed_lan: RoutedLan) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from conftest import Lan, ip, lacking
 from deadlines import outer
-from procs import Proc
+from procs import Proc, game_of
 from test_namespaces import check_game
 
 SHORT = ["--rounds", "1", "--no-points"]
@@ -126,14 +126,14 @@ def test_a_sealed_game_over_a_wireguard_overlay_by_the_invite_link(make_lan) -> 
         procs = {"host": host}
         procs["watch"] = overlay.start(4, ["watch", link, "--headless", "--transcript", str(out / "watch.p2pt")],
                                        "watch")
-        procs["watch"].wait_for(rf"joined {code} at {re.escape(overlay.addr(1))}:{port} as spectator", timeout=30)
+        procs["watch"].wait_for(rf"joined {game_of(code)} at {re.escape(overlay.addr(1))}:{port} as spectator", timeout=30)
         for i in (2, 3):
             procs[f"join{i}"] = overlay.start(i, ["join", link, "--headless", "--name", f"j{i}",
                                                   "--transcript", str(out / f"join{i}.p2pt")], f"join{i}")
         scores, verdicts = check_game(procs, [out / f"{name}.p2pt" for name in procs], timeout=240)
         assert sorted(part.rsplit(" ", 1)[0] for part in scores.split(", ")) == ["ann", "j2", "j3"], scores
         for name in ("watch", "join2", "join3"):
-            assert f"joined {code} at {overlay.addr(1)}:{port}" in procs[name].text()
+            assert f"joined {game_of(code)} at {overlay.addr(1)}:{port}" in procs[name].text()
         assert overlay.received(1) > 20_000, "the host's tunnel carried the game"  # a sealed round: ~100s of KB
         assert overlay.received(2) > 20_000 and overlay.received(3) > 20_000
     finally:

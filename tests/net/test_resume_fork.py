@@ -84,7 +84,7 @@ def same_new_game(tmp_path: Path, names: list[str], seats: tuple[str, ...] = ("a
 
 def abandoned(code: str, then: str) -> str:
     """What a node says of the game `code` that mal's equivocation ended, and `then`, what comes next."""
-    return f"game {code} is abandoned: {WHY} (the new game carries the scores after round 1 and plays the rounds " \
+    return f"game {game_of(code)} is abandoned: {WHY} (the new game carries the scores after round 1 and plays the rounds " \
            f"left); {then}"
 
 
@@ -100,7 +100,7 @@ def ended(resumed, others: tuple, status: int = 0, seconds: float = 150) -> str:
 def resumed_then_new_start(text: str, code: str) -> None:
     """What the resumed bob says: its resume, the abandoned game and why, the new game joined, its end."""
     assert re.search(rf"resumed {game_of(code)} from .*bob\.p2pt: \d+ messages replayed", text), text
-    assert abandoned(game_of(code), "ann starts a new game at once with the others") in text, text
+    assert abandoned(code, "ann starts a new game at once with the others") in text, text
     assert re.search(rf"joined \w{{4}} at 127\.0\.0\.1:\d+ as player bob \(a new start of {game_of(code)} without mal\)",
                      text), text
     assert "bob-2.p2pt" in text, text  # where `join` writes the evening's second game
@@ -167,7 +167,7 @@ def test_a_player_down_as_the_new_start_opens_is_told_it_went_on_without_it(tmp_
         resumed = procs(["resume", str(tmp_path / "bob.p2pt"), "--headless", *LO, *timers], tmp_path / "resume.out",
                         env=ENV)
         text = ended(resumed, (ann, cy, tv), status=1, seconds=60)
-        assert abandoned(game_of(code), "ann starts a new game at once with the others") in text, text
+        assert abandoned(code, "ann starts a new game at once with the others") in text, text
         assert "refused by the host: the game has started: ann started the new game without this seat (a new start " \
                "holds the seat of a player linked to its host as it opens, not of one that was down then); nothing " \
                "to take up" in text, text
@@ -198,7 +198,7 @@ def test_a_resumed_host_starts_the_new_game_after_an_equivocation(tmp_path: Path
                         env=ENV)
         mal.wait_for(r"cheat: two reveals", 120)
         text = ended(resumed, (bob, cy, tv))
-        assert abandoned(game_of(code), "a new game starts at once with the others (3 players)") in text, text
+        assert abandoned(code, "a new game starts at once with the others (3 players)") in text, text
         assert "ann-2.p2pt" in text and "Traceback" not in text and "giving up" not in text, text
         for name in ("bob", "cy"):
             assert f"game {game_of(code)} is abandoned: {WHY}" in (tmp_path / f"{name}.out").read_text(), name

@@ -276,6 +276,7 @@ async def test_a_real_node_whose_clock_runs_out_goes_away_and_a_key_brings_it_ba
         with create_pipe_input() as keys:
             ui = TableApp(model, NodeSeat(host), input=keys, output=BellOutput())
             task = asyncio.create_task(ui.app.run_async())
+            bot.seat_key = host.seat_key  # it proves the host's seat key (protocol.md 14)
             await bot.join(LO, host.port, host.game_id)  # the last seat: the game starts
             await until(lambda: model.players and model.seat == 0, "the game", timeout=20)
             await until(lambda: any("time is up: the stand-in played for you" in line for line in model.log),

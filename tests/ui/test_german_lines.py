@@ -24,7 +24,9 @@ NAMES = ("ann", "bob", "carl", "bot1", *BOTS)  # players' names, and the bots' k
 
 
 COMMANDS = re.compile(r"^ {4}\w+(?= )", re.M)  # `p2pnimmt --help` lists the commands as they are typed
-TYPED = re.compile(r"'[^' ]*'|\S*/\S+|\b[0-9a-f]{32}\b")  # a value quoted as typed ('frob'), a path, a game's id
+# a value quoted as typed ('frob'), a path, a game's id, and a code, seat key or key fingerprint (4 upper-case letters
+# and digits, in hyphened groups: the game code 21WE read as the English "we")
+TYPED = re.compile(r"'[^' ]*'|\S*/\S+|\b[0-9a-f]{32}\b|\b[0-9A-Z]{4}(?:-[0-9A-Z]{4})*\b")
 
 
 def german(text: str, code: str = "") -> str:
@@ -53,7 +55,8 @@ def test_every_commands_help_in_german(command: list[str]) -> None:
     (["host", "--seats", "3", "--bots", "5"], "--bots muss bei --seats 3 0..2 sein"),
     (["play", "--bots", "12"], "--bots muss 1..9 sein"),
     (["join"], "diese Argumente fehlen"),
-    (["join", "XY"], "ein Spielcode hat 4 Buchstaben und Ziffern"),
+    (["join", "XY"], "ein Spielcode mit Platzschlüssel hat 4 + 4 Buchstaben und Ziffern"),
+    (["join", "ZZZZ"], "ZZZZ braucht seinen Platzschlüssel"),
     (["host", "--clock", "x"], "muss 0..3600 Sekunden sein (0: keine Uhr)"),
     (["play", "--seed", "z"], "muss eine ganze Zahl 0..2**256-1 oder 64 Hex-Ziffern sein"),
     (["frob"], "ungültige Wahl"),
@@ -71,7 +74,7 @@ def test_bad_arguments_are_one_german_line(args: list[str], says: str) -> None:
 def test_a_network_evening_in_german(tmp_path: Path, procs) -> None:
     host = procs(["host", "--headless", "--lang", "de", "--seats", "3", "--bots", "1", *LO, "--name", "ann",
                   "--rounds", "2", "--no-points", "--bot-delay", "0.2"], tmp_path / "host.out")
-    code = host.wait_for(r"Code: (\w{4})").group(1)
+    code = host.wait_for(r"Code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"lausche auf 127\.0\.0\.1:(\d+)").group(1)
     peer = ["--peer", f"127.0.0.1:{port}"]
     listed = run(["games", *LO, "--seconds", "2"])
@@ -98,7 +101,7 @@ def test_a_network_evening_in_german(tmp_path: Path, procs) -> None:
 
 
 def test_a_code_nobody_answers_in_german() -> None:
-    done = run(["join", "ZZZZ", *LO, "--headless"])
+    done = run(["join", "ZZZZ-ZZZZ", *LO, "--headless"])
     assert done.returncode == 1 and "kein Spiel mit dem Code ZZZZ" in done.stderr, done.stdout + done.stderr
     german(done.stdout + done.stderr, "ZZZZ")
 
@@ -121,6 +124,6 @@ def test_a_host_that_does_not_answer_in_german() -> None:
     with socket.socket() as probe:  # a port of 127.0.0.1 nobody listens on (bound, then closed)
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    done = run(["join", "ABCD", *LO, "--peer", f"127.0.0.1:{port}", "--headless"])
+    done = run(["join", "ABCD-WXYZ", *LO, "--peer", f"127.0.0.1:{port}", "--headless"])
     assert done.returncode == 1 and "nicht erreichbar: Verbindung abgelehnt" in done.stderr, done.stderr
     german(done.stdout + done.stderr, "ABCD")

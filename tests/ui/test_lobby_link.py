@@ -61,8 +61,9 @@ async def test_the_host_lobby_shows_its_invite_link_and_a_joiner_lobby_none() ->
         assert link is not None
         invite = parse_link(link)
         assert invite.addresses == ((LO, host.port),) and invite.code == game_code(host.game_id)
-        assert invite.host_key == fingerprint(host.identity.peer, long=True)
+        assert invite.host_key == fingerprint(host.identity.peer, long=True) and invite.seat_key == host.seat_key
         await bob.listen()
+        bob.seat_key = invite.seat_key  # the link carries the seat key (protocol.md 14)
         await bob.join(LO, host.port, code=invite.code, host_key=invite.host_key)
         text = await shown(bob)
         assert "Seats" in text and "Invite link" not in text and "p2pnimmt://" not in text
@@ -96,6 +97,7 @@ async def test_a_wide_host_lobby_shows_the_invite_link_as_a_qr_code_and_a_joiner
         assert inner == dark, "the screen's QR code is not the invite link's"
         assert not any(shown_modules[0]) and not any(shown_modules[1])  # a light quiet zone above it
         await bob.listen()
+        bob.seat_key = host.seat_key  # bob read the host's screen (protocol.md 14)
         await bob.join(LO, host.port, code=code, host_key=fingerprint(host.identity.peer, long=True))
         assert "the invite link" not in await shown(bob, 130, 40)
     finally:

@@ -40,6 +40,7 @@ async def test_host_lobby_adds_a_bot_by_key_shows_it_connected_and_starts() -> N
                       drop_after=0)
         helpers.append(helper)
         await helper.listen()
+        helper.seat_key = host.seat_key  # a bot the host adds proves its key as any joiner
         await helper.join(LO, host.port, host.game_id)
 
     try:

@@ -113,9 +113,12 @@ def test_escape_in_a_question_goes_back_to_the_one_before_and_from_the_first_to_
 
 
 def test_escape_in_the_typed_code_goes_back_to_the_list_of_games(keyboard) -> None:
+    """Esc in the typed code, and Esc in the seat key asked for a game picked from the list (protocol.md 14: the
+    list shows no key), each go back to the list."""
     games = [menu.Listed("ABCD", "ABCD  ann  standard, sealed deal  seats 1/4  lobby")]
-    keyboard([DOWN * 3 + PICK, DOWN + PICK, ESC, PICK])  # watch: Type a code, Esc: the list again, ABCD
-    assert menu.choose(lambda: games) == ["watch", "ABCD"]
+    # watch: Type a code, Esc: the list again, ABCD, Esc at its seat key: the list again, ABCD, its key
+    keyboard([DOWN * 3 + PICK, DOWN + PICK, ESC, PICK, ESC, PICK, "wxyz" + TYPE])
+    assert menu.choose(lambda: games) == ["watch", "ABCD-WXYZ"]
 
 
 def test_the_join_list_has_open_lobbies_first_and_a_playing_game_picked_says_why_not(keyboard, monkeypatch) -> None:
@@ -128,8 +131,8 @@ def test_the_join_list_has_open_lobbies_first_and_a_playing_game_picked_says_why
     radio = menu.radio_dialog
     monkeypatch.setattr(menu, "radio_dialog", lambda title, text, values, default=None: (
         asked.append((text, values, default)), radio(title, text, values, default))[1])
-    keyboard([DOWN * 2 + PICK, "bob" + TYPE, DOWN + PICK, PICK])
-    assert menu.choose(lambda: games) == ["join", "OPEN", "--name", "bob"]
+    keyboard([DOWN * 2 + PICK, "bob" + TYPE, DOWN + PICK, PICK, "wxyz" + TYPE])  # OPEN, then its seat key
+    assert menu.choose(lambda: games) == ["join", "OPEN-WXYZ", "--name", "bob"]
     text, values, default = asked[1]
     assert [value for value, _ in values] == ["OPEN", "PLAY", "FULL", ""] and default == "OPEN"
     assert values[1][1].endswith("playing  — the game has started, cannot be joined")
@@ -141,8 +144,8 @@ def test_the_join_list_has_open_lobbies_first_and_a_playing_game_picked_says_why
 
 def test_watch_lists_every_game_unmarked(keyboard) -> None:
     games = [menu.Listed("PLAY", "PLAY  ann  standard, sealed deal  seats 2/2  playing", "the game has started")]
-    keyboard([DOWN * 3 + PICK, PICK])
-    assert menu.choose(lambda: games) == ["watch", "PLAY"]
+    keyboard([DOWN * 3 + PICK, PICK, "wxyz" + TYPE])  # PLAY, then its seat key
+    assert menu.choose(lambda: games) == ["watch", "PLAY-WXYZ"]
 
 
 def test_host_asks_the_seats(keyboard) -> None:
@@ -151,32 +154,37 @@ def test_host_asks_the_seats(keyboard) -> None:
 
 
 def test_join_offers_the_games_found_on_the_lan(keyboard) -> None:
+    """A game picked from the list (mDNS carries no seat key) asks its seat key, as the host's screen shows it."""
     games = [menu.Listed("ABCD", "ABCD  ann  standard, sealed deal  seats 1/4  lobby")]
-    keyboard([DOWN * 2 + PICK, "bob" + TYPE, PICK])
-    assert menu.choose(lambda: games) == ["join", "ABCD", "--name", "bob"]
+    keyboard([DOWN * 2 + PICK, "bob" + TYPE, PICK, "7q2k" + TYPE])
+    assert menu.choose(lambda: games) == ["join", "ABCD-7Q2K", "--name", "bob"]
 
 
 def test_join_by_typed_code_read_aloud(keyboard) -> None:
-    """Lower case, and I/O typed for 1/0 (codes have no I, L, O, U) give the code as shown."""
+    """Lower case, and I/O/L typed for 1/0/1 (codes and seat keys have no I, L, O, U) give the code and the key as
+    shown: typed apart (the key asked after a code without one) or together."""
     games = [menu.Listed("ABCD", "ABCD  ann  standard, sealed deal  seats 1/4  lobby")]
-    keyboard([DOWN * 2 + PICK, "bob" + TYPE, DOWN + PICK, "io2z" + TYPE])
-    assert menu.choose(lambda: games, parse_code) == ["join", "102Z", "--name", "bob"]
+    keyboard([DOWN * 2 + PICK, "bob" + TYPE, DOWN + PICK, "io2z" + TYPE, "i0lk" + TYPE])
+    assert menu.choose(lambda: games, parse_code) == ["join", "102Z-101K", "--name", "bob"]
+    keyboard([DOWN * 2 + PICK, TYPE, DOWN + PICK, "io2z-i0lk" + TYPE])  # bob remembered: one Enter
+    assert menu.choose(lambda: games, read_code_or_link) == ["join", "102Z-101K", "--name", "bob"]
 
 
 def test_a_code_that_cannot_be_is_refused_in_the_field(keyboard) -> None:
-    """'abcu' (U is not in codes) and 'abc' (3 characters) keep the dialog open; 'abcd' is taken."""
-    keyboard([DOWN * 3 + PICK, "abcu" + TYPE + "\x7f" + TYPE + "d" + TYPE])
-    assert menu.choose(read_code=parse_code) == ["watch", "ABCD"]
+    """'abcu' (U is not in codes) and 'abc' (3 characters) keep the dialog open; 'abcd' is taken; so in the seat
+    key's field 'wxyu' and 'wxy'."""
+    keyboard([DOWN * 3 + PICK, "abcu" + TYPE + "\x7f" + TYPE + "d" + TYPE, "wxyu" + TYPE + "\x7f" + TYPE + "z" + TYPE])
+    assert menu.choose(read_code=parse_code) == ["watch", "ABCD-WXYZ"]
 
 
 def test_watch_by_typed_code(keyboard) -> None:
-    keyboard([DOWN * 3 + PICK, "wxyz" + TYPE])
-    assert menu.choose() == ["watch", "WXYZ"]
+    keyboard([DOWN * 3 + PICK, "wxyz-abcd" + TYPE])
+    assert menu.choose() == ["watch", "WXYZ-ABCD"]
 
 
 def test_watch_in_a_browser(keyboard) -> None:
-    keyboard([DOWN * 4 + PICK, "wxyz" + TYPE])
-    assert menu.choose() == ["watch", "WXYZ", "--web"]
+    keyboard([DOWN * 4 + PICK, "wxyz-abcd" + TYPE])
+    assert menu.choose() == ["watch", "WXYZ-ABCD", "--web"]
 
 
 def test_quit(keyboard) -> None:
@@ -233,7 +241,7 @@ def test_from_the_menu_host_with_three_bots_play_to_game_over_while_a_second_ter
     host.wait("How many seats", 20)
     host.keys("Enter")  # 4 seats (the default)
     shown = host.wait("p2pnimmt lobby", 20)
-    code = "".join(re.search(r"\|\s+(\w)   (\w)   (\w)   (\w)\s+\|", shown).groups())
+    code = re.search(r"\|\s+((?:\w   ){4}-(?:   \w){4})\s+\|", shown).group(1).replace(" ", "")  # CODE-KEY
     tv = panes(f"{sys.executable} -m p2pnimmt watch {code}; sleep 300", env=env)
     tv.wait("p2pnimmt lobby", 20)
     host.keys("b")
@@ -268,11 +276,14 @@ def test_the_bare_command_gives_the_menu_the_networks_own_code_check(monkeypatch
 def test_join_by_a_typed_invite_link_and_a_bad_link_refused_in_the_field(keyboard) -> None:
     """The code field takes an invite link too (issue 27): a bad one keeps the dialog open, a good one is
     handed to `join` whole, which dials it (no mDNS)."""
-    link = "p2pnimmt://10.0.0.5:4000/qm5z#nlkp-hqtu-2g77-zuj5-pmqi-2vm4"
-    bad = "p2pnimmt://10.0.0.5:99999/QM5Z#NLKP-HQTU-2G77-ZUJ5-PMQI-2VM4"
-    keyboard([DOWN * 2 + PICK, "bob" + TYPE, bad + TYPE + "\x15" + link + TYPE])
+    link = "p2pnimmt://10.0.0.5:4000/qm5z-7q2k#nlkp-hqtu-2g77-zuj5-pmqi-2vm4"
+    bad = "p2pnimmt://10.0.0.5:99999/QM5Z-7Q2K#NLKP-HQTU-2G77-ZUJ5-PMQI-2VM4"
+    keyless = "p2pnimmt://10.0.0.5:4000/QM5Z#NLKP-HQTU-2G77-ZUJ5-PMQI-2VM4"  # no seat key: not an invite link
+    keyboard([DOWN * 2 + PICK, "bob" + TYPE, bad + TYPE + "\x15" + keyless + TYPE + "\x15" + link + TYPE])
     chosen = menu.choose(read_code=read_code_or_link)
-    assert chosen == ["join", "p2pnimmt://10.0.0.5:4000/QM5Z#NLKP-HQTU-2G77-ZUJ5-PMQI-2VM4", "--name", "bob"]
+    assert chosen == ["join", "p2pnimmt://10.0.0.5:4000/QM5Z-7Q2K#NLKP-HQTU-2G77-ZUJ5-PMQI-2VM4", "--name", "bob"]
     assert build_parser().parse_args(chosen).code == chosen[1]
     with pytest.raises(ValueError, match="not a good invite link: the port of '10.0.0.5:99999' must be"):
         read_code_or_link(bad)
+    with pytest.raises(ValueError, match="the link has no seat key after its code"):
+        read_code_or_link(keyless)

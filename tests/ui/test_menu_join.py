@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from deadlines import outer
-from procs import code_of
+from procs import code_of, game_of, seat_key_of
 from tmuxpane import needs_tmux
 
 LO = ["--interface", "127.0.0.1"]
@@ -25,10 +25,10 @@ def test_a_code_no_game_answers_is_asked_again_with_the_reason_and_esc_goes_back
     pane.keys("Down", "Down", "Enter")  # Join a game
     pane.wait("Your name at the table", 20)
     pane.keys("bob", "Enter")
-    pane.wait("4-character code", 20)  # no game on the network: the code is asked
-    pane.keys("zzzz", "Enter")
+    pane.wait("code with its seat key", 20)  # no game on the network: the code is asked
+    pane.keys("zzzz-zzzz", "Enter")
     shown = pane.wait("No game with code ZZZZ answers on this network", 20)
-    assert "4-character code" in shown and "exited-" not in shown  # the question again, not the shell
+    assert "code with its seat key" in shown and "exited-" not in shown  # the question again, not the shell
     pane.keys("Escape")
     pane.wait("Your name at the table", 20)  # back one question
     pane.keys("Escape")
@@ -60,7 +60,8 @@ def test_the_join_list_offers_the_open_lobby_first_and_a_started_game_refuses_in
     playing.wait_for(r"game started", 30)
     lobby = procs(["host", "--headless", "--seats", "4", *LO, "--name", "cat"], tmp_path / "cat.out")
     lobby.wait_for(r"listening on", 30)
-    started, open_ = code_of(tmp_path / "ann.out"), code_of(tmp_path / "cat.out")
+    started, open_ = code_of(tmp_path / "ann.out"), code_of(tmp_path / "cat.out")  # CODE-KEY, as the hosts show
+    listed_started, listed_open = game_of(started), game_of(open_)  # the list shows the codes alone
 
     pane = panes(MENU, columns=120, rows=30, env=ENV)
     pane.wait("What would you like to do?", 20)
@@ -68,20 +69,22 @@ def test_the_join_list_offers_the_open_lobby_first_and_a_started_game_refuses_in
     pane.wait("Your name at the table", 20)
     pane.keys("bob", "Enter")
     for _ in range(5):  # the list is one look at the network (1.5 s): on a busy machine, look again (Esc, Enter)
-        shown = either(pane, "which one to join?", "4-character code")  # the list, or the code when none was found
-        if f"{started}  " in shown and f"{open_}  " in shown:
+        shown = either(pane, "which one to join?", "code with its seat key")  # the list, or the code if none found
+        if f"{listed_started}  " in shown and f"{listed_open}  " in shown:
             break
         pane.keys("Escape")
         pane.wait("Your name at the table", 20)
         pane.keys("Enter")
-    first, open_line = listed_line(shown, open_)
-    second, started_line = listed_line(shown, started)
+    first, open_line = listed_line(shown, listed_open)
+    second, started_line = listed_line(shown, listed_started)
     assert first < second, shown  # the open lobby first
     assert "(*)" in open_line and "(*)" not in started_line, shown  # and highlighted: one Enter joins it
     assert "playing  — the game has started, cannot be joined" in started_line, shown
     pane.keys("Down", "Enter")  # the started game, picked anyway
-    shown = pane.wait(f"Game {started} cannot be joined now (the game has started)", 20)
+    shown = pane.wait(f"Game {listed_started} cannot be joined now (the game has started)", 20)
     pane.keys("Enter")  # the open lobby is highlighted again
+    pane.wait(f"The seat key of {listed_open}", 20)  # the list carries no seat key: it is asked
+    pane.keys(seat_key_of(open_).lower(), "Enter")
     pane.wait("p2pnimmt lobby", 30)
     lobby.wait_for(r"bob", 20)
 

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from procs import Proc
+from procs import Proc, game_of
 from tmuxpane import Pane, needs_tmux
 
 from p2pnimmt.protocol.verify import verify_transcript
@@ -114,7 +114,7 @@ def test_join_shows_the_lobby_until_the_table_is_full(tmp_path: Path, procs) -> 
                 f"--transcript {tmp_path / 'j.p2pt'}; sleep 300")
     try:
         shown = pane.wait("Seats 2/3")
-        assert "   ".join(code) in shown  # the code, large
+        assert "   ".join(game_of(code)) in shown  # the game's code, large (the seat key is the host's screen's)
         assert "ann" in shown and "bob" in shown and "The host starts the game" in shown
         procs(["join", code, "--headless", *LO, "--transcript", str(tmp_path / "k.p2pt")], tmp_path / "k.out")
         pane.wait("Your turn")

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from procs import default_signals, wait_verified
+from procs import default_signals, game_of, wait_verified
 from tmuxpane import needs_tmux
 
 from p2pnimmt.protocol.envelope import open_envelope
@@ -55,7 +55,7 @@ def test_a_full_screen_player_and_tv_go_on_to_the_new_start(tmp_path: Path, proc
         assert roster(tmp_path / "tv-2.p2pt") == ["ann", "bob"]  # and so did the TV
         assert roster(tmp_path / "bob.p2pt") == ["ann", "bob", "mal"]
         assert host.finish(60) == 0, host.text()
-        assert f"game {code} is abandoned: mal left before acknowledging its START" in host.text(), host.text()
+        assert f"game {game_of(code)} is abandoned: mal left before acknowledging its START" in host.text(), host.text()
     finally:
         if mal.poll() is None:
             mal.kill()

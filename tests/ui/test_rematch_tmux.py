@@ -75,9 +75,10 @@ def test_the_full_screen_host_presses_r_and_its_bot_and_player_follow(tmp_path: 
                 f"--deal open --clock 1 --name ann --port 0 --transcript {tmp_path / 'ann.p2pt'}; sleep 300",
                 80, 24, env=env)
     shown = ann.wait("Seats 2/3", 20)
-    letters = re.search(r"\|\s+(\w)\s+(\w)\s+(\w)\s+(\w)\s+\|", shown)  # the code in large letters
+    # the code with its seat key in large letters: |   A   B   C   D   -   W   X   Y   Z   |
+    letters = re.search(r"\|\s+((?:\w\s+){4}-(?:\s+\w){4})\s+\|", shown)
     assert letters is not None, shown
-    first_code = "".join(letters.groups())
+    first_code = re.sub(r"\s", "", letters.group(1))
     bob = procs(["join", first_code, "--headless", *LO, "--rematch", "1", "--name", "bob",
                  "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env=env)
     first = wait_verified(tmp_path / "ann.p2pt", 90)
@@ -140,7 +141,7 @@ def test_r_after_the_host_has_left_says_there_is_no_rematch_to_wait_for(tmp_path
                       "--clock", "1", "--name", "ann", "--lang", lang, "--transcript", str(out / "ann.p2pt")],
                      out / "ann.out", env=env)
         port = host.wait_for(r"(?:listening on|lausche auf) 127\.0\.0\.1:(\d+)").group(1)
-        code = host.wait_for(r"(?:code|Code): (\w{4})").group(1)
+        code = host.wait_for(r"(?:code|Code): (\w{4}-\w{4})").group(1)
         bob = panes(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} --peer 127.0.0.1:{port} --name bob "
                     f"--lang {lang} --transcript {out / 'bob.p2pt'}; sleep 300", 80, 24, env=env)
         bob.wait(over, 90)  # the person played nothing: the 1 s clock's stand-in played each card

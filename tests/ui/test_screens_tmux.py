@@ -65,9 +65,10 @@ def test_a_player_who_quits_shows_as_left_on_the_hosts_table_at_once(tmp_path: P
     host = panes(f"{sys.executable} -m p2pnimmt host --seats 2 {LO} --name ann --rounds 1 --no-points "
                  f"--transcript {tmp_path / 'h.p2pt'}; sleep 300", 80, 24)
     shown = host.wait("s: start now")
-    found = re.search(r"\|   (\w)   (\w)   (\w)   (\w)   \|", shown)  # the code, large: |   A   B   C   D   |
+    # the code with its seat key, large: |   A   B   C   D   -   W   X   Y   Z   |
+    found = re.search(r"\|   ((?:\w   ){4}-(?:   \w){4})   \|", shown)
     assert found, shown
-    code = "".join(found.groups())
+    code = found.group(1).replace(" ", "")
     bob = panes(f"{sys.executable} -m p2pnimmt join {code} {LO} --name bob --transcript {tmp_path / 'b.p2pt'}; "
                 "echo exited-$?; sleep 300", 80, 24)
     bob.wait("Your turn")
