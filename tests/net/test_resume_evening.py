@@ -131,7 +131,7 @@ def test_a_resumed_hosts_rematch_seats_its_bots_again(tmp_path: Path, procs) -> 
     ann = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, *game, *timers, "--rematch", "1",
                  "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out", env=ENV)
     port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = ann.wait_for(r"code: (\w{4})").group(1)
+    code = ann.wait_for(r"code: (\w{4}-\w{4})").group(1)
     bob = procs(["join", code, *LO, "--peer", f"127.0.0.1:{port}", "--headless", *timers, "--rematch", "1",
                  "--name", "bob", "--transcript", str(tmp_path / "bob.p2pt")], tmp_path / "bob.out", env=ENV)
     bob.wait_for(r"(?m)^round 1:", 90)  # round 1 is over: round 2 is played with bot1 gone
