@@ -123,6 +123,8 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         # its links are kept: a seat whose link comes back there is told the offer, net.rematch.RematchLinks.linked)
     await node.listen(options.port)
     node.seat_key = old.seat_key if old is not None else None  # the evening keeps its seat key (none: one is drawn)
+    if old is not None:  # and its count of wrong keys (net.seatdoor): a new game is no new burst of guesses
+        node.lobby.door.tries = old.lobby.door.tries
     await node.host(settings)
     assert node.game_id is not None and node.session is not None  # a node that hosts has both
     anew, carry.anew = carry.anew, None
@@ -196,7 +198,8 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
             kept = HostBot(bot_identity, bot_name(node, len(host_bots) + 1), kind)
             host_bots.append(kept)
         helper = new_node(kept.identity, options, name=kept.name, bot=make_bot(kept.kind, kept.identity.secret))
-        helper.seat_key = node.seat_key  # the host's own bots prove its key as any joiner
+        helper.seat_key = node.seat_key  # the host's own bots prove its key as any joiner, never turned away unchecked
+        node.lobby.door.trusted.add(kept.identity.peer)
         await helper.listen()
         helpers.append(helper)
         await helper.join(options.interface or "127.0.0.1", node.port, node.game_id)

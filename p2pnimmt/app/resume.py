@@ -10,6 +10,7 @@ listens on its old port and takes its lobby back from its secrets.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -24,7 +25,7 @@ from ..net.node import Node
 from ..protocol.codec import DecodeError
 from ..protocol.gamecode import CODE_ALPHABET
 from ..protocol.identity import Identity
-from ..protocol.seatkey import SEAT_KEY_LENGTH, new_seat_key
+from ..protocol.seatkey import SEAT_KEY_LENGTH, new_seat_key, seat_secret
 from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames, replay_wires
 from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
@@ -284,6 +285,9 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
             code=game_code(session.game_id), path=path, n=len(wires), phase=phase_name(session.phase),
             round=evening_round(session)))
         if is_host:
+            assert node.seat_key is not None  # a resumed host's (kept_seat_key): for its spectators and next games
+            say(_("code: {code}").format(code=f"{game_code(session.game_id)}-{node.seat_key}"))
+            await asyncio.to_thread(seat_secret, session.game_id, node.seat_key)  # K, off the loop, before any join
             say(_("listening on {address}").format(address=f"{options.interface or '0.0.0.0'}:{node.port}"))
             zc = open_zeroconf(options.interface)
             advertiser = Advertiser(zc, session.game_id, identity.fingerprint, node.port,

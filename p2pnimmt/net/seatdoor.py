@@ -49,11 +49,18 @@ class _Tries:
 
 
 class SeatDoor:
-    """A host's check of the seat key in each join, and its count of wrong ones per address."""
+    """A host's check of the seat key in each join, and its count of wrong ones per address.
+
+    Only a proof that does not hold is charged (a join without one guesses nothing), and the host's own seats (its
+    bots, its guest seats: `trusted`, made in its process) are never turned away unchecked, so that a stranger who
+    spends an address's tries (one a phone relay or the host itself dials from) cannot keep them out. The count is
+    the evening's, as the key is: a rematch's door takes the finished game's (`tries`), so a new game is no new
+    burst of guesses."""
 
     def __init__(self, node: Any) -> None:  # net.node.Node (not imported: it imports us through net.lobby)
         self.node = node
         self.tries: OrderedDict[str, _Tries] = OrderedDict()
+        self.trusted: set[bytes] = set()  # peer ids of the host's own seats, made in its process
         self.refused = 0  # joins refused for the key, in all
 
     def why_not(self, conn: Connection, payload: dict[str, Any]) -> str | None:
@@ -64,19 +71,21 @@ class SeatDoor:
         address = conn.address[0] if conn.address else ""
         now = time.monotonic()
         tries = self.tries.get(address)
-        if tries is not None and not tries.have(now):
+        if tries is not None and not tries.have(now) and conn.peer not in self.trusted:
             return self._refused(conn, address, TOO_MANY)  # not checked: guessing is bounded per address
         proof = payload.get("proof")
         ours, theirs = conn.nonces
         if proof is not None and proof_holds(proof, seat_secret(node.game_id, node.seat_key), node.game_id, theirs,
                                              ours, conn.key):
             return None
+        if proof is None:  # no guess: nothing charged
+            return self._refused(conn, address, MISSING)
         if tries is None:
             tries = self.tries[address] = _Tries(now)
             while len(self.tries) > WRONG_ADDRESSES:
                 self.tries.popitem(last=False)
         tries.left -= 1.0
-        return self._refused(conn, address, MISSING if proof is None else WRONG)
+        return self._refused(conn, address, WRONG)
 
     def _refused(self, conn: Connection, address: str, why: str) -> str:
         self.refused += 1

@@ -59,6 +59,6 @@ def split_join_code(cleaned: str) -> tuple[str, str | None]:
 
 
 def plain(text: str) -> str:
-    """What a person typed, made plain as a code is read: upper case, without spaces or hyphens, I and L as 1, O
-    as 0."""
-    return "".join(ch for ch in text.upper() if ch not in " -").translate(_AS_TYPED)
+    """What a person typed, made plain as a code is read: upper case, without white space or hyphens, I and L as 1,
+    O as 0 (as the page's seatkey.ts reads a key)."""
+    return "".join(ch for ch in text.upper() if not ch.isspace() and ch != "-").translate(_AS_TYPED)

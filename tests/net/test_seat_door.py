@@ -130,6 +130,33 @@ async def test_wrong_keys_are_bounded_per_address() -> None:
         lobby = await asyncio.to_thread(friend.lobby)
         assert [m["name"] for m in lobby["members"] if m["role"] == "player"] == ["ann", "bob"]
         friend.close()
+        # the host's own seat (a bot, a guest seat: made in its process) dials from the spent address: it sits
+        own = Identity.generate()
+        host.lobby.door.trusted.add(own.peer)
+        bot = await asyncio.to_thread(Attacker.dial, host.port, own)
+        bot.join("player", name="bot1", seat_key=host.seat_key)
+        lobby = await asyncio.to_thread(bot.lobby)
+        assert "bot1" in [m["name"] for m in lobby["members"]]
+        bot.close()
+    finally:
+        await host.close()
+
+
+async def test_a_join_without_a_proof_guesses_nothing_and_costs_nothing() -> None:
+    """Joins without a proof (an old link, a page whose link lost its key) are refused but not charged: 20 of them
+    from one address, and a friend there with the key still sits."""
+    host = await hosted()
+    try:
+        for _ in range(20):
+            keyless = await asyncio.to_thread(partial(Attacker.dial, host.port, source="127.0.0.3"))
+            keyless.join("player", name="mal")
+            assert (await asyncio.to_thread(keyless.until, "refuse")).startswith("the seat key is missing")
+            keyless.close()
+        friend = await asyncio.to_thread(partial(Attacker.dial, host.port, source="127.0.0.3"))
+        friend.join("player", name="bob", seat_key=host.seat_key)
+        lobby = await asyncio.to_thread(friend.lobby)
+        assert "bob" in [m["name"] for m in lobby["members"]]
+        friend.close()
     finally:
         await host.close()
 
