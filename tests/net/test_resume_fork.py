@@ -22,14 +22,19 @@ from __future__ import annotations
 import os
 import re
 import signal
+import time
 from pathlib import Path
 
 from attacker import LOOPBACK
+from deadlines import outer
 from procs import code_of, game_of
 from test_fork_mid_game import ROUNDS, WHY, round_end_scores
 from test_gone_before_start import ENV, LO, CheatProc, files, names_of
 
 from p2pnimmt.app.history import history_lines, read_game
+from p2pnimmt.protocol.codec import DecodeError
+from p2pnimmt.protocol.envelope import open_envelope
+from p2pnimmt.protocol.transcript import records
 from p2pnimmt.protocol.verify import verify_transcript
 
 
@@ -55,6 +60,28 @@ def table(procs, tmp_path: Path, timers: list[str], bob_timers: list[str], cheat
     mal = CheatProc(cheat[0], ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
                     tmp_path / "mal.out", turn=cheat[1])
     return ann, bob, cy, tv, mal, code
+
+
+def acked_everywhere(tmp_path: Path, names: list[str], timeout: float = 60.0) -> None:
+    """Wait until the transcript of each of `names` holds a START_ACK of every seat but the START's signer: the game
+    has begun at every node (a host killed before its seats' acks reached each other left them unable to start: "bob,
+    cy left before acknowledging its START", CI of session 34)."""
+    deadline = time.monotonic() + outer(timeout)
+    while True:
+        short = []
+        for name in names:
+            try:
+                msgs = [open_envelope(p) for kind, p in records((tmp_path / f"{name}.p2pt").read_bytes()) if kind == "msg"]
+            except (DecodeError, ValueError):  # a record being written: read again
+                msgs = []
+            start = next((m for m in msgs if m.kind == "START"), None)
+            acked = {m.sender for m in msgs if m.kind == "START_ACK"}
+            if start is None or len(acked) < len(start.body["roster"]) - 1:
+                short.append(name)
+        if not short:
+            return
+        assert time.monotonic() < deadline, f"no START_ACK of every seat at {short}"
+        time.sleep(0.1)
 
 
 def kill(proc) -> None:
@@ -193,6 +220,7 @@ def test_a_resumed_host_starts_the_new_game_after_an_equivocation(tmp_path: Path
     ann, bob, cy, tv, mal, code = table(procs, tmp_path, timers, timers)
     try:
         ann.wait_for("game started", 60)
+        acked_everywhere(tmp_path, ["ann", "bob", "cy", "mal"])
         kill(ann)  # in round 1: the others wait on their host
         resumed = procs(["resume", str(tmp_path / "ann.p2pt"), "--headless", *LO, *timers], tmp_path / "resume.out",
                         env=ENV)
