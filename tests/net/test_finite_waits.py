@@ -104,6 +104,7 @@ def test_a_joiner_whose_host_left_the_lobby_says_so_at_once(tmp_path: Path, proc
     code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     joiner = procs(["join", code, "--headless", *LO, "--transcript", str(tmp_path / "j.p2pt")], tmp_path / "j.out")
     host.wait_for("lobby: 2/3")
+    joiner.wait_for(r"joined \w{4}")  # the host's lobby frame came (its name with it): said once it names us
     os.kill(host.popen.pid, leaves)
     host.popen.wait()
     assert joiner.finish(BOUND) == 1, joiner.text()
