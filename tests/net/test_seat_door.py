@@ -44,6 +44,18 @@ async def joined(host: Node, joiner: Node) -> str | None:
     return joiner.refused
 
 
+async def sits(host: Node, name: str, source: str = LO, identity: Identity | None = None) -> list[str]:
+    """`name` joins `host` with its seat key from `source` (a loopback address: another machine) as `identity`: the
+    names of the members the host's lobby frame then lists (its refusal, if any, is an EOFError or an assert)."""
+    link = await asyncio.to_thread(partial(Attacker.dial, host.port, identity, source=source))
+    try:
+        link.join("player", name=name, seat_key=host.seat_key)
+        lobby = await asyncio.to_thread(link.lobby)
+    finally:
+        link.close()
+    return [m["name"] for m in lobby["members"]]
+
+
 async def test_the_host_draws_a_key_and_admits_only_joins_that_prove_it() -> None:
     host = await hosted()
     assert host.seat_key is not None and len(host.seat_key) == 4
@@ -125,19 +137,11 @@ async def test_wrong_keys_are_bounded_per_address() -> None:
         right.join("player", name="mal", seat_key=host.seat_key)
         assert (await asyncio.to_thread(right.until, "refuse")).startswith("too many wrong seat keys")
         right.close()
-        friend = await asyncio.to_thread(partial(Attacker.dial, host.port, source="127.0.0.2"))  # another machine
-        friend.join("player", name="bob", seat_key=host.seat_key)
-        lobby = await asyncio.to_thread(friend.lobby)
-        assert [m["name"] for m in lobby["members"] if m["role"] == "player"] == ["ann", "bob"]
-        friend.close()
+        assert await sits(host, "bob", source="127.0.0.2") == ["ann", "bob"]  # another machine
         # the host's own seat (a bot, a guest seat: made in its process) dials from the spent address: it sits
         own = Identity.generate()
         host.lobby.door.trusted.add(own.peer)
-        bot = await asyncio.to_thread(Attacker.dial, host.port, own)
-        bot.join("player", name="bot1", seat_key=host.seat_key)
-        lobby = await asyncio.to_thread(bot.lobby)
-        assert "bot1" in [m["name"] for m in lobby["members"]]
-        bot.close()
+        assert "bot1" in await sits(host, "bot1", identity=own)
     finally:
         await host.close()
 
@@ -152,11 +156,7 @@ async def test_a_join_without_a_proof_guesses_nothing_and_costs_nothing() -> Non
             keyless.join("player", name="mal")
             assert (await asyncio.to_thread(keyless.until, "refuse")).startswith("the seat key is missing")
             keyless.close()
-        friend = await asyncio.to_thread(partial(Attacker.dial, host.port, source="127.0.0.3"))
-        friend.join("player", name="bob", seat_key=host.seat_key)
-        lobby = await asyncio.to_thread(friend.lobby)
-        assert "bob" in [m["name"] for m in lobby["members"]]
-        friend.close()
+        assert "bob" in await sits(host, "bob", source="127.0.0.3")
     finally:
         await host.close()
 
