@@ -53,7 +53,6 @@ ASK_AGAIN = (2.5, 8.0)  # seconds into a look at which it asks for games again (
 RESOLVE_TRIES = 3  # asks for an advertisement's details (a lost answer is asked for again while the look lasts)
 RESOLVE_MS = 3000  # how long one ask for an advertisement's details waits
 RESOLVE_PAUSE = 0.5  # seconds between two asks for one advertisement's details
-_AS_TYPED = str.maketrans({"I": "1", "L": "1", "O": "0"})
 
 
 def service_problem(value: str) -> str | None:
@@ -80,7 +79,7 @@ def parse_code(text: str) -> str:
 
     Case, spaces and hyphens do not matter; I and L are read as 1, O as 0.
     """
-    cleaned = "".join(ch for ch in text.upper() if ch not in " -").translate(_AS_TYPED)
+    cleaned = plain(text)  # as a seat key is read (protocol.seatkey)
     if len(cleaned) != CODE_LENGTH:
         raise ValueError(_("a game code is {n} letters and digits, got {text}").format(n=CODE_LENGTH,
                                                                                          text=shown(text)))
