@@ -9,12 +9,10 @@ import json
 import subprocess
 from pathlib import Path
 
+from test_web_phone_presence import messages_of
+
 from p2pnimmt.engine import Settings
-from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.events import SeatDropped
-from p2pnimmt.protocol.identity import peer_id
-from p2pnimmt.protocol.transcript import records
-from p2pnimmt.protocol.verify import verify_transcript
 from p2pnimmt.ui.local import LocalTable, SessionSeat
 from p2pnimmt.ui.model import WAITING, TableModel
 from p2pnimmt.web.server import WebServer
@@ -28,13 +26,7 @@ STATUS = "#players tr[data-name='{}'] td.status"
 
 def reveals_of(path: Path, name: str) -> list[dict]:
     """The PLAY_REVEAL bodies `name`'s seat sent, from a verified transcript."""
-    data = path.read_bytes()
-    verdict = verify_transcript(data)
-    assert verdict.ok, verdict.report()
-    wires = [open_envelope(p) for kind, p in records(data) if kind == "msg"]
-    start = next(e for e in wires if e.kind == "START")
-    key = next(s["key"] for s in start.body["roster"] if s["name"] == name)
-    return [e.body for e in wires if e.kind == "PLAY_REVEAL" and e.sender == peer_id(key)]
+    return messages_of(path.read_bytes(), name, "PLAY_REVEAL")
 
 
 async def commit_chosen_card(page) -> None:
@@ -116,18 +108,28 @@ async def test_the_stand_in_is_asked_for_a_stalled_seat_when_no_clock_runs(tmp_p
             button = page.locator("#ask-stand-in")
             assert await button.inner_text() == "Ask the stand-in for the seats we wait on: sam"
             before = await page.evaluate("document.body.dataset.key")
-            await button.click()
+            # Clicked in one step of the page's own, only if still shown: once sam is away, its line terminal's
+            # stand-in plays at once, so the button may show for a moment between our card and sam's and be gone
+            # before a click lands (a Playwright click would then wait for it to the end of its timeout).
+            if not await page.evaluate("() => { const b = document.getElementById('ask-stand-in');"
+                                       " if (b.hidden) return false; b.click(); return true; }"):
+                continue
             asks += 1
             # Asked: the button is done for this turn, and sam's node makes the move, so the turn moves on.
             await page.wait_for_function(
                 "before => document.body.dataset.key !== before || document.body.dataset.over !== '0'", arg=before)
     # Asked in each of the first three turns (sam never moves by itself); three stand-in cards make the seat away,
-    # and from then on the stand-in plays for it at once, unasked.
-    assert asks == 3, asks
+    # and from then on the stand-in plays for it at once, unasked (a click may land while the button shows for a
+    # moment before sam's card of a later turn: the host's transcript says what was asked).
+    assert asks >= 3, asks
     await page.click("#leave")
     assert host.finish(30) == 0, host.text()
     reveals = reveals_of(tmp_path / "host.p2pt", "sam")
     assert len(reveals) == 10 and all(r.get("auto") is True for r in reveals)  # made by sam's node, marked auto
+    asked = messages_of((tmp_path / "host.p2pt").read_bytes(), "ann", "STANDIN")
+    assert len(asked) == asks, (asks, asked)
+    turns = {(a["round"], a["turn"]) for a in asked}
+    assert {(0, t) for t in (0, 1, 2)} <= turns and len(turns) < 10, turns  # from the fourth turn on: not needed
     assert not errors, errors
 
 
