@@ -21,10 +21,13 @@ from procs import final_scores
 from test_cheat_loses_its_seat import one_summary
 from test_gone_before_start import ENV, LO, CheatProc, ann_and_joiners, files
 
-# mal loses its seat for the split commit (an equivocation) from that turn's commit step. Under load (CI of session
-# 34, 1 run in 4) every node judged mal instead for its commit above the split, a state mismatch at step 11: still one game everywhere, but another fault than the split's. Which one wins depends on the
-# order of arrival (ann checks the commit above before bob's proof of the split reaches it): an open question for the
-# next session (protocol.md 12's fixed point), not a split between nodes. Either is taken here; the game must be one.
+# mal loses its seat for the split commit (an equivocation) from that turn's commit step, where the seats named both
+# versions. Under load (CI of session 34, 1 run in 4) ann relayed version A to bob and cy before mal's B reached them,
+# so every seat took A and revealed on it: protocol.md 12, "A split commit", *Decided*, second case: A is the game's,
+# mal keeps its seat, and its message above is on the game's branch, where its commit of turn 4 was signed on a
+# state no honest node computes (a state mismatch at step 11). Which versions the seats take is the network's race;
+# what every node decides from their reveals is not (every honest node the same verdict, each run). Either is taken
+# here; the game must be one.
 LOST_EITHER = ("lost its seat for a proven rule break: mal (equivocation, the stand-in played it from round 1, step 8)",
                "lost its seat for a proven rule break: mal (state-mismatch, the stand-in played it from round 1, "
                "step 11)")
