@@ -201,6 +201,8 @@ _PEER_TEXTS = (
         "invite link")),
     (r"too many wrong seat keys from this address: wait, then type the code as the host's screen shows it",
      N_("too many wrong seat keys from this address: wait, then type the code as the host's screen shows it")),
+    (r"too many wrong seat keys from too many addresses: wait, then type the code as the host's screen shows it",
+     N_("too many wrong seat keys from too many addresses: wait, then type the code as the host's screen shows it")),
     (r"the game has started", N_("the game has started")),
     (r"the seats are held for the players of the previous game",
      N_("the seats are held for the players of the previous game")),

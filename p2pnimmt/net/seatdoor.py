@@ -17,13 +17,17 @@ from .connection import Connection
 # Wrong seat keys one address may try: a burst, then one each WRONG_EVERY seconds (protocol.md 14, "Bounds").
 WRONG_BURST = 8.0
 WRONG_EVERY = 10.0
-WRONG_ADDRESSES = 1024  # addresses remembered (the oldest forgotten first)
+# Addresses counted apart: one is forgotten only once it has all its tries again (forgetting it then gives it nothing);
+# while every one of them is short of tries, the addresses past them share one count of their own (SeatDoor.others).
+WRONG_ADDRESSES = 1024
 
 MISSING = ("the seat key is missing: type the code as the host's screen shows it, with its seat key (CODE-KEY), "
            "or open its invite link")
 WRONG = ("wrong seat key: type the code as the host's screen shows it, with its seat key (CODE-KEY), or open its "
          "invite link")
 TOO_MANY = "too many wrong seat keys from this address: wait, then type the code as the host's screen shows it"
+TOO_MANY_ADDRESSES = ("too many wrong seat keys from too many addresses: wait, then type the code as the host's screen "
+                      "shows it")
 
 
 def join_with_proof(node: Any, conn: Connection, frame: dict[str, Any]) -> dict[str, Any]:
@@ -47,6 +51,10 @@ class _Tries:
         self.at = now
         return self.left >= 1.0
 
+    def full(self, now: float) -> bool:
+        """It has all its tries again: nothing is lost by forgetting it."""
+        return self.left + (now - self.at) / WRONG_EVERY >= WRONG_BURST
+
 
 class SeatDoor:
     """A host's check of the seat key in each join, and its count of wrong ones per address.
@@ -59,7 +67,8 @@ class SeatDoor:
 
     def __init__(self, node: Any) -> None:  # net.node.Node (not imported: it imports us through net.lobby)
         self.node = node
-        self.tries: OrderedDict[str, _Tries] = OrderedDict()
+        self.tries: OrderedDict[str, _Tries] = OrderedDict()  # the least lately charged first
+        self.others: _Tries | None = None  # the addresses past WRONG_ADDRESSES, while none can be forgotten
         self.trusted: set[bytes] = set()  # peer ids of the host's own seats, made in its process
         self.refused = 0  # joins refused for the key, in all
 
@@ -70,9 +79,10 @@ class SeatDoor:
             return None
         address = conn.address[0] if conn.address else ""
         now = time.monotonic()
-        tries = self.tries.get(address)
+        tries = self._of(address, now)
         if tries is not None and not tries.have(now) and conn.peer not in self.trusted:
-            return self._refused(conn, address, TOO_MANY)  # not checked: guessing is bounded per address
+            # not checked: guessing is bounded per address (the addresses past those counted apart: all together)
+            return self._refused(conn, address, TOO_MANY if tries is not self.others else TOO_MANY_ADDRESSES)
         proof = payload.get("proof")
         ours, theirs = conn.nonces
         if proof is not None and proof_holds(proof, seat_secret(node.game_id, node.seat_key), node.game_id, theirs,
@@ -82,10 +92,26 @@ class SeatDoor:
             return self._refused(conn, address, MISSING)
         if tries is None:
             tries = self.tries[address] = _Tries(now)
-            while len(self.tries) > WRONG_ADDRESSES:
-                self.tries.popitem(last=False)
+        elif address in self.tries:
+            self.tries.move_to_end(address)
         tries.left -= 1.0
         return self._refused(conn, address, WRONG)
+
+    def _of(self, address: str, now: float) -> _Tries | None:
+        """The count `address` is charged to: its own, none yet (there is room for it), or, while WRONG_ADDRESSES
+        addresses are counted apart and none of them has all its tries again, the one the others share. Forgetting
+        the oldest instead (before session 35) gave a stranger with more addresses than that a fresh burst at each:
+        every guess was checked (benchmarks/attacks/seat_key_guess.py)."""
+        tries = self.tries.get(address)
+        if tries is not None:
+            return tries
+        while self.tries and len(self.tries) >= WRONG_ADDRESSES and next(iter(self.tries.values())).full(now):
+            self.tries.popitem(last=False)
+        if len(self.tries) < WRONG_ADDRESSES:
+            return None
+        if self.others is None:
+            self.others = _Tries(now)
+        return self.others
 
     def _refused(self, conn: Connection, address: str, why: str) -> str:
         self.refused += 1

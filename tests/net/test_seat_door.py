@@ -163,15 +163,16 @@ async def test_a_join_without_a_proof_guesses_nothing_and_costs_nothing() -> Non
 
 def test_a_refusal_for_the_seat_key_is_said_in_german() -> None:
     """The host's refusals are English on the wire (every node's words); a German joiner reads them in German
-    (i18n.said), each of the three, and none of them in English."""
+    (i18n.said), each of the four, and none of them in English."""
     from p2pnimmt import i18n
-    from p2pnimmt.net.seatdoor import MISSING, TOO_MANY, WRONG
+    from p2pnimmt.net.seatdoor import MISSING, TOO_MANY, TOO_MANY_ADDRESSES, WRONG
 
     i18n.use("de")
     try:
-        said = [i18n.said(text) for text in (MISSING, WRONG, TOO_MANY)]
+        said = [i18n.said(text) for text in (MISSING, WRONG, TOO_MANY, TOO_MANY_ADDRESSES)]
     finally:
         i18n.use("en")
     assert said[0].startswith("der Platzschlüssel fehlt: ") and said[1].startswith("falscher Platzschlüssel: ")
     assert said[2].startswith("zu viele falsche Platzschlüssel von dieser Adresse")
+    assert said[3].startswith("zu viele falsche Platzschlüssel von zu vielen Adressen")
     assert not any("seat key" in text for text in said), said

@@ -9,6 +9,7 @@ the table filled and started with its keys, and the real friends were refused.""
 from __future__ import annotations
 
 import re
+import secrets
 import time
 from pathlib import Path
 
@@ -17,7 +18,15 @@ from deadlines import outer
 from procs import final_scores, game_of, seat_key_of
 
 from p2pnimmt.net.discovery import browse, open_zeroconf
-from p2pnimmt.net.seatdoor import MISSING, TOO_MANY, WRONG, WRONG_BURST, WRONG_EVERY
+from p2pnimmt.net.seatdoor import (
+    MISSING,
+    TOO_MANY,
+    TOO_MANY_ADDRESSES,
+    WRONG,
+    WRONG_ADDRESSES,
+    WRONG_BURST,
+    WRONG_EVERY,
+)
 from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.gamecode import CODE_ALPHABET
 from p2pnimmt.protocol.seatkey import seat_secret
@@ -139,4 +148,42 @@ def test_wrong_keys_are_bounded_per_address(tmp_path: Path, procs) -> None:
     kind, lobby = stranger_joins(port, "bob", right, source="127.0.0.2")
     assert kind == "lobby", (kind, lobby)
     assert isinstance(lobby, dict) and "bob" in [m["name"] for m in lobby["members"]], lobby
+    assert "game started" not in host.text()
+
+
+def guessed(port: int, source: str) -> tuple[str, object]:
+    """A stranger's join from `source` with a proof that does not hold (to the host, a wrong seat key): the answer."""
+    link = Attacker.dial(port, source=source)
+    try:
+        link.send("join", {"name": "mallory", "role": "player", "bot": False, "port": 1,
+                           "proof": secrets.token_bytes(32)})
+        return answer(link)
+    finally:
+        link.close()
+
+
+def test_many_addresses_give_a_spent_address_no_fresh_burst(tmp_path: Path, procs) -> None:
+    """An address that spent its WRONG_BURST stays bounded however many other addresses guess: after 1,024 others
+    (as many as the host counts apart) it still gets no guess checked, and the addresses past those share one
+    burst. Before (benchmarks/attacks/seat_key_guess.py), the host forgot the oldest address counted once a new one
+    came past 1,024, with a fresh burst each: a stranger cycling over 1,025 addresses had every guess checked. A
+    friend from an address of its own still sits."""
+    host = procs(["host", "--headless", "--seats", "3", "--name", "ann", *LO, *SHORT], tmp_path / "ann.out")
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
+    port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    spent = "127.0.0.5"
+    for n in range(int(WRONG_BURST)):
+        assert guessed(port, spent) == ("refuse", WRONG), n
+    spent_at = time.monotonic()
+    assert guessed(port, spent) == ("refuse", TOO_MANY)
+    for n in range(WRONG_ADDRESSES):
+        assert guessed(port, f"127.4.{n // 250}.{1 + n % 250}") == ("refuse", WRONG), n
+    answers = [guessed(port, spent) for _ in range(int(WRONG_BURST))]
+    allowed = int((time.monotonic() - spent_at) / WRONG_EVERY)  # the tries it got back meanwhile, one each 10 s
+    assert allowed < WRONG_BURST, "the others took longer than a whole refill: the bound not tested"
+    assert answers.count(("refuse", WRONG)) <= allowed, answers
+    kind, lobby = stranger_joins(port, "bob", seat_key_of(code), source="127.0.0.6")
+    assert kind == "lobby" and isinstance(lobby, dict) and "bob" in [m["name"] for m in lobby["members"]], lobby
+    past = [guessed(port, f"127.5.0.{n + 1}") for n in range(int(WRONG_BURST))]
+    assert past[-1] == ("refuse", TOO_MANY_ADDRESSES), past  # one burst for the addresses past those counted apart
     assert "game started" not in host.text()

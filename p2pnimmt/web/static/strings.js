@@ -664,6 +664,7 @@ window.P2PNIMMT_STRINGS = {
   "too few players remain to play on: {names} left ({remain} of {active} remain, and a game goes on without the missing only while more than half remain)": "zu wenige Spieler bleiben zum Weiterspielen: {names} sind gegangen ({remain} von {active} bleiben, und ein Spiel geht ohne die Fehlenden nur weiter, solange mehr als die Hälfte bleibt)",
   "too many spectators ({n})": "zu viele Zuschauer ({n})",
   "too many wrong seat keys from this address: wait, then type the code as the host's screen shows it": "zu viele falsche Platzschlüssel von dieser Adresse: warte, dann gib den Code so ein, wie ihn der Bildschirm des Gastgebers zeigt",
+  "too many wrong seat keys from too many addresses: wait, then type the code as the host's screen shows it": "zu viele falsche Platzschlüssel von zu vielen Adressen: warte, dann gib den Code so ein, wie ihn der Bildschirm des Gastgebers zeigt",
   "total": "Summe",
   "total {points}": "gesamt {points}",
   "transcript: {path}": "Spielprotokoll: {path}",

@@ -1,0 +1,142 @@
+"""FINDING (session 35, redteam), fixed in session 35: the bound on wrong seat keys (protocol.md 14, "Bounds": per address, for the
+evening, a burst of 8, then one each 10 s, "the newest 1,024 addresses" remembered) does not hold for a stranger
+with more than 1,024 addresses: the host forgets the oldest address it counts once a new one comes past 1,024,
+and a forgotten address has a fresh burst of 8. Cycling over 1,025 addresses or more, every address is always
+forgotten before it comes round again: every guess is checked, the bound is gone, and guessing the 20-bit key is
+held back only by the stranger's own scrypt per candidate key and the host's handshakes (measured: 1,100
+addresses, 20 rounds, 22,000 guesses checked at some 550 a second, each address 20 against its bound of 10).
+
+Now (p2pnimmt/net/seatdoor.py, SeatDoor._of) an address is forgotten only once it has all its tries again, and
+while none of the 1,024 counted apart can be forgotten, the addresses past them share one burst of their own
+("too many wrong seat keys from too many addresses"): the same run has 8,200 guesses checked (1,024 x 8 and the
+shared 8) and every other refused unchecked; tests/net/test_seat_squat.py keeps it so.
+
+A reproduction: a headless host (3 seats, nobody joins, on 127.0.0.1), and a stranger without the key that dials
+it from ADDRESSES loopback addresses (127.3.0.0 on: as many machines of a large LAN) in ROUNDS rounds, one wrong
+seat key from each address each round (a proof that does not hold: to the host, a guess; a real stranger pays one
+scrypt per candidate key for it, which a machine of many cores or a GPU pays quickly). It counts, for each
+address, the joins the host CHECKED ("wrong seat key") and those it refused unchecked ("too many wrong seat
+keys"), prints them and the host's rate of checked guesses, and exits 1 if any address had more guesses checked
+than the bound allows it (8, plus one each 10 s since its first), 0 when the bound holds.
+
+    python benchmarks/attacks/seat_key_guess.py [ADDRESSES] [ROUNDS]
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+os.environ["P2PNIMMT_SERVICE"] = f"_pnt-sk{secrets.token_hex(3)}._tcp.local."  # this run's own: no other game seen
+
+from attacker import Attacker  # noqa: E402
+
+from p2pnimmt.net.seatdoor import WRONG_BURST, WRONG_EVERY  # noqa: E402
+from p2pnimmt.protocol.identity import Identity  # noqa: E402
+
+THREADS = 4
+
+
+def addresses(n: int) -> list[str]:
+    return [f"127.3.{i // 250}.{1 + i % 250}" for i in range(n)]
+
+
+def guess(port: int, source: str, me: Identity) -> str:
+    """One wrong seat key from `source`: what the host answered (`wrong`, `unchecked`, or what else it said)."""
+    try:
+        link = Attacker.dial(port, me, source=source)
+    except (OSError, EOFError, AssertionError) as exc:
+        return f"no handshake: {exc}"
+    try:
+        link.send("join", {"name": "mallory", "role": "spectator", "bot": False, "port": 1,
+                           "proof": secrets.token_bytes(32)})
+        link.sock.settimeout(10)
+        kind, payload = link.read_frame()[:2]
+    except (OSError, EOFError) as exc:
+        return f"no answer: {exc}"
+    finally:
+        link.close()
+    if kind == "refuse" and str(payload).startswith("wrong seat key"):
+        return "wrong"
+    if kind == "refuse" and str(payload).startswith("too many wrong seat keys"):
+        return "unchecked"
+    return f"{kind}: {str(payload)[:80]}"
+
+
+def main() -> int:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1100
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+    sources = addresses(n)
+    with TemporaryDirectory() as tmp:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": tmp, "XDG_RUNTIME_DIR": tmp}
+        out = Path(tmp) / "host.log"
+        host = subprocess.Popen([sys.executable, "-m", "p2pnimmt", "host", "--headless", "--seats", "3", "--name",
+                                 "ann", "--interface", "127.0.0.1", "--give-up", "0"],
+                                stdout=open(out, "wb"), stderr=subprocess.STDOUT, env=env)
+        try:
+            deadline = time.monotonic() + 60
+            while not (port := re.search(r"listening on 127\.0\.0\.1:(\d+)", out.read_text())):
+                if time.monotonic() > deadline or host.poll() is not None:
+                    print(out.read_text())
+                    return 2
+                time.sleep(0.1)
+            me = Identity.generate()
+            checked: Counter[str] = Counter()
+            answers: Counter[str] = Counter()
+            first: dict[str, float] = {}
+            over: dict[str, tuple[int, float]] = {}
+            lock = threading.Lock()
+            began = time.monotonic()
+            for r in range(rounds):
+                def run(part: list[str]) -> None:
+                    for source in part:
+                        said = guess(int(port.group(1)), source, me)
+                        with lock:
+                            first.setdefault(source, time.monotonic())
+                            answers[said] += 1
+                            if said == "wrong":
+                                checked[source] += 1
+                                allowed = WRONG_BURST + (time.monotonic() - first[source]) / WRONG_EVERY
+                                if checked[source] > allowed + 1:
+                                    over[source] = (checked[source], allowed)
+                threads = [threading.Thread(target=run, args=(sources[i::THREADS],)) for i in range(THREADS)]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+                print(f"round {r + 1}: {sum(checked.values())} guesses checked so far, {dict(answers)}")
+            took = time.monotonic() - began
+            alive = host.poll() is None
+        finally:
+            host.terminate()
+            try:
+                host.wait(20)
+            except subprocess.TimeoutExpired:
+                host.kill()
+                host.wait()
+    total = sum(checked.values())
+    print(f"\n{n} addresses, {rounds} rounds in {took:.0f} s: {total} wrong seat keys checked by the host "
+          f"({total / took:.0f} a second; the bound allows at most {min(n, 1024) * WRONG_BURST + n / WRONG_EVERY * took:.0f} "
+          f"in all); the host {'kept running' if alive else 'exited'}")
+    if over:
+        print(f"at this rate the half of the 2^20 seat keys is checked in {2 ** 19 / (total / took) / 60:.0f} "
+              "minutes (plus the stranger's scrypt per key)")
+        source, (got, allowed) = next(iter(over.items()))
+        print(f"over the bound at {len(over)} of {n} addresses: {source} had {got} guesses checked, "
+              f"the bound allows it {allowed:.1f}")
+    print(f"\nthe bound on wrong seat keys failed: {bool(over)}")
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
