@@ -124,7 +124,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     await node.listen(options.port)
     node.seat_key = old.seat_key if old is not None else None  # the evening keeps its seat key (none: one is drawn)
     if old is not None:  # and its count of wrong keys (net.seatdoor): a new game is no new burst of guesses
-        node.lobby.door.tries = old.lobby.door.tries
+        node.lobby.door.count_on(old.lobby.door)
     await node.host(settings)
     assert node.game_id is not None and node.session is not None  # a node that hosts has both
     anew, carry.anew = carry.anew, None

@@ -72,6 +72,11 @@ class SeatDoor:
         self.trusted: set[bytes] = set()  # peer ids of the host's own seats, made in its process
         self.refused = 0  # joins refused for the key, in all
 
+    def count_on(self, finished: SeatDoor) -> None:
+        """A rematch's or a new start's door: it goes on with the finished game's count of wrong keys (`tries`, and the
+        one the addresses past them share), the evening's as the key is."""
+        self.tries, self.others = finished.tries, finished.others
+
     def why_not(self, conn: Connection, payload: dict[str, Any]) -> str | None:
         """Why this join may not be admitted for the seat key (None: its proof holds, or the host has no key)."""
         node = self.node
