@@ -5,7 +5,12 @@ Every connection is counted at accept, before a byte is read, in one count for e
 PER_SOURCE from one address at most, and TOTAL in all, never more than a quarter of the process's open-file
 limit (raised to its hard limit first, where the system allows). One over its address's bound is closed at once;
 with every place taken, the newest connection takes the place of the oldest from the address that holds the most
-(unless that is its own), except a seat's page's socket, which is never shed. A connection that has not sent a
+(unless that is its own), except a seat's page's socket, which is never shed. An address that showed a page's
+token (a link's `?t=`: it was given the page) is known: while addresses that never did hold places, the newest
+connection takes the oldest place of the one of them holding the most, from a known address whatever that one
+holds, from any other when it holds as many as the newcomer's address would (red team, session 35: a stranger
+holding one connection from each of TOTAL addresses, each kept alive by asking for a static file, kept every new
+page out, the TV's and a phone's; benchmarks/attacks/web_spread.py). A connection that has not sent a
 whole request IDLE seconds after it opened, or after its last answer, is closed (aiohttp's keep-alive timer,
 which runs from the connect); an open page's socket that stops answering pings is closed 1.5 HEARTBEATs on.
 """
@@ -28,6 +33,7 @@ TOTAL = 256  # connections in all, at most (and a quarter of the open-file limit
 IDLE = 5.0  # seconds a connection may take to send a whole request (from its connect, or its last answer)
 # asyncio accepts up to its backlog of connections at once, each an open file before the Gate sees it: so few.
 BURST = 16
+KNOWN = 1024  # addresses remembered for having shown a page's token (the oldest forgotten first)
 HEARTBEAT = 6.0  # seconds between the pings of an open page's socket (no pong within half of it: closed)
 
 
@@ -53,6 +59,7 @@ class Gate:
         self.open: dict[str, list[Gated]] = {}  # by address, oldest first
         self.count = 0
         self.refused = 0  # connections closed at accept (over a bound), or shed for a newer one
+        self.known: dict[str, None] = {}  # addresses that showed a page's token, the least lately first
 
     def admit(self, conn: Gated) -> bool:
         mine = self.open.get(conn.source, [])
@@ -60,9 +67,11 @@ class Gate:
             self.refused += 1
             return False
         if self.count >= self.total:
-            biggest = max(self.open.values(), key=len)
+            unknown = [held for source, held in self.open.items() if source not in self.known]
+            biggest = max(unknown or self.open.values(), key=len)
             shed = next((c for c in biggest if not c.kept), None)
-            if shed is None or len(biggest) <= len(mine) + 1:
+            room = (1 if conn.source in self.known else len(mine) + 1) if unknown else len(mine) + 2
+            if shed is None or len(biggest) < room:
                 self.refused += 1
                 return False
             self.refused += 1
@@ -80,6 +89,14 @@ class Gate:
             self.count -= 1
             if not mine:
                 del self.open[conn.source]
+
+    def know(self, transport) -> None:
+        """The connection of `transport` showed a page's token: its address is known (see the module's docstring)."""
+        source = _source(transport)
+        self.known.pop(source, None)
+        self.known[source] = None
+        if len(self.known) > KNOWN:
+            del self.known[next(iter(self.known))]
 
     def keep(self, transport) -> None:
         """The connection of `transport` serves a seat's page: it is never shed for a newer one."""

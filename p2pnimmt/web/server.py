@@ -158,6 +158,7 @@ class WebServer:
         view = self.views.get(request.query.get("t", ""))
         if view is None:
             raise web.HTTPForbidden(text=_("this page needs the link with its token"), headers=HEADERS)
+        self.gate.know(request.transport)  # it was given the page (web.guard: a known address)
         if view.claim and not (claiming and view.claimed_by is None) and (
                 view.claimed_by is None or request.cookies.get(self._cookie(request)) != view.claimed_by):
             raise web.HTTPForbidden(text=_("this guest link is for the one browser that opened it first"),
@@ -186,6 +187,7 @@ class WebServer:
         relay = self.relays.get(request.query.get("t", ""))
         if relay is None:
             raise web.HTTPForbidden(text=_("this page needs the link with its token"), headers=HEADERS)
+        self.gate.know(request.transport)
         return relay
 
     async def _phone(self, request: web.Request) -> web.Response:

@@ -5,6 +5,7 @@ open files."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from pathlib import Path
 
@@ -59,6 +60,63 @@ class Slowloris:
     async def end(self) -> None:
         self.stop.set()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+class KeptAlive:
+    """One connection from each of `sources` to the page's port, each asking for a static file (no token needed)
+    every `every` seconds and reading its answer (keep-alive: never idle), opened again at once when the server
+    closes it (benchmarks/attacks/web_spread.py: a stranger with as many addresses as the server has places)."""
+
+    def __init__(self, port: int, sources: list[str], static: str = "table.css", every: float = 2.0) -> None:
+        self.port, self.sources, self.static, self.every = port, sources, static, every
+        self.stop = asyncio.Event()
+        self.answers = self.opened = self.cut = 0
+        self.tasks: list[asyncio.Task] = []
+
+    def start(self) -> None:
+        self.tasks = [asyncio.ensure_future(self.hold(ip)) for ip in self.sources]
+
+    async def hold(self, ip: str) -> None:
+        request = f"GET /static/{self.static} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n\r\n".encode()
+        while not self.stop.is_set():
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", self.port, local_addr=(ip, 0))
+            except OSError:
+                await asyncio.sleep(0.2)
+                continue
+            self.opened += 1
+            try:
+                while not self.stop.is_set():
+                    writer.write(request)
+                    head = await reader.readuntil(b"\r\n\r\n")
+                    size = re.search(rb"Content-Length: (\d+)", head, re.I)
+                    await reader.readexactly(int(size.group(1)) if size else 0)
+                    self.answers += 1
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.stop.wait(), self.every)
+            except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+                self.cut += 1
+            finally:
+                writer.close()
+
+    async def end(self) -> None:
+        self.stop.set()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+async def fetch(url: str, source: str = "127.0.0.1") -> str:
+    """GET `url` (http://127.0.0.1:PORT/...) from `source` on a fresh connection: the status line, or why not."""
+    match = re.match(r"http://([\d.]+):(\d+)(/.*)", url)
+    assert match is not None, url
+    host, port, path = match.groups()
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port), local_addr=(source, 0)), 5)
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
+        data = await asyncio.wait_for(reader.read(), 5)
+        writer.close()
+    except (OSError, TimeoutError) as exc:
+        return type(exc).__name__
+    return data.split(b"\r\n", 1)[0].decode(errors="replace") or "closed without an answer"
 
 
 async def closed_by_server(port: int, first: bytes, deadline: float = OUTER) -> bool:

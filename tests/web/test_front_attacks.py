@@ -14,7 +14,7 @@ from typing import Any
 import aiohttp
 import pytest
 from deadlines import OUTER
-from slowloris import Slowloris, closed_by_server, open_files
+from slowloris import KeptAlive, Slowloris, closed_by_server, fetch, open_files
 from test_web_phone_presence import messages_of
 
 from p2pnimmt.engine import BULL_HEADS
@@ -487,3 +487,28 @@ async def test_a_killed_player_resumes_under_slowloris_and_is_not_dropped(tmp_pa
     for name in ("host", "bob"):
         verdict = verify_transcript((tmp_path / f"{name}.p2pt").read_bytes())
         assert verdict.ok, (name, verdict.report())
+
+
+async def test_one_place_held_from_each_of_many_addresses_keeps_no_page_out(tmp_path: Path, procs) -> None:
+    """A host whose page's server has 64 places (open files capped at 256) and a stranger holding one connection from
+    each of 80 addresses, each kept alive by asking for a static file (no token) every 2 s: the page loads, from
+    the address that had it before and from addresses new to it (a phone's first look). Before (session 35,
+    benchmarks/attacks/web_spread.py) a newcomer took a place only from an address holding more than its own would,
+    so one connection from each address kept every new page out: each fetch was reset."""
+    host = procs(["host", "--web", "--no-open", "--seats", "3", *LO, "--name", "ann"], tmp_path / "host.out",
+                 prefix=["prlimit", "--nofile=256:256", "--"])
+    url, port, _token = host.wait_for(SEAT_URL).groups()
+    assert (await fetch(url)).startswith("HTTP/1.1 200")  # the host's browser: its address known from now on
+    stranger = KeptAlive(int(port), [f"127.6.0.{n}" for n in range(1, 81)])
+    stranger.start()
+    try:
+        end = asyncio.get_running_loop().time() + OUTER
+        while stranger.answers < 2 * 64 or stranger.cut < 16:  # every place held, and the rest turned away
+            assert asyncio.get_running_loop().time() < end, (stranger.answers, stranger.cut)
+            await asyncio.sleep(0.1)
+        assert (await fetch(url)).startswith("HTTP/1.1 200")
+        fresh = [await fetch(url, f"127.7.0.{n}") for n in range(1, 6)]
+        assert all(said.startswith("HTTP/1.1 200") for said in fresh), fresh
+    finally:
+        await stranger.end()
+    assert "Traceback" not in host.text(), host.text()[-3000:]
