@@ -654,10 +654,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
 }
 
 /** What a host's refusal is about: "seat-key" (the seat key was missing or wrong, protocol.md 14), "seat-key-tries"
- * (too many wrong keys from this address), else "other". */
+ * (too many wrong keys from this address), else "other" (too many from too many addresses, too: the host's words). */
 function refusedFor(why: string): string {
   return why.startsWith("the seat key is missing") || why.startsWith("wrong seat key") ? "seat-key"
-    : why.startsWith("too many wrong seat keys") ? "seat-key-tries" : "other";
+    : why.startsWith("too many wrong seat keys from this address") ? "seat-key-tries" : "other";
 }
 
 /** The host's refusal in one line: for the seat key, what the person can do about it (the host's words speak of
