@@ -60,8 +60,9 @@ class SeatDoor:
     """A host's check of the seat key in each join, and its count of wrong ones per address.
 
     Only a proof that does not hold is charged (a join without one guesses nothing), and the host's own seats (its
-    bots, its guest seats: `trusted`, made in its process) are never turned away unchecked, so that a stranger who
-    spends an address's tries (one a phone relay or the host itself dials from) cannot keep them out. The count is
+    bots, its guest seats: `trusted`, made in its process) and the keys it admitted already (`_known`) are never turned
+    away unchecked, so that a stranger who spends an address's tries (one a phone relay or the host itself dials from)
+    cannot keep them out. The count is
     the evening's, as the key is: a rematch's door takes the finished game's (`tries`), so a new game is no new
     burst of guesses."""
 
@@ -85,7 +86,7 @@ class SeatDoor:
         address = conn.address[0] if conn.address else ""
         now = time.monotonic()
         tries = self._of(address, now)
-        if tries is not None and not tries.have(now) and conn.peer not in self.trusted:
+        if tries is not None and not tries.have(now) and not self._known(conn.peer):
             # not checked: guessing is bounded per address (the addresses past those counted apart: all together)
             return self._refused(conn, address, TOO_MANY if tries is not self.others else TOO_MANY_ADDRESSES)
         proof = payload.get("proof")
@@ -101,6 +102,14 @@ class SeatDoor:
             self.tries.move_to_end(address)
         tries.left -= 1.0
         return self._refused(conn, address, WRONG)
+
+    def _known(self, peer: bytes) -> bool:
+        """A key that is never refused unchecked (its proof is still checked): the host's own seats, and a key it
+        admitted with the seat key already this evening (a member whose link came back, a seat held for a rematch).
+        Before (session 35) a member whose address a stranger had spent (a phone relay's) was refused on its next
+        link, and a joiner stops at a refusal: the START then seated a player who had gone."""
+        node = self.node
+        return peer in self.trusted or peer in node.members or peer in node.held_seats.seat_order
 
     def _of(self, address: str, now: float) -> _Tries | None:
         """The count `address` is charged to: its own, none yet (there is room for it), or, while WRONG_ADDRESSES

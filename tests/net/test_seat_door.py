@@ -176,3 +176,28 @@ def test_a_refusal_for_the_seat_key_is_said_in_german() -> None:
     assert said[2].startswith("zu viele falsche Platzschlüssel von dieser Adresse")
     assert said[3].startswith("zu viele falsche Platzschlüssel von zu vielen Adressen")
     assert not any("seat key" in text for text in said), said
+
+
+async def test_a_member_is_not_refused_unchecked_where_a_stranger_spent_its_address() -> None:
+    """bob sits from 127.0.0.3 (a phone page's relay, say: every page behind it dials from there); a stranger there
+    spends the address's WRONG_BURST; bob's next link (a redial, a page reloaded) sends its join again with the key
+    and keeps its seat. Before (session 35), the host refused it unchecked ("too many wrong seat keys"): the joiner
+    stops at a refusal, and the START then seated a player who had gone. A newcomer from there is still refused
+    unchecked."""
+    host = await hosted()
+    wrong = "0000" if host.seat_key != "0000" else "1111"
+    bob = Identity.generate()
+    try:
+        assert await sits(host, "bob", source="127.0.0.3", identity=bob) == ["ann", "bob"]
+        for _ in range(int(WRONG_BURST)):
+            guess = await asyncio.to_thread(partial(Attacker.dial, host.port, source="127.0.0.3"))
+            guess.join("player", name="mal", seat_key=wrong)
+            assert (await asyncio.to_thread(guess.until, "refuse")).startswith("wrong seat key")
+            guess.close()
+        assert await sits(host, "bob", source="127.0.0.3", identity=bob) == ["ann", "bob"]
+        newcomer = await asyncio.to_thread(partial(Attacker.dial, host.port, source="127.0.0.3"))
+        newcomer.join("player", name="carl", seat_key=host.seat_key)
+        assert (await asyncio.to_thread(newcomer.until, "refuse")).startswith("too many wrong seat keys")
+        newcomer.close()
+    finally:
+        await host.close()
