@@ -148,12 +148,15 @@ class Lobby:
         return replace(member, name=name)
 
     def refuse(self, conn: Connection, reason: str) -> None:
-        """Tell a would-be member why not, and hang up (it gets nothing of the game)."""
+        """Tell a would-be member why not, and hang up (it gets nothing of the game). A member's link refused so is
+        gone as any other (left: a spectator is removed; before session 35 it stayed, a ghost that counted against
+        MAX_SPECTATORS)."""
         links = self.node.links
         conn.send_nowait("refuse", reason)
+        conn.close()
         if links.get(conn.peer) is conn:
             del links[conn.peer]
-        conn.close()
+            self.left(conn.peer)
 
     def kick(self, peer: bytes) -> None:
         """Host: remove someone from the lobby."""

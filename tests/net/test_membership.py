@@ -152,6 +152,33 @@ def test_spectators_who_hang_up_are_removed(tmp_path: Path, procs) -> None:
     all_finish_and_agree(tmp_path, {"ann": host, "bob": bob, "tv": tv})
 
 
+def test_a_spectator_whose_join_is_refused_is_removed(tmp_path: Path, procs) -> None:
+    """A spectator whose next join on its link is refused (here: without the seat key's proof) has its link closed
+    and is removed as one that hangs up is: 40 of them leave no ghost behind, and the next watcher is admitted and
+    sees the host alone. Before (session 35), the refusal closed the link without a word to the lobby: each stayed a
+    member, listed to everyone, and MAX_SPECTATORS of them kept every later watcher out ("too many spectators")."""
+    host, port = start_host(procs, tmp_path, seats=2)
+    seat_key = seat_key_of(code_of(tmp_path / "ann.out"))
+    for k in range(MAX_SPECTATORS + 8):
+        a = Attacker.dial(port)
+        try:
+            a.join("spectator", name=f"ghost{k}", seat_key=seat_key)
+            a.lobby()
+            a.send("join", {"name": f"ghost{k}", "role": "spectator", "bot": False, "port": 1})  # no proof
+            assert a.until("refuse").startswith("the seat key is missing")
+        finally:
+            a.close()
+    watcher = Attacker.dial(port)
+    try:
+        watcher.join("spectator", name="last", seat_key=seat_key)
+        lobby = lobby_with(watcher, lambda lb: "last" in members_of(lb))
+        assert sorted(members_of(lobby)) == ["ann", "last"], sorted(members_of(lobby))
+    finally:
+        watcher.close()
+    bob = joiner(procs, tmp_path, port, "bob")
+    all_finish_and_agree(tmp_path, {"ann": host, "bob": bob})
+
+
 def test_spectators_are_capped_and_the_rest_refused(tmp_path: Path, procs) -> None:
     """At most MAX_SPECTATORS watch at once: the next are refused with a reason; the host says so in one line for
     their address, then a count (issue 22 item 8: many keys from one address are not a line each). The watchers

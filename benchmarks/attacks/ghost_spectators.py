@@ -1,0 +1,103 @@
+"""FINDING (session 35, redteam), fixed in session 35: a spectator whose join was refused stayed a member.
+
+The host refuses a join on a member's own link too (a join again without the seat key's proof, a spectator asking
+for a seat once the game has started, a malformed one): it closed the link, but said nothing to its lobby, so a
+spectator refused so stayed listed to everyone and counted against MAX_SPECTATORS (32) for the rest of the game.
+Someone with the seat key (a friend misbehaving, or whoever saw the host's screen) joined 32 times with fresh keys,
+each time sending a second join without a proof, and hung up: no connection held, and every later watcher (a TV, a
+phone) was refused, "too many spectators (32)". An honest watcher who asked for a seat after the start also stayed
+listed as watching after it had gone.
+
+A reproduction with a real headless host on 127.0.0.1: 40 such spectators, then one more watcher. It prints what
+the host answered the watcher and who its lobby lists, and exits 1 if the watcher was refused or a ghost is listed
+(0 now: net.lobby.Lobby.refuse lets the member go as one that hangs up).
+
+    python benchmarks/attacks/ghost_spectators.py
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import subprocess
+import sys
+import time
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+os.environ["P2PNIMMT_SERVICE"] = f"_pnt-gh{secrets.token_hex(3)}._tcp.local."  # this run's own: no other game seen
+
+from attacker import Attacker  # noqa: E402
+
+from p2pnimmt.net.lobby import MAX_SPECTATORS  # noqa: E402
+
+
+def answer(link: Attacker) -> tuple[str, object]:
+    """The host's answer to a join: ("lobby", the lobby frame) or ("refuse", why)."""
+    link.sock.settimeout(20)
+    while True:
+        kind, payload = link.read_frame()[:2]
+        if kind in ("lobby", "refuse"):
+            return kind, payload
+
+
+def main() -> int:
+    with TemporaryDirectory() as tmp:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": tmp, "XDG_RUNTIME_DIR": tmp}
+        out = Path(tmp) / "host.log"
+        host = subprocess.Popen([sys.executable, "-m", "p2pnimmt", "host", "--headless", "--seats", "3", "--name",
+                                 "ann", "--interface", "127.0.0.1", "--give-up", "0"],
+                                stdout=open(out, "wb"), stderr=subprocess.STDOUT, env=env)
+        try:
+            deadline = time.monotonic() + 60
+            while not (found := re.search(r"code: \w{4}-(\w{4})[\s\S]*listening on 127\.0\.0\.1:(\d+)",
+                                          out.read_text())):
+                if time.monotonic() > deadline or host.poll() is not None:
+                    print(out.read_text())
+                    return 2
+                time.sleep(0.1)
+            key, port = found.group(1), int(found.group(2))
+            made = 0
+            for k in range(MAX_SPECTATORS + 8):
+                link = Attacker.dial(port)
+                try:
+                    link.join("spectator", name=f"ghost{k}", seat_key=key)
+                    if answer(link)[0] == "refuse":
+                        continue  # the ghosts already fill the places
+                    link.send("join", {"name": f"ghost{k}", "role": "spectator", "bot": False, "port": 1})
+                    link.until("refuse")
+                    made += 1
+                finally:
+                    link.close()
+            print(f"{made} spectators joined with the key, each refused on a second join without it")
+            watcher = Attacker.dial(port)
+            try:
+                watcher.join("spectator", name="tv", seat_key=key)
+                kind, payload = answer(watcher)
+            finally:
+                watcher.close()
+        finally:
+            host.terminate()
+            try:
+                host.wait(20)
+            except subprocess.TimeoutExpired:
+                host.kill()
+                host.wait()
+    if kind == "refuse":
+        print(f"the host to the next watcher: refused: {payload}")
+        ghosts = True
+    else:
+        assert isinstance(payload, dict)
+        names = [m["name"] for m in payload["members"]]
+        print(f"the host to the next watcher: admitted; its lobby lists {len(names)}: {', '.join(names[:8])}"
+              + (" ..." if len(names) > 8 else ""))
+        ghosts = any(name.startswith("ghost") for name in names)
+    print(f"\nghost spectators kept: {ghosts}")
+    return 1 if ghosts else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
