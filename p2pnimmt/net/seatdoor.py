@@ -6,18 +6,14 @@ The key itself never crosses a link: only HMACs bound to one link's handshake no
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from typing import Any
 
 from ..protocol.identity import fingerprint
-from ..protocol.seatkey import join_proof, proof_holds, seat_secret
+from ..protocol.seatkey import WRONG_BURST, WRONG_EVERY, WrongKeys, join_proof, proof_holds, seat_secret
 from ..quietlog import quiet
 from .connection import Connection
 
-# Wrong seat keys one address may try: a burst, then one each WRONG_EVERY seconds (protocol.md 14, "Bounds").
-WRONG_BURST = 8.0
-WRONG_EVERY = 10.0
-WRONG_ADDRESSES = 1024  # addresses remembered (the oldest forgotten first)
+__all__ = ["MISSING", "TOO_MANY", "WRONG", "WRONG_BURST", "WRONG_EVERY", "SeatDoor", "join_with_proof"]
 
 MISSING = ("the seat key is missing: type the code as the host's screen shows it, with its seat key (CODE-KEY), "
            "or open its invite link")
@@ -36,30 +32,19 @@ def join_with_proof(node: Any, conn: Connection, frame: dict[str, Any]) -> dict[
     return {**frame, "proof": join_proof(secret, conn.game_id, ours, theirs, node.identity.public_key)}
 
 
-class _Tries:
-    """The wrong seat keys one address has left: WRONG_BURST, refilled by one each WRONG_EVERY seconds."""
-
-    def __init__(self, now: float) -> None:
-        self.left, self.at = WRONG_BURST, now
-
-    def have(self, now: float) -> bool:
-        self.left = min(WRONG_BURST, self.left + (now - self.at) / WRONG_EVERY)
-        self.at = now
-        return self.left >= 1.0
-
-
 class SeatDoor:
     """A host's check of the seat key in each join, and its count of wrong ones per address.
 
     Only a proof that does not hold is charged (a join without one guesses nothing), and the host's own seats (its
     bots, its guest seats: `trusted`, made in its process) are never turned away unchecked, so that a stranger who
-    spends an address's tries (one a phone relay or the host itself dials from) cannot keep them out. The count is
+    spends an address's tries (one the host itself dials from) cannot keep them out; a phone relay checks its pages'
+    joins itself (web.relaydoor), so no wrong proof comes from a relay node's address. The count is
     the evening's, as the key is: a rematch's door takes the finished game's (`tries`), so a new game is no new
     burst of guesses."""
 
     def __init__(self, node: Any) -> None:  # net.node.Node (not imported: it imports us through net.lobby)
         self.node = node
-        self.tries: OrderedDict[str, _Tries] = OrderedDict()
+        self.tries = WrongKeys()  # per address
         self.trusted: set[bytes] = set()  # peer ids of the host's own seats, made in its process
         self.refused = 0  # joins refused for the key, in all
 
@@ -70,8 +55,7 @@ class SeatDoor:
             return None
         address = conn.address[0] if conn.address else ""
         now = time.monotonic()
-        tries = self.tries.get(address)
-        if tries is not None and not tries.have(now) and conn.peer not in self.trusted:
+        if conn.peer not in self.trusted and self.tries.spent(address, now):
             return self._refused(conn, address, TOO_MANY)  # not checked: guessing is bounded per address
         proof = payload.get("proof")
         ours, theirs = conn.nonces
@@ -80,11 +64,7 @@ class SeatDoor:
             return None
         if proof is None:  # no guess: nothing charged
             return self._refused(conn, address, MISSING)
-        if tries is None:
-            tries = self.tries[address] = _Tries(now)
-            while len(self.tries) > WRONG_ADDRESSES:
-                self.tries.popitem(last=False)
-        tries.left -= 1.0
+        self.tries.charge(address, now)
         return self._refused(conn, address, WRONG)
 
     def _refused(self, conn: Connection, address: str, why: str) -> str:

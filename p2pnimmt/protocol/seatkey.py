@@ -13,6 +13,7 @@ import functools
 import hashlib
 import hmac
 import secrets
+from collections import OrderedDict
 
 from .gamecode import CODE_ALPHABET, CODE_LENGTH, CODE_N, CODE_P, CODE_R
 
@@ -22,6 +23,11 @@ JOIN_TAG = b"p2pnimmt/join/v1"
 PROOF_SIZE = 32
 # A person's typing: I and L read as 1, O as 0 (as the game code is read).
 _AS_TYPED = str.maketrans({"I": "1", "L": "1", "O": "0"})
+# Wrong seat keys one address may try: a burst, then one each WRONG_EVERY seconds (protocol.md 14, "Bounds"), at a
+# host (net.seatdoor) and at a phone relay for the pages behind it (web.relaydoor).
+WRONG_BURST = 8.0
+WRONG_EVERY = 10.0
+WRONG_ADDRESSES = 1024  # addresses remembered (the oldest forgotten first)
 
 
 def new_seat_key() -> str:
@@ -62,3 +68,39 @@ def plain(text: str) -> str:
     """What a person typed, made plain as a code is read: upper case, without white space or hyphens, I and L as 1,
     O as 0 (as the page's seatkey.ts reads a key)."""
     return "".join(ch for ch in text.upper() if not ch.isspace() and ch != "-").translate(_AS_TYPED)
+
+
+class _Tries:
+    """The wrong seat keys one address has left: WRONG_BURST, refilled by one each WRONG_EVERY seconds."""
+
+    def __init__(self, now: float) -> None:
+        self.left, self.at = WRONG_BURST, now
+
+    def have(self, now: float) -> bool:
+        self.left = min(WRONG_BURST, self.left + (now - self.at) / WRONG_EVERY)
+        self.at = now
+        return self.left >= 1.0
+
+
+class WrongKeys:
+    """The wrong seat keys each address has left (protocol.md 14, "Bounds"): a burst of WRONG_BURST, then one each
+    WRONG_EVERY seconds; the newest WRONG_ADDRESSES addresses are remembered. `now`: time.monotonic()."""
+
+    def __init__(self) -> None:
+        self.tries: OrderedDict[str, _Tries] = OrderedDict()
+
+    def spent(self, address: str, now: float) -> bool:
+        """Whether `address` has no try left now (then its joins are refused unchecked)."""
+        tries = self.tries.get(address)
+        return tries is not None and not tries.have(now)
+
+    def charge(self, address: str, now: float) -> None:
+        """One wrong key from `address`."""
+        tries = self.tries.get(address)
+        if tries is None:
+            tries = self.tries[address] = _Tries(now)
+            while len(self.tries) > WRONG_ADDRESSES:
+                self.tries.popitem(last=False)
+        else:
+            tries.have(now)
+        tries.left -= 1.0
