@@ -18,7 +18,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from ..protocol.codec import MAX_FRAME, DecodeError, decode, encode
+from ..protocol.codec import FRAME_LIMIT, DecodeError, decode, encode
 from ..protocol.identity import KEY_SIZE, SIGNATURE_SIZE, Identity, fingerprint, peer_id, verify
 from ..quietlog import quiet
 
@@ -29,7 +29,6 @@ HANDSHAKE_VERSION = 1
 HANDSHAKE_TAG = b"p2pnimmt/handshake/v1"
 NONCE = 16
 ANY_GAME = bytes(16)  # a dialer joining by address does not know the game id yet
-FRAME_LIMIT = MAX_FRAME + 1024  # a session message plus the [kind, payload] wrapper
 HANDSHAKE_TIMEOUT = 5.0
 IDLE_TIMEOUT = 20.0  # a peer silent this long is gone (the default of --link-timeout; peers ping every quarter)
 MAX_UNSENT = 16 * 1024 * 1024  # bytes queued to a peer that does not read before its link is cut

@@ -255,6 +255,12 @@ class Node:
         else:
             self.spawn(self.mesh.serve(conn, redial=(host, port)))
 
+    def seat_of_start(self, peer: bytes) -> bool:
+        """Whether `peer` holds a seat of this node's START: a member, whatever its join proves (protocol.md 14, "The
+        seat key"; a phone relay passes such a page's join on unchecked, as the host admits it: web.relaydoor)."""
+        session = self.session
+        return session is not None and session.start is not None and peer in session.keys
+
     def offer_relay(self, relay: tuple[str, int, str]) -> None:
         """This node serves phone pages' relay at `relay` (address, port, token: web.relay): the members learn it
         from the lobby (protocol.md 14, a member's `relay`), so that a phone page whose relay node leaves goes on

@@ -6,20 +6,23 @@ The key itself never crosses a link: only HMACs bound to one link's handshake no
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from typing import Any
 
 from ..protocol.identity import fingerprint
-from ..protocol.seatkey import join_proof, proof_holds, seat_secret
+from ..protocol.seatkey import (
+    WRONG_ADDRESSES,
+    WRONG_BURST,
+    WRONG_EVERY,
+    WrongKeys,
+    join_proof,
+    proof_holds,
+    seat_secret,
+)
 from ..quietlog import quiet
 from .connection import Connection
 
-# Wrong seat keys one address may try: a burst, then one each WRONG_EVERY seconds (protocol.md 14, "Bounds").
-WRONG_BURST = 8.0
-WRONG_EVERY = 10.0
-# Addresses counted apart: one is forgotten only once it has all its tries again (forgetting it then gives it nothing);
-# while every one of them is short of tries, the addresses past them share one count of their own (SeatDoor.others).
-WRONG_ADDRESSES = 1024
+__all__ = ["MISSING", "TOO_MANY", "TOO_MANY_ADDRESSES", "WRONG", "WRONG_ADDRESSES", "WRONG_BURST", "WRONG_EVERY",
+           "SeatDoor", "join_with_proof"]
 
 MISSING = ("the seat key is missing: type the code as the host's screen shows it, with its seat key (CODE-KEY), "
            "or open its invite link")
@@ -40,43 +43,27 @@ def join_with_proof(node: Any, conn: Connection, frame: dict[str, Any]) -> dict[
     return {**frame, "proof": join_proof(secret, conn.game_id, ours, theirs, node.identity.public_key)}
 
 
-class _Tries:
-    """The wrong seat keys one address has left: WRONG_BURST, refilled by one each WRONG_EVERY seconds."""
-
-    def __init__(self, now: float) -> None:
-        self.left, self.at = WRONG_BURST, now
-
-    def have(self, now: float) -> bool:
-        self.left = min(WRONG_BURST, self.left + (now - self.at) / WRONG_EVERY)
-        self.at = now
-        return self.left >= 1.0
-
-    def full(self, now: float) -> bool:
-        """It has all its tries again: nothing is lost by forgetting it."""
-        return self.left + (now - self.at) / WRONG_EVERY >= WRONG_BURST
-
-
 class SeatDoor:
     """A host's check of the seat key in each join, and its count of wrong ones per address.
 
     Only a proof that does not hold is charged (a join without one guesses nothing), and the host's own seats (its
     bots, its guest seats: `trusted`, made in its process) and the keys it admitted already (`_known`) are never turned
-    away unchecked, so that a stranger who spends an address's tries (one a phone relay or the host itself dials from)
-    cannot keep them out. The count is
+    away unchecked, so that a stranger who spends an address's tries (one the host itself dials from, or a member's)
+    cannot keep them out; a phone relay checks its pages' joins itself (web.relaydoor), so no wrong proof comes from a
+    relay node's address. The count is
     the evening's, as the key is: a rematch's door takes the finished game's (`tries`), so a new game is no new
     burst of guesses."""
 
     def __init__(self, node: Any) -> None:  # net.node.Node (not imported: it imports us through net.lobby)
         self.node = node
-        self.tries: OrderedDict[str, _Tries] = OrderedDict()  # the least lately charged first
-        self.others: _Tries | None = None  # the addresses past WRONG_ADDRESSES, while none can be forgotten
+        self.tries = WrongKeys()  # per address
         self.trusted: set[bytes] = set()  # peer ids of the host's own seats, made in its process
         self.refused = 0  # joins refused for the key, in all
 
     def count_on(self, finished: SeatDoor) -> None:
-        """A rematch's or a new start's door: it goes on with the finished game's count of wrong keys (`tries`, and the
-        one the addresses past them share), the evening's as the key is."""
-        self.tries, self.others = finished.tries, finished.others
+        """A rematch's or a new start's door: it goes on with the finished game's count of wrong keys (every address's,
+        and the one the addresses past those counted apart share), the evening's as the key is."""
+        self.tries = finished.tries
 
     def why_not(self, conn: Connection, payload: dict[str, Any]) -> str | None:
         """Why this join may not be admitted for the seat key (None: its proof holds, or the host has no key)."""
@@ -85,10 +72,9 @@ class SeatDoor:
             return None
         address = conn.address[0] if conn.address else ""
         now = time.monotonic()
-        tries = self._of(address, now)
-        if tries is not None and not tries.have(now) and not self._known(conn.peer):
+        if not self._known(conn.peer) and self.tries.spent(address, now):
             # not checked: guessing is bounded per address (the addresses past those counted apart: all together)
-            return self._refused(conn, address, TOO_MANY if tries is not self.others else TOO_MANY_ADDRESSES)
+            return self._refused(conn, address, TOO_MANY_ADDRESSES if self.tries.pooled(address) else TOO_MANY)
         proof = payload.get("proof")
         ours, theirs = conn.nonces
         if proof is not None and proof_holds(proof, seat_secret(node.game_id, node.seat_key), node.game_id, theirs,
@@ -96,11 +82,7 @@ class SeatDoor:
             return None
         if proof is None:  # no guess: nothing charged
             return self._refused(conn, address, MISSING)
-        if tries is None:
-            tries = self.tries[address] = _Tries(now)
-        elif address in self.tries:
-            self.tries.move_to_end(address)
-        tries.left -= 1.0
+        self.tries.charge(address, now)
         return self._refused(conn, address, WRONG)
 
     def _known(self, peer: bytes) -> bool:
@@ -110,22 +92,6 @@ class SeatDoor:
         link, and a joiner stops at a refusal: the START then seated a player who had gone."""
         node = self.node
         return peer in self.trusted or peer in node.members or peer in node.held_seats.seat_order
-
-    def _of(self, address: str, now: float) -> _Tries | None:
-        """The count `address` is charged to: its own, none yet (there is room for it), or, while WRONG_ADDRESSES
-        addresses are counted apart and none of them has all its tries again, the one the others share. Forgetting
-        the oldest instead (before session 35) gave a stranger with more addresses than that a fresh burst at each:
-        every guess was checked (benchmarks/attacks/seat_key_guess.py)."""
-        tries = self.tries.get(address)
-        if tries is not None:
-            return tries
-        while self.tries and len(self.tries) >= WRONG_ADDRESSES and next(iter(self.tries.values())).full(now):
-            self.tries.popitem(last=False)
-        if len(self.tries) < WRONG_ADDRESSES:
-            return None
-        if self.others is None:
-            self.others = _Tries(now)
-        return self.others
 
     def _refused(self, conn: Connection, address: str, why: str) -> str:
         self.refused += 1

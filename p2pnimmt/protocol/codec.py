@@ -12,6 +12,7 @@ from typing import Any
 import msgpack
 
 MAX_FRAME = 64 * 1024  # bytes in one message on the wire
+FRAME_LIMIT = MAX_FRAME + 1024  # bytes of one link frame (protocol.md 14): a session message plus [kind, payload]
 MAX_ARRAY = 256
 MAX_MAP = 32
 MAX_STR = 1024

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import hmac
 import secrets
+from collections import OrderedDict
 
 from .gamecode import CODE_ALPHABET, CODE_LENGTH, CODE_N, CODE_P, CODE_R
 
@@ -22,6 +23,11 @@ JOIN_TAG = b"p2pnimmt/join/v1"
 PROOF_SIZE = 32
 # A person's typing: I and L read as 1, O as 0 (as the game code is read).
 _AS_TYPED = str.maketrans({"I": "1", "L": "1", "O": "0"})
+# Wrong seat keys one address may try: a burst, then one each WRONG_EVERY seconds (protocol.md 14, "Bounds"), at a
+# host (net.seatdoor) and at a phone relay for the pages behind it (web.relaydoor).
+WRONG_BURST = 8.0
+WRONG_EVERY = 10.0
+WRONG_ADDRESSES = 1024  # addresses counted apart (WrongKeys)
 
 
 def new_seat_key() -> str:
@@ -62,3 +68,67 @@ def plain(text: str) -> str:
     """What a person typed, made plain as a code is read: upper case, without white space or hyphens, I and L as 1,
     O as 0 (as the page's seatkey.ts reads a key)."""
     return "".join(ch for ch in text.upper() if not ch.isspace() and ch != "-").translate(_AS_TYPED)
+
+
+class _Tries:
+    """The wrong seat keys one address has left: WRONG_BURST, refilled by one each WRONG_EVERY seconds."""
+
+    def __init__(self, now: float) -> None:
+        self.left, self.at = WRONG_BURST, now
+
+    def have(self, now: float) -> bool:
+        self.left = min(WRONG_BURST, self.left + (now - self.at) / WRONG_EVERY)
+        self.at = now
+        return self.left >= 1.0
+
+    def full(self, now: float) -> bool:
+        """It has all its tries again: nothing is lost by forgetting it."""
+        return self.left + (now - self.at) / WRONG_EVERY >= WRONG_BURST
+
+
+class WrongKeys:
+    """The wrong seat keys each address has left (protocol.md 14, "Bounds"): a burst of WRONG_BURST, then one each
+    WRONG_EVERY seconds. WRONG_ADDRESSES addresses are counted apart; one is forgotten only once it has all its tries
+    again (forgetting it then gives it nothing), and while every one of them is short of tries, the addresses past
+    them share one count of their own (`others`). Forgetting the oldest instead (before session 35) gave a stranger
+    with more addresses than that a fresh burst at each: every guess was checked
+    (benchmarks/attacks/seat_key_guess.py). `now`: time.monotonic()."""
+
+    def __init__(self) -> None:
+        self.tries: OrderedDict[str, _Tries] = OrderedDict()  # the least lately charged first
+        self.others: _Tries | None = None  # the addresses past WRONG_ADDRESSES, while none can be forgotten
+
+    def spent(self, address: str, now: float) -> bool:
+        """Whether `address` has no try left now (then its joins are refused unchecked; `pooled` says whether for
+        its own count or the one it shares)."""
+        tries = self._of(address, now)
+        return tries is not None and not tries.have(now)
+
+    def pooled(self, address: str) -> bool:
+        """`address` is charged to the count the addresses past those counted apart share."""
+        return self.others is not None and address not in self.tries
+
+    def charge(self, address: str, now: float) -> None:
+        """One wrong key from `address`."""
+        tries = self._of(address, now)
+        if tries is None:
+            tries = self.tries[address] = _Tries(now)
+        else:
+            tries.have(now)
+            if address in self.tries:
+                self.tries.move_to_end(address)
+        tries.left -= 1.0
+
+    def _of(self, address: str, now: float) -> _Tries | None:
+        """The count `address` is charged to: its own, none yet (there is room for it), or, while WRONG_ADDRESSES
+        addresses are counted apart and none of them has all its tries again, the one the others share."""
+        tries = self.tries.get(address)
+        if tries is not None:
+            return tries
+        while self.tries and len(self.tries) >= WRONG_ADDRESSES and next(iter(self.tries.values())).full(now):
+            self.tries.popitem(last=False)
+        if len(self.tries) < WRONG_ADDRESSES:
+            return None
+        if self.others is None:
+            self.others = _Tries(now)
+        return self.others

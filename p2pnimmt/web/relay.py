@@ -55,6 +55,9 @@ from typing import Protocol
 
 from aiohttp import WSMsgType, web
 
+from ..protocol.codec import encode
+from .relaydoor import RelayDoor, Watch
+
 log = logging.getLogger("p2pnimmt.web")
 
 DIAL, DATA, CLOSE, OPENED, ACCEPTED, BATCH = 1, 2, 3, 4, 5, 6
@@ -97,6 +100,8 @@ class Node(Protocol):
 
     @property
     def members(self) -> Mapping[bytes, Member]: ...
+
+    def seat_of_start(self, peer: bytes) -> bool: ...
 
 
 def wanted_port(text: str) -> int:
@@ -177,6 +182,7 @@ class Relay:
         self.claims: dict[int, str] = {}  # port -> the claim given with it (a page asks for it back with that)
         self.closing: set[asyncio.Task] = set()  # tunnels being cut
         self.known: dict[str, str] = {}  # origins of the game's relays, oldest first -> where the host saw its member
+        self.door = RelayDoor()  # the pages' joins, checked here: no wrong seat key comes from this node's address
 
     def remember(self) -> None:
         """Keep the origins of the relays the game's members name (protocol.md 14, a member's `relay`): a page one of
@@ -319,6 +325,7 @@ class Tunnel:
         self.writers: dict[int, asyncio.StreamWriter] = {}
         self.dialling: set[int] = set()  # channels the page asked to dial, not yet connected
         self.inbound: dict[int, str] = {}  # channels accepted on the page's port, oldest first -> their source
+        self.watches: dict[int, Watch] = {}  # channels dialled, read until the page's join is decided (relaydoor)
         self.tasks: set[asyncio.Task] = set()
         self.next_inbound = 1 << 31  # channels the relay numbers (accepted); the page numbers below this
         self.server: asyncio.base_events.Server | None = None
@@ -392,8 +399,11 @@ class Tunnel:
         self.seat_check()
         op, channel, rest = data[0], int.from_bytes(data[1:5], "big"), data[5:]
         if op == DATA:
+            watch = self.watches.get(channel)
+            if watch is not None and channel in self.writers:
+                rest = await self.checked(channel, watch, rest)
             writer = self.writers.get(channel)
-            if writer is not None:
+            if writer is not None and rest:
                 writer.write(rest)
                 if writer.transport.get_write_buffer_size() > MAX_BUFFERED:  # its peer takes nothing: cut it
                     self.writers.pop(channel, None)
@@ -401,10 +411,32 @@ class Tunnel:
                     await self.tell(CLOSE, channel, b"the peer does not take what is sent")
         elif op == CLOSE:
             writer = self.writers.pop(channel, None)
+            watch = self.watches.pop(channel, None)
             if writer is not None:
+                if watch is not None:  # the bytes it held for a frame still to come whole: a pipe keeps them
+                    writer.write(watch.unread())
                 writer.close()
         elif op == DIAL:
             self.spawn(self.dial(channel, rest))
+
+    async def checked(self, channel: int, watch: Watch, data: bytes) -> bytes:
+        """What of the page's bytes on a channel it dialled goes on: its first join only once the relay's door let it
+        (protocol.md 14, "The seat key": a phone relay checks its pages' joins). A refused join goes nowhere: the page
+        gets a `refuse` frame after the peer's whole frames, and the connection is closed both ways."""
+        out = watch.up(data)  # (once it reads no more, `pump` passes what of the peer's it held, and forgets it)
+        if not watch.waiting:
+            return out
+        why = await self.relay.door.why_not(self.relay.node(), self.source, watch)
+        if why is None:
+            return out + watch.passed()
+        watch.refuse()
+        writer = self.writers.pop(channel, None)
+        if writer is not None:
+            writer.close()
+            refusal = encode(["refuse", why])
+            await self.tell(DATA, channel, len(refusal).to_bytes(4, "big") + refusal)
+            await self.tell(CLOSE, channel, b"closed by the phone relay: the join was refused")
+        return b""
 
     async def tell(self, op: int, channel: int, rest: bytes = b"") -> None:
         """Send a message to the page with the others of this pass of the event loop (one batch), and wait until
@@ -463,6 +495,7 @@ class Tunnel:
         finally:
             self.dialling.discard(channel)
         self.writers[channel] = writer
+        self.watches[channel] = Watch()
         await self.tell(OPENED, channel)
         await self.pump(channel, reader, writer)
 
@@ -496,11 +529,20 @@ class Tunnel:
                 data = await reader.read(READ)
                 if not data:
                     break
-                await self.tell(DATA, channel, data)
+                watch = self.watches.get(channel)
+                if watch is not None:  # whole frames only, while the page's join is not decided (relaydoor)
+                    if watch.refused:
+                        break
+                    data = watch.down(data)
+                    if not watch.reading:
+                        self.watches.pop(channel, None)
+                if data:
+                    await self.tell(DATA, channel, data)
         except (ConnectionError, OSError) as exc:
             why = str(exc)
         finally:
             self.inbound.pop(channel, None)
+            self.watches.pop(channel, None)
             if self.writers.pop(channel, None) is not None:
                 writer.close()
                 await self.tell(CLOSE, channel, why.encode()[:200])

@@ -4,8 +4,8 @@ under K = scrypt(G || key) of that link's handshake. A relay the test controls s
 real relay and reads each tunnel as the node sees it (the handshakes' nonces and keys, the join): the proof is
 checked with the reference's seatkey.py, for the first join and for the join after a reload whose address has no
 fragment (the page kept the key by its token), each on its own link. A link without the key, where the relay's node
-holds one, makes the page say so and dial nobody; a link with another key is refused by a host that checks the key
-(the lead's net/seatdoor.py), and the page says why in its own words. In process: the host Node on 127.0.0.1, its
+holds one, makes the page say so and dial nobody; a link with another key is refused by the node's relay, which
+checks the key before the host sees the join (web/relaydoor.py), and the page says why in its own words. In process: the host Node on 127.0.0.1, its
 terminal lobby's phone link (app.web.start_phone), chromium at 390x844 with touch."""
 
 from __future__ import annotations
@@ -211,8 +211,9 @@ async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_t
         assert '"U" is not in a seat key' in await bad.inner_text("#status")
         assert len(relay.dials()) == dials
 
-        # Another evening's key: its proof does not hold; a host that checks the key refuses it, and the page says
-        # why in its own words (the host's speak of typing a code).
+        # Another evening's key: its proof does not hold; the host's relay, whose node holds the key, refuses it before
+        # a byte of it reaches the host (web/relaydoor.py: no wrong key comes from the relay's address), and the page
+        # says why in its own words (the refusal's speak of scanning again).
         other = next(k for k in ("7Q2M", "7Q2N") if k != key)
         context, wrong = await take_a_seat(browser, relay.url.split("#")[0] + f"#{other.lower()}", "max")
         contexts.append(context)
@@ -226,6 +227,7 @@ async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_t
             await wrong.wait_for_function("() => document.body.dataset.refused === 'seat-key'")
             assert (await wrong.inner_text("#status")).startswith("the host refused this page's seat key")
             assert "max" not in [m.name for m in host.members.values()]
+            assert host.lobby.door.refused == 0  # the host saw no wrong key: the relay refused it
     finally:
         for context in contexts:
             await context.close()

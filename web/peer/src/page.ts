@@ -654,10 +654,14 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
 }
 
 /** What a host's refusal is about: "seat-key" (the seat key was missing or wrong, protocol.md 14), "seat-key-tries"
- * (too many wrong keys from this address), else "other" (too many from too many addresses, too: the host's words). */
+ * (too many wrong keys from this address, the host's or the phone relay's), "relay" (the phone relay refused to pass
+ * the join on: its node holds no seat key to check it with; its "wrong seat key" and "too many wrong seat keys" are
+ * the host's, checked for it at the relay: protocol.md 14, "A phone relay checks its pages' joins"), else "other"
+ * (too many from too many addresses, too: the host's words). */
 function refusedFor(why: string): string {
   return why.startsWith("the seat key is missing") || why.startsWith("wrong seat key") ? "seat-key"
-    : why.startsWith("too many wrong seat keys from this address") ? "seat-key-tries" : "other";
+    : why.startsWith("too many wrong seat keys from this address") ? "seat-key-tries"
+    : why.startsWith("the phone relay") ? "relay" : "other";
 }
 
 /** The host's refusal in one line: for the seat key, what the person can do about it (the host's words speak of
@@ -670,6 +674,7 @@ function refusedWords(why: string): string {
       : _("the host refused this page's seat key (the 4 characters after # in its link): it is not the key of this host's evening. Scan the QR code the host shows now, or open its phone link whole.");
   }
   if (about === "seat-key-tries") return _("the host refused: too many wrong seat keys came from this address. Wait a while, then scan the QR code the host shows now.");
+  if (about === "relay") return _(why); // the relay's own words (p2pnimmt/web/relaydoor.py: KEYLESS)
   return fmt(_("the host refused: {why}"), { why: _(why) });
 }
 

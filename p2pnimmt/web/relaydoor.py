@@ -1,0 +1,207 @@
+"""A phone relay checks its pages' joins (protocol.md 14, "The seat key": *A phone relay checks its pages' joins*).
+
+A page's links reach the host from its relay node's address, and the relay's token is in the host's lobby frames,
+which anyone who reads the LAN's traffic reads. Were the relay to pass every join on, a stranger with the token
+would send wrong proofs through it, the host would charge them to the relay node's address (net.seatdoor), and once
+that address's tries were spent every new page behind the relay would be refused unchecked while the stranger went
+on guessing. So the relay, whose node holds the seat key, reads each connection a page dials through it until the
+page's first join (links are not encrypted: the two hellos' nonces and keys, then the join), decides it as the host
+would, and charges a wrong proof to the page's own address (the WebSocket's peer) with the host's bound
+(protocol.seatkey.WrongKeys): no wrong proof comes from the relay's address.
+
+`Watch` reads one connection (pure: bytes in, bytes out); `RelayDoor` is the relay's verdict and its count."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Protocol
+
+from ..i18n import N_
+from ..protocol.codec import FRAME_LIMIT, DecodeError, decode
+from ..protocol.identity import fingerprint, peer_id
+from ..protocol.seatkey import WrongKeys, proof_holds, seat_secret
+from ..quietlog import quiet
+
+HELLO = "p2pnimmt-hello"  # a link's first frame (net.connection.HELLO)
+KEY, NONCE, GAME = 32, 16, 16  # bytes of a hello's public key, nonce and game id
+
+# The relay's refusals: a `refuse` frame on the page's connection, as the host's would be (the page shows the first
+# two in its own words, as it does the host's "wrong seat key" and "too many wrong seat keys").
+WRONG = N_("wrong seat key (the phone relay checked it): scan the QR code the host shows now, or open its phone "
+           "link whole")
+TOO_MANY = N_("too many wrong seat keys from this address (at the phone relay): wait, then scan the QR code the host "
+              "shows now")
+KEYLESS = N_("the phone relay's node holds no seat key, so it passes on no join it cannot check: scan the QR code "
+             "the host shows now")
+
+
+class Game(Protocol):
+    """What the door reads of the relay's node (web.relay.Node)."""
+
+    seat_key: str | None
+
+    def seat_of_start(self, peer: bytes) -> bool: ...
+
+
+class Watch:
+    """One connection a page dialled through the relay, read until its first join is decided.
+
+    `up` takes the page's bytes, `down` its peer's, and each gives back what goes on now. While it reads, only whole
+    frames go on either way (so a `refuse` the relay puts towards the page lands between the peer's frames), and a
+    join waits in `held` (with whatever followed it) for the verdict: `passed()` then gives its bytes. Once a join
+    is passed, or the first frame after the page's `auth` that is not `ping` is anything else, or a frame cannot be
+    read as the host reads it (the host closes the connection there, before any join), nothing more is read."""
+
+    def __init__(self) -> None:
+        self.reading = True
+        self.refused = False
+        self.page_hello: list | None = None  # [HELLO, version, game id, key, nonce]
+        self.peer_hello: list | None = None
+        self.waiting = False  # the page's join waits for the verdict (its bytes, and what followed, held)
+        self.join: Any = None  # its payload
+        self._up = b""
+        self._down = b""
+        self._frames = 0  # the page's frames read so far
+        self._peer_read = False  # the peer's hello was read (or could not be)
+
+    def up(self, data: bytes) -> bytes:
+        """The page's bytes that go on now."""
+        if self.refused:
+            return b""
+        if not self.reading:
+            return data
+        self._up += data
+        if self.waiting:
+            return b""
+        out: list[bytes] = []
+        while self.reading:
+            whole = _whole(self._up)
+            if whole is None:
+                break
+            if whole < 0:  # over the frame cap: the host closes the connection there
+                self.reading = False
+                break
+            frame = self._up[:whole]
+            try:
+                value = decode(frame[4:], FRAME_LIMIT)
+            except DecodeError:  # the host reads no such frame either: the connection ends there
+                self.reading = False
+                break
+            number, self._frames = self._frames, self._frames + 1
+            if number == 0:
+                self.page_hello = value if _hello(value) else None
+                self.reading = self.page_hello is not None
+            elif number >= 2:  # (1 is its auth, which the host checks)
+                kind = value[0] if isinstance(value, list) and len(value) == 2 else None
+                if kind == "join":
+                    self.waiting, self.join = True, value[1]
+                    break
+                self.reading = kind == "ping"
+            out.append(frame)
+            self._up = self._up[whole:]
+        if not self.reading:
+            out.append(self._up)
+            self._up = b""
+        return b"".join(out)
+
+    def down(self, data: bytes) -> bytes:
+        """The peer's bytes that go on now to the page."""
+        if self.refused:
+            return b""
+        self._down += data
+        if not self.reading:  # (with what waited for a whole frame when reading stopped)
+            rest, self._down = self._down, b""
+            return rest
+        out: list[bytes] = []
+        while True:
+            whole = _whole(self._down)
+            if whole is None:
+                break
+            if whole < 0:  # the page closes its link there: nothing to keep whole
+                out.append(self._down)
+                self._down = b""
+                break
+            if not self._peer_read:
+                self._peer_read = True
+                try:
+                    value = decode(self._down[4:whole], FRAME_LIMIT)
+                except DecodeError:
+                    value = None
+                self.peer_hello = value if _hello(value) else None
+            out.append(self._down[:whole])
+            self._down = self._down[whole:]
+        return b"".join(out)
+
+    def passed(self) -> bytes:
+        """The join is passed on: its bytes and what followed it; nothing more is read."""
+        self.waiting = self.reading = False
+        out, self._up = self._up, b""
+        return out
+
+    def unread(self) -> bytes:
+        """The page's bytes held for a frame not yet whole (the page closes the connection: they go on first)."""
+        out, self._up = (b"", b"") if self.refused else (self._up, b"")
+        return out
+
+    def refuse(self) -> None:
+        """The join is refused: nothing more goes either way."""
+        self.refused = True
+        self.waiting = self.reading = False
+        self._up = self._down = b""
+
+
+def _whole(buffer: bytes) -> int | None:
+    """The length of the whole frame at the front of `buffer` (with its 4-byte header), None if it has not come
+    whole yet, -1 if its header says more than the frame cap."""
+    if len(buffer) < 4:
+        return None
+    size = int.from_bytes(buffer[:4], "big")
+    if size > FRAME_LIMIT:
+        return -1
+    return 4 + size if len(buffer) >= 4 + size else None
+
+
+def _hello(value: object) -> bool:
+    return (isinstance(value, list) and len(value) == 5 and value[0] == HELLO and isinstance(value[2], bytes)
+            and isinstance(value[3], bytes) and len(value[3]) == KEY and isinstance(value[4], bytes)
+            and len(value[4]) == NONCE)
+
+
+class RelayDoor:
+    """A relay's verdict on its pages' joins, and its count of wrong seat keys per page address."""
+
+    def __init__(self) -> None:
+        self.tries = WrongKeys()  # per page address
+        self.refused = 0  # joins refused, in all
+
+    async def why_not(self, node: Game | None, source: str, watch: Watch) -> str | None:
+        """Why the page's join held in `watch` does not go on (None: it goes on), in the order of protocol.md 14."""
+        hello, peer, join = watch.page_hello, watch.peer_hello, watch.join
+        if hello is None or peer is None:  # the page cannot have signed this handshake: the host reads no join
+            return None
+        page_key, page_nonce = hello[3], hello[4]
+        game, peer_nonce = peer[2], peer[4]
+        if node is not None and node.seat_of_start(peer_id(page_key)):
+            return None  # a member already: the host admits it whatever it proves
+        now = time.monotonic()
+        if self.tries.spent(source, now):
+            return self._refused(page_key, source, TOO_MANY)  # not checked: guessing is bounded per address
+        proof = join.get("proof") if isinstance(join, dict) else None
+        if proof is None:  # no guess: the host refuses it and charges nothing
+            return None
+        key = node.seat_key if node is not None else None
+        if key is None:
+            return self._refused(page_key, source, KEYLESS)
+        if len(game) == GAME:
+            secret = await asyncio.to_thread(seat_secret, game, key)  # cached: once a game, off the loop
+            if proof_holds(proof, secret, game, page_nonce, peer_nonce, page_key):
+                return None
+        self.tries.charge(source, now)
+        return self._refused(page_key, source, WRONG)
+
+    def _refused(self, page_key: bytes, source: str, why: str) -> str:
+        self.refused += 1
+        quiet.warning(source, "refused a page's join at the phone relay", "refused the join of page %s from %s at "
+                      "the phone relay: %s", fingerprint(peer_id(page_key)), source, why.split(":", 1)[0])
+        return why
