@@ -9,12 +9,11 @@ import ast
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 from string import Formatter
 
 import pytest
-from nodepeer import PEER, ROOT, tool
+from nodepeer import PEER, ROOT, tool, written_by
 
 from p2pnimmt.i18n import evening_rounds, round_patterns
 from p2pnimmt.protocol import round_texts
@@ -100,12 +99,7 @@ def test_no_name_can_hold_the_words_of_a_text_that_names_a_round() -> None:
 
 def test_the_page_renumbers_by_the_references_patterns(tmp_path: Path) -> None:
     """The phone page's patterns (web/peer/src/round_texts.ts) are the reference's, written from them: no copy."""
-    fresh = tmp_path / "round_texts.ts"
-    done = subprocess.run([sys.executable, str(PEER / "scripts" / "gen_round_texts.py"), str(fresh)],
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert fresh.read_text() == (PEER / "src" / "round_texts.ts").read_text(), (
-        "web/peer/src/round_texts.ts is not what scripts/gen_round_texts.py writes from p2pnimmt's round texts")
+    written_by("gen_round_texts.py", "round_texts.ts", tmp_path / "round_texts.ts")
 
 
 def sample(text: str, rounds: dict[str, int]) -> str:
