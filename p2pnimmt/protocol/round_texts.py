@@ -1,9 +1,10 @@
 """The protocol layer's texts that number a round of their own game (`round 1`: the game's first), each the whole of a
 fault's detail or a void round's reason: the one source of their words. The layer writes each from its template here
 (str.format: slots.py, steps.py, deal.py, sealed.py, sealed_deal.py), and the fronts, which say the evening's rounds
-(engine Game.round_no), renumber exactly these words, never a player's name ("round 2" is a name): i18n.round_texts
-makes its patterns from TEXTS, and the phone page's (web/peer/src/round_texts.ts) are written from those
-(web/peer/scripts/gen_round_texts.py). The records and the verifier's report keep the game's own numbers.
+(engine Game.round_no), renumber exactly these words, never a player's name ("round 2" is a name):
+i18n.round_patterns makes its patterns from TEXTS, and the phone page's (web/peer/src/round_texts.ts) are written from
+those (web/peer/scripts/gen_round_texts.py). The records and the verifier's report keep the game's own numbers. A
+text that says a round and is not here fails tests/peer/test_evening_rounds.py (NOT_RENUMBERED lists the others).
 
 The fields: {who} the seat a text blames (Table.who, who_seat: "seat 1 (NAME)"); {kind} a message's kind; ROUNDS, the
 rounds (from 1); {why} the words a check says after a text's own; any other field a whole number. What the session
