@@ -276,40 +276,48 @@ def _ends(text: str) -> str:
     return _(" or ").join(parts)
 
 
-# The protocol layer's texts that number a round of their own game (protocol/slots.py, steps.py, deal.py and
-# sealed_deal.py; the page's session.ts words them the same), each the whole of a fault's detail or a void round's
-# reason, its groups the rounds. A text is matched whole, so that only these words are renumbered, never a player's
-# name in it ("round 2" is a name): the seat it blames (table.who: "seat 1 (NAME)") stands before the words (in the
-# audit's, after them), `.*` takes the longest start, and each text's own words are longer than a name can be
-# (protocol.names.NAME_LENGTH, 40): a name never holds them. What the session adds after a detail ("; it loses its
-# seat ...") may follow. carry.out_for_proof's "forfeited in round N", the evening's number already, is none of them.
-# Compiled when first used (round_texts), as peer_texts.
+# The protocol layer's texts that number a round of their own game (protocol/round_texts.py: the one source of their
+# words, which the layer writes them from), each the whole of a fault's detail or a void round's reason, as patterns
+# whose groups are the rounds (round_patterns). A text is matched whole, so that only these words are renumbered,
+# never a player's name in it ("round 2" is a name): the seat it blames ({who}: "seat 1 (NAME)") stands before the
+# words (in the audit's, after them), `.*` takes the longest start, and each text's own words are longer than a name
+# can be (protocol.names.NAME_LENGTH, 40): a name never holds them (tests/peer/test_evening_rounds.py). What the
+# session adds after a detail ("; it loses its seat ...") may follow. The phone page's patterns are these
+# (web/peer/src/round_texts.ts, written by web/peer/scripts/gen_round_texts.py). Made when first used (the protocol
+# package is not imported for a front's start-up), as peer_texts.
 _AFTER = r"(?:; .*)?"
-_ROUND_TEXTS = (
-    r".* sent [A-Z_]+ for round (\d+), turn \d+, (?:after|skipping ahead of) its message for round (\d+), turn \d+"
-    + _AFTER,
-    r".* sent (?:DROP|KEEP) naming seat \d+ at round (\d+), step \d+(?:, place \d+)?, after (?:it went on from that "
-    r"seat's message there|its own DROP of that seat there)" + _AFTER,
-    r".* sent pick \d+ of round (\d+), which is seat \d+'s" + _AFTER,
-    r".* chose a row for turn \d+ of round (\d+), which is over" + _AFTER,
-    r".*'s seed reveal for round (\d+) does not match its commitment" + _AFTER,
-    r".* committed on a different game state \(round (\d+), turn \d+\)" + _AFTER,
-    r".*: its shuffle for round (\d+): shuffle output[ :].*",  # sealed.check_shuffle's words follow
-    r".*: its unlock for round (\d+): seat \d+'s unlock.*",  # sealed.after_unlock's
-    r"the audit of round (\d+) found .*",
-)
+
+
+def _round_field(name: str, rounds: tuple[str, ...]) -> str:
+    """What a template's field {name} matches: a round (a group), the words of a name or a check, a kind, a number."""
+    return r"(\d+)" if name in rounds else ".*" if name in ("who", "why") else "[A-Z_]+" if name == "kind" else r"\d+"
+
+
+@functools.cache
+def round_patterns() -> tuple[str, ...]:
+    """The patterns (Python's and JavaScript's alike, with `.` matching any character) of protocol/round_texts.py's
+    TEXTS, in their order: each literal part escaped, each field as _round_field says, then _AFTER."""
+    from string import Formatter
+
+    from .protocol.round_texts import ROUNDS, TEXTS
+
+    def pattern(text: str) -> str:
+        return "".join(re.escape(literal).replace("\\ ", " ") + ("" if name is None else _round_field(name, ROUNDS))
+                       for literal, name, _spec, _conversion in Formatter().parse(text)) + _AFTER
+
+    return tuple(pattern(text) for text in TEXTS)
 
 
 @functools.cache
 def round_texts() -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(pattern, re.S | re.A) for pattern in _ROUND_TEXTS)
+    return tuple(re.compile(pattern, re.S | re.A) for pattern in round_patterns())
 
 
 def evening_rounds(text: str, before: int) -> str:
     """A text of the protocol layer (a fault's detail, a void round's reason: English, as every record) that numbers
     the rounds of its own game (`round 1`: the game's first), with the evening's numbers that every screen shows
     (engine Game.round_no): a game that carries `before` rounds of the game it continues counts on from them. Only
-    the protocol's own words are renumbered (_ROUND_TEXTS), never a name, and any other text is left as it is. The
+    the protocol's own words are renumbered (round_patterns), never a name, and any other text is left as it is. The
     records and the verifier's report keep the game's own numbers (`p2pnimmt verify` says so)."""
     if not before:
         return text

@@ -25,6 +25,7 @@ from .effects import Effects, Emit, Fatal, KeepSecret, Send
 from .envelope import Envelope
 from .events import Picked, PickNeeded
 from .phase import SEED_COMMIT_STEP, SEED_REVEAL_STEP
+from .round_texts import SEED_REVEAL
 from .standin import stand_in_pick
 from .tableview import TableView
 
@@ -159,8 +160,7 @@ class OpenDeal(Deal):
             got = commitment("seed", table.game_id, round_index, 0, seat, body["contribution"], body["nonce"])
             if got != expected:
                 yield Fatal(seat, "seed-mismatch",
-                            f"{table.who_seat(seat)}'s seed reveal for round {round_index + 1} does not match its "
-                            "commitment",
+                            SEED_REVEAL.format(who=table.who_seat(seat), round=round_index + 1),
                             (commits[seat].wire, reveals[seat].wire))
                 return None
             contributions.append(body["contribution"])

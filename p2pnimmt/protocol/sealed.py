@@ -40,6 +40,7 @@ from typing import cast
 
 from ..engine.cards import HAND_SIZE, HIGHEST_CARD, ROW_COUNT, check_players
 from ..engine.shuffle import shuffle
+from .round_texts import SHUFFLE_OUTPUT, UNLOCK_OF
 from .sealed_group import (
     SIZE,
     KeyPair,
@@ -151,7 +152,7 @@ def shuffle_step(e: bytes, seed: bytes, previous: Sequence[bytes]) -> list[bytes
 
 def check_shuffle(previous: Sequence[bytes], output: object) -> list[bytes]:
     """A received shuffle output as a list; ValueError unless it is len(previous) distinct points."""
-    return check_points(output, len(previous), "shuffle output")
+    return check_points(output, len(previous), SHUFFLE_OUTPUT)
 
 
 def unlock_start(layout: Layout, last_shuffle: Sequence[bytes]) -> list[bytes]:
@@ -171,18 +172,19 @@ def unlock_step(layout: Layout, seat: int, d: bytes, current: Sequence[bytes]) -
 def after_unlock(layout: Layout, seat: int, current: Sequence[bytes], published: object) -> list[bytes]:
     """U_i from U_{i-1} and seat's published unlock; ValueError unless it has the right points and stays distinct."""
     positions = layout.unlocked_by(seat)
-    values = check_points(published, len(positions), f"seat {seat}'s unlock", distinct=False)
+    values = check_points(published, len(positions), UNLOCK_OF.format(seat=seat), distinct=False)
     new = list(current)
     for p, v in zip(positions, values):
         new[p] = v
     seen: dict[bytes, int] = {}
     for p, v in enumerate(new):
         if v in seen:
-            raise ValueError(f"seat {seat}'s unlock: positions {seen[v]} and {p} now hold the same value")
+            raise ValueError(f"{UNLOCK_OF.format(seat=seat)}: positions {seen[v]} and {p} now hold the same value")
         seen[v] = p
     twins = first_twins(new)
     if twins is not None:
-        raise ValueError(f"seat {seat}'s unlock: positions {twins[0]} and {twins[1]} now differ by a small-order point")
+        raise ValueError(f"{UNLOCK_OF.format(seat=seat)}: positions {twins[0]} and {twins[1]} now differ by a "
+                         "small-order point")
     return new
 
 

@@ -35,6 +35,7 @@ from .deal import Deal
 from .effects import DropSeat, Effects, Fatal, KeepSecret, Send, Suspect
 from .envelope import Envelope
 from .phase import KEYS_PLACE, ROUND_END_PLACE, ROUND_END_STEP, SEED_COMMIT_STEP, SEED_REVEAL_STEP, Step
+from .round_texts import AUDIT, SEALED, SHUFFLE, UNLOCK
 from .sealed import (
     Layout,
     RoundSecrets,
@@ -135,7 +136,7 @@ class SealedDeal(Deal):
 
     @staticmethod
     def _fault(table: TableView, seat: int, code: str, detail: str, wire: bytes) -> Fatal:
-        return Fatal(seat, code, f"{table.who_seat(seat)}: {detail}", (wire,))
+        return Fatal(seat, code, SEALED.format(who=table.who_seat(seat), detail=detail), (wire,))
 
     def advance(self, table: TableView, r: int) -> Effects[Round | None]:
         st = self.rounds[r]
@@ -188,7 +189,7 @@ class SealedDeal(Deal):
             try:
                 st.previous = check_shuffle(st.previous, env.body["deck"])
             except ValueError as exc:
-                yield self._fault(table, seat, "sealed-shuffle", f"its shuffle for round {r + 1}: {exc}", env.wire)
+                yield self._fault(table, seat, "sealed-shuffle", SHUFFLE.format(round=r + 1, why=exc), env.wire)
                 return False
             st.shufflers.append(seat)
         if self.left(table, r, st.shufflers):
@@ -216,7 +217,7 @@ class SealedDeal(Deal):
             try:
                 st.current = after_unlock(st.layout, seat, st.current, env.body["values"])
             except ValueError as exc:
-                yield self._fault(table, seat, "sealed-unlock", f"its unlock for round {r + 1}: {exc}", env.wire)
+                yield self._fault(table, seat, "sealed-unlock", UNLOCK.format(round=r + 1, why=exc), env.wire)
                 return False
             st.unlocked.append(seat)
         return True
@@ -465,7 +466,7 @@ class SealedDeal(Deal):
         same step; the fault (with the message that proves it) goes in the transcript.
         """
         r = table.round
-        st.caught = f"the audit of round {r + 1} found {table.who_seat(seat)} at fault: {detail}"
+        st.caught = AUDIT.format(round=r + 1, who=table.who_seat(seat), why=detail)
         st.culprit = seat
         yield Suspect(seat, code, st.caught, (wire,))
         yield DropSeat(seat, Step(r, ROUND_END_STEP))

@@ -26,6 +26,7 @@ from .phase import (
     message_round,
 )
 from .quorum import vote_slot
+from .round_texts import AHEAD, BEHIND, OWN_DROP, PICK, PLACE, ROW_OVER, SENT, WENT_ON, WHERE
 from .table import Table, standin_slot
 
 TURN_KINDS = ("PLAY_COMMIT", "PLAY_REVEAL", "ROW_CHOICE", "STANDIN")  # messages of one turn
@@ -114,11 +115,12 @@ def in_chain(table: Table, seat: int, env: Envelope) -> Fatal | None:
             at = Step.of_message(round_index, kind, body, seat)
             problem = place_problem(table, body) or against_own_word(table, seat, kind, at, body["seat"])
         if problem:
-            return Fatal(seat, "unexpected", f"{table.who(env.sender)} sent {kind} {problem}", (env.wire,))
+            return Fatal(seat, "unexpected", SENT.format(who=table.who(env.sender), kind=kind, problem=problem),
+                         (env.wire,))
         if kind == "DRAFT_PICK" and (picker := pick_order(table.players, round_index)[step]) != seat:
             # the message alone says it: a fault whenever it arrives, also at a pick the stand-in makes (section 9)
-            return Fatal(seat, "out-of-turn", f"{table.who(env.sender)} sent pick {step + 1} of round "
-                         f"{round_index + 1}, which is seat {picker}'s", (env.wire,))
+            return Fatal(seat, "out-of-turn", PICK.format(who=table.who(env.sender), pick=step + 1,
+                                                          round=round_index + 1, picker=picker), (env.wire,))
     key = slot_key(table, seat, env)
     signed = table.signed.setdefault(seat, {})
     first = signed.get(key)
@@ -140,8 +142,8 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
     kind, body = env.kind, env.body
     assert table.deal is not None
     if kind == "ROW_CHOICE" and (body["round"], body["turn"]) < (table.round, table.turn):
-        yield Fatal(seat, "wrong-chooser", f"{table.who(env.sender)} chose a row for turn {body['turn'] + 1} of "
-                    f"round {body['round'] + 1}, which is over", (env.wire,))
+        yield Fatal(seat, "wrong-chooser", ROW_OVER.format(who=table.who(env.sender), turn=body["turn"] + 1,
+                                                           round=body["round"] + 1), (env.wire,))
         return
     if rewound(table, seat, env):
         if round_of(env) > table.round:
@@ -195,15 +197,15 @@ def against_own_word(table: Table, seat: int, kind: str, at: Step, target: int) 
     signed = table.signed.get(seat, {})
     if kind == "DROP" and (table.signed_furthest.get(seat, NO_STEP) > at or
                            ("KEEP", at.round, vote_slot(at, target)) in signed):
-        return f"naming seat {target} at {where(at)}, after it went on from that seat's message there"
+        return WENT_ON.format(seat=target, where=where(at))
     if kind == "KEEP" and ("DROP", at.round, vote_slot(at, target)) in signed:
-        return f"naming seat {target} at {where(at)}, after its own DROP of that seat there"
+        return OWN_DROP.format(seat=target, where=where(at))
     return ""
 
 
 def where(at: Step) -> str:
-    return f"round {at.round + 1}, step {at.number}" + (f", place {at.place}" if at.place or at.number == ROUND_END_STEP
-                                                         else "")
+    return WHERE.format(round=at.round + 1, step=at.number) + (PLACE.format(place=at.place)
+                                                               if at.place or at.number == ROUND_END_STEP else "")
 
 
 def after_open_vote(table: Table, seat: int, env: Envelope) -> bool:
@@ -326,13 +328,11 @@ def out_of_place(table: Table, sender: bytes, kind: str, round_index: int, step:
                                       kind in ("DROP", "KEEP") and step >= ROUND_END_STEP):
         turn = last_turn  # a round can end early (an audit, a void round): no turn is skipped by ending it
     if (round_index, turn) < (last_round, last_turn):
-        return (f"for round {round_index + 1}, turn {turn + 1}, after its message for round {last_round + 1}, "
-                f"turn {last_turn + 1}")
+        return BEHIND.format(round=round_index + 1, turn=turn + 1, last_round=last_round + 1, last_turn=last_turn + 1)
     back = sender in table.rejoined and round_index > last_round and turn == 0  # after its REJOIN: back at a round
     if not back and (round_index == last_round and turn > last_turn + 1 or round_index == last_round + 1 and turn > 0
                      or round_index > last_round + 1):
-        return (f"for round {round_index + 1}, turn {turn + 1}, skipping ahead of its message for round "
-                f"{last_round + 1}, turn {last_turn + 1}")
+        return AHEAD.format(round=round_index + 1, turn=turn + 1, last_round=last_round + 1, last_turn=last_turn + 1)
     table.progress[sender] = (round_index, turn)
     table.rejoined.discard(sender)
     return ""

@@ -55,6 +55,7 @@ from .phase import (
     turn_step,
     turn_steps,
 )
+from .round_texts import STATE
 from .slots import unpark
 from .split import commit_sets
 from .standin import stand_in_card, stand_in_row
@@ -273,8 +274,8 @@ def step_turn(table: Table) -> Effects[None]:
         here = table.state_now()
         for seat in committers:
             if commits[seat].body["state"] != here:
-                yield Fatal(seat, "state-mismatch", f"{table.who_seat(seat)} committed on a different game state "
-                            f"(round {r + 1}, turn {t + 1})", (commits[seat].wire,))
+                yield Fatal(seat, "state-mismatch", STATE.format(who=table.who_seat(seat), round=r + 1, turn=t + 1),
+                            (commits[seat].wire,))
                 return
     digest = table.commit_digest(r, t, committers)
     revealers = table.active_at(r, reveal_step)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,16 @@ def run(args: list[str], timeout: float = 300) -> subprocess.CompletedProcess[st
     done = subprocess.run(args, cwd=PEER, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, f"{' '.join(args)} exited {done.returncode}\n{done.stdout}\n{done.stderr}"
     return done
+
+
+def written_by(script: str, source: str, out: Path) -> None:
+    """The committed web/peer/src/`source` is what web/peer/scripts/`script` writes (to `out`, with this Python) from
+    p2pnimmt's own data: the TypeScript holds no copy of its own."""
+    done = subprocess.run([sys.executable, str(PEER / "scripts" / script), str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert out.read_text() == (PEER / "src" / source).read_text(), (
+        f"web/peer/src/{source} is not what scripts/{script} writes from p2pnimmt's tables")
 
 
 def installed_as_locked() -> bool:

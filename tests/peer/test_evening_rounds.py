@@ -5,15 +5,21 @@ continues; a game that carries nothing, and the evening's own numbers (a forfeit
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
 from pathlib import Path
+from string import Formatter
 
-from nodepeer import PEER, tool
+import pytest
+from nodepeer import PEER, ROOT, tool, written_by
 
-from p2pnimmt.i18n import _ROUND_TEXTS, evening_rounds
+from p2pnimmt.i18n import evening_rounds, round_patterns
+from p2pnimmt.protocol import round_texts
 from p2pnimmt.protocol.names import NAME_LENGTH
+from p2pnimmt.protocol.round_texts import ROUNDS, SEALED, SHUFFLE, UNLOCK
+from p2pnimmt.protocol.sealed import Layout, after_unlock, check_shuffle
 
 AUDIT = "the audit of round 2 found seat 1 (bob) at fault: its key does not open its layer"
 TEXTS = [  # the protocol layer's texts that name a round (protocol/slots.py, steps.py, deal.py, sealed_deal.py)
@@ -83,8 +89,92 @@ def test_a_player_named_like_a_round_keeps_its_name() -> None:
 
 
 def test_no_name_can_hold_the_words_of_a_text_that_names_a_round() -> None:
-    """Why a name never passes for the protocol's words (i18n._ROUND_TEXTS): at their shortest, the words after the
+    """Why a name never passes for the protocol's words (i18n.round_patterns): at their shortest, the words after the
     seat each text blames are longer than a name may be; the audit's begin the text, where no name stands."""
-    shortest = {pattern: re._parser.parse(pattern).getwidth()[0] for pattern in _ROUND_TEXTS}  # type: ignore[attr-defined]
+    shortest = {pattern: re._parser.parse(pattern).getwidth()[0] for pattern in round_patterns()}  # type: ignore[attr-defined]
     assert all(width > NAME_LENGTH for pattern, width in shortest.items() if pattern.startswith(".*")), shortest
-    assert [pattern for pattern in _ROUND_TEXTS if not pattern.startswith(".*")] == [r"the audit of round (\d+) found .*"]
+    [audit] = [pattern for pattern in round_patterns() if not pattern.startswith(".*")]
+    assert audit.startswith(r"the audit of round (\d+) found "), audit
+
+
+def test_the_page_renumbers_by_the_references_patterns(tmp_path: Path) -> None:
+    """The phone page's patterns (web/peer/src/round_texts.ts) are the reference's, written from them: no copy."""
+    written_by("gen_round_texts.py", "round_texts.ts", tmp_path / "round_texts.ts")
+
+
+def sample(text: str, rounds: dict[str, int]) -> str:
+    """A text of the template `text` for a seat named like the words ("round 1", a number in every other field)."""
+    fields = {name for _literal, name, _spec, _conversion in Formatter().parse(text) if name is not None}
+    return text.format(**{name: rounds[name] if name in ROUNDS else "seat 1 (round 1)" if name == "who" else
+                          " has 3 values, expected 104 (round 1)" if name == "why" else "PLAY_COMMIT" if name == "kind"
+                          else 5 for name in fields})
+
+
+@pytest.mark.parametrize("text", round_texts.TEXTS)
+def test_each_text_that_numbers_a_round_is_said_with_the_evenings_rounds(text: str) -> None:
+    """Each of protocol/round_texts.py's texts, as the protocol writes it (its rounds 2 and 1), is renumbered by the
+    pattern made from it (2 rounds before: 4 and 3), alone and with what the session adds; the name and the other
+    numbers are kept."""
+    assert set(ROUNDS) & {name for _literal, name, _spec, _conversion in Formatter().parse(text)}, text
+    written, said = sample(text, {"round": 2, "last_round": 1}), sample(text, {"round": 4, "last_round": 3})
+    assert evening_rounds(written, 2) == said
+    lost = "; it loses its seat (the stand-in plays it from the next step it owes)"
+    assert evening_rounds(written + lost, 2) == said + lost
+    assert evening_rounds(written, 0) == written
+
+
+def test_the_sealed_checks_say_what_the_shuffle_and_unlock_texts_begin_with() -> None:
+    """What sealed.check_shuffle and sealed.after_unlock find is the {why} of SHUFFLE and UNLOCK: their own words
+    begin it, so the texts are renumbered (their patterns hold those words, against a name that looks like them)."""
+    found = []
+    for check in (lambda: check_shuffle([b"x"] * 3, "no list"), lambda: check_shuffle([b"x"] * 3, [b"x"]),
+                  lambda: after_unlock(Layout(3, 40), 1, [b"x"] * 33, "no list")):
+        with pytest.raises(ValueError) as caught:
+            check()
+        found.append(str(caught.value))
+    texts = [SHUFFLE.format(round=2, why=found[0]), SHUFFLE.format(round=2, why=found[1]),
+             UNLOCK.format(round=2, why=found[2])]
+    for text in texts:
+        written = SEALED.format(who="seat 2 (cy)", detail=text)
+        assert evening_rounds(written, 2) == written.replace("round 2", "round 4", 1), written
+
+
+# The protocol's texts that say a round but are no fault's detail nor a void round's reason, or say the evening's
+# round already: never renumbered (the f-string, its values as {}, by the file that writes it).
+NOT_RENUMBERED = {
+    ("carry.py", "forfeited in round {}"): "carry.out_for_proof: the evening's round already",
+    ("verify.py", "the transcript ends before the game does (phase {}, round {}, turn {})"):
+        "the verifier's reason: the records' numbers, as the report's",
+    ("verify.py", "carried from game {} after round {}: "): "the verifier's report",
+    ("verify.py", "round {}: void, nobody scores it: {}"): "the verifier's report",
+    ("verify.py", "round {}: "): "the verifier's report",
+    ("verify.py", ", the stand-in played it from round {}, step {}"): "the verifier's report",
+}
+SAYS_A_ROUND = re.compile(r"\brounds? $")
+
+
+def test_every_text_of_the_protocol_that_numbers_a_round_is_one_the_fronts_renumber() -> None:
+    """A text the protocol or the network layer writes with a round's number in it is written from a template of
+    protocol/round_texts.py that TEXTS holds (so the fronts renumber it), or is one of NOT_RENUMBERED: an f-string
+    (or a template outside round_texts.py) that says `round {...}` anywhere else fails here, so a new text is not
+    missed."""
+    found = set()
+    for path in sorted([*(ROOT / "p2pnimmt" / "protocol").rglob("*.py"), *(ROOT / "p2pnimmt" / "net").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.JoinedStr):
+                parts = node.values
+                if any(isinstance(a, ast.Constant) and SAYS_A_ROUND.search(str(a.value)) and
+                       isinstance(b, ast.FormattedValue) for a, b in zip(parts, parts[1:])):
+                    found.add((path.name, "".join(str(p.value) if isinstance(p, ast.Constant) else "{}"
+                                                  for p in parts)))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                    re.search(r"\brounds? \{", node.value) and path.name != "round_texts.py":
+                found.add((path.name, node.value))
+    assert found == set(NOT_RENUMBERED), found ^ set(NOT_RENUMBERED)
+    # Each template of round_texts.py that holds a round is in a text of TEXTS (its words in order).
+    templates = {name: value for name, value in vars(round_texts).items()
+                 if isinstance(value, str) and set(ROUNDS) & {field for _l, field, _s, _c in Formatter().parse(value)}}
+    assert len(templates) >= 9, templates
+    for name, template in templates.items():
+        words = ".*".join(re.escape(literal) for literal, _field, _spec, _conversion in Formatter().parse(template))
+        assert any(re.search(words, text, re.S) for text in round_texts.TEXTS), (name, template)

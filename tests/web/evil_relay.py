@@ -15,8 +15,10 @@ cut into the mesh's frames (net.connection); once the game has started it
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from aiohttp import ClientSession, WSMsgType, web
 
@@ -45,9 +47,25 @@ class Plan:
     kept: tuple[bytes, int, bytes] | None = None  # (sender, seq, frame) of a message to send again later
 
 
+def whole_frames(buffer: bytes) -> tuple[list[bytes], bytes]:
+    """The whole frames (4-byte length, then its bytes) off the front of `buffer`, each with its length; what is
+    left."""
+    whole = []
+    while len(buffer) >= 4 and len(buffer) >= 4 + int.from_bytes(buffer[:4], "big"):
+        size = int.from_bytes(buffer[:4], "big")
+        whole.append(buffer[:4 + size])
+        buffer = buffer[4 + size:]
+    return whole, buffer
+
+
 class PageRelay:
-    """A relay in front of a node's real one, for the phone page's tests: it serves the phone page itself and takes
-    its tunnels (`_relay`, each subclass's own); `tunnel_url` is the real relay's for a tunnel the page asked for."""
+    """A relay in front of a node's real one, for the phone page's tests: it serves the phone page itself and passes
+    each of its tunnels on to the real relay (`tunnel_url`) both ways (`_relay`, the one pump), through hooks a
+    subclass changes: `opened` (a tunnel's own state: its channels by number), `upward` and `downward` (what goes on
+    for one WebSocket message of the page's, of the real relay's), `said` (the real relay's text), `cut_off` (close
+    the page's WebSocket now) and `ended` (awaited once the real relay's side is over, before the page's closes)."""
+
+    autoclose = True  # whether the page's close is answered at once (aiohttp's), or only as the tunnel ends
 
     def __init__(self, real_phone_url: str) -> None:
         self.real = real_phone_url  # http://127.0.0.1:PORT/phone?t=TOKEN, perhaps with #SEATKEY
@@ -57,6 +75,7 @@ class PageRelay:
         self.files = static_files()
         self.runner: web.AppRunner | None = None
         self.url = ""
+        self.handlers: list[asyncio.Task] = []  # the tunnels' handlers, cancelled at `close`
 
     async def start(self) -> None:
         app = web.Application()
@@ -71,6 +90,8 @@ class PageRelay:
         self.url = f"http://127.0.0.1:{port}/phone?t={self.token}{self.fragment}"
 
     async def close(self) -> None:
+        for task in self.handlers:
+            task.cancel()
         if self.runner is not None:
             await self.runner.cleanup()
 
@@ -83,7 +104,64 @@ class PageRelay:
         return web.Response(body=body, content_type=kind, headers=HEADERS)
 
     async def _relay(self, request: web.Request) -> web.StreamResponse:
-        raise NotImplementedError
+        """One tunnel of the page's, passed on to the real relay both ways through the hooks, until either side
+        ends it (or `cut_off`); then the page's WebSocket is closed."""
+        self.handlers.append(asyncio.current_task())  # type: ignore[arg-type]
+        channels = self.opened(request)
+        page = web.WebSocketResponse(max_msg_size=1 << 20, autoclose=self.autoclose)
+        await page.prepare(request)
+        async with ClientSession() as session, session.ws_connect(self.tunnel_url(request), origin=self.origin,
+                                                                   max_msg_size=1 << 20) as real:
+
+            async def up() -> None:
+                async for message in page:
+                    if message.type != WSMsgType.BINARY:
+                        break
+                    for out in self.upward(channels, message.data):
+                        with contextlib.suppress(ConnectionError):
+                            await real.send_bytes(out)
+                await real.close()
+
+            uplink = asyncio.ensure_future(up())
+            try:
+                async for message in real:
+                    if message.type == WSMsgType.TEXT:
+                        self.said(message.data)
+                        await page.send_str(message.data)
+                    elif message.type == WSMsgType.BINARY:
+                        for out in self.downward(channels, message.data):
+                            await page.send_bytes(out)
+                        if self.cut_off():
+                            break
+                    else:
+                        break
+                await self.ended()
+            finally:
+                uplink.cancel()
+                await page.close()
+        return page
+
+    def opened(self, request: web.Request) -> dict[int, Any]:
+        """A new tunnel's state, passed to `upward` and `downward`: its channels by number (none yet)."""
+        return {}
+
+    def upward(self, channels: dict[int, Any], data: bytes) -> list[bytes]:
+        """What goes to the real relay for one WebSocket message of the page's: unchanged."""
+        return [data]
+
+    def downward(self, channels: dict[int, Any], data: bytes) -> list[bytes]:
+        """What goes to the page for one WebSocket message of the real relay's: unchanged."""
+        return [data]
+
+    def said(self, text: str) -> None:
+        """The real relay's text message (the tunnel's game, port and claim), passed on to the page as it is."""
+
+    def cut_off(self) -> bool:
+        """Whether to close the page's WebSocket now (asked after each message passed down)."""
+        return False
+
+    async def ended(self) -> None:
+        """Awaited once the real relay's side is over (or cut off), before the page's WebSocket is closed."""
 
     def tunnel_url(self, request: web.Request) -> str:
         """The real relay's WebSocket URL for the tunnel `request` asked for (its port, claim and batch)."""
@@ -97,40 +175,14 @@ class EvilRelay(PageRelay):
         self.plan = Plan()
         self.game: bytes | None = None
 
-    async def _relay(self, request: web.Request) -> web.WebSocketResponse:
-        page = web.WebSocketResponse(max_msg_size=1 << 20)
-        await page.prepare(request)
-        async with ClientSession() as session, session.ws_connect(self.tunnel_url(request), origin=self.origin,
-                                                                   max_msg_size=1 << 20) as real:
-            channels: dict[int, Channel] = {}
+    def said(self, text: str) -> None:
+        self.game = bytes.fromhex(json.loads(text)["game"])
 
-            async def up() -> None:
-                async for message in page:
-                    if message.type != WSMsgType.BINARY:
-                        break
-                    await real.send_bytes(message.data)
-                await real.close()
+    def cut_off(self) -> bool:
+        cut, self.plan.cut = self.plan.cut, False
+        return cut
 
-            uplink = asyncio.ensure_future(up())
-            try:
-                async for message in real:
-                    if message.type == WSMsgType.TEXT:
-                        self.game = bytes.fromhex(json.loads(message.data)["game"])
-                        await page.send_str(message.data)
-                    elif message.type == WSMsgType.BINARY:
-                        for out in self.tamper(channels, message.data):
-                            await page.send_bytes(out)
-                        if self.plan.cut:
-                            self.plan.cut = False
-                            break
-                    else:
-                        break
-            finally:
-                uplink.cancel()
-                await page.close()
-        return page
-
-    def tamper(self, channels: dict[int, Channel], data: bytes) -> list[bytes]:
+    def downward(self, channels: dict[int, Channel], data: bytes) -> list[bytes]:
         """What goes to the page for one message from the real relay (each of a batch's, one by one)."""
         return [out for one in unbatched(data) or () for out in self.tamper_one(channels, one)]
 
@@ -139,13 +191,8 @@ class EvilRelay(PageRelay):
         if op != DATA:
             return [data]
         channel = channels.setdefault(number, Channel())
-        channel.buffer += data[5:]
-        out = []
-        while len(channel.buffer) >= 4 and len(channel.buffer) >= 4 + int.from_bytes(channel.buffer[:4], "big"):
-            size = int.from_bytes(channel.buffer[:4], "big")
-            raw, channel.buffer = channel.buffer[:4 + size], channel.buffer[4 + size:]
-            out.extend(header(DATA, number) + f for f in self.frames(channel, raw))
-        return out
+        whole, channel.buffer = whole_frames(channel.buffer + data[5:])
+        return [header(DATA, number) + f for raw in whole for f in self.frames(channel, raw)]
 
     def frames(self, channel: Channel, raw: bytes) -> list[bytes]:
         value = decode(raw[4:], 1 << 20)

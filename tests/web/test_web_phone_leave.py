@@ -11,12 +11,11 @@ Real processes on 127.0.0.1, chromium at 390x844 with touch."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 from pathlib import Path
 
-from aiohttp import ClientSession, WSMsgType, web
+from aiohttp import web
 from evil_relay import PageRelay
 from test_web_phone_presence import LO, PHONE_URL, WAIT, seated_phone
 
@@ -25,48 +24,28 @@ GONE = "left the lobby before the game started (it said goodbye): there is no ga
 
 
 class HoldingRelay(PageRelay):
-    """Serves the phone page; its first tunnel passes to the real relay both ways, and closes towards the page only
-    once `release` is set (whatever the real relay or the page did before); every later tunnel is left unanswered."""
+    """Serves the phone page; its first tunnel passes to the real relay both ways (PageRelay's pump), and closes
+    towards the page only once `release` is set (whatever the real relay or the page did before); every later tunnel
+    is left unanswered."""
+
+    autoclose = False  # the page's close is answered at `release`
 
     def __init__(self, real_phone_url: str) -> None:
         super().__init__(real_phone_url)
         self.release = asyncio.Event()
         self.tunnels = 0
         self.later = asyncio.Event()  # a second tunnel was asked for
-        self.handlers: list[asyncio.Task] = []  # the tunnels' handlers, cancelled at `close`
-
-    async def close(self) -> None:
-        for task in self.handlers:
-            task.cancel()
-        await super().close()
 
     async def _relay(self, request: web.Request) -> web.StreamResponse:
         self.tunnels += 1
-        self.handlers.append(asyncio.current_task())  # type: ignore[arg-type]
         if self.tunnels > 1:
+            self.handlers.append(asyncio.current_task())  # type: ignore[arg-type]
             self.later.set()
             await asyncio.Event().wait()  # unanswered: the page's WebSocket stays CONNECTING (cancelled at cleanup)
-        page = web.WebSocketResponse(max_msg_size=1 << 20, autoclose=False)  # its close answered at `release`
-        await page.prepare(request)
-        async with ClientSession() as session, session.ws_connect(self.tunnel_url(request), origin=self.origin,
-                                                                   max_msg_size=1 << 20) as real:
+        return await super()._relay(request)
 
-            async def up() -> None:
-                async for message in page:
-                    if message.type == WSMsgType.BINARY:
-                        with contextlib.suppress(ConnectionError):
-                            await real.send_bytes(message.data)
-
-            uplink = asyncio.ensure_future(up())
-            async for message in real:  # the real relay's frames, but not its close
-                if message.type == WSMsgType.TEXT:
-                    await page.send_str(message.data)
-                elif message.type == WSMsgType.BINARY:
-                    await page.send_bytes(message.data)
-            await self.release.wait()
-            uplink.cancel()
-        await page.close()
-        return page
+    async def ended(self) -> None:
+        await self.release.wait()  # the real relay's frames went on, but not its close
 
 
 async def test_leave_then_take_a_seat_at_once_is_not_overwritten_by_the_old_tunnels_close(

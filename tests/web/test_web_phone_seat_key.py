@@ -11,12 +11,11 @@ terminal lobby's phone link (app.web.start_phone), chromium at 390x844 with touc
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from dataclasses import dataclass, field
 
-from aiohttp import ClientSession, WSMsgType, web
-from evil_relay import PageRelay
+from aiohttp import web
+from evil_relay import PageRelay, whole_frames
 
 from p2pnimmt.app.web import start_phone
 from p2pnimmt.engine import Settings
@@ -42,28 +41,35 @@ class Seen:
 
 
 def frames(buffer: bytes, into: list) -> bytes:
-    """Whole frames off the front of `buffer` (4-byte length, msgpack) into `into`; what is left."""
-    while len(buffer) >= 4 and len(buffer) >= 4 + int.from_bytes(buffer[:4], "big"):
-        size = int.from_bytes(buffer[:4], "big")
-        into.append(decode(buffer[4:4 + size], 1 << 20))
-        buffer = buffer[4 + size:]
-    return buffer
+    """Whole frames off the front of `buffer` (4-byte length, msgpack) into `into`, decoded; what is left."""
+    whole, left = whole_frames(buffer)
+    into.extend(decode(raw[4:], 1 << 20) for raw in whole)
+    return left
 
 
 class WatchingRelay(PageRelay):
-    """Serves the phone page and passes each of its tunnels to the real relay both ways, unchanged, reading every
-    channel (`tunnels`: one dict of channels a tunnel, by number) and the query each tunnel asked with."""
+    """Serves the phone page and passes each of its tunnels to the real relay both ways (PageRelay's pump),
+    unchanged, reading every channel (`tunnels`: one dict of channels a tunnel, by number) and the query each tunnel
+    asked with."""
 
     def __init__(self, real_phone_url: str) -> None:
         super().__init__(real_phone_url)
         self.tunnels: list[dict[int, Seen]] = []
         self.asked: list[str] = []  # each tunnel's path and query, as this server received it
-        self.handlers: list[asyncio.Task] = []
 
-    async def close(self) -> None:
-        for task in self.handlers:
-            task.cancel()
-        await super().close()
+    def opened(self, request: web.Request) -> dict[int, Seen]:
+        self.asked.append(request.path_qs)
+        channels: dict[int, Seen] = {}
+        self.tunnels.append(channels)
+        return channels
+
+    def upward(self, channels: dict[int, Seen], data: bytes) -> list[bytes]:
+        self.read(channels, data, True)
+        return [data]
+
+    def downward(self, channels: dict[int, Seen], data: bytes) -> list[bytes]:
+        self.read(channels, data, False)
+        return [data]
 
     def read(self, channels: dict[int, Seen], data: bytes, up: bool) -> None:
         for one in unbatched(data) or ():
@@ -76,40 +82,6 @@ class WatchingRelay(PageRelay):
                 seen.up = frames(seen.up + one[5:], seen.page)
             elif op == DATA:
                 seen.down = frames(seen.down + one[5:], seen.peer)
-
-    async def _relay(self, request: web.Request) -> web.WebSocketResponse:
-        self.handlers.append(asyncio.current_task())  # type: ignore[arg-type]
-        self.asked.append(request.path_qs)
-        channels: dict[int, Seen] = {}
-        self.tunnels.append(channels)
-        page = web.WebSocketResponse(max_msg_size=1 << 20)
-        await page.prepare(request)
-        async with ClientSession() as session, session.ws_connect(self.tunnel_url(request), origin=self.origin,
-                                                                   max_msg_size=1 << 20) as real:
-
-            async def up() -> None:
-                async for message in page:
-                    if message.type != WSMsgType.BINARY:
-                        break
-                    self.read(channels, message.data, True)
-                    with contextlib.suppress(ConnectionError):
-                        await real.send_bytes(message.data)
-                await real.close()
-
-            uplink = asyncio.ensure_future(up())
-            try:
-                async for message in real:
-                    if message.type == WSMsgType.TEXT:
-                        await page.send_str(message.data)
-                    elif message.type == WSMsgType.BINARY:
-                        self.read(channels, message.data, False)
-                        await page.send_bytes(message.data)
-                    else:
-                        break
-            finally:
-                uplink.cancel()
-                await page.close()
-        return page
 
     def joins(self) -> list[tuple[list, list, dict]]:
         """Every `join` a page sent, with its link's two hellos: (the page's hello, its peer's, the join)."""

@@ -4,6 +4,8 @@
  * /static/strings.js holds (made by `python -m p2pnimmt.web.strings`), as the TV page's table.js does. Text the
  * page's HTML marks `data-i18n` is translated once at load (translatePage).
  */
+import { ROUND_TEXTS } from "./round_texts.js";
+
 type Strings = Record<string, string | string[]>;
 
 const all: Record<string, Strings> =
@@ -40,35 +42,20 @@ export function translatePage(): void {
   }
 }
 
-/** The protocol layer's texts that number a round of their own game (the reference's i18n._ROUND_TEXTS, the same
- * words session.ts writes), each the whole of a fault's detail or a void round's reason, its groups the rounds. A
- * text is matched whole, so that only these words are renumbered, never a player's name in it ("round 2" is a
- * name): the seat it blames stands before the words (in the audit's, after them), the greedy start takes the longest,
- * and each text's own words are longer than a name can be (40). What the session adds after a detail ("; it loses
- * its seat ...") may follow. */
-const AFTER = String.raw`(?:; [\s\S]*)?`;
-const ROUND_TEXTS: readonly RegExp[] = [
-  String.raw`[\s\S]* sent [A-Z_]+ for round (\d+), turn \d+, (?:after|skipping ahead of) its message for round (\d+), turn \d+`
-    + AFTER,
-  String.raw`[\s\S]* sent (?:DROP|KEEP) naming seat \d+ at round (\d+), step \d+(?:, place \d+)?, after (?:it went on from that `
-    + String.raw`seat's message there|its own DROP of that seat there)` + AFTER,
-  String.raw`[\s\S]* sent pick \d+ of round (\d+), which is seat \d+'s` + AFTER,
-  String.raw`[\s\S]* chose a row for turn \d+ of round (\d+), which is over` + AFTER,
-  String.raw`[\s\S]*'s seed reveal for round (\d+) does not match its commitment` + AFTER,
-  String.raw`[\s\S]* committed on a different game state \(round (\d+), turn \d+\)` + AFTER,
-  String.raw`[\s\S]*: its shuffle for round (\d+): shuffle output[ :][\s\S]*`,
-  String.raw`[\s\S]*: its unlock for round (\d+): seat \d+'s unlock[\s\S]*`,
-  String.raw`the audit of round (\d+) found [\s\S]*`,
-].map((pattern) => new RegExp(`^(?:${pattern})$`, "d"));
+/** The protocol layer's texts that number a round of their own game, each the whole of a fault's detail or a void
+ * round's reason, its groups the rounds: the reference's patterns (round_texts.ts, written from i18n.round_patterns,
+ * made from protocol/round_texts.py: the words session.ts writes too). A text is matched whole, so that only these
+ * words are renumbered, never a player's name in it ("round 2" is a name). */
+const PATTERNS: readonly RegExp[] = ROUND_TEXTS.map((pattern) => new RegExp(`^(?:${pattern})$`, "ds"));
 
 /** A text of the protocol layer (a fault's detail: English, as every record) that numbers the rounds of its own game
  * (`round 1`: the game's first), with the evening's numbers every screen shows (the page's status says
  * `seat.before + seat.round + 1`): a game that carries `before` rounds of the game it continues counts on from them
- * (the reference's i18n.evening_rounds). Only the protocol's own words are renumbered (ROUND_TEXTS), never a name;
+ * (the reference's i18n.evening_rounds). Only the protocol's own words are renumbered (PATTERNS), never a name;
  * any other text (a forfeit's "forfeited in round N", the evening's already) is left as it is. */
 export function eveningRounds(text: string, before: number): string {
   if (!before) return text;
-  for (const pattern of ROUND_TEXTS) {
+  for (const pattern of PATTERNS) {
     const match = pattern.exec(text);
     if (match?.indices === undefined) continue;
     let said = "";
