@@ -18,11 +18,8 @@ the host answered the watcher and who its lobby lists, and exits 1 if the watche
 from __future__ import annotations
 
 import os
-import re
 import secrets
-import subprocess
 import sys
-import time
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
@@ -31,6 +28,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 os.environ["P2PNIMMT_SERVICE"] = f"_pnt-gh{secrets.token_hex(3)}._tcp.local."  # this run's own: no other game seen
 
 from attacker import Attacker  # noqa: E402
+from hosted import headless_host  # noqa: E402
 
 from p2pnimmt.net.lobby import MAX_SPECTATORS  # noqa: E402
 
@@ -45,47 +43,26 @@ def answer(link: Attacker) -> tuple[str, object]:
 
 
 def main() -> int:
-    with TemporaryDirectory() as tmp:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": tmp, "XDG_RUNTIME_DIR": tmp}
-        out = Path(tmp) / "host.log"
-        host = subprocess.Popen([sys.executable, "-m", "p2pnimmt", "host", "--headless", "--seats", "3", "--name",
-                                 "ann", "--interface", "127.0.0.1", "--give-up", "0"],
-                                stdout=open(out, "wb"), stderr=subprocess.STDOUT, env=env)
-        try:
-            deadline = time.monotonic() + 60
-            while not (found := re.search(r"code: \w{4}-(\w{4})[\s\S]*listening on 127\.0\.0\.1:(\d+)",
-                                          out.read_text())):
-                if time.monotonic() > deadline or host.poll() is not None:
-                    print(out.read_text())
-                    return 2
-                time.sleep(0.1)
-            key, port = found.group(1), int(found.group(2))
-            made = 0
-            for k in range(MAX_SPECTATORS + 8):
-                link = Attacker.dial(port)
-                try:
-                    link.join("spectator", name=f"ghost{k}", seat_key=key)
-                    if answer(link)[0] == "refuse":
-                        continue  # the ghosts already fill the places
-                    link.send("join", {"name": f"ghost{k}", "role": "spectator", "bot": False, "port": 1})
-                    link.until("refuse")
-                    made += 1
-                finally:
-                    link.close()
-            print(f"{made} spectators joined with the key, each refused on a second join without it")
-            watcher = Attacker.dial(port)
+    with TemporaryDirectory() as tmp, headless_host(tmp, "--seats", "3") as (_host, key, port):
+        made = 0
+        for k in range(MAX_SPECTATORS + 8):
+            link = Attacker.dial(port)
             try:
-                watcher.join("spectator", name="tv", seat_key=key)
-                kind, payload = answer(watcher)
+                link.join("spectator", name=f"ghost{k}", seat_key=key)
+                if answer(link)[0] == "refuse":
+                    continue  # the ghosts already fill the places
+                link.send("join", {"name": f"ghost{k}", "role": "spectator", "bot": False, "port": 1})
+                link.until("refuse")
+                made += 1
             finally:
-                watcher.close()
+                link.close()
+        print(f"{made} spectators joined with the key, each refused on a second join without it")
+        watcher = Attacker.dial(port)
+        try:
+            watcher.join("spectator", name="tv", seat_key=key)
+            kind, payload = answer(watcher)
         finally:
-            host.terminate()
-            try:
-                host.wait(20)
-            except subprocess.TimeoutExpired:
-                host.kill()
-                host.wait()
+            watcher.close()
     if kind == "refuse":
         print(f"the host to the next watcher: refused: {payload}")
         ghosts = True

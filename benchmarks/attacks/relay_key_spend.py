@@ -25,33 +25,20 @@ asserts the same, with a real phone (Chromium) too.
 from __future__ import annotations
 
 import asyncio
-import os
-import re
-import subprocess
 import sys
-import time
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "web")]
 
+from procs import Proc  # noqa: E402
 from tunnel_page import TunnelPage, wrong_key  # noqa: E402
 
 from p2pnimmt.protocol.seatkey import seat_secret  # noqa: E402
 
 LO = ["--interface", "127.0.0.1"]
 GUESSES = 12  # the stranger's wrong keys: past the host's burst of 8
-
-
-def wait_for(out: Path, pattern: str, seconds: float = 60.0) -> re.Match:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = re.search(pattern, out.read_text(errors="replace")) if out.exists() else None
-        if found:
-            return found
-        time.sleep(0.1)
-    raise SystemExit(f"no {pattern!r} in {out.name} within {seconds:.0f} s:\n{out.read_text(errors='replace')}")
 
 
 def said(answer: tuple[str, object]) -> str:
@@ -84,27 +71,19 @@ async def attack(phone_url: str, right: str) -> bool:
 
 def main() -> int:
     with TemporaryDirectory() as tmp:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": tmp, "XDG_RUNTIME_DIR": tmp, "HOME": tmp}
+        env = {"PYTHONPATH": str(ROOT), "XDG_DATA_HOME": tmp, "XDG_RUNTIME_DIR": tmp, "HOME": tmp}
         outs = {name: Path(tmp) / f"{name}.out" for name in ("ann", "bob")}
         started = []
         try:
-            started.append(subprocess.Popen([sys.executable, "-m", "p2pnimmt", "host", "--headless", "--seats", "5",
-                                             "--name", "ann", *LO, "--rounds", "1", "--no-points"],
-                                            stdout=open(outs["ann"], "wb"), stderr=subprocess.STDOUT, env=env))
-            code = wait_for(outs["ann"], r"code: (\w{4}-\w{4})").group(1)
-            started.append(subprocess.Popen([sys.executable, "-m", "p2pnimmt", "join", code, "--web", "--no-open",
-                                             "--name", "bob", *LO],
-                                            stdout=open(outs["bob"], "wb"), stderr=subprocess.STDOUT, env=env))
-            phone_url = wait_for(outs["bob"], r"phone: (http://127\.0\.0\.1:\d+/phone\?t=[\w-]+\S*)").group(1)
+            started.append(Proc(["host", "--headless", "--seats", "5", "--name", "ann", *LO, "--rounds", "1",
+                                 "--no-points"], outs["ann"], env=env))
+            code = started[0].wait_for(r"code: (\w{4}-\w{4})", 60).group(1)
+            started.append(Proc(["join", code, "--web", "--no-open", "--name", "bob", *LO], outs["bob"], env=env))
+            phone_url = started[1].wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=[\w-]+\S*)", 60).group(1)
             kept_out = asyncio.run(attack(phone_url, code.split("-")[1]))
         finally:
             for proc in started:
-                proc.terminate()
-                try:
-                    proc.wait(20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+                proc.stop()
         print(f"\na stranger with a relay's token kept a new phone page out: {kept_out}")
         return 1 if kept_out else 0
 

@@ -25,9 +25,7 @@ than the bound allows it (8, plus one each 10 s since its first), 0 when the bou
 from __future__ import annotations
 
 import os
-import re
 import secrets
-import subprocess
 import sys
 import threading
 import time
@@ -40,6 +38,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 os.environ["P2PNIMMT_SERVICE"] = f"_pnt-sk{secrets.token_hex(3)}._tcp.local."  # this run's own: no other game seen
 
 from attacker import Attacker  # noqa: E402
+from hosted import headless_host  # noqa: E402
 
 from p2pnimmt.net.seatdoor import WRONG_BURST, WRONG_EVERY  # noqa: E402
 from p2pnimmt.protocol.identity import Identity  # noqa: E402
@@ -77,53 +76,34 @@ def main() -> int:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1100
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 20
     sources = addresses(n)
-    with TemporaryDirectory() as tmp:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": tmp, "XDG_RUNTIME_DIR": tmp}
-        out = Path(tmp) / "host.log"
-        host = subprocess.Popen([sys.executable, "-m", "p2pnimmt", "host", "--headless", "--seats", "3", "--name",
-                                 "ann", "--interface", "127.0.0.1", "--give-up", "0"],
-                                stdout=open(out, "wb"), stderr=subprocess.STDOUT, env=env)
-        try:
-            deadline = time.monotonic() + 60
-            while not (port := re.search(r"listening on 127\.0\.0\.1:(\d+)", out.read_text())):
-                if time.monotonic() > deadline or host.poll() is not None:
-                    print(out.read_text())
-                    return 2
-                time.sleep(0.1)
-            me = Identity.generate()
-            checked: Counter[str] = Counter()
-            answers: Counter[str] = Counter()
-            first: dict[str, float] = {}
-            over: dict[str, tuple[int, float]] = {}
-            lock = threading.Lock()
-            began = time.monotonic()
-            for r in range(rounds):
-                def run(part: list[str]) -> None:
-                    for source in part:
-                        said = guess(int(port.group(1)), source, me)
-                        with lock:
-                            first.setdefault(source, time.monotonic())
-                            answers[said] += 1
-                            if said == "wrong":
-                                checked[source] += 1
-                                allowed = WRONG_BURST + (time.monotonic() - first[source]) / WRONG_EVERY
-                                if checked[source] > allowed + 1:
-                                    over[source] = (checked[source], allowed)
-                threads = [threading.Thread(target=run, args=(sources[i::THREADS],)) for i in range(THREADS)]
-                for t in threads:
-                    t.start()
-                for t in threads:
-                    t.join()
-                print(f"round {r + 1}: {sum(checked.values())} guesses checked so far, {dict(answers)}")
-            took = time.monotonic() - began
-            alive = host.poll() is None
-        finally:
-            host.terminate()
-            try:
-                host.wait(20)
-            except subprocess.TimeoutExpired:
-                host.kill()
-                host.wait()
+    with TemporaryDirectory() as tmp, headless_host(tmp, "--seats", "3") as (host, _key, port):
+        me = Identity.generate()
+        checked: Counter[str] = Counter()
+        answers: Counter[str] = Counter()
+        first: dict[str, float] = {}
+        over: dict[str, tuple[int, float]] = {}
+        lock = threading.Lock()
+        began = time.monotonic()
+        for r in range(rounds):
+            def run(part: list[str]) -> None:
+                for source in part:
+                    said = guess(port, source, me)
+                    with lock:
+                        first.setdefault(source, time.monotonic())
+                        answers[said] += 1
+                        if said == "wrong":
+                            checked[source] += 1
+                            allowed = WRONG_BURST + (time.monotonic() - first[source]) / WRONG_EVERY
+                            if checked[source] > allowed + 1:
+                                over[source] = (checked[source], allowed)
+            threads = [threading.Thread(target=run, args=(sources[i::THREADS],)) for i in range(THREADS)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            print(f"round {r + 1}: {sum(checked.values())} guesses checked so far, {dict(answers)}")
+        took = time.monotonic() - began
+        alive = host.popen.poll() is None
     total = sum(checked.values())
     print(f"\n{n} addresses, {rounds} rounds in {took:.0f} s: {total} wrong seat keys checked by the host "
           f"({total / took:.0f} a second; the bound allows at most {min(n, 1024) * WRONG_BURST + n / WRONG_EVERY * took:.0f} "

@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import re
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -38,21 +37,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
 from attacker import LOOPBACK, Attacker  # noqa: E402
 from member_flood_bench import Sampler, turn_times  # noqa: E402
+from procs import Proc  # noqa: E402
 
 from p2pnimmt.protocol.verify import verify_transcript  # noqa: E402
 
 LO = ["--interface", LOOPBACK]
 HONEST = ("ann", "bob", "cat")
-
-
-def wait_for(path: Path, pattern: str, timeout: float = 120.0) -> re.Match:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        match = re.search(pattern, path.read_text(errors="replace")) if path.exists() else None
-        if match:
-            return match
-        time.sleep(0.05)
-    raise TimeoutError(f"no {pattern!r} in {path.name}:\n{path.read_text(errors='replace')[-2000:]}")
 
 
 def churn(port: int, seat_key: str, stop: threading.Event, admitted: list[int], n: int) -> None:
@@ -83,31 +73,30 @@ def game(threads: int, d: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "P2PNIMMT_TIMING": "1", "XDG_DATA_HOME": str(d),
            "XDG_RUNTIME_DIR": str(d)}
     common = [*LO, "--bot-delay", "0.1", "--drop-after", "20"]
-    procs: dict[str, subprocess.Popen] = {}
+    procs: dict[str, Proc] = {}
 
     def start(name: str, args: list[str]) -> None:
-        procs[name] = subprocess.Popen([sys.executable, "-m", "p2pnimmt", *args, *common, "--name", name,
-                                        "--transcript", str(d / f"{name}.p2pt")], stdout=open(d / f"{name}.out", "wb"),
-                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+        procs[name] = Proc([*args, *common, "--name", name, "--transcript", str(d / f"{name}.p2pt")],
+                           d / f"{name}.out", env=env)
 
     stop = threading.Event()
     admitted = [0, 0]
     workers: list[threading.Thread] = []
     try:
         start("ann", ["host", "--headless", "--seats", "3", "--rounds", "3", "--no-points"])
-        port = int(wait_for(d / "ann.out", r"listening on 127\.0\.0\.1:(\d+)").group(1))
-        code = wait_for(d / "ann.out", r"code: (\w{4}-\w{4})").group(1)
+        port = int(procs["ann"].wait_for(r"listening on 127\.0\.0\.1:(\d+)", 120).group(1))
+        code = procs["ann"].wait_for(r"code: (\w{4}-\w{4})", 120).group(1)
         for name in ("bob", "cat"):
             start(name, ["join", code, "--headless", "--peer", f"{LOOPBACK}:{port}"])
-        wait_for(d / "ann.out", r"timing dealt 0 ")
-        sampler = Sampler({name: procs[name].pid for name in HONEST})
+        procs["ann"].wait_for(r"timing dealt 0 ", 120)
+        sampler = Sampler({name: procs[name].popen.pid for name in HONEST})
         sampler.start()
         since = time.monotonic()
         for n in range(threads):
             worker = threading.Thread(target=churn, args=(port, code[5:], stop, admitted, n), daemon=True)
             worker.start()
             workers.append(worker)
-        codes = {name: procs[name].wait(900) for name in HONEST}
+        codes = {name: procs[name].popen.wait(900) for name in HONEST}
         stop.set()
         sampler.stop.set()
         sampler.join()
@@ -116,9 +105,7 @@ def game(threads: int, d: Path) -> dict:
         for worker in workers:
             worker.join(15)
         for proc in procs.values():
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            proc.stop()
     times = [t for name in HONEST for t in turn_times(d / f"{name}.out", 0.0)]
     scores = set()
     verified = True

@@ -20,11 +20,8 @@ next link sends its join with the key again. It prints what the host answered ea
 from __future__ import annotations
 
 import os
-import re
 import secrets
-import subprocess
 import sys
-import time
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
@@ -33,6 +30,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 os.environ["P2PNIMMT_SERVICE"] = f"_pnt-sa{secrets.token_hex(3)}._tcp.local."  # this run's own: no other game seen
 
 from attacker import Attacker  # noqa: E402
+from hosted import headless_host  # noqa: E402
 
 from p2pnimmt.net.seatdoor import WRONG_BURST  # noqa: E402
 from p2pnimmt.protocol.identity import Identity  # noqa: E402
@@ -60,35 +58,14 @@ def joins(port: int, identity: Identity | None, name: str, seat_key: str | None)
 
 
 def main() -> int:
-    with TemporaryDirectory() as tmp:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": tmp, "XDG_RUNTIME_DIR": tmp}
-        out = Path(tmp) / "host.log"
-        host = subprocess.Popen([sys.executable, "-m", "p2pnimmt", "host", "--headless", "--seats", "3", "--name",
-                                 "ann", "--interface", "127.0.0.1", "--give-up", "0"],
-                                stdout=open(out, "wb"), stderr=subprocess.STDOUT, env=env)
-        try:
-            deadline = time.monotonic() + 60
-            while not (found := re.search(r"code: \w{4}-(\w{4})[\s\S]*listening on 127\.0\.0\.1:(\d+)",
-                                          out.read_text())):
-                if time.monotonic() > deadline or host.poll() is not None:
-                    print(out.read_text())
-                    return 2
-                time.sleep(0.1)
-            key, port = found.group(1), int(found.group(2))
-            bob = Identity.generate()
-            print(f"bob from {SHARED}: {joins(port, bob, 'bob', key)}")
-            said = [joins(port, None, "mal", None) for _ in range(int(WRONG_BURST))]
-            print(f"the stranger from {SHARED}, {len(said)} wrong keys: {sorted(set(s[:40] for s in said))}")
-            print(f"the stranger's next join: {joins(port, None, 'mal', None)[:60]}")
-            again = joins(port, bob, "bob", key)
-            print(f"bob's next link from {SHARED}, with the key: {again}")
-        finally:
-            host.terminate()
-            try:
-                host.wait(20)
-            except subprocess.TimeoutExpired:
-                host.kill()
-                host.wait()
+    with TemporaryDirectory() as tmp, headless_host(tmp, "--seats", "3") as (_host, key, port):
+        bob = Identity.generate()
+        print(f"bob from {SHARED}: {joins(port, bob, 'bob', key)}")
+        said = [joins(port, None, "mal", None) for _ in range(int(WRONG_BURST))]
+        print(f"the stranger from {SHARED}, {len(said)} wrong keys: {sorted(set(s[:40] for s in said))}")
+        print(f"the stranger's next join: {joins(port, None, 'mal', None)[:60]}")
+        again = joins(port, bob, "bob", key)
+        print(f"bob's next link from {SHARED}, with the key: {again}")
     lost = not again.startswith("seated")
     print(f"\nbob lost his seat: {lost}")
     return 1 if lost else 0
