@@ -51,13 +51,12 @@ PEER = ROOT / "web" / "peer"
 sys.path.insert(0, str(ROOT / "tests" / "peer"))
 from nodepeer import NODE_FLAGS  # noqa: E402
 
-FLAGS: dict[Path, list[str]] = {}  # a compiled tree's node flags (main: this tree's, and --against's)
+FLAGS: dict[Path, list[str]] = {}  # the node flags of each compiled tree's folder (this tree's, --against's)
 
 
 def flags(out: Path) -> list[str]:
-    """The node flags of the tree compiled into `out` (or a folder in it)."""
-    return next((f for tree, f in sorted(FLAGS.items(), key=lambda kv: -len(kv[0].parts)) if out.is_relative_to(tree)),
-                list(NODE_FLAGS))
+    """The node flags of the tree compiled into `out` (the project's unless main says otherwise)."""
+    return FLAGS.get(out, list(NODE_FLAGS))
 
 
 def typescript(seats: int, deal: str, rounds: int, native: bool, out: Path, **env: str) -> dict:
@@ -122,9 +121,9 @@ def main() -> None:
     compile_tree(out, None)
     before = compile_tree(out / "against", args.against) if args.against else None
     if before is not None:
-        FLAGS[out / "against"] = FLAGS[out] if args.against_flags is None else args.against_flags.split()
+        FLAGS[before] = FLAGS[out] if args.against_flags is None else args.against_flags.split()
     print(f"load average {os.getloadavg()[0]:.1f}; node flags {' '.join(FLAGS[out]) or '(none)'}"
-          + (f", {args.against}'s {' '.join(FLAGS[out / 'against']) or '(none)'}" if before is not None else ""))
+          + (f", {args.against}'s {' '.join(FLAGS[before]) or '(none)'}" if before is not None else ""))
     try:
         for deal in args.deal:
             pairs: list[tuple[float, float]] = []

@@ -5,8 +5,8 @@
  * - `--no-lazy`: every function compiled to bytecode when its module is, before the first call, as Python compiles
  *   a module at its import (else some 230 functions are parsed and compiled at their first call in the game);
  * - `--always-sparkplug`: a function's baseline code made at its first call, not after a while in the interpreter;
- * - `--interrupt-budget=1000000` (15 times V8's 67,584): TurboFan optimizes only what runs far more (8 jobs on V8's
- *   worker threads where there were 37, in a 4-round game), each function's baseline code runs longer first.
+ * - `--interrupt-budget=1000000` (15 times V8's 67,584): TurboFan optimizes only what runs far more (2 jobs on V8's
+ *   worker threads where there were 35, in a 4-round game), each function's baseline code runs longer first.
  * None changes what a node computes, only when and how V8 compiles it. The node processes the project starts (the
  * node of mixed tables, tests/peer/mixed.py; the benchmarks', benchmarks/peer_cpu_bench.py) take them on their
  * command line (tests/peer/nodepeer.py reads this list); `node peer.js verify` sets them itself (`useNodeFlags`). A
@@ -17,7 +17,7 @@ export const NODE_FLAGS: readonly string[] = ["--no-lazy", "--always-sparkplug",
 /** Set NODE_FLAGS in this running node (node's v8.setFlagsFromString) where its command line did not give them:
  * those V8 reads as it runs (when to make baseline code, when to optimize). `--no-lazy` is left out: V8 reads it when
  * it compiles a script, and this module is compiled already (set late, it would compile whole at their first call
- * the functions not run yet; `node peer.js verify` of the test corpus spends 5-9 % less CPU with the other two alone,
+ * the functions not run yet; `node peer.js verify` of the test corpus spends 5-10 % less CPU with the other two alone,
  * and no less with it). */
 export function useNodeFlags(v8: { setFlagsFromString(flags: string): void }, given: readonly string[]): void {
   for (const flag of NODE_FLAGS) if (flag !== "--no-lazy" && !given.includes(flag)) v8.setFlagsFromString(flag);
