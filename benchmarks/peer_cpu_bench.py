@@ -27,6 +27,10 @@ BENCH_RECORD), then each node plays it again alone (web/peer/test/bench_alone.ts
 its workers' included), against the reference's peers played again alone
 the same way (benchmarks/turn_cpu_alone.py). Issue 25's target is held against (2): docs/benchmarks.md's twentieth
 sitting says why. With --against, REF's web/peer/src runs under this tree's bench files (the same harness for both).
+Every node process runs with the project's V8 flags (web/peer/src/node_flags.ts, as the node of mixed tables does;
+issue 25's twenty-second sitting): --node-flags "FLAGS" runs them with other flags instead (--node-flags "" with none,
+as before that sitting); --against-flags "FLAGS" runs REF's nodes with other flags than this tree's (a flag's
+before and after, the same source: --against HEAD --against-flags "").
 """
 
 from __future__ import annotations
@@ -44,10 +48,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER = ROOT / "web" / "peer"
+sys.path.insert(0, str(ROOT / "tests" / "peer"))
+from nodepeer import NODE_FLAGS  # noqa: E402
+
+FLAGS: dict[Path, list[str]] = {}  # the node flags of each compiled tree's folder (this tree's, --against's)
+
+
+def flags(out: Path) -> list[str]:
+    """The node flags of the tree compiled into `out` (the project's unless main says otherwise)."""
+    return FLAGS.get(out, list(NODE_FLAGS))
 
 
 def typescript(seats: int, deal: str, rounds: int, native: bool, out: Path, **env: str) -> dict:
-    args = ["node", str(out / "test" / "bench.js"), str(seats), deal, str(rounds)] + (["native"] if native else [])
+    args = ["node", *flags(out), str(out / "test" / "bench.js"), str(seats), deal, str(rounds)] + (["native"] if native else [])
     done = subprocess.run(args, cwd=PEER, capture_output=True, text=True, timeout=3600, check=True,
                           env={**os.environ, **env})
     return json.loads(done.stdout)
@@ -58,7 +71,7 @@ def alone(seats: int, deal: str, rounds: int, out: Path) -> dict:
     record = out.parent / f"game-{uuid.uuid4().hex[:6]}.json"
     try:
         typescript(seats, deal, rounds, True, out, BENCH_RECORD=str(record))
-        done = subprocess.run(["node", str(out / "test" / "bench_alone.js"), str(record)], cwd=PEER,
+        done = subprocess.run(["node", *flags(out), str(out / "test" / "bench_alone.js"), str(record)], cwd=PEER,
                               capture_output=True, text=True, timeout=3600, check=True)
         return json.loads(done.stdout)
     finally:
@@ -99,11 +112,18 @@ def main() -> None:
     parser.add_argument("--portable", action="store_true")
     parser.add_argument("--runs", type=int, default=1, help="times each figure is measured (default 1)")
     parser.add_argument("--against", metavar="REF", help="git ref whose TypeScript nodes run too, alternating")
+    parser.add_argument("--node-flags", metavar="FLAGS", help="this tree's nodes' V8 flags (default: the project's, "
+                        f"{' '.join(NODE_FLAGS)})")
+    parser.add_argument("--against-flags", metavar="FLAGS", help="REF's nodes' V8 flags (default: as this tree's)")
     args = parser.parse_args()
     out = PEER / "dist" / f"bench-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    FLAGS[out] = list(NODE_FLAGS) if args.node_flags is None else args.node_flags.split()
     compile_tree(out, None)
     before = compile_tree(out / "against", args.against) if args.against else None
-    print(f"load average {os.getloadavg()[0]:.1f}")
+    if before is not None:
+        FLAGS[before] = FLAGS[out] if args.against_flags is None else args.against_flags.split()
+    print(f"load average {os.getloadavg()[0]:.1f}; node flags {' '.join(FLAGS[out]) or '(none)'}"
+          + (f", {args.against}'s {' '.join(FLAGS[before]) or '(none)'}" if before is not None else ""))
     try:
         for deal in args.deal:
             pairs: list[tuple[float, float]] = []
@@ -150,14 +170,14 @@ def main() -> None:
                 a = alone(args.seats, deal, args.rounds, out)
                 print(f"TypeScript, {deal} deal, {args.seats} seats, EACH NODE ALONE in its own process (node's crypto):"
                       f" busiest {a['busiest_ms_per_turn']:.2f} ms, mean {a['mean_ms_per_turn']:.2f} (mean node: its "
-                      f"main thread {a['main_ms_per_turn']:.2f}, of which its calls {a['calls_main_ms_per_turn']:.2f}, "
-                      f"+ V8's worker threads {a['other_threads_ms_per_turn']:.2f}); load average "
-                      f"{os.getloadavg()[0]:.1f}", flush=True)
+                      f"main thread {a['main_ms_per_turn']:.2f} + V8's worker threads "
+                      f"{a['other_threads_ms_per_turn']:.2f}; its process's start-up before the game "
+                      f"{a['startup_ms']:.0f} ms CPU); load average {os.getloadavg()[0]:.1f}", flush=True)
                 p = python_alone(args.seats, deal, args.rounds)
                 print(f"Python, {deal} deal, {args.seats} seats, EACH PEER ALONE in its own process: busiest "
-                      f"{p['busiest_ms_per_turn']:.2f} ms, mean {p['mean_ms_per_turn']:.2f} (its calls alone: busiest "
-                      f"{p['calls_busiest_ms_per_turn']:.2f}, mean {p['calls_mean_ms_per_turn']:.2f}); load average "
-                      f"{os.getloadavg()[0]:.1f}", flush=True)
+                      f"{p['busiest_ms_per_turn']:.2f} ms, mean {p['mean_ms_per_turn']:.2f} (its process's start-up "
+                      f"before the game {p['startup_ms']:.0f} ms CPU); load average {os.getloadavg()[0]:.1f}",
+                      flush=True)
                 print(f"target (issue 25, {deal}, {args.seats} seats), each node alone (the figure it is held against): "
                       f"TypeScript's busiest node <= Python's busiest peer: {a['busiest_ms_per_turn']:.2f} against "
                       f"{p['busiest_ms_per_turn']:.2f} ms, {a['busiest_ms_per_turn'] / p['busiest_ms_per_turn']:.2f}x: "

@@ -8,9 +8,12 @@ by each peer, the layers memo off), every peer's calls (its receives and moves, 
 written down; then each peer plays its game again in a fresh Python process of its own (the same seed: the same
 identity, the same entropy, so the same bytes out), with no other session in it. Its figure: the process's CPU
 (time.process_time: Python runs the session on one thread, so that is the whole process's) from its first call to
-its last, the loop that hands it the calls included (a list walked: next to nothing), and the sum of its calls
-alone. Printed: {seats, deal, rounds, turns, busiest_ms_per_turn, mean_ms_per_turn, per_node, calls_busiest_ms_per_turn,
-calls_mean_ms_per_turn}.
+its last, the loop that hands it the calls included (a list walked: next to nothing), the clock read at those two ends
+only, as web/peer/test/bench_alone.ts reads the TypeScript node's (no clock inside the game on either side; issue 25's
+twenty-second sitting). With --per-call each call is timed too and the sum of its calls alone printed (that clock's
+reads then in the whole figure). Printed: {seats, deal, rounds, turns, busiest_ms_per_turn, mean_ms_per_turn,
+per_node, calls_busiest_ms_per_turn, calls_mean_ms_per_turn, startup_ms} (the calls' figures null without --per-call;
+startup_ms: the mean peer's process CPU before its game, imports and table included).
 """
 
 from __future__ import annotations
@@ -78,20 +81,25 @@ def recorded(seats: int, deal: str, rounds: int, seed: int) -> tuple[list[list[C
 
 
 def alone(seats: int, deal: str, rounds: int, seed: int, index: int, calls: list[Call],
-          whole_game: bool = True) -> tuple[float, float]:
-    """(whole, calls) CPU ms of peer `index` replaying its calls alone in this process (`whole_game`: all of them,
-    the game's end checked)."""
+          whole_game: bool = True, per_call: bool = False) -> tuple[float, float | None, float]:
+    """(whole, calls, start-up) CPU ms of peer `index` replaying its calls alone in this process (`whole_game`: all
+    of them, the game's end checked; `per_call`: each call timed too, else calls is None and the clock is read at the
+    ends only; start-up: the process's CPU before the game, its imports and table included)."""
     session = list(table(seats, deal, rounds, seed).sessions.values())[index]
     methods = [getattr(session, name) for name, _, _ in calls]
     spent = 0.0
     start = time.process_time()
-    for method, (_, args, kwargs) in zip(methods, calls):
-        t = time.process_time()
-        method(*args, **kwargs)
-        spent += time.process_time() - t
+    if per_call:
+        for method, (_, args, kwargs) in zip(methods, calls):
+            t = time.process_time()
+            method(*args, **kwargs)
+            spent += time.process_time() - t
+    else:
+        for method, (_, args, kwargs) in zip(methods, calls):
+            method(*args, **kwargs)
     whole = time.process_time() - start
     assert session.phase == "over" or not whole_game, session.phase
-    return whole * 1e3, spent * 1e3
+    return whole * 1e3, spent * 1e3 if per_call else None, start * 1e3
 
 
 def main() -> None:
@@ -102,6 +110,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", metavar="FILE", help="also write every peer's calls to FILE (a pickle; to replay one "
                         "peer alone by hand, e.g. under valgrind: --peer N --calls FILE [--limit N])")
+    parser.add_argument("--per-call", action="store_true", help="also time each call (its clock then in the figure)")
     parser.add_argument("--peer", type=int, help=argparse.SUPPRESS)  # a child: this peer's replay
     parser.add_argument("--calls", help=argparse.SUPPRESS)  # a child: the file of every peer's calls
     parser.add_argument("--limit", type=int, help=argparse.SUPPRESS)  # a child: its first N calls only (valgrind)
@@ -109,7 +118,7 @@ def main() -> None:
     if args.peer is not None:
         logs = pickle.loads(Path(args.calls).read_bytes())
         print(json.dumps(alone(args.seats, args.deal, args.rounds, args.seed, args.peer,
-                               logs[args.peer][:args.limit], args.limit is None)))
+                               logs[args.peer][:args.limit], args.limit is None, args.per_call)))
         return
     logs, turns = recorded(args.seats, args.deal, args.rounds, args.seed)
     if args.keep:
@@ -119,14 +128,15 @@ def main() -> None:
         file.flush()
         figures = [json.loads(subprocess.run(
             [sys.executable, __file__, "--seats", str(args.seats), "--deal", args.deal, "--rounds", str(args.rounds),
-             "--seed", str(args.seed), "--peer", str(i), "--calls", file.name],
+             "--seed", str(args.seed), "--peer", str(i), "--calls", file.name] + (["--per-call"] if args.per_call else []),
             capture_output=True, text=True, check=True, timeout=600).stdout) for i in range(len(logs))]
-    whole = [w / turns for w, _ in figures]
-    own = [c / turns for _, c in figures]
+    whole = [w / turns for w, _, _ in figures]
+    own = [c / turns for _, c, _ in figures if c is not None]
     print(json.dumps({"seats": args.seats, "deal": args.deal, "rounds": args.rounds, "turns": turns,
                       "busiest_ms_per_turn": max(whole), "mean_ms_per_turn": sum(whole) / len(whole),
-                      "per_node": whole, "calls_busiest_ms_per_turn": max(own),
-                      "calls_mean_ms_per_turn": sum(own) / len(own)}))
+                      "per_node": whole, "calls_busiest_ms_per_turn": max(own) if own else None,
+                      "calls_mean_ms_per_turn": sum(own) / len(own) if own else None,
+                      "startup_ms": sum(s for _, _, s in figures) / len(figures)}))
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from nodepeer import PEER, tool
+from nodepeer import NODE_FLAGS, PEER, tool
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from harness import Net, catch_up, restart  # noqa: E402
@@ -51,12 +51,13 @@ ASKS = ("play", "row", "pick", "auto", "drop", "rejoin", "standin")
 
 
 class NodeSeats:
-    """The node process that hosts the TypeScript seats of a table (started and ended by us, by its pid)."""
+    """The node process that hosts the TypeScript seats of a table (started and ended by us, by its pid), with the
+    project's V8 flags (NODE_FLAGS)."""
 
     def __init__(self, script: Path, log: Path) -> None:
         self.log = log
         self._err: IO[bytes] = open(log, "wb")
-        self.proc = subprocess.Popen([tool("node"), str(script)], cwd=PEER, stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([tool("node"), *NODE_FLAGS, str(script)], cwd=PEER, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self._err)
         self.calls = 0
 

@@ -9,6 +9,7 @@ parallel workers install once.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PEER = ROOT / "web" / "peer"
 BUNDLE = ROOT / "p2pnimmt" / "web" / "static" / "peer.js"
+
+
+def node_flags() -> list[str]:
+    """The V8 flags the project runs its node processes with: web/peer/src/node_flags.ts's NODE_FLAGS, read from
+    there (one list for both languages; docs/benchmarks.md, issue 25's twenty-second sitting, says why these)."""
+    found = re.search(r"export const NODE_FLAGS: readonly string\[\] = (\[[^\]]*\]);",
+                      (PEER / "src" / "node_flags.ts").read_text())
+    assert found, "web/peer/src/node_flags.ts has no NODE_FLAGS list of the form this reader knows"
+    return json.loads(found[1])
+
+
+NODE_FLAGS = node_flags()
 
 
 def tool(name: str) -> str:

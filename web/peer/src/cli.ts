@@ -2,6 +2,7 @@
 import { equal, hex } from "./bytes.js";
 import { useSha256, useSha512 } from "./hash.js";
 import { type Ed25519, useEd25519 } from "./identity.js";
+import { useNodeFlags } from "./node_flags.js";
 import { type ScalarMult, useScalarMult } from "./sealed_group.js";
 import { report, verifyTranscript } from "./verify.js";
 
@@ -53,6 +54,7 @@ export function run(argv: readonly string[], io: Io): number {
 
 interface NodeProcess {
   argv: string[];
+  execArgv: string[];
   exitCode?: number;
   stdout: { write(text: string): void };
   stderr: { write(text: string): void };
@@ -305,6 +307,7 @@ export function runIfMain(moduleUrl: string): void {
   if (!proc?.getBuiltinModule || !proc.argv[1]) return;
   const url = proc.getBuiltinModule("node:url") as { pathToFileURL(path: string): URL };
   if (url.pathToFileURL(proc.argv[1]).href !== moduleUrl) return;
+  useNodeFlags(proc.getBuiltinModule("node:v8") as Parameters<typeof useNodeFlags>[0], proc.execArgv);
   const fs = proc.getBuiltinModule("node:fs") as NodeFs;
   const crypto = proc.getBuiltinModule("node:crypto") as NodeCrypto;
   const sodium = nodeSodium();

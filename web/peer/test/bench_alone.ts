@@ -6,7 +6,8 @@
  * calls in order: the bytes delivered and by whom, its moves). Without NODE this process starts one process per node
  * (this file with the node's index), one after the other, and prints one JSON line over them all: {seats, deal,
  * rounds, turns, busiest_ms_per_turn, mean_ms_per_turn, per_node, main_ms_per_turn, calls_main_ms_per_turn,
- * other_threads_ms_per_turn, process_ms_per_turn, between_calls_ms_per_turn, clock_us, deliveries}. With NODE: that
+ * other_threads_ms_per_turn, process_ms_per_turn, between_calls_ms_per_turn, clock_us, deliveries, startup_ms (the
+ * process's CPU before the game: node's start, the imports, the recording's parse), flags}. With NODE: that
  * node plays its game again alone (the same bytes in and, from the same random bytes, the same bytes out) and prints
  * its own line.
  *
@@ -15,9 +16,15 @@
  * another node, each pays its own warm-up, as on its own device): its main thread's (main_ms_per_turn) and the
  * others'. The main thread's between the calls is in it (between_calls_ms_per_turn: the loop that hands the node its
  * next call is next to nothing, but V8 installs compiled code and collects there too, work the node caused), as the
- * reference's whole figure has its loop; the calls' alone beside it. Each call is timed by the main thread's own CPU
- * (Linux's schedstat, test/bench_bot.ts), the clock's own cost (µs a reading pair, best of 5 batches) taken off; the
- * workers' CPU is counted whole from /proc over the game, not in lumps at their ticks.
+ * reference's whole figure has its loop. The main thread's CPU is read at the game's two ends only (Linux's
+ * schedstat, test/bench_bot.ts), as benchmarks/turn_cpu_alone.py reads the reference's: no clock inside the game on
+ * either side. With BENCH_PER_CALL=1 each call is timed too (calls_main_ms_per_turn, between_calls_ms_per_turn;
+ * else null), the clock's own cost (µs a reading pair, best of 5 batches) taken off: a reading pair costs more in
+ * the game than in the calibration's loop, so that figure holds about 0.1 ms a turn of clock (the twenty-first
+ * sitting). The workers' CPU is counted whole from /proc over the game, not in lumps at their ticks.
+ * The node runs with this process's node flags (process.execArgv), handed on to the one process a node when
+ * NODE is not given: run it as the project runs node (web/peer/node-flags.txt, docs/benchmarks.md's twenty-second
+ * sitting), e.g. `node $(cat node-flags.txt) dist/test/bench_alone.js RECORDING`.
  * GAMES (with NODE; default 1): the node plays its game that many times in the one process, a new node each time,
  * and the line is the last game's: what V8's warm-up costs a node's first game (a process that plays on, rematches,
  * pays it once). BENCH_CALLS=N: only the node's first N calls, no check of the game's end (under valgrind, the
@@ -41,9 +48,9 @@ interface Recording {
   nodes: { secret: string; drawn: string[]; calls: Call[] }[];
 }
 /** One node's line (ms a turn but clock_us). */
-interface Alone { own_ms_per_turn: number; main_ms_per_turn: number; calls_main_ms_per_turn: number;
-  other_threads_ms_per_turn: number; process_ms_per_turn: number; between_calls_ms_per_turn: number; clock_us: number;
-  deliveries: number }
+interface Alone { own_ms_per_turn: number; main_ms_per_turn: number; calls_main_ms_per_turn: number | null;
+  other_threads_ms_per_turn: number; process_ms_per_turn: number; between_calls_ms_per_turn: number | null;
+  clock_us: number | null; deliveries: number; startup_ms: number; flags: string[] }
 
 const bytes = (hex: string): Uint8Array => new Uint8Array(Buffer.from(hex, "hex"));
 
@@ -74,17 +81,18 @@ async function alone(file: string, index: number): Promise<Alone> {
   game = null;
   mine.drawn = [];
   mine.calls = [];
-  const clockUs = mainThreadClockUs();
+  const perCall = process.env.BENCH_PER_CALL === "1";
+  const clockUs = perCall ? mainThreadClockUs() : 0;
   await quiet(); // the start-up's work (imports, the recording's parse, the clock's calibration) done
   const since = { process: process.cpuUsage(), main: mainThreadNs(), others: otherThreadsNs() };
   let callsNs = 0;
   let sent = 0;
   for (let k = 0; k < calls.length; k++) {
     const c = calls[k] as (typeof calls)[number];
-    const before = mainThreadNs();
+    const before = perCall ? mainThreadNs() : 0;
     const out: Outgoing[] = c.kind === 1 ? node.deliver(c.wire, c.from) : c.kind === 0 ? node.hostGame(c.wire, settings, roster)
       : c.kind === 2 ? node.play(c.n) : node.chooseRow(c.n);
-    callsNs += mainThreadNs() - before;
+    if (perCall) callsNs += mainThreadNs() - before;
     sent += out.length;
   }
   const main = (mainThreadNs() - since.main) / 1e6;
@@ -96,9 +104,11 @@ async function alone(file: string, index: number): Promise<Alone> {
   const clock = calls.length * clockUs / 1000;
   const callsMain = callsNs / 1e6 - clock;
   return { own_ms_per_turn: (main - clock + others) / turns, main_ms_per_turn: (main - clock) / turns,
-    calls_main_ms_per_turn: callsMain / turns, other_threads_ms_per_turn: others / turns,
-    process_ms_per_turn: (spent.user + spent.system) / 1000 / turns, between_calls_ms_per_turn: (main - clock - callsMain) / turns,
-    clock_us: clockUs, deliveries: calls.length };
+    calls_main_ms_per_turn: perCall ? callsMain / turns : null, other_threads_ms_per_turn: others / turns,
+    process_ms_per_turn: (spent.user + spent.system) / 1000 / turns,
+    between_calls_ms_per_turn: perCall ? (main - clock - callsMain) / turns : null,
+    clock_us: perCall ? clockUs : null, deliveries: calls.length,
+    startup_ms: (since.process.user + since.process.system) / 1000, flags: process.execArgv };
 }
 
 const [file, which, games] = [process.argv[2] as string, process.argv[3], Number(process.argv[4] ?? 1)];
@@ -108,13 +118,15 @@ if (which !== undefined) {
 } else {
   const game = JSON.parse(readFileSync(file, "utf8")) as Pick<Recording, "seats" | "deal" | "rounds" | "nodes">;
   const here = fileURLToPath(import.meta.url);
-  const lines = game.nodes.map((_, i) => JSON.parse(execFileSync(process.execPath, [here, file, String(i)], { encoding: "utf8" })) as Alone);
+  const lines = game.nodes.map((_, i) => JSON.parse(execFileSync(process.execPath, [...process.execArgv, here, file, String(i)], { encoding: "utf8" })) as Alone);
   const own = lines.map((l) => l.own_ms_per_turn);
-  const mean = (f: (l: Alone) => number): number => lines.reduce((a, l) => a + f(l), 0) / lines.length;
+  const mean = (f: (l: Alone) => number | null): number | null => lines.some((l) => f(l) === null) ? null
+    : lines.reduce((a, l) => a + (f(l) as number), 0) / lines.length;
   console.log(JSON.stringify({ seats: game.seats, deal: game.deal, rounds: game.rounds, turns: game.rounds * 10,
     busiest_ms_per_turn: Math.max(...own), mean_ms_per_turn: mean((l) => l.own_ms_per_turn), per_node: own,
     main_ms_per_turn: mean((l) => l.main_ms_per_turn), calls_main_ms_per_turn: mean((l) => l.calls_main_ms_per_turn),
     other_threads_ms_per_turn: mean((l) => l.other_threads_ms_per_turn), process_ms_per_turn: mean((l) => l.process_ms_per_turn),
     between_calls_ms_per_turn: mean((l) => l.between_calls_ms_per_turn),
-    clock_us: mean((l) => l.clock_us), deliveries: mean((l) => l.deliveries) }));
+    clock_us: mean((l) => l.clock_us), deliveries: mean((l) => l.deliveries), startup_ms: mean((l) => l.startup_ms),
+    flags: process.execArgv }));
 }
