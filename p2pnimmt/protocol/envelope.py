@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, NamedTuple
 
-from .codec import MAX_FRAME, DecodeError, decode, encode
+from .codec import MAX_FRAME, DecodeError, check_depth, decode, decode_shallow, encode
 from .identity import PEER_ID_SIZE, SIGNATURE_SIZE, Identity, verify
 
 VERSION = 1
@@ -81,7 +81,13 @@ def split(wire: bytes) -> tuple[bytes, bytes]:
 def open_envelope(wire: bytes) -> Envelope:
     """Parse a wire message (signature NOT yet checked); DecodeError naming the first problem."""
     signed, signature = split(wire)
-    fields = decode(signed)
+    fields = decode_shallow(signed)
+    if type(fields) is list and len(fields) == 7 and type(fields[0]) is int and type(fields[1]) is bytes and \
+            type(fields[2]) is bytes and type(fields[3]) is int and type(fields[4]) is bytes and \
+            type(fields[5]) is str and type(fields[6]) is dict:
+        check_depth(fields[6], 1)  # what decode's check of the whole finds: of these, only the body can nest
+    elif isinstance(fields, (list, dict)):
+        check_depth(fields)  # decode's check, as decode makes it (its error before any about the fields)
     if not (isinstance(fields, list) and len(fields) == 7):
         raise DecodeError("signed part must be [version, game, sender, seq, prev, kind, body]")
     version, game_id, sender, seq, prev, kind, body = fields
