@@ -72,6 +72,7 @@ class Refused(NamedTuple):
 
 
 Found = Ready | StartFound | Refused
+_tuple_new = tuple.__new__
 
 
 class Inbox:
@@ -219,7 +220,7 @@ class Inbox:
         if env.seq > next_seq:
             return
         self._wires[env.wire] = env
-        yield Ready(env, via)
+        yield _tuple_new(Ready, (env, via))  # Ready(env, via), without its __new__'s Python call
         if self._ahead.get(env.sender):
             yield from self._drain(env.sender)
 

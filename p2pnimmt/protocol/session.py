@@ -464,7 +464,8 @@ class Session:
             # A message shown differently to different peers thus reaches everyone in both versions.
             # Every peer relays to spectators (who may be linked to it alone).
             skip = (env.sender,) if via is None else (env.sender, via)
-            self._emit(Outgoing(env.wire, skip=skip, watchers_only=env.sender not in self._relaying))
+            # (Outgoing(env.wire, skip=skip, watchers_only=...), made without its __new__'s Python call)
+            self._emit(tuple.__new__(Outgoing, (env.wire, None, skip, env.sender not in self._relaying)))
         if not self.table.void_since_expelled(env):
             self._drive(store(self.table, env))
         self._advance()
