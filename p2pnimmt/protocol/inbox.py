@@ -150,7 +150,9 @@ class Inbox:
 
     def overflowed(self) -> dict[bytes, str]:
         """The delivering peers that went over a cap since the last call, with the cap: cut them off."""
-        found, self._overflowed = self._overflowed, {}
+        found = self._overflowed
+        if found:  # (asked after every message a link brings: no new dict made while nobody went over)
+            self._overflowed = {}
         return found
 
     def _over(self, via: bytes | None, what: str) -> None:
