@@ -30,7 +30,7 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
     """One frame from a member's link (links are members' only: see net.mesh)."""
     session = node.session
     assert session is not None  # frames come over links, which Mesh.link gave our heads (of the session)
-    if over_budget(node, conn, kind):
+    if kind != "msg" and over_budget(node, conn, kind):  # (a msg frame, most frames, has no budget to ask)
         if kind in ASKS and conn.asks.excused:
             return  # not answered, within what a stalled honest link brings at once (connection.Asks.SLACK)
         # Not answered: each one past its budget (an ask's past its slack too) is a bad message, so a flood of them

@@ -66,6 +66,19 @@ def decode(data: bytes, limit: int = MAX_FRAME) -> Any:
 
     DecodeError, naming the problem, if it breaks any rule.
     """
+    value = decode_shallow(data, limit)
+    if isinstance(value, (list, dict)):
+        check_depth(value)
+    return value
+
+
+check_depth = _check_depth  # (value, depth=0): decode's last check, of a list or dict decode_shallow made at `depth`
+
+
+def decode_shallow(data: bytes, limit: int = MAX_FRAME) -> Any:
+    """decode without its last check, the depth of nesting (check_depth): for a caller that knows which parts of
+    the value can be containers (an envelope's signed part: only its body, once its fields are the right types).
+    Every other rule is checked, and in decode's order."""
     if not isinstance(data, (bytes, bytearray)):
         raise DecodeError(f"expected bytes, got {type(data).__name__}")
     if len(data) > limit:
@@ -92,8 +105,6 @@ def decode(data: bytes, limit: int = MAX_FRAME) -> Any:
         raise DecodeError("trailing bytes after the msgpack value") from None
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
         raise DecodeError(f"not valid msgpack: {_why(exc)}") from None
-    if isinstance(value, (list, dict)):
-        _check_depth(value)
     return value
 
 

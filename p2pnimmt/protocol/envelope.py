@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, NamedTuple
 
-from .codec import MAX_FRAME, DecodeError, decode, encode
+from .codec import MAX_FRAME, DecodeError, check_depth, decode, decode_shallow, encode
 from .identity import PEER_ID_SIZE, SIGNATURE_SIZE, Identity, verify
 
 VERSION = 1
@@ -52,6 +52,7 @@ def seal(identity: Identity, game_id: bytes, seq: int, prev: bytes, kind: str, b
                     hashlib.sha256(signed).digest())
 
 
+_tuple_new = tuple.__new__
 _BIN_WIDTH = {0xC4: 1, 0xC5: 2, 0xC6: 4}  # msgpack bin 8 / 16 / 32: the width of the length that follows
 _SIGNATURE_HEAD = bytes([0xC4, SIGNATURE_SIZE])  # bin 8 of 64 bytes
 
@@ -81,7 +82,13 @@ def split(wire: bytes) -> tuple[bytes, bytes]:
 def open_envelope(wire: bytes) -> Envelope:
     """Parse a wire message (signature NOT yet checked); DecodeError naming the first problem."""
     signed, signature = split(wire)
-    fields = decode(signed)
+    fields = decode_shallow(signed)
+    if type(fields) is list and len(fields) == 7 and type(fields[0]) is int and type(fields[1]) is bytes and \
+            type(fields[2]) is bytes and type(fields[3]) is int and type(fields[4]) is bytes and \
+            type(fields[5]) is str and type(fields[6]) is dict:
+        check_depth(fields[6], 1)  # what decode's check of the whole finds: of these, only the body can nest
+    elif isinstance(fields, (list, dict)):
+        check_depth(fields)  # decode's check, as decode makes it (its error before any about the fields)
     if not (isinstance(fields, list) and len(fields) == 7):
         raise DecodeError("signed part must be [version, game, sender, seq, prev, kind, body]")
     version, game_id, sender, seq, prev, kind, body = fields
@@ -99,5 +106,5 @@ def open_envelope(wire: bytes) -> Envelope:
         raise DecodeError("kind must be a string")
     if not isinstance(body, dict):
         raise DecodeError("body must be a map")
-    return Envelope(version, game_id, sender, seq, prev, kind, body, signed, signature, bytes(wire),
-                    hashlib.sha256(signed).digest())
+    return _tuple_new(Envelope, (version, game_id, sender, seq, prev, kind, body, signed, signature, bytes(wire),
+                                 hashlib.sha256(signed).digest()))  # Envelope(...), without its __new__'s Python call

@@ -72,6 +72,8 @@ class Refused(NamedTuple):
 
 
 Found = Ready | StartFound | Refused
+_tuple_new = tuple.__new__
+_FIRST = (0, NO_PREVIOUS)  # a sender's head before its first message
 
 
 class Inbox:
@@ -148,7 +150,9 @@ class Inbox:
 
     def overflowed(self) -> dict[bytes, str]:
         """The delivering peers that went over a cap since the last call, with the cap: cut them off."""
-        found, self._overflowed = self._overflowed, {}
+        found = self._overflowed
+        if found:  # (asked after every message a link brings: no new dict made while nobody went over)
+            self._overflowed = {}
         return found
 
     def _over(self, via: bytes | None, what: str) -> None:
@@ -199,7 +203,7 @@ class Inbox:
             yield Refused(via, "bad-signature", f"{env.kind} #{env.seq} claiming to be from {self.who(env.sender)}, "
                                                 f"delivered by {self.who(via)}, has a signature that does not verify")
             return
-        next_seq = self.head(env.sender)[0]
+        next_seq = self._heads.get(env.sender, _FIRST)[0]  # (head's, for a sender that is not None)
         if known is not None and env.seq > next_seq and len(wire) > MAX_HELD_WIRE:
             return  # not held (too large to be ahead); it comes again in order, and is judged then
         if known is not None:
@@ -219,7 +223,7 @@ class Inbox:
         if env.seq > next_seq:
             return
         self._wires[env.wire] = env
-        yield Ready(env, via)
+        yield _tuple_new(Ready, (env, via))  # Ready(env, via), without its __new__'s Python call
         if self._ahead.get(env.sender):
             yield from self._drain(env.sender)
 
@@ -305,7 +309,7 @@ class Inbox:
 
     def broken_chain(self, env: Envelope) -> Refused | None:
         """The proof that `env` does not follow its sender's chain, or None if it does."""
-        _next_seq, last = self.head(env.sender)
+        _next_seq, last = self._heads.get(env.sender, _FIRST)  # (head's, for a sender that is not None)
         if env.prev == last:
             return None
         if env.seq == 0:
@@ -321,7 +325,7 @@ class Inbox:
 
     def take(self, env: Envelope) -> None:
         """`env` follows its chain: it is accepted."""
-        next_seq, _ = self.head(env.sender)
+        next_seq, _ = self._heads.get(env.sender, _FIRST)  # (head's, for a sender that is not None)
         self._wires[env.wire] = env
         self._taken.setdefault(env.sender, []).append(len(self.accepted))
         self.accepted.append(env)

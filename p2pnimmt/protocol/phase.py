@@ -78,6 +78,9 @@ _KIND_STEP = {"SEED_REVEAL": (SEED_REVEAL_STEP, 0),
 _SEATED = {"SEALED_SHUFFLE": SEED_COMMIT_STEP, "SEALED_UNLOCK": SEED_REVEAL_STEP}  # at the place of their sender
 
 
+_tuple_new = tuple.__new__  # what a named tuple's __new__ calls, without that Python call (made for every message)
+
+
 class Step(NamedTuple):
     """A position of the game: (round, the step number on the wire, the place within the step).
 
@@ -93,22 +96,22 @@ class Step(NamedTuple):
 
     @classmethod
     def of_turn(cls, round_index: int, turn: int, part: Part) -> Step:
-        return cls(round_index, 2 + 3 * turn + part)
+        return _tuple_new(cls, (round_index, 2 + 3 * turn + part, 0))
 
     @classmethod
     def of_message(cls, round_index: int, kind: str, body: dict[str, Any], seat: int = 0) -> Step:
         """The position a message of `kind` with `body` belongs to; `seat`: its sender's (a sealed deal's shuffle
         and unlock are at their sender's place)."""
         if kind in _SEATED:
-            return cls(round_index, _SEATED[kind], seat)
+            return _tuple_new(cls, (round_index, _SEATED[kind], seat))
         part = _TURN_KIND_PART.get(kind)
         if part is not None:
-            return cls.of_turn(round_index, body["turn"], part)
+            return _tuple_new(cls, (round_index, 2 + 3 * body["turn"] + part, 0))  # (of_turn's)
         if kind in ("DROP", "KEEP"):
-            return cls(round_index, body.get("step", 0), body.get("place", 0))
+            return _tuple_new(cls, (round_index, body.get("step", 0), body.get("place", 0)))
         if kind == "DRAFT_PICK":
-            return cls(round_index, SEED_COMMIT_STEP, body["pick"])
-        return cls(round_index, *_KIND_STEP.get(kind, (SEED_COMMIT_STEP, 0)))
+            return _tuple_new(cls, (round_index, SEED_COMMIT_STEP, body["pick"]))
+        return _tuple_new(cls, (round_index, *_KIND_STEP.get(kind, (SEED_COMMIT_STEP, 0))))
 
     @classmethod
     def round_end(cls, round_index: int) -> Step:

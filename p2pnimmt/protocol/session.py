@@ -211,7 +211,15 @@ class Session:
 
     def receive(self, wire: bytes, via: bytes | None = None) -> list[Output]:
         """Feed bytes that arrived from peer `via`; return what to send and what happened."""
-        return self._run(lambda: self._ingest(wire, via))
+        # (what _run does, written out: no closure made and called for each message)
+        self._out = []
+        self.journal.hold()  # what one input leads to is written in one piece, before anything is sent
+        try:
+            self._ingest(wire, via)
+        finally:
+            self.journal.flush()
+        out, self._out = self._out, []
+        return out
 
     def play(self, card: int) -> list[Output]:
         """This seat commits to `card` for the current turn."""
@@ -436,7 +444,7 @@ class Session:
 
     def _ingest(self, wire: bytes, via: bytes | None) -> None:
         for found in self.inbox.ingest(wire, via):
-            if self.phase == Phase.ABORTED:
+            if self.table.phase == Phase.ABORTED:  # (the table's, not the property's: asked for each message)
                 return
             if isinstance(found, Ready):  # (the most frequent first)
                 self._accept(found.env, found.via)
@@ -464,7 +472,8 @@ class Session:
             # A message shown differently to different peers thus reaches everyone in both versions.
             # Every peer relays to spectators (who may be linked to it alone).
             skip = (env.sender,) if via is None else (env.sender, via)
-            self._emit(Outgoing(env.wire, skip=skip, watchers_only=env.sender not in self._relaying))
+            # (Outgoing(env.wire, skip=skip, watchers_only=...), made without its __new__'s Python call)
+            self._emit(tuple.__new__(Outgoing, (env.wire, None, skip, env.sender not in self._relaying)))
         if not self.table.void_since_expelled(env):
             self._drive(store(self.table, env))
         self._advance()
@@ -503,7 +512,7 @@ class Session:
         self._advancing = True
         try:
             before = None
-            while self.phase not in (Phase.ABORTED, Phase.OVER):
+            while self.table.phase not in (Phase.ABORTED, Phase.OVER):  # (a rebuild makes a new table)
                 if before is None:
                     before = self._fingerprint()
                 self._drive(steps.advance(self.table))
@@ -515,7 +524,7 @@ class Session:
                 if after == before:
                     break
                 before = after  # nothing changes between two passes: the next pass starts from this
-            if self.table.held_proofs and self.phase != Phase.ABORTED:
+            if self.table.held_proofs and self.table.phase != Phase.ABORTED:
                 self._drive(settle(self.table))  # a held proof whose turn went by without its reveals agreeing
         finally:
             self._advancing = False
@@ -569,15 +578,13 @@ class Session:
                 len(table.parked),
                 table.now() if table.phase not in (Phase.LOBBY, Phase.STARTING, Phase.TURN) else None)
 
-    def _drive(self, effects: Effects[Any]) -> Any:
-        """Apply each effect a part yields, resuming it after each; return what the part returns."""
-        try:
-            effect = next(effects)
-            while True:
-                self._apply(effect)
-                effect = effects.send(None)
-        except StopIteration as stop:
-            return stop.value
+    def _drive(self, effects: Effects[Any]) -> None:
+        """Apply each effect a part yields, resuming it after each. What a part returns is not asked for: a `for`
+        takes its end without the StopIteration that next() raised and a handler caught (half of what driving a
+        pass that yields nothing cost)."""
+        apply = self._apply
+        for effect in effects:
+            apply(effect)
 
     def _apply(self, effect: Effect) -> None:
         table = self.table

@@ -47,7 +47,13 @@ def store(table: Table, env: Envelope) -> Effects[None]:
     # or not the seat is dropped here, the message was signed before its ask or waits behind its sender's open vote:
     # so whether it proves a fault never depends on when it arrives (before or after the last vote that dropped its
     # seat, or that decided its own vote: issue 21).
-    fault = kind_and_body(table, seat, env) or in_chain(table, seat, env)
+    fault = kind_and_body(table, seat, env)
+    if fault is not None:
+        yield fault
+        return
+    # where the message goes, found once for the checks and the slot (its body is sound: both read it alike)
+    key, step = slot_key(table, seat, env), Step.of_message(round_of(env), env.kind, env.body, seat)
+    fault = in_chain(table, seat, env, key, step)
     if fault is not None:
         yield fault
         return
@@ -60,7 +66,7 @@ def store(table: Table, env: Envelope) -> Effects[None]:
     if table.parked and any(p.sender == env.sender for p in table.parked) or after_open_vote(table, seat, env):
         table.parked.append(env)  # a voter's message from past its open vote: used once the vote is decided here
         return
-    yield from place(table, seat, env)
+    yield from place(table, seat, env, key, step)
 
 
 def kind_and_body(table: Table, seat: int, env: Envelope) -> Fatal | None:
@@ -89,10 +95,11 @@ def slot_key(table: Table, seat: int, env: Envelope) -> tuple[str, int, int]:
     return (kind, round_index if kind != "GAME_END" else 0, body[position] if position is not None else 0)
 
 
-def in_chain(table: Table, seat: int, env: Envelope) -> Fatal | None:
+def in_chain(table: Table, seat: int, env: Envelope, key: tuple[str, int, int], step_of: Step) -> Fatal | None:
     """The fault of a message (kind and body sound) by protocol.md 9, items 4, 5 and 7, which depend on the message
     and its sender's chain alone; None if none, and the message is then part of the chain those items compare with
-    (its sender's position, furthest step and slots), whether or not it is placed."""
+    (its sender's position, furthest step and slots), whether or not it is placed. `key` is its slot (slot_key),
+    `step_of` its position (Step.of_message at round_of)."""
     kind, body = env.kind, env.body
     if kind == "START":
         return Fatal(seat, "unexpected", f"{table.who(env.sender)} sent a second START", (env.wire,)) \
@@ -121,7 +128,6 @@ def in_chain(table: Table, seat: int, env: Envelope) -> Fatal | None:
             # the message alone says it: a fault whenever it arrives, also at a pick the stand-in makes (section 9)
             return Fatal(seat, "out-of-turn", PICK.format(who=table.who(env.sender), pick=step + 1,
                                                           round=round_index + 1, picker=picker), (env.wire,))
-    key = slot_key(table, seat, env)
     signed = table.signed.setdefault(seat, {})
     first = signed.get(key)
     if first is not None:
@@ -130,15 +136,16 @@ def in_chain(table: Table, seat: int, env: Envelope) -> Fatal | None:
                      (first.wire, env.wire))
     signed[key] = env
     if kind != "START_ACK":
-        step_of = Step.of_message(round_of(env), kind, body, seat)
         if step_of > table.signed_furthest.get(seat, NO_STEP):
             table.signed_furthest[seat] = step_of
     return None
 
 
-def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
+def place(table: Table, seat: int, env: Envelope, key: tuple[str, int, int] | None = None,
+          step: Step | None = None) -> Effects[None]:
     """Put a message of a seat still playing in its slot (it passed section 9's items 2 to 5 and 7 on acceptance:
-    store), after item 6, which depends on this node's game and so runs only now."""
+    store), after item 6, which depends on this node's game and so runs only now. `key` and `step`: its slot and
+    position as store found them (neither depends on the table's state but a GAME_END's step, found here)."""
     kind, body = env.kind, env.body
     assert table.deal is not None
     if kind == "ROW_CHOICE" and (body["round"], body["turn"]) < (table.round, table.turn):
@@ -149,7 +156,8 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
         if round_of(env) > table.round:
             table.parked.append(env)  # it may be back by that round (11.3): the rebuild will know then
         return  # rebuilding with this seat dropped at that step: what it sent from there on does not count
-    key = slot_key(table, seat, env)
+    if key is None:
+        key = slot_key(table, seat, env)
     slot = table.slots.setdefault(key, {})
     slot[seat] = env
     if kind == "ROW_CHOICE" and len(slot) > 1:  # in seat order: a stray choice names the lowest seat (section 11)
@@ -167,7 +175,9 @@ def place(table: Table, seat: int, env: Envelope) -> Effects[None]:
     if kind == "PLAY_COMMIT":
         yield Emit(Committed(seat, key[1], key[2]))
     if kind != "START_ACK":
-        note_progress(table, seat, Step.of_message(key[1] if kind != "GAME_END" else table.round, kind, body, seat))
+        # (a GAME_END's progress is at the round the game is in here; any other kind's is its own round's: store's)
+        note_progress(table, seat, step if step is not None and kind != "GAME_END" else
+                      Step.of_message(key[1] if kind != "GAME_END" else table.round, kind, body, seat))
 
 
 def ask_back(table: Table, seat: int, env: Envelope) -> Effects[None]:
