@@ -21,8 +21,9 @@ BATCHes only where the other takes them: the relay where the page asked with `ba
 says `"batch": true` (a page and a relay node of different versions still talk). The relay dials only the addresses
 of the game's players and its host (never an open proxy: no spectator's, no loopback address a member named), and
 opens at most CHANNELS at once; for a page that holds no seat, at a bounded rate and at most OPENING opening at one
-address (web.dialbound: the host's door never resets, nor shuts out, this member's address for a stranger's dials). A node that leaves
-because its host left the lobby closes the WebSocket with HOST_GONE (Tunnel.farewell): the page stops there.
+address (web.dialbound: the host's door never resets, nor shuts out, this member's address for a stranger's dials).
+A node that leaves because its host left the lobby closes the WebSocket with HOST_GONE (Tunnel.farewell): the page
+stops there.
 
 Who may hold a tunnel (issue 22 item 3: the phone's link is on the TV, in its QR code, for anyone to read): a
 tunnel whose page holds a player's seat (a player of the game listens at the tunnel's port) always has room and is

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from p2pnimmt.net.door import PER_ADDRESS, SHUT_AFTER, SHUT_WINDOW
 from p2pnimmt.web import dialbound
-from p2pnimmt.web.dialbound import (ALL_BURST, ALL_DIALS, ALL_RATE, OPENING, SOURCE_BURST, SOURCE_DIALS, TUNNEL_BURST,
-                                    TUNNEL_DIALS, Bucket, DialRates)
+from p2pnimmt.web.dialbound import Bucket, DialRates
 
 
 def test_the_relay_never_dials_enough_to_be_shut_out_nor_reset() -> None:
     """Over all its unseated pages, the relay dials fewer within the door's window than the refusals that shut an
     address out, and keeps fewer opening at one address than the door lets wait from one address."""
-    assert ALL_BURST + SHUT_WINDOW * ALL_RATE < SHUT_AFTER
-    assert OPENING <= PER_ADDRESS // 2
+    assert dialbound.ALL_BURST + SHUT_WINDOW * dialbound.ALL_RATE < SHUT_AFTER
+    assert dialbound.OPENING <= PER_ADDRESS // 2
 
 
 def test_a_bucket_gives_its_burst_then_its_rate() -> None:
@@ -27,31 +26,31 @@ def test_a_bucket_gives_its_burst_then_its_rate() -> None:
 
 def test_a_page_past_its_tunnels_burst_is_refused_in_words() -> None:
     rates = DialRates()
-    tunnel = Bucket(TUNNEL_BURST, 0.0)
-    assert [rates.why_not("10.0.0.7", tunnel, False) for _ in range(TUNNEL_BURST)] == [None] * TUNNEL_BURST
-    assert rates.why_not("10.0.0.7", tunnel, False) == TUNNEL_DIALS
+    tunnel = Bucket(dialbound.TUNNEL_BURST, 0.0)
+    assert [rates.why_not("10.0.0.7", tunnel, False) for _ in range(dialbound.TUNNEL_BURST)] == [None] * dialbound.TUNNEL_BURST
+    assert rates.why_not("10.0.0.7", tunnel, False) == dialbound.TUNNEL_DIALS
 
 
 def test_an_address_past_its_burst_is_refused_and_another_is_not() -> None:
     rates = DialRates()
     for source in ("10.0.0.7", "10.0.0.8"):
-        rates.sources[source] = Bucket(SOURCE_BURST, 0.0)
-    for _ in range(SOURCE_BURST):
+        rates.sources[source] = Bucket(dialbound.SOURCE_BURST, 0.0)
+    for _ in range(dialbound.SOURCE_BURST):
         assert rates.why_not("10.0.0.7", Bucket(1, 0.0), False) is None  # a new tunnel each time
-    assert rates.why_not("10.0.0.7", Bucket(1, 0.0), False) == SOURCE_DIALS
+    assert rates.why_not("10.0.0.7", Bucket(1, 0.0), False) == dialbound.SOURCE_DIALS
     assert rates.why_not("10.0.0.8", Bucket(1, 0.0), False) is None
 
 
 def test_all_pages_together_are_bounded_but_a_seats_page_is_not_charged() -> None:
     rates = DialRates()
-    rates.all = Bucket(ALL_BURST, 0.0)
-    for n in range(ALL_BURST):
+    rates.all = Bucket(dialbound.ALL_BURST, 0.0)
+    for n in range(dialbound.ALL_BURST):
         assert rates.why_not(f"10.0.{n // 250}.{n % 250}", Bucket(1, 0.0), False) is None
-    assert rates.why_not("10.0.9.9", Bucket(1, 0.0), False) == ALL_DIALS
+    assert rates.why_not("10.0.9.9", Bucket(1, 0.0), False) == dialbound.ALL_DIALS
     seat = Bucket(2, 0.0)
     assert rates.why_not("10.0.9.9", seat, True) is None  # a seat's page: its tunnel's rate only
     assert rates.why_not("10.0.9.9", seat, True) is None
-    assert rates.why_not("10.0.9.9", seat, True) == TUNNEL_DIALS
+    assert rates.why_not("10.0.9.9", seat, True) == dialbound.TUNNEL_DIALS
 
 
 def test_addresses_past_the_remembered_ones_forget_the_idle_first(monkeypatch) -> None:
@@ -59,6 +58,6 @@ def test_addresses_past_the_remembered_ones_forget_the_idle_first(monkeypatch) -
     rates = DialRates()
     for n in range(3):
         rates.why_not(f"10.0.0.{n}", Bucket(1, 0.0), False)  # each spent one: not full
-    rates.sources["10.0.0.9"] = Bucket(SOURCE_BURST, 1.0)  # full: forgotten first
+    rates.sources["10.0.0.9"] = Bucket(dialbound.SOURCE_BURST, 1.0)  # full: forgotten first
     rates.why_not("10.0.0.5", Bucket(1, 0.0), False)
     assert set(rates.sources) == {"10.0.0.0", "10.0.0.1", "10.0.0.2", "10.0.0.5"}
