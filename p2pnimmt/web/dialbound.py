@@ -18,7 +18,16 @@ So the dials of pages that hold no seat (strangers are among them; a seat's page
   holds the most, when it holds more than the newcomer's would (as web.guard and Relay.room do), else it is refused:
   a stranger keeping its connections open only cuts its own.
 
-A refused dial is a CLOSE in words the page shows (translated: p2pnimmt/locale, the page's `_`)."""
+A refused dial is a CLOSE in words the page shows (translated: p2pnimmt/locale, the page's `_`).
+
+And the other way (Knocks): a connection dialled to a page's own port at the relay costs the page a signature and a
+verification in its one JavaScript thread once its hello names a member's key (the host's is said to anyone), so a
+stranger dialling it again and again slowed a throttled phone's game 1.5-fold
+(benchmarks/attacks/phone_port_flood.py).
+From an address where no player of the game nor its host is (as the lobby says), at most a burst of KNOCK_BURST then
+KNOCK_RATE a second reach the pages, and KNOCKS_BURST then KNOCKS_RATE from all such addresses together; one past
+that is closed at once, before the page hears of it. A member's address is not bounded so (its links are the game's;
+INBOUND still holds), nor this machine's own."""
 
 from __future__ import annotations
 
@@ -35,6 +44,9 @@ SOURCES = 1024  # page addresses whose rate is remembered (those with a full bur
 TUNNEL_DIALS = N_("too many dials from this page through the phone relay: wait a moment")
 SOURCE_DIALS = N_("too many dials from this address through the phone relay: wait a moment")
 ALL_DIALS = N_("too many dials through the phone relay from all its pages: wait a moment")
+KNOCK_BURST, KNOCK_RATE = 8, 1.0  # connections to the pages' ports from one address that is no member's
+KNOCKS_BURST, KNOCKS_RATE = 32, 4.0  # from all such addresses together
+
 OPENING_DIALS = N_("too many connections still opening through the phone relay: wait a moment")
 
 
@@ -95,3 +107,26 @@ class DialRates:
             self.sources = {s: b for s, b in self.sources.items() if not b.full(now)}
         while len(self.sources) >= SOURCES:
             del self.sources[next(iter(self.sources))]
+
+
+class Knocks:
+    """The rates of connections to the relay's page ports from addresses that are no member's."""
+
+    def __init__(self) -> None:
+        self.sources: dict[str, Bucket] = {}
+        self.all = Bucket(KNOCKS_BURST, KNOCKS_RATE)
+
+    def let_in(self, source: str) -> bool:
+        """Whether one more connection from `source` (no member's address) reaches a page now (counted if so)."""
+        now = time.monotonic()
+        mine = self.sources.get(source)
+        if mine is None:
+            if len(self.sources) >= SOURCES:
+                self.sources = {s: b for s, b in self.sources.items() if not b.full(now)}
+            while len(self.sources) >= SOURCES:
+                del self.sources[next(iter(self.sources))]
+            mine = self.sources[source] = Bucket(KNOCK_BURST, KNOCK_RATE, now)
+        if mine.fill(now) < 1.0 or not self.all.take(now):
+            return False
+        mine.take(now)
+        return True

@@ -59,7 +59,7 @@ from aiohttp import WSMsgType, web
 
 from ..protocol.codec import encode
 from ..quietlog import quiet
-from .dialbound import OPENING, OPENING_DIALS, TUNNEL_BURST, TUNNEL_RATE, Bucket, DialRates
+from .dialbound import OPENING, OPENING_DIALS, TUNNEL_BURST, TUNNEL_RATE, Bucket, DialRates, Knocks
 from .relaydoor import RelayDoor, Watch
 
 log = logging.getLogger("p2pnimmt.web")
@@ -188,6 +188,7 @@ class Relay:
         self.known: dict[str, str] = {}  # origins of the game's relays, oldest first -> where the host saw its member
         self.door = RelayDoor()  # the pages' joins, checked here: no wrong seat key comes from this node's address
         self.rates = DialRates()  # how fast unseated pages have this node dial (web.dialbound)
+        self.knocks = Knocks()  # how fast others' connections reach the pages' ports from no member's address
 
     def remember(self) -> None:
         """Keep the origins of the relays the game's members name (protocol.md 14, a member's `relay`): a page one of
@@ -304,6 +305,18 @@ class Relay:
                 oldest.cut_dial(channel)
                 return True
         return False
+
+    def members_at(self) -> set[str]:
+        """The addresses of the game's host and players (as the host's lobby says): their connections to a page's
+        port are the game's, not bounded by Knocks."""
+        node = self.node()
+        if node is None:
+            return set()
+        found = {self.host_address(node)[0]}
+        for member in node.members.values():
+            if member.role == "player":
+                found.update((member.host, *member.dial_at()))
+        return found
 
     def host_address(self, node: Node) -> tuple[str, int]:
         """Where the game's host listens: this node, or the host it joined. A host listening on every interface
@@ -569,6 +582,13 @@ class Tunnel:
         only its own, and the page's own dials have a budget of their own (CHANNELS)."""
         peer = writer.get_extra_info("peername")
         source = str(peer[0]) if peer else "?"
+        own = writer.get_extra_info("sockname")
+        if (not own or source != str(own[0])) and source not in self.relay.members_at() \
+                and not self.relay.knocks.let_in(source):  # closed before the page hears of it (web.dialbound)
+            quiet.warning(source, "knocks at a page's port", "closed a connection to the port of the phone page at %s "
+                          "from %s: too many from an address where no player of the game is", self.source, source)
+            writer.transport.abort()
+            return
         if len(self.inbound) >= INBOUND:
             held = Counter(self.inbound.values())
             most = max(held, key=lambda s: (held[s], s == source))
