@@ -11,7 +11,11 @@ player, nor a new player's from that address.
 
 How it is closed: the relay bounds the dials of pages that hold no seat (a burst then a rate, per tunnel, per page
 address and over all; and at most 8 opening at one address at once, half the door's 16), refusing in words the page
-shows; the host never resets a connection of the relay node's for them.
+shows; the host never resets a connection of the relay node's for them. And a node's door never shuts out the
+address of its host, a player or a member that relays pages (net.door `spared`; tests/lan/test_door_spares_members.py).
+Figures (2-core machine, one run each): before, 328 dials in 4 s, bob's address shut out, the new page "cannot
+connect", dave "no answer within 5 s"; now 37,513 dials asked, 37,440 refused at the relay, none reset at the host,
+the new page seated 0.4 s after it dialled (during the flood), dave seated.
 
 A reproduction in network namespaces (the door does not count connections from its own address, so the relay node
 must be elsewhere; root needed): the host (ann) in one, bob (`join --web`, the relay) in another, where the stranger
