@@ -17,6 +17,12 @@ its connection attempts before they reach the listen queue (a socket filter on t
 it cannot be set, the door goes on resetting them one by one). Resetting costs the door a little for each attempt,
 and the queue fills meanwhile; shut out, the flood's attempts no longer fill the queue, so a joiner's dial finds
 room in it at once (the figures: docs/lan-and-browser.md, "Holes a red team found").
+
+Never the address of a member the node names (`spared`: its host, its players, a member that relays phone pages;
+since session 35): shut out, that member's own dials (its redials, the pages its relay dials for) would be dropped
+with the flood's for SHUT_FOR seconds, and a stranger who shares its address (one NAT in front of both, or a page at
+its relay) could so lock a member out of the game. Its connections over the bound are reset one by one instead, as
+where no filter can be set: slower for the door, but the member's dials are taken as soon as a place is free.
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ class Door:
         self.shut_out: dict[str, asyncio.TimerHandle] = {}  # address -> when it is let in again
         self._letting: set[asyncio.Future] = set()
         self._filter: ctypes.Array | None = None  # the socket filter's instructions (kept while the kernel uses them)
+        self.spared: Callable[[str], bool] = lambda source: False  # a member's address: never shut out (the node's)
         self._loop = asyncio.get_running_loop()
         self._closed = False
         self._loop.add_reader(sock.fileno(), self._take)
@@ -138,7 +145,11 @@ class Door:
         if now - since > SHUT_WINDOW:
             since, count = now, 0
         self.refusals[source] = (since, count + 1)
-        if count + 1 >= SHUT_AFTER and source not in self.shut_out and len(self.shut_out) < MAX_SHUT \
+        if count + 1 >= SHUT_AFTER and source not in self.shut_out and self.spared(source):
+            quiet.warning(source, "member's address not shut out", "not shutting out %s: %d of its connections were "
+                          "refused within %.0f s (a flood), but a member of the game is at that address; they are "
+                          "reset one by one", source, count + 1, SHUT_WINDOW)
+        elif count + 1 >= SHUT_AFTER and source not in self.shut_out and len(self.shut_out) < MAX_SHUT \
                 and self.sock.family == socket.AF_INET:
             self.shut_out[source] = self._loop.call_later(SHUT_FOR, self._let_back, source)
             if self._set_filter():

@@ -186,7 +186,17 @@ class Node:
 
     async def listen(self, port: int = 0) -> None:
         self.server = await Door.listen(self.mesh.accepted, self.interface or "0.0.0.0", port)
+        self.server.spared = self.members_at
         self.port = self.server.port
+
+    def members_at(self, address: str) -> bool:
+        """Whether a member whose dials this node must take is at `address` (its door never shuts it out, net.door):
+        the host it joined, a player, or a member that relays phone pages (the pages of a TV's watcher). Not any
+        spectator's: anyone with the seat key may watch, from as many addresses as it likes."""
+        if self.host_address is not None and self.host_address[0] == address:
+            return True
+        return any(address == member.host for member in self.members.values()  # (where the host saw it, not the
+                   if member.role == "player" or member.relay is not None)  # addresses it names: anyone's)
 
     def _new_session(self, game_id: bytes) -> None:
         self.game_id = game_id

@@ -20,8 +20,10 @@ one step of its session sent, so a turn costs the browser a few WebSocket messag
 BATCHes only where the other takes them: the relay where the page asked with `batch=1`, the page where the hello
 says `"batch": true` (a page and a relay node of different versions still talk). The relay dials only the addresses
 of the game's players and its host (never an open proxy: no spectator's, no loopback address a member named), and
-opens at most CHANNELS at once. A node that leaves
-because its host left the lobby closes the WebSocket with HOST_GONE (Tunnel.farewell): the page stops there.
+opens at most CHANNELS at once; for a page that holds no seat, at a bounded rate and at most OPENING opening at one
+address (web.dialbound: the host's door never resets, nor shuts out, this member's address for a stranger's dials).
+A node that leaves because its host left the lobby closes the WebSocket with HOST_GONE (Tunnel.farewell): the page
+stops there.
 
 Who may hold a tunnel (issue 22 item 3: the phone's link is on the TV, in its QR code, for anyone to read): a
 tunnel whose page holds a player's seat (a player of the game listens at the tunnel's port) always has room and is
@@ -56,6 +58,8 @@ from typing import Protocol
 from aiohttp import WSMsgType, web
 
 from ..protocol.codec import encode
+from ..quietlog import quiet
+from .dialbound import OPENING, OPENING_DIALS, TUNNEL_BURST, TUNNEL_RATE, Bucket, DialRates, Knocks
 from .relaydoor import RelayDoor, Watch
 
 log = logging.getLogger("p2pnimmt.web")
@@ -183,6 +187,8 @@ class Relay:
         self.closing: set[asyncio.Task] = set()  # tunnels being cut
         self.known: dict[str, str] = {}  # origins of the game's relays, oldest first -> where the host saw its member
         self.door = RelayDoor()  # the pages' joins, checked here: no wrong seat key comes from this node's address
+        self.rates = DialRates()  # how fast unseated pages have this node dial (web.dialbound)
+        self.knocks = Knocks()  # how fast others' connections reach the pages' ports from no member's address
 
     def remember(self) -> None:
         """Keep the origins of the relays the game's members name (protocol.md 14, a member's `relay`): a page one of
@@ -275,6 +281,43 @@ class Relay:
                 found.add((address, member.port))
         return found
 
+    def opening(self, target: tuple[str, int]) -> list[tuple[float, Tunnel, int]]:
+        """The dials of unseated pages to `target` still opening (connecting, or read until the page's join is
+        decided): (when it began, its tunnel, its channel), oldest first (web.dialbound: OPENING)."""
+        seats = self.seated_ports()
+        found = [(began, tunnel, channel) for tunnel in self.tunnels if tunnel.port not in seats
+                 for channel, (to, began) in tunnel.targets.items() if to == target and tunnel.opening(channel)]
+        return sorted(found, key=lambda f: f[0])
+
+    def room_to_dial(self, tunnel: Tunnel, target: tuple[str, int]) -> bool:
+        """Make room for one more opening dial of an unseated page to `target`, or say it has none: past OPENING,
+        the oldest connected one of the page address holding the most goes, if it holds more than the newcomer's
+        would (web.dialbound)."""
+        found = self.opening(target)
+        if len(found) < OPENING:
+            return True
+        count = Counter(t.source for _, t, _ in found)
+        most = max(count, key=lambda s: (count[s], s == tunnel.source))
+        if count[most] <= count[tunnel.source] + 1:
+            return False
+        for _, oldest, channel in found:
+            if oldest.source == most and channel in oldest.writers:
+                oldest.cut_dial(channel)
+                return True
+        return False
+
+    def members_at(self) -> set[str]:
+        """The addresses of the game's host and players (as the host's lobby says): their connections to a page's
+        port are the game's, not bounded by Knocks."""
+        node = self.node()
+        if node is None:
+            return set()
+        found = {self.host_address(node)[0]}
+        for member in node.members.values():
+            if member.role == "player":
+                found.update((member.host, *member.dial_at()))
+        return found
+
     def host_address(self, node: Node) -> tuple[str, int]:
         """Where the game's host listens: this node, or the host it joined. A host listening on every interface
         is dialled at the relay's own address, so that it (and, through it, the others) sees the page at an
@@ -326,6 +369,8 @@ class Tunnel:
         self.dialling: set[int] = set()  # channels the page asked to dial, not yet connected
         self.inbound: dict[int, str] = {}  # channels accepted on the page's port, oldest first -> their source
         self.watches: dict[int, Watch] = {}  # channels dialled, read until the page's join is decided (relaydoor)
+        self.targets: dict[int, tuple[tuple[str, int], float]] = {}  # channels dialled -> (where, when)
+        self.dials = Bucket(TUNNEL_BURST, TUNNEL_RATE)  # this page's rate of dials (web.dialbound)
         self.tasks: set[asyncio.Task] = set()
         self.next_inbound = 1 << 31  # channels the relay numbers (accepted); the page numbers below this
         self.server: asyncio.base_events.Server | None = None
@@ -482,22 +527,54 @@ class Tunnel:
         if target not in self.relay.allowed():
             await self.tell(CLOSE, channel, b"not an address of this game's members")
             return
+        seated = self.relay.seated(self)
+        why = self.relay.rates.why_not(self.source, self.dials, seated)
+        if why is None and not seated and not self.relay.room_to_dial(self, target):
+            why = OPENING_DIALS
+        if why is not None:
+            quiet.warning(self.source, f"dials: {why}", "refused a dial through the phone relay for the page at %s: %s",
+                          self.source, why)
+            await self.tell(CLOSE, channel, why.encode())
+            return
         self.dialling.add(channel)  # taken before the wait: a second DIAL of it, or past the cap, is refused
+        self.targets[channel] = (target, time.monotonic())
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(*target), DIAL_TIMEOUT)
         except ConnectionRefusedError as exc:  # nothing listens there (a host gone: the page stops, page_node.ts)
+            self.targets.pop(channel, None)
             await self.tell(CLOSE, channel, f"{REFUSED} nothing listens at {target[0]}:{target[1]} ({exc.strerror})"
                             .encode()[:200])
             return
         except (OSError, TimeoutError) as exc:
+            self.targets.pop(channel, None)
             await self.tell(CLOSE, channel, f"cannot connect: {exc}".encode()[:200])
             return
         finally:
             self.dialling.discard(channel)
+        if self.ws.closed:  # the page went while we dialled: nothing to pipe it to
+            writer.close()
+            self.targets.pop(channel, None)
+            return
         self.writers[channel] = writer
         self.watches[channel] = Watch()
         await self.tell(OPENED, channel)
         await self.pump(channel, reader, writer)
+
+    def opening(self, channel: int) -> bool:
+        """Whether a channel the page dialled is still opening: connecting, or read until its join is decided."""
+        if channel in self.dialling:
+            return True
+        watch = self.watches.get(channel)
+        return watch is not None and watch.reading and channel in self.writers
+
+    def cut_dial(self, channel: int) -> None:
+        """Close a channel the page dialled that is still opening, for a newer dial of another page (OPENING)."""
+        writer = self.writers.pop(channel, None)
+        self.watches.pop(channel, None)
+        self.targets.pop(channel, None)
+        if writer is not None:
+            writer.close()  # (told to the page on its own: another page's WebSocket need not wait on this one)
+            self.spawn(self.tell(CLOSE, channel, b"cut: too many connections still opening through the phone relay"))
 
     async def accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """A peer dialled the page's port. Nobody can lock the page out: past INBOUND a new connection cuts the
@@ -505,6 +582,13 @@ class Tunnel:
         only its own, and the page's own dials have a budget of their own (CHANNELS)."""
         peer = writer.get_extra_info("peername")
         source = str(peer[0]) if peer else "?"
+        own = writer.get_extra_info("sockname")
+        if (not own or source != str(own[0])) and source not in self.relay.members_at() \
+                and not self.relay.knocks.let_in(source):  # closed before the page hears of it (web.dialbound)
+            quiet.warning(source, "knocks at a page's port", "closed a connection to the port of the phone page at %s "
+                          "from %s: too many from an address where no player of the game is", self.source, source)
+            writer.transport.abort()
+            return
         if len(self.inbound) >= INBOUND:
             held = Counter(self.inbound.values())
             most = max(held, key=lambda s: (held[s], s == source))
@@ -543,6 +627,7 @@ class Tunnel:
         finally:
             self.inbound.pop(channel, None)
             self.watches.pop(channel, None)
+            self.targets.pop(channel, None)
             if self.writers.pop(channel, None) is not None:
                 writer.close()
                 await self.tell(CLOSE, channel, why.encode()[:200])

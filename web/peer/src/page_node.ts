@@ -367,7 +367,7 @@ export class PageNode {
           this.changed();
           return;
         }
-        this.note(fmt(_("the host: {why}"), { why }));
+        this.note(fmt(_("the host: {why}"), { why: _(why) })); // (the relay's own words too: web/dialbound.py)
       }
       if (this.hostGone !== null) return;
       await new Promise((ok) => setTimeout(ok, REDIAL_AFTER));
@@ -575,7 +575,7 @@ export class PageNode {
           }
           await this.serve(link);
         } catch (error) {
-          this.note(fmt(_("dialling {name}: {why}"), { name: member.name, why: (error as Error).message }));
+          this.note(fmt(_("dialling {name}: {why}"), { name: member.name, why: _((error as Error).message) }));
         }
       }
       await new Promise((ok) => setTimeout(ok, REDIAL_AFTER));
