@@ -399,6 +399,12 @@ def test_every_option_named_is_real() -> None:
     # pytest's own options and its plugins' (the test command runs it with -n, --dist, --durations)
     known |= set(re.findall(r"(?<![\w-])--[a-z][\w-]*", subprocess.run(
         [sys.executable, "-m", "pytest", "--help"], capture_output=True, text=True, cwd=ROOT, timeout=120).stdout))
+    # node's and V8's own (docs/benchmarks.md names the V8 flags the node peer runs with, and those tried): what this
+    # node lists, each also as its --no- form, as V8 takes it
+    told = subprocess.run(["node", "--help"], capture_output=True, text=True, timeout=60).stdout + subprocess.run(
+        ["node", "--v8-options"], capture_output=True, text=True, timeout=60).stdout
+    flags = set(re.findall(r"(?<![\w-])--[a-z][\w-]*", told))
+    known |= flags | {"--no-" + flag[2:] for flag in flags}
     problems = []
     for page in PAGES:
         text = page.read_text()
