@@ -90,7 +90,7 @@ class DialRates:
         if not seated:
             mine = self.sources.get(source)
             if mine is None:
-                self.forget(now)
+                make_room(self.sources, now)
                 mine = self.sources[source] = Bucket(SOURCE_BURST, SOURCE_RATE, now)
             if mine.fill(now) < 1.0:
                 return SOURCE_DIALS
@@ -100,13 +100,16 @@ class DialRates:
         tunnel.take(now)
         return None
 
-    def forget(self, now: float) -> None:
-        """Past SOURCES addresses: forget those whose burst is whole again (no different from new), then the oldest
-        (the bound over all pages still holds)."""
-        if len(self.sources) >= SOURCES:
-            self.sources = {s: b for s, b in self.sources.items() if not b.full(now)}
-        while len(self.sources) >= SOURCES:
-            del self.sources[next(iter(self.sources))]
+
+def make_room(sources: dict[str, Bucket], now: float) -> None:
+    """Past SOURCES addresses: forget those whose burst is whole again (no different from new), then the oldest
+    (the bound over all of them still holds)."""
+    if len(sources) >= SOURCES:
+        kept = {s: b for s, b in sources.items() if not b.full(now)}
+        sources.clear()
+        sources.update(kept)
+    while len(sources) >= SOURCES:
+        del sources[next(iter(sources))]
 
 
 class Knocks:
@@ -121,10 +124,7 @@ class Knocks:
         now = time.monotonic()
         mine = self.sources.get(source)
         if mine is None:
-            if len(self.sources) >= SOURCES:
-                self.sources = {s: b for s, b in self.sources.items() if not b.full(now)}
-            while len(self.sources) >= SOURCES:
-                del self.sources[next(iter(self.sources))]
+            make_room(self.sources, now)
             mine = self.sources[source] = Bucket(KNOCK_BURST, KNOCK_RATE, now)
         if mine.fill(now) < 1.0 or not self.all.take(now):
             return False
