@@ -18,6 +18,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from ..protocol.bucket import Bucket
 from ..protocol.codec import FRAME_LIMIT, DecodeError, decode, encode
 from ..protocol.identity import KEY_SIZE, SIGNATURE_SIZE, Identity, fingerprint, peer_id, verify
 from ..quietlog import quiet
@@ -152,24 +153,16 @@ class Asks:
     SLACK = 1280.0
 
     def __init__(self, per_second: float = PER_SECOND, burst: float = BURST, slack: float = 0.0) -> None:
-        self.per_second, self.burst, self.slack = per_second, burst, slack
-        self.left, self.slack_left = burst, slack
-        self.at: float | None = None
+        self.budget = Bucket(burst, per_second)
+        self.slack = Bucket(slack, per_second)  # filled at each ask as the budget is, taken only when it is empty
         self.excused = False  # the last ask refused was within the slack: not answered, and no bad message
 
     def take(self, now: float) -> bool:
         """One ask at `now` (seconds, monotonic): True if it is within the budget, else False (and it is not)."""
-        if self.at is not None:
-            gained = (now - self.at) * self.per_second
-            self.left = min(self.burst, self.left + gained)
-            self.slack_left = min(self.slack, self.slack_left + gained)
-        self.at = now
-        if self.left >= 1.0:
-            self.left -= 1.0
+        self.slack.fill(now)
+        if self.budget.take(now):
             return True
-        self.excused = self.slack_left >= 1.0
-        if self.excused:
-            self.slack_left -= 1.0
+        self.excused = self.slack.take(now)
         return False
 
 

@@ -15,6 +15,7 @@ import hmac
 import secrets
 from collections import OrderedDict
 
+from .bucket import Bucket
 from .gamecode import CODE_ALPHABET, CODE_LENGTH, CODE_N, CODE_P, CODE_R
 
 SEAT_KEY_LENGTH = 4
@@ -70,22 +71,6 @@ def plain(text: str) -> str:
     return "".join(ch for ch in text.upper() if not ch.isspace() and ch != "-").translate(_AS_TYPED)
 
 
-class _Tries:
-    """The wrong seat keys one address has left: WRONG_BURST, refilled by one each WRONG_EVERY seconds."""
-
-    def __init__(self, now: float) -> None:
-        self.left, self.at = WRONG_BURST, now
-
-    def have(self, now: float) -> bool:
-        self.left = min(WRONG_BURST, self.left + (now - self.at) / WRONG_EVERY)
-        self.at = now
-        return self.left >= 1.0
-
-    def full(self, now: float) -> bool:
-        """It has all its tries again: nothing is lost by forgetting it."""
-        return self.left + (now - self.at) / WRONG_EVERY >= WRONG_BURST
-
-
 class WrongKeys:
     """The wrong seat keys each address has left (protocol.md 14, "Bounds"): a burst of WRONG_BURST, then one each
     WRONG_EVERY seconds. WRONG_ADDRESSES addresses are counted apart; one is forgotten only once it has all its tries
@@ -95,14 +80,14 @@ class WrongKeys:
     (benchmarks/attacks/seat_key_guess.py). `now`: time.monotonic()."""
 
     def __init__(self) -> None:
-        self.tries: OrderedDict[str, _Tries] = OrderedDict()  # the least lately charged first
-        self.others: _Tries | None = None  # the addresses past WRONG_ADDRESSES, while none can be forgotten
+        self.tries: OrderedDict[str, Bucket] = OrderedDict()  # the least lately charged first
+        self.others: Bucket | None = None  # the addresses past WRONG_ADDRESSES, while none can be forgotten
 
     def spent(self, address: str, now: float) -> bool:
         """Whether `address` has no try left now (then its joins are refused unchecked; `pooled` says whether for
         its own count or the one it shares)."""
         tries = self._of(address, now)
-        return tries is not None and not tries.have(now)
+        return tries is not None and not tries.has(now)
 
     def pooled(self, address: str) -> bool:
         """`address` is charged to the count the addresses past those counted apart share."""
@@ -112,14 +97,12 @@ class WrongKeys:
         """One wrong key from `address`."""
         tries = self._of(address, now)
         if tries is None:
-            tries = self.tries[address] = _Tries(now)
-        else:
-            tries.have(now)
-            if address in self.tries:
-                self.tries.move_to_end(address)
-        tries.left -= 1.0
+            tries = self.tries[address] = _tries(now)
+        elif address in self.tries:
+            self.tries.move_to_end(address)
+        tries.spend(now)  # (into debt, when a known key's wrong proof comes from an address with none left)
 
-    def _of(self, address: str, now: float) -> _Tries | None:
+    def _of(self, address: str, now: float) -> Bucket | None:
         """The count `address` is charged to: its own, none yet (there is room for it), or, while WRONG_ADDRESSES
         addresses are counted apart and none of them has all its tries again, the one the others share."""
         tries = self.tries.get(address)
@@ -130,5 +113,12 @@ class WrongKeys:
         if len(self.tries) < WRONG_ADDRESSES:
             return None
         if self.others is None:
-            self.others = _Tries(now)
+            self.others = _tries(now)
         return self.others
+
+
+def _tries(now: float) -> Bucket:
+    """The wrong seat keys one address (or the addresses past those counted apart) has left: WRONG_BURST, refilled by
+    one each WRONG_EVERY seconds."""
+    return Bucket(WRONG_BURST, 1.0 / WRONG_EVERY, now)
+
