@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import secrets
 from collections import OrderedDict
+from dataclasses import dataclass
 
 from .bucket import Bucket
 from .gamecode import CODE_ALPHABET, CODE_LENGTH, CODE_N, CODE_P, CODE_R
@@ -122,3 +123,47 @@ def _tries(now: float) -> Bucket:
     one each WRONG_EVERY seconds."""
     return Bucket(WRONG_BURST, 1.0 / WRONG_EVERY, now)
 
+
+@dataclass(frozen=True)
+class Refusals:
+    """What a door that checks the seat key says when it refuses a join: a host's (net.seatdoor) or a phone relay's
+    for its pages (web.relaydoor). Where the two doors differ, None is a door that lets the join go on there."""
+
+    too_many: str  # the address has no wrong key left
+    too_many_addresses: str  # the addresses past those counted apart (WrongKeys.pooled) have none left together
+    wrong: str  # the proof does not hold: one wrong key charged
+    missing: str | None  # a join without a proof (None: it goes on, the host refuses it; nothing is charged either way)
+    keyless: str | None  # the door's node holds no seat key (None: every join goes on, before any count is asked)
+
+
+Link = tuple[bytes, bytes, bytes, bytes]  # what a join's proof is bound to: game id, the two nonces, the joiner's key
+
+
+def seat_refusal(says: Refusals, tries: WrongKeys, address: str, now: float, *, seated: bool, known: bool,
+                 keyless: bool, proof: object, secret: bytes | None, link: Link) -> str | None:
+    """Why a door refuses a join for the seat key (None: it goes on), in the order of protocol.md 14:
+
+    1. a seat of the START (`seated`) is a member already: it goes on whatever it proves;
+    2. a door whose node holds no key (`keyless`) lets every join go on, if it says nothing for it (a host);
+    3. an address (`address`, charged in `tries`) with no wrong key left is refused unchecked: guessing is bounded
+       per address (those past the addresses counted apart, all together); not a `known` key (a host's own seats and
+       the keys it admitted this evening: a stranger who spent their address cannot keep them out);
+    4. a join without a proof guesses nothing: `says.missing`, nothing charged;
+    5. a keyless door that says something for it (a phone relay) refuses what it cannot check;
+    6. a proof that holds under `secret` (K; None where there is no game id to draw it for: then none holds) for
+       `link` (game id, joiner's nonce, host's nonce, joiner's key: its handshake) goes on;
+    7. any other is one wrong key, charged to `address` at `now`."""
+    if seated:
+        return None
+    if keyless and says.keyless is None:
+        return None
+    if not known and tries.spent(address, now):
+        return says.too_many_addresses if tries.pooled(address) else says.too_many
+    if proof is None:
+        return says.missing
+    if keyless:
+        return says.keyless
+    if secret is not None and proof_holds(proof, secret, *link):
+        return None
+    tries.charge(address, now)
+    return says.wrong

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from ..i18n import N_
 from ..protocol.codec import FRAME_LIMIT, DecodeError, decode
 from ..protocol.identity import fingerprint, peer_id
-from ..protocol.seatkey import WrongKeys, proof_holds, seat_secret
+from ..protocol.seatkey import Refusals, WrongKeys, seat_refusal, seat_secret
 from ..quietlog import quiet
 
 HELLO = "p2pnimmt-hello"  # a link's first frame (net.connection.HELLO)
@@ -34,6 +34,9 @@ TOO_MANY = N_("too many wrong seat keys from this address (at the phone relay): 
               "shows now")
 KEYLESS = N_("the phone relay's node holds no seat key, so it passes on no join it cannot check: scan the QR code "
              "the host shows now")
+# A join without a proof goes on (the host refuses it and charges nothing); an address past those counted apart is
+# told as any other.
+SAYS = Refusals(too_many=TOO_MANY, too_many_addresses=TOO_MANY, wrong=WRONG, missing=None, keyless=KEYLESS)
 
 
 class Game(Protocol):
@@ -182,23 +185,15 @@ class RelayDoor:
             return None
         page_key, page_nonce = hello[3], hello[4]
         game, peer_nonce = peer[2], peer[4]
-        if node is not None and node.seat_of_start(peer_id(page_key)):
-            return None  # a member already: the host admits it whatever it proves
-        now = time.monotonic()
-        if self.tries.spent(source, now):
-            return self._refused(page_key, source, TOO_MANY)  # not checked: guessing is bounded per address
-        proof = join.get("proof") if isinstance(join, dict) else None
-        if proof is None:  # no guess: the host refuses it and charges nothing
-            return None
+        seated = node is not None and node.seat_of_start(peer_id(page_key))  # a member already: admitted by the host
         key = node.seat_key if node is not None else None
-        if key is None:
-            return self._refused(page_key, source, KEYLESS)
-        if len(game) == GAME:
+        proof = join.get("proof") if isinstance(join, dict) else None
+        secret = None
+        if not seated and key is not None and proof is not None and len(game) == GAME:
             secret = await asyncio.to_thread(seat_secret, game, key)  # cached: once a game, off the loop
-            if proof_holds(proof, secret, game, page_nonce, peer_nonce, page_key):
-                return None
-        self.tries.charge(source, now)
-        return self._refused(page_key, source, WRONG)
+        why = seat_refusal(SAYS, self.tries, source, time.monotonic(), seated=seated, known=False, keyless=key is None,
+                           proof=proof, secret=secret, link=(game, page_nonce, peer_nonce, page_key))
+        return None if why is None else self._refused(page_key, source, why)
 
     def _refused(self, page_key: bytes, source: str, why: str) -> str:
         self.refused += 1
