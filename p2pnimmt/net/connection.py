@@ -19,13 +19,12 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from ..protocol.bucket import Bucket
-from ..protocol.codec import FRAME_LIMIT, DecodeError, decode, encode
+from ..protocol.codec import FRAME_LIMIT, HELLO, DecodeError, FrameTooLarge, decode, encode, frame_end, frame_size
 from ..protocol.identity import KEY_SIZE, SIGNATURE_SIZE, Identity, fingerprint, peer_id, verify
 from ..quietlog import quiet
 
 log = logging.getLogger("p2pnimmt.net")
 
-HELLO = "p2pnimmt-hello"
 HANDSHAKE_VERSION = 1
 HANDSHAKE_TAG = b"p2pnimmt/handshake/v1"
 NONCE = 16
@@ -65,11 +64,10 @@ async def read_frame(reader: asyncio.StreamReader, timeout: float) -> Any:
     """One decoded frame; ConnectionFailed on a bad or oversized frame, EOF, or silence longer than `timeout`."""
     try:
         async with asyncio.timeout(timeout):
-            header = await reader.readexactly(4)
-            size = int.from_bytes(header, "big")
-            if size > FRAME_LIMIT:
-                raise ConnectionFailed(f"frame of {size} bytes is over the {FRAME_LIMIT}-byte limit")
+            size = frame_size(await reader.readexactly(4))
             data = await reader.readexactly(size)
+    except FrameTooLarge as exc:
+        raise ConnectionFailed(str(exc)) from None
     except asyncio.IncompleteReadError:
         raise ConnectionFailed("connection closed") from None
     except TimeoutError:
@@ -426,13 +424,11 @@ class Connection:
     def _buffered(self) -> bytes | None:
         """The next whole frame's bytes among those read, or None; ConnectionFailed if its length is over the limit."""
         data, at = self._in, self._at
-        if len(data) - at < 4:
-            return None
-        size = int.from_bytes(data[at:at + 4], "big")
-        if size > FRAME_LIMIT:
-            raise ConnectionFailed(f"frame of {size} bytes is over the {FRAME_LIMIT}-byte limit")
-        end = at + 4 + size
-        if len(data) < end:
+        try:
+            end = frame_end(data, at)
+        except FrameTooLarge as exc:
+            raise ConnectionFailed(str(exc)) from None
+        if end is None:
             return None
         if end == len(data):
             self._in, self._at = b"", 0

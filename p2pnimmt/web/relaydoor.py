@@ -18,12 +18,11 @@ import time
 from typing import Any, Protocol
 
 from ..i18n import N_
-from ..protocol.codec import FRAME_LIMIT, DecodeError, decode
+from ..protocol.codec import FRAME_LIMIT, HELLO, DecodeError, FrameTooLarge, decode, frame_end
 from ..protocol.identity import fingerprint, peer_id
 from ..protocol.seatkey import Refusals, WrongKeys, seat_refusal, seat_secret
 from ..quietlog import quiet
 
-HELLO = "p2pnimmt-hello"  # a link's first frame (net.connection.HELLO)
 KEY, NONCE, GAME = 32, 16, 16  # bytes of a hello's public key, nonce and game id
 
 # The relay's refusals: a `refuse` frame on the page's connection, as the host's would be (the page shows the first
@@ -79,11 +78,12 @@ class Watch:
             return b""
         out: list[bytes] = []
         while self.reading:
-            whole = _whole(self._up)
-            if whole is None:
-                break
-            if whole < 0:  # over the frame cap: the host closes the connection there
+            try:
+                whole = frame_end(self._up)
+            except FrameTooLarge:  # over the frame cap: the host closes the connection there
                 self.reading = False
+                break
+            if whole is None:
                 break
             frame = self._up[:whole]
             try:
@@ -118,12 +118,13 @@ class Watch:
             return rest
         out: list[bytes] = []
         while True:
-            whole = _whole(self._down)
-            if whole is None:
-                break
-            if whole < 0:  # the page closes its link there: nothing to keep whole
+            try:
+                whole = frame_end(self._down)
+            except FrameTooLarge:  # the page closes its link there: nothing to keep whole
                 out.append(self._down)
                 self._down = b""
+                break
+            if whole is None:
                 break
             if not self._peer_read:
                 self._peer_read = True
@@ -152,17 +153,6 @@ class Watch:
         self.refused = True
         self.waiting = self.reading = False
         self._up = self._down = b""
-
-
-def _whole(buffer: bytes) -> int | None:
-    """The length of the whole frame at the front of `buffer` (with its 4-byte header), None if it has not come
-    whole yet, -1 if its header says more than the frame cap."""
-    if len(buffer) < 4:
-        return None
-    size = int.from_bytes(buffer[:4], "big")
-    if size > FRAME_LIMIT:
-        return -1
-    return 4 + size if len(buffer) >= 4 + size else None
 
 
 def _hello(value: object) -> bool:
