@@ -18,13 +18,13 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from ..protocol.codec import FRAME_LIMIT, DecodeError, decode, encode
+from ..protocol.bucket import Bucket
+from ..protocol.codec import FRAME_LIMIT, HELLO, DecodeError, FrameTooLarge, decode, encode, frame_end, frame_size
 from ..protocol.identity import KEY_SIZE, SIGNATURE_SIZE, Identity, fingerprint, peer_id, verify
 from ..quietlog import quiet
 
 log = logging.getLogger("p2pnimmt.net")
 
-HELLO = "p2pnimmt-hello"
 HANDSHAKE_VERSION = 1
 HANDSHAKE_TAG = b"p2pnimmt/handshake/v1"
 NONCE = 16
@@ -64,11 +64,10 @@ async def read_frame(reader: asyncio.StreamReader, timeout: float) -> Any:
     """One decoded frame; ConnectionFailed on a bad or oversized frame, EOF, or silence longer than `timeout`."""
     try:
         async with asyncio.timeout(timeout):
-            header = await reader.readexactly(4)
-            size = int.from_bytes(header, "big")
-            if size > FRAME_LIMIT:
-                raise ConnectionFailed(f"frame of {size} bytes is over the {FRAME_LIMIT}-byte limit")
+            size = frame_size(await reader.readexactly(4))
             data = await reader.readexactly(size)
+    except FrameTooLarge as exc:
+        raise ConnectionFailed(str(exc)) from None
     except asyncio.IncompleteReadError:
         raise ConnectionFailed("connection closed") from None
     except TimeoutError:
@@ -152,24 +151,16 @@ class Asks:
     SLACK = 1280.0
 
     def __init__(self, per_second: float = PER_SECOND, burst: float = BURST, slack: float = 0.0) -> None:
-        self.per_second, self.burst, self.slack = per_second, burst, slack
-        self.left, self.slack_left = burst, slack
-        self.at: float | None = None
+        self.budget = Bucket(burst, per_second)
+        self.slack = Bucket(slack, per_second)  # filled at each ask as the budget is, taken only when it is empty
         self.excused = False  # the last ask refused was within the slack: not answered, and no bad message
 
     def take(self, now: float) -> bool:
         """One ask at `now` (seconds, monotonic): True if it is within the budget, else False (and it is not)."""
-        if self.at is not None:
-            gained = (now - self.at) * self.per_second
-            self.left = min(self.burst, self.left + gained)
-            self.slack_left = min(self.slack, self.slack_left + gained)
-        self.at = now
-        if self.left >= 1.0:
-            self.left -= 1.0
+        self.slack.fill(now)
+        if self.budget.take(now):
             return True
-        self.excused = self.slack_left >= 1.0
-        if self.excused:
-            self.slack_left -= 1.0
+        self.excused = self.slack.take(now)
         return False
 
 
@@ -433,13 +424,11 @@ class Connection:
     def _buffered(self) -> bytes | None:
         """The next whole frame's bytes among those read, or None; ConnectionFailed if its length is over the limit."""
         data, at = self._in, self._at
-        if len(data) - at < 4:
-            return None
-        size = int.from_bytes(data[at:at + 4], "big")
-        if size > FRAME_LIMIT:
-            raise ConnectionFailed(f"frame of {size} bytes is over the {FRAME_LIMIT}-byte limit")
-        end = at + 4 + size
-        if len(data) < end:
+        try:
+            end = frame_end(data, at)
+        except FrameTooLarge as exc:
+            raise ConnectionFailed(str(exc)) from None
+        if end is None:
             return None
         if end == len(data):
             self._in, self._at = b"", 0

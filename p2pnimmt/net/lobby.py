@@ -91,7 +91,7 @@ class Lobby:
         if conn.peer in self.cut_off and not seated:  # a seat keeps its seat (its link was closed, that is all)
             self.refuse(conn, "cut off: you went over a limit of this node")
             return
-        why = None if seated else self.door.why_not(conn, payload)  # a seat of the START is a member already
+        why = self.door.why_not(conn, payload, seated)  # a seat of the START is a member already
         if why is not None:
             self.refuse(conn, why)
             return

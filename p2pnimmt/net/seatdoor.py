@@ -13,9 +13,10 @@ from ..protocol.seatkey import (
     WRONG_ADDRESSES,
     WRONG_BURST,
     WRONG_EVERY,
+    Refusals,
     WrongKeys,
     join_proof,
-    proof_holds,
+    seat_refusal,
     seat_secret,
 )
 from ..quietlog import quiet
@@ -31,6 +32,8 @@ WRONG = ("wrong seat key: type the code as the host's screen shows it, with its 
 TOO_MANY = "too many wrong seat keys from this address: wait, then type the code as the host's screen shows it"
 TOO_MANY_ADDRESSES = ("too many wrong seat keys from too many addresses: wait, then type the code as the host's screen "
                       "shows it")
+# A host refuses a join without a proof (so the joiner says what is missing), and a host without a key checks none.
+SAYS = Refusals(too_many=TOO_MANY, too_many_addresses=TOO_MANY_ADDRESSES, wrong=WRONG, missing=MISSING, keyless=None)
 
 
 def join_with_proof(node: Any, conn: Connection, frame: dict[str, Any]) -> dict[str, Any]:
@@ -65,25 +68,18 @@ class SeatDoor:
         and the one the addresses past those counted apart share), the evening's as the key is."""
         self.tries = finished.tries
 
-    def why_not(self, conn: Connection, payload: dict[str, Any]) -> str | None:
-        """Why this join may not be admitted for the seat key (None: its proof holds, or the host has no key)."""
+    def why_not(self, conn: Connection, payload: dict[str, Any], seated: bool = False) -> str | None:
+        """Why this join may not be admitted for the seat key (None: its proof holds, the host has no key, or it is
+        `seated`: a seat of the START, a member already), in the order of protocol.seatkey.seat_refusal."""
         node = self.node
-        if node.seat_key is None or node.game_id is None:
-            return None
+        keyless = node.seat_key is None or node.game_id is None
+        secret = None if keyless else seat_secret(node.game_id, node.seat_key)  # drawn when the game was (Node)
         address = conn.address[0] if conn.address else ""
-        now = time.monotonic()
-        if not self._known(conn.peer) and self.tries.spent(address, now):
-            # not checked: guessing is bounded per address (the addresses past those counted apart: all together)
-            return self._refused(conn, address, TOO_MANY_ADDRESSES if self.tries.pooled(address) else TOO_MANY)
-        proof = payload.get("proof")
         ours, theirs = conn.nonces
-        if proof is not None and proof_holds(proof, seat_secret(node.game_id, node.seat_key), node.game_id, theirs,
-                                             ours, conn.key):
-            return None
-        if proof is None:  # no guess: nothing charged
-            return self._refused(conn, address, MISSING)
-        self.tries.charge(address, now)
-        return self._refused(conn, address, WRONG)
+        why = seat_refusal(SAYS, self.tries, address, time.monotonic(), seated=seated, known=self._known(conn.peer),
+                           keyless=keyless, proof=payload.get("proof"), secret=secret,
+                           link=(node.game_id or b"", theirs, ours, conn.key))
+        return None if why is None else self._refused(conn, address, why)
 
     def _known(self, peer: bytes) -> bool:
         """A key that is never refused unchecked (its proof is still checked): the host's own seats, and a key it

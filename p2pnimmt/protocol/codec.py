@@ -13,6 +13,7 @@ import msgpack
 
 MAX_FRAME = 64 * 1024  # bytes in one message on the wire
 FRAME_LIMIT = MAX_FRAME + 1024  # bytes of one link frame (protocol.md 14): a session message plus [kind, payload]
+HELLO = "p2pnimmt-hello"  # a link's first frame: [HELLO, version, game id, public key, nonce] (protocol.md, "Network")
 MAX_ARRAY = 256
 MAX_MAP = 32
 MAX_STR = 1024
@@ -21,6 +22,29 @@ MAX_DEPTH = 6
 
 class DecodeError(ValueError):
     """Bytes that are not an acceptable msgpack value; the message says what was wrong."""
+
+
+class FrameTooLarge(ValueError):
+    """A link frame's header says more than FRAME_LIMIT bytes: the link ends there (the message says how many)."""
+
+
+def frame_size(data: bytes, at: int = 0) -> int:
+    """The length the 4-byte big-endian header of a link frame at `at` of `data` says; FrameTooLarge past
+    FRAME_LIMIT."""
+    size = int.from_bytes(data[at:at + 4], "big")
+    if size > FRAME_LIMIT:
+        raise FrameTooLarge(f"frame of {size} bytes is over the {FRAME_LIMIT}-byte limit")
+    return size
+
+
+def frame_end(data: bytes, at: int = 0) -> int | None:
+    """Where the link frame that begins at `at` of `data` ends (its header, then as many bytes as it says): None if
+    it has not come whole yet; FrameTooLarge if its header says more than FRAME_LIMIT. How net.connection and a phone
+    relay's door (web.relaydoor) split the bytes of a link."""
+    if len(data) - at < 4:
+        return None
+    end = at + 4 + frame_size(data, at)
+    return end if end <= len(data) else None
 
 
 def _reject_ext(code: int, data: bytes) -> Any:

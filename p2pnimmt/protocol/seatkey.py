@@ -14,7 +14,9 @@ import hashlib
 import hmac
 import secrets
 from collections import OrderedDict
+from dataclasses import dataclass
 
+from .bucket import Bucket
 from .gamecode import CODE_ALPHABET, CODE_LENGTH, CODE_N, CODE_P, CODE_R
 
 SEAT_KEY_LENGTH = 4
@@ -70,22 +72,6 @@ def plain(text: str) -> str:
     return "".join(ch for ch in text.upper() if not ch.isspace() and ch != "-").translate(_AS_TYPED)
 
 
-class _Tries:
-    """The wrong seat keys one address has left: WRONG_BURST, refilled by one each WRONG_EVERY seconds."""
-
-    def __init__(self, now: float) -> None:
-        self.left, self.at = WRONG_BURST, now
-
-    def have(self, now: float) -> bool:
-        self.left = min(WRONG_BURST, self.left + (now - self.at) / WRONG_EVERY)
-        self.at = now
-        return self.left >= 1.0
-
-    def full(self, now: float) -> bool:
-        """It has all its tries again: nothing is lost by forgetting it."""
-        return self.left + (now - self.at) / WRONG_EVERY >= WRONG_BURST
-
-
 class WrongKeys:
     """The wrong seat keys each address has left (protocol.md 14, "Bounds"): a burst of WRONG_BURST, then one each
     WRONG_EVERY seconds. WRONG_ADDRESSES addresses are counted apart; one is forgotten only once it has all its tries
@@ -95,14 +81,14 @@ class WrongKeys:
     (benchmarks/attacks/seat_key_guess.py). `now`: time.monotonic()."""
 
     def __init__(self) -> None:
-        self.tries: OrderedDict[str, _Tries] = OrderedDict()  # the least lately charged first
-        self.others: _Tries | None = None  # the addresses past WRONG_ADDRESSES, while none can be forgotten
+        self.tries: OrderedDict[str, Bucket] = OrderedDict()  # the least lately charged first
+        self.others: Bucket | None = None  # the addresses past WRONG_ADDRESSES, while none can be forgotten
 
     def spent(self, address: str, now: float) -> bool:
         """Whether `address` has no try left now (then its joins are refused unchecked; `pooled` says whether for
         its own count or the one it shares)."""
         tries = self._of(address, now)
-        return tries is not None and not tries.have(now)
+        return tries is not None and not tries.has(now)
 
     def pooled(self, address: str) -> bool:
         """`address` is charged to the count the addresses past those counted apart share."""
@@ -112,14 +98,12 @@ class WrongKeys:
         """One wrong key from `address`."""
         tries = self._of(address, now)
         if tries is None:
-            tries = self.tries[address] = _Tries(now)
-        else:
-            tries.have(now)
-            if address in self.tries:
-                self.tries.move_to_end(address)
-        tries.left -= 1.0
+            tries = self.tries[address] = _tries(now)
+        elif address in self.tries:
+            self.tries.move_to_end(address)
+        tries.spend(now)  # (into debt, when a known key's wrong proof comes from an address with none left)
 
-    def _of(self, address: str, now: float) -> _Tries | None:
+    def _of(self, address: str, now: float) -> Bucket | None:
         """The count `address` is charged to: its own, none yet (there is room for it), or, while WRONG_ADDRESSES
         addresses are counted apart and none of them has all its tries again, the one the others share."""
         tries = self.tries.get(address)
@@ -130,5 +114,56 @@ class WrongKeys:
         if len(self.tries) < WRONG_ADDRESSES:
             return None
         if self.others is None:
-            self.others = _Tries(now)
+            self.others = _tries(now)
         return self.others
+
+
+def _tries(now: float) -> Bucket:
+    """The wrong seat keys one address (or the addresses past those counted apart) has left: WRONG_BURST, refilled by
+    one each WRONG_EVERY seconds."""
+    return Bucket(WRONG_BURST, 1.0 / WRONG_EVERY, now)
+
+
+@dataclass(frozen=True)
+class Refusals:
+    """What a door that checks the seat key says when it refuses a join: a host's (net.seatdoor) or a phone relay's
+    for its pages (web.relaydoor). Where the two doors differ, None is a door that lets the join go on there."""
+
+    too_many: str  # the address has no wrong key left
+    too_many_addresses: str  # the addresses past those counted apart (WrongKeys.pooled) have none left together
+    wrong: str  # the proof does not hold: one wrong key charged
+    missing: str | None  # a join without a proof (None: it goes on, the host refuses it; nothing is charged either way)
+    keyless: str | None  # the door's node holds no seat key (None: every join goes on, before any count is asked)
+
+
+Link = tuple[bytes, bytes, bytes, bytes]  # what a join's proof is bound to: game id, the two nonces, the joiner's key
+
+
+def seat_refusal(says: Refusals, tries: WrongKeys, address: str, now: float, *, seated: bool, known: bool,
+                 keyless: bool, proof: object, secret: bytes | None, link: Link) -> str | None:
+    """Why a door refuses a join for the seat key (None: it goes on), in the order of protocol.md 14:
+
+    1. a seat of the START (`seated`) is a member already: it goes on whatever it proves;
+    2. a door whose node holds no key (`keyless`) lets every join go on, if it says nothing for it (a host);
+    3. an address (`address`, charged in `tries`) with no wrong key left is refused unchecked: guessing is bounded
+       per address (those past the addresses counted apart, all together); not a `known` key (a host's own seats and
+       the keys it admitted this evening: a stranger who spent their address cannot keep them out);
+    4. a join without a proof guesses nothing: `says.missing`, nothing charged;
+    5. a keyless door that says something for it (a phone relay) refuses what it cannot check;
+    6. a proof that holds under `secret` (K; None where there is no game id to draw it for: then none holds) for
+       `link` (game id, joiner's nonce, host's nonce, joiner's key: its handshake) goes on;
+    7. any other is one wrong key, charged to `address` at `now`."""
+    if seated:
+        return None
+    if keyless and says.keyless is None:
+        return None
+    if not known and tries.spent(address, now):
+        return says.too_many_addresses if tries.pooled(address) else says.too_many
+    if proof is None:
+        return says.missing
+    if keyless:
+        return says.keyless
+    if secret is not None and proof_holds(proof, secret, *link):
+        return None
+    tries.charge(address, now)
+    return says.wrong

@@ -34,6 +34,7 @@ from __future__ import annotations
 import time
 
 from ..i18n import N_
+from ..protocol.bucket import Bucket
 
 TUNNEL_BURST, TUNNEL_RATE = 32, 4.0  # an honest page dials 10 at most at once (the host, 9 players), then redials
 SOURCE_BURST, SOURCE_RATE = 64, 8.0  # a page address: a phone's tunnels (3 at most), a few phones behind one NAT
@@ -50,30 +51,6 @@ KNOCKS_BURST, KNOCKS_RATE = 32, 4.0  # from all such addresses together
 OPENING_DIALS = N_("too many connections still opening through the phone relay: wait a moment")
 
 
-class Bucket:
-    """A burst, then a rate: `take()` is whether one more may go now (and counts it if so)."""
-
-    def __init__(self, burst: int, rate: float, now: float | None = None) -> None:
-        self.burst = burst
-        self.rate = rate
-        self.level = float(burst)
-        self.at = time.monotonic() if now is None else now
-
-    def fill(self, now: float) -> float:
-        self.level = min(float(self.burst), self.level + (now - self.at) * self.rate)
-        self.at = now
-        return self.level
-
-    def take(self, now: float | None = None) -> bool:
-        if self.fill(time.monotonic() if now is None else now) < 1.0:
-            return False
-        self.level -= 1.0
-        return True
-
-    def full(self, now: float) -> bool:
-        return self.fill(now) >= self.burst
-
-
 class DialRates:
     """The relay's rates over its unseated pages: per page address, and over all of them."""
 
@@ -85,14 +62,14 @@ class DialRates:
         """None if a page (at `source`, its tunnel's bucket `tunnel`) may dial now (counted), else why not. A seat's
         page is bounded by its tunnel's rate only."""
         now = time.monotonic()
-        if tunnel.fill(now) < 1.0:
+        if not tunnel.has(now):
             return TUNNEL_DIALS
         if not seated:
             mine = self.sources.get(source)
             if mine is None:
                 make_room(self.sources, now)
                 mine = self.sources[source] = Bucket(SOURCE_BURST, SOURCE_RATE, now)
-            if mine.fill(now) < 1.0:
+            if not mine.has(now):
                 return SOURCE_DIALS
             if not self.all.take(now):
                 return ALL_DIALS
@@ -126,7 +103,7 @@ class Knocks:
         if mine is None:
             make_room(self.sources, now)
             mine = self.sources[source] = Bucket(KNOCK_BURST, KNOCK_RATE, now)
-        if mine.fill(now) < 1.0 or not self.all.take(now):
+        if not mine.has(now) or not self.all.take(now):
             return False
         mine.take(now)
         return True

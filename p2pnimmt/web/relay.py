@@ -57,9 +57,10 @@ from typing import Protocol
 
 from aiohttp import WSMsgType, web
 
+from ..protocol.bucket import Bucket
 from ..protocol.codec import encode
 from ..quietlog import quiet
-from .dialbound import OPENING, OPENING_DIALS, TUNNEL_BURST, TUNNEL_RATE, Bucket, DialRates, Knocks
+from .dialbound import OPENING, OPENING_DIALS, TUNNEL_BURST, TUNNEL_RATE, DialRates, Knocks
 from .relaydoor import RelayDoor, Watch
 
 log = logging.getLogger("p2pnimmt.web")

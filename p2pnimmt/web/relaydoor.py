@@ -18,12 +18,11 @@ import time
 from typing import Any, Protocol
 
 from ..i18n import N_
-from ..protocol.codec import FRAME_LIMIT, DecodeError, decode
+from ..protocol.codec import FRAME_LIMIT, HELLO, DecodeError, FrameTooLarge, decode, frame_end
 from ..protocol.identity import fingerprint, peer_id
-from ..protocol.seatkey import WrongKeys, proof_holds, seat_secret
+from ..protocol.seatkey import Refusals, WrongKeys, seat_refusal, seat_secret
 from ..quietlog import quiet
 
-HELLO = "p2pnimmt-hello"  # a link's first frame (net.connection.HELLO)
 KEY, NONCE, GAME = 32, 16, 16  # bytes of a hello's public key, nonce and game id
 
 # The relay's refusals: a `refuse` frame on the page's connection, as the host's would be (the page shows the first
@@ -34,6 +33,9 @@ TOO_MANY = N_("too many wrong seat keys from this address (at the phone relay): 
               "shows now")
 KEYLESS = N_("the phone relay's node holds no seat key, so it passes on no join it cannot check: scan the QR code "
              "the host shows now")
+# A join without a proof goes on (the host refuses it and charges nothing); an address past those counted apart is
+# told as any other.
+SAYS = Refusals(too_many=TOO_MANY, too_many_addresses=TOO_MANY, wrong=WRONG, missing=None, keyless=KEYLESS)
 
 
 class Game(Protocol):
@@ -76,11 +78,12 @@ class Watch:
             return b""
         out: list[bytes] = []
         while self.reading:
-            whole = _whole(self._up)
-            if whole is None:
-                break
-            if whole < 0:  # over the frame cap: the host closes the connection there
+            try:
+                whole = frame_end(self._up)
+            except FrameTooLarge:  # over the frame cap: the host closes the connection there
                 self.reading = False
+                break
+            if whole is None:
                 break
             frame = self._up[:whole]
             try:
@@ -115,12 +118,13 @@ class Watch:
             return rest
         out: list[bytes] = []
         while True:
-            whole = _whole(self._down)
-            if whole is None:
-                break
-            if whole < 0:  # the page closes its link there: nothing to keep whole
+            try:
+                whole = frame_end(self._down)
+            except FrameTooLarge:  # the page closes its link there: nothing to keep whole
                 out.append(self._down)
                 self._down = b""
+                break
+            if whole is None:
                 break
             if not self._peer_read:
                 self._peer_read = True
@@ -151,17 +155,6 @@ class Watch:
         self._up = self._down = b""
 
 
-def _whole(buffer: bytes) -> int | None:
-    """The length of the whole frame at the front of `buffer` (with its 4-byte header), None if it has not come
-    whole yet, -1 if its header says more than the frame cap."""
-    if len(buffer) < 4:
-        return None
-    size = int.from_bytes(buffer[:4], "big")
-    if size > FRAME_LIMIT:
-        return -1
-    return 4 + size if len(buffer) >= 4 + size else None
-
-
 def _hello(value: object) -> bool:
     return (isinstance(value, list) and len(value) == 5 and value[0] == HELLO and isinstance(value[2], bytes)
             and isinstance(value[3], bytes) and len(value[3]) == KEY and isinstance(value[4], bytes)
@@ -182,23 +175,15 @@ class RelayDoor:
             return None
         page_key, page_nonce = hello[3], hello[4]
         game, peer_nonce = peer[2], peer[4]
-        if node is not None and node.seat_of_start(peer_id(page_key)):
-            return None  # a member already: the host admits it whatever it proves
-        now = time.monotonic()
-        if self.tries.spent(source, now):
-            return self._refused(page_key, source, TOO_MANY)  # not checked: guessing is bounded per address
-        proof = join.get("proof") if isinstance(join, dict) else None
-        if proof is None:  # no guess: the host refuses it and charges nothing
-            return None
+        seated = node is not None and node.seat_of_start(peer_id(page_key))  # a member already: admitted by the host
         key = node.seat_key if node is not None else None
-        if key is None:
-            return self._refused(page_key, source, KEYLESS)
-        if len(game) == GAME:
+        proof = join.get("proof") if isinstance(join, dict) else None
+        secret = None
+        if not seated and key is not None and proof is not None and len(game) == GAME:
             secret = await asyncio.to_thread(seat_secret, game, key)  # cached: once a game, off the loop
-            if proof_holds(proof, secret, game, page_nonce, peer_nonce, page_key):
-                return None
-        self.tries.charge(source, now)
-        return self._refused(page_key, source, WRONG)
+        why = seat_refusal(SAYS, self.tries, source, time.monotonic(), seated=seated, known=False, keyless=key is None,
+                           proof=proof, secret=secret, link=(game, page_nonce, peer_nonce, page_key))
+        return None if why is None else self._refused(page_key, source, why)
 
     def _refused(self, page_key: bytes, source: str, why: str) -> str:
         self.refused += 1

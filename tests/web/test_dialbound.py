@@ -4,8 +4,9 @@ under a stranger's flood is tests/lan/test_relay_dial_flood.py."""
 from __future__ import annotations
 
 from p2pnimmt.net.door import PER_ADDRESS, SHUT_AFTER, SHUT_WINDOW
+from p2pnimmt.protocol.bucket import Bucket
 from p2pnimmt.web import dialbound
-from p2pnimmt.web.dialbound import Bucket, DialRates
+from p2pnimmt.web.dialbound import DialRates
 
 
 def test_the_relay_never_dials_enough_to_be_shut_out_nor_reset() -> None:
