@@ -42,6 +42,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import cast
 
 from nacl.bindings import crypto_scalarmult
 from nacl.exceptions import RuntimeError as SodiumError
@@ -172,6 +173,12 @@ def point_error(value: object, curve: bool = True) -> str | None:
 def check_points(values: object, count: int, what: str, distinct: bool = True, curve: bool = False) -> list[bytes]:
     """`values` as a list of `count` (distinct) values that pass `point_error(value, curve)`; ValueError naming
     the first bad one otherwise. Receivers skip the on-curve test (see point_error)."""
+    return checked_points(values, count, what, distinct, curve)[0]
+
+
+def checked_points(values: object, count: int, what: str, distinct: bool = True,
+                   curve: bool = False) -> tuple[list[bytes], list[int] | None]:
+    """check_points, and the eightfolds it found (distinct=True), else None."""
     if not isinstance(values, (list, tuple)):
         raise ValueError(f"{what} is a {type(values).__name__}, not a list of points")
     if len(values) != count:
@@ -184,11 +191,13 @@ def check_points(values: object, count: int, what: str, distinct: bool = True, c
         if distinct and value in seen:
             raise ValueError(f"{what}: values {seen[value]} and {i} are equal")
         seen[value] = i
-    if distinct:
-        twins = first_twins(values)
-        if twins is not None:
-            raise ValueError(f"{what}: values {twins[0]} and {twins[1]} differ by a small-order point")
-    return list(values)
+    if not distinct:
+        return list(values), None
+    folds = eightfolds(values)
+    twins = first_repeat(folds)
+    if twins is not None:
+        raise ValueError(f"{what}: values {twins[0]} and {twins[1]} differ by a small-order point")
+    return list(values), folds
 
 
 def eightfolds(values: Sequence[bytes]) -> list[int]:
@@ -219,15 +228,30 @@ def eightfolds(values: Sequence[bytes]) -> list[int]:
     return out
 
 
-def first_twins(values: Sequence[bytes]) -> tuple[int, int] | None:
-    """(i, j): j the first index whose eightfold an earlier index i has (two values that differ by a small-order
-    point, or are equal), or None."""
+def eightfolds_with(values: Sequence[bytes], known: Sequence[int | None]) -> list[int]:
+    """eightfolds(values), where known[i], unless None, is the eightfold of values[i] found before (a memo kept by
+    position: the caller vouches that values[i] is the value it was found for); the others in one batch."""
+    missing = [i for i, fold in enumerate(known) if fold is None]
+    out = list(known)
+    for i, fold in zip(missing, eightfolds([values[i] for i in missing])):
+        out[i] = fold
+    return cast("list[int]", out)
+
+
+def first_repeat(folds: Sequence[int]) -> tuple[int, int] | None:
+    """(i, j): j the first index whose eightfold an earlier index i has, or None."""
     seen: dict[int, int] = {}
-    for j, eightfold in enumerate(eightfolds(values)):
+    for j, eightfold in enumerate(folds):
         if eightfold in seen:
             return seen[eightfold], j
         seen[eightfold] = j
     return None
+
+
+def first_twins(values: Sequence[bytes]) -> tuple[int, int] | None:
+    """(i, j): j the first index whose eightfold an earlier index i has (two values that differ by a small-order
+    point, or are equal), or None."""
+    return first_repeat(eightfolds(values))
 
 
 def _private(scalar: bytes) -> bytes:
