@@ -60,6 +60,8 @@ MAX_KEY_DRAWS = 256  # about half the draws succeed: 256 failures in a row means
 _LOW = 2**254
 _T_LIMIT = 2**251
 _INV8 = pow(8, -1, L)
+_LOW_255 = 2**255 - 1
+_A24 = (A + 2) // 4
 # Canonical u-coordinates of the low-order points of the curve (orders 1, 2, 4, 8) and of its twist (p - 1,
 # order 4): X25519 maps them to all-zero.
 LOW_ORDER = frozenset({
@@ -205,14 +207,36 @@ def eightfolds(values: Sequence[bytes]) -> list[int]:
     inversion for the whole list (Montgomery's trick). Two distinct valid values share one exactly when they differ
     by a small-order point, so the next clamped scalar maps them to one value. -1 for a value that reaches the point
     at infinity (a low-order point: never a valid value)."""
+    # Each doubling as RFC 7748's ladder writes it: with a = (x + z)^2, b = (x - z)^2 and c = a - b = 4xz, the point
+    # ((x^2 - z^2)^2 : 4xz(x^2 + Axz + z^2)) is (ab : c(b + A24 c)), A24 = (A + 2) / 4 (the same two numbers mod p),
+    # the first with z = 1. Between the products a number t is only folded, (t mod 2^255) + 19 (t >> 255), which is
+    # t mod p up to a multiple of p (2^255 = 19 mod p; for a negative t too, Python's shift being floor division),
+    # twice after each product (below 2^256 again); one reduction mod p at the end gives the same x and z as
+    # reducing every time. About a tenth fewer instructions than the formula as written with `% P` after each step
+    # (tests/protocol/test_own_steps.py compares the two).
     xs, zs = [], []
+    m, a24 = _LOW_255, _A24
     for value in values:
-        x, z = int.from_bytes(value, "little") % P, 1
-        for _ in range(3):
-            xx, zz, xz = x * x % P, z * z % P, x * z % P
-            x, z = (xx - zz) ** 2 % P, 4 * xz * (xx + A * xz + zz) % P
-        xs.append(x)
-        zs.append(z)
+        x = int.from_bytes(value, "little")
+        a, b = (x + 1) ** 2, (x - 1) ** 2
+        a = (a & m) + 19 * (a >> 255)
+        b = (b & m) + 19 * (b >> 255)
+        c = a - b
+        x, z = a * b, c * (b + a24 * c)
+        for _ in range(2):
+            x = (x & m) + 19 * (x >> 255)
+            x = (x & m) + 19 * (x >> 255)
+            z = (z & m) + 19 * (z >> 255)
+            z = (z & m) + 19 * (z >> 255)
+            a, b = (x + z) ** 2, (x - z) ** 2
+            a = (a & m) + 19 * (a >> 255)
+            a = (a & m) + 19 * (a >> 255)
+            b = (b & m) + 19 * (b >> 255)
+            b = (b & m) + 19 * (b >> 255)
+            c = a - b
+            x, z = a * b, c * (b + a24 * c)
+        xs.append(x % P)
+        zs.append(z % P)
     prefix, product = [], 1
     for z in zs:
         prefix.append(product)

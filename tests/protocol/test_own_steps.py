@@ -224,3 +224,26 @@ def test_every_node_refuses_a_framed_unlock_the_victim_itself_included():
         assert len(faults) == 1 and faults[0].peer == victim, (peer == victim, net.faults(peer))
         found[peer] = faults[0].detail
     assert len(set(found.values())) == 1 and "positions 30 and 40 now differ by a small-order point" in found[victim]
+
+
+def eightfold_as_written(value: bytes) -> int:
+    """17.1's eightfold by its words: three times (X, Z) -> ((X^2 - Z^2)^2, 4XZ(X^2 + AXZ + Z^2)) mod p from (u, 1),
+    then X Z^(p-2); -1 at the point at infinity."""
+    x, z = int.from_bytes(value, "little") % g.P, 1
+    for _ in range(3):
+        xx, zz, xz = x * x % g.P, z * z % g.P, x * z % g.P
+        x, z = (xx - zz) ** 2 % g.P, 4 * xz * (xx + g.A * xz + zz) % g.P
+    return x * pow(z, g.P - 2, g.P) % g.P if z else -1
+
+
+def test_eightfolds_are_17_1s_doublings_as_written():
+    """sealed_group.eightfolds (the ladder's doubling, numbers folded by 2^255 = 19 between products, one reduction
+    at the end) gives 17.1's eightfold as written: on random 32-byte strings, the low-order points, and values next
+    to 0, p and 2^256 (where a fold or a negative difference would go wrong first)."""
+    rng = random.Random(11)
+    edges = [*range(40), *(g.P + k for k in range(-40, 40)), *(2**256 - k for k in range(1, 40)), *g.LOW_ORDER,
+             *(2**255 - k for k in range(1, 40)), *(2 * g.P - k for k in range(1, 10))]
+    values = [*(rng.randrange(2**256).to_bytes(32, "little") for _ in range(1500)),
+              *(v.to_bytes(32, "little") for v in edges if v < 2**256), *initial_deck(CARDS)]
+    assert g.eightfolds(values) == [eightfold_as_written(v) for v in values]
+    assert -1 in g.eightfolds(values)  # the low-order points reach infinity
