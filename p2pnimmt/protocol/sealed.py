@@ -47,9 +47,11 @@ from .sealed_group import (
     apply_all,
     card_table,
     check_points,
+    checked_points,
+    eightfolds_with,
     encode_deck,
     encodings_under,
-    first_twins,
+    first_repeat,
     key_pair_from,
     new_key_pair,
 )
@@ -150,9 +152,35 @@ def shuffle_step(e: bytes, seed: bytes, previous: Sequence[bytes]) -> list[bytes
     return [layered[j] for j in permutation(seed, len(layered))]
 
 
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """A list a receiver took (a shuffle output, or the dealt values after an unlock), with the eightfolds of its
+    values when it found them (None when it took the list without: its own shuffle, `take_shuffle`)."""
+
+    values: list[bytes]
+    folds: list[int] | None
+
+
 def check_shuffle(previous: Sequence[bytes], output: object) -> list[bytes]:
     """A received shuffle output as a list; ValueError unless it is len(previous) distinct points."""
-    return check_points(output, len(previous), SHUFFLE_OUTPUT)
+    return take_shuffle(previous, output).values
+
+
+def take_shuffle(previous: Sequence[bytes], output: object, own: Sequence[bytes] | None = None) -> Taken:
+    """check_shuffle, keeping the eightfolds it found (for the first unlock's check).
+
+    own: the output this node computed itself, shuffle_step(e, seed, previous), from this very `previous`, a list
+    it took (the deck's encodings, or a checked shuffle). An output equal to it (and all bytes) is taken without
+    the check, which it cannot fail: every value of `previous` is a canonical u-coordinate of a point Q_j of the
+    curve or its twist, not of low order, their eightfolds distinct (17.1); X(e, Q_j) = e'*(8 Q_j) with e = 8 e',
+    2^251 <= e' < 2^252 below both large primes, so each output is canonical, of large prime order (never low
+    order), and output i's eightfold is 8 e'*(8 Q_pi(i)): one map, injective up to sign, of distinct eightfolds.
+    So the outputs are distinct points with distinct eightfolds (tests/protocol/test_own_steps.py). Anything
+    else (another output: a cheat's own session signing an altered deck) is checked in full as before.
+    """
+    if own is not None and type(output) is list and output == own and all(type(v) is bytes for v in output):
+        return Taken(list(output), None)
+    return Taken(*checked_points(output, len(previous), SHUFFLE_OUTPUT))
 
 
 def unlock_start(layout: Layout, last_shuffle: Sequence[bytes]) -> list[bytes]:
@@ -171,6 +199,16 @@ def unlock_step(layout: Layout, seat: int, d: bytes, current: Sequence[bytes]) -
 
 def after_unlock(layout: Layout, seat: int, current: Sequence[bytes], published: object) -> list[bytes]:
     """U_i from U_{i-1} and seat's published unlock; ValueError unless it has the right points and stays distinct."""
+    return take_unlock(layout, seat, current, None, published).values
+
+
+def take_unlock(layout: Layout, seat: int, current: Sequence[bytes], folds: Sequence[int] | None,
+                published: object) -> Taken:
+    """after_unlock, with `folds` the eightfolds of `current` if known (else None): the positions the unlock leaves
+    as they were (seat's own hand) keep theirs, only the published values' are found; the same verdict and words
+    (tests/protocol/test_own_steps.py). A node judges its own unlock too: it maps only the positions outside its
+    hand, and a value an earlier unlock put into its hand can equal (or be a twin of) one of them, which only the
+    unlock itself shows (test_own_steps.py)."""
     positions = layout.unlocked_by(seat)
     values = check_points(published, len(positions), UNLOCK_OF.format(seat=seat), distinct=False)
     new = list(current)
@@ -181,11 +219,18 @@ def after_unlock(layout: Layout, seat: int, current: Sequence[bytes], published:
         if v in seen:
             raise ValueError(f"{UNLOCK_OF.format(seat=seat)}: positions {seen[v]} and {p} now hold the same value")
         seen[v] = p
-    twins = first_twins(new)
+    if folds is None or len(folds) != len(new):
+        known: list[int | None] = [None] * len(new)
+    else:
+        known = list(folds)
+        for p in positions:
+            known[p] = None
+    new_folds = eightfolds_with(new, known)
+    twins = first_repeat(new_folds)
     if twins is not None:
         raise ValueError(f"{UNLOCK_OF.format(seat=seat)}: positions {twins[0]} and {twins[1]} now differ by a "
                          "small-order point")
-    return new
+    return Taken(new, new_folds)
 
 
 def open_values(d: bytes, values: Sequence[bytes]) -> list[int | None]:

@@ -39,14 +39,14 @@ from .round_texts import AUDIT, SEALED, SHUFFLE, UNLOCK
 from .sealed import (
     Layout,
     RoundSecrets,
-    after_unlock,
     audit,
-    check_shuffle,
     initial_deck,
     new_secrets,
     open_hand,
     open_public,
     shuffle_step,
+    take_shuffle,
+    take_unlock,
     unlock_start,
     unlock_step,
 )
@@ -76,6 +76,8 @@ class SealedRound:
     shufflers: list[int] = field(default_factory=list)
     seats: tuple[int, ...] | None = None  # the shuffling seats, once every shuffle is in
     current: list[bytes] | None = None
+    folds: list[int] | None = None  # the eightfolds of `previous`, then of `current`, when found (17.1's memo)
+    own: tuple[list[bytes], list[bytes]] | None = None  # (previous, the deck we shuffled from it): see take_shuffle
     unlocked: list[int] = field(default_factory=list)
     dealt: bool = False
     broken: str = ""  # why everyone audits now (public cards that do not open, a card revealed twice)
@@ -170,7 +172,7 @@ class SealedDeal(Deal):
         if any(not self.shuffles(table, r, s) for s in st.shufflers):
             # Dropped at or before its shuffle after we took it (our own, if the others dropped us): the deal goes
             # on without it.
-            st.shufflers, st.previous = [], initial_deck(st.cards)
+            st.shufflers, st.previous, st.folds = [], initial_deck(st.cards), None
         for seat in range(table.players):
             if seat in st.shufflers or not self.shuffles(table, r, seat):
                 continue  # taken, or dropped at or before its own shuffle's position: it does not shuffle
@@ -180,22 +182,26 @@ class SealedDeal(Deal):
                     if got is not None:
                         secrets, nonce = got
                         deck = shuffle_step(secrets.key.e, secrets.seed, st.previous)
+                        st.own = (st.previous, deck)
                         commit = commitment("sealed", table.game_id, r, 0, seat, key_value(secrets), nonce)
                         yield Send("SEALED_SHUFFLE", {"round": r, "deck": deck, "commit": commit})
                 return False
             if table.held_back(SHUFFLE_STEP, seat):
                 return False
             env = shuffles[seat]
+            own = st.own[1] if st.own is not None and st.own[0] is st.previous and seat == table.seat else None
             try:
-                st.previous = check_shuffle(st.previous, env.body["deck"])
+                taken = take_shuffle(st.previous, env.body["deck"], own)
             except ValueError as exc:
                 yield self._fault(table, seat, "sealed-shuffle", SHUFFLE.format(round=r + 1, why=exc), env.wire)
                 return False
+            st.previous, st.folds = taken.values, taken.folds
             st.shufflers.append(seat)
         if self.left(table, r, st.shufflers):
             return False  # a seat that shuffled was dropped at a later seat's shuffle: the round is void
         st.seats = tuple(st.shufflers)
         st.current = unlock_start(st.layout, st.previous)
+        st.folds = st.folds[: st.layout.dealt] if st.folds is not None else None
         return True
 
     def _unlock(self, table: TableView, r: int, st: SealedRound) -> Effects[bool]:
@@ -215,10 +221,11 @@ class SealedDeal(Deal):
                 return False
             env = unlocks[seat]
             try:
-                st.current = after_unlock(st.layout, seat, st.current, env.body["values"])
+                taken = take_unlock(st.layout, seat, st.current, st.folds, env.body["values"])
             except ValueError as exc:
                 yield self._fault(table, seat, "sealed-unlock", UNLOCK.format(round=r + 1, why=exc), env.wire)
                 return False
+            st.current, st.folds = taken.values, taken.folds
             st.unlocked.append(seat)
         return True
 

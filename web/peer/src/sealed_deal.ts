@@ -1,7 +1,7 @@
 /** The deal of a round in a sealed game (section 17.5): the layout, the unlock, the checks made on arrival. */
 import { HAND_SIZE, ROW_COUNT } from "./cards.js";
 import { equal } from "./bytes.js";
-import { firstTwins, pointKey, pointProblem, X } from "./sealed_group.js";
+import { eightfolds, firstRepeatOf, pointKey, pointProblem, X } from "./sealed_group.js";
 
 /** M = 10n + 4: the dealt positions (hands, then rows). */
 export function dealtCount(players: number): number {
@@ -26,17 +26,27 @@ export function unlockPositions(seat: number, players: number): number[] {
 
 /** What is wrong with `values` as `count` points (the reference's check_points, its words after `what`), or null. */
 function pointsProblem(values: readonly Uint8Array[], count: number, what: string, distinct: boolean): string | null {
-  if (values.length !== count) return `${what} has ${values.length} values, expected ${count}`;
+  return checkedPoints(values, count, what, distinct).problem;
+}
+
+/** pointsProblem, and the eightfolds it found (distinct, and no problem), else null (the reference's checked_points). */
+function checkedPoints(values: readonly Uint8Array[], count: number, what: string,
+  distinct: boolean): { problem: string | null; folds: bigint[] | null } {
+  if (values.length !== count) return { problem: `${what} has ${values.length} values, expected ${count}`, folds: null };
   const repeat = distinct ? firstRepeat(values) : null; // the checks in index order: the first value wrong either way
   for (let i = 0; i < values.length; i++) {
     if (repeat && repeat[1] < i) break;
     const problem = pointProblem(values[i] as Uint8Array);
-    if (problem) return `${what}: value ${i} ${problem}`;
+    if (problem) return { problem: `${what}: value ${i} ${problem}`, folds: null };
   }
-  if (repeat) return `${what}: values ${repeat[0]} and ${repeat[1]} are equal`;
+  if (repeat) return { problem: `${what}: values ${repeat[0]} and ${repeat[1]} are equal`, folds: null };
+  if (!distinct) return { problem: null, folds: null };
   // every value valid and none equal: no two may differ by a small-order point either (section 17.1)
-  const twins = distinct ? firstTwins(values) : null;
-  return twins ? `${what}: values ${twins[0]} and ${twins[1]} differ by a small-order point` : null;
+  const folds = eightfolds(values);
+  const twins = firstRepeatOf(folds);
+  return twins
+    ? { problem: `${what}: values ${twins[0]} and ${twins[1]} differ by a small-order point`, folds: null }
+    : { problem: null, folds };
 }
 
 /** The first index holding a value an earlier one holds, with that earlier index, or null: the values told apart
@@ -74,25 +84,41 @@ export function shuffleProblem(deck: readonly Uint8Array[], size: number): strin
   return pointsProblem(deck, size, "shuffle output", true);
 }
 
+/** shuffleProblem, and the deck's eightfolds when it has none (for the first unlock's check). */
+export function checkShuffle(deck: readonly Uint8Array[], size: number): { problem: string | null; folds: bigint[] | null } {
+  return checkedPoints(deck, size, "shuffle output", true);
+}
+
 /**
  * What is wrong with a SEALED_UNLOCK taken on arrival (`sealed-unlock`, in the reference's words), or null: M − 10
  * valid points, and the M dealt values distinct once they replace the seat's positions. `dealt` is U_{i-1}; returns
- * U_i as well.
+ * U_i as well, and its eightfolds when there is no problem. `folds`, if given, are U_{i-1}'s eightfolds: the positions
+ * the unlock leaves as they were (the seat's own hand) keep theirs, only the published values' are found (the
+ * reference's take_unlock). An unlock is judged whoever sent it, our own too: it maps only the positions outside the
+ * sender's hand, and a value an earlier unlock put into that hand can equal, or be a twin of, one of them.
  */
 export function applyUnlock(dealt: readonly Uint8Array[], seat: number, players: number,
-  values: readonly Uint8Array[]): { problem: string | null; dealt: Uint8Array[] } {
+  values: readonly Uint8Array[], folds: readonly bigint[] | null = null): { problem: string | null; dealt: Uint8Array[]; folds: bigint[] | null } {
   const positions = unlockPositions(seat, players);
   const next = dealt.slice();
   const problem = pointsProblem(values, positions.length, `seat ${seat}'s unlock`, false);
-  if (problem) return { problem, dealt: next };
+  if (problem) return { problem, dealt: next, folds: null };
   positions.forEach((p, i) => { next[p] = values[i] as Uint8Array; });
   const repeat = firstRepeat(next);
-  if (repeat) return { problem: `seat ${seat}'s unlock: positions ${repeat[0]} and ${repeat[1]} now hold the same value`, dealt: next };
-  const twins = firstTwins(next);
-  if (twins) {
-    return { problem: `seat ${seat}'s unlock: positions ${twins[0]} and ${twins[1]} now differ by a small-order point`, dealt: next };
+  if (repeat) return { problem: `seat ${seat}'s unlock: positions ${repeat[0]} and ${repeat[1]} now hold the same value`, dealt: next, folds: null };
+  let nextFolds: bigint[];
+  if (folds && folds.length === next.length) {
+    nextFolds = folds.slice();
+    const found = eightfolds(values);
+    positions.forEach((p, i) => { nextFolds[p] = found[i] as bigint; });
+  } else {
+    nextFolds = eightfolds(next);
   }
-  return { problem: null, dealt: next };
+  const twins = firstRepeatOf(nextFolds);
+  if (twins) {
+    return { problem: `seat ${seat}'s unlock: positions ${twins[0]} and ${twins[1]} now differ by a small-order point`, dealt: next, folds: null };
+  }
+  return { problem: null, dealt: next, folds: nextFolds };
 }
 
 /** The seat's unlock of U_{i-1}: X(d, U[p]) for its positions p, ascending. */

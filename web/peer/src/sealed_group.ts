@@ -112,8 +112,12 @@ export function eightfolds(values: readonly Uint8Array[]): bigint[] {
 /** [i, j]: j the first index whose eightfold an earlier index i has (two values that differ by a small-order point,
  * or are equal), or null. The reference's sealed_group.first_twins. */
 export function firstTwins(values: readonly Uint8Array[]): [number, number] | null {
+  return firstRepeatOf(eightfolds(values));
+}
+
+/** [i, j]: j the first index whose eightfold an earlier index i has, or null (the reference's first_repeat). */
+export function firstRepeatOf(folds: readonly bigint[]): [number, number] | null {
   const seen = new Map<bigint, number>();
-  const folds = eightfolds(values);
   for (let j = 0; j < folds.length; j++) {
     const fold = folds[j] as bigint;
     const earlier = seen.get(fold);

@@ -8,7 +8,7 @@ import { type Card, HAND_SIZE } from "./cards.js";
 import type { MsgMap } from "./codec.js";
 import type { Envelope } from "./envelope.js";
 import { commitment } from "./hashes.js";
-import { applyUnlock, dealtCount, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "./sealed_deal.js";
+import { applyUnlock, checkShuffle, dealtCount, rowPositions, unlockPositions, unlockValues } from "./sealed_deal.js";
 import { hex } from "./bytes.js";
 import { cardOf, encodingOf, encodingsUnder, inverseKey, isClamped, permutation, shuffleStep, X } from "./sealed_group.js";
 
@@ -25,6 +25,10 @@ export class SealedRound {
   private shuffled = 0;
   private dealt: Uint8Array[] = [];
   private unlocked = 0;
+  /** The eightfolds of `deck`, then of `dealt`, when found (17.1's memo: an unlock's check finds only its values'). */
+  private folds: bigint[] | null = null;
+  /** The deck we shuffled ourselves, and the deck it was shuffled from (see takeShuffle). */
+  private own: { from: readonly Uint8Array[]; deck: readonly Uint8Array[] } | null = null;
   /** The rows' four cards, once the deal is open. */
   rows: Card[] | null = null;
   private readonly played = new Map<number, Set<number>>();
@@ -48,7 +52,7 @@ export class SealedRound {
     const i = this.shufflers.indexOf(seat);
     if (i >= 0 && i < this.shuffled) return false;
     if (i >= 0) this.shufflers.splice(i, 1);
-    if (this.shuffled === this.shufflers.length && this.dealt.length === 0) this.dealt = this.deck.slice(0, this.dealtPositions);
+    if (this.shuffled === this.shufflers.length && this.dealt.length === 0) this.deal();
     return true;
   }
 
@@ -71,14 +75,33 @@ export class SealedRound {
     return dealtCount(this.players);
   }
 
-  /** Take the next SEALED_SHUFFLE in seat order: null, or the problem (`sealed-shuffle`). */
+  /** U_0 from the last shuffle, with its eightfolds if found. */
+  private deal(): void {
+    this.dealt = this.deck.slice(0, this.dealtPositions);
+    this.folds = this.folds ? this.folds.slice(0, this.dealtPositions) : null;
+  }
+
+  /** The deck we shuffled from `previous` (which must be this round's previous deck as taken) and are sending. */
+  noteOwnShuffle(previous: readonly Uint8Array[], deck: readonly Uint8Array[]): void {
+    this.own = { from: previous, deck };
+  }
+
+  /** Take the next SEALED_SHUFFLE in seat order: null, or the problem (`sealed-shuffle`). A deck equal to the one we
+   * shuffled ourselves from the deck we hold is taken without the check, which it cannot fail (X25519 under a
+   * clamped key maps a list the check took to one it takes: the reference's take_shuffle); any other is checked. */
   takeShuffle(body: MsgMap): string | null {
     const deck = body.get("deck") as Uint8Array[];
-    const problem = shuffleProblem(deck, this.cards.length);
-    if (problem) return problem;
+    const own = this.own;
+    if (own && own.from === this.deck && sameValues(deck, own.deck)) {
+      this.folds = null;
+    } else {
+      const { problem, folds } = checkShuffle(deck, this.cards.length);
+      if (problem) return problem;
+      this.folds = folds;
+    }
     this.deck = deck;
     this.shuffled += 1;
-    if (this.shuffled === this.shufflers.length) this.dealt = this.deck.slice(0, this.dealtPositions);
+    if (this.shuffled === this.shufflers.length) this.deal();
     return null;
   }
 
@@ -97,9 +120,10 @@ export class SealedRound {
 
   /** Take the next SEALED_UNLOCK in seat order: null, or the problem (`sealed-unlock`). */
   takeUnlock(seat: number, body: MsgMap): string | null {
-    const next = applyUnlock(this.dealt, seat, this.players, body.get("values") as Uint8Array[]);
+    const next = applyUnlock(this.dealt, seat, this.players, body.get("values") as Uint8Array[], this.folds);
     if (next.problem) return next.problem;
     this.dealt = next.dealt;
+    this.folds = next.folds;
     this.unlocked += 1;
     return null;
   }
@@ -246,4 +270,14 @@ export class SealedRound {
     }
     return order;
   }
+}
+
+/** Two lists of the same values, each a Uint8Array (a list a peer sent may hold anything). */
+function sameValues(got: readonly unknown[], want: readonly Uint8Array[]): boolean {
+  if (!Array.isArray(got) || got.length !== want.length) return false;
+  for (let i = 0; i < want.length; i++) {
+    const v = got[i];
+    if (!(v instanceof Uint8Array) || !equal(v, want[i] as Uint8Array)) return false;
+  }
+  return true;
 }

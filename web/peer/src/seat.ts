@@ -676,7 +676,9 @@ export class Seat extends Session {
     if (sealed.nextShuffler === seat && !this.slot("SEALED_SHUFFLE", r, 0).has(seat)) {
       const { pair, seed, nonce } = this.sealedSecret(r);
       const commit = commitment("sealed", this.gameId, r, 0, seat, concat(pair.e, seed), nonce);
-      this.send("SEALED_SHUFFLE", body(["round", r], ["deck", shuffleStep(sealed.previous, pair.e, seed)], ["commit", commit]));
+      const deck = shuffleStep(sealed.previous, pair.e, seed);
+      sealed.noteOwnShuffle(sealed.previous, deck);
+      this.send("SEALED_SHUFFLE", body(["round", r], ["deck", deck], ["commit", commit]));
       return true;
     }
     if (sealed.nextUnlocker === seat && !this.slot("SEALED_UNLOCK", r, 0).has(seat)) {

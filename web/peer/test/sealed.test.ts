@@ -7,6 +7,7 @@ import { commitment, commitmentContext, playValue } from "../src/hashes.js";
 import { sha256 } from "../src/hash.js";
 import { applyUnlock, handPositions, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "../src/sealed_deal.js";
 import { A, cardEncodings, cardHashedPoints, cardOf, clamp, drawKeyPair, eightfolds, encodeCard, encodingOf, encodingsUnder, inverseKey, inverseMod, isValidPoint, L, onCurve, P, permutation, powMod, S0, shuffleStep, X } from "../src/sealed_group.js";
+import { SealedRound } from "../src/sealed_round.js";
 import { vector } from "./spec.js";
 
 test("sealed-encodings: S0, the counters, u and encodings shown, the digest of all 104", () => {
@@ -302,4 +303,51 @@ test("node's SHA-512 (cli.ts, as `node peer.js` hashes) gives @noble/hashes' dig
   } finally {
     useSha512(nobleSha512);
   }
+});
+
+test("an unlock's check with the eightfolds of the list before (the memo) gives the same verdict, words and eightfolds as without, twins and copies of the kept hand included", () => {
+  const v = vector("sealed-eightfolds");
+  const twins = (v.twins as string[]).map(fromHex);
+  const value = fromHex(v.value); // card 1's encoding
+  const twist = fromHex(v.twist.value);
+  let seed = 7;
+  const next = (n: number) => { seed = (seed * 1103515245 + 12345) % 2147483648; return (seed >>> 12) % n; };
+  const pool = [value, ...twins, twist, fromHex(v.twist.twin), ...[2, 3, 4, 5].map(encodingOf), new Uint8Array(32)];
+  let refused = 0;
+  for (let trial = 0; trial < 200; trial++) {
+    const seat = next(2);
+    const dealt = Array.from({ length: 24 }, (_, i) => encodingOf(i + 10));
+    for (let k = next(4); k > 0; k--) dealt[next(24)] = pool[next(pool.length - 1)] as Uint8Array; // twins in the kept hand too
+    const folds = eightfolds(dealt);
+    const values = unlockPositions(seat, 2).map((p) => encodingOf(p + 40)); // new values at every published position
+    for (let k = next(4); k > 0; k--) values[next(values.length)] = pool[next(pool.length)] as Uint8Array;
+    if (next(2)) values[next(values.length)] = dealt[handPositions(seat)[next(10)] as number] as Uint8Array;
+    const plain = applyUnlock(dealt, seat, 2, values);
+    const memo = applyUnlock(dealt, seat, 2, values, folds);
+    assert.equal(memo.problem, plain.problem);
+    assert.deepEqual(memo.dealt.map(hex), plain.dealt.map(hex));
+    if (memo.problem === null) assert.deepEqual(memo.folds, eightfolds(memo.dealt));
+    else refused += 1;
+  }
+  assert.ok(refused > 20 && refused < 180, `${refused} of 200 refused: both verdicts tried`);
+});
+
+test("a deck equal to the one this node shuffled from the deck it holds is taken unchecked; an altered one is checked", () => {
+  const cards = deck("standard", 3);
+  const pair = drawKeyPair(() => sha256(new Uint8Array([1])));
+  const seed = sha256(new Uint8Array([2]));
+  const round = () => new SealedRound(new Uint8Array(32), 0, cards, 3, [0, 1, 2]);
+  const ours = round();
+  const deck0 = shuffleStep(ours.previous, pair.e, seed);
+  ours.noteOwnShuffle(ours.previous, deck0);
+  assert.equal(ours.takeShuffle(new Map([["deck", deck0.map((x) => x.slice())]])), null);
+  assert.equal(shuffleProblem(deck0, cards.length), null); // what the check would have said
+  const altered = round();
+  const twinDeck = deck0.slice();
+  twinDeck[1] = twinDeck[0] as Uint8Array; // equal values: the check's words
+  altered.noteOwnShuffle(altered.previous, deck0);
+  assert.equal(altered.takeShuffle(new Map([["deck", twinDeck]])), "shuffle output: values 0 and 1 are equal");
+  const fresh = round(); // noted from another deck than the one held: checked
+  fresh.noteOwnShuffle(deck0, deck0);
+  assert.equal(fresh.takeShuffle(new Map([["deck", [deck0[0] as Uint8Array, deck0[0] as Uint8Array, ...deck0.slice(2)]]])), "shuffle output: values 0 and 1 are equal");
 });
