@@ -70,14 +70,19 @@ async def read_frame(reader: asyncio.StreamReader, timeout: float) -> Any:
         raise ConnectionFailed(str(exc)) from None
     except asyncio.IncompleteReadError:
         raise ConnectionFailed("connection closed") from None
-    except TimeoutError:
-        raise ConnectionFailed(f"nothing received for {timeout:g} s") from None
-    except (ConnectionError, OSError) as exc:
-        raise ConnectionFailed(f"connection lost: {exc}") from None
+    except OSError as exc:  # (TimeoutError and ConnectionError among them)
+        raise _lost(exc, timeout) from None
     try:
         return decode(data, FRAME_LIMIT)
     except DecodeError as exc:
         raise ConnectionFailed(f"bad frame: {exc}") from None
+
+
+def _lost(exc: BaseException, timeout: float) -> ConnectionFailed:
+    """What a link's read that failed with `exc` says: silence longer than `timeout`, else the connection lost."""
+    if isinstance(exc, TimeoutError):
+        return ConnectionFailed(f"nothing received for {timeout:g} s")
+    return ConnectionFailed(f"connection lost: {exc}")
 
 
 def frame(value: Any) -> bytes:
@@ -402,10 +407,8 @@ class Connection:
             reader.feed_eof()
             pending = await reader.read()  # at its end: returns at once
         # else: a stream's read raises its exception before it hands over what it holds
-        if isinstance(failed, TimeoutError):
-            why: ConnectionFailed | None = ConnectionFailed(f"nothing received for {self.idle_timeout:g} s")
-        elif failed is not None:
-            why = ConnectionFailed(f"connection lost: {failed}")
+        if failed is not None:
+            why: ConnectionFailed | None = _lost(failed, self.idle_timeout)
         else:
             why = ConnectionFailed("connection closed") if tap.ended else None
         self._served = link
@@ -445,10 +448,8 @@ class Connection:
             while True:
                 try:
                     chunk = await self.reader.read(READ_SIZE)
-                except TimeoutError:
-                    raise ConnectionFailed(f"nothing received for {self.idle_timeout:g} s") from None
-                except (ConnectionError, OSError) as exc:
-                    raise ConnectionFailed(f"connection lost: {exc}") from None
+                except OSError as exc:  # (TimeoutError and ConnectionError among them)
+                    raise _lost(exc, self.idle_timeout) from None
                 if not chunk:
                     raise ConnectionFailed("connection closed")
                 self._in, self._at = self._in[self._at:] + chunk, 0

@@ -65,10 +65,7 @@ class DialRates:
         if not tunnel.has(now):
             return TUNNEL_DIALS
         if not seated:
-            mine = self.sources.get(source)
-            if mine is None:
-                make_room(self.sources, now)
-                mine = self.sources[source] = Bucket(SOURCE_BURST, SOURCE_RATE, now)
+            mine = bucket_of(self.sources, source, now, SOURCE_BURST, SOURCE_RATE)
             if not mine.has(now):
                 return SOURCE_DIALS
             if not self.all.take(now):
@@ -76,6 +73,16 @@ class DialRates:
             mine.take(now)
         tunnel.take(now)
         return None
+
+
+def bucket_of(sources: dict[str, Bucket], source: str, now: float, burst: int, rate: float) -> Bucket:
+    """The bucket of page address `source` among `sources`: a new full one (`burst`, then `rate` a second) if it has
+    none yet, room made for it first."""
+    mine = sources.get(source)
+    if mine is None:
+        make_room(sources, now)
+        mine = sources[source] = Bucket(burst, rate, now)
+    return mine
 
 
 def make_room(sources: dict[str, Bucket], now: float) -> None:
@@ -99,10 +106,7 @@ class Knocks:
     def let_in(self, source: str) -> bool:
         """Whether one more connection from `source` (no member's address) reaches a page now (counted if so)."""
         now = time.monotonic()
-        mine = self.sources.get(source)
-        if mine is None:
-            make_room(self.sources, now)
-            mine = self.sources[source] = Bucket(KNOCK_BURST, KNOCK_RATE, now)
+        mine = bucket_of(self.sources, source, now, KNOCK_BURST, KNOCK_RATE)
         if not mine.has(now) or not self.all.take(now):
             return False
         mine.take(now)

@@ -178,10 +178,13 @@ class RelayDoor:
         seated = node is not None and node.seat_of_start(peer_id(page_key))  # a member already: admitted by the host
         key = node.seat_key if node is not None else None
         proof = join.get("proof") if isinstance(join, dict) else None
-        secret = None
-        if not seated and key is not None and proof is not None and len(game) == GAME:
+        secret, now = None, time.monotonic()
+        # K only for a join it will check: a spent address is refused unchecked, at once (no thread, no look-up).
+        if (not seated and key is not None and proof is not None and len(game) == GAME
+                and not self.tries.spent(source, now)):
             secret = await asyncio.to_thread(seat_secret, game, key)  # cached: once a game, off the loop
-        why = seat_refusal(SAYS, self.tries, source, time.monotonic(), seated=seated, known=False, keyless=key is None,
+            now = time.monotonic()  # the count is asked again and charged after the wait, with no other join between
+        why = seat_refusal(SAYS, self.tries, source, now, seated=seated, known=False, keyless=key is None,
                            proof=proof, secret=secret, link=(game, page_nonce, peer_nonce, page_key))
         return None if why is None else self._refused(page_key, source, why)
 
