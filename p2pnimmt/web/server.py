@@ -230,7 +230,7 @@ class WebServer:
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, autoping=False)
         await ws.prepare(request)
         loop = asyncio.get_running_loop()
-        heard = loop.time()
+        heard, busy = loop.time(), False  # the last frame from the page; an intent of it still being done
         transport = request.transport
         if view.act is not None:
             self.gate.keep(request.transport)  # a seat's page: never shed for a newer connection
@@ -239,7 +239,8 @@ class WebServer:
                         else tuple, source=source)
         view.clients.add(client)
         pusher = asyncio.ensure_future(client.push(view))
-        pinger = asyncio.ensure_future(keep_alive(ws, lambda: heard, lambda: drop(transport)))
+        # While an intent is being done (a lobby command may take a while) no pong is read: the page counts as heard.
+        pinger = asyncio.ensure_future(keep_alive(ws, lambda: loop.time() if busy else heard, lambda: drop(transport)))
         for task in (pusher, pinger):
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
@@ -253,7 +254,11 @@ class WebServer:
                     continue
                 if message.type != WSMsgType.TEXT:
                     break
-                await self._intent(view, message.data)
+                busy = True
+                try:
+                    await self._intent(view, message.data)
+                finally:
+                    busy, heard = False, loop.time()
         finally:
             pinger.cancel()
             view.clients.discard(client)
