@@ -144,3 +144,41 @@ async def test_a_state_between_the_press_and_the_release_does_not_lose_the_click
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_a_state_between_the_press_and_the_release_does_not_lose_a_row_taken(browser, no_delay,
+                                                                                  monkeypatch) -> None:
+    """The same for "Take row N" beside the rows (with this seed the lowest card is below every row in the game)."""
+    door = Door(monkeypatch)
+    task, seat, _tv = await start_play()
+    try:
+        page = await browser.new_page(viewport={"width": 1280, "height": 800})
+        await page.goto(seat)
+        key = ""
+        while True:  # the lowest card each turn, by the keyboard, until a row is asked of us
+            key = await next_step(page, key)
+            asked = await page.evaluate("document.body.dataset.asked")
+            if asked == "row":
+                break
+            assert asked == "card", asked
+            await page.keyboard.type(await page.locator("#hand .card").first.get_attribute("data-card") or "")
+            await page.keyboard.press("Enter")
+        take = page.locator("#rows .take[data-row='0']")
+        heads = int(await page.locator("#rows .row-heads").first.inner_text())
+        box = await take.bounding_box()
+        assert box is not None
+        await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        await page.mouse.down()
+        await page.evaluate("() => { window.pressed = document.querySelector('#rows .take'); "
+                            "window.seenBefore = document.body.dataset.seen; }")
+        door.views[-1].changed()
+        await page.wait_for_function(
+            "() => !window.pressed.isConnected || document.body.dataset.seen !== window.seenBefore")
+        await page.mouse.up()
+        said = f"You take row 1 ({heads} bull head{'' if heads == 1 else 's'})"
+        await page.wait_for_function("line => [...document.querySelectorAll('#log li')].some(li => li.textContent === "
+                                     "line)", arg=said, timeout=OUTER * 1000)
+        await next_step(page, key)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
