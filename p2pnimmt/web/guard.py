@@ -12,7 +12,8 @@ holds, from any other when it holds as many as the newcomer's address would (red
 holding one connection from each of TOTAL addresses, each kept alive by asking for a static file, kept every new
 page out, the TV's and a phone's; benchmarks/attacks/web_spread.py). A connection that has not sent a
 whole request IDLE seconds after it opened, or after its last answer, is closed (aiohttp's keep-alive timer,
-which runs from the connect); an open page's socket that stops answering pings is closed 1.5 HEARTBEATs on.
+which runs from the connect); an open page's socket that answers none of SILENT pings in a row, sent HEARTBEAT
+seconds apart, is closed (`keep_alive`: a pong that comes late does not end a page that is there).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ IDLE = 5.0  # seconds a connection may take to send a whole request (from its co
 # asyncio accepts up to its backlog of connections at once, each an open file before the Gate sees it: so few.
 BURST = 16
 KNOWN = 1024  # addresses remembered for having shown a page's token (the oldest forgotten first)
-HEARTBEAT = 6.0  # seconds between the pings of an open page's socket (no pong within half of it: closed)
+HEARTBEAT = 6.0  # seconds between the pings of an open page's socket
+SILENT = 3  # pings in a row that nothing came back for (no pong, no message) before a page's socket is closed
 
 
 def raise_open_files() -> int:
@@ -159,6 +161,39 @@ class Gated(asyncio.Protocol):
     def resume_writing(self) -> None:
         if self.inner is not None:
             self.inner.resume_writing()
+
+
+async def keep_alive(ws, heard: Callable[[], float], drop: Callable[[], None]) -> None:
+    """Ping the page's socket `ws` every HEARTBEAT seconds until it closes; `drop` it once SILENT pings in a row
+    got nothing back (`heard`: the loop time the last pong or message came).
+
+    One pong that does not come in time is no dead page (a page's browser, or this process, held up on a loaded
+    machine: CI's load was 18 on two cores in session 36), and a ping counts as unanswered only when this process
+    itself was awake for its wait (held up past it, it may not have read the pong that came). aiohttp's own
+    heartbeat closed a socket whose pong it had not read half a HEARTBEAT after its ping, and the page lost what
+    the person did while it reconnected.
+    """
+    loop = asyncio.get_running_loop()
+    missed = 0
+    pings: set[asyncio.Future] = set()
+    try:
+        while not ws.closed:
+            pinged = loop.time()
+            ping = asyncio.ensure_future(ws.ping())  # not awaited: a page that reads nothing holds its writes
+            pings.add(ping)
+            ping.add_done_callback(pings.discard)
+            ping.add_done_callback(lambda done: done.cancelled() or done.exception())  # a closed socket's: nothing
+            await asyncio.sleep(HEARTBEAT)
+            if heard() >= pinged:
+                missed = 0
+            elif loop.time() - pinged < HEARTBEAT * 1.5:  # awake on time: its pong would have been read
+                missed += 1
+            if missed >= SILENT:
+                drop()
+                return
+    finally:
+        for ping in list(pings):
+            ping.cancel()
 
 
 class ServerLog:

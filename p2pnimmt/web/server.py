@@ -32,7 +32,7 @@ from importlib import resources
 from aiohttp import WSMsgType, web
 
 from ..i18n import _
-from .guard import HEARTBEAT, IDLE, GatedSite, ServerLog, shared_gate
+from .guard import IDLE, GatedSite, ServerLog, keep_alive, shared_gate
 from .relay import Relay
 from .view import Client, View
 
@@ -57,6 +57,12 @@ HEADERS = {
 # address (which ones are learnt from the game, after the page loaded). Its script is still this server's only.
 PHONE_HEADERS = {**HEADERS, "Content-Security-Policy": HEADERS["Content-Security-Policy"].replace(
     "connect-src 'self'", "connect-src 'self' ws:")}
+
+
+def drop(transport) -> None:
+    """End a page's connection at once (its socket answered no ping: web.guard.keep_alive)."""
+    if transport is not None:
+        transport.abort()
 
 
 def static_files() -> dict[str, tuple[bytes, str]]:
@@ -220,8 +226,12 @@ class WebServer:
             raise web.HTTPForbidden(text="unknown origin", headers=HEADERS)
         source = request.remote or "?"
         self._room(view, source)
-        ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=HEARTBEAT)
+        # Pings and pongs come to the loop below (autoping off): any frame from the page shows it is there.
+        ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, autoping=False)
         await ws.prepare(request)
+        loop = asyncio.get_running_loop()
+        heard, busy = loop.time(), False  # the last frame from the page; an intent of it still being done
+        transport = request.transport
         if view.act is not None:
             self.gate.keep(request.transport)  # a seat's page: never shed for a newer connection
         # A read-only page (the TV: its link is on the TV and in its QR's page) is never sent another page's token.
@@ -229,14 +239,28 @@ class WebServer:
                         else tuple, source=source)
         view.clients.add(client)
         pusher = asyncio.ensure_future(client.push(view))
-        self.tasks.add(pusher)
-        pusher.add_done_callback(self.tasks.discard)
+        # While an intent is being done (a lobby command may take a while) no pong is read: the page counts as heard.
+        pinger = asyncio.ensure_future(keep_alive(ws, lambda: loop.time() if busy else heard, lambda: drop(transport)))
+        for task in (pusher, pinger):
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
         try:
             async for message in ws:
+                heard = loop.time()
+                if message.type == WSMsgType.PING:
+                    await ws.pong(message.data)
+                    continue
+                if message.type == WSMsgType.PONG:
+                    continue
                 if message.type != WSMsgType.TEXT:
                     break
-                await self._intent(view, message.data)
+                busy = True
+                try:
+                    await self._intent(view, message.data)
+                finally:
+                    busy, heard = False, loop.time()
         finally:
+            pinger.cancel()
             view.clients.discard(client)
             pusher.cancel()
         return ws

@@ -70,3 +70,50 @@ async def test_an_idle_connection_is_closed_and_its_place_freed() -> None:
         writer.close()
     finally:
         await server.close()
+
+
+async def pings_until_closed(ws, answer) -> int:
+    """Read the page's socket as a page would, answering the server's pings for which `answer(n)` (n: 1 for the
+    first) says so; the count of pings when the server closed it (or when `answer` returned None: stop reading)."""
+    pings = 0
+    while True:
+        message = await ws.receive(timeout=OUTER)
+        if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING,
+                            aiohttp.WSMsgType.ERROR):
+            return pings
+        if message.type == aiohttp.WSMsgType.PING:
+            pings += 1
+            said = answer(pings)
+            if said is None:
+                return pings
+            if said:
+                await ws.pong(message.data)
+
+
+async def test_a_page_that_misses_a_pong_keeps_its_socket_and_a_silent_one_is_closed(monkeypatch) -> None:
+    """A pong that does not come in time (a page, or this process, held up on a loaded machine) does not end the
+    page's socket: the next ping's pong keeps it (before, aiohttp's heartbeat closed it half a HEARTBEAT after the
+    ping, and what the person did meanwhile was lost: session 36). A page that answers none of SILENT pings in a row
+    is closed."""
+    from p2pnimmt.web import guard
+
+    monkeypatch.setattr(guard, "HEARTBEAT", 0.2)  # pings 0.2 s apart: the test counts them, it never waits on time
+    server = WebServer("127.0.0.1", 0)
+    seat = server.add(View(lambda: {"kind": "seat"}, lambda intent: asyncio.sleep(0)))
+    await server.start()
+    url, own = f"ws://127.0.0.1:{server.port}/ws?t={seat}", {"Origin": f"http://127.0.0.1:{server.port}"}
+    try:
+        async with aiohttp.ClientSession() as http:
+            late = await http.ws_connect(url, headers=own, autoping=False)
+            # Every other pong missed, for ten pings: the socket is still open (and still answers an intent).
+            assert await pings_until_closed(late, lambda n: None if n > 10 else n % 2 == 0) == 11
+            await late.send_str("{}")
+            assert (await late.receive_json(timeout=OUTER)) == {"kind": "seat"}
+            assert not late.closed
+            await late.close()
+            silent = await http.ws_connect(url, headers=own, autoping=False)
+            assert await pings_until_closed(silent, lambda n: False) >= guard.SILENT  # closed: no pong ever came
+            assert silent.closed or (await silent.receive(timeout=OUTER)).type in (aiohttp.WSMsgType.CLOSED,
+                                                                                   aiohttp.WSMsgType.ERROR)
+    finally:
+        await server.close()

@@ -4,7 +4,7 @@
 (function () {
   const token = new URLSearchParams(location.search).get("t") || "";
   const $ = (id) => document.getElementById(id);
-  let ws = null, state = null, selected = 0, typed = "", retry = 500, stateAt = 0;
+  let ws = null, state = null, selected = 0, typed = "", retry = 500, stateAt = 0, seen = 0;
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -43,7 +43,41 @@
   // "1 bull head", "7 bull heads": the words of a count, as the terminal says them.
   function bullHeads(n) { return fmt(ngettext("{n} bull head", "{n} bull heads", n), { n: n }); }
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
-  function send(intent) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(intent)); }
+  // What the person does is never dropped: sent at once while the socket is open; while it is not (the node's
+  // server closed it, or the network went), kept with the step it was made in (body's data-key) and sent once the
+  // socket is open again and the node's fresh state is still at that step (a step the game left is not acted on:
+  // the page says so). And the last move (a card, a pick, a row) is sent again after a reconnect when the fresh
+  // state still asks it at its step: the socket it went on may have closed before the node read it. The node judges
+  // each, as any intent (a move it took changes the step, so a move is never sent twice).
+  let kept = [], lastMove = null, notice = "", noticeKey = "";
+  const MOVES = { play: "card", pick: "pick", row: "row" };
+  function stepKey() { return document.body.dataset.key || ""; }
+  function send(intent) {
+    const item = { intent: intent, key: stepKey() };
+    if (intent.do in MOVES) lastMove = item;
+    if (ws && ws.readyState === 1) { ws.send(JSON.stringify(intent)); return; }
+    kept.push(item);
+    $("conn").textContent = _("connection lost, reconnecting… what you chose is sent once it is back");
+  }
+  // The first state on a new socket: what was kept, and the last move if it is still asked at its step.
+  function sendKept(s) {
+    const key = stepKey(), items = kept.slice();
+    if (lastMove && !items.includes(lastMove) && lastMove.key === key && s.asked === MOVES[lastMove.intent.do]) {
+      items.unshift(lastMove);
+    }
+    kept = [];
+    let late = false;
+    items.forEach((item) => {
+      if (item.key === key && (!(item.intent.do in MOVES) || s.asked === MOVES[item.intent.do])) {
+        ws.send(JSON.stringify(item.intent));
+      } else late = true;
+    });
+    if (late) {
+      notice = _("the game went on while the connection was lost: what you chose then was not sent");
+      noticeKey = key;
+      draw();
+    }
+  }
 
   // A card: [number, bull heads]; its colour follows its bull heads, like the real deck.
   function cardEl(c, extra) {
@@ -63,12 +97,20 @@
 
   function connect() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    ws = new WebSocket(proto + "//" + location.host + "/ws?t=" + encodeURIComponent(token));
+    const socket = ws = new WebSocket(proto + "//" + location.host + "/ws?t=" + encodeURIComponent(token));
+    let first = true;
     ws.onopen = () => { retry = 500; document.body.classList.remove("connecting", "lost"); $("conn").textContent = _("live"); };
-    ws.onmessage = (m) => { state = JSON.parse(m.data); stateAt = Date.now(); useLang(state.lang); draw(); };
+    ws.onmessage = (m) => {
+      state = JSON.parse(m.data); stateAt = Date.now(); useLang(state.lang);
+      document.body.dataset.seen = String(++seen);  // for tests: the states drawn so far
+      draw();
+      if (first && socket === ws) { first = false; sendKept(state); }
+    };
     ws.onclose = () => {
+      if (socket !== ws) return;
       document.body.classList.add("lost");
-      $("conn").textContent = _("connection lost, reconnecting…");
+      $("conn").textContent = kept.length ? _("connection lost, reconnecting… what you chose is sent once it is back")
+        : _("connection lost, reconnecting…");
       setTimeout(connect, retry); retry = Math.min(retry * 2, 5000);
     };
   }
@@ -87,6 +129,8 @@
     // A draft's picks share round and turn: each is its own step by its count of open cards (a seat's page only).
     document.body.dataset.key = s.kind + "." + s.round + "." + s.turn + "." + (s.asked || "") + "." + s.turn_cards.length +
       "." + (s.open_cards || []).length;
+    if (notice && noticeKey !== document.body.dataset.key) notice = "";
+    if (lastMove && lastMove.key !== document.body.dataset.key) lastMove = null;  // taken, or its step is gone
     $("title").textContent = s.title || "p2pnimmt";
     const lobby = s.kind === "lobby" || s.kind === "waiting";
     $("lobby").hidden = !lobby;
@@ -139,7 +183,7 @@
       }
     }
     drawExtra($("lobby-extra"), s);
-    $("lobby-message").textContent = s.refused || l.message || "";
+    $("lobby-message").textContent = notice || s.refused || l.message || "";
   }
 
   function drawExtra(box, s) {
@@ -160,8 +204,17 @@
     $("where").textContent = fmt(_("round {round}  turn {turn}/{turns}"), { round: s.round, turn: s.turn, turns: s.hand_size }) +
       (s.view === "tv" ? "  " + _("spectator") : s.me !== null && s.players[s.me]
         ? "  " + (s.players[s.me].name === _("you") ? _("you") : fmt(_("you: {name}"), { name: s.players[s.me].name })) : "");
-    // The rows: up to five cards and the sixth slot, with the row's bull heads.
-    const rows = clear($("rows"));
+    // The rows: up to five cards and the sixth slot, with the row's bull heads. Built again only when what they
+    // show changed: a state that changes something else (another player's status) must not replace the button a
+    // person is pressing (a click whose press and release land on two different elements is no click at all).
+    const rows = $("rows");
+    if (!same(rows, [s.rows, s.danger, s.last_row, s.row_heads, s.asked === "row"])) drawRows(s, clear(rows));
+    drawTurn(s);
+    drawSide(s);
+    if (s.view === "seat") drawHand(s);
+  }
+
+  function drawRows(s, rows) {
     s.rows.forEach((row, i) => {
       const r = el("div", "row" + (s.danger[i] ? " danger" : "") + (s.last_row === i ? " last" : ""));
       r.dataset.row = i;
@@ -179,6 +232,17 @@
       }
       rows.appendChild(r);
     });
+  }
+
+  // `box` shows `what` already (with the page's language): nothing to build again; else it is noted as shown.
+  function same(box, what) {
+    const sig = JSON.stringify([document.documentElement.lang, what]);
+    if (box.dataset.shows === sig) return true;
+    box.dataset.shows = sig;
+    return false;
+  }
+
+  function drawTurn(s) {
     // This turn's cards: revealed together, then placed one by one (the node says which are placed).
     const strip = clear($("turn-strip"));
     if (s.turn_cards.length) {
@@ -197,8 +261,6 @@
       banner.hidden = false;
       banner.textContent = fmt(_("Round {round} over: "), { round: s.round_over.round }) + s.players.map((p, i) => p.name + " +" + s.round_over.penalties[i]).join(", ");
     } else if (takes) { banner.hidden = false; banner.textContent = takes; } else banner.hidden = true;
-    drawSide(s);
-    if (s.view === "seat") drawHand(s);
   }
 
   // A player's clock: the seconds left when the state was sent, counted down here until the next state.
@@ -279,20 +341,24 @@
   function drawHand(s) {
     const cards = s.asked === "pick" ? s.open_cards : s.hand;
     if (selected >= cards.length) selected = Math.max(0, cards.length - 1);
-    const hand = clear($("hand"));
+    // The same cards stay the same elements (only their marks change): a state that comes while a card is being
+    // clicked (another player commits) must not replace it between the press and the release.
+    const hand = $("hand");
+    if (!same(hand, cards)) {
+      clear(hand);
+      cards.forEach((c, i) => { const d = cardEl(c); d.onclick = () => clickCard(i); hand.appendChild(d); });
+    }
     cards.forEach((c, i) => {
-      const extra = (i === selected && (s.asked === "card" || s.asked === "pick") ? "selected" : "") + (s.committed === c[0] ? " committed" : "");
-      const d = cardEl(c, extra);
-      d.onclick = () => clickCard(i);
-      hand.appendChild(d);
+      hand.children[i].className = "card h" + c[1] + (i === selected && (s.asked === "card" || s.asked === "pick")
+        ? " selected" : "") + (s.committed === c[0] ? " committed" : "");
     });
     const prompt = $("prompt");
     const rc = $("rowchoice");
     rc.hidden = s.asked !== "row";
     if (s.asked === "row") {
       prompt.textContent = fmt(_("Your {card} is below every row: take a row"), { card: s.my_row_card[0] });
-      clear(rc);
-      s.row_heads.forEach((h, i) => {
+      if (!same(rc, s.row_heads)) clear(rc);
+      if (!rc.children.length) s.row_heads.forEach((h, i) => {
         const b = el("button", "take", fmt(_("Row {row}: {heads}"), { row: i + 1, heads: bullHeads(h) })); b.dataset.row = i;
         b.onclick = () => send({ do: "row", row: i }); rc.appendChild(b);
       });
@@ -304,7 +370,7 @@
     else if (s.over) prompt.textContent = _("Game over");
     else prompt.textContent = s.waiting.length ? fmt(_("Waiting for {names}"), { names: s.waiting.join(", ") }) : _("Waiting…");
     $("commit").disabled = !(s.asked === "card" || s.asked === "pick") || !cards.length;
-    $("message").textContent = s.refused || s.message || "";
+    $("message").textContent = notice || s.refused || s.message || "";
     drawPresence(s);
   }
 
