@@ -35,3 +35,26 @@ def test_the_mixed_tables_node_runs_with_them(tmp_path: Path) -> None:
     seats = NodeSeats(script, tmp_path / "stderr.log")
     seats.close()
     assert seats.proc.returncode == 0 and json.loads((tmp_path / "stderr.log").read_text()) == NODE_FLAGS
+
+
+YOUNG = """const v8 = await import("node:v8");
+let kept = [];
+for (let i = 0; i < 20_000_000; i++) {
+  const o = { a: i, b: [i] };
+  if (i % 20 === 0) { kept.push(o); if (kept.length > 100_000) kept = []; }
+}
+console.log(v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size);
+"""
+
+
+def test_the_young_generation_stays_small() -> None:
+    """--max-semi-space-size=4 (issue 25's twenty-third sitting): a node that makes garbage with survivors keeps its
+    young generation at 2 x 4 MiB, where V8's own sizing grows it past that (to 2 x 16 MiB here)."""
+    def young(flags: list[str]) -> int:
+        done = subprocess.run([tool("node"), *flags, "--input-type=module", "-e", YOUNG], cwd=PEER,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return int(done.stdout)
+    assert "--max-semi-space-size=4" in NODE_FLAGS
+    assert young(list(NODE_FLAGS)) <= 8 << 20
+    assert young([f for f in NODE_FLAGS if not f.startswith("--max-semi-space-size")]) > 8 << 20
