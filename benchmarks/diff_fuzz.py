@@ -46,6 +46,7 @@ def main() -> int:
     games, mutations = args.game or sorted(GAMES), args.mutation or sorted(MUTATIONS)
     cases: Counter[tuple[str, str]] = Counter()
     verified: Counter[tuple[str, str]] = Counter()
+    kinds: Counter[str] = Counter()  # the kinds of verdict reached: how deep the cases go
     differ: dict[tuple[str, str], list[str]] = {}
     typescript = TypeScript(node, out)
     started = time.monotonic()
@@ -57,6 +58,7 @@ def main() -> int:
             theirs = typescript.answer(data)
             cases[name, mutation] += 1
             verified[name, mutation] += bool(theirs.get("ok"))
+            kinds["verified" if theirs.get("ok") else str(theirs.get("text")).split(":")[0].split(" (")[0][:60]] += 1
             problem = difference(data, theirs)
             if problem:
                 differ.setdefault((name, mutation), []).append(f"seed {n}: {problem}")
@@ -66,6 +68,9 @@ def main() -> int:
     for key in sorted(cases):
         print(f"{key[0]:12} {key[1]:10} {cases[key]:6} cases {verified[key]:6} verified "
               f"{len(differ.get(key, [])):6} differ")
+    print("\nverdicts reached:")
+    for kind, n in kinds.most_common():
+        print(f"{n:7}  {kind}")
     for key, found in sorted(differ.items()):
         print(f"\n{key[0]} {key[1]}: {len(found)} differ")
         for line in found[: args.show]:

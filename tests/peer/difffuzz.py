@@ -494,9 +494,7 @@ def record_fields(game: Game, draws: Draws) -> bytes:
     records = plain(game)
     i = draws.below(len(records) + 1)
     target = draws.choice(["index", "link", "type", "payload", "shape", "header", "seal"])
-    if i == len(records) and target not in ("header", "seal"):
-        i -= 1
-    record = records[i]
+    record = records[min(i, len(records) - 1)]
     if target == "index":
         index = draws.choice([lambda p: 2**63, lambda p: 2**64 - 1, lambda p: 2**53 + 1, lambda p: -1, lambda p: 0,
                               lambda p: None, lambda p: str(p), lambda p: float(p), lambda p: True,
