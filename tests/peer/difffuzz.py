@@ -326,7 +326,7 @@ def edges(value: Any) -> list[Any]:
         near += [value[:-1], value + b"\x00", value.hex(), bytes(len(value)), b"\xff" * len(value), value[::-1],
                  list(value[:4])]
     elif isinstance(value, str):
-        near += [value.encode(), value.upper(), value + "\x00", value[:-1], value + "é", "\ud800"]
+        near += [value.encode("utf-8", "surrogatepass"), value.upper(), value + "\x00", value[:-1], value + "é", "\ud800"]
     elif isinstance(value, list):
         near += [value[:-1], [*value, value[-1]] if value else [0], value[::-1], Pairs(()), {}]
     elif isinstance(value, dict):

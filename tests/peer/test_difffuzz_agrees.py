@@ -9,6 +9,7 @@ verifiers in process and by both command lines (docs/development.md, "The differ
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,7 @@ def typescript(compiled: Path) -> Iterator[TypeScript]:
     probe.close()
 
 
-FUZZ = settings(max_examples=examples(60, 600), deadline=None, derandomize=True,
+FUZZ = settings(max_examples=examples(40, 400), deadline=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))
 
 
@@ -89,21 +90,69 @@ def with_fault(name: str, payload: Any, at: int = 4) -> bytes:
     return written(game.recorder, records)
 
 
-FOUND = {
+def with_type(text: str) -> bytes:
+    """A transcript whose first record has the type `text` (no type of section 13: its words quote it)."""
+    game = base_game("open-3")
+    return written(game.recorder, [Record(text, b"")])
+
+
+FOUND = {  # name: (the case, the start of both verifiers' standard error)
     # 1 (session 36): an unknown code and evidence that is no array of bin. Python named the code, TypeScript the
     # evidence: it checked the code against section 12 after the other fields (protocol.md 13 now gives the order).
-    "unknown-code-and-bad-evidence": with_fault("open-3", {"peer": None, "code": "nope", "detail": "",
-                                                           "fatal": False, "evidence": [1]}),
+    "unknown-code-and-bad-evidence": (
+        with_fault("open-3", {"peer": None, "code": "nope", "detail": "", "fatal": False, "evidence": [1]}),
+        "FAILED at record 5: malformed fault record: 'nope' is no fault code"),
+    # 2: an unknown code of emoji, quoted cut to 40 characters: TypeScript cut 40 UTF-16 units, ending on half a pair
+    "unknown-code-of-emoji": (
+        with_fault("open-3", {"peer": None, "code": "\U0001F600" * 45, "detail": "", "fatal": False, "evidence": []}),
+        "FAILED at record 5: malformed fault record: '" + "\U0001F600" * 39 + " is no fault code"),
+    # 3: a text quoted as Python's repr writes it: U+034F (and the other 267 printable code points no name may hold)
+    # TypeScript escaped, taking the names' rule for printable (protocol.md 13, "The words of the report")
+    "repr-of-an-ignorable": (with_type("a\u034f"), "FAILED at record 1: unknown record type 'a\u034f'"),
+    # 4: the command line prints its report made neutral: Python escaped a fourth combining mark in a row, TypeScript
+    # printed the report raw
+    "four-marks-in-a-row": (with_type("a" + "\u0300" * 4),
+                            "FAILED at record 1: unknown record type 'a" + "\u0300" * 3 + "\\u0300'"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(FOUND))
 def test_each_disagreement_found_is_settled(name: str, typescript: TypeScript, tmp_path: Path) -> None:
-    case = FOUND[name]
+    case, expected = FOUND[name]
     assert not difference(case, typescript.answer(case))
     path = tmp_path / f"{name}.p2pt"
     path.write_bytes(case)
     status, _out, err = same_lines(path)
     assert status == 1, err
-    expected = {"unknown-code-and-bad-evidence": "FAILED at record 5: malformed fault record: 'nope' is no fault code"}
-    assert err.startswith(expected[name]), err
+    assert err.partition(".p2pt: ")[2].startswith(expected), err
+
+
+def test_every_code_point_is_quoted_alike(typescript: TypeScript) -> None:
+    """Every code point (surrogates aside) in a record's type, 250 to a transcript: both verifiers quote it alike
+    (Python's repr: the 268 printable code points no name may hold were the disagreement 3 above)."""
+    points = [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
+    differ = []
+    for i in range(0, len(points), 250):
+        case = with_type("".join(map(chr, points[i:i + 250])))
+        if difference(case, typescript.answer(case)):
+            differ.append(f"U+{points[i]:04X}..U+{points[min(i + 249, len(points) - 1)]:04X}")
+    assert not differ, differ
+
+
+def test_typescripts_printable_beyond_names_is_pythons() -> None:
+    """web/peer/src/names.ts's PRINTABLE_BEYOND_NAMES is exactly the code points Python's str.isprintable takes and
+    no name may hold (protocol.md 9, rule 1), each marked as of category Mn as unicodedata says."""
+    import re
+    import unicodedata
+
+    from nodepeer import PEER
+
+    from p2pnimmt.protocol.names import holds
+
+    found = re.search(r"PRINTABLE_BEYOND_NAMES[^=]*= (\[.*?\]);\n", (PEER / "src" / "names.ts").read_text())
+    assert found, "web/peer/src/names.ts has no PRINTABLE_BEYOND_NAMES of the form this reader knows"
+    ranges = json.loads(re.sub(r"0x[0-9a-f]+", lambda m: str(int(m[0], 16)), found[1]))
+    theirs = {cp: mark for first, last, mark in ranges for cp in range(first, last + 1)}
+    ours = {cp: unicodedata.category(chr(cp)) == "Mn" for cp in range(0x110000)
+            if not 0xD800 <= cp < 0xE000 and chr(cp).isprintable() and not holds(cp)}
+    assert theirs == ours
