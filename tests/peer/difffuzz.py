@@ -600,7 +600,35 @@ def a_stranger_speaks(game: Game, draws: Draws) -> bytes:
     return written(game.recorder, records)
 
 
+def plausible_twists(game: Game, draws: Draws) -> bytes:
+    """Messages whose body fields hold values that are right in type and range but wrong in the game: each a value
+    the same field of another message of the same kind holds (another card, row, state, commit, round, turn, step,
+    seat), or a message's kind and body swapped for another's; re-signed, chained on. The checks of sections 9 to
+    12 and 17, not the shape, decide these."""
+    records = plain(game)
+    for _ in range(draws.choice([1, 1, 2, 3])):
+        position = _msg_position(game, draws)
+        message = game.messages[position]
+        fields: list[Any] = [*game.messages[position].fields]
+        if isinstance(records[position].payload, bytes) and records[position].payload != message.wire:
+            fields = decode(decode(records[position].payload)[0])  # changed before: change it again
+        if draws.below(5) == 0:  # another message's kind and body, under this one's seq and prev
+            other = game.messages[_msg_position(game, draws)]
+            fields[5], fields[6] = other.kind, other.fields[6]
+        elif fields[6]:
+            key = draws.choice(sorted(fields[6]))
+            values = [m.fields[6][key] for m in game.messages.values() if m.kind == message.kind and key in m.fields[6]
+                      and m.fields[6][key] != fields[6][key]]
+            if isinstance(fields[6][key], int) and not isinstance(fields[6][key], bool):
+                values += [fields[6][key] + 1, max(fields[6][key] - 1, 0)]
+            if values:
+                fields[6] = {**fields[6], key: draws.choice(values)}
+        resigned(game, records, position, fields, chain=draws.below(5) > 0)
+    return written(game.recorder, records)
+
+
 MUTATIONS: dict[str, Callable[[Game, Draws], bytes]] = {
+    "twist": plausible_twists,
     "body": a_body_changed, "field": a_field_changed, "wider": the_same_values_written_wider,
     "moved": records_moved, "record": record_fields, "fault": fault_records, "stranger": a_stranger_speaks,
 }
@@ -631,11 +659,12 @@ class TypeScript:
         self.process = subprocess.Popen([node, str(compiled / "test" / "verify_lines.js")], cwd=compiled.parent.parent,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
-    def answer(self, data: bytes) -> dict[str, Any]:
+    def answer(self, data: bytes, layer: str = "") -> dict[str, Any]:
+        """The verdict on transcript `data`; with `layer` "c" or "e", the decoder's or the envelope reader's answer."""
         import json  # noqa: PLC0415
 
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(data.hex() + "\n")
+        self.process.stdin.write((f"{layer}:" if layer else "") + data.hex() + "\n")
         self.process.stdin.flush()
         line = self.process.stdout.readline()
         assert line, f"the node probe ended (exit {self.process.wait()})"
@@ -656,3 +685,94 @@ def difference(data: bytes, theirs: dict[str, Any]) -> str:
     if ours == theirs:
         return ""
     return f"Python     {ours}\n  TypeScript {theirs}"
+
+
+# ------------------------------------------------------------------ the codec and the envelope alone
+
+
+def a_value(draws: Draws, depth: int = 0) -> Any:
+    """A value for section 7's decoder: scalars at every edge, containers near every limit and nesting."""
+    kind = draws.choice(["edge", "edge", "limit", "list", "map", "pairs"] if depth < 8 else ["edge"])
+    if kind == "edge":
+        return draws.choice(edges(draws.choice([0, "ab", b"ab", True, [1], {"a": 1}])))
+    if kind == "limit":
+        return draws.choice(LIMITS)()
+    size = draws.choice([0, 1, 2, 3, 15, 16] if depth == 0 else [0, 1, 2, 3] if depth < 3 else [0, 1])
+    if kind == "list":
+        return [a_value(draws, depth + 1) for _ in range(size)]
+    keys = [draws.choice(["a", "b", "", "é", "a\x00", "k" * 31, "k" * 32]) for _ in range(size)]
+    if kind == "map":
+        return {k: a_value(draws, depth + 1) for k in keys}
+    return Pairs(tuple((draws.choice([k, k, b"a", 1, None, 1.5, [1]]), a_value(draws, depth + 1)) for k in keys))
+
+
+def damaged(data: bytes, draws: Draws) -> bytes:
+    """`data` as it is, or cut, with a byte changed or added."""
+    how = draws.choice(["as is", "as is", "as is", "cut", "flip", "tail", "head"])
+    if how == "cut" and data:
+        return data[: draws.below(len(data))]
+    if how == "flip" and data:
+        at = draws.below(len(data))
+        return data[:at] + bytes([data[at] ^ (1 << draws.below(8))]) + data[at + 1:]
+    if how == "tail":
+        return data + bytes([draws.below(256)])
+    if how == "head":
+        return bytes([draws.choice([0x91, 0x81, 0xC1, 0xD4, 0xDC, 0xDE, 0xC7])]) + data
+    return data
+
+
+def codec_case(draws: Draws) -> bytes:
+    """Bytes for section 7's decoder: a value written in its shortest forms or wider ones, perhaps damaged."""
+    return damaged(pack(a_value(draws), _style(draws)), draws)
+
+
+def envelope_case(draws: Draws) -> bytes:
+    """A wire message for section 8's shape checks: a real one of the games, its fields or its wire changed."""
+    game = base_game(draws.choice(sorted(GAMES)))
+    message = game.messages[_msg_position(game, draws)]
+    fields: Any = [*message.fields]
+    how = draws.choice(["field", "field", "field", "body", "signed", "wire"])
+    if how == "field":
+        fields[draws.below(7)] = mutate_value(fields[draws.below(7)], draws, 1)
+    elif how == "body":
+        fields[6] = mutate_value(fields[6], draws, 2)
+    elif how == "signed":
+        fields = mutate_value(fields, draws, 0)
+    signature: Any = message.signature if how != "wire" else mutate_value(message.signature, draws, 1)
+    signed: Any = pack(fields, _style(draws))
+    if how == "wire" and draws.below(2):
+        signed = mutate_value(signed, draws, 1)
+    outer: Any = [signed, signature] if draws.below(6) else draws.choice([[signed], [signed, signature, None],
+                                                                          {"s": signed}, signed])
+    return damaged(pack(outer, _style(draws)), draws)
+
+
+def python_codec(data: bytes) -> dict[str, Any]:
+    from p2pnimmt.protocol.codec import DecodeError, encode  # noqa: PLC0415
+
+    try:
+        return {"value": encode(decode(data)).hex()}
+    except DecodeError as exc:
+        return {"refused": str(exc)}
+    except Exception as exc:  # noqa: BLE001 (a bug: reported as a difference)
+        return {"crash": f"Python raised {type(exc).__name__}: {exc}"}
+
+
+def python_envelope(data: bytes) -> dict[str, Any]:
+    from p2pnimmt.protocol.codec import DecodeError, encode  # noqa: PLC0415
+    from p2pnimmt.protocol.envelope import open_envelope  # noqa: PLC0415
+
+    try:
+        m = open_envelope(data)
+        return {"value": encode([m.version, m.game_id, m.sender, m.seq, m.prev, m.kind, m.body]).hex()}
+    except DecodeError as exc:
+        return {"refused": str(exc)}
+    except Exception as exc:  # noqa: BLE001
+        return {"crash": f"Python raised {type(exc).__name__}: {exc}"}
+
+
+def layer_difference(layer: str, data: bytes, typescript: TypeScript) -> str:
+    """'' if section 7's decoders (`layer` "c") or section 8's envelope readers ("e") say the same of `data`."""
+    ours = (python_codec if layer == "c" else python_envelope)(data)
+    theirs = typescript.answer(data, layer)
+    return "" if ours == theirs else f"{data[:80].hex()}\n  Python     {ours}\n  TypeScript {theirs}"

@@ -21,7 +21,10 @@ from difffuzz import (
     Record,
     TypeScript,
     base_game,
+    codec_case,
     difference,
+    envelope_case,
+    layer_difference,
     plain,
     python_answer,
     written,
@@ -66,6 +69,22 @@ def test_both_verifiers_agree_on_mutated_games(mutation: str, typescript: TypeSc
         case = MUTATIONS[mutation](base_game(name), draws)
         problem = difference(case, typescript.answer(case))
         assert not problem, f"{name}, {mutation}:\n  {problem}"
+
+    agree()
+
+
+@pytest.mark.parametrize("layer", ["c", "e"], ids=["codec", "envelope"])
+def test_both_decoders_and_envelope_readers_agree(layer: str, typescript: TypeScript) -> None:
+    """Section 7's decoder ("c": values at every limit, written in their shortest forms or wider ones, perhaps
+    damaged) and section 8's envelope reader ("e": the games' messages with a field, the body, the signed part or
+    the wire changed): both take the same bytes, to the same value, or refuse them in the same words."""
+    @FUZZ
+    @given(st.data())
+    def agree(data: st.DataObject) -> None:
+        draws = Drawn(data)
+        case = (codec_case if layer == "c" else envelope_case)(draws)
+        problem = layer_difference(layer, case, typescript)
+        assert not problem, problem
 
     agree()
 
