@@ -22,10 +22,11 @@ import hashlib
 import random
 import struct
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from p2pnimmt.engine import Settings
 from p2pnimmt.protocol.codec import decode

@@ -27,6 +27,7 @@ from difffuzz import (
     layer_difference,
     plain,
     python_answer,
+    resigned,
     written,
 )
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -115,6 +116,21 @@ def with_type(text: str) -> bytes:
     return written(game.recorder, [Record(text, b"")])
 
 
+def game_end_for_a_reveal() -> bytes:
+    """The sealed 2-seat game in which the host signs its GAME_END's kind and body in place of its first PLAY_REVEAL
+    (same seq and prev), its later messages chained on, re-signed: it is expelled there, its drop voids the round,
+    and the other seat's ROUND_END (its scores, not the void round's) expels that one too at the round's end."""
+    game = base_game("sealed-2")
+    records = plain(game)
+    host = next(m.sender for m in game.messages.values() if m.kind == "START")
+    at = min(p for p, m in game.messages.items() if m.kind == "PLAY_REVEAL" and m.sender == host)
+    end = next(m for m in game.messages.values() if m.kind == "GAME_END" and m.sender == host)
+    fields = [*game.messages[at].fields]
+    fields[5], fields[6] = "GAME_END", end.fields[6]
+    resigned(game, records, at, fields)
+    return written(game.recorder, records)
+
+
 FOUND = {  # name: (the case, the start of both verifiers' standard error)
     # 1 (session 36): an unknown code and evidence that is no array of bin. Python named the code, TypeScript the
     # evidence: it checked the code against section 12 after the other fields (protocol.md 13 now gives the order).
@@ -133,6 +149,20 @@ FOUND = {  # name: (the case, the start of both verifiers' standard error)
     "four-marks-in-a-row": (with_type("a" + "\u0300" * 4),
                             "FAILED at record 1: unknown record type 'a" + "\u0300" * 3 + "\\u0300'"),
 }
+
+
+def test_an_expulsion_at_a_void_rounds_end_is_judged(typescript: TypeScript, tmp_path: Path) -> None:
+    """5 (session 36): a drop that voids the round checks the ROUND_ENDs already in, and one expels its signer
+    (result-mismatch): the TypeScript session let that expulsion escape its loop, so `node peer.js verify` threw
+    (exit 1, a stack trace) where `p2pnimmt verify` verifies the game."""
+    case = game_end_for_a_reveal()
+    assert not difference(case, typescript.answer(case))
+    path = tmp_path / "void-round-end.p2pt"
+    path.write_bytes(case)
+    status, out, err = same_lines(path)
+    assert status == 0, err
+    assert "round 1: void, nobody scores it" in out and "(result-mismatch, the stand-in played it from round 1, " \
+        "step 32)" in out, out
 
 
 @pytest.mark.parametrize("name", sorted(FOUND))
