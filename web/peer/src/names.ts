@@ -124,6 +124,29 @@ export function allowedInName(codePoint: number): boolean {
   return inRanges(NAME_RANGES, codePoint);
 }
 
+/**
+ * The code points Python 3.11's `str.isprintable` takes (Unicode 14.0.0) that no name may hold (protocol.md 9,
+ * **Names**, rule 1: the Default_Ignorable ones that are not format characters, and U+2800), as [first, last, of
+ * category Mn]: a printable code point is one a name may hold or one of these. tests/peer/test_difffuzz_agrees.py
+ * checks the list against Python's database (until session 36 pyRepr and neutral wrote these as escapes, where
+ * Python's repr and the reference's verify keep them: the two verifiers' words differed).
+ */
+export const PRINTABLE_BEYOND_NAMES: readonly (readonly [number, number, boolean])[] = [[0x34f, 0x34f, true], [0x115f, 0x1160, false], [0x17b4, 0x17b5, true], [0x180b, 0x180d, true], [0x180f, 0x180f, true], [0x2800, 0x2800, false], [0x3164, 0x3164, false], [0xfe00, 0xfe0f, true], [0xffa0, 0xffa0, false], [0xe0100, 0xe01ef, true]];
+
+function beyondNames(codePoint: number): readonly [number, number, boolean] | undefined {
+  return PRINTABLE_BEYOND_NAMES.find(([first, last]) => first <= codePoint && codePoint <= last);
+}
+
+/** Printable as Python 3.11's `str.isprintable` says of one code point (protocol.md 9, **Names**, rule 1). */
+export function isPrintable(codePoint: number): boolean {
+  return allowedInName(codePoint) || beyondNames(codePoint) !== undefined;
+}
+
+/** A printable combining mark (general category Mn, Mc or Me in Unicode 14.0.0), one a name may not hold included. */
+export function isPrintableMark(codePoint: number): boolean {
+  return isMark(codePoint) || (beyondNames(codePoint)?.[2] ?? false);
+}
+
 /** A combining mark: general category Mn, Mc or Me in Unicode 14.0.0. */
 export function isMark(codePoint: number): boolean {
   return inRanges(MARK_RANGES, codePoint);
@@ -193,7 +216,7 @@ export function pyRepr(text: string): string {
     else if (ch === "\n") out += "\\n";
     else if (ch === "\r") out += "\\r";
     else if (ch === "\t") out += "\\t";
-    else if (allowedInName(cp)) out += ch;
+    else if (isPrintable(cp)) out += ch;
     else out += cp < 0x100 ? `\\x${cp.toString(16).padStart(2, "0")}` : cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, "0")}` : `\\U${cp.toString(16).padStart(8, "0")}`;
   }
   return quote + out + quote;

@@ -19,6 +19,15 @@ export const MAX_DETAIL = 500;
 
 const LINK_TAG = ascii("p2pnimmt/transcript-link/v1");
 
+/** Section 12's codes a non-fatal record blames a deliverer with: the recorder's word about bytes it refused. */
+export const DELIVERER_CODES: ReadonlySet<string> = new Set(["malformed", "wrong-game", "unknown-sender", "bad-signature", "replay"]);
+/** Every code of section 12 a fault record may hold (`digest-mismatch` retired, but a code still: a record of it is a
+ * fault the replay did not find, not garbage). */
+export const FAULT_CODES: ReadonlySet<string> = new Set([...DELIVERER_CODES, "digest-mismatch", "equivocation", "chain-broken",
+  "unknown-kind", "bad-body", "unexpected", "duplicate", "start-mismatch", "seed-mismatch", "bad-reveal",
+  "not-in-hand", "sealed-shuffle", "sealed-unlock", "sealed-key", "sealed-play", "absent", "sealed-false-alarm",
+  "sealed-audit", "state-mismatch", "wrong-chooser", "bad-row", "out-of-turn", "bad-pick", "result-mismatch"]);
+
 export function link(record: Uint8Array): Uint8Array {
   return sha256(LINK_TAG, record);
 }
@@ -89,6 +98,9 @@ export function readFaultRecord(payload: Value): FaultRecord | string {
   const evidence = payload.get("evidence") as Value;
   if (peer !== null && !(peer instanceof Uint8Array && peer.length === PEER_ID_SIZE)) return "its peer is neither a peer id nor nil";
   if (typeof code !== "string") return "its code is not a text";
+  // checked in the order of the fields (protocol.md 13): the code before the detail, the flag and the evidence; its
+  // repr cut to 40 code points, as Python's `{code!r:.40}` (never inside a surrogate pair)
+  if (!FAULT_CODES.has(code)) return `${[...pyRepr(code)].slice(0, 40).join("")} is no fault code`;
   if (typeof detail !== "string" || [...detail].length > MAX_DETAIL) return `its detail is not a text of at most ${MAX_DETAIL} characters`;
   if (typeof fatal !== "boolean") return "its fatal is not a boolean";
   if (!(Array.isArray(evidence) && evidence.every((w) => w instanceof Uint8Array))) return "its evidence is not an array of messages";
