@@ -48,6 +48,7 @@ from .sealed_group import (
     card_table,
     check_points,
     checked_points,
+    eightfolds,
     eightfolds_with,
     encode_deck,
     encodings_under,
@@ -159,6 +160,7 @@ class Taken:
 
     values: list[bytes]
     folds: list[int] | None
+    broken: str = ""  # an unlock's collision that is not its sender's fault (17.5 step 3): the deal broke at it
 
 
 def check_shuffle(previous: Sequence[bytes], output: object) -> list[bytes]:
@@ -206,31 +208,50 @@ def take_unlock(layout: Layout, seat: int, current: Sequence[bytes], folds: Sequ
                 published: object) -> Taken:
     """after_unlock, with `folds` the eightfolds of `current` if known (else None): the positions the unlock leaves
     as they were (seat's own hand) keep theirs, only the published values' are found; the same verdict and words
-    (tests/protocol/test_own_steps.py). A node judges its own unlock too: it maps only the positions outside its
-    hand, and a value an earlier unlock put into its hand can equal (or be a twin of) one of them, which only the
-    unlock itself shows (test_own_steps.py)."""
+    (tests/protocol/test_own_steps.py).
+
+    Refused (ValueError) only for the sender's own work (protocol.md 17.5 step 3): two published values equal, then
+    two twins (sharing an eightfold), at positions whose values before did not collide; twin-free inputs give
+    twin-free outputs. Any other collision in the new list (a published value and one of the seat's own hand
+    positions, which the unlock leaves as the earlier unlocks left them and an earlier cheat may have written: "a
+    framed unlock", 17.10; or two published values whose inputs collided) is taken, with `broken` saying where:
+    the deal broke at this unlock, and the audit names whoever deviated."""
     positions = layout.unlocked_by(seat)
-    values = check_points(published, len(positions), UNLOCK_OF.format(seat=seat), distinct=False)
+    who = UNLOCK_OF.format(seat=seat)
+    values = check_points(published, len(positions), who, distinct=False)
     new = list(current)
     for p, v in zip(positions, values):
         new[p] = v
-    seen: dict[bytes, int] = {}
-    for p, v in enumerate(new):
-        if v in seen:
-            raise ValueError(f"{UNLOCK_OF.format(seat=seat)}: positions {seen[v]} and {p} now hold the same value")
-        seen[v] = p
-    if folds is None or len(folds) != len(new):
-        known: list[int | None] = [None] * len(new)
-    else:
-        known = list(folds)
+    memo = folds is not None and len(folds) == len(new)
+    if memo:
+        known: list[int | None] = list(cast("Sequence[int]", folds))
         for p in positions:
             known[p] = None
+    else:
+        known = [None] * len(new)
     new_folds = eightfolds_with(new, known)
+    before: list[int] | None = list(cast("Sequence[int]", folds)) if memo else None
+
+    def collided(p: int, q: int) -> bool:
+        nonlocal before
+        if before is None:
+            before = eightfolds(current)
+        return before[p] == before[q]
+
+    keys: tuple[Sequence[object], Sequence[object]] = (new, new_folds)
+    for key, words in zip(keys, ("hold the same value", "differ by a small-order point")):
+        seen: dict[object, int] = {}
+        for p in positions:
+            if key[p] not in seen:
+                seen[key[p]] = p
+            elif not collided(seen[key[p]], p):  # one class of inputs: the first output of a value stands for all
+                raise ValueError(f"{who}: positions {seen[key[p]]} and {p} now {words}")
     twins = first_repeat(new_folds)
-    if twins is not None:
-        raise ValueError(f"{UNLOCK_OF.format(seat=seat)}: positions {twins[0]} and {twins[1]} now differ by a "
-                         "small-order point")
-    return Taken(new, new_folds)
+    if twins is None:
+        return Taken(new, new_folds)
+    i, j = twins
+    words = "hold the same value" if new[i] == new[j] else "differ by a small-order point"
+    return Taken(new, new_folds, f"{who}: positions {i} and {j} now {words}")
 
 
 def open_values(d: bytes, values: Sequence[bytes]) -> list[int | None]:
@@ -308,6 +329,7 @@ def audit(
     keys: Mapping[int, object],
     plays: Iterable[tuple[int, int, int]],
     trusted: int | None = None,
+    recompute: bool = False,
 ) -> AuditFault | None:
     """Check the round's deal against the revealed keys and seeds, then every play; the first fault, or None.
 
@@ -326,12 +348,13 @@ def audit(
     bad local arguments (cards, players, seats); everything a peer sent
     gives a fault. trusted: the auditing node's own seat, whose steps it
     computed itself and need not recompute when steps are recomputed (a
-    spectator and `verify` trust no seat).
+    spectator and `verify` trust no seat). recompute: skip the outcomes and recompute every step (a deal broken at
+    an unlock, 17.5 step 3: its collision shows a wrong step even when a later one undid its outcome).
     """
     layout = Layout(players, len(cards))
     seats = layout.check_seats(seats)
     initial_deck(cards)  # ValueError unless increasing cards
-    order = outcomes(cards, layout, seats, shuffles, unlocks, keys)
+    order = None if recompute else outcomes(cards, layout, seats, shuffles, unlocks, keys)
     if order is None:
         got = steps(cards, layout, seats, shuffles, unlocks, keys, trusted)
         if isinstance(got, AuditFault):

@@ -82,6 +82,7 @@ class SealedRound:
     dealt: bool = False
     broken: str = ""  # why everyone audits now (public cards that do not open, a card revealed twice)
     broken_turn: int = HAND_SIZE  # the audit covers the plays of the turns before this one
+    broken_at_unlock: bool = False  # a collision an unlock's sender is not to blame for (17.5 step 3): full audit
     known: dict[int, dict[int, int]] = field(default_factory=dict)  # seat -> card -> position, hands we can see
     used: dict[int, set[int]] = field(default_factory=dict)  # seat -> positions played
     plays: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, card, position), in play order
@@ -227,6 +228,11 @@ class SealedDeal(Deal):
                 return False
             st.current, st.folds = taken.values, taken.folds
             st.unlocked.append(seat)
+            if taken.broken and not st.broken:
+                # Not the sender's fault on arrival (its hand may hold what an earlier cheat wrote there: a framed
+                # unlock, 17.10): the unlocks go on, then everyone audits at once, every step recomputed.
+                st.broken, st.broken_turn = f"the deal broke at an unlock ({taken.broken})", 0
+                st.broken_at_unlock = True
         return True
 
     def _open(self, table: TableView, r: int, st: SealedRound) -> Effects[Round | None]:
@@ -445,7 +451,7 @@ class SealedDeal(Deal):
                 wires.setdefault((seat, body.get("position")), reveals[seat].wire)
         fault = audit(st.cards, table.players, st.seats, {s: shuffles[s].body["deck"] for s in st.seats},
                       {s: unlocks[s].body["values"] for s in st.seats if s in unlocks}, revealed, plays,
-                      trusted=table.seat)
+                      trusted=table.seat, recompute=st.broken_at_unlock)
         if fault is not None:
             if fault.step == "play":
                 evidence = wires.get((fault.seat, fault.index)) or keys[fault.seat].wire

@@ -21,6 +21,7 @@ from p2pnimmt.protocol.sealed import outcomes, steps
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from sealed_adversary import Cheat, change_field, cheat, deal_state, keys_body, run_with, swap_into_hand  # noqa: E402
+from test_own_steps import frame, own_hand_twin  # noqa: E402
 from test_sealed_game import (  # noqa: E402
     ANOTHER_KEY,
     SHUFFLE_AT_ONCE,
@@ -121,6 +122,8 @@ CHEATS = {  # name: () -> (net, what tells the cheat was made)
     "false-alarm": lambda: cheat(4, 1, false_alarm),
     "alarm-before-the-unlocks": lambda: cheat(4, 1, alarm_after("SEALED_UNLOCK")),
     "shuffle-duplicate-at-once": lambda: cheat(4, 1, change_field("SEALED_SHUFFLE", "deck", SHUFFLE_AT_ONCE["duplicate"])),
+    "unlock-framed": lambda: cheat(4, 2, frame(3)),  # 17.5 step 3: the framer named, the framed seat kept
+    "unlock-own-hand-twin": lambda: cheat(4, 1, own_hand_twin()),
 }
 
 

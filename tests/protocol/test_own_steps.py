@@ -7,16 +7,19 @@ Two cuts of the eightfolds' work that change no verdict (issue 24, seventeenth s
   finding only the published values' own.
 
 Its own unlock is judged as before: the positions outside its hand are mapped, its hand's values are not, and an
-earlier unlock can have put into its hand a value that one of the mapped values then equals.
+earlier unlock can have put into its hand a value that one of the mapped values then equals: "a framed unlock"
+(protocol.md 17.10), closed in session 36: such a collision is not the unlock's fault on arrival (17.5 step 3), the
+deal breaks at it and the audit, every step recomputed, names the seat that wrote the value.
 """
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from sealed_adversary import Cheat, deal_state, run_with, secrets_of
+from sealed_adversary import Cheat, assert_audited, deal_state, run_with, secrets_of
 from test_attack_torsion import twins
 
 from p2pnimmt.protocol import sealed_group as g
@@ -101,7 +104,7 @@ def outcome(fn):
         taken = fn()
     except ValueError as exc:
         return "refused", str(exc)
-    return "taken", taken if isinstance(taken, list) else taken.values
+    return ("taken", taken) if isinstance(taken, list) else ("taken", taken.values, taken.broken)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -127,7 +130,8 @@ def test_the_memo_of_unchanged_positions_never_changes_a_verdict(data, seed, pla
         published[data.draw(st.integers(0, len(published) - 1))] = twins(kept)[data.draw(st.integers(0, 6))] \
             if g.on_curve(int.from_bytes(kept, "little")) else kept
     with_memo = outcome(lambda: take_unlock(lay, seat, current, folds, published))
-    assert with_memo == outcome(lambda: after_unlock(lay, seat, current, published))
+    assert with_memo == outcome(lambda: take_unlock(lay, seat, current, None, published))
+    assert with_memo[:2] == outcome(lambda: after_unlock(lay, seat, current, published))
     if with_memo[0] == "taken":
         assert take_unlock(lay, seat, current, folds, published).folds == g.eightfolds(with_memo[1])
 
@@ -140,9 +144,37 @@ def test_a_published_value_replaces_its_positions_memo():
     current = [g.encoding(k) for k in rng.sample(CARDS, lay.dealt)]
     folds = g.eightfolds(current)
     published = [current[p] for p in lay.unlocked_by(1)]  # seat 1's unlock: every position but 10..19
-    published[0] = twins(current[10])[3]  # position 0 now differs from position 10 by a small-order point
-    with pytest.raises(ValueError, match="^seat 1's unlock: positions 0 and 10 now differ by a small-order point$"):
+    published[1] = twins(published[0])[3]  # position 1 now differs from position 0 by a small-order point
+    with pytest.raises(ValueError, match="^seat 1's unlock: positions 0 and 1 now differ by a small-order point$"):
         take_unlock(lay, 1, current, folds, published)
+
+
+def test_a_collision_with_the_own_hand_breaks_the_deal_and_refuses_nothing():
+    """A published value that is a twin of (or equal to) a value at the sender's own hand (which it leaves as it
+    was) is taken, the deal broken at the unlock (17.5 step 3), the memo of the kept position notwithstanding; two
+    published values that collide are taken too when their values before collided, and refused when not."""
+    rng = random.Random(7)
+    lay = Layout(2, 104)
+    current = [g.encoding(k) for k in rng.sample(CARDS, lay.dealt)]
+    folds = g.eightfolds(current)
+    published = [current[p] for p in lay.unlocked_by(1)]  # seat 1's unlock: every position but 10..19
+    published[0] = twins(current[10])[3]
+    for memo in (folds, None):
+        taken = take_unlock(lay, 1, current, memo, published)
+        assert taken.broken == "seat 1's unlock: positions 0 and 10 now differ by a small-order point"
+        assert taken.values[0] == published[0] and taken.folds == g.eightfolds(taken.values)
+    published[0] = current[10]
+    assert take_unlock(lay, 1, current, folds, published).broken == \
+        "seat 1's unlock: positions 0 and 10 now hold the same value"
+    before = list(current)
+    before[1] = twins(before[0])[2]  # an earlier collision between two positions the unlock maps
+    published = [before[p] for p in lay.unlocked_by(1)]
+    published[1] = published[0]  # what a clamped key makes of twins: one value
+    taken = take_unlock(lay, 1, before, g.eightfolds(before), published)
+    assert taken.broken == "seat 1's unlock: positions 0 and 1 now hold the same value"
+    published[2] = published[0]  # position 2's value before did not collide: the sender's own work
+    with pytest.raises(ValueError, match="^seat 1's unlock: positions 0 and 2 now hold the same value$"):
+        take_unlock(lay, 1, before, g.eightfolds(before), published)
 
 
 def framed_unlock(players: int = 3, seed: int = 5) -> tuple[Layout, list[bytes], list[bytes]]:
@@ -166,13 +198,15 @@ def framed_unlock(players: int = 3, seed: int = 5) -> tuple[Layout, list[bytes],
     return lay, current, unlock_step(lay, last, secrets[last].key.d, current)
 
 
-def test_an_honest_own_unlock_can_fail_the_check():
+def test_an_honest_own_unlock_framed_is_taken_with_the_deal_broken():
     """Why a node judges its own unlock: it maps only the positions outside its hand; a value an earlier unlock put
-    into its hand can be a twin of one it maps there (here the last shuffler's: a row's card encoding), and the
-    check refuses its honest unlock. Every node must find that, the node itself included."""
+    into its hand can be a twin of one it maps there (here the last shuffler's: a row's card encoding). The check
+    takes the honest unlock and says the deal broke at it (17.5 step 3: the collision is not its fault); every node
+    must find that, the node itself included."""
     lay, current, honest = framed_unlock()
-    with pytest.raises(ValueError, match=r"^seat 2's unlock: positions 20 and 30 now differ by a small-order point$"):
-        take_unlock(lay, 2, current, g.eightfolds(current), honest)
+    taken = take_unlock(lay, 2, current, g.eightfolds(current), honest)
+    assert taken.broken == "seat 2's unlock: positions 20 and 30 now differ by a small-order point"
+    assert taken.values[30] == honest[lay.unlocked_by(2).index(30)]
 
 
 def test_every_node_refuses_a_twin_shuffle_the_cheat_itself_included():
@@ -197,33 +231,80 @@ def test_every_node_refuses_a_twin_shuffle_the_cheat_itself_included():
     assert len(set(found.values())) == 1 and "values 0 and 1 differ by a small-order point" in found[culprit]
 
 
-def test_every_node_refuses_a_framed_unlock_the_victim_itself_included():
-    """Seat 2 of 4 (the last unlocker before seat 3) puts into seat 3's hand the twin of a row card's encoding:
-    seat 3's honest unlock then holds twins, and every node refuses it with the same fault, seat 3's own node
-    included (a node that did not judge its own unlock would diverge here). The framing itself is a weakness of
-    17.5's arrival check, reported in docs/benchmarks.md (seventeenth sitting), not fixed here."""
+def frame(victim: int, secrets_from: Any = None):
+    """A change for the seat before `victim` in the unlock order: it puts into the victim's hand the twin of a row
+    card's encoding (what that row position holds after the victim's unlock, the victim being the last).
+    secrets_from: the net whose Python sessions tell every seat's permutation seed (the cheat's own, by default; a
+    mixed table's TypeScript nodes draw the seeds the Python table's nodes drew)."""
 
     def change(c: Cheat, kind: str, body: dict) -> list | None:
         if kind != "SEALED_UNLOCK" or body["round"] != 0 or c.fired:
             return None
-        sessions = [c.net.sessions[i.peer] for i in c.net.identities]
+        net = secrets_from or c.net
+        sessions = [net.sessions[i.peer] for i in net.identities]
         st_ = deal_state(c.session)
         order = deck_order(st_.cards, [secrets_of(s)[0].seed for s in sessions])
         positions = st_.layout.unlocked_by(c.seat)
         row_card = order[st_.layout.rows[0]]
-        body["values"][positions.index(st_.layout.hand(3)[0])] = twins(g.encoding(row_card))[1]
+        body["values"][positions.index(st_.layout.hand(victim)[0])] = twins(g.encoding(row_card))[1]
         c.fired = True
         return [(kind, body)]
 
-    net, made = run_with(4, lambda n: Cheat(n, 2, change))
+    return change
+
+
+def own_hand_twin(equal: bool = False):
+    """A change for an unlocker that makes its output at the first row position a twin of (or equal to) the value
+    at its own first hand position: a collision with its own hand, which the arrival check cannot blame on it."""
+
+    def change(c: Cheat, kind: str, body: dict) -> list | None:
+        if kind != "SEALED_UNLOCK" or body["round"] != 0 or c.fired:
+            return None
+        st_ = deal_state(c.session)
+        assert st_.current is not None
+        kept = st_.current[st_.layout.hand(c.seat)[0]]
+        positions = st_.layout.unlocked_by(c.seat)
+        body["values"][positions.index(st_.layout.rows[0])] = kept if equal else twins(kept)[1]
+        c.fired = True
+        return [(kind, body)]
+
+    return change
+
+
+def test_every_node_names_the_framer_of_an_unlock_the_victim_keeps_its_seat():
+    """Seat 2 of 4 (the last unlocker before seat 3) puts into seat 3's hand the twin of a row card's encoding:
+    seat 3's honest unlock then holds twins. Every node, seat 3's own included, takes it (the collision is not its
+    fault, 17.5 step 3), audits at once with every step recomputed and names seat 2 (`sealed-unlock`, at the hand
+    position it wrote); seat 3 keeps its seat and plays on. The same game delivered in order and in five shuffled
+    orders: the same verdict, in the same words, at every node. (Before session 36 every node expelled seat 3 and
+    the cheat was never named: "a framed unlock", 17.10.)"""
+    details = set()
+    for delivery in (None, 1, 2, 3, 4, 5):
+
+        def make(net: Any, delivery: int | None = delivery) -> Cheat:
+            if delivery is None:
+                net.shuffle_delivery = False
+            else:
+                net.rng = random.Random(delivery)
+            return Cheat(net, 2, frame(3))
+
+        net, made = run_with(4, make)
+        assert made.fired
+        found = assert_audited(net, 2, "sealed-unlock")
+        details |= {f.detail for f in found}
+        victim = net.identities[3].peer
+        assert 3 not in net.sessions[victim].dropped and 3 not in net.sessions[victim].table.expelled
+    assert len(details) == 1 and "position 30 " in next(iter(details)), details
+
+
+@pytest.mark.parametrize(("seat", "equal"), [(3, False), (1, False), (1, True)])
+def test_an_unlocker_whose_outputs_collide_with_its_own_hand_is_named_by_the_audit(seat, equal):
+    """The other side: an unlocker (the last, or one with unlocks after it, which go on over the broken deal) whose
+    own output is a twin of (or equal to) a value of its own hand is taken on arrival, and the audit names it."""
+    net, made = run_with(4, lambda n: Cheat(n, seat, own_hand_twin(equal)))
     assert made.fired
-    victim = net.identities[3].peer
-    found = {}
-    for peer in net.peers:
-        faults = [f for f in net.faults(peer) if f.code == "sealed-unlock"]
-        assert len(faults) == 1 and faults[0].peer == victim, (peer == victim, net.faults(peer))
-        found[peer] = faults[0].detail
-    assert len(set(found.values())) == 1 and "positions 30 and 40 now differ by a small-order point" in found[victim]
+    found = assert_audited(net, seat, "sealed-unlock")
+    assert len({f.detail for f in found}) == 1 and "position 40 " in found[0].detail, found[0].detail
 
 
 def eightfold_as_written(value: bytes) -> int:

@@ -91,34 +91,63 @@ export function checkShuffle(deck: readonly Uint8Array[], size: number): { probl
 
 /**
  * What is wrong with a SEALED_UNLOCK taken on arrival (`sealed-unlock`, in the reference's words), or null: M − 10
- * valid points, and the M dealt values distinct once they replace the seat's positions. `dealt` is U_{i-1}; returns
- * U_i as well, and its eightfolds when there is no problem. `folds`, if given, are U_{i-1}'s eightfolds: the positions
- * the unlock leaves as they were (the seat's own hand) keep theirs, only the published values' are found (the
- * reference's take_unlock). An unlock is judged whoever sent it, our own too: it maps only the positions outside the
- * sender's hand, and a value an earlier unlock put into that hand can equal, or be a twin of, one of them.
+ * valid points, no two of them equal, then no two twins, at positions whose values before did not collide (the
+ * sender's own work: twin-free inputs give twin-free outputs, 17.5 step 3). `dealt` is U_{i-1}; returns U_i as well,
+ * its eightfolds when there is no problem, and `broken`: any other collision in U_i (a published value and one of the
+ * sender's own hand positions, which the unlock leaves as the earlier unlocks left them and an earlier cheat may have
+ * written: "a framed unlock", 17.10; or two published values whose inputs collided), which is taken: the deal broke
+ * at this unlock, and the audit names whoever deviated. `folds`, if given, are U_{i-1}'s eightfolds: the positions the
+ * unlock leaves as they were keep theirs, only the published values' are found (the reference's take_unlock).
  */
 export function applyUnlock(dealt: readonly Uint8Array[], seat: number, players: number,
-  values: readonly Uint8Array[], folds: readonly bigint[] | null = null): { problem: string | null; dealt: Uint8Array[]; folds: bigint[] | null } {
+  values: readonly Uint8Array[], folds: readonly bigint[] | null = null): { problem: string | null; dealt: Uint8Array[]; folds: bigint[] | null; broken: string } {
   const positions = unlockPositions(seat, players);
   const next = dealt.slice();
-  const problem = pointsProblem(values, positions.length, `seat ${seat}'s unlock`, false);
-  if (problem) return { problem, dealt: next, folds: null };
+  const who = `seat ${seat}'s unlock`;
+  const problem = pointsProblem(values, positions.length, who, false);
+  if (problem) return { problem, dealt: next, folds: null, broken: "" };
   positions.forEach((p, i) => { next[p] = values[i] as Uint8Array; });
-  const repeat = firstRepeat(next);
-  if (repeat) return { problem: `seat ${seat}'s unlock: positions ${repeat[0]} and ${repeat[1]} now hold the same value`, dealt: next, folds: null };
+  const memo = !!folds && folds.length === next.length;
   let nextFolds: bigint[];
-  if (folds && folds.length === next.length) {
-    nextFolds = folds.slice();
+  if (memo) {
+    nextFolds = (folds as readonly bigint[]).slice();
     const found = eightfolds(values);
     positions.forEach((p, i) => { nextFolds[p] = found[i] as bigint; });
   } else {
     nextFolds = eightfolds(next);
   }
-  const twins = firstRepeatOf(nextFolds);
-  if (twins) {
-    return { problem: `seat ${seat}'s unlock: positions ${twins[0]} and ${twins[1]} now differ by a small-order point`, dealt: next, folds: null };
+  let before: readonly bigint[] | null = memo ? folds : null;
+  const collided = (p: number, q: number): boolean => {
+    before ??= eightfolds(dealt);
+    return before[p] === before[q];
+  };
+  const keys: [(p: number) => string | bigint, string][] = [
+    [(p) => pointKey(next[p] as Uint8Array), "hold the same value"],
+    [(p) => nextFolds[p] as bigint, "differ by a small-order point"],
+  ];
+  const outputFolds = new Set<bigint>();
+  let repeats = false; // equal values share an eightfold: no repeated eightfold among the outputs, nothing to look for
+  for (const p of positions) {
+    const f = nextFolds[p] as bigint;
+    if (outputFolds.has(f)) { repeats = true; break; }
+    outputFolds.add(f);
   }
-  return { problem: null, dealt: next, folds: nextFolds };
+  if (repeats) for (const [key, words] of keys) {
+    const seen = new Map<string | bigint, number>();
+    for (const p of positions) {
+      const k = key(p);
+      const first = seen.get(k);
+      if (first === undefined) seen.set(k, p);
+      else if (!collided(first, p)) { // one class of inputs: the first output of a value stands for all
+        return { problem: `${who}: positions ${first} and ${p} now ${words}`, dealt: next, folds: null, broken: "" };
+      }
+    }
+  }
+  const twins = firstRepeatOf(nextFolds);
+  if (!twins) return { problem: null, dealt: next, folds: nextFolds, broken: "" };
+  const [i, j] = twins;
+  const words = equal(next[i] as Uint8Array, next[j] as Uint8Array) ? "hold the same value" : "differ by a small-order point";
+  return { problem: null, dealt: next, folds: nextFolds, broken: `${who}: positions ${i} and ${j} now ${words}` };
 }
 
 /** The seat's unlock of U_{i-1}: X(d, U[p]) for its positions p, ascending. */

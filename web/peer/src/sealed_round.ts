@@ -36,6 +36,8 @@ export class SealedRound {
    * turn the audit stops before. */
   broken = "";
   brokenTurn = HAND_SIZE;
+  /** The deal broke at an unlock (17.5 step 3): the audit recomputes every step, whatever the outcomes. */
+  brokenAtUnlock = false;
 
   /** The shuffling seats, in seat order (a seat dropped at step 0 before its shuffle leaves the list). */
   readonly shufflers: number[];
@@ -125,6 +127,13 @@ export class SealedRound {
     this.dealt = next.dealt;
     this.folds = next.folds;
     this.unlocked += 1;
+    if (next.broken && !this.broken) {
+      // Not the sender's fault on arrival (its hand may hold what an earlier cheat wrote there: a framed unlock,
+      // 17.10): the unlocks go on, then everyone audits at once, every step recomputed (17.5 step 3).
+      this.broken = `the deal broke at an unlock (${next.broken})`;
+      this.brokenTurn = 0;
+      this.brokenAtUnlock = true;
+    }
     return null;
   }
 
@@ -170,7 +179,7 @@ export class SealedRound {
         return { seat, code: "sealed-key", detail: "revealed a key that does not match its commitment", evidence: k };
       }
     }
-    const order = this.outcomes(keys, shuffles, unlocks) ?? this.steps(keys, shuffles, unlocks, trusted);
+    const order = (this.brokenAtUnlock ? null : this.outcomes(keys, shuffles, unlocks)) ?? this.steps(keys, shuffles, unlocks, trusted);
     if (!Array.isArray(order)) return order as Verdict;
     const played = new Set<number>();
     const first = new Map<string, Envelope>();

@@ -1586,6 +1586,10 @@ export class Session {
       this.checked.add(`unlock|${unlocker}`);
       return;
     }
+    if (sealed.broken) { // broken at an unlock (17.5 step 3): everyone audits now, as below
+      this.phase = "round-end";
+      return;
+    }
     const rows = sealed.open();
     const hands = this.keys.map((_, s) => {
       if (sealed.shufflers.includes(s)) return null;

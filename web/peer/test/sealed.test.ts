@@ -133,7 +133,7 @@ test("sealed-deal: two seats, tactical: shuffles, layout, unlocks, the hands and
   assert.deepEqual(rowPositions(n).map((p) => cardOf(dealt[p] as Uint8Array)), v.rows);
 });
 
-test("checks on arrival: a deck of the wrong size, an invalid or repeated point; an unlock that repeats a value", () => {
+test("checks on arrival: a deck of the wrong size, an invalid or repeated point; an unlock that repeats a value (its own hand's: the deal broken, 17.5 step 3)", () => {
   const c = [1, 2, 3].map(encodingOf);
   assert.match(shuffleProblem(c, 4) ?? "", /^shuffle output has 3 values, expected 4$/);
   assert.match(shuffleProblem([c[0] as Uint8Array, c[0] as Uint8Array], 2) ?? "", /^shuffle output: values 0 and 1 are equal$/);
@@ -142,8 +142,12 @@ test("checks on arrival: a deck of the wrong size, an invalid or repeated point;
     "shuffle output: value 0 is not a canonical u-coordinate (not below 2^255 - 19)");
   const dealt = Array.from({ length: 24 }, (_, i) => encodingOf(i + 1));
   const values = unlockPositions(0, 2).map((p) => dealt[p] as Uint8Array);
-  values[0] = dealt[0] as Uint8Array; // position 10 now equals position 0
-  assert.match(applyUnlock(dealt, 0, 2, values).problem ?? "", /^seat 0's unlock: positions 0 and 10 now hold the same value$/);
+  values[0] = dealt[0] as Uint8Array; // position 10 now equals position 0, of the seat's own hand: not its fault
+  const taken = applyUnlock(dealt, 0, 2, values);
+  assert.equal(taken.problem, null);
+  assert.equal(taken.broken, "seat 0's unlock: positions 0 and 10 now hold the same value");
+  values[1] = dealt[0] as Uint8Array; // position 11 equals position 10, both its outputs: its own work
+  assert.match(applyUnlock(dealt, 0, 2, values).problem ?? "", /^seat 0's unlock: positions 10 and 11 now hold the same value$/);
   assert.match(applyUnlock(dealt, 0, 2, values.slice(1)).problem ?? "", /^seat 0's unlock has 13 values, expected 14$/);
 });
 
@@ -161,8 +165,13 @@ test("checks on arrival: values alike in their first bytes but not equal are tol
   dealt[3] = alike(2);
   const values = unlockPositions(0, 2).map((p) => dealt[p] as Uint8Array);
   assert.equal(applyUnlock(dealt, 0, 2, values).problem, null);
-  values[13] = alike(2); // position 23 now equals position 3
-  assert.equal(applyUnlock(dealt, 0, 2, values).problem, "seat 0's unlock: positions 3 and 23 now hold the same value");
+  values[13] = alike(2); // position 23 now equals position 3 (the seat's own hand: the deal broken, no fault)
+  assert.equal(applyUnlock(dealt, 0, 2, values).problem, null);
+  assert.equal(applyUnlock(dealt, 0, 2, values).broken, "seat 0's unlock: positions 3 and 23 now hold the same value");
+  values[12] = alike(1);
+  assert.equal(applyUnlock(dealt, 0, 2, values).broken, "seat 0's unlock: positions 2 and 22 now hold the same value");
+  values[13] = alike(1); // position 23 now equals position 22, both outputs
+  assert.equal(applyUnlock(dealt, 0, 2, values).problem, "seat 0's unlock: positions 22 and 23 now hold the same value");
 });
 
 test("sealed-eightfolds: card 1's encoding and its seven twins share one eightfold; so do the twist's 12 and 1/12; the arrival checks name the first twin", () => {
@@ -184,11 +193,26 @@ test("sealed-eightfolds: card 1's encoding and its seven twins share one eightfo
   const dealt = Array.from({ length: 24 }, (_, i) => encodingOf(i + 1));
   const values = unlockPositions(0, 2).map((p) => dealt[p] as Uint8Array);
   assert.equal(applyUnlock(dealt, 0, 2, values).problem, null);
-  values[0] = value; // position 10: card 1's encoding, which position 0 holds too
-  values[1] = twins[0] as Uint8Array; // position 11: a twin of it
-  assert.equal(applyUnlock(dealt, 0, 2, values).problem, "seat 0's unlock: positions 0 and 10 now hold the same value");
-  dealt[0] = encodingOf(50); // no longer equal: still twins
+  values[0] = value; // position 10: card 1's encoding, which position 0 (the seat's own hand) holds too
+  values[1] = twins[0] as Uint8Array; // position 11: a twin of it, both outputs: the sender's own work
   assert.equal(applyUnlock(dealt, 0, 2, values).problem, "seat 0's unlock: positions 10 and 11 now differ by a small-order point");
+  values[1] = dealt[11] as Uint8Array;
+  assert.deepEqual([applyUnlock(dealt, 0, 2, values).problem, applyUnlock(dealt, 0, 2, values).broken],
+    [null, "seat 0's unlock: positions 0 and 10 now hold the same value"]);
+  dealt[0] = twins[2] as Uint8Array; // no longer equal: still twins, and still not the sender's fault
+  assert.deepEqual([applyUnlock(dealt, 0, 2, values).problem, applyUnlock(dealt, 0, 2, values).broken],
+    [null, "seat 0's unlock: positions 0 and 10 now differ by a small-order point"]);
+  const before = Array.from({ length: 24 }, (_, i) => encodingOf(i + 1));
+  before[11] = twins[4] as Uint8Array; // positions 10 and 11 collide before the unlock: twins map to one value
+  before[10] = value;
+  before[0] = encodingOf(70); // not card 1's encoding, which position 10 now holds
+  const out = unlockPositions(0, 2).map((p) => before[p] as Uint8Array);
+  out[0] = encodingOf(60);
+  out[1] = encodingOf(60);
+  assert.deepEqual([applyUnlock(before, 0, 2, out).problem, applyUnlock(before, 0, 2, out).broken],
+    [null, "seat 0's unlock: positions 10 and 11 now hold the same value"]);
+  out[2] = encodingOf(60); // position 12 did not collide with them before: the sender's own work
+  assert.equal(applyUnlock(before, 0, 2, out, eightfolds(before)).problem, "seat 0's unlock: positions 10 and 12 now hold the same value");
 });
 
 test("eightfolds: the u-coordinate of 8P by 17.1's doubling as written, one value at a time, on values near every edge of the reduction", () => {
