@@ -11,6 +11,8 @@ Two ways a click was lost, each made to happen here on the real page and the rea
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from aiohttp import web
 from deadlines import OUTER
@@ -71,15 +73,42 @@ async def committed(page, card: int) -> None:
                                  arg=f"You commit {card}", timeout=OUTER * 1000)
 
 
-async def test_a_card_clicked_while_the_socket_is_down_is_played_once_it_is_back(browser, no_delay,
-                                                                                 monkeypatch) -> None:
-    door = Door(monkeypatch)
+@asynccontextmanager
+async def seat_page(browser) -> AsyncIterator[tuple]:
+    """A game in this loop (test_web_play's) and our seat's page opened in Chromium: (the page, its errors, each one
+    from the first load on); the game ended afterwards."""
     task, seat, _tv = await start_play()
     try:
         page = await browser.new_page(viewport={"width": 1280, "height": 800})
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         await page.goto(seat)
+        yield page, errors
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def press_through_a_state(page, door: Door, selector: str) -> None:
+    """Press the mouse on the first element `selector` finds, have the node send the page its state meanwhile (as at
+    any other player's move) and wait until the page drew it, then release."""
+    box = await page.locator(selector).first.bounding_box()
+    assert box is not None
+    await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    await page.mouse.down()
+    await page.evaluate("sel => { window.pressed = document.querySelector(sel); "
+                        "window.seenBefore = document.body.dataset.seen; }", selector)
+    door.views[-1].changed()
+    # Drawn: counted by the page (or, on a page that does not count them, the element pressed made anew).
+    await page.wait_for_function(
+        "() => !window.pressed.isConnected || document.body.dataset.seen !== window.seenBefore")
+    await page.mouse.up()
+
+
+async def test_a_card_clicked_while_the_socket_is_down_is_played_once_it_is_back(browser, no_delay,
+                                                                                 monkeypatch) -> None:
+    door = Door(monkeypatch)
+    async with seat_page(browser) as (page, errors):
         key, card = await asked_card(page)
         door.shut.set()
         door.drop()
@@ -93,9 +122,6 @@ async def test_a_card_clicked_while_the_socket_is_down_is_played_once_it_is_back
         await next_step(page, key)  # and the game goes on
         assert len(door.transports) >= 2, "the page reconnected"
         assert not errors, errors
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
 
 
 async def test_a_card_sent_on_a_socket_that_closed_unread_is_sent_again(browser, no_delay, monkeypatch) -> None:
@@ -103,19 +129,14 @@ async def test_a_card_sent_on_a_socket_that_closed_unread_is_sent_again(browser,
     its way): once the page is back, the node's state still asks that card at that step, and the page sends it
     again."""
     door = Door(monkeypatch)
-    task, seat, _tv = await start_play()
-    try:
-        page = await browser.new_page(viewport={"width": 1280, "height": 800})
-        await page.goto(seat)
+    async with seat_page(browser) as (page, errors):
         key, card = await asked_card(page)
         door.lose_next = True
         await page.locator("#hand .card").first.click()
         await committed(page, card)
         assert not door.lose_next and len(door.transports) >= 2, "the first send was lost, the page reconnected"
         await next_step(page, key)
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        assert not errors, errors
 
 
 async def test_a_state_between_the_press_and_the_release_does_not_lose_the_click(browser, no_delay,
@@ -123,37 +144,19 @@ async def test_a_state_between_the_press_and_the_release_does_not_lose_the_click
     """Another player's commit came while the person's mouse button was down on a card: the page drew the state, and
     the release still commits the card."""
     door = Door(monkeypatch)
-    task, seat, _tv = await start_play()
-    try:
-        page = await browser.new_page(viewport={"width": 1280, "height": 800})
-        await page.goto(seat)
+    async with seat_page(browser) as (page, errors):
         key, card = await asked_card(page)
-        box = await page.locator("#hand .card").first.bounding_box()
-        assert box is not None
-        await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        await page.mouse.down()
-        await page.evaluate("() => { window.pressed = document.querySelector('#hand .card'); "
-                            "window.seenBefore = document.body.dataset.seen; }")
-        door.views[-1].changed()  # the node sends the page its state again, as at any other player's move
-        # Drawn: counted by the page (or, on a page that does not count them, its hand's cards made anew).
-        await page.wait_for_function(
-            "() => !window.pressed.isConnected || document.body.dataset.seen !== window.seenBefore")
-        await page.mouse.up()
+        await press_through_a_state(page, door, "#hand .card")
         await committed(page, card)
         await next_step(page, key)
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        assert not errors, errors
 
 
 async def test_a_state_between_the_press_and_the_release_does_not_lose_a_row_taken(browser, no_delay,
                                                                                   monkeypatch) -> None:
     """The same for "Take row N" beside the rows (with this seed the lowest card is below every row in the game)."""
     door = Door(monkeypatch)
-    task, seat, _tv = await start_play()
-    try:
-        page = await browser.new_page(viewport={"width": 1280, "height": 800})
-        await page.goto(seat)
+    async with seat_page(browser) as (page, errors):
         key = ""
         while True:  # the lowest card each turn, by the keyboard, until a row is asked of us
             key = await next_step(page, key)
@@ -163,22 +166,10 @@ async def test_a_state_between_the_press_and_the_release_does_not_lose_a_row_tak
             assert asked == "card", asked
             await page.keyboard.type(await page.locator("#hand .card").first.get_attribute("data-card") or "")
             await page.keyboard.press("Enter")
-        take = page.locator("#rows .take[data-row='0']")
         heads = int(await page.locator("#rows .row-heads").first.inner_text())
-        box = await take.bounding_box()
-        assert box is not None
-        await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        await page.mouse.down()
-        await page.evaluate("() => { window.pressed = document.querySelector('#rows .take'); "
-                            "window.seenBefore = document.body.dataset.seen; }")
-        door.views[-1].changed()
-        await page.wait_for_function(
-            "() => !window.pressed.isConnected || document.body.dataset.seen !== window.seenBefore")
-        await page.mouse.up()
+        await press_through_a_state(page, door, "#rows .take[data-row='0']")
         said = f"You take row 1 ({heads} bull head{'' if heads == 1 else 's'})"
         await page.wait_for_function("line => [...document.querySelectorAll('#log li')].some(li => li.textContent === "
                                      "line)", arg=said, timeout=OUTER * 1000)
         await next_step(page, key)
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        assert not errors, errors
