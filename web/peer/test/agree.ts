@@ -8,11 +8,14 @@
  * For the group (17.1, 17.3): each point's problem as received (null if valid), whether it is on the curve (u < p) and
  * the card it encodes; each scalar times each point by the portable X25519 (a browser's) and by node's OpenSSL
  * (`{refused: true}` where it throws); each key's clamped inverse d (null if it has none or is not clamped).
+ * For each unlock taken on arrival (17.5 step 3: {dealt, seat, players, values, memo}): the problem, or the new list
+ * and where the deal broke ("" if it did not), with U_{i-1}'s eightfolds given to the check when `memo`.
  */
 import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { nodeScalarMult, nodeSodium } from "../src/cli.js";
-import { cardOf, inverseKey, nobleX, onCurve, P, pointProblem, type ScalarMult } from "../src/sealed_group.js";
+import { cardOf, eightfolds, inverseKey, nobleX, onCurve, P, pointProblem, type ScalarMult } from "../src/sealed_group.js";
+import { applyUnlock } from "../src/sealed_deal.js";
 import { fromHex, hex, leToBigInt } from "../src/bytes.js";
 import { decode, DecodeError, encode, type MsgMap } from "../src/codec.js";
 import { bodyProblem, isKind } from "../src/messages.js";
@@ -50,7 +53,8 @@ function playOut(hands: Card[][], rows: Card[][]): { rows: Card[][]; taken: Card
 }
 
 const request = JSON.parse(readFileSync(0, "utf8")) as { deals?: DealRequest[]; drafts?: [number, number][]; codec?: string[];
-  bodies?: [string, string][]; verify?: string[]; group?: { points: string[]; scalars: string[]; keys: string[] } };
+  bodies?: [string, string][]; verify?: string[]; group?: { points: string[]; scalars: string[]; keys: string[] };
+  unlocks?: { dealt: string[]; seat: number; players: number; values: string[]; memo: boolean }[] };
 const deals = (request.deals ?? []).map(({ seed, variant, players }) => {
   const order = shuffle(fromHex(seed), deck(variant, players));
   const { hands, rows } = dealOrder(order, players);
@@ -97,4 +101,9 @@ const group = request.group && (({ points, scalars, keys }) => {
     }),
   };
 })(request.group);
-process.stdout.write(JSON.stringify({ deals, drafts, codec, bodies, verify, group }));
+const unlocks = (request.unlocks ?? []).map(({ dealt, seat, players, values, memo }) => {
+  const before = dealt.map(fromHex);
+  const taken = applyUnlock(before, seat, players, values.map(fromHex), memo ? eightfolds(before) : null);
+  return taken.problem !== null ? { problem: taken.problem } : { dealt: taken.dealt.map(hex), broken: taken.broken };
+});
+process.stdout.write(JSON.stringify({ deals, drafts, codec, bodies, verify, group, unlocks }));
