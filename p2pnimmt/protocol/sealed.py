@@ -26,10 +26,14 @@ and committed to before the deal.
    what the keys and seeds make them, recomputes every step from D_0 only
    when one is wrong (naming the first seat at fault), and checks every play.
 
-Every received list goes through `check_shuffle` / `after_unlock` first
+Every received list goes through `take_shuffle` / `take_unlock` first
 (length, points, distinct): a ValueError there is the sender's fault at
-once. Everything else (a substituted card, a wrong unlock) shows only in
-the round-end audit: there are no zero-knowledge proofs.
+once. An unlock's collision that is not its sender's own work (with a
+value of its own hand, which an earlier unlock wrote) is taken with the
+deal broken at it (`Taken.broken`, protocol.md 17.5 step 3): the audit,
+every step recomputed, names who deviated. Everything else (a substituted
+card, a wrong unlock) shows only in the round-end audit: there are no
+zero-knowledge proofs.
 """
 
 from __future__ import annotations
@@ -200,7 +204,8 @@ def unlock_step(layout: Layout, seat: int, d: bytes, current: Sequence[bytes]) -
 
 
 def after_unlock(layout: Layout, seat: int, current: Sequence[bytes], published: object) -> list[bytes]:
-    """U_i from U_{i-1} and seat's published unlock; ValueError unless it has the right points and stays distinct."""
+    """U_i from U_{i-1} and seat's published unlock, as take_unlock takes it (a list the deal broke at included: where,
+    it does not tell); ValueError for what take_unlock refuses."""
     return take_unlock(layout, seat, current, None, published).values
 
 

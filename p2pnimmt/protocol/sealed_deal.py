@@ -4,9 +4,11 @@ Per round, in seat order among the seats still playing:
 1. SEALED_SHUFFLE {round, deck, commit}: each seat layers its key on the
    previous deck and permutes it (sealed.shuffle_step); `commit` binds its
    key and permutation seed. Received decks are checked at once for shape
-   (sealed.check_shuffle).
+   (sealed.take_shuffle).
 2. SEALED_UNLOCK {round, values}: each seat removes its layer from every
-   dealt position but its own hand (sealed.unlock_step).
+   dealt position but its own hand (sealed.unlock_step), checked at once
+   (sealed.take_unlock); a collision its sender did not make breaks the
+   deal there: after the last unlock everyone audits at once.
 3. Each seat opens its own hand; everyone opens the rows (and the hands of
    seats dropped before the deal, which added no layer and play open).
 4. Reveals name the deck position of the card, committed with it; a
