@@ -29,13 +29,15 @@ For card k in 1..104 and counter = 0, 1, 2, ...:
 the first counter for which u^3 + 486662 u^2 + u is a non-zero square mod
 p (and u is not one of the low-order u-coordinates, which no card reaches)
 gives C_k = X25519(S0, u) (32 bytes little-endian), a point of the
-prime-order subgroup. The C_k are distinct, and nobody knows the discrete log of
-one to another (unlike k*G, which would let anyone test C_j = (j/i) C_i
-against the ciphertexts and read the whole deck).
+prime-order subgroup. The u_k and C_k are shipped (sealed_cards.py: the
+TypeScript peer's bytes), not computed by a node; the tests recompute them.
+The C_k are distinct, and nobody knows the discrete log of one to another
+(unlike k*G, which would let anyone test C_j = (j/i) C_i against the ciphertexts and read the whole deck).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import threading
 from collections import OrderedDict
@@ -48,6 +50,7 @@ from nacl.bindings import crypto_scalarmult
 from nacl.exceptions import RuntimeError as SodiumError
 
 from ..engine.cards import HIGHEST_CARD
+from .sealed_cards import CARD_TABLE
 
 P = 2**255 - 19
 A = 486662
@@ -374,21 +377,38 @@ def hash_to_curve(card: int) -> tuple[int, bytes]:
         counter += 1
 
 
-@cache
-def hashed_points() -> tuple[bytes, ...]:
-    """u_k at index k for k in 1..104: the hash-to-curve point of card k, before S0 (index 0 is unused and empty)."""
-    return (b"", *(hash_to_curve(card)[1] for card in range(1, HIGHEST_CARD + 1)))
+def computed_card_table() -> tuple[tuple[bytes, bytes], ...]:
+    """(u_k, C_k) for k in 1..104 computed from the definition (module docstring): what sealed_cards.py ships, which
+    tests/protocol/test_sealed_cards.py compares with this. About 10 ms of CPU: no node calls it."""
+    out = []
+    for card in range(1, HIGHEST_CARD + 1):
+        u = hash_to_curve(card)[1]
+        out.append((u, crypto_scalarmult(S0, u)))  # u on the curve and not low-order: not all-zero
+    return tuple(out)
 
 
 @cache
-def encodings() -> tuple[bytes, ...]:
-    """C_k at index k for k in 1..104 (index 0 is unused and empty)."""
-    table = [b""]
-    for u in hashed_points()[1:]:  # on the curve and not low-order, so X25519(S0, u) is not all-zero
-        table.append(crypto_scalarmult(S0, u))
+def _shipped() -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """(hashed points, encodings), index k for card k (index 0 empty), read from sealed_cards.CARD_TABLE."""
+    raw = base64.b64decode(CARD_TABLE, validate=True)
+    if len(raw) != HIGHEST_CARD * 2 * SIZE:
+        raise AssertionError("the shipped card table has the wrong length")  # never: checked by the tests
+    points = (b"", *(raw[i : i + SIZE] for i in range(0, len(raw), 2 * SIZE)))
+    table = (b"", *(raw[i + SIZE : i + 2 * SIZE] for i in range(0, len(raw), 2 * SIZE)))
     if len(set(table)) != len(table) or bytes(SIZE) in table:
         raise AssertionError("card encodings collide")  # never: checked by the tests
-    return tuple(table)
+    return points, table
+
+
+def hashed_points() -> tuple[bytes, ...]:
+    """u_k at index k for k in 1..104: the hash-to-curve point of card k, before S0 (index 0 is unused and empty).
+    Shipped (sealed_cards.py), not computed: the same bytes as `computed_card_table`'s (the tests compare)."""
+    return _shipped()[0]
+
+
+def encodings() -> tuple[bytes, ...]:
+    """C_k at index k for k in 1..104 (index 0 is unused and empty); shipped like `hashed_points`."""
+    return _shipped()[1]
 
 
 def encodings_under(scalars: Sequence[bytes], cards: Sequence[int]) -> list[bytes]:
