@@ -65,6 +65,7 @@ _T_LIMIT = 2**251
 _INV8 = pow(8, -1, L)
 _LOW_255 = 2**255 - 1
 _A24 = (A + 2) // 4
+_QUARTER_A_MINUS_2 = (A - 2) // 4  # 121665
 # Canonical u-coordinates of the low-order points of the curve (orders 1, 2, 4, 8) and of its twist (p - 1,
 # order 4): X25519 maps them to all-zero.
 LOW_ORDER = frozenset({
@@ -183,7 +184,7 @@ def check_points(values: object, count: int, what: str, distinct: bool = True, c
 
 def checked_points(values: object, count: int, what: str, distinct: bool = True,
                    curve: bool = False) -> tuple[list[bytes], list[int] | None]:
-    """check_points, and the eightfolds it found (distinct=True), else None."""
+    """check_points, and the twin keys it found (distinct=True: `twin_keys`, 17.1's classes), else None."""
     if not isinstance(values, (list, tuple)):
         raise ValueError(f"{what} is a {type(values).__name__}, not a list of points")
     if len(values) != count:
@@ -198,7 +199,7 @@ def checked_points(values: object, count: int, what: str, distinct: bool = True,
         seen[value] = i
     if not distinct:
         return list(values), None
-    folds = eightfolds(values)
+    folds = twin_keys(values)
     twins = first_repeat(folds)
     if twins is not None:
         raise ValueError(f"{what}: values {twins[0]} and {twins[1]} differ by a small-order point")
@@ -255,18 +256,81 @@ def eightfolds(values: Sequence[bytes]) -> list[int]:
     return out
 
 
-def eightfolds_with(values: Sequence[bytes], known: Sequence[int | None]) -> list[int]:
-    """eightfolds(values), where known[i], unless None, is the eightfold of values[i] found before (a memo kept by
+def twin_keys(values: Sequence[bytes]) -> list[int]:
+    """A key of each value that two valid values share exactly when their eightfolds are equal (they differ by a
+    small-order point, or are equal): what the arrival checks compare (17.1's classes), for about two thirds of the
+    eightfolds' arithmetic. -1 for a value of low order (never a valid value), as `eightfolds` gives.
+
+    The key of u is x(phi(P)) / 4 for the isogeny phi = phi2 . phi1 . [2] of degree 16, P a point with u(P) = u on
+    the curve or on its twist (the u-line's formulas hold on both): with t = u(2P) = X/Z (one doubling, the ladder's
+    formula, from (u, 1)), phi1(t) = (t^2 + A t + 1) / t is the 2-isogeny whose kernel is (0, 0), and
+    phi2(w) = w (w - A + 2) / (w - A - 2) the 2-isogeny of its image whose kernel is phi1(T4) = (A + 2, 0), T4 the
+    curve's points with u = 1 (of order 4), so phi2(phi1(t)) = (t^2 + A t + 1)(t + 1)^2 / (t (t - 1)^2), which with
+    s = (X + Z)^2, d = (X - Z)^2 and c = s - d = 4XZ is 4 s (s + 121665 c) / (c d), 121665 = (A - 2) / 4. So the
+    key is s (s + 121665 c) / (c d) mod p (one inversion for the list, Montgomery's trick).
+
+    Why the same classes. phi's kernel G is the 16 points R with 2R in {O, T4, -T4, (0, 0)}. Two points share
+    an x of the image exactly when P1 - P2 or P1 + P2 is in G. A point of G that is rational on the curve is one of
+    its 8 rational points of order dividing 8 (2R in a group of order 4), and all 8 are in G (2T8 = +-T4 for T8 of
+    order 8: the curve's rational points of order 4 have u = 1); so for P1, P2 on the curve, keys equal <=>
+    P1 -+ P2 in E(F_p)[8] <=> 8 P1 = +-8 P2 <=> eightfolds equal. On the twist (4 times a prime points), G's
+    points rational there are O, (0, 0) and the two with u = -1 (2R = (0, 0); the u's of G's other points, 1
+    and those of the curve's points of order 8, are squares' u's: not of the twist): its 4 points of order
+    dividing 4, again those whose difference the eightfold does not see. A value of the curve and one of the twist
+    never share a key (then 2 P1 would be in G, P1 of low order) nor an eightfold. The denominator c d is 0 exactly
+    for t in {0, 1, infinity}: 2P in {O, (0, 0), +-T4}, P of low order. tests/protocol/test_twin_keys.py compares
+    the keys' classes with the eightfolds' on every twin of curve and twist values and on random values.
+    """
+    # The numbers are folded between products as in `eightfolds` (t -> (t mod 2^255) + 19 (t >> 255), t mod p up
+    # to a multiple of p), one reduction mod p at the end.
+    nums, dens = [], []
+    m, a24 = _LOW_255, _A24
+    for value in values:
+        x = int.from_bytes(value, "little")
+        a, b = (x + 1) ** 2, (x - 1) ** 2
+        a = (a & m) + 19 * (a >> 255)
+        b = (b & m) + 19 * (b >> 255)
+        c = a - b
+        x, z = a * b, c * (b + a24 * c)
+        x = (x & m) + 19 * (x >> 255)
+        x = (x & m) + 19 * (x >> 255)
+        z = (z & m) + 19 * (z >> 255)
+        z = (z & m) + 19 * (z >> 255)
+        a, b = (x + z) ** 2, (x - z) ** 2
+        a = (a & m) + 19 * (a >> 255)
+        a = (a & m) + 19 * (a >> 255)
+        b = (b & m) + 19 * (b >> 255)
+        b = (b & m) + 19 * (b >> 255)
+        c = a - b
+        nums.append(a * (a + _QUARTER_A_MINUS_2 * c) % P)
+        dens.append(c * b % P)
+    prefix, product = [], 1
+    for d in dens:
+        prefix.append(product)
+        product = product * d % P if d else product
+    inverse = pow(product, -1, P)  # Euclid's, in C: a sixth of the instructions of pow(product, P - 2, P)
+    out = [0] * len(dens)
+    for i in range(len(dens) - 1, -1, -1):
+        if dens[i]:
+            out[i] = nums[i] * inverse % P * prefix[i] % P
+            inverse = inverse * dens[i] % P
+        else:
+            out[i] = -1
+    return out
+
+
+def twin_keys_with(values: Sequence[bytes], known: Sequence[int | None]) -> list[int]:
+    """twin_keys(values), where known[i], unless None, is the twin key of values[i] found before (a memo kept by
     position: the caller vouches that values[i] is the value it was found for); the others in one batch."""
-    missing = [i for i, fold in enumerate(known) if fold is None]
+    missing = [i for i, key in enumerate(known) if key is None]
     out = list(known)
-    for i, fold in zip(missing, eightfolds([values[i] for i in missing])):
-        out[i] = fold
+    for i, key in zip(missing, twin_keys([values[i] for i in missing])):
+        out[i] = key
     return cast("list[int]", out)
 
 
 def first_repeat(folds: Sequence[int]) -> tuple[int, int] | None:
-    """(i, j): j the first index whose eightfold an earlier index i has, or None."""
+    """(i, j): j the first index whose eightfold (or twin key) an earlier index i has, or None."""
     seen: dict[int, int] = {}
     for j, eightfold in enumerate(folds):
         if eightfold in seen:
