@@ -475,15 +475,28 @@ def encodings() -> tuple[bytes, ...]:
     return _shipped()[1]
 
 
+def _clamped_up_to_sign(n: int) -> bytes | None:
+    """The clamped representative of n mod l, else of -n mod l, else None. X25519 gives the u-coordinate only, and
+    u(-Q) = u(Q): on a point of the prime-order subgroup (or one whose low-order part a clamped scalar clears) the
+    two scalars give the same bytes. Half the residues have the first; all but about one in 2^126 have one of the
+    two: n has one when r = (n - 2^254) / 8 mod l is below 2^251, and -n's r is then l + delta - r (delta = l -
+    2^252, about 2^124.4), below 2^251 unless 2^251 <= r <= 2^251 + 2 delta."""
+    found = clamped_representative(n)
+    return found if found is not None else clamped_representative(-n % L)
+
+
 def encodings_under(scalars: Sequence[bytes], cards: Sequence[int]) -> list[bytes]:
     """[C_k with every scalar of `scalars` applied in turn, for k in cards], in one or two passes over the cards.
 
     Every C_k is in the prime-order subgroup, so applying e_1, ..., e_n in turn is applying their product E mod l
     once. X25519 takes only clamped scalars, and about half of all residues mod l have a clamped representative
-    (clamped_representative), so: E's, applied to C_k; else (E * S0 mod l)'s, applied to the hashed point u_k
-    (C_k = X25519(S0, u_k), and a clamped scalar is a multiple of 8, which clears u_k's low-order part); else
-    some e_i and (E / e_i)'s in two passes; else (about one time in 2^(n+1)) each scalar in turn. The values are the
-    same whichever way: only the cost differs. ValueError for a scalar that is not clamped or a card not a card.
+    (clamped_representative), and as X25519 gives u-coordinates, -E does what E does (_clamped_up_to_sign), so:
+    (+-E)'s, applied to C_k (one pass: all but about one product in 2^126; before the signs, issue 24's eighteenth
+    sitting, one in two, and one in four took two passes); else (+-E * S0 mod l)'s, applied to the hashed point u_k
+    (C_k = X25519(S0, u_k), and a clamped scalar is a multiple of 8, which clears u_k's low-order part); else some
+    e_i and (+-E / e_i)'s in two passes; else each scalar in turn. The values are the same whichever way: only the
+    cost differs.
+    ValueError for a scalar that is not clamped or a card not a card.
     """
     cards = list(cards)
     for k in cards:
@@ -492,14 +505,14 @@ def encodings_under(scalars: Sequence[bytes], cards: Sequence[int]) -> list[byte
     product = 1
     for key in keys:
         product = product * key % L
-    whole = clamped_representative(product)
+    whole = _clamped_up_to_sign(product)
     if whole is not None:
         return apply_all(whole, [encodings()[k] for k in cards])
-    times_s0 = clamped_representative(product * int.from_bytes(S0, "little") % L)
+    times_s0 = _clamped_up_to_sign(product * int.from_bytes(S0, "little") % L)
     if times_s0 is not None:
         return apply_all(times_s0, [hashed_points()[k] for k in cards])
     for scalar, key in zip(scalars, keys):
-        rest = clamped_representative(product * pow(key, -1, L) % L)
+        rest = _clamped_up_to_sign(product * pow(key, -1, L) % L)
         if rest is not None:
             return apply_all(scalar, apply_all(rest, [encodings()[k] for k in cards]))
     points = [encodings()[k] for k in cards]
