@@ -274,9 +274,10 @@ def twin_keys(values: Sequence[bytes]) -> list[int]:
     its 8 rational points of order dividing 8 (2R in a group of order 4), and all 8 are in G (2T8 = +-T4 for T8 of
     order 8: the curve's rational points of order 4 have u = 1); so for P1, P2 on the curve, keys equal <=>
     P1 -+ P2 in E(F_p)[8] <=> 8 P1 = +-8 P2 <=> eightfolds equal. On the twist (4 times a prime points), G's
-    points rational there are O, (0, 0) and the two with u = -1 (2R = (0, 0); the u's of G's other points, 1
-    and those of the curve's points of order 8, are squares' u's: not of the twist): its 4 points of order
-    dividing 4, again those whose difference the eightfold does not see. A value of the curve and one of the twist
+    points rational there are O, (0, 0) and the two with u = -1 (2R = (0, 0)): G's other points have u = 1 or
+    the u of a curve point of order 8 (points of the curve, not of the twist) or a u outside F_p (the other
+    points of order 2, and T8 plus one of them); so they are the twist's 4 points of order dividing 4, again
+    those whose difference the eightfold does not see. A value of the curve and one of the twist
     never share a key (then 2 P1 would be in G, P1 of low order) nor an eightfold. The denominator c d is 0 exactly
     for t in {0, 1, infinity}: 2P in {O, (0, 0), +-T4}, P of low order. tests/protocol/test_twin_keys.py compares
     the keys' classes with the eightfolds' on every twin of curve and twist values and on random values.
