@@ -4,8 +4,8 @@
 
 Plays one seeded in-memory sealed game (turn_cpu_bench's: tests/protocol/harness.py, random bots, every peer its
 own X25519 work, the batches not shared between peers) and counts, per node per round, the points each X25519 batch
-(`sealed_group._apply_all`) and each eightfolds list (`sealed_group.eightfolds`, protocol.md 17.1's small-order
-twins) takes, by the chain of sealed.py / sealed_deal.py functions that asked (the deal's own shuffle and unlock, the
+(`sealed_group._apply_all`) and each list of the arrival checks (`sealed_group.twin_keys`, protocol.md 17.1's small-order
+twins; `eightfolds` in a tree older than issue 24's eighteenth sitting) takes, by the chain of sealed.py / sealed_deal.py functions that asked (the deal's own shuffle and unlock, the
 opening of its hand, every received list's check, the round-end audit), with the CPU each took in this process.
 The counts do not depend on the machine's load; the milliseconds do.
 """
@@ -73,7 +73,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     sealed_group.layers_memo = False  # each peer its own batches, as separate processes
-    x25519, eightfolds = Counted("_apply_all"), Counted("eightfolds")
+    x25519 = Counted("_apply_all")
+    # the arrival checks' classes: twin keys since the eighteenth sitting of issue 24, eightfolds in older trees
+    eightfolds = Counted("twin_keys" if hasattr(sealed_group, "twin_keys") else "eightfolds")
     settings = Settings(players=args.seats, max_rounds=args.rounds, point_limit=None, deal="sealed")
     net = Net(args.seats, settings=settings, bots="random", seed=0, spectators=0, shuffle_delivery=False)
     try:
@@ -86,7 +88,7 @@ def main() -> None:
     per = args.seats * args.rounds
     print(f"sealed deal, {args.seats} seats, {args.rounds} rounds, per node per round; load average "
           f"{os.getloadavg()[0]:.1f}")
-    for title, counted in (("X25519 points", x25519), ("eightfold values (17.1)", eightfolds)):
+    for title, counted in (("X25519 points", x25519), (f"{eightfolds.name} values (17.1)", eightfolds)):
         print(f"  {title}: {sum(counted.points.values()) / per:.0f}, {sum(counted.cpu.values()) / per * 1e3:.1f} ms")
         for who, points in counted.points.most_common():
             print(f"    {points / per:7.1f}  {counted.cpu[who] / per * 1e3:5.2f} ms  {who}")

@@ -52,13 +52,13 @@ from .sealed_group import (
     card_table,
     check_points,
     checked_points,
-    eightfolds,
-    eightfolds_with,
     encode_deck,
     encodings_under,
     first_repeat,
     key_pair_from,
     new_key_pair,
+    twin_keys,
+    twin_keys_with,
 )
 
 SEED_SIZE = 32
@@ -159,8 +159,9 @@ def shuffle_step(e: bytes, seed: bytes, previous: Sequence[bytes]) -> list[bytes
 
 @dataclass(frozen=True, slots=True)
 class Taken:
-    """A list a receiver took (a shuffle output, or the dealt values after an unlock), with the eightfolds of its
-    values when it found them (None when it took the list without: its own shuffle, `take_shuffle`)."""
+    """A list a receiver took (a shuffle output, or the dealt values after an unlock), with the twin keys of its
+    values (sealed_group.twin_keys: equal exactly when the eightfolds are) when it found them (None when it took the
+    list without: its own shuffle, `take_shuffle`)."""
 
     values: list[bytes]
     folds: list[int] | None
@@ -173,7 +174,7 @@ def check_shuffle(previous: Sequence[bytes], output: object) -> list[bytes]:
 
 
 def take_shuffle(previous: Sequence[bytes], output: object, own: Sequence[bytes] | None = None) -> Taken:
-    """check_shuffle, keeping the eightfolds it found (for the first unlock's check).
+    """check_shuffle, keeping the twin keys it found (for the first unlock's check).
 
     own: the output this node computed itself, shuffle_step(e, seed, previous), from this very `previous`, a list
     it took (the deck's encodings, or a checked shuffle). An output equal to it (and all bytes) is taken without
@@ -211,7 +212,7 @@ def after_unlock(layout: Layout, seat: int, current: Sequence[bytes], published:
 
 def take_unlock(layout: Layout, seat: int, current: Sequence[bytes], folds: Sequence[int] | None,
                 published: object) -> Taken:
-    """after_unlock, with `folds` the eightfolds of `current` if known (else None): the positions the unlock leaves
+    """after_unlock, with `folds` the twin keys of `current` if known (else None): the positions the unlock leaves
     as they were (seat's own hand) keep theirs, only the published values' are found; the same verdict and words
     (tests/protocol/test_own_steps.py).
 
@@ -234,13 +235,13 @@ def take_unlock(layout: Layout, seat: int, current: Sequence[bytes], folds: Sequ
             known[p] = None
     else:
         known = [None] * len(new)
-    new_folds = eightfolds_with(new, known)
+    new_folds = twin_keys_with(new, known)
     before: list[int] | None = list(cast("Sequence[int]", folds)) if memo else None
 
     def collided(p: int, q: int) -> bool:
         nonlocal before
         if before is None:
-            before = eightfolds(current)
+            before = twin_keys(current)
         return before[p] == before[q]
 
     keys: tuple[Sequence[object], Sequence[object]] = (new, new_folds)

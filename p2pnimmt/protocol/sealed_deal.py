@@ -78,7 +78,7 @@ class SealedRound:
     shufflers: list[int] = field(default_factory=list)
     seats: tuple[int, ...] | None = None  # the shuffling seats, once every shuffle is in
     current: list[bytes] | None = None
-    folds: list[int] | None = None  # the eightfolds of `previous`, then of `current`, when found (17.1's memo)
+    folds: list[int] | None = None  # the twin keys of `previous`, then of `current`, when found (17.1's memo)
     own: tuple[list[bytes], list[bytes]] | None = None  # (previous, the deck we shuffled from it): see take_shuffle
     unlocked: list[int] = field(default_factory=list)
     dealt: bool = False

@@ -29,13 +29,15 @@ For card k in 1..104 and counter = 0, 1, 2, ...:
 the first counter for which u^3 + 486662 u^2 + u is a non-zero square mod
 p (and u is not one of the low-order u-coordinates, which no card reaches)
 gives C_k = X25519(S0, u) (32 bytes little-endian), a point of the
-prime-order subgroup. The C_k are distinct, and nobody knows the discrete log of
-one to another (unlike k*G, which would let anyone test C_j = (j/i) C_i
-against the ciphertexts and read the whole deck).
+prime-order subgroup. The u_k and C_k are shipped (sealed_cards.py: the
+TypeScript peer's bytes), not computed by a node; the tests recompute them.
+The C_k are distinct, and nobody knows the discrete log of one to another
+(unlike k*G, which would let anyone test C_j = (j/i) C_i against the ciphertexts and read the whole deck).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import threading
 from collections import OrderedDict
@@ -48,6 +50,7 @@ from nacl.bindings import crypto_scalarmult
 from nacl.exceptions import RuntimeError as SodiumError
 
 from ..engine.cards import HIGHEST_CARD
+from .sealed_cards import CARD_TABLE
 
 P = 2**255 - 19
 A = 486662
@@ -62,6 +65,7 @@ _T_LIMIT = 2**251
 _INV8 = pow(8, -1, L)
 _LOW_255 = 2**255 - 1
 _A24 = (A + 2) // 4
+_QUARTER_A_MINUS_2 = (A - 2) // 4  # 121665
 # Canonical u-coordinates of the low-order points of the curve (orders 1, 2, 4, 8) and of its twist (p - 1,
 # order 4): X25519 maps them to all-zero.
 LOW_ORDER = frozenset({
@@ -180,7 +184,7 @@ def check_points(values: object, count: int, what: str, distinct: bool = True, c
 
 def checked_points(values: object, count: int, what: str, distinct: bool = True,
                    curve: bool = False) -> tuple[list[bytes], list[int] | None]:
-    """check_points, and the eightfolds it found (distinct=True), else None."""
+    """check_points, and the twin keys it found (distinct=True: `twin_keys`, 17.1's classes), else None."""
     if not isinstance(values, (list, tuple)):
         raise ValueError(f"{what} is a {type(values).__name__}, not a list of points")
     if len(values) != count:
@@ -195,7 +199,7 @@ def checked_points(values: object, count: int, what: str, distinct: bool = True,
         seen[value] = i
     if not distinct:
         return list(values), None
-    folds = eightfolds(values)
+    folds = twin_keys(values)
     twins = first_repeat(folds)
     if twins is not None:
         raise ValueError(f"{what}: values {twins[0]} and {twins[1]} differ by a small-order point")
@@ -252,18 +256,82 @@ def eightfolds(values: Sequence[bytes]) -> list[int]:
     return out
 
 
-def eightfolds_with(values: Sequence[bytes], known: Sequence[int | None]) -> list[int]:
-    """eightfolds(values), where known[i], unless None, is the eightfold of values[i] found before (a memo kept by
+def twin_keys(values: Sequence[bytes]) -> list[int]:
+    """A key of each value that two valid values share exactly when their eightfolds are equal (they differ by a
+    small-order point, or are equal): what the arrival checks compare (17.1's classes), for about two thirds of the
+    eightfolds' arithmetic. -1 for a value of low order (never a valid value), as `eightfolds` gives.
+
+    The key of u is x(phi(P)) / 4 for the isogeny phi = phi2 . phi1 . [2] of degree 16, P a point with u(P) = u on
+    the curve or on its twist (the u-line's formulas hold on both): with t = u(2P) = X/Z (one doubling, the ladder's
+    formula, from (u, 1)), phi1(t) = (t^2 + A t + 1) / t is the 2-isogeny whose kernel is (0, 0), and
+    phi2(w) = w (w - A + 2) / (w - A - 2) the 2-isogeny of its image whose kernel is phi1(T4) = (A + 2, 0), T4 the
+    curve's points with u = 1 (of order 4), so phi2(phi1(t)) = (t^2 + A t + 1)(t + 1)^2 / (t (t - 1)^2), which with
+    s = (X + Z)^2, d = (X - Z)^2 and c = s - d = 4XZ is 4 s (s + 121665 c) / (c d), 121665 = (A - 2) / 4. So the
+    key is s (s + 121665 c) / (c d) mod p (one inversion for the list, Montgomery's trick).
+
+    Why the same classes. phi's kernel G is the 16 points R with 2R in {O, T4, -T4, (0, 0)}. Two points share
+    an x of the image exactly when P1 - P2 or P1 + P2 is in G. A point of G that is rational on the curve is one of
+    its 8 rational points of order dividing 8 (2R in a group of order 4), and all 8 are in G (2T8 = +-T4 for T8 of
+    order 8: the curve's rational points of order 4 have u = 1); so for P1, P2 on the curve, keys equal <=>
+    P1 -+ P2 in E(F_p)[8] <=> 8 P1 = +-8 P2 <=> eightfolds equal. On the twist (4 times a prime points), G's
+    points rational there are O, (0, 0) and the two with u = -1 (2R = (0, 0)): G's other points have u = 1 or
+    the u of a curve point of order 8 (points of the curve, not of the twist) or a u outside F_p (the other
+    points of order 2, and T8 plus one of them); so they are the twist's 4 points of order dividing 4, again
+    those whose difference the eightfold does not see. A value of the curve and one of the twist
+    never share a key (then 2 P1 would be in G, P1 of low order) nor an eightfold. The denominator c d is 0 exactly
+    for t in {0, 1, infinity}: 2P in {O, (0, 0), +-T4}, P of low order. tests/protocol/test_twin_keys.py compares
+    the keys' classes with the eightfolds' on every twin of curve and twist values and on random values.
+    """
+    # The numbers are folded between products as in `eightfolds` (t -> (t mod 2^255) + 19 (t >> 255), t mod p up
+    # to a multiple of p), one reduction mod p at the end.
+    nums, dens = [], []
+    m, a24 = _LOW_255, _A24
+    for value in values:
+        x = int.from_bytes(value, "little")
+        a, b = (x + 1) ** 2, (x - 1) ** 2
+        a = (a & m) + 19 * (a >> 255)
+        b = (b & m) + 19 * (b >> 255)
+        c = a - b
+        x, z = a * b, c * (b + a24 * c)
+        x = (x & m) + 19 * (x >> 255)
+        x = (x & m) + 19 * (x >> 255)
+        z = (z & m) + 19 * (z >> 255)
+        z = (z & m) + 19 * (z >> 255)
+        a, b = (x + z) ** 2, (x - z) ** 2
+        a = (a & m) + 19 * (a >> 255)
+        a = (a & m) + 19 * (a >> 255)
+        b = (b & m) + 19 * (b >> 255)
+        b = (b & m) + 19 * (b >> 255)
+        c = a - b
+        nums.append(a * (a + _QUARTER_A_MINUS_2 * c) % P)
+        dens.append(c * b % P)
+    prefix, product = [], 1
+    for d in dens:
+        prefix.append(product)
+        product = product * d % P if d else product
+    inverse = pow(product, -1, P)  # Euclid's, in C: a sixth of the instructions of pow(product, P - 2, P)
+    out = [0] * len(dens)
+    for i in range(len(dens) - 1, -1, -1):
+        if dens[i]:
+            out[i] = nums[i] * inverse % P * prefix[i] % P
+            inverse = inverse * dens[i] % P
+        else:
+            out[i] = -1
+    return out
+
+
+def twin_keys_with(values: Sequence[bytes], known: Sequence[int | None]) -> list[int]:
+    """twin_keys(values), where known[i], unless None, is the twin key of values[i] found before (a memo kept by
     position: the caller vouches that values[i] is the value it was found for); the others in one batch."""
-    missing = [i for i, fold in enumerate(known) if fold is None]
+    missing = [i for i, key in enumerate(known) if key is None]
     out = list(known)
-    for i, fold in zip(missing, eightfolds([values[i] for i in missing])):
-        out[i] = fold
+    for i, key in zip(missing, twin_keys([values[i] for i in missing])):
+        out[i] = key
     return cast("list[int]", out)
 
 
 def first_repeat(folds: Sequence[int]) -> tuple[int, int] | None:
-    """(i, j): j the first index whose eightfold an earlier index i has, or None."""
+    """(i, j): j the first index whose eightfold (or twin key) an earlier index i has, or None."""
     seen: dict[int, int] = {}
     for j, eightfold in enumerate(folds):
         if eightfold in seen:
@@ -374,21 +442,48 @@ def hash_to_curve(card: int) -> tuple[int, bytes]:
         counter += 1
 
 
-@cache
-def hashed_points() -> tuple[bytes, ...]:
-    """u_k at index k for k in 1..104: the hash-to-curve point of card k, before S0 (index 0 is unused and empty)."""
-    return (b"", *(hash_to_curve(card)[1] for card in range(1, HIGHEST_CARD + 1)))
+def computed_card_table() -> tuple[tuple[bytes, bytes], ...]:
+    """(u_k, C_k) for k in 1..104 computed from the definition (module docstring): what sealed_cards.py ships, which
+    tests/protocol/test_sealed_cards.py compares with this. About 10 ms of CPU: no node calls it."""
+    out = []
+    for card in range(1, HIGHEST_CARD + 1):
+        u = hash_to_curve(card)[1]
+        out.append((u, crypto_scalarmult(S0, u)))  # u on the curve and not low-order: not all-zero
+    return tuple(out)
 
 
 @cache
-def encodings() -> tuple[bytes, ...]:
-    """C_k at index k for k in 1..104 (index 0 is unused and empty)."""
-    table = [b""]
-    for u in hashed_points()[1:]:  # on the curve and not low-order, so X25519(S0, u) is not all-zero
-        table.append(crypto_scalarmult(S0, u))
+def _shipped() -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """(hashed points, encodings), index k for card k (index 0 empty), read from sealed_cards.CARD_TABLE."""
+    raw = base64.b64decode(CARD_TABLE, validate=True)
+    if len(raw) != HIGHEST_CARD * 2 * SIZE:
+        raise AssertionError("the shipped card table has the wrong length")  # never: checked by the tests
+    points = (b"", *(raw[i : i + SIZE] for i in range(0, len(raw), 2 * SIZE)))
+    table = (b"", *(raw[i + SIZE : i + 2 * SIZE] for i in range(0, len(raw), 2 * SIZE)))
     if len(set(table)) != len(table) or bytes(SIZE) in table:
         raise AssertionError("card encodings collide")  # never: checked by the tests
-    return tuple(table)
+    return points, table
+
+
+def hashed_points() -> tuple[bytes, ...]:
+    """u_k at index k for k in 1..104: the hash-to-curve point of card k, before S0 (index 0 is unused and empty).
+    Shipped (sealed_cards.py), not computed: the same bytes as `computed_card_table`'s (the tests compare)."""
+    return _shipped()[0]
+
+
+def encodings() -> tuple[bytes, ...]:
+    """C_k at index k for k in 1..104 (index 0 is unused and empty); shipped like `hashed_points`."""
+    return _shipped()[1]
+
+
+def _clamped_up_to_sign(n: int) -> bytes | None:
+    """The clamped representative of n mod l, else of -n mod l, else None. X25519 gives the u-coordinate only, and
+    u(-Q) = u(Q): on a point of the prime-order subgroup (or one whose low-order part a clamped scalar clears) the
+    two scalars give the same bytes. Half the residues have the first; all but about one in 2^126 have one of the
+    two: n has one when r = (n - 2^254) / 8 mod l is below 2^251, and -n's r is then l + delta - r (delta = l -
+    2^252, about 2^124.4), below 2^251 unless 2^251 <= r <= 2^251 + 2 delta."""
+    found = clamped_representative(n)
+    return found if found is not None else clamped_representative(-n % L)
 
 
 def encodings_under(scalars: Sequence[bytes], cards: Sequence[int]) -> list[bytes]:
@@ -396,10 +491,13 @@ def encodings_under(scalars: Sequence[bytes], cards: Sequence[int]) -> list[byte
 
     Every C_k is in the prime-order subgroup, so applying e_1, ..., e_n in turn is applying their product E mod l
     once. X25519 takes only clamped scalars, and about half of all residues mod l have a clamped representative
-    (clamped_representative), so: E's, applied to C_k; else (E * S0 mod l)'s, applied to the hashed point u_k
-    (C_k = X25519(S0, u_k), and a clamped scalar is a multiple of 8, which clears u_k's low-order part); else
-    some e_i and (E / e_i)'s in two passes; else (about one time in 2^(n+1)) each scalar in turn. The values are the
-    same whichever way: only the cost differs. ValueError for a scalar that is not clamped or a card not a card.
+    (clamped_representative), and as X25519 gives u-coordinates, -E does what E does (_clamped_up_to_sign), so:
+    (+-E)'s, applied to C_k (one pass: all but about one product in 2^126; before the signs, issue 24's eighteenth
+    sitting, one in two, and one in four took two passes); else (+-E * S0 mod l)'s, applied to the hashed point u_k
+    (C_k = X25519(S0, u_k), and a clamped scalar is a multiple of 8, which clears u_k's low-order part); else some
+    e_i and (+-E / e_i)'s in two passes; else each scalar in turn. The values are the same whichever way: only the
+    cost differs.
+    ValueError for a scalar that is not clamped or a card not a card.
     """
     cards = list(cards)
     for k in cards:
@@ -408,14 +506,14 @@ def encodings_under(scalars: Sequence[bytes], cards: Sequence[int]) -> list[byte
     product = 1
     for key in keys:
         product = product * key % L
-    whole = clamped_representative(product)
+    whole = _clamped_up_to_sign(product)
     if whole is not None:
         return apply_all(whole, [encodings()[k] for k in cards])
-    times_s0 = clamped_representative(product * int.from_bytes(S0, "little") % L)
+    times_s0 = _clamped_up_to_sign(product * int.from_bytes(S0, "little") % L)
     if times_s0 is not None:
         return apply_all(times_s0, [hashed_points()[k] for k in cards])
     for scalar, key in zip(scalars, keys):
-        rest = clamped_representative(product * pow(key, -1, L) % L)
+        rest = _clamped_up_to_sign(product * pow(key, -1, L) % L)
         if rest is not None:
             return apply_all(scalar, apply_all(rest, [encodings()[k] for k in cards]))
     points = [encodings()[k] for k in cards]

@@ -73,7 +73,7 @@ def test_an_own_shuffle_of_a_taken_list_always_passes_the_check(seed, size):
     secrets = new_secrets(entropy(rng))
     mine = shuffle_step(secrets.key.e, secrets.seed, previous)
     full = take_shuffle(previous, mine)
-    assert full.values == mine and full.folds == g.eightfolds(mine)
+    assert full.values == mine and full.folds == g.twin_keys(mine)
     assert take_shuffle(previous, mine, own=mine).values == mine
 
 
@@ -110,10 +110,10 @@ def outcome(fn):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1), players=st.integers(2, 3))
 def test_the_memo_of_unchanged_positions_never_changes_a_verdict(data, seed, players):
-    """take_unlock with the eightfolds of the list before (kept by position, the published positions' dropped) and
+    """take_unlock with the twin keys of the list before (kept by position, the published positions' dropped) and
     after_unlock without: the same list taken, or the same words refused, whatever the list before held (twins,
     equal values) and whatever was published at a position (a twin or a copy of a kept value, a bad value); the
-    eightfolds it returns are the new list's."""
+    twin keys it returns are the new list's."""
     rng = random.Random(seed)
     lay = Layout(players, 104)
     seat = data.draw(st.integers(0, players - 1))
@@ -121,7 +121,7 @@ def test_the_memo_of_unchanged_positions_never_changes_a_verdict(data, seed, pla
     valid = [v for v in values if isinstance(v, bytes) and g.point_error(v, False) is None]
     current = [data.draw(st.sampled_from(valid)) if data.draw(st.booleans()) else twist_value(rng)
                for _ in range(lay.dealt)]
-    folds = g.eightfolds(current)
+    folds = g.twin_keys(current)
     published: list[object] = [twist_value(rng) for _ in lay.unlocked_by(seat)]
     for _ in range(data.draw(st.integers(0, 4))):
         published[data.draw(st.integers(0, len(published) - 1))] = data.draw(st.sampled_from(values))
@@ -133,7 +133,7 @@ def test_the_memo_of_unchanged_positions_never_changes_a_verdict(data, seed, pla
     assert with_memo == outcome(lambda: take_unlock(lay, seat, current, None, published))
     assert with_memo[:2] == outcome(lambda: after_unlock(lay, seat, current, published))
     if with_memo[0] == "taken":
-        assert take_unlock(lay, seat, current, folds, published).folds == g.eightfolds(with_memo[1])
+        assert take_unlock(lay, seat, current, folds, published).folds == g.twin_keys(with_memo[1])
 
 
 def test_a_published_value_replaces_its_positions_memo():
@@ -142,7 +142,7 @@ def test_a_published_value_replaces_its_positions_memo():
     rng = random.Random(7)
     lay = Layout(2, 104)
     current = [g.encoding(k) for k in rng.sample(CARDS, lay.dealt)]
-    folds = g.eightfolds(current)
+    folds = g.twin_keys(current)
     published = [current[p] for p in lay.unlocked_by(1)]  # seat 1's unlock: every position but 10..19
     published[1] = twins(published[0])[3]  # position 1 now differs from position 0 by a small-order point
     with pytest.raises(ValueError, match="^seat 1's unlock: positions 0 and 1 now differ by a small-order point$"):
@@ -156,13 +156,13 @@ def test_a_collision_with_the_own_hand_breaks_the_deal_and_refuses_nothing():
     rng = random.Random(7)
     lay = Layout(2, 104)
     current = [g.encoding(k) for k in rng.sample(CARDS, lay.dealt)]
-    folds = g.eightfolds(current)
+    folds = g.twin_keys(current)
     published = [current[p] for p in lay.unlocked_by(1)]  # seat 1's unlock: every position but 10..19
     published[0] = twins(current[10])[3]
     for memo in (folds, None):
         taken = take_unlock(lay, 1, current, memo, published)
         assert taken.broken == "seat 1's unlock: positions 0 and 10 now differ by a small-order point"
-        assert taken.values[0] == published[0] and taken.folds == g.eightfolds(taken.values)
+        assert taken.values[0] == published[0] and taken.folds == g.twin_keys(taken.values)
     published[0] = current[10]
     assert take_unlock(lay, 1, current, folds, published).broken == \
         "seat 1's unlock: positions 0 and 10 now hold the same value"
@@ -170,11 +170,11 @@ def test_a_collision_with_the_own_hand_breaks_the_deal_and_refuses_nothing():
     before[1] = twins(before[0])[2]  # an earlier collision between two positions the unlock maps
     published = [before[p] for p in lay.unlocked_by(1)]
     published[1] = published[0]  # what a clamped key makes of twins: one value
-    taken = take_unlock(lay, 1, before, g.eightfolds(before), published)
+    taken = take_unlock(lay, 1, before, g.twin_keys(before), published)
     assert taken.broken == "seat 1's unlock: positions 0 and 1 now hold the same value"
     published[2] = published[0]  # position 2's value before did not collide: the sender's own work
     with pytest.raises(ValueError, match="^seat 1's unlock: positions 0 and 2 now hold the same value$"):
-        take_unlock(lay, 1, before, g.eightfolds(before), published)
+        take_unlock(lay, 1, before, g.twin_keys(before), published)
 
 
 def framed_unlock(players: int = 3, seed: int = 5) -> tuple[Layout, list[bytes], list[bytes]]:
@@ -204,7 +204,7 @@ def test_an_honest_own_unlock_framed_is_taken_with_the_deal_broken():
     takes the honest unlock and says the deal broke at it (17.5 step 3: the collision is not its fault); every node
     must find that, the node itself included."""
     lay, current, honest = framed_unlock()
-    taken = take_unlock(lay, 2, current, g.eightfolds(current), honest)
+    taken = take_unlock(lay, 2, current, g.twin_keys(current), honest)
     assert taken.broken == "seat 2's unlock: positions 20 and 30 now differ by a small-order point"
     assert taken.values[30] == honest[lay.unlocked_by(2).index(30)]
 

@@ -1,0 +1,112 @@
+"""The arrival checks' twin keys (sealed_group.twin_keys) have exactly the eightfolds' classes (protocol.md 17.1).
+
+Since the eighteenth sitting of issue 24 the checks of a shuffle's and an unlock's values compare a key found by one
+doubling and a 4-isogeny (degree 16 in all) instead of the eightfold (three doublings, degree 64): about two thirds of
+the arithmetic. The keys are other numbers; what must hold is that two values share a key exactly when they share an
+eightfold, on the curve and on its twist, so that every list is taken or refused with the same words as before.
+Shown here against `eightfolds` (itself compared with 17.1's formula as written in test_own_steps.py): on every
+card encoding with its seven twins, on values of the twist with their three, on random values, and on the lists
+the checks judge.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from test_attack_torsion import sqrt, twins
+
+from p2pnimmt.protocol import sealed_group as g
+
+P, A = g.P, g.A
+
+
+def same_classes(values: list[bytes]) -> bool:
+    """Every pair shares a twin key exactly when it shares an eightfold; low order (-1) in the same places."""
+    folds, keys = g.eightfolds(values), g.twin_keys(values)
+    if [f == -1 for f in folds] != [k == -1 for k in keys]:
+        return False
+    first_of_fold: dict[int, int] = {}
+    first_of_key: dict[int, int] = {}
+    return all(first_of_fold.setdefault(f, i) == first_of_key.setdefault(k, i)
+               for i, (f, k) in enumerate(zip(folds, keys)))
+
+
+def twist_twins(value: bytes) -> list[bytes]:
+    """The three values that differ from a value u of the twist by a point of the twist's order 2 or 4: 1/u, and
+    u(P + T), u(P - T) for T with u(T) = -1 (the roots y of y^2 - S y + 1, S = u(P + T) + u(P - T) by the u-line's
+    addition formula, their product 1)."""
+    u = int.from_bytes(value, "little")
+    s = -2 * ((u - 1) ** 2 + 2 * A * u) * pow((u + 1) ** 2, -1, P) % P
+    root = sqrt((s * s - 4) % P)
+    half = pow(2, -1, P)
+    return [x.to_bytes(32, "little") for x in (pow(u, -1, P), (s + root) * half % P, (s - root) * half % P)]
+
+
+def twist_value(rng: random.Random) -> bytes:
+    while True:
+        u = rng.randrange(2, P - 1)
+        if u not in g.LOW_ORDER and not g.on_curve(u):
+            return u.to_bytes(32, "little")
+
+
+def test_every_card_encoding_and_its_twins():
+    """The 104 encodings and their 7 twins each (832 valid values, 104 classes of 8)."""
+    values = [v for k in range(1, 105) for v in (g.encoding(k), *twins(g.encoding(k)))]
+    keys = g.twin_keys(values)
+    assert len(set(keys)) == 104 and -1 not in keys
+    assert all(len(set(keys[i : i + 8])) == 1 for i in range(0, len(keys), 8))
+    assert same_classes(values)
+
+
+def test_values_of_the_twist_and_their_twins():
+    """The twist's classes have 4 values (its points of order dividing 4: its order is 4 times a prime); the twist
+    value u = 12 of 17.1's vector and 1/u among them."""
+    rng = random.Random(5)
+    values = []
+    for u in [twist_value(rng) for _ in range(60)] + [(12).to_bytes(32, "little")]:
+        found = twist_twins(u)
+        assert all(g.point_error(t, curve=False) is None and not g.on_curve(int.from_bytes(t, "little"))
+                   for t in found)
+        assert len({u, *found}) == 4 and len(set(g.eightfolds([u, *found]))) == 1
+        values += [u, *found]
+    keys = g.twin_keys(values)
+    assert all(len(set(keys[i : i + 4])) == 1 for i in range(0, len(keys), 4)) and len(set(keys)) == 61
+    assert same_classes(values)
+
+
+def test_low_order_values_and_edges():
+    """-1 exactly where the eightfold reaches infinity (the low-order points); values near 0, p and 2^256."""
+    edges = [*range(40), *(P + k for k in range(-40, 40)), *(2**256 - k for k in range(1, 40)), *g.LOW_ORDER,
+             *(2**255 - k for k in range(1, 40)), *(2 * P - k for k in range(1, 10))]
+    values = [v.to_bytes(32, "little") for v in edges if v < 2**256]
+    assert same_classes(values)
+    assert g.twin_keys([u.to_bytes(32, "little") for u in sorted(g.LOW_ORDER)]) == [-1] * len(g.LOW_ORDER)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), size=st.integers(1, 60), twins_in=st.integers(0, 8))
+def test_random_lists_with_twins_have_the_eightfolds_classes_and_verdicts(seed, size, twins_in):
+    """Random 32-byte values (of the curve or the twist, a few of low order or not canonical) with twins of some of
+    them put in: the same classes, and check_points takes or refuses each list with the words the eightfolds give
+    (the first repeat found by them)."""
+    rng = random.Random(seed)
+    values = [rng.randrange(2**256).to_bytes(32, "little") for _ in range(size)]
+    for _ in range(twins_in):
+        base = values[rng.randrange(len(values))]
+        u = int.from_bytes(base, "little")
+        if u >= P or u in g.LOW_ORDER:
+            continue
+        found = twins(base) if g.on_curve(u) else twist_twins(base)
+        values.insert(rng.randrange(len(values) + 1), rng.choice(found))
+    assert same_classes(values)
+    valid = list(dict.fromkeys(v for v in values if g.point_error(v, curve=False) is None))
+    expected = g.first_repeat(g.eightfolds(valid))
+    if expected is None:
+        taken, keys = g.checked_points(valid, len(valid), "shuffle output")
+        assert taken == valid and keys == g.twin_keys(valid)
+    else:
+        words = f"^shuffle output: values {expected[0]} and {expected[1]} differ by a small-order point$"
+        with pytest.raises(ValueError, match=words):
+            g.checked_points(valid, len(valid), "shuffle output")
