@@ -1,6 +1,6 @@
 """Protocol.md 17.5 step 3 in both implementations, on the unlocks a cheat could send: the same SEALED_UNLOCK is
 refused on arrival in the same words, or taken into the same list with the deal broken at it (or not) in the same
-words, with and without the eightfolds of the list before (each implementation's memo), whatever collisions the list
+words, with and without each implementation's memo of the list before (the keys of its values' twin classes), whatever collisions the list
 before held (an earlier cheat's) and the unlock makes: a value or a twin of a value of its sender's own hand (the
 framed unlock, or the sender's own), of another of its outputs, equal outputs of colliding inputs, bad values, a
 wrong count. The games that reach these checks: tests/peer/test_framed_unlock_agrees.py (two of them); the
@@ -69,7 +69,7 @@ def a_case(rng: random.Random) -> dict:
 def reference(case: dict, memo: bool) -> dict:
     lay, before = Layout(case["players"], 104), case["dealt"]
     try:
-        taken = take_unlock(lay, case["seat"], before, g.eightfolds(before) if memo else None, case["values"])
+        taken = take_unlock(lay, case["seat"], before, g.twin_keys(before) if memo else None, case["values"])
     except ValueError as exc:
         return {"problem": str(exc)}
     return {"dealt": [v.hex() for v in taken.values], "broken": taken.broken}
