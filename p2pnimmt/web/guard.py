@@ -171,7 +171,8 @@ async def keep_alive(ws, heard: Callable[[], float], drop: Callable[[], None]) -
     machine: CI's load was 18 on two cores in session 36), and a ping counts as unanswered only when this process
     itself was awake for its wait (held up past it, it may not have read the pong that came). aiohttp's own
     heartbeat closed a socket whose pong it had not read half a HEARTBEAT after its ping, and the page lost what
-    the person did while it reconnected.
+    the person did while it reconnected. The seat pages' sockets (web.server) and the phone pages' tunnels
+    (web.relay: a busy node relaying cut a live phone off) are kept alive by it.
     """
     loop = asyncio.get_running_loop()
     missed = 0
