@@ -60,6 +60,7 @@ from aiohttp import WSMsgType, web
 from ..protocol.bucket import Bucket
 from ..protocol.codec import encode
 from ..quietlog import quiet
+from . import guard
 from .dialbound import OPENING, OPENING_DIALS, TUNNEL_BURST, TUNNEL_RATE, DialRates, Knocks
 from .guard import keep_alive
 from .relaydoor import RelayDoor, Watch
@@ -422,7 +423,8 @@ class Tunnel:
             # was awake for its wait: aiohttp's heartbeat closed a live page's tunnel when its pong, there in time,
             # was read late (this node busy: its turn's checks, a sealed deal) and the page had to come back. While a
             # message of the page's is being handled no pong is read: the page counts as heard.
-            self.spawn(keep_alive(self.ws, lambda: loop.time() if self.busy else self.heard, self.drop))
+            self.spawn(keep_alive(self.ws, lambda: loop.time() if self.busy else self.heard, self.drop,
+                                  first=guard.HEARTBEAT))
             async for message in self.ws:
                 self.heard = loop.time()
                 if message.type == WSMsgType.PING:
