@@ -384,7 +384,7 @@ class Tunnel:
         self.sent: asyncio.Future[None] | None = None  # done when the outbox's batch went (or the page is gone)
         self.sending = asyncio.Lock()  # one flush sends at a time, in the order they took their messages (FIFO)
         self.batching = False  # the page takes BATCHes (it asked with batch=1)
-        self.transport: asyncio.BaseTransport | None = None  # the WebSocket's connection (ended by keep_alive)
+        self.transport: asyncio.Transport | None = None  # the WebSocket's connection (ended by keep_alive)
         self.heard = 0.0  # the loop time the last frame from the page came
         self.busy = False  # a message of the page's is being handled (its pongs are not read meanwhile)
 
