@@ -163,7 +163,7 @@ class Gated(asyncio.Protocol):
             self.inner.resume_writing()
 
 
-async def keep_alive(ws, heard: Callable[[], float], drop: Callable[[], None]) -> None:
+async def keep_alive(ws, heard: Callable[[], float], drop: Callable[[], None], *, first: float = 0.0) -> None:
     """Ping the page's socket `ws` every HEARTBEAT seconds until it closes; `drop` it once SILENT pings in a row
     got nothing back (`heard`: the loop time the last pong or message came).
 
@@ -171,11 +171,14 @@ async def keep_alive(ws, heard: Callable[[], float], drop: Callable[[], None]) -
     machine: CI's load was 18 on two cores in session 36), and a ping counts as unanswered only when this process
     itself was awake for its wait (held up past it, it may not have read the pong that came). aiohttp's own
     heartbeat closed a socket whose pong it had not read half a HEARTBEAT after its ping, and the page lost what
-    the person did while it reconnected.
+    the person did while it reconnected. The seat pages' sockets (web.server) and the phone pages' tunnels
+    (web.relay: a busy node relaying cut a live phone off; their first ping `first` seconds after the tunnel's
+    hello, as aiohttp's was) are kept alive by it.
     """
     loop = asyncio.get_running_loop()
     missed = 0
     pings: set[asyncio.Future] = set()
+    await asyncio.sleep(first)  # the first ping's delay
     try:
         while not ws.closed:
             pinged = loop.time()

@@ -771,6 +771,7 @@ window.P2PNIMMT_STRINGS = {
   "{host} offers a rematch: this screen follows it": "{host} bietet eine Revanche an: dieser Bildschirm folgt ihr",
   "{kind} from {name}: {why}": "{kind} von {name}: {why}",
   "{least}..{most} seconds": "{least}..{most} Sekunden",
+  "{link} What you chose is kept and goes out once the link is back.": "{link} Deine Wahl ist gespeichert und geht hinaus, sobald die Verbindung wieder steht.",
   "{measured} against {against}; {players} players, {games} games per table, variant {variant}, end at {end}, seed {seed}": "{measured} gegen {against}; {players} Spieler, {games} Spiele pro Tisch, Variante {variant}, Ende bei {end}, Startwert {seed}",
   "{names} did not acknowledge its START in time": "{names} hat den START nicht rechtzeitig bestätigt",
   "{names} left before acknowledging its START": "{names} ist gegangen, bevor der START bestätigt war",

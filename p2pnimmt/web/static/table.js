@@ -149,10 +149,18 @@
     $("lobby-seats").textContent = fmt(_("Seats {taken}/{seats}"), { taken: l.players.length, seats: l.seats });
     $("lobby-invite").hidden = !l.invite;  // the host's invite link (issue 27), for `p2pnimmt join LINK` elsewhere
     if (l.invite) { $("lobby-invite-qr").src = l.invite.qr; $("lobby-invite-link").textContent = l.invite.link; }
-    const ul = clear($("lobby-players"));
-    l.players.forEach((p) => {
+    // Each player's line is made anew only when what it shows changed, and left in its place otherwise: a player
+    // joining (or another's line changing) while the host presses a "remove" button must not replace that button
+    // between the press and the release (no click at all, session 37).
+    const ul = $("lobby-players");
+    const lines = l.players.map((p) => {
+      const sig = JSON.stringify([document.documentElement.lang, p.name, p.fingerprint, p.bot, p.guest_of || "",
+        p.connected, !!p.me, l.host_controls]);
+      const had = [...ul.children].find((li) => li.dataset.shows === sig);
+      if (had) return had;
       const li = el("li", p.me ? "me" : "");
       li.dataset.name = p.name;
+      li.dataset.shows = sig;
       li.appendChild(el("span", "name", p.name));
       li.appendChild(el("span", "fp", p.fingerprint));
       li.appendChild(el("span", "kind", p.bot ? _("bot") : (p.guest_of ? fmt(_("guest of {name}"), { name: p.guest_of })
@@ -162,8 +170,10 @@
         const x = el("button", "remove", _("remove")); x.onclick = () => send({ do: "lobby", words: ["remove", p.name] });
         li.appendChild(x);
       }
-      ul.appendChild(li);
+      return li;
     });
+    [...ul.children].forEach((li) => { if (!lines.includes(li)) ul.removeChild(li); });
+    lines.forEach((li, i) => { if (ul.children[i] !== li) ul.insertBefore(li, ul.children[i] || null); });
     $("lobby-spectators").textContent = fmt(_("Spectators: {names}"),
       { names: l.spectators.length ? l.spectators.join(", ") : _("none") });
     const st = l.settings;
@@ -186,7 +196,9 @@
     $("lobby-message").textContent = notice || s.refused || l.message || "";
   }
 
+  // The guest seat's offer (a button) or its link, made anew only when it changed (same: the button stays).
   function drawExtra(box, s) {
+    if (same(box, [s.guest || null, s.view])) return;
     clear(box);
     if (!s.guest) return;
     const g = s.guest;
@@ -289,7 +301,7 @@
     $("code").textContent = s.code || "";
     $("qr").hidden = !s.qr; if (s.qr) $("qr").src = s.qr;
     $("join-text").textContent = s.join || "";
-    if (s.guest && s.guest.url) drawExtra($("side-extra"), s); else clear($("side-extra"));
+    drawExtra($("side-extra"), s.guest && s.guest.url ? s : { view: s.view });
     const body = clear($("players").tBodies[0]);
     s.players.forEach((p) => {
       const tr = el("tr", (p.me ? "me " : "") + "st-" + p.status.replace(/ /g, "-"));

@@ -270,6 +270,13 @@ function render(node: PageNode): void {
   if (retry !== null || left) return; // the lobby's page gave up reaching a relay (its line stays until "Try again"), or left
   const seat = node.seat;
   const me = seat.seat;
+  // A tap acts on the seat's node of the moment it is made (the tunnel may have opened again since the button was
+  // drawn): so the lists are drawn for the seat, not for a node of it, and a reopened tunnel draws none of them anew
+  // (a press and its release on two different buttons is no tap at all).
+  const live = (): PageNode => {
+    const now = pageNode();
+    return now !== null && now.seat === seat ? now : node;
+  };
   mark("phase", seat.phase);
   if (node.refused !== null) {
     mark("refused", refusedFor(node.refused));
@@ -290,7 +297,7 @@ function render(node: PageNode): void {
     const players = node.members.filter((m) => m.role === "player");
     say("status", node.links.size
       ? fmt(_("in the lobby: {taken}/{seats} seats"), { taken: players.length, seats: node.seats }) : _("connecting…"));
-    draw("players", node, JSON.stringify(["lobby", players.map((m) => m.name)]),
+    draw("players", seat, JSON.stringify(["lobby", players.map((m) => m.name)]),
       () => players.map((m) => Object.assign(document.createElement("li"), { textContent: m.name })));
     return;
   }
@@ -304,7 +311,7 @@ function render(node: PageNode): void {
     const you = s === me ? _(" (you)") : "";
     return [`${name}${you}: ${seat.scores[s] ?? 0}${shown ? ` · ${shown}` : ""}`, state];
   });
-  draw("players", node, JSON.stringify(["table", people]), () => people.map(([text, state]) => {
+  draw("players", seat, JSON.stringify(["table", people]), () => people.map(([text, state]) => {
     const li = document.createElement("li");
     li.textContent = text as string;
     li.dataset.state = state;
@@ -318,11 +325,11 @@ function render(node: PageNode): void {
   const open = seat.drafting() ? seat.openCards() : null;
   // The rows drawn again only when their cards change (the take buttons shown as asked, below); the hand only when
   // its cards do (which are enabled, which chosen, below): each is drawn once a turn, not at every step of it.
-  const rowsDrawn = draw("rows", node, JSON.stringify([seat.rows, open, open && wanted]), () => {
+  const rowsDrawn = draw("rows", seat, JSON.stringify([seat.rows, open, open && wanted]), () => {
     if (open) { // the draft: the open cards, ours to pick from in turn
       const cards = document.createElement("div");
       cards.className = "open";
-      cards.append(...open.map((c) => cardButton(c, wanted === "pick", () => act(node, () => node.pick(c)))));
+      cards.append(...open.map((c) => cardButton(c, wanted === "pick", () => act(live(), (now) => now.pick(c)))));
       return [cards];
     }
     return seat.rows.map((row, r) => {
@@ -332,7 +339,7 @@ function render(node: PageNode): void {
       const take = document.createElement("button");
       take.className = "take";
       take.textContent = fmt(_("take row {row}"), { row: r + 1 });
-      take.addEventListener("click", () => act(node, () => node.chooseRow(r)));
+      take.addEventListener("click", () => act(live(), (now) => now.chooseRow(r)));
       line.append(...row.map((c) => cardButton(c, false, () => {})), take);
       return line;
     });
@@ -343,7 +350,8 @@ function render(node: PageNode): void {
   }
   const committed = seat.committed();
   const hand = seat.hand();
-  const handDrawn = draw("hand", node, JSON.stringify(hand), () => hand.map((c) => cardButton(c, false, () => act(node, () => node.play(c)))));
+  const handDrawn = draw("hand", seat, JSON.stringify(hand),
+    () => hand.map((c) => cardButton(c, false, () => act(live(), (now) => now.play(c)))));
   if (changed("hand", `${wanted === "card"}|${committed}`) || handDrawn) {
     $("hand").querySelectorAll<HTMLButtonElement>(".card").forEach((button) => {
       if (button.disabled !== (wanted !== "card")) button.disabled = wanted !== "card";
@@ -364,8 +372,17 @@ function render(node: PageNode): void {
     ...node.notes, ...(seat.forfeited() && seat.phase !== "over"
       ? [_("You forfeited this game by making a round void: you cannot win, and your hand is dealt open from now on (every player sees it)")]
       : [])];
-  draw("notes", node, JSON.stringify(notes), () => notes.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
+  draw("notes", seat, JSON.stringify(notes), () => notes.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
   if (seat.phase === "over" || seat.phase === "aborted") showVerdict(node);
+  sayLinkDown();
+}
+
+/** While the tunnel is down, its line is the page's status (over the game's), with what became of a move made
+ * meanwhile: signed and kept here, it goes out once the link is back (the peers' heads ask for it). */
+function sayLinkDown(): void {
+  if (linkDown === null) return;
+  say("status", madeWhileDown
+    ? fmt(_("{link} What you chose is kept and goes out once the link is back."), { link: linkDown }) : linkDown);
 }
 
 const codes = new Map<string, string>(); // game id (hex) -> its code: scrypt, costly on purpose, drawn once
@@ -473,12 +490,29 @@ function askStandIn(node: PageNode): void {
     : _("nobody to ask the stand-in for: the turn waits on no one else (or you asked)"));
 }
 
-function act(node: PageNode, intent: () => void): void {
+function act(node: PageNode, intent: (node: PageNode) => void): void {
   try {
-    intent();
+    intent(node);
+    if (linkDown !== null) { // signed and kept: it goes out through the tunnel that opens next (the heads answers)
+      madeWhileDown = true;
+      render(node);
+    }
   } catch (error) {
     say("status", (error as Error).message);
   }
+}
+
+/** What the page says while its tunnel is down and it opens another (null while one is up): said again over the
+ * game's line as the page shows what the person does meanwhile. */
+let linkDown: string | null = null;
+/** A move was made while the tunnel was down: signed and kept, it goes out once a tunnel is open again. */
+let madeWhileDown = false;
+
+/** The tunnel is down (`words`: what the page says of it) or up (null). */
+function linkIs(words: string | null): void {
+  linkDown = words;
+  if (words === null) madeWhileDown = false;
+  mark("link", words === null ? "up" : "down");
 }
 
 export const RECONNECT_AFTER = 1000;
@@ -546,6 +580,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   const again = (): void => {
     if (!current()) return;
     if (node?.node.hostGone != null || node?.node.leftOut != null) { // no game to wait for: said, not dialled again
+      linkIs(null);
       say("status", node.node.leftOut ?? hostGone(node.node)); // (nor through another relay)
       hide("leave", false);
       return;
@@ -555,6 +590,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     if (helloed === null && (last === null || last.node.seat.start === null)) {
       unreached ??= performance.now();
       if (performance.now() - unreached >= LOBBY_GIVE_UP) {
+        linkIs(null);
         say("status", unreachable(last?.node ?? null, list, performance.now() - unreached));
         mark("gone", "1");
         retry = () => {
@@ -569,10 +605,11 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
       }
     }
     const moving = list[next % list.length] !== url;
-    say("status", moving
+    linkIs(moving
       ? fmt(_("the node that relayed this page cannot be reached: connecting through {address}…"),
         { address: hostOf(list[next % list.length] as string) })
       : _("the link to the node that served this page closed: connecting again…"));
+    sayLinkDown();
     // At once after a tunnel that served a while (its relay node may be gone: every second away brings the others'
     // drop votes nearer), and to the next relay but at the end of a round; else after a pause (no busy loop).
     const atOnce = helloed !== null ? performance.now() - helloed >= RECONNECT_AFTER : moving && next % list.length !== 0;
@@ -633,7 +670,8 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     now.keepWith(keeping.held); // what a node of the seat before held goes out through this one's links
     now.onChange = () => {
       keep();
-      if (current()) show(now);
+      // while the tunnel is down and no other node of the seat took over, this one is still the page's: shown
+      if (current() || linkDown !== null && pageNode() === now && !left) show(now);
     };
     now.onRematch = (offer) => {
       now.stop();
@@ -647,6 +685,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
       if (now.anew !== null) next.note(now.anew); // a new start: why the game before was left
     };
     now.seatKey = pageSeatKey; // the evening's: each game's join proves it under that game's K
+    linkIs(null);
     render(now);
     (window as unknown as { p2pnimmt: unknown }).p2pnimmt = { node: now, identity };
     void now.join();
@@ -686,6 +725,7 @@ let seatKeyProblem: string | null = null;
  * in one line (not joined only to be refused), and the page tries nothing more. */
 function noSeatKey(): void {
   attempt += 1;
+  linkIs(null);
   closeTunnel();
   mark("seatKey", seatKeyProblem === null ? "missing" : "bad");
   say("status", seatKeyProblem === null
@@ -753,11 +793,11 @@ function main(): void {
   $("decline").addEventListener("click", () => pageNode()?.again(false));
   $("ask-stand-in").addEventListener("click", () => {
     const now = pageNode();
-    if (now) act(now, () => askStandIn(now));
+    if (now) act(now, askStandIn);
   });
   $("back").addEventListener("click", () => {
     const now = pageNode();
-    if (now) act(now, () => now.takeSeatBack());
+    if (now) act(now, (node) => node.takeSeatBack());
   });
   const input = $("name") as HTMLInputElement;
   input.value = localStorage.getItem(NAME) ?? "";
@@ -785,6 +825,7 @@ function begin(name: string): void {
  * happened; "Take a seat" there tries the game again. */
 function leave(): void {
   left = true;
+  linkIs(null);
   attempt += 1;
   retry = null;
   localStorage.removeItem(SEATED);

@@ -1,0 +1,53 @@
+"""A click on a lobby control is never lost to a state that comes between its press and its release (session 37; the
+seat page's hand and rows: session 36, test_web_click_kept.py).
+
+The lobby's player list was drawn anew with every state: a player joining while the host pressed a "remove" button
+put the release on a new button, which is no click at all, and the player stayed. Here the host's page of a real
+`host --web`, a bot added there, its "remove" pressed, another player (a real bot process) joining meanwhile, and
+the release: the bot added is removed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deadlines import OUTER
+
+LO = ["--interface", "127.0.0.1"]
+
+LINES = "() => [...document.querySelectorAll('#lobby-players li')].map((li) => li.dataset.name)"
+
+
+async def test_a_player_joining_between_the_press_and_the_release_of_remove_does_not_lose_it(
+        tmp_path: Path, procs, browser) -> None:
+    host = procs(["host", "--web", "--no-open", "--seats", "4", *LO, "--name", "ann"], tmp_path / "host.out")
+    url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    await page.goto(url)
+    await page.wait_for_function("() => document.body.dataset.kind === 'lobby'")
+    await page.click("#add-heuristic")
+    await page.wait_for_function("() => document.querySelectorAll('#lobby-players li').length === 2")
+    added = (await page.evaluate(LINES))[1]
+    remove = page.locator(f"#lobby-players li[data-name='{added}'] .remove")
+    box = await remove.bounding_box()
+    assert box is not None
+    await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    await page.mouse.down()
+    await page.evaluate("sel => { window.pressed = document.querySelector(sel); "
+                        "window.seenBefore = document.body.dataset.seen; }",
+                        f"#lobby-players li[data-name='{added}'] .remove")
+    procs(["bot", code, *LO, "--peer", f"127.0.0.1:{port}", "--name", "zed"], tmp_path / "bot.out")
+    # The page drew the state with zed in it (the line pressed made anew, on the old page), then the release.
+    await page.wait_for_function("() => [...document.querySelectorAll('#lobby-players li')].some((li) => "
+                                 "li.dataset.name === 'zed')", timeout=OUTER * 1000)
+    assert await page.evaluate("document.body.dataset.seen !== window.seenBefore")
+    await page.mouse.up()
+    await page.wait_for_function(f"() => ![...document.querySelectorAll('#lobby-players li')].some((li) => "
+                                 f"li.dataset.name === '{added}')", timeout=OUTER * 1000)
+    assert await page.evaluate(LINES) == ["ann", "zed"]
+    assert await page.inner_text("#lobby-seats") == "Seats 2/4"
+    assert not errors, errors
