@@ -137,10 +137,12 @@ const QUARTER_A_MINUS_2 = (A - 2n) / 4n;
  * Why the same classes. φ's kernel G is the 16 points R with 2R in {O, T4, −T4, (0, 0)}; two points share an x of
  * the image exactly when P1 − P2 or P1 + P2 is in G. G's points rational on the curve are its 8 points of order
  * dividing 8 (2·T8 = ±T4), so for P1, P2 on the curve: keys equal ⇔ P1 ∓ P2 in E(F_p)[8] ⇔ 8P1 = ±8P2 ⇔ eightfolds
- * equal. On the twist (4 times a prime points) G's rational points are O, (0, 0) and the two with u = −1: its
- * points of order dividing 4, again what the eightfold does not see. A value of the curve and one of the twist
- * never share a key (2P1 would be in G: P1 of low order) nor an eightfold. The denominator c d is 0 exactly for
- * t in {0, 1, ∞}: 2P in {O, (0, 0), ±T4}, P of low order. test/twin_keys.test.ts compares the keys' classes with
+ * equal. On the twist (4 times a prime points) G's rational points are O, (0, 0) and the two with u = −1 (2R =
+ * (0, 0)): G's other points have u = 1 or the u of a curve point of order 8 (points of the curve, not of the twist)
+ * or a u outside F_p (the other points of order 2, and T8 plus one of them); so they are the twist's 4 points of
+ * order dividing 4, again what the eightfold does not see. A value of the curve and one of the twist never share a
+ * key (2P1 would be in G: P1 of low order) nor an eightfold. The denominator c d is 0 exactly for t in {0, 1, ∞}:
+ * 2P in {O, (0, 0), ±T4}, P of low order. test/twin_keys.test.ts compares the keys' classes with
  * the eightfolds' on the twins of values of the curve and of the twist, on the low-order points and on random values.
  */
 export function twinKeys(values: readonly Uint8Array[]): bigint[] {
