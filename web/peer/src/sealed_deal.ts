@@ -1,7 +1,7 @@
 /** The deal of a round in a sealed game (section 17.5): the layout, the unlock, the checks made on arrival. */
 import { HAND_SIZE, ROW_COUNT } from "./cards.js";
 import { equal } from "./bytes.js";
-import { eightfolds, firstRepeatOf, pointKey, pointProblem, X } from "./sealed_group.js";
+import { firstRepeatOf, pointKey, pointProblem, twinKeys, X } from "./sealed_group.js";
 
 /** M = 10n + 4: the dealt positions (hands, then rows). */
 export function dealtCount(players: number): number {
@@ -29,7 +29,8 @@ function pointsProblem(values: readonly Uint8Array[], count: number, what: strin
   return checkedPoints(values, count, what, distinct).problem;
 }
 
-/** pointsProblem, and the eightfolds it found (distinct, and no problem), else null (the reference's checked_points). */
+/** pointsProblem, and the twin keys it found (distinct, and no problem: twinKeys, 17.1's classes), else null (the
+ * reference's checked_points). */
 function checkedPoints(values: readonly Uint8Array[], count: number, what: string,
   distinct: boolean): { problem: string | null; folds: bigint[] | null } {
   if (values.length !== count) return { problem: `${what} has ${values.length} values, expected ${count}`, folds: null };
@@ -42,7 +43,7 @@ function checkedPoints(values: readonly Uint8Array[], count: number, what: strin
   if (repeat) return { problem: `${what}: values ${repeat[0]} and ${repeat[1]} are equal`, folds: null };
   if (!distinct) return { problem: null, folds: null };
   // every value valid and none equal: no two may differ by a small-order point either (section 17.1)
-  const folds = eightfolds(values);
+  const folds = twinKeys(values);
   const twins = firstRepeatOf(folds);
   return twins
     ? { problem: `${what}: values ${twins[0]} and ${twins[1]} differ by a small-order point`, folds: null }
@@ -84,7 +85,7 @@ export function shuffleProblem(deck: readonly Uint8Array[], size: number): strin
   return pointsProblem(deck, size, "shuffle output", true);
 }
 
-/** shuffleProblem, and the deck's eightfolds when it has none (for the first unlock's check). */
+/** shuffleProblem, and the deck's twin keys when it has none (for the first unlock's check). */
 export function checkShuffle(deck: readonly Uint8Array[], size: number): { problem: string | null; folds: bigint[] | null } {
   return checkedPoints(deck, size, "shuffle output", true);
 }
@@ -93,11 +94,12 @@ export function checkShuffle(deck: readonly Uint8Array[], size: number): { probl
  * What is wrong with a SEALED_UNLOCK taken on arrival (`sealed-unlock`, in the reference's words), or null: M − 10
  * valid points, no two of them equal, then no two twins, at positions whose values before did not collide (the
  * sender's own work: twin-free inputs give twin-free outputs, 17.5 step 3). `dealt` is U_{i-1}; returns U_i as well,
- * its eightfolds when there is no problem, and `broken`: any other collision in U_i (a published value and one of the
- * sender's own hand positions, which the unlock leaves as the earlier unlocks left them and an earlier cheat may have
- * written: "a framed unlock", 17.10; or two published values whose inputs collided), which is taken: the deal broke
- * at this unlock, and the audit names whoever deviated. `folds`, if given, are U_{i-1}'s eightfolds: the positions the
- * unlock leaves as they were keep theirs, only the published values' are found (the reference's take_unlock).
+ * its twin keys (twinKeys: equal exactly where the eightfolds are) when there is no problem, and `broken`: any other
+ * collision in U_i (a published value and one of the sender's own hand positions, which the unlock leaves as the
+ * earlier unlocks left them and an earlier cheat may have written: "a framed unlock", 17.10; or two published values
+ * whose inputs collided), which is taken: the deal broke at this unlock, and the audit names whoever deviated.
+ * `folds`, if given, are U_{i-1}'s twin keys: the positions the unlock leaves as they were keep theirs, only the
+ * published values' are found (the reference's take_unlock).
  */
 export function applyUnlock(dealt: readonly Uint8Array[], seat: number, players: number,
   values: readonly Uint8Array[], folds: readonly bigint[] | null = null): { problem: string | null; dealt: Uint8Array[]; folds: bigint[] | null; broken: string } {
@@ -111,14 +113,14 @@ export function applyUnlock(dealt: readonly Uint8Array[], seat: number, players:
   let nextFolds: bigint[];
   if (memo) {
     nextFolds = (folds as readonly bigint[]).slice();
-    const found = eightfolds(values);
+    const found = twinKeys(values);
     positions.forEach((p, i) => { nextFolds[p] = found[i] as bigint; });
   } else {
-    nextFolds = eightfolds(next);
+    nextFolds = twinKeys(next);
   }
   let before: readonly bigint[] | null = memo ? folds : null;
   const collided = (p: number, q: number): boolean => {
-    before ??= eightfolds(dealt);
+    before ??= twinKeys(dealt);
     return before[p] === before[q];
   };
   const keys: [(p: number) => string | bigint, string][] = [
@@ -126,7 +128,7 @@ export function applyUnlock(dealt: readonly Uint8Array[], seat: number, players:
     [(p) => nextFolds[p] as bigint, "differ by a small-order point"],
   ];
   const outputFolds = new Set<bigint>();
-  let repeats = false; // equal values share an eightfold: no repeated eightfold among the outputs, nothing to look for
+  let repeats = false; // equal values share a twin key: no repeated key among the outputs, nothing to look for
   for (const p of positions) {
     const f = nextFolds[p] as bigint;
     if (outputFolds.has(f)) { repeats = true; break; }

@@ -109,13 +109,94 @@ export function eightfolds(values: readonly Uint8Array[]): bigint[] {
   return out;
 }
 
-/** [i, j]: j the first index whose eightfold an earlier index i has (two values that differ by a small-order point,
- * or are equal), or null. The reference's sealed_group.first_twins. */
-export function firstTwins(values: readonly Uint8Array[]): [number, number] | null {
-  return firstRepeatOf(eightfolds(values));
+/** A 32-byte little-endian integer, as leToBigInt, from four 64-bit words (half leToBigInt's cost: a received value's
+ * bytes are often a view into a message's, hence the offset). */
+function le32ToBigInt(bytes: Uint8Array): bigint {
+  const words = new DataView(bytes.buffer, bytes.byteOffset, 32);
+  return (words.getBigUint64(24, true) << 192n) | (words.getBigUint64(16, true) << 128n)
+    | (words.getBigUint64(8, true) << 64n) | words.getBigUint64(0, true);
 }
 
-/** [i, j]: j the first index whose eightfold an earlier index i has, or null (the reference's first_repeat). */
+/** (A - 2) / 4 = 121665: the constant of the twin key's second 2-isogeny (twinKeys). */
+const QUARTER_A_MINUS_2 = (A - 2n) / 4n;
+
+/**
+ * A key of each value that two values share exactly when their eightfolds are equal (they differ by a small-order
+ * point, or are equal): what the arrival checks compare (17.1's classes), in about two thirds of the eightfolds'
+ * arithmetic. -1n for a value of low order (never a valid value), where eightfolds gives -1n. The reference's
+ * sealed_group.twin_keys, the same numbers.
+ *
+ * The key of u is x(φ(P)) / 4 for the isogeny φ = φ2 ∘ φ1 ∘ [2] of degree 16, P a point with u(P) = u on the curve
+ * or on its twist (the u-line's formulas hold on both): with t = u(2P) = X/Z (one doubling, the ladder's formula, from
+ * (u : 1)), φ1(t) = (t² + A t + 1) / t is the 2-isogeny whose kernel is (0, 0), and φ2(w) = w (w − A + 2) / (w − A − 2)
+ * the 2-isogeny of its image whose kernel is φ1(T4) = (A + 2, 0), T4 the curve's points with u = 1 (of order 4); so
+ * φ2(φ1(t)) = (t² + A t + 1)(t + 1)² / (t (t − 1)²), which with s = (X + Z)², d = (X − Z)² and c = s − d = 4XZ is
+ * 4 s (s + 121665 c) / (c d), 121665 = (A − 2) / 4. The key: s (s + 121665 c) / (c d) mod p, one inversion for the
+ * list (Montgomery's trick).
+ *
+ * Why the same classes. φ's kernel G is the 16 points R with 2R in {O, T4, −T4, (0, 0)}; two points share an x of
+ * the image exactly when P1 − P2 or P1 + P2 is in G. G's points rational on the curve are its 8 points of order
+ * dividing 8 (2·T8 = ±T4), so for P1, P2 on the curve: keys equal ⇔ P1 ∓ P2 in E(F_p)[8] ⇔ 8P1 = ±8P2 ⇔ eightfolds
+ * equal. On the twist (4 times a prime points) G's rational points are O, (0, 0) and the two with u = −1 (2R =
+ * (0, 0)): G's other points have u = 1 or the u of a curve point of order 8 (points of the curve, not of the twist)
+ * or a u outside F_p (the other points of order 2, and T8 plus one of them); so they are the twist's 4 points of
+ * order dividing 4, again what the eightfold does not see. A value of the curve and one of the twist never share a
+ * key (2P1 would be in G: P1 of low order) nor an eightfold. The denominator c d is 0 exactly for t in {0, 1, ∞}:
+ * 2P in {O, (0, 0), ±T4}, P of low order. test/twin_keys.test.ts compares the keys' classes with
+ * the eightfolds' on the twins of values of the curve and of the twist, on the low-order points and on random values.
+ */
+export function twinKeys(values: readonly Uint8Array[]): bigint[] {
+  const nums: bigint[] = [];
+  const dens: bigint[] = [];
+  for (let k = 0; k < values.length; k++) {
+    const value = values[k] as Uint8Array;
+    const u = value.length === 32 ? le32ToBigInt(value) : leToBigInt(value); // below 2^256: modP takes it unreduced
+    // The doubling from (u : 1), as in eightfolds (every sum and difference kept non-negative and below 2^257).
+    let s = u + 1n;
+    let d = u - 1n + P;
+    let a = modP(s * s);
+    let b = modP(d * d);
+    let c = a - b + P;
+    const x = modP(a * b);
+    const z = modP(c * (b + A24 * c));
+    // Then the 4-isogeny's s (s + 121665 c) : c d.
+    s = x + z;
+    d = x - z + P;
+    a = modP(s * s);
+    b = modP(d * d);
+    c = a - b + P;
+    nums.push(modP(a * (a + QUARTER_A_MINUS_2 * c)));
+    dens.push(modP(c * b));
+  }
+  const prefix: bigint[] = [];
+  let product = 1n;
+  for (let k = 0; k < dens.length; k++) {
+    const den = dens[k] as bigint;
+    prefix.push(product);
+    if (den !== 0n) product = modP(product * den);
+  }
+  let inverse = inverseMod(product, P);
+  const out: bigint[] = new Array<bigint>(dens.length).fill(0n);
+  for (let i = dens.length - 1; i >= 0; i--) {
+    const den = dens[i] as bigint;
+    if (den === 0n) {
+      out[i] = -1n;
+      continue;
+    }
+    out[i] = modP((nums[i] as bigint) * modP(inverse * (prefix[i] as bigint)));
+    inverse = modP(inverse * den);
+  }
+  return out;
+}
+
+/** [i, j]: j the first index whose eightfold an earlier index i has (two values that differ by a small-order point,
+ * or are equal), or null, found by their twin keys. The reference's sealed_group.first_twins. */
+export function firstTwins(values: readonly Uint8Array[]): [number, number] | null {
+  return firstRepeatOf(twinKeys(values));
+}
+
+/** [i, j]: j the first index whose eightfold (or twin key) an earlier index i has, or null (the reference's
+ * first_repeat). */
 export function firstRepeatOf(folds: readonly bigint[]): [number, number] | null {
   const seen = new Map<bigint, number>();
   for (let j = 0; j < folds.length; j++) {
@@ -297,26 +378,39 @@ export function inverseKey(e: Uint8Array): Uint8Array | null {
   return d && d.slice();
 }
 
+/** The clamped representative of n mod ℓ, else of −n mod ℓ, else null (the reference's _clamped_up_to_sign). X25519
+ * gives the u-coordinate only, and u(−Q) = u(Q): on a point of the prime-order subgroup (or one whose low-order part
+ * a clamped scalar clears) the two scalars give the same bytes. Half the residues have the first; all but about one
+ * in 2^126 have one of the two: n has one when r = (n − 2^254) / 8 mod ℓ is below 2^251, and −n's r is then
+ * ℓ + δ − r (δ = ℓ − 2^252, about 2^124.4), below 2^251 unless 2^251 <= r <= 2^251 + 2δ. */
+export function clampedUpToSign(n: bigint): Uint8Array | null {
+  return clampedRepresentative(n) ?? clampedRepresentative((L - (n % L)) % L);
+}
+
 /**
  * [C_k with every key of `keys` applied in turn, for k in cards] (17.7 step 0), in one or two passes: C_k is in the
- * prime-order subgroup, so that is C_k under the product E of the keys mod ℓ. E's clamped representative applied
- * to C_k; else (E·S0 mod ℓ)'s applied to the hashed point u_k (C_k = X(S0, u_k), and a clamped scalar, a multiple
- * of 8, clears u_k's low-order part); else some e_i and (E / e_i)'s in two passes; else each key in turn. The
- * same bytes whichever way (as the reference's sealed_group.encodings_under).
+ * prime-order subgroup, so that is C_k under the product E of the keys mod ℓ, and, as X25519 gives u-coordinates,
+ * under −E as well (clampedUpToSign). (±E)'s clamped representative applied to C_k (one pass: all but about one
+ * product in 2^126; without the sign one in two, and one in four took two passes); else (±E·S0 mod ℓ)'s applied to
+ * the hashed point u_k (C_k = X(S0, u_k), and a clamped scalar, a multiple of 8, clears u_k's low-order part); else
+ * some e_i and (±E / e_i)'s in two passes; else each key in turn. The same bytes whichever way (as the reference's
+ * sealed_group.encodings_under). `representative`: clampedUpToSign, or (the tests) one that refuses some, to take the
+ * other ways.
  */
-export function encodingsUnder(keys: readonly Uint8Array[], cards: readonly number[]): Uint8Array[] {
+export function encodingsUnder(keys: readonly Uint8Array[], cards: readonly number[],
+  representative: (n: bigint) => Uint8Array | null = clampedUpToSign): Uint8Array[] {
   const ints = keys.map(leToBigInt);
   const product = ints.reduce((a, b) => (a * b) % L, 1n);
   const plain = () => cards.map(encodingOf);
-  const whole = clampedRepresentative(product);
+  const whole = representative(product);
   if (whole) return plain().map((c) => X(whole, c));
-  const timesS0 = clampedRepresentative((product * leToBigInt(S0)) % L);
+  const timesS0 = representative((product * leToBigInt(S0)) % L);
   if (timesS0) {
     const points = cardHashedPoints();
     return cards.map((k) => X(timesS0, points[k - 1] as Uint8Array));
   }
   for (let i = 0; i < keys.length; i++) {
-    const rest = clampedRepresentative((product * inverseMod(ints[i] as bigint, L)) % L);
+    const rest = representative((product * inverseMod(ints[i] as bigint, L)) % L);
     if (rest) return plain().map((c) => X(keys[i] as Uint8Array, X(rest, c)));
   }
   return plain().map((c) => keys.reduce((point, e) => X(e, point), c));

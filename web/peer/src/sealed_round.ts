@@ -25,7 +25,7 @@ export class SealedRound {
   private shuffled = 0;
   private dealt: Uint8Array[] = [];
   private unlocked = 0;
-  /** The eightfolds of `deck`, then of `dealt`, when found (17.1's memo: an unlock's check finds only its values'). */
+  /** The twin keys of `deck`, then of `dealt`, when found (17.1's memo: an unlock's check finds only its values'). */
   private folds: bigint[] | null = null;
   /** The deck we shuffled ourselves, and the deck it was shuffled from (see takeShuffle). */
   private own: { from: readonly Uint8Array[]; deck: readonly Uint8Array[] } | null = null;
@@ -77,7 +77,7 @@ export class SealedRound {
     return dealtCount(this.players);
   }
 
-  /** U_0 from the last shuffle, with its eightfolds if found. */
+  /** U_0 from the last shuffle, with its twin keys if found. */
   private deal(): void {
     this.dealt = this.deck.slice(0, this.dealtPositions);
     this.folds = this.folds ? this.folds.slice(0, this.dealtPositions) : null;

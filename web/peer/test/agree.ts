@@ -9,12 +9,12 @@
  * the card it encodes; each scalar times each point by the portable X25519 (a browser's) and by node's OpenSSL
  * (`{refused: true}` where it throws); each key's clamped inverse d (null if it has none or is not clamped).
  * For each unlock taken on arrival (17.5 step 3: {dealt, seat, players, values, memo}): the problem, or the new list
- * and where the deal broke ("" if it did not), with U_{i-1}'s eightfolds given to the check when `memo`.
+ * and where the deal broke ("" if it did not), with U_{i-1}'s twin keys given to the check when `memo`.
  */
 import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { nodeScalarMult, nodeSodium } from "../src/cli.js";
-import { cardOf, eightfolds, inverseKey, nobleX, onCurve, P, pointProblem, type ScalarMult } from "../src/sealed_group.js";
+import { cardOf, inverseKey, nobleX, onCurve, P, pointProblem, type ScalarMult, twinKeys } from "../src/sealed_group.js";
 import { applyUnlock } from "../src/sealed_deal.js";
 import { fromHex, hex, leToBigInt } from "../src/bytes.js";
 import { decode, DecodeError, encode, type MsgMap } from "../src/codec.js";
@@ -103,7 +103,7 @@ const group = request.group && (({ points, scalars, keys }) => {
 })(request.group);
 const unlocks = (request.unlocks ?? []).map(({ dealt, seat, players, values, memo }) => {
   const before = dealt.map(fromHex);
-  const taken = applyUnlock(before, seat, players, values.map(fromHex), memo ? eightfolds(before) : null);
+  const taken = applyUnlock(before, seat, players, values.map(fromHex), memo ? twinKeys(before) : null);
   return taken.problem !== null ? { problem: taken.problem } : { dealt: taken.dealt.map(hex), broken: taken.broken };
 });
 process.stdout.write(JSON.stringify({ deals, drafts, codec, bodies, verify, group, unlocks }));

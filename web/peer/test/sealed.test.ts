@@ -6,7 +6,7 @@ import { deck } from "../src/cards.js";
 import { commitment, commitmentContext, playValue } from "../src/hashes.js";
 import { sha256 } from "../src/hash.js";
 import { applyUnlock, handPositions, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "../src/sealed_deal.js";
-import { A, cardEncodings, cardHashedPoints, cardOf, clamp, drawKeyPair, eightfolds, encodeCard, encodingOf, encodingsUnder, inverseKey, inverseMod, isValidPoint, L, onCurve, P, permutation, powMod, S0, shuffleStep, X } from "../src/sealed_group.js";
+import { A, cardEncodings, cardHashedPoints, cardOf, clamp, drawKeyPair, eightfolds, encodeCard, encodingOf, encodingsUnder, inverseKey, inverseMod, isValidPoint, L, onCurve, P, permutation, powMod, S0, shuffleStep, twinKeys, X } from "../src/sealed_group.js";
 import { SealedRound } from "../src/sealed_round.js";
 import { vector } from "./spec.js";
 
@@ -212,7 +212,7 @@ test("sealed-eightfolds: card 1's encoding and its seven twins share one eightfo
   assert.deepEqual([applyUnlock(before, 0, 2, out).problem, applyUnlock(before, 0, 2, out).broken],
     [null, "seat 0's unlock: positions 10 and 11 now hold the same value"]);
   out[2] = encodingOf(60); // position 12 did not collide with them before: the sender's own work
-  assert.equal(applyUnlock(before, 0, 2, out, eightfolds(before)).problem, "seat 0's unlock: positions 10 and 12 now hold the same value");
+  assert.equal(applyUnlock(before, 0, 2, out, twinKeys(before)).problem, "seat 0's unlock: positions 10 and 12 now hold the same value");
 });
 
 test("eightfolds: the u-coordinate of 8P by 17.1's doubling as written, one value at a time, on values near every edge of the reduction", () => {
@@ -329,7 +329,7 @@ test("node's SHA-512 (cli.ts, as `node peer.js` hashes) gives @noble/hashes' dig
   }
 });
 
-test("an unlock's check with the eightfolds of the list before (the memo) gives the same verdict, words and eightfolds as without, twins and copies of the kept hand included", () => {
+test("an unlock's check with the twin keys of the list before (the memo) gives the same verdict, words and twin keys as without, twins and copies of the kept hand included", () => {
   const v = vector("sealed-eightfolds");
   const twins = (v.twins as string[]).map(fromHex);
   const value = fromHex(v.value); // card 1's encoding
@@ -342,7 +342,7 @@ test("an unlock's check with the eightfolds of the list before (the memo) gives 
     const seat = next(2);
     const dealt = Array.from({ length: 24 }, (_, i) => encodingOf(i + 10));
     for (let k = next(4); k > 0; k--) dealt[next(24)] = pool[next(pool.length - 1)] as Uint8Array; // twins in the kept hand too
-    const folds = eightfolds(dealt);
+    const folds = twinKeys(dealt);
     const values = unlockPositions(seat, 2).map((p) => encodingOf(p + 40)); // new values at every published position
     for (let k = next(4); k > 0; k--) values[next(values.length)] = pool[next(pool.length)] as Uint8Array;
     if (next(2)) values[next(values.length)] = dealt[handPositions(seat)[next(10)] as number] as Uint8Array;
@@ -350,7 +350,7 @@ test("an unlock's check with the eightfolds of the list before (the memo) gives 
     const memo = applyUnlock(dealt, seat, 2, values, folds);
     assert.equal(memo.problem, plain.problem);
     assert.deepEqual(memo.dealt.map(hex), plain.dealt.map(hex));
-    if (memo.problem === null) assert.deepEqual(memo.folds, eightfolds(memo.dealt));
+    if (memo.problem === null) assert.deepEqual(memo.folds, twinKeys(memo.dealt));
     else refused += 1;
   }
   assert.ok(refused > 20 && refused < 180, `${refused} of 200 refused: both verdicts tried`);
