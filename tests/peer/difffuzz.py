@@ -645,9 +645,13 @@ def python_answer(data: bytes) -> dict[str, Any]:
     try:
         verdict = verify_transcript(data)
     except Exception as exc:  # noqa: BLE001 (a bug: verify judges every input; reported as a difference)
-        return {"ok": None, "record": None, "text": f"Python raised {type(exc).__name__}: {exc}", "peer": None}
+        return {"ok": None, "record": None, "text": f"Python raised {type(exc).__name__}: {exc}", "peer": None,
+                "found": [], "scores": []}
     return {"ok": verdict.ok, "record": verdict.record, "text": verdict.summary if verdict.ok else verdict.fault,
-            "peer": verdict.peer.hex() if verdict.peer else None}
+            "peer": verdict.peer.hex() if verdict.peer else None,
+            "found": [[record, code, peer.hex() if peer else None, detail, fatal]
+                      for record, code, peer, detail, fatal in verdict.found],
+            "scores": verdict.scores}
 
 
 class TypeScript:
@@ -678,14 +682,22 @@ class TypeScript:
 
 
 def difference(data: bytes, theirs: dict[str, Any]) -> str:
-    """'' if both verifiers say the same of `data` (verdict, record, words, peer), else both answers."""
+    """'' if both verifiers say the same of `data` (verdict, record, words, peer, and the whole of what the replay
+    saw: every fault it found, in order, with its record, code, peer, detail and fatality, and the scores it
+    reached), else where they part."""
     ours = python_answer(data)
     if theirs.get("crash") or theirs.get("unsupported"):
         return f"TypeScript could not judge it: {theirs}\n  Python {ours}"
-    theirs = {k: theirs[k] for k in ours}
+    theirs = {k: theirs.get(k) for k in ours}
     if ours == theirs:
         return ""
-    return f"Python     {ours}\n  TypeScript {theirs}"
+    parts = [k for k in ours if ours[k] != theirs[k]]
+    if parts == ["found"]:  # the first fault they part at, and how many each found
+        at = next((i for i, (a, b) in enumerate(zip(ours["found"], theirs["found"])) if a != b),
+                  min(len(ours["found"]), len(theirs["found"])))
+        return (f"found (fault {at} of {len(ours['found'])} / {len(theirs['found'])}): "
+                f"\n  Python     {ours['found'][at:at + 1]}\n  TypeScript {theirs['found'][at:at + 1]}")
+    return f"{', '.join(parts)}:\n  Python     {ours}\n  TypeScript {theirs}"
 
 
 # ------------------------------------------------------------------ the codec and the envelope alone

@@ -188,20 +188,80 @@ def test_every_code_point_is_quoted_alike(typescript: TypeScript) -> None:
     assert not differ, differ
 
 
-def test_typescripts_printable_beyond_names_is_pythons() -> None:
-    """web/peer/src/names.ts's PRINTABLE_BEYOND_NAMES is exactly the code points Python's str.isprintable takes and
-    no name may hold (protocol.md 9, rule 1), each marked as of category Mn as unicodedata says."""
+def test_typescripts_printable_table_is_the_references() -> None:
+    """web/peer/src/name_ranges.ts's PRINTABLE_BEYOND_NAMES (what names.ts's isPrintable and pyRepr read beyond the
+    names' table) is p2pnimmt/protocol/name_ranges.py's, the one table protocol.md 13 pins."""
     import re
-    import unicodedata
 
     from nodepeer import PEER
 
-    from p2pnimmt.protocol.names import holds
+    from p2pnimmt.protocol.name_ranges import PRINTABLE_BEYOND_NAMES
 
-    found = re.search(r"PRINTABLE_BEYOND_NAMES[^=]*= (\[.*?\]);\n", (PEER / "src" / "names.ts").read_text())
-    assert found, "web/peer/src/names.ts has no PRINTABLE_BEYOND_NAMES of the form this reader knows"
-    ranges = json.loads(re.sub(r"0x[0-9a-f]+", lambda m: str(int(m[0], 16)), found[1]))
-    theirs = {cp: mark for first, last, mark in ranges for cp in range(first, last + 1)}
-    ours = {cp: unicodedata.category(chr(cp)) == "Mn" for cp in range(0x110000)
-            if not 0xD800 <= cp < 0xE000 and chr(cp).isprintable() and not holds(cp)}
-    assert theirs == ours
+    found = re.search(r"PRINTABLE_BEYOND_NAMES[^=]*= (\[.*?\]);\n", (PEER / "src" / "name_ranges.ts").read_text())
+    assert found, "web/peer/src/name_ranges.ts has no PRINTABLE_BEYOND_NAMES of the form this reader knows"
+    theirs = json.loads(re.sub(r"0x[0-9a-f]+", lambda m: str(int(m[0], 16)), found[1]))
+    assert [tuple(r) for r in theirs] == list(PRINTABLE_BEYOND_NAMES)
+
+
+def test_the_printable_table_is_unicode_14s() -> None:
+    """The pinned table (protocol/printable.py: a code point a name may hold, or one of PRINTABLE_BEYOND_NAMES) is
+    exactly Unicode 14.0.0's printable code points, each a combining mark where its category is M: where Python 3.11
+    runs (Unicode 14.0.0), against its unicodedata; on any Python, against the digest protocol.md quotes (vector
+    `printable`: SHA-256 of one byte a code point, 0..U+10FFFF: 0 not printable, 1 printable, 3 a printable mark)."""
+    import hashlib
+    import unicodedata
+
+    from p2pnimmt.protocol.name_ranges import PRINTABLE_DIGEST, UNICODE_VERSION
+    from p2pnimmt.protocol.printable import is_printable, is_printable_mark
+
+    table = bytes(is_printable(cp) + 2 * is_printable_mark(cp) for cp in range(0x110000))
+    assert hashlib.sha256(table).hexdigest() == PRINTABLE_DIGEST
+    if unicodedata.unidata_version != UNICODE_VERSION:
+        pytest.skip(f"this Python's Unicode is {unicodedata.unidata_version}: the digest above is all it can check")
+    ours = {cp for cp in range(0x110000) if is_printable(cp)}
+    assert ours == {cp for cp in range(0x110000) if chr(cp).isprintable()}
+    assert {cp for cp in ours if is_printable_mark(cp)} == {
+        cp for cp in ours if unicodedata.category(chr(cp)).startswith("M")}
+
+
+def test_the_words_are_python_311s_repr_on_any_python() -> None:
+    """Every code point (surrogates included) and the values a body may hold: text_repr and value_repr write them as
+    Python 3.11's repr does (the words of the report on 3.11 are as they were; on a later Python they still are), and
+    neutral keeps what 3.11's str.isprintable keeps."""
+    import unicodedata
+
+    from p2pnimmt.neutral import neutral
+    from p2pnimmt.protocol.name_ranges import UNICODE_VERSION
+    from p2pnimmt.protocol.printable import text_repr, value_repr
+
+    if unicodedata.unidata_version != UNICODE_VERSION:
+        pytest.skip(f"this Python's repr is Unicode {unicodedata.unidata_version}'s, not {UNICODE_VERSION}'s")
+    points = [chr(cp) for cp in range(0x110000)]
+    for i in range(0, len(points), 1000):
+        text = "".join(points[i:i + 1000])
+        assert text_repr(text) == repr(text), f"U+{i:04X}.."
+    for text in ["a'b", 'a"b', "a'\"b", "\\", "\n\t\r\x00\x7f", "", "é\u0378\u034f\u2800\U000e0100"]:
+        assert text_repr(text) == repr(text)
+    value = [1, "é\u0378", {"a\x00": [b"\xff", None, True, 1.5, -0.0, float("nan")]}, (1,), ("x", "y"), [], {}]
+    assert value_repr(value) == repr(value)
+    def neutral_as_it_was(text: str) -> str:  # p2pnimmt/neutral.py until session 37: this Python's own table
+        out, marks = [], 0
+        for ch in text:
+            escaped = f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 \
+                else f"\\U{ord(ch):08x}"
+            if not ch.isprintable():
+                out.append(escaped)
+                marks = 0
+            elif unicodedata.category(ch).startswith("M"):
+                marks += 1
+                out.append(ch if marks <= 3 else escaped)
+            else:
+                marks = 0
+                out.append(ch)
+        return "".join(out)
+
+    for i in range(0, len(points), 1000):
+        text = "".join(points[i:i + 1000])
+        assert neutral(text) == neutral_as_it_was(text), f"U+{i:04X}.."
+    marks = "a" + "".join(chr(cp) for cp in range(0x110000) if unicodedata.category(chr(cp)).startswith("M"))
+    assert neutral(marks) == neutral_as_it_was(marks)
