@@ -35,6 +35,8 @@ from nodepeer import tool
 from sweep import examples
 from test_verify_agrees import same_lines
 
+from p2pnimmt.protocol.identity import peer_id
+
 
 class Drawn:
     """A mutation's choices drawn from hypothesis's data (so it shrinks them)."""
@@ -163,6 +165,48 @@ def test_an_expulsion_at_a_void_rounds_end_is_judged(typescript: TypeScript, tmp
     assert status == 0, err
     assert "round 1: void, nobody scores it" in out and "(result-mismatch, the stand-in played it from round 1, " \
         "step 32)" in out, out
+
+
+def two_expelled_at_the_seed() -> bytes:
+    """The open 3-seat game in which seat 0 signs its first PLAY_REVEAL's kind and body in place of its SEED_COMMIT
+    (so the game waits on it at round 1's step 0, and its real PLAY_REVEAL later is a `duplicate`) and seat 2 its
+    SEED_REVEAL for round 2 (so its PLAY_COMMIT for round 1 is `unexpected`), each seat's later messages chained on,
+    re-signed: both are expelled while the game waits at step 0 on seat 0 alone."""
+    game = base_game("open-3")
+    records = plain(game)
+    start = next(m for m in game.messages.values() if m.kind == "START")
+    first, third = (peer_id(start.fields[6]["roster"][seat]["key"]) for seat in (0, 2))
+    at = min(p for p, m in game.messages.items() if m.kind == "SEED_COMMIT" and m.sender == first)
+    reveal = min((m for m in game.messages.values() if m.kind == "PLAY_REVEAL" and m.sender == first),
+                 key=lambda m: m.fields[3])
+    fields = [*game.messages[at].fields]
+    fields[5], fields[6] = "PLAY_REVEAL", reveal.fields[6]
+    resigned(game, records, at, fields)
+    at = min(p for p, m in game.messages.items() if m.kind == "SEED_REVEAL" and m.sender == third)
+    fields = [*game.messages[at].fields]
+    fields[6] = {**fields[6], "round": 1}
+    resigned(game, records, at, fields)
+    return written(game.recorder, records)
+
+
+def test_two_expelled_seats_are_dropped_where_the_game_first_waits_on_each(typescript: TypeScript,
+                                                                            tmp_path: Path) -> None:
+    """6 (session 37, the first disagreement the whole report showed: 20,000 cases, seed 404498, tactical-3, twist;
+    the verdict, the words of the first line and every fault agreed, the summary's step did not): two expelled seats
+    waited on at one pass, the first's drop completing the step. The reference dropped both at that step (its
+    count_votes asked each seat whether the game waited on it after the other's drop, but dropped it at the step
+    taken before); the TypeScript peer dropped the second where the game then first waits on it, as protocol.md 12
+    says (`at the first step the game then waits on it`): round 1, step 1, its SEED_REVEAL, since its SEED_COMMIT
+    was in."""
+    case = two_expelled_at_the_seed()
+    assert not difference(case, typescript.answer(case))
+    path = tmp_path / "two-expelled.p2pt"
+    path.write_bytes(case)
+    status, out, err = same_lines(path)
+    assert status == 0, err
+    assert "lost its seat for a proven rule break: p0 (duplicate, the stand-in played it from round 1, step 0)\n" \
+        "lost its seat for a proven rule break: p1 (state-mismatch, the stand-in played it from round 1, step 2)\n" \
+        "lost its seat for a proven rule break: p2 (unexpected, the stand-in played it from round 1, step 1)" in out, out
 
 
 @pytest.mark.parametrize("name", sorted(FOUND))
