@@ -1,5 +1,7 @@
 """Structural mutations of transcripts for the differential fuzzer (tests/peer/test_difffuzz_agrees.py,
-benchmarks/diff_fuzz.py): both verifiers of protocol.md must give the same verdict, record, words and peer on each.
+benchmarks/diff_fuzz.py): both verifiers of protocol.md must give the same verdict, record, words and peer on each,
+and the same whole report: every fault the replay found on the way (record, code, peer, detail, fatal), in order, and
+the scores it reached (`difference`).
 
 Where tests/peer/test_verify_agrees.py's tamper sweep flips bytes and moves records of a file as it is (so nearly
 every case fails at its broken link), these decode the records and the messages in them, change them, and write the

@@ -1,9 +1,10 @@
 """The differential fuzzer (issue 25: both verifiers give the same verdict, record, words and peer on any transcript,
-tampered ones included): tests/peer/difffuzz.py's structural mutations of whole games, every message re-signed
-with its seat's key and every file resealed with its recorder's, so each case reaches the check it is about
-rather than failing at a broken link or signature. Hypothesis draws the mutations (a bounded, derandomized number
-of examples: the default run's are the long sweep's first ones) and shrinks a disagreement to its fewest changes;
-benchmarks/diff_fuzz.py runs many more. Each disagreement found is kept below as a minimal case, judged by both
+tampered ones included, and since session 37 the same whole report: every fault their replays found on the way, in
+order, with its record, code, peer, detail and fatality, and the scores reached): tests/peer/difffuzz.py's
+structural mutations of whole games, every message re-signed with its seat's key and every file resealed with its
+recorder's, so each case reaches the check it is about rather than failing at a broken link or signature.
+Hypothesis draws the mutations (a bounded, derandomized number of examples: the default run's are the long sweep's
+first ones) and shrinks a disagreement to its fewest changes; benchmarks/diff_fuzz.py runs many more. Each disagreement found is kept below as a minimal case, judged by both
 verifiers in process and by both command lines (docs/development.md, "The differential fuzzer").
 """
 
