@@ -334,6 +334,8 @@ def edges(value: Any) -> list[Any]:
         near += [value[:-1], [*value, value[-1]] if value else [0], value[::-1], Pairs(()), {}]
     elif isinstance(value, dict):
         near += [list(value.values()), {**value, "x": 1}, dict(list(value.items())[:-1]), []]
+    # (an int msgpack cannot hold, such as -(2^64 - 1) from an edge already changed once, is no case: left out)
+    near = [v for v in near if not isinstance(v, int) or isinstance(v, bool) or -(2**63) <= v < 2**64]
     return near + [None, True, False, 0, 1, -1, -32, -33, 127, 128, 255, 256, 2**16, 2**31 - 1, 2**31, 2**32 - 1,
                    2**32, 2**53, 2**53 + 1, 2**63 - 1, 2**63, 2**64 - 1, -(2**31), -(2**63), 0.0, -0.0, 1.0, 1.5,
                    float("nan"), float("inf"), F32(1.0), "", "a", b"", bytes(16), bytes(32), bytes(64), [], {}]
