@@ -5,8 +5,10 @@
 tests/peer/difffuzz.py makes each case (a game of tests/protocol/harness.py taken apart, one of its MUTATIONS
 applied, the messages re-signed with their seats' keys and the file resealed with the recorder's); the reference's
 verify_transcript and the TypeScript verifier (web/peer/test/verify_lines.ts, compiled here by tsc into a scratch
-folder inside web/peer) judge it. Prints one line per game and mutation (cases, how many verified, how many
-differ), then the first K disagreements of each, and exits 1 if any. tests/peer/test_difffuzz_agrees.py runs a
+folder inside web/peer) judge it: the verdict, its record, words and peer, and every fault the replay found on the
+way (record, code, peer, detail, fatal, in order) and the scores it reached. Prints one line per game and mutation
+(cases, how many verified, how many differ), the verdicts reached, the faults found along the way, then the first K
+disagreements of each, and exits 1 if any. tests/peer/test_difffuzz_agrees.py runs a
 bounded number of the same cases in CI, through hypothesis.
 """
 
@@ -47,6 +49,7 @@ def main() -> int:
     cases: Counter[tuple[str, str]] = Counter()
     verified: Counter[tuple[str, str]] = Counter()
     kinds: Counter[str] = Counter()  # the kinds of verdict reached: how deep the cases go
+    found: Counter[str] = Counter()  # the faults the replays found along the way (compared one by one)
     differ: dict[tuple[str, str], list[str]] = {}
     typescript = TypeScript(node, out)
     started = time.monotonic()
@@ -59,9 +62,14 @@ def main() -> int:
             cases[name, mutation] += 1
             verified[name, mutation] += bool(theirs.get("ok"))
             kinds["verified" if theirs.get("ok") else str(theirs.get("text")).split(":")[0].split(" (")[0][:60]] += 1
+            found.update(f"{'fatal' if fault[4] else 'non-fatal'} {fault[1]}" for fault in theirs.get("found") or [])
             problem = difference(data, theirs)
             if problem:
                 differ.setdefault((name, mutation), []).append(f"seed {n}: {problem}")
+                print(f"seed {n} ({name}, {mutation}) differs", flush=True)
+            if (n - args.seed + 1) % 1000 == 0:
+                print(f"{n - args.seed + 1} cases, {sum(len(v) for v in differ.values())} differ, "
+                      f"{time.monotonic() - started:.0f} s", flush=True)
     finally:
         typescript.close()
         shutil.rmtree(out, ignore_errors=True)
@@ -71,9 +79,12 @@ def main() -> int:
     print("\nverdicts reached:")
     for kind, n in kinds.most_common():
         print(f"{n:7}  {kind}")
-    for key, found in sorted(differ.items()):
-        print(f"\n{key[0]} {key[1]}: {len(found)} differ")
-        for line in found[: args.show]:
+    print(f"\nfaults the replays found along the way ({sum(found.values())}, each compared):")
+    for kind, n in found.most_common():
+        print(f"{n:7}  {kind}")
+    for key, lines in sorted(differ.items()):
+        print(f"\n{key[0]} {key[1]}: {len(lines)} differ")
+        for line in lines[: args.show]:
             print("  " + line)
     print(f"\n{sum(cases.values())} cases, {sum(len(v) for v in differ.values())} differ, "
           f"{time.monotonic() - started:.0f} s")

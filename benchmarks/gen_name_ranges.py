@@ -14,6 +14,12 @@ on the running Python's Unicode version again. The digest is the one protocol.md
 SHA-256 of the ranges as big-endian u32 pairs (first, last), in order. MARKS are the ranges of the combining
 marks (general categories Mn, Mc, Me in Unicode 14.0.0): at most three follow one another in a name, and
 none begins it; MARKS_DIGEST is theirs, the same way (vector `name-rules`).
+
+PRINTABLE_BEYOND_NAMES (protocol.md 13, "The words of the report") are the code points printable in Unicode
+14.0.0 (what Python 3.11's str.isprintable takes) that no name may hold, as (first, last, a combining mark): a
+code point is printable when a name may hold it or it is one of these. A verifier's words quote texts as Python
+3.11's repr writes them and print them through p2pnimmt/neutral.py; both read this table (p2pnimmt/protocol/
+printable.py, web/peer/src/names.ts), never the running Python's (whose table changes with its Unicode version).
 """
 
 from __future__ import annotations
@@ -42,6 +48,10 @@ def allowed(cp: int) -> bool:
 
 def is_mark(cp: int) -> bool:
     return allowed(cp) and unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me")
+
+
+def beyond_names(cp: int) -> bool:
+    return printable(cp) and not allowed(cp)
 
 
 def ranges(test=allowed) -> list[tuple[int, int]]:
@@ -75,13 +85,26 @@ def main() -> None:
     print(f'DIGEST = "{digest(table)}"  # protocol.md, vector name-ranges')
     marks = ranges(is_mark)
     print(f'MARKS_DIGEST = "{digest(marks)}"  # protocol.md, vector name-rules')
+    printable_table = bytes(printable(cp) + 2 * (printable(cp) and unicodedata.category(chr(cp)).startswith("M"))
+                            for cp in range(0x110000))
+    print(f'PRINTABLE_DIGEST = "{hashlib.sha256(printable_table).hexdigest()}"  # protocol.md, vector printable')
     # INVISIBLE: what is printable (str.isprintable) but refused, since it shows nothing
     invisible = sorted({(a, b) for a, b in DEFAULT_IGNORABLE} | {(BLANK, BLANK)})
-    for title, found in (("RANGES", table), ("MARKS", marks), ("INVISIBLE", invisible)):
-        print(f"{title}: tuple[tuple[int, int], ...] = (")
+    # PRINTABLE_BEYOND_NAMES: printable (3.11's str.isprintable) but no name may hold it; each range of one kind
+    beyond: list[tuple[int, int, bool]] = []
+    for a, b in ranges(beyond_names):
+        for cp in range(a, b + 1):
+            mark = unicodedata.category(chr(cp)).startswith("M")
+            if beyond and beyond[-1][1] == cp - 1 and beyond[-1][2] == mark:
+                beyond[-1] = (beyond[-1][0], cp, mark)
+            else:
+                beyond.append((cp, cp, mark))
+    for title, found in (("RANGES", table), ("MARKS", marks), ("INVISIBLE", invisible),
+                         ("PRINTABLE_BEYOND_NAMES", beyond)):
+        print(f"{title}: tuple[tuple[int, int{', bool' if title == 'PRINTABLE_BEYOND_NAMES' else ''}], ...] = (")
         line = "   "
-        for a, b in found:
-            item = f" (0x{a:X}, 0x{b:X}),"
+        for a, b, *mark in found:
+            item = f" (0x{a:X}, 0x{b:X}{''.join(f', {m}' for m in mark)}),"
             if len(line) + len(item) > 118:
                 print(line)
                 line = "   "

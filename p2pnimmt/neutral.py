@@ -3,8 +3,9 @@
 A peer's refusal, a lobby field, a TXT record, a fault's detail or a log argument may hold anything: ESC
 sequences (`ESC]0;title BEL`, `ESC[2J`), C1 controls (U+009B is a CSI on many terminals), bidi overrides and
 isolates (U+202E turns the rest of a line around), line separators, a flood of combining marks. `neutral`
-writes every code point that is not printable (Python's `str.isprintable`: categories Cc, Cf, Cs, Co, Cn,
-Zl, Zp and every space but U+0020; so C0 with ESC, DEL, C1, the bidi controls, U+2028) as a visible escape
+writes every code point that is not printable (protocol/printable.py: Unicode 14.0.0's table, what Python
+3.11's `str.isprintable` says, whatever Python runs: categories Cc, Cf, Cs, Co, Cn, Zl, Zp and every space
+but U+0020; so C0 with ESC, DEL, C1, the bidi controls, U+2028) as a visible escape
 (`\\x1b`, `\\u202e`), keeps at most MAX_MARKS combining marks in a row (the rest escaped), and cuts the
 text to a length. What comes out is printable and on one line: it cannot move the cursor, set a title,
 clear the screen, change colours or reorder what follows it.
@@ -17,14 +18,10 @@ traceback a bug of ours adds) is neutralised, whatever its arguments were.
 from __future__ import annotations
 
 import logging
-import unicodedata
+
+from .protocol.printable import escape, is_printable, is_printable_mark
 
 MAX_MARKS = 3  # combining marks kept on one base character (the rest are escaped): a name allows as many
-
-
-def _escape(ch: str) -> str:
-    cp = ord(ch)
-    return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}"
 
 
 def neutral(text: object, limit: int | None = None) -> str:
@@ -40,12 +37,13 @@ def neutral(text: object, limit: int | None = None) -> str:
     out: list[str] = []
     marks = 0
     for ch in text:
-        if not ch.isprintable():
-            out.append(_escape(ch))
+        cp = ord(ch)
+        if not is_printable(cp):
+            out.append(escape(cp))
             marks = 0
-        elif unicodedata.category(ch).startswith("M"):
+        elif is_printable_mark(cp):
             marks += 1
-            out.append(ch if marks <= MAX_MARKS else _escape(ch))
+            out.append(ch if marks <= MAX_MARKS else escape(cp))
         else:
             marks = 0
             out.append(ch)

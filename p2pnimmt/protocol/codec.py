@@ -54,12 +54,15 @@ def _reject_ext(code: int, data: bytes) -> Any:
 def _unique_pairs(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
     for key, _value in pairs:
         if type(key) is not str:
-            raise DecodeError(f"map key {key!r:.40} is not a string")
+            from .printable import value_repr  # noqa: PLC0415 (only to word a refusal)
+
+            raise DecodeError(f"map key {value_repr(key):.40} is not a string")
     result = dict(pairs)
     if len(result) != len(pairs):
         keys = [k for k, _ in pairs]
         dup = next(k for k in keys if keys.count(k) > 1)
-        raise DecodeError(f"duplicate map key {dup!r}")
+        from .printable import value_repr  # noqa: PLC0415
+        raise DecodeError(f"duplicate map key {value_repr(dup)}")
     return result
 
 

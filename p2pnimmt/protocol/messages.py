@@ -10,6 +10,7 @@ from ..engine.game import MAX_CLOCK
 from .carry_body import carry_fits, carry_shape
 from .identity import KEY_SIZE
 from .names import is_name, skeleton
+from .printable import text_repr, value_repr
 
 HASH = 32
 POINT = 32  # a Curve25519 point (u-coordinate) or scalar, 32 bytes little-endian
@@ -128,14 +129,14 @@ def check_body(kind: str, body: dict[str, Any]) -> None:
     fields = FIELDS[kind]
     for name, ok in OPTIONAL.get(kind, _NONE).items():
         if name in body and not ok(body[name]):
-            raise BodyError(f"{kind} field {name!r} is invalid: {body[name]!r:.80}")
+            raise BodyError(f"{kind} field {text_repr(name)} is invalid: {value_repr(body[name]):.80}")
     if not body.keys() <= _ALLOWED[kind]:  # (compared, not subtracted: no set made for a sound body)
-        raise BodyError(f"{kind} has unknown fields {sorted(body.keys() - _ALLOWED[kind])}")
+        raise BodyError(f"{kind} has unknown fields {value_repr(sorted(body.keys() - _ALLOWED[kind]))}")
     for name, ok in fields.items():
         if name not in body:
-            raise BodyError(f"{kind} lacks field {name!r}")
+            raise BodyError(f"{kind} lacks field {text_repr(name)}")
         if not ok(body[name]):
-            raise BodyError(f"{kind} field {name!r} is invalid: {body[name]!r:.80}")
+            raise BodyError(f"{kind} field {text_repr(name)} is invalid: {value_repr(body[name]):.80}")
     if kind == "START" and "carry" in body and (problem := carry_fits(body)) is not None:
         raise BodyError(f"START field 'carry' does not fit: {problem}")
 

@@ -25,6 +25,7 @@ from .phase import (
     Step,
     message_round,
 )
+from .printable import text_repr
 from .quorum import vote_slot
 from .round_texts import AHEAD, BEHIND, OWN_DROP, PICK, PLACE, ROW_OVER, SENT, WENT_ON, WHERE
 from .table import Table, standin_slot
@@ -72,8 +73,8 @@ def store(table: Table, env: Envelope) -> Effects[None]:
 def kind_and_body(table: Table, seat: int, env: Envelope) -> Fatal | None:
     """The fault of a message whose kind or body is wrong (protocol.md 9, items 2 and 3), or None."""
     if env.kind not in FIELDS:
-        return Fatal(seat, "unknown-kind", f"{table.who(env.sender)} sent a message of unknown kind {env.kind!r}",
-                     (env.wire,))
+        return Fatal(seat, "unknown-kind",
+                     f"{table.who(env.sender)} sent a message of unknown kind {text_repr(env.kind)}", (env.wire,))
     try:
         check_body(env.kind, env.body)
     except BodyError as exc:

@@ -14,6 +14,7 @@ from typing import Any
 from .codec import DecodeError, decode
 from .events import Fault
 from .identity import KEY_SIZE, PEER_ID_SIZE, fingerprint, peer_id, verify
+from .printable import text_repr, value_repr
 from .session import Session
 from .transcript import (
     FORMAT,
@@ -41,6 +42,9 @@ NOT_A_TRANSCRIPT = "not a p2pnimmt transcript"  # the fault of a file that is so
 FAULT_RECORD_KEYS = frozenset({"peer", "code", "detail", "fatal", "evidence"})
 
 
+Found = tuple[int, str, bytes | None, str, bool]  # a fault the replay found: (record, code, peer, detail, fatal)
+
+
 @dataclass
 class Verdict:
     """The outcome: `ok`, a human summary, or the first fault with its record number and the peer at fault."""
@@ -53,6 +57,11 @@ class Verdict:
     messages: int = 0
     faults_recorded: list[dict[str, Any]] = field(default_factory=list)
     before: int = 0  # the evening's rounds before its game (its START's carry, once the replay took it), else 0
+    # Every fault the replay's session found, in order, as its `receive` returned it: (record, code, peer, detail,
+    # fatal); and the scores it had reached (each seat's total, [] before a START): the whole of what the replay
+    # saw, which both verifiers must agree on (tests/peer/difffuzz.py compares it, not only the verdict).
+    found: list[Found] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
 
     def report(self) -> str:
         if self.ok:
@@ -86,10 +95,13 @@ class TranscriptError(ValueError):
         self.messages = messages
         self.faults_recorded = faults_recorded if faults_recorded is not None else []
         self.before = 0  # replay() tells it: Verdict.before
+        self.found: list[Found] = []  # replay() tells these too: Verdict.found, Verdict.scores
+        self.scores: list[int] = []
 
     def verdict(self) -> Verdict:
         return Verdict(False, fault=self.reason, record=self.record, peer=self.peer, messages=self.messages,
-                       faults_recorded=self.faults_recorded, before=self.before)
+                       faults_recorded=self.faults_recorded, before=self.before, found=self.found,
+                       scores=self.scores)
 
 
 def read_frames(data: bytes) -> list[tuple[int, bytes]]:
@@ -190,14 +202,14 @@ def refused_text(session: Session) -> str:
 def fault_record_problem(payload: dict[Any, Any]) -> str:
     """Why a fault record's payload is not [the map of section 13], or ''."""
     if set(payload) != FAULT_RECORD_KEYS:
-        return f"its keys are {sorted(map(str, payload))}, not {sorted(FAULT_RECORD_KEYS)}"
+        return f"its keys are {value_repr(sorted(map(str, payload)))}, not {sorted(FAULT_RECORD_KEYS)}"
     peer, code, detail, evidence = payload["peer"], payload["code"], payload["detail"], payload["evidence"]
     if peer is not None and not (isinstance(peer, bytes) and len(peer) == PEER_ID_SIZE):
         return "its peer is neither a peer id nor nil"
     if not isinstance(code, str):  # a list or a map is no key of FAULT_CODES either (it is not hashable)
         return "its code is not a text"
     if code not in FAULT_CODES:
-        return f"{code!r:.40} is no fault code"
+        return f"{text_repr(code):.40} is no fault code"
     if not isinstance(detail, str) or len(detail) > MAX_DETAIL:
         return f"its detail is not a text of at most {MAX_DETAIL} characters"
     if not isinstance(payload["fatal"], bool):
@@ -218,6 +230,18 @@ class Replay:
         self.faults_recorded: list[dict[str, Any]] = []
         self.noted: dict[bytes | None, int] = {}  # non-fatal fault records by the peer they blame
         self.equivocations: dict[bytes | None, int] = {}  # non-fatal `equivocation` records by the peer they blame
+        self.found: list[Found] = []  # every fault the session's receive returned, in order: Verdict.found
+
+    def receive(self, position: int, wire: bytes) -> list[Fault]:
+        """`wire` fed to the session while record `position` is read: the faults it found (noted in `found`)."""
+        faults = [e for e in self.session.receive(wire) if isinstance(e, Fault)]
+        self.found += [(position, f.code, f.peer, f.detail, f.fatal) for f in faults]
+        return faults
+
+    def scores(self) -> list[int]:
+        """Each seat's total as the replay has it ([] before a START)."""
+        game = self.session.game
+        return list(game.scores) if game is not None else []
 
     def before(self) -> int:
         """The rounds of the evening before the game (its START's `carry`, protocol.md 9): 0 for a game that carries
@@ -234,15 +258,14 @@ class Replay:
         elif kind == "seal":
             self.read_seal(position, payload, link_before)
         else:
-            raise TranscriptError(f"unknown record type {kind!r}", position)
+            raise TranscriptError(f"unknown record type {text_repr(kind)}", position)
 
     def read_msg(self, position: int, payload: object) -> None:
         """A message the recorder accepted: the session must take it as the next in its sender's chain."""
         session = self.session
         if not isinstance(payload, bytes):
             raise TranscriptError("msg record without message bytes", position)
-        outputs = session.receive(payload)
-        faults = [e for e in outputs if isinstance(e, Fault)]
+        faults = self.receive(position, payload)
         taken = len(session.journal.messages) == self.accepted + 1
         # A non-fatal fault raised by an accepted message (an expulsion, a verdict) is part of the story; anything
         # fatal, or bytes that were not accepted, end the verification.
@@ -275,15 +298,15 @@ class Replay:
             # its evidence is no message of the transcript
             if code in ("equivocation", "chain-broken"):
                 for wire in payload["evidence"]:
-                    session.receive(wire)
+                    self.receive(position, wire)
             if code != "equivocation":
                 self.noted[peer] = self.noted.get(peer, 0) + 1
             if self.noted.get(peer, 0) > MAX_FAULTS_PER_PEER or sum(self.noted.values()) > MAX_FAULTS:
                 raise TranscriptError(f"more than {MAX_FAULTS_PER_PEER} non-fatal fault records against "
                                       f"{_name(session, peer)}, or {MAX_FAULTS} in all", position, peer=recorder)
             if code not in DELIVERER_CODES and (code, peer) not in session.found:
-                raise TranscriptError(f"the recorded fault {code!r} against {_name(session, peer)} is not one the "
-                                      "replay found (nobody's word is taken)", position, peer=recorder)
+                raise TranscriptError(f"the recorded fault {text_repr(code)} against {_name(session, peer)} is not one "
+                                      "the replay found (nobody's word is taken)", position, peer=recorder)
             if code == "equivocation":  # not counted by the caps, so never more records than the replay finds
                 self.equivocations[peer] = self.equivocations.get(peer, 0) + 1
                 if self.equivocations[peer] > session.found[(code, peer)]:
@@ -297,11 +320,11 @@ class Replay:
         evidence = payload.get("evidence")
         for wire in evidence if isinstance(evidence, list) else []:
             if isinstance(wire, bytes):
-                session.receive(wire)
+                self.receive(position, wire)
         if session.fault is None or (session.fault.code, session.fault.peer) != (
                 payload.get("code"), payload.get("peer")):
             peer = payload.get("peer")
-            raise TranscriptError(f"the recorded fault {payload.get('code')!r} against "
+            raise TranscriptError(f"the recorded fault {value_repr(payload.get('code'))} against "
                                   f"{_name(session, peer if isinstance(peer, bytes) else None)} "
                                   "is not supported by its evidence", position,
                                   peer=peer_id(self.recorder) if self.recorder else None)
@@ -354,6 +377,7 @@ def replay(data: bytes, *, recorder_key: bytes | None = None, complete: bool = T
             state.finish()
     except TranscriptError as exc:
         exc.before = state.before()  # what the replay read of the game: the verdict's `before`
+        exc.found, exc.scores = state.found, state.scores()
         raise
     return state
 
@@ -365,7 +389,8 @@ def verify_transcript(data: bytes) -> Verdict:
     except TranscriptError as exc:
         return exc.verdict()
     return Verdict(True, summary=summary(state.session, state.recorder, state.accepted), messages=state.accepted,
-                   faults_recorded=state.faults_recorded, before=state.before())
+                   faults_recorded=state.faults_recorded, before=state.before(), found=state.found,
+                   scores=state.scores())
 
 
 def summary(session: Session, recorder: bytes | None, messages: int) -> str:

@@ -1,9 +1,10 @@
 """The differential fuzzer (issue 25: both verifiers give the same verdict, record, words and peer on any transcript,
-tampered ones included): tests/peer/difffuzz.py's structural mutations of whole games, every message re-signed
-with its seat's key and every file resealed with its recorder's, so each case reaches the check it is about
-rather than failing at a broken link or signature. Hypothesis draws the mutations (a bounded, derandomized number
-of examples: the default run's are the long sweep's first ones) and shrinks a disagreement to its fewest changes;
-benchmarks/diff_fuzz.py runs many more. Each disagreement found is kept below as a minimal case, judged by both
+tampered ones included, and since session 37 the same whole report: every fault their replays found on the way, in
+order, with its record, code, peer, detail and fatality, and the scores reached): tests/peer/difffuzz.py's
+structural mutations of whole games, every message re-signed with its seat's key and every file resealed with its
+recorder's, so each case reaches the check it is about rather than failing at a broken link or signature.
+Hypothesis draws the mutations (a bounded, derandomized number of examples: the default run's are the long sweep's
+first ones) and shrinks a disagreement to its fewest changes; benchmarks/diff_fuzz.py runs many more. Each disagreement found is kept below as a minimal case, judged by both
 verifiers in process and by both command lines (docs/development.md, "The differential fuzzer").
 """
 
@@ -34,6 +35,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from nodepeer import tool
 from sweep import examples
 from test_verify_agrees import same_lines
+
+from p2pnimmt.protocol.identity import peer_id
 
 
 class Drawn:
@@ -165,6 +168,48 @@ def test_an_expulsion_at_a_void_rounds_end_is_judged(typescript: TypeScript, tmp
         "step 32)" in out, out
 
 
+def two_expelled_at_the_seed() -> bytes:
+    """The open 3-seat game in which seat 0 signs its first PLAY_REVEAL's kind and body in place of its SEED_COMMIT
+    (so the game waits on it at round 1's step 0, and its real PLAY_REVEAL later is a `duplicate`) and seat 2 its
+    SEED_REVEAL for round 2 (so its PLAY_COMMIT for round 1 is `unexpected`), each seat's later messages chained on,
+    re-signed: both are expelled while the game waits at step 0 on seat 0 alone."""
+    game = base_game("open-3")
+    records = plain(game)
+    start = next(m for m in game.messages.values() if m.kind == "START")
+    first, third = (peer_id(start.fields[6]["roster"][seat]["key"]) for seat in (0, 2))
+    at = min(p for p, m in game.messages.items() if m.kind == "SEED_COMMIT" and m.sender == first)
+    reveal = min((m for m in game.messages.values() if m.kind == "PLAY_REVEAL" and m.sender == first),
+                 key=lambda m: m.fields[3])
+    fields = [*game.messages[at].fields]
+    fields[5], fields[6] = "PLAY_REVEAL", reveal.fields[6]
+    resigned(game, records, at, fields)
+    at = min(p for p, m in game.messages.items() if m.kind == "SEED_REVEAL" and m.sender == third)
+    fields = [*game.messages[at].fields]
+    fields[6] = {**fields[6], "round": 1}
+    resigned(game, records, at, fields)
+    return written(game.recorder, records)
+
+
+def test_two_expelled_seats_are_dropped_where_the_game_first_waits_on_each(typescript: TypeScript,
+                                                                            tmp_path: Path) -> None:
+    """6 (session 37, the first disagreement the whole report showed: 20,000 cases, seed 404498, tactical-3, twist;
+    the verdict, the words of the first line and every fault agreed, the summary's step did not): two expelled seats
+    waited on at one pass, the first's drop completing the step. The reference dropped both at that step (its
+    count_votes asked each seat whether the game waited on it after the other's drop, but dropped it at the step
+    taken before); the TypeScript peer dropped the second where the game then first waits on it, as protocol.md 12
+    says (`at the first step the game then waits on it`): round 1, step 1, its SEED_REVEAL, since its SEED_COMMIT
+    was in."""
+    case = two_expelled_at_the_seed()
+    assert not difference(case, typescript.answer(case))
+    path = tmp_path / "two-expelled.p2pt"
+    path.write_bytes(case)
+    status, out, err = same_lines(path)
+    assert status == 0, err
+    assert "lost its seat for a proven rule break: p0 (duplicate, the stand-in played it from round 1, step 0)\n" \
+        "lost its seat for a proven rule break: p1 (state-mismatch, the stand-in played it from round 1, step 2)\n" \
+        "lost its seat for a proven rule break: p2 (unexpected, the stand-in played it from round 1, step 1)" in out, out
+
+
 @pytest.mark.parametrize("name", sorted(FOUND))
 def test_each_disagreement_found_is_settled(name: str, typescript: TypeScript, tmp_path: Path) -> None:
     case, expected = FOUND[name]
@@ -188,20 +233,80 @@ def test_every_code_point_is_quoted_alike(typescript: TypeScript) -> None:
     assert not differ, differ
 
 
-def test_typescripts_printable_beyond_names_is_pythons() -> None:
-    """web/peer/src/names.ts's PRINTABLE_BEYOND_NAMES is exactly the code points Python's str.isprintable takes and
-    no name may hold (protocol.md 9, rule 1), each marked as of category Mn as unicodedata says."""
+def test_typescripts_printable_table_is_the_references() -> None:
+    """web/peer/src/name_ranges.ts's PRINTABLE_BEYOND_NAMES (what names.ts's isPrintable and pyRepr read beyond the
+    names' table) is p2pnimmt/protocol/name_ranges.py's, the one table protocol.md 13 pins."""
     import re
-    import unicodedata
 
     from nodepeer import PEER
 
-    from p2pnimmt.protocol.names import holds
+    from p2pnimmt.protocol.name_ranges import PRINTABLE_BEYOND_NAMES
 
-    found = re.search(r"PRINTABLE_BEYOND_NAMES[^=]*= (\[.*?\]);\n", (PEER / "src" / "names.ts").read_text())
-    assert found, "web/peer/src/names.ts has no PRINTABLE_BEYOND_NAMES of the form this reader knows"
-    ranges = json.loads(re.sub(r"0x[0-9a-f]+", lambda m: str(int(m[0], 16)), found[1]))
-    theirs = {cp: mark for first, last, mark in ranges for cp in range(first, last + 1)}
-    ours = {cp: unicodedata.category(chr(cp)) == "Mn" for cp in range(0x110000)
-            if not 0xD800 <= cp < 0xE000 and chr(cp).isprintable() and not holds(cp)}
-    assert theirs == ours
+    found = re.search(r"PRINTABLE_BEYOND_NAMES[^=]*= (\[.*?\]);\n", (PEER / "src" / "name_ranges.ts").read_text())
+    assert found, "web/peer/src/name_ranges.ts has no PRINTABLE_BEYOND_NAMES of the form this reader knows"
+    theirs = json.loads(re.sub(r"0x[0-9a-f]+", lambda m: str(int(m[0], 16)), found[1]))
+    assert [tuple(r) for r in theirs] == list(PRINTABLE_BEYOND_NAMES)
+
+
+def test_the_printable_table_is_unicode_14s() -> None:
+    """The pinned table (protocol/printable.py: a code point a name may hold, or one of PRINTABLE_BEYOND_NAMES) is
+    exactly Unicode 14.0.0's printable code points, each a combining mark where its category is M: where Python 3.11
+    runs (Unicode 14.0.0), against its unicodedata; on any Python, against the digest protocol.md quotes (vector
+    `printable`: SHA-256 of one byte a code point, 0..U+10FFFF: 0 not printable, 1 printable, 3 a printable mark)."""
+    import hashlib
+    import unicodedata
+
+    from p2pnimmt.protocol.name_ranges import PRINTABLE_DIGEST, UNICODE_VERSION
+    from p2pnimmt.protocol.printable import is_printable, is_printable_mark
+
+    table = bytes(is_printable(cp) + 2 * is_printable_mark(cp) for cp in range(0x110000))
+    assert hashlib.sha256(table).hexdigest() == PRINTABLE_DIGEST
+    if unicodedata.unidata_version != UNICODE_VERSION:
+        pytest.skip(f"this Python's Unicode is {unicodedata.unidata_version}: the digest above is all it can check")
+    ours = {cp for cp in range(0x110000) if is_printable(cp)}
+    assert ours == {cp for cp in range(0x110000) if chr(cp).isprintable()}
+    assert {cp for cp in ours if is_printable_mark(cp)} == {
+        cp for cp in ours if unicodedata.category(chr(cp)).startswith("M")}
+
+
+def test_the_words_are_python_311s_repr_on_any_python() -> None:
+    """Every code point (surrogates included) and the values a body may hold: text_repr and value_repr write them as
+    Python 3.11's repr does (the words of the report on 3.11 are as they were; on a later Python they still are), and
+    neutral keeps what 3.11's str.isprintable keeps."""
+    import unicodedata
+
+    from p2pnimmt.neutral import neutral
+    from p2pnimmt.protocol.name_ranges import UNICODE_VERSION
+    from p2pnimmt.protocol.printable import text_repr, value_repr
+
+    if unicodedata.unidata_version != UNICODE_VERSION:
+        pytest.skip(f"this Python's repr is Unicode {unicodedata.unidata_version}'s, not {UNICODE_VERSION}'s")
+    points = [chr(cp) for cp in range(0x110000)]
+    for i in range(0, len(points), 1000):
+        text = "".join(points[i:i + 1000])
+        assert text_repr(text) == repr(text), f"U+{i:04X}.."
+    for text in ["a'b", 'a"b', "a'\"b", "\\", "\n\t\r\x00\x7f", "", "é\u0378\u034f\u2800\U000e0100"]:
+        assert text_repr(text) == repr(text)
+    value = [1, "é\u0378", {"a\x00": [b"\xff", None, True, 1.5, -0.0, float("nan")]}, (1,), ("x", "y"), [], {}]
+    assert value_repr(value) == repr(value)
+    def neutral_as_it_was(text: str) -> str:  # p2pnimmt/neutral.py until session 37: this Python's own table
+        out, marks = [], 0
+        for ch in text:
+            escaped = f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 \
+                else f"\\U{ord(ch):08x}"
+            if not ch.isprintable():
+                out.append(escaped)
+                marks = 0
+            elif unicodedata.category(ch).startswith("M"):
+                marks += 1
+                out.append(ch if marks <= 3 else escaped)
+            else:
+                marks = 0
+                out.append(ch)
+        return "".join(out)
+
+    for i in range(0, len(points), 1000):
+        text = "".join(points[i:i + 1000])
+        assert neutral(text) == neutral_as_it_was(text), f"U+{i:04X}.."
+    marks = "a" + "".join(chr(cp) for cp in range(0x110000) if unicodedata.category(chr(cp)).startswith("M"))
+    assert neutral(marks) == neutral_as_it_was(marks)

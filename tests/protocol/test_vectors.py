@@ -17,7 +17,14 @@ from p2pnimmt.protocol.codec import encode
 from p2pnimmt.protocol.commitments import card_value, commit_set_digest, commitment, round_seed, state_hash
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, open_envelope, seal
 from p2pnimmt.protocol.identity import Identity, fingerprint, game_id_for, peer_id, verify
-from p2pnimmt.protocol.name_ranges import DIGEST, INVISIBLE, RANGES, UNICODE_VERSION
+from p2pnimmt.protocol.name_ranges import (
+    DIGEST,
+    INVISIBLE,
+    PRINTABLE_BEYOND_NAMES,
+    PRINTABLE_DIGEST,
+    RANGES,
+    UNICODE_VERSION,
+)
 from p2pnimmt.protocol.names import holds, is_name
 from p2pnimmt.protocol.standin import stand_in_card, stand_in_row
 
@@ -200,6 +207,24 @@ def test_the_signature_checks() -> None:
         clear_verify_memo()
         assert verify(key, signature, data) == case["valid"], case["why"]
         assert verify(key, signature, data) == case["valid"], case["why"]  # the second time: from the memo if good
+
+
+def test_printable_is_unicode_14s_whatever_python_runs() -> None:
+    """Section 13, "The words of the report": the pinned table (printable: a code point a name may hold or one of
+    `beyond_names`), its digest, and the words of repr and neutral, from p2pnimmt/protocol/printable.py, never the
+    running Python's str.isprintable (on Python 3.11, exactly it: test_difffuzz_agrees checks that)."""
+    from p2pnimmt.neutral import neutral
+    from p2pnimmt.protocol.printable import is_printable, is_printable_mark, text_repr
+
+    v = json.loads(re.search(r"```json printable\n(.*?)```", DOC, re.S).group(1))
+    assert v["unicode"] == UNICODE_VERSION
+    assert [(int(a, 16), int(b, 16), mark) for a, b, mark in v["beyond_names"]] == list(PRINTABLE_BEYOND_NAMES)
+    table = bytes(is_printable(cp) + 2 * is_printable_mark(cp) for cp in range(0x110000))
+    assert hashlib.sha256(table).hexdigest() == v["digest"] == PRINTABLE_DIGEST
+    for text, words in v["repr"]:
+        assert text_repr(text) == words, text
+    for text, words in v["neutral"]:
+        assert neutral(text) == words, text
 
 
 def test_the_names_table_is_unicode_14s() -> None:

@@ -14,6 +14,7 @@ then a final digit n % FINAL). src/names.ts reads them when it loads (24 KB wher
   (the first: since -1), then 2 * (count - 1) + (step - 1) for `count` sources `step` (1 or 2) apart, then the
   length of what each maps to, then its first code point less the source's (zigzag: 2d, or -2d - 1 when below),
   then its other code points; a run of more than one maps every source to one code point at the same distance.
+- PRINTABLE_BEYOND_NAMES: written out as the reference has it (ten ranges).
 - DERIVED: the ranges (as in RANGES) of the sources whose prototype PROTOTYPES leaves out because it is their NFKD
   form with each code point replaced by its own prototype (3,567 of the 6,294: compatibility characters such as
   U+1D422 MATHEMATICAL BOLD SMALL I). NFKD is stable for every assigned code point (Unicode's normalization
@@ -30,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from p2pnimmt.protocol.name_ranges import MARKS, RANGES, UNICODE_VERSION  # noqa: E402
+from p2pnimmt.protocol.name_ranges import MARKS, PRINTABLE_BEYOND_NAMES, RANGES, UNICODE_VERSION  # noqa: E402
 from p2pnimmt.protocol.name_skeleton import CONFUSABLES_VERSION, DIGEST, PROTOTYPES  # noqa: E402
 
 DIGITS = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in '"<\\')
@@ -168,6 +169,10 @@ def source() -> str:
         f'export const DERIVED = "{packed_ranges(ranges_of(left))}";\n'
         f"export const FOLD_COUNT = {len(folds())};\n"
         f'export const FOLDS = "{packed_map(folds())}";\n'
+        "/** The code points printable in Unicode 14.0.0 that no name may hold (protocol.md 13, \"The words of the "
+        "report\"), as\n * [first, last, a combining mark]: the reference's name_ranges.PRINTABLE_BEYOND_NAMES. */\n"
+        "export const PRINTABLE_BEYOND_NAMES: readonly (readonly [number, number, boolean])[] = ["
+        + ", ".join(f"[0x{a:x}, 0x{b:x}, {str(m).lower()}]" for a, b, m in PRINTABLE_BEYOND_NAMES) + "];\n"
     )
 
 

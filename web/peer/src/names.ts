@@ -8,8 +8,8 @@
 import { hex } from "./bytes.js";
 import { sha256 } from "./hash.js";
 import {
-  DERIVED, DIGITS, FINAL, FOLD_COUNT, FOLDS, MARK_COUNT, MARKS, PACKED, PROTOTYPE_COUNT, PROTOTYPE_DIGEST, PROTOTYPES,
-  RANGE_COUNT,
+  DERIVED, DIGITS, FINAL, FOLD_COUNT, FOLDS, MARK_COUNT, MARKS, PACKED, PRINTABLE_BEYOND_NAMES, PROTOTYPE_COUNT,
+  PROTOTYPE_DIGEST, PROTOTYPES, RANGE_COUNT,
 } from "./name_ranges.js";
 
 export const NAME_LENGTH = 40;
@@ -125,19 +125,19 @@ export function allowedInName(codePoint: number): boolean {
 }
 
 /**
- * The code points Python 3.11's `str.isprintable` takes (Unicode 14.0.0) that no name may hold (protocol.md 9,
- * **Names**, rule 1: the Default_Ignorable ones that are not format characters, and U+2800), as [first, last, of
- * category Mn]: a printable code point is one a name may hold or one of these. tests/peer/test_difffuzz_agrees.py
- * checks the list against Python's database (until session 36 pyRepr and neutral wrote these as escapes, where
- * Python's repr and the reference's verify keep them: the two verifiers' words differed).
+ * The code points printable in Unicode 14.0.0 (what Python 3.11's `str.isprintable` takes) that no name may hold
+ * (protocol.md 9, **Names**, rule 1: the Default_Ignorable ones that are not format characters, and U+2800), as
+ * [first, last, a combining mark]: a printable code point is one a name may hold or one of these (protocol.md 13,
+ * "The words of the report"). The reference's table (p2pnimmt/protocol/name_ranges.py), written into
+ * name_ranges.ts: both verifiers read it, never their runtime's Unicode (tests/peer/test_difffuzz_agrees.py).
  */
-export const PRINTABLE_BEYOND_NAMES: readonly (readonly [number, number, boolean])[] = [[0x34f, 0x34f, true], [0x115f, 0x1160, false], [0x17b4, 0x17b5, true], [0x180b, 0x180d, true], [0x180f, 0x180f, true], [0x2800, 0x2800, false], [0x3164, 0x3164, false], [0xfe00, 0xfe0f, true], [0xffa0, 0xffa0, false], [0xe0100, 0xe01ef, true]];
+export { PRINTABLE_BEYOND_NAMES };
 
 function beyondNames(codePoint: number): readonly [number, number, boolean] | undefined {
   return PRINTABLE_BEYOND_NAMES.find(([first, last]) => first <= codePoint && codePoint <= last);
 }
 
-/** Printable as Python 3.11's `str.isprintable` says of one code point (protocol.md 9, **Names**, rule 1). */
+/** Printable in Unicode 14.0.0, as Python 3.11's `str.isprintable` says of one code point (protocol.md 13). */
 export function isPrintable(codePoint: number): boolean {
   return allowedInName(codePoint) || beyondNames(codePoint) !== undefined;
 }

@@ -22,6 +22,17 @@ export interface Verdict {
   readonly peer: Uint8Array | null;
   /** Set when the transcript needs a part of protocol.md this implementation lacks: no verdict at all. */
   readonly unsupported?: string;
+  /** Every fault the replay's session found, in order, as its `receive` returned it (the record being read when it
+   * was found), and each seat's total the replay reached ([] before a START): the whole of what the replay saw, which
+   * both verifiers agree on (tests/peer/difffuzz.py compares it, not only the verdict). */
+  readonly found?: readonly Found[];
+  readonly scores?: readonly number[];
+}
+
+/** A fault the replay found: the record read then, and the fault. */
+export interface Found {
+  readonly record: number;
+  readonly fault: Fault;
 }
 
 class Failure extends Error {
@@ -75,12 +86,17 @@ class Replay {
   private readonly found = new Map<string, number>();
   /** Non-fatal `equivocation` records by the peer they blame. */
   private readonly equivocations = new Map<string, number>();
+  /** Every fault the session's receive returned, in order: Verdict.found. */
+  readonly faults: Found[] = [];
+  /** The record being read. */
+  private position = 0;
 
   constructor(readonly recorder: Uint8Array | null) {}
 
   private feed(wire: Uint8Array): Fault[] {
     const faults = this.session.receive(wire);
     for (const f of faults) {
+      this.faults.push({ record: this.position, fault: f });
       const key = `${f.code}|${f.peer ? hex(f.peer) : ""}`;
       if (!f.fatal) this.found.set(key, (this.found.get(key) ?? 0) + 1);
     }
@@ -88,6 +104,7 @@ class Replay {
   }
 
   read(position: number, type: string, payload: Value, linkBefore: Uint8Array): void {
+    this.position = position;
     if (type === "msg") this.readMessage(position, payload);
     else if (type === "fault") this.readFault(position, payload);
     else if (type === "seal") this.readSeal(position, payload, linkBefore);
@@ -273,6 +290,10 @@ function summary(replay: Replay): string {
 
 /** Judge transcript bytes; never throws on bad input. */
 export function verifyTranscript(data: Uint8Array): Verdict {
+  let replay: Replay | null = null;
+  const seen = (): { found: readonly Found[]; scores: readonly number[] } => ({
+    found: replay?.faults ?? [], scores: replay?.session.settings ? [...replay.session.scores] : [],
+  });
   try {
     if (!startsLikeATranscript(data)) throw new Failure("not a p2pnimmt transcript: it does not begin with a transcript header");
     let records: Uint8Array[];
@@ -283,7 +304,7 @@ export function verifyTranscript(data: Uint8Array): Verdict {
       throw e;
     }
     if (records.length === 0) throw new Failure("empty transcript");
-    const replay = new Replay(readHeader(records[0] as Uint8Array));
+    replay = new Replay(readHeader(records[0] as Uint8Array));
     let last = link(records[0] as Uint8Array);
     for (let position = 1; position < records.length; position++) {
       if (replay.sealed) throw new Failure("records after the seal", position);
@@ -293,10 +314,10 @@ export function verifyTranscript(data: Uint8Array): Verdict {
       replay.read(position, type, payload, before);
     }
     replay.finish();
-    return { ok: true, text: summary(replay), record: null, peer: null };
+    return { ok: true, text: summary(replay), record: null, peer: null, ...seen() };
   } catch (e) {
-    if (e instanceof Failure) return { ok: false, text: e.reason, record: e.record, peer: e.peer };
-    if (e instanceof Unsupported) return { ok: false, text: e.message, record: null, peer: null, unsupported: e.message };
+    if (e instanceof Failure) return { ok: false, text: e.reason, record: e.record, peer: e.peer, ...seen() };
+    if (e instanceof Unsupported) return { ok: false, text: e.message, record: null, peer: null, unsupported: e.message, ...seen() };
     throw e;
   }
 }

@@ -7,7 +7,8 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { encodeDifference, table } from "../src/ed25519_tables.js";
 import { fingerprint, gameCode, gameIdFor, Identity, peerId, portableEd25519, readCode, tabledKeys, verify } from "../src/identity.js";
-import { allowedInName, isName, NAME_RANGES } from "../src/names.js";
+import { allowedInName, isName, isPrintable, isPrintableMark, NAME_RANGES, PRINTABLE_BEYOND_NAMES, pyRepr } from "../src/names.js";
+import { neutral } from "../src/verify.js";
 import { vector } from "./spec.js";
 import crypto from "node:crypto";
 import { nodeEd25519, nodeSodium } from "../src/cli.js";
@@ -226,6 +227,17 @@ test("name-ranges: 700 ranges, 144,516 code points, the digest, the code points 
   assert.equal(hex(sha256(...NAME_RANGES.flatMap(([a, b]) => [u32(a), u32(b)]))), v.digest);
   for (const cp of v.allowed) assert.ok(allowedInName(parseInt(cp, 16)), cp);
   for (const cp of v.refused) assert.ok(!allowedInName(parseInt(cp, 16)), cp);
+});
+
+test("printable (section 13, the words of the report): Unicode 14.0.0's table, its digest, repr's and neutral's words", () => {
+  const v = vector("printable");
+  assert.equal(v.unicode, "14.0.0");
+  assert.deepEqual(PRINTABLE_BEYOND_NAMES, v.beyond_names.map(([a, b, mark]: [string, string, boolean]) => [parseInt(a, 16), parseInt(b, 16), mark]));
+  const table = new Uint8Array(0x110000);
+  for (let cp = 0; cp < 0x110000; cp++) table[cp] = (isPrintable(cp) ? 1 : 0) + (isPrintableMark(cp) ? 2 : 0);
+  assert.equal(hex(sha256(table)), v.digest);
+  for (const [text, words] of v.repr) assert.equal(pyRepr(text), words, text);
+  for (const [text, words] of v.neutral) assert.equal(neutral(text), words, text);
 });
 
 test("names: 1..40 code points (not bytes), every one printable", () => {

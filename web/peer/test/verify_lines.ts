@@ -1,7 +1,8 @@
 /**
  * A long-lived probe for pytest's differential fuzzer (tests/peer/test_difffuzz_agrees.py): reads one input a line
  * on stdin (hex), answers each with one JSON line. A transcript: the TypeScript verifier's verdict (ok, text,
- * record, peer, unsupported). `c:` and hex: section 7's decoder on those bytes ({value}: the value re-encoded, or
+ * record, peer, unsupported) and the whole of what its replay saw (found: every fault, [record, code, peer, detail,
+ * fatal], in order; scores). `c:` and hex: section 7's decoder on those bytes ({value}: the value re-encoded, or
  * {refused}: why). `e:` and hex: section 8's envelope opened ({value}: its seven fields re-encoded, or {refused}).
  * {crash} when the code threw anything else (a bug: it must judge every input). One process serves every example,
  * where agree.js serves one batch.
@@ -34,7 +35,11 @@ for await (const line of lines) {
       });
     } else {
       const v = verifyTranscript(fromHex(input));
-      answer = { ok: v.ok, text: v.text, record: v.record, peer: v.peer ? hex(v.peer) : null, unsupported: v.unsupported ?? null };
+      answer = {
+        ok: v.ok, text: v.text, record: v.record, peer: v.peer ? hex(v.peer) : null, unsupported: v.unsupported ?? null,
+        found: (v.found ?? []).map(({ record, fault }) => [record, fault.code, fault.peer ? hex(fault.peer) : null, fault.detail, fault.fatal]),
+        scores: v.scores ?? [],
+      };
     }
   } catch (e) {
     answer = { crash: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
