@@ -347,7 +347,10 @@ class Relay:
         tunnel.batching = request.query.get("batch") == "1"
         self.tunnels.append(tunnel)
         try:
-            await ws.prepare(request)
+            try:
+                await ws.prepare(request)
+            except ConnectionError:  # the page's connection ended meanwhile (closed, or shed by web.guard): quietly
+                raise web.HTTPServiceUnavailable(text="the connection closed before its socket opened") from None
             if tunnel.cut:  # cut meanwhile for a newer one: closed at once
                 await ws.close(message=b"cut: the phone page is open too many times")
             else:

@@ -65,6 +65,15 @@ def drop(transport) -> None:
         transport.abort()
 
 
+async def opened(ws: web.WebSocketResponse, request: web.Request) -> None:
+    """Open the WebSocket `ws` of `request` (its 101); a connection that ended meanwhile (the tab closed, web.guard
+    shed it for a newer one) is no error of ours: refused quietly (before, its traceback went to the log)."""
+    try:
+        await ws.prepare(request)
+    except ConnectionError:  # aiohttp: 'Cannot write to closing transport'
+        raise web.HTTPServiceUnavailable(text="the connection closed before its socket opened") from None
+
+
 def static_files() -> dict[str, tuple[bytes, str]]:
     """The page's files, read once from the package: name -> (bytes, content type). Nothing else is served."""
     folder = resources.files("p2pnimmt.web") / "static"
@@ -228,7 +237,7 @@ class WebServer:
         self._room(view, source)
         # Pings and pongs come to the loop below (autoping off): any frame from the page shows it is there.
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, autoping=False)
-        await ws.prepare(request)
+        await opened(ws, request)
         loop = asyncio.get_running_loop()
         heard, busy = loop.time(), False  # the last frame from the page; an intent of it still being done
         transport = request.transport

@@ -120,23 +120,59 @@ async def fetch(url: str, source: str = "127.0.0.1") -> str:
 
 
 async def closed_by_server(port: int, first: bytes, deadline: float = OUTER) -> bool:
-    """Open one connection, send `first`, then a byte a second: True once the server closes it."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.0.99", 0))
-    writer.write(first)
-    end = asyncio.get_running_loop().time() + deadline
-    try:
-        while asyncio.get_running_loop().time() < end:
-            try:
-                if not await asyncio.wait_for(reader.read(100), 1.0):
-                    return True
-            except TimeoutError:
-                if first:
-                    writer.write(b"a")
-        return False
-    except OSError:
-        return True
-    finally:
-        writer.close()
+    """Open one connection, send `first`, then a byte a second: True once the server closes it, False when the
+    server holds it `deadline` s.
+
+    A connection the server's kernel never took is no answer either way, and is opened again: under the attack the
+    page's port's accept queue (web.guard.BURST) is full of the attack's own connections, and with the host slow
+    to accept (a loaded machine) the kernel drops the connection's last handshake packet, then after its retries
+    the connection itself, while this side holds it open: an idle one is never told (CI, session 37: 'assert
+    False' after 90 s with the server's own end gone; benchmarks.md, 'Two flakes of test_front_attacks'). The
+    deadline runs from the moment the server's end is established."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + 4 * deadline  # (a server whose kernel takes no connection at all keeps players out)
+    while loop.time() < give_up:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.0.99", 0))
+        me = writer.get_extra_info("sockname")
+        writer.write(first)
+        end: float | None = None  # set once the server's end is established
+        try:
+            while end is None or loop.time() < end:
+                try:
+                    if not await asyncio.wait_for(reader.read(100), 1.0):
+                        return True
+                except TimeoutError:
+                    if first:
+                        writer.write(b"a")
+                state = server_end(port, me)
+                if state is None and end is None:
+                    break  # dropped by the server's kernel before the server had it: another one
+                if state == ESTABLISHED and end is None:
+                    end = loop.time() + deadline
+            else:
+                return False
+        except OSError:
+            return True
+        finally:
+            writer.close()
+    return False
+
+
+ESTABLISHED = "01"  # /proc/net/tcp's state of a connection's established end
+
+
+def server_end(port: int, client: tuple[str, int]) -> str | None:
+    """The state (/proc/net/tcp's: ESTABLISHED, '03' half-way through its handshake, ...) of the server's end of
+    the connection from `client` (address, port) to 127.0.0.1:`port`, None where the server's kernel holds none."""
+    def hexed(address: str, number: int) -> str:
+        return "".join(f"{int(part):02X}" for part in reversed(address.split("."))) + f":{number:04X}"
+
+    ours, theirs = hexed("127.0.0.1", port), hexed(*client)
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[1] == ours and fields[2] == theirs:
+            return fields[3]
+    return None
 
 
 def open_files(pid: int) -> tuple[int, int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
+from deadlines import OUTER
 from pages import play_by_clicks
 
 from p2pnimmt.app.web import WebOptions, run_play_web
@@ -38,7 +39,7 @@ async def test_the_hand_does_not_move_as_the_table_changes(browser, monkeypatch)
                                               name="ann", seed=SEED, options=WebOptions(open=False),
                                               ready=lambda seat, tv: urls.set_result((seat, tv))))
     try:
-        seat, _tv = await asyncio.wait_for(urls, 30)
+        seat, _tv = await asyncio.wait_for(urls, OUTER)
         page = await browser.new_page(viewport={"width": 1280, "height": 800})
         await page.goto(seat)
         await page.wait_for_selector("#hand .card")

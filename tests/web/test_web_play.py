@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 
+from deadlines import OUTER
 from pages import play_by_clicks
 
 from p2pnimmt.app.web import WebOptions, run_play_web
@@ -20,7 +21,7 @@ async def start_play(settings: Settings = TWO_ROUNDS, seed: bytes = SEED, name: 
     task = asyncio.ensure_future(run_play_web(settings, bot="heuristic", name=name, seed=seed,
                                               options=WebOptions(open=False),
                                               ready=lambda seat, tv: urls.set_result((seat, tv))))
-    seat, tv = await asyncio.wait_for(urls, 30)
+    seat, tv = await asyncio.wait_for(urls, OUTER)
     return task, seat, tv
 
 
@@ -44,7 +45,7 @@ async def test_a_whole_game_by_clicks_with_a_row_choice(browser, no_delay) -> No
             for tr in await page.locator("#players tbody tr").all()}
     assert shown == side and set(shown) == {"ann", "bot1", "bot2", "bot3"}
     await page.click("#leave")
-    assert await asyncio.wait_for(task, 20) == 0  # the game is over and the person left: exit status 0
+    assert await asyncio.wait_for(task, OUTER) == 0  # the game is over and the person left: exit status 0
     assert not errors, errors
 
 

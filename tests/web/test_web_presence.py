@@ -55,16 +55,16 @@ async def test_an_away_seat_says_i_am_back_and_plays_its_own_cards_again(tmp_pat
     await page.wait_for_function("() => document.getElementById('waiting').textContent.includes('ann')")
     assert await page.locator("#ask-stand-in").is_hidden()
     assert await page.locator("#present").is_hidden()  # not away yet
-    await page.wait_for_selector("#present", state="visible", timeout=30000)
+    await page.wait_for_selector("#present", state="visible")
     assert "You are away" in await page.inner_text("#presence-text")
     await page.wait_for_function(f"() => document.querySelector(\"{STATUS.format('sam')}\").textContent === 'away'")
     await page.click("#present")
     await page.wait_for_selector("#presence", state="hidden")
     # Back: the node's clock runs for us again instead of the stand-in playing at once, so we play a card ourselves.
-    await page.wait_for_function("() => document.body.dataset.asked === 'card'", timeout=15000)
+    await page.wait_for_function("() => document.body.dataset.asked === 'card'")
     await commit_chosen_card(page)
     await page.wait_for_function(f"() => document.querySelector(\"{STATUS.format('sam')}\").textContent !== 'away'")
-    await page.wait_for_selector("#overlay:not([hidden])", timeout=60000)  # the game plays on to its end
+    await page.wait_for_selector("#overlay:not([hidden])")  # the game plays on to its end
     await page.click("#leave")
     assert sam.finish(30) == 0, sam.text()
     assert host.finish(30) == 0, host.text()
@@ -94,7 +94,7 @@ async def test_the_stand_in_is_asked_for_a_stalled_seat_when_no_clock_runs(tmp_p
     while True:
         await page.wait_for_function(
             "() => document.body.dataset.over !== '0' || document.body.dataset.asked !== 'none' "
-            "|| !document.getElementById('ask-stand-in').hidden", timeout=20000)
+            "|| !document.getElementById('ask-stand-in').hidden")
         if await page.evaluate("document.body.dataset.over") != "0":
             break
         asked = await page.evaluate("document.body.dataset.asked")

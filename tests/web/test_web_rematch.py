@@ -41,7 +41,7 @@ async def test_the_tv_page_follows_a_rematch_and_shows_the_evening(tmp_path: Pat
     assert second is not None and second.ok, second and second.report()
     assert "rematch of game" in second.summary
     await page.wait_for_function("() => document.body.dataset.over === '1' && "
-                                 "!document.getElementById('over-evening').hidden", timeout=30000)
+                                 "!document.getElementById('over-evening').hidden")
     assert await page.inner_text("#over-evening-title") == "The evening: 2 games"
     shots = screenshot_dir()
     if shots is not None:
@@ -86,11 +86,10 @@ async def test_the_hosts_page_plays_again_and_the_same_page_plays_the_rematch(tm
     await page.click("#again")
     first = sealed_verdict(tmp_path / "host.p2pt")
     assert first is not None and first.ok
-    await page.wait_for_function("() => document.body.dataset.over === '0' && document.body.dataset.kind === 'table'",
-                                 timeout=30000)
+    await page.wait_for_function("() => document.body.dataset.over === '0' && document.body.dataset.kind === 'table'")
     await play_by_clicks(page, rows_taken=[], turns=[])
     await page.wait_for_function("() => document.body.dataset.over === '1' && "
-                                 "!document.getElementById('over-evening').hidden", timeout=30000)
+                                 "!document.getElementById('over-evening').hidden")
     second = sealed_verdict(tmp_path / "host-2.p2pt")
     assert second is not None and second.ok, second and second.report()
     assert "rematch of game" in second.summary and "bot1" in second.summary
@@ -116,8 +115,7 @@ async def test_a_players_page_accepts_the_rematch(tmp_path: Path, procs, browser
     page, errors = await open_page(browser, url, "table", LAPTOP)
     await play_by_clicks(page, rows_taken=[], turns=[])
     await page.wait_for_selector("#again:not([hidden])")
-    await page.wait_for_function("() => document.getElementById('rematch').textContent.includes('offers')",
-                                 timeout=30000)
+    await page.wait_for_function("() => document.getElementById('rematch').textContent.includes('offers')")
     # The offer in the page's words; bob's TV page has the news and nothing to press (issue 23 item 6: it said
     # "r (or `again`) to play, q to leave" on both).
     said = await page.inner_text("#rematch")
@@ -129,10 +127,9 @@ async def test_a_players_page_accepts_the_rematch(tmp_path: Path, procs, browser
     assert not re.search(r"\br:|\bq:|press|click|`again`|to play", told), told
     assert await tv.locator("#again").is_hidden() and not tv_errors, tv_errors
     await page.click("#again")
-    await page.wait_for_function("() => document.body.dataset.over === '0' && document.body.dataset.kind === 'table'",
-                                 timeout=30000)
+    await page.wait_for_function("() => document.body.dataset.over === '0' && document.body.dataset.kind === 'table'")
     await play_by_clicks(page, rows_taken=[], turns=[])
-    await page.wait_for_function("() => !document.getElementById('over-evening').hidden", timeout=30000)
+    await page.wait_for_function("() => !document.getElementById('over-evening').hidden")
     first, second = sealed_verdict(tmp_path / "bob.p2pt"), sealed_verdict(tmp_path / "bob-2.p2pt")
     assert first is not None and first.ok and second is not None and second.ok
     assert "rematch of game" in second.summary
