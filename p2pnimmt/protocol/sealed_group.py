@@ -241,16 +241,22 @@ def eightfolds(values: Sequence[bytes]) -> list[int]:
             x, z = a * b, c * (b + a24 * c)
         xs.append(x % P)
         zs.append(z % P)
+    return _quotients(xs, zs)
+
+
+def _quotients(nums: list[int], dens: list[int]) -> list[int]:
+    """nums[i] / dens[i] mod p for each i, -1 where dens[i] is 0: one inversion for the list (Montgomery's trick),
+    by Euclid's method (pow(d, -1, p), in C: a sixth of the instructions of pow(d, p - 2, p))."""
     prefix, product = [], 1
-    for z in zs:
+    for d in dens:
         prefix.append(product)
-        product = product * z % P if z else product
-    inverse = pow(product, P - 2, P)
-    out = [0] * len(zs)
-    for i in range(len(zs) - 1, -1, -1):
-        if zs[i]:
-            out[i] = xs[i] * inverse % P * prefix[i] % P
-            inverse = inverse * zs[i] % P
+        product = product * d % P if d else product
+    inverse = pow(product, -1, P)
+    out = [0] * len(dens)
+    for i in range(len(dens) - 1, -1, -1):
+        if dens[i]:
+            out[i] = nums[i] * inverse % P * prefix[i] % P
+            inverse = inverse * dens[i] % P
         else:
             out[i] = -1
     return out
@@ -305,19 +311,7 @@ def twin_keys(values: Sequence[bytes]) -> list[int]:
         c = a - b
         nums.append(a * (a + _QUARTER_A_MINUS_2 * c) % P)
         dens.append(c * b % P)
-    prefix, product = [], 1
-    for d in dens:
-        prefix.append(product)
-        product = product * d % P if d else product
-    inverse = pow(product, -1, P)  # Euclid's, in C: a sixth of the instructions of pow(product, P - 2, P)
-    out = [0] * len(dens)
-    for i in range(len(dens) - 1, -1, -1):
-        if dens[i]:
-            out[i] = nums[i] * inverse % P * prefix[i] % P
-            inverse = inverse * dens[i] % P
-        else:
-            out[i] = -1
-    return out
+    return _quotients(nums, dens)
 
 
 def twin_keys_with(values: Sequence[bytes], known: Sequence[int | None]) -> list[int]:
@@ -342,8 +336,8 @@ def first_repeat(folds: Sequence[int]) -> tuple[int, int] | None:
 
 def first_twins(values: Sequence[bytes]) -> tuple[int, int] | None:
     """(i, j): j the first index whose eightfold an earlier index i has (two values that differ by a small-order
-    point, or are equal), or None."""
-    return first_repeat(eightfolds(values))
+    point, or are equal), or None; found by their twin keys, as the arrival checks find them."""
+    return first_repeat(twin_keys(values))
 
 
 def _private(scalar: bytes) -> bytes:

@@ -88,23 +88,29 @@ export function eightfolds(values: readonly Uint8Array[]): bigint[] {
     xs.push(x);
     zs.push(z);
   }
+  return quotients(xs, zs);
+}
+
+/** nums[i] / dens[i] mod p for each i, -1 where dens[i] is 0: one inversion for the list (Montgomery's trick). The
+ * reference's _quotients. */
+function quotients(nums: readonly bigint[], dens: readonly bigint[]): bigint[] {
   const prefix: bigint[] = [];
   let product = 1n;
-  for (let k = 0; k < zs.length; k++) {
-    const z = zs[k] as bigint;
+  for (let k = 0; k < dens.length; k++) {
+    const den = dens[k] as bigint;
     prefix.push(product);
-    if (z !== 0n) product = modP(product * z);
+    if (den !== 0n) product = modP(product * den);
   }
   let inverse = inverseMod(product, P);
-  const out: bigint[] = new Array<bigint>(zs.length).fill(0n);
-  for (let i = zs.length - 1; i >= 0; i--) {
-    const z = zs[i] as bigint;
-    if (z === 0n) {
+  const out: bigint[] = new Array<bigint>(dens.length).fill(0n);
+  for (let i = dens.length - 1; i >= 0; i--) {
+    const den = dens[i] as bigint;
+    if (den === 0n) {
       out[i] = -1n;
       continue;
     }
-    out[i] = modP((xs[i] as bigint) * modP(inverse * (prefix[i] as bigint)));
-    inverse = modP(inverse * z);
+    out[i] = modP((nums[i] as bigint) * modP(inverse * (prefix[i] as bigint)));
+    inverse = modP(inverse * den);
   }
   return out;
 }
@@ -168,25 +174,7 @@ export function twinKeys(values: readonly Uint8Array[]): bigint[] {
     nums.push(modP(a * (a + QUARTER_A_MINUS_2 * c)));
     dens.push(modP(c * b));
   }
-  const prefix: bigint[] = [];
-  let product = 1n;
-  for (let k = 0; k < dens.length; k++) {
-    const den = dens[k] as bigint;
-    prefix.push(product);
-    if (den !== 0n) product = modP(product * den);
-  }
-  let inverse = inverseMod(product, P);
-  const out: bigint[] = new Array<bigint>(dens.length).fill(0n);
-  for (let i = dens.length - 1; i >= 0; i--) {
-    const den = dens[i] as bigint;
-    if (den === 0n) {
-      out[i] = -1n;
-      continue;
-    }
-    out[i] = modP((nums[i] as bigint) * modP(inverse * (prefix[i] as bigint)));
-    inverse = modP(inverse * den);
-  }
-  return out;
+  return quotients(nums, dens);
 }
 
 /** [i, j]: j the first index whose eightfold an earlier index i has (two values that differ by a small-order point,
