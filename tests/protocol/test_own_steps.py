@@ -318,9 +318,9 @@ def eightfold_as_written(value: bytes) -> int:
 
 
 def test_eightfolds_are_17_1s_doublings_as_written():
-    """sealed_group.eightfolds (the ladder's doubling, numbers folded by 2^255 = 19 between products, one reduction
-    at the end) gives 17.1's eightfold as written: on random 32-byte strings, the low-order points, and values next
-    to 0, p and 2^256 (where a fold or a negative difference would go wrong first)."""
+    """sealed_group.eightfolds (the ladder's doubling on (x : z), one inversion for the list) gives 17.1's eightfold
+    as written: on random 32-byte strings, the low-order points, and values next to 0, p and 2^256 (where a
+    reduction or a negative difference would go wrong first)."""
     rng = random.Random(11)
     edges = [*range(40), *(g.P + k for k in range(-40, 40)), *(2**256 - k for k in range(1, 40)), *g.LOW_ORDER,
              *(2**255 - k for k in range(1, 40)), *(2 * g.P - k for k in range(1, 10))]

@@ -85,6 +85,30 @@ def test_low_order_values_and_edges():
     assert g.twin_keys([u.to_bytes(32, "little") for u in sorted(g.LOW_ORDER)]) == [-1] * len(g.LOW_ORDER)
 
 
+def key_as_written(value: bytes) -> int:
+    """twin_keys' formula reduced mod p at every step: t = X/Z = u(2P), s = (X + Z)^2, d = (X - Z)^2, c = s - d,
+    key s (s + 121665 c) / (c d), -1 where c d is 0."""
+    u = int.from_bytes(value, "little") % P
+    a, b = (u + 1) ** 2 % P, (u - 1) ** 2 % P
+    c = (a - b) % P
+    x, z = a * b % P, c * (b + (A + 2) // 4 * c) % P
+    s, d = (x + z) ** 2 % P, (x - z) ** 2 % P
+    c = (s - d) % P
+    return -1 if c * d % P == 0 else s * (s + 121665 * c) * pow(c * d, -1, P) % P
+
+
+def test_the_folded_arithmetic_gives_the_formula_as_written():
+    """twin_keys folds its numbers between products (2^255 = 19 mod p) and reduces once: the same keys as the
+    formula reduced at every step, on random values and next to 0, p, 2^255 and 2^256 (where a fold or a negative
+    difference would go wrong first)."""
+    rng = random.Random(16)
+    edges = [*range(40), *(P + k for k in range(-40, 40)), *(2**256 - k for k in range(1, 40)), *g.LOW_ORDER,
+             *(2**255 - k for k in range(1, 40)), *(2 * P - k for k in range(1, 10))]
+    values = [*(rng.randrange(2**256).to_bytes(32, "little") for _ in range(1500)),
+              *(v.to_bytes(32, "little") for v in edges if v < 2**256)]
+    assert g.twin_keys(values) == [key_as_written(v) for v in values]
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), size=st.integers(1, 60), twins_in=st.integers(0, 8))
 def test_random_lists_with_twins_have_the_eightfolds_classes_and_verdicts(seed, size, twins_in):
