@@ -19,12 +19,13 @@ seconds apart, is closed (`keep_alive`: a pong that comes late does not end a pa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import resource
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from ..quietlog import QuietLog
@@ -163,9 +164,56 @@ class Gated(asyncio.Protocol):
             self.inner.resume_writing()
 
 
-async def keep_alive(ws, heard: Callable[[], float], drop: Callable[[], None], *, first: float = 0.0) -> None:
-    """Ping the page's socket `ws` every HEARTBEAT seconds until it closes; `drop` it once SILENT pings in a row
-    got nothing back (`heard`: the loop time the last pong or message came).
+async def opened(ws: web.WebSocketResponse, request: web.Request) -> None:
+    """Open the WebSocket `ws` of `request` (its 101); a connection that ended meanwhile (the tab closed, this
+    module shed it for a newer one) is no error of ours: refused quietly (before, its traceback went to the log)."""
+    try:
+        await ws.prepare(request)
+    except ConnectionError:  # aiohttp: 'Cannot write to closing transport'
+        raise web.HTTPServiceUnavailable(text="the connection closed before its socket opened") from None
+
+
+class Page:
+    """An open page's WebSocket as keep_alive watches it (made with autoping off, so every frame comes to its
+    reader): when the page was last heard from, whether one of its messages is being handled (no pong is read
+    meanwhile: the page counts as heard), and its connection, ended at once when it answers no ping."""
+
+    def __init__(self, ws: web.WebSocketResponse, transport: asyncio.Transport | None) -> None:
+        self.ws, self.transport = ws, transport
+        self.loop = asyncio.get_running_loop()
+        self.last, self.busy = self.loop.time(), False
+
+    def heard(self) -> float:
+        """The loop time the page was last heard from (now while one of its messages is being handled)."""
+        return self.loop.time() if self.busy else self.last
+
+    async def control(self, message: Any) -> bool:
+        """Note a frame that came from the page; True when it was a ping (answered here) or a pong: nothing more to
+        do with it."""
+        self.last = self.loop.time()
+        if message.type == WSMsgType.PING:
+            await self.ws.pong(message.data)
+            return True
+        return bool(message.type == WSMsgType.PONG)
+
+    @contextlib.contextmanager
+    def handling(self) -> Iterator[None]:
+        """While a message of the page's is handled: the page counts as heard."""
+        self.busy = True
+        try:
+            yield
+        finally:
+            self.busy, self.last = False, self.loop.time()
+
+    def drop(self) -> None:
+        """End the page's connection at once (it answered no ping)."""
+        if self.transport is not None:
+            self.transport.abort()
+
+
+async def keep_alive(page: Page, *, first: float = 0.0) -> None:
+    """Ping the page's socket every HEARTBEAT seconds until it closes; drop it once SILENT pings in a row got
+    nothing back (page.heard: the loop time the last pong or message came).
 
     One pong that does not come in time is no dead page (a page's browser, or this process, held up on a loaded
     machine: CI's load was 18 on two cores in session 36), and a ping counts as unanswered only when this process
@@ -175,7 +223,7 @@ async def keep_alive(ws, heard: Callable[[], float], drop: Callable[[], None], *
     (web.relay: a busy node relaying cut a live phone off; their first ping `first` seconds after the tunnel's
     hello, as aiohttp's was) are kept alive by it.
     """
-    loop = asyncio.get_running_loop()
+    ws, loop = page.ws, page.loop
     missed = 0
     pings: set[asyncio.Future] = set()
     await asyncio.sleep(first)  # the first ping's delay
@@ -187,16 +235,16 @@ async def keep_alive(ws, heard: Callable[[], float], drop: Callable[[], None], *
             ping.add_done_callback(pings.discard)
             ping.add_done_callback(lambda done: done.cancelled() or done.exception())  # a closed socket's: nothing
             await asyncio.sleep(HEARTBEAT)
-            if heard() >= pinged:
+            if page.heard() >= pinged:
                 missed = 0
             elif loop.time() - pinged < HEARTBEAT * 1.5:  # awake on time: its pong would have been read
                 missed += 1
             if missed >= SILENT:
-                drop()
+                page.drop()
                 return
     finally:
-        for ping in list(pings):
-            ping.cancel()
+        for pending in list(pings):
+            pending.cancel()
 
 
 class ServerLog:

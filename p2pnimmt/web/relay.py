@@ -62,7 +62,7 @@ from ..protocol.codec import encode
 from ..quietlog import quiet
 from . import guard
 from .dialbound import OPENING, OPENING_DIALS, TUNNEL_BURST, TUNNEL_RATE, DialRates, Knocks
-from .guard import keep_alive
+from .guard import Page, keep_alive, opened
 from .relaydoor import RelayDoor, Watch
 
 log = logging.getLogger("p2pnimmt.web")
@@ -343,14 +343,11 @@ class Relay:
         # read late (this node busy) does not end a live page's tunnel (web.guard.keep_alive).
         ws = web.WebSocketResponse(max_msg_size=MAX_TUNNEL_MESSAGE, autoping=False)
         tunnel = Tunnel(self, ws, source, keep)
-        tunnel.transport = request.transport
         tunnel.batching = request.query.get("batch") == "1"
         self.tunnels.append(tunnel)
         try:
-            try:
-                await ws.prepare(request)
-            except ConnectionError:  # the page's connection ended meanwhile (closed, or shed by web.guard): quietly
-                raise web.HTTPServiceUnavailable(text="the connection closed before its socket opened") from None
+            await opened(ws, request)
+            tunnel.page = Page(ws, request.transport)
             if tunnel.cut:  # cut meanwhile for a newer one: closed at once
                 await ws.close(message=b"cut: the phone page is open too many times")
             else:
@@ -387,9 +384,7 @@ class Tunnel:
         self.sent: asyncio.Future[None] | None = None  # done when the outbox's batch went (or the page is gone)
         self.sending = asyncio.Lock()  # one flush sends at a time, in the order they took their messages (FIFO)
         self.batching = False  # the page takes BATCHes (it asked with batch=1)
-        self.transport: asyncio.Transport | None = None  # the WebSocket's connection (ended by keep_alive)
-        self.heard = 0.0  # the loop time the last frame from the page came
-        self.busy = False  # a message of the page's is being handled (its pongs are not read meanwhile)
+        self.page: Page | None = None  # the WebSocket as web.guard.keep_alive watches it, once it is open
 
     def spawn(self, coro) -> None:
         task = asyncio.ensure_future(coro)
@@ -420,41 +415,28 @@ class Tunnel:
             except ConnectionError:  # the page went (or was cut) at once: nothing to relay, nothing to log
                 return
             self.spawn(self.farewell(node))
-            loop = asyncio.get_running_loop()
-            self.heard = loop.time()
+            page = self.page
+            assert page is not None  # Relay.serve opened the socket before it runs its tunnel
             # Closed only after web.guard.SILENT pings in a row got nothing back, each counted only where this process
             # was awake for its wait: aiohttp's heartbeat closed a live page's tunnel when its pong, there in time,
             # was read late (this node busy: its turn's checks, a sealed deal) and the page had to come back. While a
             # message of the page's is being handled no pong is read: the page counts as heard.
-            self.spawn(keep_alive(self.ws, lambda: loop.time() if self.busy else self.heard, self.drop,
-                                  first=guard.HEARTBEAT))
+            self.spawn(keep_alive(page, first=guard.HEARTBEAT))
             async for message in self.ws:
-                self.heard = loop.time()
-                if message.type == WSMsgType.PING:
-                    await self.ws.pong(message.data)
-                    continue
-                if message.type == WSMsgType.PONG:
+                if await page.control(message):
                     continue
                 found = unbatched(message.data) if message.type == WSMsgType.BINARY else None
                 if found is None:
                     break
-                self.busy = True
-                try:
+                with page.handling():
                     for data in found:
                         await self.on_message(data)
-                finally:
-                    self.busy, self.heard = False, loop.time()
         finally:
             self.server.close()
             for writer in self.writers.values():
                 writer.close()
             for task in list(self.tasks):
                 task.cancel()
-
-    def drop(self) -> None:
-        """End the page's WebSocket at once (it answered no ping: web.guard.keep_alive)."""
-        if self.transport is not None:
-            self.transport.abort()
 
     async def farewell(self, node: Node) -> None:
         """The node leaves because its host left the lobby before the START (net.spectator.host_gone_before_start:

@@ -32,7 +32,7 @@ from importlib import resources
 from aiohttp import WSMsgType, web
 
 from ..i18n import _
-from .guard import IDLE, GatedSite, ServerLog, keep_alive, shared_gate
+from .guard import IDLE, GatedSite, Page, ServerLog, keep_alive, opened, shared_gate
 from .relay import Relay
 from .view import Client, View
 
@@ -57,21 +57,6 @@ HEADERS = {
 # address (which ones are learnt from the game, after the page loaded). Its script is still this server's only.
 PHONE_HEADERS = {**HEADERS, "Content-Security-Policy": HEADERS["Content-Security-Policy"].replace(
     "connect-src 'self'", "connect-src 'self' ws:")}
-
-
-def drop(transport) -> None:
-    """End a page's connection at once (its socket answered no ping: web.guard.keep_alive)."""
-    if transport is not None:
-        transport.abort()
-
-
-async def opened(ws: web.WebSocketResponse, request: web.Request) -> None:
-    """Open the WebSocket `ws` of `request` (its 101); a connection that ended meanwhile (the tab closed, web.guard
-    shed it for a newer one) is no error of ours: refused quietly (before, its traceback went to the log)."""
-    try:
-        await ws.prepare(request)
-    except ConnectionError:  # aiohttp: 'Cannot write to closing transport'
-        raise web.HTTPServiceUnavailable(text="the connection closed before its socket opened") from None
 
 
 def static_files() -> dict[str, tuple[bytes, str]]:
@@ -238,9 +223,7 @@ class WebServer:
         # Pings and pongs come to the loop below (autoping off): any frame from the page shows it is there.
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, autoping=False)
         await opened(ws, request)
-        loop = asyncio.get_running_loop()
-        heard, busy = loop.time(), False  # the last frame from the page; an intent of it still being done
-        transport = request.transport
+        page = Page(ws, request.transport)
         if view.act is not None:
             self.gate.keep(request.transport)  # a seat's page: never shed for a newer connection
         # A read-only page (the TV: its link is on the TV and in its QR's page) is never sent another page's token.
@@ -249,25 +232,18 @@ class WebServer:
         view.clients.add(client)
         pusher = asyncio.ensure_future(client.push(view))
         # While an intent is being done (a lobby command may take a while) no pong is read: the page counts as heard.
-        pinger = asyncio.ensure_future(keep_alive(ws, lambda: loop.time() if busy else heard, lambda: drop(transport)))
+        pinger = asyncio.ensure_future(keep_alive(page))
         for task in (pusher, pinger):
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
         try:
             async for message in ws:
-                heard = loop.time()
-                if message.type == WSMsgType.PING:
-                    await ws.pong(message.data)
-                    continue
-                if message.type == WSMsgType.PONG:
+                if await page.control(message):
                     continue
                 if message.type != WSMsgType.TEXT:
                     break
-                busy = True
-                try:
+                with page.handling():
                     await self._intent(view, message.data)
-                finally:
-                    busy, heard = False, loop.time()
         finally:
             pinger.cancel()
             view.clients.discard(client)
