@@ -253,8 +253,10 @@ class TableApp:
         self.model.place_all()
         heads_now = heads(self.model.shown_rows()[row])  # the row as drawn (the same as the row once placed)
         self.row_mark = None
-        if self._intent(lambda seat: seat.choose_row(row)):
-            self.model.say(_("You take row {row} ({heads})").format(row=row + 1, heads=bull_heads(heads_now)))
+        # Said before the intent, as a commit is: a table in this process (`play`) resolves the turn (and may end the
+        # round) inside the call, and the line would follow the turn's outcome and the next round's start in the log.
+        self.model.say(_("You take row {row} ({heads})").format(row=row + 1, heads=bull_heads(heads_now)))
+        self._intent(lambda seat: seat.choose_row(row))
 
     def click_card(self, index: int):
         def click() -> None:

@@ -78,6 +78,45 @@ def test_a_whole_game_by_keys_with_row_choices_to_game_over():
     asyncio.run(main())
 
 
+def test_the_row_i_take_is_logged_before_what_it_led_to():
+    """`play`'s table resolves a turn (and ends a round) inside my row choice: "You take row 2" comes before that
+    turn's outcome and before the round's end in the log (it came after them, even after "Round 2 begins")."""
+    async def main():
+        model, tv, t = table(max_rounds=2, point_limit=None)
+        with create_pipe_input() as inp:
+            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput())
+            t.start()
+            task = asyncio.create_task(ui.app.run_async())
+            await until(lambda: ui.app.is_running, "the app")
+            choices = 0
+            while model.over is None:
+                if ui.round_screen:
+                    inp.send_text(ENTER)
+                    await until(lambda: not ui.round_screen, "the round screen to close")
+                elif model.asked == "row":
+                    before = len(model.log)
+                    inp.send_text("2")
+                    await until(lambda: model.asked != "row", "the row taken")
+                    said = list(model.log)[before:]
+                    mine = [i for i, line in enumerate(said) if line.startswith("You take row 2 (")]
+                    outcome = [i for i, line in enumerate(said) if line.startswith("You choose row 2 with ")]
+                    assert len(mine) == 1 and len(outcome) == 1, said
+                    assert mine[0] < outcome[0], said
+                    assert all(mine[0] < i for i, line in enumerate(said) if line.startswith("Round ")), said
+                    choices += 1
+                elif model.asked == "card":
+                    turn, rnd = model.turn, model.round
+                    inp.send_text(str(model.hand[0]) + ENTER)  # the lowest card: row choices come often
+                    await until(lambda: (model.turn, model.round) != (turn, rnd) or model.asked == "row"
+                                or model.over is not None, "the turn to move on")
+                else:
+                    await asyncio.sleep(0.01)
+            assert choices >= 1
+            ui.leave()
+            await asyncio.wait_for(task, 2)
+    asyncio.run(main())
+
+
 def test_spectator_view_shows_table_and_players_but_no_hand():
     model, tv, t = table()
     t.start()
