@@ -4,7 +4,8 @@ seat page's hand and rows: session 36, test_web_click_kept.py).
 The lobby's player list was drawn anew with every state: a player joining while the host pressed a "remove" button
 put the release on a new button, which is no click at all, and the player stayed. Here the host's page of a real
 `host --web`, a bot added there, its "remove" pressed, another player (a real bot process) joining meanwhile, and
-the release: the bot added is removed.
+the release: the bot added is removed. The same for the host's "Offer a guest seat" button below the list, which
+also moved down under the pointer with each player joining until the list held a line for every seat (session 38).
 """
 
 from __future__ import annotations
@@ -50,4 +51,39 @@ async def test_a_player_joining_between_the_press_and_the_release_of_remove_does
                                  f"li.dataset.name === '{added}')", timeout=OUTER * 1000)
     assert await page.evaluate(LINES) == ["ann", "zed"]
     assert await page.inner_text("#lobby-seats") == "Seats 2/4"
+    assert not errors, errors
+
+
+async def test_a_player_joining_between_the_press_and_the_release_of_the_guest_offer_does_not_lose_it(
+        tmp_path: Path, procs, browser) -> None:
+    """The host's "Offer a guest seat" button (table.js drawExtra) is kept across the lobby's states in the same way:
+    pressed, a player joining meanwhile, released: the guest seat is offered (its link shown, its line listed)."""
+    host = procs(["host", "--web", "--no-open", "--seats", "5", *LO, "--name", "ann"], tmp_path / "host.out")
+    url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    await page.goto(url)
+    await page.wait_for_function("() => document.body.dataset.kind === 'lobby'")
+    offer = page.locator("#lobby-extra #offer-guest")
+    box = await offer.bounding_box()
+    assert box is not None
+    await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    await page.mouse.down()
+    await page.evaluate("() => { window.seenBefore = document.body.dataset.seen; }")
+    procs(["bot", code, *LO, "--peer", f"127.0.0.1:{port}", "--name", "zed"], tmp_path / "bot.out")
+    # The page drew the state with zed in it (the button pressed made anew, on the old page), then the release.
+    await page.wait_for_function("() => [...document.querySelectorAll('#lobby-players li')].some((li) => "
+                                 "li.dataset.name === 'zed')", timeout=OUTER * 1000)
+    assert await page.evaluate("document.body.dataset.seen !== window.seenBefore")
+    assert await page.locator("#lobby-extra .guest-url").count() == 0  # not offered yet
+    assert await offer.bounding_box() == box  # zed's line moved nothing: the list holds a line for every seat
+    await page.mouse.up()
+    await page.wait_for_selector("#lobby-extra .guest-url", timeout=OUTER * 1000)
+    assert (await page.inner_text("#lobby-extra .guest-url")).startswith("http://127.0.0.1:")
+    await page.wait_for_function("() => document.getElementById('lobby-seats').textContent === 'Seats 3/5'",
+                                 timeout=OUTER * 1000)
+    assert "guest of ann" in await page.inner_text("#lobby-players")
     assert not errors, errors

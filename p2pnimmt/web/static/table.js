@@ -153,6 +153,7 @@
     // joining (or another's line changing) while the host presses a "remove" button must not replace that button
     // between the press and the release (no click at all, session 37).
     const ul = $("lobby-players");
+    ul.style.setProperty("--seats", l.seats);  // its height: a line for each seat (table.css)
     const lines = l.players.map((p) => {
       const sig = JSON.stringify([document.documentElement.lang, p.name, p.fingerprint, p.bot, p.guest_of || "",
         p.connected, !!p.me, l.host_controls]);
