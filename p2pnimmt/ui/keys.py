@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from prompt_toolkit.key_binding import KeyBindings
 
+from ..i18n import pgettext
+
+
+def yes_key() -> str:
+    """The letter that answers yes to "Leave the game? (y / n)" in the language shown (German: j); y always does."""
+    return pgettext("the key that answers yes to the question to leave the game", "y")
+
 
 def make_bindings(ui) -> KeyBindings:
     """Keys for `ui`; help and the quit question take any key first, so nothing is played by accident."""
@@ -59,6 +66,8 @@ def make_bindings(ui) -> KeyBindings:
 
     @kb.add("<any>")
     def _other(event) -> None:
+        if ui.confirm_quit and event.data == yes_key():  # German's j (no binding of its own: other languages)
+            return _yes(event)
         ui.help = False
         ui.confirm_quit = False
 

@@ -5,9 +5,11 @@ import re
 import time
 
 import pytest
+from deadlines import OUTER
 from prompt_toolkit.input import create_pipe_input
 from screens import SizedOutput, until
 
+from p2pnimmt import i18n
 from p2pnimmt.engine import Settings
 from p2pnimmt.ui.app import TYPED_AHEAD, TableApp, screen_text
 from p2pnimmt.ui.local import LocalSeat, LocalTable
@@ -159,6 +161,37 @@ def test_help_and_quit_asks_first():
             inp.send_text("y")
             assert await asyncio.wait_for(task, 2) == "left"
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_the_quit_question_takes_the_yes_it_shows(lang):
+    """German asks "Spiel verlassen? (j / n)" and j leaves (it asked "(y / n)" and j only closed the question);
+    y leaves in both; in English j is any other key: the question closes and the game goes on."""
+    async def main():
+        model, tv, t = table()
+        with create_pipe_input() as inp:
+            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput())
+            t.start()
+            task = asyncio.create_task(ui.app.run_async())
+            inp.send_text("q")
+            await until(lambda: ui.confirm_quit, "the question")
+            question = "Spiel verlassen? (j / n)" if lang == "de" else "Leave the game? (y / n)"
+            assert question in screen_text(ui)
+            inp.send_text("j")
+            if lang == "de":
+                assert await asyncio.wait_for(task, OUTER) == "left"
+                return
+            await until(lambda: not ui.confirm_quit, "the question closed")
+            assert not task.done() and model.asked == "card"
+            inp.send_text("q")
+            await until(lambda: ui.confirm_quit, "the question again")
+            inp.send_text("y")
+            assert await asyncio.wait_for(task, OUTER) == "left"
+    i18n.use(lang)
+    try:
+        asyncio.run(main())
+    finally:
+        i18n.use("en")
 
 
 def test_wrong_number_is_a_message(monkeypatch):
