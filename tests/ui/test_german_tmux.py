@@ -96,6 +96,8 @@ def test_a_game_against_bots_in_german_from_the_locale_asks_for_a_row_in_german(
     keep("row", row)
     taken = german(pane.press("1", row))
     german(pane.press("q", taken))
-    asked = german(pane.wait("Spiel verlassen? (y / n)"))
+    asked = german(pane.wait("Spiel verlassen? (j / n)"))
     assert "Du nimmst Reihe 1" in asked, asked
-    pane.keys("y")
+    pane.keys("j")  # German's yes: anna leaves
+    left = pane.wait("Spielprotokoll:")
+    assert "Du bist in Runde 1, Zug 2 gegangen" in left, left  # after the row taken in turn 1
