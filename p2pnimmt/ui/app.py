@@ -368,9 +368,7 @@ class TableApp:
         tv_message = self._text(lambda: self._message(tv_width()), height=lambda: self._message_height(tv_width()))
         log = Window(FormattedTextControl(self._log, get_cursor_position=self._log_end), wrap_lines=False)
         rule = Window(height=1, char="─", style="class:dim")
-        footer = self._text(lambda: [("class:dim", " " + _("?: help  q: leave  ←/→ digits Enter: play  1-4: row  "
-                                                          "a: stand-in") + "  "
-                                      + (_("m: unmute") if self.muted else _("m: mute")))], height=1)
+        footer = self._text(lambda: [("class:dim", " " + self._footer())], height=1)
         log_title = lambda: _("log")  # noqa: E731
         seated = HSplit([title, VSplit([rows, Window(width=1), players], height=table_height), rule, hand,
                          prompt, message, Frame(log, title=log_title), footer])
@@ -442,6 +440,15 @@ class TableApp:
         if not any(lines):
             return ""
         return [("class:warn" if self.model.message else "class:status", "\n".join(lines))]
+
+    def _footer(self) -> str:
+        """The keys line: the game's keys while it runs; once it is over, only what still does something."""
+        if self.results or self.model.aborted:
+            return _("Enter / q: leave")
+        if self.model.over is not None:
+            return _("Enter: the results  q: leave")
+        return (_("?: help  q: leave  ←/→ digits Enter: play  1-4: row  a: stand-in") + "  "
+                + (_("m: unmute") if self.muted else _("m: mute")))
 
     def _log(self):
         text = "\n".join(self.model.log) or _("(nothing yet)")

@@ -238,6 +238,29 @@ def play_to_the_end(model, seat, until=None) -> None:
             raise AssertionError(f"the game waits for nothing I can do: {model.asked}")
 
 
+def test_at_game_over_the_keys_line_names_only_the_keys_left():
+    """The keys line said "←/→ digits Enter: play  1-4: row  a: stand-in" after the last card too; at game over it
+    says what Enter and q do (the results, then leaving)."""
+    async def main():
+        model, tv, t = table(max_rounds=1, point_limit=None)
+        seat = LocalSeat(t)
+        with create_pipe_input() as inp:
+            ui = TableApp(model, seat, input=inp, output=SizedOutput())
+            t.start()
+            task = asyncio.create_task(ui.app.run_async())
+            assert "1-4: row" in screen_text(ui).splitlines()[-1]
+            play_to_the_end(model, seat)
+            keys = screen_text(ui).splitlines()[-1]
+            assert keys.strip() == "Enter: the results  q: leave", keys
+            inp.send_text(ENTER)
+            await until(lambda: ui.results, "the results")
+            keys = screen_text(ui).splitlines()[-1]
+            assert keys.strip() == "Enter / q: leave", keys
+            ui.leave()
+            await asyncio.wait_for(task, OUTER)
+    asyncio.run(main())
+
+
 def test_game_over_ranks_all_ten_players_at_80x24():
     """Placings 1st..10th with points and ties fit an 80x24 screen (the scoresheet used to stop at bot7)."""
     from p2pnimmt.ui import widgets

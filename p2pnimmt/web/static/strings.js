@@ -73,6 +73,8 @@ window.P2PNIMMT_STRINGS = {
   "End of round {round}": "Ende von Runde {round}",
   "End of round {round}:": "Ende von Runde {round}:",
   "Enlarge the window.": "Bitte das Fenster vergrößern.",
+  "Enter / q: leave": "Enter / q: verlassen",
+  "Enter: the results  q: leave": "Enter: Ergebnis  q: Ende",
   "FAILED at record {n}: {why}": "FEHLGESCHLAGEN bei Eintrag {n}: {why}",
   "FAILED at {why}": "FEHLGESCHLAGEN: {why}",
   "GAME OVER": "SPIELENDE",
