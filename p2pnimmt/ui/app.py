@@ -443,10 +443,11 @@ class TableApp:
 
     def _footer(self) -> str:
         """The keys line: the game's keys while it runs; once it is over, only what still does something."""
-        if self.results or self.model.aborted:
+        if self.model.aborted:
             return _("Enter / q: leave")
         if self.model.over is not None:
-            return _("Enter: the results  q: leave")
+            again = _("r: play again") + "  " if self.again is not None and not self.model.spectator else ""
+            return again + (_("Enter / q: leave") if self.results else _("Enter: the results  q: leave"))
         return (_("?: help  q: leave  ←/→ digits Enter: play  1-4: row  a: stand-in") + "  "
                 + (_("m: unmute") if self.muted else _("m: mute")))
 

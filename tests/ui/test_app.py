@@ -256,6 +256,8 @@ def test_at_game_over_the_keys_line_names_only_the_keys_left():
             await until(lambda: ui.results, "the results")
             keys = screen_text(ui).splitlines()[-1]
             assert keys.strip() == "Enter / q: leave", keys
+            ui.again = lambda: "asked"  # a front that follows rematches (app.play, app.host) gives one: r is named
+            assert screen_text(ui).splitlines()[-1].strip() == "r: play again  Enter / q: leave"
             ui.leave()
             await asyncio.wait_for(task, OUTER)
     asyncio.run(main())

@@ -520,6 +520,7 @@ window.P2PNIMMT_STRINGS = {
   "pts": "Pkt.",
   "pts/rnd": "Pkt./Rd.",
   "q: leave the game": "q: Spiel verlassen",
+  "r: play again": "r: noch einmal",
   "r: play again (same seats)   Enter or q: leave": "r: noch einmal (gleiche Plätze)   Enter oder q: verlassen",
   "random: any card of its hand": "zufällig: irgendeine Karte der Hand",
   "ratio to others": "Verhältnis zu anderen",
