@@ -1,7 +1,7 @@
 /** The deal of a round in a sealed game (section 17.5): the layout, the unlock, the checks made on arrival. */
 import { HAND_SIZE, ROW_COUNT } from "./cards.js";
 import { equal } from "./bytes.js";
-import { firstRepeatOf, pointKey, pointProblem, type TwinKey, twinKeys, X } from "./sealed_group.js";
+import { firstRepeatOf, pointKey, pointProblem, twinKeys, X } from "./sealed_group.js";
 
 /** M = 10n + 4: the dealt positions (hands, then rows). */
 export function dealtCount(players: number): number {
@@ -32,7 +32,7 @@ function pointsProblem(values: readonly Uint8Array[], count: number, what: strin
 /** pointsProblem, and the twin keys it found (distinct, and no problem: twinKeys, 17.1's classes), else null (the
  * reference's checked_points). */
 function checkedPoints(values: readonly Uint8Array[], count: number, what: string,
-  distinct: boolean): { problem: string | null; folds: TwinKey[] | null } {
+  distinct: boolean): { problem: string | null; folds: bigint[] | null } {
   if (values.length !== count) return { problem: `${what} has ${values.length} values, expected ${count}`, folds: null };
   const repeat = distinct ? firstRepeat(values) : null; // the checks in index order: the first value wrong either way
   for (let i = 0; i < values.length; i++) {
@@ -86,7 +86,7 @@ export function shuffleProblem(deck: readonly Uint8Array[], size: number): strin
 }
 
 /** shuffleProblem, and the deck's twin keys when it has none (for the first unlock's check). */
-export function checkShuffle(deck: readonly Uint8Array[], size: number): { problem: string | null; folds: TwinKey[] | null } {
+export function checkShuffle(deck: readonly Uint8Array[], size: number): { problem: string | null; folds: bigint[] | null } {
   return checkedPoints(deck, size, "shuffle output", true);
 }
 
@@ -102,7 +102,7 @@ export function checkShuffle(deck: readonly Uint8Array[], size: number): { probl
  * published values' are found (the reference's take_unlock).
  */
 export function applyUnlock(dealt: readonly Uint8Array[], seat: number, players: number,
-  values: readonly Uint8Array[], folds: readonly TwinKey[] | null = null): { problem: string | null; dealt: Uint8Array[]; folds: TwinKey[] | null; broken: string } {
+  values: readonly Uint8Array[], folds: readonly bigint[] | null = null): { problem: string | null; dealt: Uint8Array[]; folds: bigint[] | null; broken: string } {
   const positions = unlockPositions(seat, players);
   const next = dealt.slice();
   const who = `seat ${seat}'s unlock`;
@@ -110,32 +110,32 @@ export function applyUnlock(dealt: readonly Uint8Array[], seat: number, players:
   if (problem) return { problem, dealt: next, folds: null, broken: "" };
   positions.forEach((p, i) => { next[p] = values[i] as Uint8Array; });
   const memo = !!folds && folds.length === next.length;
-  let nextFolds: TwinKey[];
+  let nextFolds: bigint[];
   if (memo) {
-    nextFolds = (folds as readonly TwinKey[]).slice();
+    nextFolds = (folds as readonly bigint[]).slice();
     const found = twinKeys(values);
-    positions.forEach((p, i) => { nextFolds[p] = found[i] as TwinKey; });
+    positions.forEach((p, i) => { nextFolds[p] = found[i] as bigint; });
   } else {
     nextFolds = twinKeys(next);
   }
-  let before: readonly TwinKey[] | null = memo ? folds : null;
+  let before: readonly bigint[] | null = memo ? folds : null;
   const collided = (p: number, q: number): boolean => {
     before ??= twinKeys(dealt);
     return before[p] === before[q];
   };
-  const keys: [(p: number) => string, string][] = [
+  const keys: [(p: number) => string | bigint, string][] = [
     [(p) => pointKey(next[p] as Uint8Array), "hold the same value"],
-    [(p) => nextFolds[p] as TwinKey, "differ by a small-order point"],
+    [(p) => nextFolds[p] as bigint, "differ by a small-order point"],
   ];
-  const outputFolds = new Set<TwinKey>();
+  const outputFolds = new Set<bigint>();
   let repeats = false; // equal values share a twin key: no repeated key among the outputs, nothing to look for
   for (const p of positions) {
-    const f = nextFolds[p] as TwinKey;
+    const f = nextFolds[p] as bigint;
     if (outputFolds.has(f)) { repeats = true; break; }
     outputFolds.add(f);
   }
   if (repeats) for (const [key, words] of keys) {
-    const seen = new Map<string, number>();
+    const seen = new Map<string | bigint, number>();
     for (const p of positions) {
       const k = key(p);
       const first = seen.get(k);

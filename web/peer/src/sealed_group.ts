@@ -8,7 +8,6 @@ import { sha256, sha512 } from "./hash.js";
 import { shuffle } from "./shuffle.js";
 import { HIGHEST_CARD } from "./cards.js";
 import { CARD_TABLE } from "./sealed_cards.js";
-import { add, copy, type Fe, fe, invert, isZero, mul, mulSmall, pack, sqr, sub, unpack } from "./field25519.js";
 
 export const P = 2n ** 255n - 19n;
 export const A = 486662n;
@@ -116,40 +115,30 @@ function quotients(nums: readonly bigint[], dens: readonly bigint[]): bigint[] {
   return out;
 }
 
-/** (A - 2) / 4 = 121665: the constant of the twin key's second 2-isogeny (twinKeys). */
-const QUARTER_A_MINUS_2 = Number((A - 2n) / 4n);
-
-/** A twin key (twinKeys): the key's canonical number mod p as a string of 24 UTF-16 code units of 11 bits each,
- * little-endian (a map key, compared whole), or "" for a value of low order. */
-export type TwinKey = string;
-
-/** The number a twin key stands for (the reference's twin_keys gives these numbers): -1n for "". */
-export function twinKeyNumber(key: TwinKey): bigint {
-  let n = 0n;
-  for (let i = key.length - 1; i >= 0; i--) n = (n << 11n) | BigInt(key.charCodeAt(i));
-  return key === "" ? -1n : n;
+/** A 32-byte little-endian integer, as leToBigInt, from four 64-bit words (half leToBigInt's cost: a received value's
+ * bytes are often a view into a message's, hence the offset). */
+function le32ToBigInt(bytes: Uint8Array): bigint {
+  const words = new DataView(bytes.buffer, bytes.byteOffset, 32);
+  return (words.getBigUint64(24, true) << 192n) | (words.getBigUint64(16, true) << 128n)
+    | (words.getBigUint64(8, true) << 64n) | words.getBigUint64(0, true);
 }
 
-// twinKeys' scratch: one value's numbers, then the list's (grown as needed, kept for the next list).
-const U = fe(), U2 = fe(), W = fe(), XX = fe(), ZZ = fe(), S = fe(), D = fe(), C = fe(), K = fe(), INV = fe();
-const ONE = fe();
-ONE[0] = 1;
-let store = new Float64Array(0);
+/** (A - 2) / 4 = 121665: the constant of the twin key's second 2-isogeny (twinKeys). */
+const QUARTER_A_MINUS_2 = (A - 2n) / 4n;
 
 /**
  * A key of each value that two values share exactly when their eightfolds are equal (they differ by a small-order
  * point, or are equal): what the arrival checks compare (17.1's classes), in about two thirds of the eightfolds'
- * arithmetic. "" for a value of low order (never a valid value), where eightfolds gives -1n. The reference's
- * sealed_group.twin_keys, the same numbers (twinKeyNumber), found in 16-bit limbs (field25519.ts: a few times
- * BigInt's speed, nothing allocated a product).
+ * arithmetic. -1n for a value of low order (never a valid value), where eightfolds gives -1n. The reference's
+ * sealed_group.twin_keys, the same numbers.
  *
  * The key of u is x(φ(P)) / 4 for the isogeny φ = φ2 ∘ φ1 ∘ [2] of degree 16, P a point with u(P) = u on the curve
- * or on its twist (the u-line's formulas hold on both): with t = u(2P) = X/Z (one doubling from (u : 1): X = (u² − 1)²,
- * Z = 4u (u² + A u + 1), the ladder's formula with Z = 1), φ1(t) = (t² + A t + 1) / t is the 2-isogeny whose kernel is
- * (0, 0), and φ2(w) = w (w − A + 2) / (w − A − 2) the 2-isogeny of its image whose kernel is φ1(T4) = (A + 2, 0), T4
- * the curve's points with u = 1 (of order 4); so φ2(φ1(t)) = (t² + A t + 1)(t + 1)² / (t (t − 1)²), which with
- * s = (X + Z)², d = (X − Z)² and c = s − d = 4XZ is 4 s (s + 121665 c) / (c d), 121665 = (A − 2) / 4. The key:
- * s (s + 121665 c) / (c d) mod p, one inversion for the list (Montgomery's trick).
+ * or on its twist (the u-line's formulas hold on both): with t = u(2P) = X/Z (one doubling, the ladder's formula, from
+ * (u : 1)), φ1(t) = (t² + A t + 1) / t is the 2-isogeny whose kernel is (0, 0), and φ2(w) = w (w − A + 2) / (w − A − 2)
+ * the 2-isogeny of its image whose kernel is φ1(T4) = (A + 2, 0), T4 the curve's points with u = 1 (of order 4); so
+ * φ2(φ1(t)) = (t² + A t + 1)(t + 1)² / (t (t − 1)²), which with s = (X + Z)², d = (X − Z)² and c = s − d = 4XZ is
+ * 4 s (s + 121665 c) / (c d), 121665 = (A − 2) / 4. The key: s (s + 121665 c) / (c d) mod p, one inversion for the
+ * list (Montgomery's trick).
  *
  * Why the same classes. φ's kernel G is the 16 points R with 2R in {O, T4, −T4, (0, 0)}; two points share an x of
  * the image exactly when P1 − P2 or P1 + P2 is in G. G's points rational on the curve are its 8 points of order
@@ -162,83 +151,30 @@ let store = new Float64Array(0);
  * 2P in {O, (0, 0), ±T4}, P of low order. test/twin_keys.test.ts compares the keys' classes with
  * the eightfolds' on the twins of values of the curve and of the twist, on the low-order points and on random values.
  */
-export function twinKeys(values: readonly Uint8Array[]): TwinKey[] {
-  const n = values.length;
-  if (store.length < 36 * n) store = new Float64Array(36 * n);
-  const all = store; // per value: its numerator, its denominator, the product of the denominators before it
-  copy(K, ONE); // the running product of the non-zero denominators
-  for (let k = 0; k < n; k++) {
+export function twinKeys(values: readonly Uint8Array[]): bigint[] {
+  const nums: bigint[] = [];
+  const dens: bigint[] = [];
+  for (let k = 0; k < values.length; k++) {
     const value = values[k] as Uint8Array;
-    if (value.length === 32) unpack(U, value);
-    else unpackBig(U, leToBigInt(value));
-    // the doubling from (u : 1): X = (u² − 1)², Z = 4u (u² + A u + 1)
-    sqr(U2, U);
-    sub(W, U2, ONE);
-    sqr(XX, W);
-    mulSmall(W, U, 486662);
-    add(W, W, U2);
-    add(W, W, ONE);
-    add(S, U, U);
-    add(S, S, S);
-    mul(ZZ, S, W);
-    // then the 4-isogeny's s (s + 121665 c) : c d
-    add(W, XX, ZZ);
-    sqr(S, W);
-    sub(W, XX, ZZ);
-    sqr(D, W);
-    sub(C, S, D);
-    mulSmall(W, C, QUARTER_A_MINUS_2);
-    add(W, W, S);
-    const at = 36 * k;
-    mul(XX, S, W); // the numerator
-    mul(ZZ, C, D); // the denominator
-    for (let i = 0; i < 12; i++) {
-      all[at + i] = XX[i] as number;
-      all[at + 12 + i] = ZZ[i] as number;
-      all[at + 24 + i] = K[i] as number;
-    }
-    if (isZero(ZZ)) all[at + 12] = NaN; // marks a value of low order: left out of the product
-    else mul(K, K, ZZ);
+    const u = value.length === 32 ? le32ToBigInt(value) : leToBigInt(value); // below 2^256: modP takes it unreduced
+    // The doubling from (u : 1), as in eightfolds (every sum and difference kept non-negative and below 2^257).
+    let s = u + 1n;
+    let d = u - 1n + P;
+    let a = modP(s * s);
+    let b = modP(d * d);
+    let c = a - b + P;
+    const x = modP(a * b);
+    const z = modP(c * (b + A24 * c));
+    // Then the 4-isogeny's s (s + 121665 c) : c d.
+    s = x + z;
+    d = x - z + P;
+    a = modP(s * s);
+    b = modP(d * d);
+    c = a - b + P;
+    nums.push(modP(a * (a + QUARTER_A_MINUS_2 * c)));
+    dens.push(modP(c * b));
   }
-  invert(INV, K);
-  const keys = new Array<TwinKey>(n);
-  for (let k = n - 1; k >= 0; k--) {
-    const at = 36 * k;
-    if (Number.isNaN(all[at + 12])) {
-      keys[k] = "";
-      continue;
-    }
-    for (let i = 0; i < 12; i++) {
-      XX[i] = all[at + i] as number;
-      ZZ[i] = all[at + 12 + i] as number;
-      S[i] = all[at + 24 + i] as number;
-    }
-    mul(S, S, INV); // 1 / (this denominator)
-    mul(S, S, XX);
-    mul(INV, INV, ZZ); // 1 / (the product of the denominators before it)
-    pack(W, S);
-    keys[k] = keyOf(W);
-  }
-  return keys;
-}
-
-/** A canonical element's twin key: its 12 limbs of 22 bits as 24 code units of 11 bits. */
-function keyOf(w: Fe): TwinKey {
-  const l0 = w[0] as number, l1 = w[1] as number, l2 = w[2] as number, l3 = w[3] as number, l4 = w[4] as number;
-  const l5 = w[5] as number, l6 = w[6] as number, l7 = w[7] as number, l8 = w[8] as number, l9 = w[9] as number;
-  const l10 = w[10] as number, l11 = w[11] as number;
-  return String.fromCharCode(l0 & 2047, l0 >> 11, l1 & 2047, l1 >> 11, l2 & 2047, l2 >> 11, l3 & 2047, l3 >> 11,
-    l4 & 2047, l4 >> 11, l5 & 2047, l5 >> 11, l6 & 2047, l6 >> 11, l7 & 2047, l7 >> 11, l8 & 2047, l8 >> 11,
-    l9 & 2047, l9 >> 11, l10 & 2047, l10 >> 11, l11 & 2047, l11 >> 11);
-}
-
-/** A value not 32 bytes long (only the tests hand twinKeys one) as an element, reduced mod p. */
-function unpackBig(o: Fe, v: bigint): void {
-  let r = v % P;
-  for (let i = 0; i < 12; i++) {
-    o[i] = Number(r & 0x3fffffn);
-    r >>= 22n;
-  }
+  return quotients(nums, dens);
 }
 
 /** [i, j]: j the first index whose eightfold an earlier index i has (two values that differ by a small-order point,
@@ -249,10 +185,10 @@ export function firstTwins(values: readonly Uint8Array[]): [number, number] | nu
 
 /** [i, j]: j the first index whose eightfold (or twin key) an earlier index i has, or null (the reference's
  * first_repeat). */
-export function firstRepeatOf<T extends bigint | string>(folds: readonly T[]): [number, number] | null {
-  const seen = new Map<T, number>();
+export function firstRepeatOf(folds: readonly bigint[]): [number, number] | null {
+  const seen = new Map<bigint, number>();
   for (let j = 0; j < folds.length; j++) {
-    const fold = folds[j] as T;
+    const fold = folds[j] as bigint;
     const earlier = seen.get(fold);
     if (earlier !== undefined) return [earlier, j];
     seen.set(fold, j);

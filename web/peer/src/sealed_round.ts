@@ -10,7 +10,7 @@ import type { Envelope } from "./envelope.js";
 import { commitment } from "./hashes.js";
 import { applyUnlock, checkShuffle, dealtCount, rowPositions, unlockPositions, unlockValues } from "./sealed_deal.js";
 import { hex } from "./bytes.js";
-import { cardOf, encodingOf, encodingsUnder, inverseKey, isClamped, permutation, shuffleStep, type TwinKey, X } from "./sealed_group.js";
+import { cardOf, encodingOf, encodingsUnder, inverseKey, isClamped, permutation, shuffleStep, X } from "./sealed_group.js";
 
 export interface Verdict {
   readonly seat: number;
@@ -26,7 +26,7 @@ export class SealedRound {
   private dealt: Uint8Array[] = [];
   private unlocked = 0;
   /** The twin keys of `deck`, then of `dealt`, when found (17.1's memo: an unlock's check finds only its values'). */
-  private folds: TwinKey[] | null = null;
+  private folds: bigint[] | null = null;
   /** The deck we shuffled ourselves, and the deck it was shuffled from (see takeShuffle). */
   private own: { from: readonly Uint8Array[]; deck: readonly Uint8Array[] } | null = null;
   /** The rows' four cards, once the deal is open. */
