@@ -14,7 +14,7 @@
 import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { nodeScalarMult, nodeSodium } from "../src/cli.js";
-import { cardOf, inverseKey, nobleX, onCurve, P, pointProblem, type ScalarMult, twinKeyNumber, twinKeys } from "../src/sealed_group.js";
+import { cardOf, inverseKey, nobleX, onCurve, P, pointProblem, type ScalarMult, twinKeys } from "../src/sealed_group.js";
 import { applyUnlock } from "../src/sealed_deal.js";
 import { fromHex, hex, leToBigInt } from "../src/bytes.js";
 import { decode, DecodeError, encode, type MsgMap } from "../src/codec.js";
@@ -99,7 +99,7 @@ const group = request.group && (({ points, scalars, keys }) => {
       const d = inverseKey(fromHex(key));
       return d && hex(d);
     }),
-    twinKeys: twinKeys(points.map(fromHex)).map((key) => twinKeyNumber(key).toString()),
+    twinKeys: twinKeys(points.map(fromHex)).map((key) => key.toString()),
   };
 })(request.group);
 const unlocks = (request.unlocks ?? []).map(({ dealt, seat, players, values, memo }) => {
