@@ -1,6 +1,6 @@
 """Section 17.1 and 17.3 in both implementations, on the values a cheating seat could send: the same received points
 are valid or refused (in the same words), X25519 gives the same bytes or refuses on every path a peer runs, and the
-same revealed keys have the same clamped inverse or none.
+same revealed keys have the same clamped inverse or none, and the same points the same twin keys.
 
 The paths: the reference's X25519 (libsodium's crypto_scalarmult, via PyNaCl), OpenSSL's (the `cryptography`
 package, what protocol.md 17.1 names), the TypeScript portable one (@noble/curves: what a browser runs), node's
@@ -126,3 +126,8 @@ def test_points_x25519_and_keys_agree_on_every_edge(compiled: Path) -> None:
         assert d == our_d, key.hex()
         kept += our_d is not None
     assert 0 < kept < len(keys)
+
+    # the arrival checks' twin keys (17.1's classes): the same numbers, the list's one inversion and all (the
+    # TypeScript peer's in BigInt, the reference's in Python ints), -1 on each point of low order
+    assert [int(k) for k in theirs["twinKeys"]] == g.twin_keys(points)
+    assert g.twin_keys(points).count(-1) == sum(int.from_bytes(p, "little") % g.P in g.LOW_ORDER for p in points) > 0

@@ -125,6 +125,7 @@ function le32ToBigInt(bytes: Uint8Array): bigint {
 
 /** (A - 2) / 4 = 121665: the constant of the twin key's second 2-isogeny (twinKeys). */
 const QUARTER_A_MINUS_2 = (A - 2n) / 4n;
+const P2 = 2n * P;
 
 /**
  * A key of each value that two values share exactly when their eightfolds are equal (they differ by a small-order
@@ -156,21 +157,28 @@ export function twinKeys(values: readonly Uint8Array[]): bigint[] {
   const dens: bigint[] = [];
   for (let k = 0; k < values.length; k++) {
     const value = values[k] as Uint8Array;
-    const u = value.length === 32 ? le32ToBigInt(value) : leToBigInt(value); // below 2^256: modP takes it unreduced
-    // The doubling from (u : 1), as in eightfolds (every sum and difference kept non-negative and below 2^257).
-    let s = u + 1n;
-    let d = u - 1n + P;
-    let a = modP(s * s);
-    let b = modP(d * d);
-    let c = a - b + P;
-    const x = modP(a * b);
-    const z = modP(c * (b + A24 * c));
-    // Then the 4-isogeny's s (s + 121665 c) : c d.
-    s = x + z;
-    d = x - z + P;
-    a = modP(s * s);
-    b = modP(d * d);
-    c = a - b + P;
+    const u = value.length === 32 ? le32ToBigInt(value) : leToBigInt(value); // below 2^256
+    // The doubling from (u : 1) written out: X = (u² − 1)², Z = 4u (u² + A u + 1) (the ladder's (ab : c (b + A24 c))
+    // with z = 1: one product and a few sums fewer). Between the products a number t is only folded,
+    // (t mod 2^255) + 19 (t >> 255), which is t mod p up to a multiple of p; each number's bound in bits after it.
+    let t = u * u;
+    const u2 = (t & LOW_255) + 19n * (t >> 255n); // < 2^262
+    t = u2 - 1n; // may be −1: only its square is used
+    t *= t;
+    const x = (t & LOW_255) + 19n * (t >> 255n); // < 2^274
+    t = ((A * u + u2 + 1n) * u) << 2n;
+    const z = (t & LOW_255) + 19n * (t >> 255n); // < 2^283
+    // Then the 4-isogeny's s (s + 121665 c) : c d, s = (x + z)², d = (x − z)² (either sign squared), c = s − d.
+    t = x + z;
+    t *= t;
+    t = (t & LOW_255) + 19n * (t >> 255n);
+    const a = (t & LOW_255) + 19n * (t >> 255n); // < 2^256
+    t = x - z;
+    t *= t;
+    t = (t & LOW_255) + 19n * (t >> 255n);
+    const b = (t & LOW_255) + 19n * (t >> 255n); // < 2^256
+    const c = a - b + P2; // positive (b < 2^255 + 2^66), < 2^257
+    // a (a + 121665 c) < 2^255.01 · 2^274.1 and c b below 2^530: what modP takes
     nums.push(modP(a * (a + QUARTER_A_MINUS_2 * c)));
     dens.push(modP(c * b));
   }

@@ -99,6 +99,7 @@ const group = request.group && (({ points, scalars, keys }) => {
       const d = inverseKey(fromHex(key));
       return d && hex(d);
     }),
+    twinKeys: twinKeys(points.map(fromHex)).map((key) => key.toString()),
   };
 })(request.group);
 const unlocks = (request.unlocks ?? []).map(({ dealt, seat, players, values, memo }) => {

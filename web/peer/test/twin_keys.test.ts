@@ -174,7 +174,8 @@ test("twin keys: the isogeny's formula as written, one value at a time: (t^2 + A
     return den === 0n ? -1n : mod((t * t + A * t + 1n) * (t + 1n) ** 2n * inv(den));
   };
   const next = stream("textbook");
-  const values = [...[0n, 1n, 2n, 9n, 12n, P - 2n, P - 1n, P, P + 1n, 2n ** 255n - 1n].map((u) => bigIntToLE(u, 32)),
+  const values = [...[0n, 1n, 2n, 9n, 12n, P - 2n, P - 1n, P, P + 1n, 2n ** 255n - 1n, 2n ** 255n, 2n * P - 1n, 2n * P,
+    2n * P + 1n, 2n ** 256n - 2n, 2n ** 256n - 1n].map((u) => bigIntToLE(u, 32)),
     ...Array.from({ length: 200 }, next), encodingOf(1), ...curveTwins(encodingOf(1))];
   assert.deepEqual(twinKeys(values), values.map(textbook));
 });
