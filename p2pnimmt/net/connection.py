@@ -353,6 +353,10 @@ class Connection:
             return False
         return True
 
+    def flush(self) -> None:
+        """Write what is queued now, not at the event loop's next turn (after the records the node holds)."""
+        self._flush()
+
     def _flush(self) -> None:
         data, self._pending = b"".join(self._pending), []
         if self.closed or not data:

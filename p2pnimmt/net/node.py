@@ -382,6 +382,15 @@ class Node:
             self.session.journal.write_held()
 
     def _feed(self, outputs: list) -> None:
+        """Carry out a session's outputs: its messages onto the links first, then its events to the listeners.
+
+        A message for every peer (one we signed, or a proof we spread; a relay skips its sender) is written at
+        once, with whatever its links queued before it, before any event is handled and not at the event loop's
+        next turn: the others wait for it (a reveal, a turn's last commit), while our listeners and the rest of the
+        loop's turn (often the frames of several other links to check) can wait. Its transcript record is written
+        first (Connection.before_write). Relays go at the loop's next turn, as before (the seats they go to had the
+        message from its sender)."""
+        ours: dict[Connection, None] = {}  # the links a message for every peer was queued on, in order
         for item in outputs:
             if isinstance(item, Outgoing):
                 seated = self.session.keys if self.session is not None else {}
@@ -394,7 +403,12 @@ class Node:
                         if framed is None:
                             framed = msg_frame(item.wire)
                         conn.send_message(item.wire, framed)
-            else:
+                        if not item.skip:
+                            ours[conn] = None
+        for conn in ours:
+            conn.flush()  # after the transcript's records the node holds (Connection.before_write)
+        for item in outputs:
+            if not isinstance(item, Outgoing):
                 if isinstance(item, GameStarted):
                     self.started_at = time.monotonic()
                     self.host_link_at_start = self.links.get(self.host_peer) if self.host_peer is not None else None
