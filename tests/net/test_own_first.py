@@ -1,6 +1,6 @@
 """A node's own message leaves before anything else is done with the outputs that carry it (Node._feed): it is on the
-socket, its transcript record written first, when the outputs' first event reaches a listener; a relay waits for
-the event loop's next turn, as before.
+socket, its transcript record written first, when the outputs' first event reaches a listener. A relay waits for
+the link's next write (our next message, most often), RELAY_WAIT at most.
 
 Real TCP on 127.0.0.1: the node's link to a peer whose end is a plain socket, read without waiting from inside the
 listener (what the kernel holds for the peer by then is what the node had written)."""
@@ -11,7 +11,7 @@ import asyncio
 import socket
 
 from p2pnimmt.net.connection import Connection, msg_frame
-from p2pnimmt.net.node import Node
+from p2pnimmt.net.node import RELAY_WAIT, Node
 from p2pnimmt.protocol.events import Event, Outgoing
 from p2pnimmt.protocol.identity import Identity
 
@@ -49,13 +49,26 @@ async def test_own_message_is_written_before_the_events_are_heard() -> None:
     peer_end.close()
 
 
-async def test_a_relay_waits_for_the_loops_next_turn() -> None:
+async def test_a_relay_goes_with_the_links_next_write() -> None:
     node, conn, peer_end, written = await _linked_node()
     seen: list[bytes] = []
     node.watch_events(lambda _node, _event: seen.append(_readable(peer_end)))
     node._feed([Outgoing(b"relayed", skip=(bytes(32),)), Event()])
-    assert seen == [b""] and written == []
-    await asyncio.sleep(0)  # the loop's next turn: the link's flush (called soon, before this task goes on)
-    assert _readable(peer_end) == msg_frame(b"relayed") and written == ["records"]
+    await asyncio.sleep(0)  # the loop's next turn: nothing called soon writes it
+    assert seen == [b""] and _readable(peer_end) == b"" and written == []
+    node._feed([Outgoing(b"ours")])
+    assert _readable(peer_end) == msg_frame(b"relayed") + msg_frame(b"ours")  # one write, in the order queued
+    conn.close()
+    peer_end.close()
+
+
+async def test_a_relay_alone_goes_after_the_relay_wait() -> None:
+    node, conn, peer_end, written = await _linked_node()
+    loop = asyncio.get_running_loop()
+    queued = loop.time()
+    node._feed([Outgoing(b"relayed", skip=(bytes(32),))])
+    got = await loop.sock_recv(peer_end, 1 << 16)  # (waits for the bytes: a real condition)
+    assert got == msg_frame(b"relayed") and written == ["records"]
+    assert loop.time() - queued >= RELAY_WAIT - 0.005  # not before the wait (a timer may fire a tick early)
     conn.close()
     peer_end.close()
