@@ -393,8 +393,8 @@ class Node:
         once, with whatever its links queued before it, before any event is handled and not at the event loop's
         next turn: the others wait for it (a reveal, a turn's last commit), while our listeners and the rest of the
         loop's turn (often the frames of several other links to check) can wait. Its transcript record is written
-        first (Connection.before_write). Relays go at the loop's next turn, as before (the seats they go to had the
-        message from its sender)."""
+        first (Connection.before_write). A relay waits for its link's next write, RELAY_WAIT at most (the seats it
+        goes to had the message from its sender)."""
         ours: dict[Connection, None] = {}  # the links a message for every peer was queued on, in order
         for item in outputs:
             if isinstance(item, Outgoing):
