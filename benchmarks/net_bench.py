@@ -1,6 +1,6 @@
 """Network figures over loopback: discovery to connected, turn latency, a whole 10-bot game, memory per peer.
 
-    python benchmarks/net_bench.py [--turns-games N]
+    python benchmarks/net_bench.py [--rounds N] [--peers N [N ...]]
 
 Everything binds 127.0.0.1 (zeroconf included). Turn latency is measured
 from the moment the last PLAY_COMMIT of a turn is sent to the moment the
@@ -104,6 +104,13 @@ def stamps(outs: list[Path]) -> list[float]:
     return [resolved[k] - sent[k] for k in sorted(sent) if k in resolved]
 
 
+def latency_line(peers: int, how: str, latencies: list[float]) -> str:
+    lat = sorted(latencies)
+    p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+    return (f"{peers:>2} peers ({how}): turn latency median {statistics.median(lat) * 1000:.1f} ms, "
+            f"p99 {p99 * 1000:.1f} ms over {len(lat)} turns")
+
+
 def memory_and_wall(workdir: Path) -> tuple[float, list[float]]:
     """A 10-player game to 66: host with 9 in-process bots, wall time; then peak RSS of separate peers."""
     out = workdir / "wall.out"
@@ -132,7 +139,14 @@ def memory_and_wall(workdir: Path) -> tuple[float, list[float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="rounds per latency game (default 2)")
+    parser.add_argument("--peers", type=int, nargs="+",
+                        help="only the latency games of separate processes at these table sizes (nothing else)")
     args = parser.parse_args()
+    if args.peers:
+        with tempfile.TemporaryDirectory() as tmp:
+            for peers in args.peers:
+                print(latency_line(peers, "separate processes", turn_latencies(peers, args.rounds, Path(tmp))))
+        return
     total, _ = asyncio.run(discovery_to_connected(0.0))
     print(f"host start -> joiner connected, joiner started at once: {total * 1000:.0f} ms "
           "(mDNS answers a record at most once a second: the joiner waits out the host's announcement)")
@@ -141,15 +155,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         for peers in (2, 5, 10):
-            lat = sorted(turn_latencies(peers, args.rounds, workdir))
-            p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
-            print(f"{peers:>2} peers (separate processes): turn latency median {statistics.median(lat) * 1000:.1f} ms, "
-                  f"p99 {p99 * 1000:.1f} ms over {len(lat)} turns")
+            print(latency_line(peers, "separate processes", turn_latencies(peers, args.rounds, workdir)))
         for peers in (2, 5, 10):
-            lat = sorted(in_process_latencies(peers, args.rounds, workdir))
-            p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
-            print(f"{peers:>2} peers (host + bots, one process): turn latency median "
-                  f"{statistics.median(lat) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms over {len(lat)} turns")
+            print(latency_line(peers, "host + bots, one process", in_process_latencies(peers, args.rounds, workdir)))
         wall, rss = memory_and_wall(workdir)
         print(f"10-player game to 66 (host + 9 bots in one process): {wall:.2f} s wall, process start included")
         if rss:

@@ -185,7 +185,8 @@ class Connection:
         self.writing_ended = False  # our end of the stream is on its way (end_writing): nothing more is queued
         self.sent: set[bytes] = set()  # session messages already sent on this link (never twice)
         self.received: set[bytes] = set()  # session messages its peer sent on this link that we hold
-        self._pending: list[bytes] = []  # frames queued this turn of the event loop, written together
+        self._pending: list[bytes] = []  # frames queued, written together (at the loop's next turn, or with a later)
+        self._soon = False  # a flush of _pending is called at the event loop's next turn
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop its flushes are called on (asked once)
         self._in = b""  # bytes read from the socket, from offset _at on not yet taken as frames
         self._at = 0
@@ -299,11 +300,12 @@ class Connection:
             log.info("send to %s failed: %s", fingerprint(self.peer), exc)
             self.close()
 
-    def send_message(self, wire: bytes, framed: bytes | None = None) -> None:
-        """Send a session message on this link, unless it was sent on it before (`framed`: its msg_frame, if made)."""
+    def send_message(self, wire: bytes, framed: bytes | None = None, later: bool = False) -> None:
+        """Send a session message on this link, unless it was sent on it before (`framed`: its msg_frame, if made).
+        `later`: it waits for the link's next write (whoever calls flush, or queues a frame without `later`)."""
         if wire not in self.sent:
             self.sent.add(wire)
-            self._queue(framed if framed is not None else msg_frame(wire))
+            self._queue(framed if framed is not None else msg_frame(wire), later)
 
     def send_nowait(self, kind: str, payload: Any) -> None:
         """Queue a frame without waiting for the socket (order is kept; frames queued together go in one write)."""
@@ -331,15 +333,21 @@ class Connection:
         """The peer's end (EOF) or the connection's loss has come."""
         return self._tap.ended
 
-    def _queue(self, data: bytes) -> None:
+    def _queue(self, data: bytes, later: bool = False) -> None:
         if self.closed or self.writing_ended:
             return
-        if not self._pending:
+        if not (self._soon or later):
             loop = self._loop
             if loop is None:
                 loop = self._loop = asyncio.get_running_loop()
             loop.call_soon(self._flush)
+            self._soon = True
         self._pending.append(data)
+
+    @property
+    def queued(self) -> bool:
+        """Frames wait to be written."""
+        return bool(self._pending)
 
     def _records_written(self) -> bool:
         """Whether the records the node holds are written (before_write), so that what they led to may leave. Not
@@ -353,7 +361,12 @@ class Connection:
             return False
         return True
 
+    def flush(self) -> None:
+        """Write what is queued now, not at the event loop's next turn (after the records the node holds)."""
+        self._flush()
+
     def _flush(self) -> None:
+        self._soon = False
         data, self._pending = b"".join(self._pending), []
         if self.closed or not data:
             return

@@ -62,6 +62,10 @@ __all__ = ["BYE_WAIT", "MAX_LINK_FAULTS", "MAX_PENDING", "MAX_SPECTATORS", "MEMB
 
 BYE_WAIT = 5.0  # after game over, how long to wait for the other peers' bye before leaving
 BYE_READ = 2.0  # on leaving, how long to wait for each peer to read our bye and end its side of the link
+# A relay waits at most this long for its link's next write (our own next message, most often, or any frame): the
+# seats it goes to have the message from its sender already, unless a link between them is down, and a frame that
+# comes with another costs its reader no read, no wake of its own.
+RELAY_WAIT = 0.05
 
 EventListener = Callable[["Node", Event], None]
 LobbyListener = Callable[["Node"], None]
@@ -123,6 +127,7 @@ class Node:
         self.link_timeout = link_timeout  # a link silent this long has ended (pings every quarter of it)
         # a person's turn clock (none once the person left: Node.leave)
         self.clock = MoveClock(lambda: None if self.leaving else self.session, self._feed, self._event, self.spawn)
+        self._relays_due: asyncio.TimerHandle | None = None  # when the relays waiting are written (_relays)
         self.mesh = Mesh(self)  # the links: dials, accepted connections, readers, redials (net.mesh)
         self.lobby = Lobby(self)  # the lobby on the wire: a host's door, a joiner's mirror (net.lobby)
         # A rematch (protocol.md 14, "Rematch"): over the links of the finished game (net.rematch), and the
@@ -382,6 +387,15 @@ class Node:
             self.session.journal.write_held()
 
     def _feed(self, outputs: list) -> None:
+        """Carry out a session's outputs: its messages onto the links first, then its events to the listeners.
+
+        A message for every peer (one we signed, or a proof we spread; a relay skips its sender) is written at
+        once, with whatever its links queued before it, before any event is handled and not at the event loop's
+        next turn: the others wait for it (a reveal, a turn's last commit), while our listeners and the rest of the
+        loop's turn (often the frames of several other links to check) can wait. Its transcript record is written
+        first (Connection.before_write). A relay waits for its link's next write, RELAY_WAIT at most (the seats it
+        goes to had the message from its sender)."""
+        ours: dict[Connection, None] = {}  # the links a message for every peer was queued on, in order
         for item in outputs:
             if isinstance(item, Outgoing):
                 seated = self.session.keys if self.session is not None else {}
@@ -393,13 +407,29 @@ class Node:
                     if meant_for(item, peer, seated):
                         if framed is None:
                             framed = msg_frame(item.wire)
-                        conn.send_message(item.wire, framed)
-            else:
+                        if item.skip:  # a relay: with the link's next write, RELAY_WAIT at most from now
+                            conn.send_message(item.wire, framed, later=True)
+                            if self._relays_due is None:
+                                self._relays_due = asyncio.get_running_loop().call_later(RELAY_WAIT, self._relays)
+                        else:
+                            conn.send_message(item.wire, framed)
+                            ours[conn] = None
+        for conn in ours:
+            conn.flush()  # after the transcript's records the node holds (Connection.before_write)
+        for item in outputs:
+            if not isinstance(item, Outgoing):
                 if isinstance(item, GameStarted):
                     self.started_at = time.monotonic()
                     self.host_link_at_start = self.links.get(self.host_peer) if self.host_peer is not None else None
                     self.mesh.members_updated()  # the START's roster are members
                 self._event(item)
+
+    def _relays(self) -> None:
+        """The relays still waiting go now (RELAY_WAIT after the first of them)."""
+        self._relays_due = None
+        for conn in list(self.links.values()):
+            if conn.queued:
+                conn.flush()
 
     def _event(self, event: Event) -> None:
         for listener in list(self._event_listeners):

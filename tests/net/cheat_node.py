@@ -285,10 +285,10 @@ def ack_to_host_alone() -> None:
             print("cheat: shows its START_ACK to the host alone", flush=True)
         return False  # it goes out as any node's: `send` keeps it from every link but the host's
 
-    def send(self: Connection, wire: bytes, framed: bytes | None = None) -> None:  # sent, or asked for (heads)
-        if wire in only and self.peer != only[wire]:
+    def send(self: Connection, wire: bytes, framed: bytes | None = None, later: bool = False) -> None:  # sent, or
+        if wire in only and self.peer != only[wire]:  # asked for (heads)
             return
-        send_message(self, wire, framed)
+        send_message(self, wire, framed, later)
 
     on_own_messages(note)
     Connection.send_message = send  # type: ignore[method-assign]
@@ -342,9 +342,9 @@ def stop_at_commit(turn: int) -> None:
     gone = False
 
     def end(hops: int) -> None:
-        # What the node sent before (its reveal of the turn before, made in the same pass of the event loop as this
-        # commit when the last reveal came with the others) is queued by call_soon after this pass (Connection._queue)
-        # and written by its flush: a few hops of the loop let it leave before the process ends.
+        # What the node sent before left at once (its own messages: Node._feed); a few hops of the loop let what is
+        # called soon leave too before the process ends (relays waiting for their link's next write are lost with
+        # it, as with any node gone).
         if hops:
             asyncio.get_running_loop().call_soon(end, hops - 1)
         else:
@@ -452,10 +452,10 @@ def lie_to_some() -> None:
             print("cheat: signed a right START_ACK for the host and a wrong one for the others", flush=True)
         return False  # it goes out as any node's: `send` shows the others the wrong one
 
-    def send(self: Connection, wire: bytes, framed: bytes | None = None) -> None:  # sent, or asked for (heads)
-        if wire in swap and self.peer != swap[wire][1]:
+    def send(self: Connection, wire: bytes, framed: bytes | None = None, later: bool = False) -> None:  # sent, or
+        if wire in swap and self.peer != swap[wire][1]:  # asked for (heads)
             wire, framed = swap[wire][0], None
-        send_message(self, wire, framed)
+        send_message(self, wire, framed, later)
 
     on_own_messages(lie)
     Connection.send_message = send  # type: ignore[method-assign]

@@ -1,0 +1,74 @@
+"""A node's own message leaves before anything else is done with the outputs that carry it (Node._feed): it is on the
+socket, its transcript record written first, when the outputs' first event reaches a listener. A relay waits for
+the link's next write (our next message, most often), RELAY_WAIT at most.
+
+Real TCP on 127.0.0.1: the node's link to a peer whose end is a plain socket, read without waiting from inside the
+listener (what the kernel holds for the peer by then is what the node had written)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+from p2pnimmt.net.connection import Connection, msg_frame
+from p2pnimmt.net.node import RELAY_WAIT, Node
+from p2pnimmt.protocol.events import Event, Outgoing
+from p2pnimmt.protocol.identity import Identity
+
+
+async def _linked_node() -> tuple[Node, Connection, socket.socket, list[str]]:
+    """A node with one link on 127.0.0.1; the peer's end of it (a plain socket); the node's record log."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.getsockname()[1])
+    peer_end, _ = listener.accept()
+    listener.close()
+    peer_end.setblocking(False)
+    node = Node(Identity.generate(), name="n", interface="127.0.0.1")
+    conn = Connection(reader, writer, Identity.generate().public_key, bytes(16))
+    node.links[conn.peer] = conn
+    written: list[str] = []
+    conn.before_write = lambda: written.append("records")  # as Mesh.link sets it (Node.write_held)
+    return node, conn, peer_end, written
+
+
+def _readable(sock: socket.socket) -> bytes:
+    """What the kernel holds for this end now (nothing waited for)."""
+    try:
+        return sock.recv(1 << 16)
+    except BlockingIOError:
+        return b""
+
+
+async def test_own_message_is_written_before_the_events_are_heard() -> None:
+    node, conn, peer_end, written = await _linked_node()
+    seen: list[tuple[bytes, list[str]]] = []
+    node.watch_events(lambda _node, _event: seen.append((_readable(peer_end), list(written))))
+    node._feed([Outgoing(b"ours"), Event()])
+    assert seen == [(msg_frame(b"ours"), ["records"])]  # on the socket, after the records, when the event is heard
+    conn.close()
+    peer_end.close()
+
+
+async def test_a_relay_goes_with_the_links_next_write() -> None:
+    node, conn, peer_end, written = await _linked_node()
+    seen: list[bytes] = []
+    node.watch_events(lambda _node, _event: seen.append(_readable(peer_end)))
+    node._feed([Outgoing(b"relayed", skip=(bytes(32),)), Event()])
+    await asyncio.sleep(0)  # the loop's next turn: nothing called soon writes it
+    assert seen == [b""] and _readable(peer_end) == b"" and written == []
+    node._feed([Outgoing(b"ours")])
+    assert _readable(peer_end) == msg_frame(b"relayed") + msg_frame(b"ours")  # one write, in the order queued
+    conn.close()
+    peer_end.close()
+
+
+async def test_a_relay_alone_goes_after_the_relay_wait() -> None:
+    node, conn, peer_end, written = await _linked_node()
+    loop = asyncio.get_running_loop()
+    queued = loop.time()
+    node._feed([Outgoing(b"relayed", skip=(bytes(32),))])
+    got = await loop.sock_recv(peer_end, 1 << 16)  # (waits for the bytes: a real condition)
+    assert got == msg_frame(b"relayed") and written == ["records"]
+    assert loop.time() - queued >= RELAY_WAIT - 0.005  # not before the wait (a timer may fire a tick early)
+    conn.close()
+    peer_end.close()
