@@ -260,7 +260,7 @@ def step_turn(table: Table) -> Effects[None]:
     commit_step, reveal_step, choice_step = turn_steps(t)
     committers = table.active_at(r, commit_step)
     commits = table.slot("PLAY_COMMIT", r, t)
-    if table.seat in committers and table.seat not in commits:  # (table.playing at the commit step: its seats)
+    if table.seat in committers and table.seat not in commits:  # (our seat plays at the commit step: table.playing)
         if not record.asked:
             record.asked = True
             yield Emit(PlayNeeded(r, t))
