@@ -32,13 +32,23 @@ def neutral(text: object, limit: int | None = None) -> str:
     cut = limit is not None and len(text) > limit
     if cut:
         text = text[:limit]
-    if text.isascii() and text.isprintable():
+    if text.isascii() and text.isprintable():  # (printable ASCII is the same in every Unicode version: the table's)
         return text + ("…" if cut else "")
+    return escaped(text) + ("…" if cut else "")
+
+
+def escaped(text: str) -> str:
+    """`text` by the table, code point by code point: every non-printable one escaped, at most MAX_MARKS combining
+    marks in a row. A printable ASCII character (U+0020..U+007E: printable in the table, no mark) is kept as it is
+    without asking the table (tests/net/test_neutral_text.py holds both ways to the table on all of ASCII)."""
     out: list[str] = []
     marks = 0
     for ch in text:
         cp = ord(ch)
-        if not is_printable(cp):
+        if 0x20 <= cp < 0x7F:
+            marks = 0
+            out.append(ch)
+        elif not is_printable(cp):
             out.append(escape(cp))
             marks = 0
         elif is_printable_mark(cp):
@@ -47,7 +57,7 @@ def neutral(text: object, limit: int | None = None) -> str:
         else:
             marks = 0
             out.append(ch)
-    return "".join(out) + ("…" if cut else "")
+    return "".join(out)
 
 
 def shown(text: object, limit: int = 24) -> str:

@@ -10,33 +10,33 @@ swap positions i and j.
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Iterable
 
 TAG = b"p2pnimmt/shuffle/v1"
 SEED_SIZE = 32
+_BLOCK = struct.Struct(">8I")  # a SHA-256 block of the stream: 8 draws, 4 bytes big-endian each
 
 
 class ShuffleStream:
     """Unbiased integers drawn from the SHA-256 counter-mode stream of a seed."""
 
-    __slots__ = ("_prefix", "_counter", "_buffer", "_offset")
+    __slots__ = ("_prefix", "_counter", "_words")
 
     def __init__(self, seed: bytes) -> None:
         if not isinstance(seed, (bytes, bytearray)) or len(seed) != SEED_SIZE:
             raise ValueError(f"shuffle seed must be {SEED_SIZE} bytes, got {seed!r}")
         self._prefix = TAG + bytes(seed)
         self._counter = 0
-        self._buffer = b""
-        self._offset = 0
+        self._words: list[int] = []  # the draws of the last block not taken yet, the next one last
 
     def _u32(self) -> int:
-        if self._offset + 4 > len(self._buffer):
-            self._buffer = hashlib.sha256(self._prefix + self._counter.to_bytes(8, "big")).digest()
+        if not self._words:  # a block's 8 draws read at once, kept last first (a pop takes the next)
+            block = hashlib.sha256(self._prefix + self._counter.to_bytes(8, "big")).digest()
             self._counter += 1
-            self._offset = 0
-        x = int.from_bytes(self._buffer[self._offset : self._offset + 4], "big")
-        self._offset += 4
-        return x
+            self._words = list(_BLOCK.unpack(block))
+            self._words.reverse()
+        return self._words.pop()
 
     def uniform(self, n: int) -> int:
         """An integer in 0..n-1 with no modulo bias."""

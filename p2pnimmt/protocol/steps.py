@@ -260,7 +260,7 @@ def step_turn(table: Table) -> Effects[None]:
     commit_step, reveal_step, choice_step = turn_steps(t)
     committers = table.active_at(r, commit_step)
     commits = table.slot("PLAY_COMMIT", r, t)
-    if table.playing(table.seat, r, commit_step) and table.seat not in commits:
+    if table.seat in committers and table.seat not in commits:  # (our seat plays at the commit step: table.playing)
         if not record.asked:
             record.asked = True
             yield Emit(PlayNeeded(r, t))
@@ -271,7 +271,7 @@ def step_turn(table: Table) -> Effects[None]:
             # may void the round before our reveal: protocol.md 11, 17.9)
             yield StandInMove()
             return
-    if table.held_back(commit_step) or table.lacking(committers, commits):
+    if table.lacking(committers, commits) or table.held_back(commit_step):  # (the count first: the usual wait)
         return
     if not record.state_checked:
         record.state_checked = True
@@ -296,7 +296,7 @@ def step_turn(table: Table) -> Effects[None]:
     if table.held_proofs and (yield from settle(table, (r, t), lambda x: all(
             s in reveals and reveals[s].body["commits"] in agreed for s in revealers if s != x))):
         return  # a proof held above a seat's commit of this turn, judged once the others' reveals decide the turn
-    if table.held_back(reveal_step) or table.lacking(revealers, reveals):
+    if table.lacking(revealers, reveals) or table.held_back(reveal_step):
         return
     if any(reveals[s].body["commits"] not in agreed for s in revealers):
         # No fault (protocol.md 11, "A reveal naming another commit set"): the seat may hold a version of a split
@@ -384,7 +384,7 @@ def revealed_before_keys(table: Table) -> Effects[bool]:
             or table.seat not in table.active_at(r, reveal_step):
         return True
     committers = table.active_at(r, commit_step)
-    if table.held_back(commit_step) or table.lacking(committers, commits):
+    if table.lacking(committers, commits) or table.held_back(commit_step):  # (the count first: the usual wait)
         return False
     yield our_reveal(table, table.commit_digest(r, t, committers))
     return False
