@@ -245,6 +245,9 @@ def take_unlock(layout: Layout, seat: int, current: Sequence[bytes], folds: Sequ
             before = twin_keys(current)
         return before[p] == before[q]
 
+    twins = first_repeat(new_folds)
+    if twins is None:
+        return Taken(new, new_folds)  # no two values of the list collide: none of the sender's outputs either
     keys: tuple[Sequence[object], Sequence[object]] = (new, new_folds)
     for key, words in zip(keys, ("hold the same value", "differ by a small-order point")):
         seen: dict[object, int] = {}
@@ -253,9 +256,6 @@ def take_unlock(layout: Layout, seat: int, current: Sequence[bytes], folds: Sequ
                 seen[key[p]] = p
             elif not collided(seen[key[p]], p):  # one class of inputs: the first output of a value stands for all
                 raise ValueError(f"{who}: positions {seen[key[p]]} and {p} now {words}")
-    twins = first_repeat(new_folds)
-    if twins is None:
-        return Taken(new, new_folds)
     i, j = twins
     words = "hold the same value" if new[i] == new[j] else "differ by a small-order point"
     return Taken(new, new_folds, f"{who}: positions {i} and {j} now {words}")

@@ -330,6 +330,8 @@ def twin_keys_with(known: Sequence[int | None], fresh: Sequence[int]) -> list[in
 
 def first_repeat(folds: Sequence[int]) -> tuple[int, int] | None:
     """(i, j): j the first index whose eightfold (or twin key) an earlier index i has, or None."""
+    if len(set(folds)) == len(folds):
+        return None  # the usual answer, found in C
     seen: dict[int, int] = {}
     for j, eightfold in enumerate(folds):
         if eightfold in seen:
