@@ -50,13 +50,13 @@ from .sealed_group import (
     KeyPair,
     apply_all,
     card_table,
-    check_points,
     checked_points,
     encode_deck,
     encodings_under,
     first_repeat,
     key_pair_from,
     new_key_pair,
+    read_points,
     twin_keys,
     twin_keys_with,
 )
@@ -224,9 +224,9 @@ def take_unlock(layout: Layout, seat: int, current: Sequence[bytes], folds: Sequ
     the deal broke at this unlock, and the audit names whoever deviated."""
     positions = layout.unlocked_by(seat)
     who = UNLOCK_OF.format(seat=seat)
-    values = check_points(published, len(positions), who, distinct=False)
+    fresh = read_points(published, len(positions), who)
     new = list(current)
-    for p, v in zip(positions, values):
+    for p, v in zip(positions, cast("Sequence[bytes]", published)):  # read_points checked them
         new[p] = v
     memo = folds is not None and len(folds) == len(new)
     if memo:
@@ -235,7 +235,8 @@ def take_unlock(layout: Layout, seat: int, current: Sequence[bytes], folds: Sequ
             known[p] = None
     else:
         known = [None] * len(new)
-    new_folds = twin_keys_with(new, known)
+        fresh = [int.from_bytes(v, "little") for v in new]
+    new_folds = twin_keys_with(known, fresh)
     before: list[int] | None = list(cast("Sequence[int]", folds)) if memo else None
 
     def collided(p: int, q: int) -> bool:
@@ -244,6 +245,9 @@ def take_unlock(layout: Layout, seat: int, current: Sequence[bytes], folds: Sequ
             before = twin_keys(current)
         return before[p] == before[q]
 
+    twins = first_repeat(new_folds)
+    if twins is None:
+        return Taken(new, new_folds)  # no two values of the list collide: none of the sender's outputs either
     keys: tuple[Sequence[object], Sequence[object]] = (new, new_folds)
     for key, words in zip(keys, ("hold the same value", "differ by a small-order point")):
         seen: dict[object, int] = {}
@@ -252,9 +256,6 @@ def take_unlock(layout: Layout, seat: int, current: Sequence[bytes], folds: Sequ
                 seen[key[p]] = p
             elif not collided(seen[key[p]], p):  # one class of inputs: the first output of a value stands for all
                 raise ValueError(f"{who}: positions {seen[key[p]]} and {p} now {words}")
-    twins = first_repeat(new_folds)
-    if twins is None:
-        return Taken(new, new_folds)
     i, j = twins
     words = "hold the same value" if new[i] == new[j] else "differ by a small-order point"
     return Taken(new, new_folds, f"{who}: positions {i} and {j} now {words}")

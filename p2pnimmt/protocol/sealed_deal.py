@@ -166,6 +166,8 @@ class SealedDeal(Deal):
         """The seats of `seats` that shuffled in round `r` and were dropped later in it: their layer is in the deck
         and can never be removed (the round is void, 17.9). Not one dropped at its ROUND_END's place (r, 32, 1): it
         showed its keys, or the round was void already (a void round waits on nobody's keys)."""
+        if not table.dropped:
+            return []  # nobody dropped (the usual pass)
         end = Step(r, ROUND_END_STEP, ROUND_END_PLACE)
         return [s for s in seats if s in table.dropped and table.dropped[s].round == r and table.dropped[s] < end
                 and self.shuffles(table, r, s)]
@@ -369,9 +371,11 @@ class SealedDeal(Deal):
         seat that does not shuffle in it (it forfeited before, 17.9: dealt open) has no keys to send; one it signs
         anyway is taken by no step, as its SEALED_SHUFFLE or SEALED_UNLOCK would be (since session 33: its alarm
         stopped the round, nothing settled it, and the reference raised 'no finished round to score')."""
+        keys = table.slot("SEALED_KEYS", r)
+        if not keys:
+            return []  # no keys in yet (the round's every pass before its end)
         st = self.rounds.get(r)
         seats = st.seats if st is not None and st.seats is not None else ()
-        keys = table.slot("SEALED_KEYS", r)
         return [s for s, env in keys.items() if env.body["alarm"] and s in seats]
 
     def _alarmed(self, table: TableView, r: int) -> bool:

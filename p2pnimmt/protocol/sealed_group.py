@@ -185,25 +185,35 @@ def check_points(values: object, count: int, what: str, distinct: bool = True, c
 def checked_points(values: object, count: int, what: str, distinct: bool = True,
                    curve: bool = False) -> tuple[list[bytes], list[int] | None]:
     """check_points, and the twin keys it found (distinct=True: `twin_keys`, 17.1's classes), else None."""
-    if not isinstance(values, (list, tuple)):
-        raise ValueError(f"{what} is a {type(values).__name__}, not a list of points")
-    if len(values) != count:
-        raise ValueError(f"{what} has {len(values)} values, expected {count}")
-    seen: dict[bytes, int] = {}
-    for i, value in enumerate(values):
-        problem = point_error(value, curve)
-        if problem:
-            raise ValueError(f"{what}: value {i} {problem}")
-        if distinct and value in seen:
-            raise ValueError(f"{what}: values {seen[value]} and {i} are equal")
-        seen[value] = i
+    us = read_points(values, count, what, distinct, curve)
+    values = cast("list[bytes]", values)  # read_points checked it
     if not distinct:
         return list(values), None
-    folds = twin_keys(values)
+    folds = _twin_keys_of(us)
     twins = first_repeat(folds)
     if twins is not None:
         raise ValueError(f"{what}: values {twins[0]} and {twins[1]} differ by a small-order point")
     return list(values), folds
+
+
+def read_points(values: object, count: int, what: str, distinct: bool = False, curve: bool = False) -> list[int]:
+    """The u-coordinates of `values`, a list of `count` (distinct) values that pass `point_error(value, curve)`;
+    ValueError naming the first bad one otherwise (each value's own problem, then whether an earlier one equals it,
+    value by value). Each value is read once: the twin keys are found from these integers."""
+    if not isinstance(values, (list, tuple)):
+        raise ValueError(f"{what} is a {type(values).__name__}, not a list of points")
+    if len(values) != count:
+        raise ValueError(f"{what} has {len(values)} values, expected {count}")
+    us = []
+    seen: dict[bytes, int] = {}
+    for i, value in enumerate(values):
+        u = int.from_bytes(value, "little") if isinstance(value, bytes) and len(value) == SIZE else P
+        if u >= P or u in LOW_ORDER or curve and not on_curve(u):
+            raise ValueError(f"{what}: value {i} {point_error(value, curve)}")  # point_error's words
+        if distinct and seen.setdefault(value, i) != i:
+            raise ValueError(f"{what}: values {seen[value]} and {i} are equal")
+        us.append(u)
+    return us
 
 
 def eightfolds(values: Sequence[bytes]) -> list[int]:
@@ -271,46 +281,57 @@ def twin_keys(values: Sequence[bytes]) -> list[int]:
     for t in {0, 1, infinity}: 2P in {O, (0, 0), +-T4}, P of low order. tests/protocol/test_twin_keys.py compares
     the keys' classes with the eightfolds' on every twin of curve and twist values and on random values.
     """
-    # Between the products a number t is only folded, (t mod 2^255) + 19 (t >> 255), which is t mod p up to a
-    # multiple of p (2^255 = 19 mod p; for a negative t too, Python's shift being floor division), twice after each
-    # product (below 2^256 again); one reduction mod p at the end gives the same numbers as reducing every time, with
-    # about a tenth fewer instructions (this is the arrival checks' hot path).
+    return _twin_keys_of([int.from_bytes(value, "little") for value in values])
+
+
+def _twin_keys_of(us: Sequence[int]) -> list[int]:
+    """twin_keys of the values read as integers (0 <= u < 2^256): what the arrival checks call with the integers
+    they read once for the points' own checks."""
+    # The ladder's doubling of (u : 1), written in u alone: with a = (u + 1)^2, b = (u - 1)^2 and c = a - b = 4u,
+    # (ab : c(b + A24 c)) is X = (u^2 - 1)^2, Z = 4u(u^2 + A u + 1): three products where the ladder's form takes
+    # four. Between the products a number t >= 0 is only folded, (t mod 2^255) + 19 (t >> 255), which is t mod p up
+    # to a multiple of p (2^255 = 19 mod p), once, wherever that keeps the next product's factors within 300 bits
+    # (a factor of 300 bits costs a product little more than one of 255, a fold three operations more); the key's
+    # numerator and denominator are reduced mod p. The same numbers as the formula reduced at every step
+    # (tests/protocol/test_twin_keys.py), about an eighth fewer instructions than the ladder's form folded twice
+    # after each product (issue 24, session 38): this is the arrival checks' hot path. Bounds, for u < 2^256:
+    # u^2 < 2^512 folds below 2^262; (u^2 - 1)^2 < 2^524 below 2^274 (X); (u + A) u^2 + u < 2^519 below 2^269
+    # (Z/4); (X +- Z)^2 < 2^550 below 2^300 (s, d).
     nums, dens = [], []
-    m, a24 = _LOW_255, _A24
-    for value in values:
-        x = int.from_bytes(value, "little")
-        a, b = (x + 1) ** 2, (x - 1) ** 2
-        a = (a & m) + 19 * (a >> 255)
-        b = (b & m) + 19 * (b >> 255)
-        c = a - b
-        x, z = a * b, c * (b + a24 * c)
-        x = (x & m) + 19 * (x >> 255)
-        x = (x & m) + 19 * (x >> 255)
-        z = (z & m) + 19 * (z >> 255)
-        z = (z & m) + 19 * (z >> 255)
-        a, b = (x + z) ** 2, (x - z) ** 2
-        a = (a & m) + 19 * (a >> 255)
-        a = (a & m) + 19 * (a >> 255)
-        b = (b & m) + 19 * (b >> 255)
-        b = (b & m) + 19 * (b >> 255)
-        c = a - b
-        nums.append(a * (a + _QUARTER_A_MINUS_2 * c) % P)
-        dens.append(c * b % P)
+    m, k = _LOW_255, _QUARTER_A_MINUS_2
+    for u in us:
+        t = u * u
+        u2 = (t & m) + 19 * (t >> 255)
+        t = (u2 - 1) ** 2
+        x = (t & m) + 19 * (t >> 255)
+        t = (u + A) * u2 + u
+        z = ((t & m) + 19 * (t >> 255)) << 2
+        s, d = (x + z) ** 2, (x - z) ** 2
+        s = (s & m) + 19 * (s >> 255)
+        d = (d & m) + 19 * (d >> 255)
+        c = s - d
+        nums.append(s * (s + k * c) % P)
+        dens.append(c * d % P)
     return _quotients(nums, dens)
 
 
-def twin_keys_with(values: Sequence[bytes], known: Sequence[int | None]) -> list[int]:
-    """twin_keys(values), where known[i], unless None, is the twin key of values[i] found before (a memo kept by
-    position: the caller vouches that values[i] is the value it was found for); the others in one batch."""
+def twin_keys_with(known: Sequence[int | None], fresh: Sequence[int]) -> list[int]:
+    """The twin keys of a list, where known[i], unless None, is the twin key of its value i found before (a memo kept
+    by position: the caller vouches that value i is the value it was found for), and `fresh` the u-coordinates of
+    the values at the None places, in order (read_points'), whose keys are found in one batch."""
     missing = [i for i, key in enumerate(known) if key is None]
+    if len(missing) != len(fresh):
+        raise ValueError(f"{len(fresh)} values for the {len(missing)} keys not known")
     out = list(known)
-    for i, key in zip(missing, twin_keys([values[i] for i in missing])):
+    for i, key in zip(missing, _twin_keys_of(fresh)):
         out[i] = key
     return cast("list[int]", out)
 
 
 def first_repeat(folds: Sequence[int]) -> tuple[int, int] | None:
     """(i, j): j the first index whose eightfold (or twin key) an earlier index i has, or None."""
+    if len(set(folds)) == len(folds):
+        return None  # the usual answer, found in C
     seen: dict[int, int] = {}
     for j, eightfold in enumerate(folds):
         if eightfold in seen:

@@ -12,6 +12,7 @@ the checks judge.
 from __future__ import annotations
 
 import random
+from typing import cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -134,3 +135,64 @@ def test_random_lists_with_twins_have_the_eightfolds_classes_and_verdicts(seed, 
         words = f"^shuffle output: values {expected[0]} and {expected[1]} differ by a small-order point$"
         with pytest.raises(ValueError, match=words):
             g.checked_points(valid, len(valid), "shuffle output")
+
+
+def points_as_written(values: list[object], what: str, distinct: bool) -> list[int] | str:
+    """The checks' loop as it was written before session 38: point_error, then an equal earlier value, value by value;
+    the integers, or the words of the first problem."""
+    seen: dict[object, int] = {}
+    for i, value in enumerate(values):
+        problem = g.point_error(value, curve=False)
+        if problem:
+            return f"{what}: value {i} {problem}"
+        if distinct and value in seen:
+            return f"{what}: values {seen[value]} and {i} are equal"
+        seen[value] = i
+    return [int.from_bytes(cast(bytes, v), "little") for v in values]
+
+
+class Bytes(bytes):
+    """A bytes subclass: a point to point_error, as to read_points."""
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), size=st.integers(0, 12), distinct=st.booleans())
+def test_read_points_reads_each_value_once_with_the_words_of_point_error(seed, size, distinct):
+    """read_points (session 38: each value read once, its integer kept for the twin keys) takes and refuses every
+    list as the loop over point_error did, with the same words, and gives the values' u-coordinates: on lists of
+    good values mixed with each kind of bad one (not bytes, a bytearray, a bytes subclass, the wrong length, not
+    canonical, of low order) and with repeats."""
+    rng = random.Random(seed)
+    good = [rng.randrange(2, P - 1).to_bytes(32, "little") for _ in range(4)]
+    bad: list[object] = [None, 7, "x" * 32, bytearray(good[0]), Bytes(good[1]), b"\x01" * 31, b"\x01" * 33,
+                         P.to_bytes(32, "little"), (2**256 - 1).to_bytes(32, "little"),
+                         *(u.to_bytes(32, "little") for u in g.LOW_ORDER)]
+    values = [rng.choice(good) if rng.random() < 0.8 else rng.choice(bad) for _ in range(size)]
+    expected = points_as_written(values, "list", distinct)
+    if isinstance(expected, str):
+        with pytest.raises(ValueError) as caught:
+            g.read_points(values, size, "list", distinct)
+        assert str(caught.value) == expected
+    else:
+        assert g.read_points(values, size, "list", distinct) == expected
+        assert g.read_points(tuple(values), size, "list", distinct) == expected
+    with pytest.raises(ValueError, match=f"^list has {size} values, expected {size + 1}$"):
+        g.read_points(values, size + 1, "list", distinct)
+    with pytest.raises(ValueError, match="^list is a set, not a list of points$"):
+        g.read_points(set(good), 4, "list")
+
+
+def test_twin_keys_with_puts_the_fresh_keys_at_the_places_not_known():
+    """twin_keys_with: the known keys kept by position, the fresh values' keys (from their integers) at the None
+    places in order; as many fresh values as places, else ValueError."""
+    rng = random.Random(38)
+    values = [rng.randrange(2, P - 1).to_bytes(32, "little") for _ in range(20)]
+    keys = g.twin_keys(values)
+    places = sorted(rng.sample(range(20), 7))
+    known = [None if i in places else keys[i] for i in range(20)]
+    fresh = [int.from_bytes(values[i], "little") for i in places]
+    assert g.twin_keys_with(known, fresh) == keys
+    assert g.twin_keys_with([None] * 20, [int.from_bytes(v, "little") for v in values]) == keys
+    assert g.twin_keys_with(keys, []) == keys
+    with pytest.raises(ValueError, match="^6 values for the 7 keys not known$"):
+        g.twin_keys_with(known, fresh[1:])
