@@ -7,7 +7,8 @@
 import { openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import * as crypto from "node:crypto";
 import { type Card } from "../src/cards.js";
-import { nodeEd25519, nodeScalarMult, nodeSha256, nodeSha512, nodeSodium } from "../src/cli.js";
+import { equal, useSameBytes } from "../src/bytes.js";
+import { nodeEd25519, nodeSameBytes, nodeScalarMult, nodeSha256, nodeSha512, nodeSodium } from "../src/cli.js";
 import { useSha256, useSha512 } from "../src/hash.js";
 import { type Ed25519, portableEd25519, useEd25519 } from "../src/identity.js";
 import { nobleX, type ScalarMult, useScalarMult } from "../src/sealed_group.js";
@@ -50,6 +51,7 @@ export function useBackend(native: boolean): { backend: string; ed: Ed25519; mul
   if (native) {
     useSha256(nodeSha256(crypto as unknown as Parameters<typeof nodeSha256>[0]));
     useSha512(nodeSha512(crypto as unknown as Parameters<typeof nodeSha512>[0]));
+    useSameBytes(nodeSameBytes() ?? equal);
   }
   return { backend, ed, mult };
 }
