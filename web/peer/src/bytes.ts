@@ -106,8 +106,9 @@ export function u64(value: number | bigint): Uint8Array {
 }
 
 export function equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  const n = a.length; // (read once: in V8's baseline code a typed array's length is a getter's call at every read)
+  if (n !== b.length) return false;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
