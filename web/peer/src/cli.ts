@@ -79,7 +79,11 @@ const SPKI_ED25519 = Uint8Array.from([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 
 /** A key object of node's, made once per key (a few dozen at a table). */
 function keyCache(make: (raw: Uint8Array) => unknown): (raw: Uint8Array) => unknown {
   const keys = new Map<string, unknown>();
+  // The key of the call before (a node signs with its one secret): found by its bytes, no hex string made.
+  let lastRaw: Uint8Array | null = null;
+  let lastKey: unknown = null;
   return (raw) => {
+    if (lastRaw !== null && equal(raw, lastRaw)) return lastKey;
     const id = hex(raw);
     let key = keys.get(id);
     if (key === undefined) {
@@ -87,6 +91,8 @@ function keyCache(make: (raw: Uint8Array) => unknown): (raw: Uint8Array) => unkn
       if (keys.size > 256) keys.clear();
       keys.set(id, key);
     }
+    lastRaw = raw.slice();
+    lastKey = key;
     return key;
   };
 }
