@@ -106,9 +106,24 @@ export function u64(value: number | bigint): Uint8Array {
 }
 
 export function equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  const n = a.length; // (read once: in V8's baseline code a typed array's length is a getter's call at every read)
+  if (n !== b.length) return false;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** `equal` for long byte strings (a wire of a few hundred bytes), by the platform's compare where one is set
+ * (`useSameBytes`: node's memcmp, 50 ns where the loop above, in the baseline code a node runs a 4-round game in,
+ * takes a few µs); else `equal`. */
+let sameBytesOf: (a: Uint8Array, b: Uint8Array) => boolean = equal;
+
+/** Compare long byte strings with `fn` from now on; it must answer as `equal` does. */
+export function useSameBytes(fn: (a: Uint8Array, b: Uint8Array) => boolean): void {
+  sameBytesOf = fn;
+}
+
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return sameBytesOf(a, b);
 }
 
 /** Byte-wise order: negative, zero or positive as a sorts before, with or after b. */

@@ -1,5 +1,5 @@
 /** `node peer.js verify FILE`: the same output and exit status as `p2pnimmt verify FILE` (section 13). */
-import { equal, hex } from "./bytes.js";
+import { equal, hex, useSameBytes } from "./bytes.js";
 import { useSha256, useSha512 } from "./hash.js";
 import { type Ed25519, useEd25519 } from "./identity.js";
 import { useNodeFlags } from "./node_flags.js";
@@ -79,7 +79,11 @@ const SPKI_ED25519 = Uint8Array.from([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 
 /** A key object of node's, made once per key (a few dozen at a table). */
 function keyCache(make: (raw: Uint8Array) => unknown): (raw: Uint8Array) => unknown {
   const keys = new Map<string, unknown>();
+  // The key of the call before (a node signs with its one secret): found by its bytes, no hex string made.
+  let lastRaw: Uint8Array | null = null;
+  let lastKey: unknown = null;
   return (raw) => {
+    if (lastRaw !== null && equal(raw, lastRaw)) return lastKey;
     const id = hex(raw);
     let key = keys.get(id);
     if (key === undefined) {
@@ -87,6 +91,8 @@ function keyCache(make: (raw: Uint8Array) => unknown): (raw: Uint8Array) => unkn
       if (keys.size > 256) keys.clear();
       keys.set(id, key);
     }
+    lastRaw = raw.slice();
+    lastKey = key;
     return key;
   };
 }
@@ -241,6 +247,14 @@ function nodeBase64url(): ((bytes: Uint8Array) => string) | null {
   return (bytes) => buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("base64url");
 }
 
+/** `equal` by node's Buffer.compare (memcmp), for long byte strings (bytes.sameBytes); null where no Buffer is. */
+export function nodeSameBytes(): ((a: Uint8Array, b: Uint8Array) => boolean) | null {
+  const buffer = (globalThis as { Buffer?: { compare(a: Uint8Array, b: Uint8Array): number } }).Buffer;
+  if (!buffer) return null;
+  const compare = buffer.compare;
+  return (a, b) => a.length === b.length && compare(a, b) === 0;
+}
+
 /** SHA-256 by node's OpenSSL: its one-shot crypto.hash where node has it (half the cost of a Hash object on a
  * message's few hundred bytes), its digest as a latin1 string (one char a byte: no Buffer to allocate and free, half
  * the cost again), else createHash. */
@@ -315,6 +329,7 @@ export function runIfMain(moduleUrl: string): void {
   useEd25519(nodeEd25519(crypto, sodium));
   useSha256(nodeSha256(crypto));
   useSha512(nodeSha512(crypto));
+  useSameBytes(nodeSameBytes() ?? equal);
   proc.exitCode = run(proc.argv.slice(2), {
     readFile: (path) => readCapped(fs, path),
     out: (text) => proc.stdout.write(`${text}\n`),

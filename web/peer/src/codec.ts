@@ -140,44 +140,49 @@ function typeName(v: Value): string {
   return Array.isArray(v) ? "list" : "dict";
 }
 
-/** Short ASCII strings decoded so far (kinds, field names, codes: the same few in every message), by a hash of their
- * bytes: each decoded once, then the same string given back, with no decoder call, no new string, its hash for the
- * maps computed once. */
+/** Short ASCII strings decoded so far (kinds, field names, codes: the same few in every message), by their length
+ * and five of their bytes (`shortKey`), with their bytes: each decoded once, then the same string given back, with
+ * no decoder call, no new string, its hash for the maps computed once. */
 const SHORT_STR = 16;
 const MAX_KNOWN_STRINGS = 1024;
-const knownStrings = new Map<number, string>();
+const knownStrings = new Map<number, { readonly text: string; readonly bytes: Uint8Array }>();
+
+/** The key of the `n` (1..SHORT_STR) bytes at `at` among the known strings: their length and five of their bytes
+ * (first, last, middle and quarters), folded below 2^30 (a small integer to V8). Two strings alike there are told
+ * apart by all their bytes (the second is then made at every decode: no two of the names in the project's sources
+ * share a key). A node runs its game in V8's baseline code, where every operation is a call: five bytes read, not a
+ * hash of every byte. */
+function shortKey(data: Uint8Array, at: number, n: number): number {
+  return n ^ ((data[at] as number) << 5) ^ ((data[at + (n >> 2)] as number) << 9) ^ ((data[at + (n >> 1)] as number) << 13)
+    ^ ((data[at + ((3 * n) >> 2)] as number) << 17) ^ ((data[at + n - 1] as number) << 22);
+}
 
 /** The string of the `n` bytes at `at`, if they are ASCII: one known already, or (while there is room) made and kept;
  * null for other bytes (decoded the long way). */
 function knownString(data: Uint8Array, at: number, n: number): string | null {
-  let hash = n;
-  for (let i = at; i < at + n; i++) {
-    const b = data[i] as number;
-    if (b >= 0x80) return null;
-    hash = (Math.imul(hash, 31) + b) | 0;
+  const key = n === 0 ? 0 : shortKey(data, at, n);
+  const known = knownStrings.get(key);
+  if (known !== undefined) {
+    const bytes = known.bytes; // ASCII: the same bytes are ASCII too
+    let i = 0;
+    if (bytes.length === n) while (i < n && bytes[i] === data[at + i]) i++;
+    if (i === n) return known.text;
   }
-  const known = knownStrings.get(hash);
-  if (known !== undefined && known.length === n) {
-    let same = true;
-    for (let i = 0; i < n; i++) {
-      if (known.charCodeAt(i) !== data[at + i]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return known;
-  }
-  return newString(data, at, n, hash, known === undefined);
+  return newString(data, at, n, key, known === undefined);
 }
 
 /** knownString's string made and kept (apart from it: every message's decode inlines knownString, and finds its
- * strings known after the first few messages). */
-function newString(data: Uint8Array, at: number, n: number, hash: number, keep: boolean): string | null {
-  if (knownStrings.size >= MAX_KNOWN_STRINGS) return null;
+ * strings known after the first few messages); null if its bytes are not ASCII, or the table is full. */
+function newString(data: Uint8Array, at: number, n: number, key: number, keep: boolean): string | null {
   let text = "";
-  for (let i = at; i < at + n; i++) text += String.fromCharCode(data[i] as number);
+  for (let i = at; i < at + n; i++) {
+    const b = data[i] as number;
+    if (b >= 0x80) return null;
+    text += String.fromCharCode(b);
+  }
+  if (knownStrings.size >= MAX_KNOWN_STRINGS) return null;
   const kept = internalized(text);
-  if (keep) knownStrings.set(hash, kept);
+  if (keep) knownStrings.set(key, { text: kept, bytes: data.slice(at, at + n) });
   return kept;
 }
 
@@ -196,10 +201,14 @@ class Reader {
   /** The deepest container read (the outermost is 1). */
   deepest = 0;
   /** `views`: a bin is a view of `data`, not a copy (the caller owns `data` and never changes it). */
-  constructor(private readonly data: Uint8Array, private readonly limit: number, private readonly views: boolean) {}
+  /** data's length (a field: in V8's baseline code a typed array's length is a getter's call at every read). */
+  private readonly size: number;
+  constructor(private readonly data: Uint8Array, private readonly limit: number, private readonly views: boolean) {
+    this.size = data.length;
+  }
 
   private need(n: number): void {
-    if (this.at + n > this.data.length) throw msgpackError("Unpack failed: incomplete input");
+    if (this.at + n > this.size) throw msgpackError("Unpack failed: incomplete input");
   }
 
   private byte(): number {
@@ -209,8 +218,11 @@ class Reader {
 
   private uint(size: number): number {
     this.need(size);
+    const data = this.data;
+    const at = this.at;
     let v = 0;
-    for (let i = 0; i < size; i++) v = v * 256 + (this.data[this.at++] as number);
+    for (let i = 0; i < size; i++) v = v * 256 + (data[at + i] as number);
+    this.at = at + size;
     return v;
   }
 
@@ -226,8 +238,9 @@ class Reader {
    * asked for views; else a copy. */
   private bytes(n: number, view: boolean): Uint8Array {
     this.need(n);
-    const out = view ? this.data.subarray(this.at, this.at + n) : this.data.slice(this.at, this.at + n);
-    this.at += n;
+    const at = this.at;
+    const out = view ? this.data.subarray(at, at + n) : this.data.slice(at, at + n);
+    this.at = at + n;
     return out;
   }
 
@@ -312,7 +325,7 @@ class Reader {
    * containers' readers). */
   value(depth: number): Value {
     const at = this.at; // (byte()'s read, here: the one call every value makes)
-    if (at >= this.data.length) throw msgpackError("Unpack failed: incomplete input");
+    if (at >= this.size) throw msgpackError("Unpack failed: incomplete input");
     const b = this.data[at] as number;
     this.at = at + 1;
     if (b <= 0x7f) return b;
@@ -409,41 +422,51 @@ const utf8Encoder = new TextEncoder();
  * from one to the next: a message's encode allocates only the bytes it returns. */
 class Writer {
   private buf = new Uint8Array(1024);
+  /** buf's length (a field: in V8's baseline code a typed array's length is a getter's call at every read). */
+  private capacity = 1024;
   private at = 0;
 
   /** Start a new value (what was written before is left for the next bytes to overwrite; a buffer grown past a
    * message's limit by a large value is not kept). */
   reset(): void {
     this.at = 0;
-    if (this.buf.length > 2 * MAX_MESSAGE) this.buf = new Uint8Array(1024);
+    if (this.capacity > 2 * MAX_MESSAGE) this.grown(1024);
   }
 
   private room(n: number): void {
-    if (this.at + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
+    if (this.at + n <= this.capacity) return;
+    let size = this.capacity * 2;
     while (size < this.at + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.at));
-    this.buf = next;
+    const before = this.buf;
+    this.grown(size);
+    this.buf.set(before.subarray(0, this.at));
+  }
+
+  /** A new buffer of `size` bytes. */
+  private grown(size: number): void {
+    this.buf = new Uint8Array(size);
+    this.capacity = size;
   }
 
   /** A type byte and `value` big-endian in `size` bytes. */
   head(type: number, value: number | bigint, size: number): void {
     this.room(1 + size);
-    this.buf[this.at] = type;
+    const buf = this.buf; // (locals: in V8's baseline code each read of a field is a call)
+    const at = this.at;
+    buf[at] = type;
     if (typeof value === "number" && size <= 4) { // below 2^32: the common case, without BigInt
       for (let i = size; i >= 1; i--) {
-        this.buf[this.at + i] = value & 0xff;
+        buf[at + i] = value & 0xff;
         value >>>= 8;
       }
     } else {
       let v = BigInt(value);
       for (let i = size; i >= 1; i--) {
-        this.buf[this.at + i] = Number(v & 0xffn);
+        buf[at + i] = Number(v & 0xffn);
         v >>= 8n;
       }
     }
-    this.at += 1 + size;
+    this.at = at + 1 + size;
   }
 
   raw(bytes: Uint8Array): void {
@@ -460,23 +483,23 @@ class Writer {
   /** A string's UTF-8 after its head: an ASCII one (keys, kinds, codes) written as it is, without a TextEncoder. */
   text(value: string): void {
     const n = value.length;
-    let ascii = true;
-    for (let i = 0; i < n; i++) {
-      if (value.charCodeAt(i) >= 0x80) {
-        ascii = false;
-        break;
-      }
-    }
-    if (!ascii) {
-      const bytes = utf8Encoder.encode(value);
-      lengthHead(this, bytes.length, 0xa0, 31, STR_HEADS);
-      this.raw(bytes);
-      return;
-    }
+    const start = this.at;
     lengthHead(this, n, 0xa0, 31, STR_HEADS);
     this.room(n);
-    for (let i = 0; i < n; i++) this.buf[this.at + i] = value.charCodeAt(i);
-    this.at += n;
+    const buf = this.buf; // (locals: in V8's baseline code each read of a field is a call)
+    const at = this.at;
+    for (let i = 0; i < n; i++) {
+      const c = value.charCodeAt(i);
+      if (c >= 0x80) { // not ASCII: its head and bytes written again from its UTF-8
+        this.at = start;
+        const bytes = utf8Encoder.encode(value);
+        lengthHead(this, bytes.length, 0xa0, 31, STR_HEADS);
+        this.raw(bytes);
+        return;
+      }
+      buf[at + i] = c;
+    }
+    this.at = at + n;
   }
 
   done(): Uint8Array {

@@ -100,19 +100,38 @@ class Opened implements Envelope {
   }
 }
 
-/** `open` of bytes no one else holds, followed in their buffer by 32 bytes for the message's hash (written here):
- * every bin of the message (the signed part, the signature, the ids and the body's) is a view of them, never a
- * copy. */
-function openOwn(wire: Uint8Array, ids: Ids | null): Envelope {
+/** The signed part of a wire laid out as every message is (a fixarray of 2: the signed part in a bin 8 or bin 16, then
+ * the signature in a bin 8 of 64 bytes that ends the wire), read from its heads: the view `decode` would give, with
+ * no reader, array or signature view made; null for any other bytes (`signedPartDecoded` reads them). */
+function signedPart(wire: Uint8Array): Uint8Array | null {
+  const size = wire.length;
+  if (size > MAX_MESSAGE || size < 4 || wire[0] !== 0x92) return null;
+  const type = wire[1];
+  const start = type === 0xc4 ? 3 : type === 0xc5 ? 4 : 0;
+  if (start === 0) return null;
+  const end = start + (type === 0xc4 ? (wire[2] as number) : ((wire[2] as number) << 8) | (wire[3] as number));
+  if (end + 2 + SIGNATURE_SIZE !== size || wire[end] !== 0xc4 || wire[end + 1] !== SIGNATURE_SIZE) return null;
+  return wire.subarray(start, end);
+}
+
+/** The signed part of any other bytes, by `decode`: the first problem of their shape named. */
+function signedPartDecoded(wire: Uint8Array): Uint8Array {
   const outer = decode(wire, MAX_MESSAGE, true);
   if (!(Array.isArray(outer) && outer.length === 2 && isBin(outer[0]) && isBin(outer[1]))) {
     throw new DecodeError("a message must be [signed bytes, signature]");
   }
-  const signed = outer[0] as Uint8Array; // (indexed: destructuring costs V8's compiler several times as much)
-  const signature = outer[1] as Uint8Array;
+  const signature = outer[1] as Uint8Array; // (indexed: destructuring costs V8's compiler several times as much)
   if (signature.length !== SIGNATURE_SIZE) {
     throw new DecodeError(`signature must be ${SIGNATURE_SIZE} bytes, got ${signature.length}`);
   }
+  return outer[0] as Uint8Array;
+}
+
+/** `open` of bytes no one else holds, followed in their buffer by 32 bytes for the message's hash (written here):
+ * every bin of the message (the signed part, the signature, the ids and the body's) is a view of them, never a
+ * copy. */
+function openOwn(wire: Uint8Array, ids: Ids | null): Envelope {
+  const signed = signedPart(wire) ?? signedPartDecoded(wire);
   const fields = decode(signed, MAX_MESSAGE, true);
   if (!(Array.isArray(fields) && fields.length === 7)) {
     throw new DecodeError("signed part must be [version, game, sender, seq, prev, kind, body]");

@@ -18,6 +18,9 @@ interface Known {
 export class Ids {
   /** The ids kept, by their first four bytes (then told apart by all of them). */
   private readonly byPrefix = new Map<number, Known[]>();
+  /** The same entries by the one copy of their bytes handed out (`copy`): a message's ids are those copies, found
+   * at once (no four bytes read and sixteen compared in V8's baseline code, where each is a call). */
+  private readonly byCopy = new Map<Uint8Array, Known>();
   private count = 0;
 
   /** How many ids are kept (at most MAX_IDS). */
@@ -39,6 +42,8 @@ export class Ids {
 
   /** The entry of these bytes, made if new and there is room; null when the table is full. */
   private known(id: Uint8Array): Known | null {
+    const kept = this.byCopy.get(id);
+    if (kept !== undefined) return kept;
     const prefix = ((id[0] ?? 0) | ((id[1] ?? 0) << 8) | ((id[2] ?? 0) << 16) | ((id[3] ?? 0) << 24));
     const same = this.byPrefix.get(prefix);
     if (same) for (let i = 0; i < same.length; i++) if (equal((same[i] as Known).id, id)) return same[i] as Known;
@@ -51,6 +56,7 @@ export class Ids {
     if (this.count >= MAX_IDS) return null;
     this.count += 1;
     const entry = { id: id.slice(), key: null };
+    this.byCopy.set(entry.id, entry);
     if (same) same.push(entry);
     else this.byPrefix.set(prefix, [entry]);
     return entry;

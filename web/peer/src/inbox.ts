@@ -3,7 +3,7 @@
  * Before a START is accepted, messages wait (held within section 14's bounds); a message ahead of its sender's
  * chain waits until the gap is filled. The START itself is checked here before it is taken.
  */
-import { equal, hex } from "./bytes.js";
+import { equal, hex, sameBytes } from "./bytes.js";
 import { DecodeError, type MsgMap } from "./codec.js";
 import { type Envelope, NO_PREVIOUS, open, signedBy } from "./envelope.js";
 import { Ids } from "./ids.js";
@@ -113,7 +113,7 @@ export class Inbox {
   ingest(wire: Uint8Array, via: Uint8Array | null, found: (f: Found) => void): void {
     if (this.started && wire.length > SIGNATURE_SIZE) {
       const known = this.known.get(signatureKey(wire));
-      if (known && equal(known.wire, wire)) {
+      if (known && sameBytes(known.wire, wire)) {
         const sender = this.ids.key(known.sender);
         if (this.keys.has(sender)) {
           this.copy(known, sender, via, found);

@@ -483,7 +483,7 @@ export class Session {
     const roster = body.get("roster") as MsgMap[];
     this.keys = roster.map((s) => s.get("key") as Uint8Array);
     this.active.clear();
-    this.peers = this.keys.map(peerId);
+    this.peers = this.keys.map((key) => this.inbox.ids.copy(peerId(key))); // the copies a message's sender is (seatOf)
     this.names = roster.map((s) => s.get("name") as string);
     this.bots = roster.map((s) => s.get("bot") as boolean);
     this.host = this.seatOf(env.sender);
@@ -1969,7 +1969,9 @@ export class Session {
   /** A seat's name for people: "seat 1 ann (XXXX-XXXX)". */
   seatOf(peer: Uint8Array): number {
     const peers = this.peers;
-    for (let s = 0; s < peers.length; s++) if (equal(peers[s] as Uint8Array, peer)) return s;
+    const n = peers.length;
+    for (let s = 0; s < n; s++) if (peers[s] === peer) return s; // a message's sender: the one copy of its id (Ids)
+    for (let s = 0; s < n; s++) if (equal(peers[s] as Uint8Array, peer)) return s;
     return -1;
   }
 

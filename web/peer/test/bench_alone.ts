@@ -28,7 +28,9 @@
  * GAMES (with NODE; default 1): the node plays its game that many times in the one process, a new node each time,
  * and the line is the last game's: what V8's warm-up costs a node's first game (a process that plays on, rematches,
  * pays it once). BENCH_CALLS=N: only the node's first N calls, no check of the game's end (under valgrind, the
- * instructions of a game are those of the whole run less those of a run with N = 0).
+ * instructions of a game are those of the whole run less those of a run with N = 0). BENCH_NO_QUIET set: no wait
+ * for a quiet process before and after the game (under valgrind, with node single-threaded: the waits' loops, timed
+ * by the wall clock, put a few million instructions more or less into a run).
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -83,7 +85,8 @@ async function alone(file: string, index: number): Promise<Alone> {
   mine.calls = [];
   const perCall = process.env.BENCH_PER_CALL === "1";
   const clockUs = perCall ? mainThreadClockUs() : 0;
-  await quiet(); // the start-up's work (imports, the recording's parse, the clock's calibration) done
+  const settle = process.env.BENCH_NO_QUIET ? async () => {} : quiet;
+  await settle(); // the start-up's work (imports, the recording's parse, the clock's calibration) done
   const since = { process: process.cpuUsage(), main: mainThreadNs(), others: otherThreadsNs() };
   let callsNs = 0;
   let sent = 0;
@@ -96,7 +99,7 @@ async function alone(file: string, index: number): Promise<Alone> {
     sent += out.length;
   }
   const main = (mainThreadNs() - since.main) / 1e6;
-  await quiet(); // the workers' compile and collector jobs the game gave them, done
+  await settle(); // the workers' compile and collector jobs the game gave them, done
   const spent = process.cpuUsage(since.process);
   const others = otherThreadsMs(since.others, otherThreadsNs());
   if (limit === null && (node.phase !== "over" || draws !== drawn.length)) throw new Error(`node ${index} did not play its game again: ${node.phase}, ${draws} of ${drawn.length} draws (${sent} sent)`);

@@ -7,6 +7,8 @@
 import { openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import * as crypto from "node:crypto";
 import { type Card } from "../src/cards.js";
+import * as bytes from "../src/bytes.js";
+import * as cli from "../src/cli.js";
 import { nodeEd25519, nodeScalarMult, nodeSha256, nodeSha512, nodeSodium } from "../src/cli.js";
 import { useSha256, useSha512 } from "../src/hash.js";
 import { type Ed25519, portableEd25519, useEd25519 } from "../src/identity.js";
@@ -50,8 +52,19 @@ export function useBackend(native: boolean): { backend: string; ed: Ed25519; mul
   if (native) {
     useSha256(nodeSha256(crypto as unknown as Parameters<typeof nodeSha256>[0]));
     useSha512(nodeSha512(crypto as unknown as Parameters<typeof nodeSha512>[0]));
+    sameBytesByNode();
   }
   return { backend, ed, mult };
+}
+
+type Same = (a: Uint8Array, b: Uint8Array) => boolean;
+
+/** Long byte strings compared by node's memcmp, as `node peer.js` does (cli.ts), where the sources have it: a
+ * benchmark's `--against` runs an older tree's sources under these files. */
+function sameBytesByNode(): void {
+  const use = (bytes as unknown as { useSameBytes?: (fn: Same) => void }).useSameBytes;
+  const node = (cli as unknown as { nodeSameBytes?: () => Same | null }).nodeSameBytes;
+  if (use && node) use(node() ?? bytes.equal);
 }
 
 /** The main thread's schedstat, open once (read again from offset 0 each time: one pread, about 1.5 µs); null

@@ -28,10 +28,10 @@
  */
 import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
-import { ascii, fromHex, hex } from "../src/bytes.js";
+import { ascii, equal, fromHex, hex, useSameBytes } from "../src/bytes.js";
 import type { Card } from "../src/cards.js";
 import type { Value } from "../src/codec.js";
-import { nodeEd25519, nodeScalarMult, nodeSha256, nodeSha512, nodeSodium } from "../src/cli.js";
+import { nodeEd25519, nodeSameBytes, nodeScalarMult, nodeSha256, nodeSha512, nodeSodium } from "../src/cli.js";
 import { draftOrder } from "../src/deal.js";
 import { Identity, useEd25519 } from "../src/identity.js";
 import { sha256, useSha256, useSha512 } from "../src/hash.js";
@@ -132,6 +132,7 @@ function answer(req: Request): unknown {
       useEd25519(nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0], sodium));
       useSha256(nodeSha256(crypto as unknown as Parameters<typeof nodeSha256>[0]));
       useSha512(nodeSha512(crypto as unknown as Parameters<typeof nodeSha512>[0]));
+      useSameBytes(nodeSameBytes() ?? equal);
     }
     cryptoChosen = true;
     const game = req.game === null ? null : fromHex(req.game as string);
