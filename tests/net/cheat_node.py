@@ -39,8 +39,8 @@ CHEAT is one of
   every seat of the START: no seat left out, so it is none; `offer-without-last`: the same, leaving out the last
   seat of the START (the last to join); TURN is not used;
 - `cut`: no rule broken, a network that goes away: as it signs its START_ACK (a spectator: as the START comes),
-  every link of the node is cut and it neither dials nor takes a connection (the ack reaches nobody) until the
-  process gets SIGUSR1 (the test says when its network is back); TURN is not used;
+  every link of the node is cut and it neither dials, nor takes a connection, nor links one whose handshake was
+  under way (the ack reaches nobody) until the process gets SIGUSR1 (the test says when its network is back); TURN is not used;
 - `keep`: right after its own PLAY_COMMIT of turn TURN of round 1 it signs KEEP(0, 2+3·TURN, s) naming every other
   seat s ("ahead", before anyone voted): it says it went on from every seat's commit there, and passes none on
   (benchmarks/attacks of session 28, keep_stall; tests/net/test_keep_liar_nodes.py);
@@ -500,7 +500,7 @@ def offer_anew_at_start(leave_out_last: bool) -> None:
 
 
 def cut_at_start_ack() -> None:
-    feed, dial, accepted = Node._feed, Mesh.dial, Mesh.accepted
+    feed, dial, accepted, link = Node._feed, Mesh.dial, Mesh.accepted, Mesh.link
     cut = [False, False]  # cut now, cut once already
 
     def back(_signal: int, _frame: object) -> None:
@@ -533,9 +533,16 @@ def cut_at_start_ack() -> None:
             return
         await accepted(self, reader, writer)
 
+    def link_when_back(self: Mesh, conn: Connection) -> None:
+        if cut[0]:  # a handshake under way as the cut came (a dial or an accept begun before it): cut too, never
+            conn.writer.transport.abort()  # given our heads (which would bring the peer to ask for the ack)
+            return
+        link(self, conn)
+
     Node._feed = cheat  # type: ignore[method-assign]
     Mesh.dial = dial_when_back  # type: ignore[method-assign]
     Mesh.accepted = accept_when_back  # type: ignore[method-assign]
+    Mesh.link = link_when_back  # type: ignore[method-assign]
 
 
 def slow_end(tenths: int) -> None:
