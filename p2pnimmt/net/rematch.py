@@ -80,6 +80,21 @@ def no_new_start(session, host: bytes, payload: dict[str, Any]) -> str:
             "leaves out the seat gone before its START_ACK, so this is none")
 
 
+def host_moved(session) -> bool:
+    """The host signed a message of the game after its START (its deal's first, most often): its own game started,
+    so it held every seat's START_ACK (protocol.md 11: a host signs nothing of a round before)."""
+    start = session.start
+    return start is not None and session.inbox.head(start.sender)[0] > start.seq + 1
+
+
+def not_without_us(session, host: bytes, payload: dict[str, Any]) -> str:
+    """Why an offer that leaves out our seat while our game is on, from a host that played in it, is refused
+    (protocol.md 14, "A new start"): it names the host and what it sent."""
+    return (f"{session.names[session.roster.index(host)]} offered a new start of game {game_code(session.game_id)} "
+            f"(game {game_code(payload['game'])} on port {payload['port']}) without this seat after it signed messages "
+            "of the game after its START: its game started, so it had this seat's START_ACK")
+
+
 def offer_body(game_id: bytes, port: int, seats: list[bytes], wait: int) -> dict[str, Any]:
     return {"game": game_id, "port": port, "seats": list(seats), "wait": wait}
 
@@ -184,6 +199,10 @@ class RematchLinks:
         # the others' came to us, ours never to the host): a rematch holds every seat, so this is that new start
         without_us = session.phase not in ("over", "starting", "aborted") and node.role == "player" \
             and node.identity.public_key not in payload["seats"]
+        if without_us and not session.table.held_proofs and host_moved(session):
+            # a host whose game started (it signed on after its START) had our START_ACK: no new start leaves us out
+            # (red team, session 39: a host pushed an honest seat out of a game under way, at any turn)
+            return self._ignore(conn, "rematch", not_without_us(session, conn.peer, payload))
         if session.phase != "over" and not anew and not without_us:  # starting: a new start (app.anew)
             if session.phase == "aborted":
                 return self._ignore(conn, "rematch", "the game was aborted")

@@ -38,6 +38,9 @@ CHEAT is one of
 - `offer-all` (a host): right after its START it offers a new start (protocol.md 14) of a game nobody hosts, holding
   every seat of the START: no seat left out, so it is none; `offer-without-last`: the same, leaving out the last
   seat of the START (the last to join); TURN is not used;
+- `offer-mid-game` (a host): right after its own PLAY_COMMIT of turn TURN of round 1 (its game started: it had
+  every START_ACK) it offers a new start of a game nobody hosts leaving out the last seat of the START, as if that
+  seat's START_ACK had never reached it, and then plays on as any node (red team, session 39);
 - `cut`: no rule broken, a network that goes away: as it signs its START_ACK (a spectator: as the START comes),
   every link of the node is cut and it neither dials, nor takes a connection, nor links one whose handshake was
   under way (the ack reaches nobody) until the process gets SIGUSR1 (the test says when its network is back); TURN is not used;
@@ -499,6 +502,21 @@ def offer_anew_at_start(leave_out_last: bool) -> None:
     Lobby.start = cheat  # type: ignore[method-assign]
 
 
+def offer_mid_game(turn: int) -> None:
+    send = Session.send
+    nodes = the_node()
+
+    def cheat(self: Session, kind: str, body: dict) -> None:
+        send(self, kind, body)
+        if kind == "PLAY_COMMIT" and (body["round"], body["turn"]) == (0, turn) and not self.table.replaying:
+            keys = [seat["key"] for seat in self.start.body["roster"]]
+            node = nodes[0]
+            node.rematch.offer_to_all(os.urandom(16), node.port, keys[:-1], 60)
+            print(f"cheat: offered a new start without the last seat at its commit of turn {turn + 1}", flush=True)
+
+    Session.send = cheat  # type: ignore[method-assign]
+
+
 def cut_at_start_ack() -> None:
     feed, dial, accepted, link = Node._feed, Mesh.dial, Mesh.accepted, Mesh.link
     cut = [False, False]  # cut now, cut once already
@@ -567,7 +585,8 @@ if __name__ == "__main__":
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
-              "offer-without-last": lambda _turn: offer_anew_at_start(True), "keep": keep_ahead, "stop": stop_at_commit,
+              "offer-without-last": lambda _turn: offer_anew_at_start(True), "offer-mid-game": offer_mid_game,
+              "keep": keep_ahead, "stop": stop_at_commit,
               "lie": lambda _turn: lie_in_start_ack(), "lie-to-some": lambda _turn: lie_to_some(),
               "mute": lambda _turn: mute_after_start(), "slow-ack": slow_start_ack,
               "carry-host": lambda _turn: host_with_a_carry()}

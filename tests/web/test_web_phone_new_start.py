@@ -188,3 +188,24 @@ async def test_a_phone_the_new_start_leaves_out_says_so_in_german_and_stops_wait
         assert not errors, errors
     finally:
         host.stop()
+
+
+async def test_a_phone_ignores_a_new_start_without_it_from_a_host_that_played_and_plays_its_game_on(tmp_path: Path,
+                                                                                                   procs,
+                                                                                                   browser) -> None:
+    """Red team, session 39: ann (cheat_node.py's `offer-mid-game`) offers a new start leaving out zoe right after her
+    own commit of turn 1: her game started (she signed its deal), so she had zoe's START_ACK, and the offer is a lie
+    (protocol.md 14, "A new start"). Before, the page took it as the new start that left it out and stopped playing
+    its game under way."""
+    host, phone, errors, code = await new_start_offered(tmp_path, procs, browser, "offer-mid-game", phone_last=True)
+    try:
+        assert await play_to_the_end(phone) == 10  # the game under way, to its end
+        said = await phone.inner_text("#notes")
+        assert f"ignored ann's new start of game {code} without this seat: its offer (game " in said, said
+        assert "came after it signed messages of the game after its START, so it had this seat's START_ACK" in said, said
+        assert "abandoned" not in said and "without this seat (" not in said, said
+        assert await phone.evaluate("document.body.dataset.leftOut") == "0"
+        assert host.finish(60) == 0, host.text()
+        assert not errors, errors
+    finally:
+        host.stop()

@@ -483,7 +483,14 @@ export class PageNode {
     // is kept, and taken if our game aborts on a START_ACK equivocation (the host offers a rematch after its own
     // game's end, which is ours too).
     const withoutUs = offer !== null && phase !== "over" && !offer.seats.some((k) => equal(k, this.identity.publicKey));
-    if (offer && phase === "starting" && this.leftOutBy(offer).length === 0) { // no new start (protocol.md 14)
+    const start = this.seat.start;
+    if (withoutUs && phase !== "starting" && !this.seat.heldAgainst().length && start !== null
+      && this.seat.inbox.chain(start.sender).length > 1) {
+      // the host signed on after its START (its game started: it had our START_ACK), so no new start leaves us out
+      // (protocol.md 14; red team, session 39: a host pushed an honest seat out of a game under way, at any turn)
+      this.note(fmt(_("ignored {host}'s new start of game {code} without this seat: its offer (game {game} on port {port}) came after it signed messages of the game after its START, so it had this seat's START_ACK"),
+        { host: this.hostName(), code: identities.gameCode(this.hello.game), game: identities.gameCode(offer.game), port: offer.port }));
+    } else if (offer && phase === "starting" && this.leftOutBy(offer).length === 0) { // no new start (protocol.md 14)
       this.note(fmt(_("ignored {host}'s new start of game {code}: its offer (game {game} on port {port}) leaves out no seat of it, so it is none"),
         { host: this.hostName(), code: identities.gameCode(this.hello.game), game: identities.gameCode(offer.game), port: offer.port }));
     } else if (offer && (phase === "over" || phase === "starting" || withoutUs)) {
