@@ -66,6 +66,9 @@ CHEAT is one of
   START": the host starts a new game without the seat that carries the scores; tests/net/test_fork_mid_game.py);
 - `carry-host`: the host's first START carries invented scores (as only a new start after an equivocation may:
   protocol.md 12); TURN is not used;
+- `silent-relay`: a node that serves the phone page (`--web`) whose relay says its hello to each page's tunnel and
+  then passes nothing, either way (session 39's red team: a spectator naming such a relay in its join, listed
+  first, had a phone page whose relay left stay there until the others voted it out); TURN is not used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -577,6 +580,19 @@ def slow_end(tenths: int) -> None:
     Connection.close = cheat  # type: ignore[method-assign]
 
 
+def silent_relay() -> None:
+    from p2pnimmt.web.relay import Tunnel
+
+    async def nothing_on(self: Tunnel, data: bytes) -> None:  # the page's dials and bytes: dropped
+        return None
+
+    async def nothing_in(self: Tunnel, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.transport.abort()  # a peer dialling the page's port here: never passed on
+
+    Tunnel.on_message = nothing_on  # type: ignore[method-assign]
+    Tunnel.accepted = nothing_in  # type: ignore[method-assign]
+
+
 if __name__ == "__main__":
     cheats = {"split": split_commit, "split-on": lambda turn: split_commit(turn, True), "pair-above": pair_above,
               "hold-reveal": hold_reveal, "again-flood": again_flood,
@@ -584,6 +600,7 @@ if __name__ == "__main__":
               "reveal": reveal_another_card, "fork": fork_a_reveal,
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
+              "silent-relay": lambda _turn: silent_relay(),
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
               "offer-without-last": lambda _turn: offer_anew_at_start(True), "offer-mid-game": offer_mid_game,
               "keep": keep_ahead, "stop": stop_at_commit,

@@ -550,18 +550,33 @@ async function start(name: string): Promise<void> {
 /** The relay of the node that served the page (its own origin). */
 const OWN = (): string => `ws://${location.host}/relay${location.search}`;
 /** Where the page may open its tunnel: its own node's relay first, then those the game's members name (the host's
- * lobby frame, protocol.md 14: a member's `relay`), kept while the page is open (a node that left stays listed). */
+ * lobby frame, protocol.md 14: a member's `relay`), kept while the page is open (a node that left stays listed):
+ * the players' relays before the spectators' (session 39: anyone with the seat key may join to watch and name a relay
+ * of its own, and one listed first had the page's tunnel the moment its relay left), each in the lobby's order. */
 const relays: string[] = [];
+/** The relays a player named (in some lobby frame the page had): tried before the others. */
+const playersRelays = new Set<string>();
 
 function knownRelays(now: PageNode | null): string[] {
   if (!relays.length) relays.push(OWN());
   for (const member of now?.members ?? []) {
     if (!member.relay) continue;
     const [host, url] = relayUrl(member.relay);
-    if (host !== location.host && !relays.includes(url)) relays.push(url);
+    if (host === location.host) continue;
+    if (!relays.includes(url)) relays.push(url);
+    if (member.role === "player") playersRelays.add(url);
   }
-  return relays;
+  const [own, ...others] = relays;
+  return [own as string, ...others.filter((url) => playersRelays.has(url)), ...others.filter((url) => !playersRelays.has(url))];
 }
+
+/** While a game is on, a tunnel that has linked the page to no other seat for this long (from its opening, or since
+ * its last such link closed) is left for the next relay, round and round (session 39: a stranger's relay that says
+ * hello and then passes nothing kept the page until the others voted it out). A relay that serves links the page
+ * to a seat within a dial and a handshake (link.ts: HANDSHAKE_TIMEOUT, the same 5 s, is how long a handshake may
+ * take at all); the drop time and the turn clock (60 s by default, 30 s at the least) leave room for several such
+ * relays in a row, and the page comes back to each one after a round. */
+export const SERVE_WITHIN = 5000;
 
 /** Open the tunnel to a relay: the node that served the page, else (it left) another node of the game that relays
  * phone pages (a cross-origin WebSocket: the key stays in this page's memory, issue 26). When the tunnel closes, the
@@ -577,7 +592,26 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   let node: { node: PageNode; game: Uint8Array } | null = null;
   const mine = ++attempt;
   const current = (): boolean => mine === attempt && !left;
+  // While a game is on: since when this tunnel has linked the page to no other seat (SERVE_WITHIN), and whether it
+  // was left for that (the next relay then, at once).
+  let servedAt = performance.now();
+  let unserved = false;
+  const watch = setInterval(() => {
+    if (!current()) {
+      clearInterval(watch);
+      return;
+    }
+    const now = node?.node ?? had?.node ?? null;
+    if (now === null || now.seat.start === null || now.over() || node !== null && node.node.linkedToASeat()) {
+      servedAt = performance.now();
+    } else if (performance.now() - servedAt >= SERVE_WITHIN) {
+      unserved = true;
+      clearInterval(watch);
+      ws.close();
+    }
+  }, SERVE_WITHIN / 10);
   const again = (): void => {
+    clearInterval(watch);
     if (!current()) return;
     if (node?.node.hostGone != null || node?.node.leftOut != null) { // no game to wait for: said, not dialled again
       linkIs(null);
@@ -585,8 +619,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
       hide("leave", false);
       return;
     }
-    const next = helloed !== null ? at : at + 1;
     const last = node ?? had;
+    // (the list as it is now: a lobby frame since may have named more relays)
+    const known = knownRelays(last?.node ?? null);
+    const next = known.indexOf(url) + (helloed !== null && !unserved ? 0 : 1);
     if (helloed === null && (last === null || last.node.seat.start === null)) {
       unreached ??= performance.now();
       if (performance.now() - unreached >= LOBBY_GIVE_UP) {
@@ -604,15 +640,20 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
         return;
       }
     }
-    const moving = list[next % list.length] !== url;
-    linkIs(moving
-      ? fmt(_("the node that relayed this page cannot be reached: connecting through {address}…"),
-        { address: hostOf(list[next % list.length] as string) })
-      : _("the link to the node that served this page closed: connecting again…"));
+    const to = known[next % known.length] as string;
+    const moving = to !== url;
+    linkIs(unserved
+      ? fmt(_("the node at {address} linked this page to no player for {seconds} s: connecting through {next}…"),
+        { address: hostOf(url), seconds: SERVE_WITHIN / 1000, next: hostOf(to) })
+      : moving ? fmt(_("the node that relayed this page cannot be reached: connecting through {address}…"),
+        { address: hostOf(to) })
+        : _("the link to the node that served this page closed: connecting again…"));
     sayLinkDown();
     // At once after a tunnel that served a while (its relay node may be gone: every second away brings the others'
     // drop votes nearer), and to the next relay but at the end of a round; else after a pause (no busy loop).
-    const atOnce = helloed !== null ? performance.now() - helloed >= RECONNECT_AFTER : moving && next % list.length !== 0;
+    // A relay left for serving nothing: the next at once (SERVE_WITHIN went by on it already).
+    const atOnce = unserved || (helloed !== null ? performance.now() - helloed >= RECONNECT_AFTER
+      : moving && next % known.length !== 0);
     setTimeout(() => {
       if (current()) connect(identity, name, node ?? had, next);
     }, atOnce ? 0 : RECONNECT_AFTER);

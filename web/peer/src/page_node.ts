@@ -155,6 +155,12 @@ export class PageNode {
     return this.links.has(hex(peer));
   }
 
+  /** Whether we have a link now to another seat of the game's START (page.ts: a relay serves the page while it does).
+   * A link is a seat's only once its handshake, signed by that seat's key, came through: no relay can make one up. */
+  linkedToASeat(): boolean {
+    return this.seat.peers.some((peer, s) => s !== this.seat.seat && this.linked(peer));
+  }
+
   /** Our person's moves: they are at the keys (an away seat is back). */
   play(card: number): void {
     this.clock.present();
