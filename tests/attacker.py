@@ -164,10 +164,14 @@ class Attacker(RawLink):
 
     # ----------------------------------------------------------------- lobby and messages
 
-    def join(self, role: str = "spectator", name: str = "mallory", port: int = 1, seat_key: str | None = None) -> None:
+    def join(self, role: str = "spectator", name: str = "mallory", port: int = 1, seat_key: str | None = None,
+             relay: list | None = None) -> None:
         """Ask the host for a seat (or to watch), proving `seat_key` as an honest joiner does (protocol.md 14: a
-        friend who has the key and misbehaves); without it, as a stranger who never saw the host's screen."""
+        friend who has the key and misbehaves); without it, as a stranger who never saw the host's screen.
+        `relay`: the phone relay it says its node serves."""
         payload: dict[str, Any] = {"name": name, "role": role, "bot": False, "port": port}
+        if relay is not None:
+            payload["relay"] = relay
         if seat_key is not None:
             secret = seat_secret(self.game_id, seat_key)
             payload["proof"] = join_proof(secret, self.game_id, *self.nonces, self.identity.public_key)

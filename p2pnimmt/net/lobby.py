@@ -19,7 +19,7 @@ from ..protocol.identity import fingerprint
 from ..protocol.names import look_alike, watcher_name
 from ..quietlog import quiet
 from .connection import Connection
-from .members import MAX_ADDRESSES, Member, member_from
+from .members import MAX_ADDRESSES, Member, member_from, same_address
 from .seatdoor import SeatDoor
 
 log = logging.getLogger("p2pnimmt.net")  # what strangers can repeat goes through quietlog's `quiet`
@@ -84,6 +84,10 @@ class Lobby:
             self.refuse(conn, "malformed join: name, role (player|spectator), bot, port, addresses (at most "
                         f"{MAX_ADDRESSES} IP addresses)")
             return
+        if member.relay is not None and not same_address(member.relay[0], host):
+            # protocol.md 14, a member's `relay`: only where we see it (its own machine), never another's address,
+            # which phone pages would open their tunnels at (session 39): left out, the member kept
+            member = replace(member, relay=None)
         session = node.session
         seated = session is not None and session.start is not None and conn.peer in session.keys
         known = node.members.get(conn.peer)

@@ -83,6 +83,16 @@ def _address(host: object) -> bool:
     return host == "" or is_ip(host)
 
 
+def same_address(one: str, other: str) -> bool:
+    """Two IP addresses as text that name one address (an IPv4-mapped one is its IPv4 address)."""
+    if not (is_ip(one) and is_ip(other)):
+        return False
+    a, b = ipaddress.ip_address(one), ipaddress.ip_address(other)
+    a = getattr(a, "ipv4_mapped", None) or a
+    b = getattr(b, "ipv4_mapped", None) or b
+    return a == b
+
+
 def this_machine(address: str) -> bool:
     """A loopback or unspecified address (IPv4-mapped ones too): whoever dials it reaches its own machine."""
     ip = ipaddress.ip_address(address)

@@ -107,3 +107,39 @@ async def test_a_seat_tells_the_host_where_it_reached_a_player_and_a_bad_report_
     finally:
         await bob.close()
         await host.close()
+
+
+async def test_the_host_keeps_a_members_relay_only_at_the_address_it_sees_the_member_at() -> None:
+    """protocol.md 14, a member's `relay` (session 39): phone pages open their tunnels at the relays the lobby names,
+    so a member may name one only on its own machine, where the host sees it. One naming another address (someone
+    else's machine, which a phone page would then dial) is admitted without it; one at its own address keeps it."""
+    import asyncio
+
+    from attacker import Attacker
+
+    from p2pnimmt.engine import Settings
+    from p2pnimmt.net.node import Node
+    from p2pnimmt.protocol.identity import Identity
+
+    host = Node(Identity.generate(), name="ann", interface="127.0.0.1", drop_after=0)
+    await host.listen()
+    await host.host(Settings(players=3, deal="open"))
+    token = "sOkDAGI8cRthj26QeOzY63Lu"
+    try:
+        named, links = {}, []  # (a spectator whose link closes is no member any more)
+        for name, address in (("mal", "10.0.0.7"), ("eve", "::ffff:127.0.0.2"), ("tv", "127.0.0.1"),
+                              ("tom", "::ffff:127.0.0.1")):
+            link = await asyncio.to_thread(Attacker.dial, host.port)
+            await asyncio.to_thread(link.join, "spectator", name, 1, host.seat_key, [address, 8080, token])
+            named[link.identity.public_key] = name
+            members = (await asyncio.to_thread(link.lobby))["members"]
+            while not any(m["key"] == link.identity.public_key for m in members):
+                members = (await asyncio.to_thread(link.lobby))["members"]
+            links.append(link)
+        relays = {named[m.key]: m.relay for m in host.members.values() if m.key in named}
+        assert relays == {"mal": None, "eve": None, "tv": ("127.0.0.1", 8080, token),
+                          "tom": ("::ffff:127.0.0.1", 8080, token)}, relays
+        for link in links:
+            link.close()
+    finally:
+        await host.close()
