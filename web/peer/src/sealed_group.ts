@@ -8,6 +8,7 @@ import { sha256, sha512 } from "./hash.js";
 import { shuffle } from "./shuffle.js";
 import { HIGHEST_CARD } from "./cards.js";
 import { CARD_TABLE } from "./sealed_cards.js";
+import { fieldInstance, wasmTwinKeys } from "./sealed_field.js";
 
 export const P = 2n ** 255n - 19n;
 export const A = 486662n;
@@ -153,6 +154,23 @@ const P2 = 2n * P;
  * the eightfolds' on the twins of values of the curve and of the twist, on the low-order points and on random values.
  */
 export function twinKeys(values: readonly Uint8Array[]): bigint[] {
+  return (fieldTwinKeys !== null ? fieldTwinKeys(values) : null) ?? bigIntTwinKeys(values);
+}
+
+/** twinKeys in WebAssembly (sealed_field.ts), when useFieldWasm gave it. */
+let fieldTwinKeys: ((values: readonly Uint8Array[]) => bigint[] | null) | null = null;
+
+/** Find the twin keys in WebAssembly (sealed_field.ts: the same numbers, a fifth of the time) where it compiles, or
+ * (`on` false) in BigInt again; whether WebAssembly is used now. Called where node's backends are chosen (cli.ts, the
+ * benchmarks, the node of mixed tables): a page's Content-Security-Policy allows no WebAssembly. */
+export function useFieldWasm(on = true): boolean {
+  const field = on ? fieldInstance() : null;
+  fieldTwinKeys = field ? wasmTwinKeys(field) : null;
+  return fieldTwinKeys !== null;
+}
+
+/** twinKeys in BigInt arithmetic (every value's key, one inversion for the list). */
+export function bigIntTwinKeys(values: readonly Uint8Array[]): bigint[] {
   const nums: bigint[] = [];
   const dens: bigint[] = [];
   for (let k = 0; k < values.length; k++) {

@@ -14,7 +14,7 @@
 import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { nodeScalarMult, nodeSodium } from "../src/cli.js";
-import { cardOf, inverseKey, nobleX, onCurve, P, pointProblem, type ScalarMult, twinKeys } from "../src/sealed_group.js";
+import { cardOf, inverseKey, nobleX, onCurve, P, pointProblem, type ScalarMult, twinKeys, useFieldWasm } from "../src/sealed_group.js";
 import { applyUnlock } from "../src/sealed_deal.js";
 import { fromHex, hex, leToBigInt } from "../src/bytes.js";
 import { decode, DecodeError, encode, type MsgMap } from "../src/codec.js";
@@ -100,6 +100,15 @@ const group = request.group && (({ points, scalars, keys }) => {
       return d && hex(d);
     }),
     twinKeys: twinKeys(points.map(fromHex)).map((key) => key.toString()),
+    // the same in WebAssembly (node's path, sealed_field.ts)
+    wasmTwinKeys: (() => {
+      if (!useFieldWasm()) throw new Error("WebAssembly does not compile under this node");
+      try {
+        return twinKeys(points.map(fromHex)).map((key) => key.toString());
+      } finally {
+        useFieldWasm(false);
+      }
+    })(),
   };
 })(request.group);
 const unlocks = (request.unlocks ?? []).map(({ dealt, seat, players, values, memo }) => {

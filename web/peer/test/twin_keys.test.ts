@@ -8,13 +8,14 @@
  * `eightfolds` (itself checked against 17.1's formula as written in sealed.test.ts): on every card encoding with its
  * seven twins (found by affine addition of the points of order 8), on values of the twist with their three, on the
  * low-order points and the values at the edges of the reduction, and on random lists as the checks judge them; and the
- * keys' numbers against the isogeny's formula as written, one value at a time (the reference's numbers).
+ * keys' numbers against the isogeny's formula as written, one value at a time (the reference's numbers). Each of these
+ * runs twice: with the keys in BigInt (a page's) and in WebAssembly (node's: sealed_field.ts).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { bigIntToLE, fromHex, leToBigInt } from "../src/bytes.js";
 import { applyUnlock, checkShuffle, shuffleProblem, unlockPositions } from "../src/sealed_deal.js";
-import { A, clampedRepresentative, clampedUpToSign, drawKeyPair, eightfolds, encodingOf, encodingsUnder, firstRepeatOf, isValidPoint, L, onCurve, P, powMod, twinKeys, X } from "../src/sealed_group.js";
+import { A, clampedRepresentative, clampedUpToSign, drawKeyPair, eightfolds, encodingOf, encodingsUnder, firstRepeatOf, isValidPoint, L, onCurve, P, powMod, twinKeys, useFieldWasm, X } from "../src/sealed_group.js";
 import { sha256 } from "../src/hash.js";
 import { vector } from "./spec.js";
 
@@ -105,6 +106,20 @@ function twistValue(next: () => Uint8Array): Uint8Array {
   }
 }
 
+/** A test run with the twin keys in BigInt, then again in WebAssembly (useFieldWasm), BigInt's put back after. */
+function both(name: string, fn: () => void): void {
+  for (const wasm of [false, true]) {
+    test(`${name} (${wasm ? "WebAssembly" : "BigInt"})`, () => {
+      assert.equal(useFieldWasm(wasm), wasm);
+      try {
+        fn();
+      } finally {
+        useFieldWasm(false);
+      }
+    });
+  }
+}
+
 /** Every pair shares a twin key exactly when it shares an eightfold; low order (-1) in the same places. */
 function sameClasses(values: readonly Uint8Array[], keys: readonly bigint[] = twinKeys(values)): boolean {
   const folds = eightfolds(values);
@@ -118,7 +133,7 @@ function sameClasses(values: readonly Uint8Array[], keys: readonly bigint[] = tw
   });
 }
 
-test("twin keys: the 104 card encodings and their 7 twins each (832 valid values, 104 classes of 8), as the eightfolds", () => {
+both("twin keys: the 104 card encodings and their 7 twins each (832 valid values, 104 classes of 8), as the eightfolds", () => {
   const values: Uint8Array[] = [];
   for (let k = 1; k <= 104; k++) values.push(encodingOf(k), ...curveTwins(encodingOf(k)));
   assert.ok(values.every(isValidPoint));
@@ -129,7 +144,7 @@ test("twin keys: the 104 card encodings and their 7 twins each (832 valid values
   assert.ok(sameClasses(values, keys));
 });
 
-test("twin keys: values of the twist and their 3 twins each (classes of 4), 17.1's vector's 12 and 1/12 among them", () => {
+both("twin keys: values of the twist and their 3 twins each (classes of 4), 17.1's vector's 12 and 1/12 among them", () => {
   const next = stream("twist values");
   const bases = [...Array.from({ length: 60 }, () => twistValue(next)), bigIntToLE(12n, 32)];
   const values: Uint8Array[] = [];
@@ -148,7 +163,7 @@ test("twin keys: values of the twist and their 3 twins each (classes of 4), 17.1
   assert.ok(sameClasses(values, keys));
 });
 
-test("twin keys: -1 exactly on the small-order points (curve and twist), as the eightfolds; values near 0, p, 2^255 and 2^256", () => {
+both("twin keys: -1 exactly on the small-order points (curve and twist), as the eightfolds; values near 0, p, 2^255 and 2^256", () => {
   const low = [0n, 1n, P - 1n, ORDER_8, 39382357235489614581723060781553021112529911719440698176882885853963445705823n];
   assert.deepEqual(twinKeys(low.map((u) => bigIntToLE(u, 32))), [-1n, -1n, -1n, -1n, -1n]);
   // the same points written beyond p (u + p < 2^256 for each but p - 1's): still of low order
@@ -161,7 +176,7 @@ test("twin keys: -1 exactly on the small-order points (curve and twist), as the 
   assert.ok(sameClasses(values));
 });
 
-test("twin keys: the isogeny's formula as written, one value at a time: (t^2 + A t + 1)(t + 1)^2 / (4 t (t - 1)^2), t = u(2P)", () => {
+both("twin keys: the isogeny's formula as written, one value at a time: (t^2 + A t + 1)(t + 1)^2 / (4 t (t - 1)^2), t = u(2P)", () => {
   // The reference's twin_keys gives these numbers too: twinKeys reaches them its own way (the ladder's doubling,
   // p's own reduction, one inversion for the list).
   const textbook = (value: Uint8Array): bigint => {
@@ -180,7 +195,7 @@ test("twin keys: the isogeny's formula as written, one value at a time: (t^2 + A
   assert.deepEqual(twinKeys(values), values.map(textbook));
 });
 
-test("twin keys: random lists with twins put in have the eightfolds' classes, and the arrival checks the eightfolds' verdicts and words", () => {
+both("twin keys: random lists with twins put in have the eightfolds' classes, and the arrival checks the eightfolds' verdicts and words", () => {
   const next = stream("random lists");
   const small = (n: number): number => Number(leToBigInt(next()) % BigInt(n));
   let refused = 0;
@@ -209,7 +224,7 @@ test("twin keys: random lists with twins put in have the eightfolds' classes, an
   assert.ok(refused > 10 && refused < 70, `${refused} of 80 refused: both verdicts tried`);
 });
 
-test("an unlock of twins of the twist's values is refused or its deal broken as their eightfolds say", () => {
+both("an unlock of twins of the twist's values is refused or its deal broken as their eightfolds say", () => {
   // U_{i-1} of the twist's values (what a cheat's earlier step can leave): the unlock's outputs twins of each other or
   // of the kept hand, checked with and without the memo of the list before.
   const next = stream("twist unlock");
