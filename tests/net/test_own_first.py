@@ -77,7 +77,7 @@ async def test_a_relay_alone_goes_after_the_relay_wait() -> None:
 def relay_timers(loop: asyncio.AbstractEventLoop, node: Node) -> list[asyncio.TimerHandle]:
     """The timers in the loop's own heap (asyncio's BaseEventLoop keeps them in `_scheduled`) that are still to call
     the node's relays."""
-    return [handle for handle in getattr(loop, "_scheduled") if not handle.cancelled()
+    return [handle for handle in loop._scheduled if not handle.cancelled()
             and getattr(handle, "_callback", None) == node._relays]
 
 
