@@ -104,16 +104,18 @@ def msg_frame(wire: bytes) -> bytes:
 
 
 def msg_payload(data: bytes) -> bytes | None:
-    """The wire of a frame's bytes that are exactly ["msg", bin] (what decode would give for them), else None:
-    a session message's frame is taken apart by slicing, not decoded (decode checks what is not this shape)."""
+    """The wire of a frame's bytes that are exactly ["msg", bin] in canonical form (what decode would give for
+    them), else None: a session message's frame is taken apart by slicing, not decoded (decode checks what is not
+    this shape)."""
     if not data.startswith(MSG_PREFIX) or len(data) < 6:
         return None
     width = _BIN_WIDTH.get(data[5])
     if width is None:
         return None
     start = 6 + width
-    if len(data) < start or int.from_bytes(data[6:start], "big") != len(data) - start:
-        return None
+    size = len(data) - start
+    if size < 0 or int.from_bytes(data[6:start], "big") != size or (width > 1 and size < 1 << (8 * width // 2)):
+        return None  # (a bin 16 under 256 bytes, a bin 32 under 65,536: not canonical, decode names it)
     return data[start:]
 
 

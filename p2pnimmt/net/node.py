@@ -341,9 +341,14 @@ class Node:
     async def close(self) -> None:
         """Leave: every link is told `bye` (this node's game is over: a peer that leaves before the end is not
         waited for, protocol.md 14), then our end of the stream; each link is closed once its peer ended its side
-        (it read our bye) or after BYE_READ s, so that no bye is lost to a reset (Connection.end_writing)."""
+        (it read our bye) or after BYE_READ s, so that no bye is lost to a reset (Connection.end_writing). The relays
+        still waiting go with the bye (end_writing writes what is queued): their timer is cancelled, none is left in
+        the loop."""
         self.leave()
         self.done.set()
+        if self._relays_due is not None:
+            self._relays_due.cancel()
+            self._relays_due = None
         if self.server is not None:  # first: a peer that redials while we say bye finds nobody (no link again)
             self.server.close()
         await say_bye(list(self.links.values()), BYE_READ)

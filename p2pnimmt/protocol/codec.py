@@ -1,7 +1,7 @@
-"""msgpack for bytes that came from the network: hard caps, str keys only, no ext types, no duplicate keys.
+"""msgpack for bytes that came from the network: hard caps, str keys only, no ext types, no duplicate keys, and
+every value in its canonical form (protocol.md 7: the form `encode` writes, so a value has exactly one encoding).
 
-msgpack is not canonical: callers sign and hash the exact bytes they
-received or sent, never a re-encoding.
+Callers sign and hash the exact bytes they received or sent, never a re-encoding.
 """
 
 from __future__ import annotations
@@ -22,6 +22,50 @@ MAX_DEPTH = 6
 
 class DecodeError(ValueError):
     """Bytes that are not an acceptable msgpack value; the message says what was wrong."""
+
+
+class NotCanonical(DecodeError):
+    """A valid msgpack value with a head in another form than its canonical one (protocol.md 7): `have` and `want`
+    name the two forms, `at` is the head's byte offset in the value."""
+
+    def __init__(self, have: str, want: str, at: int, part: str = "") -> None:
+        self.have, self.want, self.at = have, want, at
+        super().__init__(f"not canonical msgpack: {have} at byte {at}{part}, where {want} is canonical")
+
+    def within(self, part: str) -> NotCanonical:
+        """The same refusal, its offset said to count in `part` of the bytes (an envelope's signed part)."""
+        return NotCanonical(self.have, self.want, self.at, f" of {part}")
+
+
+_FORMS = {0xC0: "nil", 0xC2: "false", 0xC3: "true", 0xC4: "bin 8", 0xC5: "bin 16", 0xC6: "bin 32", 0xCA: "float 32",
+          0xCB: "float 64", 0xCC: "uint 8", 0xCD: "uint 16", 0xCE: "uint 32", 0xCF: "uint 64", 0xD0: "int 8",
+          0xD1: "int 16", 0xD2: "int 32", 0xD3: "int 64", 0xD9: "str 8", 0xDA: "str 16", 0xDB: "str 32",
+          0xDC: "array 16", 0xDD: "array 32", 0xDE: "map 16", 0xDF: "map 32"}
+
+
+def form(head: int) -> str:
+    """The msgpack spec's name of the format whose first byte is `head` (of a value decode accepts)."""
+    if head <= 0x7F:
+        return "positive fixint"
+    if head >= 0xE0:
+        return "negative fixint"
+    if head <= 0x8F:
+        return "fixmap"
+    if head <= 0x9F:
+        return "fixarray"
+    if head <= 0xBF:
+        return "fixstr"
+    return _FORMS.get(head, f"type 0x{head:02x}")
+
+
+def check_canonical(data: bytes, value: Any) -> None:
+    """NotCanonical if `data`, which decoded to `value`, is not `value`'s canonical encoding: the first head in
+    another form is where the two first differ (a head's form fixes its length bytes, and so every byte after it
+    until the next head; only the forms differ, never the values)."""
+    canonical = encode(value)
+    if canonical != data:
+        at = next((i for i, (a, b) in enumerate(zip(data, canonical)) if a != b), min(len(data), len(canonical)))
+        raise NotCanonical(form(data[at]), form(canonical[at]), at)
 
 
 class FrameTooLarge(ValueError):
@@ -132,6 +176,7 @@ def decode_shallow(data: bytes, limit: int = MAX_FRAME) -> Any:
         raise DecodeError("trailing bytes after the msgpack value") from None
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
         raise DecodeError(f"not valid msgpack: {_why(exc)}") from None
+    check_canonical(data, value)
     return value
 
 

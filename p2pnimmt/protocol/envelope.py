@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, NamedTuple
 
-from .codec import MAX_FRAME, DecodeError, check_depth, decode, decode_shallow, encode
+from .codec import MAX_FRAME, DecodeError, NotCanonical, check_depth, decode, decode_shallow, encode
 from .identity import PEER_ID_SIZE, SIGNATURE_SIZE, Identity, verify
 
 VERSION = 1
@@ -53,22 +53,26 @@ def seal(identity: Identity, game_id: bytes, seq: int, prev: bytes, kind: str, b
 
 
 _tuple_new = tuple.__new__
-_BIN_WIDTH = {0xC4: 1, 0xC5: 2, 0xC6: 4}  # msgpack bin 8 / 16 / 32: the width of the length that follows
+_BIN_WIDTH = {0xC4: 1, 0xC5: 2}  # msgpack bin 8 / 16: the width of the length that follows (bin 32: decode's)
+_BIN_SHORTEST = {0xC4: 0, 0xC5: 0x100}  # the least length each is canonical for (protocol.md 7)
 _SIGNATURE_HEAD = bytes([0xC4, SIGNATURE_SIZE])  # bin 8 of 64 bytes
 
 
 def split(wire: bytes) -> tuple[bytes, bytes]:
     """The signed bytes and the signature of a wire message; DecodeError if it is not that shape.
 
-    Bytes that are exactly [bin, bin 64] (an array of two, a bin of any width, the signature's bin 8, nothing
-    after) are taken apart by slicing: what decode gives for them. Anything else goes through decode, which
-    names what is wrong (the result for every input is decode's)."""
+    Bytes that are exactly [bin, bin 64] in their canonical form (an array of two, a bin 8 or bin 16 as the signed
+    part's length asks, the signature's bin 8, nothing after) are taken apart by slicing: what decode gives for
+    them. Anything else goes through decode, which names what is wrong (the result for every input is decode's:
+    a bin 16 where a bin 8 fits is not canonical, section 7)."""
     if type(wire) is bytes and 2 < len(wire) <= MAX_FRAME and wire[0] == 0x92:
         width = _BIN_WIDTH.get(wire[1])
         if width is not None:
             start = 2 + width
-            end = start + int.from_bytes(wire[2:start], "big")
-            if end + 2 + SIGNATURE_SIZE == len(wire) and wire[end:end + 2] == _SIGNATURE_HEAD:
+            size = int.from_bytes(wire[2:start], "big")
+            end = start + size
+            if end + 2 + SIGNATURE_SIZE == len(wire) and wire[end:end + 2] == _SIGNATURE_HEAD \
+                    and size >= _BIN_SHORTEST[wire[1]]:
                 return wire[start:end], wire[end + 2:]
     outer = decode(wire)
     if not (isinstance(outer, list) and len(outer) == 2
@@ -82,7 +86,10 @@ def split(wire: bytes) -> tuple[bytes, bytes]:
 def open_envelope(wire: bytes) -> Envelope:
     """Parse a wire message (signature NOT yet checked); DecodeError naming the first problem."""
     signed, signature = split(wire)
-    fields = decode_shallow(signed)
+    try:
+        fields = decode_shallow(signed)
+    except NotCanonical as exc:  # its offset counts in the signed part, not in the wire
+        raise exc.within("the signed part") from None
     if type(fields) is list and len(fields) == 7 and type(fields[0]) is int and type(fields[1]) is bytes and \
             type(fields[2]) is bytes and type(fields[3]) is int and type(fields[4]) is bytes and \
             type(fields[5]) is str and type(fields[6]) is dict:

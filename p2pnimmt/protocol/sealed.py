@@ -224,7 +224,7 @@ def take_unlock(layout: Layout, seat: int, current: Sequence[bytes], folds: Sequ
     the deal broke at this unlock, and the audit names whoever deviated."""
     positions = layout.unlocked_by(seat)
     who = UNLOCK_OF.format(seat=seat)
-    fresh = read_points(published, len(positions), who)
+    unkeyed = read_points(published, len(positions), who)  # the u-coordinates whose twin keys are not known yet
     new = list(current)
     for p, v in zip(positions, cast("Sequence[bytes]", published)):  # read_points checked them
         new[p] = v
@@ -235,8 +235,8 @@ def take_unlock(layout: Layout, seat: int, current: Sequence[bytes], folds: Sequ
             known[p] = None
     else:
         known = [None] * len(new)
-        fresh = [int.from_bytes(v, "little") for v in new]
-    new_folds = twin_keys_with(known, fresh)
+        unkeyed = [int.from_bytes(v, "little") for v in new]  # no memo: every value's
+    new_folds = twin_keys_with(known, unkeyed)
     before: list[int] | None = list(cast("Sequence[int]", folds)) if memo else None
 
     def collided(p: int, q: int) -> bool:

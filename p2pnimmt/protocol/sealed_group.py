@@ -155,36 +155,33 @@ def on_curve(u: int) -> bool:
     return _jacobi(u * (u * u + A * u + 1), P) == 1
 
 
+class NotAPoint(ValueError):
+    """A value of a list of points that is none (read_points' refusal): `why`, in words, and which (`index`)."""
+
+    def __init__(self, what: str, index: int, why: str) -> None:
+        super().__init__(f"{what}: value {index} {why}")
+        self.index, self.why = index, why
+
+
 def point_error(value: object, curve: bool = True) -> str | None:
-    """Why `value` is not a point (see the module docstring), or None if it is one.
+    """Why `value` is not a point (see the module docstring), or None if it is one: read_points' words for it.
 
     curve=False skips the on-curve test (a Jacobi symbol, ~25 us): what a receiver checks at once. A value
     on the twist cannot hurt anyone's key (Curve25519 is twist-secure and clamped keys clear the cofactor);
     it only makes the deal wrong, which the round-end audit names.
     """
-    if not isinstance(value, bytes):
-        return f"is a {type(value).__name__}, not bytes"
-    if len(value) != SIZE:
-        return f"is {len(value)} bytes, not {SIZE}"
-    u = int.from_bytes(value, "little")
-    if u >= P:
-        return "is not a canonical u-coordinate (not below 2^255 - 19)"
-    if u in LOW_ORDER:
-        return "is a low-order point"
-    if curve and not on_curve(u):
-        return "is not on Curve25519 (twist or no point)"
+    try:
+        read_points((value,), 1, "value", curve=curve)
+    except NotAPoint as exc:
+        return exc.why
     return None
-
-
-def check_points(values: object, count: int, what: str, distinct: bool = True, curve: bool = False) -> list[bytes]:
-    """`values` as a list of `count` (distinct) values that pass `point_error(value, curve)`; ValueError naming
-    the first bad one otherwise. Receivers skip the on-curve test (see point_error)."""
-    return checked_points(values, count, what, distinct, curve)[0]
 
 
 def checked_points(values: object, count: int, what: str, distinct: bool = True,
                    curve: bool = False) -> tuple[list[bytes], list[int] | None]:
-    """check_points, and the twin keys it found (distinct=True: `twin_keys`, 17.1's classes), else None."""
+    """`values` as a list of `count` (distinct) points, and the twin keys it found (distinct=True: `twin_keys`, 17.1's
+    classes), else None; ValueError naming the first bad one otherwise (a value that is no point or equals an earlier
+    one, read_points' words, then two twins). Receivers skip the on-curve test (see point_error)."""
     us = read_points(values, count, what, distinct, curve)
     values = cast("list[bytes]", values)  # read_points checked it
     if not distinct:
@@ -197,9 +194,11 @@ def checked_points(values: object, count: int, what: str, distinct: bool = True,
 
 
 def read_points(values: object, count: int, what: str, distinct: bool = False, curve: bool = False) -> list[int]:
-    """The u-coordinates of `values`, a list of `count` (distinct) values that pass `point_error(value, curve)`;
-    ValueError naming the first bad one otherwise (each value's own problem, then whether an earlier one equals it,
-    value by value). Each value is read once: the twin keys are found from these integers."""
+    """The u-coordinates of `values`, a list of `count` (distinct) points; ValueError naming the first bad one
+    otherwise (each value's own problem, NotAPoint, then whether an earlier one equals it, value by value). Each
+    value is read once: the twin keys are found from these integers. The one place of the checks of a point
+    (point_error asks it of one value): bytes, 32 of them, a canonical u-coordinate (u < p), not of low order, and
+    with `curve` on Curve25519 (not its twist)."""
     if not isinstance(values, (list, tuple)):
         raise ValueError(f"{what} is a {type(values).__name__}, not a list of points")
     if len(values) != count:
@@ -207,9 +206,17 @@ def read_points(values: object, count: int, what: str, distinct: bool = False, c
     us = []
     seen: dict[bytes, int] = {}
     for i, value in enumerate(values):
-        u = int.from_bytes(value, "little") if isinstance(value, bytes) and len(value) == SIZE else P
-        if u >= P or u in LOW_ORDER or curve and not on_curve(u):
-            raise ValueError(f"{what}: value {i} {point_error(value, curve)}")  # point_error's words
+        if not isinstance(value, bytes):
+            raise NotAPoint(what, i, f"is a {type(value).__name__}, not bytes")
+        if len(value) != SIZE:
+            raise NotAPoint(what, i, f"is {len(value)} bytes, not {SIZE}")
+        u = int.from_bytes(value, "little")
+        if u >= P:
+            raise NotAPoint(what, i, "is not a canonical u-coordinate (not below 2^255 - 19)")
+        if u in LOW_ORDER:
+            raise NotAPoint(what, i, "is a low-order point")
+        if curve and not on_curve(u):
+            raise NotAPoint(what, i, "is not on Curve25519 (twist or no point)")
         if distinct and seen.setdefault(value, i) != i:
             raise ValueError(f"{what}: values {seen[value]} and {i} are equal")
         us.append(u)
@@ -315,15 +322,15 @@ def _twin_keys_of(us: Sequence[int]) -> list[int]:
     return _quotients(nums, dens)
 
 
-def twin_keys_with(known: Sequence[int | None], fresh: Sequence[int]) -> list[int]:
+def twin_keys_with(known: Sequence[int | None], unkeyed: Sequence[int]) -> list[int]:
     """The twin keys of a list, where known[i], unless None, is the twin key of its value i found before (a memo kept
-    by position: the caller vouches that value i is the value it was found for), and `fresh` the u-coordinates of
+    by position: the caller vouches that value i is the value it was found for), and `unkeyed` the u-coordinates of
     the values at the None places, in order (read_points'), whose keys are found in one batch."""
     missing = [i for i, key in enumerate(known) if key is None]
-    if len(missing) != len(fresh):
-        raise ValueError(f"{len(fresh)} values for the {len(missing)} keys not known")
+    if len(missing) != len(unkeyed):
+        raise ValueError(f"{len(unkeyed)} values for the {len(missing)} keys not known")
     out = list(known)
-    for i, key in zip(missing, _twin_keys_of(fresh)):
+    for i, key in zip(missing, _twin_keys_of(unkeyed)):
         out[i] = key
     return cast("list[int]", out)
 

@@ -10,7 +10,16 @@ import asyncio
 
 import pytest
 
-from p2pnimmt.net.connection import FRAME_LIMIT, LINK_SPACE, Connection, ConnectionFailed, frame, msg_frame, msg_payload
+from p2pnimmt.net.connection import (
+    FRAME_LIMIT,
+    LINK_SPACE,
+    Connection,
+    ConnectionFailed,
+    _parse,
+    frame,
+    msg_frame,
+    msg_payload,
+)
 from p2pnimmt.protocol.codec import encode
 
 SIZES = [0, 1, 255, 256, 65535, 65536, 65600]  # either side of msgpack's bin 8 / 16 / 32 headers
@@ -31,6 +40,20 @@ def test_other_shapes_are_left_to_decode() -> None:
     assert msg_payload(b"\x92\xa3msg\xc4\x04abc") is None  # the bin's length is not what follows
     assert msg_payload(b"\x92\xa3msg\xc4\x02abc") is None
     assert msg_payload(b"\x92\xa3msg\xa3abc") is None  # a str, not bytes
+
+
+@pytest.mark.parametrize("size", [3, 255, 65535])
+def test_a_msg_frame_not_in_its_canonical_form_is_left_to_decode_which_refuses_it(size: int) -> None:
+    """protocol.md 7 (since session 39): a session message's frame with its bin wider than its length asks (a bin 16
+    under 256 bytes, a bin 32 under 65,536) is not sliced (before, any width was) but decoded, which refuses it: the
+    link ends there, as the TypeScript peer's (link.ts decodes every frame)."""
+    wire = bytes(size)
+    wider = b"\xc5" + size.to_bytes(2, "big") if size < 256 else b"\xc6" + size.to_bytes(4, "big")
+    data = b"\x92\xa3msg" + wider + wire
+    assert msg_payload(data) is None
+    with pytest.raises(ConnectionFailed, match=f"^bad frame: not canonical msgpack: {'bin 16' if size < 256 else 'bin 32'} "
+                       f"at byte 5, where {'bin 8' if size < 256 else 'bin 16'} is canonical$"):
+        _parse(data)
 
 
 async def _link(chunks: list[bytes], pause: float = 0.0, timeout: float = 5.0, served: bool = False) -> tuple[list, str]:

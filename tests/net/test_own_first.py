@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from p2pnimmt.net.connection import Connection, msg_frame
+from p2pnimmt.net.connection import Connection, frame, msg_frame
 from p2pnimmt.net.node import RELAY_WAIT, Node
 from p2pnimmt.protocol.events import Event, Outgoing
 from p2pnimmt.protocol.identity import Identity
@@ -71,4 +71,29 @@ async def test_a_relay_alone_goes_after_the_relay_wait() -> None:
     assert got == msg_frame(b"relayed") and written == ["records"]
     assert loop.time() - queued >= RELAY_WAIT - 0.005  # not before the wait (a timer may fire a tick early)
     conn.close()
+    peer_end.close()
+
+
+def relay_timers(loop: asyncio.AbstractEventLoop, node: Node) -> list[asyncio.TimerHandle]:
+    """The timers in the loop's own heap (asyncio's BaseEventLoop keeps them in `_scheduled`) that are still to call
+    the node's relays."""
+    return [handle for handle in loop._scheduled if not handle.cancelled()
+            and getattr(handle, "_callback", None) == node._relays]
+
+
+async def test_a_closed_node_leaves_no_relay_timer_and_its_relay_goes_with_the_bye() -> None:
+    """Node.close cancels the relay timer (session 39: before, a node closed while a relay waited left the timer in
+    its loop, to fire after the node was gone); the relay itself is not lost: it goes with the bye."""
+    node, conn, peer_end, written = await _linked_node()
+    loop = asyncio.get_running_loop()
+    node._feed([Outgoing(b"relayed", skip=(bytes(32),))])
+    (timer,) = relay_timers(loop, node)
+    peer_end.shutdown(socket.SHUT_WR)  # the peer's end is in: close need not wait BYE_READ for it
+    await node.close()
+    assert timer.cancelled(), "the timer was left to fire (or fired while the node closed)"
+    assert relay_timers(loop, node) == []
+    got = b""
+    while chunk := await loop.sock_recv(peer_end, 1 << 16):  # to our end of the stream (a real condition)
+        got += chunk
+    assert got == msg_frame(b"relayed") + frame(["bye", None]) and written == ["records"]
     peer_end.close()

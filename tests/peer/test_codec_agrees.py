@@ -4,13 +4,16 @@ refuse, they refuse in the same words (the reference's: msgpack-python's, and it
 
 The corpus: random values near every limit of section 7 (arrays of 256/257, maps of 32/33, str of 1,024/1,025
 bytes, nesting 6/7, ints of every width, floats, bin), encoded by Python's msgpack (some with duplicated keys, ext
-types, non-str keys), then each also with a byte flipped, cut short or followed by a byte.
+types, non-str keys) and again with each head in a form drawn from all that hold it (since session 39 only the
+canonical form is taken, and the first other one is named alike), then each also with a byte flipped, cut short or
+followed by a byte.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import struct
 import subprocess
 from pathlib import Path
 
@@ -43,10 +46,49 @@ def random_value(rng: random.Random, depth: int) -> object:
     return {f"k{i}": random_value(rng, depth + 1) for i in range(min(size, 40))}
 
 
+def loose(value: object, rng: random.Random) -> bytes:
+    """msgpack of `value` with each head in a form drawn from all that hold it, the canonical one among them (section
+    7: only that one is taken): uint or int of any width that holds an integer, a float 32 where it holds a float
+    exactly, a str, bin, array or map head of any width that holds its length."""
+    def head(n: int, fix: int | None, fix_max: int, types: tuple[int | None, int, int]) -> bytes:
+        forms = [(t, w) for t, w in zip(types, (1, 2, 4)) if t is not None and n < 1 << (8 * w)]
+        if fix is not None and n <= fix_max:
+            forms.append((fix, 0))
+        kind, width = rng.choice(forms)
+        return bytes([kind | n]) if width == 0 else bytes([kind]) + n.to_bytes(width, "big")
+
+    if isinstance(value, bool) or value is None:
+        return msgpack.packb(value)
+    if isinstance(value, int):
+        forms = [(t, w, False) for t, w in ((0xCC, 1), (0xCD, 2), (0xCE, 4), (0xCF, 8)) if 0 <= value < 1 << 8 * w]
+        forms += [(t, w, True) for t, w in ((0xD0, 1), (0xD1, 2), (0xD2, 4), (0xD3, 8))
+                  if -(1 << (8 * w - 1)) <= value < 1 << (8 * w - 1)]
+        if -32 <= value < 128:
+            forms.append((value & 0xFF, 0, False))
+        kind, width, signed = rng.choice(forms)
+        return bytes([kind]) + (value.to_bytes(width, "big", signed=signed) if width else b"")
+    if isinstance(value, float):
+        if abs(value) < 1e38 and struct.unpack(">f", struct.pack(">f", value))[0] == value and rng.random() < 0.5:
+            return b"\xca" + struct.pack(">f", value)
+        return b"\xcb" + struct.pack(">d", value)
+    if isinstance(value, str):
+        raw = value.encode()
+        return head(len(raw), 0xA0, 31, (0xD9, 0xDA, 0xDB)) + raw
+    if isinstance(value, bytes):
+        return head(len(value), None, -1, (0xC4, 0xC5, 0xC6)) + value
+    if isinstance(value, list):
+        return head(len(value), 0x90, 15, (None, 0xDC, 0xDD)) + b"".join(loose(v, rng) for v in value)
+    assert isinstance(value, dict)
+    return head(len(value), 0x80, 15, (None, 0xDE, 0xDF)) + b"".join(loose(k, rng) + loose(v, rng)
+                                                                    for k, v in value.items())
+
+
 def corpus(rng: random.Random) -> list[bytes]:
     items: list[bytes] = []
     for _ in range(400):
         items.append(msgpack.packb(random_value(rng, 0), use_bin_type=True))
+    for _ in range(400):  # every other form of a value too (section 7: only the canonical one is taken)
+        items.append(loose(random_value(rng, 0), rng))
     for depth in range(4, 9):
         items.append(msgpack.packb(eval("[" * depth + "1" + "]" * depth), use_bin_type=True))
     items += [bytes.fromhex(h) for h in [
@@ -85,3 +127,5 @@ def test_both_decoders_agree(compiled: Path) -> None:
         accepted += isinstance(ours, str)
         refused += not isinstance(ours, str)
     assert accepted > 300 and refused > 300
+    odd = [answer["refused"] for answer in theirs if isinstance(answer, dict) and "canonical" in answer["refused"]]
+    assert len(odd) > 200 and len({o.split(" at byte")[0] for o in odd}) >= 15, sorted(set(odd))[:40]

@@ -86,3 +86,53 @@ def test_a_start_whose_prev_is_not_zero_breaks_the_hosts_chain(via: str, request
                                                                           "previous one"}
             (fault,) = faults(table.mixed.transcripts[peer])
             assert fault["fatal"] and fault["peer"] == table.mixed.identities[0].peer
+
+
+def test_a_message_in_a_form_not_canonical_is_malformed(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Section 7 (since session 39): a message in another form than its canonical one is `malformed` from whoever
+    delivered it, at every layer, and the TypeScript seat and spectator write the transcript the Python nodes in
+    their place write, word for word: the host's message already taken, its outer array written again by seat 2
+    (nobody signs that array: a relay could; before, both took the copy for the message and the nodes that got it
+    first held other bytes for it than the rest), and messages the host signed with a head in another form in the
+    signed part and the body (before, both took them, as they would any form)."""
+    process: NodeSeats = request.getfixturevalue("child")
+    table = Table(process, "sealed", 3, [1, 4], seed=84, rounds=1)
+    for net in table.nets:
+        host, relay = net.identities[0], net.identities[2]
+        targets = [net.identities[1].peer, net.watchers[1].peer]
+        net.start()
+        net.run(limit=30)
+        seq, prev = net.sessions[host.peer].inbox.head(host.peer)
+        taken = net.sessions[host.peer].inbox.message(host.peer, seq - 1)
+        assert taken is not None
+        signed, signature = taken.signed, taken.signature
+        wider = b"\xc6" + len(signed).to_bytes(4, "big") + signed  # its deal's shuffle: a bin 32 for a bin 16
+        assert 256 <= len(signed) < 65536 and taken.kind == "SEALED_SHUFFLE"
+        copies = [b"\x92" + wider + encode(signature),
+                  b"\xdc\x00\x02" + encode(signed) + encode(signature),  # an array 16 for the outer array
+                  b"\x92" + encode(signed) + b"\xc5\x00\x40" + signature]  # a bin 16 for the signature
+        body = encode({"round": 0, "turn": 0, "seat": 1})
+        plain = encode([1, net.game_id, host.peer, seq, prev, "STANDIN"])[1:]  # the fields, without their array
+        forms = [b"\xdc\x00\x07" + plain + body,  # the signed part an array 16
+                 b"\x97" + plain + b"\xde\x00\x03" + body[1:],  # the body a map 16
+                 b"\x97" + plain + body.replace(b"\xa4turn\x00", b"\xa4turn\xcc\x00")]  # turn 0 as a uint 8
+        for form in forms:
+            copies.append(encode([form, host.sign(SIGN_TAG + form)]))
+        for wire in copies:
+            for to in targets:
+                net.handle(to, net.sessions[to].receive(wire, relay.peer))
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for o in outcomes] == ["over"] * 5
+    where = 1 + len(plain)  # the body's head: after the array's and the fields up to the kind
+    for peer in (table.mixed.identities[1].peer, table.mixed.watchers[1].peer):
+        details = [(f["code"], f["detail"]) for f in faults(table.mixed.transcripts[peer])]
+        said = "bytes from seat 2 (p2): not canonical msgpack:"
+        assert details == [
+            ("malformed", f"{said} bin 32 at byte 1, where bin 16 is canonical"),
+            ("malformed", f"{said} array 16 at byte 0, where fixarray is canonical"),
+            ("malformed", f"{said} bin 16 at byte {1 + 3 + len(signed)}, where bin 8 is canonical"),
+            ("malformed", f"{said} array 16 at byte 0 of the signed part, where fixarray is canonical"),
+            ("malformed", f"{said} map 16 at byte {where} of the signed part, where fixmap is canonical"),
+            ("malformed", f"{said} uint 8 at byte {where + 13} of the signed part, where positive fixint is canonical"),
+        ]

@@ -593,3 +593,76 @@ def test_degenerate_play_ends_by_the_rulebook_and_both_verifiers_agree(variant: 
     path.write_bytes(bytes(net.transcripts[net.peers[-1]]))
     status, out, err = same_lines(path)
     assert status == 0 and "verified:" in out, err
+
+
+@cache
+def not_canonical_records() -> dict[str, bytes]:
+    """Transcripts a forger holding the recorder's key relinks and reseals (every link and the seal verify), each
+    with one record, or the message in one, written in a form that is not canonical (section 7, since session 39):
+    the header's magic in a str 8, a record's index as a uint 16, its link in a bin 16, a fault record's map as a
+    map 16, a `msg` record whose message has its signed part in a bin 32 (the outer array: no signature covers it),
+    and one whose message bytes are in a bin 32 in the record."""
+    net = Net(2, settings=Settings(players=2, variant="standard", max_rounds=1, point_limit=None, deal="open"),
+              bots="heuristic", seed=15)
+    net.start()
+    net.run()
+    recorder = net.identities[0]
+    wires = [r[3] for r in (decode(raw, MAX_RECORD) for _o, raw in list(frames(bytes(net.transcripts[recorder.peer])))[1:])
+             if r[2] == "msg"]
+
+    def sealed(records: list, head: bytes | None = None) -> bytes:
+        """`records`: (type, payload) each, or a function of (index, link) giving a record's bytes."""
+        header = head or encode([MAGIC, FORMAT, recorder.public_key])
+        out, last = [header], link(header)
+        for i, record in enumerate([*records, ("seal", None)], start=1):
+            if callable(record):
+                raw = record(i, last)
+            else:
+                kind, payload = record
+                raw = encode([i, last, kind, recorder.sign(SEAL_TAG + last) if kind == "seal" else payload])
+            out.append(raw)
+            last = link(raw)
+        return b"".join(frame(r) for r in out)
+
+    msgs = [("msg", w) for w in wires]
+    fault = encode({"peer": None, "code": "malformed", "detail": "", "fatal": False, "evidence": []})
+    signed, signature = decode(wires[3])
+    return {
+        "header-str8": sealed(msgs, b"\x93\xd9\x13" + MAGIC.encode() + encode(FORMAT) + encode(recorder.public_key)),
+        "index-uint16": sealed([*msgs[:2], lambda i, last: b"\x94\xcd" + i.to_bytes(2, "big") + encode(last)
+                                + encode("msg") + encode(wires[2]), *msgs[3:]]),
+        "link-bin16": sealed([*msgs[:2], lambda i, last: b"\x94" + encode(i) + b"\xc5\x00\x20" + last
+                              + encode("msg") + encode(wires[2]), *msgs[3:]]),
+        "fault-map16": sealed([*msgs[:4], lambda i, last: b"\x94" + encode(i) + encode(last) + encode("fault")
+                               + b"\xde\x00\x05" + fault[1:], *msgs[4:]]),
+        "message-bin32": sealed([*msgs[:3], ("msg", b"\x92\xc6" + len(signed).to_bytes(4, "big") + signed
+                                             + encode(signature)), *msgs[4:]]),
+        "payload-bin32": sealed([*msgs[:3], lambda i, last: b"\x94" + encode(i) + encode(last) + encode("msg")
+                                 + b"\xc6" + len(wires[3]).to_bytes(4, "big") + wires[3], *msgs[4:]]),
+    }
+
+
+@pytest.mark.parametrize("name", ["header-str8", "index-uint16", "link-bin16", "fault-map16", "message-bin32",
+                                  "payload-bin32"])
+def test_a_record_not_in_its_canonical_form_fails_alike_in_both_verifiers(name: str, tmp_path: Path) -> None:
+    """Each transcript with a record (or the message in one) not in its canonical form: both verifiers print the same
+    lines and exit status, and fail it there (before session 39 both took every form, and verified each of these)."""
+    path = tmp_path / f"{name}.p2pt"
+    path.write_bytes(not_canonical_records()[name])
+    status, out, err = same_lines(path)
+    assert status == 1 and "Traceback" not in err, (out, err)
+    expected = {
+        "header-str8": "FAILED at record 0: malformed header: not canonical msgpack: str 8 at byte 1, where fixstr is "
+                       "canonical",
+        "index-uint16": "FAILED at record 3: malformed record: not canonical msgpack: uint 16 at byte 1, where positive "
+                        "fixint is canonical",
+        "link-bin16": "FAILED at record 3: malformed record: not canonical msgpack: bin 16 at byte 2, where bin 8 is "
+                      "canonical",
+        "fault-map16": "FAILED at record 5: malformed record: not canonical msgpack: map 16 at byte 42, where fixmap is "
+                       "canonical",
+        "message-bin32": "FAILED at record 4: malformed: bytes from an unknown peer: not canonical msgpack: bin 32 at "
+                         "byte 1, where bin 8 is canonical; peer at fault: no single peer (the transcript itself)",
+        "payload-bin32": "FAILED at record 4: malformed record: not canonical msgpack: bin 32 at byte 40, where bin 8 "
+                         "is canonical",
+    }
+    assert expected[name] in err, err

@@ -15,7 +15,7 @@ import pytest
 from sealed_adversary import Cheat, assert_caught, cheat
 
 from p2pnimmt.protocol import sealed_group as g
-from p2pnimmt.protocol.sealed import initial_deck, new_secrets, shuffle_step
+from p2pnimmt.protocol.sealed import check_shuffle, initial_deck, new_secrets, shuffle_step
 
 P, A = g.P, g.A
 ORDER_8 = 325606250916557431795983626356110631294008115727848805560023387167927233504  # u of a point of order 8
@@ -83,10 +83,10 @@ def test_twins_share_an_eightfold_and_collapse_under_a_clamped_scalar():
     assert g.first_twins(shuffle_step(secrets.key.e, secrets.seed, deck)) is None
     inverse = pow(int.from_bytes(value, "little"), P - 2, P).to_bytes(32, "little")
     assert inverse == twins(value)[3]  # u and 1/u: P and P + (0, 0), the point of order 2 (4 x the order-8 one)
-    with pytest.raises(ValueError, match="^list: values 1 and 3 differ by a small-order point$"):
-        g.check_points([deck[5], value, deck[6], twins(value)[1]], 4, "list")
-    with pytest.raises(ValueError, match="^list: values 0 and 2 are equal$"):  # equal first: the old words
-        g.check_points([value, twins(value)[0], value], 3, "list")
+    with pytest.raises(ValueError, match="^shuffle output: values 1 and 3 differ by a small-order point$"):
+        check_shuffle(deck[:4], [deck[5], value, deck[6], twins(value)[1]])  # a received shuffle's check
+    with pytest.raises(ValueError, match="^shuffle output: values 0 and 2 are equal$"):  # equal first: the old words
+        check_shuffle(deck[:3], [value, twins(value)[0], value])
 
 
 def partner(value: bytes, k: int) -> bytes:

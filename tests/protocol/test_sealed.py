@@ -250,11 +250,11 @@ def test_points_and_apply_refuse_malformed_values() -> None:
     with pytest.raises(ValueError, match="not 32 bytes"):
         g.apply(g.S0, None)
     with pytest.raises(ValueError, match="values 0 and 2 are equal"):
-        g.check_points([c, BASE, c], 3, "list")
+        check_shuffle([c] * 3, [c, BASE, c])  # a received shuffle's check: the real path
     with pytest.raises(ValueError, match="has 2 values, expected 3"):
-        g.check_points([c, BASE], 3, "list")
+        check_shuffle([c] * 3, [c, BASE])
     with pytest.raises(ValueError, match="not a list"):
-        g.check_points(c, 32, "list")
+        check_shuffle([c] * 32, c)
 
 
 # ------------------------------------------------------------------ card encodings

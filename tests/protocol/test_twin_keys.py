@@ -114,7 +114,7 @@ def test_the_folded_arithmetic_gives_the_formula_as_written():
 @given(seed=st.integers(0, 2**32 - 1), size=st.integers(1, 60), twins_in=st.integers(0, 8))
 def test_random_lists_with_twins_have_the_eightfolds_classes_and_verdicts(seed, size, twins_in):
     """Random 32-byte values (of the curve or the twist, a few of low order or not canonical) with twins of some of
-    them put in: the same classes, and check_points takes or refuses each list with the words the eightfolds give
+    them put in: the same classes, and checked_points takes or refuses each list with the words the eightfolds give
     (the first repeat found by them)."""
     rng = random.Random(seed)
     values = [rng.randrange(2**256).to_bytes(32, "little") for _ in range(size)]
@@ -182,17 +182,17 @@ def test_read_points_reads_each_value_once_with_the_words_of_point_error(seed, s
         g.read_points(set(good), 4, "list")
 
 
-def test_twin_keys_with_puts_the_fresh_keys_at_the_places_not_known():
-    """twin_keys_with: the known keys kept by position, the fresh values' keys (from their integers) at the None
-    places in order; as many fresh values as places, else ValueError."""
+def test_twin_keys_with_puts_the_new_keys_at_the_places_not_known():
+    """twin_keys_with: the known keys kept by position, the unkeyed values' keys (from their integers) at the None
+    places in order; as many unkeyed values as places, else ValueError."""
     rng = random.Random(38)
     values = [rng.randrange(2, P - 1).to_bytes(32, "little") for _ in range(20)]
     keys = g.twin_keys(values)
     places = sorted(rng.sample(range(20), 7))
     known = [None if i in places else keys[i] for i in range(20)]
-    fresh = [int.from_bytes(values[i], "little") for i in places]
-    assert g.twin_keys_with(known, fresh) == keys
+    unkeyed = [int.from_bytes(values[i], "little") for i in places]
+    assert g.twin_keys_with(known, unkeyed) == keys
     assert g.twin_keys_with([None] * 20, [int.from_bytes(v, "little") for v in values]) == keys
     assert g.twin_keys_with(keys, []) == keys
     with pytest.raises(ValueError, match="^6 values for the 7 keys not known$"):
-        g.twin_keys_with(known, fresh[1:])
+        g.twin_keys_with(known, unkeyed[1:])

@@ -183,6 +183,46 @@ def test_the_envelope_refusals() -> None:
         assert str(refused.value) == v["refusal"]
 
 
+def test_the_canonical_refusals() -> None:
+    """Section 16's `canonical-refusals` (section 7): the block is what tests/protocol/canonical_vectors.py makes; the
+    canonical message and one with its body's keys in another order are taken, every other form of it refused in the
+    words given, by the codec and by open_envelope alike, each signed part validly signed; and each (but the float,
+    the key twice and the byte after) is the very message in another form, as a lenient msgpack reader finds."""
+    from canonical_vectors import block_text
+
+    from p2pnimmt.protocol.codec import DecodeError, NotCanonical, decode
+
+    text = re.search(r"```json canonical-refusals\n(.*?)```", DOC, re.S).group(1)
+    assert text == block_text()
+    block = json.loads(text)
+    ident = Identity(h(block["signer_secret"]))
+    canonical = msgpack.unpackb(h(block["messages"][0]["wire"]))
+    lenient = msgpack.unpackb(canonical[0])
+    kinds = set()
+    for v in block["messages"]:
+        wire = h(v["wire"])
+        if not v["why"].startswith(("a byte after", "turn as a float", "the key seat twice", "its body's keys")):
+            outer = msgpack.unpackb(wire)  # any form: the same message
+            assert outer[0] == canonical[0] or msgpack.unpackb(outer[0]) == lenient, v["why"]
+            assert verify(ident.public_key, outer[1], b"p2pnimmt/message/v1" + outer[0]), v["why"]
+        if v["refusal"] is None:
+            assert open_envelope(wire).body == {"round": 0, "turn": 3, "seat": 1}
+            continue
+        with pytest.raises(DecodeError) as refused:
+            open_envelope(wire)
+        assert str(refused.value) == v["refusal"], v["why"]
+        kinds.add(type(refused.value))
+        try:  # the codec's words: of the wire, else of its signed part, decoded on its own
+            signed, _signature = decode(wire)
+        except DecodeError as exc:
+            assert str(exc) == v["refusal"], v["why"]
+            continue
+        with pytest.raises(DecodeError) as part:
+            decode(signed)
+        assert str(part.value) == v["refusal"].replace(" of the signed part", ""), v["why"]
+    assert kinds == {DecodeError, NotCanonical}
+
+
 def test_the_signature_checks() -> None:
     """Section 16's `signature-checks` (section 8, "The signature check"): the reference's verdict on each edge
     (OpenSSL's: the cofactorless equation, keys of any order, y >= p and x = 0 with the sign bit taken) — made

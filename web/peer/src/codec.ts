@@ -4,8 +4,9 @@
  * Why not @msgpack/msgpack: section 7 asks receivers to refuse duplicated map keys and invalid UTF-8, and the
  * body checks of section 9 must tell a float or a boolean from an integer; that library keeps the last of two
  * equal keys, replaces bad UTF-8 in short strings without a word, decodes 1.0 and 1 to the same number and has
- * no depth rule of section 7's kind. Producing exactly the reference's bytes (shortest encodings, str8 and
- * bin8, map keys in the order given) is a few lines more. Decoded values:
+ * no depth rule of section 7's kind, nor refuses a value not in its canonical form (section 7: the one this codec's
+ * `encode` writes, the reference's bytes: shortest encodings, str8 and bin8, float 64, map keys in the order given).
+ * Decoded values:
  * null, boolean, number (an integer that fits a double exactly), bigint (any other integer), Float (a msgpack
  * float, kept apart from the integers), string, Uint8Array (bin), Value[] and MsgMap (str keys, in order).
  */
@@ -29,6 +30,47 @@ export type Value = null | boolean | number | bigint | Float | string | Uint8Arr
 /** Bytes that are not an acceptable msgpack value; the message says what was wrong. */
 export class DecodeError extends Error {
   override readonly name = "DecodeError";
+}
+
+/** The msgpack spec's name of the format whose first byte is `head` (of a value decode accepts). */
+export function form(head: number): string {
+  if (head <= 0x7f) return "positive fixint";
+  if (head >= 0xe0) return "negative fixint";
+  if (head <= 0x8f) return "fixmap";
+  if (head <= 0x9f) return "fixarray";
+  if (head <= 0xbf) return "fixstr";
+  return FORMS.get(head) ?? `type 0x${head.toString(16).padStart(2, "0")}`;
+}
+
+const FORMS = new Map<number, string>([[0xc0, "nil"], [0xc2, "false"], [0xc3, "true"], [0xc4, "bin 8"],
+  [0xc5, "bin 16"], [0xc6, "bin 32"], [0xca, "float 32"], [0xcb, "float 64"], [0xcc, "uint 8"], [0xcd, "uint 16"],
+  [0xce, "uint 32"], [0xcf, "uint 64"], [0xd0, "int 8"], [0xd1, "int 16"], [0xd2, "int 32"], [0xd3, "int 64"],
+  [0xd9, "str 8"], [0xda, "str 16"], [0xdb, "str 32"], [0xdc, "array 16"], [0xdd, "array 32"], [0xde, "map 16"],
+  [0xdf, "map 32"]]);
+
+/** A valid msgpack value with a head in another form than its canonical one (section 7: the form `encode` writes):
+ * `have` and `want` are the two forms' type bytes, `at` the head's byte offset in the value. */
+export class NotCanonical extends DecodeError {
+  constructor(readonly have: number, readonly want: number, readonly at: number, part = "") {
+    super(`not canonical msgpack: ${form(have)} at byte ${at}${part}, where ${form(want)} is canonical`);
+  }
+
+  /** The same refusal, its offset said to count in `part` of the bytes (an envelope's signed part). */
+  within(part: string): NotCanonical {
+    return new NotCanonical(this.have, this.want, this.at, ` of ${part}`);
+  }
+}
+
+/** The type byte of an integer's canonical form (a fixint: the value's own byte, any negative one's 0xe0). */
+function intHead(v: number | bigint): number {
+  if (v >= 0) return v < 0x80 ? Number(v) : v < 0x100 ? 0xcc : v < 0x10000 ? 0xcd : v < 0x100000000 ? 0xce : 0xcf;
+  return v >= -32 ? 0xe0 : v >= -0x80 ? 0xd0 : v >= -0x8000 ? 0xd1 : v >= -0x80000000 ? 0xd2 : 0xd3;
+}
+
+/** The type byte of the canonical head of a str, bin, array or map of `n` (`fix`: the fix form's byte, -1 for a
+ * bin; `fixMax` its most; `types` the 8-, 16- and 32-bit forms' bytes, -1 for none). */
+function lengthType(n: number, fix: number, fixMax: number, types: Heads): number {
+  return n <= fixMax && fix >= 0 ? fix : n < 0x100 && types[0] >= 0 ? types[0] : n < 0x10000 ? types[1] : types[2];
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -200,11 +242,38 @@ class Reader {
   private open = 0;
   /** The deepest container read (the outermost is 1). */
   deepest = 0;
+  /** The offset of the first head read in another form than its canonical one, -1 if none; the canonical one's type
+   * byte (refused once the value is read whole: section 7's order, the reference's). */
+  oddAt = -1;
+  oddWant = 0;
   /** `views`: a bin is a view of `data`, not a copy (the caller owns `data` and never changes it). */
   /** data's length (a field: in V8's baseline code a typed array's length is a getter's call at every read). */
   private readonly size: number;
   constructor(private readonly data: Uint8Array, private readonly limit: number, private readonly views: boolean) {
     this.size = data.length;
+  }
+
+  /** The head at `at` is not in its canonical form, whose type byte is `want`: noted if it is the first. */
+  private odd(at: number, want: number): void {
+    if (this.oddAt < 0) {
+      this.oddAt = at;
+      this.oddWant = want;
+    }
+  }
+
+  /** A length of `size` bytes read for the head of type `b` at `at`, which must be the canonical one for it. */
+  private length(size: number, at: number, b: number, fix: number, fixMax: number, types: Heads): number {
+    const n = this.uint(size);
+    const want = lengthType(n, fix, fixMax, types);
+    if (want !== b) this.odd(at, want);
+    return n;
+  }
+
+  /** An integer read for the head of type `b` at `at`, which must be the canonical one for it. */
+  private checked(v: number | bigint, at: number, b: number): number | bigint {
+    const want = intHead(v);
+    if (want !== b && !(want === 0xe0 && b >= 0xe0)) this.odd(at, want);
+    return v;
   }
 
   private need(n: number): void {
@@ -334,9 +403,9 @@ class Reader {
     if (b >= 0x90 && b <= 0x9f) return this.array(b & 0x0f, depth);
     if (b === 0xc4) return this.bin(this.uint(1));
     if (b >= 0xe0) return b - 0x100;
-    if (b === 0xcc) return this.uint(1);
-    if (b === 0xcd) return this.uint(2);
-    if (b === 0xce) return this.uint(4);
+    if (b === 0xcc) return this.checked(this.uint(1), at, b);
+    if (b === 0xcd) return this.checked(this.uint(2), at, b);
+    if (b === 0xce) return this.checked(this.uint(4), at, b);
     if (b === 0xc0) return null;
     if (b === 0xc2) return false;
     if (b === 0xc3) return true;
@@ -345,10 +414,12 @@ class Reader {
 
   /** A value of the type byte `b` that `value` leaves (read already). */
   private rare(b: number, depth: number): Value {
+    const at = this.at - 1;
     switch (b) {
-      case 0xc5: return this.bin(this.uint(2));
-      case 0xc6: return this.bin(this.uint(4));
+      case 0xc5: return this.bin(this.length(2, at, b, -1, -1, BIN_HEADS));
+      case 0xc6: return this.bin(this.length(4, at, b, -1, -1, BIN_HEADS));
       case 0xca: {
+        this.odd(at, 0xcb); // a float is a float 64 (what the reference writes)
         this.need(4);
         const v = new DataView(this.data.buffer, this.data.byteOffset + this.at, 4).getFloat32(0);
         this.at += 4;
@@ -360,18 +431,18 @@ class Reader {
         this.at += 8;
         return new Float(v);
       }
-      case 0xcf: return this.big(8, false);
-      case 0xd0: return this.big(1, true);
-      case 0xd1: return this.big(2, true);
-      case 0xd2: return this.big(4, true);
-      case 0xd3: return this.big(8, true);
-      case 0xd9: return this.str(this.uint(1));
-      case 0xda: return this.str(this.uint(2));
-      case 0xdb: return this.str(this.uint(4));
-      case 0xdc: return this.array(this.uint(2), depth);
-      case 0xdd: return this.array(this.uint(4), depth);
-      case 0xde: return this.map(this.uint(2), depth);
-      case 0xdf: return this.map(this.uint(4), depth);
+      case 0xcf: return this.checked(this.big(8, false), at, b);
+      case 0xd0: return this.checked(this.big(1, true), at, b);
+      case 0xd1: return this.checked(this.big(2, true), at, b);
+      case 0xd2: return this.checked(this.big(4, true), at, b);
+      case 0xd3: return this.checked(this.big(8, true), at, b);
+      case 0xd9: return this.str(this.length(1, at, b, 0xa0, 31, STR_HEADS));
+      case 0xda: return this.str(this.length(2, at, b, 0xa0, 31, STR_HEADS));
+      case 0xdb: return this.str(this.length(4, at, b, 0xa0, 31, STR_HEADS));
+      case 0xdc: return this.array(this.length(2, at, b, 0x90, 15, ARRAY_HEADS), depth);
+      case 0xdd: return this.array(this.length(4, at, b, 0x90, 15, ARRAY_HEADS), depth);
+      case 0xde: return this.map(this.length(2, at, b, 0x80, 15, MAP_HEADS), depth);
+      case 0xdf: return this.map(this.length(4, at, b, 0x80, 15, MAP_HEADS), depth);
       case 0xd4: return this.ext(1);
       case 0xd5: return this.ext(2);
       case 0xd6: return this.ext(4);
@@ -386,7 +457,8 @@ class Reader {
   }
 }
 
-/** Decode one untrusted msgpack value of at most `limit` bytes; DecodeError naming the first problem. Its bins are
+/** Decode one untrusted msgpack value of at most `limit` bytes, in its canonical form (section 7: the one `encode`
+ * writes); DecodeError naming the first problem. Its bins are
  * copies; with `views`, views of `data` (which the caller then must never change: envelope.ts's own copy of a wire). */
 export function decode(data: Uint8Array, limit: number = MAX_MESSAGE, views = false): Value {
   if (data.length > limit) throw new DecodeError(`${data.length} bytes is over the ${limit}-byte limit`);
@@ -394,6 +466,7 @@ export function decode(data: Uint8Array, limit: number = MAX_MESSAGE, views = fa
   const reader = new Reader(data, limit, views);
   const value = reader.value(1);
   if (reader.at !== data.length) throw new DecodeError("trailing bytes after the msgpack value");
+  if (reader.oddAt >= 0) throw new NotCanonical(data[reader.oddAt] as number, reader.oddWant, reader.oddAt);
   if (reader.deepest > MAX_DEPTH) throw new DecodeError(`nested deeper than ${MAX_DEPTH} levels`);
   return value;
 }

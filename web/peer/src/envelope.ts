@@ -4,7 +4,7 @@
  * Signature: Ed25519 over "p2pnimmt/message/v1" || signed; the message hash: SHA-256(signed).
  */
 import { ascii, joinedForNow } from "./bytes.js";
-import { decode, DecodeError, type Encodable, encode, MAX_MESSAGE, type MsgMap, pyValueRepr, type Value } from "./codec.js";
+import { decode, DecodeError, type Encodable, encode, MAX_MESSAGE, type MsgMap, NotCanonical, pyValueRepr, type Value } from "./codec.js";
 import { sha256 } from "./hash.js";
 import { GAME_ID_SIZE, type Identity, PEER_ID_SIZE, SIGNATURE_SIZE, verify } from "./identity.js";
 import type { Ids } from "./ids.js";
@@ -100,9 +100,10 @@ class Opened implements Envelope {
   }
 }
 
-/** The signed part of a wire laid out as every message is (a fixarray of 2: the signed part in a bin 8 or bin 16, then
- * the signature in a bin 8 of 64 bytes that ends the wire), read from its heads: the view `decode` would give, with
- * no reader, array or signature view made; null for any other bytes (`signedPartDecoded` reads them). */
+/** The signed part of a wire laid out as every message is (a fixarray of 2: the signed part in a bin 8, or a bin 16 if
+ * it has 256 bytes or more, then the signature in a bin 8 of 64 bytes that ends the wire), read from its heads: the
+ * view `decode` would give, with no reader, array or signature view made; null for any other bytes
+ * (`signedPartDecoded` reads them, and refuses a bin 16 where a bin 8 fits: section 7). */
 function signedPart(wire: Uint8Array): Uint8Array | null {
   const size = wire.length;
   if (size > MAX_MESSAGE || size < 4 || wire[0] !== 0x92) return null;
@@ -111,6 +112,7 @@ function signedPart(wire: Uint8Array): Uint8Array | null {
   if (start === 0) return null;
   const end = start + (type === 0xc4 ? (wire[2] as number) : ((wire[2] as number) << 8) | (wire[3] as number));
   if (end + 2 + SIGNATURE_SIZE !== size || wire[end] !== 0xc4 || wire[end + 1] !== SIGNATURE_SIZE) return null;
+  if (type === 0xc5 && end - start < 0x100) return null;
   return wire.subarray(start, end);
 }
 
@@ -132,7 +134,12 @@ function signedPartDecoded(wire: Uint8Array): Uint8Array {
  * copy. */
 function openOwn(wire: Uint8Array, ids: Ids | null): Envelope {
   const signed = signedPart(wire) ?? signedPartDecoded(wire);
-  const fields = decode(signed, MAX_MESSAGE, true);
+  let fields: Value;
+  try {
+    fields = decode(signed, MAX_MESSAGE, true);
+  } catch (e) {
+    throw e instanceof NotCanonical ? e.within("the signed part") : e; // its offset counts in the signed part
+  }
   if (!(Array.isArray(fields) && fields.length === 7)) {
     throw new DecodeError("signed part must be [version, game, sender, seq, prev, kind, body]");
   }

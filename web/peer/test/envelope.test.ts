@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fromHex, hex, uintBE } from "../src/bytes.js";
-import { DecodeError, type Encodable, encode } from "../src/codec.js";
+import { decode, DecodeError, type Encodable, encode } from "../src/codec.js";
 import { open, seal, signedBy } from "../src/envelope.js";
 import { betweenRounds, commitment, commitmentContext, commitSet, encodeState, playValue, roundSeed, stateHash } from "../src/hashes.js";
 import { Identity } from "../src/identity.js";
@@ -52,6 +52,34 @@ test("envelope-refusals: version is the integer 1, not the float 1.0 nor true, h
     }
     assert.throws(() => open(wire), (e: unknown) => e instanceof DecodeError && e.message === m.refusal, m.version);
   }
+});
+
+test("canonical-refusals: one message in every other form of each layer, refused in the reference's words", () => {
+  const v = vector("canonical-refusals");
+  const me = new Identity(fromHex(v.signer_secret));
+  assert.ok(v.messages.length >= 20);
+  let refusedSigned = 0;
+  for (const m of v.messages) {
+    const wire = fromHex(m.wire);
+    if (m.refusal === null) {
+      const env = open(wire);
+      assert.ok(signedBy(env, me.publicKey) && env.kind === "STANDIN", m.why);
+      assert.deepEqual([...env.body].sort(), [["round", 0], ["seat", 1], ["turn", 3]], m.why);
+      continue;
+    }
+    assert.throws(() => open(wire), (e: unknown) => e instanceof DecodeError && e.message === m.refusal, m.why);
+    let signed: Uint8Array;
+    try { // the codec's words: of the wire, else of its signed part decoded on its own
+      signed = (decode(wire) as Uint8Array[])[0] as Uint8Array;
+    } catch (e) {
+      assert.ok(e instanceof DecodeError && e.message === m.refusal, m.why);
+      continue;
+    }
+    refusedSigned += 1;
+    assert.throws(() => decode(signed), (e: unknown) => e instanceof DecodeError
+      && e.message === m.refusal.replace(" of the signed part", ""), m.why);
+  }
+  assert.ok(refusedSigned >= 10);
 });
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
