@@ -18,6 +18,7 @@ export const MAX_FAULTS = 256;
 export const MAX_DETAIL = 500;
 
 const LINK_TAG = ascii("p2pnimmt/transcript-link/v1");
+const HASH_SIZE = 32;
 
 /** Section 12's codes a non-fatal record blames a deliverer with: the recorder's word about bytes it refused. */
 export const DELIVERER_CODES: ReadonlySet<string> = new Set(["malformed", "wrong-game", "unknown-sender", "bad-signature", "replay"]);
@@ -105,6 +106,13 @@ export function readFaultRecord(payload: Value): FaultRecord | string {
   if (typeof fatal !== "boolean") return "its fatal is not a boolean";
   if (!(Array.isArray(evidence) && evidence.every((w) => w instanceof Uint8Array))) return "its evidence is not an array of messages";
   return { peer, code, detail, fatal, evidence: evidence as Uint8Array[] };
+}
+
+/** A buffer of `size` bytes that begins with LINK_TAG. */
+function linkedBuffer(size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  out.set(LINK_TAG);
+  return out;
 }
 
 /** Writes a transcript: the header, then msg, fault and seal records, each framed and linked. */
@@ -201,8 +209,78 @@ export class TranscriptWriter {
     this.size += bytes.length;
   }
 
+  /** LINK_TAG and then a msg record, written by `message` (grown as needed). */
+  private linked = linkedBuffer(1024);
+
+  /** A msg record [index, link, "msg", wire]: its msgpack written here byte by byte after LINK_TAG (the bytes
+   * `record` has the codec write, without its generic walk over the values: a node writes one a message it takes),
+   * hashed for the next link, framed onto the file. */
   message(wire: Uint8Array): void {
-    this.record("msg", wire);
+    if (this.sealed) throw new Error("a sealed transcript takes no more records");
+    const index = this.index + 1;
+    const n = wire.length;
+    const tag = LINK_TAG.length;
+    const size = 1 + (index < 0x80 ? 1 : index < 0x100 ? 2 : index < 0x10000 ? 3 : 5) + 2 + HASH_SIZE + 4
+      + (n < 0x100 ? 2 : n < 0x10000 ? 3 : 5) + n;
+    if (index > 0xffffffff) {
+      this.record("msg", wire); // (never: over 2^32 records)
+      return;
+    }
+    if (tag + size > this.linked.length) {
+      this.linked = linkedBuffer(Math.max(tag + size, 2 * this.linked.length));
+    }
+    const out = this.linked;
+    let at = tag;
+    out[at++] = 0x94; // fixarray of 4
+    if (index < 0x80) out[at++] = index;
+    else if (index < 0x100) {
+      out[at++] = 0xcc;
+      out[at++] = index;
+    } else if (index < 0x10000) {
+      out[at++] = 0xcd;
+      out[at++] = index >>> 8;
+      out[at++] = index & 0xff;
+    } else {
+      out[at++] = 0xce;
+      out[at++] = index >>> 24;
+      out[at++] = (index >>> 16) & 0xff;
+      out[at++] = (index >>> 8) & 0xff;
+      out[at++] = index & 0xff;
+    }
+    out[at++] = 0xc4; // bin 8 of 32: the link
+    out[at++] = HASH_SIZE;
+    out.set(this.last, at);
+    at += HASH_SIZE;
+    out[at++] = 0xa3; // fixstr "msg"
+    out[at++] = 0x6d;
+    out[at++] = 0x73;
+    out[at++] = 0x67;
+    if (n < 0x100) {
+      out[at++] = 0xc4;
+      out[at++] = n;
+    } else if (n < 0x10000) {
+      out[at++] = 0xc5;
+      out[at++] = n >>> 8;
+      out[at++] = n & 0xff;
+    } else {
+      out[at++] = 0xc6;
+      out[at++] = n >>> 24;
+      out[at++] = (n >>> 16) & 0xff;
+      out[at++] = (n >>> 8) & 0xff;
+      out[at++] = n & 0xff;
+    }
+    out.set(wire, at);
+    this.index = index;
+    this.last = sha256(out.subarray(0, tag + size));
+    this.room(4 + size);
+    const data = this.data;
+    at = this.size;
+    data[at++] = size >>> 24;
+    data[at++] = (size >>> 16) & 0xff;
+    data[at++] = (size >>> 8) & 0xff;
+    data[at++] = size & 0xff;
+    data.set(out.subarray(tag, tag + size), at);
+    this.size = at + size;
   }
 
   /** Non-fatal fault records written, by the peer they blame (hex; "" for none): section 13's caps. */

@@ -2,9 +2,10 @@
  * rematch-vectors. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fromHex, hex, uintBE } from "../src/bytes.js";
+import { ascii, concat, fromHex, hex, uintBE } from "../src/bytes.js";
 import { decode, DecodeError, type Encodable, encode } from "../src/codec.js";
 import { open, seal, signedBy } from "../src/envelope.js";
+import { sha256 } from "../src/hash.js";
 import { betweenRounds, commitment, commitmentContext, commitSet, encodeState, playValue, roundSeed, stateHash } from "../src/hashes.js";
 import { Identity } from "../src/identity.js";
 import { vector } from "./spec.js";
@@ -120,6 +121,26 @@ test("protocol-vectors: the play and seed commitments, the round seed, the commi
   const r = v.round_seed;
   assert.equal(hex(roundSeed(fromHex(r.game_id), r.round, r.contributions.map(fromHex))), r.seed);
   assert.equal(hex(commitSet(v.commit_set.message_hashes.map(fromHex))), v.commit_set.digest);
+});
+
+test("a commitment is SHA-256 of its tag, u16 and context, u16 and value, nonce, whatever the sizes of its parts", () => {
+  // commitment() writes the common case (game id and value under 256 bytes; round, turn and seat fixints) byte by
+  // byte: held here to section 10's formula, built from the codec's context, on both sides of every bound.
+  const u16 = (n: number): Uint8Array => uintBE(n, 2);
+  for (const purpose of ["play", "seed", "sealed"] as const) {
+    for (const g of [0, 16, 255, 256]) {
+      for (const v of [0, 1, 2, 255, 256]) {
+        for (const [round, turn, seat] of [[0, 0, 0], [3, 9, 7], [127, 127, 127], [128, 0, 0], [0, 300, 0], [0, 0, 128]] as const) {
+          const game = new Uint8Array(g).map((_, k) => k + 1);
+          const value = new Uint8Array(v).map((_, k) => 255 - k);
+          const nonce = new Uint8Array(32).fill(round + 1);
+          const context = commitmentContext(purpose, game, round, turn, seat);
+          const spelled = sha256(concat(ascii("p2pnimmt/commit/v1"), u16(context.length), context, u16(v), value, nonce));
+          assert.equal(hex(commitment(purpose, game, round, turn, seat, value, nonce)), hex(spelled), `${purpose} ${g} ${v} ${round} ${turn} ${seat}`);
+        }
+      }
+    }
+  }
 });
 
 test("protocol-vectors: the state at a round's start, mid-game (taken hashed sorted) and between rounds", () => {

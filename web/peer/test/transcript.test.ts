@@ -56,3 +56,20 @@ test("a restarted node replays its messages and, at their place, the versions of
   assert.deepEqual(TranscriptWriter.messages(w.bytes()), [a, d]);
   assert.deepEqual(TranscriptWriter.replayed(w.bytes()), [a, b, d, c]); // (before session 31 the fatal one was not)
 });
+
+test("a msg record written byte by byte is the codec's [index, link, \"msg\", wire], framed and linked, at every head's size", () => {
+  const w = new TranscriptWriter(recorder);
+  const head = header(recorder.publicKey);
+  const expected: Uint8Array[] = [frame(head)];
+  let last = head;
+  const sizes = [0, 1, 127, 128, 255, 256, 300, 65535, 65536, 70000]; // bin 8, bin 16, bin 32
+  for (let index = 1; index <= 66000; index++) { // fixint, uint 8, uint 16, uint 32
+    const n = index <= 40 ? (sizes[index % sizes.length] as number) : index % 7;
+    const wire = new Uint8Array(n).map((_, k) => (k * 31 + index) & 0xff);
+    w.message(wire);
+    const record = encode([index, link(last), "msg", wire]);
+    expected.push(frame(record));
+    last = record;
+  }
+  assert.deepEqual(w.bytes(), concat(...expected));
+});
