@@ -275,7 +275,7 @@ def _kept(name: str) -> Game:
     return _of_net(name, partitioned(5, "sealed", 3, 90, 0), 2)
 
 
-def _started(name: str, players: int, deal: str, rounds: int | None, previous: bytes | None = None,
+def game_started(name: str, players: int, deal: str, rounds: int | None, previous: bytes | None = None,
              carry: dict[str, Any] | None = None, point_limit: int | None = None, clock: int | None = None) -> Game:
     """A game whose START names a `previous` game (a rematch), `carry`s another's scores, ends at `point_limit`, or
     sets a `clock`."""
@@ -311,11 +311,11 @@ GAMES: dict[str, Callable[[], Game]] = {
     "clock-open-4": lambda: _clocked("clock-open-4", ask=False),
     "standin-sealed-3": lambda: _clocked("standin-sealed-3", ask=True),
     "keep-sealed-5": lambda: _kept("keep-sealed-5"),
-    "rematch-sealed-3": lambda: _started("rematch-sealed-3", 3, "sealed", 1, previous=bytes(range(16)), clock=30),
-    "carry-open-3": lambda: _started("carry-open-3", 3, "open", 3,
+    "rematch-sealed-3": lambda: game_started("rematch-sealed-3", 3, "sealed", 1, previous=bytes(range(16)), clock=30),
+    "carry-open-3": lambda: game_started("carry-open-3", 3, "open", 3,
                                      carry={"game": bytes(range(16, 32)), "rounds": 1, "scores": [5, 0, 12]}),
-    "points-open-3": lambda: _started("points-open-3", 3, "open", None, point_limit=25),
-    "open-10": lambda: _started("open-10", 10, "open", 1),
+    "points-open-3": lambda: game_started("points-open-3", 3, "open", None, point_limit=25),
+    "open-10": lambda: game_started("open-10", 10, "open", 1),
 }
 
 
@@ -741,7 +741,7 @@ def edits_of(game: Game) -> list[Edit | Record]:
     return out
 
 
-def _roster(game: Game) -> list[bytes]:
+def seats_of(game: Game) -> list[bytes]:
     start = next(m for m in game.messages.values() if m.kind == "START")
     return [peer_id(entry["key"]) for entry in start.fields[6]["roster"]]
 
@@ -756,7 +756,7 @@ def settled(game: Game, items: list[Edit | Record], commits: bool = False) -> by
     of its turn as it was names it as it is now (section 10.3); relinked and resealed."""
     counts: dict[bytes, int] = {}
     last: dict[bytes, bytes] = {}
-    seats = _roster(game)
+    seats = seats_of(game)
     old: dict[tuple[Any, Any, bytes], bytes] = {}  # (round, turn, sender) -> its PLAY_COMMIT's hash, as it was
     for m in game.messages.values():
         if m.kind == "PLAY_COMMIT":
@@ -801,7 +801,7 @@ def _near(value: Any, draws: Draws, top: int) -> Any:
 def _a_body(game: Game, kind: str, draws: Draws) -> dict[str, Any]:
     """A body of `kind` as a seat of this game could sign it: one of the game's own of that kind, its round, turn,
     step, seat, place, pick and row moved a little (or a made-up one where the game has none)."""
-    n = len(_roster(game))
+    n = len(seats_of(game))
     bodies = [m.fields[6] for m in game.messages.values() if m.kind == kind]
     rounds = [m.fields[6]["round"] for m in game.messages.values() if isinstance(m.fields[6].get("round"), int)]
     top_round = max(rounds, default=0)
@@ -841,7 +841,7 @@ def chains_rebuilt(game: Game, draws: Draws) -> bytes:
     11's moments), one left out, one repeated, two of its own swapped, or one moved to another place among the
     records, and every later message of that seat chained on again (seq and prev), re-signed."""
     items = edits_of(game)
-    seats = [p for p in _roster(game) if p in game.keys]
+    seats = [p for p in seats_of(game) if p in game.keys]
     for _ in range(draws.choice([1, 1, 1, 2, 3])):
         positions = [i for i, item in enumerate(items) if isinstance(item, Edit)]
         how = draws.choice(["insert", "insert", "insert", "leave out", "repeat", "swap", "move", "move"])
@@ -892,7 +892,7 @@ def consistent_cheats(game: Game, draws: Draws) -> bytes:
     to match (so the round's deal is another than the one played); every chain after re-signed. Sections 11 and
     17.6-17.7 (not-in-hand, the audit), not the signatures, decide these."""
     items = edits_of(game)
-    seats = _roster(game)
+    seats = seats_of(game)
     reveals = [i for i, item in enumerate(items) if isinstance(item, Edit) and item.fields[5] == "PLAY_REVEAL"]
     seeds = [i for i, item in enumerate(items) if isinstance(item, Edit) and item.fields[5] == "SEED_REVEAL"]
     cards = sorted({m.fields[6]["card"] for m in game.messages.values() if m.kind in ("PLAY_REVEAL", "DRAFT_PICK")})

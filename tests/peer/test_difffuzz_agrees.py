@@ -19,16 +19,21 @@ import pytest
 from difffuzz import (
     GAMES,
     MUTATIONS,
+    Edit,
     Record,
     TypeScript,
     base_game,
     codec_case,
     difference,
+    edits_of,
     envelope_case,
+    game_started,
     layer_difference,
     plain,
     python_answer,
     resigned,
+    seats_of,
+    settled,
     written,
 )
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -310,3 +315,61 @@ def test_the_words_are_python_311s_repr_on_any_python() -> None:
         assert neutral(text) == neutral_as_it_was(text), f"U+{i:04X}.."
     marks = "a" + "".join(chr(cp) for cp in range(0x110000) if unicodedata.category(chr(cp)).startswith("M"))
     assert neutral(marks) == neutral_as_it_was(marks)
+
+
+# ------------------------------------------------------------------ session 39's disagreements
+
+
+def every_seat_expelled() -> bytes:
+    """A sealed 2-seat game of 2 rounds in which each seat signs its first PLAY_COMMIT for round 2 (skipping ahead,
+    `unexpected`), every chain after re-signed: both are expelled in round 1, which one's drop after its shuffle
+    makes void, so round 2 has no shuffling seat (protocol.md 17.5, k = 0) and the stand-in plays both seats."""
+    game = game_started("sealed-2x2", 2, "sealed", 2)
+    items = edits_of(game)
+    for seat in seats_of(game):
+        commit = next(i for i in items if isinstance(i, Edit) and i.fields[2] == seat and i.fields[5] == "PLAY_COMMIT")
+        commit.fields[6] = {**commit.fields[6], "round": 1}
+    return settled(game, items)
+
+
+def test_a_round_nobody_shuffles_is_dealt_and_scored_alike(typescript: TypeScript, tmp_path: Path) -> None:
+    """7 (session 39, found by the chain mutation on the stand-in's sealed game, then made minimal): a sealed round
+    with no shuffling seat. `p2pnimmt verify` threw a ValueError (its audit refused an empty list of shuffling seats)
+    and `node peer.js verify` a TypeError (its audit read the last shuffler's deck; and its round never dealt D_0, so
+    the rows opened to no card). protocol.md 17.5 now says that D_0 is then the deal and the audit checks nothing."""
+    case = every_seat_expelled()
+    assert not difference(case, typescript.answer(case))
+    path = tmp_path / "nobody-shuffles.p2pt"
+    path.write_bytes(case)
+    status, out, err = same_lines(path)
+    assert status == 0, err
+    assert "round 1: void, nobody scores it" in out and "round 2: p0 8, p1 15\n" in out, out
+    assert "lost its seat for a proven rule break: p0 (unexpected, " in out and \
+        "lost its seat for a proven rule break: p1 (unexpected, " in out, out
+
+
+def refound_in_a_rebuild() -> bytes:
+    """The sealed 4-seat golden game with a drop (seat 3 voted out at round 1, step 18), seat 0's PLAY_COMMIT of
+    turn 2 with a `turn` of [] (`bad-body`: expelled, and, dropped after its shuffle, it voids the round as
+    `absent`), re-signed and chained on. The vote on seat 3 completes at a step the spectator's replay went past, so
+    it rebuilds, and the rebuild finds seat 0's expulsion again."""
+    game = base_game("golden-sealed-drop-4")
+    records = plain(game)
+    seat = seats_of(game)[0]
+    at = next(p for p, m in sorted(game.messages.items())
+              if m.sender == seat and m.kind == "PLAY_COMMIT" and m.fields[6]["turn"] == 1)
+    fields = [*game.messages[at].fields]
+    fields[6] = {**fields[6], "turn": []}
+    resigned(game, records, at, fields)
+    return written(game.recorder, records)
+
+
+def test_a_rebuild_returns_no_fault(typescript: TypeScript) -> None:
+    """8 (session 39, seed 1000066 of benchmarks/diff_fuzz.py): what a rebuild finds again (section 11.1: nothing is
+    recorded during a rebuild) was returned by the TypeScript session's `receive` (so its verifier's list of what the
+    replay found had seat 0's `bad-body` and `absent` twice, once at the vote's record), where the reference's
+    rebuild returns nothing; both still count it as found (13, "a rebuild's included")."""
+    case = refound_in_a_rebuild()
+    ours = python_answer(case)
+    assert [(code, record) for record, code, *_ in ours["found"]] == [("bad-body", 22), ("absent", 22)], ours
+    assert not difference(case, typescript.answer(case))
