@@ -23,6 +23,7 @@ from difffuzz import (
     Record,
     TypeScript,
     base_game,
+    body_case,
     codec_case,
     difference,
     edits_of,
@@ -82,16 +83,17 @@ def test_both_verifiers_agree_on_mutated_games(mutation: str, typescript: TypeSc
     agree()
 
 
-@pytest.mark.parametrize("layer", ["c", "e"], ids=["codec", "envelope"])
+@pytest.mark.parametrize("layer", ["c", "e", "b"], ids=["codec", "envelope", "body"])
 def test_both_decoders_and_envelope_readers_agree(layer: str, typescript: TypeScript) -> None:
     """Section 7's decoder ("c": values at every limit, written in their shortest forms or wider ones, perhaps
-    damaged) and section 8's envelope reader ("e": the games' messages with a field, the body, the signed part or
-    the wire changed): both take the same bytes, to the same value, or refuse them in the same words."""
+    damaged), section 8's envelope reader ("e": the games' messages with a field, the body, the signed part or
+    the wire changed) and section 9's body check ("b": the games' bodies changed, under their kind or another):
+    both take the same bytes, to the same value, or refuse them in the same words."""
     @FUZZ
     @given(st.data())
     def agree(data: st.DataObject) -> None:
         draws = Drawn(data)
-        case = (codec_case if layer == "c" else envelope_case)(draws)
+        case = {"c": codec_case, "e": envelope_case, "b": body_case}[layer](draws)
         problem = layer_difference(layer, case, typescript)
         assert not problem, problem
 
