@@ -19,6 +19,7 @@ import pytest
 from difffuzz import (
     GAMES,
     MUTATIONS,
+    QUICK,
     Edit,
     Record,
     TypeScript,
@@ -39,7 +40,7 @@ from difffuzz import (
 )
 from hypothesis import HealthCheck, given, settings, strategies as st
 from nodepeer import tool
-from sweep import examples
+from sweep import SWEEP, examples
 from test_verify_agrees import same_lines
 
 from p2pnimmt.protocol.identity import peer_id
@@ -65,8 +66,9 @@ def typescript(compiled: Path) -> Iterator[TypeScript]:
     probe.close()
 
 
-FUZZ = settings(max_examples=examples(40, 400), deadline=None, derandomize=True,
+FUZZ = settings(max_examples=examples(30, 400), deadline=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))
+DRAWN = sorted(GAMES) if SWEEP else QUICK  # every game in the long sweeps (and benchmarks/diff_fuzz.py)
 
 
 @pytest.mark.parametrize("mutation", sorted(MUTATIONS))
@@ -75,7 +77,7 @@ def test_both_verifiers_agree_on_mutated_games(mutation: str, typescript: TypeSc
     @given(st.data())
     def agree(data: st.DataObject) -> None:
         draws = Drawn(data)
-        name = draws.choice(sorted(GAMES))
+        name = draws.choice(DRAWN)
         case = MUTATIONS[mutation](base_game(name), draws)
         problem = difference(case, typescript.answer(case))
         assert not problem, f"{name}, {mutation}:\n  {problem}"
@@ -103,7 +105,7 @@ def test_both_decoders_and_envelope_readers_agree(layer: str, typescript: TypeSc
 def test_the_games_verify_as_written_again(typescript: TypeScript) -> None:
     """The fuzzer's writer is faithful: every game taken apart and written again (relinked, resealed) verifies under
     both, so a case's verdict is its mutation's."""
-    for name in GAMES:
+    for name in DRAWN:
         case = written(base_game(name).recorder, plain(base_game(name)))
         assert python_answer(case)["ok"], name
         assert not difference(case, typescript.answer(case)), name
