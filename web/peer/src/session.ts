@@ -1136,6 +1136,11 @@ export class Session {
     if (!now) return false;
     const gone = this.missing(now).filter((x) => this.expelled.has(x) && !this.dropped.has(x));
     if (!gone.length) return false;
+    // A vote complete behind us first (checkVotes rebuilds): the game went past a drop, so where it waits now is not
+    // where it stands (as the reference, which counts votes before every step, never goes past one). Session 39's
+    // differential fuzzer: a drop of an expelled seat completed a vote at the next step, which the game then went
+    // past with the voted seat's message; dropped here first, that seat's expulsion made the vote moot.
+    if (this.votes.size && this.completeVotes().some(([, at]) => cmp(at, now) < 0)) return false;
     for (const x of gone) this.drop(x, now);
     // Then, as the reference's count_votes, the DROPs and KEEPs our seat owes (unless a vote is complete behind us: a
     // rebuild comes first), and only then the void these drops make (protocol.md 11, "Entropy").
