@@ -67,7 +67,7 @@ def main() -> int:
             if problem:
                 differ.setdefault((name, mutation), []).append(f"seed {n}: {problem}")
                 print(f"seed {n} ({name}, {mutation}) differs", flush=True)
-            if (n - args.seed + 1) % 1000 == 0:
+            if (n - args.seed + 1) % 250 == 0:
                 print(f"{n - args.seed + 1} cases, {sum(len(v) for v in differ.values())} differ, "
                       f"{time.monotonic() - started:.0f} s", flush=True)
     finally:

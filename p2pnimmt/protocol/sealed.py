@@ -358,6 +358,8 @@ def audit(
     spectator and `verify` trust no seat). recompute: skip the outcomes and recompute every step (a deal broken at
     an unlock, 17.5 step 3: its collision shows a wrong step even when a later one undid its outcome).
     """
+    if not seats:  # no seat shuffled (each dropped at or before its shuffle, or forfeited): nothing to audit (17.7)
+        return None
     layout = Layout(players, len(cards))
     seats = layout.check_seats(seats)
     initial_deck(cards)  # ValueError unless increasing cards

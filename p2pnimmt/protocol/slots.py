@@ -58,8 +58,11 @@ def store(table: Table, env: Envelope) -> Effects[None]:
     if fault is not None:
         yield fault
         return
-    if env.kind == "START" or env.seq < table.back_seq.get(seat, -1):
-        return  # the START is taken; a message signed before its sender asked for its seat back does not count
+    if env.kind == "START" or env.seq <= table.back_seq.get(seat, -1):
+        # the START is taken; a message signed before its sender asked for its seat back does not count, nor the ask
+        # itself: only those with a seq above it (protocol.md 11.3; session 39: the message at that seq counted here,
+        # where the TypeScript peer left it out, so a seq listed by the ROUND_ENDs that was no REJOIN played)
+        return
     if seat in table.dropped:
         if round_of(env) > table.round:
             table.parked.append(env)  # it may be back by that round (11.3)
@@ -270,7 +273,7 @@ def unpark(table: Table) -> Effects[None]:
             waiting.add(env.sender)
             continue
         table.parked.remove(env)
-        if seat not in table.dropped and env.seq >= table.back_seq.get(seat, -1):
+        if seat not in table.dropped and env.seq > table.back_seq.get(seat, -1):
             yield from place(table, seat, env)
 
 

@@ -685,6 +685,8 @@ def test_audit_never_crashes_on_garbage(table) -> None:
     with pytest.raises(ValueError):
         audit(cards, 4, (0, 5), shuffles, unlocks, keys, honest)
     with pytest.raises(ValueError):
+        audit(cards, 4, (1, 0), shuffles, unlocks, keys, honest)
+    with pytest.raises(ValueError):
         audit(cards[:40], 4, range(4), shuffles, unlocks, keys, honest)
     with pytest.raises(ValueError):
         audit(cards, 4, range(4), shuffles, unlocks, keys, [(9, 1, 1)])
@@ -801,3 +803,11 @@ def test_a_wrong_step_undone_within_its_phase_is_no_fault(table) -> None:
     # Without seat 2's help the swap shows in the outcome, and the steps name seat 1.
     fault = audit_with(table, shuffle_tamper=(1, lambda out: [out[1], out[0], *out[2:]]))
     assert (fault.seat, fault.step, fault.index) == (1, "shuffle", 0)
+
+
+def test_a_round_nobody_shuffles_has_nothing_to_audit() -> None:
+    """Every seat dropped at or before its shuffle, or forfeited (protocol.md 17.5, k = 0): D_0 is the deal and the
+    audit checks nothing (session 39's differential fuzzer: `audit` refused the empty list of seats as a bad local
+    argument, so verify threw on a sealed game whose every seat was expelled in round 1)."""
+    cards = deck("standard", 2)
+    assert audit(cards, 2, (), {}, {}, {}, []) is None

@@ -46,6 +46,7 @@ export class SealedRound {
     readonly players: number, shufflers: readonly number[]) {
     this.deck = cards.map(encodingOf);
     this.shufflers = shufflers.slice();
+    if (this.shufflers.length === 0) this.deal(); // no seat shuffles (each dropped or forfeited): D_0 is dealt (17.5)
   }
 
   /** A seat dropped at step 0: it does not shuffle this round. False if its shuffle was taken already (the deal
@@ -171,6 +172,8 @@ export class SealedRound {
    */
   audit(keys: ReadonlyMap<number, Envelope>, shuffles: ReadonlyMap<number, Envelope>, unlocks: ReadonlyMap<number, Envelope>,
     reveals: readonly (readonly [number, Envelope])[], trusted: number | null = null): Verdict | null {
+    if (this.shufflers.length === 0) return null; // no seat shuffled (each dropped at or before its shuffle, or
+    // forfeited): nothing to audit (protocol.md 17.7)
     for (const seat of this.shufflers) {
       const k = keys.get(seat) as Envelope;
       const value = concat(k.body.get("key") as Uint8Array, k.body.get("seed") as Uint8Array);

@@ -133,6 +133,10 @@ export class Session {
   private plays: Map<number, Card> | null = null;
   protected scored = false;
   protected found: Fault[] = [];
+  /** The non-fatal faults rebuilds found (again), in order: never returned by `receive` nor recorded (11.1: nothing is
+   * recorded during a rebuild, the reference's rebuild returns no output), but found all the same (13: `verify`
+   * counts a rebuild's). */
+  refound: Fault[] = [];
   /** Seats dropped, and where. */
   readonly dropped = new Map<number, Pos>();
   /** Seats whose drop made a round void, each with the first round it voided: they cannot win, and never shuffle
@@ -232,6 +236,7 @@ export class Session {
   /** Run one input (bytes, or a move of a seat): a fatal fault found on the way stops it. */
   protected run(action: () => void): Fault[] {
     this.found = [];
+    this.refound = [];
     if (this.phase === "aborted") return this.found;
     try {
       action();
@@ -1131,6 +1136,11 @@ export class Session {
     if (!now) return false;
     const gone = this.missing(now).filter((x) => this.expelled.has(x) && !this.dropped.has(x));
     if (!gone.length) return false;
+    // A vote complete behind us first (checkVotes rebuilds): the game went past a drop, so where it waits now is not
+    // where it stands (as the reference, which counts votes before every step, never goes past one). Session 39's
+    // differential fuzzer: a drop of an expelled seat completed a vote at the next step, which the game then went
+    // past with the voted seat's message; dropped here first, that seat's expulsion made the vote moot.
+    if (this.votes.size && this.completeVotes().some(([, at]) => cmp(at, now) < 0)) return false;
     for (const x of gone) this.drop(x, now);
     // Then, as the reference's count_votes, the DROPs and KEEPs our seat owes (unless a vote is complete behind us: a
     // rebuild comes first), and only then the void these drops make (protocol.md 11, "Entropy").
@@ -1333,14 +1343,17 @@ export class Session {
     fresh.ownPeer = this.ownPeer;
     for (const [k, v] of this.versions) fresh.versions.set(k, v);
     for (const [k, v] of this.heldProofs) fresh.heldProofs.set(k, v);
-    const faults: Fault[] = [];
-    for (const env of this.accepted) faults.push(...fresh.receive(env.wire));
+    const refound = this.refound;
+    for (const env of this.accepted) {
+      const faults = fresh.receive(env.wire);
+      refound.push(...fresh.refound.splice(0), ...faults.filter((f) => !f.fatal));
+    }
     const found = this.found;
-    found.push(...faults.filter((f) => !f.fatal));
     // The table is rebuilt, not the inbox: what it holds ahead of a chain is still held (the rebuild may come in
     // the middle of taking a message that releases more), and the pass under way goes on.
     Object.assign(this, fresh, { inbox: this.inbox, settling: this.settling });
     this.found = found;
+    this.refound = refound;
     if (fresh.fault) this.report(fresh.fault);
   }
 

@@ -95,8 +95,9 @@ class Replay {
 
   private feed(wire: Uint8Array): Fault[] {
     const faults = this.session.receive(wire);
-    for (const f of faults) {
-      this.faults.push({ record: this.position, fault: f });
+    for (const f of faults) this.faults.push({ record: this.position, fault: f });
+    // what a rebuild found counts as found (13), though `receive` does not return it (the reference's Witness)
+    for (const f of [...this.session.refound.splice(0), ...faults]) {
       const key = `${f.code}|${f.peer ? hex(f.peer) : ""}`;
       if (!f.fatal) this.found.set(key, (this.found.get(key) ?? 0) + 1);
     }

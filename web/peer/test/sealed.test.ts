@@ -375,3 +375,13 @@ test("a deck equal to the one this node shuffled from the deck it holds is taken
   fresh.noteOwnShuffle(deck0, deck0);
   assert.equal(fresh.takeShuffle(new Map([["deck", [deck0[0] as Uint8Array, deck0[0] as Uint8Array, ...deck0.slice(2)]]])), "shuffle output: values 0 and 1 are equal");
 });
+
+test("a round nobody shuffles (every seat dropped at or before its shuffle, or forfeited) deals D_0 at once; its audit has nothing to check (17.5, 17.7)", () => {
+  // Session 39's differential fuzzer: a sealed game whose every seat was expelled in round 1. The round's deal was
+  // never made (its rows opened to no card) and the audit read the last shuffler's deck, which was not there.
+  const cards = deck("standard", 2);
+  const round = new SealedRound(new Uint8Array(16), 1, cards, 2, []);
+  assert.deepEqual(round.open(), [21, 22, 23, 24]);
+  assert.deepEqual(handPositions(1).map((p) => cardOf(round.valueAt(p))), [11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+  assert.equal(round.audit(new Map(), new Map(), new Map(), []), null);
+});

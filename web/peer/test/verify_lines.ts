@@ -4,13 +4,16 @@
  * record, peer, unsupported) and the whole of what its replay saw (found: every fault, [record, code, peer, detail,
  * fatal], in order; scores). `c:` and hex: section 7's decoder on those bytes ({value}: the value re-encoded, or
  * {refused}: why). `e:` and hex: section 8's envelope opened ({value}: its seven fields re-encoded, or {refused}).
+ * `b:` and hex of msgpack [kind, body]: section 9's body check ({problem}: null or its words; {unknown} for a kind
+ * section 9 does not have).
  * {crash} when the code threw anything else (a bug: it must judge every input). One process serves every example,
  * where agree.js serves one batch.
  */
 import { createInterface } from "node:readline";
 import { fromHex, hex } from "../src/bytes.js";
-import { decode, DecodeError, encode, type Encodable } from "../src/codec.js";
+import { decode, DecodeError, encode, type Encodable, type MsgMap } from "../src/codec.js";
 import { open } from "../src/envelope.js";
+import { bodyProblem, isKind } from "../src/messages.js";
 import { verifyTranscript } from "../src/verify.js";
 
 function refusedOr(work: () => Uint8Array): object {
@@ -24,7 +27,7 @@ function refusedOr(work: () => Uint8Array): object {
 
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 for await (const line of lines) {
-  let answer: object;
+  let answer: object = {};
   try {
     const input = line.trim();
     if (input.startsWith("c:")) answer = refusedOr(() => encode(decode(fromHex(input.slice(2))) as Encodable));
@@ -33,6 +36,15 @@ for await (const line of lines) {
         const m = open(fromHex(input.slice(2)));
         return encode([m.version, m.game, m.sender, m.seq, m.prev, m.kind, m.body] as Encodable);
       });
+    } else if (input.startsWith("b:")) {
+      let value: [string, MsgMap] | null = null;
+      try {
+        value = decode(fromHex(input.slice(2))) as [string, MsgMap];
+      } catch (e) {
+        if (!(e instanceof DecodeError)) throw e;
+        answer = { refused: e.message };
+      }
+      if (value) answer = isKind(value[0]) ? { problem: bodyProblem(value[0], value[1]) } : { unknown: value[0] };
     } else {
       const v = verifyTranscript(fromHex(input));
       answer = {
