@@ -71,7 +71,10 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 AUTOPLAY = """
 (() => {
   let step = "", marked = "";
-  const mark = (what) => { if (!marked.includes(what)) { marked += what; window.benchMark(what); } };
+  window.__marks = {};  // performance.now() at each mark, and at the tap ("j", set by the script)
+  const mark = (what) => {
+    if (!marked.includes(what)) { marked += what; window.__marks[what] = performance.now(); window.benchMark(what); }
+  };
   const look = () => {
     const d = document.body.dataset;
     if (d.phase === "over" || d.phase === "aborted") { if (marked.includes("t")) mark("e"); mark("o"); return; }
@@ -84,6 +87,31 @@ AUTOPLAY = """
   document.addEventListener("DOMContentLoaded", () => new MutationObserver(look).observe(document.body, { attributes: true }));
 })();
 """
+
+# With --profile: a performance.mark at each step of the page's way in (a trace's blink.user_timing events): its
+# phase (data-phase: lobby, starting, deal, turn) as it changes, and "seated" when the lobby's list first names it.
+WAY_IN = """
+(() => {
+  let phase = "", seated = false;
+  const look = () => {
+    const d = document.body.dataset;
+    if (d.phase && d.phase !== phase) { phase = d.phase; performance.mark(`way-in ${phase}`); }
+    if (!seated && [...document.querySelectorAll("#players li")].some((li) => li.textContent === "phone")) {
+      seated = true;
+      performance.mark("way-in seated");
+    }
+  };
+  document.addEventListener("DOMContentLoaded", () => new MutationObserver(look).observe(document.body, {
+    attributes: true, childList: true, subtree: true }));
+})();
+"""
+
+# The way in's steps, in their order (WAY_IN's marks), each named by what its time went to.
+WAY_IN_STEPS = (("tap", "the tap to the lobby's first render (the key, the tunnel, the relay's hello)"),
+                ("lobby", "the lobby's first render to the page seated in it (K, the host's link, join)"),
+                ("seated", "seated to the START (the other seats' joins)"),
+                ("starting", "the START to the deal (START_ACKs, the mesh's links)"),
+                ("deal", "the deal to the first card asked"))
 
 PAGE = """<!doctype html><meta charset="utf-8"><script type="module">
 import * as p from "/peer.js";
@@ -268,15 +296,49 @@ def allocators(profile: dict, top: int = 15) -> tuple[float, list[tuple[float, s
     return sum(sizes.values()), sorted(((v, k) for k, v in sizes.items()), reverse=True)[:top]
 
 
-def heaviest(profile: dict, top: int = 25) -> list[tuple[float, str]]:
-    """A CPU profile's functions by self time (ms), heaviest first."""
+def heaviest(profile: dict, top: int = 25, start: float = float("-inf"), end: float = float("inf")
+             ) -> list[tuple[float, str]]:
+    """A CPU profile's functions by self time (ms), heaviest first; its samples between `start` and `end` only (the
+    profile's clock, microseconds: a trace's)."""
     nodes = {n["id"]: n for n in profile["nodes"]}
     spent: dict[str, float] = defaultdict(float)
     times = profile.get("timeDeltas", [])
-    for sample, delta in zip(profile.get("samples", []), times[1:] + [0]):
+    at = profile.get("startTime", 0)
+    for sample, before, delta in zip(profile.get("samples", []), times, times[1:] + [0]):
+        at += before
+        if not start <= at < end:
+            continue
         frame = nodes[sample]["callFrame"]
         spent[f"{frame['functionName'] or '(anonymous)'} {Path(frame['url']).name}:{frame['lineNumber'] + 1}"] += delta / 1000
     return sorted(((ms, name) for name, ms in spent.items()), reverse=True)[:top]
+
+
+def way_in(profile: dict, events: list[dict]) -> list[str]:
+    """The page's way in (a CPU profile and a trace of it, from the tap to its first turn) by step (WAY_IN's marks):
+    each step's wall time, its main thread's task time (the trace's tasks of CrRendererMain, clipped to the step)
+    and its heaviest functions by self time; then the whole way in's heaviest functions."""
+    marks: dict[str, float] = {}
+    for e in events:
+        if e.get("cat", "").find("blink.user_timing") >= 0 and str(e.get("name", "")).startswith("way-in "):
+            marks.setdefault(e["name"][len("way-in "):], e["ts"])
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    main = {k for k, v in names.items() if v == "CrRendererMain"}
+    tasks = [(e["ts"], e["ts"] + e.get("dur", 0)) for e in events if (e.get("pid"), e.get("tid")) in main
+             and e.get("ph") == "X" and e.get("name") == "ThreadControllerImpl::RunTask"]
+    order = [step for step, _ in WAY_IN_STEPS if step in marks] + (["turn"] if "turn" in marks else [])
+    lines = []
+    for (step, what), end_step in zip([(s, w) for s, w in WAY_IN_STEPS if s in order], order[1:]):
+        start, end = marks[step], marks[end_step]
+        busy = sum(max(0.0, min(b, end) - max(a, start)) for a, b in tasks) / 1000
+        top = heaviest(profile, 5, start, end)
+        lines.append(f"  {step} -> {end_step}: {(end - start) / 1000:.0f} ms wall, {busy:.0f} ms main-thread tasks ({what})")
+        lines += [f"    {ms:8.1f} ms  {name}" for ms, name in top]
+    if "tap" in marks and "turn" in marks:
+        busy = sum(max(0.0, min(b, marks["turn"]) - max(a, marks["tap"])) for a, b in tasks) / 1000
+        lines.append(f"  the way in, tap -> first card asked: {(marks['turn'] - marks['tap']) / 1000:.0f} ms wall, "
+                     f"{busy:.0f} ms main-thread tasks; its heaviest functions by self time:")
+        lines += [f"    {ms:8.1f} ms  {name}" for ms, name in heaviest(profile, 25, marks["tap"], marks["turn"])]
+    return lines
 
 
 # The page's main-thread figures of CDP Performance.getMetrics that --details prints a turn of (counts; durations in ms).
@@ -329,7 +391,7 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
     procs = [host]
     try:
         port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-        code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
+        code = host.wait_for(r"code: (\w{4}(?:-\w{4})?)").group(1)  # (without a seat key before 6c1e064)
         tv = Proc(["watch", code, *lo, "--peer", f"127.0.0.1:{port}", "--web", "--no-open", "--web-interface",
                    "127.0.0.1", "--transcript", str(home / "tv.p2pt")], dict(env, HOME=str(home / "tv")), home)
         procs.append(tv)
@@ -379,6 +441,17 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
 
             async def mark(what: str) -> None:
                 marks[what] = await cpu()
+                if what == "t" and profile is not None:  # the way in: its profile and trace, by step
+                    taken = (await cdp.send("Profiler.stop"))["profile"]
+                    await cdp.send("Tracing.end")
+                    await trace_done.wait()
+                    profile.mkdir(parents=True, exist_ok=True)
+                    (profile / f"phone-{deal}-way-in.cpuprofile").write_text(json.dumps(taken))
+                    (profile / f"phone-{deal}-way-in.trace.json").write_text(json.dumps(traced))
+                    print(f"the phone page's way in ({deal}), by step:", flush=True)
+                    print("\n".join(way_in(taken, traced)), flush=True)
+                    traced.clear()
+                    trace_done.clear()
                 if detail is not None:
                     seen[what] = detail[-1]
                 counts[what] = await page.evaluate("window.__tunnel")
@@ -417,14 +490,25 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
             await page.expose_function("benchMark", lambda what: loop.create_task(mark(what)) and None)
             await page.add_init_script(AUTOPLAY)
             await page.add_init_script(COUNT_TUNNEL)
+            if profile is not None:
+                await page.add_init_script(WAY_IN)
             await cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
             await page.goto(url)
             await page.fill("#name", "phone")
             marks["j"] = await cpu()
+            if profile is not None:  # the way in, from the tap to the first card asked (mark "t")
+                await cdp.send("Tracing.start", {"traceConfig": {"includedCategories": ["toplevel", "blink.user_timing"]},
+                                                 "transferMode": "ReportEvents"})
+                await cdp.send("Profiler.enable")
+                await cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+                await cdp.send("Profiler.start")
+                await page.evaluate("performance.mark('way-in tap')")
+            await page.evaluate("window.__marks.j = performance.now()")
             await page.tap("#join")
             await asyncio.wait_for(done.wait(), 1800)
             await asyncio.sleep(0.5)  # the last mark's reads
             assert not errors, errors
+            at = await page.evaluate("window.__marks")
             verdict = await page.inner_text("#verdict-text")
             assert "0 faults" in verdict, verdict
             await browser.close()
@@ -437,7 +521,8 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
                           ("sent", "received"))
         return {"sent": sent["sent"], "sentOps": sent["sentOps"], "received": received["received"],
                 "receivedOps": received["receivedOps"], "deal": spent["deal"][0], "turn": spent["turns"][0] / 10, "end": spent["end"][0],
-                "turnMain": spent["turns"][1] / 10, "turnTask": spent["turns"][2] / 10, "dealTask": spent["deal"][2]}
+                "turnMain": spent["turns"][1] / 10, "turnTask": spent["turns"][2] / 10, "dealTask": spent["deal"][2],
+                "dealWall": at["t"] - at["j"]}
     finally:
         for proc in reversed(procs):
             proc.stop()
@@ -464,7 +549,8 @@ async def phones(seats: int, throttle: float, times: float, repeat: int, games: 
                 print(f"the phone page in a real {deal} game at {seats} seats, CPU throttled {throttle:g}x: a turn's "
                       f"main-thread task time {r['turnTask']:.0f} ms (target <= 100 ms: "
                       f"{'met' if r['turnTask'] <= 100 else 'NOT met'}; stretched by the load too); the deal's "
-                      f"{r['dealTask']:.0f} ms; load average {os.getloadavg()[0]:.1f}", flush=True)
+                      f"{r['dealTask']:.0f} ms (the tap on join to the first card asked: {r['dealWall']:.0f} ms wall); "
+                      f"load average {os.getloadavg()[0]:.1f}", flush=True)
 
 
 def unminified(folder: Path) -> Path:
@@ -494,7 +580,8 @@ def main() -> None:
                         help="only the phone page in a real game of this deal (repeatable)")
     parser.add_argument("--times", type=float, default=4,
                         help="with --phone and --throttle 1: the slower CPU the page's CPU is scaled to (default 4)")
-    parser.add_argument("--profile", type=Path, help="with --phone: write the turns' CPU profile into this folder")
+    parser.add_argument("--profile", type=Path, help="with --phone: write the way in's CPU profile and trace (the tap "
+                        "to the first turn, printed by step) and the turns' CPU profile into this folder")
     parser.add_argument("--unminified", action="store_true", help="with --phone: serve unminified bundles")
     parser.add_argument("--details", action="store_true",
                         help="with --phone: also a turn's CPU by renderer thread (/proc) and main-thread metrics (CDP)")
