@@ -9,6 +9,7 @@ import type { MsgMap } from "./codec.js";
 import { bytes, cards, codec, identity as identities, seatKey } from "./main.js";
 import { Held } from "./page_held.js";
 import { PageNode } from "./page_node.js";
+import { withFallback, workerDrawer } from "./page_secret.js";
 import { PageSeat } from "./page_seat.js";
 import { $, changed, clearLists, draw, hide, mark, say, showIf } from "./page_view.js";
 import { _, eveningRounds, fmt, ngettext, translatePage } from "./page_words.js";
@@ -644,6 +645,8 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     }
     helloed = performance.now();
     unreached = null;
+    // K for this game (the join's proof) begun at once, in the page's worker: ready by the time the node dials
+    if (pageSeatKey !== null) seatKey.seatSecret(hello.game, pageSeatKey).catch(() => {}); // (the join asks again)
     mark("relay", hostOf(url));
     localStorage.setItem(portKey, `${hello.port} ${hello.claim}`);
     const same = had !== null && bytes.equal(had.game, hello.game);
@@ -779,6 +782,8 @@ function newGame(): void {
 
 function main(): void {
   translatePage();
+  // the seat key's K off the main thread (page_secret.ts), the worker started now: it loads while the person types
+  seatKey.useSecretDrawer(withFallback(workerDrawer(new URL("page_worker.js", import.meta.url)), seatKey.drawHere));
   ({ key: pageSeatKey, problem: seatKeyProblem } = linkSeatKey());
   $("present").addEventListener("click", () => pageNode()?.clock.present());
   $("retry").addEventListener("click", () => {
