@@ -386,19 +386,15 @@ function sayLinkDown(): void {
     ? fmt(_("{link} What you chose is kept and goes out once the link is back."), { link: linkDown }) : linkDown);
 }
 
-const codes = new Map<string, string>(); // game id (hex) -> its code: scrypt, costly on purpose, drawn once
-
 /** A game that carries the scores of one a seat's equivocation ended (protocol.md 9, START's `carry`): the line that
  * says which game it continues, after how many rounds and from which scores (its rounds are numbered on from them,
  * as the terminal's ui.model says it); none for a game that carries nothing. */
 function continues(seat: PageSeat): string[] {
   const carry = seat.start?.body.get("carry");
   if (!(carry instanceof Map) || seat.before === 0) return [];
-  const game = carry.get("game") as Uint8Array;
-  const key = bytes.hex(game);
-  if (!codes.has(key)) codes.set(key, identities.gameCode(game));
+  const game = carry.get("game") as Uint8Array; // (its code a scrypt, costly on purpose: drawn once, identity.ts)
   return [fmt(_("It continues game {code} after {rounds}, from the scores then: {scores}"), {
-    code: codes.get(key) as string, rounds: fmt(ngettext("{n} round", "{n} rounds", seat.before), { n: seat.before }),
+    code: identities.gameCode(game), rounds: fmt(ngettext("{n} round", "{n} rounds", seat.before), { n: seat.before }),
     scores: seat.names.map((name, i) => `${name} ${seat.carried[i] as number}`).join(", ") })];
 }
 
