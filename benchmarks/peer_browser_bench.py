@@ -12,6 +12,7 @@ slows the page's CPU. In the page, with the bundle's own portable code (@noble/c
   counted: the others' unlocks' checks and opening the public positions (fewer points), the round-end audit;
 - a turn at SEATS seats as one seat computes it (target <= 100 ms): signing its PLAY_COMMIT and PLAY_REVEAL and
   opening (checking the signature of) the other seats' two messages each;
+- the seat key's K (protocol.md 14: one scrypt of N 2^15, r 8; the phone page draws it once a game, in its worker);
 - with --game DEAL (open, sealed; repeatable), a whole one-round game of SEATS nodes in the page, each a Seat of the
   bundle (its session, transcript, signatures and checks: what the phone page's node runs; the screen and the
   WebSocket not counted), linked in memory as web/peer/test/bench.ts links them, each playing its lowest card: each
@@ -148,6 +149,12 @@ window.turn = (seats) => {
   }
   return performance.now() - t;
 };
+window.secret = () => {  // the seat key's K (protocol.md 14): one scrypt of N 2^15, as the phone page's worker draws it
+  const password = rand(20);
+  const t = performance.now();
+  if (p.seatKey.drawSecret(password).length !== 32) throw new Error("no K");
+  return performance.now() - t;
+};
 window.game = (seats, deal) => {
   const { cmp, commitStep } = p.steps;
   class Bot extends p.seat.Seat {
@@ -230,6 +237,9 @@ async def measure(seats: int, throttle: float, repeat: int, port: int, games: li
             print(f"{name} at {seats} seats, CPU throttled {throttle}x: best {min(times):.0f} ms, worst "
                   f"{max(times):.0f} ms (target <= {target} ms: {'met' if min(times) <= target else 'NOT met'})",
                   flush=True)
+        times = [await page.evaluate("window.secret()") for _ in range(repeat)]
+        print(f"the seat key's K (one scrypt of N 2^15, r 8: a phone page's once a game), CPU throttled {throttle}x: best "
+              f"{min(times):.0f} ms, worst {max(times):.0f} ms", flush=True)
         for deal in games:
             for _ in range(repeat):
                 r = await page.evaluate(f"window.game({seats}, {deal!r})")
@@ -532,7 +542,7 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
         return {"sent": sent["sent"], "sentOps": sent["sentOps"], "received": received["received"],
                 "receivedOps": received["receivedOps"], "deal": spent["deal"][0], "turn": spent["turns"][0] / 10, "end": spent["end"][0],
                 "turnMain": spent["turns"][1] / 10, "turnTask": spent["turns"][2] / 10, "dealTask": spent["deal"][2],
-                "dealWall": at["t"] - at["j"], "dealWorkers": spent["deal"][3]}
+                "dealWall": at["t"] - at["j"], "dealWorkers": spent["deal"][3], "dealMain": spent["deal"][1]}
     finally:
         for proc in reversed(procs):
             proc.stop()
@@ -552,7 +562,7 @@ async def phones(seats: int, throttle: float, times: float, repeat: int, games: 
                       f"{r['turn']:.0f} ms of the renderer's CPU ({r['turnMain']:.0f} of its main thread; main-thread "
                       f"task time {r['turnTask']:.0f} ms), x{times:g} = {r['turn'] * times:.0f} ms (target <= 100 ms at "
                       f"4x: {'met' if r['turn'] * times <= 100 else 'NOT met'}); the deal {r['deal']:.0f} ms (its "
-                      f"workers' {r['dealWorkers']:.0f}), the round end {r['end']:.0f} ms of CPU; WebSocket messages a turn: {r['sent']:.1f} sent holding {r['sentOps']:.1f} "
+                      f"main thread's {r['dealMain']:.0f}, its workers' {r['dealWorkers']:.0f}), the round end {r['end']:.0f} ms of CPU; WebSocket messages a turn: {r['sent']:.1f} sent holding {r['sentOps']:.1f} "
                       f"tunnel messages, {r['received']:.1f} received holding {r['receivedOps']:.1f}; load average "
                       f"{os.getloadavg()[0]:.1f}", flush=True)
             else:  # a throttled renderer spins while it is held back: its CPU time says nothing; its task time does
