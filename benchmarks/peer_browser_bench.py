@@ -31,7 +31,12 @@ slows the page's CPU. In the page, with the bundle's own portable code (@noble/c
   task time (CDP Performance.getMetrics TaskDuration); a turn = the turns' figure / 10. Use --throttle 1 for CPU:
   a throttled renderer spins while it is held back (its CPU grows with the wall time, idle or not), so its CPU time
   is printed only unthrottled, with the figure times --times (4: what a CPU 4 times slower spends, the target's
-  phone); throttled, the task time is printed (stretched by the machine's load as well). --profile DIR writes the
+  phone); throttled, the task time is printed (stretched by the machine's load as well). "The deal" is the page's way
+  in: from the tap on join to the first card it asks (its key, its tunnel, the seat key's K, the lobby, the START,
+  the deal), with its wall time and its workers' CPU (K's scrypt, in the page's worker, which CDP's throttling does
+  not hold back). --profile DIR profiles and traces the way in (CDP Profiler and Tracing) and prints it by step (the
+  page's data-phase marks: the tap, the lobby, the START, the deal, the first card asked), each step's wall and
+  main-thread busy time and its heaviest functions by self time; then writes the
   turns' CPU profile (CDP Profiler) there and prints its heaviest functions by self time, and their sampled
   allocations (CDP HeapProfiler, garbage included: what keeps V8's collector busy) by the function that allocated; with `--unminified` (both
   bundles built without minifying into a scratch copy of the package) the names read. --details prints, a turn,
