@@ -12,6 +12,7 @@ slows the page's CPU. In the page, with the bundle's own portable code (@noble/c
   counted: the others' unlocks' checks and opening the public positions (fewer points), the round-end audit;
 - a turn at SEATS seats as one seat computes it (target <= 100 ms): signing its PLAY_COMMIT and PLAY_REVEAL and
   opening (checking the signature of) the other seats' two messages each;
+- the seat key's K (protocol.md 14: one scrypt of N 2^15, r 8; the phone page draws it once a game, in its worker);
 - with --game DEAL (open, sealed; repeatable), a whole one-round game of SEATS nodes in the page, each a Seat of the
   bundle (its session, transcript, signatures and checks: what the phone page's node runs; the screen and the
   WebSocket not counted), linked in memory as web/peer/test/bench.ts links them, each playing its lowest card: each
@@ -30,7 +31,12 @@ slows the page's CPU. In the page, with the bundle's own portable code (@noble/c
   task time (CDP Performance.getMetrics TaskDuration); a turn = the turns' figure / 10. Use --throttle 1 for CPU:
   a throttled renderer spins while it is held back (its CPU grows with the wall time, idle or not), so its CPU time
   is printed only unthrottled, with the figure times --times (4: what a CPU 4 times slower spends, the target's
-  phone); throttled, the task time is printed (stretched by the machine's load as well). --profile DIR writes the
+  phone); throttled, the task time is printed (stretched by the machine's load as well). "The deal" is the page's way
+  in: from the tap on join to the first card it asks (its key, its tunnel, the seat key's K, the lobby, the START,
+  the deal), with its wall time and its workers' CPU (K's scrypt, in the page's worker, which CDP's throttling does
+  not hold back). --profile DIR profiles and traces the way in (CDP Profiler and Tracing) and prints it by step (the
+  page's data-phase marks: the tap, the lobby, the START, the deal, the first card asked), each step's wall and
+  main-thread busy time and its heaviest functions by self time; then writes the
   turns' CPU profile (CDP Profiler) there and prints its heaviest functions by self time, and their sampled
   allocations (CDP HeapProfiler, garbage included: what keeps V8's collector busy) by the function that allocated; with `--unminified` (both
   bundles built without minifying into a scratch copy of the package) the names read. --details prints, a turn,
@@ -71,7 +77,10 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 AUTOPLAY = """
 (() => {
   let step = "", marked = "";
-  const mark = (what) => { if (!marked.includes(what)) { marked += what; window.benchMark(what); } };
+  window.__marks = {};  // performance.now() at each mark, and at the tap ("j", set by the script)
+  const mark = (what) => {
+    if (!marked.includes(what)) { marked += what; window.__marks[what] = performance.now(); window.benchMark(what); }
+  };
   const look = () => {
     const d = document.body.dataset;
     if (d.phase === "over" || d.phase === "aborted") { if (marked.includes("t")) mark("e"); mark("o"); return; }
@@ -84,6 +93,31 @@ AUTOPLAY = """
   document.addEventListener("DOMContentLoaded", () => new MutationObserver(look).observe(document.body, { attributes: true }));
 })();
 """
+
+# With --profile: a performance.mark at each step of the page's way in (a trace's blink.user_timing events): its
+# phase (data-phase: lobby, starting, deal, turn) as it changes, and "seated" when the lobby's list first names it.
+WAY_IN = """
+(() => {
+  let phase = "", seated = false;
+  const look = () => {
+    const d = document.body.dataset;
+    if (d.phase && d.phase !== phase) { phase = d.phase; performance.mark(`way-in ${phase}`); }
+    if (!seated && [...document.querySelectorAll("#players li")].some((li) => li.textContent === "phone")) {
+      seated = true;
+      performance.mark("way-in seated");
+    }
+  };
+  document.addEventListener("DOMContentLoaded", () => new MutationObserver(look).observe(document.body, {
+    attributes: true, childList: true, subtree: true }));
+})();
+"""
+
+# The way in's steps, in their order (WAY_IN's marks), each named by what its time went to.
+WAY_IN_STEPS = (("tap", "the tap to the lobby's first render (the key, the tunnel, the relay's hello)"),
+                ("lobby", "the lobby's first render to the page seated in it (K, the host's link, join)"),
+                ("seated", "seated to the START (the other seats' joins)"),
+                ("starting", "the START to the deal (START_ACKs, the mesh's links)"),
+                ("deal", "the deal to the first card asked"))
 
 PAGE = """<!doctype html><meta charset="utf-8"><script type="module">
 import * as p from "/peer.js";
@@ -118,6 +152,12 @@ window.turn = (seats) => {
   for (const [wire, key] of wires.slice(2)) {
     if (!p.envelope.signedBy(p.envelope.open(wire), key)) throw new Error("a signature does not verify");
   }
+  return performance.now() - t;
+};
+window.secret = () => {  // the seat key's K (protocol.md 14): one scrypt of N 2^15, as the phone page's worker draws it
+  const password = rand(20);
+  const t = performance.now();
+  if (p.seatKey.drawSecret(password).length !== 32) throw new Error("no K");
   return performance.now() - t;
 };
 window.game = (seats, deal) => {
@@ -202,6 +242,9 @@ async def measure(seats: int, throttle: float, repeat: int, port: int, games: li
             print(f"{name} at {seats} seats, CPU throttled {throttle}x: best {min(times):.0f} ms, worst "
                   f"{max(times):.0f} ms (target <= {target} ms: {'met' if min(times) <= target else 'NOT met'})",
                   flush=True)
+        times = [await page.evaluate("window.secret()") for _ in range(repeat)]
+        print(f"the seat key's K (one scrypt of N 2^15, r 8: a phone page's once a game), CPU throttled {throttle}x: best "
+              f"{min(times):.0f} ms, worst {max(times):.0f} ms", flush=True)
         for deal in games:
             for _ in range(repeat):
                 r = await page.evaluate(f"window.game({seats}, {deal!r})")
@@ -268,15 +311,56 @@ def allocators(profile: dict, top: int = 15) -> tuple[float, list[tuple[float, s
     return sum(sizes.values()), sorted(((v, k) for k, v in sizes.items()), reverse=True)[:top]
 
 
-def heaviest(profile: dict, top: int = 25) -> list[tuple[float, str]]:
-    """A CPU profile's functions by self time (ms), heaviest first."""
+def heaviest(profile: dict, top: int = 25, start: float = float("-inf"), end: float = float("inf")
+             ) -> list[tuple[float, str]]:
+    """A CPU profile's functions by self time (ms), heaviest first; its samples between `start` and `end` only (the
+    profile's clock, microseconds: a trace's)."""
     nodes = {n["id"]: n for n in profile["nodes"]}
     spent: dict[str, float] = defaultdict(float)
     times = profile.get("timeDeltas", [])
-    for sample, delta in zip(profile.get("samples", []), times[1:] + [0]):
+    at = profile.get("startTime", 0)
+    for sample, before, delta in zip(profile.get("samples", []), times, times[1:] + [0]):
+        at += before
+        if not start <= at < end:
+            continue
         frame = nodes[sample]["callFrame"]
         spent[f"{frame['functionName'] or '(anonymous)'} {Path(frame['url']).name}:{frame['lineNumber'] + 1}"] += delta / 1000
     return sorted(((ms, name) for name, ms in spent.items()), reverse=True)[:top]
+
+
+def way_in(profile: dict, events: list[dict]) -> list[str]:
+    """The page's way in (a CPU profile and a trace of it, from the tap to its first turn) by step (WAY_IN's marks):
+    each step's wall time, its main thread's busy time (the trace's top-level events of CrRendererMain, clipped)
+    and its heaviest functions by self time; then the whole way in's heaviest functions."""
+    marks: dict[str, float] = {}
+    for e in events:
+        if e.get("cat", "").find("blink.user_timing") >= 0 and str(e.get("name", "")).startswith("way-in "):
+            marks.setdefault(e["name"][len("way-in "):], e["ts"])
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    main = {k for k, v in names.items() if v == "CrRendererMain"}
+    # the main thread's busy time: the union of its top-level events (its tasks, and the microtask checkpoints and
+    # mojo messages the trace shows beside them: a scheduler.yield's continuation runs in a checkpoint)
+    tasks: list[tuple[float, float]] = []
+    for a, b in sorted((e["ts"], e["ts"] + e.get("dur", 0)) for e in events
+                       if (e.get("pid"), e.get("tid")) in main and e.get("ph") == "X"):
+        if tasks and a <= tasks[-1][1]:
+            tasks[-1] = (tasks[-1][0], max(tasks[-1][1], b))
+        else:
+            tasks.append((a, b))
+    order = [step for step, _ in WAY_IN_STEPS if step in marks] + (["turn"] if "turn" in marks else [])
+    lines = []
+    for (step, what), end_step in zip([(s, w) for s, w in WAY_IN_STEPS if s in order], order[1:]):
+        start, end = marks[step], marks[end_step]
+        busy = sum(max(0.0, min(b, end) - max(a, start)) for a, b in tasks) / 1000
+        top = heaviest(profile, 5, start, end)
+        lines.append(f"  {step} -> {end_step}: {(end - start) / 1000:.0f} ms wall, {busy:.0f} ms main thread busy ({what})")
+        lines += [f"    {ms:8.1f} ms  {name}" for ms, name in top]
+    if "tap" in marks and "turn" in marks:
+        busy = sum(max(0.0, min(b, marks["turn"]) - max(a, marks["tap"])) for a, b in tasks) / 1000
+        lines.append(f"  the way in, tap -> first card asked: {(marks['turn'] - marks['tap']) / 1000:.0f} ms wall, "
+                     f"{busy:.0f} ms main thread busy; its heaviest functions by self time:")
+        lines += [f"    {ms:8.1f} ms  {name}" for ms, name in heaviest(profile, 25, marks["tap"], marks["turn"])]
+    return lines
 
 
 # The page's main-thread figures of CDP Performance.getMetrics that --details prints a turn of (counts; durations in ms).
@@ -329,7 +413,7 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
     procs = [host]
     try:
         port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-        code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
+        code = host.wait_for(r"code: (\w{4}(?:-\w{4})?)").group(1)  # (without a seat key before 6c1e064)
         tv = Proc(["watch", code, *lo, "--peer", f"127.0.0.1:{port}", "--web", "--no-open", "--web-interface",
                    "127.0.0.1", "--transcript", str(home / "tv.p2pt")], dict(env, HOME=str(home / "tv")), home)
         procs.append(tv)
@@ -345,8 +429,9 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
             cdp = await context.new_cdp_session(page)
             await cdp.send("Performance.enable")
 
-            async def cpu() -> tuple[float, float, float]:
-                """The renderers' CPU, their main threads' CPU (/proc), the page's main-thread task time (ms)."""
+            async def cpu() -> tuple[float, float, float, float]:
+                """The renderers' CPU, their main threads' CPU (/proc), the page's main-thread task time, its workers'
+                CPU (/proc: threads named DedicatedWorker; CDP's throttling holds back the main thread only) (ms)."""
                 info = await system.send("SystemInfo.getProcessInfo")
                 renderers = [p for p in info["processInfo"] if p["type"] == "renderer"]
                 main = 0.0
@@ -364,9 +449,11 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
                             now[f"thread {name}"] += ms
                     now.update({k: metrics[k] * (1000 if k.endswith("Duration") else 1) for k in DETAIL})
                     detail.append(now)
-                return sum(p["cpuTime"] for p in renderers) * 1000, main * 1000, metrics["TaskDuration"] * 1000
+                workers = sum(ms for p in renderers for name, ms in threads(p["id"]).items() if name.startswith("DedicatedWorker"))
+                return (sum(p["cpuTime"] for p in renderers) * 1000, main * 1000, metrics["TaskDuration"] * 1000,
+                        workers)
 
-            marks: dict[str, tuple[float, float, float]] = {}
+            marks: dict[str, tuple[float, float, float, float]] = {}
             detail: list[dict[str, float]] | None = [] if details else None
             counts: dict[str, dict[str, int]] = {}
             seen: dict[str, dict[str, float]] = {}
@@ -379,6 +466,17 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
 
             async def mark(what: str) -> None:
                 marks[what] = await cpu()
+                if what == "t" and profile is not None:  # the way in: its profile and trace, by step
+                    taken = (await cdp.send("Profiler.stop"))["profile"]
+                    await cdp.send("Tracing.end")
+                    await trace_done.wait()
+                    profile.mkdir(parents=True, exist_ok=True)
+                    (profile / f"phone-{deal}-way-in.cpuprofile").write_text(json.dumps(taken))
+                    (profile / f"phone-{deal}-way-in.trace.json").write_text(json.dumps(traced))
+                    print(f"the phone page's way in ({deal}), by step:", flush=True)
+                    print("\n".join(way_in(taken, traced)), flush=True)
+                    traced.clear()
+                    trace_done.clear()
                 if detail is not None:
                     seen[what] = detail[-1]
                 counts[what] = await page.evaluate("window.__tunnel")
@@ -417,27 +515,39 @@ async def phone_game(seats: int, throttle: float, deal: str, home: Path, profile
             await page.expose_function("benchMark", lambda what: loop.create_task(mark(what)) and None)
             await page.add_init_script(AUTOPLAY)
             await page.add_init_script(COUNT_TUNNEL)
+            if profile is not None:
+                await page.add_init_script(WAY_IN)
             await cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
             await page.goto(url)
             await page.fill("#name", "phone")
             marks["j"] = await cpu()
+            if profile is not None:  # the way in, from the tap to the first card asked (mark "t")
+                await cdp.send("Tracing.start", {"traceConfig": {"includedCategories": ["toplevel", "blink.user_timing"]},
+                                                 "transferMode": "ReportEvents"})
+                await cdp.send("Profiler.enable")
+                await cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+                await cdp.send("Profiler.start")
+                await page.evaluate("performance.mark('way-in tap')")
+            await page.evaluate("window.__marks.j = performance.now()")
             await page.tap("#join")
             await asyncio.wait_for(done.wait(), 1800)
             await asyncio.sleep(0.5)  # the last mark's reads
             assert not errors, errors
+            at = await page.evaluate("window.__marks")
             verdict = await page.inner_text("#verdict-text")
             assert "0 faults" in verdict, verdict
             await browser.close()
         if details:  # a turn's share of each figure that moved
             print("  a turn: " + ", ".join(f"{k} {(seen['e'][k] - seen['t'].get(k, 0)) / 10:.1f}" for k in sorted(seen["e"])
                                           if seen["e"][k] != seen["t"].get(k, 0)), flush=True)
-        spent = {k: [marks[b][i] - marks[a][i] for i in range(3)] for k, a, b in
+        spent = {k: [marks[b][i] - marks[a][i] for i in range(4)] for k, a, b in
                  (("deal", "j", "t"), ("turns", "t", "e"), ("end", "e", "o"))}
         sent, received = ({k: (counts["e"][k] - counts["t"][k]) / 10 for k in (way, way + "Ops")} for way in
                           ("sent", "received"))
         return {"sent": sent["sent"], "sentOps": sent["sentOps"], "received": received["received"],
                 "receivedOps": received["receivedOps"], "deal": spent["deal"][0], "turn": spent["turns"][0] / 10, "end": spent["end"][0],
-                "turnMain": spent["turns"][1] / 10, "turnTask": spent["turns"][2] / 10, "dealTask": spent["deal"][2]}
+                "turnMain": spent["turns"][1] / 10, "turnTask": spent["turns"][2] / 10, "dealTask": spent["deal"][2],
+                "dealWall": at["t"] - at["j"], "dealWorkers": spent["deal"][3], "dealMain": spent["deal"][1]}
     finally:
         for proc in reversed(procs):
             proc.stop()
@@ -456,15 +566,17 @@ async def phones(seats: int, throttle: float, times: float, repeat: int, games: 
                 print(f"the phone page in a real {deal} game at {seats} seats, CPU not throttled: a turn "
                       f"{r['turn']:.0f} ms of the renderer's CPU ({r['turnMain']:.0f} of its main thread; main-thread "
                       f"task time {r['turnTask']:.0f} ms), x{times:g} = {r['turn'] * times:.0f} ms (target <= 100 ms at "
-                      f"4x: {'met' if r['turn'] * times <= 100 else 'NOT met'}); the deal {r['deal']:.0f} ms, the round "
-                      f"end {r['end']:.0f} ms of CPU; WebSocket messages a turn: {r['sent']:.1f} sent holding {r['sentOps']:.1f} "
+                      f"4x: {'met' if r['turn'] * times <= 100 else 'NOT met'}); the deal {r['deal']:.0f} ms (its "
+                      f"main thread's {r['dealMain']:.0f}, its workers' {r['dealWorkers']:.0f}), the round end {r['end']:.0f} ms of CPU; WebSocket messages a turn: {r['sent']:.1f} sent holding {r['sentOps']:.1f} "
                       f"tunnel messages, {r['received']:.1f} received holding {r['receivedOps']:.1f}; load average "
                       f"{os.getloadavg()[0]:.1f}", flush=True)
             else:  # a throttled renderer spins while it is held back: its CPU time says nothing; its task time does
                 print(f"the phone page in a real {deal} game at {seats} seats, CPU throttled {throttle:g}x: a turn's "
                       f"main-thread task time {r['turnTask']:.0f} ms (target <= 100 ms: "
                       f"{'met' if r['turnTask'] <= 100 else 'NOT met'}; stretched by the load too); the deal's "
-                      f"{r['dealTask']:.0f} ms; load average {os.getloadavg()[0]:.1f}", flush=True)
+                      f"{r['dealTask']:.0f} ms (the tap on join to the first card asked: {r['dealWall']:.0f} ms wall; the page's "
+                      f"workers' CPU meanwhile {r['dealWorkers']:.0f} ms, not throttled); "
+                      f"load average {os.getloadavg()[0]:.1f}", flush=True)
 
 
 def unminified(folder: Path) -> Path:
@@ -494,7 +606,8 @@ def main() -> None:
                         help="only the phone page in a real game of this deal (repeatable)")
     parser.add_argument("--times", type=float, default=4,
                         help="with --phone and --throttle 1: the slower CPU the page's CPU is scaled to (default 4)")
-    parser.add_argument("--profile", type=Path, help="with --phone: write the turns' CPU profile into this folder")
+    parser.add_argument("--profile", type=Path, help="with --phone: write the way in's CPU profile and trace (the tap "
+                        "to the first turn, printed by step) and the turns' CPU profile into this folder")
     parser.add_argument("--unminified", action="store_true", help="with --phone: serve unminified bundles")
     parser.add_argument("--details", action="store_true",
                         help="with --phone: also a turn's CPU by renderer thread (/proc) and main-thread metrics (CDP)")

@@ -207,3 +207,52 @@ async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_t
             await relay.close()
         await host.close()
         host.done.set()
+
+
+async def test_a_phone_page_draws_its_seat_key_secret_once_in_its_worker_and_on_its_main_thread_without_one(browser) -> None:
+    """K (a scrypt of N 2^15, half a second of a phone's CPU) is drawn in the page's worker (static/page_worker.js),
+    off the main thread, and once for the game though the page asks for it twice (at the relay's hello, and before
+    its dial): the worker's own count of the scrypts it ran. A browser where the worker does not load draws K on the
+    main thread: the page joins all the same, with a proof that holds."""
+    host = Node(Identity.generate(), name="ann", interface=LO, drop_after=0)
+    await host.listen()
+    await host.host(Settings(players=4, deal="open"))
+    key = host.seat_key
+    game = host.game_id
+    assert key is not None and game is not None
+    relay: WatchingRelay | None = None
+    contexts = []
+    try:
+        relay = WatchingRelay(await start_phone(host))
+        await relay.start()
+
+        context, zoe = await take_a_seat(browser, relay.url, "zoe")
+        contexts.append(context)
+        await seat_in_lobby(host, "zoe")
+        await zoe.wait_for_function("() => /in the lobby/.test(document.getElementById('status').textContent)")
+        [first] = relay.joins()
+        assert proven(first, game, key)
+        [worker] = [w for w in zoe.workers if w.url.endswith("/static/page_worker.js")]
+        assert await worker.evaluate("drawn()") == 1  # one scrypt, in the worker, for both asks
+
+        # No worker (its file does not load): K on the main thread, the same proof.
+        context = await browser.new_context(**PHONE)
+        contexts.append(context)
+        await context.route("**/static/page_worker.js", lambda route: route.abort())
+        bare = await context.new_page()
+        await bare.goto(relay.url)
+        await bare.fill("#name", "bea")
+        await bare.tap("#join")
+        await seat_in_lobby(host, "bea")
+        await bare.wait_for_function("() => /in the lobby/.test(document.getElementById('status').textContent)")
+        second = relay.joins()[1]
+        assert proven(second, game, key) and second[2]["name"] == "bea"
+        for worker in bare.workers:  # (a worker that failed to load may be listed: it drew nothing)
+            assert not await worker.evaluate("typeof drawn === 'function' ? drawn() : 0")
+    finally:
+        for context in contexts:
+            await context.close()
+        if relay is not None:
+            await relay.close()
+        await host.close()
+        host.done.set()

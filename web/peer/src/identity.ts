@@ -37,6 +37,21 @@ const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
  * Crockford's base32 (section 14: costly on purpose, so a stranger cannot grind a game of its own to another's
  * code within a lobby). */
 export function gameCode(gameId: Uint8Array): string {
+  const id = hex(gameId);
+  let code = codes.get(id);
+  if (code === undefined) {
+    code = drawCode(gameId);
+    codes.set(id, code);
+    if (codes.size > 16) codes.delete(codes.keys().next().value as string);
+  }
+  return code;
+}
+
+/** Each game id's code, drawn once (the phone page names a game in several lines: a new start's, a carried game's,
+ * an offer it ignored; each draw is a scrypt of N 2^15, half a second of a phone's main thread). */
+const codes = new Map<string, string>();
+
+function drawCode(gameId: Uint8Array): string {
   const digest = scrypt(gameId, new TextEncoder().encode("p2pnimmt/code/v1"), { N: 2 ** 15, r: 8, p: 1, dkLen: 32 });
   const bits = ((digest[0] as number) << 12) | ((digest[1] as number) << 4) | ((digest[2] as number) >> 4);
   let code = "";

@@ -9,6 +9,7 @@ import type { MsgMap } from "./codec.js";
 import { bytes, cards, codec, identity as identities, seatKey } from "./main.js";
 import { Held } from "./page_held.js";
 import { PageNode } from "./page_node.js";
+import { withFallback, workerDrawer } from "./page_secret.js";
 import { PageSeat } from "./page_seat.js";
 import { $, changed, clearLists, draw, hide, mark, say, showIf } from "./page_view.js";
 import { _, eveningRounds, fmt, ngettext, translatePage } from "./page_words.js";
@@ -385,19 +386,15 @@ function sayLinkDown(): void {
     ? fmt(_("{link} What you chose is kept and goes out once the link is back."), { link: linkDown }) : linkDown);
 }
 
-const codes = new Map<string, string>(); // game id (hex) -> its code: scrypt, costly on purpose, drawn once
-
 /** A game that carries the scores of one a seat's equivocation ended (protocol.md 9, START's `carry`): the line that
  * says which game it continues, after how many rounds and from which scores (its rounds are numbered on from them,
  * as the terminal's ui.model says it); none for a game that carries nothing. */
 function continues(seat: PageSeat): string[] {
   const carry = seat.start?.body.get("carry");
   if (!(carry instanceof Map) || seat.before === 0) return [];
-  const game = carry.get("game") as Uint8Array;
-  const key = bytes.hex(game);
-  if (!codes.has(key)) codes.set(key, identities.gameCode(game));
+  const game = carry.get("game") as Uint8Array; // (its code a scrypt, costly on purpose: drawn once, identity.ts)
   return [fmt(_("It continues game {code} after {rounds}, from the scores then: {scores}"), {
-    code: codes.get(key) as string, rounds: fmt(ngettext("{n} round", "{n} rounds", seat.before), { n: seat.before }),
+    code: identities.gameCode(game), rounds: fmt(ngettext("{n} round", "{n} rounds", seat.before), { n: seat.before }),
     scores: seat.names.map((name, i) => `${name} ${seat.carried[i] as number}`).join(", ") })];
 }
 
@@ -685,6 +682,8 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     }
     helloed = performance.now();
     unreached = null;
+    // K for this game (the join's proof) begun at once, in the page's worker: ready by the time the node dials
+    if (pageSeatKey !== null) seatKey.seatSecret(hello.game, pageSeatKey).catch(() => {}); // (the join asks again)
     mark("relay", hostOf(url));
     localStorage.setItem(portKey, `${hello.port} ${hello.claim}`);
     const same = had !== null && bytes.equal(had.game, hello.game);
@@ -820,6 +819,8 @@ function newGame(): void {
 
 function main(): void {
   translatePage();
+  // the seat key's K off the main thread (page_secret.ts), the worker started now: it loads while the person types
+  seatKey.useSecretDrawer(withFallback(workerDrawer(new URL("page_worker.js", import.meta.url)), seatKey.drawHere));
   ({ key: pageSeatKey, problem: seatKeyProblem } = linkSeatKey());
   $("present").addEventListener("click", () => pageNode()?.clock.present());
   $("retry").addEventListener("click", () => {

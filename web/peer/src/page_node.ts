@@ -353,14 +353,26 @@ export class PageNode {
   async join(): Promise<void> {
     while (this.refused === null && this.hostGone === null && !this.over() && !this.stopped) {
       try {
-        // K, once per game (a rematch's new game id draws its own), before dialling: the host waits on no scrypt
-        const secret = this.seatKey === null ? null : await seatSecret(this.hello.game, this.seatKey);
-        if (this.stopped) return;
+        // K, once per game (a rematch's new game id draws its own; page.ts began it at the relay's hello, in the
+        // page's worker), drawn while we dial: the join waits for it, as the reference's joiner's does (net/node.py)
+        const drawing = this.seatKey === null ? null : seatSecret(this.hello.game, this.seatKey);
+        drawing?.catch(() => {}); // (awaited below, once the link is open)
         const [address, port] = this.hello.host;
         const link = await Link.open(await this.tunnel.dial(address, port), this.identity, this.hello.game, true);
         if (this.host && !equal(link.key, this.host)) {
           link.close("not the host of the finished game");
           throw new Error("the rematch's host is not the host of the finished game");
+        }
+        let secret: Uint8Array | null;
+        try {
+          secret = await drawing;
+        } catch (error) {
+          link.close("no seat key proof");
+          throw error;
+        }
+        if (this.stopped) {
+          link.close("this node has stopped");
+          return;
         }
         this.hostPeer = link.peer;
         this.hostKey = link.key;

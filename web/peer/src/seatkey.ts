@@ -8,7 +8,7 @@
  */
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { scryptAsync } from "@noble/hashes/scrypt.js";
+import { scrypt, scryptAsync } from "@noble/hashes/scrypt.js";
 import { ascii, concat, hex } from "./bytes.js";
 
 export const SEAT_KEY_LENGTH = 4;
@@ -41,6 +41,25 @@ export function splitJoinCode(typed: string): [string, string | null] {
   return [text, null];
 }
 
+/** scrypt's parameters for K: the game code's cost (protocol.md 14). */
+const COST = { N: 2 ** 15, r: 8, p: 1, dkLen: 32 } as const;
+
+/** K from its password (game id || seat key), at once: what a worker runs (the phone page's, page_worker.ts). */
+export function drawSecret(password: Uint8Array): Uint8Array {
+  return scrypt(password, SEAT_SALT, COST);
+}
+
+/** How K is drawn from its password: scryptAsync here (it yields to the event loop every 10 ms), unless a page hands
+ * the work to a worker of its own (page_secret.ts), off its main thread. */
+export type SecretDrawer = (password: Uint8Array) => Promise<Uint8Array>;
+export const drawHere: SecretDrawer = (password) => scryptAsync(password, SEAT_SALT, COST);
+let drawer: SecretDrawer = drawHere;
+
+/** Draw K with `draw` from now on (the same scrypt elsewhere: it must give the same bytes), or here again (null). */
+export function useSecretDrawer(draw: SecretDrawer | null): void {
+  drawer = draw ?? drawHere;
+}
+
 /** K of each (game id, key), drawn once: a promise, so that two asks at once draw it once. */
 const secrets = new Map<string, Promise<Uint8Array>>();
 
@@ -51,7 +70,7 @@ export function seatSecret(gameId: Uint8Array, seatKey: string): Promise<Uint8Ar
   const id = `${hex(gameId)}/${key}`;
   let secret = secrets.get(id);
   if (secret === undefined) {
-    secret = scryptAsync(concat(gameId, ascii(key)), SEAT_SALT, { N: 2 ** 15, r: 8, p: 1, dkLen: 32 });
+    secret = drawer(concat(gameId, ascii(key)));
     secret.catch(() => secrets.delete(id)); // drawn again at the next ask
     secrets.set(id, secret);
     if (secrets.size > 16) secrets.delete(secrets.keys().next().value as string);

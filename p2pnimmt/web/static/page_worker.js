@@ -1,0 +1,1 @@
+import{seatKey as t}from"./peer.js";var s=globalThis,o=0;globalThis.drawn=()=>o;s.onmessage=r=>{let[a,n]=r.data;try{let e=t.drawSecret(n);o+=1,s.postMessage([a,e])}catch(e){s.postMessage([a,null,e.message])}};
