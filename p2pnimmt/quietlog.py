@@ -95,6 +95,13 @@ class QuietLog:
         self.tallies[key] = Tally(now, tally.level)
         self._time(key)
 
+    def forget(self) -> None:
+        """Every source forgotten, its counts untold (a process that starts afresh: the test suite's each test)."""
+        for tally in self.tallies.values():
+            if tally.timer is not None:
+                tally.timer.cancel()
+        self.tallies.clear()
+
     def flush(self) -> None:
         """Every count not told yet, told now (at exit: a flood's count is never lost)."""
         for key in list(self.tallies):
@@ -116,3 +123,9 @@ quiet = QuietLog(logging.getLogger("p2pnimmt.net"))  # every net line a stranger
 def _flush_all() -> None:
     for each in list(_every_one):
         each.flush()
+
+
+def forget_all() -> None:
+    """Every quiet log's sources forgotten (QuietLog.forget)."""
+    for each in list(_every_one):
+        each.forget()
