@@ -567,12 +567,16 @@ function knownRelays(now: PageNode | null): string[] {
   return [own as string, ...others.filter((url) => playersRelays.has(url)), ...others.filter((url) => !playersRelays.has(url))];
 }
 
-/** While a game is on, a tunnel that has linked the page to no other seat for this long (from its opening, or since
- * its last such link closed) is left for the next relay, round and round (session 39: a stranger's relay that says
- * hello and then passes nothing kept the page until the others voted it out). A relay that serves links the page
- * to a seat within a dial and a handshake (link.ts: HANDSHAKE_TIMEOUT, the same 5 s, is how long a handshake may
- * take at all); the drop time and the turn clock (60 s by default, 30 s at the least) leave room for several such
- * relays in a row, and the page comes back to each one after a round. */
+/** While a game is on, a tunnel through which the game has not reached the page for this long (from its opening, or
+ * since the last seat's signed answer to the page's probe that showed it did: page_probe.ts, protocol.md 14, "A
+ * probe") is left for the next relay, round and round. Session 39 left a relay that linked the page to no other
+ * seat; session 40's red team: one that passed one seat's handshake and then nothing, or every frame but the game's
+ * messages, kept the page for as long as it held that link open, and the others voted it out. A relay that serves
+ * brings a signed answer within a dial, a handshake (link.ts: HANDSHAKE_TIMEOUT, the same 5 s, is how long one may
+ * take at all) and a round trip, and one each PROBE_EVERY (2 s) after; one that withholds the game from a moment on
+ * shows it in the answer after the next, so the page leaves it some 7 s after. The drop time and the turn clock (60 s
+ * by default, 30 s at the least) leave room for several such relays in a row, and the page comes back to each one
+ * after a round. */
 export const SERVE_WITHIN = 5000;
 
 /** Open the tunnel to a relay: the node that served the page, else (it left) another node of the game that relays
@@ -589,8 +593,8 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   let node: { node: PageNode; game: Uint8Array } | null = null;
   const mine = ++attempt;
   const current = (): boolean => mine === attempt && !left;
-  // While a game is on: since when this tunnel has linked the page to no other seat (SERVE_WITHIN), and whether it
-  // was left for that (the next relay then, at once).
+  // While a game is on: since when the game has not reached the page through this tunnel (SERVE_WITHIN), and
+  // whether it was left for that (the next relay then, at once).
   let servedAt = performance.now();
   let unserved = false;
   const watch = setInterval(() => {
@@ -599,9 +603,9 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
       return;
     }
     const now = node?.node ?? had?.node ?? null;
-    if (now === null || now.seat.start === null || now.over() || node !== null && node.node.linkedToASeat()) {
-      servedAt = performance.now();
-    } else if (performance.now() - servedAt >= SERVE_WITHIN) {
+    if (now === null || now.seat.start === null || now.over()) servedAt = performance.now();
+    else if (node !== null) servedAt = Math.max(servedAt, node.node.servedAt());
+    if (performance.now() - servedAt >= SERVE_WITHIN) {
       unserved = true;
       clearInterval(watch);
       ws.close();
@@ -640,7 +644,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     const to = known[next % known.length] as string;
     const moving = to !== url;
     linkIs(unserved
-      ? fmt(_("the node at {address} linked this page to no player for {seconds} s: connecting through {next}…"),
+      ? fmt(_("the game has not reached this page through the node at {address} for {seconds} s: connecting through {next}…"),
         { address: hostOf(url), seconds: SERVE_WITHIN / 1000, next: hostOf(to) })
       : moving ? fmt(_("the node that relayed this page cannot be reached: connecting through {address}…"),
         { address: hostOf(to) })

@@ -21,6 +21,7 @@ import { bytes, envelope, identity as identities, seatKey as seatKeys } from "./
 import { MoveClock } from "./page_clock.js";
 import { Held } from "./page_held.js";
 import { PageSeat } from "./page_seat.js";
+import { PROBE_EVERY, PROBE_NONCE, probeAnswer, Probes } from "./page_probe.js";
 import { watchWaiting } from "./page_waiting.js";
 import type { Entropy, Outgoing } from "./seat.js";
 import type { Channel, Hello, Tunnel } from "./tunnel.js";
@@ -105,6 +106,10 @@ export class PageNode {
   /** This node's tunnel is gone (the page opened a new one): its loops end. */
   private stopped = false;
   private readonly pinger: ReturnType<typeof setInterval>;
+  private readonly prober: ReturnType<typeof setInterval>;
+  /** Our probes of the seats we are linked to, and when an answer last showed the game reaching us (page_probe.ts;
+   * page.ts leaves a relay through which none did for SERVE_WITHIN). */
+  readonly probes: Probes;
   private readonly watcher: () => void;
 
   /** `host`: the key of the host we expect at hello.host (a rematch: the finished game's host), or null. */
@@ -121,6 +126,19 @@ export class PageNode {
     }, PING_EVERY);
     this.clock = new MoveClock(this);
     this.watcher = watchWaiting(this, hello.dropAfter * 1000);
+    this.probes = new Probes({
+      game: hello.game, seats: () => this.seat.peers, held: (peer) => this.seat.heard(peer),
+      oursOut: () => this.held.waiting !== null ? null : this.seat.heard(this.identity.peer),
+    }, entropy);
+    this.prober = setInterval(() => {
+      for (const link of this.links.values()) this.probe(link);
+    }, PROBE_EVERY);
+  }
+
+  /** Probe `link` (protocol.md 14, "A probe"), while a game is on and where its peer is another seat of it. */
+  private probe(link: Link): void {
+    if (this.seat.start === null || this.over() || equal(link.peer, this.identity.peer)) return;
+    if (this.seat.peers.some((peer) => equal(peer, link.peer))) this.probes.probe(link);
   }
 
   /** Something changed: our clock looks at what we owe, then the screen — once for all the changes of this task
@@ -155,10 +173,11 @@ export class PageNode {
     return this.links.has(hex(peer));
   }
 
-  /** Whether we have a link now to another seat of the game's START (page.ts: a relay serves the page while it does).
-   * A link is a seat's only once its handshake, signed by that seat's key, came through: no relay can make one up. */
-  linkedToASeat(): boolean {
-    return this.seat.peers.some((peer, s) => s !== this.seat.seat && this.linked(peer));
+  /** When (performance.now()) a seat's signed answer to our probe last showed the game reaching us through our
+   * links (page.ts: a relay serves the page while one does; page_probe.ts). A handshake alone, or pings, do not:
+   * after the handshake a relay may drop whatever it likes. */
+  servedAt(): number {
+    return this.probes.served;
   }
 
   /** Our person's moves: they are at the keys (an away seat is back). */
@@ -333,6 +352,7 @@ export class PageNode {
   stop(): void {
     this.stopped = true;
     clearInterval(this.pinger);
+    clearInterval(this.prober);
     this.watcher();
     this.clock.cancel();
   }
@@ -420,6 +440,7 @@ export class PageNode {
         done();
       };
       link.send("heads", this.heads());
+      this.probe(link);
       link.start((kind, payload) => {
         try {
           this.frame(link, kind, payload);
@@ -458,7 +479,7 @@ export class PageNode {
   private frame(link: Link, kind: string, payload: Value): void {
     if (ASKS.has(kind) && !link.asks.take(performance.now())) {
       // not answered (a heads costs a look over the whole game, every frame a render); a flood of them is cut
-      if (link.asks.over > MAX_ASKS_OVER) link.close(`more than ${ASKS_PER_SECOND} asks a second (heads, ping, seen frames)`);
+      if (link.asks.over > MAX_ASKS_OVER) link.close(`more than ${ASKS_PER_SECOND} asks a second (heads, ping, seen, probe frames)`);
       return;
     }
     if (kind === "msg" && payload instanceof Uint8Array) {
@@ -467,6 +488,12 @@ export class PageNode {
       if (this.hostLinkAtStart === undefined && this.seat.start !== null) {
         this.hostLinkAtStart = this.hostPeer ? this.links.get(hex(this.hostPeer)) ?? null : null;
       }
+    } else if (kind === "probe" && payload instanceof Uint8Array && payload.length === PROBE_NONCE) {
+      link.send("probed", probeAnswer(this.identity, this.hello.game, link.nonces, payload, this.heads()));
+      return;
+    } else if (kind === "probed") {
+      if (this.probes.answered(link, payload, this.identity.peer)) link.send("heads", this.heads());
+      return;
     } else if (kind === "heads" && Array.isArray(payload)) {
       const have = new Map<string, number>();
       for (const item of payload) {

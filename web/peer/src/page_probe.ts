@@ -1,0 +1,123 @@
+/**
+ * A page judges its relay by whether the game reaches it through that relay, not by a handshake (protocol.md 14, "A
+ * probe"; session 40's red team: a relay that passed one seat's handshake and then nothing, or every frame but the
+ * game's messages, kept the page for as long as it held that link open, and the others voted it out). A relay can
+ * read and change every frame after a handshake; only what a seat signs it cannot make up. So the page asks each seat
+ * it is linked to ["probe", nonce] each PROBE_EVERY ms, the seat signs its heads over the link and the nonce
+ * ["probed", [nonce, heads, signature]], and an answer shows the game reaching the page unless
+ * (a) the answer before it on that link said the seat held messages the page still lacks (asked for with `heads` at
+ *     that answer: a seat never sends a message twice on one link, so one the relay dropped never comes on it), or
+ * (b) it says the seat holds fewer of our own messages than we had let out as we sent the probe before (they went
+ *     before that probe on the link, in order, unless the relay dropped them).
+ * page.ts leaves a relay through which no answer showed the game reaching the page for SERVE_WITHIN.
+ */
+import type { Value } from "./codec.js";
+import type { Identity } from "./identity.js";
+import type { Link } from "./link.js";
+import { bytes, codec, identity as identities } from "./main.js";
+
+const { ascii, concat, equal, hex } = bytes;
+
+export const PROBE_TAG = ascii("p2pnimmt/probe/v1");
+export const PROBE_NONCE = 16;
+/** A probe on each link to another seat this often while a game is on (and one as the link starts). */
+export const PROBE_EVERY = 2000;
+/** An answer's heads hold at most this many [peer id, count] pairs (section 7's array cap). */
+export const MAX_HEADS = 256;
+
+/** What a probe's answer signs (protocol.md 14): the tag, the game id, the link's handshake nonces (the answerer's,
+ * then the prober's), the probe's nonce, and the answerer's heads as the bytes it sends. */
+export function probeTranscript(game: Uint8Array, answerer: Uint8Array, prober: Uint8Array, nonce: Uint8Array,
+  heads: Uint8Array): Uint8Array {
+  return concat(PROBE_TAG, game, answerer, prober, nonce, heads);
+}
+
+/** The payload of our `probed` answer to a probe's `nonce`; `nonces`: the link's handshake nonces, ours first. */
+export function probeAnswer(identity: Identity, game: Uint8Array, nonces: readonly [Uint8Array, Uint8Array],
+  nonce: Uint8Array, heads: [Uint8Array, number][]): [Uint8Array, Uint8Array, Uint8Array] {
+  const said = codec.encode(heads);
+  return [nonce, said, identity.sign(probeTranscript(game, nonces[0], nonces[1], nonce, said))];
+}
+
+/** The heads (peer id in hex: count) of `payload`, where it is a `probed` answer to our probe `nonce` signed by
+ * `key` over this link (`nonces`: ours, the prober's, first); else null. */
+export function answeredHeads(key: Uint8Array, game: Uint8Array, nonces: readonly [Uint8Array, Uint8Array],
+  nonce: Uint8Array, payload: Value): Map<string, number> | null {
+  if (!Array.isArray(payload) || payload.length !== 3) return null;
+  const [said, heads, signature] = payload;
+  if (!(said instanceof Uint8Array) || !equal(said, nonce) || !(heads instanceof Uint8Array)
+    || !(signature instanceof Uint8Array) || signature.length !== identities.SIGNATURE_SIZE) return null;
+  if (!identities.verify(key, signature, probeTranscript(game, nonces[1], nonces[0], nonce, heads))) return null;
+  let value: Value;
+  try {
+    value = codec.decode(heads);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(value) || value.length > MAX_HEADS) return null;
+  const counts = new Map<string, number>();
+  for (const item of value) {
+    if (!(Array.isArray(item) && item.length === 2 && item[0] instanceof Uint8Array && item[0].length === 16
+      && typeof item[1] === "number" && Number.isInteger(item[1]) && item[1] >= 0)) return null;
+    counts.set(hex(item[0]), item[1]);
+  }
+  return counts;
+}
+
+/** What the page's node gives the judge: its game, the seats' peer ids, how many messages of a peer it holds, and
+ * how many of its own it has let out (null while some wait to be kept). */
+export interface Prober {
+  readonly game: Uint8Array;
+  seats(): readonly Uint8Array[];
+  held(peer: Uint8Array): number;
+  oursOut(): number | null;
+}
+
+/** One link's probes: the one outstanding, and what the answer before said. */
+class LinkProbes {
+  nonce: Uint8Array | null = null;
+  /** Our messages let out as the latest probe went, and as the one before it went. */
+  ours: number | null = null;
+  oursBefore: number | null = null;
+  /** The seats' counts the last answer said the seat held, where it held more than we did then (we asked). */
+  owed: [Uint8Array, number][] = [];
+}
+
+export class Probes {
+  private readonly links = new WeakMap<Link, LinkProbes>();
+  /** When (performance.now()) an answer last showed the game reaching us (-Infinity: none yet). */
+  served = -Infinity;
+
+  constructor(private readonly node: Prober, private readonly entropy: (n: number) => Uint8Array) {}
+
+  /** A new probe on `link` (the one before it, unanswered, no longer counts). */
+  probe(link: Link): void {
+    let state = this.links.get(link);
+    if (state === undefined) this.links.set(link, state = new LinkProbes());
+    state.nonce = this.entropy(PROBE_NONCE);
+    state.oursBefore = state.ours;
+    state.ours = this.node.oursOut();
+    link.send("probe", state.nonce);
+  }
+
+  /** A `probed` frame on `link`: judged where it answers our latest probe there. True where the seat holds messages
+   * we lack (the caller asks for them on that link with its heads). */
+  answered(link: Link, payload: Value, me: Uint8Array): boolean {
+    const state = this.links.get(link);
+    if (state?.nonce == null) return false;
+    const heads = answeredHeads(link.key, this.node.game, link.nonces, state.nonce, payload);
+    if (heads === null) return false;
+    state.nonce = null; // (answered once)
+    const seats = this.node.seats();
+    // (a) what the answer before said it held, and we asked for then, still lacked
+    const withheld = state.owed.some(([peer, count]) => this.node.held(peer) < count);
+    // (b) fewer of ours than we had let out as the probe before went
+    const lost = state.oursBefore !== null && (heads.get(hex(me)) ?? 0) < state.oursBefore;
+    state.owed = seats.flatMap((peer) => {
+      const count = heads.get(hex(peer)) ?? 0;
+      return count > this.node.held(peer) ? [[peer, count] as [Uint8Array, number]] : [];
+    });
+    if (!withheld && !lost) this.served = performance.now();
+    return state.owed.length > 0;
+  }
+}
