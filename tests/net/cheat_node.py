@@ -69,6 +69,12 @@ CHEAT is one of
 - `silent-relay`: a node that serves the phone page (`--web`) whose relay says its hello to each page's tunnel and
   then passes nothing, either way (session 39's red team: a spectator naming such a relay in its join, listed
   first, had a phone page whose relay left stay there until the others voted it out); TURN is not used;
+- `handshake-relay`: a node that serves the phone page (`--web`) whose relay passes, of each page's tunnel, the first
+  connection the page dials (its host) up to the end of its handshake (the hello and the auth each way) and then
+  nothing more of it, nor a byte of any other connection (session 40's red team: the page, linked to a seat, stayed
+  for as long as the relay held that link open, and the others voted it out); TURN is not used;
+- `msgless-relay`: the same, but its relay passes every frame (handshakes, pings, heads, probes and their answers,
+  lobby frames) except the game's messages (`msg` frames), either way; TURN is not used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -83,7 +89,7 @@ import sys
 from collections.abc import Callable
 
 from p2pnimmt.cli import main
-from p2pnimmt.net.connection import Connection
+from p2pnimmt.net.connection import MSG_PREFIX, Connection
 from p2pnimmt.net.lobby import Lobby
 from p2pnimmt.net.mesh import Mesh
 from p2pnimmt.net.node import Node
@@ -593,6 +599,60 @@ def silent_relay() -> None:
     Tunnel.accepted = nothing_in  # type: ignore[method-assign]
 
 
+def filtering_relay(keep: Callable[[object, int, bool, int, bytes], bool]) -> None:
+    """The phone relay (web/relay.py: Tunnel), passing of each connection only the whole frames `keep(tunnel,
+    channel, up, index, frame)` is true for: `up` the page's way out, `index` the frame's place on that way (0: the
+    hello, 1: the auth), `frame` its msgpack bytes."""
+    from p2pnimmt.web.relay import DATA, Tunnel
+
+    on_message, tell = Tunnel.on_message, Tunnel.tell
+    streams: dict[tuple[int, int, bool], list] = {}  # (tunnel, channel, way): [bytes of a frame to come, frames]
+
+    def kept(tunnel: Tunnel, channel: int, up: bool, data: bytes) -> bytes:
+        stream = streams.setdefault((id(tunnel), channel, up), [b"", 0])
+        stream[0] += data
+        out = b""
+        while len(stream[0]) >= 4 and len(stream[0]) >= 4 + (size := int.from_bytes(stream[0][:4], "big")):
+            whole, stream[0] = stream[0][:4 + size], stream[0][4 + size:]
+            if keep(tunnel, channel, up, stream[1], whole[4:]):
+                out += whole
+            stream[1] += 1
+        return out
+
+    async def from_page(self: Tunnel, data: bytes) -> None:
+        if data[:1] == bytes([DATA]) and len(data) >= 5:
+            rest = kept(self, int.from_bytes(data[1:5], "big"), True, data[5:])
+            if not rest:
+                return
+            data = data[:5] + rest
+        await on_message(self, data)
+
+    async def to_page(self: Tunnel, op: int, channel: int, rest: bytes = b"") -> None:
+        if op == DATA:
+            rest = kept(self, channel, False, rest)
+            if not rest:
+                return
+        await tell(self, op, channel, rest)
+
+    Tunnel.on_message = from_page  # type: ignore[method-assign]
+    Tunnel.tell = to_page  # type: ignore[method-assign]
+
+
+def handshake_relay() -> None:
+    first: dict[int, int] = {}  # each tunnel's first connection the page sent bytes on
+
+    def keep(tunnel: object, channel: int, up: bool, index: int, data: bytes) -> bool:
+        if up:
+            first.setdefault(id(tunnel), channel)
+        return first.get(id(tunnel)) == channel and index < 2
+
+    filtering_relay(keep)
+
+
+def msgless_relay() -> None:
+    filtering_relay(lambda _tunnel, _channel, _up, _index, data: not data.startswith(MSG_PREFIX))
+
+
 if __name__ == "__main__":
     cheats = {"split": split_commit, "split-on": lambda turn: split_commit(turn, True), "pair-above": pair_above,
               "hold-reveal": hold_reveal, "again-flood": again_flood,
@@ -601,6 +661,7 @@ if __name__ == "__main__":
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "silent-relay": lambda _turn: silent_relay(),
+              "handshake-relay": lambda _turn: handshake_relay(), "msgless-relay": lambda _turn: msgless_relay(),
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
               "offer-without-last": lambda _turn: offer_anew_at_start(True), "offer-mid-game": offer_mid_game,
               "keep": keep_ahead, "stop": stop_at_commit,
