@@ -71,8 +71,9 @@ CHEAT is one of
   first, had a phone page whose relay left stay there until the others voted it out); TURN is not used;
 - `handshake-relay`: a node that serves the phone page (`--web`) whose relay passes, of each page's tunnel, the first
   connection the page dials (its host) up to the end of its handshake (the hello and the auth each way) and then
-  nothing more of it, nor a byte of any other connection (session 40's red team: the page, linked to a seat, stayed
-  for as long as the relay held that link open, and the others voted it out); TURN is not used;
+  nothing more of it, nor a byte of any other connection, and holds that link open for the page (a close from its
+  peer is not passed on; session 40's red team: the page, linked to a seat, stayed for as long as the relay held that
+  link open, and the others voted it out); TURN is not used;
 - `msgless-relay`: the same, but its relay passes every frame (handshakes, pings, heads, probes and their answers,
   lobby frames) except the game's messages (`msg` frames), either way; TURN is not used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
@@ -639,14 +640,22 @@ def filtering_relay(keep: Callable[[object, int, bool, int, bytes], bool]) -> No
 
 
 def handshake_relay() -> None:
-    first: dict[int, int] = {}  # each tunnel's first connection the page sent bytes on
+    from p2pnimmt.web.relay import CLOSE, Tunnel
+
+    first: dict[int, int] = {}  # each tunnel's first connection with bytes on it, either way (the host's hello)
 
     def keep(tunnel: object, channel: int, up: bool, index: int, data: bytes) -> bool:
-        if up:
-            first.setdefault(id(tunnel), channel)
-        return first.get(id(tunnel)) == channel and index < 2
+        return first.setdefault(id(tunnel), channel) == channel and index < 2
 
     filtering_relay(keep)
+    tell = Tunnel.tell
+
+    async def held_open(self: Tunnel, op: int, channel: int, rest: bytes = b"") -> None:
+        if op == CLOSE and first.get(id(self)) == channel:
+            return  # the peer closed that link (it heard nothing more from the page): the page is not told
+        await tell(self, op, channel, rest)
+
+    Tunnel.tell = held_open  # type: ignore[method-assign]
 
 
 def msgless_relay() -> None:
