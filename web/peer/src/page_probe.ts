@@ -73,12 +73,16 @@ export interface Prober {
   oursOut(): number | null;
 }
 
-/** One link's probes: the one outstanding, and what the answer before said. */
+/** Probes a link's answer may still answer: the latest two (an answer that comes late, past the next probe, on a
+ * loaded machine, still counts). */
+export const ANSWERABLE = 2;
+
+/** One link's probes: those outstanding, and what the answer before said. */
 class LinkProbes {
-  nonce: Uint8Array | null = null;
-  /** Our messages let out as the latest probe went, and as the one before it went. */
+  /** Each outstanding probe's nonce, with our messages let out as the probe before it went (null: some waited). */
+  pending: { nonce: Uint8Array; oursBefore: number | null }[] = [];
+  /** Our messages let out as the latest probe went (null: none yet, or some waited to be kept). */
   ours: number | null = null;
-  oursBefore: number | null = null;
   /** The seats' counts the last answer said the seat held, where it held more than we did then (we asked). */
   owed: [Uint8Array, number][] = [];
 }
@@ -90,31 +94,37 @@ export class Probes {
 
   constructor(private readonly node: Prober, private readonly entropy: (n: number) => Uint8Array) {}
 
-  /** A new probe on `link` (the one before it, unanswered, no longer counts). */
+  /** A new probe on `link` (of those before it, unanswered, only the latest ANSWERABLE count). */
   probe(link: Link): void {
     let state = this.links.get(link);
     if (state === undefined) this.links.set(link, state = new LinkProbes());
-    state.nonce = this.entropy(PROBE_NONCE);
-    state.oursBefore = state.ours;
+    const nonce = this.entropy(PROBE_NONCE);
+    state.pending = [...state.pending, { nonce, oursBefore: state.ours }].slice(-ANSWERABLE);
     state.ours = this.node.oursOut();
-    link.send("probe", state.nonce);
+    link.send("probe", nonce);
   }
 
-  /** A `probed` frame on `link`: judged where it answers our latest probe there. True where the seat holds messages
-   * we lack (the caller asks for them on that link with its heads). */
+  /** A `probed` frame on `link`: judged where it answers one of our outstanding probes there (it and those before it
+   * then no longer count). True where the seat holds messages we lack (the caller asks for them on that link with
+   * its heads). */
   answered(link: Link, payload: Value, me: Uint8Array): boolean {
     const state = this.links.get(link);
-    if (state?.nonce == null) return false;
-    const heads = answeredHeads(link.key, this.node.game, link.nonces, state.nonce, payload);
-    if (heads === null) return false;
-    state.nonce = null; // (answered once)
+    if (state === undefined) return false;
+    const answers = Array.isArray(payload) ? payload[0] : null; // (one signature checked, the probe's it names)
+    const at = state.pending.findIndex(({ nonce }) => answers instanceof Uint8Array && equal(answers, nonce));
+    const probe = state.pending[at];
+    if (probe === undefined) return false;
+    const said = answeredHeads(link.key, this.node.game, link.nonces, probe.nonce, payload);
+    if (said === null) return false;
+    const oursBefore = probe.oursBefore;
+    state.pending = state.pending.slice(at + 1);
     const seats = this.node.seats();
     // (a) what the answer before said it held, and we asked for then, still lacked
     const withheld = state.owed.some(([peer, count]) => this.node.held(peer) < count);
     // (b) fewer of ours than we had let out as the probe before went
-    const lost = state.oursBefore !== null && (heads.get(hex(me)) ?? 0) < state.oursBefore;
+    const lost = oursBefore !== null && (said.get(hex(me)) ?? 0) < oursBefore;
     state.owed = seats.flatMap((peer) => {
-      const count = heads.get(hex(peer)) ?? 0;
+      const count = said.get(hex(peer)) ?? 0;
       return count > this.node.held(peer) ? [[peer, count] as [Uint8Array, number]] : [];
     });
     if (!withheld && !lost) this.served = performance.now();

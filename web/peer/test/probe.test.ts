@@ -82,10 +82,20 @@ test("an answer shows the game reaching the page unless the seat holds what a pr
   assert.ok(probes.served > -Infinity, "it went after the probe before: not judged yet");
   round();
   assert.equal(probes.served, -Infinity, "the seat lacks ours let out before the probe before: withheld");
-  // an answer to an older probe, or none of ours, is none
-  probes.probe(link);
-  const old = answers.shift() as Value;
-  probes.probe(link);
-  assert.equal(probes.answered(link, old, me), false);
-  assert.equal(probes.served, -Infinity);
+  // a late answer (past the next probe) counts; one to a probe further back, or one answered already, is none
+  theirs = new Map(held); // (the seat has ours now)
+  const late = [0, 1, 2].map(() => {
+    probes.probe(link);
+    return answers.shift() as Value;
+  });
+  probes.served = -Infinity;
+  assert.equal(probes.answered(link, late[0] as Value, me), false);
+  assert.equal(probes.served, -Infinity, "three probes back: no answer");
+  probes.answered(link, late[1] as Value, me);
+  assert.ok(probes.served > -Infinity, "two probes back: an answer");
+  probes.served = -Infinity;
+  probes.answered(link, late[1] as Value, me);
+  assert.equal(probes.served, -Infinity, "answered already: no answer");
+  probes.answered(link, late[2] as Value, me);
+  assert.ok(probes.served > -Infinity);
 });
