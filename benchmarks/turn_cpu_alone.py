@@ -1,7 +1,7 @@
 """Protocol CPU per peer per turn with each peer ALONE in its own process, as each player's node is: the reference's
 side of web/peer/test/bench_alone.ts. Prints one JSON line; asserts nothing.
 
-    python benchmarks/turn_cpu_alone.py [--seats 10] [--deal open] [--rounds 4] [--seed 0] [--keep FILE]
+    python benchmarks/turn_cpu_alone.py [--seats 10] [--deal open] [--rounds 4] [--seed 0] [--keep FILE [--only-record]]
 
 One game as benchmarks/turn_cpu_bench.py plays it (tests/protocol/harness.py, random bots, every signature checked
 by each peer, the layers memo off), every peer's calls (its receives and moves, in order, with their arguments)
@@ -111,10 +111,15 @@ def main() -> None:
     parser.add_argument("--keep", metavar="FILE", help="also write every peer's calls to FILE (a pickle; to replay one "
                         "peer alone by hand, e.g. under valgrind: --peer N --calls FILE [--limit N])")
     parser.add_argument("--per-call", action="store_true", help="also time each call (its clock then in the figure)")
+    parser.add_argument("--only-record", action="store_true", help="with --keep: play the game and write its calls, "
+                        "replay no peer, print {turns} (benchmarks/peer_cpu_bench.py replays each peer itself, in turn "
+                        "with the TypeScript nodes)")
     parser.add_argument("--peer", type=int, help=argparse.SUPPRESS)  # a child: this peer's replay
     parser.add_argument("--calls", help=argparse.SUPPRESS)  # a child: the file of every peer's calls
     parser.add_argument("--limit", type=int, help=argparse.SUPPRESS)  # a child: its first N calls only (valgrind)
     args = parser.parse_args()
+    if args.only_record and not args.keep:
+        parser.error("--only-record writes the calls to --keep FILE: give it")
     if args.peer is not None:
         logs = pickle.loads(Path(args.calls).read_bytes())
         print(json.dumps(alone(args.seats, args.deal, args.rounds, args.seed, args.peer,
@@ -123,6 +128,9 @@ def main() -> None:
     logs, turns = recorded(args.seats, args.deal, args.rounds, args.seed)
     if args.keep:
         Path(args.keep).write_bytes(pickle.dumps(logs))
+        if args.only_record:
+            print(json.dumps({"turns": turns}))
+            return
     with tempfile.NamedTemporaryFile(suffix=".pickle") as file:
         file.write(pickle.dumps(logs))
         file.flush()
