@@ -79,15 +79,18 @@ def alone(seats: int, deal: str, rounds: int, out: Path) -> dict:
         record.unlink(missing_ok=True)
 
 
-def interleaved(seats: int, deal: str, rounds: int, out: Path, seed: int) -> tuple[dict, dict]:
+def interleaved(seats: int, deal: str, rounds: int, out: Path, seed: int, replays: int = 1) -> tuple[dict, dict]:
     """Issue 25's figure: each TypeScript node alone in its own process (a game recorded by bench.ts, then
     bench_alone.js RECORDING NODE) and each reference peer alone in its own (benchmarks/turn_cpu_alone.py's game of
     `seed`, then its replay of one peer), the two sides' processes taken IN TURN, node i then peer i (the order
     swapped at every i), so that a burst of the machine's load falls on both sides alike: the busiest of ten is the
     figure, and ten processes of one side run one after another while the other side's waited would give one side's
     maximum a load the other's never met (before session 40 all ten of TypeScript's ran, then all ten of Python's).
-    Returns (TypeScript's, Python's): {busiest_ms_per_turn, mean_ms_per_turn, per_node, startup_ms} and, for
-    TypeScript, its mean node's main_ms_per_turn and other_threads_ms_per_turn."""
+    With `replays` > 1 each node and each peer plays its game that many times, in turn, each time in a new process,
+    and its figure is the median of them (a node's work is the same bytes each time: what differs is the machine's
+    load, chiefly how often the game was preempted). Returns (TypeScript's, Python's): {busiest_ms_per_turn, mean_ms_per_turn, per_node, startup_ms, preempted (by
+    node: the times its game was preempted, each costing it the caches' refill)} and, for TypeScript, its mean
+    node's main_ms_per_turn and other_threads_ms_per_turn."""
     tag = uuid.uuid4().hex[:6]
     record, calls = out.parent / f"game-{tag}.json", out.parent / f"calls-{tag}.pickle"
     script = str(ROOT / "benchmarks" / "turn_cpu_alone.py")
@@ -99,15 +102,21 @@ def interleaved(seats: int, deal: str, rounds: int, out: Path, seed: int) -> tup
         nodes: list[dict] = []
         peers: list[list[float]] = []
         for i in range(seats):
-            for side in ("typescript", "python") if i % 2 == 0 else ("python", "typescript"):
-                if side == "typescript":
-                    nodes.append(json.loads(subprocess.run(
-                        ["node", *flags(out), str(out / "test" / "bench_alone.js"), str(record), str(i)], cwd=PEER,
-                        capture_output=True, text=True, timeout=3600, check=True).stdout))
-                else:
-                    peers.append(json.loads(subprocess.run(
-                        [sys.executable, script, *game, "--peer", str(i), "--calls", str(calls)],
-                        capture_output=True, text=True, timeout=3600, check=True).stdout))
+            mine: list[dict] = []
+            theirs: list[list[float]] = []
+            for k in range(replays):
+                for side in ("typescript", "python") if (i + k) % 2 == 0 else ("python", "typescript"):
+                    if side == "typescript":
+                        mine.append(json.loads(subprocess.run(
+                            ["node", *flags(out), str(out / "test" / "bench_alone.js"), str(record), str(i)], cwd=PEER,
+                            capture_output=True, text=True, timeout=3600, check=True).stdout))
+                    else:
+                        theirs.append(json.loads(subprocess.run(
+                            [sys.executable, script, *game, "--peer", str(i), "--calls", str(calls)],
+                            capture_output=True, text=True, timeout=3600, check=True).stdout))
+            # the replay whose figure is the median of this node's (one replay: that one)
+            nodes.append(sorted(mine, key=lambda n: n["own_ms_per_turn"])[(replays - 1) // 2])
+            peers.append(sorted(theirs, key=lambda p: p[0])[(replays - 1) // 2])
     finally:
         record.unlink(missing_ok=True)
         calls.unlink(missing_ok=True)
@@ -116,9 +125,9 @@ def interleaved(seats: int, deal: str, rounds: int, out: Path, seed: int) -> tup
     ts = {"busiest_ms_per_turn": max(own), "mean_ms_per_turn": statistics.fmean(own), "per_node": own,
           "main_ms_per_turn": statistics.fmean(n["main_ms_per_turn"] for n in nodes),
           "other_threads_ms_per_turn": statistics.fmean(n["other_threads_ms_per_turn"] for n in nodes),
-          "startup_ms": statistics.fmean(n["startup_ms"] for n in nodes)}
+          "startup_ms": statistics.fmean(n["startup_ms"] for n in nodes), "preempted": [n["preempted"] for n in nodes]}
     py = {"busiest_ms_per_turn": max(whole), "mean_ms_per_turn": statistics.fmean(whole), "per_node": whole,
-          "startup_ms": statistics.fmean(p[2] for p in peers)}
+          "startup_ms": statistics.fmean(p[2] for p in peers), "preempted": [p[3] for p in peers]}
     return ts, py
 
 
@@ -147,6 +156,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--portable", action="store_true")
     parser.add_argument("--runs", type=int, default=1, help="times each figure is measured (default 1)")
+    parser.add_argument("--replays", type=int, default=1, help="each alone: times each node and each peer plays its "
+                        "game again, in turn, its figure the median (default 1: the target's figure as it was)")
     parser.add_argument("--against", metavar="REF", help="git ref whose TypeScript nodes run too, alternating")
     parser.add_argument("--node-flags", metavar="FLAGS", help="this tree's nodes' V8 flags (default: the project's, "
                         f"{' '.join(NODE_FLAGS)})")
@@ -203,20 +214,23 @@ def main() -> None:
                       f"given out evenly ({t['other_threads_ms_per_peer_per_turn']:.2f} ms a node a turn): busiest "
                       f"{t['threads_busiest_ms_per_turn']:.2f}, mean {t['threads_mean_ms_per_turn']:.2f} ms",
                       flush=True)
-                a, p = interleaved(args.seats, deal, args.rounds, out, run)
+                a, p = interleaved(args.seats, deal, args.rounds, out, run, args.replays)
+                replayed = f", each the median of {args.replays} replays" if args.replays > 1 else ""
                 print(f"TypeScript, {deal} deal, {args.seats} seats, EACH NODE ALONE in its own process (node's crypto),"
-                      f" in turn with Python's: busiest {a['busiest_ms_per_turn']:.2f} ms (node "
+                      f" in turn with Python's{replayed}: busiest {a['busiest_ms_per_turn']:.2f} ms (node "
                       f"{a['per_node'].index(a['busiest_ms_per_turn'])}), mean {a['mean_ms_per_turn']:.2f} (mean node: "
                       f"its main thread {a['main_ms_per_turn']:.2f} + V8's worker threads "
                       f"{a['other_threads_ms_per_turn']:.2f}; its process's start-up before the game "
-                      f"{a['startup_ms']:.0f} ms CPU); by node {' '.join(f'{x:.2f}' for x in a['per_node'])}", flush=True)
+                      f"{a['startup_ms']:.0f} ms CPU); by node {' '.join(f'{x:.2f}' for x in a['per_node'])}, "
+                      f"preempted {' '.join(map(str, a['preempted']))} times", flush=True)
                 print(f"Python, {deal} deal, {args.seats} seats, EACH PEER ALONE in its own process, in turn with "
-                      f"TypeScript's (game seed {run}): busiest {p['busiest_ms_per_turn']:.2f} ms (peer "
+                      f"TypeScript's (game seed {run}){replayed}: busiest {p['busiest_ms_per_turn']:.2f} ms (peer "
                       f"{p['per_node'].index(p['busiest_ms_per_turn'])}), mean {p['mean_ms_per_turn']:.2f} (its "
                       f"process's start-up before the game {p['startup_ms']:.0f} ms CPU); by peer "
-                      f"{' '.join(f'{x:.2f}' for x in p['per_node'])}; load average {os.getloadavg()[0]:.1f}",
+                      f"{' '.join(f'{x:.2f}' for x in p['per_node'])}, preempted {' '.join(map(str, p['preempted']))} "
+                      f"times; load average {os.getloadavg()[0]:.1f}",
                       flush=True)
-                print(f"target (issue 25, {deal}, {args.seats} seats), each node alone (the figure it is held against): "
+                print(f"target (issue 25, {deal}, {args.seats} seats), each node alone{replayed} (the figure it is held against): "
                       f"TypeScript's busiest node <= Python's busiest peer: {a['busiest_ms_per_turn']:.2f} against "
                       f"{p['busiest_ms_per_turn']:.2f} ms, {a['busiest_ms_per_turn'] / p['busiest_ms_per_turn']:.2f}x: "
                       f"{'met' if a['busiest_ms_per_turn'] <= p['busiest_ms_per_turn'] else 'NOT met'} (means "
