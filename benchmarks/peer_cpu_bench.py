@@ -25,8 +25,9 @@ worker threads' CPU over the game (compiling, collecting: for all ten nodes, cau
 NODE ALONE IN ITS OWN PROCESS, as a phone's page or a player's node is: the game recorded (bench.ts with
 BENCH_RECORD), then each node plays it again alone (web/peer/test/bench_alone.ts: its process's CPU over the game,
 its workers' included), against the reference's peers played again alone
-the same way (benchmarks/turn_cpu_alone.py). Issue 25's target is held against (2): docs/benchmarks.md's twentieth
-sitting says why. With --against, REF's web/peer/src runs under this tree's bench files (the same harness for both).
+the same way (benchmarks/turn_cpu_alone.py; run N's game has seed N-1, as TypeScript's is a new game each run), the
+two sides' processes in turn, node i then peer i (`interleaved`: a burst of load falls on both alike; session 40).
+Issue 25's target is held against (2): docs/benchmarks.md's twentieth sitting says why. With --against, REF's web/peer/src runs under this tree's bench files (the same harness for both).
 Every node process runs with the project's V8 flags (web/peer/src/node_flags.ts, as the node of mixed tables does;
 issue 25's twenty-second sitting): --node-flags "FLAGS" runs them with other flags instead (--node-flags "" with none,
 as before that sitting); --against-flags "FLAGS" runs REF's nodes with other flags than this tree's (a flag's
@@ -78,12 +79,56 @@ def alone(seats: int, deal: str, rounds: int, out: Path) -> dict:
         record.unlink(missing_ok=True)
 
 
-def python_alone(seats: int, deal: str, rounds: int) -> dict:
-    """Each reference peer alone in its own process (benchmarks/turn_cpu_alone.py)."""
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "turn_cpu_alone.py"), "--seats", str(seats),
-                           "--deal", deal, "--rounds", str(rounds)], capture_output=True, text=True, timeout=3600,
-                          check=True)
-    return json.loads(done.stdout)
+def interleaved(seats: int, deal: str, rounds: int, out: Path, seed: int, replays: int = 1) -> tuple[dict, dict]:
+    """Issue 25's figure: each TypeScript node alone in its own process (a game recorded by bench.ts, then
+    bench_alone.js RECORDING NODE) and each reference peer alone in its own (benchmarks/turn_cpu_alone.py's game of
+    `seed`, then its replay of one peer), the two sides' processes taken IN TURN, node i then peer i (the order
+    swapped at every i), so that a burst of the machine's load falls on both sides alike: the busiest of ten is the
+    figure, and ten processes of one side run one after another while the other side's waited would give one side's
+    maximum a load the other's never met (before session 40 all ten of TypeScript's ran, then all ten of Python's).
+    With `replays` > 1 each node and each peer plays its game that many times, in turn, each time in a new process,
+    and its figure is the median of them (a node's work is the same bytes each time: what differs is the machine's
+    load, chiefly how often the game was preempted). Returns (TypeScript's, Python's): {busiest_ms_per_turn, mean_ms_per_turn, per_node, startup_ms, preempted (by
+    node: the times its game was preempted, each costing it the caches' refill)} and, for TypeScript, its mean
+    node's main_ms_per_turn and other_threads_ms_per_turn."""
+    tag = uuid.uuid4().hex[:6]
+    record, calls = out.parent / f"game-{tag}.json", out.parent / f"calls-{tag}.pickle"
+    script = str(ROOT / "benchmarks" / "turn_cpu_alone.py")
+    game = ["--seats", str(seats), "--deal", deal, "--rounds", str(rounds), "--seed", str(seed)]
+    try:
+        typescript(seats, deal, rounds, True, out, BENCH_RECORD=str(record))
+        turns = json.loads(subprocess.run([sys.executable, script, *game, "--keep", str(calls), "--only-record"],
+                                          capture_output=True, text=True, timeout=3600, check=True).stdout)["turns"]
+        nodes: list[dict] = []
+        peers: list[list[float]] = []
+        for i in range(seats):
+            mine: list[dict] = []
+            theirs: list[list[float]] = []
+            for k in range(replays):
+                for side in ("typescript", "python") if (i + k) % 2 == 0 else ("python", "typescript"):
+                    if side == "typescript":
+                        mine.append(json.loads(subprocess.run(
+                            ["node", *flags(out), str(out / "test" / "bench_alone.js"), str(record), str(i)], cwd=PEER,
+                            capture_output=True, text=True, timeout=3600, check=True).stdout))
+                    else:
+                        theirs.append(json.loads(subprocess.run(
+                            [sys.executable, script, *game, "--peer", str(i), "--calls", str(calls)],
+                            capture_output=True, text=True, timeout=3600, check=True).stdout))
+            # the replay whose figure is the median of this node's (one replay: that one)
+            nodes.append(sorted(mine, key=lambda n: n["own_ms_per_turn"])[(replays - 1) // 2])
+            peers.append(sorted(theirs, key=lambda p: p[0])[(replays - 1) // 2])
+    finally:
+        record.unlink(missing_ok=True)
+        calls.unlink(missing_ok=True)
+    own = [n["own_ms_per_turn"] for n in nodes]
+    whole = [p[0] / turns for p in peers]
+    ts = {"busiest_ms_per_turn": max(own), "mean_ms_per_turn": statistics.fmean(own), "per_node": own,
+          "main_ms_per_turn": statistics.fmean(n["main_ms_per_turn"] for n in nodes),
+          "other_threads_ms_per_turn": statistics.fmean(n["other_threads_ms_per_turn"] for n in nodes),
+          "startup_ms": statistics.fmean(n["startup_ms"] for n in nodes), "preempted": [n["preempted"] for n in nodes]}
+    py = {"busiest_ms_per_turn": max(whole), "mean_ms_per_turn": statistics.fmean(whole), "per_node": whole,
+          "startup_ms": statistics.fmean(p[2] for p in peers), "preempted": [p[3] for p in peers]}
+    return ts, py
 
 
 def compile_tree(out: Path, ref: str | None) -> Path:
@@ -111,6 +156,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--portable", action="store_true")
     parser.add_argument("--runs", type=int, default=1, help="times each figure is measured (default 1)")
+    parser.add_argument("--replays", type=int, default=1, help="each alone: times each node and each peer plays its "
+                        "game again, in turn, its figure the median (default 1: the target's figure as it was)")
     parser.add_argument("--against", metavar="REF", help="git ref whose TypeScript nodes run too, alternating")
     parser.add_argument("--node-flags", metavar="FLAGS", help="this tree's nodes' V8 flags (default: the project's, "
                         f"{' '.join(NODE_FLAGS)})")
@@ -128,7 +175,7 @@ def main() -> None:
         for deal in args.deal:
             pairs: list[tuple[float, float]] = []
             alone_pairs: list[tuple[float, float]] = []
-            for _ in range(args.runs):
+            for run in range(args.runs):
                 if before is not None:
                     theirs_alone = alone(args.seats, deal, args.rounds, before)
                     ours_alone = alone(args.seats, deal, args.rounds, out)
@@ -167,18 +214,23 @@ def main() -> None:
                       f"given out evenly ({t['other_threads_ms_per_peer_per_turn']:.2f} ms a node a turn): busiest "
                       f"{t['threads_busiest_ms_per_turn']:.2f}, mean {t['threads_mean_ms_per_turn']:.2f} ms",
                       flush=True)
-                a = alone(args.seats, deal, args.rounds, out)
-                print(f"TypeScript, {deal} deal, {args.seats} seats, EACH NODE ALONE in its own process (node's crypto):"
-                      f" busiest {a['busiest_ms_per_turn']:.2f} ms, mean {a['mean_ms_per_turn']:.2f} (mean node: its "
-                      f"main thread {a['main_ms_per_turn']:.2f} + V8's worker threads "
+                a, p = interleaved(args.seats, deal, args.rounds, out, run, args.replays)
+                replayed = f", each the median of {args.replays} replays" if args.replays > 1 else ""
+                print(f"TypeScript, {deal} deal, {args.seats} seats, EACH NODE ALONE in its own process (node's crypto),"
+                      f" in turn with Python's{replayed}: busiest {a['busiest_ms_per_turn']:.2f} ms (node "
+                      f"{a['per_node'].index(a['busiest_ms_per_turn'])}), mean {a['mean_ms_per_turn']:.2f} (mean node: "
+                      f"its main thread {a['main_ms_per_turn']:.2f} + V8's worker threads "
                       f"{a['other_threads_ms_per_turn']:.2f}; its process's start-up before the game "
-                      f"{a['startup_ms']:.0f} ms CPU); load average {os.getloadavg()[0]:.1f}", flush=True)
-                p = python_alone(args.seats, deal, args.rounds)
-                print(f"Python, {deal} deal, {args.seats} seats, EACH PEER ALONE in its own process: busiest "
-                      f"{p['busiest_ms_per_turn']:.2f} ms, mean {p['mean_ms_per_turn']:.2f} (its process's start-up "
-                      f"before the game {p['startup_ms']:.0f} ms CPU); load average {os.getloadavg()[0]:.1f}",
+                      f"{a['startup_ms']:.0f} ms CPU); by node {' '.join(f'{x:.2f}' for x in a['per_node'])}, "
+                      f"preempted {' '.join(map(str, a['preempted']))} times", flush=True)
+                print(f"Python, {deal} deal, {args.seats} seats, EACH PEER ALONE in its own process, in turn with "
+                      f"TypeScript's (game seed {run}){replayed}: busiest {p['busiest_ms_per_turn']:.2f} ms (peer "
+                      f"{p['per_node'].index(p['busiest_ms_per_turn'])}), mean {p['mean_ms_per_turn']:.2f} (its "
+                      f"process's start-up before the game {p['startup_ms']:.0f} ms CPU); by peer "
+                      f"{' '.join(f'{x:.2f}' for x in p['per_node'])}, preempted {' '.join(map(str, p['preempted']))} "
+                      f"times; load average {os.getloadavg()[0]:.1f}",
                       flush=True)
-                print(f"target (issue 25, {deal}, {args.seats} seats), each node alone (the figure it is held against): "
+                print(f"target (issue 25, {deal}, {args.seats} seats), each node alone{replayed} (the figure it is held against): "
                       f"TypeScript's busiest node <= Python's busiest peer: {a['busiest_ms_per_turn']:.2f} against "
                       f"{p['busiest_ms_per_turn']:.2f} ms, {a['busiest_ms_per_turn'] / p['busiest_ms_per_turn']:.2f}x: "
                       f"{'met' if a['busiest_ms_per_turn'] <= p['busiest_ms_per_turn'] else 'NOT met'} (means "

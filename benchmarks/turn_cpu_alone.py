@@ -1,7 +1,7 @@
 """Protocol CPU per peer per turn with each peer ALONE in its own process, as each player's node is: the reference's
 side of web/peer/test/bench_alone.ts. Prints one JSON line; asserts nothing.
 
-    python benchmarks/turn_cpu_alone.py [--seats 10] [--deal open] [--rounds 4] [--seed 0] [--keep FILE]
+    python benchmarks/turn_cpu_alone.py [--seats 10] [--deal open] [--rounds 4] [--seed 0] [--keep FILE [--only-record]]
 
 One game as benchmarks/turn_cpu_bench.py plays it (tests/protocol/harness.py, random bots, every signature checked
 by each peer, the layers memo off), every peer's calls (its receives and moves, in order, with their arguments)
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
+import resource
 import subprocess
 import sys
 import tempfile
@@ -81,13 +82,16 @@ def recorded(seats: int, deal: str, rounds: int, seed: int) -> tuple[list[list[C
 
 
 def alone(seats: int, deal: str, rounds: int, seed: int, index: int, calls: list[Call],
-          whole_game: bool = True, per_call: bool = False) -> tuple[float, float | None, float]:
-    """(whole, calls, start-up) CPU ms of peer `index` replaying its calls alone in this process (`whole_game`: all
-    of them, the game's end checked; `per_call`: each call timed too, else calls is None and the clock is read at the
-    ends only; start-up: the process's CPU before the game, its imports and table included)."""
+          whole_game: bool = True, per_call: bool = False) -> tuple[float, float | None, float, int]:
+    """(whole, calls, start-up, preempted): CPU ms of peer `index` replaying its calls alone in this process
+    (`whole_game`: all of them, the game's end checked; `per_call`: each call timed too, else calls is None and the
+    clock is read at the ends only; start-up: the process's CPU before the game, its imports and table included), and
+    the times the game was preempted (involuntary context switches: on a loaded machine each one costs the caches'
+    refill, docs/benchmarks.md's sitting of session 40)."""
     session = list(table(seats, deal, rounds, seed).sessions.values())[index]
     methods = [getattr(session, name) for name, _, _ in calls]
     spent = 0.0
+    switches = resource.getrusage(resource.RUSAGE_SELF).ru_nivcsw
     start = time.process_time()
     if per_call:
         for method, (_, args, kwargs) in zip(methods, calls):
@@ -98,8 +102,9 @@ def alone(seats: int, deal: str, rounds: int, seed: int, index: int, calls: list
         for method, (_, args, kwargs) in zip(methods, calls):
             method(*args, **kwargs)
     whole = time.process_time() - start
+    switches = resource.getrusage(resource.RUSAGE_SELF).ru_nivcsw - switches
     assert session.phase == "over" or not whole_game, session.phase
-    return whole * 1e3, spent * 1e3 if per_call else None, start * 1e3
+    return whole * 1e3, spent * 1e3 if per_call else None, start * 1e3, switches
 
 
 def main() -> None:
@@ -111,10 +116,15 @@ def main() -> None:
     parser.add_argument("--keep", metavar="FILE", help="also write every peer's calls to FILE (a pickle; to replay one "
                         "peer alone by hand, e.g. under valgrind: --peer N --calls FILE [--limit N])")
     parser.add_argument("--per-call", action="store_true", help="also time each call (its clock then in the figure)")
+    parser.add_argument("--only-record", action="store_true", help="with --keep: play the game and write its calls, "
+                        "replay no peer, print {turns} (benchmarks/peer_cpu_bench.py replays each peer itself, in turn "
+                        "with the TypeScript nodes)")
     parser.add_argument("--peer", type=int, help=argparse.SUPPRESS)  # a child: this peer's replay
     parser.add_argument("--calls", help=argparse.SUPPRESS)  # a child: the file of every peer's calls
     parser.add_argument("--limit", type=int, help=argparse.SUPPRESS)  # a child: its first N calls only (valgrind)
     args = parser.parse_args()
+    if args.only_record and not args.keep:
+        parser.error("--only-record writes the calls to --keep FILE: give it")
     if args.peer is not None:
         logs = pickle.loads(Path(args.calls).read_bytes())
         print(json.dumps(alone(args.seats, args.deal, args.rounds, args.seed, args.peer,
@@ -123,6 +133,9 @@ def main() -> None:
     logs, turns = recorded(args.seats, args.deal, args.rounds, args.seed)
     if args.keep:
         Path(args.keep).write_bytes(pickle.dumps(logs))
+        if args.only_record:
+            print(json.dumps({"turns": turns}))
+            return
     with tempfile.NamedTemporaryFile(suffix=".pickle") as file:
         file.write(pickle.dumps(logs))
         file.flush()
@@ -130,13 +143,13 @@ def main() -> None:
             [sys.executable, __file__, "--seats", str(args.seats), "--deal", args.deal, "--rounds", str(args.rounds),
              "--seed", str(args.seed), "--peer", str(i), "--calls", file.name] + (["--per-call"] if args.per_call else []),
             capture_output=True, text=True, check=True, timeout=600).stdout) for i in range(len(logs))]
-    whole = [w / turns for w, _, _ in figures]
-    own = [c / turns for _, c, _ in figures if c is not None]
+    whole = [w / turns for w, _, _, _ in figures]
+    own = [c / turns for _, c, _, _ in figures if c is not None]
     print(json.dumps({"seats": args.seats, "deal": args.deal, "rounds": args.rounds, "turns": turns,
                       "busiest_ms_per_turn": max(whole), "mean_ms_per_turn": sum(whole) / len(whole),
                       "per_node": whole, "calls_busiest_ms_per_turn": max(own) if own else None,
                       "calls_mean_ms_per_turn": sum(own) / len(own) if own else None,
-                      "startup_ms": sum(s for _, _, s in figures) / len(figures)}))
+                      "startup_ms": sum(s for _, _, s, _ in figures) / len(figures)}))
 
 
 if __name__ == "__main__":

@@ -52,7 +52,8 @@ interface Recording {
 /** One node's line (ms a turn but clock_us). */
 interface Alone { own_ms_per_turn: number; main_ms_per_turn: number; calls_main_ms_per_turn: number | null;
   other_threads_ms_per_turn: number; process_ms_per_turn: number; between_calls_ms_per_turn: number | null;
-  clock_us: number | null; deliveries: number; startup_ms: number; flags: string[] }
+  clock_us: number | null; deliveries: number; minor_faults: number; switches: number; preempted: number; startup_ms: number;
+  flags: string[] }
 
 const bytes = (hex: string): Uint8Array => new Uint8Array(Buffer.from(hex, "hex"));
 
@@ -87,6 +88,7 @@ async function alone(file: string, index: number): Promise<Alone> {
   const clockUs = perCall ? mainThreadClockUs() : 0;
   const settle = process.env.BENCH_NO_QUIET ? async () => {} : quiet;
   await settle(); // the start-up's work (imports, the recording's parse, the clock's calibration) done
+  const usage = process.resourceUsage();
   const since = { process: process.cpuUsage(), main: mainThreadNs(), others: otherThreadsNs() };
   let callsNs = 0;
   let sent = 0;
@@ -99,6 +101,7 @@ async function alone(file: string, index: number): Promise<Alone> {
     sent += out.length;
   }
   const main = (mainThreadNs() - since.main) / 1e6;
+  const used = process.resourceUsage();
   await settle(); // the workers' compile and collector jobs the game gave them, done
   const spent = process.cpuUsage(since.process);
   const others = otherThreadsMs(since.others, otherThreadsNs());
@@ -111,6 +114,8 @@ async function alone(file: string, index: number): Promise<Alone> {
     process_ms_per_turn: (spent.user + spent.system) / 1000 / turns,
     between_calls_ms_per_turn: perCall ? (main - clock - callsMain) / turns : null,
     clock_us: perCall ? clockUs : null, deliveries: calls.length,
+    minor_faults: used.minorPageFault - usage.minorPageFault, switches: used.voluntaryContextSwitches - usage.voluntaryContextSwitches,
+    preempted: used.involuntaryContextSwitches - usage.involuntaryContextSwitches,
     startup_ms: (since.process.user + since.process.system) / 1000, flags: process.execArgv };
 }
 
