@@ -376,8 +376,8 @@ def check_commits(table: Table) -> Effects[bool]:
     if table.lacking(committers, commits) or table.held_back(commit_step):
         return False
     assert table.deal is not None
-    if table.deal.interrupts and (yield from interrupted(table)):
-        return True  # the round stops before this turn's checks, as in step_turn
+    if table.deal.interrupts and not (table.rewinds and rewind_pending(table)) and (yield from interrupted(table)):
+        return True  # the round stops before this turn's checks, as in step_turn (not while a rebuild holds it)
     table.changed()  # (another pass follows, which counts the votes)
     yield from check_states(table, committers, commits)
     return True
