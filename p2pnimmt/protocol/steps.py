@@ -75,6 +75,8 @@ def advance(table: Table) -> Effects[None]:
         yield from unpark(table)
     if table.phase in (Phase.ROUND_END, Phase.GAME_END):
         yield from owed_end(table)
+    if table.phase == Phase.TURN and table.to_count() and (yield from check_commits(table)):
+        return  # a turn's commit step ends with its state check: votes are counted after it, on the next pass (12)
     if table.to_count() and (yield from count_votes(table)):
         return  # the session rebuilds the table: this one is done with
     if table.parked:
@@ -273,14 +275,8 @@ def step_turn(table: Table) -> Effects[None]:
             return
     if table.lacking(committers, commits) or table.held_back(commit_step):  # (the count first: the usual wait)
         return
-    if not record.state_checked:
-        record.state_checked = True
-        here = table.state_now()
-        for seat in committers:
-            if commits[seat].body["state"] != here:
-                yield Fatal(seat, "state-mismatch", STATE.format(who=table.who_seat(seat), round=r + 1, turn=t + 1),
-                            (commits[seat].wire,))
-                return
+    if not record.state_checked and not (yield from check_states(table, committers, commits)):
+        return
     digest = table.commit_digest(r, t, committers)
     revealers = table.active_at(r, reveal_step)
     reveals = table.slot("PLAY_REVEAL", r, t)
@@ -357,6 +353,48 @@ def step_turn(table: Table) -> Effects[None]:
     if rnd.over:
         table.move(Phase.ROUND_END)
         yield from score_round(table)
+
+
+def check_commits(table: Table) -> Effects[bool]:
+    """The state check of the turn's commits, where every one is in and it has not run: True if it ran (the pass
+    ends there). Asked before the votes are counted, where there are votes to count or seats to expel.
+
+    The commit step is done only once its check has run (protocol.md 11.1, the step a game waits on): until then no
+    seat is dropped at the reveal step. A seat the check expels from its commit is dropped at the commit step, where
+    the game then waits on it; an expelled seat whose reveal is missing is dropped at the reveal step after the
+    check, and before this node signs its own reveal (protocol.md 12; since session 40: counted first, the
+    reference dropped at (r, 3) a seat that the check of (r, 2) then expelled from its commit, and waited on that
+    commit for ever, where the TypeScript peer, which takes its step before it counts, dropped it at (r, 2);
+    tests/peer/test_difffuzz_agrees.py)."""
+    r, t = table.round, table.turn
+    record = table.record(r, t)
+    if record.state_checked:
+        return False
+    commit_step = turn_steps(t)[0]
+    committers = table.active_at(r, commit_step)
+    commits = table.slot("PLAY_COMMIT", r, t)
+    if table.lacking(committers, commits) or table.held_back(commit_step):
+        return False
+    assert table.deal is not None
+    if table.deal.interrupts and not (table.rewinds and rewind_pending(table)) and (yield from interrupted(table)):
+        return True  # the round stops before this turn's checks, as in step_turn (not while a rebuild holds it)
+    table.changed()  # (another pass follows, which counts the votes)
+    yield from check_states(table, committers, commits)
+    return True
+
+
+def check_states(table: Table, committers: Sequence[int], commits: Mapping[int, Envelope]) -> Effects[bool]:
+    """Compare each commit's `state` with ours, once a turn, the lowest seat first: False after a `state-mismatch`
+    (its seat is expelled from its commit; the pass ends)."""
+    r, t = table.round, table.turn
+    table.record(r, t).state_checked = True
+    here = table.state_now()
+    for seat in committers:
+        if commits[seat].body["state"] != here:
+            yield Fatal(seat, "state-mismatch", STATE.format(who=table.who_seat(seat), round=r + 1, turn=t + 1),
+                        (commits[seat].wire,))
+            return False
+    return True
 
 
 def our_reveal(table: Table, digest: bytes) -> Send:

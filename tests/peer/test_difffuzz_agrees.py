@@ -417,9 +417,6 @@ def test_a_message_at_the_seq_the_round_ends_list_is_no_ask_and_does_not_count(t
     assert not difference(case, typescript.answer(case))
 
 
-@pytest.mark.xfail(strict=True, reason="open (session 39): the reference drops seat 2 at (0, 3) in its rebuild, "
-                   "before the state check of turn 1's commits expels it from its commit, and then waits on that "
-                   "commit for ever; see docs/development.md, the differential fuzzer, session 39")
 def test_a_vote_completed_by_an_expelled_seats_drop_is_made_before_the_game_goes_on(typescript: TypeScript) -> None:
     """10 (session 39, case 97 of the chain mutation, back-open-3, made minimal): seat 0's SEED_COMMIT of round 1
     signed last of its messages (so the game waits at (0, 0) on it throughout, and it is expelled, `unexpected`,
@@ -427,10 +424,15 @@ def test_a_vote_completed_by_an_expelled_seats_drop_is_made_before_the_game_goes
     completes the vote on seat 1 at (0, 1) (seat 2's DROP, seat 0 no longer active there), where seat 1's SEED_REVEAL
     is in. The TypeScript peer went on from (0, 1) with it and dropped seat 1 as expelled at (0, 2), so the vote was
     moot; it now rebuilds first, as protocol.md 11.1 says (a drop is made before the game goes on). The reference,
-    rebuilding, drops seat 2 at (0, 3) before the state check of turn 1 expels it from its commit (0, 2), and stops:
-    `the transcript ends before the game does (phase turn, round 1, turn 1)`, where the TypeScript peer drops seat 2
-    at (0, 2) and verifies the game."""
+    rebuilding, dropped seat 2 at (0, 3) before the state check of turn 1 expelled it from its commit (0, 2), and
+    stopped: `the transcript ends before the game does (phase turn, round 1, turn 1)`, where the TypeScript peer
+    dropped seat 2 at (0, 2) and verified the game. Since session 40 the reference too runs a turn's state check
+    before it counts votes (steps.check_commits: the commit step is done only once its check ran, protocol.md 11.1,
+    12): both drop seat 2 at (0, 2) and verify the game."""
     case = _moved("back-open-3", [(0, "SEED_COMMIT", {"round": 0}, "after", ("PLAY_REVEAL", {"round": 1, "turn": 4})),
                                   (2, "PLAY_REVEAL", {"round": 0, "turn": 2}, "swap",
                                    ("PLAY_REVEAL", {"round": 0, "turn": 3}))])
     assert not difference(case, typescript.answer(case))
+    ours = python_answer(case)
+    assert ours["ok"], ours["text"]
+    assert "p2 (state-mismatch, the stand-in played it from round 1, step 2)" in ours["text"]
