@@ -15,7 +15,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from attacker import LOOPBACK
 from procs import Proc, code_of, final_scores
 
@@ -34,7 +33,6 @@ class CheatProc(Proc):
                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
 
-@pytest.mark.xfail(strict=True, reason="the host is the only directory of where the players are (protocol.md 14)")
 def test_a_host_that_lies_about_ports_and_cuts_a_seat_does_not_get_it_voted_out(tmp_path: Path, procs) -> None:
     def files(name: str) -> list[str]:
         return ["--name", name, "--transcript", str(tmp_path / f"{name}.p2pt")]
