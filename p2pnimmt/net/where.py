@@ -27,6 +27,7 @@ log = logging.getLogger("p2pnimmt.net")
 
 KIND = "where"
 DOMAIN = b"p2pnimmt/where/v1"
+MAX_RECORDS = 20  # records a book holds (protocol.md 14, Bounds): 10 seats twice, for a lobby's comings and goings
 MAX_SERIAL = 2 ** 53 - 1  # an integer both implementations hold exactly (JavaScript's safe integers)
 
 
@@ -107,6 +108,8 @@ class Book:
                                                                            and held.serial >= where.serial):
             return False
         self.records[peer] = where
+        if len(self.records) > MAX_RECORDS:  # players who left the lobby before the START: theirs go first
+            self.records = {p: w for p, w in self.records.items() if self._player(p)}
         log.info("%s listens at port %d%s (its own signed word)", fingerprint(peer), where.port,
                  f" and {', '.join(where.addresses)}" if where.addresses else "")
         return True
