@@ -299,6 +299,11 @@ class Node:
             if conn is not None:
                 conn.send_nowait("join", join_with_proof(self, conn, self.mesh.join_frame))
 
+    def signed_addresses(self) -> list[tuple[str, int]]:
+        """Where we dial the players whose own signed `where` record we hold (net.where): a phone relay lets its
+        pages dial there too (web.relay)."""
+        return [address for peer in self.book.records for address in self.mesh.player_addresses(peer)]
+
     def own_where(self) -> Where | None:
         """Our own `where` record for this game (protocol.md 14, "Where a member listens"): our port and addresses,
         signed with our key and bound to the game id; None before we listen or know the game."""
