@@ -124,9 +124,10 @@ class Book:
         return session is not None and session.start is not None and peer in session.keys
 
     def frame(self) -> list[Any]:
-        """Ours to the seats: [public key, record] for each record we hold, our own too, sorted."""
+        """Ours to the seats: [public key, record] for each record of a seat of the START we hold, our own too,
+        sorted (never more entries than the START has seats)."""
         own = self.node.own_where()
-        found = [[w.key, w.record()] for w in self.records.values()]
+        found = [[w.key, w.record()] for peer, w in self.records.items() if self._seat(peer)]
         if own is not None:
             found.append([own.key, own.record()])
         return sorted(found)

@@ -371,9 +371,10 @@ export class PageNode {
       || (this.seat.start !== null && this.seat.keys.some((k) => equal(peerId(k), peer)));
   }
 
-  /** Our `where` frame: every record we hold, our own too. */
+  /** Our `where` frame: every record of a seat of the START we hold, our own too (no more than the seats). */
   private whereFrame(): Encodable {
-    return [...this.book.records.values(), this.own()].map((w) => [w.key, record(w)]);
+    const seats = new Set(this.seat.keys.map((k) => hex(k)));
+    return [...this.book.records.values(), this.own()].filter((w) => seats.has(hex(w.key))).map((w) => [w.key, record(w)]);
   }
 
   /** Dial the host and ask for a seat (again after every break, as a joiner redials). */
