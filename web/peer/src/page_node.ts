@@ -629,6 +629,17 @@ export class PageNode {
       this.dialing.add(key);
       void this.meshLink(member, peer);
     }
+    // a seat of the START a lobby frame leaves out is dialled all the same, by its own signed record
+    for (const seatKey of this.seat.start !== null ? this.seat.keys : []) {
+      const peer = peerId(seatKey);
+      const key = hex(peer);
+      const where = this.book.of(peer);
+      if (where === undefined || compare(peer, this.identity.peer) <= 0 || this.links.has(key) || this.dialing.has(key)) continue;
+      if (this.members.some((m) => m.role === "player" && equal(this.peerOf(m), peer))) continue;
+      this.dialing.add(key);
+      void this.meshLink({ key: seatKey, name: identities.fingerprint(peer), role: "player", bot: false, host: "", port: where.port,
+        addresses: [], relay: null }, peer);
+    }
   }
 
   private async meshLink(member: LobbyMember, peer: Uint8Array): Promise<void> {
