@@ -71,7 +71,8 @@ CHEAT is one of
   first, had a phone page whose relay left stay there until the others voted it out); TURN is not used;
 - `lying-lobby` (a host): the last seat to join is its victim: every lobby frame it sends the victim gives every other
   member's `port` wrong (1: nobody listens there), and every frame to any other member gives the victim's `port`
-  wrong; once its game started and the victim's too (the victim signed a message after its START_ACK), it cuts its
+  wrong (each member's signed `where` record it forwards as it came: it cannot forge one); once its game started
+  and the victim's too (the victim signed a message after its START_ACK), it cuts its
   link to the victim and takes none from it again (red team, session 40: the host as the only directory of where the players
   are; tests/net/test_lying_lobby.py); TURN is not used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
