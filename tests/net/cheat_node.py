@@ -72,9 +72,10 @@ CHEAT is one of
 - `lying-lobby` (a host): the last seat to join is its victim: every lobby frame it sends the victim gives every other
   member's `port` wrong (1: nobody listens there), and every frame to any other member gives the victim's `port`
   wrong (each member's signed `where` record it forwards as it came: it cannot forge one); once its game started
-  and the victim's too (the victim signed a message after its START_ACK), it cuts its
-  link to the victim and takes none from it again (red team, session 40: the host as the only directory of where the players
-  are; tests/net/test_lying_lobby.py); TURN is not used;
+  and the victim's too (the victim signed a message after its START_ACK), it cuts its link to the victim and takes
+  none from it again (red team, session 40: the host as the only directory of where the players are;
+  tests/net/test_lying_lobby.py); `withholding-lobby`: the same, and it leaves out the signed `where` record of each
+  member it lies about (protocol.md 14: what a host can still do); TURN is not used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -599,13 +600,19 @@ def silent_relay() -> None:
     Tunnel.accepted = nothing_in  # type: ignore[method-assign]
 
 
-def lying_lobby() -> None:
+def lying_lobby(withhold: bool = False) -> None:
     announce, link = Lobby.announce, Mesh.link
     WRONG = 1  # a port nobody listens on
 
     def victim_of(node: Node) -> bytes | None:
         players = node.players()
         return players[-1].peer if len(players) == node.seats and len(players) > 1 else None
+
+    def lie(member: dict) -> dict:
+        lied = {**member, "port": WRONG}
+        if withhold:
+            lied.pop("where", None)
+        return lied
 
     def cheat(self: Lobby) -> None:
         node = self.node
@@ -615,7 +622,7 @@ def lying_lobby() -> None:
             return
         body = self.body()
         for peer, conn in node.links.items():
-            lied = [{**m, "port": WRONG} if (peer == victim) != (m["key"] == node.members[victim].key)
+            lied = [lie(m) if (peer == victim) != (m["key"] == node.members[victim].key)
                     and m["key"] != node.identity.public_key else m for m in body["members"]]
             conn.send_nowait("lobby", {**body, "members": lied})
         node.mesh.members_updated()
@@ -669,6 +676,7 @@ if __name__ == "__main__":
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "silent-relay": lambda _turn: silent_relay(), "lying-lobby": lambda _turn: lying_lobby(),
+              "withholding-lobby": lambda _turn: lying_lobby(True),
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
               "offer-without-last": lambda _turn: offer_anew_at_start(True), "offer-mid-game": offer_mid_game,
               "keep": keep_ahead, "stop": stop_at_commit,

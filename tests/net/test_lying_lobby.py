@@ -7,7 +7,9 @@ Real `p2pnimmt` processes on 127.0.0.1, one round, open deal: mal hosts with a m
 (tests/net/cheat_node.py `lying-lobby`): every lobby frame to cat (the last to join) gives bob's port wrong, every
 frame to bob gives cat's port wrong, and once the game started mal cuts its link to cat and takes none from it
 again. Before, bob and cat could not dial each other, cat had no link left, and bob and mal voted it out after
-their drop time: one player (the host) cost an honest one its game."""
+their drop time: one player (the host) cost an honest one its game. Now the records carry the true ports past
+the host's lie. A host that also withholds the records (`withholding-lobby`) still gets cat voted out: what
+stays open (strict xfail)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from attacker import LOOPBACK
 from procs import Proc, code_of, final_scores
 
@@ -33,11 +36,19 @@ class CheatProc(Proc):
                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
 
-def test_a_host_that_lies_about_ports_and_cuts_a_seat_does_not_get_it_voted_out(tmp_path: Path, procs) -> None:
+WITHHELD = pytest.mark.xfail(strict=True, reason=(
+    "protocol.md 14, 'Where a member listens', what it does not buy: a host that withholds every record from a seat "
+    "and the seat's from every other, and cuts it, still leaves it nobody to dial (the records would have to come in "
+    "an agreed message: the START or each START_ACK)"))
+
+
+@pytest.mark.parametrize("cheat", ["lying-lobby", pytest.param("withholding-lobby", marks=WITHHELD)])
+def test_a_host_that_lies_about_ports_and_cuts_a_seat_does_not_get_it_voted_out(tmp_path: Path, procs,
+                                                                                  cheat: str) -> None:
     def files(name: str) -> list[str]:
         return ["--name", name, "--transcript", str(tmp_path / f"{name}.p2pt")]
 
-    mal = CheatProc("lying-lobby", ["host", "--headless", "--seats", "3", "--deal", "open", "--rounds", "1",
+    mal = CheatProc(cheat, ["host", "--headless", "--seats", "3", "--deal", "open", "--rounds", "1",
                                     "--no-points", "--bot-delay", "0.4", *DROP, *LO, *files("mal")],
                     tmp_path / "mal.out")
     try:
