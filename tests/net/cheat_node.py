@@ -75,7 +75,8 @@ CHEAT is one of
   and the victim's too (the victim signed a message after its START_ACK), it cuts its link to the victim and takes
   none from it again (red team, session 40: the host as the only directory of where the players are;
   tests/net/test_lying_lobby.py); `withholding-lobby`: the same, and it leaves out the signed `where` record of each
-  member it lies about (protocol.md 14: what a host can still do); TURN is not used;
+  member it lies about, and sends no `where` frame of its own (protocol.md 14: what a host can still do); TURN is not
+  used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -664,6 +665,9 @@ def lying_lobby(withhold: bool = False) -> None:
             watch(self.node)
 
     watching: list[bool] = []
+    if withhold:  # nor does it pass the records on itself, as a seat does (protocol.md 14, the `where` frame)
+        from p2pnimmt.net.where import Book
+        Book.tell = lambda self, conn=None: None  # type: ignore[method-assign]
     Lobby.announce = first  # type: ignore[method-assign]
     Mesh.link = link_not_victim  # type: ignore[method-assign]
 
