@@ -24,7 +24,7 @@ MAX_LINK_FAULTS = 20  # bad messages over a key's first link before we hang up o
 BAD_MESSAGE_CODES = frozenset({"malformed", "wrong-game", "unknown-sender", "bad-signature"})
 
 
-ASKS = frozenset({"heads", "ping", "seen", "probe"})  # frames a link may send only at a rate (connection.Asks)
+ASKS = frozenset({"heads", "ping", "seen", "probe", "where"})  # frames a link may send only at a rate (connection.Asks)
 
 
 def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
@@ -39,7 +39,7 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
         # (A join again, the first came before the link counted, net.mesh, is announced to every member: a stranger
         # watching who sent its own again and again, under two names by turns, slowed every turn 60-fold.)
         bad_message(conn, f"more than {JOINS_PER_SECOND:.0f} {kind} a second" if kind in ("join", "again") else
-                    f"more than {Asks.PER_SECOND:.0f} asks a second (heads, ping, seen, probe frames)")
+                    f"more than {Asks.PER_SECOND:.0f} asks a second (heads, ping, seen, probe, where frames)")
         if conn.faults > node.mesh.fault_budget(conn.peer) and not conn.closed:
             node.mesh.cut_for_bad_messages(conn)
         return
@@ -96,6 +96,8 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
     elif kind == "probe":  # a phone page asks what we hold, to judge its relay by: a signed answer (protocol.md 14)
         if isinstance(payload, bytes) and len(payload) == PROBE_NONCE:
             conn.send_nowait("probed", probe_answer(node.identity, conn.game_id, conn.nonces, payload, session.heads()))
+    elif kind == "where":
+        node.book.learn(conn, payload)
     elif kind not in ("ping", "probed"):  # (a probed we never asked for: nothing to it)
         quiet.warning(conn.address, "unknown frame kind", "%s sent an unknown frame kind %r", fingerprint(conn.peer),
                       kind[:40])

@@ -21,6 +21,7 @@ from ..quietlog import quiet
 from .connection import Connection
 from .members import MAX_ADDRESSES, Member, member_from, same_address
 from .seatdoor import SeatDoor
+from .where import where_from
 
 log = logging.getLogger("p2pnimmt.net")  # what strangers can repeat goes through quietlog's `quiet`
 
@@ -126,7 +127,13 @@ class Lobby:
                               MAX_SPECTATORS)
                 self.refuse(conn, f"too many spectators ({MAX_SPECTATORS})")
                 return
+        where = where_from(payload.get("where"), conn.key, node.game_id) if node.game_id is not None else None
+        if where is None and known is not None and known.where is not None:
+            where = known.where  # a join again without it (a relay offered): the one it gave before stands
+        member = replace(member, where=where)
         node.members[conn.peer] = self.unlike_others(member, conn)
+        if where is not None and node.book.take(where):
+            node.book.taken()
         if member.role == "player":  # a seat's name is signed: a spectator who looks like it gives way
             for other in [m for m in node.members.values() if m.role == "spectator"]:
                 if look_alike(other.name, member.name):
@@ -206,8 +213,16 @@ class Lobby:
         node = self.node
         if not isinstance(payload, dict) or not isinstance(payload.get("members"), list):
             return
-        members = [member_from(m) for m in payload["members"][:MAX_SPECTATORS + 10]]
+        entries = payload["members"][:MAX_SPECTATORS + 10]
+        members = [member_from(m) for m in entries]
         node.members = {m.peer: m for m in members if m is not None}
+        news = False
+        for entry, member in zip(entries, members):  # each player's own signed word on where it listens, kept
+            if member is not None and member.role == "player" and node.game_id is not None:
+                where = where_from(entry.get("where"), member.key, node.game_id)
+                news = (where is not None and node.book.take(where)) or news
+        if news:
+            node.book.taken()
         me = node.members.get(node.identity.peer)
         if me is not None and me.role == "spectator" and me.name != node.name and me.name != self.shown_as:
             self.shown_as = me.name  # a spectator whose name looks like another member's (Lobby.unlike_others)

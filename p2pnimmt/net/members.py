@@ -29,6 +29,7 @@ class Member:
     port: int
     addresses: tuple[str, ...] = ()  # where it says it listens besides `host` (issue 27: beyond one LAN)
     relay: Relay | None = None  # where its node relays phone pages (issue 26: a page whose relay left goes there)
+    where: Any = None  # its own signed word on where it listens (net.where.Where; session 40), as the host got it
 
     @property
     def peer(self) -> bytes:
@@ -46,6 +47,8 @@ class Member:
                  "port": self.port, "addresses": list(self.addresses)}
         if self.relay is not None:
             found["relay"] = list(self.relay)
+        if self.where is not None:
+            found["where"] = self.where.record()
         return found
 
 

@@ -22,6 +22,7 @@ from ..protocol.identity import fingerprint, peer_id
 from ..quietlog import quiet
 from .connection import Connection, ConnectionFailed, Refused, Unanswered, Unwelcome
 from .frames import MAX_LINK_FAULTS, on_frame
+from .members import this_machine
 from .seatdoor import join_with_proof
 from .seen import Seen
 
@@ -272,6 +273,7 @@ class Mesh:
             conn.send_nowait("join", join_with_proof(node, conn, self.join_frame))
         conn.send_nowait("heads", node.session.heads())
         self.seen.tell(conn)
+        node.book.tell(conn)  # where the players listen, in their own signed words (net.where)
         node.rematch.linked(conn)  # a host that offered a rematch or new start tells it to a link that came later
 
     async def serve(self, conn: Connection, redial: tuple[str, int] | None = None) -> None:
@@ -363,6 +365,7 @@ class Mesh:
             await asyncio.sleep(self.node.link_timeout / 4)  # a live peer is heard well within the timeout
             conn.send_nowait("ping", None)
             self.seen.tell(conn)  # with each ping: a report that came before its receiver had the START is not lost
+            self.node.book.tell(conn)  # and the signed records (net.where), likewise
 
     # ----------------------------------------------------------------- the players' mesh
 
@@ -372,16 +375,30 @@ class Mesh:
         if node.role != "player":
             return
         me = node.identity.peer
-        for peer, member in node.members.items():
-            if member.role == "player" and peer > me and peer not in node.links and peer not in self.dialing:
+        session = node.session
+        seats = session.keys if session is not None and session.start is not None else ()
+        players = [peer for peer, member in node.members.items() if member.role == "player"]
+        for peer in dict.fromkeys([*players, *seats]):  # a seat of the START is dialled whatever a lobby frame says
+            if peer > me and peer not in node.links and peer not in self.dialing and peer != node.host_peer:
                 self.dialing.add(peer)
                 node.spawn(self._mesh_link(peer))
 
     def player_addresses(self, peer: bytes) -> list[tuple[str, int]]:
         """Where a player may be, in the order we dial it: where the host saw it, the addresses it gave, then
-        those other members reached it at or saw it come from (net.seen), each at its port."""
-        member = self.node.members.get(peer)
-        if member is None or peer == self.node.host_peer:
+        those other members reached it at or saw it come from (net.seen), each at its port. A player whose own
+        signed record we hold (net.where) is dialled at the record's port and addresses (and where the host and the
+        seats saw it), never at a port or address the host's word alone gives: the host forwards it, it cannot
+        forge it (protocol.md 14, "Where a member listens"; session 40)."""
+        node = self.node
+        if peer == node.host_peer:
+            return []
+        member = node.members.get(peer)
+        where = node.book.of(peer)
+        if where is not None:
+            seen = [member.host] if member is not None and member.host else []
+            signed = [a for a in where.addresses if not this_machine(a)]
+            return [(host, where.port) for host in dict.fromkeys([*seen, *signed, *self.seen.addresses_of(peer)])]
+        if member is None:
             return []
         hosts = dict.fromkeys([*member.dial_at(), *self.seen.addresses_of(peer)])
         return [(host, member.port) for host in hosts]

@@ -54,6 +54,7 @@ from .rematch import RematchLinks
 from .seatdoor import join_with_proof
 from .spectator import watch_through
 from .waiting import refused_acks, watch_waiting
+from .where import Book, Where, sign_where
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -129,6 +130,9 @@ class Node:
         self.clock = MoveClock(lambda: None if self.leaving else self.session, self._feed, self._event, self.spawn)
         self._relays_due: asyncio.TimerHandle | None = None  # when the relays waiting are written (_relays)
         self.mesh = Mesh(self)  # the links: dials, accepted connections, readers, redials (net.mesh)
+        self.book = Book(self)  # where the players listen, each in its own signed word (net.where; session 40)
+        self._own_where: Where | None = None  # ours, signed once per game id, port and addresses
+        self._own_where_game: bytes | None = None
         self.lobby = Lobby(self)  # the lobby on the wire: a host's door, a joiner's mirror (net.lobby)
         # A rematch (protocol.md 14, "Rematch"): over the links of the finished game (net.rematch), and the
         # new game's lobby with its seats held for the finished game's players (net.held).
@@ -222,7 +226,8 @@ class Node:
         assert self.game_id is not None
         await asyncio.to_thread(seat_secret, self.game_id, self.seat_key)  # drawn once per game, off the loop
         self.members[self.identity.peer] = Member(self.identity.public_key, self.name, "player", self.bot is not None,
-                                                  self.interface or "", self.port, relay=self.relay)
+                                                  self.interface or "", self.port, relay=self.relay,
+                                                  where=self.own_where())
 
     async def join(self, host: str, port: int, game_id: bytes | None = None, code: str | None = None,
                    expect: bytes | None = None, salt: bytes | None = None, host_key: str | None = None,
@@ -262,6 +267,9 @@ class Node:
             await asyncio.to_thread(seat_secret, conn.game_id, self.seat_key)
         self.mesh.join_frame = {"name": self.name, "role": self.role, "bot": self.bot is not None, "port": self.port,
                                 "addresses": self.own_addresses()}
+        own = self.own_where()
+        if own is not None:  # where we listen in our own signed word: the host forwards it, it cannot forge it
+            self.mesh.join_frame["where"] = own.record()
         if self.relay is not None:
             self.mesh.join_frame["relay"] = list(self.relay)
         self.mesh.link(conn)  # the join goes first, then our heads (the host reads nothing else before a join)
@@ -290,6 +298,24 @@ class Node:
             conn = self.links.get(self.host_peer) if self.host_peer is not None else None
             if conn is not None:
                 conn.send_nowait("join", join_with_proof(self, conn, self.mesh.join_frame))
+
+    def signed_addresses(self) -> list[tuple[str, int]]:
+        """Where we dial the players whose own signed `where` record we hold (net.where): a phone relay lets its
+        pages dial there too (web.relay)."""
+        return [address for peer in self.book.records for address in self.mesh.player_addresses(peer)]
+
+    def own_where(self) -> Where | None:
+        """Our own `where` record for this game (protocol.md 14, "Where a member listens"): our port and addresses,
+        signed with our key and bound to the game id; None before we listen or know the game."""
+        if self.game_id is None or not 1 <= self.port <= 65535:
+            return None
+        addresses = self.own_addresses()
+        own = self._own_where
+        if (own is None or own.port != self.port or list(own.addresses) != addresses
+                or self._own_where_game != self.game_id):
+            own = self._own_where = sign_where(self.identity, self.game_id, self.port, addresses)
+            self._own_where_game = self.game_id
+        return own
 
     def own_addresses(self) -> list[str]:
         """Where this node listens, as a join tells the host (a player's may be dialled at any of them): the

@@ -110,6 +110,8 @@ class Node(Protocol):
 
     def seat_of_start(self, peer: bytes) -> bool: ...
 
+    def signed_addresses(self) -> list[tuple[str, int]]: ...
+
 
 def wanted_port(text: str) -> int:
     """The port a page asks to listen on again (its port before a reload: the peers that dial it redial there);
@@ -282,6 +284,7 @@ class Relay:
                 continue
             for address in member.dial_at():
                 found.add((address, member.port))
+        found.update(node.signed_addresses())  # a player's own signed word on where it listens (protocol.md 14)
         return found
 
     def opening(self, target: tuple[str, int]) -> list[tuple[float, Tunnel, int]]:

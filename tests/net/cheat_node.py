@@ -76,6 +76,14 @@ CHEAT is one of
   link open, and the others voted it out); TURN is not used;
 - `msgless-relay`: the same, but its relay passes every frame (handshakes, pings, heads, probes and their answers,
   lobby frames) except the game's messages (`msg` frames), either way; TURN is not used;
+- `lying-lobby` (a host): the last seat to join is its victim: every lobby frame it sends the victim gives every other
+  member's `port` wrong (1: nobody listens there), and every frame to any other member gives the victim's `port`
+  wrong (each member's signed `where` record it forwards as it came: it cannot forge one); once its game started
+  and the victim's too (the victim signed a message after its START_ACK), it cuts its link to the victim and takes
+  none from it again (red team, session 40: the host as the only directory of where the players are;
+  tests/net/test_lying_lobby.py); `withholding-lobby`: the same, and it leaves out the signed `where` record of each
+  member it lies about, and sends no `where` frame of its own (protocol.md 14: what a host can still do); TURN is not
+  used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -662,6 +670,77 @@ def msgless_relay() -> None:
     filtering_relay(lambda _tunnel, _channel, _up, _index, data: not data.startswith(MSG_PREFIX))
 
 
+def lying_lobby(withhold: bool = False) -> None:
+    announce, link = Lobby.announce, Mesh.link
+    WRONG = 1  # a port nobody listens on
+
+    def victim_of(node: Node) -> bytes | None:
+        players = node.players()
+        return players[-1].peer if len(players) == node.seats and len(players) > 1 else None
+
+    def lie(member: dict) -> dict:
+        lied = {**member, "port": WRONG}
+        if withhold:
+            lied.pop("where", None)
+        return lied
+
+    def cheat(self: Lobby) -> None:
+        node = self.node
+        victim = victim_of(node)
+        if victim is None:
+            announce(self)
+            return
+        body = self.body()
+        for peer, conn in node.links.items():
+            lied = [lie(m) if (peer == victim) != (m["key"] == node.members[victim].key)
+                    and m["key"] != node.identity.public_key else m for m in body["members"]]
+            conn.send_nowait("lobby", {**body, "members": lied})
+        node.mesh.members_updated()
+        self.changed()
+        if not said:
+            said.append(True)
+            print("cheat: lobby frames with wrong ports for the victim and to it", flush=True)
+
+    said: list[bool] = []
+    cut: list[bytes] = []
+
+    def started(node: Node, victim: bytes) -> bool:
+        """Its game started, and the victim's too: it signed a message after its START_ACK (a commit)."""
+        session = node.session
+        return (session is not None and session.start is not None and session.game is not None
+                and dict((p, n) for p, n in session.heads()).get(victim, 0) >= 2)
+
+    def watch(node: Node) -> None:
+        victim = victim_of(node)
+        if not cut and victim is not None and started(node, victim):
+            cut.append(victim)
+            print("cheat: its game started: the victim's link cut", flush=True)
+            conn = node.links.get(victim)
+            if conn is not None:
+                conn.writer.transport.abort()
+        if not node.done.is_set():
+            asyncio.get_running_loop().call_later(0.05, watch, node)
+
+    def link_not_victim(self: Mesh, conn: Connection) -> None:
+        if cut and conn.peer == cut[0]:
+            conn.writer.transport.abort()  # never linked again
+            return
+        link(self, conn)
+
+    def first(self: Lobby) -> None:
+        cheat(self)
+        if not watching:
+            watching.append(True)
+            watch(self.node)
+
+    watching: list[bool] = []
+    if withhold:  # nor does it pass the records on itself, as a seat does (protocol.md 14, the `where` frame)
+        from p2pnimmt.net.where import Book
+        Book.tell = lambda self, conn=None: None  # type: ignore[method-assign]
+    Lobby.announce = first  # type: ignore[method-assign]
+    Mesh.link = link_not_victim  # type: ignore[method-assign]
+
+
 if __name__ == "__main__":
     cheats = {"split": split_commit, "split-on": lambda turn: split_commit(turn, True), "pair-above": pair_above,
               "hold-reveal": hold_reveal, "again-flood": again_flood,
@@ -671,6 +750,8 @@ if __name__ == "__main__":
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "silent-relay": lambda _turn: silent_relay(),
               "handshake-relay": lambda _turn: handshake_relay(), "msgless-relay": lambda _turn: msgless_relay(),
+              "lying-lobby": lambda _turn: lying_lobby(),
+              "withholding-lobby": lambda _turn: lying_lobby(True),
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
               "offer-without-last": lambda _turn: offer_anew_at_start(True), "offer-mid-game": offer_mid_game,
               "keep": keep_ahead, "stop": stop_at_commit,

@@ -57,7 +57,7 @@ export function wireKey(wire: Uint8Array): string {
 
 /** A link's budget of asks (`heads`, `ping`, `seen`, `probe` frames), as the reference's net.connection.Asks (protocol.md 14,
  * "Bounds"): a burst of ASKS_BURST, then ASKS_PER_SECOND; an honest peer sends about ten a second at the most. */
-export const ASKS = new Set(["heads", "ping", "seen", "probe"]);
+export const ASKS = new Set(["heads", "ping", "seen", "probe", "where"]);
 export const ASKS_PER_SECOND = 20;
 export const ASKS_BURST = 64;
 /** Past the burst, asks up to ASKS_SLACK more (filling at ASKS_PER_SECOND as well) are not answered but not counted

@@ -26,6 +26,7 @@ import { watchWaiting } from "./page_waiting.js";
 import type { Entropy, Outgoing } from "./seat.js";
 import type { Channel, Hello, Tunnel } from "./tunnel.js";
 import { _, fmt } from "./page_words.js";
+import { Book, record, signWhere, whereFrom, type Where } from "./where.js";
 
 const { compare, equal, hex } = bytes;
 const { peerId } = identities;
@@ -81,6 +82,9 @@ export class PageNode {
   readonly seat: PageSeat;
   readonly links = new Map<string, Link>();
   members: LobbyMember[] = [];
+  /** Where the players listen, each in its own signed word (protocol.md 14, "Where a member listens"). */
+  readonly book = new Book();
+  private ownWhere: Where | null = null;
   lobbyState = "lobby";
   seats = 0;
   refused: string | null = null;
@@ -122,7 +126,10 @@ export class PageNode {
     this.held.carrier = this;
     tunnel.onAccept = (channel) => void this.accepted(channel);
     this.pinger = setInterval(() => {
-      for (const link of this.links.values()) link.send("ping", null);
+      for (const link of this.links.values()) {
+        link.send("ping", null);
+        if (this.seat.start !== null && this.isPlayer(link.peer)) link.send("where", this.whereFrame());
+      }
     }, PING_EVERY);
     this.clock = new MoveClock(this);
     this.watcher = watchWaiting(this, hello.dropAfter * 1000);
@@ -365,8 +372,29 @@ export class PageNode {
    * and our key) where we hold a key. */
   private joinFrame(link: Link, secret: Uint8Array | null): Record<string, Encodable> {
     const join: Record<string, Encodable> = { name: this.name, role: "player", bot: false, port: this.hello.port, addresses: [] };
+    join["where"] = record(this.own());  // where we listen (our port at the relay), in our own signed word
     if (secret !== null) join["proof"] = joinProof(secret, this.hello.game, link.nonces[0], link.nonces[1], this.identity.publicKey);
     return join;
+  }
+
+  /** Our own `where` record for this game: our port at the relay, signed once per port. */
+  private own(): Where {
+    if (this.ownWhere === null || this.ownWhere.port !== this.hello.port) {
+      this.ownWhere = signWhere(this.identity, this.hello.game, this.hello.port, []);
+    }
+    return this.ownWhere;
+  }
+
+  /** A player of the lobby or a seat of the START: the only ones whose records we keep. */
+  private isPlayer(peer: Uint8Array): boolean {
+    return this.members.some((m) => m.role === "player" && equal(this.peerOf(m), peer))
+      || (this.seat.start !== null && this.seat.keys.some((k) => equal(peerId(k), peer)));
+  }
+
+  /** Our `where` frame: every record of a seat of the START we hold, our own too (no more than the seats). */
+  private whereFrame(): Encodable {
+    const seats = new Set(this.seat.keys.map((k) => hex(k)));
+    return [...this.book.records.values(), this.own()].filter((w) => seats.has(hex(w.key))).map((w) => [w.key, record(w)]);
   }
 
   /** Dial the host and ask for a seat (again after every break, as a joiner redials). */
@@ -441,6 +469,7 @@ export class PageNode {
       };
       link.send("heads", this.heads());
       this.probe(link);
+      if (this.seat.start !== null && this.isPlayer(link.peer)) link.send("where", this.whereFrame());
       link.start((kind, payload) => {
         try {
           this.frame(link, kind, payload);
@@ -479,7 +508,7 @@ export class PageNode {
   private frame(link: Link, kind: string, payload: Value): void {
     if (ASKS.has(kind) && !link.asks.take(performance.now())) {
       // not answered (a heads costs a look over the whole game, every frame a render); a flood of them is cut
-      if (link.asks.over > MAX_ASKS_OVER) link.close(`more than ${ASKS_PER_SECOND} asks a second (heads, ping, seen, probe frames)`);
+      if (link.asks.over > MAX_ASKS_OVER) link.close(`more than ${ASKS_PER_SECOND} asks a second (heads, ping, seen, probe, where frames)`);
       return;
     }
     if (kind === "msg" && payload instanceof Uint8Array) {
@@ -500,6 +529,14 @@ export class PageNode {
         if (Array.isArray(item) && item[0] instanceof Uint8Array && typeof item[1] === "number") have.set(hex(item[0]), item[1]);
       }
       for (const wire of this.seat.missingFor(have)) if (!this.held.has(wire)) link.sendMessage(wire);
+    } else if (kind === "where" && Array.isArray(payload) && this.seat.start !== null && this.isPlayer(link.peer)
+      && payload.length <= this.seat.keys.length) {
+      let news = false;
+      for (const entry of payload) {
+        const where = Array.isArray(entry) && entry.length === 2 ? whereFrom(entry[1], entry[0], this.hello.game) : null;
+        if (where !== null && !equal(where.key, this.identity.publicKey)) news = this.book.take(where, (p) => this.isPlayer(p)) || news;
+      }
+      if (news) for (const other of this.links.values()) if (this.isPlayer(other.peer)) other.send("where", this.whereFrame());
     } else if (kind === "lobby" && this.hostPeer && equal(link.peer, this.hostPeer)) {
       this.mirror(payload);
     } else if (kind === "refuse" && this.hostPeer && equal(link.peer, this.hostPeer) && this.seat.start === null) {
@@ -595,7 +632,14 @@ export class PageNode {
   private mirror(payload: Value): void {
     if (!(payload instanceof Map)) return;
     const members = payload.get("members");
-    if (Array.isArray(members)) this.members = members.filter((m): m is MsgMap => m instanceof Map).map(memberOf);
+    if (Array.isArray(members)) {
+      const entries = members.filter((m): m is MsgMap => m instanceof Map);
+      this.members = entries.map(memberOf);
+      for (const m of entries) {  // each player's own signed word on where it listens, kept whatever later frames say
+        const where = m.get("role") === "player" ? whereFrom(m.get("where"), m.get("key"), this.hello.game) : null;
+        if (where !== null && !equal(where.key, this.identity.publicKey)) this.book.take(where, (p) => this.isPlayer(p));
+      }
+    }
     const seats = payload.get("seats");
     if (typeof seats === "number") this.seats = seats;
     const state = payload.get("state");
@@ -612,15 +656,32 @@ export class PageNode {
       this.dialing.add(key);
       void this.meshLink(member, peer);
     }
+    // a seat of the START a lobby frame leaves out is dialled all the same, by its own signed record
+    for (const seatKey of this.seat.start !== null ? this.seat.keys : []) {
+      const peer = peerId(seatKey);
+      const key = hex(peer);
+      const where = this.book.of(peer);
+      if (where === undefined || compare(peer, this.identity.peer) <= 0 || this.links.has(key) || this.dialing.has(key)) continue;
+      if (this.members.some((m) => m.role === "player" && equal(this.peerOf(m), peer))) continue;
+      this.dialing.add(key);
+      void this.meshLink({ key: seatKey, name: identities.fingerprint(peer), role: "player", bot: false, host: "", port: where.port,
+        addresses: [], relay: null }, peer);
+    }
   }
 
   private async meshLink(member: LobbyMember, peer: Uint8Array): Promise<void> {
     const key = hex(peer);
     while (!this.over() && !this.stopped) {
-      for (const address of [member.host, ...member.addresses.filter((a) => !thisMachine(a))].filter((a) => a)) {
+      // a player whose own signed record we hold: at the record's port and addresses (and where the host saw it),
+      // never at a port the host's word alone gives (protocol.md 14, "Where a member listens")
+      const now = this.members.find((m) => equal(this.peerOf(m), peer)) ?? member;
+      const where = this.book.of(peer);
+      const port = where ? where.port : now.port;
+      const addresses = [now.host, ...(where ? where.addresses : now.addresses).filter((a) => !thisMachine(a))];
+      for (const address of [...new Set(addresses.filter((a) => a))]) {
         if (this.links.has(key)) break;
         try {
-          const link = await Link.open(await this.tunnel.dial(address, member.port), this.identity, this.hello.game, true);
+          const link = await Link.open(await this.tunnel.dial(address, port), this.identity, this.hello.game, true);
           if (!equal(link.peer, peer)) {
             link.close("answers as another peer");
             continue;

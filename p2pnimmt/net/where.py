@@ -1,0 +1,174 @@
+"""Where a player listens, in its own words (protocol.md 14, "Where a member listens"; red team, session 40): each
+member signs its port and addresses with its identity key, bound to the game id (a `where` record). The host
+forwards a member's record in its lobby frames but cannot forge it; the seats pass the records they hold to each
+other over their links (a `where` frame), so a host that withholds one from some is routed around by any one
+honest link; and a node dials a seat at the port of its latest record, never dropping one because a later lobby
+frame leaves it out.
+
+A record is [serial, port, addresses, signature]: serial an integer (the reference: the wall clock in milliseconds
+as it signs; a later record of one member replaces one with a lower serial), port 1..65535, at most MAX_ADDRESSES
+IP addresses as text, and the Ed25519 signature of the member's key over where_bytes.
+"""
+
+from __future__ import annotations
+
+import logging
+import struct
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..protocol.identity import Identity, fingerprint, peer_id, verify
+from ..quietlog import quiet
+from .connection import Connection
+from .members import MAX_ADDRESSES, is_ip
+
+log = logging.getLogger("p2pnimmt.net")
+
+KIND = "where"
+DOMAIN = b"p2pnimmt/where/v1"
+MAX_RECORDS = 20  # records a book holds (protocol.md 14, Bounds): 10 seats twice, for a lobby's comings and goings
+MAX_SERIAL = 2 ** 53 - 1  # an integer both implementations hold exactly (JavaScript's safe integers)
+
+
+def where_bytes(game_id: bytes, key: bytes, serial: int, port: int, addresses: list[str] | tuple[str, ...]) -> bytes:
+    """What a member signs: the domain, the game id (16), its public key (32), the serial (8, big-endian), the port
+    (2, big-endian), the number of addresses (1), then each address as its length (1) and its ASCII text."""
+    out = [DOMAIN, game_id, key, struct.pack(">QHB", serial, port, len(addresses))]
+    for address in addresses:
+        text = address.encode("ascii")
+        out.append(bytes([len(text)]) + text)
+    return b"".join(out)
+
+
+@dataclass(frozen=True)
+class Where:
+    """A member's signed word on where it listens."""
+
+    key: bytes
+    serial: int
+    port: int
+    addresses: tuple[str, ...]
+    signature: bytes
+
+    def record(self) -> list[Any]:
+        """As a `join`, a lobby member and a `where` frame carry it."""
+        return [self.serial, self.port, list(self.addresses), self.signature]
+
+
+def sign_where(identity: Identity, game_id: bytes, port: int, addresses: list[str],
+               serial: int | None = None) -> Where:
+    """Our own record for `game_id` (serial: now, in milliseconds, unless given)."""
+    serial = int(time.time() * 1000) if serial is None else serial
+    signature = identity.sign(where_bytes(game_id, identity.public_key, serial, port, addresses))
+    return Where(identity.public_key, serial, port, tuple(addresses), signature)
+
+
+def where_from(value: Any, key: bytes, game_id: bytes) -> Where | None:
+    """`key`'s record for `game_id` as it came, checked: its form and its signature; None for anything else."""
+    if not (isinstance(value, list) and len(value) == 4 and isinstance(key, bytes) and len(key) == 32):
+        return None
+    serial, port, addresses, signature = value
+    if not (type(serial) is int and 0 <= serial <= MAX_SERIAL and type(port) is int and 1 <= port <= 65535
+            and isinstance(addresses, list) and len(addresses) <= MAX_ADDRESSES
+            and all(is_ip(a) and a.isascii() for a in addresses)
+            and isinstance(signature, bytes) and len(signature) == 64):
+        return None
+    if not verify(key, signature, where_bytes(game_id, key, serial, port, addresses)):
+        return None
+    return Where(key, serial, port, tuple(addresses), signature)
+
+
+class Book:
+    """One node's records of where the players are (by peer id): each the latest (highest serial) it checked, from
+    the host's lobby frames or the seats' `where` frames; kept for the players of the lobby and the seats of the
+    START only, and never dropped because a later lobby frame leaves one out."""
+
+    def __init__(self, node) -> None:
+        self.node = node
+        self.records: dict[bytes, Where] = {}
+        self._told: dict[bytes, tuple[Connection, int]] = {}  # seat -> (its link, what we last told it there)
+
+    def _player(self, peer: bytes) -> bool:
+        """A player of the lobby or a seat of the START: the only ones a node dials."""
+        node = self.node
+        session = node.session
+        member = node.members.get(peer)
+        return ((member is not None and member.role == "player")
+                or (session is not None and session.start is not None and peer in session.keys))
+
+    def of(self, peer: bytes) -> Where | None:
+        return self.records.get(peer)
+
+    def take(self, where: Where) -> bool:
+        """Keep `where` if it is a player's and newer than what we hold: True if it is news."""
+        peer = peer_id(where.key)
+        held = self.records.get(peer)
+        if peer == self.node.identity.peer or not self._player(peer) or (held is not None
+                                                                           and held.serial >= where.serial):
+            return False
+        self.records[peer] = where
+        if len(self.records) > MAX_RECORDS:  # players who left the lobby before the START: theirs go first
+            self.records = {p: w for p, w in self.records.items() if self._player(p)}
+        log.info("%s listens at port %d%s (its own signed word)", fingerprint(peer), where.port,
+                 f" and {', '.join(where.addresses)}" if where.addresses else "")
+        return True
+
+    def taken(self) -> None:
+        """Records came: diallers waiting for somewhere to dial look again, and linked seats hear of them."""
+        self.node.mesh.members_updated()
+        self.tell()
+
+    def _seat(self, peer: bytes) -> bool:
+        session = self.node.session
+        return session is not None and session.start is not None and peer in session.keys
+
+    def frame(self) -> list[Any]:
+        """Ours to the seats: [public key, record] for each record of a seat of the START we hold, our own too,
+        sorted (never more entries than the START has seats)."""
+        own = self.node.own_where()
+        found = [[w.key, w.record()] for peer, w in self.records.items() if self._seat(peer)]
+        if own is not None:
+            found.append([own.key, own.record()])
+        return sorted(found)
+
+    def tell(self, conn: Connection | None = None) -> None:
+        """Every linked seat gets what we hold when it changed; `conn` (a new link, one we ping) gets it anyway. Only
+        a seat tells, and only seats."""
+        node = self.node
+        if node.role != "player" or not self._seat(node.identity.peer):
+            return
+        frame = self.frame()
+        mark = sum(record[0] for _key, record in frame) + len(frame)
+        for peer, link in list(node.links.items()):
+            if self._seat(peer) and not link.closed and (link is conn or self._told.get(peer) != (link, mark)):
+                self._told[peer] = (link, mark)
+                link.send_nowait(KIND, frame)
+
+    def learn(self, conn: Connection, payload: Any) -> None:
+        """A seat's `where` frame: the records it holds (one that is not as above is ignored in one line; a record
+        whose signature does not hold, or of no seat, is left out)."""
+        node = self.node
+        session = node.session
+        if session is None or session.start is None or node.game_id is None:
+            return  # before the START we cannot tell a seat: it comes again with a ping
+        if not self._seat(conn.peer):
+            return self._ignore(conn, "only a seat of the game tells where the players are")
+        if not isinstance(payload, list) or len(payload) > len(session.keys):
+            return self._ignore(conn, f"a where frame is a list of at most {len(session.keys)} records")
+        news = False
+        for entry in payload:
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], bytes)):
+                return self._ignore(conn, "each entry is [a seat's public key, its record]")
+            where = where_from(entry[1], entry[0], node.game_id)
+            if where is None:
+                return self._ignore(conn, f"the record of {fingerprint(peer_id(entry[0]))} is not one it signed")
+            news = self.take(where) or news
+        if news:
+            self.taken()
+
+    def _ignore(self, conn: Connection, why: str) -> None:
+        if KIND not in conn.warned:
+            conn.warned.add(KIND)
+            quiet.warning(conn.address, "where frame ignored", "ignored a where frame from %s: %s",
+                          fingerprint(conn.peer), why)
