@@ -22,7 +22,7 @@ def default_signals() -> None:
 
 
 class Proc:
-    """A p2pnimmt process whose stdout is collected into a file."""
+    """A p2pnimmt process whose stdout is collected into a file (`program`: what Python runs, `args` after it)."""
 
     def __init__(self, args: list[str], out: Path, prefix: list[str] | None = None, env: dict | None = None,
                  stdin: int = subprocess.DEVNULL, program: tuple[str, ...] = ("-m", "p2pnimmt")) -> None:
