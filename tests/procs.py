@@ -22,13 +22,13 @@ def default_signals() -> None:
 
 
 class Proc:
-    """A p2pnimmt process whose stdout is collected into a file."""
+    """A p2pnimmt process whose stdout is collected into a file (`program`: what Python runs, `args` after it)."""
 
     def __init__(self, args: list[str], out: Path, prefix: list[str] | None = None, env: dict | None = None,
-                 stdin: int = subprocess.DEVNULL) -> None:
+                 stdin: int = subprocess.DEVNULL, program: tuple[str, ...] = ("-m", "p2pnimmt")) -> None:
         self.out = out
         self.file = open(out, "wb")
-        self.popen = subprocess.Popen((prefix or []) + [sys.executable, "-m", "p2pnimmt", *args],
+        self.popen = subprocess.Popen((prefix or []) + [sys.executable, *program, *args],
                                       stdout=self.file, stderr=subprocess.STDOUT, stdin=stdin,
                                       env={**os.environ, **(env or {})}, preexec_fn=default_signals)
 
@@ -66,6 +66,17 @@ class Proc:
             self.popen.kill()  # by pid; under `ip netns exec` that pid is the p2pnimmt process itself
             self.popen.wait()
         self.file.close()
+
+
+CHEAT_NODE = Path(__file__).parent / "net" / "cheat_node.py"
+
+
+class CheatProc(Proc):
+    """p2pnimmt run by tests/net/cheat_node.py with one rule broken: the cheat `cheat` at `turn` (what each makes of
+    its TURN: cheat_node.py's doc), with the p2pnimmt arguments `args`."""
+
+    def __init__(self, cheat: str, turn: int, args: list[str], out: Path) -> None:
+        super().__init__(args, out, program=(str(CHEAT_NODE), cheat, str(turn)))
 
 
 def code_of(out: Path) -> str:

@@ -24,14 +24,13 @@ from pathlib import Path
 
 import pytest
 from attacker import LOOPBACK
-from procs import Proc, code_of, final_scores
+from procs import CheatProc, code_of, final_scores
 
 from p2pnimmt.protocol.transcript import records
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "peer"))
 from nodepeer import BUNDLE, tool  # noqa: E402
 
-CHEAT = Path(__file__).with_name("cheat_node.py")
 LO = ["--interface", LOOPBACK]
 TIMERS = ["--bot-delay", "0.05", "--drop-after", "20"]
 GAME = ["--rounds", "2", "--no-points", *TIMERS]
@@ -53,16 +52,6 @@ def one_summary(tmp_path: Path, names: Iterable[str]) -> str:
         summaries.add(re.sub(r"(verified: )\d+( signed messages).*", r"\1\2", ours.stdout))
     assert len(summaries) == 1, summaries
     return summaries.pop()
-
-
-class CheatProc(Proc):
-    """mal: p2pnimmt run by cheat_node.py with one rule broken."""
-
-    def __init__(self, cheat: str, turn: int, args: list[str], out: Path) -> None:
-        self.out = out
-        self.file = open(out, "wb")
-        self.popen = subprocess.Popen([sys.executable, str(CHEAT), cheat, str(turn), *args], stdout=self.file,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
 
 @pytest.mark.parametrize("cheat, deal, line", [

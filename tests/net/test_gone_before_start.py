@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import re
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from attacker import LOOPBACK
-from procs import Proc, code_of, default_signals, game_of
+from procs import CheatProc, code_of, game_of
 
 from p2pnimmt.app.history import history_lines, read_game
 from p2pnimmt.net.files import secrets_path
@@ -35,21 +33,10 @@ from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.transcript import frames, records
 from p2pnimmt.protocol.verify import verify_transcript
 
-CHEAT = Path(__file__).with_name("cheat_node.py")
 LO = ["--interface", LOOPBACK]
 SHORT = ["--rounds", "1", "--no-points", "--deal", "open", "--bot-delay", "0.05"]
 ENV = {"P2PNIMMT_PLACE_DELAY": "0"}
 WHY = r"the game cannot start: mal left before acknowledging its START"
-
-
-class CheatProc(Proc):
-    """p2pnimmt run by cheat_node.py."""
-
-    def __init__(self, cheat: str, args: list[str], out: Path, turn: int = 0) -> None:
-        self.out = out
-        self.file = open(out, "wb")
-        self.popen = subprocess.Popen([sys.executable, str(CHEAT), cheat, str(turn), *args], stdout=self.file,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=default_signals)
 
 
 def files(tmp_path: Path, name: str) -> list[str]:
@@ -85,7 +72,7 @@ def tv_and_mal(procs, tmp_path: Path, code: str, peer: list[str], timers: list[s
     tv = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript", str(tmp_path / "tv.p2pt")],
                tmp_path / "tv.out", env=ENV)
     tv.wait_for(r"joined \w{4}")
-    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+    mal = CheatProc(cheat, 0, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
                     tmp_path / "mal.out")
     return tv, mal
 
@@ -171,8 +158,8 @@ def test_a_new_bot_takes_the_seat_left_where_the_hosts_bots_play(tmp_path: Path,
                  "--lang", "de"], tmp_path / "ann.out", env={**ENV, "XDG_CONFIG_HOME": str(tmp_path / "config")})
     port = int(ann.wait_for(r"lausche auf 127\.0\.0\.1:(\d+)").group(1))
     code = ann.wait_for(r"Code: (\w{4}-\w{4})").group(1)
-    mal = CheatProc("vanish", ["join", code, "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, *timers,
-                               *files(tmp_path, "mal")], tmp_path / "mal.out")
+    mal = CheatProc("vanish", 0, ["join", code, "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, *timers,
+                                  *files(tmp_path, "mal")], tmp_path / "mal.out")
     try:
         mal.wait_for(r"cheat: gone before its START_ACK", 60)
         assert ann.finish(90) == 0, ann.text()
@@ -191,8 +178,8 @@ def test_a_host_gone_after_its_start_leaves_the_others_their_game(tmp_path: Path
     """ann's process ends a moment after her START: bob and mal acknowledge it, start, vote ann out after the drop
     time and play the game to its end against her stand-in."""
     timers = ["--drop-after", "1", "--give-up", "60"]
-    ann = CheatProc("host-vanish", ["host", "--headless", "--seats", "3", *SHORT, *timers, *LO,
-                                    *files(tmp_path, "ann")], tmp_path / "ann.out")
+    ann = CheatProc("host-vanish", 0, ["host", "--headless", "--seats", "3", *SHORT, *timers, *LO,
+                                       *files(tmp_path, "ann")], tmp_path / "ann.out")
     try:
         port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
         code = code_of(tmp_path / "ann.out")
@@ -219,7 +206,7 @@ def test_a_host_gone_too_leaves_nobody_to_start_anew_and_the_others_are_told(tmp
     can start a new game; bob says so, naming both, and gives up."""
     timers = ["--drop-after", "1", "--give-up", "15"]  # time to kill ann before bob gives up
     ann, bob, peer, code = ann_and_bob(procs, tmp_path, [*SHORT, "--drop-after", "600"], timers)
-    mal = CheatProc("vanish", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+    mal = CheatProc("vanish", 0, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
                     tmp_path / "mal.out")
     try:
         bob.wait_for(rf"{WHY} \(.*\); waiting for ann to start a new game without them, or for them to come back",
@@ -245,7 +232,7 @@ def test_the_seat_left_out_comes_back_and_is_told_plainly_that_its_game_was_aban
     timers = ["--drop-after", "1", "--give-up", "60"]
     longer = [*SHORT, "--rounds", "3"]  # the new game (and ann's process) lasts past mal's return
     ann, bob, peer, code = ann_and_bob(procs, tmp_path, [*longer, *timers], timers)
-    mal = CheatProc("cut", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+    mal = CheatProc("cut", 0, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
                     tmp_path / "mal.out")
     try:
         mal.wait_for(r"cheat: cut off as it signed its START_ACK", 60)

@@ -16,21 +16,10 @@ import sys
 from pathlib import Path
 
 from attacker import LOOPBACK
-from procs import Proc, code_of, final_scores
+from procs import CheatProc, code_of, final_scores
 
-CHEAT = Path(__file__).with_name("cheat_node.py")
 LO = ["--interface", LOOPBACK]
 TURN = 1  # the offer comes with the host's commit of turn 2
-
-
-class CheatProc(Proc):
-    """The host, run by cheat_node.py."""
-
-    def __init__(self, cheat: str, args: list[str], out: Path) -> None:
-        self.out = out
-        self.file = open(out, "wb")
-        self.popen = subprocess.Popen([sys.executable, str(CHEAT), cheat, str(TURN), *args], stdout=self.file,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
 
 def test_a_seat_ignores_its_hosts_new_start_without_it_once_the_host_has_played_and_plays_on(tmp_path: Path,
@@ -38,8 +27,9 @@ def test_a_seat_ignores_its_hosts_new_start_without_it_once_the_host_has_played_
     def files(name: str) -> list[str]:
         return ["--name", name, "--transcript", str(tmp_path / f"{name}.p2pt")]
 
-    mal = CheatProc("offer-mid-game", ["host", "--headless", "--seats", "3", "--deal", "open", "--rounds", "1",
-                                       "--no-points", "--bot-delay", "0.4", *LO, *files("mal")], tmp_path / "mal.out")
+    mal = CheatProc("offer-mid-game", TURN, ["host", "--headless", "--seats", "3", "--deal", "open", "--rounds",
+                                             "1", "--no-points", "--bot-delay", "0.4", *LO, *files("mal")],
+                    tmp_path / "mal.out")
     try:
         port = int(mal.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
         code = code_of(tmp_path / "mal.out")

@@ -20,22 +20,11 @@ import sys
 from pathlib import Path
 
 from attacker import LOOPBACK
-from procs import Proc, code_of, final_scores
+from procs import CheatProc, Proc, code_of, final_scores
 
-CHEAT = Path(__file__).with_name("cheat_node.py")
 LO = ["--interface", LOOPBACK]
 TIMERS = ["--bot-delay", "0.05", "--drop-after", "3"]
 TURN = 2  # dan is gone at, and mal lies about, the commits of turn 3
-
-
-class CheatProc(Proc):
-    """A seat run by cheat_node.py."""
-
-    def __init__(self, cheat: str, args: list[str], out: Path) -> None:
-        self.out = out
-        self.file = open(out, "wb")
-        self.popen = subprocess.Popen([sys.executable, str(CHEAT), cheat, str(TURN), *args], stdout=self.file,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
 
 def table(tmp_path: Path, procs, seats: int, cat: list[str] = ()) -> tuple[dict[str, Proc], list[CheatProc]]:
@@ -53,9 +42,9 @@ def table(tmp_path: Path, procs, seats: int, cat: list[str] = ()) -> tuple[dict[
     for name in ("bob", "cat")[:seats - 3]:
         honest[name] = procs([*join, *files(name), *(cat if name == "cat" else ())], tmp_path / f"{name}.out")
         honest[name].wait_for(r"joined \w{4}")
-    cheats = [CheatProc("keep", [*join, *files("mal")], tmp_path / "mal.out")]
+    cheats = [CheatProc("keep", TURN, [*join, *files("mal")], tmp_path / "mal.out")]
     cheats[0].wait_for(r"joined \w{4}")
-    cheats.append(CheatProc("stop", [*join, *files("dan")], tmp_path / "dan.out"))
+    cheats.append(CheatProc("stop", TURN, [*join, *files("dan")], tmp_path / "dan.out"))
     return honest, cheats
 
 

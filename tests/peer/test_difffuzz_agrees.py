@@ -163,15 +163,21 @@ FOUND = {  # name: (the case, the start of both verifiers' standard error)
 }
 
 
+def verified_alike(case: bytes, typescript: TypeScript, tmp_path: Path, name: str) -> tuple[int, str, str]:
+    """The two sessions agree on `case` (difffuzz's difference), and so do both verifiers' command lines on it as
+    the file NAME.p2pt (status, output and errors): Python's result."""
+    assert not difference(case, typescript.answer(case))
+    path = tmp_path / f"{name}.p2pt"
+    path.write_bytes(case)
+    return same_lines(path)
+
+
 def test_an_expulsion_at_a_void_rounds_end_is_judged(typescript: TypeScript, tmp_path: Path) -> None:
     """5 (session 36): a drop that voids the round checks the ROUND_ENDs already in, and one expels its signer
     (result-mismatch): the TypeScript session let that expulsion escape its loop, so `node peer.js verify` threw
     (exit 1, a stack trace) where `p2pnimmt verify` verifies the game."""
     case = game_end_for_a_reveal()
-    assert not difference(case, typescript.answer(case))
-    path = tmp_path / "void-round-end.p2pt"
-    path.write_bytes(case)
-    status, out, err = same_lines(path)
+    status, out, err = verified_alike(case, typescript, tmp_path, "void-round-end")
     assert status == 0, err
     assert "round 1: void, nobody scores it" in out and "(result-mismatch, the stand-in played it from round 1, " \
         "step 32)" in out, out
@@ -209,10 +215,7 @@ def test_two_expelled_seats_are_dropped_where_the_game_first_waits_on_each(types
     says (`at the first step the game then waits on it`): round 1, step 1, its SEED_REVEAL, since its SEED_COMMIT
     was in."""
     case = two_expelled_at_the_seed()
-    assert not difference(case, typescript.answer(case))
-    path = tmp_path / "two-expelled.p2pt"
-    path.write_bytes(case)
-    status, out, err = same_lines(path)
+    status, out, err = verified_alike(case, typescript, tmp_path, "two-expelled")
     assert status == 0, err
     assert "lost its seat for a proven rule break: p0 (duplicate, the stand-in played it from round 1, step 0)\n" \
         "lost its seat for a proven rule break: p1 (state-mismatch, the stand-in played it from round 1, step 2)\n" \
@@ -222,10 +225,7 @@ def test_two_expelled_seats_are_dropped_where_the_game_first_waits_on_each(types
 @pytest.mark.parametrize("name", sorted(FOUND))
 def test_each_disagreement_found_is_settled(name: str, typescript: TypeScript, tmp_path: Path) -> None:
     case, expected = FOUND[name]
-    assert not difference(case, typescript.answer(case))
-    path = tmp_path / f"{name}.p2pt"
-    path.write_bytes(case)
-    status, _out, err = same_lines(path)
+    status, _out, err = verified_alike(case, typescript, tmp_path, name)
     assert status == 1, err
     assert err.partition(".p2pt: ")[2].startswith(expected), err
 
@@ -342,10 +342,7 @@ def test_a_round_nobody_shuffles_is_dealt_and_scored_alike(typescript: TypeScrip
     and `node peer.js verify` a TypeError (its audit read the last shuffler's deck; and its round never dealt D_0, so
     the rows opened to no card). protocol.md 17.5 now says that D_0 is then the deal and the audit checks nothing."""
     case = every_seat_expelled()
-    assert not difference(case, typescript.answer(case))
-    path = tmp_path / "nobody-shuffles.p2pt"
-    path.write_bytes(case)
-    status, out, err = same_lines(path)
+    status, out, err = verified_alike(case, typescript, tmp_path, "nobody-shuffles")
     assert status == 0, err
     assert "round 1: void, nobody scores it" in out and "round 2: p0 8, p1 15\n" in out, out
     assert "lost its seat for a proven rule break: p0 (unexpected, " in out and \

@@ -3,6 +3,7 @@
 import asyncio
 import re
 import time
+from contextlib import contextmanager
 
 import pytest
 from deadlines import OUTER
@@ -23,6 +24,16 @@ def table(players=4, **kw):
     t = LocalTable(Settings(players=players, **kw), seed=bytes(32), spectators=1, on_event=model.update,
                    on_watch=tv.update)
     return model, tv, t
+
+
+@contextmanager
+def playing(**settings):
+    """My seat's app at the local `table(**settings)`, its keys from a pipe, started: (model, app, pipe, its task)."""
+    model, _tv, t = table(**settings)
+    with create_pipe_input() as inp:
+        ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput())
+        t.start()
+        yield model, ui, inp, asyncio.create_task(ui.app.run_async())
 
 
 def test_a_whole_game_by_keys_with_row_choices_to_game_over():
@@ -84,11 +95,7 @@ def test_the_row_i_take_is_logged_before_what_it_led_to():
     """`play`'s table resolves a turn (and ends a round) inside my row choice: "You take row 2" comes before that
     turn's outcome and before the round's end in the log (it came after them, even after "Round 2 begins")."""
     async def main():
-        model, tv, t = table(max_rounds=2, point_limit=None)
-        with create_pipe_input() as inp:
-            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput())
-            t.start()
-            task = asyncio.create_task(ui.app.run_async())
+        with playing(max_rounds=2, point_limit=None) as (model, ui, inp, task):
             await until(lambda: ui.app.is_running, "the app")
             choices = 0
             while model.over is None:
@@ -140,11 +147,7 @@ def test_too_small_terminal_says_so():
 
 def test_help_and_quit_asks_first():
     async def main():
-        model, tv, t = table()
-        with create_pipe_input() as inp:
-            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput())
-            t.start()
-            task = asyncio.create_task(ui.app.run_async())
+        with playing() as (model, ui, inp, task):
             inp.send_text("?")
             await until(lambda: ui.help, "help")
             assert "Keys" in screen_text(ui)
@@ -168,11 +171,7 @@ def test_the_quit_question_takes_the_yes_it_shows(lang):
     """German asks "Spiel verlassen? (j / n)" and j leaves (it asked "(y / n)" and j only closed the question);
     y leaves in both; in English j is any other key: the question closes and the game goes on."""
     async def main():
-        model, tv, t = table()
-        with create_pipe_input() as inp:
-            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput())
-            t.start()
-            task = asyncio.create_task(ui.app.run_async())
+        with playing() as (model, ui, inp, task):
             inp.send_text("q")
             await until(lambda: ui.confirm_quit, "the question")
             question = "Spiel verlassen? (j / n)" if lang == "de" else "Leave the game? (y / n)"
@@ -196,11 +195,7 @@ def test_the_quit_question_takes_the_yes_it_shows(lang):
 
 def test_wrong_number_is_a_message(monkeypatch):
     async def main():
-        model, tv, t = table()
-        with create_pipe_input() as inp:
-            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput())
-            t.start()
-            task = asyncio.create_task(ui.app.run_async())
+        with playing() as (model, ui, inp, task):
             missing = next(c for c in range(1, 105) if c not in model.hand)
             inp.send_text(f"{missing}{ENTER}")
             await until(lambda: model.message, "the message")

@@ -4,11 +4,10 @@ end (app.anew; tests/net/test_gone_before_start.py has the lines)."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
-from procs import default_signals, game_of, wait_verified
+from procs import CheatProc, game_of, wait_verified
 from tmuxpane import needs_tmux
 
 from p2pnimmt.protocol.envelope import open_envelope
@@ -17,7 +16,6 @@ from p2pnimmt.protocol.transcript import records
 pytestmark = needs_tmux
 
 LO = ["--interface", "127.0.0.1"]
-CHEAT = Path(__file__).parent.parent / "net" / "cheat_node.py"
 
 
 
@@ -42,13 +40,10 @@ def test_a_full_screen_player_and_tv_go_on_to_the_new_start(tmp_path: Path, proc
     bob = panes(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} {peer} --name bob --drop-after 1 "
                 f"--transcript {tmp_path / 'bob.p2pt'}; sleep 300", 80, 24, env=env)
     host.wait_for(r"lobby: 2/3 seats: ann, bob")
-    with open(tmp_path / "mal.out", "wb") as out:
-        mal = subprocess.Popen([sys.executable, str(CHEAT), "vanish", "0", "join", code, "--headless", *LO,
-                                "--peer", f"127.0.0.1:{port}", "--name", "mal", "--transcript",
-                                str(tmp_path / "mal.p2pt")], stdout=out, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL, preexec_fn=default_signals)
+    mal = CheatProc("vanish", 0, ["join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}", "--name", "mal",
+                                  "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out")
     try:
-        assert mal.wait(60) == 0  # gone when the START came (cheat_node's `vanish`)
+        assert mal.popen.wait(60) == 0  # gone when the START came (cheat_node's `vanish`)
         second = wait_verified(tmp_path / "bob-2.p2pt", 90)  # bob's screen went on to the new game by itself
         assert roster(tmp_path / "bob-2.p2pt") == ["ann", "bob"], second.summary
         bob.wait("The game is over", 30)
@@ -57,6 +52,4 @@ def test_a_full_screen_player_and_tv_go_on_to_the_new_start(tmp_path: Path, proc
         assert host.finish(60) == 0, host.text()
         assert f"game {game_of(code)} is abandoned: mal left before acknowledging its START" in host.text(), host.text()
     finally:
-        if mal.poll() is None:
-            mal.kill()
-            mal.wait()
+        mal.stop()

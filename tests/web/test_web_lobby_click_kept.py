@@ -13,23 +13,35 @@ from __future__ import annotations
 from pathlib import Path
 
 from deadlines import OUTER
+from pages import open_page
 
 LO = ["--interface", "127.0.0.1"]
 
 LINES = "() => [...document.querySelectorAll('#lobby-players li')].map((li) => li.dataset.name)"
 
 
-async def test_a_player_joining_between_the_press_and_the_release_of_remove_does_not_lose_it(
-        tmp_path: Path, procs, browser) -> None:
-    host = procs(["host", "--web", "--no-open", "--seats", "4", *LO, "--name", "ann"], tmp_path / "host.out")
+async def ann_hosts(procs, browser, tmp_path: Path, seats: int):
+    """ann hosts `seats` seats with `--web`: her lobby page, the list its script errors go to, and `zed_joins`, which
+    has a real bot process join as zed and waits until the page drew the state with zed in it, a state it had not
+    seen."""
+    host = procs(["host", "--web", "--no-open", "--seats", str(seats), *LO, "--name", "ann"], tmp_path / "host.out")
     url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
     code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    page = await browser.new_page(viewport={"width": 1280, "height": 800})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    await page.goto(url)
-    await page.wait_for_function("() => document.body.dataset.kind === 'lobby'")
+    page, errors = await open_page(browser, url, "lobby")
+
+    async def zed_joins() -> None:
+        procs(["bot", code, *LO, "--peer", f"127.0.0.1:{port}", "--name", "zed"], tmp_path / "bot.out")
+        await page.wait_for_function("() => [...document.querySelectorAll('#lobby-players li')].some((li) => "
+                                     "li.dataset.name === 'zed')", timeout=OUTER * 1000)
+        assert await page.evaluate("document.body.dataset.seen !== window.seenBefore")
+
+    return page, errors, zed_joins
+
+
+async def test_a_player_joining_between_the_press_and_the_release_of_remove_does_not_lose_it(
+        tmp_path: Path, procs, browser) -> None:
+    page, errors, zed_joins = await ann_hosts(procs, browser, tmp_path, 4)
     await page.click("#add-heuristic")
     await page.wait_for_function("() => document.querySelectorAll('#lobby-players li').length === 2")
     added = (await page.evaluate(LINES))[1]
@@ -41,11 +53,7 @@ async def test_a_player_joining_between_the_press_and_the_release_of_remove_does
     await page.evaluate("sel => { window.pressed = document.querySelector(sel); "
                         "window.seenBefore = document.body.dataset.seen; }",
                         f"#lobby-players li[data-name='{added}'] .remove")
-    procs(["bot", code, *LO, "--peer", f"127.0.0.1:{port}", "--name", "zed"], tmp_path / "bot.out")
-    # The page drew the state with zed in it (the line pressed made anew, on the old page), then the release.
-    await page.wait_for_function("() => [...document.querySelectorAll('#lobby-players li')].some((li) => "
-                                 "li.dataset.name === 'zed')", timeout=OUTER * 1000)
-    assert await page.evaluate("document.body.dataset.seen !== window.seenBefore")
+    await zed_joins()  # (the line pressed made anew, on the old page)
     await page.mouse.up()
     await page.wait_for_function(f"() => ![...document.querySelectorAll('#lobby-players li')].some((li) => "
                                  f"li.dataset.name === '{added}')", timeout=OUTER * 1000)
@@ -58,26 +66,14 @@ async def test_a_player_joining_between_the_press_and_the_release_of_the_guest_o
         tmp_path: Path, procs, browser) -> None:
     """The host's "Offer a guest seat" button (table.js drawExtra) is kept across the lobby's states in the same way:
     pressed, a player joining meanwhile, released: the guest seat is offered (its link shown, its line listed)."""
-    host = procs(["host", "--web", "--no-open", "--seats", "5", *LO, "--name", "ann"], tmp_path / "host.out")
-    url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
-    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
-    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    page = await browser.new_page(viewport={"width": 1280, "height": 800})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    await page.goto(url)
-    await page.wait_for_function("() => document.body.dataset.kind === 'lobby'")
+    page, errors, zed_joins = await ann_hosts(procs, browser, tmp_path, 5)
     offer = page.locator("#lobby-extra #offer-guest")
     box = await offer.bounding_box()
     assert box is not None
     await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     await page.mouse.down()
     await page.evaluate("() => { window.seenBefore = document.body.dataset.seen; }")
-    procs(["bot", code, *LO, "--peer", f"127.0.0.1:{port}", "--name", "zed"], tmp_path / "bot.out")
-    # The page drew the state with zed in it (the button pressed made anew, on the old page), then the release.
-    await page.wait_for_function("() => [...document.querySelectorAll('#lobby-players li')].some((li) => "
-                                 "li.dataset.name === 'zed')", timeout=OUTER * 1000)
-    assert await page.evaluate("document.body.dataset.seen !== window.seenBefore")
+    await zed_joins()  # (the button pressed made anew, on the old page)
     assert await page.locator("#lobby-extra .guest-url").count() == 0  # not offered yet
     assert await offer.bounding_box() == box  # zed's line moved nothing: the list holds a line for every seat
     await page.mouse.up()

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from aiohttp import web
@@ -114,36 +116,60 @@ async def seat_in_lobby(host: Node, name: str) -> bytes:
     raise AssertionError(f"{name} never took a seat: {[m.name for m in host.members.values()]}")
 
 
-async def take_a_seat(browser, url: str, name: str):
-    context = await browser.new_context(**PHONE)
-    phone = await context.new_page()
-    await phone.goto(url)
-    await phone.fill("#name", name)
-    await phone.tap("#join")
-    return context, phone
+@dataclass
+class Lobby:
+    """ann's lobby (a 4-seat open game, her Node on 127.0.0.1), the relay a test puts before it and the browser
+    contexts of its phones: all closed as `ann_hosting` ends."""
+
+    host: Node
+    relay: WatchingRelay | None = None
+    contexts: list = field(default_factory=list)
+
+    async def take_a_seat(self, browser, url: str, name: str):
+        """A phone in a context of its own at `url`, that asks for a seat as `name`."""
+        context = await browser.new_context(**PHONE)
+        self.contexts.append(context)
+        phone = await context.new_page()
+        await phone.goto(url)
+        await phone.fill("#name", name)
+        await phone.tap("#join")
+        return phone
 
 
-async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_the_key_joins_nobody(browser) -> None:
+@asynccontextmanager
+async def ann_hosting() -> AsyncIterator[Lobby]:
+    """ann hosts; her Lobby, everything in it closed after the test, however it ends."""
     host = Node(Identity.generate(), name="ann", interface=LO, drop_after=0)
     await host.listen()
     await host.host(Settings(players=4, deal="open"))
-    if host.seat_key is None:  # (a host of before the lead's change draws none: the test gives it one)
-        host.seat_key = new_seat_key()
-    key = host.seat_key
-    game = host.game_id
-    assert game is not None
-    relay: WatchingRelay | None = None
-    contexts = []
+    lobby = Lobby(host)
     try:
+        yield lobby
+    finally:
+        for context in lobby.contexts:
+            await context.close()
+        if lobby.relay is not None:
+            await lobby.relay.close()
+        await host.close()
+        host.done.set()
+
+
+async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_the_key_joins_nobody(browser) -> None:
+    async with ann_hosting() as lobby:
+        host = lobby.host
+        if host.seat_key is None:  # (a host of before the lead's change draws none: the test gives it one)
+            host.seat_key = new_seat_key()
+        key = host.seat_key
+        game = host.game_id
+        assert game is not None
         link = await start_phone(host)
         assert link.endswith(f"#{key}") and link.count("#") == 1, link  # the phone link the lobby shows, its QR code
-        relay = WatchingRelay(link)
+        relay = lobby.relay = WatchingRelay(link)
         await relay.start()
         assert relay.url.endswith(f"#{key}")
 
         # The page of the whole link: its join proves the key on its link, and the host seats it.
-        context, zoe = await take_a_seat(browser, relay.url, "zoe")
-        contexts.append(context)
+        zoe = await lobby.take_a_seat(browser, relay.url, "zoe")
         member = await seat_in_lobby(host, "zoe")
         await zoe.wait_for_function("() => /in the lobby/.test(document.getElementById('status').textContent)")
         [first] = relay.joins()
@@ -168,8 +194,7 @@ async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_t
         # A fresh phone with the link but no key, where the node holds one (its relay's hello says so): the page
         # says so, and dials nobody (it does not join only to be refused).
         dials = len(relay.dials())
-        context, bare = await take_a_seat(browser, relay.url.split("#")[0], "bea")
-        contexts.append(context)
+        bare = await lobby.take_a_seat(browser, relay.url.split("#")[0], "bea")
         await bare.wait_for_function("() => document.body.dataset.seatKey === 'missing'")
         said = await bare.inner_text("#status")
         assert said.startswith("this link has no seat key: a phone link ends with # and the game's 4-character seat key")
@@ -177,8 +202,7 @@ async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_t
         assert len(relay.dials()) == dials and "bea" not in [m.name for m in host.members.values()]
 
         # A fragment that is no seat key: said, not dialled either.
-        context, bad = await take_a_seat(browser, relay.url.split("#")[0] + "#7Q2U", "bo")
-        contexts.append(context)
+        bad = await lobby.take_a_seat(browser, relay.url.split("#")[0] + "#7Q2U", "bo")
         await bad.wait_for_function("() => document.body.dataset.seatKey === 'bad'")
         assert '"U" is not in a seat key' in await bad.inner_text("#status")
         assert len(relay.dials()) == dials
@@ -187,8 +211,7 @@ async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_t
         # a byte of it reaches the host (web/relaydoor.py: no wrong key comes from the relay's address), and the page
         # says why in its own words (the refusal's speak of scanning again).
         other = next(k for k in ("7Q2M", "7Q2N") if k != key)
-        context, wrong = await take_a_seat(browser, relay.url.split("#")[0] + f"#{other.lower()}", "max")
-        contexts.append(context)
+        wrong = await lobby.take_a_seat(browser, relay.url.split("#")[0] + f"#{other.lower()}", "max")
         for _ in range(600):
             if len(relay.joins()) >= 3:
                 break
@@ -200,13 +223,6 @@ async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_t
             assert (await wrong.inner_text("#status")).startswith("the host refused this page's seat key")
             assert "max" not in [m.name for m in host.members.values()]
             assert host.lobby.door.refused == 0  # the host saw no wrong key: the relay refused it
-    finally:
-        for context in contexts:
-            await context.close()
-        if relay is not None:
-            await relay.close()
-        await host.close()
-        host.done.set()
 
 
 async def test_a_phone_page_draws_its_seat_key_secret_once_in_its_worker_and_on_its_main_thread_without_one(browser) -> None:
@@ -214,20 +230,15 @@ async def test_a_phone_page_draws_its_seat_key_secret_once_in_its_worker_and_on_
     off the main thread, and once for the game though the page asks for it twice (at the relay's hello, and before
     its dial): the worker's own count of the scrypts it ran. A browser where the worker does not load draws K on the
     main thread: the page joins all the same, with a proof that holds."""
-    host = Node(Identity.generate(), name="ann", interface=LO, drop_after=0)
-    await host.listen()
-    await host.host(Settings(players=4, deal="open"))
-    key = host.seat_key
-    game = host.game_id
-    assert key is not None and game is not None
-    relay: WatchingRelay | None = None
-    contexts = []
-    try:
-        relay = WatchingRelay(await start_phone(host))
+    async with ann_hosting() as lobby:
+        host = lobby.host
+        key = host.seat_key
+        game = host.game_id
+        assert key is not None and game is not None
+        relay = lobby.relay = WatchingRelay(await start_phone(host))
         await relay.start()
 
-        context, zoe = await take_a_seat(browser, relay.url, "zoe")
-        contexts.append(context)
+        zoe = await lobby.take_a_seat(browser, relay.url, "zoe")
         await seat_in_lobby(host, "zoe")
         await zoe.wait_for_function("() => /in the lobby/.test(document.getElementById('status').textContent)")
         [first] = relay.joins()
@@ -237,7 +248,7 @@ async def test_a_phone_page_draws_its_seat_key_secret_once_in_its_worker_and_on_
 
         # No worker (its file does not load): K on the main thread, the same proof.
         context = await browser.new_context(**PHONE)
-        contexts.append(context)
+        lobby.contexts.append(context)
         await context.route("**/static/page_worker.js", lambda route: route.abort())
         bare = await context.new_page()
         await bare.goto(relay.url)
@@ -249,10 +260,3 @@ async def test_a_phone_page_draws_its_seat_key_secret_once_in_its_worker_and_on_
         assert proven(second, game, key) and second[2]["name"] == "bea"
         for worker in bare.workers:  # (a worker that failed to load may be listed: it drew nothing)
             assert not await worker.evaluate("typeof drawn === 'function' ? drawn() : 0")
-    finally:
-        for context in contexts:
-            await context.close()
-        if relay is not None:
-            await relay.close()
-        await host.close()
-        host.done.set()

@@ -50,8 +50,16 @@ export function gameCode(gameId: Uint8Array): string {
 /** Each game id's code, drawn once (the phone page names a game in several lines: a new start's, a carried game's,
  * an offer it ignored; each draw is a scrypt of N 2^15, half a second of a phone's main thread). */
 const codes = new Map<string, string>();
+let drawn = 0;
+
+/** How many codes this module has drawn (each a scrypt) since it was loaded: how a test sees that the memo draws
+ * each game id's code once. */
+export function codesDrawn(): number {
+  return drawn;
+}
 
 function drawCode(gameId: Uint8Array): string {
+  drawn += 1;
   const digest = scrypt(gameId, new TextEncoder().encode("p2pnimmt/code/v1"), { N: 2 ** 15, r: 8, p: 1, dkLen: 32 });
   const bits = ((digest[0] as number) << 12) | ((digest[1] as number) << 4) | ((digest[2] as number) >> 4);
   let code = "";
