@@ -218,6 +218,9 @@ window.game = (seats, deal) => {
   const most = (k) => Math.max(...spent.map((s) => s[k]));
   return { turn: most("turn") / 10, turnMean: spent.reduce((a, s) => a + s.turn, 0) / seats / 10, deal: most("deal"), end: most("end") };
 };
+// the twin keys' WebAssembly compiled asynchronously, as the phone page does (a bundle since session 40; older ones
+// have BigInt's twin keys and no loadField)
+await p.sealedGroup.loadField?.();
 window.ready = true;
 </script>"""
 

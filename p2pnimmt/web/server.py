@@ -54,9 +54,12 @@ HEADERS = {
 }
 
 # The phone page may open its tunnel at another relay of its game when its own left (issue 26; web.relay): any ws:
-# address (which ones are learnt from the game, after the page loaded). Its script is still this server's only.
-PHONE_HEADERS = {**HEADERS, "Content-Security-Policy": HEADERS["Content-Security-Policy"].replace(
-    "connect-src 'self'", "connect-src 'self' ws:")}
+# address (which ones are learnt from the game, after the page loaded). Its script is still this server's only; it may
+# compile WebAssembly ('wasm-unsafe-eval': the sealed deal's twin keys, web/peer/src/sealed_field.ts, whose bytes ship
+# in peer.js), never evaluate strings as script (no 'unsafe-eval').
+PHONE_HEADERS = {**HEADERS, "Content-Security-Policy": HEADERS["Content-Security-Policy"]
+                 .replace("connect-src 'self'", "connect-src 'self' ws:")
+                 .replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'")}
 
 
 def static_files() -> dict[str, tuple[bytes, str]]:

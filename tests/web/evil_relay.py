@@ -27,7 +27,7 @@ from p2pnimmt.protocol.codec import decode
 from p2pnimmt.protocol.envelope import open_envelope, seal
 from p2pnimmt.protocol.identity import Identity, peer_id
 from p2pnimmt.web.relay import DATA, header, unbatched
-from p2pnimmt.web.server import HEADERS, static_files
+from p2pnimmt.web.server import HEADERS, PHONE_HEADERS, static_files
 
 
 @dataclass
@@ -97,7 +97,7 @@ class PageRelay:
 
     async def _page(self, request: web.Request) -> web.Response:
         body, kind = self.files["phone.html"]
-        return web.Response(body=body, content_type=kind, charset="utf-8", headers=HEADERS)
+        return web.Response(body=body, content_type=kind, charset="utf-8", headers=PHONE_HEADERS)  # as the real server serves the page
 
     async def _static(self, request: web.Request) -> web.Response:
         body, kind = self.files[request.match_info["name"]]

@@ -89,6 +89,13 @@ async def play_phone(phone, reload_after: int | tuple[int, ...] | None = None, b
             await phone.locator("#rows .take").first.tap()
 
 
+# What the page's policy lets it do: compile a WebAssembly module (the smallest: its 8-byte header), run a string.
+WASM_AND_EVAL = """async () => [
+  await WebAssembly.compile(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])).then(() => "compiled", (e) => e.name),
+  (() => { try { eval("1"); return "ran"; } catch (e) { return e.name; } })(),
+]"""
+
+
 async def test_a_phone_page_is_a_peer_that_plays_a_sealed_game_and_keeps_its_own_transcript(
         tmp_path: Path, procs, browser) -> None:
     host, url, phone_url = host_with_phones(procs, tmp_path, 3)
@@ -106,6 +113,10 @@ async def test_a_phone_page_is_a_peer_that_plays_a_sealed_game_and_keeps_its_own
     errors: list[str] = []
     phone.on("pageerror", lambda exc: errors.append(str(exc)))
     await phone.goto(phone_url)
+    # Its Content-Security-Policy lets it compile WebAssembly (the sealed deal's twin keys: this game's checks run on
+    # it), never evaluate a string as script; the laptop's page (no WebAssembly to run) may not compile it.
+    assert await phone.evaluate(WASM_AND_EVAL) == ["compiled", "EvalError"]
+    assert (await laptop.evaluate(WASM_AND_EVAL))[0] == "CompileError"
     await phone.fill("#name", "zoe")
     await phone.tap("#join")
     # The game starts only once the phone's own key has the last seat.

@@ -3,7 +3,7 @@ import { equal, hex, useSameBytes } from "./bytes.js";
 import { useSha256, useSha512 } from "./hash.js";
 import { type Ed25519, useEd25519 } from "./identity.js";
 import { useNodeFlags } from "./node_flags.js";
-import { type ScalarMult, useFieldWasm, useScalarMult } from "./sealed_group.js";
+import { type ScalarMult, useScalarMult } from "./sealed_group.js";
 import { report, verifyTranscript } from "./verify.js";
 
 const NOT_A_TRANSCRIPT = "not a p2pnimmt transcript";
@@ -344,7 +344,6 @@ export function runIfMain(moduleUrl: string): void {
   const crypto = proc.getBuiltinModule("node:crypto") as NodeCrypto;
   const sodium = nodeSodium();
   useScalarMult(nodeScalarMult(crypto, sodium));
-  useFieldWasm();
   useEd25519(nodeEd25519(crypto, sodium));
   useSha256(nodeSha256(crypto));
   useSha512(nodeSha512(crypto));

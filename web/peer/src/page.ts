@@ -6,7 +6,7 @@
  * every message itself, shows its hand and the rows, and at the end its own verdict and its transcript.
  */
 import type { MsgMap } from "./codec.js";
-import { bytes, cards, codec, identity as identities, seatKey } from "./main.js";
+import { bytes, cards, codec, identity as identities, sealedGroup, seatKey } from "./main.js";
 import { Held } from "./page_held.js";
 import { PageNode } from "./page_node.js";
 import { withFallback, workerDrawer } from "./page_secret.js";
@@ -49,6 +49,10 @@ function linkSeatKey(): { key: string | null; problem: string | null } {
 }
 
 const entropy = (n: number): Uint8Array => crypto.getRandomValues(new Uint8Array(n));
+/** The sealed deal's twin keys' WebAssembly (sealed_field.ts), compiled asynchronously from the page's load: Chromium
+ * refuses a synchronous compile of its 5.4 KB on the main thread, where the node checks the deal (synchronously, in
+ * the arrival checks). Awaited before the page's node takes a game's bytes; long done by then (the person types). */
+const fieldLoaded = sealedGroup.loadField();
 
 function request<T>(r: IDBRequest<T>): Promise<T> {
   return new Promise((ok, fail) => {
@@ -692,6 +696,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     localStorage.setItem(portKey, `${hello.port} ${hello.claim}`);
     const same = had !== null && bytes.equal(had.game, hello.game);
     const kept = same ? null : await keptGame(hello.game);
+    await fieldLoaded; // before a kept game's sealed deal is checked again, or the game's deal arrives
     if (!current()) return; // the person left meanwhile (its close follows)
     const secrets = kept ? codec.decode(kept.secrets, 1 << 20) as MsgMap[] : [];
     const seat = same ? (had as { node: PageNode }).node.seat

@@ -1,13 +1,18 @@
 /**
- * The twin keys of sealed_group.ts (section 17.1's classes) computed in WebAssembly: the same numbers as its BigInt
- * arithmetic, in a fifth of its time and without a heap object per operation (docs/benchmarks.md, issue 25's
- * twenty-fifth sitting). Under node only (sealed_group.ts's `useFieldWasm`, called where node's backends are chosen):
- * a page's Content-Security-Policy allows no WebAssembly, so a page keeps the BigInt path.
+ * The twin keys of sealed_group.ts (section 17.1's classes) computed in WebAssembly, the peer's one path for them
+ * (under node and in the phone page alike): integer products mod p without a heap object per operation
+ * (docs/benchmarks.md, issue 25's twenty-fifth sitting; the BigInt arithmetic it replaced is kept in
+ * test/bigint_field.ts, the tests' oracle).
  *
  * Why WebAssembly and not limbs in JavaScript: V8 keeps every double an unoptimized function computes in a new heap
  * object, and under the project's node flags it optimizes the field's products only after a quarter of a game's twin
  * keys (the twenty-fourth sitting's limbs lost cold). WebAssembly's baseline compiler (Liftoff) makes machine code
  * for the whole module at once, 64-bit integer products included, before the first call.
+ *
+ * Compiling: under node (and in a worker) the module is compiled synchronously when the first keys are asked. A
+ * page's main thread may not do that (Chromium refuses a synchronous compile of more than 4 KB there, and the module
+ * is 5.4 KB): the page awaits `loadField` (WebAssembly.instantiate, off the main thread) before its node can check a
+ * deal; its Content-Security-Policy allows WebAssembly by `'wasm-unsafe-eval'` (p2pnimmt/web/server.py).
  *
  * The module's code is written out in sealed_field_module.ts (its arithmetic, and why no limb overflows, explained
  * there); its bytes ship in sealed_field_bytes.ts (scripts/gen_sealed_field.mjs writes them, test/field.test.ts
@@ -59,27 +64,56 @@ export function fieldModule(): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-/** The module instantiated (compiled at once by V8's baseline compiler), or null where WebAssembly is not there or
- * not allowed. */
-export function fieldInstance(bytes: Uint8Array<ArrayBuffer> = fieldModule()): FieldExports | null {
-  const wasm = (globalThis as { WebAssembly?: typeof WebAssembly }).WebAssembly;
-  if (!wasm) return null;
+/** The module's exports made ready (the number 1 where `twin` reads it). */
+function ready(exports: FieldExports): FieldExports {
+  new BigUint64Array(exports.memory.buffer, ONE, 10).set([1n, 0n, 0n, 0n, 0n, 0n, 0n, 0n, 0n, 0n]);
+  return exports;
+}
+
+/** The module compiled and instantiated synchronously (node, a worker; V8's baseline compiler compiles it at once).
+ * Throws where WebAssembly is missing or refused (a page's main thread: `loadField` first). */
+export function fieldInstance(bytes: Uint8Array<ArrayBuffer> = fieldModule()): FieldExports {
+  return ready(new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as unknown as FieldExports);
+}
+
+/** The module the twin keys use, once compiled; why it could not be, if it could not. */
+let loaded: FieldExports | null = null;
+let refused: string | null = null;
+
+/** Compile and instantiate the module asynchronously (a page's main thread, before its node checks a deal). Never
+ * rejects: where WebAssembly is refused, `field()` names why when the keys are asked. */
+export async function loadField(): Promise<void> {
+  if (loaded !== null) return;
   try {
-    const exports = new wasm.Instance(new wasm.Module(bytes), {}).exports as unknown as FieldExports;
-    new BigUint64Array(exports.memory.buffer, ONE, 10).set([1n, 0n, 0n, 0n, 0n, 0n, 0n, 0n, 0n, 0n]);
-    return exports;
-  } catch {
-    return null;
+    const { instance } = await WebAssembly.instantiate(fieldModule(), {});
+    loaded ??= ready(instance.exports as unknown as FieldExports);
+  } catch (error) {
+    refused = String((error as Error).message ?? error);
   }
 }
 
-/** sealed_group.ts's twinKeys on the module: the same numbers (-1n for a value of low order), or null when a value
- * is not 32 bytes (the BigInt path takes those). */
-export function wasmTwinKeys(field: FieldExports): (values: readonly Uint8Array[]) => bigint[] | null {
+/** The module the twin keys use: `loadField`'s, or compiled now (synchronously: node, a worker). */
+export function field(): FieldExports {
+  if (loaded !== null) return loaded;
+  try {
+    loaded = fieldInstance();
+    return loaded;
+  } catch (error) {
+    throw new Error("the twin keys' WebAssembly module is not compiled (a page's main thread awaits loadField first): "
+      + (refused ?? String((error as Error).message ?? error)));
+  }
+}
+
+/** sealed_group.ts's twinKeys on the module: -1n for a value of low order. Every value is 32 bytes (the arrival
+ * checks' points); another length is a RangeError naming its index. */
+export function wasmTwinKeys(field: FieldExports): (values: readonly Uint8Array[]) => bigint[] {
   const bytes = new Uint8Array(field.memory.buffer);
   const words = new BigUint64Array(field.memory.buffer, OUT, 4 * CHUNK);
   return (values) => {
-    for (let i = 0; i < values.length; i++) if ((values[i] as Uint8Array).length !== 32) return null;
+    for (let i = 0; i < values.length; i++) {
+      const n = (values[i] as Uint8Array).length;
+      if (n !== 32) throw new RangeError(`twin keys: value ${i} is ${n} bytes, not 32`);
+    }
     const keys = new Array<bigint>(values.length);
     for (let start = 0; start < values.length; start += CHUNK) {
       const n = Math.min(CHUNK, values.length - start);

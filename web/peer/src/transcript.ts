@@ -108,6 +108,33 @@ export function readFaultRecord(payload: Value): FaultRecord | string {
   return { peer, code, detail, fatal, evidence: evidence as Uint8Array[] };
 }
 
+/**
+ * `value` (below 2^32) written at `at` in `out` big-endian after a msgpack marker, the shortest of three: `marker`
+ * and 1 byte, `marker + 1` and 2, `marker + 2` and 4 (uint 8/16/32 from 0xcc, bin 8/16/32 from 0xc4); with marker
+ * 0, the 4 bytes alone (a frame's length). Returns the index after it.
+ */
+function sized(out: Uint8Array, at: number, marker: number, value: number): number {
+  if (marker !== 0) {
+    if (value < 0x100) {
+      out[at] = marker;
+      out[at + 1] = value;
+      return at + 2;
+    }
+    if (value < 0x10000) {
+      out[at] = marker + 1;
+      out[at + 1] = value >>> 8;
+      out[at + 2] = value & 0xff;
+      return at + 3;
+    }
+    out[at++] = marker + 2;
+  }
+  out[at] = value >>> 24;
+  out[at + 1] = (value >>> 16) & 0xff;
+  out[at + 2] = (value >>> 8) & 0xff;
+  out[at + 3] = value & 0xff;
+  return at + 4;
+}
+
 /** A buffer of `size` bytes that begins with LINK_TAG. */
 function linkedBuffer(size: number): Uint8Array {
   const out = new Uint8Array(size);
@@ -178,20 +205,20 @@ export class TranscriptWriter {
 
   private record(type: string, payload: Encodable): void {
     if (this.sealed) throw new Error("a sealed transcript takes no more records");
+    // The link's tag and the record encoded in one (reused) buffer by the codec
+    const linked = encodeAfterForNow(LINK_TAG, [this.index + 1, this.last, type, payload]);
+    this.take(linked, linked.length);
+  }
+
+  /** The record after LINK_TAG in `linked`'s first `end` bytes taken as the next: its link hashed for the next
+   * record, the record framed onto the file. */
+  private take(linked: Uint8Array, end: number): void {
     this.index += 1;
-    // The link's tag and the record encoded in one (reused) buffer: hashed as they are, then the record framed onto
-    // the file.
-    const linked = encodeAfterForNow(LINK_TAG, [this.index, this.last, type, payload]);
-    this.last = sha256(linked);
-    const size = linked.length - LINK_TAG.length;
+    this.last = sha256(linked.subarray(0, end));
+    const size = end - LINK_TAG.length;
     this.room(4 + size);
-    const data = this.data;
-    let at = this.size;
-    data[at++] = size >>> 24;
-    data[at++] = (size >>> 16) & 0xff;
-    data[at++] = (size >>> 8) & 0xff;
-    data[at++] = size & 0xff;
-    data.set(linked.subarray(LINK_TAG.length), at);
+    const at = sized(this.data, this.size, 0, size);
+    this.data.set(linked.subarray(LINK_TAG.length, end), at);
     this.size = at + size;
   }
 
@@ -214,39 +241,21 @@ export class TranscriptWriter {
 
   /** A msg record [index, link, "msg", wire]: its msgpack written here byte by byte after LINK_TAG (the bytes
    * `record` has the codec write, without its generic walk over the values: a node writes one a message it takes),
-   * hashed for the next link, framed onto the file. */
+   * then taken as `record`'s are. */
   message(wire: Uint8Array): void {
     if (this.sealed) throw new Error("a sealed transcript takes no more records");
     const index = this.index + 1;
-    const n = wire.length;
-    const tag = LINK_TAG.length;
-    const size = 1 + (index < 0x80 ? 1 : index < 0x100 ? 2 : index < 0x10000 ? 3 : 5) + 2 + HASH_SIZE + 4
-      + (n < 0x100 ? 2 : n < 0x10000 ? 3 : 5) + n;
     if (index > 0xffffffff) {
       this.record("msg", wire); // (never: over 2^32 records)
       return;
     }
-    if (tag + size > this.linked.length) {
-      this.linked = linkedBuffer(Math.max(tag + size, 2 * this.linked.length));
-    }
+    const most = LINK_TAG.length + 1 + 5 + 2 + HASH_SIZE + 4 + 5 + wire.length; // every head at its longest
+    if (most > this.linked.length) this.linked = linkedBuffer(Math.max(most, 2 * this.linked.length));
     const out = this.linked;
-    let at = tag;
+    let at = LINK_TAG.length;
     out[at++] = 0x94; // fixarray of 4
-    if (index < 0x80) out[at++] = index;
-    else if (index < 0x100) {
-      out[at++] = 0xcc;
-      out[at++] = index;
-    } else if (index < 0x10000) {
-      out[at++] = 0xcd;
-      out[at++] = index >>> 8;
-      out[at++] = index & 0xff;
-    } else {
-      out[at++] = 0xce;
-      out[at++] = index >>> 24;
-      out[at++] = (index >>> 16) & 0xff;
-      out[at++] = (index >>> 8) & 0xff;
-      out[at++] = index & 0xff;
-    }
+    if (index < 0x80) out[at++] = index; // positive fixint, else uint 8, 16 or 32
+    else at = sized(out, at, 0xcc, index);
     out[at++] = 0xc4; // bin 8 of 32: the link
     out[at++] = HASH_SIZE;
     out.set(this.last, at);
@@ -255,32 +264,9 @@ export class TranscriptWriter {
     out[at++] = 0x6d;
     out[at++] = 0x73;
     out[at++] = 0x67;
-    if (n < 0x100) {
-      out[at++] = 0xc4;
-      out[at++] = n;
-    } else if (n < 0x10000) {
-      out[at++] = 0xc5;
-      out[at++] = n >>> 8;
-      out[at++] = n & 0xff;
-    } else {
-      out[at++] = 0xc6;
-      out[at++] = n >>> 24;
-      out[at++] = (n >>> 16) & 0xff;
-      out[at++] = (n >>> 8) & 0xff;
-      out[at++] = n & 0xff;
-    }
+    at = sized(out, at, 0xc4, wire.length); // bin 8, 16 or 32
     out.set(wire, at);
-    this.index = index;
-    this.last = sha256(out.subarray(0, tag + size));
-    this.room(4 + size);
-    const data = this.data;
-    at = this.size;
-    data[at++] = size >>> 24;
-    data[at++] = (size >>> 16) & 0xff;
-    data[at++] = (size >>> 8) & 0xff;
-    data[at++] = size & 0xff;
-    data.set(out.subarray(tag, tag + size), at);
-    this.size = at + size;
+    this.take(out, at + wire.length);
   }
 
   /** Non-fatal fault records written, by the peer they blame (hex; "" for none): section 13's caps. */

@@ -14,8 +14,9 @@
 import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { nodeScalarMult, nodeSodium } from "../src/cli.js";
-import { cardOf, inverseKey, nobleX, onCurve, P, pointProblem, type ScalarMult, twinKeys, useFieldWasm } from "../src/sealed_group.js";
+import { cardOf, inverseKey, nobleX, onCurve, P, pointProblem, type ScalarMult, twinKeys } from "../src/sealed_group.js";
 import { applyUnlock } from "../src/sealed_deal.js";
+import { bigIntTwinKeys } from "./bigint_field.js";
 import { fromHex, hex, leToBigInt } from "../src/bytes.js";
 import { decode, DecodeError, encode, type MsgMap } from "../src/codec.js";
 import { bodyProblem, isKind } from "../src/messages.js";
@@ -99,16 +100,9 @@ const group = request.group && (({ points, scalars, keys }) => {
       const d = inverseKey(fromHex(key));
       return d && hex(d);
     }),
+    // the peer's (WebAssembly: sealed_field.ts), and the BigInt oracle's (test/bigint_field.ts)
     twinKeys: twinKeys(points.map(fromHex)).map((key) => key.toString()),
-    // the same in WebAssembly (node's path, sealed_field.ts)
-    wasmTwinKeys: (() => {
-      if (!useFieldWasm()) throw new Error("WebAssembly does not compile under this node");
-      try {
-        return twinKeys(points.map(fromHex)).map((key) => key.toString());
-      } finally {
-        useFieldWasm(false);
-      }
-    })(),
+    bigIntTwinKeys: bigIntTwinKeys(points.map(fromHex)).map((key) => key.toString()),
   };
 })(request.group);
 const unlocks = (request.unlocks ?? []).map(({ dealt, seat, players, values, memo }) => {

@@ -59,8 +59,8 @@ export function useBackend(native: boolean): { backend: string; ed: Ed25519; mul
   return { backend, ed, mult };
 }
 
-/** The twin keys in WebAssembly, as `node peer.js` finds them (cli.ts), where the sources have it (a benchmark's
- * `--against` runs an older tree's sources under these files). */
+/** The twin keys in WebAssembly where a tree of session 39 has them as a choice (`useFieldWasm`; a benchmark's
+ * `--against` runs an older tree's sources under these files); since session 40 they are always WebAssembly. */
 function fieldByWasm(): void {
   (group as unknown as { useFieldWasm?: () => boolean }).useFieldWasm?.();
 }

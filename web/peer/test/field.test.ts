@@ -1,25 +1,24 @@
 /**
- * sealed_field.ts: the twin keys' arithmetic mod p in WebAssembly (node's path; a page keeps BigInt's). The shipped
+ * sealed_field.ts: the twin keys' arithmetic mod p in WebAssembly (the peer's one path, node's and a page's). The shipped
  * module is the one sealed_field_module.ts assembles; each of its operations gives BigInt's number on the edges of
  * its bounds (limbs at the largest a reduced number has, 0, 1, p − 1, p, 2^255, 2^256 − 1) and on random numbers; and
- * its twin keys are BigInt's (test/twin_keys.test.ts runs its class tests on both paths as well).
+ * its twin keys are the BigInt oracle's (test/bigint_field.ts; test/twin_keys.test.ts runs its class tests on both).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { bigIntToLE, leToBigInt } from "../src/bytes.js";
 import { sha256 } from "../src/hash.js";
-import { CHUNK, fieldInstance, fieldModule, type FieldExports, ONE, OUT, TMP, FE, wasmTwinKeys } from "../src/sealed_field.js";
+import { CHUNK, field as shippedField, fieldInstance, fieldModule, type FieldExports, loadField, ONE, OUT, TMP, FE, wasmTwinKeys } from "../src/sealed_field.js";
 import { fieldModuleBytes } from "../src/sealed_field_module.js";
-import { bigIntTwinKeys, cardEncodings, P, twinKeys, useFieldWasm } from "../src/sealed_group.js";
+import { cardEncodings, P, twinKeys } from "../src/sealed_group.js";
+import { bigIntTwinKeys } from "./bigint_field.js";
 
 const WIDTH = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? 26 : 25));
 const BIT = Array.from({ length: 10 }, (_, i) => Math.ceil(25.5 * i));
 const mod = (v: bigint): bigint => ((v % P) + P) % P;
 
 function field(): FieldExports {
-  const f = fieldInstance();
-  assert.ok(f, "WebAssembly compiles under node");
-  return f;
+  return fieldInstance(); // throws where WebAssembly does not compile
 }
 
 /** Scratch numbers for the tests: after the module's own temporaries. */
@@ -185,15 +184,18 @@ test("twin keys in WebAssembly: BigInt's numbers on the card encodings, random v
   assert.ok(OUT > 0);
 });
 
-test("twin keys in WebAssembly: a value that is not 32 bytes sends the list to BigInt's path (the same answer)", () => {
+test("twin keys in WebAssembly: a value that is not 32 bytes is refused, naming it; the peer's twinKeys are the module's", () => {
   const keysOf = wasmTwinKeys(field());
-  const values = [...cardEncodings().slice(0, 5), new Uint8Array(31), new Uint8Array(33).fill(7)];
-  assert.equal(keysOf(values), null);
-  assert.equal(useFieldWasm(), true);
-  try {
-    assert.deepEqual(twinKeys(values), bigIntTwinKeys(values));
-    assert.deepEqual(twinKeys(cardEncodings()), bigIntTwinKeys(cardEncodings()));
-  } finally {
-    useFieldWasm(false);
-  }
+  assert.throws(() => keysOf([...cardEncodings().slice(0, 5), new Uint8Array(31)]), { name: "RangeError", message: "twin keys: value 5 is 31 bytes, not 32" });
+  assert.throws(() => twinKeys([new Uint8Array(33).fill(7)]), { name: "RangeError", message: "twin keys: value 0 is 33 bytes, not 32" });
+  assert.deepEqual(twinKeys(cardEncodings()), bigIntTwinKeys(cardEncodings()));
+  assert.deepEqual(twinKeys(cardEncodings()), keysOf(cardEncodings()));
+});
+
+test("the module compiled asynchronously (loadField, a page's main thread) is the one the twin keys use", async () => {
+  await loadField();
+  const f = shippedField();
+  await loadField(); // a second call keeps it
+  assert.equal(shippedField(), f);
+  assert.deepEqual(wasmTwinKeys(f)(cardEncodings().slice(0, 9)), bigIntTwinKeys(cardEncodings().slice(0, 9)));
 });

@@ -35,7 +35,7 @@ import { nodeEd25519, nodeSameBytes, nodeScalarMult, nodeSha256, nodeSha512, nod
 import { draftOrder } from "../src/deal.js";
 import { Identity, useEd25519 } from "../src/identity.js";
 import { sha256, useSha256, useSha512 } from "../src/hash.js";
-import { useFieldWasm, useScalarMult } from "../src/sealed_group.js";
+import { useScalarMult } from "../src/sealed_group.js";
 import { type Member, type Outgoing, Seat } from "../src/seat.js";
 import { Session, type Settings } from "../src/session.js";
 import { commitStep, type Pos } from "../src/steps.js";
@@ -129,7 +129,6 @@ function answer(req: Request): unknown {
     if (!cryptoChosen && req.native) {
       const sodium = nodeSodium();
       useScalarMult(nodeScalarMult(crypto as unknown as Parameters<typeof nodeScalarMult>[0], sodium));
-      useFieldWasm();
       useEd25519(nodeEd25519(crypto as unknown as Parameters<typeof nodeEd25519>[0], sodium));
       useSha256(nodeSha256(crypto as unknown as Parameters<typeof nodeSha256>[0]));
       useSha512(nodeSha512(crypto as unknown as Parameters<typeof nodeSha512>[0]));

@@ -6,8 +6,9 @@ import { deck } from "../src/cards.js";
 import { commitment, commitmentContext, playValue } from "../src/hashes.js";
 import { sha256 } from "../src/hash.js";
 import { applyUnlock, handPositions, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "../src/sealed_deal.js";
-import { A, cardEncodings, cardHashedPoints, cardOf, clamp, drawKeyPair, eightfolds, encodeCard, encodingOf, encodingsUnder, inverseKey, inverseMod, isValidPoint, L, onCurve, P, permutation, powMod, S0, shuffleStep, twinKeys, X } from "../src/sealed_group.js";
+import { A, cardEncodings, cardHashedPoints, cardOf, clamp, drawKeyPair, encodeCard, encodingOf, encodingsUnder, inverseKey, inverseMod, isValidPoint, L, onCurve, P, permutation, powMod, S0, shuffleStep, twinKeys, X } from "../src/sealed_group.js";
 import { SealedRound } from "../src/sealed_round.js";
+import { eightfolds } from "./bigint_field.js";
 import { vector } from "./spec.js";
 
 test("sealed-encodings: S0, the counters, u and encodings shown, the digest of all 104", () => {

@@ -8,14 +8,16 @@
  * `eightfolds` (itself checked against 17.1's formula as written in sealed.test.ts): on every card encoding with its
  * seven twins (found by affine addition of the points of order 8), on values of the twist with their three, on the
  * low-order points and the values at the edges of the reduction, and on random lists as the checks judge them; and the
- * keys' numbers against the isogeny's formula as written, one value at a time (the reference's numbers). Each of these
- * runs twice: with the keys in BigInt (a page's) and in WebAssembly (node's: sealed_field.ts).
+ * keys' numbers against the isogeny's formula as written, one value at a time (the reference's numbers). The class
+ * tests run twice: on the peer's keys (WebAssembly: sealed_field.ts) and on the BigInt oracle's (test/bigint_field.ts);
+ * the arrival checks' tests on the peer's.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { bigIntToLE, fromHex, leToBigInt } from "../src/bytes.js";
 import { applyUnlock, checkShuffle, shuffleProblem, unlockPositions } from "../src/sealed_deal.js";
-import { A, clampedRepresentative, clampedUpToSign, drawKeyPair, eightfolds, encodingOf, encodingsUnder, firstRepeatOf, isValidPoint, L, onCurve, P, powMod, twinKeys, useFieldWasm, X } from "../src/sealed_group.js";
+import { A, clampedRepresentative, clampedUpToSign, drawKeyPair, encodingOf, encodingsUnder, firstRepeatOf, isValidPoint, L, onCurve, P, powMod, twinKeys, X } from "../src/sealed_group.js";
+import { bigIntTwinKeys, eightfolds } from "./bigint_field.js";
 import { sha256 } from "../src/hash.js";
 import { vector } from "./spec.js";
 
@@ -106,22 +108,17 @@ function twistValue(next: () => Uint8Array): Uint8Array {
   }
 }
 
-/** A test run with the twin keys in BigInt, then again in WebAssembly (useFieldWasm), BigInt's put back after. */
-function both(name: string, fn: () => void): void {
-  for (const wasm of [false, true]) {
-    test(`${name} (${wasm ? "WebAssembly" : "BigInt"})`, () => {
-      assert.equal(useFieldWasm(wasm), wasm);
-      try {
-        fn();
-      } finally {
-        useFieldWasm(false);
-      }
-    });
+type Keys = (values: readonly Uint8Array[]) => bigint[];
+
+/** A test run on the peer's twin keys (WebAssembly), then on the BigInt oracle's. */
+function both(name: string, fn: (keys: Keys) => void): void {
+  for (const [path, keys] of [["WebAssembly", twinKeys], ["BigInt", bigIntTwinKeys]] as [string, Keys][]) {
+    test(`${name} (${path})`, () => fn(keys));
   }
 }
 
 /** Every pair shares a twin key exactly when it shares an eightfold; low order (-1) in the same places. */
-function sameClasses(values: readonly Uint8Array[], keys: readonly bigint[] = twinKeys(values)): boolean {
+function sameClasses(values: readonly Uint8Array[], keys: readonly bigint[]): boolean {
   const folds = eightfolds(values);
   if (folds.some((f, i) => (f === -1n) !== (keys[i] === -1n))) return false;
   const firstOfFold = new Map<bigint, number>();
@@ -133,18 +130,18 @@ function sameClasses(values: readonly Uint8Array[], keys: readonly bigint[] = tw
   });
 }
 
-both("twin keys: the 104 card encodings and their 7 twins each (832 valid values, 104 classes of 8), as the eightfolds", () => {
+both("twin keys: the 104 card encodings and their 7 twins each (832 valid values, 104 classes of 8), as the eightfolds", (keysOf) => {
   const values: Uint8Array[] = [];
   for (let k = 1; k <= 104; k++) values.push(encodingOf(k), ...curveTwins(encodingOf(k)));
   assert.ok(values.every(isValidPoint));
-  const keys = twinKeys(values);
+  const keys = keysOf(values);
   assert.equal(new Set(keys).size, 104);
   assert.ok(!keys.includes(-1n));
   for (let i = 0; i < keys.length; i += 8) assert.equal(new Set(keys.slice(i, i + 8)).size, 1, `card ${i / 8 + 1}`);
   assert.ok(sameClasses(values, keys));
 });
 
-both("twin keys: values of the twist and their 3 twins each (classes of 4), 17.1's vector's 12 and 1/12 among them", () => {
+both("twin keys: values of the twist and their 3 twins each (classes of 4), 17.1's vector's 12 and 1/12 among them", (keysOf) => {
   const next = stream("twist values");
   const bases = [...Array.from({ length: 60 }, () => twistValue(next)), bigIntToLE(12n, 32)];
   const values: Uint8Array[] = [];
@@ -157,26 +154,26 @@ both("twin keys: values of the twist and their 3 twins each (classes of 4), 17.1
   }
   const v = vector("sealed-eightfolds");
   assert.ok(values.some((x) => leToBigInt(x) === leToBigInt(fromHex(v.twist.twin))));
-  const keys = twinKeys(values);
+  const keys = keysOf(values);
   for (let i = 0; i < keys.length; i += 4) assert.equal(new Set(keys.slice(i, i + 4)).size, 1);
   assert.equal(new Set(keys).size, 61);
   assert.ok(sameClasses(values, keys));
 });
 
-both("twin keys: -1 exactly on the small-order points (curve and twist), as the eightfolds; values near 0, p, 2^255 and 2^256", () => {
+both("twin keys: -1 exactly on the small-order points (curve and twist), as the eightfolds; values near 0, p, 2^255 and 2^256", (keysOf) => {
   const low = [0n, 1n, P - 1n, ORDER_8, 39382357235489614581723060781553021112529911719440698176882885853963445705823n];
-  assert.deepEqual(twinKeys(low.map((u) => bigIntToLE(u, 32))), [-1n, -1n, -1n, -1n, -1n]);
+  assert.deepEqual(keysOf(low.map((u) => bigIntToLE(u, 32))), [-1n, -1n, -1n, -1n, -1n]);
   // the same points written beyond p (u + p < 2^256 for each but p - 1's): still of low order
-  assert.deepEqual(twinKeys([P, P + 1n, 2n * P - 1n].map((u) => bigIntToLE(u, 32))), [-1n, -1n, -1n]);
+  assert.deepEqual(keysOf([P, P + 1n, 2n * P - 1n].map((u) => bigIntToLE(u, 32))), [-1n, -1n, -1n]);
   const edges: bigint[] = [];
   for (let k = 0n; k < 40n; k++) edges.push(k, P - 40n + k, P + k, 2n ** 256n - 1n - k, 2n ** 255n - 1n - k);
   for (let k = 1n; k < 10n; k++) edges.push(2n * P - k);
   edges.push(...low);
   const values = edges.filter((u) => u < 2n ** 256n).map((u) => bigIntToLE(u, 32));
-  assert.ok(sameClasses(values));
+  assert.ok(sameClasses(values, keysOf(values)));
 });
 
-both("twin keys: the isogeny's formula as written, one value at a time: (t^2 + A t + 1)(t + 1)^2 / (4 t (t - 1)^2), t = u(2P)", () => {
+both("twin keys: the isogeny's formula as written, one value at a time: (t^2 + A t + 1)(t + 1)^2 / (4 t (t - 1)^2), t = u(2P)", (keysOf) => {
   // The reference's twin_keys gives these numbers too: twinKeys reaches them its own way (the ladder's doubling,
   // p's own reduction, one inversion for the list).
   const textbook = (value: Uint8Array): bigint => {
@@ -192,10 +189,10 @@ both("twin keys: the isogeny's formula as written, one value at a time: (t^2 + A
   const values = [...[0n, 1n, 2n, 9n, 12n, P - 2n, P - 1n, P, P + 1n, 2n ** 255n - 1n, 2n ** 255n, 2n * P - 1n, 2n * P,
     2n * P + 1n, 2n ** 256n - 2n, 2n ** 256n - 1n].map((u) => bigIntToLE(u, 32)),
     ...Array.from({ length: 200 }, next), encodingOf(1), ...curveTwins(encodingOf(1))];
-  assert.deepEqual(twinKeys(values), values.map(textbook));
+  assert.deepEqual(keysOf(values), values.map(textbook));
 });
 
-both("twin keys: random lists with twins put in have the eightfolds' classes, and the arrival checks the eightfolds' verdicts and words", () => {
+test("twin keys: random lists with twins put in have the eightfolds' classes, and the arrival checks the eightfolds' verdicts and words", () => {
   const next = stream("random lists");
   const small = (n: number): number => Number(leToBigInt(next()) % BigInt(n));
   let refused = 0;
@@ -207,7 +204,7 @@ both("twin keys: random lists with twins put in have the eightfolds' classes, an
       const found = onCurve(leToBigInt(base)) ? curveTwins(base) : twistTwins(base);
       values.splice(small(values.length + 1), 0, found[small(found.length)] as Uint8Array);
     }
-    assert.ok(sameClasses(values), `trial ${trial}`);
+    assert.ok(sameClasses(values, twinKeys(values)), `trial ${trial}`);
     const seen = new Set<bigint>();
     const valid = values.filter((v) => isValidPoint(v) && !seen.has(leToBigInt(v)) && seen.add(leToBigInt(v)));
     const expected = firstRepeatOf(eightfolds(valid));
@@ -224,7 +221,7 @@ both("twin keys: random lists with twins put in have the eightfolds' classes, an
   assert.ok(refused > 10 && refused < 70, `${refused} of 80 refused: both verdicts tried`);
 });
 
-both("an unlock of twins of the twist's values is refused or its deal broken as their eightfolds say", () => {
+test("an unlock of twins of the twist's values is refused or its deal broken as their eightfolds say", () => {
   // U_{i-1} of the twist's values (what a cheat's earlier step can leave): the unlock's outputs twins of each other or
   // of the kept hand, checked with and without the memo of the list before.
   const next = stream("twist unlock");
