@@ -75,7 +75,7 @@ class CheatProc(Proc):
     """p2pnimmt run by tests/net/cheat_node.py with one rule broken: the cheat `cheat` at `turn` (what each makes of
     its TURN: cheat_node.py's doc), with the p2pnimmt arguments `args`."""
 
-    def __init__(self, cheat: str, turn: int, args: list[str], out: Path) -> None:
+    def __init__(self, cheat: str, args: list[str], out: Path, turn: int = 0) -> None:
         super().__init__(args, out, program=(str(CHEAT_NODE), cheat, str(turn)))
 
 

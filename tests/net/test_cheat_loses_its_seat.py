@@ -75,7 +75,7 @@ def test_a_proven_cheat_loses_its_seat_and_the_table_plays_on(tmp_path: Path, pr
         honest[name] = procs(["join", code, "--headless", *peer, *LO, *TIMERS, *files(name)],
                              tmp_path / f"{name}.out")
         honest[name].wait_for(r"joined \w{4}")
-    mal = CheatProc(cheat, 2, ["join", code, "--headless", *peer, *LO, *TIMERS, *files("mal")], tmp_path / "mal.out")
+    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *TIMERS, *files("mal")], tmp_path / "mal.out", turn=2)
     try:
         mal.wait_for(r"cheat: ", 120)
         for name, proc in honest.items():

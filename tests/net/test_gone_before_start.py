@@ -72,7 +72,7 @@ def tv_and_mal(procs, tmp_path: Path, code: str, peer: list[str], timers: list[s
     tv = procs(["watch", code, "--headless", *peer, *LO, *timers, "--transcript", str(tmp_path / "tv.p2pt")],
                tmp_path / "tv.out", env=ENV)
     tv.wait_for(r"joined \w{4}")
-    mal = CheatProc(cheat, 0, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+    mal = CheatProc(cheat, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
                     tmp_path / "mal.out")
     return tv, mal
 
@@ -158,7 +158,7 @@ def test_a_new_bot_takes_the_seat_left_where_the_hosts_bots_play(tmp_path: Path,
                  "--lang", "de"], tmp_path / "ann.out", env={**ENV, "XDG_CONFIG_HOME": str(tmp_path / "config")})
     port = int(ann.wait_for(r"lausche auf 127\.0\.0\.1:(\d+)").group(1))
     code = ann.wait_for(r"Code: (\w{4}-\w{4})").group(1)
-    mal = CheatProc("vanish", 0, ["join", code, "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, *timers,
+    mal = CheatProc("vanish", ["join", code, "--headless", "--peer", f"{LOOPBACK}:{port}", *LO, *timers,
                                   *files(tmp_path, "mal")], tmp_path / "mal.out")
     try:
         mal.wait_for(r"cheat: gone before its START_ACK", 60)
@@ -178,7 +178,7 @@ def test_a_host_gone_after_its_start_leaves_the_others_their_game(tmp_path: Path
     """ann's process ends a moment after her START: bob and mal acknowledge it, start, vote ann out after the drop
     time and play the game to its end against her stand-in."""
     timers = ["--drop-after", "1", "--give-up", "60"]
-    ann = CheatProc("host-vanish", 0, ["host", "--headless", "--seats", "3", *SHORT, *timers, *LO,
+    ann = CheatProc("host-vanish", ["host", "--headless", "--seats", "3", *SHORT, *timers, *LO,
                                        *files(tmp_path, "ann")], tmp_path / "ann.out")
     try:
         port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
@@ -206,7 +206,7 @@ def test_a_host_gone_too_leaves_nobody_to_start_anew_and_the_others_are_told(tmp
     can start a new game; bob says so, naming both, and gives up."""
     timers = ["--drop-after", "1", "--give-up", "15"]  # time to kill ann before bob gives up
     ann, bob, peer, code = ann_and_bob(procs, tmp_path, [*SHORT, "--drop-after", "600"], timers)
-    mal = CheatProc("vanish", 0, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+    mal = CheatProc("vanish", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
                     tmp_path / "mal.out")
     try:
         bob.wait_for(rf"{WHY} \(.*\); waiting for ann to start a new game without them, or for them to come back",
@@ -232,7 +232,7 @@ def test_the_seat_left_out_comes_back_and_is_told_plainly_that_its_game_was_aban
     timers = ["--drop-after", "1", "--give-up", "60"]
     longer = [*SHORT, "--rounds", "3"]  # the new game (and ann's process) lasts past mal's return
     ann, bob, peer, code = ann_and_bob(procs, tmp_path, [*longer, *timers], timers)
-    mal = CheatProc("cut", 0, ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
+    mal = CheatProc("cut", ["join", code, "--headless", *peer, *LO, *timers, *files(tmp_path, "mal")],
                     tmp_path / "mal.out")
     try:
         mal.wait_for(r"cheat: cut off as it signed its START_ACK", 60)

@@ -27,9 +27,9 @@ def test_a_seat_ignores_its_hosts_new_start_without_it_once_the_host_has_played_
     def files(name: str) -> list[str]:
         return ["--name", name, "--transcript", str(tmp_path / f"{name}.p2pt")]
 
-    mal = CheatProc("offer-mid-game", TURN, ["host", "--headless", "--seats", "3", "--deal", "open", "--rounds",
+    mal = CheatProc("offer-mid-game", ["host", "--headless", "--seats", "3", "--deal", "open", "--rounds",
                                              "1", "--no-points", "--bot-delay", "0.4", *LO, *files("mal")],
-                    tmp_path / "mal.out")
+                    tmp_path / "mal.out", turn=TURN)
     try:
         port = int(mal.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
         code = code_of(tmp_path / "mal.out")

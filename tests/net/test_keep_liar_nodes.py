@@ -42,9 +42,9 @@ def table(tmp_path: Path, procs, seats: int, cat: list[str] = ()) -> tuple[dict[
     for name in ("bob", "cat")[:seats - 3]:
         honest[name] = procs([*join, *files(name), *(cat if name == "cat" else ())], tmp_path / f"{name}.out")
         honest[name].wait_for(r"joined \w{4}")
-    cheats = [CheatProc("keep", TURN, [*join, *files("mal")], tmp_path / "mal.out")]
+    cheats = [CheatProc("keep", [*join, *files("mal")], tmp_path / "mal.out", turn=TURN)]
     cheats[0].wait_for(r"joined \w{4}")
-    cheats.append(CheatProc("stop", TURN, [*join, *files("dan")], tmp_path / "dan.out"))
+    cheats.append(CheatProc("stop", [*join, *files("dan")], tmp_path / "dan.out", turn=TURN))
     return honest, cheats
 
 

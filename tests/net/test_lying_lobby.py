@@ -19,21 +19,10 @@ from pathlib import Path
 
 import pytest
 from attacker import LOOPBACK
-from procs import Proc, code_of, final_scores
+from procs import CheatProc, code_of, final_scores
 
-CHEAT = Path(__file__).with_name("cheat_node.py")
 LO = ["--interface", LOOPBACK]
 DROP = ["--drop-after", "4"]  # short: before, cat was voted out this long after mal cut it
-
-
-class CheatProc(Proc):
-    """The host, run by cheat_node.py."""
-
-    def __init__(self, cheat: str, args: list[str], out: Path) -> None:
-        self.out = out
-        self.file = open(out, "wb")
-        self.popen = subprocess.Popen([sys.executable, str(CHEAT), cheat, "0", *args], stdout=self.file,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
 
 WITHHELD = pytest.mark.xfail(strict=True, reason=(

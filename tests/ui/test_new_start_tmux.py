@@ -40,7 +40,7 @@ def test_a_full_screen_player_and_tv_go_on_to_the_new_start(tmp_path: Path, proc
     bob = panes(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} {peer} --name bob --drop-after 1 "
                 f"--transcript {tmp_path / 'bob.p2pt'}; sleep 300", 80, 24, env=env)
     host.wait_for(r"lobby: 2/3 seats: ann, bob")
-    mal = CheatProc("vanish", 0, ["join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}", "--name", "mal",
+    mal = CheatProc("vanish", ["join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}", "--name", "mal",
                                   "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out")
     try:
         assert mal.popen.wait(60) == 0  # gone when the START came (cheat_node's `vanish`)
