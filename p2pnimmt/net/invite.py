@@ -1,9 +1,10 @@
 """Invite links: where a game's host listens, its code and its key, in one line to send a friend elsewhere.
 
-    p2pnimmt://100.101.102.103:4000,192.168.1.20:4000/QM5Z-7Q2K#ABCD-EFGH-IJKL-MNOP-QRST-UVWX
+    p2pnimmt://100.101.102.103:4000,192.168.1.20:4000/QM5Z-7Q2K?s=2085146H258S3MGJAA9D64TKJF#ABCD-EFGH-IJKL-MNOP-QRST-UVWX
 
 protocol.md 14, "Invite links": one or more ADDRESS:PORT (an IPv6 address in brackets, or a DNS name)
-separated by commas, best first; the game code with its seat key (protocol.md 14, "The seat key"); after `#`
+separated by commas, best first; the game code with its seat key (protocol.md 14, "The seat key"); since session
+40 the evening's link secret in the query (`?s=`, "The link secret": proven in each join, never counted); after `#`
 the host key's long fingerprint (protocol.md 6: six groups, whose first two are the host key its screen shows;
 the short XXXX-XXXX is read too). A joiner dials the addresses in order, no mDNS, and goes on only with a peer
 whose key has that fingerprint (net.node.Node.join checks it before sending anything, its name included).
