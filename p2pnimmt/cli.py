@@ -618,7 +618,8 @@ def network_options(args: argparse.Namespace, default_name: str):
                    link_timeout=args.link_timeout,
                    give_up=args.give_up, bot_delay=args.bot_delay, lines=args.lines,
                    web=None if args.headless else web_options(args), pages=pages_options(args),
-                   host_key=getattr(args, "host_key", None), seat_key=getattr(args, "seat_key", None))
+                   host_key=getattr(args, "host_key", None), seat_key=getattr(args, "seat_key", None),
+                   link_secret=getattr(args, "link_secret", None))
 
 
 def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -651,7 +652,7 @@ def cmd_join(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             print(f"p2pnimmt {args.command}: " + _("an invite link names the addresses and the host key: "
                                                    "leave out --peer and --host-key"), file=sys.stderr)
             return 2
-        args.code, args.seat_key = invite.code, invite.seat_key
+        args.code, args.seat_key, args.link_secret = invite.code, invite.seat_key, invite.link_secret
     else:
         try:
             args.code, args.seat_key = parse_join_code(args.code)  # any case; I and L read as 1, O as 0

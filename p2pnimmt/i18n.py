@@ -199,10 +199,18 @@ _PEER_TEXTS = (
      r"invite link",
      N_("wrong seat key: type the code as the host's screen shows it, with its seat key (CODE-KEY), or open its "
         "invite link")),
-    (r"too many wrong seat keys from this address: wait, then type the code as the host's screen shows it",
-     N_("too many wrong seat keys from this address: wait, then type the code as the host's screen shows it")),
-    (r"too many wrong seat keys from too many addresses: wait, then type the code as the host's screen shows it",
-     N_("too many wrong seat keys from too many addresses: wait, then type the code as the host's screen shows it")),
+    (r"too many wrong seat keys from this address: open the host's invite link or scan its QR code \(a stranger "
+     r"may be guessing\), or wait, then type the code as the host's screen shows it",
+     N_("too many wrong seat keys from this address: open the host's invite link or scan its QR code (a stranger may "
+        "be guessing), or wait, then type the code as the host's screen shows it")),
+    (r"too many wrong seat keys from too many addresses: open the host's invite link or scan its QR code \(a "
+     r"stranger may be guessing\), or wait, then type the code as the host's screen shows it",
+     N_("too many wrong seat keys from too many addresses: open the host's invite link or scan its QR code (a "
+        "stranger may be guessing), or wait, then type the code as the host's screen shows it")),
+    (r"wrong link secret: open the host's invite link whole, or scan the QR code it shows now \(or type the code "
+     r"as its screen shows it\)",
+     N_("wrong link secret: open the host's invite link whole, or scan the QR code it shows now (or type the code as "
+        "its screen shows it)")),
     (r"the game has started", N_("the game has started")),
     (r"the seats are held for the players of the previous game",
      N_("the seats are held for the players of the previous game")),

@@ -345,7 +345,7 @@ def seat_key_problem(typed: str) -> str | None:
     if typed == "LINK" or typed.endswith("://..."):
         return None
     if looks_like_link(typed):
-        path = re.search(r"/([^/#]*)#", typed)  # p2pnimmt://ADDRESSES/CODE-KEY#HOSTKEY (protocol.md 14)
+        path = re.search(r"/([^/#?]*)(?:\?[^#]*)?#", typed)  # p2pnimmt://ADDRESSES/CODE-KEY[?s=SECRET]#HOSTKEY
         if path is None:
             return f"{typed}: not an invite link's shape (/CODE-KEY#HOSTKEY)"
         typed = path.group(1)

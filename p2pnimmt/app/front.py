@@ -32,7 +32,8 @@ def lobby_link(node: Node, code: str) -> str | None:
         return None
     if node.seat_key is None:
         return None
-    return invite_link(link_addresses(node.interface), node.port, code, node.identity.peer, node.seat_key)
+    return invite_link(link_addresses(node.interface), node.port, code, node.identity.peer, node.seat_key,
+                       node.link_secret)
 
 
 class Front:

@@ -123,6 +123,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         # its links are kept: a seat whose link comes back there is told the offer, net.rematch.RematchLinks.linked)
     await node.listen(options.port)
     node.seat_key = old.seat_key if old is not None else None  # the evening keeps its seat key (none: one is drawn)
+    node.link_secret = old.link_secret if old is not None else None  # and its links' secret
     if old is not None:  # and its count of wrong keys (net.seatdoor): a new game is no new burst of guesses
         node.lobby.door.count_on(old.lobby.door)
     await node.host(settings)
@@ -142,7 +143,8 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     node.session.journal.secret({"kind": "node", "role": "player", "name": options.name,
                                  "bot": bot_kind if headless else None, "listen": node.port,
                                  "host": options.interface or "", "host_port": node.port, "is_host": True,
-                                 "seat_key": node.seat_key})
+                                 "seat_key": node.seat_key,
+                                 "link_secret": node.link_secret.hex() if node.link_secret else None})
     say(_("code: {code}").format(code=f"{code}-{node.seat_key}"))
     say(_("seat key: {key} (the 4 characters after the hyphen; nobody sits or watches without them, and no network "
           "carries them)").format(key=node.seat_key))

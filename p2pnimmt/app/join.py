@@ -321,7 +321,8 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
             address=f"{host}:{port}", found=game_code(node.game_id), code=code))
     node.session.journal.secret({"kind": "node", "role": role, "name": options.name, "bot": options.bot,
                                  "listen": node.port, "host": host, "host_port": port, "is_host": False,
-                                 "seat_key": node.seat_key})
+                                 "seat_key": node.seat_key,
+                                 "link_secret": node.link_secret.hex() if node.link_secret else None})
     who = _(role) + (f" {options.name}" if role == "player" else "")  # "player carol": the name the seat has
     line = _("joined {code} at {address} as {role}").format(code=game_code(node.game_id), address=f"{host}:{port}",
                                                             role=who)

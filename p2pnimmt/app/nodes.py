@@ -31,6 +31,7 @@ def new_node(identity: Identity, options: Options, *, name: str | None = None, r
                 interface=options.interface, journal_for=journal_for, drop_after=options.drop_after,
                 bot_delay=options.bot_delay, link_timeout=options.link_timeout)
     node.seat_key = options.seat_key
+    node.link_secret = options.link_secret
     if os.environ.get("P2PNIMMT_TIMING"):
         node.watch_events(stamp)
     if on_event is not None:

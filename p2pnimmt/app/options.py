@@ -50,4 +50,5 @@ class Options:
     web: Any = None  # app.web.WebOptions: the browser front (--web), else None
     host_key: str | None = None  # join: only the game whose host has this key fingerprint (XXXX-XXXX)
     seat_key: str | None = None  # join: the seat key typed with the code (CODE-KEY) or its link's (protocol.md 14)
+    link_secret: bytes | None = None  # join: its invite link's secret (protocol.md 14, "The link secret"), if any
     pages: Any = None  # app.web.WebOptions: where the lobby's TV page and guest seats are served (--web-interface)

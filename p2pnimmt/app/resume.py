@@ -25,7 +25,7 @@ from ..net.node import Node
 from ..protocol.codec import DecodeError
 from ..protocol.gamecode import CODE_ALPHABET
 from ..protocol.identity import Identity
-from ..protocol.seatkey import SEAT_KEY_LENGTH, new_seat_key, seat_secret
+from ..protocol.seatkey import LINK_SECRET_SIZE, SEAT_KEY_LENGTH, new_link_secret, new_seat_key, seat_secret
 from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames, replay_wires
 from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
@@ -245,6 +245,18 @@ def kept_seat_key(info: dict, is_host: bool) -> str | None:
     return new_seat_key() if is_host else None
 
 
+def kept_link_secret(info: dict, is_host: bool) -> bytes | None:
+    """The evening's link secret our secrets kept (protocol.md 14, "The link secret"), as hex; a host whose secrets
+    predate it draws one (its invite link and phone links carry it from now on)."""
+    kept = info.get("link_secret")
+    if isinstance(kept, str) and len(kept) == 2 * LINK_SECRET_SIZE:
+        try:
+            return bytes.fromhex(kept)
+        except ValueError:
+            pass
+    return new_link_secret() if is_host else None
+
+
 async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], secrets: list[dict], info: dict,
                   game_id: bytes | None, files: NodeFiles, options: Options, headless: bool, rematches: int) -> int:
     is_host = bool(info.get("is_host"))
@@ -256,7 +268,8 @@ async def _resume(path: Path, identity: Identity, journal, wires: list[bytes], s
         raise UsageError(_("--port {port}: a resumed host listens on its game's port {old} again (its players redial "
                            "it): leave out --port, or give {old}").format(port=options.port, old=info["listen"]))
     # the options of this seat from now on, for the evening's next games too: its name, its bot
-    seat = replace(options, name=info["name"], bot=bot_kind if bot else None, seat_key=kept_seat_key(info, is_host))
+    seat = replace(options, name=info["name"], bot=bot_kind if bot else None, seat_key=kept_seat_key(info, is_host),
+                   link_secret=kept_link_secret(info, is_host))
     carry = Carry()
     evening = Evening()
     front = evening_front(carry, seat, headless, evening, rematches)

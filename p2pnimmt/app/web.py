@@ -168,7 +168,8 @@ def phone_link(server: WebServer, token: str, node: Node | None) -> str:
     """The phone page's link as a node shows it and its QR codes encode it: in the host's language (`&lang=`, the
     page speaks it: web/peer/src/page_words.ts) and with the game's seat key after `#` where the node holds one
     (protocol.md 14, "The seat key"; a browser never sends the fragment, so no relay learns it from the page)."""
-    return server.phone_url(token, language(), node.seat_key if node is not None else None)
+    return server.phone_url(token, language(), node.seat_key if node is not None else None,
+                            node.link_secret if node is not None else None)
 
 
 async def lobby_server(node: Node, options: WebOptions | None = None) -> tuple[WebServer, str]:

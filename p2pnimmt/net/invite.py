@@ -1,9 +1,10 @@
 """Invite links: where a game's host listens, its code and its key, in one line to send a friend elsewhere.
 
-    p2pnimmt://100.101.102.103:4000,192.168.1.20:4000/QM5Z-7Q2K#ABCD-EFGH-IJKL-MNOP-QRST-UVWX
+    p2pnimmt://100.101.102.103:4000,192.168.1.20:4000/QM5Z-7Q2K?s=2085146H258S3MGJAA9D64TKJF#ABCD-EFGH-IJKL-MNOP-QRST-UVWX
 
 protocol.md 14, "Invite links": one or more ADDRESS:PORT (an IPv6 address in brackets, or a DNS name)
-separated by commas, best first; the game code with its seat key (protocol.md 14, "The seat key"); after `#`
+separated by commas, best first; the game code with its seat key (protocol.md 14, "The seat key"); since session
+40 the evening's link secret in the query (`?s=`, "The link secret": proven in each join, never counted); after `#`
 the host key's long fingerprint (protocol.md 6: six groups, whose first two are the host key its screen shows;
 the short XXXX-XXXX is read too). A joiner dials the addresses in order, no mDNS, and goes on only with a peer
 whose key has that fingerprint (net.node.Node.join checks it before sending anything, its name included).
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from ..neutral import shown
 from ..protocol.identity import fingerprint
+from ..protocol.seatkey import read_link_secret, write_link_secret
 from .discovery import parse_join_code
 
 SCHEME = "p2pnimmt"
@@ -44,17 +46,20 @@ class Invite:
     code: str
     host_key: str
     seat_key: str
+    link_secret: bytes | None = None  # its `s` (protocol.md 14, "The link secret"); None in a link without one
 
     def link(self) -> str:
         where = ",".join(f"[{host}]:{port}" if ":" in host else f"{host}:{port}" for host, port in self.addresses)
-        return f"{SCHEME}://{where}/{self.code}-{self.seat_key}#{self.host_key}"
+        query = "" if self.link_secret is None else f"?s={write_link_secret(self.link_secret)}"
+        return f"{SCHEME}://{where}/{self.code}-{self.seat_key}{query}#{self.host_key}"
 
 
-def invite_link(addresses: list[str], port: int, code: str, peer: bytes, seat_key: str) -> str:
+def invite_link(addresses: list[str], port: int, code: str, peer: bytes, seat_key: str,
+                link_secret: bytes | None = None) -> str:
     """The link of a game hosted by the key with peer id `peer`, listening on `port` at `addresses`, with the seat
-    key that lets its reader sit (protocol.md 14)."""
+    key that lets its reader sit (protocol.md 14) and the link secret that no stranger's wrong keys keep out."""
     return Invite(tuple((address, port) for address in addresses), code, fingerprint(peer, long=True),
-                  seat_key).link()
+                  seat_key, link_secret).link()
 
 
 def looks_like_link(text: str) -> bool:
@@ -89,7 +94,8 @@ def parse_link(text: str) -> Invite:
     rest, sep, key = rest.partition("#")
     if not sep or not key.strip():
         raise BadLink("it has no host key (#XXXX-XXXX-XXXX-XXXX-XXXX-XXXX after the game code)")
-    rest = rest.partition("?")[0]  # a query is reserved for later versions: ignored
+    rest, _sep, query = rest.partition("?")
+    link_secret = parse_query(query)
     authority, sep, path = rest.partition("/")
     code_text = path.removesuffix("/")  # one `/` after the code is allowed (a chat or a hand may add it)
     if not sep or not code_text:
@@ -102,7 +108,23 @@ def parse_link(text: str) -> Invite:
         raise BadLink(f"bad game code: {exc}") from None
     if seat_key is None:
         raise BadLink("the link has no seat key after its code (/CODE-KEY): ask the host for its link again")
-    return Invite(parse_addresses(authority), code, parse_key(key), seat_key)
+    return Invite(parse_addresses(authority), code, parse_key(key), seat_key, link_secret)
+
+
+def parse_query(query: str) -> bytes | None:
+    """The link secret of a link's query (`s=SECRET`, protocol.md 14, "The link secret"), None without one; the
+    query's other `NAME=VALUE` parts (`&` between them) are reserved for later versions and ignored."""
+    found = None
+    for part in query.split("&") if query else ():
+        name, _sep, value = part.partition("=")
+        if name == "s":
+            if found is not None:
+                raise BadLink("its query names the link secret (s=) twice")
+            try:
+                found = read_link_secret(value)
+            except ValueError as exc:
+                raise BadLink(f"bad link secret after ?s=: {exc} (ask the host for its link again)") from None
+    return found
 
 
 def parse_key(text: str) -> str:

@@ -38,7 +38,7 @@ from ..neutral import PLAIN
 from ..protocol.delivery import meant_for
 from ..protocol.events import Event, Fault, GameAborted, GameOver, GameStarted, Outgoing, SeatDropped
 from ..protocol.identity import SALT_SIZE, Identity, fingerprint, game_id_for
-from ..protocol.seatkey import new_seat_key, seat_secret
+from ..protocol.seatkey import new_link_secret, new_seat_key, seat_secret
 from ..protocol.session import Journal, LocalError, Session
 from .clock import MoveClock
 from .connection import IDLE_TIMEOUT, Connection, ConnectionFailed, msg_frame, say_bye
@@ -123,6 +123,9 @@ class Node:
         # the evening's seat key (protocol.md 14, "The seat key"): a host's, drawn when it starts; a joiner's, typed
         # with the code (CODE-KEY) or read from its link or its secrets; shown only where a person reads it
         self.seat_key: str | None = None
+        # the evening's link secret (protocol.md 14, "The link secret"): a host's, drawn with its seat key and carried
+        # by its invite link and phone links; a joiner's, read from such a link (or its secrets): proven beside the key
+        self.link_secret: bytes | None = None
         self.drop_after = drop_after  # seconds waited on one player before voting to drop it (0: never)
         self.bot_delay = bot_delay  # seconds a bot waits before each move (so people can follow)
         self.link_timeout = link_timeout  # a link silent this long has ended (pings every quarter of it)
@@ -223,6 +226,8 @@ class Node:
         self._new_session(game_id_for(self.identity.public_key, self.salt))
         if self.seat_key is None:  # no door without a key: one is drawn (an evening's next game keeps the first's)
             self.seat_key = new_seat_key()
+        if self.link_secret is None:  # and the links' secret beside it (protocol.md 14, "The link secret")
+            self.link_secret = new_link_secret()
         assert self.game_id is not None
         await asyncio.to_thread(seat_secret, self.game_id, self.seat_key)  # drawn once per game, off the loop
         self.members[self.identity.peer] = Member(self.identity.public_key, self.name, "player", self.bot is not None,

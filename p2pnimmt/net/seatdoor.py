@@ -16,6 +16,7 @@ from ..protocol.seatkey import (
     Refusals,
     WrongKeys,
     join_proof,
+    link_proof,
     seat_refusal,
     seat_secret,
 )
@@ -23,27 +24,35 @@ from ..quietlog import quiet
 from .connection import Connection
 
 __all__ = ["MISSING", "TOO_MANY", "TOO_MANY_ADDRESSES", "WRONG", "WRONG_ADDRESSES", "WRONG_BURST", "WRONG_EVERY",
-           "SeatDoor", "join_with_proof"]
+           "WRONG_LINK", "SeatDoor", "join_with_proof"]
 
 MISSING = ("the seat key is missing: type the code as the host's screen shows it, with its seat key (CODE-KEY), "
            "or open its invite link")
 WRONG = ("wrong seat key: type the code as the host's screen shows it, with its seat key (CODE-KEY), or open its "
          "invite link")
-TOO_MANY = "too many wrong seat keys from this address: wait, then type the code as the host's screen shows it"
-TOO_MANY_ADDRESSES = ("too many wrong seat keys from too many addresses: wait, then type the code as the host's screen "
-                      "shows it")
+TOO_MANY = ("too many wrong seat keys from this address: open the host's invite link or scan its QR code (a stranger "
+            "may be guessing), or wait, then type the code as the host's screen shows it")
+TOO_MANY_ADDRESSES = ("too many wrong seat keys from too many addresses: open the host's invite link or scan its QR "
+                      "code (a stranger may be guessing), or wait, then type the code as the host's screen shows it")
+WRONG_LINK = ("wrong link secret: open the host's invite link whole, or scan the QR code it shows now (or type the "
+              "code as its screen shows it)")
 # A host refuses a join without a proof (so the joiner says what is missing), and a host without a key checks none.
-SAYS = Refusals(too_many=TOO_MANY, too_many_addresses=TOO_MANY_ADDRESSES, wrong=WRONG, missing=MISSING, keyless=None)
+SAYS = Refusals(too_many=TOO_MANY, too_many_addresses=TOO_MANY_ADDRESSES, wrong=WRONG, missing=MISSING, keyless=None,
+                wrong_link=WRONG_LINK)
 
 
 def join_with_proof(node: Any, conn: Connection, frame: dict[str, Any]) -> dict[str, Any]:
     """Our `join` for this link: `frame` with the proof of our seat key bound to its handshake (none without a key:
-    the host then refuses it, saying the key is missing)."""
+    the host then refuses it, saying the key is missing), and of the link secret where we hold it (protocol.md 14,
+    "The link secret": a host of before session 40 reads only the first)."""
     if node.seat_key is None or conn.game_id is None:
         return frame
     ours, theirs = conn.nonces
     secret = seat_secret(conn.game_id, node.seat_key)
-    return {**frame, "proof": join_proof(secret, conn.game_id, ours, theirs, node.identity.public_key)}
+    joined = {**frame, "proof": join_proof(secret, conn.game_id, ours, theirs, node.identity.public_key)}
+    if getattr(node, "link_secret", None) is not None:
+        joined["link_proof"] = link_proof(node.link_secret, conn.game_id, ours, theirs, node.identity.public_key)
+    return joined
 
 
 class SeatDoor:
@@ -78,7 +87,8 @@ class SeatDoor:
         ours, theirs = conn.nonces
         why = seat_refusal(SAYS, self.tries, address, time.monotonic(), seated=seated, known=self._known(conn.peer),
                            keyless=keyless, proof=payload.get("proof"), secret=secret,
-                           link=(node.game_id or b"", theirs, ours, conn.key))
+                           link=(node.game_id or b"", theirs, ours, conn.key), link_proved=payload.get("link_proof"),
+                           link_secret=node.link_secret)
         return None if why is None else self._refused(conn, address, why)
 
     def _known(self, peer: bytes) -> bool:

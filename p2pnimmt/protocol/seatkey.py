@@ -23,6 +23,11 @@ SEAT_KEY_LENGTH = 4
 SEAT_SALT = b"p2pnimmt/seat/v1"
 JOIN_TAG = b"p2pnimmt/join/v1"
 PROOF_SIZE = 32
+# The link secret (protocol.md 14, "The link secret"): 128 bits the host's links carry beside the seat key, written as
+# 26 characters of the code's alphabet; a join proves it under its own tag, and such a proof is always checked.
+LINK_SECRET_SIZE = 16
+LINK_SECRET_LENGTH = 26
+LINK_TAG = b"p2pnimmt/join-link/v1"
 # A person's typing: I and L read as 1, O as 0 (as the game code is read).
 _AS_TYPED = str.maketrans({"I": "1", "L": "1", "O": "0"})
 # Wrong seat keys one address may try: a burst, then one each WRONG_EVERY seconds (protocol.md 14, "Bounds"), at a
@@ -56,6 +61,47 @@ def proof_holds(proof: object, secret: bytes, game_id: bytes, joiner_nonce: byte
     if not isinstance(proof, bytes) or len(proof) != PROOF_SIZE:
         return False
     return hmac.compare_digest(proof, join_proof(secret, game_id, joiner_nonce, host_nonce, joiner_key))
+
+
+def new_link_secret() -> bytes:
+    """A fresh link secret: 16 bytes from the system's CSPRNG (128 bits: no count bounds guessing it, nor need to)."""
+    return secrets.token_bytes(LINK_SECRET_SIZE)
+
+
+def write_link_secret(secret: bytes) -> str:
+    """The link secret as a link carries it: its 128 bits as one big-endian number in 26 characters of the code's
+    alphabet, most significant first (so the first is 0..7)."""
+    value = int.from_bytes(secret, "big")
+    return "".join(CODE_ALPHABET[(value >> (5 * i)) & 31] for i in reversed(range(LINK_SECRET_LENGTH)))
+
+
+def read_link_secret(text: str) -> bytes:
+    """A link secret as a link carries it (read as a code is: case-blind, hyphens and white space left out, I and L
+    as 1, O as 0); ValueError saying what is wrong."""
+    cleaned = plain(text)
+    if len(cleaned) != LINK_SECRET_LENGTH:
+        raise ValueError(f"a link secret is {LINK_SECRET_LENGTH} characters, not {len(cleaned)}")
+    value = 0
+    for ch in cleaned:
+        if ch not in CODE_ALPHABET:
+            raise ValueError(f"{ch!r} is not in a link secret")
+        value = value * 32 + CODE_ALPHABET.index(ch)
+    if value >> (8 * LINK_SECRET_SIZE):
+        raise ValueError("a link secret begins with 0..7 (it is 128 bits)")
+    return value.to_bytes(LINK_SECRET_SIZE, "big")
+
+
+def link_proof(secret: bytes, game_id: bytes, joiner_nonce: bytes, host_nonce: bytes, joiner_key: bytes) -> bytes:
+    """The `link_proof` of a join: HMAC-SHA256 under the link secret of this link's handshake (as `proof` is)."""
+    return hmac.new(secret, LINK_TAG + game_id + joiner_nonce + host_nonce + joiner_key, hashlib.sha256).digest()
+
+
+def link_proof_holds(proof: object, secret: bytes, game_id: bytes, joiner_nonce: bytes, host_nonce: bytes,
+                     joiner_key: bytes) -> bool:
+    """Whether a join's `link_proof` is this link's proof under the link secret (compared in constant time)."""
+    if not isinstance(proof, bytes) or len(proof) != PROOF_SIZE:
+        return False
+    return hmac.compare_digest(proof, link_proof(secret, game_id, joiner_nonce, host_nonce, joiner_key))
 
 
 def split_join_code(cleaned: str) -> tuple[str, str | None]:
@@ -134,29 +180,41 @@ class Refusals:
     wrong: str  # the proof does not hold: one wrong key charged
     missing: str | None  # a join without a proof (None: it goes on, the host refuses it; nothing is charged either way)
     keyless: str | None  # the door's node holds no seat key (None: every join goes on, before any count is asked)
+    wrong_link: str | None  # a `link_proof` that does not hold (None: a join with one goes on, unchecked and uncounted)
 
 
 Link = tuple[bytes, bytes, bytes, bytes]  # what a join's proof is bound to: game id, the two nonces, the joiner's key
 
 
 def seat_refusal(says: Refusals, tries: WrongKeys, address: str, now: float, *, seated: bool, known: bool,
-                 keyless: bool, proof: object, secret: bytes | None, link: Link) -> str | None:
+                 keyless: bool, proof: object, secret: bytes | None, link: Link, link_proved: object = None,
+                 link_secret: bytes | None = None) -> str | None:
     """Why a door refuses a join for the seat key (None: it goes on), in the order of protocol.md 14:
 
     1. a seat of the START (`seated`) is a member already: it goes on whatever it proves;
     2. a door whose node holds no key (`keyless`) lets every join go on, if it says nothing for it (a host);
-    3. an address (`address`, charged in `tries`) with no wrong key left is refused unchecked: guessing is bounded
+    3. a join with a `link_proof` (`link_proved`) is decided by it alone, never refused unchecked and never charged
+       (128 bits: guessing the link secret is hopeless, so no count is needed, and none can be spent to keep a
+       newcomer with the host's link out): it goes on where the door leaves it to the host (`says.wrong_link` None:
+       a phone relay), or where it holds under `link_secret` for `link`; else `says.wrong_link`;
+    4. an address (`address`, charged in `tries`) with no wrong key left is refused unchecked: guessing is bounded
        per address (those past the addresses counted apart, all together); not a `known` key (a host's own seats and
        the keys it admitted this evening: a stranger who spent their address cannot keep them out);
-    4. a join without a proof guesses nothing: `says.missing`, nothing charged;
-    5. a keyless door that says something for it (a phone relay) refuses what it cannot check;
-    6. a proof that holds under `secret` (K; None where there is no game id to draw it for: then none holds) for
+    5. a join without a proof guesses nothing: `says.missing`, nothing charged;
+    6. a keyless door that says something for it (a phone relay) refuses what it cannot check;
+    7. a proof that holds under `secret` (K; None where there is no game id to draw it for: then none holds) for
        `link` (game id, joiner's nonce, host's nonce, joiner's key: its handshake) goes on;
-    7. any other is one wrong key, charged to `address` at `now`."""
+    8. any other is one wrong key, charged to `address` at `now`."""
     if seated:
         return None
     if keyless and says.keyless is None:
         return None
+    if link_proved is not None:
+        if says.wrong_link is None:
+            return None
+        if link_secret is not None and link_proof_holds(link_proved, link_secret, *link):
+            return None
+        return says.wrong_link
     if not known and tries.spent(address, now):
         return says.too_many_addresses if tries.pooled(address) else says.too_many
     if proof is None:

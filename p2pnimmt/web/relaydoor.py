@@ -34,8 +34,9 @@ TOO_MANY = N_("too many wrong seat keys from this address (at the phone relay): 
 KEYLESS = N_("the phone relay's node holds no seat key, so it passes on no join it cannot check: scan the QR code "
              "the host shows now")
 # A join without a proof goes on (the host refuses it and charges nothing); an address past those counted apart is
-# told as any other.
-SAYS = Refusals(too_many=TOO_MANY, too_many_addresses=TOO_MANY, wrong=WRONG, missing=None, keyless=KEYLESS)
+# told as any other; a join with a link secret's proof goes on unchecked (the host checks it and charges nothing).
+SAYS = Refusals(too_many=TOO_MANY, too_many_addresses=TOO_MANY, wrong=WRONG, missing=None, keyless=KEYLESS,
+                wrong_link=None)
 
 
 class Game(Protocol):
@@ -178,14 +179,16 @@ class RelayDoor:
         seated = node is not None and node.seat_of_start(peer_id(page_key))  # a member already: admitted by the host
         key = node.seat_key if node is not None else None
         proof = join.get("proof") if isinstance(join, dict) else None
+        link_proved = join.get("link_proof") if isinstance(join, dict) else None
         secret, now = None, time.monotonic()
         # K only for a join it will check: a spent address is refused unchecked, at once (no thread, no look-up).
-        if (not seated and key is not None and proof is not None and len(game) == GAME
+        if (not seated and key is not None and proof is not None and link_proved is None and len(game) == GAME
                 and not self.tries.spent(source, now)):
             secret = await asyncio.to_thread(seat_secret, game, key)  # cached: once a game, off the loop
             now = time.monotonic()  # the count is asked again and charged after the wait, with no other join between
         why = seat_refusal(SAYS, self.tries, source, now, seated=seated, known=False, keyless=key is None,
-                           proof=proof, secret=secret, link=(game, page_nonce, peer_nonce, page_key))
+                           proof=proof, secret=secret, link=(game, page_nonce, peer_nonce, page_key),
+                           link_proved=link_proved)
         return None if why is None else self._refused(page_key, source, why)
 
     def _refused(self, page_key: bytes, source: str, why: str) -> str:

@@ -32,6 +32,7 @@ from importlib import resources
 from aiohttp import WSMsgType, web
 
 from ..i18n import _
+from ..protocol.seatkey import write_link_secret
 from .guard import IDLE, GatedSite, Page, ServerLog, keep_alive, opened, shared_gate
 from .relay import Relay
 from .view import Client, View
@@ -111,12 +112,17 @@ class WebServer:
     def url(self, token: str, host: str | None = None) -> str:
         return f"http://{host or self.interface}:{self.port}/?t={token}"
 
-    def phone_url(self, token: str, lang: str = "en", seat_key: str | None = None) -> str:
+    def phone_url(self, token: str, lang: str = "en", seat_key: str | None = None,
+                  link_secret: bytes | None = None) -> str:
         """The phone page's link: its relay's token, the page's language where it is not English (`&lang=`), and
         the game's seat key after `#` where the node holds one (protocol.md 14, "The seat key": a browser never
-        sends a fragment to a server, so the page proves the key in its own join and no relay learns it)."""
+        sends a fragment to a server, so the page proves the key in its own join and no relay learns it), with the
+        link secret after it where the node holds that too (`#7Q2K-SECRET`, "The link secret")."""
+        fragment = "" if seat_key is None else f"#{seat_key}"
+        if seat_key is not None and link_secret is not None:
+            fragment += f"-{write_link_secret(link_secret)}"
         return (f"http://{self.interface}:{self.port}/phone?t={token}" + ("" if lang == "en" else f"&lang={lang}")
-                + ("" if seat_key is None else f"#{seat_key}"))
+                + fragment)
 
     async def start(self) -> None:
         app = web.Application(client_max_size=MAX_MESSAGE)

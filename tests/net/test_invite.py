@@ -124,3 +124,21 @@ def test_the_invite_vectors_of_protocol_md() -> None:
     assert invite_link(addresses, 4000, v["code"], ANN.peer, v["seat_key"]) == v["link"]
     assert parse_link(v["link"]) == Invite(tuple(map(tuple, v["addresses"])), v["code"], v["long_fingerprint"],
                                            v["seat_key"])
+
+
+def test_an_invite_link_carries_the_link_secret_in_its_query() -> None:
+    """protocol.md 14, "The link secret": the link-vectors' invite link (`?s=SECRET`), written and read; a link
+    without `s` still reads (none), other query parts are ignored, and a bad or twice-named `s` says what is wrong."""
+    text = (Path(__file__).resolve().parents[2] / "protocol.md").read_text()
+    v = json.loads(re.search(r"```json link-vectors\n(.*?)```", text, re.S).group(1))
+    secret = bytes.fromhex(v["link_secret"])
+    link = invite_link(["100.64.0.7", "192.168.1.20"], 4000, "QM5Z", ANN.peer, v["seat_key"], secret)
+    assert link == v["invite_link"]
+    read = parse_link(link)
+    assert read.link_secret == secret and read.seat_key == v["seat_key"] and read.link() == link
+    assert parse_link(link.replace("?s=", "?x=1&s=").lower()).link_secret == secret  # any case, others ignored
+    assert parse_link(link.replace(f"?s={v['written']}", "")).link_secret is None
+    with pytest.raises(BadLink, match=r"bad link secret after \?s=: a link secret is 26 characters, not 25"):
+        parse_link(link.replace(v["written"], v["written"][:-1]))
+    with pytest.raises(BadLink, match=r"names the link secret \(s=\) twice"):
+        parse_link(link.replace("?s=", f"?s={v['written']}&s="))

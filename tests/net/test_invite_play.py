@@ -49,10 +49,12 @@ def by_link(procs, tmp_path: Path, verb: str, link: str, name: str):
 
 def test_two_joiners_and_a_spectator_play_a_whole_game_by_the_link_without_mdns(procs, tmp_path: Path) -> None:
     ann, link, port, key = host(procs, tmp_path, "ann", 3)
-    code = re.search(r"/(\w{4}-\w{4})#", link).group(1)  # the game's code and its seat key (protocol.md 14)
+    # the game's code and its seat key, then the link secret (protocol.md 14, "The seat key", "The link secret")
+    code, secret = re.search(r"/(\w{4}-\w{4})\?s=([0-9A-Z]{26})#", link).groups()
     assert ann.wait_for(r"code: (\w{4}-\w{4})").group(1) == code  # the code the host's screen shows
+    assert secret not in ann.text().replace(link, "")  # on the host's screen only in its link
     long_key = link.rsplit("#", 1)[1]
-    assert link == f"p2pnimmt://127.0.0.1:{port}/{code}#{long_key}"  # bound to one interface: that one alone
+    assert link == f"p2pnimmt://127.0.0.1:{port}/{code}?s={secret}#{long_key}"  # bound to one interface: that alone
     assert long_key.startswith(key + "-") and len(long_key) == 29  # six groups; the first two are the host key
     tv = by_link(procs, tmp_path, "watch", link, "tv")
     tv.wait_for(rf"joined {game_of(code)} at 127\.0\.0\.1:{port} as spectator; host key {key}")
@@ -112,8 +114,8 @@ def test_an_impostor_at_the_link_address_is_refused_learns_no_name_and_the_real_
     bee, _, bee_port, bee_key = host(procs, tmp_path, "bee", 3, "--deal", "open")  # a second real host
     raw = RawImpostor()
     try:
-        code, long_key = re.search(r"/(\w{4}-\w{4})#(\S+)$", link).groups()
-        tricked = f"p2pnimmt://127.0.0.1:{raw.port},127.0.0.1:{bee_port},127.0.0.1:{port}/{code}#{long_key}"
+        code, query, long_key = re.search(r"/(\w{4}-\w{4})(\?s=\w+)#(\S+)$", link).groups()
+        tricked = f"p2pnimmt://127.0.0.1:{raw.port},127.0.0.1:{bee_port},127.0.0.1:{port}/{code}{query}#{long_key}"
         zed = by_link(procs, tmp_path, "join", tricked, "zed-victim")
         assert zed.finish(180) == 0 and ann.finish(60) == 0, zed.text() + ann.text()
         text = zed.text()

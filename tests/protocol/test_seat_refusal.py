@@ -88,3 +88,46 @@ def test_addresses_past_those_counted_apart_are_told_so_by_the_host_only(monkeyp
     assert tries.pooled("10.0.0.7")
     assert decide(HOST, tries) == seatdoor.TOO_MANY_ADDRESSES
     assert decide(RELAY, tries) == relaydoor.TOO_MANY
+
+
+LINK_SECRET = bytes(range(0x40, 0x50))  # the link secret (protocol.md 14, "The link secret")
+LINK_RIGHT = seatkey.link_proof(LINK_SECRET, *LINK)
+
+
+def pooled_and_spent() -> WrongKeys:
+    """The lockout of session 40: the addresses past those counted apart share one burst, and it is spent."""
+    tries = spent("10.0.0.1")  # the least lately charged, short of tries: none counted apart is forgotten
+    for n in range(2, seatkey.WRONG_ADDRESSES + 1):
+        tries.charge(f"10.1.{n // 250}.{n % 250}", 0.5)
+    for _ in range(int(WRONG_BURST)):
+        tries.charge("10.9.9.9", 0.5)
+    assert tries.pooled("10.0.0.7") and tries.spent("10.0.0.7", 1.0)
+    return tries
+
+
+def test_a_link_proof_decides_alone_before_any_count_and_is_never_charged() -> None:
+    """A join with a `link_proof` is admitted where it holds, from a spent address and with the shared burst spent
+    too (the stranger's lockout keeps out no newcomer with the host's link); one that does not hold is refused as
+    such, whatever its `proof`, and charges nothing; a seat of the START and a keyless host still go first."""
+    for tries in (spent(), pooled_and_spent()):
+        assert decide(HOST, tries, proof=None, link_proved=LINK_RIGHT, link_secret=LINK_SECRET) is None
+        assert decide(HOST, tries, link_proved=LINK_RIGHT, link_secret=LINK_SECRET) is None
+    assert decide(HOST, pooled_and_spent(), link_secret=LINK_SECRET) == seatdoor.TOO_MANY_ADDRESSES  # typed: out
+    tries = WrongKeys()
+    for _ in range(3 * int(WRONG_BURST)):
+        assert decide(HOST, tries, link_proved=bytes(32), link_secret=LINK_SECRET) == seatdoor.WRONG_LINK
+    assert left(tries) == WRONG_BURST and not tries.tries, "a wrong link proof is charged nothing"
+    other = seatkey.link_proof(LINK_SECRET, LINK[0], b"J" * 16, LINK[2], LINK[3])  # seen on another link
+    assert decide(HOST, WrongKeys(), link_proved=other, link_secret=LINK_SECRET) == seatdoor.WRONG_LINK
+    assert decide(HOST, WrongKeys(), link_proved=LINK_RIGHT, link_secret=None) == seatdoor.WRONG_LINK
+    assert decide(HOST, spent(), seated=True, link_proved=bytes(32), link_secret=LINK_SECRET) is None
+    assert decide(HOST, spent(), keyless=True, link_proved=bytes(32), link_secret=LINK_SECRET) is None
+
+
+def test_the_relay_passes_a_link_proof_on_unchecked() -> None:
+    """A relay leaves a join with a `link_proof` to the host, whatever it holds: not refused unchecked from a spent
+    page address, not charged, not refused for want of a key."""
+    tries = spent()
+    assert decide(RELAY, tries, proof=OTHER_LINK, link_proved=bytes(32)) is None
+    assert decide(RELAY, WrongKeys(), keyless=True, secret=None, link_proved=bytes(32)) is None
+    assert left(tries) <= 0.1

@@ -90,8 +90,9 @@ async def test_a_stranger_with_a_relays_token_keeps_no_new_phone_out_and_stays_b
 async def test_a_relay_without_the_key_passes_on_no_join_it_cannot_check(browser) -> None:
     """A relay node that holds no seat key (a resumed one whose secrets predate it) cannot check a page's proof: it
     refuses the join ("the phone relay's node holds no seat key ..."), charges nothing, and the page says so in the
-    relay's words; a join without a proof it passes on (the host refuses it, "the seat key is missing"). In process:
-    the host's own relay (app.web.start_phone), its key taken from the relay's view for the test."""
+    relay's words; a join without a proof it passes on (the host refuses it, "the seat key is missing"), and so one
+    with the link secret's proof (since session 40: the host decides it): a phone at the host's whole link sits. In
+    process: the host's own relay (app.web.start_phone), its key taken from the relay's view for the test."""
     host = Node(Identity.generate(), name="ann", interface="127.0.0.1", drop_after=0)
     await host.listen()
     await host.host(Settings(players=4, deal="open"))
@@ -110,13 +111,24 @@ async def test_a_relay_without_the_key_passes_on_no_join_it_cannot_check(browser
         kind, why = await page.join(None)
         assert kind == "refuse" and str(why).startswith("the seat key is missing"), (kind, why)  # the host's
         assert host.lobby.door.refused == 1
+        key_only = link[:link.index("#") + 1 + len(key)]  # the phone link of a node without the link secret
+        assert link.startswith(key_only + "-"), link
         context = await browser.new_context(**PHONE)
         phone = await context.new_page()
-        await phone.goto(link)
+        await phone.goto(key_only)
         await phone.fill("#name", "zoe")
         await phone.tap("#join")
         await phone.wait_for_function("() => document.body.dataset.refused === 'relay'", timeout=OUTER * 1000)
         assert (await phone.inner_text("#status")).startswith("the phone relay's node holds no seat key")
+        await context.close()
+        context = await browser.new_context(**PHONE)  # another phone
+        whole = await context.new_page()
+        await whole.goto(link)
+        await whole.fill("#name", "una")
+        await whole.tap("#join")
+        await whole.wait_for_function("() => /in the lobby/.test(document.getElementById('status').textContent)",
+                                      timeout=OUTER * 1000)
+        assert "una" in [m.name for m in host.members.values()] and host.lobby.door.refused == 1
     finally:
         if context is not None:
             await context.close()

@@ -24,7 +24,7 @@ from p2pnimmt.engine import Settings
 from p2pnimmt.net.node import Node
 from p2pnimmt.protocol.codec import decode
 from p2pnimmt.protocol.identity import Identity
-from p2pnimmt.protocol.seatkey import new_seat_key, proof_holds, seat_secret
+from p2pnimmt.protocol.seatkey import link_proof_holds, new_seat_key, proof_holds, seat_secret, write_link_secret
 from p2pnimmt.web.relay import DATA, DIAL, unbatched
 
 LO = "127.0.0.1"
@@ -99,6 +99,12 @@ class WatchingRelay(PageRelay):
         return [seen.dialled for channels in self.tunnels for seen in channels.values() if seen.dialled is not None]
 
 
+def link_proven(hellos_and_join: tuple[list, list, dict], game: bytes, secret: bytes) -> bool:
+    """Whether the join's `link_proof` holds for the link secret `secret` on its own link (protocol.md 14)."""
+    ours, theirs, join = hellos_and_join
+    return link_proof_holds(join.get("link_proof"), secret, game, ours[4], theirs[4], ours[3])
+
+
 def proven(hellos_and_join: tuple[list, list, dict], game: bytes, key: str) -> bool:
     """Whether the join's proof holds for `key` on its own link (the page's nonce and key, the host's nonce)."""
     ours, theirs, join = hellos_and_join
@@ -161,12 +167,13 @@ async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_t
             host.seat_key = new_seat_key()
         key = host.seat_key
         game = host.game_id
-        assert game is not None
+        assert game is not None and host.link_secret is not None
+        written = write_link_secret(host.link_secret)  # after the key in the fragment (protocol.md 14, "The link secret")
         link = await start_phone(host)
-        assert link.endswith(f"#{key}") and link.count("#") == 1, link  # the phone link the lobby shows, its QR code
+        assert link.endswith(f"#{key}-{written}") and link.count("#") == 1, link  # the phone link, its QR code
         relay = lobby.relay = WatchingRelay(link)
         await relay.start()
-        assert relay.url.endswith(f"#{key}")
+        assert relay.url.endswith(f"#{key}-{written}")
 
         # The page of the whole link: its join proves the key on its link, and the host seats it.
         zoe = await lobby.take_a_seat(browser, relay.url, "zoe")
@@ -177,7 +184,9 @@ async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_t
         assert proven(first, game, key)
         assert not proven(first, game, "7Q2M" if key != "7Q2M" else "7Q2N")  # (another key's proof is not that)
         assert isinstance(first[2]["proof"], bytes) and len(first[2]["proof"]) == 32
+        assert link_proven(first, game, host.link_secret) and not link_proven(first, game, bytes(16))
         assert key not in "".join(relay.asked)  # the fragment never reached a server: no relay learns the key
+        assert written not in "".join(relay.asked)  # nor the link secret
 
         # A reload at the link without its fragment: the page kept the key for its token, joins again at once (the
         # seat taken in this browser) on a new link with new nonces, and proves it there.
@@ -189,6 +198,7 @@ async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_t
         second = relay.joins()[1]
         assert second[0][4] != first[0][4] and second[1][4] != first[1][4]  # another handshake
         assert second[2]["proof"] != first[2]["proof"] and proven(second, game, key)
+        assert link_proven(second, game, host.link_secret)  # the link secret kept with the key
         await zoe.wait_for_function("() => /in the lobby/.test(document.getElementById('status').textContent)")
 
         # A fresh phone with the link but no key, where the node holds one (its relay's hello says so): the page
@@ -223,6 +233,15 @@ async def test_a_phone_page_proves_its_links_seat_key_on_each_link_and_without_t
             assert (await wrong.inner_text("#status")).startswith("the host refused this page's seat key")
             assert "max" not in [m.name for m in host.members.values()]
             assert host.lobby.door.refused == 0  # the host saw no wrong key: the relay refused it
+
+        # The right key with another link secret: the relay passes it on unchecked, the host refuses it for the
+        # secret (charging nothing), and the page says so in its own words.
+        forged = await lobby.take_a_seat(browser, relay.url.split("#")[0] + f"#{key}-{write_link_secret(bytes(16))}",
+                                         "kim")
+        await forged.wait_for_function("() => document.body.dataset.refused === 'link-secret'")
+        assert (await forged.inner_text("#status")).startswith("the host refused this page's link secret")
+        assert "kim" not in [m.name for m in host.members.values()] and host.lobby.door.refused == 1
+        assert not host.lobby.door.tries.tries, "a wrong link secret is charged to no address"
 
 
 async def test_a_phone_page_draws_its_seat_key_secret_once_in_its_worker_and_on_its_main_thread_without_one(browser) -> None:

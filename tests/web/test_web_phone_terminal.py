@@ -13,7 +13,7 @@ from procs import Terminal
 from test_web_phone_presence import LO, WAIT, seated_phone
 from tmuxpane import Pane, needs_tmux
 
-PHONE_LINK = r"phone: (http://127\.0\.0\.1:\d+/phone\?t=[\w-]+(?:&lang=\w+)?(?:#[0-9A-Z]{4})?)"  # #SEATKEY
+PHONE_LINK = r"phone: (http://127\.0\.0\.1:\d+/phone\?t=[\w-]+(?:&lang=\w+)?(?:#[0-9A-Z]{4}(?:-[0-9A-Z]{26})?)?)"  # #SEATKEY
 
 
 @needs_tmux

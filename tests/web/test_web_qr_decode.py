@@ -20,14 +20,14 @@ from procs import Terminal
 
 LO = ["--interface", "127.0.0.1"]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-PHONE_LINK = r"phone: (http://127\.0\.0\.1:\d+/phone\?t=[\w-]+(?:&lang=\w+)?(?:#[0-9A-Z]{4})?)"  # #SEATKEY
+PHONE_LINK = r"phone: (http://127\.0\.0\.1:\d+/phone\?t=[\w-]+(?:&lang=\w+)?(?:#[0-9A-Z]{4}(?:-[0-9A-Z]{26})?)?)"  # #SEATKEY
 MODULE_PX = 3  # the smallest module a phone's camera reads across a room, as drawn on the screen
 BORDER = 2  # the quiet zone segno draws around the code (p2pnimmt.web.qr), in modules
 
 
 def longest(link: str) -> str:
     """`link` as long as a LAN makes it: an IPv4 address of 15 characters, a 5-digit port, a language (app.web) and,
-    for a phone link, the seat key after `#` (protocol.md 14)."""
+    for a phone link, the seat key after `#` and the link secret after it (protocol.md 14)."""
     link = re.sub(r"^http://[^/]+", "http://192.168.100.200:65535", link)
     if "/phone?" not in link:
         return link

@@ -29,22 +29,24 @@ const SEATED = `p2pnimmt-seated${location.search}`;
  * without its fragment (a browser that dropped it, a hand-edited address) still proves it. */
 const SEAT_KEY = `p2pnimmt-seat-key${location.search}`;
 
-/** The evening's seat key from the page's link (`…/phone?t=TOKEN#7Q2K`: a browser never sends the fragment to the
- * server, so the relay never learns it), else the one kept for this link; `problem`: the fragment is no seat key. */
-function linkSeatKey(): { key: string | null; problem: string | null } {
+/** The evening's seat key from the page's link (`…/phone?t=TOKEN#7Q2K`, or `#7Q2K-SECRET` with the link secret:
+ * a browser never sends the fragment to the server, so the relay never learns it), else the one kept for this link;
+ * `problem`: the fragment is none. */
+function linkSeatKey(): { key: string | null; linkSecret: Uint8Array | null; problem: string | null } {
   let fragment = location.hash.replace(/^#/, "");
   try {
     fragment = decodeURIComponent(fragment);
   } catch {
-    // left as it is: readSeatKey names what is wrong
+    // left as it is: readFragment names what is wrong
   }
-  if (!fragment.trim()) return { key: localStorage.getItem(SEAT_KEY), problem: null };
+  if (!fragment.trim()) fragment = localStorage.getItem(SEAT_KEY) ?? "";
+  if (!fragment.trim()) return { key: null, linkSecret: null, problem: null };
   try {
-    const key = seatKey.readSeatKey(fragment);
-    localStorage.setItem(SEAT_KEY, key);
-    return { key, problem: null };
+    const { key, linkSecret } = seatKey.readFragment(fragment);
+    localStorage.setItem(SEAT_KEY, fragment);
+    return { key, linkSecret, problem: null };
   } catch (error) {
-    return { key: null, problem: (error as Error).message };
+    return { key: null, linkSecret: null, problem: (error as Error).message };
   }
 }
 
@@ -734,6 +736,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
       if (now.anew !== null) next.note(now.anew); // a new start: why the game before was left
     };
     now.seatKey = pageSeatKey; // the evening's: each game's join proves it under that game's K
+    now.linkSecret = pageLinkSecret; // and the link's secret, where it carried one
     linkIs(null);
     render(now);
     (window as unknown as { p2pnimmt: unknown }).p2pnimmt = { node: now, identity };
@@ -744,11 +747,13 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
 /** What a host's refusal is about: "seat-key" (the seat key was missing or wrong, protocol.md 14), "seat-key-tries"
  * (too many wrong keys from this address, the host's or the phone relay's), "relay" (the phone relay refused to pass
  * the join on: its node holds no seat key to check it with; its "wrong seat key" and "too many wrong seat keys" are
- * the host's, checked for it at the relay: protocol.md 14, "A phone relay checks its pages' joins"), else "other"
+ * the host's, checked for it at the relay: protocol.md 14, "A phone relay checks its pages' joins"), "link-secret"
+ * (the link secret after the seat key in the page's link is not the host's: "The link secret"), else "other"
  * (too many from too many addresses, too: the host's words). */
 function refusedFor(why: string): string {
   return why.startsWith("the seat key is missing") || why.startsWith("wrong seat key") ? "seat-key"
     : why.startsWith("too many wrong seat keys from this address") ? "seat-key-tries"
+    : why.startsWith("wrong link secret") ? "link-secret"
     : why.startsWith("the phone relay") ? "relay" : "other";
 }
 
@@ -762,12 +767,14 @@ function refusedWords(why: string): string {
       : _("the host refused this page's seat key (the 4 characters after # in its link): it is not the key of this host's evening. Scan the QR code the host shows now, or open its phone link whole.");
   }
   if (about === "seat-key-tries") return _("the host refused: too many wrong seat keys came from this address. Wait a while, then scan the QR code the host shows now.");
+  if (about === "link-secret") return _("the host refused this page's link secret (after the seat key in its link): it is not the secret of this host's evening. Scan the QR code the host shows now, or open its phone link whole.");
   if (about === "relay") return _(why); // the relay's own words (p2pnimmt/web/relaydoor.py: KEYLESS)
   return fmt(_("the host refused: {why}"), { why: _(why) });
 }
 
 /** The page's seat key and what is wrong with the link's, read once at load (linkSeatKey). */
 let pageSeatKey: string | null = null;
+let pageLinkSecret: Uint8Array | null = null;
 let seatKeyProblem: string | null = null;
 
 /** The page will not join: its link carries no seat key, or a fragment that is none, and the game asks for one. Said
@@ -830,7 +837,7 @@ function main(): void {
   translatePage();
   // the seat key's K off the main thread (page_secret.ts), the worker started now: it loads while the person types
   seatKey.useSecretDrawer(withFallback(workerDrawer(new URL("page_worker.js", import.meta.url)), seatKey.drawHere));
-  ({ key: pageSeatKey, problem: seatKeyProblem } = linkSeatKey());
+  ({ key: pageSeatKey, linkSecret: pageLinkSecret, problem: seatKeyProblem } = linkSeatKey());
   $("present").addEventListener("click", () => pageNode()?.clock.present());
   $("retry").addEventListener("click", () => {
     const again = retry;

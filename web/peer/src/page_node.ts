@@ -30,7 +30,7 @@ import { Book, record, signWhere, whereFrom, type Where } from "./where.js";
 
 const { compare, equal, hex } = bytes;
 const { peerId } = identities;
-const { joinProof, seatSecret } = seatKeys;
+const { joinProof, linkProof, seatSecret } = seatKeys;
 
 export const PING_EVERY = 5000;
 export const REDIAL_AFTER = 1000;
@@ -368,12 +368,19 @@ export class PageNode {
    * null where the link has none: each join proves it on its own link (`proof`), never shows it. */
   seatKey: string | null = null;
 
+  /** The evening's link secret (protocol.md 14, "The link secret": after the seat key in the page's link), or null:
+   * each join proves it too (`link_proof`), which the host always checks (no stranger's wrong keys keep it out). */
+  linkSecret: Uint8Array | null = null;
+
   /** The `join` frame for a link to the host: with the seat key's proof bound to this link's handshake (its nonces
    * and our key) where we hold a key. */
   private joinFrame(link: Link, secret: Uint8Array | null): Record<string, Encodable> {
     const join: Record<string, Encodable> = { name: this.name, role: "player", bot: false, port: this.hello.port, addresses: [] };
     join["where"] = record(this.own());  // where we listen (our port at the relay), in our own signed word
     if (secret !== null) join["proof"] = joinProof(secret, this.hello.game, link.nonces[0], link.nonces[1], this.identity.publicKey);
+    if (secret !== null && this.linkSecret !== null) {
+      join["link_proof"] = linkProof(this.linkSecret, this.hello.game, link.nonces[0], link.nonces[1], this.identity.publicKey);
+    }
     return join;
   }
 

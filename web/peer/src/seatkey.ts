@@ -15,6 +15,11 @@ export const SEAT_KEY_LENGTH = 4;
 export const SEAT_SALT = ascii("p2pnimmt/seat/v1");
 export const JOIN_TAG = ascii("p2pnimmt/join/v1");
 export const PROOF_SIZE = 32;
+/** The link secret (protocol.md 14, "The link secret"): 128 bits a host's links carry beside the seat key, written as
+ * 26 characters of the alphabet; a join proves it as `link_proof` under its own tag (the reference: seatkey.py). */
+export const LINK_TAG = ascii("p2pnimmt/join-link/v1");
+export const LINK_SECRET_LENGTH = 26;
+const LINK_SECRET_SIZE = 16;
 const CODE_LENGTH = 4;
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
@@ -31,6 +36,48 @@ export function readSeatKey(typed: string): string {
   if (text.length !== SEAT_KEY_LENGTH) throw new Error(`a seat key is ${SEAT_KEY_LENGTH} characters, not ${text.length}`);
   for (const ch of text) if (!CROCKFORD.includes(ch)) throw new Error(`${JSON.stringify(ch)} is not in a seat key`);
   return text;
+}
+
+/** A link secret as a link carries it (read as a code is): its 16 bytes, the 26 characters' big-endian number;
+ * anything else is refused with the reason (seatkey.py: read_link_secret). */
+export function readLinkSecret(typed: string): Uint8Array {
+  const text = plain(typed);
+  if (text.length !== LINK_SECRET_LENGTH) throw new Error(`a link secret is ${LINK_SECRET_LENGTH} characters, not ${text.length}`);
+  let value = 0n;
+  for (const ch of text) {
+    const digit = CROCKFORD.indexOf(ch);
+    if (digit < 0) throw new Error(`${JSON.stringify(ch)} is not in a link secret`);
+    value = value * 32n + BigInt(digit);
+  }
+  if (value >> BigInt(8 * LINK_SECRET_SIZE) !== 0n) throw new Error("a link secret begins with 0..7 (it is 128 bits)");
+  const out = new Uint8Array(LINK_SECRET_SIZE);
+  for (let i = LINK_SECRET_SIZE - 1; i >= 0; i--) {
+    out[i] = Number(value & 0xffn);
+    value >>= 8n;
+  }
+  return out;
+}
+
+/** The link secret as a link carries it: 26 characters of the alphabet, most significant first. */
+export function writeLinkSecret(secret: Uint8Array): string {
+  let value = 0n;
+  for (const b of secret) value = (value << 8n) | BigInt(b);
+  let text = "";
+  for (let i = 0; i < LINK_SECRET_LENGTH; i++) {
+    text = CROCKFORD[Number(value & 31n)] + text;
+    value >>= 5n;
+  }
+  return text;
+}
+
+/** A phone link's fragment (protocol.md 14): the seat key alone (`7Q2K`) or with the link secret after it
+ * (`7Q2K-SECRET`); anything else is refused with the reason. */
+export function readFragment(typed: string): { key: string; linkSecret: Uint8Array | null } {
+  const text = plain(typed);
+  if (text.length === SEAT_KEY_LENGTH + LINK_SECRET_LENGTH) {
+    return { key: readSeatKey(text.slice(0, SEAT_KEY_LENGTH)), linkSecret: readLinkSecret(text.slice(SEAT_KEY_LENGTH)) };
+  }
+  return { key: readSeatKey(text), linkSecret: null };
 }
 
 /** A code as a person typed it, with or without its seat key (`QM5Z-7Q2K`, `qm5z 7q2k`, `QM5Z`): [code, seat key or
@@ -83,4 +130,10 @@ export function seatSecret(gameId: Uint8Array, seatKey: string): Promise<Uint8Ar
 export function joinProof(secret: Uint8Array, gameId: Uint8Array, joinerNonce: Uint8Array, hostNonce: Uint8Array,
   joinerKey: Uint8Array): Uint8Array {
   return hmac(sha256, secret, concat(JOIN_TAG, gameId, joinerNonce, hostNonce, joinerKey));
+}
+
+/** The `link_proof` of a join on one link: HMAC-SHA256 under the link secret of this link's handshake (as `proof`). */
+export function linkProof(secret: Uint8Array, gameId: Uint8Array, joinerNonce: Uint8Array, hostNonce: Uint8Array,
+  joinerKey: Uint8Array): Uint8Array {
+  return hmac(sha256, secret, concat(LINK_TAG, gameId, joinerNonce, hostNonce, joinerKey));
 }

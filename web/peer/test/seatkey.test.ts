@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { scrypt } from "@noble/hashes/scrypt.js";
 import { ascii, concat, fromHex, hex } from "../src/bytes.js";
 import { gameCode } from "../src/identity.js";
-import { joinProof, readSeatKey, seatSecret, splitJoinCode } from "../src/seatkey.js";
+import { joinProof, linkProof, readFragment, readLinkSecret, readSeatKey, seatSecret, splitJoinCode, writeLinkSecret } from "../src/seatkey.js";
 import { protocolPath, vector } from "./spec.js";
 import { readFileSync } from "node:fs";
 
@@ -50,4 +50,23 @@ test("a typed seat key: case-blind, without spaces or hyphens, I and L as 1, O a
   assert.throws(() => readSeatKey("7Q2%"), /"%" is not in a seat key/);
   assert.deepEqual(splitJoinCode("qm5z"), ["QM5Z", null]);
   assert.throws(() => splitJoinCode("QM5Z-7Q2U"), /"U" is not in a seat key/);
+});
+
+test("link-vectors: the link secret written and read, a phone link's fragment, a join's link_proof", () => {
+  const v = vector("link-vectors");
+  const secret = fromHex(v.link_secret);
+  assert.equal(writeLinkSecret(secret), v.written);
+  assert.deepEqual(readLinkSecret(v.written), secret);
+  for (const typed of v.typed) assert.deepEqual(readLinkSecret(typed), secret, typed);
+  assert.equal(writeLinkSecret(new Uint8Array(16).fill(0xff)), v.highest);
+  assert.deepEqual(readLinkSecret(v.highest), new Uint8Array(16).fill(0xff));
+  assert.deepEqual(readFragment(v.fragment), { key: v.seat_key, linkSecret: secret });
+  assert.deepEqual(readFragment(v.seat_key.toLowerCase()), { key: v.seat_key, linkSecret: null });
+  const [gid, joiner, host, key] = [fromHex(v.game_id), fromHex(v.joiner_nonce), fromHex(v.host_nonce), fromHex(v.joiner_key)];
+  assert.equal(hex(linkProof(secret, gid, joiner, host, key)), v.link_proof);
+  assert.notEqual(hex(linkProof(secret, gid, host, joiner, key)), v.link_proof, "another link");
+  assert.throws(() => readLinkSecret(v.written.slice(1)), /a link secret is 26 characters, not 25/);
+  assert.throws(() => readLinkSecret("8" + v.written.slice(1)), /begins with 0..7/);
+  assert.throws(() => readLinkSecret("U" + v.written.slice(1)), /"U" is not in a link secret/);
+  assert.throws(() => readFragment(v.fragment.slice(0, -1)), /a seat key is 4 characters, not 29/);
 });
