@@ -12,8 +12,7 @@ import sys
 from pathlib import Path
 
 from attacker import LOOPBACK
-from procs import code_of, final_scores
-from test_keep_liar_nodes import CheatProc
+from procs import CheatProc, code_of, final_scores
 
 LO = ["--interface", LOOPBACK]
 TIMERS = ["--bot-delay", "0.05", "--drop-after", "2"]
@@ -30,7 +29,7 @@ def test_a_seat_that_never_reveals_is_voted_out_and_the_others_finish(tmp_path: 
     honest = {"ann": ann}
     honest["bob"] = procs([*join, *files("bob")], tmp_path / "bob.out")
     honest["bob"].wait_for(r"joined \w{4}")
-    mal = CheatProc("hold-reveal", [*join, *files("mal")], tmp_path / "mal.out")  # TURN 2: turn 3's reveal
+    mal = CheatProc("hold-reveal", [*join, *files("mal")], tmp_path / "mal.out", turn=2)  # turn 3's reveal
     try:
         mal.wait_for(r"cheat: holds its reveal of turn 3", 60)
         for name, proc in honest.items():

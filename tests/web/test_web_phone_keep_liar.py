@@ -14,7 +14,8 @@ from pathlib import Path
 from test_web_phone_presence import LO, PHONE_URL, WAIT, seated_phone, tap_move
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "net"))
-from test_keep_liar_nodes import CheatProc  # noqa: E402
+from procs import CheatProc  # noqa: E402
+from test_keep_liar_nodes import TURN  # noqa: E402
 
 SAID = "waiting for dan: mal says it has dan's move but never passed it on (start a new game without mal if it stays so)"
 
@@ -28,11 +29,11 @@ async def test_a_phone_says_why_its_table_of_four_waits_on_a_seat_another_never_
     code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     join = ["join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}", "--drop-after", "3"]
     cheats = [CheatProc("keep", [*join, "--name", "mal", "--transcript", str(tmp_path / "mal.p2pt")],
-                        tmp_path / "mal.out")]
+                        tmp_path / "mal.out", turn=TURN)]
     try:
         cheats[0].wait_for(r"joined \w{4}")
         cheats.append(CheatProc("stop", [*join, "--name", "dan", "--transcript", str(tmp_path / "dan.p2pt")],
-                                tmp_path / "dan.out"))
+                                tmp_path / "dan.out", turn=TURN))
         cheats[1].wait_for(r"joined \w{4}")
         tv = procs(["watch", code, *LO, "--peer", f"127.0.0.1:{port}", "--web", "--no-open", "--web-interface",
                     "127.0.0.1", "--drop-after", "3", "--transcript", str(tmp_path / "tv.p2pt")],
