@@ -105,7 +105,8 @@ export class Probes {
   }
 
   /** A `probed` frame on `link`: judged where it answers one of our outstanding probes there (it and those before it
-   * then no longer count). True where the seat holds messages we lack (the caller asks for them on that link with
+   * then no longer count; one whose signature does not hold drops the probe it names, so each probe costs at most one
+   * failed check). True where the seat holds messages we lack (the caller asks for them on that link with
    * its heads). */
   answered(link: Link, payload: Value, me: Uint8Array): boolean {
     const state = this.links.get(link);
@@ -115,7 +116,12 @@ export class Probes {
     const probe = state.pending[at];
     if (probe === undefined) return false;
     const said = answeredHeads(link.key, this.node.game, link.nonces, probe.nonce, payload);
-    if (said === null) return false;
+    if (said === null) {
+      // a forged answer (the relay sees the nonce) costs a signature check once per probe, never again: that probe
+      // no longer counts (review, session 40: it stayed pending, so each forged `probed` naming it cost one more)
+      state.pending = state.pending.filter((p) => p !== probe);
+      return false;
+    }
     const oursBefore = probe.oursBefore;
     state.pending = state.pending.slice(at + 1);
     const seats = this.node.seats();

@@ -99,3 +99,22 @@ test("an answer shows the game reaching the page unless the seat holds what a pr
   probes.answered(link, late[2] as Value, me);
   assert.ok(probes.served > -Infinity);
 });
+
+test("a forged answer drops the probe it names: one failed check per probe, and the other probe still counts (review, session 40)", () => {
+  const game = new Uint8Array(16).fill(3);
+  const seat = new Identity(new Uint8Array(32).fill(5));
+  const me = new Uint8Array(16).fill(1);
+  let now = 0;
+  const probes = new Probes({ game, seats: () => [me], held: () => 0, oursOut: () => 0 }, (n) => new Uint8Array(n).fill(++now));
+  const { link, answers } = seatLink(seat, game, () => []);
+  probes.probe(link);
+  probes.probe(link);
+  const [first, second] = [answers.shift(), answers.shift()] as [Value[], Value[]];
+  const forged = (answer: Value[]): Value => [answer[0] as Value, answer[1] as Value, new Uint8Array(64).fill(9)];
+  probes.served = -Infinity;
+  assert.equal(probes.answered(link, forged(second), me), false);
+  assert.equal(probes.answered(link, second, me), false);
+  assert.equal(probes.served, -Infinity, "the probe a forged answer named no longer counts, its true answer neither");
+  assert.equal(probes.answered(link, first, me), false);
+  assert.ok(probes.served > -Infinity, "the other of the last two probes still counts");
+});
