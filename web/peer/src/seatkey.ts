@@ -77,6 +77,9 @@ export function readFragment(typed: string): { key: string; linkSecret: Uint8Arr
   if (text.length === SEAT_KEY_LENGTH + LINK_SECRET_LENGTH) {
     return { key: readSeatKey(text.slice(0, SEAT_KEY_LENGTH)), linkSecret: readLinkSecret(text.slice(SEAT_KEY_LENGTH)) };
   }
+  if (text.length !== SEAT_KEY_LENGTH) {
+    throw new Error(`a link's seat key is ${SEAT_KEY_LENGTH} characters, or ${SEAT_KEY_LENGTH + LINK_SECRET_LENGTH} with its link secret (KEY-SECRET), not ${text.length}`);
+  }
   return { key: readSeatKey(text), linkSecret: null };
 }
 
