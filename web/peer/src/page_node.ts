@@ -26,7 +26,7 @@ import { watchWaiting } from "./page_waiting.js";
 import type { Entropy, Outgoing } from "./seat.js";
 import type { Channel, Hello, Tunnel } from "./tunnel.js";
 import { _, fmt } from "./page_words.js";
-import { Book, record, signWhere, whereFrom, type Where } from "./where.js";
+import { Book, MAX_LOBBY_MEMBERS, record, signWhere, type Where } from "./where.js";
 
 const { compare, equal, hex } = bytes;
 const { peerId } = identities;
@@ -536,13 +536,12 @@ export class PageNode {
         if (Array.isArray(item) && item[0] instanceof Uint8Array && typeof item[1] === "number") have.set(hex(item[0]), item[1]);
       }
       for (const wire of this.seat.missingFor(have)) if (!this.held.has(wire)) link.sendMessage(wire);
-    } else if (kind === "where" && Array.isArray(payload) && this.seat.start !== null && this.isPlayer(link.peer)
-      && payload.length <= this.seat.keys.length) {
+    } else if (kind === "where" && this.seat.start !== null) {
+      // only a seat of the START tells where the players are, and a frame with an entry that is not one is ignored
+      // whole (protocol.md 14, "Where a member listens")
       let news = false;
-      for (const entry of payload) {
-        const where = Array.isArray(entry) && entry.length === 2 ? whereFrom(entry[1], entry[0], this.hello.game) : null;
-        if (where !== null && !equal(where.key, this.identity.publicKey)) news = this.book.take(where, (p) => this.isPlayer(p)) || news;
-      }
+      const found = this.book.frame(payload, link.peer, this.seat.keys, this.hello.game, this.identity.publicKey) ?? [];
+      for (const where of found) news = this.book.take(where, (p) => this.isPlayer(p)) || news;
       if (news) for (const other of this.links.values()) if (this.isPlayer(other.peer)) other.send("where", this.whereFrame());
     } else if (kind === "lobby" && this.hostPeer && equal(link.peer, this.hostPeer)) {
       this.mirror(payload);
@@ -640,12 +639,10 @@ export class PageNode {
     if (!(payload instanceof Map)) return;
     const members = payload.get("members");
     if (Array.isArray(members)) {
-      const entries = members.filter((m): m is MsgMap => m instanceof Map);
+      const entries = members.slice(0, MAX_LOBBY_MEMBERS).filter((m): m is MsgMap => m instanceof Map);
       this.members = entries.map(memberOf);
-      for (const m of entries) {  // each player's own signed word on where it listens, kept whatever later frames say
-        const where = m.get("role") === "player" ? whereFrom(m.get("where"), m.get("key"), this.hello.game) : null;
-        if (where !== null && !equal(where.key, this.identity.publicKey)) this.book.take(where, (p) => this.isPlayer(p));
-      }
+      // each player's own signed word on where it listens, kept whatever later frames say
+      for (const where of this.book.lobby(entries, this.hello.game, this.identity.publicKey)) this.book.take(where, (p) => this.isPlayer(p));
     }
     const seats = payload.get("seats");
     if (typeof seats === "number") this.seats = seats;

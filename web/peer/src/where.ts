@@ -6,12 +6,20 @@
  * alone gives, and keeps the record whatever later lobby frames say.
  */
 import type { Encodable, Value } from "./codec.js";
-import { ascii, concat, hex, u16, u64 } from "./bytes.js";
+import { ascii, concat, equal, hex, u16, u64 } from "./bytes.js";
 import { peerId, verify, type Identity } from "./identity.js";
 
 export const DOMAIN = "p2pnimmt/where/v1";
 export const MAX_ADDRESSES = 8;
 export const MAX_RECORDS = 20;
+/** Members a page reads of a lobby frame: the reference's bound (p2pnimmt/net/lobby.py: MAX_SPECTATORS + 10; a lobby
+ * frame lists at most 10 players and 32 spectators, protocol.md 14, "Bounds"). */
+export const MAX_LOBBY_MEMBERS = 32 + 10;
+/** Signatures a book remembers it found false (then it forgets them all and starts again). */
+const MAX_REFUSED = 256;
+
+/** Signature checks whereFrom made (a count the tests read: a record a book would refuse is never checked). */
+export let whereChecks = 0;
 
 export interface Where {
   readonly key: Uint8Array;
@@ -62,6 +70,7 @@ export function whereFrom(value: Value | undefined, key: Value | undefined, game
   if (!addresses.every((a) => typeof a === "string" && isIp(a))) return null;
   if (!(signature instanceof Uint8Array) || signature.length !== 64) return null;
   const texts = addresses as string[];
+  whereChecks++;
   if (!verify(key, signature, whereBytes(game, key, serial, port, texts))) return null;
   return { key, serial, port, addresses: texts, signature };
 }
@@ -85,5 +94,59 @@ export class Book {
 
   of(peer: Uint8Array): Where | undefined {
     return this.records.get(hex(peer));
+  }
+
+  /** Signatures (hex) of records found not to be their key's signed word: not checked again. */
+  private readonly refused = new Set<string>();
+
+  /** `key`'s record as it came, checked only where it could be news (review, session 40: each lobby and `where` frame
+   * had every record checked, one Ed25519 verification each, however often it came): "stale" where we hold a record
+   * of that key with a serial as high or higher (take would refuse it), its signature unchecked; null where it is not
+   * the key's signed word (whereFrom; one found so is remembered, and not checked again). */
+  check(value: Value | undefined, key: Value | undefined, game: Uint8Array): Where | "stale" | null {
+    if (!(key instanceof Uint8Array) || key.length !== 32 || !Array.isArray(value) || value.length !== 4) return null;
+    const [serial, , , signature] = value;
+    const held = this.records.get(hex(peerId(key)));
+    if (held !== undefined && typeof serial === "number" && Number.isSafeInteger(serial) && held.serial >= serial) return "stale";
+    if (signature instanceof Uint8Array && this.refused.has(hex(signature))) return null;
+    const where = whereFrom(value, key, game);
+    if (where === null && signature instanceof Uint8Array && signature.length === 64) {
+      if (this.refused.size >= MAX_REFUSED) this.refused.clear();
+      this.refused.add(hex(signature));
+    }
+    return where;
+  }
+
+  /** A `where` frame from the link of peer `from` (protocol.md 14: [key, record] entries, no more than the START has
+   * `seats`): the records in it that are news, each checked; null (the whole frame ignored) where `from` is no seat
+   * of the START, or at its first entry that is not an entry or not its key's signed record (review, session 40: any
+   * lobby player's frame counted, and its good entries before a bad one). Our own key's entry (`me`) is passed over
+   * unchecked. */
+  frame(payload: Value, from: Uint8Array, seats: readonly Uint8Array[], game: Uint8Array, me: Uint8Array): Where[] | null {
+    if (!seats.some((k) => equal(peerId(k), from))) return null;
+    if (!Array.isArray(payload) || payload.length > seats.length) return null;
+    const found: Where[] = [];
+    for (const entry of payload) {
+      if (!(Array.isArray(entry) && entry.length === 2 && entry[0] instanceof Uint8Array)) return null;
+      if (equal(entry[0], me)) continue;
+      const where = this.check(entry[1], entry[0], game);
+      if (where === null) return null;
+      if (where !== "stale") found.push(where);
+    }
+    return found;
+  }
+
+  /** The records of a lobby frame's `members` a page reads (the first MAX_LOBBY_MEMBERS; a player's own signed
+   * word, checked where it could be news), but ours (`me`). */
+  lobby(members: readonly Value[], game: Uint8Array, me: Uint8Array): Where[] {
+    const found: Where[] = [];
+    for (const m of members.slice(0, MAX_LOBBY_MEMBERS)) {
+      if (!(m instanceof Map) || m.get("role") !== "player") continue;
+      const key = m.get("key");
+      if (key instanceof Uint8Array && equal(key, me)) continue;
+      const where = this.check(m.get("where"), key, game);
+      if (where !== null && where !== "stale") found.push(where);
+    }
+    return found;
   }
 }

@@ -4,7 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fromHex, hex } from "../src/bytes.js";
 import { Identity, peerId } from "../src/identity.js";
-import { Book, isIp, record, signWhere, whereBytes, whereFrom } from "../src/where.js";
+import * as whereModule from "../src/where.js";
+import { Book, isIp, MAX_LOBBY_MEMBERS, record, signWhere, whereBytes, whereFrom } from "../src/where.js";
 import { vector } from "./spec.js";
 
 test("where-vectors: the signed bytes and the signature of a member's record", () => {
@@ -55,4 +56,63 @@ test("a book keeps each player's latest record and none of a non-player", () => 
   const tv = new Identity(new Uint8Array(32).fill(3));
   assert.ok(!book.take(signWhere(tv, game, 4000, [], 1), player));
   assert.equal(book.of(peerId(tv.publicKey)), undefined);
+});
+
+/** Signature checks whereFrom makes while `run` runs. */
+function checks(run: () => void): number {
+  const before = whereModule.whereChecks;
+  run();
+  return whereModule.whereChecks - before;
+}
+
+test("a record the book would refuse is never checked, and a false signature is checked once (review, session 40)", () => {
+  const game = new Uint8Array(16).fill(4);
+  const bob = new Identity(new Uint8Array(32).fill(9));
+  const book = new Book();
+  const player = (): boolean => true;
+  const held = signWhere(bob, game, 4000, [], 10);
+  assert.equal(checks(() => assert.ok(book.take(book.check(record(held) as never, bob.publicKey, game) as never, player))), 1);
+  for (const serial of [10, 9]) {
+    const again = record(signWhere(bob, game, 4444, [], serial)) as never;
+    assert.equal(checks(() => assert.equal(book.check(again, bob.publicKey, game), "stale")), 0, `serial ${serial}`);
+  }
+  const forged = [11, 4444, [], new Uint8Array(64).fill(1)] as never;
+  assert.equal(checks(() => assert.equal(book.check(forged, bob.publicKey, game), null)), 1);
+  assert.equal(checks(() => assert.equal(book.check(forged, bob.publicKey, game), null)), 0, "remembered");
+  const newer = book.check(record(signWhere(bob, game, 4001, [], 11)) as never, bob.publicKey, game);
+  assert.ok(newer !== null && newer !== "stale" && newer.port === 4001);
+});
+
+test("a lobby frame's members are read up to the reference's bound, each record checked once however often it comes", () => {
+  const game = new Uint8Array(16).fill(4);
+  const me = new Identity(new Uint8Array(32).fill(1));
+  const players = Array.from({ length: 256 }, (_, i) => new Identity(Uint8Array.from({ length: 32 }, (_v, j) => (i * 7 + j + 2) & 0xff)));
+  const members = players.map((p) => new Map<string, unknown>([["key", p.publicKey], ["role", "player"], ["where", record(signWhere(p, game, 4000, [], 5))]]));
+  members.unshift(new Map<string, unknown>([["key", me.publicKey], ["role", "player"], ["where", record(signWhere(me, game, 1, [], 5))]]));
+  const book = new Book();
+  let found: readonly unknown[] = [];
+  assert.equal(checks(() => { found = book.lobby(members as never, game, me.publicKey); }), MAX_LOBBY_MEMBERS - 1, "ours is not checked");
+  assert.equal(MAX_LOBBY_MEMBERS, 42);
+  assert.equal(found.length, MAX_LOBBY_MEMBERS - 1);
+  for (const where of found) book.take(where as never, () => true);
+  assert.equal(checks(() => assert.deepEqual(book.lobby(members as never, game, me.publicKey), [])), 0, "the same frame again");
+});
+
+test("a where frame counts only from a seat's link, and one bad entry has it ignored whole (protocol.md 14)", () => {
+  const game = new Uint8Array(16).fill(4);
+  const [me, ann, bob, carl] = [1, 2, 3, 4].map((n) => new Identity(new Uint8Array(32).fill(n))) as [Identity, Identity, Identity, Identity];
+  const seats = [me.publicKey, ann.publicKey, bob.publicKey];
+  const entry = (who: Identity, serial: number): unknown => [who.publicKey, record(signWhere(who, game, 4000 + serial, [], serial))];
+  const book = new Book();
+  const good = [entry(ann, 1), entry(bob, 1), entry(me, 1)];
+  assert.equal(book.frame(good as never, peerId(carl.publicKey), seats, game, me.publicKey), null, "not a seat's link");
+  const got = book.frame(good as never, peerId(ann.publicKey), seats, game, me.publicKey);
+  assert.deepEqual(got?.map((w) => hex(w.key)), [hex(ann.publicKey), hex(bob.publicKey)]);
+  const bad = [entry(ann, 2), [bob.publicKey, [2, 4002, [], new Uint8Array(64)]]];
+  assert.equal(book.frame(bad as never, peerId(ann.publicKey), seats, game, me.publicKey), null, "a bad entry after a good one");
+  assert.equal(book.frame([entry(ann, 2), "x"] as never, peerId(ann.publicKey), seats, game, me.publicKey), null, "not an entry");
+  assert.equal(book.frame([...good, entry(carl, 1)] as never, peerId(ann.publicKey), seats, game, me.publicKey), null, "more than the seats");
+  for (const w of got ?? []) book.take(w, () => true);
+  assert.equal(checks(() => assert.deepEqual(book.frame(good as never, peerId(bob.publicKey), seats, game, me.publicKey), [])), 0,
+    "records held are not checked again");
 });
