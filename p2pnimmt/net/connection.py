@@ -143,7 +143,8 @@ JOINS_BURST = 4.0
 
 
 class Asks:
-    """A link's budget of asks (`heads`, `ping`, `seen` frames): a bucket of BURST that fills at PER_SECOND.
+    """A link's budget of asks (`heads`, `ping`, `seen`, `probe`, `where` frames): a bucket of BURST that fills at
+    PER_SECOND.
     An honest peer sends at most about ten a second (a `heads` each PULL_EVERY while it waits, a ping and a `seen`
     each quarter of the shortest --link-timeout); each `heads` costs a look over the whole game (protocol.md 14,
     "Bounds"; since session 32: a member sending them as fast as its link took them slowed every turn fifty-fold)."""

@@ -104,8 +104,8 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
 
 
 def over_budget(node, conn: Connection, kind: str) -> bool:
-    """This frame is an ask (`heads`, `ping`, `seen`) or, at a host, a join (since session 32) or an answer to a
-    rematch (`again`, since session 33) past its link's budget (protocol.md 14, "Bounds")."""
+    """This frame is an ask (`heads`, `ping`, `seen`, `probe`, `where`) or, at a host, a join (since session 32) or
+    an answer to a rematch (`again`, since session 33) past its link's budget (protocol.md 14, "Bounds")."""
     if kind in ASKS:
         return not conn.asks.take(time.monotonic())
     if not node.is_host:

@@ -128,8 +128,8 @@ class Lobby:
                 self.refuse(conn, f"too many spectators ({MAX_SPECTATORS})")
                 return
         where = where_from(payload.get("where"), conn.key, node.game_id) if node.game_id is not None else None
-        if where is None and known is not None and known.where is not None:
-            where = known.where  # a join again without it (a relay offered): the one it gave before stands
+        if known is not None and known.where is not None and (where is None or where.serial <= known.where.serial):
+            where = known.where  # a join again without it (a relay offered), or with an older one: the newer stands
         member = replace(member, where=where)
         node.members[conn.peer] = self.unlike_others(member, conn)
         if where is not None and node.book.take(where):
@@ -223,6 +223,11 @@ class Lobby:
                 news = (where is not None and node.book.take(where)) or news
         if news:
             node.book.taken()
+        # our own record in it: a host that forwards records, so decides link proofs (Node.host_decides_links)
+        node.where_forwarded = node.game_id is not None and any(
+            member is not None and member.peer == node.identity.peer
+            and where_from(entry.get("where"), member.key, node.game_id) is not None
+            for entry, member in zip(entries, members))
         me = node.members.get(node.identity.peer)
         if me is not None and me.role == "spectator" and me.name != node.name and me.name != self.shown_as:
             self.shown_as = me.name  # a spectator whose name looks like another member's (Lobby.unlike_others)

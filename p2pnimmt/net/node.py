@@ -48,7 +48,7 @@ from .frames import BAD_MESSAGE_CODES, MAX_LINK_FAULTS
 from .held import HeldSeats
 from .invite import link_addresses
 from .lobby import MAX_SPECTATORS, Lobby
-from .members import MAX_ADDRESSES, Member
+from .members import MAX_ADDRESSES, Member, this_machine
 from .mesh import MAX_PENDING, MEMBER_WAIT, Mesh
 from .rematch import RematchLinks
 from .seatdoor import join_with_proof
@@ -136,6 +136,9 @@ class Node:
         self.book = Book(self)  # where the players listen, each in its own signed word (net.where; session 40)
         self._own_where: Where | None = None  # ours, signed once per game id, port and addresses
         self._own_where_game: bytes | None = None
+        # the host's latest lobby frame carried our own signed `where` record: a host of session 40 or later, which
+        # decides a join's `link_proof` (a phone relay passes such a join on unchecked only then: host_decides_links)
+        self.where_forwarded = False
         self.lobby = Lobby(self)  # the lobby on the wire: a host's door, a joiner's mirror (net.lobby)
         # A rematch (protocol.md 14, "Rematch"): over the links of the finished game (net.rematch), and the
         # new game's lobby with its seats held for the finished game's players (net.held).
@@ -305,9 +308,26 @@ class Node:
                 conn.send_nowait("join", join_with_proof(self, conn, self.mesh.join_frame))
 
     def signed_addresses(self) -> list[tuple[str, int]]:
-        """Where we dial the players whose own signed `where` record we hold (net.where): a phone relay lets its
-        pages dial there too (web.relay)."""
-        return [address for peer in self.book.records for address in self.mesh.player_addresses(peer)]
+        """Where a phone relay lets its pages dial the players whose own signed `where` record we hold (net.where,
+        web.relay): where the host saw each and the record's addresses but this machine's, at the record's port.
+        Never an address only a seat's `seen` report names (unsigned, and it may be loopback), nor a loopback one a
+        record names: a page could make the relay reach a service listening on this machine only (session 40)."""
+        found = []
+        for peer, where in self.book.records.items():
+            member = self.members.get(peer)
+            if peer == self.host_peer or not ((member is not None and member.role == "player")
+                                              or self.seat_of_start(peer)):
+                continue
+            hosts = [member.host] if member is not None and member.host else []
+            hosts += [a for a in where.addresses if not this_machine(a)]
+            found += [(host, where.port) for host in dict.fromkeys(hosts)]
+        return found
+
+    def host_decides_links(self) -> bool:
+        """Whether our game's host decides a join's `link_proof` (protocol.md 14, "The link secret"): we host it, or
+        its lobby frames carry our own signed `where` record (a host of session 40 or later forwards the records joins
+        gave it; an older one does not, and reads only `proof`, charging each wrong one to the address it came from)."""
+        return self.is_host or self.where_forwarded
 
     def own_where(self) -> Where | None:
         """Our own `where` record for this game (protocol.md 14, "Where a member listens"): our port and addresses,

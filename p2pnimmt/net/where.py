@@ -7,7 +7,7 @@ frame leaves it out.
 
 A record is [serial, port, addresses, signature]: serial an integer (the reference: the wall clock in milliseconds
 as it signs; a later record of one member replaces one with a lower serial), port 1..65535, at most MAX_ADDRESSES
-IP addresses as text, and the Ed25519 signature of the member's key over where_bytes.
+IP addresses as text (no zone ID), and the Ed25519 signature of the member's key over where_bytes.
 """
 
 from __future__ import annotations
@@ -56,10 +56,16 @@ class Where:
         return [self.serial, self.port, list(self.addresses), self.signature]
 
 
+_last_serial = 0  # the serial of the last record this process signed without one given
+
+
 def sign_where(identity: Identity, game_id: bytes, port: int, addresses: list[str],
                serial: int | None = None) -> Where:
-    """Our own record for `game_id` (serial: now, in milliseconds, unless given)."""
-    serial = int(time.time() * 1000) if serial is None else serial
+    """Our own record for `game_id` (serial: now, in milliseconds, unless given; past the last one signed, so a
+    second record in the same millisecond, or after the clock stepped back, is still the newer)."""
+    global _last_serial
+    if serial is None:
+        serial = _last_serial = max(int(time.time() * 1000), _last_serial + 1)
     signature = identity.sign(where_bytes(game_id, identity.public_key, serial, port, addresses))
     return Where(identity.public_key, serial, port, tuple(addresses), signature)
 
@@ -71,7 +77,7 @@ def where_from(value: Any, key: bytes, game_id: bytes) -> Where | None:
     serial, port, addresses, signature = value
     if not (type(serial) is int and 0 <= serial <= MAX_SERIAL and type(port) is int and 1 <= port <= 65535
             and isinstance(addresses, list) and len(addresses) <= MAX_ADDRESSES
-            and all(is_ip(a) and a.isascii() for a in addresses)
+            and all(is_ip(a) and a.isascii() and "%" not in a for a in addresses)  # no zone ID (fe80::1%eth0)
             and isinstance(signature, bytes) and len(signature) == 64):
         return None
     if not verify(key, signature, where_bytes(game_id, key, serial, port, addresses)):
@@ -146,8 +152,8 @@ class Book:
                 link.send_nowait(KIND, frame)
 
     def learn(self, conn: Connection, payload: Any) -> None:
-        """A seat's `where` frame: the records it holds (one that is not as above is ignored in one line; a record
-        whose signature does not hold, or of no seat, is left out)."""
+        """A seat's `where` frame: the records it holds (one that is not as above, or that holds a record whose
+        signature does not hold, is ignored whole, in one line; a record of no seat is left out)."""
         node = self.node
         session = node.session
         if session is None or session.start is None or node.game_id is None:
@@ -156,13 +162,16 @@ class Book:
             return self._ignore(conn, "only a seat of the game tells where the players are")
         if not isinstance(payload, list) or len(payload) > len(session.keys):
             return self._ignore(conn, f"a where frame is a list of at most {len(session.keys)} records")
-        news = False
+        wheres = []  # every entry is checked before any is taken: a frame with one bad entry is ignored whole
         for entry in payload:
             if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], bytes)):
                 return self._ignore(conn, "each entry is [a seat's public key, its record]")
             where = where_from(entry[1], entry[0], node.game_id)
             if where is None:
                 return self._ignore(conn, f"the record of {fingerprint(peer_id(entry[0]))} is not one it signed")
+            wheres.append(where)
+        news = False
+        for where in wheres:
             news = self.take(where) or news
         if news:
             self.taken()

@@ -196,7 +196,8 @@ def seat_refusal(says: Refusals, tries: WrongKeys, address: str, now: float, *, 
     3. a join with a `link_proof` (`link_proved`) is decided by it alone, never refused unchecked and never charged
        (128 bits: guessing the link secret is hopeless, so no count is needed, and none can be spent to keep a
        newcomer with the host's link out): it goes on where the door leaves it to the host (`says.wrong_link` None:
-       a phone relay), or where it holds under `link_secret` for `link`; else `says.wrong_link`;
+       a phone relay, which gives it only where its host decides link proofs: web.relaydoor), or where it holds
+       under `link_secret` for `link`; else `says.wrong_link`;
     4. an address (`address`, charged in `tries`) with no wrong key left is refused unchecked: guessing is bounded
        per address (those past the addresses counted apart, all together); not a `known` key (a host's own seats and
        the keys it admitted this evening: a stranger who spent their address cannot keep them out);

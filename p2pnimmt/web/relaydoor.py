@@ -34,7 +34,8 @@ TOO_MANY = N_("too many wrong seat keys from this address (at the phone relay): 
 KEYLESS = N_("the phone relay's node holds no seat key, so it passes on no join it cannot check: scan the QR code "
              "the host shows now")
 # A join without a proof goes on (the host refuses it and charges nothing); an address past those counted apart is
-# told as any other; a join with a link secret's proof goes on unchecked (the host checks it and charges nothing).
+# told as any other; a join with a link secret's proof goes on unchecked where the host decides it (RelayDoor.why_not:
+# it checks it and charges nothing).
 SAYS = Refusals(too_many=TOO_MANY, too_many_addresses=TOO_MANY, wrong=WRONG, missing=None, keyless=KEYLESS,
                 wrong_link=None)
 
@@ -45,6 +46,8 @@ class Game(Protocol):
     seat_key: str | None
 
     def seat_of_start(self, peer: bytes) -> bool: ...
+
+    def host_decides_links(self) -> bool: ...
 
 
 class Watch:
@@ -179,7 +182,11 @@ class RelayDoor:
         seated = node is not None and node.seat_of_start(peer_id(page_key))  # a member already: admitted by the host
         key = node.seat_key if node is not None else None
         proof = join.get("proof") if isinstance(join, dict) else None
-        link_proved = join.get("link_proof") if isinstance(join, dict) else None
+        # A `link_proof` is passed on unchecked only to a host that decides it (the relay's node, or one that forwards
+        # the records joins gave it: session 40 on); an older host reads `proof` alone and would charge each wrong one
+        # to the relay's address, so there the relay ignores it and decides on `proof` as before (protocol.md 14).
+        decides = node is not None and node.host_decides_links()
+        link_proved = join.get("link_proof") if isinstance(join, dict) and decides else None
         secret, now = None, time.monotonic()
         # K only for a join it will check: a spent address is refused unchecked, at once (no thread, no look-up).
         if (not seated and key is not None and proof is not None and link_proved is None and len(game) == GAME

@@ -46,6 +46,8 @@ GOOD = sign_where(ANN, GAME, 4000, ["192.168.1.20"], serial=7)
     ("port 0", sign_where(ANN, GAME, 0, [], serial=7).record(), ANN.public_key, GAME),
     ("a serial past 2^53 - 1", sign_where(ANN, GAME, 4000, [], serial=MAX_SERIAL + 1).record(), ANN.public_key, GAME),
     ("a name, not an address", sign_where(ANN, GAME, 4000, ["ann-laptop"], serial=7).record(), ANN.public_key, GAME),
+    ("an address with a zone ID", sign_where(ANN, GAME, 4000, ["fe80::1%eth0"], serial=7).record(), ANN.public_key,
+     GAME),  # (the TypeScript peer's isIp refuses it: a record both read alike)
     ("9 addresses", sign_where(ANN, GAME, 4000, ["10.0.0.1"] * (MAX_ADDRESSES + 1), serial=7).record(),
      ANN.public_key, GAME),
     ("a serial that is a bool", [True, 4000, ["192.168.1.20"], GOOD.signature], ANN.public_key, GAME),
@@ -106,3 +108,18 @@ def test_a_spectators_record_and_one_for_another_key_are_not_taken_and_the_book_
                                for i, p in enumerate(players[many:many + 5])]))
         assert len(me.book.records) <= MAX_RECORDS
     assert {p.peer for p in players[-5:]} <= set(me.book.records)
+
+
+def test_a_record_signed_later_has_a_higher_serial_even_in_the_same_millisecond_or_after_the_clock_stepped_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The serial is the wall clock in milliseconds, but past the last one signed: a second record (a port or the
+    addresses changed) replaces the first at every book (Book.take keeps the higher serial)."""
+    import p2pnimmt.net.where as where
+
+    monkeypatch.setattr(where, "_last_serial", 0)  # (as in a fresh process; put back after the test)
+    monkeypatch.setattr(where.time, "time", lambda: 1_765_065_600.000)
+    first = sign_where(ANN, GAME, 4000, [])
+    second = sign_where(ANN, GAME, 4001, [])  # the same millisecond
+    monkeypatch.setattr(where.time, "time", lambda: 1_765_065_599.000)  # the clock stepped back a second
+    third = sign_where(ANN, GAME, 4002, [])
+    assert first.serial < second.serial < third.serial

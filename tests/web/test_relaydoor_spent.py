@@ -27,6 +27,9 @@ class Relayed:
     def seat_of_start(self, peer: bytes) -> bool:
         return False
 
+    def host_decides_links(self) -> bool:
+        return False
+
 
 def joining(game: bytes) -> Watch:
     """A page's link through the relay to a host of `game`, read up to its join (a proof that does not hold)."""
