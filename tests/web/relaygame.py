@@ -29,3 +29,12 @@ class Game:
         self.drop_after = 60.0
         self.seat_key: str | None = None
         self.members: dict[bytes, Member] = {}
+
+    def seat_of_start(self, peer: bytes) -> bool:
+        return False
+
+    def host_decides_links(self) -> bool:
+        return self.is_host  # the host decides its link proofs itself (protocol.md 14, "The link secret")
+
+    def signed_addresses(self) -> list[tuple[str, int]]:
+        return []  # no member here signed where it listens (protocol.md 14, "Where a member listens")
