@@ -53,7 +53,7 @@ export function isIp(text: string): boolean {
   if (/^\d+(\.\d+){3}$/.test(text)) return text.split(".").every((p) => p === String(Number(p)) && Number(p) <= 255);
   if (!/^[0-9A-Fa-f:.]+$/.test(text) || !text.includes(":")) return false;
   try {
-    new URL(`http://[${text}]/`);
+    new URL(`ws://[${text}]/`);
     return true;
   } catch {
     return false;
