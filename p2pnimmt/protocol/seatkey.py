@@ -50,17 +50,29 @@ def seat_secret(game_id: bytes, seat_key: str) -> bytes:
                           maxmem=2 * 128 * CODE_R * CODE_N * CODE_P)
 
 
+def _link_hmac(tag: bytes, secret: bytes, game_id: bytes, joiner_nonce: bytes, host_nonce: bytes,
+               joiner_key: bytes) -> bytes:
+    """HMAC-SHA256 under `secret` of `tag` and this link's handshake (the game, its nonces, the joiner's key)."""
+    return hmac.new(secret, tag + game_id + joiner_nonce + host_nonce + joiner_key, hashlib.sha256).digest()
+
+
+def _holds(tag: bytes, proof: object, secret: bytes, game_id: bytes, joiner_nonce: bytes, host_nonce: bytes,
+           joiner_key: bytes) -> bool:
+    """Whether `proof` is _link_hmac's for this link (compared in constant time)."""
+    if not isinstance(proof, bytes) or len(proof) != PROOF_SIZE:
+        return False
+    return hmac.compare_digest(proof, _link_hmac(tag, secret, game_id, joiner_nonce, host_nonce, joiner_key))
+
+
 def join_proof(secret: bytes, game_id: bytes, joiner_nonce: bytes, host_nonce: bytes, joiner_key: bytes) -> bytes:
     """The `proof` of a join: HMAC-SHA256 under K of this link's handshake (its nonces and the joiner's key)."""
-    return hmac.new(secret, JOIN_TAG + game_id + joiner_nonce + host_nonce + joiner_key, hashlib.sha256).digest()
+    return _link_hmac(JOIN_TAG, secret, game_id, joiner_nonce, host_nonce, joiner_key)
 
 
 def proof_holds(proof: object, secret: bytes, game_id: bytes, joiner_nonce: bytes, host_nonce: bytes,
                 joiner_key: bytes) -> bool:
     """Whether a join's `proof` is this link's proof under K (compared in constant time)."""
-    if not isinstance(proof, bytes) or len(proof) != PROOF_SIZE:
-        return False
-    return hmac.compare_digest(proof, join_proof(secret, game_id, joiner_nonce, host_nonce, joiner_key))
+    return _holds(JOIN_TAG, proof, secret, game_id, joiner_nonce, host_nonce, joiner_key)
 
 
 def new_link_secret() -> bytes:
@@ -93,15 +105,13 @@ def read_link_secret(text: str) -> bytes:
 
 def link_proof(secret: bytes, game_id: bytes, joiner_nonce: bytes, host_nonce: bytes, joiner_key: bytes) -> bytes:
     """The `link_proof` of a join: HMAC-SHA256 under the link secret of this link's handshake (as `proof` is)."""
-    return hmac.new(secret, LINK_TAG + game_id + joiner_nonce + host_nonce + joiner_key, hashlib.sha256).digest()
+    return _link_hmac(LINK_TAG, secret, game_id, joiner_nonce, host_nonce, joiner_key)
 
 
 def link_proof_holds(proof: object, secret: bytes, game_id: bytes, joiner_nonce: bytes, host_nonce: bytes,
                      joiner_key: bytes) -> bool:
     """Whether a join's `link_proof` is this link's proof under the link secret (compared in constant time)."""
-    if not isinstance(proof, bytes) or len(proof) != PROOF_SIZE:
-        return False
-    return hmac.compare_digest(proof, link_proof(secret, game_id, joiner_nonce, host_nonce, joiner_key))
+    return _holds(LINK_TAG, proof, secret, game_id, joiner_nonce, host_nonce, joiner_key)
 
 
 def split_join_code(cleaned: str) -> tuple[str, str | None]:
