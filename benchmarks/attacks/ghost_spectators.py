@@ -28,18 +28,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 os.environ["P2PNIMMT_SERVICE"] = f"_pnt-gh{secrets.token_hex(3)}._tcp.local."  # this run's own: no other game seen
 
 from attacker import Attacker  # noqa: E402
-from hosted import headless_host  # noqa: E402
+from hosted import answer, headless_host  # noqa: E402
 
 from p2pnimmt.net.lobby import MAX_SPECTATORS  # noqa: E402
-
-
-def answer(link: Attacker) -> tuple[str, object]:
-    """The host's answer to a join: ("lobby", the lobby frame) or ("refuse", why)."""
-    link.sock.settimeout(20)
-    while True:
-        kind, payload = link.read_frame()[:2]
-        if kind in ("lobby", "refuse"):
-            return kind, payload
 
 
 def main() -> int:

@@ -37,39 +37,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 os.environ["P2PNIMMT_SERVICE"] = f"_pnt-sk{secrets.token_hex(3)}._tcp.local."  # this run's own: no other game seen
 
-from attacker import Attacker  # noqa: E402
-from hosted import headless_host  # noqa: E402
+from hosted import from_every, headless_host, wrong_seat_key  # noqa: E402
 
 from p2pnimmt.net.seatdoor import WRONG_BURST, WRONG_EVERY  # noqa: E402
 from p2pnimmt.protocol.identity import Identity  # noqa: E402
 
-THREADS = 4
-
 
 def addresses(n: int) -> list[str]:
     return [f"127.3.{i // 250}.{1 + i % 250}" for i in range(n)]
-
-
-def guess(port: int, source: str, me: Identity) -> str:
-    """One wrong seat key from `source`: what the host answered (`wrong`, `unchecked`, or what else it said)."""
-    try:
-        link = Attacker.dial(port, me, source=source)
-    except (OSError, EOFError, AssertionError) as exc:
-        return f"no handshake: {exc}"
-    try:
-        link.send("join", {"name": "mallory", "role": "spectator", "bot": False, "port": 1,
-                           "proof": secrets.token_bytes(32)})
-        link.sock.settimeout(10)
-        kind, payload = link.read_frame()[:2]
-    except (OSError, EOFError) as exc:
-        return f"no answer: {exc}"
-    finally:
-        link.close()
-    if kind == "refuse" and str(payload).startswith("wrong seat key"):
-        return "wrong"
-    if kind == "refuse" and str(payload).startswith("too many wrong seat keys"):
-        return "unchecked"
-    return f"{kind}: {str(payload)[:80]}"
 
 
 def main() -> int:
@@ -84,23 +59,19 @@ def main() -> int:
         over: dict[str, tuple[int, float]] = {}
         lock = threading.Lock()
         began = time.monotonic()
+
+        def guess(source: str) -> None:
+            said = wrong_seat_key(port, source, me)
+            with lock:
+                first.setdefault(source, time.monotonic())
+                answers[said] += 1
+                if said == "wrong":
+                    checked[source] += 1
+                    allowed = WRONG_BURST + (time.monotonic() - first[source]) / WRONG_EVERY
+                    if checked[source] > allowed + 1:
+                        over[source] = (checked[source], allowed)
         for r in range(rounds):
-            def run(part: list[str]) -> None:
-                for source in part:
-                    said = guess(port, source, me)
-                    with lock:
-                        first.setdefault(source, time.monotonic())
-                        answers[said] += 1
-                        if said == "wrong":
-                            checked[source] += 1
-                            allowed = WRONG_BURST + (time.monotonic() - first[source]) / WRONG_EVERY
-                            if checked[source] > allowed + 1:
-                                over[source] = (checked[source], allowed)
-            threads = [threading.Thread(target=run, args=(sources[i::THREADS],)) for i in range(THREADS)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            from_every(sources, guess)
             print(f"round {r + 1}: {sum(checked.values())} guesses checked so far, {dict(answers)}")
         took = time.monotonic() - began
         alive = host.popen.poll() is None

@@ -41,43 +41,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 os.environ["P2PNIMMT_SERVICE"] = f"_pnt-lo{secrets.token_hex(3)}._tcp.local."  # this run's own: no other game seen
 
 from attacker import Attacker  # noqa: E402
-from hosted import headless_host  # noqa: E402
+from hosted import answer, from_every, headless_host, wrong_seat_key  # noqa: E402
 
 from p2pnimmt.net.invite import parse_link  # noqa: E402
 from p2pnimmt.net.seatdoor import WRONG_ADDRESSES, WRONG_BURST  # noqa: E402
 from p2pnimmt.protocol import seatkey  # noqa: E402
-
-THREADS = 4
-
-
-def answer(link: Attacker) -> tuple[str, object]:
-    link.sock.settimeout(20)
-    while True:
-        kind, payload = link.read_frame()[:2]
-        if kind in ("refuse", "lobby"):
-            return kind, payload
-
-
-def wrong(port: int, source: str) -> str:
-    """One join from `source` with a proof that holds for no key (random bytes): `wrong` (the host checked it),
-    `unchecked` (refused without checking), or what else the host said."""
-    try:
-        link = Attacker.dial(port, source=source)
-    except (OSError, EOFError, AssertionError) as exc:
-        return f"no handshake: {exc}"
-    try:
-        link.send("join", {"name": "mallory", "role": "spectator", "bot": False, "port": 1,
-                           "proof": secrets.token_bytes(32)})
-        kind, payload = answer(link)
-    except (OSError, EOFError) as exc:
-        return f"no answer: {exc}"
-    finally:
-        link.close()
-    if kind == "refuse" and str(payload).startswith("wrong seat key"):
-        return "wrong"
-    if kind == "refuse" and str(payload).startswith("too many wrong seat keys"):
-        return "unchecked"
-    return f"{kind}: {str(payload)[:80]}"
 
 
 def honest(port: int, source: str, name: str, seat_key: str, link_secret: bytes | None) -> tuple[str, object]:
@@ -102,21 +70,6 @@ def said(got: tuple[str, object]) -> str:
     return "admitted (the host's lobby names it)" if kind == "lobby" else f"{kind}: {payload}"
 
 
-def spend(port: int, sources: list[str], answers: Counter[str]) -> None:
-    lock = threading.Lock()
-
-    def run(part: list[str]) -> None:
-        for source in part:
-            got = wrong(port, source)
-            with lock:
-                answers[got] += 1
-    threads = [threading.Thread(target=run, args=(sources[i::THREADS],)) for i in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-
-
 def main() -> int:
     with TemporaryDirectory() as tmp, headless_host(tmp, "--seats", "3") as (host, seat_key, port):
         invite = parse_link(re.search(r"invite link: (\S+)", host.text()).group(1))
@@ -124,11 +77,17 @@ def main() -> int:
         began = time.monotonic()
         answers: Counter[str] = Counter()
         for _ in range(int(WRONG_BURST)):
-            answers[wrong(port, "127.6.0.1")] += 1
-        spend(port, [f"127.6.{i // 250}.{1 + i % 250}" for i in range(1, WRONG_ADDRESSES)], answers)
+            answers[wrong_seat_key(port, "127.6.0.1")] += 1
+        lock = threading.Lock()
+
+        def spend(source: str) -> None:
+            got = wrong_seat_key(port, source)
+            with lock:
+                answers[got] += 1
+        from_every([f"127.6.{i // 250}.{1 + i % 250}" for i in range(1, WRONG_ADDRESSES)], spend)
         pooled = 0
         while True:  # the addresses past those counted apart, until the host refuses them unchecked
-            got = wrong(port, f"127.7.{pooled // 250}.{1 + pooled % 250}")
+            got = wrong_seat_key(port, f"127.7.{pooled // 250}.{1 + pooled % 250}")
             answers[got] += 1
             pooled += 1
             if got != "wrong" or pooled > 4 * WRONG_BURST:
