@@ -171,3 +171,12 @@ def wait_verified(path: Path, timeout: float = 60.0):
                 return verdict
         time.sleep(0.2)
     raise AssertionError(f"{path} did not verify within {timeout} s")
+
+
+def verify_report(path: Path, timeout: float = 60.0) -> str:
+    """What `p2pnimmt verify`, run as a process of its own, reports of the transcript at `path`, once it has said
+    the transcript holds (it exits 0; else the assertion names the transcript and what it said)."""
+    done = subprocess.run([sys.executable, "-m", "p2pnimmt", "verify", str(path)], capture_output=True, text=True,
+                          timeout=timeout)
+    assert done.returncode == 0, (path.stem, done.stdout, done.stderr)
+    return done.stdout

@@ -15,12 +15,10 @@ gets from it. Before, the vote on dan was void at every node and the table waite
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from attacker import LOOPBACK
-from procs import CheatProc, Proc, code_of, final_scores
+from procs import CheatProc, Proc, code_of, final_scores, verify_report
 
 LO = ["--interface", LOOPBACK]
 TIMERS = ["--bot-delay", "0.05", "--drop-after", "3"]
@@ -60,9 +58,7 @@ def test_five_seats_vote_out_the_gone_seat_with_the_seat_that_never_passed_its_c
             assert "voted to drop seat 3 (mal): it went on from dan's move and never passed it on" in text, text
         assert len({final_scores(proc.text()) for proc in honest.values()}) == 1
         for name in honest:
-            done = subprocess.run([sys.executable, "-m", "p2pnimmt", "verify", str(tmp_path / f"{name}.p2pt")],
-                                  capture_output=True, text=True, timeout=300)
-            assert done.returncode == 0, (name, done.stderr)
+            verify_report(tmp_path / f"{name}.p2pt", timeout=300)
     finally:
         for proc in cheats:
             proc.stop()
