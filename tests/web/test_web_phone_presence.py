@@ -6,7 +6,9 @@ clock the page asks the stand-in for a stalled seat's move ("Ask the stand-in", 
 
 from __future__ import annotations
 
+import inspect
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from deadlines import OUTER
@@ -55,6 +57,18 @@ async def tap_move(phone) -> str:
     else:
         await phone.locator("#rows .take").first.tap()
     return wanted
+
+
+async def play_to_the_end(phone, at_second_card: Callable[[], object] | None = None) -> int:
+    """Tap every move asked (tap_move) until the game is over, calling at_second_card() right after the second card
+    (and awaiting what it returns, if that is awaitable); the cards played."""
+    step, cards = "", 0
+    while step := await next_ask(phone, step):
+        if await tap_move(phone) == "card":
+            cards += 1
+            if cards == 2 and at_second_card is not None and inspect.isawaitable(done := at_second_card()):
+                await done
+    return cards
 
 
 async def download(phone, path: Path) -> bytes:
@@ -130,12 +144,7 @@ async def test_a_peer_killed_mid_game_is_voted_out_by_the_phone_and_the_phones_t
     tv = procs(["watch", code, *LO, *peer, "--web", "--no-open", "--web-interface", "127.0.0.1", "--drop-after", "2",
                 "--transcript", str(tmp_path / "tv.p2pt")], tmp_path / "tv.out", env={"HOME": str(tmp_path)})
     phone, _, errors = await seated_phone(browser, tv.wait_for(PHONE_URL).group(1), "zoe")
-    step, cards = "", 0
-    while step := await next_ask(phone, step):
-        if await tap_move(phone) == "card":
-            cards += 1
-            if cards == 2:
-                bob.popen.kill()
+    await play_to_the_end(phone, bob.popen.kill)
     assert bob.popen.wait() != 0  # killed, not finished
     said = await phone.inner_text("#verdict-text")
     assert "0 faults" in said, said

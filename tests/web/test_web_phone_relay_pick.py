@@ -8,33 +8,11 @@ hello, then nothing either way); chromium at 390x844 with touch."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from procs import Proc, default_signals
-from test_web_phone_presence import LO, PHONE_URL, WAIT, download, messages_of, next_ask, seated_phone, tap_move
-
-CHEAT = Path(__file__).parents[1] / "net" / "cheat_node.py"
-# Every node's drop time (the page takes its relay's): above the page's time away (its relay's kill, the silent
-# relay's SERVE_WITHIN of 5 s, a new link), so that an honest page that moves on in time keeps its seat, and short
-# enough that a page held by the silent relay is voted out within the test.
-DROP = ["--drop-after", "12"]
-WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
-RELAY = r"phone: http://(127\.0\.0\.1:\d+)/phone"
-
-
-class SilentRelay(Proc):
-    """A spectator's node run by cheat_node.py's `silent-relay`: its relay says hello to a page and passes nothing."""
-
-    def __init__(self, args: list[str], out: Path, home: Path) -> None:
-        self.out = out
-        self.file = open(out, "wb")
-        self.popen = subprocess.Popen([sys.executable, str(CHEAT), "silent-relay", "0", *args], stdout=self.file,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=default_signals,
-                                      env={**os.environ, "HOME": str(home)})
+from phonerelay import DROP, RELAY, CheatRelay, killed, relay_node, seat_kept
+from test_web_phone_presence import LO, PHONE_URL, WAIT, play_to_the_end, seated_phone
 
 
 @pytest.mark.parametrize("honest", ["spectator", "player"])
@@ -50,33 +28,24 @@ async def test_a_phone_whose_relay_left_is_not_held_by_a_relay_that_passes_nothi
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     peer = ["--peer", f"127.0.0.1:{port}"]
-    tv = procs(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "tv.p2pt")],
-               tmp_path / "tv.out", env={**env, "HOME": str(tmp_path / "tv")})
+    tv = relay_node(procs, tmp_path, "tv", "watch", code, *LO, *peer, env=env)
     phone_url = tv.wait_for(PHONE_URL).group(1)
-    mal = SilentRelay(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "mal.p2pt")],
-                      tmp_path / "mal.out", tmp_path / "mal")
+    mal = CheatRelay("silent-relay", tmp_path, "mal", "watch", code, *LO, *peer)
     try:
         silent = mal.wait_for(RELAY).group(1)
         if honest == "spectator":
-            other = procs(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "tv2.p2pt")],
-                          tmp_path / "tv2.out", env={**env, "HOME": str(tmp_path / "tv2")})
+            other = relay_node(procs, tmp_path, "tv2", "watch", code, *LO, *peer, env=env)
         else:
-            other = procs(["join", code, *LO, *peer, *WEB, *DROP, "--bot", "heuristic", "--name", "kay",
-                           "--transcript", str(tmp_path / "kay.p2pt")], tmp_path / "kay.out",
-                          env={**env, "HOME": str(tmp_path / "kay")})
+            other = relay_node(procs, tmp_path, "kay", "join", code, *LO, *peer, "--bot", "heuristic", "--name", "kay", env=env)
         served = other.wait_for(RELAY).group(1)
         sockets: list = []
         phone, _, errors = await seated_phone(browser, phone_url, "zoe", sockets=sockets)
+
+        async def relay_killed() -> None:
+            killed(tv)
+            await phone.wait_for_function("at => document.body.dataset.relay === at", arg=served, timeout=WAIT)
         # The phone plays its cards; after its second, its relay's node is killed (SIGKILL, by pid: no word to it).
-        step, cards = "", 0
-        while step := await next_ask(phone, step):
-            if await tap_move(phone) == "card":
-                cards += 1
-                if cards == 2:
-                    tv.popen.kill()
-                    assert tv.popen.wait() != 0
-                    await phone.wait_for_function("at => document.body.dataset.relay === at", arg=served,
-                                                  timeout=WAIT)
+        cards = await play_to_the_end(phone, relay_killed)
         tried = [s.url.split("/")[2] for s in sockets]
         # A spectator's honest relay is reached only after the silent one, left for it; a player's is tried first.
         if honest == "spectator":
@@ -84,12 +53,7 @@ async def test_a_phone_whose_relay_left_is_not_held_by_a_relay_that_passes_nothi
         else:
             assert silent not in tried, tried
         assert cards == 10
-        mine = await download(phone, tmp_path / "phone.p2pt")
-        # zoe's seat was never dropped: each of its 10 reveals is its own card, none the stand-in's.
-        reveals = [r.get("auto") is True for r in messages_of(mine, "zoe", "PLAY_REVEAL")]
-        assert reveals == [False] * 10, reveals
-        assert host.finish(30) == 0, host.text()
-        assert not messages_of((tmp_path / "host.p2pt").read_bytes(), "ann", "DROP")
+        await seat_kept(phone, host, tmp_path)
         assert not errors, errors
     finally:
         mal.stop()

@@ -13,32 +13,13 @@ pings; its seat was dropped and the round void)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from procs import Proc, default_signals
-from test_web_phone_presence import LO, PHONE_URL, download, messages_of, next_ask, seated_phone, tap_move
+from phonerelay import DROP, RELAY, CheatRelay, killed, relay_node, seat_kept
+from test_web_phone_presence import LO, PHONE_URL, play_to_the_end, seated_phone
 
 from p2pnimmt.protocol.verify import verify_transcript
-
-CHEAT = Path(__file__).parents[1] / "net" / "cheat_node.py"
-DROP = ["--drop-after", "12"]
-WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
-RELAY = r"phone: http://(127\.0\.0\.1:\d+)/phone"
-
-
-class CheatRelay(Proc):
-    """A spectator's node run by cheat_node.py with a relay that withholds the game (`cheat`)."""
-
-    def __init__(self, cheat: str, args: list[str], out: Path, home: Path) -> None:
-        self.out = out
-        self.file = open(out, "wb")
-        self.popen = subprocess.Popen([sys.executable, str(CHEAT), cheat, "0", *args], stdout=self.file,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=default_signals,
-                                      env={**os.environ, "HOME": str(home)})
 
 
 @pytest.mark.parametrize("cheat", ["handshake-relay", "msgless-relay"])
@@ -50,37 +31,23 @@ async def test_a_phone_leaves_a_relay_through_which_the_game_does_not_reach_it(t
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     peer = ["--peer", f"127.0.0.1:{port}"]
-    tv = procs(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "tv.p2pt")],
-               tmp_path / "tv.out", env={**env, "HOME": str(tmp_path / "tv")})
+    tv = relay_node(procs, tmp_path, "tv", "watch", code, *LO, *peer, env=env)
     phone_url = tv.wait_for(PHONE_URL).group(1)
-    mal = CheatRelay(cheat, ["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "mal.p2pt")],
-                     tmp_path / "mal.out", tmp_path / "mal")
+    mal = CheatRelay(cheat, tmp_path, "mal", "watch", code, *LO, *peer)
     try:
         withholding = mal.wait_for(RELAY).group(1)
-        tv2 = procs(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "tv2.p2pt")],
-                    tmp_path / "tv2.out", env={**env, "HOME": str(tmp_path / "tv2")})
+        tv2 = relay_node(procs, tmp_path, "tv2", "watch", code, *LO, *peer, env=env)
         served = tv2.wait_for(RELAY).group(1)
         sockets: list = []
         phone, _, errors = await seated_phone(browser, phone_url, "zoe", sockets=sockets)
         # The phone plays its cards; after its second, its relay's node is killed (SIGKILL, by pid: no word to it).
-        step, cards = "", 0
-        while step := await next_ask(phone, step):
-            if await tap_move(phone) == "card":
-                cards += 1
-                if cards == 2:
-                    tv.popen.kill()
-                    assert tv.popen.wait() != 0
+        cards = await play_to_the_end(phone, lambda: killed(tv))
         tried = [s.url.split("/")[2] for s in sockets]
         # mal's relay, listed before tv2's, was tried and left for it
         assert withholding in tried and served in tried and tried.index(withholding) < tried.index(served), tried
         assert await phone.evaluate("document.body.dataset.relay") == served
         assert cards == 10
-        mine = await download(phone, tmp_path / "phone.p2pt")
-        # zoe's seat was never dropped: each of its 10 reveals is its own card, none the stand-in's.
-        reveals = [r.get("auto") is True for r in messages_of(mine, "zoe", "PLAY_REVEAL")]
-        assert reveals == [False] * 10, reveals
-        assert host.finish(30) == 0, host.text()
-        assert not messages_of((tmp_path / "host.p2pt").read_bytes(), "ann", "DROP")
+        await seat_kept(phone, host, tmp_path)
         assert verify_transcript((tmp_path / "host.p2pt").read_bytes()).ok
         assert not errors, errors
     finally:

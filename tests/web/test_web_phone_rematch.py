@@ -13,22 +13,13 @@ from test_web_phone_presence import (
     WAIT,
     download,
     faultless_transcript,
-    next_ask,
+    play_to_the_end,
     results,
     seated_phone,
-    tap_move,
 )
 from test_web_tv import URL
 
 from p2pnimmt.protocol.verify import verify_transcript
-
-
-async def play_to_the_end(phone) -> int:
-    """Tap every move asked until the game is over; the cards played."""
-    step, cards = "", 0
-    while step := await next_ask(phone, step):
-        cards += await tap_move(phone) == "card"
-    return cards
 
 
 async def test_a_phone_follows_the_hosts_rematch_and_the_tv_page_too(tmp_path: Path, procs, browser) -> None:

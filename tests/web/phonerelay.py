@@ -1,0 +1,52 @@
+"""A phone page's relay killed mid-game, and a spectator whose relay cheats (tests/net/cheat_node.py), for the tests
+of how the page picks its relay and leaves one (test_web_phone_relay_pick.py, test_web_phone_relay_withhold.py):
+real processes on 127.0.0.1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from procs import CHEAT_NODE, Proc
+from test_web_phone_presence import download, messages_of
+
+# Every node's drop time (the page takes its relay's): above the page's time away (its relay's kill, a cheating
+# relay's SERVE_WITHIN of 5 s, a new link), so that an honest page that moves on in time keeps its seat, and short
+# enough that a page held by the cheating relay is voted out within the test.
+DROP = ["--drop-after", "12"]
+WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
+RELAY = r"phone: http://(127\.0\.0\.1:\d+)/phone"
+
+
+def relay_args(tmp_path: Path, name: str, *args: str) -> list[str]:
+    """`name`'s node (`args`: it watches or joins the game) serving the phone page and its relay on 127.0.0.1, with
+    DROP, its transcript NAME.p2pt."""
+    return [*args, *WEB, *DROP, "--transcript", str(tmp_path / f"{name}.p2pt")]
+
+
+def relay_node(procs, tmp_path: Path, name: str, *args: str, env: dict[str, str]) -> Proc:
+    """`name`'s honest node (relay_args), started by the test's `procs` with `env`, its HOME its own."""
+    return procs(relay_args(tmp_path, name, *args), tmp_path / f"{name}.out", env={**env, "HOME": str(tmp_path / name)})
+
+
+class CheatRelay(Proc):
+    """A spectator's node run by cheat_node.py with a relay that withholds the game (`cheat`), its HOME its own."""
+
+    def __init__(self, cheat: str, tmp_path: Path, name: str, *args: str) -> None:
+        super().__init__(relay_args(tmp_path, name, *args), tmp_path / f"{name}.out",
+                         env={"HOME": str(tmp_path / name)}, program=(str(CHEAT_NODE), cheat, "0"))
+
+
+def killed(node: Proc) -> None:
+    """`node` killed (SIGKILL, by pid: no word to it) and gone."""
+    node.popen.kill()
+    assert node.popen.wait() != 0
+
+
+async def seat_kept(phone, host: Proc, tmp_path: Path) -> None:
+    """zoe's seat was never dropped: each of its 10 reveals in the page's transcript is its own card, none the
+    stand-in's; the host finished its game, and no seat voted it out."""
+    mine = await download(phone, tmp_path / "phone.p2pt")
+    reveals = [r.get("auto") is True for r in messages_of(mine, "zoe", "PLAY_REVEAL")]
+    assert reveals == [False] * 10, reveals
+    assert host.finish(30) == 0, host.text()
+    assert not messages_of((tmp_path / "host.p2pt").read_bytes(), "ann", "DROP")
