@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 import pytest
 from deadlines import OUTER
+from fullscreen import seated
 from prompt_toolkit.input import create_pipe_input
 from screens import SizedOutput, until
 
@@ -30,20 +31,14 @@ def table(players=4, **kw):
 def playing(**settings):
     """My seat's app at the local `table(**settings)`, its keys from a pipe, started: (model, app, pipe, its task)."""
     model, _tv, t = table(**settings)
-    with create_pipe_input() as inp:
-        ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput())
-        t.start()
-        yield model, ui, inp, asyncio.create_task(ui.app.run_async())
+    with seated(model, t) as (ui, _watch, inp, task):
+        yield model, ui, inp, task
 
 
 def test_a_whole_game_by_keys_with_row_choices_to_game_over():
     async def main():
         model, tv, t = table(point_limit=25)
-        with create_pipe_input() as inp:
-            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput())
-            watch = TableApp(tv, None, input=inp, output=SizedOutput())
-            t.start()
-            task = asyncio.create_task(ui.app.run_async())
+        with seated(model, t, tv) as (ui, watch, inp, task):
             await until(lambda: ui.app.is_running, "the app")
             screen = screen_text(ui)
             assert "Your hand" in screen and "row 4" in screen and "!6!" in screen and "Your turn" in screen

@@ -8,6 +8,7 @@ import asyncio
 import re
 import time
 
+from fullscreen import seated
 from prompt_toolkit.input import create_pipe_input
 from screens import SizedOutput, until
 
@@ -38,11 +39,7 @@ def test_a_game_that_carries_two_rounds_shows_round_3_on_the_table_the_round_end
         model, tv = TableModel(), TableModel()
         t = CarriedTable(Settings(players=4, max_rounds=4, point_limit=None), seed=bytes(32), spectators=1,
                          on_event=model.update, on_watch=tv.update)
-        with create_pipe_input() as inp:
-            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput())
-            watch = TableApp(tv, None, input=inp, output=SizedOutput())
-            t.start()
-            task = asyncio.create_task(ui.app.run_async())
+        with seated(model, t, tv) as (ui, watch, inp, task):
             await until(lambda: ui.app.is_running, "the app")
             screen = screen_text(ui)
             assert "round 3  turn 1/10" in screen, screen

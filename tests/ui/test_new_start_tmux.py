@@ -4,25 +4,13 @@ end (app.anew; tests/net/test_gone_before_start.py has the lines)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from fullscreen import LO, roster, tv_and_bob
 from procs import CheatProc, game_of, wait_verified
 from tmuxpane import needs_tmux
 
-from p2pnimmt.protocol.envelope import open_envelope
-from p2pnimmt.protocol.transcript import records
-
 pytestmark = needs_tmux
-
-LO = ["--interface", "127.0.0.1"]
-
-
-
-
-def roster(path: Path) -> list[str]:
-    start = next(open_envelope(p) for kind, p in records(path.read_bytes()) if kind == "msg")
-    return [seat["name"] for seat in start.body["roster"]]
 
 
 def test_a_full_screen_player_and_tv_go_on_to_the_new_start(tmp_path: Path, procs, panes) -> None:
@@ -31,14 +19,7 @@ def test_a_full_screen_player_and_tv_go_on_to_the_new_start(tmp_path: Path, proc
     host = procs(["host", "--headless", "--seats", "3", *LO, "--rounds", "1", "--no-points", "--deal", "open",
                   "--clock", "1", "--drop-after", "1", "--name", "ann", "--transcript", str(tmp_path / "ann.p2pt")],
                  tmp_path / "ann.out", env=env)
-    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
-    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    peer = f"--peer 127.0.0.1:{port}"
-    tv = panes(f"{sys.executable} -m p2pnimmt watch {code} {' '.join(LO)} {peer} "
-               f"--transcript {tmp_path / 'tv.p2pt'}; sleep 300", 160, 48, env=env)
-    tv.wait("Spectators: 1", 20)
-    bob = panes(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} {peer} --name bob --drop-after 1 "
-                f"--transcript {tmp_path / 'bob.p2pt'}; sleep 300", 80, 24, env=env)
+    code, port, tv, bob = tv_and_bob(panes, host, tmp_path, env, "--drop-after", "1")
     host.wait_for(r"lobby: 2/3 seats: ann, bob")
     mal = CheatProc("vanish", ["join", code, "--headless", *LO, "--peer", f"127.0.0.1:{port}", "--name", "mal",
                                   "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out")

@@ -7,6 +7,7 @@ import re
 import sys
 from pathlib import Path
 
+from fullscreen import LO, roster, tv_and_bob
 from procs import wait_verified
 from tmuxpane import needs_tmux
 
@@ -15,10 +16,6 @@ from p2pnimmt.protocol.transcript import records
 
 pytestmark = needs_tmux
 
-LO = ["--interface", "127.0.0.1"]
-
-
-
 
 def test_a_full_screen_player_presses_r_and_the_tv_follows_the_rematch(tmp_path: Path, procs, panes) -> None:
     env = {"P2PNIMMT_PLACE_DELAY": "0", "XDG_DATA_HOME": str(tmp_path / "data")}
@@ -26,14 +23,7 @@ def test_a_full_screen_player_presses_r_and_the_tv_follows_the_rematch(tmp_path:
     host = procs(["host", "--headless", "--seats", "3", "--bots", "1", *LO, "--rounds", "1", "--no-points",
                   "--deal", "open", "--clock", "1", "--rematch", "1", "--name", "ann",
                   "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out", env=env)
-    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
-    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    peer = f"--peer 127.0.0.1:{port}"
-    tv = panes(f"{sys.executable} -m p2pnimmt watch {code} {' '.join(LO)} {peer} "
-               f"--transcript {tmp_path / 'tv.p2pt'}; sleep 300", 160, 48, env=env)
-    tv.wait("Spectators: 1", 20)
-    bob = panes(f"{sys.executable} -m p2pnimmt join {code} {' '.join(LO)} {peer} --name bob "
-                f"--transcript {tmp_path / 'bob.p2pt'}; sleep 300", 80, 24, env=env)
+    _code, _port, tv, bob = tv_and_bob(panes, host, tmp_path, env)
     first = wait_verified(tmp_path / "bob.p2pt", 90)
     bob.wait("The game is over")  # the table says so (a key pressed before it would be a move, not this)
     bob.keys("Enter")  # the game-over screen, with the host's offer
@@ -61,9 +51,7 @@ def test_a_full_screen_player_presses_r_and_the_tv_follows_the_rematch(tmp_path:
     bob.wait("The game is over")
     bob.keys("Enter")
     bob.wait("The evening: 2 games", 10)
-    data = (tmp_path / "tv-2.p2pt").read_bytes()
-    start = next(e for e in (open_envelope(p) for kind, p in records(data) if kind == "msg") if e.kind == "START")
-    assert [s["name"] for s in start.body["roster"]] == ["ann", "bot1", "bob"]
+    assert roster(tmp_path / "tv-2.p2pt") == ["ann", "bot1", "bob"]
     assert host.finish(60) == 0, host.text()
 
 
