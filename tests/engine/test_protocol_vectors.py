@@ -7,30 +7,14 @@ so the document and the code cannot drift apart silently.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
-import re
-from pathlib import Path
 
 import pytest
+from specblocks import json_blocks
 
 from p2pnimmt.engine import Round, deck, pick_order, resolve_turn, shuffle
 
-PROTOCOL = Path(__file__).resolve().parents[2] / "protocol.md"
-FENCE = re.compile(r"^```json ([\w-]+)[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
-
-
-def load_blocks() -> dict[str, object]:
-    text = PROTOCOL.read_text(encoding="utf-8")
-    blocks: dict[str, object] = {}
-    for match in FENCE.finditer(text):
-        name = match.group(1)
-        assert name not in blocks, f"protocol.md has two ```json {name} blocks"
-        blocks[name] = json.loads(match.group(2))
-    return blocks
-
-
-BLOCKS = load_blocks()
+BLOCKS = json_blocks()
 SHUFFLE = BLOCKS["shuffle-vectors"]
 DRAFT = BLOCKS["draft-order"]
 TURNS = BLOCKS["turn-examples"]

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
-import re
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from sealed_support import card_of, deck_order, simulate_deal
+from specblocks import PROTOCOL, json_blocks
 
 from p2pnimmt.engine import deck
 from p2pnimmt.protocol import sealed_group as g
@@ -45,20 +44,8 @@ from p2pnimmt.protocol.sealed import (
 from p2pnimmt.protocol.sealed_deal import key_value, sealed_value
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC = (ROOT / "protocol.md").read_text(encoding="utf-8")
-FENCE = re.compile(r"^```json ([\w-]+)[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
-
-
-def load_blocks() -> dict[str, object]:
-    blocks: dict[str, object] = {}
-    for match in FENCE.finditer(DOC):
-        name = match.group(1)
-        assert name not in blocks, f"protocol.md has two ```json {name} blocks"
-        blocks[name] = json.loads(match.group(2))
-    return blocks
-
-
-BLOCKS = load_blocks()
+DOC = PROTOCOL.read_text(encoding="utf-8")
+BLOCKS = json_blocks(DOC)
 ENC = BLOCKS["sealed-encodings"]
 KEY = BLOCKS["sealed-key-pair"]
 STEP = BLOCKS["sealed-shuffle-step"]
