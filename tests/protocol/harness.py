@@ -23,6 +23,7 @@ from p2pnimmt.protocol.events import Fault, Outgoing
 from p2pnimmt.protocol.identity import Identity, game_id_for
 from p2pnimmt.protocol.session import LocalError, Session
 from p2pnimmt.protocol.transcript import TranscriptJournal
+from p2pnimmt.protocol.verify import replay, verify_transcript
 
 
 def pinned_entropy(label: str) -> Callable[[int], bytes]:
@@ -246,3 +247,30 @@ def catch_up(net: Net, peer: bytes) -> None:
                 net.queue.append((peer, other, wire))
             for wire in net.sessions[peer].missing_for(net.sessions[other].heads()):
                 net.queue.append((other, peer, wire))
+
+
+def outcomes(net: Net, also: Callable[[Session], tuple] = lambda s: (), but: bytes | None = None,
+             faultless: bool = False) -> set[tuple]:
+    """(phase, result, drops, *also(session)) of every node (but the peer `but`) and of its transcript replayed:
+    each such transcript verifies (and, `faultless`, no such node recorded a fatal fault)."""
+    found = set()
+    for peer, session in net.sessions.items():
+        if peer == but:
+            continue
+        if faultless:
+            assert not [f for f in net.faults(peer) if f.fatal], (peer.hex()[:8], net.faults(peer))
+        verdict = verify_transcript(bytes(net.transcripts[peer]))
+        assert verdict.ok, verdict.report()
+        for s in (session, replay(bytes(net.transcripts[peer])).session):
+            found.add((str(s.phase), s.result, tuple(sorted(s.dropped.items())), *also(s)))
+    return found
+
+
+def absences_of(session: Session) -> tuple:
+    """outcomes' `also` for the seats each node held away and back: seat -> its stretches away, sorted."""
+    return (tuple(sorted((k, tuple(v)) for k, v in session.table.absences.items())),)
+
+
+def expelled_of(session: Session) -> tuple:
+    """outcomes' `also` for the seats each node expelled, sorted."""
+    return (tuple(sorted(session.table.expelled)),)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from harness import Net
+from harness import Net, outcomes
 from hypothesis import HealthCheck, given, settings, strategies as st
 from support import short
 from sweep import examples
@@ -20,7 +20,6 @@ from test_drop import vote_out
 
 from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.phase import Step
-from p2pnimmt.protocol.verify import replay, verify_transcript
 
 
 def cut_off(players: int, deal: str, seat: int, cut_at: int, delivery: int, spectators: int = 1,
@@ -63,17 +62,6 @@ def cut_at_round_end(players: int, deal: str, seat: int, extra: int, delivery: i
     net.heal()
     net.run()
     return net
-
-
-def outcomes(net: Net) -> set[tuple]:
-    found = set()
-    for peer, session in net.sessions.items():
-        found.add((str(session.phase), session.result, tuple(sorted(session.dropped.items()))))
-        verdict = verify_transcript(bytes(net.transcripts[peer]))
-        assert verdict.ok, verdict.report()
-        again = replay(bytes(net.transcripts[peer])).session
-        found.add((str(again.phase), again.result, tuple(sorted(again.dropped.items()))))
-    return found
 
 
 def test_a_cut_host_that_went_past_the_step_drops_itself_there_and_finishes() -> None:

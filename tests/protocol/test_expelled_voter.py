@@ -17,13 +17,11 @@ pinned below with the example that found it:
 from __future__ import annotations
 
 from adversary import Adversary
-from harness import Net
+from harness import Net, expelled_of, outcomes
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 from sweep import examples
 from test_drop import vote_out
 from test_drop_consensus import cut_off
-
-from p2pnimmt.protocol.verify import replay, verify_transcript
 
 CHEAT = 1
 
@@ -48,22 +46,6 @@ def expelled_voter(players: int, deal: str, cut_at: int, delivery: int) -> Net:
     return net
 
 
-def outcomes(net: Net) -> set[tuple]:
-    """(phase, result, drops, expelled) of every honest node and of its transcript replayed; every honest
-    transcript verifies and no honest node aborted."""
-    found = set()
-    cheat = net.identities[CHEAT].peer
-    for peer, session in net.sessions.items():
-        if peer == cheat:
-            continue
-        assert not [f for f in net.faults(peer) if f.fatal], (peer.hex()[:8], net.faults(peer))
-        verdict = verify_transcript(bytes(net.transcripts[peer]))
-        assert verdict.ok, verdict.report()
-        for s in (session, replay(bytes(net.transcripts[peer])).session):
-            found.add((str(s.phase), s.result, tuple(sorted(s.dropped.items())), tuple(sorted(s.table.expelled))))
-    return found
-
-
 @settings(max_examples=examples(6, 40), deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(players=st.integers(4, 5), deal=st.sampled_from(["open", "sealed"]), cut_at=st.integers(60, 250),
        delivery=st.integers(0, 2**16))
@@ -79,7 +61,7 @@ def outcomes(net: Net) -> set[tuple]:
 def test_a_voter_expelled_by_its_second_drop_leaves_every_honest_node_agreeing(
         players: int, deal: str, cut_at: int, delivery: int) -> None:
     net = expelled_voter(players, deal, cut_at, delivery)
-    found = outcomes(net)
+    found = outcomes(net, expelled_of, but=net.identities[CHEAT].peer, faultless=True)
     assert len(found) == 1, found
     ((phase, result, _dropped, expelled),) = found
     assert phase == "over" and result is not None

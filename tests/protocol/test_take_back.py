@@ -7,7 +7,7 @@ its own.
 from __future__ import annotations
 
 import pytest
-from harness import Net
+from harness import Net, absences_of, outcomes
 from hypothesis import HealthCheck, given, settings, strategies as st
 from sweep import examples
 from test_drop import vote_out
@@ -16,7 +16,7 @@ from test_drop_consensus import cut_off
 from p2pnimmt.protocol.envelope import open_envelope
 from p2pnimmt.protocol.events import SeatBack
 from p2pnimmt.protocol.session import LocalError
-from p2pnimmt.protocol.verify import replay, verify_transcript
+from p2pnimmt.protocol.verify import verify_transcript
 
 
 def comes_back(players: int, deal: str, seat: int, cut_at: int, delivery: int, delay: int,
@@ -41,20 +41,9 @@ def comes_back(players: int, deal: str, seat: int, cut_at: int, delivery: int, d
     return net
 
 
-def outcomes(net: Net) -> set[tuple]:
-    found = set()
-    for peer, session in net.sessions.items():
-        verdict = verify_transcript(bytes(net.transcripts[peer]))
-        assert verdict.ok, verdict.report()
-        for s in (session, replay(bytes(net.transcripts[peer])).session):
-            found.add((str(s.phase), s.result, tuple(sorted(s.dropped.items())),
-                       tuple(sorted((k, tuple(v)) for k, v in s.table.absences.items()))))
-    return found
-
-
 def test_a_dropped_seat_that_asks_is_back_from_a_next_round_and_keeps_its_score() -> None:
     net = comes_back(4, "open", 2, 60, 3, delay=0)
-    found = outcomes(net)
+    found = outcomes(net, absences_of)
     assert len(found) == 1, found
     phase, result, dropped, absences = found.pop()
     assert phase == "over" and dropped == ()
@@ -88,7 +77,7 @@ def test_every_node_agrees_on_when_a_seat_is_back_whatever_the_order(players: in
                                                                    cut_at: int, delivery: int, delay: int,
                                                                    cut_for: int) -> None:
     net = comes_back(players, deal, seat % players, cut_at, delivery, delay, cut_for=cut_for)
-    found = outcomes(net)
+    found = outcomes(net, absences_of)
     assert len(found) == 1, found
     assert found.pop()[0] == "over"
 
@@ -99,7 +88,7 @@ def test_leaving_a_sealed_round_to_void_it_never_pays_the_leaver_cannot_win() ->
     net = comes_back(4, "sealed", 2, 198, 3, delay=0)  # p2 ends with the fewest bull heads: 16 of 29, 36, 16, 45
     # (cut at 150 until session 27: since nobody joins a vote on sight, only by its policy, that game went otherwise;
     # cut at 190, delivery 0 until session 29: since a seat that forfeited is dealt open, that game went otherwise)
-    found = outcomes(net)
+    found = outcomes(net, absences_of)
     assert len(found) == 1, found
     phase, result, _, absences = found.pop()
     assert phase == "over" and dict(absences)[2]  # it came back

@@ -13,11 +13,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from harness import Net
+from harness import Net, outcomes
 from hypothesis import HealthCheck, given, settings, strategies as st
 from support import short
 from sweep import examples
-from test_drop_consensus import outcomes
 
 from p2pnimmt.protocol import quorum
 from p2pnimmt.protocol.phase import Step
