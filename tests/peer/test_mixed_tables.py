@@ -148,6 +148,34 @@ def every_other_asks_the_stand_in(net: Mixed, stalled: int) -> bool:
     return asked
 
 
+def broken_by(net: Mixed, seat: int, rule: Any) -> None:
+    """The Python seat `seat` of `net` breaks a rule as `rule` says (tests/protocol/adversary.py): the table plays
+    from its start until nothing more happens, the rule having fired."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+    from adversary import Adversary
+
+    adv = Adversary(net, seat, rule)
+    net.start()
+    net.run()
+    assert adv.fired
+
+
+def waited_on_and_voted_out(net: Mixed, seat: int) -> None:
+    """Every other seat waits on `seat` alone and votes it out (every one of them); the table plays on until
+    nothing more happens."""
+    others = [s for s in range(len(net.identities)) if s != seat]
+    for other in others:
+        assert net.sessions[net.identities[other].peer].waiting_for() == (seat,)
+    assert net.vote_out(seat) == len(others)
+    net.run()
+
+
+def honest_of(table: Table, outcomes: list[dict[str, Any]], *cheats: int) -> list[dict[str, Any]]:
+    """The outcomes (check's, node_by_node's) of the mixed table's nodes but those of the seats `cheats`."""
+    theirs = {table.mixed.identities[s].peer for s in cheats}
+    return [o for p, o in zip(table.mixed.peers, outcomes) if p not in theirs]
+
+
 def check(table: Table, tmp_path: Path, gone: int | tuple[int, ...] | None = None) -> list[dict[str, Any]]:
     """The checks of the module's docstring; each node's outcome. `gone`: a seat (or seats) cut off for good, or a
     cheat's own node (the same bytes as the Python node in its place, and both verifiers say the same of its
@@ -822,16 +850,10 @@ def test_typescript_seats_vote_out_a_python_seat_whose_reveal_lies(deal: str, ch
 
     table = Table(child, deal, 4, [1, 3, 5], seed=3, rounds=2)
     for net in table.nets:
-        adv = Adversary(net, 2, rule)
-        net.start()
-        net.run()
-        assert adv.fired
-        for seat in (0, 1, 3):
-            assert net.sessions[net.identities[seat].peer].waiting_for() == (2,)
-        assert net.vote_out(2) == 3
-        net.run()
+        broken_by(net, 2, rule)
+        waited_on_and_voted_out(net, 2)
     outcomes = check(table, tmp_path, gone=2)
-    honest = [o for p, o in zip(table.mixed.peers, outcomes) if p != table.mixed.identities[2].peer]
+    honest = honest_of(table, outcomes, 2)
     assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [2] for o in honest), honest
 
 
@@ -864,19 +886,13 @@ def test_typescript_seats_vote_out_a_split_seat_that_reveals_on_its_other_versio
     table = Table(child, "open", 4, [1, 3, 5], seed=4, rounds=1)
     for net in table.nets:
         net.shuffle_delivery = False
-        adv = Adversary(net, 2, rule)
-        net.start()
-        net.run()
-        assert adv.fired
-        for seat in (0, 1, 3):
-            assert net.sessions[net.identities[seat].peer].waiting_for() == (2,)
-        assert net.vote_out(2) == 3
-        net.run()
+        broken_by(net, 2, rule)
+        waited_on_and_voted_out(net, 2)
     # check(): every node's transcript and bytes sent as the Python node's in its place, byte for byte (before issue
     # 25's settling of the words, a TypeScript seat's record of the split's proof said "two different messages with
     # seq N" where the reference says "seat 2 (p2) signed two different messages #N (PLAY_COMMIT and PLAY_COMMIT)")
     outcomes = check(table, tmp_path, gone=2)
-    honest = [o for p, o in zip(table.mixed.peers, outcomes) if p != table.mixed.identities[2].peer]
+    honest = honest_of(table, outcomes, 2)
     assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [2] for o in honest), honest
 
 
@@ -889,18 +905,14 @@ def test_a_split_seat_that_reveals_on_each_version_is_voted_out_alike_and_nobody
     tests/net/test_copied_seat.py in CI). Seat 0 is expelled at the turn's commit step at every node, TypeScript
     seats 1 and 2 and the second spectator among them, with the same bytes as the Python node in each place."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-    from adversary import Adversary
     from test_split_branches import TURN, branch_rule
 
     table = Table(child, "open", 4, [1, 2, 5], seed=2, rounds=1)
     for net in table.nets:
         net.shuffle_delivery = False
-        adv = Adversary(net, 0, branch_rule(net, 4, 2))
-        net.start()
-        net.run()
-        assert adv.fired
+        broken_by(net, 0, branch_rule(net, 4, 2))
     outcomes = check(table, tmp_path, gone=0)
-    honest = [o for p, o in zip(table.mixed.peers, outcomes) if p != table.mixed.identities[0].peer]
+    honest = honest_of(table, outcomes, 0)
     assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [0] for o in honest), honest
     assert all(at == [0, 2 + 3 * TURN, 0] or tuple(at) == (0, 2 + 3 * TURN, 0)
                for o in honest for _s, at in o["dropped"]), honest
@@ -915,19 +927,15 @@ def test_a_split_seat_that_signs_on_above_one_version_is_voted_out_alike_and_nob
     commit and the fork is dropped everywhere (before, the nodes on B aborted, those on A played on). Every node ends
     the game alike, TypeScript seats 1 and 2 and the spectator with the same bytes as the Python node in each place."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-    from adversary import Adversary
     from test_split_fork import TURN, fork_rule
 
     table = Table(child, "open", 4, [1, 2, 5], seed=3, rounds=1)
     for net in table.nets:
         net.shuffle_delivery = False
         first = [net.identities[1].peer, net.watchers[1].peer]
-        adv = Adversary(net, 3, fork_rule(net, 4, 3, 3, first))
-        net.start()
-        net.run()
-        assert adv.fired
+        broken_by(net, 3, fork_rule(net, 4, 3, 3, first))
     outcomes = check(table, tmp_path, gone=3)
-    honest = [o for p, o in zip(table.mixed.peers, outcomes) if p != table.mixed.identities[3].peer]
+    honest = honest_of(table, outcomes, 3)
     assert all(o["phase"] == "over" and [s for s, _at in o["dropped"]] == [3] for o in honest), honest
     assert all(tuple(at) == (0, 2 + 3 * TURN, 0) for o in honest for _s, at in o["dropped"]), honest
 
@@ -954,12 +962,9 @@ def test_two_reveals_of_one_commit_held_then_judged_abort_every_node_alike(child
             half = adv.others[::2]
             return adv.to(one.wire, half) + adv.to(other.wire, [p for p in adv.others if p not in half])
 
-        adv = Adversary(net, 3, rule)
-        net.start()
-        net.run()
-        assert adv.fired
+        broken_by(net, 3, rule)
     outcomes = node_by_node(table, tmp_path)
-    honest = [o for p, o in zip(table.mixed.peers, outcomes) if p != table.mixed.identities[3].peer]
+    honest = honest_of(table, outcomes, 3)
     assert [o["phase"] for o in honest] == ["aborted"] * 5, [o["phase"] for o in outcomes]
     assert all(o["fault"]["code"] == "equivocation" for o in honest), honest
 
@@ -1594,7 +1599,7 @@ def test_a_card_of_the_forfeiters_open_hand_played_by_another_is_not_in_hand_at_
         Adversary(net, liar, plays_from_the_open_hand(r, 2))
         griefer_back(net, GRIEFER, 100, None)
     outcomes = check(table, tmp_path, gone=liar)
-    honest = [o for p, o in zip(table.mixed.peers, outcomes) if p != table.mixed.identities[liar].peer]
+    honest = honest_of(table, outcomes, liar)
     assert all(o["voided"] == [0, r] and o["forfeits"] == [liar, GRIEFER] for o in honest), honest
     assert all([seat for seat, _at in o["dropped"]] == [liar] for o in honest), honest
     own = [open_envelope(payload) for kind, payload in records(bytes(table.mixed.transcripts[x])) if kind == "msg"]
@@ -1626,8 +1631,7 @@ def test_both_vote_out_a_gone_seat_with_the_seat_that_never_passed_its_message_o
         net.vote_out(4)
         net.run()
     outcomes = check(table, tmp_path, gone=(CHEAT, 4))
-    honest = [o for p, o in zip(table.mixed.peers, outcomes)
-              if p not in {table.mixed.identities[s].peer for s in (CHEAT, 4)}]
+    honest = honest_of(table, outcomes, CHEAT, 4)
     assert all(o["dropped"] == [[CHEAT, [0, COMMIT, 0]], [4, [0, COMMIT, 0]]] for o in honest), honest
 
 
@@ -1669,16 +1673,10 @@ def test_a_typescript_seat_whose_start_ack_lies_is_refused_alike(deal: str, lie:
     fault (not fatal), refuses seat 1 and waits for the host's new start, with the bytes, transcript, outcome and
     verdicts of the Python node in its place (before, every node aborted on it). An equivocation (`some`): the nodes
     that started on the right version abort on it, the others refuse; every one holds the same ground."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-    from adversary import Adversary
-
     table = Table(child, deal, 5, [1, 3, 6], seed=11, rounds=1)
     for net in table.nets:
         net.shuffle_delivery = lie != "some"
-        adv = Adversary(net, 1, liar_rule(lie))
-        net.start()
-        net.run()
-        assert adv.fired
+        broken_by(net, 1, liar_rule(lie))
     assert table.mixed.is_typescript(table.mixed.identities[1].peer)
     outcomes = node_by_node(table, tmp_path)
     honest = [o for i, o in enumerate(outcomes) if i != 1]
@@ -1816,18 +1814,12 @@ def test_typescript_seats_check_the_hosts_carry_after_an_equivocation_as_python_
     ends aborted on seat 2's equivocation with the bytes and verdicts of the Python node in its place, takes the
     host's new start without seat 2 as due (its refused seats: [2]), and checks the host's carry (round 1's totals)
     as the reference does: the same carry taken, the same lies refused in the same words."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-    from adversary import Adversary
-
     from p2pnimmt.net.waiting import refused_acks
     from p2pnimmt.protocol.carry import carry_for, carry_problem
 
     table = Table(child, deal, 4, [1, 3, 5], seed=9, rounds=3)
     for net in table.nets:
-        adv = Adversary(net, 2, fork_at_turn_4_of_round_2)
-        net.start()
-        net.run()
-        assert adv.fired
+        broken_by(net, 2, fork_at_turn_4_of_round_2)
     outcomes = node_by_node(table, tmp_path)
     honest = [o for i, o in enumerate(outcomes) if i != 2]
     assert all(o["phase"] == "aborted" and o["fault"]["code"] == "equivocation" for o in honest), honest
@@ -1913,10 +1905,7 @@ def test_a_start_ack_shown_to_the_host_alone_comes_to_every_node_alike(child: No
 
     table = Table(child, "open", 4, [0, 2, 5], seed=11, rounds=1)
     for net in table.nets:
-        adv = Adversary(net, 1, rule)
-        net.start()
-        net.run()
-        assert adv.fired
+        broken_by(net, 1, rule)
         waiting = [p for p in net.peers if net.sessions[p].phase == "starting"]
         assert waiting, "every node had seat 1's START_ACK without asking"
         for peer in waiting:
