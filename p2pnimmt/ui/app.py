@@ -317,17 +317,8 @@ class TableApp:
 
     def _intent(self, intent: Callable[[Seat], str | None]) -> bool:
         """Send an intent to the seat; False if there is none (a spectator) or it was refused (with a warning)."""
-        if self.seat is None:
-            return False
-        try:
-            error = intent(self.seat)
-        except Exception as exc:  # a network or protocol problem: a message, never a traceback
-            error = f"{type(exc).__name__}: {exc}"
-        if error:
-            self.model.warn(_("not accepted: {why}").format(why=error))
-            return False
-        self.model.message = None
-        return True
+        seat = self.seat
+        return seat is not None and self.model.intent(lambda: intent(seat))
 
     def ask_quit(self) -> None:
         if self.model.over is not None or self.model.aborted:

@@ -192,6 +192,20 @@ class TableModel:
         self.say(f"! {text}")
         self.changed()
 
+    def intent(self, send: Callable[[], str | None]) -> bool:
+        """My seat's intent (a move) sent by `send()`, which returns the seat's refusal, or None once it took it:
+        True once taken (the message cleared); else False, with a warning that says why: the refusal, or the
+        network or protocol problem it raised (a message, never a traceback)."""
+        try:
+            error = send()
+        except Exception as exc:  # a network or protocol problem: a message, never a traceback
+            error = f"{type(exc).__name__}: {exc}"
+        if error:
+            self.warn(_("not accepted: {why}").format(why=error))
+            return False
+        self.message = None
+        return True
+
     def changed(self) -> None:
         for listener in list(self.listeners):
             listener()

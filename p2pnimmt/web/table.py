@@ -299,12 +299,5 @@ class Page:
         model.changed()
 
     def _intent(self, intent) -> bool:
-        try:
-            error = intent(self.seat)
-        except Exception as exc:  # a network or protocol problem: a message on the page, never a traceback
-            error = f"{type(exc).__name__}: {exc}"
-        if error:
-            self.model.warn(_("not accepted: {why}").format(why=error))
-            return False
-        self.model.message = None
-        return True
+        """Send an intent to the seat (TableModel.intent): False if it was refused, with a message on the page."""
+        return self.model.intent(lambda: intent(self.seat))
