@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from deadlines import OUTER
+from test_web_phone_presence import PHONE, seated_phone
 from tunnel_page import TunnelPage, wrong_key
 
 from p2pnimmt.app.web import start_phone
@@ -28,7 +29,6 @@ from p2pnimmt.protocol.seatkey import WRONG_BURST, WRONG_EVERY, seat_secret
 from p2pnimmt.web import relaydoor
 
 LO = ["--interface", "127.0.0.1"]
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 PHONE_URL = r"phone: (http://127\.0\.0\.1:\d+/phone\?t=[\w-]+(?:&lang=\w+)?#\w{4})"
 
 
@@ -70,10 +70,7 @@ async def test_a_stranger_with_a_relays_token_keeps_no_new_phone_out_and_stays_b
         assert kind == "lobby" and "cleo" in names(lobby), (kind, lobby)
         # And a real phone at bob's link (Chromium, from 127.0.0.1) too.
         context = await browser.new_context(**PHONE)
-        zoe = await context.new_page()
-        await zoe.goto(phone_url)
-        await zoe.fill("#name", "zoe")
-        await zoe.tap("#join")
+        zoe, _, _ = await seated_phone(browser, phone_url, "zoe", context)
         await zoe.wait_for_function("() => /in the lobby/.test(document.getElementById('status').textContent)",
                                     timeout=OUTER * 1000)
         assert await zoe.evaluate("() => window.p2pnimmt.node.refused") is None
@@ -114,18 +111,12 @@ async def test_a_relay_without_the_key_passes_on_no_join_it_cannot_check(browser
         key_only = link[:link.index("#") + 1 + len(key)]  # the phone link of a node without the link secret
         assert link.startswith(key_only + "-"), link
         context = await browser.new_context(**PHONE)
-        phone = await context.new_page()
-        await phone.goto(key_only)
-        await phone.fill("#name", "zoe")
-        await phone.tap("#join")
+        phone, _, _ = await seated_phone(browser, key_only, "zoe", context)
         await phone.wait_for_function("() => document.body.dataset.refused === 'relay'", timeout=OUTER * 1000)
         assert (await phone.inner_text("#status")).startswith("the phone relay's node holds no seat key")
         await context.close()
         context = await browser.new_context(**PHONE)  # another phone
-        whole = await context.new_page()
-        await whole.goto(link)
-        await whole.fill("#name", "una")
-        await whole.tap("#join")
+        whole, _, _ = await seated_phone(browser, link, "una", context)
         await whole.wait_for_function("() => /in the lobby/.test(document.getElementById('status').textContent)",
                                       timeout=OUTER * 1000)
         assert "una" in [m.name for m in host.members.values()] and host.lobby.door.refused == 1
