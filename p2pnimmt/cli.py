@@ -181,6 +181,16 @@ def clock_arg(text: str) -> int:
     return int(text)
 
 
+def hold_arg(text: str) -> int:
+    """--hold-seats: whole seconds 1..net.rematch.MAX_WAIT (what a rematch offer may carry, protocol.md 14)."""
+    from .net.rematch import MAX_WAIT
+
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= MAX_WAIT:
+        raise argparse.ArgumentTypeError(_("must be a whole number of seconds 1..{most}, got {text}").format(
+            most=MAX_WAIT, text=repr(text)))
+    return int(text)
+
+
 def peer_arg(text: str) -> tuple[str, int]:
     """--peer: HOST:PORT as an invite link's address reads it (net.invite.parse_address: IPv4, [IPv6] or a DNS
     name, a port 1..65535)."""
@@ -341,6 +351,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .app.options import HOLD_SECONDS
+
     parser = Parser(prog="p2pnimmt", description=_("6 nimmt! on a local network, with no server."))
     parser.add_argument("--version", action="version", version=f"p2pnimmt {__version__}",
                         help=_("show program's version number and exit"))
@@ -403,6 +415,9 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--clock", type=clock_arg, default=DEFAULT_CLOCK, metavar="SECONDS",
                       help=_("seconds each player has for a move before the stand-in plays it for them "
                              "(default {seconds}; 0: no clock)").format(seconds=DEFAULT_CLOCK))
+    host.add_argument("--hold-seats", type=hold_arg, default=HOLD_SECONDS, metavar="SECONDS",
+                      help=_("how long a rematch or a new start holds the seats for the finished game's players "
+                             "(default {seconds})").format(seconds=HOLD_SECONDS))
     host.set_defaults(handler=cmd_host, parser=host)
 
     join = sub.add_parser("join", help=_("join the game with this code"))
@@ -629,7 +644,8 @@ def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(_("--bots must be 0..{most} with --seats {seats}, got {value}").format(
             most=args.seats - 1, seats=args.seats, value=args.bots))
     settings = replace(settings_from(args, args.seats, parser), clock=args.clock or None)
-    return run(run_host(settings, args.bots, args.bot, network_options(args, _("host")), args.headless,
+    options = replace(network_options(args, _("host")), hold_seats=args.hold_seats)
+    return run(run_host(settings, args.bots, args.bot, options, args.headless,
                         rematches=args.rematch if args.headless else 0))
 
 

@@ -22,7 +22,7 @@ from .lobby import lobby_command, lobby_console
 from .nodes import NodeFiles, finish, journal_opener, new_node
 from .options import Options
 from .output import say, stdin_lines
-from .rematch import HOLD_SECONDS, Carry, close_after_answers, declined, game_options, seat_keys
+from .rematch import Carry, close_after_answers, declined, game_options, seat_keys
 
 
 class LobbyLines:
@@ -132,12 +132,12 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
     if old is not None:
         assert old.game_id is not None
         seats = seat_keys(old) if anew is None else seats_anew(old, anew, new_bots(old, anew, host_bots))
-        node.hold_seats(old.game_id if anew is None else anew.previous, seats, HOLD_SECONDS,
+        node.hold_seats(old.game_id if anew is None else anew.previous, seats, options.hold_seats,
                         anew.table if anew is not None else None)  # a new start's START carries (protocol.md 9)
         guests = {helper.identity.peer for helper in getattr(front, "helpers", [])}  # --web's guest seats
         stop = declined(old, node, {kept.identity.peer for kept in host_bots}, front.say, guests)
         fault = old.session.fault if old.session is not None and anew is not None and anew.forked else None
-        old.rematch.offer_to_all(node.game_id, node.port, seats, HOLD_SECONDS, fault.evidence if fault else ())
+        old.rematch.offer_to_all(node.game_id, node.port, seats, options.hold_seats, fault.evidence if fault else ())
         carry.closing.append(asyncio.ensure_future(close_after_answers(old, node, stop, anew is not None)))
     code = game_code(node.game_id)
     node.session.journal.secret({"kind": "node", "role": "player", "name": options.name,
@@ -155,10 +155,10 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         link=lobby_link(node, code)))
     if anew is not None:
         say(_("a new start of {code} without {names}: the seats are held for the others for {seconds} s").format(
-            code=game_code(anew.game_id), names=anew.names, seconds=HOLD_SECONDS))
+            code=game_code(anew.game_id), names=anew.names, seconds=options.hold_seats))
     elif old is not None:
         say(_("rematch of {code}: the seats are held for its players for {seconds} s").format(
-            code=game_code(old.game_id or bytes(16)), seconds=HOLD_SECONDS))
+            code=game_code(old.game_id or bytes(16)), seconds=options.hold_seats))
     advertiser = Advertiser(zc, node.game_id, identity.fingerprint, node.port, local_addresses(options.interface),
                             host_name=options.name, salt=node.salt)
     await advertiser.start(1, settings.players, "lobby", settings.variant, settings.deal)

@@ -34,6 +34,9 @@ class WebOptions:
     open: bool = True  # open the page in this machine's browser (only when on a terminal)
 
 
+HOLD_SECONDS = 60  # a rematch or a new start holds the finished game's seats this long for its players (--hold-seats)
+
+
 @dataclass
 class Options:
     interface: str | None = None
@@ -46,6 +49,7 @@ class Options:
     link_timeout: float = 20.0  # a link silent this long has ended (net.connection.IDLE_TIMEOUT)
     bot_delay: float = 0.0
     give_up: float = 300.0  # a node whose game has not moved this long says why and exits 1 (0: never)
+    hold_seats: int = HOLD_SECONDS  # host: how long a rematch or a new start holds the seats (1..net.rematch.MAX_WAIT)
     lines: bool = False  # the line terminal even on a terminal
     web: Any = None  # app.web.WebOptions: the browser front (--web), else None
     host_key: str | None = None  # join: only the game whose host has this key fingerprint (XXXX-XXXX)

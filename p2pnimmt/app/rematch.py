@@ -19,7 +19,6 @@ from ..net.node import Node
 from ..net.rematch import Answer, Offer
 from .options import Options
 
-HOLD_SECONDS = 60  # the seats of a rematch are held this long for the finished game's players
 ASK_SECONDS = 15.0  # the line terminal: how long the game-over question waits for `again` (the person is there)
 OFFER_WAIT = 60.0  # a headless node that follows rematches: how long it waits for the host's offer
 

@@ -64,6 +64,15 @@ def test_a_link_timeout_out_of_range_is_refused(value: str, why: str) -> None:
     assert result.returncode == 2 and f"argument --link-timeout: {why}" in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("value", ["0", "601", "1.5", "soon"])
+def test_a_hold_of_the_seats_out_of_range_is_refused(value: str) -> None:
+    """--hold-seats is what a rematch offer carries as its wait: whole seconds 1..600 (protocol.md 14)."""
+    result = run("host", "--headless", "--interface", "127.0.0.1", "--hold-seats", value)
+    assert result.returncode == 2 and f"argument --hold-seats: must be a whole number of seconds 1..600, got " \
+        f"{value!r}" in result.stderr, result.stderr
+    assert build_parser().parse_args(["host", "--hold-seats", "600"]).hold_seats == 600
+
+
 def test_a_sealed_deal_asked_for_the_draft_is_refused_not_dealt_open() -> None:
     """The draft variant's cards are drafted face up, so it is always dealt open: `--deal sealed` with it is refused
     with why (before, the game was silently dealt open: the session-32 red team); left out, the draft deals open and
