@@ -28,6 +28,8 @@ its workers' included), against the reference's peers played again alone
 the same way (benchmarks/turn_cpu_alone.py; run N's game has seed N-1, as TypeScript's is a new game each run), the
 two sides' processes in turn, node i then peer i (`interleaved`: a burst of load falls on both alike; session 40).
 Issue 25's target is held against (2): docs/benchmarks.md's twentieth sitting says why. With --against, REF's web/peer/src runs under this tree's bench files (the same harness for both).
+--keep DIR keeps each run's recorded games of (2) there (by deal and run), for a node's game to be played again by
+hand; the line of (2) also gives each node's main thread's own preemptions and its wait for a core (session 41).
 Every node process runs with the project's V8 flags (web/peer/src/node_flags.ts, as the node of mixed tables does;
 issue 25's twenty-second sitting): --node-flags "FLAGS" runs them with other flags instead (--node-flags "" with none,
 as before that sitting); --against-flags "FLAGS" runs REF's nodes with other flags than this tree's (a flag's
@@ -79,7 +81,8 @@ def alone(seats: int, deal: str, rounds: int, out: Path) -> dict:
         record.unlink(missing_ok=True)
 
 
-def interleaved(seats: int, deal: str, rounds: int, out: Path, seed: int, replays: int = 1) -> tuple[dict, dict]:
+def interleaved(seats: int, deal: str, rounds: int, out: Path, seed: int, replays: int = 1,
+                keep: Path | None = None) -> tuple[dict, dict]:
     """Issue 25's figure: each TypeScript node alone in its own process (a game recorded by bench.ts, then
     bench_alone.js RECORDING NODE) and each reference peer alone in its own (benchmarks/turn_cpu_alone.py's game of
     `seed`, then its replay of one peer), the two sides' processes taken IN TURN, node i then peer i (the order
@@ -90,7 +93,10 @@ def interleaved(seats: int, deal: str, rounds: int, out: Path, seed: int, replay
     and its figure is the median of them (a node's work is the same bytes each time: what differs is the machine's
     load, chiefly how often the game was preempted). Returns (TypeScript's, Python's): {busiest_ms_per_turn, mean_ms_per_turn, per_node, startup_ms, preempted (by
     node: the times its game was preempted, each costing it the caches' refill)} and, for TypeScript, its mean
-    node's main_ms_per_turn and other_threads_ms_per_turn."""
+    node's main_ms_per_turn and other_threads_ms_per_turn, and by node its main thread's own preemptions and the ms
+    it waited runnable for a core (main_preempted, main_waited_ms: None where Linux's sched files are not). `keep`:
+    a folder the run's recorded games are moved to (TypeScript's recording, the reference's calls) for a node's
+    game to be played again by hand (e.g. under valgrind), else they are deleted."""
     tag = uuid.uuid4().hex[:6]
     record, calls = out.parent / f"game-{tag}.json", out.parent / f"calls-{tag}.pickle"
     script = str(ROOT / "benchmarks" / "turn_cpu_alone.py")
@@ -118,6 +124,11 @@ def interleaved(seats: int, deal: str, rounds: int, out: Path, seed: int, replay
             nodes.append(sorted(mine, key=lambda n: n["own_ms_per_turn"])[(replays - 1) // 2])
             peers.append(sorted(theirs, key=lambda p: p[0])[(replays - 1) // 2])
     finally:
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            for file, name in ((record, f"{deal}-seed{seed}-typescript.json"), (calls, f"{deal}-seed{seed}-python.pickle")):
+                if file.exists():
+                    shutil.move(str(file), str(keep / name))
         record.unlink(missing_ok=True)
         calls.unlink(missing_ok=True)
     own = [n["own_ms_per_turn"] for n in nodes]
@@ -125,7 +136,9 @@ def interleaved(seats: int, deal: str, rounds: int, out: Path, seed: int, replay
     ts = {"busiest_ms_per_turn": max(own), "mean_ms_per_turn": statistics.fmean(own), "per_node": own,
           "main_ms_per_turn": statistics.fmean(n["main_ms_per_turn"] for n in nodes),
           "other_threads_ms_per_turn": statistics.fmean(n["other_threads_ms_per_turn"] for n in nodes),
-          "startup_ms": statistics.fmean(n["startup_ms"] for n in nodes), "preempted": [n["preempted"] for n in nodes]}
+          "startup_ms": statistics.fmean(n["startup_ms"] for n in nodes), "preempted": [n["preempted"] for n in nodes],
+          "main_preempted": [n.get("main_preempted") for n in nodes],
+          "main_waited_ms": [n.get("main_waited_ms") for n in nodes]}
     py = {"busiest_ms_per_turn": max(whole), "mean_ms_per_turn": statistics.fmean(whole), "per_node": whole,
           "startup_ms": statistics.fmean(p[2] for p in peers), "preempted": [p[3] for p in peers]}
     return ts, py
@@ -162,6 +175,8 @@ def main() -> None:
     parser.add_argument("--node-flags", metavar="FLAGS", help="this tree's nodes' V8 flags (default: the project's, "
                         f"{' '.join(NODE_FLAGS)})")
     parser.add_argument("--against-flags", metavar="FLAGS", help="REF's nodes' V8 flags (default: as this tree's)")
+    parser.add_argument("--keep", metavar="DIR", type=Path, help="keep each run's recorded games (each node alone: "
+                        "TypeScript's recording, the reference's calls) in DIR, named by deal and run")
     args = parser.parse_args()
     out = PEER / "dist" / f"bench-{os.getpid()}-{uuid.uuid4().hex[:6]}"
     FLAGS[out] = list(NODE_FLAGS) if args.node_flags is None else args.node_flags.split()
@@ -214,7 +229,7 @@ def main() -> None:
                       f"given out evenly ({t['other_threads_ms_per_peer_per_turn']:.2f} ms a node a turn): busiest "
                       f"{t['threads_busiest_ms_per_turn']:.2f}, mean {t['threads_mean_ms_per_turn']:.2f} ms",
                       flush=True)
-                a, p = interleaved(args.seats, deal, args.rounds, out, run, args.replays)
+                a, p = interleaved(args.seats, deal, args.rounds, out, run, args.replays, args.keep)
                 replayed = f", each the median of {args.replays} replays" if args.replays > 1 else ""
                 print(f"TypeScript, {deal} deal, {args.seats} seats, EACH NODE ALONE in its own process (node's crypto),"
                       f" in turn with Python's{replayed}: busiest {a['busiest_ms_per_turn']:.2f} ms (node "
@@ -222,7 +237,10 @@ def main() -> None:
                       f"its main thread {a['main_ms_per_turn']:.2f} + V8's worker threads "
                       f"{a['other_threads_ms_per_turn']:.2f}; its process's start-up before the game "
                       f"{a['startup_ms']:.0f} ms CPU); by node {' '.join(f'{x:.2f}' for x in a['per_node'])}, "
-                      f"preempted {' '.join(map(str, a['preempted']))} times", flush=True)
+                      f"preempted {' '.join(map(str, a['preempted']))} times"
+                      + ("" if None in a["main_preempted"] else
+                         f" (its main thread {' '.join(map(str, a['main_preempted']))} times; it waited for a core "
+                         f"{' '.join(f'{w:.0f}' for w in a['main_waited_ms'])} ms)"), flush=True)
                 print(f"Python, {deal} deal, {args.seats} seats, EACH PEER ALONE in its own process, in turn with "
                       f"TypeScript's (game seed {run}){replayed}: busiest {p['busiest_ms_per_turn']:.2f} ms (peer "
                       f"{p['per_node'].index(p['busiest_ms_per_turn'])}), mean {p['mean_ms_per_turn']:.2f} (its "

@@ -25,6 +25,10 @@
  * The node runs with this process's node flags (process.execArgv), handed on to the one process a node when
  * NODE is not given: run it as the project runs node (web/peer/node-flags.txt, docs/benchmarks.md's twenty-second
  * sitting), e.g. `node $(cat node-flags.txt) dist/test/bench_alone.js RECORDING`.
+ * A node's line also gives its game's minor faults, voluntary switches and preemptions (the process's: every thread's),
+ * and its main thread's own (Linux's /proc/thread-self/sched and schedstat; null elsewhere): main_preempted (the
+ * times the main thread was preempted), main_migrations (moved to another core) and main_waited_ms (the time it
+ * waited runnable for a core): what the machine's load did to the game (docs/benchmarks.md, session 41).
  * GAMES (with NODE; default 1): the node plays its game that many times in the one process, a new node each time,
  * and the line is the last game's: what V8's warm-up costs a node's first game (a process that plays on, rematches,
  * pays it once). BENCH_CALLS=N: only the node's first N calls, no check of the game's end (under valgrind, the
@@ -38,7 +42,7 @@ import { fileURLToPath } from "node:url";
 import { Identity } from "../src/identity.js";
 import type { Member, Outgoing } from "../src/seat.js";
 import type { Settings } from "../src/session.js";
-import { BotSeat, mainThreadClockUs, mainThreadNs, otherThreadsMs, otherThreadsNs, quiet, useBackend } from "./bench_bot.js";
+import { BotSeat, mainThreadClockUs, mainThreadNs, mainThreadSched, otherThreadsMs, otherThreadsNs, quiet, useBackend } from "./bench_bot.js";
 
 type Call = ["host", string] | ["deliver", string, number] | ["play", number] | ["row", number];
 interface Recording {
@@ -52,7 +56,8 @@ interface Recording {
 /** One node's line (ms a turn but clock_us). */
 interface Alone { own_ms_per_turn: number; main_ms_per_turn: number; calls_main_ms_per_turn: number | null;
   other_threads_ms_per_turn: number; process_ms_per_turn: number; between_calls_ms_per_turn: number | null;
-  clock_us: number | null; deliveries: number; minor_faults: number; switches: number; preempted: number; startup_ms: number;
+  clock_us: number | null; deliveries: number; minor_faults: number; switches: number; preempted: number;
+  main_preempted: number | null; main_migrations: number | null; main_waited_ms: number | null; startup_ms: number;
   flags: string[] }
 
 const bytes = (hex: string): Uint8Array => new Uint8Array(Buffer.from(hex, "hex"));
@@ -89,6 +94,7 @@ async function alone(file: string, index: number): Promise<Alone> {
   const settle = process.env.BENCH_NO_QUIET ? async () => {} : quiet;
   await settle(); // the start-up's work (imports, the recording's parse, the clock's calibration) done
   const usage = process.resourceUsage();
+  const sched = mainThreadSched();
   const since = { process: process.cpuUsage(), main: mainThreadNs(), others: otherThreadsNs() };
   let callsNs = 0;
   let sent = 0;
@@ -102,6 +108,7 @@ async function alone(file: string, index: number): Promise<Alone> {
   }
   const main = (mainThreadNs() - since.main) / 1e6;
   const used = process.resourceUsage();
+  const schedAfter = mainThreadSched();
   await settle(); // the workers' compile and collector jobs the game gave them, done
   const spent = process.cpuUsage(since.process);
   const others = otherThreadsMs(since.others, otherThreadsNs());
@@ -116,6 +123,9 @@ async function alone(file: string, index: number): Promise<Alone> {
     clock_us: perCall ? clockUs : null, deliveries: calls.length,
     minor_faults: used.minorPageFault - usage.minorPageFault, switches: used.voluntaryContextSwitches - usage.voluntaryContextSwitches,
     preempted: used.involuntaryContextSwitches - usage.involuntaryContextSwitches,
+    main_preempted: sched && schedAfter ? schedAfter.preempted - sched.preempted : null,
+    main_migrations: sched && schedAfter ? schedAfter.migrations - sched.migrations : null,
+    main_waited_ms: sched && schedAfter ? (schedAfter.waitedNs - sched.waitedNs) / 1e6 : null,
     startup_ms: (since.process.user + since.process.system) / 1000, flags: process.execArgv };
 }
 

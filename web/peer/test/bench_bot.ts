@@ -139,6 +139,20 @@ export function otherThreadsNs(): Map<string, number> {
   return out;
 }
 
+/** The main thread's scheduler counts (Linux's /proc/thread-self/sched, where the kernel has it): the times it was
+ * preempted (involuntary switches: its own, not its V8 workers'), moved to another core (migrations: its caches left
+ * behind), and the nanoseconds it waited runnable (schedstat's second field). Null without them. */
+export function mainThreadSched(): { preempted: number; migrations: number; waitedNs: number } | null {
+  try {
+    const text = readFileSync("/proc/thread-self/sched", "latin1");
+    const field = (name: string): number => Number(new RegExp(`^${name.replace(".", "\\.")}\\s*:\\s*(\\d+)`, "m").exec(text)?.[1] ?? NaN);
+    const waited = Number(readFileSync("/proc/thread-self/schedstat", "latin1").split(" ")[1]);
+    return { preempted: field("nr_involuntary_switches"), migrations: field("se.nr_migrations"), waitedNs: waited };
+  } catch {
+    return null;
+  }
+}
+
 /** Milliseconds the other threads ran between two readings of otherThreadsNs (a thread new since counts whole). */
 export function otherThreadsMs(before: Map<string, number>, after: Map<string, number>): number {
   let ns = 0;
