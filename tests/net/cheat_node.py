@@ -80,6 +80,10 @@ CHEAT is one of
   the `msg`s towards the page (the page's own go on), on every link, its own node's too; and its node answers a
   page's `probe` with a signed heads that lists only the prober's own messages, so the page, which judges its relay
   by the seats' signed answers, finds nothing held that it lacks (red team, session 41); TURN is not used;
+- `garbage-relay`: a node that serves the phone page (`--web`) whose relay, right after a page's `join` (passed on
+  as it came), puts 25 `["msg", b"garbage"]` frames on that connection towards the host, in the page's name: the
+  link's frames are nobody's signed word, so the host blames the page's key (red team, session 41); TURN is not
+  used;
 - `lying-lobby` (a host): the last seat to join is its victim: every lobby frame it sends the victim gives every other
   member's `port` wrong (1: nobody listens there), and every frame to any other member gives the victim's `port`
   wrong (each member's signed `where` record it forwards as it came: it cannot forge one); once its game started
@@ -695,6 +699,22 @@ def probe_liar_relay() -> None:
     mesh.on_frame = noting  # type: ignore[assignment]
 
 
+def garbage_relay() -> None:
+    from p2pnimmt.net.connection import frame
+    from p2pnimmt.web.relay import DATA, Tunnel
+
+    on_message = Tunnel.on_message
+    join = frame(["join", {}])[4:6]  # a join frame's msgpack begins [, "join" (fixarray 2, fixstr 4)
+
+    async def after_joins(self: Tunnel, data: bytes) -> None:
+        if data[:1] == bytes([DATA]) and join + b"join" in data[5:]:
+            data += frame(["msg", b"garbage"]) * 25
+            print("cheat: garbage after a page's join", flush=True)
+        await on_message(self, data)
+
+    Tunnel.on_message = after_joins  # type: ignore[method-assign]
+
+
 def lying_lobby(withhold: bool = False) -> None:
     announce, link = Lobby.announce, Mesh.link
     WRONG = 1  # a port nobody listens on
@@ -776,6 +796,7 @@ if __name__ == "__main__":
               "silent-relay": lambda _turn: silent_relay(),
               "handshake-relay": lambda _turn: handshake_relay(), "msgless-relay": lambda _turn: msgless_relay(),
               "probe-liar-relay": lambda _turn: probe_liar_relay(),
+              "garbage-relay": lambda _turn: garbage_relay(),
               "lying-lobby": lambda _turn: lying_lobby(),
               "withholding-lobby": lambda _turn: lying_lobby(True),
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
