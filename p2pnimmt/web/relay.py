@@ -72,6 +72,8 @@ CHANNELS = 24  # TCP connections one page may have dialled through its relay (a 
 INBOUND = 24  # connections accepted on the page's port at once; a new one past it cuts one (Tunnel.accepted)
 HOST_GONE = 4001  # the WebSocket's close code when the node leaves because its host left the lobby (farewell)
 REFUSED = "refused:"  # how a dial's CLOSE begins when its address refused (web/peer/src/page_node.ts: REFUSED)
+# A dial's CLOSE where the peer's first bytes were no p2pnimmt hello (relaydoor.Watch: the page's bytes never went on)
+NOT_A_PEER = "not a p2pnimmt peer: the phone relay passes nothing to a service that says no p2pnimmt hello first"
 MAX_BUFFERED = 1024 * 1024  # bytes the page sent on a channel not yet taken by its peer: past it, it is closed
 MAX_TUNNEL_MESSAGE = 256 * 1024  # a session frame is at most about 66 KiB
 MAX_BATCH = 128 * 1024  # bytes of the messages a BATCH gathers (one larger goes alone)
@@ -469,6 +471,9 @@ class Tunnel:
             watch = self.watches.get(channel)
             if watch is not None and channel in self.writers:
                 rest = await self.checked(channel, watch, rest)
+                if watch.stranger:  # it sent more than a hello before its peer said one: no link of ours
+                    await self.unheard(channel)
+                    return
             writer = self.writers.get(channel)
             if writer is not None and rest:
                 writer.write(rest)
@@ -582,6 +587,15 @@ class Tunnel:
         await self.tell(OPENED, channel)
         await self.pump(channel, reader, writer)
 
+    async def unheard(self, channel: int) -> None:
+        """Close a channel the page dialled whose peer said no p2pnimmt hello first (relaydoor.Watch.stranger)."""
+        writer = self.writers.pop(channel, None)
+        self.watches.pop(channel, None)
+        self.targets.pop(channel, None)
+        if writer is not None:
+            writer.close()
+            await self.tell(CLOSE, channel, NOT_A_PEER.encode())
+
     def opening(self, channel: int) -> bool:
         """Whether a channel the page dialled is still opening: connecting, or read until its join is decided."""
         if channel in self.dialling:
@@ -639,7 +653,17 @@ class Tunnel:
                 if watch is not None:  # whole frames only, while the page's join is not decided (relaydoor)
                     if watch.refused:
                         break
+                    heard = watch.heard
                     data = watch.down(data)
+                    if watch.stranger:  # its first bytes are no p2pnimmt hello: not one byte either way
+                        why = NOT_A_PEER
+                        break
+                    if watch.heard and not heard:  # the page's bytes held till now go on
+                        held = await self.checked(channel, watch, b"")
+                        if watch.refused or watch.stranger or self.writers.get(channel) is not writer:
+                            break  # (refused, or cut meanwhile: told to the page already)
+                        if held:
+                            writer.write(held)
                     if not watch.reading:
                         self.watches.pop(channel, None)
                 if data:

@@ -24,6 +24,7 @@ from ..protocol.seatkey import Refusals, WrongKeys, seat_refusal, seat_secret
 from ..quietlog import quiet
 
 KEY, NONCE, GAME = 32, 16, 16  # bytes of a hello's public key, nonce and game id
+UNHEARD = 4096  # bytes of the page's held before its peer said its hello (an honest page's hello is under 100)
 
 # The relay's refusals: a `refuse` frame on the page's connection, as the host's would be (the page shows the first
 # two in its own words, as it does the host's "wrong seat key" and "too many wrong seat keys").
@@ -53,11 +54,15 @@ class Game(Protocol):
 class Watch:
     """One connection a page dialled through the relay, read until its first join is decided.
 
-    `up` takes the page's bytes, `down` its peer's, and each gives back what goes on now. While it reads, only whole
-    frames go on either way (so a `refuse` the relay puts towards the page lands between the peer's frames), and a
-    join waits in `held` (with whatever followed it) for the verdict: `passed()` then gives its bytes. Once a join
-    is passed, or the first frame after the page's `auth` that is not `ping` is anything else, or a frame cannot be
-    read as the host reads it (the host closes the connection there, before any join), nothing more is read."""
+    `up` takes the page's bytes, `down` its peer's, and each gives back what goes on now. Nothing of the page's goes
+    on before the peer's first frame is a p2pnimmt hello (`heard`; every node and page says its hello as a connection
+    opens, before it reads a byte): a peer whose first bytes are anything else (`stranger`) is no member's node but
+    a service a member named (a printer's web page, a database on the relay laptop's LAN address), and gets not one
+    byte of the page's, nor the page one of its (red team, session 41). While it reads, only whole frames go on
+    either way (so a `refuse` the relay puts towards the page lands between the peer's frames), and a join waits in
+    `held` (with whatever followed it) for the verdict: `passed()` then gives its bytes. Once a join is passed, or
+    the first frame after the page's `auth` that is not `ping` is anything else, or a frame cannot be read as the
+    host reads it (the host closes the connection there, before any join), nothing more is read."""
 
     def __init__(self) -> None:
         self.reading = True
@@ -70,15 +75,20 @@ class Watch:
         self._down = b""
         self._frames = 0  # the page's frames read so far
         self._peer_read = False  # the peer's hello was read (or could not be)
+        self.heard = False  # the peer's first frame was a p2pnimmt hello: the page's bytes may go on
+        self.stranger = False  # the peer's first bytes were anything else: nothing goes either way (the relay closes)
 
     def up(self, data: bytes) -> bytes:
         """The page's bytes that go on now."""
-        if self.refused:
+        if self.refused or self.stranger:
             return b""
         if not self.reading:
             return data
         self._up += data
-        if self.waiting:
+        if self.waiting or not self.heard:  # (held until the peer proves it speaks p2pnimmt: `down`)
+            if len(self._up) > UNHEARD:  # an honest page waits for the peer's nonce before its auth
+                self.stranger = True
+                self._up = b""
             return b""
         out: list[bytes] = []
         while self.reading:
@@ -114,7 +124,7 @@ class Watch:
 
     def down(self, data: bytes) -> bytes:
         """The peer's bytes that go on now to the page."""
-        if self.refused:
+        if self.refused or self.stranger:
             return b""
         self._down += data
         if not self.reading:  # (with what waited for a whole frame when reading stopped)
@@ -125,6 +135,8 @@ class Watch:
             try:
                 whole = frame_end(self._down)
             except FrameTooLarge:  # the page closes its link there: nothing to keep whole
+                if not self.heard:  # its first bytes are no frame: no p2pnimmt peer (an SSH banner, an HTTP answer)
+                    return self._unheard()
                 out.append(self._down)
                 self._down = b""
                 break
@@ -137,6 +149,9 @@ class Watch:
                 except DecodeError:
                     value = None
                 self.peer_hello = value if _hello(value) else None
+                if self.peer_hello is None:
+                    return self._unheard()
+                self.heard = True
             out.append(self._down[:whole])
             self._down = self._down[whole:]
         return b"".join(out)
@@ -149,8 +164,15 @@ class Watch:
 
     def unread(self) -> bytes:
         """The page's bytes held for a frame not yet whole (the page closes the connection: they go on first)."""
-        out, self._up = (b"", b"") if self.refused else (self._up, b"")
+        out, self._up = (b"", b"") if self.refused or not self.heard else (self._up, b"")
         return out
+
+    def _unheard(self) -> bytes:
+        """The peer's first bytes are no p2pnimmt hello: nothing more goes either way (the relay closes it)."""
+        self.stranger = True
+        self.reading = self.waiting = False
+        self._up = self._down = b""
+        return b""
 
     def refuse(self) -> None:
         """The join is refused: nothing more goes either way."""

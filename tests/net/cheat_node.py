@@ -76,6 +76,14 @@ CHEAT is one of
   link open, and the others voted it out); TURN is not used;
 - `msgless-relay`: the same, but its relay passes every frame (handshakes, pings, heads, probes and their answers,
   lobby frames) except the game's messages (`msg` frames), either way; TURN is not used;
+- `probe-liar-relay`: a seated player's node that serves the phone page (`--web`) whose relay passes every frame but
+  the `msg`s towards the page (the page's own go on), on every link, its own node's too; and its node answers a
+  page's `probe` with a signed heads that lists only the prober's own messages, so the page, which judges its relay
+  by the seats' signed answers, finds nothing held that it lacks (red team, session 41); TURN is not used;
+- `garbage-relay`: a node that serves the phone page (`--web`) whose relay, right after a page's `join` (passed on
+  as it came), puts 25 `["msg", b"garbage"]` frames on that connection towards the host, in the page's name: the
+  link's frames are nobody's signed word, so the host blames the page's key (red team, session 41); TURN is not
+  used;
 - `lying-lobby` (a host): the last seat to join is its victim: every lobby frame it sends the victim gives every other
   member's `port` wrong (1: nobody listens there), and every frame to any other member gives the victim's `port`
   wrong (each member's signed `where` record it forwards as it came: it cannot forge one); once its game started
@@ -670,6 +678,43 @@ def msgless_relay() -> None:
     filtering_relay(lambda _tunnel, _channel, _up, _index, data: not data.startswith(MSG_PREFIX))
 
 
+def probe_liar_relay() -> None:
+    """A seat whose relay withholds the game from its page and whose node's signed probe answers say it holds
+    nothing the page lacks: only the prober's own messages (their true count, so the page sees none of its own
+    lost)."""
+    from p2pnimmt.net import frames, mesh
+
+    filtering_relay(lambda _tunnel, _channel, up, _index, data: up or not data.startswith(MSG_PREFIX))
+    answer, on_frame = frames.probe_answer, frames.on_frame
+    prober: list[bytes] = []  # the peer whose probe is being answered
+
+    def lying(identity, game_id, nonces, nonce, heads):  # (net.frames answers each probe with it)
+        return answer(identity, game_id, nonces, nonce, [h for h in heads if prober and h[0] == prober[0]])
+
+    def noting(node, conn, kind, payload):  # (net.mesh hands each frame of a link to it)
+        prober[:] = [conn.peer] if kind == "probe" else []
+        return on_frame(node, conn, kind, payload)
+
+    frames.probe_answer = lying  # type: ignore[assignment]
+    mesh.on_frame = noting  # type: ignore[assignment]
+
+
+def garbage_relay() -> None:
+    from p2pnimmt.net.connection import frame
+    from p2pnimmt.web.relay import DATA, Tunnel
+
+    on_message = Tunnel.on_message
+    join = frame(["join", {}])[4:6]  # a join frame's msgpack begins [, "join" (fixarray 2, fixstr 4)
+
+    async def after_joins(self: Tunnel, data: bytes) -> None:
+        if data[:1] == bytes([DATA]) and join + b"join" in data[5:]:
+            data += frame(["msg", b"garbage"]) * 25
+            print("cheat: garbage after a page's join", flush=True)
+        await on_message(self, data)
+
+    Tunnel.on_message = after_joins  # type: ignore[method-assign]
+
+
 def lying_lobby(withhold: bool = False) -> None:
     announce, link = Lobby.announce, Mesh.link
     WRONG = 1  # a port nobody listens on
@@ -750,6 +795,8 @@ if __name__ == "__main__":
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "silent-relay": lambda _turn: silent_relay(),
               "handshake-relay": lambda _turn: handshake_relay(), "msgless-relay": lambda _turn: msgless_relay(),
+              "probe-liar-relay": lambda _turn: probe_liar_relay(),
+              "garbage-relay": lambda _turn: garbage_relay(),
               "lying-lobby": lambda _turn: lying_lobby(),
               "withholding-lobby": lambda _turn: lying_lobby(True),
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),

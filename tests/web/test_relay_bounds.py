@@ -13,6 +13,7 @@ from aiohttp import WSMsgType, web
 from deadlines import OUTER
 from relaygame import Game
 
+from p2pnimmt.net.connection import HELLO, frame
 from p2pnimmt.web.relay import (
     ACCEPTED,
     BATCH,
@@ -27,6 +28,8 @@ from p2pnimmt.web.relay import (
     header,
     unbatched,
 )
+
+HOST_HELLO = frame([HELLO, 1, bytes(16), b"K" * 32, b"N" * 16])  # a fake host's hello: a p2pnimmt peer for the relay
 
 
 async def started(handler) -> tuple[asyncio.base_events.Server, int]:
@@ -60,7 +63,8 @@ async def frames(ws, until, timeout: float = OUTER) -> list[tuple[int, int, byte
 async def test_a_flood_on_the_pages_port_cuts_its_own_and_the_page_still_dials() -> None:
     done = asyncio.Event()
 
-    async def host(reader, writer) -> None:  # takes nothing: it only holds its connections, until the end
+    async def host(reader, writer) -> None:  # says its hello, then takes nothing: it only holds its connections
+        writer.write(HOST_HELLO)  # (a relay passes nothing of the page's before one)
         await done.wait()
         writer.close()
 
@@ -146,7 +150,8 @@ async def test_the_relay_takes_a_pages_batch_in_order_and_sends_a_burst_as_one_m
     writers: list[asyncio.StreamWriter] = []
     both, ended = asyncio.Event(), asyncio.Event()
 
-    async def host(reader, writer) -> None:  # keeps what each connection sent until it closes
+    async def host(reader, writer) -> None:  # says its hello, then keeps what each connection sent until it closes
+        writer.write(HOST_HELLO)  # (a relay passes a page's bytes only to a peer that said one)
         writers.append(writer)
         if len(writers) == 2:
             both.set()
@@ -161,9 +166,11 @@ async def test_the_relay_takes_a_pages_batch_in_order_and_sends_a_burst_as_one_m
         assert json.loads((await ws.receive(timeout=OUTER)).data)["batch"] is True  # the relay says it does
         dial = json.dumps(["127.0.0.1", host_port]).encode()
         await ws.send_bytes(batches([header(DIAL, 1) + dial, header(DIAL, 2) + dial])[0])
-        seen: set[int] = set()
-        opened = await frames(ws, lambda op, ch, rest: op == OPENED and (seen.add(ch) or seen == {1, 2}))
+        seen: set[tuple[int, int]] = set()
+        everything = {(OPENED, 1), (OPENED, 2), (DATA, 1), (DATA, 2)}  # each opened, and its peer's hello
+        opened = await frames(ws, lambda op, ch, rest: (seen.add((op, ch)) or seen == everything))
         assert {ch for op, ch, _ in opened if op == OPENED} == {1, 2}, opened
+        assert [rest for op, _, rest in opened if op == DATA] == [HOST_HELLO] * 2, opened
         await asyncio.wait_for(both.wait(), OUTER)
         # The host writes on both connections in one step of this loop: the relay reads both in one pass and
         # sends the page one BATCH of the two.

@@ -1,0 +1,84 @@
+"""A phone relay can have a page's key shut out for good (red team, session 41). A link's frames after the handshake
+are nobody's signed word (protocol.md 14: links are not encrypted, and a relay reads and changes every frame), yet a
+node blames the link's key for them: past 20 bad messages a link is cut, and its key is cut off for good (anyone but
+a seat of the START and the host it joined: net.mesh `cut_for_bad_messages`, `_admit`; "not admitted again") or,
+a seat's, refused for 1 s, then 2, 4, ... up to 60 s, each later link of it cut at its first bad message. So a
+relay (any member's node naming one: a page whose own relay left goes there; or the laptop that served the page,
+which the page is not to trust) puts 25 garbage `msg` frames after a page's join, in the page's name: the host cuts
+the page off, and the page, with the same key (kept in its browser), is refused by the host through any other relay
+for the rest of the evening's game. A seat's page so framed at every seat is kept out for up to 60 s at a time, its
+drop time by default, and voted out.
+
+Real processes on 127.0.0.1: ann hosts (`--web`: an honest relay, hers), mal watches and serves a relay of
+tests/net/cheat_node.py (`garbage-relay`); the page is tests/web/tunnel_page.py's (the real handshake and join, one
+key for both tries), from 127.0.0.2.
+
+Not fixed (strict xfail): the fix is to blame no key for its link's unsigned bytes beyond that link: cut the link
+(and space redials of that key from that address only, the address the bad bytes came from: a page through another
+relay comes from another), never cut off or refuse a key everywhere for them. A seat that floods garbage itself is
+then cut link by link, which costs it its link as it does now; it needs a new address to be let in at once. This
+touches net.mesh (`_admit`, `cut_for_bad_messages`, `fault_budget`), net.lobby's cut-off and protocol.md 14
+(Bounds, "bad messages over one link"), so it is left for its own change. Note for whoever makes it: here both
+relays dial the host from 127.0.0.1, so a cut keyed on (key, address) still refuses the second try on loopback;
+this test passes only if a cap remembers no key at all (the link is cut, that is all: a flooder's next link costs
+it a handshake, as a new key does), or with the relays at two addresses (a network namespace, as tests/lan)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from procs import Proc, default_signals
+from tunnel_page import TunnelPage
+
+from p2pnimmt.protocol.identity import Identity
+
+CHEAT = Path(__file__).parents[1] / "net" / "cheat_node.py"
+LO = ["--interface", "127.0.0.1"]
+WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
+PHONE_URL = r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)"
+
+
+class CheatRelay(Proc):
+    """A spectator's node run by cheat_node.py (`garbage-relay`), serving the phone page."""
+
+    def __init__(self, args: list[str], out: Path, home: Path) -> None:
+        self.out = out
+        self.file = open(out, "wb")
+        self.popen = subprocess.Popen([sys.executable, str(CHEAT), "garbage-relay", "0", *args], stdout=self.file,
+                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=default_signals,
+                                      env={**os.environ, "HOME": str(home)})
+
+
+@pytest.mark.xfail(strict=True, reason="a node blames a link's key for the link's unsigned frames and cuts that key off "
+                   "for good (a seat's: up to 60 s): a relay frames its page (fix not small: see the docstring)")
+async def test_a_relay_that_puts_garbage_in_a_pages_name_does_not_shut_the_page_out(tmp_path: Path, procs) -> None:
+    host = procs(["host", *WEB, "--seats", "3", *LO, "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
+                 tmp_path / "host.out", env={"HOME": str(tmp_path / "ann")})
+    code = host.wait_for(r"code: (\w{4})-(\w{4})")
+    seat_key = code.group(2)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    hers = host.wait_for(PHONE_URL).group(1)
+    mal = CheatRelay(["watch", code.group(0)[len("code: "):], *LO, "--peer", f"127.0.0.1:{port}", *WEB,
+                      "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", tmp_path / "mal")
+    zoe = Identity.generate()  # the page's key, kept in its browser: the same for both tries
+    pages: list[TunnelPage] = []
+    try:
+        page = await TunnelPage.open(mal.wait_for(PHONE_URL).group(1), "127.0.0.2")
+        pages.append(page)
+        first, _ = await page.join(seat_key, "zoe", zoe)
+        assert first in ("lobby", "closed"), first  # (the host may cut the link before the lobby frame leaves)
+        mal.wait_for("cheat: garbage after a page's join")
+        host.wait_for(r"bad messages")  # the host blamed zoe's key for mal's frames
+        page = await TunnelPage.open(hers, "127.0.0.2")  # the page goes to an honest relay: ann's own
+        pages.append(page)
+        again, why = await page.join(seat_key, "zoe", zoe)
+        assert again == "lobby", (again, why)  # the promise: no relay shuts a page out
+    finally:
+        for one in pages:
+            await one.close()
+        mal.stop()
+    host.stop()

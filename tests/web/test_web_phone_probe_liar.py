@@ -1,0 +1,99 @@
+"""A phone relay that is a seat answers the page's probes for its own seat (red team, session 41; protocol.md 14, "A
+probe"). The page judges its relay by the seats' signed answers to its probes: an answer shows the game reaching it
+unless it says the seat holds messages the page still lacks. The answers of every other seat the relay can drop or
+leave unanswered, but its own node's it signs itself: mal, a player whose node serves the phone page, withholds
+every game message from the page (its own and the others', on every link: tests/net/cheat_node.py
+`probe-liar-relay`) and answers each probe with heads that list only the page's own messages. Each such answer shows
+the game reaching the page, so the page never leaves mal's relay for tv2's, sees nobody's move, and loses its game.
+
+Real processes on 127.0.0.1: ann hosts (headless, her seat a bot), mal joins (`--bot heuristic`: its seat a bot) and
+serves a relay, tv and tv2 watch and serve honest ones; chromium at 390x844 with touch opens tv's phone link. tv is
+killed after the phone's second card: the page tries the players' relays first (protocol.md 14), mal's, and stays
+there, reached by nobody's move, until the others drop its seat (ann's clock 10 s, drop time 12 s).
+
+On main (session 41): the page tries mal's relay and stays there; nobody's message reaches it; the others void
+round 1 for its silence (sealed deal: `seat 2 (zoe) stopped before sending its card after it shuffled`).
+
+Not fixed (strict xfail): the page cannot tell which seat is its relay's node. What tells it (each member's `relay`
+in the lobby frames, the relay's hello) passes through the relay, which can change it. Two ways out, neither small:
+(1) a signed word of the relay's node naming the relay it serves (its `where` record, section 14, gaining the
+relay's address and port), so the page discounts the answers of the seat whose record names the relay it is at,
+and is served only by another seat's answer while the START has another seat in play besides that one (with none,
+that seat's withholding is its own silence: a player that does not play); or (2) no naming at all: the page is
+served only where, within SERVE_WITHIN, answers of two different seats showed the game reaching it, while its
+session has two other seats in play or more (a relay that is one seat signs for one; dropping the other seats'
+links or their messages leaves it one), at the cost of leaving a sound relay while one of only two other seats is
+away, until that seat is dropped. Both change protocol.md 14 ("A probe") and web/peer/src/page_probe.ts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+from procs import Proc, default_signals
+from test_web_phone_presence import LO, PHONE_URL, download, messages_of, next_ask, seated_phone, tap_move
+
+CHEAT = Path(__file__).parents[1] / "net" / "cheat_node.py"
+DROP = ["--drop-after", "12"]
+WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
+RELAY = r"phone: http://(127\.0\.0\.1:\d+)/phone"
+
+
+class CheatSeat(Proc):
+    """A player's node run by cheat_node.py (`probe-liar-relay`), serving the phone page."""
+
+    def __init__(self, args: list[str], out: Path, home: Path) -> None:
+        self.out = out
+        self.file = open(out, "wb")
+        self.popen = subprocess.Popen([sys.executable, str(CHEAT), "probe-liar-relay", "0", *args], stdout=self.file,
+                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=default_signals,
+                                      env={**os.environ, "HOME": str(home)})
+
+
+@pytest.mark.xfail(strict=True, raises=PlaywrightTimeout,  # (the page waits for ever for a move to be asked)
+                   reason="the page counts its relay's own node's signed probe answers: a relay that is a seat "
+                   "withholds the game and keeps the page (fix not small: see the docstring)")
+async def test_a_phone_leaves_a_seats_relay_that_withholds_the_game_and_answers_its_probes(tmp_path: Path, procs,
+                                                                                           browser) -> None:
+    env = {"P2PNIMMT_PLACE_DELAY": "0"}
+    host = procs(["host", "--headless", "--seats", "3", *LO, "--rounds", "1", "--no-points", "--clock", "10", *DROP,
+                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=env)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
+    peer = ["--peer", f"127.0.0.1:{port}"]
+    tv = procs(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "tv.p2pt")],
+               tmp_path / "tv.out", env={**env, "HOME": str(tmp_path / "tv")})
+    phone_url = tv.wait_for(PHONE_URL).group(1)
+    mal = CheatSeat(["join", code, *LO, *peer, *WEB, *DROP, "--bot", "heuristic", "--name", "mal",
+                     "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", tmp_path / "mal")
+    try:
+        withholding = mal.wait_for(RELAY).group(1)
+        tv2 = procs(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "tv2.p2pt")],
+                    tmp_path / "tv2.out", env={**env, "HOME": str(tmp_path / "tv2")})
+        served = tv2.wait_for(RELAY).group(1)
+        sockets: list = []
+        phone, _, errors = await seated_phone(browser, phone_url, "zoe", sockets=sockets)
+        # The phone plays its cards; after its second, its relay's node (tv) is killed (SIGKILL, by pid): the page
+        # tries the players' relays first, mal's.
+        step, cards = "", 0
+        while step := await next_ask(phone, step):
+            if await tap_move(phone) == "card":
+                cards += 1
+                if cards == 2:
+                    tv.popen.kill()
+                    assert tv.popen.wait() != 0
+        tried = [s.url.split("/")[2] for s in sockets]
+        # The promise: mal's relay, through which the game does not reach the page, is left for tv2's (SERVE_WITHIN),
+        # and the phone plays all its cards itself, its seat never dropped.
+        assert withholding in tried and served in tried and tried.index(withholding) < tried.index(served), tried
+        assert cards == 10
+        mine = await download(phone, tmp_path / "phone.p2pt")
+        reveals = [r.get("auto") is True for r in messages_of(mine, "zoe", "PLAY_REVEAL")]
+        assert reveals == [False] * 10, reveals
+        assert not errors, errors
+    finally:
+        mal.stop()
