@@ -467,8 +467,8 @@ class Node:
                             conn.send_message(item.wire, framed, later=True)
                             if self._relays_due is None:
                                 self._relays_due = asyncio.get_running_loop().call_later(RELAY_WAIT, self._relays)
-                        else:
-                            conn.send_message(item.wire, framed)
+                        else:  # written below, at once: no flush called soon as well (a loop's handle a link)
+                            conn.send_message(item.wire, framed, later=True)
                             ours[conn] = None
         for conn in ours:
             conn.flush()  # after the transcript's records the node holds (Connection.before_write)
