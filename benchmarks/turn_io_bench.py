@@ -16,6 +16,14 @@ tree against another in the same sitting.
 
 --trace also runs `perf trace -s` on the first joiner from its game's start to its end (perf must be there and
 allowed): its system calls by kind, per turn (the traced process is slowed a little by the tracepoints).
+
+--grind runs the first joiner under valgrind's cachegrind (--cache-sim=no) in a game of 1 round and one of --rounds,
+the others as they are (no counting): its instructions per turn, the difference over the turns between the games,
+to hold against the same peer's work alone (benchmarks/instructions_bench.py: every peer's session in one process).
+It slows that joiner some fifty-fold, so the others wait for it: its figure counts no lost race.
+
+Run it from the folder of the tree to measure, with PYTHONPATH at it (the processes run `python -c`, which puts the
+current folder first on the path).
 """
 
 from __future__ import annotations
@@ -60,9 +68,12 @@ def _updated(self, nbytes):
 connection._Tap.buffer_updated = _updated
 parse = connection._parse
 def _parse(data):
+    kind, payload = parse(data)
     if live[0]:
         counts['frame-in'] += 1
-    return parse(data)
+        if kind != 'msg':
+            counts['frame-in-' + kind] += 1
+    return kind, payload
 connection._parse = _parse
 queue = connection.Connection._queue
 def _queue(self, data, later=False):
@@ -142,6 +153,7 @@ sys.exit(code)
 
 KEYS = [("wait", "event-loop waits (epoll_wait)"), ("wait-ready", "  of them with something ready"),
         ("read", "socket reads with bytes"), ("read-bytes", "  bytes read"), ("frame-in", "frames handled"),
+        ("frame-in-heads", "  heads frames"), ("frame-in-ping", "  ping frames"),
         ("frame-out", "frames queued"), ("frame-out-now", "  of them to go at once or soon"), ("write", "socket writes"), ("write-bytes", "  bytes written"),
         ("relay-wait", "relays' waits run out (RELAY_WAIT)"), ("relay-wait-writes", "  socket writes they made"),
         ("handle", "callbacks called soon (call_soon)"), ("timer", "timers set (call_at)"),
@@ -153,11 +165,17 @@ KEYS = [("wait", "event-loop waits (epoll_wait)"), ("wait-ready", "  of them wit
 
 def p2p(*args: str, profile: Path | None = None, marks: Path | None = None) -> list[str]:
     assert marks is not None
+    if GRIND:  # no counting wrapper: the first joiner under cachegrind, the others as they are
+        if marks.name.endswith("-j0.json"):
+            return ["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                    f"--cachegrind-out-file={marks.with_suffix('.grind')}", sys.executable, "-m", "p2pnimmt", *args]
+        return [sys.executable, "-m", "p2pnimmt", *args]
     trace = marks.with_suffix(".trace") if TRACE and marks.name.endswith("-j0.json") else None
     return [sys.executable, "-c", COUNT, str(marks), str(trace or "-"), *args]
 
 
 TRACE = False
+GRIND = False
 
 
 def per_turn(workdir: Path, seats: int, deal: str, rounds: int) -> dict[str, float]:
@@ -187,6 +205,29 @@ def print_trace(path: Path, turns: int) -> None:
         f"{name} {n / turns:.1f}" for name, n in sorted(calls.items(), key=lambda kv: -kv[1]) if n / turns >= 0.05))
 
 
+def instructions(path: Path) -> int:
+    """The total instructions of a cachegrind out file."""
+    for line in path.read_text().splitlines():
+        if line.startswith("summary:"):
+            return int(line.split()[1])
+    raise SystemExit(f"no summary in {path}")
+
+
+def grind(seats: int, deal: str, rounds: int, tmp: Path) -> None:
+    """The first joiner's instructions per turn: a game of 1 round and one of `rounds`, the difference over the
+    turns between them (start-up, imports and shutdown cancel out)."""
+    counted = []
+    for r in (1, rounds):
+        workdir = tmp / f"grind{r}"
+        workdir.mkdir()
+        game(seats, deal, r, workdir)
+        counted.append(instructions(workdir / f"{deal}{seats}r{r}-j0.grind"))
+    turns = (rounds - 1) * HAND_SIZE
+    print(f"{deal} deal, {seats} processes: the first joiner's instructions per turn (cachegrind, games of 1 and "
+          f"{rounds} rounds: {counted[0]:,} and {counted[1]:,}) {(counted[1] - counted[0]) / turns / 1e6:.2f}e6; "
+          f"load average {os.getloadavg()[0]:.2f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seats", type=int, default=10)
@@ -194,14 +235,21 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--games", type=int, default=1, help="games, each printed")
     parser.add_argument("--trace", action="store_true", help="perf trace -s the first joiner (see above)")
+    parser.add_argument("--grind", action="store_true", help="the first joiner's instructions per turn (see above)")
     args = parser.parse_args()
-    global TRACE
-    TRACE = args.trace
+    global TRACE, GRIND
+    TRACE, GRIND = args.trace, args.grind
     if TRACE and shutil.which("perf") is None:
         raise SystemExit("--trace needs perf")
     peers_cpu_bench.in_game = True
     peers_cpu_bench.p2p = p2p  # the game's processes run the counting wrapper
     runs = []
+    if GRIND:
+        os.environ["PYTHONHASHSEED"] = "0"
+        with tempfile.TemporaryDirectory() as tmp:
+            for _n in range(args.games):
+                grind(args.seats, args.deal, args.rounds, Path(tempfile.mkdtemp(dir=tmp)))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(args.games):
             workdir = Path(tmp) / str(n)
