@@ -65,8 +65,11 @@ BYE_WAIT = 5.0  # after game over, how long to wait for the other peers' bye bef
 BYE_READ = 2.0  # on leaving, how long to wait for each peer to read our bye and end its side of the link
 # A relay waits at most this long for its link's next write (our own next message, most often, or any frame): the
 # seats it goes to have the message from its sender already, unless a link between them is down, and a frame that
-# comes with another costs its reader no read, no wake of its own.
-RELAY_WAIT = 0.05
+# comes with another costs its reader no read, no wake of its own. 0.2 s, under a pull's PULL_EVERY (net.waiting),
+# outlasts the gap between a turn's messages of a table of bots on a busy machine: at 50 ms (sessions 38-40) the
+# wait ran out about once a turn at 10 seats, each time about five writes of relays alone, each a read and a wake for
+# a seat that held the message already (session 41, benchmarks/turn_io_bench.py).
+RELAY_WAIT = 0.2
 
 EventListener = Callable[["Node", Event], None]
 LobbyListener = Callable[["Node"], None]
@@ -467,8 +470,8 @@ class Node:
                             conn.send_message(item.wire, framed, later=True)
                             if self._relays_due is None:
                                 self._relays_due = asyncio.get_running_loop().call_later(RELAY_WAIT, self._relays)
-                        else:
-                            conn.send_message(item.wire, framed)
+                        else:  # written below, at once: no flush called soon as well (a loop's handle a link)
+                            conn.send_message(item.wire, framed, later=True)
                             ours[conn] = None
         for conn in ours:
             conn.flush()  # after the transcript's records the node holds (Connection.before_write)

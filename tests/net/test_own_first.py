@@ -97,3 +97,16 @@ async def test_a_closed_node_leaves_no_relay_timer_and_its_relay_goes_with_the_b
         got += chunk
     assert got == msg_frame(b"relayed") + frame(["bye", None]) and written == ["records"]
     peer_end.close()
+
+
+async def test_an_own_message_leaves_no_flush_called_soon() -> None:
+    """_feed writes our own message at once, so it asks the loop for no flush at its next turn as well (session 41:
+    one asked for each link and message, some 22 callbacks a peer a turn at 10 seats, and each found nothing left to
+    write). asyncio's BaseEventLoop keeps the callbacks called soon in `_ready`."""
+    node, conn, peer_end, written = await _linked_node()
+    loop = asyncio.get_running_loop()
+    node._feed([Outgoing(b"ours")])
+    assert _readable(peer_end) == msg_frame(b"ours") and written == ["records"]
+    assert [handle for handle in loop._ready if getattr(handle, "_callback", None) == conn._flush] == []
+    conn.close()
+    peer_end.close()
