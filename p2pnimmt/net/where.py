@@ -151,6 +151,8 @@ class Book:
             news = self.take(where) or news
         if news:
             self.taken()
+            if not node.is_host:  # a seat we now know where to dial, whatever the lobby frames said (protocol.md 14)
+                node.mesh.dial_mesh()
 
     def taken(self) -> None:
         """Records came: diallers waiting for somewhere to dial look again, and linked seats hear of them."""
