@@ -750,7 +750,7 @@ def lying_lobby(withhold: bool = False, acks: bool = False) -> None:
                 if env.kind == "START_ACK" and env.sender != self.peer:
                     if not told:
                         told.append(True)
-                        print("cheat: the other seats' START_ACKs withheld from the victim", flush=True)
+                        print("cheat: the other seats' START_ACKs withheld from the victim", self.peer.hex()[:8], flush=True)
                     return
             send_message(self, wire, framed, later)
 
