@@ -40,6 +40,10 @@ MAX_DIAL_TABLE = 256  # addresses whose dial spacing is remembered
 # Only keys of the START's seats (at most 10) and the host we joined are remembered: anyone else cut for bad
 # messages is cut off for good (net.lobby: a spectator is removed and not admitted again).
 BAD_LINK_BACKOFF = (1.0, 60.0)
+# A seat of the START with a lower peer id, whose own signed record we hold (net.where), that has had no link with us
+# this long is dialled by us too (protocol.md 14, "In the START and the START_ACKs": a host that withheld our record
+# from it leaves it nowhere to dial us). Of two links of one pair, the one the lower peer id dialled is kept.
+REVERSE_AFTER = 1.0
 
 
 class Mesh:
@@ -262,6 +266,9 @@ class Mesh:
         if node.links.get(conn.peer) is conn:
             return
         old = node.links.get(conn.peer)
+        if old is not None and not old.closed and self._reversed(conn) and not self._reversed(old):
+            conn.close()  # the pair's usual link is up: ours beside it goes (the same at both ends)
+            return
         if old is not None:
             old.close()
         node.links[conn.peer] = conn
@@ -282,6 +289,9 @@ class Mesh:
         node = self.node
         while True:
             self.link(conn)
+            if node.links.get(conn.peer) is not conn:  # not taken (a reverse link beside the usual one): none to serve
+                conn.close()
+                return
             pinger = node.spawn(self._ping(conn))
             try:
                 await conn.serve(partial(on_frame, node, conn), node.burst)
@@ -382,6 +392,42 @@ class Mesh:
             if peer > me and peer not in node.links and peer not in self.dialing and peer != node.host_peer:
                 self.dialing.add(peer)
                 node.spawn(self._mesh_link(peer))
+        if node.is_host:
+            return  # (its seats dialled it: their join links; it dials no lower seat, nor does any seat dial it so)
+        for peer in seats:  # and a lower seat we hold a signed record of, should it not reach us (protocol.md 14)
+            if peer < me and peer not in self.dialing and peer != node.host_peer and node.book.of(peer) is not None:
+                self.dialing.add(peer)
+                node.spawn(self._reverse_link(peer))
+
+    def _reversed(self, conn: Connection) -> bool:
+        """`conn` was dialled by the higher peer id of its pair (a reverse link, dial_mesh), between two seats neither
+        of which is our host (the links of a host and its joiners are never reverse links: they go as before)."""
+        node = self.node
+        if node.is_host or conn.peer == node.host_peer or not self._seated(conn.peer):
+            return False
+        me = node.identity.peer
+        return (conn.dialed is not None) == (conn.peer < me)
+
+    async def _reverse_link(self, peer: bytes) -> None:
+        """Dial a seat with a lower peer id once it has had no link with us for REVERSE_AFTER seconds, at the
+        addresses of its own signed record (a host that withheld ours from it, and cut it, left it none to dial us;
+        protocol.md 14, "In the START and the START_ACKs"); again whenever it stays unlinked so, until the game ends."""
+        node = self.node
+        loop = asyncio.get_running_loop()
+        try:
+            while not node.done.is_set():
+                since = loop.time()
+                while loop.time() - since < REVERSE_AFTER and not node.done.is_set():
+                    if peer in node.links:
+                        since = loop.time()  # linked: the usual way works (or ours does)
+                    await self._members_change(REVERSE_AFTER / 4)
+                if node.done.is_set():
+                    return
+                conn = await self.reach(peer, lambda: self.player_addresses(peer))
+                if conn is not None:
+                    await self.serve(conn, redial=conn.dialed)
+        finally:
+            self.dialing.discard(peer)
 
     def player_addresses(self, peer: bytes) -> list[tuple[str, int]]:
         """Where a player may be, in the order we dial it: where the host saw it, the addresses it gave, then

@@ -221,6 +221,7 @@ class Node:
         journal = self.journal_for(game_id) if self.journal_for is not None else None
         self.session = Session(self.identity, game_id=game_id, journal=journal)
         self.session.inbox.start_check = self.start_check  # a new start's carry, checked (app.anew; protocol.md 14)
+        self.session.table.own_where = self._own_record  # our record in our START or START_ACK (protocol.md 14)
         self.spawn(watch_waiting(self))
 
     async def host(self, settings: Settings) -> None:
@@ -345,6 +346,12 @@ class Node:
             self._own_where_game = self.game_id
         return own
 
+    def _own_record(self) -> list[Any] | None:
+        """Our own record as the START or our START_ACK carries it (protocol.md 14, "In the START and the START_ACKs"),
+        or None: we do not listen yet."""
+        own = self.own_where()
+        return None if own is None else own.record()
+
     def own_addresses(self) -> list[str]:
         """Where this node listens, as a join tells the host (a player's may be dialled at any of them): the
         --interface one, else every address of the machine but loopback, overlays first (net.invite)."""
@@ -361,6 +368,7 @@ class Node:
         """
         self.session = session
         self.resumed = True
+        session.table.own_where = self._own_record  # (a START_ACK still owed carries it, as a new one's does)
         outputs = session.replay(wires, secrets, None if seen is None else partial(seen, self))
         self.game_id = session.game_id  # known once the replay has taken the START (links need it)
         if session.start is not None and self.started_at is None:
@@ -475,6 +483,7 @@ class Node:
                             ours[conn] = None
         for conn in ours:
             conn.flush()  # after the transcript's records the node holds (Connection.before_write)
+        self.book.from_start()  # the records the START and START_ACKs carry (net.where; protocol.md 14, session 41)
         for item in outputs:
             if not isinstance(item, Outgoing):
                 if isinstance(item, GameStarted):

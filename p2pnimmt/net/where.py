@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..protocol.identity import Identity, fingerprint, peer_id, verify
+from ..protocol.where_body import MAX_SERIAL as MAX_SERIAL, record_shape  # (MAX_SERIAL: as before, for its importers)
 from ..quietlog import quiet
 from .connection import Connection
-from .members import MAX_ADDRESSES, is_ip
+from .members import is_ip
 
 log = logging.getLogger("p2pnimmt.net")
 
 KIND = "where"
 DOMAIN = b"p2pnimmt/where/v1"
 MAX_RECORDS = 20  # records a book holds (protocol.md 14, Bounds): 10 seats twice, for a lobby's comings and goings
-MAX_SERIAL = 2 ** 53 - 1  # an integer both implementations hold exactly (JavaScript's safe integers)
 
 
 def where_bytes(game_id: bytes, key: bytes, serial: int, port: int, addresses: list[str] | tuple[str, ...]) -> bytes:
@@ -72,13 +72,10 @@ def sign_where(identity: Identity, game_id: bytes, port: int, addresses: list[st
 
 def where_from(value: Any, key: bytes, game_id: bytes) -> Where | None:
     """`key`'s record for `game_id` as it came, checked: its form and its signature; None for anything else."""
-    if not (isinstance(value, list) and len(value) == 4 and isinstance(key, bytes) and len(key) == 32):
+    if not (record_shape(value) and isinstance(key, bytes) and len(key) == 32):  # the form a message body holds too
         return None
     serial, port, addresses, signature = value
-    if not (type(serial) is int and 0 <= serial <= MAX_SERIAL and type(port) is int and 1 <= port <= 65535
-            and isinstance(addresses, list) and len(addresses) <= MAX_ADDRESSES
-            and all(is_ip(a) and a.isascii() and "%" not in a for a in addresses)  # no zone ID (fe80::1%eth0)
-            and isinstance(signature, bytes) and len(signature) == 64):
+    if not all(is_ip(a) and "%" not in a for a in addresses):  # no zone ID (fe80::1%eth0)
         return None
     if not verify(key, signature, where_bytes(game_id, key, serial, port, addresses)):
         return None
@@ -94,6 +91,8 @@ class Book:
         self.node = node
         self.records: dict[bytes, Where] = {}
         self._told: dict[bytes, tuple[Connection, int]] = {}  # seat -> (its link, what we last told it there)
+        self._start: Any = None  # the START whose messages' records we looked at (from_start)
+        self._looked: set[bytes] = set()  # the hashes of those messages (the START and its START_ACKs)
 
     def _player(self, peer: bytes) -> bool:
         """A player of the lobby or a seat of the START: the only ones a node dials."""
@@ -119,6 +118,41 @@ class Book:
         log.info("%s listens at port %d%s (its own signed word)", fingerprint(peer), where.port,
                  f" and {', '.join(where.addresses)}" if where.addresses else "")
         return True
+
+    def from_start(self) -> None:
+        """The records the START and the START_ACKs we accepted carry (protocol.md 14, "In the START and the
+        START_ACKs"; session 41): each its signer's, taken as a lobby frame's are (checked: one that is not its
+        signer's signed word is not taken, in one line; the message stands). Each message is looked at once."""
+        node = self.node
+        session = node.session
+        if session is None or session.start is None or node.game_id is None:
+            return
+        start = session.start
+        if self._start is not start:
+            self._start, self._looked = start, set()
+        table = session.table
+        acks = table.slot("START_ACK", 0)
+        if len(self._looked) == len(acks) + 1:
+            return  # (the common case, each message we take: nothing new)
+        news = False
+        for env in [start, *acks.values()]:
+            if env.hash in self._looked:
+                continue
+            self._looked.add(env.hash)
+            record = env.body.get("where")
+            if record is None or env.sender == node.identity.peer:
+                continue
+            where = where_from(record, session.keys[env.sender], node.game_id)
+            if where is None:
+                quiet.warning(fingerprint(env.sender), "where record ignored",
+                              "ignored the where record in %s's %s: it is not its signed word for this game",
+                              fingerprint(env.sender), env.kind)
+                continue
+            news = self.take(where) or news
+        if news:
+            self.taken()
+            if not node.is_host:  # a seat we now know where to dial, whatever the lobby frames said (protocol.md 14)
+                node.mesh.dial_mesh()
 
     def taken(self) -> None:
         """Records came: diallers waiting for somewhere to dial look again, and linked seats hear of them."""

@@ -11,6 +11,7 @@ from .carry_body import carry_fits, carry_shape
 from .identity import KEY_SIZE
 from .names import is_name, skeleton
 from .printable import text_repr, value_repr
+from .where_body import record_shape
 
 HASH = 32
 POINT = 32  # a Curve25519 point (u-coordinate) or scalar, 32 bytes little-endian
@@ -116,7 +117,11 @@ OPTIONAL: dict[str, dict[str, Callable[[Any], bool]]] = {
     # a rematch names the game it follows (protocol.md 9 and 14, "Rematch"): that game's id
     "START": {"previous": lambda v: isinstance(v, bytes) and len(v) == 16,
               # a game that continues the evening of one a seat's equivocation ended (protocol.md 9, 14)
-              "carry": carry_shape},
+              "carry": carry_shape,
+              # the host's own signed word on where it listens (protocol.md 14, "In the START and the START_ACKs")
+              "where": record_shape},
+    # and each seat's, where the START carries the host's (its form only: protocol.md 9, **Types**)
+    "START_ACK": {"where": record_shape},
 }
 
 

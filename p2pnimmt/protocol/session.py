@@ -207,6 +207,9 @@ class Session:
             body["previous"] = previous
         if carry is not None:
             body["carry"] = carry
+        where = self.table.own_where() if self.table.own_where is not None else None
+        if where is not None:  # where we listen, in our own signed word (protocol.md 14; none without a network)
+            body["where"] = where
         return self._run(lambda: self.send("START", body))
 
     def receive(self, wire: bytes, via: bytes | None = None) -> list[Output]:

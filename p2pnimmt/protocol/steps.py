@@ -211,7 +211,13 @@ def step_starting(table: Table) -> Effects[None]:
     assert table.start is not None
     acks = table.slot("START_ACK", 0)
     if table.seat is not None and table.roster[table.seat] != table.start.sender and table.seat not in acks:
-        yield Send("START_ACK", {"start": table.start.hash})
+        body: dict[str, Any] = {"start": table.start.hash}
+        # our own record, where the START carries the host's (protocol.md 14, "In the START and the START_ACKs": a
+        # host without a network, or of before session 41, gets its START_ACKs as before)
+        where = table.own_where() if table.own_where is not None and "where" in table.start.body else None
+        if where is not None:
+            body["where"] = where
+        yield Send("START_ACK", body)
         return
     if len(acks) + 1 < table.players:
         return

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..engine import MAX_PLAYERS, Game
 from . import quorum
@@ -85,6 +86,9 @@ class Table:
         self.bots: list[bool] = []
         self.keys: dict[bytes, bytes] = {}  # peer id -> public key
         self.seat: int | None = None
+        # our own signed `where` record for this game as a body holds it, or None (no network: an in-memory session):
+        # the START and our START_ACK carry it (protocol.md 14, "In the START and the START_ACKs"; the node sets it)
+        self.own_where: Callable[[], list[Any] | None] | None = None
         self.engine: Game | None = None  # the engine game, once START is taken
         self.deal: Deal | None = None
         self.round = 0

@@ -90,8 +90,9 @@ CHEAT is one of
   and the victim's too (the victim signed a message after its START_ACK), it cuts its link to the victim and takes
   none from it again (red team, session 40: the host as the only directory of where the players are;
   tests/net/test_lying_lobby.py); `withholding-lobby`: the same, and it leaves out the signed `where` record of each
-  member it lies about, and sends no `where` frame of its own (protocol.md 14: what a host can still do); TURN is not
-  used;
+  member it lies about, and sends no `where` frame of its own (protocol.md 14: what a host could still do in session
+  40); `withholding-acks`: the same, its victim the joiner of the lowest peer id, and it never passes the other seats'
+  START_ACKs to the victim (the victim's own it passes on: the others start); TURN is not used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -715,13 +716,17 @@ def garbage_relay() -> None:
     Tunnel.on_message = after_joins  # type: ignore[method-assign]
 
 
-def lying_lobby(withhold: bool = False) -> None:
+def lying_lobby(withhold: bool = False, acks: bool = False) -> None:
     announce, link = Lobby.announce, Mesh.link
     WRONG = 1  # a port nobody listens on
 
     def victim_of(node: Node) -> bytes | None:
         players = node.players()
-        return players[-1].peer if len(players) == node.seats and len(players) > 1 else None
+        if not (len(players) == node.seats and len(players) > 1):
+            return None
+        if acks:  # the joiner of the lowest peer id: only a seat's dial against the usual order reaches it
+            return min(p.peer for p in players if p.peer != node.identity.peer)
+        return players[-1].peer
 
     def lie(member: dict) -> dict:
         lied = {**member, "port": WRONG}
@@ -779,10 +784,38 @@ def lying_lobby(withhold: bool = False) -> None:
             watch(self.node)
 
     watching: list[bool] = []
+    if acks:  # and the other seats' START_ACKs (their records in them) never go to the victim through us
+        from p2pnimmt.net.connection import Connection as Link
+        from p2pnimmt.protocol.envelope import open_envelope
+        send_message = Link.send_message
+
+        def withheld(self: Link, wire: bytes, framed: bytes | None = None, later: bool = False) -> None:
+            if cut_from and self.peer == cut_from[0]:
+                env = open_envelope(wire)
+                if env.kind == "START_ACK" and env.sender != self.peer:
+                    if not told:
+                        told.append(True)
+                        print("cheat: the other seats' START_ACKs withheld from the victim", self.peer.hex()[:8], flush=True)
+                    return
+            send_message(self, wire, framed, later)
+
+        told: list[bool] = []
+        cut_from: list[bytes] = []
+        Link.send_message = withheld  # type: ignore[method-assign]
+        start_lobby = first
+
+        def first_and_victim(self: Lobby) -> None:
+            victim = victim_of(self.node)
+            if victim is not None and not cut_from:
+                cut_from.append(victim)
+            start_lobby(self)
+
+        Lobby.announce = first_and_victim  # type: ignore[method-assign]
     if withhold:  # nor does it pass the records on itself, as a seat does (protocol.md 14, the `where` frame)
         from p2pnimmt.net.where import Book
         Book.tell = lambda self, conn=None: None  # type: ignore[method-assign]
-    Lobby.announce = first  # type: ignore[method-assign]
+    if not acks:
+        Lobby.announce = first  # type: ignore[method-assign]
     Mesh.link = link_not_victim  # type: ignore[method-assign]
 
 
@@ -799,6 +832,7 @@ if __name__ == "__main__":
               "garbage-relay": lambda _turn: garbage_relay(),
               "lying-lobby": lambda _turn: lying_lobby(),
               "withholding-lobby": lambda _turn: lying_lobby(True),
+              "withholding-acks": lambda _turn: lying_lobby(True, True),
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
               "offer-without-last": lambda _turn: offer_anew_at_start(True), "offer-mid-game": offer_mid_game,
               "keep": keep_ahead, "stop": stop_at_commit,

@@ -8,8 +8,13 @@ Real `p2pnimmt` processes on 127.0.0.1, one round, open deal: mal hosts with a m
 frame to bob gives cat's port wrong, and once the game started mal cuts its link to cat and takes none from it
 again. Before, bob and cat could not dial each other, cat had no link left, and bob and mal voted it out after
 their drop time: one player (the host) cost an honest one its game. Now the records carry the true ports past
-the host's lie. A host that also withholds the records (`withholding-lobby`) still gets cat voted out: what
-stays open (strict xfail)."""
+the host's lie. A host that also withholds the records (`withholding-lobby`: it leaves out the records of bob and cat
+from its lobby frames and sends no `where` frame) got cat voted out in session 40 (a strict xfail then); since session
+41 each seat's START_ACK carries its record (protocol.md 14, "In the START and the START_ACKs"), which the host must
+pass on for bob's game to start, so bob and cat reach each other all the same. `withholding-acks`: mal's victim is
+the joiner of the lower peer id, and mal also never passes it the other joiner's START_ACK: the victim holds no
+record of the other and never starts on its own; the other, of the higher peer id, holds the victim's record (its
+START_ACK) and dials it, against the usual order, once it has had no link with it for a second (protocol.md 14)."""
 
 from __future__ import annotations
 
@@ -25,13 +30,7 @@ LO = ["--interface", LOOPBACK]
 DROP = ["--drop-after", "4"]  # short: before, cat was voted out this long after mal cut it
 
 
-WITHHELD = pytest.mark.xfail(strict=True, reason=(
-    "protocol.md 14, 'Where a member listens', what it does not buy: a host that withholds every record from a seat "
-    "and the seat's from every other, and cuts it, still leaves it nobody to dial (the records would have to come in "
-    "an agreed message: the START or each START_ACK)"))
-
-
-@pytest.mark.parametrize("cheat", ["lying-lobby", pytest.param("withholding-lobby", marks=WITHHELD)])
+@pytest.mark.parametrize("cheat", ["lying-lobby", "withholding-lobby", "withholding-acks"])
 def test_a_host_that_lies_about_ports_and_cuts_a_seat_does_not_get_it_voted_out(tmp_path: Path, procs,
                                                                                   cheat: str) -> None:
     def files(name: str) -> list[str]:
@@ -48,6 +47,8 @@ def test_a_host_that_lies_about_ports_and_cuts_a_seat_does_not_get_it_voted_out(
         bob.wait_for(r"joined \w{4}")
         cat = procs([*join, *files("cat")], tmp_path / "cat.out")
         mal.wait_for(r"cheat: lobby frames with wrong ports for the victim and to it", 60)
+        if cheat == "withholding-acks":
+            mal.wait_for(r"cheat: the other seats' START_ACKs withheld from the victim", 60)
         mal.wait_for(r"cheat: its game started: the victim's link cut", 60)
         for name, proc in (("bob", bob), ("cat", cat)):
             assert proc.finish(120) == 0, (name, proc.text())  # before: cat was voted out (exit 1)

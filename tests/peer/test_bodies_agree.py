@@ -23,9 +23,10 @@ H = bytes(32)
 SETTINGS = {"variant": "standard", "point_limit": 66, "max_rounds": None, "deal": "sealed", "clock": 30}
 ROSTER = [{"key": bytes([1]) * 32, "name": "ann", "bot": False}, {"key": bytes([2]) * 32, "name": "bob 😀", "bot": True}]
 
+WHERE = [2**53 - 1, 65535, ["192.168.1.20", "fd00::7"], bytes(64)]  # a record's form (its signature is not asked here)
 VALID: dict[str, dict[str, Any]] = {
-    "START": {"salt": bytes(16), "settings": SETTINGS, "roster": ROSTER, "previous": bytes(16)},
-    "START_ACK": {"start": H},
+    "START": {"salt": bytes(16), "settings": SETTINGS, "roster": ROSTER, "previous": bytes(16), "where": WHERE},
+    "START_ACK": {"start": H, "where": WHERE},
     "SEED_COMMIT": {"round": 0, "commit": H},
     "SEED_REVEAL": {"round": 1, "contribution": H, "nonce": H},
     "SEALED_SHUFFLE": {"round": 0, "deck": [H] * 104, "commit": H},
@@ -67,6 +68,21 @@ def variants(kind: str) -> list[dict[str, Any]]:
         seats = [{"key": bytes([i]) * 32, "name": f"p{i}", "bot": False} for i in range(11)]
         out.append({**good, "roster": seats[:10]})
         out.append({**good, "roster": seats})
+    if kind in ("START", "START_ACK"):  # section 9, **Types**: a record (since session 41)
+        serial, port, addresses, signature = WHERE
+        for where in [[serial + 1, port, addresses, signature], [0, port, addresses, signature],
+                      [serial, 0, addresses, signature], [serial, 65536, addresses, signature],
+                      [serial, 1, addresses, signature], [serial, True, addresses, signature],
+                      [1.0, port, addresses, signature], [serial, port, [], signature],
+                      [serial, port, ["10.0.0.1"] * 8, signature], [serial, port, ["10.0.0.1"] * 9, signature],
+                      [serial, port, [""], signature], [serial, port, ["x" * 45], signature],
+                      [serial, port, ["x" * 46], signature], [serial, port, ["a b"], signature],
+                      [serial, port, ["fe80::1%eth0"], signature], [serial, port, ["999.1.1.1"], signature],
+                      [serial, port, ["10.0.0.\uff17"], signature], [serial, port, ["\x7f"], signature],
+                      [serial, port, [b"10.0.0.1"], signature], [serial, port, "10.0.0.1", signature],
+                      [serial, port, addresses, bytes(63)], [serial, port, addresses, "x" * 64],
+                      [serial, port, addresses], [serial, port, addresses, signature, 0], {"port": port}]:
+            out.append({**good, "where": where})
     if kind == "ROUND_END":
         for b in [[[1, 5], [0, 6]], [[0, 5], [0, 6]], [[0, 5, 1]], [[0]], [[0, 1.0]], [[0, 1]] * 1]:
             out.append({**good, "back": b})

@@ -371,6 +371,7 @@ window.P2PNIMMT_STRINGS = {
   "if the host's screen shows that code and host key, type it again; else check the code on the host's screen": "zeigt der Bildschirm des Gastgebers diesen Code und Schlüssel, tippe ihn noch einmal; sonst prüfe den Code auf dem Bildschirm des Gastgebers",
   "ignored bad data: {what}": "fehlerhafte Daten ignoriert: {what}",
   "ignored explicit argument %r": "ausdrückliches Argument %r ignoriert",
+  "ignored the where record in {name}'s {kind}: it is not its signed word for this game": "Ortsangabe in {kind} von {name} ignoriert: nicht von {name} für dieses Spiel unterschrieben",
   "ignored {host}'s new start of game {code} without this seat: its offer (game {game} on port {port}) came after it signed messages of the game after its START, so it had this seat's START_ACK": "Neustart von Spiel {code} ohne diesen Platz durch {host} ignoriert: sein Angebot (Spiel {game} auf Port {port}) kam, nachdem er Nachrichten des Spiels nach seinem START signiert hatte, also hatte er den START_ACK dieses Platzes",
   "ignored {host}'s new start of game {code}: its offer (game {game} on port {port}) leaves out no seat of it, so it is none": "Neustart von Spiel {code} durch {host} ignoriert: sein Angebot (Spiel {game} auf Port {port}) lässt keinen Platz davon aus, also ist es keiner",
   "in the lobby, no link to the host": "im Warteraum, keine Verbindung zum Gastgeber",

@@ -90,6 +90,17 @@ export function carryFits(body: MsgMap): string | null {
   return null;
 }
 
+/** A `where` record's form as START's and START_ACK's optional `where` holds it (section 9, **Types**; since session
+ * 41): [serial 0..2^53-1, port 1..65535, at most 8 str of 1..45 printable ASCII characters, bin(64)]. Whether each
+ * address is an IP address and whether the signature holds are asked only when a record is taken into a book
+ * (where.ts, whereFrom), never of the message (the reference's p2pnimmt/protocol/where_body.py). */
+const ADDRESS = /^[\x21-\x7e]{1,45}$/;
+export const whereRecord: Check = (v) => Array.isArray(v) && v.length === 4
+  && typeof v[0] === "number" && Number.isSafeInteger(v[0]) && v[0] >= 0
+  && typeof v[1] === "number" && Number.isInteger(v[1]) && v[1] >= 1 && v[1] <= 65535
+  && Array.isArray(v[2]) && v[2].length <= 8 && v[2].every((a) => typeof a === "string" && ADDRESS.test(a))
+  && bin(64)(v[3] as Value);
+
 const position: Check = (v) => typeof v === "number" && Number.isInteger(v) && v >= 0 && v < MAX_POINTS;
 
 const REQUIRED: Record<Kind, Record<string, Check>> = {
@@ -113,7 +124,8 @@ const REQUIRED: Record<Kind, Record<string, Check>> = {
 };
 
 const OPTIONAL: Partial<Record<Kind, Record<string, Check>>> = {
-  START: { previous: bin(16), carry },
+  START: { previous: bin(16), carry, where: whereRecord },
+  START_ACK: { where: whereRecord },
   PLAY_REVEAL: { position, auto: isTrue },
   ROW_CHOICE: { auto: isTrue },
   ROUND_END: { back },

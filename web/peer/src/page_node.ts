@@ -123,6 +123,9 @@ export class PageNode {
     // a seat that follows no new start (its first game, a rematch) refuses a START that carries scores; a new start
     // after an equivocation puts its own check in place (page.ts; protocol.md 12, the reference's app.anew)
     if (seat === null) this.seat.inbox.startCheck = carriesNothing;
+    // our START_ACK carries our record where the START carries the host's (protocol.md 14, "In the START and the
+    // START_ACKs"): our port at this node's relay
+    this.seat.ownWhere = () => record(this.own());
     this.held.carrier = this;
     tunnel.onAccept = (channel) => void this.accepted(channel);
     this.pinger = setInterval(() => {
@@ -602,7 +605,46 @@ export class PageNode {
   /** Carry out what the session returned: each message to the links it is meant for, once ours are kept (`held`). */
   send(outs: readonly Outgoing[]): void {
     this.held.send(outs);
+    this.fromStart();
     this.changed();
+  }
+
+  /** The START and START_ACKs whose records we looked at (by message hash in hex; fromStart), and of which START. */
+  private looked = new Set<string>();
+  private lookedStart: envelope.Envelope | null = null;
+
+  /** The records the START and the START_ACKs we took carry (protocol.md 14, "In the START and the START_ACKs";
+   * session 41): each its signer's, checked as a lobby frame's are (one that is not its signer's signed word is not
+   * taken, in one note; the message stands), and dialled by. Each message is looked at once; nothing once every
+   * seat's is in (the reference's net/where.py: Book.from_start). */
+  private fromStart(): void {
+    const start = this.seat.start;
+    if (start === null) return;
+    if (start !== this.lookedStart) {
+      this.lookedStart = start;
+      this.looked = new Set();
+    }
+    if (this.looked.size === this.seat.keys.length) return;
+    let news = false;
+    for (const env of this.seat.startMessages()) {
+      const key = hex(env.hash);
+      if (this.looked.has(key)) continue;
+      this.looked.add(key);
+      const value = env.body.get("where");
+      const seat = this.seat.seatOf(env.sender);
+      if (value === undefined || seat < 0 || equal(env.sender, this.identity.peer)) continue;
+      const where = this.book.check(value, this.seat.keys[seat], this.hello.game);
+      if (where === null) {
+        this.note(fmt(_("ignored the where record in {name}'s {kind}: it is not its signed word for this game"),
+          { name: this.seat.names[seat] ?? "?", kind: env.kind }));
+      } else if (where !== "stale") {
+        news = this.book.take(where, (p) => this.isPlayer(p)) || news;
+      }
+    }
+    if (news) {
+      for (const other of this.links.values()) if (this.isPlayer(other.peer)) other.send("where", this.whereFrame());
+      this.dialMesh();
+    }
   }
 
   /** What waits for our own messages and secrets to be kept (protocol.md 13, "Kept before sent"): the seat's, shared

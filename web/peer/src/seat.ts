@@ -74,6 +74,9 @@ export class Seat extends Session {
   /** The secrets records (section 13), in the order kept: the seed and play nonces with what they open. */
   readonly secrets: Body[] = [];
   private out: Outgoing[] = [];
+  /** Our own signed `where` record for this game as a body holds it, or null (no network: a session in memory): the
+   * START we host and our START_ACK carry it (protocol.md 14, "In the START and the START_ACKs"; the page sets it). */
+  ownWhere: (() => Encodable | null) | null = null;
   private readonly seeds = new Map<number, [Uint8Array, Uint8Array]>();
   /** By `${round}|${turn}`: our card and its nonce. */
   private readonly nonces = new Map<string, [Card, Uint8Array]>();
@@ -169,6 +172,8 @@ export class Seat extends Session {
       const fieldsOfStart = body(["salt", salt], ["settings", fields],
         ["roster", roster.map((m) => body(["key", m.key], ["name", m.name], ["bot", m.bot]))]);
       if (carry !== null) fieldsOfStart.set("carry", body(["game", carry.game], ["rounds", carry.rounds], ["scores", carry.scores]));
+      const where = this.ownWhere !== null ? this.ownWhere() : null;
+      if (where !== null) fieldsOfStart.set("where", where); // where we listen, in our own signed word (protocol.md 14)
       const start = seal(this.identity, game, 0, NO_PREVIOUS, "START", fieldsOfStart, this.inbox.ids);
       this.out.push({ wire: start.wire, to: null, skip: [], watchersOnly: false });
       this.handle({ type: "start", env: start, via: this.identity.peer });
@@ -540,7 +545,13 @@ export class Seat extends Session {
     switch (this.phase) {
       case "starting":
         if (equal(this.start.sender, this.identity.peer) || this.slot("START_ACK", 0, 0).has(seat)) return false;
-        this.send("START_ACK", body(["start", this.start.hash]));
+        {
+          const ack = body(["start", this.start.hash]);
+          // our own record, where the START carries the host's (protocol.md 14, "In the START and the START_ACKs")
+          const where = this.start.body.has("where") && this.ownWhere !== null ? this.ownWhere() : null;
+          if (where !== null) ack.set("where", where);
+          this.send("START_ACK", ack);
+        }
         return true;
       case "deal":
         if (settings.variant === "draft") return false;

@@ -596,6 +596,12 @@ export class Session {
    * made is never removed, only emptied. */
   private readonly slots = new Map<Kind, Map<number, Map<number, Map<number, Envelope>>>>();
 
+  /** The START and the START_ACKs taken (their `where` records go into a page's book: protocol.md 14, "In the START
+   * and the START_ACKs"); none before the START. */
+  startMessages(): Envelope[] {
+    return this.start === null ? [] : [this.start, ...this.slot("START_ACK", 0, 0).values()];
+  }
+
   protected slot(kind: Kind, round: number, k: number): Map<number, Envelope> {
     let rounds = this.slots.get(kind);
     if (!rounds) {
