@@ -120,7 +120,7 @@ OPTIONAL: dict[str, dict[str, Callable[[Any], bool]]] = {
               "carry": carry_shape,
               # the host's own signed word on where it listens (protocol.md 14, "In the START and the START_ACKs")
               "where": record_shape},
-    # and each seat's, where the START carries the host's (its form only: protocol.md 9, **Types**)
+    # and each seat's whenever it listens (its form only: protocol.md 9, **Types**)
     "START_ACK": {"where": record_shape},
 }
 

@@ -212,9 +212,9 @@ def step_starting(table: Table) -> Effects[None]:
     acks = table.slot("START_ACK", 0)
     if table.seat is not None and table.roster[table.seat] != table.start.sender and table.seat not in acks:
         body: dict[str, Any] = {"start": table.start.hash}
-        # our own record, where the START carries the host's (protocol.md 14, "In the START and the START_ACKs": a
-        # host without a network, or of before session 41, gets its START_ACKs as before)
-        where = table.own_where() if table.own_where is not None and "where" in table.start.body else None
+        # our own record whenever we listen, whatever the START carries (protocol.md 14, "In the START and the
+        # START_ACKs": a host that left its own out would otherwise keep every seat's out of the START_ACKs)
+        where = table.own_where() if table.own_where is not None else None
         if where is not None:
             body["where"] = where
         yield Send("START_ACK", body)

@@ -92,7 +92,9 @@ CHEAT is one of
   tests/net/test_lying_lobby.py); `withholding-lobby`: the same, and it leaves out the signed `where` record of each
   member it lies about, and sends no `where` frame of its own (protocol.md 14: what a host could still do in session
   40); `withholding-acks`: the same, its victim the joiner of the lowest peer id, and it never passes the other seats'
-  START_ACKs to the victim (the victim's own it passes on: the others start); TURN is not used;
+  START_ACKs to the victim (the victim's own it passes on: the others start); `withholding-bare`: as
+  `withholding-lobby`, and its START carries no record of its own (session 41: a seat's record in its START_ACK must
+  not hang on the host's); TURN is not used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -716,8 +718,10 @@ def garbage_relay() -> None:
     Tunnel.on_message = after_joins  # type: ignore[method-assign]
 
 
-def lying_lobby(withhold: bool = False, acks: bool = False) -> None:
+def lying_lobby(withhold: bool = False, acks: bool = False, bare: bool = False) -> None:
     announce, link = Lobby.announce, Mesh.link
+    if bare:  # its START carries no record of its own: were the seats' records to hang on the host's, none would come
+        Node._own_record = lambda self: None  # type: ignore[method-assign]
     WRONG = 1  # a port nobody listens on
 
     def victim_of(node: Node) -> bytes | None:
@@ -833,6 +837,7 @@ if __name__ == "__main__":
               "lying-lobby": lambda _turn: lying_lobby(),
               "withholding-lobby": lambda _turn: lying_lobby(True),
               "withholding-acks": lambda _turn: lying_lobby(True, True),
+              "withholding-bare": lambda _turn: lying_lobby(True, bare=True),
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
               "offer-without-last": lambda _turn: offer_anew_at_start(True), "offer-mid-game": offer_mid_game,
               "keep": keep_ahead, "stop": stop_at_commit,

@@ -91,17 +91,19 @@ def test_a_record_of_its_form_that_is_not_bobs_signed_word_is_taken_with_its_sta
     assert where_from(record(case["where"]), BOB.public_key, GAME) is None, case["why"]
 
 
-def test_a_session_without_a_network_signs_no_record_and_a_seat_adds_one_only_where_the_start_has_one() -> None:
-    """The golden transcripts stay as they were: no own record, no field; and a START without the host's record (a
-    host without a network, or of before session 41) gets a START_ACK without one, as an older host reads it."""
+def test_a_session_without_a_network_signs_no_record_and_a_seat_that_listens_always_adds_its_own() -> None:
+    """The golden transcripts stay as they were: no own record, no field. A seat that listens puts its record in its
+    START_ACK whether or not the START carries the host's: a host that left its own out must not keep every seat's
+    out of the START_ACKs (the withholding of protocol.md 14 would work again)."""
     bare = seal(ANN, GAME, 0, NO_PREVIOUS, "START", {k: v for k, v in start_body(None).items() if k != "where"})
-    for start, expected in ((bare, {"start"}), (START, {"start", "where"})):
+    for start in (bare, START):
         bob = Session(BOB, game_id=GAME)
         bob.table.own_where = lambda: record(V["seat_where"])
         signed = [open_envelope(o.wire) for o in bob.receive(start.wire) if hasattr(o, "wire")]
         acks = [env for env in signed if env.kind == "START_ACK"]
-        assert len(acks) == 1 and set(acks[0].body) == expected
-        if "where" in expected:
+        assert len(acks) == 1 and set(acks[0].body) == {"start", "where"}
+        assert acks[0].body["where"] == record(V["seat_where"])
+        if start is START:
             assert acks[0].wire.hex() == V["start_ack"]
     quiet = Session(BOB, game_id=GAME)  # no own record (no network): none in its START_ACK either
     signed = [open_envelope(o.wire) for o in quiet.receive(START.wire) if hasattr(o, "wire")]

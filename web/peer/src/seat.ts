@@ -547,8 +547,9 @@ export class Seat extends Session {
         if (equal(this.start.sender, this.identity.peer) || this.slot("START_ACK", 0, 0).has(seat)) return false;
         {
           const ack = body(["start", this.start.hash]);
-          // our own record, where the START carries the host's (protocol.md 14, "In the START and the START_ACKs")
-          const where = this.start.body.has("where") && this.ownWhere !== null ? this.ownWhere() : null;
+          // our own record whenever we listen, whatever the START carries (protocol.md 14, "In the START and the
+          // START_ACKs": a host that left its own out would otherwise keep every seat's out of the START_ACKs)
+          const where = this.ownWhere !== null ? this.ownWhere() : null;
           if (where !== null) ack.set("where", where);
           this.send("START_ACK", ack);
         }
