@@ -73,10 +73,11 @@ CHEAT_NODE = Path(__file__).parent / "net" / "cheat_node.py"
 
 class CheatProc(Proc):
     """p2pnimmt run by tests/net/cheat_node.py with one rule broken: the cheat `cheat` at `turn` (what each makes of
-    its TURN: cheat_node.py's doc), with the p2pnimmt arguments `args`."""
+    its TURN: cheat_node.py's doc), with the p2pnimmt arguments `args` (and its own HOME `home`, if given)."""
 
-    def __init__(self, cheat: str, args: list[str], out: Path, turn: int = 0) -> None:
-        super().__init__(args, out, program=(str(CHEAT_NODE), cheat, str(turn)))
+    def __init__(self, cheat: str, args: list[str], out: Path, turn: int = 0, home: Path | None = None) -> None:
+        super().__init__(args, out, env=None if home is None else {"HOME": str(home)},
+                         program=(str(CHEAT_NODE), cheat, str(turn)))
 
 
 def code_of(out: Path) -> str:

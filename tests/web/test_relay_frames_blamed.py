@@ -25,32 +25,17 @@ it a handshake, as a new key does), or with the relays at two addresses (a netwo
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from procs import Proc, default_signals
+from procs import CheatProc
 from tunnel_page import TunnelPage
 
 from p2pnimmt.protocol.identity import Identity
 
-CHEAT = Path(__file__).parents[1] / "net" / "cheat_node.py"
 LO = ["--interface", "127.0.0.1"]
 WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
 PHONE_URL = r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)"
-
-
-class CheatRelay(Proc):
-    """A spectator's node run by cheat_node.py (`garbage-relay`), serving the phone page."""
-
-    def __init__(self, args: list[str], out: Path, home: Path) -> None:
-        self.out = out
-        self.file = open(out, "wb")
-        self.popen = subprocess.Popen([sys.executable, str(CHEAT), "garbage-relay", "0", *args], stdout=self.file,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=default_signals,
-                                      env={**os.environ, "HOME": str(home)})
 
 
 @pytest.mark.xfail(strict=True, reason="a node blames a link's key for the link's unsigned frames and cuts that key off "
@@ -62,8 +47,8 @@ async def test_a_relay_that_puts_garbage_in_a_pages_name_does_not_shut_the_page_
     seat_key = code.group(2)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     hers = host.wait_for(PHONE_URL).group(1)
-    mal = CheatRelay(["watch", code.group(0)[len("code: "):], *LO, "--peer", f"127.0.0.1:{port}", *WEB,
-                      "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", tmp_path / "mal")
+    mal = CheatProc("garbage-relay", ["watch", code.group(0)[len("code: "):], *LO, "--peer", f"127.0.0.1:{port}", *WEB,
+                      "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", home=tmp_path / "mal")
     zoe = Identity.generate()  # the page's key, kept in its browser: the same for both tries
     pages: list[TunnelPage] = []
     try:

@@ -27,31 +27,16 @@ away, until that seat is dropped. Both change protocol.md 14 ("A probe") and web
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from playwright.async_api import TimeoutError as PlaywrightTimeout
-from procs import Proc, default_signals
+from procs import CheatProc
 from test_web_phone_presence import LO, PHONE_URL, download, messages_of, next_ask, seated_phone, tap_move
 
-CHEAT = Path(__file__).parents[1] / "net" / "cheat_node.py"
 DROP = ["--drop-after", "12"]
 WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
 RELAY = r"phone: http://(127\.0\.0\.1:\d+)/phone"
-
-
-class CheatSeat(Proc):
-    """A player's node run by cheat_node.py (`probe-liar-relay`), serving the phone page."""
-
-    def __init__(self, args: list[str], out: Path, home: Path) -> None:
-        self.out = out
-        self.file = open(out, "wb")
-        self.popen = subprocess.Popen([sys.executable, str(CHEAT), "probe-liar-relay", "0", *args], stdout=self.file,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=default_signals,
-                                      env={**os.environ, "HOME": str(home)})
 
 
 @pytest.mark.xfail(strict=True, raises=PlaywrightTimeout,  # (the page waits for ever for a move to be asked)
@@ -68,8 +53,8 @@ async def test_a_phone_leaves_a_seats_relay_that_withholds_the_game_and_answers_
     tv = procs(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "tv.p2pt")],
                tmp_path / "tv.out", env={**env, "HOME": str(tmp_path / "tv")})
     phone_url = tv.wait_for(PHONE_URL).group(1)
-    mal = CheatSeat(["join", code, *LO, *peer, *WEB, *DROP, "--bot", "heuristic", "--name", "mal",
-                     "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", tmp_path / "mal")
+    mal = CheatProc("probe-liar-relay", ["join", code, *LO, *peer, *WEB, *DROP, "--bot", "heuristic", "--name", "mal",
+                     "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", home=tmp_path / "mal")
     try:
         withholding = mal.wait_for(RELAY).group(1)
         tv2 = procs(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "tv2.p2pt")],
