@@ -70,6 +70,14 @@ class Lobby:
             del node.members[peer]
             self.announce()
 
+    def remove_spectator(self, peer: bytes) -> None:
+        """Host: `peer`, if a spectator, leaves the lobby (its link was cut for bad messages; it may join again)."""
+        node = self.node
+        member = node.members.get(peer)
+        if node.is_host and member is not None and member.role == "spectator":
+            del node.members[peer]
+            self.announce()
+
     def join(self, conn: Connection, payload: Any) -> None:
         """Host: a would-be member's join; it is admitted (and linked) or refused."""
         node = self.node

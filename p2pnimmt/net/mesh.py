@@ -4,7 +4,9 @@ is a member, each link's reader with its pings and redials, and the players' ful
 Links are members' only: a link counts once its peer is the host we joined, a seat of the START, or one the
 host admitted (net.lobby). The lower peer id dials; a link that breaks is redialled by the side that dialled.
 A link that carries garbage is cut (net.frames counts it); a seat's key is then spaced (its handshakes
-refused for a while, longer after each cut), any other member is cut off for good (net.lobby).
+refused for a while, longer after each cut); any other key is not refused for it (a link's frames are nobody's
+signed word: a phone relay could put garbage in its page's name), its later links only cut at their first bad
+message, and a spectator is removed from the lobby (it may join again).
 Mesh reads and writes only the node's public state (its identity, game id, session, links, members, host).
 """
 
@@ -37,9 +39,13 @@ MAX_DIAL_TABLE = 256  # addresses whose dial spacing is remembered
 # A seat whose link was cut for bad messages (net.frames): its key's handshakes are refused, and we do not dial
 # it, for BAD_LINK_BACKOFF[0] seconds after its first cut, doubling with each further cut up to
 # BAD_LINK_BACKOFF[1]; each of its links after a cut is cut at its first bad message (its budget is spent).
-# Only keys of the START's seats (at most 10) and the host we joined are remembered: anyone else cut for bad
-# messages is cut off for good (net.lobby: a spectator is removed and not admitted again).
+# Only keys of the START's seats (at most 10) and the host we joined are spaced so. Anyone else's link cut for bad
+# messages is closed and its key's budget spent (its later links cut at their first bad message; at most MAX_SPENT
+# keys remembered, the oldest forgotten), a spectator removed from the lobby; its key is never refused for it
+# (protocol.md 14, Bounds, since session 41: a link's frames after the handshake are nobody's signed word, and a
+# phone relay that put garbage in its page's name had the page's key cut off for good, through every other relay).
 BAD_LINK_BACKOFF = (1.0, 60.0)
+MAX_SPENT = 1024
 # A seat of the START with a lower peer id, whose own signed record we hold (net.where), that has had no link with us
 # this long is dialled by us too (protocol.md 14, "In the START and the START_ACKs": a host that withheld our record
 # from it leaves it nowhere to dial us). Of two links of one pair, the one the lower peer id dialled is kept.
@@ -60,6 +66,7 @@ class Mesh:
         self._dial_spacing: dict[tuple[str, int], tuple[float, float]] = {}  # address -> (next dial at, spacing)
         self._spaced: dict[bytes, tuple[int, float]] = {}  # seat cut for bad messages -> (cuts, refused until)
         self._told: set[bytes] = set()  # keys cut off for good that came back once and were told why
+        self._spent: dict[bytes, None] = {}  # non-seat keys whose link was cut for bad messages (oldest first)
         self.seen = Seen(node)  # where other members reached the players, or saw them come from
 
     async def dial(self, host: str, port: int) -> Connection:
@@ -182,11 +189,12 @@ class Mesh:
 
     def fault_budget(self, peer: bytes) -> int:
         """Bad messages a link of `peer` may carry before it is cut: MAX_LINK_FAULTS, none once it was cut."""
-        return 0 if peer in self._spaced or peer in self.node.lobby.cut_off else MAX_LINK_FAULTS
+        spent = peer in self._spaced or peer in self._spent or peer in self.node.lobby.cut_off
+        return 0 if spent else MAX_LINK_FAULTS
 
     def cut_for_bad_messages(self, conn: Connection) -> None:
         """`conn` carried more bad messages than its budget: one WARNING line, the link closed, and its key
-        spaced (a seat) or cut off for good (anyone else: net.lobby, which removes a spectator)."""
+        spaced (a seat) or its budget spent (anyone else; a spectator removed from the lobby, free to join again)."""
         node = self.node
         peer = conn.peer
         said = f"closing the link to {fingerprint(peer)}: {conn.faults} bad messages (the first: {conn.first_fault})"
@@ -199,10 +207,14 @@ class Mesh:
                           said, spacing)
             conn.close()
         else:
-            quiet.warning(conn.address, "link cut for bad messages", "%s; cut off, not admitted again", said)
-            node.lobby.cut_off.add(peer)  # said above: net.lobby's cut adds no line of its own
-            node.lobby.cut(peer, f"{conn.faults} bad messages")
+            quiet.warning(conn.address, "link cut for bad messages",
+                          "%s; its next link is cut at its first bad message", said)
+            self._spent.pop(peer, None)
+            self._spent[peer] = None
+            if len(self._spent) > MAX_SPENT:
+                del self._spent[next(iter(self._spent))]
             conn.close()
+            node.lobby.remove_spectator(peer)
 
     # ----------------------------------------------------------------- membership
 
