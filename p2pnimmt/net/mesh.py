@@ -68,6 +68,7 @@ class Mesh:
         self._told: set[bytes] = set()  # keys cut off for good that came back once and were told why
         self._spent: dict[bytes, None] = {}  # non-seat keys whose link was cut for bad messages (oldest first)
         self.seen = Seen(node)  # where other members reached the players, or saw them come from
+        self._reverse_watching = False  # a _reverse_watch task runs
 
     async def dial(self, host: str, port: int) -> Connection:
         """Dial an address (ours by discovery or the command line, or one a member gave us), never in a tight
@@ -351,7 +352,10 @@ class Mesh:
                 conn = await self._dial_as(peer, host, port)
                 if conn is None:
                     continue
-                if node.done.is_set() or peer in node.links:
+                old = node.links.get(peer)
+                # the other side got through first; but a reverse link beside our usual one is link()'s to close, at
+                # both ends alike (Mesh.link): closing ours here would leave the pair with neither
+                if node.done.is_set() or (old is not None and not (self._reversed(old) and not self._reversed(conn))):
                     conn.close()
                     return None
                 return conn
@@ -399,45 +403,69 @@ class Mesh:
         me = node.identity.peer
         session = node.session
         seats = session.keys if session is not None and session.start is not None else ()
+        host = self._start_host()
+        if node.is_host or me == host:  # a host dials none of its seats: they dial it (a resumed one too, which takes
+            return                      # its START before it knows it hosts: it listens on its game's port again)
         players = [peer for peer, member in node.members.items() if member.role == "player"]
         for peer in dict.fromkeys([*players, *seats]):  # a seat of the START is dialled whatever a lobby frame says
-            if peer > me and peer not in node.links and peer not in self.dialing and peer != node.host_peer:
+            if peer > me and peer not in node.links and peer not in self.dialing and peer not in (node.host_peer,
+                                                                                                   host):
                 self.dialing.add(peer)
                 node.spawn(self._mesh_link(peer))
-        if node.is_host:
-            return  # (its seats dialled it: their join links; it dials no lower seat, nor does any seat dial it so)
-        for peer in seats:  # and a lower seat we hold a signed record of, should it not reach us (protocol.md 14)
-            if peer < me and peer not in self.dialing and peer != node.host_peer and node.book.of(peer) is not None:
-                self.dialing.add(peer)
-                node.spawn(self._reverse_link(peer))
+        if seats and not self._reverse_watching:
+            # and a lower seat we hold a signed record of, should it not reach us (protocol.md 14): one watcher
+            self._reverse_watching = True
+            node.spawn(self._reverse_watch())
+
+    def _start_host(self) -> bytes | None:
+        """The peer id of the START's signer (our game's host), or None before a START. Asked of the START, not of
+        node.is_host or node.host_peer: a node resuming a game takes its START before either is set."""
+        session = self.node.session
+        return session.start.sender if session is not None and session.start is not None else None
 
     def _reversed(self, conn: Connection) -> bool:
-        """`conn` was dialled by the higher peer id of its pair (a reverse link, dial_mesh), between two seats neither
-        of which is our host (the links of a host and its joiners are never reverse links: they go as before)."""
+        """`conn` was dialled by the higher peer id of its pair (a reverse link, _reverse_watch), between two seats
+        neither of which is our host (the links of a host and its joiners are never reverse links: they go as
+        before)."""
         node = self.node
-        if node.is_host or conn.peer == node.host_peer or not self._seated(conn.peer):
-            return False
         me = node.identity.peer
+        host = self._start_host()
+        if node.is_host or me == host or conn.peer in (node.host_peer, host) or not self._seated(conn.peer):
+            return False
         return (conn.dialed is not None) == (conn.peer < me)
 
-    async def _reverse_link(self, peer: bytes) -> None:
-        """Dial a seat with a lower peer id once it has had no link with us for REVERSE_AFTER seconds, at the
-        addresses of its own signed record (a host that withheld ours from it, and cut it, left it none to dial us;
-        protocol.md 14, "In the START and the START_ACKs"); again whenever it stays unlinked so, until the game ends."""
+    async def _reverse_watch(self) -> None:
+        """Dial a seat of the START with a lower peer id (not the host), whose own signed record we hold, once it
+        has had no link with us for REVERSE_AFTER seconds, at the addresses of its record (a host that withheld ours
+        from it, and cut it, left it none to dial us; protocol.md 14, "In the START and the START_ACKs"); again
+        whenever it stays unlinked so, until the game ends. One task a node, waking twice a second."""
         node = self.node
         loop = asyncio.get_running_loop()
+        unlinked: dict[bytes, float] = {}  # lower seat -> since when it has had no link with us
         try:
             while not node.done.is_set():
-                since = loop.time()
-                while loop.time() - since < REVERSE_AFTER and not node.done.is_set():
-                    if peer in node.links:
-                        since = loop.time()  # linked: the usual way works (or ours does)
-                    await self._members_change(REVERSE_AFTER / 4)
-                if node.done.is_set():
-                    return
-                conn = await self.reach(peer, lambda: self.player_addresses(peer))
-                if conn is not None:
-                    await self.serve(conn, redial=conn.dialed)
+                session = node.session
+                me, host, now = node.identity.peer, self._start_host(), loop.time()
+                seats = session.keys if session is not None and session.start is not None else ()
+                for peer in seats:
+                    if peer >= me or peer in (host, node.host_peer) or peer in node.links or peer in self.dialing:
+                        unlinked.pop(peer, None)
+                        continue
+                    since = unlinked.setdefault(peer, now)
+                    if now - since >= REVERSE_AFTER and node.book.of(peer) is not None:
+                        unlinked.pop(peer, None)
+                        self.dialing.add(peer)
+                        node.spawn(self._reverse_dial(peer))
+                await self._members_change(REVERSE_AFTER / 2)
+        finally:
+            self._reverse_watching = False
+
+    async def _reverse_dial(self, peer: bytes) -> None:
+        """One reverse link to `peer` (_reverse_watch): dialled at its record's addresses and served till it ends."""
+        try:
+            conn = await self.reach(peer, lambda: self.player_addresses(peer))
+            if conn is not None:
+                await self.serve(conn, redial=None)
         finally:
             self.dialing.discard(peer)
 

@@ -468,7 +468,15 @@ export class PageNode {
       return Promise.resolve();
     }
     const key = hex(link.peer);
-    this.links.get(key)?.close("a newer link");
+    const old = this.links.get(key);
+    if (old !== undefined && !old.closed && old.dialer && !link.dialer && compare(this.identity.peer, link.peer) < 0) {
+      // a node's reverse link beside the one we dialled (protocol.md 14): of a pair's two links both ends keep the one
+      // the lower peer id dialled, as the node does (review, session 41: the page kept the newer, the node the other,
+      // and the pair was left with neither)
+      link.close("a reverse link beside ours");
+      return Promise.resolve();
+    }
+    old?.close("a newer link");
     this.links.set(key, link);
     this.byes.delete(key);
     return new Promise((done) => {

@@ -76,6 +76,16 @@ export function whereFrom(value: Value | undefined, key: Value | undefined, game
 }
 
 /** A page's records of where the players are (by peer id in hex): the latest (highest serial) of each. */
+/** What a refused record is remembered by: its key and every field. By its signature alone (session 40), a copy of
+ * seat Y's true record under another key, or with a field changed, in a START, a lobby or a `where` frame, had Y's own
+ * record refused after it for the rest of the game (review, session 41). Null: not a record's form (not remembered). */
+function refusalId(key: Uint8Array, value: readonly Value[]): string | null {
+  const [serial, port, addresses, signature] = value;
+  if (typeof serial !== "number" || typeof port !== "number" || !Array.isArray(addresses)
+    || !addresses.every((a) => typeof a === "string") || !(signature instanceof Uint8Array)) return null;
+  return `${hex(key)} ${serial} ${port} ${JSON.stringify(addresses)} ${hex(signature)}`;
+}
+
 export class Book {
   readonly records = new Map<string, Where>();
 
@@ -96,7 +106,7 @@ export class Book {
     return this.records.get(hex(peer));
   }
 
-  /** Signatures (hex) of records found not to be their key's signed word: not checked again. */
+  /** Records found not to be their key's signed word, by key and every field (refusalId): not checked again. */
   private readonly refused = new Set<string>();
 
   /** `key`'s record as it came, checked only where it could be news (review, session 40: each lobby and `where` frame
@@ -108,11 +118,12 @@ export class Book {
     const [serial, , , signature] = value;
     const held = this.records.get(hex(peerId(key)));
     if (held !== undefined && typeof serial === "number" && Number.isSafeInteger(serial) && held.serial >= serial) return "stale";
-    if (signature instanceof Uint8Array && this.refused.has(hex(signature))) return null;
+    const id = refusalId(key, value);
+    if (id !== null && this.refused.has(id)) return null;
     const where = whereFrom(value, key, game);
-    if (where === null && signature instanceof Uint8Array && signature.length === 64) {
+    if (where === null && id !== null && signature instanceof Uint8Array && signature.length === 64) {
       if (this.refused.size >= MAX_REFUSED) this.refused.clear();
-      this.refused.add(hex(signature));
+      this.refused.add(id);
     }
     return where;
   }

@@ -83,6 +83,18 @@ test("a record the book would refuse is never checked, and a false signature is 
   assert.ok(newer !== null && newer !== "stale" && newer.port === 4001);
 });
 
+test("a seat's true record refused under another key, or with a field changed, is still taken as its own (review, session 41)", () => {
+  const game = new Uint8Array(16).fill(4);
+  const bob = new Identity(new Uint8Array(32).fill(9));
+  const mal = new Identity(new Uint8Array(32).fill(5));
+  const book = new Book();
+  const true_ = record(signWhere(bob, game, 4000, ["10.77.0.2"], 10)) as unknown as [number, number, string[], Uint8Array];
+  assert.equal(book.check(true_ as never, mal.publicKey, game), null, "bob's record in mal's START: not mal's word");
+  assert.equal(book.check([true_[0], 4444, true_[2], true_[3]] as never, bob.publicKey, game), null, "its port changed");
+  const taken = book.check(true_ as never, bob.publicKey, game);
+  assert.ok(taken !== null && taken !== "stale" && taken.port === 4000, "bob's own record, refused by its signature alone before");
+});
+
 test("a lobby frame's members are read up to the reference's bound, each record checked once however often it comes", () => {
   const game = new Uint8Array(16).fill(4);
   const me = new Identity(new Uint8Array(32).fill(1));
