@@ -35,7 +35,6 @@ class Lobby:
 
     def __init__(self, node) -> None:
         self.node = node
-        self.cut_off: set[bytes] = set()  # peers cut off for going over a cap (never admitted again)
         self.door = SeatDoor(node)  # a host: the seat key each join proves (protocol.md 14)
         self.shown_as: str | None = None  # a joiner: the name the host shows for us, when not ours (told once)
         self._listeners: list[LobbyListener] = []
@@ -59,8 +58,7 @@ class Lobby:
         conn = node.links.get(peer)
         member = node.members.get(peer)
         spectator = member is not None and member.role == "spectator"
-        if peer not in self.cut_off:  # a line per address and cap, then a count (many keys from one address)
-            self.cut_off.add(peer)
+        if node.mesh.trouble.cut_off(peer):  # remembered (net.trouble); a line per address and cap, then a count
             source = conn.address if conn is not None else member.host if member is not None else None
             quiet.warning(source, "cut off: " + re.sub(r"\d+", "#", what), "cut off %s%s: it sent %s",
                           fingerprint(peer), " (a spectator, removed)" if spectator else "", what)
@@ -101,7 +99,7 @@ class Lobby:
         seated = session is not None and session.start is not None and conn.peer in session.keys
         known = node.members.get(conn.peer)
         held = node.held_seats
-        if conn.peer in self.cut_off and not seated:  # a seat keeps its seat (its link was closed, that is all)
+        if node.mesh.trouble.is_cut_off(conn.peer) and not seated:  # a seat keeps its seat (its link was closed)
             self.refuse(conn, "cut off: you went over a limit of this node")
             return
         why = self.door.why_not(conn, payload, seated)  # a seat of the START is a member already

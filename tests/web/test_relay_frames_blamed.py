@@ -14,13 +14,14 @@ tests/net/cheat_node.py (`garbage-relay`); the page is tests/web/tunnel_page.py'
 key for both tries), from 127.0.0.2.
 
 Fixed (session 41): a link's cut for bad messages refuses no key but a seat's of the START (which its node spaces, as
-before; what stays open for a seated page framed so: protocol.md 14, Bounds). A non-seat key's later links are cut at
+before; since session 42 only at the address of the link that was cut: the second test). A non-seat key's later links are cut at
 their first bad message (its budget spent) and a spectator is removed from the lobby, free to join again: the page,
 through the host's own relay, is admitted (a lobby frame). On main the second try was refused `cut off: you went over a
 limit of this node`."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from procs import CheatProc
@@ -55,6 +56,55 @@ async def test_a_relay_that_puts_garbage_in_a_pages_name_does_not_shut_the_page_
         pages.append(page)
         again, why = await page.join(seat_key, "zoe", zoe)
         assert again == "lobby", (again, why)  # the promise: no relay shuts a page out
+    finally:
+        for one in pages:
+            await one.close()
+        mal.stop()
+    host.stop()
+
+
+def framings(mal) -> int:
+    """The page's joins mal's relay passed on with its garbage after them (each past the handshake: one cut)."""
+    return mal.text().count("cheat: garbage after a page's join")
+
+
+async def test_a_seated_page_framed_through_one_relay_links_anew_at_once_through_another(tmp_path: Path,
+                                                                                        procs) -> None:
+    """Session 42: a seat's key is spaced after its link is cut for bad messages, but only at the address that link
+    came from (net.trouble; protocol.md 14, Bounds). zoe's page takes the second of two seats through ann's own relay
+    (the table is full: ann starts, zoe a seat of her START), then joins again through mal's relay (from
+    127.0.0.3), which frames her: 4 cuts, each refusing her key there longer (1, 2, 4, 8 s: the spacing kept against
+    a seat's own reconnect loop). Through ann's relay (127.0.0.1) she links anew at once; through mal's she is still
+    refused. On main the host refused her key from everywhere for 8 s: the join through ann's relay was closed in
+    the handshake."""
+    host = procs(["host", *WEB, "--seats", "2", *LO, "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
+                 tmp_path / "host.out", env={"HOME": str(tmp_path / "ann"), "P2PNIMMT_LOG_EVERY": "0.1"})  # each cut
+    code = host.wait_for(r"code: (\w{4})-(\w{4})")  # a line of its own (they come 1 s apart and more)
+    seat_key = code.group(2)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    hers = host.wait_for(PHONE_URL).group(1)
+    mal = CheatProc("garbage-relay", ["watch", code.group(0)[len("code: "):], *LO, "--peer", f"127.0.0.1:{port}", *WEB,
+                      "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", home=tmp_path / "mal")
+    zoe = Identity.generate()  # the page's key, kept in its browser
+    pages: list[TunnelPage] = []
+    try:
+        honest = await TunnelPage.open(hers, "127.0.0.2")
+        pages.append(honest)
+        seated, why = await honest.join(seat_key, "zoe", zoe)
+        assert seated == "lobby", (seated, why)  # the table is full: ann signed her START, zoe a seat of it
+        framer = await TunnelPage.open(mal.wait_for(PHONE_URL).group(1), "127.0.0.2")
+        pages.append(framer)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 60
+        while framings(mal) < 4:  # refused in the handshake while spaced there, framed again once it may link
+            assert loop.time() < deadline, f"mal framed zoe {framings(mal)} times in 60 s"
+            await framer.join(seat_key, "zoe", zoe)
+            await asyncio.sleep(0.2)  # (a pace: the relay takes 4 dials a second from one tunnel)
+        host.wait_for(r"closing the link to .*: 1 bad messages .*its key is refused for 8 s")  # the 4th cut
+        again, why = await honest.join(seat_key, "zoe", zoe)  # at once, through another relay
+        assert again == "lobby", (again, why)  # the promise: no relay keeps a seated page from linking anew
+        there, why = await framer.join(seat_key, "zoe", zoe)  # still spaced at the framing relay's address
+        assert there == "closed" and framings(mal) == 4, (there, why, framings(mal))
     finally:
         for one in pages:
             await one.close()

@@ -1,0 +1,115 @@
+"""What a node remembers of the keys whose links went wrong: one record per key (protocol.md 14, "Bounds").
+
+A key's record says what it cost the key, by kind:
+- cut off: it went over a cap (net.lobby.cut): never admitted again unless seated (told why once, then refused in
+  the handshake, as cheaply as a stranger);
+- spent: one of its links was cut for bad messages (net.frames): each later link of it is cut at its first one;
+- spaced: a seat (of the START, or the host we joined) so cut: its handshakes and our dials to it are refused for a
+  while, BAD_LINK_BACKOFF[0] seconds after its first cut, doubling with each further one up to BAD_LINK_BACKOFF[1],
+  but only from and to the address that link came from or went to (since session 42).
+
+A link's frames after the handshake are nobody's signed word: a phone relay can put garbage in its page's name. So
+bad messages refuse no key but a seat's (session 41), and a seat's only at the address that carried them (session
+42): a seat that loops sending garbage itself is spaced at its own address, and a seated page framed by one relay
+links anew at once through another (another address). A seat spread over many addresses gains nothing a stranger
+lacks: each of its links is cut at its first bad message, as a spent key's.
+
+Bounded: at most MAX_KEYS records of keys that are not seated (the oldest forgotten first: a key cut off so
+forgotten may join again), and at most MAX_SPACED_ADDRESSES addresses spaced per seat (the oldest forgotten).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+BAD_LINK_BACKOFF = (1.0, 60.0)  # a seat's spacing after its first cut, and at the longest
+MAX_KEYS = 1024  # records of keys that are not seated
+MAX_SPACED_ADDRESSES = 8  # addresses a seat's key is spaced at, each on its own
+
+
+@dataclass
+class Record:
+    """One key's trouble."""
+
+    cut_off: bool = False  # went over a cap: not admitted again unless seated
+    told: bool = False  # cut off, it came back once and was told why
+    spent: bool = False  # a link of it was cut for bad messages: its later links are cut at their first
+    spaced: dict[str, tuple[int, float]] = field(default_factory=dict)  # a seat: address -> (cuts, refused until)
+
+
+def source(address: str) -> str:
+    """An address as a record keys it: an IPv4-mapped IPv6 address is its IPv4 address."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    return str(getattr(ip, "ipv4_mapped", None) or ip)
+
+
+class Trouble:
+    """The records of one node, by peer id; `seated(peer)` says whether a key is a seat's now (never forgotten)."""
+
+    def __init__(self, seated: Callable[[bytes], bool]) -> None:
+        self._seated = seated
+        self._records: dict[bytes, Record] = {}  # oldest first
+
+    def _record(self, peer: bytes) -> Record:
+        """`peer`'s record, made the newest (a new one made, and the oldest not seated forgotten past MAX_KEYS)."""
+        record = self._records.pop(peer, None) or Record()
+        self._records[peer] = record
+        if len(self._records) > MAX_KEYS:  # (each record costs a link and its handshake: a look over them is cheap)
+            others = [p for p in self._records if not self._seated(p)]
+            if len(others) > MAX_KEYS:
+                del self._records[others[0]]
+        return record
+
+    # ----------------------------------------------------------------- over a cap
+
+    def cut_off(self, peer: bytes) -> bool:
+        """`peer` went over a cap: True the first time (say it), False if it was cut off already."""
+        record = self._record(peer)
+        first, record.cut_off = not record.cut_off, True
+        return first
+
+    def is_cut_off(self, peer: bytes) -> bool:
+        record = self._records.get(peer)
+        return record is not None and record.cut_off
+
+    def told(self, peer: bytes) -> bool:
+        """A key cut off comes back: True if it was told why before (refuse it now), else False (it is told now)."""
+        record = self._records.get(peer)
+        if record is None:
+            return False
+        was, record.told = record.told, True
+        return was
+
+    # ----------------------------------------------------------------- bad messages
+
+    def spent(self, peer: bytes) -> bool:
+        """A link of `peer` was cut for bad messages, or `peer` was cut off: its links are cut at their first."""
+        record = self._records.get(peer)
+        return record is not None and (record.spent or record.cut_off)
+
+    def spend(self, peer: bytes) -> None:
+        """A link of `peer`, not a seat's, was cut for bad messages."""
+        self._record(peer).spent = True
+
+    def space(self, peer: bytes, address: str, now: float) -> float:
+        """A seat's link at `address` was cut for bad messages: its key is refused there for the seconds returned."""
+        record = self._record(peer)
+        record.spent = True
+        at = source(address)
+        cuts, _until = record.spaced.pop(at, (0, 0.0))
+        spacing = min(BAD_LINK_BACKOFF[1], BAD_LINK_BACKOFF[0] * 2 ** cuts)
+        record.spaced[at] = (cuts + 1, now + spacing)
+        if len(record.spaced) > MAX_SPACED_ADDRESSES:
+            del record.spaced[next(iter(record.spaced))]
+        return spacing
+
+    def spaced(self, peer: bytes, address: str, now: float) -> tuple[int, float]:
+        """`peer`'s cuts at `address`, and the seconds until its key may link there again (0: it may now)."""
+        record = self._records.get(peer)
+        cuts, until = record.spaced.get(source(address), (0, 0.0)) if record is not None else (0, 0.0)
+        return cuts, max(0.0, until - now)

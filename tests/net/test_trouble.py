@@ -1,0 +1,41 @@
+"""net.trouble: one record per key of what its links cost it (protocol.md 14, Bounds), bounded in memory."""
+
+from __future__ import annotations
+
+from p2pnimmt.net.trouble import BAD_LINK_BACKOFF, MAX_KEYS, MAX_SPACED_ADDRESSES, Trouble
+
+SEAT = b"s" * 16
+
+
+def key(n: int) -> bytes:
+    return n.to_bytes(16, "big")
+
+
+def test_a_seat_is_spaced_at_the_address_of_its_cut_link_only() -> None:
+    trouble = Trouble(lambda peer: peer == SEAT)
+    assert [trouble.space(SEAT, "10.0.0.7", 0.0) for _ in range(8)] == [1, 2, 4, 8, 16, 32, 60, 60]
+    assert trouble.spaced(SEAT, "10.0.0.7", 30.0) == (8, 30.0)
+    assert trouble.spaced(SEAT, "::ffff:10.0.0.7", 30.0) == (8, 30.0)  # an IPv4-mapped address is its IPv4 one
+    assert trouble.spaced(SEAT, "10.0.0.8", 30.0) == (0, 0.0)  # another relay, another machine: at once
+    assert trouble.spent(SEAT)  # each later link of it is cut at its first bad message, wherever it comes from
+    assert not trouble.is_cut_off(SEAT)
+
+
+def test_a_seat_is_spaced_at_a_bounded_number_of_addresses() -> None:
+    trouble = Trouble(lambda peer: peer == SEAT)
+    for n in range(MAX_SPACED_ADDRESSES + 1):
+        trouble.space(SEAT, f"10.0.0.{n}", 0.0)
+    assert trouble.spaced(SEAT, "10.0.0.0", 0.0) == (0, 0.0)  # the oldest forgotten
+    assert trouble.spaced(SEAT, f"10.0.0.{MAX_SPACED_ADDRESSES}", 0.0) == (1, BAD_LINK_BACKOFF[0])
+
+
+def test_keys_without_a_seat_are_remembered_up_to_a_bound_and_seats_always() -> None:
+    trouble = Trouble(lambda peer: peer == SEAT)
+    trouble.space(SEAT, "10.0.0.7", 0.0)
+    assert trouble.cut_off(key(0)) and not trouble.cut_off(key(0))  # said once
+    assert not trouble.told(key(0)) and trouble.told(key(0))  # told why once, then refused
+    for n in range(1, MAX_KEYS + 1):
+        trouble.spend(key(n))
+    assert not trouble.is_cut_off(key(0)) and not trouble.spent(key(0))  # the oldest without a seat: forgotten
+    assert trouble.spent(key(1)) and trouble.spent(key(MAX_KEYS))
+    assert trouble.spaced(SEAT, "10.0.0.7", 0.0) == (1, BAD_LINK_BACKOFF[0])  # the seat's, older still, is kept
