@@ -3,10 +3,11 @@ is a member, each link's reader with its pings and redials, and the players' ful
 
 Links are members' only: a link counts once its peer is the host we joined, a seat of the START, or one the
 host admitted (net.lobby). The lower peer id dials; a link that breaks is redialled by the side that dialled.
-A link that carries garbage is cut (net.frames counts it); a seat's key is then spaced (its handshakes
-refused for a while, longer after each cut); any other key is not refused for it (a link's frames are nobody's
-signed word: a phone relay could put garbage in its page's name), its later links only cut at their first bad
-message, and a spectator is removed from the lobby (it may join again).
+A link that carries garbage is cut (net.frames counts it); a seat's key is then spaced at that link's address (its
+handshakes from there refused for a while, longer after each cut); any other key is not refused for it (a link's
+frames are nobody's signed word: a phone relay could put garbage in its page's name), its later links only cut at
+their first bad message, and a spectator is removed from the lobby (it may join again). A key whose link went over a
+cap is refused at that link's address only (net.trouble).
 Mesh reads and writes only the node's public state (its identity, game id, session, links, members, host).
 """
 
@@ -27,7 +28,7 @@ from .frames import MAX_LINK_FAULTS, on_frame
 from .members import this_machine
 from .seatdoor import join_with_proof
 from .seen import Seen
-from .trouble import Trouble
+from .trouble import Trouble, source
 
 log = logging.getLogger("p2pnimmt.net")  # what strangers can repeat goes through quietlog's `quiet`
 
@@ -38,7 +39,8 @@ DIAL_BACKOFF = (0.1, 5.0)  # the spacing of dials to one address doubles from th
 STABLE_LINK = 10.0  # a link that lasted this long resets its address's dial spacing
 MAX_DIAL_TABLE = 256  # addresses whose dial spacing is remembered
 # Links cut for bad messages (net.frames) and keys cut off over a cap are remembered in one record per key
-# (net.trouble): a seat's key is spaced at the address its link came from or went to, nobody else's refused for it.
+# (net.trouble), each at the address of the link: a seat's key is spaced there for bad messages (nobody else's refused
+# for them), a key over a cap refused there (not elsewhere: a phone relay could have sent it in its page's name).
 # A seat of the START with a lower peer id, whose own signed record we hold (net.where), that has had no link with us
 # this long is dialled by us too (protocol.md 14, "In the START and the START_ACKs": a host that withheld our record
 # from it leaves it nowhere to dial us). Of two links of one pair, the one the lower peer id dialled is kept.
@@ -162,15 +164,15 @@ class Mesh:
 
     def _admit(self, key: bytes, said_by: asyncio.StreamWriter | None = None) -> str | None:
         """Connection.open's question once a dialer's hello names its key (on the connection of `said_by`): why
-        not now, or None. A key cut off for good is let through once more, to be told why (net.lobby refuses its
-        join); after that it is refused in the handshake, as cheaply as a stranger. A seat whose link from this
-        address was cut for bad messages is refused here for a while (net.trouble)."""
+        not now, or None. A key cut off at this address is let through once more, to be told why (net.lobby refuses
+        its join); after that it is refused here in the handshake, as cheaply as a stranger. A seat whose link from
+        this address was cut for bad messages is refused here for a while (net.trouble)."""
         if said_by is not None and said_by in self._pending:
             self._spoke.add(said_by)
         peer = peer_id(key)
-        if self.trouble.is_cut_off(peer) and not self._seated(peer) and self.trouble.told(peer):
-            return f"{fingerprint(peer)} was cut off (and told so): it is not admitted again"
         address = self._sources.get(said_by, "?") if said_by is not None else "?"
+        if self.trouble.is_cut_off(peer, address) and not self._seated(peer) and self.trouble.told(peer, address):
+            return f"{fingerprint(peer)} was cut off at {address} (and told so): it is not admitted again from there"
         cuts, left = self.trouble.spaced(peer, address, asyncio.get_running_loop().time())
         if left > 0:
             return (f"{fingerprint(peer)}'s link from {address} was cut for bad messages ({cuts} "
@@ -190,7 +192,10 @@ class Mesh:
         said = f"closing the link to {fingerprint(peer)}: {conn.faults} bad messages (the first: {conn.first_fault})"
         if self._seated(peer):
             address = conn.address[0] if conn.address else "?"
-            spacing = self.trouble.space(peer, address, asyncio.get_running_loop().time())
+            now = asyncio.get_running_loop().time()
+            spacing = self.trouble.space(peer, address, now)
+            if conn.dialed is not None and source(conn.dialed[0]) != source(address):
+                self.trouble.space(peer, conn.dialed[0], now)  # dialled by name: our redials there wait too
             quiet.warning(conn.address, "link cut for bad messages",
                           "%s; its key is refused for %.0f s from %s (that link's address), and its next link is cut "
                           "at its first bad message", said, spacing, address)

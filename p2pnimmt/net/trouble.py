@@ -1,21 +1,21 @@
 """What a node remembers of the keys whose links went wrong: one record per key (protocol.md 14, "Bounds").
 
 A key's record says what it cost the key, by kind:
-- cut off: it went over a cap (net.lobby.cut): never admitted again unless seated (told why once, then refused in
-  the handshake, as cheaply as a stranger);
+- cut off: a link of it went over a cap (net.lobby.cut): never admitted again from that link's address unless seated
+  (told why once, then refused in the handshake, as cheaply as a stranger; since session 42 from that address only);
 - spent: one of its links was cut for bad messages (net.frames): each later link of it is cut at its first one;
 - spaced: a seat (of the START, or the host we joined) so cut: its handshakes and our dials to it are refused for a
   while, BAD_LINK_BACKOFF[0] seconds after its first cut, doubling with each further one up to BAD_LINK_BACKOFF[1],
   but only from and to the address that link came from or went to (since session 42).
 
-A link's frames after the handshake are nobody's signed word: a phone relay can put garbage in its page's name. So
-bad messages refuse no key but a seat's (session 41), and a seat's only at the address that carried them (session
-42): a seat that loops sending garbage itself is spaced at its own address, and a seated page framed by one relay
-links anew at once through another (another address). A seat spread over many addresses gains nothing a stranger
-lacks: each of its links is cut at its first bad message, as a spent key's.
+A link's frames after the handshake are nobody's signed word: a phone relay can put garbage in its page's name, or
+more than a cap allows. So bad messages refuse no key but a seat's (session 41), and a seat's, or a key over a cap,
+only at the address that carried them (session 42): a seat that loops sending garbage itself is spaced at its own
+address, and a page framed by one relay links anew at once through another (another address). A seat spread over
+many addresses gains nothing a stranger lacks: each of its links is cut at its first bad message, as a spent key's.
 
 Bounded: at most MAX_KEYS records of keys that are not seated (the oldest forgotten first: a key cut off so
-forgotten may join again), and at most MAX_SPACED_ADDRESSES addresses spaced per seat (the oldest forgotten).
+forgotten may join again), and at most MAX_ADDRESSES addresses a key is cut off or spaced at (the oldest forgotten).
 """
 
 from __future__ import annotations
@@ -26,15 +26,14 @@ from dataclasses import dataclass, field
 
 BAD_LINK_BACKOFF = (1.0, 60.0)  # a seat's spacing after its first cut, and at the longest
 MAX_KEYS = 1024  # records of keys that are not seated
-MAX_SPACED_ADDRESSES = 8  # addresses a seat's key is spaced at, each on its own
+MAX_ADDRESSES = 8  # addresses a key is cut off at, and a seat's spaced at, each on its own
 
 
 @dataclass
 class Record:
     """One key's trouble."""
 
-    cut_off: bool = False  # went over a cap: not admitted again unless seated
-    told: bool = False  # cut off, it came back once and was told why
+    cut_off: dict[str, bool] = field(default_factory=dict)  # over a cap: address -> told why since (came back once)
     spent: bool = False  # a link of it was cut for bad messages: its later links are cut at their first
     spaced: dict[str, tuple[int, float]] = field(default_factory=dict)  # a seat: address -> (cuts, refused until)
 
@@ -67,22 +66,29 @@ class Trouble:
 
     # ----------------------------------------------------------------- over a cap
 
-    def cut_off(self, peer: bytes) -> bool:
-        """`peer` went over a cap: True the first time (say it), False if it was cut off already."""
+    def cut_off(self, peer: bytes, address: str) -> bool:
+        """A link of `peer` at `address` went over a cap: True the first time (say it), False if it was already."""
         record = self._record(peer)
-        first, record.cut_off = not record.cut_off, True
-        return first
-
-    def is_cut_off(self, peer: bytes) -> bool:
-        record = self._records.get(peer)
-        return record is not None and record.cut_off
-
-    def told(self, peer: bytes) -> bool:
-        """A key cut off comes back: True if it was told why before (refuse it now), else False (it is told now)."""
-        record = self._records.get(peer)
-        if record is None:
+        at = source(address)
+        if at in record.cut_off:
             return False
-        was, record.told = record.told, True
+        record.cut_off[at] = False
+        if len(record.cut_off) > MAX_ADDRESSES:
+            del record.cut_off[next(iter(record.cut_off))]
+        return True
+
+    def is_cut_off(self, peer: bytes, address: str) -> bool:
+        record = self._records.get(peer)
+        return record is not None and source(address) in record.cut_off
+
+    def told(self, peer: bytes, address: str) -> bool:
+        """A key cut off at `address` comes back there: True if it was told why before (refuse it now), else False
+        (it is told now)."""
+        record = self._records.get(peer)
+        at = source(address)
+        if record is None or at not in record.cut_off:
+            return False
+        was, record.cut_off[at] = record.cut_off[at], True
         return was
 
     # ----------------------------------------------------------------- bad messages
@@ -90,7 +96,7 @@ class Trouble:
     def spent(self, peer: bytes) -> bool:
         """A link of `peer` was cut for bad messages, or `peer` was cut off: its links are cut at their first."""
         record = self._records.get(peer)
-        return record is not None and (record.spent or record.cut_off)
+        return record is not None and (record.spent or bool(record.cut_off))
 
     def spend(self, peer: bytes) -> None:
         """A link of `peer`, not a seat's, was cut for bad messages."""
@@ -104,7 +110,7 @@ class Trouble:
         cuts, _until = record.spaced.pop(at, (0, 0.0))
         spacing = min(BAD_LINK_BACKOFF[1], BAD_LINK_BACKOFF[0] * 2 ** cuts)
         record.spaced[at] = (cuts + 1, now + spacing)
-        if len(record.spaced) > MAX_SPACED_ADDRESSES:
+        if len(record.spaced) > MAX_ADDRESSES:
             del record.spaced[next(iter(record.spaced))]
         return spacing
 

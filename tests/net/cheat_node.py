@@ -84,7 +84,8 @@ CHEAT is one of
   as it came), puts 25 `["msg", b"garbage"]` frames on that connection towards the host, in the page's name: the
   link's frames are nobody's signed word, so the host blames the page's key (red team, session 41); its relay dials
   from 127.0.0.3 (GARBAGE_RELAY_SOURCE: another machine than the host's, whose own relay dials from 127.0.0.1);
-  TURN is not used;
+  `oversize-relay`: the same, but what it puts after the join is one signed message of the game too big to be held
+  before START (over a cap: the host cuts off the page's key); TURN is not used;
 - `lying-lobby` (a host): the last seat to join is its victim: every lobby frame it sends the victim gives every other
   member's `port` wrong (1: nobody listens there), and every frame to any other member gives the victim's `port`
   wrong (each member's signed `where` record it forwards as it came: it cannot forge one); once its game started
@@ -706,8 +707,11 @@ def probe_liar_relay() -> None:
     mesh.on_frame = noting  # type: ignore[assignment]
 
 
-def garbage_relay() -> None:
+def garbage_relay(oversize: bool = False) -> None:
     from p2pnimmt.net.connection import frame
+    from p2pnimmt.protocol.envelope import NO_PREVIOUS
+    from p2pnimmt.protocol.identity import Identity
+    from p2pnimmt.protocol.inbox import MAX_HELD_WIRE
     from p2pnimmt.web import relay
     from p2pnimmt.web.relay import DATA, Tunnel
 
@@ -724,9 +728,16 @@ def garbage_relay() -> None:
     on_message = Tunnel.on_message
     join = frame(["join", {}])[4:6]  # a join frame's msgpack begins [, "join" (fixarray 2, fixstr 4)
 
+    def garbage(tunnel: Tunnel) -> bytes:
+        node = tunnel.relay.node()
+        if not oversize or node is None or node.game_id is None:
+            return frame(["msg", b"garbage"]) * 25
+        big = seal(Identity.generate(), node.game_id, 0, NO_PREVIOUS, "PLAY_COMMIT", {"pad": bytes(MAX_HELD_WIRE)})
+        return frame(["msg", big.wire])  # signed, of this game, one too big to hold before START: a cap
+
     async def after_joins(self: Tunnel, data: bytes) -> None:
         if data[:1] == bytes([DATA]) and join + b"join" in data[5:]:
-            data += frame(["msg", b"garbage"]) * 25
+            data += garbage(self)
             print("cheat: garbage after a page's join", flush=True)
         await on_message(self, data)
 
@@ -849,6 +860,7 @@ if __name__ == "__main__":
               "handshake-relay": lambda _turn: handshake_relay(), "msgless-relay": lambda _turn: msgless_relay(),
               "probe-liar-relay": lambda _turn: probe_liar_relay(),
               "garbage-relay": lambda _turn: garbage_relay(),
+              "oversize-relay": lambda _turn: garbage_relay(oversize=True),
               "lying-lobby": lambda _turn: lying_lobby(),
               "withholding-lobby": lambda _turn: lying_lobby(True),
               "withholding-acks": lambda _turn: lying_lobby(True, True),

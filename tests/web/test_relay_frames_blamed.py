@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from procs import CheatProc
 from tunnel_page import TunnelPage
@@ -34,15 +35,24 @@ WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
 PHONE_URL = r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)"
 
 
-async def test_a_relay_that_puts_garbage_in_a_pages_name_does_not_shut_the_page_out(tmp_path: Path, procs) -> None:
-    host = procs(["host", *WEB, "--seats", "3", *LO, "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
-                 tmp_path / "host.out", env={"HOME": str(tmp_path / "ann")})
+def table(tmp_path: Path, procs, cheat: str, seats: int) -> tuple[Any, str, str, CheatProc]:
+    """ann hosts `seats` seats with her own relay (hers: its dials leave from 127.0.0.1), mal watches and serves a
+    relay of `cheat` (its dials leave from 127.0.0.3). Each of ann's lines about a link cut or a key cut off is a
+    line of its own (P2PNIMMT_LOG_EVERY: they come a second apart and more). Returns ann, the seat key, her phone
+    link and mal."""
+    host = procs(["host", *WEB, "--seats", str(seats), *LO, "--name", "ann", "--transcript",
+                  str(tmp_path / "host.p2pt")], tmp_path / "host.out",
+                 env={"HOME": str(tmp_path / "ann"), "P2PNIMMT_LOG_EVERY": "0.1"})
     code = host.wait_for(r"code: (\w{4})-(\w{4})")
-    seat_key = code.group(2)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     hers = host.wait_for(PHONE_URL).group(1)
-    mal = CheatProc("garbage-relay", ["watch", code.group(0)[len("code: "):], *LO, "--peer", f"127.0.0.1:{port}", *WEB,
-                      "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", home=tmp_path / "mal")
+    mal = CheatProc(cheat, ["watch", code.group(0)[len("code: "):], *LO, "--peer", f"127.0.0.1:{port}", *WEB,
+                            "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", home=tmp_path / "mal")
+    return host, code.group(2), hers, mal
+
+
+async def test_a_relay_that_puts_garbage_in_a_pages_name_does_not_shut_the_page_out(tmp_path: Path, procs) -> None:
+    host, seat_key, hers, mal = table(tmp_path, procs, "garbage-relay", 3)
     zoe = Identity.generate()  # the page's key, kept in its browser: the same for both tries
     pages: list[TunnelPage] = []
     try:
@@ -63,7 +73,7 @@ async def test_a_relay_that_puts_garbage_in_a_pages_name_does_not_shut_the_page_
     host.stop()
 
 
-def framings(mal) -> int:
+def framings(mal: CheatProc) -> int:
     """The page's joins mal's relay passed on with its garbage after them (each past the handshake: one cut)."""
     return mal.text().count("cheat: garbage after a page's join")
 
@@ -77,14 +87,7 @@ async def test_a_seated_page_framed_through_one_relay_links_anew_at_once_through
     a seat's own reconnect loop). Through ann's relay (127.0.0.1) she links anew at once; through mal's she is still
     refused. On main the host refused her key from everywhere for 8 s: the join through ann's relay was closed in
     the handshake."""
-    host = procs(["host", *WEB, "--seats", "2", *LO, "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
-                 tmp_path / "host.out", env={"HOME": str(tmp_path / "ann"), "P2PNIMMT_LOG_EVERY": "0.1"})  # each cut
-    code = host.wait_for(r"code: (\w{4})-(\w{4})")  # a line of its own (they come 1 s apart and more)
-    seat_key = code.group(2)
-    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    hers = host.wait_for(PHONE_URL).group(1)
-    mal = CheatProc("garbage-relay", ["watch", code.group(0)[len("code: "):], *LO, "--peer", f"127.0.0.1:{port}", *WEB,
-                      "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", home=tmp_path / "mal")
+    host, seat_key, hers, mal = table(tmp_path, procs, "garbage-relay", 2)
     zoe = Identity.generate()  # the page's key, kept in its browser
     pages: list[TunnelPage] = []
     try:
@@ -105,6 +108,35 @@ async def test_a_seated_page_framed_through_one_relay_links_anew_at_once_through
         assert again == "lobby", (again, why)  # the promise: no relay keeps a seated page from linking anew
         there, why = await framer.join(seat_key, "zoe", zoe)  # still spaced at the framing relay's address
         assert there == "closed" and framings(mal) == 4, (there, why, framings(mal))
+    finally:
+        for one in pages:
+            await one.close()
+        mal.stop()
+    host.stop()
+
+
+async def test_a_relay_that_puts_a_page_over_a_cap_does_not_shut_the_page_out(tmp_path: Path, procs) -> None:
+    """Session 42: over a cap, a key is cut off (a spectator removed) and not admitted again, but only from the
+    address of the link that went over it (net.trouble; protocol.md 14, Bounds). Before START a node holds at most
+    16 KiB a message per delivering peer, the link's key: mal's relay puts one signed message of the game too big to
+    hold after zoe's join (`oversize-relay`), and ann cuts zoe off. Through ann's own relay zoe is admitted; through
+    mal's she is refused, told why once. On main zoe was refused `cut off: you went over a limit of this node`
+    through ann's own relay too, for good."""
+    host, seat_key, hers, mal = table(tmp_path, procs, "oversize-relay", 3)
+    zoe = Identity.generate()  # the page's key, kept in its browser
+    pages: list[TunnelPage] = []
+    try:
+        framer = await TunnelPage.open(mal.wait_for(PHONE_URL).group(1), "127.0.0.2")
+        pages.append(framer)
+        first, _ = await framer.join(seat_key, "zoe", zoe)
+        assert first in ("lobby", "closed"), first  # (the host may cut the link before the lobby frame leaves)
+        host.wait_for(r"cut off [\w-]+: it sent a \d+-byte message before START")  # zoe's key, for mal's message
+        honest = await TunnelPage.open(hers, "127.0.0.2")  # the page goes to an honest relay: ann's own
+        pages.append(honest)
+        again, why = await honest.join(seat_key, "zoe", zoe)
+        assert again == "lobby", (again, why)  # the promise: no relay shuts a page out
+        there, why = await framer.join(seat_key, "zoe", zoe)  # where the cap was gone over: cut off, told why
+        assert (there, why) == ("refuse", "cut off: you went over a limit of this node"), (there, why)
     finally:
         for one in pages:
             await one.close()
