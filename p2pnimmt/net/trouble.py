@@ -14,8 +14,9 @@ only at the address that carried them (session 42): a seat that loops sending ga
 address, and a page framed by one relay links anew at once through another (another address). A seat spread over
 many addresses gains nothing a stranger lacks: each of its links is cut at its first bad message, as a spent key's.
 
-Bounded: at most MAX_KEYS records of keys that are not seated (the oldest forgotten first: a key cut off so
-forgotten may join again), and at most MAX_ADDRESSES addresses a key is cut off or spaced at (the oldest forgotten).
+Bounded: at most MAX_KEYS records (the oldest of a key that holds no seat forgotten first, a seat's never: a key cut
+off so forgotten may join again), and at most MAX_ADDRESSES addresses a key is cut off or spaced at (the oldest
+forgotten).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 BAD_LINK_BACKOFF = (1.0, 60.0)  # a seat's spacing after its first cut, and at the longest
-MAX_KEYS = 1024  # records of keys that are not seated
+MAX_KEYS = 1024  # records (a seat's among them: never forgotten)
 MAX_ADDRESSES = 8  # addresses a key is cut off at, and a seat's spaced at, each on its own
 
 
@@ -55,13 +56,17 @@ class Trouble:
         self._records: dict[bytes, Record] = {}  # oldest first
 
     def _record(self, peer: bytes) -> Record:
-        """`peer`'s record, made the newest (a new one made, and the oldest not seated forgotten past MAX_KEYS)."""
+        """`peer`'s record, made the newest (a new one made, and the oldest that holds no seat forgotten past
+        MAX_KEYS)."""
         record = self._records.pop(peer, None) or Record()
         self._records[peer] = record
-        if len(self._records) > MAX_KEYS:  # (each record costs a link and its handshake: a look over them is cheap)
-            others = [p for p in self._records if not self._seated(p)]
-            if len(others) > MAX_KEYS:
-                del self._records[others[0]]
+        looks = len(self._records)  # (one look, and one more for each seat's record in the way: a few at most)
+        while len(self._records) > MAX_KEYS and looks > 0:
+            looks -= 1
+            oldest = next(iter(self._records))
+            kept = self._records.pop(oldest)
+            if oldest == peer or self._seated(oldest):
+                self._records[oldest] = kept  # a seat's is never forgotten: the newest now, and the next looked at
         return record
 
     # ----------------------------------------------------------------- over a cap

@@ -42,8 +42,13 @@ def test_keys_without_a_seat_are_remembered_up_to_a_bound_and_seats_always() -> 
     trouble = Trouble(lambda peer: peer == SEAT)
     trouble.space(SEAT, "10.0.0.7", 0.0)
     assert trouble.cut_off(key(0), "10.0.0.9")
-    for n in range(1, MAX_KEYS + 1):
+    for n in range(1, MAX_KEYS - 1):
         trouble.spend(key(n))
+    assert trouble.spent(key(0))  # MAX_KEYS records: all kept
+    trouble.spend(key(MAX_KEYS - 1))
     assert not trouble.is_cut_off(key(0), "10.0.0.9") and not trouble.spent(key(0))  # the oldest without a seat: forgotten
-    assert trouble.spent(key(1)) and trouble.spent(key(MAX_KEYS))
+    assert trouble.spent(key(1)) and trouble.spent(key(MAX_KEYS - 1))
+    for n in range(MAX_KEYS, 3 * MAX_KEYS):
+        trouble.spend(key(n))
+    assert trouble.spent(key(3 * MAX_KEYS - 1)) and not trouble.spent(key(2 * MAX_KEYS))
     assert trouble.spaced(SEAT, "10.0.0.7", 0.0) == (1, BAD_LINK_BACKOFF[0])  # the seat's, older still, is kept
