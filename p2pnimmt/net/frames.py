@@ -61,7 +61,7 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
                     bad_message(conn, item.detail)
             node.act(outputs)
             for peer, what in session.inbox.overflowed().items():
-                node.lobby.cut(peer, what)
+                node.lobby.cut(peer, what, conn.address[0] if peer == conn.peer and conn.address else None)
         else:
             bad_message(conn, "a msg frame without bytes")
             if kind not in conn.warned:

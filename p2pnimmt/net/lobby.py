@@ -35,7 +35,6 @@ class Lobby:
 
     def __init__(self, node) -> None:
         self.node = node
-        self.cut_off: set[bytes] = set()  # peers cut off for going over a cap (never admitted again)
         self.door = SeatDoor(node)  # a host: the seat key each join proves (protocol.md 14)
         self.shown_as: str | None = None  # a joiner: the name the host shows for us, when not ours (told once)
         self._listeners: list[LobbyListener] = []
@@ -53,15 +52,16 @@ class Lobby:
             except Exception:  # a display problem must not break the link or the lobby
                 log.exception("lobby listener failed")
 
-    def cut(self, peer: bytes, what: str) -> None:
-        """`peer` went over a cap: close its link; a spectator is removed (and not admitted again)."""
+    def cut(self, peer: bytes, what: str, address: str | None = None) -> None:
+        """`peer`'s link (at `address`: by default its link's, else where the host saw it) went over a cap: close its
+        link; a spectator is removed (and not admitted again from that address: net.trouble)."""
         node = self.node
         conn = node.links.get(peer)
         member = node.members.get(peer)
         spectator = member is not None and member.role == "spectator"
-        if peer not in self.cut_off:  # a line per address and cap, then a count (many keys from one address)
-            self.cut_off.add(peer)
-            source = conn.address if conn is not None else member.host if member is not None else None
+        source = conn.address if conn is not None and conn.address else member.host if member is not None else None
+        address = address or (source[0] if isinstance(source, tuple) else source) or "?"
+        if node.mesh.trouble.cut_off(peer, address):  # remembered; a line per address and cap, then a count
             quiet.warning(source, "cut off: " + re.sub(r"\d+", "#", what), "cut off %s%s: it sent %s",
                           fingerprint(peer), " (a spectator, removed)" if spectator else "", what)
         if conn is not None:
@@ -101,7 +101,7 @@ class Lobby:
         seated = session is not None and session.start is not None and conn.peer in session.keys
         known = node.members.get(conn.peer)
         held = node.held_seats
-        if conn.peer in self.cut_off and not seated:  # a seat keeps its seat (its link was closed, that is all)
+        if node.mesh.trouble.is_cut_off(conn.peer, host) and not seated:  # a seat keeps its seat (its link was closed)
             self.refuse(conn, "cut off: you went over a limit of this node")
             return
         why = self.door.why_not(conn, payload, seated)  # a seat of the START is a member already

@@ -3,10 +3,11 @@ is a member, each link's reader with its pings and redials, and the players' ful
 
 Links are members' only: a link counts once its peer is the host we joined, a seat of the START, or one the
 host admitted (net.lobby). The lower peer id dials; a link that breaks is redialled by the side that dialled.
-A link that carries garbage is cut (net.frames counts it); a seat's key is then spaced (its handshakes
-refused for a while, longer after each cut); any other key is not refused for it (a link's frames are nobody's
-signed word: a phone relay could put garbage in its page's name), its later links only cut at their first bad
-message, and a spectator is removed from the lobby (it may join again).
+A link that carries garbage is cut (net.frames counts it); a seat's key is then spaced at that link's address (its
+handshakes from there refused for a while, longer after each cut); any other key is not refused for it (a link's
+frames are nobody's signed word: a phone relay could put garbage in its page's name), its later links only cut at
+their first bad message, and a spectator is removed from the lobby (it may join again). A key whose link went over a
+cap is refused at that link's address only (net.trouble).
 Mesh reads and writes only the node's public state (its identity, game id, session, links, members, host).
 """
 
@@ -27,6 +28,7 @@ from .frames import MAX_LINK_FAULTS, on_frame
 from .members import this_machine
 from .seatdoor import join_with_proof
 from .seen import Seen
+from .trouble import Trouble, source
 
 log = logging.getLogger("p2pnimmt.net")  # what strangers can repeat goes through quietlog's `quiet`
 
@@ -36,16 +38,9 @@ MEMBER_WAIT = 10.0  # seconds a link may stay without becoming a member's (a hos
 DIAL_BACKOFF = (0.1, 5.0)  # the spacing of dials to one address doubles from the first to the second
 STABLE_LINK = 10.0  # a link that lasted this long resets its address's dial spacing
 MAX_DIAL_TABLE = 256  # addresses whose dial spacing is remembered
-# A seat whose link was cut for bad messages (net.frames): its key's handshakes are refused, and we do not dial
-# it, for BAD_LINK_BACKOFF[0] seconds after its first cut, doubling with each further cut up to
-# BAD_LINK_BACKOFF[1]; each of its links after a cut is cut at its first bad message (its budget is spent).
-# Only keys of the START's seats (at most 10) and the host we joined are spaced so. Anyone else's link cut for bad
-# messages is closed and its key's budget spent (its later links cut at their first bad message; at most MAX_SPENT
-# keys remembered, the oldest forgotten), a spectator removed from the lobby; its key is never refused for it
-# (protocol.md 14, Bounds, since session 41: a link's frames after the handshake are nobody's signed word, and a
-# phone relay that put garbage in its page's name had the page's key cut off for good, through every other relay).
-BAD_LINK_BACKOFF = (1.0, 60.0)
-MAX_SPENT = 1024
+# Links cut for bad messages (net.frames) and keys cut off over a cap are remembered in one record per key
+# (net.trouble), each at the address of the link: a seat's key is spaced there for bad messages (nobody else's refused
+# for them), a key over a cap refused there (not elsewhere: a phone relay could have sent it in its page's name).
 # A seat of the START with a lower peer id, whose own signed record we hold (net.where), that has had no link with us
 # this long is dialled by us too (protocol.md 14, "In the START and the START_ACKs": a host that withheld our record
 # from it leaves it nowhere to dial us). Of two links of one pair, the one the lower peer id dialled is kept.
@@ -64,9 +59,7 @@ class Mesh:
         self._spoke: set[asyncio.StreamWriter] = set()  # those of them whose hello came (a key named)
         self._members_changed = asyncio.Event()  # set and replaced whenever who is a member may have changed
         self._dial_spacing: dict[tuple[str, int], tuple[float, float]] = {}  # address -> (next dial at, spacing)
-        self._spaced: dict[bytes, tuple[int, float]] = {}  # seat cut for bad messages -> (cuts, refused until)
-        self._told: set[bytes] = set()  # keys cut off for good that came back once and were told why
-        self._spent: dict[bytes, None] = {}  # non-seat keys whose link was cut for bad messages (oldest first)
+        self.trouble = Trouble(self._seated)  # keys cut off, spent or spaced: one record each (net.trouble)
         self.seen = Seen(node)  # where other members reached the players, or saw them come from
         self._reverse_watching = False  # a _reverse_watch task runs
 
@@ -165,55 +158,52 @@ class Mesh:
         return peer == self.node.host_peer or (session is not None and session.start is not None
                                                and peer in session.keys)
 
-    def spaced_for(self, peer: bytes) -> float:
-        """Seconds until `peer`'s key may link to us again (0: it may now)."""
-        _cuts, until = self._spaced.get(peer, (0, 0.0))
-        return max(0.0, until - asyncio.get_running_loop().time())
+    def spaced_for(self, peer: bytes, address: str) -> float:
+        """Seconds until `peer`'s key may link to us again from or at `address` (0: it may now)."""
+        return self.trouble.spaced(peer, address, asyncio.get_running_loop().time())[1]
 
     def _admit(self, key: bytes, said_by: asyncio.StreamWriter | None = None) -> str | None:
         """Connection.open's question once a dialer's hello names its key (on the connection of `said_by`): why
-        not now, or None. A key cut off for good is let through once more, to be told why (net.lobby refuses its
-        join); after that it is refused in the handshake, as cheaply as a stranger."""
+        not now, or None. A key cut off at this address is let through once more, to be told why (net.lobby refuses
+        its join); after that it is refused here in the handshake, as cheaply as a stranger. A seat whose link from
+        this address was cut for bad messages is refused here for a while (net.trouble)."""
         if said_by is not None and said_by in self._pending:
             self._spoke.add(said_by)
         peer = peer_id(key)
-        if peer in self.node.lobby.cut_off and not self._seated(peer):
-            if peer in self._told:
-                return f"{fingerprint(peer)} was cut off (and told so): it is not admitted again"
-            self._told.add(peer)
-        left = self.spaced_for(peer)
+        address = self._sources.get(said_by, "?") if said_by is not None else "?"
+        if self.trouble.is_cut_off(peer, address) and not self._seated(peer) and self.trouble.told(peer, address):
+            return f"{fingerprint(peer)} was cut off at {address} (and told so): it is not admitted again from there"
+        cuts, left = self.trouble.spaced(peer, address, asyncio.get_running_loop().time())
         if left > 0:
-            cuts, _until = self._spaced[peer]
-            return (f"{fingerprint(peer)}'s link was cut for bad messages ({cuts} time{'s' if cuts > 1 else ''}): "
-                    f"its key is refused for {left:.1f} s more")
+            return (f"{fingerprint(peer)}'s link from {address} was cut for bad messages ({cuts} "
+                    f"time{'s' if cuts > 1 else ''}): its key is refused from there for {left:.1f} s more")
         return None
 
     def fault_budget(self, peer: bytes) -> int:
         """Bad messages a link of `peer` may carry before it is cut: MAX_LINK_FAULTS, none once it was cut."""
-        spent = peer in self._spaced or peer in self._spent or peer in self.node.lobby.cut_off
-        return 0 if spent else MAX_LINK_FAULTS
+        return 0 if self.trouble.spent(peer) else MAX_LINK_FAULTS
 
     def cut_for_bad_messages(self, conn: Connection) -> None:
-        """`conn` carried more bad messages than its budget: one WARNING line, the link closed, and its key
-        spaced (a seat) or its budget spent (anyone else; a spectator removed from the lobby, free to join again)."""
+        """`conn` carried more bad messages than its budget: one WARNING line, the link closed, and its key spent
+        (its later links cut at their first bad message); a seat's also spaced at the link's address, a spectator
+        removed from the lobby (free to join again)."""
         node = self.node
         peer = conn.peer
         said = f"closing the link to {fingerprint(peer)}: {conn.faults} bad messages (the first: {conn.first_fault})"
         if self._seated(peer):
-            cuts, _until = self._spaced.get(peer, (0, 0.0))
-            spacing = min(BAD_LINK_BACKOFF[1], BAD_LINK_BACKOFF[0] * 2 ** cuts)
-            self._spaced[peer] = (cuts + 1, asyncio.get_running_loop().time() + spacing)
+            address = conn.address[0] if conn.address else "?"
+            now = asyncio.get_running_loop().time()
+            spacing = self.trouble.space(peer, address, now)
+            if conn.dialed is not None and source(conn.dialed[0]) != source(address):
+                self.trouble.space(peer, conn.dialed[0], now)  # dialled by name: our redials there wait too
             quiet.warning(conn.address, "link cut for bad messages",
-                          "%s; its key is refused for %.0f s, and its next link is cut at its first bad message",
-                          said, spacing)
+                          "%s; its key is refused for %.0f s from %s (that link's address), and its next link is cut "
+                          "at its first bad message", said, spacing, address)
             conn.close()
         else:
             quiet.warning(conn.address, "link cut for bad messages",
                           "%s; its next link is cut at its first bad message", said)
-            self._spent.pop(peer, None)
-            self._spent[peer] = None
-            if len(self._spent) > MAX_SPENT:
-                del self._spent[next(iter(self._spent))]
+            self.trouble.spend(peer)
             conn.close()
             node.lobby.remove_spectator(peer)
 
@@ -346,8 +336,8 @@ class Mesh:
             for host, port in round_:
                 if peer in node.links or node.done.is_set():  # the other side got through first
                     return None
-                left = self.spaced_for(peer)
-                if left > 0:  # cut for bad messages: not before its key may link again
+                left = self.spaced_for(peer, host)
+                if left > 0:  # cut for bad messages at this address: not before its key may link there again
                     await asyncio.sleep(left)
                 conn = await self._dial_as(peer, host, port)
                 if conn is None:

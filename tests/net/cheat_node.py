@@ -82,8 +82,10 @@ CHEAT is one of
   by the seats' signed answers, finds nothing held that it lacks (red team, session 41); TURN is not used;
 - `garbage-relay`: a node that serves the phone page (`--web`) whose relay, right after a page's `join` (passed on
   as it came), puts 25 `["msg", b"garbage"]` frames on that connection towards the host, in the page's name: the
-  link's frames are nobody's signed word, so the host blames the page's key (red team, session 41); TURN is not
-  used;
+  link's frames are nobody's signed word, so the host blames the page's key (red team, session 41); its relay dials
+  from 127.0.0.3 (GARBAGE_RELAY_SOURCE: another machine than the host's, whose own relay dials from 127.0.0.1);
+  `oversize-relay`: the same, but what it puts after the join is one signed message of the game too big to be held
+  before START (over a cap: the host cuts off the page's key); TURN is not used;
 - `lying-lobby` (a host): the last seat to join is its victim: every lobby frame it sends the victim gives every other
   member's `port` wrong (1: nobody listens there), and every frame to any other member gives the victim's `port`
   wrong (each member's signed `where` record it forwards as it came: it cannot forge one); once its game started
@@ -107,6 +109,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from p2pnimmt.cli import main
 from p2pnimmt.net.connection import MSG_PREFIX, Connection
@@ -118,6 +121,8 @@ from p2pnimmt.protocol.envelope import Envelope, open_envelope, seal
 from p2pnimmt.protocol.events import Event, GameOver, Outgoing, PlayNeeded
 from p2pnimmt.protocol.phase import turn_steps
 from p2pnimmt.protocol.session import Session
+
+GARBAGE_RELAY_SOURCE = "127.0.0.3"  # where garbage-relay's relay dials from (another machine)
 
 
 def on_own_messages(handle: Callable[[Node, Session, Envelope, Outgoing], bool]) -> None:
@@ -702,16 +707,37 @@ def probe_liar_relay() -> None:
     mesh.on_frame = noting  # type: ignore[assignment]
 
 
-def garbage_relay() -> None:
+def garbage_relay(oversize: bool = False) -> None:
     from p2pnimmt.net.connection import frame
+    from p2pnimmt.protocol.envelope import NO_PREVIOUS
+    from p2pnimmt.protocol.identity import Identity
+    from p2pnimmt.protocol.inbox import MAX_HELD_WIRE
+    from p2pnimmt.web import relay
     from p2pnimmt.web.relay import DATA, Tunnel
+
+    class Elsewhere:  # the relay's asyncio, whose dials leave from another address: the relay is another machine
+        def __getattr__(self, name: str) -> Any:
+            return getattr(asyncio, name)
+
+        @staticmethod
+        def open_connection(host: str, port: int, **kwargs: Any) -> Any:
+            return asyncio.open_connection(host, port, local_addr=(GARBAGE_RELAY_SOURCE, 0), **kwargs)
+
+    relay.asyncio = Elsewhere()  # type: ignore[assignment]
 
     on_message = Tunnel.on_message
     join = frame(["join", {}])[4:6]  # a join frame's msgpack begins [, "join" (fixarray 2, fixstr 4)
 
+    def garbage(tunnel: Tunnel) -> bytes:
+        node = tunnel.relay.node()
+        if not oversize or node is None or node.game_id is None:
+            return frame(["msg", b"garbage"]) * 25
+        big = seal(Identity.generate(), node.game_id, 0, NO_PREVIOUS, "PLAY_COMMIT", {"pad": bytes(MAX_HELD_WIRE)})
+        return frame(["msg", big.wire])  # signed, of this game, one too big to hold before START: a cap
+
     async def after_joins(self: Tunnel, data: bytes) -> None:
         if data[:1] == bytes([DATA]) and join + b"join" in data[5:]:
-            data += frame(["msg", b"garbage"]) * 25
+            data += garbage(self)
             print("cheat: garbage after a page's join", flush=True)
         await on_message(self, data)
 
@@ -834,6 +860,7 @@ if __name__ == "__main__":
               "handshake-relay": lambda _turn: handshake_relay(), "msgless-relay": lambda _turn: msgless_relay(),
               "probe-liar-relay": lambda _turn: probe_liar_relay(),
               "garbage-relay": lambda _turn: garbage_relay(),
+              "oversize-relay": lambda _turn: garbage_relay(oversize=True),
               "lying-lobby": lambda _turn: lying_lobby(),
               "withholding-lobby": lambda _turn: lying_lobby(True),
               "withholding-acks": lambda _turn: lying_lobby(True, True),

@@ -32,7 +32,7 @@ import p2pnimmt.protocol.envelope as envelope
 import p2pnimmt.protocol.inbox as inbox
 from p2pnimmt.engine import Settings
 from p2pnimmt.net.frames import MAX_LINK_FAULTS
-from p2pnimmt.net.mesh import BAD_LINK_BACKOFF
+from p2pnimmt.net.trouble import BAD_LINK_BACKOFF
 from p2pnimmt.protocol.codec import encode
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, VERSION
 from p2pnimmt.protocol.events import Fault, Outgoing
