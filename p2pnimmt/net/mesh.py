@@ -52,6 +52,14 @@ MAX_SPENT = 1024
 REVERSE_AFTER = 1.0
 
 
+def _as_expected(expect: bytes, address: str, key: bytes) -> str | None:
+    """Mesh.dial's question to the key that answered at `address`: None where it is the peer id we dial."""
+    answered = peer_id(key)
+    if answered == expect:
+        return None
+    return f"{address} now answers as {fingerprint(answered)}, not {fingerprint(expect)}"
+
+
 class Mesh:
     """The links of one node (`node.links`, by peer id): dialled, accepted, served, redialled."""
 
@@ -70,10 +78,13 @@ class Mesh:
         self.seen = Seen(node)  # where other members reached the players, or saw them come from
         self._reverse_watching = False  # a _reverse_watch task runs
 
-    async def dial(self, host: str, port: int) -> Connection:
+    async def dial(self, host: str, port: int, expect: bytes | None = None) -> Connection:
         """Dial an address (ours by discovery or the command line, or one a member gave us), never in a tight
         loop: dials to one address are spaced DIAL_BACKOFF[0] apart, doubling up to DIAL_BACKOFF[1], until
-        a link to it lasts STABLE_LINK seconds."""
+        a link to it lasts STABLE_LINK seconds. `expect`: the peer id we dial; whoever answers there with another
+        key is refused (Unwelcome) before we sign the handshake, so it never takes the dial for a link of ours (a
+        member's record can name another's port: that one would close its live link to us for it; protocol.md 14,
+        "Where a member listens")."""
         loop = asyncio.get_running_loop()
         key = (host, port)
         at, spacing = self._dial_spacing.get(key, (0.0, 0.0))
@@ -93,7 +104,8 @@ class Mesh:
             failed = Refused if isinstance(exc, ConnectionRefusedError) else \
                 Unanswered if isinstance(exc, ConnectionResetError) else ConnectionFailed  # reset: a door's bound
             raise failed(f"cannot reach {host}:{port}: {why}") from None
-        conn = await Connection.open(reader, writer, self.node.identity, self.node.game_id, dialer=True)
+        admit = None if expect is None else partial(_as_expected, expect, f"{host}:{port}")
+        conn = await Connection.open(reader, writer, self.node.identity, self.node.game_id, dialer=True, admit=admit)
         conn.idle_timeout = self.node.link_timeout
         conn.dialed = key
         conn.opened_at = loop.time()
@@ -365,7 +377,11 @@ class Mesh:
         """One dial of `peer` at `host:port`: the link, or None (said in a log line) when nobody there answers
         with its key."""
         try:
-            conn = await self.dial(host, port)
+            conn = await self.dial(host, port, expect=peer)
+        except Unwelcome as exc:  # another peer answers there (a member's record may name its port): said, left
+            quiet.warning(f"{host}:{port}", "answers as another peer", "dialling %s failed: %s", fingerprint(peer),
+                          exc)
+            return None
         except ConnectionFailed as exc:
             log.info("dialling %s at %s:%d failed: %s", fingerprint(peer), host, port, exc)
             session = self.node.session
