@@ -84,7 +84,8 @@ class Mesh:
         a link to it lasts STABLE_LINK seconds. `expect`: the peer id we dial; whoever answers there with another
         key is refused (Unwelcome) before we sign the handshake, so it never takes the dial for a link of ours (a
         member's record can name another's port: that one would close its live link to us for it; protocol.md 14,
-        "Where a member listens")."""
+        "Where a member listens"), and our hello goes only once the listener's came and holds (a service that is
+        no p2pnimmt peer gets nothing of ours: Connection.open's `heard_first`)."""
         loop = asyncio.get_running_loop()
         key = (host, port)
         at, spacing = self._dial_spacing.get(key, (0.0, 0.0))
@@ -105,7 +106,8 @@ class Mesh:
                 Unanswered if isinstance(exc, ConnectionResetError) else ConnectionFailed  # reset: a door's bound
             raise failed(f"cannot reach {host}:{port}: {why}") from None
         admit = None if expect is None else partial(_as_expected, expect, f"{host}:{port}")
-        conn = await Connection.open(reader, writer, self.node.identity, self.node.game_id, dialer=True, admit=admit)
+        conn = await Connection.open(reader, writer, self.node.identity, self.node.game_id, dialer=True, admit=admit,
+                                     heard_first=expect is not None)
         conn.idle_timeout = self.node.link_timeout
         conn.dialed = key
         conn.opened_at = loop.time()
