@@ -60,6 +60,15 @@ def _as_expected(expect: bytes, address: str, key: bytes) -> str | None:
     return f"{address} now answers as {fingerprint(answered)}, not {fingerprint(expect)}"
 
 
+def _from_us_or_member(writer: asyncio.StreamWriter, source: str, members: set[str]) -> bool:
+    """Whether a connection comes from this machine (the address it was dialled at: our phone relay, our bots) or
+    from where a member is (Node.member_hosts: a member's relay carrying a page, a seat redialling)."""
+    if source in members:
+        return True
+    own = writer.get_extra_info("sockname")
+    return bool(own) and own[0] == source
+
+
 class Mesh:
     """The links of one node (`node.links`, by peer id): dialled, accepted, served, redialled."""
 
@@ -133,7 +142,12 @@ class Mesh:
         waiting = [w for w, why in self._pending.items() if not why]  # in the order they came
         if len(waiting) >= MAX_PENDING:  # the oldest of the address holding the most is cut off: a flood of idle
             # ones, however fast, cuts its own; and one that has not said its hello goes before one that has (a
-            # flood of connects from many addresses, each holding one or two, cut a joiner mid-way before)
+            # flood of connects from many addresses, each holding one or two, cut a joiner mid-way before); and one
+            # from a stranger's address before one from this machine or a member's (a phone page's join comes from
+            # its relay's: a flood of hellos, which cost nothing, from many addresses cut it mid-way; session 42)
+            members = node.member_hosts()
+            strangers = [w for w in waiting if not _from_us_or_member(w, self._sources.get(w, "?"), members)]
+            waiting = strangers or waiting
             waiting = [w for w in waiting if w not in self._spoke] or waiting
             held = Counter(self._sources.get(w, "?") for w in waiting)
             most = max(held, key=lambda s: (held[s], s == source))
