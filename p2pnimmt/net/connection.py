@@ -220,14 +220,18 @@ class Connection:
     @classmethod
     async def open(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: Identity,
                    game_id: bytes | None, dialer: bool,
-                   admit: Callable[[bytes], str | None] | None = None) -> Connection:
+                   admit: Callable[[bytes], str | None] | None = None, heard_first: bool = False) -> Connection:
         """Run the handshake on a fresh stream; ConnectionFailed (and the stream closed) if the peer fails it.
 
         A dialer that does not know the game id yet (joining by address)
         passes None: it says 16 zero bytes and adopts the listener's game id,
         which both signatures then cover. `admit(key)`: why the peer with this
         key is not let in now, or None; asked once its hello names the key,
-        before we sign (Unwelcome with that reason).
+        before we sign (Unwelcome with that reason). `heard_first` (a dialer
+        at an address a member named): our hello goes only once the
+        listener's came and `admit` let its key in, so a service that is no
+        p2pnimmt peer, or another peer than the one we dial, gets not one byte
+        of ours (protocol.md 14, "Handshake"; red team, session 42).
         """
         # The tap is on before our hello leaves: a peer cannot sign its auth before it has our nonce, so whatever
         # comes after a handshake that succeeds, its end included, comes through the tap (it notes that end).
@@ -235,8 +239,11 @@ class Connection:
         try:
             nonce = secrets.token_bytes(NONCE)
             said = game_id if game_id is not None else ANY_GAME
-            writer.write(frame([HELLO, HANDSHAKE_VERSION, said, identity.public_key, nonce]))
-            await writer.drain()
+            ours = frame([HELLO, HANDSHAKE_VERSION, said, identity.public_key, nonce])
+            first = not (dialer and heard_first)
+            if first:  # (a listener says its hello as the connection opens)
+                writer.write(ours)
+                await writer.drain()
             try:
                 hello = await read_frame(reader, HANDSHAKE_TIMEOUT)
             except ConnectionFailed as exc:
@@ -264,6 +271,9 @@ class Connection:
             # A listener always knows its game id, and a dialer that did not has adopted the listener's above
             # (only a listener that says nil for it gets past the game check with it still None).
             assert game_id is not None
+            if not first:  # heard_first: the listener's hello came and holds (its game, the key we dial)
+                writer.write(ours)
+                await writer.drain()
             if dialer:
                 signed = transcript_of(game_id, nonce, their_nonce, identity.public_key, their_key)
             else:

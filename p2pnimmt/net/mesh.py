@@ -47,6 +47,23 @@ MAX_DIAL_TABLE = 256  # addresses whose dial spacing is remembered
 REVERSE_AFTER = 1.0
 
 
+def _as_expected(expect: bytes, address: str, key: bytes) -> str | None:
+    """Mesh.dial's question to the key that answered at `address`: None where it is the peer id we dial."""
+    answered = peer_id(key)
+    if answered == expect:
+        return None
+    return f"{address} now answers as {fingerprint(answered)}, not {fingerprint(expect)}"
+
+
+def _from_us_or_member(writer: asyncio.StreamWriter, source: str, members: set[str]) -> bool:
+    """Whether a connection comes from this machine (the address it was dialled at: our phone relay, our bots) or
+    from where a member is (Node.member_hosts: a member's relay carrying a page, a seat redialling)."""
+    if source in members:
+        return True
+    own = writer.get_extra_info("sockname")
+    return bool(own) and own[0] == source
+
+
 class Mesh:
     """The links of one node (`node.links`, by peer id): dialled, accepted, served, redialled."""
 
@@ -63,10 +80,14 @@ class Mesh:
         self.seen = Seen(node)  # where other members reached the players, or saw them come from
         self._reverse_watching = False  # a _reverse_watch task runs
 
-    async def dial(self, host: str, port: int) -> Connection:
+    async def dial(self, host: str, port: int, expect: bytes | None = None) -> Connection:
         """Dial an address (ours by discovery or the command line, or one a member gave us), never in a tight
         loop: dials to one address are spaced DIAL_BACKOFF[0] apart, doubling up to DIAL_BACKOFF[1], until
-        a link to it lasts STABLE_LINK seconds."""
+        a link to it lasts STABLE_LINK seconds. `expect`: the peer id we dial; whoever answers there with another
+        key is refused (Unwelcome) before we sign the handshake, so it never takes the dial for a link of ours (a
+        member's record can name another's port: that one would close its live link to us for it; protocol.md 14,
+        "Where a member listens"), and our hello goes only once the listener's came and holds (a service that is
+        no p2pnimmt peer gets nothing of ours: Connection.open's `heard_first`)."""
         loop = asyncio.get_running_loop()
         key = (host, port)
         at, spacing = self._dial_spacing.get(key, (0.0, 0.0))
@@ -86,7 +107,9 @@ class Mesh:
             failed = Refused if isinstance(exc, ConnectionRefusedError) else \
                 Unanswered if isinstance(exc, ConnectionResetError) else ConnectionFailed  # reset: a door's bound
             raise failed(f"cannot reach {host}:{port}: {why}") from None
-        conn = await Connection.open(reader, writer, self.node.identity, self.node.game_id, dialer=True)
+        admit = None if expect is None else partial(_as_expected, expect, f"{host}:{port}")
+        conn = await Connection.open(reader, writer, self.node.identity, self.node.game_id, dialer=True, admit=admit,
+                                     heard_first=expect is not None)
         conn.idle_timeout = self.node.link_timeout
         conn.dialed = key
         conn.opened_at = loop.time()
@@ -112,7 +135,12 @@ class Mesh:
         waiting = [w for w, why in self._pending.items() if not why]  # in the order they came
         if len(waiting) >= MAX_PENDING:  # the oldest of the address holding the most is cut off: a flood of idle
             # ones, however fast, cuts its own; and one that has not said its hello goes before one that has (a
-            # flood of connects from many addresses, each holding one or two, cut a joiner mid-way before)
+            # flood of connects from many addresses, each holding one or two, cut a joiner mid-way before); and one
+            # from a stranger's address before one from this machine or a member's (a phone page's join comes from
+            # its relay's: a flood of hellos, which cost nothing, from many addresses cut it mid-way; session 42)
+            members = node.member_hosts()
+            strangers = [w for w in waiting if not _from_us_or_member(w, self._sources.get(w, "?"), members)]
+            waiting = strangers or waiting
             waiting = [w for w in waiting if w not in self._spoke] or waiting
             held = Counter(self._sources.get(w, "?") for w in waiting)
             most = max(held, key=lambda s: (held[s], s == source))
@@ -355,7 +383,11 @@ class Mesh:
         """One dial of `peer` at `host:port`: the link, or None (said in a log line) when nobody there answers
         with its key."""
         try:
-            conn = await self.dial(host, port)
+            conn = await self.dial(host, port, expect=peer)
+        except Unwelcome as exc:  # another peer answers there (a member's record may name its port): said, left
+            quiet.warning(f"{host}:{port}", "answers as another peer", "dialling %s failed: %s", fingerprint(peer),
+                          exc)
+            return None
         except ConnectionFailed as exc:
             log.info("dialling %s at %s:%d failed: %s", fingerprint(peer), host, port, exc)
             session = self.node.session

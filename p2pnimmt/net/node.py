@@ -211,10 +211,15 @@ class Node:
         """Whether a member whose dials this node must take is at `address` (its door never shuts it out, net.door):
         the host it joined, a player, or a member that relays phone pages (the pages of a TV's watcher). Not any
         spectator's: anyone with the seat key may watch, from as many addresses as it likes."""
-        if self.host_address is not None and self.host_address[0] == address:
-            return True
-        return any(address == member.host for member in self.members.values()  # (where the host saw it, not the
-                   if member.role == "player" or member.relay is not None)  # addresses it names: anyone's)
+        return address in self.member_hosts()
+
+    def member_hosts(self) -> set[str]:
+        """The addresses of members_at: the host we joined, and where the host saw each player and each member that
+        relays phone pages (not the addresses it names: anyone's)."""
+        found = {member.host for member in self.members.values() if member.role == "player" or member.relay is not None}
+        if self.host_address is not None:
+            found.add(self.host_address[0])
+        return found
 
     def _new_session(self, game_id: bytes) -> None:
         self.game_id = game_id

@@ -85,7 +85,7 @@ async def reach(node, host: tuple[str, int]) -> Connection | None:
             if node.done.is_set():
                 return None
             try:
-                conn = await node.mesh.dial(address, port)
+                conn = await node.mesh.dial(address, port, expect=peer)  # (another key there: refused unsigned)
             except Refused as exc:  # nothing listens there: that seat's process is gone (app.nodes: too few)
                 log.info("spectator: %s:%d does not answer: %s", address, port, exc)
                 if peer is not None:

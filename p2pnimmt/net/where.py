@@ -196,10 +196,12 @@ class Book:
             return self._ignore(conn, "only a seat of the game tells where the players are")
         if not isinstance(payload, list) or len(payload) > len(session.keys):
             return self._ignore(conn, f"a where frame is a list of at most {len(session.keys)} records")
+        if not all(isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], bytes) for entry in payload):
+            return self._ignore(conn, "each entry is [a seat's public key, its record]")
+        if len({entry[0] for entry in payload}) < len(payload):  # a key's latest record only, seen before any check:
+            return self._ignore(conn, "it names a seat twice")  # ten of one key were ten checks a frame (session 42)
         wheres = []  # every entry is checked before any is taken: a frame with one bad entry is ignored whole
         for entry in payload:
-            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], bytes)):
-                return self._ignore(conn, "each entry is [a seat's public key, its record]")
             where = where_from(entry[1], entry[0], node.game_id)
             if where is None:
                 return self._ignore(conn, f"the record of {fingerprint(peer_id(entry[0]))} is not one it signed")

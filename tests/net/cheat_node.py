@@ -97,6 +97,11 @@ CHEAT is one of
   START_ACKs to the victim (the victim's own it passes on: the others start); `withholding-bare`: as
   `withholding-lobby`, and its START carries no record of its own (session 41: a seat's record in its START_ACK must
   not hang on the host's); TURN is not used;
+- `where-reflect`: a joiner whose peer id is ground to be above everyone's (every other seat dials it) and whose own
+  signed `where` record (its join, its START_ACK, its `where` frames) names the port TURN, another party's (the host's
+  listener in tests/net/test_where_reflect.py), at no address of its own (so at the one the host saw it at); it makes
+  no reverse link, so the others dial it there again and again, each dial reaching that party under its name (red
+  team, session 42: before, the party took each such dial as the dialler's link and closed the dialler's live one);
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -849,6 +854,32 @@ def lying_lobby(withhold: bool = False, acks: bool = False, bare: bool = False) 
     Mesh.link = link_not_victim  # type: ignore[method-assign]
 
 
+def where_reflect(port: int) -> None:
+    from p2pnimmt.net.where import sign_where
+    from p2pnimmt.protocol.identity import Identity
+
+    def high(cls) -> Identity:  # a peer id above everyone's: every other seat is the one that dials it
+        while (identity := Identity(os.urandom(32))).peer[0] != 0xFF:
+            pass
+        return identity
+
+    def reflected(self: Node):
+        if self.game_id is None:
+            return None
+        if self._own_where_game != self.game_id:
+            self._own_where = sign_where(self.identity, self.game_id, port, [])
+            self._own_where_game = self.game_id
+            print(f"cheat: its where record names port {port}", flush=True)
+        return self._own_where
+
+    async def no_reverse(self: Mesh) -> None:
+        return None
+
+    Identity.generate = classmethod(high)  # type: ignore[method-assign,assignment]
+    Node.own_where = reflected  # type: ignore[method-assign]
+    Mesh._reverse_watch = no_reverse  # type: ignore[method-assign]
+
+
 if __name__ == "__main__":
     cheats = {"split": split_commit, "split-on": lambda turn: split_commit(turn, True), "pair-above": pair_above,
               "hold-reveal": hold_reveal, "again-flood": again_flood,
@@ -870,6 +901,6 @@ if __name__ == "__main__":
               "keep": keep_ahead, "stop": stop_at_commit,
               "lie": lambda _turn: lie_in_start_ack(), "lie-to-some": lambda _turn: lie_to_some(),
               "mute": lambda _turn: mute_after_start(), "slow-ack": slow_start_ack,
-              "carry-host": lambda _turn: host_with_a_carry()}
+              "carry-host": lambda _turn: host_with_a_carry(), "where-reflect": where_reflect}
     cheats[sys.argv[1]](int(sys.argv[2]))
     sys.exit(main(sys.argv[3:]))

@@ -116,3 +116,24 @@ async def test_a_join_again_with_an_older_record_keeps_the_newer() -> None:
         mallory.close()
     finally:
         await host.close()
+
+
+async def test_a_where_frame_naming_a_seat_twice_is_ignored_whole(caplog) -> None:
+    """A seat's frame of newer records of its own key, each re-signed, had a receiver check every one (ten a frame
+    at ten seats, twenty frames a second within a link's asks: a phone page checks one in 1.7 ms on a loaded
+    machine); a frame holds a key's latest record only (red team, session 42; protocol.md 14). Before, the host took
+    the last of them."""
+    host, bob, mallory = await three_seats()
+    try:
+        game, peer = host.game_id, mallory.identity.peer
+        assert game is not None
+        await until(lambda: host.book.of(peer) is not None, "mallory's record, from its join")
+        records = [sign_where(mallory.identity, game, port, []).record() for port in (4322, 4323)]
+        await asyncio.to_thread(mallory.send, "where", [[mallory.identity.public_key, r] for r in records])
+        await until(lambda: any("names a seat twice" in r.getMessage() for r in caplog.records), "the line")
+        held = host.book.of(peer)
+        assert held is not None and held.port == 4321, held  # before: 4323
+        mallory.close()
+    finally:
+        await bob.close()
+        await host.close()

@@ -34,6 +34,8 @@ const { joinProof, linkProof, seatSecret } = seatKeys;
 
 export const PING_EVERY = 5000;
 export const REDIAL_AFTER = 1000;
+/** Why a dial of a seat failed where another peer answers at its address (meshLink). */
+const ELSEWHERE = "answers as another peer";
 /** How the relay's CLOSE of a dial begins when nothing listens at the address (web/relay.py: REFUSED). */
 export const REFUSED = "refused:";
 
@@ -735,13 +737,14 @@ export class PageNode {
       for (const address of [...new Set(addresses.filter((a) => a))]) {
         if (this.links.has(key)) break;
         try {
-          const link = await Link.open(await this.tunnel.dial(address, port), this.identity, this.hello.game, true);
-          if (!equal(link.peer, peer)) {
-            link.close("answers as another peer");
-            continue;
-          }
+          // whoever answers there with another key is refused before we sign the handshake: it never takes the dial
+          // for a link of ours (a member's record can name another's port; protocol.md 14, "Where a member listens")
+          const asExpected = (k: Uint8Array): string | null => (equal(peerId(k), peer) ? null : ELSEWHERE);
+          const link = await Link.open(await this.tunnel.dial(address, port), this.identity, this.hello.game, true,
+            asExpected);
           await this.serve(link);
         } catch (error) {
+          if ((error as Error).message === ELSEWHERE) continue; // (as before: no note each dial, a member can repeat it)
           this.note(fmt(_("dialling {name}: {why}"), { name: member.name, why: _((error as Error).message) }));
         }
       }

@@ -130,12 +130,16 @@ export class Book {
 
   /** A `where` frame from the link of peer `from` (protocol.md 14: [key, record] entries, no more than the START has
    * `seats`): the records in it that are news, each checked; null (the whole frame ignored) where `from` is no seat
-   * of the START, or at its first entry that is not an entry or not its key's signed record (review, session 40: any
-   * lobby player's frame counted, and its good entries before a bad one). Our own key's entry (`me`) is passed over
+   * of the START, or at its first entry that is not an entry, names a key twice (session 42), or is not its key's
+   * signed record (review, session 40: any lobby player's frame counted, and its good entries before a bad one). Our own key's entry (`me`) is passed over
    * unchecked. */
   frame(payload: Value, from: Uint8Array, seats: readonly Uint8Array[], game: Uint8Array, me: Uint8Array): Where[] | null {
     if (!seats.some((k) => equal(peerId(k), from))) return null;
     if (!Array.isArray(payload) || payload.length > seats.length) return null;
+    // a key's latest record only, seen before any is checked: ten of one key, each newer, were ten checks a frame
+    // (red team, session 42)
+    const keys = payload.map((entry) => (Array.isArray(entry) && entry[0] instanceof Uint8Array ? hex(entry[0]) : ""));
+    if (new Set(keys).size < keys.length) return null;
     const found: Where[] = [];
     for (const entry of payload) {
       if (!(Array.isArray(entry) && entry.length === 2 && entry[0] instanceof Uint8Array)) return null;

@@ -128,3 +128,17 @@ test("a where frame counts only from a seat's link, and one bad entry has it ign
   assert.equal(checks(() => assert.deepEqual(book.frame(good as never, peerId(bob.publicKey), seats, game, me.publicKey), [])), 0,
     "records held are not checked again");
 });
+
+test("a where frame naming one key twice is ignored whole, unchecked (red team, session 42)", () => {
+  // A seat's frame of ten newer records of its own key, each re-signed, had the page check ten signatures a frame
+  // (1.7 ms each in node on a loaded machine; twenty frames a second are within a link's asks): now it is no frame.
+  const game = new Uint8Array(16).fill(4);
+  const [me, ann, mal] = [1, 2, 5].map((n) => new Identity(new Uint8Array(32).fill(n))) as [Identity, Identity, Identity];
+  const seats = [me.publicKey, ann.publicKey, mal.publicKey];
+  const own = (serial: number): unknown => [mal.publicKey, record(signWhere(mal, game, 4000 + serial, [], serial))];
+  const book = new Book();
+  assert.equal(checks(() => assert.equal(book.frame([own(1), own(2), own(3)] as never, peerId(mal.publicKey), seats, game,
+    me.publicKey), null)), 0);
+  assert.equal(checks(() => assert.equal(book.frame([own(3)] as never, peerId(mal.publicKey), seats, game, me.publicKey)?.length, 1)), 1,
+    "its latest record alone is a frame");
+});
