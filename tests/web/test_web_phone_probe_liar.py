@@ -14,13 +14,16 @@ relay for tv2's, saw nobody's move, and the others voided round 1 for its silenc
 before sending its card after it shuffled`; this test timed out waiting for a move to be asked). Since session 42 the
 page is served only while the latest answers of two different seats showed the game reaching it (one where only one
 other seat is in play): mal's word is one seat's, ann's answers through mal's relay show her messages withheld, so the
-page leaves mal's relay within SERVE_WITHIN and plays on through tv2's."""
+page leaves mal's relay within SERVE_WITHIN and plays on through tv2's. Twice: mal's relay passes ann's answers
+(`probe-liar-relay`: they show ann's messages withheld), or none but its own node's (`probe-liar-relay-alone`: one
+seat's word, where two other seats are in play)."""
 
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from procs import CheatProc
 from test_web_phone_presence import LO, PHONE_URL, download, messages_of, next_ask, seated_phone, tap_move
 
@@ -29,8 +32,9 @@ WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
 RELAY = r"phone: http://(127\.0\.0\.1:\d+)/phone"
 
 
+@pytest.mark.parametrize("cheat", ["probe-liar-relay", "probe-liar-relay-alone"])
 async def test_a_phone_leaves_a_seats_relay_that_withholds_the_game_and_answers_its_probes(tmp_path: Path, procs,
-                                                                                           browser) -> None:
+                                                                                           browser, cheat) -> None:
     env = {"P2PNIMMT_PLACE_DELAY": "0"}
     host = procs(["host", "--headless", "--seats", "3", *LO, "--rounds", "1", "--no-points", "--clock", "10", *DROP,
                   "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=env)
@@ -40,7 +44,7 @@ async def test_a_phone_leaves_a_seats_relay_that_withholds_the_game_and_answers_
     tv = procs(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "tv.p2pt")],
                tmp_path / "tv.out", env={**env, "HOME": str(tmp_path / "tv")})
     phone_url = tv.wait_for(PHONE_URL).group(1)
-    mal = CheatProc("probe-liar-relay", ["join", code, *LO, *peer, *WEB, *DROP, "--bot", "heuristic", "--name", "mal",
+    mal = CheatProc(cheat, ["join", code, *LO, *peer, *WEB, *DROP, "--bot", "heuristic", "--name", "mal",
                      "--transcript", str(tmp_path / "mal.p2pt")], tmp_path / "mal.out", home=tmp_path / "mal")
     try:
         withholding = mal.wait_for(RELAY).group(1)
