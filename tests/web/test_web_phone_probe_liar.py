@@ -66,6 +66,9 @@ async def test_a_phone_leaves_a_seats_relay_that_withholds_the_game_and_answers_
         # The promise: mal's relay, through which the game does not reach the page, is left for tv2's (SERVE_WITHIN),
         # and the phone plays all its cards itself, its seat never dropped.
         assert withholding in tried and served in tried and tried.index(withholding) < tried.index(served), tried
+        # ... and tv2's is never left: there ann's true answers and mal's (its lie, which shows nothing withheld) are
+        # two seats' showing the game reaching the page: no round and round at a table whose seats all answer
+        assert set(tried[tried.index(served):]) == {served}, tried
         assert cards == 10
         mine = await download(phone, tmp_path / "phone.p2pt")
         reveals = [r.get("auto") is True for r in messages_of(mine, "zoe", "PLAY_REVEAL")]
