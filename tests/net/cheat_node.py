@@ -80,6 +80,8 @@ CHEAT is one of
   the `msg`s towards the page (the page's own go on), on every link, its own node's too; and its node answers a
   page's `probe` with a signed heads that lists only the prober's own messages, so the page, which judges its relay
   by the seats' signed answers, finds nothing held that it lacks (red team, session 41); TURN is not used;
+- `probe-liar-relay-alone`: the same, and its relay passes the page no other seat's `probed` answer (only those its
+  own node signed), so that its own seat's is the only answer the page gets (session 42);
 - `garbage-relay`: a node that serves the phone page (`--web`) whose relay, right after a page's `join` (passed on
   as it came), puts 25 `["msg", b"garbage"]` frames on that connection towards the host, in the page's name: the
   link's frames are nobody's signed word, so the host blames the page's key (red team, session 41); its relay dials
@@ -691,17 +693,32 @@ def msgless_relay() -> None:
     filtering_relay(lambda _tunnel, _channel, _up, _index, data: not data.startswith(MSG_PREFIX))
 
 
-def probe_liar_relay() -> None:
+PROBED_PREFIX = b"\x92\xa6probed"  # msgpack of a 2-array and the str "probed": how a probe's answer begins
+
+
+def probe_liar_relay(alone: bool = False) -> None:
     """A seat whose relay withholds the game from its page and whose node's signed probe answers say it holds
     nothing the page lacks: only the prober's own messages (their true count, so the page sees none of its own
-    lost)."""
+    lost). `alone`: its relay passes the page no other seat's answer either (only those its own node signed)."""
     from p2pnimmt.net import frames, mesh
+    from p2pnimmt.protocol.codec import decode
 
-    filtering_relay(lambda _tunnel, _channel, up, _index, data: up or not data.startswith(MSG_PREFIX))
+    signed: set[bytes] = set()  # the probe nonces our own node answered
+
+    def keep(_tunnel: object, _channel: int, up: bool, _index: int, data: bytes) -> bool:
+        if up:
+            return True
+        if alone and data.startswith(PROBED_PREFIX):
+            payload = decode(data)[1]
+            return isinstance(payload, list) and bool(payload) and payload[0] in signed
+        return not data.startswith(MSG_PREFIX)
+
+    filtering_relay(keep)
     answer, on_frame = frames.probe_answer, frames.on_frame
     prober: list[bytes] = []  # the peer whose probe is being answered
 
     def lying(identity, game_id, nonces, nonce, heads):  # (net.frames answers each probe with it)
+        signed.add(nonce)
         return answer(identity, game_id, nonces, nonce, [h for h in heads if prober and h[0] == prober[0]])
 
     def noting(node, conn, kind, payload):  # (net.mesh hands each frame of a link to it)
@@ -890,6 +907,7 @@ if __name__ == "__main__":
               "silent-relay": lambda _turn: silent_relay(),
               "handshake-relay": lambda _turn: handshake_relay(), "msgless-relay": lambda _turn: msgless_relay(),
               "probe-liar-relay": lambda _turn: probe_liar_relay(),
+              "probe-liar-relay-alone": lambda _turn: probe_liar_relay(True),
               "garbage-relay": lambda _turn: garbage_relay(),
               "oversize-relay": lambda _turn: garbage_relay(oversize=True),
               "lying-lobby": lambda _turn: lying_lobby(),

@@ -574,8 +574,9 @@ function knownRelays(now: PageNode | null): string[] {
 }
 
 /** While a game is on, a tunnel through which the game has not reached the page for this long (from its opening, or
- * since the last seat's signed answer to the page's probe that showed it did: page_probe.ts, protocol.md 14, "A
- * probe") is left for the next relay, round and round. Session 39 left a relay that linked the page to no other
+ * since the last moment the seats' signed answers to the page's probes showed it did: two different seats' where two
+ * other seats or more are in play, since session 42; page_probe.ts, protocol.md 14, "A probe") is left for the next
+ * relay, round and round. Session 39 left a relay that linked the page to no other
  * seat; session 40's red team: one that passed one seat's handshake and then nothing, or every frame but the game's
  * messages, kept the page for as long as it held that link open, and the others voted it out. A relay that serves
  * brings a signed answer within a dial, a handshake (link.ts: HANDSHAKE_TIMEOUT, the same 5 s, is how long one may

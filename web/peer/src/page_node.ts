@@ -140,6 +140,7 @@ export class PageNode {
     this.watcher = watchWaiting(this, hello.dropAfter * 1000);
     this.probes = new Probes({
       game: hello.game, seats: () => this.seat.peers, held: (peer) => this.seat.heard(peer),
+      others: () => this.seat.peers.filter((_, s) => s !== this.seat.seat && !this.seat.dropped.has(s)),
       oursOut: () => this.held.waiting !== null ? null : this.seat.heard(this.identity.peer),
     }, entropy);
     this.prober = setInterval(() => {
@@ -185,11 +186,12 @@ export class PageNode {
     return this.links.has(hex(peer));
   }
 
-  /** When (performance.now()) a seat's signed answer to our probe last showed the game reaching us through our
-   * links (page.ts: a relay serves the page while one does; page_probe.ts). A handshake alone, or pings, do not:
-   * after the handshake a relay may drop whatever it likes. */
+  /** Since when (performance.now()) the seats' signed answers to our probes show the game reaching us through our
+   * links: two other seats' where two or more are in play, else the one's (page.ts: a relay serves the page while
+   * they do; page_probe.ts). A handshake alone, or pings, do not: after the handshake a relay may drop whatever it
+   * likes; nor one seat's word where another is in play: the relay's node may hold that seat. */
   servedAt(): number {
-    return this.probes.served;
+    return this.probes.servedAt();
   }
 
   /** Our person's moves: they are at the keys (an away seat is back). */

@@ -5,11 +5,17 @@
  * read and change every frame after a handshake; only what a seat signs it cannot make up. So the page asks each seat
  * it is linked to ["probe", nonce] each PROBE_EVERY ms, the seat signs its heads over the link and the nonce
  * ["probed", [nonce, heads, signature]], and an answer shows the game reaching the page unless
- * (a) the answer before it on that link said the seat held messages the page still lacks (asked for with `heads` at
- *     that answer: a seat never sends a message twice on one link, so one the relay dropped never comes on it), or
- * (b) it says the seat holds fewer of our own messages than we had let out as we sent the probe before (they went
- *     before that probe on the link, in order, unless the relay dropped them).
- * page.ts leaves a relay through which no answer showed the game reaching the page for SERVE_WITHIN.
+ * (a) the seat's answer before it (on any link of this tunnel) said the seat held messages the page still lacks (asked
+ *     for with `heads` at that answer: a seat never sends a message twice on one link, so one the relay dropped never
+ *     comes on it; and a new link does not wipe what the seat's last answer said: a relay that closed the link after
+ *     each answer had every answer be the link's first), or
+ * (b) it says the seat holds fewer of our own messages than we had let out as we sent the seat the probe before (they
+ *     went before that probe, in order, unless the relay dropped them).
+ * The relay serves the page while the latest answers of two different seats (keys) each showed the game reaching it
+ * within SERVE_WITHIN, or of the one where only one other seat is in play (session 42; red team, session 41: a relay
+ * whose own node is a seat signs that seat's answers as it likes, so one seat's word alone let it withhold the game).
+ * A seat's answer that does not show the game reaching the page counts against: the seat no longer serves until its
+ * next answer does. page.ts leaves a relay that did not serve for SERVE_WITHIN.
  */
 import type { Value } from "./codec.js";
 import type { Identity } from "./identity.js";
@@ -64,11 +70,13 @@ export function answeredHeads(key: Uint8Array, game: Uint8Array, nonces: readonl
   return counts;
 }
 
-/** What the page's node gives the judge: its game, the seats' peer ids, how many messages of a peer it holds, and
- * how many of its own it has let out (null while some wait to be kept). */
+/** What the page's node gives the judge: its game, the seats' peer ids, the other seats in play (of the START, ours
+ * aside, not dropped), how many messages of a peer it holds, and how many of its own it has let out (null while some
+ * wait to be kept). */
 export interface Prober {
   readonly game: Uint8Array;
   seats(): readonly Uint8Array[];
+  others(): readonly Uint8Array[];
   held(peer: Uint8Array): number;
   oursOut(): number | null;
 }
@@ -77,30 +85,49 @@ export interface Prober {
  * loaded machine, still counts). */
 export const ANSWERABLE = 2;
 
-/** One link's probes: those outstanding, and what the answer before said. */
+/** How many other seats' answers must show the game reaching the page (fewer only where fewer are in play): a relay
+ * whose node is a seat signs that one seat's answers as it likes; with one other seat in play, that seat's
+ * withholding the game is its own silence. */
+export const SERVING_SEATS = 2;
+
+/** One link's outstanding probes, each with our messages let out as the seat's probe before it went (null: none
+ * yet, or some waited to be kept). */
 class LinkProbes {
-  /** Each outstanding probe's nonce, with our messages let out as the probe before it went (null: some waited). */
   pending: { nonce: Uint8Array; oursBefore: number | null }[] = [];
-  /** Our messages let out as the latest probe went (null: none yet, or some waited to be kept). */
+}
+
+/** One seat's account over all its links of this tunnel (by its peer id: one key, however many links). */
+class SeatProbes {
+  /** Our messages let out as the latest probe to the seat went (null: none yet, or some waited to be kept). */
   ours: number | null = null;
-  /** The seats' counts the last answer said the seat held, where it held more than we did then (we asked). */
+  /** The seats' counts the seat's last answer said it held, where it held more than we did then (we asked). */
   owed: [Uint8Array, number][] = [];
+  /** When its latest answer showed the game reaching us (-Infinity: none yet, or its latest did not). */
+  reached = -Infinity;
 }
 
 export class Probes {
   private readonly links = new WeakMap<Link, LinkProbes>();
-  /** When (performance.now()) an answer last showed the game reaching us (-Infinity: none yet). */
-  served = -Infinity;
+  private readonly accounts = new Map<string, SeatProbes>();
 
-  constructor(private readonly node: Prober, private readonly entropy: (n: number) => Uint8Array) {}
+  constructor(private readonly node: Prober, private readonly entropy: (n: number) => Uint8Array,
+    private readonly clock: () => number = () => performance.now()) {}
+
+  private account(peer: Uint8Array): SeatProbes {
+    const key = hex(peer);
+    let account = this.accounts.get(key);
+    if (account === undefined) this.accounts.set(key, account = new SeatProbes());
+    return account;
+  }
 
   /** A new probe on `link` (of those before it, unanswered, only the latest ANSWERABLE count). */
   probe(link: Link): void {
     let state = this.links.get(link);
     if (state === undefined) this.links.set(link, state = new LinkProbes());
+    const account = this.account(link.peer);
     const nonce = this.entropy(PROBE_NONCE);
-    state.pending = [...state.pending, { nonce, oursBefore: state.ours }].slice(-ANSWERABLE);
-    state.ours = this.node.oursOut();
+    state.pending = [...state.pending, { nonce, oursBefore: account.ours }].slice(-ANSWERABLE);
+    account.ours = this.node.oursOut();
     link.send("probe", nonce);
   }
 
@@ -124,16 +151,28 @@ export class Probes {
     }
     const oursBefore = probe.oursBefore;
     state.pending = state.pending.slice(at + 1);
+    const account = this.account(link.peer);
     const seats = this.node.seats();
-    // (a) what the answer before said it held, and we asked for then, still lacked
-    const withheld = state.owed.some(([peer, count]) => this.node.held(peer) < count);
-    // (b) fewer of ours than we had let out as the probe before went
+    // (a) what the seat's answer before said it held, and we asked for then, still lacked
+    const withheld = account.owed.some(([peer, count]) => this.node.held(peer) < count);
+    // (b) fewer of ours than we had let out as the seat's probe before went
     const lost = oursBefore !== null && (said.get(hex(me)) ?? 0) < oursBefore;
-    state.owed = seats.flatMap((peer) => {
+    account.owed = seats.flatMap((peer) => {
       const count = said.get(hex(peer)) ?? 0;
       return count > this.node.held(peer) ? [[peer, count] as [Uint8Array, number]] : [];
     });
-    if (!withheld && !lost) this.served = performance.now();
-    return state.owed.length > 0;
+    account.reached = withheld || lost ? -Infinity : this.clock();
+    return account.owed.length > 0;
+  }
+
+  /** Since when the relay serves us (-Infinity: not yet): the latest answers of SERVING_SEATS other seats in play
+   * (all of them where fewer are) each showed the game reaching us, the oldest of them then; now where no other seat
+   * is in play (nobody to hear from). */
+  servedAt(): number {
+    const others = new Set(this.node.others().map(hex)); // (a key twice is one seat's word)
+    const need = Math.min(SERVING_SEATS, others.size);
+    if (need === 0) return this.clock();
+    const times = [...others].map((key) => this.accounts.get(key)?.reached ?? -Infinity).sort((a, b) => b - a);
+    return times[need - 1] as number;
   }
 }

@@ -31,13 +31,15 @@ test("probe-vectors: the signed answer's bytes, bound to its link, game, probe a
   }
 });
 
-/** A seat's end of a link, answering our probes with what `holds` says it holds. */
+let linked = 0;
+
+/** A seat's end of a link (its handshake's nonces its own), answering our probes with what `holds` says it holds. */
 function seatLink(seat: Identity, game: Uint8Array, holds: () => [Uint8Array, number][]) {
   const ours = new Uint8Array(16).fill(7);
-  const theirs = new Uint8Array(16).fill(9);
+  const theirs = new Uint8Array(16).fill(++linked);
   const answers: Value[] = [];
   const link = {
-    key: seat.publicKey, nonces: [ours, theirs] as const,
+    key: seat.publicKey, peer: seat.peer, nonces: [ours, theirs] as const,
     send(kind: string, payload: Value): void {
       if (kind === "probe") answers.push(decode(encode(probeAnswer(seat, game, [theirs, ours], payload as Uint8Array, holds()))));
     },
@@ -45,76 +47,159 @@ function seatLink(seat: Identity, game: Uint8Array, holds: () => [Uint8Array, nu
   return { link: link as unknown as Link, answers };
 }
 
+/** A page's judge on a clock the test moves (`at`), holding `held` of each seat, with `others` in play. */
+function judge(game: Uint8Array, me: Uint8Array, seats: Uint8Array[], held: Map<string, number>,
+  others: () => Uint8Array[]) {
+  let nonces = 0;
+  const clock = { at: 0 };
+  const probes = new Probes({
+    game, seats: () => seats, others, held: (peer) => held.get(hex(peer)) ?? 0, oursOut: () => held.get(hex(me)) ?? 0,
+  }, (n) => new Uint8Array(n).fill(++nonces), () => clock.at);
+  /** A probe on `link` and its answer taken, a second on: whether the page asks for what the seat holds. */
+  const round = ({ link, answers }: { link: Link; answers: Value[] }): boolean => {
+    clock.at += 1000;
+    probes.probe(link);
+    return probes.answered(link, answers.shift() as Value, me);
+  };
+  return { probes, clock, round };
+}
+
+/** What `held` says, as a seat's heads. */
+const headsOf = (held: Map<string, number>): [Uint8Array, number][] => [...held].map(([p, c]) => [fromHex(p), c]);
+
 test("an answer shows the game reaching the page unless the seat holds what a probe ago we lacked, or lacks ours", () => {
   const game = new Uint8Array(16).fill(3);
   const seat = new Identity(new Uint8Array(32).fill(5));
   const [me, other] = [new Uint8Array(16).fill(1), new Uint8Array(16).fill(2)];
   const held = new Map([[hex(me), 4], [hex(other), 2]]);
   let theirs = new Map(held);
-  let now = 0;
-  const probes = new Probes({
-    game, seats: () => [me, other], held: (peer) => held.get(hex(peer)) ?? 0, oursOut: () => held.get(hex(me)) ?? 0,
-  }, (n) => new Uint8Array(n).fill(++now));
-  const { link, answers } = seatLink(seat, game, () => [...theirs].map(([p, c]) => [fromHex(p), c]));
-  const round = (): boolean => {
-    probes.probe(link);
-    probes.served = -Infinity;
-    const asks = probes.answered(link, answers.shift() as Value, me);
-    return asks;
-  };
+  // one other seat in play: its answers alone judge the relay
+  const { probes, clock, round: judged } = judge(game, me, [me, other, seat.peer], held, () => [seat.peer]);
+  const seatEnd = seatLink(seat, game, () => headsOf(theirs));
+  const { link, answers } = seatEnd;
+  const round = (): boolean => judged(seatEnd);
+  const reached = (): boolean => probes.servedAt() === clock.at;
+  assert.equal(probes.servedAt(), -Infinity, "no answer yet");
   assert.equal(round(), false);
-  assert.ok(probes.served > -Infinity, "in step: the game reaches us");
+  assert.ok(reached(), "in step: the game reaches us");
   theirs.set(hex(other), 3); // the seat holds one more of the other seat's: asked for
   assert.equal(round(), true);
-  assert.ok(probes.served > -Infinity, "a probe ago we lacked nothing");
+  assert.ok(reached(), "a probe ago we lacked nothing");
   held.set(hex(other), 3); // it came
   assert.equal(round(), false);
-  assert.ok(probes.served > -Infinity);
+  assert.ok(reached());
   theirs.set(hex(other), 4); // one more, asked for, and it never comes
   assert.equal(round(), true);
+  assert.ok(reached());
   assert.equal(round(), true);
-  assert.equal(probes.served, -Infinity, "what the seat held a probe ago we still lack: withheld");
+  assert.equal(probes.servedAt(), -Infinity, "what the seat held a probe ago we still lack: withheld (and its answer before no longer counts)");
   held.set(hex(other), 4);
   theirs = new Map(held);
   assert.equal(round(), false);
   held.set(hex(me), 5); // ours, let out: the seat never gets it
   round();
-  assert.ok(probes.served > -Infinity, "it went after the probe before: not judged yet");
+  assert.ok(reached(), "it went after the probe before: not judged yet");
   round();
-  assert.equal(probes.served, -Infinity, "the seat lacks ours let out before the probe before: withheld");
+  assert.equal(probes.servedAt(), -Infinity, "the seat lacks ours let out before the probe before: withheld");
   // a late answer (past the next probe) counts; one to a probe further back, or one answered already, is none
   theirs = new Map(held); // (the seat has ours now)
   const late = [0, 1, 2].map(() => {
     probes.probe(link);
     return answers.shift() as Value;
   });
-  probes.served = -Infinity;
+  clock.at += 1000;
   assert.equal(probes.answered(link, late[0] as Value, me), false);
-  assert.equal(probes.served, -Infinity, "three probes back: no answer");
+  assert.equal(probes.servedAt(), -Infinity, "three probes back: no answer");
   probes.answered(link, late[1] as Value, me);
-  assert.ok(probes.served > -Infinity, "two probes back: an answer");
-  probes.served = -Infinity;
+  assert.ok(reached(), "two probes back: an answer");
+  clock.at += 1000;
   probes.answered(link, late[1] as Value, me);
-  assert.equal(probes.served, -Infinity, "answered already: no answer");
+  assert.equal(probes.servedAt(), clock.at - 1000, "answered already: no answer");
   probes.answered(link, late[2] as Value, me);
-  assert.ok(probes.served > -Infinity);
+  assert.ok(reached());
+});
+
+test("with two other seats in play or more, two different seats' answers serve the page: one key twice is not two (red team, session 41)", () => {
+  const game = new Uint8Array(16).fill(3);
+  const [ann, mal, bob] = [5, 6, 8].map((b) => new Identity(new Uint8Array(32).fill(b))) as [Identity, Identity, Identity];
+  const me = new Uint8Array(16).fill(1);
+  const held = new Map([[hex(me), 4], [hex(ann.peer), 2], [hex(mal.peer), 2], [hex(bob.peer), 2]]);
+  const seats = [me, ann.peer, mal.peer, bob.peer];
+  let inPlay = [ann.peer, mal.peer];
+  const { probes, clock, round } = judge(game, me, seats, held, () => inPlay);
+  const truthful = () => headsOf(held);
+  const malEnd = seatLink(mal, game, truthful);
+  round(malEnd);
+  assert.equal(probes.servedAt(), -Infinity, "mal's word alone: mal's node may be the relay");
+  round(seatLink(mal, game, truthful)); // mal again, on another link: the same key
+  round(malEnd);
+  assert.equal(probes.servedAt(), -Infinity, "mal's word twice, over two links, is one seat's");
+  round(seatLink(ann, game, truthful));
+  assert.equal(probes.servedAt(), clock.at - 1000, "ann's and mal's: served since the older of the two");
+  inPlay = [ann.peer, mal.peer, bob.peer];
+  assert.equal(probes.servedAt(), clock.at - 1000, "any two of three in play");
+  inPlay = [mal.peer]; // ann and bob dropped: one other seat in play, its word alone
+  round(malEnd);
+  assert.equal(probes.servedAt(), clock.at);
+  inPlay = [mal.peer, mal.peer]; // (a key named twice is one seat)
+  assert.equal(probes.servedAt(), clock.at);
+  inPlay = [];
+  assert.equal(probes.servedAt(), clock.at, "no other seat in play: nobody to hear from");
+  // mal's relay withholds the game and mal's node answers for mal with heads that list only ours; ann's true answers
+  // pass: the first one shows the game reaching us (nothing asked yet), the next one counts against it
+  inPlay = [ann.peer, mal.peer];
+  held.set(hex(bob.peer), 2);
+  const annHolds = new Map(held);
+  annHolds.set(hex(bob.peer), 3);
+  const lying = seatLink(mal, game, () => [[me, held.get(hex(me)) as number]]);
+  const annEnd = seatLink(ann, game, () => headsOf(annHolds));
+  round(lying);
+  assert.equal(round(annEnd), true, "ann holds bob's next: asked for");
+  assert.equal(probes.servedAt(), clock.at - 1000);
+  const since = clock.at - 1000;
+  round(lying);
+  round(annEnd);
+  assert.equal(probes.servedAt(), -Infinity, "ann's answer shows bob's message withheld: mal's word alone no longer serves");
+  for (let i = 0; i < 5; i++) round(lying);
+  assert.equal(probes.servedAt(), -Infinity, `still (last served at ${since})`);
+});
+
+test("a seat's account goes on over its new links: a relay that closes the link after each answer gets no fresh start (session 42)", () => {
+  const game = new Uint8Array(16).fill(3);
+  const ann = new Identity(new Uint8Array(32).fill(5));
+  const [me, bob] = [new Uint8Array(16).fill(1), new Uint8Array(16).fill(2)];
+  const held = new Map([[hex(me), 4], [hex(bob), 2]]);
+  const { probes, round } = judge(game, me, [me, ann.peer, bob], held, () => [ann.peer]);
+  const annHolds = new Map(held);
+  annHolds.set(hex(bob), 3);
+  assert.equal(round(seatLink(ann, game, () => headsOf(annHolds))), true);
+  assert.ok(probes.servedAt() > -Infinity, "nothing asked a probe ago");
+  round(seatLink(ann, game, () => headsOf(annHolds))); // the first answer on a new link of ann's
+  assert.equal(probes.servedAt(), -Infinity, "what ann's answer before said she held we still lack, on whatever link");
+  held.set(hex(bob), 3);
+  annHolds.set(hex(me), 4);
+  round(seatLink(ann, game, () => headsOf(annHolds)));
+  assert.ok(probes.servedAt() > -Infinity, "it came");
+  held.set(hex(me), 5); // ours, let out: the relay drops it on every link
+  round(seatLink(ann, game, () => headsOf(annHolds)));
+  round(seatLink(ann, game, () => headsOf(annHolds)));
+  assert.equal(probes.servedAt(), -Infinity, "ann lacks ours let out before her probe before, on another link");
 });
 
 test("a forged answer drops the probe it names: one failed check per probe, and the other probe still counts (review, session 40)", () => {
   const game = new Uint8Array(16).fill(3);
   const seat = new Identity(new Uint8Array(32).fill(5));
   const me = new Uint8Array(16).fill(1);
-  let now = 0;
-  const probes = new Probes({ game, seats: () => [me], held: () => 0, oursOut: () => 0 }, (n) => new Uint8Array(n).fill(++now));
+  const { probes, clock } = judge(game, me, [me], new Map(), () => [seat.peer]);
   const { link, answers } = seatLink(seat, game, () => []);
   probes.probe(link);
   probes.probe(link);
   const [first, second] = [answers.shift(), answers.shift()] as [Value[], Value[]];
   const forged = (answer: Value[]): Value => [answer[0] as Value, answer[1] as Value, new Uint8Array(64).fill(9)];
-  probes.served = -Infinity;
+  clock.at = 1;
   assert.equal(probes.answered(link, forged(second), me), false);
   assert.equal(probes.answered(link, second, me), false);
-  assert.equal(probes.served, -Infinity, "the probe a forged answer named no longer counts, its true answer neither");
+  assert.equal(probes.servedAt(), -Infinity, "the probe a forged answer named no longer counts, its true answer neither");
   assert.equal(probes.answered(link, first, me), false);
-  assert.ok(probes.served > -Infinity, "the other of the last two probes still counts");
+  assert.equal(probes.servedAt(), 1, "the other of the last two probes still counts");
 });
