@@ -43,13 +43,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import cast
 
 from nacl.bindings import crypto_scalarmult
 from nacl.exceptions import RuntimeError as SodiumError
 
 from ..engine.cards import HIGHEST_CARD
+from .codec import bytes_of_size
 from .sealed_cards import CARD_TABLE
 
 P = 2**255 - 19
@@ -163,6 +164,9 @@ class NotAPoint(ValueError):
         self.index, self.why = index, why
 
 
+_read_u = partial(int.from_bytes, byteorder="little")  # a point's 32 bytes as its u-coordinate
+
+
 def point_error(value: object, curve: bool = True) -> str | None:
     """Why `value` is not a point (see the module docstring), or None if it is one: read_points' words for it.
 
@@ -203,6 +207,10 @@ def read_points(values: object, count: int, what: str, distinct: bool = False, c
         raise ValueError(f"{what} is a {type(values).__name__}, not a list of points")
     if len(values) != count:
         raise ValueError(f"{what} has {len(values)} values, expected {count}")
+    if not curve and bytes_of_size(values, SIZE):  # the usual list, its checks made in C
+        us = list(map(_read_u, values))
+        if (not us or max(us) < P) and LOW_ORDER.isdisjoint(us) and not (distinct and len(set(values)) < len(us)):
+            return us  # else the loop below finds the first bad value, for its words
     us = []
     seen: dict[bytes, int] = {}
     for i, value in enumerate(values):
