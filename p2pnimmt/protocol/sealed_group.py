@@ -43,7 +43,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache
 from typing import cast
 
 from nacl.bindings import crypto_scalarmult
@@ -164,9 +164,6 @@ class NotAPoint(ValueError):
         self.index, self.why = index, why
 
 
-_read_u = partial(int.from_bytes, byteorder="little")  # a point's 32 bytes as its u-coordinate
-
-
 def point_error(value: object, curve: bool = True) -> str | None:
     """Why `value` is not a point (see the module docstring), or None if it is one: read_points' words for it.
 
@@ -208,7 +205,7 @@ def read_points(values: object, count: int, what: str, distinct: bool = False, c
     if len(values) != count:
         raise ValueError(f"{what} has {len(values)} values, expected {count}")
     if not curve and bytes_of_size(values, SIZE):  # the usual list, its checks made in C
-        us = list(map(_read_u, values))
+        us = [int.from_bytes(value, "little") for value in values]
         if (not us or max(us) < P) and LOW_ORDER.isdisjoint(us) and not (distinct and len(set(values)) < len(us)):
             return us  # else the loop below finds the first bad value, for its words
     us = []
