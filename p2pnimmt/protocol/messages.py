@@ -8,6 +8,7 @@ from typing import Any
 from ..engine import DEALS, MAX_PLAYERS, VARIANTS, Settings
 from ..engine.game import MAX_CLOCK
 from .carry_body import carry_fits, carry_shape
+from .codec import bytes_of_size
 from .identity import KEY_SIZE
 from .names import is_name, skeleton
 from .printable import text_repr, value_repr
@@ -71,7 +72,8 @@ def _seat(v: Any) -> bool:
 
 
 def _points(v: Any) -> bool:
-    return isinstance(v, list) and 0 < len(v) <= MAX_POINTS and all(isinstance(x, bytes) and len(x) == POINT for x in v)
+    return isinstance(v, list) and 0 < len(v) <= MAX_POINTS and (
+        bytes_of_size(v, POINT) or all(isinstance(x, bytes) and len(x) == POINT for x in v))
 
 
 def _roster(v: Any) -> bool:

@@ -44,6 +44,7 @@ from typing import cast
 
 from ..engine.cards import HAND_SIZE, HIGHEST_CARD, ROW_COUNT, check_players
 from ..engine.shuffle import shuffle
+from .codec import bytes_of_size
 from .round_texts import SHUFFLE_OUTPUT, UNLOCK_OF
 from .sealed_group import (
     SIZE,
@@ -306,6 +307,8 @@ def _shape(values: object, count: int) -> tuple[int | None, str] | None:
         return None, f"is a {type(values).__name__}, not a list"
     if len(values) != count:
         return None, f"has {len(values)} values, expected {count}"
+    if bytes_of_size(values, SIZE):
+        return None  # the usual answer, found in C
     for i, v in enumerate(values):
         if not isinstance(v, bytes) or len(v) != SIZE:
             return i, f"value {i} is not {SIZE} bytes"

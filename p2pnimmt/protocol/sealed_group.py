@@ -50,6 +50,7 @@ from nacl.bindings import crypto_scalarmult
 from nacl.exceptions import RuntimeError as SodiumError
 
 from ..engine.cards import HIGHEST_CARD
+from .codec import bytes_of_size
 from .sealed_cards import CARD_TABLE
 
 P = 2**255 - 19
@@ -203,6 +204,10 @@ def read_points(values: object, count: int, what: str, distinct: bool = False, c
         raise ValueError(f"{what} is a {type(values).__name__}, not a list of points")
     if len(values) != count:
         raise ValueError(f"{what} has {len(values)} values, expected {count}")
+    if not curve and bytes_of_size(values, SIZE):  # the usual list, its checks made in C
+        us = [int.from_bytes(value, "little") for value in values]
+        if (not us or max(us) < P) and LOW_ORDER.isdisjoint(us) and not (distinct and len(set(values)) < len(us)):
+            return us  # else the loop below finds the first bad value, for its words
     us = []
     seen: dict[bytes, int] = {}
     for i, value in enumerate(values):

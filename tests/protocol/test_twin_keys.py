@@ -196,3 +196,39 @@ def test_twin_keys_with_puts_the_new_keys_at_the_places_not_known():
     assert g.twin_keys_with(keys, []) == keys
     with pytest.raises(ValueError, match="^6 values for the 7 keys not known$"):
         g.twin_keys_with(known, unkeyed[1:])
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), bad_at=st.none() | st.integers(0, 103), distinct=st.booleans())
+def test_read_points_of_a_deck_takes_and_refuses_as_the_loop_did(seed, bad_at, distinct):
+    """A list of a deck's size (104) read in C (session 42: the types, lengths, the bound p, the low-order points and
+    repeats asked of the whole list at once, the loop only for the words of a bad one): the same integers, or the
+    same words, as the loop over point_error, whatever the bad value and wherever it is (a repeat of an earlier one
+    among them)."""
+    rng = random.Random(seed)
+    values: list[object] = [rng.randrange(2, P - 1).to_bytes(32, "little") for _ in range(104)]
+    if bad_at is not None:
+        bad: list[object] = [None, "x" * 32, bytearray(32), Bytes(cast(bytes, values[0])), b"\x01" * 31,
+                             P.to_bytes(32, "little"), (2**256 - 1).to_bytes(32, "little"),
+                             *(u.to_bytes(32, "little") for u in g.LOW_ORDER), values[rng.randrange(104)]]
+        values[bad_at] = rng.choice(bad)
+    expected = points_as_written(values, "deck", distinct)
+    if isinstance(expected, str):
+        with pytest.raises(ValueError) as caught:
+            g.read_points(values, 104, "deck", distinct)
+        assert str(caught.value) == expected
+    else:
+        assert g.read_points(values, 104, "deck", distinct) == expected
+
+
+def test_bytes_of_size_answers_as_the_loop_of_isinstance_and_len():
+    """codec.bytes_of_size (the messages' shape of a list of points, the audit's, read_points'): True exactly when
+    every value is bytes of the size; a subclass of bytes gives False (its callers then look value by value)."""
+    from p2pnimmt.protocol.codec import bytes_of_size
+
+    good = [bytes([i]) * 32 for i in range(5)]
+    assert bytes_of_size(good, 32) and bytes_of_size(tuple(good), 32) and bytes_of_size([], 32)
+    for bad in (None, 7, "x" * 32, bytearray(32), b"\x01" * 31, b"\x01" * 33, Bytes(good[0])):
+        for at in (0, 2, 4):
+            assert not bytes_of_size(good[:at] + [bad] + good[at + 1:], 32), (bad, at)
+    assert not bytes_of_size(good, 31)
