@@ -45,6 +45,8 @@ MAX_DIAL_TABLE = 256  # addresses whose dial spacing is remembered
 # this long is dialled by us too (protocol.md 14, "In the START and the START_ACKs": a host that withheld our record
 # from it leaves it nowhere to dial us). Of two links of one pair, the one the lower peer id dialled is kept.
 REVERSE_AFTER = 1.0
+# Past MAX_PENDING, connections from this machine or a member's address go last while it holds at most this many.
+SPARED_UP_TO = 2
 
 
 def _as_expected(expect: bytes, address: str, key: bytes) -> str | None:
@@ -55,13 +57,11 @@ def _as_expected(expect: bytes, address: str, key: bytes) -> str | None:
     return f"{address} now answers as {fingerprint(answered)}, not {fingerprint(expect)}"
 
 
-def _from_us_or_member(writer: asyncio.StreamWriter, source: str, members: set[str]) -> bool:
-    """Whether a connection comes from this machine (the address it was dialled at: our phone relay, our bots) or
-    from where a member is (Node.member_hosts: a member's relay carrying a page, a seat redialling)."""
-    if source in members:
-        return True
-    own = writer.get_extra_info("sockname")
-    return bool(own) and own[0] == source
+def _ours_or_members(address: str, own: str | None, members: set[str]) -> bool:
+    """Whether an address is this machine's (the one it was dialled at: our phone relay, our bots) or where a member
+    is (Node.member_hosts: a member's relay carrying a page, a seat redialling); IPv4-mapped forms as IPv4."""
+    address = source(address)
+    return address in {source(m) for m in members} or (own is not None and source(own) == address)
 
 
 class Mesh:
@@ -136,11 +136,16 @@ class Mesh:
         if len(waiting) >= MAX_PENDING:  # the oldest of the address holding the most is cut off: a flood of idle
             # ones, however fast, cuts its own; and one that has not said its hello goes before one that has (a
             # flood of connects from many addresses, each holding one or two, cut a joiner mid-way before); and one
-            # from a stranger's address before one from this machine or a member's (a phone page's join comes from
-            # its relay's: a flood of hellos, which cost nothing, from many addresses cut it mid-way; session 42)
+            # from a stranger's address before one from this machine or a member's while that holds SPARED_UP_TO or
+            # fewer (a phone page's join comes from its relay's: a flood of hellos, which cost nothing, from many
+            # addresses cut it mid-way; session 42). Not past that: anyone with the seat key can be a spectator naming
+            # a relay, from as many addresses as it likes, and it would spare its own floods (review, session 42).
+            sockname = writer.get_extra_info("sockname")
+            own = sockname[0] if sockname else None
             members = node.member_hosts()
-            strangers = [w for w in waiting if not _from_us_or_member(w, self._sources.get(w, "?"), members)]
-            waiting = strangers or waiting
+            every = Counter(self._sources.get(w, "?") for w in waiting)
+            spared = {s for s in every if every[s] <= SPARED_UP_TO and _ours_or_members(s, own, members)}
+            waiting = [w for w in waiting if self._sources.get(w, "?") not in spared] or waiting
             waiting = [w for w in waiting if w not in self._spoke] or waiting
             held = Counter(self._sources.get(w, "?") for w in waiting)
             most = max(held, key=lambda s: (held[s], s == source))
