@@ -80,6 +80,10 @@ CHEAT is one of
   the `msg`s towards the page (the page's own go on), on every link, its own node's too; and its node answers a
   page's `probe` with a signed heads that lists only the prober's own messages, so the page, which judges its relay
   by the seats' signed answers, finds nothing held that it lacks (red team, session 41); TURN is not used;
+- `other-game-relay`: a node that serves the phone page (`--web`) whose relay's hello to each page's tunnel names
+  another game (a fresh id), and passes the rest as an honest relay does (session 42's red team: a page that moved
+  to it mid-game took that id for a new game, left its seat for that game's lobby, and waited there, its seat voted
+  out);
 - `garbage-relay`: a node that serves the phone page (`--web`) whose relay, right after a page's `join` (passed on
   as it came), puts 25 `["msg", b"garbage"]` frames on that connection towards the host, in the page's name: the
   link's frames are nobody's signed word, so the host blames the page's key (red team, session 41); TURN is not
@@ -718,6 +722,24 @@ def garbage_relay() -> None:
     Tunnel.on_message = after_joins  # type: ignore[method-assign]
 
 
+def other_game_relay() -> None:
+    """A relay whose hello to each page's tunnel names another game (a fresh id each time), and passes the rest."""
+    import json
+    import os
+
+    from p2pnimmt.web import relay
+
+    dumps = json.dumps
+
+    def lying(value: object, **kwargs) -> str:
+        if isinstance(value, dict) and "game" in value:
+            value = {**value, "game": os.urandom(16).hex()}
+            print("cheat: a hello naming another game", flush=True)
+        return dumps(value, **kwargs)
+
+    relay.json = type("LyingJson", (), {"dumps": staticmethod(lying), "loads": staticmethod(json.loads)})  # type: ignore[assignment]
+
+
 def lying_lobby(withhold: bool = False, acks: bool = False, bare: bool = False) -> None:
     announce, link = Lobby.announce, Mesh.link
     if bare:  # its START carries no record of its own: were the seats' records to hang on the host's, none would come
@@ -834,6 +856,7 @@ if __name__ == "__main__":
               "handshake-relay": lambda _turn: handshake_relay(), "msgless-relay": lambda _turn: msgless_relay(),
               "probe-liar-relay": lambda _turn: probe_liar_relay(),
               "garbage-relay": lambda _turn: garbage_relay(),
+              "other-game-relay": lambda _turn: other_game_relay(),
               "lying-lobby": lambda _turn: lying_lobby(),
               "withholding-lobby": lambda _turn: lying_lobby(True),
               "withholding-acks": lambda _turn: lying_lobby(True, True),
