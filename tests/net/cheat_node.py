@@ -82,6 +82,10 @@ CHEAT is one of
   by the seats' signed answers, finds nothing held that it lacks (red team, session 41); TURN is not used;
 - `probe-liar-relay-alone`: the same, and its relay passes the page no other seat's `probed` answer (only those its
   own node signed), so that its own seat's is the only answer the page gets (session 42);
+- `other-game-relay`: a node that serves the phone page (`--web`) whose relay's hello to each page's tunnel names
+  another game (a fresh id), and passes the rest as an honest relay does (session 42's red team: a page that moved
+  to it mid-game took that id for a new game, left its seat for that game's lobby, and waited there, its seat voted
+  out);
 - `garbage-relay`: a node that serves the phone page (`--web`) whose relay, right after a page's `join` (passed on
   as it came), puts 25 `["msg", b"garbage"]` frames on that connection towards the host, in the page's name: the
   link's frames are nobody's signed word, so the host blames the page's key (red team, session 41); its relay dials
@@ -766,6 +770,24 @@ def garbage_relay(oversize: bool = False) -> None:
     Tunnel.on_message = after_joins  # type: ignore[method-assign]
 
 
+def other_game_relay() -> None:
+    """A relay whose hello to each page's tunnel names another game (a fresh id each time), and passes the rest."""
+    import json
+    import os
+
+    from p2pnimmt.web import relay
+
+    dumps = json.dumps
+
+    def lying(value: object, **kwargs) -> str:
+        if isinstance(value, dict) and "game" in value:
+            value = {**value, "game": os.urandom(16).hex()}
+            print("cheat: a hello naming another game", flush=True)
+        return dumps(value, **kwargs)
+
+    relay.json = type("LyingJson", (), {"dumps": staticmethod(lying), "loads": staticmethod(json.loads)})  # type: ignore[assignment]
+
+
 def lying_lobby(withhold: bool = False, acks: bool = False, bare: bool = False) -> None:
     announce, link = Lobby.announce, Mesh.link
     if bare:  # its START carries no record of its own: were the seats' records to hang on the host's, none would come
@@ -910,6 +932,7 @@ if __name__ == "__main__":
               "probe-liar-relay-alone": lambda _turn: probe_liar_relay(True),
               "garbage-relay": lambda _turn: garbage_relay(),
               "oversize-relay": lambda _turn: garbage_relay(oversize=True),
+              "other-game-relay": lambda _turn: other_game_relay(),
               "lying-lobby": lambda _turn: lying_lobby(),
               "withholding-lobby": lambda _turn: lying_lobby(True),
               "withholding-acks": lambda _turn: lying_lobby(True, True),

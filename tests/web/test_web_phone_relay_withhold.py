@@ -5,11 +5,13 @@ linked, for as long as it held that link open, while the others voted it out. No
 linked to, and leaves a relay through which no seat's signed answer showed the game reaching it for SERVE_WITHIN.
 Real processes on 127.0.0.1: ann hosts (headless, her seat a bot), a TV's node (tv) serves the phone page, mal watches
 and serves a relay of tests/net/cheat_node.py (`handshake-relay`: one seat's handshake, then nothing; `msgless-relay`:
-every frame but `msg`s), a second TV (tv2) watches and serves an honest relay, listed after mal's; chromium at 390x844
+every frame but `msg`s; `other-game-relay`: every frame, but its hello names another game), a second TV (tv2) watches and serves an honest relay, listed after mal's; chromium at 390x844
 with touch. tv is killed after the phone's second card: the page goes to mal's relay, must leave it for tv2's, and
 plays all its cards, its seat never dropped. ann's clock (10 s) and drop time (12 s) drop a page held by mal within
 the test (the page before stayed, linked: mal holds the handshake's link open for the page, and `msgless` passes the
-pings; its seat was dropped and the round void)."""
+pings; its seat was dropped and the round void). Session 42's red team: a page that moved mid-game to a relay whose
+hello named another game took it for a new game, left its seat for that game's lobby and waited there (the test timed
+out in play_to_the_end); now it leaves such a relay at once, as one that does not serve."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from test_web_phone_presence import LO, PHONE_URL, play_to_the_end, seated_phone
 from p2pnimmt.protocol.verify import verify_transcript
 
 
-@pytest.mark.parametrize("cheat", ["handshake-relay", "msgless-relay"])
+@pytest.mark.parametrize("cheat", ["handshake-relay", "msgless-relay", "other-game-relay"])
 async def test_a_phone_leaves_a_relay_through_which_the_game_does_not_reach_it(tmp_path: Path, procs, browser,
                                                                               cheat: str) -> None:
     env = {"P2PNIMMT_PLACE_DELAY": "0"}
@@ -50,5 +52,7 @@ async def test_a_phone_leaves_a_relay_through_which_the_game_does_not_reach_it(t
         await seat_kept(phone, host, tmp_path)
         assert verify_transcript((tmp_path / "host.p2pt").read_bytes()).ok
         assert not errors, errors
+        if cheat == "other-game-relay":
+            assert "cheat: a hello naming another game" in mal.text()
     finally:
         mal.stop()

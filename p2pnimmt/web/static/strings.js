@@ -648,6 +648,7 @@ window.P2PNIMMT_STRINGS = {
   "the link to the node that served this page closed: connecting again…": "die Verbindung zum Knoten, der diese Seite ausliefert, ist zu: verbinde neu …",
   "the lowest open card": "die niedrigste offene Karte",
   "the name {name} looks like {twin}'s, who has a seat here: choose another name (--name NAME, or the menu)": "der Name {name} sieht aus wie der von {twin}, der hier einen Platz hat: wähle einen anderen Namen (--name NAME, oder im Menü)",
+  "the node at {address} relays another game: connecting through {next}…": "der Knoten unter {address} vermittelt ein anderes Spiel: verbinde über {next} …",
   "the node that relayed this page cannot be reached: connecting through {address}…": "der Knoten, der diese Seite weitergeleitet hat, ist nicht erreichbar: verbinde über {address} …",
   "the node that served this page has not answered for {seconds} s: the game cannot be reached from here": "der Knoten, der diese Seite ausgeliefert hat, antwortet seit {seconds} s nicht: das Spiel ist von hier aus nicht erreichbar",
   "the page's port (default: any free)": "der Port der Seite (Vorgabe: irgendein freier)",

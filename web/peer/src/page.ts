@@ -604,6 +604,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   // whether it was left for that (the next relay then, at once).
   let servedAt = performance.now();
   let unserved = false;
+  let foreign = false; // its hello named another game than the one under way here: left for the next relay
   const watch = setInterval(() => {
     if (!current()) {
       clearInterval(watch);
@@ -650,7 +651,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     }
     const to = known[next % known.length] as string;
     const moving = to !== url;
-    linkIs(unserved
+    linkIs(foreign
+      ? fmt(_("the node at {address} relays another game: connecting through {next}…"),
+        { address: hostOf(url), next: hostOf(to) })
+      : unserved
       ? fmt(_("the game has not reached this page through the node at {address} for {seconds} s: connecting through {next}…"),
         { address: hostOf(url), seconds: SERVE_WITHIN / 1000, next: hostOf(to) })
       : moving ? fmt(_("the node that relayed this page cannot be reached: connecting through {address}…"),
@@ -660,7 +664,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     // At once after a tunnel that served a while (its relay node may be gone: every second away brings the others'
     // drop votes nearer), and to the next relay but at the end of a round; else after a pause (no busy loop).
     // A relay left for serving nothing: the next at once (SERVE_WITHIN went by on it already).
-    const atOnce = unserved || (helloed !== null ? performance.now() - helloed >= RECONNECT_AFTER
+    const atOnce = unserved || foreign || (helloed !== null ? performance.now() - helloed >= RECONNECT_AFTER
       : moving && next % known.length !== 0);
     setTimeout(() => {
       if (current()) connect(identity, name, node ?? had, next);
@@ -687,6 +691,14 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   };
   tunnel.onHello = async (hello) => {
     if (!current()) return;
+    // A relay whose hello names another game while ours is on is no relay of ours (session 42's red team: the page
+    // took the id for a new game and left its seat for that game's lobby, where nothing ever came, until the others
+    // voted it out): the next relay, at once. (A finished game's page follows its relay's node to the next one.)
+    if (had !== null && had.node.seat.start !== null && !had.node.over() && !bytes.equal(had.game, hello.game)) {
+      foreign = true;
+      ws.close();
+      return;
+    }
     if (seatKeyProblem !== null || hello.keyed && pageSeatKey === null) {
       noSeatKey();
       return;

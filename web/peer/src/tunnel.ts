@@ -142,6 +142,10 @@ export class Tunnel {
   /** A message from the relay (a string: its hello; else an op). */
   received(data: Uint8Array | string): void {
     if (typeof data === "string") {
+      // One hello a tunnel (web/relay.py says it once, as the tunnel opens): a second one is the relay's word alone,
+      // and taking it would start a second node on this tunnel, for whatever game it names, beside the first
+      // (session 42's red team). Ignored: the tunnel goes on with the game and port it was opened for.
+      if (this.hello !== null) return;
       const said = JSON.parse(data) as {
         game: string; host: [string, number]; port: number; claim?: string; address: string; drop_after?: number;
         batch?: boolean; keyed?: boolean };
