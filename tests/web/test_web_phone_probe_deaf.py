@@ -21,30 +21,21 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from phonerelay import RELAY, ann_hosts, relay_node, seat_kept
 from procs import CheatProc
-from test_web_phone_presence import LO, PHONE_URL, download, messages_of, next_ask, seated_phone, tap_move
+from test_web_phone_presence import LO, PHONE_URL, next_ask, seated_phone, tap_move
 
-DROP = ["--drop-after", "12"]
-WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
-RELAY = r"phone: http://(127\.0\.0\.1:\d+)/phone"
 THINK = 3.0  # seconds the person takes over each card (the turn clock is 10 s)
 
 
 async def test_a_phone_stays_on_a_sound_relay_where_one_other_seat_answers_no_probe(tmp_path: Path, procs,
                                                                                    browser) -> None:
     env = {"P2PNIMMT_PLACE_DELAY": "0"}
-    host = procs(["host", "--headless", "--seats", "3", *LO, "--rounds", "1", "--no-points", "--clock", "10", *DROP,
-                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=env)
-    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
-    peer = ["--peer", f"127.0.0.1:{port}"]
-    tv = procs(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "tv.p2pt")],
-               tmp_path / "tv.out", env={**env, "HOME": str(tmp_path / "tv")})
+    host, code, peer = ann_hosts(procs, tmp_path, 3, env)
+    tv = relay_node(procs, tmp_path, "tv", "watch", code, *LO, *peer, env=env)
     phone_url = tv.wait_for(PHONE_URL).group(1)
     own = tv.wait_for(RELAY).group(1)
-    tv2 = procs(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "tv2.p2pt")],
-                tmp_path / "tv2.out", env={**env, "HOME": str(tmp_path / "tv2")})
-    other = tv2.wait_for(RELAY).group(1)
+    other = relay_node(procs, tmp_path, "tv2", "watch", code, *LO, *peer, env=env).wait_for(RELAY).group(1)
     deaf = CheatProc("probe-deaf", ["join", code, *LO, *peer, "--bot", "heuristic", "--name", "deaf",
                                     "--transcript", str(tmp_path / "deaf.p2pt")], tmp_path / "deaf.out",
                      home=tmp_path / "deaf")
@@ -59,16 +50,13 @@ async def test_a_phone_stays_on_a_sound_relay_where_one_other_seat_answers_no_pr
                 cards += 1
         tried = [s.url.split("/")[2] for s in sockets]
         print("tunnels:", tried)
-        print("TRIED", tried, cards)
         # The promise: deaf goes unheard on tv's relay and on tv2's as the page leaves each (ann's answers came), is
         # then left out of the seats that must serve, and the page stays on tv's relay for the rest of the game (at
         # most one round of the two relays). The page before went round and round: a tunnel each SERVE_WITHIN.
         assert set(tried) <= {own, other} and len(tried) <= 3, tried
         assert tried[-1] == own or len(tried) < 3, tried
         assert cards == 10
-        mine = await download(phone, tmp_path / "phone.p2pt")
-        reveals = [r.get("auto") is True for r in messages_of(mine, "zoe", "PLAY_REVEAL")]
-        assert reveals == [False] * 10, reveals
+        await seat_kept(phone, host, tmp_path)
         assert not errors, errors
     finally:
         deaf.stop()

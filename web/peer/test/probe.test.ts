@@ -204,6 +204,22 @@ test("a forged answer drops the probe it names: one failed check per probe, and 
   assert.equal(probes.servedAt(), 1, "the other of the last two probes still counts");
 });
 
+/** The page's judges over its tunnels (a new Probes each, as a new PageNode makes), on one clock the test moves, holding
+ * `held` of each seat, with `others()` in play; `answer`: a probe on a seat's end and its answer taken. */
+function tunnels(game: Uint8Array, me: Uint8Array, seats: Uint8Array[], held: Map<string, number>,
+  others: () => Uint8Array[]) {
+  const clock = { at: 0 };
+  let nonces = 0;
+  const tunnel = (): Probes => new Probes({
+    game, seats: () => seats, others, held: (peer) => held.get(hex(peer)) ?? 0, oursOut: () => held.get(hex(me)) ?? 0,
+  }, (n) => new Uint8Array(n).fill(++nonces), () => clock.at);
+  const answer = (probes: Probes, end: ReturnType<typeof seatLink>): void => {
+    probes.probe(end.link);
+    probes.answered(end.link, end.answers.shift() as Value, me);
+  };
+  return { clock, tunnel, answer };
+}
+
 test("with two seats needed, the newest answer must be within SERVE_WITHIN and the second within twice that: another phone's relay switch does not cascade (review, session 42)", () => {
   const game = new Uint8Array(16).fill(3);
   const [ann, bob] = [5, 8].map((b) => new Identity(new Uint8Array(32).fill(b))) as [Identity, Identity];
@@ -247,17 +263,7 @@ test("a seat that answers no probe is left out of those that must serve once the
   const held = new Map([[hex(me), 4], [hex(ann.peer), 2], [hex(deaf.peer), 2], [hex(mal.peer), 2]]);
   const seats = [me, ann.peer, deaf.peer, mal.peer];
   let inPlay = [ann.peer, deaf.peer];
-  const clock = { at: 0 };
-  let nonces = 0;
-  /** A tunnel's judge (a new one each tunnel, as a new PageNode makes), on the page's clock. */
-  const tunnel = (): Probes => new Probes({
-    game, seats: () => seats, others: () => inPlay, held: (peer) => held.get(hex(peer)) ?? 0,
-    oursOut: () => held.get(hex(me)) ?? 0,
-  }, (n) => new Uint8Array(n).fill(++nonces), () => clock.at);
-  const answer = (probes: Probes, end: ReturnType<typeof seatLink>): void => {
-    probes.probe(end.link);
-    probes.answered(end.link, end.answers.shift() as Value, me);
-  };
+  const { clock, tunnel, answer } = tunnels(game, me, seats, held, () => inPlay);
   const truthful = () => headsOf(held);
   const unheard = new Unheard();
   const relays = ["ws://tv/relay", "ws://tv2/relay"];
@@ -341,16 +347,7 @@ test("a relay whose node is a seat cannot have an honest seat spared while the p
   const me = new Uint8Array(16).fill(1);
   const held = new Map([[hex(me), 4], [hex(ann.peer), 2], [hex(mal.peer), 2]]);
   const seats = [me, ann.peer, mal.peer];
-  const clock = { at: 0 };
-  let nonces = 0;
-  const tunnel = (): Probes => new Probes({
-    game, seats: () => seats, others: () => [ann.peer, mal.peer], held: (peer) => held.get(hex(peer)) ?? 0,
-    oursOut: () => held.get(hex(me)) ?? 0,
-  }, (n) => new Uint8Array(n).fill(++nonces), () => clock.at);
-  const answer = (probes: Probes, end: ReturnType<typeof seatLink>): void => {
-    probes.probe(end.link);
-    probes.answered(end.link, end.answers.shift() as Value, me);
-  };
+  const { clock, tunnel, answer } = tunnels(game, me, seats, held, () => [ann.peer, mal.peer]);
   const unheard = new Unheard();
   const [malRelay, honest] = ["ws://mal/relay", "ws://tv/relay"];
   const relays = [malRelay, honest];
