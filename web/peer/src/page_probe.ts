@@ -11,9 +11,10 @@
  *     each answer had every answer be the link's first), or
  * (b) it says the seat holds fewer of our own messages than we had let out as we sent the seat the probe before (they
  *     went before that probe, in order, unless the relay dropped them).
- * The relay serves the page while the latest answers of two different seats (keys) each showed the game reaching it
- * within SERVE_WITHIN, or of the one where only one other seat is in play (session 42; red team, session 41: a relay
- * whose own node is a seat signs that seat's answers as it likes, so one seat's word alone let it withhold the game).
+ * The relay serves the page while the latest answers of two different seats (keys) showed the game reaching it, the
+ * newer within SERVE_WITHIN and the older within twice that, or of the one where only one other seat is in play (session
+ * 42; red team, session 41: a relay whose own node is a seat signs that seat's answers as it likes, so one seat's word
+ * alone let it withhold the game); a seat unheard on every relay the page left is spared a while (Unheard, below).
  * A seat's answer that does not show the game reaching the page counts against: the seat no longer serves until its
  * next answer does. page.ts leaves a relay that did not serve for SERVE_WITHIN.
  */
