@@ -675,7 +675,8 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     // At once after a tunnel that served a while (its relay node may be gone: every second away brings the others'
     // drop votes nearer), and to the next relay but at the end of a round; else after a pause (no busy loop).
     // A relay left for serving nothing: the next at once (SERVE_WITHIN went by on it already).
-    const atOnce = unserved || foreign || impostor !== null || (helloed !== null ? performance.now() - helloed >= RECONNECT_AFTER
+    // One that put another key through as the host: as one not reached (at once, but after a round of them all).
+    const atOnce = unserved || foreign || (helloed !== null && impostor === null ? performance.now() - helloed >= RECONNECT_AFTER
       : moving && next % known.length !== 0);
     setTimeout(() => {
       if (current()) connect(identity, name, node ?? had, next);
