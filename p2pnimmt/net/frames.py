@@ -40,7 +40,7 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
         # watching who sent its own again and again, under two names by turns, slowed every turn 60-fold.)
         bad_message(conn, f"more than {JOINS_PER_SECOND:.0f} {kind} a second" if kind in ("join", "again") else
                     f"more than {Asks.PER_SECOND:.0f} asks a second (heads, ping, seen, probe, where frames)")
-        if conn.faults > node.mesh.fault_budget(conn.peer) and not conn.closed:
+        if conn.faults > node.mesh.fault_budget(conn) and not conn.closed:
             node.mesh.cut_for_bad_messages(conn)
         return
     if kind == "msg":
@@ -68,7 +68,7 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
                 conn.warned.add(kind)
                 quiet.warning(conn.address, "msg frame without bytes", "%s sent a msg frame without bytes",
                               fingerprint(conn.peer))
-        if conn.faults and conn.faults > node.mesh.fault_budget(conn.peer) and not conn.closed:  # (a budget: >= 0)
+        if conn.faults and conn.faults > node.mesh.fault_budget(conn) and not conn.closed:  # (a budget: >= 0)
             node.mesh.cut_for_bad_messages(conn)
     elif kind == "heads":
         for wire in session.missing_for(payload):
