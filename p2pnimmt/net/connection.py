@@ -453,10 +453,9 @@ class Connection:
     def _buffered(self) -> bytes | None:
         """The next whole frame's bytes among those read, or None; ConnectionFailed if its length is over the limit."""
         try:
-            end = self._in.end()
+            return self._in.frame(HEADER)
         except FrameTooLarge as exc:
             raise ConnectionFailed(str(exc)) from None
-        return None if end is None else self._in.take(end, HEADER)
 
     async def _read(self) -> bytes:
         loop = asyncio.get_running_loop()

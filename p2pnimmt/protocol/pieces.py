@@ -39,6 +39,30 @@ class Pieces:
         size = HEADER + frame_size(self._pieces[0], self._at)
         return size if size <= self.held else None
 
+    def frame(self, skip: int = 0) -> bytes | None:
+        """The next frame if it came whole, the first `skip` of its bytes left out (HEADER: its body), else None;
+        FrameTooLarge as `end`. (`end` and `take` in one, each piece looked at once: a link's every frame.)"""
+        if self.held < HEADER:
+            return None
+        first, at = self._pieces[0], self._at
+        if len(first) - at < HEADER:
+            self._join()
+            first, at = self._pieces[0], 0
+        size = HEADER + frame_size(first, at)
+        if size > self.held:
+            return None
+        if len(first) - at < size:
+            self._join()
+            first, at = self._pieces[0], 0
+        end = at + size
+        self.held -= size
+        if end == len(first):
+            self._pieces.popleft()
+            self._at = 0
+        else:
+            self._at = end
+        return first[at + skip:end]
+
     def take(self, size: int, skip: int = 0) -> bytes:
         """The next `size` bytes held (at most `held`), the first `skip` of them left out; they are held no more."""
         out = self.peek(size, skip)

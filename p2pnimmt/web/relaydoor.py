@@ -132,15 +132,14 @@ class Watch:
         out: list[bytes] = []
         while True:
             try:
-                whole = self._down.end()
+                frame = self._down.frame()
             except FrameTooLarge:  # the page closes its link there: nothing to keep whole
                 if not self.heard:  # its first bytes are no frame: no p2pnimmt peer (an SSH banner, an HTTP answer)
                     return self._unheard()
                 out.append(self._down.rest())
                 break
-            if whole is None:
+            if frame is None:
                 break
-            frame = self._down.take(whole)
             if not self._peer_read:
                 self._peer_read = True
                 try:

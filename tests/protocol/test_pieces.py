@@ -24,8 +24,8 @@ def read(cuts: list[bytes]) -> tuple[list[bytes], Pieces]:
     pieces, out = Pieces(), []
     for piece in cuts:
         pieces.add(piece)
-        while (end := pieces.end()) is not None:
-            out.append(pieces.take(end, HEADER))
+        while (body := pieces.frame(HEADER)) is not None:
+            out.append(body)
     return out, pieces
 
 
