@@ -16,7 +16,7 @@ from .connection import JOINS_PER_SECOND, Asks, Connection
 
 log = logging.getLogger("p2pnimmt.net")
 
-MAX_LINK_FAULTS = 20  # bad messages over a key's first link before we hang up on it (after a cut: none, net.mesh)
+MAX_LINK_FAULTS = 20  # bad messages over a key's link before we hang up (after a cut: none; a seat's: where cut)
 # A bad message: bytes nobody can be held to (the faults below, blamed on the peer that delivered them,
 # protocol.md 12), a msg frame without bytes, or a message the link has carried from its peer before (an
 # honest peer never sends one twice on a link). They are what a link is cut for; the faults are logged at
