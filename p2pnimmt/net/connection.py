@@ -19,8 +19,9 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from ..protocol.bucket import Bucket
-from ..protocol.codec import FRAME_LIMIT, HELLO, DecodeError, FrameTooLarge, decode, encode, frame_end, frame_size
+from ..protocol.codec import FRAME_LIMIT, HELLO, DecodeError, FrameTooLarge, decode, encode, frame_size
 from ..protocol.identity import KEY_SIZE, SIGNATURE_SIZE, Identity, fingerprint, peer_id, verify
+from ..protocol.pieces import HEADER, Pieces
 from ..quietlog import quiet
 
 log = logging.getLogger("p2pnimmt.net")
@@ -191,8 +192,7 @@ class Connection:
         self._pending: list[bytes] = []  # frames queued, written together (at the loop's next turn, or with a later)
         self._soon = False  # a flush of _pending is called at the event loop's next turn
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop its flushes are called on (asked once)
-        self._in = b""  # bytes read from the socket, from offset _at on not yet taken as frames
-        self._at = 0
+        self._in = Pieces()  # bytes read from the socket not yet taken as frames (joined once a frame is whole)
         self.faults = 0  # bad messages that came over this link
         self.first_fault = ""  # what the first of them was
         self.warned: set[str] = set()  # what was logged once about this link
@@ -439,7 +439,7 @@ class Connection:
             why = ConnectionFailed("connection closed") if tap.ended else None
         self._served = link
         link.waiting()
-        if self._in[self._at:] or pending:
+        if self._in.held or pending:
             link.data_received(pending)
         if why is not None:
             link.ended(why)
@@ -452,18 +452,10 @@ class Connection:
 
     def _buffered(self) -> bytes | None:
         """The next whole frame's bytes among those read, or None; ConnectionFailed if its length is over the limit."""
-        data, at = self._in, self._at
         try:
-            end = frame_end(data, at)
+            return self._in.frame(HEADER)
         except FrameTooLarge as exc:
             raise ConnectionFailed(str(exc)) from None
-        if end is None:
-            return None
-        if end == len(data):
-            self._in, self._at = b"", 0
-        else:
-            self._at = end
-        return data[at + 4:end]
 
     async def _read(self) -> bytes:
         loop = asyncio.get_running_loop()
@@ -478,7 +470,7 @@ class Connection:
                     raise _lost(exc, self.idle_timeout) from None
                 if not chunk:
                     raise ConnectionFailed("connection closed")
-                self._in, self._at = self._in[self._at:] + chunk, 0
+                self._in.add(chunk)
                 data = self._buffered()
                 if data is not None:
                     return data
@@ -615,7 +607,7 @@ class _Link:
         conn = self.conn
         if self.done.done():
             return
-        conn._in, conn._at = conn._in[conn._at:] + data, 0
+        conn._in.add(data)
         handled = False
         try:
             with self.burst():

@@ -16,7 +16,7 @@ from .connection import JOINS_PER_SECOND, Asks, Connection
 
 log = logging.getLogger("p2pnimmt.net")
 
-MAX_LINK_FAULTS = 20  # bad messages over a key's first link before we hang up on it (after a cut: none, net.mesh)
+MAX_LINK_FAULTS = 20  # bad messages over a key's link before we hang up (after a cut: none; a seat's: where cut)
 # A bad message: bytes nobody can be held to (the faults below, blamed on the peer that delivered them,
 # protocol.md 12), a msg frame without bytes, or a message the link has carried from its peer before (an
 # honest peer never sends one twice on a link). They are what a link is cut for; the faults are logged at
@@ -40,7 +40,7 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
         # watching who sent its own again and again, under two names by turns, slowed every turn 60-fold.)
         bad_message(conn, f"more than {JOINS_PER_SECOND:.0f} {kind} a second" if kind in ("join", "again") else
                     f"more than {Asks.PER_SECOND:.0f} asks a second (heads, ping, seen, probe, where frames)")
-        if conn.faults > node.mesh.fault_budget(conn.peer) and not conn.closed:
+        if conn.faults > node.mesh.fault_budget(conn) and not conn.closed:
             node.mesh.cut_for_bad_messages(conn)
         return
     if kind == "msg":
@@ -68,7 +68,7 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
                 conn.warned.add(kind)
                 quiet.warning(conn.address, "msg frame without bytes", "%s sent a msg frame without bytes",
                               fingerprint(conn.peer))
-        if conn.faults and conn.faults > node.mesh.fault_budget(conn.peer) and not conn.closed:  # (a budget: >= 0)
+        if conn.faults and conn.faults > node.mesh.fault_budget(conn) and not conn.closed:  # (a budget: >= 0)
             node.mesh.cut_for_bad_messages(conn)
     elif kind == "heads":
         for wire in session.missing_for(payload):

@@ -212,14 +212,16 @@ class Mesh:
                     f"time{'s' if cuts > 1 else ''}): its key is refused from there for {left:.1f} s more")
         return None
 
-    def fault_budget(self, peer: bytes) -> int:
-        """Bad messages a link of `peer` may carry before it is cut: MAX_LINK_FAULTS, none once it was cut."""
-        return 0 if self.trouble.spent(peer) else MAX_LINK_FAULTS
+    def fault_budget(self, conn: Connection) -> int:
+        """Bad messages `conn` may carry before it is cut: MAX_LINK_FAULTS, none once a link of its key was cut (a
+        seat's: at this link's address, or the one we dialled it at; net.trouble)."""
+        at = [conn.address[0] if conn.address else "?"] + ([conn.dialed[0]] if conn.dialed is not None else [])
+        return 0 if any(self.trouble.spent(conn.peer, address) for address in at) else MAX_LINK_FAULTS
 
     def cut_for_bad_messages(self, conn: Connection) -> None:
         """`conn` carried more bad messages than its budget: one WARNING line, the link closed, and its key spent
-        (its later links cut at their first bad message); a seat's also spaced at the link's address, a spectator
-        removed from the lobby (free to join again)."""
+        (its later links cut at their first bad message); a seat's spaced at the link's address instead (its later
+        links there cut at their first), a spectator removed from the lobby (free to join again)."""
         node = self.node
         peer = conn.peer
         said = f"closing the link to {fingerprint(peer)}: {conn.faults} bad messages (the first: {conn.first_fault})"
@@ -230,8 +232,8 @@ class Mesh:
             if conn.dialed is not None and source(conn.dialed[0]) != source(address):
                 self.trouble.space(peer, conn.dialed[0], now)  # dialled by name: our redials there wait too
             quiet.warning(conn.address, "link cut for bad messages",
-                          "%s; its key is refused for %.0f s from %s (that link's address), and its next link is cut "
-                          "at its first bad message", said, spacing, address)
+                          "%s; its key is refused for %.0f s from %s (that link's address), and its next link from "
+                          "there is cut at its first bad message", said, spacing, address)
             conn.close()
         else:
             quiet.warning(conn.address, "link cut for bad messages",

@@ -3,7 +3,8 @@
 A key's record says what it cost the key, by kind:
 - cut off: a link of it went over a cap (net.lobby.cut): never admitted again from that link's address unless seated
   (told why once, then refused in the handshake, as cheaply as a stranger; since session 42 from that address only);
-- spent: one of its links was cut for bad messages (net.frames): each later link of it is cut at its first one;
+- spent: one of its links was cut for bad messages (net.frames): each later link of it is cut at its first one (a
+  seat's: each later link from or to an address it is spaced or cut off at);
 - spaced: a seat (of the START, or the host we joined) so cut: its handshakes and our dials to it are refused for a
   while, BAD_LINK_BACKOFF[0] seconds after its first cut, doubling with each further one up to BAD_LINK_BACKOFF[1],
   but only from and to the address that link came from or went to (since session 42).
@@ -11,8 +12,9 @@ A key's record says what it cost the key, by kind:
 A link's frames after the handshake are nobody's signed word: a phone relay can put garbage in its page's name, or
 more than a cap allows. So bad messages refuse no key but a seat's (session 41), and a seat's, or a key over a cap,
 only at the address that carried them (session 42): a seat that loops sending garbage itself is spaced at its own
-address, and a page framed by one relay links anew at once through another (another address). A seat spread over
-many addresses gains nothing a stranger lacks: each of its links is cut at its first bad message, as a spent key's.
+address, and a page framed by one relay links anew at once through another (another address), with a whole budget
+of bad messages there. A seat spread over many addresses gains nothing a stranger with a new key lacks: each of its
+links from a new address may carry MAX_LINK_FAULTS bad messages before it is cut, as a new key's may.
 
 Bounded: at most MAX_KEYS records (the oldest of a key that holds no seat forgotten first, a seat's never: a key cut
 off so forgotten may join again), and at most MAX_ADDRESSES addresses a key is cut off or spaced at (the oldest
@@ -98,10 +100,18 @@ class Trouble:
 
     # ----------------------------------------------------------------- bad messages
 
-    def spent(self, peer: bytes) -> bool:
-        """A link of `peer` was cut for bad messages, or `peer` was cut off: its links are cut at their first."""
+    def spent(self, peer: bytes, address: str) -> bool:
+        """A link of `peer` was cut for bad messages, or `peer` was cut off: its links are cut at their first. A
+        seat's at the addresses it is spaced or cut off at only (since the session-42 review: a relay that framed a
+        seated page once left the page's honest link through another relay cut at its first bad message, and the key
+        spaced there too)."""
         record = self._records.get(peer)
-        return record is not None and (record.spent or bool(record.cut_off))
+        if record is None:
+            return False
+        if self._seated(peer):
+            at = source(address)
+            return at in record.spaced or at in record.cut_off
+        return record.spent or bool(record.cut_off)
 
     def spend(self, peer: bytes) -> None:
         """A link of `peer`, not a seat's, was cut for bad messages."""

@@ -92,16 +92,6 @@ def frame_size(data: bytes, at: int = 0) -> int:
     return size
 
 
-def frame_end(data: bytes, at: int = 0) -> int | None:
-    """Where the link frame that begins at `at` of `data` ends (its header, then as many bytes as it says): None if
-    it has not come whole yet; FrameTooLarge if its header says more than FRAME_LIMIT. How net.connection and a phone
-    relay's door (web.relaydoor) split the bytes of a link."""
-    if len(data) - at < 4:
-        return None
-    end = at + 4 + frame_size(data, at)
-    return end if end <= len(data) else None
-
-
 def _reject_ext(code: int, data: bytes) -> Any:
     raise DecodeError(f"msgpack ext type {code} is not allowed")
 

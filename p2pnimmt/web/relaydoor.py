@@ -18,8 +18,9 @@ import time
 from typing import Any, Protocol
 
 from ..i18n import N_
-from ..protocol.codec import FRAME_LIMIT, HELLO, DecodeError, FrameTooLarge, decode, frame_end
+from ..protocol.codec import FRAME_LIMIT, HELLO, DecodeError, FrameTooLarge, decode
 from ..protocol.identity import fingerprint, peer_id
+from ..protocol.pieces import HEADER, Pieces
 from ..protocol.seatkey import Refusals, WrongKeys, seat_refusal, seat_secret
 from ..quietlog import quiet
 
@@ -71,8 +72,8 @@ class Watch:
         self.peer_hello: list | None = None
         self.waiting = False  # the page's join waits for the verdict (its bytes, and what followed, held)
         self.join: Any = None  # its payload
-        self._up = b""
-        self._down = b""
+        self._up = Pieces()  # (kept apart until a frame is whole: protocol.pieces; session-42 review)
+        self._down = Pieces()
         self._frames = 0  # the page's frames read so far
         self._peer_read = False  # the peer's hello was read (or could not be)
         self.heard = False  # the peer's first frame was a p2pnimmt hello: the page's bytes may go on
@@ -84,24 +85,24 @@ class Watch:
             return b""
         if not self.reading:
             return data
-        self._up += data
+        self._up.add(data)
         if self.waiting or not self.heard:  # (held until the peer proves it speaks p2pnimmt: `down`)
-            if len(self._up) > UNHEARD:  # an honest page waits for the peer's nonce before its auth
+            if self._up.held > UNHEARD:  # an honest page waits for the peer's nonce before its auth
                 self.stranger = True
-                self._up = b""
+                self._up.clear()
             return b""
         out: list[bytes] = []
         while self.reading:
             try:
-                whole = frame_end(self._up)
+                whole = self._up.end()
             except FrameTooLarge:  # over the frame cap: the host closes the connection there
                 self.reading = False
                 break
             if whole is None:
                 break
-            frame = self._up[:whole]
+            frame = self._up.peek(whole)
             try:
-                value = decode(frame[4:], FRAME_LIMIT)
+                value = decode(frame[HEADER:], FRAME_LIMIT)
             except DecodeError:  # the host reads no such frame either: the connection ends there
                 self.reading = False
                 break
@@ -116,69 +117,68 @@ class Watch:
                     break
                 self.reading = kind == "ping"
             out.append(frame)
-            self._up = self._up[whole:]
+            self._up.drop(whole)
         if not self.reading:
-            out.append(self._up)
-            self._up = b""
+            out.append(self._up.rest())
         return b"".join(out)
 
     def down(self, data: bytes) -> bytes:
         """The peer's bytes that go on now to the page."""
         if self.refused or self.stranger:
             return b""
-        self._down += data
+        self._down.add(data)
         if not self.reading:  # (with what waited for a whole frame when reading stopped)
-            rest, self._down = self._down, b""
-            return rest
+            return self._down.rest()
         out: list[bytes] = []
         while True:
             try:
-                whole = frame_end(self._down)
+                frame = self._down.frame()
             except FrameTooLarge:  # the page closes its link there: nothing to keep whole
                 if not self.heard:  # its first bytes are no frame: no p2pnimmt peer (an SSH banner, an HTTP answer)
                     return self._unheard()
-                out.append(self._down)
-                self._down = b""
+                out.append(self._down.rest())
                 break
-            if whole is None:
+            if frame is None:
                 break
             if not self._peer_read:
                 self._peer_read = True
                 try:
-                    value = decode(self._down[4:whole], FRAME_LIMIT)
+                    value = decode(frame[HEADER:], FRAME_LIMIT)
                 except DecodeError:
                     value = None
                 self.peer_hello = value if _hello(value) else None
                 if self.peer_hello is None:
                     return self._unheard()
                 self.heard = True
-            out.append(self._down[:whole])
-            self._down = self._down[whole:]
+            out.append(frame)
         return b"".join(out)
 
     def passed(self) -> bytes:
         """The join is passed on: its bytes and what followed it; nothing more is read."""
         self.waiting = self.reading = False
-        out, self._up = self._up, b""
-        return out
+        return self._up.rest()
 
     def unread(self) -> bytes:
         """The page's bytes held for a frame not yet whole (the page closes the connection: they go on first)."""
-        out, self._up = (b"", b"") if self.refused or not self.heard else (self._up, b"")
-        return out
+        if self.refused or not self.heard:
+            self._up.clear()
+            return b""
+        return self._up.rest()
 
     def _unheard(self) -> bytes:
         """The peer's first bytes are no p2pnimmt hello: nothing more goes either way (the relay closes it)."""
         self.stranger = True
         self.reading = self.waiting = False
-        self._up = self._down = b""
+        self._up.clear()
+        self._down.clear()
         return b""
 
     def refuse(self) -> None:
         """The join is refused: nothing more goes either way."""
         self.refused = True
         self.waiting = self.reading = False
-        self._up = self._down = b""
+        self._up.clear()
+        self._down.clear()
 
 
 def _hello(value: object) -> bool:

@@ -143,15 +143,15 @@ def test_link_cut_mid_game_then_healed(make_lan, trigger: str) -> None:
 
 
 def test_link_cut_longer_than_idle_timeout_redials_and_resyncs(make_lan) -> None:
-    """A cut longer than the link timeout (--link-timeout 4 here; 20 s by default), after round 1: the links to
-    peer 3 end (nothing received), the dialling sides redial after the heal, heads are exchanged, and the game
-    resumes and completes."""
+    """A cut longer than the link timeout (--link-timeout 2 here, the cut 2 s longer; 20 s by default), after round 1:
+    the links to peer 3 end (nothing received), the dialling sides redial after the heal, heads are exchanged, and
+    the game resumes and completes."""
     lan = make_lan(3)
     procs, transcripts = start_three_player_game(lan, rounds=10, env={"P2PNIMMT_LOG": "INFO"},
-                                                 extra=("--link-timeout", "4"))
-    cut_mid_game(lan, procs, r"round 1: ", 4 + 2)
+                                                 extra=("--link-timeout", "2"))
+    cut_mid_game(lan, procs, r"round 1: ", 2 + 2)
     check_game(procs, transcripts, timeout=60)
     # The links to peer 3 really broke (logged at INFO by the nodes) and were made again: the game went on.
     logs = {name: proc.text() for name, proc in procs.items()}
-    assert re.search(r"link to \S+ \(.*\) ended: nothing received for 4 s", logs["join3"]), logs["join3"]
-    assert re.search(r"link to \S+ \(.*\) ended: nothing received for 4 s", logs["host"]), logs["host"]
+    assert re.search(r"link to \S+ \(.*\) ended: nothing received for 2 s", logs["join3"]), logs["join3"]
+    assert re.search(r"link to \S+ \(.*\) ended: nothing received for 2 s", logs["host"]), logs["host"]

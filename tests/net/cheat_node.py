@@ -89,6 +89,10 @@ CHEAT is one of
   another game (a fresh id), and passes the rest as an honest relay does (session 42's red team: a page that moved
   to it mid-game took that id for a new game, left its seat for that game's lobby, and waited there, its seat voted
   out);
+- `other-host-relay`: a node that serves the phone page (`--web`) whose relay's hello to each page's tunnel names its
+  own node's address as the host's, and passes the rest as an honest relay does: the page's dial for its host reaches
+  a node of the game whose key is not the host's (session 42's red team: the page took it as its host, and would
+  have taken its rematch and new-start offers);
 - `garbage-relay`: a node that serves the phone page (`--web`) whose relay, right after a page's `join` (passed on
   as it came), puts 25 `["msg", b"garbage"]` frames on that connection towards the host, in the page's name: the
   link's frames are nobody's signed word, so the host blames the page's key (red team, session 41); its relay dials
@@ -810,6 +814,38 @@ def other_game_relay() -> None:
     relay.json = type("LyingJson", (), {"dumps": staticmethod(lying), "loads": staticmethod(json.loads)})  # type: ignore[assignment]
 
 
+def other_host_relay() -> None:
+    """A relay whose hello to each page's tunnel names, as where the game's host listens, this node's own address (a
+    node of the same game, its key another than the host's), and passes the rest: the page's dial for its host reaches
+    this node, which answers the handshake with the game's id (session 42's red team)."""
+    import json
+
+    from p2pnimmt.web import relay
+
+    dumps, host_address = json.dumps, relay.Relay.host_address
+    own: list[list] = []  # this node's address, as the last hello's host_address call worked it out
+
+    def ours(self: relay.Relay, node: Node) -> tuple[str, int]:
+        interface = self.interface if self.interface not in ("", "0.0.0.0", "::") else "127.0.0.1"
+        own[:] = [[node.interface or interface, node.port]]
+        return host_address(self, node)
+
+    def lying(value: object, **kwargs) -> str:
+        if isinstance(value, dict) and "host" in value and own:
+            value = {**value, "host": own[0]}
+            print("cheat: a hello naming this node as the host", flush=True)
+        return dumps(value, **kwargs)
+
+    allowed = relay.Relay.allowed
+
+    def dialable(self: relay.Relay) -> set[tuple[str, int]]:  # its own node too, where the page dials its "host"
+        return allowed(self) | {(str(own[0][0]), int(own[0][1]))} if own else allowed(self)
+
+    relay.Relay.host_address = ours  # type: ignore[method-assign]
+    relay.Relay.allowed = dialable  # type: ignore[method-assign]
+    relay.json = type("LyingJson", (), {"dumps": staticmethod(lying), "loads": staticmethod(json.loads)})  # type: ignore[assignment]
+
+
 def lying_lobby(withhold: bool = False, acks: bool = False, bare: bool = False) -> None:
     announce, link = Lobby.announce, Mesh.link
     if bare:  # its START carries no record of its own: were the seats' records to hang on the host's, none would come
@@ -956,6 +992,7 @@ if __name__ == "__main__":
               "garbage-relay": lambda _turn: garbage_relay(),
               "oversize-relay": lambda _turn: garbage_relay(oversize=True),
               "other-game-relay": lambda _turn: other_game_relay(),
+              "other-host-relay": lambda _turn: other_host_relay(),
               "lying-lobby": lambda _turn: lying_lobby(),
               "withholding-lobby": lambda _turn: lying_lobby(True),
               "withholding-acks": lambda _turn: lying_lobby(True, True),

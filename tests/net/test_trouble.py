@@ -17,7 +17,8 @@ def test_a_seat_is_spaced_at_the_address_of_its_cut_link_only() -> None:
     assert trouble.spaced(SEAT, "10.0.0.7", 30.0) == (8, 30.0)
     assert trouble.spaced(SEAT, "::ffff:10.0.0.7", 30.0) == (8, 30.0)  # an IPv4-mapped address is its IPv4 one
     assert trouble.spaced(SEAT, "10.0.0.8", 30.0) == (0, 0.0)  # another relay, another machine: at once
-    assert trouble.spent(SEAT)  # each later link of it is cut at its first bad message, wherever it comes from
+    assert trouble.spent(SEAT, "::ffff:10.0.0.7")  # each later link of it there is cut at its first bad message
+    assert not trouble.spent(SEAT, "10.0.0.8")  # elsewhere a whole budget (since the session-42 review)
     assert not trouble.is_cut_off(SEAT, "10.0.0.7")
 
 
@@ -27,7 +28,7 @@ def test_a_key_over_a_cap_is_cut_off_at_that_address_only() -> None:
     assert trouble.is_cut_off(key(1), "10.0.0.7") and not trouble.is_cut_off(key(1), "10.0.0.8")
     assert not trouble.told(key(1), "10.0.0.7") and trouble.told(key(1), "10.0.0.7")  # told why once, then refused
     assert not trouble.told(key(1), "10.0.0.8")  # (not cut off there: nothing to tell)
-    assert trouble.spent(key(1))  # its later links are cut at their first bad message
+    assert trouble.spent(key(1), "10.0.0.8")  # its later links are cut at their first bad message
 
 
 def test_a_seat_is_spaced_at_a_bounded_number_of_addresses() -> None:
@@ -44,11 +45,11 @@ def test_keys_without_a_seat_are_remembered_up_to_a_bound_and_seats_always() -> 
     assert trouble.cut_off(key(0), "10.0.0.9")
     for n in range(1, MAX_KEYS - 1):
         trouble.spend(key(n))
-    assert trouble.spent(key(0))  # MAX_KEYS records: all kept
+    assert trouble.spent(key(0), "?")  # MAX_KEYS records: all kept
     trouble.spend(key(MAX_KEYS - 1))
-    assert not trouble.is_cut_off(key(0), "10.0.0.9") and not trouble.spent(key(0))  # the oldest without a seat: forgotten
-    assert trouble.spent(key(1)) and trouble.spent(key(MAX_KEYS - 1))
+    assert not trouble.is_cut_off(key(0), "10.0.0.9") and not trouble.spent(key(0), "?")  # the oldest without a seat: forgotten
+    assert trouble.spent(key(1), "?") and trouble.spent(key(MAX_KEYS - 1), "?")
     for n in range(MAX_KEYS, 3 * MAX_KEYS):
         trouble.spend(key(n))
-    assert trouble.spent(key(3 * MAX_KEYS - 1)) and not trouble.spent(key(2 * MAX_KEYS))
+    assert trouble.spent(key(3 * MAX_KEYS - 1), "?") and not trouble.spent(key(2 * MAX_KEYS), "?")
     assert trouble.spaced(SEAT, "10.0.0.7", 0.0) == (1, BAD_LINK_BACKOFF[0])  # the seat's, older still, is kept

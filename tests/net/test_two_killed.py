@@ -136,7 +136,7 @@ def test_a_player_left_alone_says_so_within_the_drop_time_and_ends(tmp_path: Pat
                  tmp_path / "host.out")
     code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     alone = procs(["join", code, "--headless", *LO, "--name", "alone", "--drop-after", "1.5", "--bot-delay", "0.05",
-                   "--give-up", "8", "--transcript", str(tmp_path / "alone.p2pt")], tmp_path / "alone.out")
+                   "--give-up", "5", "--transcript", str(tmp_path / "alone.p2pt")], tmp_path / "alone.out")
     alone.wait_for(r"(?m)^round 1:", 90)
     os.kill(host.popen.pid, signal.SIGKILL)
     host.popen.wait()

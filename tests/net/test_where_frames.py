@@ -137,3 +137,55 @@ async def test_a_where_frame_naming_a_seat_twice_is_ignored_whole(caplog) -> Non
     finally:
         await bob.close()
         await host.close()
+
+
+async def test_a_where_frame_of_records_held_is_not_checked_again(caplog, monkeypatch) -> None:
+    """A seat passes on the records it holds at each change and ping: a frame of records the receiver holds, each
+    exactly (key, serial, port, addresses, signature), is not checked again (session-42 review: a seat re-sending
+    them had a node check up to a seat's every record a frame, 20 frames a second; the TypeScript page skipped them
+    already). The verdicts stay: a held record's serial and signature with another port is checked, and the frame
+    ignored whole. The checks are counted at the verify function net.where calls, on mallory's link only. On main the
+    held frame cost 3 checks (one a seat, the host's own record among them)."""
+    import p2pnimmt.net.where as where
+
+    host, bob, mallory = await three_seats()
+    try:
+        game, peer = host.game_id, mallory.identity.peer
+        assert game is not None
+        await until(lambda: host.book.of(peer) is not None and host.book.of(bob.identity.peer) is not None,
+                    "mallory's record, from its join, and bob's")
+        checks: list[bytes] = []
+        on_mallorys = [False]
+        real_verify, real_learn = where.verify, host.book.learn
+
+        def verify(key: bytes, signature: bytes, message: bytes) -> bool:
+            if on_mallorys[0]:
+                checks.append(key)
+            return real_verify(key, signature, message)
+
+        def learn(conn, payload) -> None:
+            on_mallorys[0] = conn.peer == peer
+            try:
+                real_learn(conn, payload)
+            finally:
+                on_mallorys[0] = False
+
+        monkeypatch.setattr(where, "verify", verify)
+        monkeypatch.setattr(host.book, "learn", learn)
+        mine, bobs = host.book.of(peer), host.book.of(bob.identity.peer)
+        assert mine is not None and bobs is not None
+        held = host.book.frame()  # what the host tells the seats: its own record too, and mallory's and bob's
+        assert sorted(key for key, _record in held) == sorted([mine.key, bobs.key, host.identity.public_key])
+        await asyncio.to_thread(mallory.send, "where", held)  # what mallory holds, passed back as a seat does
+        moved = [bobs.serial, 4000, list(bobs.addresses), bobs.signature]  # bob's serial and signature, another port
+        await asyncio.to_thread(mallory.send, "where", [[mine.key, mine.record()], [bobs.key, moved]])
+        await until(lambda: any("ignored a where frame" in r.getMessage() for r in caplog.records), "the line")
+        assert checks == [bobs.key], checks  # the moved record only (on main: both held ones, then it)
+        newer = sign_where(mallory.identity, game, 4322, []).record()
+        await asyncio.to_thread(mallory.send, "where", [[mallory.identity.public_key, newer]])
+        await until(lambda: (w := host.book.of(peer)) is not None and w.port == 4322, "a newer record")
+        assert checks == [bobs.key, mallory.identity.public_key], checks
+        mallory.close()
+    finally:
+        await bob.close()
+        await host.close()

@@ -11,7 +11,11 @@ plays all its cards, its seat never dropped. ann's clock (10 s) and drop time (1
 the test (the page before stayed, linked: mal holds the handshake's link open for the page, and `msgless` passes the
 pings; its seat was dropped and the round void). Session 42's red team: a page that moved mid-game to a relay whose
 hello named another game took it for a new game, left its seat for that game's lobby and waited there (the test timed
-out in play_to_the_end); now it leaves such a relay at once, as one that does not serve."""
+out in play_to_the_end); now it leaves such a relay at once, as one that does not serve. Its `other-host-relay`
+(session 42's red team): a relay whose hello names its own node (a spectator of the game) as where the host listens;
+the page took that node as its host (the game reached it through the other links it made there, so it stayed), and
+would have taken that node's rematch and new-start offers; now the key that answers as the host must be the START's
+signer's (and the key joined before): the page leaves that relay at once, for tv2's."""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from test_web_phone_presence import LO, PHONE_URL, play_to_the_end, seated_phone
 from p2pnimmt.protocol.verify import verify_transcript
 
 
-@pytest.mark.parametrize("cheat", ["handshake-relay", "msgless-relay", "other-game-relay"])
+@pytest.mark.parametrize("cheat", ["handshake-relay", "msgless-relay", "other-game-relay", "other-host-relay"])
 async def test_a_phone_leaves_a_relay_through_which_the_game_does_not_reach_it(tmp_path: Path, procs, browser,
                                                                               cheat: str) -> None:
     env = {"P2PNIMMT_PLACE_DELAY": "0"}
@@ -54,5 +58,11 @@ async def test_a_phone_leaves_a_relay_through_which_the_game_does_not_reach_it(t
         assert not errors, errors
         if cheat == "other-game-relay":
             assert "cheat: a hello naming another game" in mal.text()
+        if cheat == "other-host-relay":
+            assert "cheat: a hello naming this node as the host" in mal.text()
+            # the page's join (its name, its seat key's proof) never went to that node (before: "sent an unknown
+            # frame kind 'join'" in its log), and the page said why it left
+            assert "frame kind 'join'" not in mal.text(), mal.text()
+            assert await phone.evaluate("document.body.dataset.refusedHost") == withholding
     finally:
         mal.stop()

@@ -79,11 +79,12 @@ class TunnelPage:
             assert message.type == WSMsgType.BINARY, message
             self.waiting += [(m[0], int.from_bytes(m[1:5], "big"), m[5:]) for m in unbatched(message.data) or ()]
 
-    async def join(self, seat_key: str | None, name: str = "mallory", identity: Identity | None = None
-                   ) -> tuple[str, Any]:
+    async def join(self, seat_key: str | None, name: str = "mallory", identity: Identity | None = None,
+                   then: tuple[bytes, ...] = (), until: str = "") -> tuple[str, Any]:
         """Dial the game's host through the relay, shake hands as `identity` (a fresh key), and join as player `name`
         proving `seat_key` (none: no proof). The answer: ("lobby", frame), ("refuse", why), or ("closed", why) when
-        the channel closed first."""
+        the channel closed first. Given `then` (frames) and `until` (a frame kind): once the lobby frame came, those
+        frames are sent, and the answer is the first frame of kind `until`, or ("closed", why)."""
         me = identity or Identity.generate()
         secret = await asyncio.to_thread(seat_secret, self.game, seat_key) if seat_key is not None else None
         self.channel += 1
@@ -125,7 +126,11 @@ class TunnelPage:
             await self.ws.send_bytes(header(DATA, channel) + frame(["join", join]) + frame(["heads", []]))
             while True:
                 kind, payload = await read()
-                if kind in ("refuse", "lobby"):
+                if kind == "lobby" and until:
+                    await self.ws.send_bytes(header(DATA, channel) + b"".join(then))
+                    while kind != until:
+                        kind, payload = await read()
+                if kind in ("refuse", "lobby", until):
                     return kind, payload
         except EOFError as closed:
             return "closed", str(closed)

@@ -612,9 +612,17 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   let servedAt = performance.now();
   let unserved = false;
   let foreign = false; // its hello named another game than the one under way here: left for the next relay
+  let impostor: string | null = null; // another key answered there as the host (page_host.ts): left for the next
   const watch = setInterval(() => {
     if (!current()) {
       clearInterval(watch);
+      return;
+    }
+    impostor = node?.node.wrongHost ?? null;
+    if (impostor !== null) {
+      mark("refusedHost", hostOf(url)); // (for the tests: the last relay left for it)
+      clearInterval(watch);
+      ws.close();
       return;
     }
     const now = node?.node ?? had?.node ?? null;
@@ -642,7 +650,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     const last = node ?? had;
     // (the list as it is now: a lobby frame since may have named more relays)
     const known = knownRelays(last?.node ?? null);
-    const next = known.indexOf(url) + (helloed !== null && !unserved ? 0 : 1);
+    const next = known.indexOf(url) + (helloed !== null && !unserved && impostor === null ? 0 : 1);
     if (helloed === null && (last === null || last.node.seat.start === null)) {
       unreached ??= performance.now();
       if (performance.now() - unreached >= LOBBY_GIVE_UP) {
@@ -662,7 +670,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     }
     const to = known[next % known.length] as string;
     const moving = to !== url;
-    linkIs(foreign
+    linkIs(impostor !== null
+      ? fmt(_("the node at {address} does not lead to this game's host ({why}): connecting through {next}…"),
+        { address: hostOf(url), why: impostor, next: hostOf(to) })
+      : foreign
       ? fmt(_("the node at {address} relays another game: connecting through {next}…"),
         { address: hostOf(url), next: hostOf(to) })
       : unserved
@@ -675,7 +686,8 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     // At once after a tunnel that served a while (its relay node may be gone: every second away brings the others'
     // drop votes nearer), and to the next relay but at the end of a round; else after a pause (no busy loop).
     // A relay left for serving nothing: the next at once (SERVE_WITHIN went by on it already).
-    const atOnce = unserved || foreign || (helloed !== null ? performance.now() - helloed >= RECONNECT_AFTER
+    // One that put another key through as the host: as one not reached (at once, but after a round of them all).
+    const atOnce = unserved || foreign || (helloed !== null && impostor === null ? performance.now() - helloed >= RECONNECT_AFTER
       : moving && next % known.length !== 0);
     setTimeout(() => {
       if (current()) connect(identity, name, node ?? had, next);
@@ -728,7 +740,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     const seat = same ? (had as { node: PageNode }).node.seat
       : kept ? PageSeat.restart(identity, entropy, kept.transcript, secrets).seat as PageSeat : null;
     if (seat !== null && !same) restored.set(seat, secrets);
-    adopt(new PageNode(identity, name, tunnel, hello, entropy, seat));
+    adopt(new PageNode(identity, name, tunnel, hello, entropy, seat, same ? (had as { node: PageNode }).node.trustedHost() : null));
   };
   /** The page's node now: kept, shown, joined; a rematch it follows makes the next one on the same tunnel. */
   const adopt = (now: PageNode): void => {

@@ -20,6 +20,7 @@ import { ASKS, ASKS_PER_SECOND, Link, MAX_ASKS_OVER, wireKey } from "./link.js";
 import { bytes, envelope, identity as identities, seatKey as seatKeys } from "./main.js";
 import { MoveClock } from "./page_clock.js";
 import { Held } from "./page_held.js";
+import { hostProblem } from "./page_host.js";
 import { PageSeat } from "./page_seat.js";
 import { PROBE_EVERY, PROBE_NONCE, probeAnswer, Probes } from "./page_probe.js";
 import { watchWaiting } from "./page_waiting.js";
@@ -118,7 +119,8 @@ export class PageNode {
   readonly probes: Probes;
   private readonly watcher: () => void;
 
-  /** `host`: the key of the host we expect at hello.host (a rematch: the finished game's host), or null. */
+  /** `host`: the key of the host we expect at hello.host (a rematch: the finished game's host; the same game through
+   * another relay: the host we joined), or null; after the START, its signer too (page_host.ts). */
   constructor(readonly identity: Identity, readonly name: string, private readonly tunnel: Tunnel,
     readonly hello: Hello, entropy: Entropy, seat: PageSeat | null = null, private readonly host: Uint8Array | null = null) {
     this.seat = seat ?? new PageSeat(identity, entropy, hello.game);
@@ -338,6 +340,13 @@ export class PageNode {
 
   /** The public key of the host we joined (null before a link to it). */
   hostKey: Uint8Array | null = null;
+  /** What answered at the host's address as another key than the host's (page_host.ts), or null: this relay's. */
+  wrongHost: string | null = null;
+
+  /** The key a node after this one on another relay must reach as its host: the one we expected, else joined. */
+  trustedHost(): Uint8Array | null {
+    return this.host ?? this.hostKey;
+  }
 
   /** Ask the stand-in for every other seat this turn waits on (the terminal's `a`: ui/local.py, ask_stand_in); the
    * seats asked. Once every other seat asked, that seat's node makes its move, marked auto (protocol.md 11.2). */
@@ -414,7 +423,7 @@ export class PageNode {
 
   /** Dial the host and ask for a seat (again after every break, as a joiner redials). */
   async join(): Promise<void> {
-    while (this.refused === null && this.hostGone === null && !this.over() && !this.stopped) {
+    while (this.refused === null && this.hostGone === null && this.wrongHost === null && !this.over() && !this.stopped) {
       try {
         // K, once per game (a rematch's new game id draws its own; page.ts began it at the relay's hello, in the
         // page's worker), drawn while we dial: the join waits for it, as the reference's joiner's does (net/node.py)
@@ -422,9 +431,12 @@ export class PageNode {
         drawing?.catch(() => {}); // (awaited below, once the link is open)
         const [address, port] = this.hello.host;
         const link = await Link.open(await this.tunnel.dial(address, port), this.identity, this.hello.game, true);
-        if (this.host && !equal(link.key, this.host)) {
-          link.close("not the host of the finished game");
-          throw new Error("the rematch's host is not the host of the finished game");
+        const wrong = hostProblem(`${address}:${port}`, link.key, this.host, this.seat.start?.sender ?? null);
+        if (wrong !== null) { // another node at the host's address through this relay: no host of ours (page.ts leaves it)
+          link.close("not the host of this game");
+          this.wrongHost = wrong;
+          this.changed();
+          return;
         }
         let secret: Uint8Array | null;
         try {
