@@ -50,11 +50,8 @@ function seatLink(seat: Identity, game: Uint8Array, holds: () => [Uint8Array, nu
 /** A page's judge on a clock the test moves (`at`), holding `held` of each seat, with `others` in play. */
 function judge(game: Uint8Array, me: Uint8Array, seats: Uint8Array[], held: Map<string, number>,
   others: () => Uint8Array[]) {
-  let nonces = 0;
-  const clock = { at: 0 };
-  const probes = new Probes({
-    game, seats: () => seats, others, held: (peer) => held.get(hex(peer)) ?? 0, oursOut: () => held.get(hex(me)) ?? 0,
-  }, (n) => new Uint8Array(n).fill(++nonces), () => clock.at);
+  const { clock, tunnel } = tunnels(game, me, seats, held, others);
+  const probes = tunnel();
   /** A probe on `link` and its answer taken, a second on: whether the page asks for what the seat holds. */
   const round = ({ link, answers }: { link: Link; answers: Value[] }): boolean => {
     clock.at += 1000;
