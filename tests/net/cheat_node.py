@@ -82,6 +82,9 @@ CHEAT is one of
   by the seats' signed answers, finds nothing held that it lacks (red team, session 41); TURN is not used;
 - `probe-liar-relay-alone`: the same, and its relay passes the page no other seat's `probed` answer (only those its
   own node signed), so that its own seat's is the only answer the page gets (session 42);
+- `probe-deaf`: a seated player's node that plays as any but answers no phone page's `probe` (a node of before
+  session 40, or a cheat: session 42's review, where such a seat had a page at a table of three leave every sound
+  relay each SERVE_WITHIN, round and round, all game); TURN is not used;
 - `other-game-relay`: a node that serves the phone page (`--web`) whose relay's hello to each page's tunnel names
   another game (a fresh id), and passes the rest as an honest relay does (session 42's red team: a page that moved
   to it mid-game took that id for a new game, left its seat for that game's lobby, and waited there, its seat voted
@@ -737,6 +740,25 @@ def probe_liar_relay(alone: bool = False) -> None:
     mesh.on_frame = noting  # type: ignore[assignment]
 
 
+def probe_deaf() -> None:
+    """A node that answers no `probe` (every other frame handled as any node does)."""
+    from p2pnimmt.net import mesh
+
+    on_frame = mesh.on_frame
+
+    unanswered = [0]
+
+    def deaf(node, conn, kind, payload):  # (net.mesh hands each frame of a link to it)
+        if kind != "probe":
+            return on_frame(node, conn, kind, payload)
+        unanswered[0] += 1
+        if unanswered[0] == 1:
+            print("cheat: a probe unanswered (and every one after it)", flush=True)
+        return None
+
+    mesh.on_frame = deaf  # type: ignore[assignment]
+
+
 def garbage_relay(oversize: bool = False) -> None:
     from p2pnimmt.net.connection import frame
     from p2pnimmt.protocol.envelope import NO_PREVIOUS
@@ -966,6 +988,7 @@ if __name__ == "__main__":
               "handshake-relay": lambda _turn: handshake_relay(), "msgless-relay": lambda _turn: msgless_relay(),
               "probe-liar-relay": lambda _turn: probe_liar_relay(),
               "probe-liar-relay-alone": lambda _turn: probe_liar_relay(True),
+              "probe-deaf": lambda _turn: probe_deaf(),
               "garbage-relay": lambda _turn: garbage_relay(),
               "oversize-relay": lambda _turn: garbage_relay(oversize=True),
               "other-game-relay": lambda _turn: other_game_relay(),

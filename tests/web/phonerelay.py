@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from procs import CHEAT_NODE, Proc
-from test_web_phone_presence import download, messages_of
+from test_web_phone_presence import LO, download, messages_of
 
 # Every node's drop time (the page takes its relay's): above the page's time away (its relay's kill, a cheating
 # relay's SERVE_WITHIN of 5 s, a new link), so that an honest page that moves on in time keeps its seat, and short
@@ -15,6 +15,16 @@ from test_web_phone_presence import download, messages_of
 DROP = ["--drop-after", "12"]
 WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
 RELAY = r"phone: http://(127\.0\.0\.1:\d+)/phone"
+
+
+def ann_hosts(procs, tmp_path: Path, seats: int, env: dict[str, str]) -> tuple[Proc, str, list[str]]:
+    """ann hosts a game of `seats` seats on 127.0.0.1 (headless: her seat a bot; one round, no points, a 10 s clock,
+    DROP, her transcript host.p2pt): her node, the game's code and the `--peer` arguments that reach her."""
+    host = procs(["host", "--headless", "--seats", str(seats), *LO, "--rounds", "1", "--no-points", "--clock", "10",
+                  *DROP, "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=env)
+    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
+    return host, code, ["--peer", f"127.0.0.1:{port}"]
 
 
 def relay_args(tmp_path: Path, name: str, *args: str) -> list[str]:

@@ -9,6 +9,7 @@ import type { MsgMap } from "./codec.js";
 import { bytes, cards, codec, identity as identities, sealedGroup, seatKey } from "./main.js";
 import { Held } from "./page_held.js";
 import { PageNode } from "./page_node.js";
+import { SERVE_WITHIN, Unheard } from "./page_probe.js";
 import { withFallback, workerDrawer } from "./page_secret.js";
 import { PageSeat } from "./page_seat.js";
 import { $, changed, clearLists, draw, hide, mark, say, showIf } from "./page_view.js";
@@ -573,9 +574,11 @@ function knownRelays(now: PageNode | null): string[] {
   return [own as string, ...others.filter((url) => playersRelays.has(url)), ...others.filter((url) => !playersRelays.has(url))];
 }
 
-/** While a game is on, a tunnel through which the game has not reached the page for this long (from its opening, or
+/** While a game is on, a tunnel through which the game has not reached the page for SERVE_WITHIN (from its opening, or
  * since the last moment the seats' signed answers to the page's probes showed it did: two different seats' where two
- * other seats or more are in play, since session 42; page_probe.ts, protocol.md 14, "A probe") is left for the next
+ * other seats or more are in play, since session 42, the newest within SERVE_WITHIN and the second within twice
+ * that; a seat that served on none of the relays the page left while another did is left out until it serves again,
+ * Unheard; page_probe.ts, protocol.md 14, "A probe") is left for the next
  * relay, round and round. Session 39 left a relay that linked the page to no other
  * seat; session 40's red team: one that passed one seat's handshake and then nothing, or every frame but the game's
  * messages, kept the page for as long as it held that link open, and the others voted it out. A relay that serves
@@ -584,7 +587,11 @@ function knownRelays(now: PageNode | null): string[] {
  * shows it in the answer after the next, so the page leaves it some 7 s after. The drop time and the turn clock (60 s
  * by default, 30 s at the least) leave room for several such relays in a row, and the page comes back to each one
  * after a round. */
-export const SERVE_WITHIN = 5000;
+export { SERVE_WITHIN };
+
+/** Across tunnels: the seats whose answers did not serve on relays the page left while another's did, and those of
+ * them spared (page_probe.ts: Unheard; session 42's review). */
+const unheard = new Unheard();
 
 /** Open the tunnel to a relay: the node that served the page, else (it left) another node of the game that relays
  * phone pages (a cross-origin WebSocket: the key stays in this page's memory, issue 26). When the tunnel closes, the
@@ -620,8 +627,12 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     }
     const now = node?.node ?? had?.node ?? null;
     if (now === null || now.seat.start === null || now.over()) servedAt = performance.now();
-    else if (node !== null) servedAt = Math.max(servedAt, node.node.servedAt());
+    else if (node !== null) {
+      unheard.heard(node.node.probes, performance.now());
+      servedAt = Math.max(servedAt, node.node.servedAt(unheard.spared(knownRelays(node.node), performance.now())));
+    }
     if (performance.now() - servedAt >= SERVE_WITHIN) {
+      if (node !== null) unheard.left(url, node.node.probes, performance.now());
       unserved = true;
       clearInterval(watch);
       ws.close();

@@ -191,9 +191,10 @@ export class PageNode {
   /** Since when (performance.now()) the seats' signed answers to our probes show the game reaching us through our
    * links: two other seats' where two or more are in play, else the one's (page.ts: a relay serves the page while
    * they do; page_probe.ts). A handshake alone, or pings, do not: after the handshake a relay may drop whatever it
-   * likes; nor one seat's word where another is in play: the relay's node may hold that seat. */
-  servedAt(): number {
-    return this.probes.servedAt();
+   * likes; nor one seat's word where another is in play: the relay's node may hold that seat. `spared`: seats (peer ids
+   * in hex) left out of those that must serve (page_probe.ts: Unheard). */
+  servedAt(spared: ReadonlySet<string> = new Set()): number {
+    return this.probes.servedAt(spared);
   }
 
   /** Our person's moves: they are at the keys (an away seat is back). */

@@ -11,9 +11,10 @@
  *     each answer had every answer be the link's first), or
  * (b) it says the seat holds fewer of our own messages than we had let out as we sent the seat the probe before (they
  *     went before that probe, in order, unless the relay dropped them).
- * The relay serves the page while the latest answers of two different seats (keys) each showed the game reaching it
- * within SERVE_WITHIN, or of the one where only one other seat is in play (session 42; red team, session 41: a relay
- * whose own node is a seat signs that seat's answers as it likes, so one seat's word alone let it withhold the game).
+ * The relay serves the page while the latest answers of two different seats (keys) showed the game reaching it, the
+ * newer within SERVE_WITHIN and the older within twice that, or of the one where only one other seat is in play (session
+ * 42; red team, session 41: a relay whose own node is a seat signs that seat's answers as it likes, so one seat's word
+ * alone let it withhold the game); a seat unheard on every relay the page left is spared a while (Unheard, below).
  * A seat's answer that does not show the game reaching the page counts against: the seat no longer serves until its
  * next answer does. page.ts leaves a relay that did not serve for SERVE_WITHIN.
  */
@@ -90,6 +91,10 @@ export const ANSWERABLE = 2;
  * withholding the game is its own silence. */
 export const SERVING_SEATS = 2;
 
+/** While a game is on, a relay through which the game has not reached the page for this long is left (page.ts:
+ * connect; protocol.md 14, "A probe", where the bounds are reasoned). */
+export const SERVE_WITHIN = 5000;
+
 /** One link's outstanding probes, each with our messages let out as the seat's probe before it went (null: none
  * yet, or some waited to be kept). */
 class LinkProbes {
@@ -165,14 +170,76 @@ export class Probes {
     return account.owed.length > 0;
   }
 
-  /** Since when the relay serves us (-Infinity: not yet): the latest answers of SERVING_SEATS other seats in play
-   * (all of them where fewer are) each showed the game reaching us, the oldest of them then; now where no other seat
-   * is in play (nobody to hear from). */
-  servedAt(): number {
-    const others = new Set(this.node.others().map(hex)); // (a key twice is one seat's word)
-    const need = Math.min(SERVING_SEATS, others.size);
+  /** When `seat`'s (its peer id in hex) latest answer showed the game reaching us (-Infinity: none yet, or its latest
+   * did not). */
+  reachedAt(seat: string): number {
+    return this.accounts.get(seat)?.reached ?? -Infinity;
+  }
+
+  /** The other seats in play (peer ids in hex; a key twice is one seat's word). */
+  others(): Set<string> {
+    return new Set(this.node.others().map(hex));
+  }
+
+  /** Since when the relay serves us (-Infinity: not yet): of the other seats in play that must serve (all but those
+   * `spared`, Unheard; none spared where that spares them all), the latest answer of one showed the game reaching us
+   * within SERVE_WITHIN and of SERVING_SEATS of them (all of them where fewer are) within 2 x SERVE_WITHIN: the
+   * earlier of the newest's time and the SERVING_SEATS-th newest's plus SERVE_WITHIN (page.ts leaves the relay
+   * SERVE_WITHIN after it); now where no other seat is in play (nobody to hear from). */
+  servedAt(spared: ReadonlySet<string> = new Set()): number {
+    const others = this.others();
+    const must = [...others].filter((key) => !spared.has(key));
+    const counted = must.length ? must : [...others];
+    const need = Math.min(SERVING_SEATS, counted.length);
     if (need === 0) return this.clock();
-    const times = [...others].map((key) => this.accounts.get(key)?.reached ?? -Infinity).sort((a, b) => b - a);
-    return times[need - 1] as number;
+    const times = counted.map((key) => this.reachedAt(key)).sort((a, b) => b - a);
+    return Math.min(times[0] as number, (times[need - 1] as number) + SERVE_WITHIN);
+  }
+}
+
+/** How long a relay stays in a seat's Unheard set after the page left it with that seat unheard: 12 x SERVE_WITHIN,
+ * the others' drop time by default. */
+export const UNHEARD_FOR = 12 * SERVE_WITHIN;
+
+/** Across the page's tunnels (one a relay it tried; a new Probes each): for each seat (peer id in hex), the relays
+ * (urls) on which, as the page left that relay for not serving, that seat's answers had not shown the game reaching it
+ * within SERVE_WITHIN while another seat's had, each for UNHEARD_FOR (session 42's review: a seat that answers no
+ * probe, of a node of before session 40, a laptop stopped and not yet dropped, or a cheat, had the page leave every
+ * sound relay after SERVE_WITHIN, round and round, for the whole game). A seat whose set holds every relay the page
+ * knows is spared: left out of the seats that must serve (Probes.servedAt) until an answer of its own shows the game
+ * reaching the page again (on any relay), which empties its set, or a relay's time in it runs out (the page then
+ * judges that relay by all the seats again, once: a seat that was away and answers again, whose answers a relay that
+ * is a seat drops, is heard on the next honest relay). A relay whose node is a seat M and withholds the game drops or
+ * falsifies an honest seat A's answers only on M's relay: A serves on every honest relay, so A's set never holds them
+ * all, and A is never spared where the page knows an honest relay (protocol.md 14, "A probe"). */
+export class Unheard {
+  private readonly relays = new Map<string, Map<string, number>>();
+
+  /** The seats whose answers through `probes`' tunnel showed the game reaching us within SERVE_WITHIN of `now`: their
+   * sets emptied. */
+  heard(probes: Probes, now: number): void {
+    for (const seat of this.relays.keys()) if (now - probes.reachedAt(seat) < SERVE_WITHIN) this.relays.delete(seat);
+  }
+
+  /** The page leaves `relay` (its tunnel's `probes`) at `now` for not serving: where some other seat in play served
+   * within SERVE_WITHIN, each that did not has `relay` put in its set (from `now`). */
+  left(relay: string, probes: Probes, now: number): void {
+    this.heard(probes, now);
+    const others = [...probes.others()];
+    const served = (seat: string): boolean => now - probes.reachedAt(seat) < SERVE_WITHIN;
+    if (!others.some(served)) return;
+    for (const seat of others.filter((seat) => !served(seat))) {
+      let set = this.relays.get(seat);
+      if (set === undefined) this.relays.set(seat, set = new Map());
+      set.set(relay, now);
+    }
+  }
+
+  /** The seats spared at `now`: those whose set holds every relay of `known` (at least one), each put in it within
+   * UNHEARD_FOR. */
+  spared(known: readonly string[], now: number): Set<string> {
+    if (!known.length) return new Set();
+    const holds = (set: Map<string, number>, url: string): boolean => now - (set.get(url) ?? -Infinity) < UNHEARD_FOR;
+    return new Set([...this.relays].filter(([, set]) => known.every((url) => holds(set, url))).map(([seat]) => seat));
   }
 }

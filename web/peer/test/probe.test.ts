@@ -6,7 +6,7 @@ import type { Value } from "../src/codec.js";
 import { decode, encode } from "../src/codec.js";
 import { Identity } from "../src/identity.js";
 import type { Link } from "../src/link.js";
-import { answeredHeads, probeAnswer, Probes } from "../src/page_probe.js";
+import { answeredHeads, probeAnswer, Probes, SERVE_WITHIN, Unheard, UNHEARD_FOR } from "../src/page_probe.js";
 import { vector } from "./spec.js";
 
 test("probe-vectors: the signed answer's bytes, bound to its link, game, probe and account", () => {
@@ -50,11 +50,8 @@ function seatLink(seat: Identity, game: Uint8Array, holds: () => [Uint8Array, nu
 /** A page's judge on a clock the test moves (`at`), holding `held` of each seat, with `others` in play. */
 function judge(game: Uint8Array, me: Uint8Array, seats: Uint8Array[], held: Map<string, number>,
   others: () => Uint8Array[]) {
-  let nonces = 0;
-  const clock = { at: 0 };
-  const probes = new Probes({
-    game, seats: () => seats, others, held: (peer) => held.get(hex(peer)) ?? 0, oursOut: () => held.get(hex(me)) ?? 0,
-  }, (n) => new Uint8Array(n).fill(++nonces), () => clock.at);
+  const { clock, tunnel } = tunnels(game, me, seats, held, others);
+  const probes = tunnel();
   /** A probe on `link` and its answer taken, a second on: whether the page asks for what the seat holds. */
   const round = ({ link, answers }: { link: Link; answers: Value[] }): boolean => {
     clock.at += 1000;
@@ -135,9 +132,9 @@ test("with two other seats in play or more, two different seats' answers serve t
   round(malEnd);
   assert.equal(probes.servedAt(), -Infinity, "mal's word twice, over two links, is one seat's");
   round(seatLink(ann, game, truthful));
-  assert.equal(probes.servedAt(), clock.at - 1000, "ann's and mal's: served since the older of the two");
+  assert.equal(probes.servedAt(), clock.at, "ann's and mal's: served (since the newer: the older is within SERVE_WITHIN of it)");
   inPlay = [ann.peer, mal.peer, bob.peer];
-  assert.equal(probes.servedAt(), clock.at - 1000, "any two of three in play");
+  assert.equal(probes.servedAt(), clock.at, "any two of three in play");
   inPlay = [mal.peer]; // ann and bob dropped: one other seat in play, its word alone
   round(malEnd);
   assert.equal(probes.servedAt(), clock.at);
@@ -155,7 +152,7 @@ test("with two other seats in play or more, two different seats' answers serve t
   const annEnd = seatLink(ann, game, () => headsOf(annHolds));
   round(lying);
   assert.equal(round(annEnd), true, "ann holds bob's next: asked for");
-  assert.equal(probes.servedAt(), clock.at - 1000);
+  assert.equal(probes.servedAt(), clock.at);
   const since = clock.at - 1000;
   round(lying);
   round(annEnd);
@@ -202,4 +199,180 @@ test("a forged answer drops the probe it names: one failed check per probe, and 
   assert.equal(probes.servedAt(), -Infinity, "the probe a forged answer named no longer counts, its true answer neither");
   assert.equal(probes.answered(link, first, me), false);
   assert.equal(probes.servedAt(), 1, "the other of the last two probes still counts");
+});
+
+/** The page's judges over its tunnels (a new Probes each, as a new PageNode makes), on one clock the test moves, holding
+ * `held` of each seat, with `others()` in play; `answer`: a probe on a seat's end and its answer taken. */
+function tunnels(game: Uint8Array, me: Uint8Array, seats: Uint8Array[], held: Map<string, number>,
+  others: () => Uint8Array[]) {
+  const clock = { at: 0 };
+  let nonces = 0;
+  const tunnel = (): Probes => new Probes({
+    game, seats: () => seats, others, held: (peer) => held.get(hex(peer)) ?? 0, oursOut: () => held.get(hex(me)) ?? 0,
+  }, (n) => new Uint8Array(n).fill(++nonces), () => clock.at);
+  const answer = (probes: Probes, end: ReturnType<typeof seatLink>): void => {
+    probes.probe(end.link);
+    probes.answered(end.link, end.answers.shift() as Value, me);
+  };
+  return { clock, tunnel, answer };
+}
+
+test("with two seats needed, the newest answer must be within SERVE_WITHIN and the second within twice that: another phone's relay switch does not cascade (review, session 42)", () => {
+  const game = new Uint8Array(16).fill(3);
+  const [ann, bob] = [5, 8].map((b) => new Identity(new Uint8Array(32).fill(b))) as [Identity, Identity];
+  const me = new Uint8Array(16).fill(1);
+  const held = new Map([[hex(me), 4], [hex(ann.peer), 2], [hex(bob.peer), 2]]);
+  const { probes, clock, round } = judge(game, me, [me, ann.peer, bob.peer], held, () => [ann.peer, bob.peer]);
+  const [annEnd, bobEnd] = [ann, bob].map((seat) => seatLink(seat, game, () => headsOf(held))) as [ReturnType<typeof seatLink>, ReturnType<typeof seatLink>];
+  round(bobEnd);
+  const bobAt = clock.at;
+  round(annEnd);
+  const left = (): boolean => clock.at - probes.servedAt() >= SERVE_WITHIN;
+  assert.equal(probes.servedAt(), clock.at, "both fresh: since the newer (the older within SERVE_WITHIN of it)");
+  clock.at = bobAt + SERVE_WITHIN + 1000; // bob's relay switch: no answer of his for 6 s, ann's go on
+  round(annEnd);
+  assert.equal(probes.servedAt(), bobAt + SERVE_WITHIN, "bob's within twice SERVE_WITHIN: still served");
+  assert.ok(!left());
+  clock.at = bobAt + 2 * SERVE_WITHIN - 2000;
+  round(annEnd);
+  assert.ok(!left(), "bob's 9 s old: not left yet");
+  round(annEnd);
+  assert.ok(left(), "bob's 10 s old: left");
+  round(bobEnd);
+  assert.equal(probes.servedAt(), clock.at, "bob back");
+  clock.at += SERVE_WITHIN; // neither answered for 5 s: the newest is too old
+  assert.ok(left(), "the newest answer must be within SERVE_WITHIN");
+  // a withholding relay-seat (mal, bob here) is still left: ann's answers there show the game withheld (-Infinity)
+  const annHolds = new Map(held);
+  annHolds.set(hex(bob.peer), 3);
+  const annTrue = seatLink(ann, game, () => headsOf(annHolds));
+  round(bobEnd);
+  round(annTrue);
+  round(bobEnd);
+  round(annTrue);
+  assert.equal(probes.servedAt(), -Infinity, "ann's answer shows bob's message withheld: no second seat at all");
+});
+
+test("a seat that answers no probe is left out of those that must serve once the page left every relay it knows while another seat served and it did not; any answer of its own brings it back (review, session 42)", () => {
+  const game = new Uint8Array(16).fill(3);
+  const [ann, deaf, mal] = [5, 6, 7].map((b) => new Identity(new Uint8Array(32).fill(b))) as [Identity, Identity, Identity];
+  const me = new Uint8Array(16).fill(1);
+  const held = new Map([[hex(me), 4], [hex(ann.peer), 2], [hex(deaf.peer), 2], [hex(mal.peer), 2]]);
+  const seats = [me, ann.peer, deaf.peer, mal.peer];
+  let inPlay = [ann.peer, deaf.peer];
+  const { clock, tunnel, answer } = tunnels(game, me, seats, held, () => inPlay);
+  const truthful = () => headsOf(held);
+  const unheard = new Unheard();
+  const relays = ["ws://tv/relay", "ws://tv2/relay"];
+  const served = (probes: Probes): boolean => {
+    unheard.heard(probes, clock.at);
+    return clock.at - probes.servedAt(unheard.spared(relays, clock.at)) < SERVE_WITHIN;
+  };
+  // tv: ann answers, deaf never does: left, deaf's set {tv}
+  let probes = tunnel();
+  answer(probes, seatLink(ann, game, truthful));
+  clock.at += 1000;
+  assert.equal(served(probes), false, "one of two seats' word");
+  unheard.left(relays[0]!, probes, clock.at);
+  assert.deepEqual([...unheard.spared(relays, clock.at)], [], "deaf went unheard on tv alone: tv2 may serve");
+  // tv2: no answer at all (a slow dial): nothing learned of anyone
+  probes = tunnel();
+  clock.at += SERVE_WITHIN;
+  unheard.left(relays[1]!, probes, clock.at);
+  assert.deepEqual([...unheard.spared(relays, clock.at)], [], "nobody served on tv2: nothing said of deaf");
+  // tv2 again: ann answers, deaf not: deaf's set holds every relay the page knows, deaf spared
+  probes = tunnel();
+  answer(probes, seatLink(ann, game, truthful));
+  clock.at += 2000;
+  assert.equal(served(probes), false);
+  unheard.left(relays[1]!, probes, clock.at);
+  assert.deepEqual([...unheard.spared(relays, clock.at)], [hex(deaf.peer)]);
+  assert.deepEqual([...unheard.spared([...relays, "ws://tv3/relay"], clock.at)], [], "a relay the page learned since: not all");
+  // back on tv: ann's word alone serves now, and keeps serving, for UNHEARD_FOR from when the page left tv
+  const since = clock.at - 2000 - SERVE_WITHIN; // (tv's time in deaf's set: the older)
+  probes = tunnel();
+  const annEnd = seatLink(ann, game, truthful);
+  for (let i = 0; clock.at + 2000 < since + UNHEARD_FOR; i++) {
+    clock.at += 2000;
+    answer(probes, annEnd);
+    assert.ok(served(probes), `deaf spared: ann's answers serve (${i})`);
+  }
+  clock.at = since + UNHEARD_FOR;
+  answer(probes, annEnd);
+  assert.equal(served(probes), false, "tv's time in deaf's set ran out: deaf must serve on it again");
+  unheard.left(relays[0]!, probes, clock.at);
+  assert.deepEqual([...unheard.spared(relays, clock.at)], [hex(deaf.peer)], "left again: deaf spared again");
+  clock.at += SERVE_WITHIN;
+  answer(probes, annEnd);
+  assert.ok(served(probes));
+  clock.at += SERVE_WITHIN;
+  assert.equal(served(probes), false, "ann's answers stopped: not served (one seat left that must serve)");
+  answer(probes, annEnd);
+  // deaf answers once (it came back): its set emptied, two seats must serve again
+  const deafEnd = seatLink(deaf, game, truthful);
+  answer(probes, deafEnd);
+  assert.ok(served(probes));
+  assert.deepEqual([...unheard.spared(relays, clock.at)], []);
+  clock.at += 3000;
+  answer(probes, annEnd);
+  clock.at += 3000;
+  answer(probes, annEnd);
+  assert.ok(served(probes), "deaf's answer 6 s old, ann's fresh: the newest within SERVE_WITHIN, the second within twice it");
+  clock.at += 4000;
+  answer(probes, annEnd);
+  assert.equal(served(probes), false, "deaf's answer 10 s old: deaf (not spared now) must serve again");
+  // all in play spared is none spared: ann dropped, deaf's set again every relay's
+  for (const relay of relays) {
+    probes = tunnel();
+    answer(probes, seatLink(ann, game, truthful));
+    clock.at += 2000;
+    unheard.left(relay, probes, clock.at);
+  }
+  assert.deepEqual([...unheard.spared(relays, clock.at)], [hex(deaf.peer)]);
+  answer(probes, seatLink(ann, game, truthful));
+  assert.ok(served(probes), "ann's word alone");
+  inPlay = [deaf.peer];
+  assert.equal(served(probes), false, "deaf the only seat in play: its word is needed, spared or not");
+  inPlay = [ann.peer, deaf.peer, mal.peer];
+  answer(probes, seatLink(mal, game, truthful));
+  assert.ok(served(probes), "deaf spared, ann's and mal's words: two seats");
+});
+
+test("a relay whose node is a seat cannot have an honest seat spared while the page knows an honest relay; all spared is none spared (review, session 42)", () => {
+  const game = new Uint8Array(16).fill(3);
+  const [ann, mal] = [5, 7].map((b) => new Identity(new Uint8Array(32).fill(b))) as [Identity, Identity];
+  const me = new Uint8Array(16).fill(1);
+  const held = new Map([[hex(me), 4], [hex(ann.peer), 2], [hex(mal.peer), 2]]);
+  const seats = [me, ann.peer, mal.peer];
+  const { clock, tunnel, answer } = tunnels(game, me, seats, held, () => [ann.peer, mal.peer]);
+  const unheard = new Unheard();
+  const [malRelay, honest] = ["ws://mal/relay", "ws://tv/relay"];
+  const relays = [malRelay, honest];
+  for (let lap = 0; lap < 5; lap++) {
+    // mal's relay drops ann's answers and mal signs "you hold everything": left, ann's set {mal's}
+    let probes = tunnel();
+    const malEnd = seatLink(mal, game, () => [[me, held.get(hex(me)) as number]]);
+    for (let i = 0; i < 3; i++) {
+      clock.at += 2000;
+      answer(probes, malEnd);
+      unheard.heard(probes, clock.at);
+    }
+    assert.ok(clock.at - probes.servedAt(unheard.spared(relays, clock.at)) >= SERVE_WITHIN, `mal's word alone (${lap})`);
+    unheard.left(malRelay, probes, clock.at);
+    assert.deepEqual([...unheard.spared(relays, clock.at)], [], "ann served on no relay the page left, but the honest one is not left");
+    // the honest relay: mal answers no probe there; ann's answers come
+    probes = tunnel();
+    clock.at += 2000;
+    answer(probes, seatLink(ann, game, () => headsOf(held)));
+    unheard.heard(probes, clock.at);
+    clock.at += 2000;
+    unheard.left(honest, probes, clock.at);
+  }
+  const probes = tunnel(); // mal's relay once more: ann unheard on it
+  clock.at += 2000;
+  answer(probes, seatLink(mal, game, () => [[me, held.get(hex(me)) as number]]));
+  unheard.left(malRelay, probes, clock.at);
+  assert.deepEqual([...unheard.spared(relays, clock.at)], [], "ann's set emptied on the honest relay each lap; mal's too on its own");
+  assert.deepEqual([...unheard.spared([malRelay], clock.at)], [hex(ann.peer)],
+    "(a page whose only relay is mal's: ann spared, mal's word alone; it had nowhere else to go under any rule)");
 });
