@@ -592,10 +592,10 @@ def cut_at_start_ack() -> None:
                 conn.writer.transport.abort()  # the ack below goes nowhere
         feed(self, outputs)
 
-    async def dial_when_back(self: Mesh, host: str, port: int):
+    async def dial_when_back(self: Mesh, host: str, port: int, expect: bytes | None = None):
         while cut[0]:
             await asyncio.sleep(0.05)
-        return await dial(self, host, port)
+        return await dial(self, host, port, expect)
 
     async def accept_when_back(self: Mesh, reader, writer) -> None:
         if cut[0]:

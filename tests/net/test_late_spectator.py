@@ -40,8 +40,8 @@ def held_spectator(name: str = "tv", **kw) -> tuple[Node, asyncio.Event]:
     release = asyncio.Event()
     dial = tv.mesh.dial
 
-    async def dial_and_hold(host: str, port: int) -> Connection:
-        conn = await dial(host, port)
+    async def dial_and_hold(host: str, port: int, expect: bytes | None = None) -> Connection:
+        conn = await dial(host, port, expect)
         queue = conn._queue
         held: list[bytes] = []
 

@@ -82,7 +82,7 @@ def test_a_whole_game_by_keys_with_row_choices_to_game_over():
             tv_screen = screen_text(watch)
             assert "Your hand" not in tv_screen and "bull heads" in tv_screen and "bot3" in tv_screen
             inp.send_text(ENTER)
-            assert await asyncio.wait_for(task, 2) == "over"
+            assert await asyncio.wait_for(task, 30) == "over"
     asyncio.run(main())
 
 
@@ -117,7 +117,7 @@ def test_the_row_i_take_is_logged_before_what_it_led_to():
                     await asyncio.sleep(0.01)
             assert choices >= 1
             ui.leave()
-            await asyncio.wait_for(task, 2)
+            await asyncio.wait_for(task, 30)
     asyncio.run(main())
 
 
@@ -157,7 +157,7 @@ def test_help_and_quit_asks_first():
             inp.send_text("q")
             await until(lambda: ui.confirm_quit, "the question again")
             inp.send_text("y")
-            assert await asyncio.wait_for(task, 2) == "left"
+            assert await asyncio.wait_for(task, 30) == "left"
     asyncio.run(main())
 
 
@@ -197,7 +197,7 @@ def test_wrong_number_is_a_message(monkeypatch):
             assert f"{missing} is not in your hand" in screen_text(ui)
             assert model.asked == "card"
             ui.leave()
-            await asyncio.wait_for(task, 2)
+            await asyncio.wait_for(task, 30)
     asyncio.run(main())
 
 

@@ -85,7 +85,7 @@ def test_a_game_that_carries_two_rounds_shows_round_3_on_the_table_the_round_end
             await until(lambda: ui.results and time.monotonic() - ui.results_at >= TYPED_AHEAD, "the results")
             assert "GAME OVER" in screen_text(ui)
             inp.send_text(ENTER)
-            assert await asyncio.wait_for(task, 5) == "over"
+            assert await asyncio.wait_for(task, 30) == "over"
     asyncio.run(main())
 
 

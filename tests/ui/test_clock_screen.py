@@ -110,7 +110,7 @@ def test_the_table_redraws_by_itself_while_a_clock_runs() -> None:
             await until(lambda: model.turn == 1 and model.asked == "card", "the next turn")
             assert model.time_left(0) == 30
             ui.leave()
-            assert await asyncio.wait_for(task, 2) == "left"
+            assert await asyncio.wait_for(task, 30) == "left"
     asyncio.run(main())
 
 
@@ -143,7 +143,7 @@ def test_the_warning_rings_the_bell_unless_m_muted_it() -> None:
             help_screen = screen_text(ui)
             assert "mute" in help_screen and "stand-in" in help_screen
             ui.leave()
-            await asyncio.wait_for(task, 2)
+            await asyncio.wait_for(task, 30)
     asyncio.run(main())
 
 
@@ -171,7 +171,7 @@ def test_when_the_clock_runs_out_the_stand_in_plays_and_the_prompt_moves_on() ->
             assert "Placing the cards of turn 1" in screen_text(ui)  # the prompt waits for the turn's cards
             await until(lambda: "Your turn" in screen_text(ui), "the prompt once the cards are placed")
             ui.leave()
-            await asyncio.wait_for(task, 2)
+            await asyncio.wait_for(task, 30)
     asyncio.run(main())
 
 
@@ -213,7 +213,7 @@ def test_away_seats_show_as_away_and_a_key_brings_ours_back() -> None:
             model.update(table.session, SeatAway(0, False))  # a turn we played ourselves
             assert "away" not in player_line(screen_text(ui), "*you")
             ui.leave()
-            await asyncio.wait_for(task, 2)
+            await asyncio.wait_for(task, 30)
     asyncio.run(main())
 
 
@@ -249,7 +249,7 @@ def test_a_asks_the_stand_in_for_a_stalled_seat_and_the_turn_goes_on() -> None:
             keys.send_text("a")  # asked already in this turn: nobody else to ask for
             await until(lambda: "nobody to ask the stand-in for" in (model.message or ""), "the refusal")
             ui.leave()
-            await asyncio.wait_for(task, 2)
+            await asyncio.wait_for(task, 30)
     asyncio.run(main())
 
 
@@ -288,7 +288,7 @@ async def test_a_real_node_whose_clock_runs_out_goes_away_and_a_key_brings_it_ba
             await until(lambda: host.clock.here, "Node.present()")
             assert model.here
             ui.leave()
-            await asyncio.wait_for(task, 5)
+            await asyncio.wait_for(task, 30)
     finally:
         for node in (bot, host):
             await node.close()

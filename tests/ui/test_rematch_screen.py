@@ -46,7 +46,7 @@ def test_r_at_game_over_asks_for_a_rematch_and_the_evening_is_shown():
             await until(lambda: "waiting for ann to offer it" in screen_text(ui, 100, 40), "the ask shown")
             assert not task.done(), "a player who asked waits for the host's offer on this screen"
             inp.send_text("r")  # the offer is in (again() says go): the screen closes for the rematch
-            assert await asyncio.wait_for(task, 5) == "again"
+            assert await asyncio.wait_for(task, 30) == "again"
         # The TV's game-over screen shows the evening too (a spectator follows every rematch by itself).
         with create_pipe_input() as inp:
             watch = TableApp(tv, None, input=inp, output=SizedOutput(100, 40), again=lambda: "follows")
@@ -73,7 +73,7 @@ def test_without_an_evening_the_game_over_screen_is_as_before():
             inp.send_text("x")
             await until(lambda: time.monotonic() - ui.results_at >= TYPED_AHEAD, "Enter to count (not typed ahead)")
             inp.send_text(ENTER)
-            assert await asyncio.wait_for(task, 5) == "over"
+            assert await asyncio.wait_for(task, 30) == "over"
     asyncio.run(main())
 
 

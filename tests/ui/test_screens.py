@@ -85,7 +85,7 @@ def test_the_too_small_screen_fits_50x12_and_q_asks_there_visibly() -> None:
             keys.send_text("q")
             await until(lambda: ui.confirm_quit, "the question again")
             keys.send_text("y")
-            assert await asyncio.wait_for(task, 2) == "left"
+            assert await asyncio.wait_for(task, 30) == "left"
     asyncio.run(main())
 
 
@@ -103,7 +103,7 @@ def test_the_typed_digits_go_on_a_line_of_their_own_at_80_columns() -> None:
             assert hint.endswith("and press Enter")  # the whole hint on its line, not wrapped mid-word
             assert lines[lines.index(hint) + 1] == "typed: 12"
             ui.leave()
-            await asyncio.wait_for(task, 2)
+            await asyncio.wait_for(task, 30)
     asyncio.run(main())
 
 
@@ -171,7 +171,7 @@ def test_the_prompt_waits_for_the_last_turns_cards_and_row_totals_match_the_rows
                             "the answer taken")
             assert waited >= 3 and rows >= 1  # both were seen: the prompt waiting, and a row to choose
             ui.leave()
-            await asyncio.wait_for(task, 2)
+            await asyncio.wait_for(task, 30)
     asyncio.run(main())
 
 
