@@ -45,7 +45,7 @@ MAX_DIAL_TABLE = 256  # addresses whose dial spacing is remembered
 # this long is dialled by us too (protocol.md 14, "In the START and the START_ACKs": a host that withheld our record
 # from it leaves it nowhere to dial us). Of two links of one pair, the one the lower peer id dialled is kept.
 REVERSE_AFTER = 1.0
-# Past MAX_PENDING, connections from this machine or a member's address go last while it holds at most this many.
+# Past MAX_PENDING, the first this many connections from this machine or a member's address go last.
 SPARED_UP_TO = 2
 
 
@@ -57,11 +57,26 @@ def _as_expected(expect: bytes, address: str, key: bytes) -> str | None:
     return f"{address} now answers as {fingerprint(answered)}, not {fingerprint(expect)}"
 
 
-def _ours_or_members(address: str, own: str | None, members: set[str]) -> bool:
-    """Whether an address is this machine's (the one it was dialled at: our phone relay, our bots) or where a member
-    is (Node.member_hosts: a member's relay carrying a page, a seat redialling); IPv4-mapped forms as IPv4."""
-    address = source(address)
-    return address in {source(m) for m in members} or (own is not None and source(own) == address)
+def _from_here(writer: asyncio.StreamWriter, address: str) -> bool:
+    """Whether a connection comes from this machine: from the address it was dialled at (our phone relay, our bots)."""
+    own = writer.get_extra_info("sockname")
+    return bool(own) and source(own[0]) == source(address)
+
+
+def _spared(waiting: list[asyncio.StreamWriter], sources: dict[asyncio.StreamWriter, str],
+            here: set[asyncio.StreamWriter], members: set[str]) -> set[asyncio.StreamWriter]:
+    """Of the connections waiting (oldest first), the first SPARED_UP_TO from each address where a member is or from
+    this machine (`here`); IPv4-mapped forms as IPv4."""
+    at_members = {source(m) for m in members}
+    each: Counter[str] = Counter()
+    spared: set[asyncio.StreamWriter] = set()
+    for w in waiting:
+        at = source(sources.get(w, "?"))
+        if at in at_members or w in here:
+            each[at] += 1
+            if each[at] <= SPARED_UP_TO:
+                spared.add(w)
+    return spared
 
 
 class Mesh:
@@ -74,6 +89,7 @@ class Mesh:
         self._pending: dict[asyncio.StreamWriter, str] = {}  # connections not (yet) a member's -> why closed
         self._sources: dict[asyncio.StreamWriter, str] = {}  # the address each of them came from
         self._spoke: set[asyncio.StreamWriter] = set()  # those of them whose hello came (a key named)
+        self._here: set[asyncio.StreamWriter] = set()  # those of them from this machine (_from_here)
         self._members_changed = asyncio.Event()  # set and replaced whenever who is a member may have changed
         self._dial_spacing: dict[tuple[str, int], tuple[float, float]] = {}  # address -> (next dial at, spacing)
         self.trouble = Trouble(self._seated)  # keys cut off, spent or spaced: one record each (net.trouble)
@@ -140,12 +156,10 @@ class Mesh:
             # fewer (a phone page's join comes from its relay's: a flood of hellos, which cost nothing, from many
             # addresses cut it mid-way; session 42). Not past that: anyone with the seat key can be a spectator naming
             # a relay, from as many addresses as it likes, and it would spare its own floods (review, session 42).
-            sockname = writer.get_extra_info("sockname")
-            own = sockname[0] if sockname else None
-            members = node.member_hosts()
-            every = Counter(self._sources.get(w, "?") for w in waiting)
-            spared = {s for s in every if every[s] <= SPARED_UP_TO and _ours_or_members(s, own, members)}
-            waiting = [w for w in waiting if self._sources.get(w, "?") not in spared] or waiting
+            # The first SPARED_UP_TO of such an address are spared, not all or none (review of session 42: anyone
+            # with the seat key can have an honest relay dial us for several pages at once, and would unspare it).
+            spared = _spared(waiting, self._sources, self._here, node.member_hosts())
+            waiting = [w for w in waiting if w not in spared] or waiting
             waiting = [w for w in waiting if w not in self._spoke] or waiting
             held = Counter(self._sources.get(w, "?") for w in waiting)
             most = max(held, key=lambda s: (held[s], s == source))
@@ -156,6 +170,8 @@ class Mesh:
             self.members_updated()  # wakes it if it waits to become a member
         self._pending[writer] = ""
         self._sources[writer] = source
+        if _from_here(writer, source):
+            self._here.add(writer)
         conn: Connection | None = None
         try:
             try:
@@ -175,6 +191,7 @@ class Mesh:
             finally:
                 self._pending.pop(writer, None)
                 self._sources.pop(writer, None)
+                self._here.discard(writer)
                 self._spoke.discard(writer)
                 if node.server is not None:  # a member's link, or one closing: its address's door count is freed
                     node.server.settled(writer.transport)
