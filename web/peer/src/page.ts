@@ -8,6 +8,7 @@
 import type { MsgMap } from "./codec.js";
 import { bytes, cards, codec, identity as identities, sealedGroup, seatKey } from "./main.js";
 import { Held } from "./page_held.js";
+import { movedOn } from "./page_host.js";
 import { PageNode } from "./page_node.js";
 import { SERVE_WITHIN, Unheard } from "./page_probe.js";
 import { withFallback, workerDrawer } from "./page_secret.js";
@@ -597,6 +598,10 @@ const unheard = new Unheard();
  * phone pages (a cross-origin WebSocket: the key stays in this page's memory, issue 26). When the tunnel closes, the
  * same relay again (at once if the tunnel had served for RECONNECT_AFTER ms, else after that); one that cannot be
  * reached, the next one (at once, but after a round of all of them). It goes on with the seat we have (or the one kept in IndexedDB, on a first connect). */
+/** The relays whose hello named another game than ours while ours was on, and the game each named (hex), since a
+ * hello of our game last came (connect). */
+const elsewhere = new Map<string, string>();
+
 function connect(identity: Identity, name: string, had: { node: PageNode; game: Uint8Array } | null, at = 0): void {
   const list = knownRelays(had?.node ?? null);
   const url = list[at % list.length] as string;
@@ -687,7 +692,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     // drop votes nearer), and to the next relay but at the end of a round; else after a pause (no busy loop).
     // A relay left for serving nothing: the next at once (SERVE_WITHIN went by on it already).
     // One that put another key through as the host: as one not reached (at once, but after a round of them all).
-    const atOnce = unserved || foreign || (helloed !== null && impostor === null ? performance.now() - helloed >= RECONNECT_AFTER
+    const atOnce = unserved || (foreign && next % known.length !== 0) || (helloed !== null && impostor === null ? performance.now() - helloed >= RECONNECT_AFTER
       : moving && next % known.length !== 0);
     setTimeout(() => {
       if (current()) connect(identity, name, node ?? had, next);
@@ -718,10 +723,17 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     // took the id for a new game and left its seat for that game's lobby, where nothing ever came, until the others
     // voted it out): the next relay, at once. (A finished game's page follows its relay's node to the next one.)
     if (had !== null && had.node.seat.start !== null && !had.node.over() && !bytes.equal(had.game, hello.game)) {
-      foreign = true;
-      ws.close();
-      return;
+      // ...unless two relays (the one, where the page knows one) named that one game, and none ours since: ours moved
+      // on without us (a new start or a rematch whose offer came while our tunnel was down; review of session 42: the
+      // page went round them all at once, for ever). One relay alone cannot pull the page away.
+      elsewhere.set(url, bytes.hex(hello.game));
+      if (!movedOn(knownRelays(had.node), elsewhere)) {
+        foreign = true;
+        ws.close();
+        return;
+      }
     }
+    elsewhere.clear();
     if (seatKeyProblem !== null || hello.keyed && pageSeatKey === null) {
       noSeatKey();
       return;

@@ -25,3 +25,13 @@ export function hostProblem(address: string, key: Uint8Array, had: Uint8Array | 
   }
   return null;
 }
+
+/** Whether the page's game moved on without it, to the one game that the relays `named` (relay url -> game id in hex,
+ * each the latest hello of another game than ours, none of ours since) name: at least two of the `known` relays (the
+ * one, where the page knows one) named it, and no other. A new start or a rematch whose offer came while the page's
+ * tunnel was down (review of session 42: the page refused every such relay at once, for ever); one relay alone
+ * cannot pull the page away from its game. */
+export function movedOn(known: readonly string[], named: ReadonlyMap<string, string>): boolean {
+  const games = known.flatMap((relay) => named.get(relay) ?? []);
+  return new Set(games).size === 1 && games.length >= Math.min(2, known.length);
+}
