@@ -70,8 +70,10 @@ def _spared(waiting: list[asyncio.StreamWriter], sources: dict[asyncio.StreamWri
     at_members = {source(m) for m in members}
     each: Counter[str] = Counter()
     spared: set[asyncio.StreamWriter] = set()
+    seen: dict[str, str] = {}  # each address read once (a flood's connections come from a few addresses, or one each)
     for w in waiting:
-        at = source(sources.get(w, "?"))
+        raw = sources.get(w, "?")
+        at = seen.get(raw) or seen.setdefault(raw, source(raw))
         if at in at_members or w in here:
             each[at] += 1
             if each[at] <= SPARED_UP_TO:

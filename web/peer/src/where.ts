@@ -75,7 +75,6 @@ export function whereFrom(value: Value | undefined, key: Value | undefined, game
   return { key, serial, port, addresses: texts, signature };
 }
 
-/** A page's records of where the players are (by peer id in hex): the latest (highest serial) of each. */
 /** What a refused record is remembered by: its key and every field. By its signature alone (session 40), a copy of
  * seat Y's true record under another key, or with a field changed, in a START, a lobby or a `where` frame, had Y's own
  * record refused after it for the rest of the game (review, session 41). Null: not a record's form (not remembered). */
@@ -86,6 +85,7 @@ function refusalId(key: Uint8Array, value: readonly Value[]): string | null {
   return `${hex(key)} ${serial} ${port} ${JSON.stringify(addresses)} ${hex(signature)}`;
 }
 
+/** A page's records of where the players are (by peer id in hex): the latest (highest serial) of each. */
 export class Book {
   readonly records = new Map<string, Where>();
 
