@@ -28,27 +28,45 @@ export function frame(value: Encodable): Uint8Array {
   return concat(head, data);
 }
 
+/** Pieces under this size gather in one tail, sealed as a piece of its own at this size or when a frame needs its
+ * bytes (the reference's protocol/pieces.py SEAL): a piece a push held a 64 KiB frame sent a byte at a time, or 64 KiB
+ * of 1-byte WebSocket messages, as one Uint8Array a byte (some 100 bytes of object each; session 43). */
+export const SEAL = 4096;
+const NONE = new Uint8Array(0);
+
 /** Whole frames out of a byte stream, as they complete. The pieces wait apart and are joined only once a frame is
  * whole (or to read a length cut in two), and the frames are read off the joined bytes in place: each byte is copied a
  * bounded number of times, however the stream is cut (session 42's red team: a buffer joined at every piece and cut
  * at every frame cost the page 0.4 s of CPU for one frame at the limit sent a byte at a time, and 0.12 s for a 64 KiB
- * piece of 5-byte frames; quadratic, on a phone four times that). */
+ * piece of 5-byte frames; quadratic, on a phone four times that). Small pieces gather in a tail (SEAL), so the bytes
+ * held are held in about one piece per SEAL bytes however small the pushes. */
 export class Frames {
-  private parts: Uint8Array[] = [];
-  private held = 0; // bytes in `parts`
+  private parts: Uint8Array[] = []; // sealed pieces, oldest first, then the tail
+  private lone: Uint8Array | null = null; // the tail while it is one small piece, held as it came (not copied)
+  private buffer: Uint8Array = NONE; // else the tail is buffer[start, end): small pieces copied in as they came
+  private start = 0;
+  private end = 0;
+  private tail = 0; // bytes in the tail
+  private held = 0; // bytes in `parts` and the tail
+  /** Bytes copied into the tail and by joins (a measure, as the reference's Pieces.copied). */
+  copied = 0;
+
+  /** The pieces the bytes held are in (the tail one of them). */
+  get pieces(): number {
+    return this.parts.length + (this.tail ? 1 : 0);
+  }
 
   push(bytes: Uint8Array): Value[] {
-    if (bytes.length) {
-      this.parts.push(bytes);
-      this.held += bytes.length;
-    }
+    this.add(bytes);
     const out: Value[] = [];
     while (this.held >= 4) {
+      this.need(4);
       if ((this.parts[0] as Uint8Array).length < 4) this.join();
       const first = this.parts[0] as Uint8Array;
       const size = new DataView(first.buffer, first.byteOffset, 4).getUint32(0);
       if (size > FRAME_LIMIT) throw new Error(`frame of ${size} bytes is over the ${FRAME_LIMIT}-byte limit`);
       if (this.held < 4 + size) break;
+      this.need(4 + size);
       if (first.length < 4 + size) this.join();
       const whole = this.parts[0] as Uint8Array;
       out.push(decode(whole.subarray(4, 4 + size), FRAME_LIMIT));
@@ -60,9 +78,64 @@ export class Frames {
     return out;
   }
 
-  /** Every waiting piece as one. */
+  private add(bytes: Uint8Array): void {
+    if (!bytes.length) return;
+    this.held += bytes.length;
+    if (bytes.length >= SEAL) {
+      this.seal();
+      this.parts.push(bytes);
+    } else if (!this.tail) {
+      this.lone = bytes; // (a frame as it came, most often: read where it lies)
+      this.tail = bytes.length;
+    } else {
+      if (this.lone) {
+        const lone = this.lone;
+        this.lone = null;
+        this.tail = 0;
+        this.write(lone);
+      }
+      this.write(bytes);
+    }
+  }
+
+  /** `bytes` copied to the tail's end; the tail sealed wherever its buffer fills (at SEAL bytes, a fresh buffer's). */
+  private write(bytes: Uint8Array): void {
+    let at = 0;
+    while (at < bytes.length) {
+      if (this.end === this.buffer.length) {
+        this.buffer = new Uint8Array(SEAL);
+        this.start = this.end = 0;
+      }
+      const room = this.buffer.length - this.end;
+      const some = at === 0 && bytes.length <= room ? bytes : bytes.subarray(at, at + room);
+      this.buffer.set(some, this.end);
+      this.copied += some.length;
+      this.end += some.length;
+      this.tail += some.length;
+      at += some.length;
+      if (this.end === this.buffer.length) this.seal();
+    }
+  }
+
+  /** The tail as a piece of its own (a buffer's next pieces follow it in the buffer). */
+  private seal(): void {
+    if (this.lone) this.parts.push(this.lone);
+    else if (this.end > this.start) this.parts.push(this.buffer.subarray(this.start, this.end));
+    this.lone = null;
+    this.start = this.end;
+    this.tail = 0;
+  }
+
+  /** The sealed pieces hold the next `size` bytes held (or every byte held), the tail sealed where they lie in it. */
+  private need(size: number): void {
+    if (this.held - this.tail < size) this.seal();
+  }
+
+  /** Every sealed piece as one. */
   private join(): void {
-    this.parts = [concat(...this.parts)];
+    const joined = concat(...this.parts);
+    this.copied += joined.length;
+    this.parts = [joined];
   }
 }
 
