@@ -138,7 +138,6 @@ class Node:
         self.mesh = Mesh(self)  # the links: dials, accepted connections, readers, redials (net.mesh)
         self.book = Book(self)  # where the players listen, each in its own signed word (net.where; session 40)
         self._own_where: Where | None = None  # ours, signed once per game id, port and addresses
-        self._own_where_game: bytes | None = None
         # the host's latest lobby frame carried our own signed `where` record: a host of session 40 or later, which
         # decides a join's `link_proof` (a phone relay passes such a join on unchecked only then: host_decides_links)
         self.where_forwarded = False
@@ -346,9 +345,8 @@ class Node:
         addresses = self.own_addresses()
         own = self._own_where
         if (own is None or own.port != self.port or list(own.addresses) != addresses
-                or self._own_where_game != self.game_id):
+                or own.game != self.game_id):
             own = self._own_where = sign_where(self.identity, self.game_id, self.port, addresses)
-            self._own_where_game = self.game_id
         return own
 
     def _own_record(self) -> list[Any] | None:

@@ -963,9 +963,8 @@ def where_reflect(port: int) -> None:
     def reflected(self: Node):
         if self.game_id is None:
             return None
-        if self._own_where_game != self.game_id:
+        if self._own_where is None or self._own_where.game != self.game_id:
             self._own_where = sign_where(self.identity, self.game_id, port, [])
-            self._own_where_game = self.game_id
             print(f"cheat: its where record names port {port}", flush=True)
         return self._own_where
 
