@@ -30,7 +30,7 @@ export function frame(value: Encodable): Uint8Array {
 
 /** Pieces under this size gather in one tail, sealed as a piece of its own at this size or when a frame needs its
  * bytes (the reference's protocol/pieces.py SEAL): a piece a push held a 64 KiB frame sent a byte at a time, or 64 KiB
- * of 1-byte WebSocket messages, as one Uint8Array a byte (some 100 bytes of object each; session 43). */
+ * of 1-byte WebSocket messages, as one Uint8Array a byte (some 200 bytes each with its buffer: 14 MB; session 43). */
 export const SEAL = 4096;
 const NONE = new Uint8Array(0);
 
