@@ -561,6 +561,10 @@ const OWN = (): string => `ws://${location.host}/relay${location.search}`;
 const relays: string[] = [];
 /** The relays a player named (in some lobby frame the page had): tried before the others. */
 const playersRelays = new Set<string>();
+/** For each relay but the page's own, the members (peer ids in hex) that named it in some lobby frame the page had,
+ * kept whatever later frames say: the seats whose node it may be, whose word alone never serves there by sparing
+ * (page_probe.ts: Probes.servedAt; session 43). The page's own relay has none: its node served the page's code. */
+const namedBy = new Map<string, Set<string>>();
 
 function knownRelays(now: PageNode | null): string[] {
   if (!relays.length) relays.push(OWN());
@@ -570,6 +574,9 @@ function knownRelays(now: PageNode | null): string[] {
     if (host === location.host) continue;
     if (!relays.includes(url)) relays.push(url);
     if (member.role === "player") playersRelays.add(url);
+    if (member.key instanceof Uint8Array && member.key.length === 32) {
+      namedBy.set(url, (namedBy.get(url) ?? new Set()).add(bytes.hex(identities.peerId(member.key))));
+    }
   }
   const [own, ...others] = relays;
   return [own as string, ...others.filter((url) => playersRelays.has(url)), ...others.filter((url) => !playersRelays.has(url))];
@@ -634,7 +641,8 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     if (now === null || now.seat.start === null || now.over()) servedAt = performance.now();
     else if (node !== null) {
       unheard.heard(node.node.probes, performance.now());
-      servedAt = Math.max(servedAt, node.node.servedAt(unheard.spared(knownRelays(node.node), performance.now())));
+      const spared = unheard.spared(knownRelays(node.node), performance.now());
+      servedAt = Math.max(servedAt, node.node.servedAt(spared, own ? new Set() : namedBy.get(url)));
     }
     if (performance.now() - servedAt >= SERVE_WITHIN) {
       if (node !== null) unheard.left(url, node.node.probes, performance.now());

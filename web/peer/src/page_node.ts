@@ -192,9 +192,10 @@ export class PageNode {
    * links: two other seats' where two or more are in play, else the one's (page.ts: a relay serves the page while
    * they do; page_probe.ts). A handshake alone, or pings, do not: after the handshake a relay may drop whatever it
    * likes; nor one seat's word where another is in play: the relay's node may hold that seat. `spared`: seats (peer ids
-   * in hex) left out of those that must serve (page_probe.ts: Unheard). */
-  servedAt(spared: ReadonlySet<string> = new Set()): number {
-    return this.probes.servedAt(spared);
+   * in hex) left out of those that must serve (page_probe.ts: Unheard), but never so as to leave only seats of `own`,
+   * those whose node this relay may be. */
+  servedAt(spared: ReadonlySet<string> = new Set(), own: ReadonlySet<string> = new Set()): number {
+    return this.probes.servedAt(spared, own);
   }
 
   /** Our person's moves: they are at the keys (an away seat is back). */
