@@ -351,6 +351,10 @@ class Node:
             self._own_where_game = self.game_id
         return own
 
+    def sign_own_where_again(self) -> None:
+        """Our next own_where is signed anew (net.where: a seat holds a record of ours past it)."""
+        self._own_where = None
+
     def _own_record(self) -> list[Any] | None:
         """Our own record as the START or our START_ACK carries it (protocol.md 14, "In the START and the START_ACKs"),
         or None: we do not listen yet."""

@@ -160,10 +160,12 @@ export class Link {
       link?.ended(why);
     };
     const next = async (): Promise<Value> => {
-      const deadline = Date.now() + HANDSHAKE_TIMEOUT;
+      // (a monotonic clock: the wall clock may step, red team of session 43: back an hour, a silent peer held the
+      // handshake an hour)
+      const deadline = performance.now() + HANDSHAKE_TIMEOUT;
       while (!queue.length) {
         if (ended !== null) throw new Error(`connection closed during the handshake: ${ended}`);
-        const left = deadline - Date.now();
+        const left = deadline - performance.now();
         if (left <= 0) throw new Error("no answer to the handshake");
         await new Promise<void>((ok) => {
           wake = ok;
