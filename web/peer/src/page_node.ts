@@ -549,7 +549,7 @@ export class PageNode {
       return;
     }
     if (kind === "msg" && payload instanceof Uint8Array) {
-      link.sent.add(wireKey(payload));
+      link.remember(wireKey(payload));
       this.send(this.seat.deliver(payload, link.peer));
       if (this.hostLinkAtStart === undefined && this.seat.start !== null) {
         this.hostLinkAtStart = this.hostPeer ? this.links.get(hex(this.hostPeer)) ?? null : null;
