@@ -349,6 +349,10 @@ class Node:
             own = self._own_where = sign_where(self.identity, self.game_id, self.port, addresses)
         return own
 
+    def sign_own_where_again(self) -> None:
+        """Our next own_where is signed anew (net.where: a seat holds a record of ours past it)."""
+        self._own_where = None
+
     def _own_record(self) -> list[Any] | None:
         """Our own record as the START or our START_ACK carries it (protocol.md 14, "In the START and the START_ACKs"),
         or None: we do not listen yet."""

@@ -71,6 +71,14 @@ def sign_where(identity: Identity, game_id: bytes, port: int, addresses: list[st
     return Where(identity.public_key, serial, port, tuple(addresses), signature, game_id)
 
 
+def serial_past(serial: int) -> None:
+    """A record of ours with `serial` exists (a seat holds it, checked: our own signed word): the next we sign goes
+    past it. A node resumed after the wall clock stepped back signed serials below those of its records from before,
+    which every seat kept as the newer, at the port it listened on then (red team, session 43)."""
+    global _last_serial
+    _last_serial = max(_last_serial, serial)
+
+
 def where_from(value: Any, key: bytes, game_id: bytes) -> Where | None:
     """`key`'s record for `game_id` as it came, checked: its form and its signature; None for anything else."""
     if not (record_shape(value) and isinstance(key, bytes) and len(key) == 32):  # the form a message body holds too
@@ -111,7 +119,9 @@ class Book:
         """Keep `where` if it is a player's and newer than what we hold: True if it is news."""
         peer = peer_id(where.key)
         held = self.records.get(peer)
-        if peer == self.node.identity.peer or not self._player(peer) or (held is not None
+        if peer == self.node.identity.peer:
+            return self._ours(where)
+        if not self._player(peer) or (held is not None
                                                                            and held.serial >= where.serial):
             return False
         self.records[peer] = where
@@ -119,6 +129,19 @@ class Book:
             self.records = {p: w for p, w in self.records.items() if self._player(p)}
         log.info("%s listens at port %d%s (its own signed word)", fingerprint(peer), where.port,
                  f" and {', '.join(where.addresses)}" if where.addresses else "")
+        return True
+
+    def _ours(self, where: Where) -> bool:
+        """A seat holds `where`, a record of ours (checked): where it is as new as the one we sign now or newer (we
+        signed it before the wall clock stepped back, then resumed), ours is signed again past it, and the seats are
+        told (True). Else nothing (False)."""
+        own = self.node.own_where()
+        if own is None or where.serial < own.serial or where == own:
+            return False
+        serial_past(where.serial)
+        self.node.sign_own_where_again()
+        log.info("a seat holds a record of ours with serial %d, past ours (%d): signed ours again past it",
+                 where.serial, own.serial)
         return True
 
     def from_start(self) -> None:

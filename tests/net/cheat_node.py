@@ -115,6 +115,12 @@ CHEAT is one of
   listener in tests/net/test_where_reflect.py), at no address of its own (so at the one the host saw it at); it makes
   no reverse link, so the others dial it there again and again, each dial reaching that party under its name (red
   team, session 42: before, the party took each such dial as the dialler's link and closed the dialler's live one);
+- `silent-port-relay`, `flood-port-relay`, `http-port-relay`, `junk-hello-relay`, `mute-ws-relay`: a node that
+  serves the phone page (`--web`) but names as its `relay` (the lobby's, for pages whose relay left) a port of this
+  process on 127.0.0.1 where no p2pnimmt relay is: one that accepts and says nothing, one that writes bytes without
+  end, a web server that serves a page of its own (200), a WebSocket that opens and says a first message that is no
+  relay's hello, one that opens and says nothing (red team, session 43: a page that moved to one in the lobby waited
+  on it for ever); it prints "fake relay at 127.0.0.1:PORT"; TURN is not used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -629,6 +635,66 @@ def slow_end(tenths: int) -> None:
     Connection.close = cheat  # type: ignore[method-assign]
 
 
+def port_relay(kind: str) -> None:
+    """`kind`'s service on a port of 127.0.0.1 (the module's doc: `silent-port-relay` and the others), named as this
+    node's relay; each connection served by a thread of its own (the node's loop is not involved)."""
+    import base64
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def upgraded(conn: socket.socket) -> None:  # the WebSocket handshake answered (RFC 6455, 4.2.2)
+        request = b""
+        while b"\r\n\r\n" not in request and len(request) < 65536:
+            got = conn.recv(4096)
+            if not got:
+                return
+            request += got
+        key = next(line.split(b":", 1)[1].strip() for line in request.split(b"\r\n")
+                   if line.lower().startswith(b"sec-websocket-key:"))
+        accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
+        conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+
+    def serve(conn: socket.socket) -> None:
+        with conn:
+            try:
+                if kind == "flood-port-relay":
+                    chunk = b"x" * 65536
+                    while True:
+                        conn.sendall(chunk)
+                if kind == "http-port-relay":
+                    conn.recv(65536)
+                    page = b"<html><body>printer ready</body></html>"
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s"
+                                 % (len(page), page))
+                if kind in ("junk-hello-relay", "mute-ws-relay"):
+                    upgraded(conn)
+                if kind == "junk-hello-relay":
+                    text = b'{"hello": "world"}'
+                    conn.sendall(bytes([0x81, len(text)]) + text)
+                while conn.recv(65536):  # (silent: whatever comes is read and dropped, until the page goes)
+                    pass
+            except OSError:
+                pass
+
+    def accept() -> None:
+        while True:
+            conn, _ = server.accept()
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    print(f"fake relay at 127.0.0.1:{port}", flush=True)
+    offer = Node.offer_relay
+
+    def fake(self: Node, relay: tuple[str, int, str]) -> None:
+        offer(self, (relay[0], port, relay[2]))
+
+    Node.offer_relay = fake  # type: ignore[method-assign]
+
+
 def silent_relay() -> None:
     from p2pnimmt.web.relay import Tunnel
 
@@ -984,6 +1050,8 @@ if __name__ == "__main__":
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "silent-relay": lambda _turn: silent_relay(),
+              **{kind: lambda _turn, kind=kind: port_relay(kind) for kind in (  # type: ignore[misc]
+                  "silent-port-relay", "flood-port-relay", "http-port-relay", "junk-hello-relay", "mute-ws-relay")},
               "handshake-relay": lambda _turn: handshake_relay(), "msgless-relay": lambda _turn: msgless_relay(),
               "probe-liar-relay": lambda _turn: probe_liar_relay(),
               "probe-liar-relay-alone": lambda _turn: probe_liar_relay(True),

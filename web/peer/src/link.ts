@@ -20,6 +20,8 @@ export const HANDSHAKE_TAG = ascii("p2pnimmt/handshake/v1");
 export const NONCE = 16;
 export const FRAME_LIMIT = 64 * 1024 + 1024;
 export const HANDSHAKE_TIMEOUT = 5000;
+/** Bytes of messages a link remembers it carried (Link.sent): a whole game's are well under it. */
+export const MAX_SENT_BYTES = 4 * 1024 * 1024;
 
 export function frame(value: Encodable): Uint8Array {
   const data = encode(value);
@@ -192,8 +194,10 @@ export class Link {
   onClose: (why: string) => void = () => {};
   readonly peer: Uint8Array;
   closed = false;
-  /** Session messages sent on this link, or that its peer sent us on it (their wireKey): never sent on it (again). */
+  /** Session messages sent on this link, or that its peer sent us on it (their wireKey): never sent on it (again).
+   * At most MAX_SENT_BYTES of them (remember): past that it starts again (a message sent twice at worst). */
   readonly sent = new Set<string>();
+  private sentBytes = 0;
   /** Its heads, pings and seen reports: a rate an honest peer stays well under. */
   readonly asks = new Asks();
 
@@ -233,10 +237,12 @@ export class Link {
       link?.ended(why);
     };
     const next = async (): Promise<Value> => {
-      const deadline = Date.now() + HANDSHAKE_TIMEOUT;
+      // (a monotonic clock: the wall clock may step, red team of session 43: back an hour, a silent peer held the
+      // handshake an hour)
+      const deadline = performance.now() + HANDSHAKE_TIMEOUT;
       while (!queue.length) {
         if (ended !== null) throw new Error(`connection closed during the handshake: ${ended}`);
-        const left = deadline - Date.now();
+        const left = deadline - performance.now();
         if (left <= 0) throw new Error("no answer to the handshake");
         await new Promise<void>((ok) => {
           wake = ok;
@@ -302,8 +308,26 @@ export class Link {
   /** A session message, unless this link carried it before (either way); `key`: its wireKey, where made already. */
   sendMessage(wire: Uint8Array, key = wireKey(wire)): void {
     if (this.sent.has(key)) return;
-    this.sent.add(key);
+    this.remember(key);
     this.send("msg", wire);
+  }
+
+  /** `key` (a message's wireKey) is one this link carried. Every `msg` frame a peer sends is remembered, held or not:
+   * a seat that sent valid-signed messages no inbox keeps (seqs far ahead), each new, grew the set by their bytes for
+   * as long as its link lasted (red team, session 43); now the set starts again past MAX_SENT_BYTES. */
+  remember(key: string): void {
+    if (this.sent.has(key)) return;
+    if (this.sentBytes + key.length > MAX_SENT_BYTES) {
+      this.sent.clear();
+      this.sentBytes = 0;
+    }
+    this.sent.add(key);
+    this.sentBytes += key.length;
+  }
+
+  /** The bytes of the messages `sent` remembers now. */
+  get remembered(): number {
+    return this.sentBytes;
   }
 
   close(why = "closed"): void {

@@ -405,7 +405,9 @@ export class PageNode {
   /** Our own `where` record for this game: our port at the relay, signed once per port. */
   private own(): Where {
     if (this.ownWhere === null || this.ownWhere.port !== this.hello.port) {
-      this.ownWhere = signWhere(this.identity, this.hello.game, this.hello.port, []);
+      // the wall clock's now, past any of ours a seat holds (Book.ownPast) and the one before: the clock may step back
+      const serial = Math.max(Date.now(), this.book.ownPast + 1, (this.ownWhere?.serial ?? 0) + 1);
+      this.ownWhere = signWhere(this.identity, this.hello.game, this.hello.port, [], serial);
     }
     return this.ownWhere;
   }
@@ -548,7 +550,7 @@ export class PageNode {
       return;
     }
     if (kind === "msg" && payload instanceof Uint8Array) {
-      link.sent.add(wireKey(payload));
+      link.remember(wireKey(payload));
       this.send(this.seat.deliver(payload, link.peer));
       if (this.hostLinkAtStart === undefined && this.seat.start !== null) {
         this.hostLinkAtStart = this.hostPeer ? this.links.get(hex(this.hostPeer)) ?? null : null;
@@ -569,7 +571,11 @@ export class PageNode {
       // only a seat of the START tells where the players are, and a frame with an entry that is not one is ignored
       // whole (protocol.md 14, "Where a member listens")
       let news = false;
-      const found = this.book.frame(payload, link.peer, this.seat.keys, this.hello.game, this.identity.publicKey) ?? [];
+      const found = this.book.frame(payload, link.peer, this.seat.keys, this.hello.game, this.identity.publicKey, this.own()) ?? [];
+      if (this.book.ownPast >= this.own().serial) { // a record of ours from before the clock stepped back: past it
+        this.ownWhere = null;
+        news = true;
+      }
       for (const where of found) news = this.book.take(where, (p) => this.isPlayer(p)) || news;
       if (news) for (const other of this.links.values()) if (this.isPlayer(other.peer)) other.send("where", this.whereFrame());
     } else if (kind === "lobby" && this.hostPeer && equal(link.peer, this.hostPeer)) {

@@ -1,7 +1,7 @@
 /** The page's tunnel (tunnel.ts; the relay: p2pnimmt/web/relay.py): what one step sends goes as one BATCH, in order. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ACCEPTED, BATCH, batches, CLOSE, DATA, DIAL, MAX_BATCH, OPENED, Tunnel, unbatched } from "../src/tunnel.js";
+import { ACCEPTED, BATCH, batches, CLOSE, DATA, DIAL, MAX_ACCEPTED, MAX_BATCH, OPENED, Tunnel, unbatched } from "../src/tunnel.js";
 import { thisMachine } from "../src/page_node.js";
 
 /** The BATCH of [DATA 1 "ab", CLOSE 2 ""] as both sides write it (tests/web/test_relay_bounds.py has the same bytes). */
@@ -54,6 +54,7 @@ test("batches split past MAX_BATCH and unbatched gives back the messages; a bad 
 
 test("a received BATCH is taken message by message, in order", async () => {
   const tunnel = new Tunnel({ send: () => {}, close: () => {} });
+  tunnel.received(JSON.stringify(HELLO)); // a relay says its hello first (ops before it are ignored)
   const seen: string[] = [];
   tunnel.onAccept = (channel) => {
     seen.push(`accepted ${channel.id}`);
@@ -67,6 +68,49 @@ test("a received BATCH is taken message by message, in order", async () => {
   assert.equal((await dialled).id, 1);
   assert.deepEqual(seen, ["accepted 7", "data 7 05", "closed 7 x"]);
   assert.equal(DIAL, 1);
+});
+
+/** Red team, session 43: a "relay" that is none, or a hostile one. Its first message must be a relay's hello, else the
+ * page is told why and leaves it (page.ts); it cannot make the page hold channels without end. */
+test("a first message that is no relay's hello is refused, saying why, and takes no op", () => {
+  for (const said of ["<html><body>printer ready</body></html>", "{}", "[1, 2]", "null", "\u0000\u0001",
+    JSON.stringify({ ...HELLO, game: 7 }), JSON.stringify({ ...HELLO, game: "xyz" }), JSON.stringify({ ...HELLO, host: "a" }),
+    JSON.stringify({ ...HELLO, host: ["127.0.0.1", 0] }), JSON.stringify({ ...HELLO, port: "2" })]) {
+    const tunnel = new Tunnel({ send: () => {}, close: () => {} });
+    const refused: string[] = [];
+    tunnel.onRefused = (why) => refused.push(why);
+    let accepted = 0;
+    tunnel.onAccept = () => accepted++;
+    assert.doesNotThrow(() => tunnel.received(said), said);
+    assert.equal(tunnel.hello, null, said);
+    assert.equal(refused.length, 1, said);
+    assert.match(refused[0] as string, /hello|first message/, said);
+    tunnel.received(op(ACCEPTED, 5));
+    assert.equal(accepted, 0, said); // no hello, no channel
+  }
+});
+
+test("a relay's flood of OPENED and ACCEPTED holds at most MAX_ACCEPTED channels: the oldest accepted is cut", () => {
+  const sent: Uint8Array[] = [];
+  const tunnel = new Tunnel({ send: (d) => sent.push(d as Uint8Array), close: () => {} });
+  tunnel.received(JSON.stringify(HELLO));
+  let open = 0;
+  let cut = 0;
+  tunnel.onAccept = (channel) => {
+    open++;
+    channel.onClose = (why) => {
+      open--;
+      if (why.startsWith("cut: too many")) cut++;
+    };
+  };
+  const count = 20000;
+  for (let id = 1; id <= count; id++) tunnel.received(op(OPENED, id)); // dials the page never asked for
+  for (let id = 1 << 31; id < (1 << 31) + count; id++) tunnel.received(op(ACCEPTED, id));
+  tunnel.received(op(ACCEPTED, ((1 << 31) + count - 1) >>> 0)); // an accepted channel's number again: not a new one
+  const held = (tunnel as unknown as { channels: Map<number, unknown> }).channels.size;
+  assert.equal(open, MAX_ACCEPTED);
+  assert.equal(held, MAX_ACCEPTED);
+  assert.equal(cut, count - MAX_ACCEPTED);
 });
 
 /** The same cases as tests/net/test_member_addresses.py: a member's address on the dialler's own machine. */
