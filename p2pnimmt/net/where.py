@@ -120,7 +120,7 @@ class Book:
         peer = peer_id(where.key)
         held = self.records.get(peer)
         if peer == self.node.identity.peer:
-            return self._ours(where)
+            return self._ours_again(where)
         if not self._player(peer) or (held is not None
                                                                            and held.serial >= where.serial):
             return False
@@ -131,7 +131,7 @@ class Book:
                  f" and {', '.join(where.addresses)}" if where.addresses else "")
         return True
 
-    def _ours(self, where: Where) -> bool:
+    def _ours_again(self, where: Where) -> bool:
         """A seat holds `where`, a record of ours (checked): where it is as new as the one we sign now or newer (we
         signed it before the wall clock stepped back, then resumed), ours is signed again past it, and the seats are
         told (True). Else nothing (False)."""
