@@ -170,3 +170,16 @@ def test_a_wrong_tuning_variable_is_said_before_anything_starts(variable: str, v
     assert "Traceback" not in out.stderr and len(out.stderr.splitlines()) == 1, out.stderr
     assert f"{variable}='{value}' is not a" in out.stderr and "unset it for the default" in out.stderr
     assert p2pnimmt("verify", os.devnull, env={variable: value}).returncode == 1  # a command that does not read it
+
+
+@pytest.mark.parametrize("args, command, extra", [(["play", "--web", "--port", "9000"], "play", "--port 9000"),
+                                                  (["history", "--bogus"], "history", "--bogus"),
+                                                  (["play", "--bots", "2", "extra"], "play", "extra")])
+def test_an_option_the_command_does_not_take_is_named_by_that_command(args, command, extra) -> None:
+    """Not `p2pnimmt: error: unrecognized arguments` pointing at the top-level --help, which lists only the
+    commands: the command's own parser refuses it, and its --help lists what it takes (the web page's port is
+    --web-port)."""
+    out = p2pnimmt(*args)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr == (f"p2pnimmt {command}: error: unrecognized arguments: {extra} "
+                          f"(`p2pnimmt {command} --help` lists the options)\n")
