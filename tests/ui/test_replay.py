@@ -70,6 +70,34 @@ def test_keys_step_a_turn_and_jump_a_round() -> None:
     asyncio.run(main())
 
 
+def test_help_and_the_keys_line_name_the_replays_own_keys_at_80x24() -> None:
+    """`?` in a replay showed the seat's keys (commit a card, the stand-in, the bell), none of which a replay
+    takes, and not its own; its status line ended in '<- -> PgUp PgDn', wrapped at 80 columns. Now `?` lists
+    the steps' keys, the keys line under the table says them, and the status line is one line."""
+    data, _net = transcript()
+
+    async def main() -> None:
+        with create_pipe_input() as inp:
+            viewer = ReplayApp(frames(data), input=inp, output=SizedOutput(80, 24))
+            task = asyncio.create_task(viewer.ui.app.run_async())
+            await until(lambda: viewer.ui.app.is_running, "the app")
+            inp.send_text(RIGHT * 3)
+            await until(lambda: viewer.index == 3, "three steps")
+            screen = screen_text(viewer.ui, 80, 24)
+            assert "PgUp/PgDn: a round" in screen.splitlines()[-1], screen
+            status = next(line for line in screen.splitlines() if "(4/" in line)
+            assert status.startswith("round 1, turn 2: cards revealed (4/") and \
+                "PgDn" not in "\n".join(screen.splitlines()[:-1]), screen
+            inp.send_text("?")
+            await until(lambda: viewer.ui.help, "the help")
+            shown = screen_text(viewer.ui, 80, 24)
+            assert "PgUp / PgDn      the round before / the next round" in shown, shown
+            assert "Home / End" in shown and "the chosen or typed card" not in shown and "stand-in" not in shown, shown
+            viewer.ui.app.exit(result="over")
+            await task
+    asyncio.run(main())
+
+
 def test_a_damaged_transcript_is_refused_with_the_reason() -> None:
     data, _net = transcript(1)
     broken = bytearray(data)
