@@ -78,22 +78,35 @@ def local_table(settings: Settings, bot: str, name: str, seed: bytes, kept: Kept
 
 async def run_full_screen(settings: Settings, *, bot: str = "heuristic", name: str = "you", seed: bytes | None = None,
                           model=None, input=None, output=None) -> int:
-    """A game against bots in this terminal, full screen; the exit status. `model`: a TableModel to show."""
+    """Games against bots in this terminal, full screen; the exit status. `model`: a TableModel to show (the
+    first game's). At game over `r` plays again: a new deal (a fresh seed), the same settings, seats and keys, its
+    START naming the game before (`previous`), and the evening's table on the round-end and game-over screens."""
     from ..ui.app import TableApp
     from ..ui.local import LocalSeat
     from ..ui.model import TableModel
+    from .evening import Evening
 
-    model = model if model is not None else TableModel()
-    kept = Kept()
-    table = local_table(settings, bot, name, seed if seed is not None else secrets.token_bytes(32), kept,
-                        on_event=model.update)
-    ui = TableApp(model, LocalSeat(table), input=input, output=output, title=_("p2pnimmt (vs bots)"))
-    try:
-        table.start()
-        result = await ui.app.run_async()
-    finally:
-        kept.close()
-    for line in farewell(model) + kept.lines():
+    evening = Evening()
+    seed = seed if seed is not None else secrets.token_bytes(32)
+    keys, previous, said = seed, None, []
+    while True:
+        model = model if model is not None else TableModel()
+        kept = Kept()
+        table = local_table(settings, bot, name, seed, kept, on_event=model.update, keys=keys, previous=previous)
+        model.evening = lambda table=table: evening.table(table.session)
+        ui = TableApp(model, LocalSeat(table), input=input, output=output, title=_("p2pnimmt (vs bots)"),
+                      again=lambda: None)
+        try:
+            table.start()
+            result = await ui.app.run_async()
+        finally:
+            kept.close()
+        said += farewell(model) + kept.lines()
+        if result != "again":
+            break
+        evening.add(table.session)
+        seed, previous, model = secrets.token_bytes(32), table.session.game_id, None
+    for line in said:
         print(line)
     return 0 if result in ("over", "left") or model.over is not None else 1
 
