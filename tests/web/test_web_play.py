@@ -44,6 +44,10 @@ async def test_a_whole_game_by_clicks_with_a_row_choice(browser, no_delay) -> No
     side = {await tr.get_attribute("data-name"): int(await tr.locator(".score").inner_text())
             for tr in await page.locator("#players tbody tr").all()}
     assert shown == side and set(shown) == {"ann", "bot1", "bot2", "bot3"}
+    # The results in the order of the placings, fewest bull heads first (they came in seat order, the winner
+    # anywhere in the list), as the terminal ranks them.
+    ranked = [int(t) for t in await page.locator("#final tbody .score").all_inner_texts()]
+    assert ranked == sorted(ranked) and ranked != [shown[n] for n in ("ann", "bot1", "bot2", "bot3")], ranked
     await page.click("#leave")
     assert await asyncio.wait_for(task, OUTER) == 0  # the game is over and the person left: exit status 0
     assert not errors, errors
