@@ -818,6 +818,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parse(parser, chosen)
         else:
             args = parse(parser, ["play", *(argv or [])])
+    if getattr(args, "web", False) and getattr(args, "headless", False):  # web_options(): no page when headless
+        args.parser.error(_("--web with --headless: a headless node shows no table, in a terminal or a browser; "
+                            "drop one of them"))
     problem = environment_problem(args.command) or pages_problem(args)
     if problem:
         print(f"p2pnimmt {args.command}: {problem}", file=sys.stderr)

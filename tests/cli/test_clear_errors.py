@@ -183,3 +183,14 @@ def test_an_option_the_command_does_not_take_is_named_by_that_command(args, comm
     assert out.returncode == 2, out.stderr
     assert out.stderr == (f"p2pnimmt {command}: error: unrecognized arguments: {extra} "
                           f"(`p2pnimmt {command} --help` lists the options)\n")
+
+
+@pytest.mark.parametrize("command", [["host"], ["join", "ABCD-EFGH"], ["watch", "ABCD-EFGH"]])
+def test_web_with_headless_is_refused_not_dropped(command) -> None:
+    """`host --headless --web` hosted a game and served no page, saying nothing of --web: the option was dropped
+    silently (a headless node has no front). Now the command line says so before anything starts."""
+    out = p2pnimmt(*command, "--headless", "--web", "--interface", "127.0.0.1", "--no-open")
+    assert out.returncode == 2, out.stderr
+    assert out.stderr == (f"p2pnimmt {command[0]}: error: --web with --headless: a headless node shows no table, in a "
+                          f"terminal or a browser; drop one of them (`p2pnimmt {command[0]} --help` lists the "
+                          "options)\n")
