@@ -80,6 +80,17 @@ class Game:
     def __init__(self, outs: list[Path]) -> None:
         texts = [out.read_text() for out in outs]
         self.latencies = stamps_by_turn(texts)
+        last: dict[tuple[str, int, int], float] = {}  # (kind, round, turn) -> the last node's stamp
+        for text in texts:
+            for kind, r, t, stamp in re.findall(r"timing (resolved|ended|dealt) (\d+) (\d+) ([\d.]+)", text):
+                key = (kind, int(r), int(t))
+                last[key] = max(last.get(key, 0.0), float(stamp))
+        # between rounds: the round's last turn resolved at the last node -> its end at the last node (the sealed
+        # deal's keys and audit, the ROUND_ENDs), and that -> the next round dealt at the last node (the deal)
+        ends = sorted(k[1] for k in last if k[0] == "ended")
+        self.round_ends = [last[("ended", r, 0)] - last[("resolved", r, t)] for r in ends for t in [max(
+            k[2] for k in last if k[0] == "resolved" and k[1] == r)]]
+        self.deals = [last[("dealt", r + 1, 0)] - last[("ended", r, 0)] for r in ends if ("dealt", r + 1, 0) in last]
         self.cpu_per_turn: list[float] = []  # each process: CPU from its first deal to its last resolution, a turn
         self.cpu_in_turn: list[float] = []  # each process and turn: CPU from its own commit to its resolution
         for text in texts:
@@ -147,6 +158,12 @@ def by_turn_lines(games: list[Game]) -> list[str]:
         lat = sorted(per_index[turn])
         lines.append(f"  {turn:>3}: {statistics.median(lat):6.1f} / {lat[int(len(lat) * 0.9)]:6.1f} / "
                      f"{lat[-1]:6.1f} ({len(lat)})")
+    ends = [e * 1000 for game in games for e in game.round_ends]
+    deals = [d * 1000 for game in games for d in game.deals]
+    if ends and deals:
+        lines.append(f"  between rounds, at the last node: last turn resolved -> round ended (keys, audit) median "
+                     f"{statistics.median(ends):.0f} ms; round ended -> next round dealt median "
+                     f"{statistics.median(deals):.0f} ms ({len(deals)} deals)")
     cpu = [c * 1000 for game in games for c in game.cpu_per_turn]
     if cpu:
         lines.append(f"  CPU per peer per turn, deal to last resolution (each process's own time): mean "
