@@ -150,10 +150,11 @@ GARBAGE_RELAY_SOURCE = "127.0.0.3"  # where garbage-relay's relay dials from (an
 
 
 def on_own_messages(handle: Callable[[Node, Session, Envelope, Outgoing], bool]) -> None:
-    """Node._feed, with each message of this node's own shown to `handle` (the node, its session, the message and
-    the output that carries it) before it goes out: True where `handle` dealt with it (sent it its own way, or not
-    at all), False to let it go as any node's."""
-    feed = Node._feed
+    """Node._send (where every message of the node goes out: a session's outputs, and each message as the session
+    signs it, Session.on_signed), with each message of this node's own shown to `handle` (the node, its session, the
+    message and the output that carries it) before it goes out: True where `handle` dealt with it (sent it its own
+    way, or not at all), False to let it go as any node's."""
+    send = Node._send
 
     def cheat(self: Node, outputs: list) -> None:
         session = self.session
@@ -162,9 +163,9 @@ def on_own_messages(handle: Callable[[Node, Session, Envelope, Outgoing], bool])
             env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
             if env is None or session is None or env.sender != session.me or not handle(self, session, env, item):
                 rest.append(item)
-        feed(self, rest)
+        send(self, rest)
 
-    Node._feed = cheat  # type: ignore[method-assign]
+    Node._send = cheat  # type: ignore[method-assign]
 
 
 def split_commit(turn: int, above: bool = False) -> None:
@@ -576,7 +577,7 @@ def offer_mid_game(turn: int) -> None:
 
 
 def cut_at_start_ack() -> None:
-    feed, dial, accepted, link = Node._feed, Mesh.dial, Mesh.accepted, Mesh.link
+    send, dial, accepted, link = Node._send, Mesh.dial, Mesh.accepted, Mesh.link
     cut = [False, False]  # cut now, cut once already
 
     def back(_signal: int, _frame: object) -> None:
@@ -596,7 +597,7 @@ def cut_at_start_ack() -> None:
                   flush=True)
             for conn in list(self.links.values()):
                 conn.writer.transport.abort()  # the ack below goes nowhere
-        feed(self, outputs)
+        send(self, outputs)
 
     async def dial_when_back(self: Mesh, host: str, port: int, expect: bytes | None = None):
         while cut[0]:
@@ -615,7 +616,7 @@ def cut_at_start_ack() -> None:
             return
         link(self, conn)
 
-    Node._feed = cheat  # type: ignore[method-assign]
+    Node._send = cheat  # type: ignore[method-assign]  (every message goes out there: Node._feed, Session.on_signed)
     Mesh.dial = dial_when_back  # type: ignore[method-assign]
     Mesh.accepted = accept_when_back  # type: ignore[method-assign]
     Mesh.link = link_when_back  # type: ignore[method-assign]
