@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from phonerelay import DROP, RELAY, CheatRelay, killed, relay_node, seat_kept
+from phonerelay import DROP, RELAY, CheatRelay, ann_hosts, killed, relay_node, seat_kept
 from procs import Proc
 from test_web_phone_presence import LO, PHONE, PHONE_URL, WAIT, play_to_the_end, seated_phone
 
@@ -34,11 +34,7 @@ STATUSES = """document.addEventListener("DOMContentLoaded", () => {
                                   "http-port-relay"])
 async def test_a_phone_page_leaves_a_relay_that_is_none_and_says_why(tmp_path: Path, procs, browser, kind: str) -> None:
     env = {"P2PNIMMT_PLACE_DELAY": "0"}
-    host = procs(["host", "--headless", "--seats", "3", *LO, "--rounds", "1", "--no-points", "--clock", "10", *DROP,
-                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=env)
-    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
-    peer = ["--peer", f"127.0.0.1:{port}"]
+    host, code, peer = ann_hosts(procs, tmp_path, 3, env)
     tv = relay_node(procs, tmp_path, "tv", "watch", code, *LO, *peer, env=env)
     phone_url = tv.wait_for(PHONE_URL).group(1)
     mal = CheatRelay(kind, tmp_path, "mal", "watch", code, *LO, *peer)
