@@ -1,7 +1,7 @@
 /** The page's tunnel (tunnel.ts; the relay: p2pnimmt/web/relay.py): what one step sends goes as one BATCH, in order. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ACCEPTED, BATCH, batches, CLOSE, DATA, DIAL, MAX_ACCEPTED, MAX_BATCH, OPENED, Tunnel, unbatched } from "../src/tunnel.js";
+import { ACCEPTED, BATCH, batches, CLOSE, DATA, DIAL, MAX_ACCEPTED, MAX_BATCH, MAX_HOST, notAHello, OPENED, Tunnel, unbatched } from "../src/tunnel.js";
 import { thisMachine } from "../src/page_node.js";
 
 /** The BATCH of [DATA 1 "ab", CLOSE 2 ""] as both sides write it (tests/web/test_relay_bounds.py has the same bytes). */
@@ -121,4 +121,15 @@ test("a loopback or unspecified address a member names is the dialler's own mach
   for (const other of ["192.168.1.20", "10.0.0.1", "100.64.0.7", "fd7a:115c:a1e0::7", "::ffff:192.168.1.2", "fe80::1", "1.127.0.0"]) {
     assert.equal(thisMachine(other), false, other);
   }
+});
+
+test("a relay's hello may name its game's host by a DNS name of up to 253 characters (a joiner's --peer as given)", () => {
+  const long = "gamebox-livingroom.home.example-family-net.org"; // 46 characters: refused by the red team's first bound
+  assert.equal(notAHello({ ...HELLO, host: [long, 9000] }), null);
+  const longest = `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}`;
+  assert.equal(longest.length, MAX_HOST);
+  assert.equal(notAHello({ ...HELLO, host: [longest, 9000], address: longest }), null);
+  assert.equal(notAHello({ ...HELLO, host: [`${longest}e`, 9000] }), "its hello names no host");
+  assert.equal(notAHello({ ...HELLO, host: ["", 9000] }), "its hello names no host");
+  assert.equal(notAHello({ ...HELLO, address: `${longest}e` }), "its hello names no port for the page");
 });
