@@ -121,6 +121,11 @@ CHEAT is one of
   end, a web server that serves a page of its own (200), a WebSocket that opens and says a first message that is no
   relay's hello, one that opens and says nothing (red team, session 43: a page that moved to one in the lobby waited
   on it for ever); it prints "fake relay at 127.0.0.1:PORT"; TURN is not used;
+- `dial-mute-relay`, `dial-refused-relay`: a node that serves the phone page (`--web`) whose relay says a right hello
+  to each page's tunnel (its game, its host) and then answers none of the page's DIALs (no OPENED, no CLOSE), or
+  answers each with a CLOSE that says the host refused (REFUSED, as when nothing listens there); a page's bytes on
+  no channel are dropped (review, session 43: a page that moved to one in the lobby waited on it for ever, or took
+  the host for gone and stopped for good); TURN is not used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -709,6 +714,16 @@ def silent_relay() -> None:
     Tunnel.accepted = nothing_in  # type: ignore[method-assign]
 
 
+def dial_relay(refused: bool) -> None:
+    from p2pnimmt.web.relay import CLOSE, REFUSED, Tunnel
+
+    async def dial(self: Tunnel, channel: int, rest: bytes) -> None:
+        if refused:
+            await self.tell(CLOSE, channel, f"{REFUSED} nothing listens there (a lie)".encode())
+
+    Tunnel.dial = dial  # type: ignore[method-assign]
+
+
 def filtering_relay(keep: Callable[[object, int, bool, int, bytes], bool]) -> None:
     """The phone relay (web/relay.py: Tunnel), passing of each connection only the whole frames `keep(tunnel,
     channel, up, index, frame)` is true for: `up` the page's way out, `index` the frame's place on that way (0: the
@@ -1051,6 +1066,7 @@ if __name__ == "__main__":
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "silent-relay": lambda _turn: silent_relay(),
+              "dial-mute-relay": lambda _turn: dial_relay(False), "dial-refused-relay": lambda _turn: dial_relay(True),
               **{kind: lambda _turn, kind=kind: port_relay(kind) for kind in (  # type: ignore[misc]
                   "silent-port-relay", "flood-port-relay", "http-port-relay", "junk-hello-relay", "mute-ws-relay")},
               "handshake-relay": lambda _turn: handshake_relay(), "msgless-relay": lambda _turn: msgless_relay(),

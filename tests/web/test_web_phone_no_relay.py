@@ -33,13 +33,23 @@ STATUSES = """document.addEventListener("DOMContentLoaded", () => {
 @pytest.mark.parametrize("kind", ["silent-port-relay", "mute-ws-relay", "junk-hello-relay", "flood-port-relay",
                                   "http-port-relay"])
 async def test_a_phone_page_leaves_a_relay_that_is_none_and_says_why(tmp_path: Path, procs, browser, kind: str) -> None:
+    # a port the browser's WebSocket fails on at once (bytes without end, a web page) is one that did not answer as
+    # a relay; one that opened and said no relay's hello is no relay of this game
+    why = "did not answer as a relay" if kind in ("flood-port-relay", "http-port-relay") else "is no relay of this game"
+    await left_in_the_lobby(tmp_path, procs, browser, kind, r"fake relay at (127\.0\.0\.1:\d+)", why)
+
+
+async def left_in_the_lobby(tmp_path: Path, procs, browser, kind: str, left_at: str, why: str) -> None:
+    """The module's game with mal run as cheat_node.py's `kind`: once tv is killed in the lobby the page reaches tv2
+    through mal's address (`left_at`: the pattern of mal's output that names it), left with a status "the node at
+    ADDRESS `why`… connecting through TV2…", and plays its game to the end, its seat kept."""
     env = {"P2PNIMMT_PLACE_DELAY": "0"}
     host, code, peer = ann_hosts(procs, tmp_path, 3, env)
     tv = relay_node(procs, tmp_path, "tv", "watch", code, *LO, *peer, env=env)
     phone_url = tv.wait_for(PHONE_URL).group(1)
     mal = CheatRelay(kind, tmp_path, "mal", "watch", code, *LO, *peer)
     try:
-        fake = mal.wait_for(r"fake relay at (127\.0\.0\.1:\d+)").group(1)
+        left = mal.wait_for(left_at).group(1)
         mal.wait_for(RELAY)
         tv2 = relay_node(procs, tmp_path, "tv2", "watch", code, *LO, *peer, env=env)
         served = tv2.wait_for(RELAY).group(1)
@@ -53,12 +63,9 @@ async def test_a_phone_page_leaves_a_relay_that_is_none_and_says_why(tmp_path: P
         killed(tv)
         await phone.wait_for_function("at => document.body.dataset.relay === at", arg=served, timeout=WAIT)
         tried = [s.url.split("/")[2] for s in sockets]
-        assert fake in tried and tried.index(fake) < len(tried) - 1, tried  # the fake port was tried, then left
+        assert left in tried and tried.index(left) < len(tried) - 1, tried  # mal's address was tried, then left
         statuses = await phone.evaluate("window.statuses")
-        # a port the browser's WebSocket fails on at once (bytes without end, a web page) is one that did not answer as
-        # a relay; one that opened and said no relay's hello is no relay of this game
-        why = "did not answer as a relay" if kind in ("flood-port-relay", "http-port-relay") else "is no relay of this game"
-        said = [s for s in statuses if s.startswith(f"the node at {fake} {why}")]
+        said = [s for s in statuses if s.startswith(f"the node at {left} {why}")]
         assert said, (statuses, tried)
         assert f"connecting through {served}" in said[0], said
         # the third seat comes (a bot): the phone plays its game through tv2 to the end

@@ -394,7 +394,10 @@ window.P2PNIMMT_STRINGS = {
    "sie nehmen gerade niemanden auf (laufen oder voll): prüfe den Code auf dem Bildschirm des Gastgebers"
   ],
   "it carries the scores after round {round}: {scores}; the rounds left are played": "es übernimmt die Punkte nach Runde {round}: {scores}; die übrigen Runden werden gespielt",
+  "it did not answer the dial for the host within {seconds} s": "er hat die Verbindung zum Host binnen {seconds} s nicht beantwortet",
   "it said no relay's hello within {seconds} s": "er hat binnen {seconds} s keinen Gruß eines Vermittlers gesagt",
+  "it said the host is gone, and no other relay says so": "er sagte, der Host sei fort, und kein anderer Vermittler sagt das",
+  "it says nothing listens at the host's address, and no other relay says so ({why})": "er sagt, unter der Adresse des Hosts lausche nichts, und kein anderer Vermittler sagt das ({why})",
   "it went on from {name}'s move and never passed it on": "es spielte mit dem Zug von {name} weiter und hat ihn nie weitergereicht",
   "its card": "seine Karte",
   "its first message is not a relay's hello": "seine erste Nachricht ist kein Gruß eines Vermittlers",

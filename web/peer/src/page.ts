@@ -617,6 +617,16 @@ const unheard = new Unheard();
 /** The relays whose hello named another game than ours while ours was on, and the game each named (hex), since a
  * hello of our game last came (connect). */
 const elsewhere = new Map<string, string>();
+/** Relays (their URLs) that said our host is gone from the lobby (a dial's REFUSED, a HOST_GONE close), and of which
+ * game (hex). The page's own relay is believed at once; another only when a second relay says it of the same game
+ * (review, session 43: one hostile spectator's relay that answered the page's dial with REFUSED stopped the page
+ * for good): until then the page leaves it for the next. */
+const goneSaid = new Map<string, string>();
+
+function goneBelieved(url: string, game: Uint8Array): boolean {
+  goneSaid.set(url, bytes.hex(game));
+  return url === OWN() || [...goneSaid.values()].filter((g) => g === bytes.hex(game)).length >= 2;
+}
 
 function connect(identity: Identity, name: string, had: { node: PageNode; game: Uint8Array } | null, at = 0): void {
   const list = knownRelays(had?.node ?? null);
@@ -753,7 +763,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     ended = true;
     // Its relay node leaves because our host left the lobby (web/relay.py: HOST_GONE): no game to wait for.
     const now = node?.node;
-    if (code === HOST_GONE && now && now.seat.start === null) now.hostGone ??= reason.endsWith("bye") ? "bye" : "refused";
+    if (code === HOST_GONE && now && now.seat.start === null) {
+      if (goneBelieved(url, now.hello.game)) now.hostGone ??= reason.endsWith("bye") ? "bye" : "refused";
+      else impostor = _("it said the host is gone, and no other relay says so"); // (the next relay: goneSaid)
+    }
     tunnel.lost();
     node?.node.stop();
     again();
@@ -816,6 +829,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     const keeping = existing ?? keeper(now.seat, game, identity.peer);
     if (existing === undefined) keepers.set(now.seat, keeping);
     const keep = keeping.keep;
+    now.believeGone = () => goneBelieved(url, game);
     now.keepWith(keeping.held); // what a node of the seat before held goes out through this one's links
     now.onChange = () => {
       keep();

@@ -25,7 +25,7 @@ import { PageSeat } from "./page_seat.js";
 import { PROBE_EVERY, PROBE_NONCE, probeAnswer, Probes } from "./page_probe.js";
 import { watchWaiting } from "./page_waiting.js";
 import type { Entropy, Outgoing } from "./seat.js";
-import type { Channel, Hello, Tunnel } from "./tunnel.js";
+import { type Channel, DIAL_WITHIN, DialUnanswered, type Hello, type Tunnel } from "./tunnel.js";
 import { _, fmt } from "./page_words.js";
 import { Book, MAX_LOBBY_MEMBERS, record, signWhere, type Where } from "./where.js";
 
@@ -95,6 +95,10 @@ export class PageNode {
    * was ("refused", the relay's CLOSE: REFUSED). No game to wait for: the join loop ends (net/spectator.py:
    * host_gone_before_start, the terminal's rule). */
   hostGone: "bye" | "refused" | null = null;
+  /** Whether this relay's word that the host is gone is taken (page.ts: the page's own relay's, or a second relay's
+   * of the game; review, session 43: one hostile spectator's relay said REFUSED and the page stopped for good);
+   * when not, the join loop ends with wrongHost and the page leaves this relay for the next. */
+  believeGone: () => boolean = () => true;
   /** What went wrong on the links (shown small; the session's faults are the verdict). */
   readonly notes: string[] = [];
   onChange: () => void = () => {};
@@ -458,8 +462,16 @@ export class PageNode {
         await this.serve(link);
       } catch (error) {
         const why = (error as Error).message;
+        if (error instanceof DialUnanswered && !this.stopped) { // a relay that answers no dial: no relay (page.ts leaves it)
+          this.wrongHost = fmt(_("it did not answer the dial for the host within {seconds} s"),
+            { seconds: DIAL_WITHIN / 1000 });
+          this.changed();
+          return;
+        }
         if (why.startsWith(REFUSED) && this.seat.start === null && !this.stopped) {
-          this.hostGone ??= "refused";
+          if (this.believeGone()) this.hostGone ??= "refused";
+          else this.wrongHost = fmt(_("it says nothing listens at the host's address, and no other relay says so ({why})"),
+            { why });
           this.changed();
           return;
         }

@@ -20,6 +20,15 @@ export const CLOSE = 3;
 export const OPENED = 4;
 export const ACCEPTED = 5;
 export const BATCH = 6;
+/** How long a dial through the relay may go unanswered (neither OPENED nor CLOSE): the relay's own dial timeout
+ * (web/relay.py: DIAL_TIMEOUT, 5 s) and as much again for a loaded machine. A relay that answers no dial (review,
+ * session 43: a hostile spectator's, which the page moved to in the lobby, held its join for ever and the page
+ * missed the START) is no relay of the game: the page leaves it for the next (page_node.ts, page.ts). */
+export const DIAL_WITHIN = 10_000;
+
+/** A dial the relay answered within DIAL_WITHIN neither way. */
+export class DialUnanswered extends Error {}
+
 /** Bytes of the messages one BATCH gathers (one larger goes alone; the relay takes at most 256 KiB a message). */
 export const MAX_BATCH = 128 * 1024;
 
@@ -245,10 +254,24 @@ export class Tunnel {
   }
 
   /** A TCP connection to `address:port` (a member of the game), through the relay. */
-  dial(address: string, port: number): Promise<Channel> {
+  dial(address: string, port: number, within = DIAL_WITHIN): Promise<Channel> {
     const id = this.next++;
     return new Promise((ok, fail) => {
-      this.dials.set(id, { ok, fail: (why) => fail(new Error(why)) });
+      const timer = setTimeout(() => {
+        if (!this.dials.delete(id)) return;
+        this.put(CLOSE, id, new Uint8Array()); // (an OPENED after it finds no dial of ours; the relay drops its end)
+        fail(new DialUnanswered(`no answer to a dial for ${address}:${port} within ${within / 1000} s`));
+      }, within);
+      this.dials.set(id, {
+        ok: (channel) => {
+          clearTimeout(timer);
+          ok(channel);
+        },
+        fail: (why) => {
+          clearTimeout(timer);
+          fail(new Error(why));
+        },
+      });
       this.put(DIAL, id, new TextEncoder().encode(JSON.stringify([address, port])));
     });
   }

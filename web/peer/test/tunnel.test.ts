@@ -1,7 +1,7 @@
 /** The page's tunnel (tunnel.ts; the relay: p2pnimmt/web/relay.py): what one step sends goes as one BATCH, in order. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ACCEPTED, BATCH, batches, CLOSE, DATA, DIAL, MAX_ACCEPTED, MAX_BATCH, MAX_HOST, notAHello, OPENED, Tunnel, unbatched } from "../src/tunnel.js";
+import { ACCEPTED, BATCH, batches, CLOSE, DATA, DIAL, DIAL_WITHIN, DialUnanswered, MAX_ACCEPTED, MAX_BATCH, MAX_HOST, notAHello, OPENED, Tunnel, unbatched } from "../src/tunnel.js";
 import { thisMachine } from "../src/page_node.js";
 
 /** The BATCH of [DATA 1 "ab", CLOSE 2 ""] as both sides write it (tests/web/test_relay_bounds.py has the same bytes). */
@@ -132,4 +132,24 @@ test("a relay's hello may name its game's host by a DNS name of up to 253 charac
   assert.equal(notAHello({ ...HELLO, host: [`${longest}e`, 9000] }), "its hello names no host");
   assert.equal(notAHello({ ...HELLO, host: ["", 9000] }), "its hello names no host");
   assert.equal(notAHello({ ...HELLO, address: `${longest}e` }), "its hello names no port for the page");
+});
+
+test("a dial the relay answers neither way within its time fails as unanswered, and says CLOSE (review, session 43)", async () => {
+  const sent: Uint8Array[] = [];
+  const tunnel = new Tunnel({ send: (d) => sent.push(d as Uint8Array), close: () => {} });
+  tunnel.received(JSON.stringify(HELLO));
+  assert.equal(DIAL_WITHIN, 10_000); // the relay's DIAL_TIMEOUT (web/relay.py: 5 s) and as much again
+  const mute = tunnel.dial("127.0.0.1", 1, 20);
+  await assert.rejects(mute, (error) => error instanceof DialUnanswered && /within 0.02 s/.test(error.message));
+  await Promise.resolve();
+  const id = (sent[0] as Uint8Array)[4] as number;
+  assert.deepEqual(sent.map(hexOf), [hexOf(op(DIAL, id, [...new TextEncoder().encode('["127.0.0.1",1]')])), hexOf(op(CLOSE, id))]);
+  tunnel.received(op(OPENED, id)); // too late: no dial of ours any more, nothing opens
+  // one answered in time is the channel, and no timeout fails it after
+  const answered = tunnel.dial("127.0.0.1", 1, 20);
+  tunnel.received(op(OPENED, id + 1));
+  const channel = await answered;
+  assert.equal(channel.id, id + 1);
+  await new Promise((ok) => setTimeout(ok, 40));
+  assert.equal(sent.length, 3); // its DIAL alone since: no CLOSE of a timed-out dial
 });
