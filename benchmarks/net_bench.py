@@ -220,7 +220,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             for peers in args.peers:
                 load = os.getloadavg()
-                games = [game_of_processes(peers, args.rounds, Path(tmp)) for _ in range(args.games)]
+                games = []
+                for game in range(args.games):  # each game in a folder of its own (a transcript is never overwritten)
+                    folder = Path(tmp) / f"{peers}-{game}"
+                    folder.mkdir()
+                    games.append(game_of_processes(peers, args.rounds, folder))
                 print(latency_line(peers, "separate processes",
                                    [lat for game in games for lat in game.latencies.values()]))
                 if args.by_turn:
