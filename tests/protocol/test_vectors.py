@@ -183,6 +183,40 @@ def test_the_envelope_refusals() -> None:
         assert str(refused.value) == v["refusal"]
 
 
+def test_the_decode_refusals() -> None:
+    """Section 16's `decode-refusals` (sections 7 and 8): each value is taken or refused by the codec in the words
+    given, each message by open_envelope; the block holds a case of each refusal section 7 and check 1's shape name
+    (every word below, kept in step with the codec's and the envelope's)."""
+    from p2pnimmt.protocol.codec import DecodeError, decode
+
+    block = json.loads(re.search(r"```json decode-refusals\n(.*?)```", DOC, re.S).group(1))
+    found = []
+    for v in block["values"]:
+        data = b"\x91" * v.get("nest", 0) + h(v["hex"])
+        if v["refusal"] is None:
+            decode(data)
+            continue
+        with pytest.raises(DecodeError) as refused:
+            decode(data)
+        assert str(refused.value) == v["refusal"], v["why"]
+        found.append(v["refusal"])
+    for v in block["envelopes"]:
+        if v["refusal"] is None:
+            assert open_envelope(h(v["wire"])).kind == "STANDIN", v["why"]
+            continue
+        with pytest.raises(DecodeError) as refused:
+            open_envelope(h(v["wire"]))
+        assert str(refused.value) == v["refusal"], v["why"]
+        found.append(v["refusal"])
+    words = ["no bytes at all", "incomplete input", "trailing bytes", "FormatError", "exceeds max_ext_len",
+             "ext type 5 is not allowed", "max_array_len", "max_map_len", "max_str_len", "'utf-8' codec",
+             "int is not allowed for map key", "map key b'a' is not a string", "duplicate map key",
+             "not canonical msgpack", "nested deeper", "StackError", "a message must be", "signature must be",
+             "signed part must be", "protocol version", "game id must be", "sender must be", "sequence number",
+             "previous hash", "kind must be", "body must be"]
+    assert [w for w in words if not any(w in f for f in found)] == []
+
+
 def test_the_canonical_refusals() -> None:
     """Section 16's `canonical-refusals` (section 7): the block is what tests/protocol/canonical_vectors.py makes; the
     canonical message and one with its body's keys in another order are taken, every other form of it refused in the

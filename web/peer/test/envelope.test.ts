@@ -1,5 +1,5 @@
 /** Sections 8 and 10: signed messages and the hashes; protocol-vectors, message-vectors, envelope-refusals,
- * rematch-vectors. */
+ * decode-refusals, rematch-vectors. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ascii, concat, fromHex, hex, uintBE } from "../src/bytes.js";
@@ -53,6 +53,29 @@ test("envelope-refusals: version is the integer 1, not the float 1.0 nor true, h
     }
     assert.throws(() => open(wire), (e: unknown) => e instanceof DecodeError && e.message === m.refusal, m.version);
   }
+});
+
+test("decode-refusals: every value and message taken or refused in the reference's words, the first fault named", () => {
+  const v = vector("decode-refusals");
+  const words = (f: () => unknown): string | null => {
+    try {
+      f();
+      return null;
+    } catch (e) {
+      assert.ok(e instanceof DecodeError, String(e));
+      return e.message;
+    }
+  };
+  for (const c of v.values) {
+    const data = concat(new Uint8Array(c.nest ?? 0).fill(0x91), fromHex(c.hex));
+    assert.equal(words(() => decode(data)), c.refusal, c.why);
+  }
+  for (const c of v.envelopes) {
+    const wire = fromHex(c.wire);
+    assert.equal(words(() => open(wire)), c.refusal, c.why);
+    if (c.refusal === null) assert.equal(open(wire).kind, "STANDIN", c.why);
+  }
+  assert.ok(v.values.length >= 30 && v.envelopes.length >= 15);
 });
 
 test("canonical-refusals: one message in every other form of each layer, refused in the reference's words", () => {
