@@ -217,6 +217,27 @@ def test_the_decode_refusals() -> None:
     assert [w for w in words if not any(w in f for f in found)] == []
 
 
+def test_the_body_refusals() -> None:
+    """Section 16's `body-refusals` (section 9, check 3): each body taken or refused by check_body in the words given
+    (the R of `bad-body`'s `X: R`), in the check's order; every kind of word the check says is among them."""
+    from p2pnimmt.protocol.codec import decode
+    from p2pnimmt.protocol.messages import BodyError, check_body
+
+    block = json.loads(re.search(r"```json body-refusals\n(.*?)```", DOC, re.S).group(1))
+    found = []
+    for v in block["bodies"]:
+        body = decode(h(v["body"]))
+        if v["refusal"] is None:
+            check_body(v["kind"], body)
+            continue
+        with pytest.raises(BodyError) as refused:
+            check_body(v["kind"], body)
+        assert str(refused.value) == v["refusal"], v["why"]
+        found.append(v["refusal"])
+    words = ["is invalid", "has unknown fields", "lacks field", "scores for", "none left to play", "points end"]
+    assert [w for w in words if not any(w in f for f in found)] == []
+
+
 def test_the_canonical_refusals() -> None:
     """Section 16's `canonical-refusals` (section 7): the block is what tests/protocol/canonical_vectors.py makes; the
     canonical message and one with its body's keys in another order are taken, every other form of it refused in the

@@ -3,6 +3,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { decode, encode, Float, type MsgMap, type Encodable } from "../src/codec.js";
 import { bodyProblem, isKind, KINDS } from "../src/messages.js";
+import { fromHex } from "../src/bytes.js";
+import { vector } from "./spec.js";
 
 const H = new Uint8Array(32);
 const body = (entries: Record<string, Encodable>): MsgMap => decode(encode(entries)) as MsgMap;
@@ -56,4 +58,13 @@ test("ROUND_END's back: 1..10 pairs of counts, seats strictly ascending", () => 
     assert.match(bodyProblem("ROUND_END", body({ ...end, back })) ?? "", /'back'/);
   }
   assert.match(bodyProblem("ROUND_END", body({ ...end, scores: Array(11).fill(0) })) ?? "", /'scores'/);
+});
+
+test("body-refusals: each body taken or refused in the reference's words, the first problem in the check's order", () => {
+  const v = vector("body-refusals");
+  for (const c of v.bodies) {
+    assert.ok(isKind(c.kind), c.why);
+    assert.equal(bodyProblem(c.kind, decode(fromHex(c.body)) as MsgMap), c.refusal, c.why);
+  }
+  assert.ok(v.bodies.length >= 30);
 });

@@ -6,7 +6,7 @@ import { vector, vectorBlocks } from "./spec.js";
 
 /** The vector blocks the TypeScript tests check. */
 const CHECKED = [
-  "canonical-refusals", "code-vectors", "decode-refusals", "draft-order", "envelope-refusals", "message-vectors", "name-ranges", "name-rules", "printable", "protocol-vectors", "rematch-vectors", "carry-vectors",
+  "body-refusals", "canonical-refusals", "code-vectors", "decode-refusals", "draft-order", "envelope-refusals", "message-vectors", "name-ranges", "name-rules", "printable", "protocol-vectors", "rematch-vectors", "carry-vectors",
   "take-back", "seat-vectors", "probe-vectors", "where-vectors", "start-where-vectors", "link-vectors",
   "shuffle-vectors", "turn-examples", "sealed-commitments", "sealed-deal", "sealed-eightfolds", "sealed-encodings", "sealed-key-pair",
   "sealed-shuffle-step", "signature-checks",
