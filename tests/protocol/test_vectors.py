@@ -238,6 +238,38 @@ def test_the_body_refusals() -> None:
     assert [w for w in words if not any(w in f for f in found)] == []
 
 
+def test_the_progression_vectors() -> None:
+    """Section 9's `progression-vectors`: seat 1's messages fed to a spectator's session after the START and the
+    START_ACKs; every one taken, or the last refused with the fault given (section 9's progression rule, its words)."""
+    from p2pnimmt.protocol.messages import FIELDS
+    from p2pnimmt.protocol.session import Session
+
+    block = json.loads(re.search(r"```json progression-vectors\n(.*?)```", DOC, re.S).group(1))
+    seats = [Identity(bytes([i]) * 32) for i in (1, 2, 3)]
+    salt = bytes([7]) * 16
+    game = game_id_for(seats[0].public_key, salt)
+    start = seal(seats[0], game, 0, NO_PREVIOUS, "START", {
+        "salt": salt, "settings": {"variant": "standard", "point_limit": None, "max_rounds": 3, "deal": "open"},
+        "roster": [{"key": seat.public_key, "name": name, "bot": False} for seat, name in zip(seats, "abc")]})
+    acks = [seal(seat, game, 0, NO_PREVIOUS, "START_ACK", {"start": start.hash}) for seat in seats[1:]]
+    refused = 0
+    for case in block["cases"]:
+        session = Session(None)
+        for env in (start, *acks):
+            assert not [o for o in session.receive(env.wire) if type(o).__name__ == "Fault"]
+        prev, found = acks[0].hash, None
+        for seq, (kind, given) in enumerate(case["messages"], start=1):
+            assert found is None, case["why"]  # only the last message may prove a fault
+            env = seal(seats[1], game, seq, prev, kind, {name: given.get(name, bytes(32)) for name in FIELDS[kind]}
+                       | given)
+            prev = env.hash
+            faults = [o for o in session.receive(env.wire) if type(o).__name__ == "Fault"]
+            found = f"{faults[0].code}: {faults[0].detail}" if faults else None
+        assert found == case["refusal"], case["why"]
+        refused += found is not None
+    assert 0 < refused < len(block["cases"])
+
+
 def test_the_canonical_refusals() -> None:
     """Section 16's `canonical-refusals` (section 7): the block is what tests/protocol/canonical_vectors.py makes; the
     canonical message and one with its body's keys in another order are taken, every other form of it refused in the

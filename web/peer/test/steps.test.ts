@@ -1,9 +1,13 @@
-/** Section 11.1's positions and section 9's rules for DROP and KEEP, and the progression rule. */
+/** Section 11.1's positions and section 9's rules for DROP and KEEP, and the progression rule (progression-vectors). */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { decode, encode, type MsgMap } from "../src/codec.js";
+import { decode, type Encodable, encode, type MsgMap } from "../src/codec.js";
+import { type Envelope, NO_PREVIOUS, seal } from "../src/envelope.js";
+import { gameIdFor, Identity } from "../src/identity.js";
+import { type Fault, Session } from "../src/session.js";
 import { mayFollow, positionOf } from "../src/progression.js";
 import { cmp, placeProblem, positionOfMessage, voteSlot } from "../src/steps.js";
+import { vector } from "./spec.js";
 
 const body = (o: Record<string, number>): MsgMap => decode(encode(o)) as MsgMap;
 
@@ -60,4 +64,37 @@ test("progression: at or after the last position, at most one turn on, or turn 0
   assert.deepEqual(positionOf("DROP", 2, null, 32, at), { round: 2, turn: 9 });
   assert.deepEqual(positionOf("KEEP", 1, null, 17, at), { round: 1, turn: 5 });
   assert.equal(positionOf("GAME_END", 0, null, null, at), null);
+});
+
+test("progression-vectors: seat 1's messages on a spectator's session, each taken or the last refused in the reference's words (9)", () => {
+  const v = vector("progression-vectors");
+  const hashes: Record<string, string[]> = { PLAY_COMMIT: ["commit", "state"], PLAY_REVEAL: ["nonce", "commits"], SEED_COMMIT: ["commit"],
+    SEED_REVEAL: ["contribution", "nonce"], ROUND_END: ["state"], GAME_END: ["state"] }; // section 9's hash fields of these kinds
+  const seats = [1, 2, 3].map((i) => new Identity(new Uint8Array(32).fill(i)));
+  const salt = new Uint8Array(16).fill(7);
+  const game = gameIdFor((seats[0] as Identity).publicKey, salt);
+  const start = seal(seats[0] as Identity, game, 0, NO_PREVIOUS, "START", {
+    salt, settings: { variant: "standard", point_limit: null, max_rounds: 3, deal: "open" },
+    roster: seats.map((seat, i) => ({ key: seat.publicKey, name: "abc"[i] as string, bot: false })),
+  });
+  const acks = seats.slice(1).map((seat) => seal(seat, game, 0, NO_PREVIOUS, "START_ACK", { start: start.hash }));
+  let refused = 0;
+  for (const c of v.cases as { why: string; messages: [string, Record<string, Encodable>][]; refusal: string | null }[]) {
+    const session = new Session(game);
+    for (const env of [start, ...acks]) assert.deepEqual(session.receive(env.wire), []);
+    let prev = (acks[0] as Envelope).hash;
+    let found: string | null = null;
+    c.messages.forEach(([kind, given], i) => {
+      assert.equal(found, null, c.why); // only the last message may prove a fault
+      const body = new Map<string, Encodable>(Object.entries(given));
+      for (const field of hashes[kind] ?? []) if (!body.has(field)) body.set(field, new Uint8Array(32));
+      const env = seal(seats[1] as Identity, game, i + 1, prev, kind, body);
+      prev = env.hash;
+      const faults = session.receive(env.wire);
+      found = faults.length ? `${(faults[0] as Fault).code}: ${(faults[0] as Fault).detail}` : null;
+    });
+    assert.equal(found, c.refusal, c.why);
+    if (found !== null) refused += 1;
+  }
+  assert.ok(refused > 0 && refused < v.cases.length);
 });
