@@ -216,8 +216,26 @@ def ref_commitment(purpose: str, game: bytes, round_: int, turn: int, seat: int,
 
 def test_the_blocks_are_there_and_named_once() -> None:
     assert {"sealed-encodings", "sealed-key-pair", "sealed-shuffle-step", "sealed-deal",
-            "sealed-commitments"} <= set(BLOCKS)
+            "sealed-commitments", "sealed-arrivals"} <= set(BLOCKS)
     assert "## 17. Sealed deal" in DOC
+
+
+def test_the_arrival_checks_of_a_shuffle() -> None:
+    """17.5's `sealed-arrivals`: each deck taken or refused by check_shuffle in the words given (the first index at
+    fault, its own problem or an equal earlier value; twins only once every value is valid and none equal)."""
+    block = BLOCKS["sealed-arrivals"]
+    refused = set()
+    for case in block["cases"]:
+        values = [h(v) for v in case["values"]]
+        if case["refusal"] is None:
+            assert check_shuffle([b""] * block["size"], values) == values, case["why"]
+            continue
+        with pytest.raises(ValueError) as exc:
+            check_shuffle([b""] * block["size"], values)
+        assert str(exc.value) == case["refusal"], case["why"]
+        refused.add(case["refusal"].split(" ", 3)[-1].split(" ", 1)[-1])
+    assert any("canonical" in r for r in refused) and any("low-order" in r for r in refused)
+    assert any("equal" in r for r in refused) and any("small-order" in r for r in refused)
 
 
 def test_the_prose_names_the_constants_of_the_code() -> None:

@@ -386,3 +386,11 @@ test("a round nobody shuffles (every seat dropped at or before its shuffle, or f
   assert.deepEqual(handPositions(1).map((p) => cardOf(round.valueAt(p))), [11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
   assert.equal(round.audit(new Map(), new Map(), new Map(), []), null);
 });
+
+test("sealed-arrivals: each deck taken or refused on arrival in the reference's words, the first index at fault (17.5)", () => {
+  const v = vector("sealed-arrivals");
+  for (const c of v.cases as { why: string; values: string[]; refusal: string | null }[]) {
+    assert.equal(shuffleProblem(c.values.map(fromHex), v.size), c.refusal, c.why);
+  }
+  assert.ok(v.cases.length >= 15);
+});
