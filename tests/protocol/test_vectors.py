@@ -270,6 +270,36 @@ def test_the_progression_vectors() -> None:
     assert 0 < refused < len(block["cases"])
 
 
+def test_the_drop_vectors() -> None:
+    """Section 11.1's `drop-vectors`: the DROPs at (0, 0), fed to a spectator's session after the START and the
+    START_ACKs, drop exactly the seats given (the one-seat rule; sets of seats by each voter's first m DROPs)."""
+    from p2pnimmt.protocol.session import Session
+
+    block = json.loads(re.search(r"```json drop-vectors\n(.*?)```", DOC, re.S).group(1))
+    for case in block["cases"]:
+        seats = [Identity(bytes([i + 1]) * 32) for i in range(case["seats"])]
+        salt = bytes([7]) * 16
+        game = game_id_for(seats[0].public_key, salt)
+        start = seal(seats[0], game, 0, NO_PREVIOUS, "START", {
+            "salt": salt, "settings": {"variant": "standard", "point_limit": None, "max_rounds": 3, "deal": "open"},
+            "roster": [{"key": seat.public_key, "name": "abcdefghij"[k], "bot": False} for k, seat in enumerate(seats)]})
+        chains = {0: start}
+        wires = [start.wire]
+        for k, seat in enumerate(seats[1:], start=1):
+            chains[k] = seal(seat, game, 0, NO_PREVIOUS, "START_ACK", {"start": start.hash})
+            wires.append(chains[k].wire)
+        for voter, target in case["drops"]:
+            last = chains[voter]
+            chains[voter] = seal(seats[voter], game, last.seq + 1, last.hash, "DROP",
+                                 {"round": 0, "step": 0, "seat": target})
+            wires.append(chains[voter].wire)
+        session = Session(None)
+        for wire in wires:
+            assert not [o for o in session.receive(wire) if type(o).__name__ == "Fault"], case["why"]
+        assert sorted(session.table.dropped) == case["dropped"], case["why"]
+    assert any(len(c["dropped"]) > 1 for c in block["cases"]) and any(not c["dropped"] for c in block["cases"])
+
+
 def test_the_canonical_refusals() -> None:
     """Section 16's `canonical-refusals` (section 7): the block is what tests/protocol/canonical_vectors.py makes; the
     canonical message and one with its body's keys in another order are taken, every other form of it refused in the

@@ -1,7 +1,11 @@
-/** Section 11.1's quorum rule ("Several seats gone together", "Void, with sets") on a table of votes made up here. */
+/** Section 11.1's quorum rule ("Several seats gone together", "Void, with sets") on a table of votes made up here, and
+ * protocol.md's drop-vectors on a spectator's session. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Envelope } from "../src/envelope.js";
+import { type Envelope, NO_PREVIOUS, seal } from "../src/envelope.js";
+import { gameIdFor, Identity } from "../src/identity.js";
+import { Session } from "../src/session.js";
+import { vector } from "./spec.js";
 import { counted, droppedTogether, mayDrop, mostNamed, names, setVoid, undecided } from "../src/quorum.js";
 import type { QuorumTable } from "../src/quorum.js";
 import type { Pos } from "../src/steps.js";
@@ -63,4 +67,34 @@ test("void, with sets: a seat outside the set went on from one of its seats' mes
   assert.ok(undecided(t, 0, AT));
   const decided = table(5, [[0, 1], [0, 3], [2, 1], [2, 3]], [[4, 3], [4, 1]]);
   assert.ok(!undecided(decided, 0, AT) && !mayDrop(decided, AT, 1));
+});
+
+test("drop-vectors: the DROPs at (0, 0) on a spectator's session drop exactly the seats given (11.1)", () => {
+  for (const c of vector("drop-vectors").cases as { why: string; seats: number; drops: [number, number][]; dropped: number[] }[]) {
+    const seats = Array.from({ length: c.seats }, (_, i) => new Identity(new Uint8Array(32).fill(i + 1)));
+    const host = seats[0] as Identity;
+    const salt = new Uint8Array(16).fill(7);
+    const game = gameIdFor(host.publicKey, salt);
+    const start = seal(host, game, 0, NO_PREVIOUS, "START", {
+      salt, settings: { variant: "standard", point_limit: null, max_rounds: 3, deal: "open" },
+      roster: seats.map((seat, i) => ({ key: seat.publicKey, name: "abcdefghij"[i] as string, bot: false })),
+    });
+    const chains = new Map<number, Envelope>([[0, start]]);
+    const wires = [start.wire];
+    seats.forEach((seat, k) => {
+      if (k === 0) return;
+      const ack = seal(seat, game, 0, NO_PREVIOUS, "START_ACK", { start: start.hash });
+      chains.set(k, ack);
+      wires.push(ack.wire);
+    });
+    for (const [voter, target] of c.drops) {
+      const last = chains.get(voter) as Envelope;
+      const env = seal(seats[voter] as Identity, game, last.seq + 1, last.hash, "DROP", { round: 0, step: 0, seat: target });
+      chains.set(voter, env);
+      wires.push(env.wire);
+    }
+    const session = new Session(game);
+    for (const wire of wires) assert.deepEqual(session.receive(wire), [], c.why);
+    assert.deepEqual([...session.dropped.keys()].sort((a, b) => a - b), c.dropped, c.why);
+  }
 });
