@@ -216,7 +216,7 @@ def ref_commitment(purpose: str, game: bytes, round_: int, turn: int, seat: int,
 
 def test_the_blocks_are_there_and_named_once() -> None:
     assert {"sealed-encodings", "sealed-key-pair", "sealed-shuffle-step", "sealed-deal",
-            "sealed-commitments", "sealed-arrivals"} <= set(BLOCKS)
+            "sealed-commitments", "sealed-arrivals", "sealed-unlocks"} <= set(BLOCKS)
     assert "## 17. Sealed deal" in DOC
 
 
@@ -236,6 +236,30 @@ def test_the_arrival_checks_of_a_shuffle() -> None:
         refused.add(case["refusal"].split(" ", 3)[-1].split(" ", 1)[-1])
     assert any("canonical" in r for r in refused) and any("low-order" in r for r in refused)
     assert any("equal" in r for r in refused) and any("small-order" in r for r in refused)
+
+
+def test_the_arrival_checks_of_an_unlock() -> None:
+    """17.5's `sealed-unlocks`: each unlock refused in the words given, or taken with the deal broken (or not) as
+    given; card numbers stand for their encodings, 0 for u = 0 and -1 for card 1's twin 1/u."""
+    from p2pnimmt.protocol.sealed import take_unlock
+
+    block = BLOCKS["sealed-unlocks"]
+    twin = h(EIGHTFOLDS["twins"][3])
+
+    def value(k: int) -> bytes:
+        return bytes(32) if k == 0 else twin if k == -1 else g.encoding(k)
+
+    layout = Layout(block["players"], 10 * block["players"] + 4)  # tactical: N = M
+    for case in block["cases"]:
+        current, values = [value(k) for k in case["current"]], [value(k) for k in case["values"]]
+        if case["refusal"] is not None:
+            with pytest.raises(ValueError) as exc:
+                take_unlock(layout, case["seat"], current, None, values)
+            assert str(exc.value) == case["refusal"], case["why"]
+            continue
+        taken = take_unlock(layout, case["seat"], current, None, values)
+        assert (taken.broken or None) == case["broken"], case["why"]
+    assert any(c["broken"] for c in block["cases"]) and any(c["refusal"] for c in block["cases"])
 
 
 def test_the_prose_names_the_constants_of_the_code() -> None:

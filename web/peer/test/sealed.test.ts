@@ -394,3 +394,14 @@ test("sealed-arrivals: each deck taken or refused on arrival in the reference's 
   }
   assert.ok(v.cases.length >= 15);
 });
+
+test("sealed-unlocks: each unlock refused in the reference's words, or taken with the deal broken (or not) as given (17.5)", () => {
+  const v = vector("sealed-unlocks");
+  const twin = fromHex(vector("sealed-eightfolds").twins[3]);
+  const value = (k: number): Uint8Array => (k === 0 ? new Uint8Array(32) : k === -1 ? twin : encodingOf(k));
+  for (const c of v.cases as { why: string; seat: number; current: number[]; values: number[]; refusal: string | null; broken: string | null }[]) {
+    const taken = applyUnlock(c.current.map(value), c.seat, v.players, c.values.map(value));
+    assert.equal(taken.problem, c.refusal, c.why);
+    assert.equal(taken.broken || null, c.broken, c.why);
+  }
+});
