@@ -300,6 +300,25 @@ def test_the_drop_vectors() -> None:
     assert any(len(c["dropped"]) > 1 for c in block["cases"]) and any(not c["dropped"] for c in block["cases"])
 
 
+def test_the_transcript_vector() -> None:
+    """Section 13's `transcript-vectors`: the recorder's journal writes the file byte for byte (the header, the
+    record chain, the fault record's keys in their order, its recorded evidence left out, the seal)."""
+    from p2pnimmt.protocol.events import Fault
+    from p2pnimmt.protocol.transcript import TranscriptJournal
+
+    block = json.loads(re.search(r"```json transcript-vectors\n(.*?)```", DOC, re.S).group(1))
+    refusals = json.loads(re.search(r"```json canonical-refusals\n(.*?)```", DOC, re.S).group(1))["messages"]
+    fault = block["fault"]
+    out = bytearray()
+    journal = TranscriptJournal(out.extend, Identity(h(block["recorder_secret"])))
+    journal.message(h(refusals[block["msg"]]["wire"]))
+    journal.fault(Fault(h(fault["peer"]), fault["code"], fault["detail"], fault["fatal"],
+                        tuple(h(refusals[i]["wire"]) for i in fault["evidence"])))
+    journal.seal()
+    journal.flush()
+    assert bytes(out).hex() == block["file"]
+
+
 def test_the_canonical_refusals() -> None:
     """Section 16's `canonical-refusals` (section 7): the block is what tests/protocol/canonical_vectors.py makes; the
     canonical message and one with its body's keys in another order are taken, every other form of it refused in the

@@ -1,11 +1,12 @@
 /** Section 13: frames, the header, the record chain, the seal, and verify's first problem. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { concat, u32 } from "../src/bytes.js";
+import { concat, fromHex, hex, u32 } from "../src/bytes.js";
 import { encode } from "../src/codec.js";
 import { Identity } from "../src/identity.js";
 import { frame, frames, header, link, MAX_RECORD, TranscriptWriter } from "../src/transcript.js";
 import { pyRepr, report, verifyTranscript } from "../src/verify.js";
+import { vector } from "./spec.js";
 
 const recorder = new Identity(new Uint8Array(32).fill(4));
 
@@ -72,4 +73,16 @@ test("a msg record written byte by byte is the codec's [index, link, \"msg\", wi
     last = record;
   }
   assert.deepEqual(w.bytes(), concat(...expected));
+});
+
+test("transcript-vectors: the writer makes the file byte for byte (the recorded evidence left out as seat.ts's note does)", () => {
+  const v = vector("transcript-vectors");
+  const refusals = vector("canonical-refusals").messages as { wire: string }[];
+  const wire = (i: number): Uint8Array => fromHex((refusals[i] as { wire: string }).wire);
+  const writer = new TranscriptWriter(new Identity(fromHex(v.recorder_secret)));
+  writer.message(wire(v.msg));
+  writer.fault({ peer: fromHex(v.fault.peer), code: v.fault.code, detail: v.fault.detail, fatal: v.fault.fatal,
+    evidence: (v.fault.evidence as number[]).filter((i) => i !== v.msg).map(wire) });
+  writer.seal();
+  assert.equal(hex(writer.bytes()), v.file);
 });
