@@ -319,6 +319,20 @@ def test_the_transcript_vector() -> None:
     assert bytes(out).hex() == block["file"]
 
 
+def test_the_start_refusals() -> None:
+    """Section 16's `start-refusals` (section 8): each START delivered to a spectator's session with no START yet is
+    taken or not as given, with the fault given (its checks' order; bad-signature for the signature alone)."""
+    from p2pnimmt.protocol.session import Session
+
+    block = json.loads(re.search(r"```json start-refusals\n(.*?)```", DOC, re.S).group(1))
+    for case in block["cases"]:
+        session = Session(None)
+        faults = [o for o in session.receive(h(case["wire"]), h(block["delivered_by"])) if type(o).__name__ == "Fault"]
+        found = {"code": faults[0].code, "fatal": faults[0].fatal, "detail": faults[0].detail} if faults else None
+        assert (session.table.start is not None, found) == (case["taken"], case["fault"]), case["why"]
+    assert {c["fault"]["code"] for c in block["cases"] if c["fault"]} == {"malformed", "bad-signature", "chain-broken"}
+
+
 def test_the_canonical_refusals() -> None:
     """Section 16's `canonical-refusals` (section 7): the block is what tests/protocol/canonical_vectors.py makes; the
     canonical message and one with its body's keys in another order are taken, every other form of it refused in the

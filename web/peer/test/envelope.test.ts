@@ -8,6 +8,7 @@ import { open, seal, signedBy } from "../src/envelope.js";
 import { sha256 } from "../src/hash.js";
 import { betweenRounds, commitment, commitmentContext, commitSet, encodeState, playValue, roundSeed, stateHash } from "../src/hashes.js";
 import { Identity } from "../src/identity.js";
+import { Session } from "../src/session.js";
 import { vector } from "./spec.js";
 
 /** A vector's JSON body as the message has it: hex strings are bin (section 16), everything else as it is. */
@@ -213,4 +214,14 @@ test("protocol-vectors: state_hash and state_hash_mid_game reproduced by dealing
   }
   assert.ok(state);
   assert.equal(hex(stateHash(state)), mid.state);
+});
+
+test("start-refusals: each START taken or not by a spectator's session with no START yet, with the fault given (8)", () => {
+  const v = vector("start-refusals");
+  for (const c of v.cases as { why: string; wire: string; taken: boolean; fault: { code: string; fatal: boolean; detail: string } | null }[]) {
+    const session = new Session(null);
+    const faults = session.receive(fromHex(c.wire), fromHex(v.delivered_by));
+    const found = faults[0] ? { code: faults[0].code, fatal: faults[0].fatal, detail: faults[0].detail } : null;
+    assert.deepEqual({ taken: session.start !== null, fault: found }, { taken: c.taken, fault: c.fault }, c.why);
+  }
 });
