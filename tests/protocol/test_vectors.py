@@ -333,6 +333,22 @@ def test_the_start_refusals() -> None:
     assert {c["fault"]["code"] for c in block["cases"] if c["fault"]} == {"malformed", "bad-signature", "chain-broken"}
 
 
+def test_the_chain_vectors() -> None:
+    """Section 16's `chain-vectors` (section 8, check 4): each case's deliveries, fed to a fresh spectator's session,
+    record exactly the faults given, at the deliveries given."""
+    from p2pnimmt.protocol.session import Session
+
+    block = json.loads(re.search(r"```json chain-vectors\n(.*?)```", DOC, re.S).group(1))
+    for case in block["cases"]:
+        session = Session(None)
+        found = []
+        for i, (name, by) in enumerate(case["deliveries"]):
+            found += [[i, o.code, o.fatal, o.detail] for o in session.receive(h(block["wires"][name]), h(block["peers"][by]))
+                      if type(o).__name__ == "Fault"]
+        assert found == case["faults"], case["why"]
+    assert {f[1] for c in block["cases"] for f in c["faults"]} == {"replay", "equivocation", "chain-broken"}
+
+
 def test_the_canonical_refusals() -> None:
     """Section 16's `canonical-refusals` (section 7): the block is what tests/protocol/canonical_vectors.py makes; the
     canonical message and one with its body's keys in another order are taken, every other form of it refused in the

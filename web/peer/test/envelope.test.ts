@@ -225,3 +225,15 @@ test("start-refusals: each START taken or not by a spectator's session with no S
     assert.deepEqual({ taken: session.start !== null, fault: found }, { taken: c.taken, fault: c.fault }, c.why);
   }
 });
+
+test("chain-vectors: each case's deliveries on a fresh spectator's session record exactly the faults given (8, check 4)", () => {
+  const v = vector("chain-vectors");
+  for (const c of v.cases as { why: string; deliveries: [string, string][]; faults: [number, string, boolean, string][] }[]) {
+    const session = new Session(null);
+    const found: [number, string, boolean, string][] = [];
+    c.deliveries.forEach(([name, by], i) => {
+      for (const f of session.receive(fromHex(v.wires[name]), fromHex(v.peers[by]))) found.push([i, f.code, f.fatal, f.detail]);
+    });
+    assert.deepEqual(found, c.faults, c.why);
+  }
+});
