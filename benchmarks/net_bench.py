@@ -1,12 +1,16 @@
 """Network figures over loopback: discovery to connected, turn latency, a whole 10-bot game, memory per peer.
 
-    python benchmarks/net_bench.py [--rounds N] [--peers N [N ...]]
+    python benchmarks/net_bench.py [--rounds N] [--peers N [N ...]] [--games N] [--by-turn]
 
 Everything binds 127.0.0.1 (zeroconf included). Turn latency is measured
 from the moment the last PLAY_COMMIT of a turn is sent to the moment the
 last node has resolved that turn, with every peer a separate process on
 this 2-core machine (clocks: CLOCK_MONOTONIC, shared by all processes).
-Prints figures; asserts nothing.
+With --peers, --games N plays N games at each size and pools their turns (the
+p99 of 40 turns is their maximum; 4 games of 8 rounds at 10 peers give 320), and
+--by-turn prints the latencies by the turn's index in its round (1 is the first
+after the deal, the last comes before the round's end and its audit) with the
+peers' CPU per turn and the load average. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -67,6 +71,40 @@ async def discovery_to_connected(settle: float) -> tuple[float, float]:
 
 def turn_latencies(peers: int, rounds: int, workdir: Path) -> list[float]:
     """Run a game of `peers` separate processes; per turn: last commit sent -> last node resolved."""
+    return list(game_of_processes(peers, rounds, workdir).latencies.values())
+
+
+class Game:
+    """One game's stamps: per (round, turn) the latency, and each process's CPU seconds over its turns."""
+
+    def __init__(self, outs: list[Path]) -> None:
+        texts = [out.read_text() for out in outs]
+        self.latencies = stamps_by_turn(texts)
+        last: dict[tuple[str, int, int], float] = {}  # (kind, round, turn) -> the last node's stamp
+        for text in texts:
+            for kind, r, t, stamp in re.findall(r"timing (resolved|ended|dealt) (\d+) (\d+) ([\d.]+)", text):
+                key = (kind, int(r), int(t))
+                last[key] = max(last.get(key, 0.0), float(stamp))
+        # between rounds: the round's last turn resolved at the last node -> its end at the last node (the sealed
+        # deal's keys and audit, the ROUND_ENDs), and that -> the next round dealt at the last node (the deal)
+        ends = sorted(k[1] for k in last if k[0] == "ended")
+        self.round_ends = [last[("ended", r, 0)] - last[("resolved", r, t)] for r in ends for t in [max(
+            k[2] for k in last if k[0] == "resolved" and k[1] == r)]]
+        self.deals = [last[("dealt", r + 1, 0)] - last[("ended", r, 0)] for r in ends if ("dealt", r + 1, 0) in last]
+        self.cpu_per_turn: list[float] = []  # each process: CPU from its first deal to its last resolution, a turn
+        self.cpu_in_turn: list[float] = []  # each process and turn: CPU from its own commit to its resolution
+        for text in texts:
+            dealt = re.findall(r"timing dealt \d+ \d+ [\d.]+ ([\d.]+)", text)
+            resolved = re.findall(r"timing resolved (\d+) (\d+) [\d.]+ ([\d.]+)", text)
+            if dealt and resolved:
+                self.cpu_per_turn.append((float(resolved[-1][2]) - float(dealt[0])) / len(resolved))
+            committed = {(r, t): float(cpu) for r, t, cpu in re.findall(r"timing commit (\d+) (\d+) [\d.]+ ([\d.]+)",
+                                                                         text)}
+            self.cpu_in_turn += [float(cpu) - committed[(r, t)] for r, t, cpu in resolved if (r, t) in committed]
+
+
+def game_of_processes(peers: int, rounds: int, workdir: Path) -> Game:
+    """Run a game of `peers` separate processes and read their stamps."""
     env = {"P2PNIMMT_TIMING": "1"}
     host_out = workdir / f"h{peers}.out"
     procs = [start(p2p("host", "--headless", "--seats", str(peers), *LO, "--rounds", str(rounds), "--no-points",
@@ -79,7 +117,7 @@ def turn_latencies(peers: int, rounds: int, workdir: Path) -> list[float]:
                            workdir / f"j{peers}-{i}.out", env))
     for proc in procs:
         proc.wait(300)
-    return stamps([host_out] + [workdir / f"j{peers}-{i}.out" for i in range(peers - 1)])
+    return Game([host_out] + [workdir / f"j{peers}-{i}.out" for i in range(peers - 1)])
 
 
 def in_process_latencies(peers: int, rounds: int, workdir: Path) -> list[float]:
@@ -94,14 +132,47 @@ def in_process_latencies(peers: int, rounds: int, workdir: Path) -> list[float]:
 
 def stamps(outs: list[Path]) -> list[float]:
     """Per turn: the last commit sent -> the last node resolved, from the timing lines of these outputs."""
+    return list(stamps_by_turn([out.read_text() for out in outs]).values())
+
+
+def stamps_by_turn(texts: list[str]) -> dict[tuple[int, int], float]:
+    """(round, turn) -> the last commit sent -> the last node resolved, from the timing lines of these texts."""
     sent: dict[tuple[int, int], float] = {}
     resolved: dict[tuple[int, int], float] = {}
-    for out in outs:
-        for kind, r, t, stamp in re.findall(r"timing (commit|resolved) (\d+) (\d+) ([\d.]+)", out.read_text()):
+    for text in texts:
+        for kind, r, t, stamp in re.findall(r"timing (commit|resolved) (\d+) (\d+) ([\d.]+)", text):
             key = (int(r), int(t))
             table = sent if kind == "commit" else resolved
             table[key] = max(table.get(key, 0.0), float(stamp))
-    return [resolved[k] - sent[k] for k in sorted(sent) if k in resolved]
+    return {k: resolved[k] - sent[k] for k in sorted(sent) if k in resolved}
+
+
+def by_turn_lines(games: list[Game]) -> list[str]:
+    """The latencies by the turn's index in its round (median, p90, max ms, count), and the peers' CPU a turn."""
+    per_index: dict[int, list[float]] = {}
+    for game in games:
+        for (_, turn), latency in game.latencies.items():
+            per_index.setdefault(turn, []).append(latency * 1000)
+    lines = ["  turn in round: median / p90 / max ms (turns)"]
+    for turn in sorted(per_index):
+        lat = sorted(per_index[turn])
+        lines.append(f"  {turn:>3}: {statistics.median(lat):6.1f} / {lat[int(len(lat) * 0.9)]:6.1f} / "
+                     f"{lat[-1]:6.1f} ({len(lat)})")
+    ends = [e * 1000 for game in games for e in game.round_ends]
+    deals = [d * 1000 for game in games for d in game.deals]
+    if ends and deals:
+        lines.append(f"  between rounds, at the last node: last turn resolved -> round ended (keys, audit) median "
+                     f"{statistics.median(ends):.0f} ms; round ended -> next round dealt median "
+                     f"{statistics.median(deals):.0f} ms ({len(deals)} deals)")
+    cpu = [c * 1000 for game in games for c in game.cpu_per_turn]
+    if cpu:
+        lines.append(f"  CPU per peer per turn, deal to last resolution (each process's own time): mean "
+                     f"{statistics.mean(cpu):.2f} ms, busiest {max(cpu):.2f} ms")
+    inside = [c * 1000 for game in games for c in game.cpu_in_turn]
+    if inside:
+        lines.append(f"  CPU per peer inside a turn, its own commit sent to its resolution: mean "
+                     f"{statistics.mean(inside):.2f} ms, median {statistics.median(inside):.2f} ms")
+    return lines
 
 
 def latency_line(peers: int, how: str, latencies: list[float]) -> str:
@@ -141,11 +212,24 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="rounds per latency game (default 2)")
     parser.add_argument("--peers", type=int, nargs="+",
                         help="only the latency games of separate processes at these table sizes (nothing else)")
+    parser.add_argument("--games", type=int, default=1, help="with --peers: games at each size, turns pooled")
+    parser.add_argument("--by-turn", action="store_true",
+                        help="with --peers: the latencies by turn index in the round, the CPU a turn, the load")
     args = parser.parse_args()
     if args.peers:
         with tempfile.TemporaryDirectory() as tmp:
             for peers in args.peers:
-                print(latency_line(peers, "separate processes", turn_latencies(peers, args.rounds, Path(tmp))))
+                load = os.getloadavg()
+                games = []
+                for game in range(args.games):  # each game in a folder of its own (a transcript is never overwritten)
+                    folder = Path(tmp) / f"{peers}-{game}"
+                    folder.mkdir()
+                    games.append(game_of_processes(peers, args.rounds, folder))
+                print(latency_line(peers, "separate processes",
+                                   [lat for game in games for lat in game.latencies.values()]))
+                if args.by_turn:
+                    print(f"  load average {load[0]:.2f} before, {os.getloadavg()[0]:.2f} after")
+                    print("\n".join(by_turn_lines(games)))
         return
     total, _ = asyncio.run(discovery_to_connected(0.0))
     print(f"host start -> joiner connected, joiner started at once: {total * 1000:.0f} ms "

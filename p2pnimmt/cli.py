@@ -773,6 +773,17 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     return 1
 
 
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line read; an option the command does not take is refused by that command's parser, so the
+    error names the command and points at its own --help (`p2pnimmt play: error: unrecognized arguments: --port
+    9000`), not at the top-level one's."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        (getattr(args, "parser", None) or parser).error(
+            _("unrecognized arguments: %s") % " ".join(extra))
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from . import i18n
     from .ui.remembered import load_lang
@@ -785,7 +796,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     i18n.use(i18n.choose(lang, load_lang()))
     argv = words
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     if os.environ.get("P2PNIMMT_SERVICE"):
         from .net.discovery import service_problem
 
@@ -804,9 +815,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                             lambda code, verb: code_problem(interface, code, verb))
             if chosen is None:
                 return 0
-            args = parser.parse_args(chosen)
+            args = parse(parser, chosen)
         else:
-            args = parser.parse_args(["play", *(argv or [])])
+            args = parse(parser, ["play", *(argv or [])])
+    if getattr(args, "web", False) and getattr(args, "headless", False):  # web_options(): no page when headless
+        args.parser.error(_("--web with --headless: a headless node shows no table, in a terminal or a browser; "
+                            "drop one of them"))
     problem = environment_problem(args.command) or pages_problem(args)
     if problem:
         print(f"p2pnimmt {args.command}: {problem}", file=sys.stderr)

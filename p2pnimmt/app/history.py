@@ -8,6 +8,7 @@ per round.
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -111,7 +112,8 @@ def games(folder: Path | None = None) -> list[GameRecord]:
 
 
 def history_lines(records: Iterable[GameRecord]) -> list[str]:
-    """One block per game: date, players with scores, variant, deal, winner, verified or not."""
+    """One block per game: date, players with scores, variant, deal, winner, verified or not; then the command that
+    replays it (`p2pnimmt replay FILE`), or its file where it did not verify (replay refuses it)."""
     lines: list[str] = []
     records = list(records)
     empty = sum(g.status == "not started" for g in records)
@@ -141,6 +143,8 @@ def history_lines(records: Iterable[GameRecord]) -> list[str]:
         lines.append(f"{head}  [{check}]")
         you = _(" (you)")
         lines.append("    " + ", ".join(f"{p.name}{you if p.me else ''} {p.score}" for p in g.players))
+        lines.append("    " + (_("to watch it again: p2pnimmt replay {path}") if g.verified else _("file: {path}"))
+                     .format(path=shlex.quote(str(g.path))))
     if empty:
         lines.append(ngettext("(and {n} lobby or refused join that never started a game, not listed)",
                               "(and {n} lobbies or refused joins that never started a game, not listed)",

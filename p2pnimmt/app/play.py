@@ -76,24 +76,67 @@ def local_table(settings: Settings, bot: str, name: str, seed: bytes, kept: Kept
                       **fronts)
 
 
+class Sitting:
+    """One person's games against bots in one process, each played again (`r`, "Play again") with the same
+    settings, bots, names and keys: a fresh seed, its START naming the game before (`previous`); the evening's
+    table adds them up. `said`: the lines for the terminal once the screens are gone."""
+
+    def __init__(self, settings: Settings, bot: str, name: str, seed: bytes | None) -> None:
+        from .evening import Evening
+
+        self.settings, self.bot, self.name = settings, bot, name
+        self.seed = seed if seed is not None else secrets.token_bytes(32)
+        self.keys, self.previous = self.seed, None
+        self.evening = Evening()
+        self.said: list[str] = []
+        self.kept = Kept()
+        self.table: LocalTable | None = None
+
+    def deal(self, *models, **fronts) -> LocalTable:
+        """The next game's table (not started), its transcript kept; each of `models` shows the evening's table."""
+        self.kept = Kept()
+        table = self.table = local_table(self.settings, self.bot, self.name, self.seed, self.kept, keys=self.keys,
+                                         previous=self.previous, **fronts)
+        for model in models:
+            model.evening = lambda: self.evening.table(table.session)
+        return table
+
+    def over(self, model) -> None:
+        """The game is over or left: its transcript closed, what to say of it kept for the end."""
+        self.kept.close()
+        self.said += farewell(model) + self.kept.lines()
+
+    def again(self) -> None:
+        """Played again: the finished game joins the evening; the next is dealt from a fresh seed."""
+        assert self.table is not None
+        self.evening.add(self.table.session)
+        self.seed, self.previous = secrets.token_bytes(32), self.table.session.game_id
+
+
 async def run_full_screen(settings: Settings, *, bot: str = "heuristic", name: str = "you", seed: bytes | None = None,
                           model=None, input=None, output=None) -> int:
-    """A game against bots in this terminal, full screen; the exit status. `model`: a TableModel to show."""
+    """Games against bots in this terminal, full screen; the exit status. `model`: a TableModel to show (the
+    first game's). At game over `r` plays again (a Sitting)."""
     from ..ui.app import TableApp
     from ..ui.local import LocalSeat
     from ..ui.model import TableModel
 
-    model = model if model is not None else TableModel()
-    kept = Kept()
-    table = local_table(settings, bot, name, seed if seed is not None else secrets.token_bytes(32), kept,
-                        on_event=model.update)
-    ui = TableApp(model, LocalSeat(table), input=input, output=output, title=_("p2pnimmt (vs bots)"))
-    try:
-        table.start()
-        result = await ui.app.run_async()
-    finally:
-        kept.close()
-    for line in farewell(model) + kept.lines():
+    sitting = Sitting(settings, bot, name, seed)
+    while True:
+        model = model if model is not None else TableModel()
+        table = sitting.deal(model, on_event=model.update)
+        ui = TableApp(model, LocalSeat(table), input=input, output=output, title=_("p2pnimmt (vs bots)"),
+                      again=lambda: None)
+        try:
+            table.start()
+            result = await ui.app.run_async()
+        finally:
+            sitting.over(model)
+        if result != "again":
+            break
+        sitting.again()
+        model = None
+    for line in sitting.said:
         print(line)
     return 0 if result in ("over", "left") or model.over is not None else 1
 

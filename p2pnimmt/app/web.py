@@ -8,7 +8,6 @@ does all of the protocol. The server binds 127.0.0.1 unless --web-interface name
 from __future__ import annotations
 
 import asyncio
-import secrets
 import sys
 import webbrowser
 from collections.abc import Callable
@@ -57,15 +56,27 @@ async def run_play_web(settings: Settings, *, bot: str, name: str, seed: bytes |
     """
     from ..web.server import WebServer
     from ..web.table import Page, Placer, TvModel, feed
-    from .play import Kept, local_table
+    from .play import Sitting
 
     model, tv_model = TableModel(), TvModel()
-    kept = Kept()
-    table = local_table(settings, bot, name, seed if seed is not None else secrets.token_bytes(32), kept,
-                        on_event=feed(model, tv_model))
+    sitting = Sitting(settings, bot, name, seed)
+    table = sitting.deal(model, tv_model, on_event=feed(model, tv_model))
     placers = Placer(model), Placer(tv_model)
     seat = Page(model, seat=LocalSeat(table), title=_("p2pnimmt (vs bots)"))
     tv = Page(tv_model, tv=True, title=_("p2pnimmt (vs bots)"))
+
+    def again() -> str:
+        """"Play again" at game over: the next game against the same bots, on the same pages (a Sitting)."""
+        sitting.over(model)
+        sitting.again()
+        model.reset()
+        tv_model.reset()
+        seat.seat = LocalSeat(sitting.deal(model, tv_model, on_event=feed(model, tv_model)))
+        assert sitting.table is not None
+        sitting.table.start()
+        return ""  # nothing to say: the new game is on the page
+
+    seat.again = again
     server = WebServer(options.interface, options.port)
     seat_token, tv_token = server.add(seat.view), server.add(tv.view)
     await server.start()
@@ -77,13 +88,14 @@ async def run_play_web(settings: Settings, *, bot: str, name: str, seed: bytes |
     try:
         await seat.left.wait()
     finally:
-        kept.close()
+        sitting.over(model)
         for placer in placers:
             placer.stop()
         await server.close()
-    for line in kept.lines():
+    for line in sitting.said:
         say(line)
-    return 0 if table.session.phase == "over" else 1
+    assert sitting.table is not None
+    return 0 if sitting.table.session.phase == "over" else 1
 
 
 async def guest_seat(node: Node, options: Options) -> tuple[Node, Page]:

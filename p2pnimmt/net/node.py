@@ -138,7 +138,6 @@ class Node:
         self.mesh = Mesh(self)  # the links: dials, accepted connections, readers, redials (net.mesh)
         self.book = Book(self)  # where the players listen, each in its own signed word (net.where; session 40)
         self._own_where: Where | None = None  # ours, signed once per game id, port and addresses
-        self._own_where_game: bytes | None = None
         # the host's latest lobby frame carried our own signed `where` record: a host of session 40 or later, which
         # decides a join's `link_proof` (a phone relay passes such a join on unchecked only then: host_decides_links)
         self.where_forwarded = False
@@ -225,6 +224,7 @@ class Node:
         self.game_id = game_id
         journal = self.journal_for(game_id) if self.journal_for is not None else None
         self.session = Session(self.identity, game_id=game_id, journal=journal)
+        self.session.on_signed = self._send  # a message we sign leaves at once (issue 24)
         self.session.inbox.start_check = self.start_check  # a new start's carry, checked (app.anew; protocol.md 14)
         self.session.table.own_where = self._own_record  # our record in our START or START_ACK (protocol.md 14)
         self.spawn(watch_waiting(self))
@@ -346,10 +346,13 @@ class Node:
         addresses = self.own_addresses()
         own = self._own_where
         if (own is None or own.port != self.port or list(own.addresses) != addresses
-                or self._own_where_game != self.game_id):
+                or own.game != self.game_id):
             own = self._own_where = sign_where(self.identity, self.game_id, self.port, addresses)
-            self._own_where_game = self.game_id
         return own
+
+    def sign_own_where_again(self) -> None:
+        """Our next own_where is signed anew (net.where: a seat holds a record of ours past it)."""
+        self._own_where = None
 
     def _own_record(self) -> list[Any] | None:
         """Our own record as the START or our START_ACK carries it (protocol.md 14, "In the START and the START_ACKs"),
@@ -373,6 +376,7 @@ class Node:
         """
         self.session = session
         self.resumed = True
+        session.on_signed = self._send  # (set after the replay's start: nothing is signed while replaying)
         session.table.own_where = self._own_record  # (a START_ACK still owed carries it, as a new one's does)
         outputs = session.replay(wires, secrets, None if seen is None else partial(seen, self))
         self.game_id = session.game_id  # known once the replay has taken the START (links need it)
@@ -466,7 +470,21 @@ class Node:
         next turn: the others wait for it (a reveal, a turn's last commit), while our listeners and the rest of the
         loop's turn (often the frames of several other links to check) can wait. Its transcript record is written
         first (Connection.before_write). A relay waits for its link's next write, RELAY_WAIT at most (the seats it
-        goes to had the message from its sender)."""
+        goes to had the message from its sender). A message we sign inside a session's input left already, as it
+        was signed (Session.on_signed: _send)."""
+        self._send(outputs)
+        self.book.from_start()  # the records the START and START_ACKs carry (net.where; protocol.md 14, session 41)
+        for item in outputs:
+            if not isinstance(item, Outgoing):
+                if isinstance(item, GameStarted):
+                    self.started_at = time.monotonic()
+                    self.host_link_at_start = self.links.get(self.host_peer) if self.host_peer is not None else None
+                    self.mesh.members_updated()  # the START's roster are members
+                self._event(item)
+
+    def _send(self, outputs: list) -> None:
+        """The messages of these outputs onto the links: each for every peer written at once, a relay queued for its
+        link's next write (see _feed)."""
         ours: dict[Connection, None] = {}  # the links a message for every peer was queued on, in order
         for item in outputs:
             if isinstance(item, Outgoing):
@@ -488,14 +506,6 @@ class Node:
                             ours[conn] = None
         for conn in ours:
             conn.flush()  # after the transcript's records the node holds (Connection.before_write)
-        self.book.from_start()  # the records the START and START_ACKs carry (net.where; protocol.md 14, session 41)
-        for item in outputs:
-            if not isinstance(item, Outgoing):
-                if isinstance(item, GameStarted):
-                    self.started_at = time.monotonic()
-                    self.host_link_at_start = self.links.get(self.host_peer) if self.host_peer is not None else None
-                    self.mesh.members_updated()  # the START's roster are members
-                self._event(item)
 
     def _relays(self) -> None:
         """The relays still waiting go now (RELAY_WAIT after the first of them)."""

@@ -4,7 +4,8 @@ A key's record says what it cost the key, by kind:
 - cut off: a link of it went over a cap (net.lobby.cut): never admitted again from that link's address unless seated
   (told why once, then refused in the handshake, as cheaply as a stranger; since session 42 from that address only);
 - spent: one of its links was cut for bad messages (net.frames): each later link of it is cut at its first one (a
-  seat's: each later link from or to an address it is spaced or cut off at);
+  seat's: each later link from or to an address it is spaced or cut off at, read off those; a key's links cut while
+  it held no seat spend it wherever, and so do its spacings once it holds none);
 - spaced: a seat (of the START, or the host we joined) so cut: its handshakes and our dials to it are refused for a
   while, BAD_LINK_BACKOFF[0] seconds after its first cut, doubling with each further one up to BAD_LINK_BACKOFF[1],
   but only from and to the address that link came from or went to (since session 42).
@@ -37,7 +38,7 @@ class Record:
     """One key's trouble."""
 
     cut_off: dict[str, bool] = field(default_factory=dict)  # over a cap: address -> told why since (came back once)
-    spent: bool = False  # a link of it was cut for bad messages: its later links are cut at their first
+    spent: bool = False  # a link of it, then no seat's, was cut for bad messages (a seat's: `spaced`, by address)
     spaced: dict[str, tuple[int, float]] = field(default_factory=dict)  # a seat: address -> (cuts, refused until)
 
 
@@ -111,7 +112,7 @@ class Trouble:
         if self._seated(peer):
             at = source(address)
             return at in record.spaced or at in record.cut_off
-        return record.spent or bool(record.cut_off)
+        return record.spent or bool(record.cut_off) or bool(record.spaced)
 
     def spend(self, peer: bytes) -> None:
         """A link of `peer`, not a seat's, was cut for bad messages."""
@@ -120,7 +121,6 @@ class Trouble:
     def space(self, peer: bytes, address: str, now: float) -> float:
         """A seat's link at `address` was cut for bad messages: its key is refused there for the seconds returned."""
         record = self._record(peer)
-        record.spent = True
         at = source(address)
         cuts, _until = record.spaced.pop(at, (0, 0.0))
         spacing = min(BAD_LINK_BACKOFF[1], BAD_LINK_BACKOFF[0] * 2 ** cuts)

@@ -43,13 +43,14 @@ def where_bytes(game_id: bytes, key: bytes, serial: int, port: int, addresses: l
 
 @dataclass(frozen=True)
 class Where:
-    """A member's signed word on where it listens."""
+    """A member's signed word on where it listens, and the game it is signed for (its signature checked for)."""
 
     key: bytes
     serial: int
     port: int
     addresses: tuple[str, ...]
     signature: bytes
+    game: bytes
 
     def record(self) -> list[Any]:
         """As a `join`, a lobby member and a `where` frame carry it."""
@@ -67,7 +68,15 @@ def sign_where(identity: Identity, game_id: bytes, port: int, addresses: list[st
     if serial is None:
         serial = _last_serial = max(int(time.time() * 1000), _last_serial + 1)
     signature = identity.sign(where_bytes(game_id, identity.public_key, serial, port, addresses))
-    return Where(identity.public_key, serial, port, tuple(addresses), signature)
+    return Where(identity.public_key, serial, port, tuple(addresses), signature, game_id)
+
+
+def serial_past(serial: int) -> None:
+    """A record of ours with `serial` exists (a seat holds it, checked: our own signed word): the next we sign goes
+    past it. A node resumed after the wall clock stepped back signed serials below those of its records from before,
+    which every seat kept as the newer, at the port it listened on then (red team, session 43)."""
+    global _last_serial
+    _last_serial = max(_last_serial, serial)
 
 
 def where_from(value: Any, key: bytes, game_id: bytes) -> Where | None:
@@ -79,7 +88,7 @@ def where_from(value: Any, key: bytes, game_id: bytes) -> Where | None:
         return None
     if not verify(key, signature, where_bytes(game_id, key, serial, port, addresses)):
         return None
-    return Where(key, serial, port, tuple(addresses), signature)
+    return Where(key, serial, port, tuple(addresses), signature, game_id)
 
 
 class Book:
@@ -89,8 +98,8 @@ class Book:
 
     def __init__(self, node) -> None:
         self.node = node
-        self.records: dict[bytes, Where] = {}
-        self._checked: dict[bytes, tuple[bytes | None, Where]] = {}  # peer -> (the game it was checked for, record)
+        self.records: dict[bytes, Where] = {}  # peer -> its latest record held (each says the game it was checked for)
+        self._ours: Where | None = None  # our own as we last told the seats (it comes back from them)
         self._told: dict[bytes, tuple[Connection, int]] = {}  # seat -> (its link, what we last told it there)
         self._start: Any = None  # the START whose messages' records we looked at (from_start)
         self._looked: set[bytes] = set()  # the hashes of those messages (the START and its START_ACKs)
@@ -110,16 +119,29 @@ class Book:
         """Keep `where` if it is a player's and newer than what we hold: True if it is news."""
         peer = peer_id(where.key)
         held = self.records.get(peer)
-        if peer == self.node.identity.peer or not self._player(peer) or (held is not None
+        if peer == self.node.identity.peer:
+            return self._ours_again(where)
+        if not self._player(peer) or (held is not None
                                                                            and held.serial >= where.serial):
             return False
         self.records[peer] = where
-        self._checked[peer] = (self.node.game_id, where)  # (every record taken was checked for the game of now)
         if len(self.records) > MAX_RECORDS:  # players who left the lobby before the START: theirs go first
             self.records = {p: w for p, w in self.records.items() if self._player(p)}
-            self._checked = {p: c for p, c in self._checked.items() if p in self.records}
         log.info("%s listens at port %d%s (its own signed word)", fingerprint(peer), where.port,
                  f" and {', '.join(where.addresses)}" if where.addresses else "")
+        return True
+
+    def _ours_again(self, where: Where) -> bool:
+        """A seat holds `where`, a record of ours (checked): where it is as new as the one we sign now or newer (we
+        signed it before the wall clock stepped back, then resumed), ours is signed again past it, and the seats are
+        told (True). Else nothing (False)."""
+        own = self.node.own_where()
+        if own is None or where.serial < own.serial or where == own:
+            return False
+        serial_past(where.serial)
+        self.node.sign_own_where_again()
+        log.info("a seat holds a record of ours with serial %d, past ours (%d): signed ours again past it",
+                 where.serial, own.serial)
         return True
 
     def from_start(self) -> None:
@@ -173,7 +195,7 @@ class Book:
         found = [[w.key, w.record()] for peer, w in self.records.items() if self._seat(peer)]
         if own is not None:
             found.append([own.key, own.record()])
-            self._checked[self.node.identity.peer] = (self.node.game_id, own)  # (ours: it comes back from the seats)
+            self._ours = own
         return sorted(found)
 
     def tell(self, conn: Connection | None = None) -> None:
@@ -220,8 +242,9 @@ class Book:
         """The record of `key` we hold, or sent as ours, if `record` is exactly it, checked for this game: not
         checked again (a seat passes on the records it holds at each change and ping; before the session-42 review
         each of them was one signature check, up to a seat's every record a frame, 20 frames a second), else None."""
-        game, held = self._checked.get(peer_id(key), (None, None))
-        if held is None or game != self.node.game_id or held.key != key or not record_shape(record):
+        peer = peer_id(key)
+        held = self._ours if peer == self.node.identity.peer else self.records.get(peer)
+        if held is None or held.game != self.node.game_id or held.key != key or not record_shape(record):
             return None
         return held if record == held.record() else None
 

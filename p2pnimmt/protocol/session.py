@@ -108,6 +108,10 @@ class Session:
         self._signed: set[tuple[Any, ...]] = set()  # the slot of every message of ours accepted (slot_of)
         self._relaying: frozenset[bytes] = frozenset()  # senders whose messages we relay to the seats (_take_start)
         self._proofs: dict[bytes, None] = {}  # the messages of every proof we sent on (_spread), others' only, in order
+        # Where a message we sign goes at once, with the messages of this input before it (the relays), its record in
+        # the journal: a node sends it there and then, before the input's passes go on (issue 24); unset (in memory,
+        # verify), our messages are returned with the input's other outputs, as before.
+        self.on_signed: Callable[[list[Outgoing]], None] | None = None
 
     # ----------------------------------------------------------------- the table, read-only
 
@@ -411,6 +415,19 @@ class Session:
         if kind == "START":
             self._take_start(env)
         self._accept(env, self.me)
+        if self.on_signed is not None:
+            self._send_now()
+
+    def _send_now(self) -> None:
+        """Hand this input's messages so far (ours just signed and accepted, its record in the journal, and the relays
+        before it) to on_signed, in order; its events stay for the input's outputs. What the input's passes do after
+        it (taking our own message into the deal, the next pass, another node's bookkeeping) waits, not the others."""
+        out = self._out
+        messages = [item for item in out if type(item) is Outgoing]
+        if messages:
+            self._out = [item for item in out if type(item) is not Outgoing]
+            assert self.on_signed is not None
+            self.on_signed(messages)
 
     # ----------------------------------------------------------------- after a restart
 

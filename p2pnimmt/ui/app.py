@@ -37,7 +37,7 @@ from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.widgets import Frame
 
 from ..engine import HAND_SIZE
-from ..i18n import _
+from ..i18n import N_, _
 from . import bigtable, widgets
 from .keys import make_bindings
 from .model import TableModel, heads
@@ -68,9 +68,15 @@ class TableApp:
 
     def __init__(self, model: TableModel, seat: Seat | None, *, input=None, output=None,
                  title: str = "p2pnimmt", code: str | None = None,
-                 again: Callable[[], str | None] | None = None) -> None:
+                 again: Callable[[], str | None] | None = None, help_text: tuple[str, ...] | None = None,
+                 tv_keys: str = N_("?: help   q: leave")) -> None:
         self.model = model
         self.seat = seat
+        # What `?` shows, as paragraphs of the catalog (translated when shown): a seat's keys, else a spectator's
+        # (who presses nothing to play); `tv_keys`, the keys line under the TV view (a replay's steps).
+        self.help_text = help_text if help_text is not None else (widgets.HELP,) if seat is not None else \
+            (widgets.WATCH_HELP, widgets.CARDS_HELP)
+        self.tv_keys = tv_keys
         # At game over, `r`: play again (a rematch: the host offers it, a player asks for it or accepts it);
         # `again()` returns what to say, and exits the screen when it returns None (on to the next game).
         self.again = again
@@ -367,7 +373,7 @@ class TableApp:
         tv = HSplit([title, big, rule, VSplit([HSplit([tv_message, Frame(log, title=log_title)]), Window(width=1),
                                                players]),
                      self._text(lambda: widgets.prompt_lines(model, "", None), height=1),
-                     self._text(lambda: [("class:dim", " " + _("?: help   q: leave"))], height=1)])
+                     self._text(lambda: [("class:dim", " " + _(self.tv_keys))], height=1)])
         self._seated, self._tv = seated, tv
         self._big = bigtable.layout(self)
         small = self._text(self._too_small_text, wrap_lines=True)
@@ -384,7 +390,7 @@ class TableApp:
             self._overlay(Condition(lambda: self.round_screen and not self.help), self._round_text),
             self._overlay(Condition(lambda: (self.results or bool(model.aborted) or (
                 self.seat is None and model.over is not None)) and not self.help), self._over_text),
-            self._overlay(Condition(lambda: self.help), lambda: _(widgets.HELP)),
+            self._overlay(Condition(lambda: self.help), self._help_text),
             self._overlay(Condition(lambda: self.confirm_quit), lambda: _("Leave the game? (y / n)")),
         ])
 
@@ -459,6 +465,9 @@ class TableApp:
         if self.confirm_quit:  # the overlays are not drawn on this screen: the question is asked here
             lines = [_("Leave the game? (y / n)"), "", *lines]
         return "\n".join(lines)
+
+    def _help_text(self) -> str:
+        return "\n\n".join(_(part) for part in self.help_text)
 
     def _round_text(self):
         return widgets.round_text(self.model)

@@ -148,5 +148,5 @@ def layout(ui) -> HSplit:
         Window(FormattedTextControl(lambda: "\n".join(model.log),
                                     get_cursor_position=lambda: Point(0, max(len(model.log) - 1, 0))),
                wrap_lines=False, style="class:dim"),  # the latest lines of the log, as far as there is room
-        text(lambda: [("class:dim", " " + _("?: help   q: leave"))], height=1),
+        text(lambda: [("class:dim", " " + _(ui.tv_keys))], height=1),
     ])

@@ -66,11 +66,16 @@ def below_every_row(card: int, heads: Sequence[int]) -> list[str]:
 
 
 def not_in_hand(text: str, hand: Sequence[int]) -> str:
+    """What to say of `text` typed for a card; an empty line (Enter alone) names no card: what to type."""
+    if not text.strip():
+        return _("type a card of your hand: {cards}").format(cards=" ".join(map(str, hand)))
     return _("'{text}' is not a card in your hand; type one of: {cards}").format(
         text=text, cards=" ".join(map(str, hand)))
 
 
 def not_a_row(text: str) -> str:
+    if not text.strip():
+        return _("type the row you take: 1, 2, 3 or 4")
     return _("'{text}' is not a row; type 1, 2, 3 or 4").format(text=text)
 
 

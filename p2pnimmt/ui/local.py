@@ -49,14 +49,18 @@ class LocalTable:
                  seed: bytes | None = None, spectators: int = 0,
                  on_event: Callable[[Session, Event], None] | None = None,
                  on_watch: Callable[[Session, Event], None] | None = None,
-                 keep: Callable[[bytes, Identity], Callable[[bytes], None]] | None = None) -> None:
+                 keep: Callable[[bytes, Identity], Callable[[bytes], None]] | None = None,
+                 keys: bytes | None = None, previous: bytes | None = None) -> None:
         """`keep(game_id, identity)`: where the person's transcript goes, as it is written (app.play keeps it with
-        the other games' transcripts); without it, the transcript stays in memory."""
+        the other games' transcripts); without it, the transcript stays in memory. `keys`: the seed of the seats'
+        keys (default: `seed`), so that a game played again keeps its seats' keys; `previous`: the id of the game
+        this one is played again after (its START's `previous`)."""
         self.settings = settings
         seed = seed if seed is not None else os.urandom(32)
-        keys = [derive(seed, f"key/{i}", 32) for i in range(settings.players + spectators)]
-        self.identities = [Identity(k) for k in keys[:settings.players]]
-        self.watchers = [Identity(k) for k in keys[settings.players:]]
+        secrets = [derive(keys if keys is not None else seed, f"key/{i}", 32)
+                   for i in range(settings.players + spectators)]
+        self.identities = [Identity(k) for k in secrets[:settings.players]]
+        self.watchers = [Identity(k) for k in secrets[settings.players:]]
         self.salt = derive(seed, "salt", 16)
         game_id = game_id_for(self.identities[0].public_key, self.salt)
         # Your session keeps its transcript, checked at game over as `p2pnimmt verify` would.
@@ -71,6 +75,7 @@ class LocalTable:
         self.on_event = on_event
         self.on_watch = on_watch
         self.me = self.identities[0].peer
+        self.previous = previous
 
     @property
     def session(self) -> Session:
@@ -83,7 +88,7 @@ class LocalTable:
 
     def start(self) -> None:
         roster = [(ident.public_key, self.names[s], s > 0) for s, ident in enumerate(self.identities)]
-        self.act(self.me, self.session.host(self.salt, self.settings, roster))
+        self.act(self.me, self.session.host(self.salt, self.settings, roster, previous=self.previous))
 
     def act(self, peer: bytes, outputs: list) -> None:
         """Carry out what a session returned, then deliver messages until the table is quiet."""

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 
 from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 
-from ..i18n import _
+from ..i18n import N_, _
 from ..protocol.events import Event, GameOver, Revealed, RoundEnded, RoundStarted, TurnResolved
 from ..protocol.session import Session
 from ..protocol.verify import TranscriptError, replay as replay_transcript
+from . import widgets
 from .app import TableApp
 from .model import TableModel
 
@@ -89,6 +90,10 @@ def frames(data: bytes) -> list[Frame]:
     return found
 
 
+# The keys line under the table: the steps' keys (the status line above says where in the game the step is).
+REPLAY_KEYS = N_("?: help  ←/→: a step  PgUp/PgDn: a round  Home/End  q: leave")
+
+
 class ReplayApp:
     """The TV view of the table showing one frame at a time; ← → step, PgUp PgDn jump a round, q leaves."""
 
@@ -96,7 +101,8 @@ class ReplayApp:
         self.frames = stops
         self.index = 0
         self.model = TableModel()
-        self.ui = TableApp(self.model, None, input=input, output=output, title=_("p2pnimmt replay"))
+        self.ui = TableApp(self.model, None, input=input, output=output, title=_("p2pnimmt replay"),
+                           help_text=(widgets.REPLAY_HELP, widgets.CARDS_HELP), tv_keys=REPLAY_KEYS)
         keys = KeyBindings()
         keys.add("left")(lambda _e: self.go(self.index - 1))
         keys.add("right")(lambda _e: self.go(self.index + 1))
@@ -127,5 +133,5 @@ class ReplayApp:
         listeners = self.model.listeners
         self.model.__dict__.update(shown.__dict__)
         self.model.listeners = listeners
-        self.model.message = f"{self.frame.label} ({self.index + 1}/{len(self.frames)}) <- -> PgUp PgDn"
+        self.model.message = f"{self.frame.label} ({self.index + 1}/{len(self.frames)})"
         self.ui.app.invalidate()

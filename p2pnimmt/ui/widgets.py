@@ -239,6 +239,27 @@ A card below every row end takes a row of its player's choice.
 Press any key to close this help.""")
 
 
+CARDS_HELP = N_("""Cards show number*bull heads, coloured by bull heads (1, 2, 3, 5, 7).
+A row takes at most 5 cards: the 6th card placed takes the row (!6!).
+A card below every row end takes a row of its player's choice.
+Press any key to close this help.""")
+
+# A spectator's help (watch, the TV view): it plays nothing, so none of the seat's keys.
+WATCH_HELP = N_("""Keys
+  ?                this help
+  q / Ctrl-C       leave (asks first)
+
+The table follows the game by itself: every turn is shown as it is played.""")
+
+# `p2pnimmt replay`'s help: the keys that step through the game.
+REPLAY_HELP = N_("""Keys
+  Left / Right     a step back / on (a deal, a turn's reveal, its placing)
+  PgUp / PgDn      the round before / the next round
+  Home / End       the first / the last step
+  ?                this help
+  q / Ctrl-C       leave (asks first)""")
+
+
 def evening_block(model: TableModel) -> list[str]:
     """The evening's table of games under a blank line, from the second game of the evening on (else none)."""
     games, rows = model.evening_table()

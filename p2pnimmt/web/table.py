@@ -181,7 +181,7 @@ class Page:
             if self.seat is None or self.again is None or self.model.over is None:
                 return self.refuse(_("again: no rematch to ask for here (only a seat's page, at game over)"))
             said = self.again()
-            self.model.rematch = said or _("on to the rematch: its lobby follows")
+            self.model.rematch = said if said is not None else _("on to the rematch: its lobby follows")
             self.model.changed()
             return
         if do == "leave":

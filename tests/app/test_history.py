@@ -102,3 +102,26 @@ def test_an_unfinished_game_is_listed_with_its_players_and_a_lobby_is_not(tmp_pa
     assert f"[NOT verified: unfinished: it stops in round {session.round + 1}" in text
     assert text.endswith("(and 1 lobby or refused join that never started a game, not listed)")
     assert history_lines([r for r in records if r.status == "not started"])[0].startswith("No games yet")
+
+
+def test_each_game_listed_says_how_to_replay_it(tmp_path: Path) -> None:
+    """`p2pnimmt replay FILE` (its --help: "see `p2pnimmt history`") needs the file, and history named none: each
+    finished game's block ends with the command that replays it, a game that does not verify (replay refuses it)
+    with its file."""
+    import shlex
+
+    from p2pnimmt.ui.replay import frames
+
+    write_games(tmp_path / "a b", 1)  # a folder with a space: the command is quoted for the shell
+    net = Net(3, settings=Settings(players=3, max_rounds=2, point_limit=None, deal="open"), bots="heuristic", seed=9)
+    net.start()
+    net.run(limit=400)
+    (tmp_path / "a b" / "cut.p2pt").write_bytes(bytes(net.transcripts[net.identities[0].peer]))
+    records = {r.path.name: r for r in games(tmp_path / "a b")}
+    lines = history_lines([records["game0-0.p2pt"]])
+    assert len(lines) == 3 and lines[2].startswith("    to watch it again: p2pnimmt replay "), lines
+    command = shlex.split(lines[2].split(": ", 1)[1])
+    assert command[:2] == ["p2pnimmt", "replay"] and Path(command[2]) == tmp_path / "a b" / "game0-0.p2pt"
+    assert frames(Path(command[2]).read_bytes())  # the file it names replays
+    cut = history_lines([records["cut.p2pt"]])
+    assert cut[-1] == "    file: " + shlex.quote(str(tmp_path / "a b" / "cut.p2pt")), cut

@@ -170,3 +170,27 @@ def test_a_wrong_tuning_variable_is_said_before_anything_starts(variable: str, v
     assert "Traceback" not in out.stderr and len(out.stderr.splitlines()) == 1, out.stderr
     assert f"{variable}='{value}' is not a" in out.stderr and "unset it for the default" in out.stderr
     assert p2pnimmt("verify", os.devnull, env={variable: value}).returncode == 1  # a command that does not read it
+
+
+@pytest.mark.parametrize("args, command, extra", [(["play", "--web", "--port", "9000"], "play", "--port 9000"),
+                                                  (["history", "--bogus"], "history", "--bogus"),
+                                                  (["play", "--bots", "2", "extra"], "play", "extra")])
+def test_an_option_the_command_does_not_take_is_named_by_that_command(args, command, extra) -> None:
+    """Not `p2pnimmt: error: unrecognized arguments` pointing at the top-level --help, which lists only the
+    commands: the command's own parser refuses it, and its --help lists what it takes (the web page's port is
+    --web-port)."""
+    out = p2pnimmt(*args)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr == (f"p2pnimmt {command}: error: unrecognized arguments: {extra} "
+                          f"(`p2pnimmt {command} --help` lists the options)\n")
+
+
+@pytest.mark.parametrize("command", [["host"], ["join", "ABCD-EFGH"], ["watch", "ABCD-EFGH"]])
+def test_web_with_headless_is_refused_not_dropped(command) -> None:
+    """`host --headless --web` hosted a game and served no page, saying nothing of --web: the option was dropped
+    silently (a headless node has no front). Now the command line says so before anything starts."""
+    out = p2pnimmt(*command, "--headless", "--web", "--interface", "127.0.0.1", "--no-open")
+    assert out.returncode == 2, out.stderr
+    assert out.stderr == (f"p2pnimmt {command[0]}: error: --web with --headless: a headless node shows no table, in a "
+                          f"terminal or a browser; drop one of them (`p2pnimmt {command[0]} --help` lists the "
+                          "options)\n")

@@ -302,3 +302,17 @@ def test_non_ascii_digit_is_rejected_not_a_crash(variant: str, prompt: str) -> N
     assert "'²' is not" in console.pending()
     console.close_input()
     assert console.finish() == 1
+
+
+def test_an_empty_line_is_asked_again_without_quoting_nothing() -> None:
+    """Enter on its own at `your card> ` said "'' is not a card in your hand; ...": it names no card, so the
+    line says what to type, the hand's cards."""
+    console = Console("--bots", "3", "--seed", SEED, "--rounds", "1", "--no-points")
+    assert console.next_prompt() == CARD_PROMPT
+    hand = cards_of(latest(console.screen, r"^  your hand: (.*)$")[1])
+    console.answer("")
+    assert console.next_prompt() == CARD_PROMPT
+    hint = console.pending()
+    assert "''" not in hint and f"type a card of your hand: {' '.join(map(str, hand))}" in hint, hint
+    console.close_input()
+    assert console.finish() == 1

@@ -115,6 +115,17 @@ CHEAT is one of
   listener in tests/net/test_where_reflect.py), at no address of its own (so at the one the host saw it at); it makes
   no reverse link, so the others dial it there again and again, each dial reaching that party under its name (red
   team, session 42: before, the party took each such dial as the dialler's link and closed the dialler's live one);
+- `silent-port-relay`, `flood-port-relay`, `http-port-relay`, `junk-hello-relay`, `mute-ws-relay`: a node that
+  serves the phone page (`--web`) but names as its `relay` (the lobby's, for pages whose relay left) a port of this
+  process on 127.0.0.1 where no p2pnimmt relay is: one that accepts and says nothing, one that writes bytes without
+  end, a web server that serves a page of its own (200), a WebSocket that opens and says a first message that is no
+  relay's hello, one that opens and says nothing (red team, session 43: a page that moved to one in the lobby waited
+  on it for ever); it prints "fake relay at 127.0.0.1:PORT"; TURN is not used;
+- `dial-mute-relay`, `dial-refused-relay`: a node that serves the phone page (`--web`) whose relay says a right hello
+  to each page's tunnel (its game, its host) and then answers none of the page's DIALs (no OPENED, no CLOSE), or
+  answers each with a CLOSE that says the host refused (REFUSED, as when nothing listens there); a page's bytes on
+  no channel are dropped (review, session 43: a page that moved to one in the lobby waited on it for ever, or took
+  the host for gone and stopped for good); TURN is not used;
 - `slow-end`: no rule broken, a busy peer: it ends its side of a link that the other side ended (after its `bye`)
   only TURN tenths of a second later, as a loaded machine may (a node that leaves waits up to BYE_READ for that).
 """
@@ -144,10 +155,11 @@ GARBAGE_RELAY_SOURCE = "127.0.0.3"  # where garbage-relay's relay dials from (an
 
 
 def on_own_messages(handle: Callable[[Node, Session, Envelope, Outgoing], bool]) -> None:
-    """Node._feed, with each message of this node's own shown to `handle` (the node, its session, the message and
-    the output that carries it) before it goes out: True where `handle` dealt with it (sent it its own way, or not
-    at all), False to let it go as any node's."""
-    feed = Node._feed
+    """Node._send (where every message of the node goes out: a session's outputs, and each message as the session
+    signs it, Session.on_signed), with each message of this node's own shown to `handle` (the node, its session, the
+    message and the output that carries it) before it goes out: True where `handle` dealt with it (sent it its own
+    way, or not at all), False to let it go as any node's."""
+    send = Node._send
 
     def cheat(self: Node, outputs: list) -> None:
         session = self.session
@@ -156,9 +168,9 @@ def on_own_messages(handle: Callable[[Node, Session, Envelope, Outgoing], bool])
             env = open_envelope(item.wire) if isinstance(item, Outgoing) else None
             if env is None or session is None or env.sender != session.me or not handle(self, session, env, item):
                 rest.append(item)
-        feed(self, rest)
+        send(self, rest)
 
-    Node._feed = cheat  # type: ignore[method-assign]
+    Node._send = cheat  # type: ignore[method-assign]
 
 
 def split_commit(turn: int, above: bool = False) -> None:
@@ -570,7 +582,7 @@ def offer_mid_game(turn: int) -> None:
 
 
 def cut_at_start_ack() -> None:
-    feed, dial, accepted, link = Node._feed, Mesh.dial, Mesh.accepted, Mesh.link
+    send, dial, accepted, link = Node._send, Mesh.dial, Mesh.accepted, Mesh.link
     cut = [False, False]  # cut now, cut once already
 
     def back(_signal: int, _frame: object) -> None:
@@ -590,7 +602,7 @@ def cut_at_start_ack() -> None:
                   flush=True)
             for conn in list(self.links.values()):
                 conn.writer.transport.abort()  # the ack below goes nowhere
-        feed(self, outputs)
+        send(self, outputs)
 
     async def dial_when_back(self: Mesh, host: str, port: int, expect: bytes | None = None):
         while cut[0]:
@@ -609,7 +621,7 @@ def cut_at_start_ack() -> None:
             return
         link(self, conn)
 
-    Node._feed = cheat  # type: ignore[method-assign]
+    Node._send = cheat  # type: ignore[method-assign]  (every message goes out there: Node._feed, Session.on_signed)
     Mesh.dial = dial_when_back  # type: ignore[method-assign]
     Mesh.accepted = accept_when_back  # type: ignore[method-assign]
     Mesh.link = link_when_back  # type: ignore[method-assign]
@@ -629,6 +641,66 @@ def slow_end(tenths: int) -> None:
     Connection.close = cheat  # type: ignore[method-assign]
 
 
+def port_relay(kind: str) -> None:
+    """`kind`'s service on a port of 127.0.0.1 (the module's doc: `silent-port-relay` and the others), named as this
+    node's relay; each connection served by a thread of its own (the node's loop is not involved)."""
+    import base64
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def upgraded(conn: socket.socket) -> None:  # the WebSocket handshake answered (RFC 6455, 4.2.2)
+        request = b""
+        while b"\r\n\r\n" not in request and len(request) < 65536:
+            got = conn.recv(4096)
+            if not got:
+                return
+            request += got
+        key = next(line.split(b":", 1)[1].strip() for line in request.split(b"\r\n")
+                   if line.lower().startswith(b"sec-websocket-key:"))
+        accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
+        conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+
+    def serve(conn: socket.socket) -> None:
+        with conn:
+            try:
+                if kind == "flood-port-relay":
+                    chunk = b"x" * 65536
+                    while True:
+                        conn.sendall(chunk)
+                if kind == "http-port-relay":
+                    conn.recv(65536)
+                    page = b"<html><body>printer ready</body></html>"
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s"
+                                 % (len(page), page))
+                if kind in ("junk-hello-relay", "mute-ws-relay"):
+                    upgraded(conn)
+                if kind == "junk-hello-relay":
+                    text = b'{"hello": "world"}'
+                    conn.sendall(bytes([0x81, len(text)]) + text)
+                while conn.recv(65536):  # (silent: whatever comes is read and dropped, until the page goes)
+                    pass
+            except OSError:
+                pass
+
+    def accept() -> None:
+        while True:
+            conn, _ = server.accept()
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    print(f"fake relay at 127.0.0.1:{port}", flush=True)
+    offer = Node.offer_relay
+
+    def fake(self: Node, relay: tuple[str, int, str]) -> None:
+        offer(self, (relay[0], port, relay[2]))
+
+    Node.offer_relay = fake  # type: ignore[method-assign]
+
+
 def silent_relay() -> None:
     from p2pnimmt.web.relay import Tunnel
 
@@ -640,6 +712,16 @@ def silent_relay() -> None:
 
     Tunnel.on_message = nothing_on  # type: ignore[method-assign]
     Tunnel.accepted = nothing_in  # type: ignore[method-assign]
+
+
+def dial_relay(refused: bool) -> None:
+    from p2pnimmt.web.relay import CLOSE, REFUSED, Tunnel
+
+    async def dial(self: Tunnel, channel: int, rest: bytes) -> None:
+        if refused:
+            await self.tell(CLOSE, channel, f"{REFUSED} nothing listens there (a lie)".encode())
+
+    Tunnel.dial = dial  # type: ignore[method-assign]
 
 
 def filtering_relay(keep: Callable[[object, int, bool, int, bytes], bool]) -> None:
@@ -963,9 +1045,8 @@ def where_reflect(port: int) -> None:
     def reflected(self: Node):
         if self.game_id is None:
             return None
-        if self._own_where_game != self.game_id:
+        if self._own_where is None or self._own_where.game != self.game_id:
             self._own_where = sign_where(self.identity, self.game_id, port, [])
-            self._own_where_game = self.game_id
             print(f"cheat: its where record names port {port}", flush=True)
         return self._own_where
 
@@ -985,6 +1066,9 @@ if __name__ == "__main__":
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
               "host-vanish": lambda _turn: host_gone_after_start(), "slow-end": slow_end,
               "silent-relay": lambda _turn: silent_relay(),
+              "dial-mute-relay": lambda _turn: dial_relay(False), "dial-refused-relay": lambda _turn: dial_relay(True),
+              **{kind: lambda _turn, kind=kind: port_relay(kind) for kind in (  # type: ignore[misc]
+                  "silent-port-relay", "flood-port-relay", "http-port-relay", "junk-hello-relay", "mute-ws-relay")},
               "handshake-relay": lambda _turn: handshake_relay(), "msgless-relay": lambda _turn: msgless_relay(),
               "probe-liar-relay": lambda _turn: probe_liar_relay(),
               "probe-liar-relay-alone": lambda _turn: probe_liar_relay(True),

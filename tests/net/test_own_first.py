@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 import socket
 
+from p2pnimmt.engine import Settings
 from p2pnimmt.net.connection import Connection, frame, msg_frame
 from p2pnimmt.net.node import RELAY_WAIT, Node
 from p2pnimmt.protocol.events import Event, Outgoing
-from p2pnimmt.protocol.identity import Identity
+from p2pnimmt.protocol.identity import SALT_SIZE, Identity, game_id_for
 
 
 async def _linked_node() -> tuple[Node, Connection, socket.socket, list[str]]:
@@ -109,4 +110,21 @@ async def test_an_own_message_leaves_no_flush_called_soon() -> None:
     assert _readable(peer_end) == msg_frame(b"ours") and written == ["records"]
     assert [handle for handle in loop._ready if getattr(handle, "_callback", None) == conn._flush] == []
     conn.close()
+    peer_end.close()
+
+
+async def test_a_message_the_session_signs_is_on_the_socket_before_its_input_returns() -> None:
+    """The node's session hands it each message as it signs it (Session.on_signed, issue 24, session 43): written
+    there and then, after its record, before the session's input has returned its outputs (and so before the passes
+    after the signature, or any of the outputs' events). Here the input is the host's own START."""
+    node, conn, peer_end, written = await _linked_node()
+    salt = bytes(range(SALT_SIZE))
+    node._new_session(game_id_for(node.identity.public_key, salt))
+    settings = Settings(players=2, max_rounds=1, point_limit=None)
+    roster = [(node.identity.public_key, "n", False), (conn.key, "m", False)]
+    outputs = node.session.host(salt, settings, roster)
+    (start,) = node.session.journal.messages
+    assert _readable(peer_end) == msg_frame(start) and written == ["records"]  # out before host() returned
+    assert [item for item in outputs if isinstance(item, Outgoing)] == []  # not in the outputs a second time
+    await node.close()
     peer_end.close()

@@ -53,3 +53,25 @@ def test_keys_without_a_seat_are_remembered_up_to_a_bound_and_seats_always() -> 
         trouble.spend(key(n))
     assert trouble.spent(key(3 * MAX_KEYS - 1), "?") and not trouble.spent(key(2 * MAX_KEYS), "?")
     assert trouble.spaced(SEAT, "10.0.0.7", 0.0) == (1, BAD_LINK_BACKOFF[0])  # the seat's, older still, is kept
+
+
+def test_a_key_is_spent_by_the_rule_of_what_it_is_now_seat_or_not() -> None:
+    """A seat's key is spent only at the addresses it is spaced or cut off at (the session-42 rule), whatever its
+    links cost it before it held a seat; a key that holds no seat (any more) is spent wherever once a link of it was
+    cut for bad messages, a seat's spacing included. Since session 43 a seat's spacing no longer sets the record's
+    `spent` as well (a flag never read while it held the seat): pinned, it holds on main too."""
+    seats: set[bytes] = set()
+    trouble = Trouble(lambda peer: peer in seats)
+    trouble.spend(SEAT)  # in the lobby, before the START: no seat yet
+    assert trouble.spent(SEAT, "10.0.0.7") and trouble.spent(SEAT, "10.0.0.8")
+    seats |= {SEAT, key(5)}  # the START: seats now
+    assert not trouble.spent(SEAT, "10.0.0.7") and not trouble.spent(SEAT, "10.0.0.8")
+    trouble.space(SEAT, "10.0.0.7", 0.0)
+    trouble.space(key(5), "10.0.0.7", 0.0)
+    assert trouble.spent(SEAT, "10.0.0.7") and not trouble.spent(SEAT, "10.0.0.8")
+    assert trouble.spent(key(5), "10.0.0.7") and not trouble.spent(key(5), "10.0.0.8")
+    assert trouble.cut_off(SEAT, "10.0.0.9")
+    assert trouble.spent(SEAT, "10.0.0.9") and not trouble.spent(SEAT, "10.0.0.8")
+    seats.clear()  # (a game the keys hold no seat of)
+    assert trouble.spent(key(5), "10.0.0.8")  # spaced as a seat, none now: spent wherever, as any key cut
+    assert trouble.spent(SEAT, "10.0.0.8")

@@ -123,3 +123,26 @@ def test_a_record_signed_later_has_a_higher_serial_even_in_the_same_millisecond_
     monkeypatch.setattr(where.time, "time", lambda: 1_765_065_599.000)  # the clock stepped back a second
     third = sign_where(ANN, GAME, 4002, [])
     assert first.serial < second.serial < third.serial
+
+
+def test_a_record_held_is_taken_unchecked_only_as_held_and_for_the_game_it_was_checked_for() -> None:
+    """Book._held, what a seat's `where` frame of records held costs no check (session-42 review): the book's one
+    store says each record and the game it was checked for (since session 43; before, a second dict beside it), and
+    our own record as we last told it. Pinned (it holds on main too)."""
+    me = Node(Identity.generate(), name="cat")
+    me.game_id, me.port = GAME, 4100
+    bob = sign_where(BOB, GAME, 4000, ["192.168.1.20"], serial=10)
+    me.lobby.mirror(lobby([entry(BOB, "bob", 1, bob.record())]))
+    assert me.book.of(BOB.peer) == bob
+    assert me.book._held(BOB.public_key, bob.record()) == bob  # exactly as held: no check
+    assert me.book._held(BOB.public_key, [10, 4001, ["192.168.1.20"], bob.signature]) is None  # another port
+    assert me.book._held(ANN.public_key, bob.record()) is None  # another key
+    assert me.book._held(BOB.public_key, "nonsense") is None
+    own = me.own_where()
+    assert own is not None and me.book._held(me.identity.public_key, own.record()) is None  # not told yet
+    assert [me.identity.public_key, own.record()] in me.book.frame()
+    assert me.book._held(me.identity.public_key, own.record()) == own  # told: it comes back from the seats
+    assert me.identity.peer not in me.book.records  # (ours is not one of the players' records)
+    me.game_id = bytes(16)  # another game: what was checked for the last one is checked again
+    assert me.book._held(BOB.public_key, bob.record()) is None
+    assert me.book._held(me.identity.public_key, own.record()) is None

@@ -189,3 +189,26 @@ async def test_a_where_frame_of_records_held_is_not_checked_again(caplog, monkey
     finally:
         await bob.close()
         await host.close()
+
+
+async def test_a_record_of_ours_from_before_the_clock_stepped_back_is_signed_past() -> None:
+    # Red team, session 43: bob signed a record at port 4999 before his laptop's clock stepped back an hour; resumed,
+    # he listens elsewhere and signs serials an hour lower, so every seat kept the one of before as the newer and
+    # dialled him at 4999. Here the host holds such a record of bob's (his own signed word, the serial an hour past
+    # his own now); bob, told of it in the host's `where` frame, signs his own again past it, and the host takes it.
+    host, bob, mallory = await three_seats()
+    try:
+        await until(lambda: bob.identity.peer in host.book.records, "bob's own record, from his join")
+        own = bob.own_where()
+        assert own is not None and host.game_id is not None
+        before = sign_where(bob.identity, host.game_id, 4999, [], serial=own.serial + 3_600_000)
+        assert host.book.take(before)
+        host.book.taken()  # the host tells its linked seats, bob among them, what it holds
+        await until(lambda: host.book.records[bob.identity.peer].port == bob.port,
+                    "bob's record at his port of now, past the one of before")
+        now = host.book.records[bob.identity.peer]
+        assert now.serial > before.serial and now.key == bob.identity.public_key
+        mallory.close()
+    finally:
+        await bob.close()
+        await host.close()

@@ -132,6 +132,22 @@ def test_spectator_view_shows_table_and_players_but_no_hand():
         assert str(card) in screen
 
 
+def test_a_spectators_help_lists_no_key_of_a_seat():
+    """A spectator (watch, the TV view) plays nothing: its `?` showed a seat's keys (choose and commit a card,
+    take a row, the stand-in, the bell); now only what it can press, and that the table follows by itself."""
+    model, tv, t = table()
+    t.start()
+    watch = TableApp(tv, None, output=SizedOutput(), input=None)
+    watch.help = True
+    shown = screen_text(watch)
+    assert "this help" in shown and "The table follows the game by itself" in shown, shown
+    assert "the chosen or typed card" not in shown and "stand-in" not in shown and "Backspace" not in shown, shown
+    assert "the 6th card placed takes the row" in shown  # the cards' legend stays
+    seated = TableApp(model, LocalSeat(t), output=SizedOutput(), input=None)
+    seated.help = True
+    assert "commit the chosen or typed card" in screen_text(seated)  # a seat's help is as it was
+
+
 def test_too_small_terminal_says_so():
     model, tv, t = table()
     t.start()

@@ -102,7 +102,9 @@ def test_the_table_redraws_by_itself_while_a_clock_runs() -> None:
             task = asyncio.create_task(ui.app.run_async())
             await until(lambda: ui.app.is_running and ui._ticker is not None, "the clock's timer")
             start, left = ui.app.render_counter, model.time_left(0)
-            assert left is not None and left >= 29
+            # the clock runs from 30 (a loaded machine may take seconds to bring the app up: 27 left in session 43's
+            # CI at load 20, where this said >= 29); that it starts again at 30 is checked at the next turn below
+            assert left is not None and 0 < left <= 30
             # No key, no event: only the timer can draw the screen again, once the time shown changes.
             await until(lambda: ui.app.render_counter >= start + 2, "two redraws by the timer", timeout=4)
             assert model.time_left(0) < left

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from prompt_toolkit.input import create_pipe_input
@@ -42,7 +44,8 @@ def test_the_stops_of_a_game() -> None:
     assert any(first_commit.body["commit"].hex()[:6] in line and "commits:" in line for line in stops[1].model.log)
 
 
-def test_keys_step_a_turn_and_jump_a_round() -> None:
+def viewed(steps: Callable[[ReplayApp, Any], Awaitable[None]]) -> None:
+    """Run `steps(viewer, its key pipe)` on the replay of a two-round game at 80x24, the app running; then leave."""
     data, _net = transcript()
 
     async def main() -> None:
@@ -50,24 +53,50 @@ def test_keys_step_a_turn_and_jump_a_round() -> None:
             viewer = ReplayApp(frames(data), input=inp, output=SizedOutput(80, 24))
             task = asyncio.create_task(viewer.ui.app.run_async())
             await until(lambda: viewer.ui.app.is_running, "the app")
-            assert "round 1 dealt" in screen_text(viewer.ui)
-            inp.send_text(RIGHT)
-            await until(lambda: viewer.index == 1, "a step right")
-            screen = screen_text(viewer.ui)
-            assert "round 1, turn 1: cards revealed" in screen and "commits:" in screen
-            inp.send_text(RIGHT + RIGHT + LEFT)
-            await until(lambda: viewer.index == 2, "two right, one left")
-            inp.send_text(PGDN)
-            await until(lambda: viewer.frame.kind == "round" and viewer.frame.round == 1, "the next round")
-            assert "round 2 dealt" in screen_text(viewer.ui)
-            inp.send_text(PGUP)
-            await until(lambda: viewer.index == 0, "back to the first round")
-            inp.send_text("\x1b[F")  # End
-            await until(lambda: viewer.frame.kind == "over", "the end")
-            assert "GAME OVER" in screen_text(viewer.ui)
+            await steps(viewer, inp)
             viewer.ui.app.exit(result="over")
             await task
     asyncio.run(main())
+
+
+def test_keys_step_a_turn_and_jump_a_round() -> None:
+    async def steps(viewer: ReplayApp, inp) -> None:
+        assert "round 1 dealt" in screen_text(viewer.ui)
+        inp.send_text(RIGHT)
+        await until(lambda: viewer.index == 1, "a step right")
+        screen = screen_text(viewer.ui)
+        assert "round 1, turn 1: cards revealed" in screen and "commits:" in screen
+        inp.send_text(RIGHT + RIGHT + LEFT)
+        await until(lambda: viewer.index == 2, "two right, one left")
+        inp.send_text(PGDN)
+        await until(lambda: viewer.frame.kind == "round" and viewer.frame.round == 1, "the next round")
+        assert "round 2 dealt" in screen_text(viewer.ui)
+        inp.send_text(PGUP)
+        await until(lambda: viewer.index == 0, "back to the first round")
+        inp.send_text("\x1b[F")  # End
+        await until(lambda: viewer.frame.kind == "over", "the end")
+        assert "GAME OVER" in screen_text(viewer.ui)
+    viewed(steps)
+
+
+def test_help_and_the_keys_line_name_the_replays_own_keys_at_80x24() -> None:
+    """`?` in a replay showed the seat's keys (commit a card, the stand-in, the bell), none of which a replay
+    takes, and not its own; its status line ended in '<- -> PgUp PgDn', wrapped at 80 columns. Now `?` lists
+    the steps' keys, the keys line under the table says them, and the status line is one line."""
+    async def steps(viewer: ReplayApp, inp) -> None:
+        inp.send_text(RIGHT * 3)
+        await until(lambda: viewer.index == 3, "three steps")
+        screen = screen_text(viewer.ui, 80, 24)
+        assert "PgUp/PgDn: a round" in screen.splitlines()[-1], screen
+        status = next(line for line in screen.splitlines() if "(4/" in line)
+        assert status.startswith("round 1, turn 2: cards revealed (4/") and \
+            "PgDn" not in "\n".join(screen.splitlines()[:-1]), screen
+        inp.send_text("?")
+        await until(lambda: viewer.ui.help, "the help")
+        shown = screen_text(viewer.ui, 80, 24)
+        assert "PgUp / PgDn      the round before / the next round" in shown, shown
+        assert "Home / End" in shown and "the chosen or typed card" not in shown and "stand-in" not in shown, shown
+    viewed(steps)
 
 
 def test_a_damaged_transcript_is_refused_with_the_reason() -> None:

@@ -63,3 +63,21 @@ async def test_the_tv_page_in_german_from_lobby_to_game_over(tmp_path: Path, pro
     assert "SPIELENDE" in over and "Gewinner" in over, over
     assert host.finish(60) == 0, host.text()
     assert not errors, errors
+
+
+async def test_a_rows_label_stays_on_one_line_in_german(tmp_path: Path, procs, browser) -> None:
+    """`play --web --lang de` at 1280x800 and on the TV: 'Reihe 1' broke into 'Reihe' over '1' (the label's
+    column was as wide as 'row 1'); each row's label is one line of text, beside its cards."""
+    play = procs(["play", "--web", "--no-open", "--lang", "de", "--name", "ann"], tmp_path / "play.out",
+                 env={"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")})
+    seat = play.wait_for(URL).group(1)
+    tv = play.wait_for(r"tv: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
+    for url, viewport in ((seat, {"width": 1280, "height": 800}), (tv, TV)):
+        page, errors = await open_page(browser, url, "table", viewport)
+        await page.wait_for_function("() => document.querySelectorAll('#rows .row-label').length === 4")
+        lines = await page.evaluate("""() => [...document.querySelectorAll('#rows .row-label')].map((label) => {
+            const range = document.createRange(); range.selectNodeContents(label);
+            return [label.textContent, new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size]; })""")
+        assert lines == [[f"Reihe {n}", 1] for n in (1, 2, 3, 4)], (viewport, lines)
+        assert not errors, errors
+        await page.close()

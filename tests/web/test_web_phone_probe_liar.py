@@ -24,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from phonerelay import ann_hosts
 from procs import CheatProc
 from test_web_phone_presence import LO, PHONE_URL, download, messages_of, next_ask, seated_phone, tap_move
 
@@ -36,11 +37,7 @@ RELAY = r"phone: http://(127\.0\.0\.1:\d+)/phone"
 async def test_a_phone_leaves_a_seats_relay_that_withholds_the_game_and_answers_its_probes(tmp_path: Path, procs,
                                                                                            browser, cheat) -> None:
     env = {"P2PNIMMT_PLACE_DELAY": "0"}
-    host = procs(["host", "--headless", "--seats", "3", *LO, "--rounds", "1", "--no-points", "--clock", "10", *DROP,
-                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=env)
-    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
-    peer = ["--peer", f"127.0.0.1:{port}"]
+    host, code, peer = ann_hosts(procs, tmp_path, 3, env)
     tv = procs(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "tv.p2pt")],
                tmp_path / "tv.out", env={**env, "HOME": str(tmp_path / "tv")})
     phone_url = tv.wait_for(PHONE_URL).group(1)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from phonerelay import DROP, RELAY, CheatRelay, killed, relay_node, seat_kept
+from phonerelay import RELAY, CheatRelay, ann_hosts, killed, relay_node, seat_kept
 from test_web_phone_presence import LO, PHONE_URL, play_to_the_end, seated_phone
 
 from p2pnimmt.protocol.verify import verify_transcript
@@ -32,11 +32,7 @@ from p2pnimmt.protocol.verify import verify_transcript
 async def test_a_phone_leaves_a_relay_through_which_the_game_does_not_reach_it(tmp_path: Path, procs, browser,
                                                                               cheat: str) -> None:
     env = {"P2PNIMMT_PLACE_DELAY": "0"}
-    host = procs(["host", "--headless", "--seats", "2", *LO, "--rounds", "1", "--no-points", "--clock", "10", *DROP,
-                  "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=env)
-    port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
-    peer = ["--peer", f"127.0.0.1:{port}"]
+    host, code, peer = ann_hosts(procs, tmp_path, 2, env)
     tv = relay_node(procs, tmp_path, "tv", "watch", code, *LO, *peer, env=env)
     phone_url = tv.wait_for(PHONE_URL).group(1)
     mal = CheatRelay(cheat, tmp_path, "mal", "watch", code, *LO, *peer)

@@ -44,6 +44,10 @@ async def test_a_whole_game_by_clicks_with_a_row_choice(browser, no_delay) -> No
     side = {await tr.get_attribute("data-name"): int(await tr.locator(".score").inner_text())
             for tr in await page.locator("#players tbody tr").all()}
     assert shown == side and set(shown) == {"ann", "bot1", "bot2", "bot3"}
+    # The results in the order of the placings, fewest bull heads first (they came in seat order, the winner
+    # anywhere in the list), as the terminal ranks them.
+    ranked = [int(t) for t in await page.locator("#final tbody .score").all_inner_texts()]
+    assert ranked == sorted(ranked) and ranked != [shown[n] for n in ("ann", "bot1", "bot2", "bot3")], ranked
     await page.click("#leave")
     assert await asyncio.wait_for(task, OUTER) == 0  # the game is over and the person left: exit status 0
     assert not errors, errors
@@ -106,3 +110,34 @@ async def test_the_seat_page_says_you_not_you_colon_you_for_a_person_who_gave_no
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_play_again_deals_a_new_game_against_the_same_bots(browser, no_delay, tmp_path, monkeypatch) -> None:
+    """At game over the seat's page offered only "Leave": "Play again" now deals the next game on the same page
+    (the same bots, a fresh deal), and the game-over box of the second shows the evening's table of both."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    task, seat, tv = await start_play(Settings(players=3, point_limit=None, max_rounds=1))
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    await page.goto(seat)
+    await play_by_clicks(page, rows_taken=[], turns=[], keys=True)
+    await page.wait_for_selector("#again:not([hidden])")  # it was hidden: nothing but Leave
+    first = {await tr.get_attribute("data-name"): int(await tr.locator(".score").inner_text())
+             for tr in await page.locator("#final tbody tr").all()}
+    await page.click("#again")
+    await page.wait_for_function("() => document.body.dataset.over === '0' && document.body.dataset.asked === 'card'")
+    assert await page.locator("#hand .card").count() == 10
+    await play_by_clicks(page, rows_taken=[], turns=[], keys=True)
+    await page.wait_for_selector("#overlay:not([hidden])")
+    second = {await tr.get_attribute("data-name"): int(await tr.locator(".score").inner_text())
+              for tr in await page.locator("#final tbody tr").all()}
+    assert set(first) == set(second) == {"ann", "bot1", "bot2"}
+    assert "2 games" in await page.inner_text("#over-evening-title")
+    evening = {await tr.locator(".name").inner_text(): int(await tr.locator(".points").inner_text())
+               for tr in await page.locator("#over-evening-table tr").all() if await tr.locator(".points").count()}
+    assert evening == {name: first[name] + second[name] for name in first}, (evening, first, second)
+    await page.click("#leave")
+    assert await asyncio.wait_for(task, OUTER) == 0
+    assert len(list((tmp_path / "data" / "p2pnimmt" / "transcripts").glob("*.p2pt"))) == 2  # both games kept
+    assert not errors, errors

@@ -432,10 +432,12 @@
     $("over-winners").textContent = s.aborted ? s.aborted
       : fmt(s.over.winners.length > 1 ? _("Winners: {names}") : _("Winner: {names}"), { names: s.over.winners.join(", ") });
     const body = clear($("final").tBodies[0]);
-    if (s.over) s.players.forEach((p, i) => {
-      const tr = el("tr", s.over.winners.includes(p.name) ? "winner" : ""); tr.dataset.name = p.name;
-      tr.appendChild(el("td", "name", p.name)); tr.appendChild(el("td", "score", s.over.scores[i])); body.appendChild(tr);
-    });
+    // In the order of the placings, fewest bull heads first (as the terminal ranks them), seat order among equals.
+    if (s.over) s.players.map((p, i) => [p, i]).sort((a, b) => s.over.scores[a[1]] - s.over.scores[b[1]] || a[1] - b[1])
+      .forEach(([p, i]) => {
+        const tr = el("tr", s.over.winners.includes(p.name) ? "winner" : ""); tr.dataset.name = p.name;
+        tr.appendChild(el("td", "name", p.name)); tr.appendChild(el("td", "score", s.over.scores[i])); body.appendChild(tr);
+      });
     $("over-verified").textContent = s.verified || "";
     drawEvening(s.evening, $("over-evening"), $("over-evening-title"), $("over-evening-table"));
     $("rematch").textContent = s.rematch || "";

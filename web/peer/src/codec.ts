@@ -398,10 +398,28 @@ class Reader {
     const b = this.data[at] as number;
     this.at = at + 1;
     if (b <= 0x7f) return b;
-    if (b >= 0xa0 && b <= 0xbf) return this.str(b & 0x1f);
+    if (b >= 0xa0 && b <= 0xbf) {
+      const n = b & 0x1f;
+      if (n <= SHORT_STR && at + 1 + n <= this.size) { // a known string's bytes all here: knownString read in place (str's first path)
+        const known = knownString(this.data, at + 1, n);
+        if (known !== null) {
+          this.at = at + 1 + n;
+          return known;
+        }
+      }
+      return this.str(n);
+    }
     if (b >= 0x80 && b <= 0x8f) return this.map(b & 0x0f, depth);
     if (b >= 0x90 && b <= 0x9f) return this.array(b & 0x0f, depth);
-    if (b === 0xc4) return this.bin(this.uint(1));
+    if (b === 0xc4) {
+      const n = at + 1 < this.size ? this.data[at + 1] as number : -1;
+      if (n >= 0 && at + 2 + n <= this.size && n <= this.limit) { // a bin 8 whole: bin's view or copy, read in place
+        const from = at + 2;
+        this.at = from + n;
+        return this.views ? this.data.subarray(from, from + n) : this.data.slice(from, from + n);
+      }
+      return this.bin(this.uint(1));
+    }
     if (b >= 0xe0) return b - 0x100;
     if (b === 0xcc) return this.checked(this.uint(1), at, b);
     if (b === 0xcd) return this.checked(this.uint(2), at, b);

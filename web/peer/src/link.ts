@@ -20,6 +20,8 @@ export const HANDSHAKE_TAG = ascii("p2pnimmt/handshake/v1");
 export const NONCE = 16;
 export const FRAME_LIMIT = 64 * 1024 + 1024;
 export const HANDSHAKE_TIMEOUT = 5000;
+/** Bytes of messages a link remembers it carried (Link.sent): a whole game's are well under it. */
+export const MAX_SENT_BYTES = 4 * 1024 * 1024;
 
 export function frame(value: Encodable): Uint8Array {
   const data = encode(value);
@@ -28,27 +30,45 @@ export function frame(value: Encodable): Uint8Array {
   return concat(head, data);
 }
 
+/** Pieces under this size gather in one tail, sealed as a piece of its own at this size or when a frame needs its
+ * bytes (the reference's protocol/pieces.py SEAL): a piece a push held a 64 KiB frame sent a byte at a time, or 64 KiB
+ * of 1-byte WebSocket messages, as one Uint8Array a byte (some 200 bytes each with its buffer: 14 MB; session 43). */
+export const SEAL = 4096;
+const NONE = new Uint8Array(0);
+
 /** Whole frames out of a byte stream, as they complete. The pieces wait apart and are joined only once a frame is
  * whole (or to read a length cut in two), and the frames are read off the joined bytes in place: each byte is copied a
  * bounded number of times, however the stream is cut (session 42's red team: a buffer joined at every piece and cut
  * at every frame cost the page 0.4 s of CPU for one frame at the limit sent a byte at a time, and 0.12 s for a 64 KiB
- * piece of 5-byte frames; quadratic, on a phone four times that). */
+ * piece of 5-byte frames; quadratic, on a phone four times that). Small pieces gather in a tail (SEAL), so the bytes
+ * held are held in about one piece per SEAL bytes however small the pushes. */
 export class Frames {
-  private parts: Uint8Array[] = [];
-  private held = 0; // bytes in `parts`
+  private parts: Uint8Array[] = []; // sealed pieces, oldest first, then the tail
+  private lone: Uint8Array | null = null; // the tail while it is one small piece, held as it came (not copied)
+  private buffer: Uint8Array = NONE; // else the tail is buffer[start, end): small pieces copied in as they came
+  private start = 0;
+  private end = 0;
+  private tail = 0; // bytes in the tail
+  private held = 0; // bytes in `parts` and the tail
+  /** Bytes copied into the tail and by joins (a measure, as the reference's Pieces.copied). */
+  copied = 0;
+
+  /** The pieces the bytes held are in (the tail one of them). */
+  get pieces(): number {
+    return this.parts.length + (this.tail ? 1 : 0);
+  }
 
   push(bytes: Uint8Array): Value[] {
-    if (bytes.length) {
-      this.parts.push(bytes);
-      this.held += bytes.length;
-    }
+    this.add(bytes);
     const out: Value[] = [];
     while (this.held >= 4) {
+      this.need(4);
       if ((this.parts[0] as Uint8Array).length < 4) this.join();
       const first = this.parts[0] as Uint8Array;
       const size = new DataView(first.buffer, first.byteOffset, 4).getUint32(0);
       if (size > FRAME_LIMIT) throw new Error(`frame of ${size} bytes is over the ${FRAME_LIMIT}-byte limit`);
       if (this.held < 4 + size) break;
+      this.need(4 + size);
       if (first.length < 4 + size) this.join();
       const whole = this.parts[0] as Uint8Array;
       out.push(decode(whole.subarray(4, 4 + size), FRAME_LIMIT));
@@ -60,9 +80,64 @@ export class Frames {
     return out;
   }
 
-  /** Every waiting piece as one. */
+  private add(bytes: Uint8Array): void {
+    if (!bytes.length) return;
+    this.held += bytes.length;
+    if (bytes.length >= SEAL) {
+      this.seal();
+      this.parts.push(bytes);
+    } else if (!this.tail) {
+      this.lone = bytes; // (a frame as it came, most often: read where it lies)
+      this.tail = bytes.length;
+    } else {
+      if (this.lone) {
+        const lone = this.lone;
+        this.lone = null;
+        this.tail = 0;
+        this.write(lone);
+      }
+      this.write(bytes);
+    }
+  }
+
+  /** `bytes` copied to the tail's end; the tail sealed wherever its buffer fills (at SEAL bytes, a fresh buffer's). */
+  private write(bytes: Uint8Array): void {
+    let at = 0;
+    while (at < bytes.length) {
+      if (this.end === this.buffer.length) {
+        this.buffer = new Uint8Array(SEAL);
+        this.start = this.end = 0;
+      }
+      const room = this.buffer.length - this.end;
+      const some = at === 0 && bytes.length <= room ? bytes : bytes.subarray(at, at + room);
+      this.buffer.set(some, this.end);
+      this.copied += some.length;
+      this.end += some.length;
+      this.tail += some.length;
+      at += some.length;
+      if (this.end === this.buffer.length) this.seal();
+    }
+  }
+
+  /** The tail as a piece of its own (a buffer's next pieces follow it in the buffer). */
+  private seal(): void {
+    if (this.lone) this.parts.push(this.lone);
+    else if (this.end > this.start) this.parts.push(this.buffer.subarray(this.start, this.end));
+    this.lone = null;
+    this.start = this.end;
+    this.tail = 0;
+  }
+
+  /** The sealed pieces hold the next `size` bytes held (or every byte held), the tail sealed where they lie in it. */
+  private need(size: number): void {
+    if (this.held - this.tail < size) this.seal();
+  }
+
+  /** Every sealed piece as one. */
   private join(): void {
-    this.parts = [concat(...this.parts)];
+    const joined = concat(...this.parts);
+    this.copied += joined.length;
+    this.parts = [joined];
   }
 }
 
@@ -119,8 +194,10 @@ export class Link {
   onClose: (why: string) => void = () => {};
   readonly peer: Uint8Array;
   closed = false;
-  /** Session messages sent on this link, or that its peer sent us on it (their wireKey): never sent on it (again). */
+  /** Session messages sent on this link, or that its peer sent us on it (their wireKey): never sent on it (again).
+   * At most MAX_SENT_BYTES of them (remember): past that it starts again (a message sent twice at worst). */
   readonly sent = new Set<string>();
+  private sentBytes = 0;
   /** Its heads, pings and seen reports: a rate an honest peer stays well under. */
   readonly asks = new Asks();
 
@@ -160,10 +237,12 @@ export class Link {
       link?.ended(why);
     };
     const next = async (): Promise<Value> => {
-      const deadline = Date.now() + HANDSHAKE_TIMEOUT;
+      // (a monotonic clock: the wall clock may step, red team of session 43: back an hour, a silent peer held the
+      // handshake an hour)
+      const deadline = performance.now() + HANDSHAKE_TIMEOUT;
       while (!queue.length) {
         if (ended !== null) throw new Error(`connection closed during the handshake: ${ended}`);
-        const left = deadline - Date.now();
+        const left = deadline - performance.now();
         if (left <= 0) throw new Error("no answer to the handshake");
         await new Promise<void>((ok) => {
           wake = ok;
@@ -229,8 +308,26 @@ export class Link {
   /** A session message, unless this link carried it before (either way); `key`: its wireKey, where made already. */
   sendMessage(wire: Uint8Array, key = wireKey(wire)): void {
     if (this.sent.has(key)) return;
-    this.sent.add(key);
+    this.remember(key);
     this.send("msg", wire);
+  }
+
+  /** `key` (a message's wireKey) is one this link carried. Every `msg` frame a peer sends is remembered, held or not:
+   * a seat that sent valid-signed messages no inbox keeps (seqs far ahead), each new, grew the set by their bytes for
+   * as long as its link lasted (red team, session 43); now the set starts again past MAX_SENT_BYTES. */
+  remember(key: string): void {
+    if (this.sent.has(key)) return;
+    if (this.sentBytes + key.length > MAX_SENT_BYTES) {
+      this.sent.clear();
+      this.sentBytes = 0;
+    }
+    this.sent.add(key);
+    this.sentBytes += key.length;
+  }
+
+  /** The bytes of the messages `sent` remembers now. */
+  get remembered(): number {
+    return this.sentBytes;
   }
 
   close(why = "closed"): void {

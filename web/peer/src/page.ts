@@ -525,9 +525,18 @@ export const RECONNECT_AFTER = 1000;
  * gone (or cannot be reached) and offers "Try again". A page whose relay was its host's own node, killed, has nobody
  * left to tell it so (a TV's relay says "host gone", web/relay.py: HOST_GONE); without this it reconnected for ever.
  * In the game the page never stops (its seat is worth keeping: it goes on through another relay when one comes). A
- * relay that is merely silent (a stopped process, a cut network that drops the SYN) never closes the attempt, so it
- * is still waited for, as at the terminal. */
+ * relay that is merely silent (a stopped process, a cut network that drops the SYN) is left after HELLO_WITHIN, as
+ * one that is none (session 43: before, it was waited on for as long as the browser kept the attempt open). */
 export const LOBBY_GIVE_UP = 10000;
+/** A tunnel whose relay has said no hello this long after the page began to open it is left for the next relay,
+ * saying so (red team, session 43: a member's `relay` may name any address and port; one that accepts and never
+ * answers held the page's attempt open for ever, in the lobby, and one that answers but never as a relay too). An
+ * honest relay says its hello as the WebSocket opens. */
+export const HELLO_WITHIN = 5000;
+/** Why a relay's first message is no relay's hello (tunnel.ts: notAHello), marked here for translation (pybabel reads
+ * the page's page*.ts only); page.ts says `_(why)`. */
+export const NOT_A_HELLO = (): string[] => [_("its first message is not a relay's hello"), _("its hello names no game"),
+  _("its hello names no host"), _("its hello names no port for the page")];
 /** Since when (performance.now()) no tunnel of the page said hello; null while one does. */
 let unreached: number | null = null;
 /** "Try again" after the page gave up in the lobby: connect again from where it stopped. */
@@ -561,6 +570,10 @@ const OWN = (): string => `ws://${location.host}/relay${location.search}`;
 const relays: string[] = [];
 /** The relays a player named (in some lobby frame the page had): tried before the others. */
 const playersRelays = new Set<string>();
+/** For each relay but the page's own, the members (peer ids in hex) that named it in some lobby frame the page had,
+ * kept whatever later frames say: the seats whose node it may be, whose word alone never serves there by sparing
+ * (page_probe.ts: Probes.servedAt; session 43). The page's own relay has none: its node served the page's code. */
+const namedBy = new Map<string, Set<string>>();
 
 function knownRelays(now: PageNode | null): string[] {
   if (!relays.length) relays.push(OWN());
@@ -570,6 +583,9 @@ function knownRelays(now: PageNode | null): string[] {
     if (host === location.host) continue;
     if (!relays.includes(url)) relays.push(url);
     if (member.role === "player") playersRelays.add(url);
+    if (member.key instanceof Uint8Array && member.key.length === 32) {
+      namedBy.set(url, (namedBy.get(url) ?? new Set()).add(bytes.hex(identities.peerId(member.key))));
+    }
   }
   const [own, ...others] = relays;
   return [own as string, ...others.filter((url) => playersRelays.has(url)), ...others.filter((url) => !playersRelays.has(url))];
@@ -601,6 +617,16 @@ const unheard = new Unheard();
 /** The relays whose hello named another game than ours while ours was on, and the game each named (hex), since a
  * hello of our game last came (connect). */
 const elsewhere = new Map<string, string>();
+/** Relays (their URLs) that said our host is gone from the lobby (a dial's REFUSED, a HOST_GONE close), and of which
+ * game (hex). The page's own relay is believed at once; another only when a second relay says it of the same game
+ * (review, session 43: one hostile spectator's relay that answered the page's dial with REFUSED stopped the page
+ * for good): until then the page leaves it for the next. */
+const goneSaid = new Map<string, string>();
+
+function goneBelieved(url: string, game: Uint8Array): boolean {
+  goneSaid.set(url, bytes.hex(game));
+  return url === OWN() || [...goneSaid.values()].filter((g) => g === bytes.hex(game)).length >= 2;
+}
 
 function connect(identity: Identity, name: string, had: { node: PageNode; game: Uint8Array } | null, at = 0): void {
   const list = knownRelays(had?.node ?? null);
@@ -618,29 +644,40 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   let unserved = false;
   let foreign = false; // its hello named another game than the one under way here: left for the next relay
   let impostor: string | null = null; // another key answered there as the host (page_host.ts): left for the next
+  // no p2pnimmt relay there: why (its first message was none of a relay's, or it said nothing within HELLO_WITHIN)
+  let norelay: string | null = null;
+  const opened = performance.now();
   const watch = setInterval(() => {
     if (!current()) {
       clearInterval(watch);
+      return;
+    }
+    if (helloed === null && norelay === null && performance.now() - opened >= HELLO_WITHIN) {
+      norelay = fmt(_("it said no relay's hello within {seconds} s"), { seconds: HELLO_WITHIN / 1000 });
+      mark("refusedRelay", hostOf(url)); // (for the tests: the last relay left for it)
+      clearInterval(watch);
+      leave();
       return;
     }
     impostor = node?.node.wrongHost ?? null;
     if (impostor !== null) {
       mark("refusedHost", hostOf(url)); // (for the tests: the last relay left for it)
       clearInterval(watch);
-      ws.close();
+      leave();
       return;
     }
     const now = node?.node ?? had?.node ?? null;
     if (now === null || now.seat.start === null || now.over()) servedAt = performance.now();
     else if (node !== null) {
       unheard.heard(node.node.probes, performance.now());
-      servedAt = Math.max(servedAt, node.node.servedAt(unheard.spared(knownRelays(node.node), performance.now())));
+      const spared = unheard.spared(knownRelays(node.node), performance.now());
+      servedAt = Math.max(servedAt, node.node.servedAt(spared, own ? new Set() : namedBy.get(url)));
     }
     if (performance.now() - servedAt >= SERVE_WITHIN) {
       if (node !== null) unheard.left(url, node.node.probes, performance.now());
       unserved = true;
       clearInterval(watch);
-      ws.close();
+      leave();
     }
   }, SERVE_WITHIN / 10);
   const again = (): void => {
@@ -656,6 +693,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     // (the list as it is now: a lobby frame since may have named more relays)
     const known = knownRelays(last?.node ?? null);
     const next = known.indexOf(url) + (helloed !== null && !unserved && impostor === null ? 0 : 1);
+    // (left for saying no relay's hello: helloed is null, so the next one)
     if (helloed === null && (last === null || last.node.seat.start === null)) {
       unreached ??= performance.now();
       if (performance.now() - unreached >= LOBBY_GIVE_UP) {
@@ -675,7 +713,10 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     }
     const to = known[next % known.length] as string;
     const moving = to !== url;
-    linkIs(impostor !== null
+    linkIs(norelay !== null
+      ? fmt(_("the node at {address} is no relay of this game ({why}): connecting through {next}…"),
+        { address: hostOf(url), why: norelay, next: hostOf(to) })
+      : impostor !== null
       ? fmt(_("the node at {address} does not lead to this game's host ({why}): connecting through {next}…"),
         { address: hostOf(url), why: impostor, next: hostOf(to) })
       : foreign
@@ -684,21 +725,22 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
       : unserved
       ? fmt(_("the game has not reached this page through the node at {address} for {seconds} s: connecting through {next}…"),
         { address: hostOf(url), seconds: SERVE_WITHIN / 1000, next: hostOf(to) })
-      : moving ? fmt(_("the node that relayed this page cannot be reached: connecting through {address}…"),
-        { address: hostOf(to) })
+      : moving ? fmt(_("the node at {address} did not answer as a relay: connecting through {next}…"),
+        { address: hostOf(url), next: hostOf(to) })
         : _("the link to the node that served this page closed: connecting again…"));
     sayLinkDown();
     // At once after a tunnel that served a while (its relay node may be gone: every second away brings the others'
     // drop votes nearer), and to the next relay but at the end of a round; else after a pause (no busy loop).
     // A relay left for serving nothing: the next at once (SERVE_WITHIN went by on it already).
     // One that put another key through as the host: as one not reached (at once, but after a round of them all).
-    const atOnce = unserved || (foreign && next % known.length !== 0) || (helloed !== null && impostor === null ? performance.now() - helloed >= RECONNECT_AFTER
+    const atOnce = unserved || (norelay !== null && next % known.length !== 0) || (foreign && next % known.length !== 0) || (helloed !== null && impostor === null ? performance.now() - helloed >= RECONNECT_AFTER
       : moving && next % known.length !== 0);
     setTimeout(() => {
       if (current()) connect(identity, name, node ?? had, next);
     }, atOnce ? 0 : RECONNECT_AFTER);
   };
   let ws: WebSocket;
+  let leave = (): void => {};
   try {
     ws = new WebSocket(`${url}&port=${encodeURIComponent(port)}&claim=${encodeURIComponent(claim)}&batch=1`);
   } catch {
@@ -708,14 +750,35 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
   ws.binaryType = "arraybuffer";
   closeTunnel = () => ws.close();
   const tunnel = new Tunnel({ send: (d) => ws.send(d), close: () => ws.close() });
+  tunnel.onRefused = (why) => {
+    if (!current() || norelay !== null) return;
+    norelay = _(why); // (notAHello's words, marked below: NOT_A_HELLO)
+    mark("refusedRelay", hostOf(url));
+    leave();
+  };
   ws.onmessage = (m) => tunnel.received(typeof m.data === "string" ? m.data : new Uint8Array(m.data as ArrayBuffer));
-  ws.onclose = (event) => {
+  let ended = false;
+  const end = (code: number, reason: string): void => {
+    if (ended) return;
+    ended = true;
     // Its relay node leaves because our host left the lobby (web/relay.py: HOST_GONE): no game to wait for.
     const now = node?.node;
-    if (event.code === HOST_GONE && now && now.seat.start === null) now.hostGone ??= event.reason.endsWith("bye") ? "bye" : "refused";
+    if (code === HOST_GONE && now && now.seat.start === null) {
+      if (goneBelieved(url, now.hello.game)) now.hostGone ??= reason.endsWith("bye") ? "bye" : "refused";
+      else impostor = _("it said the host is gone, and no other relay says so"); // (the next relay: goneSaid)
+    }
     tunnel.lost();
     node?.node.stop();
     again();
+  };
+  ws.onclose = (event) => end(event.code, event.reason);
+  // The page leaves this relay: on to the next now, not once the relay answered our close (red team, session 43: a
+  // WebSocket that never answers the close held the page there for the browser's closing-handshake time, a minute).
+  leave = () => {
+    ws.onmessage = null;
+    ws.onclose = null;
+    ws.close();
+    end(1000, "");
   };
   tunnel.onHello = async (hello) => {
     if (!current()) return;
@@ -729,7 +792,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
       elsewhere.set(url, bytes.hex(hello.game));
       if (!movedOn(knownRelays(had.node), elsewhere)) {
         foreign = true;
-        ws.close();
+        leave();
         return;
       }
     }
@@ -766,6 +829,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     const keeping = existing ?? keeper(now.seat, game, identity.peer);
     if (existing === undefined) keepers.set(now.seat, keeping);
     const keep = keeping.keep;
+    now.believeGone = () => goneBelieved(url, game);
     now.keepWith(keeping.held); // what a node of the seat before held goes out through this one's links
     now.onChange = () => {
       keep();

@@ -25,7 +25,7 @@ import { PageSeat } from "./page_seat.js";
 import { PROBE_EVERY, PROBE_NONCE, probeAnswer, Probes } from "./page_probe.js";
 import { watchWaiting } from "./page_waiting.js";
 import type { Entropy, Outgoing } from "./seat.js";
-import type { Channel, Hello, Tunnel } from "./tunnel.js";
+import { type Channel, DIAL_WITHIN, DialUnanswered, type Hello, type Tunnel } from "./tunnel.js";
 import { _, fmt } from "./page_words.js";
 import { Book, MAX_LOBBY_MEMBERS, record, signWhere, type Where } from "./where.js";
 
@@ -95,6 +95,10 @@ export class PageNode {
    * was ("refused", the relay's CLOSE: REFUSED). No game to wait for: the join loop ends (net/spectator.py:
    * host_gone_before_start, the terminal's rule). */
   hostGone: "bye" | "refused" | null = null;
+  /** Whether this relay's word that the host is gone is taken (page.ts: the page's own relay's, or a second relay's
+   * of the game; review, session 43: one hostile spectator's relay said REFUSED and the page stopped for good);
+   * when not, the join loop ends with wrongHost and the page leaves this relay for the next. */
+  believeGone: () => boolean = () => true;
   /** What went wrong on the links (shown small; the session's faults are the verdict). */
   readonly notes: string[] = [];
   onChange: () => void = () => {};
@@ -192,9 +196,10 @@ export class PageNode {
    * links: two other seats' where two or more are in play, else the one's (page.ts: a relay serves the page while
    * they do; page_probe.ts). A handshake alone, or pings, do not: after the handshake a relay may drop whatever it
    * likes; nor one seat's word where another is in play: the relay's node may hold that seat. `spared`: seats (peer ids
-   * in hex) left out of those that must serve (page_probe.ts: Unheard). */
-  servedAt(spared: ReadonlySet<string> = new Set()): number {
-    return this.probes.servedAt(spared);
+   * in hex) left out of those that must serve (page_probe.ts: Unheard), but never so as to leave only seats of `own`,
+   * those whose node this relay may be. */
+  servedAt(spared: ReadonlySet<string> = new Set(), own: ReadonlySet<string> = new Set()): number {
+    return this.probes.servedAt(spared, own);
   }
 
   /** Our person's moves: they are at the keys (an away seat is back). */
@@ -404,7 +409,9 @@ export class PageNode {
   /** Our own `where` record for this game: our port at the relay, signed once per port. */
   private own(): Where {
     if (this.ownWhere === null || this.ownWhere.port !== this.hello.port) {
-      this.ownWhere = signWhere(this.identity, this.hello.game, this.hello.port, []);
+      // the wall clock's now, past any of ours a seat holds (Book.ownPast) and the one before: the clock may step back
+      const serial = Math.max(Date.now(), this.book.ownPast + 1, (this.ownWhere?.serial ?? 0) + 1);
+      this.ownWhere = signWhere(this.identity, this.hello.game, this.hello.port, [], serial);
     }
     return this.ownWhere;
   }
@@ -455,8 +462,16 @@ export class PageNode {
         await this.serve(link);
       } catch (error) {
         const why = (error as Error).message;
+        if (error instanceof DialUnanswered && !this.stopped) { // a relay that answers no dial: no relay (page.ts leaves it)
+          this.wrongHost = fmt(_("it did not answer the dial for the host within {seconds} s"),
+            { seconds: DIAL_WITHIN / 1000 });
+          this.changed();
+          return;
+        }
         if (why.startsWith(REFUSED) && this.seat.start === null && !this.stopped) {
-          this.hostGone ??= "refused";
+          if (this.believeGone()) this.hostGone ??= "refused";
+          else this.wrongHost = fmt(_("it says nothing listens at the host's address, and no other relay says so ({why})"),
+            { why });
           this.changed();
           return;
         }
@@ -547,7 +562,7 @@ export class PageNode {
       return;
     }
     if (kind === "msg" && payload instanceof Uint8Array) {
-      link.sent.add(wireKey(payload));
+      link.remember(wireKey(payload));
       this.send(this.seat.deliver(payload, link.peer));
       if (this.hostLinkAtStart === undefined && this.seat.start !== null) {
         this.hostLinkAtStart = this.hostPeer ? this.links.get(hex(this.hostPeer)) ?? null : null;
@@ -568,7 +583,11 @@ export class PageNode {
       // only a seat of the START tells where the players are, and a frame with an entry that is not one is ignored
       // whole (protocol.md 14, "Where a member listens")
       let news = false;
-      const found = this.book.frame(payload, link.peer, this.seat.keys, this.hello.game, this.identity.publicKey) ?? [];
+      const found = this.book.frame(payload, link.peer, this.seat.keys, this.hello.game, this.identity.publicKey, this.own()) ?? [];
+      if (this.book.ownPast >= this.own().serial) { // a record of ours from before the clock stepped back: past it
+        this.ownWhere = null;
+        news = true;
+      }
       for (const where of found) news = this.book.take(where, (p) => this.isPlayer(p)) || news;
       if (news) for (const other of this.links.values()) if (this.isPlayer(other.peer)) other.send("where", this.whereFrame());
     } else if (kind === "lobby" && this.hostPeer && equal(link.peer, this.hostPeer)) {

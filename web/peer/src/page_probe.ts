@@ -118,6 +118,11 @@ export class Probes {
   constructor(private readonly node: Prober, private readonly entropy: (n: number) => Uint8Array,
     private readonly clock: () => number = () => performance.now()) {}
 
+  /** The game whose seats this judge hears (its node's). */
+  get game(): Uint8Array {
+    return this.node.game;
+  }
+
   private account(peer: Uint8Array): SeatProbes {
     const key = hex(peer);
     let account = this.accounts.get(key);
@@ -182,14 +187,18 @@ export class Probes {
   }
 
   /** Since when the relay serves us (-Infinity: not yet): of the other seats in play that must serve (all but those
-   * `spared`, Unheard; none spared where that spares them all), the latest answer of one showed the game reaching us
-   * within SERVE_WITHIN and of SERVING_SEATS of them (all of them where fewer are) within 2 x SERVE_WITHIN: the
-   * earlier of the newest's time and the SERVING_SEATS-th newest's plus SERVE_WITHIN (page.ts leaves the relay
-   * SERVE_WITHIN after it); now where no other seat is in play (nobody to hear from). */
-  servedAt(spared: ReadonlySet<string> = new Set()): number {
+   * `spared`, Unheard; none spared where that spares them all, or where it leaves only seats of `own`), the latest
+   * answer of one showed the game reaching us within SERVE_WITHIN and of SERVING_SEATS of them (all of them where
+   * fewer are) within 2 x SERVE_WITHIN: the earlier of the newest's time and the SERVING_SEATS-th newest's plus
+   * SERVE_WITHIN (page.ts leaves the relay SERVE_WITHIN after it); now where no other seat is in play (nobody to hear
+   * from). `own`: the seats whose node this relay may be (page.ts: those that named it in a lobby frame; none for the
+   * page's own relay, whose node served its code): sparing never leaves the relay's own seat's word alone (session
+   * 43: a relay-seat M at a table of three whose third seat answers no probe had that seat spared and then withheld
+   * the game on its own word for about 55 s in every 65). */
+  servedAt(spared: ReadonlySet<string> = new Set(), own: ReadonlySet<string> = new Set()): number {
     const others = this.others();
     const must = [...others].filter((key) => !spared.has(key));
-    const counted = must.length ? must : [...others];
+    const counted = must.some((key) => !own.has(key)) ? must : [...others];
     const need = Math.min(SERVING_SEATS, counted.length);
     if (need === 0) return this.clock();
     const times = counted.map((key) => this.reachedAt(key)).sort((a, b) => b - a);
@@ -214,10 +223,22 @@ export const UNHEARD_FOR = 12 * SERVE_WITHIN;
  * all, and A is never spared where the page knows an honest relay (protocol.md 14, "A probe"). */
 export class Unheard {
   private readonly relays = new Map<string, Map<string, number>>();
+  /** The game (hex) whose seats the sets are of: what a seat did in another game says nothing of this one (session
+   * 43: a seat deaf in a finished game was spared in its rematch, or in a new start, from its first moment). */
+  private game = "";
+
+  /** The sets emptied where `probes` is of another game than they are. */
+  private of(probes: Probes): void {
+    const game = hex(probes.game);
+    if (game === this.game) return;
+    this.game = game;
+    this.relays.clear();
+  }
 
   /** The seats whose answers through `probes`' tunnel showed the game reaching us within SERVE_WITHIN of `now`: their
-   * sets emptied. */
+   * sets emptied (all of them where `probes` is of another game: a rematch or a new start begins afresh). */
   heard(probes: Probes, now: number): void {
+    this.of(probes);
     for (const seat of this.relays.keys()) if (now - probes.reachedAt(seat) < SERVE_WITHIN) this.relays.delete(seat);
   }
 
@@ -235,8 +256,8 @@ export class Unheard {
     }
   }
 
-  /** The seats spared at `now`: those whose set holds every relay of `known` (at least one), each put in it within
-   * UNHEARD_FOR. */
+  /** The seats spared at `now` (in the game of the latest `heard`): those whose set holds every relay of `known` (at
+   * least one), each put in it within UNHEARD_FOR. */
   spared(known: readonly string[], now: number): Set<string> {
     if (!known.length) return new Set();
     const holds = (set: Map<string, number>, url: string): boolean => now - (set.get(url) ?? -Infinity) < UNHEARD_FOR;

@@ -20,6 +20,15 @@ export const CLOSE = 3;
 export const OPENED = 4;
 export const ACCEPTED = 5;
 export const BATCH = 6;
+/** How long a dial through the relay may go unanswered (neither OPENED nor CLOSE): the relay's own dial timeout
+ * (web/relay.py: DIAL_TIMEOUT, 5 s) and as much again for a loaded machine. A relay that answers no dial (review,
+ * session 43: a hostile spectator's, which the page moved to in the lobby, held its join for ever and the page
+ * missed the START) is no relay of the game: the page leaves it for the next (page_node.ts, page.ts). */
+export const DIAL_WITHIN = 10_000;
+
+/** A dial the relay answered within DIAL_WITHIN neither way. */
+export class DialUnanswered extends Error {}
+
 /** Bytes of the messages one BATCH gathers (one larger goes alone; the relay takes at most 256 KiB a message). */
 export const MAX_BATCH = 128 * 1024;
 
@@ -77,6 +86,32 @@ export function unbatched(data: Uint8Array): Uint8Array[] {
 export const DROP_AFTER = 60;
 /** The shortest drop time a relay can set (seconds). */
 export const MIN_DROP_AFTER = 2;
+/** Channels accepted on the page's port a tunnel holds open at once (the relay's own bound, web/relay.py: INBOUND):
+ * one more cuts the oldest. A relay that said ACCEPTED for new channel numbers without end (or OPENED for dials the
+ * page never asked) had the page keep a channel for each, and run a handshake on each accepted one, for as long as
+ * the tunnel lasted (red team, session 43). */
+export const MAX_ACCEPTED = 24;
+
+/** The longest host a relay's hello may name: a DNS name's 253 characters (an IPv6 address is 45). */
+export const MAX_HOST = 253;
+
+/** Why `said` (the relay's first message) is no p2pnimmt relay's hello, or null where it is one. */
+export function notAHello(said: unknown): string | null {
+  if (typeof said !== "object" || said === null || Array.isArray(said)) return "its first message is not a relay's hello";
+  const { game, host, port, address } = said as Record<string, unknown>;
+  if (typeof game !== "string" || game.length === 0 || game.length > 128 || game.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(game)) {
+    return "its hello names no game";
+  }
+  const isPort = (p: unknown): boolean => typeof p === "number" && Number.isInteger(p) && p >= 1 && p <= 65535;
+  // A host or an address is an IP address or a DNS name (up to 253 characters: a joiner's --peer may name its host
+  // so, and its relay says the name as given; session 43's review found the red team's 45 refusing such a relay).
+  const named = (h: unknown): boolean => typeof h === "string" && h.length >= 1 && h.length <= MAX_HOST;
+  if (!Array.isArray(host) || host.length !== 2 || !named(host[0]) || !isPort(host[1])) {
+    return "its hello names no host";
+  }
+  if (!isPort(port) || !named(address)) return "its hello names no port for the page";
+  return null;
+}
 
 /** What the relay says first. */
 export interface Hello {
@@ -136,6 +171,10 @@ export class Tunnel {
   private batching = false;
   hello: Hello | null = null;
   onHello: (hello: Hello) => void = () => {};
+  /** The relay's first message is no relay's hello (notAHello says why): the page leaves it (red team, session 43). */
+  onRefused: (why: string) => void = () => {};
+  /** The channels accepted on the page's port, oldest first. */
+  private readonly accepted = new Set<number>();
 
   constructor(private readonly socket: Socket) {}
 
@@ -146,7 +185,18 @@ export class Tunnel {
       // and taking it would start a second node on this tunnel, for whatever game it names, beside the first
       // (session 42's red team). Ignored: the tunnel goes on with the game and port it was opened for.
       if (this.hello !== null) return;
-      const said = JSON.parse(data) as {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        parsed = null;
+      }
+      const refused = notAHello(parsed);
+      if (refused !== null) {
+        this.onRefused(refused);
+        return;
+      }
+      const said = parsed as {
         game: string; host: [string, number]; port: number; claim?: string; address: string; drop_after?: number;
         batch?: boolean; keyed?: boolean };
       // The relay's word, with a floor: a relay cannot make the page vote out a seat at its first hiccup.
@@ -159,6 +209,7 @@ export class Tunnel {
       this.onHello(this.hello);
       return;
     }
+    if (this.hello === null) return; // a relay says its hello first: ops before it are no relay's
     for (const message of unbatched(data)) this.take(message);
   }
 
@@ -168,13 +219,21 @@ export class Tunnel {
     const rest = data.subarray(5);
     if (op === OPENED) {
       const waiting = this.dials.get(id);
+      if (waiting === undefined) return; // no dial of ours: nothing to open
       this.dials.delete(id);
       const channel = new Channel(this, id);
       this.channels.set(id, channel);
       waiting?.ok(channel);
     } else if (op === ACCEPTED) {
+      if (this.channels.has(id) || this.dials.has(id)) return; // a channel of ours already: not a new one
+      if (this.accepted.size >= MAX_ACCEPTED) {
+        const oldest = this.accepted.values().next().value as number;
+        this.channels.get(oldest)?.close("cut: too many connections to the page's port");
+        this.accepted.delete(oldest);
+      }
       const channel = new Channel(this, id);
       this.channels.set(id, channel);
+      this.accepted.add(id);
       this.onAccept(channel);
     } else if (op === DATA) {
       this.channels.get(id)?.onData(rest.slice());
@@ -195,10 +254,24 @@ export class Tunnel {
   }
 
   /** A TCP connection to `address:port` (a member of the game), through the relay. */
-  dial(address: string, port: number): Promise<Channel> {
+  dial(address: string, port: number, within = DIAL_WITHIN): Promise<Channel> {
     const id = this.next++;
     return new Promise((ok, fail) => {
-      this.dials.set(id, { ok, fail: (why) => fail(new Error(why)) });
+      const timer = setTimeout(() => {
+        if (!this.dials.delete(id)) return;
+        this.put(CLOSE, id, new Uint8Array()); // (an OPENED after it finds no dial of ours; the relay drops its end)
+        fail(new DialUnanswered(`no answer to a dial for ${address}:${port} within ${within / 1000} s`));
+      }, within);
+      this.dials.set(id, {
+        ok: (channel) => {
+          clearTimeout(timer);
+          ok(channel);
+        },
+        fail: (why) => {
+          clearTimeout(timer);
+          fail(new Error(why));
+        },
+      });
       this.put(DIAL, id, new TextEncoder().encode(JSON.stringify([address, port])));
     });
   }
@@ -224,5 +297,6 @@ export class Tunnel {
 
   forget(id: number): void {
     this.channels.delete(id);
+    this.accepted.delete(id);
   }
 }

@@ -133,7 +133,8 @@ export class Book {
    * of the START, or at its first entry that is not an entry, names a key twice (session 42), or is not its key's
    * signed record (review, session 40: any lobby player's frame counted, and its good entries before a bad one). Our own key's entry (`me`) is passed over
    * unchecked. */
-  frame(payload: Value, from: Uint8Array, seats: readonly Uint8Array[], game: Uint8Array, me: Uint8Array): Where[] | null {
+  frame(payload: Value, from: Uint8Array, seats: readonly Uint8Array[], game: Uint8Array, me: Uint8Array,
+    own: Where | null = null): Where[] | null {
     if (!seats.some((k) => equal(peerId(k), from))) return null;
     if (!Array.isArray(payload) || payload.length > seats.length) return null;
     // a key's latest record only, seen before any is checked: ten of one key, each newer, were ten checks a frame
@@ -143,12 +144,28 @@ export class Book {
     const found: Where[] = [];
     for (const entry of payload) {
       if (!(Array.isArray(entry) && entry.length === 2 && entry[0] instanceof Uint8Array)) return null;
-      if (equal(entry[0], me)) continue;
+      if (equal(entry[0], me)) {
+        if (own !== null) this.ours(entry[1], own, game);
+        continue;
+      }
       const where = this.check(entry[1], entry[0], game);
       if (where === null) return null;
       if (where !== "stale") found.push(where);
     }
     return found;
+  }
+
+  /** The highest serial of a record of ours a seat holds, as new as the one we sign now or newer (`own`), checked: we
+   * signed it before the wall clock stepped back (red team, session 43: the seats kept it as the newer, at the port of
+   * its relay then, and the page's records of after were refused as stale); the page signs its next past it. */
+  ownPast = 0;
+
+  private ours(value: Value | undefined, own: Where, game: Uint8Array): void {
+    if (!Array.isArray(value) || value.length !== 4) return;
+    const [serial, , , signature] = value;
+    if (typeof serial !== "number" || serial < own.serial || serial <= this.ownPast) return;
+    if (signature instanceof Uint8Array && equal(signature, own.signature)) return; // ours as we sign it now
+    if (whereFrom(value, own.key, game) !== null) this.ownPast = serial;
   }
 
   /** The records of a lobby frame's `members` a page reads (the first MAX_LOBBY_MEMBERS; a player's own signed

@@ -34,7 +34,10 @@
  * pays it once). BENCH_CALLS=N: only the node's first N calls, no check of the game's end (under valgrind, the
  * instructions of a game are those of the whole run less those of a run with N = 0). BENCH_NO_QUIET set: no wait
  * for a quiet process before and after the game (under valgrind, with node single-threaded: the waits' loops, timed
- * by the wall clock, put a few million instructions more or less into a run).
+ * by the wall clock, put a few million instructions more or less into a run). BENCH_GC set, and node run with
+ * --expose-gc: two full collections before the game (under valgrind, start-up's incremental marking otherwise runs
+ * on into the game in some runs and not others: the game's count then moves by up to 140 M, some of it outside the
+ * collector's own functions; docs/benchmarks.md, the twenty-ninth sitting).
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -93,6 +96,11 @@ async function alone(file: string, index: number): Promise<Alone> {
   const clockUs = perCall ? mainThreadClockUs() : 0;
   const settle = process.env.BENCH_NO_QUIET ? async () => {} : quiet;
   await settle(); // the start-up's work (imports, the recording's parse, the clock's calibration) done
+  const gc = process.env.BENCH_GC ? (globalThis as { gc?: () => void }).gc : undefined;
+  if (gc) { // start-up's garbage collected before the game: its marking does not run on into the game's count
+    gc();
+    gc();
+  }
   const usage = process.resourceUsage();
   const sched = mainThreadSched();
   const since = { process: process.cpuUsage(), main: mainThreadNs(), others: otherThreadsNs() };

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { equal, hex } from "../src/bytes.js";
 import { Identity } from "../src/identity.js";
-import { Link } from "../src/link.js";
+import { HANDSHAKE_TIMEOUT, Link, MAX_SENT_BYTES } from "../src/link.js";
 import { joinProof, seatSecret } from "../src/seatkey.js";
 import type { Channel } from "../src/tunnel.js";
 
@@ -42,4 +42,35 @@ test("a link keeps its handshake's nonces, each side's own first; a join's proof
   const [first, second] = links;
   assert.ok(first && second && !equal(first[0].nonces[0], second[0].nonces[0]), "each connection draws its own nonce");
   assert.notEqual(proofs[0], proofs[1], "a proof of one link is not another's");
+});
+
+test("a handshake with a silent peer ends within HANDSHAKE_TIMEOUT though the wall clock steps back (session 43)", async () => {
+  const game = new Uint8Array(16).fill(7);
+  const [a] = pipe(); // the other end never answers
+  const now = Date.now;
+  try {
+    const opened = Link.open(a, new Identity(new Uint8Array(32).fill(1)), game, true).then(() => "opened", (e: Error) => e.message);
+    Date.now = () => now() - 3_600_000; // the wall clock an hour back, once the handshake has begun
+    let guard: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<string>((ok) => { guard = setTimeout(() => ok("still waiting"), 4 * HANDSHAKE_TIMEOUT); });
+    assert.equal(await Promise.race([opened, late]), "no answer to the handshake");
+    clearTimeout(guard);
+  } finally {
+    Date.now = now;
+    a.onClose("the test is over"); // (a handshake still waiting ends: on the code before, an hour's timer)
+  }
+});
+
+test("a link remembers at most MAX_SENT_BYTES of the messages it carried (red team, session 43)", async () => {
+  // Every `msg` frame a peer sends is remembered (page_node.ts), held or not: 500 new ones of 60 KiB were 30 MB a link.
+  const game = new Uint8Array(16).fill(7);
+  const [a, b] = pipe();
+  const [link] = await Promise.all([Link.open(a, new Identity(new Uint8Array(32).fill(1)), game, true),
+    Link.open(b, new Identity(new Uint8Array(32).fill(2)), game, false)]);
+  const big = (n: number): string => `${n} `.padEnd(60 * 1024, "x");
+  for (let n = 0; n < 500; n++) link.remember(big(n));
+  assert.ok(link.remembered <= MAX_SENT_BYTES, `${link.remembered}`);
+  assert.ok(link.sent.has(big(499)) && link.sent.size <= MAX_SENT_BYTES / (60 * 1024));
+  link.remember(big(499));
+  assert.equal(link.sent.has(big(499)), true, "one remembered is remembered once");
 });

@@ -376,3 +376,76 @@ test("a relay whose node is a seat cannot have an honest seat spared while the p
   assert.deepEqual([...unheard.spared([malRelay], clock.at)], [hex(ann.peer)],
     "(a page whose only relay is mal's: ann spared, mal's word alone; it had nowhere else to go under any rule)");
 });
+
+test("sparing never leaves the relay's own seat's word alone: a relay-seat at a table of three whose third seat answers no probe is left; elsewhere that seat's word serves (session 43)", () => {
+  const game = new Uint8Array(16).fill(3);
+  const [mal, deaf] = [7, 6].map((b) => new Identity(new Uint8Array(32).fill(b))) as [Identity, Identity];
+  const me = new Uint8Array(16).fill(1);
+  const held = new Map([[hex(me), 4], [hex(mal.peer), 2], [hex(deaf.peer), 2]]);
+  let inPlay = [mal.peer, deaf.peer];
+  const { clock, tunnel, answer } = tunnels(game, me, [me, mal.peer, deaf.peer], held, () => inPlay);
+  const unheard = new Unheard();
+  const [own, malRelay, tv2] = ["ws://tv/relay", "ws://mal/relay", "ws://tv2/relay"];
+  const relays = [own, malRelay, tv2];
+  const namedBy = new Map([[malRelay, new Set([hex(mal.peer)])], [tv2, new Set([hex(new Uint8Array(16).fill(9))])]]);
+  // mal answers on every relay ("you hold everything": on an honest one that is so), deaf on none: a round of the
+  // three relays, each left, and deaf is spared
+  const malEnd = seatLink(mal, game, () => [[me, held.get(hex(me)) as number]]);
+  const served = (probes: Probes, relay: string): boolean => {
+    unheard.heard(probes, clock.at);
+    const spared = unheard.spared(relays, clock.at);
+    return clock.at - probes.servedAt(spared, relay === own ? new Set() : namedBy.get(relay)) < SERVE_WITHIN;
+  };
+  for (const relay of relays) {
+    const probes = tunnel();
+    answer(probes, malEnd);
+    clock.at += 1000;
+    assert.equal(served(probes, relay), false, `${relay}: deaf not spared yet, mal's word alone`);
+    unheard.left(relay, probes, clock.at);
+  }
+  assert.deepEqual([...unheard.spared(relays, clock.at)], [hex(deaf.peer)]);
+  for (const relay of [own, tv2]) {
+    const probes = tunnel();
+    answer(probes, malEnd);
+    assert.ok(served(probes, relay), `${relay}: deaf spared, mal's word serves where mal did not name the relay`);
+  }
+  // mal's relay (tv gone): mal withholds the game there and answers as it likes; its word alone never serves there
+  const probes = tunnel();
+  for (let i = 0; i < 10; i++) {
+    clock.at += 2000;
+    answer(probes, malEnd);
+    assert.equal(served(probes, malRelay), false, `mal's own relay: its word alone, deaf spared or not (${i})`);
+  }
+  assert.deepEqual([...unheard.spared(relays, clock.at)], [hex(deaf.peer)], "deaf is still spared (elsewhere)");
+  inPlay = [mal.peer]; // deaf dropped: one other seat in play, its word alone, its own relay or not (its own silence)
+  assert.ok(served(probes, malRelay));
+});
+
+test("what a seat did in a game before says nothing of the next: a seat deaf in a finished game is not spared in its rematch or new start (session 43)", () => {
+  const [first, second] = [3, 4].map((b) => new Uint8Array(16).fill(b)) as [Uint8Array, Uint8Array];
+  const [ann, deaf] = [5, 6].map((b) => new Identity(new Uint8Array(32).fill(b))) as [Identity, Identity];
+  const me = new Uint8Array(16).fill(1);
+  const held = new Map([[hex(me), 4], [hex(ann.peer), 2], [hex(deaf.peer), 2]]);
+  const seats = [me, ann.peer, deaf.peer];
+  const unheard = new Unheard();
+  const relays = ["ws://tv/relay", "ws://tv2/relay"];
+  const before = tunnels(first, me, seats, held, () => [ann.peer, deaf.peer]);
+  for (const relay of relays) {
+    const probes = before.tunnel();
+    before.answer(probes, seatLink(ann, first, () => headsOf(held)));
+    before.clock.at += 2000;
+    unheard.left(relay, probes, before.clock.at);
+  }
+  assert.deepEqual([...unheard.spared(relays, before.clock.at)], [hex(deaf.peer)], "deaf spared in the first game");
+  // the rematch (a new game id), on the same clock: deaf answers in it (an honest node that had been away), or not
+  const after = tunnels(second, me, seats, held, () => [ann.peer, deaf.peer]);
+  after.clock.at = before.clock.at + 1000;
+  const probes = after.tunnel();
+  after.answer(probes, seatLink(ann, second, () => headsOf(held)));
+  unheard.heard(probes, after.clock.at);
+  assert.deepEqual([...unheard.spared(relays, after.clock.at)], [], "a new game: nobody spared yet");
+  assert.equal(after.clock.at - probes.servedAt(unheard.spared(relays, after.clock.at)) < SERVE_WITHIN, false,
+    "ann's word alone does not serve in the new game until deaf goes unheard there on every relay");
+  unheard.left(relays[0]!, probes, after.clock.at);
+  assert.deepEqual([...unheard.spared(relays, after.clock.at)], [], "unheard on one relay of two in this game");
+});

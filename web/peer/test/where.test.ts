@@ -142,3 +142,25 @@ test("a where frame naming one key twice is ignored whole, unchecked (red team, 
   assert.equal(checks(() => assert.equal(book.frame([own(3)] as never, peerId(mal.publicKey), seats, game, me.publicKey)?.length, 1)), 1,
     "its latest record alone is a frame");
 });
+
+test("a seat's record of ours from before the clock stepped back is seen, checked once: ours is signed past it", () => {
+  // Red team, session 43: the page signs serials of its wall clock (Date.now()); one that stepped back an hour made
+  // every record it signed after (a new relay, a new port) older than the one the seats held, which they kept.
+  const game = new Uint8Array(16).fill(4);
+  const [me, ann] = [1, 2].map((n) => new Identity(new Uint8Array(32).fill(n))) as [Identity, Identity];
+  const seats = [me.publicKey, ann.publicKey];
+  const own = signWhere(me, game, 5000, [], 1_000_000);
+  const before = signWhere(me, game, 4000, [], 1_000_000 + 3_600_000);
+  const book = new Book();
+  const frame = (w: unknown): unknown => [[me.publicKey, w]];
+  assert.equal(checks(() => book.frame(frame(record(own)) as never, peerId(ann.publicKey), seats, game, me.publicKey, own)), 0,
+    "ours as we sign it now: not checked");
+  assert.equal(book.ownPast, 0);
+  const forged = [before.serial + 1, 4000, [], new Uint8Array(64)];
+  assert.equal(checks(() => book.frame(frame(forged) as never, peerId(ann.publicKey), seats, game, me.publicKey, own)), 1);
+  assert.equal(book.ownPast, 0, "not our signed word");
+  assert.equal(checks(() => book.frame(frame(record(before)) as never, peerId(ann.publicKey), seats, game, me.publicKey, own)), 1);
+  assert.equal(book.ownPast, before.serial);
+  assert.equal(checks(() => book.frame(frame(record(before)) as never, peerId(ann.publicKey), seats, game, me.publicKey, own)), 0,
+    "seen already");
+});
