@@ -82,6 +82,7 @@ async def test_what_a_test_leaves_is_ended_and_playwrights_own_runs_on(chromium)
     reader, writer = await asyncio.open_connection(*server.sockets[0].getsockname()[:2])
     await until(lambda: accepted, "the server to accept the connection")
     # Playwright's own made in the test's time: a new driver (its reader task), a page and its waits
+    await chromium.browser()  # the worker's first browser test may be this one
     await kill_driver(chromium)
     browser = await chromium.browser()
     driver = chromium.driver_pid
