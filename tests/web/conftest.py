@@ -3,18 +3,51 @@
 Chromium runs headless with no background networking of its own, and every page it opens is on
 127.0.0.1. Without chromium or playwright the tests skip, but fail instead when
 P2PNIMMT_REQUIRE_NETNS=1 (CI sets it: there the browser tests are mandatory).
+
+One chromium a test process (each xdist worker): launching one (Playwright's driver and the browser) costs
+about a second of CPU, once a worker instead of once a test (tests/web/shared_chromium.py; a driver or
+chromium that went away is started again for the next test). Each test still has browser contexts of its
+own (`browser.new_page()` makes one; every context a test made is closed when it ends, each on its own), so
+no cookie, storage, cache or connection passes from one test to the next. To share the browser, every async
+test of this directory runs on the worker's one event loop (pytest-asyncio's session loop scope), so its
+async fixtures must say `@pytest_asyncio.fixture(loop_scope="session")` (collection fails otherwise), and
+what a test leaves on the loop (tasks still running, timers still pending, servers and sockets still open)
+is ended when it ends, as the end of a loop of its own did, while Playwright's own run on
+(tests/web/leftovers.py).
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import os
 import shutil
+from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from deadlines import OUTER
+from leftovers import Ledger
+from pytest_asyncio import is_async_test
+from shared_chromium import Browser, Chromium
 
-FLAGS = ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-         "--disable-quic"]
+HERE = Path(__file__).parent
+SHARED = pytest.mark.asyncio(loop_scope="session")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every async test of this directory on the worker's one loop, where its chromium runs; an async fixture
+    such a test uses on another loop would be a collection error, not a hang."""
+    for item in items:
+        if not (is_async_test(item) and item.path.is_relative_to(HERE)):
+            continue
+        item.add_marker(SHARED, append=False)
+        for defs in item._fixtureinfo.name2fixturedefs.values():  # type: ignore[attr-defined]
+            func = defs[-1].func
+            if (inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func)) \
+                    and getattr(func, "_loop_scope", None) != "session":
+                raise pytest.UsageError(f"{item.nodeid}: its async fixture {defs[-1].argname} must be "
+                                        "@pytest_asyncio.fixture(loop_scope=\"session\") (tests/web/conftest.py)")
 
 
 def chromium_or_skip() -> str:
@@ -34,41 +67,41 @@ def chromium_or_skip() -> str:
     return path
 
 
-class Browser:
-    """A Playwright browser whose every context and page waits up to OUTER seconds by default (Playwright's own
-    default, 30 s, is shorter than a step can take on a loaded machine: tests/deadlines.py)."""
-
-    def __init__(self, browser) -> None:
-        self._browser = browser
-
-    def __getattr__(self, name: str):
-        return getattr(self._browser, name)
-
-    async def new_context(self, **options):
-        context = await self._browser.new_context(**options)
-        context.set_default_timeout(OUTER * 1000)
-        return context
-
-    async def new_page(self, **options):
-        page = await self._browser.new_page(**options)
-        page.context.set_default_timeout(OUTER * 1000)
-        page.set_default_timeout(OUTER * 1000)
-        return page
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def chromium():
+    """The worker's headless chromium (Playwright's driver with it), closed when the worker ends."""
+    shared = Chromium(chromium_or_skip())
+    try:
+        yield shared
+    finally:
+        await shared.close()
 
 
-@pytest.fixture
-async def browser():
-    """A headless chromium, closed at the end of the test; waits default to OUTER seconds."""
-    path = chromium_or_skip()
-    from playwright.async_api import async_playwright
+@pytest_asyncio.fixture(loop_scope="session")
+async def browser(chromium):
+    """The headless chromium for one test (started again first if it went away since the last); the contexts and
+    pages the test makes are closed at its end, each on its own; waits default to OUTER seconds."""
+    mine = Browser(chromium, await chromium.browser())
+    yield mine
+    await mine.close()
 
-    args = FLAGS + (["--no-sandbox"] if os.geteuid() == 0 else [])  # root: chromium's sandbox refuses to start
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=path, args=args, headless=True)
-        try:
-            yield Browser(browser)
-        finally:
-            await browser.close()
+
+@pytest_asyncio.fixture(autouse=True, loop_scope="session")
+async def leftovers(request):
+    """What an async test leaves on the shared loop (its tasks still running, its timers still pending, the
+    servers and sockets it opened) is ended at its end, as the end of a loop of its own did, and Playwright's
+    own tasks and timers run on (tests/web/leftovers.py); set up first and ended last, so every other fixture
+    has closed what it opened."""
+    if not is_async_test(request.node):
+        yield
+        return
+    ledger = Ledger(asyncio.get_running_loop())
+    try:
+        yield
+    finally:
+        stuck = await ledger.sweep(OUTER)
+    if stuck:
+        pytest.fail("what this test left on the loop would not end: " + "; ".join(stuck), pytrace=False)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import base64
 import re
 from pathlib import Path
 
-import pytest
+import pytest_asyncio
 import segno
 from deadlines import OUTER
 from procs import Terminal
@@ -46,7 +46,7 @@ DECODE = """async (png) => {
 }"""
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def decoder(browser, node_modules: Path):
     """A blank page with jsQR in it (web/peer's devDependency: tests/conftest.py has `npm ci` install it)."""
     page = await browser.new_page()

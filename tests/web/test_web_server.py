@@ -7,13 +7,14 @@ import asyncio
 
 import aiohttp
 import pytest
+import pytest_asyncio
 from deadlines import OUTER
 
 from p2pnimmt.web.server import WebServer
 from p2pnimmt.web.view import View
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def served():
     acted: list[dict] = []
 

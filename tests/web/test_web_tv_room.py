@@ -10,6 +10,7 @@ import copy
 import re
 
 import pytest
+import pytest_asyncio
 from test_web_tv import screenshot_dir
 
 from p2pnimmt.engine import BULL_HEADS
@@ -52,7 +53,7 @@ def game_over() -> dict:
     return state
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def served():
     shown = {"state": full_table()}
     server = WebServer("127.0.0.1", 0)
