@@ -72,14 +72,26 @@ async def test_the_seat_and_tv_pages_fit_a_phone_and_a_tablet(browser, no_delay)
 
 async def test_the_lobby_fits_a_phone_and_a_tablet_with_its_code_on_one_line(tmp_path: Path, procs, browser) -> None:
     host = procs(["host", "--web", "--no-open", "--seats", "3", "--bots", "1", "--interface", "127.0.0.1",
-                  "--name", "ann"], tmp_path / "host.out")
+                  "--rounds", "2", "--name", "ann"], tmp_path / "host.out")
     url = host.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
+    tv = host.wait_for(r"tv: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
     page, errors = await open_page(browser, url, "lobby", PHONE)
-    await page.wait_for_function("() => document.querySelectorAll('#lobby-players li .fp').length === 2")
-    for viewport in (PHONE, TABLET):
-        shown = await layout(page, viewport)
-        lines = await page.evaluate("(() => { const range = document.createRange(); "
-                                    "range.selectNodeContents(document.getElementById('lobby-code')); "
-                                    "return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size; })()")
-        assert shown["width"] <= viewport["width"] and not shown["small"] and lines == 1, (viewport, shown, lines)
-    assert not errors, errors
+    screen, tv_errors = await open_page(browser, tv, "lobby", PHONE)
+    for shows in (page, screen):
+        await shows.wait_for_function("() => document.querySelectorAll('#lobby-players li .fp').length === 2")
+        for viewport in (PHONE, TABLET):
+            shown = await layout(shows, viewport)
+            lines = await shows.evaluate("(() => { const range = document.createRange(); "
+                                         "range.selectNodeContents(document.getElementById('lobby-code')); "
+                                         "return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size; })()")
+            assert shown["width"] <= viewport["width"] and not shown["small"] and lines == 1, (viewport, shown, lines)
+    # The TV's invite link (for a terminal elsewhere) lies over none of the seats and settings (it was fixed in the
+    # corner, over them on a phone).
+    await layout(screen, PHONE)
+    over = await screen.evaluate("""(() => { const a = document.getElementById('lobby-invite').getBoundingClientRect();
+        const b = document.getElementById('lobby-body').getBoundingClientRect();
+        return a.width > 0 && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; })()""")
+    assert not over
+    # The host's list of rounds shows the game's 2 (none of its choices: it showed nothing).
+    assert await page.evaluate("document.getElementById('set-rounds').selectedOptions[0]?.textContent") == "2"
+    assert not errors and not tv_errors, (errors, tv_errors)
