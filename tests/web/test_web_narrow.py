@@ -36,6 +36,17 @@ LAYOUT = """() => {
 }"""
 
 
+def contrast(css: str, background: tuple[int, int, int]) -> float:
+    """The contrast ratio of a computed colour ("rgb(r, g, b)") on `background` (WCAG 2's formula)."""
+    def luminance(rgb) -> float:
+        c = [x / 255 for x in rgb]
+        c = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+    fg = tuple(int(x) for x in css[css.index("(") + 1:css.index(")")].split(",")[:3])
+    a, b = luminance(fg), luminance(background)
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
 async def layout(page, viewport: dict) -> dict:
     await page.set_viewport_size(viewport)
     await page.wait_for_function("w => document.documentElement.clientWidth === w", arg=viewport["width"])
@@ -92,6 +103,10 @@ async def test_the_lobby_fits_a_phone_and_a_tablet_with_its_code_on_one_line(tmp
         const b = document.getElementById('lobby-body').getBoundingClientRect();
         return a.width > 0 && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; })()""")
     assert not over
+    # The dim words (what the TV's lobby waits for, the cards' row labels, the side's headings) read on the felt at
+    # its lightest, #1f5f3a, with a contrast of at least 4.5 (WCAG AA for small text; it was 4.0).
+    dim = await screen.evaluate("getComputedStyle(document.getElementById('lobby-wait')).color")
+    assert contrast(dim, (0x1F, 0x5F, 0x3A)) >= 4.5, dim
     # The host's list of rounds shows the game's 2 (none of its choices: it showed nothing).
     assert await page.evaluate("document.getElementById('set-rounds').selectedOptions[0]?.textContent") == "2"
     assert not errors and not tv_errors, (errors, tv_errors)
