@@ -11,7 +11,7 @@ from pathlib import Path
 from deadlines import OUTER
 from pages import play_by_clicks
 from test_web_phone_peer import host_with_phones
-from test_web_phone_presence import next_ask
+from test_web_phone_presence import next_ask, seated_phone
 
 from p2pnimmt.engine import bull_heads
 
@@ -55,13 +55,7 @@ async def test_the_phone_shows_each_cards_bull_heads_and_each_rows_total_at_360p
     host, url, phone_url = host_with_phones(procs, tmp_path, 3)
     laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
     await laptop.goto(url)
-    context = await browser.new_context(**NARROW)
-    phone = await context.new_page()
-    errors: list[str] = []
-    phone.on("pageerror", lambda exc: errors.append(str(exc)))
-    await phone.goto(phone_url)
-    await phone.fill("#name", "zoe")
-    await phone.tap("#join")
+    phone, _, errors = await seated_phone(browser, phone_url, "zoe", await browser.new_context(**NARROW))
     await phone.wait_for_function("() => document.body.dataset.wanted === 'card'", timeout=OUTER * 1000)
     totals = check(await phone.evaluate(SHOWN), asked_row=False)
     # The seat page beside the same rows says the same totals.
