@@ -80,7 +80,7 @@ async def run_play_web(settings: Settings, *, bot: str, name: str, seed: bytes |
     server = WebServer(options.interface, options.port)
     seat_token, tv_token = server.add(seat.view), server.add(tv.view)
     await server.start()
-    say(f"tv: {server.url(tv_token)}")
+    say(_("tv: {url}").format(url=server.url(tv_token)))
     show(server.url(seat_token), options)
     table.start()
     if ready is not None:
@@ -413,7 +413,7 @@ class WebFront:
             # the phone page speaks the host's language (its link says it: web/peer/src/page_words.ts)
             self.phone_url = self.phone_link() or ""
             if not spectator:
-                say(f"tv: {self.tv_url}")
+                say(_("tv: {url}").format(url=self.tv_url))
             say(_("phone: {url}").format(url=self.phone_url))
             for page in (self.page, self.tv):
                 if page is not None:

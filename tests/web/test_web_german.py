@@ -71,7 +71,7 @@ async def test_a_rows_label_stays_on_one_line_in_german(tmp_path: Path, procs, b
     play = procs(["play", "--web", "--no-open", "--lang", "de", "--name", "ann"], tmp_path / "play.out",
                  env={"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")})
     seat = play.wait_for(URL).group(1)
-    tv = play.wait_for(r"tv: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
+    tv = play.wait_for(r"TV: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)  # as "Web:" and "Handy:" (was "tv:")
     for url, viewport in ((seat, {"width": 1280, "height": 800}), (tv, TV)):
         page, errors = await open_page(browser, url, "table", viewport)
         await page.wait_for_function("() => document.querySelectorAll('#rows .row-label').length === 4")

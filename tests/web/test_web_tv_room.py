@@ -36,7 +36,8 @@ def full_table() -> dict:
                        for i, n in enumerate(NAMES)],
         "players": [{"name": n, "bot": i % 3 == 0, "status": "choosing", "score": 10 + i, "card": None, "me": False,
                      "away": False, "left": None} for i, n in enumerate(NAMES)],
-        "clock": None, "waiting": [], "sheet": [[i + r for i in range(10)] for r in range(5)], "round_over": None,
+        "clock": None, "waiting": [], "sheet": [[i + r for i in range(10)] for r in range(5)], "sheet_from": 1,
+        "round_over": None,
         "over": None, "verified": None, "aborted": None, "message": None, "rematch": None,
         "log": [f"Turn {t}: " + ", ".join(f"{n} {10 * t + i}" for i, n in enumerate(NAMES[:4])) for t in range(40)],
         "evening": {"games": 3, "rows": [{"name": n, "games": 3, "wins": i % 2, "points": 40 + i}

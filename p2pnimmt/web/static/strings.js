@@ -706,6 +706,7 @@ window.P2PNIMMT_STRINGS = {
   "trimmed {what}: the write a crash or a full disk cut short": "{what} gekürzt: der Schreibvorgang, den ein Absturz oder eine volle Platte abbrach",
   "turn": "Zug",
   "turn cards": "Karten des Zugs",
+  "tv: {url}": "TV: {url}",
   "type a card of your hand: {cards}": "tippe eine Karte deiner Hand: {cards}",
   "type again": "again tippen",
   "type again for a rematch with the same seats ({seconds} s; Enter leaves)": "tippe again für eine Revanche mit denselben Plätzen ({seconds} s; Enter geht)",

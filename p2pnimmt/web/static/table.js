@@ -186,9 +186,12 @@
       for (const key of ["variant", "deal", "points", "rounds"]) {
         const sel = $("set-" + key);
         const now = st[key] === null ? "none" : String(st[key]);
-        if (sel.options.length !== l.choices[key].length) {
+        // A value the command line set that is none of the choices (--rounds 2) is one of them too: else the list
+        // showed nothing.
+        const values = l.choices[key].includes(now) ? l.choices[key] : l.choices[key].concat([now]);
+        if ([...sel.options].map((o) => o.value).join("|") !== values.join("|")) {
           clear(sel);
-          l.choices[key].forEach((v) => { const o = el("option", "", _(v)); o.value = v; sel.appendChild(o); });
+          values.forEach((v) => { const o = el("option", "", _(v)); o.value = v; sel.appendChild(o); });
         }
         if (document.activeElement !== sel) sel.value = now;
       }

@@ -17,7 +17,7 @@ import { $, changed, clearLists, draw, hide, mark, say, showIf } from "./page_vi
 import { _, eveningRounds, fmt, ngettext, translatePage } from "./page_words.js";
 import { Tunnel } from "./tunnel.js";
 
-const { bullHeads } = cards;
+const { bullHeads, penalty } = cards;
 const { Identity } = identities;
 type Identity = InstanceType<typeof Identity>;
 
@@ -257,11 +257,27 @@ async function ourIdentity(): Promise<Identity> {
   return new Identity(secret);
 }
 
+/** "1 bull head", "7 bull heads": a count's words, as the terminal and the seat page say them. */
+function headsWords(n: number): string {
+  return fmt(ngettext("{n} bull head", "{n} bull heads", n), { n });
+}
+
+/** A card: its number, and under it its bull heads (the engine's, section 1), one small bull each, as the seat page
+ * draws them; its colour follows them too. */
 function cardButton(card: number, enabled: boolean, onTap: () => void): HTMLButtonElement {
   const button = document.createElement("button");
-  button.className = `card heads-${bullHeads(card)}`;
+  const heads = bullHeads(card);
+  button.className = `card heads-${heads}`;
   button.dataset.card = String(card);
-  button.textContent = String(card);
+  const number = document.createElement("span");
+  number.className = "number";
+  number.textContent = String(card);
+  const bulls = document.createElement("span");
+  bulls.className = "bulls";
+  bulls.dataset.heads = String(heads);
+  bulls.setAttribute("aria-label", headsWords(heads));
+  for (let n = 0; n < heads; n++) bulls.append(Object.assign(document.createElement("img"), { src: "/static/bull.svg", alt: "" }));
+  button.append(number, bulls);
   button.disabled = !enabled;
   button.addEventListener("click", onTap);
   return button;
@@ -349,7 +365,13 @@ function render(node: PageNode): void {
       take.className = "take";
       take.textContent = fmt(_("take row {row}"), { row: r + 1 });
       take.addEventListener("click", () => act(live(), (now) => now.chooseRow(r)));
-      line.append(...row.map((c) => cardButton(c, false, () => {})), take);
+      // The row's bull heads (what taking it costs), right-aligned: the rows' totals in one column.
+      const total = document.createElement("span");
+      total.className = "row-heads";
+      total.textContent = String(penalty(row));
+      total.dataset.unit = _("bh");
+      total.title = headsWords(penalty(row));
+      line.append(...row.map((c) => cardButton(c, false, () => {})), total, take);
       return line;
     });
   });
@@ -413,7 +435,7 @@ function showVerdict(node: PageNode): void {
   const lines = [
     seat.phase === "over"
       ? fmt(_("winner: {names} ({heads})"), { names: seat.winners.map((s) => seat.names[s]).join(", "),
-        heads: fmt(ngettext("{n} bull head", "{n} bull heads", best), { n: best }) })
+        heads: headsWords(best) })
       : _("the game was aborted"),
     fmt(ngettext("checked here, in this browser: every signature, every commitment and every reveal; {n} fault",
       "checked here, in this browser: every signature, every commitment and every reveal; {n} faults", faults.length),
