@@ -380,6 +380,7 @@ class Tunnel:
         self.cut = False  # cut for a newer tunnel (Relay.room)
         self.writers: dict[int, asyncio.StreamWriter] = {}
         self.dialling: set[int] = set()  # channels the page asked to dial, not yet connected
+        self.asked: dict[int, asyncio.Task] = {}  # the dials the page asked for, until connected or failed
         self.inbound: dict[int, str] = {}  # channels accepted on the page's port, oldest first -> their source
         self.watches: dict[int, Watch] = {}  # channels dialled, read until the page's join is decided (relaydoor)
         self.targets: dict[int, tuple[tuple[str, int], float]] = {}  # channels dialled -> (where, when)
@@ -394,9 +395,13 @@ class Tunnel:
         self.page: Page | None = None  # the WebSocket as web.guard.keep_alive watches it, once it is open
 
     def spawn(self, coro) -> None:
+        self.spawned(coro)
+
+    def spawned(self, coro) -> asyncio.Task:
         task = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        return task
 
     async def run(self, node: Node, port: int = 0) -> None:
         try:
@@ -488,8 +493,16 @@ class Tunnel:
                 if watch is not None:  # the bytes it held for a frame still to come whole: a pipe keeps them
                     writer.write(watch.unread())
                 writer.close()
+            dialling = self.asked.pop(channel, None)
+            if dialling is not None:  # a dial the page gave up (web/peer/src/tunnel.ts: DIAL_WITHIN): not opened
+                dialling.cancel()  # (red team, session 44: opened later, its connection was held for nobody)
+                self.targets.pop(channel, None)
         elif op == DIAL:
-            self.spawn(self.dial(channel, rest))
+            task = self.spawned(self.dial(channel, rest))
+            if channel not in self.asked:  # (a second DIAL of a channel dialling: refused by `dial`, not kept)
+                self.asked[channel] = task
+                task.add_done_callback(lambda done: self.asked.pop(channel, None) if self.asked.get(channel) is done
+                                       else None)
 
     async def checked(self, channel: int, watch: Watch, data: bytes) -> bytes:
         """What of the page's bytes on a channel it dialled goes on: its first join only once the relay's door let it
@@ -578,6 +591,8 @@ class Tunnel:
             return
         finally:
             self.dialling.discard(channel)
+            if self.asked.get(channel) is asyncio.current_task():
+                del self.asked[channel]  # connected or failed: a CLOSE now is a channel's, not a dial's
         if self.ws.closed:  # the page went while we dialled: nothing to pipe it to
             writer.close()
             self.targets.pop(channel, None)
