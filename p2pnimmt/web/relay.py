@@ -71,6 +71,8 @@ DIAL, DATA, CLOSE, OPENED, ACCEPTED, BATCH = 1, 2, 3, 4, 5, 6
 CHANNELS = 24  # TCP connections one page may have dialled through its relay (a full mesh of 10 and redials)
 INBOUND = 24  # connections accepted on the page's port at once; a new one past it cuts one (Tunnel.accepted)
 HOST_GONE = 4001  # the WebSocket's close code when the node leaves because its host left the lobby (farewell)
+# The close code of a tunnel whose page came back on a new one with its claim (Relay.take_back): that one has its port.
+TAKEN_BACK = 4002
 REFUSED = "refused:"  # how a dial's CLOSE begins when its address refused (web/peer/src/page_node.ts: REFUSED)
 # A dial's CLOSE where the peer's first bytes were no p2pnimmt hello (relaydoor.Watch: the page's bytes never went on)
 NOT_A_PEER = "not a p2pnimmt peer: the phone relay passes nothing to a service that says no p2pnimmt hello first"
@@ -251,6 +253,26 @@ class Relay:
             self.claims[port] = secrets.token_hex(16)
         return self.claims[port]
 
+    def take_back(self, port: int) -> None:
+        """The page that holds `port`'s claim comes back: a tunnel of it still listening there is one it left (a
+        phone that lost the network closed nothing, and its tunnel waits for the pings it misses: web.guard.SILENT;
+        a reload or a relay left and taken again may come before the old WebSocket's close is read; or the page is
+        open in a second tab): closed now, its port free for the new one (red team, session 44: the page came back at
+        another port, which its peers learn only from its next join or record, and dialled the old one meanwhile)."""
+        for old in [t for t in self.tunnels if t.port == port]:
+            self.tunnels.remove(old)
+            old.cut = True
+            old.port = None
+            if old.server is not None:
+                old.server.close()
+            for writer in old.writers.values():  # its peers' links at the port, and its dials: the page left them
+                writer.close()
+            if old.ws.prepared:
+                task = asyncio.ensure_future(old.ws.close(code=TAKEN_BACK,
+                                                          message=b"taken back: this page opened a new connection"))
+                self.closing.add(task)
+                task.add_done_callback(self.closing.discard)
+
     def room(self, source: str, port: int) -> None:
         """Make room for one more tunnel from `source` that asks to listen at `port`, or refuse it (503)."""
         seats = self.seated_ports()
@@ -344,6 +366,8 @@ class Relay:
         if node is None or node.game_id is None:
             raise web.HTTPServiceUnavailable(text="no game here yet")
         port = self.claimed(wanted_port(request.query.get("port", "")), request.query.get("claim", ""))
+        if port:
+            self.take_back(port)
         source = request.remote or "?"
         self.room(source, port)
         # Pings and pongs come to Tunnel.run (autoping off): any frame from the page shows it is there, and a pong

@@ -41,9 +41,9 @@ def relay_node(procs, tmp_path: Path, name: str, *args: str, env: dict[str, str]
 class CheatRelay(Proc):
     """A spectator's node run by cheat_node.py with a relay that withholds the game (`cheat`), its HOME its own."""
 
-    def __init__(self, cheat: str, tmp_path: Path, name: str, *args: str) -> None:
+    def __init__(self, cheat: str, tmp_path: Path, name: str, *args: str, env: dict[str, str] | None = None) -> None:
         super().__init__(relay_args(tmp_path, name, *args), tmp_path / f"{name}.out",
-                         env={"HOME": str(tmp_path / name)}, program=(str(CHEAT_NODE), cheat, "0"))
+                         env={**(env or {}), "HOME": str(tmp_path / name)}, program=(str(CHEAT_NODE), cheat, "0"))
 
 
 def killed(node: Proc) -> None:

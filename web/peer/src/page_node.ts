@@ -20,7 +20,7 @@ import { ASKS, ASKS_PER_SECOND, Link, MAX_ASKS_OVER, wireKey } from "./link.js";
 import { bytes, envelope, identity as identities, seatKey as seatKeys } from "./main.js";
 import { MoveClock } from "./page_clock.js";
 import { Held } from "./page_held.js";
-import { hostProblem } from "./page_host.js";
+import { carriesNothing, hostProblem } from "./page_host.js";
 import { PageSeat } from "./page_seat.js";
 import { PROBE_EVERY, PROBE_NONCE, probeAnswer, Probes } from "./page_probe.js";
 import { watchWaiting } from "./page_waiting.js";
@@ -71,14 +71,6 @@ export interface LobbyMember {
   readonly addresses: readonly string[];
   /** Where its node relays phone pages: [address, port, token] (protocol.md 14, since issue 26), or null. */
   readonly relay: readonly [string, number, string] | null;
-}
-
-/** A START's carry refused by a seat that follows no new start (the reference's app.anew.carries_nothing). */
-function carriesNothing(body: MsgMap): string | null {
-  const carry = body.get("carry");
-  return carry instanceof Map
-    ? `it carries the scores of game ${hex(carry.get("game") as Uint8Array)}, and this node continues no game it played`
-    : null;
 }
 
 export class PageNode {
