@@ -253,13 +253,16 @@ class Relay:
             self.claims[port] = secrets.token_hex(16)
         return self.claims[port]
 
-    def take_back(self, port: int) -> None:
-        """The page that holds `port`'s claim comes back: a tunnel of it still listening there is one it left (a
+    def take_back(self, port: int, source: str) -> None:
+        """The page that holds `port`'s claim comes back from `source`: a tunnel from there still listening at the port
+        is one it left (a
         phone that lost the network closed nothing, and its tunnel waits for the pings it misses: web.guard.SILENT;
         a reload or a relay left and taken again may come before the old WebSocket's close is read; or the page is
         open in a second tab): closed now, its port free for the new one (red team, session 44: the page came back at
-        another port, which its peers learn only from its next join or record, and dialled the old one meanwhile)."""
-        for old in [t for t in self.tunnels if t.port == port]:
+        another port, which its peers learn only from its next join or record, and dialled the old one meanwhile).
+        One from another address keeps its port (the claim is the page's own, never shown: one that came from
+        elsewhere is not taken on its word alone)."""
+        for old in [t for t in self.tunnels if t.port == port and t.source == source]:
             self.tunnels.remove(old)
             old.cut = True
             old.port = None
@@ -366,9 +369,9 @@ class Relay:
         if node is None or node.game_id is None:
             raise web.HTTPServiceUnavailable(text="no game here yet")
         port = self.claimed(wanted_port(request.query.get("port", "")), request.query.get("claim", ""))
-        if port:
-            self.take_back(port)
         source = request.remote or "?"
+        if port:
+            self.take_back(port, source)
         self.room(source, port)
         # Pings and pongs come to Tunnel.run (autoping off): any frame from the page shows it is there, and a pong
         # read late (this node busy) does not end a live page's tunnel (web.guard.keep_alive).
