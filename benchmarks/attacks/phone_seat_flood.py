@@ -37,7 +37,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "web")]
 
 from attacker import Attacker  # noqa: E402
 from procs import Proc, seat_key_of  # noqa: E402
-from test_web_phone_peer import PHONE  # noqa: E402
+from test_web_phone_presence import seated_phone  # noqa: E402
 
 from p2pnimmt.net.connection import frame  # noqa: E402
 
@@ -101,12 +101,7 @@ async def run(kind: str, seconds: float) -> None:
                 browser = await p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
                                                   args=["--disable-background-networking", "--no-first-run"]
                                                   + (["--no-sandbox"] if os.geteuid() == 0 else []))
-                phone = await (await browser.new_context(**PHONE)).new_page()
-                errors: list[str] = []
-                phone.on("pageerror", lambda exc: errors.append(str(exc)))
-                await phone.goto(phone_url)
-                await phone.fill("#name", "zoe")
-                await phone.tap("#join")
+                phone, _, errors = await seated_phone(browser, phone_url, "zoe")
                 mallory = Attacker.dial(int(port))
                 mallory.join("player", name="mallory", seat_key=seat_key_of(code))
                 zoe = None

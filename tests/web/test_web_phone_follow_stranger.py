@@ -19,8 +19,8 @@ from pathlib import Path
 
 import aiohttp
 from deadlines import OUTER
-from phonerelay import RELAY, CheatRelay, ann_hosts, killed, relay_node, seat_kept
-from test_web_phone_presence import LO, PHONE_URL, play_to_the_end, seated_phone
+from phonerelay import RELAY, CheatRelay, ann_hosts, played_through_tv2, relay_node, seat_kept
+from test_web_phone_presence import LO, PHONE_URL
 
 from p2pnimmt.protocol.verify import verify_transcript
 
@@ -49,12 +49,8 @@ async def test_two_relays_and_a_stranger_do_not_lead_a_phone_out_of_its_game(tmp
     max_ = CheatRelay("stranger-game-relay", tmp_path, "max", "watch", code, *LO, *peer, env=lure)
     try:
         max_relay = max_.wait_for(RELAY).group(1)
-        tv2 = relay_node(procs, tmp_path, "tv2", "watch", code, *LO, *peer, env=env)
-        served = tv2.wait_for(RELAY).group(1)
-        sockets: list = []
-        phone, _, errors = await seated_phone(browser, phone_url, "zoe", sockets=sockets)
-        cards = await play_to_the_end(phone, lambda: killed(tv))
-        tried = [s.url.split("/")[2] for s in sockets]
+        phone, errors, cards, tried, served = await played_through_tv2(procs, tmp_path, browser, code, peer, env,
+                                                                       phone_url, tv)
         # both lying relays were tried before the honest one (else nothing was attacked), the second left for its host
         assert mal_relay in tried and max_relay in tried and served in tried, tried
         assert tried.index(mal_relay) < tried.index(served) and tried.index(max_relay) < tried.index(served), tried
