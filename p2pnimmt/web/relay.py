@@ -71,6 +71,8 @@ DIAL, DATA, CLOSE, OPENED, ACCEPTED, BATCH = 1, 2, 3, 4, 5, 6
 CHANNELS = 24  # TCP connections one page may have dialled through its relay (a full mesh of 10 and redials)
 INBOUND = 24  # connections accepted on the page's port at once; a new one past it cuts one (Tunnel.accepted)
 HOST_GONE = 4001  # the WebSocket's close code when the node leaves because its host left the lobby (farewell)
+# The close code of a tunnel whose page came back on a new one with its claim (Relay.take_back): that one has its port.
+TAKEN_BACK = 4002
 REFUSED = "refused:"  # how a dial's CLOSE begins when its address refused (web/peer/src/page_node.ts: REFUSED)
 # A dial's CLOSE where the peer's first bytes were no p2pnimmt hello (relaydoor.Watch: the page's bytes never went on)
 NOT_A_PEER = "not a p2pnimmt peer: the phone relay passes nothing to a service that says no p2pnimmt hello first"
@@ -251,6 +253,29 @@ class Relay:
             self.claims[port] = secrets.token_hex(16)
         return self.claims[port]
 
+    def take_back(self, port: int, source: str) -> None:
+        """The page that holds `port`'s claim comes back from `source`: a tunnel from there still listening at the port
+        is one it left (a
+        phone that lost the network closed nothing, and its tunnel waits for the pings it misses: web.guard.SILENT;
+        a reload or a relay left and taken again may come before the old WebSocket's close is read; or the page is
+        open in a second tab): closed now, its port free for the new one (red team, session 44: the page came back at
+        another port, which its peers learn only from its next join or record, and dialled the old one meanwhile).
+        One from another address keeps its port (the claim is the page's own, never shown: one that came from
+        elsewhere is not taken on its word alone)."""
+        for old in [t for t in self.tunnels if t.port == port and t.source == source]:
+            self.tunnels.remove(old)
+            old.cut = True
+            old.port = None
+            if old.server is not None:
+                old.server.close()
+            for writer in old.writers.values():  # its peers' links at the port, and its dials: the page left them
+                writer.close()
+            if old.ws.prepared:
+                task = asyncio.ensure_future(old.ws.close(code=TAKEN_BACK,
+                                                          message=b"taken back: this page opened a new connection"))
+                self.closing.add(task)
+                task.add_done_callback(self.closing.discard)
+
     def room(self, source: str, port: int) -> None:
         """Make room for one more tunnel from `source` that asks to listen at `port`, or refuse it (503)."""
         seats = self.seated_ports()
@@ -345,6 +370,8 @@ class Relay:
             raise web.HTTPServiceUnavailable(text="no game here yet")
         port = self.claimed(wanted_port(request.query.get("port", "")), request.query.get("claim", ""))
         source = request.remote or "?"
+        if port:
+            self.take_back(port, source)
         self.room(source, port)
         # Pings and pongs come to Tunnel.run (autoping off): any frame from the page shows it is there, and a pong
         # read late (this node busy) does not end a live page's tunnel (web.guard.keep_alive).
@@ -380,6 +407,7 @@ class Tunnel:
         self.cut = False  # cut for a newer tunnel (Relay.room)
         self.writers: dict[int, asyncio.StreamWriter] = {}
         self.dialling: set[int] = set()  # channels the page asked to dial, not yet connected
+        self.asked: dict[int, asyncio.Task] = {}  # the dials the page asked for, until connected or failed
         self.inbound: dict[int, str] = {}  # channels accepted on the page's port, oldest first -> their source
         self.watches: dict[int, Watch] = {}  # channels dialled, read until the page's join is decided (relaydoor)
         self.targets: dict[int, tuple[tuple[str, int], float]] = {}  # channels dialled -> (where, when)
@@ -394,9 +422,13 @@ class Tunnel:
         self.page: Page | None = None  # the WebSocket as web.guard.keep_alive watches it, once it is open
 
     def spawn(self, coro) -> None:
+        self.spawned(coro)
+
+    def spawned(self, coro) -> asyncio.Task:
         task = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        return task
 
     async def run(self, node: Node, port: int = 0) -> None:
         try:
@@ -488,8 +520,16 @@ class Tunnel:
                 if watch is not None:  # the bytes it held for a frame still to come whole: a pipe keeps them
                     writer.write(watch.unread())
                 writer.close()
+            dialling = self.asked.pop(channel, None)
+            if dialling is not None:  # a dial the page gave up (web/peer/src/tunnel.ts: DIAL_WITHIN): not opened
+                dialling.cancel()  # (red team, session 44: opened later, its connection was held for nobody)
+                self.targets.pop(channel, None)
         elif op == DIAL:
-            self.spawn(self.dial(channel, rest))
+            task = self.spawned(self.dial(channel, rest))
+            if channel not in self.asked:  # (a second DIAL of a channel dialling: refused by `dial`, not kept)
+                self.asked[channel] = task
+                task.add_done_callback(lambda done: self.asked.pop(channel, None) if self.asked.get(channel) is done
+                                       else None)
 
     async def checked(self, channel: int, watch: Watch, data: bytes) -> bytes:
         """What of the page's bytes on a channel it dialled goes on: its first join only once the relay's door let it
@@ -578,6 +618,8 @@ class Tunnel:
             return
         finally:
             self.dialling.discard(channel)
+            if self.asked.get(channel) is asyncio.current_task():
+                del self.asked[channel]  # connected or failed: a CLOSE now is a channel's, not a dial's
         if self.ws.closed:  # the page went while we dialled: nothing to pipe it to
             writer.close()
             self.targets.pop(channel, None)

@@ -93,6 +93,10 @@ CHEAT is one of
   own node's address as the host's, and passes the rest as an honest relay does: the page's dial for its host reaches
   a node of the game whose key is not the host's (session 42's red team: the page took it as its host, and would
   have taken its rematch and new-start offers);
+- `stranger-game-relay`: a node that serves the phone page (`--web`) whose relay's hello to each page's tunnel names
+  the game and host the environment gives (P2PNIMMT_CHEAT_GAME, hex; P2PNIMMT_CHEAT_HOST, address:port: a stranger's
+  game), dials that host for its pages too, and passes the rest as an honest relay does (red team, session 44: two
+  such relays led a page mid-game into the stranger's game, where its seat was lost);
 - `garbage-relay`: a node that serves the phone page (`--web`) whose relay, right after a page's `join` (passed on
   as it came), puts 25 `["msg", b"garbage"]` frames on that connection towards the host, in the page's name: the
   link's frames are nobody's signed word, so the host blames the page's key (red team, session 41); its relay dials
@@ -896,6 +900,31 @@ def other_game_relay() -> None:
     relay.json = type("LyingJson", (), {"dumps": staticmethod(lying), "loads": staticmethod(json.loads)})  # type: ignore[assignment]
 
 
+def stranger_game_relay() -> None:
+    """A relay whose hello names the stranger's game and host (P2PNIMMT_CHEAT_GAME, P2PNIMMT_CHEAT_HOST), which it
+    dials for its pages too, and passes the rest."""
+    import json
+    import os
+
+    from p2pnimmt.web import relay
+
+    dumps, allowed = json.dumps, relay.Relay.allowed
+    address, port = os.environ["P2PNIMMT_CHEAT_HOST"].rsplit(":", 1)
+    stranger = (address, int(port))
+
+    def lying(value: object, **kwargs) -> str:
+        if isinstance(value, dict) and "game" in value:
+            value = {**value, "game": os.environ["P2PNIMMT_CHEAT_GAME"], "host": list(stranger)}
+            print("cheat: a hello naming the stranger's game", flush=True)
+        return dumps(value, **kwargs)
+
+    def dialable(self: relay.Relay) -> set[tuple[str, int]]:
+        return allowed(self) | {stranger}
+
+    relay.json = type("LyingJson", (), {"dumps": staticmethod(lying), "loads": staticmethod(json.loads)})  # type: ignore[assignment]
+    relay.Relay.allowed = dialable  # type: ignore[method-assign]
+
+
 def other_host_relay() -> None:
     """A relay whose hello to each page's tunnel names, as where the game's host listens, this node's own address (a
     node of the same game, its key another than the host's), and passes the rest: the page's dial for its host reaches
@@ -1077,6 +1106,7 @@ if __name__ == "__main__":
               "oversize-relay": lambda _turn: garbage_relay(oversize=True),
               "other-game-relay": lambda _turn: other_game_relay(),
               "other-host-relay": lambda _turn: other_host_relay(),
+              "stranger-game-relay": lambda _turn: stranger_game_relay(),
               "lying-lobby": lambda _turn: lying_lobby(),
               "withholding-lobby": lambda _turn: lying_lobby(True),
               "withholding-acks": lambda _turn: lying_lobby(True, True),

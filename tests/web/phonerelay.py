@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from procs import CHEAT_NODE, Proc
-from test_web_phone_presence import LO, download, messages_of
+from test_web_phone_presence import LO, download, messages_of, play_to_the_end, seated_phone
 
 # Every node's drop time (the page takes its relay's): above the page's time away (its relay's kill, a cheating
 # relay's SERVE_WITHIN of 5 s, a new link), so that an honest page that moves on in time keeps its seat, and short
@@ -41,9 +41,9 @@ def relay_node(procs, tmp_path: Path, name: str, *args: str, env: dict[str, str]
 class CheatRelay(Proc):
     """A spectator's node run by cheat_node.py with a relay that withholds the game (`cheat`), its HOME its own."""
 
-    def __init__(self, cheat: str, tmp_path: Path, name: str, *args: str) -> None:
+    def __init__(self, cheat: str, tmp_path: Path, name: str, *args: str, env: dict[str, str] | None = None) -> None:
         super().__init__(relay_args(tmp_path, name, *args), tmp_path / f"{name}.out",
-                         env={"HOME": str(tmp_path / name)}, program=(str(CHEAT_NODE), cheat, "0"))
+                         env={**(env or {}), "HOME": str(tmp_path / name)}, program=(str(CHEAT_NODE), cheat, "0"))
 
 
 def killed(node: Proc) -> None:
@@ -60,3 +60,17 @@ async def seat_kept(phone, host: Proc, tmp_path: Path) -> None:
     assert reveals == [False] * 10, reveals
     assert host.finish(30) == 0, host.text()
     assert not messages_of((tmp_path / "host.p2pt").read_bytes(), "ann", "DROP")
+
+
+async def played_through_tv2(procs, tmp_path: Path, browser, code: str, peer: list[str], env: dict[str, str],
+                             phone_url: str, tv: Proc):
+    """tv2 watches and serves an honest relay (listed after the relays started before it); zoe's phone, seated at
+    `phone_url`, plays its cards, `tv` killed after its second: (the phone, its page errors, the cards it played, the
+    relays it tried in order, tv2's)."""
+    tv2 = relay_node(procs, tmp_path, "tv2", "watch", code, *LO, *peer, env=env)
+    served = tv2.wait_for(RELAY).group(1)
+    sockets: list = []
+    phone, _, errors = await seated_phone(browser, phone_url, "zoe", sockets=sockets)
+    # The phone plays its cards; after its second, its relay's node is killed (SIGKILL, by pid: no word to it).
+    cards = await play_to_the_end(phone, lambda: killed(tv))
+    return phone, errors, cards, [s.url.split("/")[2] for s in sockets], served

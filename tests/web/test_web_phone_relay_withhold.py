@@ -22,8 +22,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from phonerelay import RELAY, CheatRelay, ann_hosts, killed, relay_node, seat_kept
-from test_web_phone_presence import LO, PHONE_URL, play_to_the_end, seated_phone
+from phonerelay import RELAY, CheatRelay, ann_hosts, played_through_tv2, relay_node, seat_kept
+from test_web_phone_presence import LO, PHONE_URL
 
 from p2pnimmt.protocol.verify import verify_transcript
 
@@ -38,13 +38,8 @@ async def test_a_phone_leaves_a_relay_through_which_the_game_does_not_reach_it(t
     mal = CheatRelay(cheat, tmp_path, "mal", "watch", code, *LO, *peer)
     try:
         withholding = mal.wait_for(RELAY).group(1)
-        tv2 = relay_node(procs, tmp_path, "tv2", "watch", code, *LO, *peer, env=env)
-        served = tv2.wait_for(RELAY).group(1)
-        sockets: list = []
-        phone, _, errors = await seated_phone(browser, phone_url, "zoe", sockets=sockets)
-        # The phone plays its cards; after its second, its relay's node is killed (SIGKILL, by pid: no word to it).
-        cards = await play_to_the_end(phone, lambda: killed(tv))
-        tried = [s.url.split("/")[2] for s in sockets]
+        phone, errors, cards, tried, served = await played_through_tv2(procs, tmp_path, browser, code, peer, env,
+                                                                       phone_url, tv)
         # mal's relay, listed before tv2's, was tried and left for it
         assert withholding in tried and served in tried and tried.index(withholding) < tried.index(served), tried
         assert await phone.evaluate("document.body.dataset.relay") == served

@@ -688,6 +688,7 @@ window.P2PNIMMT_STRINGS = {
   "this link has no seat key: a phone link ends with # and the game's 4-character seat key (…/phone?t=…#7Q2K). Scan the QR code the host shows now, or open its phone link whole.": "dieser Link hat keinen Platzschlüssel: ein Handy-Link endet mit # und dem 4 Zeichen langen Platzschlüssel des Spiels (…/phone?t=…#7Q2K). Scanne den QR-Code, den der Gastgeber jetzt zeigt, oder öffne seinen Handy-Link vollständig.",
   "this link's seat key (after #) is not one: {why}. Scan the QR code the host shows now, or open its phone link whole.": "der Platzschlüssel dieses Links (nach #) ist keiner: {why}. Scanne den QR-Code, den der Gastgeber jetzt zeigt, oder öffne seinen Handy-Link vollständig.",
   "this page needs the link with its token": "diese Seite braucht den Link mit seinem Token",
+  "this seat was opened again in another tab or window: it plays there. Try again to play here instead.": "Dieser Platz wurde in einem anderen Tab oder Fenster erneut geöffnet: Dort wird gespielt. „Nochmal versuchen“ spielt wieder hier.",
   "time is up: the stand-in played for you": "Zeit abgelaufen: die Vertretung hat für dich gespielt",
   "to play, join again: {command}": "zum Spielen erneut beitreten: {command}",
   "to watch it again: p2pnimmt replay {path}": "noch einmal ansehen: p2pnimmt replay {path}",

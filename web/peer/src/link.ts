@@ -161,6 +161,9 @@ export const ASKS_BURST = 64;
 export const ASKS_SLACK = 1280;
 /** Asks past the budget a link may send before it is closed (the reference's MAX_LINK_FAULTS: bad messages). */
 export const MAX_ASKS_OVER = 20;
+/** Bad messages a link may carry before it is closed (the reference's net/frames.py MAX_LINK_FAULTS; page_node.ts);
+ * none once a link of its key was closed so. */
+export const MAX_LINK_FAULTS = 20;
 
 export class Asks {
   private left = ASKS_BURST;
@@ -200,6 +203,8 @@ export class Link {
   private sentBytes = 0;
   /** Its heads, pings and seen reports: a rate an honest peer stays well under. */
   readonly asks = new Asks();
+  /** Bad messages it carried (page_node.ts: past MAX_LINK_FAULTS it is closed). */
+  bad = 0;
 
   /** `nonces`: this connection's handshake nonces, [ours, the peer's] (a join's seat-key proof is bound to them,
    * protocol.md 14, "The seat key": each (re)connection has its own). */

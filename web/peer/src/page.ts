@@ -8,7 +8,7 @@
 import type { MsgMap } from "./codec.js";
 import { bytes, cards, codec, identity as identities, sealedGroup, seatKey } from "./main.js";
 import { Held } from "./page_held.js";
-import { movedOn } from "./page_host.js";
+import { followProblem, movedOn, type Played } from "./page_host.js";
 import { PageNode } from "./page_node.js";
 import { SERVE_WITHIN, Unheard } from "./page_probe.js";
 import { withFallback, workerDrawer } from "./page_secret.js";
@@ -573,6 +573,9 @@ let closeTunnel: () => void = () => {};
 let attempt = 0;
 /** The close code of a relay that leaves because its host left the lobby (web/relay.py: HOST_GONE). */
 const HOST_GONE = 4001;
+/** The close code of a tunnel whose page came back on a new one with its port's claim (web/relay.py: TAKEN_BACK):
+ * this page is open again elsewhere (a second tab or window of this browser, which holds the same key and seat). */
+const TAKEN_BACK = 4002;
 
 /** The node of the page's tunnel now (a new one after each reconnect). */
 const pageNode = (): PageNode | null => ((window as unknown as { p2pnimmt?: { node: PageNode } }).p2pnimmt?.node ?? null);
@@ -757,8 +760,11 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     // One that put another key through as the host: as one not reached (at once, but after a round of them all).
     const atOnce = unserved || (norelay !== null && next % known.length !== 0) || (foreign && next % known.length !== 0) || (helloed !== null && impostor === null ? performance.now() - helloed >= RECONNECT_AFTER
       : moving && next % known.length !== 0);
+    // a game followed on a relay's word and left before its START: the page goes on from the game it played
+    const back = node !== null && node.node.seat.start === null && had !== null && had.node.seat.start !== null ? had
+      : node ?? had;
     setTimeout(() => {
-      if (current()) connect(identity, name, node ?? had, next);
+      if (current()) connect(identity, name, back, next);
     }, atOnce ? 0 : RECONNECT_AFTER);
   };
   let ws: WebSocket;
@@ -791,6 +797,20 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     }
     tunnel.lost();
     node?.node.stop();
+    if (code === TAKEN_BACK && current()) { // the seat's page is open again elsewhere: it plays there, not here too
+      attempt += 1;
+      clearInterval(watch);
+      linkIs(null);
+      mark("takenBack", "1");
+      say("status", _("this seat was opened again in another tab or window: it plays there. Try again to play here instead."));
+      retry = () => {
+        mark("takenBack", "0");
+        say("status", _("connecting…"));
+        connect(identity, name, node ?? had, at);
+      };
+      hide("retry", false);
+      return;
+    }
     again();
   };
   ws.onclose = (event) => end(event.code, event.reason);
@@ -837,7 +857,16 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     const seat = same ? (had as { node: PageNode }).node.seat
       : kept ? PageSeat.restart(identity, entropy, kept.transcript, secrets).seat as PageSeat : null;
     if (seat !== null && !same) restored.set(seat, secrets);
-    adopt(new PageNode(identity, name, tunnel, hello, entropy, seat, same ? (had as { node: PageNode }).node.trustedHost() : null));
+    // A game after the one we played, on a relay's word (no offer of our host's): its host must be ours, its START
+    // that game's next one (red team, session 44: two relays and a stranger led the page into the stranger's game).
+    const from = !same && seat === null && had !== null && had.node.seat.start !== null ? had.node : null;
+    const next = new PageNode(identity, name, tunnel, hello, entropy, seat,
+      same ? (had as { node: PageNode }).node.trustedHost() : from?.trustedHost() ?? null);
+    if (from !== null) {
+      const played = playedBy(from);
+      next.seat.inbox.startCheck = (body) => followProblem(body, hello.game, played);
+    }
+    adopt(next);
   };
   /** The page's node now: kept, shown, joined; a rematch it follows makes the next one on the same tunnel. */
   const adopt = (now: PageNode): void => {
@@ -955,6 +984,16 @@ function relayUrl([address, port, token]: readonly [string, number, string]): [s
 /** The address:port of a relay's URL. */
 function hostOf(url: string): string {
   return url.replace(/^ws:\/\//, "").replace(/\/.*$/, "");
+}
+
+/** The game `node` played, as a game followed from it is checked against (page_host.ts: followProblem). */
+function playedBy(node: PageNode): Played {
+  const start = node.seat.start as { body: MsgMap; sender: Uint8Array };
+  const previous = start.body.get("previous");
+  const roster = start.body.get("roster") as MsgMap[];
+  const signer = roster.map((seat) => seat.get("key") as Uint8Array).find((key) => bytes.equal(identities.peerId(key), start.sender));
+  return { game: node.hello.game, previous: previous instanceof Uint8Array ? previous : null,
+    host: node.trustedHost() ?? signer ?? null, over: node.over(), carry: (body) => node.seat.carryProblem(body) };
 }
 
 /** A new game on the page (a rematch): last game's verdict, download and board go. */

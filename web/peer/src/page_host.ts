@@ -6,8 +6,9 @@
  * answers as anyone else is no host of this page's (page.ts leaves that relay for the next). Before the START, on a
  * page's first join, it cannot know, and takes the relay's word (docs/phone.md, "What a phone player still trusts").
  */
-import { equal } from "./bytes.js";
-import { fingerprint, peerId } from "./identity.js";
+import { equal, hex } from "./bytes.js";
+import type { MsgMap } from "./codec.js";
+import { fingerprint, gameIdFor, peerId } from "./identity.js";
 import { _, fmt } from "./page_words.js";
 
 /** What is wrong with the key that answered at the host's address `address` (`peer`, its peer id; `key`, its public
@@ -34,4 +35,45 @@ export function hostProblem(address: string, key: Uint8Array, had: Uint8Array | 
 export function movedOn(known: readonly string[], named: ReadonlyMap<string, string>): boolean {
   const games = known.flatMap((relay) => named.get(relay) ?? []);
   return new Set(games).size === 1 && games.length >= Math.min(2, known.length);
+}
+
+/** A START's carry refused by a seat that follows no new start (the reference's app.anew.carries_nothing). */
+export function carriesNothing(body: MsgMap): string | null {
+  const carry = body.get("carry");
+  return carry instanceof Map
+    ? `it carries the scores of game ${hex(carry.get("game") as Uint8Array)}, and this node continues no game it played`
+    : null;
+}
+
+/** The game a page played, as the START of a game it follows from it is checked against (followProblem). */
+export interface Played {
+  readonly game: Uint8Array;
+  /** Its START's `previous` (null: none). */
+  readonly previous: Uint8Array | null;
+  /** Its host's public key (null: the page never learnt it). */
+  readonly host: Uint8Array | null;
+  /** Its end is in the page's record. */
+  readonly over: boolean;
+  /** Why a new start's START does not carry the page's own record of it (Session.carryProblem), or null. */
+  readonly carry: (body: MsgMap) => string | null;
+}
+
+/** Why the START of `game`, a game the page follows from the one it `played` on a relay's word alone (two relays
+ * named it, page_host.movedOn, or the relay of a finished game moved on: no offer from the host), is not that game's
+ * next one (protocol.md 14, "Rematch", "A new start"), or null. Its host must be the host the page played under (the
+ * game id binds the START's signer, protocol.md 8), and its `previous` the game played (a rematch; its carry none), or,
+ * while the page's record of that game has no end, what that game's START carried (a new start: its carry the page's
+ * own record, as a seat that takes the host's new-start offer checks it). Red team, session 44: two relays colluding
+ * with a stranger led the page into the stranger's game, its seat in its own game voted out. */
+export function followProblem(body: MsgMap, game: Uint8Array, played: Played): string | null {
+  const salt = body.get("salt");
+  if (played.host !== null && !(salt instanceof Uint8Array && equal(gameIdFor(played.host, salt), game))) {
+    return `its host is not ${fingerprint(peerId(played.host))}, the host of game ${hex(played.game)} this page played`;
+  }
+  const said = body.get("previous");
+  const previous = said instanceof Uint8Array ? said : null;
+  if (previous !== null && equal(previous, played.game)) return carriesNothing(body); // a rematch of it
+  const same = previous === null ? played.previous === null : played.previous !== null && equal(previous, played.previous);
+  if (!played.over && same) return played.carry(body); // a new start of it
+  return `its previous game is ${previous === null ? "none" : hex(previous)}, not game ${hex(played.game)} this page played`;
 }

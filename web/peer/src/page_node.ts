@@ -16,11 +16,11 @@
  */
 import type { Encodable, MsgMap, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
-import { ASKS, ASKS_PER_SECOND, Link, MAX_ASKS_OVER, wireKey } from "./link.js";
+import { ASKS, ASKS_PER_SECOND, Link, MAX_ASKS_OVER, MAX_LINK_FAULTS, wireKey } from "./link.js";
 import { bytes, envelope, identity as identities, seatKey as seatKeys } from "./main.js";
 import { MoveClock } from "./page_clock.js";
 import { Held } from "./page_held.js";
-import { hostProblem } from "./page_host.js";
+import { carriesNothing, hostProblem } from "./page_host.js";
 import { PageSeat } from "./page_seat.js";
 import { PROBE_EVERY, PROBE_NONCE, probeAnswer, Probes } from "./page_probe.js";
 import { watchWaiting } from "./page_waiting.js";
@@ -73,13 +73,8 @@ export interface LobbyMember {
   readonly relay: readonly [string, number, string] | null;
 }
 
-/** A START's carry refused by a seat that follows no new start (the reference's app.anew.carries_nothing). */
-function carriesNothing(body: MsgMap): string | null {
-  const carry = body.get("carry");
-  return carry instanceof Map
-    ? `it carries the scores of game ${hex(carry.get("game") as Uint8Array)}, and this node continues no game it played`
-    : null;
-}
+/** Keys remembered as spent (PageNode.badMessages; the reference remembers 1,024 and the seats'). */
+const MAX_SPENT = 1024;
 
 export class PageNode {
   readonly seat: PageSeat;
@@ -563,10 +558,16 @@ export class PageNode {
     }
     if (kind === "msg" && payload instanceof Uint8Array) {
       link.remember(wireKey(payload));
+      const key = hex(link.peer);
+      const was = this.seat.badFrom.get(key) ?? 0;
       this.send(this.seat.deliver(payload, link.peer));
+      this.badMessages(link, (this.seat.badFrom.get(key) ?? 0) - was);
       if (this.hostLinkAtStart === undefined && this.seat.start !== null) {
         this.hostLinkAtStart = this.hostPeer ? this.links.get(hex(this.hostPeer)) ?? null : null;
       }
+    } else if (kind === "msg") {
+      this.badMessages(link, 1); // a msg frame without bytes
+      return;
     } else if (kind === "probe" && payload instanceof Uint8Array && payload.length === PROBE_NONCE) {
       link.send("probed", probeAnswer(this.identity, this.hello.game, link.nonces, payload, this.heads()));
       return;
@@ -603,6 +604,25 @@ export class PageNode {
       this.offered(payload);
     }
     this.changed();
+  }
+
+  /** Keys whose link was closed for bad messages (the reference's spent keys, net/trouble.py): each later link of
+   * one is closed at its first. At most MAX_SPENT, the oldest forgotten. */
+  private readonly spent = new Set<string>();
+
+  /** `link` carried `count` more bad messages (bytes nobody can be held to, blamed on its peer: BAD_MESSAGE_CODES, or a
+   * msg frame without bytes): past MAX_LINK_FAULTS (none for a spent key) it is closed, as the reference closes one
+   * (net/frames.py). Red team, session 44: the page closed none, and a seat's junk frames held its main thread busy
+   * (every fault prepared for the transcript, the page's own record of it kept) for as long as the seat sent them. */
+  private badMessages(link: Link, count: number): void {
+    if (count <= 0 || link.closed) return;
+    link.bad += count;
+    const key = hex(link.peer);
+    if (link.bad <= (this.spent.has(key) ? 0 : MAX_LINK_FAULTS)) return;
+    this.spent.delete(key);
+    this.spent.add(key);
+    if (this.spent.size > MAX_SPENT) this.spent.delete(this.spent.values().next().value as string);
+    link.close(`${link.bad} bad messages`);
   }
 
   /** The host's rematch offer (from its link, our game STARTed, none taken yet). */

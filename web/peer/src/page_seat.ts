@@ -4,7 +4,7 @@
  * session's state; the moves go through Seat's intents (play, chooseRow).
  */
 import type { Card } from "./cards.js";
-import { cards as deckCards, deal as deals, seat as seats, session as sessions, steps, turn } from "./main.js";
+import { bytes, cards as deckCards, deal as deals, seat as seats, session as sessions, steps, transcript, turn } from "./main.js";
 import type { Fault } from "./session.js";
 
 const { Seat } = seats;
@@ -16,15 +16,40 @@ const { draftOrder } = deals;
 /** What the page asks of its person now. */
 export type Wanted = "card" | "row" | "pick" | "wait";
 
+const { hex } = bytes;
+const { MAX_FAULTS, MAX_FAULTS_PER_PEER } = transcript;
+
+/** Fault codes that make a message a bad one for the link that delivered it (the reference's net/frames.py:
+ * BAD_MESSAGE_CODES): bytes nobody can be held to. */
+export const BAD_MESSAGE_CODES: ReadonlySet<string> = new Set(["malformed", "wrong-game", "unknown-sender", "bad-signature"]);
+
 /** Three stand-in cards in a row make a seat away (protocol.md 11.2): counted by the session (session.ts). */
 export const AWAY_AFTER = sessions.AWAY_AFTER;
 
 export class PageSeat extends Seat {
-  /** Every fault this node found, in order (what the verdict at the end names). */
+  /** The faults this node found, in order (what the verdict at the end names): a non-fatal one only under the caps
+   * the transcript keeps them by (MAX_FAULTS_PER_PEER, MAX_FAULTS; protocol.md 13). Every one was kept: a seat's junk
+   * frames, each a fault, grew the page's heap without end (red team, session 44: 90,000 in 30 s). */
   readonly faults: Fault[] = [];
+  /** Faults found past the caps, not kept. */
+  faultsLeftOut = 0;
+  private readonly faultCounts = new Map<string, number>();
+  /** Bad messages each peer (hex) delivered: the non-fatal faults of BAD_MESSAGE_CODES blamed on it (page_node.ts cuts
+   * a link past MAX_LINK_FAULTS of them, as the reference does). */
+  readonly badFrom = new Map<string, number>();
 
   protected override note(fault: Fault): void {
     super.note(fault);
+    const key = fault.peer ? hex(fault.peer) : "";
+    if (!fault.fatal && BAD_MESSAGE_CODES.has(fault.code)) this.badFrom.set(key, (this.badFrom.get(key) ?? 0) + 1);
+    if (!fault.fatal && fault.code !== "equivocation") {
+      const count = this.faultCounts.get(key) ?? 0;
+      if (count >= MAX_FAULTS_PER_PEER || this.faults.length >= MAX_FAULTS) {
+        this.faultsLeftOut += 1;
+        return;
+      }
+      this.faultCounts.set(key, count + 1);
+    }
     this.faults.push(fault);
   }
 

@@ -496,7 +496,9 @@ export class Seat extends Session {
    * within the caps on non-fatal records per peer and in all (the transcript's). */
   protected override note(fault: Fault): void {
     super.note(fault);
-    if (this.replaying || this.transcript.sealed) return;
+    // (one the transcript would not record is not prepared: its messages read again, a fault at a time, were the cost
+    // of each of a seat's junk frames on a page, red team, session 44)
+    if (this.replaying || this.transcript.sealed || !this.transcript.takes(fault)) return;
     const recorded = new Set(TranscriptWriter.messages(this.transcript.bytes()).map(hex));
     this.transcript.fault({ ...fault, detail: [...fault.detail].slice(0, MAX_DETAIL).join(""),
       evidence: fault.evidence.filter((w) => !recorded.has(hex(w))) });

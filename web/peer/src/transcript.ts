@@ -176,6 +176,7 @@ export class TranscriptWriter {
       const peer = got[3].get("peer");
       const key = peer instanceof Uint8Array ? hex(peer) : "";
       this.faultCounts.set(key, (this.faultCounts.get(key) ?? 0) + 1);
+      this.faultsCounted += 1;
     }
   }
 
@@ -271,16 +272,24 @@ export class TranscriptWriter {
 
   /** Non-fatal fault records written, by the peer they blame (hex; "" for none): section 13's caps. */
   private readonly faultCounts = new Map<string, number>();
+  /** Their sum (asked at every fault: not summed again each time). */
+  private faultsCounted = 0;
 
   /** Record a fault; a non-fatal one only while under MAX_FAULTS_PER_PEER and MAX_FAULTS (section 13), but for a
    * split commit's proof, which the replay needs (as the reference's TranscriptJournal.fault). */
+  /** Whether `fault` would record `f` (a non-fatal one's caps not reached): a fault it would not is not prepared. */
+  takes(f: { peer: Uint8Array | null; code: string; fatal: boolean }): boolean {
+    if (f.fatal || f.code === "equivocation") return true;
+    const count = this.faultCounts.get(f.peer ? hex(f.peer) : "") ?? 0;
+    return count < MAX_FAULTS_PER_PEER && this.faultsCounted < MAX_FAULTS;
+  }
+
   fault(f: FaultRecord): void {
+    if (!this.takes(f)) return;
     if (!f.fatal && f.code !== "equivocation") {
       const key = f.peer ? hex(f.peer) : "";
-      const count = this.faultCounts.get(key) ?? 0;
-      const all = [...this.faultCounts.values()].reduce((a, b) => a + b, 0);
-      if (count >= MAX_FAULTS_PER_PEER || all >= MAX_FAULTS) return;
-      this.faultCounts.set(key, count + 1);
+      this.faultCounts.set(key, (this.faultCounts.get(key) ?? 0) + 1);
+      this.faultsCounted += 1;
     }
     this.record("fault", new Map<string, Encodable>([["peer", f.peer], ["code", f.code], ["detail", f.detail],
       ["fatal", f.fatal], ["evidence", [...f.evidence]]]));

@@ -91,6 +91,10 @@ export const MIN_DROP_AFTER = 2;
  * page never asked) had the page keep a channel for each, and run a handshake on each accepted one, for as long as
  * the tunnel lasted (red team, session 43). */
 export const MAX_ACCEPTED = 24;
+/** Dials given up (past DIAL_WITHIN) remembered, so that an OPENED for one that comes after is closed at once: the
+ * newest this many (red team, session 44: the page ignored such an OPENED, and the relay held its connection to the
+ * member for nobody for as long as the tunnel lasted). */
+export const MAX_GIVEN_UP = 64;
 
 /** The longest host a relay's hello may name: a DNS name's 253 characters (an IPv6 address is 45). */
 export const MAX_HOST = 253;
@@ -175,6 +179,8 @@ export class Tunnel {
   onRefused: (why: string) => void = () => {};
   /** The channels accepted on the page's port, oldest first. */
   private readonly accepted = new Set<number>();
+  /** Dials given up (no answer within their time), oldest first: an OPENED for one is closed at once. */
+  private readonly givenUp = new Set<number>();
 
   constructor(private readonly socket: Socket) {}
 
@@ -219,7 +225,11 @@ export class Tunnel {
     const rest = data.subarray(5);
     if (op === OPENED) {
       const waiting = this.dials.get(id);
-      if (waiting === undefined) return; // no dial of ours: nothing to open
+      if (waiting === undefined) {
+        // a dial of ours given up: the relay opened it late, and holds its connection till we close it (once)
+        if (this.givenUp.delete(id)) this.put(CLOSE, id, new Uint8Array());
+        return; // else no dial of ours: nothing to open
+      }
       this.dials.delete(id);
       const channel = new Channel(this, id);
       this.channels.set(id, channel);
@@ -239,6 +249,7 @@ export class Tunnel {
       this.channels.get(id)?.onData(rest.slice());
     } else if (op === CLOSE) {
       const why = new TextDecoder().decode(rest);
+      this.givenUp.delete(id);
       const waiting = this.dials.get(id);
       this.dials.delete(id);
       waiting?.fail(why);
@@ -259,7 +270,9 @@ export class Tunnel {
     return new Promise((ok, fail) => {
       const timer = setTimeout(() => {
         if (!this.dials.delete(id)) return;
-        this.put(CLOSE, id, new Uint8Array()); // (an OPENED after it finds no dial of ours; the relay drops its end)
+        this.put(CLOSE, id, new Uint8Array()); // (the relay ends the dial; one that opens it after is closed again)
+        this.givenUp.add(id);
+        if (this.givenUp.size > MAX_GIVEN_UP) this.givenUp.delete(this.givenUp.values().next().value as number);
         fail(new DialUnanswered(`no answer to a dial for ${address}:${port} within ${within / 1000} s`));
       }, within);
       this.dials.set(id, {
