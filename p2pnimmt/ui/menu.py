@@ -19,6 +19,7 @@ from prompt_toolkit.key_binding.bindings.focus import focus_next, focus_previous
 from prompt_toolkit.key_binding.defaults import load_key_bindings
 from prompt_toolkit.layout import HSplit, Layout
 from prompt_toolkit.layout.dimension import D
+from prompt_toolkit.layout.margins import ScrollbarMargin
 from prompt_toolkit.validation import ValidationError, Validator
 from prompt_toolkit.widgets import Button, Dialog, Label, RadioList, TextArea, ValidationToolbar
 
@@ -42,8 +43,34 @@ BOT_TEXT = {
 BOT_CHOICES = [*LEVELS, *(name for name in BOTS if name not in LEVELS and name != "heuristic")]
 
 
+class HiddenOnlyScrollbar(ScrollbarMargin):
+    """A list's scrollbar shown only while some of its entries are out of sight: `^` when any is hidden above,
+    `v` when any is hidden below, nothing at all when every entry fits (prompt_toolkit draws both arrows always)."""
+
+    def __init__(self) -> None:
+        super().__init__(display_arrows=True)
+
+    def create_margin(self, window_render_info, width: int, height: int):
+        info = window_render_info
+        above = info.vertical_scroll > 0
+        below = info.vertical_scroll + len(info.displayed_lines) < info.content_height
+        if not above and not below:
+            return []
+        drawn = list(super().create_margin(info, width, height))
+        if drawn and not above:
+            drawn[0] = (drawn[0][0], " ")
+        if drawn and not below:
+            drawn[-1] = (drawn[-1][0], " ")
+        return drawn
+
+
 class _Choices(RadioList):
-    """A radio list where Enter (or Space, or a click) on an entry chooses it and closes the dialog."""
+    """A radio list where Enter (or Space, or a click) on an entry chooses it and closes the dialog; its
+    scrollbar only while entries are hidden (HiddenOnlyScrollbar)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.window.right_margins = [HiddenOnlyScrollbar()]
 
     def _handle_enter(self) -> None:
         super()._handle_enter()

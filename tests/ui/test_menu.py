@@ -287,3 +287,28 @@ def test_join_by_a_typed_invite_link_and_a_bad_link_refused_in_the_field(keyboar
         read_code_or_link(bad)
     with pytest.raises(ValueError, match="the link has no seat key after its code"):
         read_code_or_link(keyless)
+
+
+def _arrows(values: list[tuple[str, str]], keys: int = 0) -> tuple[bool, bool]:
+    """(an up arrow drawn, a down arrow drawn) beside the list of a radio dialog at 80x24, its entry `keys` highlighted."""
+    from types import SimpleNamespace
+
+    from p2pnimmt.ui.app import screen_text
+
+    app = menu.radio_dialog("title", "Pick one", values)
+    choices = app.layout.current_control.text.__self__  # the focused list (its control draws its fragments)
+    assert isinstance(choices, menu.RadioList)
+    choices._selected_index = keys
+    screen = screen_text(SimpleNamespace(app=app))  # twice: a window scrolls to the highlighted entry as it is drawn
+    screen = screen_text(SimpleNamespace(app=app))
+    return (any(re.search(r"\^ +│$", line) for line in screen.splitlines()),
+            any(re.search(r"v +│$", line) for line in screen.splitlines()))
+
+
+def test_a_list_that_fits_shows_no_scroll_arrows_and_a_long_one_only_toward_what_is_hidden() -> None:
+    """The menu's lists drew `^` and `v` beside every list, even the first menu's six entries, all in sight."""
+    assert _arrows([(str(i), f"entry {i}") for i in range(6)]) == (False, False)
+    many = [(str(i), f"entry {i}") for i in range(40)]
+    assert _arrows(many) == (False, True)  # the top: more below
+    assert _arrows(many, 39) == (True, False)  # the end: more above
+    assert _arrows(many, 20) == (True, True)
