@@ -205,7 +205,8 @@ def test_bare_command_on_a_terminal_opens_the_menu_and_quits(panes) -> None:
 @needs_tmux
 def test_bare_command_play_against_bots_takes_one_key_a_dialog(tmp_path, panes) -> None:
     """The real console script under tmux: Enter on "Play against bots", the name and one Enter, Up and Enter
-    (2 bots), Up and Enter (easy): the table opens with two bots; q, y leave it."""
+    (2 bots), Up and Enter (easy): the table opens with two bots; q, y leave it, back to the start menu (on main
+    it left to the shell), whose Quit ends it."""
     pane = panes(f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 300",
                  env={"XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)})
     pane.wait("What would you like to do?", 15)
@@ -222,7 +223,11 @@ def test_bare_command_play_against_bots_takes_one_key_a_dialog(tmp_path, panes) 
     pane.keys("q")
     pane.wait("Leave the game?", 15)
     pane.keys("y")
-    pane.wait("exited-0", 15)
+    shown = pane.wait("What would you like to do?", 15)
+    assert "exited" not in shown, shown
+    pane.keys("Down", "Down", "Down", "Down", "Down", "Enter")  # Quit
+    shown = pane.wait("exited-0", 15)
+    assert "You left in round 1" in shown, shown  # what the game said stays in the terminal
 
 
 @needs_tmux
@@ -256,6 +261,8 @@ def test_from_the_menu_host_with_three_bots_play_to_game_over_while_a_second_ter
     watched = tv.wait("GAME OVER", 30)  # the TV followed the whole game live and shows the results itself
     assert "Your hand" not in watched and "Transcript verified" in watched
     host.keys("q")  # leaves the results (an Enter within 0.8 s of them would be taken as typed ahead)
+    host.wait("What would you like to do?", 20)  # back to the start menu
+    host.keys("Escape")  # Esc in the first menu quits
     host.wait("exited-0", 20)
 
 
