@@ -53,7 +53,7 @@ from .mesh import MAX_PENDING, MEMBER_WAIT, Mesh
 from .rematch import RematchLinks
 from .seatdoor import join_with_proof
 from .spectator import watch_through
-from .waiting import refused_acks, watch_waiting
+from .waiting import left, refused_acks, watch_waiting
 from .where import Book, Where, sign_where
 
 log = logging.getLogger("p2pnimmt.net")
@@ -543,7 +543,12 @@ class Node:
         elif isinstance(event, Fault):
             # Bytes nobody signed are counted per link (net.frames): the link's cut is the line that says so.
             garbage = not event.fatal and event.code in BAD_MESSAGE_CODES
-            if self.role == "spectator" and not garbage:  # a spectator's screen: a plain line, no log warning
+            if event.code == "absent" and event.peer is not None and self.session is not None \
+                    and left(self, event.peer):
+                # it said bye: a player who left, no fault to warn of (the void round it leaves is said on screen)
+                log.warning("%s left the game (it said bye) after it shuffled: its round is void",
+                         self.session.table.who(event.peer))
+            elif self.role == "spectator" and not garbage:  # a spectator's screen: a plain line, no log warning
                 log.warning("the game stops: %s" if event.fatal else
                             "ignored bad data (kept in the transcript for `verify`): %s", event.detail, extra=PLAIN)
             else:

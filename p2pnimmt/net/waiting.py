@@ -106,7 +106,8 @@ async def watch_waiting(node) -> None:
             if (timed and (now - start >= node.drop_after or left(node, session.roster[key[2]]))
                     or voted_out_unseen(session, key[2], linked, moved)) and (
                     can_vote_out_absent or session.roster[key[2]] in linked):
-                why = ("no link to it" if session.roster[key[2]] not in linked else
+                why = ("it left the game (it said bye)" if left(node, session.roster[key[2]]) else
+                       "no link to it" if session.roster[key[2]] not in linked else
                        "its reveal names a commit set this node does not hold" if key[2] in lying else
                        "its node did not move when its clock ran out" if clock is not None else
                        "its node did not move when everyone asked for the stand-in")
@@ -194,6 +195,14 @@ def left(node, peer: bytes) -> bool:
     """`peer` left the game on purpose: it said `bye` before the end and has no link to us (it is voted out at
     once, not after the drop time; a `bye` is forgotten when the peer links again, net.mesh)."""
     return peer in node.byes and peer not in node.linked
+
+
+def left_seats(node) -> frozenset[int]:
+    """The seats of `node`'s game whose players left it on purpose (said `bye`, and are not linked again: left)."""
+    session = node.session
+    if session is None:
+        return frozenset()
+    return frozenset(seat for seat, peer in enumerate(session.roster) if left(node, peer))
 
 
 def stand_in_asked(session: Session, seat: int) -> bool:
