@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ..i18n import _, fault_said
-from ..net.waiting import left_seats
 from ..protocol.events import (
     Committed,
     Event,
@@ -90,9 +89,9 @@ def reporter(lines: StdinLines | None = None,
         elif isinstance(event, RoundVoided):
             say(_("round {round} is void (nobody scores it): {reason}").format(
                 round=node.session.game.round_no(event.round),
-                reason=void_said(event.reason, node.session.names, left_seats(node), node.session.game.before)))
+                reason=void_said(event.reason, node.session.names, node.left_seats(), node.session.game.before)))
         elif isinstance(event, SeatDropped):
-            say(dropped_said(node.session.names[event.seat], event.seat in left_seats(node)))
+            say(dropped_said(node.session.names[event.seat], event.seat in node.left_seats()))
             if event.seat == node.session.seat and node.bot is None and not getattr(node, "resumed", False):
                 say(_("you were dropped: type anything to ask for your seat back from a next round"))
         elif isinstance(event, SeatBack):

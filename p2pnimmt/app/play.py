@@ -195,6 +195,6 @@ def again_asked(read: Callable[[str], str], out: TextIO) -> bool:
 
     print(_("type again to play again with the same bots (Enter leaves)"), file=out)
     try:
-        return read("again> ").strip().lower() in AGAIN_WORDS
+        return read(_("again> ")).strip().lower() in AGAIN_WORDS
     except EOFError:
         return False

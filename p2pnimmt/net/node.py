@@ -402,6 +402,14 @@ class Node:
         it: tests/net/test_leaving.py)."""
         self.leaving = True
 
+    def left_seats(self) -> frozenset[int]:
+        """The seats of our game whose players left it on purpose (said `bye`, not linked again: waiting.left): the
+        fronts say their going as leaving, not as a fault."""
+        session = self.session
+        if session is None:
+            return frozenset()
+        return frozenset(seat for seat, peer in enumerate(session.roster) if left(self, peer))
+
     def quit(self) -> None:
         """Our person leaves the game at its front (a quit key, Ctrl-C at the table, the screen or the page closed,
         the input closed): from now on this node signs nothing on its own (leave), and whoever waits for its game

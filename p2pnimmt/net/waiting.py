@@ -197,14 +197,6 @@ def left(node, peer: bytes) -> bool:
     return peer in node.byes and peer not in node.linked
 
 
-def left_seats(node) -> frozenset[int]:
-    """The seats of `node`'s game whose players left it on purpose (said `bye`, and are not linked again: left)."""
-    session = node.session
-    if session is None:
-        return frozenset()
-    return frozenset(seat for seat, peer in enumerate(session.roster) if left(node, peer))
-
-
 def stand_in_asked(session: Session, seat: int) -> bool:
     """Every other seat asked the stand-in for `seat`'s move in this turn."""
     table = session.table

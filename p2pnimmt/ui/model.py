@@ -119,7 +119,7 @@ class TableModel:
         self.over: GameOver | None = None
         self.verified = ""  # the result of checking our transcript at game over
         self.aborted: str | None = None
-        # the seats whose players left the game on purpose (their node said `bye`: net.waiting.left_seats), set by
+        # the seats whose players left the game on purpose (their node said `bye`: Node.left_seats), set by
         # a network front before each event: their going is said as leaving, not as a fault
         self.left: frozenset[int] = frozenset()
         self.message: str | None = None  # the latest warning or refusal, for the status line

@@ -147,7 +147,7 @@ def end_text(settings) -> str:
 
 def dropped_said(name: str, left: bool) -> str:
     """A seat dropped (the stand-in plays its hand): voted out after its link went, or after it left on purpose
-    (said `bye`: net.waiting.left_seats), which is no fault."""
+    (said `bye`: Node.left_seats), which is no fault."""
     return (_("{name} left the game: a stand-in plays that hand") if left else
             _("{name} was dropped by the others' vote: a stand-in plays that hand")).format(name=name)
 

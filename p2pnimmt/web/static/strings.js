@@ -246,6 +246,7 @@ window.P2PNIMMT_STRINGS = {
   "address": "Adresse",
   "after the game was over: {proof}; the sealed transcript stands": "nach dem Spielende: {proof}; das versiegelte Spielprotokoll gilt",
   "again: no rematch to ask for here (only a seat's page, at game over)": "again: hier gibt es keine Revanche zu erbitten (nur auf der Seite eines Platzes, am Spielende)",
+  "again> ": "again> ",
   "all {seats} seats are taken": "alle {seats} Plätze sind besetzt",
   "always show progress": "Fortschritt immer zeigen",
   "ambiguous option: %(option)s could match %(matches)s": "mehrdeutige Option: %(option)s könnte %(matches)s sein",
