@@ -812,9 +812,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def from_menu(parser: argparse.ArgumentParser) -> int:
-    """The start menu of a bare `p2pnimmt` on a terminal, and each command chosen in it; a game left (or over)
-    comes back to the menu, Quit (or Esc) leaves it. A command that ends in trouble (a refused join, an address
-    that cannot be used: not 0) ends here with its status, its reason the last line in the terminal."""
+    """The start menu of a bare `p2pnimmt` on a terminal, and each command chosen in it; a game over or left comes
+    back to the menu, Quit (or Esc) leaves it. A command that ends otherwise than well (a network game left before
+    its end, a refused join, an address that cannot be used: not 0) first waits for Enter under what it said (how
+    to resume, why), which the menu would cover; Ctrl-C or the input's end there leaves with its status."""
     from .app.games import code_problem, menu_games
     from .net.invite import read_code_or_link
     from .ui.menu import choose
@@ -827,7 +828,11 @@ def from_menu(parser: argparse.ArgumentParser) -> int:
             return 0
         status = run_command(parse(parser, chosen))
         if status != 0:
-            return status
+            try:
+                input(_("Press Enter for the start menu (Ctrl-C leaves). "))
+            except (EOFError, KeyboardInterrupt):
+                print()
+                return status
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -319,3 +319,30 @@ def test_a_list_that_fits_shows_no_scroll_arrows_and_a_long_one_only_toward_what
     assert _arrows(many) == (False, True)  # the top: more below
     assert _arrows(many, 39) == (True, False)  # the end: more above
     assert _arrows(many, 20) == (True, True)
+
+
+@needs_tmux
+def test_a_lan_game_left_mid_way_from_the_menu_comes_back_to_the_menu_after_enter(tmp_path, panes) -> None:
+    """Played by hand: a game hosted from the menu and left before its end (q, y) ends `host` with status 1 and a
+    line saying how to resume it; the menu must not cover that line, nor the shell take over: Enter brings the
+    start menu back (on main: the shell)."""
+    env = {"P2PNIMMT_INTERFACE": "127.0.0.1", "XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)}
+    host = panes(f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 300", env=env)
+    host.wait("What would you like to do?", 20)
+    host.keys("Down", "Enter")  # Host a game on the LAN
+    host.wait("Your name", 20)
+    host.keys("ann", "Enter")
+    host.wait("How many seats", 20)
+    host.keys("Up", "Up", "Enter")  # 2 seats
+    host.wait("p2pnimmt lobby", 20)
+    host.keys("b")  # a bot takes the second seat: the game starts
+    host.wait("Your turn", 30)
+    host.keys("q")
+    host.wait("Leave the game?", 15)
+    host.keys("y")
+    shown = host.wait("Press Enter for the start menu", 30)
+    assert "left the game in round 1 before its end" in shown and "exited" not in shown, shown
+    host.keys("Enter")
+    host.wait("What would you like to do?", 20)
+    host.keys("Escape")
+    host.wait("exited-0", 20)

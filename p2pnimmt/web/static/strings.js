@@ -127,6 +127,7 @@ window.P2PNIMMT_STRINGS = {
   "Play the chosen card": "Gewählte Karte legen",
   "Points": "Punkte",
   "Press Enter for the next round.": "Enter: weiter zur nächsten Runde.",
+  "Press Enter for the start menu (Ctrl-C leaves). ": "Enter führt zum Startmenü (Strg-C beendet). ",
   "Press Enter or q to leave.": "Enter oder q: verlassen.",
   "Press Enter to leave.": "Enter: verlassen.",
   "QR code to join": "QR-Code zum Mitmachen",
