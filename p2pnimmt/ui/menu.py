@@ -29,6 +29,7 @@ from ..i18n import N_, _, ngettext
 from ..protocol.gamecode import CODE_ALPHABET
 from ..protocol.seatkey import SEAT_KEY_LENGTH, plain
 from .remembered import checked_name, config_path, load_name, save_lang, save_name  # noqa: F401 (the menu's API)
+from .words import columns
 
 TITLE = N_("p2pnimmt — 6 nimmt! on the LAN")
 BOT_TEXT = {
@@ -41,6 +42,26 @@ BOT_TEXT = {
 }
 # The levels first; then the other kinds `play --bot` takes (heuristic is medium under another name).
 BOT_CHOICES = [*LEVELS, *(name for name in BOTS if name not in LEVELS and name != "heuristic")]
+
+
+QUESTION_WIDTH = 72  # a question's lines, broken between words: within an 80-column terminal's dialog
+
+
+def between_words(text: str, width: int = QUESTION_WIDTH) -> str:
+    """A dialog's question in lines of at most `width` columns broken between words (prompt_toolkit's Label
+    breaks a long line anywhere: "Bild" / "schirm" in German); its own line breaks kept, and a word longer than
+    a line (a link, a path) kept whole on a line of its own."""
+    lines = []
+    for part in text.split("\n"):
+        line = ""
+        for word in part.split(" "):
+            if line and columns(line) + 1 + columns(word) > width:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        lines.append(line)
+    return "\n".join(lines)
 
 
 class HiddenOnlyScrollbar(ScrollbarMargin):
@@ -91,7 +112,7 @@ def radio_dialog(title: str, text: str, values: list[tuple[str, str]], default: 
     choices = _Choices(values=values, default=default)
     dialog = Dialog(
         title=title,
-        body=HSplit([Label(text=text, dont_extend_height=True), choices], padding=1),
+        body=HSplit([Label(text=between_words(text), dont_extend_height=True), choices], padding=1),
         buttons=[Button(text=_("OK"),
                         handler=lambda: get_app().exit(result=choices.values[choices._selected_index][0])),
                  Button(text=_("Cancel"), handler=lambda: get_app().exit(result=None))],
@@ -150,7 +171,7 @@ def text_dialog(title: str, text: str, default: str = "", check: Callable[[str],
                      validator=_Check(clean) if check else None)
     dialog = Dialog(
         title=title,
-        body=HSplit([Label(text=text, dont_extend_height=True), field, ValidationToolbar(),
+        body=HSplit([Label(text=between_words(text), dont_extend_height=True), field, ValidationToolbar(),
                      Label(text=lambda: note[0], dont_extend_height=True, style="class:validation-toolbar")],
                     padding=D(preferred=1, max=1)),
         buttons=[Button(text=_("OK"), handler=field.buffer.validate_and_handle),

@@ -346,3 +346,24 @@ def test_a_lan_game_left_mid_way_from_the_menu_comes_back_to_the_menu_after_ente
     host.wait("What would you like to do?", 20)
     host.keys("Escape")
     host.wait("exited-0", 20)
+
+
+def test_a_long_question_is_broken_between_words_in_german() -> None:
+    """Played by hand in German at 80x24: the seat key's question broke "Bildschirm" into "Bild" and "schirm"
+    (prompt_toolkit's Label breaks a long line anywhere). Now its lines break between words."""
+    from types import SimpleNamespace
+
+    from p2pnimmt import i18n
+    from p2pnimmt.ui.app import screen_text
+
+    i18n.use("de")
+    try:
+        text = i18n._("The seat key of {code}: the 4 characters after the hyphen on the host's screen "
+                      "({code}-XXXX):").format(code="0ZF0")
+
+        async def drawn() -> str:  # the dialog's field wants a running loop
+            return screen_text(SimpleNamespace(app=menu.text_dialog("title", text)))
+        screen = " ".join(asyncio.run(drawn()).replace("│", " ").split())
+    finally:
+        i18n.use("en")
+    assert "auf dem Bildschirm des Gastgebers" in screen, screen
