@@ -806,18 +806,37 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     if args.command is None:
         if not argv and sys.stdin.isatty() and sys.stdout.isatty():
-            from .app.games import code_problem, menu_games
-            from .net.invite import read_code_or_link
-            from .ui.menu import choose
+            return from_menu(parser)
+        args = parse(parser, ["play", *(argv or [])])
+    return run_command(args)
 
-            interface = os.environ.get("P2PNIMMT_INTERFACE") or None
-            chosen = choose(lambda: asyncio.run(menu_games(interface)), read_code_or_link,
-                            lambda code, verb: code_problem(interface, code, verb))
-            if chosen is None:
-                return 0
-            args = parse(parser, chosen)
-        else:
-            args = parse(parser, ["play", *(argv or [])])
+
+def from_menu(parser: argparse.ArgumentParser) -> int:
+    """The start menu of a bare `p2pnimmt` on a terminal, and each command chosen in it; a game over or left comes
+    back to the menu, Quit (or Esc) leaves it. A command that ends otherwise than well (a network game left before
+    its end, a refused join, an address that cannot be used: not 0) first waits for Enter under what it said (how
+    to resume, why), which the menu would cover; Ctrl-C or the input's end there leaves with its status."""
+    from .app.games import code_problem, menu_games
+    from .net.invite import read_code_or_link
+    from .ui.menu import choose
+
+    interface = os.environ.get("P2PNIMMT_INTERFACE") or None
+    while True:
+        chosen = choose(lambda: asyncio.run(menu_games(interface)), read_code_or_link,
+                        lambda code, verb: code_problem(interface, code, verb))
+        if chosen is None:
+            return 0
+        status = run_command(parse(parser, chosen))
+        if status != 0:
+            try:
+                input(_("Press Enter for the start menu (Ctrl-C leaves). "))
+            except (EOFError, KeyboardInterrupt):
+                print()
+                return status
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the parsed command line `args`: its handler, after the checks every command takes; the exit status."""
     if getattr(args, "web", False) and getattr(args, "headless", False):  # web_options(): no page when headless
         args.parser.error(_("--web with --headless: a headless node shows no table, in a terminal or a browser; "
                             "drop one of them"))

@@ -113,7 +113,8 @@ def games(folder: Path | None = None) -> list[GameRecord]:
 
 def history_lines(records: Iterable[GameRecord]) -> list[str]:
     """One block per game: date, players with scores, variant, deal, winner, verified or not; then the command that
-    replays it (`p2pnimmt replay FILE`), or its file where it did not verify (replay refuses it)."""
+    replays it (`p2pnimmt replay FILE`; a game left unfinished or aborted up to where it stops), or its file where it
+    is damaged (replay refuses it)."""
     lines: list[str] = []
     records = list(records)
     empty = sum(g.status == "not started" for g in records)
@@ -143,8 +144,10 @@ def history_lines(records: Iterable[GameRecord]) -> list[str]:
         lines.append(f"{head}  [{check}]")
         you = _(" (you)")
         lines.append("    " + ", ".join(f"{p.name}{you if p.me else ''} {p.score}" for p in g.players))
-        lines.append("    " + (_("to watch it again: p2pnimmt replay {path}") if g.verified else _("file: {path}"))
-                     .format(path=shlex.quote(str(g.path))))
+        watch = (_("to watch it again: p2pnimmt replay {path}") if g.verified else
+                 _("to watch it up to where it stops: p2pnimmt replay {path}") if g.status in ("unfinished", "aborted")
+                 else _("file: {path}"))
+        lines.append("    " + watch.format(path=shlex.quote(str(g.path))))
     if empty:
         lines.append(ngettext("(and {n} lobby or refused join that never started a game, not listed)",
                               "(and {n} lobbies or refused joins that never started a game, not listed)",

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..i18n import _, evening_rounds, fault_said, said
+from ..i18n import _, fault_said
 from ..protocol.events import (
     Committed,
     Event,
@@ -21,6 +21,7 @@ from ..protocol.events import (
     TurnResolved,
 )
 from ..ui.lines import LineSeat, StdinLines
+from ..ui.words import dropped_said, void_said
 
 _stdin: StdinLines | None = None
 
@@ -88,10 +89,9 @@ def reporter(lines: StdinLines | None = None,
         elif isinstance(event, RoundVoided):
             say(_("round {round} is void (nobody scores it): {reason}").format(
                 round=node.session.game.round_no(event.round),
-                reason=said(evening_rounds(event.reason, node.session.game.before))))
+                reason=void_said(event.reason, node.session.names, node.left_seats(), node.session.game.before)))
         elif isinstance(event, SeatDropped):
-            say(_("{name} was dropped by the others' vote: a stand-in plays that hand").format(
-                name=node.session.names[event.seat]))
+            say(dropped_said(node.session.names[event.seat], event.seat in node.left_seats()))
             if event.seat == node.session.seat and node.bot is None and not getattr(node, "resumed", False):
                 say(_("you were dropped: type anything to ask for your seat back from a next round"))
         elif isinstance(event, SeatBack):

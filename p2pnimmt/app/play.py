@@ -157,24 +157,44 @@ def farewell(model) -> list[str]:
 
 def run_lines(settings: Settings, bot: str, seed: bytes | None, name: str, read: Callable[[str], str],
               out: TextIO) -> int:
-    """A game against bots, line by line (the seed is printed first, to replay it); the exit status."""
-    seed = seed if seed is not None else secrets.token_bytes(32)
-    front = LinesTable([], read, out)
-    kept = Kept()
-    table = local_table(settings, bot, name, seed, kept, on_event=front.on_event)
-    front.names = [name] + [f"{n} ({bot})" for n in table.names[1:]]
+    """Games against bots, line by line (the seed is printed first, to replay it); at game over `again` plays
+    again with the same settings, bots, names and keys (a Sitting, as the full screen's `r`); the exit status."""
+    sitting = Sitting(settings, bot, name, seed)
     print(ngettext("New game: you and {n} bot. Seed {seed}", "New game: you and {n} bots. Seed {seed}",
-                   settings.players - 1).format(n=settings.players - 1, seed=seed.hex()), file=out)
-    try:
-        front.play(table)
-    except InputClosed:
-        print("\n" + _("Input closed: game abandoned."), file=out)
-        return 1
-    except KeyboardInterrupt:
-        print("\n" + _("Game abandoned."), file=out)
-        return 130
-    finally:
-        kept.close()
-        for line in kept.lines():
+                   settings.players - 1).format(n=settings.players - 1, seed=sitting.seed.hex()), file=out)
+    while True:
+        front = LinesTable([], read, out)
+        table = sitting.deal(on_event=front.on_event)
+        front.names = [name] + [f"{n} ({bot})" for n in table.names[1:]]
+        try:
+            front.play(table)
+        except InputClosed:
+            print("\n" + _("Input closed: game abandoned."), file=out)
+            return 1
+        except KeyboardInterrupt:
+            print("\n" + _("Game abandoned."), file=out)
+            return 130
+        finally:
+            sitting.kept.close()
+            for line in sitting.kept.lines():
+                print(line, file=out)
+        if table.session.phase != "over":
+            return 1
+        for line in sitting.evening.lines(table.session):  # from the evening's second game on
             print(line, file=out)
-    return 0 if table.session.phase == "over" else 1
+        if not again_asked(read, out):
+            return 0
+        sitting.again()
+        print(_("New game: the same bots, a fresh deal."), file=out)
+
+
+def again_asked(read: Callable[[str], str], out: TextIO) -> bool:
+    """The line terminal's game-over question against bots: `again` (or r, y) plays again; Enter, anything else
+    or the input's end leaves."""
+    from .front import AGAIN_WORDS
+
+    print(_("type again to play again with the same bots (Enter leaves)"), file=out)
+    try:
+        return read(_("again> ")).strip().lower() in AGAIN_WORDS
+    except EOFError:
+        return False

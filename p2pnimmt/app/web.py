@@ -305,6 +305,8 @@ class WebFront:
         self.started = asyncio.get_running_loop().create_future()
 
     def on_event(self, node: Node, event) -> None:
+        for model in self.models:  # who said bye: their going is leaving, not a fault (as on the terminal)
+            model.left = node.left_seats()
         self.update(node.session, event)
         self.lines(node, event)
 

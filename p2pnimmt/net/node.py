@@ -53,7 +53,7 @@ from .mesh import MAX_PENDING, MEMBER_WAIT, Mesh
 from .rematch import RematchLinks
 from .seatdoor import join_with_proof
 from .spectator import watch_through
-from .waiting import refused_acks, watch_waiting
+from .waiting import left, refused_acks, watch_waiting
 from .where import Book, Where, sign_where
 
 log = logging.getLogger("p2pnimmt.net")
@@ -402,6 +402,14 @@ class Node:
         it: tests/net/test_leaving.py)."""
         self.leaving = True
 
+    def left_seats(self) -> frozenset[int]:
+        """The seats of our game whose players left it on purpose (said `bye`, not linked again: waiting.left): the
+        fronts say their going as leaving, not as a fault."""
+        session = self.session
+        if session is None:
+            return frozenset()
+        return frozenset(seat for seat, peer in enumerate(session.roster) if left(self, peer))
+
     def quit(self) -> None:
         """Our person leaves the game at its front (a quit key, Ctrl-C at the table, the screen or the page closed,
         the input closed): from now on this node signs nothing on its own (leave), and whoever waits for its game
@@ -543,7 +551,12 @@ class Node:
         elif isinstance(event, Fault):
             # Bytes nobody signed are counted per link (net.frames): the link's cut is the line that says so.
             garbage = not event.fatal and event.code in BAD_MESSAGE_CODES
-            if self.role == "spectator" and not garbage:  # a spectator's screen: a plain line, no log warning
+            if event.code == "absent" and event.peer is not None and self.session is not None \
+                    and left(self, event.peer):
+                # it said bye: a player who left, no fault to warn of (the void round it leaves is said on screen)
+                log.warning("%s left the game (it said bye) after it shuffled: its round is void",
+                         self.session.table.who(event.peer))
+            elif self.role == "spectator" and not garbage:  # a spectator's screen: a plain line, no log warning
                 log.warning("the game stops: %s" if event.fatal else
                             "ignored bad data (kept in the transcript for `verify`): %s", event.detail, extra=PLAIN)
             else:

@@ -106,7 +106,8 @@ async def watch_waiting(node) -> None:
             if (timed and (now - start >= node.drop_after or left(node, session.roster[key[2]]))
                     or voted_out_unseen(session, key[2], linked, moved)) and (
                     can_vote_out_absent or session.roster[key[2]] in linked):
-                why = ("no link to it" if session.roster[key[2]] not in linked else
+                why = ("it left the game (it said bye)" if left(node, session.roster[key[2]]) else
+                       "no link to it" if session.roster[key[2]] not in linked else
                        "its reveal names a commit set this node does not hold" if key[2] in lying else
                        "its node did not move when its clock ran out" if clock is not None else
                        "its node did not move when everyone asked for the stand-in")

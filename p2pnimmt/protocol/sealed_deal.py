@@ -28,6 +28,7 @@ without it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +57,16 @@ from .sealed_group import key_pair_from
 from .tableview import TableView
 
 SHUFFLE_STEP, UNLOCK_STEP = SEED_COMMIT_STEP, SEED_REVEAL_STEP
+
+# Why a seat's drop voided the round (SealedDeal.void): "seat N (name) stopped before sending ... after it shuffled".
+ABSENT_WORDS = re.compile(r"seat (?P<seat>\d+) \(.*\) stopped before sending (?:its shuffle|its unlock|its keys|"
+                          r"its card) after it shuffled: ", re.S)
+
+
+def absent_seat(reason: str) -> int | None:
+    """The seat a void round's reason names as the one whose drop voided it (SealedDeal.void's words), or None."""
+    found = ABSENT_WORDS.match(reason)
+    return int(found["seat"]) if found else None
 
 
 def sealed_value(card: int, position: int) -> bytes:

@@ -470,11 +470,12 @@ class TableApp:
         return "\n\n".join(_(part) for part in self.help_text)
 
     def _round_text(self):
-        return widgets.round_text(self.model)
+        return widgets.round_text(self.model, rows=self.size().rows - 2)  # within the frame's two borders
 
     def _over_text(self):
         # A spectator's screen follows the host's rematch by itself: nothing to press for it.
-        return widgets.over_text(self.model, again=self.again is not None and not self.model.spectator)
+        return widgets.over_text(self.model, again=self.again is not None and not self.model.spectator,
+                                 rows=self.size().rows - 2)
 
 
 def screen_text(ui: TableApp, width: int = 80, height: int = 24) -> str:

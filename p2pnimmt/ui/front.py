@@ -29,6 +29,7 @@ class FullScreenFront:
         self._seen: frozenset[bytes] = frozenset()  # the peers linked to this node at some time in the game
 
     def on_event(self, node, event) -> None:
+        self.model.left = node.left_seats()  # who said bye: their going is leaving, not a fault
         self.model.update(node.session, event)
         if self.ui is None and self.model.players:
             seat = NodeSeat(node) if node.session.seat is not None and node.bot is None else None
@@ -50,6 +51,7 @@ class FullScreenFront:
             return
         linked = node.linked
         self._seen |= linked
+        self.model.left = node.left_seats()
         self.model.links({seat for seat, peer in enumerate(session.roster)
                           if peer in self._seen and peer not in linked})
 

@@ -19,6 +19,7 @@ from prompt_toolkit.key_binding.bindings.focus import focus_next, focus_previous
 from prompt_toolkit.key_binding.defaults import load_key_bindings
 from prompt_toolkit.layout import HSplit, Layout
 from prompt_toolkit.layout.dimension import D
+from prompt_toolkit.layout.margins import ScrollbarMargin
 from prompt_toolkit.validation import ValidationError, Validator
 from prompt_toolkit.widgets import Button, Dialog, Label, RadioList, TextArea, ValidationToolbar
 
@@ -28,6 +29,7 @@ from ..i18n import N_, _, ngettext
 from ..protocol.gamecode import CODE_ALPHABET
 from ..protocol.seatkey import SEAT_KEY_LENGTH, plain
 from .remembered import checked_name, config_path, load_name, save_lang, save_name  # noqa: F401 (the menu's API)
+from .words import columns
 
 TITLE = N_("p2pnimmt — 6 nimmt! on the LAN")
 BOT_TEXT = {
@@ -42,8 +44,54 @@ BOT_TEXT = {
 BOT_CHOICES = [*LEVELS, *(name for name in BOTS if name not in LEVELS and name != "heuristic")]
 
 
+QUESTION_WIDTH = 72  # a question's lines, broken between words: within an 80-column terminal's dialog
+
+
+def between_words(text: str, width: int = QUESTION_WIDTH) -> str:
+    """A dialog's question in lines of at most `width` columns broken between words (prompt_toolkit's Label
+    breaks a long line anywhere: "Bild" / "schirm" in German); its own line breaks kept, and a word longer than
+    a line (a link, a path) kept whole on a line of its own."""
+    lines = []
+    for part in text.split("\n"):
+        line = ""
+        for word in part.split(" "):
+            if line and columns(line) + 1 + columns(word) > width:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        lines.append(line)
+    return "\n".join(lines)
+
+
+class HiddenOnlyScrollbar(ScrollbarMargin):
+    """A list's scrollbar shown only while some of its entries are out of sight: `^` when any is hidden above,
+    `v` when any is hidden below, nothing at all when every entry fits (prompt_toolkit draws both arrows always)."""
+
+    def __init__(self) -> None:
+        super().__init__(display_arrows=True)
+
+    def create_margin(self, window_render_info, width: int, height: int):
+        info = window_render_info
+        above = info.vertical_scroll > 0
+        below = info.vertical_scroll + len(info.displayed_lines) < info.content_height
+        if not above and not below:
+            return []
+        drawn = list(super().create_margin(info, width, height))
+        if drawn and not above:
+            drawn[0] = (drawn[0][0], " ")
+        if drawn and not below:
+            drawn[-1] = (drawn[-1][0], " ")
+        return drawn
+
+
 class _Choices(RadioList):
-    """A radio list where Enter (or Space, or a click) on an entry chooses it and closes the dialog."""
+    """A radio list where Enter (or Space, or a click) on an entry chooses it and closes the dialog; its
+    scrollbar only while entries are hidden (HiddenOnlyScrollbar)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.window.right_margins = [HiddenOnlyScrollbar()]
 
     def _handle_enter(self) -> None:
         super()._handle_enter()
@@ -64,7 +112,7 @@ def radio_dialog(title: str, text: str, values: list[tuple[str, str]], default: 
     choices = _Choices(values=values, default=default)
     dialog = Dialog(
         title=title,
-        body=HSplit([Label(text=text, dont_extend_height=True), choices], padding=1),
+        body=HSplit([Label(text=between_words(text), dont_extend_height=True), choices], padding=1),
         buttons=[Button(text=_("OK"),
                         handler=lambda: get_app().exit(result=choices.values[choices._selected_index][0])),
                  Button(text=_("Cancel"), handler=lambda: get_app().exit(result=None))],
@@ -123,7 +171,7 @@ def text_dialog(title: str, text: str, default: str = "", check: Callable[[str],
                      validator=_Check(clean) if check else None)
     dialog = Dialog(
         title=title,
-        body=HSplit([Label(text=text, dont_extend_height=True), field, ValidationToolbar(),
+        body=HSplit([Label(text=between_words(text), dont_extend_height=True), field, ValidationToolbar(),
                      Label(text=lambda: note[0], dont_extend_height=True, style="class:validation-toolbar")],
                     padding=D(preferred=1, max=1)),
         buttons=[Button(text=_("OK"), handler=field.buffer.validate_and_handle),

@@ -42,7 +42,7 @@ from ..protocol.events import (
 from ..protocol.gamecode import game_code
 from ..protocol.verify import verify_transcript
 from .console import STAND_IN_ROW
-from .words import addressed, bull_heads, n_cards, n_rounds
+from .words import addressed, bull_heads, dropped_said, n_cards, n_rounds, void_said
 
 # The statuses are keys (the web page's too); shown, they are translated (_(status)).
 CHOOSING, COMMITTED, REVEALED, ROW, DROPPED, WAITING, PICKING = (
@@ -79,12 +79,13 @@ class Player:
     card: int | None = None  # the card revealed this turn
     away: bool = False  # the stand-in plays for this seat (its last three cards were the stand-in's)
     gone: bool = False  # this node has no link to the seat's peer now (it quit, or its link broke)
+    quit: bool = False  # its player left the game on purpose (its node said bye: TableModel.left)
     asked_at: float | None = None  # when its current move was asked for (model.now), for its clock
 
     @property
     def shown_status(self) -> str:
         if self.status == DROPPED:
-            return DROPPED
+            return LEFT if self.quit else DROPPED
         return LEFT if self.gone else AWAY if self.away else self.status
 
 
@@ -118,6 +119,9 @@ class TableModel:
         self.over: GameOver | None = None
         self.verified = ""  # the result of checking our transcript at game over
         self.aborted: str | None = None
+        # the seats whose players left the game on purpose (their node said `bye`: Node.left_seats), set by
+        # a network front before each event: their going is said as leaving, not as a fault
+        self.left: frozenset[int] = frozenset()
         self.message: str | None = None  # the latest warning or refusal, for the status line
         self.clock: int | None = None  # seconds for each move (the START's settings), None: no clock
         self.now: Callable[[], float] = time.monotonic  # the clock the remaining times are counted on
@@ -212,6 +216,7 @@ class TableModel:
 
     def update(self, session, event: Event) -> None:
         """Take in one event of `session` (the session has already applied it)."""
+        self._mark_left()
         handler = getattr(self, "_on_" + type(event).__name__, None)
         if handler is not None:
             handler(session, event)
@@ -229,17 +234,23 @@ class TableModel:
             self.placed = len(self.placing)
             self.changed()
 
+    def _mark_left(self) -> None:
+        """Each player's `quit`: whether it left the game on purpose (self.left, set by a network front)."""
+        for seat, player in enumerate(self.players):
+            player.quit = seat in self.left
+
     def links(self, gone: set[int]) -> None:
         """The seats whose peers this node has no link to now (not ours): shown as left while so."""
         if self.over is not None or self.aborted:
             return  # after the game the peers close their links: nobody left
         changed = False
+        self._mark_left()
         for seat, player in enumerate(self.players):
             now = seat in gone and seat != self.seat
             if now != player.gone:
                 player.gone, changed = now, True
-                self.say((_("{name} left: no link to them") if now else _("{name} is connected again"))
-                         .format(name=player.name))
+                self.say((_("{name} is connected again") if not now else _("{name} left the game")
+                          if seat in self.left else _("{name} left: no link to them")).format(name=player.name))
         if changed:
             self.changed()
 
@@ -418,6 +429,9 @@ class TableModel:
     def _on_Fault(self, session, event: Fault) -> None:
         if not event.fatal:
             names = dict(zip(session.roster, session.names))
+            if event.code == "absent" and names.get(event.peer) is not None and \
+                    session.roster.index(event.peer) in self.left:
+                return  # it left on purpose (said bye): the void round says so, as leaving (words.void_said)
             if event.code.startswith("sealed-") or event.code == "absent":  # a verdict on the sealed deal
                 self.message = _("{who} is at fault: {detail}").format(
                     who=names.get(event.peer, _("a peer")), detail=said(neutral(evening_rounds(event.detail,
@@ -428,7 +442,8 @@ class TableModel:
 
     def _on_RoundVoided(self, session, event: RoundVoided) -> None:
         self.say(_("Round {round} is void (nobody scores it): {reason}; the next round is dealt without that seat")
-                 .format(round=self.round_no(event.round), reason=said(evening_rounds(event.reason, self.before))))
+                 .format(round=self.round_no(event.round),
+                         reason=void_said(event.reason, [p.name for p in self.players], self.left, self.before)))
 
     def _on_SeatDropped(self, session, event: SeatDropped) -> None:
         self.players[event.seat].status = DROPPED
@@ -436,8 +451,7 @@ class TableModel:
             self.say(_("You were dropped by the others' vote: a stand-in plays your hand. Press any key to ask for "
                        "your seat back from a next round"))
         else:
-            self.say(_("{name} was dropped by the others' vote: a stand-in plays that hand").format(
-                name=self.players[event.seat].name))
+            self.say(dropped_said(self.players[event.seat].name, event.seat in self.left))
 
     def _on_SeatBack(self, session, event: SeatBack) -> None:
         self.players[event.seat].status = WAITING

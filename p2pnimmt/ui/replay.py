@@ -1,4 +1,5 @@
-"""`p2pnimmt replay FILE`: step through a finished game on the full-screen table (← → a turn, PgUp PgDn a round).
+"""`p2pnimmt replay FILE`: step through a game on the full-screen table (← → a turn, PgUp PgDn a round); a game
+left before its end is replayed up to where it stops, its last stop saying so.
 
 The transcript is replayed into a spectator Session, as `p2pnimmt verify` does; the table model the screens
 read is fed its events, and a copy of the model is kept at every point worth stopping at: a round dealt, each
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 
-from ..i18n import N_, _
+from ..i18n import N_, _, fault_said
 from ..protocol.events import Event, GameOver, Revealed, RoundEnded, RoundStarted, TurnResolved
 from ..protocol.session import Session
 from ..protocol.verify import TranscriptError, replay as replay_transcript
@@ -29,7 +30,7 @@ class Frame:
     model: TableModel
     round: int
     turn: int
-    kind: str  # "round", "revealed", "placed", "round-end", "over"
+    kind: str  # "round", "revealed", "placed", "round-end", "over", or "unfinished" (where a game left stops)
     label: str
 
 
@@ -48,18 +49,42 @@ def commitments_line(session: Session, event: Revealed) -> str:
     return _("commits: {list}").format(list=", ".join(parts))
 
 
-def frames(data: bytes) -> list[Frame]:
-    """The stops of a replay of the transcript `data` (ReplayError if it does not verify)."""
+def ending(data: bytes) -> tuple[list[bytes], str | None]:
+    """The signed messages of the transcript `data`, and what to say where they stop if the game did not end
+    there: a game left before its end (or aborted) is replayed up to where it stops. Anything else that `verify`
+    refuses (a record altered, a finished game with no seal) is a ReplayError with verify's words."""
     try:
-        wires = [env.wire for env in replay_transcript(data).session.inbox.accepted]
+        state = replay_transcript(data, complete=False)
+        session = state.session
+        if session.phase == "over" or session.game is None:
+            state.finish()
     except TranscriptError as exc:
         raise ReplayError(exc.verdict().report()) from None
+    wires = [env.wire for env in session.inbox.accepted]
+    if session.phase == "over":
+        return wires, None
+    names = dict(zip(session.roster, session.names))
+    before = session.game.before
+    if session.fault is not None:
+        return wires, _("the game was aborted here: {why}").format(why=fault_said(session.fault, names, before))
+    where = _("round {round}, turn {turn}").format(round=session.game.round_no(session.round), turn=session.turn + 1)
+    waiting = [session.names[s] for s in session.waiting_for()]
+    if waiting:
+        return wires, _("the game was left unfinished here ({where}): the transcript ends waiting for {names}").format(
+            where=where, names=", ".join(waiting))
+    return wires, _("the game was left unfinished here ({where})").format(where=where)
+
+
+def frames(data: bytes) -> list[Frame]:
+    """The stops of a replay of the transcript `data` (ReplayError if it does not verify, or stops before its end
+    in a way `verify` refuses for more than that): a game left unfinished ends with a stop that says so."""
+    wires, unfinished = ending(data)
     session = Session(None, relay=False)
     model = TableModel()
     model.clock = None  # a replay shows no countdowns
     found: list[Frame] = []
 
-    def keep(event: Event, kind: str, label: str) -> None:
+    def keep(event: Event | None, kind: str, label: str) -> None:
         shown = copy.copy(model)
         shown.listeners = []
         shown = copy.deepcopy(shown)
@@ -87,6 +112,10 @@ def frames(data: bytes) -> list[Frame]:
                 keep(item, "over", _("game over"))
     if not found:
         raise ReplayError(_("the transcript holds no dealt round"))
+    if unfinished is not None:
+        model.say(unfinished)
+        model.message = unfinished
+        keep(None, "unfinished", unfinished)
     return found
 
 

@@ -266,31 +266,50 @@ def evening_block(model: TableModel) -> list[str]:
     return ["", *evening_lines(games, rows, 16)] if games else []
 
 
-def round_text(model: TableModel) -> str:
-    """The round-end screen: each seat's penalty and total, the scoresheet, the evening's table of games."""
+def fitted(lines: list[str], rows: int | None, sheet: list[str]) -> str:
+    """`lines` as the text of a screen `rows` high (None: any height), its last line (the keys) always shown: when
+    they do not fit, the blank lines go first, then the scoresheet's rounds (`sheet`: its lines, whose header and
+    total stay), then lines from the middle (marked …). At 80x24 the second game's results, with the evening's
+    table, were taller than the screen: the keys line and the transcript's verdict were cut off."""
+    if rows is None or len(lines) <= rows:
+        return "\n".join(lines)
+    lines = [line for line in lines if line]
+    if len(lines) > rows and len(sheet) > 2:
+        rounds = set(sheet[1:-1])
+        lines = [line for line in lines if line not in rounds]
+    if len(lines) > rows:
+        lines = lines[:max(0, rows - 2)] + ["…", lines[-1]]
+    return "\n".join(lines)
+
+
+def round_text(model: TableModel, rows: int | None = None) -> str:
+    """The round-end screen: each seat's penalty and total, the scoresheet, the evening's table of games (fitted to
+    `rows` lines)."""
     assert model.round_over is not None  # the screen is up only at a round's end
     rnd, penalties, scores = model.round_over
     lines = [_("End of round {round}").format(round=model.round_no(rnd)), ""]
     lines += [f"  {fit(p.name, 16)} +{n:<4} " + _("total {points}").format(points=s)
               for p, n, s in zip(model.players, penalties, scores)]
-    lines += ["", *scoresheet(model)]
+    sheet = scoresheet(model)
+    lines += ["", *sheet]
     lines += evening_block(model)
     lines += ["", _("Press Enter for the next round.")]
-    return "\n".join(lines)
+    return fitted(lines, rows, sheet)
 
 
-def over_text(model: TableModel, *, again: bool) -> str:
-    """The game-over screen (or why the game was aborted); `again`: `r` offers a rematch here."""
+def over_text(model: TableModel, *, again: bool, rows: int | None = None) -> str:
+    """The game-over screen (or why the game was aborted), fitted to `rows` lines; `again`: `r` offers a rematch
+    here."""
     if model.aborted:
         return _("The game was aborted.") + f"\n\n{model.aborted}\n\n" + _("Press Enter to leave.")
     winners = model.winners()
     named = _("Winners: {names}") if len(winners) > 1 else _("Winner: {names}")
     lines = [_("GAME OVER"), "", named.format(names=", ".join(winners)), ""]
-    lines += placings(model) + [""] + scoresheet(model)
+    sheet = scoresheet(model)
+    lines += placings(model) + [""] + sheet
     lines += evening_block(model)
     if model.verified:
         lines += ["", model.verified]
     lines += ["", *wrap(model.rematch, 76)] if model.rematch else []
-    if not again:
-        return "\n".join(lines + ["", _("Press Enter or q to leave.")])
-    return "\n".join(lines + ["", _("r: play again (same seats)   Enter or q: leave")])
+    keys = _("r: play again (same seats)   Enter or q: leave") if again else _("Press Enter or q to leave.")
+    return fitted(lines + ["", keys], rows, sheet)

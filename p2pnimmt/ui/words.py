@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from functools import cache
 
-from ..i18n import N_, _, ngettext
+from ..i18n import N_, _, evening_rounds, ngettext, said
+from ..protocol.sealed_deal import absent_seat
 
 ELLIPSIS = "…"
 
@@ -142,3 +143,19 @@ def end_text(settings) -> str:
     parts = (_("{points} points").format(points=settings.point_limit) if settings.point_limit else "",
              n_rounds(settings.max_rounds) if settings.max_rounds else "")
     return _(" or ").join(part for part in parts if part)
+
+
+def dropped_said(name: str, left: bool) -> str:
+    """A seat dropped (the stand-in plays its hand): voted out after its link went, or after it left on purpose
+    (said `bye`: Node.left_seats), which is no fault."""
+    return (_("{name} left the game: a stand-in plays that hand") if left else
+            _("{name} was dropped by the others' vote: a stand-in plays that hand")).format(name=name)
+
+
+def void_said(reason: str, names: Sequence[str], left: Collection[int], before: int) -> str:
+    """Why a round is void, as a person reads it: a seat that left on purpose (said `bye`) after it shuffled left
+    the game; the protocol's words otherwise (a seat that vanished stopped before sending its part)."""
+    seat = absent_seat(reason)
+    if seat is not None and seat in left and seat < len(names):
+        return _("{name} left the game after shuffling the round's cards").format(name=names[seat])
+    return said(evening_rounds(reason, before))

@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "protocol"))
 
 from harness import Net  # noqa: E402
 
-from p2pnimmt.app.history import games, history_lines, stats_lines  # noqa: E402
+from p2pnimmt.app.history import games, history_lines, read_game, stats_lines  # noqa: E402
 from p2pnimmt.engine import Settings  # noqa: E402
 
 
@@ -106,8 +106,8 @@ def test_an_unfinished_game_is_listed_with_its_players_and_a_lobby_is_not(tmp_pa
 
 def test_each_game_listed_says_how_to_replay_it(tmp_path: Path) -> None:
     """`p2pnimmt replay FILE` (its --help: "see `p2pnimmt history`") needs the file, and history named none: each
-    finished game's block ends with the command that replays it, a game that does not verify (replay refuses it)
-    with its file."""
+    finished game's block ends with the command that replays it, a game left unfinished with the command that
+    replays it up to where it stops, a damaged one (replay refuses it) with its file."""
     import shlex
 
     from p2pnimmt.ui.replay import frames
@@ -123,5 +123,12 @@ def test_each_game_listed_says_how_to_replay_it(tmp_path: Path) -> None:
     command = shlex.split(lines[2].split(": ", 1)[1])
     assert command[:2] == ["p2pnimmt", "replay"] and Path(command[2]) == tmp_path / "a b" / "game0-0.p2pt"
     assert frames(Path(command[2]).read_bytes())  # the file it names replays
-    cut = history_lines([records["cut.p2pt"]])
-    assert cut[-1] == "    file: " + shlex.quote(str(tmp_path / "a b" / "cut.p2pt")), cut
+    cut = history_lines([records["cut.p2pt"]])  # left before its end: replayed up to where it stops
+    assert cut[-1] == "    to watch it up to where it stops: p2pnimmt replay " + shlex.quote(
+        str(tmp_path / "a b" / "cut.p2pt")), cut  # on main: its file only (replay refused it)
+    assert frames((tmp_path / "a b" / "cut.p2pt").read_bytes())[-1].kind == "unfinished"
+    broken = bytearray((tmp_path / "a b" / "cut.p2pt").read_bytes())
+    broken[len(broken) // 2] ^= 1
+    (tmp_path / "a b" / "broken.p2pt").write_bytes(bytes(broken))
+    damaged = history_lines([read_game(tmp_path / "a b" / "broken.p2pt")])
+    assert len(damaged) == 1 and "broken.p2pt: damaged (FAILED at record" in damaged[0], damaged  # no replay line

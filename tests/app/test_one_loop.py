@@ -37,6 +37,8 @@ def lines_game(settings: Settings) -> tuple[int, str]:
         if prompt == "pick> ":
             open_cards = re.findall(r"^  open: (.*)$", text, re.MULTILINE)[-1]
             return str(min(int(card.split("*")[0]) for card in open_cards.split()))
+        if prompt == "again> ":
+            return ""  # Enter: no second game
         assert prompt == "take row (1-4)> ", prompt
         offered = re.findall(r"^  row 1: (\d+) bull heads?  row 2: (\d+) bull heads?  row 3: (\d+) bull heads?"
                              r"  row 4: (\d+) bull heads?$", text, re.MULTILINE)[-1]

@@ -205,7 +205,8 @@ def test_bare_command_on_a_terminal_opens_the_menu_and_quits(panes) -> None:
 @needs_tmux
 def test_bare_command_play_against_bots_takes_one_key_a_dialog(tmp_path, panes) -> None:
     """The real console script under tmux: Enter on "Play against bots", the name and one Enter, Up and Enter
-    (2 bots), Up and Enter (easy): the table opens with two bots; q, y leave it."""
+    (2 bots), Up and Enter (easy): the table opens with two bots; q, y leave it, back to the start menu (on main
+    it left to the shell), whose Quit ends it."""
     pane = panes(f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 300",
                  env={"XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)})
     pane.wait("What would you like to do?", 15)
@@ -222,7 +223,11 @@ def test_bare_command_play_against_bots_takes_one_key_a_dialog(tmp_path, panes) 
     pane.keys("q")
     pane.wait("Leave the game?", 15)
     pane.keys("y")
-    pane.wait("exited-0", 15)
+    shown = pane.wait("What would you like to do?", 15)
+    assert "exited" not in shown, shown
+    pane.keys("Down", "Down", "Down", "Down", "Down", "Enter")  # Quit
+    shown = pane.wait("exited-0", 15)
+    assert "You left in round 1" in shown, shown  # what the game said stays in the terminal
 
 
 @needs_tmux
@@ -256,6 +261,8 @@ def test_from_the_menu_host_with_three_bots_play_to_game_over_while_a_second_ter
     watched = tv.wait("GAME OVER", 30)  # the TV followed the whole game live and shows the results itself
     assert "Your hand" not in watched and "Transcript verified" in watched
     host.keys("q")  # leaves the results (an Enter within 0.8 s of them would be taken as typed ahead)
+    host.wait("What would you like to do?", 20)  # back to the start menu
+    host.keys("Escape")  # Esc in the first menu quits
     host.wait("exited-0", 20)
 
 
@@ -287,3 +294,76 @@ def test_join_by_a_typed_invite_link_and_a_bad_link_refused_in_the_field(keyboar
         read_code_or_link(bad)
     with pytest.raises(ValueError, match="the link has no seat key after its code"):
         read_code_or_link(keyless)
+
+
+def _arrows(values: list[tuple[str, str]], keys: int = 0) -> tuple[bool, bool]:
+    """(an up arrow drawn, a down arrow drawn) beside the list of a radio dialog at 80x24, its entry `keys` highlighted."""
+    from types import SimpleNamespace
+
+    from p2pnimmt.ui.app import screen_text
+
+    app = menu.radio_dialog("title", "Pick one", values)
+    choices = app.layout.current_control.text.__self__  # the focused list (its control draws its fragments)
+    assert isinstance(choices, menu.RadioList)
+    choices._selected_index = keys
+    screen = screen_text(SimpleNamespace(app=app))  # twice: a window scrolls to the highlighted entry as it is drawn
+    screen = screen_text(SimpleNamespace(app=app))
+    return (any(re.search(r"\^ +│$", line) for line in screen.splitlines()),
+            any(re.search(r"v +│$", line) for line in screen.splitlines()))
+
+
+def test_a_list_that_fits_shows_no_scroll_arrows_and_a_long_one_only_toward_what_is_hidden() -> None:
+    """The menu's lists drew `^` and `v` beside every list, even the first menu's six entries, all in sight."""
+    assert _arrows([(str(i), f"entry {i}") for i in range(6)]) == (False, False)
+    many = [(str(i), f"entry {i}") for i in range(40)]
+    assert _arrows(many) == (False, True)  # the top: more below
+    assert _arrows(many, 39) == (True, False)  # the end: more above
+    assert _arrows(many, 20) == (True, True)
+
+
+@needs_tmux
+def test_a_lan_game_left_mid_way_from_the_menu_comes_back_to_the_menu_after_enter(tmp_path, panes) -> None:
+    """Played by hand: a game hosted from the menu and left before its end (q, y) ends `host` with status 1 and a
+    line saying how to resume it; the menu must not cover that line, nor the shell take over: Enter brings the
+    start menu back (on main: the shell)."""
+    env = {"P2PNIMMT_INTERFACE": "127.0.0.1", "XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)}
+    host = panes(f"{sys.executable} -m p2pnimmt; echo exited-$?; sleep 300", env=env)
+    host.wait("What would you like to do?", 20)
+    host.keys("Down", "Enter")  # Host a game on the LAN
+    host.wait("Your name", 20)
+    host.keys("ann", "Enter")
+    host.wait("How many seats", 20)
+    host.keys("Up", "Up", "Enter")  # 2 seats
+    host.wait("p2pnimmt lobby", 20)
+    host.keys("b")  # a bot takes the second seat: the game starts
+    host.wait("Your turn", 30)
+    host.keys("q")
+    host.wait("Leave the game?", 15)
+    host.keys("y")
+    shown = host.wait("Press Enter for the start menu", 30)
+    assert "left the game in round 1 before its end" in shown and "exited" not in shown, shown
+    host.keys("Enter")
+    host.wait("What would you like to do?", 20)
+    host.keys("Escape")
+    host.wait("exited-0", 20)
+
+
+def test_a_long_question_is_broken_between_words_in_german() -> None:
+    """Played by hand in German at 80x24: the seat key's question broke "Bildschirm" into "Bild" and "schirm"
+    (prompt_toolkit's Label breaks a long line anywhere). Now its lines break between words."""
+    from types import SimpleNamespace
+
+    from p2pnimmt import i18n
+    from p2pnimmt.ui.app import screen_text
+
+    i18n.use("de")
+    try:
+        text = i18n._("The seat key of {code}: the 4 characters after the hyphen on the host's screen "
+                      "({code}-XXXX):").format(code="0ZF0")
+
+        async def drawn() -> str:  # the dialog's field wants a running loop
+            return screen_text(SimpleNamespace(app=menu.text_dialog("title", text)))
+        screen = " ".join(asyncio.run(drawn()).replace("│", " ").split())
+    finally:
+        i18n.use("en")
+    assert "auf dem Bildschirm des Gastgebers" in screen, screen

@@ -93,3 +93,31 @@ def test_the_big_tv_view_shows_the_evening_under_the_scores():
             watch = TableApp(tv, None, input=inp, output=SizedOutput(160, 48), code="ABCD")
             assert "The evening" not in screen_text(watch, 160, 48)
     asyncio.run(main())
+
+
+def test_the_second_games_results_fit_80x24_with_their_keys_line() -> None:
+    """Played by hand at 80x24: the second game's results against three bots (3 rounds, the evening's table under
+    them) were taller than the screen, and the frame cut off the transcript's verdict and the keys line (`r: play
+    again`). Now the blank lines go first, then the scoresheet's rounds: the keys and the verdict stay."""
+    async def main():
+        model, tv, t = table(players=4, max_rounds=3, point_limit=None)
+        rows = [*ROWS, SimpleNamespace(name="bot2", games=2, wins=0, points=77)]
+        model.evening = lambda: (2, rows)
+        with create_pipe_input() as inp:
+            ui = TableApp(model, LocalSeat(t), input=inp, output=SizedOutput(80, 24), again=lambda: None)
+            task = asyncio.create_task(ui.app.run_async())
+            t.start()
+            await until(lambda: model.asked is not None, "the first ask")
+            play_to_the_end(model, LocalSeat(t))
+            model.verified = "Transcript verified: 297 signed messages, every card and turn"
+            inp.send_text(ENTER)
+            await until(lambda: ui.results, "the game-over screen")
+            screen = screen_text(ui, 80, 24)
+            assert "GAME OVER" in screen and "The evening: 2 games" in screen, screen
+            assert "r: play again (same seats)" in screen and "Transcript verified" in screen, screen
+            assert all(f"{p.name}" in screen for p in model.players), screen
+            tall = screen_text(ui, 100, 60)  # a tall terminal: everything, the rounds and the blank lines too
+            assert "    3 " in tall and "r: play again (same seats)" in tall, tall
+            ui.app.exit(result="over")
+            await task
+    asyncio.run(main())

@@ -105,3 +105,38 @@ def test_a_damaged_transcript_is_refused_with_the_reason() -> None:
     broken[len(broken) // 2] ^= 1
     with pytest.raises(ReplayError, match="record"):
         frames(bytes(broken))
+
+
+def test_a_game_left_before_its_end_replays_up_to_where_it_stops_and_verify_still_refuses_it() -> None:
+    """A game quit mid-way: `replay` said "the transcript ends before the game does" and showed nothing; now its
+    stops run up to where it was left, the last one saying so (and whose move the transcript waits on); `verify`
+    says of it what it said before."""
+    from p2pnimmt.protocol.verify import verify_transcript
+
+    net = Net(3, settings=Settings(players=3, max_rounds=2, point_limit=None, deal="open"), bots="heuristic", seed=9)
+    net.start()
+    net.run(limit=400)
+    data = bytes(net.transcripts[net.identities[0].peer])
+    verdict = verify_transcript(data)
+    assert not verdict.ok and "the transcript ends before the game does" in verdict.report(), verdict.report()
+    stops = frames(data)
+    assert stops[0].kind == "round" and stops[-1].kind == "unfinished", [f.kind for f in stops]
+    session = net.sessions[net.identities[0].peer]
+    last = stops[-1]
+    assert last.label.startswith(f"the game was left unfinished here (round {session.round + 1}, turn "), last.label
+    waiting = [session.names[s] for s in session.waiting_for()]
+    assert not waiting or f"waiting for {', '.join(waiting)}" in last.label, (last.label, waiting)
+    assert last.label in last.model.log
+    assert [p.score for p in last.model.players] == list(session.game.scores)
+
+    async def main() -> None:
+        with create_pipe_input() as inp:
+            viewer = ReplayApp(stops, input=inp, output=SizedOutput(80, 24))
+            task = asyncio.create_task(viewer.ui.app.run_async())
+            await until(lambda: viewer.ui.app.is_running, "the app")
+            inp.send_text("\x1b[F")  # End
+            await until(lambda: viewer.frame.kind == "unfinished", "the last stop")
+            assert "the game was left unfinished here" in screen_text(viewer.ui)
+            viewer.ui.app.exit(result="over")
+            await task
+    asyncio.run(main())
