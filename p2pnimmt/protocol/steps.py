@@ -368,7 +368,7 @@ def turn_still_short(table: Table, env: Envelope) -> bool:
     input ended at a fixed point, whose pass waited on that slot (step_turn's `lacking`): the message changes nothing
     else a pass reads (no move of ours is owed before the slot is full: our commit was asked when the turn began, our
     reveal waits for every commit; a deal's `stored` and its interruptions read neither slot), so a pass would find
-    what the last one found, and the session takes it without one (Session._accept). Two messages a turn in three at
+    what the last one found, and the session takes it without one (Session._accept). 18 of a turn's 25 messages at
     10 seats (issue 24's thirtieth sitting; the TypeScript peer's Session.turnStillShort, issue 25's twenty-ninth)."""
     kind = env.kind
     if kind != "PLAY_COMMIT" and kind != "PLAY_REVEAL":
