@@ -496,7 +496,8 @@ class Session:
             self._emit(tuple.__new__(Outgoing, (env.wire, None, skip, env.sender not in self._relaying)))
         if not self.table.void_since_expelled(env):
             self._drive(store(self.table, env))
-        self._advance()
+        if self._rewinds or not steps.turn_still_short(self.table, env):
+            self._advance()  # (a commit or reveal that leaves its turn short changes nothing a pass acts on)
 
     def _take_start(self, env: Envelope) -> None:
         table = self.table

@@ -317,26 +317,27 @@ def out_of_place(table: Table, sender: bytes, kind: str, round_index: int, step:
     goes forward by at most one turn, or to turn 0 of the next round.
     """
     assert table.deal is not None
-    settings = table.game.settings
-    draft = settings.variant == "draft"
-    if kind in ("SEED_COMMIT", "SEED_REVEAL") and draft or kind == "DRAFT_PICK" and not draft:
-        return f"in a game of the {settings.variant} variant"
-    if (kind.startswith("SEALED_") or kind.startswith("SEED_")) and kind not in table.deal.kinds:
-        return f"in a game with the {settings.deal} deal"
-    if kind in TURN_KINDS and step >= HAND_SIZE:
-        return f"for turn {step + 1}: a round has {HAND_SIZE} turns"
-    if kind == "DRAFT_PICK" and step >= HAND_SIZE * table.players:
-        return f"for pick {step + 1}: a draft has {HAND_SIZE * table.players} picks"
-    if kind == "GAME_END":
-        return ""
-    if kind in ("DROP", "KEEP"):
-        if step > GAME_END_STEP:
-            return f"for step {step}: a round has steps 0..{GAME_END_STEP}"
-        turn = Step(round_index, step).turn
-    elif kind in TURN_KINDS:
+    if kind in TURN_KINDS:  # (most of a game's messages: every variant and deal has them, bound by their turn alone)
+        if step >= HAND_SIZE:
+            return f"for turn {step + 1}: a round has {HAND_SIZE} turns"
         turn = step
     else:
-        turn = 0
+        settings = table.game.settings
+        draft = settings.variant == "draft"
+        if kind in ("SEED_COMMIT", "SEED_REVEAL") and draft or kind == "DRAFT_PICK" and not draft:
+            return f"in a game of the {settings.variant} variant"
+        if (kind.startswith("SEALED_") or kind.startswith("SEED_")) and kind not in table.deal.kinds:
+            return f"in a game with the {settings.deal} deal"
+        if kind == "DRAFT_PICK" and step >= HAND_SIZE * table.players:
+            return f"for pick {step + 1}: a draft has {HAND_SIZE * table.players} picks"
+        if kind == "GAME_END":
+            return ""
+        if kind in ("DROP", "KEEP"):
+            if step > GAME_END_STEP:
+                return f"for step {step}: a round has steps 0..{GAME_END_STEP}"
+            turn = Step(round_index, step).turn
+        else:
+            turn = 0
     last_round, last_turn = table.progress.get(sender, (0, 0))
     if round_index == last_round and (kind in ("ROUND_END", "SEALED_KEYS") or
                                       kind in ("DROP", "KEEP") and step >= ROUND_END_STEP):

@@ -62,7 +62,7 @@ from .standin import stand_in_card, stand_in_row
 from .table import Table
 
 __all__ = ["GAME_END_STEP", "ROUND_END_STEP", "SEED_COMMIT_STEP", "SEED_REVEAL_STEP", "advance", "message_step",
-           "turn_step", "vote"]
+           "turn_step", "turn_still_short", "vote"]
 
 
 def advance(table: Table) -> Effects[None]:
@@ -359,6 +359,35 @@ def step_turn(table: Table) -> Effects[None]:
     if rnd.over:
         table.move(Phase.ROUND_END)
         yield from score_round(table)
+
+
+def turn_still_short(table: Table, env: Envelope) -> bool:
+    """Whether `env`, just stored, is a PLAY_COMMIT or PLAY_REVEAL placed in its slot of the turn under way that
+    leaves that turn short of a commit (a reveal: of a commit or of a reveal), in a game with nothing else in flight
+    (no vote, drop, seat back, expulsion, parked message, held proof, split commit, rebuild). The session's last
+    input ended at a fixed point, whose pass waited on that slot (step_turn's `lacking`): the message changes nothing
+    else a pass reads (no move of ours is owed before the slot is full: our commit was asked when the turn began, our
+    reveal waits for every commit; a deal's `stored` and its interruptions read neither slot), so a pass would find
+    what the last one found, and the session takes it without one (Session._accept). 18 of a turn's 25 messages at
+    10 seats (issue 24's thirtieth sitting; the TypeScript peer's Session.turnStillShort, issue 25's twenty-ninth)."""
+    kind = env.kind
+    if kind != "PLAY_COMMIT" and kind != "PLAY_REVEAL":
+        return False
+    if table.phase is not Phase.TURN or table.drop_steps or table.expelled or table.dropped or table.absences \
+            or table.votes or table.parked or table.held_proofs or table.versions or table.rewinds:
+        return False
+    body = env.body
+    r, t = table.round, table.turn
+    if body["round"] != r or body["turn"] != t:
+        return False
+    slot = table.slots.get((kind, r, t))
+    if slot is None or slot.get(table.roster.index(env.sender)) is not env:
+        return False  # not placed (refused, or held: each leaves one of the states above, but asked all the same)
+    players = len(table.roster)  # every seat commits and reveals: nobody was ever dropped
+    if kind == "PLAY_COMMIT":
+        return len(slot) < players
+    commits = table.slots.get(("PLAY_COMMIT", r, t))
+    return commits is None or len(commits) < players or len(slot) < players
 
 
 def check_commits(table: Table) -> Effects[bool]:
