@@ -209,7 +209,8 @@ def test_the_decode_refusals() -> None:
         assert str(refused.value) == v["refusal"], v["why"]
         found.append(v["refusal"])
     words = ["no bytes at all", "incomplete input", "trailing bytes", "FormatError", "exceeds max_ext_len",
-             "ext type 5 is not allowed", "max_array_len", "max_map_len", "max_str_len", "'utf-8' codec",
+             "ext type 5 is not allowed",
+             "invalid timestamp data (length 0)", "max_array_len", "max_map_len", "max_str_len", "'utf-8' codec",
              "int is not allowed for map key", "map key b'a' is not a string", "duplicate map key",
              "not canonical msgpack", "nested deeper", "StackError", "a message must be", "signature must be",
              "signed part must be", "protocol version", "game id must be", "sender must be", "sequence number",
