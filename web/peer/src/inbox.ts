@@ -189,8 +189,8 @@ export class Inbox {
   private startProblem(env: Envelope): [string, string] | null {
     const problem = bodyProblem("START", env.body);
     if (problem) return ["malformed", problem];
-    // The codes as the reference gives them (protocol.md section 8 leaves which code to which check open):
-    // bad-signature for the signature alone, malformed for the rest.
+    // The code follows the check that failed, never the words (protocol.md 8): bad-signature for the signature
+    // alone, malformed for the rest.
     const roster = (env.body.get("roster") as Map<string, unknown>[]).map((s) => s.get("key") as Uint8Array);
     const key = roster.find((k) => equal(peerId(k), env.sender));
     if (!key) return ["malformed", "its sender is not in its roster"];
