@@ -564,6 +564,8 @@ export class PageNode {
     if (kind === "msg" && payload instanceof Uint8Array) {
       link.remember(wireKey(payload));
       this.send(this.seat.deliver(payload, link.peer));
+      // a peer over a cap of what is held for it is cut off (protocol.md 14, "Bounds"; net/frames.py)
+      for (const [key, over] of this.seat.inbox.overflowed()) this.links.get(key)?.close(`cut off: it sent ${over.what}`);
       if (this.hostLinkAtStart === undefined && this.seat.start !== null) {
         this.hostLinkAtStart = this.hostPeer ? this.links.get(hex(this.hostPeer)) ?? null : null;
       }
