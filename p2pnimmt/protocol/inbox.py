@@ -250,9 +250,9 @@ class Inbox:
     def _before_start(self, env: Envelope, wire: bytes, via: bytes | None) -> Iterator[Found]:
         if env.kind == "START" and env.seq == 0:
             problem = start_problem(env)
-            if problem:
-                yield Refused(via, "bad-signature" if "signature" in problem else "malformed",
-                              f"START delivered by {self.who(via)}: {problem}")
+            if problem is not None:
+                code, words = problem
+                yield Refused(via, code, f"START delivered by {self.who(via)}: {words}")
                 return
             refused = self.start_check(env.body) if self.start_check is not None else None
             if refused is not None:  # not taken, as a wrong START is: this node does not play that game
@@ -339,20 +339,22 @@ class Inbox:
         self.started = True
 
 
-def start_problem(env: Envelope) -> str:
-    """What is wrong with a START (its signer must sit in its own roster and have signed it); '' if nothing."""
+def start_problem(env: Envelope) -> tuple[str, str] | None:
+    """What is wrong with a START (its signer must sit in its own roster and have signed it), as (the fault's code,
+    the words): `bad-signature` for the signature's check alone, `malformed` for every other (protocol.md 8: the code
+    follows the check that failed, never the words); None if nothing."""
     try:
         check_body("START", env.body)
     except BodyError as exc:
-        return str(exc)
+        return "malformed", str(exc)
     keys = [s["key"] for s in env.body["roster"]]
     signer = next((k for k in keys if peer_id(k) == env.sender), None)
     if signer is None:
-        return "its sender is not in its roster"
+        return "malformed", "its sender is not in its roster"
     if len(set(keys)) != len(keys):
-        return "its roster names a key twice"
+        return "malformed", "its roster names a key twice"
     if not env.check_signature(signer):
-        return "its signature does not verify"
+        return "bad-signature", "its signature does not verify"
     if env.game_id != game_id_for(signer, env.body["salt"]):
-        return "its game id is not bound to its signer's key (only the host can start this game)"
-    return ""
+        return "malformed", "its game id is not bound to its signer's key (only the host can start this game)"
+    return None

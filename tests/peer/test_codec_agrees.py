@@ -98,7 +98,7 @@ def corpus(rng: random.Random) -> list[bytes]:
         "cf0000000000000005", "d0ff", "c6ffffffff", "dbffffffff", "dd00000001c0",
         # the order and words of each refusal: UTF-8 errors, ext lengths, keys, a map's keys twice, the stack
         "a3e28228", "a2e282", "a2e228", "a1e2", "a2f090", "a2f490", "a1c0", "a1ff", "c70005", "c701ff00", "c7ff05",
-        "d4ff00", "810102", "8101", "8101c0", "81c40127c0", "81c402275cc0", "84a16101a16202a16203a16104",
+        "d4ff00", "c700ff", "c80000ff", "c900000000ff", "d6ff00000000", "81a161c700ff", "810102", "8101", "8101c0", "81c40127c0", "81c402275cc0", "84a16101a16202a16203a16104",
         "81c0c0", "81c3c0", "819000", "818000", "81ca0000000001", "dd00000101", "92a5616263",
     ]] + [b"\x91" * n + tail for n in (1023, 1024, 1025) for tail in (b"", b"\x00")]
     mutated = []

@@ -6,7 +6,9 @@ the Python nodes in their place, fed the same validly signed bytes, write the sa
   both, and the TypeScript node refused it);
 - a START whose `prev` is not 32 zero bytes, signed by the host, is its chain broken: fault `chain-broken`, fatal,
   blamed on the host with the START as the proof (before, the TypeScript node refused it as `malformed` from its
-  deliverer and waited for another START).
+  deliverer and waited for another START);
+- a START refused for a field named `signature` is `malformed`, the code of the check that failed (before, the
+  Python inbox chose `bad-signature` by its words).
 """
 
 from __future__ import annotations
@@ -86,6 +88,36 @@ def test_a_start_whose_prev_is_not_zero_breaks_the_hosts_chain(via: str, request
                                                                           "previous one"}
             (fault,) = faults(table.mixed.transcripts[peer])
             assert fault["fatal"] and fault["peer"] == table.mixed.identities[0].peer
+
+
+@pytest.mark.parametrize("where", ["a field", "a settings value"])
+def test_a_start_refused_for_a_field_named_signature_is_malformed(where: str, request: pytest.FixtureRequest,
+                                                                  tmp_path: Path) -> None:
+    """Section 8: a START's fault code follows the check that failed, never its words: a START with an unknown
+    field named `signature` (or a settings value 'signature'), validly signed by the host and delivered by seat 2
+    before the START, is `malformed` from seat 2 at both implementations (before, the Python inbox searched the
+    words for "signature" and recorded `bad-signature`; vector `start-refusals`)."""
+    process: NodeSeats = request.getfixturevalue("child")
+    table = Table(process, "open", 3, [1, 4], seed=85, rounds=1)
+    for net in table.nets:
+        host, relay = net.identities[0], net.identities[2]
+        roster = [{"key": i.public_key, "name": f"p{n}", "bot": True} for n, i in enumerate(net.identities)]
+        settings = {"variant": "signature" if where == "a settings value" else "standard", "point_limit": None,
+                    "max_rounds": 1, "deal": "open"}
+        body: dict[str, Any] = {"salt": net.salt, "settings": settings, "roster": roster}
+        if where == "a field":
+            body["signature"] = 1
+        start = seal(host, net.game_id, 0, bytes(32), "START", body)
+        for to in (net.identities[1].peer, net.watchers[1].peer):
+            net.handle(to, net.sessions[to].receive(start.wire, relay.peer))
+        net.start()
+        net.run()
+    outcomes = node_by_node(table, tmp_path)
+    assert [o["phase"] for o in outcomes] == ["over"] * 5
+    for peer in (table.mixed.identities[1].peer, table.mixed.watchers[1].peer):
+        (fault,) = faults(table.mixed.transcripts[peer])
+        assert (fault["code"], fault["peer"], fault["fatal"]) == ("malformed", table.mixed.identities[2].peer, False)
+        assert fault["detail"].startswith("START delivered by ") and "signature" in fault["detail"]
 
 
 def test_a_message_in_a_form_not_canonical_is_malformed(request: pytest.FixtureRequest, tmp_path: Path) -> None:

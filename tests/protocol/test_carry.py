@@ -176,7 +176,7 @@ def test_the_carry_vector_and_the_starts_it_is_not() -> None:
     assert watcher.start is not None and watcher.table.game.scores == [17, 9] and watcher.table.game.before == 2
     for case in V["not_starts"]:
         env = open_envelope(seal(host, game_id, 0, NO_PREVIOUS, "START", start_body(case["carry"])).wire)
-        assert start_problem(env), case["why"]
+        assert start_problem(env) is not None, case["why"]
         other = Session(None, game_id=game_id)
         other.receive(env.wire)
         assert other.start is None, case["why"]
@@ -187,9 +187,9 @@ def test_rounds_left_to_play_or_it_is_no_start() -> None:
     game_id = game_id_for(host.public_key, h(V["salt"]))
     body = start_body(V["carry"])
     body["settings"] = {**V["settings"], "max_rounds": 2}  # 2 rounds carried of 2: nothing left
-    assert "none left" in start_problem(open_envelope(seal(host, game_id, 0, NO_PREVIOUS, "START", body).wire))
+    assert "none left" in (start_problem(open_envelope(seal(host, game_id, 0, NO_PREVIOUS, "START", body).wire)) or ("", ""))[1]
     body["settings"] = {**V["settings"], "max_rounds": 3}
-    assert start_problem(open_envelope(seal(host, game_id, 0, NO_PREVIOUS, "START", body).wire)) == ""
+    assert start_problem(open_envelope(seal(host, game_id, 0, NO_PREVIOUS, "START", body).wire)) is None
 
 
 def test_a_seat_that_scored_the_hosts_last_round_end_but_lacks_a_round_end_of_it_takes_the_carry() -> None:

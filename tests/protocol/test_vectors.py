@@ -209,7 +209,8 @@ def test_the_decode_refusals() -> None:
         assert str(refused.value) == v["refusal"], v["why"]
         found.append(v["refusal"])
     words = ["no bytes at all", "incomplete input", "trailing bytes", "FormatError", "exceeds max_ext_len",
-             "ext type 5 is not allowed", "max_array_len", "max_map_len", "max_str_len", "'utf-8' codec",
+             "ext type 5 is not allowed",
+             "invalid timestamp data (length 0)", "max_array_len", "max_map_len", "max_str_len", "'utf-8' codec",
              "int is not allowed for map key", "map key b'a' is not a string", "duplicate map key",
              "not canonical msgpack", "nested deeper", "StackError", "a message must be", "signature must be",
              "signed part must be", "protocol version", "game id must be", "sender must be", "sequence number",
@@ -303,8 +304,9 @@ def test_the_drop_vectors() -> None:
 def test_the_transcript_vector() -> None:
     """Section 13's `transcript-vectors`: the recorder's journal writes the file byte for byte (the header, the
     record chain, the fault record's keys in their order, its recorded evidence left out, the seal)."""
+    from p2pnimmt.protocol.codec import decode
     from p2pnimmt.protocol.events import Fault
-    from p2pnimmt.protocol.transcript import TranscriptJournal
+    from p2pnimmt.protocol.transcript import MAX_RECORD, TranscriptJournal, frames
 
     block = json.loads(re.search(r"```json transcript-vectors\n(.*?)```", DOC, re.S).group(1))
     refusals = json.loads(re.search(r"```json canonical-refusals\n(.*?)```", DOC, re.S).group(1))["messages"]
@@ -317,6 +319,16 @@ def test_the_transcript_vector() -> None:
     journal.seal()
     journal.flush()
     assert bytes(out).hex() == block["file"]
+    for case in block["room"]:  # evidence that would not fit the record is left out (section 13, "Fault records")
+        written = bytearray()
+        journal = TranscriptJournal(written.extend, Identity(h(block["recorder_secret"])))
+        journal.fault(Fault(bytes(16), "equivocation", case["detail"] * case["times"], True,
+                            tuple(bytes(n) for n in case["evidence"])))
+        journal.flush()
+        (_header, record) = [r for _at, r in frames(bytes(written))]
+        index, _link, what, payload = decode(record, MAX_RECORD)
+        assert (index, what, len(payload["evidence"])) == (1, "fault", case["kept"]), case["why"]
+        assert len(record) == case["record"] <= MAX_RECORD, case["why"]
 
 
 def test_the_start_refusals() -> None:

@@ -337,11 +337,13 @@ class Reader {
     return raw;
   }
 
-  /** An ext value of `n` data bytes: never allowed (section 7). */
+  /** An ext value of `n` data bytes: never allowed (section 7); of none, type -1 (msgpack's timestamp) in
+   * msgpack-python's words, another type in the codec's own. */
   private ext(n: number): never {
     const type = this.byte();
     this.bytes(n, true);
     if (n > 0) throw msgpackError(`${n + 1} exceeds max_ext_len(0)`);
+    if (type === 0xff) throw msgpackError("invalid timestamp data (length 0)");
     throw new DecodeError(`msgpack ext type ${type >= 0x80 ? type - 0x100 : type} is not allowed`);
   }
 

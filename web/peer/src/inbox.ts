@@ -18,11 +18,19 @@ export interface Fault {
   readonly evidence: readonly Uint8Array[];
 }
 
+// What a node holds before it can accept it, capped per source and in total (protocol.md 14, "Bounds"; the
+// reference's inbox.py): a message over a cap is not held (the heads exchange brings it again), and the delivering
+// peer that went over is reported by `overflowed()` for its carrier to cut off.
 export const MAX_HELD_WIRE = 16384;
+/** Messages and bytes held before the START per delivering peer; delivering peers; bytes in all. */
 export const MAX_EARLY = 1024;
 export const MAX_EARLY_BYTES = 256 * 1024;
+export const MAX_EARLY_PEERS = 64;
+export const MAX_EARLY_TOTAL = 2 * 1024 * 1024;
+/** Messages and bytes held ahead of a sender's chain per sender; bytes in all. */
 export const MAX_AHEAD = 512;
 export const MAX_AHEAD_BYTES = 1024 * 1024;
+export const MAX_AHEAD_TOTAL = 8 * 1024 * 1024;
 
 /** `via`: the peer that delivered the message (null: none, or released from its sender's chain after a gap). */
 export type Found =
@@ -54,9 +62,13 @@ export class Inbox {
   private readonly direct = new Map<string, Set<number>>();
   private readonly replayed = new Set<string>();
   /** Messages held before the START, by the peer that delivered them (in the order each first delivered one). */
-  private early = new Map<string, { via: Uint8Array | null; wires: Uint8Array[] }>();
-  private earlyCount = 0;
+  private early = new Map<string, { via: Uint8Array | null; wires: Uint8Array[]; bytes: number }>();
   private earlyBytes = 0;
+  /** Bytes held ahead of its chain, by sender (hex), and in all. */
+  private readonly aheadBytes = new Map<string, number>();
+  private aheadTotal = 0;
+  /** The delivering peers that went over a cap since `overflowed()` was last asked (hex -> the peer, which cap). */
+  private over = new Map<string, { readonly peer: Uint8Array; readonly what: string }>();
   /** The messages accepted, by their signature (the wire's last 64 bytes) with their sender's id: a copy of one
    * (relays send them all the time: about two per new message at 10 seats) is known by its bytes, before it is
    * decoded and hashed, and passes the gates exactly as its decoded copy would (section 8: a copy, nothing more to
@@ -149,14 +161,7 @@ export class Inbox {
         found(refused(via, "wrong-game", `message from ${this.who(via)} is for game ${hex(env.game)}`));
         return;
       }
-      if (wire.length <= MAX_HELD_WIRE && this.earlyCount < MAX_EARLY && this.earlyBytes + wire.length <= MAX_EARLY_BYTES) {
-        const from = via === null ? "" : hex(via);
-        const queue = this.early.get(from) ?? { via, wires: [] };
-        queue.wires.push(wire);
-        this.early.set(from, queue);
-        this.earlyCount += 1;
-        this.earlyBytes += wire.length;
-      }
+      this.holdEarly(wire, via);
       return;
     }
     this.gate(env, via, found);
@@ -176,8 +181,77 @@ export class Inbox {
     found({ type: "ready", env: start, via });
     const held = this.early;
     this.early = new Map();
-    this.earlyCount = this.earlyBytes = 0;
+    this.earlyBytes = 0;
     for (const queue of held.values()) for (const wire of queue.wires) this.ingest(wire, queue.via, found);
+  }
+
+  /** Hold `wire` until the START, within the bounds per delivering peer and in total, checked in the reference's
+   * order (a message too large; a new peer when 64 have messages held; the peer's 1,024 messages or 256 KiB; 2 MiB
+   * in all); over one, it is not held and `via` is reported. */
+  private holdEarly(wire: Uint8Array, via: Uint8Array | null): void {
+    const from = via === null ? "" : hex(via);
+    const queue = this.early.get(from);
+    const used = queue?.bytes ?? 0;
+    if (wire.length > MAX_HELD_WIRE) {
+      this.overflow(via, `a ${wire.length}-byte message before START (at most ${MAX_HELD_WIRE} are held)`);
+    } else if (queue === undefined && this.early.size >= MAX_EARLY_PEERS) {
+      this.overflow(via, `messages before START when ${MAX_EARLY_PEERS} peers already have some held`);
+    } else if ((queue !== undefined && queue.wires.length >= MAX_EARLY) || used + wire.length > MAX_EARLY_BYTES) {
+      this.overflow(via, `more than ${MAX_EARLY} messages or ${MAX_EARLY_BYTES} bytes before START`);
+    } else if (this.earlyBytes + wire.length > MAX_EARLY_TOTAL) {
+      this.overflow(via, `more than ${MAX_EARLY_TOTAL} bytes held before START in total`);
+    } else {
+      const held = queue ?? { via, wires: [], bytes: 0 };
+      held.wires.push(wire);
+      held.bytes += wire.length;
+      this.early.set(from, held);
+      this.earlyBytes += wire.length;
+    }
+  }
+
+  /** Hold `env`, ahead of its sender's (hex `sender`) chain, within the bounds per sender and in total; over one,
+   * it is not held, and `via` is reported where it is the sender (only the sender makes new signed messages: a
+   * relay is not blamed). Whether it is held. */
+  private holdAhead(env: Envelope, sender: string, via: Uint8Array | null): boolean {
+    const size = env.wire.length;
+    const waiting = this.ahead.get(sender) ?? new Map<number, Envelope>();
+    const used = this.aheadBytes.get(sender) ?? 0;
+    let what: string;
+    if (size > MAX_HELD_WIRE) {
+      what = `a ${size}-byte message ahead of its chain (at most ${MAX_HELD_WIRE} are held)`;
+    } else if (waiting.size >= MAX_AHEAD || used + size > MAX_AHEAD_BYTES) {
+      what = `more than ${MAX_AHEAD} messages or ${MAX_AHEAD_BYTES} bytes held ahead for one sender`;
+    } else if (this.aheadTotal + size > MAX_AHEAD_TOTAL) {
+      what = `more than ${MAX_AHEAD_TOTAL} bytes held ahead in total`;
+    } else {
+      waiting.set(env.seq, env);
+      this.ahead.set(sender, waiting);
+      this.aheadBytes.set(sender, used + size);
+      this.aheadTotal += size;
+      return true;
+    }
+    if (via !== null && equal(via, env.sender)) this.overflow(via, what);
+    return false;
+  }
+
+  private overflow(via: Uint8Array | null, what: string): void {
+    if (via !== null && !this.over.has(hex(via))) this.over.set(hex(via), { peer: via, what });
+  }
+
+  /** The delivering peers that went over a cap since the last call, with the cap (the reference's
+   * Inbox.overflowed): their carrier cuts them off (protocol.md 14, "Bounds"). */
+  overflowed(): ReadonlyMap<string, { readonly peer: Uint8Array; readonly what: string }> {
+    const found = this.over;
+    if (found.size > 0) this.over = new Map();
+    return found;
+  }
+
+  /** (messages, bytes) held before the START or ahead of a chain now (the reference's Inbox.held). */
+  held(): [number, number] {
+    let messages = 0;
+    for (const queue of this.early.values()) messages += queue.wires.length;
+    for (const waiting of this.ahead.values()) messages += waiting.size;
+    return [messages, this.earlyBytes + this.aheadTotal];
   }
 
   /** A message this node signed itself: the next of its own chain (no signature to check). */
@@ -189,8 +263,8 @@ export class Inbox {
   private startProblem(env: Envelope): [string, string] | null {
     const problem = bodyProblem("START", env.body);
     if (problem) return ["malformed", problem];
-    // The codes as the reference gives them (protocol.md section 8 leaves which code to which check open):
-    // bad-signature for the signature alone, malformed for the rest.
+    // The code follows the check that failed, never the words (protocol.md 8): bad-signature for the signature
+    // alone, malformed for the rest.
     const roster = (env.body.get("roster") as Map<string, unknown>[]).map((s) => s.get("key") as Uint8Array);
     const key = roster.find((k) => equal(peerId(k), env.sender));
     if (!key) return ["malformed", "its sender is not in its roster"];
@@ -234,22 +308,22 @@ export class Inbox {
           detail: this.twoMessages(mine, env), evidence: [mine.wire, env.wire] } });
       return;
     }
-    if (via !== null && equal(via, env.sender)) this.directFrom(sender).add(env.seq);
     if (env.seq > head.next) {
-      const waiting = this.ahead.get(sender) ?? new Map<number, Envelope>();
-      const other = waiting.get(env.seq);
+      const other = this.ahead.get(sender)?.get(env.seq);
       if (other && !equal(other.hash, env.hash)) {
+        // not held (too large to be ahead): it comes again in order, and is judged then (as the reference)
+        if (env.wire.length > MAX_HELD_WIRE) return;
         // Another prev: its fork shows against a message seq - 1 not held yet: dropped unjudged (protocol.md 8, 4).
         if (!equal(other.prev, env.prev)) return;
         found({ type: "fault", fault: { peer: env.sender, code: "equivocation", fatal: true,
           detail: this.twoMessages(other, env), evidence: [other.wire, env.wire] } });
         return;
       }
-      const bytes = [...waiting.values()].reduce((s, e) => s + e.wire.length, env.wire.length);
-      if (env.wire.length <= MAX_HELD_WIRE && waiting.size < MAX_AHEAD && bytes <= MAX_AHEAD_BYTES) waiting.set(env.seq, env);
-      this.ahead.set(sender, waiting);
+      // delivered by its sender: noted only once held (as the reference: one not held is no copy a replay repeats)
+      if (this.holdAhead(env, sender, via) && via !== null && equal(via, env.sender)) this.directFrom(sender).add(env.seq);
       return;
     }
+    if (via !== null && equal(via, env.sender)) this.directFrom(sender).add(env.seq);
     this.accept(env, head, sender, via, found);
   }
 
@@ -299,7 +373,11 @@ export class Inbox {
       from = null; // released from the chain's gap: no one delivered it now
       const waiting = this.ahead.get(sender);
       env = waiting?.get(head.next);
-      waiting?.delete(head.next);
+      if (env !== undefined) {
+        waiting?.delete(head.next);
+        this.aheadBytes.set(sender, (this.aheadBytes.get(sender) ?? 0) - env.wire.length);
+        this.aheadTotal -= env.wire.length;
+      }
     }
   }
 }

@@ -562,6 +562,8 @@ export class PageNode {
       const was = this.seat.badFrom.get(key) ?? 0;
       this.send(this.seat.deliver(payload, link.peer));
       this.badMessages(link, (this.seat.badFrom.get(key) ?? 0) - was);
+      // a peer over a cap of what is held for it is cut off (protocol.md 14, "Bounds"; net/frames.py)
+      for (const [peerKey, over] of this.seat.inbox.overflowed()) this.links.get(peerKey)?.close(`cut off: it sent ${over.what}`);
       if (this.hostLinkAtStart === undefined && this.seat.start !== null) {
         this.hostLinkAtStart = this.hostPeer ? this.links.get(hex(this.hostPeer)) ?? null : null;
       }

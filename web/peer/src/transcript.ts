@@ -20,6 +20,9 @@ export const MAX_DETAIL = 500;
 const LINK_TAG = ascii("p2pnimmt/transcript-link/v1");
 const HASH_SIZE = 32;
 
+/** The bytes of a msgpack bin of `n` bytes: its head (bin 8, 16 or 32) and the bytes. */
+const binSize = (n: number): number => n + (n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
+
 /** Section 12's codes a non-fatal record blames a deliverer with: the recorder's word about bytes it refused. */
 export const DELIVERER_CODES: ReadonlySet<string> = new Set(["malformed", "wrong-game", "unknown-sender", "bad-signature", "replay"]);
 /** Every code of section 12 a fault record may hold (`digest-mismatch` retired, but a code still: a record of it is a
@@ -291,8 +294,19 @@ export class TranscriptWriter {
       this.faultCounts.set(key, (this.faultCounts.get(key) ?? 0) + 1);
       this.faultsCounted += 1;
     }
-    this.record("fault", new Map<string, Encodable>([["peer", f.peer], ["code", f.code], ["detail", f.detail],
-      ["fatal", f.fatal], ["evidence", [...f.evidence]]]));
+    const evidence: Uint8Array[] = [];
+    const payload = new Map<string, Encodable>([["peer", f.peer], ["code", f.code], ["detail", f.detail],
+      ["fatal", f.fatal], ["evidence", evidence]]);
+    // The record within MAX_RECORD: evidence that would not fit is left out from the first message that does not fit
+    // on (section 13), counted as the reference's fault_payload counts (the record's index at its widest, a uint 64:
+    // 8 bytes more than the fixint written here; each message's bin, and 2 bytes for the array's head growing).
+    let room = MAX_RECORD - (encode([0, new Uint8Array(HASH_SIZE), "fault", payload]).length + 8);
+    for (const wire of f.evidence) {
+      room -= binSize(wire.length) + 2;
+      if (room < 0) break;
+      evidence.push(wire);
+    }
+    this.record("fault", payload);
   }
 
   seal(): void {

@@ -20,6 +20,8 @@
  *   and never passed it on (Seat.neverPassedOn); few {absent}: whether those seats can be voted out without one of
  *   them (Seat.fewEnoughGone); dropped: the seats dropped; phase: the session's phase; hand: our cards still in hand; report: the
  *   node's state and transcript, and how many times it rebuilt its table (11.1: a drop at a position it went past);
+ *   held: the inbox's [messages, bytes] held before the START or ahead of a chain, and [[peer, cap]...] the
+ *   delivering peers that went over a cap since last asked (Inbox.overflowed, protocol.md 14 "Bounds");
  *   verify {path} (no id): the TypeScript verifier's verdict on a transcript file and its report (what
  *   `node peer.js verify FILE` prints).
  * Every answer but report's: {out: [[wire, to, skip, watchersOnly]...], due} or {error}: `due` is the move the
@@ -179,6 +181,8 @@ function answer(req: Request): unknown {
       return { problem: node.carryProblem(fields), refused: node.refusedAcks(), ends: [...node.roundEnds()],
         out: [...node.outForProof((req.rounds as number | null | undefined) ?? null)] };
     }
+    case "held": // what the inbox holds before the START or ahead of a chain, and who went over a cap since asked
+      return { held: node.inbox.held(), overflowed: [...node.inbox.overflowed().values()].map((o) => [hex(o.peer), o.what]) };
     case "deliver":
       out = node.deliver(fromHex(req.wire as string), req.via === null ? null : fromHex(req.via as string));
       break;

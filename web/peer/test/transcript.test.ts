@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { concat, fromHex, hex, u32 } from "../src/bytes.js";
-import { encode } from "../src/codec.js";
+import { decode, encode } from "../src/codec.js";
 import { Identity } from "../src/identity.js";
 import { frame, frames, header, link, MAX_RECORD, TranscriptWriter } from "../src/transcript.js";
 import { pyRepr, report, verifyTranscript } from "../src/verify.js";
@@ -85,4 +85,14 @@ test("transcript-vectors: the writer makes the file byte for byte (the recorded 
     evidence: (v.fault.evidence as number[]).filter((i) => i !== v.msg).map(wire) });
   writer.seal();
   assert.equal(hex(writer.bytes()), v.file);
+  // evidence that would not fit the record is left out, from the first message that does not fit on (section 13)
+  for (const c of v.room as { why: string; detail: string; times: number; evidence: number[]; kept: number; record: number }[]) {
+    const room = new TranscriptWriter(new Identity(fromHex(v.recorder_secret)));
+    room.fault({ peer: new Uint8Array(16), code: "equivocation", detail: c.detail.repeat(c.times), fatal: true,
+      evidence: c.evidence.map((n) => new Uint8Array(n)) });
+    const [, record] = frames(room.bytes());
+    const [index, , what, payload] = decode(record as Uint8Array, MAX_RECORD) as [number, Uint8Array, string, Map<string, unknown>];
+    assert.deepEqual([index, what, (payload.get("evidence") as unknown[]).length], [1, "fault", c.kept], c.why);
+    assert.equal((record as Uint8Array).length, c.record, c.why);
+  }
 });
