@@ -33,6 +33,7 @@ MAX_FILE = 256 * 1024 * 1024
 MAX_FAULTS_PER_PEER = 32  # non-fatal fault records blaming one peer (or no one)
 MAX_FAULTS = 256  # non-fatal fault records in one transcript
 MAX_DETAIL = 500  # characters of a fault record's detail
+MAX_DETAIL_BYTES = 1024  # ... and bytes of its UTF-8: the most a str holds (protocol.md 7)
 
 
 def link(record: bytes) -> bytes:
@@ -60,12 +61,18 @@ def frame(record: bytes) -> bytes:
     return len(record).to_bytes(4, "big") + record
 
 
+def cut_detail(detail: str) -> str:
+    """A fault record's detail as written (protocol.md 13): its first MAX_DETAIL characters (code points), then
+    its longest prefix of whole ones within MAX_DETAIL_BYTES of UTF-8, so every reader can read the record."""
+    return detail[:MAX_DETAIL].encode()[:MAX_DETAIL_BYTES].decode(errors="ignore")
+
+
 def fault_payload(fault: Fault, recorded: Container[bytes] = ()) -> dict[str, Any]:
     """The payload of a fault record: the evidence that is not already a `msg` record of this transcript
-    (a replay holds those already, so the rest leads it to the same verdict), the detail cut to MAX_DETAIL
-    characters, and at most as much evidence as fits in MAX_RECORD (in order; the first that does not fit
+    (a replay holds those already, so the rest leads it to the same verdict), the detail cut (`cut_detail`),
+    and at most as much evidence as fits in MAX_RECORD (in order; the first that does not fit
     and all after it are left out)."""
-    payload: dict[str, Any] = {"peer": fault.peer, "code": fault.code, "detail": fault.detail[:MAX_DETAIL],
+    payload: dict[str, Any] = {"peer": fault.peer, "code": fault.code, "detail": cut_detail(fault.detail),
                                "fatal": fault.fatal, "evidence": []}
     room = MAX_RECORD - len(encode([2**63, bytes(32), "fault", payload]))
     for wire in fault.evidence:

@@ -322,13 +322,14 @@ def test_the_transcript_vector() -> None:
     for case in block["room"]:  # evidence that would not fit the record is left out (section 13, "Fault records")
         written = bytearray()
         journal = TranscriptJournal(written.extend, Identity(h(block["recorder_secret"])))
-        journal.fault(Fault(bytes(16), "equivocation", case["detail"] * case["times"], True,
-                            tuple(bytes(n) for n in case["evidence"])))
+        detail = case.get("prefix", "") + case["detail"] * case["times"]
+        journal.fault(Fault(bytes(16), "equivocation", detail, True, tuple(bytes(n) for n in case["evidence"])))
         journal.flush()
         (_header, record) = [r for _at, r in frames(bytes(written))]
-        index, _link, what, payload = decode(record, MAX_RECORD)
+        index, _link, what, payload = decode(record, MAX_RECORD)  # a detail over 1,024 bytes is refused here
         assert (index, what, len(payload["evidence"])) == (1, "fault", case["kept"]), case["why"]
         assert len(record) == case["record"] <= MAX_RECORD, case["why"]
+        assert payload["detail"] == detail[:case.get("cut", len(detail))], case["why"]
 
 
 def test_the_start_refusals() -> None:

@@ -31,7 +31,7 @@ import type { Kind } from "./messages.js";
 import { allIn, type Fault, Session, type Settings } from "./session.js";
 import { draftOrder } from "./deal.js";
 import { cmp, commitStep, GAME_END_STEP, type Pos, ROUND_END_STEP, voteSlot } from "./steps.js";
-import { MAX_DETAIL, TranscriptWriter } from "./transcript.js";
+import { TranscriptWriter } from "./transcript.js";
 import { standInCard, standInPick, standInRow } from "./turn.js";
 
 /** Bytes to send: to every peer (`to` null) but those in `skip`; `watchersOnly`: to the spectators alone. */
@@ -492,7 +492,7 @@ export class Seat extends Session {
     return [...lacked, ...[...this.proofs].filter(([key]) => !listed.has(key)).map(([, wire]) => wire)];
   }
 
-  /** A fault is recorded as section 13 says: the detail cut to its limit, the evidence not already a msg record,
+  /** A fault is recorded as section 13 says: the evidence not already a msg record (the writer cuts the detail),
    * within the caps on non-fatal records per peer and in all (the transcript's). */
   protected override note(fault: Fault): void {
     super.note(fault);
@@ -500,8 +500,7 @@ export class Seat extends Session {
     // of each of a seat's junk frames on a page, red team, session 44)
     if (this.replaying || this.transcript.sealed || !this.transcript.takes(fault)) return;
     const recorded = new Set(TranscriptWriter.messages(this.transcript.bytes()).map(hex));
-    this.transcript.fault({ ...fault, detail: [...fault.detail].slice(0, MAX_DETAIL).join(""),
-      evidence: fault.evidence.filter((w) => !recorded.has(hex(w))) });
+    this.transcript.fault({ ...fault, evidence: fault.evidence.filter((w) => !recorded.has(hex(w))) });
   }
 
   /** Sign the one message we owe at this fixed point, if any: true if we signed one (the session then takes

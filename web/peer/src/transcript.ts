@@ -16,6 +16,25 @@ export const SEAL_TAG = ascii("p2pnimmt/transcript-seal/v1");
 export const MAX_FAULTS_PER_PEER = 32;
 export const MAX_FAULTS = 256;
 export const MAX_DETAIL = 500;
+/** ... and bytes of its UTF-8: the most a str holds (protocol.md 7). */
+export const MAX_DETAIL_BYTES = 1024;
+
+/** A fault record's detail as written (protocol.md 13): its first MAX_DETAIL characters (code points), then its
+ * longest prefix of whole ones within MAX_DETAIL_BYTES of UTF-8, so every reader can read the record (a lone
+ * surrogate counts 3 bytes: the encoder writes U+FFFD for it). */
+export function cutDetail(detail: string): string {
+  let chars = 0;
+  let bytes = 0;
+  let end = 0;
+  for (const c of detail) {
+    const cp = c.codePointAt(0) as number;
+    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (chars === MAX_DETAIL || bytes > MAX_DETAIL_BYTES) break;
+    chars += 1;
+    end += c.length;
+  }
+  return detail.slice(0, end);
+}
 
 const LINK_TAG = ascii("p2pnimmt/transcript-link/v1");
 const HASH_SIZE = 32;
@@ -287,6 +306,7 @@ export class TranscriptWriter {
     return count < MAX_FAULTS_PER_PEER && this.faultsCounted < MAX_FAULTS;
   }
 
+  /** Write a fault record (section 13): its detail cut (`cutDetail`), its evidence within the record's limit. */
   fault(f: FaultRecord): void {
     if (!this.takes(f)) return;
     if (!f.fatal && f.code !== "equivocation") {
@@ -295,7 +315,7 @@ export class TranscriptWriter {
       this.faultsCounted += 1;
     }
     const evidence: Uint8Array[] = [];
-    const payload = new Map<string, Encodable>([["peer", f.peer], ["code", f.code], ["detail", f.detail],
+    const payload = new Map<string, Encodable>([["peer", f.peer], ["code", f.code], ["detail", cutDetail(f.detail)],
       ["fatal", f.fatal], ["evidence", evidence]]);
     // The record within MAX_RECORD: evidence that would not fit is left out from the first message that does not fit
     // on (section 13), counted as the reference's fault_payload counts (the record's index at its widest, a uint 64:

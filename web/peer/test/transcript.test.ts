@@ -86,13 +86,18 @@ test("transcript-vectors: the writer makes the file byte for byte (the recorded 
   writer.seal();
   assert.equal(hex(writer.bytes()), v.file);
   // evidence that would not fit the record is left out, from the first message that does not fit on (section 13)
-  for (const c of v.room as { why: string; detail: string; times: number; evidence: number[]; kept: number; record: number }[]) {
+  type Room = { why: string; prefix?: string; detail: string; times: number; evidence: number[]; kept: number; record: number; cut?: number };
+  for (const c of v.room as Room[]) {
     const room = new TranscriptWriter(new Identity(fromHex(v.recorder_secret)));
-    room.fault({ peer: new Uint8Array(16), code: "equivocation", detail: c.detail.repeat(c.times), fatal: true,
+    const detail = (c.prefix ?? "") + c.detail.repeat(c.times);
+    room.fault({ peer: new Uint8Array(16), code: "equivocation", detail, fatal: true,
       evidence: c.evidence.map((n) => new Uint8Array(n)) });
     const [, record] = frames(room.bytes());
+    // a detail over 1,024 bytes is refused here
     const [index, , what, payload] = decode(record as Uint8Array, MAX_RECORD) as [number, Uint8Array, string, Map<string, unknown>];
     assert.deepEqual([index, what, (payload.get("evidence") as unknown[]).length], [1, "fault", c.kept], c.why);
     assert.equal((record as Uint8Array).length, c.record, c.why);
+    // code points, as section 13 counts them
+    assert.equal(payload.get("detail"), [...detail].slice(0, c.cut ?? Infinity).join(""), c.why);
   }
 });
