@@ -16,6 +16,8 @@ def test_a_person_named_like_a_bot_plays_beside_bots_named_otherwise(name: str, 
                      "--name", name])
     try:
         game.play_lines(until="Winner")
+        game.wait_for(r"again> ")  # play again against the same bots? Enter leaves
+        game.type("")
         assert game.popen.wait(60) == 0, game.text
         text = game.text
         assert "aborted" not in text, text

@@ -25,7 +25,8 @@ SEED = "06" * 32  # with "always play the lowest card" the human must take a row
 CARD_PROMPT = "your card> "
 ROW_PROMPT = "take row (1-4)> "
 PICK_PROMPT = "pick> "
-PROMPTS = (CARD_PROMPT, ROW_PROMPT, PICK_PROMPT)
+AGAIN_PROMPT = "again> "  # at game over: play again against the same bots? (Enter leaves)
+PROMPTS = (CARD_PROMPT, ROW_PROMPT, PICK_PROMPT, AGAIN_PROMPT)
 DEADLINE_SECONDS = 60
 STARTED: list[subprocess.Popen] = []
 
@@ -191,6 +192,9 @@ def play_lowest(console: Console, *, try_invalid: bool = True) -> dict:
             row = heads.index(min(heads)) + 1
             rows_taken.append((row, card, heads[row - 1]))
             console.answer(str(row))
+        elif prompt == AGAIN_PROMPT:
+            assert "Winner" in console.screen or "winner" in console.screen, "play again is asked at game over only"
+            console.answer("")
         else:
             assert prompt == PICK_PROMPT
             open_cards = cards_of(latest(console.screen, r"^  open: (.*)$")[1])
@@ -233,7 +237,9 @@ def check_transcript(text: str, moves: dict, rounds: int = 1) -> None:
         rf"^{label}{re.escape(', '.join(winners))} with {low} bull heads?\.$", text, re.MULTILINE
     ), text[-500:]
     last = text.rstrip().splitlines()
-    assert last[-2].startswith("Winner") and last[-1].startswith("Transcript: "), last[-2:]  # kept, as any game
+    # the result, the transcript kept (as any game's), then the offer to play again, which Enter declined
+    assert last[-4].startswith("Winner") and last[-3].startswith("Transcript: "), last[-4:]
+    assert last[-2:] == ["type again to play again with the same bots (Enter leaves)", "again>"], last[-4:]
 
 
 def test_console_game_played_to_the_end() -> None:
