@@ -220,12 +220,20 @@ class Node:
             found.add(self.host_address[0])
         return found
 
+    def may_sit(self, peer: bytes) -> bool:
+        """Whether `peer` can be a seat of the game offered: the host we joined, or a player of the lobby (ours at a
+        host, the host's latest lobby frame at a joiner). The START alone says who sits; this is a hint for what is
+        held before it (protocol.md 14, "Held before START")."""
+        member = self.members.get(peer)
+        return peer == self.host_peer or (member is not None and member.role == "player")
+
     def _new_session(self, game_id: bytes) -> None:
         self.game_id = game_id
         journal = self.journal_for(game_id) if self.journal_for is not None else None
         self.session = Session(self.identity, game_id=game_id, journal=journal)
         self.session.on_signed = self._send  # a message we sign leaves at once (issue 24)
         self.session.inbox.start_check = self.start_check  # a new start's carry, checked (app.anew; protocol.md 14)
+        self.session.inbox.may_sit = self.may_sit  # over what is held before START, strangers go first (protocol.md 14)
         self.session.table.own_where = self._own_record  # our record in our START or START_ACK (protocol.md 14)
         self.spawn(watch_waiting(self))
 

@@ -95,6 +95,11 @@ class Inbox:
         self.start_check: Callable[[dict[str, Any]], str | None] | None = None
         self.refused_start: str | None = None
         self._early_bytes: dict[bytes | None, int] = {}  # via -> bytes held early
+        self._early_total = 0  # bytes held early, all delivering peers together
+        # whether a delivering peer can be a seat of the game offered (the host we joined, a player of the lobby): over
+        # the 64 peers or 2 MiB held before START, the peers that cannot go first (protocol.md 14, "Held before
+        # START"); None: every peer can (a node that knows no lobby)
+        self.may_sit: Callable[[bytes], bool] | None = None
         self._ahead_bytes: dict[bytes, int] = {}  # sender -> bytes held ahead
         self._overflowed: dict[bytes, str] = {}  # delivering peer -> which cap it went over, until collected
         self._direct: set[tuple[bytes, int]] = set()  # (sender, seq) received from the sender itself
@@ -128,7 +133,7 @@ class Inbox:
         """(messages, bytes) held early or ahead now."""
         early = sum(len(q) for q in self._early.values())
         ahead = sum(len(a) for a in self._ahead.values())
-        return early + ahead, sum(self._early_bytes.values()) + sum(self._ahead_bytes.values())
+        return early + ahead, self._early_total + sum(self._ahead_bytes.values())
 
     def holds(self, wire: bytes) -> bool:
         """These exact bytes are a message accepted or held ahead (a copy of it costs a lookup, nothing more)."""
@@ -263,25 +268,51 @@ class Inbox:
             yield StartFound(env, via)
             yield from self._drain(env.sender)
             early, self._early = self._early, {}
-            self._early_bytes = {}
+            self._early_bytes, self._early_total = {}, 0
             for held_via, held in early.items():
                 for held_wire in held:
                     yield from self.ingest(held_wire, held_via)
             return
-        # A quota per delivering peer and in total: a flood from one peer cannot crowd out what others deliver.
+        # A quota per delivering peer and in total (protocol.md 14, "Held before START"): over the peer's own, it is
+        # cut; over the 64 peers or 2 MiB, the peer first in line to go (strangers first, then the one holding the
+        # most), so a flood from some cannot crowd out, or cut, a seat that delivers after it.
+        size = len(wire)
         queue = self._early.get(via)
         used = self._early_bytes.get(via, 0)
-        if len(wire) > MAX_HELD_WIRE:
-            self._over(via, f"a {len(wire)}-byte message before START (at most {MAX_HELD_WIRE} are held)")
-        elif queue is None and len(self._early) >= MAX_EARLY_PEERS:
-            self._over(via, f"messages before START when {MAX_EARLY_PEERS} peers already have some held")
-        elif (queue is not None and len(queue) >= MAX_EARLY) or used + len(wire) > MAX_EARLY_BYTES:
-            self._over(via, f"more than {MAX_EARLY} messages or {MAX_EARLY_BYTES} bytes before START")
-        elif sum(self._early_bytes.values()) + len(wire) > MAX_EARLY_TOTAL:
-            self._over(via, f"more than {MAX_EARLY_TOTAL} bytes held before START in total")
-        else:
-            self._early.setdefault(via, []).append(wire)
-            self._early_bytes[via] = used + len(wire)
+        if size > MAX_HELD_WIRE:
+            self._cut_early(via, f"a {size}-byte message before START (at most {MAX_HELD_WIRE} are held)")
+            return
+        if (queue is not None and len(queue) >= MAX_EARLY) or used + size > MAX_EARLY_BYTES:
+            self._cut_early(via, f"more than {MAX_EARLY} messages or {MAX_EARLY_BYTES} bytes before START")
+            return
+        while True:
+            if via not in self._early and len(self._early) >= MAX_EARLY_PEERS:
+                what = f"messages before START when {MAX_EARLY_PEERS} peers already have some held"
+            elif self._early_total + size > MAX_EARLY_TOTAL:
+                what = f"more than {MAX_EARLY_TOTAL} bytes held before START in total"
+            else:
+                break
+            first = self._first_to_go(via, used + size)
+            self._cut_early(first, what)
+            if first == via:
+                return
+        self._early.setdefault(via, []).append(wire)
+        self._early_bytes[via] = used + size
+        self._early_total += size
+
+    def _first_to_go(self, via: bytes | None, would_hold: int) -> bytes | None:
+        """Of the peers holding messages before START and `via` (counted as holding `would_hold` bytes), the first to
+        be cut: one that cannot be a seat before one that can, then the most bytes, then the lowest peer id."""
+        may_sit = self.may_sit
+        held = {**self._early_bytes, via: would_hold}
+        return min(held, key=lambda peer: (peer is None or may_sit is None or may_sit(peer), -held[peer], peer or b""))
+
+    def _cut_early(self, via: bytes | None, what: str) -> None:
+        """`via` is over a cap before START: what it holds is dropped at once, and it is reported to be cut off."""
+        if via in self._early:
+            del self._early[via]
+            self._early_total -= self._early_bytes.pop(via)
+        self._over(via, what)
 
     def _duplicate(self, env: Envelope, via: bytes | None) -> Iterator[Found]:
         """A copy of a message we hold. Copies relayed by others are normal; the sender sending it twice is a

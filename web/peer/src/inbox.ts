@@ -64,6 +64,10 @@ export class Inbox {
   /** Messages held before the START, by the peer that delivered them (in the order each first delivered one). */
   private early = new Map<string, { via: Uint8Array | null; wires: Uint8Array[]; bytes: number }>();
   private earlyBytes = 0;
+  /** Whether a delivering peer can be a seat of the game offered (the host we joined, a player of the lobby): over
+   * the 64 peers or 2 MiB held before the START, the peers that cannot go first (protocol.md 14, "Held before
+   * START"); null: every peer can (a node that knows no lobby). */
+  maySit: ((peer: Uint8Array) => boolean) | null = null;
   /** Bytes held ahead of its chain, by sender (hex), and in all. */
   private readonly aheadBytes = new Map<string, number>();
   private aheadTotal = 0;
@@ -185,28 +189,65 @@ export class Inbox {
     for (const queue of held.values()) for (const wire of queue.wires) this.ingest(wire, queue.via, found);
   }
 
-  /** Hold `wire` until the START, within the bounds per delivering peer and in total, checked in the reference's
-   * order (a message too large; a new peer when 64 have messages held; the peer's 1,024 messages or 256 KiB; 2 MiB
-   * in all); over one, it is not held and `via` is reported. */
+  /** Hold `wire` until the START, within the bounds per delivering peer and in total, in the reference's order
+   * (protocol.md 14, "Held before START"): a message too large, or over the peer's 1,024 messages or 256 KiB, is not
+   * held and `via` is cut; over the 64 peers or 2 MiB in all, the peer first in line to go is cut (one that cannot
+   * be a seat first, then the one holding the most, then the lowest peer id), `via` too if it is first. */
   private holdEarly(wire: Uint8Array, via: Uint8Array | null): void {
     const from = via === null ? "" : hex(via);
     const queue = this.early.get(from);
     const used = queue?.bytes ?? 0;
-    if (wire.length > MAX_HELD_WIRE) {
-      this.overflow(via, `a ${wire.length}-byte message before START (at most ${MAX_HELD_WIRE} are held)`);
-    } else if (queue === undefined && this.early.size >= MAX_EARLY_PEERS) {
-      this.overflow(via, `messages before START when ${MAX_EARLY_PEERS} peers already have some held`);
-    } else if ((queue !== undefined && queue.wires.length >= MAX_EARLY) || used + wire.length > MAX_EARLY_BYTES) {
-      this.overflow(via, `more than ${MAX_EARLY} messages or ${MAX_EARLY_BYTES} bytes before START`);
-    } else if (this.earlyBytes + wire.length > MAX_EARLY_TOTAL) {
-      this.overflow(via, `more than ${MAX_EARLY_TOTAL} bytes held before START in total`);
-    } else {
-      const held = queue ?? { via, wires: [], bytes: 0 };
-      held.wires.push(wire);
-      held.bytes += wire.length;
-      this.early.set(from, held);
-      this.earlyBytes += wire.length;
+    const size = wire.length;
+    if (size > MAX_HELD_WIRE) {
+      this.cutEarly(from, via, `a ${size}-byte message before START (at most ${MAX_HELD_WIRE} are held)`);
+      return;
     }
+    if ((queue !== undefined && queue.wires.length >= MAX_EARLY) || used + size > MAX_EARLY_BYTES) {
+      this.cutEarly(from, via, `more than ${MAX_EARLY} messages or ${MAX_EARLY_BYTES} bytes before START`);
+      return;
+    }
+    for (;;) {
+      let what: string;
+      if (!this.early.has(from) && this.early.size >= MAX_EARLY_PEERS) {
+        what = `messages before START when ${MAX_EARLY_PEERS} peers already have some held`;
+      } else if (this.earlyBytes + size > MAX_EARLY_TOTAL) {
+        what = `more than ${MAX_EARLY_TOTAL} bytes held before START in total`;
+      } else {
+        break;
+      }
+      const first = this.firstToGo(from, via, used + size);
+      this.cutEarly(first.from, first.via, what);
+      if (first.from === from) return;
+    }
+    const held = queue ?? { via, wires: [], bytes: 0 };
+    held.wires.push(wire);
+    held.bytes += size;
+    this.early.set(from, held);
+    this.earlyBytes += size;
+  }
+
+  /** Of the peers holding messages before the START and `via` (counted as holding `wouldHold` bytes), the first to be
+   * cut: one that cannot be a seat before one that can, then the most bytes, then the lowest peer id (hex of equal
+   * length orders as the bytes do; no peer, "", lowest). */
+  private firstToGo(from: string, via: Uint8Array | null, wouldHold: number): { from: string; via: Uint8Array | null } {
+    const canSit = (peer: Uint8Array | null): boolean => peer === null || this.maySit === null || this.maySit(peer);
+    let best = { from, via, sits: canSit(via), bytes: wouldHold };
+    for (const [key, queue] of this.early) {
+      if (key === from) continue;
+      const other = { from: key, via: queue.via, sits: canSit(queue.via), bytes: queue.bytes };
+      if (other.sits !== best.sits ? !other.sits : other.bytes !== best.bytes ? other.bytes > best.bytes : key < best.from) best = other;
+    }
+    return best;
+  }
+
+  /** `via` (hex `from`) is over a cap before the START: what it holds is dropped at once, and it is reported. */
+  private cutEarly(from: string, via: Uint8Array | null, what: string): void {
+    const queue = this.early.get(from);
+    if (queue !== undefined) {
+      this.early.delete(from);
+      this.earlyBytes -= queue.bytes;
+    }
+    this.overflow(via, what);
   }
 
   /** Hold `env`, ahead of its sender's (hex `sender`) chain, within the bounds per sender and in total; over one,

@@ -126,6 +126,8 @@ export class PageNode {
     // a seat that follows no new start (its first game, a rematch) refuses a START that carries scores; a new start
     // after an equivocation puts its own check in place (page.ts; protocol.md 12, the reference's app.anew)
     if (seat === null) this.seat.inbox.startCheck = carriesNothing;
+    // over what is held before the START, a peer that cannot be a seat goes first (protocol.md 14, "Held before START")
+    this.seat.inbox.maySit = (peer) => (this.hostPeer !== null && equal(peer, this.hostPeer)) || this.isPlayer(peer);
     // our START_ACK carries our record whatever the START carries (protocol.md 14, "In the START and the
     // START_ACKs"): our port at this node's relay
     this.seat.ownWhere = () => record(this.own());

@@ -183,6 +183,11 @@ function answer(req: Request): unknown {
     }
     case "held": // what the inbox holds before the START or ahead of a chain, and who went over a cap since asked
       return { held: node.inbox.held(), overflowed: [...node.inbox.overflowed().values()].map((o) => [hex(o.peer), o.what]) };
+    case "maysit": { // the peers that can be seats of the game offered, as a lobby says (protocol.md 14, "Held before START")
+      const seats = new Set(req.peers as string[]);
+      node.inbox.maySit = (peer) => seats.has(hex(peer));
+      return {};
+    }
     case "deliver":
       out = node.deliver(fromHex(req.wire as string), req.via === null ? null : fromHex(req.via as string));
       break;
