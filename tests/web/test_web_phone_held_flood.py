@@ -14,9 +14,8 @@ from pathlib import Path
 
 from attacker import Attacker
 from deadlines import OUTER
-from phonerelay import relay_node
 from procs import seat_key_of
-from test_web_phone_presence import LO, PHONE_URL, seated_phone
+from test_web_phone_seat_junk import zoe_seated_in_an_open_lobby
 
 from p2pnimmt.protocol.inbox import MAX_EARLY_TOTAL
 from p2pnimmt.protocol.probe import PROBE_NONCE
@@ -39,13 +38,7 @@ def flood(link: Attacker, count: int, nonce: int) -> None:
 
 
 async def test_a_seats_message_after_strangers_filled_2_mib_is_kept_at_a_phone(tmp_path: Path, procs, browser) -> None:
-    env = {"P2PNIMMT_PLACE_DELAY": "0"}
-    host = procs(["host", "--headless", "--seats", "4", *LO, "--name", "ann", "--transcript",
-                  str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=env)
-    port = int(host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
-    tv = relay_node(procs, tmp_path, "tv", "watch", code, *LO, "--peer", f"127.0.0.1:{port}", env=env)
-    phone, _, errors = await seated_phone(browser, tv.wait_for(PHONE_URL).group(1), "zoe")
+    port, code, phone, errors = await zoe_seated_in_an_open_lobby(tmp_path, procs, browser)
     mallory = Attacker.dial(port)
     mallory.join("player", name="mallory", seat_key=seat_key_of(code))
     at_host = []

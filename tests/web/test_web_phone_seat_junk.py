@@ -14,6 +14,7 @@ import asyncio
 import secrets
 import time
 from pathlib import Path
+from typing import Any
 
 from attacker import Attacker
 from deadlines import OUTER
@@ -24,7 +25,9 @@ from test_web_phone_presence import LO, PHONE_URL, seated_phone
 from p2pnimmt.net.connection import frame
 
 
-async def test_a_seats_junk_on_its_link_to_a_phone_is_cut(tmp_path: Path, procs, browser) -> None:
+async def zoe_seated_in_an_open_lobby(tmp_path: Path, procs, browser) -> tuple[int, str, Any, list[str]]:
+    """ann hosts (headless, her seat a bot; 4 seats, so the lobby stays open), a TV's node serves the phone page, zoe
+    takes a seat in chromium: the host's port, its code, zoe's page and the page's errors."""
     env = {"P2PNIMMT_PLACE_DELAY": "0"}
     host = procs(["host", "--headless", "--seats", "4", *LO, "--name", "ann", "--transcript",
                   str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=env)
@@ -32,6 +35,11 @@ async def test_a_seats_junk_on_its_link_to_a_phone_is_cut(tmp_path: Path, procs,
     code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     tv = relay_node(procs, tmp_path, "tv", "watch", code, *LO, "--peer", f"127.0.0.1:{port}", env=env)
     phone, _, errors = await seated_phone(browser, tv.wait_for(PHONE_URL).group(1), "zoe")
+    return port, code, phone, errors
+
+
+async def test_a_seats_junk_on_its_link_to_a_phone_is_cut(tmp_path: Path, procs, browser) -> None:
+    port, code, phone, errors = await zoe_seated_in_an_open_lobby(tmp_path, procs, browser)
     mallory = Attacker.dial(port)
     mallory.join("player", name="mallory", seat_key=seat_key_of(code))
     zoe = None
