@@ -45,8 +45,8 @@ def send_all(a: Attacker, frames: list[bytes]) -> None:
 
 def held_messages(port: int, seat_key: str, keys: int, messages: int, join: bool) -> None:
     """`keys` fresh keys each send `messages` signed messages before START (64 KB each; as spectators,
-    after joining with the seat key, just under the held-message size cap, so they fill the per-peer and
-    total caps)."""
+    after joining with the seat key, just under the held-message size cap, so each fills its per-peer cap; since
+    session 45 what a peer cut held is dropped at once, so one after another they no longer reach the total)."""
     for k in range(keys):
         a = Attacker.dial(port)
         size = 60_000
