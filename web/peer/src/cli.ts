@@ -6,8 +6,6 @@ import { useNodeFlags } from "./node_flags.js";
 import { type ScalarMult, useScalarMult } from "./sealed_group.js";
 import { report, verifyTranscript } from "./verify.js";
 
-const NOT_A_TRANSCRIPT = "not a p2pnimmt transcript";
-
 const REASONS: Record<string, string> = {
   ENOENT: "No such file or directory", EISDIR: "Is a directory", EACCES: "Permission denied", ENOTDIR: "Not a directory",
 };
@@ -43,9 +41,8 @@ export function run(argv: readonly string[], io: Io): number {
     io.out(report(verdict));
     return 0;
   }
-  if (verdict.record === null && verdict.text.startsWith(NOT_A_TRANSCRIPT)) {  // a wrong file, not a bad game
-    const why = verdict.text.slice(NOT_A_TRANSCRIPT.length).replace(/^[ :()]+|[ :()]+$/g, "");
-    io.err(`p2pnimmt verify: ${file} is not a p2pnimmt transcript (${why}); \`p2pnimmt history\` lists the games kept here`);
+  if (verdict.alien !== undefined) {  // a wrong file, not a bad game
+    io.err(`p2pnimmt verify: ${file} is not a p2pnimmt transcript (${verdict.alien}); \`p2pnimmt history\` lists the games kept here`);
     return 2;
   }
   io.err(`p2pnimmt verify: ${file}: ${report(verdict)}`);
