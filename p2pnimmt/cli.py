@@ -733,13 +733,10 @@ def cmd_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
 
 
 def not_a_transcript(data: bytes, verdict=None) -> str | None:
-    """Why `data` is no p2pnimmt transcript at all (verify's words), or None when it is one (whole or not)."""
-    from .protocol.verify import NOT_A_TRANSCRIPT, verify_transcript
+    """Why `data` is no p2pnimmt transcript at all (Verdict.alien), or None when it is one (whole or not)."""
+    from .protocol.verify import verify_transcript
 
-    verdict = verdict if verdict is not None else verify_transcript(data)
-    if verdict.ok or verdict.record is not None or not verdict.fault.startswith(NOT_A_TRANSCRIPT):
-        return None
-    return str(verdict.fault.removeprefix(NOT_A_TRANSCRIPT).strip(" :()"))
+    return (verdict if verdict is not None else verify_transcript(data)).alien
 
 
 def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -16,7 +16,7 @@ import functools
 import gettext
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 DOMAIN = "p2pnimmt"
@@ -144,123 +144,105 @@ ARGPARSE = (
 )
 
 
+def _peer(msgid: str, **fields: str) -> tuple[str, dict[str, str]]:
+    """A text of _PEER_TEXTS: its msgid, and what each of its fields matches where that is not any words (`.+`)."""
+    return msgid, fields
+
+
+def _template_pattern(text: str, field: Callable[[str, bool], str]) -> str:
+    """A pattern of the English `text` ("... {name} ..."): each literal part escaped, each field as `field(name,
+    again)` says (`again`: the text named it before)."""
+    from string import Formatter
+
+    seen: set[str] = set()
+    parts = []
+    for literal, name, _spec, _conversion in Formatter().parse(text):
+        parts.append(re.escape(literal).replace("\\ ", " "))
+        if name is not None:
+            parts.append(field(name, name in seen))
+            seen.add(name)
+    return "".join(parts)
+
+
 # The English texts the protocol and the network layer hand up (a host's refusal, a fault, why the game cannot go
 # on): they stay English in messages, transcripts and logs, and are translated only where a person reads them
-# (`said`). Each is a pattern of the English text and the msgid its named groups fill.
+# (`said`). Each is the msgid, whose English text is matched (its fields named groups, the same words where a field
+# stands twice) and whose fields the groups fill.
 _PEER_TEXTS = (
     # the lines of a transcript's verdict (protocol/verify.py summary and report; the TypeScript verifier prints
     # the same lines, so they stay English there and are translated only where `p2pnimmt verify` shows them)
-    (r"game (?P<id>[0-9a-f]+): (?P<n>\d+) players, variant (?P<variant>\w+), (?P<deal>\w+) deal, ends at (?P<end>.+)",
-     N_("game {id}: {n} players, variant {variant}, {deal} deal, ends at {end}")),
-    (r"rematch of game (?P<id>[0-9a-f]+)", N_("rematch of game {id}")),
-    (r"players: (?P<list>.+)", N_("players: {list}")),
-    (r"round (?P<round>\d+): void, nobody scores it: (?P<reason>.+)",
-     N_("round {round}: void, nobody scores it: {reason}")),
-    (r"round (?P<round>\d+): (?P<list>.+)", N_("round {round}: {list}")),
-    (r"scores: (?P<list>.+)", N_("scores: {list}")),
-    (r"lost its seat for a proven rule break: (?P<name>.+)", N_("lost its seat for a proven rule break: {name}")),
-    (r"forfeited \(made a round void, so cannot win\): (?P<names>.+)",
-     N_("forfeited (made a round void, so cannot win): {names}")),
-    (r"winner: (?P<names>.+)", N_("winner: {names}")),
-    (r"winners: (?P<names>.+)", N_("winners: {names}")),
-    (r"verified: (?P<n>\d+) signed messages \(signatures, chains, commitments, the sealed deal audited, every turn, "
-     r"the signed results\); sealed by (?P<who>.+)",
-     N_("verified: {n} signed messages (signatures, chains, commitments, the sealed deal audited, every turn, the "
-        "signed results); sealed by {who}")),
-    (r"verified: (?P<n>\d+) signed messages \(signatures, chains, commitments, seeds, shuffles, every turn, "
-     r"the signed results\); sealed by (?P<who>.+)",
-     N_("verified: {n} signed messages (signatures, chains, commitments, seeds, shuffles, every turn, the signed "
-        "results); sealed by {who}")),
+    _peer(N_("game {id}: {n} players, variant {variant}, {deal} deal, ends at {end}"),
+          id=r"[0-9a-f]+", n=r"\d+", variant=r"\w+", deal=r"\w+"),
+    _peer(N_("rematch of game {id}"), id=r"[0-9a-f]+"),
+    _peer(N_("players: {list}")),
+    _peer(N_("round {round}: void, nobody scores it: {reason}"), round=r"\d+"),
+    _peer(N_("round {round}: {list}"), round=r"\d+"),
+    _peer(N_("scores: {list}")),
+    _peer(N_("lost its seat for a proven rule break: {name}")),
+    _peer(N_("forfeited (made a round void, so cannot win): {names}")),
+    _peer(N_("winner: {names}")),
+    _peer(N_("winners: {names}")),
+    _peer(N_("verified: {n} signed messages (signatures, chains, commitments, the sealed deal audited, every turn, "
+             "the signed results); sealed by {who}"), n=r"\d+"),
+    _peer(N_("verified: {n} signed messages (signatures, chains, commitments, seeds, shuffles, every turn, the "
+             "signed results); sealed by {who}"), n=r"\d+"),
     # why a sealed round is void (protocol/sealed_deal.py)
-    (r"(?P<who>.+) stopped before sending (?P<what>its shuffle|its unlock|its keys|its card) after it shuffled: its "
-     r"layer cannot be removed nor its key revealed",
-     N_("{who} stopped before sending {what} after it shuffled: its layer cannot be removed nor its key revealed")),
+    _peer(N_("{who} stopped before sending {what} after it shuffled: its layer cannot be removed nor its key "
+             "revealed"), what=r"its shuffle|its unlock|its keys|its card"),
     # why a link could not be made or ended (net/connection.py, net/mesh.py: ConnectionFailed)
-    (r"cannot reach (?P<address>\S+): no answer within (?P<n>\d+) s",
-     N_("cannot reach {address}: no answer within {n} s")),
-    (r"cannot reach (?P<address>\S+): (?P<why>.+)", N_("cannot reach {address}: {why}")),
-    (r"Connection refused(?P<rest>.*)", N_("Connection refused{rest}")),
-    (r"connection closed", N_("connection closed")),
-    (r"connection lost: (?P<why>.+)", N_("connection lost: {why}")),
-    (r"nothing received for (?P<n>[\d.]+) s", N_("nothing received for {n} s")),
-    (r"the peer is in another game", N_("the peer is in another game")),
-    (r"not a p2pnimmt peer: it did not say a p2pnimmt hello",
-     N_("not a p2pnimmt peer: it did not say a p2pnimmt hello")),
-    (r"seat (?P<seat>\d+) (?P<name>.+)", N_("seat {seat} {name}")),
-    (r"nobody", N_("nobody")),
-    (r"FAILED at record (?P<n>\d+): (?P<why>.+)", N_("FAILED at record {n}: {why}")),
-    (r"FAILED at (?P<why>.+)", N_("FAILED at {why}")),
-    (r"the table is full", N_("the table is full")),
-    (r"the seat key is missing: type the code as the host's screen shows it, with its seat key \(CODE-KEY\), "
-     r"or open its invite link",
-     N_("the seat key is missing: type the code as the host's screen shows it, with its seat key (CODE-KEY), or "
-        "open its invite link")),
-    (r"wrong seat key: type the code as the host's screen shows it, with its seat key \(CODE-KEY\), or open its "
-     r"invite link",
-     N_("wrong seat key: type the code as the host's screen shows it, with its seat key (CODE-KEY), or open its "
-        "invite link")),
-    (r"too many wrong seat keys from this address: open the host's invite link or scan its QR code \(a stranger "
-     r"may be guessing\), or wait, then type the code as the host's screen shows it",
-     N_("too many wrong seat keys from this address: open the host's invite link or scan its QR code (a stranger may "
-        "be guessing), or wait, then type the code as the host's screen shows it")),
-    (r"too many wrong seat keys from too many addresses: open the host's invite link or scan its QR code \(a "
-     r"stranger may be guessing\), or wait, then type the code as the host's screen shows it",
-     N_("too many wrong seat keys from too many addresses: open the host's invite link or scan its QR code (a "
-        "stranger may be guessing), or wait, then type the code as the host's screen shows it")),
-    (r"wrong link secret: open the host's invite link whole, or scan the QR code it shows now \(or type the code "
-     r"as its screen shows it\)",
-     N_("wrong link secret: open the host's invite link whole, or scan the QR code it shows now (or type the code as "
-        "its screen shows it)")),
-    (r"the game has started", N_("the game has started")),
-    (r"the seats are held for the players of the previous game",
-     N_("the seats are held for the players of the previous game")),
-    (r"the name (?P<name>.+) looks like (?P<twin>.+)'s, who has a seat here: choose another name "
-     r"\(--name NAME, or the menu\)",
-     N_("the name {name} looks like {twin}'s, who has a seat here: choose another name (--name NAME, or the menu)")),
-    (r"too many spectators \((?P<n>\d+)\)", N_("too many spectators ({n})")),
-    (r"removed by the host", N_("removed by the host")),
-    (r"this game continues the scores of the one before: only its players sit",
-     N_("this game continues the scores of the one before: only its players sit")),
-    (r"cut off: you went over a limit of this node", N_("cut off: you went over a limit of this node")),
-    (r"all (?P<seats>\d+) seats are taken", N_("all {seats} seats are taken")),
-    (r"a guest seat is already offered", N_("a guest seat is already offered")),
-    (r"too few players remain to play on: (?P<names>.+) left \((?P<remain>\d+) of (?P<active>\d+) remain, and a "
-     r"game goes on without the missing only while more than half remain\)",
-     N_("too few players remain to play on: {names} left ({remain} of {active} remain, and a game goes on without "
-        "the missing only while more than half remain)")),
-    (r"the game cannot start: (?P<names>.+) left before acknowledging its START \(a game starts once every seat "
-     r"has acknowledged it; nobody can be voted out before that\)",
-     N_("the game cannot start: {names} left before acknowledging its START (a game starts once every seat has "
-        "acknowledged it; nobody can be voted out before that)")),
-    (r"the game cannot start: (?P<names>.+) signed a START_ACK that the checks refuse \(protocol.md 12; its host "
-     r"may start it again without them\)",
-     N_("the game cannot start: {names} signed a START_ACK that the checks refuse (protocol.md 12; its host may start "
-        "it again without them)")),
-    (r"the game cannot start: (?P<names>.+) did not acknowledge its START in time \(linked, but silent "
-     r"(?P<seconds>\d+) s after it; its host may start it again without them\)",
-     N_("the game cannot start: {names} did not acknowledge its START in time (linked, but silent {seconds} s after "
-        "it; its host may start it again without them)")),
-    (r"the game cannot go on: (?P<names>.+) signed two different messages at one place \(protocol.md 12; its host "
-     r"may start a new game without them that carries the scores\)",
-     N_("the game cannot go on: {names} signed two different messages at one place (protocol.md 12; its host may "
-        "start a new game without them that carries the scores)")),
-    (r"waiting for (?P<name>.+): (?P<names>.+) says it has (?P=name)'s move but never passed it on \(start a new game "
-     r"without (?P=names) if it stays so\)",
-     N_("waiting for {name}: {names} says it has {name}'s move but never passed it on (start a new game without "
-        "{names} if it stays so)")),
+    _peer(N_("cannot reach {address}: no answer within {n} s"), address=r"\S+", n=r"\d+"),
+    _peer(N_("cannot reach {address}: {why}"), address=r"\S+"),
+    _peer(N_("Connection refused{rest}"), rest=r".*"),
+    _peer(N_("connection closed")),
+    _peer(N_("connection lost: {why}")),
+    _peer(N_("nothing received for {n} s"), n=r"[\d.]+"),
+    _peer(N_("the peer is in another game")),
+    _peer(N_("not a p2pnimmt peer: it did not say a p2pnimmt hello")),
+    _peer(N_("seat {seat} {name}"), seat=r"\d+"),
+    _peer(N_("nobody")),
+    _peer(N_("FAILED at record {n}: {why}"), n=r"\d+"),
+    _peer(N_("FAILED at {why}")),
+    _peer(N_("the table is full")),
+    _peer(N_("the seat key is missing: type the code as the host's screen shows it, with its seat key (CODE-KEY), "
+             "or open its invite link")),
+    _peer(N_("wrong seat key: type the code as the host's screen shows it, with its seat key (CODE-KEY), or open "
+             "its invite link")),
+    _peer(N_("too many wrong seat keys from this address: open the host's invite link or scan its QR code (a "
+             "stranger may be guessing), or wait, then type the code as the host's screen shows it")),
+    _peer(N_("too many wrong seat keys from too many addresses: open the host's invite link or scan its QR code (a "
+             "stranger may be guessing), or wait, then type the code as the host's screen shows it")),
+    _peer(N_("wrong link secret: open the host's invite link whole, or scan the QR code it shows now (or type the "
+             "code as its screen shows it)")),
+    _peer(N_("the game has started")),
+    _peer(N_("the seats are held for the players of the previous game")),
+    _peer(N_("the name {name} looks like {twin}'s, who has a seat here: choose another name (--name NAME, or the "
+             "menu)")),
+    _peer(N_("too many spectators ({n})"), n=r"\d+"),
+    _peer(N_("removed by the host")),
+    _peer(N_("this game continues the scores of the one before: only its players sit")),
+    _peer(N_("cut off: you went over a limit of this node")),
+    _peer(N_("all {seats} seats are taken"), seats=r"\d+"),
+    _peer(N_("a guest seat is already offered")),
+    _peer(N_("too few players remain to play on: {names} left ({remain} of {active} remain, and a game goes on "
+             "without the missing only while more than half remain)"), remain=r"\d+", active=r"\d+"),
+    _peer(N_("the game cannot start: {names} left before acknowledging its START (a game starts once every seat has "
+             "acknowledged it; nobody can be voted out before that)")),
+    _peer(N_("the game cannot start: {names} signed a START_ACK that the checks refuse (protocol.md 12; its host "
+             "may start it again without them)")),
+    _peer(N_("the game cannot start: {names} did not acknowledge its START in time (linked, but silent {seconds} s "
+             "after it; its host may start it again without them)"), seconds=r"\d+"),
+    _peer(N_("the game cannot go on: {names} signed two different messages at one place (protocol.md 12; its host "
+             "may start a new game without them that carries the scores)")),
+    _peer(N_("waiting for {name}: {names} says it has {name}'s move but never passed it on (start a new game "
+             "without {names} if it stays so)")),
     # why a game was abandoned for a new start (app.anew; the secrets file's `abandoned` record)
-    (r"(?P<names>.+) left before acknowledging its START", N_("{names} left before acknowledging its START")),
-    (r"(?P<names>.+) signed a START_ACK that the checks refuse",
-     N_("{names} signed a START_ACK that the checks refuse")),
-    (r"(?P<names>.+) did not acknowledge its START in time", N_("{names} did not acknowledge its START in time")),
-    (r"(?P<names>.+) signed two different messages at one place \(an equivocation\); the round in play is lost",
-     N_("{names} signed two different messages at one place (an equivocation); the round in play is lost")),
-    (r"(?P<why>.+) \((?P<names>.+) left out too: out of it for a proven rule break or a forfeit\)",
-     N_("{why} ({names} left out too: out of it for a proven rule break or a forfeit)")),
-    (r"(?P<why>.+) \((?P<names>.+) left out too, by its host's word\)",
-     N_("{why} ({names} left out too, by its host's word)")),
-    (r"(?P<code>[a-z][a-z0-9-]*): (?P<detail>.*) \(peer at fault: (?P<who>.+)\)",
-     N_("{code}: {detail} (peer at fault: {who})")),
+    _peer(N_("{names} left before acknowledging its START")),
+    _peer(N_("{names} signed a START_ACK that the checks refuse")),
+    _peer(N_("{names} did not acknowledge its START in time")),
+    _peer(N_("{names} signed two different messages at one place (an equivocation); the round in play is lost")),
+    _peer(N_("{why} ({names} left out too: out of it for a proven rule break or a forfeit)")),
+    _peer(N_("{why} ({names} left out too, by its host's word)")),
+    _peer(N_("{code}: {detail} (peer at fault: {who})"), code=r"[a-z][a-z0-9-]*", detail=r".*"),
 )
 
 
@@ -268,7 +250,11 @@ _PEER_TEXTS = (
 def peer_texts() -> tuple[tuple[re.Pattern[str], str], ...]:
     """The patterns of _PEER_TEXTS compiled, when a text is first said in another language than English (36
     expressions: about 10 ms of every node's start-up when compiled at import)."""
-    return tuple((re.compile(pattern + r"\Z", re.S), msgid) for pattern, msgid in _PEER_TEXTS)
+    def pattern(msgid: str, fields: dict[str, str]) -> str:
+        return _template_pattern(msgid, lambda name, again: f"(?P={name})" if again else
+                                 f"(?P<{name}>{fields.get(name, '.+')})")
+
+    return tuple((re.compile(pattern(msgid, fields) + r"\Z", re.S), msgid) for msgid, fields in _PEER_TEXTS)
 
 
 def _ends(text: str) -> str:
@@ -305,15 +291,9 @@ def _round_field(name: str, rounds: tuple[str, ...]) -> str:
 def round_patterns() -> tuple[str, ...]:
     """The patterns (Python's and JavaScript's alike, with `.` matching any character) of protocol/round_texts.py's
     TEXTS, in their order: each literal part escaped, each field as _round_field says, then _AFTER."""
-    from string import Formatter
-
     from .protocol.round_texts import ROUNDS, TEXTS
 
-    def pattern(text: str) -> str:
-        return "".join(re.escape(literal).replace("\\ ", " ") + ("" if name is None else _round_field(name, ROUNDS))
-                       for literal, name, _spec, _conversion in Formatter().parse(text)) + _AFTER
-
-    return tuple(pattern(text) for text in TEXTS)
+    return tuple(_template_pattern(text, lambda name, _again: _round_field(name, ROUNDS)) + _AFTER for text in TEXTS)
 
 
 @functools.cache

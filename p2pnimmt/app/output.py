@@ -89,7 +89,8 @@ def reporter(lines: StdinLines | None = None,
         elif isinstance(event, RoundVoided):
             say(_("round {round} is void (nobody scores it): {reason}").format(
                 round=node.session.game.round_no(event.round),
-                reason=void_said(event.reason, node.session.names, node.left_seats(), node.session.game.before)))
+                reason=void_said(event.reason, event.absent, node.session.names, node.left_seats(),
+                                node.session.game.before)))
         elif isinstance(event, SeatDropped):
             say(dropped_said(node.session.names[event.seat], event.seat in node.left_seats()))
             if event.seat == node.session.seat and node.bot is None and not getattr(node, "resumed", False):

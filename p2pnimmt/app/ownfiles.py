@@ -30,30 +30,22 @@ from ..i18n import _, ngettext
 from ..protocol.codec import DecodeError
 from ..protocol.commitments import NONCE_SIZE, card_value, commitment
 from ..protocol.envelope import open_envelope
+from ..protocol.messages import is_count, is_hash
 from ..protocol.names import is_name
 from ..protocol.sealed_deal import sealed_value
 from ..protocol.sealed_group import key_pair_from
 
 COMMITS = {"PLAY_COMMIT": "play", "SEED_COMMIT": "seed", "SEALED_SHUFFLE": "sealed"}  # message -> secret kind
 OPENS = {"PLAY_REVEAL": "play", "SEED_REVEAL": "seed", "SEALED_KEYS": "sealed"}
-HASH = 32
 
 
 class SecretsProblem(ValueError):
     """What is wrong with the secrets file, for a person (the caller names the file)."""
 
 
-def _count(value: Any) -> bool:
-    return type(value) is int and 0 <= value < 2**32
-
-
-def _hash(value: Any) -> bool:
-    return isinstance(value, bytes) and len(value) == HASH
-
-
 def _host_bot(value: Any) -> bool:
     """One of a host's bots in its `lobby` record (app.host.remember_lobby): its secret key, name and kind."""
-    return (isinstance(value, dict) and _hash(value.get("secret")) and isinstance(value.get("name"), str)
+    return (isinstance(value, dict) and is_hash(value.get("secret")) and isinstance(value.get("name"), str)
             and is_name(value["name"]) and value.get("kind") in BOTS)
 
 
@@ -65,14 +57,14 @@ def shape_problem(record: Any) -> str | None:
     kind = record["kind"]
     ok = True
     if kind == "play":
-        ok = (_count(record.get("round")) and _count(record.get("turn")) and _count(record.get("card"))
+        ok = (is_count(record.get("round")) and is_count(record.get("turn")) and is_count(record.get("card"))
               and isinstance(record.get("nonce"), bytes) and len(record["nonce"]) == NONCE_SIZE
               and record.get("auto", True) is True)
     elif kind == "seed":
-        ok = _count(record.get("round")) and _hash(record.get("contribution")) and _hash(record.get("nonce"))
+        ok = is_count(record.get("round")) and is_hash(record.get("contribution")) and is_hash(record.get("nonce"))
     elif kind == "sealed":
-        ok = _count(record.get("round")) and _hash(record.get("key")) and _hash(record.get("seed")) \
-            and _hash(record.get("nonce"))
+        ok = is_count(record.get("round")) and is_hash(record.get("key")) and is_hash(record.get("seed")) \
+            and is_hash(record.get("nonce"))
         if ok:
             try:
                 key_pair_from(record["key"])
@@ -80,9 +72,9 @@ def shape_problem(record: Any) -> str | None:
                 ok = False
     elif kind == "node":
         ok = (record.get("role") in ("player", "spectator") and isinstance(record.get("name"), str)
-              and _count(record.get("listen")) and record.get("listen", 0) < 65536
+              and is_count(record.get("listen")) and record.get("listen", 0) < 65536
               and isinstance(record.get("is_host"), bool) and isinstance(record.get("host"), str)
-              and _count(record.get("host_port")) and record.get("host_port", 0) < 65536
+              and is_count(record.get("host_port")) and record.get("host_port", 0) < 65536
               and (record.get("bot") is None or isinstance(record.get("bot"), str)))
     elif kind == "lobby":  # `bots`: the host's own at the table (since session 34; an older lobby has none)
         ok = isinstance(record.get("members"), list) and isinstance(record.get("bots", []), list) \

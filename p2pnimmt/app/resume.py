@@ -28,7 +28,7 @@ from ..protocol.identity import Identity
 from ..protocol.seatkey import LINK_SECRET_SIZE, SEAT_KEY_LENGTH, new_link_secret, new_seat_key, seat_secret
 from ..protocol.session import Session
 from ..protocol.transcript import TranscriptJournal, frames, replay_wires
-from ..protocol.verify import NOT_A_TRANSCRIPT, Replay, TranscriptError, read_frames, replay
+from ..protocol.verify import Replay, TranscriptError, read_frames, replay
 from ..ui.words import phase_name
 from .anew import NewStart, abandoned_why, carried_on
 from .evening import Evening
@@ -117,7 +117,7 @@ def _check_is_transcript(path: Path) -> None:
     except OSError as exc:
         raise RoleFailed(_("cannot resume from {path}: {why}").format(path=path, why=exc.strerror or exc)) from None
     except TranscriptError as exc:
-        if exc.record is None and exc.reason.startswith(NOT_A_TRANSCRIPT):
+        if exc.alien is not None:
             raise UsageError(_("cannot resume from {path}: it is not a p2pnimmt transcript (the transcript a game "
                                "was writing; `p2pnimmt history` lists the games kept here)").format(
                 path=path)) from None

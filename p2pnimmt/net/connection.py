@@ -39,8 +39,6 @@ MSG_PREFIX = b"\x92\xa3msg"  # msgpack of a 2-array and the str "msg": how a ses
 _BIN_WIDTH = {0xC4: 1, 0xC5: 2, 0xC6: 4}  # msgpack bin 8, 16, 32: bytes of the length after the type byte
 # How a handshake that a dialer should make again fails: the listener said nothing in time, or closed (a flood's
 # bounds cut it, net.door and net.mesh), not a refusal or a wrong answer.
-_UNANSWERED = ("nothing received", "connection closed", "connection lost")
-
 
 class ConnectionFailed(Exception):
     """The peer broke the framing or the handshake; the message says how."""
@@ -48,6 +46,15 @@ class ConnectionFailed(Exception):
 
 class Refused(ConnectionFailed):
     """Nothing listens at the address dialled (the connection was refused): the peer's process is gone from there."""
+
+
+class LinkLost(ConnectionFailed):
+    """The link closed, was lost or went silent: nothing the peer said was wrong (in a dialer's handshake: Unanswered,
+    worth dialling again)."""
+
+
+class BadFrame(ConnectionFailed):
+    """Bytes that are no frame of ours (over the size, or not msgpack): in a handshake, no p2pnimmt peer."""
 
 
 class Unanswered(ConnectionFailed):
@@ -68,22 +75,22 @@ async def read_frame(reader: asyncio.StreamReader, timeout: float) -> Any:
             size = frame_size(await reader.readexactly(4))
             data = await reader.readexactly(size)
     except FrameTooLarge as exc:
-        raise ConnectionFailed(str(exc)) from None
+        raise BadFrame(str(exc)) from None
     except asyncio.IncompleteReadError:
-        raise ConnectionFailed("connection closed") from None
+        raise LinkLost("connection closed") from None
     except OSError as exc:  # (TimeoutError and ConnectionError among them)
         raise _lost(exc, timeout) from None
     try:
         return decode(data, FRAME_LIMIT)
     except DecodeError as exc:
-        raise ConnectionFailed(f"bad frame: {exc}") from None
+        raise BadFrame(f"bad frame: {exc}") from None
 
 
-def _lost(exc: BaseException, timeout: float) -> ConnectionFailed:
+def _lost(exc: BaseException, timeout: float) -> LinkLost:
     """What a link's read that failed with `exc` says: silence longer than `timeout`, else the connection lost."""
     if isinstance(exc, TimeoutError):
-        return ConnectionFailed(f"nothing received for {timeout:g} s")
-    return ConnectionFailed(f"connection lost: {exc}")
+        return LinkLost(f"nothing received for {timeout:g} s")
+    return LinkLost(f"connection lost: {exc}")
 
 
 def frame(value: Any) -> bytes:
@@ -246,11 +253,9 @@ class Connection:
                 await writer.drain()
             try:
                 hello = await read_frame(reader, HANDSHAKE_TIMEOUT)
-            except ConnectionFailed as exc:
-                if str(exc).startswith(("frame of", "bad frame")):  # it speaks, but not our protocol
-                    raise ConnectionFailed(f"not a p2pnimmt peer (its first bytes are no p2pnimmt hello: {exc})") \
-                        from None
-                raise
+            except BadFrame as exc:  # it speaks, but not our protocol
+                raise ConnectionFailed(f"not a p2pnimmt peer (its first bytes are no p2pnimmt hello: {exc})") \
+                    from None
             if not (isinstance(hello, list) and len(hello) == 5 and hello[0] == HELLO):
                 raise ConnectionFailed("not a p2pnimmt peer: it did not say a p2pnimmt hello")
             _, version, their_game, their_key, their_nonce = hello
@@ -289,7 +294,7 @@ class Connection:
                 raise ConnectionFailed(f"the peer's handshake signature does not verify (claims {claimed})")
         except ConnectionFailed as exc:
             writer.close()
-            if dialer and not isinstance(exc, Unwelcome) and str(exc).startswith(_UNANSWERED):
+            if dialer and isinstance(exc, LinkLost):
                 raise Unanswered(str(exc)) from None  # a listener too busy, or cut under a flood: dial it again
             raise
         except (ConnectionError, OSError) as exc:

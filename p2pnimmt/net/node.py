@@ -563,7 +563,7 @@ class Node:
                     and left(self, event.peer):
                 # it said bye: a player who left, no fault to warn of (the void round it leaves is said on screen)
                 log.warning("%s left the game (it said bye) after it shuffled: its round is void",
-                         self.session.table.who(event.peer))
+                            self.session.table.who(event.peer))
             elif self.role == "spectator" and not garbage:  # a spectator's screen: a plain line, no log warning
                 log.warning("the game stops: %s" if event.fatal else
                             "ignored bad data (kept in the transcript for `verify`): %s", event.detail, extra=PLAIN)

@@ -23,7 +23,7 @@ from ..engine import HAND_SIZE, Round, shuffle
 from .commitments import NONCE_SIZE, card_value, commitment, round_seed
 from .effects import Effects, Emit, Fatal, KeepSecret, Send
 from .envelope import Envelope
-from .events import Picked, PickNeeded
+from .events import Picked, PickNeeded, RoundVoided
 from .phase import SEED_COMMIT_STEP, SEED_REVEAL_STEP
 from .round_texts import SEED_REVEAL
 from .standin import stand_in_pick
@@ -89,8 +89,8 @@ class Deal:
 
     interrupts = False  # void and audit_now can stop a round (a pass asks them only of a deal that says so)
 
-    def void(self, table: TableView) -> Effects[str | None]:
-        """Why the round in progress cannot be finished (it is void), or None."""
+    def void(self, table: TableView) -> Effects[RoundVoided | None]:
+        """The round in progress cannot be finished (it is void): why, and which seat's drop made it so; or None."""
         return None
         yield
 

@@ -169,10 +169,13 @@ class SeatAway(Event):
 
 @dataclass(frozen=True, slots=True)
 class RoundVoided(Event):
-    """The round cannot be finished (a sealed deal lost a seat that shuffled): it scores nothing."""
+    """The round cannot be finished (a sealed deal lost a seat that shuffled): it scores nothing. `reason` is the
+    protocol's words (the transcript's summary says them); `absent` the seat whose drop voided it (it stopped before
+    sending its part after it shuffled: the fronts say a seat that said bye left the game), None when an audit did."""
 
     round: int
     reason: str
+    absent: int | None = None
 
 
 # Local events: made by a node's turn clock (net/clock.py), not by the session; no other node sees them.

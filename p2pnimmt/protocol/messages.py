@@ -23,27 +23,29 @@ class BodyError(ValueError):
     """A message body that does not have the fields its kind requires."""
 
 
-def _count(v: Any) -> bool:
+def is_count(v: Any) -> bool:
+    """A count of the protocol: an int from 0 below 2^32 (a seq, a round, a turn)."""
     return type(v) is int and 0 <= v < 2**32
 
 
-def _hash(v: Any) -> bool:
+def is_hash(v: Any) -> bool:
+    """A SHA-256 hash: 32 bytes."""
     return isinstance(v, bytes) and len(v) == HASH
 
 
 def _counts(v: Any) -> bool:
-    return isinstance(v, list) and len(v) <= MAX_PLAYERS and all(_count(x) for x in v)
+    return isinstance(v, list) and len(v) <= MAX_PLAYERS and all(is_count(x) for x in v)
 
 
 def _asks(v: Any) -> bool:
     """ROUND_END's `back`: [seat, seq of its REJOIN] pairs, by seat ascending, at least one."""
     return isinstance(v, list) and 0 < len(v) <= MAX_PLAYERS and \
-        all(isinstance(p, list) and len(p) == 2 and _count(p[0]) and _count(p[1]) for p in v) and \
+        all(isinstance(p, list) and len(p) == 2 and is_count(p[0]) and is_count(p[1]) for p in v) and \
         all(a[0] < b[0] for a, b in zip(v, v[1:]))
 
 
 def _opt_count(v: Any) -> bool:
-    return v is None or (_count(v) and v > 0)
+    return v is None or (is_count(v) and v > 0)
 
 
 def _settings(v: Any) -> bool:
@@ -84,23 +86,23 @@ def _roster(v: Any) -> bool:
 
 FIELDS: dict[str, dict[str, Callable[[Any], bool]]] = {
     "START": {"salt": lambda v: isinstance(v, bytes) and len(v) == 16, "settings": _settings, "roster": _roster},
-    "START_ACK": {"start": _hash},
-    "SEED_COMMIT": {"round": _count, "commit": _hash},
-    "SEED_REVEAL": {"round": _count, "contribution": _hash, "nonce": _hash},
-    "DRAFT_PICK": {"round": _count, "pick": _count, "card": _count},
-    "PLAY_COMMIT": {"round": _count, "turn": _count, "commit": _hash, "state": _hash},
-    "PLAY_REVEAL": {"round": _count, "turn": _count, "card": _count, "nonce": _hash, "commits": _hash},
-    "SEALED_SHUFFLE": {"round": _count, "deck": _points, "commit": _hash},
-    "SEALED_UNLOCK": {"round": _count, "values": _points},
-    "SEALED_KEYS": {"round": _count, "key": _hash, "seed": _hash, "nonce": _hash,
+    "START_ACK": {"start": is_hash},
+    "SEED_COMMIT": {"round": is_count, "commit": is_hash},
+    "SEED_REVEAL": {"round": is_count, "contribution": is_hash, "nonce": is_hash},
+    "DRAFT_PICK": {"round": is_count, "pick": is_count, "card": is_count},
+    "PLAY_COMMIT": {"round": is_count, "turn": is_count, "commit": is_hash, "state": is_hash},
+    "PLAY_REVEAL": {"round": is_count, "turn": is_count, "card": is_count, "nonce": is_hash, "commits": is_hash},
+    "SEALED_SHUFFLE": {"round": is_count, "deck": _points, "commit": is_hash},
+    "SEALED_UNLOCK": {"round": is_count, "values": _points},
+    "SEALED_KEYS": {"round": is_count, "key": is_hash, "seed": is_hash, "nonce": is_hash,
                     "alarm": lambda v: isinstance(v, bool)},
-    "ROW_CHOICE": {"round": _count, "turn": _count, "row": _count},
-    "ROUND_END": {"round": _count, "penalties": _counts, "scores": _counts, "state": _hash},
-    "DROP": {"round": _count, "step": _count, "seat": _count},
-    "KEEP": {"round": _count, "step": _count, "seat": _count},
-    "REJOIN": {"round": _count},
-    "STANDIN": {"round": _count, "turn": _count, "seat": _count},
-    "GAME_END": {"rounds": _count, "scores": _counts, "winners": _counts, "state": _hash},
+    "ROW_CHOICE": {"round": is_count, "turn": is_count, "row": is_count},
+    "ROUND_END": {"round": is_count, "penalties": _counts, "scores": _counts, "state": is_hash},
+    "DROP": {"round": is_count, "step": is_count, "seat": is_count},
+    "KEEP": {"round": is_count, "step": is_count, "seat": is_count},
+    "REJOIN": {"round": is_count},
+    "STANDIN": {"round": is_count, "turn": is_count, "seat": is_count},
+    "GAME_END": {"rounds": is_count, "scores": _counts, "winners": _counts, "state": is_hash},
 }
 
 
@@ -114,8 +116,8 @@ OPTIONAL: dict[str, dict[str, Callable[[Any], bool]]] = {
     "ROUND_END": {"back": lambda v: _asks(v)},
     # a drop vote (or a KEEP) at a step with places names the place: the pick at a draft's step 0, and at
     # step 32 0 for a sealed deal's SEALED_KEYS or 1 for ROUND_END (protocol.md 11.1)
-    "DROP": {"place": lambda v: _count(v)},
-    "KEEP": {"place": lambda v: _count(v)},
+    "DROP": {"place": lambda v: is_count(v)},
+    "KEEP": {"place": lambda v: is_count(v)},
     # a rematch names the game it follows (protocol.md 9 and 14, "Rematch"): that game's id
     "START": {"previous": lambda v: isinstance(v, bytes) and len(v) == 16,
               # a game that continues the evening of one a seat's equivocation ended (protocol.md 9, 14)

@@ -28,7 +28,6 @@ without it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +36,7 @@ from .commitments import NONCE_SIZE, commitment
 from .deal import Deal
 from .effects import DropSeat, Effects, Fatal, KeepSecret, Send, Suspect
 from .envelope import Envelope
+from .events import RoundVoided
 from .phase import KEYS_PLACE, ROUND_END_PLACE, ROUND_END_STEP, SEED_COMMIT_STEP, SEED_REVEAL_STEP, Step
 from .round_texts import AUDIT, SEALED, SHUFFLE, UNLOCK
 from .sealed import (
@@ -57,17 +57,6 @@ from .sealed_group import key_pair_from
 from .tableview import TableView
 
 SHUFFLE_STEP, UNLOCK_STEP = SEED_COMMIT_STEP, SEED_REVEAL_STEP
-
-# Why a seat's drop voided the round (SealedDeal.void): "seat N (name) stopped before sending ... after it shuffled".
-ABSENT_WORDS = re.compile(r"seat (?P<seat>\d+) \(.*\) stopped before sending (?:its shuffle|its unlock|its keys|"
-                          r"its card) after it shuffled: ", re.S)
-
-
-def absent_seat(reason: str) -> int | None:
-    """The seat a void round's reason names as the one whose drop voided it (SealedDeal.void's words), or None."""
-    found = ABSENT_WORDS.match(reason)
-    return int(found["seat"]) if found else None
-
 
 def sealed_value(card: int, position: int) -> bytes:
     """What a sealed play commits to: the card, then its deck position, one byte each."""
@@ -526,10 +515,10 @@ class SealedDeal(Deal):
             return ()
         return tuple(self.left(table, table.round, self._shuffled(st)))
 
-    def void(self, table: TableView) -> Effects[str | None]:
+    def void(self, table: TableView) -> Effects[RoundVoided | None]:
         st = self.rounds.get(table.round)
         if st is not None and st.caught:
-            return st.caught
+            return RoundVoided(table.round, st.caught)
         if st is None or st.settled:
             return None
         gone = self.left(table, table.round, self._shuffled(st))
@@ -546,4 +535,4 @@ class SealedDeal(Deal):
             if seat not in st.absent:
                 st.absent.add(seat)
                 yield Suspect(seat, "absent", reasons[seat])  # at fault: it left the deal half done
-        return reasons[gone[0]]
+        return RoundVoided(table.round, reasons[gone[0]], absent=gone[0])

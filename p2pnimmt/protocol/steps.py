@@ -37,7 +37,6 @@ from .events import (
     Revealed,
     RoundEnded,
     RoundStarted,
-    RoundVoided,
     RowChoiceNeeded,
     SeatAway,
     SeatBack,
@@ -554,13 +553,13 @@ def score_round(table: Table) -> Effects[bool]:
     r = table.round
     if r in table.scored:
         return True
-    reason = yield from table.deal.void(table)
-    if reason is not None:
+    voided = yield from table.deal.void(table)
+    if voided is not None:
         for seat in table.deal.leavers(table):  # leaving never pays: it voids the round, not its loss
             table.forfeits.setdefault(seat, r)
         penalties = table.game.void_round()
-        table.voided[r] = reason
-        yield Emit(RoundVoided(r, reason))
+        table.voided[r] = voided.reason
+        yield Emit(voided)
     elif (yield from revealed_before_keys(table)) and (yield from table.deal.settle(table, r)):
         penalties = table.game.finish_round()
     else:

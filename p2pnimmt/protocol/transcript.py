@@ -12,6 +12,7 @@ link(record) = SHA-256(LINK_TAG || the record's msgpack bytes).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Container, Iterator
 from typing import Any
 
@@ -34,6 +35,7 @@ MAX_FAULTS_PER_PEER = 32  # non-fatal fault records blaming one peer (or no one)
 MAX_FAULTS = 256  # non-fatal fault records in one transcript
 MAX_DETAIL = 500  # characters of a fault record's detail
 MAX_DETAIL_BYTES = 1024  # ... and bytes of its UTF-8: the most a str holds (protocol.md 7)
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # not a Unicode scalar value: a detail writes U+FFFD for it
 
 
 def link(record: bytes) -> bytes:
@@ -62,9 +64,11 @@ def frame(record: bytes) -> bytes:
 
 
 def cut_detail(detail: str) -> str:
-    """A fault record's detail as written (protocol.md 13): its first MAX_DETAIL characters (code points), then
-    its longest prefix of whole ones within MAX_DETAIL_BYTES of UTF-8, so every reader can read the record."""
-    return detail[:MAX_DETAIL].encode()[:MAX_DETAIL_BYTES].decode(errors="ignore")
+    """A fault record's detail as written (protocol.md 13): its first MAX_DETAIL characters (code points), each
+    lone surrogate as U+FFFD (no str a peer sent holds one: section 7; this node's own text might), then its longest
+    prefix of whole ones within MAX_DETAIL_BYTES of UTF-8, so every reader can read the record."""
+    text = LONE_SURROGATE.sub("\ufffd", detail[:MAX_DETAIL])
+    return text.encode()[:MAX_DETAIL_BYTES].decode(errors="ignore")
 
 
 def fault_payload(fault: Fault, recorded: Container[bytes] = ()) -> dict[str, Any]:

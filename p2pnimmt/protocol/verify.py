@@ -39,6 +39,7 @@ FAULT_CODES = DELIVERER_CODES | {
     "sealed-play", "absent", "sealed-false-alarm", "sealed-audit", "state-mismatch", "wrong-chooser", "bad-row",
     "out-of-turn", "bad-pick", "result-mismatch"}
 NOT_A_TRANSCRIPT = "not a p2pnimmt transcript"  # the fault of a file that is something else
+NO_HEADER = "it does not begin with a transcript header"  # ... and why (Verdict.alien)
 FAULT_RECORD_KEYS = frozenset({"peer", "code", "detail", "fatal", "evidence"})
 
 
@@ -57,6 +58,7 @@ class Verdict:
     messages: int = 0
     faults_recorded: list[dict[str, Any]] = field(default_factory=list)
     before: int = 0  # the evening's rounds before its game (its START's carry, once the replay took it), else 0
+    alien: str | None = None  # why the bytes are no transcript at all, not one that is damaged (verify's status 2)
     # Every fault the replay's session found, in order, as its `receive` returned it: (record, code, peer, detail,
     # fatal); and the scores it had reached (each seat's total, [] before a START): the whole of what the replay
     # saw, which both verifiers must agree on (tests/peer/difffuzz.py compares it, not only the verdict).
@@ -87,9 +89,10 @@ class TranscriptError(ValueError):
     """
 
     def __init__(self, reason: str, record: int | None = None, peer: bytes | None = None, messages: int = 0,
-                 faults_recorded: list[dict[str, Any]] | None = None) -> None:
+                 faults_recorded: list[dict[str, Any]] | None = None, alien: str | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.alien = alien  # why the bytes are no transcript at all (Verdict.alien), None for a damaged one
         self.record = record
         self.peer = peer
         self.messages = messages
@@ -100,14 +103,14 @@ class TranscriptError(ValueError):
 
     def verdict(self) -> Verdict:
         return Verdict(False, fault=self.reason, record=self.record, peer=self.peer, messages=self.messages,
-                       faults_recorded=self.faults_recorded, before=self.before, found=self.found,
+                       faults_recorded=self.faults_recorded, before=self.before, alien=self.alien, found=self.found,
                        scores=self.scores)
 
 
 def read_frames(data: bytes) -> list[tuple[int, bytes]]:
     """The transcript's frames (offset, record bytes), at least one."""
     if not _starts_like_a_transcript(data):
-        raise TranscriptError(f"{NOT_A_TRANSCRIPT}: it does not begin with a transcript header")
+        raise TranscriptError(f"{NOT_A_TRANSCRIPT}: {NO_HEADER}", alien=NO_HEADER)
     try:
         records = list(frames(data))
     except DecodeError as exc:

@@ -443,7 +443,8 @@ class TableModel:
     def _on_RoundVoided(self, session, event: RoundVoided) -> None:
         self.say(_("Round {round} is void (nobody scores it): {reason}; the next round is dealt without that seat")
                  .format(round=self.round_no(event.round),
-                         reason=void_said(event.reason, [p.name for p in self.players], self.left, self.before)))
+                         reason=void_said(event.reason, event.absent, [p.name for p in self.players], self.left,
+                                         self.before)))
 
     def _on_SeatDropped(self, session, event: SeatDropped) -> None:
         self.players[event.seat].status = DROPPED

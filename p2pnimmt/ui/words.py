@@ -6,7 +6,6 @@ from collections.abc import Callable, Collection, Sequence
 from functools import cache
 
 from ..i18n import N_, _, evening_rounds, ngettext, said
-from ..protocol.sealed_deal import absent_seat
 
 ELLIPSIS = "…"
 
@@ -152,10 +151,10 @@ def dropped_said(name: str, left: bool) -> str:
             _("{name} was dropped by the others' vote: a stand-in plays that hand")).format(name=name)
 
 
-def void_said(reason: str, names: Sequence[str], left: Collection[int], before: int) -> str:
-    """Why a round is void, as a person reads it: a seat that left on purpose (said `bye`) after it shuffled left
-    the game; the protocol's words otherwise (a seat that vanished stopped before sending its part)."""
-    seat = absent_seat(reason)
+def void_said(reason: str, seat: int | None, names: Sequence[str], left: Collection[int], before: int) -> str:
+    """Why a round is void, as a person reads it (RoundVoided's `reason` and `absent`): the seat whose drop voided it
+    left the game if it left on purpose (said `bye`) after it shuffled; the protocol's words otherwise (a seat that
+    vanished stopped before sending its part, an audit's verdict)."""
     if seat is not None and seat in left and seat < len(names):
         return _("{name} left the game after shuffling the round's cards").format(name=names[seat])
     return said(evening_rounds(reason, before))

@@ -55,7 +55,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from ..protocol.bucket import Bucket
 from ..protocol.codec import encode
@@ -255,26 +255,19 @@ class Relay:
 
     def take_back(self, port: int, source: str) -> None:
         """The page that holds `port`'s claim comes back from `source`: a tunnel from there still listening at the port
-        is one it left (a
-        phone that lost the network closed nothing, and its tunnel waits for the pings it misses: web.guard.SILENT;
-        a reload or a relay left and taken again may come before the old WebSocket's close is read; or the page is
-        open in a second tab): closed now, its port free for the new one (red team, session 44: the page came back at
-        another port, which its peers learn only from its next join or record, and dialled the old one meanwhile).
-        One from another address keeps its port (the claim is the page's own, never shown: one that came from
-        elsewhere is not taken on its word alone)."""
+        is one it left (a phone that lost the network closed nothing, and its tunnel waits for the pings it misses:
+        web.guard.SILENT; a reload or a relay left and taken again may come before the old WebSocket's close is read; or
+        the page is open in a second tab): closed now, its port free for the new one (red team, session 44: the page
+        came back at another port, which its peers learn only from its next join or record, and dialled the old one
+        meanwhile). One from another address keeps its port (the claim is the page's own, never shown: one that came
+        from elsewhere is not taken on its word alone)."""
         for old in [t for t in self.tunnels if t.port == port and t.source == source]:
-            self.tunnels.remove(old)
-            old.cut = True
             old.port = None
             if old.server is not None:
                 old.server.close()
             for writer in old.writers.values():  # its peers' links at the port, and its dials: the page left them
                 writer.close()
-            if old.ws.prepared:
-                task = asyncio.ensure_future(old.ws.close(code=TAKEN_BACK,
-                                                          message=b"taken back: this page opened a new connection"))
-                self.closing.add(task)
-                task.add_done_callback(self.closing.discard)
+            self._cut(old, b"taken back: this page opened a new connection", TAKEN_BACK)
 
     def room(self, source: str, port: int) -> None:
         """Make room for one more tunnel from `source` that asks to listen at `port`, or refuse it (503)."""
@@ -292,11 +285,15 @@ class Relay:
         most = max(count, key=lambda s: (count[s], s == source))
         if not coming_back and count[most] <= len(mine) + 1:
             raise web.HTTPServiceUnavailable(text=f"the phone page is open {self.spare} times already")
-        oldest = next(t for t in unseated if t.source == most)
-        self.tunnels.remove(oldest)
-        oldest.cut = True
-        if oldest.ws.prepared:
-            task = asyncio.ensure_future(oldest.ws.close(message=b"cut: the phone page is open too many times"))
+        self._cut(next(t for t in unseated if t.source == most), b"cut: the phone page is open too many times")
+
+    def _cut(self, tunnel: Tunnel, why: bytes, code: int = WSCloseCode.OK) -> None:
+        """Cut `tunnel` for a newer one (room, take_back): out of the relay's tunnels, its page told `why` with
+        `code` as its WebSocket closes (the close is kept in `closing` until it is done)."""
+        self.tunnels.remove(tunnel)
+        tunnel.cut = True
+        if tunnel.ws.prepared:
+            task = asyncio.ensure_future(tunnel.ws.close(code=code, message=why))
             self.closing.add(task)
             task.add_done_callback(self.closing.discard)
 
@@ -404,7 +401,7 @@ class Tunnel:
         self.keep = keep
         self.kept = False  # a seat's page: told to the page server's connection bound
         self.looked = 0.0  # when we last looked whether the page holds a seat
-        self.cut = False  # cut for a newer tunnel (Relay.room)
+        self.cut = False  # cut for a newer tunnel (Relay._cut: room, take_back)
         self.writers: dict[int, asyncio.StreamWriter] = {}
         self.dialling: set[int] = set()  # channels the page asked to dial, not yet connected
         self.asked: dict[int, asyncio.Task] = {}  # the dials the page asked for, until connected or failed
@@ -421,10 +418,7 @@ class Tunnel:
         self.batching = False  # the page takes BATCHes (it asked with batch=1)
         self.page: Page | None = None  # the WebSocket as web.guard.keep_alive watches it, once it is open
 
-    def spawn(self, coro) -> None:
-        self.spawned(coro)
-
-    def spawned(self, coro) -> asyncio.Task:
+    def spawn(self, coro) -> asyncio.Task:
         task = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -525,7 +519,7 @@ class Tunnel:
                 dialling.cancel()  # (red team, session 44: opened later, its connection was held for nobody)
                 self.targets.pop(channel, None)
         elif op == DIAL:
-            task = self.spawned(self.dial(channel, rest))
+            task = self.spawn(self.dial(channel, rest))
             if channel not in self.asked:  # (a second DIAL of a channel dialling: refused by `dial`, not kept)
                 self.asked[channel] = task
                 task.add_done_callback(lambda done: self.asked.pop(channel, None) if self.asked.get(channel) is done

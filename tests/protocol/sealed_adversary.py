@@ -199,7 +199,8 @@ def assert_audited(net: Net, seat: int, code: str, r: int = 0) -> list[Fault]:
         name = f"seat {seat} ({s.names[seat]})"
         assert fault.detail.startswith(f"the audit of round {r + 1} found {name} at fault: "), fault.detail
         voided = [e for e in net.events[p] if isinstance(e, RoundVoided)]
-        assert [e.round for e in voided] == [r] and voided[0].reason == fault.detail, (who, voided)
+        assert [(e.round, e.absent) for e in voided] == [(r, None)] and voided[0].reason == fault.detail, \
+            (who, voided)
         assert s.voided == {r: fault.detail}, who
         assert s.dropped == {seat: Step(r, ROUND_END_STEP)}, (who, s.dropped)
         assert [(e.seat, e.round, e.step) for e in net.events[p] if isinstance(e, SeatDropped)] == \

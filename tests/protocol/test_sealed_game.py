@@ -698,7 +698,7 @@ def check_voided_then_dealt_without(net: Net, gone: int, step: int, absent: str)
     for p in remaining(net, gone):
         s = net.sessions[p]
         voided = [e for e in net.events[p] if isinstance(e, RoundVoided)]
-        assert [(e.round, e.reason) for e in voided] == [(0, s.voided[0])]
+        assert [(e.round, e.reason, e.absent) for e in voided] == [(0, s.voided[0], gone)]
         assert f"round 1: void, nobody scores it: {s.voided[0]}" in verify_transcript(
             bytes(net.transcripts[p])).summary.splitlines()
         assert s.game.history[0] == (0,) * 4  # the void round scores nothing

@@ -397,6 +397,15 @@ def test_garbage_and_other_files() -> None:
     check(frame(b"\x93\xc1\xc1\xc1"), "malformed header", 0)
 
 
+def test_a_file_that_is_no_transcript_is_told_by_the_verdict_not_by_its_words() -> None:
+    """Verdict.alien says why the bytes are no transcript at all (verify's and replay's status 2, resume's refusal
+    before the key): as data, never searched for in the fault's English words; a damaged one has none."""
+    assert verify_transcript(b"hello, world" * 8).alien == "it does not begin with a transcript header"
+    for damaged in (frame(encode(["p2pnimmt-transcript", 2, None])), b"", b"\x00\x00\x00\x08hello!!!"):
+        verdict = verify_transcript(damaged)
+        assert not verdict.ok and verdict.alien is None, verdict
+
+
 # ----------------------------------------------------------------- the command
 
 

@@ -121,17 +121,22 @@ def test_the_cards_of_a_turn_are_shown_placed_one_by_one() -> None:
             assert shown[row][-1] == card  # each step puts one more card at the end of its row
 
 
-def test_sealed_deal_verdicts_and_void_rounds_are_told_in_words():
-    """The audit's verdict (a non-fatal fault naming the cheat) and a void round reach the log as such, not as
-    'ignored bad data'."""
-    from p2pnimmt.protocol.events import Fault, RoundVoided
-
+def sealed_table():
+    """A model at a three-seat sealed game at an in-memory table, its first round dealt: (model, session)."""
     model = TableModel()
     table = LocalTable(Settings(players=3, max_rounds=1, point_limit=None, deal="sealed"), seed=bytes(32),
                        on_event=model.update)
     LocalSeat(table)
     table.start()
-    session = table.session
+    return model, table.session
+
+
+def test_sealed_deal_verdicts_and_void_rounds_are_told_in_words():
+    """The audit's verdict (a non-fatal fault naming the cheat) and a void round reach the log as such, not as
+    'ignored bad data'."""
+    from p2pnimmt.protocol.events import Fault, RoundVoided
+
+    model, session = sealed_table()
     assert type(session.deal).__name__ == "SealedDeal" and model.asked == "card" and len(model.hand) == 10
     cheat = session.roster[2]
     model.update(session, Fault(cheat, "sealed-play", "the audit of round 1 found seat 2 (bot2) at fault: "
@@ -141,3 +146,23 @@ def test_sealed_deal_verdicts_and_void_rounds_are_told_in_words():
     assert model.log[-1].startswith("Round 1 is void (nobody scores it)")
     model.update(session, Fault(None, "malformed", "bytes from an unknown peer: junk", False))
     assert model.log[-1].startswith("ignored bad data")
+
+
+def test_a_void_round_says_who_left_from_the_event_not_from_its_words():
+    """The seat whose drop voided a round comes with the event (RoundVoided.absent), never out of its English
+    words: with words that name another seat, or none, a seat that said bye is still said to have left the game;
+    one that vanished gets the protocol's words, whatever seat they name."""
+    from p2pnimmt.protocol.events import RoundVoided
+
+    model, session = sealed_table()
+    model.left = frozenset({2})
+    for words in ("seat 1 (bot1) stopped before sending its card after it shuffled: its layer cannot be removed "
+                  "nor its key revealed", "bot2 went home early"):
+        model.update(session, RoundVoided(0, words, absent=2))
+        assert "bot2 left the game after shuffling the round's cards" in model.log[-1], model.log[-1]
+        assert words not in model.log[-1]
+    words = "seat 2 (bot2) stopped before sending its card after it shuffled: its layer cannot be removed nor its key "\
+        "revealed"
+    for absent in (1, None):  # seat 1 did not say bye; None: an audit voided it
+        model.update(session, RoundVoided(0, words, absent=absent))
+        assert words in model.log[-1] and "left the game" not in model.log[-1], model.log[-1]

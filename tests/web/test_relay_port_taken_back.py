@@ -37,7 +37,8 @@ async def test_a_page_back_with_its_claim_gets_its_port_while_its_old_tunnel_is_
         end = await old.receive(timeout=OUTER)  # the old tunnel is told why it ends
         while end.type == WSMsgType.BINARY:  # (what it was sent before)
             end = await old.receive(timeout=OUTER)
-        assert end.type == WSMsgType.CLOSE and end.data == TAKEN_BACK, end
+        assert (end.type, end.data, end.extra) == (WSMsgType.CLOSE, TAKEN_BACK, "taken back: this page opened a new "
+                                                   "connection"), end
         assert await asyncio.wait_for(_reader.read(), OUTER) == b""  # its peer's link at the old tunnel: closed
         writer.close()
         # the port is the new tunnel's: a peer's link there reaches it

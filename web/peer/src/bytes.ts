@@ -52,7 +52,7 @@ export function joinedForNow(parts: readonly Uint8Array[]): Uint8Array {
   return scratch.subarray(0, size);
 }
 
-/** `value` as `size` bytes, big-endian (size ≤ 8, 0 ≤ value < 2^(8·size)). */
+/** `value` as `size` bytes, big-endian (0 ≤ value < 2^(8·size); a bigint of any size: a link secret's 16 bytes). */
 export function uintBE(value: number | bigint, size: number): Uint8Array {
   if (typeof value === "number" && size <= 4 && Number.isInteger(value) && value >= 0 && value < 2 ** (8 * size)) {
     const out = new Uint8Array(size); // a length or an index (u16, u32: every frame and commitment): no BigInt

@@ -366,11 +366,12 @@ function render(node: PageNode): void {
       take.textContent = fmt(_("take row {row}"), { row: r + 1 });
       take.addEventListener("click", () => act(live(), (now) => now.chooseRow(r)));
       // The row's bull heads (what taking it costs), right-aligned: the rows' totals in one column.
+      const heads = penalty(row);
       const total = document.createElement("span");
       total.className = "row-heads";
-      total.textContent = String(penalty(row));
+      total.textContent = String(heads);
       total.dataset.unit = _("bh");
-      total.title = headsWords(penalty(row));
+      total.title = headsWords(heads);
       line.append(...row.map((c) => cardButton(c, false, () => {})), total, take);
       return line;
     });

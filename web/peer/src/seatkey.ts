@@ -9,7 +9,7 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { scrypt, scryptAsync } from "@noble/hashes/scrypt.js";
-import { ascii, concat, hex } from "./bytes.js";
+import { ascii, concat, hex, uintBE } from "./bytes.js";
 
 export const SEAT_KEY_LENGTH = 4;
 export const SEAT_SALT = ascii("p2pnimmt/seat/v1");
@@ -50,12 +50,7 @@ export function readLinkSecret(typed: string): Uint8Array {
     value = value * 32n + BigInt(digit);
   }
   if (value >> BigInt(8 * LINK_SECRET_SIZE) !== 0n) throw new Error("a link secret begins with 0..7 (it is 128 bits)");
-  const out = new Uint8Array(LINK_SECRET_SIZE);
-  for (let i = LINK_SECRET_SIZE - 1; i >= 0; i--) {
-    out[i] = Number(value & 0xffn);
-    value >>= 8n;
-  }
-  return out;
+  return uintBE(value, LINK_SECRET_SIZE);
 }
 
 /** The link secret as a link carries it: 26 characters of the alphabet, most significant first. */

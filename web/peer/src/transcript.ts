@@ -19,9 +19,9 @@ export const MAX_DETAIL = 500;
 /** ... and bytes of its UTF-8: the most a str holds (protocol.md 7). */
 export const MAX_DETAIL_BYTES = 1024;
 
-/** A fault record's detail as written (protocol.md 13): its first MAX_DETAIL characters (code points), then its
- * longest prefix of whole ones within MAX_DETAIL_BYTES of UTF-8, so every reader can read the record (a lone
- * surrogate counts 3 bytes: the encoder writes U+FFFD for it). */
+/** A fault record's detail as written (protocol.md 13): its first MAX_DETAIL characters (code points), each lone
+ * surrogate as U+FFFD (3 bytes; no str a peer sent holds one: section 7; this node's own text might), then its
+ * longest prefix of whole ones within MAX_DETAIL_BYTES of UTF-8, so every reader can read the record. */
 export function cutDetail(detail: string): string {
   let chars = 0;
   let bytes = 0;
@@ -33,7 +33,7 @@ export function cutDetail(detail: string): string {
     chars += 1;
     end += c.length;
   }
-  return detail.slice(0, end);
+  return detail.slice(0, end).replace(/\p{Cs}/gu, "\ufffd");
 }
 
 const LINK_TAG = ascii("p2pnimmt/transcript-link/v1");

@@ -22,6 +22,8 @@ export interface Verdict {
   readonly peer: Uint8Array | null;
   /** Set when the transcript needs a part of protocol.md this implementation lacks: no verdict at all. */
   readonly unsupported?: string;
+  /** Set when the bytes are no transcript at all, not one that is damaged (the reference's Verdict.alien): why. */
+  readonly alien?: string;
   /** Every fault the replay's session found, in order, as its `receive` returned it (the record being read when it
    * was found), and each seat's total the replay reached ([] before a START): the whole of what the replay saw, which
    * both verifiers agree on (tests/peer/difffuzz.py compares it, not only the verdict). */
@@ -36,10 +38,15 @@ export interface Found {
 }
 
 class Failure extends Error {
-  constructor(readonly reason: string, readonly record: number | null = null, readonly peer: Uint8Array | null = null) {
+  constructor(readonly reason: string, readonly record: number | null = null, readonly peer: Uint8Array | null = null,
+    readonly alien?: string) {
     super(reason);
   }
 }
+
+/** The words of a file that is no transcript at all (section 13, "Exit status": verify's status 2). */
+const NOT_A_TRANSCRIPT = "not a p2pnimmt transcript";
+const NO_HEADER = "it does not begin with a transcript header";
 
 /** At most this many combining marks in a row are written as they are (p2pnimmt/neutral.py's MAX_MARKS). */
 const MAX_MARKS = 3;
@@ -200,7 +207,7 @@ function readHeader(raw: Uint8Array): Uint8Array | null {
   }
   if (!(Array.isArray(head) && head.length === 3 && head[0] === MAGIC && head[1] === FORMAT
     && (head[2] === null || (head[2] instanceof Uint8Array && head[2].length === KEY_SIZE)))) {
-    throw new Failure("not a p2pnimmt transcript (bad header)", 0);
+    throw new Failure(`${NOT_A_TRANSCRIPT} (bad header)`, 0);
   }
   return head[2] as Uint8Array | null;
 }
@@ -296,7 +303,7 @@ export function verifyTranscript(data: Uint8Array): Verdict {
     found: replay?.faults ?? [], scores: replay?.session.settings ? [...replay.session.scores] : [],
   });
   try {
-    if (!startsLikeATranscript(data)) throw new Failure("not a p2pnimmt transcript: it does not begin with a transcript header");
+    if (!startsLikeATranscript(data)) throw new Failure(`${NOT_A_TRANSCRIPT}: ${NO_HEADER}`, null, null, NO_HEADER);
     let records: Uint8Array[];
     try {
       records = frames(data);
@@ -317,7 +324,9 @@ export function verifyTranscript(data: Uint8Array): Verdict {
     replay.finish();
     return { ok: true, text: summary(replay), record: null, peer: null, ...seen() };
   } catch (e) {
-    if (e instanceof Failure) return { ok: false, text: e.reason, record: e.record, peer: e.peer, ...seen() };
+    if (e instanceof Failure) {
+      return { ok: false, text: e.reason, record: e.record, peer: e.peer, ...(e.alien === undefined ? {} : { alien: e.alien }), ...seen() };
+    }
     if (e instanceof Unsupported) return { ok: false, text: e.message, record: null, peer: null, unsupported: e.message, ...seen() };
     throw e;
   }

@@ -1,7 +1,7 @@
 /** Section 13: frames, the header, the record chain, the seal, and verify's first problem. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { concat, fromHex, hex, u32 } from "../src/bytes.js";
+import { ascii, concat, fromHex, hex, u32 } from "../src/bytes.js";
 import { decode, encode } from "../src/codec.js";
 import { Identity } from "../src/identity.js";
 import { frame, frames, header, link, MAX_RECORD, TranscriptWriter } from "../src/transcript.js";
@@ -23,6 +23,9 @@ test("verify's first problem: the file, the header, then record by record", () =
   assert.equal(v(new Uint8Array(0)), "FAILED at empty transcript");
   assert.match(v(Uint8Array.of(0, 0, 0, 5, 1)), /^FAILED at malformed transcript: frame at byte 0 is cut short/);
   assert.equal(v(frame(encode(["p2pnimmt-transcript", 2, null]))), "FAILED at record 0: not a p2pnimmt transcript (bad header)");
+  // a file that is no transcript at all says so as data (the CLI's status 2), never by its words; a damaged one not
+  assert.equal(verifyTranscript(ascii("hello, world".repeat(8))).alien, "it does not begin with a transcript header");
+  assert.equal(verifyTranscript(frame(encode(["p2pnimmt-transcript", 2, null]))).alien, undefined);
   const w = new TranscriptWriter(recorder);
   w.seal();
   assert.equal(v(w.bytes()), "FAILED at the transcript ends before the game does (phase lobby, round 1, turn 1)");
@@ -97,7 +100,7 @@ test("transcript-vectors: the writer makes the file byte for byte (the recorded 
     const [index, , what, payload] = decode(record as Uint8Array, MAX_RECORD) as [number, Uint8Array, string, Map<string, unknown>];
     assert.deepEqual([index, what, (payload.get("evidence") as unknown[]).length], [1, "fault", c.kept], c.why);
     assert.equal((record as Uint8Array).length, c.record, c.why);
-    // code points, as section 13 counts them
-    assert.equal(payload.get("detail"), [...detail].slice(0, c.cut ?? Infinity).join(""), c.why);
+    // code points, as section 13 counts them, a lone surrogate written as U+FFFD
+    assert.equal(payload.get("detail"), [...detail].slice(0, c.cut ?? Infinity).join("").replace(/\p{Cs}/gu, "\ufffd"), c.why);
   }
 });
