@@ -113,3 +113,23 @@ async def test_the_lobby_fits_a_phone_and_a_tablet_with_its_code_on_one_line(tmp
     # The host's list of rounds shows the game's 2 (none of its choices: it showed nothing).
     assert await page.evaluate("document.getElementById('set-rounds').selectedOptions[0]?.textContent") == "2"
     assert not errors and not tv_errors, (errors, tv_errors)
+
+
+async def test_the_seat_pages_turn_cards_lie_under_their_heading_on_a_phone(browser, no_delay) -> None:
+    """At 360 px the turn's cards wrap (four players with their words under each: two a line); "turn cards" heads
+    them on a line of its own. It was the strip's first item, drawn at the foot of the first line beside the cards."""
+    task, seat, _tv = await start_play(Settings(players=4, point_limit=None, max_rounds=1))
+    page, errors = await open_page(browser, seat, "table", PHONE)
+    await page.wait_for_function("() => document.body.dataset.asked === 'card'")
+    # The highest card (no row to choose: the seed's rows end lower), clicked to choose, again to play.
+    highest = page.locator("#hand .card").last
+    await highest.click()
+    await page.wait_for_selector("#hand .card.selected:last-child")
+    await highest.click()
+    await page.click("#dots button[data-pane='0']")
+    await page.wait_for_function("() => document.querySelectorAll('#turn-strip .turn-card').length === 4")
+    label, cards = await page.evaluate("""() => [document.querySelector('#turn-strip .label').getBoundingClientRect().bottom,
+        [...document.querySelectorAll('#turn-strip .turn-card')].map((c) => c.getBoundingClientRect().top)]""")
+    assert all(label <= top for top in cards), (label, cards)
+    task.cancel()
+    assert not errors, errors

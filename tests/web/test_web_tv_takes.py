@@ -1,0 +1,65 @@
+"""The TV page at 1920×1080 and 3840×2160 in a turn of three takes (session 45): the takes' banner runs to five lines
+with four long names, and the turn's cards under the rows lay over the last row (the rows kept their size while the
+banner needed the room: the strip of the turn's cards, allowed to shrink to nothing, was drawn over them). Now the
+rows give way (their cards smaller) and the rows, the turn's cards and the banner lie one under the other, all on
+the screen. The page's real server and chromium, with the state of such a turn."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import pytest_asyncio
+from test_web_tv_room import full_table
+
+from p2pnimmt.web.server import WebServer
+from p2pnimmt.web.view import View
+
+NAMES = ["Maximiliane-Alexandra", "Bartholomew-Longname", "bot1", "bot2"]
+TAKES = ["bot1 chooses row 4 with 19: takes 1 card, 1 bull head",
+         "Maximiliane-Alexandra places the 6th card in row 1 with 52: takes 5 cards, 5 bull heads",
+         "bot2 places the 6th card in row 3 with 71: takes 5 cards, 13 bull heads"]
+
+
+def three_takes() -> dict:
+    state = full_table()
+    state.update(takes=TAKES, turn_cards=[{"seat": i, "name": n, "card": [19 + 11 * i, 1], "row": i, "placed": True,
+                                            "taken": None} for i, n in enumerate(NAMES)],
+                 players=state["players"][:4], sheet=[[0, 0, 0, 0]], log=state["log"][:5], evening=None)
+    for i, name in enumerate(NAMES):
+        state["players"][i]["name"] = name
+    return state
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def served():
+    server = WebServer("127.0.0.1", 0)
+    token = server.add(View(lambda: copy.deepcopy(three_takes())))
+    await server.start()
+    yield server.url(token)
+    await server.close()
+
+
+PLACES = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
+  return {rows: box(document.getElementById('rows')), strip: box(document.getElementById('turn-strip')),
+    cards: [...document.querySelectorAll('#turn-strip .turn-card')].map(box),
+    banner: box(document.getElementById('banner')), lastRow: box([...document.querySelectorAll('#rows .row')].at(-1)),
+    height: innerHeight};
+}"""
+
+
+@pytest.mark.parametrize("width,height", [(1920, 1080), (3840, 2160)])
+async def test_a_turn_of_three_takes_keeps_the_turns_cards_off_the_rows(browser, served, width: int,
+                                                                        height: int) -> None:
+    page = await browser.new_page(viewport={"width": width, "height": height})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    await page.goto(served)
+    await page.wait_for_function("() => document.body.dataset.kind === 'table' && "
+                                 "!document.getElementById('banner').hidden")
+    shown = await page.evaluate(PLACES)
+    assert all(shown["lastRow"][1] <= top for top, _bottom in shown["cards"]), shown
+    assert all(bottom <= shown["banner"][0] for _top, bottom in shown["cards"]), shown
+    assert shown["banner"][1] <= shown["height"], shown
+    assert not errors, errors
