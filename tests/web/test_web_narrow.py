@@ -117,7 +117,8 @@ async def test_the_lobby_fits_a_phone_and_a_tablet_with_its_code_on_one_line(tmp
 
 async def test_the_seat_pages_turn_cards_lie_under_their_heading_on_a_phone(browser, no_delay) -> None:
     """At 360 px the turn's cards wrap (four players with their words under each: two a line); "turn cards" heads
-    them on a line of its own. It was the strip's first item, drawn at the foot of the first line beside the cards."""
+    them on a line of its own. It was the strip's first item, drawn at the foot of the first line beside the cards.
+    The tabs' bar is opaque."""
     task, seat, _tv = await start_play(Settings(players=4, point_limit=None, max_rounds=1))
     page, errors = await open_page(browser, seat, "table", PHONE)
     await page.wait_for_function("() => document.body.dataset.asked === 'card'")
@@ -131,5 +132,8 @@ async def test_the_seat_pages_turn_cards_lie_under_their_heading_on_a_phone(brow
     label, cards = await page.evaluate("""() => [document.querySelector('#turn-strip .label').getBoundingClientRect().bottom,
         [...document.querySelectorAll('#turn-strip .turn-card')].map((c) => c.getBoundingClientRect().top)]""")
     assert all(label <= top for top in cards), (label, cards)
+    # The tabs' bar at the foot of the screen hides what scrolls under it (the game's code showed through, cut).
+    bar = await page.evaluate("getComputedStyle(document.getElementById('dots')).backgroundColor")
+    assert bar.startswith("rgb("), bar  # no alpha: rgba(0, 0, 0, 0.5) on main
     task.cancel()
     assert not errors, errors
