@@ -2,7 +2,8 @@
 with four long names, and the turn's cards under the rows lay over the last row (the rows kept their size while the
 banner needed the room: the strip of the turn's cards, allowed to shrink to nothing, was drawn over them). Now the
 rows give way (their cards smaller) and the rows, the turn's cards and the banner lie one under the other, all on
-the screen. The page's real server and chromium, with the state of such a turn."""
+the screen; under each of the turn's cards the player's name, ellipsized, over where the card went, whole. The
+page's real server and chromium, with the state of such a turn."""
 
 from __future__ import annotations
 
@@ -62,4 +63,13 @@ async def test_a_turn_of_three_takes_keeps_the_turns_cards_off_the_rows(browser,
     assert all(shown["lastRow"][1] <= top for top, _bottom in shown["cards"]), shown
     assert all(bottom <= shown["banner"][0] for _top, bottom in shown["cards"]), shown
     assert shown["banner"][1] <= shown["height"], shown
+    # Under each card the player's name (ellipsized where long) and, whole on its own line, where the card went (the
+    # label was one ellipsized line: "Maximiliane-Alexand…", its "→ row 1" never shown).
+    labels = await page.locator("#turn-strip .who").evaluate_all("""ws => ws.map((w) => {
+      const [name, did] = [w.querySelector('.name'), w.querySelector('.did')];
+      return {name: name?.textContent, did: did?.textContent, whole: did !== null && did.scrollWidth <= did.clientWidth
+        && did.getBoundingClientRect().bottom <= w.getBoundingClientRect().bottom + 1};
+    })""")
+    assert [label["name"] for label in labels] == NAMES, labels
+    assert all(label["did"] == f"→ row {i + 1}" and label["whole"] for i, label in enumerate(labels)), labels
     assert not errors, errors
