@@ -110,6 +110,11 @@ async def test_the_lobby_fits_a_phone_and_a_tablet_with_its_code_on_one_line(tmp
     # its lightest, #1f5f3a, with a contrast of at least 4.5 (WCAG AA for small text; it was 4.0).
     dim = await screen.evaluate("getComputedStyle(document.getElementById('lobby-wait')).color")
     assert contrast(dim, (0x1F, 0x5F, 0x3A)) >= 4.5, dim
+    # On a phone the host's buttons are each a line of the screen's width ("Start now" sat beside the rounds' list).
+    await layout(page, PHONE)
+    widths = await page.evaluate("[...document.querySelectorAll('#lobby-controls button')].map((b) => "
+                                 "b.getBoundingClientRect().width)")
+    assert widths and all(w >= 300 for w in widths), widths
     # The host's list of rounds shows the game's 2 (none of its choices: it showed nothing).
     assert await page.evaluate("document.getElementById('set-rounds').selectedOptions[0]?.textContent") == "2"
     assert not errors and not tv_errors, (errors, tv_errors)
