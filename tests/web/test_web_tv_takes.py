@@ -22,10 +22,11 @@ TAKES = ["bot1 chooses row 4 with 19: takes 1 card, 1 bull head",
          "bot2 places the 6th card in row 3 with 71: takes 5 cards, 13 bull heads"]
 
 
-def three_takes() -> dict:
+def three_takes(taken: bool = False) -> dict:
+    """The turn; `taken`: each card took its row (13 bull heads), else each was placed."""
     state = full_table()
     state.update(takes=TAKES, turn_cards=[{"seat": i, "name": n, "card": [19 + 11 * i, 1], "row": i, "placed": True,
-                                            "taken": None} for i, n in enumerate(NAMES)],
+                                            "taken": 13 if taken else None} for i, n in enumerate(NAMES)],
                  players=state["players"][:4], sheet=[[0, 0, 0, 0]], log=state["log"][:5], evening=None)
     for i, name in enumerate(NAMES):
         state["players"][i]["name"] = name
@@ -35,9 +36,10 @@ def three_takes() -> dict:
 @pytest_asyncio.fixture(loop_scope="session")
 async def served():
     server = WebServer("127.0.0.1", 0)
-    token = server.add(View(lambda: copy.deepcopy(three_takes())))
+    placed = server.add(View(lambda: copy.deepcopy(three_takes())))
+    taken = server.add(View(lambda: copy.deepcopy(three_takes(taken=True))))
     await server.start()
-    yield server.url(token)
+    yield server.url(placed), server.url(taken)
     await server.close()
 
 
@@ -56,7 +58,7 @@ async def test_a_turn_of_three_takes_keeps_the_turns_cards_off_the_rows(browser,
     page = await browser.new_page(viewport={"width": width, "height": height})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    await page.goto(served)
+    await page.goto(served[0])
     await page.wait_for_function("() => document.body.dataset.kind === 'table' && "
                                  "!document.getElementById('banner').hidden")
     shown = await page.evaluate(PLACES)
@@ -73,3 +75,14 @@ async def test_a_turn_of_three_takes_keeps_the_turns_cards_off_the_rows(browser,
     assert [label["name"] for label in labels] == NAMES, labels
     assert all(label["did"] == f"→ row {i + 1}" and label["whole"] for i, label in enumerate(labels)), labels
     assert not errors, errors
+
+
+async def test_on_a_phone_the_tvs_turn_cards_say_whole_which_row_each_took(browser, served) -> None:
+    """At 360 px four turn's cards share the width: "takes row 2 (13)" under each wraps to two lines instead of being
+    cut ("takes r…")."""
+    page = await browser.new_page(viewport={"width": 360, "height": 740})
+    await page.goto(served[1])
+    await page.wait_for_function("() => document.querySelectorAll('#turn-strip .who .did').length === 4")
+    labels = await page.locator("#turn-strip .who .did").evaluate_all(
+        "ds => ds.map((d) => [d.textContent, d.scrollWidth <= d.clientWidth, d.getBoundingClientRect().right])")
+    assert all(text.startswith("takes row") and whole and right <= 360 for text, whole, right in labels), labels
