@@ -110,6 +110,35 @@ async def test_the_lobby_fits_a_phone_and_a_tablet_with_its_code_on_one_line(tmp
     # its lightest, #1f5f3a, with a contrast of at least 4.5 (WCAG AA for small text; it was 4.0).
     dim = await screen.evaluate("getComputedStyle(document.getElementById('lobby-wait')).color")
     assert contrast(dim, (0x1F, 0x5F, 0x3A)) >= 4.5, dim
+    # On a phone the host's buttons are each a line of the screen's width ("Start now" sat beside the rounds' list).
+    await layout(page, PHONE)
+    widths = await page.evaluate("[...document.querySelectorAll('#lobby-controls button')].map((b) => "
+                                 "b.getBoundingClientRect().width)")
+    assert widths and all(w >= 300 for w in widths), widths
     # The host's list of rounds shows the game's 2 (none of its choices: it showed nothing).
     assert await page.evaluate("document.getElementById('set-rounds').selectedOptions[0]?.textContent") == "2"
     assert not errors and not tv_errors, (errors, tv_errors)
+
+
+async def test_the_seat_pages_turn_cards_lie_under_their_heading_on_a_phone(browser, no_delay) -> None:
+    """At 360 px the turn's cards wrap (four players with their words under each: two a line); "turn cards" heads
+    them on a line of its own. It was the strip's first item, drawn at the foot of the first line beside the cards.
+    The tabs' bar is opaque."""
+    task, seat, _tv = await start_play(Settings(players=4, point_limit=None, max_rounds=1))
+    page, errors = await open_page(browser, seat, "table", PHONE)
+    await page.wait_for_function("() => document.body.dataset.asked === 'card'")
+    # The highest card (no row to choose: the seed's rows end lower), clicked to choose, again to play.
+    highest = page.locator("#hand .card").last
+    await highest.click()
+    await page.wait_for_selector("#hand .card.selected:last-child")
+    await highest.click()
+    await page.click("#dots button[data-pane='0']")
+    await page.wait_for_function("() => document.querySelectorAll('#turn-strip .turn-card').length === 4")
+    label, cards = await page.evaluate("""() => [document.querySelector('#turn-strip .label').getBoundingClientRect().bottom,
+        [...document.querySelectorAll('#turn-strip .turn-card')].map((c) => c.getBoundingClientRect().top)]""")
+    assert all(label <= top for top in cards), (label, cards)
+    # The tabs' bar at the foot of the screen hides what scrolls under it (the game's code showed through, cut).
+    bar = await page.evaluate("getComputedStyle(document.getElementById('dots')).backgroundColor")
+    assert bar.startswith("rgb("), bar  # no alpha: rgba(0, 0, 0, 0.5) on main
+    task.cancel()
+    assert not errors, errors

@@ -6,10 +6,12 @@ phone's cards showed their numbers alone and its rows no totals, which the seat 
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
+import pytest
 from deadlines import OUTER
-from pages import play_by_clicks
+from pages import next_step, play_by_clicks
 from test_web_phone_peer import host_with_phones
 from test_web_phone_presence import next_ask, seated_phone
 
@@ -82,4 +84,89 @@ async def test_the_phone_shows_each_cards_bull_heads_and_each_rows_total_at_360p
     await phone.wait_for_selector("#verdict:not([hidden])")
     await laptop.click("#leave")
     assert host.finish(60) == 0, host.text()
+    assert not errors, errors
+
+
+# What the phone shows while a row is asked of it: its prompt, each take button's words and box, and the card it
+# played (chosen, outlined in its hand).
+ASKED = """() => ({
+  status: document.getElementById('status').textContent,
+  takes: [...document.querySelectorAll('#rows .take')].map((t) => {
+    const r = t.getBoundingClientRect();
+    return {text: t.textContent, left: r.left, right: r.right, height: r.height};
+  }),
+  chosen: Number(document.querySelector('#hand .card.chosen')?.dataset.card ?? 0),
+})"""
+WORDS = {"en": ("take row {row}", "your card is below every row: tap a row to take", "bh"),
+         "de": ("Reihe {row} nehmen", "deine Karte ist kleiner als jede Reihe: tippe eine Reihe an, um sie zu nehmen",
+                "HO")}
+
+
+async def highest_cards(laptop) -> None:
+    """The laptop's seat plays its highest card each turn (so the phone's lowest is the turn's lowest), by keys; row 1
+    when a row is asked of it."""
+    key = ""
+    while True:
+        key = await next_step(laptop, key)
+        if await laptop.evaluate("document.body.dataset.over") != "0":
+            return
+        if await laptop.evaluate("document.body.dataset.asked") == "row":
+            await laptop.keyboard.press("1")
+        else:
+            await laptop.keyboard.type(await laptop.locator("#hand .card").last.get_attribute("data-card") or "")
+            await laptop.keyboard.press("Enter")
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+async def test_the_phone_asked_for_a_row_at_360px_shows_it_on_one_line_and_its_choice_plays(lang: str, tmp_path: Path,
+                                                                                            procs, browser) -> None:
+    """The phone brought to a row choice: two seats, the phone's and the laptop's, the laptop playing its highest card
+    and the phone a card below every row's end whenever it holds one (its lowest otherwise), round after round (an open
+    deal, up to 10 rounds) until a row is asked of it. Then each row, its total and its "take row N" button are one
+    line inside 360 px, each button at least 44 px high, the prompt says what is asked, in the page's language; the
+    phone takes the row with the fewest bull heads and the table plays it: that row now starts with the phone's card.
+    (The take buttons were 39.5 px high: 2.6em of their smaller font.) With $P2PNIMMT_SCREENSHOTS (=docs) it saves
+    docs/phone-row.png (360x740, English)."""
+    take_row, prompt, unit = WORDS[lang]
+    host = procs(["host", "--web", "--no-open", "--lang", lang, "--seats", "2", "--interface", "127.0.0.1",
+                  "--deal", "open", "--rounds", "10", "--no-points", "--name", "ann"], tmp_path / "host.out",
+                 env={"P2PNIMMT_PLACE_DELAY": "0", "HOME": str(tmp_path)})
+    web, phone_word = ("web", "phone") if lang == "en" else ("Web", "Handy")
+    url = host.wait_for(rf"{web}: (http://127\.0\.0\.1:\d+/\?t=\S+)").group(1)
+    phone_url = host.wait_for(rf"{phone_word}: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1)
+    laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
+    await laptop.goto(url)
+    phone, _, errors = await seated_phone(browser, phone_url, "zoe", await browser.new_context(**NARROW))
+    seat = asyncio.ensure_future(highest_cards(laptop))
+    try:
+        step = ""
+        while (step := await next_ask(phone, step)) and await phone.evaluate("document.body.dataset.wanted") == "card":
+            ends = [int(c) for c in await phone.evaluate(
+                "[...document.querySelectorAll('#rows .row')].map((r) => [...r.querySelectorAll('.card')].at(-1).dataset.card)")]
+            hand = [int(c) for c in await phone.locator("#hand .card:enabled").evaluate_all(
+                "cards => cards.map((c) => c.dataset.card)")]
+            below = [card for card in hand if card < min(ends)]
+            await phone.locator(f"#hand .card[data-card='{(below or hand)[0]}']").tap()
+        assert step, "no row was asked of the phone in 10 rounds"
+        shown, asked = await phone.evaluate(SHOWN), await phone.evaluate(ASKED)
+        assert asked["status"].endswith(prompt), asked
+        totals = []
+        for r, (row, take) in enumerate(zip(shown["rows"], asked["takes"], strict=True)):
+            assert row["takes"] == 1 and row["unit"] == unit, row
+            assert row["right"] <= shown["width"] and max(row["middles"]) - min(row["middles"]) < 2, (row, shown["width"])
+            assert take["text"] == take_row.format(row=r + 1) and take["height"] >= 44 and take["right"] <= 360, take
+            assert all(bulls == bull_heads(card) for card, bulls in row["cards"]), row
+            totals.append(int(row["total"]))
+        shots = os.environ.get("P2PNIMMT_SCREENSHOTS")
+        if shots and lang == "en":
+            await phone.screenshot(path=str(Path(shots) / "phone-row.png"))
+        card, r = asked["chosen"], totals.index(min(totals))
+        assert card and card < min(row["cards"][-1][0] for row in shown["rows"]), (card, shown["rows"])
+        await phone.locator(f"#rows .row[data-row='{r}'] .take").tap()
+        # The row taken: the phone's card starts it now (the laptop's, higher, may lie after it).
+        await phone.wait_for_function("([r, card]) => document.querySelector(`#rows .row[data-row='${r}'] .card`)"
+                                      "?.dataset.card === String(card)", arg=[r, card], timeout=OUTER * 1000)
+        assert not await phone.locator("#rows .take:visible").count()  # nothing more asked of this row choice
+    finally:
+        seat.cancel()
     assert not errors, errors

@@ -258,6 +258,17 @@
     return false;
   }
 
+  // Under a turn's card: the player's name on a line of its own, ellipsized where it is long, and what the card did
+  // ("→ row 2") whole on the next (a long name pushed it out of the label's two lines, or out of the TV's one).
+  function who(name, template) {
+    const w = el("div", "who");
+    template.split("{name}").forEach((part, i) => {
+      if (i > 0) w.appendChild(el("span", "name", name));
+      if (part.trim()) w.appendChild(el("span", "did", part.trim()));
+    });
+    return w;
+  }
+
   function drawTurn(s) {
     // This turn's cards: revealed together, then placed one by one (the node says which are placed).
     const strip = clear($("turn-strip"));
@@ -266,8 +277,8 @@
       s.turn_cards.forEach((t) => {
         const w = el("div", "turn-card" + (t.placed ? " placed" : ""));
         w.appendChild(cardEl(t.card));
-        w.appendChild(el("div", "who", t.taken !== null ? fmt(_("{name} takes row {row} ({heads})"), { name: t.name, row: t.row + 1, heads: t.taken })
-          : t.placed ? fmt(_("{name} → row {row}"), { name: t.name, row: t.row + 1 }) : t.name));
+        w.appendChild(who(t.name, t.taken !== null ? fmt(_("{name} takes row {row} ({heads})"), { row: t.row + 1, heads: t.taken })
+          : t.placed ? fmt(_("{name} → row {row}"), { row: t.row + 1 }) : "{name}"));
         strip.appendChild(w);
       });
     }

@@ -583,8 +583,16 @@ const pageNode = (): PageNode | null => ((window as unknown as { p2pnimmt?: { no
 
 async function start(name: string): Promise<void> {
   const identity = await ourIdentity();
-  say("me", fmt(_("{name} · key {key}"), { name, key: identity.fingerprint }));
+  sayMe(name, identity.fingerprint);
   connect(identity, name, null);
+}
+
+/** The header's "NAME · key KEY" on one line: the name ellipsized where it does not fit, the key always whole. */
+function sayMe(name: string, key: string): void {
+  const [before = "", after = ""] = fmt(_("{name} · key {key}"), { key }).split("{name}");
+  const part = (cls: string, text: string): HTMLSpanElement => Object.assign(document.createElement("span"),
+    { className: cls, textContent: text });
+  $("me").replaceChildren(part("key", before), part("name", name), part("key", after));
 }
 
 /** The relay of the node that served the page (its own origin). */
