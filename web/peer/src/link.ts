@@ -231,8 +231,9 @@ export class Link {
         values = [];
       }
       for (const value of values) {
-        if (link) link.frame(value);
-        else queue.push(value);
+        if (link === null) queue.push(value);
+        else if (link.closed) break; // closed by a frame before it (cut off over a cap): none after it is taken, as the
+        else link.frame(value); // reference's served link takes none (net/connection.py, _Link: while not conn.closed)
       }
       wake?.();
     };
@@ -291,7 +292,11 @@ export class Link {
   /** Take the link's frames from now on, first those that came with or right after the handshake. */
   start(onFrame: (kind: string, payload: Value) => void): void {
     this.onFrame = onFrame;
-    for (const value of this.early.splice(0)) this.frame(value);
+    const ended = this.closed; // (the peer's end came during the handshake: what it sent before it is still taken)
+    for (const value of this.early.splice(0)) {
+      if (this.closed && !ended) break; // closed by a frame before it: none after it is taken, as in onData
+      this.frame(value);
+    }
   }
 
   private frame(value: Value): void {

@@ -4,9 +4,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { equal, hex } from "../src/bytes.js";
 import { Identity } from "../src/identity.js";
-import { HANDSHAKE_TIMEOUT, Link, MAX_SENT_BYTES } from "../src/link.js";
+import { concat } from "../src/bytes.js";
+import { frame, HANDSHAKE_TIMEOUT, Link, MAX_SENT_BYTES } from "../src/link.js";
 import { joinProof, seatSecret } from "../src/seatkey.js";
-import type { Channel } from "../src/tunnel.js";
+import { Channel, DATA, Tunnel } from "../src/tunnel.js";
 
 /** Two ends of a connection in memory, as a tunnel's channels are to the link. */
 function pipe(): [Channel, Channel] {
@@ -73,4 +74,44 @@ test("a link remembers at most MAX_SENT_BYTES of the messages it carried (red te
   assert.ok(link.sent.has(big(499)) && link.sent.size <= MAX_SENT_BYTES / (60 * 1024));
   link.remember(big(499));
   assert.equal(link.sent.has(big(499)), true, "one remembered is remembered once");
+});
+
+/** A link at a page (its end a tunnel's real Channel, the relay between) to a peer (an end of `pipe`), handshake done:
+ * the page's link and its channel. */
+async function pageLink(game: Uint8Array): Promise<[Link, Channel]> {
+  const [, peer] = pipe();
+  const tunnel = new Tunnel({ send: (data) => { // the relay: the page's DATA on channel 1 goes to the peer's end
+    const bytes = data as Uint8Array;
+    if (bytes[0] === DATA) queueMicrotask(() => peer.onData(bytes.subarray(5)));
+  }, close: () => {} });
+  const page = new Channel(tunnel, 1);
+  (peer as unknown as { other: unknown }).other = page; // what the peer's end sends reaches the page's channel
+  const [link] = await Promise.all([Link.open(page, new Identity(new Uint8Array(32).fill(1)), game, false),
+    Link.open(peer, new Identity(new Uint8Array(32).fill(2)), game, true)]);
+  return [link, page];
+}
+
+test("a link closed by one of its frames takes none after it, as the reference's served link (session 45 review)", async () => {
+  // The page cuts a peer off over a cap before the START as one of its msg frames arrives (page_node.ts, inbox.ts:
+  // what the peer held is dropped). Before, the frames after it in the same bytes from the relay, or among those that
+  // came before start(), were still taken: the peer, cut, held messages again.
+  const game = new Uint8Array(16).fill(7);
+  const msgs = (...names: string[]): Uint8Array => concat(...names.map((n) => frame(["msg", n])));
+  const cut = "cut off: it sent more than 1024 messages or 262144 bytes before START";
+  const cases = [
+    { early: ["a", "b"], later: [], closer: "a", want: ["a"] }, // both came before start()
+    { early: [], later: ["a", "b", "c", "d"], closer: "b", want: ["a", "b"] }, // in one DATA from the relay
+  ];
+  for (const { early, later, closer, want } of cases) {
+    const [link, page] = await pageLink(game);
+    if (early.length) page.onData(msgs(...early));
+    const taken: string[] = [];
+    link.start((_kind, payload) => {
+      taken.push(payload as string);
+      if (payload === closer) link.close(cut);
+    });
+    if (later.length) page.onData(msgs(...later));
+    assert.deepEqual(taken, want, "a frame after the one that closed the link was taken");
+    assert.ok(link.closed && page.closed);
+  }
 });
