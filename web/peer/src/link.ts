@@ -8,6 +8,7 @@
 import type { Encodable, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
 import { bytes, codec, identity as identities } from "./main.js";
+import { pyRepr } from "./names.js";
 import type { Channel } from "./tunnel.js";
 
 const { ascii, concat, equal } = bytes;
@@ -153,6 +154,34 @@ export function wireKey(wire: Uint8Array): string {
 /** A link's budget of asks (`heads`, `ping`, `seen`, `probe` frames), as the reference's net.connection.Asks (protocol.md 14,
  * "Bounds"): a burst of ASKS_BURST, then ASKS_PER_SECOND; an honest peer sends about ten a second at the most. */
 export const ASKS = new Set(["heads", "ping", "seen", "probe", "where"]);
+/** Every frame kind of this version (protocol.md 14, the table of frames; the reference's net/frames.py KINDS). A frame
+ * of another kind (a later version's, or junk) is ignored, and counted as an ask (since session 45: a seat's tiny
+ * frames of a kind nobody knows, sent as fast as its link took them, cut nothing and held the page's main thread busy
+ * half the time). */
+export const FRAME_KINDS = new Set([...ASKS, "msg", "join", "lobby", "refuse", "bye", "again", "rematch", "probed"]);
+
+/** A frame of `kind` takes from its link's asks budget: an ask, or a kind unknown here (the reference's
+ * charged_as_ask). */
+export function chargedAsAsk(kind: string): boolean {
+  return ASKS.has(kind) || !FRAME_KINDS.has(kind);
+}
+
+/** A frame of `kind` at `now` (milliseconds, monotonic) against its link's asks: "free" (not charged), "taken",
+ * "excused" (past the budget, within its slack: not answered, not counted) or "bad" (not answered, counted in
+ * `asks.over`: past MAX_ASKS_OVER the link is closed). The reference's net/frames.py ask_verdict decides alike. */
+export function askVerdict(asks: Asks, kind: string, now: number): "free" | "taken" | "excused" | "bad" {
+  if (!chargedAsAsk(kind)) return "free";
+  const over = asks.over;
+  if (asks.take(now)) return "taken";
+  return asks.over > over ? "bad" : "excused";
+}
+
+/** Why a link is closed past its asks' budget: what the asks were, the unknown kind that went over it named (the
+ * reference's asks_exceeded). */
+export function asksExceeded(kind: string): string {
+  const said = `more than ${ASKS_PER_SECOND} asks a second (heads, ping, seen, probe, where frames`;
+  return FRAME_KINDS.has(kind) ? `${said})` : `${said}, and frames of a kind this node does not know: this one ${pyRepr(kind.slice(0, 40))})`;
+}
 export const ASKS_PER_SECOND = 20;
 export const ASKS_BURST = 64;
 /** Past the burst, asks up to ASKS_SLACK more (filling at ASKS_PER_SECOND as well) are not answered but not counted
