@@ -40,6 +40,6 @@ def test_a_member_flooding_frames_of_an_unknown_kind_is_cut_and_the_game_goes_on
     all_finish_agree_and_verify(tmp_path, {"ann": ann, "bob": bob})
     fp = re.escape(fingerprint(tv.identity.peer))
     cut = re.findall(rf"WARNING p2pnimmt\.net: closing the link to {fp}: (\d+) bad messages \(the first: more than 20 "
-                     r"asks a second \(.*frames of a kind this node does not know: this one 'zz'\)\)", ann.text())
+                     r"asks a second \(.*: this one of a kind this node does not know, 'zz'\)\)", ann.text())
     assert cut == ["21"], ann.text()[-3000:]
     assert "sent an unknown frame kind 'zz' (ignored; counted as an ask)" in ann.text()

@@ -1,12 +1,13 @@
-"""protocol.md 14 in both implementations: a frame of a kind not in the table of frames (a later version's, or junk)
-counts as an ask of its link ("Bounds": a burst of 64, then 20 a second; past it not answered, and once a slack of
+"""protocol.md 14 in both implementations: every frame but a `msg` (at a host, but a `join` or `again`, which have
+budgets of their own), a frame of a kind not in the table of frames (a later version's, or junk) too, counts as an
+ask of its link ("Bounds": a burst of 64, then 20 a second; past it not answered, and once a slack of
 1,280 more is spent each is a bad message; the 21st bad message closes the link). The same frames, at the same
 times, go to the reference's net/frames.py ask_verdict (what on_frame judges every frame by) and to the TypeScript
 page's link.ts askVerdict (what page_node.ts judges every frame by, in the web/peer/test/mixed.ts node process), and
 both must give every frame the same verdict, so both close the link at the same frame.
 
-Before session 45 neither counted a frame of an unknown kind at all: a seat's tiny ones (`["zz", n]`) to a phone page,
-38 M in 30 s, held its main thread 16 s busy and cut nothing (docs/fair-play.md, session 44's red team). On main
+Before session 45 neither counted a frame of an unknown kind, a `bye`, a `lobby`, a `probed`, ... at all: a seat's
+tiny ones (`["zz", n]`) to a phone page, 38 M in 30 s, held its main thread 16 s busy and cut nothing (docs/fair-play.md, session 44's red team). On main
 this test fails: the reference has no ask_verdict, and the node process no `asks` op.
 """
 
@@ -18,7 +19,7 @@ from mixed import NodeSeats
 from test_mixed_tables import child as child  # noqa: F401 (the node process of test_mixed_tables, a fixture)
 
 from p2pnimmt.net.connection import Asks
-from p2pnimmt.net.frames import KINDS, MAX_LINK_FAULTS, ask_verdict
+from p2pnimmt.net.frames import MAX_LINK_FAULTS, ask_verdict
 
 BURST, SLACK, RATE = int(Asks.BURST), int(Asks.SLACK), int(Asks.PER_SECOND)
 
@@ -50,15 +51,25 @@ def test_a_flood_of_an_unknown_kind_is_cut_at_the_same_frame(child: NodeSeats) -
     assert cut_at(judged) == BURST + SLACK + MAX_LINK_FAULTS + 1  # 1,365: the 21st bad message
 
 
-def test_unknown_kinds_and_asks_share_one_budget_and_the_rest_is_free(child: NodeSeats) -> None:
-    kinds = ["heads", "\u00e9t\u00e9", "ping", "", "seen", "x" * 100, "probe", "where", "msg", "bye", "lobby"]
+def test_every_frame_but_a_msg_shares_one_budget(child: NodeSeats) -> None:
+    """Unknown kinds, asks and every other frame but a `msg` (a `bye`, a `lobby`, a `probed` nobody asked for, ...:
+    since session 45 too, each cost its receiver as long as they came) take from one budget."""
+    kinds = ["heads", "\u00e9t\u00e9", "ping", "", "seen", "x" * 100, "probe", "where", "msg", "bye", "lobby", "probed",
+             "rematch", "refuse", "join", "again"]
     frames = [(10, kinds[n % len(kinds)]) for n in range(2 * (BURST + SLACK))]
     judged = verdicts(child, frames)
-    assert all(v == "free" for (_, kind), v in zip(frames, judged, strict=True) if kind in KINDS - {
-        "heads", "ping", "seen", "probe", "where"})
-    charged = [v for (_, kind), v in zip(frames, judged, strict=True) if v != "free"]
+    assert [kind for (_, kind), v in zip(frames, judged, strict=True) if v == "free"] == ["msg"] * judged.count("free")
+    charged = [v for v in judged if v != "free"]
     assert charged[:BURST] == ["taken"] * BURST and charged[BURST:BURST + SLACK] == ["excused"] * SLACK
     assert cut_at(judged) is not None
+
+
+def test_a_host_takes_joins_and_answers_to_a_rematch_from_budgets_of_their_own() -> None:
+    """The reference as a host (the page hosts no game): `join` and `again` frames are not asks there (their own
+    budgets, a burst of 4, then 1 a second: connection.Connection.joins and .answers)."""
+    asks = Asks(slack=Asks.SLACK)
+    assert {ask_verdict(asks, kind, 0.0, host=True) for kind in ["join", "again", "msg"] * 100} == {"free"}
+    assert ask_verdict(asks, "bye", 0.0, host=True) == "taken"
 
 
 def test_a_later_versions_rare_frames_never_cost_a_link(child: NodeSeats) -> None:

@@ -557,7 +557,7 @@ export class PageNode {
       if (link.asks.over > MAX_ASKS_OVER) link.close(asksExceeded(kind));
       return;
     }
-    if (!FRAME_KINDS.has(kind)) return; // a later version's, within the budget: ignored (protocol.md 14)
+    if (!FRAME_KINDS.has(kind)) return; // a later version's, within the budget: ignored (protocol.md 14), no render
     if (kind === "msg" && payload instanceof Uint8Array) {
       link.remember(wireKey(payload));
       const key = hex(link.peer);
