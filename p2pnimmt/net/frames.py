@@ -57,7 +57,7 @@ def ask_verdict(asks: Asks, kind: str, now: float, host: bool = False) -> str:
 
 
 def asks_exceeded(kind: str) -> str:
-    """The bad message one ask past its link's budget (and slack) is: what it was, an unknown kind named."""
+    """The bad message one ask past its link's budget (and slack) is: what asks are, the kind of this one named."""
     said = f"more than {Asks.PER_SECOND:.0f} asks a second (heads, ping, seen, probe, where and other frames but msg"
     return f"{said}: this one of a kind this node does not know, {neutral(kind, 40)!r})" if kind not in KINDS \
         else f"{said}: this one {kind})"
@@ -71,7 +71,7 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
     if asked == "excused":
         return  # not answered, within what a stalled honest link brings at once (connection.Asks.SLACK)
     if asked == "bad" or (asked == "free" and kind in HOST_BUDGETED and over_budget(conn, kind)):
-        # (a msg frame, most frames, has no budget to ask)
+        # (a msg frame has no budget to ask: what it carries is judged as a message)
         # Not answered: each one past its budget (an ask's past its slack too) is a bad message, so a flood of them
         # is cut as one of forged bytes is.
         # (A join again, the first came before the link counted, net.mesh, is announced to every member: a stranger

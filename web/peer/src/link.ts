@@ -151,8 +151,9 @@ export function wireKey(wire: Uint8Array): string {
   return bytesAsText.decode(wire);
 }
 
-/** A link's budget of asks (`heads`, `ping`, `seen`, `probe` frames), as the reference's net.connection.Asks (protocol.md 14,
- * "Bounds"): a burst of ASKS_BURST, then ASKS_PER_SECOND; an honest peer sends about ten a second at the most. */
+/** A link's budget of asks (`heads`, `ping`, `seen`, `probe`, `where` frames, and since session 45 every other frame but a
+ * `msg`: chargedAsAsk), as the reference's net.connection.Asks (protocol.md 14, "Bounds"): a burst of ASKS_BURST, then
+ * ASKS_PER_SECOND; an honest peer sends about ten a second at the most. */
 export const ASKS = new Set(["heads", "ping", "seen", "probe", "where"]);
 export const ASKS_PER_SECOND = 20;
 export const ASKS_BURST = 64;
