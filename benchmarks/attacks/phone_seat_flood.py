@@ -10,7 +10,10 @@ DURATION seconds, as fast as the link takes them, one KIND of frame:
 - `ahead`: `msg` frames of her own, valid-signed, each new, of seqs far ahead (from 10^6 on), about 1 KB each;
 - `junk`: `msg` frames whose bytes are no message (random bytes, each new);
 - `small`: frames of a kind nobody knows (`["zz", n]`), 8 bytes each, written 256 at a time;
-- `faulty`: `msg` frames of her key whose signature is wrong (each a fault the page records).
+- `faulty`: `msg` frames of her key whose signature is wrong (each a fault the page records);
+- `bye`: `["bye", nil]` frames, a kind the page knows, written 256 at a time (since session 45 every frame but a
+  `msg` is an ask of its link: protocol.md 14);
+- `replay`: one valid-signed `msg` of her own (seq 0, about 1 KB), the same bytes again and again.
 
 The lobby never fills (a fourth seat is free): the flood meets the page before the START, where it waits longest.
 It prints, for the page, its heap used at the start and end of the flood and its most, the CPU its main thread spent
@@ -42,13 +45,14 @@ from test_web_phone_presence import seated_phone  # noqa: E402
 from p2pnimmt.net.connection import frame  # noqa: E402
 
 LO = ["--interface", "127.0.0.1"]
-KINDS = ("none", "ahead", "junk", "small", "faulty")
+KINDS = ("none", "ahead", "junk", "small", "faulty", "bye", "replay")
 
 
 def flood(a: Attacker, kind: str, stop: threading.Event, sent: list[int]) -> None:
     """Send KIND frames on `a` until `stop` or the page hangs up; sent[0]: frames, sent[1]: bytes, sent[2]: 1 if cut."""
     n = 0
     pad = {"pad": b"\x00" * 900}
+    same = frame(["msg", a.signed("PLAY_COMMIT", pad, 0)]) * 64
     try:
         while not stop.is_set():
             if kind == "none":
@@ -63,6 +67,12 @@ def flood(a: Attacker, kind: str, stop: threading.Event, sent: list[int]) -> Non
             elif kind == "faulty":
                 chunk = frame(["msg", a.forged(a.identity.peer, 10**6 + n, 900)])
                 n += 1
+            elif kind == "replay":
+                chunk = same
+                n += 64
+            elif kind == "bye":
+                chunk = b"".join(frame(["bye", None]) for _ in range(256))
+                n += 256
             else:  # small
                 chunk = b"".join(frame(["zz", n + i]) for i in range(256))
                 n += 256

@@ -151,7 +151,8 @@ JOINS_BURST = 4.0
 
 
 class Asks:
-    """A link's budget of asks (`heads`, `ping`, `seen`, `probe`, `where` frames): a bucket of BURST that fills at
+    """A link's budget of asks (`heads`, `ping`, `seen`, `probe`, `where` frames, and since session 45 every other frame
+    but a `msg`, at a host but a `join` or `again`: net.frames.charged_as_ask): a bucket of BURST that fills at
     PER_SECOND.
     An honest peer sends at most about ten a second (a `heads` each PULL_EVERY while it waits, a ping and a `seen`
     each quarter of the shortest --link-timeout); each `heads` costs a look over the whole game (protocol.md 14,

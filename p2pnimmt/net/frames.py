@@ -24,22 +24,60 @@ MAX_LINK_FAULTS = 20  # bad messages over a key's link before we hang up (after 
 BAD_MESSAGE_CODES = frozenset({"malformed", "wrong-game", "unknown-sender", "bad-signature"})
 
 
-ASKS = frozenset({"heads", "ping", "seen", "probe", "where"})  # frames a link may send only at a rate (connection.Asks)
+ASKS = frozenset({"heads", "ping", "seen", "probe", "where"})  # the asks proper: sent at a steady rate
+# Every frame kind of this version (protocol.md 14, the table of frames). A frame of another kind (a later version's,
+# or junk) is ignored, and counted as an ask as every frame but a msg is (charged_as_ask; since session 45: a seat's
+# tiny frames of a kind nobody knows, sent as fast as its link took them, cut nothing and held a phone page's main
+# thread busy half the time).
+KINDS = ASKS | {"msg", "join", "lobby", "refuse", "bye", "again", "rematch", "probed"}
+
+
+# Frames a host takes from a link's budgets of their own (connection.Connection.joins and .answers): a join again
+# announces the lobby to every member, an answer to a rematch is a line on the host's screen.
+HOST_BUDGETED = frozenset({"join", "again"})
+
+
+def charged_as_ask(kind: str, host: bool = False) -> bool:
+    """A frame of `kind` takes from its link's asks budget (protocol.md 14, "Bounds"): every frame but a `msg` (since
+    session 45: before, the asks only, so a seat's frames of an unknown kind, or `bye`s, `lobby`s not from the host,
+    `probed`s nobody asked for, ..., sent as fast as its link took them, cost their receiver for as long as they
+    came), and at a host but the frames of HOST_BUDGETED."""
+    return kind != "msg" and not (host and kind in HOST_BUDGETED)
+
+
+def ask_verdict(asks: Asks, kind: str, now: float, host: bool = False) -> str:
+    """A frame of `kind` at `now` (seconds, monotonic) against its link's asks: `free` (not charged), `taken`,
+    `excused` (past the budget, within its slack: not answered, no bad message) or `bad` (not answered, a bad
+    message: the 21st of a link's closes it). The TypeScript page's link.ts askVerdict decides alike."""
+    if not charged_as_ask(kind, host):
+        return "free"
+    if asks.take(now):
+        return "taken"
+    return "excused" if asks.excused else "bad"
+
+
+def asks_exceeded(kind: str) -> str:
+    """The bad message one ask past its link's budget (and slack) is: what asks are, the kind of this one named."""
+    said = f"more than {Asks.PER_SECOND:.0f} asks a second (heads, ping, seen, probe, where and other frames but msg"
+    return f"{said}: this one of a kind this node does not know, {neutral(kind, 40)!r})" if kind not in KINDS \
+        else f"{said}: this one {kind})"
 
 
 def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
     """One frame from a member's link (links are members' only: see net.mesh)."""
     session = node.session
     assert session is not None  # frames come over links, which Mesh.link gave our heads (of the session)
-    if kind != "msg" and over_budget(node, conn, kind):  # (a msg frame, most frames, has no budget to ask)
-        if kind in ASKS and conn.asks.excused:
-            return  # not answered, within what a stalled honest link brings at once (connection.Asks.SLACK)
+    asked = ask_verdict(conn.asks, kind, time.monotonic(), node.is_host)
+    if asked == "excused":
+        return  # not answered, within what a stalled honest link brings at once (connection.Asks.SLACK)
+    if asked == "bad" or (asked == "free" and kind in HOST_BUDGETED and over_budget(conn, kind)):
+        # (a msg frame has no budget to ask: what it carries is judged as a message)
         # Not answered: each one past its budget (an ask's past its slack too) is a bad message, so a flood of them
         # is cut as one of forged bytes is.
         # (A join again, the first came before the link counted, net.mesh, is announced to every member: a stranger
         # watching who sent its own again and again, under two names by turns, slowed every turn 60-fold.)
         bad_message(conn, f"more than {JOINS_PER_SECOND:.0f} {kind} a second" if kind in ("join", "again") else
-                    f"more than {Asks.PER_SECOND:.0f} asks a second (heads, ping, seen, probe, where frames)")
+                    asks_exceeded(kind))
         if conn.faults > node.mesh.fault_budget(conn) and not conn.closed:
             node.mesh.cut_for_bad_messages(conn)
         return
@@ -98,21 +136,16 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
             conn.send_nowait("probed", probe_answer(node.identity, conn.game_id, conn.nonces, payload, session.heads()))
     elif kind == "where":
         node.book.learn(conn, payload)
-    elif kind not in ("ping", "probed"):  # (a probed we never asked for: nothing to it)
-        quiet.warning(conn.address, "unknown frame kind", "%s sent an unknown frame kind %r", fingerprint(conn.peer),
-                      kind[:40])
+    elif kind not in KINDS:  # (a ping, a probed we never asked for, a join at a seat: nothing to them)
+        quiet.warning(conn.address, "unknown frame kind",
+                      "%s sent an unknown frame kind %r (ignored; counted as an ask)", fingerprint(conn.peer),
+                      neutral(kind, 40))
 
 
-def over_budget(node, conn: Connection, kind: str) -> bool:
-    """This frame is an ask (`heads`, `ping`, `seen`, `probe`, `where`) or, at a host, a join (since session 32) or
-    an answer to a rematch (`again`, since session 33) past its link's budget (protocol.md 14, "Bounds")."""
-    if kind in ASKS:
-        return not conn.asks.take(time.monotonic())
-    if not node.is_host:
-        return False
-    if kind == "join":
-        return not conn.joins.take(time.monotonic())
-    return kind == "again" and not conn.answers.take(time.monotonic())
+def over_budget(conn: Connection, kind: str) -> bool:
+    """At a host, this join (since session 32) or answer to a rematch (`again`, since session 33) is past its link's
+    budget (protocol.md 14, "Bounds"). Every other frame but a `msg` is judged by ask_verdict (on_frame)."""
+    return not (conn.joins if kind == "join" else conn.answers).take(time.monotonic())
 
 
 def bad_message(conn: Connection, detail: str) -> None:

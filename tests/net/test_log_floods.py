@@ -60,11 +60,12 @@ def test_a_flood_of_refused_messages_is_a_line_per_source_and_kind_then_a_count(
             with socket.create_connection(("127.0.0.1", port), source_address=(source, 0)) as sock:
                 sock.sendall(b"\x00\x00\x00\x05hello")
                 drain(sock)  # the host's hello, then it hangs up: refused
-    # 2. A spectator that sends 500 frames of a kind nobody knows.
+    # 2. A spectator that sends 60 frames of a kind nobody knows (each an ask since session 45, protocol.md 14: within
+    # the asks' burst of 64 each is ignored with a log event; past it, not even that).
     spectator = Attacker.dial(port, source="127.0.0.4")
     spectator.join("spectator", seat_key=seat_key)
     spectator.lobby(OUTER)
-    for n in range(500):
+    for n in range(60):
         spectator.send("zzz", n)
     # 3. Thirty fresh keys from one address, each a spectator sending messages of another game until cut.
     for _ in range(30):
@@ -85,7 +86,7 @@ def test_a_flood_of_refused_messages_is_a_line_per_source_and_kind_then_a_count(
             drain(sock)  # 400, and closed
     floods = [("127.0.0.2", "refused a connection", "refused a connection from", 300),
               ("127.0.0.3", "refused a connection", "refused a connection from", 300),
-              ("127.0.0.4", "unknown frame kind", r"\S+ sent an unknown frame kind", 500),
+              ("127.0.0.4", "unknown frame kind", r"\S+ sent an unknown frame kind", 60),
               ("127.0.0.5", "link cut for bad messages", "closing the link to", 30),
               ("127.0.0.6", "bad HTTP request", "refused a bad HTTP request from", 200)]
     for source, kind, first, total in floods:
@@ -94,5 +95,5 @@ def test_a_flood_of_refused_messages_is_a_line_per_source_and_kind_then_a_count(
         assert events == total, (source, kind, events, total)  # every one is told, in the count
         assert 1 <= counted <= 1 + 60 // EVERY, (source, kind, counted)
     warnings = [line for line in host.text().splitlines() if line.startswith(("WARNING", "ERROR"))]
-    assert len(warnings) < 40, "\n".join(warnings)  # for 1,330 refused connections, frames, cuts and requests
+    assert len(warnings) < 40, "\n".join(warnings)  # for 890 refused connections, frames, cuts and requests
     assert "Traceback" not in host.text()

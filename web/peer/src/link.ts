@@ -8,6 +8,7 @@
 import type { Encodable, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
 import { bytes, codec, identity as identities } from "./main.js";
+import { pyRepr } from "./names.js";
 import type { Channel } from "./tunnel.js";
 
 const { ascii, concat, equal } = bytes;
@@ -150,8 +151,9 @@ export function wireKey(wire: Uint8Array): string {
   return bytesAsText.decode(wire);
 }
 
-/** A link's budget of asks (`heads`, `ping`, `seen`, `probe` frames), as the reference's net.connection.Asks (protocol.md 14,
- * "Bounds"): a burst of ASKS_BURST, then ASKS_PER_SECOND; an honest peer sends about ten a second at the most. */
+/** A link's budget of asks (`heads`, `ping`, `seen`, `probe`, `where` frames, and since session 45 every other frame but a
+ * `msg`: chargedAsAsk), as the reference's net.connection.Asks (protocol.md 14, "Bounds"): a burst of ASKS_BURST, then
+ * ASKS_PER_SECOND; an honest peer sends about ten a second at the most. */
 export const ASKS = new Set(["heads", "ping", "seen", "probe", "where"]);
 export const ASKS_PER_SECOND = 20;
 export const ASKS_BURST = 64;
@@ -164,6 +166,35 @@ export const MAX_ASKS_OVER = 20;
 /** Bad messages a link may carry before it is closed (the reference's net/frames.py MAX_LINK_FAULTS; page_node.ts);
  * none once a link of its key was closed so. */
 export const MAX_LINK_FAULTS = 20;
+/** Every frame kind of this version (protocol.md 14, the table of frames; the reference's net/frames.py KINDS). A frame
+ * of another kind (a later version's, or junk) is ignored, and counted as an ask as every frame but a msg is
+ * (chargedAsAsk; since session 45: a seat's tiny frames of a kind nobody knows, sent as fast as its link took them, cut
+ * nothing and held the page's main thread busy half the time). */
+export const FRAME_KINDS = new Set([...ASKS, "msg", "join", "lobby", "refuse", "bye", "again", "rematch", "probed"]);
+
+/** A frame of `kind` takes from its link's asks budget (protocol.md 14, "Bounds"): every frame but a `msg` (the page
+ * hosts no game, so it has no `join` or `again` budget of its own: the reference's charged_as_ask, not at a host). */
+export function chargedAsAsk(kind: string): boolean {
+  return kind !== "msg";
+}
+
+/** A frame of `kind` at `now` (milliseconds, monotonic) against its link's asks: "free" (not charged), "taken",
+ * "excused" (past the budget, within its slack: not answered, not counted) or "bad" (not answered, counted in
+ * `asks.over`: past MAX_ASKS_OVER the link is closed). The reference's net/frames.py ask_verdict decides alike. */
+export function askVerdict(asks: Asks, kind: string, now: number): "free" | "taken" | "excused" | "bad" {
+  if (!chargedAsAsk(kind)) return "free";
+  const over = asks.over;
+  if (asks.take(now)) return "taken";
+  return asks.over > over ? "bad" : "excused";
+}
+
+/** Why a link is closed past its asks' budget: what the asks are, the kind that went over it named (the reference's
+ * asks_exceeded). */
+export function asksExceeded(kind: string): string {
+  const said = `more than ${ASKS_PER_SECOND} asks a second (heads, ping, seen, probe, where and other frames but msg`;
+  return FRAME_KINDS.has(kind) ? `${said}: this one ${kind})`
+    : `${said}: this one of a kind this node does not know, ${pyRepr(kind.slice(0, 40))})`;
+}
 
 export class Asks {
   private left = ASKS_BURST;

@@ -16,7 +16,7 @@
  */
 import type { Encodable, MsgMap, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
-import { ASKS, ASKS_PER_SECOND, Link, MAX_ASKS_OVER, MAX_LINK_FAULTS, wireKey } from "./link.js";
+import { askVerdict, asksExceeded, FRAME_KINDS, Link, MAX_ASKS_OVER, MAX_LINK_FAULTS, wireKey } from "./link.js";
 import { bytes, envelope, identity as identities, seatKey as seatKeys } from "./main.js";
 import { MoveClock } from "./page_clock.js";
 import { Held } from "./page_held.js";
@@ -553,11 +553,13 @@ export class PageNode {
   }
 
   private frame(link: Link, kind: string, payload: Value): void {
-    if (ASKS.has(kind) && !link.asks.take(performance.now())) {
+    const asked = askVerdict(link.asks, kind, performance.now());
+    if (asked === "excused" || asked === "bad") {
       // not answered (a heads costs a look over the whole game, every frame a render); a flood of them is cut
-      if (link.asks.over > MAX_ASKS_OVER) link.close(`more than ${ASKS_PER_SECOND} asks a second (heads, ping, seen, probe, where frames)`);
+      if (link.asks.over > MAX_ASKS_OVER) link.close(asksExceeded(kind));
       return;
     }
+    if (!FRAME_KINDS.has(kind)) return; // a later version's, within the budget: ignored (protocol.md 14), no render
     if (kind === "msg" && payload instanceof Uint8Array) {
       link.remember(wireKey(payload));
       const key = hex(link.peer);

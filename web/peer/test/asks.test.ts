@@ -2,7 +2,7 @@
  * honest peer sends is never refused; a flood is taken up to the budget, and counted past it (session 32). */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Asks, ASKS_BURST, ASKS_PER_SECOND, ASKS_SLACK } from "../src/link.js";
+import { Asks, ASKS_BURST, ASKS_PER_SECOND, ASKS_SLACK, askVerdict, asksExceeded, chargedAsAsk, MAX_ASKS_OVER } from "../src/link.js";
 import { PULL_EVERY } from "../src/page_waiting.js";
 
 test("a minute of an honest peer's heads, pings and seen reports is never refused", () => {
@@ -39,4 +39,17 @@ test("a stalled link's backlog at the longest link timeout (600 s) is never coun
   const backlog = 2 * 600 + 8; // a heads each half second, a ping and a seen each quarter of the timeout
   for (let i = 0; i < backlog; i++) asks.take(5_000);
   assert.equal(asks.over, 0);
+});
+
+test("every frame but a msg is an ask, a kind this version does not know too (protocol.md 14, since session 45)", () => {
+  for (const kind of ["zz", "", "heads", "probe", "join", "lobby", "refuse", "bye", "again", "rematch", "probed"]) assert.ok(chargedAsAsk(kind), kind);
+  assert.equal(chargedAsAsk("msg"), false);
+  const asks = new Asks();
+  const judged = Array.from({ length: ASKS_BURST + ASKS_SLACK + 21 }, () => askVerdict(asks, "zz", 7_000));
+  assert.deepEqual(judged.slice(0, ASKS_BURST), Array(ASKS_BURST).fill("taken"));
+  assert.equal(judged.filter((v) => v === "excused").length, ASKS_SLACK);
+  assert.equal(judged.filter((v) => v === "bad").length, 21); // past MAX_ASKS_OVER (20): the link is closed
+  assert.equal(asks.over, MAX_ASKS_OVER + 1);
+  assert.equal(askVerdict(asks, "msg", 7_000), "free");
+  assert.match(asksExceeded("zz"), /: this one of a kind this node does not know, 'zz'\)$/);
 });

@@ -36,6 +36,7 @@ import type { Value } from "../src/codec.js";
 import { nodeEd25519, nodeSameBytes, nodeScalarMult, nodeSha256, nodeSha512, nodeSodium } from "../src/cli.js";
 import { draftOrder } from "../src/deal.js";
 import { Identity, useEd25519 } from "../src/identity.js";
+import { Asks, askVerdict } from "../src/link.js";
 import { sha256, useSha256, useSha512 } from "../src/hash.js";
 import { useScalarMult } from "../src/sealed_group.js";
 import { type Member, type Outgoing, Seat } from "../src/seat.js";
@@ -126,6 +127,10 @@ function answer(req: Request): unknown {
   if (req.op === "verify") { // what `node peer.js verify FILE` decides and prints (cli.ts), without a process
     const verdict = verifyTranscript(new Uint8Array(readFileSync(req.path as string)));
     return { ok: verdict.ok, report: report(verdict), unsupported: verdict.unsupported ?? null };
+  }
+  if (req.op === "asks") { // a link's frames [seconds, kind] against a fresh asks budget: each one's verdict (link.ts)
+    const asks = new Asks();
+    return { verdicts: (req.frames as [number, string][]).map(([at, kind]) => askVerdict(asks, kind, at * 1000)) };
   }
   if (req.op === "new") {
     if (!cryptoChosen && req.native) {
