@@ -107,15 +107,20 @@ def _dialog_app(dialog: Dialog) -> Application[Any]:
                        mouse_support=True, full_screen=True)
 
 
+def button(label: str, handler: Callable[[], Any]) -> Button:
+    """A dialog's button, wide enough for its label in any language with a space either side: prompt_toolkit's
+    12 columns hold 10 between '<' and '>', so a longer label ran into them ('<Abbrechen >')."""
+    return Button(text=label, handler=handler, width=max(12, columns(label) + 4))
+
+
 def radio_dialog(title: str, text: str, values: list[tuple[str, str]], default: str | None = None) -> Application:
     """Choose one of `values` ([(value, label)]): Enter on an entry (or OK) returns it, Esc or Cancel None."""
     choices = _Choices(values=values, default=default)
     dialog = Dialog(
         title=title,
         body=HSplit([Label(text=between_words(text), dont_extend_height=True), choices], padding=1),
-        buttons=[Button(text=_("OK"),
-                        handler=lambda: get_app().exit(result=choices.values[choices._selected_index][0])),
-                 Button(text=_("Cancel"), handler=lambda: get_app().exit(result=None))],
+        buttons=[button(_("OK"), lambda: get_app().exit(result=choices.values[choices._selected_index][0])),
+                 button(_("Cancel"), lambda: get_app().exit(result=None))],
         with_background=True,
     )
     return _dialog_app(dialog)
@@ -174,8 +179,8 @@ def text_dialog(title: str, text: str, default: str = "", check: Callable[[str],
         body=HSplit([Label(text=between_words(text), dont_extend_height=True), field, ValidationToolbar(),
                      Label(text=lambda: note[0], dont_extend_height=True, style="class:validation-toolbar")],
                     padding=D(preferred=1, max=1)),
-        buttons=[Button(text=_("OK"), handler=field.buffer.validate_and_handle),
-                 Button(text=_("Cancel"), handler=lambda: get_app().exit(result=None))],
+        buttons=[button(_("OK"), field.buffer.validate_and_handle),
+                 button(_("Cancel"), lambda: get_app().exit(result=None))],
         with_background=True,
     )
     return _dialog_app(dialog)

@@ -367,3 +367,28 @@ def test_a_long_question_is_broken_between_words_in_german() -> None:
     finally:
         i18n.use("en")
     assert "auf dem Bildschirm des Gastgebers" in screen, screen
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_every_dialog_button_has_a_space_either_side_of_its_label(lang: str) -> None:
+    """Played by hand in German: the Cancel button read "<Abbrechen >" (prompt_toolkit's buttons are 12 columns,
+    10 between '<' and '>', and the label was pushed against the left one). Now each button of the menu's two kinds
+    of dialog, the list and the text field, is as wide as its label needs, in English and in German."""
+    from types import SimpleNamespace
+
+    from p2pnimmt import i18n
+    from p2pnimmt.ui.app import screen_text
+
+    i18n.use(lang)
+    try:
+        async def drawn() -> list[str]:  # the dialogs' fields want a running loop
+            return [screen_text(SimpleNamespace(app=menu.radio_dialog("title", "text", [("a", "A"), ("b", "B")]))),
+                    screen_text(SimpleNamespace(app=menu.text_dialog("title", "text")))]
+        screens = asyncio.run(drawn())
+        labels = [i18n._("OK"), i18n._("Cancel")]
+    finally:
+        i18n.use("en")
+    for screen in screens:
+        buttons = re.findall(r"<[^<>│]*>", screen)
+        assert [b.strip("<>").strip() for b in buttons] == labels, screen
+        assert all(re.fullmatch(r"< +\S+ +>", b) for b in buttons), buttons

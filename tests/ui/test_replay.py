@@ -88,9 +88,10 @@ def test_help_and_the_keys_line_name_the_replays_own_keys_at_80x24() -> None:
         await until(lambda: viewer.index == 3, "three steps")
         screen = screen_text(viewer.ui, 80, 24)
         assert "PgUp/PgDn: a round" in screen.splitlines()[-1], screen
-        status = next(line for line in screen.splitlines() if "(4/" in line)
-        assert status.startswith("round 1, turn 2: cards revealed (4/") and \
+        status = next(line for line in screen.splitlines() if "cards revealed" in line)
+        assert status.startswith("round 1, turn 2: cards revealed ") and \
             "PgDn" not in "\n".join(screen.splitlines()[:-1]), screen
+        assert screen.splitlines()[-2].startswith("Replay of p0's game: round 1, turn 2 (step 4 of "), screen
         inp.send_text("?")
         await until(lambda: viewer.ui.help, "the help")
         shown = screen_text(viewer.ui, 80, 24)
