@@ -22,6 +22,7 @@ from ..protocol.verify import TranscriptError, replay as replay_transcript
 from . import widgets
 from .app import TableApp
 from .model import TableModel
+from .words import where_it_stops
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,7 @@ def ending(data: bytes) -> tuple[list[bytes], str | None]:
     before = session.game.before
     if session.fault is not None:
         return wires, _("the game was aborted here: {why}").format(why=fault_said(session.fault, names, before))
-    where = _("round {round}, turn {turn}").format(round=session.game.round_no(session.round), turn=session.turn + 1)
-    waiting = [session.names[s] for s in session.waiting_for()]
+    where, waiting = where_it_stops(session)
     if waiting:
         return wires, _("the game was left unfinished here ({where}): the transcript ends waiting for {names}").format(
             where=where, names=", ".join(waiting))
