@@ -862,17 +862,21 @@ def from_menu(parser: argparse.ArgumentParser) -> int:
     back to the menu, Quit (or Esc) leaves it. A command that ends otherwise than well (a network game left before
     its end, a refused join, an address that cannot be used: not 0) first waits for Enter under what it said (how
     to resume, why), which the menu would cover; Ctrl-C or the input's end there leaves with its status."""
+    from .app import output
     from .app.games import code_problem, menu_games
     from .net.invite import read_code_or_link
     from .ui.menu import choose
 
     interface = os.environ.get("P2PNIMMT_INTERFACE") or None
+    last: list[str] = []  # the last game's closing lines (its result, its transcript), shown again on the menu
     while True:
         chosen = choose(lambda: asyncio.run(menu_games(interface)), read_code_or_link,
-                        lambda code, verb: code_problem(interface, code, verb))
+                        lambda code, verb: code_problem(interface, code, verb), last=last)
         if chosen is None:
             return 0
+        output.closing.clear()
         status = run_command(parse(parser, chosen))
+        last = list(output.closing)
         if status != 0:
             try:
                 input(_("Press Enter for the start menu (Ctrl-C leaves). "))

@@ -12,7 +12,7 @@ from ..net.invite import invite_link, link_addresses
 from ..net.node import EventListener, Node
 from .evening import Evening
 from .options import Options
-from .output import reporter, say, stdin_lines
+from .output import farewell, reporter, say, say_closing, stdin_lines
 from .rematch import ASK_SECONDS, FULL_SCREEN, LINES, OFFER_WAIT, AfterGame
 
 AGAIN_WORDS = ("again", "rematch", "r", "y", "yes")
@@ -186,3 +186,6 @@ class Front:
             from ..ui.front import wait_closed
 
             await wait_closed()
+        model = self.screen.model if self.screen is not None else None
+        if model is not None and model.over is not None:  # the result stays in the terminal once the screen is gone
+            say_closing(farewell(model))

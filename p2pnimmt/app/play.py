@@ -17,8 +17,8 @@ from ..net.files import AppendFile
 from ..protocol.identity import Identity
 from ..ui.console import InputClosed, LinesTable
 from ..ui.local import LocalTable
-from ..ui.words import n_rounds
 from .nodes import default_transcript
+from .output import farewell, say_closing
 
 
 class Kept:
@@ -136,23 +136,8 @@ async def run_full_screen(settings: Settings, *, bot: str = "heuristic", name: s
             break
         sitting.again()
         model = None
-    for line in sitting.said:
-        print(line)
+    say_closing(sitting.said)
     return 0 if result in ("over", "left") or model.over is not None else 1
-
-
-def farewell(model) -> list[str]:
-    """What stays in the terminal's scrollback once the full screen is gone: the scores, and who won."""
-    if not model.players:
-        return []
-    scores = ", ".join(f"{p.name} {p.score}" for p in model.players)
-    if model.over is not None:
-        winners = model.winners()
-        won = _("Winners: {names}") if len(winners) > 1 else _("Winner: {names}")
-        return [_("Game over after {rounds}: {scores}.").format(rounds=n_rounds(model.over.rounds), scores=scores),
-                won.format(names=", ".join(winners)) + "."]
-    return [_("You left in round {round}, turn {turn}. Scores so far: {scores}.").format(
-        round=model.round + 1, turn=min(model.turn, 9) + 1, scores=scores)]
 
 
 def run_lines(settings: Settings, bot: str, seed: bytes | None, name: str, read: Callable[[str], str],

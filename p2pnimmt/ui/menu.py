@@ -7,7 +7,7 @@ remembered between runs in the user's config directory.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -228,7 +228,7 @@ CheckCode = Callable[[str, str], Awaitable[str | None]]  # (code, "join" or "wat
 
 
 def choose(find_games: Callable[[], list[Listed]] = lambda: [], read_code: Callable[[str], str] = plain_code,
-           check_code: CheckCode | None = None) -> list[str] | None:
+           check_code: CheckCode | None = None, last: Sequence[str] = ()) -> list[str] | None:
     """Ask what to do; the command line to run, or None to quit.
 
     `find_games` lists the games on the LAN (app.games.menu_games does); it is
@@ -238,12 +238,15 @@ def choose(find_games: Callable[[], list[Listed]] = lambda: [], read_code: Calla
     `check_code` looks for a typed code on the network (app.games.code_problem):
     a code no game answers is asked again, with the reason.
 
-    Esc (or Cancel) in a question goes back to the one before; in this first menu it quits.
+    Esc (or Cancel) in a question goes back to the one before; in this first menu it quits. `last`: the closing
+    lines of the game played before (its result, its transcript), shown above the question: the menu covers the
+    terminal they were printed in.
     """
     what = "play"
     while True:
+        question = _("What would you like to do?")
         what = radio_dialog(
-            _(TITLE), _("What would you like to do?"),
+            _(TITLE), "\n".join([_("The last game:"), *last, "", question]) if last else question,
             # The language first: the others keep their places (Down from the default, Play, as before).
             [("lang", _("Language: English") + "  (Sprache / language)"),
              ("play", _("Play against bots")), ("host", _("Host a game on the LAN")),

@@ -276,7 +276,7 @@ def test_the_bare_command_gives_the_menu_the_networks_own_code_check(monkeypatch
     given = []
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
-    monkeypatch.setattr(menu, "choose", lambda find_games, read_code, check_code: given.append(read_code))
+    monkeypatch.setattr(menu, "choose", lambda find_games, read_code, check_code, last=(): given.append(read_code))
     assert cli.main([]) == 0 and given == [read_code_or_link]
 
 
@@ -392,3 +392,37 @@ def test_every_dialog_button_has_a_space_either_side_of_its_label(lang: str) -> 
         buttons = re.findall(r"<[^<>│]*>", screen)
         assert [b.strip("<>").strip() for b in buttons] == labels, screen
         assert all(re.fullmatch(r"< +\S+ +>", b) for b in buttons), buttons
+
+
+@needs_tmux
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_menu_after_a_game_shows_how_it_ended(tmp_path, panes, lang: str) -> None:
+    """Played by hand: a game from the start menu, left (or over), came back to the menu, which covered what the game
+    had printed (the scores, the transcript's file) until Quit. Now the menu shows the last game's closing lines
+    above its question, in the language of the screens."""
+    pane = panes(f"{sys.executable} -m p2pnimmt --lang {lang}; echo exited-$?; sleep 300",
+                 env={"XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)})
+    question = "What would you like to do?" if lang == "en" else "Was möchtest du tun?"
+    shown = pane.wait(question, 15)
+    assert "The last game" not in shown and "Das letzte Spiel" not in shown, shown
+    pane.keys("Enter")
+    pane.wait("Your name at the table" if lang == "en" else "Dein Name am Tisch", 15)
+    pane.keys("ann", "Enter")
+    pane.wait("How many bots?" if lang == "en" else "Wie viele Bots?", 15)
+    pane.keys("Up", "Enter")
+    pane.wait("How strong are the bots?" if lang == "en" else "Wie stark spielen die Bots?", 15)
+    pane.keys("Up", "Enter")
+    pane.wait("bot2", 15)
+    pane.keys("q")
+    pane.wait("Leave the game?" if lang == "en" else "Spiel verlassen?", 15)
+    pane.keys("y")
+    shown = pane.wait(question, 15)
+    flat = " ".join(shown.replace("│", " ").split())
+    if lang == "en":
+        assert "The last game: You left in round 1, turn 1. Scores so far: ann 0, bot1 0, bot2 0." in flat, shown
+        assert "Transcript: " in flat and ".p2pt" in flat, shown
+    else:
+        assert "Das letzte Spiel: Du bist in Runde 1, Zug 1 gegangen. Punkte bis dahin: ann 0, bot1 0, bot2 0." in flat, \
+            shown
+        assert "Spielprotokoll: " in flat and ".p2pt" in flat, shown
+    assert "exited" not in shown, shown

@@ -164,6 +164,7 @@ window.P2PNIMMT_STRINGS = {
   "The game was aborted.": "Das Spiel wurde abgebrochen.",
   "The game's code with its seat key as the host's screen shows it (ABCD-WXYZ; I reads as 1, O as 0), or its invite link:": "Der Code des Spiels mit seinem Platzschlüssel, wie ihn der Bildschirm des Gastgebers zeigt (ABCD-WXYZ; I gilt als 1, O als 0), oder sein Einladungslink:",
   "The host starts the game when the seats are taken.   q: leave": "Der Gastgeber startet, sobald alle Plätze besetzt sind.   q: verlassen",
+  "The last game:": "Das letzte Spiel:",
   "The others dropped your seat: the stand-in plays your hand.": "Die anderen haben deinen Platz abgewählt: die Vertretung spielt deine Hand.",
   "The seat key of {code}: the 4 characters after the hyphen on the host's screen ({code}-XXXX):": "Der Platzschlüssel von {code}: die 4 Zeichen nach dem Bindestrich auf dem Bildschirm des Gastgebers ({code}-XXXX):",
   "The terminal is too small: {columns}x{rows}.": "Das Terminal ist zu klein: {columns}x{rows}.",
