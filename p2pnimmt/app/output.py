@@ -34,11 +34,12 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
-def say_closing(lines: list[str]) -> None:
-    """Print a game's closing lines and keep them for the start menu."""
+def say_closing(lines: list[str], last: list[str] | None = None) -> None:
+    """Print a game's closing lines (an evening's: every game's) and keep the last game's (`last`, else all of
+    `lines`) for the start menu."""
     for line in lines:
         say(line)
-    closing.extend(lines)
+    closing[:] = lines if last is None else last
 
 
 def farewell(model) -> list[str]:

@@ -89,6 +89,7 @@ class Sitting:
         self.keys, self.previous = self.seed, None
         self.evening = Evening()
         self.said: list[str] = []
+        self.last: list[str] = []  # the last game's lines of `said`
         self.kept = Kept()
         self.table: LocalTable | None = None
 
@@ -104,7 +105,8 @@ class Sitting:
     def over(self, model) -> None:
         """The game is over or left: its transcript closed, what to say of it kept for the end."""
         self.kept.close()
-        self.said += farewell(model) + self.kept.lines()
+        self.last = farewell(model) + self.kept.lines()
+        self.said += self.last
 
     def again(self) -> None:
         """Played again: the finished game joins the evening; the next is dealt from a fresh seed."""
@@ -136,7 +138,7 @@ async def run_full_screen(settings: Settings, *, bot: str = "heuristic", name: s
             break
         sitting.again()
         model = None
-    say_closing(sitting.said)
+    say_closing(sitting.said, sitting.last)
     return 0 if result in ("over", "left") or model.over is not None else 1
 
 

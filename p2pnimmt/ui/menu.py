@@ -14,9 +14,11 @@ from typing import Any
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 from prompt_toolkit.key_binding.bindings.focus import focus_next, focus_previous
 from prompt_toolkit.key_binding.defaults import load_key_bindings
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import HSplit, Layout
 from prompt_toolkit.layout.dimension import D
 from prompt_toolkit.layout.margins import ScrollbarMargin
@@ -174,6 +176,7 @@ def text_dialog(title: str, text: str, default: str = "", check: Callable[[str],
 
     field = TextArea(text=default, multiline=False, accept_handler=accept,
                      validator=_Check(clean) if check else None)
+    field.buffer.cursor_position = len(default)  # at the end of the offered text (it stood before its first letter)
     dialog = Dialog(
         title=title,
         body=HSplit([Label(text=between_words(text), dont_extend_height=True), field, ValidationToolbar(),
@@ -183,7 +186,20 @@ def text_dialog(title: str, text: str, default: str = "", check: Callable[[str],
                  button(_("Cancel"), lambda: get_app().exit(result=None))],
         with_background=True,
     )
-    return _dialog_app(dialog)
+    app = _dialog_app(dialog)
+    if default:  # the offered text (a remembered name) is replaced by what is typed first, not added to: typing
+        # "ann" over "ann" made "annann"; any other key first (an arrow, Backspace, Enter) keeps it to edit or take
+        fresh = [True]
+        first = KeyBindings()
+
+        @first.add(Keys.Any, filter=Condition(lambda: fresh[0]))
+        def replace(event) -> None:
+            field.buffer.text = ""
+            field.buffer.insert_text(event.data)
+
+        app.key_bindings = merge_key_bindings([app.key_bindings or KeyBindings(), first])
+        app.key_processor.after_key_press += lambda _processor: fresh.__setitem__(0, False)
+    return app
 
 
 LOOKING = N_("looking on this network for game")

@@ -426,3 +426,13 @@ def test_the_menu_after_a_game_shows_how_it_ended(tmp_path, panes, lang: str) ->
             shown
         assert "Spielprotokoll: " in flat and ".p2pt" in flat, shown
     assert "exited" not in shown, shown
+
+
+def test_a_name_typed_over_the_remembered_one_replaces_it(keyboard) -> None:
+    """Played by hand: the name field offers the remembered name, and typing the name again made "annann". Now what
+    is typed first replaces the offered name; a key that edits first (Backspace, an arrow) keeps it to edit."""
+    menu.save_name("ann")
+    keyboard([PICK, "ann" + TYPE, PICK, PICK])
+    assert menu.choose() == ["play", "--bots", "3", "--bot", "medium", "--name", "ann"]
+    keyboard([PICK, "\x7f" + "e" + TYPE, PICK, PICK])  # Backspace first: "an", then "e"
+    assert menu.choose() == ["play", "--bots", "3", "--bot", "medium", "--name", "ane"]

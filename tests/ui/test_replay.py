@@ -141,3 +141,19 @@ def test_a_game_left_before_its_end_replays_up_to_where_it_stops_and_verify_stil
             viewer.ui.app.exit(result="over")
             await task
     asyncio.run(main())
+
+
+def test_the_log_wraps_a_long_entry_between_words_at_80x24() -> None:
+    """Played by hand: the replay's log at 80x24 cut its lines at the frame ("commits: p0 9eb99c:71, p1 1c70ca:62,
+    p2 0a7680:"): the last seat's commitment and card were not shown. Now a long entry is broken between words,
+    its further lines indented, and every seat's commitment and card is on the screen whole."""
+    async def steps(viewer: ReplayApp, inp) -> None:
+        inp.send_text(RIGHT)
+        await until(lambda: viewer.index == 1, "a step right")
+        entry = next(line for line in viewer.model.log if line.startswith("commits:"))
+        screen = screen_text(viewer.ui, 80, 24)
+        log = [line.split("│")[1] for line in screen.splitlines() if line.startswith("│")]  # inside the log's frame
+        shown = " ".join(" ".join(log).split())
+        for part in entry.removeprefix("commits: ").split(", "):
+            assert part in shown, (part, screen)
+    viewed(steps)
