@@ -91,6 +91,7 @@ def frames(data: bytes) -> list[Frame]:
     session = Session(None, relay=False)
     model = TableModel()
     model.clock = None  # a replay shows no countdowns
+    model.replaying = True
     found: list[Frame] = []
 
     def keep(event: Event | None, kind: str, label: str) -> None:

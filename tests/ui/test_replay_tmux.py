@@ -20,10 +20,10 @@ pytestmark = needs_tmux
 
 WORDS = {
     "en": ("Replay of p0's game: round 1, turn 1 (step 1 of ", "Replay of p0's game: round 1, turn 1 (step 2 of ",
-           "Close the replay? (y / n)", ("Watching", "Waiting for", "Leave the game")),
+           "Close the replay? (y / n)", ("Watching", "Waiting for", "Leave the game", "you watch")),
     "de": ("Wiedergabe des Spiels von p0: Runde 1, Zug 1 (Schritt 1 von ",
            "Wiedergabe des Spiels von p0: Runde 1, Zug 1 (Schritt 2 von ",
-           "Wiedergabe schließen? (j / n)", ("Zuschauer.", "Warten auf", "Spiel verlassen")),
+           "Wiedergabe schließen? (j / n)", ("Zuschauer.", "Warten auf", "Spiel verlassen", "du schaust zu")),
 }
 
 
@@ -38,6 +38,8 @@ def test_a_replay_says_it_is_one_and_asks_to_close_the_replay(tmp_path: Path, pa
     pane = panes(f"{sys.executable} -m p2pnimmt replay {path} --lang {lang}; sleep 300", 80, 24)
     shown = pane.wait(first, 30)
     assert not any(word in shown for word in live), shown
+    assert ("(a replay)" if lang == "en" else "(eine Wiedergabe)") in shown, shown  # the log's first line said
+    # "Game started: p0, p1, p2 (you watch)"
     pane.keys("Right")
     pane.wait(second, 10)
     pane.keys("q")

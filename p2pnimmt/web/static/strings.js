@@ -240,6 +240,7 @@ window.P2PNIMMT_STRINGS = {
   "a new start of {code} without {names}: the seats are held for the others for {seconds} s": "Neustart von {code} ohne {names}: die Plätze bleiben {seconds} s für die anderen frei",
   "a peer": "ein Teilnehmer",
   "a player": "ein Spieler",
+  "a replay": "eine Wiedergabe",
   "a seat key is the 4 letters and digits after the hyphen on the host's screen, got {text}": "ein Platzschlüssel sind die 4 Buchstaben und Ziffern nach dem Bindestrich auf dem Bildschirm des Gastgebers, erhalten: {text}",
   "a table needs at least 2 players, got {players}": "ein Tisch braucht mindestens 2 Spieler, nicht {players}",
   "a transcript written by p2pnimmt": "ein von p2pnimmt geschriebenes Spielprotokoll",
