@@ -186,6 +186,11 @@ class Front:
             from ..ui.front import wait_closed
 
             await wait_closed()
+        self.say_result()
+
+    def say_result(self) -> None:
+        """Full screen: the game's result, printed to stay in the terminal once the screen is gone (each game of an
+        evening's, as the screen of the next comes up), and kept for the start menu."""
         model = self.screen.model if self.screen is not None else None
-        if model is not None and model.over is not None:  # the result stays in the terminal once the screen is gone
+        if model is not None and model.over is not None:
             say_closing(farewell(model))

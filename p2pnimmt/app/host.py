@@ -238,6 +238,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         if not again:
             await front.results()
         else:
+            front.say_result()
             unwatch()  # the rematch's lobby is told from now on
             carry.files.append(files)
         return status, node, again
