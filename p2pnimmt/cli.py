@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -18,7 +19,7 @@ from . import __version__
 from .bots import BOTS, HardBot
 from .engine import DEALS, DEFAULT_POINT_LIMIT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Settings
 from .engine.game import MAX_CLOCK
-from .i18n import LANGUAGES, N_, _, said
+from .i18n import LANGUAGES, N_, _, ngettext, said
 
 
 def players_arg(text: str) -> int:
@@ -454,7 +455,11 @@ def build_parser() -> argparse.ArgumentParser:
     games.add_argument("--seconds", type=seconds_arg, default=2.0, help=_("how long to listen (default 2)"))
     games.set_defaults(handler=cmd_games, parser=games)
 
-    check = sub.add_parser("verify", help=_("check a game transcript: signatures, commitments, shuffles, every turn"))
+    check = sub.add_parser("verify", help=_("check a game transcript: signatures, commitments, shuffles, every turn"),
+                           description=_("Check a game transcript: signatures, commitments, shuffles, every turn."),
+                           epilog=_("Exit status: 0 the game is verified; 1 FAILED (the transcript is damaged, or the "
+                                    "game was aborted); 2 not a transcript, or it cannot be read; 3 UNFINISHED (valid "
+                                    "as far as it goes, but the game was not finished)."))
     check.add_argument("file", metavar="FILE", help=_("a transcript written by p2pnimmt"))
     check.set_defaults(handler=cmd_verify, parser=check)
 
@@ -739,6 +744,43 @@ def not_a_transcript(data: bytes, verdict=None) -> str | None:
     return (verdict if verdict is not None else verify_transcript(data)).alien
 
 
+UNFINISHED = 3  # `verify`'s exit status for a valid transcript of a game that was not finished
+
+
+def unfinished_said(data: bytes, verdict, file: str) -> str | None:
+    """What `verify` says of a transcript that fails only because its game was not finished (left mid-way, or cut
+    short while it ran; not aborted, not damaged, not a finished game without its seal): that it is valid as far as
+    it goes and where the game stops, whose move it waits on. None for any other verdict."""
+    from .neutral import neutral
+    from .protocol.verify import TranscriptError, replay
+    from .ui.words import where_it_stops
+
+    if verdict.record is not None or verdict.peer is not None:
+        return None
+    try:
+        session = replay(data, complete=False).session
+    except TranscriptError:
+        return None
+    if session.phase in ("over", "aborted") or session.fault is not None:
+        return None
+    valid = ngettext("UNFINISHED: the transcript is valid as far as it goes ({n} signed message checked: "
+                     "signatures, chains, commitments, every turn up to there)",
+                     "UNFINISHED: the transcript is valid as far as it goes ({n} signed messages checked: "
+                     "signatures, chains, commitments, every turn up to there)", verdict.messages).format(
+        n=verdict.messages)
+    if session.game is None or session.phase == "starting":  # a lobby closed, or a START not acknowledged by all
+        waiting = [said(neutral(session.names[s])) for s in session.waiting_for()] if session.game else []
+        return valid + "\n" + (_("the game never started: it stops before its first deal, waiting for {names}").format(
+            names=", ".join(waiting)) if waiting else _("the game never started: it stops in its lobby"))
+    where, waiting = where_it_stops(session)
+    waiting = [said(neutral(name)) for name in waiting]  # others' names: never raw
+    stop = (_("the game was not finished: it stops in {where}, waiting for {names}").format(
+        where=where, names=", ".join(waiting)) if waiting
+        else _("the game was not finished: it stops in {where}").format(where=where))
+    look = _("(not a verified game: `p2pnimmt replay {file}` shows it up to there)").format(file=shlex.quote(file))
+    return valid + "\n" + stop + "\n" + look
+
+
 def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .neutral import neutral
     from .protocol.transcript import read_file
@@ -759,6 +801,10 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     if verdict.ok:
         print(report)
         return 0
+    unfinished = unfinished_said(data, verdict, args.file)
+    if unfinished is not None:  # valid as far as it goes, the game not over: no failure, and no verified game either
+        print(f"p2pnimmt verify: {args.file}: {unfinished}")
+        return UNFINISHED
     before = verdict.before  # the evening's rounds before its game, as the replay read its START
     if before:  # the report is the verifier's (both implementations print it alike): the game's own round numbers
         from .ui.words import n_rounds
@@ -813,17 +859,21 @@ def from_menu(parser: argparse.ArgumentParser) -> int:
     back to the menu, Quit (or Esc) leaves it. A command that ends otherwise than well (a network game left before
     its end, a refused join, an address that cannot be used: not 0) first waits for Enter under what it said (how
     to resume, why), which the menu would cover; Ctrl-C or the input's end there leaves with its status."""
+    from .app import output
     from .app.games import code_problem, menu_games
     from .net.invite import read_code_or_link
     from .ui.menu import choose
 
     interface = os.environ.get("P2PNIMMT_INTERFACE") or None
+    last: list[str] = []  # the last game's closing lines (its result, its transcript), shown again on the menu
     while True:
         chosen = choose(lambda: asyncio.run(menu_games(interface)), read_code_or_link,
-                        lambda code, verb: code_problem(interface, code, verb))
+                        lambda code, verb: code_problem(interface, code, verb), last=last)
         if chosen is None:
             return 0
+        output.closing.clear()
         status = run_command(parse(parser, chosen))
+        last = list(output.closing)
         if status != 0:
             try:
                 input(_("Press Enter for the start menu (Ctrl-C leaves). "))

@@ -12,7 +12,7 @@ from ..net.invite import invite_link, link_addresses
 from ..net.node import EventListener, Node
 from .evening import Evening
 from .options import Options
-from .output import reporter, say, stdin_lines
+from .output import farewell, reporter, say, say_closing, stdin_lines
 from .rematch import ASK_SECONDS, FULL_SCREEN, LINES, OFFER_WAIT, AfterGame
 
 AGAIN_WORDS = ("again", "rematch", "r", "y", "yes")
@@ -186,3 +186,11 @@ class Front:
             from ..ui.front import wait_closed
 
             await wait_closed()
+        self.say_result()
+
+    def say_result(self) -> None:
+        """Full screen: the game's result, printed to stay in the terminal once the screen is gone (each game of an
+        evening's, as the screen of the next comes up), and kept for the start menu."""
+        model = self.screen.model if self.screen is not None else None
+        if model is not None and model.over is not None:
+            say_closing(farewell(model))

@@ -145,12 +145,13 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
                                  "host": options.interface or "", "host_port": node.port, "is_host": True,
                                  "seat_key": node.seat_key,
                                  "link_secret": node.link_secret.hex() if node.link_secret else None})
-    say(_("code: {code}").format(code=f"{code}-{node.seat_key}"))
-    say(_("seat key: {key} (the 4 characters after the hyphen; nobody sits or watches without them, and no network "
-          "carries them)").format(key=node.seat_key))
-    say(_("host key: {key} (if two games answer this code, joiners tell them apart by it)").format(
-        key=identity.fingerprint))
-    say(_("listening on {address}").format(address=f"{options.interface or '0.0.0.0'}:{node.port}"))
+    say(_("code: {code}").format(code=f"{code}-{node.seat_key}"))  # a new game: a new code, a new link
+    carry.say_changed("seat key", _("seat key: {key} (the 4 characters after the hyphen; nobody sits or watches "
+                                    "without them, and no network carries them)").format(key=node.seat_key), say)
+    carry.say_changed("host key", _("host key: {key} (if two games answer this code, joiners tell them apart by "
+                                    "it)").format(key=identity.fingerprint), say)
+    carry.say_changed("address", _("listening on {address}").format(
+        address=f"{options.interface or '0.0.0.0'}:{node.port}"), say)
     say(_("invite link: {link}  (join or watch it where mDNS does not reach)").format(
         link=lobby_link(node, code)))
     if anew is not None:
@@ -237,6 +238,7 @@ async def host_game(identity: Identity, settings: Settings, bots: int, bot_kind:
         if not again:
             await front.results()
         else:
+            front.say_result()
             unwatch()  # the rematch's lobby is told from now on
             carry.files.append(files)
         return status, node, again

@@ -339,6 +339,8 @@ async def join_game(code: str, role: str, identity: Identity, options: Options, 
         again = status == 0 and await front.after_game(node)
         if not again:
             await front.results()
+        else:
+            front.say_result()
     except NewStart as new:  # the host abandoned a game a seat left before its START_ACK: on to its new start
         front.restarted(new.told(False, 0))
         carry.anew = new

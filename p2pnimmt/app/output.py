@@ -21,13 +21,39 @@ from ..protocol.events import (
     TurnResolved,
 )
 from ..ui.lines import LineSeat, StdinLines
-from ..ui.words import dropped_said, void_said
+from ..ui.words import dropped_said, n_rounds, void_said
 
 _stdin: StdinLines | None = None
+
+# The lines the last game ended with (its result, its transcript's file): the start menu shows them again, over
+# the terminal where they were printed (cli.from_menu).
+closing: list[str] = []
 
 
 def say(text: str) -> None:
     print(text, flush=True)
+
+
+def say_closing(lines: list[str], last: list[str] | None = None) -> None:
+    """Print a game's closing lines (an evening's: every game's) and keep the last game's (`last`, else all of
+    `lines`) for the start menu."""
+    for line in lines:
+        say(line)
+    closing[:] = lines if last is None else last
+
+
+def farewell(model) -> list[str]:
+    """What stays in the terminal's scrollback once the full screen is gone: the scores, and who won."""
+    if not model.players:
+        return []
+    scores = ", ".join(f"{p.name} {p.score}" for p in model.players)
+    if model.over is not None:
+        winners = model.winners()
+        won = _("Winners: {names}") if len(winners) > 1 else _("Winner: {names}")
+        return [_("Game over after {rounds}: {scores}.").format(rounds=n_rounds(model.over.rounds), scores=scores),
+                won.format(names=", ".join(winners)) + "."]
+    return [_("You left in round {round}, turn {turn}. Scores so far: {scores}.").format(
+        round=model.round + 1, turn=min(model.turn, 9) + 1, scores=scores)]
 
 
 def stdin_lines() -> StdinLines:

@@ -17,8 +17,8 @@ from ..net.files import AppendFile
 from ..protocol.identity import Identity
 from ..ui.console import InputClosed, LinesTable
 from ..ui.local import LocalTable
-from ..ui.words import n_rounds
 from .nodes import default_transcript
+from .output import farewell, say_closing
 
 
 class Kept:
@@ -89,6 +89,7 @@ class Sitting:
         self.keys, self.previous = self.seed, None
         self.evening = Evening()
         self.said: list[str] = []
+        self.last: list[str] = []  # the last game's lines of `said`
         self.kept = Kept()
         self.table: LocalTable | None = None
 
@@ -104,7 +105,8 @@ class Sitting:
     def over(self, model) -> None:
         """The game is over or left: its transcript closed, what to say of it kept for the end."""
         self.kept.close()
-        self.said += farewell(model) + self.kept.lines()
+        self.last = farewell(model) + self.kept.lines()
+        self.said += self.last
 
     def again(self) -> None:
         """Played again: the finished game joins the evening; the next is dealt from a fresh seed."""
@@ -136,23 +138,8 @@ async def run_full_screen(settings: Settings, *, bot: str = "heuristic", name: s
             break
         sitting.again()
         model = None
-    for line in sitting.said:
-        print(line)
+    say_closing(sitting.said, sitting.last)
     return 0 if result in ("over", "left") or model.over is not None else 1
-
-
-def farewell(model) -> list[str]:
-    """What stays in the terminal's scrollback once the full screen is gone: the scores, and who won."""
-    if not model.players:
-        return []
-    scores = ", ".join(f"{p.name} {p.score}" for p in model.players)
-    if model.over is not None:
-        winners = model.winners()
-        won = _("Winners: {names}") if len(winners) > 1 else _("Winner: {names}")
-        return [_("Game over after {rounds}: {scores}.").format(rounds=n_rounds(model.over.rounds), scores=scores),
-                won.format(names=", ".join(winners)) + "."]
-    return [_("You left in round {round}, turn {turn}. Scores so far: {scores}.").format(
-        round=model.round + 1, turn=min(model.turn, 9) + 1, scores=scores)]
 
 
 def run_lines(settings: Settings, bot: str, seed: bytes | None, name: str, read: Callable[[str], str],

@@ -45,6 +45,14 @@ class Carry:
         self.web: Any = None  # app.web.WebFront, with --web
         self.closing: list[asyncio.Task] = []
         self.anew: Any = None  # app.anew.NewStart: the game before was abandoned, and this one starts without its gone
+        self.said: dict[str, str] = {}  # the host's lines of its game's door (seat key, host key, address), by kind
+
+    def say_changed(self, kind: str, line: str, say: Callable[[str], None]) -> None:
+        """Say the line of this kind once in the evening, and again only when it changes: each rematch has a new
+        code and link, but the same seat key and host key (and, with --port, the same address)."""
+        if self.said.get(kind) != line:
+            self.said[kind] = line
+            say(line)
 
 
 def numbered(path: Path | None, game: int) -> Path | None:

@@ -454,6 +454,9 @@ class WebFront:
         self.tv.view.changed()
         return _("a guest seat is offered: open {url} on the guest's phone").format(url=url)
 
+    def say_result(self) -> None:
+        """Each game's result is on the pages (app.front.Front prints it under a full screen)."""
+
     async def results(self) -> None:
         """After the game: the page stays up until the person leaves it (a TV page: until Ctrl-C)."""
         try:

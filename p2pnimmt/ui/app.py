@@ -69,8 +69,11 @@ class TableApp:
     def __init__(self, model: TableModel, seat: Seat | None, *, input=None, output=None,
                  title: str = "p2pnimmt", code: str | None = None,
                  again: Callable[[], str | None] | None = None, help_text: tuple[str, ...] | None = None,
-                 tv_keys: str = N_("?: help   q: leave")) -> None:
+                 tv_keys: str = N_("?: help   q: leave"), replay: Callable[[], str] | None = None) -> None:
         self.model = model
+        # A replay's own line under the table (whose game, where in it), and its words for leaving: it closes a
+        # replay, not a game (None: a live table).
+        self.replay = replay
         self.seat = seat
         # What `?` shows, as paragraphs of the catalog (translated when shown): a seat's keys, else a spectator's
         # (who presses nothing to play); `tv_keys`, the keys line under the TV view (a replay's steps).
@@ -372,7 +375,7 @@ class TableApp:
         big = self._text(lambda: widgets.big_row_lines(model), height=D(min=12, max=12))
         tv = HSplit([title, big, rule, VSplit([HSplit([tv_message, Frame(log, title=log_title)]), Window(width=1),
                                                players]),
-                     self._text(lambda: widgets.prompt_lines(model, "", None), height=1),
+                     self._text(self._tv_prompt, height=1),
                      self._text(lambda: [("class:dim", " " + _(self.tv_keys))], height=1)])
         self._seated, self._tv = seated, tv
         self._big = bigtable.layout(self)
@@ -391,8 +394,16 @@ class TableApp:
             self._overlay(Condition(lambda: (self.results or bool(model.aborted) or (
                 self.seat is None and model.over is not None)) and not self.help), self._over_text),
             self._overlay(Condition(lambda: self.help), self._help_text),
-            self._overlay(Condition(lambda: self.confirm_quit), lambda: _("Leave the game? (y / n)")),
+            self._overlay(Condition(lambda: self.confirm_quit), self._quit_question),
         ])
+
+    def _quit_question(self) -> str:
+        return _("Close the replay? (y / n)") if self.replay is not None else _("Leave the game? (y / n)")
+
+    def _tv_prompt(self):
+        if self.replay is not None:
+            return [("class:status", self.replay())]
+        return widgets.prompt_lines(self.model, "", None)
 
     def _table_body(self):
         return self._tv if self.model.spectator or self.seat is None else self._seated
@@ -423,6 +434,8 @@ class TableApp:
 
     def _title(self):
         model = self.model
+        if self.replay is not None:  # where the replay is: the line under the table says it, step by step
+            return f" {self.title}"
         name = model.players[model.seat].name if model.players and model.seat is not None else None
         # A person who gave no name plays as "you" (cli): the title says "you", not "you: you".
         who = (_("spectator") if model.spectator else "" if name is None
@@ -449,7 +462,17 @@ class TableApp:
                 + (_("m: unmute") if self.muted else _("m: mute")))
 
     def _log(self):
-        text = "\n".join(self.model.log) or _("(nothing yet)")
+        # the TV's log (a spectator's, a replay's), beside the players: each entry broken between words to its width
+        # inside the frame, its further lines indented (a take, a replay's commits were cut at the frame); the
+        # seated log is the screen's width, where an entry fits
+        lines = self.model.log
+        if self._table_body() is self._tv:
+            width = self.size().columns - 1 - self._players_width().preferred - 2
+            lines = []
+            for entry in self.model.log:
+                first = wrap(entry, width)
+                lines += first[:1] + ["  " + line for line in wrap(" ".join(first[1:]), width - 2)] if first else [""]
+        text = "\n".join(lines) or _("(nothing yet)")
         self._log_last = text.count("\n")
         return text
 
@@ -461,9 +484,10 @@ class TableApp:
         size, (width, height) = self.size(), self.needed()
         lines = [_("The terminal is too small: {columns}x{rows}.").format(columns=size.columns, rows=size.rows),
                  _("This table needs at least {columns}x{rows}.").format(columns=width, rows=height), "",
-                 _("Enlarge the window."), _("q: leave the game")]
+                 _("Enlarge the window."),
+                 _("q: close the replay") if self.replay is not None else _("q: leave the game")]
         if self.confirm_quit:  # the overlays are not drawn on this screen: the question is asked here
-            lines = [_("Leave the game? (y / n)"), "", *lines]
+            lines = [self._quit_question(), "", *lines]
         return "\n".join(lines)
 
     def _help_text(self) -> str:

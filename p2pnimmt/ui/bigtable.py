@@ -17,7 +17,6 @@ from ..engine import BULL_HEADS
 from ..i18n import _, ngettext
 from .letters import DIGITS as PIXELS
 from .model import TableModel, heads
-from .widgets import prompt_lines
 from .words import columns, fit, n_games
 
 BIG_WIDTH, BIG_HEIGHT = 120, 40  # the smallest screen drawn this way
@@ -144,7 +143,7 @@ def layout(ui) -> HSplit:
         text(lambda: evening_line(model), height=lambda: D.exact(1 if model.evening_table()[0] else 0)),
         Window(height=1, char="─", style="class:dim"),
         text(lambda: ui._message(ui.size().columns), height=lambda: ui._message_height(ui.size().columns)),
-        text(lambda: prompt_lines(model, "", None), height=1),
+        text(ui._tv_prompt, height=1),
         Window(FormattedTextControl(lambda: "\n".join(model.log),
                                     get_cursor_position=lambda: Point(0, max(len(model.log) - 1, 0))),
                wrap_lines=False, style="class:dim"),  # the latest lines of the log, as far as there is room

@@ -7,16 +7,18 @@ remembered between runs in the user's config directory.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 from prompt_toolkit.key_binding.bindings.focus import focus_next, focus_previous
 from prompt_toolkit.key_binding.defaults import load_key_bindings
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import HSplit, Layout
 from prompt_toolkit.layout.dimension import D
 from prompt_toolkit.layout.margins import ScrollbarMargin
@@ -107,15 +109,20 @@ def _dialog_app(dialog: Dialog) -> Application[Any]:
                        mouse_support=True, full_screen=True)
 
 
+def button(label: str, handler: Callable[[], Any]) -> Button:
+    """A dialog's button, wide enough for its label in any language with a space either side: prompt_toolkit's
+    12 columns hold 10 between '<' and '>', so a longer label ran into them ('<Abbrechen >')."""
+    return Button(text=label, handler=handler, width=max(12, columns(label) + 4))
+
+
 def radio_dialog(title: str, text: str, values: list[tuple[str, str]], default: str | None = None) -> Application:
     """Choose one of `values` ([(value, label)]): Enter on an entry (or OK) returns it, Esc or Cancel None."""
     choices = _Choices(values=values, default=default)
     dialog = Dialog(
         title=title,
         body=HSplit([Label(text=between_words(text), dont_extend_height=True), choices], padding=1),
-        buttons=[Button(text=_("OK"),
-                        handler=lambda: get_app().exit(result=choices.values[choices._selected_index][0])),
-                 Button(text=_("Cancel"), handler=lambda: get_app().exit(result=None))],
+        buttons=[button(_("OK"), lambda: get_app().exit(result=choices.values[choices._selected_index][0])),
+                 button(_("Cancel"), lambda: get_app().exit(result=None))],
         with_background=True,
     )
     return _dialog_app(dialog)
@@ -169,16 +176,30 @@ def text_dialog(title: str, text: str, default: str = "", check: Callable[[str],
 
     field = TextArea(text=default, multiline=False, accept_handler=accept,
                      validator=_Check(clean) if check else None)
+    field.buffer.cursor_position = len(default)  # at the end of the offered text (it stood before its first letter)
     dialog = Dialog(
         title=title,
         body=HSplit([Label(text=between_words(text), dont_extend_height=True), field, ValidationToolbar(),
                      Label(text=lambda: note[0], dont_extend_height=True, style="class:validation-toolbar")],
                     padding=D(preferred=1, max=1)),
-        buttons=[Button(text=_("OK"), handler=field.buffer.validate_and_handle),
-                 Button(text=_("Cancel"), handler=lambda: get_app().exit(result=None))],
+        buttons=[button(_("OK"), field.buffer.validate_and_handle),
+                 button(_("Cancel"), lambda: get_app().exit(result=None))],
         with_background=True,
     )
-    return _dialog_app(dialog)
+    app = _dialog_app(dialog)
+    if default:  # the offered text (a remembered name) is replaced by what is typed first, not added to: typing
+        # "ann" over "ann" made "annann"; any other key first (an arrow, Backspace, Enter) keeps it to edit or take
+        fresh = [True]
+        first = KeyBindings()
+
+        @first.add(Keys.Any, filter=Condition(lambda: fresh[0]))
+        def replace(event) -> None:
+            field.buffer.text = ""
+            field.buffer.insert_text(event.data)
+
+        app.key_bindings = merge_key_bindings([app.key_bindings or KeyBindings(), first])
+        app.key_processor.after_key_press += lambda _processor: fresh.__setitem__(0, False)
+    return app
 
 
 LOOKING = N_("looking on this network for game")
@@ -223,7 +244,7 @@ CheckCode = Callable[[str, str], Awaitable[str | None]]  # (code, "join" or "wat
 
 
 def choose(find_games: Callable[[], list[Listed]] = lambda: [], read_code: Callable[[str], str] = plain_code,
-           check_code: CheckCode | None = None) -> list[str] | None:
+           check_code: CheckCode | None = None, last: Sequence[str] = ()) -> list[str] | None:
     """Ask what to do; the command line to run, or None to quit.
 
     `find_games` lists the games on the LAN (app.games.menu_games does); it is
@@ -233,12 +254,15 @@ def choose(find_games: Callable[[], list[Listed]] = lambda: [], read_code: Calla
     `check_code` looks for a typed code on the network (app.games.code_problem):
     a code no game answers is asked again, with the reason.
 
-    Esc (or Cancel) in a question goes back to the one before; in this first menu it quits.
+    Esc (or Cancel) in a question goes back to the one before; in this first menu it quits. `last`: the closing
+    lines of the game played before (its result, its transcript), shown above the question: the menu covers the
+    terminal they were printed in.
     """
     what = "play"
     while True:
+        question = _("What would you like to do?")
         what = radio_dialog(
-            _(TITLE), _("What would you like to do?"),
+            _(TITLE), "\n".join([_("The last game:"), *last, "", question]) if last else question,
             # The language first: the others keep their places (Down from the default, Play, as before).
             [("lang", _("Language: English") + "  (Sprache / language)"),
              ("play", _("Play against bots")), ("host", _("Host a game on the LAN")),

@@ -103,6 +103,7 @@ class TableModel:
         self.open_cards: tuple[int, ...] = ()  # draft variant
         self.round = 0
         self.turn = 0
+        self.replaying = False  # the model of `p2pnimmt replay`: nobody watches the game live
         # a game that continues one a seat's equivocation ended (protocol.md 9, START's `carry`): the rounds of the
         # evening played before it, and each seat's total then; its rounds are shown with the evening's numbers
         self.before = 0
@@ -311,7 +312,8 @@ class TableModel:
         bots = list(getattr(session, "bots", [])) or [False] * len(event.names)
         self.players = [Player(name, bool(bot)) for name, bot in zip(event.names, bots)]
         self.seat = event.seat
-        who = _("you watch") if event.seat is None else _("you: seat {seat}").format(seat=event.seat + 1)
+        who = (_("a replay") if self.replaying else _("you watch") if event.seat is None
+               else _("you: seat {seat}").format(seat=event.seat + 1))
         self.say(_("Game started: {names} ({who})").format(names=", ".join(event.names), who=who))
         start = getattr(session, "start", None)
         carry = start.body.get("carry") if start is not None else None

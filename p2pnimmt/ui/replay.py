@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 
+from ..engine import HAND_SIZE
 from ..i18n import N_, _, fault_said
 from ..protocol.events import Event, GameOver, Revealed, RoundEnded, RoundStarted, TurnResolved
 from ..protocol.session import Session
@@ -21,6 +22,7 @@ from ..protocol.verify import TranscriptError, replay as replay_transcript
 from . import widgets
 from .app import TableApp
 from .model import TableModel
+from .words import where_it_stops
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,14 @@ class Frame:
     turn: int
     kind: str  # "round", "revealed", "placed", "round-end", "over", or "unfinished" (where a game left stops)
     label: str
+    host: str = ""  # the name of the game's host (who sent its START): whose game it is
+
+
+def host_name(session: Session) -> str:
+    start = session.start
+    if start is None or start.sender not in session.roster:
+        return ""
+    return session.names[list(session.roster).index(start.sender)]
 
 
 class ReplayError(ValueError):
@@ -67,8 +77,7 @@ def ending(data: bytes) -> tuple[list[bytes], str | None]:
     before = session.game.before
     if session.fault is not None:
         return wires, _("the game was aborted here: {why}").format(why=fault_said(session.fault, names, before))
-    where = _("round {round}, turn {turn}").format(round=session.game.round_no(session.round), turn=session.turn + 1)
-    waiting = [session.names[s] for s in session.waiting_for()]
+    where, waiting = where_it_stops(session)
     if waiting:
         return wires, _("the game was left unfinished here ({where}): the transcript ends waiting for {names}").format(
             where=where, names=", ".join(waiting))
@@ -82,6 +91,7 @@ def frames(data: bytes) -> list[Frame]:
     session = Session(None, relay=False)
     model = TableModel()
     model.clock = None  # a replay shows no countdowns
+    model.replaying = True
     found: list[Frame] = []
 
     def keep(event: Event | None, kind: str, label: str) -> None:
@@ -89,7 +99,7 @@ def frames(data: bytes) -> list[Frame]:
         shown.listeners = []
         shown = copy.deepcopy(shown)
         shown.placed = len(shown.placing)  # a stop shows the turn's cards all placed
-        found.append(Frame(shown, model.round, model.turn, kind, label))
+        found.append(Frame(shown, model.round, model.turn, kind, label, host_name(session)))
 
     for wire in wires:
         for item in session.receive(wire):
@@ -120,7 +130,7 @@ def frames(data: bytes) -> list[Frame]:
 
 
 # The keys line under the table: the steps' keys (the status line above says where in the game the step is).
-REPLAY_KEYS = N_("?: help  ←/→: a step  PgUp/PgDn: a round  Home/End  q: leave")
+REPLAY_KEYS = N_("?: help  ←/→: a step  PgUp/PgDn: a round  Home/End  q: close")
 
 
 class ReplayApp:
@@ -129,9 +139,11 @@ class ReplayApp:
     def __init__(self, stops: list[Frame], *, input=None, output=None) -> None:
         self.frames = stops
         self.index = 0
+        self.host = stops[-1].host
         self.model = TableModel()
         self.ui = TableApp(self.model, None, input=input, output=output, title=_("p2pnimmt replay"),
-                           help_text=(widgets.REPLAY_HELP, widgets.CARDS_HELP), tv_keys=REPLAY_KEYS)
+                           help_text=(widgets.REPLAY_HELP, widgets.CARDS_HELP), tv_keys=REPLAY_KEYS,
+                           replay=self.where)
         keys = KeyBindings()
         keys.add("left")(lambda _e: self.go(self.index - 1))
         keys.add("right")(lambda _e: self.go(self.index + 1))
@@ -141,6 +153,18 @@ class ReplayApp:
         keys.add("end")(lambda _e: self.go(len(self.frames) - 1))
         self.ui.app.key_bindings = merge_key_bindings([self.ui.app.key_bindings or KeyBindings(), keys])
         self.go(0)
+
+    def where(self) -> str:
+        """The line under the replayed table: that it is a replay, whose game (its host's), where in it and which
+        step of how many."""
+        frame = self.frame
+        game = _("Replay of {host}'s game").format(host=self.host) if self.host else _("Replay")
+        step = _("step {step} of {steps}").format(step=self.index + 1, steps=len(self.frames))
+        if frame.kind == "over":
+            return _("{game}: the end ({step})").format(game=game, step=step)
+        turn = frame.turn if frame.kind == "placed" else frame.turn + 1  # a turn placed: the model is on the next
+        return _("{game}: round {round}, turn {turn} ({step})").format(
+            game=game, round=frame.model.round_no(frame.round), turn=min(max(turn, 1), HAND_SIZE), step=step)
 
     @property
     def frame(self) -> Frame:
@@ -162,5 +186,5 @@ class ReplayApp:
         listeners = self.model.listeners
         self.model.__dict__.update(shown.__dict__)
         self.model.listeners = listeners
-        self.model.message = f"{self.frame.label} ({self.index + 1}/{len(self.frames)})"
+        self.model.message = self.frame.label
         self.ui.app.invalidate()

@@ -257,7 +257,7 @@ REPLAY_HELP = N_("""Keys
   PgUp / PgDn      the round before / the next round
   Home / End       the first / the last step
   ?                this help
-  q / Ctrl-C       leave (asks first)""")
+  q / Ctrl-C       close the replay (asks first)""")
 
 
 def evening_block(model: TableModel) -> list[str]:

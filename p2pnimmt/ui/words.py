@@ -25,6 +25,13 @@ def columns(text: str) -> int:
     return sum(max(wcwidth(ch), 0) for ch in text)
 
 
+def where_it_stops(session) -> tuple[str, list[str]]:
+    """Where a game left before its end stops, for `replay` and `verify`: 'round 2, turn 4' (the evening's round),
+    and the names of those whose move the transcript ends waiting for."""
+    where = _("round {round}, turn {turn}").format(round=session.game.round_no(session.round), turn=session.turn + 1)
+    return where, [session.names[s] for s in session.waiting_for()]
+
+
 def bull_heads(n: int) -> str:
     """'1 bull head', '11 bull heads' (German: '1 Hornochse', '11 Hornochsen')."""
     return ngettext("{n} bull head", "{n} bull heads", n).format(n=n)

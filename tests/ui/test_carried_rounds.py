@@ -184,8 +184,15 @@ def test_verify_says_that_its_report_numbers_a_carried_games_rounds_as_its_recor
     t.start()
     path = tmp_path / "carried.p2pt"
     path.write_bytes(b"".join(chunks))
+    altered = bytearray(b"".join(chunks))
+    altered[-10] ^= 1  # the last record altered: FAILED, the report in the game's own round numbers, said so
+    path.write_bytes(bytes(altered))
     assert main(["verify", str(path)]) == 1
     err = capsys.readouterr().err
-    assert "the transcript ends before the game does (phase turn, round 1, turn 1)" in err, err
+    assert "FAILED at record" in err, err
     assert "(the rounds named here are this game's own, as its record numbers them: it continues a game after 2 " \
            "rounds, so its round 1 is the evening's round 3)" in err, err
+    path.write_bytes(b"".join(chunks))  # whole but unfinished: where it stops, in the evening's round numbers
+    assert main(["verify", str(path)]) == 3
+    out = capsys.readouterr().out
+    assert "the game was not finished: it stops in round 3, turn 1" in out, out

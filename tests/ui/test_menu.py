@@ -276,7 +276,7 @@ def test_the_bare_command_gives_the_menu_the_networks_own_code_check(monkeypatch
     given = []
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
-    monkeypatch.setattr(menu, "choose", lambda find_games, read_code, check_code: given.append(read_code))
+    monkeypatch.setattr(menu, "choose", lambda find_games, read_code, check_code, last=(): given.append(read_code))
     assert cli.main([]) == 0 and given == [read_code_or_link]
 
 
@@ -367,3 +367,72 @@ def test_a_long_question_is_broken_between_words_in_german() -> None:
     finally:
         i18n.use("en")
     assert "auf dem Bildschirm des Gastgebers" in screen, screen
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_every_dialog_button_has_a_space_either_side_of_its_label(lang: str) -> None:
+    """Played by hand in German: the Cancel button read "<Abbrechen >" (prompt_toolkit's buttons are 12 columns,
+    10 between '<' and '>', and the label was pushed against the left one). Now each button of the menu's two kinds
+    of dialog, the list and the text field, is as wide as its label needs, in English and in German."""
+    from types import SimpleNamespace
+
+    from p2pnimmt import i18n
+    from p2pnimmt.ui.app import screen_text
+
+    i18n.use(lang)
+    try:
+        async def drawn() -> list[str]:  # the dialogs' fields want a running loop
+            return [screen_text(SimpleNamespace(app=menu.radio_dialog("title", "text", [("a", "A"), ("b", "B")]))),
+                    screen_text(SimpleNamespace(app=menu.text_dialog("title", "text")))]
+        screens = asyncio.run(drawn())
+        labels = [i18n._("OK"), i18n._("Cancel")]
+    finally:
+        i18n.use("en")
+    for screen in screens:
+        buttons = re.findall(r"<[^<>│]*>", screen)
+        assert [b.strip("<>").strip() for b in buttons] == labels, screen
+        assert all(re.fullmatch(r"< +\S+ +>", b) for b in buttons), buttons
+
+
+@needs_tmux
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_menu_after_a_game_shows_how_it_ended(tmp_path, panes, lang: str) -> None:
+    """Played by hand: a game from the start menu, left (or over), came back to the menu, which covered what the game
+    had printed (the scores, the transcript's file) until Quit. Now the menu shows the last game's closing lines
+    above its question, in the language of the screens."""
+    pane = panes(f"{sys.executable} -m p2pnimmt --lang {lang}; echo exited-$?; sleep 300",
+                 env={"XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)})
+    question = "What would you like to do?" if lang == "en" else "Was möchtest du tun?"
+    shown = pane.wait(question, 15)
+    assert "The last game" not in shown and "Das letzte Spiel" not in shown, shown
+    pane.keys("Enter")
+    pane.wait("Your name at the table" if lang == "en" else "Dein Name am Tisch", 15)
+    pane.keys("ann", "Enter")
+    pane.wait("How many bots?" if lang == "en" else "Wie viele Bots?", 15)
+    pane.keys("Up", "Enter")
+    pane.wait("How strong are the bots?" if lang == "en" else "Wie stark spielen die Bots?", 15)
+    pane.keys("Up", "Enter")
+    pane.wait("bot2", 15)
+    pane.keys("q")
+    pane.wait("Leave the game?" if lang == "en" else "Spiel verlassen?", 15)
+    pane.keys("y")
+    shown = pane.wait(question, 15)
+    flat = " ".join(shown.replace("│", " ").split())
+    if lang == "en":
+        assert "The last game: You left in round 1, turn 1. Scores so far: ann 0, bot1 0, bot2 0." in flat, shown
+        assert "Transcript: " in flat and ".p2pt" in flat, shown
+    else:
+        assert "Das letzte Spiel: Du bist in Runde 1, Zug 1 gegangen. Punkte bis dahin: ann 0, bot1 0, bot2 0." in flat, \
+            shown
+        assert "Spielprotokoll: " in flat and ".p2pt" in flat, shown
+    assert "exited" not in shown, shown
+
+
+def test_a_name_typed_over_the_remembered_one_replaces_it(keyboard) -> None:
+    """Played by hand: the name field offers the remembered name, and typing the name again made "annann". Now what
+    is typed first replaces the offered name; a key that edits first (Backspace, an arrow) keeps it to edit."""
+    menu.save_name("ann")
+    keyboard([PICK, "ann" + TYPE, PICK, PICK])
+    assert menu.choose() == ["play", "--bots", "3", "--bot", "medium", "--name", "ann"]
+    keyboard([PICK, "\x7f" + "e" + TYPE, PICK, PICK])  # Backspace first: "an", then "e"
+    assert menu.choose() == ["play", "--bots", "3", "--bot", "medium", "--name", "ane"]

@@ -87,8 +87,13 @@ def test_the_full_screen_host_presses_r_and_its_bot_and_player_follow(tmp_path: 
     assert first.ok
     ann.wait("The game is over")
     ann.keys("Enter")
-    ann.wait("The evening: 2 games", 15)
+    shown = ann.wait("The evening: 2 games", 15)
     assert bob.finish(60) == 0, bob.text()
+    # q leaves the results: the terminal keeps each game's result, the first printed as the rematch's screen came up
+    # (none was printed: the screens took them along)
+    ann.keys("q")
+    shown = ann.wait("Game over after 1 round: ", 30)
+    assert shown.count("Game over after 1 round: ") == 2, shown
 
 
 def test_a_players_results_stay_up_after_the_host_has_left(tmp_path: Path, procs, panes) -> None:

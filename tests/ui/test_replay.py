@@ -88,9 +88,10 @@ def test_help_and_the_keys_line_name_the_replays_own_keys_at_80x24() -> None:
         await until(lambda: viewer.index == 3, "three steps")
         screen = screen_text(viewer.ui, 80, 24)
         assert "PgUp/PgDn: a round" in screen.splitlines()[-1], screen
-        status = next(line for line in screen.splitlines() if "(4/" in line)
-        assert status.startswith("round 1, turn 2: cards revealed (4/") and \
+        status = next(line for line in screen.splitlines() if "cards revealed" in line)
+        assert status.startswith("round 1, turn 2: cards revealed ") and \
             "PgDn" not in "\n".join(screen.splitlines()[:-1]), screen
+        assert screen.splitlines()[-2].startswith("Replay of p0's game: round 1, turn 2 (step 4 of "), screen
         inp.send_text("?")
         await until(lambda: viewer.ui.help, "the help")
         shown = screen_text(viewer.ui, 80, 24)
@@ -140,3 +141,19 @@ def test_a_game_left_before_its_end_replays_up_to_where_it_stops_and_verify_stil
             viewer.ui.app.exit(result="over")
             await task
     asyncio.run(main())
+
+
+def test_the_log_wraps_a_long_entry_between_words_at_80x24() -> None:
+    """Played by hand: the replay's log at 80x24 cut its lines at the frame ("commits: p0 9eb99c:71, p1 1c70ca:62,
+    p2 0a7680:"): the last seat's commitment and card were not shown. Now a long entry is broken between words,
+    its further lines indented, and every seat's commitment and card is on the screen whole."""
+    async def steps(viewer: ReplayApp, inp) -> None:
+        inp.send_text(RIGHT)
+        await until(lambda: viewer.index == 1, "a step right")
+        entry = next(line for line in viewer.model.log if line.startswith("commits:"))
+        screen = screen_text(viewer.ui, 80, 24)
+        log = [line.split("│")[1] for line in screen.splitlines() if line.startswith("│")]  # inside the log's frame
+        shown = " ".join(" ".join(log).split())
+        for part in entry.removeprefix("commits: ").split(", "):
+            assert part in shown, (part, screen)
+    viewed(steps)
