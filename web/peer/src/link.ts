@@ -12,7 +12,7 @@ import type { Channel } from "./tunnel.js";
 
 const { ascii, concat, equal } = bytes;
 const { decode, encode } = codec;
-const { KEY_SIZE, peerId, SIGNATURE_SIZE, verify } = identities;
+const { fingerprint, KEY_SIZE, peerId, SIGNATURE_SIZE, verify } = identities;
 
 export const HELLO = "p2pnimmt-hello";
 export const HANDSHAKE_VERSION = 1;
@@ -28,6 +28,15 @@ export function frame(value: Encodable): Uint8Array {
   const head = new Uint8Array(4);
   new DataView(head.buffer).setUint32(0, data.length);
   return concat(head, data);
+}
+
+/** A frame's length over FRAME_LIMIT (the reference's protocol/codec.py FrameTooLarge): said as it is, where a value
+ * that is not canonical msgpack is a `bad frame: ...` (frame-vectors, protocol.md 14). */
+export class FrameTooLarge extends Error {}
+
+/** What a link says of bytes that are no frame: `error` from Frames.push (the reference's words, net/connection.py). */
+export function badFrame(error: Error): string {
+  return error instanceof FrameTooLarge ? error.message : `bad frame: ${error.message}`;
 }
 
 /** Pieces under this size gather in one tail, sealed as a piece of its own at this size or when a frame needs its
@@ -58,15 +67,27 @@ export class Frames {
     return this.parts.length + (this.tail ? 1 : 0);
   }
 
+  /** The frames `bytes` completes, in order. Bytes that are no frame throw, the error's `before` holding the frames
+   * completed ahead of them (a hello and garbage in one piece: the hello counts, as the reference reads it). */
   push(bytes: Uint8Array): Value[] {
-    this.add(bytes);
     const out: Value[] = [];
+    try {
+      this.take(bytes, out);
+    } catch (error) {
+      (error as { before?: Value[] }).before = out;
+      throw error;
+    }
+    return out;
+  }
+
+  private take(bytes: Uint8Array, out: Value[]): void {
+    this.add(bytes);
     while (this.held >= 4) {
       this.need(4);
       if ((this.parts[0] as Uint8Array).length < 4) this.join();
       const first = this.parts[0] as Uint8Array;
       const size = new DataView(first.buffer, first.byteOffset, 4).getUint32(0);
-      if (size > FRAME_LIMIT) throw new Error(`frame of ${size} bytes is over the ${FRAME_LIMIT}-byte limit`);
+      if (size > FRAME_LIMIT) throw new FrameTooLarge(`frame of ${size} bytes is over the ${FRAME_LIMIT}-byte limit`);
       if (this.held < 4 + size) break;
       this.need(4 + size);
       if (first.length < 4 + size) this.join();
@@ -77,7 +98,6 @@ export class Frames {
       if (rest.length) this.parts[0] = rest;
       else this.parts.shift();
     }
-    return out;
   }
 
   private add(bytes: Uint8Array): void {
@@ -214,21 +234,30 @@ export class Link {
   }
 
   /** Run the handshake on a fresh channel; rejects (and closes the channel) if the peer fails it. `admit(key)`:
-   * why the peer with this key is not let in, or null. */
+   * why the peer with this key is not let in, or null. `entropy`: this side's 16-byte nonce (fresh from the browser's
+   * CSPRNG unless given: protocol.md 16's handshake-vectors give them). Each refusal's words are the reference's
+   * (net/connection.py; handshake-refusals). */
   static open(channel: Channel, identity: Identity, game: Uint8Array, dialer: boolean,
-    admit: (key: Uint8Array) => string | null = () => null): Promise<Link> {
+    admit: (key: Uint8Array) => string | null = () => null, entropy?: Uint8Array): Promise<Link> {
     const frames = new Frames();
     const queue: Value[] = [];
     let wake: (() => void) | null = null;
     let ended: string | null = null;
     let link: Link | null = null;
+    // Which handshake frame is awaited: bytes that are no frame in its place are said so (the reference's words).
+    let awaiting: "hello" | "auth" = "hello";
+    let broken: string | null = null;
     channel.onData = (bytes) => {
       let values: Value[];
       try {
         values = frames.push(bytes);
       } catch (error) {
-        channel.close(`bad frame: ${(error as Error).message}`);
-        values = [];
+        // (in the handshake, frames ahead of the bad bytes count: a hello then garbage fails at the auth)
+        values = link === null ? (error as { before?: Value[] }).before ?? [] : [];
+        const why = badFrame(error as Error);
+        broken = link !== null || awaiting === "auth" || queue.length || values.length ? why
+          : `not a p2pnimmt peer (its first bytes are no p2pnimmt hello: ${why})`;
+        channel.close(broken);
       }
       for (const value of values) {
         if (link) link.frame(value);
@@ -246,7 +275,7 @@ export class Link {
       // handshake an hour)
       const deadline = performance.now() + HANDSHAKE_TIMEOUT;
       while (!queue.length) {
-        if (ended !== null) throw new Error(`connection closed during the handshake: ${ended}`);
+        if (ended !== null) throw new Error(broken ?? `connection closed during the handshake: ${ended}`);
         const left = deadline - performance.now();
         if (left <= 0) throw new Error("no answer to the handshake");
         await new Promise<void>((ok) => {
@@ -258,12 +287,21 @@ export class Link {
       return queue.shift() as Value;
     };
     const run = async (): Promise<Link> => {
-      const nonce = crypto.getRandomValues(new Uint8Array(NONCE));
+      const nonce = entropy ?? crypto.getRandomValues(new Uint8Array(NONCE));
       channel.send(frame([HELLO, HANDSHAKE_VERSION, game, identity.publicKey, nonce]));
       const hello = await next();
-      if (!(Array.isArray(hello) && hello.length === 5 && hello[0] === HELLO)) throw new Error("not a p2pnimmt peer");
+      awaiting = "auth";
+      if (!(Array.isArray(hello) && hello.length === 5 && hello[0] === HELLO)) {
+        throw new Error("not a p2pnimmt peer: it did not say a p2pnimmt hello");
+      }
       const [, version, theirGame, theirKey, theirNonce] = hello;
-      if (version !== HANDSHAKE_VERSION) throw new Error(`the peer speaks handshake version ${String(version)}`);
+      // The integer 1: true and 1.0 are no version (the reference took both as 1 before session 45).
+      if (!(typeof version === "bigint" || (typeof version === "number" && Number.isInteger(version)))) {
+        throw new Error("the peer's hello has a malformed version");
+      }
+      if (version !== HANDSHAKE_VERSION) {
+        throw new Error(`the peer speaks handshake version ${String(version)}, not ${HANDSHAKE_VERSION}`);
+      }
       if (!(theirGame instanceof Uint8Array) || !equal(theirGame, game)) throw new Error("the peer is in another game");
       if (!(theirKey instanceof Uint8Array && theirKey.length === KEY_SIZE && theirNonce instanceof Uint8Array
         && theirNonce.length === NONCE)) throw new Error("the peer's hello has a malformed key or nonce");
@@ -276,7 +314,9 @@ export class Link {
       const auth = await next();
       if (!(Array.isArray(auth) && auth.length === 2 && auth[0] === "auth" && auth[1] instanceof Uint8Array
         && auth[1].length === SIGNATURE_SIZE)) throw new Error("the peer did not authenticate");
-      if (!verify(theirKey, auth[1], signed)) throw new Error("the peer's handshake signature does not verify");
+      if (!verify(theirKey, auth[1], signed)) {
+        throw new Error(`the peer's handshake signature does not verify (claims ${fingerprint(peerId(theirKey))})`);
+      }
       link = new Link(channel, theirKey, dialer, [nonce, theirNonce]);
       if (ended !== null) link.closed = true;
       link.early.push(...queue.splice(0));
