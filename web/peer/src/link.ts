@@ -20,6 +20,14 @@ export const HANDSHAKE_TAG = ascii("p2pnimmt/handshake/v1");
 export const NONCE = 16;
 export const FRAME_LIMIT = 64 * 1024 + 1024;
 export const HANDSHAKE_TIMEOUT = 5000;
+/** A link whose peer sent no frame this long has ended (protocol.md 14: the reference's --link-timeout, 20 s by
+ * default; its peers ping every quarter of it). Before session 45 the page ended no silent link: one whose peer's
+ * network was cut, with no FIN to reach the relay, stayed a link of the page's for good, which it never dialled again
+ * and whose seat it never voted out. */
+export const IDLE_TIMEOUT = 20_000;
+/** How often a link looks at its silence; a look that comes later (the page's thread busy, a tab in the background)
+ * counts at most IDLE_STEP * 2 of silence, so frames queued meanwhile are read before the link is judged silent. */
+export const IDLE_STEP = 1000;
 /** Bytes of messages a link remembers it carried (Link.sent): a whole game's are well under it. */
 export const MAX_SENT_BYTES = 4 * 1024 * 1024;
 
@@ -225,6 +233,11 @@ export class Link {
   readonly asks = new Asks();
   /** Bad messages it carried (page_node.ts: past MAX_LINK_FAULTS it is closed). */
   bad = 0;
+  /** Milliseconds of silence after which the link ends (IDLE_TIMEOUT; a test may set less before the first look). */
+  idleTimeout = IDLE_TIMEOUT;
+  private silent = 0;
+  private looked = performance.now();
+  private idle: ReturnType<typeof setInterval> | null = null;
 
   /** `nonces`: this connection's handshake nonces, [ours, the peer's] (a join's seat-key proof is bound to them,
    * protocol.md 14, "The seat key": each (re)connection has its own). */
@@ -319,6 +332,7 @@ export class Link {
       }
       link = new Link(channel, theirKey, dialer, [nonce, theirNonce]);
       if (ended !== null) link.closed = true;
+      else link.watchSilence();
       link.early.push(...queue.splice(0));
       return link;
     };
@@ -334,7 +348,20 @@ export class Link {
     for (const value of this.early.splice(0)) this.frame(value);
   }
 
+  /** End the link once its peer has sent no frame for `idleTimeout` (counted only while this thread looked on time). */
+  private watchSilence(): void {
+    this.looked = performance.now();
+    this.idle = setInterval(() => {
+      const now = performance.now();
+      this.silent += Math.min(now - this.looked, 2 * IDLE_STEP);
+      this.looked = now;
+      if (this.silent >= this.idleTimeout) this.close(`nothing received for ${this.idleTimeout / 1000} s`);
+    }, IDLE_STEP);
+    (this.idle as { unref?: () => void }).unref?.(); // (node: a link's look keeps no process alive)
+  }
+
   private frame(value: Value): void {
+    this.silent = 0;
     if (!this.onFrame) {
       this.early.push(value);
       return;
@@ -380,6 +407,8 @@ export class Link {
   }
 
   private ended(why: string): void {
+    if (this.idle !== null) clearInterval(this.idle);
+    this.idle = null;
     if (this.closed) return;
     this.closed = true;
     this.onClose(why);

@@ -179,3 +179,20 @@ test("tunnel-vectors: each op's message as the page writes it, a BATCH, and the 
   const sized = (T.split.sizes as number[]).map((size) => { const m = new Uint8Array(size); m[0] = 2; return m; });
   assert.equal(batches(sized).length, T.split.messages);
 });
+
+test("a link whose peer sends nothing for its idle timeout ends, saying so as the reference does; a frame resets it", async () => {
+  const { channel, closed, give } = end();
+  const opening = Link.open(channel, LISTENER, GAME, false, () => null, fromHex(H.listener_nonce));
+  give(H.dialer_hello);
+  await settle();
+  give(H.dialer_auth);
+  const link = await opening;
+  link.idleTimeout = 2500; // (IDLE_TIMEOUT is 20 s: the reference's default --link-timeout)
+  link.start(() => {});
+  const at = performance.now();
+  await new Promise((ok) => setTimeout(ok, 1500));
+  give("0000000792a470696e67c0"); // a ping: heard
+  while (!link.closed && performance.now() - at < 10_000) await new Promise((ok) => setTimeout(ok, 100));
+  assert.deepEqual(closed, ["nothing received for 2.5 s"]);
+  assert.ok(performance.now() - at >= 1500 + 2500 - 100, "the ping reset its silence");
+});
