@@ -268,3 +268,32 @@ def test_the_frames_of_protocol_md_are_read_as_their_kinds() -> None:
     got, why = asyncio.run(a_link_given(b"".join(frames), end=True))
     assert [kind for kind, _ in got] == kinds and why == "connection closed"
     assert got[3][1] == bytes([1, 2, 3]) and got[4][1] == bytes([7]) * 256
+
+
+D = block("discovery-vectors")
+
+
+def advertised(case: dict[str, Any]) -> tuple[dict[bytes, bytes], tuple[str, ...], int]:
+    """The TXT properties, addresses and port of the discovery-vectors' good advertisement with `case`'s changes."""
+    txt = {**D["good"]["txt"], **case.get("txt", {})}
+    properties = {key.encode(): value.encode() for key, value in txt.items() if value is not None}
+    properties.update({key.encode(): bytes.fromhex(value) for key, value in case.get("txt_hex", {}).items()})
+    return properties, tuple(case.get("addresses", D["good"]["addresses"])), case.get("port", D["good"]["port"])
+
+
+def test_discovery_vectors_of_protocol_md() -> None:
+    from p2pnimmt.net.discovery import NotAGame, parse_ad
+
+    ad = parse_ad(*advertised({}), "QM5Z-NLKP-HQTU")
+    read = D["good"]["read"]
+    assert (ad.code, ad.host, ad.seats, ad.state, ad.host_name, ad.variant, ad.deal, ad.salt.hex() if ad.salt else None,
+            list(ad.notes)) == (read["code"], read["host"], read["seats"], read["state"], read["name"], read["variant"],
+                                read["deal"], read["salt"], read["notes"])
+    for case in D["hints"]:
+        ad = parse_ad(*advertised(case), "x")
+        assert list(ad.notes) == ([case["note"]] if case["note"] else []), case["why"]
+        assert ad.game_id.hex() == D["good"]["txt"]["gid"]
+    for case in D["not_games"]:
+        with pytest.raises(NotAGame) as refused:
+            parse_ad(*advertised(case), "x")
+        assert str(refused.value) == case["refusal"], case["why"]

@@ -15,6 +15,7 @@ const CHECKED = [
 /** Blocks protocol.md may hold that the TypeScript peer does not implement yet, each with why. */
 const PENDING: Record<string, string> = {
   "invite-vectors": "issue 27's invite links: read by the Python front (net/invite.py); the TypeScript peer joins by none",
+  "discovery-vectors": "DNS-SD advertisements: read by the Python node (net/discovery.py); the page finds no game on the LAN, its relay names it",
 };
 
 test("protocol.md's vector blocks are all checked (or named as pending, with why)", () => {
