@@ -39,32 +39,26 @@ function end(): { channel: Channel; written: Uint8Array[]; closed: string[]; giv
 const settle = (): Promise<void> => new Promise((ok) => setTimeout(ok, 0));
 const writtenHex = (written: Uint8Array[]): string => written.map(hex).join("");
 
-test("handshake-vectors: the page's link as the listener writes the vectors' bytes, in order", async () => {
-  const { channel, written, give } = end();
-  const opening = Link.open(channel, LISTENER, GAME, false, () => null, fromHex(H.listener_nonce));
-  assert.equal(writtenHex(written), H.listener_hello); // its hello before it read a byte
-  give(H.dialer_hello);
-  await settle();
-  assert.equal(writtenHex(written), H.listener_hello + H.listener_auth);
-  give(H.dialer_auth);
-  const link = await opening;
-  assert.equal(hex(link.key), H.dialer_key);
-  assert.deepEqual(link.nonces.map(hex), [H.listener_nonce, H.dialer_nonce]);
-});
+for (const [role, us, them] of [["listener", "listener", "dialer"], ["dialer", "dialer", "listener"]] as const) {
+  test(`handshake-vectors: the page's link as the ${role} writes the vectors' bytes, in order`, async () => {
+    const { channel, written, give } = end();
+    const opening = Link.open(channel, us === "listener" ? LISTENER : DIALER, GAME, us === "dialer", () => null,
+      fromHex(H[`${us}_nonce`]));
+    assert.equal(writtenHex(written), H[`${us}_hello`]); // its hello before it read a byte
+    give(H[`${them}_hello`]);
+    await settle();
+    assert.equal(writtenHex(written), H[`${us}_hello`] + H[`${us}_auth`]);
+    give(H[`${them}_auth`]);
+    const link = await opening;
+    assert.equal(hex(link.key), H[`${them}_key`]);
+    assert.deepEqual(link.nonces.map(hex), [H[`${us}_nonce`], H[`${them}_nonce`]]);
+  });
+}
 
-test("handshake-vectors: the page's link as the dialer writes the vectors' bytes, in order", async () => {
-  const { channel, written, give } = end();
-  const opening = Link.open(channel, DIALER, GAME, true, () => null, fromHex(H.dialer_nonce));
-  assert.equal(writtenHex(written), H.dialer_hello);
-  give(H.listener_hello);
-  await settle();
-  assert.equal(writtenHex(written), H.dialer_hello + H.dialer_auth);
-  give(H.listener_auth);
-  const link = await opening;
-  assert.equal(hex(link.key), H.listener_key);
-  assert.deepEqual(link.nonces.map(hex), [H.dialer_nonce, H.listener_nonce]);
+test("handshake-vectors: the hello and the auth as frames of their values", () => {
   assert.equal(hex(frame(["p2pnimmt-hello", 1, GAME, LISTENER.publicKey, fromHex(H.listener_nonce)])), H.listener_hello);
   assert.equal(hex(frame(["auth", LISTENER.sign(fromHex(H.signed))])), H.listener_auth);
+  assert.equal(hex(frame(["auth", DIALER.sign(fromHex(H.signed))])), H.dialer_auth);
 });
 
 for (const c of vector("handshake-refusals") as { why: string; as: string; sent: string; after_hello?: boolean;
@@ -85,15 +79,20 @@ for (const c of vector("handshake-refusals") as { why: string; as: string; sent:
   });
 }
 
-/** A link whose handshake passed (the page as the listener), then `bytes` from its peer: the frames it hands on and
- * the words it closed with (null: open). */
-async function linkGiven(bytes: string): Promise<{ got: [string, Value][]; why: string | null }> {
+/** A link whose handshake with the vectors' dialer passed (the page as the listener), the words it closed with, and
+ * how to give it bytes from its peer. */
+async function opened(): Promise<{ link: Link; closed: string[]; give: (hexBytes: string) => void }> {
   const { channel, closed, give } = end();
   const opening = Link.open(channel, LISTENER, GAME, false, () => null, fromHex(H.listener_nonce));
   give(H.dialer_hello);
   await settle();
   give(H.dialer_auth);
-  const link = await opening;
+  return { link: await opening, closed, give };
+}
+
+/** Such a link, then `bytes` from its peer: the frames it hands on and the words it closed with (null: open). */
+async function linkGiven(bytes: string): Promise<{ got: [string, Value][]; why: string | null }> {
+  const { link, closed, give } = await opened();
   const got: [string, Value][] = [];
   link.start((kind, payload) => got.push([kind, payload]));
   give(bytes);
@@ -181,12 +180,7 @@ test("tunnel-vectors: each op's message as the page writes it, a BATCH, and the 
 });
 
 test("a link whose peer sends nothing for its idle timeout ends, saying so as the reference does; a frame resets it", async () => {
-  const { channel, closed, give } = end();
-  const opening = Link.open(channel, LISTENER, GAME, false, () => null, fromHex(H.listener_nonce));
-  give(H.dialer_hello);
-  await settle();
-  give(H.dialer_auth);
-  const link = await opening;
+  const { link, closed, give } = await opened();
   link.idleTimeout = 2500; // (IDLE_TIMEOUT is 20 s: the reference's default --link-timeout)
   link.start(() => {});
   const at = performance.now();
