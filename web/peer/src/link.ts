@@ -262,20 +262,23 @@ export class Link {
     let broken: string | null = null;
     channel.onData = (bytes) => {
       let values: Value[];
+      let failed: string | null = null;
       try {
         values = frames.push(bytes);
       } catch (error) {
-        // (in the handshake, frames ahead of the bad bytes count: a hello then garbage fails at the auth)
-        values = link === null ? (error as { before?: Value[] }).before ?? [] : [];
+        // The frames ahead of the bad bytes count, as the reference reads them one by one: in the handshake a hello
+        // then garbage fails at the auth; after it, a link hands them on and then ends (frame-vectors).
+        values = (error as { before?: Value[] }).before ?? [];
         const why = badFrame(error as Error);
-        broken = link !== null || awaiting === "auth" || queue.length || values.length ? why
+        failed = link !== null || awaiting === "auth" || queue.length || values.length ? why
           : `not a p2pnimmt peer (its first bytes are no p2pnimmt hello: ${why})`;
-        channel.close(broken);
+        if (link === null) broken = failed;
       }
       for (const value of values) {
         if (link) link.frame(value);
         else queue.push(value);
       }
+      if (failed !== null) channel.close(failed);
       wake?.();
     };
     channel.onClose = (why) => {
