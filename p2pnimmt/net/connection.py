@@ -228,7 +228,8 @@ class Connection:
     @classmethod
     async def open(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: Identity,
                    game_id: bytes | None, dialer: bool,
-                   admit: Callable[[bytes], str | None] | None = None, heard_first: bool = False) -> Connection:
+                   admit: Callable[[bytes], str | None] | None = None, heard_first: bool = False,
+                   nonce: bytes | None = None) -> Connection:
         """Run the handshake on a fresh stream; ConnectionFailed (and the stream closed) if the peer fails it.
 
         A dialer that does not know the game id yet (joining by address)
@@ -239,13 +240,14 @@ class Connection:
         at an address a member named): our hello goes only once the
         listener's came and `admit` let its key in, so a service that is no
         p2pnimmt peer, or another peer than the one we dial, gets not one byte
-        of ours (protocol.md 14, "Handshake"; red team, session 42).
+        of ours (protocol.md 14, "Handshake"; red team, session 42). `nonce`: this side's 16 bytes of entropy
+        (fresh from the system's CSPRNG unless given: the handshake-vectors of protocol.md 16 give them).
         """
         # The tap is on before our hello leaves: a peer cannot sign its auth before it has our nonce, so whatever
         # comes after a handshake that succeeds, its end included, comes through the tap (it notes that end).
         tap = _Tap.on(writer)
         try:
-            nonce = secrets.token_bytes(NONCE)
+            nonce = secrets.token_bytes(NONCE) if nonce is None else nonce
             said = game_id if game_id is not None else ANY_GAME
             ours = frame([HELLO, HANDSHAKE_VERSION, said, identity.public_key, nonce])
             first = not (dialer and heard_first)
@@ -260,8 +262,10 @@ class Connection:
             if not (isinstance(hello, list) and len(hello) == 5 and hello[0] == HELLO):
                 raise ConnectionFailed("not a p2pnimmt peer: it did not say a p2pnimmt hello")
             _, version, their_game, their_key, their_nonce = hello
+            if type(version) is not int:  # (true and 1.0 are no version: the integer 1 is, protocol.md 14)
+                raise ConnectionFailed("the peer's hello has a malformed version")
             if version != HANDSHAKE_VERSION:
-                raise ConnectionFailed(f"the peer speaks handshake version {version!r}, not {HANDSHAKE_VERSION}")
+                raise ConnectionFailed(f"the peer speaks handshake version {version}, not {HANDSHAKE_VERSION}")
             if game_id is None and dialer and isinstance(their_game, bytes) and len(their_game) == len(ANY_GAME):
                 game_id = their_game
             if their_game != game_id and not (not dialer and their_game == ANY_GAME):

@@ -90,8 +90,8 @@ class Lobby:
         fields["relay"] = payload.get("relay")  # where its node relays phone pages (issue 26), if it does
         member = member_from({"key": conn.key, "host": host, **fields})
         if member is None:
-            self.refuse(conn, "malformed join: name, role (player|spectator), bot, port, addresses (at most "
-                        f"{MAX_ADDRESSES} IP addresses)")
+            self.refuse(conn, "malformed join: name, role (player|spectator), bot, port (1..65535), addresses (at "
+                        f"most {MAX_ADDRESSES} IP addresses)")
             return
         if member.relay is not None and not same_address(member.relay[0], host):
             # protocol.md 14, a member's `relay`: only where we see it (its own machine), never another's address,

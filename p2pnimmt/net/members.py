@@ -63,6 +63,7 @@ def member_from(value: Any) -> Member | None:
     ok = (isinstance(member.key, bytes) and len(member.key) == 32 and isinstance(member.name, str)
           and is_name(member.name) and member.role in ("player", "spectator")
           and isinstance(member.bot, bool) and _address(member.host) and type(member.port) is int
+          and 1 <= member.port <= 65535  # (any integer before session 45: a dial of 70000 raised OverflowError)
           and isinstance(addresses, list) and len(addresses) <= MAX_ADDRESSES
           and all(a and _address(a) for a in addresses))
     relay = relay_from(value.get("relay"))  # since issue 26; optional, and one that is not as below is left out

@@ -135,9 +135,17 @@ def header(op: int, channel: int) -> bytes:
     return bytes([op]) + channel.to_bytes(4, "big")
 
 
+def hello_text(game_id: bytes, host: tuple[str, int], port: int, claim: str, address: str, drop_after: float,
+               keyed: bool) -> str:
+    """The relay's first message on a tunnel (protocol.md 14, "The relay tunnel"; tunnel-vectors)."""
+    return json.dumps({"game": game_id.hex(), "host": list(host), "port": port, "claim": claim, "address": address,
+                       "drop_after": drop_after, "batch": True, "keyed": keyed})
+
+
 def batches(messages: list[bytes]) -> list[bytes]:
     """Tunnel messages (op, channel, rest) as the fewest WebSocket messages, in order: one alone as itself, more
-    in BATCHes of at most about MAX_BATCH bytes."""
+    in BATCHes whose (length, message) pairs hold at most MAX_BATCH bytes (protocol.md 14, "The relay tunnel";
+    before session 45 a pair's 4-byte length was left out of the count as it was added: up to 4 bytes over)."""
     out: list[bytes] = []
     group: list[bytes] = []
     size = 0
@@ -149,7 +157,7 @@ def batches(messages: list[bytes]) -> list[bytes]:
             out.append(header(BATCH, 0) + b"".join(len(m).to_bytes(4, "big") + m for m in group))
 
     for message in messages:
-        if group and size + len(message) > MAX_BATCH:
+        if group and size + 4 + len(message) > MAX_BATCH:
             close_group()
             group, size = [], 0
         group.append(message)
@@ -438,13 +446,11 @@ class Tunnel:
         try:
             port = self.port = self.server.sockets[0].getsockname()[1]
             self.seat_check()
-            host = list(self.relay.host_address(node))
+            host = self.relay.host_address(node)
             assert node.game_id is not None  # checked by Relay.serve
             try:
-                await self.ws.send_str(json.dumps({"game": node.game_id.hex(), "host": host, "port": port,
-                                                   "claim": self.relay.claim(port), "address": self.relay.interface,
-                                                   "drop_after": node.drop_after, "batch": True,
-                                                   "keyed": node.seat_key is not None}))
+                await self.ws.send_str(hello_text(node.game_id, host, port, self.relay.claim(port),
+                                                  self.relay.interface, node.drop_after, node.seat_key is not None))
             except ConnectionError:  # the page went (or was cut) at once: nothing to relay, nothing to log
                 return
             self.spawn(self.farewell(node))

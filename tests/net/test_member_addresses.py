@@ -143,3 +143,12 @@ async def test_the_host_keeps_a_members_relay_only_at_the_address_it_sees_the_me
             link.close()
     finally:
         await host.close()
+
+
+@pytest.mark.parametrize("port", [0, -5, 65536, 70000, True, 4001.0])
+def test_a_join_or_member_whose_port_is_no_port_is_malformed(port: object) -> None:
+    """protocol.md 14: a member's `port` is an integer 1..65535 (since session 45: any integer was taken, and every
+    node's dial of a player that named 70000 ended in an OverflowError its dial loop did not take, the mesh's task
+    for that player gone)."""
+    assert member_from({**BASE, "port": port}) is None
+    assert member_from({**BASE, "port": 1}) is not None and member_from({**BASE, "port": 65535}) is not None

@@ -13,7 +13,7 @@ import type { Channel } from "./tunnel.js";
 
 const { ascii, concat, equal } = bytes;
 const { decode, encode } = codec;
-const { KEY_SIZE, peerId, SIGNATURE_SIZE, verify } = identities;
+const { fingerprint, KEY_SIZE, peerId, SIGNATURE_SIZE, verify } = identities;
 
 export const HELLO = "p2pnimmt-hello";
 export const HANDSHAKE_VERSION = 1;
@@ -21,6 +21,14 @@ export const HANDSHAKE_TAG = ascii("p2pnimmt/handshake/v1");
 export const NONCE = 16;
 export const FRAME_LIMIT = 64 * 1024 + 1024;
 export const HANDSHAKE_TIMEOUT = 5000;
+/** A link whose peer sent no frame this long has ended (protocol.md 14: the reference's --link-timeout, 20 s by
+ * default; its peers ping every quarter of it). Before session 45 the page ended no silent link: one whose peer's
+ * network was cut, with no FIN to reach the relay, stayed a link of the page's for good, which it never dialled again
+ * and whose seat it never voted out. */
+export const IDLE_TIMEOUT = 20_000;
+/** How often a link looks at its silence; a look that comes later (the page's thread busy, a tab in the background)
+ * counts at most IDLE_STEP * 2 of silence, so frames queued meanwhile are read before the link is judged silent. */
+export const IDLE_STEP = 1000;
 /** Bytes of messages a link remembers it carried (Link.sent): a whole game's are well under it. */
 export const MAX_SENT_BYTES = 4 * 1024 * 1024;
 
@@ -29,6 +37,15 @@ export function frame(value: Encodable): Uint8Array {
   const head = new Uint8Array(4);
   new DataView(head.buffer).setUint32(0, data.length);
   return concat(head, data);
+}
+
+/** A frame's length over FRAME_LIMIT (the reference's protocol/codec.py FrameTooLarge): said as it is, where a value
+ * that is not canonical msgpack is a `bad frame: ...` (frame-vectors, protocol.md 14). */
+export class FrameTooLarge extends Error {}
+
+/** What a link says of bytes that are no frame: `error` from Frames.push (the reference's words, net/connection.py). */
+export function badFrame(error: Error): string {
+  return error instanceof FrameTooLarge ? error.message : `bad frame: ${error.message}`;
 }
 
 /** Pieces under this size gather in one tail, sealed as a piece of its own at this size or when a frame needs its
@@ -59,15 +76,27 @@ export class Frames {
     return this.parts.length + (this.tail ? 1 : 0);
   }
 
+  /** The frames `bytes` completes, in order. Bytes that are no frame throw, the error's `before` holding the frames
+   * completed ahead of them (a hello and garbage in one piece: the hello counts, as the reference reads it). */
   push(bytes: Uint8Array): Value[] {
-    this.add(bytes);
     const out: Value[] = [];
+    try {
+      this.take(bytes, out);
+    } catch (error) {
+      (error as { before?: Value[] }).before = out;
+      throw error;
+    }
+    return out;
+  }
+
+  private take(bytes: Uint8Array, out: Value[]): void {
+    this.add(bytes);
     while (this.held >= 4) {
       this.need(4);
       if ((this.parts[0] as Uint8Array).length < 4) this.join();
       const first = this.parts[0] as Uint8Array;
       const size = new DataView(first.buffer, first.byteOffset, 4).getUint32(0);
-      if (size > FRAME_LIMIT) throw new Error(`frame of ${size} bytes is over the ${FRAME_LIMIT}-byte limit`);
+      if (size > FRAME_LIMIT) throw new FrameTooLarge(`frame of ${size} bytes is over the ${FRAME_LIMIT}-byte limit`);
       if (this.held < 4 + size) break;
       this.need(4 + size);
       if (first.length < 4 + size) this.join();
@@ -78,7 +107,6 @@ export class Frames {
       if (rest.length) this.parts[0] = rest;
       else this.parts.shift();
     }
-    return out;
   }
 
   private add(bytes: Uint8Array): void {
@@ -236,6 +264,11 @@ export class Link {
   readonly asks = new Asks();
   /** Bad messages it carried (page_node.ts: past MAX_LINK_FAULTS it is closed). */
   bad = 0;
+  /** Milliseconds of silence after which the link ends (IDLE_TIMEOUT; a test may set less before the first look). */
+  idleTimeout = IDLE_TIMEOUT;
+  private silent = 0;
+  private looked = performance.now();
+  private idle: ReturnType<typeof setInterval> | null = null;
 
   /** `nonces`: this connection's handshake nonces, [ours, the peer's] (a join's seat-key proof is bound to them,
    * protocol.md 14, "The seat key": each (re)connection has its own). */
@@ -245,27 +278,39 @@ export class Link {
   }
 
   /** Run the handshake on a fresh channel; rejects (and closes the channel) if the peer fails it. `admit(key)`:
-   * why the peer with this key is not let in, or null. */
+   * why the peer with this key is not let in, or null. `entropy`: this side's 16-byte nonce (fresh from the browser's
+   * CSPRNG unless given: protocol.md 16's handshake-vectors give them). Each refusal's words are the reference's
+   * (net/connection.py; handshake-refusals). */
   static open(channel: Channel, identity: Identity, game: Uint8Array, dialer: boolean,
-    admit: (key: Uint8Array) => string | null = () => null): Promise<Link> {
+    admit: (key: Uint8Array) => string | null = () => null, entropy?: Uint8Array): Promise<Link> {
     const frames = new Frames();
     const queue: Value[] = [];
     let wake: (() => void) | null = null;
     let ended: string | null = null;
     let link: Link | null = null;
+    // Which handshake frame is awaited: bytes that are no frame in its place are said so (the reference's words).
+    let awaiting: "hello" | "auth" = "hello";
+    let broken: string | null = null;
     channel.onData = (bytes) => {
       let values: Value[];
+      let failed: string | null = null;
       try {
         values = frames.push(bytes);
       } catch (error) {
-        channel.close(`bad frame: ${(error as Error).message}`);
-        values = [];
+        // The frames ahead of the bad bytes count, as the reference reads them one by one: in the handshake a hello
+        // then garbage fails at the auth; after it, a link hands them on and then ends (frame-vectors).
+        values = (error as { before?: Value[] }).before ?? [];
+        const why = badFrame(error as Error);
+        failed = link !== null || awaiting === "auth" || queue.length || values.length ? why
+          : `not a p2pnimmt peer (its first bytes are no p2pnimmt hello: ${why})`;
+        if (link === null) broken = failed;
       }
       for (const value of values) {
         if (link === null) queue.push(value);
         else if (link.closed) break; // closed by a frame before it (cut off over a cap): none after it is taken, as the
         else link.frame(value); // reference's served link takes none (net/connection.py, _Link: while not conn.closed)
       }
+      if (failed !== null) channel.close(failed);
       wake?.();
     };
     channel.onClose = (why) => {
@@ -278,7 +323,7 @@ export class Link {
       // handshake an hour)
       const deadline = performance.now() + HANDSHAKE_TIMEOUT;
       while (!queue.length) {
-        if (ended !== null) throw new Error(`connection closed during the handshake: ${ended}`);
+        if (ended !== null) throw new Error(broken ?? `connection closed during the handshake: ${ended}`);
         const left = deadline - performance.now();
         if (left <= 0) throw new Error("no answer to the handshake");
         await new Promise<void>((ok) => {
@@ -290,12 +335,21 @@ export class Link {
       return queue.shift() as Value;
     };
     const run = async (): Promise<Link> => {
-      const nonce = crypto.getRandomValues(new Uint8Array(NONCE));
+      const nonce = entropy ?? crypto.getRandomValues(new Uint8Array(NONCE));
       channel.send(frame([HELLO, HANDSHAKE_VERSION, game, identity.publicKey, nonce]));
       const hello = await next();
-      if (!(Array.isArray(hello) && hello.length === 5 && hello[0] === HELLO)) throw new Error("not a p2pnimmt peer");
+      awaiting = "auth";
+      if (!(Array.isArray(hello) && hello.length === 5 && hello[0] === HELLO)) {
+        throw new Error("not a p2pnimmt peer: it did not say a p2pnimmt hello");
+      }
       const [, version, theirGame, theirKey, theirNonce] = hello;
-      if (version !== HANDSHAKE_VERSION) throw new Error(`the peer speaks handshake version ${String(version)}`);
+      // The integer 1: true and 1.0 are no version (the reference took both as 1 before session 45).
+      if (!(typeof version === "bigint" || (typeof version === "number" && Number.isInteger(version)))) {
+        throw new Error("the peer's hello has a malformed version");
+      }
+      if (version !== HANDSHAKE_VERSION) {
+        throw new Error(`the peer speaks handshake version ${String(version)}, not ${HANDSHAKE_VERSION}`);
+      }
       if (!(theirGame instanceof Uint8Array) || !equal(theirGame, game)) throw new Error("the peer is in another game");
       if (!(theirKey instanceof Uint8Array && theirKey.length === KEY_SIZE && theirNonce instanceof Uint8Array
         && theirNonce.length === NONCE)) throw new Error("the peer's hello has a malformed key or nonce");
@@ -308,9 +362,12 @@ export class Link {
       const auth = await next();
       if (!(Array.isArray(auth) && auth.length === 2 && auth[0] === "auth" && auth[1] instanceof Uint8Array
         && auth[1].length === SIGNATURE_SIZE)) throw new Error("the peer did not authenticate");
-      if (!verify(theirKey, auth[1], signed)) throw new Error("the peer's handshake signature does not verify");
+      if (!verify(theirKey, auth[1], signed)) {
+        throw new Error(`the peer's handshake signature does not verify (claims ${fingerprint(peerId(theirKey))})`);
+      }
       link = new Link(channel, theirKey, dialer, [nonce, theirNonce]);
       if (ended !== null) link.closed = true;
+      else link.watchSilence();
       link.early.push(...queue.splice(0));
       return link;
     };
@@ -330,7 +387,20 @@ export class Link {
     }
   }
 
+  /** End the link once its peer has sent no frame for `idleTimeout` (counted only while this thread looked on time). */
+  private watchSilence(): void {
+    this.looked = performance.now();
+    this.idle = setInterval(() => {
+      const now = performance.now();
+      this.silent += Math.min(now - this.looked, 2 * IDLE_STEP);
+      this.looked = now;
+      if (this.silent >= this.idleTimeout) this.close(`nothing received for ${this.idleTimeout / 1000} s`);
+    }, IDLE_STEP);
+    (this.idle as { unref?: () => void }).unref?.(); // (node: a link's look keeps no process alive)
+  }
+
   private frame(value: Value): void {
+    this.silent = 0;
     if (!this.onFrame) {
       this.early.push(value);
       return;
@@ -376,6 +446,8 @@ export class Link {
   }
 
   private ended(why: string): void {
+    if (this.idle !== null) clearInterval(this.idle);
+    this.idle = null;
     if (this.closed) return;
     this.closed = true;
     this.onClose(why);
