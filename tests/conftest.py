@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,21 @@ from runid import RUN_ID  # noqa: E402
 TEST_SERVICE = f"_pnt-{RUN_ID}._tcp.local."
 os.environ["P2PNIMMT_SERVICE"] = TEST_SERVICE
 os.environ.pop("P2PNIMMT_INTERFACE", None)  # a developer's own setting must not change what a test runs
+# One id a pytest run, inherited by its xdist workers (they start after this): what the workers share, such as the
+# TypeScript compiled once a run (tests/peer/conftest.py), is named by it, and the run that made the id removes it.
+MAKES_THE_RUN_ID = "P2PNIMMT_TEST_RUN" not in os.environ
+if MAKES_THE_RUN_ID:
+    os.environ["P2PNIMMT_TEST_RUN"] = f"{RUN_ID}-{uuid.uuid4().hex[:8]}"
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The run's end (the controller's, past every worker's): what its workers shared is removed."""
+    if MAKES_THE_RUN_ID:
+        from peer.nodepeer import compiled_folder
+
+        folder = compiled_folder()
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.with_name(f"{folder.name}.lock").unlink(missing_ok=True)
 
 
 @pytest.fixture(autouse=True)

@@ -3,22 +3,28 @@ tests/conftest.py's: the browser tests decode QR codes with one of its packages)
 
 from __future__ import annotations
 
-import os
+import fcntl
 import shutil
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from nodepeer import PEER, run, tool
+from nodepeer import DONE, compiled_folder, run, tool
 
 
 @pytest.fixture(scope="session")
-def compiled(node_modules: Path) -> Iterator[Path]:
-    """The sources and node tests compiled by tsc (strict) into a folder of this test process's own (each xdist
-    worker's), inside web/peer (so node finds node_modules from there); removed at the end. Read only: one compile
-    (5 s of CPU) serves every test of the process, where one a module cost eleven of them a run."""
-    out = PEER / "dist" / f"pytest-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    run([tool("node"), str(node_modules / "typescript" / "bin" / "tsc"), "-p", "tsconfig.json", "--outDir", str(out)])
-    yield out
-    shutil.rmtree(out, ignore_errors=True)
+def compiled(node_modules: Path) -> Path:
+    """The sources and node tests compiled by tsc (strict) into a folder of this pytest run's own, inside web/peer (so
+    node finds node_modules from there). Read only: one compile (5-10 s of CPU) serves every test of the run, every
+    xdist worker's (the first worker that needs it compiles, under a lock, the others wait and read it: one a worker
+    cost four compiles a run, one a module eleven); the run removes it at its end (tests/conftest.py's
+    pytest_unconfigure)."""
+    out = compiled_folder()
+    out.parent.mkdir(exist_ok=True)
+    with open(out.parent / f"{out.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / DONE).exists():
+            shutil.rmtree(out, ignore_errors=True)
+            run([tool("node"), str(node_modules / "typescript" / "bin" / "tsc"), "-p", "tsconfig.json", "--outDir",
+                 str(out)])
+            (out / DONE).touch()
+    return out

@@ -9,6 +9,7 @@ parallel workers install once.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -20,6 +21,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PEER = ROOT / "web" / "peer"
 BUNDLE = ROOT / "p2pnimmt" / "web" / "static" / "peer.js"
+RUN = "P2PNIMMT_TEST_RUN"  # the pytest run's id, the same in each of its xdist workers (tests/conftest.py sets it)
+DONE = ".compiled"  # in a compiled folder once tsc has written all of it
 
 
 def node_flags() -> list[str]:
@@ -58,6 +61,11 @@ def written_by(script: str, source: str, out: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert out.read_text() == (PEER / "src" / source).read_text(), (
         f"web/peer/src/{source} is not what scripts/{script} writes from p2pnimmt's tables")
+
+
+def compiled_folder() -> Path:
+    """Where this pytest run's tsc output goes (tests/peer/conftest.py's `compiled`): web/peer/dist/pytest-RUN."""
+    return PEER / "dist" / f"pytest-{os.environ[RUN]}"
 
 
 def installed_as_locked() -> bool:
