@@ -97,8 +97,8 @@ ASKED = """() => ({
   }),
   chosen: Number(document.querySelector('#hand .card.chosen')?.dataset.card ?? 0),
 })"""
-WORDS = {"en": ("take row {row}", "your card is below every row: tap a row to take", "bh"),
-         "de": ("Reihe {row} nehmen", "deine Karte ist kleiner als jede Reihe: tippe eine Reihe an, um sie zu nehmen",
+WORDS = {"en": ("take row {row}", "your {card} is below every row: tap a row to take", "bh"),
+         "de": ("Reihe {row} nehmen", "deine {card} ist kleiner als jede Reihe: tippe eine Reihe an, um sie zu nehmen",
                 "HO")}
 
 
@@ -123,7 +123,8 @@ async def test_the_phone_asked_for_a_row_at_360px_shows_it_on_one_line_and_its_c
     """The phone brought to a row choice: two seats, the phone's and the laptop's, the laptop playing its highest card
     and the phone a card below every row's end whenever it holds one (its lowest otherwise), round after round (an open
     deal, up to 10 rounds) until a row is asked of it. Then each row, its total and its "take row N" button are one
-    line inside 360 px, each button at least 44 px high, the prompt says what is asked, in the page's language; the
+    line inside 360 px, each button at least 44 px high, the prompt says what is asked and the card placed ("your 7 is
+    below every row", before: "your card"), in the page's language; the
     phone takes the row with the fewest bull heads and the table plays it: that row now starts with the phone's card.
     (The take buttons were 39.5 px high: 2.6em of their smaller font.) With $P2PNIMMT_SCREENSHOTS (=docs) it saves
     docs/phone-row.png (360x740, English)."""
@@ -149,7 +150,7 @@ async def test_the_phone_asked_for_a_row_at_360px_shows_it_on_one_line_and_its_c
             await phone.locator(f"#hand .card[data-card='{(below or hand)[0]}']").tap()
         assert step, "no row was asked of the phone in 10 rounds"
         shown, asked = await phone.evaluate(SHOWN), await phone.evaluate(ASKED)
-        assert asked["status"].endswith(prompt), asked
+        assert asked["chosen"] and asked["status"].endswith(prompt.format(card=asked["chosen"])), asked  # says its card
         totals = []
         for r, (row, take) in enumerate(zip(shown["rows"], asked["takes"], strict=True)):
             assert row["takes"] == 1 and row["unit"] == unit, row

@@ -392,7 +392,7 @@ function render(node: PageNode): void {
     });
   }
   const said = (): string => wanted === "card" ? _("your turn: tap a card")
-    : wanted === "row" ? _("your card is below every row: tap a row to take")
+    : wanted === "row" ? fmt(_("your {card} is below every row: tap a row to take"), { card: committed ?? "" })
     : wanted === "wait" ? _("waiting for the others…") : "";
   mark("leftOut", node.leftOut !== null ? "1" : "0");
   say("status", node.leftOut !== null ? node.leftOut : seat.drafting()
