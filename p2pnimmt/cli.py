@@ -715,8 +715,11 @@ def cmd_history(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
 
 
 def cmd_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .app.history import transcript_file
     from .protocol.transcript import read_file
     from .ui.replay import ReplayApp, ReplayError, frames
+
+    args.file = transcript_file(args.file)  # a name `history` lists: found in the transcripts folder
 
     try:
         data = read_file(args.file)

@@ -8,6 +8,7 @@ per round.
 
 from __future__ import annotations
 
+import os
 import shlex
 import time
 from collections.abc import Iterable
@@ -29,6 +30,19 @@ STATUSES = (N_("finished"), N_("aborted"), N_("unfinished"), N_("damaged"), N_("
 
 def transcripts_dir() -> Path:
     return data_dir() / "transcripts"
+
+
+def shown_path(path: Path) -> str:
+    """A transcript as `history` names it, quoted for the shell: its name alone when it lies in the transcripts
+    folder (`p2pnimmt replay NAME` finds it there; the line stays inside 80 columns), else its whole path."""
+    return shlex.quote(path.name if path.parent == transcripts_dir() else str(path))
+
+
+def transcript_file(name: str) -> str:
+    """FILE as `p2pnimmt replay` reads it: as given, or, when there is no such file here and it is a bare name, the
+    transcript of that name in the transcripts folder (the name `history` shows)."""
+    kept = transcripts_dir() / name
+    return str(kept) if not os.path.exists(name) and os.sep not in name and kept.is_file() else name
 
 
 @dataclass(frozen=True)
@@ -114,7 +128,7 @@ def games(folder: Path | None = None) -> list[GameRecord]:
 def history_lines(records: Iterable[GameRecord]) -> list[str]:
     """One block per game: date, players with scores, variant, deal, winner, verified or not; then the command that
     replays it (`p2pnimmt replay FILE`; a game left unfinished or aborted up to where it stops), or its file where it
-    is damaged (replay refuses it)."""
+    is damaged (replay refuses it). FILE is the transcript's name in the transcripts folder (`shown_path`)."""
     lines: list[str] = []
     records = list(records)
     empty = sum(g.status == "not started" for g in records)
@@ -145,9 +159,9 @@ def history_lines(records: Iterable[GameRecord]) -> list[str]:
         you = _(" (you)")
         lines.append("    " + ", ".join(f"{p.name}{you if p.me else ''} {p.score}" for p in g.players))
         watch = (_("to watch it again: p2pnimmt replay {path}") if g.verified else
-                 _("to watch it up to where it stops: p2pnimmt replay {path}") if g.status in ("unfinished", "aborted")
+                 _("watch it up to where it stops: p2pnimmt replay {path}") if g.status in ("unfinished", "aborted")
                  else _("file: {path}"))
-        lines.append("    " + watch.format(path=shlex.quote(str(g.path))))
+        lines.append("    " + watch.format(path=shown_path(g.path)))
     if empty:
         lines.append(ngettext("(and {n} lobby or refused join that never started a game, not listed)",
                               "(and {n} lobbies or refused joins that never started a game, not listed)",

@@ -124,7 +124,7 @@ def test_each_game_listed_says_how_to_replay_it(tmp_path: Path) -> None:
     assert command[:2] == ["p2pnimmt", "replay"] and Path(command[2]) == tmp_path / "a b" / "game0-0.p2pt"
     assert frames(Path(command[2]).read_bytes())  # the file it names replays
     cut = history_lines([records["cut.p2pt"]])  # left before its end: replayed up to where it stops
-    assert cut[-1] == "    to watch it up to where it stops: p2pnimmt replay " + shlex.quote(
+    assert cut[-1] == "    watch it up to where it stops: p2pnimmt replay " + shlex.quote(
         str(tmp_path / "a b" / "cut.p2pt")), cut  # on main: its file only (replay refused it)
     assert frames((tmp_path / "a b" / "cut.p2pt").read_bytes())[-1].kind == "unfinished"
     broken = bytearray((tmp_path / "a b" / "cut.p2pt").read_bytes())
@@ -132,3 +132,40 @@ def test_each_game_listed_says_how_to_replay_it(tmp_path: Path) -> None:
     (tmp_path / "a b" / "broken.p2pt").write_bytes(bytes(broken))
     damaged = history_lines([read_game(tmp_path / "a b" / "broken.p2pt")])
     assert len(damaged) == 1 and "broken.p2pt: damaged (FAILED at record" in damaged[0], damaged  # no replay line
+
+
+def test_the_history_fits_80_columns_and_names_files_replay_finds(tmp_path: Path) -> None:
+    """`p2pnimmt history` in a real process, the data directory deep in a long folder: each game's replay line fits
+    80 columns (it named its transcript by its whole path, past 80), in English and German; the file a
+    line names is its name in the transcripts folder, which `p2pnimmt replay NAME` finds there from any folder."""
+    import os
+    import shlex
+
+    data = tmp_path / ("a-long-folder-name-" * 4) / "data"
+    folder = data / "p2pnimmt" / "transcripts"
+    write_games(folder, 1)
+    net = Net(3, settings=Settings(players=3, max_rounds=2, point_limit=None, deal="open"), bots="heuristic", seed=9)
+    net.start()
+    net.run(limit=400)  # left before its end: its line says "up to where it stops", the longer one
+    name = "EBYM-d342eda0-QWXN-3FH2.p2pt"  # as app/nodes.py names a game's transcript: code, game id, fingerprint
+    (folder / name).write_bytes(bytes(net.transcripts[net.identities[0].peer]))
+    os.utime(folder / name, (2e9, 2e9))  # listed last
+    env = {"XDG_DATA_HOME": str(data), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+           "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    for lang in ("en", "de"):
+        out = subprocess.run([sys.executable, "-m", "p2pnimmt", "--lang", lang, "history"], env=env,
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        lines = out.stdout.splitlines()
+        files = [line for line in lines if "p2pnimmt replay" in line]
+        assert len(files) == 2 and all(len(line) <= 80 for line in files), out.stdout
+        assert files[-1] == lines[-1] and lines[-1].endswith(f": p2pnimmt replay {name}") and "replay game0-0.p2pt" in files[0], lines
+    # replay finds the name in the transcripts folder (from another folder), and a path as given
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    probe = ("import sys; from p2pnimmt.app.history import transcript_file; print(transcript_file(sys.argv[1]))")
+    for given, found in ((name, folder / name), (str(folder / name), folder / name), ("nothing.p2pt", "nothing.p2pt")):
+        out = subprocess.run([sys.executable, "-c", probe, given], env=env, cwd=elsewhere, capture_output=True,
+                             text=True, timeout=60)
+        assert out.stdout.strip() == str(found), out.stdout + out.stderr
+    assert shlex.split(lines[-1].split(": ", 1)[1])[2] == name
