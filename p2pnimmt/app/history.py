@@ -24,6 +24,7 @@ from ..protocol.verify import TranscriptError, replay
 from .anew import abandoned_why, carried_on, read_secrets
 from .evening import previous_of
 
+WIDTH = 80  # a game's head and replay lines fit a terminal this wide (tests/app/test_history.py)
 STATUSES = (N_("finished"), N_("aborted"), N_("unfinished"), N_("damaged"), N_("not started"), N_("bot"),
             N_("abandoned"))
 
@@ -155,7 +156,9 @@ def history_lines(records: Iterable[GameRecord]) -> list[str]:
             head += _(", won by {names}").format(names=", ".join(winners))
         if g.previous is not None:
             head += _(", rematch of {code}").format(code=game_code(g.previous))
-        lines.append(f"{head}  [{check}]")
+        said_check = f"[{check}]"  # beside the head, or under it where both would run past 80 columns
+        beside = f"{head}  {said_check}"
+        lines.extend([beside] if len(beside) <= WIDTH else [head, "    " + said_check])
         you = _(" (you)")
         lines.append("    " + ", ".join(f"{p.name}{you if p.me else ''} {p.score}" for p in g.players))
         watch = (_("to watch it again: p2pnimmt replay {path}") if g.verified else

@@ -135,8 +135,9 @@ def test_each_game_listed_says_how_to_replay_it(tmp_path: Path) -> None:
 
 
 def test_the_history_fits_80_columns_and_names_files_replay_finds(tmp_path: Path) -> None:
-    """`p2pnimmt history` in a real process, the data directory deep in a long folder: each game's replay line fits
-    80 columns (it named its transcript by its whole path, past 80), in English and German; the file a
+    """`p2pnimmt history` in a real process, the data directory deep in a long folder: each line fits 80 columns (a
+    replay line named its transcript by its whole path, past 80; an unfinished game's head line said why beside it,
+    past 80: now under it), in English and German; the file a
     line names is its name in the transcripts folder, which `p2pnimmt replay NAME` finds there from any folder."""
     import os
     import shlex
@@ -158,7 +159,7 @@ def test_the_history_fits_80_columns_and_names_files_replay_finds(tmp_path: Path
         assert out.returncode == 0, out.stderr
         lines = out.stdout.splitlines()
         files = [line for line in lines if "p2pnimmt replay" in line]
-        assert len(files) == 2 and all(len(line) <= 80 for line in files), out.stdout
+        assert len(files) == 2 and all(len(line) <= 80 for line in lines), out.stdout
         assert files[-1] == lines[-1] and lines[-1].endswith(f": p2pnimmt replay {name}") and "replay game0-0.p2pt" in files[0], lines
     # replay finds the name in the transcripts folder (from another folder), and a path as given
     elsewhere = tmp_path / "elsewhere"

@@ -53,8 +53,9 @@ def test_r_at_game_over_plays_again_against_the_same_bots(tmp_path: Path, panes)
     assert shown.count("Transcript: ") == 2, shown
     out = subprocess.run([sys.executable, "-m", "p2pnimmt", "history"], capture_output=True, text=True, timeout=60,
                          env={**os.environ, **env})
-    games = [line for line in out.stdout.splitlines() if "[verified]" in line]
-    assert len(games) == 2 and "rematch of" not in games[0] and "rematch of" in games[1], out.stdout
+    games = [line for line in out.stdout.splitlines() if re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d  ", line)]
+    assert len(games) == 2 and out.stdout.count("[verified]") == 2, out.stdout  # its check beside or under a head
+    assert "rematch of" not in games[0] and "rematch of" in games[1], out.stdout
     # The evening's points are the two verified games' points, seat by seat.
     totals: dict[str, int] = {}
     for line in out.stdout.splitlines():
