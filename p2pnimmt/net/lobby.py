@@ -215,10 +215,14 @@ class Lobby:
                 "settings": {"variant": s.variant, "point_limit": s.point_limit, "max_rounds": s.max_rounds,
                              "deal": s.deal, "clock": s.clock}}
 
-    def announce(self) -> None:
+    def announce(self, at_once: bool = False) -> None:
         """Host: send every member the lobby as it is now (at once, or ANNOUNCE_EVERY after the last one went)."""
         node = self.node
-        if self._announce_later is None:
+        if at_once:
+            if self._announce_later is not None:
+                self._announce_later.cancel()
+            self._send_lobby()
+        elif self._announce_later is None:
             loop = asyncio.get_running_loop()
             wait = self._announced + ANNOUNCE_EVERY - loop.time()
             if wait > 0:
@@ -297,7 +301,7 @@ class Lobby:
         order = held.seat_order  # a rematch: the seats of the previous game keep their order, newcomers after
         players = sorted(node.players(), key=lambda m: order.get(m.peer, len(order)))
         roster = [(m.key, m.name, m.bot) for m in players]
-        self.announce()
+        self.announce(at_once=True)  # (once a game: ahead of its START, as the members have always had it)
         assert node.session is not None and node.settings is not None  # both set by host()
         node.act(node.session.host(node.salt, node.settings, roster, previous=held.previous,
                                    carry=held.carry([key for key, _name, _bot in roster])))
