@@ -8,6 +8,7 @@ seats, lobby_state, links, session) and the seats held for a rematch (net.held).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Callable
@@ -26,6 +27,11 @@ from .where import where_from
 log = logging.getLogger("p2pnimmt.net")  # what strangers can repeat goes through quietlog's `quiet`
 
 MAX_SPECTATORS = 32  # spectators a host admits at once (each key one; they are removed when they leave)
+# A host sends a member at most one lobby frame each ANNOUNCE_EVERY seconds, the changes meanwhile in one (the lobby as
+# it is when it goes): a member counts them as asks (protocol.md 14, "Bounds": 20 a second). Before the session-45
+# review a stranger coming and going as a spectator made the host send 240 in 0.4 s: past the budget a member ignored
+# them (its lobby stale), past the slack it counted them as bad messages and cut its host.
+ANNOUNCE_EVERY = 0.25
 
 LobbyListener = Callable[[Any], None]
 
@@ -38,6 +44,8 @@ class Lobby:
         self.door = SeatDoor(node)  # a host: the seat key each join proves (protocol.md 14)
         self.shown_as: str | None = None  # a joiner: the name the host shows for us, when not ours (told once)
         self._listeners: list[LobbyListener] = []
+        self._announced = float("-inf")  # a host: when its last lobby frame went (the event loop's time)
+        self._announce_later: asyncio.TimerHandle | None = None  # the one that goes at the end of ANNOUNCE_EVERY
 
     def watch(self, listener: LobbyListener) -> Callable[[], None]:
         """Call `listener(node)` whenever the lobby changes (members, settings, state); returns what stops it."""
@@ -207,14 +215,31 @@ class Lobby:
                 "settings": {"variant": s.variant, "point_limit": s.point_limit, "max_rounds": s.max_rounds,
                              "deal": s.deal, "clock": s.clock}}
 
-    def announce(self) -> None:
-        """Host: send every member the lobby as it is now."""
+    def announce(self, at_once: bool = False) -> None:
+        """Host: send every member the lobby as it is now (at once, or ANNOUNCE_EVERY after the last one went)."""
         node = self.node
+        if at_once:
+            if self._announce_later is not None:
+                self._announce_later.cancel()
+            self._send_lobby()
+        elif self._announce_later is None:
+            loop = asyncio.get_running_loop()
+            wait = self._announced + ANNOUNCE_EVERY - loop.time()
+            if wait > 0:
+                self._announce_later = loop.call_later(wait, self._send_lobby)
+            else:
+                self._send_lobby()
+        node.mesh.members_updated()
+        self.changed()
+
+    def _send_lobby(self) -> None:
+        """Host: the lobby as it is now, to every member."""
+        node = self.node
+        self._announce_later = None
+        self._announced = asyncio.get_running_loop().time()
         body = self.body()
         for conn in node.links.values():
             conn.send_nowait("lobby", body)
-        node.mesh.members_updated()
-        self.changed()
 
     def mirror(self, payload: Any) -> None:
         """A joiner: the host's lobby frame (once the game is playing, players complete the mesh)."""
@@ -276,7 +301,7 @@ class Lobby:
         order = held.seat_order  # a rematch: the seats of the previous game keep their order, newcomers after
         players = sorted(node.players(), key=lambda m: order.get(m.peer, len(order)))
         roster = [(m.key, m.name, m.bot) for m in players]
-        self.announce()
+        self.announce(at_once=True)  # (once a game: ahead of its START, as the members have always had it)
         assert node.session is not None and node.settings is not None  # both set by host()
         node.act(node.session.host(node.salt, node.settings, roster, previous=held.previous,
                                    carry=held.carry([key for key, _name, _bot in roster])))

@@ -1,0 +1,48 @@
+"""A host's lobby frames stay within what its members take (session-45 review): since session 45 a member counts
+every frame but a `msg` from a link as an ask (a burst of 64, then 20 a second, protocol.md 14 "Bounds"), the host's
+`lobby` frames included, and a host sends one to every member at each change of the lobby. A stranger with the
+game's code coming and going as a spectator (a join, then its link gone: two changes) made the host send lobby frames
+to every member as fast as it churned; past the budget a member ignored them (a stale lobby), past the slack it
+counted them as bad messages and cut its host. Now a host sends at most 4 lobby frames a second (the last one the
+lobby as it is then). A real `p2pnimmt host` on 127.0.0.1."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from attacker import LOOPBACK, Attacker
+from procs import code_of, seat_key_of
+
+from p2pnimmt.net.connection import Asks
+
+CHURNS = 120
+
+
+def test_a_spectators_churn_stays_within_a_members_asks(tmp_path: Path, procs) -> None:
+    ann = procs(["host", "--headless", "--seats", "3", "--interface", LOOPBACK, "--name", "ann",
+                 "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    key = seat_key_of(code_of(tmp_path / "ann.out"))
+    bob = Attacker.dial(port)  # the honest member whose link counts what the host sends
+    bob.join("player", name="bob", seat_key=key)
+    bob.lobby()
+    began = time.monotonic()
+    for n in range(CHURNS):  # a stranger comes and goes, each time under a new key
+        tv = Attacker.dial(port)
+        tv.join("spectator", name=f"tv{n}", seat_key=key)
+        tv.close()
+    elapsed = time.monotonic() - began
+    lobbies = []  # what the host sent bob, up to the last lobby, which names no tv
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        lobbies += [f for f in bob.frames_waiting() if f[0] == "lobby"]
+        if lobbies and not any(m["name"].startswith("tv") for m in lobbies[-1][1]["members"]):
+            break
+        time.sleep(0.05)
+    took = time.monotonic() - began
+    assert lobbies and not any(m["name"].startswith("tv") for m in lobbies[-1][1]["members"]), \
+        "the last lobby frame bob got still shows a spectator who left"
+    assert len(lobbies) <= Asks.BURST + Asks.PER_SECOND * took, \
+        f"{len(lobbies)} lobby frames in {took:.1f} s ({CHURNS} comings and goings in {elapsed:.1f} s): past a member's asks"
+    bob.close()
