@@ -36,6 +36,13 @@ ANNOUNCE_EVERY = 0.25
 LobbyListener = Callable[[Any], None]
 
 
+def lobby_members(entries: list[Any]) -> list[tuple[dict[str, Any], Member]]:
+    """The entries of a lobby frame's `members` a joiner reads (the first MAX_SPECTATORS + 10) that are members
+    (member_from: a malformed one is left out), each with its member (protocol.md 14, vectors: `lobby-members`)."""
+    found = ((entry, member_from(entry)) for entry in entries[:MAX_SPECTATORS + 10])
+    return [(entry, member) for entry, member in found if member is not None]
+
+
 class Lobby:
     """One node's lobby: the host's door (join, refuse, kick, cut, start) and a joiner's mirror of it."""
 
@@ -246,21 +253,19 @@ class Lobby:
         node = self.node
         if not isinstance(payload, dict) or not isinstance(payload.get("members"), list):
             return
-        entries = payload["members"][:MAX_SPECTATORS + 10]
-        members = [member_from(m) for m in entries]
-        node.members = {m.peer: m for m in members if m is not None}
+        read = lobby_members(payload["members"])
+        node.members = {m.peer: m for _, m in read}
         news = False
-        for entry, member in zip(entries, members):  # each player's own signed word on where it listens, kept
-            if member is not None and member.role == "player" and node.game_id is not None:
+        for entry, member in read:  # each player's own signed word on where it listens, kept
+            if member.role == "player" and node.game_id is not None:
                 where = where_from(entry.get("where"), member.key, node.game_id)
                 news = (where is not None and node.book.take(where)) or news
         if news:
             node.book.taken()
         # our own record in it: a host that forwards records, so decides link proofs (Node.host_decides_links)
         node.where_forwarded = node.game_id is not None and any(
-            member is not None and member.peer == node.identity.peer
-            and where_from(entry.get("where"), member.key, node.game_id) is not None
-            for entry, member in zip(entries, members))
+            member.peer == node.identity.peer and where_from(entry.get("where"), member.key, node.game_id) is not None
+            for entry, member in read)
         me = node.members.get(node.identity.peer)
         if me is not None and me.role == "spectator" and me.name != node.name and me.name != self.shown_as:
             self.shown_as = me.name  # a spectator whose name looks like another member's (Lobby.unlike_others)

@@ -1,7 +1,8 @@
-"""protocol.md 14's handshake-vectors, handshake-refusals, frame-vectors and tunnel-vectors, read from the spec itself
-and checked against the reference's own code over real loopback TCP: the bytes a side writes in a handshake from
-fixed keys and nonces, the words it closes a connection with, a link's frames and the relay tunnel's messages
-(the TypeScript page reads the same blocks: web/peer/test/network_vectors.test.ts)."""
+"""protocol.md 14's handshake-vectors, handshake-refusals, frame-vectors, tunnel-vectors and lobby-members, read
+from the spec itself and checked against the reference's own code (over real loopback TCP where they are bytes): the
+bytes a side writes in a handshake from fixed keys and nonces, the words it closes a connection with, a link's frames,
+the relay tunnel's messages, and the members a joiner keeps of a lobby frame (the TypeScript page reads the same
+blocks: web/peer/test/network_vectors.test.ts)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 
 from p2pnimmt.net.connection import Connection, ConnectionFailed, frame, msg_frame
+from p2pnimmt.net.lobby import lobby_members
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.web.relay import MAX_BATCH, batches, header, hello_text, unbatched
 
@@ -297,3 +299,23 @@ def test_discovery_vectors_of_protocol_md() -> None:
         with pytest.raises(NotAGame) as refused:
             parse_ad(*advertised(case), "x")
         assert str(refused.value) == case["refusal"], case["why"]
+
+
+def binned(value: Any) -> Any:
+    """A vector's value as on the wire: a str beginning `bin:` is the bytes of the hex after it."""
+    if isinstance(value, str) and value.startswith("bin:"):
+        return bytes.fromhex(value[4:])
+    if isinstance(value, list):
+        return [binned(v) for v in value]
+    if isinstance(value, dict):
+        return {k: binned(v) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("case", block("lobby-members")["cases"], ids=lambda c: c["why"])
+def test_lobby_members_as_the_vectors_keep_them(case: dict[str, Any]) -> None:
+    """lobby-members: the members a joiner keeps of a lobby frame (Lobby.mirror), in order, with their relays."""
+    kept = list({m.peer: m for _, m in lobby_members(binned(case["members"]))}.values())
+    assert [m.name for m in kept] == case["kept"]
+    if "relays" in case:
+        assert [list(m.relay) if m.relay else None for m in kept] == case["relays"]

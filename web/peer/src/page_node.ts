@@ -14,12 +14,13 @@
  * ["rematch", {game, port, seats, wait}] names the new game, where the host listens for it and the keys of its
  * seats; a page whose key has a seat follows (`onRematch`: a new node for the new game, on the same tunnel).
  */
-import type { Encodable, MsgMap, Value } from "./codec.js";
+import type { Encodable, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
 import { askVerdict, asksExceeded, FRAME_KINDS, Link, MAX_ASKS_OVER, MAX_LINK_FAULTS, wireKey } from "./link.js";
 import { bytes, envelope, identity as identities, seatKey as seatKeys } from "./main.js";
 import { MoveClock } from "./page_clock.js";
 import { Held } from "./page_held.js";
+import { type LobbyMember, lobbyMembers } from "./page_members.js";
 import { carriesNothing, hostProblem } from "./page_host.js";
 import { PageSeat } from "./page_seat.js";
 import { PROBE_EVERY, PROBE_NONCE, probeAnswer, Probes } from "./page_probe.js";
@@ -27,7 +28,7 @@ import { watchWaiting } from "./page_waiting.js";
 import type { Entropy, Outgoing } from "./seat.js";
 import { type Channel, DIAL_WITHIN, DialUnanswered, type Hello, type Tunnel } from "./tunnel.js";
 import { _, fmt } from "./page_words.js";
-import { Book, MAX_LOBBY_MEMBERS, record, signWhere, type Where } from "./where.js";
+import { Book, record, signWhere, type Where } from "./where.js";
 
 const { compare, equal, hex } = bytes;
 const { peerId } = identities;
@@ -60,19 +61,6 @@ export function offerOf(payload: Value, game: Uint8Array): Offer | null {
   return { game: id, port, seats: seats as Uint8Array[], wait };
 }
 
-/** A member of the lobby, as the host's lobby frame says. */
-export interface LobbyMember {
-  readonly key: Uint8Array;
-  readonly name: string;
-  readonly role: string;
-  readonly bot: boolean;
-  readonly host: string;
-  readonly port: number;
-  readonly addresses: readonly string[];
-  /** Where its node relays phone pages: [address, port, token] (protocol.md 14, since issue 26), or null. */
-  readonly relay: readonly [string, number, string] | null;
-}
-
 /** Keys remembered as spent (PageNode.badMessages; the reference remembers 1,024 and the seats'). */
 const MAX_SPENT = 1024;
 
@@ -80,6 +68,8 @@ export class PageNode {
   readonly seat: PageSeat;
   readonly links = new Map<string, Link>();
   members: LobbyMember[] = [];
+  /** The peer ids (hex) of the lobby's players, once per lobby frame (`maySit` asks it of every held message). */
+  private players = new Set<string>();
   /** Where the players listen, each in its own signed word (protocol.md 14, "Where a member listens"). */
   readonly book = new Book();
   private ownWhere: Where | null = null;
@@ -415,8 +405,7 @@ export class PageNode {
 
   /** A player of the lobby or a seat of the START: the only ones whose records we keep. */
   private isPlayer(peer: Uint8Array): boolean {
-    return this.members.some((m) => m.role === "player" && equal(this.peerOf(m), peer))
-      || (this.seat.start !== null && this.seat.keys.some((k) => equal(peerId(k), peer)));
+    return this.players.has(hex(peer)) || (this.seat.start !== null && this.seat.peers.some((p) => equal(p, peer)));
   }
 
   /** Our `where` frame: every record of a seat of the START we hold, our own too (no more than the seats). */
@@ -535,12 +524,8 @@ export class PageNode {
   }
 
   private nameOf(peer: Uint8Array): string {
-    const member = this.members.find((m) => equal(this.peerOf(m), peer));
+    const member = this.members.find((m) => equal(m.peer, peer));
     return member ? member.name : hex(peer).slice(0, 8);
-  }
-
-  private peerOf(member: LobbyMember): Uint8Array {
-    return peerId(member.key);
   }
 
   private heads(): [Uint8Array, number][] {
@@ -751,10 +736,11 @@ export class PageNode {
     if (!(payload instanceof Map)) return;
     const members = payload.get("members");
     if (Array.isArray(members)) {
-      const entries = members.slice(0, MAX_LOBBY_MEMBERS).filter((m): m is MsgMap => m instanceof Map);
-      this.members = entries.map(memberOf);
+      const read = lobbyMembers(members);
+      this.members = read.members;
+      this.players = new Set(read.members.filter((m) => m.role === "player").map((m) => hex(m.peer)));
       // each player's own signed word on where it listens, kept whatever later frames say
-      for (const where of this.book.lobby(entries, this.hello.game, this.identity.publicKey)) this.book.take(where, (p) => this.isPlayer(p));
+      for (const where of this.book.lobby(read.entries, this.hello.game, this.identity.publicKey)) this.book.take(where, (p) => this.isPlayer(p));
     }
     const seats = payload.get("seats");
     if (typeof seats === "number") this.seats = seats;
@@ -766,7 +752,7 @@ export class PageNode {
   /** Dial every player with a higher peer id we have no link to (the lower peer id dials). */
   private dialMesh(): void {
     for (const member of this.members) {
-      const peer = this.peerOf(member);
+      const peer = member.peer;
       const key = hex(peer);
       if (member.role !== "player" || compare(peer, this.identity.peer) <= 0 || this.links.has(key) || this.dialing.has(key)) continue;
       this.dialing.add(key);
@@ -778,9 +764,9 @@ export class PageNode {
       const key = hex(peer);
       const where = this.book.of(peer);
       if (where === undefined || compare(peer, this.identity.peer) <= 0 || this.links.has(key) || this.dialing.has(key)) continue;
-      if (this.members.some((m) => m.role === "player" && equal(this.peerOf(m), peer))) continue;
+      if (this.players.has(key)) continue;
       this.dialing.add(key);
-      void this.meshLink({ key: seatKey, name: identities.fingerprint(peer), role: "player", bot: false, host: "", port: where.port,
+      void this.meshLink({ key: seatKey, peer, name: identities.fingerprint(peer), role: "player", bot: false, host: "", port: where.port,
         addresses: [], relay: null }, peer);
     }
   }
@@ -790,7 +776,7 @@ export class PageNode {
     while (!this.over() && !this.stopped) {
       // a player whose own signed record we hold: at the record's port and addresses (and where the host saw it),
       // never at a port the host's word alone gives (protocol.md 14, "Where a member listens")
-      const now = this.members.find((m) => equal(this.peerOf(m), peer)) ?? member;
+      const now = this.members.find((m) => equal(m.peer, peer)) ?? member;
       const where = this.book.of(peer);
       const port = where ? where.port : now.port;
       const addresses = [now.host, ...(where ? where.addresses : now.addresses).filter((a) => !thisMachine(a))];
@@ -830,24 +816,4 @@ export class PageNode {
 export function thisMachine(address: string): boolean {
   const a = address.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "");
   return /^127\./.test(a) || a === "0.0.0.0" || /^(0*:)*:?0*1$/.test(a) && a.includes(":") || /^[0:]+$/.test(a) && a.includes(":");
-}
-
-function memberOf(m: MsgMap): LobbyMember {
-  const addresses = m.get("addresses");
-  return {
-    key: m.get("key") as Uint8Array, name: String(m.get("name")), role: String(m.get("role")), bot: m.get("bot") === true,
-    host: String(m.get("host") ?? ""), port: Number(m.get("port")),
-    addresses: Array.isArray(addresses) ? addresses.filter((a): a is string => typeof a === "string") : [],
-    relay: relayOf(m.get("relay")),
-  };
-}
-
-/** A member's `relay`, [IP address, port, token], or null where it has none (or one not of that form). */
-function relayOf(value: Value | undefined): readonly [string, number, string] | null {
-  if (!Array.isArray(value) || value.length !== 3) return null;
-  const [address, port, token] = value;
-  if (typeof address !== "string" || !/^[0-9A-Fa-f.:]{2,45}$/.test(address)) return null;
-  if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) return null;
-  if (typeof token !== "string" || !/^[A-Za-z0-9_-]{8,64}$/.test(token)) return null;
-  return [address, port, token];
 }

@@ -1,13 +1,14 @@
-/** protocol.md 14's handshake-vectors, handshake-refusals, frame-vectors and tunnel-vectors, read from the spec itself
- * (the reference reads the same blocks: tests/net/test_network_vectors.py): the bytes the page's link writes in a
- * handshake from fixed keys and nonces, the words it closes a connection with, a link's frames, and the tunnel's
- * messages and hello. */
+/** protocol.md 14's handshake-vectors, handshake-refusals, frame-vectors, tunnel-vectors and lobby-members, read from
+ * the spec itself (the reference reads the same blocks: tests/net/test_network_vectors.py): the bytes the page's link
+ * writes in a handshake from fixed keys and nonces, the words it closes a connection with, a link's frames, the
+ * tunnel's messages and hello, and the members the page keeps of a lobby frame. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fromHex, hex } from "../src/bytes.js";
 import { Identity } from "../src/identity.js";
 import { frame, Link } from "../src/link.js";
 import { batches, MAX_BATCH, notAHello, Tunnel, unbatched } from "../src/tunnel.js";
+import { lobbyMembers } from "../src/page_members.js";
 import type { Channel } from "../src/tunnel.js";
 import type { Value } from "../src/codec.js";
 import { vector } from "./spec.js";
@@ -190,3 +191,20 @@ test("a link whose peer sends nothing for its idle timeout ends, saying so as th
   assert.deepEqual(closed, ["nothing received for 2.5 s"]);
   assert.ok(performance.now() - at >= 1500 + 2500 - 100, "the ping reset its silence");
 });
+
+/** A vector's value as on the wire: a str beginning `bin:` is the bytes of the hex after it (a JSON object a map). */
+function binned(value: unknown): Value {
+  if (typeof value === "string" && value.startsWith("bin:")) return fromHex(value.slice(4));
+  if (Array.isArray(value)) return value.map(binned);
+  if (value !== null && typeof value === "object") return new Map(Object.entries(value).map(([k, v]) => [k, binned(v)]));
+  return value as Value;
+}
+
+for (const c of vector("lobby-members").cases as { why: string; members: unknown[]; kept: string[];
+  relays?: unknown[] }[]) {
+  test(`lobby-members: ${c.why}`, () => {
+    const { members } = lobbyMembers(c.members.map(binned));
+    assert.deepEqual(members.map((m) => m.name), c.kept);
+    if (c.relays !== undefined) assert.deepEqual(members.map((m) => m.relay), c.relays);
+  });
+}
