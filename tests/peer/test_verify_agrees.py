@@ -666,3 +666,37 @@ def test_a_record_not_in_its_canonical_form_fails_alike_in_both_verifiers(name: 
                          "is canonical",
     }
     assert expected[name] in err, err
+
+
+def cut_short(players: int, deal: str, limit: int) -> bytes:
+    """A seeded game of `players` delivered `limit` messages and left there: its first seat's transcript."""
+    net = Net(players, settings=Settings(players=players, max_rounds=2, point_limit=None, deal=deal),
+              bots="heuristic", seed=9)
+    net.start()
+    net.run(limit=limit)
+    return bytes(net.transcripts[net.identities[0].peer])
+
+
+@pytest.mark.parametrize("players, deal, limit, stops", [
+    (3, "open", 400, "round 1, turn 10, waiting for "),  # tests/cli/test_verify_unfinished.py's game left mid-turn
+    (4, "sealed", 150, "the game was not finished: it stops in round 1"),
+    (3, "open", 0, "the game never started: it stops before its first deal, waiting for "),  # START never acknowledged
+])
+def test_both_verifiers_say_unfinished_alike(players: int, deal: str, limit: int, stops: str, tmp_path: Path) -> None:
+    """A valid transcript of a game left mid-way, or of a START no seat acknowledged: both verifiers say UNFINISHED on
+    standard output with the same lines (where it stops, whom it waits on, the replay hint) and exit status 3 (before
+    session 45 node peer.js verify said 'FAILED at the transcript ends before the game does' with status 1)."""
+    path = tmp_path / "it's left.p2pt"  # a name the replay hint quotes
+    path.write_bytes(cut_short(players, deal, limit))
+    status, out, err = same_lines(path)
+    assert status == 3 and err == "" and "UNFINISHED: the transcript is valid as far as it goes (" in out, (out, err)
+    assert stops in out, out
+
+
+def test_both_verifiers_say_unfinished_of_a_lobby_alike(tmp_path: Path) -> None:
+    """A transcript with its header and no message (a lobby closed before any START): UNFINISHED, 'it stops in its
+    lobby', status 3, from both."""
+    path = tmp_path / "lobby.p2pt"
+    path.write_bytes(frame(encode([MAGIC, FORMAT, None])))
+    status, out, _err = same_lines(path)
+    assert status == 3 and "the game never started: it stops in its lobby" in out, out
