@@ -8,7 +8,8 @@ peer at fault.
 
 The games are tests/protocol/test_golden.py's (fixed identities and entropy), test_drop.py's cut-offs and
 test_take_back.py's seats taken back, test_attacks.py's cheats. The TypeScript session has no drop of several seats
-together and no audit before a round's end yet, and says so (exit 3) instead of judging.
+together and no audit before a round's end yet, and says so (exit 4) instead of judging. A game left unfinished:
+both say UNFINISHED, with the same lines and status 3.
 """
 
 from __future__ import annotations
@@ -255,8 +256,9 @@ IN_ORDER = {"split-commit", "split-commit-silent"}
 def test_both_verifiers_agree_on_a_cheat(attack: str, tmp_path: Path) -> None:
     """tests/protocol/test_attacks.py's cheats, re-signed by a seat of four: the honest transcripts verify with the
     cheat expelled (section 12: the fault recorded, the stand-in playing its seat; a split commit too, which the
-    summary names) or, for an equivocation whose seats all used one version and the cheat then went silent, end
-    before the game does; the cheat's own transcript fails the same way under both verifiers."""
+    summary names) or, for an equivocation whose seats all used one version and the cheat then went silent, are
+    valid as far as they go and UNFINISHED (status 3; until session 45 both said FAILED, 'the transcript ends before
+    the game does', status 1); the cheat's own transcript fails the same way under both verifiers."""
     net, adv = play(4, 1, ATTACKS[attack], shuffle=attack not in IN_ORDER)
     assert adv.fired
     codes = []
@@ -271,7 +273,7 @@ def test_both_verifiers_agree_on_a_cheat(attack: str, tmp_path: Path) -> None:
             assert "lost its seat for a proven rule break: p1 (equivocation, the stand-in played it from round 1, " \
                    "step 8)" in theirs.stdout, theirs.stdout
     honest = [code for i, code in enumerate(codes) if net.peers[i] != adv.peer]
-    assert honest == [1] * len(honest) if attack == "equivocation" else honest == [0] * len(honest)
+    assert honest == [3] * len(honest) if attack == "equivocation" else honest == [0] * len(honest), honest
 
 
 def test_unreadable_and_foreign_files_get_the_same_status_and_words(tmp_path: Path) -> None:
