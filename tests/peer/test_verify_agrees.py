@@ -670,26 +670,37 @@ def test_a_record_not_in_its_canonical_form_fails_alike_in_both_verifiers(name: 
     assert expected[name] in err, err
 
 
-def cut_short(players: int, deal: str, limit: int) -> bytes:
-    """A seeded game of `players` delivered `limit` messages and left there: its first seat's transcript."""
+def cut_short(players: int, deal: str, limit: int, names: list[str] | None = None) -> bytes:
+    """A seeded game of `players` (named `names`, else p0, p1, ...) delivered `limit` messages and left there: its
+    first seat's transcript."""
     net = Net(players, settings=Settings(players=players, max_rounds=2, point_limit=None, deal=deal),
               bots="heuristic", seed=9)
-    net.start()
+    if names is None:
+        net.start()
+    else:
+        host = net.identities[0]
+        roster = [(i.public_key, name, True) for i, name in zip(net.identities, names)]
+        net.handle(host.peer, net.sessions[host.peer].host(net.salt, net.settings, roster))
     net.run(limit=limit)
     return bytes(net.transcripts[net.identities[0].peer])
 
 
-@pytest.mark.parametrize("players, deal, limit, stops", [
-    (3, "open", 400, "round 1, turn 10, waiting for "),  # tests/cli/test_verify_unfinished.py's game left mid-turn
-    (4, "sealed", 150, "the game was not finished: it stops in round 1"),
-    (3, "open", 0, "the game never started: it stops before its first deal, waiting for "),  # START never acknowledged
+NAMED = ["ann", "zoë o'neil", "b\u00e9\u0301\u0301\u0301"]  # names as a player may choose them, marks and all
+
+
+@pytest.mark.parametrize("players, deal, limit, names, stops", [
+    (3, "open", 400, None, "round 1, turn 10, waiting for p2\n"),  # test_verify_unfinished.py's game left mid-turn
+    (3, "open", 400, NAMED, "round 1, turn 10, waiting for b\u00e9\u0301\u0301\u0301\n"),
+    (4, "sealed", 150, None, "the game was not finished: it stops in round 1"),
+    (3, "open", 0, NAMED, "the game never started: it stops before its first deal, waiting for zoë o'neil, b\u00e9"),
 ])
-def test_both_verifiers_say_unfinished_alike(players: int, deal: str, limit: int, stops: str, tmp_path: Path) -> None:
+def test_both_verifiers_say_unfinished_alike(players: int, deal: str, limit: int, names: list[str] | None, stops: str,
+                                             tmp_path: Path) -> None:
     """A valid transcript of a game left mid-way, or of a START no seat acknowledged: both verifiers say UNFINISHED on
     standard output with the same lines (where it stops, whom it waits on, the replay hint) and exit status 3 (before
     session 45 node peer.js verify said 'FAILED at the transcript ends before the game does' with status 1)."""
     path = tmp_path / "it's left.p2pt"  # a name the replay hint quotes
-    path.write_bytes(cut_short(players, deal, limit))
+    path.write_bytes(cut_short(players, deal, limit, names))
     status, out, err = same_lines(path)
     assert status == 3 and err == "" and "UNFINISHED: the transcript is valid as far as it goes (" in out, (out, err)
     assert stops in out, out
