@@ -8,7 +8,8 @@ peer at fault.
 
 The games are tests/protocol/test_golden.py's (fixed identities and entropy), test_drop.py's cut-offs and
 test_take_back.py's seats taken back, test_attacks.py's cheats. The TypeScript session has no drop of several seats
-together and no audit before a round's end yet, and says so (exit 3) instead of judging.
+together and no audit before a round's end yet, and says so (exit 4) instead of judging. A game left unfinished:
+both say UNFINISHED, with the same lines and status 3.
 """
 
 from __future__ import annotations
@@ -255,8 +256,9 @@ IN_ORDER = {"split-commit", "split-commit-silent"}
 def test_both_verifiers_agree_on_a_cheat(attack: str, tmp_path: Path) -> None:
     """tests/protocol/test_attacks.py's cheats, re-signed by a seat of four: the honest transcripts verify with the
     cheat expelled (section 12: the fault recorded, the stand-in playing its seat; a split commit too, which the
-    summary names) or, for an equivocation whose seats all used one version and the cheat then went silent, end
-    before the game does; the cheat's own transcript fails the same way under both verifiers."""
+    summary names) or, for an equivocation whose seats all used one version and the cheat then went silent, are
+    valid as far as they go and UNFINISHED (status 3; until session 45 both said FAILED, 'the transcript ends before
+    the game does', status 1); the cheat's own transcript fails the same way under both verifiers."""
     net, adv = play(4, 1, ATTACKS[attack], shuffle=attack not in IN_ORDER)
     assert adv.fired
     codes = []
@@ -271,7 +273,7 @@ def test_both_verifiers_agree_on_a_cheat(attack: str, tmp_path: Path) -> None:
             assert "lost its seat for a proven rule break: p1 (equivocation, the stand-in played it from round 1, " \
                    "step 8)" in theirs.stdout, theirs.stdout
     honest = [code for i, code in enumerate(codes) if net.peers[i] != adv.peer]
-    assert honest == [1] * len(honest) if attack == "equivocation" else honest == [0] * len(honest)
+    assert honest == [3] * len(honest) if attack == "equivocation" else honest == [0] * len(honest), honest
 
 
 def test_unreadable_and_foreign_files_get_the_same_status_and_words(tmp_path: Path) -> None:
@@ -666,3 +668,48 @@ def test_a_record_not_in_its_canonical_form_fails_alike_in_both_verifiers(name: 
                          "is canonical",
     }
     assert expected[name] in err, err
+
+
+def cut_short(players: int, deal: str, limit: int, names: list[str] | None = None) -> bytes:
+    """A seeded game of `players` (named `names`, else p0, p1, ...) delivered `limit` messages and left there: its
+    first seat's transcript."""
+    net = Net(players, settings=Settings(players=players, max_rounds=2, point_limit=None, deal=deal),
+              bots="heuristic", seed=9)
+    if names is None:
+        net.start()
+    else:
+        host = net.identities[0]
+        roster = [(i.public_key, name, True) for i, name in zip(net.identities, names)]
+        net.handle(host.peer, net.sessions[host.peer].host(net.salt, net.settings, roster))
+    net.run(limit=limit)
+    return bytes(net.transcripts[net.identities[0].peer])
+
+
+NAMED = ["ann", "zoë o'neil", "b\u00e9\u0301\u0301\u0301"]  # names as a player may choose them, marks and all
+
+
+@pytest.mark.parametrize("players, deal, limit, names, stops", [
+    (3, "open", 400, None, "round 1, turn 10, waiting for p2\n"),  # test_verify_unfinished.py's game left mid-turn
+    (3, "open", 400, NAMED, "round 1, turn 10, waiting for b\u00e9\u0301\u0301\u0301\n"),
+    (4, "sealed", 150, None, "the game was not finished: it stops in round 1"),
+    (3, "open", 0, NAMED, "the game never started: it stops before its first deal, waiting for zoë o'neil, b\u00e9"),
+])
+def test_both_verifiers_say_unfinished_alike(players: int, deal: str, limit: int, names: list[str] | None, stops: str,
+                                             tmp_path: Path) -> None:
+    """A valid transcript of a game left mid-way, or of a START no seat acknowledged: both verifiers say UNFINISHED on
+    standard output with the same lines (where it stops, whom it waits on, the replay hint) and exit status 3 (before
+    session 45 node peer.js verify said 'FAILED at the transcript ends before the game does' with status 1)."""
+    path = tmp_path / "it's left.p2pt"  # a name the replay hint quotes
+    path.write_bytes(cut_short(players, deal, limit, names))
+    status, out, err = same_lines(path)
+    assert status == 3 and err == "" and "UNFINISHED: the transcript is valid as far as it goes (" in out, (out, err)
+    assert stops in out, out
+
+
+def test_both_verifiers_say_unfinished_of_a_lobby_alike(tmp_path: Path) -> None:
+    """A transcript with its header and no message (a lobby closed before any START): UNFINISHED, 'it stops in its
+    lobby', status 3, from both."""
+    path = tmp_path / "lobby.p2pt"
+    path.write_bytes(frame(encode([MAGIC, FORMAT, None])))
+    status, out, _err = same_lines(path)
+    assert status == 3 and "the game never started: it stops in its lobby" in out, out

@@ -4,7 +4,7 @@ import { useSha256, useSha512 } from "./hash.js";
 import { type Ed25519, useEd25519 } from "./identity.js";
 import { useNodeFlags } from "./node_flags.js";
 import { type ScalarMult, useScalarMult } from "./sealed_group.js";
-import { report, verifyTranscript } from "./verify.js";
+import { neutral, report, type Unfinished, verifyTranscript } from "./verify.js";
 
 const REASONS: Record<string, string> = {
   ENOENT: "No such file or directory", EISDIR: "Is a directory", EACCES: "Permission denied", ENOTDIR: "Not a directory",
@@ -16,8 +16,39 @@ interface Io {
   err(text: string): void;
 }
 
-/** Run the command line; returns the exit status (0 verified, 1 not, 2 unreadable or a bad command line, 3 not
- * verifiable by this implementation yet). */
+/** The exit status of a valid transcript whose game was not finished (the reference's cli.UNFINISHED). */
+export const UNFINISHED = 3;
+/** The exit status of a transcript that needs a part of protocol.md this implementation lacks (no verdict at all;
+ * the reference has no such status). */
+export const NOT_YET = 4;
+
+/** Python's shlex.quote: a file name as a shell reads it back. */
+function shellQuote(text: string): string {
+  if (text === "") return "''";
+  if (!/[^\w@%+=:,./-]/.test(text)) return text;
+  return `'${text.replaceAll("'", "'\"'\"'")}'`;
+}
+
+/** What `verify` says of a game left mid-way (the reference's cli.unfinished_said, in English): valid as far as it
+ * goes, where it stops and whom it waits on, others' names made neutral. */
+export function unfinishedSaid(unfinished: Unfinished, file: string): string {
+  const n = unfinished.messages;
+  const valid = `UNFINISHED: the transcript is valid as far as it goes (${n} signed message${n === 1 ? "" : "s"} checked: `
+    + "signatures, chains, commitments, every turn up to there)";
+  const waiting = unfinished.waiting.map(neutral).join(", ");
+  if (unfinished.stage !== "game") {
+    return `${valid}\n${waiting ? `the game never started: it stops before its first deal, waiting for ${waiting}`
+      : "the game never started: it stops in its lobby"}`;
+  }
+  const where = `round ${unfinished.round}, turn ${unfinished.turn}`;
+  const stop = waiting ? `the game was not finished: it stops in ${where}, waiting for ${waiting}`
+    : `the game was not finished: it stops in ${where}`;
+  return `${valid}\n${stop}\n(not a verified game: \`p2pnimmt replay ${shellQuote(file)}\` shows it up to there)`;
+}
+
+/** Run the command line; returns the exit status (0 verified, 1 not, 2 unreadable or a bad command line,
+ * UNFINISHED 3 valid as far as it goes but the game not finished, as the reference's; NOT_YET 4 not verifiable by
+ * this implementation yet). */
 export function run(argv: readonly string[], io: Io): number {
   if (argv.length !== 2 || argv[0] !== "verify") {
     io.err("usage: node peer.js verify FILE");
@@ -35,7 +66,7 @@ export function run(argv: readonly string[], io: Io): number {
   const verdict = verifyTranscript(data);
   if (verdict.unsupported) {
     io.err(`p2pnimmt verify: ${file}: cannot verify with the TypeScript peer yet: ${verdict.unsupported}`);
-    return 3;
+    return NOT_YET;
   }
   if (verdict.ok) {
     io.out(report(verdict));
@@ -44,6 +75,10 @@ export function run(argv: readonly string[], io: Io): number {
   if (verdict.alien !== undefined) {  // a wrong file, not a bad game
     io.err(`p2pnimmt verify: ${file} is not a p2pnimmt transcript (${verdict.alien}); \`p2pnimmt history\` lists the games kept here`);
     return 2;
+  }
+  if (verdict.unfinished !== undefined) {  // valid as far as it goes, the game not over: no failure, no verified game
+    io.out(`p2pnimmt verify: ${file}: ${unfinishedSaid(verdict.unfinished, file)}`);
+    return UNFINISHED;
   }
   io.err(`p2pnimmt verify: ${file}: ${report(verdict)}`);
   return 1;

@@ -137,10 +137,8 @@ export class PageSeat extends Seat {
 
   /** The seats, ours aside, the game waits on now (net/waiting.py: waiting_for); while starting, those whose
    * START_ACK we lack, so that the page asks its peers for them (it votes on nobody then). */
-  waitingFor(): number[] {
-    if (this.phase === "starting") return this.acksMissing().filter((s) => s !== this.seat);
-    const at = this.start !== null ? this.waitsOn() : null;
-    return at ? this.missing(at).filter((s) => s !== this.seat) : [];
+  override waitingFor(): number[] {
+    return super.waitingFor().filter((s) => s !== this.seat);
   }
 
   /** Where the game waits now, as a key (a seat waited on at a new step is waited on anew). */

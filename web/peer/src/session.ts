@@ -1117,6 +1117,14 @@ export class Session {
     return this.keys.map((_, s) => s).filter((s) => s !== this.host && !acks.has(s));
   }
 
+  /** The seats whose message the game waits for now (the reference's Session.waiting_for): while starting, those
+   * whose START_ACK this node lacks; none before a START or after the game. */
+  waitingFor(): number[] {
+    if (this.phase === "starting") return this.acksMissing();
+    const at = this.start !== null ? this.waitsOn() : null;
+    return at ? this.missing(at) : [];
+  }
+
   /** The seats whose message the game waits for at `at` (the position it waits on). */
   protected missing(at: Pos): number[] {
     const r = at[0];

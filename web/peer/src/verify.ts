@@ -29,6 +29,21 @@ export interface Verdict {
    * both verifiers agree on (tests/peer/difffuzz.py compares it, not only the verdict). */
   readonly found?: readonly Found[];
   readonly scores?: readonly number[];
+  /** Set when the transcript is valid as far as it goes and stops before its game's end (left mid-way, or a lobby
+   * or START never acknowledged by all; not aborted, not damaged): where it stops (section 13, `verify`'s UNFINISHED). */
+  readonly unfinished?: Unfinished;
+}
+
+/** Where an unfinished game's transcript stops: the messages it checked, and whom the game waits on there. */
+export interface Unfinished {
+  readonly messages: number;
+  /** "lobby" (no START), "starting" (a START not acknowledged by all) or "game". */
+  readonly stage: "lobby" | "starting" | "game";
+  /** The evening's round (1-based, after the rounds a carried game played before) and the turn (1-based). */
+  readonly round: number;
+  readonly turn: number;
+  /** The names of the seats whose message the game waits on, as the transcript gives them (not yet neutral). */
+  readonly waiting: readonly string[];
 }
 
 /** A fault the replay found: the record read then, and the fault. */
@@ -39,7 +54,7 @@ export interface Found {
 
 class Failure extends Error {
   constructor(readonly reason: string, readonly record: number | null = null, readonly peer: Uint8Array | null = null,
-    readonly alien?: string) {
+    readonly alien?: string, readonly unfinished?: Unfinished) {
     super(reason);
   }
 }
@@ -184,9 +199,17 @@ class Replay {
     if (f) throw new Failure(`the game was aborted: ${f.code}: ${f.detail}; peer at fault: ${who(session, f.peer)}`, null, f.peer);
     if (session.phase !== "over") {
       throw new Failure(`the transcript ends before the game does (phase ${session.phase}, round ${session.round + 1}, turn ${session.turn + 1})`
-        + refusedText(session));
+        + refusedText(session), null, null, undefined, this.unfinished());
     }
     if (!this.sealed) throw new Failure("the transcript has no seal (cut short, or never closed)");
+  }
+
+  /** Where a game not over (nor aborted) stops (the reference's cli.unfinished_said and ui/words.where_it_stops). */
+  private unfinished(): Unfinished {
+    const session = this.session;
+    const stage = session.start === null ? "lobby" : session.phase === "starting" ? "starting" : "game";
+    const waiting = stage === "lobby" ? [] : session.waitingFor().map((s) => session.names[s] as string);
+    return { messages: this.accepted, stage, round: session.before + session.round + 1, turn: session.turn + 1, waiting };
   }
 }
 
@@ -325,7 +348,8 @@ export function verifyTranscript(data: Uint8Array): Verdict {
     return { ok: true, text: summary(replay), record: null, peer: null, ...seen() };
   } catch (e) {
     if (e instanceof Failure) {
-      return { ok: false, text: e.reason, record: e.record, peer: e.peer, ...(e.alien === undefined ? {} : { alien: e.alien }), ...seen() };
+      return { ok: false, text: e.reason, record: e.record, peer: e.peer, ...(e.alien === undefined ? {} : { alien: e.alien }),
+        ...(e.unfinished === undefined ? {} : { unfinished: e.unfinished }), ...seen() };
     }
     if (e instanceof Unsupported) return { ok: false, text: e.message, record: null, peer: null, unsupported: e.message, ...seen() };
     throw e;
