@@ -162,7 +162,7 @@ class Lobby:
                 if look_alike(other.name, member.name):
                     node.members[other.peer] = self.unlike_others(other, node.links.get(other.peer))
         node.mesh.link(conn)
-        self.announce()
+        self.announce(joiner=conn)
         if held.holding:
             held.check()
         elif node.lobby_state == "lobby" and len(node.players()) == node.seats:
@@ -222,9 +222,12 @@ class Lobby:
                 "settings": {"variant": s.variant, "point_limit": s.point_limit, "max_rounds": s.max_rounds,
                              "deal": s.deal, "clock": s.clock}}
 
-    def announce(self, at_once: bool = False) -> None:
-        """Host: send every member the lobby as it is now (at once, or ANNOUNCE_EVERY after the last one went)."""
+    def announce(self, at_once: bool = False, joiner: Connection | None = None) -> None:
+        """Host: send every member the lobby as it is now (at once, or ANNOUNCE_EVERY after the last one went); a
+        `joiner` just admitted has it at once, its answer (the others within ANNOUNCE_EVERY)."""
         node = self.node
+        if joiner is not None and not at_once and not joiner.closed:
+            joiner.send_nowait("lobby", self.body())
         if at_once:
             if self._announce_later is not None:
                 self._announce_later.cancel()

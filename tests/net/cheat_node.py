@@ -977,11 +977,11 @@ def lying_lobby(withhold: bool = False, acks: bool = False, bare: bool = False) 
             lied.pop("where", None)
         return lied
 
-    def cheat(self: Lobby) -> None:
+    def cheat(self: Lobby, at_once: bool = False, joiner: Connection | None = None) -> None:
         node = self.node
         victim = victim_of(node)
         if victim is None:
-            announce(self)
+            announce(self, at_once, joiner)
             return
         body = self.body()
         for peer, conn in node.links.items():
@@ -1020,8 +1020,8 @@ def lying_lobby(withhold: bool = False, acks: bool = False, bare: bool = False) 
             return
         link(self, conn)
 
-    def first(self: Lobby) -> None:
-        cheat(self)
+    def first(self: Lobby, at_once: bool = False, joiner: Connection | None = None) -> None:
+        cheat(self, at_once, joiner)
         if not watching:
             watching.append(True)
             watch(self.node)
@@ -1047,11 +1047,11 @@ def lying_lobby(withhold: bool = False, acks: bool = False, bare: bool = False) 
         Link.send_message = withheld  # type: ignore[method-assign]
         start_lobby = first
 
-        def first_and_victim(self: Lobby) -> None:
+        def first_and_victim(self: Lobby, at_once: bool = False, joiner: Connection | None = None) -> None:
             victim = victim_of(self.node)
             if victim is not None and not cut_from:
                 cut_from.append(victim)
-            start_lobby(self)
+            start_lobby(self, at_once, joiner)
 
         Lobby.announce = first_and_victim  # type: ignore[method-assign]
     if withhold:  # nor does it pass the records on itself, as a seat does (protocol.md 14, the `where` frame)
