@@ -216,6 +216,32 @@ def test_both_verifiers_pass_a_twin_the_next_layer_removes(seat: int, kind: str,
         assert code == 0 and "verified:" in out and "void" not in out and "fault" not in out.lower(), (out, err)
 
 
+def keys_after(kind: str, turn: int = 0):
+    """A Cheat change: after its first `kind` message of round 1 (of `turn`), its true SEALED_KEYS, without alarm."""
+
+    def change(c: Cheat, k: str, body: dict) -> list | None:
+        if k == kind and body.get("round") == 0 and body.get("turn", 0) == turn and not c.fired:
+            c.fired = True
+            return [(k, body), ("SEALED_KEYS", keys_body(c.session))]
+        return None
+
+    return change
+
+
+@pytest.mark.parametrize("kind, turn", [("SEALED_SHUFFLE", 0), ("SEALED_UNLOCK", 0), ("PLAY_COMMIT", 2),
+                                        ("PLAY_REVEAL", 2)])
+def test_both_verifiers_take_keys_sent_before_the_round_end(kind: str, turn: int, tmp_path: Path) -> None:
+    """17.7 (session 46's text): a SEALED_KEYS without alarm before the round's end is no fault and stops nothing;
+    it is held, the round is played out, audited and scored, in both verifiers' words alike."""
+    net, made = cheat(4, 1, keys_after(kind, turn))
+    assert made.fired, "the cheat was not made: the case is not exercised"
+    for who in (net.watchers[0], net.identities[2]):
+        path = tmp_path / f"early-{who.peer.hex()[:8]}.p2pt"
+        path.write_bytes(bytes(net.transcripts[who.peer]))
+        code, out, err = same_lines(path)
+        assert code == 0 and "verified:" in out and "void" not in out and "fault" not in out.lower(), (out, err)
+
+
 OPEN = 1  # the seat that forfeits in round 1 (a false alarm) and is back, dealt open, from round 2
 
 
