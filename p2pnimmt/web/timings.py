@@ -9,9 +9,7 @@ page's own, and the timers of the protocol and the ones that must outlast anothe
 
 from __future__ import annotations
 
-import math
-import os
-
+from ..envnumber import env_number
 from ..i18n import _
 from ..neutral import shown
 
@@ -22,13 +20,10 @@ META = "p2pnimmt-timings"
 def timings_problem() -> str | None:
     """Why $P2PNIMMT_PAGE_TIMINGS cannot be the page's timers' scale; None when it can (or is unset). The command
     line says it before anything starts (cli.environment_problem)."""
-    value = os.environ.get(TIMINGS_ENV)
-    if not value:
+    given = env_number(TIMINGS_ENV)
+    if given is None:
         return None
-    try:
-        scale = float(value)
-    except ValueError:
-        scale = math.nan
+    value, scale = given
     if 0 < scale <= 1:
         return None
     return _("{variable}={value} is not a scale above 0 and at most 1 (of the phone page's timers, for tests); "
@@ -40,8 +35,8 @@ def page_timings() -> float | None:
     problem = timings_problem()
     if problem:
         raise ValueError(problem)
-    value = os.environ.get(TIMINGS_ENV)
-    return float(value) if value else None
+    given = env_number(TIMINGS_ENV)
+    return None if given is None else given[1]
 
 
 def with_timings(page: bytes, scale: float | None) -> bytes:
