@@ -367,8 +367,8 @@ class Inbox:
             return False
         self._wires.pop(env.wire, None)  # (a copy is judged again, the same way)
         if via == env.sender:
-            self._over(via, f"{self.who(env.sender)} sent its message #{env.seq} ({env.kind}) past the {MAX_CHAIN} "
-                            f"messages or {MAX_CHAIN_BYTES} bytes one sender may sign in a game")
+            self._over(via, f"its message #{env.seq} ({env.kind}) past the {MAX_CHAIN} messages or {MAX_CHAIN_BYTES} "
+                            f"bytes {self.who(env.sender)} may sign in a game")
         return True
 
     def take(self, env: Envelope) -> None:

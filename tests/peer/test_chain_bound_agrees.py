@@ -17,7 +17,10 @@ from p2pnimmt.protocol.envelope import NO_PREVIOUS, seal
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.protocol.inbox import MAX_CHAIN, MAX_CHAIN_BYTES
 
-BOUND = f"messages or {MAX_CHAIN_BYTES} bytes one sender may sign in a game"
+
+def bound(seq: int, seat: str) -> str:
+    """The words of the cap, as both say them (the carrier cuts the peer off: `it sent ...`)."""
+    return f"its message #{seq} (REJOIN) past the {MAX_CHAIN} messages or {MAX_CHAIN_BYTES} bytes {seat} may sign in a game"
 
 
 def chain(signer: Identity, count: int, pad: int = 0) -> list[bytes]:
@@ -52,8 +55,7 @@ def test_a_seats_16385th_message_is_not_accepted_and_its_sender_is_named(pair: P
     pair.deliver(wires[MAX_CHAIN], SEATS[2].peer)  # relayed: not accepted, and the relay is not blamed
     assert pair.agree()["overflowed"] == []
     pair.deliver(wires[MAX_CHAIN], mal.peer)  # from its sender: not accepted, its sender named
-    assert pair.agree()["overflowed"] == [[mal.peer.hex(), f"seat 1 (p1) sent its message #{MAX_CHAIN} (REJOIN) past "
-                                                           f"the {MAX_CHAIN} {BOUND}"]]
+    assert pair.agree()["overflowed"] == [[mal.peer.hex(), bound(MAX_CHAIN, "seat 1 (p1)")]]
     pair.deliver(wires[MAX_CHAIN + 1], mal.peer)  # the next: ahead of a chain that never goes on (held, within caps)
     assert heads(pair)[mal.peer.hex()] == MAX_CHAIN
 
@@ -73,6 +75,5 @@ def test_an_expelled_seats_large_messages_stop_at_4_mib(pair: Pair) -> None:
     assert heads(pair)[mal.peer.hex()] == taken
     pair.agree()  # (what went over a cap before: nothing of the chain's bound)
     pair.deliver(wires[taken], mal.peer)
-    assert pair.agree()["overflowed"] == [[mal.peer.hex(), f"seat 2 (p2) sent its message #{taken} (REJOIN) past "
-                                                           f"the {MAX_CHAIN} {BOUND}"]]
+    assert pair.agree()["overflowed"] == [[mal.peer.hex(), bound(taken, "seat 2 (p2)")]]
     assert heads(pair)[mal.peer.hex()] == taken

@@ -407,8 +407,8 @@ export class Inbox {
         // past its sender's bound: as a message that never came (protocol.md 8, "A chain's bound"; red team, session
         // 46: a seat's REJOINs without end, each recorded); its sender, where it delivered it itself, went over a cap
         if (from !== null && equal(from, env.sender)) {
-          this.overflow(from, `${this.who(env.sender)} sent its message #${env.seq} (${env.kind}) past the `
-            + `${MAX_CHAIN} messages or ${MAX_CHAIN_BYTES} bytes one sender may sign in a game`);
+          this.overflow(from, `its message #${env.seq} (${env.kind}) past the ${MAX_CHAIN} messages or `
+            + `${MAX_CHAIN_BYTES} bytes ${this.who(env.sender)} may sign in a game`);
         }
         return;
       }
