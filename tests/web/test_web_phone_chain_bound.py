@@ -1,8 +1,9 @@
 """A phone page's seat at a table where a seat signs REJOINs without end (red team, session 46; protocol.md 8, "A
 chain's bound"): ann hosts (a bot), mal (tests/net/cheat_node.py `rejoin-flood`) signs MAX_CHAIN + 600 REJOINs right
 after its first commit, and zoe plays on a phone page in Chromium, served by a spectator's node. The page takes at
-most MAX_CHAIN of mal's messages (on the old page it took every one, each kept in its transcript in the browser),
-mal is voted out as a seat gone, and zoe's game ends, its transcript's messages the host's."""
+most MAX_CHAIN of mal's messages, mal is voted out as a seat gone, and zoe's game ends, its count of messages the
+host's. On the old page (every REJOIN taken, each kept in its transcript in the browser) the test timed out: the page
+asked zoe for no move within 90 s under the flood (one run, load 15-20)."""
 
 from __future__ import annotations
 
