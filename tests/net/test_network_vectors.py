@@ -358,3 +358,22 @@ def test_the_link_timeouts_a_receiver_takes_of_protocol_md(case: dict[str, Any])
 def test_how_often_a_side_pings_of_protocol_md() -> None:
     for own, peer, every in TIMEOUTS["every"]:
         assert ping_every(own, TIMEOUTS["unsaid"] if peer is None else peer) == every
+
+
+WORDS = block("wire-words")
+
+
+def test_the_words_a_page_reads_of_protocol_md() -> None:
+    """The words the page decides by (protocol.md 14, "Words a page reads"), as the reference's relay and host say
+    them: the close codes, a HOST_GONE close's reasons, a refused dial's CLOSE, and every refusal text whole."""
+    from p2pnimmt.net import seatdoor
+    from p2pnimmt.web import relaydoor
+    from p2pnimmt.web.relay import HOST_GONE, REFUSED, TAKEN_BACK, host_gone_reason
+
+    assert (WORDS["host_gone"]["code"], WORDS["taken_back"], WORDS["dial_refused"]) == (HOST_GONE, TAKEN_BACK, REFUSED)
+    reasons = dict(WORDS["host_gone"]["reasons"])
+    for how in ("bye", "refused"):
+        assert reasons[host_gone_reason(how)] == how
+    said = {seatdoor.MISSING, seatdoor.WRONG, seatdoor.TOO_MANY, seatdoor.TOO_MANY_ADDRESSES, seatdoor.WRONG_LINK,
+            relaydoor.WRONG, relaydoor.TOO_MANY, relaydoor.KEYLESS}
+    assert said <= {text for text, _ in WORDS["refusals"]}

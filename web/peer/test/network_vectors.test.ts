@@ -10,6 +10,8 @@ import { frame, heardTimeout, IDLE_TIMEOUT, LEAST_LINK_TIMEOUT, Link, MOST_LINK_
   saidTimeout } from "../src/link.js";
 import { batches, MAX_BATCH, notAHello, Tunnel, unbatched } from "../src/tunnel.js";
 import { lobbyMembers } from "../src/page_members.js";
+import { goneBy, HOST_GONE, refusedFor, TAKEN_BACK } from "../src/page_host.js";
+import { REFUSED } from "../src/page_node.js";
 import type { Channel } from "../src/tunnel.js";
 import type { Value } from "../src/codec.js";
 import { vector } from "./spec.js";
@@ -256,4 +258,12 @@ test("a link pings sooner once its peer's ping says a shorter link timeout", asy
   assert.ok(pings >= 2, "two pings within 10 s: every 1 s at the peer's 4 s, not every 5 s at its own 20 s");
   assert.ok(written.filter((w) => hex(w) === H.ping).length >= 3); // the handshake's and those, each saying 20 s
   link.close();
+});
+
+const W = vector("wire-words");
+
+test("wire-words: the words the page decides by (protocol.md 14, \"Words a page reads\")", () => {
+  assert.deepEqual([HOST_GONE, TAKEN_BACK, REFUSED], [W.host_gone.code, W.taken_back, W.dial_refused]);
+  for (const [reason, how] of W.host_gone.reasons as [string, string][]) assert.equal(goneBy(reason), how, reason);
+  for (const [text, kind] of W.refusals as [string, string][]) assert.equal(refusedFor(text), kind, text);
 });
