@@ -236,8 +236,8 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
                         help=_("vote to drop a player the game has waited on this long (default 60; 0: never)"))
     parser.add_argument("--link-timeout", type=link_timeout_arg, default=20.0, metavar="SECONDS",
                         help=_("a link to a peer that sent nothing this long has ended and is dialled again "
-                             "(default 20; peers ping every quarter of it, phone pages every 5 s: under 20, a busy "
-                             "page's links may be cut; 1..600)"))
+                             "(default 20; each side says its own and pings every quarter of the shorter of the two, "
+                             "phone pages' being 20; 1..600)"))
     parser.add_argument("--give-up", type=duration_arg(DAY, N_("never")), default=300.0, metavar="SECONDS",
                         help=_("exit 1, saying why, when the game has not moved this long while waiting on others, "
                              "or a joiner's host has not answered its dials this long (default 300; 0: never); the "

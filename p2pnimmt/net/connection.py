@@ -32,6 +32,9 @@ NONCE = 16
 ANY_GAME = bytes(16)  # a dialer joining by address does not know the game id yet
 HANDSHAKE_TIMEOUT = 5.0
 IDLE_TIMEOUT = 20.0  # a peer silent this long is gone (the default of --link-timeout; peers ping every quarter)
+# A link timeout a ping may say, in whole seconds (protocol.md 14, "The link timeout"); nil says none: IDLE_TIMEOUT.
+LINK_TIMEOUTS = range(1, 601)
+NO_LINK_TIMEOUT = "the peer's ping says no link timeout of 1..600 whole seconds"
 MAX_UNSENT = 16 * 1024 * 1024  # bytes queued to a peer that does not read before its link is cut
 READ_SIZE = 256 * 1024  # bytes a link takes from its socket at once: every whole frame in them is read without waiting
 LINK_SPACE = 64 * 1024  # bytes a served link reads into, its own buffer (_Tap): held and touched for the link's life
@@ -42,6 +45,27 @@ _BIN_WIDTH = {0xC4: 1, 0xC5: 2, 0xC6: 4}  # msgpack bin 8, 16, 32: bytes of the 
 
 class ConnectionFailed(Exception):
     """The peer broke the framing or the handshake; the message says how."""
+
+
+def said_timeout(seconds: float) -> int:
+    """What our pings say of our link timeout: its whole seconds (protocol.md 14, "The link timeout")."""
+    return int(seconds)
+
+
+def heard_timeout(payload: Any) -> float | None:
+    """The link timeout a peer's ping says, in seconds: IDLE_TIMEOUT where it says none (nil: a peer of before session
+    46); None where it is neither nil nor an integer of LINK_TIMEOUTS (ignored, NO_LINK_TIMEOUT said)."""
+    if payload is None:
+        return IDLE_TIMEOUT
+    if type(payload) is not int or payload not in LINK_TIMEOUTS:
+        return None
+    return float(payload)
+
+
+def ping_every(own: float, peer: float) -> float:
+    """Seconds between our pings on a link: a quarter of the shorter of our link timeout and the peer's, so that each
+    end hears the other within its own (protocol.md 14, "The link timeout")."""
+    return min(own, peer) / 4
 
 
 class Refused(ConnectionFailed):
@@ -216,6 +240,9 @@ class Connection:
         self.nonces: tuple[bytes, bytes] = (b"", b"")
         self.opened_at = 0.0  # loop time when the handshake completed (set by a dialer)
         self.idle_timeout = IDLE_TIMEOUT  # silence this long ends the link (the node's --link-timeout)
+        self.peer_timeout = IDLE_TIMEOUT  # the peer's, as its latest ping said it (heard_ping)
+        self.pinged_at = 0.0  # loop time of our latest ping (ping)
+        self.paced = asyncio.Event()  # set when the peer's pings change how often we ping it
         # The wait for a frame ends at _deadline: one timer per link checks it (_watch), set again only when
         # it fires, not a timeout armed and cancelled around every read of the socket.
         self._deadline: float | None = None  # while a frame is waited for: when it must have come whole
@@ -229,7 +256,7 @@ class Connection:
     async def open(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: Identity,
                    game_id: bytes | None, dialer: bool,
                    admit: Callable[[bytes], str | None] | None = None, heard_first: bool = False,
-                   nonce: bytes | None = None) -> Connection:
+                   nonce: bytes | None = None, link_timeout: float = IDLE_TIMEOUT) -> Connection:
         """Run the handshake on a fresh stream; ConnectionFailed (and the stream closed) if the peer fails it.
 
         A dialer that does not know the game id yet (joining by address)
@@ -242,6 +269,8 @@ class Connection:
         p2pnimmt peer, or another peer than the one we dial, gets not one byte
         of ours (protocol.md 14, "Handshake"; red team, session 42). `nonce`: this side's 16 bytes of entropy
         (fresh from the system's CSPRNG unless given: the handshake-vectors of protocol.md 16 give them).
+        `link_timeout`: ours (the node's --link-timeout), said in the link's first frame, a ping, as the handshake
+        ends (protocol.md 14, "The link timeout").
         """
         # The tap is on before our hello leaves: a peer cannot sign its auth before it has our nonce, so whatever
         # comes after a handshake that succeeds, its end included, comes through the tap (it notes that end).
@@ -308,7 +337,32 @@ class Connection:
             raise failed(f"connection lost during the handshake: {exc}") from None
         conn = cls(reader, writer, their_key, game_id, tap)
         conn.nonces = (nonce, their_nonce)
+        conn.idle_timeout = link_timeout
+        conn.ping()
         return conn
+
+    @property
+    def ping_every(self) -> float:
+        """Seconds between our pings on this link (ping_every of ours and the peer's link timeout)."""
+        return ping_every(self.idle_timeout, self.peer_timeout)
+
+    def ping(self) -> None:
+        """A ping, saying our link timeout."""
+        self.send_nowait("ping", said_timeout(self.idle_timeout))
+        self.pinged_at = asyncio.get_running_loop().time()
+
+    def heard_ping(self, payload: Any) -> None:
+        """The peer's ping: the link timeout it says is the peer's from now on; one that says none that can be changes
+        nothing and is said once per link (a WARNING line)."""
+        timeout = heard_timeout(payload)
+        if timeout is None:
+            if "ping" not in self.warned:
+                self.warned.add("ping")
+                quiet.warning(self.address, "ping says no link timeout", "%s: %s (ignored)", fingerprint(self.peer),
+                              NO_LINK_TIMEOUT)
+        elif timeout != self.peer_timeout:
+            self.peer_timeout = timeout
+            self.paced.set()
 
     async def send(self, kind: str, payload: Any) -> None:
         if self.closed:

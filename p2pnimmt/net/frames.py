@@ -108,6 +108,8 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
                               fingerprint(conn.peer))
         if conn.faults and conn.faults > node.mesh.fault_budget(conn) and not conn.closed:  # (a budget: >= 0)
             node.mesh.cut_for_bad_messages(conn)
+    elif kind == "ping":
+        conn.heard_ping(payload)  # the peer's link timeout (protocol.md 14, "The link timeout")
     elif kind == "heads":
         for wire in session.missing_for(payload):
             conn.send_message(wire)
@@ -136,7 +138,7 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
             conn.send_nowait("probed", probe_answer(node.identity, conn.game_id, conn.nonces, payload, session.heads()))
     elif kind == "where":
         node.book.learn(conn, payload)
-    elif kind not in KINDS:  # (a ping, a probed we never asked for, a join at a seat: nothing to them)
+    elif kind not in KINDS:  # (a probed we never asked for, a join at a seat: nothing to them)
         quiet.warning(conn.address, "unknown frame kind",
                       "%s sent an unknown frame kind %r (ignored; counted as an ask)", fingerprint(conn.peer),
                       neutral(kind, 40))

@@ -127,8 +127,7 @@ class Mesh:
             raise failed(f"cannot reach {host}:{port}: {why}") from None
         admit = None if expect is None else partial(_as_expected, expect, f"{host}:{port}")
         conn = await Connection.open(reader, writer, self.node.identity, self.node.game_id, dialer=True, admit=admit,
-                                     heard_first=expect is not None)
-        conn.idle_timeout = self.node.link_timeout
+                                     heard_first=expect is not None, link_timeout=self.node.link_timeout)
         conn.dialed = key
         conn.opened_at = loop.time()
         return conn
@@ -178,8 +177,7 @@ class Mesh:
         try:
             try:
                 conn = await Connection.open(reader, writer, node.identity, node.game_id, dialer=False,
-                                             admit=partial(self._admit, said_by=writer))
-                conn.idle_timeout = node.link_timeout
+                                             admit=partial(self._admit, said_by=writer), link_timeout=node.link_timeout)
                 member = await self._membership(conn)
             except Unwelcome as exc:  # said once, at the cut; a flood of redials is not a flood of lines
                 quiet.info(address, "refused a connection (unwelcome)", "refused a connection from %s: %s",
@@ -296,7 +294,9 @@ class Mesh:
                     continue
                 if kind == "join":
                     node.lobby.join(conn, payload)
-                elif kind != "ping":
+                elif kind == "ping":
+                    conn.heard_ping(payload)  # its link timeout
+                else:
                     conn.close()
                     raise ConnectionFailed(f"sent {kind[:40]!r} before joining (a non-member may send only a join)")
             else:
@@ -435,9 +435,19 @@ class Mesh:
             pass
 
     async def _ping(self, conn: Connection) -> None:
+        """Ping `conn` every quarter of the shorter of our link timeout and its peer's (its first ping went as the
+        handshake ended), sooner once the peer's pings say a shorter one."""
+        loop = asyncio.get_running_loop()
         while not conn.closed:
-            await asyncio.sleep(self.node.link_timeout / 4)  # a live peer is heard well within the timeout
-            conn.send_nowait("ping", None)
+            left = conn.pinged_at + conn.ping_every - loop.time()
+            if left > 0:
+                conn.paced.clear()
+                try:
+                    await asyncio.wait_for(conn.paced.wait(), left)
+                except TimeoutError:
+                    pass
+                continue
+            conn.ping()
             self.seen.tell(conn)  # with each ping: a report that came before its receiver had the START is not lost
             self.node.book.tell(conn)  # and the signed records (net.where), likewise
 

@@ -9,7 +9,7 @@ id dialling. Spectators keep their link to the host, which relays every
 message to them; when the host is gone, a spectator watches through any seat
 (net.spectator). During the game frames are ["msg", wire] (session
 messages), ["heads", [[sender, count], ...]] on every (re)connect so each
-side resends what the other lacks, ["ping", nil], and ["bye", nil] when a
+side resends what the other lacks, ["ping", our link timeout], and ["bye", nil] when a
 peer's game is over. After it, a rematch: ["again", bool] from a seat to
 the host, ["rematch", {game, port, seats, wait}] from the host to everyone
 (net.rematch; protocol.md 14).

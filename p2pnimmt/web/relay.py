@@ -74,6 +74,12 @@ HOST_GONE = 4001  # the WebSocket's close code when the node leaves because its 
 # The close code of a tunnel whose page came back on a new one with its claim (Relay.take_back): that one has its port.
 TAKEN_BACK = 4002
 REFUSED = "refused:"  # how a dial's CLOSE begins when its address refused (web/peer/src/page_node.ts: REFUSED)
+
+
+def host_gone_reason(how: str) -> str:
+    """The reason of a HOST_GONE close: `host gone: bye` or `host gone: refused` (`how`), words a page reads
+    (protocol.md 14, "Words a page reads": normative)."""
+    return f"host gone: {how}"
 # A dial's CLOSE where the peer's first bytes were no p2pnimmt hello (relaydoor.Watch: the page's bytes never went on)
 NOT_A_PEER = "not a p2pnimmt peer: the phone relay passes nothing to a service that says no p2pnimmt hello first"
 MAX_BUFFERED = 1024 * 1024  # bytes the page sent on a channel not yet taken by its peer: past it, it is closed
@@ -485,7 +491,7 @@ class Tunnel:
         how = self.relay.host_gone(node)
         if how is not None:
             with contextlib.suppress(Exception):
-                await self.ws.close(code=HOST_GONE, message=f"host gone: {how}".encode())
+                await self.ws.close(code=HOST_GONE, message=host_gone_reason(how).encode())
 
     def seat_check(self) -> None:
         """Once the page holds a seat, its connection is a seat's page's for the page server (never shed)."""

@@ -15,7 +15,18 @@ from typing import Any
 
 import pytest
 
-from p2pnimmt.net.connection import Connection, ConnectionFailed, frame, msg_frame
+from p2pnimmt.net.connection import (
+    IDLE_TIMEOUT,
+    LINK_TIMEOUTS,
+    NO_LINK_TIMEOUT,
+    Connection,
+    ConnectionFailed,
+    frame,
+    heard_timeout,
+    msg_frame,
+    ping_every,
+    said_timeout,
+)
 from p2pnimmt.net.lobby import lobby_members
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.web.relay import MAX_BATCH, batches, header, hello_text, unbatched
@@ -109,6 +120,8 @@ def test_the_listener_writes_the_vectors_bytes() -> None:
         writer.write(hexed("dialer_hello"))
         assert (await reader.readexactly(len(hexed("listener_auth")))).hex() == H["listener_auth"]
         writer.write(hexed("dialer_auth"))
+        # its first frame after the auth: a ping saying its link timeout (since session 46)
+        assert (await reader.readexactly(len(hexed("ping")))).hex() == H["ping"]
 
     opened, failed = asyncio.run(as_listener(dialer))
     assert failed is None and opened is not None
@@ -136,6 +149,7 @@ def test_the_dialer_writes_the_vectors_bytes(knows: bool) -> None:
         assert (await reader.readexactly(len(hello))).hex() == hello.hex()
         assert (await reader.readexactly(len(hexed("dialer_auth")))).hex() == H["dialer_auth"]
         writer.write(hexed("listener_auth"))
+        assert (await reader.readexactly(len(hexed("ping")))).hex() == H["ping"]  # (since session 46)
 
     opened, failed = asyncio.run(as_dialer(listener, GAME if knows else None))
     assert failed is None and opened is not None
@@ -319,3 +333,47 @@ def test_lobby_members_as_the_vectors_keep_them(case: dict[str, Any]) -> None:
     assert [m.name for m in kept] == case["kept"]
     if "relays" in case:
         assert [list(m.relay) if m.relay else None for m in kept] == case["relays"]
+
+
+TIMEOUTS = block("link-timeouts")
+
+
+def test_the_link_timeouts_a_ping_says_of_protocol_md() -> None:
+    assert (TIMEOUTS["unsaid"], TIMEOUTS["least"], TIMEOUTS["most"]) == (IDLE_TIMEOUT, LINK_TIMEOUTS[0], LINK_TIMEOUTS[-1])
+    for seconds, said, framed in TIMEOUTS["said"]:
+        assert said_timeout(seconds) == said and frame(["ping", said]).hex() == framed
+
+
+@pytest.mark.parametrize("case", TIMEOUTS["heard"], ids=lambda c: c["why"])
+def test_the_link_timeouts_a_receiver_takes_of_protocol_md(case: dict[str, Any]) -> None:
+    """Each ping's payload as a served link reads it off the wire, and what a link of the reference takes of it: the
+    peer's timeout, or nothing (one WARNING line with the words, the link open)."""
+    got, why = asyncio.run(a_link_given(bytes.fromhex(case["frame"]), end=True))
+    assert why == "connection closed" and [kind for kind, _ in got] == ["ping"]
+    assert heard_timeout(got[0][1]) == case.get("timeout")
+    if "ignored" in case:
+        assert case["ignored"] == NO_LINK_TIMEOUT
+
+
+def test_how_often_a_side_pings_of_protocol_md() -> None:
+    for own, peer, every in TIMEOUTS["every"]:
+        assert ping_every(own, TIMEOUTS["unsaid"] if peer is None else peer) == every
+
+
+WORDS = block("wire-words")
+
+
+def test_the_words_a_page_reads_of_protocol_md() -> None:
+    """The words the page decides by (protocol.md 14, "Words a page reads"), as the reference's relay and host say
+    them: the close codes, a HOST_GONE close's reasons, a refused dial's CLOSE, and every refusal text whole."""
+    from p2pnimmt.net import seatdoor
+    from p2pnimmt.web import relaydoor
+    from p2pnimmt.web.relay import HOST_GONE, REFUSED, TAKEN_BACK, host_gone_reason
+
+    assert (WORDS["host_gone"]["code"], WORDS["taken_back"], WORDS["dial_refused"]) == (HOST_GONE, TAKEN_BACK, REFUSED)
+    reasons = dict(WORDS["host_gone"]["reasons"])
+    for how in ("bye", "refused"):
+        assert reasons[host_gone_reason(how)] == how
+    said = {seatdoor.MISSING, seatdoor.WRONG, seatdoor.TOO_MANY, seatdoor.TOO_MANY_ADDRESSES, seatdoor.WRONG_LINK,
+            relaydoor.WRONG, relaydoor.TOO_MANY, relaydoor.KEYLESS}
+    assert said <= {text for text, _ in WORDS["refusals"]}

@@ -235,7 +235,7 @@ window.P2PNIMMT_STRINGS = {
   "a guest seat is offered: open {url} on the guest's phone": "ein Gastplatz ist angeboten: {url} auf dem Handy des Gasts öffnen",
   "a guest seat is offered: open {url} on the guest's phone (the first browser to open it plays it)": "ein Gastplatz ist frei: {url} auf dem Handy des Gasts öffnen (der erste Browser, der ihn öffnet, spielt)",
   "a host key is 8 letters and digits 2-7 as XXXX-XXXX, got {text}": "ein Schlüssel des Gastgebers hat 8 Buchstaben und Ziffern 2-7 als XXXX-XXXX, nicht {text}",
-  "a link to a peer that sent nothing this long has ended and is dialled again (default 20; peers ping every quarter of it, phone pages every 5 s: under 20, a busy page's links may be cut; 1..600)": "eine Verbindung, über die so lange nichts kam, gilt als beendet und wird neu aufgebaut (Vorgabe 20; Teilnehmer pingen jedes Viertel davon, Handy-Seiten alle 5 s: unter 20 können die Verbindungen einer ausgelasteten Seite abbrechen; 1..600)",
+  "a link to a peer that sent nothing this long has ended and is dialled again (default 20; each side says its own and pings every quarter of the shorter of the two, phone pages' being 20; 1..600)": "eine Verbindung, über die so lange nichts kam, gilt als beendet und wird neu aufgebaut (Vorgabe 20; jede Seite nennt ihre eigene und pingt jedes Viertel der kürzeren der beiden, Handy-Seiten haben 20; 1..600)",
   "a matrix needs the measured bot and at least one other, got {bots}": "eine Matrix braucht den gemessenen Bot und mindestens einen anderen, nicht {bots}",
   "a new start of {code} without {names}: the seats are held for the others for {seconds} s": "Neustart von {code} ohne {names}: die Plätze bleiben {seconds} s für die anderen frei",
   "a peer": "ein Teilnehmer",

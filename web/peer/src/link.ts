@@ -26,6 +26,32 @@ export const HANDSHAKE_TIMEOUT = 5000;
  * network was cut, with no FIN to reach the relay, stayed a link of the page's for good, which it never dialled again
  * and whose seat it never voted out. */
 export const IDLE_TIMEOUT = 20_000;
+/** The link timeouts a ping may say, in whole seconds (protocol.md 14, "The link timeout"); nil says none: the
+ * peer's is then IDLE_TIMEOUT (a peer of before session 46). The reference's LINK_TIMEOUTS. */
+export const LEAST_LINK_TIMEOUT = 1;
+export const MOST_LINK_TIMEOUT = 600;
+/** What a link says of a ping whose payload is no link timeout (ignored; the reference's NO_LINK_TIMEOUT). */
+export const NO_LINK_TIMEOUT = "the peer's ping says no link timeout of 1..600 whole seconds";
+
+/** What our pings say of our link timeout (`ms`): its whole seconds (the reference's said_timeout). */
+export function saidTimeout(ms: number): number {
+  return Math.floor(ms / 1000);
+}
+
+/** The link timeout (ms) a peer's ping says: IDLE_TIMEOUT where it says none (nil), null where it is neither nil nor
+ * an integer 1..600 (ignored; the reference's heard_timeout). */
+export function heardTimeout(payload: Value): number | null {
+  if (payload === null) return IDLE_TIMEOUT;
+  if (typeof payload !== "number" || !Number.isInteger(payload) || payload < LEAST_LINK_TIMEOUT
+    || payload > MOST_LINK_TIMEOUT) return null;
+  return payload * 1000;
+}
+
+/** Milliseconds between our pings on a link: a quarter of the shorter of our link timeout and the peer's, so that
+ * each end hears the other within its own (the reference's ping_every). */
+export function pingEvery(own: number, peer: number): number {
+  return Math.min(own, peer) / 4;
+}
 /** How often a link looks at its silence; a look that comes later (the page's thread busy, a tab in the background)
  * counts at most IDLE_STEP * 2 of silence, so frames queued meanwhile are read before the link is judged silent. */
 export const IDLE_STEP = 1000;
@@ -269,6 +295,13 @@ export class Link {
   private silent = 0;
   private looked = performance.now();
   private idle: ReturnType<typeof setInterval> | null = null;
+  /** A ping that said no link timeout was said (page_node.ts: once a link). */
+  warnedPing = false;
+  /** The peer's link timeout (ms), as its latest ping said it (heardPing). */
+  peerTimeout = IDLE_TIMEOUT;
+  private pingedAt = 0;
+  private pinger: ReturnType<typeof setTimeout> | null = null;
+  private withPing: (() => void) | null = null;
 
   /** `nonces`: this connection's handshake nonces, [ours, the peer's] (a join's seat-key proof is bound to them,
    * protocol.md 14, "The seat key": each (re)connection has its own). */
@@ -368,6 +401,7 @@ export class Link {
       link = new Link(channel, theirKey, dialer, [nonce, theirNonce]);
       if (ended !== null) link.closed = true;
       else link.watchSilence();
+      link.ping(); // our first frame after the auth says our link timeout (protocol.md 14, "The link timeout")
       link.early.push(...queue.splice(0));
       return link;
     };
@@ -397,6 +431,46 @@ export class Link {
       if (this.silent >= this.idleTimeout) this.close(`nothing received for ${this.idleTimeout / 1000} s`);
     }, IDLE_STEP);
     (this.idle as { unref?: () => void }).unref?.(); // (node: a link's look keeps no process alive)
+  }
+
+  /** A ping, saying our link timeout. */
+  private ping(): void {
+    this.send("ping", saidTimeout(this.idleTimeout));
+    this.pingedAt = performance.now();
+  }
+
+  /** Ping every pingEvery of our timeout and the peer's from now on (the first ping went as the handshake ended),
+   * calling `withPing` after each; null: ping no more. */
+  keepAlive(withPing: (() => void) | null): void {
+    this.withPing = withPing;
+    this.pace();
+  }
+
+  private pace(): void {
+    if (this.pinger !== null) clearTimeout(this.pinger);
+    this.pinger = null;
+    if (this.closed || this.withPing === null) return;
+    const left = Math.max(0, this.pingedAt + pingEvery(this.idleTimeout, this.peerTimeout) - performance.now());
+    this.pinger = setTimeout(() => {
+      this.pinger = null;
+      if (this.closed || this.withPing === null) return;
+      this.ping();
+      this.withPing();
+      this.pace();
+    }, left);
+    (this.pinger as { unref?: () => void }).unref?.();
+  }
+
+  /** The peer's ping: the link timeout it says is the peer's from now on (our pings come sooner where it is shorter);
+   * false where it says none that can be (ignored: the caller says so once). */
+  heardPing(payload: Value): boolean {
+    const timeout = heardTimeout(payload);
+    if (timeout === null) return false;
+    if (timeout !== this.peerTimeout) {
+      this.peerTimeout = timeout;
+      this.pace();
+    }
+    return true;
   }
 
   private frame(value: Value): void {
@@ -448,6 +522,8 @@ export class Link {
   private ended(why: string): void {
     if (this.idle !== null) clearInterval(this.idle);
     this.idle = null;
+    if (this.pinger !== null) clearTimeout(this.pinger);
+    this.pinger = null;
     if (this.closed) return;
     this.closed = true;
     this.onClose(why);

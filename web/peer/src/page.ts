@@ -8,7 +8,7 @@
 import type { MsgMap } from "./codec.js";
 import { bytes, cards, codec, identity as identities, sealedGroup, seatKey } from "./main.js";
 import { Held } from "./page_held.js";
-import { followProblem, movedOn, type Played } from "./page_host.js";
+import { followProblem, goneBy, HOST_GONE, movedOn, type Played, refusedFor, TAKEN_BACK } from "./page_host.js";
 import { PageNode } from "./page_node.js";
 import { Unheard } from "./page_probe.js";
 import { withFallback, workerDrawer } from "./page_secret.js";
@@ -572,11 +572,6 @@ let closeTunnel: () => void = () => {};
  * What an older attempt's tunnel does later (its close, a hello on its way, its node's changes) is dropped: a quick
  * "Take a seat" after "Leave" is not written over by the tunnel it left, whose close may come after. */
 let attempt = 0;
-/** The close code of a relay that leaves because its host left the lobby (web/relay.py: HOST_GONE). */
-const HOST_GONE = 4001;
-/** The close code of a tunnel whose page came back on a new one with its port's claim (web/relay.py: TAKEN_BACK):
- * this page is open again elsewhere (a second tab or window of this browser, which holds the same key and seat). */
-const TAKEN_BACK = 4002;
 
 /** The node of the page's tunnel now (a new one after each reconnect). */
 const pageNode = (): PageNode | null => ((window as unknown as { p2pnimmt?: { node: PageNode } }).p2pnimmt?.node ?? null);
@@ -801,7 +796,7 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     // Its relay node leaves because our host left the lobby (web/relay.py: HOST_GONE): no game to wait for.
     const now = node?.node;
     if (code === HOST_GONE && now && now.seat.start === null) {
-      if (goneBelieved(url, now.hello.game)) now.hostGone ??= reason.endsWith("bye") ? "bye" : "refused";
+      if (goneBelieved(url, now.hello.game)) now.hostGone ??= goneBy(reason);
       else impostor = _("it said the host is gone, and no other relay says so"); // (the next relay: goneSaid)
     }
     tunnel.lost();
@@ -914,19 +909,6 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     (window as unknown as { p2pnimmt: unknown }).p2pnimmt = { node: now, identity };
     void now.join();
   };
-}
-
-/** What a host's refusal is about: "seat-key" (the seat key was missing or wrong, protocol.md 14), "seat-key-tries"
- * (too many wrong keys from this address, the host's or the phone relay's), "relay" (the phone relay refused to pass
- * the join on: its node holds no seat key to check it with; its "wrong seat key" and "too many wrong seat keys" are
- * the host's, checked for it at the relay: protocol.md 14, "A phone relay checks its pages' joins"), "link-secret"
- * (the link secret after the seat key in the page's link is not the host's: "The link secret"), else "other"
- * (too many from too many addresses, too: the host's words). */
-function refusedFor(why: string): string {
-  return why.startsWith("the seat key is missing") || why.startsWith("wrong seat key") ? "seat-key"
-    : why.startsWith("too many wrong seat keys from this address") ? "seat-key-tries"
-    : why.startsWith("wrong link secret") ? "link-secret"
-    : why.startsWith("the phone relay") ? "relay" : "other";
 }
 
 /** The host's refusal in one line: for the seat key, what the person can do about it (the host's words speak of

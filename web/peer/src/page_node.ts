@@ -5,7 +5,7 @@
  * protocol.md 14), mirrors the host's ["lobby", ...] frames, and once the game
  * is playing dials every player with a higher peer id (the lower dials; the others dial the page's port at the
  * relay). Frames: ["msg", wire] to its session and what the session returns to the links it is meant for;
- * ["heads", ...] on every new link, answered with what the other side lacks; ["ping", nil]; ["bye", nil] at the
+ * ["heads", ...] on every new link, answered with what the other side lacks; ["ping", our link timeout]; ["bye", nil] at the
  * end. A page whose tunnel closes opens a new one and goes on with the same seat (`stop`, then a new PageNode).
  * While the game waits, it pulls what it lacks and votes out a seat that is absent (page_waiting.ts, as
  * net/waiting.py); its own seat's clock, away and "I'm back" are page_clock.ts (as net/clock.py); a seat of ours
@@ -16,7 +16,7 @@
  */
 import type { Encodable, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
-import { askVerdict, asksExceeded, FRAME_KINDS, Link, MAX_ASKS_OVER, MAX_LINK_FAULTS, wireKey } from "./link.js";
+import { askVerdict, asksExceeded, FRAME_KINDS, Link, MAX_ASKS_OVER, MAX_LINK_FAULTS, NO_LINK_TIMEOUT, wireKey } from "./link.js";
 import { bytes, envelope, identity as identities, seatKey as seatKeys } from "./main.js";
 import { MoveClock } from "./page_clock.js";
 import { Held } from "./page_held.js";
@@ -100,7 +100,6 @@ export class PageNode {
   private byeSent = false;
   /** This node's tunnel is gone (the page opened a new one): its loops end. */
   private stopped = false;
-  private readonly pinger: ReturnType<typeof setInterval>;
   private readonly prober: ReturnType<typeof setInterval>;
   /** Our probes of the seats we are linked to, and when an answer last showed the game reaching us (page_probe.ts;
    * page.ts leaves a relay through which none did for SERVE_WITHIN). */
@@ -122,12 +121,6 @@ export class PageNode {
     this.seat.ownWhere = () => record(this.own());
     this.held.carrier = this;
     tunnel.onAccept = (channel) => void this.accepted(channel);
-    this.pinger = setInterval(() => {
-      for (const link of this.links.values()) {
-        link.send("ping", null);
-        if (this.seat.start !== null && this.isPlayer(link.peer)) link.send("where", this.whereFrame());
-      }
-    }, PING_EVERY);
     this.clock = new MoveClock(this);
     this.watcher = watchWaiting(this, hello.dropAfter * 1000);
     this.probes = new Probes({
@@ -366,7 +359,7 @@ export class PageNode {
   /** The tunnel is lost: stop dialling and pinging (a new node goes on with the same seat). */
   stop(): void {
     this.stopped = true;
-    clearInterval(this.pinger);
+    for (const link of this.links.values()) link.keepAlive(null);
     clearInterval(this.prober);
     this.watcher();
     this.clock.cancel();
@@ -505,6 +498,11 @@ export class PageNode {
       link.send("heads", this.heads());
       this.probe(link);
       if (this.seat.start !== null && this.isPlayer(link.peer)) link.send("where", this.whereFrame());
+      // pings every quarter of the shorter of our link timeout and the peer's (protocol.md 14, "The link timeout"),
+      // each with our where records to a seat
+      link.keepAlive(() => {
+        if (this.seat.start !== null && this.isPlayer(link.peer)) link.send("where", this.whereFrame());
+      });
       link.start((kind, payload) => {
         try {
           this.frame(link, kind, payload);
@@ -561,6 +559,12 @@ export class PageNode {
     } else if (kind === "probe" && payload instanceof Uint8Array && payload.length === PROBE_NONCE) {
       link.send("probed", probeAnswer(this.identity, this.hello.game, link.nonces, payload, this.heads()));
       return;
+    } else if (kind === "ping") {
+      if (!link.heardPing(payload) && !link.warnedPing) {
+        link.warnedPing = true;
+        // (said, not closed: protocol.md 14)
+        this.note(fmt(_("{kind} from {name}: {why}"), { kind, name: this.nameOf(link.peer), why: NO_LINK_TIMEOUT }));
+      }
     } else if (kind === "probed") {
       if (this.probes.answered(link, payload, this.identity.peer)) link.send("heads", this.heads());
       return;

@@ -6,9 +6,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fromHex, hex } from "../src/bytes.js";
 import { Identity } from "../src/identity.js";
-import { frame, Link } from "../src/link.js";
+import { frame, heardTimeout, IDLE_TIMEOUT, LEAST_LINK_TIMEOUT, Link, MOST_LINK_TIMEOUT, NO_LINK_TIMEOUT, pingEvery,
+  saidTimeout } from "../src/link.js";
 import { batches, MAX_BATCH, notAHello, Tunnel, unbatched } from "../src/tunnel.js";
 import { lobbyMembers } from "../src/page_members.js";
+import { goneBy, HOST_GONE, refusedFor, TAKEN_BACK } from "../src/page_host.js";
+import { REFUSED } from "../src/page_node.js";
 import type { Channel } from "../src/tunnel.js";
 import type { Value } from "../src/codec.js";
 import { vector } from "./spec.js";
@@ -51,6 +54,8 @@ for (const [role, us, them] of [["listener", "listener", "dialer"], ["dialer", "
     assert.equal(writtenHex(written), H[`${us}_hello`] + H[`${us}_auth`]);
     give(H[`${them}_auth`]);
     const link = await opening;
+    // its first frame after the auth: a ping saying its link timeout (since session 46)
+    assert.equal(writtenHex(written), H[`${us}_hello`] + H[`${us}_auth`] + H.ping);
     assert.equal(hex(link.key), H[`${them}_key`]);
     assert.deepEqual(link.nonces.map(hex), [H[`${us}_nonce`], H[`${them}_nonce`]]);
   });
@@ -82,13 +87,14 @@ for (const c of vector("handshake-refusals") as { why: string; as: string; sent:
 
 /** A link whose handshake with the vectors' dialer passed (the page as the listener), the words it closed with, and
  * how to give it bytes from its peer. */
-async function opened(): Promise<{ link: Link; closed: string[]; give: (hexBytes: string) => void }> {
-  const { channel, closed, give } = end();
+async function opened(): Promise<{ link: Link; closed: string[]; give: (hexBytes: string) => void;
+  written: Uint8Array[] }> {
+  const { channel, closed, give, written } = end();
   const opening = Link.open(channel, LISTENER, GAME, false, () => null, fromHex(H.listener_nonce));
   give(H.dialer_hello);
   await settle();
   give(H.dialer_auth);
-  return { link: await opening, closed, give };
+  return { link: await opening, closed, give, written };
 }
 
 /** Such a link, then `bytes` from its peer: the frames it hands on and the words it closed with (null: open). */
@@ -208,3 +214,56 @@ for (const c of vector("lobby-members").cases as { why: string; members: unknown
     if (c.relays !== undefined) assert.deepEqual(members.map((m) => m.relay), c.relays);
   });
 }
+
+const LT = vector("link-timeouts");
+
+test("link-timeouts: what a ping says of a link timeout, and its frame", () => {
+  assert.deepEqual([LT.unsaid * 1000, LT.least, LT.most], [IDLE_TIMEOUT, LEAST_LINK_TIMEOUT, MOST_LINK_TIMEOUT]);
+  for (const [seconds, said, framed] of LT.said as [number, number, string][]) {
+    assert.equal(saidTimeout(seconds * 1000), said);
+    assert.equal(hex(frame(["ping", said])), framed);
+  }
+});
+
+for (const c of LT.heard as { why: string; frame: string; timeout?: number; ignored?: string }[]) {
+  test(`link-timeouts heard: ${c.why}`, async () => {
+    const { got, why } = await linkGiven(c.frame);
+    assert.equal(why, null); // (the link stays open whatever the ping says)
+    assert.deepEqual(got.map(([kind]) => kind), ["ping"]);
+    const [, payload] = got[0] as [string, Value];
+    const { link } = await opened();
+    const taken = link.heardPing(payload);
+    assert.equal(heardTimeout(payload), c.timeout === undefined ? null : c.timeout * 1000);
+    assert.equal(taken, c.timeout !== undefined);
+    assert.equal(link.peerTimeout, (c.timeout ?? LT.unsaid) * 1000); // an ignored one leaves the peer's as it was
+    if (c.ignored !== undefined) assert.equal(NO_LINK_TIMEOUT, c.ignored);
+    link.close();
+  });
+}
+
+test("link-timeouts: how often a side pings", () => {
+  for (const [own, peer, every] of LT.every as [number, number | null, number][]) {
+    assert.equal(pingEvery(own * 1000, (peer ?? LT.unsaid) * 1000), every * 1000, `${own} ${String(peer)}`);
+  }
+});
+
+test("a link pings sooner once its peer's ping says a shorter link timeout", async () => {
+  const { link, written, give } = await opened();
+  link.start((kind, payload) => { if (kind === "ping") link.heardPing(payload); });
+  let pings = 0;
+  link.keepAlive(() => { pings += 1; });
+  give("0000000792a470696e6704"); // the peer's ping: its link timeout is 4 s
+  const at = performance.now();
+  while (pings < 2 && performance.now() - at < 10_000) await new Promise((ok) => setTimeout(ok, 50));
+  assert.ok(pings >= 2, "two pings within 10 s: every 1 s at the peer's 4 s, not every 5 s at its own 20 s");
+  assert.ok(written.filter((w) => hex(w) === H.ping).length >= 3); // the handshake's and those, each saying 20 s
+  link.close();
+});
+
+const W = vector("wire-words");
+
+test("wire-words: the words the page decides by (protocol.md 14, \"Words a page reads\")", () => {
+  assert.deepEqual([HOST_GONE, TAKEN_BACK, REFUSED], [W.host_gone.code, W.taken_back, W.dial_refused]);
+  for (const [reason, how] of W.host_gone.reasons as [string, string][]) assert.equal(goneBy(reason), how, reason);
+  for (const [text, kind] of W.refusals as [string, string][]) assert.equal(refusedFor(text), kind, text);
+});
