@@ -201,14 +201,14 @@ export const MAX_LINK_FAULTS = 20;
 export const FRAME_KINDS = new Set([...ASKS, "msg", "join", "lobby", "refuse", "bye", "again", "rematch", "probed"]);
 
 /** A frame of `kind` takes from its link's asks budget (protocol.md 14, "Bounds"): every frame but a `msg` (the page
- * hosts no game, so it has no `join` or `again` budget of its own: the reference's charged_as_ask, not at a host). */
+ * hosts no game, so it has no `join` or `again` budget of its own: the reference's frame_verdict, not at a host). */
 export function chargedAsAsk(kind: string): boolean {
   return kind !== "msg";
 }
 
 /** A frame of `kind` at `now` (milliseconds, monotonic) against its link's asks: "free" (not charged), "taken",
  * "excused" (past the budget, within its slack: not answered, not counted) or "bad" (not answered, counted in
- * `asks.over`: past MAX_ASKS_OVER the link is closed). The reference's net/frames.py ask_verdict decides alike. */
+ * `asks.over`: past MAX_ASKS_OVER the link is closed). The reference's net/frames.py frame_verdict decides alike. */
 export function askVerdict(asks: Asks, kind: string, now: number): "free" | "taken" | "excused" | "bad" {
   if (!chargedAsAsk(kind)) return "free";
   const over = asks.over;
