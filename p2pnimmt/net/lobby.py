@@ -53,6 +53,7 @@ class Lobby:
         self._listeners: list[LobbyListener] = []
         self._announced = float("-inf")  # a host: when its last lobby frame went (the event loop's time)
         self._announce_later: asyncio.TimerHandle | None = None  # the one that goes at the end of ANNOUNCE_EVERY
+        self._answered: dict[Connection, dict[str, Any]] = {}  # joiners sent the lobby at once since, and which one
 
     def watch(self, listener: LobbyListener) -> Callable[[], None]:
         """Call `listener(node)` whenever the lobby changes (members, settings, state); returns what stops it."""
@@ -224,10 +225,13 @@ class Lobby:
 
     def announce(self, at_once: bool = False, joiner: Connection | None = None) -> None:
         """Host: send every member the lobby as it is now (at once, or ANNOUNCE_EVERY after the last one went); a
-        `joiner` just admitted has it at once, its answer (the others within ANNOUNCE_EVERY)."""
+        `joiner` just admitted has it at once, its answer (the others within ANNOUNCE_EVERY; the joiner then only if
+        the lobby changed meanwhile: since session 46, before it had the same lobby twice)."""
         node = self.node
         if joiner is not None and not at_once and not joiner.closed:
-            joiner.send_nowait("lobby", self.body())
+            body = self.body()
+            joiner.send_nowait("lobby", body)
+            self._answered[joiner] = body
         if at_once:
             if self._announce_later is not None:
                 self._announce_later.cancel()
@@ -248,8 +252,10 @@ class Lobby:
         self._announce_later = None
         self._announced = asyncio.get_running_loop().time()
         body = self.body()
+        answered, self._answered = self._answered, {}
         for conn in node.links.values():
-            conn.send_nowait("lobby", body)
+            if answered.get(conn) != body:  # (a joiner answered with this very lobby has it)
+                conn.send_nowait("lobby", body)
 
     def mirror(self, payload: Any) -> None:
         """A joiner: the host's lobby frame (once the game is playing, players complete the mesh)."""

@@ -15,6 +15,7 @@ from attacker import LOOPBACK, Attacker
 from procs import code_of, seat_key_of
 
 from p2pnimmt.net.connection import Asks
+from p2pnimmt.protocol.probe import PROBE_NONCE
 
 CHURNS = 120
 
@@ -46,3 +47,45 @@ def test_a_spectators_churn_stays_within_a_members_asks(tmp_path: Path, procs) -
     assert len(lobbies) <= Asks.BURST + Asks.PER_SECOND * took, \
         f"{len(lobbies)} lobby frames in {took:.1f} s ({CHURNS} comings and goings in {elapsed:.1f} s): past a member's asks"
     bob.close()
+
+
+def lobbies_until_probed(link: Attacker, timeout: float = 10.0) -> list[dict]:
+    """The lobby frames `link` is sent up to the answer to a probe it sends now (the host answers a probe at once:
+    what it sent the link before is all in)."""
+    link.send("probe", bytes(PROBE_NONCE))
+    link.sock.settimeout(timeout)
+    lobbies = []
+    while (got := link.read_frame())[0] != "probed":
+        if got[0] == "lobby":
+            lobbies.append(got[1])
+    return lobbies
+
+
+def test_a_joiner_is_sent_the_lobby_that_admits_it_once(tmp_path: Path, procs) -> None:
+    """A joiner's answer goes at once, the others' lobby within ANNOUNCE_EVERY (protocol.md 14, "Bounds"): before
+    session 46 the joiner was sent the same lobby again with the others (two frames of its budget for one change).
+    carol joins, then dave as soon as carol is in (dave's lobby to the others waits for the quarter second): each is
+    sent one lobby that names it, carol one more naming dave. A real `p2pnimmt host` on 127.0.0.1."""
+    ann = procs(["host", "--headless", "--seats", "5", "--interface", LOOPBACK, "--name", "ann",
+                 "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
+    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
+    key = seat_key_of(code_of(tmp_path / "ann.out"))
+    bob = Attacker.dial(port)  # a member who sees each change go to the others
+    bob.join("player", name="bob", seat_key=key)
+    bob.lobby()
+    carol, dave = Attacker.dial(port), Attacker.dial(port)
+    carol.join("player", name="carol", seat_key=key)
+    assert "carol" in names(carol.lobby())
+    dave.join("player", name="dave", seat_key=key)
+    while "dave" not in names(bob.lobby()):  # the others' lobby that names dave has gone
+        pass
+    to_dave = lobbies_until_probed(dave)
+    to_carol = lobbies_until_probed(carol)
+    assert [names(lobby) for lobby in to_dave] == [["ann", "bob", "carol", "dave"]], "dave's lobby, not once"
+    assert [names(lobby) for lobby in to_carol] == [["ann", "bob", "carol", "dave"]], "carol: the lobby naming dave"
+    for link in (bob, carol, dave):
+        link.close()
+
+
+def names(lobby: dict) -> list[str]:
+    return [m["name"] for m in lobby["members"]]
