@@ -264,17 +264,17 @@ class Lobby:
             return
         read = lobby_members(payload["members"])
         node.members = {m.peer: m for _, m in read}
-        news = False
-        for entry, member in read:  # each player's own signed word on where it listens, kept
-            if member.role == "player" and node.game_id is not None:
+        news = forwarded = False
+        for entry, member in read:  # each player's own signed word on where it listens, kept; our own read once
+            ours = member.peer == node.identity.peer
+            if (member.role == "player" or ours) and node.game_id is not None:
                 where = where_from(entry.get("where"), member.key, node.game_id)
-                news = (where is not None and node.book.take(where)) or news
+                forwarded = forwarded or (ours and where is not None)
+                news = (member.role == "player" and where is not None and node.book.take(where)) or news
         if news:
             node.book.taken()
         # our own record in it: a host that forwards records, so decides link proofs (Node.host_decides_links)
-        node.where_forwarded = node.game_id is not None and any(
-            member.peer == node.identity.peer and where_from(entry.get("where"), member.key, node.game_id) is not None
-            for entry, member in read)
+        node.where_forwarded = forwarded
         me = node.members.get(node.identity.peer)
         if me is not None and me.role == "spectator" and me.name != node.name and me.name != self.shown_as:
             self.shown_as = me.name  # a spectator whose name looks like another member's (Lobby.unlike_others)
