@@ -55,9 +55,12 @@ def frame_verdict(budgets: Budgets, kind: str, now: float, host: bool = False) -
     return "excused" if budget.excused else "bad"
 
 
-def exceeded(kind: str) -> str:
-    """The bad message a frame of `kind` past its link's budget is."""
-    return f"more than {JOINS_PER_SECOND:.0f} {kind} a second" if kind in HOST_BUDGETED else asks_exceeded(kind)
+def exceeded(kind: str, host: bool = False) -> str:
+    """The bad message a frame of `kind` past its link's budget (frame_verdict's) is: at a host a `join` or `again`
+    past its own, else an ask past the asks' (since session 46: a seat named a flood of `join`s, asks there, as past
+    the host's 1 a second, where the page said they were asks; docs/development.md, 73)."""
+    return f"more than {JOINS_PER_SECOND:.0f} {kind} a second" if host and kind in HOST_BUDGETED \
+        else asks_exceeded(kind)
 
 
 def asks_exceeded(kind: str) -> str:
@@ -79,7 +82,7 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
         # is cut as one of forged bytes is.
         # (A join again, the first came before the link counted, net.mesh, is announced to every member: a stranger
         # watching who sent its own again and again, under two names by turns, slowed every turn 60-fold.)
-        bad_message(conn, exceeded(kind))
+        bad_message(conn, exceeded(kind, node.is_host))
         if conn.faults > node.mesh.fault_budget(conn) and not conn.closed:
             node.mesh.cut_for_bad_messages(conn)
         return

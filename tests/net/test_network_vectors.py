@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from p2pnimmt.net.connection import Connection, ConnectionFailed, frame, msg_frame
+from p2pnimmt.net.frames import exceeded
 from p2pnimmt.net.lobby import lobby_members
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.web.relay import MAX_BATCH, batches, header, hello_text, unbatched
@@ -195,6 +196,13 @@ def test_frames_of_protocol_md() -> None:
             assert frame(["heads", heads]).hex() == case["frame"]
         else:
             assert frame([case["kind"], None]).hex() == case["frame"]
+
+
+@pytest.mark.parametrize("case", F["too_many_asks"], ids=lambda case: case["why"])
+def test_the_words_for_a_frame_past_the_asks(case: dict[str, str]) -> None:
+    """What a member that is not the host says of a frame past its asks' budget and slack (the page: link.ts
+    asksExceeded), the kind made printable and cut as neutral() does."""
+    assert exceeded(case["kind"]) == case["words"]
 
 
 async def a_link_given(data: bytes, end: bool = False) -> tuple[list[tuple[str, Any]], str | None]:

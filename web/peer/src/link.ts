@@ -8,7 +8,7 @@
 import type { Encodable, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
 import { bytes, codec, identity as identities } from "./main.js";
-import { pyRepr } from "./names.js";
+import { neutralUpTo, pyRepr } from "./names.js";
 import type { Channel } from "./tunnel.js";
 
 const { ascii, concat, equal } = bytes;
@@ -217,11 +217,12 @@ export function askVerdict(asks: Asks, kind: string, now: number): "free" | "tak
 }
 
 /** Why a link is closed past its asks' budget: what the asks are, the kind that went over it named (the reference's
- * asks_exceeded). */
+ * asks_exceeded: since session 46 the same words for a kind with characters that are not printable or past 40,
+ * protocol.md 14 frame-vectors `too_many_asks`; before, the kind raw, cut at 40 UTF-16 units without `…`). */
 export function asksExceeded(kind: string): string {
   const said = `more than ${ASKS_PER_SECOND} asks a second (heads, ping, seen, probe, where and other frames but msg`;
   return FRAME_KINDS.has(kind) ? `${said}: this one ${kind})`
-    : `${said}: this one of a kind this node does not know, ${pyRepr(kind.slice(0, 40))})`;
+    : `${said}: this one of a kind this node does not know, ${pyRepr(neutralUpTo(kind, 40))})`;
 }
 
 export class Asks {

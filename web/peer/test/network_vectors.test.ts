@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fromHex, hex } from "../src/bytes.js";
 import { Identity } from "../src/identity.js";
-import { frame, Link } from "../src/link.js";
+import { asksExceeded, frame, Link } from "../src/link.js";
 import { batches, MAX_BATCH, notAHello, Tunnel, unbatched } from "../src/tunnel.js";
 import { lobbyMembers } from "../src/page_members.js";
 import type { Channel } from "../src/tunnel.js";
@@ -126,6 +126,12 @@ for (const c of F.refusals as { why: string; bytes: string; kinds?: string[]; re
     const { got, why } = await linkGiven(c.bytes);
     assert.deepEqual(got.map(([kind]) => kind), c.kinds ?? []);
     assert.equal(why, c.refusal);
+  });
+}
+
+for (const c of F.too_many_asks as { why: string; kind: string; words: string }[]) {
+  test(`frame-vectors too_many_asks: ${c.why}`, () => {
+    assert.equal(asksExceeded(c.kind), c.words);
   });
 }
 
