@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..engine import Settings
+from ..engine import MAX_PLAYERS, MIN_PLAYERS, Settings
 from ..protocol.identity import fingerprint
 from ..protocol.names import look_alike, watcher_name
 from ..quietlog import quiet
@@ -41,6 +41,12 @@ def lobby_members(entries: list[Any]) -> list[tuple[dict[str, Any], Member]]:
     (member_from: a malformed one is left out), each with its member (protocol.md 14, vectors: `lobby-members`)."""
     found = ((entry, member_from(entry)) for entry in entries[:MAX_SPECTATORS + 10])
     return [(entry, member) for entry, member in found if member is not None]
+
+
+def lobby_seats(value: Any, had: int) -> int:
+    """A lobby frame's `seats` as a joiner takes it: an integer MIN_PLAYERS..MAX_PLAYERS, else the seats it had
+    (protocol.md 14, vectors `lobby-members`, `seats`; before session 46 any integer, shown as "2/70000 seats")."""
+    return value if type(value) is int and MIN_PLAYERS <= value <= MAX_PLAYERS else had
 
 
 class Lobby:
@@ -281,8 +287,7 @@ class Lobby:
             quiet.warning(node.host_address, "shown under another name",
                           "the host shows you as %r: %r looks like the name of someone here", me.name, node.name)
         node.mesh.members_updated()
-        seats = payload.get("seats")
-        node.seats = seats if type(seats) is int else node.seats
+        node.seats = lobby_seats(payload.get("seats"), node.seats)
         state = payload.get("state")
         node.lobby_state = state if state in ("lobby", "playing") else node.lobby_state
         settings = payload.get("settings")

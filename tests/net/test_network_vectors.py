@@ -17,7 +17,7 @@ import pytest
 
 from p2pnimmt.net.connection import Connection, ConnectionFailed, frame, msg_frame
 from p2pnimmt.net.frames import exceeded
-from p2pnimmt.net.lobby import lobby_members
+from p2pnimmt.net.lobby import lobby_members, lobby_seats
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.web.relay import MAX_BATCH, batches, header, hello_text, unbatched
 
@@ -327,3 +327,14 @@ def test_lobby_members_as_the_vectors_keep_them(case: dict[str, Any]) -> None:
     assert [m.name for m in kept] == case["kept"]
     if "relays" in case:
         assert [list(m.relay) if m.relay else None for m in kept] == case["relays"]
+
+
+LOBBY = block("lobby-members")
+
+
+@pytest.mark.parametrize("case", LOBBY["seats"], ids=lambda c: c["why"])
+def test_lobby_seats_as_the_vectors_take_them(case: dict[str, Any]) -> None:
+    """lobby-members `seats`: what a joiner takes of a lobby frame's `seats` (Lobby.mirror), having had `had`."""
+    seats = case["seats"]
+    value = float(seats[6:]) if isinstance(seats, str) and seats.startswith("float:") else seats
+    assert lobby_seats(value, LOBBY["had"]) == case["kept"]

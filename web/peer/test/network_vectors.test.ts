@@ -8,7 +8,8 @@ import { fromHex, hex } from "../src/bytes.js";
 import { Identity } from "../src/identity.js";
 import { asksExceeded, frame, Link } from "../src/link.js";
 import { batches, MAX_BATCH, notAHello, Tunnel, unbatched } from "../src/tunnel.js";
-import { lobbyMembers } from "../src/page_members.js";
+import { lobbyMembers, lobbySeats } from "../src/page_members.js";
+import { Float } from "../src/codec.js";
 import type { Channel } from "../src/tunnel.js";
 import type { Value } from "../src/codec.js";
 import { vector } from "./spec.js";
@@ -212,5 +213,13 @@ for (const c of vector("lobby-members").cases as { why: string; members: unknown
     const { members } = lobbyMembers(c.members.map(binned));
     assert.deepEqual(members.map((m) => m.name), c.kept);
     if (c.relays !== undefined) assert.deepEqual(members.map((m) => m.relay), c.relays);
+  });
+}
+
+const LOBBY = vector("lobby-members");
+for (const c of LOBBY.seats as { why: string; seats: unknown; kept: number }[]) {
+  test(`lobby-members seats: ${c.why}`, () => {
+    const seats = typeof c.seats === "string" && c.seats.startsWith("float:") ? new Float(Number(c.seats.slice(6))) : binned(c.seats);
+    assert.equal(lobbySeats(seats, LOBBY.had as number), c.kept);
   });
 }
