@@ -18,6 +18,7 @@ import pytest
 from p2pnimmt.net.connection import Connection, ConnectionFailed, frame, msg_frame
 from p2pnimmt.net.frames import exceeded
 from p2pnimmt.net.lobby import lobby_members, lobby_seats
+from p2pnimmt.net.seen import read_report
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.web.relay import MAX_BATCH, batches, header, hello_text, unbatched
 
@@ -338,3 +339,30 @@ def test_lobby_seats_as_the_vectors_take_them(case: dict[str, Any]) -> None:
     seats = case["seats"]
     value = float(seats[6:]) if isinstance(seats, str) and seats.startswith("float:") else seats
     assert lobby_seats(value, LOBBY["had"]) == case["kept"]
+
+
+SEEN = block("seen-reports")
+
+
+def peered(value: Any) -> Any:
+    """A seen-reports value as on the wire: a str `peer:NAME` is that seat's peer id (`stranger`: one of no seat)."""
+    if isinstance(value, str) and value.startswith("peer:"):
+        return bytes.fromhex(SEEN["seats"].get(value[5:], SEEN["stranger"]))
+    if isinstance(value, list):
+        return [peered(v) for v in value]
+    if isinstance(value, dict):
+        return {k: peered(v) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("case", SEEN["cases"], ids=lambda c: c["why"])
+def test_seen_reports_as_the_vectors_take_them(case: dict[str, Any]) -> None:
+    """seen-reports: what a seat keeps of another's `seen` report (net/seen.py Seen.learn), or why it ignores it."""
+    seats = [bytes.fromhex(peer) for peer in SEEN["seats"].values()]
+    names = {bytes.fromhex(peer): name for name, peer in SEEN["seats"].items()}
+    reporter = peered("peer:" + case.get("from", SEEN["from"]))
+    read = read_report(peered(case["report"]), reporter, peered("peer:" + SEEN["us"]), seats)
+    if "ignored" in case:
+        assert read == case["ignored"]
+    else:
+        assert isinstance(read, dict) and {names[peer]: address for peer, address in read.items()} == case["taken"]

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fromHex, hex } from "../src/bytes.js";
 import { Identity } from "../src/identity.js";
-import { asksExceeded, frame, Link } from "../src/link.js";
+import { askVerdict, Asks, asksExceeded, FRAME_KINDS, frame, Link } from "../src/link.js";
 import { batches, MAX_BATCH, notAHello, Tunnel, unbatched } from "../src/tunnel.js";
 import { lobbyMembers, lobbySeats } from "../src/page_members.js";
 import { Float } from "../src/codec.js";
@@ -223,3 +223,10 @@ for (const c of LOBBY.seats as { why: string; seats: unknown; kept: number }[]) 
     assert.equal(lobbySeats(seats, LOBBY.had as number), c.kept);
   });
 }
+
+test("seen-reports: the page takes no report (protocol.md 14: it dials no address only a report gave), each an ask", () => {
+  const cases = vector("seen-reports").cases as { why: string }[];
+  assert.ok(cases.length > 0 && FRAME_KINDS.has("seen"));
+  const asks = new Asks();
+  assert.deepEqual(cases.map(() => askVerdict(asks, "seen", 0)), cases.map(() => "taken"));
+});
