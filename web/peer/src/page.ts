@@ -14,7 +14,7 @@ import { SERVE_WITHIN, Unheard } from "./page_probe.js";
 import { withFallback, workerDrawer } from "./page_secret.js";
 import { PageSeat } from "./page_seat.js";
 import { $, changed, clearLists, draw, hide, mark, say, showIf } from "./page_view.js";
-import { _, eveningRounds, fmt, ngettext, translatePage } from "./page_words.js";
+import { _, eveningRounds, fmt, ngettext, refusedFor, translatePage } from "./page_words.js";
 import { Tunnel } from "./tunnel.js";
 
 const { bullHeads, penalty } = cards;
@@ -914,19 +914,6 @@ function connect(identity: Identity, name: string, had: { node: PageNode; game: 
     (window as unknown as { p2pnimmt: unknown }).p2pnimmt = { node: now, identity };
     void now.join();
   };
-}
-
-/** What a host's refusal is about: "seat-key" (the seat key was missing or wrong, protocol.md 14), "seat-key-tries"
- * (too many wrong keys from this address, the host's or the phone relay's), "relay" (the phone relay refused to pass
- * the join on: its node holds no seat key to check it with; its "wrong seat key" and "too many wrong seat keys" are
- * the host's, checked for it at the relay: protocol.md 14, "A phone relay checks its pages' joins"), "link-secret"
- * (the link secret after the seat key in the page's link is not the host's: "The link secret"), else "other"
- * (too many from too many addresses, too: the host's words). */
-function refusedFor(why: string): string {
-  return why.startsWith("the seat key is missing") || why.startsWith("wrong seat key") ? "seat-key"
-    : why.startsWith("too many wrong seat keys from this address") ? "seat-key-tries"
-    : why.startsWith("wrong link secret") ? "link-secret"
-    : why.startsWith("the phone relay") ? "relay" : "other";
 }
 
 /** The host's refusal in one line: for the seat key, what the person can do about it (the host's words speak of

@@ -70,3 +70,17 @@ export function eveningRounds(text: string, before: number): string {
   }
   return text;
 }
+
+/** What a host's refusal is about: "seat-key" (the seat key was missing or wrong, protocol.md 14), "seat-key-tries"
+ * (too many wrong keys from this address, the host's or the phone relay's), "relay" (the phone relay refused to pass
+ * the join on: its node holds no seat key to check it with; its "wrong seat key" and "too many wrong seat keys" are
+ * the host's, checked for it at the relay: protocol.md 14, "A phone relay checks its pages' joins"), "link-secret"
+ * (the link secret after the seat key in the page's link is not the host's: "The link secret"), else "other"
+ * (too many from too many addresses, too: the host's words). Each refusal of a join: protocol.md 14, vectors
+ * `join-refusals`. */
+export function refusedFor(why: string): string {
+  return why.startsWith("the seat key is missing") || why.startsWith("wrong seat key") ? "seat-key"
+    : why.startsWith("too many wrong seat keys from this address") ? "seat-key-tries"
+    : why.startsWith("wrong link secret") ? "link-secret"
+    : why.startsWith("the phone relay") ? "relay" : "other";
+}

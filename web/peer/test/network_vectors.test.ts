@@ -9,6 +9,7 @@ import { Identity } from "../src/identity.js";
 import { askVerdict, Asks, asksExceeded, FRAME_KINDS, frame, Link } from "../src/link.js";
 import { batches, MAX_BATCH, notAHello, Tunnel, unbatched } from "../src/tunnel.js";
 import { lobbyMembers, lobbySeats } from "../src/page_members.js";
+import { refusedFor } from "../src/page_words.js";
 import { Float } from "../src/codec.js";
 import type { Channel } from "../src/tunnel.js";
 import type { Value } from "../src/codec.js";
@@ -230,3 +231,9 @@ test("seen-reports: the page takes no report (protocol.md 14: it dials no addres
   const asks = new Asks();
   assert.deepEqual(cases.map(() => askVerdict(asks, "seen", 0)), cases.map(() => "taken"));
 });
+
+for (const c of vector("join-refusals") as { why: string; refusal: string; page: string }[]) {
+  test(`join-refusals: ${c.why}`, () => {
+    assert.equal(refusedFor(c.refusal), c.page);
+  });
+}
