@@ -15,6 +15,7 @@ from typing import Any
 
 from attacker import Attacker
 
+from p2pnimmt import i18n
 from p2pnimmt.engine import Settings
 from p2pnimmt.net.lobby import MAX_SPECTATORS
 from p2pnimmt.net.members import member_from
@@ -23,8 +24,8 @@ from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.protocol.seatkey import SEAT_KEY_LENGTH, WRONG_ADDRESSES, WRONG_BURST
 
 SPEC = (Path(__file__).parents[2] / "protocol.md").read_text()
-REFUSALS = {case["why"]: case["refusal"] for case in
-            json.loads(re.search(r"```json join-refusals\n(.*?)```", SPEC, re.S).group(1))}
+CASES = json.loads(re.search(r"```json join-refusals\n(.*?)```", SPEC, re.S).group(1))
+REFUSALS = {case["why"]: case["refusal"] for case in CASES}
 LO = "127.0.0.1"
 
 
@@ -115,3 +116,14 @@ async def test_every_refusal_of_a_join_in_the_vectors_words() -> None:
     finally:
         await host.close()
     assert said == REFUSALS
+
+
+def test_each_refusal_in_german_as_the_reference_says_it() -> None:
+    """The vectors' `de`: the words a joiner of the reference shows in German (i18n.said; the page's refusalSaid gives
+    the same: web/peer/test/refusal_words.test.ts)."""
+    i18n.use("de")
+    try:
+        assert {case["why"]: i18n.said(case["refusal"]) for case in CASES if "de" in case} == \
+            {case["why"]: case["de"] for case in CASES if "de" in case}
+    finally:
+        i18n.use("en")

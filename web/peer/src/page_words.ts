@@ -84,3 +84,24 @@ export function refusedFor(why: string): string {
     : why.startsWith("wrong link secret") ? "link-secret"
     : why.startsWith("the phone relay") ? "relay" : "other";
 }
+
+/** The host's refusals with a field in them (net/lobby.py; the reference's i18n _PEER_TEXTS, their fields' patterns):
+ * the page says them in its language as the reference's `said` does (since session 46: before, in English). */
+const REFUSAL_TEMPLATES: readonly string[] = [
+  "too many spectators ({n})",
+  "the name {name} looks like {twin}'s, who has a seat here: choose another name (--name NAME, or the menu)",
+];
+let refusalPatterns: [RegExp, string][] | null = null;
+
+/** A host's refusal of our join in the page's language (protocol.md 14, vectors `join-refusals`, `de`): its words
+ * as they are in the catalog, else one of REFUSAL_TEMPLATES with its fields as the host wrote them. */
+export function refusalSaid(why: string): string {
+  if (_(why) !== why) return _(why);
+  refusalPatterns ??= REFUSAL_TEMPLATES.map((template) => [new RegExp(`^${template.split(/(\{\w+\})/).map((part) =>
+    /^\{\w+\}$/.test(part) ? `(?<${part.slice(1, -1)}>${part === "{n}" ? "\\d+" : ".+"})` : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("")}$`, "s"), template]);
+  for (const [pattern, template] of refusalPatterns) {
+    const found = pattern.exec(why);
+    if (found?.groups) return fmt(_(template), found.groups);
+  }
+  return why;
+}
