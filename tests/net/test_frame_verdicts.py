@@ -15,13 +15,11 @@ from functools import partial
 from typing import Any
 
 import screens
-from test_node_api import bot_node
+from test_node_api import bot_node, hosted_and_joined
 
-from p2pnimmt.engine import Settings
 from p2pnimmt.net import frames
 from p2pnimmt.net.seatdoor import join_with_proof
 
-LO = "127.0.0.1"
 until = partial(screens.until, timeout=20.0)
 
 
@@ -39,11 +37,7 @@ def runs(seen: list[tuple[Any, ...]]) -> list[list[Any]]:
 async def test_a_hosts_link_is_judged_frame_by_frame_as_pinned(monkeypatch) -> None:
     host, guest = bot_node("host"), bot_node("guest")
     try:
-        await host.listen()
-        await host.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
-        await guest.listen()
-        guest.seat_key = host.seat_key
-        await guest.join(LO, host.port, host.game_id)
+        await hosted_and_joined(host, guest, 3)
         await until(lambda: guest.identity.peer in host.linked and host.identity.peer in guest.linked, "the link")
         conn = host.links[guest.identity.peer]
         join = join_with_proof(guest, guest.links[host.identity.peer], guest.mesh.join_frame)

@@ -20,14 +20,21 @@ from p2pnimmt.protocol.probe import PROBE_NONCE
 CHURNS = 120
 
 
-def test_a_spectators_churn_stays_within_a_members_asks(tmp_path: Path, procs) -> None:
-    ann = procs(["host", "--headless", "--seats", "3", "--interface", LOOPBACK, "--name", "ann",
+def hosted_with_bob(tmp_path: Path, procs, seats: int) -> tuple[int, str, Attacker]:
+    """ann hosts `seats` seats on 127.0.0.1 (a real `p2pnimmt host`); bob, a raw member, has a seat and its first
+    lobby frame. (ann's port, its seat key, bob)"""
+    ann = procs(["host", "--headless", "--seats", str(seats), "--interface", LOOPBACK, "--name", "ann",
                  "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
     port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     key = seat_key_of(code_of(tmp_path / "ann.out"))
-    bob = Attacker.dial(port)  # the honest member whose link counts what the host sends
+    bob = Attacker.dial(port)
     bob.join("player", name="bob", seat_key=key)
     bob.lobby()
+    return port, key, bob
+
+
+def test_a_spectators_churn_stays_within_a_members_asks(tmp_path: Path, procs) -> None:
+    port, key, bob = hosted_with_bob(tmp_path, procs, 3)  # bob: the honest member whose link counts what ann sends
     began = time.monotonic()
     for n in range(CHURNS):  # a stranger comes and goes, each time under a new key
         tv = Attacker.dial(port)
@@ -66,13 +73,7 @@ def test_a_joiner_is_sent_the_lobby_that_admits_it_once(tmp_path: Path, procs) -
     session 46 the joiner was sent the same lobby again with the others (two frames of its budget for one change).
     carol joins, then dave as soon as carol is in (dave's lobby to the others waits for the quarter second): each is
     sent one lobby that names it, carol one more naming dave. A real `p2pnimmt host` on 127.0.0.1."""
-    ann = procs(["host", "--headless", "--seats", "5", "--interface", LOOPBACK, "--name", "ann",
-                 "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
-    port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
-    key = seat_key_of(code_of(tmp_path / "ann.out"))
-    bob = Attacker.dial(port)  # a member who sees each change go to the others
-    bob.join("player", name="bob", seat_key=key)
-    bob.lobby()
+    port, key, bob = hosted_with_bob(tmp_path, procs, 5)  # bob: a member who sees each change go to the others
     carol, dave = Attacker.dial(port), Attacker.dial(port)
     carol.join("player", name="carol", seat_key=key)
     assert "carol" in names(carol.lobby())
