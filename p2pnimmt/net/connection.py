@@ -176,7 +176,7 @@ JOINS_BURST = 4.0
 
 class Asks:
     """A link's budget of asks (`heads`, `ping`, `seen`, `probe`, `where` frames, and since session 45 every other frame
-    but a `msg`, at a host but a `join` or `again`: net.frames.charged_as_ask): a bucket of BURST that fills at
+    but a `msg`, at a host but a `join` or `again`: net.frames.frame_verdict): a bucket of BURST that fills at
     PER_SECOND.
     An honest peer sends at most about ten a second (a `heads` each PULL_EVERY while it waits, a ping and a `seen`
     each quarter of the shortest --link-timeout); each `heads` costs a look over the whole game (protocol.md 14,
@@ -205,6 +205,21 @@ class Asks:
         return False
 
 
+class Budgets:
+    """A link's budgets of frames (protocol.md 14, "Bounds"; net.frames.frame_verdict says which a frame takes)."""
+
+    __slots__ = ("asks", "joins", "answers")
+
+    def __init__(self) -> None:
+        self.asks = Asks(slack=Asks.SLACK)  # every frame but a msg (at a host but the two below): honest peers keep it
+        # at a host, its joins after the first (each announced to every member): an honest node sends one again only
+        # when it offers a phone relay (Node.offer_relay)
+        self.joins = Asks(JOINS_PER_SECOND, JOINS_BURST)
+        # at a host, its answers to a rematch (each a line on its screen): an honest node sends one per choice of its
+        # person, and once more as its link comes back
+        self.answers = Asks(JOINS_PER_SECOND, JOINS_BURST)
+
+
 class Connection:
     """An authenticated link to one peer. `peer` is its peer id, `key` its public key."""
 
@@ -228,13 +243,7 @@ class Connection:
         self.faults = 0  # bad messages that came over this link
         self.first_fault = ""  # what the first of them was
         self.warned: set[str] = set()  # what was logged once about this link
-        self.asks = Asks(slack=Asks.SLACK)  # its heads, pings and seen reports: a rate honest peers keep (net.frames)
-        # its joins after the first (a host announces each to every member): an honest node sends one again only when
-        # it offers a phone relay (Node.offer_relay)
-        self.joins = Asks(JOINS_PER_SECOND, JOINS_BURST)
-        # its answers to a rematch (at a host: each a line on its screen): an honest node sends one per choice of its
-        # person, and once more as its link comes back
-        self.answers = Asks(JOINS_PER_SECOND, JOINS_BURST)
+        self.budgets = Budgets()  # what its frames take (net.frames.frame_verdict)
         self.dialed: tuple[str, int] | None = None  # the address we dialled, if we did
         # this link's handshake nonces (ours, its): what a join's seat-key proof is bound to (protocol.md 14)
         self.nonces: tuple[bytes, bytes] = (b"", b"")

@@ -12,7 +12,7 @@ from ..protocol.events import Fault
 from ..protocol.identity import fingerprint
 from ..protocol.probe import PROBE_NONCE, probe_answer
 from ..quietlog import quiet
-from .connection import JOINS_PER_SECOND, Asks, Connection
+from .connection import JOINS_PER_SECOND, Asks, Budgets, Connection
 
 log = logging.getLogger("p2pnimmt.net")
 
@@ -26,34 +26,41 @@ BAD_MESSAGE_CODES = frozenset({"malformed", "wrong-game", "unknown-sender", "bad
 
 ASKS = frozenset({"heads", "ping", "seen", "probe", "where"})  # the asks proper: sent at a steady rate
 # Every frame kind of this version (protocol.md 14, the table of frames). A frame of another kind (a later version's,
-# or junk) is ignored, and counted as an ask as every frame but a msg is (charged_as_ask; since session 45: a seat's
+# or junk) is ignored, and counted as an ask as every frame but a msg is (frame_verdict; since session 45: a seat's
 # tiny frames of a kind nobody knows, sent as fast as its link took them, cut nothing and held a phone page's main
 # thread busy half the time).
 KINDS = ASKS | {"msg", "join", "lobby", "refuse", "bye", "again", "rematch", "probed"}
 
 
-# Frames a host takes from a link's budgets of their own (connection.Connection.joins and .answers): a join again
+# Frames a host takes from a link's budgets of their own (connection.Budgets.joins and .answers): a join again
 # announces the lobby to every member, an answer to a rematch is a line on the host's screen.
 HOST_BUDGETED = frozenset({"join", "again"})
 
 
-def charged_as_ask(kind: str, host: bool = False) -> bool:
-    """A frame of `kind` takes from its link's asks budget (protocol.md 14, "Bounds"): every frame but a `msg` (since
-    session 45: before, the asks only, so a seat's frames of an unknown kind, or `bye`s, `lobby`s not from the host,
-    `probed`s nobody asked for, ..., sent as fast as its link took them, cost their receiver for as long as they
-    came), and at a host but the frames of HOST_BUDGETED."""
-    return kind != "msg" and not (host and kind in HOST_BUDGETED)
-
-
-def ask_verdict(asks: Asks, kind: str, now: float, host: bool = False) -> str:
-    """A frame of `kind` at `now` (seconds, monotonic) against its link's asks: `free` (not charged), `taken`,
-    `excused` (past the budget, within its slack: not answered, no bad message) or `bad` (not answered, a bad
-    message: the 21st of a link's closes it). The TypeScript page's link.ts askVerdict decides alike."""
-    if not charged_as_ask(kind, host):
+def frame_verdict(budgets: Budgets, kind: str, now: float, host: bool = False) -> str:
+    """A frame of `kind` at `now` (seconds, monotonic) against its link's budgets (protocol.md 14, "Bounds"): `free` (a
+    `msg`: what it carries is judged as a message), `taken`, `excused` (past its budget, within the asks' slack: not
+    answered, no bad message) or `bad` (not answered, a bad message: the 21st of a link's closes it). Every frame but a
+    `msg` takes from the link's asks (since session 45: before, the asks only, so a seat's frames of an unknown kind, or
+    `bye`s, `lobby`s not from the host, `probed`s nobody asked for, ..., sent as fast as its link took them, cost their
+    receiver for as long as they came), at a host but a `join` (since session 32) or an `again` (session 33), which
+    take from budgets of their own without slack. The TypeScript page's link.ts askVerdict decides alike (it hosts no
+    game)."""
+    if kind == "msg":
         return "free"
-    if asks.take(now):
+    budget = budgets.asks if not (host and kind in HOST_BUDGETED) else \
+        budgets.joins if kind == "join" else budgets.answers
+    if budget.take(now):
         return "taken"
-    return "excused" if asks.excused else "bad"
+    return "excused" if budget.excused else "bad"
+
+
+def exceeded(kind: str, host: bool = False) -> str:
+    """The bad message a frame of `kind` past its link's budget (frame_verdict's) is: at a host a `join` or `again`
+    past its own, else an ask past the asks' (since session 46: a seat named a flood of `join`s, asks there, as past
+    the host's 1 a second, where the page said they were asks; docs/development.md, 73)."""
+    return f"more than {JOINS_PER_SECOND:.0f} {kind} a second" if host and kind in HOST_BUDGETED \
+        else asks_exceeded(kind)
 
 
 def asks_exceeded(kind: str) -> str:
@@ -67,17 +74,15 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
     """One frame from a member's link (links are members' only: see net.mesh)."""
     session = node.session
     assert session is not None  # frames come over links, which Mesh.link gave our heads (of the session)
-    asked = ask_verdict(conn.asks, kind, time.monotonic(), node.is_host)
-    if asked == "excused":
+    verdict = frame_verdict(conn.budgets, kind, time.monotonic(), node.is_host)
+    if verdict == "excused":
         return  # not answered, within what a stalled honest link brings at once (connection.Asks.SLACK)
-    if asked == "bad" or (asked == "free" and kind in HOST_BUDGETED and over_budget(conn, kind)):
-        # (a msg frame has no budget to ask: what it carries is judged as a message)
+    if verdict == "bad":
         # Not answered: each one past its budget (an ask's past its slack too) is a bad message, so a flood of them
         # is cut as one of forged bytes is.
         # (A join again, the first came before the link counted, net.mesh, is announced to every member: a stranger
         # watching who sent its own again and again, under two names by turns, slowed every turn 60-fold.)
-        bad_message(conn, f"more than {JOINS_PER_SECOND:.0f} {kind} a second" if kind in ("join", "again") else
-                    asks_exceeded(kind))
+        bad_message(conn, exceeded(kind, node.is_host))
         if conn.faults > node.mesh.fault_budget(conn) and not conn.closed:
             node.mesh.cut_for_bad_messages(conn)
         return
@@ -142,12 +147,6 @@ def on_frame(node, conn: Connection, kind: str, payload: Any) -> None:
         quiet.warning(conn.address, "unknown frame kind",
                       "%s sent an unknown frame kind %r (ignored; counted as an ask)", fingerprint(conn.peer),
                       neutral(kind, 40))
-
-
-def over_budget(conn: Connection, kind: str) -> bool:
-    """At a host, this join (since session 32) or answer to a rematch (`again`, since session 33) is past its link's
-    budget (protocol.md 14, "Bounds"). Every other frame but a `msg` is judged by ask_verdict (on_frame)."""
-    return not (conn.joins if kind == "join" else conn.answers).take(time.monotonic())
 
 
 def bad_message(conn: Connection, detail: str) -> None:

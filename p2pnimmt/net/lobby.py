@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..engine import Settings
+from ..engine import MAX_PLAYERS, MIN_PLAYERS, Settings
 from ..protocol.identity import fingerprint
 from ..protocol.names import look_alike, watcher_name
 from ..quietlog import quiet
@@ -43,6 +43,12 @@ def lobby_members(entries: list[Any]) -> list[tuple[dict[str, Any], Member]]:
     return [(entry, member) for entry, member in found if member is not None]
 
 
+def lobby_seats(value: Any, had: int) -> int:
+    """A lobby frame's `seats` as a joiner takes it: an integer MIN_PLAYERS..MAX_PLAYERS, else the seats it had
+    (protocol.md 14, vectors `lobby-members`, `seats`; before session 46 any integer, shown as "2/70000 seats")."""
+    return value if type(value) is int and MIN_PLAYERS <= value <= MAX_PLAYERS else had
+
+
 class Lobby:
     """One node's lobby: the host's door (join, refuse, kick, cut, start) and a joiner's mirror of it."""
 
@@ -53,6 +59,7 @@ class Lobby:
         self._listeners: list[LobbyListener] = []
         self._announced = float("-inf")  # a host: when its last lobby frame went (the event loop's time)
         self._announce_later: asyncio.TimerHandle | None = None  # the one that goes at the end of ANNOUNCE_EVERY
+        self._answered: dict[Connection, dict[str, Any]] = {}  # joiners sent the lobby at once since, and which one
 
     def watch(self, listener: LobbyListener) -> Callable[[], None]:
         """Call `listener(node)` whenever the lobby changes (members, settings, state); returns what stops it."""
@@ -224,10 +231,13 @@ class Lobby:
 
     def announce(self, at_once: bool = False, joiner: Connection | None = None) -> None:
         """Host: send every member the lobby as it is now (at once, or ANNOUNCE_EVERY after the last one went); a
-        `joiner` just admitted has it at once, its answer (the others within ANNOUNCE_EVERY)."""
+        `joiner` just admitted has it at once, its answer (the others within ANNOUNCE_EVERY; the joiner then only if
+        the lobby changed meanwhile: since session 46, before it had the same lobby twice)."""
         node = self.node
         if joiner is not None and not at_once and not joiner.closed:
-            joiner.send_nowait("lobby", self.body())
+            body = self.body()
+            joiner.send_nowait("lobby", body)
+            self._answered[joiner] = body
         if at_once:
             if self._announce_later is not None:
                 self._announce_later.cancel()
@@ -248,8 +258,10 @@ class Lobby:
         self._announce_later = None
         self._announced = asyncio.get_running_loop().time()
         body = self.body()
+        answered, self._answered = self._answered, {}
         for conn in node.links.values():
-            conn.send_nowait("lobby", body)
+            if answered.get(conn) != body:  # (a joiner answered with this very lobby has it)
+                conn.send_nowait("lobby", body)
 
     def mirror(self, payload: Any) -> None:
         """A joiner: the host's lobby frame (once the game is playing, players complete the mesh)."""
@@ -258,25 +270,24 @@ class Lobby:
             return
         read = lobby_members(payload["members"])
         node.members = {m.peer: m for _, m in read}
-        news = False
-        for entry, member in read:  # each player's own signed word on where it listens, kept
-            if member.role == "player" and node.game_id is not None:
+        news = forwarded = False
+        for entry, member in read:  # each player's own signed word on where it listens, kept; our own read once
+            ours = member.peer == node.identity.peer
+            if (member.role == "player" or ours) and node.game_id is not None:
                 where = where_from(entry.get("where"), member.key, node.game_id)
-                news = (where is not None and node.book.take(where)) or news
+                forwarded = forwarded or (ours and where is not None)
+                news = (member.role == "player" and where is not None and node.book.take(where)) or news
         if news:
             node.book.taken()
         # our own record in it: a host that forwards records, so decides link proofs (Node.host_decides_links)
-        node.where_forwarded = node.game_id is not None and any(
-            member.peer == node.identity.peer and where_from(entry.get("where"), member.key, node.game_id) is not None
-            for entry, member in read)
+        node.where_forwarded = forwarded
         me = node.members.get(node.identity.peer)
         if me is not None and me.role == "spectator" and me.name != node.name and me.name != self.shown_as:
             self.shown_as = me.name  # a spectator whose name looks like another member's (Lobby.unlike_others)
             quiet.warning(node.host_address, "shown under another name",
                           "the host shows you as %r: %r looks like the name of someone here", me.name, node.name)
         node.mesh.members_updated()
-        seats = payload.get("seats")
-        node.seats = seats if type(seats) is int else node.seats
+        node.seats = lobby_seats(payload.get("seats"), node.seats)
         state = payload.get("state")
         node.lobby_state = state if state in ("lobby", "playing") else node.lobby_state
         settings = payload.get("settings")

@@ -13,6 +13,7 @@ closed at the handshake.
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from typing import Any
 
 from ..protocol.identity import fingerprint
@@ -23,6 +24,23 @@ from .members import is_ip
 log = logging.getLogger("p2pnimmt.net")
 
 KIND = "seen"
+
+
+def read_report(payload: Any, reporter: bytes, us: bytes, seats: Collection[bytes]) -> dict[bytes, str] | str:
+    """A `seen` report from `reporter` at a seat `us` of a game of `seats` (peer ids): each player it names but
+    itself and us, with the address it gives; or why it is ignored, whole (protocol.md 14, vectors `seen-reports`)."""
+    if reporter not in seats:
+        return "only a seat of the game reports where the players are"
+    if not isinstance(payload, list) or len(payload) > len(seats):
+        return f"a report is a list of at most {len(seats)} players"
+    report: dict[bytes, str] = {}
+    for entry in payload:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], bytes) and entry[0] in seats
+                and isinstance(entry[1], list) and len(entry[1]) == 1 and is_ip(entry[1][0])):
+            return "each entry is [a seat's peer id, [one IP address]]"
+        if entry[0] not in (reporter, us):
+            report[entry[0]] = entry[1][0]
+    return report
 
 
 class Seen:
@@ -67,18 +85,10 @@ class Seen:
         session = self.node.session
         if session is None or session.start is None:
             return
-        if not self._seat(conn.peer):
-            return self._ignore(conn, "only a seat of the game reports where the players are")
-        if not isinstance(payload, list) or len(payload) > len(session.keys):
-            return self._ignore(conn, f"a report is a list of at most {len(session.keys)} players")
-        report: dict[bytes, str] = {}
-        for entry in payload:
-            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], bytes)
-                    and self._seat(entry[0]) and isinstance(entry[1], list) and len(entry[1]) == 1
-                    and is_ip(entry[1][0])):
-                return self._ignore(conn, "each entry is [a seat's peer id, [one IP address]]")
-            if entry[0] not in (conn.peer, self.node.identity.peer):
-                report[entry[0]] = entry[1][0]
+        read = read_report(payload, conn.peer, self.node.identity.peer, session.keys)
+        if isinstance(read, str):
+            return self._ignore(conn, read)
+        report = read
         new = {peer: address for peer, address in report.items()
                if address not in self.addresses_of(peer)}
         self._reports[conn.peer] = report

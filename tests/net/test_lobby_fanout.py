@@ -15,18 +15,26 @@ from attacker import LOOPBACK, Attacker
 from procs import code_of, seat_key_of
 
 from p2pnimmt.net.connection import Asks
+from p2pnimmt.protocol.probe import PROBE_NONCE
 
 CHURNS = 120
 
 
-def test_a_spectators_churn_stays_within_a_members_asks(tmp_path: Path, procs) -> None:
-    ann = procs(["host", "--headless", "--seats", "3", "--interface", LOOPBACK, "--name", "ann",
+def hosted_with_bob(tmp_path: Path, procs, seats: int) -> tuple[int, str, Attacker]:
+    """ann hosts `seats` seats on 127.0.0.1 (a real `p2pnimmt host`); bob, a raw member, has a seat and its first
+    lobby frame. (ann's port, its seat key, bob)"""
+    ann = procs(["host", "--headless", "--seats", str(seats), "--interface", LOOPBACK, "--name", "ann",
                  "--transcript", str(tmp_path / "ann.p2pt")], tmp_path / "ann.out")
     port = int(ann.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1))
     key = seat_key_of(code_of(tmp_path / "ann.out"))
-    bob = Attacker.dial(port)  # the honest member whose link counts what the host sends
+    bob = Attacker.dial(port)
     bob.join("player", name="bob", seat_key=key)
     bob.lobby()
+    return port, key, bob
+
+
+def test_a_spectators_churn_stays_within_a_members_asks(tmp_path: Path, procs) -> None:
+    port, key, bob = hosted_with_bob(tmp_path, procs, 3)  # bob: the honest member whose link counts what ann sends
     began = time.monotonic()
     for n in range(CHURNS):  # a stranger comes and goes, each time under a new key
         tv = Attacker.dial(port)
@@ -46,3 +54,39 @@ def test_a_spectators_churn_stays_within_a_members_asks(tmp_path: Path, procs) -
     assert len(lobbies) <= Asks.BURST + Asks.PER_SECOND * took, \
         f"{len(lobbies)} lobby frames in {took:.1f} s ({CHURNS} comings and goings in {elapsed:.1f} s): past a member's asks"
     bob.close()
+
+
+def lobbies_until_probed(link: Attacker, timeout: float = 10.0) -> list[dict]:
+    """The lobby frames `link` is sent up to the answer to a probe it sends now (the host answers a probe at once:
+    what it sent the link before is all in)."""
+    link.send("probe", bytes(PROBE_NONCE))
+    link.sock.settimeout(timeout)
+    lobbies = []
+    while (got := link.read_frame())[0] != "probed":
+        if got[0] == "lobby":
+            lobbies.append(got[1])
+    return lobbies
+
+
+def test_a_joiner_is_sent_the_lobby_that_admits_it_once(tmp_path: Path, procs) -> None:
+    """A joiner's answer goes at once, the others' lobby within ANNOUNCE_EVERY (protocol.md 14, "Bounds"): before
+    session 46 the joiner was sent the same lobby again with the others (two frames of its budget for one change).
+    carol joins, then dave as soon as carol is in (dave's lobby to the others waits for the quarter second): each is
+    sent one lobby that names it, carol one more naming dave. A real `p2pnimmt host` on 127.0.0.1."""
+    port, key, bob = hosted_with_bob(tmp_path, procs, 5)  # bob: a member who sees each change go to the others
+    carol, dave = Attacker.dial(port), Attacker.dial(port)
+    carol.join("player", name="carol", seat_key=key)
+    assert "carol" in names(carol.lobby())
+    dave.join("player", name="dave", seat_key=key)
+    while "dave" not in names(bob.lobby()):  # the others' lobby that names dave has gone
+        pass
+    to_dave = lobbies_until_probed(dave)
+    to_carol = lobbies_until_probed(carol)
+    assert [names(lobby) for lobby in to_dave] == [["ann", "bob", "carol", "dave"]], "dave's lobby, not once"
+    assert [names(lobby) for lobby in to_carol] == [["ann", "bob", "carol", "dave"]], "carol: the lobby naming dave"
+    for link in (bob, carol, dave):
+        link.close()
+
+
+def names(lobby: dict) -> list[str]:
+    return [m["name"] for m in lobby["members"]]

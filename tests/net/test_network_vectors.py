@@ -27,7 +27,9 @@ from p2pnimmt.net.connection import (
     ping_every,
     said_timeout,
 )
-from p2pnimmt.net.lobby import lobby_members
+from p2pnimmt.net.frames import exceeded
+from p2pnimmt.net.lobby import lobby_members, lobby_seats
+from p2pnimmt.net.seen import read_report
 from p2pnimmt.protocol.identity import Identity
 from p2pnimmt.web.relay import MAX_BATCH, batches, header, hello_text, unbatched
 
@@ -211,6 +213,13 @@ def test_frames_of_protocol_md() -> None:
             assert frame([case["kind"], None]).hex() == case["frame"]
 
 
+@pytest.mark.parametrize("case", F["too_many_asks"], ids=lambda case: case["why"])
+def test_the_words_for_a_frame_past_the_asks(case: dict[str, str]) -> None:
+    """What a member that is not the host says of a frame past its asks' budget and slack (the page: link.ts
+    asksExceeded), the kind made printable and cut as neutral() does."""
+    assert exceeded(case["kind"]) == case["words"]
+
+
 async def a_link_given(data: bytes, end: bool = False) -> tuple[list[tuple[str, Any]], str | None]:
     """A handshake that passes, then `data` from the dialer with its auth (and its end, with `end`): the frames the
     reference's served link hands on, and the words it ends with."""
@@ -377,3 +386,40 @@ def test_the_words_a_page_reads_of_protocol_md() -> None:
     said = {seatdoor.MISSING, seatdoor.WRONG, seatdoor.TOO_MANY, seatdoor.TOO_MANY_ADDRESSES, seatdoor.WRONG_LINK,
             relaydoor.WRONG, relaydoor.TOO_MANY, relaydoor.KEYLESS}
     assert said <= {text for text, _ in WORDS["refusals"]}
+
+LOBBY = block("lobby-members")
+
+
+@pytest.mark.parametrize("case", LOBBY["seats"], ids=lambda c: c["why"])
+def test_lobby_seats_as_the_vectors_take_them(case: dict[str, Any]) -> None:
+    """lobby-members `seats`: what a joiner takes of a lobby frame's `seats` (Lobby.mirror), having had `had`."""
+    seats = case["seats"]
+    value = float(seats[6:]) if isinstance(seats, str) and seats.startswith("float:") else seats
+    assert lobby_seats(value, LOBBY["had"]) == case["kept"]
+
+
+SEEN = block("seen-reports")
+
+
+def peered(value: Any) -> Any:
+    """A seen-reports value as on the wire: a str `peer:NAME` is that seat's peer id (`stranger`: one of no seat)."""
+    if isinstance(value, str) and value.startswith("peer:"):
+        return bytes.fromhex(SEEN["seats"].get(value[5:], SEEN["stranger"]))
+    if isinstance(value, list):
+        return [peered(v) for v in value]
+    if isinstance(value, dict):
+        return {k: peered(v) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("case", SEEN["cases"], ids=lambda c: c["why"])
+def test_seen_reports_as_the_vectors_take_them(case: dict[str, Any]) -> None:
+    """seen-reports: what a seat keeps of another's `seen` report (net/seen.py Seen.learn), or why it ignores it."""
+    seats = [bytes.fromhex(peer) for peer in SEEN["seats"].values()]
+    names = {bytes.fromhex(peer): name for name, peer in SEEN["seats"].items()}
+    reporter = peered("peer:" + case.get("from", SEEN["from"]))
+    read = read_report(peered(case["report"]), reporter, peered("peer:" + SEEN["us"]), seats)
+    if "ignored" in case:
+        assert read == case["ignored"]
+    else:
+        assert isinstance(read, dict) and {names[peer]: address for peer, address in read.items()} == case["taken"]

@@ -66,14 +66,19 @@ async def test_lobby_watchers_linked_peers_and_players() -> None:
     assert task.cancelled(), "close() ends what was spawned on the node"
 
 
+async def hosted_and_joined(host: Node, guest: Node, players: int) -> None:
+    """host hosts a one-round open game of `players` on 127.0.0.1, and guest joins it (with the seat key)."""
+    await host.listen()
+    await host.host(Settings(players=players, max_rounds=1, point_limit=None, deal="open"))
+    await guest.listen()
+    guest.seat_key = host.seat_key
+    await guest.join(LO, host.port, host.game_id)
+
+
 async def play_one_round(host, guest) -> None:
     """host hosts a one-round open game of two on 127.0.0.1, guest joins, both play it to the end; both closed."""
     try:
-        await host.listen()
-        await host.host(Settings(players=2, max_rounds=1, point_limit=None, deal="open"))
-        await guest.listen()
-        guest.seat_key = host.seat_key
-        await guest.join(LO, host.port, host.game_id)
+        await hosted_and_joined(host, guest, 2)
         await asyncio.wait_for(asyncio.gather(host.done.wait(), guest.done.wait()), 30)
     finally:
         await guest.close()

@@ -146,3 +146,29 @@ def test_a_record_held_is_taken_unchecked_only_as_held_and_for_the_game_it_was_c
     me.game_id = bytes(16)  # another game: what was checked for the last one is checked again
     assert me.book._held(BOB.public_key, bob.record()) is None
     assert me.book._held(me.identity.public_key, own.record()) is None
+
+
+def test_a_lobby_frame_checks_our_own_record_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lobby.mirror checks each player's record once (a signature each), ours too, seated or watching: it says
+    whether the host forwards records (Node.where_forwarded). Before session 46 our own record was checked twice
+    when we sat (once for the book, once for where_forwarded). The real where_from runs; the test counts its calls."""
+    import p2pnimmt.net.lobby as lobby_module
+
+    checked: list[bytes] = []
+
+    def counted(record: object, key: bytes, game: bytes):
+        checked.append(key)
+        return where_from(record, key, game)
+
+    monkeypatch.setattr(lobby_module, "where_from", counted)
+    me = Node(ANN, name="ann")
+    me.game_id = GAME
+    ours, bobs = sign_where(ANN, GAME, 4000, []).record(), sign_where(BOB, GAME, 4001, []).record()
+    me.lobby.mirror(lobby([entry(ANN, "ann", 4000, ours), entry(BOB, "bob", 4001, bobs)]))
+    assert checked == [ANN.public_key, BOB.public_key] and me.where_forwarded
+    checked.clear()
+    me.lobby.mirror(lobby([{**entry(ANN, "ann", 4000, ours), "role": "spectator"}, entry(BOB, "bob", 4001, bobs)]))
+    assert checked == [ANN.public_key, BOB.public_key] and me.where_forwarded
+    checked.clear()
+    me.lobby.mirror(lobby([entry(ANN, "ann", 4000, bobs), entry(BOB, "bob", 4001)]))  # not our own word
+    assert checked == [ANN.public_key, BOB.public_key] and not me.where_forwarded

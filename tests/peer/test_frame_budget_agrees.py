@@ -2,13 +2,13 @@
 budgets of their own), a frame of a kind not in the table of frames (a later version's, or junk) too, counts as an
 ask of its link ("Bounds": a burst of 64, then 20 a second; past it not answered, and once a slack of
 1,280 more is spent each is a bad message; the 21st bad message closes the link). The same frames, at the same
-times, go to the reference's net/frames.py ask_verdict (what on_frame judges every frame by) and to the TypeScript
+times, go to the reference's net/frames.py frame_verdict (what on_frame judges every frame by) and to the TypeScript
 page's link.ts askVerdict (what page_node.ts judges every frame by, in the web/peer/test/mixed.ts node process), and
 both must give every frame the same verdict, so both close the link at the same frame.
 
 Before session 45 neither counted a frame of an unknown kind, a `bye`, a `lobby`, a `probed`, ... at all: a seat's
 tiny ones (`["zz", n]`) to a phone page, 38 M in 30 s, held its main thread 16 s busy and cut nothing (docs/fair-play.md, session 44's red team). On main
-this test fails: the reference has no ask_verdict, and the node process no `asks` op.
+this test failed: the reference had no ask_verdict (since session 46 frame_verdict), and the node process no `asks` op.
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from typing import Any
 from mixed import NodeSeats
 from test_mixed_tables import child as child  # noqa: F401 (the node process of test_mixed_tables, a fixture)
 
-from p2pnimmt.net.connection import Asks
-from p2pnimmt.net.frames import MAX_LINK_FAULTS, ask_verdict
+from p2pnimmt.net.connection import Asks, Budgets
+from p2pnimmt.net.frames import MAX_LINK_FAULTS, frame_verdict
 
 BURST, SLACK, RATE = int(Asks.BURST), int(Asks.SLACK), int(Asks.PER_SECOND)
 
 
 def verdicts(child: NodeSeats, frames: list[tuple[int, str]]) -> list[str]:
     """Each frame's verdict ([seconds, kind] on one fresh link), the same in both implementations (else it fails)."""
-    asks = Asks(slack=Asks.SLACK)
-    ours = [ask_verdict(asks, kind, float(at)) for at, kind in frames]
+    budgets = Budgets()
+    ours = [frame_verdict(budgets, kind, float(at)) for at, kind in frames]
     answer: dict[str, Any] = child.call("asks", 0, frames=[[at, kind] for at, kind in frames])
     assert "error" not in answer, answer
     assert answer["verdicts"] == ours, "the two implementations judge a link's frames differently"
@@ -66,10 +66,11 @@ def test_every_frame_but_a_msg_shares_one_budget(child: NodeSeats) -> None:
 
 def test_a_host_takes_joins_and_answers_to_a_rematch_from_budgets_of_their_own() -> None:
     """The reference as a host (the page hosts no game): `join` and `again` frames are not asks there (their own
-    budgets, a burst of 4, then 1 a second: connection.Connection.joins and .answers)."""
-    asks = Asks(slack=Asks.SLACK)
-    assert {ask_verdict(asks, kind, 0.0, host=True) for kind in ["join", "again", "msg"] * 100} == {"free"}
-    assert ask_verdict(asks, "bye", 0.0, host=True) == "taken"
+    budgets, a burst of 4, then 1 a second, no slack: connection.Budgets.joins and .answers; a `msg` is free)."""
+    budgets = Budgets()
+    judged = [frame_verdict(budgets, kind, 0.0, host=True) for kind in ["join", "again", "msg"] * 6]
+    assert judged == ["taken", "taken", "free"] * 4 + ["bad", "bad", "free"] * 2
+    assert frame_verdict(budgets, "bye", 0.0, host=True) == "taken" and budgets.asks.budget.level == Asks.BURST - 1
 
 
 def test_a_later_versions_rare_frames_never_cost_a_link(child: NodeSeats) -> None:

@@ -8,7 +8,7 @@
 import type { Encodable, Value } from "./codec.js";
 import type { Identity } from "./identity.js";
 import { bytes, codec, identity as identities } from "./main.js";
-import { pyRepr } from "./names.js";
+import { neutralUpTo, pyRepr } from "./names.js";
 import type { Channel } from "./tunnel.js";
 
 const { ascii, concat, equal } = bytes;
@@ -227,14 +227,14 @@ export const MAX_LINK_FAULTS = 20;
 export const FRAME_KINDS = new Set([...ASKS, "msg", "join", "lobby", "refuse", "bye", "again", "rematch", "probed"]);
 
 /** A frame of `kind` takes from its link's asks budget (protocol.md 14, "Bounds"): every frame but a `msg` (the page
- * hosts no game, so it has no `join` or `again` budget of its own: the reference's charged_as_ask, not at a host). */
+ * hosts no game, so it has no `join` or `again` budget of its own: the reference's frame_verdict, not at a host). */
 export function chargedAsAsk(kind: string): boolean {
   return kind !== "msg";
 }
 
 /** A frame of `kind` at `now` (milliseconds, monotonic) against its link's asks: "free" (not charged), "taken",
  * "excused" (past the budget, within its slack: not answered, not counted) or "bad" (not answered, counted in
- * `asks.over`: past MAX_ASKS_OVER the link is closed). The reference's net/frames.py ask_verdict decides alike. */
+ * `asks.over`: past MAX_ASKS_OVER the link is closed). The reference's net/frames.py frame_verdict decides alike. */
 export function askVerdict(asks: Asks, kind: string, now: number): "free" | "taken" | "excused" | "bad" {
   if (!chargedAsAsk(kind)) return "free";
   const over = asks.over;
@@ -243,11 +243,12 @@ export function askVerdict(asks: Asks, kind: string, now: number): "free" | "tak
 }
 
 /** Why a link is closed past its asks' budget: what the asks are, the kind that went over it named (the reference's
- * asks_exceeded). */
+ * asks_exceeded: since session 46 the same words for a kind with characters that are not printable or past 40,
+ * protocol.md 14 frame-vectors `too_many_asks`; before, the kind raw, cut at 40 UTF-16 units without `…`). */
 export function asksExceeded(kind: string): string {
   const said = `more than ${ASKS_PER_SECOND} asks a second (heads, ping, seen, probe, where and other frames but msg`;
   return FRAME_KINDS.has(kind) ? `${said}: this one ${kind})`
-    : `${said}: this one of a kind this node does not know, ${pyRepr(kind.slice(0, 40))})`;
+    : `${said}: this one of a kind this node does not know, ${pyRepr(neutralUpTo(kind, 40))})`;
 }
 
 export class Asks {

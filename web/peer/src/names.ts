@@ -205,6 +205,43 @@ export function lookAlike(a: string, b: string): boolean {
   return skeleton(a) === skeleton(b);
 }
 
+/**
+ * Text from a peer made safe to print, as the reference's `neutral` (p2pnimmt/neutral.py): every code point Python's
+ * `str.isprintable` refuses written as an escape, at most MAX_MARKS combining marks in a row (the rest escaped). Since
+ * session 36 the command line prints its report through this: before, it printed it raw, so a verdict quoting a text of
+ * four marks in a row got other words from each verifier. (One argument: `lines.map(neutral)` stays right.)
+ */
+export function neutral(text: string): string {
+  let out = "";
+  let marks = 0;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0) as number;
+    if (!isPrintable(cp)) {
+      out += escape(cp);
+      marks = 0;
+    } else if (isPrintableMark(cp)) {
+      marks += 1;
+      out += marks <= MAX_MARKS ? ch : escape(cp);
+    } else {
+      marks = 0;
+      out += ch;
+    }
+  }
+  return out;
+}
+
+/** `neutral` of at most `limit` code points of `text`, with `…` when cut: the reference's `neutral(text, limit)` (since
+ * session 46 the page's words for a frame of a kind it does not know, link.ts asksExceeded). */
+export function neutralUpTo(text: string, limit: number): string {
+  const points = Array.from(text);
+  return points.length > limit ? `${neutral(points.slice(0, limit).join(""))}…` : neutral(text);
+}
+
+/** A code point written as Python's repr escapes it: \xhh, \uhhhh or \Uhhhhhhhh. */
+function escape(cp: number): string {
+  return cp < 0x100 ? `\\x${cp.toString(16).padStart(2, "0")}` : cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, "0")}` : `\\U${cp.toString(16).padStart(8, "0")}`;
+}
+
 /** A string as Python's repr() writes it (the reference's verdicts quote names and codes this way). */
 export function pyRepr(text: string): string {
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
@@ -217,7 +254,7 @@ export function pyRepr(text: string): string {
     else if (ch === "\r") out += "\\r";
     else if (ch === "\t") out += "\\t";
     else if (isPrintable(cp)) out += ch;
-    else out += cp < 0x100 ? `\\x${cp.toString(16).padStart(2, "0")}` : cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, "0")}` : `\\U${cp.toString(16).padStart(8, "0")}`;
+    else out += escape(cp);
   }
   return quote + out + quote;
 }

@@ -8,14 +8,14 @@
 import type { MsgMap } from "./codec.js";
 import { bytes, cards, codec, identity as identities, sealedGroup, seatKey } from "./main.js";
 import { Held } from "./page_held.js";
-import { followProblem, goneBy, HOST_GONE, movedOn, type Played, refusedFor, TAKEN_BACK } from "./page_host.js";
+import { followProblem, goneBy, HOST_GONE, movedOn, type Played, TAKEN_BACK } from "./page_host.js";
 import { PageNode } from "./page_node.js";
 import { Unheard } from "./page_probe.js";
 import { withFallback, workerDrawer } from "./page_secret.js";
 import { HELLO_WITHIN, LOBBY_GIVE_UP, readTimings, RECONNECT_AFTER, SERVE_WITHIN, TIMINGS_META } from "./page_timings.js";
 import { PageSeat } from "./page_seat.js";
 import { $, changed, clearLists, draw, hide, mark, say, showIf } from "./page_view.js";
-import { _, eveningRounds, fmt, ngettext, translatePage } from "./page_words.js";
+import { _, eveningRounds, fmt, ngettext, refusalSaid, refusedFor, translatePage } from "./page_words.js";
 import { Tunnel } from "./tunnel.js";
 
 const { bullHeads, penalty } = cards;
@@ -923,7 +923,7 @@ function refusedWords(why: string): string {
   if (about === "seat-key-tries") return _("the host refused: too many wrong seat keys came from this address. Wait a while, then scan the QR code the host shows now.");
   if (about === "link-secret") return _("the host refused this page's link secret (after the seat key in its link): it is not the secret of this host's evening. Scan the QR code the host shows now, or open its phone link whole.");
   if (about === "relay") return _(why); // the relay's own words (p2pnimmt/web/relaydoor.py: KEYLESS)
-  return fmt(_("the host refused: {why}"), { why: _(why) });
+  return fmt(_("the host refused: {why}"), { why: refusalSaid(why) });
 }
 
 /** The page's seat key and what is wrong with the link's, read once at load (linkSeatKey). */

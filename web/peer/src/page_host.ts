@@ -27,19 +27,6 @@ export function goneBy(reason: string): "bye" | "refused" {
   return reason === "host gone: bye" ? "bye" : "refused";
 }
 
-/** What a host's refusal is about, by its text's beginning (protocol.md 14, "Words a page reads", wire-words):
- * "seat-key" (the seat key was missing or wrong), "seat-key-tries" (too many wrong keys from this address, the host's
- * or the phone relay's), "relay" (the phone relay refused to pass the join on: its node holds no seat key to check it
- * with; its "wrong seat key" and "too many wrong seat keys" are the host's, checked for it at the relay: "A phone
- * relay checks its pages' joins"), "link-secret" (the link secret after the seat key in the page's link is not the
- * host's: "The link secret"), else "other" (too many from too many addresses, too: the host's words). */
-export function refusedFor(why: string): string {
-  return why.startsWith("the seat key is missing") || why.startsWith("wrong seat key") ? "seat-key"
-    : why.startsWith("too many wrong seat keys from this address") ? "seat-key-tries"
-    : why.startsWith("wrong link secret") ? "link-secret"
-    : why.startsWith("the phone relay") ? "relay" : "other";
-}
-
 export function hostProblem(address: string, key: Uint8Array, had: Uint8Array | null, signer: Uint8Array | null): string | null {
   const peer = peerId(key);
   const words = { address, key: fingerprint(peer) };

@@ -6,6 +6,7 @@
 import type { MsgMap, Value } from "./codec.js";
 import { hex } from "./bytes.js";
 import { peerId } from "./identity.js";
+import { MAX_PLAYERS, MIN_PLAYERS } from "./cards.js";
 import { isName } from "./names.js";
 import { isIp, MAX_LOBBY_MEMBERS } from "./where.js";
 
@@ -32,6 +33,12 @@ export interface LobbyMember {
 export interface LobbyRead {
   readonly members: LobbyMember[];
   readonly entries: MsgMap[];
+}
+
+/** A lobby frame's `seats` as a page takes it: an integer MIN_PLAYERS..MAX_PLAYERS, else the seats it had (net/lobby.py:
+ * lobby_seats; protocol.md 14, vectors `lobby-members`, `seats`; before session 46 any number but a float). */
+export function lobbySeats(value: Value | undefined, had: number): number {
+  return typeof value === "number" && Number.isInteger(value) && value >= MIN_PLAYERS && value <= MAX_PLAYERS ? value : had;
 }
 
 export function lobbyMembers(value: readonly Value[]): LobbyRead {

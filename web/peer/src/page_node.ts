@@ -20,7 +20,7 @@ import { askVerdict, asksExceeded, FRAME_KINDS, Link, MAX_ASKS_OVER, MAX_LINK_FA
 import { bytes, envelope, identity as identities, seatKey as seatKeys } from "./main.js";
 import { MoveClock } from "./page_clock.js";
 import { Held } from "./page_held.js";
-import { type LobbyMember, lobbyMembers } from "./page_members.js";
+import { type LobbyMember, lobbyMembers, lobbySeats } from "./page_members.js";
 import { carriesNothing, hostProblem } from "./page_host.js";
 import { PageSeat } from "./page_seat.js";
 import { PROBE_NONCE, probeAnswer, Probes } from "./page_probe.js";
@@ -745,8 +745,7 @@ export class PageNode {
       // each player's own signed word on where it listens, kept whatever later frames say
       for (const where of this.book.lobby(read.entries, this.hello.game, this.identity.publicKey)) this.book.take(where, (p) => this.isPlayer(p));
     }
-    const seats = payload.get("seats");
-    if (typeof seats === "number") this.seats = seats;
+    this.seats = lobbySeats(payload.get("seats"), this.seats);
     const state = payload.get("state");
     if (state === "lobby" || state === "playing") this.lobbyState = state;
     if (this.lobbyState === "playing") this.dialMesh();

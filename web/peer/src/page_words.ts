@@ -70,3 +70,38 @@ export function eveningRounds(text: string, before: number): string {
   }
   return text;
 }
+
+/** What a host's refusal is about: "seat-key" (the seat key was missing or wrong, protocol.md 14), "seat-key-tries"
+ * (too many wrong keys from this address, the host's or the phone relay's), "relay" (the phone relay refused to pass
+ * the join on: its node holds no seat key to check it with; its "wrong seat key" and "too many wrong seat keys" are
+ * the host's, checked for it at the relay: protocol.md 14, "A phone relay checks its pages' joins"), "link-secret"
+ * (the link secret after the seat key in the page's link is not the host's: "The link secret"), else "other"
+ * (too many from too many addresses, too: the host's words). By its text's beginning (protocol.md 14, "Words a page
+ * reads", wire-words); each refusal of a join: protocol.md 14, vectors `join-refusals`. */
+export function refusedFor(why: string): string {
+  return why.startsWith("the seat key is missing") || why.startsWith("wrong seat key") ? "seat-key"
+    : why.startsWith("too many wrong seat keys from this address") ? "seat-key-tries"
+    : why.startsWith("wrong link secret") ? "link-secret"
+    : why.startsWith("the phone relay") ? "relay" : "other";
+}
+
+/** The host's refusals with a field in them (net/lobby.py; the reference's i18n _PEER_TEXTS, their fields' patterns):
+ * the page says them in its language as the reference's `said` does (since session 46: before, in English). */
+const REFUSAL_TEMPLATES: readonly string[] = [
+  "too many spectators ({n})",
+  "the name {name} looks like {twin}'s, who has a seat here: choose another name (--name NAME, or the menu)",
+];
+let refusalPatterns: [RegExp, string][] | null = null;
+
+/** A host's refusal of our join in the page's language (protocol.md 14, vectors `join-refusals`, `de`): its words
+ * as they are in the catalog, else one of REFUSAL_TEMPLATES with its fields as the host wrote them. */
+export function refusalSaid(why: string): string {
+  if (_(why) !== why) return _(why);
+  refusalPatterns ??= REFUSAL_TEMPLATES.map((template) => [new RegExp(`^${template.split(/(\{\w+\})/).map((part) =>
+    /^\{\w+\}$/.test(part) ? `(?<${part.slice(1, -1)}>${part === "{n}" ? "\\d+" : ".+"})` : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("")}$`, "s"), template]);
+  for (const [pattern, template] of refusalPatterns) {
+    const found = pattern.exec(why);
+    if (found?.groups) return fmt(_(template), found.groups);
+  }
+  return why;
+}

@@ -5,9 +5,9 @@
 import { concat, equal, hex } from "./bytes.js";
 import { decode, DecodeError, type Value } from "./codec.js";
 import { fingerprint, KEY_SIZE, peerId, verify as verifySignature } from "./identity.js";
-import { isPrintable, isPrintableMark, pyRepr } from "./names.js";
+import { neutral, pyRepr } from "./names.js";
 
-export { pyRepr };
+export { neutral, pyRepr };
 import { type Fault, Session, Unsupported } from "./session.js";
 import { DELIVERER_CODES, FAULT_CODES, FORMAT, frames, link, MAGIC, MAX_FAULTS, MAX_FAULTS_PER_PEER, MAX_RECORD, readFaultRecord, SEAL_TAG } from "./transcript.js";
 
@@ -62,35 +62,6 @@ class Failure extends Error {
 /** The words of a file that is no transcript at all (section 13, "Exit status": verify's status 2). */
 const NOT_A_TRANSCRIPT = "not a p2pnimmt transcript";
 const NO_HEADER = "it does not begin with a transcript header";
-
-/** At most this many combining marks in a row are written as they are (p2pnimmt/neutral.py's MAX_MARKS). */
-const MAX_MARKS = 3;
-
-/**
- * Text from a transcript made safe to print, as the reference's `neutral` (p2pnimmt/neutral.py) makes each line of
- * its report: every code point Python's `str.isprintable` refuses written as an escape, at most MAX_MARKS combining
- * marks in a row (the rest escaped). Since session 36 the command line prints its report through this: before, it
- * printed it raw, so a verdict quoting a text of four marks in a row got other words from each verifier.
- */
-export function neutral(text: string): string {
-  let out = "";
-  let marks = 0;
-  for (const ch of text) {
-    const cp = ch.codePointAt(0) as number;
-    const escaped = cp < 0x100 ? `\\x${cp.toString(16).padStart(2, "0")}` : cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, "0")}` : `\\U${cp.toString(16).padStart(8, "0")}`;
-    if (!isPrintable(cp)) {
-      out += escaped;
-      marks = 0;
-    } else if (isPrintableMark(cp)) {
-      marks += 1;
-      out += marks <= MAX_MARKS ? ch : escaped;
-    } else {
-      marks = 0;
-      out += ch;
-    }
-  }
-  return out;
-}
 
 function who(session: Session, peer: Uint8Array | null): string {
   if (peer === null) return "no single peer (the transcript itself)";

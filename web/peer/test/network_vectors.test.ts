@@ -6,12 +6,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fromHex, hex } from "../src/bytes.js";
 import { Identity } from "../src/identity.js";
-import { frame, heardTimeout, IDLE_TIMEOUT, LEAST_LINK_TIMEOUT, Link, MOST_LINK_TIMEOUT, NO_LINK_TIMEOUT, pingEvery,
-  saidTimeout } from "../src/link.js";
+import { askVerdict, Asks, asksExceeded, FRAME_KINDS, frame, heardTimeout, IDLE_TIMEOUT, LEAST_LINK_TIMEOUT, Link,
+  MOST_LINK_TIMEOUT, NO_LINK_TIMEOUT, pingEvery, saidTimeout } from "../src/link.js";
 import { batches, MAX_BATCH, notAHello, Tunnel, unbatched } from "../src/tunnel.js";
-import { lobbyMembers } from "../src/page_members.js";
-import { goneBy, HOST_GONE, refusedFor, TAKEN_BACK } from "../src/page_host.js";
+import { lobbyMembers, lobbySeats } from "../src/page_members.js";
+import { goneBy, HOST_GONE, TAKEN_BACK } from "../src/page_host.js";
 import { REFUSED } from "../src/page_node.js";
+import { refusedFor } from "../src/page_words.js";
+import { Float } from "../src/codec.js";
 import type { Channel } from "../src/tunnel.js";
 import type { Value } from "../src/codec.js";
 import { vector } from "./spec.js";
@@ -132,6 +134,12 @@ for (const c of F.refusals as { why: string; bytes: string; kinds?: string[]; re
     const { got, why } = await linkGiven(c.bytes);
     assert.deepEqual(got.map(([kind]) => kind), c.kinds ?? []);
     assert.equal(why, c.refusal);
+  });
+}
+
+for (const c of F.too_many_asks as { why: string; kind: string; words: string }[]) {
+  test(`frame-vectors too_many_asks: ${c.why}`, () => {
+    assert.equal(asksExceeded(c.kind), c.words);
   });
 }
 
@@ -267,3 +275,24 @@ test("wire-words: the words the page decides by (protocol.md 14, \"Words a page 
   for (const [reason, how] of W.host_gone.reasons as [string, string][]) assert.equal(goneBy(reason), how, reason);
   for (const [text, kind] of W.refusals as [string, string][]) assert.equal(refusedFor(text), kind, text);
 });
+
+const LOBBY = vector("lobby-members");
+for (const c of LOBBY.seats as { why: string; seats: unknown; kept: number }[]) {
+  test(`lobby-members seats: ${c.why}`, () => {
+    const seats = typeof c.seats === "string" && c.seats.startsWith("float:") ? new Float(Number(c.seats.slice(6))) : binned(c.seats);
+    assert.equal(lobbySeats(seats, LOBBY.had as number), c.kept);
+  });
+}
+
+test("seen-reports: the page takes no report (protocol.md 14: it dials no address only a report gave), each an ask", () => {
+  const cases = vector("seen-reports").cases as { why: string }[];
+  assert.ok(cases.length > 0 && FRAME_KINDS.has("seen"));
+  const asks = new Asks();
+  assert.deepEqual(cases.map(() => askVerdict(asks, "seen", 0)), cases.map(() => "taken"));
+});
+
+for (const c of vector("join-refusals") as { why: string; refusal: string; page: string }[]) {
+  test(`join-refusals: ${c.why}`, () => {
+    assert.equal(refusedFor(c.refusal), c.page);
+  });
+}

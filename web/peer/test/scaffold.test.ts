@@ -8,7 +8,7 @@ import { vector, vectorBlocks } from "./spec.js";
 const CHECKED = [
   "body-refusals", "canonical-refusals", "chain-vectors", "code-vectors", "decode-refusals", "drop-vectors", "draft-order", "envelope-refusals", "message-vectors", "name-ranges", "name-rules", "printable", "protocol-vectors", "rematch-vectors", "carry-vectors",
   "take-back", "seat-vectors", "probe-vectors", "where-vectors", "start-where-vectors", "link-vectors",
-  "handshake-vectors", "handshake-refusals", "frame-vectors", "tunnel-vectors", "lobby-members", "link-timeouts", "wire-words",
+  "handshake-vectors", "handshake-refusals", "frame-vectors", "tunnel-vectors", "lobby-members", "link-timeouts", "wire-words", "join-refusals", "seen-reports",
   "progression-vectors", "shuffle-vectors", "turn-examples", "sealed-arrivals", "sealed-audits", "sealed-commitments", "sealed-deal", "sealed-eightfolds", "sealed-encodings", "sealed-key-pair",
   "sealed-shuffle-step", "sealed-unlocks", "signature-checks", "start-refusals", "transcript-vectors",
 ];
