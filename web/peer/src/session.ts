@@ -1268,7 +1268,15 @@ export class Session {
   private drop(x: number, at: Pos, voids = true): void {
     this.dropped.set(x, at);
     this.active.clear();
-    for (const m of this.placed.get(x) ?? []) if (cmp(this.placedAt(x, m), at) >= 0) this.unplace(x, m);
+    for (const m of this.placed.get(x) ?? []) {
+      if (cmp(this.placedAt(x, m), at) < 0) continue;
+      this.unplace(x, m);
+      // One for a later round, placed before this drop (it came before the last DROP), waits as one that comes after
+      // it: the seat may be back by then (11.3: whether a returning seat's messages count never depends on whether
+      // they came before or after the votes that dropped it; the reference keeps them in their slots: until session
+      // 46 this node lost them, and a spectator waited on the seat back for ever)
+      if (this.roundOf(m) > this.round) this.pending.push(m);
+    }
     this.placed.set(x, (this.placed.get(x) ?? []).filter((m) => cmp(this.placedAt(x, m), at) < 0));
     this.held.delete(x);
     const sealed = this.sealed;
