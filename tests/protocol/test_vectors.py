@@ -360,7 +360,7 @@ def test_the_chain_vectors() -> None:
             found += [[i, o.code, o.fatal, o.detail] for o in session.receive(h(block["wires"][name]), h(block["peers"][by]))
                       if type(o).__name__ == "Fault"]
         assert found == case["faults"], case["why"]
-    assert {f[1] for c in block["cases"] for f in c["faults"]} == {"replay", "equivocation", "chain-broken"}
+    assert {f[1] for c in block["cases"] for f in c["faults"]} == {"replay", "equivocation", "chain-broken", "bad-signature", "unexpected"}
 
 
 def test_the_canonical_refusals() -> None:

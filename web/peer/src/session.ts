@@ -175,8 +175,6 @@ export class Session {
   readonly expelled = new Map<number, number>();
   /** The ROUND_ENDs and GAME_ENDs checked against this node's result (checkResults). */
   private readonly resultsChecked = new WeakSet<Envelope>();
-  /** Seats that never come back (expelled). */
-  private readonly forever = new Set<number>();
   /** Expelled seats: the fault code. */
   readonly expelledFor = new Map<number, string>();
   /** Seats whose first START_ACK was refused (section 12, "A refused START_ACK"): the fault code. The game never starts;
@@ -463,7 +461,6 @@ export class Session {
       }
     }
     this.expelledFurthest.set(seat, furthest);
-    this.forever.add(seat);
     for (const m of this.placed.get(seat) ?? []) if (m.seq >= from) this.unplace(seat, m);
     this.placed.set(seat, (this.placed.get(seat) ?? []).filter((m) => m.seq < from));
     // Its messages before `from` that wait (held behind its open vote, or for a later round) still count: since
@@ -1071,11 +1068,15 @@ export class Session {
         if (!(e instanceof Ignored)) continue; // (ignored: the pass ends, as the reference's step does)
       }
       try {
-        if (this.oweAtOnce() || this.dropExpelled()) continue;
+        if (this.oweAtOnce()) continue;
+        // a seat back's messages for the round now are in their slots before an expelled seat is dropped where the
+        // game first waits on it: a seat taken back that is expelled (section 12) is waited on after what it signed
+        // before the message that expelled it
         if (this.pending.length && this.pending.some((env) => this.roundOf(env) <= this.round)) { // (no closure when none)
           this.takePending();
           continue;
         }
+        if (this.dropExpelled()) continue;
         if (this.checkVotes() || this.owe()) continue;
       } catch (e) {
         // A drop or a vote that voids the round checks the ROUND_ENDs already in (scoreVoid), and one of them may
@@ -1267,7 +1268,15 @@ export class Session {
   private drop(x: number, at: Pos, voids = true): void {
     this.dropped.set(x, at);
     this.active.clear();
-    for (const m of this.placed.get(x) ?? []) if (cmp(this.placedAt(x, m), at) >= 0) this.unplace(x, m);
+    for (const m of this.placed.get(x) ?? []) {
+      if (cmp(this.placedAt(x, m), at) < 0) continue;
+      this.unplace(x, m);
+      // One for a later round, placed before this drop (it came before the last DROP), waits as one that comes after
+      // it: the seat may be back by then (11.3: whether a returning seat's messages count never depends on whether
+      // they came before or after the votes that dropped it; the reference keeps them in their slots: until session
+      // 46 this node lost them, and a spectator waited on the seat back for ever)
+      if (this.roundOf(m) > this.round) this.pending.push(m);
+    }
     this.placed.set(x, (this.placed.get(x) ?? []).filter((m) => cmp(this.placedAt(x, m), at) < 0));
     this.held.delete(x);
     const sealed = this.sealed;
@@ -1523,7 +1532,9 @@ export class Session {
     for (const [x, from] of [...this.dropped]) {
       if (cmp(from, [r, ROUND_END_STEP, 1]) > 0) continue;
       const seq = listedByMost(x, signers.map((s) => (ends.get(s) as Envelope).body.get("back") as number[][] | undefined));
-      if (seq === null || this.forever.has(x)) continue;
+      // an expelled seat too (section 12: its ask before the message that expelled it counts, and whether this node
+      // has found that message yet must not decide; it is then dropped again where the game first waits on it)
+      if (seq === null) continue;
       this.dropped.delete(x);
       this.absences.set(x, [...(this.absences.get(x) ?? []), { from, until: r + 1 }]);
       this.active.clear();

@@ -8,6 +8,7 @@
  * For the group (17.1, 17.3): each point's problem as received (null if valid), whether it is on the curve (u < p) and
  * the card it encodes; each scalar times each point by the portable X25519 (a browser's) and by node's OpenSSL
  * (`{refused: true}` where it throws); each key's clamped inverse d (null if it has none or is not clamped).
+ * For each feed of `spectate`, a fresh spectator's session fed its wires in order: phase, scores, drops, faults.
  * For each unlock taken on arrival (17.5 step 3: {dealt, seat, players, values, memo}): the problem, or the new list
  * and where the deal broke ("" if it did not), with U_{i-1}'s twin keys given to the check when `memo`.
  */
@@ -21,6 +22,7 @@ import { fromHex, hex, leToBigInt } from "../src/bytes.js";
 import { decode, DecodeError, encode, type MsgMap } from "../src/codec.js";
 import { bodyProblem, isKind } from "../src/messages.js";
 import { verifyTranscript } from "../src/verify.js";
+import { Session } from "../src/session.js";
 import { type Card, deck, type Variant } from "../src/cards.js";
 import { dealOrder, draftOrder } from "../src/deal.js";
 import { shuffle } from "../src/shuffle.js";
@@ -55,7 +57,7 @@ function playOut(hands: Card[][], rows: Card[][]): { rows: Card[][]; taken: Card
 
 const request = JSON.parse(readFileSync(0, "utf8")) as { deals?: DealRequest[]; drafts?: [number, number][]; codec?: string[];
   bodies?: [string, string][]; verify?: string[]; group?: { points: string[]; scalars: string[]; keys: string[] };
-  unlocks?: { dealt: string[]; seat: number; players: number; values: string[]; memo: boolean }[] };
+  unlocks?: { dealt: string[]; seat: number; players: number; values: string[]; memo: boolean }[]; spectate?: string[][] };
 const deals = (request.deals ?? []).map(({ seed, variant, players }) => {
   const order = shuffle(fromHex(seed), deck(variant, players));
   const { hands, rows } = dealOrder(order, players);
@@ -110,4 +112,10 @@ const unlocks = (request.unlocks ?? []).map(({ dealt, seat, players, values, mem
   const taken = applyUnlock(before, seat, players, values.map(fromHex), memo ? twinKeys(before) : null);
   return taken.problem !== null ? { problem: taken.problem } : { dealt: taken.dealt.map(hex), broken: taken.broken };
 });
-process.stdout.write(JSON.stringify({ deals, drafts, codec, bodies, verify, group, unlocks }));
+// Each feed's wires, in order, to a fresh spectator's session: what it holds at the end.
+const spectate = (request.spectate ?? []).map((wires) => {
+  const session = new Session(null);
+  const faults = wires.flatMap((wire) => session.receive(fromHex(wire)).map((f) => [f.code, f.peer ? hex(f.peer) : null, f.detail]));
+  return { phase: session.phase, scores: session.scores, dropped: [...session.dropped].sort((a, b) => a[0] - b[0]), faults };
+});
+process.stdout.write(JSON.stringify({ deals, drafts, codec, bodies, verify, group, unlocks, spectate }));
