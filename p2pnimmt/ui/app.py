@@ -462,16 +462,15 @@ class TableApp:
                 + (_("m: unmute") if self.muted else _("m: mute")))
 
     def _log(self):
-        # the TV's log (a spectator's, a replay's), beside the players: each entry broken between words to its width
-        # inside the frame, its further lines indented (a take, a replay's commits were cut at the frame); the
-        # seated log is the screen's width, where an entry fits
-        lines = self.model.log
-        if self._table_body() is self._tv:
-            width = self.size().columns - 1 - self._players_width().preferred - 2
-            lines = []
-            for entry in self.model.log:
-                first = wrap(entry, width)
-                lines += first[:1] + ["  " + line for line in wrap(" ".join(first[1:]), width - 2)] if first else [""]
+        # each entry broken between words to the width inside the frame, its further lines indented: the TV's log (a
+        # spectator's, a replay's) beside the players, the seated log the screen's width (a take, a replay's commits,
+        # a void round's reason, German's longer words were cut at the frame)
+        seated = self._table_body() is not self._tv
+        width = self.size().columns - 2 - (0 if seated else 1 + self._players_width().preferred)
+        lines = []
+        for entry in self.model.log:
+            first = wrap(entry, width)
+            lines += first[:1] + ["  " + line for line in wrap(" ".join(first[1:]), width - 2)] if first else [""]
         text = "\n".join(lines) or _("(nothing yet)")
         self._log_last = text.count("\n")
         return text
