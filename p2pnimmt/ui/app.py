@@ -403,6 +403,10 @@ class TableApp:
     def _tv_prompt(self):
         if self.replay is not None:
             return [("class:status", self.replay())]
+        if self.seat is None and self.model.over is not None and not self.model.aborted:
+            # a TV's results come up by themselves (the seat's "press Enter to see the results" said otherwise):
+            # what comes next
+            return [("class:status", _("Game over: a rematch the host offers comes up here by itself; q leaves."))]
         return widgets.prompt_lines(self.model, "", None)
 
     def _table_body(self):

@@ -91,6 +91,7 @@ window.P2PNIMMT_STRINGS = {
   "Game over after {rounds}.": "Spielende nach {rounds}.",
   "Game over after {rounds}: {scores}.": "Spielende nach {rounds}: {scores}.",
   "Game over.": "Spielende.",
+  "Game over: a rematch the host offers comes up here by itself; q leaves.": "Spielende: eine Revanche des Gastgebers kommt hier von selbst; q verlässt.",
   "Game started: {names} ({who})": "Das Spiel beginnt: {names} ({who})",
   "Game {code} cannot be joined now ({why}): Esc, then Watch it.": "Spiel {code} nimmt gerade niemanden auf ({why}): Esc, dann zuschauen.",
   "Game {code} cannot be joined now ({why}): choose another, or Esc and Watch it.": "Spiel {code} nimmt gerade niemanden auf ({why}): wähle ein anderes, oder Esc und schau zu.",
