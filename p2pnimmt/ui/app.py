@@ -473,8 +473,9 @@ class TableApp:
         width = self.size().columns - 2 - (0 if seated else 1 + self._players_width().preferred)
         lines = []
         for entry in self.model.log:
-            first = wrap(entry, width)
-            lines += first[:1] + ["  " + line for line in wrap(" ".join(first[1:]), width - 2)] if first else [""]
+            first = wrap(entry, width)  # (a blank line followed every entry of a TV's log: the rest of one that fits)
+            rest = " ".join(first[1:])
+            lines += first[:1] + (["  " + line for line in wrap(rest, width - 2)] if rest else [])
         text = "\n".join(lines) or _("(nothing yet)")
         self._log_last = text.count("\n")
         return text

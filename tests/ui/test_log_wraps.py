@@ -18,7 +18,7 @@ def log_of(screen: str) -> list[str]:
     """The lines inside the log's frame, its borders taken off."""
     lines = screen.splitlines()
     top = next(i for i, line in enumerate(lines) if line.startswith("┌"))
-    return [line[1:].rstrip("│ ") for line in lines[top + 1:] if line.startswith("│")]
+    return [line[1:].split("│")[0].rstrip() for line in lines[top + 1:] if line.startswith("│")]
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -40,3 +40,22 @@ def test_a_long_entry_of_the_seated_log_is_broken_between_words_not_cut(lang: st
         assert len(shown[entry]) <= 78 and shown[entry + 1].startswith("  ") and shown[entry + 1][2] != " ", shown
     finally:
         i18n.use("en")
+
+
+@pytest.mark.parametrize("tv", [False, True])
+def test_no_blank_line_follows_an_entry_that_fits(tv: bool) -> None:
+    """A TV's log (a spectator's, beside the players) put a blank line after every entry that fitted its width (the
+    empty rest of the entry, wrapped): half its lines were blank, and the log showed half as much. The seated log
+    breaks its entries the same way now, so it is checked too."""
+    model, watching = TableModel(), TableModel()
+    table = LocalTable(Settings(players=4), seed=bytes(32), spectators=1, on_event=model.update,
+                       on_watch=watching.update)
+    table.start()
+    entries = ["the first entry", "the second entry, a little longer", "the third"]
+    for said in entries:
+        (watching if tv else model).say(said)
+    ui = TableApp(watching, None, output=SizedOutput(80, 24), input=None) if tv else \
+        TableApp(model, LocalSeat(table), output=SizedOutput(80, 24), input=None)
+    shown = log_of(screen_text(ui, 80, 24))
+    at = shown.index(entries[0])
+    assert shown[at:at + 3] == entries, shown

@@ -283,7 +283,6 @@ window.P2PNIMMT_STRINGS = {
    "Hornochse",
    "Hornochsen"
   ],
-  "bull heads": "Hornochsen",
   "by bot (its entries pooled in each game; win share: of the whole table)": "pro Bot (seine Einträge je Spiel zusammengefasst; Siegesanteil: am ganzen Tisch)",
   "can't open '%(filename)s': %(error)s": "kann '%(filename)s' nicht öffnen: %(error)s",
   "cannot join {code} by its link: {why}": "kann {code} über seinen Link nicht beitreten: {why}",
@@ -383,7 +382,6 @@ window.P2PNIMMT_STRINGS = {
   "host": "Gastgeber",
   "host a new game": "eröffne ein neues Spiel",
   "host a new game on the LAN (prints its code)": "ein neues Spiel im LAN eröffnen (gibt seinen Code aus)",
-  "host key {key}": "Schlüssel des Gastgebers {key}",
   "host key {key}  (one code, {n} games: check the key on the host's screen)": "Schlüssel des Gastgebers {key}  (ein Code, {n} Spiele: prüfe den Schlüssel auf dem Bildschirm des Gastgebers)",
   "host key: {key} (if two games answer this code, joiners tell them apart by it)": "Schlüssel des Gastgebers: {key} (antworten zwei Spiele auf diesen Code, unterscheiden Beitretende sie daran)",
   "host {key}": "Gastgeber {key}",
@@ -528,6 +526,7 @@ window.P2PNIMMT_STRINGS = {
   "over": "vorbei",
   "p2pnimmt (vs bots)": "p2pnimmt (gegen Bots)",
   "p2pnimmt lobby   game code:": "p2pnimmt Warteraum   Spielcode:",
+  "p2pnimmt lobby   host key {key}   game code:": "p2pnimmt Warteraum   Schlüssel des Gastgebers {key}   Spielcode:",
   "p2pnimmt replay": "p2pnimmt Wiedergabe",
   "p2pnimmt — 6 nimmt! on the LAN": "p2pnimmt — 6 nimmt! im LAN",
   "per player and bot: games, wins, points per round": "pro Spieler und Bot: Spiele, Siege, Punkte pro Runde",
