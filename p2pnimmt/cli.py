@@ -733,7 +733,7 @@ def cmd_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         why = not_a_transcript(data)
         if why is not None:  # a wrong file, said as verify says it
             print("p2pnimmt replay: " + _("{file} is not a p2pnimmt transcript ({why}); `p2pnimmt history` lists "
-                                          "the games kept here").format(file=args.file, why=why), file=sys.stderr)
+                                          "the games kept here").format(file=args.file, why=said(why)), file=sys.stderr)
             return 2
         print(f"p2pnimmt replay: {args.file}: {said(str(exc))}", file=sys.stderr)
         return 1
@@ -799,7 +799,7 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     verdict = verify_transcript(data)
     if (why := not_a_transcript(data, verdict)) is not None:  # a wrong file
         print("p2pnimmt verify: " + _("{file} is not a p2pnimmt transcript ({why}); `p2pnimmt history` lists the "
-                                      "games kept here").format(file=args.file, why=why), file=sys.stderr)
+                                      "games kept here").format(file=args.file, why=said(why)), file=sys.stderr)
         return 2
     report = "\n".join(said(neutral(line)) for line in verdict.report().splitlines())  # others' text: never raw
     if verdict.ok:

@@ -387,7 +387,7 @@ def test_join_on_a_terminal_shows_the_search_not_a_blank_screen(tmp_path: Path, 
     assert time.monotonic() - started > 3  # the line was up while it searched, not only at the end
     lines = shown.splitlines()
     assert "p2pnimmt: no game with code ZZZZ found on the LAN on interface 127.0.0.1 (10 s)" in lines, shown
-    assert "  p2pnimmt join ZZZZ --peer HOST:PORT" in lines, shown
+    assert "  p2pnimmt join ZZZZ-7Q2K --peer HOST:PORT" in lines, shown  # with its seat key: the host needs it
 
 
 async def test_the_start_menus_list_names_the_host_variant_deal_and_seats_not_the_fingerprint() -> None:
