@@ -468,7 +468,12 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--stats", action="store_true", help=_("per player and bot: games, wins, points per round"))
     history.set_defaults(handler=cmd_history, parser=history)
 
-    again = sub.add_parser("replay", help=_("step through a finished game on the full-screen table"))
+    again = sub.add_parser("replay", help=_("step through a game on the full-screen table (one left unfinished: up to "
+                                            "where it stops)"),
+                           description=_("Step through a game on the full-screen table, as a TV shows it: ←/→ a "
+                                         "step, PgUp/PgDn a round, Home/End, ? the keys, q closes. A game left "
+                                         "unfinished is shown up to where it stops; a damaged transcript is "
+                                         "refused (`p2pnimmt verify FILE` says why)."))
     again.add_argument("file", metavar="FILE", help=_("a transcript written by p2pnimmt (see `p2pnimmt history`)"))
     again.set_defaults(handler=cmd_replay, parser=again)
     # main() takes --lang out of the line before parsing (i18n.take_lang), so it goes anywhere; every parser
