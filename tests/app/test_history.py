@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -216,3 +217,22 @@ def test_damaged_abandoned_and_long_named_games_fit_80_columns_in_german(tmp_pat
         assert all(len(line) <= 80 for line in shown) and all(line.startswith("    ") for line in shown[1:]), shown
         assert ("maximiliane ist gegangen, bevor der START bestätigt war" if lang == "de" else
                 "maximiliane left before acknowledging its START") in " ".join(" ".join(shown).split()), shown
+
+
+def test_the_stats_numbers_stand_under_their_headings_in_german(tmp_path: Path) -> None:
+    """`history --stats` in German: "Spiele" has six letters, the games' column five, so every count stood a column
+    left of its heading. Now each column is as wide as its heading; each number ends where its heading ends."""
+    from p2pnimmt import i18n
+
+    write_games(tmp_path, 2)
+    for lang in ("en", "de"):
+        i18n.use(lang)
+        try:
+            lines = stats_lines(games(tmp_path))
+        finally:
+            i18n.use("en")
+        heading = lines[0]
+        ends = [m.end() for m in re.finditer(r"\S+", heading)][1:]  # where "games", "wins", "points/round" end
+        for line in lines[1:]:
+            numbers = [m.end() for m in re.finditer(r"\d+(?:\.\d+)?", line[28:])]
+            assert [28 + end for end in numbers[-3:]] == ends, (heading, line)
