@@ -213,12 +213,12 @@ def stats_lines(records: Iterable[GameRecord]) -> list[str]:
         return [_("No finished, verified games yet.")]
     player, played, wins, mean_points = _("player"), _("games"), _("wins"), _("points/round")
     # each column as wide as its heading (German "Spiele" has 6 letters: its numbers stood a column left of it)
-    g, w, m = max(5, len(played)), max(5, len(wins)), max(12, len(mean_points))
-    lines = [f"{player:<28} {played:>{g}} {wins:>{w}} {mean_points:>{m}}"]
+    gw, ww, mw = max(5, len(played)), max(5, len(wins)), max(12, len(mean_points))
+    lines = [f"{player:<28} {played:>{gw}} {wins:>{ww}} {mean_points:>{mw}}"]
     for (name, who), t in sorted(tallies.items(), key=lambda kv: (kv[0] != (_("you"), ""), kv[0])):
         label = name if not who else f"{name} ({_('bot') if who == 'bot' else who})"
         mean = t.points / t.rounds if t.rounds else 0.0
-        lines.append(f"{label:<28.28} {t.games:>{g}} {t.wins:>{w}} {mean:>{m}.2f}")
+        lines.append(f"{label:<28.28} {t.games:>{gw}} {t.wins:>{ww}} {mean:>{mw}.2f}")
     return lines
 
 
