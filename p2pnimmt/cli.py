@@ -286,15 +286,22 @@ def pages_options(args: argparse.Namespace):
 
 TABLE_COMMANDS = {"play", "host", "join", "watch", "replay", "resume"}  # they place a turn's cards on a timer
 BOT_COMMANDS = {"play", "simulate", "host", "join", "bot", "resume"}  # they may run an mcs bot
+WEB_COMMANDS = {"play", "host", "join", "watch", "resume"}  # they may serve the phone page
 
 
 def environment_problem(command: str | None) -> str | None:
     """Why an environment variable this command reads cannot be used (P2PNIMMT_PLACE_DELAY, P2PNIMMT_BOT_ROLLOUTS,
-    P2PNIMMT_BOT_BUDGET), said before anything starts; None if they can. Another command is not troubled by them."""
+    P2PNIMMT_BOT_BUDGET, P2PNIMMT_PAGE_TIMINGS), said before anything starts; None if they can. Another command is
+    not troubled by them."""
     if command in TABLE_COMMANDS:
         from .ui.placing import delay_problem
 
         if problem := delay_problem():
+            return problem
+    if command in WEB_COMMANDS:
+        from .web.timings import timings_problem
+
+        if problem := timings_problem():
             return problem
     if command in BOT_COMMANDS:
         from .bots.mcs import env_search

@@ -41,6 +41,9 @@ MAX_AHEAD = 512  # messages held per sender ahead of its chain
 MAX_AHEAD_BYTES = 1024 * 1024  # bytes held per sender ahead of its chain
 MAX_AHEAD_TOTAL = 8 * 1024 * 1024  # bytes held ahead, all senders together
 MAX_HELD_WIRE = 16 * 1024  # a message larger than this is never held early or ahead (honest ones are < 4 KB)
+# One sender's chain in a game: its next message past either is not accepted (protocol.md 8, "A chain's bound")
+MAX_CHAIN = 16384
+MAX_CHAIN_BYTES = 4 * 1024 * 1024
 
 
 # What the gates find: named tuples (one is made for every message accepted), read-only as frozen dataclasses and
@@ -105,6 +108,7 @@ class Inbox:
         self._direct: set[tuple[bytes, int]] = set()  # (sender, seq) received from the sender itself
         self._wires: dict[bytes, Envelope] = {}  # exact wire bytes of every signed message held
         self._taken: dict[bytes, list[int]] = {}  # sender -> where its messages are in `accepted`, by seq
+        self._chain_bytes: dict[bytes, int] = {}  # sender -> bytes of its accepted messages (MAX_CHAIN_BYTES)
         self._replayed: set[bytes] = set()  # senders already reported for delivering their own message again
 
     # ----------------------------------------------------------------- queries
@@ -354,9 +358,23 @@ class Inbox:
                        f"{self.who(env.sender)} signed message #{env.seq} ({env.kind}) following a message "
                        f"#{env.seq - 1} other than its {held.kind} #{env.seq - 1}", True, (held.wire, env.wire))
 
+    def over_chain(self, env: Envelope, via: bytes | None) -> bool:
+        """`env`, its sender's next message, would take that chain past MAX_CHAIN messages or MAX_CHAIN_BYTES bytes
+        (protocol.md 8, "A chain's bound"): it is not accepted, as a message that never came, and its sender, where it
+        delivered it itself, went over a cap (red team, session 46: a seat's REJOINs without end, each recorded)."""
+        used = self._chain_bytes.get(env.sender, 0)
+        if env.seq < MAX_CHAIN and used + len(env.wire) <= MAX_CHAIN_BYTES:
+            return False
+        self._wires.pop(env.wire, None)  # (a copy is judged again, the same way)
+        if via == env.sender:
+            self._over(via, f"its message #{env.seq} ({env.kind}) past the {MAX_CHAIN} messages or {MAX_CHAIN_BYTES} "
+                            f"bytes {self.who(env.sender)} may sign in a game")
+        return True
+
     def take(self, env: Envelope) -> None:
         """`env` follows its chain: it is accepted."""
         next_seq, _ = self._heads.get(env.sender, _FIRST)  # (head's, for a sender that is not None)
+        self._chain_bytes[env.sender] = self._chain_bytes.get(env.sender, 0) + len(env.wire)
         self._wires[env.wire] = env
         self._taken.setdefault(env.sender, []).append(len(self.accepted))
         self.accepted.append(env)

@@ -478,6 +478,8 @@ class Session:
                 self._accept(found.env, found.via)
 
     def _accept(self, env: Envelope, via: bytes | None) -> None:
+        if env.sender != self.me and self.inbox.over_chain(env, via):
+            return  # past its sender's bound: as a message that never came (protocol.md 8, "A chain's bound")
         broken = self.inbox.broken_chain(env)
         if broken is not None:
             self._proven(broken)

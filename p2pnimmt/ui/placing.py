@@ -4,10 +4,10 @@ by the terminal's table (ui.app) and the browser's page (web.table)."""
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 from collections.abc import Callable
 
+from ..envnumber import env_number
 from ..i18n import _
 from ..neutral import shown
 from .model import TableModel
@@ -19,13 +19,10 @@ MAX_DELAY = 60.0  # seconds between two cards at most: more is a typo, not a pac
 def delay_problem() -> str | None:
     """Why $P2PNIMMT_PLACE_DELAY cannot be the seconds between the cards of a turn; None when it can (or is unset).
     The command line says it before anything starts (cli.environment_problem), never a traceback mid-game."""
-    value = os.environ.get(DELAY_ENV)
-    if not value:
+    given = env_number(DELAY_ENV)
+    if given is None:
         return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = math.nan
+    value, seconds = given
     if 0 <= seconds <= MAX_DELAY:
         return None
     return _("{variable}={value} is not a number of seconds from 0 to {most:g} (the pause between the cards of a "

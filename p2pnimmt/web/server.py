@@ -35,6 +35,7 @@ from ..i18n import _
 from ..protocol.seatkey import write_link_secret
 from .guard import IDLE, GatedSite, Page, ServerLog, keep_alive, opened, shared_gate
 from .relay import Relay
+from .timings import page_timings, with_timings
 from .view import Client, View
 
 log = logging.getLogger("p2pnimmt.web")
@@ -92,6 +93,8 @@ class WebServer:
         self.views: dict[str, View] = {}
         self.relays: dict[str, Relay] = {}  # a phone page's token -> the relay for its tunnel (web.relay)
         self.files = static_files()
+        # The phone page, its timers at $P2PNIMMT_PAGE_TIMINGS's scale where a test set it (web/timings.py)
+        self.phone_page = with_timings(self.files["phone.html"][0], page_timings())
         self.file_headers = {name: static_headers(body) for name, (body, _kind) in self.files.items()}
         self.gate = shared_gate()  # connections by address and in all, for every page server of the process
         self.runner: web.AppRunner | None = None
@@ -201,8 +204,8 @@ class WebServer:
 
     async def _phone(self, request: web.Request) -> web.Response:
         self._relay_of(request)
-        body, kind = self.files["phone.html"]
-        return web.Response(body=body, content_type=kind, charset="utf-8", headers=PHONE_HEADERS)
+        return web.Response(body=self.phone_page, content_type=self.files["phone.html"][1], charset="utf-8",
+                            headers=PHONE_HEADERS)
 
     async def _relay(self, request: web.Request) -> web.StreamResponse:
         relay = self._relay_of(request)

@@ -161,6 +161,8 @@ def test_web_says_so_when_no_browser_can_be_opened(panes) -> None:
     ("P2PNIMMT_BOT_ROLLOUTS", "0", ("host", "--headless", "--interface", "127.0.0.1", "--bot", "mcs")),
     ("P2PNIMMT_BOT_BUDGET", "nan", ("simulate", "--games", "1", "--players", "2", "--bots", "mcs,mcs")),
     ("P2PNIMMT_BOT_BUDGET", "inf", ("bot", "ABCD", "--bot", "mcs")),
+    ("P2PNIMMT_PAGE_TIMINGS", "2", ("host", "--headless", "--interface", "127.0.0.1")),
+    ("P2PNIMMT_PAGE_TIMINGS", "0", ("watch", "ABCD-EFGH", "--interface", "127.0.0.1", "--web", "--no-open")),
 ])
 def test_a_wrong_tuning_variable_is_said_before_anything_starts(variable: str, value: str, args: tuple) -> None:
     """Session 33's red team: each of these ended in a Python traceback (a ValueError from float() or from the mcs

@@ -47,6 +47,9 @@ CHEAT is one of
 - `keep`: right after its own PLAY_COMMIT of turn TURN of round 1 it signs KEEP(0, 2+3·TURN, s) naming every other
   seat s ("ahead", before anyone voted): it says it went on from every seat's commit there, and passes none on
   (benchmarks/attacks of session 28, keep_stall; tests/net/test_keep_liar_nodes.py);
+- `rejoin-flood`: right after its own PLAY_COMMIT of turn 1 of round 1 it signs TURN REJOINs (protocol.md 11.3), each
+  for a round of its own far ahead, sent as any message of its own (red team, session 46: each was accepted and
+  recorded by every node, nothing bounding them; tests/net/test_rejoin_flood.py);
 - `stop`: no rule broken, a node gone mid-game: in place of signing its PLAY_COMMIT of turn TURN of round 1 it
   signs nothing more, and its process ends as soon as what it sent before has left (a few hops of the event loop:
   no `bye`, the links just close);
@@ -404,6 +407,19 @@ def keep_ahead(turn: int) -> None:
                 if seat != self.seat:
                     send(self, "KEEP", {"round": 0, "step": turn_steps(turn)[0], "seat": seat})
             print(f"cheat: KEEP for every other seat's commit of turn {turn + 1}", flush=True)
+
+    Session.send = cheat  # type: ignore[method-assign]
+
+
+def rejoin_flood(times: int) -> None:
+    send = Session.send
+
+    def cheat(self: Session, kind: str, body: dict) -> None:
+        send(self, kind, body)
+        if kind == "PLAY_COMMIT" and (body["round"], body["turn"]) == (0, 0) and not self.table.replaying:
+            for asked in range(times):  # each its own slot (a round far ahead), so each is a new message
+                send(self, "REJOIN", {"round": 1000 + asked})
+            print(f"cheat: signed {times} REJOINs", flush=True)
 
     Session.send = cheat  # type: ignore[method-assign]
 
@@ -1113,7 +1129,7 @@ if __name__ == "__main__":
               "withholding-bare": lambda _turn: lying_lobby(True, bare=True),
               "cut": lambda _turn: cut_at_start_ack(), "offer-all": lambda _turn: offer_anew_at_start(False),
               "offer-without-last": lambda _turn: offer_anew_at_start(True), "offer-mid-game": offer_mid_game,
-              "keep": keep_ahead, "stop": stop_at_commit,
+              "keep": keep_ahead, "stop": stop_at_commit, "rejoin-flood": rejoin_flood,
               "lie": lambda _turn: lie_in_start_ack(), "lie-to-some": lambda _turn: lie_to_some(),
               "mute": lambda _turn: mute_after_start(), "slow-ack": slow_start_ack,
               "carry-host": lambda _turn: host_with_a_carry(), "where-reflect": where_reflect}

@@ -20,7 +20,19 @@ from p2pnimmt.protocol import sealed_group as g
 from p2pnimmt.protocol.sealed import outcomes, steps
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from sealed_adversary import Cheat, change_field, cheat, deal_state, keys_body, run_with, swap_into_hand  # noqa: E402
+from sealed_adversary import (  # noqa: E402
+    Cheat,
+    SealedNet,
+    change_field,
+    cheat,
+    deal_state,
+    keys_body,
+    run_with,
+    sealed,
+    swap_into_hand,
+)
+from test_attack_torsion import twins  # noqa: E402
+from test_drop import vote_out  # noqa: E402
 from test_own_steps import frame, own_hand_twin  # noqa: E402
 from test_sealed_game import (  # noqa: E402
     ANOTHER_KEY,
@@ -164,6 +176,159 @@ def test_both_verifiers_pass_a_wrong_step_undone_within_its_phase(tmp_path: Path
         path.write_bytes(bytes(net.transcripts[who.peer]))
         code, out, err = same_lines(path)
         assert code == 0 and "verified:" in out and "void" not in out and "fault" not in out.lower(), (out, err)
+
+
+def twin_at(index: int):
+    """A change to a SEALED_SHUFFLE's deck or a SEALED_UNLOCK's values: the value at `index` replaced by a twin, P + T
+    with T of order 8 (protocol.md 17.1), taken on arrival (no other value of the list shares its eightfold)."""
+
+    def change(c, values):
+        values[index] = twins(values[index])[0]
+        return values
+
+    return change
+
+
+@pytest.mark.parametrize("seat, kind, field, index, step", [
+    (1, "SEALED_SHUFFLE", "deck", 5, "shuffle"),  # a shuffle before the last: seat 2's layer removes the twin's T
+    (0, "SEALED_UNLOCK", "values", 31, "unlock"),  # position 41, a row, which seat 1 unlocks after seat 0
+])
+def test_both_verifiers_pass_a_twin_the_next_layer_removes(seat: int, kind: str, field: str, index: int, step: str,
+                                                           tmp_path: Path) -> None:
+    """17.7, "Why the outcomes suffice" (session 46): a lone seat's twin of a value, in a shuffle before the last or
+    at a position a later unlocker unlocks, is removed by the next layer itself; the deal's outcomes are an honest
+    deal's, every peer's audit names nobody and the round is scored, in both verifiers' words alike; recomputing
+    every step would have named the seat."""
+    net, made = cheat(4, seat, change_field(kind, field, twin_at(index)))
+    assert made.fired, "the cheat was not made: the case is not exercised"
+    session = net.sessions[net.watchers[0].peer]
+    st = deal_state(session)
+    keys = {s: (env.body["key"], env.body["seed"]) for s, env in session.slot("SEALED_KEYS", 0).items()}
+    shuffles = {s: env.body["deck"] for s, env in session.slot("SEALED_SHUFFLE", 0).items()}
+    unlocks = {s: env.body["values"] for s, env in session.slot("SEALED_UNLOCK", 0).items()}
+    assert outcomes(st.cards, st.layout, st.seats, shuffles, unlocks, keys) is not None
+    fault = steps(st.cards, st.layout, st.seats, shuffles, unlocks, keys)
+    assert (fault.seat, fault.step) == (seat, step), fault
+    for who in (net.watchers[0], net.identities[2]):
+        path = tmp_path / f"twin-{who.peer.hex()[:8]}.p2pt"
+        path.write_bytes(bytes(net.transcripts[who.peer]))
+        code, out, err = same_lines(path)
+        assert code == 0 and "verified:" in out and "void" not in out and "fault" not in out.lower(), (out, err)
+
+
+def keys_after(kind: str, turn: int = 0):
+    """A Cheat change: after its first `kind` message of round 1 (of `turn`), its true SEALED_KEYS, without alarm."""
+
+    def change(c: Cheat, k: str, body: dict) -> list | None:
+        if k == kind and body.get("round") == 0 and body.get("turn", 0) == turn and not c.fired:
+            c.fired = True
+            return [(k, body), ("SEALED_KEYS", keys_body(c.session))]
+        return None
+
+    return change
+
+
+@pytest.mark.parametrize("kind, turn", [("SEALED_SHUFFLE", 0), ("SEALED_UNLOCK", 0), ("PLAY_COMMIT", 2),
+                                        ("PLAY_REVEAL", 2)])
+def test_both_verifiers_take_keys_sent_before_the_round_end(kind: str, turn: int, tmp_path: Path) -> None:
+    """17.7 (session 46's text): a SEALED_KEYS without alarm before the round's end is no fault and stops nothing;
+    it is held, the round is played out, audited and scored, in both verifiers' words alike."""
+    net, made = cheat(4, 1, keys_after(kind, turn))
+    assert made.fired, "the cheat was not made: the case is not exercised"
+    for who in (net.watchers[0], net.identities[2]):
+        path = tmp_path / f"early-{who.peer.hex()[:8]}.p2pt"
+        path.write_bytes(bytes(net.transcripts[who.peer]))
+        code, out, err = same_lines(path)
+        assert code == 0 and "verified:" in out and "void" not in out and "fault" not in out.lower(), (out, err)
+
+
+OPEN = 1  # the seat that forfeits in round 1 (a false alarm) and is back, dealt open, from round 2
+
+
+def open_hand_and_hidden_hand_play_one_card(hidden: int) -> tuple[SealedNet, dict]:
+    """Four seats, four rounds. Seat OPEN raises a false alarm in round 1 (the audit names it: it forfeits) and asks
+    for its seat back at once; in round 3, dealt open, it plays its highest card at turn 4, and seat `hidden` (which
+    shuffled) reveals that same card in that turn, claiming a position of its own hidden hand, then sends its keys."""
+    from p2pnimmt.protocol.events import SeatDropped
+    from p2pnimmt.protocol.session import LocalError
+
+    round_, turn = 2, 3
+    net = SealedNet(4, seed=7, settings=sealed(4, 4), bots="random")
+    back, liar = net.sessions[net.identities[OPEN].peer], net.sessions[net.identities[hidden].peer]
+    record: dict = {}
+
+    def false_alarm_once(c: Cheat, kind: str, body: dict) -> list | None:
+        if kind == "PLAY_REVEAL" and (body["round"], body["turn"]) == (0, 3):
+            return [(kind, body), ("SEALED_KEYS", keys_body(c.session, 0, alarm=True))]
+        return None
+
+    def keys_after_the_lie(c: Cheat, kind: str, body: dict) -> list | None:
+        if kind == "PLAY_REVEAL" and (body.get("round"), body["turn"]) == (round_, turn):
+            c.fired = True  # its own node sees no broken deal (its faked hand holds the card): it sends its keys
+            return [(kind, body), ("SEALED_KEYS", keys_body(c.session, round_))]
+        return None
+
+    Cheat(net, OPEN, false_alarm_once)
+    Cheat(net, hidden, keys_after_the_lie)
+    react, honest_open, honest_liar = net.react, back.play, liar.play
+
+    def reacting(peer: bytes, event: object) -> None:
+        react(peer, event)
+        if peer == net.identities[OPEN].peer and isinstance(event, SeatDropped) and event.seat == OPEN:
+            try:
+                net.handle(peer, back.rejoin())
+            except LocalError:
+                pass
+
+    def open_play(card: int) -> list:
+        if (back.round, back.turn) == (round_, turn):
+            card = record["card"] = max(back.game.round.hands[OPEN])
+        return honest_open(card)
+
+    def hidden_play(card: int) -> list:
+        if (liar.round, liar.turn) == (round_, turn) and "lie" not in record:
+            fake = max(liar.game.round.hands[OPEN])
+            known = deal_state(liar, round_).known[hidden]
+            position = known.pop(card)
+            known[fake] = position
+            hand = liar.game.round.hands[hidden]
+            hand.remove(card)
+            hand.append(fake)
+            hand.sort()
+            record["lie"] = (fake, position, card)
+            return honest_liar(fake)
+        return honest_liar(card)
+
+    net.react = reacting  # type: ignore[method-assign]
+    back.play, liar.play = open_play, hidden_play  # type: ignore[method-assign]
+    net.start()
+    net.run()
+    if net.sessions[net.identities[0].peer].phase != "over":
+        vote_out(net, hidden)  # the liar's node waits for the turn it sees unbroken; the table is at its keys
+    return net, record
+
+
+@pytest.mark.parametrize("hidden, words", [
+    # revealed after the open hand's reveal: the deal is broken, the audit at once names the liar
+    (2, "round 3: void, nobody scores it: the audit of round 3 found seat 2 (p2) at fault: played {card} from "
+        "position {position}, which opens to {instead}"),
+    # revealed first: the card lies in a known hand, not-in-hand at every node (the round void: it shuffled)
+    (0, "lost its seat for a proven rule break: p0 (not-in-hand, the stand-in played it from round 3, step 12)"),
+])
+def test_a_hidden_hand_revealing_a_card_an_open_hand_plays_in_the_same_turn(hidden: int, words: str,
+                                                                             tmp_path: Path) -> None:
+    """17.6 (session 46's text): whether a hidden hand's reveal of a card of an open hand is `not-in-hand` or breaks
+    the deal depends on whether the open hand revealed it earlier in the turn (still in that hand until the turn
+    is resolved): the turn's earlier reveals are looked at before the public cards. Both verifiers alike."""
+    net, record = open_hand_and_hidden_hand_play_one_card(hidden)
+    assert "card" in record and "lie" in record and record["card"] == record["lie"][0], record
+    card, position, instead = record["lie"]
+    for who in (net.watchers[0], net.identities[3]):
+        path = tmp_path / f"open-{hidden}-{who.peer.hex()[:8]}.p2pt"
+        path.write_bytes(bytes(net.transcripts[who.peer]))
+        code, out, err = same_lines(path)
+        assert code == 0, err
+        assert words.format(card=card, position=position, instead=instead) in out, out
 
 
 def test_tamper_sweep_of_an_audited_game(compiled: Path) -> None:

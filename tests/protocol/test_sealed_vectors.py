@@ -52,6 +52,7 @@ STEP = BLOCKS["sealed-shuffle-step"]
 DEAL = BLOCKS["sealed-deal"]
 COMMITS = BLOCKS["sealed-commitments"]
 EIGHTFOLDS = BLOCKS["sealed-eightfolds"]
+AUDITS = BLOCKS["sealed-audits"]
 h = bytes.fromhex
 
 
@@ -216,7 +217,7 @@ def ref_commitment(purpose: str, game: bytes, round_: int, turn: int, seat: int,
 
 def test_the_blocks_are_there_and_named_once() -> None:
     assert {"sealed-encodings", "sealed-key-pair", "sealed-shuffle-step", "sealed-deal",
-            "sealed-commitments", "sealed-arrivals", "sealed-unlocks"} <= set(BLOCKS)
+            "sealed-commitments", "sealed-arrivals", "sealed-unlocks", "sealed-audits"} <= set(BLOCKS)
     assert "## 17. Sealed deal" in DOC
 
 
@@ -512,3 +513,73 @@ def test_sealed_eightfolds():
     assert not ref_on_curve(12) and int.from_bytes(h(twist["value"]), "little") == 12
     with pytest.raises(ValueError, match="^shuffle output: values 0 and 2 differ by a small-order point$"):
         check_shuffle([value] * 3, [value, h(ENC["cards"]["2"]["encoding"]), twins[5]])  # a received shuffle's check
+
+
+# --------------------------------------------------------------------------- the audit (17.7)
+
+
+def audit_case(case: dict) -> tuple[dict, dict, dict, dict, list]:
+    """The published messages of `sealed-audits` case: shuffles, unlocks, keys (e, seed, nonce) and commits by seat,
+    and the plays; the deal of `sealed-deal`, each change made and every later step made honestly on top of it."""
+    seats = [0, 1]
+    layout = Layout(DEAL["players"], len(DEAL["cards"]))
+    secrets = {s: (h(x["e"]), h(x["d"]), h(x["seed"])) for s, x in enumerate(DEAL["seats"])}
+    change = {k: case[k] for k in ("shuffle_swap", "shuffle_inverse", "unlock_keep") if k in case}
+    shuffles, previous = {}, initial_deck(DEAL["cards"])
+    for s in seats:
+        out = shuffle_step(secrets[s][0], secrets[s][2], previous)
+        if change.get("shuffle_swap", [None])[0] == s:
+            _, i, j = change["shuffle_swap"]
+            out[i], out[j] = out[j], out[i]
+        if change.get("shuffle_inverse", [None])[0] == s:
+            i = change["shuffle_inverse"][1]
+            out[i] = pow(int.from_bytes(out[i], "little"), g.P - 2, g.P).to_bytes(32, "little")
+        shuffles[s] = previous = out
+    unlocks, current = {}, list(previous[: layout.dealt])
+    for s in seats:
+        positions = layout.unlocked_by(s)
+        values = [g.apply(secrets[s][1], current[p]) for p in positions]
+        if change.get("unlock_keep", [None])[0] == s:
+            p = change["unlock_keep"][1]
+            values[positions.index(p)] = current[p]
+        for p, v in zip(positions, values):
+            current[p] = v
+        unlocks[s] = values
+    keys, commits = {}, {}
+    for s in seats:
+        e, seed, nonce = secrets[s][0], secrets[s][2], h(AUDITS["nonces"][s])
+        committed = e + seed
+        for field in ("key", "seed"):
+            for seat, value, recommit in case.get(field, []):
+                if seat == s:
+                    e, seed = (h(value), seed) if field == "key" else (e, h(value))
+                    if recommit:
+                        committed = e + seed
+        keys[s] = (e, seed, nonce)
+        commits[s] = commitment("sealed", h(AUDITS["game_id"]), AUDITS["round"], 0, s, committed, nonce)
+    return shuffles, unlocks, keys, commits, [tuple(p) for p in case.get("plays", [])]
+
+
+def audit_verdict(case: dict) -> dict | None:
+    """17.7's verdict: the keys against the commitments (step 1), then the audit (step 2)."""
+    shuffles, unlocks, keys, commits, plays = audit_case(case)
+    for s in sorted(keys):
+        e, seed, nonce = keys[s]
+        if commitment("sealed", h(AUDITS["game_id"]), AUDITS["round"], 0, s, e + seed, nonce) != commits[s]:
+            return {"seat": s, "code": "sealed-key", "words": "revealed a key that does not match its commitment"}
+    fault = audit(DEAL["cards"], DEAL["players"], sorted(keys), shuffles, unlocks,
+                  {s: (e, seed) for s, (e, seed, _n) in keys.items()}, plays)
+    return None if fault is None else {"seat": fault.seat, "code": f"sealed-{fault.step}", "words": fault.reason}
+
+
+@pytest.mark.parametrize("case", AUDITS["cases"], ids=[c["why"] for c in AUDITS["cases"]])
+def test_the_audit_names_the_seat_of_each_case_in_the_words_given(case: dict) -> None:
+    """17.7's `sealed-audits`: the keys against their commitments first, then the outcomes, every step recomputed
+    (each seat's key, then its shuffle, seat by seat; then the unlocks) and the plays: the verdict given."""
+    assert audit_verdict(case) == case["verdict"]
+
+
+def test_the_audit_vector_covers_each_verdict() -> None:
+    verdicts = [c["verdict"] for c in AUDITS["cases"]]
+    assert None in verdicts
+    assert {v["code"] for v in verdicts if v} == {"sealed-key", "sealed-shuffle", "sealed-unlock", "sealed-play"}

@@ -13,6 +13,12 @@ from test_web_phone_presence import LO, download, messages_of, play_to_the_end, 
 # relay's SERVE_WITHIN of 5 s, a new link), so that an honest page that moves on in time keeps its seat, and short
 # enough that a page held by the cheating relay is voted out within the test.
 DROP = ["--drop-after", "12"]
+# The phone page's own timers (SERVE_WITHIN, PROBE_EVERY, HELLO_WITHIN, LOBBY_GIVE_UP, ...: web/peer/src/page_timings.ts)
+# at PAGE_SCALE of the product's, in the page a node serves with PAGE_TIMINGS in its environment (web/timings.py): these
+# tests are about the order of those timers (a relay that serves nothing is left after SERVE_WITHIN, ...), which the
+# scale keeps, not their length. A person's pace that must outlast SERVE_WITHIN is scaled with it.
+PAGE_SCALE = 0.5
+PAGE_TIMINGS = {"P2PNIMMT_PAGE_TIMINGS": str(PAGE_SCALE)}
 WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
 RELAY = r"phone: http://(127\.0\.0\.1:\d+)/phone"
 

@@ -11,6 +11,7 @@ import signal
 from pathlib import Path
 
 import pytest
+from phonerelay import PAGE_TIMINGS
 from test_web_phone_presence import LO, WAIT, seated_phone, two_seats_and_a_tv
 
 GONE = {signal.SIGINT: "left the lobby before the game started (it said goodbye): there is no game to wait for",
@@ -61,7 +62,7 @@ async def test_a_phone_whose_host_and_relay_die_in_the_lobby_says_the_host_is_go
     # which tries again (and, the host still gone, says so again).
     host = procs(["host", "--web", "--no-open", "--seats", "4", "--bots", "1", *LO, "--rounds", "1", "--no-points",
                   "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out",
-                 env={"HOME": str(tmp_path)})
+                 env={"HOME": str(tmp_path), **PAGE_TIMINGS})
     phone_url = host.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1)
     phone, _, errors = await seated_phone(browser, phone_url, "zoe")
     sockets: list = []
@@ -102,7 +103,7 @@ async def test_a_phone_whose_host_and_relay_die_in_the_lobby_says_the_host_is_go
     web_port = re.search(r":(\d+)/phone", phone_url).group(1)
     second = procs(["host", "--web", "--no-open", "--web-port", web_port, "--seats", "3", "--bots", "1", *LO,
                     "--name", "bea", "--transcript", str(tmp_path / "second.p2pt")], tmp_path / "second.out",
-                   env={"HOME": str(tmp_path)})
+                   env={"HOME": str(tmp_path), **PAGE_TIMINGS})
     again = await phone.context.new_page()
     again.on("pageerror", lambda exc: errors.append(str(exc)))
     await again.goto(second.wait_for(r"phone: (http://127\.0\.0\.1:\d+/phone\?t=\S+)").group(1))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from phonerelay import DROP, RELAY, CheatRelay, ann_hosts, killed, relay_node, seat_kept
+from phonerelay import DROP, PAGE_TIMINGS, RELAY, CheatRelay, ann_hosts, killed, relay_node, seat_kept
 from procs import Proc
 from test_web_phone_presence import LO, PHONE, PHONE_URL, WAIT, play_to_the_end, seated_phone
 
@@ -43,7 +43,7 @@ async def left_in_the_lobby(tmp_path: Path, procs, browser, kind: str, left_at: 
     """The module's game with mal run as cheat_node.py's `kind`: once tv is killed in the lobby the page reaches tv2
     through mal's address (`left_at`: the pattern of mal's output that names it), left with a status "the node at
     ADDRESS `why`… connecting through TV2…", and plays its game to the end, its seat kept."""
-    env = {"P2PNIMMT_PLACE_DELAY": "0"}
+    env = {"P2PNIMMT_PLACE_DELAY": "0", **PAGE_TIMINGS}
     host, code, peer = ann_hosts(procs, tmp_path, 3, env)
     tv = relay_node(procs, tmp_path, "tv", "watch", code, *LO, *peer, env=env)
     phone_url = tv.wait_for(PHONE_URL).group(1)

@@ -8,7 +8,8 @@ relay, so it left each sound relay after SERVE_WITHIN, round and round, for the 
 Real processes on 127.0.0.1: ann hosts (headless, her seat a bot), deaf joins (`--bot heuristic`: its seat a bot,
 its node answers no probe), tv and tv2 watch and serve honest relays; chromium at 390x844 with touch opens tv's phone
 link and plays a round at a person's pace (THINK a card: the game lasts some 30 s, as one of people does, not
-the 3 s of a page that taps at once, which ends before SERVE_WITHIN).
+the 3 s of a page that taps at once, which ends before SERVE_WITHIN; THINK and the page's timers both at PAGE_SCALE
+of that: phonerelay.py).
 
 Since session 42's fix the page remembers, across its tunnels, each seat that did not serve on a relay the page left
 while another seat served: once deaf went unheard so on every relay the page knows (tv's, then tv2's), deaf is left
@@ -21,16 +22,16 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from phonerelay import RELAY, ann_hosts, relay_node, seat_kept
+from phonerelay import PAGE_SCALE, PAGE_TIMINGS, RELAY, ann_hosts, relay_node, seat_kept
 from procs import CheatProc
 from test_web_phone_presence import LO, PHONE_URL, next_ask, seated_phone, tap_move
 
-THINK = 3.0  # seconds the person takes over each card (the turn clock is 10 s)
+THINK = 3.0 * PAGE_SCALE  # seconds the person takes over each card (the turn clock is 10 s); scaled with SERVE_WITHIN
 
 
 async def test_a_phone_stays_on_a_sound_relay_where_one_other_seat_answers_no_probe(tmp_path: Path, procs,
                                                                                    browser) -> None:
-    env = {"P2PNIMMT_PLACE_DELAY": "0"}
+    env = {"P2PNIMMT_PLACE_DELAY": "0", **PAGE_TIMINGS}
     host, code, peer = ann_hosts(procs, tmp_path, 3, env)
     tv = relay_node(procs, tmp_path, "tv", "watch", code, *LO, *peer, env=env)
     phone_url = tv.wait_for(PHONE_URL).group(1)

@@ -19,18 +19,18 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from phonerelay import DROP, RELAY, killed, relay_node, seat_kept
+from phonerelay import DROP, PAGE_SCALE, PAGE_TIMINGS, RELAY, killed, relay_node, seat_kept
 from procs import CheatProc
 from test_web_phone_presence import LO, PHONE_URL, next_ask, seated_phone, tap_move
 
 from p2pnimmt.protocol.verify import verify_transcript
 
-THINK = 2.0  # seconds the person takes over each card until tv is killed (the game lasts past the round of relays)
+THINK = 2.0 * PAGE_SCALE  # seconds a card until tv is killed (the game lasts past the round of relays); as SERVE_WITHIN
 WEB = ["--web", "--no-open", "--web-interface", "127.0.0.1"]
 
 
 async def test_a_seats_relay_is_left_though_the_third_seat_answers_no_probe(tmp_path: Path, procs, browser) -> None:
-    env = {"P2PNIMMT_PLACE_DELAY": "0"}
+    env = {"P2PNIMMT_PLACE_DELAY": "0", **PAGE_TIMINGS}
     ann = CheatProc("probe-deaf", ["host", "--headless", "--seats", "3", *LO, "--rounds", "1", "--no-points", "--clock",
                                    "10", *DROP, "--name", "ann", "--transcript", str(tmp_path / "host.p2pt")],
                     tmp_path / "host.out", home=tmp_path / "ann")

@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from phonerelay import ann_hosts
+from phonerelay import PAGE_TIMINGS, ann_hosts
 from procs import CheatProc
 from test_web_phone_presence import LO, PHONE_URL, download, messages_of, next_ask, seated_phone, tap_move
 
@@ -36,7 +36,7 @@ RELAY = r"phone: http://(127\.0\.0\.1:\d+)/phone"
 @pytest.mark.parametrize("cheat", ["probe-liar-relay", "probe-liar-relay-alone"])
 async def test_a_phone_leaves_a_seats_relay_that_withholds_the_game_and_answers_its_probes(tmp_path: Path, procs,
                                                                                            browser, cheat) -> None:
-    env = {"P2PNIMMT_PLACE_DELAY": "0"}
+    env = {"P2PNIMMT_PLACE_DELAY": "0", **PAGE_TIMINGS}
     host, code, peer = ann_hosts(procs, tmp_path, 3, env)
     tv = procs(["watch", code, *LO, *peer, *WEB, *DROP, "--transcript", str(tmp_path / "tv.p2pt")],
                tmp_path / "tv.out", env={**env, "HOME": str(tmp_path / "tv")})

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from phonerelay import DROP, RELAY, CheatRelay, killed, relay_node, seat_kept
+from phonerelay import DROP, PAGE_TIMINGS, RELAY, CheatRelay, killed, relay_node, seat_kept
 from test_web_phone_presence import LO, PHONE_URL, WAIT, play_to_the_end, seated_phone
 
 
@@ -22,7 +22,7 @@ async def test_a_phone_whose_relay_left_is_not_held_by_a_relay_that_passes_nothi
     # silent relay; then the honest relay joins: a second TV's node (tv2, a spectator: listed after mal, so only the
     # page's leaving a relay that serves nothing saves it) or a player's (kay, its seat a bot: tried before mal's).
     seats = "2" if honest == "spectator" else "3"
-    env = {"P2PNIMMT_PLACE_DELAY": "0"}
+    env = {"P2PNIMMT_PLACE_DELAY": "0", **PAGE_TIMINGS}
     host = procs(["host", "--headless", "--seats", seats, *LO, "--rounds", "1", "--no-points", *DROP, "--name", "ann",
                   "--transcript", str(tmp_path / "host.p2pt")], tmp_path / "host.out", env=env)
     port = host.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from phonerelay import RELAY, CheatRelay, ann_hosts, played_through_tv2, relay_node, seat_kept
+from phonerelay import PAGE_TIMINGS, RELAY, CheatRelay, ann_hosts, played_through_tv2, relay_node, seat_kept
 from test_web_phone_presence import LO, PHONE_URL
 
 from p2pnimmt.protocol.verify import verify_transcript
@@ -31,7 +31,7 @@ from p2pnimmt.protocol.verify import verify_transcript
 @pytest.mark.parametrize("cheat", ["handshake-relay", "msgless-relay", "other-game-relay", "other-host-relay"])
 async def test_a_phone_leaves_a_relay_through_which_the_game_does_not_reach_it(tmp_path: Path, procs, browser,
                                                                               cheat: str) -> None:
-    env = {"P2PNIMMT_PLACE_DELAY": "0"}
+    env = {"P2PNIMMT_PLACE_DELAY": "0", **PAGE_TIMINGS}
     host, code, peer = ann_hosts(procs, tmp_path, 2, env)
     tv = relay_node(procs, tmp_path, "tv", "watch", code, *LO, *peer, env=env)
     phone_url = tv.wait_for(PHONE_URL).group(1)

@@ -919,6 +919,7 @@ window.P2PNIMMT_STRINGS = {
   "{table} ({games} games, {rounds} rounds)": "{table} ({games} Spiele, {rounds} Runden)",
   "{variable}={value} is not a number of seconds above 0 (the mcs bot's time per decision); unset it for the default": "{variable}={value} ist keine Zahl von Sekunden über 0 (die Bedenkzeit des mcs-Bots je Entscheidung); ohne die Variable gilt die Vorgabe",
   "{variable}={value} is not a number of seconds from 0 to {most:g} (the pause between the cards of a turn); unset it for the default": "{variable}={value} ist keine Zahl von Sekunden von 0 bis {most:g} (die Pause zwischen den Karten eines Zugs); ohne die Variable gilt die Vorgabe",
+  "{variable}={value} is not a scale above 0 and at most 1 (of the phone page's timers, for tests); unset it for the default": "{variable}={value} ist kein Maßstab über 0 und höchstens 1 (der Zeitgeber der Telefonseite, für Tests); ohne die Variable gilt die Vorgabe",
   "{variable}={value} is not a whole number of 1 or more (the mcs bot's deals per decision); unset it for the default": "{variable}={value} ist keine ganze Zahl ab 1 (die Verteilungen des mcs-Bots je Entscheidung); ohne die Variable gilt die Vorgabe",
   "{variant}, {deal} deal, {n} round": [
    "{variant}, Austeilen {deal}, {n} Runde",

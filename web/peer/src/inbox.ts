@@ -31,6 +31,9 @@ export const MAX_EARLY_TOTAL = 2 * 1024 * 1024;
 export const MAX_AHEAD = 512;
 export const MAX_AHEAD_BYTES = 1024 * 1024;
 export const MAX_AHEAD_TOTAL = 8 * 1024 * 1024;
+/** One sender's chain in a game: its next message past either is not accepted (protocol.md 8, "A chain's bound"). */
+export const MAX_CHAIN = 16384;
+export const MAX_CHAIN_BYTES = 4 * 1024 * 1024;
 
 /** `via`: the peer that delivered the message (null: none, or released from its sender's chain after a gap). */
 export type Found =
@@ -56,6 +59,8 @@ export class Inbox {
   readonly keys = new Map<string, Uint8Array>();
   started = false;
   private readonly heads = new Map<string, { next: number; last: Uint8Array; accepted: Envelope[] }>();
+  /** By sender (hex), the bytes of its accepted messages (MAX_CHAIN_BYTES). */
+  private readonly chainBytes = new Map<string, number>();
   private readonly ahead = new Map<string, Map<number, Envelope>>();
   /** By sender (hex), the seqs of the messages it delivered itself (numbers: no key string made, hashed and kept a
    * message); the senders already reported for a replay. */
@@ -298,7 +303,8 @@ export class Inbox {
   /** A message this node signed itself: the next of its own chain (no signature to check). */
   own(env: Envelope, found: (f: Found) => void): void {
     const sender = this.ids.key(env.sender);
-    this.accept(env, this.heads.get(sender) ?? { next: 0, last: NO_PREVIOUS, accepted: [] }, sender, env.sender, found);
+    this.accept(env, this.heads.get(sender) ?? { next: 0, last: NO_PREVIOUS, accepted: [] }, sender, env.sender, found,
+      true);
   }
 
   private startProblem(env: Envelope): [string, string] | null {
@@ -392,10 +398,20 @@ export class Inbox {
   }
 
   private accept(first: Envelope, head: { next: number; last: Uint8Array; accepted: Envelope[] }, sender: string,
-    via: Uint8Array | null, found: (f: Found) => void): void {
+    via: Uint8Array | null, found: (f: Found) => void, mine = false): void {
     let env: Envelope | undefined = first;
     let from = via;
     while (env) {
+      const used = this.chainBytes.get(sender) ?? 0;
+      if (!mine && (env.seq >= MAX_CHAIN || used + env.wire.length > MAX_CHAIN_BYTES)) {
+        // past its sender's bound: as a message that never came (protocol.md 8, "A chain's bound"; red team, session
+        // 46: a seat's REJOINs without end, each recorded); its sender, where it delivered it itself, went over a cap
+        if (from !== null && equal(from, env.sender)) {
+          this.overflow(from, `its message #${env.seq} (${env.kind}) past the ${MAX_CHAIN} messages or `
+            + `${MAX_CHAIN_BYTES} bytes ${this.who(env.sender)} may sign in a game`);
+        }
+        return;
+      }
       if (!equal(env.prev, head.last)) {
         if (env.seq === 0) {
           found({ type: "fault", fault: { peer: env.sender, code: "chain-broken", fatal: true,
@@ -407,6 +423,7 @@ export class Inbox {
       }
       head.next += 1;
       head.last = env.hash;
+      this.chainBytes.set(sender, used + env.wire.length);
       head.accepted.push(env);
       this.heads.set(sender, head);
       if (this.started && equal(env.game, this.game as Uint8Array)) this.known.set(signatureKey(env.wire), env);

@@ -10,8 +10,9 @@ import { bytes, cards, codec, identity as identities, sealedGroup, seatKey } fro
 import { Held } from "./page_held.js";
 import { followProblem, movedOn, type Played } from "./page_host.js";
 import { PageNode } from "./page_node.js";
-import { SERVE_WITHIN, Unheard } from "./page_probe.js";
+import { Unheard } from "./page_probe.js";
 import { withFallback, workerDrawer } from "./page_secret.js";
+import { HELLO_WITHIN, LOBBY_GIVE_UP, readTimings, RECONNECT_AFTER, SERVE_WITHIN, TIMINGS_META } from "./page_timings.js";
 import { PageSeat } from "./page_seat.js";
 import { $, changed, clearLists, draw, hide, mark, say, showIf } from "./page_view.js";
 import { _, eveningRounds, fmt, ngettext, translatePage } from "./page_words.js";
@@ -30,6 +31,8 @@ const SEATED = `p2pnimmt-seated${location.search}`;
 /** The seat key this link carried after `#` (protocol.md 14, "The seat key"), kept by token: a reload of the link
  * without its fragment (a browser that dropped it, a hand-edited address) still proves it. */
 const SEAT_KEY = `p2pnimmt-seat-key${location.search}`;
+// The page's own timers at the scale its node wrote into it (page_timings.ts; none: the product's), before any starts.
+readTimings(document.querySelector(`meta[name="${TIMINGS_META}"]`)?.getAttribute("content") ?? null);
 
 /** The evening's seat key from the page's link (`…/phone?t=TOKEN#7Q2K`, or `#7Q2K-SECRET` with the link secret:
  * a browser never sends the fragment to the server, so the relay never learns it), else the one kept for this link;
@@ -543,19 +546,16 @@ function linkIs(words: string | null): void {
   mark("link", words === null ? "up" : "down");
 }
 
-export const RECONNECT_AFTER = 1000;
-/** In the lobby (no START yet), a page that has reached no relay for this long stops trying: it says the host is
+/* LOBBY_GIVE_UP (page_timings.ts): in the lobby (no START yet), a page that has reached no relay for this long stops trying: it says the host is
  * gone (or cannot be reached) and offers "Try again". A page whose relay was its host's own node, killed, has nobody
  * left to tell it so (a TV's relay says "host gone", web/relay.py: HOST_GONE); without this it reconnected for ever.
  * In the game the page never stops (its seat is worth keeping: it goes on through another relay when one comes). A
  * relay that is merely silent (a stopped process, a cut network that drops the SYN) is left after HELLO_WITHIN, as
  * one that is none (session 43: before, it was waited on for as long as the browser kept the attempt open). */
-export const LOBBY_GIVE_UP = 10000;
-/** A tunnel whose relay has said no hello this long after the page began to open it is left for the next relay,
+/* HELLO_WITHIN (page_timings.ts): a tunnel whose relay has said no hello this long after the page began to open it is left for the next relay,
  * saying so (red team, session 43: a member's `relay` may name any address and port; one that accepts and never
  * answers held the page's attempt open for ever, in the lobby, and one that answers but never as a relay too). An
  * honest relay says its hello as the WebSocket opens. */
-export const HELLO_WITHIN = 5000;
 /** Why a relay's first message is no relay's hello (tunnel.ts: notAHello), marked here for translation (pybabel reads
  * the page's page*.ts only); page.ts says `_(why)`. */
 export const NOT_A_HELLO = (): string[] => [_("its first message is not a relay's hello"), _("its hello names no game"),

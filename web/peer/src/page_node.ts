@@ -23,7 +23,8 @@ import { Held } from "./page_held.js";
 import { type LobbyMember, lobbyMembers } from "./page_members.js";
 import { carriesNothing, hostProblem } from "./page_host.js";
 import { PageSeat } from "./page_seat.js";
-import { PROBE_EVERY, PROBE_NONCE, probeAnswer, Probes } from "./page_probe.js";
+import { PROBE_NONCE, probeAnswer, Probes } from "./page_probe.js";
+import { PING_EVERY, PROBE_EVERY, REDIAL_AFTER } from "./page_timings.js";
 import { watchWaiting } from "./page_waiting.js";
 import type { Entropy, Outgoing } from "./seat.js";
 import { type Channel, DIAL_WITHIN, DialUnanswered, type Hello, type Tunnel } from "./tunnel.js";
@@ -34,8 +35,6 @@ const { compare, equal, hex } = bytes;
 const { peerId } = identities;
 const { joinProof, linkProof, seatSecret } = seatKeys;
 
-export const PING_EVERY = 5000;
-export const REDIAL_AFTER = 1000;
 /** Why a dial of a seat failed where another peer answers at its address (meshLink). */
 const ELSEWHERE = "answers as another peer";
 /** How the relay's CLOSE of a dial begins when nothing listens at the address (web/relay.py: REFUSED). */

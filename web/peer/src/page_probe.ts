@@ -22,13 +22,14 @@ import type { Value } from "./codec.js";
 import type { Identity } from "./identity.js";
 import type { Link } from "./link.js";
 import { bytes, codec, identity as identities } from "./main.js";
+import { PROBE_EVERY, SERVE_WITHIN, UNHEARD_FOR } from "./page_timings.js";
 
 const { ascii, concat, equal, hex } = bytes;
 
 export const PROBE_TAG = ascii("p2pnimmt/probe/v1");
 export const PROBE_NONCE = 16;
-/** A probe on each link to another seat this often while a game is on (and one as the link starts). */
-export const PROBE_EVERY = 2000;
+/** A probe on each link to another seat this often while a game is on (and one as the link starts): page_timings.ts. */
+export { PROBE_EVERY, SERVE_WITHIN, UNHEARD_FOR };
 /** An answer's heads hold at most this many [peer id, count] pairs (section 7's array cap). */
 export const MAX_HEADS = 256;
 
@@ -91,9 +92,6 @@ export const ANSWERABLE = 2;
  * withholding the game is its own silence. */
 export const SERVING_SEATS = 2;
 
-/** While a game is on, a relay through which the game has not reached the page for this long is left (page.ts:
- * connect; protocol.md 14, "A probe", where the bounds are reasoned). */
-export const SERVE_WITHIN = 5000;
 
 /** One link's outstanding probes, each with our messages let out as the seat's probe before it went (null: none
  * yet, or some waited to be kept). */
@@ -206,9 +204,6 @@ export class Probes {
   }
 }
 
-/** How long a relay stays in a seat's Unheard set after the page left it with that seat unheard: 12 x SERVE_WITHIN,
- * the others' drop time by default. */
-export const UNHEARD_FOR = 12 * SERVE_WITHIN;
 
 /** Across the page's tunnels (one a relay it tried; a new Probes each): for each seat (peer id in hex), the relays
  * (urls) on which, as the page left that relay for not serving, that seat's answers had not shown the game reaching it

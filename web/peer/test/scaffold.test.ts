@@ -9,7 +9,7 @@ const CHECKED = [
   "body-refusals", "canonical-refusals", "chain-vectors", "code-vectors", "decode-refusals", "drop-vectors", "draft-order", "envelope-refusals", "message-vectors", "name-ranges", "name-rules", "printable", "protocol-vectors", "rematch-vectors", "carry-vectors",
   "take-back", "seat-vectors", "probe-vectors", "where-vectors", "start-where-vectors", "link-vectors",
   "handshake-vectors", "handshake-refusals", "frame-vectors", "tunnel-vectors", "lobby-members",
-  "progression-vectors", "shuffle-vectors", "turn-examples", "sealed-arrivals", "sealed-commitments", "sealed-deal", "sealed-eightfolds", "sealed-encodings", "sealed-key-pair",
+  "progression-vectors", "shuffle-vectors", "turn-examples", "sealed-arrivals", "sealed-audits", "sealed-commitments", "sealed-deal", "sealed-eightfolds", "sealed-encodings", "sealed-key-pair",
   "sealed-shuffle-step", "sealed-unlocks", "signature-checks", "start-refusals", "transcript-vectors",
 ];
 /** Blocks protocol.md may hold that the TypeScript peer does not implement yet, each with why. */

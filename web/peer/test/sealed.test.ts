@@ -2,10 +2,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { bigIntToLE, concat, fromHex, hex, leToBigInt } from "../src/bytes.js";
-import { deck } from "../src/cards.js";
+import { type Card, deck } from "../src/cards.js";
 import { commitment, commitmentContext, playValue } from "../src/hashes.js";
 import { sha256 } from "../src/hash.js";
-import { applyUnlock, handPositions, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "../src/sealed_deal.js";
+import { applyUnlock, dealtCount, handPositions, rowPositions, shuffleProblem, unlockPositions, unlockValues } from "../src/sealed_deal.js";
+import type { Envelope } from "../src/envelope.js";
 import { A, cardEncodings, cardHashedPoints, cardOf, clamp, drawKeyPair, encodeCard, encodingOf, encodingsUnder, inverseKey, inverseMod, isValidPoint, L, onCurve, P, permutation, powMod, S0, shuffleStep, twinKeys, X } from "../src/sealed_group.js";
 import { SealedRound } from "../src/sealed_round.js";
 import { eightfolds } from "./bigint_field.js";
@@ -404,4 +405,70 @@ test("sealed-unlocks: each unlock refused in the reference's words, or taken wit
     assert.equal(taken.problem, c.refusal, c.why);
     assert.equal(taken.broken || null, c.broken, c.why);
   }
+});
+
+/** The published messages of a `sealed-audits` case (the deal of `sealed-deal`, each change made and every later
+ * step made honestly on top of it), as the envelopes the audit reads, and the plays. */
+function auditCase(c: any): { keys: Map<number, Envelope>; shuffles: Map<number, Envelope>; unlocks: Map<number, Envelope>; reveals: [number, Envelope][] } {
+  const deal = vector("sealed-deal");
+  const v = vector("sealed-audits");
+  const message = (fields: [string, unknown][]): Envelope => ({ body: new Map(fields) }) as unknown as Envelope;
+  const seats = [0, 1];
+  const secrets = deal.seats.map((s: { e: string; d: string; seed: string }) => [fromHex(s.e), fromHex(s.d), fromHex(s.seed)]);
+  const shuffles = new Map<number, Uint8Array[]>();
+  let previous = (deal.cards as Card[]).map(encodingOf);
+  for (const s of seats) {
+    const out = shuffleStep(previous, secrets[s][0], secrets[s][2]);
+    if (c.shuffle_swap?.[0] === s) {
+      const [, i, j] = c.shuffle_swap;
+      [out[i], out[j]] = [out[j] as Uint8Array, out[i] as Uint8Array];
+    }
+    if (c.shuffle_inverse?.[0] === s) {
+      const i = c.shuffle_inverse[1];
+      out[i] = bigIntToLE(powMod(leToBigInt(out[i] as Uint8Array), P - 2n, P), 32);
+    }
+    shuffles.set(s, out);
+    previous = out;
+  }
+  const unlocks = new Map<number, Uint8Array[]>();
+  const current = previous.slice(0, dealtCount(deal.players));
+  for (const s of seats) {
+    const positions = unlockPositions(s, deal.players);
+    const values = unlockValues(current, s, deal.players, secrets[s][1]);
+    if (c.unlock_keep?.[0] === s) values[positions.indexOf(c.unlock_keep[1])] = current[c.unlock_keep[1]] as Uint8Array;
+    positions.forEach((p, i) => { current[p] = values[i] as Uint8Array; });
+    unlocks.set(s, values);
+  }
+  const game = fromHex(v.game_id);
+  const keys = new Map<number, Envelope>();
+  const sent = new Map<number, Envelope>();
+  for (const s of seats) {
+    let [e, seed] = [secrets[s][0], secrets[s][2]];
+    const nonce = fromHex(v.nonces[s]);
+    let committed = concat(e, seed);
+    for (const field of ["key", "seed"]) {
+      for (const [seat, value, recommit] of (c[field] ?? []) as [number, string, boolean][]) {
+        if (seat !== s) continue;
+        if (field === "key") e = fromHex(value); else seed = fromHex(value);
+        if (recommit) committed = concat(e, seed);
+      }
+    }
+    keys.set(s, message([["key", e], ["seed", seed], ["nonce", nonce], ["alarm", false]]));
+    sent.set(s, message([["deck", shuffles.get(s)], ["commit", commitment("sealed", game, v.round, 0, s, committed, nonce)]]));
+  }
+  const reveals = ((c.plays ?? []) as [number, number, number][]).map(([seat, card, position]): [number, Envelope] =>
+    [seat, message([["card", card], ["position", position]])]);
+  return { keys, shuffles: sent, unlocks: new Map([...unlocks].map(([s, values]) => [s, message([["values", values]])])), reveals };
+}
+
+test("sealed-audits: the keys against their commitments, then the audit, name the seat of each case in the words given (17.7)", () => {
+  const deal = vector("sealed-deal");
+  const v = vector("sealed-audits");
+  for (const c of v.cases) {
+    const { keys, shuffles, unlocks, reveals } = auditCase(c);
+    const round = new SealedRound(fromHex(v.game_id), v.round, deal.cards, deal.players, [0, 1]);
+    const found = round.audit(keys, shuffles, unlocks, reveals);
+    assert.deepEqual(found && { seat: found.seat, code: found.code, words: found.detail }, c.verdict, c.why);
+  }
+  assert.ok(v.cases.length >= 15);
 });
