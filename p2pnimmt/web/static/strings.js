@@ -172,7 +172,7 @@ window.P2PNIMMT_STRINGS = {
   "The terminal is too small: {columns}x{rows}.": "Das Terminal ist zu klein: {columns}x{rows}.",
   "The transcript could not be written: {why}.": "Das Spielprotokoll konnte nicht geschrieben werden: {why}.",
   "This table needs at least {columns}x{rows}.": "Dieser Tisch braucht mindestens {columns}x{rows}.",
-  "Transcript check FAILED: {report}": "Prüfung des Spielprotokolls FEHLGESCHLAGEN: {report}",
+  "Transcript check: {report}": "Prüfung des Spielprotokolls: {report}",
   "Transcript verified: {n} signed messages, every card and turn": "Spielprotokoll geprüft: {n} signierte Nachrichten, jede Karte und jeder Zug",
   "Transcript: {path} (`p2pnimmt history` lists it, `p2pnimmt verify` checks it).": "Spielprotokoll: {path} (`p2pnimmt history` listet es, `p2pnimmt verify` prüft es).",
   "Try again": "Nochmal versuchen",
