@@ -56,8 +56,9 @@ def not_found(code: str, ads: list[GameAd], where: str, verb: str, seat_key: str
     else:
         lines.append(_("no game is advertised now; where multicast does not reach, give the host's invite link "
                        "(`host` prints it) or dial the host:"))
-        lines.append(f"  p2pnimmt {verb} 'p2pnimmt://ADDRESS:PORT/{code}#KEY'")
-        lines.append(f"  p2pnimmt {verb} {code}{'-' + seat_key if seat_key else ''} --peer HOST:PORT")
+        typed = f"{code}-{seat_key}" if seat_key else f"{code}-KEY"  # the code with its seat key, as the host shows it
+        lines.append(f"  p2pnimmt {verb} 'p2pnimmt://ADDRESS:PORT/{typed}?s=SECRET#HOSTKEY'")  # an invite link's form
+        lines.append(f"  p2pnimmt {verb} {typed} --peer HOST:PORT")
     return "\n".join(lines)
 
 

@@ -205,3 +205,6 @@ def test_a_code_not_found_suggests_dialling_with_its_seat_key() -> None:
     out = p2pnimmt("join", "ABCD-EFGH", "--headless", "--interface", "127.0.0.1")
     assert out.returncode == 1, out.stderr
     assert "  p2pnimmt join ABCD-EFGH --peer HOST:PORT" in out.stderr.splitlines(), out.stderr
+    # and an invite link's form as `host` prints it (it showed 'p2pnimmt://ADDRESS:PORT/ABCD#KEY', no such link)
+    assert "  p2pnimmt join 'p2pnimmt://ADDRESS:PORT/ABCD-EFGH?s=SECRET#HOSTKEY'" in out.stderr.splitlines(), \
+        out.stderr
