@@ -475,7 +475,12 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--stats", action="store_true", help=_("per player and bot: games, wins, points per round"))
     history.set_defaults(handler=cmd_history, parser=history)
 
-    again = sub.add_parser("replay", help=_("step through a finished game on the full-screen table"))
+    again = sub.add_parser("replay", help=_("step through a game on the full-screen table (one left unfinished: up to "
+                                            "where it stops)"),
+                           description=_("Step through a game on the full-screen table, as a TV shows it: ←/→ a "
+                                         "step, PgUp/PgDn a round, Home/End, ? the keys, q closes. A game left "
+                                         "unfinished is shown up to where it stops; a damaged transcript is "
+                                         "refused (`p2pnimmt verify FILE` says why)."))
     again.add_argument("file", metavar="FILE", help=_("a transcript written by p2pnimmt (see `p2pnimmt history`)"))
     again.set_defaults(handler=cmd_replay, parser=again)
     # main() takes --lang out of the line before parsing (i18n.take_lang), so it goes anywhere; every parser
@@ -740,7 +745,7 @@ def cmd_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         why = not_a_transcript(data)
         if why is not None:  # a wrong file, said as verify says it
             print("p2pnimmt replay: " + _("{file} is not a p2pnimmt transcript ({why}); `p2pnimmt history` lists "
-                                          "the games kept here").format(file=args.file, why=why), file=sys.stderr)
+                                          "the games kept here").format(file=args.file, why=said(why)), file=sys.stderr)
             return 2
         print(f"p2pnimmt replay: {args.file}: {said(str(exc))}", file=sys.stderr)
         return 1
@@ -806,7 +811,7 @@ def cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     verdict = verify_transcript(data)
     if (why := not_a_transcript(data, verdict)) is not None:  # a wrong file
         print("p2pnimmt verify: " + _("{file} is not a p2pnimmt transcript ({why}); `p2pnimmt history` lists the "
-                                      "games kept here").format(file=args.file, why=why), file=sys.stderr)
+                                      "games kept here").format(file=args.file, why=said(why)), file=sys.stderr)
         return 2
     report = "\n".join(said(neutral(line)) for line in verdict.report().splitlines())  # others' text: never raw
     if verdict.ok:

@@ -202,6 +202,11 @@ _PEER_TEXTS = (
     _peer(N_("nobody")),
     _peer(N_("FAILED at record {n}: {why}"), n=r"\d+"),
     _peer(N_("FAILED at {why}")),
+    # why a file is no transcript at all (protocol/verify.py: NOT_A_TRANSCRIPT, NO_HEADER), or one with nothing in it
+    _peer(N_("not a p2pnimmt transcript: {why}")),
+    _peer(N_("it does not begin with a transcript header")),
+    _peer(N_("not a p2pnimmt transcript (bad header)")),
+    _peer(N_("empty transcript")),
     _peer(N_("the table is full")),
     _peer(N_("the seat key is missing: type the code as the host's screen shows it, with its seat key (CODE-KEY), "
              "or open its invite link")),

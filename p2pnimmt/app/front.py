@@ -182,9 +182,12 @@ class Front:
         """Full screen: the results stay up until the person closes them, also when the host has left meanwhile
         (a TV, which nobody closes, leaves with its host)."""
         after = self.after
-        if self.full_screen and not (after is not None and after.spectator and after.wish.done()):
+        if self.full_screen:
             from ..ui.front import wait_closed
 
+            if after is not None and after.spectator and after.wish.done() and self.screen is not None and \
+                    self.screen.ui is not None:  # a TV leaving with its host: its screen closes before the result
+                self.screen.ui.leave()  # is printed (printed under it, the result went with the screen)
             await wait_closed()
         self.say_result()
 

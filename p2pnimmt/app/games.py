@@ -8,6 +8,7 @@ from ..i18n import N_, _, ngettext
 from ..net.discovery import LIST_CHECKED, MAX_GAMES, GameAd, Scan, listed_codes, open_zeroconf, scan, service_type
 from ..net.invite import looks_like_link
 from ..neutral import shown
+from ..ui.words import clip, columns
 from .options import Options
 from .output import say
 
@@ -15,6 +16,8 @@ if TYPE_CHECKING:  # the start menu (prompt_toolkit) loads with the menu, not wi
     from ..ui.menu import Listed
 
 STATES = (N_("lobby"), N_("playing"), N_("over"))  # an advertisement's state, shown translated
+WIDTH = 80  # the columns a line of `games` fits (tests/app/test_games_width.py)
+HOST = 1  # the host's column: the one cut to fit
 SHOW_NOT_GAMES = 5  # advertisements that are not games, named one by one; the rest are counted
 
 
@@ -36,10 +39,17 @@ def table(ads: list[GameAd]) -> list[str]:
     rows += [[code, ad.who, _(ad.variant) if ad.variant else "?", _(ad.deal) if ad.deal else "?", ad.seats,
               _(ad.state) if ad.state in STATES else ad.state, ad.address]
              for code, ad in zip(listed_codes(ads), ads, strict=True)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    widths = [max(columns(row[i]) for row in rows) for i in range(len(rows[0]))]
+    # a long host's name is cut (…) where the line would run past WIDTH columns (a name may have 40 characters)
+    room = max(columns(rows[0][HOST]), WIDTH - sum(widths) + widths[HOST] - 2 * (len(widths) - 1))
+    if widths[HOST] > room:
+        for row in rows[1:]:
+            row[HOST] = clip(row[HOST], room)
+        widths[HOST] = room
     lines = []
     for i, row in enumerate(rows):
-        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+        lines.append("  ".join(cell + " " * (width - columns(cell)) for cell, width in zip(row, widths, strict=True))
+                     .rstrip())
         if i and ads[i - 1].notes:
             lines.append("      (" + "; ".join(ads[i - 1].notes) + ")")
     return lines

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import textwrap
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -37,6 +38,19 @@ def shown_path(path: Path) -> str:
     """A transcript as `history` names it, quoted for the shell: its name alone when it lies in the transcripts
     folder (`p2pnimmt replay NAME` finds it there; the line stays inside 80 columns), else its whole path."""
     return shlex.quote(path.name if path.parent == transcripts_dir() else str(path))
+
+
+def fitted(line: str) -> list[str]:
+    """A line of the history in lines of at most WIDTH columns, broken between words, the further ones indented
+    (a damaged game's reason, an abandoned game's why, a long `[NOT verified: ...]`)."""
+    return textwrap.wrap(line, WIDTH, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False)
+
+
+def command_line(label: str, command: str) -> list[str]:
+    """`label: command` on one line of at most WIDTH columns, or the command on a line of its own under its label
+    where both would run past it (a long transcript name: `NAME-2.p2pt`); the command is never broken."""
+    beside = f"    {label} {command}"
+    return [beside] if len(beside) <= WIDTH else [f"    {label}", f"      {command}"]
 
 
 def transcript_file(name: str) -> str:
@@ -138,17 +152,17 @@ def history_lines(records: Iterable[GameRecord]) -> list[str]:
             continue
         date = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.when))
         if not g.players:
-            lines.append(f"{date}  {g.path.name}: {_(g.status)} ({g.problem})")
+            lines.extend(fitted(f"{date}  {g.path.name}: {_(g.status)} ({said(g.problem)})"))
             continue
         if g.status == "abandoned":
-            lines.append(f"{date}  " + (_("abandoned after its start ({why}): its players went on to a new game that "
-                                          "carries its scores") if g.carried_on else
-                                        _("abandoned before it started ({why}): its players went on to a new game"))
-                         .format(why=said(g.problem)))
-            lines.append("    " + ", ".join(p.name for p in g.players))
+            why = (_("abandoned after its start ({why}): its players went on to a new game that carries its scores")
+                   if g.carried_on else
+                   _("abandoned before it started ({why}): its players went on to a new game"))
+            lines.extend(fitted(f"{date}  " + why.format(why=said(g.problem))))
+            lines.extend(fitted("    " + ", ".join(p.name for p in g.players)))
             continue
         winners = [p.name for p in g.players if p.won]
-        check = _("verified") if g.verified else _("NOT verified: {why}").format(why=g.problem or _(g.status))
+        check = _("verified") if g.verified else _("NOT verified: {why}").format(why=said(g.problem) or _(g.status))
         head = f"{date}  " + ngettext("{variant}, {deal} deal, {n} round", "{variant}, {deal} deal, {n} rounds",
                                       g.rounds).format(variant=_(g.variant) if g.variant else "",
                                                        deal=_(g.deal) if g.deal else "", n=g.rounds)
@@ -158,13 +172,14 @@ def history_lines(records: Iterable[GameRecord]) -> list[str]:
             head += _(", rematch of {code}").format(code=game_code(g.previous))
         said_check = f"[{check}]"  # beside the head, or under it where both would run past 80 columns
         beside = f"{head}  {said_check}"
-        lines.extend([beside] if len(beside) <= WIDTH else [head, "    " + said_check])
+        lines.extend([beside] if len(beside) <= WIDTH else [head, *fitted("    " + said_check)])
         you = _(" (you)")
         lines.append("    " + ", ".join(f"{p.name}{you if p.me else ''} {p.score}" for p in g.players))
-        watch = (_("to watch it again: p2pnimmt replay {path}") if g.verified else
-                 _("watch it up to where it stops: p2pnimmt replay {path}") if g.status in ("unfinished", "aborted")
-                 else _("file: {path}"))
-        lines.append("    " + watch.format(path=shown_path(g.path)))
+        if g.verified or g.status in ("unfinished", "aborted"):
+            label = _("to watch it again:") if g.verified else _("watch it up to where it stops:")
+            lines.extend(command_line(label, f"p2pnimmt replay {shown_path(g.path)}"))
+        else:
+            lines.extend(fitted("    " + _("file: {path}").format(path=shown_path(g.path))))
     if empty:
         lines.append(ngettext("(and {n} lobby or refused join that never started a game, not listed)",
                               "(and {n} lobbies or refused joins that never started a game, not listed)",
@@ -197,11 +212,13 @@ def stats_lines(records: Iterable[GameRecord]) -> list[str]:
     if not tallies:
         return [_("No finished, verified games yet.")]
     player, played, wins, mean_points = _("player"), _("games"), _("wins"), _("points/round")
-    lines = [f"{player:<28} {played:>5} {wins:>5} {mean_points:>12}"]
+    # each column as wide as its heading (German "Spiele" has 6 letters: its numbers stood a column left of it)
+    gw, ww, mw = max(5, len(played)), max(5, len(wins)), max(12, len(mean_points))
+    lines = [f"{player:<28} {played:>{gw}} {wins:>{ww}} {mean_points:>{mw}}"]
     for (name, who), t in sorted(tallies.items(), key=lambda kv: (kv[0] != (_("you"), ""), kv[0])):
         label = name if not who else f"{name} ({_('bot') if who == 'bot' else who})"
         mean = t.points / t.rounds if t.rounds else 0.0
-        lines.append(f"{label:<28.28} {t.games:>5} {t.wins:>5} {mean:>12.2f}")
+        lines.append(f"{label:<28.28} {t.games:>{gw}} {t.wins:>{ww}} {mean:>{mw}.2f}")
     return lines
 
 

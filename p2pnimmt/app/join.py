@@ -27,9 +27,11 @@ FIND_SECONDS = 10.0
 LIST_OTHERS = 5  # live games named when none is close to the code looked for
 
 
-def not_found(code: str, ads: list[GameAd], where: str, verb: str) -> str:
+def not_found(code: str, ads: list[GameAd], where: str, verb: str, seat_key: str | None = None) -> str:
     """Why `join CODE` gave up, and the live game(s) most likely meant: named with their hosts and keys, never
-    handed over as a command to run (a code one typo away is another game: the person checks the host's screen)."""
+    handed over as a command to run (a code one typo away is another game: the person checks the host's screen).
+    The command that dials the host names the code as it was typed, with its seat key (`seat_key`): without it the
+    host refuses the join."""
     lines = [_("no game with code {code} found on the LAN{where} ({seconds} s)").format(
         code=code, where=where, seconds=f"{FIND_SECONDS:.0f}")]
     near = closest_codes(code, ads)
@@ -54,8 +56,9 @@ def not_found(code: str, ads: list[GameAd], where: str, verb: str) -> str:
     else:
         lines.append(_("no game is advertised now; where multicast does not reach, give the host's invite link "
                        "(`host` prints it) or dial the host:"))
-        lines.append(f"  p2pnimmt {verb} 'p2pnimmt://ADDRESS:PORT/{code}#KEY'")
-        lines.append(f"  p2pnimmt {verb} {code} --peer HOST:PORT")
+        typed = f"{code}-{seat_key}" if seat_key else f"{code}-KEY"  # the code with its seat key, as the host shows it
+        lines.append(f"  p2pnimmt {verb} 'p2pnimmt://ADDRESS:PORT/{typed}?s=SECRET#HOSTKEY'")  # an invite link's form
+        lines.append(f"  p2pnimmt {verb} {typed} --peer HOST:PORT")
     return "\n".join(lines)
 
 
@@ -143,7 +146,7 @@ def answering(code: str, found: Scan, options: Options, where: str, verb: str) -
             code=code, key=options.host_key, where=where)
             + (_(" (with that code: {seen})").format(seen=seen) if seen else "") + interference(code, found))
     if not match:
-        raise RoleFailed(not_found(code, found.ads, where, verb) + interference(code, found))
+        raise RoleFailed(not_found(code, found.ads, where, verb, options.seat_key) + interference(code, found))
     return match
 
 

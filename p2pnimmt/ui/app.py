@@ -403,6 +403,10 @@ class TableApp:
     def _tv_prompt(self):
         if self.replay is not None:
             return [("class:status", self.replay())]
+        if self.seat is None and self.model.over is not None and not self.model.aborted:
+            # a TV's results come up by themselves (the seat's "press Enter to see the results" said otherwise):
+            # what comes next
+            return [("class:status", _("Game over: a rematch the host offers comes up here by itself; q leaves."))]
         return widgets.prompt_lines(self.model, "", None)
 
     def _table_body(self):
@@ -462,16 +466,16 @@ class TableApp:
                 + (_("m: unmute") if self.muted else _("m: mute")))
 
     def _log(self):
-        # the TV's log (a spectator's, a replay's), beside the players: each entry broken between words to its width
-        # inside the frame, its further lines indented (a take, a replay's commits were cut at the frame); the
-        # seated log is the screen's width, where an entry fits
-        lines = self.model.log
-        if self._table_body() is self._tv:
-            width = self.size().columns - 1 - self._players_width().preferred - 2
-            lines = []
-            for entry in self.model.log:
-                first = wrap(entry, width)
-                lines += first[:1] + ["  " + line for line in wrap(" ".join(first[1:]), width - 2)] if first else [""]
+        # each entry broken between words to the width inside the frame, its further lines indented: the TV's log (a
+        # spectator's, a replay's) beside the players, the seated log the screen's width (a take, a replay's commits,
+        # a void round's reason, German's longer words were cut at the frame)
+        seated = self._table_body() is not self._tv
+        width = self.size().columns - 2 - (0 if seated else 1 + self._players_width().preferred)
+        lines = []
+        for entry in self.model.log:
+            first = wrap(entry, width)  # (a blank line followed every entry of a TV's log: the rest of one that fits)
+            rest = " ".join(first[1:])
+            lines += first[:1] + (["  " + line for line in wrap(rest, width - 2)] if rest else [])
         text = "\n".join(lines) or _("(nothing yet)")
         self._log_last = text.count("\n")
         return text

@@ -90,9 +90,11 @@ class LobbyScreen:
         players = node.players()
         watchers = [m for m in self.members() if m.role != "player"]
         host = node.identity.peer if node.is_host else node.host_peer
-        # the host's key tells games of one code apart (join says)
-        key = "   " + _("host key {key}").format(key=fingerprint(host)) if host else ""
-        lines = [("class:status", _("p2pnimmt lobby   game code:") + f"{key}\n"),
+        # the host's key tells games of one code apart (join says); "game code:" last, over the code it names (the
+        # host key after it read as the code: "game code:   host key QUNX-JF72")
+        head = (_("p2pnimmt lobby   host key {key}   game code:").format(key=fingerprint(host)) if host else
+                _("p2pnimmt lobby   game code:"))
+        lines = [("class:status", head + "\n"),
                  ("class:selected", big(self.code, *self.size()) + "\n\n"),
                  ("", _("Seats {taken}/{seats}").format(taken=len(players), seats=node.seats) + "\n")]
         if self.link is not None:

@@ -19,11 +19,11 @@ from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 from prompt_toolkit.key_binding.bindings.focus import focus_next, focus_previous
 from prompt_toolkit.key_binding.defaults import load_key_bindings
 from prompt_toolkit.keys import Keys
-from prompt_toolkit.layout import HSplit, Layout
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout
 from prompt_toolkit.layout.dimension import D
 from prompt_toolkit.layout.margins import ScrollbarMargin
 from prompt_toolkit.validation import ValidationError, Validator
-from prompt_toolkit.widgets import Button, Dialog, Label, RadioList, TextArea, ValidationToolbar
+from prompt_toolkit.widgets import Button, Dialog, Label, RadioList, TextArea
 
 from .. import i18n
 from ..bots import BOTS, LEVELS
@@ -177,10 +177,20 @@ def text_dialog(title: str, text: str, default: str = "", check: Callable[[str],
     field = TextArea(text=default, multiline=False, accept_handler=accept,
                      validator=_Check(clean) if check else None)
     field.buffer.cursor_position = len(default)  # at the end of the offered text (it stood before its first letter)
+
+    def refused() -> str:
+        """Why `check` refused the text, broken between words under the field (prompt_toolkit's ValidationToolbar,
+        one line, cut it at the dialog's edge: "... 4 + 4 Buchstaben und Ziffern, wie sie d")."""
+        error = field.buffer.validation_error
+        return error.message if error is not None else ""
     dialog = Dialog(
         title=title,
-        body=HSplit([Label(text=between_words(text), dont_extend_height=True), field, ValidationToolbar(),
-                     Label(text=lambda: note[0], dont_extend_height=True, style="class:validation-toolbar")],
+        body=HSplit([Label(text=between_words(text), dont_extend_height=True), field,
+                     ConditionalContainer(Label(text=lambda: between_words(refused()), dont_extend_height=True,
+                                                style="class:validation-toolbar"),
+                                          filter=Condition(lambda: bool(refused()))),
+                     Label(text=lambda: between_words(note[0]), dont_extend_height=True,
+                           style="class:validation-toolbar")],
                     padding=D(preferred=1, max=1)),
         buttons=[button(_("OK"), field.buffer.validate_and_handle),
                  button(_("Cancel"), lambda: get_app().exit(result=None))],

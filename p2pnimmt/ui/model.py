@@ -420,7 +420,7 @@ class TableModel:
             verdict = verify_transcript(bytes(data))
             self.verified = (
                 _("Transcript verified: {n} signed messages, every card and turn").format(n=verdict.messages)
-                if verdict.ok else _("Transcript check FAILED: {report}").format(report=verdict.report()))
+                if verdict.ok else _("Transcript check: {report}").format(report=said(verdict.report())))
             self.say(self.verified)
 
     def _on_GameAborted(self, session, event: GameAborted) -> None:

@@ -81,6 +81,12 @@ def row_lines(model: TableModel, choose: Callable[[int], Click] | None = None, m
     return out
 
 
+def row_heads_text(n: int) -> str:
+    """A TV row's bull heads, its number at the same column in every row ("   1 bull head", "  13 bull heads"): the
+    words right-aligned put "1 bull head" (German "1 Hornochse") a column right of "5 bull heads"."""
+    return " " * (4 - len(str(n))) + bull_heads(n)
+
+
 def big_row_lines(model: TableModel) -> Fragments:
     """The rows for a TV: cards two lines high, a blank line between rows."""
     out: Fragments = []
@@ -93,7 +99,7 @@ def big_row_lines(model: TableModel) -> Fragments:
             for _slot in range(len(row), 5):
                 out.append(("class:empty", "   .    " if line == 0 else "        "))
             out.append(("class:danger", "  !6!  " if line == 0 else "       "))
-            out.append(("", f"{bull_heads(heads(row)):>14}\n" if line == 0 else "\n"))
+            out.append(("", row_heads_text(heads(row)) + "\n" if line == 0 else "\n"))
         out.append(("", "\n"))
     return out
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -118,20 +119,22 @@ def test_each_game_listed_says_how_to_replay_it(tmp_path: Path) -> None:
     net.run(limit=400)
     (tmp_path / "a b" / "cut.p2pt").write_bytes(bytes(net.transcripts[net.identities[0].peer]))
     records = {r.path.name: r for r in games(tmp_path / "a b")}
-    lines = history_lines([records["game0-0.p2pt"]])
-    assert len(lines) == 3 and lines[2].startswith("    to watch it again: p2pnimmt replay "), lines
-    command = shlex.split(lines[2].split(": ", 1)[1])
+    lines = history_lines([records["game0-0.p2pt"]])  # a whole path past 80 columns: the command under its label
+    assert len(lines) == 4 and lines[2] == "    to watch it again:" and lines[3].startswith("      p2pnimmt replay "), \
+        lines
+    command = shlex.split(lines[3])
     assert command[:2] == ["p2pnimmt", "replay"] and Path(command[2]) == tmp_path / "a b" / "game0-0.p2pt"
     assert frames(Path(command[2]).read_bytes())  # the file it names replays
     cut = history_lines([records["cut.p2pt"]])  # left before its end: replayed up to where it stops
-    assert cut[-1] == "    watch it up to where it stops: p2pnimmt replay " + shlex.quote(
-        str(tmp_path / "a b" / "cut.p2pt")), cut  # on main: its file only (replay refused it)
+    assert cut[-2:] == ["    watch it up to where it stops:", "      p2pnimmt replay " + shlex.quote(
+        str(tmp_path / "a b" / "cut.p2pt"))], cut  # on main: its file only (replay refused it)
     assert frames((tmp_path / "a b" / "cut.p2pt").read_bytes())[-1].kind == "unfinished"
     broken = bytearray((tmp_path / "a b" / "cut.p2pt").read_bytes())
     broken[len(broken) // 2] ^= 1
     (tmp_path / "a b" / "broken.p2pt").write_bytes(bytes(broken))
     damaged = history_lines([read_game(tmp_path / "a b" / "broken.p2pt")])
-    assert len(damaged) == 1 and "broken.p2pt: damaged (FAILED at record" in damaged[0], damaged  # no replay line
+    assert "broken.p2pt: damaged (FAILED at record" in damaged[0], damaged  # no replay line
+    assert all(len(line) <= 80 for line in damaged) and all(line.startswith("    ") for line in damaged[1:]), damaged
 
 
 def test_the_history_fits_80_columns_and_names_files_replay_finds(tmp_path: Path) -> None:
@@ -170,3 +173,66 @@ def test_the_history_fits_80_columns_and_names_files_replay_finds(tmp_path: Path
                              text=True, timeout=60)
         assert out.stdout.strip() == str(found), out.stdout + out.stderr
     assert shlex.split(lines[-1].split(": ", 1)[1])[2] == name
+
+
+def test_damaged_abandoned_and_long_named_games_fit_80_columns_in_german(tmp_path: Path) -> None:
+    """`p2pnimmt --lang de history` in a real process: a damaged transcript's line said `beschädigt (FAILED at record
+    172: ...)` in English and ran on past 80 columns, a game abandoned before it started ran past 80 too (English and
+    German), and the replay line of a transcript named `NAME-2.p2pt` (a second copy, `play --seed` again) reached 82.
+    Now the reason is German (`FEHLGESCHLAGEN bei Eintrag N`), every line fits 80 columns, broken between words with
+    the further lines indented, and a replay command too long beside its label stands whole under it."""
+    import os
+
+    from p2pnimmt import i18n
+    from p2pnimmt.app.history import GameRecord, Player
+
+    data = tmp_path / "data"
+    folder = data / "p2pnimmt" / "transcripts"
+    write_games(folder, 1)
+    broken = bytearray((folder / "game0-0.p2pt").read_bytes())
+    broken[len(broken) // 2] ^= 1
+    (folder / "game0-0.p2pt").write_bytes(bytes(broken))
+    net = Net(3, settings=Settings(players=3, max_rounds=2, point_limit=None, deal="open"), bots="heuristic", seed=9)
+    net.start()
+    net.run(limit=400)  # left before its end
+    name = "EBYM-d342eda0-QWXN-3FH2-2.p2pt"  # app/nodes.py's name for a game's transcript, the second of its name
+    (folder / name).write_bytes(bytes(net.transcripts[net.identities[0].peer]))
+    env = {"XDG_DATA_HOME": str(data), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+           "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-m", "p2pnimmt", "--lang", "de", "history"], env=env, capture_output=True,
+                         text=True, timeout=60)
+    lines = out.stdout.splitlines()
+    assert out.returncode == 0 and all(len(line) <= 80 for line in lines), out.stdout
+    assert "FAILED" not in out.stdout and "beschädigt (FEHLGESCHLAGEN bei Eintrag " in out.stdout, out.stdout
+    assert f"      p2pnimmt replay {name}" in lines, out.stdout  # the command whole, on a line of its own
+    abandoned = GameRecord(folder / "X.p2pt", 2e9, "abandoned", players=tuple(
+        Player(n, "bot", 0, False, False) for n in ("ann", "bot1", "maximiliane")),
+        problem="maximiliane left before acknowledging its START")  # app.anew's why, as its secrets file keeps it
+    for lang in ("en", "de"):
+        i18n.use(lang)
+        try:
+            shown = history_lines([abandoned])
+        finally:
+            i18n.use("en")
+        assert all(len(line) <= 80 for line in shown) and all(line.startswith("    ") for line in shown[1:]), shown
+        assert ("maximiliane ist gegangen, bevor der START bestätigt war" if lang == "de" else
+                "maximiliane left before acknowledging its START") in " ".join(" ".join(shown).split()), shown
+
+
+def test_the_stats_numbers_stand_under_their_headings_in_german(tmp_path: Path) -> None:
+    """`history --stats` in German: "Spiele" has six letters, the games' column five, so every count stood a column
+    left of its heading. Now each column is as wide as its heading; each number ends where its heading ends."""
+    from p2pnimmt import i18n
+
+    write_games(tmp_path, 2)
+    for lang in ("en", "de"):
+        i18n.use(lang)
+        try:
+            lines = stats_lines(games(tmp_path))
+        finally:
+            i18n.use("en")
+        heading = lines[0]
+        ends = [m.end() for m in re.finditer(r"\S+", heading)][1:]  # where "games", "wins", "points/round" end
+        for line in lines[1:]:
+            numbers = [m.end() for m in re.finditer(r"\d+(?:\.\d+)?", line[28:])]
+            assert [28 + end for end in numbers[-3:]] == ends, (heading, line)

@@ -196,3 +196,15 @@ def test_web_with_headless_is_refused_not_dropped(command) -> None:
     assert out.stderr == (f"p2pnimmt {command[0]}: error: --web with --headless: a headless node shows no table, in a "
                           f"terminal or a browser; drop one of them (`p2pnimmt {command[0]} --help` lists the "
                           "options)\n")
+
+
+def test_a_code_not_found_suggests_dialling_with_its_seat_key() -> None:
+    """`join CODE-KEY` that finds no game on the LAN suggests dialling the host: it said `p2pnimmt join CODE --peer
+    HOST:PORT`, the code without the seat key typed, a command the host refuses (`CODE needs its seat key`). Now it
+    names the code as it was typed, with its key. (A real process, mDNS on 127.0.0.1, its 10 s look.)"""
+    out = p2pnimmt("join", "ABCD-EFGH", "--headless", "--interface", "127.0.0.1")
+    assert out.returncode == 1, out.stderr
+    assert "  p2pnimmt join ABCD-EFGH --peer HOST:PORT" in out.stderr.splitlines(), out.stderr
+    # and an invite link's form as `host` prints it (it showed 'p2pnimmt://ADDRESS:PORT/ABCD#KEY', no such link)
+    assert "  p2pnimmt join 'p2pnimmt://ADDRESS:PORT/ABCD-EFGH?s=SECRET#HOSTKEY'" in out.stderr.splitlines(), \
+        out.stderr

@@ -387,7 +387,7 @@ def test_join_on_a_terminal_shows_the_search_not_a_blank_screen(tmp_path: Path, 
     assert time.monotonic() - started > 3  # the line was up while it searched, not only at the end
     lines = shown.splitlines()
     assert "p2pnimmt: no game with code ZZZZ found on the LAN on interface 127.0.0.1 (10 s)" in lines, shown
-    assert "  p2pnimmt join ZZZZ --peer HOST:PORT" in lines, shown
+    assert "  p2pnimmt join ZZZZ-7Q2K --peer HOST:PORT" in lines, shown  # with its seat key: the host needs it
 
 
 async def test_the_start_menus_list_names_the_host_variant_deal_and_seats_not_the_fingerprint() -> None:
@@ -467,7 +467,8 @@ def test_the_give_up_message_names_the_closest_code_else_the_live_games_else_how
     assert "and 3 more" in not_found("MMMM", many, "", "join").splitlines()[1]
     assert not_found("MMMM", [], "", "join").splitlines()[1:] == [
         "no game is advertised now; where multicast does not reach, give the host's invite link (`host` prints it) "
-        "or dial the host:", "  p2pnimmt join 'p2pnimmt://ADDRESS:PORT/MMMM#KEY'", "  p2pnimmt join MMMM --peer HOST:PORT"]
+        "or dial the host:", "  p2pnimmt join 'p2pnimmt://ADDRESS:PORT/MMMM-KEY?s=SECRET#HOSTKEY'",
+        "  p2pnimmt join MMMM-KEY --peer HOST:PORT"]
 
 
 async def test_a_game_withdrawn_while_it_is_looked_for_is_named_as_ended_not_as_a_wrong_code() -> None:

@@ -100,8 +100,9 @@ def check_abandoned(path: Path) -> None:  # a seat's (a spectator keeps no secre
     assert why == [{"kind": "abandoned", "why": "mal left before acknowledging its START",
                     "gone": [names_of(path).index("mal")]}], why
     lines = history_lines([read_game(path)])  # `p2pnimmt history` names it for what it is
+    head = " ".join(line.strip() for line in lines[:-1])  # broken between words to 80 columns
     assert re.match(r"\S+ \S+  abandoned before it started \(mal left before acknowledging its START\): its "
-                    "players went on to a new game$", lines[0]), lines
+                    "players went on to a new game$", head) and all(len(line) <= 80 for line in lines), lines
 
 
 def check_finished(path: Path, players: list[str]) -> None:

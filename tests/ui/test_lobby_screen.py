@@ -119,3 +119,34 @@ async def test_lobby_command_sets_the_clock_and_says_so() -> None:
         assert "ends at 66 points or 1 round" in await lobby_command(host, [], None, ["rounds", "1"])
     finally:
         await host.close()
+
+
+async def test_the_lobby_says_game_code_over_the_code_not_beside_the_host_key() -> None:
+    """The lobby's first line said "p2pnimmt lobby   game code:   host key QUNX-JF72" (German "Spielcode:   Schlüssel
+    des Gastgebers ..."), the code itself on the lines under it: the host key read as the game's code. Now the host
+    key comes first and "game code:" ends the line, over the code it names; in German too."""
+    from p2pnimmt import i18n
+    from p2pnimmt.protocol.identity import fingerprint
+
+    host = Node(Identity.generate(), name="ann", interface=LO, drop_after=0)
+    await host.listen()
+    await host.host(Settings(players=3, max_rounds=1, point_limit=None, deal="open"))
+    key = fingerprint(host.identity.peer)
+    try:
+        for lang, head in (("en", f"p2pnimmt lobby   host key {key}   game code:"),
+                           ("de", f"p2pnimmt Warteraum   Schlüssel des Gastgebers {key}   Spielcode:")):
+            i18n.use(lang)
+            try:
+                with create_pipe_input() as keys:
+                    screen = LobbyScreen(host, game_code(host.game_id), None, input=keys, output=SizedOutput())
+                    shown = asyncio.ensure_future(screen.run())
+                    await until(lambda: screen.app.is_running, "the lobby")
+                    first = next(line for line in screen_text(screen).splitlines() if "lobby" in line or
+                                 "Warteraum" in line)
+                    assert first.strip("│ ") == head, first
+                    screen.app.exit(result=False)
+                    await asyncio.wait_for(shown, 20)
+            finally:
+                i18n.use("en")
+    finally:
+        await host.close()

@@ -436,3 +436,18 @@ def test_a_name_typed_over_the_remembered_one_replaces_it(keyboard) -> None:
     assert menu.choose() == ["play", "--bots", "3", "--bot", "medium", "--name", "ann"]
     keyboard([PICK, "\x7f" + "e" + TYPE, PICK, PICK])  # Backspace first: "an", then "e"
     assert menu.choose() == ["play", "--bots", "3", "--bot", "medium", "--name", "ane"]
+
+
+@needs_tmux
+def test_a_long_refusal_under_a_typed_code_is_broken_between_words_not_cut(tmp_path, panes) -> None:
+    """Played by hand in German at 80x24: a code typed wrong in the menu's code question (a command pasted there)
+    was refused on one line cut at the dialog's edge: "ein Spielcode mit Platzschlüssel hat 4 + 4 Buchstaben und
+    Ziffern, wie sie d". Now the whole reason shows under the field, broken between words."""
+    pane = panes(f"{sys.executable} -m p2pnimmt --lang de; sleep 300", env={"XDG_CONFIG_HOME": str(tmp_path)})
+    pane.wait("Was möchtest du tun?", 15)
+    pane.keys("Down", "Down", "Down", "Enter")  # watch a game: no game on this LAN, the code is asked
+    pane.wait("Einladungslink:", 15)
+    pane.keys("pn host --seats 3", "Enter")
+    shown = pane.wait("Buchstaben und Ziffern", 10)
+    said = " ".join(shown.replace("│", " ").split())
+    assert "wie sie der Bildschirm des Gastgebers zeigt (ABCD-WXYZ), erhalten: 'pn host --seats 3'" in said, shown

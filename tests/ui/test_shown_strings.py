@@ -34,7 +34,8 @@ NOT_WORDS = {
     ("app/front.py", r"again> "),  # the line terminal's prompts name the command typed (typed in English)
     ("app/lobby.py", r"lobby> "),
     ("app/output.py", r"timing \w+ "),  # P2PNIMMT_TIMING's lines for the benchmarks, read by a program
-    ("app/join.py", r"  p2pnimmt |p2pnimmt | ?'p2pnimmt://ADDRESS:PORT/|#KEY'| --peer HOST:PORT| --host-key XXXX-XXXX|KEY"),
+    ("app/join.py", r"  p2pnimmt |p2pnimmt | ?'p2pnimmt://ADDRESS:PORT/|\?s=SECRET#HOSTKEY'| --peer HOST:PORT| --host-key "
+                    r"XXXX-XXXX|-?KEY|-"),
     # a command to type, as it is typed
     ("app/evening.py", r"bot"),  # a player's `who` compared, not shown
     ("ui/local.py", r"bot"),  # the bots' names: bot1, bot2 (names are never translated)

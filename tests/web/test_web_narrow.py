@@ -76,7 +76,7 @@ async def test_the_seat_and_tv_pages_fit_a_phone_and_a_tablet(browser, no_delay)
     card = await page.evaluate("(() => { const r = document.getElementById('over-box').getBoundingClientRect(); "
                                "return [r.left, r.right]; })()")
     assert over["width"] <= 360 and not over["small"] and card[0] >= 0 and card[1] <= 360, (over, card)
-    # Its headings ("player", "bull heads") read on its cream (#f6f1e1): they had the felt's dim colour (1.9).
+    # Its headings ("player", "points") read on its cream (#f6f1e1): they had the felt's dim colour (1.9).
     heading = await page.evaluate("getComputedStyle(document.querySelector('#final th')).color")
     assert contrast(heading, (0xF6, 0xF1, 0xE1)) >= 4.5, heading
     await page.click("#leave")

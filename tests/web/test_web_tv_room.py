@@ -106,6 +106,10 @@ async def test_the_tv_page_reads_from_across_the_room(browser, served, width: in
     show(game_over())
     await page.wait_for_function("() => document.body.dataset.over === '1'")
     assert (await page.inner_text("#over-winners")).startswith("Winner: annemarie")
+    # the game's scores and the evening's are the same kind of number, named as the terminal's results name them
+    # ("66 points"): the game's column said "bull heads" beside the evening's "points"
+    heads = await page.eval_on_selector_all("#final th, #over-evening-table th", "ths => ths.map(t => t.textContent)")
+    assert heads[:2] == ["player", "points"] and heads[-1] == "points", heads
     for selector in ("#over-winners", "#final td", "#over-evening-table td"):
         assert await font_px(page, selector) >= READABLE * scale, selector
     box = await page.locator("#over-box").bounding_box()
