@@ -18,7 +18,7 @@ from typing import NoReturn
 from . import __version__
 from .bots import BOTS, HardBot
 from .engine import DEALS, DEFAULT_POINT_LIMIT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Settings
-from .engine.game import MAX_CLOCK
+from .engine.game import MAX_CLOCK, ends_in_time
 from .i18n import LANGUAGES, N_, _, ngettext, said
 
 
@@ -662,6 +662,10 @@ def cmd_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(_("--bots must be 0..{most} with --seats {seats}, got {value}").format(
             most=args.seats - 1, seats=args.seats, value=args.bots))
     settings = replace(settings_from(args, args.seats, parser), clock=args.clock or None)
+    if not ends_in_time(settings.point_limit, settings.max_rounds):
+        from .ui.words import too_long
+
+        parser.error(too_long())
     options = replace(network_options(args, _("host")), hold_seats=args.hold_seats)
     return run(run_host(settings, args.bots, args.bot, options, args.headless,
                         rematches=args.rematch if args.headless else 0))

@@ -6,10 +6,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from ..bots import BOTS
-from ..engine.game import MAX_CLOCK
+from ..engine.game import MAX_CLOCK, ends_in_time
 from ..i18n import N_, _
 from ..net.node import Node
-from ..ui.words import end_text, variant_name
+from ..ui.words import end_text, too_long, variant_name
 from .options import Options
 from .output import say
 
@@ -103,6 +103,8 @@ async def lobby_command(node: Node, helpers: list[Node], add_bot: AddBot, words:
                 settings = replace(settings, point_limit=number)
             else:
                 settings = replace(settings, max_rounds=number)
+            if not ends_in_time(settings.point_limit, settings.max_rounds):
+                raise ValueError(too_long())
         node.change_settings(settings)  # Settings checks itself: a bad variant or no end at all raised ValueError
         return _("settings: variant {variant}, {deal} deal, the game ends at {end}").format(
             variant=variant_name(settings.variant), deal=_(settings.deal), end=end_text(settings))

@@ -11,6 +11,21 @@ from .round import Round
 
 DEFAULT_POINT_LIMIT = 66
 MAX_CLOCK = 3600  # an hour a move: the longest turn clock a game may set
+# The longest game a host sets up over the network (protocol.md 8, "A chain's bound"): one that ends within 100
+# rounds, by its round limit or by a point limit of 200 at most (a round takes 4 bull heads or more at 2 seats,
+# 10n - 16 at n: so 200 points end a game within 101 rounds). An honest seat signs some 28 messages and 14 KB a
+# round at ten seats sealed (up to 120 messages where it asks the stand-in for nine seats in every turn), so such a
+# game stays well under the 16,384 messages and 4 MiB every node accepts of one seat (review, session 46: a game of
+# 400 rounds at two seats sealed, 10.5 KB a seat a round, stopped in its last round at 4 MiB, each seat's next
+# message dropped by every other node and its sender cut off; at ten seats sealed it stops near round 310).
+NETWORK_MAX_ROUNDS = 100
+NETWORK_MAX_POINTS = 200
+
+
+def ends_in_time(point_limit: int | None, max_rounds: int | None) -> bool:
+    """A game of these limits ends within NETWORK_MAX_ROUNDS rounds: a host may set it up over the network."""
+    return (max_rounds is not None and max_rounds <= NETWORK_MAX_ROUNDS) or \
+        (point_limit is not None and point_limit <= NETWORK_MAX_POINTS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -151,6 +151,15 @@ def end_text(settings) -> str:
     return _(" or ").join(part for part in parts if part)
 
 
+def too_long() -> str:
+    """Why a host may not set up a game of these limits over the network (engine.game.ends_in_time)."""
+    from ..engine.game import NETWORK_MAX_POINTS, NETWORK_MAX_ROUNDS
+
+    return _("a game over the network ends within {rounds} rounds: a round limit of {rounds} or fewer, or a point "
+             "limit of {points} or fewer (every seat may sign 16,384 messages and 4 MiB in a game)").format(
+        rounds=NETWORK_MAX_ROUNDS, points=NETWORK_MAX_POINTS)
+
+
 def dropped_said(name: str, left: bool) -> str:
     """A seat dropped (the stand-in plays its hand): voted out after its link went, or after it left on purpose
     (said `bye`: Node.left_seats), which is no fault."""

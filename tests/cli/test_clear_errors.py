@@ -208,3 +208,17 @@ def test_a_code_not_found_suggests_dialling_with_its_seat_key() -> None:
     # and an invite link's form as `host` prints it (it showed 'p2pnimmt://ADDRESS:PORT/ABCD#KEY', no such link)
     assert "  p2pnimmt join 'p2pnimmt://ADDRESS:PORT/ABCD-EFGH?s=SECRET#HOSTKEY'" in out.stderr.splitlines(), \
         out.stderr
+
+
+@pytest.mark.parametrize("ends", [["--rounds", "101", "--no-points"], ["--points", "201"],
+                                  ["--points", "500", "--rounds", "400"]])
+def test_a_game_longer_than_a_seats_chain_may_be_is_not_hosted(ends: list[str]) -> None:
+    """protocol.md 8, "A chain's bound": every node accepts 16,384 messages and 4 MiB of one seat in a game; an
+    honest seat signs some 28 messages and 10.5 to 13.5 KB a round sealed, so a game of 400 rounds stopped for good
+    (at two seats in its last round, at ten near round 310: each seat's next message dropped, its sender cut off). Main hosted it (this test timed out
+    waiting for the refusal); a host refuses it now, before anything is hosted. 100 rounds, or 200 points, pass."""
+    out = p2pnimmt("host", "--headless", "--interface", "127.0.0.1", *ends)
+    assert out.returncode == 2, out.stderr
+    assert ("a game over the network ends within 100 rounds: a round limit of 100 or fewer, or a point limit of 200 "
+            "or fewer (every seat may sign 16,384 messages and 4 MiB in a game)") in out.stderr
+    assert "Traceback" not in out.stderr and "code:" not in out.stdout  # nothing was hosted

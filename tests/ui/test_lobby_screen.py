@@ -121,6 +121,32 @@ async def test_lobby_command_sets_the_clock_and_says_so() -> None:
         await host.close()
 
 
+async def test_lobby_command_refuses_a_game_longer_than_a_seats_chain_may_be() -> None:
+    """protocol.md 8, "A chain's bound": a game with no point limit and 101 rounds or more, or with a point limit over
+    200 and no round limit of 100 or fewer, could pass the 16,384 messages or 4 MiB every node accepts of one seat
+    (the game stops there for good). Main took each."""
+    host = Node(Identity.generate(), name="ann", interface=LO, drop_after=0)
+    await host.listen()
+    await host.host(Settings(players=3, deal="open"))
+    try:
+        for words in (["points", "201"], ["rounds", "150"], ["points", "none"]):
+            if words == ["rounds", "150"]:  # (a point limit of 66 ends it first: taken)
+                assert "ends at 66 points or 150 rounds" in await lobby_command(host, [], None, words)
+                continue
+            try:
+                await lobby_command(host, [], None, words)
+            except ValueError as exc:
+                assert "ends within 100 rounds" in str(exc), exc
+            else:
+                raise AssertionError(f"{words} was taken: {host.settings}")
+        assert host.settings.point_limit == 66 and host.settings.max_rounds == 150
+        assert "ends at 66 points or 100 rounds" in await lobby_command(host, [], None, ["rounds", "100"])
+        assert "ends at 100 rounds" in await lobby_command(host, [], None, ["points", "none"])
+        assert "ends at 200 points or 100 rounds" in await lobby_command(host, [], None, ["points", "200"])
+    finally:
+        await host.close()
+
+
 async def test_the_lobby_says_game_code_over_the_code_not_beside_the_host_key() -> None:
     """The lobby's first line said "p2pnimmt lobby   game code:   host key QUNX-JF72" (German "Spielcode:   Schlüssel
     des Gastgebers ..."), the code itself on the lines under it: the host key read as the game's code. Now the host

@@ -233,6 +233,7 @@ window.P2PNIMMT_STRINGS = {
   "a game code is {n} letters and digits, got {text}": "ein Spielcode hat {n} Buchstaben und Ziffern, nicht {text}",
   "a game code with its seat key is 4 + 4 letters and digits as the host's screen shows it (CODE-KEY), got {text}": "ein Spielcode mit Platzschlüssel hat 4 + 4 Buchstaben und Ziffern, wie sie der Bildschirm des Gastgebers zeigt (ABCD-WXYZ), erhalten: {text}",
   "a game needs at least 2 players": "ein Spiel braucht mindestens 2 Spieler",
+  "a game over the network ends within {rounds} rounds: a round limit of {rounds} or fewer, or a point limit of {points} or fewer (every seat may sign 16,384 messages and 4 MiB in a game)": "ein Spiel über das Netz endet nach höchstens {rounds} Runden: eine Rundengrenze von {rounds} oder weniger oder eine Punktgrenze von {points} oder weniger (jeder Platz darf in einem Spiel 16.384 Nachrichten und 4 MiB signieren)",
   "a guest seat is already offered": "ein Gastplatz ist schon angeboten",
   "a guest seat is offered: open {url} on the guest's phone": "ein Gastplatz ist angeboten: {url} auf dem Handy des Gasts öffnen",
   "a guest seat is offered: open {url} on the guest's phone (the first browser to open it plays it)": "ein Gastplatz ist frei: {url} auf dem Handy des Gasts öffnen (der erste Browser, der ihn öffnet, spielt)",
