@@ -10,8 +10,11 @@ tests/net/test_rejoin_flood.py with real processes). Both tests here fail on tha
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from test_held_bounds_agree import GAME, HOST, SEATS, START, Pair, pair as pair  # noqa: F401 (fixture)
 from test_mixed_tables import child as child  # noqa: F401 (the node process of test_mixed_tables, a fixture)
+from test_verify_agrees import resealed, same_lines
 
 from p2pnimmt.protocol.envelope import NO_PREVIOUS, seal
 from p2pnimmt.protocol.identity import Identity
@@ -77,3 +80,31 @@ def test_an_expelled_seats_large_messages_stop_at_4_mib(pair: Pair) -> None:
     pair.deliver(wires[taken], mal.peer)
     assert pair.agree()["overflowed"] == [[mal.peer.hex(), bound(taken, "seat 2 (p2)")]]
     assert heads(pair)[mal.peer.hex()] == taken
+
+
+def past_the_bound(tmp_path: Path, name: str, wires: list[bytes]) -> Path:
+    """A transcript seat 3 records and seals (every link and the seal verify): the START, then `wires` as msg records;
+    the last of them past its sender's bound."""
+    path = tmp_path / f"{name}.p2pt"
+    path.write_bytes(resealed(SEATS[3], [("msg", START), *(("msg", wire) for wire in wires)]))
+    return path
+
+
+def test_both_verifiers_refuse_a_transcript_holding_a_message_past_the_bound_alike(tmp_path: Path) -> None:
+    """protocol.md 8: `verify` drops the message past a chain's bound as every node does, so a transcript that records
+    one (its recorder accepted what no honest node accepts) is refused at that record, by both verifiers with the same
+    words and status; the same transcript one message shorter is no more than unfinished (status 3) in both. The red
+    team (session 46) compared the two sessions, never the two verifiers."""
+    by_count = chain(SEATS[1], MAX_CHAIN + 1)
+    wires = chain(SEATS[2], 80, pad=60_000)
+    used, taken = 0, 0
+    while used + len(wires[taken]) <= MAX_CHAIN_BYTES:
+        used, taken = used + len(wires[taken]), taken + 1
+    by_bytes = wires[:taken + 1]
+    for name, past in (("count", by_count), ("bytes", by_bytes)):
+        status, out, err = same_lines(past_the_bound(tmp_path, f"{name}-within", past[:-1]))
+        assert status == 3 and "UNFINISHED" in out + err, (name, out, err)
+        status, out, err = same_lines(past_the_bound(tmp_path, name, past))
+        assert status == 1, (name, out, err)
+        assert (f"FAILED at record {len(past) + 1}: message is not the next in its sender's chain (a message is "
+                "missing or out of order)") in err, (name, err)
