@@ -178,15 +178,17 @@ class Asks:
     """A link's budget of asks (`heads`, `ping`, `seen`, `probe`, `where` frames, and since session 45 every other frame
     but a `msg`, at a host but a `join` or `again`: net.frames.frame_verdict): a bucket of BURST that fills at
     PER_SECOND.
-    An honest peer sends at most about ten a second (a `heads` each PULL_EVERY while it waits, a ping and a `seen`
-    each quarter of the shortest --link-timeout); each `heads` costs a look over the whole game (protocol.md 14,
+    An honest peer sends at most some 15 a second (a `heads` each PULL_EVERY while it waits, a ping, a `seen` and a
+    `where` each quarter of the shorter of its link timeout and its peer's, 12 a second at the least, 1 s; a phone page
+    a `probe` each 2 s and a `heads` after its answer: reviewed in session 46, whatever each end's timeout, with a
+    page's probes or not, under PER_SECOND); each `heads` costs a look over the whole game (protocol.md 14,
     "Bounds"; since session 32: a member sending them as fast as its link took them slowed every turn fifty-fold)."""
 
     PER_SECOND = 20.0
     BURST = 64.0
     # Past BURST, asks up to SLACK more (filling at PER_SECOND as well) are not answered but not counted as bad either:
     # a link that stalled (a network hiccup, a laptop's lid shut) brings what its peer sent meanwhile at once, up to
-    # its link timeout's worth: a heads each PULL_EVERY and a ping and a seen each quarter of the timeout, 2 x 600 + 8
+    # its link timeout's worth: a heads each PULL_EVERY and a ping, a seen and a where each quarter of it, 2 x 600 + 12
     # at the longest --link-timeout (600 s). Before, an honest link past 39 s of --link-timeout was cut for it
     # (session-32 review).
     SLACK = 1280.0

@@ -207,7 +207,8 @@ export function wireKey(wire: Uint8Array): string {
 
 /** A link's budget of asks (`heads`, `ping`, `seen`, `probe`, `where` frames, and since session 45 every other frame but a
  * `msg`: chargedAsAsk), as the reference's net.connection.Asks (protocol.md 14, "Bounds"): a burst of ASKS_BURST, then
- * ASKS_PER_SECOND; an honest peer sends about ten a second at the most. */
+ * ASKS_PER_SECOND; an honest peer sends some 15 a second at the most (12 of them pings, seen and where frames at the
+ * least link timeout, 1 s: protocol.md 14, "Bounds"). */
 export const ASKS = new Set(["heads", "ping", "seen", "probe", "where"]);
 export const ASKS_PER_SECOND = 20;
 export const ASKS_BURST = 64;
