@@ -163,3 +163,44 @@ def test_a_seat_back_counts_its_messages_that_came_before_its_drop(seed: int, cu
     for name in feeds:
         assert python[name] == python["as taken"], name
         assert typescript[name] == python[name], name
+
+
+def round_end_zero_recast(net: Net, quiet: int, liar: int | None) -> list[Envelope]:
+    """The spectator's messages of `net` with seat `quiet`'s ROUND_END(0) signed again without its `back` (it did not
+    have the ask), and seat `liar`'s with wrong scores (its `back` kept: it lists X); nothing either signed after."""
+    seat = {ident.peer: s for s, ident in enumerate(net.identities)}
+    out: list[Envelope] = []
+    ended: set[int] = set()
+    for env in accepted(net):
+        s = seat[env.sender]
+        if s in ended:
+            continue
+        if s in (quiet, liar) and env.kind == "ROUND_END" and env.body["round"] == 0:
+            body = {k: v for k, v in env.body.items() if k != "back"} if s == quiet else env.body | {"scores": [0] * 4}
+            env = seal(net.identities[s], net.game_id, env.seq, env.prev, env.kind, body)
+            ended.add(s)
+        out.append(env)
+    return out
+
+
+def test_a_signer_expelled_by_its_own_round_end_does_not_count(compiled: Path) -> None:
+    """11.3's "more than half" (session 46's review): seat 1 voted out and asks back in round 0; of the three
+    signers of ROUND_END(0) seat 0 lists the ask, seat 2 does not, and seat 3 lists it in a ROUND_END with wrong
+    scores, the message that expels it (`result-mismatch`). Seat 3 is dropped at (0, 32, 1), so it is not among the
+    seats whose ROUND_END is required there: one of two lists the ask, not more than half, and seat 1 stays out
+    (counted, two of three would have taken it back: the honest control, seat 3's ROUND_END as signed). Both
+    implementations agree, in every order of arrival (a pin: both did so before)."""
+    net = voted_out_and_back(5, 150, 2, None)
+    liar = round_end_zero_recast(net, 2, 3)
+    control = round_end_zero_recast(net, 2, None)
+    feeds = {"liar": liar, "control": control} | {f"liar merged {k}": merged(liar, k) for k in range(6)}
+    typescript = dict(zip(feeds, typescript_spectators(list(feeds.values()), compiled)))
+    python = {name: python_spectator(feed) for name, feed in feeds.items()}
+    assert [f[0] for f in python["liar"]["faults"]] == ["result-mismatch"]
+    assert python["liar"]["dropped"][0][0] == X and python["liar"]["dropped"][0][1][0] == 0  # still out of round 0
+    assert python["liar"]["dropped"][1] == [3, [0, 32, 1]]
+    assert not any(seat == X and at[0] == 0 for seat, at in python["control"]["dropped"])  # back in the control
+    for name in feeds:
+        if name != "control":
+            assert python[name] == python["liar"], name
+        assert typescript[name] == python[name], name
