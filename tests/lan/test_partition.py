@@ -19,6 +19,9 @@ BOUND = 120  # seconds each process may take to end: a bound, not a measurement
 # The host and the spectator cut off wait this out whole after the cut (15 s before session 42): long enough that a
 # turn of 0.05 s moves never looks stuck before it, however loaded the machine.
 GIVE_UP = ["--give-up", "8"]
+# The players see the host gone (no link to it, the drop's condition) once its link has been silent for the link
+# timeout: 5 s, not the default 20 (pings every 1.25 s; until session 46 the players waited the 20 s).
+LINK = ["--link-timeout", "5"]
 
 
 def test_the_partitioned_host_of_four_gives_up_and_the_others_finish(make_lan) -> None:
@@ -33,7 +36,7 @@ def test_the_partitioned_host_of_four_gives_up_and_the_others_finish(make_lan) -
                       "watch")
     watch.wait_for(rf"joined {game_of(code)} at {re.escape(lan.addr(1))}:\d+ as spectator", timeout=30)
     players = {f"j{i}": lan.start(i, ["join", code, "--headless", "--name", f"j{i}", "--drop-after", "2",
-                                      "--give-up", "60", "--bot-delay", "0.05",
+                                      "--give-up", "60", "--bot-delay", "0.05", *LINK,
                                       "--transcript", str(out / f"j{i}.p2pt")], f"j{i}") for i in (2, 3, 4)}
     host.wait_for(r"(?m)^round 1:", 90)
     lan.cut(1)

@@ -12,6 +12,9 @@ from pathlib import Path
 from p2pnimmt.protocol.verify import verify_transcript
 
 BOUND = 150  # seconds each process may take to end: a bound, not a measurement
+# The others see the host gone (no link to it, the drop's condition) once its link has been silent for the link
+# timeout: 5 s, not the default 20 (pings every 1.25 s; until session 46 they waited the 20 s).
+LINK = ["--link-timeout", "5"]
 
 
 def test_a_host_cut_off_and_back_drops_itself_where_the_others_did_and_finishes(make_lan) -> None:
@@ -23,7 +26,7 @@ def test_a_host_cut_off_and_back_drops_itself_where_the_others_did_and_finishes(
     code = host.wait_for(r"code: (\w{4}-\w{4})").group(1)
     host.wait_for(rf"listening on {re.escape(lan.addr(1))}:\d+")
     players = {f"j{i}": lan.start(i, ["join", code, "--headless", "--name", f"j{i}", "--drop-after", "2",
-                                      "--bot-delay", "0.15", "--transcript", str(out / f"j{i}.p2pt")], f"j{i}")
+                                      "--bot-delay", "0.15", *LINK, "--transcript", str(out / f"j{i}.p2pt")], f"j{i}")
                for i in (2, 3, 4)}
     host.wait_for(r"(?m)^round 1:", 120)
     lan.cut(1)

@@ -265,14 +265,17 @@ def test_a_lost_link_is_redialled_at_the_other_address_of_the_player(routed_lan:
     lan.build(["a1", "a2", "a3"], router=False, legs={"a2": "c", "a3": "c"})
     out = lan.tmp_path
     timeout = ["--link-timeout", "2"]
+    # The game must outlast only the moment from a2 and a3 linked (before the START) to a3's port going down: from
+    # then a3 has no link at all (the host is on A only) until a2 redials it over C, and the game waits on it. Ten
+    # turns of two moves at 0.3 s each are 6 s at least (a move a second, until session 46: 20 s).
     host = lan.start("a1", ["host", "--headless", "--seats", "3", "--name", "ann", *SHORT, *timeout,
-                            "--drop-after", "60", "--bot-delay", "1", "--transcript", str(out / "host.p2pt")],
+                            "--drop-after", "60", "--bot-delay", "0.3", "--transcript", str(out / "host.p2pt")],
                      "host", bound=False)
     link = host.wait_for(r"invite link: (p2pnimmt://\S+)").group(1)
     procs = {"host": host}
     for peer in ("a2", "a3"):
         procs[peer] = lan.start(peer, ["join", link, "--headless", "--name", peer, *timeout, "--drop-after", "60",
-                                       "--bot-delay", "1", "--transcript", str(out / f"{peer}.p2pt")], peer,
+                                       "--bot-delay", "0.3", "--transcript", str(out / f"{peer}.p2pt")], peer,
                                 bound=False)
     deadline = time.monotonic() + outer(60)
     while not lan.linked("a2", "a3"):

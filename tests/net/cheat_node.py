@@ -21,6 +21,9 @@ CHEAT is one of
 - `hold-reveal`: no rule broken, a slow node: it signs its PLAY_REVEAL of turn TURN of round 1 only once the process
   got SIGUSR1 (the test says when) and it is linked to every other seat (a seat restarted meanwhile links to its
   host before it links here: it learns this node's address there), and then plays on as any node;
+- `hold-carried`: `hold-reveal` in the first round of a new start's game (its START carries the scores of the game an
+  equivocation ended, protocol.md 12), turn TURN; no hold in any other game (tests/net/test_resume_fork.py holds the
+  new game there until the node it tests has seen it running);
 - `again-flood`: once its game is over it sends its host TURN `["again", true]` frames at once (an honest node
   sends one per choice of its person), then plays on as any node;
 - `ack-to-host`: no rule broken by the message itself: it shows its START_ACK to its host alone (never on another
@@ -295,12 +298,13 @@ def pair_above(turn: int) -> None:
 
 
 def the_node() -> list[Node]:
-    """This process's node, once it has fed its first outputs: a cheat that signs later acts through it."""
+    """This process's node, once it has fed its first outputs: a cheat that signs later acts through it (the first;
+    the nodes of the evening's later games follow it in the list, each once it has fed its first outputs)."""
     feed = Node._feed
     nodes: list[Node] = []
 
     def keep(self: Node, outputs: list) -> None:
-        if not nodes:
+        if self not in nodes:
             nodes.append(self)
         feed(self, outputs)
 
@@ -308,22 +312,29 @@ def the_node() -> list[Node]:
     return nodes
 
 
-def hold_reveal(turn: int) -> None:
+def hold_reveal(turn: int, carried: bool = False) -> None:
+    """`hold-reveal`; `carried`: `hold-carried`, the hold in the first round of a new start's game (its START carries
+    the scores of a game an equivocation ended), none in any other game."""
     send = Session.send
     nodes = the_node()
     held = [True, False]  # the reveal is held, said so
 
     def release(session: Session) -> None:
-        node = nodes[0]
+        node = next(node for node in nodes if node.session is session)  # the node of the game it holds
         if not all(peer in node.links for peer in session.roster if peer != session.me):
             asyncio.get_running_loop().call_later(0.05, release, session)  # a seat restarted: once linked again
             return
         held[0] = False
         print("cheat: signs its reveal now", flush=True)
-        nodes[0].act(session._run(session._advance))  # a pass of the steps: the reveal owed is signed
+        node.act(session._run(session._advance))  # a pass of the steps: the reveal owed is signed
+
+    def holds_in(session: Session) -> bool:
+        """The hold is in this game: any, or (`carried`) one whose START carries scores (its rounds are counted
+        from 0 as any game's: the carried ones are not played)."""
+        return not carried or session.start is not None and "carry" in session.start.body
 
     def cheat(self: Session, kind: str, body: dict) -> None:
-        if kind != "PLAY_REVEAL" or (body["round"], body["turn"]) != (0, turn) or not held[0]:
+        if kind != "PLAY_REVEAL" or (body["round"], body["turn"]) != (0, turn) or not held[0] or not holds_in(self):
             send(self, kind, body)
             return
         if not held[1]:
@@ -1105,7 +1116,7 @@ def where_reflect(port: int) -> None:
 
 if __name__ == "__main__":
     cheats = {"split": split_commit, "split-on": lambda turn: split_commit(turn, True), "pair-above": pair_above,
-              "hold-reveal": hold_reveal, "again-flood": again_flood,
+              "hold-reveal": hold_reveal, "hold-carried": lambda turn: hold_reveal(turn, True), "again-flood": again_flood,
               "ack-to-host": lambda _turn: ack_to_host_alone(), "heads-flood": heads_flood,
               "reveal": reveal_another_card, "fork": fork_a_reveal,
               "vanish": lambda _turn: gone_before_start(True), "leave": lambda _turn: gone_before_start(False),
