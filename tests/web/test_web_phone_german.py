@@ -67,6 +67,9 @@ async def test_the_phone_page_in_german_from_its_welcome_to_its_verdict(tmp_path
     assert await laptop.inner_text("#leave") == "Gehen"  # the terminal's word for q: q: gehen
     await laptop.click("#leave")
     assert host.finish(30) == 0, host.text()
+    # its node closed as asked: the page says so, not "Verbindung verloren, verbinde neu …" for ever (fails on main)
+    await laptop.wait_for_function("() => document.getElementById('conn').textContent.startsWith('du bist gegangen')")
+    assert "lost" not in (await laptop.get_attribute("body", "class") or "")
     assert not errors, errors
 
 

@@ -793,6 +793,7 @@ window.P2PNIMMT_STRINGS = {
   "you": "du",
   "you are away: the stand-in played for you (press a key to play yourself)": "du bist abwesend: die Vertretung hat für dich gespielt (drück eine Taste, um selbst zu spielen)",
   "you asked for a rematch: waiting for {host} to offer it ({leave} to leave)": "du hast um eine Revanche gebeten: warten, bis {host} sie anbietet ({leave} zum Gehen)",
+  "you left: the game is closed here": "du bist gegangen: das Spiel ist hier geschlossen",
   "you watch": "du schaust zu",
   "you were dropped: type anything to ask for your seat back from a next round": "du wurdest abgewählt: tippe irgendetwas, um deinen Platz ab einer nächsten Runde zurückzuverlangen",
   "you were dropped: your seat is asked back for a next round": "du wurdest abgewählt: dein Platz ist für eine nächste Runde zurückverlangt",
