@@ -22,6 +22,7 @@ from ..net.files import data_dir
 from ..protocol.identity import fingerprint, peer_id
 from ..protocol.transcript import read_file
 from ..protocol.verify import TranscriptError, replay
+from ..ui.words import where_it_stops
 from .anew import abandoned_why, carried_on, read_secrets
 from .evening import previous_of
 
@@ -85,6 +86,7 @@ class GameRecord:
     game_id: bytes = b""
     previous: bytes | None = None  # the game this one is a rematch of (its START's `previous`)
     carried_on: bool = False  # abandoned after its start (a seat's equivocation): the new game carries its scores
+    stops: str = ""  # where an unfinished game stops ('round 2, turn 4', as `verify` says it); its head says so
 
     @property
     def verified(self) -> bool:
@@ -107,6 +109,7 @@ def read_game(path: Path) -> GameRecord:
     game = session.game
     if game is None:  # a lobby that closed, or a join the host refused: no game to list
         return GameRecord(path, when, "not started", problem=_("no game started in it"))
+    stops = ""
     if session.phase == "over":
         try:
             state.finish()  # the end as `verify` checks it (the seal, the result)
@@ -124,12 +127,12 @@ def read_game(path: Path) -> GameRecord:
         status, problem = "abandoned", why
     elif session.fault is not None:
         problem = _("aborted: {why}").format(why=evening_rounds(session.fault.detail, game.before))
-    elif status == "unfinished":
-        problem = _("unfinished: it stops in round {round}").format(round=game.round_no(session.round)) + (
-            _(", turn {turn}").format(turn=session.turn + 1) if session.phase == "turn" else f" ({session.phase})")
+    elif status == "unfinished":  # where it stops in `verify`'s words (its UNFINISHED line): 'round 2, turn 4'
+        stops = where_it_stops(session)[0]
+        problem = _("unfinished")
     # a game that carries: the evening's rounds, which its scores count (the game it continues is not finished)
     return GameRecord(path, when, status, game.settings.variant, game.settings.deal, game.before + game.rounds_played,
-                      players, problem, session.game_id, previous_of(session), carried_on(session))
+                      players, problem, session.game_id, previous_of(session), carried_on(session), stops)
 
 
 def games(folder: Path | None = None) -> list[GameRecord]:
@@ -163,16 +166,18 @@ def history_lines(records: Iterable[GameRecord]) -> list[str]:
             continue
         winners = [p.name for p in g.players if p.won]
         check = _("verified") if g.verified else _("NOT verified: {why}").format(why=said(g.problem) or _(g.status))
-        head = f"{date}  " + ngettext("{variant}, {deal} deal, {n} round", "{variant}, {deal} deal, {n} rounds",
-                                      g.rounds).format(variant=_(g.variant) if g.variant else "",
-                                                       deal=_(g.deal) if g.deal else "", n=g.rounds)
+        named = {"variant": _(g.variant) if g.variant else "", "deal": _(g.deal) if g.deal else ""}
+        head = f"{date}  " + (_("{variant}, {deal} deal, stops in {where}").format(
+            where=g.stops, **named) if g.stops else ngettext(
+            "{variant}, {deal} deal, {n} round", "{variant}, {deal} deal, {n} rounds", g.rounds).format(
+            n=g.rounds, **named))
         if winners:
             head += _(", won by {names}").format(names=", ".join(winners))
         if g.previous is not None:
             head += _(", rematch of {code}").format(code=game_code(g.previous))
         said_check = f"[{check}]"  # beside the head, or under it where both would run past 80 columns
         beside = f"{head}  {said_check}"
-        lines.extend([beside] if len(beside) <= WIDTH else [head, *fitted("    " + said_check)])
+        lines.extend([beside] if len(beside) <= WIDTH else [*fitted(head), *fitted("    " + said_check)])
         you = _(" (you)")
         lines.append("    " + ", ".join(f"{p.name}{you if p.me else ''} {p.score}" for p in g.players))
         if g.verified or g.status in ("unfinished", "aborted"):

@@ -355,14 +355,15 @@ async def finish(node: Node, files: NodeFiles, give_up: float = 0.0,
             say(_("after the game was over: {proof}; the sealed transcript stands").format(proof=proof))
             return 0
         if session.phase in ("lobby", "starting"):
-            say(_("left before the game started"))
+            say(_("You left before the game started."))
         elif session.phase == "aborted":
             say(_("game did not finish: phase {phase}").format(phase=phase_name(session.phase)))
         elif node.role == "spectator":
-            say(_("stopped watching in round {round}").format(round=evening_round(session)))
+            say(_("You stopped watching in round {round}.").format(round=evening_round(session)))
         else:  # left during the game (q, Ctrl-C, input closed): the seat can come back
-            say(_("left the game in round {round} before its end").format(round=evening_round(session))
-                + _resume_hint(files))
+            say((_("You left the game in round {round}, before its end: `p2pnimmt resume {path}` takes it up again.")
+                 if files.transcript else _("You left the game in round {round}, before its end.")).format(
+                round=evening_round(session), path=files.transcript))
         return 1
     finally:
         for task in waits:

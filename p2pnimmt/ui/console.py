@@ -25,7 +25,7 @@ from ..protocol.events import (
     RowChoiceNeeded,
     TurnResolved,
 )
-from .words import addressed, bull_heads
+from .words import addressed, bull_heads, n_points
 
 STAND_IN_ROW = N_(" (the stand-in chose the row)")  # a row choice the stand-in made, in everyone's lines
 
@@ -130,10 +130,10 @@ class LinesTable:
                      _("Scores:") + " " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(event.scores)))
         elif isinstance(event, GameOver):
             low = event.scores[event.winners[0]]
-            won = (_("Winners: {names} with {heads}.") if len(event.winners) > 1
-                   else _("Winner: {names} with {heads}."))
+            won = (_("Winners: {names} with {points}.") if len(event.winners) > 1
+                   else _("Winner: {names} with {points}."))
             self.say(_("Game over.") + " " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(event.scores)),
-                     won.format(names=", ".join(names[s] for s in event.winners), heads=bull_heads(low)))
+                     won.format(names=", ".join(names[s] for s in event.winners), points=n_points(low)))
         elif isinstance(event, GameAborted):
             self.say(_("Game aborted: {why}").format(
                 why=said(neutral(event.fault.describe(dict(zip(session.roster, names)))))))

@@ -250,8 +250,10 @@ class TableModel:
             now = seat in gone and seat != self.seat
             if now != player.gone:
                 player.gone, changed = now, True
-                self.say((_("{name} is connected again") if not now else _("{name} left the game")
-                          if seat in self.left else _("{name} left: no link to them")).format(name=player.name))
+                if now and seat in self.left:
+                    continue  # it left on purpose (said bye): its drop says so once, with the stand-in (dropped_said)
+                self.say((_("{name} is connected again") if not now else _("{name} left: no link to them"))
+                         .format(name=player.name))
         if changed:
             self.changed()
 

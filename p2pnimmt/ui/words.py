@@ -37,6 +37,12 @@ def bull_heads(n: int) -> str:
     return ngettext("{n} bull head", "{n} bull heads", n).format(n=n)
 
 
+def n_points(n: int) -> str:
+    """'1 point', '66 points' (German '1 Punkt', '66 Punkte'): the evening's score, where a row's or a card's cost is in
+    bull heads (bull_heads)."""
+    return ngettext("{n} point", "{n} points", n).format(n=n)
+
+
 def n_cards(n: int) -> str:
     """'1 card', '5 cards'."""
     return ngettext("{n} card", "{n} cards", n).format(n=n)

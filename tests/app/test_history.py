@@ -100,7 +100,7 @@ def test_an_unfinished_game_is_listed_with_its_players_and_a_lobby_is_not(tmp_pa
     session = net.sessions[me]
     assert ", ".join(f"{n}{' (you)' if i == 0 else ''} {s}"
                      for i, (n, s) in enumerate(zip(session.names, session.game.scores))) in text
-    assert f"[NOT verified: unfinished: it stops in round {session.round + 1}" in text
+    assert f"stops in round {session.round + 1}, turn {session.turn + 1}\n    [NOT verified: unfinished]" in text, text
     assert text.endswith("(and 1 lobby or refused join that never started a game, not listed)")
     assert history_lines([r for r in records if r.status == "not started"])[0].startswith("No games yet")
 
@@ -236,3 +236,31 @@ def test_the_stats_numbers_stand_under_their_headings_in_german(tmp_path: Path) 
         for line in lines[1:]:
             numbers = [m.end() for m in re.finditer(r"\d+(?:\.\d+)?", line[28:])]
             assert [28 + end for end in numbers[-3:]] == ends, (heading, line)
+
+
+def test_an_unfinished_game_says_where_it_stops_as_verify_does(tmp_path: Path) -> None:
+    """A game left in its first round was listed as "standard, open deal, 0 rounds" (German "0 Runden"): its head now
+    says where it stops, in the words of `verify`'s UNFINISHED line ("it stops in round 1, turn 3"), in English and
+    German, a real `p2pnimmt history` and `p2pnimmt verify` on the same transcript (fails on main)."""
+    import os
+
+    net = Net(3, settings=Settings(players=3, max_rounds=2, point_limit=None, deal="open"), bots="heuristic", seed=9)
+    net.start()
+    net.run(limit=60)  # into the first round's turns, not over
+    session = net.sessions[net.identities[0].peer]
+    assert session.phase != "over" and session.game.rounds_played == 0
+    folder = tmp_path / "data" / "p2pnimmt" / "transcripts"
+    folder.mkdir(parents=True)
+    (folder / "cut.p2pt").write_bytes(bytes(net.transcripts[net.identities[0].peer]))
+    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+           "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    for lang, where, stops, rounds in (("en", r"round 1, turn \d+", "stops in ", "0 rounds"),
+                                       ("de", r"Runde 1, Zug \d+", "bricht in ", "0 Runden")):
+        run = [sys.executable, "-m", "p2pnimmt", "--lang", lang]
+        listed = subprocess.run([*run, "history"], env=env, capture_output=True, text=True, timeout=60).stdout
+        checked = subprocess.run([*run, "verify", str(folder / "cut.p2pt")], env=env, capture_output=True,
+                                 text=True, timeout=60).stdout
+        told = re.search(where, checked)
+        assert told is not None, checked
+        assert f"{stops}{told.group(0)}" in listed and rounds not in listed, listed
+        assert all(len(line) <= 80 for line in listed.splitlines()), listed

@@ -49,7 +49,7 @@ async def test_a_node_that_leaves_before_the_end_waits_for_no_bye(monkeypatch, c
         status = await asyncio.wait_for(finish(host, NodeFiles()), outer(60))
         assert status == 1  # the game did not finish here
         said = capsys.readouterr().out  # in the words of a person who left, not of a stalled protocol's phase
-        assert ("left the game in round 1 before its end" if when == "in play" else "left before the game started") \
+        assert ("You left the game in round 1, before its end" if when == "in play" else "You left before the game started.") \
             in said and "phase" not in said, said
         await host.close()  # bye on every link
         await until(lambda: host.identity.peer in guest.byes, "bob told that ann left", 30)

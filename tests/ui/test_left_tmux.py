@@ -1,5 +1,5 @@
 """The joiner's full-screen table (tmux) when its host leaves mid-round with a bye (Ctrl-C, or q then y): its log
-says the host left the game, in English and in German, where it said "ann is at fault: seat 0 (ann) stopped before
+says the host left the game (once, with the stand-in that plays her hand), in English and in German, where it said "ann is at fault: seat 0 (ann) stopped before
 sending its card after it shuffled" (net/test_left_said.py has the same at the line terminal, and the host that
 vanishes without a bye, still said as before). Real processes on 127.0.0.1; Ctrl-C is SIGINT sent by pid."""
 
@@ -41,4 +41,8 @@ def test_the_joiners_screen_says_the_host_left_the_game(tmp_path: Path, procs, p
         assert "ann hat das Spiel nach dem Mischen der Karten der Runde verlassen" in shown, shown
         assert re.search(r"ann +gegangen ", shown) and "abgewählt" not in shown, shown  # her status
     assert "at fault" not in shown and "stopped before" not in shown and "no link" not in shown, shown
+    # said once, with the stand-in: the log also said "ann left the game" alone as her link went (fails on main)
+    left = "ann left the game" if lang == "en" else "ann hat das Spiel verlassen"
+    assert [line.strip(" │") for line in shown.splitlines() if left in line and "after shuffling" not in line] == \
+        [left + (": a stand-in plays that hand" if lang == "en" else ": eine Vertretung spielt diese Hand")], shown
     assert "Schuld" not in shown and "keine Verbindung" not in shown, shown

@@ -341,7 +341,7 @@ def test_a_lan_game_left_mid_way_from_the_menu_comes_back_to_the_menu_after_ente
     host.wait("Leave the game?", 15)
     host.keys("y")
     shown = host.wait("Press Enter for the start menu", 30)
-    assert "left the game in round 1 before its end" in shown and "exited" not in shown, shown
+    assert "You left the game in round 1, before its end" in shown and "exited" not in shown, shown
     host.keys("Enter")
     host.wait("What would you like to do?", 20)
     host.keys("Escape")

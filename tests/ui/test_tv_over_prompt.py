@@ -41,5 +41,5 @@ def test_a_tvs_game_over_line_says_what_comes_next_not_enter(lang: str) -> None:
         assert "a rematch the host offers comes up here by itself; q leaves." in shown, shown
         assert "press Enter to see the results" not in shown and "press Enter to see the results" in mine, mine
     else:
-        assert "Spielende: eine Revanche des Gastgebers kommt hier von selbst; q verlässt." in shown, shown
+        assert "Spielende: eine Revanche des Gastgebers kommt hier von selbst; q: gehen." in shown, shown
         assert "Enter zeigt das Ergebnis" not in shown and "Enter zeigt das Ergebnis" in mine, mine

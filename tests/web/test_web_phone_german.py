@@ -2,7 +2,8 @@
 (&lang=de); the page (static/phone.html, web/peer/src/page.ts) takes its words from /static/strings.js, the compiled
 catalog, as the TV page does. In chromium, from the welcome screen through a whole sealed game to its verdict, it
 shows none of the UI's English words (tests/german.py). With $P2PNIMMT_SCREENSHOTS (=docs) it saves
-docs/phone-de.png (390x844, a hand and the rows)."""
+docs/phone-de.png (390x844, a hand and the rows). Its words agree with the terminal's: the winner's score in points
+(not bull heads), "Gehen" for leaving (q: gehen), "Punktgrenze" for the lobby's limit (fail on main)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,9 @@ async def test_the_phone_page_in_german_from_its_welcome_to_its_verdict(tmp_path
     assert phone_url.partition("#")[0].endswith("&lang=de"), phone_url  # in the query, before the seat key's #
     laptop = await browser.new_page(viewport={"width": 1280, "height": 800})
     await laptop.goto(url)
+    await laptop.wait_for_function("() => document.documentElement.lang === 'de'")
+    # the lobby's limit as the terminal's lobby names it (p: Punktgrenze), not "Punkte", the evening's score
+    assert await laptop.inner_text("label:has(#set-points) span") == "Punktgrenze"
     context = await browser.new_context(**PHONE)
     phone = await context.new_page()
     errors: list[str] = []
@@ -57,8 +61,15 @@ async def test_the_phone_page_in_german_from_its_welcome_to_its_verdict(tmp_path
     await phone.wait_for_selector("#verdict:not([hidden])")
     over = await german(phone, "the verdict")
     assert "Gewinner:" in over and "hier in diesem Browser geprüft" in over and "0 Fehler" in over, over
+    # the winner's score in points, as the seat page's results and the terminal say it (it said "(1 Hornochse)")
+    verdict = await phone.inner_text("#verdict-text")
+    assert re.search(r"Gewinner: .+ \(\d+ Punkte?\)\n", verdict) and "Hornochse" not in verdict, verdict
+    assert await laptop.inner_text("#leave") == "Gehen"  # the terminal's word for q: q: gehen
     await laptop.click("#leave")
     assert host.finish(30) == 0, host.text()
+    # its node closed as asked: the page says so, not "Verbindung verloren, verbinde neu …" for ever (fails on main)
+    await laptop.wait_for_function("() => document.getElementById('conn').textContent.startsWith('du bist gegangen')")
+    assert "lost" not in (await laptop.get_attribute("body", "class") or "")
     assert not errors, errors
 
 

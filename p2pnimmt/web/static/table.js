@@ -108,6 +108,10 @@
     };
     ws.onclose = () => {
       if (socket !== ws) return;
+      if (state && state.left) {  // the person left from this page ("Leave"): its node has closed, nothing comes back
+        $("conn").textContent = _("you left: the game is closed here");
+        return;
+      }
       document.body.classList.add("lost");
       $("conn").textContent = kept.length ? _("connection lost, reconnecting… what you chose is sent once it is back")
         : _("connection lost, reconnecting…");

@@ -438,8 +438,8 @@ function showVerdict(node: PageNode): void {
   const best = Math.min(...seat.scores);
   const lines = [
     seat.phase === "over"
-      ? fmt(_("winner: {names} ({heads})"), { names: seat.winners.map((s) => seat.names[s]).join(", "),
-        heads: headsWords(best) })
+      ? fmt(_("winner: {names} ({points})"), { names: seat.winners.map((s) => seat.names[s]).join(", "),
+        points: fmt(ngettext("{n} point", "{n} points", best), { n: best }) }) // the evening's score: points
       : _("the game was aborted"),
     fmt(ngettext("checked here, in this browser: every signature, every commitment and every reveal; {n} fault",
       "checked here, in this browser: every signature, every commitment and every reveal; {n} faults", faults.length),
