@@ -67,6 +67,9 @@ def handshake(conn: socket.socket, identity: Identity, game_id: bytes) -> RawLin
     link.raw(frame(["auth", identity.sign(transcript_of(game_id, their_nonce, nonce, their_key,
                                                         identity.public_key))]))
     link.read_frame()  # its auth
+    first = link.read_frame()  # its ping saying its link timeout, every side's first frame after its auth
+    if first[0] != "ping":  # (protocol.md 14, "The link timeout", since session 46)
+        raise ValueError(f"its first frame after the auth is {first[0]!r}, not a ping")
     return link
 
 
