@@ -234,7 +234,7 @@ def check_transcript(text: str, moves: dict, rounds: int = 1) -> None:
     winners = [name for name, points in scores.items() if points == low]
     label = "Winners: " if len(winners) > 1 else "Winner: "
     assert re.search(
-        rf"^{label}{re.escape(', '.join(winners))} with {low} bull heads?\.$", text, re.MULTILINE
+        rf"^{label}{re.escape(', '.join(winners))} with {low} points?\.$", text, re.MULTILINE  # (the score: points)
     ), text[-500:]
     last = text.rstrip().splitlines()
     # the result, the transcript kept (as any game's), then the offer to play again, which Enter declined

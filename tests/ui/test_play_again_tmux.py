@@ -53,7 +53,9 @@ def test_r_at_game_over_plays_again_against_the_same_bots(tmp_path: Path, panes)
     assert shown.count("Transcript: ") == 2, shown
     out = subprocess.run([sys.executable, "-m", "p2pnimmt", "history"], capture_output=True, text=True, timeout=60,
                          env={**os.environ, **env})
-    games = [line for line in out.stdout.splitlines() if re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d  ", line)]
+    # each game's head line with the lines under it (history breaks a long head between words, within 80 columns)
+    games = [" ".join(line.strip() for line in block.splitlines())
+             for block in re.split(r"\n(?=\d{4}-\d\d-\d\d \d\d:\d\d  )", out.stdout) if re.match(r"\d{4}-", block)]
     assert len(games) == 2 and out.stdout.count("[verified]") == 2, out.stdout  # its check beside or under a head
     assert "rematch of" not in games[0] and "rematch of" in games[1], out.stdout
     # The evening's points are the two verified games' points, seat by seat.
