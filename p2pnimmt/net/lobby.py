@@ -288,11 +288,12 @@ class Lobby:
                           "the host shows you as %r: %r looks like the name of someone here", me.name, node.name)
         node.mesh.members_updated()
         seats = payload.get("seats")
-        if lobby_seats(seats, 0) == 0:  # (0 is never a lobby's seats: the host's is not one)
+        taken = lobby_seats(seats, 0)  # (0 is never a lobby's seats: the host's is not one)
+        if not taken:
             said = str(seats) if type(seats) is int and abs(seats) < 10**9 else f"a {type(seats).__name__}"
             quiet.warning(node.host_address, "lobby seats ignored", "the host's lobby frame gives seats as %s, not %d "
                           "to %d: kept %d", said, MIN_PLAYERS, MAX_PLAYERS, node.seats)
-        node.seats = lobby_seats(seats, node.seats)
+        node.seats = taken or node.seats
         state = payload.get("state")
         node.lobby_state = state if state in ("lobby", "playing") else node.lobby_state
         settings = payload.get("settings")

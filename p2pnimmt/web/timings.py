@@ -21,9 +21,11 @@ def timings_problem() -> str | None:
     """Why $P2PNIMMT_PAGE_TIMINGS cannot be the page's timers' scale; None when it can (or is unset). The command
     line says it before anything starts (cli.environment_problem)."""
     given = env_number(TIMINGS_ENV)
-    if given is None:
-        return None
-    value, scale = given
+    return None if given is None else _problem(*given)
+
+
+def _problem(value: str, scale: float) -> str | None:
+    """Why `value` (its number `scale`) cannot be the page's timers' scale; None when it can."""
     if 0 < scale <= 1:
         return None
     return _("{variable}={value} is not a scale above 0 and at most 1 (of the phone page's timers, for tests); "
@@ -32,11 +34,13 @@ def timings_problem() -> str | None:
 
 def page_timings() -> float | None:
     """The scale of the phone page's timers that $P2PNIMMT_PAGE_TIMINGS asks for, None where it is unset."""
-    problem = timings_problem()
+    given = env_number(TIMINGS_ENV)
+    if given is None:
+        return None
+    problem = _problem(*given)
     if problem:
         raise ValueError(problem)
-    given = env_number(TIMINGS_ENV)
-    return None if given is None else given[1]
+    return given[1]
 
 
 def with_timings(page: bytes, scale: float | None) -> bytes:
